@@ -1,0 +1,246 @@
+"""The tool batch rendering rules (spec F-10 … F-15) as one pure function.
+
+A *batch* is the set of tool calls one model response issued. :func:`build_batch_view` decides,
+once and for every renderer, what a batch looks like: which tools fold into the summary row, which
+render as their own row, which results are hidden or forced open, the memory badges and the label.
+
+>>> from turnfold.model import ToolCall
+>>> view = build_batch_view([
+...     ToolCall(call_id="1", name="Read", description="a.ts", status="success"),
+...     ToolCall(call_id="2", name="Read", description="b.ts", status="success"),
+...     ToolCall(call_id="3", name="Bash", description="npm test", status="executing"),
+... ])
+>>> [item.text if isinstance(item, SummaryRow) else item.name for item in view.items]
+['Reading a.ts, b.ts…', 'Bash']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from turnfold.i18n import plural
+from turnfold.model import ACTIVE_STATUSES, Entry, ToolCall, ToolStatus, ToolUseSummary
+from turnfold.tools import (
+    ToolCategory,
+    build_tool_summary,
+    format_subagent_line,
+    is_collapsible_tool,
+    memory_operation,
+    safe_description,
+    tool_category,
+)
+
+#: Result kinds that may fold away; everything else is the answer itself (spec F-12).
+FOLDABLE_RESULT_KINDS = frozenset({"text", "ansi"})
+ACTIVE_SUFFIX = "…"
+LABEL_GLYPH = "●"
+
+
+@dataclass(frozen=True)
+class ToolRow:
+    """One tool on its own row. Tool names are always drawn bold (spec F-13)."""
+
+    entry_id: str
+    call_id: str
+    name: str
+    category: ToolCategory
+    status: ToolStatus
+    description: str | None
+    #: The result is hidden until the row is opened (spec F-12).
+    result_folded: bool
+    #: This tool triggered force-expand, so its result shows whatever else holds (spec F-14).
+    result_forced_open: bool
+    #: A cancelled collapsible tool is struck through and keeps its partial output (spec F-10).
+    struck: bool
+    #: The one-line account of a finished sub-agent (spec F-7), else None.
+    subagent_line: str | None
+    show_args: bool
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """The collapsible tools of a batch as one line; opening it lists ``rows`` (spec F-10a)."""
+
+    summary: str
+    active: bool
+    rows: tuple[ToolRow, ...]
+
+    @property
+    def text(self) -> str:
+        """The line as shown: the summary, with ``…`` while the batch runs (spec F-5)."""
+        return self.summary + ACTIVE_SUFFIX if self.active else self.summary
+
+
+@dataclass(frozen=True)
+class BatchView:
+    """Everything a renderer needs to draw one batch, in display order."""
+
+    items: tuple[SummaryRow | ToolRow, ...]
+    #: ``Recalled 2 memories, Wrote 1 memory``: the badges of an all-memory batch, or the dim
+    #: line beside the rows of a mixed one (spec F-11); None when there is none.
+    memory_badges: str | None
+    memory_only: bool
+    force_expand: bool
+    active: bool
+    #: The fast model's label for this batch (spec F-15), drawn as ``● label`` after it.
+    label: str | None
+
+    @property
+    def label_line(self) -> str | None:
+        return f"{LABEL_GLYPH} {self.label}" if self.label else None
+
+
+def _awaits_subagent_confirmation(call: ToolCall) -> bool:
+    child = call.subagent.transcript if call.subagent else None
+    return child is not None and any(c.status == "confirming" for c in child.tool_calls())
+
+
+def _is_finished_subagent(call: ToolCall) -> bool:
+    is_agent = call.subagent is not None or tool_category(call.name) == "agent"
+    return is_agent and call.status not in ACTIVE_STATUSES
+
+
+def _triggers_force_expand(call: ToolCall, user_initiated: bool) -> bool:
+    """Whether this tool alone forces the batch open and its own result visible (spec F-14)."""
+    return (
+        user_initiated
+        or call.user_initiated
+        or call.status in ("confirming", "error")
+        or _awaits_subagent_confirmation(call)
+        or _is_finished_subagent(call)
+    )
+
+
+def _result_folded(call: ToolCall, forced_open: bool) -> bool:
+    """Spec F-12: only a successful collapsible tool's plain text or ANSI output folds."""
+    result = call.result
+    return (
+        not forced_open
+        and result is not None
+        and call.status == "success"
+        and is_collapsible_tool(call.name)
+        and result.kind in FOLDABLE_RESULT_KINDS
+        and not result.images
+    )
+
+
+def _row(call: ToolCall, *, forced_open: bool, show_args: bool, locale: str) -> ToolRow:
+    return ToolRow(
+        entry_id=call.id,
+        call_id=call.call_id,
+        name=call.name,
+        category=tool_category(call.name),
+        status=call.status,
+        description=safe_description(call.description),
+        result_folded=_result_folded(call, forced_open),
+        result_forced_open=forced_open,
+        struck=call.status == "cancelled" and is_collapsible_tool(call.name),
+        subagent_line=format_subagent_line(call, locale) if _is_finished_subagent(call) else None,
+        show_args=show_args,
+    )
+
+
+def _memory_badges(calls: Sequence[ToolCall], locale: str) -> str | None:
+    recalled = sum(1 for c in calls if memory_operation(c) == "read")
+    wrote = sum(1 for c in calls if memory_operation(c) == "write")
+    badges = [
+        plural(key, count, locale)
+        for key, count in (("memory.recalled", recalled), ("memory.wrote", wrote))
+        if count
+    ]
+    return ", ".join(badges) or None
+
+
+def _owns_row(call: ToolCall) -> bool:
+    """Tools that never fold into the summary row (spec F-10)."""
+    has_images = call.result is not None and bool(call.result.images)
+    return not is_collapsible_tool(call.name) or call.status == "cancelled" or has_images
+
+
+def build_batch_view(
+    batch: Sequence[ToolCall],
+    *,
+    full_detail: bool = False,
+    show_tool_call_args: bool = False,
+    user_initiated: bool = False,
+    label: str | ToolUseSummary | None = None,
+    locale: str = "en",
+) -> BatchView:
+    """Apply the batch rules F-10 … F-15 to ``batch`` (the calls of one model response).
+
+    ``full_detail`` and ``show_tool_call_args`` are the per-view toggles of spec T-1;
+    ``user_initiated`` marks a batch the user ran directly. ``label`` is the batch's tool-use
+    summary (a string or the :class:`ToolUseSummary` entry), if one was generated.
+    """
+    active = any(c.status in ACTIVE_STATUSES for c in batch)
+    label_text = label.label if isinstance(label, ToolUseSummary) else label
+    # Keyed by identity: calls not yet in a transcript have no id, and equal calls may repeat.
+    triggers = {id(c): _triggers_force_expand(c, user_initiated) for c in batch}
+    force_expand = full_detail or show_tool_call_args or any(triggers.values())
+
+    def row(call: ToolCall) -> ToolRow:
+        forced = full_detail or triggers[id(call)]
+        return _row(call, forced_open=forced, show_args=show_tool_call_args, locale=locale)
+
+    # F-11: a batch of successful memory operations is only badges, unless detail is asked for.
+    remembered = [c for c in batch if memory_operation(c) and c.status == "success"]
+    remembered_ids = {id(c) for c in remembered}
+    if batch and not force_expand and len(remembered) == len(batch):
+        return BatchView((), _memory_badges(batch, locale), True, False, active, label_text)
+
+    if force_expand:
+        # F-14: no partition; every tool is its own row, memory tools included.
+        items: tuple[SummaryRow | ToolRow, ...] = tuple(row(c) for c in batch)
+        return BatchView(items, None, False, True, active, label_text)
+
+    shown = [c for c in batch if id(c) not in remembered_ids]
+    summarized = [c for c in shown if not _owns_row(c)]
+    summary = SummaryRow(
+        build_tool_summary(summarized, active=active, locale=locale),
+        active,
+        tuple(row(c) for c in summarized),
+    )
+    # The summary row stands where its first tool was called, so call order still reads top-down.
+    ordered: list[SummaryRow | ToolRow] = []
+    for call in shown:
+        if not _owns_row(call):
+            if call is summarized[0]:
+                ordered.append(summary)
+        else:
+            ordered.append(row(call))
+    return BatchView(
+        tuple(ordered), _memory_badges(remembered, locale), False, False, active, label_text
+    )
+
+
+def iter_batches(entries: Iterable[Entry]) -> Iterator[list[ToolCall]]:
+    """Consecutive tool calls grouped by ``batch_id``; a call without one is a batch of its own."""
+    batch: list[ToolCall] = []
+    for entry in entries:
+        same = (
+            isinstance(entry, ToolCall)
+            and batch
+            and entry.batch_id is not None
+            and entry.batch_id == batch[-1].batch_id
+        )
+        if same:
+            batch.append(entry)  # type: ignore[arg-type]
+            continue
+        if batch:
+            yield batch
+            batch = []
+        if isinstance(entry, ToolCall):
+            batch = [entry]
+    if batch:
+        yield batch
+
+
+def label_for(batch: Sequence[ToolCall], entries: Iterable[Entry]) -> ToolUseSummary | None:
+    """The latest tool-use summary that covers a call of ``batch`` (spec S-6: by call ids)."""
+    call_ids = {c.call_id for c in batch}
+    found = None
+    for entry in entries:
+        if isinstance(entry, ToolUseSummary) and call_ids.intersection(entry.call_ids):
+            found = entry
+    return found

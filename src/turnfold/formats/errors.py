@@ -1,0 +1,32 @@
+"""What loaders report about bad input (spec L-4): one error for a source that is not a
+transcript at all, and a marker for a single unreadable line that is skipped with a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MalformedLine:
+    """Stands in for a line that is not valid JSON, so a loader can skip it with a warning."""
+
+    reason: str
+
+
+class TranscriptFormatError(ValueError):
+    """The source is not a transcript in any format turnfold knows.
+
+    The message names the source, the formats tried and the first offending line, so a person
+    can find the problem without a debugger.
+    """
+
+    def __init__(self, source: str, tried: Sequence[str], line: int | None, reason: str) -> None:
+        self.source = source
+        self.tried = tuple(tried)
+        self.line = line
+        self.reason = reason
+        where = f"{source}, line {line}" if line is not None else source
+        formats = ", ".join(self.tried) or "none"
+        super().__init__(f"{where}: not a transcript ({reason}); formats tried: {formats}")

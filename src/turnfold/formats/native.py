@@ -1,0 +1,176 @@
+"""turnfold's own lossless JSON / JSONL format (spec L-2.1): ``load(t.dump()) == t``.
+
+JSONL layout: a header line ``{"turnfold": 1, "metadata": {...}}``, then one entry per line, then
+one ``{"warning": {...}}`` line per load warning. The JSON layout holds the same three parts in
+one object. Entries carry their ``kind``; fields left at their default are omitted, so dumps stay
+small and a field added later reads back as its default.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import MISSING, Field, fields, is_dataclass
+from typing import Any, Literal
+
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.model import (
+    ENTRY_TYPES,
+    AssistantText,
+    Entry,
+    ImageData,
+    LoadWarning,
+    SubAgent,
+    ToolCall,
+    ToolResult,
+    Transcript,
+    Usage,
+)
+
+FORMAT_NAME = "turnfold"
+VERSION = 1
+
+
+def _is_default(f: Field[Any], value: Any) -> bool:
+    if f.default is not MISSING:
+        return bool(value == f.default)
+    if f.default_factory is not MISSING:
+        return bool(value == f.default_factory())
+    return False
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Transcript):
+        return transcript_to_dict(value)
+    if is_dataclass(value) and not isinstance(value, type):
+        encoded = {
+            f.name: _encode(getattr(value, f.name))
+            for f in fields(value)
+            if not _is_default(f, getattr(value, f.name))
+        }
+        return {"kind": value.kind, **encoded} if isinstance(value, Entry) else encoded
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    return value
+
+
+def entry_to_dict(entry: Entry) -> dict[str, Any]:
+    """One entry as a JSON-ready dict with its ``kind``."""
+    encoded: dict[str, Any] = _encode(entry)
+    return encoded
+
+
+def transcript_to_dict(transcript: Transcript) -> dict[str, Any]:
+    return {
+        FORMAT_NAME: VERSION,
+        "metadata": transcript.metadata,
+        "entries": [entry_to_dict(e) for e in transcript.entries],
+        "warnings": [_encode(w) for w in transcript.warnings],
+    }
+
+
+def dumps(transcript: Transcript, *, layout: Literal["jsonl", "json"] = "jsonl") -> str:
+    """Serialize ``transcript``; non-ASCII text is kept as is."""
+    if layout == "json":
+        return json.dumps(transcript_to_dict(transcript), ensure_ascii=False, indent=1) + "\n"
+    if layout != "jsonl":
+        raise ValueError(f"layout must be 'jsonl' or 'json', not {layout!r}")
+    lines = [{FORMAT_NAME: VERSION, "metadata": transcript.metadata}]
+    lines += [entry_to_dict(e) for e in transcript.entries]
+    lines += [{"warning": _encode(w)} for w in transcript.warnings]
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+_FIELD_NAMES: dict[type[Any], frozenset[str]] = {}
+
+
+def _field_names(cls: type[Any]) -> frozenset[str]:
+    # Cached: dataclasses.fields() is slow enough to dominate decoding a large file.
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset({"kind"} | {f.name for f in fields(cls)})
+    return names
+
+
+def _build(cls: type[Any], data: dict[str, Any], nested: dict[str, Any]) -> Any:
+    unknown = sorted(data.keys() - _field_names(cls))
+    if unknown:
+        raise ValueError(f"unknown field(s) {', '.join(unknown)} for {cls.__name__}")
+    values = {k: nested[k](v) if k in nested and v is not None else v for k, v in data.items()}
+    if issubclass(cls, Entry):  # an entry's kind is a tag; ToolResult.kind is a real field
+        values.pop("kind", None)
+    return cls(**values)
+
+
+def _tool_result(data: dict[str, Any]) -> ToolResult:
+    images = {"images": lambda items: [ImageData(**i) for i in items]}
+    result: ToolResult = _build(ToolResult, data, images)
+    return result
+
+
+def _subagent(data: dict[str, Any]) -> SubAgent:
+    agent: SubAgent = _build(SubAgent, data, {"transcript": transcript_from_dict})
+    return agent
+
+
+_NESTED: dict[type[Entry], dict[str, Any]] = {
+    AssistantText: {"usage": lambda d: Usage(**d)},
+    ToolCall: {"result": _tool_result, "subagent": _subagent},
+}
+
+
+def entry_from_dict(data: dict[str, Any]) -> Entry:
+    """The inverse of :func:`entry_to_dict`; raises ValueError on an unknown kind or field."""
+    kind = data.get("kind")
+    cls = ENTRY_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"unknown entry kind {kind!r}")
+    entry: Entry = _build(cls, data, _NESTED.get(cls, {}))
+    return entry
+
+
+def transcript_from_dict(data: dict[str, Any], *, source: str | None = None) -> Transcript:
+    """A transcript from the JSON layout; unreadable entries become warnings, not crashes."""
+    transcript = Transcript(metadata=data.get("metadata") or {})
+    for index, item in enumerate(data.get("entries") or []):
+        try:
+            transcript.append(entry_from_dict(item))
+        except (ValueError, TypeError, AttributeError) as exc:
+            transcript.warnings.append(LoadWarning(reason=f"entry {index}: {exc}", source=source))
+    transcript.warnings[:0] = [LoadWarning(**w) for w in data.get("warnings") or []]
+    return transcript
+
+
+def is_native_header(record: Any) -> bool:
+    """Whether a parsed JSON value (a document or a JSONL first line) is turnfold's format."""
+    return isinstance(record, dict) and record.get(FORMAT_NAME) == VERSION
+
+
+def load_records(records: Iterable[tuple[int, Any]], *, source: str) -> Transcript:
+    """A transcript from JSONL records ``(line number, parsed value)``, header first.
+
+    After the header, a line that could not be parsed (a :class:`MalformedLine`, such as the
+    truncated last line of a file still being written) or read as an entry becomes a warning.
+    """
+    iterator: Iterator[tuple[int, Any]] = iter(records)
+    first = next(iterator, None)
+    if first is None or not is_native_header(first[1]):
+        line = first[0] if first else 1
+        raise TranscriptFormatError(source, [FORMAT_NAME], line, "missing turnfold header line")
+    transcript = Transcript(metadata=first[1].get("metadata") or {})
+    own_warnings: list[LoadWarning] = []
+    for line, record in iterator:
+        try:
+            if isinstance(record, MalformedLine):
+                raise ValueError(record.reason)
+            if isinstance(record, dict) and "warning" in record:
+                transcript.warnings.append(LoadWarning(**record["warning"]))
+            else:
+                transcript.append(entry_from_dict(record))
+        except (ValueError, TypeError, AttributeError) as exc:
+            own_warnings.append(LoadWarning(reason=str(exc), line=line, source=source))
+    transcript.warnings.extend(own_warnings)
+    return transcript

@@ -1,0 +1,75 @@
+"""Message catalogs: every phrase a person reads, in English and Simplified Chinese.
+
+Catalogs are JSON files in ``turnfold/locales/`` (one per locale, same keys). A plural phrase maps
+CLDR plural categories to text, so adding a locale means adding a file and its plural rule.
+
+>>> plural("count.read.past", 3)
+'Read 3 files'
+>>> plural("count.read.past", 3, "zh-CN")
+'读取了 3 个文件'
+>>> translate("mode.flat", "zh")
+'平铺显示'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import cache
+from importlib import resources
+from typing import Any
+
+DEFAULT_LOCALE = "en"
+SUPPORTED_LOCALES = ("en", "zh")
+
+# CLDR plural rules for cardinal numbers, one per supported locale. Two rules do not justify a
+# dependency on Babel's locale database; a new locale adds its rule here.
+_PLURAL_RULES: dict[str, Callable[[int], str]] = {
+    "en": lambda n: "one" if n == 1 else "other",
+    "zh": lambda n: "other",
+}
+
+
+def normalize_locale(locale: str | None) -> str:
+    """Map a locale tag to a supported catalog: ``"zh-CN"``, ``"zh_Hans"`` → ``"zh"``.
+
+    Unknown or empty tags fall back to English rather than failing a render.
+    """
+    if not isinstance(locale, str):
+        return DEFAULT_LOCALE
+    language = locale.strip().replace("_", "-").split("-", 1)[0].lower()
+    return language if language in SUPPORTED_LOCALES else DEFAULT_LOCALE
+
+
+@cache
+def catalog(locale: str) -> dict[str, Any]:
+    """The message catalog of a supported locale (keys starting with ``_`` are comments)."""
+    text = (resources.files("turnfold") / "locales" / f"{locale}.json").read_text("utf-8")
+    messages: dict[str, Any] = json.loads(text)
+    return {key: value for key, value in messages.items() if not key.startswith("_")}
+
+
+def _message(key: str, locale: str | None) -> Any:
+    messages = catalog(normalize_locale(locale))
+    if key in messages:
+        return messages[key]
+    # A key missing from a translation falls back to English; the catalog tests keep it rare.
+    return catalog(DEFAULT_LOCALE)[key]
+
+
+def translate(key: str, locale: str | None = DEFAULT_LOCALE, **params: Any) -> str:
+    """The phrase ``key`` in ``locale`` with ``params`` filled in."""
+    message = _message(key, locale)
+    if not isinstance(message, str):
+        raise TypeError(f"message {key!r} is a plural phrase; use plural()")
+    return message.format(**params)
+
+
+def plural(key: str, count: int, locale: str | None = DEFAULT_LOCALE, **params: Any) -> str:
+    """The plural phrase ``key`` for ``count`` in ``locale``; ``{count}`` is filled in too."""
+    message = _message(key, locale)
+    if not isinstance(message, dict):
+        raise TypeError(f"message {key!r} is not a plural phrase; use translate()")
+    category = _PLURAL_RULES[normalize_locale(locale)](count)
+    form = message.get(category, message["other"])
+    return str(form).format(count=count, **params)

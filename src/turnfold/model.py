@@ -1,0 +1,332 @@
+"""The transcript model (spec L-1): plain dataclasses, no display logic.
+
+A :class:`Transcript` is an ordered list of entries. Every entry has a stable ``id`` that never
+changes once assigned, so views can key their fold state on it while more entries arrive.
+Values a source does not record stay ``None`` (spec L-3): a missing duration is never ``0``.
+
+>>> t = Transcript()
+>>> t.append(UserMessage(text="Fix the failing test"))
+UserMessage(id='e0', timestamp=None, meta={}, text='Fix the failing test', command=None)
+>>> t.append(ToolCall(call_id="c1", name="Read", description="a.ts", status="success")).id
+'e1'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar, Literal, TypeAlias, get_args
+
+ToolStatus: TypeAlias = Literal[
+    "pending", "executing", "confirming", "success", "error", "cancelled", "unknown"
+]
+TOOL_STATUSES: tuple[ToolStatus, ...] = get_args(ToolStatus)
+#: A batch is active while any of its tools is in one of these states (spec F-5).
+ACTIVE_STATUSES: frozenset[str] = frozenset({"pending", "executing", "confirming"})
+
+ThinkingForm: TypeAlias = Literal["text", "summary", "redacted", "encrypted"]
+ResultKind: TypeAlias = Literal[
+    "text", "ansi", "markdown", "json", "diff", "plan", "todo", "subagent"
+]
+MemoryOperation: TypeAlias = Literal["read", "write"]
+PendingKind: TypeAlias = Literal["permission", "question", "plan", "goal"]
+
+
+@dataclass(kw_only=True)
+class Entry:
+    """Fields every entry has. ``meta`` keeps source details turnfold does not model."""
+
+    kind: ClassVar[str] = "entry"
+    id: str = ""
+    timestamp: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class UserMessage(Entry):
+    """What the user asked. ``command`` holds a slash command name when the message was one."""
+
+    kind: ClassVar[str] = "user"
+    text: str = ""
+    command: str | None = None
+
+
+@dataclass(kw_only=True)
+class Usage:
+    """Token usage of one model response, as recorded by the source."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+@dataclass(kw_only=True)
+class AssistantText(Entry):
+    """Text the model wrote: a progress note or, if nothing follows it, the turn's answer."""
+
+    kind: ClassVar[str] = "assistant"
+    text: str = ""
+    model: str | None = None
+    usage: Usage | None = None
+
+
+@dataclass(kw_only=True)
+class Thinking(Entry):
+    """The model's reasoning. ``form`` says what the source kept of it.
+
+    ``text`` is the full reasoning, ``summary`` a provider-written summary, ``redacted`` and
+    ``encrypted`` carry no readable text (``data`` keeps the opaque payload verbatim).
+    """
+
+    kind: ClassVar[str] = "thinking"
+    text: str = ""
+    form: ThinkingForm = "text"
+    data: str | None = None
+    streaming: bool = False
+
+
+@dataclass(kw_only=True)
+class ImageData:
+    """An inline image from a tool result, base64-encoded."""
+
+    media_type: str
+    data: str
+
+
+@dataclass(kw_only=True)
+class ToolResult:
+    """What a tool returned. ``kind`` drives folding (spec F-12): only text and ANSI fold."""
+
+    text: str | None = None
+    kind: ResultKind = "text"
+    images: list[ImageData] = field(default_factory=list)
+    structured: Any = None
+
+
+@dataclass(kw_only=True)
+class SubAgent:
+    """A delegated agent run: its child transcript and the stats its parent line shows (F-7)."""
+
+    name: str | None = None
+    task: str | None = None
+    transcript: Transcript | None = None
+    agent_id: str | None = None
+    tool_count: int | None = None
+    subagent_count: int | None = None
+    duration_ms: float | None = None
+    output_tokens: int | None = None
+    reason: str | None = None
+
+
+@dataclass(kw_only=True)
+class ToolCall(Entry):
+    """One tool call and its outcome.
+
+    ``call_id`` is the source's own id, kept verbatim. ``batch_id`` ties together the calls one
+    model response issued (a *batch*, spec §3); ``None`` means the call forms a batch of its own.
+    ``memory`` marks reads and writes of the agent's memory (spec F-11). ``user_initiated`` marks a
+    command the user ran directly (spec F-14).
+    """
+
+    kind: ClassVar[str] = "tool_call"
+    call_id: str = ""
+    name: str = ""
+    args: Any = None
+    description: str | None = None
+    status: ToolStatus = "pending"
+    result: ToolResult | None = None
+    batch_id: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    duration_ms: float | None = None
+    memory: MemoryOperation | None = None
+    user_initiated: bool = False
+    subagent: SubAgent | None = None
+
+    @property
+    def recorded_duration_ms(self) -> float | None:
+        """The duration the source recorded, else the span between its timestamps, else None."""
+        if self.duration_ms is not None:
+            return self.duration_ms if self.duration_ms >= 0 else None  # nonsense is not recorded
+        return _span_ms(self.started_at, self.ended_at)
+
+
+@dataclass(kw_only=True)
+class ToolUseSummary(Entry):
+    """A fast-model label for a finished batch (spec S-1), attached by the call ids it covers."""
+
+    kind: ClassVar[str] = "tool_use_summary"
+    label: str = ""
+    call_ids: list[str] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class SystemNotice(Entry):
+    """A message from the agent runtime rather than the model."""
+
+    kind: ClassVar[str] = "system"
+    text: str = ""
+    level: Literal["info", "warning", "error"] = "info"
+    subtype: str | None = None
+
+
+@dataclass(kw_only=True)
+class CompactionBoundary(Entry):
+    """The context was compacted here; turns never merge across it (spec P-1)."""
+
+    kind: ClassVar[str] = "compaction"
+    summary: str | None = None
+    trigger: str | None = None
+    pre_tokens: int | None = None
+
+
+@dataclass(kw_only=True)
+class AbortMarker(Entry):
+    """The user (or the runtime) stopped the turn; its header reads *stopped* (spec P-7)."""
+
+    kind: ClassVar[str] = "abort"
+    reason: str | None = None
+
+
+@dataclass(kw_only=True)
+class AssistantError(Entry):
+    """The turn failed: an API error, a crash. Rendered outside the fold (spec P-3)."""
+
+    kind: ClassVar[str] = "error"
+    message: str = ""
+
+
+@dataclass(kw_only=True)
+class PendingAction(Entry):
+    """A decision waiting on the user: a permission, a question, a plan or a goal (spec P-3)."""
+
+    kind: ClassVar[str] = "pending_action"
+    action: PendingKind = "permission"
+    text: str = ""
+    call_id: str | None = None
+    options: list[str] = field(default_factory=list)
+
+
+ENTRY_TYPES: dict[str, type[Entry]] = {
+    cls.kind: cls
+    for cls in (
+        UserMessage,
+        AssistantText,
+        Thinking,
+        ToolCall,
+        ToolUseSummary,
+        SystemNotice,
+        CompactionBoundary,
+        AbortMarker,
+        AssistantError,
+        PendingAction,
+    )
+}
+
+
+@dataclass(kw_only=True)
+class LoadWarning:
+    """Something a loader skipped or could not read (spec L-4)."""
+
+    reason: str
+    line: int | None = None
+    source: str | None = None
+
+    def __str__(self) -> str:
+        where = ":".join(str(p) for p in (self.source, self.line) if p is not None)
+        return f"{where}: {self.reason}" if where else self.reason
+
+
+class Transcript:
+    """An ordered list of entries with stable ids, the metadata of its source and load warnings.
+
+    Two transcripts are equal when their entries, metadata and warnings are equal, which is what
+    makes ``load(t.dump()) == t`` a meaningful round-trip check.
+    """
+
+    def __init__(
+        self,
+        entries: list[Entry] | None = None,
+        *,
+        metadata: dict[str, Any] | None = None,
+        warnings: list[LoadWarning] | None = None,
+    ) -> None:
+        self.entries: list[Entry] = []
+        self.metadata: dict[str, Any] = dict(metadata or {})
+        self.warnings: list[LoadWarning] = list(warnings or [])
+        self._ids: set[str] = set()
+        self._next = 0
+        for entry in entries or []:
+            self.append(entry)
+
+    def append(self, entry: Entry) -> Entry:
+        """Add ``entry`` at the end, giving it a fresh id if it has none, and return it.
+
+        Ids are never reused or renumbered, so a view keyed on them survives any later append.
+        """
+        if not entry.id or entry.id in self._ids:
+            entry.id = self._fresh_id(entry.id)
+        self._ids.add(entry.id)
+        self.entries.append(entry)
+        return entry
+
+    def _fresh_id(self, wanted: str) -> str:
+        if wanted:
+            suffix = 2
+            while f"{wanted}~{suffix}" in self._ids:
+                suffix += 1
+            return f"{wanted}~{suffix}"
+        while f"e{self._next}" in self._ids:
+            self._next += 1
+        return f"e{self._next}"
+
+    def get(self, entry_id: str) -> Entry | None:
+        """The entry with ``entry_id``, or None."""
+        return next((e for e in self.entries if e.id == entry_id), None)
+
+    def tool_calls(self) -> list[ToolCall]:
+        """Every tool call of this transcript (not of its sub-agents), in order."""
+        return [e for e in self.entries if isinstance(e, ToolCall)]
+
+    def dump(self, *, layout: Literal["jsonl", "json"] = "jsonl") -> str:
+        """Serialize to turnfold's own lossless format; ``turnfold.load`` reads it back."""
+        from turnfold.formats.native import dumps
+
+        return dumps(self, layout=layout)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Transcript):
+            return NotImplemented
+        return (self.entries, self.metadata, self.warnings) == (
+            other.entries,
+            other.metadata,
+            other.warnings,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __repr__(self) -> str:
+        calls = len(self.tool_calls())
+        return f"<Transcript: {len(self.entries)} entries, {calls} tool calls>"
+
+
+def _span_ms(start: str | None, end: str | None) -> float | None:
+    """Milliseconds between two ISO-8601 timestamps; None if either is missing or unreadable."""
+    if not start or not end:
+        return None
+    try:
+        began = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        ended = datetime.fromisoformat(end.replace("Z", "+00:00"))
+        span = (ended - began).total_seconds() * 1000
+    except (ValueError, TypeError):
+        return None
+    return span if span >= 0 else None
