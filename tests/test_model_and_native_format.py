@@ -796,7 +796,7 @@ NOT_TRANSCRIPTS = [
     ("header-not-first", '{"kind": "user"}\n{"turnfold": 1, "metadata": {}}\n', "<text>", 1),
     ("object-dict", {"messages": []}, "<object>", 1),
     ("object-list", [{"type": "user"}], "<object>", 1),
-    ("object-empty-list", [], "<object>", 1),
+    ("object-empty-list", [], "<object>", None),
     ("object-none", None, "<object>", 1),
 ]
 

@@ -13,8 +13,9 @@ UserMessage(id='e0', timestamp=None, meta={}, text='Fix the failing test', comma
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, ClassVar, Literal, TypeAlias, get_args
 
@@ -240,11 +241,27 @@ class LoadWarning:
         return f"{where}: {self.reason}" if where else self.reason
 
 
+@dataclass(frozen=True)
+class TranscriptChange:
+    """What an observer is told: an entry was appended, or some of its fields were updated."""
+
+    action: Literal["append", "update"]
+    entry: Entry
+    #: The fields an update changed; empty for an append.
+    fields: tuple[str, ...] = ()
+
+
+Observer: TypeAlias = Callable[[TranscriptChange], None]
+
+
 class Transcript:
     """An ordered list of entries with stable ids, the metadata of its source and load warnings.
 
     Two transcripts are equal when their entries, metadata and warnings are equal, which is what
     makes ``load(t.dump()) == t`` a meaningful round-trip check.
+
+    A transcript may grow while it is displayed (spec L-5): :meth:`append` and :meth:`update` are
+    thread-safe and tell every observer registered with :meth:`observe` exactly what changed.
     """
 
     def __init__(
@@ -257,8 +274,10 @@ class Transcript:
         self.entries: list[Entry] = []
         self.metadata: dict[str, Any] = dict(metadata or {})
         self.warnings: list[LoadWarning] = list(warnings or [])
-        self._ids: set[str] = set()
+        self._by_id: dict[str, Entry] = {}
         self._next = 0
+        self._lock = threading.RLock()
+        self._observers: list[Observer] = []
         for entry in entries or []:
             self.append(entry)
 
@@ -267,29 +286,83 @@ class Transcript:
 
         Ids are never reused or renumbered, so a view keyed on them survives any later append.
         """
-        if not entry.id or entry.id in self._ids:
-            entry.id = self._fresh_id(entry.id)
-        self._ids.add(entry.id)
-        self.entries.append(entry)
+        with self._lock:
+            if not entry.id or entry.id in self._by_id:
+                entry.id = self._fresh_id(entry.id)
+            self._by_id[entry.id] = entry
+            self.entries.append(entry)
+            if self._observers:
+                self._notify(TranscriptChange("append", entry))
         return entry
+
+    def update(self, entry: Entry | str, **changes: Any) -> Entry:
+        """Change fields of an entry already in this transcript and tell the observers.
+
+        ``entry`` is the entry or its id. Unknown field names raise ``AttributeError`` rather
+        than silently adding attributes no renderer reads.
+        """
+        with self._lock:
+            target = self._by_id.get(entry if isinstance(entry, str) else entry.id)
+            if target is None or (not isinstance(entry, str) and target is not entry):
+                raise KeyError(f"no entry {entry if isinstance(entry, str) else entry.id!r} here")
+            names = {f.name for f in fields(target)}
+            for name in changes:
+                if name not in names or name == "id":
+                    raise AttributeError(f"{type(target).__name__} has no field {name!r} to update")
+            for name, value in changes.items():
+                setattr(target, name, value)
+            if self._observers:
+                self._notify(TranscriptChange("update", target, tuple(changes)))
+        return target
+
+    def observe(self, observer: Observer) -> Callable[[], None]:
+        """Call ``observer`` after every append or update; returns a function that stops it.
+
+        Observers run on the thread that made the change, in order, while the transcript is
+        locked, so they see changes one at a time; they should be quick (a widget queues work).
+        """
+        with self._lock:
+            self._observers.append(observer)
+
+        def stop() -> None:
+            with self._lock:
+                if observer in self._observers:
+                    self._observers.remove(observer)
+
+        return stop
+
+    def _notify(self, change: TranscriptChange) -> None:
+        for observer in list(self._observers):
+            observer(change)
 
     def _fresh_id(self, wanted: str) -> str:
         if wanted:
             suffix = 2
-            while f"{wanted}~{suffix}" in self._ids:
+            while f"{wanted}~{suffix}" in self._by_id:
                 suffix += 1
             return f"{wanted}~{suffix}"
-        while f"e{self._next}" in self._ids:
+        while f"e{self._next}" in self._by_id:
             self._next += 1
         return f"e{self._next}"
 
     def get(self, entry_id: str) -> Entry | None:
         """The entry with ``entry_id``, or None."""
-        return next((e for e in self.entries if e.id == entry_id), None)
+        return self._by_id.get(entry_id)
 
     def tool_calls(self) -> list[ToolCall]:
         """Every tool call of this transcript (not of its sub-agents), in order."""
         return [e for e in self.entries if isinstance(e, ToolCall)]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Copies and pickles carry the content, not the lock or the observers of this instance.
+        state = self.__dict__.copy()
+        del state["_lock"], state["_observers"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+        self._observers = []
 
     def dump(self, *, layout: Literal["jsonl", "json"] = "jsonl") -> str:
         """Serialize to turnfold's own lossless format; ``turnfold.load`` reads it back."""

@@ -14,6 +14,7 @@ from dataclasses import MISSING, Field, fields, is_dataclass
 from typing import Any, Literal
 
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.source import Source
 from turnfold.model import (
     ENTRY_TYPES,
     AssistantText,
@@ -142,6 +143,22 @@ def transcript_from_dict(data: dict[str, Any], *, source: str | None = None) -> 
             transcript.warnings.append(LoadWarning(reason=f"entry {index}: {exc}", source=source))
     transcript.warnings[:0] = [LoadWarning(**w) for w in data.get("warnings") or []]
     return transcript
+
+
+NAME = FORMAT_NAME
+
+
+def detect(source: Source) -> bool:
+    """turnfold's own files start with the ``{"turnfold": 1, ...}`` header."""
+    values = source.head_values()
+    return bool(values) and is_native_header(values[0])
+
+
+def read(source: Source) -> Transcript:
+    document = source.document if source.is_document else None
+    if isinstance(document, dict) and "entries" in document:
+        return transcript_from_dict(document, source=source.name)
+    return load_records(source.records(), source=source.name)
 
 
 def is_native_header(record: Any) -> bool:

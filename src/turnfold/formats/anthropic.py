@@ -1,0 +1,16 @@
+"""Placeholder: the anthropic loader is being written (issue 3)."""
+
+from __future__ import annotations
+
+from turnfold.formats.source import Source
+from turnfold.model import Transcript
+
+NAME = "anthropic"
+
+
+def detect(source: Source) -> bool:
+    return False
+
+
+def read(source: Source) -> Transcript:
+    raise NotImplementedError("anthropic")

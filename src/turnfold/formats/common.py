@@ -1,0 +1,110 @@
+"""Small conversions every source format needs, kept in one place so loaders agree."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from turnfold.model import ResultKind, ToolResult
+from turnfold.tools import tool_category
+
+#: Descriptions are one line for a summary; the full arguments stay in ``ToolCall.args``.
+DESCRIPTION_MAX = 120
+
+# Argument keys that name what a tool acted on, most telling first, per category.
+_PATH_KEYS = ("file_path", "absolute_path", "notebook_path", "path", "file", "filename")
+_DESCRIPTION_KEYS: dict[str, tuple[str, ...]] = {
+    "read": (*_PATH_KEYS, "paths", "url"),
+    "edit": _PATH_KEYS,
+    "write": _PATH_KEYS,
+    "search": ("pattern", "query", "regex", "search", "glob"),
+    "list": ("path", "dir_path", "directory", "dir", "absolute_path"),
+    "command": ("command", "cmd", "script"),
+    "agent": ("description", "task", "prompt", "message"),
+    "other": ("description", "query", "url", "path", "file_path", "command", "prompt", "name"),
+}
+
+
+def parse_arguments(raw: Any) -> Any:
+    """Tool arguments as a JSON value: a JSON string is parsed, anything unparsable kept as is."""
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def _one_line(text: str, cwd: str | None) -> str | None:
+    if cwd and text.startswith(cwd.rstrip("/") + "/"):
+        text = text[len(cwd.rstrip("/")) + 1 :]
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    if not line:
+        return None
+    return line if len(line) <= DESCRIPTION_MAX else line[: DESCRIPTION_MAX - 1] + "…"
+
+
+def describe_args(name: str, args: Any, cwd: str | None = None) -> str | None:
+    """A short description of what a call acted on, for summaries (``src/a.ts``, ``npm test``).
+
+    Paths under ``cwd`` are shown relative to it. Returns None when nothing fits: the summary
+    then falls back to a count phrase rather than showing arguments.
+
+    >>> describe_args("Read", {"file_path": "/repo/src/a.ts"}, cwd="/repo")
+    'src/a.ts'
+    >>> describe_args("shell", {"command": ["bash", "-lc", "npm test"]})
+    'npm test'
+    """
+    if isinstance(args, str):
+        return _one_line(args, cwd) if tool_category(name) == "command" else None
+    if not isinstance(args, Mapping):
+        return None
+    for key in _DESCRIPTION_KEYS[tool_category(name)]:
+        value = args.get(key)
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            value = _command_text(value) if key in ("command", "cmd") else ", ".join(value)
+        if isinstance(value, str) and value.strip():
+            return _one_line(value, cwd)
+    return None
+
+
+def _command_text(argv: list[str]) -> str:
+    """``["bash", "-lc", "npm test"]`` reads as ``npm test``: the shell wrapper is noise."""
+    if (
+        len(argv) == 3
+        and argv[1] in ("-c", "-lc")
+        and argv[0].split("/")[-1] in ("bash", "sh", "zsh")
+    ):
+        return argv[2]
+    return shlex.join(argv)
+
+
+def result_kind(text: str | None) -> ResultKind:
+    """``ansi`` when the text carries escape sequences, else ``text``."""
+    return "ansi" if text and "\x1b[" in text else "text"
+
+
+def text_result(text: str | None, kind: ResultKind | None = None, **extra: Any) -> ToolResult:
+    """A tool result from output text, its kind detected unless given."""
+    return ToolResult(text=text, kind=kind or result_kind(text), **extra)
+
+
+def checked_timestamp(value: Any) -> str | None:
+    """An ISO-8601 timestamp kept verbatim, or None for placeholders and unreadable values."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value
+
+
+def stringify(value: Any) -> str:
+    """Any tool output as display text: strings as they are, the rest as readable JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=2, default=str)

@@ -1,0 +1,236 @@
+"""What ``load()`` was given, as JSON records a format can read (spec L-2, L-4).
+
+A :class:`Source` streams a JSONL file line by line (never ``read()`` + ``json.loads`` of the
+whole file), keeps the first records in ``head`` so formats can be detected without consuming the
+stream, and records reader-level problems (invalid UTF-8) as warnings. A single JSON document or
+Python objects become ``document``; its items (or the document itself) are also its records.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import io
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from turnfold.formats.errors import MalformedLine
+from turnfold.model import LoadWarning, Transcript
+
+#: How many records detection may look at.
+HEAD_SIZE = 30
+#: Files at least this big show a progress bar (after tqdm's delay, so fast loads stay quiet).
+PROGRESS_MIN_BYTES = 8 * 1024 * 1024
+NO_DOCUMENT: Any = object()
+
+
+class Source:
+    """Records of one input, with the name and path to report and look beside."""
+
+    def __init__(
+        self,
+        name: str,
+        records: Iterator[tuple[int, Any]],
+        *,
+        path: Path | None = None,
+        document: Any = NO_DOCUMENT,
+        warnings: list[LoadWarning] | None = None,
+    ) -> None:
+        self.name = name
+        self.path = path
+        self.document = document
+        self.warnings: list[LoadWarning] = warnings if warnings is not None else []
+        self._rest = records
+        self.head: list[tuple[int, Any]] = []
+        for record in records:
+            self.head.append(record)
+            if len(self.head) >= HEAD_SIZE:
+                break
+        self._consumed = False
+
+    @property
+    def is_document(self) -> bool:
+        """Whether the input was one JSON value (or Python objects) rather than JSON lines."""
+        return self.document is not NO_DOCUMENT
+
+    def head_values(self) -> list[Any]:
+        """The parsed values of the first records, unreadable lines left out (for detection)."""
+        return [value for _, value in self.head if not isinstance(value, MalformedLine)]
+
+    def records(self) -> Iterator[tuple[int, Any]]:
+        """Every record as ``(line number, parsed value or MalformedLine)``; one pass only."""
+        if self._consumed:
+            raise RuntimeError(f"{self.name}: records() can be read only once")
+        self._consumed = True
+        yield from self.head
+        yield from self._rest
+
+    def warn(self, reason: str, line: int | None = None) -> LoadWarning:
+        """Record a problem with this source and return the warning."""
+        warning = LoadWarning(reason=reason, line=line, source=self.name)
+        self.warnings.append(warning)
+        return warning
+
+
+def _plain(value: Any) -> Any:
+    """SDK objects (pydantic models, dataclasses, mappings) as plain JSON-like values."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "model_dump") and callable(value.model_dump):
+        return _plain(value.model_dump(mode="json", exclude_unset=True))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _plain(dataclasses.asdict(value))
+    return copy.copy(value)
+
+
+def _document_records(document: Any) -> Iterator[tuple[int, Any]]:
+    if isinstance(document, list):
+        yield from enumerate(document, start=1)
+    else:
+        yield 1, document
+
+
+def from_object(obj: Any, name: str = "<object>") -> Source:
+    """Python objects: a dict, a list of messages or records, SDK objects. Copied, never shared."""
+    document = _plain(obj)
+    return Source(name, _document_records(document), document=document)
+
+
+def _decode_lines(
+    raw_lines: Iterable[bytes], name: str, warnings: list[LoadWarning]
+) -> Iterator[tuple[int, str]]:
+    for number, raw in enumerate(raw_lines, start=1):
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            reason = f"invalid UTF-8 at byte {exc.start}; undecodable bytes shown as U+FFFD"
+            warnings.append(LoadWarning(reason=reason, line=number, source=name))
+            yield number, raw.decode("utf-8", errors="replace")
+
+
+def _parse_lines(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, Any]]:
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield number, MalformedLine(f"invalid JSON: {exc.msg} (column {exc.colno})")
+
+
+def from_binary_stream(
+    stream: Iterable[bytes], name: str, *, path: Path | None = None, size: int | None = None
+) -> Source:
+    """A byte stream of JSON lines or of one JSON document (pretty-printed JSON included)."""
+    warnings: list[LoadWarning] = []
+    raw_lines: Iterable[bytes] = stream
+    if size is not None and size >= PROGRESS_MIN_BYTES:
+        raw_lines = _with_progress(stream, size, name)
+    lines = _decode_lines(raw_lines, name, warnings)
+    first = next(lines, None)
+    while first is not None and not first[1].strip():
+        first = next(lines, None)
+    if first is None:
+        return Source(name, iter(()), path=path, warnings=warnings)
+    number, text = first
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        if text.lstrip().startswith(("{", "[")):
+            # Maybe one multi-line JSON document (Gemini's legacy chat files are pretty-printed).
+            whole = text + "".join(line for _, line in lines)
+            try:
+                document = json.loads(whole)
+            except json.JSONDecodeError:
+                return Source(
+                    name, _parse_lines(iter(_split(whole, number))), path=path, warnings=warnings
+                )
+            return Source(
+                name, _document_records(document), path=path, document=document, warnings=warnings
+            )
+        value = MalformedLine("invalid JSON")
+    rest = _parse_lines(lines)
+    second = next(rest, None)
+    if second is None and isinstance(value, (dict, list)):
+        # The whole input was one JSON value on one line: a document (a single JSONL record is
+        # still found among its records).
+        return Source(name, _document_records(value), path=path, document=value, warnings=warnings)
+
+    def records() -> Iterator[tuple[int, Any]]:
+        yield number, value
+        if second is not None:
+            yield second
+            yield from rest
+
+    return Source(name, records(), path=path, warnings=warnings)
+
+
+def _split(text: str, first_number: int) -> Iterator[tuple[int, str]]:
+    for offset, line in enumerate(io.StringIO(text)):
+        yield first_number + offset, line
+
+
+def _with_progress(stream: Iterable[bytes], size: int, name: str) -> Iterator[bytes]:
+    from tqdm.auto import tqdm
+
+    with tqdm(
+        total=size, unit="B", unit_scale=True, desc=f"Loading {Path(name).name}", delay=1.0,
+        leave=False,
+    ) as bar:  # fmt: skip
+        for raw in stream:
+            bar.update(len(raw))
+            yield raw
+
+
+def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:
+    """The :class:`Source` of anything ``load()`` accepts, and the file it opened (to close).
+
+    A ``str`` is text when it holds a newline or starts like JSON (unless it names an existing
+    file), otherwise a path.
+    """
+    if isinstance(source, Transcript):
+        raise TypeError("already a Transcript")
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return from_binary_stream(io.BytesIO(bytes(source)), "<bytes>"), None
+    if isinstance(source, str) and _looks_like_text(source):
+        return from_binary_stream(io.BytesIO(source.encode("utf-8")), "<text>"), None
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        stream = path.open("rb")
+        size = os.fstat(stream.fileno()).st_size
+        return from_binary_stream(stream, str(path), path=path, size=size), stream
+    if hasattr(source, "read"):
+        name = str(getattr(source, "name", "<stream>"))
+        named = Path(name) if isinstance(getattr(source, "name", None), str) else None
+        binary = getattr(source, "buffer", None) if isinstance(source, io.TextIOBase) else source
+        if binary is None or isinstance(binary, io.TextIOBase):
+            text = source.read()
+            data = text.encode("utf-8") if isinstance(text, str) else text
+            return from_binary_stream(io.BytesIO(data), name, path=named), None
+        return from_binary_stream(_BinaryLines(binary), name, path=named), None
+    return from_object(source), None
+
+
+class _BinaryLines:
+    """Line iteration over any object with ``read`` that returns bytes."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def __iter__(self) -> Iterator[bytes]:
+        if hasattr(self._stream, "readline"):
+            yield from iter(self._stream.readline, b"")
+        else:
+            yield from io.BytesIO(self._stream.read())
+
+
+def _looks_like_text(source: str) -> bool:
+    stripped = source.lstrip()
+    if not stripped or "\n" in source:
+        return True
+    return stripped.startswith(("{", "[")) and not os.path.exists(source)
