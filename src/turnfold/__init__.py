@@ -21,9 +21,11 @@ from turnfold.model import (
     ToolResult,
     ToolUseSummary,
     Transcript,
+    TranscriptChange,
     Usage,
     UserMessage,
 )
+from turnfold.recording import MessageSync, Recorder
 from turnfold.settings import DisplaySettings, normalize_settings
 from turnfold.tools import (
     CATEGORIES,
@@ -54,7 +56,9 @@ __all__ = [
     "Entry",
     "ImageData",
     "LoadWarning",
+    "MessageSync",
     "PendingAction",
+    "Recorder",
     "SubAgent",
     "SummaryRow",
     "SystemNotice",
@@ -64,6 +68,7 @@ __all__ = [
     "ToolRow",
     "ToolUseSummary",
     "Transcript",
+    "TranscriptChange",
     "TranscriptFormatError",
     "Usage",
     "UserMessage",

@@ -305,9 +305,9 @@ class Transcript:
             target = self._by_id.get(entry if isinstance(entry, str) else entry.id)
             if target is None or (not isinstance(entry, str) and target is not entry):
                 raise KeyError(f"no entry {entry if isinstance(entry, str) else entry.id!r} here")
-            names = {f.name for f in fields(target)}
+            names = _updatable_fields(type(target))
             for name in changes:
-                if name not in names or name == "id":
+                if name not in names:
                     raise AttributeError(f"{type(target).__name__} has no field {name!r} to update")
             for name, value in changes.items():
                 setattr(target, name, value)
@@ -390,6 +390,18 @@ class Transcript:
     def __repr__(self) -> str:
         calls = len(self.tool_calls())
         return f"<Transcript: {len(self.entries)} entries, {calls} tool calls>"
+
+
+_UPDATABLE: dict[type[Entry], frozenset[str]] = {}
+
+
+def _updatable_fields(cls: type[Entry]) -> frozenset[str]:
+    """The fields :meth:`Transcript.update` may set (all but ``id``), cached per class because
+    ``dataclasses.fields()`` is slow enough to show in a large load."""
+    names = _UPDATABLE.get(cls)
+    if names is None:
+        names = _UPDATABLE[cls] = frozenset(f.name for f in fields(cls) if f.name != "id")
+    return names
 
 
 def _span_ms(start: str | None, end: str | None) -> float | None:

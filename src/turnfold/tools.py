@@ -112,7 +112,9 @@ BUILTIN_TOOL_CATEGORIES: dict[str, ToolCategory] = {
     "ls": "list",
     "run_shell_command": "command",
     "task": "agent",
+    "agent": "agent",
     "delegate_to_agent": "agent",
+    "codebase_investigator": "agent",
 }
 
 #: Tools that read or write the agent's memory (spec F-11), by exact name.

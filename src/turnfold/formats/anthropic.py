@@ -1,16 +1,334 @@
-"""Placeholder: the anthropic loader is being written (issue 3)."""
+"""Anthropic Messages API message lists (spec L-2.6).
+
+Input shapes:
+
+- a list of ``{role: "user" | "assistant", content: str | [blocks]}`` messages, as dicts or SDK
+  objects (``load`` turns SDK objects into dicts first), or the same as JSON lines;
+- a request ``{"messages": [...], "system": ...}`` (the system prompt goes to
+  ``metadata["system"]``);
+- one response object ``{"id": "msg_…", "type": "message", "role": "assistant", ...}``.
+
+Mapping (blocks as in :mod:`turnfold.formats.anthropic_blocks`):
+
+- a user message's text is a :class:`UserMessage`; a user message holding only ``tool_result``
+  blocks is the agent loop reporting results, not a prompt. Images and documents a user sent are
+  counted in ``meta`` (``images``, ``documents``); a message with nothing but them reads
+  ``[image]`` / ``[document]``;
+- an assistant message's blocks become entries in order; its calls form one batch whose id is the
+  message's own ``id``, else ``msg-<line>``; ``usage`` goes on its last :class:`AssistantText`;
+- ``tool_result`` pairs with its call by ``tool_use_id`` (``is_error`` → ``error``, otherwise
+  ``success``); server tools (``server_tool_use`` + ``web_search_tool_result`` …) pair the same
+  way inside the assistant message;
+- ``stop_reason`` ``refusal`` → :class:`AssistantError`; ``max_tokens`` → a warning
+  :class:`SystemNotice` (the answer was cut off);
+- the format records no timestamps, so times and durations stay ``None``; a call whose result
+  never arrives stays ``unknown`` (spec L-3).
+
+Detection is strict (spec L-2): a list of user/assistant messages is Anthropic only when a block
+is typed the way only Anthropic types blocks (``tool_use``, ``tool_result``, ``thinking``, an
+``image`` with a ``source``…), and no message carries OpenAI's marks (``tool_calls``,
+``tool_call_id``, roles ``system`` / ``developer`` / ``tool``, parts such as ``input_text`` or
+``image_url``). Plain ``{role, content: str}`` lists read the same in both APIs and are left to
+``openai``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from turnfold.formats import anthropic_blocks as blocks
+from turnfold.formats.common import NameSet
+from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import Source
-from turnfold.model import Transcript
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    Entry,
+    LoadWarning,
+    SystemNotice,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    UserMessage,
+)
 
 NAME = "anthropic"
 
+# Message keys only OpenAI's Chat Completions uses (an SDK dump writes them even when null).
+_OPENAI_KEYS = ("tool_calls", "tool_call_id", "function_call", "refusal", "audio", "name")
+_OPENAI_PART_TYPES = NameSet(
+    {"input_text", "output_text", "image_url", "input_image", "input_file", "input_audio",
+     "refusal", "file", "function_call", "function_call_output", "reasoning"}
+)  # fmt: skip
+_ROLES = ("user", "assistant")
+
+
+class AnthropicBuilder:
+    """Builds a transcript from Anthropic messages fed one at a time (static or live).
+
+    ``feed`` appends the entries of a new message and settles earlier calls through
+    :meth:`Transcript.update`, so observers of a displayed transcript see each change (spec
+    L-5). With ``live=True`` a new call is ``executing`` until its result arrives; in a static
+    load (``live=False``) a call without a result is ``unknown``. The builder only reads the
+    messages it is given; it keeps references to tool inputs, never modifies them.
+    """
+
+    def __init__(
+        self,
+        transcript: Transcript | None = None,
+        source_name: str = "<messages>",
+        *,
+        cwd: str | None = None,
+        live: bool = False,
+    ) -> None:
+        self.transcript = transcript if transcript is not None else Transcript()
+        self.source_name = source_name
+        self.cwd = cwd
+        self.live = live
+        self._calls: dict[str, ToolCall] = {}
+        self._unknown_blocks: set[str] = set()
+
+    # --- feeding ----------------------------------------------------------------------------
+
+    def feed(self, message: Mapping[str, Any], line: int) -> None:
+        """Add one message; ``line`` is its position, used in warnings and default batch ids."""
+        role = message.get("role")
+        content = message.get("content")
+        if role not in _ROLES or not isinstance(content, (str, list)):
+            self.warn(f"not an Anthropic message (role {role!r})", line)
+            return
+        if role == "user":
+            self._feed_user(content, line)
+        else:
+            self._feed_assistant(message, content, line)
+
+    def _feed_user(self, content: str | list[Any], line: int) -> None:
+        if isinstance(content, str):
+            if content:
+                self._append(UserMessage(text=content))
+            return
+        texts: list[str] = []
+        counts = {"images": 0, "documents": 0}
+        for block in content:
+            if isinstance(block, str):
+                texts.append(block)
+            elif not isinstance(block, Mapping):
+                continue
+            elif blocks.is_result_block(block):
+                self._settle(block, line)
+            elif block.get("type") == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+            elif block.get("type") in ("image", "document"):
+                counts[f"{block['type']}s"] += 1
+            else:
+                self._unknown(block, line)
+        self._append_prompt(texts, counts)
+
+    def _append_prompt(self, texts: list[str], counts: dict[str, int]) -> None:
+        meta = {key: n for key, n in counts.items() if n}
+        text = "\n\n".join(t for t in texts if t)
+        if not text and meta:
+            # Nothing but attachments: say what was sent rather than show an empty prompt.
+            text = "\n".join(f"[{key[:-1]}]" for key, n in meta.items() for _ in range(n))
+        if text:
+            self._append(UserMessage(text=text, meta=meta))
+
+    def _feed_assistant(
+        self, message: Mapping[str, Any], content: str | list[Any], line: int
+    ) -> None:
+        own_id = message.get("id")
+        batch_id = own_id if isinstance(own_id, str) and own_id else f"msg-{line}"
+        model = message.get("model") if isinstance(message.get("model"), str) else None
+        last_text: AssistantText | None = None
+        for block in [content] if isinstance(content, str) else content:
+            entry = self._assistant_entry(block, batch_id, model, line)
+            if isinstance(entry, AssistantText):
+                last_text = entry
+        usage = blocks.usage_of(message.get("usage"))
+        if usage is not None and last_text is not None:
+            self.transcript.update(last_text, usage=usage)
+        self._stop_reason(message.get("stop_reason"))
+
+    def _assistant_entry(
+        self, block: Any, batch_id: str, model: str | None, line: int
+    ) -> Entry | None:
+        if isinstance(block, str):
+            return self._append(AssistantText(text=block, model=model)) if block else None
+        if not isinstance(block, Mapping):
+            return None
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text")
+            if isinstance(text, str) and text:
+                return self._append(AssistantText(text=text, model=model))
+            return None
+        if kind in ("thinking", "redacted_thinking"):
+            thinking = blocks.thinking_of(block)
+            return self._append(thinking) if thinking is not None else None
+        if kind in blocks.CALL_TYPES:
+            return self._start_call(block, batch_id, line)
+        if blocks.is_result_block(block):  # a server tool's result sits in the same message
+            self._settle(block, line)
+            return None
+        self._unknown(block, line)
+        return None
+
+    def _start_call(self, block: Mapping[str, Any], batch_id: str, line: int) -> ToolCall | None:
+        status: ToolStatus = "executing" if self.live else "unknown"
+        call = blocks.call_of(block, cwd=self.cwd, batch_id=batch_id, status=status)
+        if not call.call_id:
+            self.warn(f"{block.get('type')} block without an id", line)
+        elif call.call_id in self._calls:
+            # A second call under one id could not be told apart when its result comes back.
+            self.warn(f"duplicate tool call id {call.call_id!r} skipped", line)
+            return None
+        else:
+            self._calls[call.call_id] = call
+        self._append(call)
+        return call
+
+    def _settle(self, block: Mapping[str, Any], line: int) -> None:
+        call_id = block.get("tool_use_id")
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None:
+            self.warn(f"{block.get('type')} for an unknown tool_use_id {call_id!r}", line)
+            return
+        status, result = blocks.result_of(block)
+        self.transcript.update(call, status=status, result=result)
+
+    def _stop_reason(self, reason: Any) -> None:
+        if reason == "refusal":
+            self._append(AssistantError(message="The model declined to respond (refusal)."))
+        elif reason == "max_tokens":
+            text = "The response was cut off at the max_tokens limit."
+            self._append(SystemNotice(text=text, level="warning", subtype="max_tokens"))
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def _append(self, entry: Entry) -> Entry:
+        return self.transcript.append(entry)
+
+    def _unknown(self, block: Mapping[str, Any], line: int) -> None:
+        kind = str(block.get("type"))
+        if kind not in self._unknown_blocks:  # one warning per block type, not per block
+            self._unknown_blocks.add(kind)
+            self.warn(f"unknown content block type {kind!r} skipped", line)
+
+    def warn(self, reason: str, line: int | None) -> None:
+        """Record a problem with the input as a load warning of the transcript (spec L-4)."""
+        self.transcript.warnings.append(
+            LoadWarning(reason=reason, line=line, source=self.source_name)
+        )
+
+
+# --- detection and reading ------------------------------------------------------------------------
+
+
+def _messages_of(value: Any) -> tuple[list[Any], dict[str, Any]]:
+    """The messages of a document and the metadata its envelope carries."""
+    if isinstance(value, list):
+        return value, {}
+    if isinstance(value, Mapping):
+        if isinstance(value.get("messages"), list):
+            meta: dict[str, Any] = {}
+            system = _system_text(value.get("system"))
+            if system:
+                meta["system"] = system
+            if isinstance(value.get("model"), str):
+                meta["model"] = value["model"]
+            return value["messages"], meta
+        if _is_response(value):
+            meta = {"model": value["model"]} if isinstance(value.get("model"), str) else {}
+            return [value], meta
+    return [], {}
+
+
+def _system_text(system: Any) -> str | None:
+    if isinstance(system, str):
+        return system or None
+    if isinstance(system, list):
+        parts = [b.get("text") for b in system if isinstance(b, Mapping)]
+        return "\n\n".join(p for p in parts if isinstance(p, str)) or None
+    return None
+
+
+def _is_response(value: Mapping[str, Any]) -> bool:
+    """A Messages API response object (the Responses API's items have no ``stop_reason``)."""
+    return (
+        value.get("type") == "message"
+        and value.get("role") == "assistant"
+        and isinstance(value.get("content"), list)
+        and "stop_reason" in value
+    )
+
+
+def _verdict(message: Any) -> bool | None:
+    """True: Anthropic-specific; False: not Anthropic; None: reads the same in both APIs."""
+    if not isinstance(message, Mapping) or message.get("role") not in _ROLES:
+        return False
+    if any(key in message for key in _OPENAI_KEYS):
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        return False
+    specific = False
+    for block in content:
+        if isinstance(block, Mapping) and block.get("type") in _OPENAI_PART_TYPES:
+            return False
+        specific = specific or blocks.is_specific_block(block)
+    return True if specific else None
+
+
+def looks_like_messages(messages: Iterable[Any]) -> bool:
+    """Whether ``messages`` is an Anthropic list: no OpenAI mark and one Anthropic-only block."""
+    found = False
+    for message in messages:
+        verdict = _verdict(message)
+        if verdict is False:
+            return False
+        found = found or bool(verdict)
+    return found
+
 
 def detect(source: Source) -> bool:
-    return False
+    """An Anthropic message list, request or response (see the module docstring)."""
+    if source.is_document:
+        document = source.document
+        if isinstance(document, Mapping) and _is_response(document):
+            return _verdict(document) is not False
+        messages, meta = _messages_of(document)
+        if isinstance(document, Mapping) and "system" in meta and messages:
+            # A top-level system prompt is the Anthropic request shape (OpenAI puts it in a
+            # message); the messages must still not be OpenAI's.
+            return all(_verdict(m) is not False for m in messages)
+        return bool(messages) and looks_like_messages(messages)
+    values = source.head_values()
+    return bool(values) and looks_like_messages(values)
 
 
 def read(source: Source) -> Transcript:
-    raise NotImplementedError("anthropic")
+    """Every message of ``source`` fed to an :class:`AnthropicBuilder` (static: ``live=False``)."""
+    transcript = Transcript(metadata={"source_format": NAME})
+    builder = AnthropicBuilder(transcript, source.name)
+    if source.is_document and not isinstance(source.document, list):
+        messages, meta = _messages_of(source.document)
+        transcript.metadata.update(meta)
+        for line, message in enumerate(messages or [source.document], start=1):
+            _feed_checked(builder, message, line)
+        return transcript
+    for line, record in source.records():
+        if isinstance(record, MalformedLine):
+            builder.warn(record.reason, line)
+        else:
+            _feed_checked(builder, record, line)
+    return transcript
+
+
+def _feed_checked(builder: AnthropicBuilder, message: Any, line: int) -> None:
+    if isinstance(message, Mapping):
+        builder.feed(message, line)
+    else:
+        builder.warn("not a message object", line)

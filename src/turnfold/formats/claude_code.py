@@ -1,16 +1,1065 @@
-"""Placeholder: the claude-code loader is being written (issue 3)."""
+"""Claude Code session JSONL (spec L-2.2): ``~/.claude/projects/<cwd>/<session>.jsonl``.
+
+One JSON record per line; ``message.content`` holds Anthropic blocks, converted by
+:mod:`turnfold.formats.anthropic_blocks`. Records map like this:
+
+- ``user`` with text → :class:`UserMessage`, except:
+  ``isMeta`` lines (injected context, expanded command prompts) are not prompts;
+  ``<command-name>/x</command-name><command-args>a</command-args>`` → ``UserMessage(command="/x",
+  text="a")``; ``<local-command-stdout>`` / ``-stderr`` → :class:`SystemNotice`
+  (``subtype="local_command"``); ``<bash-input>`` (the ``!`` shell) → a user-initiated ``Bash``
+  :class:`ToolCall` whose ``<bash-stdout>`` / ``<bash-stderr>`` line is its result (status
+  ``unknown``: no exit code is recorded); ``<system-reminder>`` blocks are removed; pasted
+  images are counted in ``meta["images"]`` (a prompt of images only reads ``[image]``);
+  ``[Request interrupted by user…]`` → :class:`AbortMarker`, and the turn's calls still without a
+  result become ``cancelled``; ``isCompactSummary`` → the summary of the preceding
+  compaction boundary.
+- ``user`` with ``tool_result`` blocks → the outcome of the call with that ``tool_use_id``
+  (or the line's ``sourceToolUseID``): a rejection ("The user doesn't want to proceed…",
+  ``[Request interrupted by user for tool use]``, ``toolDenialKind``) or an interrupted Bash →
+  ``cancelled``; ``is_error`` or a ``<tool_use_error>`` → ``error``; otherwise ``success``.
+  The line's ``toolUseResult`` shapes the result: ``structuredPatch`` → ``kind="diff"`` (a unified
+  diff), TodoWrite → ``todo``, ExitPlanMode → ``plan`` (the plan text), Task/Agent → ``subagent``;
+  ``durationMs`` / ``totalDurationMs`` → ``duration_ms``.
+- ``assistant`` → its blocks in order. One API response is written as several lines sharing
+  ``message.id``: their calls form one batch (``batch_id = message.id``), tool_use blocks are
+  deduplicated by id, and the response's ``usage`` is taken from its *last* line and put on its
+  last text. ``isApiErrorMessage`` (or a ``<synthetic>`` message with an ``error``) →
+  :class:`AssistantError`; a ``fallback`` block → :class:`SystemNotice`.
+- ``system``: ``compact_boundary`` → :class:`CompactionBoundary` (``compactMetadata.trigger`` /
+  ``preTokens``); ``api_error`` / ``error`` → :class:`AssistantError`, or a warning notice while
+  Claude Code was still retrying; ``api_refusal`` → :class:`AssistantError`; ``stop_hook_summary``
+  with hook errors, ``model_refusal_fallback``, ``informational``, ``local_command`` and any other
+  subtype with text → :class:`SystemNotice`; ``turn_duration`` and ``session_start`` are skipped.
+- ``summary`` / ``ai-title`` / ``custom-title`` → ``metadata["title"]`` (custom beats AI beats
+  summary). Bookkeeping types (:data:`BOOKKEEPING`: file-history-snapshot, queue-operation,
+  progress, attachment, …) are skipped silently, keeping only their uuid links; any other type
+  is skipped with one warning per type, so a new Claude Code release does not flood the notice.
+
+Branches: records form a uuid/parentUuid DAG (``logicalParentUuid`` bridges a compaction). The
+active branch is the one ending at the last conversational record. A rewind leaves an older
+branch that starts with a user prompt beside the active one and was written entirely before it;
+such branches are dropped (``metadata["skipped_branches"]`` counts them). Everything else,
+including records whose ``parentUuid`` points nowhere (a warning each), is kept in file order.
+
+Sub-agents (Task / Agent calls) get a :class:`SubAgent` (``subagent_type`` → name, ``description``
+→ task; ``toolUseResult`` ``agentId``, ``totalToolUseCount``, ``totalDurationMs`` and
+``usage.output_tokens`` → stats; ``totalTokens`` also counts input and cache tokens, so it is not
+used as the output count). Its transcript comes from:
+
+1. inline sidechains (≤ v1.0): ``isSidechain`` records starting at a user root with
+   ``parentUuid: null``; the root is matched to the call by ``agentId`` or, failing that, by its
+   text being the call's ``prompt``. An unmatched sidechain stays inline with a warning (a file
+   that is nothing but one sidechain, such as an ``agent-*.jsonl`` loaded on its own, is simply
+   read as the transcript);
+2. given a path, ``agent-<agentId>.jsonl`` in ``<session>/subagents/`` (v2.1) or beside the
+   session (v2.0), or the file whose ``agent-*.meta.json`` names the call in ``toolUseId``;
+   child files are read by this same loader.
+
+Timestamps that are not ISO-8601 (``"[trimmed for fixture]"``) become ``None``, with one warning
+for the whole file. Nothing is kept of the raw records but the entries built from them; the
+entries are mutated freely while the file is read, because the transcript that observers see is
+only assembled at the end (the active branch is not known before the last line).
+"""
 
 from __future__ import annotations
 
-from turnfold.formats.source import Source
-from turnfold.model import Transcript
+import heapq
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from turnfold.formats import anthropic_blocks as blocks
+from turnfold.formats.common import (
+    NameSet,
+    checked_timestamp,
+    describe_args,
+    stringify,
+    text_result,
+)
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.source import Source, open_source
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    Entry,
+    SubAgent,
+    SystemNotice,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+    Transcript,
+    UserMessage,
+)
 
 NAME = "claude-code"
 
+#: Record types that carry nothing to show; skipped without a warning (their uuid links stay).
+BOOKKEEPING = NameSet(
+    {"file-history-snapshot", "queue-operation", "progress", "attachment", "agent-name",
+     "last-prompt", "permission-mode", "mode", "pr-link", "worktree-state", "bridge-session",
+     "frame-link", "relocated", "started", "result", "atis-latch", "tag", "agent-color",
+     "agent-setting"}
+)  # fmt: skip
+#: Record types whose text is the session title, weakest first.
+TITLE_KEYS = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
+AGENT_TOOLS = NameSet({"Task", "Agent"})
+_SILENT_SYSTEM = NameSet({"turn_duration", "session_start", "stop_hook_summary"})
+_INTERRUPTED = "[Request interrupted by user"
+_REJECTED = ("The user doesn't want to proceed", "The user doesn't want to take this action")
+_TOOL_ERROR = "<tool_use_error>"
+_LEVELS = ("info", "warning", "error")
+
+
+# --- detection ----------------------------------------------------------------------------------
+
+
+def _is_message_record(value: Any) -> bool:
+    """A user/assistant line: envelope ids plus an Anthropic ``message`` (Qwen's has ``parts``)."""
+    if not isinstance(value, dict) or value.get("type") not in ("user", "assistant"):
+        return False
+    message = value.get("message")
+    return (
+        isinstance(message, dict)
+        and "content" in message
+        and "parts" not in message
+        and isinstance(value.get("uuid"), str)
+        and "sessionId" in value
+    )
+
+
+def _is_claude_only_record(value: Any) -> bool:
+    """Record shapes only Claude Code writes; a session may start with several of them."""
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    return (kind == "file-history-snapshot" and "snapshot" in value) or (
+        kind == "summary" and "leafUuid" in value
+    )
+
 
 def detect(source: Source) -> bool:
-    return False
+    """Claude Code when a first record is a Claude Code message line or bookkeeping record."""
+    return any(_is_message_record(v) or _is_claude_only_record(v) for v in source.head_values())
+
+
+# --- reading --------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Node:
+    """What one record contributes: its entries and its place in the uuid DAG."""
+
+    line: int
+    uuid: str | None
+    parent: str | None
+    logical_parent: str | None = None
+    entries: list[Entry] = field(default_factory=list)
+    prompt: bool = False  # a real user prompt: where a rewind starts a new branch
+    conversational: bool = False
+
+
+@dataclass(slots=True)
+class _Thread:
+    """One conversation in the file: the main one, or an inline sub-agent sidechain."""
+
+    root_line: int = 0
+    prompt: str | None = None
+    agent_id: str | None = None
+    nodes: list[_Node] = field(default_factory=list)
+    open_calls: list[ToolCall] = field(default_factory=list)  # this turn's calls, for interrupts
+    boundary: CompactionBoundary | None = None  # waiting for its isCompactSummary line
+    shell: ToolCall | None = None  # a `!` command waiting for its output line
+
+
+@dataclass(slots=True)
+class _Response:
+    """One API response merged over its lines: its last text and the usage of its last line."""
+
+    text: AssistantText | None = None
+    usage: Any = None  # the raw usage object, converted once at the end
+
+
+@dataclass(slots=True)
+class _Spawn:
+    """A Task/Agent call and what links it to its sub-agent transcript."""
+
+    call: ToolCall
+    line: int
+    prompt: str | None
+    agent_id: str | None = None
+    thread: _Thread | None = None
+
+
+@dataclass
+class _Context:
+    """Where sub-agent files are looked up, shared by a session and the sub-agents it loads."""
+
+    dirs: tuple[Path, ...] = ()
+    loading: frozenset[Path] = frozenset()
+    _meta_links: dict[str, Path] | None = None
+
+    def meta_links(self) -> dict[str, Path]:
+        """``toolUseId`` → agent file, from the ``agent-*.meta.json`` files (read once)."""
+        if self._meta_links is None:
+            self._meta_links = {}
+            for directory in self.dirs:
+                for meta in sorted(directory.glob("agent-*.meta.json")):
+                    tool_use_id = _read_meta(meta).get("toolUseId")
+                    target = meta.with_name(meta.name.replace(".meta.json", ".jsonl"))
+                    if isinstance(tool_use_id, str) and target.is_file():
+                        self._meta_links.setdefault(tool_use_id, target)
+        return self._meta_links
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _context_for(path: Path | None) -> _Context:
+    if path is None:
+        return _Context()
+    dirs = [path.parent / path.stem / "subagents", path.parent]
+    return _Context(dirs=tuple(d for d in dirs if d.is_dir()), loading=frozenset({path}))
 
 
 def read(source: Source) -> Transcript:
-    raise NotImplementedError("claude-code")
+    """A transcript from Claude Code records; warnings go through ``source.warn``."""
+    return _Reader(source, _context_for(source.path)).read()
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _tag(text: str, name: str) -> str | None:
+    """The text inside ``<name>…</name>``, or None (plain ``find``: no regex per line)."""
+    start = text.find(f"<{name}>")
+    if start < 0:
+        return None
+    start += len(name) + 2
+    end = text.find(f"</{name}>", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def _without_reminders(text: str) -> str:
+    """User text without the ``<system-reminder>`` blocks Claude Code injects into it."""
+    while (start := text.find("<system-reminder>")) >= 0:
+        end = text.find("</system-reminder>", start)
+        text = text[:start] if end < 0 else text[:start] + text[end + len("</system-reminder>") :]
+    return text
+
+
+class _Reader:
+    """Reads one session file in a single pass, then assembles the transcript."""
+
+    def __init__(self, source: Source, context: _Context) -> None:
+        self.source = source
+        self.context = context
+        self.main = _Thread()
+        self.sidechains: list[_Thread] = []
+        self.thread_of: dict[str, _Thread] = {}  # every uuid seen → its thread
+        self.calls: dict[str, ToolCall] = {}
+        self.responses: dict[str, _Response] = {}
+        self.spawns: list[_Spawn] = []
+        self.spawn_of: dict[str, _Spawn] = {}  # call id → spawn
+        self.metadata: dict[str, Any] = {"source_format": NAME}
+        self.titles: dict[str, str] = {}
+        self.recognised = False
+        self.first_line: int | None = None
+        self.bad_times: list[int] = []
+        self.unknown_types: dict[str, list[int]] = {}
+        self.unknown_blocks: set[str] = set()
+        self.envelope_keys = {"sessionId": "session_id", "cwd": "cwd", "version": "version",
+                              "gitBranch": "git_branch"}  # fmt: skip
+        self.handlers: dict[str, Callable[[dict[str, Any], int, _Thread, _Node], None]] = {
+            "user": self.user,
+            "assistant": self.assistant,
+            "system": self.system,
+        }
+
+    # --- the pass over the records -----------------------------------------------------------
+
+    def read(self) -> Transcript:
+        for line, record in self.source.records():
+            if self.first_line is None:
+                self.first_line = line
+            if isinstance(record, MalformedLine):
+                self.source.warn(record.reason, line)
+            elif not isinstance(record, dict):
+                self.source.warn("not a JSON object; skipped", line)
+            else:
+                try:
+                    self.add(line, record)
+                except (TypeError, ValueError, AttributeError, KeyError) as exc:
+                    # A record of an unforeseen shape costs its own line, never the load (L-4).
+                    self.source.warn(f"unreadable {record.get('type')!r} record: {exc}", line)
+        if not self.recognised:
+            raise TranscriptFormatError(
+                self.source.name, [NAME], self.first_line, "no Claude Code records"
+            )
+        return self.finish()
+
+    def add(self, line: int, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        handler = self.handlers.get(kind) if isinstance(kind, str) else None
+        uuid, parent = _str(record.get("uuid")), _str(record.get("parentUuid"))
+        if handler is not None and not _claude_shaped(record):
+            self.source.warn(f"{kind} record without Claude Code message content; skipped", line)
+            handler = None
+        elif handler is not None:
+            self.recognised = True
+        elif kind in TITLE_KEYS:
+            self.recognised = True
+            self.title(kind, record)
+        elif kind in BOOKKEEPING:
+            self.recognised = True
+        else:
+            self.unknown_types.setdefault(str(kind), []).append(line)
+        if handler is None and uuid is None:
+            return
+        thread = self.thread_for(record, line, uuid, parent)
+        node = _Node(line, uuid, parent)
+        if handler is not None:
+            node.conversational = True
+            if self.envelope_keys:
+                self.envelope(record)
+            handler(record, line, thread, node)
+        thread.nodes.append(node)
+
+    def thread_for(
+        self, record: dict[str, Any], line: int, uuid: str | None, parent: str | None
+    ) -> _Thread:
+        """The conversation a record belongs to: its parent's, or a new inline sidechain."""
+        sidechain = record.get("isSidechain") is True
+        if parent is not None and parent in self.thread_of:
+            thread = self.thread_of[parent]
+            if thread is not self.main and not sidechain:
+                thread = self.main  # a sub-agent's conversation holds only sidechain records
+        elif sidechain and record.get("type") == "user" and parent is None:
+            thread = _Thread(root_line=line, agent_id=_str(record.get("agentId")))
+            thread.prompt = _plain_text(record["message"].get("content"))
+            self.sidechains.append(thread)
+        else:
+            thread = self.main
+        if uuid is not None:
+            self.thread_of.setdefault(uuid, thread)
+        return thread
+
+    def envelope(self, record: dict[str, Any]) -> None:
+        """Session facts from the first record that has each (looked for until all are found)."""
+        for key, name in list(self.envelope_keys.items()):
+            if _str(record.get(key)):
+                self.metadata[name] = record[key]
+                del self.envelope_keys[key]
+
+    @property
+    def cwd(self) -> str | None:
+        cwd = self.metadata.get("cwd")
+        return cwd if isinstance(cwd, str) else None
+
+    def timestamp(self, record: dict[str, Any], line: int) -> str | None:
+        value = record.get("timestamp")
+        stamp = checked_timestamp(value)
+        if stamp is None and value is not None:
+            self.bad_times.append(line)
+        return stamp
+
+    def title(self, kind: str, record: dict[str, Any]) -> None:
+        text = _str(record.get(TITLE_KEYS[kind]))
+        if text:
+            self.titles[kind] = text
+
+    # --- user lines ---------------------------------------------------------------------------
+
+    def user(self, record: dict[str, Any], line: int, thread: _Thread, node: _Node) -> None:
+        stamp = self.timestamp(record, line)
+        content = record["message"].get("content")
+        results: list[dict[str, Any]] = []
+        texts: list[str] = []
+        images = 0
+        for part in content if isinstance(content, list) else [content]:
+            if isinstance(part, str):
+                texts.append(part)
+            elif not isinstance(part, dict):
+                continue
+            elif part.get("type") == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif part.get("type") == "image":
+                images += 1
+            elif blocks.is_result_block(part):
+                results.append(part)
+        for block in results:
+            # toolUseResult describes the line's result only when the line holds just one.
+            extra = record.get("toolUseResult") if len(results) == 1 else None
+            self.settle(block, record, extra, stamp, line)
+        if record.get("isCompactSummary") is True:
+            self.compact_summary(thread, "\n\n".join(texts), stamp, node)
+        elif record.get("isMeta") is not True:  # isMeta: injected context, not the user's words
+            text = "\n\n".join(t for t in texts if t)
+            if text or images:
+                self.user_text(text, images, record, stamp, thread, node)
+
+    def user_text(
+        self,
+        text: str,
+        images: int,
+        record: dict[str, Any],
+        stamp: str | None,
+        thread: _Thread,
+        node: _Node,
+    ) -> None:
+        head = text.lstrip()[:200]
+        if head.startswith(_INTERRUPTED):
+            self.interrupt(thread, head.strip().strip("[]"), stamp, node)
+        elif "<command-name>" in text:
+            node.entries.append(_command(text, stamp))
+            self.new_turn(thread, node)
+        elif "<local-command-stdout>" in text or "<local-command-stderr>" in text:
+            node.entries.extend(_local_output(text, stamp))
+        elif "<bash-input>" in text:
+            self.shell_input(text, record, stamp, thread, node)
+        elif "<bash-stdout>" in text or "<bash-stderr>" in text:
+            self.shell_output(text, stamp, thread)
+        else:
+            if "<system-reminder>" in text:
+                text = _without_reminders(text).strip()
+            meta = {"images": images} if images else {}
+            if text or images:
+                node.entries.append(UserMessage(text=text or "[image]", timestamp=stamp, meta=meta))
+                self.new_turn(thread, node)
+
+    def new_turn(self, thread: _Thread, node: _Node) -> None:
+        node.prompt = True
+        thread.open_calls.clear()
+
+    def interrupt(self, thread: _Thread, reason: str, stamp: str | None, node: _Node) -> None:
+        """``[Request interrupted by user…]``: the turn stopped; its unfinished calls too."""
+        node.entries.append(AbortMarker(reason=reason, timestamp=stamp))
+        for call in thread.open_calls:
+            if call.result is None and call.status == "unknown":
+                call.status, call.ended_at = "cancelled", stamp
+        thread.open_calls.clear()
+
+    def compact_summary(self, thread: _Thread, text: str, stamp: str | None, node: _Node) -> None:
+        """An ``isCompactSummary`` line: the summary of the boundary just before it."""
+        boundary = thread.boundary
+        if boundary is not None and boundary.summary is None:
+            boundary.summary = text
+        else:
+            # Older files have no compact_boundary: the summary line alone marks the compaction.
+            node.entries.append(CompactionBoundary(summary=text, timestamp=stamp))
+        thread.boundary = None
+
+    def shell_input(
+        self, text: str, record: dict[str, Any], stamp: str | None, thread: _Thread, node: _Node
+    ) -> None:
+        """A command the user ran with ``!``: a user-initiated Bash call (spec F-14)."""
+        command = (_tag(text, "bash-input") or "").strip()
+        args = {"command": command}
+        call = ToolCall(
+            call_id=_str(record.get("uuid")) or "",
+            name="Bash",
+            args=args,
+            description=describe_args("Bash", args, self.cwd),
+            status="unknown",
+            started_at=stamp,
+            timestamp=stamp,
+            user_initiated=True,
+        )
+        node.entries.append(call)
+        thread.shell = call
+
+    def shell_output(self, text: str, stamp: str | None, thread: _Thread) -> None:
+        call, thread.shell = thread.shell, None
+        if call is None:
+            return
+        output = "\n".join(
+            part.strip("\n") for part in (_tag(text, "bash-stdout"), _tag(text, "bash-stderr"))
+            if part and part.strip()
+        )  # fmt: skip
+        call.result, call.ended_at = text_result(output or None), stamp
+
+    # --- tool results -------------------------------------------------------------------------
+
+    def settle(
+        self,
+        block: dict[str, Any],
+        record: dict[str, Any],
+        extra: Any,
+        stamp: str | None,
+        line: int,
+    ) -> None:
+        """Pair a ``tool_result`` with its call and record the outcome."""
+        call_id = _str(block.get("tool_use_id")) or _str(record.get("sourceToolUseID"))
+        call = self.calls.get(call_id) if call_id else None
+        if call is None:
+            self.source.warn(f"tool result for an unknown tool_use_id {call_id!r}; skipped", line)
+            return
+        status, result = blocks.result_of(block)
+        status = _refined_status(status, result.text, record, extra)
+        call.status = status
+        call.result = self.shaped_result(call, status, result, extra)
+        call.ended_at = stamp
+        if isinstance(extra, dict):
+            duration = extra.get("totalDurationMs", extra.get("durationMs"))
+            if isinstance(duration, (int, float)) and not isinstance(duration, bool):
+                call.duration_ms = float(duration)
+            spawn = self.spawn_of.get(call.call_id)
+            if spawn is not None:
+                _record_stats(spawn, extra)
+
+    def shaped_result(
+        self, call: ToolCall, status: ToolStatus, result: ToolResult, extra: Any
+    ) -> ToolResult:
+        """The result in the form its tool deserves: a diff, a todo list, a plan, a report."""
+        if result.text and result.text.startswith(_TOOL_ERROR):
+            result.text = result.text[len(_TOOL_ERROR) :].removesuffix("</tool_use_error>")
+        args = call.args if isinstance(call.args, dict) else {}
+        if call.name == "ExitPlanMode" and isinstance(args.get("plan"), str):
+            return ToolResult(text=args["plan"], kind="plan")
+        if status != "success":
+            return result
+        patch = extra.get("structuredPatch") if isinstance(extra, dict) else None
+        if isinstance(patch, list):
+            diff = _unified_diff(patch, extra, args, self.cwd)
+            if diff:
+                return ToolResult(text=diff, kind="diff")
+        if call.name == "TodoWrite":
+            todos = extra.get("newTodos") if isinstance(extra, dict) else None
+            todos = todos if isinstance(todos, list) else args.get("todos")
+            if isinstance(todos, list):
+                return ToolResult(text=_checklist(todos), kind="todo", structured=todos)
+        if call.name in AGENT_TOOLS:
+            return ToolResult(text=result.text, kind="subagent", images=result.images)
+        return result
+
+    # --- assistant lines ----------------------------------------------------------------------
+
+    def assistant(self, record: dict[str, Any], line: int, thread: _Thread, node: _Node) -> None:
+        stamp = self.timestamp(record, line)
+        message = record["message"]
+        content = message.get("content")
+        parts = content if isinstance(content, list) else [content]
+        model = _str(message.get("model"))
+        if record.get("isApiErrorMessage") is True or (
+            model == "<synthetic>" and record.get("error")
+        ):
+            text = _plain_text(content) or stringify(record.get("error"))
+            node.entries.append(AssistantError(message=text, timestamp=stamp))
+            return
+        model = None if model == "<synthetic>" else model
+        if model:
+            self.metadata["model"] = model
+        batch_id = _str(message.get("id")) or node.uuid or f"line-{line}"
+        response = self.responses.setdefault(batch_id, _Response())
+        for part in parts:
+            entry = self.assistant_entry(part, batch_id, model, stamp, line, thread)
+            if entry is not None:
+                entry.timestamp = stamp
+                node.entries.append(entry)
+                if isinstance(entry, AssistantText):
+                    response.text = entry
+        if "usage" in message:
+            response.usage = message["usage"]  # the last line of a response has the final counts
+
+    def assistant_entry(
+        self,
+        part: Any,
+        batch_id: str,
+        model: str | None,
+        stamp: str | None,
+        line: int,
+        thread: _Thread,
+    ) -> Entry | None:
+        if isinstance(part, str):
+            return AssistantText(text=part, model=model) if part else None
+        if not isinstance(part, dict):
+            return None
+        kind = part.get("type")
+        if kind == "text":
+            text = part.get("text")
+            return AssistantText(text=text, model=model) if isinstance(text, str) and text else None
+        if kind in ("thinking", "redacted_thinking"):
+            return blocks.thinking_of(part)
+        if kind in blocks.CALL_TYPES:
+            return self.start_call(part, batch_id, stamp, line, thread)
+        if kind == "fallback":
+            return _fallback_notice(part)
+        if blocks.is_result_block(part):  # a server tool's result, in the same response
+            self.settle(part, {}, None, stamp, line)
+            return None
+        if str(kind) not in self.unknown_blocks:
+            self.unknown_blocks.add(str(kind))
+            self.source.warn(f"unknown content block type {kind!r} skipped", line)
+        return None
+
+    def start_call(
+        self, part: dict[str, Any], batch_id: str, stamp: str | None, line: int, thread: _Thread
+    ) -> ToolCall | None:
+        call = blocks.call_of(part, cwd=self.cwd, batch_id=batch_id, status="unknown")
+        if call.call_id in self.calls:
+            return None  # the same block written again (a resumed or duplicated line)
+        if call.call_id:
+            self.calls[call.call_id] = call
+        else:
+            self.source.warn(f"{part.get('type')} block without an id", line)
+        call.started_at = stamp
+        thread.open_calls.append(call)
+        if call.name in AGENT_TOOLS:
+            self.add_spawn(call, line)
+        return call
+
+    def add_spawn(self, call: ToolCall, line: int) -> None:
+        args = call.args if isinstance(call.args, dict) else {}
+        call.subagent = SubAgent(
+            name=_str(args.get("subagent_type")), task=_str(args.get("description"))
+        )
+        prompt = args.get("prompt")
+        spawn = _Spawn(call, line, prompt.strip() if isinstance(prompt, str) else None)
+        self.spawns.append(spawn)
+        if call.call_id:
+            self.spawn_of[call.call_id] = spawn
+
+    # --- system lines -------------------------------------------------------------------------
+
+    def system(self, record: dict[str, Any], line: int, thread: _Thread, node: _Node) -> None:
+        stamp = self.timestamp(record, line)
+        subtype = _str(record.get("subtype"))
+        node.logical_parent = _str(record.get("logicalParentUuid"))
+        entry: Entry | None
+        if subtype == "compact_boundary":
+            entry = thread.boundary = _boundary(record)
+            thread.open_calls.clear()
+        elif subtype in ("api_error", "error"):
+            entry = _api_error(record)
+        elif subtype == "api_refusal":
+            entry = _refusal(record)
+        elif subtype == "stop_hook_summary":
+            entry = _hook_errors(record)
+        else:
+            entry = None if subtype in _SILENT_SYSTEM else _notice(record, subtype)
+        if entry is not None:
+            entry.timestamp = stamp
+            node.entries.append(entry)
+
+    # --- assembling the transcript ------------------------------------------------------------
+
+    def finish(self) -> Transcript:
+        for response in self.responses.values():
+            if response.text is not None and response.usage is not None:
+                response.text.usage = blocks.usage_of(response.usage)
+        self.link_sidechains()
+        self.warn_dangling()
+        entries = list(self.assemble(self.main.nodes))
+        for spawn in self.spawns:
+            self.attach_subagent(spawn)
+        self.finish_metadata()
+        self.summarise_warnings()
+        return Transcript(entries, metadata=self.metadata)
+
+    def link_sidechains(self) -> None:
+        """Nest each inline sidechain under its Task call; unmatched ones stay in the main flow."""
+        by_agent = {s.agent_id: s for s in self.spawns if s.agent_id}
+        by_prompt: dict[str, list[_Spawn]] = {}
+        for each in self.spawns:
+            if each.prompt:
+                by_prompt.setdefault(each.prompt, []).append(each)
+        unlinked: list[_Thread] = []
+        for thread in self.sidechains:
+            spawn: _Spawn | None = by_agent.get(thread.agent_id) if thread.agent_id else None
+            if spawn is None or spawn.thread is not None:
+                candidates = by_prompt.get((thread.prompt or "").strip(), [])
+                spawn = next(
+                    (s for s in candidates if s.thread is None and s.line < thread.root_line), None
+                )
+            if spawn is not None:
+                spawn.thread = thread
+            else:
+                unlinked.append(thread)
+        if unlinked and any(n.conversational for n in self.main.nodes):
+            for thread in unlinked:
+                self.source.warn("sidechain matches no Task call; shown inline", thread.root_line)
+        if unlinked:
+            lists = [self.main.nodes] + [t.nodes for t in unlinked]
+            self.main.nodes = list(heapq.merge(*lists, key=lambda n: n.line))
+
+    def warn_dangling(self) -> None:
+        threads = [self.main, *self.sidechains]
+        for thread in threads:
+            for node in thread.nodes:
+                if node.parent is not None and node.parent not in self.thread_of:
+                    self.source.warn(
+                        f"parentUuid {node.parent!r} is not in the file; read as a root", node.line
+                    )
+
+    def assemble(self, nodes: list[_Node]) -> Iterator[Entry]:
+        dropped = _abandoned(nodes)
+        if dropped:
+            self.metadata["skipped_branches"] = self.metadata.get("skipped_branches", 0) + len(
+                {nodes[i].line for i in dropped if nodes[i].prompt}
+            )
+        for index, node in enumerate(nodes):
+            if index not in dropped:
+                yield from node.entries
+
+    def attach_subagent(self, spawn: _Spawn) -> None:
+        agent = spawn.call.subagent
+        if agent is None:
+            return
+        if spawn.thread is not None:
+            agent.transcript = Transcript(metadata={"source_format": NAME})
+            for entry in self.assemble(spawn.thread.nodes):
+                agent.transcript.append(entry)
+        else:
+            agent.transcript = self.child_file(spawn)
+        child = agent.transcript
+        if child is not None and spawn.call.status == "cancelled":
+            # Stopping the Task stopped its agent, and the calls that agent had running.
+            for call in child.tool_calls():
+                if call.status == "unknown" and call.result is None:
+                    child.update(call, status="cancelled")
+        if spawn.call.status in ("error", "cancelled") and spawn.call.result is not None:
+            agent.reason = _first_line(spawn.call.result.text)
+
+    def child_file(self, spawn: _Spawn) -> Transcript | None:
+        """The sub-agent's own file (v2.0 beside the session, v2.1 in ``<session>/subagents``)."""
+        path = None
+        if spawn.agent_id and _safe_name(spawn.agent_id):
+            path = next(
+                (
+                    p
+                    for d in self.context.dirs
+                    if (p := d / f"agent-{spawn.agent_id}.jsonl").is_file()
+                ),
+                None,
+            )
+        if path is None and spawn.call.call_id and self.context.dirs:
+            path = self.context.meta_links().get(spawn.call.call_id)
+        if path is None or path in self.context.loading:
+            return None
+        self.fill_from_meta(spawn, path.with_name(path.name.removesuffix(".jsonl") + ".meta.json"))
+        try:
+            source, stream = open_source(path)
+        except OSError as exc:
+            self.source.warn(f"sub-agent file {path.name} unreadable: {exc}", spawn.line)
+            return None
+        context = _Context(self.context.dirs, self.context.loading | {path})
+        try:
+            child = _Reader(source, context).read() if source.head else None
+        except TranscriptFormatError as exc:
+            self.source.warn(f"sub-agent file {path.name}: {exc.reason}", spawn.line)
+            child = None
+        finally:
+            if stream is not None:
+                stream.close()
+        if child is not None:
+            child.warnings[:0] = source.warnings
+            if spawn.agent_id:
+                child.metadata["agent_id"] = spawn.agent_id
+        return child
+
+    def fill_from_meta(self, spawn: _Spawn, meta_path: Path) -> None:
+        agent = spawn.call.subagent
+        if agent is None or not meta_path.is_file():
+            return
+        meta = _read_meta(meta_path)
+        agent.name = agent.name or _str(meta.get("agentType"))
+        agent.task = agent.task or _str(meta.get("description"))
+
+    def finish_metadata(self) -> None:
+        for kind in ("custom-title", "ai-title", "summary"):
+            if kind in self.titles:
+                self.metadata["title"] = self.titles[kind]
+                break
+
+    def summarise_warnings(self) -> None:
+        if self.bad_times:
+            count, first = len(self.bad_times), self.bad_times[0]
+            self.source.warn(
+                f"{count} line(s) have no readable timestamp; shown without a time", first
+            )
+        for kind, lines in self.unknown_types.items():
+            self.source.warn(
+                f"unknown record type {kind!r} skipped ({len(lines)} line(s))", lines[0]
+            )
+
+
+# --- small pure helpers -------------------------------------------------------------------------
+
+
+def _claude_shaped(record: dict[str, Any]) -> bool:
+    """A user/assistant line has Anthropic ``content``; no line has Gemini-style ``parts``."""
+    message = record.get("message")
+    if record.get("type") == "system":
+        return not (isinstance(message, dict) and "parts" in message)
+    return isinstance(message, dict) and "content" in message and "parts" not in message
+
+
+def _plain_text(content: Any) -> str | None:
+    """The text of a message's content: a string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        return "\n\n".join(t for t in texts if isinstance(t, str)) or None
+    return None
+
+
+def _first_line(text: str | None) -> str | None:
+    if not text:
+        return None
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return line[:200] or None
+
+
+def _safe_name(agent_id: str) -> bool:
+    """Agent ids come from the file: only plain names may become part of a path (spec X-1)."""
+    return agent_id.replace("-", "").replace("_", "").isalnum()
+
+
+def _refined_status(
+    reported: ToolStatus, text: str | None, record: dict[str, Any], extra: Any
+) -> ToolStatus:
+    """Claude Code's own signals on top of ``is_error``; only the head of the text is read."""
+    head = text[:200].lstrip() if text else ""
+    if record.get("toolDenialKind") or head.startswith(_REJECTED) or head.startswith(_INTERRUPTED):
+        return "cancelled"
+    if isinstance(extra, dict) and extra.get("interrupted") is True:
+        return "cancelled"
+    if head.startswith(_TOOL_ERROR):
+        return "error"
+    return reported
+
+
+def _record_stats(spawn: _Spawn, extra: dict[str, Any]) -> None:
+    """The sub-agent stats a Task result records (``toolUseResult``)."""
+    agent = spawn.call.subagent
+    if agent is None:
+        return
+    agent_id = _str(extra.get("agentId"))
+    if agent_id:
+        spawn.agent_id = agent.agent_id = agent_id
+    count = extra.get("totalToolUseCount")
+    if isinstance(count, int) and not isinstance(count, bool):
+        agent.tool_count = count
+    duration = extra.get("totalDurationMs")
+    if isinstance(duration, (int, float)) and not isinstance(duration, bool):
+        agent.duration_ms = float(duration)
+    usage = blocks.usage_of(extra.get("usage"))
+    if usage is not None:
+        agent.output_tokens = usage.output_tokens
+
+
+def _command(text: str, stamp: str | None) -> UserMessage:
+    name = (_tag(text, "command-name") or "").strip()
+    if name and not name.startswith("/"):
+        name = "/" + name
+    args = (_tag(text, "command-args") or "").strip()
+    return UserMessage(text=args, command=name or None, timestamp=stamp)
+
+
+def _local_output(text: str, stamp: str | None) -> list[Entry]:
+    notices: list[Entry] = []
+    for tag, level in (("local-command-stdout", "info"), ("local-command-stderr", "error")):
+        inner = (_tag(text, tag) or "").strip()
+        if inner:
+            notices.append(
+                SystemNotice(text=inner, level=level, subtype="local_command", timestamp=stamp)  # type: ignore[arg-type]
+            )
+    return notices
+
+
+def _fallback_notice(part: dict[str, Any]) -> SystemNotice:
+    def model(side: Any) -> str:
+        return _str(side.get("model")) or "?" if isinstance(side, dict) else "?"
+
+    text = f"Model fallback: {model(part.get('from'))} → {model(part.get('to'))}"
+    return SystemNotice(text=text, subtype="fallback")
+
+
+def _boundary(record: dict[str, Any]) -> CompactionBoundary:
+    meta = record.get("compactMetadata")
+    meta = meta if isinstance(meta, dict) else {}
+    pre = meta.get("preTokens")
+    return CompactionBoundary(
+        trigger=_str(meta.get("trigger")) or _str(record.get("trigger")),
+        pre_tokens=pre if isinstance(pre, int) and not isinstance(pre, bool) else None,
+    )
+
+
+def _error_text(error: Any) -> str:
+    """A readable message from the many shapes of ``error`` Claude Code records."""
+    if isinstance(error, str):
+        return error
+    if not isinstance(error, dict):
+        return "API error"
+    nested = error.get("error")
+    if isinstance(nested, dict):
+        inner = nested.get("error")
+        source = inner if isinstance(inner, dict) else nested
+        message = _str(source.get("message")) or _str(source.get("type"))
+    else:
+        message = _str(error.get("message")) or _str(error.get("type"))
+    status = error.get("status")
+    prefix = f"API error {status}" if isinstance(status, int) and status else "API error"
+    return f"{prefix}: {message}" if message else prefix
+
+
+def _api_error(record: dict[str, Any]) -> Entry:
+    """An API error; while Claude Code still retries, it is a notice, not a failed turn."""
+    text = _error_text(record.get("error"))
+    attempt, most = record.get("retryAttempt"), record.get("maxRetries")
+    retrying = isinstance(record.get("retryInMs"), (int, float)) and record["retryInMs"] > 0
+    if retrying or (isinstance(attempt, int) and isinstance(most, int) and attempt < most):
+        detail = f" (attempt {attempt} of {most}; retrying)" if isinstance(most, int) else ""
+        return SystemNotice(text=text + detail, level="warning", subtype="api_error")
+    return AssistantError(message=text)
+
+
+def _refusal(record: dict[str, Any]) -> AssistantError:
+    category = _str(record.get("apiRefusalCategory"))
+    explanation = _str(record.get("apiRefusalExplanation"))
+    head = f"Request refused ({category})" if category else "Request refused"
+    return AssistantError(message=f"{head}: {explanation}" if explanation else head)
+
+
+def _hook_errors(record: dict[str, Any]) -> SystemNotice | None:
+    errors = record.get("hookErrors")
+    if not isinstance(errors, list) or not errors:
+        return None
+    text = "\n".join(e if isinstance(e, str) else stringify(e) for e in errors)
+    return SystemNotice(text=text, level="warning", subtype="stop_hook_summary")
+
+
+def _notice(record: dict[str, Any], subtype: str | None) -> SystemNotice | None:
+    content = record.get("content")
+    if not isinstance(content, str) or not content.strip():
+        if subtype == "model_refusal_fallback":
+            content = (
+                f"Model fallback: {record.get('originalModel')} → {record.get('fallbackModel')}"
+            )
+        else:
+            return None
+    if "<local-command-stdout>" in content:
+        content = _tag(content, "local-command-stdout") or ""
+    level = record.get("level")
+    return SystemNotice(
+        text=content.strip(),
+        level=level if level in _LEVELS else "info",
+        subtype=subtype,
+    )
+
+
+def _relative(path: str, cwd: str | None) -> str:
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        return path[len(cwd.rstrip("/")) + 1 :]
+    return path.lstrip("/")
+
+
+def _unified_diff(
+    patch: list[Any], extra: dict[str, Any], args: dict[str, Any], cwd: str | None
+) -> str | None:
+    """``structuredPatch`` hunks as a unified diff; a newly created file as one added hunk."""
+    path = _str(extra.get("filePath")) or _str(args.get("file_path")) or "file"
+    shown = _relative(path, cwd)
+    lines = [f"--- a/{shown}", f"+++ b/{shown}"]
+    for hunk in patch:
+        if not isinstance(hunk, dict):
+            continue
+        numbers = [hunk.get(k) for k in ("oldStart", "oldLines", "newStart", "newLines")]
+        if not all(isinstance(n, int) for n in numbers):
+            continue
+        lines.append("@@ -{},{} +{},{} @@".format(*numbers))
+        lines.extend(x for x in hunk.get("lines") or [] if isinstance(x, str))
+    if len(lines) == 2 and extra.get("type") == "create" and isinstance(extra.get("content"), str):
+        added = extra["content"].split("\n")
+        lines[0] = "--- /dev/null"
+        lines.append(f"@@ -0,0 +1,{len(added)} @@")
+        lines.extend("+" + x for x in added)
+    return "\n".join(lines) if len(lines) > 2 else None
+
+
+_TODO_MARKS = {"completed": "[x]", "in_progress": "[~]"}
+
+
+def _checklist(todos: list[Any]) -> str:
+    """A todo list as text: ``[x]`` done, ``[~]`` in progress, ``[ ]`` pending."""
+    rows = []
+    for todo in todos:
+        if isinstance(todo, dict):
+            text = _str(todo.get("content")) or _str(todo.get("subject")) or ""
+            rows.append(f"{_TODO_MARKS.get(str(todo.get('status')), '[ ]')} {text}")
+    return "\n".join(rows)
+
+
+# --- branches -------------------------------------------------------------------------------------
+
+
+def _abandoned(nodes: list[_Node]) -> set[int]:
+    """Indexes of the nodes on branches a rewind left behind.
+
+    Walk back from the last conversational record (through ``logicalParentUuid`` across a
+    compaction) to find the active branch. Where it forks, a sibling branch is dropped only when
+    it starts with a user prompt and was written entirely before the active branch went on: that
+    is what a rewind leaves. Forks of any other shape (parallel tool results, retries, broken
+    synthetic ids) are kept, so nothing readable is lost on a guess.
+    """
+    by_uuid: dict[str, int] = {}
+    children: dict[str, list[int]] = {}
+    for index, node in enumerate(nodes):
+        if node.uuid is not None:
+            by_uuid[node.uuid] = index
+        link = node.parent or node.logical_parent
+        if link is not None:
+            children.setdefault(link, []).append(index)
+    start = next(
+        (i for i in range(len(nodes) - 1, -1, -1) if nodes[i].conversational and nodes[i].uuid),
+        None,
+    )
+    if start is None:
+        return set()
+    path: set[str] = set()
+    step: int | None = start
+    while step is not None:
+        node = nodes[step]
+        if node.uuid is None or node.uuid in path:
+            break
+        path.add(node.uuid)
+        link = node.parent or node.logical_parent
+        step = by_uuid.get(link) if link is not None else None
+    dropped: set[int] = set()
+    for uuid in path:
+        kids = children.get(uuid, [])
+        if len(kids) < 2:
+            continue
+        resumed = min((nodes[k].line for k in kids if nodes[k].uuid in path), default=None)
+        if resumed is None:
+            continue
+        for kid in kids:
+            if nodes[kid].uuid in path or not nodes[kid].prompt:
+                continue
+            branch = _subtree(kid, nodes, children)
+            if all(nodes[i].line < resumed and nodes[i].uuid not in path for i in branch):
+                dropped |= branch
+    return dropped
+
+
+def _subtree(root: int, nodes: list[_Node], children: dict[str, list[int]]) -> set[int]:
+    seen = {root}
+    stack = [root]
+    while stack:
+        uuid = nodes[stack.pop()].uuid
+        for kid in children.get(uuid, []) if uuid is not None else []:
+            if kid not in seen:
+                seen.add(kid)
+                stack.append(kid)
+    return seen

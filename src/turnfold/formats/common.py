@@ -11,6 +11,21 @@ from typing import Any
 from turnfold.model import ResultKind, ToolResult
 from turnfold.tools import tool_category
 
+
+class NameSet(frozenset[str]):
+    """A set of names that says "not in" to any value that is not a string.
+
+    Loaders test untrusted JSON values against constant sets (``record.get("type") in TYPES``);
+    a list or dict there would make a plain frozenset raise ``TypeError`` (unhashable). Every
+    such constant is a ``NameSet``, so a value of the wrong shape is just an unknown name (L-4).
+    """
+
+    __slots__ = ()
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str) and frozenset.__contains__(self, value)
+
+
 #: Descriptions are one line for a summary; the full arguments stay in ``ToolCall.args``.
 DESCRIPTION_MAX = 120
 
@@ -23,7 +38,7 @@ _DESCRIPTION_KEYS: dict[str, tuple[str, ...]] = {
     "search": ("pattern", "query", "regex", "search", "glob"),
     "list": ("path", "dir_path", "directory", "dir", "absolute_path"),
     "command": ("command", "cmd", "script"),
-    "agent": ("description", "task", "prompt", "message"),
+    "agent": ("description", "task", "objective", "prompt", "message"),
     "other": ("description", "query", "url", "path", "file_path", "command", "prompt", "name"),
 }
 
@@ -84,7 +99,8 @@ def _command_text(argv: list[str]) -> str:
 
 def result_kind(text: str | None) -> ResultKind:
     """``ansi`` when the text carries escape sequences, else ``text``."""
-    return "ansi" if text and "\x1b[" in text else "text"
+    # A lone ESC search runs at memchr speed; it matters on tens of megabytes of output.
+    return "ansi" if text and "\x1b" in text and "\x1b[" in text else "text"
 
 
 def text_result(text: str | None, kind: ResultKind | None = None, **extra: Any) -> ToolResult:

@@ -1,16 +1,601 @@
-"""Placeholder: the gemini loader is being written (issue 3)."""
+"""Gemini CLI chat recordings (spec L-2.4): legacy JSON, and JSONL with ``$set`` / ``$rewindTo``.
+
+Files live in ``~/.gemini/tmp/<project>/chats/session-<time>-<id8>.json[l]``; a sub-agent's session
+in ``chats/<parentSessionId>/<sessionId>.jsonl`` with ``kind: "subagent"`` (notes §3.1).
+
+**Layouts.** Legacy (until ~v0.39): one JSON object ``{sessionId, projectHash, startTime,
+lastUpdated, messages, summary?, kind?, directories?}``. JSONL (since 2026-04), read the way Gemini
+CLI's ``loadConversationRecord()`` reads it:
+
+- a metadata line ``{sessionId, projectHash, ...}``, and ``{"$set": {...}}`` updates to it;
+- message lines: the *last* line with an ``id`` wins, in the position of the first one (a message is
+  re-appended as tokens arrive and tool calls finish);
+- ``{"$rewindTo": id}`` drops that message and every later one (all of them when the id is
+  unknown, as Gemini CLI does; that case is warned about);
+- ``{"$set": {"messages": [...]}}`` replaces the history. When it drops recorded messages it is a
+  compaction (``/compress``): the dropped messages stay visible (they happened), a
+  ``CompactionBoundary`` follows whose summary is the text of the checkpoint's leading new
+  messages (the summary turn), and recorded messages it keeps are updated in place. A checkpoint
+  that drops nothing (tool-output masking, a resume sync) only updates messages in place.
+
+**Messages** (``type``):
+
+- ``user`` → ``UserMessage`` from ``displayContent`` (the text as typed) or ``content``. Function
+  responses in a user message (history synced back by Gemini CLI) fill in calls with no result.
+- ``gemini`` → ``thoughts[]`` become ``Thinking(form="summary")``: Gemini CLI records the model's
+  *thought summaries* (``subject`` is the summary's bold title, ``description`` the rest), not the
+  raw reasoning. ``content`` becomes ``AssistantText`` (``model``; ``tokens`` → ``Usage`` on the
+  last text, or in the first entry's ``meta["usage"]`` when the response wrote no text).
+  ``toolCalls[]`` become ``ToolCall``: ``status`` success/error/cancelled as recorded, anything else
+  ``unknown`` (an unfinished state is kept in ``meta["status"]``); the result is the
+  ``functionResponse`` output, else ``resultDisplay``; a diff display gives kind ``diff`` and
+  ``write_todos`` kind ``todo``. Gemini CLI appends the calls of later model responses to the same
+  message, recording each response's calls together with one timestamp, so calls that share a
+  timestamp form one batch: ``batch_id`` is the message id, ``<id>#2`` for the next batch, ...
+  ``ToolCall.timestamp`` is when the batch was recorded (after it ran), so no duration is derived.
+- ``info`` → ``SystemNotice``; ``"Request cancelled."`` → ``AbortMarker`` (calls of the response
+  before it that never finished become ``cancelled``); the auto-compression notice →
+  ``CompactionBoundary`` with ``pre_tokens``. ``warning`` → ``SystemNotice(level="warning")``;
+  ``error`` → ``AssistantError``.
+
+**Sub-agents.** ``delegate_to_agent``, agent tools (``codebase_investigator``), a call with
+``agentId`` or an output ``"Subagent '…' finished"`` carry a ``SubAgent`` (name, task, termination
+reason). Given a path, the child session ``chats/<sessionId>/<agentId>.json[l]`` is loaded as its
+transcript (tool count and output tokens derived from it, duration from its start and last update);
+sub-agent files no call links to are reported in one warning.
+
+Metadata: ``session_id``, ``project_hash``, ``start_time``, ``last_updated``, ``title`` (the
+session ``summary``), ``kind``, ``directories``, ``model`` (the last one used). Gemini CLI records
+no cwd or version. A source with no Gemini record at all (e.g. a Claude Code file read with
+``format="gemini"``) raises ``TranscriptFormatError`` rather than returning an empty transcript.
+"""
 
 from __future__ import annotations
 
-from turnfold.formats.source import Source
-from turnfold.model import Transcript
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from turnfold.formats.common import NameSet, checked_timestamp
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.gemini_parts import (
+    FINAL_STATUSES,
+    Assembler,
+    PendingResult,
+    as_parts,
+    attach_child,
+    attach_usage,
+    build_result,
+    images_of,
+    is_agent_call,
+    joined_text,
+    make_call,
+    model_entries,
+    response_text,
+    span_ms,
+    usage_from,
+)
+from turnfold.formats.source import Source, open_source
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    Entry,
+    ImageData,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    UserMessage,
+)
 
 NAME = "gemini"
 
+_MESSAGE_TYPES = NameSet({"user", "gemini", "info", "warning", "error"})
+CANCELLED_TEXT = "Request cancelled."  # useGeminiStream's notice when the user presses Esc
+_COMPRESSED = re.compile(
+    r"A compressed context will be sent for future messages "
+    r"\(compressed from: (\d+|unknown) to (\d+|unknown) tokens\)"
+)
+_SUBAGENT_DONE = re.compile(r"Subagent '([^']*)' finished")
+_TERMINATION = re.compile(r"^Termination Reason: *(\S+)", re.MULTILINE)
+#: Agent tools that are not named after their job (the agent's own name is the tool name).
+_AGENT_NAMED_TOOLS = NameSet({"codebase_investigator"})
+_TASK_KEYS = ("objective", "task", "prompt", "description", "query")
+#: Header keys kept, under turnfold's names (``summary`` is the session's one-line title).
+_METADATA_KEYS = {
+    "sessionId": "session_id",
+    "projectHash": "project_hash",
+    "startTime": "start_time",
+    "lastUpdated": "last_updated",
+    "summary": "title",
+    "kind": "kind",
+    "directories": "directories",
+}
+#: Sub-agent sessions nest; deeper ones are not followed (and cycles never are).
+MAX_SUBAGENT_DEPTH = 4
+
+
+def _is_header(value: Any) -> bool:
+    """A metadata line, or a legacy file's one object (spec L-2: detection on the first record)."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("sessionId"), str)
+        and (isinstance(value.get("projectHash"), str) or isinstance(value.get("messages"), list))
+        and "uuid" not in value
+        and "type" not in value
+    )
+
+
+def _is_gemini_record(value: Any) -> bool:
+    return isinstance(value, dict) and (
+        isinstance(value.get("$set"), dict)
+        or isinstance(value.get("$rewindTo"), str)
+        or (isinstance(value.get("id"), str) and value.get("type") == "gemini")
+    )
+
 
 def detect(source: Source) -> bool:
-    return False
+    """The header (``sessionId`` + ``projectHash`` or ``messages``), or Gemini-only records."""
+    values = source.head_values()
+    return bool(values) and (_is_header(values[0]) or any(map(_is_gemini_record, values[:5])))
 
 
 def read(source: Source) -> Transcript:
-    raise NotImplementedError("gemini")
+    return _read(source, depth=0, seen=frozenset())
+
+
+def _read(source: Source, *, depth: int, seen: frozenset[Path]) -> Transcript:
+    if not source.head:
+        raise TranscriptFormatError(source.name, [NAME], None, "the source is empty")
+    reader = _Reader(source)
+    for line, value in source.records():
+        reader.feed(line, value)
+    if not reader.recognised:
+        reason = "no Gemini CLI chat record (header, message, $set or $rewindTo) found"
+        raise TranscriptFormatError(source.name, [NAME], reader.first_unknown, reason)
+    entries = reader.finish()
+    _link_subagents(source, entries, reader.header.get("sessionId"), depth=depth, seen=seen)
+    return Transcript(entries, metadata=reader.metadata())
+
+
+@dataclass
+class _Message:
+    """One message record; replaced whole when a later line has the same id.
+
+    Only the last version of a message is ever shown, so conversion waits for the end: a
+    message re-written ten times as its tools finish is converted once.
+    """
+
+    type: str
+    record: dict[str, Any] | None
+    line: int
+    items: list[Entry | PendingResult] | None = None
+    marker: bool = False
+
+
+@dataclass
+class _Reader:
+    """The conversation as Gemini CLI rebuilds it: header, and messages by id in order."""
+
+    source: Source
+    header: dict[str, Any] = field(default_factory=dict)
+    messages: dict[str, _Message] = field(default_factory=dict)
+    #: Ids a compaction dropped: kept for display, no longer part of the model's history.
+    archived: set[str] = field(default_factory=set)
+    recognised: bool = False
+    first_unknown: int | None = None
+    model: str | None = None
+    _boundaries: int = 0
+
+    def feed(self, line: int, value: Any) -> None:
+        if isinstance(value, MalformedLine):
+            self.source.warn(value.reason, line)
+        elif not isinstance(value, dict):
+            self._unknown("not a JSON object", line)
+        elif isinstance(value.get("$rewindTo"), str):
+            self.recognised = True
+            self._rewind(value["$rewindTo"], line)
+        elif isinstance(value.get("id"), str):
+            self._message(value, line)
+        elif isinstance(value.get("$set"), dict):
+            self.recognised = True
+            self._update(value["$set"], line)
+        elif _is_header(value):
+            self.recognised = True
+            self._update(value, line)
+        else:
+            self._unknown("unknown record skipped", line)
+
+    def _unknown(self, reason: str, line: int) -> None:
+        self.first_unknown = self.first_unknown or line
+        self.source.warn(reason, line)
+
+    # --- record kinds ----------------------------------------------------------------------------
+
+    def _update(self, values: dict[str, Any], line: int) -> None:
+        for key in _METADATA_KEYS:
+            if key in values:
+                self.header[key] = values[key]
+        messages = values.get("messages")
+        if isinstance(messages, list):
+            self._replace(messages, line)
+
+    def _message(self, record: dict[str, Any], line: int) -> None:
+        kind = record.get("type")
+        if not isinstance(kind, str) or kind not in _MESSAGE_TYPES:
+            self._unknown(f"unknown message type {kind!r} skipped", line)
+            return
+        self.recognised = True
+        # Assigning an existing key keeps its position: Gemini CLI's Map does the same.
+        self.messages[record["id"]] = _Message(type=kind, record=record, line=line)
+
+    def _rewind(self, target: str, line: int) -> None:
+        ids = list(self.messages)
+        if target in self.messages:
+            for key in ids[ids.index(target) :]:
+                del self.messages[key]
+        elif ids:
+            reason = f"$rewindTo {target!r}: no such message; all earlier ones dropped"
+            self.source.warn(reason + ", as Gemini CLI does", line)
+            self.messages.clear()
+
+    def _replace(self, messages: list[Any], line: int) -> None:
+        """A ``$set.messages`` checkpoint (or a legacy file's list): see the module docstring."""
+        new = [m for m in messages if isinstance(m, dict) and isinstance(m.get("id"), str)]
+        if len(new) < len(messages):
+            self.source.warn(f"{len(messages) - len(new)} message(s) without an id skipped", line)
+        ids = {m["id"] for m in new}
+        dropped = [
+            key
+            for key, message in self.messages.items()
+            if not message.marker and key not in ids and key not in self.archived
+        ]
+        if not dropped:
+            for record in new:
+                self._message(record, line)
+            return
+        self.archived.update(dropped)
+        # Leading new messages are the summary turn(s); kept ones follow, then any new ones.
+        summary: list[Entry] = []
+        later: list[dict[str, Any]] = []
+        kept_seen = False
+        for record in new:
+            if record["id"] in self.messages:
+                kept_seen = True
+                self._message(record, line)
+            elif kept_seen:
+                later.append(record)
+            else:
+                summary += [i for i in self._convert(record, line) if isinstance(i, Entry)]
+        self._boundary(summary, line)
+        for record in later:
+            self._message(record, line)
+
+    def _boundary(self, summary: list[Entry], line: int) -> None:
+        self._boundaries += 1
+        texts = [e.text for e in summary if isinstance(e, UserMessage | AssistantText) and e.text]
+        stamp = next((e.timestamp for e in summary if e.timestamp), None)
+        boundary = CompactionBoundary(summary="\n\n".join(texts) or None, timestamp=stamp)
+        key = f"\x00compaction-{self._boundaries}"  # cannot collide with a message id
+        self.messages[key] = _Message("compaction", None, line, items=[boundary], marker=True)
+
+    # --- conversion ------------------------------------------------------------------------------
+
+    def _items(self, message: _Message) -> list[Entry | PendingResult]:
+        if message.items is None:
+            assert message.record is not None  # only markers are made without a record
+            message.items = self._convert(message.record, message.line)
+            message.record = None  # the entries hold what is needed
+        return message.items
+
+    def _convert(self, record: dict[str, Any], line: int) -> list[Entry | PendingResult]:
+        kind = record.get("type")
+        stamp = checked_timestamp(record.get("timestamp"))
+        items: list[Entry | PendingResult]
+        if kind == "user":
+            items = _user_items(record, stamp, line)
+        elif kind == "gemini":
+            items = list(self._model_entries(record, stamp))
+        else:
+            notice = _notice(str(kind), record, stamp)
+            items = [notice] if notice else []
+        for item in items:
+            if isinstance(item, Entry):
+                item.meta["message_id"] = record["id"]
+        return items
+
+    def _model_entries(self, record: dict[str, Any], stamp: str | None) -> list[Entry]:
+        message_id = record["id"]
+        model = record.get("model") if isinstance(record.get("model"), str) else None
+        self.model = model or self.model
+        raw_calls = record.get("toolCalls")
+        calls = [c for c in raw_calls if isinstance(c, dict)] if isinstance(raw_calls, list) else []
+        call_ids = frozenset(c["id"] for c in calls if isinstance(c.get("id"), str))
+        thoughts = (_thought(t, stamp) for t in _list(record.get("thoughts")))
+        entries: list[Entry] = [t for t in thoughts if t]
+        entries += model_entries(
+            as_parts(record.get("content")),
+            timestamp=stamp,
+            batch_id=message_id,
+            model=model,
+            usage=None,
+            thought_form="summary",
+            skip_call_ids=call_ids,
+        )
+        entries += _tool_calls(calls, message_id)
+        attach_usage(entries, usage_from(record.get("tokens")))
+        return entries
+
+    # --- the end ---------------------------------------------------------------------------------
+
+    def finish(self) -> list[Entry]:
+        """The final entries, results paired and interrupted calls marked ``cancelled``."""
+        # Synced function responses only fill gaps: a masked copy must not replace the output.
+        assembler = Assembler(self.source, warn_unmatched=False, overwrite=False)
+        last_calls: list[ToolCall] = []
+        for message in self.messages.values():
+            items = self._items(message)
+            for item in items:
+                if isinstance(item, AbortMarker):
+                    _cancel_unfinished(last_calls)
+                previous = assembler.entries[-1] if assembler.entries else None
+                if isinstance(item, CompactionBoundary) and isinstance(
+                    previous, CompactionBoundary
+                ):
+                    _merge_boundaries(previous, item)  # notice and checkpoint: one compaction
+                    continue
+                assembler.add(item)
+            if message.type == "gemini":
+                last_calls = [i for i in items if isinstance(i, ToolCall)]
+            elif message.type == "user":
+                last_calls = []
+        return assembler.entries
+
+    def metadata(self) -> dict[str, Any]:
+        metadata: dict[str, Any] = {"source_format": NAME}
+        for key, name in _METADATA_KEYS.items():
+            value = self.header.get(key)
+            if (isinstance(value, str) and value) or _is_str_list(value):
+                metadata[name] = value
+        if self.model:
+            metadata["model"] = self.model
+        return metadata
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _user_items(
+    record: dict[str, Any], stamp: str | None, line: int
+) -> list[Entry | PendingResult]:
+    content = as_parts(record.get("content"))
+    text = joined_text(as_parts(record.get("displayContent")), sep="\n") or joined_text(
+        content, sep="\n"
+    )
+    images = images_of(content)
+    items: list[Entry | PendingResult] = []
+    if text or images:
+        message = UserMessage(text=text, timestamp=stamp)
+        if images:
+            message.meta["images"] = len(images)  # a prompt's pasted images are not modelled
+        items.append(message)
+    for part in content:
+        response = part.get("functionResponse")
+        if isinstance(response, dict) and isinstance(response.get("id"), str):
+            items.append(_pending(response, stamp, line))
+    return items
+
+
+def _pending(response: dict[str, Any], stamp: str | None, line: int) -> PendingResult:
+    text, failed = response_text(response.get("response"))
+    name = response.get("name")
+    result = build_result(
+        name if isinstance(name, str) else "",
+        text=text,
+        display=None,
+        images=images_of(response.get("parts")),
+        failed=failed,
+    )
+    status: ToolStatus | None = "error" if failed else None
+    return PendingResult(response["id"], result, status, ended_at=stamp, line=line)
+
+
+def _thought(thought: Any, stamp: str | None) -> Thinking | None:
+    if not isinstance(thought, dict):
+        return None
+    subject = thought.get("subject") if isinstance(thought.get("subject"), str) else ""
+    description = thought.get("description")
+    description = description if isinstance(description, str) else ""
+    text = f"**{subject}**\n\n{description}" if subject and description else subject or description
+    if not text:
+        return None
+    own = checked_timestamp(thought.get("timestamp"))
+    return Thinking(text=text, form="summary", timestamp=own or stamp)
+
+
+def _notice(kind: str, record: dict[str, Any], stamp: str | None) -> Entry | None:
+    text = joined_text(as_parts(record.get("content")), sep="\n")
+    if not text.strip():
+        return None
+    if kind == "error":
+        return AssistantError(message=text, timestamp=stamp)
+    if kind == "warning":
+        return SystemNotice(text=text, level="warning", subtype="warning", timestamp=stamp)
+    if text.strip() == CANCELLED_TEXT:
+        return AbortMarker(reason=text.strip(), timestamp=stamp)
+    match = _COMPRESSED.search(text)
+    if match:
+        boundary = CompactionBoundary(trigger="auto", pre_tokens=_int(match[1]), timestamp=stamp)
+        if _int(match[2]) is not None:
+            boundary.meta["post_tokens"] = _int(match[2])
+        return boundary
+    return SystemNotice(text=text, level="info", subtype="info", timestamp=stamp)
+
+
+def _int(text: str) -> int | None:
+    return int(text) if text.isdigit() else None
+
+
+def _tool_calls(records: list[dict[str, Any]], message_id: str) -> list[Entry]:
+    calls: list[Entry] = []
+    batch, previous = 1, None
+    for index, record in enumerate(records):
+        stamp = record.get("timestamp")
+        if index and stamp != previous:
+            batch += 1  # a later model response's calls, appended to the same message
+        previous = stamp
+        calls.append(_tool_call(record, message_id if batch == 1 else f"{message_id}#{batch}"))
+    return calls
+
+
+def _tool_call(record: dict[str, Any], batch_id: str) -> ToolCall:
+    stamp = checked_timestamp(record.get("timestamp"))
+    call = make_call(
+        record.get("id"), record.get("name"), record.get("args"), timestamp=stamp,
+        batch_id=batch_id, cwd=None,
+    )  # fmt: skip
+    raw = record.get("status")
+    call.status = FINAL_STATUSES.get(raw, "unknown") if isinstance(raw, str) else "unknown"
+    if isinstance(raw, str) and raw not in FINAL_STATUSES:
+        call.meta["status"] = raw  # validating / scheduled / executing / awaiting_approval
+    if isinstance(record.get("displayName"), str):
+        call.meta["display_name"] = record["displayName"]
+    text, failed, images = _result_parts(record.get("result"))
+    call.result = build_result(
+        call.name,
+        text=text,
+        display=record.get("resultDisplay"),
+        args=call.args,
+        images=images,
+        failed=failed or call.status == "error",
+    )
+    agent_id = record.get("agentId") if isinstance(record.get("agentId"), str) else None
+    if _spawns_agent(call, agent_id):
+        call.subagent = _subagent(call, agent_id)
+        if call.result is not None and call.result.kind == "text":
+            call.result.kind = "subagent"
+    return call
+
+
+def _result_parts(result: Any) -> tuple[str | None, bool, list[ImageData]]:
+    """(text, reports an error, images) of a tool call's ``result`` parts."""
+    parts = as_parts(result)
+    texts: list[str] = []
+    failed = False
+    images = images_of(parts)
+    for part in parts:
+        response = part.get("functionResponse")
+        if isinstance(response, dict):
+            text, error = response_text(response.get("response"))
+            texts += [text] if text else []
+            failed = failed or error
+            images += images_of(response.get("parts"))
+        elif isinstance(part.get("text"), str) and part["text"]:
+            texts.append(part["text"])
+    return ("\n".join(texts) or None), failed, images
+
+
+def _spawns_agent(call: ToolCall, agent_id: str | None) -> bool:
+    output = call.result.text if call.result else None
+    return (
+        is_agent_call(call.name)
+        or call.name in _AGENT_NAMED_TOOLS
+        or agent_id is not None
+        or bool(output and _SUBAGENT_DONE.match(output))
+    )
+
+
+def _subagent(call: ToolCall, agent_id: str | None) -> SubAgent:
+    args = call.args if isinstance(call.args, dict) else {}
+    output = call.result.text if call.result and call.result.text else ""
+    done = _SUBAGENT_DONE.match(output)
+    name = args.get("agent_name")
+    if not isinstance(name, str) or not name:
+        name = done[1] if done else (None if is_agent_call(call.name) else call.name)
+    task = next((args[k] for k in _TASK_KEYS if isinstance(args.get(k), str) and args[k]), None)
+    reason = _TERMINATION.search(output)
+    return SubAgent(name=name, task=task, agent_id=agent_id, reason=reason[1] if reason else None)
+
+
+def _cancel_unfinished(calls: list[ToolCall]) -> None:
+    """Calls of the interrupted response that never finished were cut off (spec L-3)."""
+    for call in calls:
+        if call.status == "unknown" and (call.result is None or "status" in call.meta):
+            call.status = "cancelled"
+
+
+def _merge_boundaries(kept: CompactionBoundary, other: CompactionBoundary) -> None:
+    kept.summary = kept.summary or other.summary
+    kept.trigger = kept.trigger or other.trigger
+    kept.pre_tokens = kept.pre_tokens if kept.pre_tokens is not None else other.pre_tokens
+    kept.timestamp = kept.timestamp or other.timestamp
+    kept.meta = {**other.meta, **kept.meta}
+
+
+# --- sub-agent sessions -------------------------------------------------------------------------
+
+
+def _link_subagents(
+    source: Source, entries: list[Entry], session_id: Any, *, depth: int, seen: frozenset[Path]
+) -> None:
+    """Attach ``chats/<sessionId>/<agentId>.json[l]`` to the call with that ``agentId``."""
+    agents = [e.subagent for e in entries if isinstance(e, ToolCall) and e.subagent]
+    if source.path is None or not isinstance(session_id, str) or not session_id or not agents:
+        return
+    folder = source.path.parent / session_id
+    if not folder.is_dir():
+        return
+    files = {
+        p.stem: p
+        for p in sorted(folder.iterdir())
+        if p.suffix in (".json", ".jsonl") and p.is_file()
+    }
+    linked: set[str] = set()
+    for agent in agents:
+        path = files.get(agent.agent_id) if agent.agent_id else None
+        if path is None or agent.agent_id in linked:
+            continue
+        child = _load_child(source, path, depth=depth, seen=seen)
+        if child is not None:
+            linked.add(path.stem)
+            attach_child(agent, child)
+            if agent.duration_ms is None:
+                start, end = child.metadata.get("start_time"), child.metadata.get("last_updated")
+                agent.duration_ms = span_ms(start, end)
+    if len(files) > len(linked):
+        count = len(files) - len(linked)
+        source.warn(f"{count} sub-agent session(s) in {folder.name}/ not linked to a tool call")
+
+
+def _load_child(
+    source: Source, path: Path, *, depth: int, seen: frozenset[Path]
+) -> Transcript | None:
+    resolved = path.resolve()
+    if depth + 1 >= MAX_SUBAGENT_DEPTH or resolved in seen:
+        source.warn(f"sub-agent session {path.name} not loaded (nested too deep)")
+        return None
+    try:
+        child_source, stream = open_source(path)
+    except OSError as exc:
+        source.warn(f"sub-agent session {path.name}: {exc}")
+        return None
+    try:
+        child = _read(child_source, depth=depth + 1, seen=seen | {resolved})
+    except TranscriptFormatError as exc:
+        source.warn(f"sub-agent session {path.name}: {exc.reason}")
+        return None
+    finally:
+        if stream is not None:
+            stream.close()
+    child.warnings[:0] = child_source.warnings
+    return child

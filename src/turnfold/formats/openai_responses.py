@@ -1,16 +1,824 @@
-"""Placeholder: the openai-responses loader is being written (issue 3)."""
+"""OpenAI Responses API items (spec L-2.5), and the item conversion Codex rollouts reuse.
+
+Input shapes: a list of items (a request's ``input`` or a response's ``output``), as dicts, SDK
+objects (``load`` turns them into dicts) or JSON lines; a whole Response object
+``{"object": "response", "output": [...]}`` (or a JSONL of them); a request ``{"input": ...}``.
+
+Mapping (:class:`ResponsesBuilder`):
+
+- ``message`` role ``user`` → :class:`UserMessage` (``input_text`` parts; images and files are
+  counted in ``meta``; a message of nothing but attachments reads ``[image]``); role
+  ``assistant`` → :class:`AssistantText` (``output_text``; a ``refusal`` part is an
+  AssistantText with ``meta["refusal"]``; ``status: "incomplete"`` is kept in ``meta``); roles
+  ``system`` / ``developer`` are instructions, not prompts: their text goes to
+  ``metadata["system"]`` (so do a request's or a Response's ``instructions``, once);
+- ``reasoning`` → :class:`Thinking`: raw ``content`` as ``form="text"``, else the ``summary`` as
+  ``form="summary"``, else ``encrypted_content`` alone as ``form="encrypted"`` with the payload in
+  ``data``; a reasoning item with none of them adds nothing (never an empty box, spec P-9);
+- calls → :class:`ToolCall` with the item's ``call_id`` (``id`` for hosted tools, which have no
+  call id; ``<type>@<line>`` when there is neither): ``function_call`` (``arguments`` parsed),
+  ``custom_tool_call`` (``input`` parsed when it is JSON, else kept as the raw string),
+  ``local_shell_call`` (``local_shell``, args = the ``action``), ``computer_call``
+  (``computer``), ``tool_search_call``; their outputs (``*_output`` items) pair by ``call_id``.
+  The Responses API records no error flag for them, so a call with an output is ``unknown``
+  (spec L-3); one without is ``executing`` in a live feed and ``unknown`` in a static load;
+  ``status: "incomplete"`` or a cancelled response makes it ``cancelled``;
+- hosted tools carry their own outcome: ``web_search_call``, ``file_search_call``,
+  ``code_interpreter_call``, ``image_generation_call`` and ``mcp_call`` map ``status``
+  ``completed`` → ``success``, ``failed`` → ``error``, ``incomplete`` / ``cancelled`` →
+  ``cancelled`` (``mcp_call.error`` → ``error``); their results (search results, logs, the
+  generated image) come from the item itself;
+- results by tool: ``apply_patch`` with its patch text → kind ``diff``; ``update_plan`` → kind
+  ``plan`` (a checklist, the plan itself in ``structured``); anything else ``text``/``ansi``,
+  inline ``data:`` images in ``images``;
+- ``compaction`` (encrypted, remote compaction) → :class:`CompactionBoundary`;
+- a Response object: its ``output`` items form one batch under the response ``id``; ``usage``
+  goes on its last AssistantText; ``created_at`` dates its entries; status ``incomplete`` /
+  ``cancelled`` → :class:`AbortMarker` (reason from ``incomplete_details``) and its unfinished
+  calls ``cancelled``; ``failed`` → :class:`AssistantError`.
+
+Batches (spec §3) of a bare item list: consecutive calls form one batch, ``batch-<line>`` after
+the first call's line; any message, reasoning or call output ends it (a model response lists
+its calls together, and its outputs come back before the next response's items).
+
+Skipped silently, as bookkeeping without content: ``item_reference``, ``mcp_list_tools``,
+``mcp_approval_request`` / ``mcp_approval_response`` (decisions already taken in a stored
+conversation). Any other item type is skipped with one warning per line (spec L-4).
+"""
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from turnfold.formats.common import NameSet, describe_args, parse_arguments, stringify, text_result
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source
-from turnfold.model import Transcript
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    Entry,
+    ImageData,
+    LoadWarning,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+    Transcript,
+    Usage,
+    UserMessage,
+)
 
 NAME = "openai-responses"
 
+#: Calls whose outcome arrives later as a ``*_output`` item with the same ``call_id``.
+DEFERRED_CALLS: dict[str, str] = {
+    "function_call": "",
+    "custom_tool_call": "",
+    "local_shell_call": "local_shell",
+    "computer_call": "computer",
+    "tool_search_call": "tool_search",
+}
+#: Hosted (built-in) tools: the item is the call and its outcome at once.
+HOSTED_CALLS: dict[str, str] = {
+    "web_search_call": "web_search",
+    "file_search_call": "file_search",
+    "code_interpreter_call": "code_interpreter",
+    "image_generation_call": "image_generation",
+    "mcp_call": "",
+}
+#: Output item type → the tool name an output without a known call gets.
+OUTPUTS: dict[str, str] = {
+    "function_call_output": "",
+    "custom_tool_call_output": "",
+    "local_shell_call_output": "local_shell",
+    "computer_call_output": "computer",
+    "tool_search_output": "tool_search",
+}
+SILENT_ITEMS = NameSet(
+    {"item_reference", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response"}
+)
+ITEM_TYPES = NameSet(
+    {"message", "reasoning", "compaction", "compaction_summary"}
+    | DEFERRED_CALLS.keys()
+    | HOSTED_CALLS.keys()
+    | OUTPUTS.keys()
+    | SILENT_ITEMS
+)
+
+_HOSTED_STATUS: dict[str, ToolStatus] = {
+    "completed": "success",
+    "failed": "error",
+    "incomplete": "cancelled",
+    "cancelled": "cancelled",
+}
+_TEXT_PARTS = NameSet({"input_text", "output_text", "text"})
+_TYPED_PARTS = NameSet({"input_text", "output_text", "input_image", "input_file"})
+_PATCH_TOOLS = NameSet({"apply_patch"})
+_PLAN_TOOLS = NameSet({"update_plan"})
+_PLAN_MARKS = {"completed": "[x]", "in_progress": "[-]"}
+
+
+# --- small conversions, shared with the Chat Completions and Codex loaders ----------------------
+
+
+def as_int(value: Any) -> int | None:
+    """An integer token count or id; bools and everything else are None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def unix_timestamp(value: Any) -> str | None:
+    """Unix seconds (``created_at``, ``created``) as ISO-8601 UTC; None for anything else."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    try:
+        moment = datetime.fromtimestamp(value, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def plain_copy(value: Any) -> Any:
+    """A copy of a JSON-like value, so entries never share mutable state with the input (L-4)."""
+    return copy.deepcopy(value) if isinstance(value, (dict, list)) else value
+
+
+def parsed_arguments(raw: Any) -> Any:
+    """Arguments parsed from their JSON string (a fresh value), or a copy of a given object."""
+    return parse_arguments(raw) if isinstance(raw, str) else plain_copy(raw)
+
+
+def data_url_image(url: Any) -> ImageData | None:
+    """``data:image/png;base64,...`` as an :class:`ImageData`; remote URLs are never fetched."""
+    if not isinstance(url, str) or not url.startswith("data:image/"):
+        return None
+    head, sep, data = url.partition(",")
+    if not sep or not head.endswith(";base64"):
+        return None
+    return ImageData(media_type=head[5:].split(";", 1)[0], data=data)
+
+
+def _image_url(part: Mapping[str, Any]) -> Any:
+    url = part.get("image_url")
+    return url.get("url") if isinstance(url, Mapping) else url  # Chat nests it: {"url": ...}
+
+
+def is_image_tag(text: str) -> bool:
+    """Codex wraps pasted images in ``<image name=[Image #1]>`` … ``</image>`` text parts."""
+    stripped = text.strip()
+    return stripped.startswith(("<image", "</image")) and stripped.endswith(">")
+
+
+def parts_text(content: Any, kinds: frozenset[str] = _TEXT_PARTS, sep: str = "\n") -> str:
+    """The text of a string or of the text parts of a content list."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = [
+        part["text"]
+        for part in content
+        if isinstance(part, Mapping)
+        and part.get("type") in kinds
+        and isinstance(part.get("text"), str)
+        and part["text"]
+    ]
+    return sep.join(texts)
+
+
+def attachment_counts(content: Any) -> dict[str, int]:
+    """How many images and files a user's content list holds (``meta`` keeps counts, not data)."""
+    counts: dict[str, int] = {}
+    if not isinstance(content, list):
+        return counts
+    for part in content:
+        kind = part.get("type") if isinstance(part, Mapping) else None
+        if kind in ("input_image", "image_url", "image"):
+            counts["images"] = counts.get("images", 0) + 1
+        elif kind in ("input_file", "file", "input_audio"):
+            counts["files"] = counts.get("files", 0) + 1
+    return counts
+
+
+def prompt_text(text: str, counts: Mapping[str, int]) -> str:
+    """A prompt's text; one of nothing but attachments says what was sent (``[image]``)."""
+    if text:
+        return text
+    return "\n".join(f"[{key[:-1]}]" for key, n in counts.items() for _ in range(n))
+
+
+def output_content(value: Any) -> tuple[str | None, list[ImageData]]:
+    """A tool output (string, content list or object) as display text and inline images."""
+    if value is None:
+        return None, []
+    if isinstance(value, str):
+        return value, []
+    if isinstance(value, Mapping) and isinstance(value.get("type"), str):
+        value = [value]  # a single content item
+    if not isinstance(value, list):
+        return stringify(value), []
+    texts: list[str] = []
+    images: list[ImageData] = []
+    for part in value:
+        if isinstance(part, str):
+            texts.append(part)
+            continue
+        if not isinstance(part, Mapping):
+            continue
+        kind = part.get("type")
+        if isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif kind in ("input_image", "image_url", "computer_screenshot", "image"):
+            url = _image_url(part) or part.get("url")
+            image = data_url_image(url)
+            if image is not None:
+                images.append(image)
+            elif isinstance(url, str) and url:
+                texts.append(f"[image: {url}]")  # remote images are named, never loaded (X-1)
+        elif isinstance(part.get("logs"), str):
+            texts.append(part["logs"])
+        else:
+            texts.append(stringify(part))
+    return ("\n".join(texts) if texts or not images else None), images
+
+
+def reasoning_thinking(item: Mapping[str, Any]) -> tuple[Thinking | None, list[str]]:
+    """A reasoning item as a :class:`Thinking` (or None) and its readable parts (for dedup)."""
+    content = [p for p in _part_texts(item.get("content")) if p]
+    summary = [p for p in _part_texts(item.get("summary")) if p]
+    if content:
+        return Thinking(text="\n\n".join(content), form="text"), content
+    if summary:
+        return Thinking(text="\n\n".join(summary), form="summary"), summary
+    encrypted = item.get("encrypted_content")
+    if isinstance(encrypted, str) and encrypted:
+        return Thinking(form="encrypted", data=encrypted), []
+    return None, []
+
+
+def _part_texts(parts: Any) -> list[str]:
+    if isinstance(parts, str):
+        return [parts]
+    if not isinstance(parts, list):
+        return []
+    return [p["text"] for p in parts if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
+
+
+def responses_usage(usage: Any) -> Usage | None:
+    """A Responses ``usage`` object (``input_tokens``, ``output_tokens`` and their details)."""
+    if not isinstance(usage, Mapping):
+        return None
+    inputs = usage.get("input_tokens_details")
+    outputs = usage.get("output_tokens_details")
+    return Usage(
+        input_tokens=as_int(usage.get("input_tokens")),
+        output_tokens=as_int(usage.get("output_tokens")),
+        cache_read_tokens=as_int(inputs.get("cached_tokens"))
+        if isinstance(inputs, Mapping)
+        else None,
+        reasoning_tokens=(
+            as_int(outputs.get("reasoning_tokens")) if isinstance(outputs, Mapping) else None
+        ),
+    )
+
+
+# --- tool results by tool ----------------------------------------------------------------------
+
+
+def patch_text(name: str, args: Any) -> str | None:
+    """The patch an ``apply_patch`` call applies (freeform input or ``{"input": ...}``)."""
+    if name in _PATCH_TOOLS:
+        if isinstance(args, str):
+            return args
+        if isinstance(args, Mapping):
+            patch = args.get("input") or args.get("patch")
+            return patch if isinstance(patch, str) else None
+    command = args.get("command") if isinstance(args, Mapping) else None
+    if isinstance(command, list) and len(command) == 2 and command[0] in _PATCH_TOOLS:
+        return command[1] if isinstance(command[1], str) else None  # older Codex: shell argv
+    return None
+
+
+def patch_files(patch: str) -> list[str]:
+    """The files a Codex patch (``*** Update File: path`` …) touches, in order."""
+    files: list[str] = []
+    for line in patch.splitlines():
+        for marker in ("*** Update File: ", "*** Add File: ", "*** Delete File: "):
+            if line.startswith(marker):
+                files.append(line[len(marker) :].strip())
+    return files
+
+
+def describe_call(name: str, args: Any, cwd: str | None) -> str | None:
+    """``common.describe_args``, except that a patch is described by the files it touches."""
+    patch = patch_text(name, args)
+    if patch is not None and name in _PATCH_TOOLS:
+        files = [_relative(f, cwd) for f in patch_files(patch)]
+        return describe_args(name, {"path": files}, cwd) if files else None
+    return describe_args(name, args, cwd)
+
+
+def _relative(path: str, cwd: str | None) -> str:
+    prefix = cwd.rstrip("/") + "/" if cwd else None
+    return path[len(prefix) :] if prefix and path.startswith(prefix) else path
+
+
+def plan_result(args: Any, output: str | None) -> ToolResult | None:
+    """An ``update_plan`` call's plan as a checklist; None when the args hold no plan."""
+    steps = args.get("plan") if isinstance(args, Mapping) else None
+    if not isinstance(steps, list):
+        return None
+    lines = []
+    explanation = args.get("explanation")
+    if isinstance(explanation, str) and explanation.strip():
+        lines += [explanation.strip(), ""]
+    for step in steps:
+        if isinstance(step, Mapping) and isinstance(step.get("step"), str):
+            mark = _PLAN_MARKS.get(str(step.get("status")), "[ ]")
+            lines.append(f"- {mark} {step['step']}")
+    structured = {"plan": plain_copy(steps), "explanation": plain_copy(explanation)}
+    if output:
+        structured["output"] = output
+    return ToolResult(text="\n".join(lines), kind="plan", structured=structured)
+
+
+def tool_result(
+    call: ToolCall, text: str | None, images: list[ImageData], status: ToolStatus
+) -> ToolResult:
+    """A call's result: a diff for a patch, a plan for ``update_plan``, otherwise text."""
+    if status != "error":
+        patch = patch_text(call.name, call.args)
+        if patch is not None:
+            structured = {"output": text} if text else None
+            return ToolResult(text=patch, kind="diff", images=images, structured=structured)
+        if call.name in _PLAN_TOOLS:
+            plan = plan_result(call.args, text)
+            if plan is not None:
+                return plan
+    return text_result(text, images=images)
+
+
+# --- the builder ---------------------------------------------------------------------------------
+
+ItemHandler = Callable[[Mapping[str, Any], int, "str | None"], None]
+
+
+class ResponsesBuilder:
+    """Builds a transcript from Responses items fed one at a time (static or live, spec L-5).
+
+    ``feed`` appends the entries of a new item (or of a whole Response) and settles earlier
+    calls through :meth:`Transcript.update`, never by attribute assignment, so observers see
+    every change. It never modifies what it is given. Subclasses (the Codex loader) override
+    the ``add_*`` hooks, :meth:`outcome` and :meth:`new_batch_id`.
+    """
+
+    def __init__(
+        self,
+        transcript: Transcript | None = None,
+        source_name: str = "<messages>",
+        cwd: str | None = None,
+        live: bool = False,
+    ) -> None:
+        self.transcript = transcript if transcript is not None else Transcript()
+        self.source_name = source_name
+        self.cwd = cwd
+        self.live = live
+        #: The model of the entries being added (a Response's ``model``, Codex's turn context).
+        self.model: str | None = None
+        #: How many records were recognised as this format (a source with none is not one).
+        self.recognized = 0
+        # call id → its call, for pairing outputs; and the calls still waiting for one.
+        self._calls: dict[str, ToolCall] = {}
+        self._open: dict[str, ToolCall] = {}
+        self._batch: str | None = None
+        self._response_batch: str | None = None
+        self._last_text: AssistantText | None = None
+        self._handlers: dict[str, ItemHandler] = {
+            "message": self._message,
+            "reasoning": self._reasoning,
+            "compaction": self._compaction,
+            "compaction_summary": self._compaction,
+            **dict.fromkeys(DEFERRED_CALLS, self._deferred_call),
+            **dict.fromkeys(HOSTED_CALLS, self._hosted_call),
+            **dict.fromkeys(OUTPUTS, self._output),
+            **dict.fromkeys(SILENT_ITEMS, _ignore),
+        }
+
+    # --- feeding ---------------------------------------------------------------------------
+
+    def feed(self, item: Mapping[str, Any], line: int) -> None:
+        """Add one item, a whole Response object or a request ``{"input": ...}``."""
+        if not isinstance(item, Mapping):
+            self.warn("not a JSON object", line)
+        elif is_response(item):
+            self.feed_response(item, line)
+        elif "type" not in item and "input" in item:
+            self._feed_request(item, line)
+        elif not self.feed_item(item, line):
+            self.warn(f"unknown Responses item type {item.get('type')!r} skipped", line)
+
+    def feed_item(self, item: Mapping[str, Any], line: int, timestamp: str | None = None) -> bool:
+        """Add one item; False (and nothing added) when its type is not known."""
+        kind = item.get("type")
+        if kind is None and "role" in item:
+            kind = "message"  # the "easy" input message {role, content}
+        handler = self._handlers.get(kind) if type(kind) is str else None
+        if handler is None:
+            return False
+        self.recognized += 1
+        handler(item, line, timestamp)
+        return True
+
+    def feed_response(self, response: Mapping[str, Any], line: int) -> None:
+        """A Response object: its output items are one batch under the response id."""
+        self.recognized += 1
+        own_id = response.get("id")
+        timestamp = unix_timestamp(response.get("created_at"))
+        if isinstance(response.get("model"), str):
+            self.model = response["model"]
+        self._response_batch = own_id if isinstance(own_id, str) and own_id else f"resp-{line}"
+        if isinstance(response.get("instructions"), str):
+            self.add_instructions("system", response["instructions"], timestamp, line)
+        self._last_text = None
+        try:
+            for item in response.get("output") or []:
+                if not isinstance(item, Mapping) or not self.feed_item(item, line, timestamp):
+                    kind = item.get("type") if isinstance(item, Mapping) else None
+                    self.warn(f"unknown Responses item type {kind!r} skipped", line)
+        finally:
+            batch, self._response_batch = self._response_batch, None
+        usage = responses_usage(response.get("usage"))
+        if usage is not None and self._last_text is not None:
+            self.transcript.update(self._last_text, usage=usage)
+        self._response_status(response, batch, timestamp)
+
+    def _feed_request(self, request: Mapping[str, Any], line: int) -> None:
+        self.recognized += 1
+        self.add_instructions("system", parts_text(request.get("instructions")), None, line)
+        items = request.get("input")
+        if isinstance(items, str):
+            self.add_user(items, {}, None, line, "item")
+            return
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, Mapping) or not self.feed_item(item, line):
+                kind = item.get("type") if isinstance(item, Mapping) else None
+                self.warn(f"unknown Responses item type {kind!r} skipped", line)
+
+    def _response_status(
+        self, response: Mapping[str, Any], batch: str, timestamp: str | None
+    ) -> None:
+        status = response.get("status")
+        if status in ("incomplete", "cancelled"):
+            details = response.get("incomplete_details")
+            reason = details.get("reason") if isinstance(details, Mapping) else None
+            self.cancel_open(timestamp, batch)
+            self._append(AbortMarker(reason=reason or status, timestamp=timestamp))
+        elif status == "failed":
+            error = response.get("error")
+            message = error.get("message") if isinstance(error, Mapping) else None
+            text = message if isinstance(message, str) and message else "The response failed."
+            self._append(AssistantError(message=text, timestamp=timestamp))
+
+    # --- items -----------------------------------------------------------------------------
+
+    def _message(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        role = item.get("role")
+        content = item.get("content")
+        if role == "user":
+            text = self.prompt_of(content)
+            self.add_user(text, attachment_counts(content), timestamp, line, "item")
+        elif role == "assistant":
+            meta: dict[str, Any] = {}
+            if isinstance(item.get("phase"), str):
+                meta["phase"] = item["phase"]
+            if item.get("status") == "incomplete":
+                meta["status"] = "incomplete"
+            text = parts_text(content)
+            if text:
+                self.add_assistant(text, timestamp, meta, line, "item")
+            refusal = refusal_text(content)
+            if refusal:
+                self.add_assistant(refusal, timestamp, {**meta, "refusal": True}, line, "item")
+        elif role in ("system", "developer"):
+            self.add_instructions(role, parts_text(content), timestamp, line)
+        else:
+            self.warn(f"message with unknown role {role!r} skipped", line)
+
+    def _reasoning(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        thinking, parts = reasoning_thinking(item)
+        if thinking is not None:
+            thinking.timestamp = timestamp
+            self.add_thinking(thinking, parts, line, "item")
+
+    def _compaction(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        self.add_compaction(None, timestamp, "compacted")
+
+    def _deferred_call(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        kind = str(item.get("type"))
+        name, args = _call_name_args(kind, item, DEFERRED_CALLS[kind])
+        status: ToolStatus | None = "cancelled" if item.get("status") == "incomplete" else None
+        meta = {"namespace": item["namespace"]} if isinstance(item.get("namespace"), str) else {}
+        call = self.start_call(
+            _call_id(item, kind, line), name, args, line, timestamp, status, meta
+        )
+        if status is None:
+            self._open[call.call_id] = call
+
+    def _hosted_call(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        kind = str(item.get("type"))
+        name, args = _call_name_args(kind, item, HOSTED_CALLS[kind])
+        status = _HOSTED_STATUS.get(str(item.get("status")))
+        text, images = _hosted_output(kind, item)
+        if kind == "mcp_call" and item.get("error"):
+            status = "error"
+        meta = {"server": item["server_label"]} if isinstance(item.get("server_label"), str) else {}
+        call = self.start_call(
+            _call_id(item, kind, line), name, args, line, timestamp, status, meta
+        )
+        if text is not None or images:
+            self.transcript.update(call, result=text_result(text, images=images))
+
+    def _output(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        kind = str(item.get("type"))
+        call_id = item.get("call_id")
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
+        self.close_batch()  # the next call belongs to the next response
+        if call is None:
+            self.warn(f"{kind} for an unknown call id {call_id!r}", line)
+            own_id = call_id if isinstance(call_id, str) and call_id else f"{kind}@{line}"
+            call = self.start_call(own_id, OUTPUTS[kind], None, line, timestamp, batch=False)
+        value = item["output"] if "output" in item else item.get("tools")
+        self.finish_call(call, value, timestamp)
+
+    # --- hooks the Codex loader overrides --------------------------------------------------
+
+    def prompt_of(self, content: Any) -> str:
+        """The text of a user message's content (image tags Codex adds left out)."""
+        if isinstance(content, list):
+            content = [p for p in content if not _is_image_tag_part(p)]
+        return parts_text(content)
+
+    def add_user(
+        self, text: str, counts: Mapping[str, int], timestamp: str | None, line: int, origin: str
+    ) -> UserMessage | None:
+        """A user's prompt (``origin`` says which record carried it: ``item`` or ``event``)."""
+        text = prompt_text(text, counts)
+        if not text:
+            return None
+        message = UserMessage(text=text, timestamp=timestamp, meta=dict(counts))
+        self._append(message)
+        return message
+
+    def add_assistant(
+        self, text: str, timestamp: str | None, meta: dict[str, Any], line: int, origin: str
+    ) -> None:
+        self._append(AssistantText(text=text, model=self.model, timestamp=timestamp, meta=meta))
+
+    def add_thinking(self, thinking: Thinking, parts: list[str], line: int, origin: str) -> None:
+        self._append(thinking)
+
+    def add_instructions(self, role: str, text: str, timestamp: str | None, line: int) -> None:
+        """System and developer messages configure the model: kept in ``metadata["system"]``."""
+        previous = self.transcript.metadata.get("system")
+        if text and not (isinstance(previous, str) and text in previous):  # requests repeat it
+            self.transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
+
+    def add_compaction(self, summary: str | None, timestamp: str | None, origin: str) -> None:
+        self._append(CompactionBoundary(summary=summary or None, timestamp=timestamp))
+
+    def outcome(self, call: ToolCall, value: Any) -> tuple[ToolStatus, ToolResult, dict[str, Any]]:
+        """Status, result and other field changes of ``call`` once its output ``value`` arrives.
+
+        The Responses API records no error flag, so the status is ``unknown`` (spec L-3),
+        except that a call already cut off stays ``cancelled``.
+        """
+        text, images = output_content(value)
+        status: ToolStatus = "cancelled" if call.status == "cancelled" else "unknown"
+        return status, tool_result(call, text, images, status), {}
+
+    def new_batch_id(self, line: int) -> str:
+        return f"batch-{line}"
+
+    # --- calls and batches -----------------------------------------------------------------
+
+    def start_call(
+        self,
+        call_id: str,
+        name: str,
+        args: Any,
+        line: int,
+        timestamp: str | None,
+        status: ToolStatus | None = None,
+        meta: dict[str, Any] | None = None,
+        *,
+        batch: bool = True,
+    ) -> ToolCall:
+        """Append a call; ``status`` None means still running (live) or not recorded (static)."""
+        if status is None:
+            status = "executing" if self.live else "unknown"
+        previous = self._open.get(call_id)
+        if previous is not None:
+            self.warn(f"tool call id {call_id!r} reused before its result arrived", line)
+            del self._open[call_id]
+        call = ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=describe_call(name, args, self.cwd),
+            status=status,
+            batch_id=self.batch_id(line) if batch else None,
+            started_at=timestamp,
+            timestamp=timestamp,
+            meta=meta or {},
+        )
+        self._append(call)
+        self._calls[call_id] = call
+        return call
+
+    def finish_call(self, call: ToolCall, value: Any, timestamp: str | None) -> None:
+        """Settle ``call`` with its output through :meth:`Transcript.update` (observers see it)."""
+        status, result, changes = self.outcome(call, value)
+        if self._open.get(call.call_id) is call:
+            del self._open[call.call_id]
+        self.transcript.update(call, status=status, result=result, ended_at=timestamp, **changes)
+
+    def cancel_open(self, timestamp: str | None, batch: str | None = None) -> None:
+        """Calls still waiting for their output were cut off: ``cancelled``.
+
+        A call whose outcome an event already recorded (Codex's exec end) keeps it.
+        """
+        for call_id, call in list(self._open.items()):
+            if batch is None or call.batch_id == batch:
+                del self._open[call_id]
+                if call.status not in ("success", "error"):
+                    self.transcript.update(call, status="cancelled", ended_at=timestamp)
+
+    def batch_id(self, line: int) -> str:
+        if self._response_batch is not None:
+            return self._response_batch
+        if self._batch is None:
+            self._batch = self.new_batch_id(line)
+        return self._batch
+
+    def close_batch(self) -> None:
+        self._batch = None
+
+    def _append(self, entry: Entry) -> Entry:
+        if not isinstance(entry, ToolCall):
+            self.close_batch()
+        if isinstance(entry, AssistantText):
+            self._last_text = entry
+        return self.transcript.append(entry)
+
+    def warn(self, reason: str, line: int | None) -> None:
+        """Record a problem with the input as a load warning of the transcript (spec L-4)."""
+        self.transcript.warnings.append(
+            LoadWarning(reason=reason, line=line, source=self.source_name)
+        )
+
+
+def _ignore(item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+    """Bookkeeping items with nothing to show."""
+
+
+def _is_image_tag_part(part: Any) -> bool:
+    return (
+        isinstance(part, Mapping)
+        and isinstance(part.get("text"), str)
+        and is_image_tag(part["text"])
+    )
+
+
+def refusal_text(content: Any) -> str:
+    """The text of the ``refusal`` parts of a content list."""
+    if not isinstance(content, list):
+        return ""
+    texts = [
+        p["refusal"]
+        for p in content
+        if isinstance(p, Mapping)
+        and p.get("type") == "refusal"
+        and isinstance(p.get("refusal"), str)
+    ]
+    return "\n".join(texts)
+
+
+def _call_id(item: Mapping[str, Any], kind: str, line: int) -> str:
+    for key in ("call_id", "id"):
+        value = item.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return f"{kind}@{line}"  # hosted calls of older Codex builds carry no id at all
+
+
+def _call_name_args(kind: str, item: Mapping[str, Any], default_name: str) -> tuple[str, Any]:
+    name = item.get("name")
+    name = name if isinstance(name, str) and name else default_name
+    if kind in ("function_call", "mcp_call"):
+        return name, parsed_arguments(item.get("arguments"))
+    if kind == "custom_tool_call":
+        return name, parsed_arguments(item.get("input"))
+    if kind == "tool_search_call":
+        return name, plain_copy(item.get("arguments"))
+    if kind in ("local_shell_call", "computer_call", "web_search_call"):
+        return name, plain_copy(item.get("action"))
+    if kind == "file_search_call":
+        return name, {"queries": plain_copy(item.get("queries"))}
+    if kind == "code_interpreter_call":
+        return name, {"code": item.get("code")}
+    if kind == "image_generation_call":
+        prompt = item.get("revised_prompt")
+        return name, {"prompt": prompt} if isinstance(prompt, str) else None
+    return name, None
+
+
+def _hosted_output(kind: str, item: Mapping[str, Any]) -> tuple[str | None, list[ImageData]]:
+    if kind == "image_generation_call":
+        data = item.get("result")
+        return None, [ImageData(media_type="image/png", data=data)] if isinstance(
+            data, str
+        ) and data else []
+    if kind == "code_interpreter_call":
+        return output_content(item.get("outputs")) if item.get("outputs") else (None, [])
+    if kind == "file_search_call":
+        results = item.get("results")
+        return (stringify(results), []) if results else (None, [])
+    if kind == "mcp_call":
+        error = item.get("error")
+        return output_content(error if error else item.get("output"))
+    if kind == "web_search_call":
+        action = item.get("action")
+        sources = action.get("sources") if isinstance(action, Mapping) else None
+        return (stringify(sources), []) if sources else (None, [])
+    return None, []
+
+
+# --- detection and reading -------------------------------------------------------------------
+
+
+def is_response(value: Any) -> bool:
+    """A whole Response object: ``object: "response"``, or an ``id`` with an ``output`` list."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("output"), list):
+        return False
+    return value.get("object") == "response" or (
+        "type" not in value and isinstance(value.get("id"), str)
+    )
+
+
+def _item_kind(value: Any) -> str | None:
+    """``typed`` for a Responses item or Response, ``easy`` for an untyped ``{role, content}``
+    message (Chat reads it the same way), None for anything else."""
+    if is_response(value):
+        return "typed"
+    if not isinstance(value, Mapping):
+        return None
+    kind = value.get("type")
+    if kind is not None:
+        return "typed" if kind in ITEM_TYPES else None
+    if "role" not in value:
+        return None
+    content = value.get("content")
+    if isinstance(content, list) and any(
+        isinstance(p, Mapping) and p.get("type") in _TYPED_PARTS for p in content
+    ):
+        return "typed"  # input_text / output_text parts are the Responses API's own
+    return "easy" if isinstance(content, (str, list)) else None
+
+
+def looks_like_items(values: list[Any]) -> bool:
+    """Every value is a Responses item (easy messages allowed) and one is typed."""
+    kinds = [_item_kind(v) for v in values]
+    return "typed" in kinds and None not in kinds
+
 
 def detect(source: Source) -> bool:
-    return False
+    """A Response object, a request with typed ``input`` items, or a list of typed items."""
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping):
+        if is_response(document):
+            return True
+        items = document.get("input")
+        return isinstance(items, list) and "messages" not in document and looks_like_items(items)
+    return looks_like_items(source.head_values())
 
 
 def read(source: Source) -> Transcript:
-    raise NotImplementedError("openai-responses")
+    """Every record of ``source`` fed to a :class:`ResponsesBuilder` (static: ``live=False``)."""
+    transcript = Transcript(metadata={"source_format": NAME})
+    builder = ResponsesBuilder(transcript, source.name)
+    first_line: int | None = None
+    for line, record in source.records():
+        first_line = line if first_line is None else first_line
+        if isinstance(record, MalformedLine):
+            builder.warn(record.reason, line)
+        else:
+            builder.feed(record, line)
+    if builder.recognized == 0:
+        raise TranscriptFormatError(source.name, [NAME], first_line, "no Responses API items")
+    if builder.model and "model" not in transcript.metadata:
+        transcript.metadata["model"] = builder.model
+    return transcript

@@ -1,16 +1,579 @@
-"""Placeholder: the qwen loader is being written (issue 3)."""
+"""Qwen Code chat records (spec L-2.4): ``~/.qwen/projects/<cwd>/chats/<sessionId>.jsonl``.
+
+One ``ChatRecord`` per line (notes §3.2): ``{uuid, parentUuid, sessionId, timestamp, type, subtype?,
+cwd, version, gitBranch?, message?: {role, parts}, usageMetadata?, model?, toolCallResult?,
+systemPayload?, agentId?, agentName?, isSidechain?}``. Model content is Gemini ``parts`` (see
+``gemini_parts``).
+
+**The tree.** Records form a tree through ``parentUuid``; a rewind re-roots it and leaves dead
+branches. The transcript is the *active branch*: from the last record that shows something, walk
+back through the parents. The last record per ``uuid`` wins (a streamed thought is re-written by
+the final record). A ``parentUuid`` that points nowhere makes its record a root, with a warning;
+when earlier records exist the walk goes on from the record just before it in the file, since a
+missing parent means a lost line, and stopping there would hide entries that can be read (L-4).
+Two records glued onto one line (``…}{…``) arrive split by ``Source``, with one line number.
+
+**Records** (``type`` / ``subtype``):
+
+- ``user`` → ``UserMessage``: ``systemPayload.displayText`` (what the user typed) or the text parts
+  without injected ``<qwen:…>`` context; subtypes ``notification``, ``cron`` and
+  ``background_task_completed`` are the runtime speaking → ``SystemNotice``.
+- ``assistant`` → ``thought: true`` parts → ``Thinking(form="text")`` (Qwen Code stores the model's
+  reasoning text there), text → ``AssistantText`` (``model``; ``usageMetadata`` → ``Usage``),
+  ``functionCall`` → ``ToolCall`` (``call_id`` = ``functionCall.id``, ``batch_id`` = record uuid).
+- ``tool_result`` → the result of the call with that id: ``functionResponse`` output (else
+  ``toolCallResult.resultDisplay``), status from ``toolCallResult.status`` (success / error /
+  cancelled), ``error`` when the response carries one, otherwise ``unknown`` (L-3).
+- ``system/chat_compression`` → ``CompactionBoundary`` (``pre_tokens``; summary from the payload or
+  the compressed history's first user turn); ``system/slash_command`` → ``UserMessage(command=…)``
+  for the invocation and ``SystemNotice`` for its output; ``system/notification`` (and ``cron``,
+  ``background_task_completed``) → ``SystemNotice``; ``system/turn_result`` → ``AbortMarker``
+  when cancelled, ``AssistantError`` when failed; ``system/custom_title`` → ``metadata["title"]``.
+  Every other ``system`` subtype is bookkeeping for Qwen Code's own resume (``ui_telemetry``,
+  ``attribution_snapshot``, ``file_history_snapshot``, ``session_*``, ``agent_*``, ``goal_*``,
+  ``branch_checkpoint``, ``rewind``, ``at_command``, ...) and is skipped silently. Unknown record
+  types are skipped with a warning.
+
+**Sub-agents.** Sidechain records (``isSidechain: true``) are grouped by ``agentId`` (else
+``agentName``) and become the child transcript of the ``task``/``agent`` call that spawned them:
+the earliest not yet linked agent call before the group's first record, preferring one whose
+``subagent_type`` is the group's ``agentName``. ``SubAgent`` stats come from the call's
+``task_execution`` display (``executionSummary``) or, failing that, from the child transcript.
+A group no call can be linked to is kept under an added call named ``agent`` (``call_id`` empty,
+``meta["synthetic"]``) at the end, with a warning, so its entries are not lost.
+
+Metadata: ``session_id``, ``cwd``, ``version``, ``git_branch``, ``model`` (last used), ``title``.
+A source with no Qwen record at all (e.g. a Claude Code file read with ``format="qwen"``, whose
+records have ``message.content`` instead of ``message.parts``) raises ``TranscriptFormatError``.
+"""
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from turnfold.formats.common import NameSet, checked_timestamp, stringify
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.gemini_parts import (
+    FINAL_STATUSES,
+    Assembler,
+    PendingResult,
+    as_parts,
+    attach_child,
+    build_result,
+    images_of,
+    is_agent_call,
+    joined_text,
+    model_entries,
+    response_text,
+    usage_from,
+)
 from turnfold.formats.source import Source
-from turnfold.model import Transcript
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    CompactionBoundary,
+    Entry,
+    SubAgent,
+    SystemNotice,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    UserMessage,
+)
 
 NAME = "qwen"
 
+#: Record types that belong to the conversation even when they show nothing.
+_CONVERSATION = NameSet({"user", "assistant", "tool_result"})
+#: Subtypes in which the runtime, not the user, speaks.
+_NOTICE_SUBTYPES = NameSet({"notification", "cron", "background_task_completed"})
+#: Context Qwen Code adds to a prompt's parts (hook output), which the user did not type.
+_INJECTED = re.compile(r"^\s*<qwen:([\w-]+)>.*</qwen:\1>\s*$", re.DOTALL)
+
+#: Session facts taken from the first main-chain record that has them.
+_FIRST_FACTS = (("sessionId", "session_id"), ("cwd", "cwd"), ("gitBranch", "git_branch"))
+
+Order = tuple[int, int]  # (line, position on a glued line)
+
+
+def _is_qwen_record(value: Any) -> bool:
+    if not isinstance(value, dict) or not isinstance(value.get("uuid"), str):
+        return False
+    message = value.get("message")
+    return (isinstance(message, dict) and isinstance(message.get("parts"), list)) or isinstance(
+        value.get("toolCallResult") or value.get("systemPayload"), dict
+    )
+
 
 def detect(source: Source) -> bool:
-    return False
+    """Records with ``uuid`` and ``message.parts`` (Claude Code's have ``message.content``)."""
+    return any(_is_qwen_record(v) for v in source.head_values())
 
 
 def read(source: Source) -> Transcript:
-    raise NotImplementedError("qwen")
+    if not source.head:
+        raise TranscriptFormatError(source.name, [NAME], None, "the source is empty")
+    reader = _Reader(source)
+    order: Order = (0, 0)
+    for line, value in source.records():
+        order = (line, order[1] + 1 if order[0] == line else 0)
+        reader.feed(order, value)
+    if not reader.recognised:
+        reason = "no Qwen Code chat record (uuid with message.parts) found"
+        raise TranscriptFormatError(source.name, [NAME], reader.first_unknown, reason)
+    return reader.transcript()
+
+
+@dataclass(slots=True)
+class _Node:
+    """One record, converted; what the tree walk needs and nothing of the raw record."""
+
+    uuid: str
+    parent: str | None
+    order: Order
+    items: list[Entry | PendingResult]
+    #: The sidechain group (``agentId``), None on the main chain.
+    group: str | None
+    agent_name: str | None
+    #: Whether the record may end the active branch (it shows something or is conversation).
+    shown: bool
+    timestamp: str | None
+
+
+@dataclass
+class _Reader:
+    source: Source
+    nodes: dict[str, _Node] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=lambda: {"source_format": NAME})
+    recognised: bool = False
+    first_unknown: int | None = None
+    _dangling: set[str] = field(default_factory=set)
+
+    # --- reading ---------------------------------------------------------------------------------
+
+    def feed(self, order: Order, value: Any) -> None:
+        line = order[0]
+        if isinstance(value, MalformedLine):
+            self.source.warn(value.reason, line)
+            return
+        if not isinstance(value, dict) or not isinstance(value.get("uuid"), str):
+            self.first_unknown = self.first_unknown or line
+            self.source.warn("record without a uuid skipped", line)
+            return
+        self.recognised = self.recognised or _is_qwen_record(value)
+        group = _group(value)
+        if group is None:
+            self._remember(value)
+        stamp = checked_timestamp(value.get("timestamp"))
+        items = self._convert(value, line, stamp)
+        parent = value.get("parentUuid")
+        name = value.get("agentName")
+        # A later record with the same uuid replaces the earlier one, position included.
+        self.nodes[value["uuid"]] = _Node(
+            uuid=value["uuid"],
+            parent=parent if isinstance(parent, str) else None,
+            order=order,
+            items=items,
+            group=group,
+            agent_name=name if isinstance(name, str) else None,
+            shown=bool(items) or _text(value.get("type")) in _CONVERSATION,
+            timestamp=stamp,
+        )
+
+    def _remember(self, record: dict[str, Any]) -> None:
+        """Session facts for the metadata, from main-chain records (the first, or the last)."""
+        metadata = self.metadata
+        for key, name in _FIRST_FACTS:
+            if name not in metadata and isinstance(record.get(key), str):
+                metadata[name] = record[key]
+        for key in ("version", "model"):
+            value = record.get(key)
+            if value and isinstance(value, str):
+                metadata[key] = value
+
+    def _convert(
+        self, record: dict[str, Any], line: int, stamp: str | None
+    ) -> list[Entry | PendingResult]:
+        kind = record.get("type")
+        message = record.get("message")
+        parts = as_parts(message.get("parts")) if isinstance(message, dict) else []
+        payload = record.get("systemPayload")
+        payload = payload if isinstance(payload, dict) else {}
+        subtype = _text(record.get("subtype"))
+        if kind == "user":
+            return _user_items(subtype, parts, payload, stamp, line)
+        if kind == "assistant":
+            return list(_assistant_entries(record, parts, stamp))
+        if kind == "tool_result":
+            return list(_tool_results(record, parts, stamp, line))
+        if kind == "system":
+            return list(self._system(subtype, payload, stamp))
+        self.source.warn(f"unknown record type {kind!r} skipped", line)
+        return []
+
+    def _system(
+        self, subtype: str | None, payload: dict[str, Any], stamp: str | None
+    ) -> list[Entry]:
+        if subtype == "chat_compression":
+            return [_compaction(payload, stamp)]
+        if subtype == "slash_command":
+            return _slash_command(payload, stamp)
+        if subtype in _NOTICE_SUBTYPES:
+            text = payload.get("displayText")
+            return [SystemNotice(text=text, subtype=subtype, timestamp=stamp)] if text else []
+        if subtype == "turn_result":
+            return _turn_result(payload, stamp)
+        if subtype == "custom_title" and isinstance(payload.get("customTitle"), str):
+            self.metadata["title"] = payload["customTitle"]
+        return []  # bookkeeping for Qwen Code's own resume: see the module docstring
+
+    # --- the tree --------------------------------------------------------------------------------
+
+    def transcript(self) -> Transcript:
+        ordered = sorted(self.nodes.values(), key=lambda n: n.order)
+        main = [n for n in ordered if n.group is None and n.shown]
+        path = self._walk(main[-1], None, main) if main else []
+        entries, calls = self._assemble(path)
+        agents = _agent_calls(calls)
+        groups: dict[str, list[_Node]] = {}
+        for node in ordered:
+            if node.group is not None and node.shown:
+                groups.setdefault(node.group, []).append(node)
+        linked: set[int] = set()
+        # Groups in order of appearance: a sub-agent's own agent calls can then adopt the
+        # sidechains that start after them (nested sub-agents).
+        for key, members in groups.items():
+            child_entries, child_calls = self._assemble(self._walk(members[-1], key, members))
+            self._link(key, members, child_entries, agents, linked, entries)
+            agents += _agent_calls(child_calls)
+        return Transcript(entries, metadata=self.metadata)
+
+    def _walk(self, leaf: _Node, group: str | None, candidates: list[_Node]) -> list[_Node]:
+        """The records of ``group`` on the branch ending at ``leaf``, oldest first."""
+        orders = [n.order for n in candidates]
+        path: list[_Node] = []
+        seen: set[str] = set()
+        node: _Node | None = leaf
+        while node is not None:
+            if node.uuid in seen:
+                self.source.warn(f"parentUuid cycle at {node.uuid!r}; branch cut", node.order[0])
+                break
+            seen.add(node.uuid)
+            if node.group == group:
+                path.append(node)
+            if node.parent is None:
+                break
+            parent = self.nodes.get(node.parent)
+            if parent is None:
+                parent = self._bridge(node, candidates, orders, seen)
+            node = parent
+        path.reverse()
+        return path
+
+    def _bridge(
+        self, node: _Node, candidates: list[_Node], orders: list[Order], seen: set[str]
+    ) -> _Node | None:
+        """The record before ``node`` in the file, for a ``node`` whose parent is missing."""
+        if node.parent is not None and node.parent not in self._dangling:
+            self._dangling.add(node.parent)
+            reason = f"parentUuid {node.parent!r} not found: record treated as a root"
+            self.source.warn(reason, node.order[0])
+        index = bisect_left(orders, node.order) - 1
+        while index >= 0 and candidates[index].uuid in seen:
+            index -= 1
+        return candidates[index] if index >= 0 else None
+
+    def _assemble(self, path: list[_Node]) -> tuple[list[Entry], list[tuple[Order, ToolCall]]]:
+        assembler = Assembler(self.source, warn_unmatched=True, overwrite=True)
+        calls: list[tuple[Order, ToolCall]] = []
+        for node in path:
+            for item in node.items:
+                if _repeats_command(assembler.entries, item):
+                    continue
+                assembler.add(item)
+                if isinstance(item, ToolCall):
+                    calls.append((node.order, item))
+        return assembler.entries, calls
+
+    def _link(
+        self,
+        key: str,
+        members: list[_Node],
+        child_entries: list[Entry],
+        agents: list[tuple[Order, ToolCall]],
+        linked: set[int],
+        entries: list[Entry],
+    ) -> None:
+        """Nest a sidechain under the call that spawned it (see the module docstring)."""
+        first = members[0]
+        name = next((n.agent_name for n in members if n.agent_name), None)
+        child = Transcript(
+            child_entries,
+            metadata={
+                "source_format": NAME,
+                "agent_id": key,
+                **({"agent_name": name} if name else {}),
+            },
+        )
+        before = [
+            c for o, c in sorted(agents, key=_first) if o <= first.order and id(c) not in linked
+        ]
+        named = [c for c in before if name and _agent_label(c) == name.casefold()]
+        call = (named or before)[0] if before else None
+        if call is None:
+            reason = f"sidechain {key!r} not linked to the call that spawned it; shown at the end"
+            self.source.warn(reason, first.order[0])
+            call = ToolCall(
+                name="agent", status="unknown", timestamp=first.timestamp,
+                subagent=SubAgent(name=name), meta={"synthetic": "unlinked sidechain"},
+            )  # fmt: skip
+            entries.append(call)
+        linked.add(id(call))
+        agent = call.subagent or SubAgent(name=name)
+        call.subagent = agent
+        agent.agent_id = agent.agent_id or key
+        agent.name = agent.name or name
+        attach_child(agent, child)
+
+
+def _first(pair: tuple[Order, ToolCall]) -> Order:
+    return pair[0]
+
+
+def _agent_calls(calls: list[tuple[Order, ToolCall]]) -> list[tuple[Order, ToolCall]]:
+    """The calls that spawn a sub-agent, each given what its source says of the sub-agent."""
+    agents = [(o, c) for o, c in calls if is_agent_call(c.name) or _reports_agent(c)]
+    for _, call in agents:
+        call.subagent = _subagent(call)
+    return agents
+
+
+def _group(record: dict[str, Any]) -> str | None:
+    if record.get("isSidechain") is not True:
+        return None
+    for key in ("agentId", "agentName"):
+        if isinstance(record.get(key), str) and record[key]:
+            return str(record[key])
+    return "sidechain"
+
+
+def _user_items(
+    subtype: str | None,
+    parts: list[dict[str, Any]],
+    payload: dict[str, Any],
+    stamp: str | None,
+    line: int,
+) -> list[Entry | PendingResult]:
+    display = payload.get("displayText")
+    typed = [p for p in parts if not _INJECTED.match(_text(p.get("text")) or "")]
+    text = display if isinstance(display, str) and display else joined_text(typed, sep="\n")
+    items: list[Entry | PendingResult] = []
+    if any("functionResponse" in p for p in parts):
+        items += _responses(parts, {}, stamp, line)
+    if subtype in _NOTICE_SUBTYPES:
+        return (
+            [SystemNotice(text=text, subtype=subtype, timestamp=stamp), *items] if text else items
+        )
+    images = images_of(parts)
+    if text or images:
+        message = UserMessage(text=text, timestamp=stamp)
+        if images:
+            message.meta["images"] = len(images)  # a prompt's pasted images are not modelled
+        if isinstance(subtype, str):
+            message.meta["subtype"] = subtype
+        items.insert(0, message)
+    return items
+
+
+def _assistant_entries(
+    record: dict[str, Any], parts: list[dict[str, Any]], stamp: str | None
+) -> list[Entry]:
+    model = record.get("model")
+    cwd = record.get("cwd")
+    return model_entries(
+        parts,
+        timestamp=stamp,
+        batch_id=record["uuid"],
+        model=model if isinstance(model, str) else None,
+        usage=usage_from(record.get("usageMetadata")),
+        thought_form="text",
+        cwd=cwd if isinstance(cwd, str) else None,
+    )
+
+
+def _tool_results(
+    record: dict[str, Any], parts: list[dict[str, Any]], stamp: str | None, line: int
+) -> list[PendingResult]:
+    outcome = record.get("toolCallResult")
+    outcome = outcome if isinstance(outcome, dict) else {}
+    results = list(_responses(parts, outcome, stamp, line))
+    call_id = outcome.get("callId")
+    if not results and isinstance(call_id, str):  # a result recorded only for the UI
+        status = _status(outcome)
+        display = outcome.get("resultDisplay")
+        result = build_result("", text=None, display=display, failed=status == "error")
+        results.append(PendingResult(call_id, result, status, ended_at=stamp, line=line))
+    return results
+
+
+def _status(outcome: dict[str, Any]) -> ToolStatus | None:
+    raw = outcome.get("status")
+    return FINAL_STATUSES.get(raw) if isinstance(raw, str) else None
+
+
+def _responses(
+    parts: list[dict[str, Any]], outcome: dict[str, Any], stamp: str | None, line: int
+) -> Iterable[PendingResult]:
+    """Results of the ``functionResponse`` parts; ``outcome`` is the record's toolCallResult."""
+    responses = [
+        p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)
+    ]
+    images = images_of(parts)  # images a tool returned travel as sibling parts
+    for response in responses:
+        call_id = response.get("id")
+        call_id = call_id if isinstance(call_id, str) else outcome.get("callId")
+        if not isinstance(call_id, str):
+            continue
+        # The toolCallResult belongs to the response with its callId (or the only response).
+        own = len(responses) == 1 or outcome.get("callId") == call_id
+        text, failed = response_text(response.get("response"))
+        status = _status(outcome) if own else None
+        status = "error" if status is None and failed else status
+        if text is None and own and outcome.get("error"):
+            text = stringify(outcome["error"])
+        name = response.get("name")
+        result = build_result(
+            name if isinstance(name, str) else "",
+            text=text,
+            display=outcome.get("resultDisplay") if own else None,
+            images=images + images_of(response.get("parts")),
+            failed=failed or status == "error",
+        )
+        yield PendingResult(call_id, result, status, ended_at=stamp, line=line)
+
+
+def _compaction(payload: dict[str, Any], stamp: str | None) -> CompactionBoundary:
+    info = payload.get("info")
+    info = info if isinstance(info, dict) else {}
+    boundary = CompactionBoundary(
+        summary=_compression_summary(payload),
+        pre_tokens=_number(info.get("originalTokenCount")),
+        timestamp=stamp,
+    )
+    if _number(info.get("newTokenCount")) is not None:
+        boundary.meta["post_tokens"] = _number(info.get("newTokenCount"))
+    return boundary
+
+
+def _compression_summary(payload: dict[str, Any]) -> str | None:
+    """The payload's summary, else the compressed history's first user turn (the summary)."""
+    summary = payload.get("summary")
+    if isinstance(summary, str) and summary:
+        return summary
+    history = payload.get("compressedHistory")
+    for content in history if isinstance(history, list) else []:
+        if isinstance(content, dict) and content.get("role") == "user":
+            return joined_text(as_parts(content.get("parts")), sep="\n") or None
+    return None
+
+
+def _slash_command(payload: dict[str, Any], stamp: str | None) -> list[Entry]:
+    raw = payload.get("rawCommand")
+    if payload.get("phase") == "invocation":
+        if not isinstance(raw, str) or not raw.strip() or payload.get("hiddenInvocation") is True:
+            return []
+        command = raw.split()[0] if raw.startswith("/") else None
+        return [UserMessage(text=raw, command=command, timestamp=stamp)]
+    items = payload.get("outputHistoryItems")
+    outputs = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+    text = "\n".join(i["text"] for i in outputs if isinstance(i.get("text"), str) and i["text"])
+    if not text:
+        return []
+    failed = any(i.get("type") == "error" for i in outputs)
+    return [
+        SystemNotice(
+            text=text, level="error" if failed else "info", subtype="slash_command", timestamp=stamp
+        )
+    ]
+
+
+def _turn_result(payload: dict[str, Any], stamp: str | None) -> list[Entry]:
+    state = payload.get("state")
+    if state == "cancelled":
+        reason = payload.get("stopReason")
+        return [AbortMarker(reason=reason if isinstance(reason, str) else None, timestamp=stamp)]
+    error = payload.get("error")
+    if state == "error" and isinstance(error, dict) and isinstance(error.get("message"), str):
+        return [AssistantError(message=error["message"], timestamp=stamp)]
+    return []
+
+
+def _text(value: Any) -> str | None:
+    """``value`` if it is a string: record fields are untrusted, and may not even be hashable."""
+    return value if isinstance(value, str) else None
+
+
+def _float(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):  # bool is an int
+        return None
+    return float(value)
+
+
+def _number(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _first_number(*values: Any) -> int | None:
+    return next((n for n in map(_number, values) if n is not None), None)
+
+
+def _repeats_command(entries: list[Entry], item: Entry | PendingResult) -> bool:
+    """A prompt that repeats the slash command just recorded (sent on to the model) is one."""
+    previous = entries[-1] if entries else None
+    return (
+        isinstance(item, UserMessage)
+        and isinstance(previous, UserMessage)
+        and previous.command is not None
+        and previous.text.strip() == item.text.strip()
+    )
+
+
+def _reports_agent(call: ToolCall) -> bool:
+    return call.result is not None and call.result.kind == "subagent"
+
+
+def _display(call: ToolCall) -> dict[str, Any]:
+    structured = call.result.structured if _reports_agent(call) and call.result else None
+    return structured if isinstance(structured, dict) else {}
+
+
+def _agent_label(call: ToolCall) -> str | None:
+    args = call.args if isinstance(call.args, dict) else {}
+    for value in (_display(call).get("subagentName"), args.get("subagent_type")):
+        if isinstance(value, str) and value:
+            return value.casefold()
+    return None
+
+
+def _subagent(call: ToolCall) -> SubAgent:
+    """What the call's arguments and its ``task_execution`` display say of the sub-agent."""
+    args = call.args if isinstance(call.args, dict) else {}
+    display = _display(call)
+    summary = display.get("executionSummary")
+    summary = summary if isinstance(summary, dict) else {}
+
+    def text(*values: Any) -> str | None:
+        return next((v for v in values if isinstance(v, str) and v), None)
+
+    return SubAgent(
+        name=text(display.get("subagentName"), args.get("subagent_type")),
+        task=text(args.get("description"), display.get("taskDescription"), args.get("prompt")),
+        tool_count=_number(summary.get("totalToolCalls")),
+        duration_ms=_float(summary.get("totalDurationMs")),
+        output_tokens=_first_number(summary.get("outputTokens"), display.get("tokenCount")),
+        reason=text(display.get("terminateReason")),
+    )

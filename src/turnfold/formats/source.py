@@ -24,6 +24,7 @@ from turnfold.model import LoadWarning, Transcript
 HEAD_SIZE = 30
 #: Files at least this big show a progress bar (after tqdm's delay, so fast loads stay quiet).
 PROGRESS_MIN_BYTES = 8 * 1024 * 1024
+_PROGRESS_STEP = 1024 * 1024
 NO_DOCUMENT: Any = object()
 
 
@@ -113,6 +114,32 @@ def _decode_lines(
             yield number, raw.decode("utf-8", errors="replace")
 
 
+_DECODER = json.JSONDecoder()
+
+
+def _glued_values(line: str) -> list[Any]:
+    """``{...}{...}`` on one line (seen in Qwen Code files) as its values.
+
+    A tail that does not parse (a truncated last object) ends the list as a ``MalformedLine``,
+    so the complete objects before it are still read. A line with no complete value gives [].
+    """
+    values: list[Any] = []
+    index, end = 0, len(line.rstrip())
+    while index < end:
+        try:
+            value, index = _DECODER.raw_decode(line, index)
+        except json.JSONDecodeError as exc:
+            if values:
+                values.append(
+                    MalformedLine(f"invalid JSON after {len(values)} glued objects: {exc.msg}")
+                )
+            return values
+        values.append(value)
+        while index < end and line[index].isspace():
+            index += 1
+    return values
+
+
 def _parse_lines(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, Any]]:
     for number, line in lines:
         if not line.strip():
@@ -120,7 +147,12 @@ def _parse_lines(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, Any]]:
         try:
             yield number, json.loads(line)
         except json.JSONDecodeError as exc:
-            yield number, MalformedLine(f"invalid JSON: {exc.msg} (column {exc.colno})")
+            glued = _glued_values(line.lstrip())
+            if len(glued) < 2:
+                yield number, MalformedLine(f"invalid JSON: {exc.msg} (column {exc.colno})")
+            else:
+                for value in glued:
+                    yield number, value
 
 
 def from_binary_stream(
@@ -182,9 +214,14 @@ def _with_progress(stream: Iterable[bytes], size: int, name: str) -> Iterator[by
         total=size, unit="B", unit_scale=True, desc=f"Loading {Path(name).name}", delay=1.0,
         leave=False,
     ) as bar:  # fmt: skip
+        pending = 0
         for raw in stream:
-            bar.update(len(raw))
+            pending += len(raw)
+            if pending >= _PROGRESS_STEP:  # tqdm.update per line would cost more than the parse
+                bar.update(pending)
+                pending = 0
             yield raw
+        bar.update(pending)
 
 
 def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:

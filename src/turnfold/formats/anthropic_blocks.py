@@ -1,0 +1,209 @@
+"""Anthropic Messages content blocks as transcript entries (spec L-1, L-2.2, L-2.6).
+
+Claude Code writes ``message.content`` as Anthropic blocks, so the ``claude-code`` and
+``anthropic`` loaders share this conversion. Blocks map like this:
+
+=============================  ===========================================================
+block                          entry
+=============================  ===========================================================
+``text``                       :class:`AssistantText` (citations dropped, the text kept)
+``thinking``                   :class:`Thinking` ``form="text"``; an empty ``thinking`` with
+                               only a ``signature`` is ``form="encrypted"`` (the signature
+                               in ``data``); empty without a signature: nothing
+``redacted_thinking``          :class:`Thinking` ``form="redacted"``, ``data`` verbatim
+``tool_use``, ``server_tool_   :class:`ToolCall`; ``call_id`` is the block's ``id``
+use``, ``mcp_tool_use``
+``tool_result``,               the outcome of the call with that ``tool_use_id``:
+``mcp_tool_result``            ``is_error: true`` → ``error``, otherwise ``success``
+``*_tool_result`` (server)     ``web_search_tool_result`` and friends: an error object
+                               (``*_error``, ``error_code``) → ``error``; a code execution
+                               with a non-zero ``return_code`` → ``error``; else ``success``
+``image`` in a result          :class:`ImageData` (base64 sources only)
+=============================  ===========================================================
+
+Everything here is a pure function of one block; pairing calls with results is the loaders' job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from turnfold.formats.common import NameSet, describe_args, parse_arguments, stringify, text_result
+from turnfold.model import ImageData, Thinking, ToolCall, ToolResult, ToolStatus, Usage
+
+#: Blocks that start a tool call.
+CALL_TYPES = NameSet({"tool_use", "server_tool_use", "mcp_tool_use"})
+#: Client-side result blocks (the user turn of an agent loop, or an MCP connector result).
+CLIENT_RESULT_TYPES = NameSet({"tool_result", "mcp_tool_result"})
+#: Blocks whose type only the Anthropic API uses: enough to tell its message lists apart.
+SPECIFIC_TYPES = NameSet(
+    {"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use",
+     "mcp_tool_use", "mcp_tool_result", "document", "search_result", "container_upload"}
+)  # fmt: skip
+
+
+def is_result_block(block: Mapping[str, Any]) -> bool:
+    """Whether ``block`` reports the outcome of a call (client, MCP or server tool)."""
+    kind = block.get("type")
+    return isinstance(kind, str) and (kind in CLIENT_RESULT_TYPES or kind.endswith("_tool_result"))
+
+
+def is_specific_block(block: Any) -> bool:
+    """Whether ``block`` is typed the way only the Anthropic API types blocks."""
+    if not isinstance(block, Mapping):
+        return False
+    kind = block.get("type")
+    if kind in SPECIFIC_TYPES:
+        return True
+    # OpenAI images are ``image_url`` / ``input_image``; an ``image`` with a ``source`` is ours.
+    return (kind == "image" and "source" in block) or (
+        isinstance(kind, str) and kind.endswith("_tool_result")
+    )
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def usage_of(raw: Any) -> Usage | None:
+    """The ``usage`` object of a response as :class:`Usage`; None when nothing is recorded."""
+    if not isinstance(raw, Mapping):
+        return None
+    usage = Usage(
+        input_tokens=_int(raw.get("input_tokens")),
+        output_tokens=_int(raw.get("output_tokens")),
+        cache_read_tokens=_int(raw.get("cache_read_input_tokens")),
+        cache_write_tokens=_int(raw.get("cache_creation_input_tokens")),
+    )
+    return None if usage == Usage() else usage
+
+
+def thinking_of(block: Mapping[str, Any]) -> Thinking | None:
+    """A ``thinking`` or ``redacted_thinking`` block; None when it carries nothing at all.
+
+    Reasoning is never shown as an empty box (spec P-9): an empty ``thinking`` whose signature
+    is all that is left (``display: omitted``) is encrypted reasoning, not empty text.
+    """
+    if block.get("type") == "redacted_thinking":
+        data = block.get("data")
+        return Thinking(form="redacted", data=data if isinstance(data, str) else None)
+    text = block.get("thinking")
+    if isinstance(text, str) and text.strip():
+        return Thinking(text=text)
+    signature = block.get("signature")
+    if isinstance(signature, str) and signature:
+        return Thinking(form="encrypted", data=signature)
+    return None
+
+
+def call_of(
+    block: Mapping[str, Any], *, cwd: str | None, batch_id: str | None, status: ToolStatus
+) -> ToolCall:
+    """A ``tool_use`` / ``server_tool_use`` / ``mcp_tool_use`` block as a :class:`ToolCall`."""
+    call_id = block.get("id")
+    name = block.get("name")
+    name = name if isinstance(name, str) else ""
+    args = parse_arguments(block.get("input"))
+    return ToolCall(
+        call_id=call_id if isinstance(call_id, str) else "",
+        name=name,
+        args=args,
+        description=describe_args(name, args, cwd),
+        status=status,
+        batch_id=batch_id,
+    )
+
+
+def _image(block: Mapping[str, Any]) -> ImageData | None:
+    source = block.get("source")
+    if not isinstance(source, Mapping) or source.get("type") != "base64":
+        return None
+    data, media_type = source.get("data"), source.get("media_type")
+    if not isinstance(data, str):
+        return None
+    return ImageData(media_type=media_type if isinstance(media_type, str) else "image", data=data)
+
+
+def _document_text(block: Mapping[str, Any]) -> str:
+    source = block.get("source")
+    if isinstance(source, Mapping) and source.get("type") == "text":
+        data = source.get("data")
+        if isinstance(data, str):
+            return data
+    title = block.get("title")
+    label = title if isinstance(title, str) and title else "document"
+    return f"[{label}]"
+
+
+def content_of(content: Any) -> tuple[str | None, list[ImageData]]:
+    """The text and inline images of a result's ``content`` (a string or a list of blocks)."""
+    if content is None:
+        return None, []
+    if isinstance(content, str):
+        return content, []
+    if not isinstance(content, list):
+        return stringify(content), []
+    texts: list[str] = []
+    images: list[ImageData] = []
+    for block in content:
+        if isinstance(block, str):
+            texts.append(block)
+            continue
+        if not isinstance(block, Mapping):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif kind == "image":
+            image = _image(block)
+            if image is not None:
+                images.append(image)
+        elif kind == "document":
+            texts.append(_document_text(block))
+        elif kind in ("search_result", "web_search_result"):
+            texts.append(_search_line(block))
+    return ("\n".join(texts) if texts else None), images
+
+
+def _search_line(block: Mapping[str, Any]) -> str:
+    title, url = block.get("title"), block.get("url") or block.get("source")
+    parts = [p for p in (title, url) if isinstance(p, str) and p]
+    return " — ".join(parts) or "[search result]"
+
+
+def result_of(block: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult]:
+    """The status and result a result block reports for its call."""
+    if block.get("type") in CLIENT_RESULT_TYPES:
+        text, images = content_of(block.get("content"))
+        status: ToolStatus = "error" if block.get("is_error") is True else "success"
+        return status, text_result(text, images=images)
+    return _server_result(block.get("content"))
+
+
+def _server_result(content: Any) -> tuple[ToolStatus, ToolResult]:
+    """``web_search_tool_result``, ``web_fetch_tool_result``, ``code_execution_tool_result``…"""
+    if isinstance(content, list):
+        text, images = content_of(content)
+        return "success", text_result(text, images=images)
+    if not isinstance(content, Mapping):
+        text, images = content_of(content)
+        return "success", text_result(text, images=images)
+    kind = content.get("type")
+    if (isinstance(kind, str) and kind.endswith("_error")) or "error_code" in content:
+        code = content.get("error_code")
+        return "error", text_result(code if isinstance(code, str) else stringify(content))
+    if "return_code" in content:  # code execution: the exit code says whether it worked
+        output = "\n".join(
+            part for part in (content.get("stdout"), content.get("stderr"))
+            if isinstance(part, str) and part
+        )  # fmt: skip
+        failed = content.get("return_code") not in (0, None)
+        return ("error" if failed else "success"), text_result(output or None, structured=content)
+    if kind == "web_fetch_result":
+        text, images = content_of([content.get("content")])
+        url = content.get("url")
+        heading = url if isinstance(url, str) else None
+        body = "\n".join(p for p in (heading, text) if p)
+        return "success", text_result(body or None, images=images)
+    return "success", text_result(stringify(content))

@@ -1,0 +1,399 @@
+"""Gemini-style ``parts`` and tool results, shared by the ``gemini`` and ``qwen`` loaders (L-2.4).
+
+Gemini CLI and Qwen Code both store model content as Gemini ``Content`` parts:
+
+- ``{"text": ...}`` — text; ``{"text": ..., "thought": true}`` — reasoning (a :class:`Thinking`);
+- ``{"functionCall": {id, name, args}}`` — a :class:`ToolCall` (``call_id`` = ``functionCall.id``);
+- ``{"functionResponse": {id, name, response: {output | error}}}`` — a tool result;
+- ``{"inlineData": {mimeType, data}}`` — an image (kept on tool results only);
+- ``thoughtSignature`` and other opaque keys carry nothing to show and are ignored.
+
+Both tools also share the ``resultDisplay`` shapes of a tool result: a string, a file diff
+(``{fileDiff, fileName, ...}`` → kind ``diff``), a todo list (``{todos}`` or
+``{type: "todo_list"}`` → ``todo``), a plan (``{type: "plan_summary"}`` → ``plan``), a sub-agent
+run (``{type: "task_execution"}`` → ``subagent``) and ANSI output (token lines → plain text).
+
+>>> as_parts("hi")
+[{'text': 'hi'}]
+>>> joined_text(as_parts([{"text": "a"}, {"text": "b", "thought": True}]))
+'a'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from turnfold.formats.common import NameSet, describe_args, parse_arguments, stringify, text_result
+from turnfold.formats.source import Source
+from turnfold.model import (
+    AssistantText,
+    Entry,
+    ImageData,
+    ResultKind,
+    SubAgent,
+    Thinking,
+    ThinkingForm,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+    Transcript,
+    Usage,
+)
+from turnfold.tools import memory_operation, tool_category
+
+Part = dict[str, Any]
+
+#: Outcomes the sources state explicitly (spec L-3); anything else stays ``unknown``.
+FINAL_STATUSES: dict[str, ToolStatus] = {
+    "success": "success",
+    "error": "error",
+    "cancelled": "cancelled",
+}
+#: Tools whose arguments are the todo list itself (Gemini ``write_todos``, Qwen ``todo_write``).
+TODO_TOOLS = NameSet({"write_todos", "todo_write", "TodoWrite"})
+#: Qwen Code's sub-agent tools; ``task`` is categorised in tools.py, ``agent`` not yet.
+AGENT_TOOLS = NameSet({"task", "agent", "delegate_to_agent"})
+
+
+def as_parts(content: Any) -> list[Part]:
+    """A ``PartListUnion`` (a string, a part, or a list of both) as a list of part dicts."""
+    if isinstance(content, str):
+        return [{"text": content}] if content else []
+    if isinstance(content, dict):
+        return [content]
+    if isinstance(content, list):
+        return [
+            {"text": p} if isinstance(p, str) else p for p in content if isinstance(p, str | dict)
+        ]
+    return []
+
+
+def joined_text(parts: list[Part], *, thought: bool = False, sep: str = "") -> str:
+    """The text of the (non-)thought text parts, joined with ``sep``."""
+    return sep.join(
+        p["text"]
+        for p in parts
+        if isinstance(p.get("text"), str) and p["text"] and (p.get("thought") is True) == thought
+    )
+
+
+def images_of(parts: Any) -> list[ImageData]:
+    """Inline images (``inlineData``) among ``parts``."""
+    images = []
+    for part in as_parts(parts):
+        data = part.get("inlineData")
+        if isinstance(data, dict) and isinstance(data.get("data"), str):
+            media_type = data.get("mimeType")
+            images.append(
+                ImageData(
+                    media_type=media_type if isinstance(media_type, str) else "", data=data["data"]
+                )
+            )
+    return images
+
+
+def _count(data: Mapping[str, Any], *keys: str) -> int | None:
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def usage_from(data: Any) -> Usage | None:
+    """Token usage from Gemini CLI ``tokens`` or a Gemini ``usageMetadata`` (Qwen Code).
+
+    ``input``/``promptTokenCount`` and ``output``/``candidatesTokenCount`` are kept as the
+    source counts them (the prompt count includes cached tokens; thoughts are separate).
+    """
+    if not isinstance(data, Mapping):
+        return None
+    usage = Usage(
+        input_tokens=_count(data, "input", "promptTokenCount"),
+        output_tokens=_count(data, "output", "candidatesTokenCount"),
+        cache_read_tokens=_count(data, "cached", "cachedContentTokenCount"),
+        reasoning_tokens=_count(data, "thoughts", "thoughtsTokenCount"),
+    )
+    return usage if usage_meta(usage) else None
+
+
+def usage_meta(usage: Usage) -> dict[str, int]:
+    """Usage as a plain dict, for a response that wrote no text to carry it."""
+    fields = {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "reasoning_tokens": usage.reasoning_tokens,
+    }
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def make_call(
+    call_id: Any,
+    name: Any,
+    raw_args: Any,
+    *,
+    timestamp: str | None,
+    batch_id: str | None,
+    cwd: str | None,
+) -> ToolCall:
+    """A tool call with no outcome yet (status ``unknown`` until a result says otherwise)."""
+    name = name if isinstance(name, str) else ""
+    args = parse_arguments(raw_args)
+    return ToolCall(
+        call_id=call_id if isinstance(call_id, str) else "",
+        name=name,
+        args=args,
+        description=describe_args(name, args, cwd),
+        status="unknown",
+        batch_id=batch_id,
+        started_at=timestamp,
+        timestamp=timestamp,
+        memory=memory_operation({"name": name}),
+    )
+
+
+def model_entries(
+    parts: list[Part],
+    *,
+    timestamp: str | None,
+    batch_id: str | None,
+    model: str | None,
+    usage: Usage | None,
+    thought_form: ThinkingForm,
+    cwd: str | None = None,
+    skip_call_ids: frozenset[str] = frozenset(),
+) -> list[Entry]:
+    """The entries of one model response: thoughts, text and calls, in part order.
+
+    Consecutive text parts are one streamed text, so they merge; so do consecutive thoughts.
+    Usage goes on the last text of the response (spec: usage on the last text); a response
+    without text keeps it in the first entry's ``meta["usage"]`` rather than losing it.
+    """
+    entries: list[Entry] = []
+    for part in parts:
+        text = part.get("text")
+        call = part.get("functionCall")
+        if isinstance(text, str) and text:
+            last = entries[-1] if entries else None
+            if part.get("thought") is True:
+                if isinstance(last, Thinking):
+                    last.text += text
+                else:
+                    entries.append(Thinking(text=text, form=thought_form, timestamp=timestamp))
+            elif isinstance(last, AssistantText):
+                last.text += text
+            else:
+                entries.append(AssistantText(text=text, model=model, timestamp=timestamp))
+        elif isinstance(call, dict) and not (
+            isinstance(call.get("id"), str) and call["id"] in skip_call_ids
+        ):
+            entries.append(
+                make_call(
+                    call.get("id"),
+                    call.get("name"),
+                    call.get("args"),
+                    timestamp=timestamp,
+                    batch_id=batch_id,
+                    cwd=cwd,
+                )
+            )
+    attach_usage(entries, usage)
+    return entries
+
+
+def attach_usage(entries: list[Entry], usage: Usage | None) -> None:
+    """Put a response's usage on its last text, else in its first entry's meta."""
+    if usage is None or not entries:
+        return
+    texts = [e for e in entries if isinstance(e, AssistantText)]
+    if texts:
+        texts[-1].usage = usage
+    else:
+        entries[0].meta["usage"] = usage_meta(usage)
+
+
+def response_text(response: Any) -> tuple[str | None, bool]:
+    """The text of a ``functionResponse.response`` and whether it reports an error."""
+    if isinstance(response, dict):
+        error = response.get("error")
+        if error not in (None, "", {}):
+            return stringify(error), True
+        if "output" in response:
+            output = response["output"]
+            return (stringify(output) if output is not None else None), False
+        return (stringify(response) if response else None), False
+    return (stringify(response) if response is not None else None), False
+
+
+def _ansi_text(lines: Any) -> str | None:
+    """Gemini's ``AnsiOutput`` (lines of styled tokens) as plain text; styles are dropped."""
+    if not isinstance(lines, list):
+        return None
+    rows = []
+    for line in lines:
+        tokens = line if isinstance(line, list) else []
+        rows.append(
+            "".join(
+                t["text"] for t in tokens if isinstance(t, dict) and isinstance(t.get("text"), str)
+            )
+        )
+    return "\n".join(rows)
+
+
+# Big file contents are left out of a diff's structured data: the diff text shows the change.
+_DIFF_BULK = NameSet({"fileDiff", "originalContent", "newContent"})
+# A sub-agent display's per-call list and prompt repeat what the child transcript and args hold.
+_AGENT_BULK = NameSet({"toolCalls", "taskPrompt", "pendingConfirmation"})
+
+
+def build_result(
+    name: str,
+    *,
+    text: str | None,
+    display: Any,
+    args: Any = None,
+    images: list[ImageData] | None = None,
+    failed: bool = False,
+) -> ToolResult | None:
+    """A :class:`ToolResult` from the model-facing ``text`` and the UI's ``resultDisplay``.
+
+    The model-facing output is preferred (it is complete; Gemini's display of a read is empty);
+    the display fills in when there is no output, and decides the kind: a diff, a todo list,
+    a plan or a sub-agent report. A failed call is plain text: its error is what to show.
+    Returns None when the source recorded nothing at all.
+    """
+    kind: ResultKind | None = None
+    structured: Any = None
+    fallback: str | None = None
+    if isinstance(display, str):
+        fallback = display or None
+    elif isinstance(display, list):
+        fallback = _ansi_text(display)
+    elif isinstance(display, dict) and not failed:
+        kind, structured, fallback, text = _display_kind(display, text)
+    elif isinstance(display, dict):
+        fallback = _ansi_text(display.get("ansiOutput"))
+    if kind is None and not failed and name in TODO_TOOLS and isinstance(args, dict):
+        todos = args.get("todos")
+        if isinstance(todos, list):
+            kind, structured = "todo", todos
+    text = text if text else fallback
+    if text is None and not images and structured is None:
+        return None
+    return text_result(text, kind, images=list(images or []), structured=structured)
+
+
+def _display_kind(
+    display: dict[str, Any], text: str | None
+) -> tuple[ResultKind | None, Any, str | None, str | None]:
+    """(kind, structured, fallback text, text) for a structured ``resultDisplay``."""
+    if isinstance(display.get("fileDiff"), str):
+        slim = {k: v for k, v in display.items() if k not in _DIFF_BULK}
+        return "diff", slim, None, display["fileDiff"]
+    kind = display.get("type")
+    if kind == "todo_list" or isinstance(display.get("todos"), list):
+        return "todo", display.get("todos"), None, text
+    if kind == "plan_summary":
+        plan = display.get("plan")
+        slim = {k: v for k, v in display.items() if k not in ("plan", "type")}
+        return "plan", slim, None, plan if isinstance(plan, str) else text
+    if kind == "task_execution":
+        slim = {k: v for k, v in display.items() if k not in _AGENT_BULK}
+        result = display.get("result")
+        return "subagent", slim, result if isinstance(result, str) else None, text
+    return None, None, _ansi_text(display.get("ansiOutput")), text
+
+
+@dataclass
+class PendingResult:
+    """A tool result that arrived apart from its call (Qwen ``tool_result``, synced history)."""
+
+    call_id: str
+    result: ToolResult | None
+    #: ``None`` when the source does not say how the call ended.
+    status: ToolStatus | None
+    ended_at: str | None
+    line: int | None = None
+
+
+class Assembler:
+    """Entries in order, with results paired to their calls by call id (one per transcript)."""
+
+    def __init__(self, source: Source, *, warn_unmatched: bool, overwrite: bool) -> None:
+        self.source = source
+        self.warn_unmatched = warn_unmatched
+        #: Whether a later result replaces an earlier one (else it only fills a missing one).
+        self.overwrite = overwrite
+        self.entries: list[Entry] = []
+        self.calls: dict[str, ToolCall] = {}
+
+    def add(self, item: Entry | PendingResult) -> None:
+        if isinstance(item, PendingResult):
+            self._resolve(item)
+            return
+        self.entries.append(item)
+        if isinstance(item, ToolCall) and item.call_id:
+            self.calls[item.call_id] = item
+
+    def _resolve(self, pending: PendingResult) -> None:
+        call = self.calls.get(pending.call_id)
+        if call is None:
+            if self.warn_unmatched:
+                reason = f"tool result for unknown call id {pending.call_id!r} skipped"
+                self.source.warn(reason, pending.line)
+            return
+        if call.result is not None and not self.overwrite:
+            return
+        # The entry is not in a Transcript yet, so plain assignment notifies no one.
+        if pending.result is not None:
+            call.result = pending.result
+        if pending.status is not None:
+            call.status = pending.status
+        call.ended_at = pending.ended_at or call.ended_at
+
+
+# --- sub-agents ---------------------------------------------------------------------------------
+
+
+def is_agent_call(name: str) -> bool:
+    """Whether a tool name spawns a sub-agent."""
+    return name in AGENT_TOOLS or tool_category(name) == "agent"
+
+
+def child_stats(child: Transcript) -> tuple[int, int | None]:
+    """(tool calls, output tokens) of a child transcript; tokens only when some were recorded."""
+    outputs = []
+    for entry in child.entries:
+        if isinstance(entry, AssistantText) and entry.usage:
+            outputs.append(entry.usage.output_tokens)
+        elif isinstance(entry.meta.get("usage"), dict):  # a response that wrote no text
+            outputs.append(entry.meta["usage"].get("output_tokens"))
+    counted = [n for n in outputs if isinstance(n, int)]
+    return len(child.tool_calls()), (sum(counted) if counted else None)
+
+
+def attach_child(agent: SubAgent, child: Transcript) -> None:
+    """Give ``agent`` its child transcript and the counts the source leaves to be derived."""
+    agent.transcript = child
+    tools, tokens = child_stats(child)
+    if agent.tool_count is None:
+        agent.tool_count = tools
+    if agent.output_tokens is None:
+        agent.output_tokens = tokens
+
+
+def span_ms(start: Any, end: Any) -> float | None:
+    """Milliseconds between two ISO timestamps; None unless both are real and ordered."""
+    if not isinstance(start, str) or not isinstance(end, str):
+        return None
+    try:
+        began = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        ended = datetime.fromisoformat(end.replace("Z", "+00:00"))
+        span = (ended - began).total_seconds() * 1000
+    except (ValueError, TypeError):
+        return None
+    return span if span >= 0 else None

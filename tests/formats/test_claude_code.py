@@ -1,0 +1,1134 @@
+"""Claude Code session JSONL (spec L-2.2; L-1 model, L-3 honest unknowns, L-4 bad input)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from turnfold import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    Entry,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    Transcript,
+    TranscriptFormatError,
+    UserMessage,
+    load,
+)
+from turnfold.formats import claude_code
+from turnfold.formats.source import from_binary_stream
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+CLAUDE_FIXTURES = sorted(p.name for p in FIXTURES.glob("claude-code_*.jsonl"))
+INLINE = "claude-code_v1.0.108_inline-sidechains.jsonl"
+COVERAGE = "claude-code_v2.1.x_schema-coverage.jsonl"
+
+
+# --- building sessions by hand --------------------------------------------------------------------
+
+
+class Session:
+    """A hand-made Claude Code session: each record chains to the previous one by default."""
+
+    def __init__(self, session_id: str = "sess-1", cwd: str = "/repo") -> None:
+        self.session_id = session_id
+        self.cwd = cwd
+        self.records: list[Any] = []
+        self.last: str | None = None
+        self.count = 0
+
+    def add(self, kind: str, parent: str | bool | None = True, **fields: Any) -> str:
+        self.count += 1
+        uuid: str = fields.pop("uuid", f"{self.session_id}-u{self.count}")
+        record = {
+            "type": kind,
+            "uuid": uuid,
+            "parentUuid": self.last if parent is True else parent,
+            "sessionId": self.session_id,
+            "cwd": self.cwd,
+            "version": "2.1.0",
+            "gitBranch": "main",
+            "isSidechain": False,
+            "timestamp": f"2026-01-01T00:{self.count // 60:02d}:{self.count % 60:02d}.000Z",
+            **fields,
+        }
+        self.records.append(record)
+        self.last = uuid
+        return uuid
+
+    def user(self, content: Any, **fields: Any) -> str:
+        return self.add("user", message={"role": "user", "content": content}, **fields)
+
+    def assistant(
+        self, msg_id: str, *content: dict[str, Any], usage: Any = None, **fields: Any
+    ) -> str:
+        message = {
+            "id": msg_id,
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": list(content),
+            "usage": usage or {"output_tokens": 1},
+        }
+        return self.add("assistant", message=message, **fields)
+
+    def result(
+        self, tool_use_id: str, content: Any, is_error: bool | None = None, **fields: Any
+    ) -> str:
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": tool_use_id,
+            "content": content,
+        }
+        if is_error is not None:
+            block["is_error"] = is_error
+        return self.user([block], **fields)
+
+    def text(self) -> str:
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.records)
+
+    def write(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.text(), encoding="utf-8")
+        return path
+
+    def load(self) -> Transcript:
+        return load(self.text())
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def tool_use(call_id: str, name: str = "Read", **args: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": args or {"file_path": "a"}}
+
+
+def of(transcript: Transcript, kind: type[Entry]) -> list[Any]:
+    return [e for e in transcript.entries if isinstance(e, kind)]
+
+
+def walk(transcript: Transcript) -> Iterator[Entry]:
+    """Every entry, sub-agent transcripts included."""
+    for entry in transcript.entries:
+        yield entry
+        if isinstance(entry, ToolCall) and entry.subagent and entry.subagent.transcript:
+            yield from walk(entry.subagent.transcript)
+
+
+def reasons(transcript: Transcript) -> list[str]:
+    return [w.reason for w in transcript.warnings]
+
+
+# --- the fixtures ---------------------------------------------------------------------------------
+
+
+def raw_records(name: str) -> list[dict[str, Any]]:
+    lines = (FIXTURES / name).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def raw_counts(name: str) -> dict[str, int]:
+    """What the loader must find, counted straight from the JSON with the format's own rules."""
+    records = raw_records(name)
+    blocks = [
+        (r, b)
+        for r in records
+        if r.get("type") in ("user", "assistant") and isinstance(r["message"].get("content"), list)
+        for b in r["message"]["content"]
+    ]
+    call_ids = {b["id"] for r, b in blocks if b.get("type") == "tool_use" and b.get("id")}
+    task_prompts = {
+        b["input"].get("prompt")
+        for r, b in blocks
+        if b.get("type") == "tool_use" and b.get("name") in ("Task", "Agent")
+    }
+    errors = {
+        b["tool_use_id"]
+        for r, b in blocks
+        if b.get("type") == "tool_result"
+        and b.get("is_error") is True
+        and b.get("tool_use_id") in call_ids
+        and not str(b.get("content")).startswith("The user doesn't want")
+    }
+
+    def user_text(record: dict[str, Any]) -> str | None:
+        content = record["message"]["content"]
+        if isinstance(content, str):
+            return content
+        if any(b.get("type") == "tool_result" for b in content):
+            return None
+        return "".join(b.get("text", "") for b in content if b.get("type") == "text") or None
+
+    prompts = interrupts = sidechains = 0
+    for record in records:
+        if record.get("type") != "user" or record.get("isMeta") or record.get("isCompactSummary"):
+            continue
+        said = user_text(record)
+        if said is None:
+            continue
+        if said.startswith("[Request interrupted by user"):
+            interrupts += 1
+        else:
+            prompts += 1
+        root = record.get("isSidechain") and record.get("parentUuid") is None
+        sidechains += bool(root and said in task_prompts)
+    thinking = sum(
+        1
+        for r, b in blocks
+        if (b.get("type") == "thinking" and (b.get("thinking") or b.get("signature")))
+        or b.get("type") == "redacted_thinking"
+    )
+    return {
+        "calls": len(call_ids),
+        "errors": len(errors),
+        "prompts": prompts,
+        "interrupts": interrupts,
+        "sidechains": sidechains,
+        "thinking": thinking,
+    }
+
+
+def loaded_counts(transcript: Transcript) -> dict[str, int]:
+    entries = list(walk(transcript))
+    calls = [e for e in entries if isinstance(e, ToolCall) and e.call_id]
+    nested = [c for c in calls if c.subagent and c.subagent.transcript]
+    return {
+        "calls": len({c.call_id for c in calls}),
+        "errors": sum(c.status == "error" for c in calls),
+        "prompts": sum(isinstance(e, UserMessage) for e in entries),
+        "interrupts": sum(isinstance(e, AbortMarker) for e in entries),
+        "sidechains": len(nested),
+        "thinking": sum(isinstance(e, Thinking) for e in entries),
+    }
+
+
+@pytest.mark.parametrize("name", CLAUDE_FIXTURES)
+def test_L2_claude_code_fixture_is_detected_and_loads(name: str) -> None:
+    detected = load(FIXTURES / name)
+    forced = load(FIXTURES / name, format="claude-code")
+    assert detected == forced
+    assert detected.metadata["source_format"] == "claude-code"
+    assert detected.entries
+
+
+@pytest.mark.parametrize("name", CLAUDE_FIXTURES)
+def test_L2_claude_code_fixture_counts_match_the_raw_file(name: str) -> None:
+    assert loaded_counts(load(FIXTURES / name)) == raw_counts(name)
+
+
+@pytest.mark.parametrize("name", CLAUDE_FIXTURES)
+def test_L2_claude_code_fixture_round_trips(name: str) -> None:
+    transcript = load(FIXTURES / name)
+    assert load(transcript.dump()) == transcript
+
+
+def test_L2_claude_code_inline_fixture_in_detail() -> None:
+    transcript = load(FIXTURES / INLINE)
+    assert transcript.metadata == {
+        "source_format": "claude-code",
+        "session_id": "5c0375b4-57a5-4f26-b12d-d022ee4e51b7",
+        "cwd": "/path/to/Demo",
+        "version": "1.0.108",
+        "git_branch": "main",
+        "model": "claude-sonnet-4-20250514",
+    }
+    assert transcript.warnings == []
+    first = transcript.entries[0]
+    assert isinstance(first, UserMessage)
+    assert first.command == "/orchestrator"
+    assert first.text == "@CLAUDE.md を最新の状態にアップデートしてください"
+    # The three calls of one response (two Tasks and a TodoWrite) share its message id.
+    tasks = [c for c in transcript.tool_calls() if c.name == "Task"]
+    assert tasks[0].batch_id == tasks[1].batch_id == "msg_01XU4B1nvSytVjiR8jEYREvX"
+    failed, checked, analysed = tasks
+    assert failed.status == "error"
+    assert failed.subagent is not None
+    assert failed.subagent.transcript is None
+    assert failed.subagent.reason == "InputValidationError: Task failed due to the following issue:"
+    assert checked.status == "success"
+    assert checked.result
+    assert checked.result.kind == "subagent"
+    agent = checked.subagent
+    assert agent is not None
+    assert agent.transcript is not None
+    assert (agent.name, agent.task) == ("general-purpose", "Check package configuration")
+    assert (agent.tool_count, agent.duration_ms, agent.output_tokens) == (2, 21194.0, 308)
+    assert [e.kind for e in agent.transcript] == [
+        "user",
+        "assistant",
+        "tool_call",
+        "tool_call",
+        "assistant",
+    ]
+    assert analysed.subagent
+    assert analysed.subagent.tool_count == 6
+    edit = next(c for c in transcript.tool_calls() if c.name == "MultiEdit")
+    assert edit.result
+    assert edit.result.kind == "diff"
+    assert edit.result.text
+    assert edit.result.text.startswith("--- a/CLAUDE.md\n+++ b/CLAUDE.md\n@@ ")
+    rejected_edit = next(c for c in transcript.tool_calls() if c.name == "Edit")
+    assert rejected_edit.status == "error"
+    assert rejected_edit.result
+    assert rejected_edit.result.text == (
+        "File has not been read yet. Read it first before writing to it."
+    )
+    todo = next(c for c in transcript.tool_calls() if c.name == "TodoWrite")
+    assert todo.result
+    assert todo.result.kind == "todo"
+    assert todo.result.text
+    assert todo.result.text.startswith("[ ] Discover available commands")
+
+
+def test_L2_claude_code_inline_fixture_usage_is_the_last_line_of_its_message() -> None:
+    records = raw_records(INLINE)
+    last_usage: dict[str, Any] = {}
+    for record in records:
+        if record["type"] == "assistant":
+            last_usage[record["message"]["id"]] = record["message"]["usage"]
+    transcript = load(FIXTURES / INLINE)
+    texts = [e for e in walk(transcript) if isinstance(e, AssistantText) and e.usage]
+    assert texts
+    for entry in texts:
+        source = next(
+            r
+            for r in records
+            if r["type"] == "assistant" and r["message"]["content"][0].get("text") == entry.text
+        )
+        expected = last_usage[source["message"]["id"]]
+        assert entry.usage is not None
+        assert entry.usage.output_tokens == expected["output_tokens"]
+        assert entry.usage.cache_read_tokens == expected["cache_read_input_tokens"]
+
+
+def test_L4_claude_code_coverage_fixture_is_read_with_warnings_not_errors() -> None:
+    transcript = load(FIXTURES / COVERAGE)
+    assert transcript.metadata["title"] == "Stage0 small fixture"  # custom beats AI title
+    assert transcript.metadata["session_id"] == "ses_stage0_small"
+    kinds = {e.kind for e in transcript}
+    assert {"user", "assistant", "thinking", "tool_call", "compaction", "error", "system"} <= kinds
+    boundary = of(transcript, CompactionBoundary)[0]
+    assert (boundary.trigger, boundary.pre_tokens) == ("auto", 120000)
+    assert boundary.summary == "Summary of prior context."
+    placeholder = [w for w in transcript.warnings if "timestamp" in w.reason]
+    assert len(placeholder) == 1  # one notice for the file, not one per line
+    assert not any("unknown record type" in r for r in reasons(transcript))
+    assert all(e.timestamp is None or e.timestamp.startswith("20") for e in transcript)
+
+
+# --- assistant lines ------------------------------------------------------------------------------
+
+
+def test_L2_claude_code_lines_of_one_response_merge_by_message_id() -> None:
+    s = Session()
+    s.user("go")
+    s.assistant("msg_1", text("Reading both."), usage={"output_tokens": 3})
+    s.assistant("msg_1", tool_use("t1", file_path="/repo/a.py"), usage={"output_tokens": 40})
+    s.assistant(
+        "msg_1",
+        tool_use("t2", file_path="/repo/b.py"),
+        usage={"output_tokens": 99, "input_tokens": 7, "cache_read_input_tokens": 5},
+    )
+    s.result("t1", "A")
+    s.result("t2", "B")
+    s.assistant("msg_2", text("Done."), usage={"output_tokens": 2})
+    transcript = s.load()
+    assert [e.kind for e in transcript] == [
+        "user",
+        "assistant",
+        "tool_call",
+        "tool_call",
+        "assistant",
+    ]
+    note = transcript.entries[1]
+    assert isinstance(note, AssistantText)
+    assert note.usage is not None
+    assert (note.usage.output_tokens, note.usage.input_tokens, note.usage.cache_read_tokens) == (
+        99,
+        7,
+        5,
+    )
+    calls = transcript.tool_calls()
+    assert {c.batch_id for c in calls} == {"msg_1"}
+    assert [c.description for c in calls] == ["a.py", "b.py"]  # relative to the session cwd
+    assert [c.status for c in calls] == ["success", "success"]
+    assert calls[0].started_at == s.records[2]["timestamp"]
+    assert calls[0].ended_at == s.records[4]["timestamp"]
+
+
+def test_L2_claude_code_a_repeated_tool_use_block_is_kept_once() -> None:
+    s = Session()
+    s.user("go")
+    s.assistant("msg_1", tool_use("t1"))
+    s.assistant("msg_1", tool_use("t1"))
+    s.result("t1", "ok")
+    assert len(s.load().tool_calls()) == 1
+
+
+@pytest.mark.parametrize(
+    ("block", "form", "shown", "data"),
+    [
+        ({"type": "thinking", "thinking": "Hmm.", "signature": "sig"}, "text", "Hmm.", None),
+        ({"type": "thinking", "thinking": "", "signature": "sig"}, "encrypted", "", "sig"),
+        ({"type": "redacted_thinking", "data": "opaque"}, "redacted", "", "opaque"),
+    ],
+)
+def test_L1_claude_code_thinking_forms(
+    block: dict[str, Any], form: str, shown: str, data: str | None
+) -> None:
+    s = Session()
+    s.user("q")
+    s.assistant("m", block)
+    [thinking] = of(s.load(), Thinking)
+    assert (thinking.form, thinking.text, thinking.data) == (form, shown, data)
+
+
+def test_L1_claude_code_empty_thinking_is_no_entry() -> None:
+    s = Session()
+    s.user("q")
+    s.assistant("m", {"type": "thinking", "thinking": ""}, text("a"))
+    assert not of(s.load(), Thinking)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"isApiErrorMessage": True},
+        {"error": "rate_limit", "message_model": "<synthetic>"},
+    ],
+)
+def test_L2_claude_code_api_error_message_is_an_assistant_error(fields: dict[str, Any]) -> None:
+    s = Session()
+    s.user("q")
+    s.assistant("m", text("API Error: 529 overloaded"))
+    if fields.pop("message_model", None):
+        s.records[-1]["message"]["model"] = "<synthetic>"
+    s.records[-1].update(fields)
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["user", "error"]
+    assert of(transcript, AssistantError)[0].message == "API Error: 529 overloaded"
+
+
+def test_L2_claude_code_system_api_errors_retrying_then_failing() -> None:
+    s = Session()
+    s.user("q")
+    error = {"status": 529, "error": {"type": "error", "error": {"message": "Overloaded"}}}
+    s.add(
+        "system",
+        subtype="api_error",
+        level="error",
+        error=error,
+        retryAttempt=1,
+        maxRetries=10,
+        retryInMs=500,
+    )
+    s.add(
+        "system",
+        subtype="api_error",
+        level="error",
+        error=error,
+        retryAttempt=10,
+        maxRetries=10,
+        retryInMs=0,
+    )
+    transcript = s.load()
+    notice, failure = transcript.entries[1:]
+    assert isinstance(notice, SystemNotice)
+    assert notice.level == "warning"
+    assert notice.text.startswith("API error 529: Overloaded")
+    assert isinstance(failure, AssistantError)
+    assert failure.message == "API error 529: Overloaded"
+
+
+def test_L2_claude_code_fallback_block_is_a_notice() -> None:
+    s = Session()
+    s.user("q")
+    s.assistant("m", {"type": "fallback", "from": {"model": "a"}, "to": {"model": "b"}})
+    [notice] = of(s.load(), SystemNotice)
+    assert notice.text == "Model fallback: a → b"
+
+
+# --- tool results ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "is_error", "extra", "status", "shown"),
+    [
+        ("fine", None, {}, "success", "fine"),
+        ("fine", False, {}, "success", "fine"),
+        ("boom", True, {}, "error", "boom"),
+        ("<tool_use_error>File missing</tool_use_error>", None, {}, "error", "File missing"),
+        (
+            "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+            True,
+            {},
+            "cancelled",
+            None,
+        ),
+        ("[Request interrupted by user for tool use]", True, {}, "cancelled", None),
+        ("denied", True, {"toolDenialKind": "user-rejected"}, "cancelled", "denied"),
+        (
+            "partial",
+            None,
+            {"toolUseResult": {"stdout": "partial", "interrupted": True}},
+            "cancelled",
+            "partial",
+        ),
+    ],
+)
+def test_L3_claude_code_tool_result_status(
+    content: str, is_error: bool | None, extra: dict[str, Any], status: str, shown: str | None
+) -> None:
+    s = Session()
+    s.user("q")
+    s.assistant("m", tool_use("t1", "Bash", command="ls"))
+    s.result("t1", content, is_error, **extra)
+    [call] = s.load().tool_calls()
+    assert call.status == status
+    assert call.result is not None
+    assert call.result.text == (shown or content)
+
+
+def test_L3_claude_code_call_without_result_is_unknown() -> None:
+    s = Session()
+    s.user("q")
+    s.assistant("m", tool_use("t1", "Bash", command="sleep 9"))
+    [call] = s.load().tool_calls()
+    assert (call.status, call.result, call.ended_at) == ("unknown", None, None)
+
+
+def test_L2_claude_code_images_in_tool_results() -> None:
+    s = Session()
+    s.user("look")
+    s.assistant("m", tool_use("t1", "Read", file_path="/repo/shot.png"))
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
+    }
+    s.result("t1", [image, text("1 image")])
+    [call] = s.load().tool_calls()
+    assert call.result is not None
+    assert [(i.media_type, i.data) for i in call.result.images] == [("image/png", "iVBORw0KGgo=")]
+    assert call.result.text == "1 image"
+
+
+def test_L2_claude_code_edit_and_write_results_are_diffs() -> None:
+    s = Session()
+    s.user("edit")
+    s.assistant(
+        "m", tool_use("t1", "Edit", file_path="/repo/src/a.py", old_string="x", new_string="y")
+    )
+    patch = [{"oldStart": 3, "oldLines": 1, "newStart": 3, "newLines": 1, "lines": ["-x", "+y"]}]
+    s.result(
+        "t1",
+        "The file /repo/src/a.py has been updated.",
+        toolUseResult={"filePath": "/repo/src/a.py", "structuredPatch": patch},
+    )
+    s.assistant("m2", tool_use("t2", "Write", file_path="/repo/new.txt", content="a\nb"))
+    s.result(
+        "t2",
+        "File created",
+        toolUseResult={
+            "type": "create",
+            "filePath": "/repo/new.txt",
+            "content": "a\nb",
+            "structuredPatch": [],
+        },
+    )
+    edit, write = s.load().tool_calls()
+    assert edit.result
+    assert edit.result.kind == "diff"
+    assert edit.result.text == "--- a/src/a.py\n+++ b/src/a.py\n@@ -3,1 +3,1 @@\n-x\n+y"
+    assert write.result
+    assert write.result.kind == "diff"
+    assert write.result.text == "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+a\n+b"
+
+
+def test_L2_claude_code_todo_and_plan_results() -> None:
+    todos = [
+        {"content": "one", "status": "completed"},
+        {"content": "two", "status": "in_progress"},
+        {"content": "three", "status": "pending"},
+    ]
+    s = Session()
+    s.user("plan it")
+    s.assistant("m", tool_use("t1", "TodoWrite", todos=todos))
+    s.result(
+        "t1",
+        "Todos have been modified successfully.",
+        toolUseResult={"oldTodos": [], "newTodos": todos},
+    )
+    s.assistant("m2", tool_use("t2", "ExitPlanMode", plan="# Plan\n1. do it"))
+    s.result("t2", "User has approved your plan.")
+    todo, plan = s.load().tool_calls()
+    assert todo.result
+    assert todo.result.kind == "todo"
+    assert todo.result.structured == todos
+    assert todo.result.text == "[x] one\n[~] two\n[ ] three"
+    assert plan.result
+    assert (plan.result.kind, plan.result.text) == ("plan", "# Plan\n1. do it")
+
+
+def test_L2_claude_code_durations_come_from_the_result() -> None:
+    s = Session()
+    s.user("find")
+    s.assistant("m", tool_use("t1", "Glob", pattern="*.py"))
+    s.result("t1", "a.py", toolUseResult={"filenames": ["a.py"], "durationMs": 12})
+    [call] = s.load().tool_calls()
+    assert call.duration_ms == 12.0
+
+
+def test_L4_claude_code_result_for_an_unknown_call_is_a_warning() -> None:
+    s = Session()
+    s.user("q")
+    s.result("nope", "orphan")
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["user"]
+    assert any("unknown tool_use_id 'nope'" in r for r in reasons(transcript))
+
+
+def test_Q1_claude_code_a_10_mb_tool_result_loads() -> None:
+    big = "x" * (10 * 1024 * 1024)
+    s = Session()
+    s.user("cat it")
+    s.assistant("m", tool_use("t1", "Bash", command="cat big"))
+    s.result("t1", big)
+    [call] = s.load().tool_calls()
+    assert call.status == "success"
+    assert call.result
+    assert len(call.result.text or "") == len(big)
+
+
+# --- user lines -----------------------------------------------------------------------------------
+
+
+def test_P7_claude_code_interrupt_is_an_abort_marker_and_cancels_open_calls() -> None:
+    s = Session()
+    s.user("run both")
+    s.assistant("m", tool_use("t1", "Bash", command="make"), tool_use("t2", "Bash", command="ls"))
+    s.result("t2", "a\nb")
+    stop = s.user([text("[Request interrupted by user]")])
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["user", "tool_call", "tool_call", "abort"]
+    make, ls = transcript.tool_calls()
+    assert (make.status, make.ended_at) == ("cancelled", s.records[-1]["timestamp"])
+    assert ls.status == "success"
+    [abort] = of(transcript, AbortMarker)
+    assert abort.reason == "Request interrupted by user"
+    assert stop
+    assert len(of(transcript, UserMessage)) == 1
+
+
+def test_P7_claude_code_interrupt_for_tool_use_after_a_rejection() -> None:
+    s = Session()
+    s.user("write it")
+    s.assistant("m", tool_use("t1", "Write", file_path="/repo/a", content="x"))
+    s.result(
+        "t1",
+        "The user doesn't want to proceed with this tool use.",
+        True,
+        toolUseResult="Error: The user doesn't want to proceed with this tool use.",
+    )
+    s.user([text("[Request interrupted by user for tool use]")])
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["user", "tool_call", "abort"]
+    assert transcript.tool_calls()[0].status == "cancelled"
+
+
+def test_L2_claude_code_an_interrupt_does_not_cancel_an_earlier_turn() -> None:
+    s = Session()
+    s.user("first")
+    s.assistant("m1", tool_use("t1", "Bash", command="a"))
+    s.user("second")
+    s.user([text("[Request interrupted by user]")])
+    assert s.load().tool_calls()[0].status == "unknown"
+
+
+def test_P1_claude_code_compact_boundary_takes_the_summary() -> None:
+    s = Session()
+    s.user("long task")
+    before = s.assistant("m1", text("worked a lot"))
+    s.add(
+        "system",
+        parent=None,
+        subtype="compact_boundary",
+        content="Conversation compacted",
+        logicalParentUuid=before,
+        compactMetadata={"trigger": "manual", "preTokens": 1234},
+    )
+    s.user(
+        [text("This session is being continued from a previous conversation. Summary: x")],
+        isCompactSummary=True,
+        isVisibleInTranscriptOnly=True,
+    )
+    s.user("go on")
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["user", "assistant", "compaction", "user"]
+    [boundary] = of(transcript, CompactionBoundary)
+    assert (boundary.trigger, boundary.pre_tokens) == ("manual", 1234)
+    assert boundary.summary
+    assert boundary.summary.startswith("This session is being continued")
+    assert [u.text for u in of(transcript, UserMessage)] == ["long task", "go on"]
+
+
+def test_P1_claude_code_summary_without_a_boundary_is_a_boundary() -> None:
+    s = Session()
+    s.user("Summary of the old session", isCompactSummary=True)
+    s.user("next")
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["compaction", "user"]
+    assert of(transcript, CompactionBoundary)[0].summary == "Summary of the old session"
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            "<command-message>review is running…</command-message>\n"
+            "<command-name>/review</command-name>\n<command-args>src/a.py</command-args>",
+            ("/review", "src/a.py"),
+        ),
+        ("<command-name>clear</command-name><command-args></command-args>", ("/clear", "")),
+        (
+            [text("<command-name>/model</command-name><command-args>opus</command-args>")],
+            ("/model", "opus"),
+        ),
+    ],
+)
+def test_L2_claude_code_slash_command(content: Any, expected: tuple[str, str]) -> None:
+    s = Session()
+    s.user(content)
+    [message] = s.load().entries
+    assert isinstance(message, UserMessage)
+    assert (message.command, message.text) == expected
+
+
+def test_L2_claude_code_local_command_output_is_a_notice() -> None:
+    s = Session()
+    s.user("<command-name>/cost</command-name><command-args></command-args>")
+    s.user("<local-command-stdout>Total cost: $0.12</local-command-stdout>")
+    s.user("<local-command-stderr>oops</local-command-stderr>")
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["user", "system", "system"]
+    out, err = of(transcript, SystemNotice)
+    assert (out.text, out.level, out.subtype) == ("Total cost: $0.12", "info", "local_command")
+    assert (err.text, err.level) == ("oops", "error")
+
+
+def test_F14_claude_code_bang_shell_command_is_user_initiated() -> None:
+    s = Session()
+    s.user("<bash-input>git status</bash-input>")
+    s.user("<bash-stdout>On branch main</bash-stdout><bash-stderr></bash-stderr>")
+    [call] = s.load().tool_calls()
+    assert (call.name, call.args, call.user_initiated) == ("Bash", {"command": "git status"}, True)
+    assert call.result
+    assert call.result.text == "On branch main"
+    assert call.status == "unknown"  # Claude Code records no exit code for these
+
+
+def test_L2_claude_code_meta_lines_and_reminders_are_not_prompts() -> None:
+    s = Session()
+    s.user("Caveat: The messages below were generated by the user…", isMeta=True)
+    s.user([text("<system-reminder>context</system-reminder>")])
+    s.user("fix it<system-reminder>be careful</system-reminder>")
+    [message] = s.load().entries
+    assert isinstance(message, UserMessage)
+    assert message.text == "fix it"
+
+
+def test_L2_claude_code_prompt_with_an_image() -> None:
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "x"}}
+    s = Session()
+    s.user([image, text("what is this?")])
+    s.user([image])
+    first, second = s.load().entries
+    assert isinstance(first, UserMessage)
+    assert isinstance(second, UserMessage)
+    assert (first.text, first.meta) == ("what is this?", {"images": 1})
+    assert (second.text, second.meta) == ("[image]", {"images": 1})
+
+
+# --- sub-agents -----------------------------------------------------------------------------------
+
+
+def task_session(prompt: str = "Look around", agent_id: str | None = None) -> Session:
+    s = Session()
+    s.user("delegate")
+    s.assistant(
+        "m1",
+        tool_use("task1", "Task", subagent_type="explorer", description="explore", prompt=prompt),
+    )
+    return s
+
+
+def task_result(s: Session, agent_id: str | None) -> None:
+    extra: dict[str, Any] = {
+        "totalToolUseCount": 1,
+        "totalDurationMs": 2500,
+        "totalTokens": 900,
+        "usage": {"output_tokens": 42},
+        "status": "completed",
+    }
+    if agent_id:
+        extra["agentId"] = agent_id
+    s.result("task1", [text("Found it.")], toolUseResult=extra)
+    s.assistant("m2", text("The agent found it."))
+
+
+def agent_records(s: Session, agent_id: str | None, prompt: str = "Look around") -> None:
+    """The sub-agent's own conversation, as sidechain records."""
+    fields: dict[str, Any] = {"isSidechain": True, **({"agentId": agent_id} if agent_id else {})}
+    main = s.last
+    s.user(prompt, parent=None, **fields)
+    s.assistant("sub1", tool_use("sub-t1", "Grep", pattern="needle"), **fields)
+    s.result("sub-t1", "a.py:1: needle", **fields)
+    s.assistant("sub2", text("Found it."), **fields)
+    s.last = main  # the main conversation goes on from where it was
+
+
+def assert_nested(transcript: Transcript) -> None:
+    task = next(c for c in transcript.tool_calls() if c.name == "Task")
+    agent = task.subagent
+    assert agent is not None
+    assert agent.transcript is not None
+    assert (agent.name, agent.task, agent.tool_count) == ("explorer", "explore", 1)
+    assert (agent.duration_ms, agent.output_tokens) == (2500.0, 42)
+    assert [e.kind for e in agent.transcript] == ["user", "tool_call", "assistant"]
+    assert agent.transcript.tool_calls()[0].status == "success"
+    assert task.result
+    assert task.result.kind == "subagent"
+    assert task.result.text == "Found it."
+    # The sub-agent's entries live only in its own transcript.
+    assert [e.kind for e in transcript] == ["user", "tool_call", "assistant"]
+
+
+def test_L2_claude_code_inline_sidechain_nests_under_its_task_by_prompt() -> None:
+    s = task_session()
+    agent_records(s, agent_id=None)
+    task_result(s, agent_id=None)
+    transcript = s.load()
+    assert_nested(transcript)
+    assert transcript.warnings == []
+
+
+def test_L2_claude_code_inline_sidechain_nests_by_agent_id() -> None:
+    s = task_session(prompt="Look around")
+    agent_records(s, agent_id="abc123", prompt="a different wording")
+    task_result(s, agent_id="abc123")
+    assert_nested(s.load())
+
+
+def test_L4_claude_code_unmatched_sidechain_stays_inline_with_a_warning() -> None:
+    s = Session()
+    s.user("hello")
+    s.user("orphan agent prompt", parent=None, isSidechain=True)
+    transcript = s.load()
+    assert [e.text for e in of(transcript, UserMessage)] == ["hello", "orphan agent prompt"]
+    assert any("matches no Task call" in r for r in reasons(transcript))
+
+
+def test_L2_claude_code_agent_file_loaded_alone_is_its_own_transcript() -> None:
+    s = Session()
+    agent_records(s, agent_id="abc")
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["user", "tool_call", "assistant"]
+    assert transcript.warnings == []
+
+
+def test_L2_claude_code_sibling_agent_file(tmp_path: Path) -> None:
+    """v2.0: ``agent-<agentId>.jsonl`` beside the session file."""
+    project = tmp_path / "-repo"
+    s = task_session()
+    task_result(s, agent_id="a1b2c3")
+    path = s.write(project / "sess-1.jsonl")
+    child = Session(session_id="sess-1")
+    agent_records(child, agent_id="a1b2c3")
+    child.write(project / "agent-a1b2c3.jsonl")
+    child.write(project / "agent-ffff.jsonl")  # another agent's file: never read
+    transcript = load(path)
+    assert_nested(transcript)
+    task = transcript.tool_calls()[0]
+    assert task.subagent
+    assert task.subagent.agent_id == "a1b2c3"
+    assert task.subagent.transcript
+    assert task.subagent.transcript.metadata["agent_id"] == "a1b2c3"
+    # Without a path there is nowhere to look: the call stays, without a transcript.
+    from_text = load(path.read_text(encoding="utf-8"))
+    unlinked = from_text.tool_calls()[0].subagent
+    assert unlinked is not None
+    assert unlinked.transcript is None
+
+
+def test_L2_claude_code_subagents_directory_by_agent_id(tmp_path: Path) -> None:
+    """v2.1: ``<session>/subagents/agent-<agentId>.jsonl``."""
+    s = task_session()
+    task_result(s, agent_id="a9")
+    path = s.write(tmp_path / "sess-1.jsonl")
+    child = Session(session_id="sess-1")
+    agent_records(child, agent_id="a9")
+    child.write(tmp_path / "sess-1" / "subagents" / "agent-a9.jsonl")
+    assert_nested(load(path))
+
+
+def test_L2_claude_code_subagents_directory_by_meta_tool_use_id(tmp_path: Path) -> None:
+    """A call whose result names no agent (interrupted, say) is found through ``meta.json``."""
+    s = Session()
+    s.user("delegate")
+    s.assistant("m1", tool_use("task1", "Agent", prompt="dig"))
+    path = s.write(tmp_path / "sess-1.jsonl")
+    subagents = tmp_path / "sess-1" / "subagents"
+    child = Session(session_id="sess-1")
+    agent_records(child, agent_id="q7", prompt="dig")
+    child.write(subagents / "agent-q7.jsonl")
+    meta = {"agentType": "researcher", "description": "dig deep", "toolUseId": "task1"}
+    (subagents / "agent-q7.meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    [call] = load(path).tool_calls()
+    agent = call.subagent
+    assert agent is not None
+    assert agent.transcript is not None
+    assert (agent.name, agent.task) == ("researcher", "dig deep")
+    assert [e.kind for e in agent.transcript] == ["user", "tool_call", "assistant"]
+    assert call.status == "unknown"
+
+
+def test_X1_claude_code_agent_id_never_leaves_the_session_directory(tmp_path: Path) -> None:
+    s = task_session()
+    task_result(s, agent_id="../../secret")
+    path = s.write(tmp_path / "p" / "sess-1.jsonl")
+    (tmp_path / "agent-../..").mkdir(parents=True, exist_ok=True)
+    Session().write(tmp_path / "secret.jsonl")
+    task = load(path).tool_calls()[0]
+    assert task.subagent
+    assert task.subagent.transcript is None
+
+
+def test_L2_claude_code_cancelled_task_cancels_its_agents_open_calls() -> None:
+    s = task_session()
+    fields: dict[str, Any] = {"isSidechain": True}
+    s.user("Look around", parent=None, **fields)
+    s.assistant("sub1", tool_use("sub-t1", "Bash", command="slow"), **fields)
+    s.result("task1", "[Request interrupted by user for tool use]", True)
+    transcript = s.load()
+    task = transcript.tool_calls()[0]
+    assert task.status == "cancelled"
+    assert task.subagent
+    assert task.subagent.transcript
+    assert task.subagent.transcript.tool_calls()[0].status == "cancelled"
+    assert task.subagent.reason == "[Request interrupted by user for tool use]"
+
+
+# --- the uuid DAG ---------------------------------------------------------------------------------
+
+
+def test_L2_claude_code_rewind_keeps_the_active_branch() -> None:
+    s = Session()
+    root = s.user("first question")
+    answer = s.assistant("m1", text("first answer"))
+    s.user("old follow-up")
+    s.assistant("m2", text("old answer"))
+    s.user("new follow-up", parent=answer)
+    s.assistant("m3", text("new answer"))
+    transcript = s.load()
+    assert [getattr(e, "text", None) for e in transcript] == [
+        "first question",
+        "first answer",
+        "new follow-up",
+        "new answer",
+    ]
+    assert transcript.metadata["skipped_branches"] == 1
+    assert root
+
+
+def test_L2_claude_code_forks_that_are_not_rewinds_are_kept() -> None:
+    """Parallel results hanging off the same line, and a retried response, lose nothing."""
+    s = Session()
+    s.user("q")
+    first = s.assistant("m1", tool_use("t1"))
+    s.assistant("m1", tool_use("t2"))
+    s.result("t1", "one", parent=first)
+    s.result("t2", "two")
+    s.assistant("m2", text("done"))
+    transcript = s.load()
+    assert [c.status for c in transcript.tool_calls()] == ["success", "success"]
+    assert "skipped_branches" not in transcript.metadata
+
+
+def test_L2_claude_code_results_parented_to_their_own_tool_use_line() -> None:
+    """Claude Code 2.1 hangs each result off the line of its tool_use (seen in real files)."""
+    s = Session()
+    s.user("read three")
+    first = s.assistant("m1", tool_use("t1"))
+    second = s.assistant("m1", tool_use("t2"))
+    s.assistant("m1", tool_use("t3"))
+    s.result("t1", "one", parent=first)
+    s.result("t2", "two", parent=second)
+    s.result("t3", "three")
+    s.assistant("m2", text("read them"))
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["user", *["tool_call"] * 3, "assistant"]
+    assert [c.status for c in transcript.tool_calls()] == ["success"] * 3
+    assert transcript.warnings == []
+
+
+def test_L4_claude_code_dangling_parent_is_a_root_with_a_warning() -> None:
+    s = Session()
+    s.user("hello", parent="missing-uuid")
+    s.assistant("m", text("hi"))
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["user", "assistant"]
+    [warning] = transcript.warnings
+    assert warning.line == 1
+    assert "missing-uuid" in warning.reason
+
+
+def test_L4_claude_code_cyclic_and_duplicate_uuids_do_not_hang() -> None:
+    s = Session()
+    s.user("a", uuid="same", parent="same")
+    s.assistant("m", text("b"), uuid="same", parent="same")
+    s.user("c", uuid="same", parent="same")
+    assert [e.kind for e in s.load()] == ["user", "assistant", "user"]
+
+
+# --- bad input ------------------------------------------------------------------------------------
+
+
+def test_L4_claude_code_truncated_last_line() -> None:
+    s = Session()
+    s.user("q")
+    s.assistant("m", text("a"))
+    data = s.text() + '{"type": "assistant", "message": {"id": "m2", "con'
+    transcript = load(data)
+    assert [e.kind for e in transcript] == ["user", "assistant"]
+    [warning] = transcript.warnings
+    assert warning.line == 3
+    assert "invalid JSON" in warning.reason
+
+
+def test_L4_claude_code_placeholder_timestamps() -> None:
+    s = Session()
+    s.user("q", timestamp="[trimmed for fixture]")
+    s.assistant("m", tool_use("t1"), timestamp="not a time")
+    s.result("t1", "ok")
+    transcript = s.load()
+    assert [e.timestamp for e in transcript] == [None, None]
+    assert transcript.tool_calls()[0].started_at is None
+    [warning] = transcript.warnings
+    assert warning.line == 1
+    assert "2 line(s)" in warning.reason
+
+
+def test_L4_claude_code_unknown_record_types() -> None:
+    s = Session()
+    s.add("file-history-snapshot", snapshot={})
+    s.add("progress", data={})
+    s.user("q")
+    for _ in range(3):
+        s.add("brand-new-kind", payload=1)
+    s.add("another-new-kind")
+    s.assistant("m", text("a"))
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["user", "assistant"]
+    assert reasons(transcript) == [
+        "unknown record type 'brand-new-kind' skipped (3 line(s))",
+        "unknown record type 'another-new-kind' skipped (1 line(s))",
+    ]
+    assert [w.line for w in transcript.warnings] == [4, 7]
+
+
+def test_L4_claude_code_odd_shapes_cost_one_line_each() -> None:
+    s = Session()
+    s.user("q")
+    s.records += [
+        [1, 2],
+        {"type": "user", "uuid": "x1", "sessionId": "s", "message": "not a dict"},
+        {"type": "assistant", "uuid": "x2", "sessionId": "s", "message": {"content": 7}},
+        {"type": "user", "uuid": {"un": "hashable"}, "message": {"content": [None, 3, {}]}},
+        {"type": "system", "subtype": 5, "content": ["x"], "level": {"a": 1}},
+    ]
+    s.assistant("m", text("still here"))
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["user", "assistant"]
+    assert len(transcript.warnings) == 2  # the list line and the message that is not a dict
+
+
+@pytest.mark.parametrize("data", [b"", b"\n\n"])
+def test_L4_claude_code_empty_file_is_a_format_error(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(data)
+    with pytest.raises(TranscriptFormatError):
+        load(path, format="claude-code")
+    with pytest.raises(TranscriptFormatError):
+        load(path)
+
+
+@pytest.mark.parametrize(
+    "name", ["codex_rollout_v0.129_two-turns.jsonl", "qwen-code_chatrecord.jsonl"]
+)
+def test_L4_claude_code_forced_on_another_format_is_a_format_error(name: str) -> None:
+    with pytest.raises(TranscriptFormatError) as info:
+        load(FIXTURES / name, format="claude-code")
+    assert info.value.tried == ("claude-code",)
+    assert info.value.line == 1
+
+
+def test_L4_claude_code_summary_only_file_is_an_empty_titled_transcript() -> None:
+    data = json.dumps({"type": "summary", "summary": "Old chat", "leafUuid": "x"}) + "\n"
+    transcript = load(data + data)
+    assert transcript.metadata["title"] == "Old chat"
+    assert transcript.entries == []
+
+
+# --- detection ------------------------------------------------------------------------------------
+
+
+def source_of(text: str) -> Any:
+    return from_binary_stream(iter(text.encode().splitlines(keepends=True)), "<t>")
+
+
+def test_L2_claude_code_detected_after_bookkeeping_lines() -> None:
+    s = Session()
+    s.user("q")
+    lead = [
+        {"type": "summary", "summary": "t", "leafUuid": "x"},
+        {"type": "file-history-snapshot", "messageId": "m", "snapshot": {}},
+    ]
+    text_ = "".join(json.dumps(r) + "\n" for r in lead) + s.text()
+    assert claude_code.detect(source_of(text_))
+    assert load(text_).metadata["source_format"] == "claude-code"
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {
+            "type": "user",
+            "uuid": "u",
+            "sessionId": "s",
+            "message": {"role": "user", "parts": [{"text": "qwen"}]},
+        },
+        {"type": "user", "uuid": "u", "message": {"role": "user", "content": "no session"}},
+        {"role": "user", "content": "a message list item"},
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {}},
+    ],
+)
+def test_L2_claude_code_does_not_claim_other_records(record: dict[str, Any]) -> None:
+    assert not claude_code.detect(source_of(json.dumps(record) + "\n" + json.dumps(record)))
+
+
+def test_L4_claude_code_input_file_is_not_modified(tmp_path: Path) -> None:
+    s = task_session()
+    task_result(s, agent_id="a1")
+    path = s.write(tmp_path / "sess-1.jsonl")
+    before = path.read_bytes()
+    load(path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sess-1.jsonl"]

@@ -1,0 +1,1115 @@
+"""Codex CLI rollout loader (spec L-1 … L-4 for ``format="codex"``).
+
+The fixture tests count what the loader should find straight from the raw JSON lines, with
+rules written here independently of the loader; the hand-made rollouts cover one rule each.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    Transcript,
+    TranscriptFormatError,
+    UserMessage,
+)
+from turnfold.formats import codex
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+CODEX_FIXTURES = sorted(FIXTURES.glob("codex_*.jsonl"))
+TS = "2026-05-12T10:00:00.000Z"
+
+
+# --- building rollouts -----------------------------------------------------------------------
+
+
+def env(kind: str, payload: dict[str, Any], ts: str = TS) -> dict[str, Any]:
+    return {"timestamp": ts, "type": kind, "payload": payload}
+
+
+def meta(**fields: Any) -> dict[str, Any]:
+    payload = {"id": "sess-1", "timestamp": TS, "cwd": "/repo", "cli_version": "0.129.0"}
+    return env("session_meta", {**payload, **fields})
+
+
+def event(kind: str, **fields: Any) -> dict[str, Any]:
+    return env("event_msg", {"type": kind, **fields})
+
+
+def item(kind: str, **fields: Any) -> dict[str, Any]:
+    return env("response_item", {"type": kind, **fields})
+
+
+def user_item(text: str, role: str = "user") -> dict[str, Any]:
+    return item("message", role=role, content=[{"type": "input_text", "text": text}])
+
+
+def assistant_item(text: str) -> dict[str, Any]:
+    return item("message", role="assistant", content=[{"type": "output_text", "text": text}])
+
+
+def call(call_id: str, name: str = "shell", **args: Any) -> dict[str, Any]:
+    arguments = json.dumps(args or {"command": ["bash", "-lc", "ls"]})
+    return item("function_call", name=name, arguments=arguments, call_id=call_id)
+
+
+def output(call_id: str, value: Any) -> dict[str, Any]:
+    return item("function_call_output", call_id=call_id, output=value)
+
+
+def jsonl(records: list[Any]) -> str:
+    return "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records)
+
+
+def load(*records: Any, with_meta: bool = True) -> Transcript:
+    lines = [meta(), *records] if with_meta else list(records)
+    return turnfold.load(jsonl(lines), format="codex")
+
+
+def of(transcript: Transcript, kind: type[Any]) -> list[Any]:
+    return [e for e in transcript if isinstance(e, kind)]
+
+
+def only_call(transcript: Transcript) -> ToolCall:
+    calls = transcript.tool_calls()
+    assert len(calls) == 1, calls
+    return calls[0]
+
+
+# --- fixtures: counts taken independently from the raw lines ------------------------------------
+
+CALL_ITEMS = {
+    "function_call",
+    "custom_tool_call",
+    "local_shell_call",
+    "web_search_call",
+    "tool_search_call",
+    "image_generation_call",
+    "file_search_call",
+    "computer_call",
+}
+OUTPUT_ITEMS = {
+    "function_call_output",
+    "custom_tool_call_output",
+    "local_shell_call_output",
+    "tool_search_output",
+    "computer_call_output",
+}
+EXIT = re.compile(r"^(?:Exit code: |Process exited with code )(-?\d+)", re.MULTILINE)
+
+
+def _texts(content: Any) -> str:
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        p.get("text") or "" for p in content if p.get("type") in ("input_text", "output_text")
+    )
+
+
+def _injected(text: str) -> bool:
+    return text.lstrip().startswith(("<", "# AGENTS.md"))
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def raw_counts(path: Path) -> dict[str, int]:
+    """What a reader of the raw file expects, by the rules of the issue (not the loader's code)."""
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    events = [r["payload"] for r in records if r.get("type") == "event_msg"]
+    items = [r["payload"] for r in records if r.get("type") == "response_item"]
+    kinds = [(r.get("type"), (r.get("payload") or {}).get("type")) for r in records]
+
+    event_prompts = Counter(_norm(e["message"]) for e in events if e["type"] == "user_message")
+    item_prompts = Counter(
+        _norm(_texts(i["content"]))
+        for i in items
+        if i["type"] == "message" and i["role"] == "user" and not _injected(_texts(i["content"]))
+    )
+    prompts = sum(event_prompts.values()) + sum((item_prompts - event_prompts).values())
+
+    seen: set[str] = set()
+    calls = orphans = success = error = cancelled = 0
+    open_calls: set[str] = set()
+    for record in records:
+        payload = record.get("payload") or {}
+        kind = payload.get("type")
+        if record.get("type") == "event_msg" and kind == "task_started":
+            open_calls = set()
+        if record.get("type") == "event_msg" and kind == "turn_aborted":
+            cancelled += len(open_calls)
+            open_calls = set()
+        if record.get("type") != "response_item":
+            continue
+        if kind in CALL_ITEMS:
+            calls += 1
+            call_id = payload.get("call_id") or payload.get("id")
+            seen.add(call_id)
+            if kind in ("web_search_call", "image_generation_call"):
+                success += payload.get("status") == "completed"
+            else:
+                open_calls.add(call_id)
+        elif kind in OUTPUT_ITEMS:
+            if payload["call_id"] not in seen:
+                orphans += 1
+            open_calls.discard(payload["call_id"])
+            text = payload.get("output") if isinstance(payload.get("output"), str) else ""
+            code = EXIT.search(text[:4096])
+            if code:
+                success += code.group(1) == "0"
+                error += code.group(1) != "0"
+
+    compactions = sum(k == ("compacted", None) or k[1] == "compaction" for k in kinds)
+    for index, kind in enumerate(kinds):
+        if kind == ("event_msg", "context_compacted"):
+            around = kinds[max(index - 1, 0) : index + 2]
+            compactions += ("compacted", None) not in around
+
+    summaries = {
+        _norm(p["text"]) for i in items if i["type"] == "reasoning" for p in i.get("summary") or []
+    }
+    thinking = sum(
+        bool(i.get("summary") or i.get("content") or i.get("encrypted_content"))
+        for i in items
+        if i["type"] == "reasoning"
+    ) + sum(
+        1 for e in events if e["type"] == "agent_reasoning" and _norm(e["text"]) not in summaries
+    )
+    answers = Counter(
+        _norm(_texts(i["content"]))
+        for i in items
+        if i["type"] == "message" and i["role"] == "assistant"
+    )
+    agent_messages = Counter(_norm(e["message"]) for e in events if e["type"] == "agent_message")
+    texts = sum(answers.values()) + sum((agent_messages - answers).values())
+    return {
+        "prompts": prompts,
+        "calls": calls + orphans,
+        "success": success,
+        "error": error,
+        "cancelled": cancelled,
+        "aborts": sum(k == ("event_msg", "turn_aborted") for k in kinds),
+        "compactions": compactions,
+        "thinking": thinking,
+        "texts": texts,
+    }
+
+
+def loaded_counts(t: Transcript) -> dict[str, int]:
+    statuses = Counter(c.status for c in t.tool_calls())
+    return {
+        "prompts": len(of(t, UserMessage)),
+        "calls": len(t.tool_calls()),
+        "success": statuses["success"],
+        "error": statuses["error"],
+        "cancelled": statuses["cancelled"],
+        "aborts": len(of(t, AbortMarker)),
+        "compactions": len(of(t, CompactionBoundary)),
+        "thinking": len(of(t, Thinking)),
+        "texts": len(of(t, AssistantText)),
+    }
+
+
+@pytest.mark.parametrize("path", CODEX_FIXTURES, ids=lambda p: p.name)
+def test_L2_codex_fixture_counts_match_the_raw_file(path: Path) -> None:
+    detected = turnfold.load(path)
+    forced = turnfold.load(path, format="codex")
+    assert detected == forced
+    assert detected.metadata["source_format"] == "codex"
+    assert loaded_counts(detected) == raw_counts(path)
+
+
+@pytest.mark.parametrize("path", CODEX_FIXTURES, ids=lambda p: p.name)
+def test_L2_codex_fixture_round_trips(path: Path) -> None:
+    t = turnfold.load(path)
+    assert turnfold.load(t.dump()) == t
+    assert turnfold.load(t.dump(layout="json")) == t
+
+
+def test_L2_codex_two_turns_fixture_in_detail() -> None:
+    t = turnfold.load(FIXTURES / "codex_rollout_v0.129_two-turns.jsonl")
+    assert [e.kind for e in t] == ["user", "thinking", "assistant"] * 2
+    first, thinking, answer = t.entries[:3]
+    assert first.text == "Hello, Codex! Please explain what you do."
+    assert thinking.form == "encrypted"
+    assert thinking.data == "gAAAAABtest1234placeholder"
+    assert thinking.text == ""
+    assert answer.model == "o4-mini"
+    assert answer.usage.input_tokens == 1024
+    assert answer.usage.cache_read_tokens == 512
+    assert answer.usage.reasoning_tokens == 8
+    assert answer.meta["turn_duration_ms"] == 3200
+    assert t.metadata == {
+        "source_format": "codex",
+        "session_id": "a1b2c3d4-e5f6-7890-abcd-ef1234567890",
+        "started_at": "2026-05-12T09:59:55.000Z",
+        "cwd": "/home/user/project",
+        "originator": "codex_exec",
+        "model_provider": "openai",
+        "version": "0.129.0",
+        "cli_version": "0.129.0",
+        "source": "exec",
+        "git": {
+            "commit_hash": "abc123def456abc123def456abc123def456abc1",
+            "branch": "main",
+            "repository_url": "https://github.com/user/project",
+        },
+        "model": "o4-mini",
+        "usage": {
+            "input_tokens": 1100,
+            "output_tokens": 20,
+            "cache_read_tokens": 512,
+            "reasoning_tokens": 10,
+        },
+        "duration_ms": 5400,
+    }
+    assert t.warnings == []
+
+
+def test_L4_codex_schema_coverage_fixture_warns_quietly() -> None:
+    t = turnfold.load(FIXTURES / "codex_rollout_schema-coverage.jsonl")
+    reasons = [w.reason for w in t.warnings]
+    # Placeholder timestamps are one warning, not one per line.
+    assert sum("placeholder" in r for r in reasons) == 1
+    assert len(reasons) < 10
+    assert all(w.line is not None for w in t.warnings)
+
+
+# --- L-3: status derived from exit codes, or unknown ------------------------------------------
+
+OUTPUT_CASES = [
+    (
+        "exit-0-header",
+        "Exit code: 0\nWall time: 1.5 seconds\nOutput:\nok\n",
+        "success",
+        "ok\n",
+        1500.0,
+    ),
+    (
+        "exit-2-header",
+        "Exit code: 2\nWall time: 0.2 seconds\nOutput:\nboom",
+        "error",
+        "boom",
+        200.0,
+    ),
+    (
+        "unified-exec-0",
+        "Chunk ID: ab\nWall time: 0.0000 seconds\nProcess exited with code 0\n"
+        "Original token count: 3\nOutput:\nhi",
+        "success",
+        "hi",
+        0.0,
+    ),
+    (
+        "unified-exec-127",
+        "Command: x\nProcess exited with code 127\nOutput:\nnope",
+        "error",
+        "nope",
+        None,
+    ),
+    (
+        "json-exit-0",
+        json.dumps({"output": "a\n", "metadata": {"exit_code": 0, "duration_seconds": 0.1}}),
+        "success",
+        "a\n",
+        100.0,
+    ),
+    ("json-exit-1", json.dumps({"output": "e", "metadata": {"exit_code": 1}}), "error", "e", None),
+    ("no-exit-code", "just some text", "unknown", "just some text", None),
+    (
+        "still-running",
+        "Process running with session ID 7\nOutput:\npartial",
+        "unknown",
+        "partial",
+        None,
+    ),
+    (
+        "json-without-metadata",
+        json.dumps({"output": "x"}),
+        "unknown",
+        json.dumps({"output": "x"}),
+        None,
+    ),
+    ("aborted", "aborted", "cancelled", "aborted", None),
+    (
+        "content-list",
+        [{"type": "input_text", "text": "Exit code: 0\nOutput:\nlisted"}],
+        "success",
+        "listed",
+        None,
+    ),
+    ("payload-success-false", {"content": "denied", "success": False}, "error", "denied", None),
+    ("payload-success-true", {"content": "fine", "success": True}, "success", "fine", None),
+]
+
+
+@pytest.mark.parametrize(
+    ("value", "status", "text", "duration"),
+    [case[1:] for case in OUTPUT_CASES],
+    ids=[case[0] for case in OUTPUT_CASES],
+)
+def test_L3_codex_status_from_the_output(value: Any, status: str, text: str, duration: Any) -> None:
+    c = only_call(load(call("c1"), output("c1", value)))
+    assert c.status == status
+    assert c.result is not None
+    assert c.result.text == text
+    assert c.duration_ms == duration
+    assert c.ended_at == TS
+
+
+@pytest.mark.parametrize(
+    ("end", "status"),
+    [
+        ({"exit_code": 0, "duration": {"secs": 1, "nanos": 500_000_000}}, "success"),
+        ({"exit_code": 1}, "error"),
+        ({}, "unknown"),
+    ],
+    ids=["exit-0", "exit-1", "absent"],
+)
+def test_L3_codex_exec_command_end_exit_code(end: dict[str, Any], status: str) -> None:
+    t = load(
+        call("c1"),
+        event("exec_command_end", call_id="c1", aggregated_output="out", **end),
+        output("c1", "out"),  # no header: the event decides
+    )
+    c = only_call(t)
+    assert c.status == status
+    assert c.result.text == "out"
+    if "duration" in end:
+        assert c.duration_ms == 1500.0
+
+
+def test_L3_codex_header_beats_the_event() -> None:
+    t = load(
+        call("c1"),
+        event("exec_command_end", call_id="c1", exit_code=0),
+        output("c1", "Exit code: 3\nOutput:\n"),
+    )
+    assert only_call(t).status == "error"
+
+
+def test_L3_codex_event_for_an_unknown_call_is_ignored() -> None:
+    t = load(event("exec_command_end", call_id="nope", exit_code=1))
+    assert t.tool_calls() == []
+    assert t.warnings == []
+
+
+@pytest.mark.parametrize(
+    ("result", "status"),
+    [
+        ({"Ok": {"content": [{"type": "text", "text": "r"}], "isError": False}}, "success"),
+        ({"Ok": {"content": [{"type": "text", "text": "r"}], "isError": True}}, "error"),
+        ({"Ok": {"content": []}}, "success"),
+        ({"Err": "server down"}, "error"),
+    ],
+    ids=["ok", "is-error", "ok-no-flag", "err"],
+)
+def test_L3_codex_mcp_tool_call_end(result: dict[str, Any], status: str) -> None:
+    t = load(
+        call("m1", name="mcp__github__get_issue", number=1),
+        event(
+            "mcp_tool_call_end",
+            call_id="m1",
+            result=result,
+            duration={"secs": 0, "nanos": 4_000_000},
+        ),
+        output("m1", "r"),
+    )
+    c = only_call(t)
+    assert c.status == status
+    assert c.duration_ms == 4.0
+
+
+PATCH = "*** Begin Patch\n*** Update File: /repo/src/a.py\n@@\n-old\n+new\n*** End Patch\n"
+
+
+def patch_call(call_id: str = "p1") -> dict[str, Any]:
+    return item(
+        "custom_tool_call", call_id=call_id, name="apply_patch", input=PATCH, status="completed"
+    )
+
+
+def patch_output(call_id: str, text: str) -> dict[str, Any]:
+    return item("custom_tool_call_output", call_id=call_id, output=text)
+
+
+def test_L3_codex_apply_patch_is_a_diff() -> None:
+    t = load(patch_call(), patch_output("p1", "Exit code: 0\nOutput:\nSuccess. Updated a.py\n"))
+    c = only_call(t)
+    assert c.description == "src/a.py"  # relative to the session cwd
+    assert c.status == "success"
+    assert c.result.kind == "diff"
+    assert c.result.text == PATCH
+    assert c.result.structured == {"output": "Success. Updated a.py\n"}
+
+
+@pytest.mark.parametrize(
+    ("success", "status", "kind"), [(True, "success", "diff"), (False, "error", "text")]
+)
+def test_L3_codex_patch_apply_end(success: bool, status: str, kind: str) -> None:
+    changes = {"/repo/src/a.py": {"type": "update", "unified_diff": "@@ -1 +1 @@\n-old\n+new\n"}}
+    t = load(
+        patch_call(),
+        event(
+            "patch_apply_end",
+            call_id="p1",
+            success=success,
+            stdout="",
+            stderr="failed",
+            changes=changes,
+        ),
+        patch_output("p1", "apply_patch verification failed" if not success else "Done!"),
+    )
+    c = only_call(t)
+    assert c.status == status
+    assert c.result.kind == kind
+    if success:
+        assert c.result.text.startswith("--- a//repo/src/a.py\n+++ b//repo/src/a.py\n@@ -1 +1 @@")
+
+
+def test_L3_codex_update_plan_is_a_plan() -> None:
+    plan = [
+        {"step": "Read code", "status": "completed"},
+        {"step": "Fix bug", "status": "in_progress"},
+    ]
+    t = load(call("u1", name="update_plan", plan=plan), output("u1", "Plan updated"))
+    c = only_call(t)
+    assert c.status == "unknown"  # the output says nothing of success (L-3)
+    assert c.result.kind == "plan"
+    assert c.result.text == "- [x] Read code\n- [-] Fix bug"
+    assert c.result.structured["plan"] == plan
+
+
+def test_L3_codex_call_without_output_is_unknown() -> None:
+    c = only_call(load(user_item("go"), call("c1")))
+    assert c.status == "unknown"
+    assert c.result is None
+    assert c.ended_at is None
+
+
+# --- turns: aborts, compaction, durations, usage ----------------------------------------------
+
+
+def test_P7_codex_turn_aborted_cancels_unfinished_calls() -> None:
+    t = load(
+        event("task_started", turn_id="t1"),
+        event("user_message", message="run both"),
+        call("done"),
+        call("cut"),
+        output("done", "Exit code: 0\nOutput:\n"),
+        event("turn_aborted", turn_id="t1", reason="interrupted", duration_ms=900),
+        output("cut", "aborted"),
+        user_item("<turn_aborted>\nThe user interrupted.\n</turn_aborted>"),
+        event("task_started", turn_id="t2"),
+        event("user_message", message="again"),
+        call("next"),
+    )
+    done, cut, later = t.tool_calls()
+    assert (done.status, cut.status, later.status) == ("success", "cancelled", "unknown")
+    assert cut.ended_at == TS
+    (marker,) = of(t, AbortMarker)
+    assert marker.reason == "interrupted"
+    assert marker.meta == {"turn_duration_ms": 900}
+    assert [m.text for m in of(t, UserMessage)] == ["run both", "again"]
+
+
+@pytest.mark.parametrize(
+    ("records", "boundaries", "summary"),
+    [
+        ([env("compacted", {"message": "S"}), event("context_compacted")], 1, "S"),
+        (
+            [
+                event("context_compacted"),
+                env("compacted", {"message": "S", "replacement_history": []}),
+            ],
+            1,
+            "S",
+        ),
+        ([env("compacted", {"message": ""})], 1, None),
+        ([item("compaction", encrypted_content="x"), event("context_compacted")], 1, None),
+        (
+            [env("compacted", {"message": "A"}), assistant_item("hi"), event("context_compacted")],
+            2,
+            "A",
+        ),
+    ],
+    ids=["item-then-event", "event-then-item", "empty-summary", "remote", "apart"],
+)
+def test_P1_codex_compaction_boundary(records: list[Any], boundaries: int, summary: Any) -> None:
+    t = load(user_item("x"), *records)
+    found = of(t, CompactionBoundary)
+    assert len(found) == boundaries
+    assert found[0].summary == summary
+
+
+def test_P7_codex_turn_duration_goes_to_the_answer_or_the_prompt() -> None:
+    t = load(
+        event("task_started", turn_id="t1"),
+        user_item("q1"),
+        assistant_item("a1"),
+        event("task_complete", turn_id="t1", duration_ms=3200, time_to_first_token_ms=300),
+        event("task_started", turn_id="t2"),
+        user_item("q2"),
+        call("c1"),
+        event("task_complete", turn_id="t2", duration_ms=700),
+        event("task_started", turn_id="t3"),
+        user_item("q3"),
+        event("task_complete", turn_id="t3", duration_ms=0),  # a placeholder, not a recording
+    )
+    answer = of(t, AssistantText)[0]
+    q1, q2, q3 = of(t, UserMessage)
+    assert answer.meta["turn_duration_ms"] == 3200
+    assert answer.meta["time_to_first_token_ms"] == 300
+    assert "turn_duration_ms" not in q1.meta
+    assert q2.meta == {"turn_duration_ms": 700}
+    assert q3.meta == {}
+    assert t.metadata["duration_ms"] == 3900
+
+
+def test_L2_codex_task_complete_error_is_one_assistant_error() -> None:
+    t = load(
+        user_item("q"),
+        event("error", message="stream disconnected"),
+        event("task_complete", error={"message": "stream disconnected"}),
+    )
+    assert [e.message for e in of(t, AssistantError)] == ["stream disconnected"]
+
+
+def test_L2_codex_token_count_usage_on_the_response_text() -> None:
+    usage = {
+        "input_tokens": 10,
+        "cached_input_tokens": 4,
+        "output_tokens": 3,
+        "reasoning_output_tokens": 1,
+    }
+    total = {**usage, "input_tokens": 99}
+    t = load(
+        user_item("q"),
+        event("token_count", info=None, rate_limits={}),
+        call("c1"),
+        event("token_count", info={"last_token_usage": usage, "total_token_usage": usage}),
+        output("c1", "x"),
+        assistant_item("done"),
+        event("token_count", info={"last_token_usage": usage, "total_token_usage": total}),
+        event("token_count", info={"last_token_usage": usage, "total_token_usage": total}),
+    )
+    (text,) = of(t, AssistantText)
+    assert text.usage.input_tokens == 10
+    assert text.usage.cache_read_tokens == 4
+    assert text.usage.output_tokens == 3
+    assert text.usage.reasoning_tokens == 1
+    assert t.metadata["usage"]["input_tokens"] == 99
+
+
+# --- injected context and duplicates ----------------------------------------------------------
+
+INJECTED = [
+    ("environment", "<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>", "user"),
+    ("user-instructions", "<user_instructions>\nBe terse.\n</user_instructions>", "user"),
+    (
+        "agents-md",
+        "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nx\n</INSTRUCTIONS>",
+        "user",
+    ),
+    (
+        "permissions",
+        "<permissions instructions>\nsandbox\n</permissions instructions>",
+        "developer",
+    ),
+    ("developer", "You are Codex.", "developer"),
+    ("system", "You are Codex.", "system"),
+    ("turn-aborted-note", "<turn_aborted>\nThe user interrupted.\n</turn_aborted>", "user"),
+    ("subagent-notification", "<subagent_notification>{}</subagent_notification>", "user"),
+    ("future-snake-case-tag", "<goal_tracker_v2>\nstate\n</goal_tracker_v2>", "user"),
+]
+
+
+@pytest.mark.parametrize(("text", "role"), [c[1:] for c in INJECTED], ids=[c[0] for c in INJECTED])
+def test_L2_codex_injected_context_is_not_a_prompt(text: str, role: str) -> None:
+    t = load(user_item(text, role=role), user_item("the real prompt"))
+    assert [m.text for m in of(t, UserMessage)] == ["the real prompt"]
+    assert of(t, SystemNotice) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["<div> is misaligned, fix it", "<b>bold</b> please", "plain words"]
+)
+def test_L2_codex_prompts_that_look_like_tags_are_kept(text: str) -> None:
+    assert [m.text for m in of(load(user_item(text)), UserMessage)] == [text]
+
+
+@pytest.mark.parametrize("event_first", [True, False], ids=["event-first", "item-first"])
+def test_L2_codex_duplicate_user_text_is_one_prompt(event_first: bool) -> None:
+    copies = [
+        event("user_message", message="List the files", images=[]),
+        user_item("List the files"),
+    ]
+    t = load(
+        *(copies if event_first else copies[::-1]), assistant_item("a"), user_item("List the files")
+    )
+    # The third copy is a new prompt: the model had answered in between.
+    assert [m.text for m in of(t, UserMessage)] == ["List the files"] * 2
+
+
+def test_L2_codex_image_prompt_copies_match() -> None:
+    content = [
+        {"type": "input_text", "text": "<image name=[Image #1]>"},
+        {"type": "input_image", "image_url": "data:image/png;base64,AAAA"},
+        {"type": "input_text", "text": "</image>"},
+        {"type": "input_text", "text": "explain this"},
+    ]
+    t = load(
+        event(
+            "user_message", message="[Image #1] explain this", images=["data:image/png;base64,AAAA"]
+        ),
+        item("message", role="user", content=content),
+    )
+    (prompt,) = of(t, UserMessage)
+    assert prompt.meta == {"images": 1}
+
+
+def test_L2_codex_ide_prompt_keeps_the_request() -> None:
+    text = (
+        "# Context from my IDE setup:\n\n## Active file: a.py\n\n## My request for Codex:\nfix it\n"
+    )
+    (prompt,) = of(load(user_item(text)), UserMessage)
+    assert prompt.text == "fix it"
+    assert prompt.meta["ide_context"].endswith("## Active file: a.py")
+
+
+def test_F14_codex_user_shell_command_is_a_user_initiated_call() -> None:
+    text = (
+        "<user_shell_command>\n<command>\ngit status\n</command>\n<result>\n"
+        "Exit code: 1\nDuration: 0.0400 seconds\nOutput:\nfatal: not a repo\n\n</result>\n"
+        "</user_shell_command>"
+    )
+    t = load(user_item(text))
+    c = only_call(t)
+    assert (c.name, c.description, c.status, c.user_initiated) == (
+        "shell",
+        "git status",
+        "error",
+        True,
+    )
+    assert c.result.text == "fatal: not a repo"
+    assert c.duration_ms == 40.0
+    assert of(t, UserMessage) == []
+
+
+@pytest.mark.parametrize("event_first", [True, False], ids=["event-first", "item-first"])
+def test_L2_codex_agent_message_echo_is_dropped(event_first: bool) -> None:
+    copies = [
+        event("agent_message", message="Done.", phase="final_answer"),
+        assistant_item("Done."),
+    ]
+    t = load(user_item("q"), *(copies if event_first else copies[::-1]))
+    assert [a.text for a in of(t, AssistantText)] == ["Done."]
+
+
+def test_L2_codex_agent_message_without_an_item_is_kept() -> None:
+    t = load(user_item("q"), event("agent_message", message="Only here."))
+    assert [a.text for a in of(t, AssistantText)] == ["Only here."]
+
+
+def reasoning(
+    summary: list[str], encrypted: str | None = "gAAA", content: Any = None
+) -> dict[str, Any]:
+    parts = [{"type": "summary_text", "text": s} for s in summary]
+    return item("reasoning", summary=parts, content=content, encrypted_content=encrypted)
+
+
+@pytest.mark.parametrize(
+    ("records", "expected"),
+    [
+        (
+            [reasoning(["**Plan**\n\nread", "then fix"])],
+            [("summary", "**Plan**\n\nread\n\nthen fix", None)],
+        ),
+        ([reasoning([])], [("encrypted", "", "gAAA")]),
+        ([reasoning([], encrypted=None)], []),
+        (
+            [reasoning([], content=[{"type": "reasoning_text", "text": "raw"}])],
+            [("text", "raw", None)],
+        ),
+        (
+            [
+                reasoning(["a", "b"]),
+                event("agent_reasoning", text="a"),
+                event("agent_reasoning", text="b"),
+            ],
+            [("summary", "a\n\nb", None)],
+        ),
+        (
+            [event("agent_reasoning", text="a"), reasoning(["a"])],
+            [("summary", "a", None)],
+        ),
+        ([event("agent_reasoning", text="only event")], [("summary", "only event", None)]),
+    ],
+    ids=["summary", "encrypted-only", "empty", "raw", "events-after", "event-before", "event-only"],
+)
+def test_P9_codex_reasoning(records: list[Any], expected: list[Any]) -> None:
+    t = load(user_item("q"), *records)
+    assert [(th.form, th.text, th.data) for th in of(t, Thinking)] == expected
+
+
+# --- batches, metadata, sub-agents ------------------------------------------------------------
+
+
+def test_F10_codex_batches_group_consecutive_calls() -> None:
+    t = load(
+        event("task_started"),
+        user_item("q"),
+        reasoning(["r"]),
+        call("a"),
+        call("b"),
+        output("a", "x"),
+        output("b", "y"),
+        call("c"),
+        output("c", "z"),
+        assistant_item("progress"),
+        call("d"),
+        event("task_started"),
+        user_item("q2"),
+        call("e"),
+    )
+    batches = [c.batch_id for c in t.tool_calls()]
+    assert batches == ["turn1-batch1"] * 2 + ["turn1-batch2", "turn1-batch3", "turn2-batch1"]
+
+
+def test_L2_codex_hosted_web_search_and_local_shell() -> None:
+    t = load(
+        user_item("q"),
+        item("web_search_call", status="completed", action={"type": "search", "query": "pytest"}),
+        item(
+            "local_shell_call",
+            call_id="ls1",
+            status="completed",
+            action={"type": "exec", "command": ["ls", "-la"]},
+        ),
+        output("ls1", "Exit code: 0\nOutput:\n."),
+    )
+    search, shell = t.tool_calls()
+    assert (search.name, search.description, search.status) == ("web_search", "pytest", "success")
+    assert search.call_id.startswith("web_search_call@")  # older items carry no id
+    assert (shell.name, shell.description, shell.status) == ("local_shell", "ls -la", "success")
+
+
+def test_L2_codex_subagent_session_metadata() -> None:
+    source = {
+        "subagent": {
+            "thread_spawn": {
+                "parent_thread_id": "p-1",
+                "depth": 1,
+                "agent_nickname": "Ohm",
+                "agent_role": "worker",
+            }
+        }
+    }
+    t = turnfold.load(jsonl([meta(source=source), user_item("task")]))
+    assert t.metadata["subagent"] == source["subagent"]
+    assert t.metadata["parent_session_id"] == "p-1"
+    assert (t.metadata["agent_name"], t.metadata["agent_role"]) == ("Ohm", "worker")
+
+
+def test_F7_codex_spawn_agent_links_the_child_rollout(tmp_path: Path) -> None:
+    child_id = "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0001"
+    child = [
+        meta(
+            id=child_id,
+            source={
+                "subagent": {
+                    "thread_spawn": {"parent_thread_id": "sess-1", "agent_nickname": "Ohm"}
+                }
+            },
+        ),
+        event("task_started"),
+        user_item("count files"),
+        call("k1"),
+        output("k1", "Exit code: 0\nOutput:\n3"),
+        assistant_item("3 files"),
+        event("token_count", info={"total_token_usage": {"input_tokens": 5, "output_tokens": 42}}),
+        event("task_complete", duration_ms=1500),
+    ]
+    parent = [
+        meta(),
+        user_item("delegate"),
+        call("s1", name="spawn_agent", message="count files"),
+        event(
+            "collab_agent_spawn_end", call_id="s1", new_thread_id=child_id, new_agent_nickname="Ohm"
+        ),
+        output("s1", json.dumps({"agent_id": child_id})),
+    ]
+    (tmp_path / f"rollout-2026-05-12T10-00-00-{child_id}.jsonl").write_text(jsonl(child))
+    path = tmp_path / "rollout-2026-05-12T09-59-00-sess-1.jsonl"
+    path.write_text(jsonl(parent))
+    spawn = only_call(turnfold.load(path))
+    agent = spawn.subagent
+    assert (agent.name, agent.task, agent.agent_id) == ("Ohm", "count files", child_id)
+    assert agent.transcript is not None
+    assert agent.transcript.metadata["agent_name"] == "Ohm"
+    assert (agent.tool_count, agent.subagent_count) == (1, 0)
+    assert (agent.duration_ms, agent.output_tokens) == (1500, 42)
+    assert turnfold.load(turnfold.load(path).dump()) == turnfold.load(path)
+
+
+def test_F7_codex_spawn_agent_without_a_child_file() -> None:
+    t = load(
+        user_item("q"), call("s1", name="spawn_agent", message="look around"), output("s1", "{}")
+    )
+    agent = only_call(t).subagent
+    assert agent is not None
+    assert agent.task == "look around"
+    assert agent.transcript is None
+
+
+# --- layouts, detection and bad input (L-4) ---------------------------------------------------
+
+LEGACY = [
+    {
+        "id": "legacy-1",
+        "timestamp": "2025-06-01T10:00:00.000Z",
+        "instructions": None,
+        "git": {"branch": "main"},
+    },
+    {"record_type": "state"},
+    {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "<user_instructions>\nx\n</user_instructions>"}],
+    },
+    {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "Create a README"}],
+    },
+    {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [{"type": "summary_text", "text": "Planning"}],
+        "encrypted_content": "e",
+    },
+    {
+        "type": "function_call",
+        "name": "shell",
+        "arguments": '{"command": ["touch", "README.md"]}',
+        "call_id": "call_1",
+    },
+    {
+        "type": "function_call_output",
+        "call_id": "call_1",
+        "output": '{"output": "", "metadata": {"exit_code": 0, "duration_seconds": 0.2}}',
+    },
+    {"record_type": "state"},
+    {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Created."}],
+    },
+]
+
+
+def test_L2_codex_legacy_layout() -> None:
+    t = turnfold.load(jsonl(LEGACY))
+    assert t.metadata == {
+        "source_format": "codex",
+        "session_id": "legacy-1",
+        "started_at": "2025-06-01T10:00:00.000Z",
+        "git": {"branch": "main"},
+    }
+    assert [e.kind for e in t] == ["user", "thinking", "tool_call", "assistant"]
+    c = only_call(t)
+    assert (c.status, c.duration_ms, c.description, c.batch_id) == (
+        "success",
+        200.0,
+        "touch README.md",
+        "turn1-batch1",
+    )
+    assert t.warnings == []
+
+
+def test_L2_codex_detection() -> None:
+    assert turnfold.load(jsonl([meta(), user_item("hi")])).metadata["source_format"] == "codex"
+    # A rollout whose head (and session_meta) was cut off still reads as Codex.
+    assert turnfold.load(jsonl([user_item("hi")])).metadata["source_format"] == "codex"
+    plain = [{"role": "user", "content": "hi"}]
+    assert turnfold.load(plain).metadata["source_format"] != "codex"
+
+
+def test_L4_codex_truncated_last_line() -> None:
+    text = (
+        jsonl([meta(), user_item("q"), assistant_item("a")]) + '{"timestamp": "2026-05-12T10:00:0'
+    )
+    t = turnfold.load(text)
+    assert [e.kind for e in t] == ["user", "assistant"]
+    (warning,) = t.warnings
+    assert warning.line == 4
+    assert "invalid JSON" in warning.reason
+
+
+def test_L4_codex_unknown_types_are_tolerated() -> None:
+    t = load(
+        user_item("q"),
+        env("brand_new_record", {"x": 1}),
+        env("brand_new_record", {"x": 2}),
+        event("brand_new_event", x=1),
+        event("brand_new_event", x=2),
+        item("brand_new_item", x=1),
+        env("world_state", {"full": True}),
+        event("item_completed", item={"type": "AgentMessage"}),
+        item("ghost_snapshot", ghost_commit={"id": "abc"}),
+        assistant_item("a"),
+    )
+    assert [e.kind for e in t] == ["user", "assistant"]
+    reasons = [(w.line, w.reason) for w in t.warnings]
+    assert len(reasons) == 3  # one per unknown record / event type, one per unknown item
+    assert [line for line, _ in reasons] == [3, 5, 7]
+
+
+def test_L4_codex_empty_file_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "rollout-empty.jsonl"
+    path.write_text("")
+    for fmt in (None, "codex"):
+        with pytest.raises(TranscriptFormatError, match="empty"):
+            turnfold.load(path, format=fmt)
+
+
+def test_L4_codex_claude_code_file_is_a_clear_error() -> None:
+    path = FIXTURES / "claude-code_v2.1.x_schema-coverage.jsonl"
+    with pytest.raises(TranscriptFormatError) as caught:
+        turnfold.load(path, format="codex")
+    message = str(caught.value)
+    assert str(path) in message
+    assert "codex" in message
+    assert "line 1" in message
+
+
+def test_L4_codex_input_records_are_not_modified() -> None:
+    records = [
+        meta(),
+        user_item("q"),
+        call("c1"),
+        output("c1", "Exit code: 0\nOutput:\nok"),
+        assistant_item("a"),
+    ]
+    before = copy.deepcopy(records)
+    t = turnfold.load(records, format="codex")
+    assert len(t) == 3
+    assert records == before
+
+
+def test_L4_codex_ten_megabyte_tool_output_loads() -> None:
+    big = "x" * (10 * 1024 * 1024)
+    t = load(user_item("q"), call("c1"), output("c1", f"Exit code: 0\nOutput:\n{big}"))
+    c = only_call(t)
+    assert c.status == "success"
+    assert len(c.result.text) == len(big)
+
+
+def _big_rollout(turns: int) -> str:
+    """A rollout shaped like real ones: encrypted reasoning, KB-sized outputs, rate limits."""
+    two_turns = (FIXTURES / "codex_rollout_v0.129_two-turns.jsonl").read_text().splitlines()
+    context = json.loads(two_turns[4])["payload"]
+    counts = json.loads(two_turns[11])["payload"]
+    records: list[Any] = [meta(base_instructions={"text": "You are Codex. " * 700})]
+    for n in range(turns):
+        question = f"question {n} " + "words " * 30
+        thought = f"**Thinking {n}**\n\n" + "reason " * 40
+        records += [
+            event("task_started", turn_id=f"t{n}"),
+            user_item("<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>"),
+            env("turn_context", context),
+            user_item(question),
+            event("user_message", message=question),
+            event("token_count", info=None, rate_limits=counts["rate_limits"]),
+            reasoning([thought], encrypted="gAAAAB" + f"{n:06d}" * 500),
+            event("agent_reasoning", text=thought),
+            call(f"c{n}a", command=["bash", "-lc", f"cat file{n}.py"]),
+            event(
+                "exec_command_end", call_id=f"c{n}a", exit_code=0, duration={"secs": 0, "nanos": 9}
+            ),
+            output(
+                f"c{n}a", "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n" + "code line\n" * 150
+            ),
+            reasoning([], encrypted="gAAAAB" + f"{n:06d}" * 300),
+            call(f"c{n}b", command=["bash", "-lc", "pytest -q"]),
+            output(f"c{n}b", json.dumps({"output": "ok " * 300, "metadata": {"exit_code": 1}})),
+            event("token_count", info=counts["info"], rate_limits=counts["rate_limits"]),
+            event("agent_message", message=f"answer {n} " + "text " * 60),
+            assistant_item(f"answer {n} " + "text " * 60),
+            event("token_count", info=counts["info"], rate_limits=counts["rate_limits"]),
+            event("task_complete", turn_id=f"t{n}", duration_ms=1000 + n),
+        ]
+    return jsonl(records)
+
+
+def test_codex_a_long_realistic_rollout_loads_completely(tmp_path: Path) -> None:
+    # Its speed is measured by benchmarks/, not asserted here: timing has no place in tests.
+    path = tmp_path / "rollout-big.jsonl"
+    path.write_text(_big_rollout(200))
+    t = turnfold.load(path)
+    assert len(t.tool_calls()) == 400
+    assert len(of(t, UserMessage)) == 200
+
+
+def test_L1_codex_builder_reports_each_change_to_observers() -> None:
+    t = Transcript()
+    builder = codex.CodexBuilder(t, live=True)
+    seen: list[tuple[str, str, tuple[str, ...]]] = []
+    t.observe(lambda change: seen.append((change.action, change.entry.kind, change.fields)))
+    for line, record in enumerate(
+        [meta(), user_item("q"), call("c1"), output("c1", "Exit code: 0\nOutput:\n")], 1
+    ):
+        builder.feed(record, line)
+    assert seen[:2] == [("append", "user", ()), ("append", "tool_call", ())]
+    assert seen[2][0:2] == ("update", "tool_call")
+    assert "status" in seen[2][2]
+    assert t.tool_calls()[0].status == "success"
+
+
+def test_P7_codex_abort_keeps_an_outcome_already_recorded() -> None:
+    t = load(
+        event("task_started"),
+        user_item("q"),
+        call("c1"),
+        event("exec_command_end", call_id="c1", exit_code=0),
+        event("turn_aborted", reason="interrupted"),
+    )
+    assert only_call(t).status == "success"
+
+
+def test_L5_codex_live_turn_end_leaves_running_calls_unknown() -> None:
+    t = Transcript()
+    builder = codex.CodexBuilder(t, live=True)
+    records = [meta(), event("task_started"), user_item("q"), call("a"), call("b")]
+    records += [event("exec_command_end", call_id="b", exit_code=1), event("task_complete")]
+    for line, record in enumerate(records, 1):
+        builder.feed(record, line)
+    assert [c.status for c in t.tool_calls()] == ["unknown", "error"]
+
+
+def test_L2_codex_injected_part_of_a_prompt_message_is_dropped() -> None:
+    content = [
+        {
+            "type": "input_text",
+            "text": "<environment_context>\n<cwd>/r</cwd>\n</environment_context>",
+        },
+        {"type": "input_text", "text": "fix the test"},
+    ]
+    t = load(item("message", role="user", content=content))
+    assert [m.text for m in of(t, UserMessage)] == ["fix the test"]

@@ -1,0 +1,698 @@
+"""OpenAI Chat Completions (``format="openai"``) and Responses API (``format="openai-responses"``)
+message lists (spec L-2.5), their builders (L-5) and honest statuses (L-3)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    Transcript,
+    TranscriptFormatError,
+    UserMessage,
+)
+from turnfold.formats.openai_chat import OpenAIChatBuilder
+from turnfold.formats.openai_responses import ResponsesBuilder
+from turnfold.model import TranscriptChange
+
+PNG = "data:image/png;base64,iVBORw0KGgo="
+
+
+def fn_call(call_id: str, name: str, **args: Any) -> dict[str, Any]:
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args)},
+    }
+
+
+CHAT = [
+    {"role": "system", "content": "You are a coding agent."},
+    {"role": "user", "content": "What files are here?"},
+    {
+        "role": "assistant",
+        "content": None,
+        "reasoning_content": "I should list the directory.",
+        "tool_calls": [
+            fn_call("call_ls", "exec_command", cmd="ls"),
+            fn_call("call_rd", "read_file", path="a.txt"),
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_ls", "content": "a.txt\nb.txt"},
+    {"role": "tool", "tool_call_id": "call_rd", "content": [{"type": "text", "text": "hello"}]},
+    {"role": "assistant", "content": "There are two files: a.txt and b.txt."},
+]
+
+
+def of(transcript: Transcript, kind: type[Any]) -> list[Any]:
+    return [e for e in transcript if isinstance(e, kind)]
+
+
+# --- Chat Completions -------------------------------------------------------------------------
+
+
+def test_L2_openai_chat_list_with_tool_calls() -> None:
+    before = copy.deepcopy(CHAT)
+    t = turnfold.load(CHAT)
+    assert before == CHAT  # L-4: nothing the user passed is modified
+    assert t.metadata == {"source_format": "openai", "system": "You are a coding agent."}
+    assert [e.kind for e in t] == ["user", "thinking", "tool_call", "tool_call", "assistant"]
+    thinking = of(t, Thinking)[0]
+    assert (thinking.form, thinking.text) == ("text", "I should list the directory.")
+    ls, rd = t.tool_calls()
+    assert (ls.call_id, ls.name, ls.args, ls.description) == (
+        "call_ls",
+        "exec_command",
+        {"cmd": "ls"},
+        "ls",
+    )
+    assert rd.description == "a.txt"
+    assert rd.result.text == "hello"
+    # No error flag in this format: a result never makes a success (L-3).
+    assert [c.status for c in (ls, rd)] == ["unknown", "unknown"]
+    assert ls.result.text == "a.txt\nb.txt"
+    assert ls.result.kind == "text"
+    assert ls.batch_id == rd.batch_id == "msg-3"
+    assert t.warnings == []
+    assert turnfold.load(t.dump()) == t
+
+
+def test_L3_openai_chat_call_without_result_is_unknown() -> None:
+    t = turnfold.load(CHAT[:3])
+    assert [c.status for c in t.tool_calls()] == ["unknown", "unknown"]
+    assert all(c.result is None for c in t.tool_calls())
+
+
+def test_L2_openai_chat_user_images_and_refusal() -> None:
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "What is this?"},
+                {"type": "image_url", "image_url": {"url": PNG}},
+            ],
+        },
+        {"role": "assistant", "content": None, "refusal": "I can't help with that."},
+        {
+            "role": "user",
+            "content": [
+                {"type": "image_url", "image_url": {"url": "https://example.invalid/x.png"}}
+            ],
+        },
+    ]
+    t = turnfold.load(messages)
+    first, second = of(t, UserMessage)
+    assert (first.text, first.meta) == ("What is this?", {"images": 1})
+    assert (second.text, second.meta) == ("[image]", {"images": 1})
+    (refusal,) = of(t, AssistantText)
+    assert refusal.text == "I can't help with that."
+    assert refusal.meta == {"refusal": True}
+
+
+class SDKMessage:
+    """Stands in for an SDK object: only ``model_dump`` is known about it."""
+
+    def __init__(self, **fields: Any) -> None:
+        self._fields = fields
+
+    def model_dump(self, **_: Any) -> dict[str, Any]:
+        return copy.deepcopy(self._fields)
+
+
+def test_L2_openai_chat_sdk_objects() -> None:
+    objects = [SDKMessage(**m) for m in CHAT]
+    assert turnfold.load(objects) == turnfold.load(CHAT)
+    builder = OpenAIChatBuilder(Transcript())
+    for line, message in enumerate(objects, start=1):
+        builder.feed(message, line)  # type: ignore[arg-type]
+    assert len(builder.transcript) == len(turnfold.load(CHAT))
+
+
+COMPLETION = {
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "created": 1747130400,
+    "model": "gpt-4.1",
+    "choices": [
+        {
+            "index": 0,
+            "finish_reason": "tool_calls",
+            "message": {
+                "role": "assistant",
+                "content": "Let me look.",
+                "tool_calls": [fn_call("c1", "bash", cmd="ls")],
+            },
+        }
+    ],
+    "usage": {
+        "prompt_tokens": 20,
+        "completion_tokens": 5,
+        "prompt_tokens_details": {"cached_tokens": 8},
+        "completion_tokens_details": {"reasoning_tokens": 2},
+    },
+}
+
+
+def test_L2_openai_chat_completion_response() -> None:
+    t = turnfold.load(COMPLETION)
+    assert t.metadata == {"source_format": "openai", "model": "gpt-4.1"}
+    text, call = t.entries
+    assert text.text == "Let me look."
+    assert text.model == "gpt-4.1"
+    assert text.timestamp == "2025-05-13T10:00:00Z"
+    assert (text.usage.input_tokens, text.usage.output_tokens) == (20, 5)
+    assert (text.usage.cache_read_tokens, text.usage.reasoning_tokens) == (8, 2)
+    assert call.batch_id == "chatcmpl-1"
+    assert call.started_at == "2025-05-13T10:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("reason", "kind"), [("length", SystemNotice), ("content_filter", AssistantError)]
+)
+def test_L2_openai_chat_finish_reasons(reason: str, kind: type[Any]) -> None:
+    completion = copy.deepcopy(COMPLETION)
+    completion["choices"][0]["finish_reason"] = reason
+    assert len(of(turnfold.load(completion), kind)) == 1
+
+
+def test_L2_openai_chat_request_and_legacy_function_call() -> None:
+    request = {
+        "model": "gpt-4o",
+        "messages": [
+            {"role": "developer", "content": [{"type": "text", "text": "Be brief."}]},
+            {"role": "user", "content": "weather?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "function_call": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+            },
+            {"role": "function", "name": "get_weather", "content": "rain"},
+        ],
+    }
+    t = turnfold.load(request)
+    assert t.metadata["model"] == "gpt-4o"
+    assert t.metadata["system"] == "Be brief."
+    (call,) = t.tool_calls()
+    assert (call.name, call.args, call.status, call.result.text) == (
+        "get_weather",
+        {"city": "Oslo"},
+        "unknown",
+        "rain",
+    )
+
+
+def test_L4_openai_chat_result_for_an_unknown_call() -> None:
+    t = turnfold.load(
+        [
+            {"role": "user", "content": "hi"},
+            {"role": "tool", "tool_call_id": "ghost", "content": "x"},
+        ]
+    )
+    (call,) = t.tool_calls()
+    assert (call.call_id, call.name, call.result.text) == ("ghost", "", "x")
+    assert [w.line for w in t.warnings] == [2]
+
+
+def test_L4_openai_chat_bad_arguments_are_kept_as_text() -> None:
+    bad = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"cmd": "ls'}}
+    t = turnfold.load(
+        [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [bad]}]
+    )
+    assert t.tool_calls()[0].args == '{"cmd": "ls'
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "form"),
+    [
+        ("reasoning", "thinking aloud", "text"),
+        ("reasoning_details", [{"type": "reasoning.summary", "summary": "in short"}], "summary"),
+        ("reasoning_details", [{"type": "reasoning.encrypted", "data": "opaque"}], "encrypted"),
+    ],
+)
+def test_P9_openai_chat_reasoning_variants(key: str, value: Any, form: str) -> None:
+    t = turnfold.load(
+        [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", key: value}]
+    )
+    (thinking,) = of(t, Thinking)
+    assert thinking.form == form
+    assert (thinking.data == "opaque") == (form == "encrypted")
+
+
+# --- Responses API ----------------------------------------------------------------------------
+
+ITEMS = [
+    {
+        "type": "message",
+        "role": "developer",
+        "content": [{"type": "input_text", "text": "Use tools."}],
+    },
+    {
+        "type": "message",
+        "role": "user",
+        "content": [
+            {"type": "input_text", "text": "What files are here?"},
+            {"type": "input_image", "image_url": PNG},
+        ],
+    },
+    {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [{"type": "summary_text", "text": "**Listing files**"}],
+        "encrypted_content": "gAAAA",
+    },
+    {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_abc",
+        "name": "exec_command",
+        "arguments": '{"cmd": "ls"}',
+        "status": "completed",
+    },
+    {
+        "type": "function_call",
+        "id": "fc_2",
+        "call_id": "call_def",
+        "name": "bash",
+        "arguments": '{"cmd": "pwd"}',
+        "status": "completed",
+    },
+    {"type": "function_call_output", "call_id": "call_abc", "output": "a.txt\nb.txt"},
+    {
+        "type": "function_call_output",
+        "call_id": "call_def",
+        "output": [
+            {"type": "input_text", "text": "/repo"},
+            {"type": "input_image", "image_url": PNG},
+        ],
+    },
+    {"type": "reasoning", "id": "rs_2", "summary": [], "encrypted_content": "gBBBB"},
+    {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Two files.", "annotations": []}],
+    },
+]
+
+
+def test_L2_openai_responses_items() -> None:
+    before = copy.deepcopy(ITEMS)
+    t = turnfold.load(ITEMS)
+    assert before == ITEMS
+    assert t.metadata == {"source_format": "openai-responses", "system": "Use tools."}
+    assert [e.kind for e in t] == [
+        "user",
+        "thinking",
+        "tool_call",
+        "tool_call",
+        "thinking",
+        "assistant",
+    ]
+    prompt = of(t, UserMessage)[0]
+    assert (prompt.text, prompt.meta) == ("What files are here?", {"images": 1})
+    summary, encrypted = of(t, Thinking)
+    assert (summary.form, summary.text, summary.data) == ("summary", "**Listing files**", None)
+    assert (encrypted.form, encrypted.text, encrypted.data) == ("encrypted", "", "gBBBB")
+    ls, pwd = t.tool_calls()
+    assert (ls.status, ls.result.text, ls.description) == ("unknown", "a.txt\nb.txt", "ls")
+    assert pwd.result.text == "/repo"
+    assert pwd.result.images[0].media_type == "image/png"
+    assert ls.batch_id == pwd.batch_id == "batch-4"
+    assert turnfold.load(t.dump()) == t
+
+
+RESPONSE = {
+    "id": "resp_1",
+    "object": "response",
+    "created_at": 1747130400,
+    "model": "o4-mini",
+    "status": "incomplete",
+    "incomplete_details": {"reason": "max_output_tokens"},
+    "output": [
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "plan"}]},
+        {
+            "type": "message",
+            "role": "assistant",
+            "status": "incomplete",
+            "content": [{"type": "output_text", "text": "Partial"}],
+        },
+        {
+            "type": "function_call",
+            "call_id": "c1",
+            "name": "bash",
+            "arguments": "{}",
+            "status": "in_progress",
+        },
+        {
+            "type": "function_call",
+            "call_id": "c2",
+            "name": "bash",
+            "arguments": "{}",
+            "status": "incomplete",
+        },
+    ],
+    "usage": {
+        "input_tokens": 30,
+        "output_tokens": 7,
+        "input_tokens_details": {"cached_tokens": 3},
+        "output_tokens_details": {"reasoning_tokens": 4},
+    },
+}
+
+
+def test_P7_openai_responses_incomplete_response() -> None:
+    t = turnfold.load(RESPONSE)
+    assert t.metadata["model"] == "o4-mini"
+    (text,) = of(t, AssistantText)
+    assert text.meta == {"status": "incomplete"}
+    assert text.model == "o4-mini"
+    assert (text.usage.input_tokens, text.usage.cache_read_tokens, text.usage.reasoning_tokens) == (
+        30,
+        3,
+        4,
+    )
+    assert [c.status for c in t.tool_calls()] == ["cancelled", "cancelled"]
+    assert {c.batch_id for c in t.tool_calls()} == {"resp_1"}
+    (marker,) = of(t, AbortMarker)
+    assert marker.reason == "max_output_tokens"
+    assert text.timestamp == "2025-05-13T10:00:00Z"
+
+
+def test_L2_openai_responses_failed_response() -> None:
+    failed = {
+        "id": "resp_2",
+        "object": "response",
+        "status": "failed",
+        "error": {"message": "server error"},
+        "output": [],
+    }
+    assert [e.message for e in of(turnfold.load(failed), AssistantError)] == ["server error"]
+
+
+HOSTED = [
+    (
+        {
+            "type": "web_search_call",
+            "id": "ws_1",
+            "status": "completed",
+            "action": {"type": "search", "query": "pytest fixtures"},
+        },
+        "web_search",
+        "success",
+        "pytest fixtures",
+    ),
+    (
+        {
+            "type": "web_search_call",
+            "id": "ws_2",
+            "status": "failed",
+            "action": {"type": "open_page", "url": "https://example.invalid"},
+        },
+        "web_search",
+        "error",
+        "https://example.invalid",
+    ),
+    (
+        {
+            "type": "file_search_call",
+            "id": "fs_1",
+            "status": "completed",
+            "queries": ["refund policy"],
+            "results": [{"filename": "p.md"}],
+        },
+        "file_search",
+        "success",
+        None,
+    ),
+    (
+        {
+            "type": "code_interpreter_call",
+            "id": "ci_1",
+            "status": "completed",
+            "code": "print(1)",
+            "outputs": [{"type": "logs", "logs": "1"}],
+        },
+        "code_interpreter",
+        "success",
+        None,
+    ),
+    (
+        {
+            "type": "image_generation_call",
+            "id": "ig_1",
+            "status": "completed",
+            "result": "iVBORw0KGgo=",
+        },
+        "image_generation",
+        "success",
+        None,
+    ),
+    (
+        {
+            "type": "mcp_call",
+            "id": "mcp_1",
+            "server_label": "gh",
+            "name": "get_issue",
+            "arguments": "{}",
+            "error": "boom",
+        },
+        "get_issue",
+        "error",
+        None,
+    ),
+    (
+        {
+            "type": "web_search_call",
+            "id": "ws_3",
+            "status": "in_progress",
+            "action": {"type": "search", "query": "q"},
+        },
+        "web_search",
+        "unknown",
+        "q",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("item", "name", "status", "description"), HOSTED, ids=[h[0]["id"] for h in HOSTED]
+)
+def test_L3_openai_responses_hosted_tools(
+    item: dict[str, Any], name: str, status: str, description: Any
+) -> None:
+    (call,) = turnfold.load([item]).tool_calls()
+    assert (call.call_id, call.name, call.status, call.description) == (
+        item["id"],
+        name,
+        status,
+        description,
+    )
+    if item["type"] in ("code_interpreter_call", "file_search_call"):
+        assert call.result.text
+    if item["type"] == "image_generation_call":
+        assert call.result.images[0].data == "iVBORw0KGgo="
+
+
+def test_L2_openai_responses_custom_tool_patch_and_plan() -> None:
+    patch = "*** Begin Patch\n*** Add File: notes.md\n+hi\n*** End Patch"
+    plan = {"plan": [{"step": "a", "status": "pending"}]}
+    items = [
+        {"type": "custom_tool_call", "call_id": "p1", "name": "apply_patch", "input": patch},
+        {"type": "custom_tool_call_output", "call_id": "p1", "output": "Done"},
+        {
+            "type": "function_call",
+            "call_id": "u1",
+            "name": "update_plan",
+            "arguments": json.dumps(plan),
+        },
+        {"type": "function_call_output", "call_id": "u1", "output": "Plan updated"},
+        {
+            "type": "local_shell_call",
+            "call_id": "s1",
+            "action": {"type": "exec", "command": ["git", "status"]},
+        },
+        {"type": "local_shell_call_output", "call_id": "s1", "output": "clean"},
+        {"type": "compaction", "encrypted_content": "x"},
+    ]
+    t = turnfold.load(items)
+    patch_call, plan_call, shell = t.tool_calls()
+    assert (patch_call.description, patch_call.result.kind, patch_call.result.text) == (
+        "notes.md",
+        "diff",
+        patch,
+    )
+    assert (plan_call.result.kind, plan_call.result.text) == ("plan", "- [ ] a")
+    assert (shell.name, shell.description, shell.result.text) == (
+        "local_shell",
+        "git status",
+        "clean",
+    )
+    assert len(of(t, CompactionBoundary)) == 1
+    assert all(c.status == "unknown" for c in t.tool_calls())
+
+
+def test_L4_openai_responses_unknown_items_warn() -> None:
+    items = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "q"}]},
+        {"type": "item_reference", "id": "x"},
+        {"type": "function_call_output", "call_id": "lost", "output": "late"},
+    ]
+    t = turnfold.load(items, format="openai-responses")
+    assert [e.kind for e in t] == ["user", "tool_call"]
+    assert [w.line for w in t.warnings] == [3]
+    t = turnfold.load([*items, {"type": "hologram_call", "id": "h"}], format="openai-responses")
+    assert [w.line for w in t.warnings] == [3, 4]
+
+
+# --- detection ---------------------------------------------------------------------------------
+
+DETECTION = [
+    (
+        "plain-strings",
+        [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+        "openai",
+    ),
+    ("chat-tool-calls", CHAT, "openai"),
+    ("chat-completion", COMPLETION, "openai"),
+    ("chat-request", {"messages": CHAT}, "openai"),
+    ("responses-items", ITEMS, "openai-responses"),
+    ("responses-object", RESPONSE, "openai-responses"),
+    (
+        "responses-easy-typed",
+        [{"role": "user", "content": [{"type": "input_text", "text": "hi"}]}],
+        "openai-responses",
+    ),
+    (
+        "anthropic-blocks",
+        [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}],
+            },
+        ],
+        "anthropic",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [d[1:] for d in DETECTION], ids=[d[0] for d in DETECTION]
+)
+def test_L2_openai_detection(value: Any, expected: str) -> None:
+    assert turnfold.load(value).metadata["source_format"] == expected
+
+
+def test_L2_openai_jsonl_text_is_detected() -> None:
+    text = "".join(json.dumps(m) + "\n" for m in CHAT)
+    assert turnfold.load(text) == turnfold.load(CHAT)
+    items = "".join(json.dumps(i) + "\n" for i in ITEMS)
+    assert turnfold.load(items).metadata["source_format"] == "openai-responses"
+
+
+@pytest.mark.parametrize("fmt", ["openai", "openai-responses"])
+def test_L4_openai_not_a_message_list_is_a_clear_error(fmt: str) -> None:
+    with pytest.raises(TranscriptFormatError, match=fmt):
+        turnfold.load([{"foo": 1}, {"bar": 2}], format=fmt)
+
+
+# --- builders: incremental feeds seen by observers (L-5) ---------------------------------------
+
+
+def _watch(t: Transcript) -> list[TranscriptChange]:
+    changes: list[TranscriptChange] = []
+    t.observe(changes.append)
+    return changes
+
+
+def test_L5_openai_chat_builder_live_feed() -> None:
+    t = Transcript()
+    builder = OpenAIChatBuilder(t, live=True)
+    changes = _watch(t)
+    messages = copy.deepcopy(CHAT)
+    for line, message in enumerate(messages[:3], start=1):
+        builder.feed(message, line)
+    assert [(c.action, c.entry.kind) for c in changes] == [
+        ("append", "user"),
+        ("append", "thinking"),
+        ("append", "tool_call"),
+        ("append", "tool_call"),
+    ]
+    assert [c.status for c in t.tool_calls()] == ["executing", "executing"]
+    ids = [e.id for e in t]
+    builder.feed(messages[3], 4)
+    update = changes[-1]
+    assert update.action == "update"
+    assert update.entry is t.tool_calls()[0]
+    assert set(update.fields) == {"status", "result", "ended_at"}
+    assert t.tool_calls()[0].status == "unknown"
+    assert t.tool_calls()[1].status == "executing"
+    builder.feed(messages[4], 5)
+    builder.feed(messages[5], 6)
+    assert [e.id for e in t][: len(ids)] == ids  # ids are stable while the transcript grows
+    assert messages == CHAT
+
+
+def test_L5_openai_responses_builder_live_feed() -> None:
+    t = Transcript()
+    builder = ResponsesBuilder(t, live=True)
+    changes = _watch(t)
+    for line, entry in enumerate(ITEMS[:5], start=1):
+        builder.feed(entry, line)
+    assert [c.status for c in t.tool_calls()] == ["executing", "executing"]
+    assert all(c.action == "append" for c in changes)
+    builder.feed(ITEMS[5], 6)
+    assert changes[-1].action == "update"
+    assert changes[-1].entry.call_id == "call_abc"
+    assert "status" in changes[-1].fields
+    assert "result" in changes[-1].fields
+    assert [c.status for c in t.tool_calls()] == ["unknown", "executing"]
+
+
+def test_L5_openai_builders_default_to_static() -> None:
+    t = Transcript()
+    OpenAIChatBuilder(t).feed(CHAT[2], 1)
+    assert [c.status for c in t.tool_calls()] == ["unknown", "unknown"]
+    responses = ResponsesBuilder()
+    responses.feed(ITEMS[3], 1)
+    assert responses.transcript.tool_calls()[0].status == "unknown"
+
+
+def test_L4_openai_builder_does_not_share_arguments() -> None:
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "bash", "arguments": {"cmd": "ls"}},
+    }
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    t = Transcript()
+    OpenAIChatBuilder(t).feed(message, 1)
+    t.tool_calls()[0].args["cmd"] = "changed"
+    assert call["function"]["arguments"] == {"cmd": "ls"}
+
+
+def test_L1_openai_calls_are_tool_calls() -> None:
+    assert all(isinstance(c, ToolCall) for c in turnfold.load(CHAT).tool_calls())
+
+
+def test_L2_openai_responses_mixed_easy_and_typed_items() -> None:
+    items = [
+        {"role": "user", "content": "list files"},
+        {"type": "function_call", "call_id": "c1", "name": "exec_command", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "a.txt"},
+    ]
+    t = turnfold.load(items)
+    assert t.metadata["source_format"] == "openai-responses"
+    assert [e.kind for e in t] == ["user", "tool_call"]

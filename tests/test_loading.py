@@ -1,0 +1,276 @@
+"""What holds for every format: detection, bad input, streaming, nothing modified (L-2, L-4)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import turnfold
+from turnfold import TranscriptFormatError, load
+from turnfold.formats import FORMATS, source
+
+FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURE_FORMATS = {
+    "claude-code_v1.0.108_inline-sidechains.jsonl": "claude-code",
+    "claude-code_v2.1.x_schema-coverage.jsonl": "claude-code",
+    "codex_rollout_schema-coverage.jsonl": "codex",
+    "codex_rollout_v0.129_two-turns.jsonl": "codex",
+    "gemini-cli_legacy-json_file-ops.json": "gemini",
+    "qwen-code_chatrecord.jsonl": "qwen",
+}
+FIXTURE_NAMES = sorted(FIXTURE_FORMATS)
+
+
+def test_every_fixture_is_covered() -> None:
+    on_disk = {p.name for p in FIXTURES.iterdir() if p.suffix in (".json", ".jsonl")}
+    assert on_disk == set(FIXTURE_FORMATS)
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_L2_format_is_detected(name: str) -> None:
+    transcript = load(FIXTURES / name)
+    assert transcript.metadata["source_format"] == FIXTURE_FORMATS[name]
+    assert transcript.entries
+
+
+def _content(transcript: turnfold.Transcript) -> tuple[object, ...]:
+    """A transcript without the source name its warnings carry (a path, ``<bytes>``, …)."""
+    warnings = [(w.line, w.reason) for w in transcript.warnings]
+    return transcript.entries, transcript.metadata, warnings
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_L2_every_input_shape_gives_the_same_transcript(name: str) -> None:
+    path = FIXTURES / name
+    data = path.read_bytes()
+    from_path = load(path)
+    assert load(str(path)) == from_path
+    assert _content(load(data)) == _content(from_path)
+    assert _content(load(data.decode("utf-8"))) == _content(from_path)
+    with path.open("rb") as binary:
+        assert load(binary) == from_path
+    with path.open(encoding="utf-8") as text:
+        assert load(text) == from_path
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_L2_fixture_round_trips_through_the_native_format(name: str) -> None:
+    transcript = load(FIXTURES / name)
+    assert load(transcript.dump()) == transcript
+    assert load(transcript.dump(layout="json")) == transcript
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_L4_loading_never_modifies_the_file(name: str) -> None:
+    path = FIXTURES / name
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    load(path)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"",
+        b"   \n\n  \n",
+        bytes(range(256)) * 4,
+        b"\x89PNG\r\n\x1a\n" + bytes(200),
+        b"hello world\nthis is not json\n",
+        b"[1, 2, 3]",
+        b'{"just": "an object"}',
+        b'"a string"',
+        b"42\n43\n",
+        b"\xff\xfe\x00{\x00}",
+    ],
+)
+def test_L4_input_that_is_not_a_transcript_raises_one_clear_error(garbage: bytes) -> None:
+    with pytest.raises(TranscriptFormatError) as info:
+        load(garbage)
+    error = info.value
+    assert error.source == "<bytes>"
+    assert set(error.tried) == set(FORMATS)
+    assert "formats tried" in str(error)
+
+
+def test_L4_error_names_the_file_and_the_first_offending_line(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_text("\n\nnot json at all\n{}\n", encoding="utf-8")
+    with pytest.raises(TranscriptFormatError) as info:
+        load(path)
+    assert info.value.source == str(path)
+    assert info.value.line == 3
+    assert str(path) in str(info.value)
+    assert "line 3" in str(info.value)
+
+
+@pytest.mark.parametrize(("name", "wrong"), [("codex_rollout_v0.129_two-turns.jsonl", "gemini"),
+                                             ("qwen-code_chatrecord.jsonl", "codex")])  # fmt: skip
+def test_L2_a_forced_wrong_format_never_crashes(name: str, wrong: str) -> None:
+    try:
+        transcript = load(FIXTURES / name, format=wrong)
+    except TranscriptFormatError as error:
+        tried = error.tried
+    else:
+        tried = (wrong,)
+        assert transcript.warnings or not transcript.entries
+    assert wrong in tried
+
+
+def test_L4_non_utf8_bytes_are_a_warning_not_a_crash() -> None:
+    lines = (FIXTURES / "codex_rollout_v0.129_two-turns.jsonl").read_bytes().splitlines()
+    broken = [*lines[:5], lines[5].replace(b"}", b"\xff}", 1), *lines[6:]]
+    transcript = load(b"\n".join(broken))
+    assert transcript.entries
+    assert any("UTF-8" in w.reason and w.line == 6 for w in transcript.warnings)
+
+
+def test_L4_unknown_format_name_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="unknown format 'nope'"):
+        load(FIXTURES / FIXTURE_NAMES[0], format="nope")
+
+
+def _fixture_bytes() -> dict[str, bytes]:
+    return {name: (FIXTURES / name).read_bytes() for name in FIXTURE_NAMES}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(FIXTURE_NAMES),
+    st.lists(st.tuples(st.integers(min_value=0), st.integers(min_value=0, max_value=255)),
+             max_size=12),
+)  # fmt: skip
+def test_L4_corrupted_bytes_give_warnings_or_a_format_error(
+    name: str, flips: list[tuple[int, int]]
+) -> None:
+    data = bytearray(_fixture_bytes()[name])
+    for position, value in flips:
+        data[position % len(data)] = value
+    try:
+        transcript = load(bytes(data))
+    except TranscriptFormatError:
+        return
+    assert isinstance(transcript, turnfold.Transcript)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(FIXTURE_NAMES), st.data())
+def test_L4_dropped_lines_give_warnings_or_a_format_error(name: str, data: st.DataObject) -> None:
+    lines = _fixture_bytes()[name].splitlines(keepends=True)
+    keep = data.draw(st.lists(st.booleans(), min_size=len(lines), max_size=len(lines)))
+    kept = b"".join(line for line, k in zip(lines, keep, strict=True) if k)
+    try:
+        transcript = load(kept)
+    except TranscriptFormatError:
+        return
+    assert isinstance(transcript, turnfold.Transcript)
+
+
+@pytest.mark.parametrize("name", [n for n in FIXTURE_NAMES if n.endswith(".jsonl")])
+def test_L4_a_truncated_last_line_is_a_warning(name: str) -> None:
+    data = _fixture_bytes()[name].rstrip(b"\n")
+    cut = data[: data.rfind(b"\n") + 1 + 10]  # the last line keeps only 10 bytes
+    transcript = load(cut)
+    assert transcript.entries
+    assert transcript.warnings
+
+
+def test_large_files_stream_with_a_progress_bar(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(_fixture_bytes()["codex_rollout_schema-coverage.jsonl"])
+    small = load(path)
+    assert capsys.readouterr().err == ""  # small files load quietly
+    monkeypatch.setattr(source, "PROGRESS_MIN_BYTES", 1)
+    import tqdm.auto
+
+    real = tqdm.auto.tqdm
+    monkeypatch.setattr(tqdm.auto, "tqdm", lambda *a, **k: real(*a, **{**k, "delay": 0}))
+    assert load(path) == small
+    assert "Loading big.jsonl" in capsys.readouterr().err
+
+
+def test_a_stream_is_read_line_by_line() -> None:
+    """A JSONL stream is consumed as it is parsed, never read whole first (spec Q-1)."""
+    lines = (FIXTURES / "codex_rollout_v0.129_two-turns.jsonl").read_bytes().splitlines(True)
+
+    class Lines(io.RawIOBase):
+        def __init__(self) -> None:
+            self.served = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readline(self, size: int | None = -1) -> bytes:
+            if self.served == len(lines):
+                return b""
+            self.served += 1
+            return lines[self.served - 1]
+
+        def read(self, size: int | None = -1) -> bytes:
+            raise AssertionError("read() of the whole stream")
+
+    stream = Lines()
+    transcript = load(stream)
+    assert stream.served == len(lines)
+    assert transcript.metadata["source_format"] == "codex"
+
+
+def test_L2_python_objects_are_copied_not_shared() -> None:
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    snapshot = json.dumps(messages)
+    transcript = load(messages)
+    transcript.entries[0].text = "changed"  # type: ignore[attr-defined]
+    assert json.dumps(messages) == snapshot
+
+
+WEIRD_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=5),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+def _mutate(value: object, data: st.DataObject, depth: int = 0) -> object:
+    """``value`` with one nested value somewhere replaced by a value of another shape."""
+    children: list[object] = []
+    if isinstance(value, dict):
+        children = list(value)
+    elif isinstance(value, list):
+        children = list(range(len(value)))
+    if not children or depth > 6 or data.draw(st.integers(0, 4)) == 0:
+        return data.draw(WEIRD_VALUES)
+    key = data.draw(st.sampled_from(children))
+    copy_ = dict(value) if isinstance(value, dict) else list(value)  # type: ignore[call-overload]
+    copy_[key] = _mutate(copy_[key], data, depth + 1)
+    return copy_
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(FIXTURE_NAMES), st.data())
+def test_L4_values_of_unexpected_shape_never_crash(name: str, data: st.DataObject) -> None:
+    """Unknown keys and values of the wrong type are tolerated: warnings or a format error."""
+    raw = _fixture_bytes()[name]
+    if name.endswith(".json"):
+        mutated = json.dumps(_mutate(json.loads(raw), data)).encode()
+    else:
+        records = [json.loads(line) for line in raw.splitlines() if line.strip()]
+        for _ in range(data.draw(st.integers(1, 4))):
+            index = data.draw(st.integers(0, len(records) - 1))
+            records[index] = _mutate(records[index], data)
+        mutated = b"\n".join(json.dumps(r).encode() for r in records)
+    try:
+        transcript = load(mutated)
+    except TranscriptFormatError:
+        return
+    assert load(transcript.dump()) == transcript
