@@ -152,7 +152,7 @@ class ToolCall(Entry):
         """The duration the source recorded, else the span between its timestamps, else None."""
         if self.duration_ms is not None:
             return self.duration_ms if self.duration_ms >= 0 else None  # nonsense is not recorded
-        return _span_ms(self.started_at, self.ended_at)
+        return span_ms(self.started_at, self.ended_at)
 
 
 @dataclass(kw_only=True)
@@ -404,9 +404,9 @@ def _updatable_fields(cls: type[Entry]) -> frozenset[str]:
     return names
 
 
-def _span_ms(start: str | None, end: str | None) -> float | None:
+def span_ms(start: Any, end: Any) -> float | None:
     """Milliseconds between two ISO-8601 timestamps; None if either is missing or unreadable."""
-    if not start or not end:
+    if not isinstance(start, str) or not isinstance(end, str) or not start or not end:
         return None
     try:
         began = datetime.fromisoformat(start.replace("Z", "+00:00"))

@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from turnfold.formats import anthropic_blocks as blocks
-from turnfold.formats.common import NameSet
+from turnfold.formats.common import MessageBuilder, NameSet
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import Source
 from turnfold.model import (
@@ -64,7 +64,7 @@ _OPENAI_PART_TYPES = NameSet(
 _ROLES = ("user", "assistant")
 
 
-class AnthropicBuilder:
+class AnthropicBuilder(MessageBuilder):
     """Builds a transcript from Anthropic messages fed one at a time (static or live).
 
     ``feed`` appends the entries of a new message and settles earlier calls through
@@ -82,11 +82,7 @@ class AnthropicBuilder:
         cwd: str | None = None,
         live: bool = False,
     ) -> None:
-        self.transcript = transcript if transcript is not None else Transcript()
-        self.source_name = source_name
-        self.cwd = cwd
-        self.live = live
-        self._calls: dict[str, ToolCall] = {}
+        super().__init__(transcript, source_name, cwd=cwd, live=live)
         self._unknown_blocks: set[str] = set()
 
     # --- feeding ----------------------------------------------------------------------------
@@ -175,7 +171,7 @@ class AnthropicBuilder:
         return None
 
     def _start_call(self, block: Mapping[str, Any], batch_id: str, line: int) -> ToolCall | None:
-        status: ToolStatus = "executing" if self.live else "unknown"
+        status: ToolStatus = self.open_status
         call = blocks.call_of(block, cwd=self.cwd, batch_id=batch_id, status=status)
         if not call.call_id:
             self.warn(f"{block.get('type')} block without an id", line)

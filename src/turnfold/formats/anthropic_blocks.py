@@ -29,7 +29,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from turnfold.formats.common import NameSet, describe_args, parse_arguments, stringify, text_result
+from turnfold.formats.common import (
+    NameSet,
+    describe_args,
+    parse_arguments,
+    stringify,
+    text_result,
+    usage_from,
+)
 from turnfold.model import ImageData, Thinking, ToolCall, ToolResult, ToolStatus, Usage
 
 #: Blocks that start a tool call.
@@ -62,21 +69,15 @@ def is_specific_block(block: Any) -> bool:
     )
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def usage_of(raw: Any) -> Usage | None:
     """The ``usage`` object of a response as :class:`Usage`; None when nothing is recorded."""
-    if not isinstance(raw, Mapping):
-        return None
-    usage = Usage(
-        input_tokens=_int(raw.get("input_tokens")),
-        output_tokens=_int(raw.get("output_tokens")),
-        cache_read_tokens=_int(raw.get("cache_read_input_tokens")),
-        cache_write_tokens=_int(raw.get("cache_creation_input_tokens")),
+    return usage_from(
+        raw,
+        input_tokens="input_tokens",
+        output_tokens="output_tokens",
+        cache_read_tokens="cache_read_input_tokens",
+        cache_write_tokens="cache_creation_input_tokens",
     )
-    return None if usage == Usage() else usage
 
 
 def thinking_of(block: Mapping[str, Any]) -> Thinking | None:

@@ -85,11 +85,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from turnfold.formats.common import NameSet, checked_timestamp, describe_args, text_result
+from turnfold.formats.common import (
+    NameSet,
+    as_int,
+    checked_timestamp,
+    describe_args,
+    text_result,
+    usage_from,
+)
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import (
     ResponsesBuilder,
-    as_int,
     output_content,
     parts_text,
     plain_copy,
@@ -285,14 +291,13 @@ def _echo_key(text: str) -> str:
 
 def codex_usage(usage: Any) -> Usage | None:
     """A Codex ``*_token_usage`` object as :class:`Usage`."""
-    if not isinstance(usage, Mapping):
-        return None
-    return Usage(
-        input_tokens=as_int(usage.get("input_tokens")),
-        output_tokens=as_int(usage.get("output_tokens")),
-        cache_read_tokens=as_int(usage.get("cached_input_tokens")),
-        cache_write_tokens=as_int(usage.get("cache_write_input_tokens")),
-        reasoning_tokens=as_int(usage.get("reasoning_output_tokens")),
+    return usage_from(
+        usage,
+        input_tokens="input_tokens",
+        output_tokens="output_tokens",
+        cache_read_tokens="cached_input_tokens",
+        cache_write_tokens="cache_write_input_tokens",
+        reasoning_tokens="reasoning_output_tokens",
     )
 
 
@@ -402,10 +407,11 @@ class CodexBuilder(ResponsesBuilder):
         self,
         transcript: Transcript | None = None,
         source_name: str = "<rollout>",
+        *,
         cwd: str | None = None,
         live: bool = False,
     ) -> None:
-        super().__init__(transcript, source_name, cwd, live)
+        super().__init__(transcript, source_name, cwd=cwd, live=live)
         self._handlers.update(agent_message=self._inter_agent, ghost_snapshot=_skip)
         self._records: dict[str, PayloadHandler] = {
             "response_item": self._response_item,

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from turnfold.model import ResultKind, ToolResult
+from turnfold.model import ResultKind, ToolCall, ToolResult, ToolStatus, Transcript, Usage
 from turnfold.tools import tool_category
 
 
@@ -124,3 +124,59 @@ def stringify(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+
+
+def as_int(value: Any) -> int | None:
+    """An integer count from JSON; bools and everything else are None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def usage_from(raw: Any, **paths: str | tuple[str, ...]) -> Usage | None:
+    """Token usage from a provider's counts; each :class:`Usage` field names its key (or path).
+
+    Providers name the same counts differently; one table per format says where each sits.
+    None when nothing is recorded.
+
+    >>> usage_from({"prompt_tokens": 5, "details": {"cached": 2}},
+    ...            input_tokens="prompt_tokens", cache_read_tokens=("details", "cached"))
+    Usage(input_tokens=5, output_tokens=None, cache_read_tokens=2, cache_write_tokens=None, \
+reasoning_tokens=None)
+    """
+    if not isinstance(raw, Mapping):
+        return None
+    counts: dict[str, int | None] = {}
+    for field, path in paths.items():
+        value: Any = raw
+        for key in (path,) if isinstance(path, str) else path:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        counts[field] = as_int(value)
+    usage = Usage(**counts)
+    return None if usage == Usage() else usage
+
+
+class MessageBuilder:
+    """What every builder of a transcript from fed messages shares (docs/formats.md).
+
+    A builder writes into ``transcript`` (a new one if not given) and pairs results with the
+    calls in ``_calls``. ``live`` says whether a call without a result is still running (a
+    growing message list) or just has no recorded outcome (a static load, spec L-3).
+    """
+
+    def __init__(
+        self,
+        transcript: Transcript | None = None,
+        source_name: str = "<messages>",
+        *,
+        cwd: str | None = None,
+        live: bool = False,
+    ) -> None:
+        self.transcript = transcript if transcript is not None else Transcript()
+        self.source_name = source_name
+        self.cwd = cwd
+        self.live = live
+        self._calls: dict[str, ToolCall] = {}
+
+    @property
+    def open_status(self) -> ToolStatus:
+        """The status of a call whose result has not arrived."""
+        return "executing" if self.live else "unknown"

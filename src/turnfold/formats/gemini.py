@@ -73,7 +73,6 @@ from turnfold.formats.gemini_parts import (
     make_call,
     model_entries,
     response_text,
-    span_ms,
     usage_from,
 )
 from turnfold.formats.source import Source, open_source
@@ -91,6 +90,7 @@ from turnfold.model import (
     ToolStatus,
     Transcript,
     UserMessage,
+    span_ms,
 )
 
 NAME = "gemini"

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from turnfold.formats.common import NameSet, describe_args, parse_arguments, stringify, text_result
@@ -384,16 +383,3 @@ def attach_child(agent: SubAgent, child: Transcript) -> None:
         agent.tool_count = tools
     if agent.output_tokens is None:
         agent.output_tokens = tokens
-
-
-def span_ms(start: Any, end: Any) -> float | None:
-    """Milliseconds between two ISO timestamps; None unless both are real and ordered."""
-    if not isinstance(start, str) or not isinstance(end, str):
-        return None
-    try:
-        began = datetime.fromisoformat(start.replace("Z", "+00:00"))
-        ended = datetime.fromisoformat(end.replace("Z", "+00:00"))
-        span = (ended - began).total_seconds() * 1000
-    except (ValueError, TypeError):
-        return None
-    return span if span >= 0 else None

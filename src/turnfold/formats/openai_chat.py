@@ -39,10 +39,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from turnfold.formats.common import NameSet
+from turnfold.formats.common import MessageBuilder, NameSet, usage_from
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import (
-    as_int,
     attachment_counts,
     describe_call,
     output_content,
@@ -82,7 +81,7 @@ _REASONING_DETAILS: dict[str, tuple[str, ThinkingForm]] = {
 }
 
 
-class OpenAIChatBuilder:
+class OpenAIChatBuilder(MessageBuilder):
     """Builds a transcript from Chat Completions messages fed one at a time (static or live).
 
     ``feed`` appends the entries of a new message and settles earlier calls through
@@ -96,16 +95,13 @@ class OpenAIChatBuilder:
         self,
         transcript: Transcript | None = None,
         source_name: str = "<messages>",
+        *,
         cwd: str | None = None,
         live: bool = False,
     ) -> None:
-        self.transcript = transcript if transcript is not None else Transcript()
-        self.source_name = source_name
-        self.cwd = cwd
-        self.live = live
+        super().__init__(transcript, source_name, cwd=cwd, live=live)
         #: How many records were recognised as Chat messages (a source with none is not one).
         self.recognized = 0
-        self._calls: dict[str, ToolCall] = {}
         self._by_name: dict[str, ToolCall] = {}  # deprecated function_call → function result
 
     # --- feeding ---------------------------------------------------------------------------
@@ -246,7 +242,7 @@ class OpenAIChatBuilder:
         if previous is not None and previous.result is None:
             self.warn(f"tool call id {call_id!r} reused before its result arrived", line)
         args = parsed_arguments(raw)
-        status: ToolStatus = "executing" if self.live else "unknown"
+        status: ToolStatus = self.open_status
         entry = ToolCall(
             call_id=call_id,
             name=name,
@@ -334,23 +330,13 @@ def reasoning_of(message: Mapping[str, Any]) -> Thinking | None:
 
 def chat_usage(usage: Any) -> Usage | None:
     """A ChatCompletion ``usage`` (``prompt_tokens``, ``completion_tokens`` and details)."""
-    if not isinstance(usage, Mapping):
-        return None
-    prompt = usage.get("prompt_tokens_details")
-    completion = usage.get("completion_tokens_details")
-    return Usage(
-        input_tokens=as_int(usage.get("prompt_tokens")),
-        output_tokens=as_int(usage.get("completion_tokens")),
-        cache_read_tokens=as_int(prompt.get("cached_tokens"))
-        if isinstance(prompt, Mapping)
-        else None,
-        reasoning_tokens=(
-            as_int(completion.get("reasoning_tokens")) if isinstance(completion, Mapping) else None
-        ),
+    return usage_from(
+        usage,
+        input_tokens="prompt_tokens",
+        output_tokens="completion_tokens",
+        cache_read_tokens=("prompt_tokens_details", "cached_tokens"),
+        reasoning_tokens=("completion_tokens_details", "reasoning_tokens"),
     )
-
-
-# --- detection and reading -------------------------------------------------------------------
 
 
 def is_completion(value: Any) -> bool:

@@ -53,7 +53,15 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from turnfold.formats.common import NameSet, describe_args, parse_arguments, stringify, text_result
+from turnfold.formats.common import (
+    MessageBuilder,
+    NameSet,
+    describe_args,
+    parse_arguments,
+    stringify,
+    text_result,
+    usage_from,
+)
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source
 from turnfold.model import (
@@ -124,11 +132,6 @@ _PLAN_MARKS = {"completed": "[x]", "in_progress": "[-]"}
 
 
 # --- small conversions, shared with the Chat Completions and Codex loaders ----------------------
-
-
-def as_int(value: Any) -> int | None:
-    """An integer token count or id; bools and everything else are None."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def unix_timestamp(value: Any) -> str | None:
@@ -270,23 +273,13 @@ def _part_texts(parts: Any) -> list[str]:
 
 def responses_usage(usage: Any) -> Usage | None:
     """A Responses ``usage`` object (``input_tokens``, ``output_tokens`` and their details)."""
-    if not isinstance(usage, Mapping):
-        return None
-    inputs = usage.get("input_tokens_details")
-    outputs = usage.get("output_tokens_details")
-    return Usage(
-        input_tokens=as_int(usage.get("input_tokens")),
-        output_tokens=as_int(usage.get("output_tokens")),
-        cache_read_tokens=as_int(inputs.get("cached_tokens"))
-        if isinstance(inputs, Mapping)
-        else None,
-        reasoning_tokens=(
-            as_int(outputs.get("reasoning_tokens")) if isinstance(outputs, Mapping) else None
-        ),
+    return usage_from(
+        usage,
+        input_tokens="input_tokens",
+        output_tokens="output_tokens",
+        cache_read_tokens=("input_tokens_details", "cached_tokens"),
+        reasoning_tokens=("output_tokens_details", "reasoning_tokens"),
     )
-
-
-# --- tool results by tool ----------------------------------------------------------------------
 
 
 def patch_text(name: str, args: Any) -> str | None:
@@ -367,7 +360,7 @@ def tool_result(
 ItemHandler = Callable[[Mapping[str, Any], int, "str | None"], None]
 
 
-class ResponsesBuilder:
+class ResponsesBuilder(MessageBuilder):
     """Builds a transcript from Responses items fed one at a time (static or live, spec L-5).
 
     ``feed`` appends the entries of a new item (or of a whole Response) and settles earlier
@@ -380,19 +373,16 @@ class ResponsesBuilder:
         self,
         transcript: Transcript | None = None,
         source_name: str = "<messages>",
+        *,
         cwd: str | None = None,
         live: bool = False,
     ) -> None:
-        self.transcript = transcript if transcript is not None else Transcript()
-        self.source_name = source_name
-        self.cwd = cwd
-        self.live = live
+        super().__init__(transcript, source_name, cwd=cwd, live=live)
         #: The model of the entries being added (a Response's ``model``, Codex's turn context).
         self.model: str | None = None
         #: How many records were recognised as this format (a source with none is not one).
         self.recognized = 0
-        # call id → its call, for pairing outputs; and the calls still waiting for one.
-        self._calls: dict[str, ToolCall] = {}
+        # The calls still waiting for an output, by call id (``_calls`` holds every call).
         self._open: dict[str, ToolCall] = {}
         self._batch: str | None = None
         self._response_batch: str | None = None
@@ -619,7 +609,7 @@ class ResponsesBuilder:
     ) -> ToolCall:
         """Append a call; ``status`` None means still running (live) or not recorded (static)."""
         if status is None:
-            status = "executing" if self.live else "unknown"
+            status = self.open_status
         previous = self._open.get(call_id)
         if previous is not None:
             self.warn(f"tool call id {call_id!r} reused before its result arrived", line)
