@@ -34,6 +34,7 @@ from turnfold.formats.common import (
     describe_args,
     parse_arguments,
     stringify,
+    text_and_images,
     text_result,
     usage_from,
 )
@@ -139,32 +140,21 @@ def _document_text(block: Mapping[str, Any]) -> str:
 
 def content_of(content: Any) -> tuple[str | None, list[ImageData]]:
     """The text and inline images of a result's ``content`` (a string or a list of blocks)."""
-    if content is None:
-        return None, []
-    if isinstance(content, str):
-        return content, []
-    if not isinstance(content, list):
-        return stringify(content), []
-    texts: list[str] = []
-    images: list[ImageData] = []
-    for block in content:
-        if isinstance(block, str):
-            texts.append(block)
-            continue
-        if not isinstance(block, Mapping):
-            continue
-        kind = block.get("type")
-        if kind == "text" and isinstance(block.get("text"), str):
-            texts.append(block["text"])
-        elif kind == "image":
-            image = _image(block)
-            if image is not None:
-                images.append(image)
-        elif kind == "document":
-            texts.append(_document_text(block))
-        elif kind in ("search_result", "web_search_result"):
-            texts.append(_search_line(block))
-    return ("\n".join(texts) if texts else None), images
+    return text_and_images(content, _content_part)
+
+
+def _content_part(block: Mapping[str, Any]) -> str | ImageData | None:
+    kind = block.get("type")
+    if kind == "text" and isinstance(block.get("text"), str):
+        text: str = block["text"]
+        return text
+    if kind == "image":
+        return _image(block)
+    if kind == "document":
+        return _document_text(block)
+    if kind in ("search_result", "web_search_result"):
+        return _search_line(block)
+    return None
 
 
 def _search_line(block: Mapping[str, Any]) -> str:

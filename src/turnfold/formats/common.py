@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
-from turnfold.model import ResultKind, ToolCall, ToolResult, ToolStatus, Transcript, Usage
+from turnfold.model import (
+    ImageData,
+    ResultKind,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+    Transcript,
+    Usage,
+)
 from turnfold.tools import tool_category
 
 
@@ -106,6 +114,31 @@ def result_kind(text: str | None) -> ResultKind:
 def text_result(text: str | None, kind: ResultKind | None = None, **extra: Any) -> ToolResult:
     """A tool result from output text, its kind detected unless given."""
     return ToolResult(text=text, kind=kind or result_kind(text), **extra)
+
+
+def text_and_images(
+    value: Any, part: Callable[[Mapping[str, Any]], str | ImageData | None]
+) -> tuple[str | None, list[ImageData]]:
+    """Tool output (a string, a list of content parts or any JSON) as text and inline images.
+
+    ``part`` reads one typed part of the format at hand into text, an image or nothing; the
+    texts are joined by newlines. Anything that is not a list is shown as readable JSON.
+    """
+    if value is None:
+        return None, []
+    if isinstance(value, str):
+        return value, []
+    if not isinstance(value, list):
+        return stringify(value), []
+    texts: list[str] = []
+    images: list[ImageData] = []
+    for item in value:
+        piece = item if isinstance(item, str) else part(item) if isinstance(item, Mapping) else None
+        if isinstance(piece, ImageData):
+            images.append(piece)
+        elif piece is not None:
+            texts.append(piece)
+    return ("\n".join(texts) if texts else None), images
 
 
 def checked_timestamp(value: Any) -> str | None:

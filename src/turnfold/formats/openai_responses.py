@@ -59,6 +59,7 @@ from turnfold.formats.common import (
     describe_args,
     parse_arguments,
     stringify,
+    text_and_images,
     text_result,
     usage_from,
 )
@@ -216,37 +217,29 @@ def prompt_text(text: str, counts: Mapping[str, int]) -> str:
 
 def output_content(value: Any) -> tuple[str | None, list[ImageData]]:
     """A tool output (string, content list or object) as display text and inline images."""
-    if value is None:
-        return None, []
-    if isinstance(value, str):
-        return value, []
     if isinstance(value, Mapping) and isinstance(value.get("type"), str):
         value = [value]  # a single content item
-    if not isinstance(value, list):
-        return stringify(value), []
-    texts: list[str] = []
-    images: list[ImageData] = []
-    for part in value:
-        if isinstance(part, str):
-            texts.append(part)
-            continue
-        if not isinstance(part, Mapping):
-            continue
-        kind = part.get("type")
-        if isinstance(part.get("text"), str):
-            texts.append(part["text"])
-        elif kind in ("input_image", "image_url", "computer_screenshot", "image"):
-            url = _image_url(part) or part.get("url")
-            image = data_url_image(url)
-            if image is not None:
-                images.append(image)
-            elif isinstance(url, str) and url:
-                texts.append(f"[image: {url}]")  # remote images are named, never loaded (X-1)
-        elif isinstance(part.get("logs"), str):
-            texts.append(part["logs"])
-        else:
-            texts.append(stringify(part))
-    return ("\n".join(texts) if texts or not images else None), images
+    text, images = text_and_images(value, _output_part)
+    # An output that is an empty list still ran and returned nothing: "", not "not recorded".
+    return ("" if text is None and not images and isinstance(value, list) else text), images
+
+
+def _output_part(part: Mapping[str, Any]) -> str | ImageData | None:
+    if isinstance(part.get("text"), str):
+        text: str = part["text"]
+        return text
+    if part.get("type") in ("input_image", "image_url", "computer_screenshot", "image"):
+        url = _image_url(part) or part.get("url")
+        image = data_url_image(url)
+        if image is not None:
+            return image
+        if isinstance(url, str) and url:
+            return f"[image: {url}]"  # remote images are named, never loaded (X-1)
+        return None
+    if isinstance(part.get("logs"), str):
+        logs: str = part["logs"]
+        return logs
+    return stringify(part)
 
 
 def reasoning_thinking(item: Mapping[str, Any]) -> tuple[Thinking | None, list[str]]:
