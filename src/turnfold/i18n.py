@@ -73,3 +73,23 @@ def plural(key: str, count: int, locale: str | None = DEFAULT_LOCALE, **params: 
     category = _PLURAL_RULES[normalize_locale(locale)](count)
     form = message.get(category, message["other"])
     return str(form).format(count=count, **params)
+
+
+def join_list(items: list[str], locale: str | None = DEFAULT_LOCALE, *, limit: int = 3) -> str:
+    """Items joined the way the language lists things, at most ``limit``, then "etc." (P-6).
+
+    >>> join_list(["searched", "read files", "ran commands"])
+    'searched, read files and ran commands'
+    >>> join_list(["搜索", "读取文件"], "zh")
+    '搜索并读取文件'
+    >>> join_list(["a", "b", "c", "d"])
+    'a, b, c, etc.'
+    """
+    separator = translate("list.separator", locale)
+    if len(items) > limit:
+        return translate("list.etc", locale, items=separator.join(items[:limit]))
+    if len(items) <= 1:
+        return "".join(items)
+    if len(items) == 2:
+        return translate("list.pair", locale, first=items[0], second=items[1])
+    return translate("list.last", locale, items=separator.join(items[:-1]), last=items[-1])

@@ -1,0 +1,242 @@
+"""``turnfold``: read a transcript without starting Jupyter (spec W-6).
+
+Two commands share one set of options::
+
+    turnfold render session.jsonl            # writes session.html, a standalone page
+    turnfold render session.jsonl -o -       # the page on stdout
+    turnfold show session.jsonl --mode flat  # the outline in the terminal (colour with rich)
+
+Both load the file with :func:`turnfold.load`, build the view model with the chosen display
+settings and draw it with the same renderers the notebook uses for its static outputs
+(:mod:`turnfold.render.html`, :mod:`turnfold.render.text`). Exit status: 0 on success, 2 for a
+file that is missing or is not a transcript (the message on stderr names the file, the formats
+tried and the first offending line), 1 when the output cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from turnfold.formats import FORMATS, TranscriptFormatError, load
+from turnfold.model import Transcript
+from turnfold.render.html import MORE_LIMIT, render_html
+from turnfold.render.text import render_terminal, render_text
+from turnfold.render.viewmodel import build_view_model, iter_nodes
+from turnfold.settings import DISPLAY_MODES, DisplaySettings
+
+__all__ = ["build_parser", "expand_all", "main"]
+
+#: Exit status for input that cannot be read as a transcript (as argparse uses for bad usage).
+EXIT_BAD_INPUT = 2
+EXIT_CANNOT_WRITE = 1
+
+_DESCRIPTION = """\
+Render an AI-agent transcript (Claude Code, Codex CLI, Gemini CLI, Qwen Code, OpenAI or
+Anthropic message lists, or turnfold's own JSONL) the way the notebook widget folds it: one
+process fold per turn with the answer outside it, activity groups, one-line tool summaries."""
+
+_EPILOG = """\
+examples:
+  turnfold render session.jsonl                 write session.html next to the file
+  turnfold render session.jsonl -o page.html    choose where the page goes ("-o -": stdout)
+  turnfold show session.jsonl --mode flat       print the outline to the terminal
+  turnfold show session.jsonl --expand | less   everything open, as plain text
+
+The page is self-contained (inline CSS, no script, nothing loaded from the network): folds are
+native <details> elements. ▸ marks a closed fold and ▾ an open one in the terminal outline."""
+
+
+def _add_common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, metavar="FILE", help="the transcript file to read")
+    parser.add_argument(
+        "--mode",
+        choices=DISPLAY_MODES,
+        default=None,
+        help="process display: flat (no groups), command-first (commands as their own rows) "
+        "or fully-folded (the default: activity groups)",
+    )
+    parser.add_argument(
+        "--no-thinking",
+        action="store_true",
+        help="hide the model's reasoning rows (stored reasoning is not changed)",
+    )
+    parser.add_argument(
+        "--locale", choices=("en", "zh"), default=None, help="language of labels and summaries"
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        metavar="FORMAT",
+        help=f"skip detection and read the file as one of: {', '.join(FORMATS)}",
+    )
+    parser.add_argument(
+        "--expand",
+        action="store_true",
+        help="open every fold (turn processes, groups, thinking, summaries, tools) instead of "
+        "the default fold states, in which a finished turn shows only its answer",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``turnfold`` command."""
+    parser = argparse.ArgumentParser(
+        prog="turnfold",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    render = commands.add_parser(
+        "render",
+        help="write a standalone HTML page",
+        description="Write the transcript as one self-contained HTML page.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_common_options(render)
+    render.add_argument(
+        "-o",
+        "--output",
+        metavar="PAGE",
+        default=None,
+        help='where to write the page; "-" for stdout (default: FILE with the suffix .html)',
+    )
+    render.add_argument(
+        "--full-output",
+        action="store_true",
+        help=f"embed every tool output whole; by default the hidden rest of a long output is "
+        f"embedded up to {MORE_LIMIT:,} characters and the page says how many lines it left "
+        "out (the transcript file keeps them)",
+    )
+    show = commands.add_parser(
+        "show",
+        help="print the transcript to the terminal",
+        description="Print the transcript as an outline: in colour on a terminal, plain text "
+        "otherwise.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_common_options(show)
+    show.add_argument(
+        "--width",
+        type=int,
+        default=None,
+        help="line width for plain text (default: the terminal's width, or 100 in a pipe)",
+    )
+    return parser
+
+
+def _settings(options: argparse.Namespace) -> DisplaySettings:
+    values: dict[str, Any] = {"show_thinking": not options.no_thinking}
+    if options.mode:
+        values["transcript_display_mode"] = options.mode
+    if options.locale:
+        values["locale"] = options.locale
+    return DisplaySettings(**values)
+
+
+def expand_all(view: dict[str, Any]) -> dict[str, Any]:
+    """``view`` with every fold open, for ``--expand`` (changes ``view`` and returns it).
+
+    Only the default ``open`` flags change; what each fold holds stays as the view model says.
+    """
+    for node in iter_nodes(view):
+        if "open" in node:
+            node["open"] = True
+        if node.get("kind") == "turn" and node.get("process"):
+            node["process"]["open"] = True
+    return view
+
+
+def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
+    """The transcript, or None after saying on stderr why it cannot be read (L-4)."""
+    path: Path = options.file
+    if not path.exists():
+        print(f"turnfold: {path}: no such file", file=stderr)
+        return None
+    if path.is_dir():
+        print(f"turnfold: {path}: is a directory, not a transcript file", file=stderr)
+        return None
+    try:
+        transcript = load(path, format=options.format)
+    except TranscriptFormatError as error:
+        print(f"turnfold: {error}", file=stderr)
+        return None
+    except OSError as error:
+        print(f"turnfold: {path}: cannot read: {error.strerror or error}", file=stderr)
+        return None
+    if transcript.warnings:
+        count = len(transcript.warnings)
+        noun = "problem" if count == 1 else "problems"
+        print(
+            f"turnfold: {path}: {count} {noun} while loading (shown as a notice); "
+            f"first: {transcript.warnings[0]}",
+            file=stderr,
+        )
+    return transcript
+
+
+def _title(transcript: Transcript, path: Path) -> str:
+    title = transcript.metadata.get("title")
+    return title if isinstance(title, str) and title.strip() else path.name
+
+
+def _output_path(source: Path, output: str | None) -> Path | None:
+    """Where ``render`` writes: ``-o``, else the source with ``.html`` (None means stdout)."""
+    if output == "-":
+        return None
+    if output is not None:
+        return Path(output)
+    target = source.with_suffix(".html")
+    # Never overwrite the transcript itself, even when it is called something.html.
+    return target if target != source else source.with_name(source.name + ".html")
+
+
+def _render(options: argparse.Namespace, view: dict[str, Any], title: str, stdout: TextIO) -> int:
+    page = render_html(view, title=title, more_limit=None if options.full_output else MORE_LIMIT)
+    target = _output_path(options.file, options.output)
+    if target is None:
+        stdout.write(page)
+        return 0
+    try:
+        target.write_text(page, encoding="utf-8")
+    except OSError as error:
+        print(f"turnfold: cannot write {target}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_CANNOT_WRITE
+    print(f"turnfold: wrote {target} ({len(page.encode('utf-8')) // 1024 or 1} KB)",
+          file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def _show(options: argparse.Namespace, view: dict[str, Any], stdout: TextIO) -> int:
+    if stdout.isatty() and options.width is None:
+        from rich.console import Console
+
+        render_terminal(view, Console(file=stdout, highlight=False, markup=False, emoji=False))
+        return 0
+    stdout.write(render_text(view, width=options.width or 100) + "\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (``python -m turnfold`` calls this)."""
+    options = build_parser().parse_args(argv)
+    transcript = _load(options, sys.stderr)
+    if transcript is None:
+        return EXIT_BAD_INPUT
+    view = build_view_model(transcript, _settings(options))
+    if options.expand:
+        expand_all(view)
+    stdout = sys.stdout
+    try:
+        if options.command == "render":
+            return _render(options, view, _title(transcript, options.file), stdout)
+        return _show(options, view, stdout)
+    except BrokenPipeError:  # `turnfold show … | head`: the reader left, which is fine
+        sys.stderr.close()
+        return 0

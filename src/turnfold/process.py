@@ -1,0 +1,553 @@
+"""Turns → one process disclosure plus the answer, with activity groups (spec P-1 … P-11).
+
+:func:`project` is a pure function from a transcript and its display settings to the structure a
+person sees: top-level rows (user messages, system notices, compaction dividers) and assistant
+turns, each with a header, a process (thinking, batches, commands, progress text, grouped by
+the display mode) and the answer outside it. It decides every default fold state; it renders no
+HTML (``render/viewmodel.py`` does, for all three renderers alike).
+
+Keys are derived from entry ids, never from positions or labels, so a view keyed on them keeps
+its fold state while entries are appended, the mode changes, or a single item becomes a group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal, TypeAlias
+
+from turnfold.batches import BatchView, SummaryRow, ToolRow, build_batch_view
+from turnfold.i18n import join_list, plural, translate
+from turnfold.model import (
+    ACTIVE_STATUSES,
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    Entry,
+    PendingAction,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolUseSummary,
+    Transcript,
+    UserMessage,
+    span_ms,
+)
+from turnfold.settings import DisplaySettings
+from turnfold.tools import format_duration, tool_category
+
+TurnStatus: TypeAlias = Literal["completed", "running", "stopped", "failed"]
+
+#: Entries shown outside the fold, actionable without opening the process (P-3).
+_OUTSIDE = (AssistantError, AbortMarker, PendingAction)
+#: Group titles longer than this are cut with an ellipsis before the count ever is (P-6).
+GROUP_TITLE_LIMIT = 60
+
+
+# --- what the projection produces ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ThinkingRow:
+    """A visible reasoning row; ``open`` is its default fold state (P-8, P-9)."""
+
+    key: str
+    entry: Thinking
+    open: bool
+
+
+@dataclass(frozen=True)
+class ThinkingIndicator:
+    """The shimmering ``Thinking`` label while reasoning streams and thinking is hidden (P-9)."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class ProgressRow:
+    """Assistant text inside the process: a progress note, not the answer (P-1, P-2)."""
+
+    key: str
+    entry: AssistantText
+
+
+@dataclass(frozen=True)
+class BatchPiece:
+    """The rows of one tool batch that sit together (all of them, unless commands were pulled
+    out in command-first mode), plus the batch's memory badges and label line when this piece
+    ends the batch (F-11, F-15)."""
+
+    key: str
+    calls: tuple[ToolCall, ...]
+    items: tuple[SummaryRow | ToolRow, ...]
+    memory_badges: str | None
+    label_line: str | None
+    active: bool
+
+
+@dataclass(frozen=True)
+class CommandRow:
+    """A command pulled out of its batch as its own row in command-first mode (P-4)."""
+
+    key: str
+    call: ToolCall
+    row: ToolRow
+
+
+ActivityItem: TypeAlias = ThinkingRow | ThinkingIndicator | BatchPiece | CommandRow
+ProcessItem: TypeAlias = "ActivityItem | ProgressRow | ActivityGroup"
+
+
+@dataclass(frozen=True)
+class ActivityGroup:
+    """Two or more consecutive activity items under one title (P-4, P-5, P-6)."""
+
+    key: str
+    title: str
+    count_text: str
+    open: bool
+    active: bool
+    items: tuple[ActivityItem, ...]
+
+
+@dataclass(frozen=True)
+class TurnHeader:
+    """Outcome and bounded metadata only (P-7): no command, search term or problem count."""
+
+    status: TurnStatus
+    label: str
+    duration: str | None
+    tool_count: int
+    count_text: str
+
+
+@dataclass(frozen=True)
+class TurnProcess:
+    """The one outer disclosure of a turn (P-1); ``open`` only while the turn runs (P-8)."""
+
+    key: str
+    open: bool
+    active: bool
+    items: tuple[ProcessItem, ...]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """An assistant turn: header, process, the surfaces outside the fold, and the answer."""
+
+    key: str
+    header: TurnHeader
+    process: TurnProcess | None
+    #: Errors, the stop marker and pending decisions: actionable without opening (P-3).
+    outside: tuple[AssistantError | AbortMarker | PendingAction, ...]
+    answer: AssistantText | None
+    #: The trailing text of a running turn, which may still move into the process (P-2).
+    tentative: bool
+    running: bool
+
+
+TopLevel: TypeAlias = UserMessage | SystemNotice | CompactionBoundary | Turn
+
+
+# --- segmentation --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Segment:
+    """The entries of one assistant turn, and the user message that opened it, if any."""
+
+    user: UserMessage | None
+    entries: list[Entry] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        first = self.user or self.entries[0]
+        return f"turn:{first.id}"
+
+
+def _segments(
+    entries: Iterable[Entry],
+) -> list[UserMessage | SystemNotice | CompactionBoundary | _Segment]:
+    """Split entries at the rows that keep their own turn boundaries (P-1)."""
+    out: list[UserMessage | SystemNotice | CompactionBoundary | _Segment] = []
+    current: _Segment | None = None
+    for entry in entries:
+        if isinstance(entry, UserMessage):
+            out.append(entry)
+            current = _Segment(entry)
+            out.append(current)
+        elif isinstance(entry, (SystemNotice, CompactionBoundary)):
+            out.append(entry)
+            current = None
+        elif isinstance(entry, ToolUseSummary):
+            continue  # labels attach to their batch by call ids (S-6), wherever they were stored
+        else:
+            if current is None:
+                current = _Segment(None)
+                out.append(current)
+            current.entries.append(entry)
+    return [item for item in out if not (isinstance(item, _Segment) and not item.entries)]
+
+
+# --- one turn ------------------------------------------------------------------------------------
+
+
+def _answer_index(entries: Sequence[Entry]) -> int | None:
+    """The turn's last assistant text, if no thinking or tool activity follows it (P-2)."""
+    for index in range(len(entries) - 1, -1, -1):
+        entry = entries[index]
+        if isinstance(entry, AssistantText):
+            return index
+        if isinstance(entry, (Thinking, ToolCall)):
+            return None
+    return None
+
+
+def _is_running(entries: Sequence[Entry], hint: bool) -> bool:
+    active = any(
+        (isinstance(e, ToolCall) and e.status in ACTIVE_STATUSES)
+        or (isinstance(e, Thinking) and e.streaming)
+        for e in entries
+    )
+    return active or hint
+
+
+def _status(entries: Sequence[Entry], running: bool) -> TurnStatus:
+    """Failed > stopped > running > completed (P-7): a recorded failure produced no answer."""
+    if any(isinstance(e, AssistantError) for e in entries):
+        return "failed"
+    if any(isinstance(e, AbortMarker) for e in entries):
+        return "stopped"
+    return "running" if running else "completed"
+
+
+def _recorded_duration_ms(segment: _Segment) -> float | None:
+    """A duration the source recorded for the turn, else the span of its real timestamps."""
+    everything: list[Entry] = ([segment.user] if segment.user else []) + segment.entries
+    for entry in reversed(everything):
+        recorded = entry.meta.get("turn_duration_ms")
+        if isinstance(recorded, (int, float)) and not isinstance(recorded, bool) and recorded > 0:
+            return float(recorded)
+    stamps = [e.timestamp for e in everything if e.timestamp]
+    stamps += [e.ended_at for e in segment.entries if isinstance(e, ToolCall) and e.ended_at]
+    if len(stamps) < 2:
+        return None
+    return span_ms(min(stamps), max(stamps))
+
+
+def _header(segment: _Segment, status: TurnStatus, locale: str) -> TurnHeader:
+    calls = [e for e in segment.entries if isinstance(e, ToolCall)]
+    label_key: str = status
+    if status == "running":
+        last = next(
+            (e for e in reversed(segment.entries) if not isinstance(e, AssistantText)), None
+        )
+        if isinstance(last, Thinking) and last.streaming:
+            label_key = "thinking"
+        elif isinstance(last, SystemNotice) and last.subtype in ("compacting", "resuming"):
+            label_key = "compressing" if last.subtype == "compacting" else "resuming"
+    duration_ms = None if status == "running" else _recorded_duration_ms(segment)
+    return TurnHeader(
+        status=status,
+        label=translate(f"header.{label_key}", locale),
+        duration=format_duration(duration_ms, hide_trailing_zeros=True) if duration_ms else None,
+        tool_count=len(calls),
+        count_text=plural("header.tools", len(calls), locale),
+    )
+
+
+@dataclass
+class _Context:
+    settings: DisplaySettings
+    labels: dict[str, ToolUseSummary]
+    running: bool
+    key_prefix: str
+
+
+def _batches(entries: Sequence[Entry]) -> Iterable[Entry | list[ToolCall]]:
+    """Entries with consecutive calls of one model response gathered into a list (a batch)."""
+    batch: list[ToolCall] = []
+    for entry in entries:
+        if isinstance(entry, ToolCall):
+            if batch and (entry.batch_id is None or entry.batch_id != batch[-1].batch_id):
+                yield batch
+                batch = []
+            batch.append(entry)
+            continue
+        if batch:
+            yield batch
+            batch = []
+        yield entry
+    if batch:
+        yield batch
+
+
+def _label_for(
+    batch: Sequence[ToolCall], labels: dict[str, ToolUseSummary]
+) -> ToolUseSummary | None:
+    found = [labels[c.call_id] for c in batch if c.call_id in labels]
+    return found[-1] if found else None
+
+
+def _pieces(batch: list[ToolCall], view: BatchView, ctx: _Context) -> list[ActivityItem]:
+    """A batch as one piece, or in command-first mode split around its commands (P-4)."""
+    prefix = ctx.key_prefix
+    by_id = {c.id: c for c in batch}
+    mode = ctx.settings.transcript_display_mode
+    if mode != "command-first":
+        return [
+            BatchPiece(
+                f"{prefix}batch:{batch[0].id}",
+                tuple(batch),
+                view.items,
+                view.memory_badges,
+                view.label_line,
+                view.active,
+            )
+        ]
+    pieces: list[ActivityItem] = []
+    run: list[SummaryRow | ToolRow] = []
+
+    def flush() -> None:
+        if run:
+            first = run[0].rows[0] if isinstance(run[0], SummaryRow) else run[0]
+            calls = tuple(by_id[r.entry_id] for item in run for r in _rows_of(item))
+            pieces.append(
+                BatchPiece(
+                    f"{prefix}batch:{first.entry_id}", calls, tuple(run), None, None, view.active
+                )
+            )
+            run.clear()
+
+    for item in view.items:
+        if isinstance(item, ToolRow) and item.category == "command":
+            flush()
+            pieces.append(
+                CommandRow(f"{prefix}command:{item.entry_id}", by_id[item.entry_id], item)
+            )
+        else:
+            run.append(item)
+    flush()
+    if not (view.memory_badges or view.label_line):
+        return pieces
+    # The badges and the label end the batch: on its last piece, or after a trailing command.
+    last = pieces[-1] if pieces else None
+    if isinstance(last, BatchPiece):
+        pieces[-1] = replace(last, memory_badges=view.memory_badges, label_line=view.label_line)
+    else:
+        key = f"{prefix}batch:{batch[0].id}" if not pieces else f"{prefix}batch-tail:{batch[0].id}"
+        pieces.append(BatchPiece(key, (), (), view.memory_badges, view.label_line, view.active))
+    return pieces
+
+
+def _rows_of(item: SummaryRow | ToolRow) -> tuple[ToolRow, ...]:
+    return item.rows if isinstance(item, SummaryRow) else (item,)
+
+
+def _visible_rows(item: ActivityItem) -> int:
+    """How many rows an item shows, for the groups-need-two rule (P-5)."""
+    if isinstance(item, BatchPiece):
+        return len(item.items) + (1 if item.memory_badges and not item.items else 0)
+    return 1
+
+
+def _item_calls(item: ActivityItem) -> tuple[ToolCall, ...]:
+    if isinstance(item, BatchPiece):
+        return item.calls
+    if isinstance(item, CommandRow):
+        return (item.call,)
+    return ()
+
+
+def _group_title(items: Sequence[ActivityItem], locale: str) -> tuple[str, str]:
+    """The composition (actions in order of first appearance) and the count token (P-6)."""
+    actions: list[str] = []
+    for item in items:
+        names: list[str] = []
+        if isinstance(item, (ThinkingRow, ThinkingIndicator)):
+            names = ["thinking"]
+        else:
+            names = [tool_category(c.name) for c in _item_calls(item)]
+        for name in names:
+            if name not in actions:
+                actions.append(name)
+    words = [translate(f"group.action.{a}", locale) for a in actions]
+    composition = join_list(words, locale)
+    composition = composition[:1].upper() + composition[1:]
+    if len(composition) > GROUP_TITLE_LIMIT:
+        composition = composition[: GROUP_TITLE_LIMIT - 1].rstrip() + "…"
+    operations = sum(len(_item_calls(i)) for i in items)
+    if operations:
+        return composition, plural("group.operations", operations, locale)
+    segments = sum(1 for i in items if isinstance(i, (ThinkingRow, ThinkingIndicator)))
+    return composition, plural("group.segments", segments, locale)
+
+
+def _has_failure(items: Sequence[ActivityItem]) -> bool:
+    return any(c.status in ("error", "cancelled") for i in items for c in _item_calls(i))
+
+
+def _group_items(
+    items: list[ActivityItem | ProgressRow], current: object, ctx: _Context
+) -> list[ProcessItem]:
+    """Consecutive activity between progress rows (and commands, in command-first) → groups."""
+    mode = ctx.settings.transcript_display_mode
+    if mode == "flat":
+        return list(items)
+    out: list[ProcessItem] = []
+    run: list[ActivityItem] = []
+
+    def flush() -> None:
+        if sum(_visible_rows(i) for i in run) >= 2:  # P-5: a group needs two visible items
+            title, count = _group_title(run, ctx.settings.locale)
+            owns_current = any(i is current for i in run)
+            if not ctx.running:
+                is_open = not ctx.settings.auto_collapse_settled_groups
+            else:
+                # P-8: the group of the step now executing is open; one that recorded a
+                # failure stays open during recovery; other finished groups are closed.
+                is_open = owns_current or _has_failure(run)
+            out.append(ActivityGroup(f"group:{run[0].key}", title, count, is_open,
+                                     owns_current, tuple(run)))  # fmt: skip
+        else:
+            out.extend(run)
+        run.clear()
+
+    for item in items:
+        if isinstance(item, ProgressRow) or (
+            mode == "command-first" and isinstance(item, CommandRow)
+        ):
+            flush()
+            out.append(item)
+        else:
+            run.append(item)
+    flush()
+    return out
+
+
+def _thinking_open(entry: Thinking, is_current: bool, ctx: _Context) -> bool:
+    """P-8/P-9: settled rows follow auto_collapse_thinking; running rows follow the mode."""
+    if not ctx.running:
+        return not ctx.settings.auto_collapse_thinking
+    if ctx.settings.transcript_display_mode == "fully-folded":
+        return is_current
+    return True
+
+
+def _project_turn(segment: _Segment, ctx: _Context) -> Turn:
+    entries = segment.entries
+    status = _status(entries, ctx.running)
+    answer_at = _answer_index(entries)
+    answer = entries[answer_at] if answer_at is not None else None
+    settings = ctx.settings
+    prefix = ctx.key_prefix
+
+    flow = [e for i, e in enumerate(entries) if i != answer_at and not isinstance(e, _OUTSIDE)]
+    grouped = list(_batches(flow))
+    last_activity = next((e for e in reversed(grouped) if not isinstance(e, AssistantText)), None)
+    items: list[ActivityItem | ProgressRow] = []
+    current: object = None
+    for part in grouped:
+        if isinstance(part, list):
+            view = build_batch_view(
+                part,
+                full_detail=settings.full_detail,
+                show_tool_call_args=settings.show_tool_call_args,
+                label=_label_for(part, ctx.labels),
+                locale=settings.locale,
+            )
+            pieces = _pieces(part, view, ctx)
+            items.extend(pieces)
+            if part is last_activity and ctx.running:
+                # The step now executing: the last piece that shows rows (not a label tail).
+                current = next(
+                    (p for p in reversed(pieces) if not isinstance(p, BatchPiece) or p.items),
+                    pieces[-1],  # a memory-only batch shows just its badges
+                )
+        elif isinstance(part, Thinking):
+            is_current = ctx.running and part is last_activity
+            if settings.show_thinking:
+                row = ThinkingRow(f"{prefix}{part.id}", part, _thinking_open(part, is_current, ctx))
+                items.append(row)
+                if is_current:
+                    current = row
+            elif part.streaming:
+                indicator = ThinkingIndicator(f"{prefix}{part.id}")
+                items.append(indicator)
+                current = indicator
+        elif isinstance(part, AssistantText):
+            items.append(ProgressRow(f"{prefix}{part.id}", part))
+    process_items = _group_items(items, current, ctx)
+    process = (
+        TurnProcess(
+            f"{prefix}process:{segment.key}", ctx.running, ctx.running, tuple(process_items)
+        )
+        if process_items
+        else None
+    )
+    outside = tuple(e for e in entries if isinstance(e, _OUTSIDE))
+    return Turn(
+        key=f"{prefix}{segment.key}",
+        header=_header(segment, status, settings.locale),
+        process=process,
+        outside=outside,
+        answer=answer if isinstance(answer, AssistantText) else None,
+        tentative=ctx.running and answer is not None,
+        running=ctx.running,
+    )
+
+
+# --- the whole transcript ------------------------------------------------------------------------
+
+
+def _labels(transcript: Transcript) -> dict[str, ToolUseSummary]:
+    """The latest label for every call id it covers (S-6: labels attach by call ids)."""
+    labels: dict[str, ToolUseSummary] = {}
+    for entry in transcript.entries:
+        if isinstance(entry, ToolUseSummary):
+            for call_id in entry.call_ids:
+                labels[call_id] = entry
+    return labels
+
+
+def project(
+    transcript: Transcript,
+    settings: DisplaySettings | None = None,
+    *,
+    running: bool | None = None,
+    key_prefix: str = "",
+) -> list[TopLevel]:
+    """The transcript as a person sees it, under ``settings`` (spec §5).
+
+    ``running`` says whether the agent is still working on the last turn; by default a turn
+    runs while any of its tools is active or its reasoning streams. ``key_prefix`` keeps the
+    keys of a sub-agent's transcript apart from its parent's.
+    """
+    settings = settings or DisplaySettings()
+    labels = _labels(transcript)
+    segments = _segments(transcript.entries)
+    last_segment = next((s for s in reversed(segments) if isinstance(s, _Segment)), None)
+    out: list[TopLevel] = []
+    for item in segments:
+        if not isinstance(item, _Segment):
+            out.append(item)
+            continue
+        hint = bool(running) and item is last_segment
+        ctx = _Context(settings, labels, _is_running(item.entries, hint), key_prefix)
+        out.append(_project_turn(item, ctx))
+    return out
+
+
+__all__ = [
+    "ActivityGroup",
+    "BatchPiece",
+    "CommandRow",
+    "ProgressRow",
+    "ThinkingIndicator",
+    "ThinkingRow",
+    "Turn",
+    "TurnHeader",
+    "TurnProcess",
+    "project",
+]

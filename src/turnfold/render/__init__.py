@@ -1,0 +1,1 @@
+"""Renderers of the view model and the HTML fragments they share."""

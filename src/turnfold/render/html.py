@@ -1,0 +1,671 @@
+"""Static HTML for a view model: ``<details>`` folds that work with no kernel and no script (W-4).
+
+:func:`render_html` draws the tree of :func:`turnfold.render.viewmodel.build_view_model` as
+self-contained HTML: inline CSS, no JavaScript, nothing loaded from anywhere. Every disclosure is
+a native ``<details>``/``<summary>``, so folding works on GitHub, nbviewer, in nbconvert exports
+and in the notebook's ``text/html`` output alike; each starts open or closed as the view model's
+default ``open`` flag says (P-8).
+
+The renderer only draws. It never recomputes a summary, a partition, a title or a fold default
+(W-1): if this page and the notebook view disagree, the bug is here. Strings ending in ``html``
+are sanitized fragments and are inserted as they are; every other string is plain text and is
+escaped here, except the fields the view model documents as escaped already (tool names, call
+ids, descriptions, arguments, user text, sub-agent lines, options, warnings), which are inserted
+as they are so nothing is escaped twice.
+
+The output is deterministic (W-4): no ids from counters, no clock, no hash ordering. Elements
+carry ``data-key`` with the node's stable key, which tests and readers can rely on.
+
+>>> page = render_html({"locale": "en", "notice": None, "nodes": []}, title="<t>")
+>>> "<title>&lt;t&gt;</title>" in page and "<script" not in page
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from turnfold.i18n import plural, translate
+from turnfold.render.content import content_css, escape
+
+__all__ = [
+    "CSP",
+    "MORE_LIMIT",
+    "ToolFold",
+    "cap_more_html",
+    "note_text",
+    "omitted_phrase",
+    "render_html",
+    "tool_fold",
+    "turnfold_css",
+]
+
+Node = dict[str, Any]
+
+#: The page may load nothing but inline images and its own inline style (X-1). With no
+#: ``script-src`` a browser refuses every script, even one a sanitizer bug let through.
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+#: Tool statuses during which no output is expected yet, so "no output recorded" is not said.
+_ACTIVE_STATUSES = frozenset({"pending", "executing", "confirming"})
+
+
+def _text(value: object) -> str:
+    """Plain text from the view model, escaped for HTML content and quoted attributes.
+
+    :func:`~turnfold.render.content.escape` also makes control and bidi characters visible:
+    a fast-model label or an entry id is as untrusted as any tool output (X-1).
+    """
+    return escape(str(value))
+
+
+def _key(node: Node) -> str:
+    return f' data-key="{_text(node.get("key", ""))}"'
+
+
+@dataclass(frozen=True)
+class ToolFold:
+    """What a tool row keeps behind its title; everything else shows beneath it (F-12, P-12)."""
+
+    hidden_args: bool
+    folded_result: bool
+    no_output: bool
+    subagent: bool
+
+    @property
+    def hides(self) -> bool:
+        """Whether the title is a disclosure at all (a row with nothing to open is not)."""
+        return self.hidden_args or self.folded_result or self.no_output or self.subagent
+
+
+def tool_fold(node: Node) -> ToolFold:
+    """The fold of a tool row, shared by the page and the text outline so they agree."""
+    result = node.get("result")
+    subagent = node.get("subagent") or {}
+    return ToolFold(
+        hidden_args=bool(node.get("args")) and not node.get("show_args"),
+        folded_result=result is not None and bool(node.get("result_folded")),
+        no_output=result is None and node.get("status") not in _ACTIVE_STATUSES,
+        subagent=bool(subagent.get("nodes")),
+    )
+
+
+def note_text(note: Any, locale: str) -> str:
+    """A result note (``{"key", "params"}``) in the reader's language, as plain text.
+
+    A key missing from the catalog still says what it was, so no note is silently lost (X-2).
+    """
+    if not isinstance(note, dict):
+        return str(note)
+    params = {str(k): str(v) for k, v in (note.get("params") or {}).items()}
+    try:
+        return translate(str(note.get("key")), locale, **params)
+    except (KeyError, TypeError):
+        return " ".join([str(note.get("key")), *params.values()])
+
+
+# --- how much of a long output the page embeds (F-12, X-2, Q-1) ---------------------------------
+#
+# A result's first lines are shown; the rest (``more_html``) waits behind "Show N more lines".
+# Embedding every rest whole makes a page of a long session nearly as large as the session
+# itself, almost all of it log lines nobody opens. So the page embeds at most MORE_LIMIT
+# characters of each rest, cut at a line end, and says in place how many lines it left out and
+# that the transcript keeps them: capped, counted and named, never silently dropped.
+
+#: The most characters of one output's hidden rest that a page embeds.
+MORE_LIMIT = 8_000
+_PRE_OPEN = re.compile(r'<pre class="[\w -]*">')
+_TAG = re.compile(r"<[^<>]*>")
+
+
+#: The note under a cut output. These belong in the message catalogs (as the plural phrase
+#: ``tool.not_included``); they live here until the catalogs carry them.
+def omitted_phrase(count: int, locale: str) -> str:
+    """The note under a cut output: how many lines the page left out, and where they are."""
+    return plural("tool.not_included", count, locale)
+
+
+def cap_more_html(fragment: str, lines: int, limit: int | None) -> tuple[str, int]:
+    """The part of an output's rest that fits ``limit``, and how many of its ``lines`` are cut.
+
+    Only the ``<pre>`` outputs of :func:`~turnfold.render.content.result_view` are cut (plain
+    text, ANSI, JSON, diffs): their text keeps every newline of the output and their only tags
+    are ``<span>`` runs, so a cut after a newline keeps whole lines, the span left open is
+    closed, and the count of lines left out is exact. Anything else is returned whole.
+
+    >>> cap_more_html('<pre class="tf-output tf-text">a\\nb\\nc\\n</pre>', 3, 35)
+    ('<pre class="tf-output tf-text">a\\nb\\n</pre>', 1)
+    """
+    opening = _PRE_OPEN.match(fragment)
+    if limit is None or len(fragment) <= limit or opening is None:
+        return fragment, 0
+    cut = fragment.rfind("\n", opening.end(), limit)
+    if cut == -1 or not fragment.endswith("</pre>"):
+        return fragment, 0
+    kept = fragment[opening.end() : cut + 1]
+    if kept.rfind("<") > kept.rfind(">"):  # the newline sits inside a tag: not ours to cut
+        return fragment, 0
+    depth = 0
+    for tag in _TAG.findall(kept):
+        if tag.startswith("<span ") or tag == "<span>":
+            depth += 1
+        elif tag == "</span>" and depth > 0:
+            depth -= 1
+        else:
+            return fragment, 0
+    omitted = lines - kept.count("\n")
+    if omitted <= 0:
+        return fragment, 0
+    return f"{fragment[: cut + 1]}{'</span>' * depth}</pre>", omitted
+
+
+# --- the stylesheet (P-12, W-3) ------------------------------------------------------------------
+#
+# Colours are CSS variables that follow JupyterLab's theme variables (``--jp-*``) where they
+# exist and fall back to a GitHub-like palette elsewhere. The notebook fragment keeps the light
+# fallbacks unless a host says it is dark (JupyterLab's dark themes define the ``--jp-*`` values
+# themselves; VS Code marks its body ``vscode-dark``): a page of unknown colour such as nbviewer
+# must not get light text because the reader's system happens to be dark. The standalone page
+# owns its background, so there the system preference decides.
+
+_LIGHT: dict[str, str] = {
+    "--tf-fg": "var(--jp-ui-font-color1, #1f2328)",
+    "--tf-fg-strong": "var(--jp-ui-font-color0, #000000)",
+    "--tf-dim": "var(--jp-ui-font-color2, #59636e)",
+    "--tf-faint": "var(--jp-ui-font-color3, #818b98)",
+    "--tf-bg": "var(--jp-layout-color0, #ffffff)",
+    "--tf-bg-soft": "var(--jp-layout-color2, #f6f8fa)",
+    "--tf-border": "var(--jp-border-color2, #d1d9e0)",
+    "--tf-rail": "var(--jp-border-color1, #9198a1)",
+    "--tf-accent": "var(--jp-brand-color1, #0969da)",
+    "--tf-error": "var(--jp-error-color1, #d1242f)",
+    "--tf-warn": "var(--jp-warn-color1, #9a6700)",
+    "--tf-shine": "var(--jp-ui-font-color0, #000000)",
+}
+_DARK: dict[str, str] = {
+    "--tf-fg": "var(--jp-ui-font-color1, #e6edf3)",
+    "--tf-fg-strong": "var(--jp-ui-font-color0, #ffffff)",
+    "--tf-dim": "var(--jp-ui-font-color2, #9198a1)",
+    "--tf-faint": "var(--jp-ui-font-color3, #6e7681)",
+    "--tf-bg": "var(--jp-layout-color0, #0d1117)",
+    "--tf-bg-soft": "var(--jp-layout-color2, #161b22)",
+    "--tf-border": "var(--jp-border-color2, #3d444d)",
+    "--tf-rail": "var(--jp-border-color1, #656c76)",
+    "--tf-accent": "var(--jp-brand-color1, #4493f8)",
+    "--tf-error": "var(--jp-error-color1, #f85149)",
+    "--tf-warn": "var(--jp-warn-color1, #d29922)",
+    "--tf-shine": "var(--jp-ui-font-color0, #ffffff)",
+}
+#: Hosts that announce a dark theme on an ancestor of the output.
+_DARK_HOSTS = ('[data-jp-theme-light="false"]', ".vscode-dark", ".tf-dark")
+
+_RULES = """\
+.turnfold {
+  color: var(--tf-fg);
+  font-family: var(--jp-ui-font-family, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif);
+  font-size: var(--jp-ui-font-size1, 13px); line-height: 1.5; overflow-wrap: anywhere;
+}
+.turnfold details > summary { list-style: none; cursor: pointer; }
+.turnfold details > summary::-webkit-details-marker { display: none; }
+.turnfold summary:focus-visible { outline: 2px solid var(--tf-accent); outline-offset: 1px; }
+.turnfold .tf-chev { flex: none; color: var(--tf-faint); font-size: 0.8em; }
+.turnfold .tf-chev::before { content: "\\25B8"; }
+.turnfold details[open] > summary > .tf-chev::before { content: "\\25BE"; }
+.turnfold .tf-row { display: flex; align-items: baseline; gap: 6px; min-width: 0; padding: 1px 0; }
+.turnfold summary.tf-row:hover, .turnfold summary.tf-row:hover .tf-chev,
+.turnfold summary.tf-head:hover, .turnfold summary.tf-head:hover .tf-chev {
+  color: var(--tf-fg-strong);
+}
+.turnfold .tf-clip { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.turnfold .tf-fixed { flex: none; }
+.turnfold .tf-dim, .turnfold .tf-sep { color: var(--tf-dim); }
+.turnfold .tf-sep { flex: none; }
+.turnfold .tf-md > :first-child { margin-top: 0; }
+.turnfold .tf-md > :last-child { margin-bottom: 0; }
+.turnfold .tf-md p { margin: 0.3em 0; }
+.turnfold .tf-output { background: var(--tf-bg-soft); border-radius: 4px; }
+.turnfold .tf-user { margin: 10px 0 4px; }
+.turnfold .tf-ulabel { color: var(--tf-dim); font-size: 0.9em; }
+.turnfold .tf-utext {
+  white-space: pre-wrap; background: var(--tf-bg-soft); border-radius: 6px; padding: 6px 10px;
+}
+.turnfold .tf-cmd { font-family: var(--jp-code-font-family, ui-monospace, Menlo, monospace); }
+.turnfold .tf-system { white-space: pre-wrap; color: var(--tf-dim); margin: 4px 0; }
+.turnfold .tf-system.tf-warning { color: var(--tf-warn); }
+.turnfold .tf-system.tf-error { color: var(--tf-error); }
+.turnfold .tf-divider {
+  display: flex; align-items: center; gap: 8px; color: var(--tf-dim); margin: 10px 0;
+}
+.turnfold .tf-divider::before, .turnfold .tf-divider::after {
+  content: ""; flex: 1; border-top: 1px dashed var(--tf-border);
+}
+.turnfold .tf-turn { margin: 4px 0 10px; }
+.turnfold .tf-head {
+  display: flex; align-items: baseline; gap: 6px; box-sizing: border-box; width: 100%;
+  padding: 3px 0; border-bottom: 1px solid var(--tf-border); color: var(--tf-dim);
+}
+.turnfold .tf-failed > .tf-process > .tf-head .tf-status,
+.turnfold .tf-failed > .tf-head .tf-status { color: var(--tf-error); }
+.turnfold .tf-stopped > .tf-process > .tf-head .tf-status,
+.turnfold .tf-stopped > .tf-head .tf-status { color: var(--tf-warn); }
+.turnfold .tf-running > .tf-process > .tf-head .tf-status { color: var(--tf-accent); }
+.turnfold .tf-pbody { padding: 4px 0 2px; }
+.turnfold .tf-group > .tf-body { position: relative; padding-left: 12px; }
+.turnfold .tf-group > .tf-body::before {
+  content: ""; position: absolute; left: 4px; top: 0; bottom: 0; width: 2px;
+  border-radius: 1px; background: transparent; pointer-events: none;
+}
+.turnfold .tf-group:hover > .tf-body::before,
+.turnfold .tf-group:focus-within > .tf-body::before { background: var(--tf-rail); }
+.turnfold .tf-name { font-weight: bold; }
+.turnfold .tf-count { flex: none; color: var(--tf-dim); }
+.turnfold .tf-st { flex: none; color: var(--tf-dim); font-size: 0.9em; }
+.turnfold .tf-s-error > .tf-tool-head .tf-st,
+.turnfold .tf-s-error > details > .tf-tool-head .tf-st { color: var(--tf-error); }
+.turnfold .tf-s-confirming .tf-st { color: var(--tf-warn); }
+.turnfold .tf-struck .tf-tool-head .tf-name, .turnfold .tf-struck .tf-tool-head .tf-desc {
+  text-decoration: line-through;
+}
+.turnfold .tf-summary > summary .tf-stext { font-weight: bold; }
+.turnfold .tf-summary > .tf-body { padding-left: 12px; }
+.turnfold .tf-tbody { padding: 0 0 4px 12px; }
+.turnfold .tf-result, .turnfold .tf-args { margin: 2px 0 4px; }
+.turnfold .tf-flabel { color: var(--tf-dim); font-size: 0.9em; }
+.turnfold .tf-more > summary { color: var(--tf-dim); font-size: 0.9em; }
+.turnfold .tf-note { color: var(--tf-dim); font-style: italic; }
+.turnfold .tf-agent-line { color: var(--tf-dim); }
+.turnfold .tf-subagent {
+  margin: 2px 0 4px; padding-left: 10px; border-left: 1px solid var(--tf-border);
+}
+.turnfold .tf-thinking .tf-tbody { color: var(--tf-dim); }
+.turnfold .tf-shimmer {
+  color: var(--tf-dim);
+  background: linear-gradient(90deg, var(--tf-dim) 0%, var(--tf-dim) 35%, var(--tf-shine) 50%,
+    var(--tf-dim) 65%, var(--tf-dim) 100%);
+  background-size: 250% 100%; -webkit-background-clip: text; background-clip: text;
+  -webkit-text-fill-color: transparent; animation: tf-sweep 1.2s linear infinite;
+}
+@keyframes tf-sweep { from { background-position: 100% 0; } to { background-position: 0 0; } }
+@media (prefers-reduced-motion: reduce) {
+  .turnfold .tf-shimmer {
+    animation: none; background: none; -webkit-text-fill-color: currentColor;
+  }
+}
+.turnfold .tf-outside { margin: 4px 0; padding: 4px 10px; border-radius: 6px; }
+.turnfold .tf-error-box { white-space: pre-wrap; border-left: 3px solid var(--tf-error); }
+.turnfold .tf-abort { white-space: pre-wrap; color: var(--tf-warn); padding-left: 0; }
+.turnfold .tf-pending { border: 1px solid var(--tf-warn); }
+.turnfold .tf-plabel { color: var(--tf-warn); font-weight: bold; }
+.turnfold .tf-ptext { white-space: pre-wrap; }
+.turnfold .tf-options { margin: 4px 0 0; padding-left: 1.4em; }
+.turnfold .tf-answer { margin: 6px 0 2px; }
+.turnfold .tf-tentative { opacity: 0.85; }
+.turnfold .tf-notice > summary { color: var(--tf-dim); }
+.turnfold .tf-notice ul { margin: 2px 0 6px; color: var(--tf-dim); }
+"""
+
+_PAGE_RULES = """\
+html { color-scheme: light dark; }
+body.tf-page { margin: 0; background: var(--tf-bg); }
+body.tf-page .turnfold { max-width: 900px; margin: 0 auto; padding: 16px 20px 40px; }
+body.tf-page h1 { font-size: 1.25em; margin: 0 0 8px; }
+"""
+
+
+def _variables(selector: str, values: dict[str, str]) -> str:
+    return f"{selector} {{ {' '.join(f'{name}: {value};' for name, value in values.items())} }}"
+
+
+def turnfold_css(*, standalone: bool) -> str:
+    """The stylesheet: turnfold's own rules plus :func:`content_css` (code, diffs, ANSI).
+
+    Every rule of turnfold's own is scoped under ``.turnfold`` (or ``body.tf-page`` for the
+    page), so the notebook fragment cannot restyle the notebook around it. The fold rail of a
+    group (P-12) is drawn by CSS alone and is visual only: closing a group by clicking its rail
+    needs script, which static HTML does not have; the group's title closes it.
+    """
+    parts = [
+        _variables(".turnfold", _LIGHT),
+        _variables(", ".join(f"{host} .turnfold" for host in _DARK_HOSTS), _DARK),
+    ]
+    if standalone:
+        dark = _variables("body.tf-page, body.tf-page .turnfold", _DARK)
+        parts.append(_variables("body.tf-page", _LIGHT))
+        parts.append(f"@media (prefers-color-scheme: dark) {{ {dark} }}")
+        parts.append(_PAGE_RULES)
+    parts.append(_RULES)
+    parts.append(content_css())
+    return "\n".join(parts)
+
+
+# --- drawing ------------------------------------------------------------------------------------
+
+
+class _Renderer:
+    """Appends the HTML of view-model nodes to one list; one method per node kind.
+
+    Each block this renderer opens starts a new line, so the page source (and a golden file's
+    diff) reads as one element per line; no such block is ever inside a ``<pre>`` or a
+    ``pre-wrap`` text, so the newlines change nothing on the page.
+    """
+
+    def __init__(self, locale: str, more_limit: int | None) -> None:
+        self.locale = locale
+        self.more_limit = more_limit
+        self.out: list[str] = []
+        self._top: dict[str, Callable[[Node], None]] = {
+            "user": self.user,
+            "system": self.system,
+            "compaction": self.compaction,
+            "turn": self.turn,
+        }
+        self._child: dict[str, Callable[[Node], None]] = {
+            "group": self.group,
+            "thinking": self.thinking,
+            "thinking-indicator": self.thinking_indicator,
+            "progress": self.progress,
+            "command": self.command,
+            "batch": self.batch,
+        }
+
+    # -- helpers
+
+    def write(self, *parts: str) -> None:
+        self.out.extend(parts)
+
+    @staticmethod
+    def _open(node: Node) -> str:
+        return " open" if node.get("open") else ""
+
+    def chevron(self) -> None:
+        # Drawn by CSS (▸/▾ after the last token, P-7), so copied text holds no glyphs.
+        self.write('<span class="tf-chev" aria-hidden="true"></span>')
+
+    def sep(self) -> None:
+        self.write('<span class="tf-sep">·</span>')
+
+    # -- top level
+
+    def notice(self, notice: Node) -> None:
+        """The loader's warnings as one quiet, closed disclosure (L-4)."""
+        self.write(f'\n<details class="tf-notice"{_key(notice)}><summary class="tf-row">')
+        self.write(f'<span class="tf-clip">{_text(notice["text"])}</span>')
+        self.chevron()
+        self.write("</summary><ul>")
+        self.write(*(f"<li>{item}</li>" for item in notice.get("items", [])))  # escaped
+        self.write("</ul></details>")
+
+    def top(self, node: Node) -> None:
+        self._top[node["kind"]](node)
+
+    def user(self, node: Node) -> None:
+        self.write(f'\n<div class="tf-user"{_key(node)}>')
+        self.write(f'\n<div class="tf-ulabel">{_text(node["label"])}</div>\n<div class="tf-utext">')
+        if node.get("command"):
+            self.write(f'<code class="tf-cmd">{node["command"]}</code> ')  # escaped
+        self.write(node["html"], "</div></div>")
+
+    def system(self, node: Node) -> None:
+        level = _text(node.get("level", "info"))
+        self.write(f'\n<div class="tf-system tf-{level}"{_key(node)}>{node["html"]}</div>')
+
+    def compaction(self, node: Node) -> None:
+        label = f"<span>{_text(node['text'])}</span>"
+        if not node.get("summary_html"):
+            self.write(f'\n<div class="tf-divider"{_key(node)}>{label}</div>')
+            return
+        self.write(f'\n<details class="tf-compaction"{_key(node)}>')
+        self.write(f'<summary class="tf-divider">{label}')
+        self.chevron()
+        self.write(f'</summary>\n<div class="tf-body">{node["summary_html"]}</div></details>')
+
+    # -- a turn (P-1, P-3, P-7)
+
+    def turn_header(self, header: Node, *, foldable: bool) -> None:
+        self.write(f'<span class="tf-status">{_text(header["label"])}</span>')
+        for part in (header.get("duration"), header.get("count")):
+            if part:
+                self.sep()
+                self.write(f'<span class="tf-fixed">{_text(part)}</span>')
+        if foldable:
+            self.chevron()  # P-7: the fold indicator right after the count
+
+    def turn(self, node: Node) -> None:
+        status = _text(node.get("status", "completed"))
+        self.write(f'\n<section class="tf-turn tf-{status}"{_key(node)}>')
+        process = node.get("process")
+        if process:
+            self.write(f'\n<details class="tf-process"{_key(process)}{self._open(process)}>')
+            self.write('<summary class="tf-head">')
+            self.turn_header(node["header"], foldable=True)
+            self.write('</summary>\n<div class="tf-pbody">')
+            self.children(process["children"])
+            self.write("</div></details>")
+        else:
+            self.write('\n<div class="tf-head">')
+            self.turn_header(node["header"], foldable=False)
+            self.write("</div>")
+        for surface in node.get("outside", []):
+            self.outside(surface)
+        answer = node.get("answer")
+        if answer:
+            tentative = " tf-tentative" if answer.get("tentative") else ""
+            self.write(f'\n<div class="tf-answer{tentative}"{_key(answer)}>{answer["html"]}</div>')
+        self.write("</section>")
+
+    def outside(self, node: Node) -> None:
+        """Errors, the stop marker and pending decisions, visible without opening (P-3)."""
+        kind = node["kind"]
+        if kind == "pending":
+            self.write(f'\n<div class="tf-outside tf-pending"{_key(node)}>')
+            self.write(f'\n<div class="tf-plabel">{_text(node["label"])}</div>')
+            self.write(f'\n<div class="tf-ptext">{node["html"]}</div>')
+            options = node.get("options") or []
+            if options:
+                self.write('<ul class="tf-options">')
+                self.write(*(f"<li>{option}</li>" for option in options))  # escaped
+                self.write("</ul>")
+            self.write("</div>")
+            return
+        css = "tf-error-box" if kind == "error" else "tf-abort"
+        self.write(f'\n<div class="tf-outside {css}"{_key(node)}>{node["html"]}</div>')
+
+    # -- the process (P-4 … P-9)
+
+    def children(self, nodes: list[Node]) -> None:
+        for child in nodes:
+            self._child[child["kind"]](child)
+
+    def group(self, node: Node) -> None:
+        # P-12: the title starts on the group's own left edge; its rows indent 12 px, and the
+        # gutter holds the CSS-only fold rail.
+        self.write(f'\n<details class="tf-group"{_key(node)}{self._open(node)}>')
+        self.write(f'<summary class="tf-row"><span class="tf-clip">{_text(node["title"])}</span>')
+        if node.get("count"):
+            self.sep()
+            self.write(f'<span class="tf-count">{_text(node["count"])}</span>')
+        self.chevron()
+        self.write('</summary>\n<div class="tf-body">')
+        self.children(node["children"])
+        self.write("</div></details>")
+
+    def thinking(self, node: Node) -> None:
+        """A reasoning row (P-9); withheld reasoning is labelled by its fragment, never empty."""
+        shimmer = " tf-shimmer" if node.get("streaming") else ""
+        self.write(f'\n<details class="tf-thinking"{_key(node)}{self._open(node)}>')
+        self.write(f'<summary class="tf-row"><span class="tf-tlabel{shimmer}">')
+        self.write(_text(node["label"]), "</span>")
+        if node.get("form") in ("redacted", "encrypted"):
+            self.sep()
+            phrase = translate(f"thinking.{node['form']}", self.locale)
+            self.write(f'<span class="tf-clip tf-dim">{_text(phrase)}</span>')
+        self.chevron()
+        self.write(f'</summary>\n<div class="tf-tbody">{node.get("html") or ""}</div></details>')
+
+    def thinking_indicator(self, node: Node) -> None:
+        # P-9: a static label whose highlight sweeps by CSS; still under reduced motion.
+        self.write(f'\n<div class="tf-row tf-indicator"{_key(node)}>')
+        self.write(f'<span class="tf-shimmer">{_text(node["label"])}</span></div>')
+
+    def progress(self, node: Node) -> None:
+        self.write(f'\n<div class="tf-progress"{_key(node)}>{node["html"]}</div>')
+
+    def command(self, node: Node) -> None:
+        self.write(f'\n<div class="tf-command"{_key(node)}>')
+        self.tool(node["tool"])
+        self.write("</div>")
+
+    def batch(self, node: Node) -> None:
+        self.write(f'\n<div class="tf-batch"{_key(node)}>')
+        for row in node.get("rows", []):
+            if row["kind"] == "summary":
+                self.summary_row(row)
+            else:
+                self.tool(row)
+        if node.get("memory"):  # F-11: badges, dim
+            self.write(f'\n<div class="tf-row tf-dim tf-memory">{_text(node["memory"])}</div>')
+        if node.get("label"):  # F-15: the fast model's label, dim, after the batch
+            self.write(f'\n<div class="tf-row tf-dim tf-label">{_text(node["label"])}</div>')
+        self.write("</div>")
+
+    def summary_row(self, node: Node) -> None:
+        """The collapsible tools of a batch as one line that opens to its tools (F-10a)."""
+        self.write(f'\n<details class="tf-summary"{_key(node)}{self._open(node)}>')
+        self.write(f'<summary class="tf-row"><span class="tf-stext tf-clip">{_text(node["text"])}')
+        self.write("</span>")
+        self.chevron()
+        self.write('</summary>\n<div class="tf-body">')
+        for tool in node.get("tools", []):
+            self.tool(tool)
+        self.write("</div></details>")
+
+    # -- one tool (F-7, F-10, F-12, F-13, P-12)
+
+    def tool_title(self, node: Node) -> None:
+        self.write(f'<span class="tf-name tf-fixed">{node["name"]}</span>')  # escaped, F-13
+        subagent = node.get("subagent") or {}
+        if subagent.get("line"):  # F-7 stands in for the description: it names the task
+            self.write(f'<span class="tf-agent-line tf-clip">{subagent["line"]}</span>')
+        elif node.get("description"):
+            self.write(f'<span class="tf-desc tf-clip">{node["description"]}</span>')
+        if node.get("status") != "success":
+            self.write(f'<span class="tf-st">{_text(node.get("status_text", ""))}</span>')
+
+    def tool(self, node: Node) -> None:
+        """Title, a closed ``<details>`` for what is folded, and what is never folded beneath.
+
+        An edit's diff is never folded, so it sits directly beneath the file title: one row
+        level (P-12). Arguments and a folded result (F-12) wait behind the title.
+        """
+        status = _text(node.get("status", "unknown"))
+        struck = " tf-struck" if node.get("struck") else ""
+        self.write(f'\n<div class="tf-tool tf-s-{status}{struck}"{_key(node)}>')
+        result = node.get("result")
+        fold = tool_fold(node)
+        if fold.hides:
+            self.write(f'\n<details class="tf-tool-d"{self._open(node)}>')
+            self.write('<summary class="tf-row tf-tool-head">')
+            self.tool_title(node)
+            self.chevron()
+            self.write('</summary>\n<div class="tf-tbody">')
+            self.tool_hidden(node, fold)
+            self.write("</div></details>")
+        else:
+            self.write('\n<div class="tf-row tf-tool-head">')
+            self.tool_title(node)
+            self.write("</div>")
+        if node.get("args") and node.get("show_args"):
+            self.arguments(node["args"])
+        if result is not None and not fold.folded_result:
+            self.result(result)
+        self.write("</div>")
+
+    def tool_hidden(self, node: Node, fold: ToolFold) -> None:
+        if fold.hidden_args:
+            self.arguments(node["args"])
+        if fold.folded_result:
+            self.result(node["result"])
+        if fold.no_output:
+            self.write(f'\n<div class="tf-note">{_text(self.t("tool.no_output"))}</div>')
+        if fold.subagent:  # the child transcript, nested in the row that spawned it
+            self.write('\n<div class="tf-subagent">')
+            for child in node["subagent"]["nodes"]:
+                self.top(child)
+            self.write("</div>")
+
+    def arguments(self, args: str) -> None:
+        self.write(
+            f'\n<div class="tf-args">\n<div class="tf-flabel">{_text(self.t("tool.arguments"))}'
+        )
+        self.write(f'</div><pre class="tf-output tf-json">{args}</pre></div>')  # escaped
+
+    def result(self, result: Node) -> None:
+        """A capped result plus the rest behind "Show N more lines" (F-12: never dropped)."""
+        self.write(f'\n<div class="tf-result">{result.get("html", "")}')
+        if result.get("truncated") and result.get("more_html") is not None:
+            lines = int(result.get("more_lines") or 0)
+            more, omitted = cap_more_html(result["more_html"], lines, self.more_limit)
+            phrase = plural("tool.show_more", lines - omitted, self.locale)
+            self.write(f'\n<details class="tf-more"><summary>{_text(phrase)}</summary>{more}')
+            if omitted:  # X-2: say exactly what the page leaves out, and where it is
+                note = _text(omitted_phrase(omitted, self.locale))
+                self.write(f'\n<div class="tf-note tf-omitted">{note}</div>')
+            self.write("</details>")
+        self.write(*result.get("images", []))
+        for note in result.get("notes", []):
+            self.write(f'\n<div class="tf-note">{_text(note_text(note, self.locale))}</div>')
+        self.write("</div>")
+
+    # -- catalog phrases
+
+    def t(self, key: str) -> str:
+        return translate(key, self.locale)
+
+
+def _body(view: Node, more_limit: int | None) -> str:
+    renderer = _Renderer(str(view.get("locale") or "en"), more_limit)
+    if view.get("notice"):
+        renderer.notice(view["notice"])
+    for node in view.get("nodes", []):
+        renderer.top(node)
+    return "".join(renderer.out)
+
+
+def render_html(
+    view: Node,
+    *,
+    title: str | None = None,
+    standalone: bool = True,
+    more_limit: int | None = MORE_LIMIT,
+) -> str:
+    """The view model as HTML: a whole page, or a fragment for a notebook's ``text/html``.
+
+    ``standalone=False`` gives one ``<div class="turnfold">`` holding a scoped ``<style>`` and
+    the transcript; ``standalone=True`` a complete page with a strict Content-Security-Policy
+    (no script, nothing loaded from the network) and ``title`` as its title. ``more_limit``
+    caps how much of each output's hidden rest is embedded (see :func:`cap_more_html`);
+    ``None`` embeds every output whole.
+    """
+    locale = _text(view.get("locale") or "en")
+    mode = _text(view.get("mode") or "")
+    body = _body(view, more_limit)
+    if not standalone:
+        css = turnfold_css(standalone=False)
+        return (
+            f'<div class="turnfold" lang="{locale}" data-mode="{mode}"><style>{css}</style>'
+            f"{body}</div>"
+        )
+    heading = _text(title) if title else "turnfold"
+    head = f"<h1>{_text(title)}</h1>" if title else ""
+    return (
+        f'<!DOCTYPE html>\n<html lang="{locale}">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{heading}</title>\n<style>\n{turnfold_css(standalone=True)}</style>\n</head>\n"
+        f'<body class="tf-page">\n<main class="turnfold" data-mode="{mode}">{head}{body}</main>\n'
+        "</body>\n</html>\n"
+    )

@@ -1,0 +1,409 @@
+"""Readable text for a view model: ``text/plain`` outputs, ``turnfold show`` and nbval (W-4, W-6).
+
+:func:`render_text` lays the view model out as an outline, one line per header, group and row,
+indented by level, with ``▸`` (closed) and ``▾`` (open) showing each disclosure's *default* fold
+state (P-8). Content behind a closed disclosure is left out except its title line, so a settled
+transcript reads as its answers and a list of titles, like the page does before anything is
+opened; what is never folded (an error's output, an edit's diff, the answer) is shown. The
+result is plain text: no ANSI, no HTML, deterministic for a given view and width.
+
+:func:`render_terminal` prints the same outline through **rich**, with colour, bold tool names
+(F-13) and dim labels (F-11, F-15).
+
+The outline is built as rich :class:`~rich.text.Text` lines once, so both outputs agree; rich
+also measures East Asian wide characters, so Chinese lines wrap and truncate at the right width.
+
+>>> view = {"locale": "en", "notice": None, "nodes": [
+...     {"kind": "user", "key": "u", "label": "User", "command": None, "html": "a &lt; b"}]}
+>>> print(render_text(view))
+User
+  a < b
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Callable
+from functools import cache
+from html.parser import HTMLParser
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from turnfold.i18n import plural, translate
+from turnfold.render.content import escape
+from turnfold.render.html import note_text, tool_fold
+
+__all__ = ["html_to_text", "render_terminal", "render_text"]
+
+Node = dict[str, Any]
+
+OPEN, CLOSED = "▾", "▸"
+INDENT = 2
+
+#: rich styles by role; the plain-text rendering ignores them.
+STYLES: dict[str, str] = {
+    "marker": "bright_black",
+    "dim": "dim",
+    "name": "bold",
+    "label": "bold",
+    "failed": "bold red",
+    "stopped": "bold yellow",
+    "running": "bold cyan",
+    "completed": "bold green",
+    "error": "red",
+    "warning": "yellow",
+    "pending": "bold yellow",
+    "add": "green",
+    "del": "red",
+    "hunk": "cyan",
+    "struck": "strike",
+}
+
+
+_SYSTEM_GLYPHS = {"info": "ℹ", "warning": "⚠", "error": "✖"}
+_SYSTEM_STYLES = {"info": "dim", "warning": "warning", "error": "error"}
+
+
+# --- HTML fragments back to text -----------------------------------------------------------------
+
+
+class _TextExtractor(HTMLParser):
+    """The text of a sanitized fragment: blocks on their own lines, list items bulleted."""
+
+    _BLOCKS = frozenset(
+        {"p", "div", "pre", "ul", "ol", "li", "tr", "table", "blockquote", "hr",
+         "h1", "h2", "h3", "h4", "h5", "h6"}
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._pre = 0
+
+    def _newline(self) -> None:
+        if self.parts and not self.parts[-1].endswith("\n"):
+            self.parts.append("\n")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "br":
+            self.parts.append("\n")
+        elif tag in self._BLOCKS:
+            self._newline()
+        if tag == "li":
+            self.parts.append("• ")
+        elif tag == "pre":
+            self._pre += 1
+        elif tag in ("td", "th") and self.parts and not self.parts[-1].endswith("\n"):
+            self.parts.append(" | ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "pre":
+            self._pre = max(0, self._pre - 1)
+        if tag in self._BLOCKS:
+            self._newline()
+
+    def handle_data(self, data: str) -> None:
+        if self._pre:
+            self.parts.append(data)
+            return
+        # Outside <pre>, whitespace is layout, as in a browser.
+        collapsed = " ".join(data.split())
+        if data[:1].isspace() and collapsed:
+            collapsed = " " + collapsed
+        if data[-1:].isspace() and collapsed:
+            collapsed += " "
+        if collapsed:
+            self.parts.append(collapsed)
+
+
+def html_to_text(fragment: str) -> str:
+    """The visible text of an HTML fragment, entities unescaped, trimmed.
+
+    >>> html_to_text('<div class="tf-md"><p>a &amp; <b>b</b></p><ul><li>x</li></ul></div>')
+    'a & b\\n• x'
+    """
+    parser = _TextExtractor()
+    parser.feed(fragment)
+    parser.close()
+    lines = "".join(parser.parts).split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip("\n")
+
+
+# --- the outline ----------------------------------------------------------------------------------
+
+
+@cache
+def _measuring_console() -> Console:
+    # Wrapping needs a console only to measure cells; this one never prints.
+    return Console(
+        file=io.StringIO(), width=80, color_system=None, force_terminal=False,
+        force_jupyter=False, force_interactive=False, emoji=False, markup=False,
+        highlight=False, legacy_windows=False, no_color=True,
+    )  # fmt: skip
+
+
+def _clean(text: str) -> str:
+    """Text safe for a terminal: escape sequences interpreted away, controls made visible.
+
+    The view model's plain strings (a fast-model label, a title) are untrusted too (X-1); the
+    round trip through :func:`~turnfold.render.content.escape` applies its rules and nothing else.
+    """
+    return html.unescape(escape(text))
+
+
+def _one_line(text: str) -> str:
+    """Whitespace runs (newlines too) as one space, keeping one at either end."""
+    text = _clean(text)
+    inner = " ".join(text.split())
+    if not inner:
+        return " " if text else ""
+    return (" " if text[0].isspace() else "") + inner + (" " if text[-1].isspace() else "")
+
+
+def _style(roles: str) -> str:
+    """The rich style of space-separated roles (``"name struck"``)."""
+    return " ".join(STYLES[role] for role in roles.split() if role in STYLES)
+
+
+def _chevron(node: Node) -> str:
+    return OPEN if node.get("open") else CLOSED
+
+
+class _Outline:
+    """Lays view-model nodes out as indented :class:`Text` lines, one method per node kind."""
+
+    def __init__(self, locale: str, width: int) -> None:
+        self.locale = locale
+        self.width = max(width, 20)
+        self.lines: list[Text] = []
+
+    # -- laying out lines
+
+    def row(self, depth: int, parts: list[tuple[str, str]], marker: str = "") -> None:
+        """One title line, cut with ``…`` at the width so it stays one line."""
+        line = Text(" " * (depth * INDENT), end="")
+        if marker:
+            line.append(marker + " ", STYLES["marker"])
+        for text, style in parts:
+            line.append(_one_line(text), _style(style))
+        line.truncate(self.width, overflow="ellipsis")
+        self.lines.append(line)
+
+    def block(
+        self,
+        depth: int,
+        text: str,
+        style: str = "",
+        *,
+        per_line: Callable[[str], str] | None = None,
+    ) -> None:
+        """Content lines, wrapped at the width and indented to ``depth``."""
+        indent = depth * INDENT
+        available = max(self.width - indent, 10)
+        for raw in _clean(text).split("\n"):
+            line_style = per_line(raw) if per_line else _style(style)
+            if not raw:
+                self.lines.append(Text(" " * indent, end=""))
+                continue
+            content = Text(raw.expandtabs(4), line_style, end="")
+            for piece in content.wrap(_measuring_console(), available, overflow="fold"):
+                self.lines.append(Text(" " * indent, end="") + piece)
+
+    def t(self, key: str) -> str:
+        return translate(key, self.locale)
+
+    # -- top level
+
+    def notice(self, notice: Node) -> None:
+        self.row(0, [(notice["text"], "dim")], CLOSED)  # L-4: quiet, closed, items left out
+
+    def top(self, node: Node, depth: int) -> None:
+        kind = node["kind"]
+        if kind == "user":
+            if self.lines:  # a blank line before each request, so turns read as paragraphs
+                self.lines.append(Text(""))
+            command = html.unescape(node["command"]) + " " if node.get("command") else ""
+            self.row(depth, [(node["label"], "label")])
+            self.block(depth + 1, command + html.unescape(node["html"]))
+        elif kind == "system":  # marked, so a runtime notice never reads like an answer
+            level = node.get("level", "info")
+            glyph = _SYSTEM_GLYPHS.get(level, "ℹ")
+            self.block(
+                depth, f"{glyph} {html_to_text(node['html'])}", _SYSTEM_STYLES.get(level, "dim")
+            )
+        elif kind == "compaction":
+            marker = CLOSED if node.get("summary_html") else ""
+            self.row(depth, [(f"── {node['text']} ──", "dim")], marker)
+        else:
+            self.turn(node, depth)
+
+    # -- a turn (P-1, P-3, P-7)
+
+    def turn(self, node: Node, depth: int) -> None:
+        header, process = node["header"], node.get("process")
+        parts: list[tuple[str, str]] = [(header["label"], node.get("status", "completed"))]
+        parts += [(f" · {p}", "dim") for p in (header.get("duration"), header.get("count")) if p]
+        self.row(depth, parts, _chevron(process) if process else "")
+        if process and process.get("open"):
+            self.children(process["children"], depth + 1)
+        for surface in node.get("outside", []):
+            self.outside(surface, depth)
+        answer = node.get("answer")
+        if answer:
+            self.block(depth, html_to_text(answer["html"]))
+
+    def outside(self, node: Node, depth: int) -> None:
+        kind = node["kind"]
+        if kind == "pending":
+            self.row(depth, [("? ", "pending"), (node["label"], "pending")])
+            self.block(depth + 1, html.unescape(node["html"]))
+            for option in node.get("options") or []:
+                self.row(depth + 1, [("- " + html.unescape(option), "")])
+        elif kind == "error":
+            self.block(depth, "✖ " + html.unescape(node["html"]), "error")
+        else:
+            self.block(depth, "■ " + html.unescape(node["html"]), "warning")
+
+    # -- the process (P-4 … P-9)
+
+    def children(self, nodes: list[Node], depth: int) -> None:
+        for node in nodes:
+            self.child(node, depth)
+
+    def child(self, node: Node, depth: int) -> None:
+        kind = node["kind"]
+        if kind == "group":
+            parts = [(node["title"], "")]
+            if node.get("count"):
+                parts.append((f" · {node['count']}", "dim"))
+            self.row(depth, parts, _chevron(node))
+            if node.get("open"):
+                self.children(node["children"], depth + 1)
+        elif kind == "thinking":
+            parts = [(node["label"], "dim")]
+            if node.get("form") in ("redacted", "encrypted"):
+                parts.append((" · " + self.t(f"thinking.{node['form']}"), "dim"))
+            self.row(depth, parts, _chevron(node))
+            if node.get("open") and node.get("html"):
+                self.block(depth + 1, html_to_text(node["html"]), "dim")
+        elif kind == "thinking-indicator":
+            self.row(depth, [(node["label"] + "…", "dim")])
+        elif kind == "progress":
+            self.block(depth, html_to_text(node["html"]))
+        elif kind == "command":
+            self.tool(node["tool"], depth)
+        elif kind == "batch":
+            self.batch(node, depth)
+
+    def batch(self, node: Node, depth: int) -> None:
+        for row in node.get("rows", []):
+            if row["kind"] == "summary":  # F-10a: a disclosure that opens to its tools
+                self.row(depth, [(row["text"], "name")], _chevron(row))
+                if row.get("open"):
+                    for tool in row.get("tools", []):
+                        self.tool(tool, depth + 1)
+            else:
+                self.tool(row, depth)
+        for extra in (node.get("memory"), node.get("label")):  # F-11, F-15: dim lines
+            if extra:
+                self.row(depth, [(extra, "dim")])
+
+    # -- one tool (F-7, F-10, F-12, F-13)
+
+    def tool(self, node: Node, depth: int) -> None:
+        result = node.get("result")
+        fold = tool_fold(node)
+        self.row(depth, self.tool_title(node), _chevron(node) if fold.hides else "")
+        if node.get("open"):  # never by default (P-8), but a view may say so
+            if fold.hidden_args:
+                self.arguments(node["args"], depth + 1)
+            if fold.folded_result:
+                self.result(node["result"], depth + 1)
+            if fold.no_output:
+                self.row(depth + 1, [(self.t("tool.no_output"), "dim")])
+            if fold.subagent:
+                for child in node["subagent"]["nodes"]:
+                    self.top(child, depth + 1)
+        if node.get("args") and node.get("show_args"):
+            self.arguments(node["args"], depth + 1)
+        if result is not None and not fold.folded_result:
+            self.result(result, depth + 1)
+
+    @staticmethod
+    def tool_title(node: Node) -> list[tuple[str, str]]:
+        subagent = node.get("subagent") or {}
+        struck = " struck" if node.get("struck") else ""
+        parts = [(html.unescape(node["name"]), "name" + struck)]
+        if subagent.get("line"):  # F-7 stands in for the description: it names the task
+            parts.append((" " + html.unescape(subagent["line"]), "dim"))
+        elif node.get("description"):
+            parts.append((" " + html.unescape(node["description"]), struck.strip()))
+        if node.get("status") != "success":
+            style = "error" if node.get("status") == "error" else "dim"
+            parts.append((f" [{node.get('status_text', '')}]", style))
+        return parts
+
+    def arguments(self, args: str, depth: int) -> None:
+        self.row(depth, [(self.t("tool.arguments"), "dim")])
+        self.block(depth, html.unescape(args), "dim")
+
+    def result(self, result: Node, depth: int) -> None:
+        text = str(result.get("text") or "").rstrip("\n")
+        if result.get("kind") in ("markdown", "plan", "subagent", "todo"):
+            text = html_to_text(str(result.get("html") or ""))
+        per_line = _diff_style if result.get("kind") == "diff" else None
+        if text:
+            self.block(depth, text, per_line=per_line)
+        if result.get("truncated"):  # F-12: capped, and says how much more there is
+            count = int(result.get("more_lines") or 0)
+            self.row(depth, [(plural("tool.show_more", count, self.locale), "dim")], CLOSED)
+        for image in result.get("images") or []:
+            self.row(depth, [(f"[{_image_label(image)}]", "dim")])
+        for note in result.get("notes") or []:
+            self.row(depth, [(note_text(note, self.locale), "dim")])
+
+
+def _diff_style(line: str) -> str:
+    if line.startswith("@@"):
+        return STYLES["hunk"]
+    if line.startswith(("+++", "---")):
+        return STYLES["dim"]
+    return STYLES.get({"+": "add", "-": "del"}.get(line[:1], ""), "")
+
+
+class _Alt(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.alt = "image"
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.alt = dict(attrs).get("alt") or self.alt
+
+
+def _image_label(fragment: str) -> str:
+    parser = _Alt()
+    parser.feed(fragment)
+    return parser.alt
+
+
+def _outline(view: Node, width: int) -> list[Text]:
+    outline = _Outline(str(view.get("locale") or "en"), width)
+    if view.get("notice"):
+        outline.notice(view["notice"])
+    for node in view.get("nodes", []):
+        outline.top(node, 0)
+    return outline.lines
+
+
+def render_text(view: Node, *, width: int = 100) -> str:
+    """The view model as an indented plain-text outline, at most ``width`` cells per line."""
+    return "\n".join(line.plain.rstrip() for line in _outline(view, width))
+
+
+def render_terminal(view: Node, console: Console) -> None:
+    """Print the outline to ``console`` with rich styles: colour, bold names, dim labels."""
+    for line in _outline(view, console.width):
+        console.print(line, no_wrap=True, crop=True, soft_wrap=False, highlight=False)

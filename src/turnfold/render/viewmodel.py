@@ -1,0 +1,321 @@
+"""The view model: a JSON-ready tree of everything a person sees (spec W-1). The JS contract.
+
+:func:`build_view_model` turns the projection of :mod:`turnfold.process` into plain dicts with
+sanitized HTML fragments (:mod:`turnfold.render.content`). The notebook view, the static HTML
+page and the text rendering all draw this tree and nothing else, so they cannot disagree about
+what a turn contains or how it is summarized.
+
+Every node has a ``kind`` and a ``key``. Keys come from entry ids (never list positions), so fold
+state keyed on them survives appends, mode switches and a single item becoming a group (P-10);
+keys inside a sub-agent's transcript are prefixed with the key of the call that spawned it.
+A node's ``open`` is its *default* fold state (P-8); a renderer that remembers the reader's
+choices applies them on top. The full schema is documented in ``docs/view-model.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from turnfold.batches import SummaryRow, ToolRow
+from turnfold.i18n import plural, translate
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    CompactionBoundary,
+    PendingAction,
+    SystemNotice,
+    ToolCall,
+    Transcript,
+    UserMessage,
+)
+from turnfold.process import (
+    ActivityGroup,
+    BatchPiece,
+    CommandRow,
+    ProgressRow,
+    ThinkingIndicator,
+    ThinkingRow,
+    TopLevel,
+    Turn,
+    project,
+)
+from turnfold.render.content import escape, markdown_html, result_view, thinking_html
+from turnfold.settings import DisplaySettings
+
+SCHEMA_VERSION = 1
+Node = dict[str, Any]
+
+
+def build_view_model(
+    transcript: Transcript,
+    settings: DisplaySettings | None = None,
+    *,
+    running: bool | None = None,
+) -> Node:
+    """The whole view of ``transcript`` under ``settings`` as JSON-ready dicts."""
+    settings = settings or DisplaySettings()
+    return {
+        "schema": SCHEMA_VERSION,
+        "locale": settings.locale,
+        "mode": settings.transcript_display_mode,
+        "show_thinking": settings.show_thinking,
+        "notice": _warnings_notice(transcript, settings.locale),
+        "nodes": _nodes(transcript, settings, running=running, prefix=""),
+    }
+
+
+def _nodes(
+    transcript: Transcript, settings: DisplaySettings, *, running: bool | None, prefix: str
+) -> list[Node]:
+    projected = project(transcript, settings, running=running, key_prefix=prefix)
+    return [_top_level(item, settings, prefix) for item in projected]
+
+
+def _warnings_notice(transcript: Transcript, locale: str) -> Node | None:
+    """One quiet notice for everything the loader skipped (L-4)."""
+    if not transcript.warnings:
+        return None
+    count = len(transcript.warnings)
+    return {
+        "kind": "notice",
+        "key": "warnings",
+        "text": plural("warnings.skipped", count, locale),
+        "items": [escape(str(w)) for w in transcript.warnings],
+    }
+
+
+def _top_level(item: TopLevel, settings: DisplaySettings, prefix: str) -> Node:
+    locale = settings.locale
+    if isinstance(item, UserMessage):
+        return {
+            "kind": "user",
+            "key": f"{prefix}{item.id}",
+            "label": translate("user.label", locale),
+            "command": escape(item.command) if item.command else None,
+            "html": escape(item.text),
+        }
+    if isinstance(item, SystemNotice):
+        return {"kind": "system", "key": f"{prefix}{item.id}", "level": item.level,
+                "html": escape(item.text)}  # fmt: skip
+    if isinstance(item, CompactionBoundary):
+        return {
+            "kind": "compaction",
+            "key": f"{prefix}{item.id}",
+            "text": translate("turn.compacted", locale),
+            "summary_html": markdown_html(item.summary) if item.summary else None,
+        }
+    return _turn(item, settings)
+
+
+def _turn(turn: Turn, settings: DisplaySettings) -> Node:
+    header = turn.header
+    parts = [header.label, header.duration, header.count_text if header.tool_count else None]
+    process = turn.process
+    return {
+        "kind": "turn",
+        "key": turn.key,
+        "status": header.status,
+        "running": turn.running,
+        "header": {
+            "label": header.label,
+            "duration": header.duration,
+            "count": header.count_text if header.tool_count else None,
+            "text": " · ".join(p for p in parts if p),
+        },
+        "process": None
+        if process is None
+        else {
+            "key": process.key,
+            "open": process.open,
+            "active": process.active,
+            "children": [_child(item, settings) for item in process.items],
+        },
+        "outside": [_outside(entry, turn.key, settings.locale) for entry in turn.outside],
+        "answer": None
+        if turn.answer is None
+        else {
+            "kind": "answer",
+            "key": _entry_key(turn.key, turn.answer.id),
+            "html": markdown_html(turn.answer.text),
+            "tentative": turn.tentative,
+        },
+    }
+
+
+def _entry_key(turn_key: str, entry_id: str) -> str:
+    """An entry's key under the same sub-agent prefix as its turn's key."""
+    prefix = turn_key[: turn_key.rfind("turn:")]
+    return f"{prefix}{entry_id}"
+
+
+def _outside(
+    entry: AssistantError | AbortMarker | PendingAction, turn_key: str, locale: str
+) -> Node:
+    key = _entry_key(turn_key, entry.id)
+    if isinstance(entry, AssistantError):
+        return {"kind": "error", "key": key, "html": escape(entry.message)}
+    if isinstance(entry, AbortMarker):
+        text = translate("turn.aborted", locale)
+        return {"kind": "abort", "key": key, "html": escape(entry.reason or text)}
+    return {
+        "kind": "pending",
+        "key": key,
+        "action": entry.action,
+        "label": translate(f"pending.{entry.action}", locale),
+        "html": escape(entry.text),
+        "options": [escape(option) for option in entry.options],
+    }
+
+
+def _child(item: Any, settings: DisplaySettings) -> Node:
+    locale = settings.locale
+    if isinstance(item, ActivityGroup):
+        return {
+            "kind": "group",
+            "key": item.key,
+            "title": item.title,
+            "count": item.count_text,
+            "open": item.open,
+            "active": item.active,
+            "children": [_child(i, settings) for i in item.items],
+        }
+    if isinstance(item, ThinkingRow):
+        entry = item.entry
+        return {
+            "kind": "thinking",
+            "key": item.key,
+            "label": translate("thinking.label", locale),
+            "form": entry.form,
+            "html": thinking_html(entry, locale),
+            "open": item.open,
+            "streaming": entry.streaming,
+        }
+    if isinstance(item, ThinkingIndicator):
+        return {"kind": "thinking-indicator", "key": item.key,
+                "label": translate("thinking.label", locale)}  # fmt: skip
+    if isinstance(item, ProgressRow):
+        return {"kind": "progress", "key": item.key, "html": markdown_html(item.entry.text)}
+    if isinstance(item, CommandRow):
+        tool_key = item.key.replace("command:", "", 1)  # the row keeps its entry's own key
+        return {"kind": "command", "key": item.key,
+                "tool": _tool(item.call, item.row, tool_key, settings)}  # fmt: skip
+    if isinstance(item, BatchPiece):
+        return _batch(item, settings)
+    raise TypeError(f"unknown process item {item!r}")
+
+
+def _batch(piece: BatchPiece, settings: DisplaySettings) -> Node:
+    prefix = piece.key[: piece.key.rfind("batch")]
+    calls = {c.id: c for c in piece.calls}
+    rows: list[Node] = []
+
+    def tool(row: ToolRow) -> Node:
+        return _tool(calls[row.entry_id], row, f"{prefix}{row.entry_id}", settings)
+
+    for item in piece.items:
+        if isinstance(item, SummaryRow):
+            rows.append({
+                "kind": "summary",
+                "key": f"{prefix}summary:{item.rows[0].entry_id}",
+                "text": item.text,
+                "active": item.active,
+                "open": False,  # P-8: no leaf payload opens by default
+                "tools": [tool(r) for r in item.rows],
+            })  # fmt: skip
+        else:
+            rows.append(tool(item))
+    return {
+        "kind": "batch",
+        "key": piece.key,
+        "active": piece.active,
+        "rows": rows,
+        "memory": piece.memory_badges,
+        "label": piece.label_line,
+    }
+
+
+def _arguments(args: Any) -> str | None:
+    if args is None or args == {} or args == "":
+        return None
+    text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, indent=2)
+    return escape(text)
+
+
+def _tool(call: ToolCall, row: ToolRow, key: str, settings: DisplaySettings) -> Node:
+    locale = settings.locale
+    subagent = None
+    if call.subagent is not None:
+        child = call.subagent.transcript
+        subagent = {
+            "line": escape(row.subagent_line) if row.subagent_line else None,
+            "nodes": _nodes(child, settings, running=None, prefix=f"{key}/") if child else [],
+        }
+    return {
+        "kind": "tool",
+        "key": key,
+        "call_id": escape(call.call_id),
+        "name": escape(call.name),
+        "category": row.category,
+        "status": call.status,
+        "status_text": translate(f"status.{call.status}", locale),
+        "description": escape(row.description) if row.description else None,
+        "args": _arguments(call.args),
+        "show_args": row.show_args,
+        "result": result_view(call.result),
+        "result_folded": row.result_folded,
+        "forced_open": row.result_forced_open,
+        "struck": row.struck,
+        "open": False,  # P-8: no leaf payload opens by default
+        "subagent": subagent,
+    }
+
+
+# --- navigation (P-11) ---------------------------------------------------------------------------
+
+
+def _walk(nodes: list[Node], path: list[str]) -> Iterator[tuple[Node, list[str]]]:
+    """Every node with the keys of the disclosures that contain it."""
+    for node in nodes:
+        yield node, path
+        kind = node.get("kind")
+        if kind == "turn":
+            process = node.get("process")
+            if process:
+                yield from _walk(process["children"], [*path, process["key"]])
+            yield from _walk(node.get("outside", []), path)
+            if node.get("answer"):
+                yield node["answer"], path
+        elif kind == "group":
+            yield from _walk(node["children"], [*path, node["key"]])
+        elif kind == "batch":
+            yield from _walk(node["rows"], path)
+        elif kind == "command":
+            yield from _walk([node["tool"]], path)
+        elif kind == "summary":
+            yield from _walk(node["tools"], [*path, node["key"]])
+        elif kind == "tool" and node.get("subagent"):
+            yield from _walk(node["subagent"]["nodes"], [*path, node["key"]])
+
+
+def ancestor_path(view: Node, key: str) -> list[str] | None:
+    """The keys to open so the node ``key`` (an entry's key) is visible, outermost first.
+
+    Only the path is returned (P-11): the turn's process and, where one exists, the activity
+    group, summary row or sub-agent call containing it; nothing else is opened. None when no
+    node has that key.
+    """
+    for node, path in _walk(view["nodes"], []):
+        if node.get("key") == key:
+            return path
+    return None
+
+
+def iter_nodes(view: Node) -> Iterator[Node]:
+    """Every node of the view, depth first (for renderers, search and tests)."""
+    for node, _ in _walk(view["nodes"], []):
+        yield node
+
+
+__all__ = ["SCHEMA_VERSION", "ancestor_path", "build_view_model", "iter_nodes"]

@@ -1,0 +1,162 @@
+"""``turnfold render`` and ``turnfold show``: one command to look at a transcript (spec W-6)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import turnfold
+from turnfold.cli import expand_all, main
+from turnfold.render.html import CSP, render_html
+from turnfold.render.text import render_text
+from turnfold.render.viewmodel import build_view_model
+from turnfold.settings import DisplaySettings
+
+TESTS = Path(__file__).parent
+DEMO = Path(turnfold.__file__).parent / "samples" / "demo-session.jsonl"
+CLAUDE = TESTS / "fixtures" / "claude-code_v1.0.108_inline-sidechains.jsonl"
+WITH_WARNINGS = TESTS / "fixtures" / "codex_rollout_schema-coverage.jsonl"
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m turnfold …`` in a fresh process, as a person would run it."""
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run(
+        [sys.executable, "-m", "turnfold", *args],
+        capture_output=True, text=True, encoding="utf-8", cwd=cwd, env=env, check=False,
+    )  # fmt: skip
+
+
+def test_W6_render_writes_a_standalone_page_next_to_the_file(tmp_path: Path) -> None:
+    source = tmp_path / "session.jsonl"
+    shutil.copy(CLAUDE, source)
+    result = run("render", str(source))
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / "session.html").read_text("utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert CSP in page
+    assert "<script" not in page
+    expected = render_html(build_view_model(turnfold.load(CLAUDE)), title="session.jsonl")
+    assert page == expected
+    assert "wrote" in result.stderr
+
+
+def test_W6_render_to_stdout_with_dash(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["render", str(DEMO), "-o", "-"]) == 0
+    out = capsys.readouterr().out
+    view = build_view_model(turnfold.load(DEMO))
+    assert out == render_html(view, title="turnfold demo session")  # the file's own title
+
+
+def test_W6_render_options_reach_the_view_model(tmp_path: Path) -> None:
+    target = tmp_path / "page.html"
+    args = ["render", str(DEMO), "-o", str(target), "--mode", "flat", "--no-thinking",
+            "--locale", "zh", "--format", "turnfold", "--expand"]  # fmt: skip
+    assert main(args) == 0
+    settings = DisplaySettings(transcript_display_mode="flat", show_thinking=False, locale="zh")
+    view = expand_all(build_view_model(turnfold.load(DEMO), settings))
+    assert target.read_text("utf-8") == render_html(view, title="turnfold demo session")
+    assert 'lang="zh"' in target.read_text("utf-8")
+
+
+def test_W6_render_never_overwrites_an_html_named_transcript(tmp_path: Path) -> None:
+    source = tmp_path / "odd.html"
+    shutil.copy(DEMO, source)
+    assert main(["render", str(source)]) == 0
+    assert source.read_bytes() == DEMO.read_bytes()
+    assert (tmp_path / "odd.html.html").exists()
+
+
+def test_W6_show_prints_plain_text_when_not_a_terminal() -> None:
+    result = run("show", str(DEMO))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == render_text(build_view_model(turnfold.load(DEMO))) + "\n"
+    assert "\x1b" not in result.stdout
+
+
+def test_W6_show_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(DEMO), "--mode", "command-first", "--locale", "zh", "--expand",
+                 "--width", "60"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    settings = DisplaySettings(transcript_display_mode="command-first", locale="zh")
+    view = expand_all(build_view_model(turnfold.load(DEMO), settings))
+    assert out == render_text(view, width=60) + "\n"
+    assert "▾ 已完成" in out
+
+
+def test_W6_show_hides_thinking_on_request(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(DEMO), "--expand", "--no-thinking"]) == 0
+    assert "Thinking" not in capsys.readouterr().out
+    assert main(["show", str(DEMO), "--expand"]) == 0
+    assert "Thinking" in capsys.readouterr().out
+
+
+def test_L4_missing_file_exits_2_with_a_clear_message(tmp_path: Path) -> None:
+    result = run("render", str(tmp_path / "nope.jsonl"))
+    assert result.returncode == 2
+    assert "nope.jsonl: no such file" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert main(["show", str(tmp_path)]) == 2  # a directory is not a transcript either
+
+
+def test_L4_bad_file_exits_2_with_the_loader_message(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.txt"
+    bad.write_text("just some notes\nnot json at all\n", "utf-8")
+    for command in ("render", "show"):
+        result = run(command, str(bad))
+        assert result.returncode == 2
+        assert "notes.txt" in result.stderr
+        assert "not a transcript" in result.stderr
+        assert "formats tried" in result.stderr
+        assert "Traceback" not in result.stderr
+    assert not (tmp_path / "notes.html").exists()
+
+
+def test_L4_load_warnings_are_counted_on_stderr(tmp_path: Path) -> None:
+    count = len(turnfold.load(WITH_WARNINGS).warnings)
+    result = run("render", str(WITH_WARNINGS), "-o", str(tmp_path / "p.html"))
+    assert result.returncode == 0
+    assert f"{count} problems while loading" in result.stderr
+
+
+def test_W6_usage_errors_and_help() -> None:
+    assert run().returncode == 2  # a command is required
+    assert run("render", str(DEMO), "--mode", "sideways").returncode == 2
+    result = run("--help")
+    assert result.returncode == 0
+    assert "render" in result.stdout
+    assert "show" in result.stdout
+    render_help = run("render", "--help").stdout
+    for option in ("-o", "--mode", "--no-thinking", "--locale", "--format", "--expand"):
+        assert option in render_help
+
+
+def test_W6_console_script_is_declared() -> None:
+    pyproject = (TESTS.parent / "pyproject.toml").read_text("utf-8")
+    assert 'turnfold = "turnfold.cli:main"' in pyproject
+
+
+def test_X2_full_output_embeds_every_output_whole(tmp_path: Path) -> None:
+    lines = "\n".join(f"line {n}" for n in range(5000))
+    record = {"turnfold": 1}
+    entries = [
+        {"kind": "user", "id": "u", "text": "go"},
+        {"kind": "tool_call", "id": "t", "call_id": "c", "name": "Bash", "status": "success",
+         "result": {"text": lines}},
+        {"kind": "assistant", "id": "a", "text": "done"},
+    ]  # fmt: skip
+    source = tmp_path / "long.jsonl"
+    source.write_text("\n".join(json.dumps(r) for r in [record, *entries]) + "\n", "utf-8")
+    assert main(["render", str(source), "-o", str(tmp_path / "capped.html")]) == 0
+    assert main(["render", str(source), "-o", str(tmp_path / "full.html"), "--full-output"]) == 0
+    capped = (tmp_path / "capped.html").read_text("utf-8")
+    full = (tmp_path / "full.html").read_text("utf-8")
+    assert "line 4999" in full
+    assert "line 4999" not in capped
+    assert "more lines not included in this page" in capped

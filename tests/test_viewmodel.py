@@ -1,0 +1,131 @@
+"""The view model: JSON-ready, stable keys, default fold states, navigation (W-1, P-10, P-11)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import turnfold
+from turnfold.model import SubAgent, ToolResult, Transcript
+from turnfold.recording import Recorder
+from turnfold.render.viewmodel import ancestor_path, build_view_model, iter_nodes
+from turnfold.samples import demo_session
+from turnfold.settings import DisplaySettings
+
+FIXTURES = sorted((Path(__file__).parent / "fixtures").glob("*.json*"))
+MODES = ("flat", "command-first", "fully-folded")
+
+
+def views_of(transcript: Transcript) -> list[dict[str, object]]:
+    return [
+        build_view_model(transcript, DisplaySettings(transcript_display_mode=mode, locale=locale))
+        for mode in MODES
+        for locale in ("en", "zh")
+    ]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
+def test_W1_every_fixture_projects_to_json_with_unique_keys(path: Path) -> None:
+    for view in views_of(turnfold.load(path)):
+        json.dumps(view)  # JSON-ready: nothing but dicts, lists and scalars
+        keys = [node["key"] for node in iter_nodes(view)]
+        assert len(keys) == len(set(keys)), "keys must be unique"
+
+
+def test_W4_the_view_model_is_deterministic() -> None:
+    first = json.dumps(build_view_model(demo_session()), sort_keys=True)
+    assert json.dumps(build_view_model(demo_session()), sort_keys=True) == first
+
+
+def test_W1_one_process_per_turn_and_the_answer_outside_it() -> None:
+    view = build_view_model(demo_session())
+    turns = [n for n in view["nodes"] if n["kind"] == "turn"]
+    assert len(turns) == 2
+    for turn in turns:
+        assert turn["process"]["key"].startswith("process:")
+        assert turn["answer"]["kind"] == "answer"
+        assert not turn["process"]["open"]  # settled: closed from the first paint
+    assert turns[0]["header"]["text"] == "Completed · 25s · 7 tools"
+
+
+def test_F7_subagent_transcripts_nest_with_prefixed_keys() -> None:
+    view = build_view_model(demo_session())
+    tools = [n for n in iter_nodes(view) if n["kind"] == "tool" and n["subagent"]]
+    (task,) = tools
+    assert task["subagent"]["line"] == "✔ reviewer: review the fix · 2 tools · 12s · 2.4k tokens"
+    nested = [n["key"] for n in task["subagent"]["nodes"]]
+    assert nested
+    assert all(key.startswith(task["key"] + "/") for key in nested)
+
+
+def test_P10_keys_survive_appends() -> None:
+    rec = Recorder(clock=lambda: "2026-01-01T00:00:00Z")
+    rec.user("go")
+    rec.thinking("plan")
+    rec.finish_tool(rec.start_tool("Read", {"file_path": "a"}), "x")
+    before = {n["key"] for n in iter_nodes(build_view_model(rec.transcript))}
+    rec.finish_tool(rec.start_tool("Bash", {"command": "ls"}), "y")
+    rec.assistant("done")
+    after = {n["key"] for n in iter_nodes(build_view_model(rec.transcript))}
+    assert before <= after  # every key still there, the same node under it
+
+
+def test_P11_ancestor_path_opens_only_what_contains_the_entry() -> None:
+    view = build_view_model(demo_session())
+    turn = next(n for n in view["nodes"] if n["kind"] == "turn")
+    tools = [n for n in iter_nodes(view) if n["kind"] == "tool"]
+    read = next(t for t in tools if t["name"] == "Read" and "config.ts" in (t["description"] or ""))
+    path = ancestor_path(view, read["key"])
+    assert path is not None
+    assert path[0] == turn["process"]["key"]
+    assert any(key.startswith("group:") for key in path)
+    assert path[-1].startswith("summary:")  # the read sits in a summary row
+    assert ancestor_path(view, turn["answer"]["key"]) == []  # the answer is outside the fold
+    assert ancestor_path(view, "no-such-key") is None
+
+
+def test_P11_ancestor_path_reaches_into_subagents() -> None:
+    view = build_view_model(demo_session())
+    task = next(n for n in iter_nodes(view) if n["kind"] == "tool" and n["subagent"])
+    inner = next(n for n in iter_nodes(view) if n["key"].startswith(task["key"] + "/")
+                 and n["kind"] == "tool")  # fmt: skip
+    path = ancestor_path(view, inner["key"])
+    assert path is not None
+    assert task["key"] in path
+
+
+def test_L4_warnings_become_one_quiet_notice() -> None:
+    t = turnfold.load(b'{"turnfold": 1}\n{"kind": "user", "text": "hi"}\n{oops\n')
+    view = build_view_model(t)
+    assert view["notice"]["text"] == "1 problem while loading; everything readable is shown"
+    (item,) = view["notice"]["items"]
+    assert item.startswith("&lt;bytes&gt;:3: invalid JSON")
+
+
+def test_W1_results_are_rendered_html_and_folding_flags_are_carried() -> None:
+    rec = Recorder(clock=lambda: "2026-01-01T00:00:00Z")
+    rec.user("go")
+    rec.finish_tool(rec.start_tool("Read", {"file_path": "a"}), "<b>not bold</b>")
+    rec.finish_tool(
+        rec.start_tool("Task", {"description": "x"}), ToolResult(text="**ok**", kind="subagent")
+    )
+    rec.attach_subagent(rec.transcript.tool_calls()[-1], Transcript(), name="n")
+    tools = [n for n in iter_nodes(build_view_model(rec.transcript)) if n["kind"] == "tool"]
+    read, task = tools
+    assert "<b>" not in read["result"]["html"]
+    assert "&lt;b&gt;" in read["result"]["html"]
+    assert read["result_folded"] is True
+    assert task["forced_open"] is True
+    assert read["open"] is task["open"] is False  # P-8: no leaf payload opens by default
+
+
+def test_subagent_stats_object_is_untouched_by_rendering() -> None:
+    agent = SubAgent(name="n", task="t", tool_count=1)
+    t = Transcript()
+    t.append(turnfold.UserMessage(text="go"))
+    t.append(turnfold.ToolCall(name="Task", status="success", subagent=agent))
+    snapshot = t.dump()
+    build_view_model(t)
+    assert t.dump() == snapshot  # T-3 / L-4: rendering never modifies the transcript
