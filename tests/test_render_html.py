@@ -70,9 +70,20 @@ def case_id(case: tuple[Path, str, str]) -> str:
     return f"{path.stem}.{locale}.{mode}"
 
 
+def load_relative(path: Path) -> turnfold.Transcript:
+    """Load by a path relative to the repository, so warnings name the same file on every
+    machine and checkout (the golden files must not depend on where the tests run)."""
+    here = Path.cwd()
+    os.chdir(TESTS.parent)
+    try:
+        return turnfold.load(os.path.relpath(path, TESTS.parent))
+    finally:
+        os.chdir(here)
+
+
 def view_of(path: Path, locale: str = "en", mode: str = "fully-folded", **settings: Any) -> Any:
     return build_view_model(
-        turnfold.load(path),
+        load_relative(path),
         DisplaySettings(transcript_display_mode=mode, locale=locale, **settings),
     )
 
