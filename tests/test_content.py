@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from turnfold.model import ImageData, Thinking, ToolResult
+from turnfold.render import content
 from turnfold.render.content import (
     ansi_html,
     content_css,
@@ -491,3 +492,24 @@ def test_P9_reasoning_text_is_markdown_and_summary_is_labelled() -> None:
     summary = thinking_html(Thinking(text="short", form="summary"), "en")
     assert visible(summary).startswith("Reasoning summary")
     assert thinking_html(Thinking(text="  "), "en") == ""
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [*"abc xyz.,;:?'\"()/@%$^\n\r\u00e9中文😀\x00\u202e", "  ", "\n\n", "http://x.y",
+             "3 ", "\n\n\n", " \n"]
+        ),
+        max_size=40,
+    ).map("".join)
+)  # fmt: skip
+def test_W5_plain_prose_fast_path_writes_what_markdown_writes(text: str) -> None:
+    """Text without Markdown syntax skips the converter (Q-1); the HTML must not change."""
+    source = content._plain(text)
+    if content._MARKUP.search(source) is not None:
+        return
+    converter = content._markdown()
+    converter.reset()
+    expected = f'<div class="tf-md">{content.sanitize(converter.convert(source))}</div>'
+    assert content.markdown_html(text) == expected

@@ -47,8 +47,8 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
-from turnfold.render.content import content_css
-from turnfold.render.html import CSP, cap_more_html, render_html, turnfold_css
+from turnfold.render.content import MORE_CHARS, content_css
+from turnfold.render.html import CSP, render_html, turnfold_css
 from turnfold.render.viewmodel import build_view_model, iter_nodes
 from turnfold.settings import DisplaySettings
 
@@ -736,7 +736,9 @@ def test_X1_hostile_text_stays_readable() -> None:
 # --- long outputs in the page (F-12, X-2, Q-1) ----------------------------------------------------
 
 
-def long_output_view(kind: str = "text", lines: int = 3000) -> dict[str, Any]:
+def long_output_view(
+    kind: str = "text", lines: int = 3000, more_chars: int | None = MORE_CHARS
+) -> dict[str, Any]:
     output = "\n".join(f"\x1b[32mok\x1b[0m line {n}" for n in range(lines))
     transcript = Transcript([
         UserMessage(text="go"),
@@ -744,27 +746,30 @@ def long_output_view(kind: str = "text", lines: int = 3000) -> dict[str, Any]:
                  result=ToolResult(text=output, kind=kind)),
         AssistantText(text="done"),
     ])  # fmt: skip
-    return build_view_model(transcript)
+    return build_view_model(transcript, more_chars=more_chars)
 
 
 @pytest.mark.parametrize("kind", ["text", "ansi", "diff", "json"])
 def test_X2_page_caps_a_long_rest_and_says_exactly_what_it_left_out(kind: str) -> None:
     view = long_output_view(kind)
     (tool,) = (n for n in iter_nodes(view) if n["kind"] == "tool")
-    more_lines = tool["result"]["more_lines"]
+    result = tool["result"]
+    shown, more_lines, omitted = (result["html"].count("\n"), result["more_lines"],
+                                  result["omitted_lines"])  # fmt: skip
+    assert more_lines > 0
+    assert omitted > 0
+    assert shown + more_lines + omitted == result["lines"]  # every line is accounted for
     root = parse(render_html(view))  # parse() also proves every span is closed again
     (more,) = (e for e in root.walk() if "tf-more" in e.classes)
-    kept = more.children[1].all_text().count("\n")
-    assert 0 < kept < more_lines
-    assert more.children[0].all_text() == f"Show {kept} more lines"
+    assert more.children[0].all_text() == f"Show {more_lines} more lines"
+    assert more.children[1].all_text().count("\n") == more_lines
     (note,) = (e for e in more.walk() if "tf-omitted" in e.classes)
     assert note.all_text() == (
-        f"{more_lines - kept} more lines not included in this page; "
-        "the transcript keeps the full output"
+        f"{omitted} more lines not included in this page; the transcript keeps the full output"
     )
-    assert len(render_html(view, more_limit=None)) - len(render_html(view)) > 50_000
-    whole = parse(render_html(view, more_limit=None))
-    assert not [e for e in whole.walk() if "tf-omitted" in e.classes]
+    whole = long_output_view(kind, more_chars=None)
+    assert len(render_html(whole)) - len(render_html(view)) > 50_000
+    assert not [e for e in parse(render_html(whole)).walk() if "tf-omitted" in e.classes]
 
 
 def test_X2_the_omitted_note_is_localized() -> None:
@@ -773,18 +778,13 @@ def test_X2_the_omitted_note_is_localized() -> None:
     assert "行未包含在此页面中" in render_html(view)
 
 
-def test_X2_cap_leaves_markdown_and_short_rests_whole() -> None:
-    markdown = '<div class="tf-md"><p>' + "word " * 5000 + "</p></div>"
-    assert cap_more_html(markdown, 1, 100) == (markdown, 0)
-    short = '<pre class="tf-output tf-text">a\nb\n</pre>'
-    assert cap_more_html(short, 2, 8000) == (short, 0)
-    one_line = '<pre class="tf-output tf-text">' + "x" * 9000 + "</pre>"
-    assert cap_more_html(one_line, 1, 100) == (one_line, 0)  # no line end to cut at
-    ansi = '<pre class="tf-output tf-ansi"><span class="tf-ansi-fg1">a\nb\nc</span></pre>'
-    assert cap_more_html(ansi, 3, 70) == (
-        '<pre class="tf-output tf-ansi"><span class="tf-ansi-fg1">a\nb\n</span></pre>',
-        1,
-    )
+def test_X2_markdown_and_short_outputs_are_never_cut() -> None:
+    from turnfold.render.content import result_view
+
+    words = ToolResult(text="word " * 5000, kind="markdown")
+    assert "omitted_lines" not in result_view(words)  # type: ignore[operator]
+    short = ToolResult(text="a\nb\n")
+    assert result_view(short) == result_view(short, more_chars=None)
 
 
 @pytest.mark.parametrize(

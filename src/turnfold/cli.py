@@ -23,7 +23,8 @@ from typing import Any, TextIO
 
 from turnfold.formats import FORMATS, TranscriptFormatError, load
 from turnfold.model import Transcript
-from turnfold.render.html import MORE_LIMIT, render_html
+from turnfold.render.content import MORE_CHARS
+from turnfold.render.html import render_html
 from turnfold.render.text import render_terminal, render_text
 from turnfold.render.viewmodel import build_view_model, iter_nodes
 from turnfold.settings import DISPLAY_MODES, DisplaySettings
@@ -110,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--full-output",
         action="store_true",
         help=f"embed every tool output whole; by default the hidden rest of a long output is "
-        f"embedded up to {MORE_LIMIT:,} characters and the page says how many lines it left "
+        f"embedded up to {MORE_CHARS:,} characters and the page says how many lines it left "
         "out (the transcript file keeps them)",
     )
     show = commands.add_parser(
@@ -198,7 +199,7 @@ def _output_path(source: Path, output: str | None) -> Path | None:
 
 
 def _render(options: argparse.Namespace, view: dict[str, Any], title: str, stdout: TextIO) -> int:
-    page = render_html(view, title=title, more_limit=None if options.full_output else MORE_LIMIT)
+    page = render_html(view, title=title)
     target = _output_path(options.file, options.output)
     if target is None:
         stdout.write(page)
@@ -229,7 +230,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     transcript = _load(options, sys.stderr)
     if transcript is None:
         return EXIT_BAD_INPUT
-    view = build_view_model(transcript, _settings(options))
+    full = getattr(options, "full_output", False)
+    view = build_view_model(transcript, _settings(options), more_chars=None if full else MORE_CHARS)
     if options.expand:
         expand_all(view)
     stdout = sys.stdout

@@ -30,6 +30,12 @@ _PLURAL_RULES: dict[str, Callable[[int], str]] = {
 }
 
 
+@cache
+def _language(locale: str) -> str:
+    language = locale.strip().replace("_", "-").split("-", 1)[0].lower()
+    return language if language in SUPPORTED_LOCALES else DEFAULT_LOCALE
+
+
 def normalize_locale(locale: str | None) -> str:
     """Map a locale tag to a supported catalog: ``"zh-CN"``, ``"zh_Hans"`` → ``"zh"``.
 
@@ -37,8 +43,7 @@ def normalize_locale(locale: str | None) -> str:
     """
     if not isinstance(locale, str):
         return DEFAULT_LOCALE
-    language = locale.strip().replace("_", "-").split("-", 1)[0].lower()
-    return language if language in SUPPORTED_LOCALES else DEFAULT_LOCALE
+    return _language(locale)
 
 
 @cache

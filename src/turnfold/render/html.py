@@ -23,7 +23,6 @@ True
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,11 +32,8 @@ from turnfold.render.content import content_css, escape
 
 __all__ = [
     "CSP",
-    "MORE_LIMIT",
     "ToolFold",
-    "cap_more_html",
     "note_text",
-    "omitted_phrase",
     "render_html",
     "tool_fold",
     "turnfold_css",
@@ -105,61 +101,6 @@ def note_text(note: Any, locale: str) -> str:
         return translate(str(note.get("key")), locale, **params)
     except (KeyError, TypeError):
         return " ".join([str(note.get("key")), *params.values()])
-
-
-# --- how much of a long output the page embeds (F-12, X-2, Q-1) ---------------------------------
-#
-# A result's first lines are shown; the rest (``more_html``) waits behind "Show N more lines".
-# Embedding every rest whole makes a page of a long session nearly as large as the session
-# itself, almost all of it log lines nobody opens. So the page embeds at most MORE_LIMIT
-# characters of each rest, cut at a line end, and says in place how many lines it left out and
-# that the transcript keeps them: capped, counted and named, never silently dropped.
-
-#: The most characters of one output's hidden rest that a page embeds.
-MORE_LIMIT = 8_000
-_PRE_OPEN = re.compile(r'<pre class="[\w -]*">')
-_TAG = re.compile(r"<[^<>]*>")
-
-
-#: The note under a cut output. These belong in the message catalogs (as the plural phrase
-#: ``tool.not_included``); they live here until the catalogs carry them.
-def omitted_phrase(count: int, locale: str) -> str:
-    """The note under a cut output: how many lines the page left out, and where they are."""
-    return plural("tool.not_included", count, locale)
-
-
-def cap_more_html(fragment: str, lines: int, limit: int | None) -> tuple[str, int]:
-    """The part of an output's rest that fits ``limit``, and how many of its ``lines`` are cut.
-
-    Only the ``<pre>`` outputs of :func:`~turnfold.render.content.result_view` are cut (plain
-    text, ANSI, JSON, diffs): their text keeps every newline of the output and their only tags
-    are ``<span>`` runs, so a cut after a newline keeps whole lines, the span left open is
-    closed, and the count of lines left out is exact. Anything else is returned whole.
-
-    >>> cap_more_html('<pre class="tf-output tf-text">a\\nb\\nc\\n</pre>', 3, 35)
-    ('<pre class="tf-output tf-text">a\\nb\\n</pre>', 1)
-    """
-    opening = _PRE_OPEN.match(fragment)
-    if limit is None or len(fragment) <= limit or opening is None:
-        return fragment, 0
-    cut = fragment.rfind("\n", opening.end(), limit)
-    if cut == -1 or not fragment.endswith("</pre>"):
-        return fragment, 0
-    kept = fragment[opening.end() : cut + 1]
-    if kept.rfind("<") > kept.rfind(">"):  # the newline sits inside a tag: not ours to cut
-        return fragment, 0
-    depth = 0
-    for tag in _TAG.findall(kept):
-        if tag.startswith("<span ") or tag == "<span>":
-            depth += 1
-        elif tag == "</span>" and depth > 0:
-            depth -= 1
-        else:
-            return fragment, 0
-    omitted = lines - kept.count("\n")
-    if omitted <= 0:
-        return fragment, 0
-    return f"{fragment[: cut + 1]}{'</span>' * depth}</pre>", omitted
 
 
 # --- the stylesheet (P-12, W-3) ------------------------------------------------------------------
@@ -352,9 +293,8 @@ class _Renderer:
     ``pre-wrap`` text, so the newlines change nothing on the page.
     """
 
-    def __init__(self, locale: str, more_limit: int | None) -> None:
+    def __init__(self, locale: str) -> None:
         self.locale = locale
-        self.more_limit = more_limit
         self.out: list[str] = []
         self._top: dict[str, Callable[[Node], None]] = {
             "user": self.user,
@@ -605,13 +545,14 @@ class _Renderer:
     def result(self, result: Node) -> None:
         """A capped result plus the rest behind "Show N more lines" (F-12: never dropped)."""
         self.write(f'\n<div class="tf-result">{result.get("html", "")}')
-        if result.get("truncated") and result.get("more_html") is not None:
+        omitted = int(result.get("omitted_lines") or 0)
+        if result.get("more_html") is not None or omitted:
             lines = int(result.get("more_lines") or 0)
-            more, omitted = cap_more_html(result["more_html"], lines, self.more_limit)
-            phrase = plural("tool.show_more", lines - omitted, self.locale)
-            self.write(f'\n<details class="tf-more"><summary>{_text(phrase)}</summary>{more}')
+            phrase = _text(plural("tool.show_more", lines, self.locale))
+            self.write(f'\n<details class="tf-more"><summary>{phrase}</summary>')
+            self.write(result.get("more_html") or "")
             if omitted:  # X-2: say exactly what the page leaves out, and where it is
-                note = _text(omitted_phrase(omitted, self.locale))
+                note = _text(plural("tool.not_included", omitted, self.locale))
                 self.write(f'\n<div class="tf-note tf-omitted">{note}</div>')
             self.write("</details>")
         self.write(*result.get("images", []))
@@ -625,8 +566,8 @@ class _Renderer:
         return translate(key, self.locale)
 
 
-def _body(view: Node, more_limit: int | None) -> str:
-    renderer = _Renderer(str(view.get("locale") or "en"), more_limit)
+def _body(view: Node) -> str:
+    renderer = _Renderer(str(view.get("locale") or "en"))
     if view.get("notice"):
         renderer.notice(view["notice"])
     for node in view.get("nodes", []):
@@ -639,19 +580,18 @@ def render_html(
     *,
     title: str | None = None,
     standalone: bool = True,
-    more_limit: int | None = MORE_LIMIT,
 ) -> str:
     """The view model as HTML: a whole page, or a fragment for a notebook's ``text/html``.
 
     ``standalone=False`` gives one ``<div class="turnfold">`` holding a scoped ``<style>`` and
     the transcript; ``standalone=True`` a complete page with a strict Content-Security-Policy
-    (no script, nothing loaded from the network) and ``title`` as its title. ``more_limit``
-    caps how much of each output's hidden rest is embedded (see :func:`cap_more_html`);
-    ``None`` embeds every output whole.
+    (no script, nothing loaded from the network) and ``title`` as its title. How much of a long
+    output is embedded was decided by the view model (``result_view``'s ``more_chars``); the
+    page says what it left out.
     """
     locale = _text(view.get("locale") or "en")
     mode = _text(view.get("mode") or "")
-    body = _body(view, more_limit)
+    body = _body(view)
     if not standalone:
         css = turnfold_css(standalone=False)
         return (

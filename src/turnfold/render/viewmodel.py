@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from turnfold.batches import SummaryRow, ToolRow
@@ -41,11 +42,19 @@ from turnfold.process import (
     Turn,
     project,
 )
-from turnfold.render.content import escape, markdown_html, result_view, thinking_html
+from turnfold.render.content import MORE_CHARS, escape, markdown_html, result_view, thinking_html
 from turnfold.settings import DisplaySettings
 
 SCHEMA_VERSION = 1
 Node = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What every node of one view is built with."""
+
+    settings: DisplaySettings
+    more_chars: int | None
 
 
 def build_view_model(
@@ -53,8 +62,13 @@ def build_view_model(
     settings: DisplaySettings | None = None,
     *,
     running: bool | None = None,
+    more_chars: int | None = MORE_CHARS,
 ) -> Node:
-    """The whole view of ``transcript`` under ``settings`` as JSON-ready dicts."""
+    """The whole view of ``transcript`` under ``settings`` as JSON-ready dicts.
+
+    ``more_chars`` caps how much of each long output's hidden rest is rendered (the rest is
+    counted as ``omitted_lines``); ``None`` renders every output whole.
+    """
     settings = settings or DisplaySettings()
     return {
         "schema": SCHEMA_VERSION,
@@ -62,15 +76,15 @@ def build_view_model(
         "mode": settings.transcript_display_mode,
         "show_thinking": settings.show_thinking,
         "notice": _warnings_notice(transcript, settings.locale),
-        "nodes": _nodes(transcript, settings, running=running, prefix=""),
+        "nodes": _nodes(transcript, _Options(settings, more_chars), running=running, prefix=""),
     }
 
 
 def _nodes(
-    transcript: Transcript, settings: DisplaySettings, *, running: bool | None, prefix: str
+    transcript: Transcript, options: _Options, *, running: bool | None, prefix: str
 ) -> list[Node]:
-    projected = project(transcript, settings, running=running, key_prefix=prefix)
-    return [_top_level(item, settings, prefix) for item in projected]
+    projected = project(transcript, options.settings, running=running, key_prefix=prefix)
+    return [_top_level(item, options, prefix) for item in projected]
 
 
 def _warnings_notice(transcript: Transcript, locale: str) -> Node | None:
@@ -86,8 +100,8 @@ def _warnings_notice(transcript: Transcript, locale: str) -> Node | None:
     }
 
 
-def _top_level(item: TopLevel, settings: DisplaySettings, prefix: str) -> Node:
-    locale = settings.locale
+def _top_level(item: TopLevel, options: _Options, prefix: str) -> Node:
+    locale = options.settings.locale
     if isinstance(item, UserMessage):
         return {
             "kind": "user",
@@ -106,10 +120,10 @@ def _top_level(item: TopLevel, settings: DisplaySettings, prefix: str) -> Node:
             "text": translate("turn.compacted", locale),
             "summary_html": markdown_html(item.summary) if item.summary else None,
         }
-    return _turn(item, settings)
+    return _turn(item, options)
 
 
-def _turn(turn: Turn, settings: DisplaySettings) -> Node:
+def _turn(turn: Turn, options: _Options) -> Node:
     header = turn.header
     parts = [header.label, header.duration, header.count_text if header.tool_count else None]
     process = turn.process
@@ -130,9 +144,9 @@ def _turn(turn: Turn, settings: DisplaySettings) -> Node:
             "key": process.key,
             "open": process.open,
             "active": process.active,
-            "children": [_child(item, settings) for item in process.items],
+            "children": [_child(item, options) for item in process.items],
         },
-        "outside": [_outside(entry, turn.key, settings.locale) for entry in turn.outside],
+        "outside": [_outside(entry, turn.key, options.settings.locale) for entry in turn.outside],
         "answer": None
         if turn.answer is None
         else {
@@ -169,8 +183,8 @@ def _outside(
     }
 
 
-def _child(item: Any, settings: DisplaySettings) -> Node:
-    locale = settings.locale
+def _child(item: Any, options: _Options) -> Node:
+    locale = options.settings.locale
     if isinstance(item, ActivityGroup):
         return {
             "kind": "group",
@@ -179,7 +193,7 @@ def _child(item: Any, settings: DisplaySettings) -> Node:
             "count": item.count_text,
             "open": item.open,
             "active": item.active,
-            "children": [_child(i, settings) for i in item.items],
+            "children": [_child(i, options) for i in item.items],
         }
     if isinstance(item, ThinkingRow):
         entry = item.entry
@@ -200,19 +214,19 @@ def _child(item: Any, settings: DisplaySettings) -> Node:
     if isinstance(item, CommandRow):
         tool_key = item.key.replace("command:", "", 1)  # the row keeps its entry's own key
         return {"kind": "command", "key": item.key,
-                "tool": _tool(item.call, item.row, tool_key, settings)}  # fmt: skip
+                "tool": _tool(item.call, item.row, tool_key, options)}  # fmt: skip
     if isinstance(item, BatchPiece):
-        return _batch(item, settings)
+        return _batch(item, options)
     raise TypeError(f"unknown process item {item!r}")
 
 
-def _batch(piece: BatchPiece, settings: DisplaySettings) -> Node:
+def _batch(piece: BatchPiece, options: _Options) -> Node:
     prefix = piece.key[: piece.key.rfind("batch")]
     calls = {c.id: c for c in piece.calls}
     rows: list[Node] = []
 
     def tool(row: ToolRow) -> Node:
-        return _tool(calls[row.entry_id], row, f"{prefix}{row.entry_id}", settings)
+        return _tool(calls[row.entry_id], row, f"{prefix}{row.entry_id}", options)
 
     for item in piece.items:
         if isinstance(item, SummaryRow):
@@ -236,21 +250,39 @@ def _batch(piece: BatchPiece, settings: DisplaySettings) -> Node:
     }
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _pretty_json(value: Any) -> str:
+    """``json.dumps(value, indent=2)``, built from C-encoded pieces for a flat object.
+
+    Most tool arguments are one level of scalars; ``indent`` would send every call through
+    the pure-Python encoder, a large share of building a big view (Q-1).
+    """
+    if (
+        isinstance(value, dict)
+        and value
+        and all(isinstance(k, str) and isinstance(v, _SCALARS) for k, v in value.items())
+    ):
+        dumps = json.JSONEncoder(ensure_ascii=False).encode
+        return "{\n" + ",\n".join(f"  {dumps(k)}: {dumps(v)}" for k, v in value.items()) + "\n}"
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
 def _arguments(args: Any) -> str | None:
     if args is None or args == {} or args == "":
         return None
-    text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, indent=2)
-    return escape(text)
+    return escape(args if isinstance(args, str) else _pretty_json(args))
 
 
-def _tool(call: ToolCall, row: ToolRow, key: str, settings: DisplaySettings) -> Node:
-    locale = settings.locale
+def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> Node:
+    locale = options.settings.locale
     subagent = None
     if call.subagent is not None:
         child = call.subagent.transcript
         subagent = {
             "line": escape(row.subagent_line) if row.subagent_line else None,
-            "nodes": _nodes(child, settings, running=None, prefix=f"{key}/") if child else [],
+            "nodes": _nodes(child, options, running=None, prefix=f"{key}/") if child else [],
         }
     return {
         "kind": "tool",
@@ -263,7 +295,7 @@ def _tool(call: ToolCall, row: ToolRow, key: str, settings: DisplaySettings) -> 
         "description": escape(row.description) if row.description else None,
         "args": _arguments(call.args),
         "show_args": row.show_args,
-        "result": result_view(call.result),
+        "result": result_view(call.result, more_chars=options.more_chars),
         "result_folded": row.result_folded,
         "forced_open": row.result_forced_open,
         "struck": row.struck,
