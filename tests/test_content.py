@@ -513,3 +513,19 @@ def test_W5_plain_prose_fast_path_writes_what_markdown_writes(text: str) -> None
     converter.reset()
     expected = f'<div class="tf-md">{content.sanitize(converter.convert(source))}</div>'
     assert content.markdown_html(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("Plan:\n- read\n- test", "<p>Plan:</p>\n<ul>\n<li>read</li>\n<li>test</li>\n</ul>"),
+        ("Steps:\n1. one\n2. two", "<p>Steps:</p>\n<ol>\n<li>one</li>\n<li>two</li>\n</ol>"),
+        ("Year\n2. not a list", "<p>Year\n2. not a list</p>"),  # only 1. interrupts a paragraph
+    ],
+)
+def test_W5_a_list_may_start_right_under_a_paragraph(source: str, expected: str) -> None:
+    assert markdown_html(source) == f'<div class="tf-md">{expected}</div>'
+
+
+def test_W5_list_markers_inside_code_fences_stay_code() -> None:
+    assert "<li>" not in markdown_html("```\ntext\n- not a list\n```")

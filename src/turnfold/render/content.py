@@ -46,6 +46,7 @@ from xml.etree import ElementTree as etree
 import markdown
 import nh3
 from markdown.extensions import Extension
+from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 from pygments.formatters import HtmlFormatter
 from pygments.token import STANDARD_TYPES
@@ -339,10 +340,42 @@ class _TaskListGlyphs(Treeprocessor):
             item.set("class", f"tf-task tf-task-{state}")
 
 
+_LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|1[.)])[ \t]+\S")
+_LIST_CONTINUES = re.compile(r" {0,3}(?:[-*+]|\d+[.)])[ \t]+\S|[ \t]")
+
+
+class _ListsAfterParagraphs(Preprocessor):
+    """Let a list start right under a paragraph line, as models write them (and CommonMark
+    reads them); Python-Markdown would otherwise need a blank line and render one paragraph.
+
+    Runs after fenced code became placeholders, so code is never touched. As in CommonMark,
+    only a bullet or an ordered list starting at 1 may interrupt a paragraph.
+    """
+
+    def run(self, lines: list[str]) -> list[str]:
+        out: list[str] = []
+        in_list = False
+        for line in lines:
+            if not line.strip():
+                in_list = False
+            elif _LIST_ITEM.match(line) and out and out[-1].strip() and not in_list:
+                out.append("")
+                in_list = True
+            elif not _LIST_CONTINUES.match(line):
+                in_list = in_list and bool(out and out[-1].strip())
+            else:
+                in_list = True
+            out.append(line)
+        return out
+
+
 class _TurnfoldMarkdown(Extension):
-    """Raw HTML off (it shows as text), remote images off, task glyphs on."""
+    """Raw HTML off (it shows as text), remote images off, task glyphs on, lists that follow a
+    paragraph line."""
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:
+        # After fenced code (25) hid code blocks, before block parsing.
+        md.preprocessors.register(_ListsAfterParagraphs(md), "tf_lists", 20)
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
         # After inline parsing (20) creates images and list text, before unescaping (0).
