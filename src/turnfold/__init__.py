@@ -1,9 +1,14 @@
 """turnfold: AI-agent transcripts, folded the way the best agent UIs fold them, inline in Jupyter.
 
-The public names below are the ones spec §10 promises; everything else is internal.
+The public names below are the ones spec §10 promises; everything else is internal. The widgets
+load anywidget and ipywidgets only when first used, so ``import turnfold`` stays light.
 """
 
+from typing import TYPE_CHECKING
+
 from turnfold.batches import BatchView, SummaryRow, ToolRow, build_batch_view, iter_batches
+from turnfold.config import ConfigWarning, load_settings, save_user_defaults
+from turnfold.display import register_display
 from turnfold.formats import FORMATS, TranscriptFormatError, load
 from turnfold.model import (
     AbortMarker,
@@ -41,7 +46,28 @@ from turnfold.tools import (
     unregister_tool,
 )
 
+if TYPE_CHECKING:
+    from turnfold.settings_widget import SettingsWidget
+    from turnfold.widget import TranscriptWidget
+
 __version__ = "0.1.0.dev0"
+
+
+def __getattr__(name: str) -> object:
+    """The widgets, imported on first use (they pull in anywidget and ipywidgets)."""
+    if name == "TranscriptWidget":
+        from turnfold.widget import TranscriptWidget
+
+        return TranscriptWidget
+    if name == "SettingsWidget":
+        from turnfold.settings_widget import SettingsWidget
+
+        return SettingsWidget
+    raise AttributeError(f"module 'turnfold' has no attribute {name!r}")
+
+
+# W-1: in a kernel, a Transcript as the last expression of a cell shows as the widget.
+register_display()
 
 __all__ = [
     "CATEGORIES",
@@ -52,6 +78,7 @@ __all__ = [
     "AssistantText",
     "BatchView",
     "CompactionBoundary",
+    "ConfigWarning",
     "DisplaySettings",
     "Entry",
     "ImageData",
@@ -59,6 +86,7 @@ __all__ = [
     "MessageSync",
     "PendingAction",
     "Recorder",
+    "SettingsWidget",
     "SubAgent",
     "SummaryRow",
     "SystemNotice",
@@ -70,6 +98,7 @@ __all__ = [
     "Transcript",
     "TranscriptChange",
     "TranscriptFormatError",
+    "TranscriptWidget",
     "Usage",
     "UserMessage",
     "build_batch_view",
@@ -80,9 +109,12 @@ __all__ = [
     "is_collapsible_tool",
     "iter_batches",
     "load",
+    "load_settings",
     "normalize_settings",
+    "register_display",
     "register_tool",
     "safe_description",
+    "save_user_defaults",
     "tool_category",
     "unregister_tool",
 ]

@@ -1,0 +1,428 @@
+// @ts-check
+/**
+ * Draws view-model nodes as DOM (spec W-1). One method per node kind; each reads only the fields
+ * docs/view-model.md documents, plus the phrases the widget adds from the catalogs (`fold`,
+ * `status_label`, `more_label`, `notes_text`, `form_label`). Nothing here decides what is shown,
+ * summarized, grouped or open by default: Python did.
+ *
+ * Every disclosure is a `<button aria-expanded>` header (keyboard operable, W-3) over a body that
+ * is created only when first opened (Q-2). Open state = the reader's memory on top of the view
+ * model's default (P-10, `memory.js`).
+ */
+
+import { byKey, escapedText, h, setHtml, text, token } from "./dom.js";
+import { keysInside } from "./tree.js";
+
+/** @typedef {import("./tree.js").Node} Node */
+/** @typedef {import("./memory.js").DisclosureMemory} DisclosureMemory */
+
+/**
+ * @typedef {object} Control  what the widget can do with a drawn disclosure
+ * @property {string} key
+ * @property {(open: boolean) => void} apply  show open or closed (no memory change)
+ * @property {HTMLButtonElement} button
+ */
+
+/**
+ * @typedef {object} DisclosureSpec
+ * @property {string} key
+ * @property {boolean} defaultOpen  the view model's `open` (P-8)
+ * @property {Iterable<string>} [inside]  keys nested inside, for the memory's container rule
+ * @property {string} className  classes of the wrapper
+ * @property {string} headerClass  classes of the header button
+ * @property {(header: HTMLButtonElement) => void} header
+ * @property {(body: HTMLElement) => void} body  fills the body, the first time it opens
+ * @property {string} [bodyClass]
+ * @property {boolean} [rail]  a fold rail in the body's gutter (P-12)
+ */
+
+const chevron = () => h("span", "tf-chev", { "aria-hidden": "true" });
+const separator = () => text("span", "tf-sep", "·");
+
+export class Renderer {
+  /**
+   * @param {DisclosureMemory} memory
+   * @param {() => Record<string, string>} strings  the view's own phrases, in the locale
+   */
+  constructor(memory, strings) {
+    this.memory = memory;
+    this.strings = strings;
+    /** @type {WeakMap<Element, Control>} */
+    this.controls = new WeakMap();
+  }
+
+  /** The control of the disclosure drawn for `key` under `root`, if drawn. @param {ParentNode} root @param {string} key */
+  control(root, key) {
+    const element = byKey(root, key);
+    return element ? this.controls.get(element) : undefined;
+  }
+
+  // --- the disclosure ---------------------------------------------------------------------------
+
+  /** @param {DisclosureSpec} spec */
+  disclosure(spec) {
+    const wrap = h("div", `tf-disc ${spec.className}`, { "data-key": spec.key });
+    const button = h("button", `tf-toggle ${spec.headerClass}`, { type: "button", "aria-expanded": "false" });
+    spec.header(button);
+    wrap.append(button);
+    /** @type {HTMLElement | null} */
+    let body = null;
+    /** @param {boolean} open */
+    const apply = (open) => {
+      button.setAttribute("aria-expanded", String(open));
+      wrap.classList.toggle("tf-open", open);
+      if (open && body === null) {
+        // Q-2: what a closed disclosure holds is drawn only when it is first opened.
+        body = h("div", `tf-body ${spec.bodyClass ?? ""}`.trim());
+        if (spec.rail) body.append(this.rail(spec.key, apply, button));
+        spec.body(body);
+        button.after(body); // right under its header, above anything always shown
+      }
+      if (body) body.hidden = !open;
+    };
+    button.addEventListener("click", () => {
+      apply(this.memory.toggle(spec.key, button.getAttribute("aria-expanded") === "true"));
+    });
+    this.controls.set(wrap, { key: spec.key, apply, button });
+    apply(this.memory.isOpen(spec.key, spec.defaultOpen, spec.inside ?? []));
+    return wrap;
+  }
+
+  /**
+   * P-12: the group's fold rail, in the 12 px gutter of its body: invisible at rest, a 2 px bar
+   * on hover or focus; clicking it closes the group. Mouse-only: the header is the keyboard and
+   * screen-reader control, so the rail stays out of the tab order and the accessibility tree.
+   * @param {string} key @param {(open: boolean) => void} apply @param {HTMLButtonElement} header
+   */
+  rail(key, apply, header) {
+    const rail = h("button", "tf-rail", {
+      type: "button",
+      tabindex: "-1",
+      "aria-hidden": "true",
+      title: this.strings().close_group ?? "",
+    });
+    rail.addEventListener("click", (event) => {
+      event.stopPropagation();
+      this.memory.setOpen(key, false);
+      apply(false);
+      header.focus({ preventScroll: true });
+    });
+    return rail;
+  }
+
+  // --- top level --------------------------------------------------------------------------------
+
+  /** @param {Node} node @returns {HTMLElement} */
+  top(node) {
+    switch (node.kind) {
+      case "user":
+        return this.user(node);
+      case "system":
+        return setHtml(h("div", `tf-system tf-${token(node.level)}`, { "data-key": node.key }), node.html);
+      case "compaction":
+        return this.compaction(node);
+      case "turn":
+        return this.turn(node);
+      default:
+        return this.child(node);
+    }
+  }
+
+  /** L-4: the loader's warnings, one quiet closed notice. @param {Node} notice */
+  notice(notice) {
+    return this.disclosure({
+      key: notice.key,
+      defaultOpen: false,
+      className: "tf-notice",
+      headerClass: "tf-row",
+      header: (button) => button.append(text("span", "tf-clip", notice.text), chevron()),
+      body: (body) => {
+        const list = h("ul", "");
+        for (const item of notice.items ?? []) list.append(escapedText("li", "", item));
+        body.append(list);
+      },
+    });
+  }
+
+  /** @param {Node} node */
+  user(node) {
+    const box = h("div", "tf-user", { "data-key": node.key });
+    const body = h("div", "tf-utext");
+    if (node.command) body.append(escapedText("code", "tf-cmd", node.command), " ");
+    body.append(setHtml(h("span", ""), node.html));
+    box.append(text("div", "tf-ulabel", node.label), body);
+    return box;
+  }
+
+  /** @param {Node} node */
+  compaction(node) {
+    if (!node.summary_html) {
+      const line = h("div", "tf-divider", { "data-key": node.key });
+      line.append(text("span", "", node.text));
+      return line;
+    }
+    return this.disclosure({
+      key: node.key,
+      defaultOpen: false,
+      className: "tf-compaction",
+      headerClass: "tf-divider",
+      header: (button) => button.append(text("span", "", node.text), chevron()),
+      body: (body) => setHtml(body, node.summary_html),
+    });
+  }
+
+  // --- a turn (P-1, P-3, P-7) -------------------------------------------------------------------
+
+  /** @param {Node} node */
+  turn(node) {
+    const section = h("section", `tf-turn tf-${token(node.status)}`, { "data-key": node.key });
+    const process = node.process;
+    if (process) {
+      section.append(
+        this.disclosure({
+          key: process.key,
+          defaultOpen: Boolean(process.open),
+          inside: keysUnder(process.children),
+          className: "tf-process",
+          headerClass: "tf-head",
+          header: (button) => this.turnHeader(button, node.header, true),
+          bodyClass: "tf-pbody",
+          body: (body) => this.children(body, process.children),
+        }),
+      );
+    } else {
+      const head = h("div", "tf-head");
+      this.turnHeader(head, node.header, false);
+      section.append(head);
+    }
+    for (const surface of node.outside ?? []) section.append(this.outside(surface));
+    const answer = node.answer;
+    if (answer) {
+      const css = answer.tentative ? "tf-answer tf-tentative" : "tf-answer";
+      section.append(setHtml(h("div", css, { "data-key": answer.key }), answer.html));
+    }
+    return section;
+  }
+
+  /**
+   * P-7: status, recorded duration, direct tool count, then the fold indicator right after it.
+   * @param {HTMLElement} head @param {Record<string, any>} header @param {boolean} foldable
+   */
+  turnHeader(head, header, foldable) {
+    head.append(text("span", "tf-status", header?.label));
+    for (const part of [header?.duration, header?.count]) {
+      if (part) head.append(separator(), text("span", "tf-fixed", part));
+    }
+    if (foldable) head.append(chevron());
+  }
+
+  /** P-3: errors, the stop marker and pending decisions, outside the fold. @param {Node} node */
+  outside(node) {
+    if (node.kind === "pending") {
+      const box = h("div", "tf-outside tf-pending", { "data-key": node.key });
+      box.append(text("div", "tf-plabel", node.label), setHtml(h("div", "tf-ptext"), node.html));
+      if (node.options?.length) {
+        const list = h("ul", "tf-options");
+        for (const option of node.options) list.append(escapedText("li", "", option));
+        box.append(list);
+      }
+      return box;
+    }
+    const css = node.kind === "error" ? "tf-outside tf-error-box" : "tf-outside tf-abort";
+    return setHtml(h("div", css, { "data-key": node.key }), node.html);
+  }
+
+  // --- the process (P-4 … P-9) ------------------------------------------------------------------
+
+  /** @param {HTMLElement} parent @param {Node[]} nodes */
+  children(parent, nodes) {
+    for (const node of nodes ?? []) parent.append(this.child(node));
+  }
+
+  /** @param {Node} node @returns {HTMLElement} */
+  child(node) {
+    switch (node.kind) {
+      case "group":
+        return this.group(node);
+      case "thinking":
+        return this.thinking(node);
+      case "thinking-indicator":
+        return this.indicator(node);
+      case "progress":
+        return setHtml(h("div", "tf-progress", { "data-key": node.key }), node.html);
+      case "command": {
+        const box = h("div", "tf-command", { "data-key": node.key });
+        box.append(this.tool(node.tool));
+        return box;
+      }
+      case "batch":
+        return this.batch(node);
+      case "summary":
+        return this.summary(node);
+      case "tool":
+        return this.tool(node);
+      default:
+        // A kind this view does not know yet: say so rather than drop it (X-2).
+        return text("div", "tf-note", `[${node.kind}]`);
+    }
+  }
+
+  /** P-6, P-12: title · count ▸, rows indented 12 px with the fold rail in the gutter. @param {Node} node */
+  group(node) {
+    return this.disclosure({
+      key: node.key,
+      defaultOpen: Boolean(node.open),
+      inside: keysInside(node),
+      className: "tf-group",
+      headerClass: "tf-row",
+      header: (button) => {
+        button.append(text("span", "tf-clip", node.title));
+        if (node.count) button.append(separator(), text("span", "tf-count", node.count));
+        button.append(chevron());
+      },
+      rail: true,
+      body: (body) => this.children(body, node.children),
+    });
+  }
+
+  /** P-9: a reasoning row; withheld reasoning is labelled, never an empty box. @param {Node} node */
+  thinking(node) {
+    return this.disclosure({
+      key: node.key,
+      defaultOpen: Boolean(node.open),
+      className: "tf-thinking",
+      headerClass: "tf-row",
+      header: (button) => {
+        button.append(text("span", node.streaming ? "tf-tlabel tf-shimmer" : "tf-tlabel", node.label));
+        if (node.form_label) button.append(separator(), text("span", "tf-clip tf-dim", node.form_label));
+        button.append(chevron());
+      },
+      bodyClass: "tf-tbody",
+      body: (body) => setHtml(body, node.html),
+    });
+  }
+
+  /** P-9: the shimmering label while hidden reasoning streams (CSS sweep; static under reduced motion). @param {Node} node */
+  indicator(node) {
+    const row = h("div", "tf-row tf-indicator", { "data-key": node.key, role: "status" });
+    row.append(text("span", "tf-shimmer", node.label));
+    return row;
+  }
+
+  /** F-10 … F-15: rows, then the dim memory badges and the dim `● label` line. @param {Node} node */
+  batch(node) {
+    const box = h("div", "tf-batch", { "data-key": node.key });
+    for (const row of node.rows ?? []) box.append(row.kind === "summary" ? this.summary(row) : this.tool(row));
+    if (node.memory) box.append(text("div", "tf-row tf-dim tf-memory", node.memory));
+    if (node.label) box.append(text("div", "tf-row tf-dim tf-label", node.label));
+    return box;
+  }
+
+  /** F-10a: the summary row opens to its tools, each a row of its own. @param {Node} node */
+  summary(node) {
+    return this.disclosure({
+      key: node.key,
+      defaultOpen: Boolean(node.open),
+      inside: keysInside(node),
+      className: "tf-summary",
+      headerClass: "tf-row",
+      header: (button) => button.append(text("span", "tf-stext tf-clip", node.text), chevron()),
+      body: (body) => this.children(body, node.tools),
+    });
+  }
+
+  // --- one tool (F-7, F-10, F-12, F-13, P-12) ---------------------------------------------------
+
+  /**
+   * The title row; behind it (a disclosure only when something is hidden) the hidden arguments,
+   * a folded result, the "no output" note and a sub-agent's own transcript; beneath it what is
+   * never folded (shown arguments, an edit's diff, an error's output).
+   * @param {Node} node
+   */
+  tool(node) {
+    const css = `tf-tool tf-s-${token(node.status)}${node.struck ? " tf-struck" : ""}`;
+    const fold = node.fold ?? {};
+    /** @type {HTMLElement} */
+    let row;
+    if (fold.args || fold.result || fold.note || fold.subagent) {
+      row = this.disclosure({
+        key: node.key,
+        defaultOpen: Boolean(node.open),
+        inside: keysInside(node),
+        className: css,
+        headerClass: "tf-row tf-tool-head",
+        header: (button) => {
+          this.toolTitle(button, node);
+          button.append(chevron());
+        },
+        bodyClass: "tf-tbody",
+        body: (body) => this.toolHidden(body, node, fold),
+      });
+    } else {
+      row = h("div", css, { "data-key": node.key });
+      const head = h("div", "tf-row tf-tool-head");
+      this.toolTitle(head, node);
+      row.append(head);
+    }
+    if (node.args && node.show_args) row.append(this.args(node.args));
+    if (node.result && !fold.result) row.append(this.result(node));
+    return row;
+  }
+
+  /** F-13: the name in bold; the sub-agent line (F-7) or the description; a non-success status. @param {HTMLElement} head @param {Node} node */
+  toolTitle(head, node) {
+    head.append(escapedText("span", "tf-name tf-fixed", node.name));
+    if (node.subagent?.line) head.append(escapedText("span", "tf-agent-line tf-clip", node.subagent.line));
+    else if (node.description) head.append(escapedText("span", "tf-desc tf-clip", node.description));
+    if (node.status_label) head.append(text("span", "tf-st", node.status_label));
+  }
+
+  /** @param {HTMLElement} body @param {Node} node @param {Record<string, any>} fold */
+  toolHidden(body, node, fold) {
+    if (fold.args) body.append(this.args(node.args));
+    if (fold.result) body.append(this.result(node));
+    if (fold.note) body.append(text("div", "tf-note", fold.note));
+    if (fold.subagent) {
+      const nested = h("div", "tf-subagent");
+      for (const child of node.subagent?.nodes ?? []) nested.append(this.top(child));
+      body.append(nested);
+    }
+  }
+
+  /** @param {string} args escaped JSON */
+  args(args) {
+    const box = h("div", "tf-args");
+    box.append(text("div", "tf-flabel", this.strings().arguments ?? ""), escapedText("pre", "tf-output tf-json", args));
+    return box;
+  }
+
+  /** F-12: the capped result, and the rest behind "Show N more lines", never dropped. @param {Node} node */
+  result(node) {
+    const result = node.result;
+    const box = h("div", "tf-result");
+    box.append(setHtml(h("div", "tf-result-main"), result.html));
+    if (result.more_label) {
+      box.append(
+        this.disclosure({
+          key: `${node.key}#more`,
+          defaultOpen: false,
+          className: "tf-more",
+          headerClass: "tf-row tf-more-head",
+          header: (button) => button.append(text("span", "", result.more_label), chevron()),
+          body: (body) => setHtml(body, result.more_html),
+        }),
+      );
+    }
+    for (const image of result.images ?? []) box.append(setHtml(h("div", "tf-image-box"), image));
+    for (const note of result.notes_text ?? []) box.append(text("div", "tf-note", note));
+    return box;
+  }
+}
+
+/** Keys of every node in `nodes` and below. @param {Node[]} nodes */
+function keysUnder(nodes) {
+  /** @type {string[]} */
+  const out = [];
+  for (const node of nodes ?? []) out.push(node.key, ...keysInside(node));
+  return out;
+}

@@ -1,0 +1,258 @@
+// @ts-check
+/**
+ * The anywidget view of turnfold's TranscriptWidget (spec W-1 … W-3, P-8 … P-12).
+ *
+ * It draws the view model Python synced in `_view`, applies the small patches Python sends as the
+ * transcript grows (W-2), keeps the reader's disclosure memory (P-10) in the `_folds` trait, and
+ * forwards user intent (a search query) back. It holds no summary, partition, title or default
+ * fold logic: the view model carries all of that.
+ *
+ * Messages from Python:
+ * - `patch` {rev, base, upsert: [{after, node}], remove: [key], fields?}: top-level changes;
+ *   applied only on top of revision `base`, otherwise the view asks for the whole view again.
+ * - `full` {to, rev, view}: the whole current view, for the view that said `hello`.
+ * - `reveal` {key, path}: open exactly `path`, once, and scroll to `key` (P-11).
+ * - `search` {to, id, hits, total, label}: the answer to this view's query (P-11).
+ */
+
+import { byKey, h } from "./dom.js";
+import { DisclosureMemory } from "./memory.js";
+import { Renderer } from "./render.js";
+import { SearchBox } from "./search.js";
+import { applyPatch } from "./tree.js";
+
+/** @typedef {import("./tree.js").View} View */
+/** @typedef {import("./tree.js").Node} Node */
+/** @typedef {import("./tree.js").Patch} Patch */
+
+/**
+ * The part of anywidget's model this view uses.
+ * @typedef {object} Model
+ * @property {(name: string) => any} get
+ * @property {(name: string, value: any) => void} set
+ * @property {() => void} save_changes
+ * @property {(content: any) => void} send
+ * @property {(event: string, callback: (...args: any[]) => void) => void} on
+ * @property {(event: string, callback: (...args: any[]) => void) => void} off
+ */
+
+/** How long the hidden-reasoning indicator takes to fade out (P-9). */
+const FADE_MS = 220;
+/** Fold choices reach the kernel at most this often. */
+const SAVE_DELAY_MS = 150;
+
+/** @param {{model: Model, el: HTMLElement}} context */
+function render({ model, el }) {
+  const viewId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  /** @type {View} */
+  let view = model.get("_view") ?? { nodes: [] };
+  let rev = 0;
+  let askedForFull = false;
+
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let saveTimer;
+  const save = () => {
+    clearTimeout(saveTimer);
+    saveTimer = undefined;
+    model.save_changes();
+  };
+  const memory = new DisclosureMemory(model.get("_folds") ?? {}, (snapshot) => {
+    // Merge into what other views of this widget saved, so two cells never erase each other.
+    // The model updates at once (other views on the page read it); the kernel hears of a burst
+    // of choices (opening everything, a search) once.
+    model.set("_folds", { ...(model.get("_folds") ?? {}), ...snapshot });
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(save, SAVE_DELAY_MS);
+  });
+  const strings = () => model.get("_strings") ?? {};
+  const renderer = new Renderer(memory, strings);
+
+  const root = h("div", "turnfold tf-widget");
+  const noticeSlot = h("div", "tf-notice-slot");
+  const list = h("div", "tf-nodes");
+  const search = new SearchBox({
+    strings,
+    root: list,
+    send: (query, id) => model.send({ type: "search", view: viewId, id, query }),
+    open: (paths) => openPaths(paths.flat()),
+  });
+  root.append(search.element, noticeSlot, list);
+  el.replaceChildren(root);
+
+  /** @type {Map<string, HTMLElement>} top-level key → its element */
+  const drawn = new Map();
+
+  function drawNotice() {
+    noticeSlot.replaceChildren(...(view.notice ? [renderer.notice(view.notice)] : []));
+  }
+
+  function drawAll() {
+    drawn.clear();
+    const elements = view.nodes.map((node) => {
+      const element = renderer.top(node);
+      drawn.set(node.key, element);
+      return element;
+    });
+    list.replaceChildren(...elements);
+    drawNotice();
+    root.lang = view.locale ?? "en";
+    search.reapply();
+  }
+
+  /** @param {Patch} patch */
+  function patchView(patch) {
+    for (const key of patch.remove ?? []) {
+      drawn.get(key)?.remove();
+      drawn.delete(key);
+    }
+    for (const { after, node } of patch.upsert ?? []) {
+      const old = drawn.get(node.key);
+      const fresh = redraw(old, node);
+      const anchor = after == null ? null : drawn.get(after) ?? null;
+      if (old && old.isConnected && old.previousElementSibling === anchor) old.replaceWith(fresh);
+      else {
+        old?.remove();
+        if (anchor) anchor.after(fresh);
+        else if (after == null) list.prepend(fresh);
+        else list.append(fresh);
+      }
+      drawn.set(node.key, fresh);
+    }
+    view = applyPatch(view, patch);
+    if (patch.fields && ("notice" in patch.fields || "locale" in patch.fields)) drawNotice();
+    if (patch.fields && "locale" in patch.fields) root.lang = view.locale ?? "en";
+    search.reapply();
+  }
+
+  /**
+   * Draw `node` anew in place of `old`, keeping keyboard focus where it was and letting a vanished
+   * hidden-reasoning indicator fade out instead of blinking away (P-9).
+   * @param {HTMLElement | undefined} old @param {Node} node
+   */
+  function redraw(old, node) {
+    const fresh = renderer.top(node);
+    if (!old) return fresh;
+    const focused = old.contains(document.activeElement) ? keyedFocus(/** @type {Element} */ (document.activeElement)) : null;
+    fadeIndicators(old, fresh);
+    if (focused) {
+      queueMicrotask(() => {
+        const target = byKey(fresh, focused.key);
+        const element = focused.header ? target?.querySelector(":scope > .tf-toggle") : target;
+        /** @type {HTMLElement | null | undefined} */ (element)?.focus({ preventScroll: true });
+      });
+    }
+    return fresh;
+  }
+
+  /** @param {HTMLElement} old @param {HTMLElement} fresh */
+  function fadeIndicators(old, fresh) {
+    for (const indicator of old.querySelectorAll(".tf-indicator")) {
+      const key = /** @type {HTMLElement} */ (indicator).dataset.key ?? "";
+      if (byKey(fresh, key)) continue;
+      const owner = indicator.parentElement?.closest("[data-key]");
+      const body = owner ? byKey(fresh, /** @type {HTMLElement} */ (owner).dataset.key ?? "")?.querySelector(":scope > .tf-body") : null;
+      if (!body || /** @type {HTMLElement} */ (body).hidden) continue;
+      const ghost = /** @type {HTMLElement} */ (indicator.cloneNode(true));
+      ghost.classList.add("tf-fading");
+      ghost.removeAttribute("data-key");
+      ghost.setAttribute("aria-hidden", "true");
+      body.append(ghost);
+      setTimeout(() => ghost.remove(), FADE_MS);
+    }
+  }
+
+  /** Open exactly these keys, once (P-11), drawing lazily created bodies as they open. @param {string[]} keys */
+  function openPaths(keys) {
+    memory.openPath(keys);
+    for (const key of keys) renderer.control(list, key)?.apply(true);
+  }
+
+  /** @param {string} key @param {string[]} path */
+  function reveal(key, path) {
+    openPaths(path);
+    const target = byKey(list, key);
+    if (!target) return;
+    target.scrollIntoView({ block: "center" });
+    target.classList.add("tf-revealed");
+    setTimeout(() => target.classList.remove("tf-revealed"), 2000);
+  }
+
+  function askForFull() {
+    if (askedForFull) return;
+    askedForFull = true;
+    model.send({ type: "hello", view: viewId });
+  }
+
+  /** @param {any} message */
+  function onMessage(message) {
+    if (!message || typeof message !== "object") return;
+    if (message.type === "patch") {
+      if (message.base === rev) {
+        patchView(message);
+        rev = message.rev;
+      } else if (message.base > rev) {
+        askForFull(); // a patch went missing: the whole view comes back, addressed to us
+      }
+    } else if (message.type === "full" && message.to === viewId) {
+      askedForFull = false;
+      if (message.view && message.rev !== rev) {
+        view = message.view;
+        rev = message.rev;
+        drawAll();
+      }
+    } else if (message.type === "reveal") {
+      reveal(message.key, message.path ?? []);
+    } else if (message.type === "search" && message.to === viewId) {
+      search.receive(message);
+    }
+  }
+
+  // P-10: interacting inside a disclosure (pointer, focus, selection) makes it the reader's:
+  // it stays open whatever the defaults do later, without being toggled.
+  /** @param {EventTarget | Node | null} target */
+  function ownAround(target) {
+    /** @type {string[]} */
+    const keys = [];
+    let node = target instanceof Element ? target : /** @type {any} */ (target)?.parentElement ?? null;
+    while (node && node !== list) {
+      if (node.classList.contains("tf-body") && node.parentElement?.dataset.key) keys.push(node.parentElement.dataset.key);
+      node = node.parentElement;
+    }
+    if (keys.length) memory.own(keys);
+  }
+  /** @param {Event} event */
+  const onInteract = (event) => ownAround(event.target);
+  const onSelection = () => {
+    const selection = document.getSelection();
+    if (selection && !selection.isCollapsed && list.contains(selection.anchorNode)) ownAround(selection.anchorNode);
+  };
+  list.addEventListener("pointerdown", onInteract);
+  list.addEventListener("focusin", onInteract);
+  document.addEventListener("selectionchange", onSelection);
+
+  const onStrings = () => search.relabel();
+  model.on("msg:custom", onMessage);
+  model.on("change:_strings", onStrings);
+
+  drawAll();
+  // A view mounted after the transcript changed (the widget shown again in another cell) gets
+  // the current view; until then it shows `_view`, so a settled transcript paints closed at once.
+  askForFull();
+
+  return () => {
+    if (saveTimer !== undefined) save();
+    model.off("msg:custom", onMessage);
+    model.off("change:_strings", onStrings);
+    document.removeEventListener("selectionchange", onSelection);
+    search.destroy();
+  };
+
+  /** @param {Element} element */
+  function keyedFocus(element) {
+    const keyed = /** @type {HTMLElement | null} */ (element.closest("[data-key]"));
+    if (!keyed) return null;
+    return { key: keyed.dataset.key ?? "", header: element.classList.contains("tf-toggle") };
+  }
+}
+
+export default { render };

@@ -1,0 +1,18 @@
+"""nbval runs the notebooks with the built-in display defaults, whatever the machine has.
+
+A developer's saved turnfold defaults or TURNFOLD_* variables would otherwise change what the
+notebooks show and fail their stored outputs (spec T-5 layers those over the defaults). An empty
+user config directory is used rather than JUPYTER_NO_CONFIG, whose stand-in directory is shared
+by the whole process, so one test saving defaults there would leak into every later one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+
+def pytest_configure() -> None:
+    os.environ["JUPYTER_CONFIG_DIR"] = tempfile.mkdtemp(prefix="turnfold-nbval-config-")
+    for name in [n for n in os.environ if n.startswith("TURNFOLD_")]:
+        del os.environ[name]

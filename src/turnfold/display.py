@@ -1,0 +1,49 @@
+"""Show a ``Transcript`` as a :class:`~turnfold.widget.TranscriptWidget` in notebooks (spec W-1).
+
+Importing turnfold inside a Jupyter kernel calls :func:`register_display`, which teaches IPython's
+display formatters to draw a transcript evaluated as the last expression of a cell as the widget.
+The registration lives here, not on the model, so :mod:`turnfold.model` never imports a UI
+library; the widget module itself (anywidget, ipywidgets) is imported only when a transcript is
+first displayed.
+
+Outside a kernel (a plain script, the terminal IPython shell, the CLI) nothing is registered and a
+transcript keeps its ordinary ``repr``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from turnfold.model import Transcript
+
+__all__ = ["register_display", "transcript_mimebundle"]
+
+
+def transcript_mimebundle(
+    transcript: Transcript, include: Any = None, exclude: Any = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The display bundle of a new widget showing ``transcript``: the widget view, text, HTML."""
+    from turnfold.widget import TranscriptWidget
+
+    bundle = TranscriptWidget(transcript)._repr_mimebundle_(include=include, exclude=exclude)
+    return bundle if bundle is not None else ({}, {})
+
+
+def register_display(shell: Any = None) -> bool:
+    """Register the widget display of :class:`Transcript` with a kernel's IPython shell.
+
+    ``shell`` defaults to the running one. Returns whether a registration was made: False when
+    IPython is absent or the shell is not a kernel (a terminal cannot draw widgets). Calling it
+    again is harmless.
+    """
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return False
+        shell = get_ipython()
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return False
+    formatter = shell.display_formatter.mimebundle_formatter
+    formatter.for_type(Transcript, transcript_mimebundle)
+    return True

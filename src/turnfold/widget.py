@@ -1,0 +1,506 @@
+"""The notebook widget: a live, foldable view of a transcript (spec W-1 … W-4, P-8 … P-12).
+
+:class:`TranscriptWidget` is an ``anywidget.AnyWidget``. Python computes everything a person sees
+as the view model of :mod:`turnfold.render.viewmodel`; the JS view in ``js/`` (bundled into
+``turnfold/static/``) only draws it and remembers the reader's disclosure choices.
+
+How state travels, and why:
+
+* ``_view`` (synced once, at construction) is the whole view model, so a settled transcript paints
+  closed from the first frame (P-8).
+* After that, changes travel as small custom messages: the widget observes its transcript, coalesces
+  bursts on a timer thread (so an agent appending from any thread updates the view while a cell is
+  still running, L-5), rebuilds the view model and sends only the top-level nodes that changed, each
+  with the key of the node it follows. One appended tool call therefore costs the bytes of its own
+  turn, not of the transcript (W-2, Q-3). Settings changes do the same. (The Python work per
+  flush is still a rebuild of the whole view model; the coalescing delay grows with its cost.)
+* A view that mounts later (the widget displayed again in another cell) says ``hello`` and is sent
+  the current view once, addressed to it alone.
+* ``_folds`` (synced, written only by the JS) holds the reader's open/closed choices keyed by the
+  view model's keys, so a re-displayed widget restores them (P-10). It is presentation state only:
+  never written into the transcript or the settings.
+
+The display bundle also carries the deterministic ``text/plain`` and ``text/html`` renderings
+(W-4), so a saved notebook reads well without a kernel.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from turnfold.config import load_settings
+from turnfold.i18n import normalize_locale, plural, translate
+from turnfold.model import Transcript, TranscriptChange
+from turnfold.render.content import content_css
+from turnfold.render.html import note_text, render_html, tool_fold
+from turnfold.render.text import html_to_text, render_text
+from turnfold.render.viewmodel import ancestor_path, build_view_model, iter_nodes
+from turnfold.settings import DisplaySettings, normalize_settings
+
+__all__ = ["SYNCED_SETTINGS", "TranscriptWidget"]
+
+_LOG = logging.getLogger(__name__)
+
+Node = dict[str, Any]
+
+_STATIC = Path(__file__).parent / "static"
+
+#: The DisplaySettings traits a TranscriptWidget mirrors under the same names, so a settings
+#: widget can ``traitlets.link`` to either (T-4).
+SYNCED_SETTINGS: tuple[str, ...] = (
+    "show_thinking",
+    "transcript_display_mode",
+    "auto_collapse_settled_groups",
+    "auto_collapse_thinking",
+    "locale",
+    "full_detail",
+    "show_tool_call_args",
+)
+
+#: The top-level fields of the view besides its nodes; sent again only when they change.
+_VIEW_FIELDS = ("schema", "locale", "mode", "show_thinking", "notice")
+
+#: Coalescing window for transcript changes: a burst of appends becomes one message.
+_MIN_DELAY_S = 0.05
+_MAX_DELAY_S = 1.0
+
+#: At most this many search hits are reported (and opened) per query.
+MAX_SEARCH_HITS = 200
+
+# The phrases of the view's own controls (P-11), by the names the JS reads them with.
+_UI_KEYS = {
+    "search": "search.placeholder",
+    "previous": "search.previous",
+    "next": "search.next",
+    "close_group": "group.close",
+    "arguments": "tool.arguments",
+}
+_BUNDLE_MISSING = "The turnfold widget bundle is not built: run `npm run build` in js/."
+
+
+def _esm() -> str | Path:
+    """The bundled view, or a stub that says how to build it (a dev checkout before npm)."""
+    built = _STATIC / "widget.js"
+    if built.is_file():
+        return built
+    message = json.dumps(_BUNDLE_MISSING)
+    return f"export default {{ render({{ el }}) {{ el.textContent = {message}; }} }}\n"
+
+
+def _css() -> str:
+    """The view's stylesheet plus the CSS of the content fragments (code, ANSI, diffs)."""
+    built = _STATIC / "widget.css"
+    own = built.read_text(encoding="utf-8") if built.is_file() else ""
+    # A multi-line string, so anywidget takes it as CSS text rather than a file name.
+    return f"{own}\n{content_css()}\n"
+
+
+def ui_strings(locale: str) -> dict[str, str]:
+    """The phrases the view's controls show, in ``locale``."""
+    return {name: translate(key, locale) for name, key in _UI_KEYS.items()}
+
+
+# --- what the JS view draws beyond the view model -------------------------------------------------
+#
+# The static HTML renderer derives a few phrases and fold facts from the view model with the
+# message catalogs (a tool's hidden parts, "Show N more lines", result notes, the label of withheld
+# reasoning). The JS has no catalogs and no rules (W-1), so the widget adds them here, computed
+# by the same functions the page uses, so the notebook and the page cannot disagree.
+
+
+def _decorate(view: Node) -> Node:
+    """Add the catalog phrases and fold facts of every node to ``view`` in place; returns it."""
+    locale = str(view.get("locale") or "en")
+    for node in iter_nodes(view):
+        kind = node.get("kind")
+        if kind == "tool":
+            _decorate_tool(node, locale)
+        elif kind == "thinking":
+            form = node.get("form")
+            withheld = form in ("redacted", "encrypted")
+            node["form_label"] = translate(f"thinking.{form}", locale) if withheld else None
+    return view
+
+
+def _decorate_tool(node: Node, locale: str) -> None:
+    fold = tool_fold(node)
+    node["fold"] = {
+        "args": fold.hidden_args,
+        "result": fold.folded_result,
+        "note": translate("tool.no_output", locale) if fold.no_output else None,
+        "subagent": fold.subagent,
+    }
+    # A success says nothing; every other outcome names itself on the row (L-3: unknown too).
+    node["status_label"] = None if node.get("status") == "success" else node.get("status_text")
+    result = node.get("result")
+    if result is not None:
+        more = int(result.get("more_lines") or 0)
+        truncated = result.get("truncated") and result.get("more_html") is not None
+        result["more_label"] = plural("tool.show_more", more, locale) if truncated else None
+        result["notes_text"] = [note_text(note, locale) for note in result.get("notes", [])]
+
+
+# --- search (P-11) --------------------------------------------------------------------------------
+
+
+def _searchable_text(node: Node) -> Iterator[str]:
+    """The transcript text a node shows: what a reader would expect a search to find.
+
+    Only the view is searched, so reasoning hidden by ``show_thinking`` is never found (P-11).
+    Generated titles and counts are not transcript text and are left out.
+    """
+    kind = node.get("kind")
+    if kind == "tool":
+        for field in ("name", "description", "args"):
+            if node.get(field):
+                yield html.unescape(str(node[field]))
+        result = node.get("result") or {}
+        if result.get("text"):
+            yield str(result["text"])
+        if result.get("more_html"):
+            yield html_to_text(str(result["more_html"]))
+        line = (node.get("subagent") or {}).get("line")
+        if line:
+            yield html.unescape(str(line))
+        return
+    if kind == "user" and node.get("command"):
+        yield html.unescape(str(node["command"]))
+    if kind == "summary":
+        yield str(node.get("text") or "")
+    for field in ("html", "summary_html"):
+        if node.get(field):
+            yield html_to_text(str(node[field]))
+    for option in node.get("options") or []:
+        yield html.unescape(str(option))
+
+
+def search_view(view: Node, query: str, *, limit: int = MAX_SEARCH_HITS) -> tuple[list[Node], int]:
+    """Nodes whose text contains ``query`` (case-insensitive), with the keys that reveal each.
+
+    Returns ``([{"key", "path"}, …], total)``: at most ``limit`` hits in reading order, and how
+    many there were in all. ``path`` is :func:`ancestor_path` of the hit: only what must open.
+    """
+    needle = query.casefold().strip()
+    if not needle:
+        return [], 0
+    hits: list[Node] = []
+    total = 0
+    for top in view.get("nodes", []):
+        # Paths are looked up inside the hit's own top-level node: O(size of its turn) each.
+        scope: Node = {"nodes": [top]}
+        for node in iter_nodes(scope):
+            if not any(needle in text.casefold() for text in _searchable_text(node)):
+                continue
+            total += 1
+            if len(hits) < limit:
+                key = str(node["key"])
+                hits.append({"key": key, "path": ancestor_path(scope, key) or []})
+    return hits, total
+
+
+# --- incremental updates (W-2) --------------------------------------------------------------------
+
+
+def diff_nodes(old: list[Node], new: list[Node]) -> tuple[list[Node], list[str]]:
+    """The top-level changes that turn ``old`` into ``new``: ``(upserts, removed keys)``.
+
+    Each upsert is ``{"after": key or None, "node": node}``: the node to insert or replace, placed
+    after the node with key ``after`` (None: first). A node is sent when it is new, when it
+    differs (JSON equality), or when the node before it changed, so the receiver can keep order
+    with no list of every key: an append sends one node, whatever the length of the list.
+    """
+    new_keys = [str(node["key"]) for node in new]
+    present = set(new_keys)
+    removed = [str(node["key"]) for node in old if node["key"] not in present]
+    kept = [node for node in old if node["key"] in present]
+    before: dict[str, str | None] = {}
+    previous: str | None = None
+    for node in kept:
+        before[str(node["key"])] = previous
+        previous = str(node["key"])
+    old_by_key = {str(node["key"]): node for node in kept}
+    upserts: list[Node] = []
+    previous = None
+    for key, node in zip(new_keys, new, strict=True):
+        if key not in old_by_key or old_by_key[key] != node or before[key] != previous:
+            upserts.append({"after": previous, "node": node})
+        previous = key
+    return upserts, removed
+
+
+class _ModeTrait(traitlets.Any):
+    """``transcript_display_mode`` normalized exactly as DisplaySettings does (T-2).
+
+    The widget's trait must coerce the same way as the settings' trait it is linked to, or a
+    ``traitlets.link`` between them would see the two disagree and break.
+    """
+
+    allow_none = False
+
+    def validate(self, obj: Any, value: Any) -> str:
+        normalized = normalize_settings({"transcript_display_mode": value})
+        return str(normalized["transcript_display_mode"])
+
+
+class _LocaleTrait(traitlets.Unicode[str, str]):
+    def validate(self, obj: Any, value: Any) -> str:
+        return normalize_locale(super().validate(obj, value))
+
+
+class TranscriptWidget(anywidget.AnyWidget):
+    """A transcript drawn in the notebook, live while it grows.
+
+    >>> from turnfold.samples import demo_session
+    >>> widget = TranscriptWidget(demo_session())
+    >>> widget.transcript_display_mode
+    'fully-folded'
+    >>> sorted(widget._repr_mimebundle_()[0])
+    ['application/vnd.jupyter.widget-view+json', 'text/html', 'text/plain']
+    >>> widget.close()
+
+    ``settings`` is linked both ways: changing it redraws the widget, and changing the widget's
+    setting traits changes it. ``running`` tells the header the agent is still working on the
+    last turn (see :func:`turnfold.process.project`); set the trait while a run is in progress.
+    """
+
+    _esm = _esm()
+    _css = _css()
+
+    # Display settings, mirrored under DisplaySettings' names (T-1). Kernel-side only: the view
+    # needs no settings, only the view model they produce.
+    show_thinking = traitlets.Bool(True)
+    transcript_display_mode = _ModeTrait("fully-folded")
+    auto_collapse_settled_groups = traitlets.Bool(True)
+    auto_collapse_thinking = traitlets.Bool(True)
+    locale = _LocaleTrait("en")
+    full_detail = traitlets.Bool(False)
+    show_tool_call_args = traitlets.Bool(False)
+
+    running = traitlets.Bool(None, allow_none=True)
+
+    _view = traitlets.Dict().tag(sync=True)
+    _folds = traitlets.Dict().tag(sync=True)
+    _strings = traitlets.Dict().tag(sync=True)
+
+    def __init__(
+        self,
+        transcript: Transcript,
+        settings: DisplaySettings | None = None,
+        *,
+        running: bool | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if not isinstance(transcript, Transcript):
+            raise TypeError(f"TranscriptWidget shows a Transcript, not {type(transcript).__name__}")
+        self.transcript = transcript
+        # T-5: without explicit settings, the layered defaults (Jupyter config, environment).
+        self.settings = settings if settings is not None else load_settings()
+        self._flush_lock = threading.RLock()
+        self._timer_lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._delay = _MIN_DELAY_S
+        self._rev = 0
+        self._closed = False
+        initial = {name: getattr(self.settings, name) for name in SYNCED_SETTINGS}
+        self._current: Node = self._build(running)
+        super().__init__(
+            **initial,
+            running=running,
+            _view=self._current,
+            _strings=ui_strings(self.settings.locale),
+            **kwargs,
+        )
+        self._links = [
+            traitlets.link((self.settings, name), (self, name)) for name in SYNCED_SETTINGS
+        ]
+        self.settings.observe(self._on_setting, names=list(SYNCED_SETTINGS))
+        self.observe(self._on_running, names=["running"])
+        self.on_msg(self._on_view_message)
+        # A weak reference: a transcript outliving its widget does not keep the widget alive.
+        self_ref = weakref.ref(self)
+
+        def observer(change: TranscriptChange) -> None:
+            widget = self_ref()
+            if widget is not None:
+                widget._schedule()
+
+        self._stop_observing: Callable[[], None] = transcript.observe(observer)
+
+    # --- scheduling ---------------------------------------------------------------------------
+
+    def _schedule(self, delay: float | None = None) -> None:
+        """Flush soon, on a timer thread, however many changes arrive meanwhile.
+
+        Called from whatever thread changed the transcript, while the transcript is locked, so it
+        only starts a timer. The delay grows with the cost of the last rebuild, so a fast agent on
+        a long transcript spends at most about a third of the time rebuilding the view.
+        """
+        with self._timer_lock:
+            if self._timer is not None or self._closed:
+                return
+            self._timer = threading.Timer(self._delay if delay is None else delay, self._tick)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _tick(self) -> None:
+        with self._timer_lock:
+            self._timer = None
+        try:
+            self.flush()
+        except Exception:  # a failed redraw must never take down the agent's thread (X-2)
+            _LOG.exception("turnfold: could not update the transcript view")
+
+    def _on_setting(self, change: Mapping[str, Any]) -> None:
+        if change["name"] == "locale":
+            self._strings = ui_strings(change["new"])
+        self._schedule(0.0)  # one setting, or a burst of linked ones, redraws once
+
+    def _on_running(self, change: Mapping[str, Any]) -> None:
+        self._schedule(0.0)
+
+    # --- sending ------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Rebuild the view model now and send what changed to every view (W-2).
+
+        Changes are sent on their own after a short delay; call this to send them at once (tests,
+        or before reading :attr:`view`).
+        """
+        with self._flush_lock:
+            if self._closed:
+                return
+            started = time.perf_counter()
+            view = self._build(self.running)
+            self._delay = min(_MAX_DELAY_S, max(_MIN_DELAY_S, 2 * (time.perf_counter() - started)))
+            upserts, removed = diff_nodes(self._current["nodes"], view["nodes"])
+            fields = {name: view.get(name) for name in _VIEW_FIELDS}
+            changed_fields = {k: v for k, v in fields.items() if self._current.get(k) != v}
+            self._current = view
+            if not upserts and not removed and not changed_fields:
+                return
+            self._rev += 1
+            message: Node = {
+                "type": "patch",
+                "rev": self._rev,
+                "base": self._rev - 1,
+                "upsert": upserts,
+                "remove": removed,
+            }
+            if changed_fields:
+                message["fields"] = changed_fields
+            self.send(message)
+
+    def _build(self, running: bool | None) -> Node:
+        return _decorate(build_view_model(self.transcript, self.settings, running=running))
+
+    @property
+    def view(self) -> Node:
+        """The view model as the views have it (after the last flush)."""
+        return self._current
+
+    def _on_view_message(self, widget: Any, content: Any, buffers: Any) -> None:
+        if not isinstance(content, dict):
+            return
+        kind = content.get("type")
+        if kind == "hello":
+            self._greet(str(content.get("view", "")))
+        elif kind == "search":
+            self._answer_search(
+                str(content.get("view", "")), content.get("id"), content.get("query")
+            )
+
+    def _greet(self, view_id: str) -> None:
+        """A view mounted: tell it the revision, and send the whole view if ``_view`` is stale."""
+        self.flush()
+        with self._flush_lock:
+            view = self._current if self._rev else None
+            self.send({"type": "full", "to": view_id, "rev": self._rev, "view": view})
+
+    # --- navigation (P-11) --------------------------------------------------------------------
+
+    def reveal(self, entry_id: str) -> list[str] | None:
+        """Open the ancestor path of an entry in every view and scroll to it (P-11).
+
+        ``entry_id`` is the id of an entry of this transcript, or any view-model key (an entry of
+        a sub-agent's transcript is ``"<key of the spawning call>/<its id>"``).
+
+        Only the keys that must open to show the entry are opened (its turn's process, its group,
+        summary row or sub-agent call), once: a later manual close stands. Returns that path, or
+        None when the entry is not shown (for example reasoning hidden by ``show_thinking``,
+        which stays hidden).
+        """
+        self.flush()
+        path = ancestor_path(self._current, entry_id)
+        if path is None:
+            return None
+        self.send({"type": "reveal", "key": entry_id, "path": path})
+        return path
+
+    def search(self, query: str) -> tuple[list[Node], int]:
+        """The hits of ``query`` in what the view shows (see :func:`search_view`)."""
+        self.flush()
+        return search_view(self._current, query)
+
+    def _answer_search(self, view_id: str, request: Any, query: Any) -> None:
+        text = str(query or "")
+        hits, total = self.search(text)
+        locale = str(self._current.get("locale"))
+        if total:
+            label = plural("search.matches", total, locale)
+        else:
+            label = translate("search.none", locale) if text.strip() else ""
+        self.send(
+            {
+                "type": "search",
+                "to": view_id,
+                "id": request,
+                "query": text,
+                "hits": hits,
+                "total": total,
+                "label": label,
+            }
+        )
+
+    # --- outputs (W-4) ------------------------------------------------------------------------
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The widget view plus deterministic ``text/plain`` and ``text/html`` (W-4)."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is None:
+            return None
+        data, metadata = bundle
+        self.flush()
+        view = self._current
+        data = {
+            **data,
+            "text/plain": render_text(view),
+            "text/html": render_html(view, standalone=False),
+        }
+        return data, metadata
+
+    def close(self) -> None:
+        """Stop following the transcript and the settings, then close the widget. Idempotent."""
+        lock = getattr(self, "_timer_lock", None)
+        if lock is not None:  # None: __init__ failed before it got this far
+            with lock:
+                already, self._closed = self._closed, True
+                if self._timer is not None:
+                    self._timer.cancel()
+                    self._timer = None
+            if not already:
+                self._stop_observing()
+                self.settings.unobserve(self._on_setting, names=list(SYNCED_SETTINGS))
+                for link in self._links:
+                    link.unlink()
+        super().close()

@@ -1,0 +1,118 @@
+"""Fixtures for the widget tests in a real browser against a real JupyterLab (issue 5).
+
+Every test in ``tests/browser/`` is marked ``browser`` (``pytest -m "not browser"`` leaves them
+out) and is skipped, with the reason, only when Debian's Chromium (``/usr/bin/chromium``),
+JupyterLab or Playwright is missing. No browser is ever downloaded: Playwright drives the system
+Chromium.
+
+Fixtures, from the outside in:
+
+``lab_server`` (session)
+    A JupyterLab server on a free loopback port with a random token, rooted in a temporary
+    directory, with its own settings and workspaces (the reader's own JupyterLab settings never
+    leak in) and ``window.jupyterapp`` exposed so tests can run JupyterLab commands.
+``chromium`` (session)
+    ``/usr/bin/chromium`` launched headless by Playwright.
+``lab`` (per test)
+    A fresh browser page wrapped in :class:`Lab`: write a notebook, open it, run all cells,
+    switch the theme, take screenshots, and what the page logged: ``lab.console``,
+    ``lab.dialogs`` (dismissed at once) and ``lab.requests``.
+
+A typical test (helpers in ``labkit.py``)::
+
+    from labkit import Lab
+
+    def test_something(lab: Lab) -> None:
+        widget = lab.open_notebook("x.ipynb", [DEMO_SETUP, "widget"])
+        lab.toggle(widget, "process:turn:e0")
+        assert lab.expanded(widget, "process:turn:e0")
+
+Screenshots go to ``tests/artifacts/`` (git-ignored; CI keeps them as artifacts).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from labkit import CHROMIUM, CHROMIUM_ARGS, STATIC, Lab, LabServer, missing, running_lab
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, ConsoleMessage, Dialog, Request
+
+HERE = Path(__file__).parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Also declared in pyproject.toml; repeated here so the marker exists with --strict-markers
+    # whatever the configuration file says.
+    config.addinivalue_line("markers", "browser: runs a real Chromium against a real JupyterLab")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    reason = missing()
+    for item in items:
+        if not item.path.is_relative_to(HERE):
+            continue
+        item.add_marker(pytest.mark.browser)
+        if reason is not None:
+            item.add_marker(pytest.mark.skip(reason=f"browser suite: {reason}"))
+
+
+@pytest.fixture(scope="session")
+def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    reason = missing()
+    if reason is not None:
+        pytest.skip(f"browser suite: {reason}")
+    if not (STATIC / "widget.js").is_file():
+        pytest.fail("the widget bundle is not built: run `npm ci && npm run build` in js/")
+    with running_lab(tmp_path_factory.mktemp("lab")) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Browser]:
+    reason = missing()
+    if reason is not None:
+        pytest.skip(f"browser suite: {reason}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def lab(chromium: Browser, lab_server: LabServer) -> Iterator[Lab]:
+    context = chromium.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    helper = Lab(page, lab_server)
+
+    def on_console(message: ConsoleMessage) -> None:
+        helper.console.append(f"{message.type}: {message.text}")
+
+    def on_dialog(dialog: Dialog) -> None:
+        helper.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    def on_request(request: Request) -> None:
+        helper.requests.append(request.url)
+
+    page.on("console", on_console)
+    page.on("dialog", on_dialog)
+    page.on("request", on_request)
+    try:
+        yield helper
+    finally:
+        # Shut the kernels of this test down so the next one starts clean.
+        # (The page may already be gone; the server is torn down at the end anyway.)
+        with contextlib.suppress(Exception):
+            page.evaluate("() => window.jupyterapp?.serviceManager.sessions.shutdownAll()")
+        context.close()

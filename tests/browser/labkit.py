@@ -1,0 +1,294 @@
+"""A JupyterLab server and a browser page driving it, for the widget's browser tests.
+
+``conftest.py`` turns these into fixtures; tests import :class:`Lab` from here for its helpers.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+HERE = Path(__file__).parent
+ARTIFACTS = HERE.parent / "artifacts"
+STATIC = HERE.parent.parent / "src" / "turnfold" / "static"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: Milliseconds to wait for JupyterLab, a kernel or a widget; a cold start is slow on CI.
+TIMEOUT_MS = 90_000
+
+
+def missing() -> str | None:
+    """Why the browser suite cannot run here, or None."""
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    for module in ("jupyterlab", "playwright"):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed"
+    return None
+
+
+@dataclass
+class LabServer:
+    """A running JupyterLab: its base URL, token and root directory (where notebooks go)."""
+
+    url: str
+    token: str
+    root: Path
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def lab_url(self, path: str = "") -> str:
+        # ``reset``: start from an empty workspace, not the tabs an earlier test left open.
+        return f"{self.url}/lab/tree/{path}?token={self.token}&reset"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _quiet_settings(directory: Path) -> None:
+    """User settings that keep JupyterLab off the network and free of pop-ups during tests."""
+    notifications = directory / "@jupyterlab" / "apputils-extension"
+    notifications.mkdir(parents=True, exist_ok=True)
+    (notifications / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False, "doNotDisturbMode": True})
+    )
+
+
+@contextmanager
+def running_lab(base: Path) -> Iterator[LabServer]:
+    """A JupyterLab server under ``base`` for as long as the context lasts."""
+    root = base / "notebooks"
+    root.mkdir()
+    settings = base / "settings"
+    _quiet_settings(settings)
+    token = secrets.token_hex(16)
+    port = _free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(base / "config"),
+        "JUPYTERLAB_SETTINGS_DIR": str(settings),
+        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
+        "PYTHONUNBUFFERED": "1",
+    }
+    log = base / "server.log"
+    command = [
+        sys.executable, "-m", "jupyter", "lab", "--no-browser",
+        f"--port={port}", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}", "--ServerApp.port_retries=0",
+        "--LabApp.expose_app_in_browser=True", "--LabApp.extension_manager=readonly",
+    ]  # fmt: skip
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI containers run as root
+        command.append("--allow-root")
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env)
+    server = LabServer(f"http://127.0.0.1:{port}", token, root, process, log)
+    try:
+        _wait_until_up(server)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_until_up(server: LabServer) -> None:
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    status = f"{server.url}/api/status?token={server.token}"
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited:\n{server.log.read_text(errors='replace')}")
+        try:
+            with urllib.request.urlopen(status, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"JupyterLab did not answer:\n{server.log.read_text(errors='replace')}")
+
+
+@dataclass
+class Lab:
+    """One browser page on the test JupyterLab, with helpers for notebooks and the widget."""
+
+    page: Page
+    server: LabServer
+    console: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+
+    # -- notebooks
+
+    def write_notebook(self, name: str, cells: list[str]) -> Path:
+        """A notebook of code cells in the server's root, for the python3 kernel."""
+        import nbformat
+
+        notebook = nbformat.v4.new_notebook()
+        notebook.metadata["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3",
+            "language": "python",
+        }
+        notebook.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+        path = self.server.root / name
+        nbformat.write(notebook, path)
+        return path
+
+    def open(self, name: str) -> None:
+        """Open a notebook and wait until its kernel is ready."""
+        self.page.goto(self.server.lab_url(name))
+        self.page.wait_for_function(
+            "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+            " && window.jupyterapp.shell.currentWidget.sessionContext",
+            timeout=TIMEOUT_MS,
+        )
+        self.page.evaluate(
+            """async () => {
+                const panel = window.jupyterapp.shell.currentWidget;
+                await panel.context.ready;
+                await panel.sessionContext.ready;
+            }"""
+        )
+        self.page.wait_for_function(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel"
+            "?.connectionStatus === 'connected'",
+            timeout=TIMEOUT_MS,
+        )
+
+    def command(self, name: str, args: dict[str, Any] | None = None) -> Any:
+        """Run a JupyterLab command (``window.jupyterapp`` is exposed by the fixture)."""
+        return self.page.evaluate(
+            "([name, args]) => window.jupyterapp.commands.execute(name, args)", [name, args or {}]
+        )
+
+    def run_all(self) -> None:
+        self.command("notebook:run-all-cells")
+        self.wait_idle()
+
+    def run_cell(self, index: int) -> None:
+        """Run the cell at ``index`` again (a new output, a new view of the same widget)."""
+        self.page.evaluate(
+            "(index) => { window.jupyterapp.shell.currentWidget.content.activeCellIndex = index; }",
+            index,
+        )
+        self.command("notebook:run-cell")
+        self.wait_idle()
+
+    def execute(self, code: str) -> None:
+        """Run ``code`` in the notebook's kernel, outside any cell (no output is shown)."""
+        self.page.evaluate(
+            """async (code) => {
+                const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+                const reply = await kernel.requestExecute({ code, store_history: false }).done;
+                if (reply.content.status !== 'ok') throw new Error(JSON.stringify(reply.content));
+            }""",
+            code,
+        )
+
+    def wait_idle(self) -> None:
+        """Until every cell has run (no ``[*]`` prompt) and the kernel is idle."""
+        self.page.wait_for_function(
+            """() => {
+                const panel = window.jupyterapp.shell.currentWidget;
+                const kernel = panel.sessionContext.session?.kernel;
+                const busy = [...panel.content.node.querySelectorAll('.jp-InputPrompt')]
+                    .some((prompt) => prompt.textContent.includes('*'));
+                return kernel && kernel.status === 'idle' && !busy;
+            }""",
+            timeout=TIMEOUT_MS,
+        )
+
+    def open_notebook(self, name: str, cells: list[str], *, widgets: int = 1) -> Locator:
+        """Write, open and run a notebook; returns its first widget once ``widgets`` are drawn."""
+        self.write_notebook(name, cells)
+        self.open(name)
+        self.run_all()
+        views = self.views()
+        views.nth(widgets - 1).wait_for(timeout=TIMEOUT_MS)
+        return views.first
+
+    def views(self) -> Locator:
+        """Every widget view in the notebook now shown, in order."""
+        panel = self.page.evaluate("() => window.jupyterapp.shell.currentWidget.id")
+        return self.page.locator(f"#{panel} .tf-widget")
+
+    # -- the widget
+
+    @staticmethod
+    def keyed(widget: Locator, key: str) -> Locator:
+        return widget.locator(f'[data-key="{key}"]').first
+
+    def header(self, widget: Locator, key: str) -> Locator:
+        """The header button of the disclosure ``key``."""
+        return self.keyed(widget, key).locator(":scope > .tf-toggle")
+
+    def toggle(self, widget: Locator, key: str) -> None:
+        self.header(widget, key).click()
+
+    def expanded(self, widget: Locator, key: str) -> bool:
+        return self.header(widget, key).get_attribute("aria-expanded") == "true"
+
+    def open_everything(self, widget: Locator, rounds: int = 40) -> int:
+        """Click every closed header until none is left (bodies are drawn lazily, Q-2)."""
+        total = 0
+        for _ in range(rounds):
+            clicked = widget.evaluate(
+                """(root) => {
+                    const closed = [...root.querySelectorAll('.tf-toggle[aria-expanded="false"]')];
+                    closed.forEach((button) => button.click());
+                    return closed.length;
+                }"""
+            )
+            total += clicked
+            if not clicked:
+                break
+        return total
+
+    # -- look
+
+    def set_theme(self, dark: bool) -> None:
+        theme = "JupyterLab Dark" if dark else "JupyterLab Light"
+        self.page.emulate_media(color_scheme="dark" if dark else "light")
+        self.command("apputils:change-theme", {"theme": theme})
+        self.page.wait_for_function(
+            "(light) => document.body.dataset.jpThemeLight === light",
+            arg="false" if dark else "true",
+            timeout=TIMEOUT_MS,
+        )
+        self.page.wait_for_timeout(500)  # the theme's stylesheet applies after the attribute
+
+    def screenshot(self, name: str, target: Locator | None = None) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / name
+        (target or self.page).screenshot(path=str(path))
+        return path

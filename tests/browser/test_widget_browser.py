@@ -1,0 +1,398 @@
+"""The transcript widget in real JupyterLab, driven by Chromium (issue 5; P-7 … P-12, W-3, X-1).
+
+Fixtures and helpers are documented in ``conftest.py``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from labkit import Lab
+
+from turnfold.model import Transcript
+
+DEMO_SETUP = """\
+from turnfold.samples import demo_session
+from turnfold.widget import TranscriptWidget
+
+widget = TranscriptWidget(demo_session())"""
+
+# The demo session's first turn: process > group > summary row > its tools (see the view model).
+PROCESS = "process:turn:e0"
+GROUP = "group:e1"
+SUMMARY = "summary:e2"
+TOOL = "e2"  # Grep, inside the summary row
+COMMAND_GROUP = "group:batch:e7"
+FAILED_COMMAND = "e7"
+
+
+def test_P8_demo_renders_closed_then_each_level_opens_on_its_own(lab: Lab) -> None:
+    widget = lab.open_notebook("demo.ipynb", [DEMO_SETUP, "widget"])
+    processes = widget.locator(".tf-process > .tf-toggle")
+    assert processes.count() == 2
+    assert all(v == "false" for v in processes.evaluate_all("b => b.map(x => x.ariaExpanded)"))
+    # Q-2: nothing behind a closed disclosure is in the DOM yet.
+    assert widget.locator(".tf-process .tf-body").count() == 0
+    # P-2: the answers are visible without opening anything.
+    assert "parseConfig now defaults port" in widget.locator(".tf-answer").first.inner_text()
+
+    lab.toggle(widget, PROCESS)
+    assert lab.expanded(widget, PROCESS)
+    assert not lab.expanded(widget, GROUP)  # P-8: settled groups stay closed
+    assert lab.keyed(widget, COMMAND_GROUP).is_visible()
+
+    lab.toggle(widget, GROUP)
+    assert lab.expanded(widget, GROUP)
+    assert not lab.expanded(widget, SUMMARY)
+    lab.toggle(widget, SUMMARY)  # F-10a: a summary opens to its tools
+    assert lab.keyed(widget, TOOL).is_visible()
+    lab.toggle(widget, TOOL)
+    tool = lab.keyed(widget, TOOL)
+    assert "src/config.ts:12" in tool.inner_text()  # the folded result, now shown
+    assert tool.locator(".tf-name").first.evaluate("e => getComputedStyle(e).fontWeight") in (
+        "700",
+        "bold",
+    )  # F-13
+
+
+def test_P10_closing_a_parent_keeps_its_childrens_choices(lab: Lab) -> None:
+    widget = lab.open_notebook("memory.ipynb", [DEMO_SETUP, "widget"])
+    for key in (PROCESS, GROUP, SUMMARY, TOOL):
+        lab.toggle(widget, key)
+    lab.toggle(widget, COMMAND_GROUP)  # a sibling: not an accordion
+    assert lab.expanded(widget, GROUP)
+    assert lab.expanded(widget, COMMAND_GROUP)
+
+    lab.toggle(widget, PROCESS)
+    assert not lab.expanded(widget, PROCESS)
+    assert not lab.keyed(widget, GROUP).is_visible()
+    lab.toggle(widget, PROCESS)
+    for key in (GROUP, SUMMARY, TOOL, COMMAND_GROUP):
+        assert lab.expanded(widget, key), key
+
+    # A child closed by the reader stays closed across its parent's close and reopen.
+    lab.toggle(widget, SUMMARY)
+    lab.toggle(widget, GROUP)
+    lab.toggle(widget, GROUP)
+    assert not lab.expanded(widget, SUMMARY)
+
+
+def test_P12_the_fold_rail_closes_its_group_and_headers_work_by_keyboard(lab: Lab) -> None:
+    widget = lab.open_notebook("rail.ipynb", [DEMO_SETUP, "widget"])
+    lab.toggle(widget, PROCESS)
+    lab.toggle(widget, GROUP)
+    group = lab.keyed(widget, GROUP)
+    body = group.locator(":scope > .tf-body")
+    assert body.evaluate("e => getComputedStyle(e).paddingLeft") == "12px"
+    rail = body.locator(":scope > .tf-rail")
+    bar = "e => getComputedStyle(e, '::before').backgroundColor"
+    lab.page.mouse.move(0, 0)
+    lab.page.evaluate("() => document.activeElement?.blur()")  # focus inside shows it too
+    assert rail.evaluate(bar) == "rgba(0, 0, 0, 0)"  # invisible at rest
+    rail.hover()
+    assert rail.evaluate(bar) != "rgba(0, 0, 0, 0)"
+    assert rail.evaluate("e => getComputedStyle(e, '::before').width") == "2px"
+    rail.click()
+    assert not lab.expanded(widget, GROUP)
+
+    header = lab.header(widget, GROUP)
+    header.focus()
+    lab.page.keyboard.press("Enter")
+    assert lab.expanded(widget, GROUP)
+    lab.page.keyboard.press("Space")
+    assert not lab.expanded(widget, GROUP)
+
+
+def test_P10_the_same_widget_shown_again_restores_the_readers_folds(lab: Lab) -> None:
+    widget = lab.open_notebook("again.ipynb", [DEMO_SETUP, "widget", "widget"], widgets=2)
+    lab.toggle(widget, PROCESS)
+    lab.toggle(widget, GROUP)
+    lab.run_cell(2)  # the third cell draws a brand-new view of the same widget
+    second = lab.views().nth(1)
+    second.locator(f'[data-key="{GROUP}"]').wait_for()
+    assert lab.expanded(second, PROCESS)
+    assert lab.expanded(second, GROUP)
+    assert not lab.expanded(second, SUMMARY)
+
+
+LIVE_SETUP = """\
+import threading, time
+from turnfold.recording import Recorder
+from turnfold.widget import TranscriptWidget
+
+rec = Recorder()
+rec.user("Why is the build red?")
+rec.thinking("Look at the sources first.")
+for name in ("a.py", "b.py"):
+    rec.finish_tool(rec.start_tool("Read", {"file_path": name}), "x = 1")
+rec.assistant("The sources look fine; checking the tests.")
+rec.thinking("Now the tests.")
+running = rec.start_tool("Read", {"file_path": "test_a.py"})
+widget = TranscriptWidget(rec.transcript)"""
+
+LIVE_AGENT = """\
+def agent():
+    time.sleep(0.3)
+    rec.finish_tool(running, "assert x == 2")
+    for n in range(3):
+        call = rec.start_tool("Grep", {"pattern": f"x{n}"})
+        time.sleep(0.05)
+        rec.finish_tool(call, "hit")
+    rec.assistant("All done: the test expected 2.")
+
+threading.Thread(target=agent).start()"""
+
+
+def test_P10_live_updates_keep_what_the_reader_opened_and_settle_the_rest(lab: Lab) -> None:
+    widget = lab.open_notebook("live.ipynb", [LIVE_SETUP, "widget"])
+    process = widget.locator(".tf-process").first
+    assert process.get_attribute("data-key") is not None
+    process_key = str(process.get_attribute("data-key"))
+    assert lab.expanded(widget, process_key)  # P-8: open while the turn runs
+    groups = widget.locator(".tf-group")
+    finished, current = (str(groups.nth(i).get_attribute("data-key")) for i in range(2))
+    assert not lab.expanded(widget, finished)  # a finished group is closed
+    assert lab.expanded(widget, current)  # the group of the step now executing is open
+    lab.toggle(widget, finished)  # the reader opens the finished one
+
+    lab.execute(LIVE_AGENT)  # a background thread finishes the turn (L-5, W-2)
+    widget.locator(".tf-answer", has_text="All done").wait_for()
+    assert "Completed" in lab.header(widget, process_key).inner_text()
+    assert lab.expanded(widget, process_key)  # it holds what the reader opened
+    assert lab.expanded(widget, finished)  # the reader's choice survived every patch
+    assert not lab.expanded(widget, current)  # untouched: settled closed
+
+
+def test_P10_focus_inside_a_group_makes_it_the_readers_without_toggling(lab: Lab) -> None:
+    widget = lab.open_notebook("owned.ipynb", [LIVE_SETUP, "widget"])
+    current = str(widget.locator(".tf-group").nth(1).get_attribute("data-key"))
+    inside = lab.keyed(widget, current).locator(".tf-body .tf-toggle").first
+    inside.focus()  # keyboard focus on a row inside the running group: no toggle
+    assert inside.get_attribute("aria-expanded") == "false"
+    lab.execute(LIVE_AGENT)
+    widget.locator(".tf-answer", has_text="All done").wait_for()
+    assert lab.expanded(widget, current)  # completion did not close what the reader was in
+    assert (
+        widget.locator(".tf-group")
+        .nth(1)
+        .locator(".tf-body .tf-toggle")
+        .first.get_attribute("aria-expanded")
+        == "false"
+    )
+
+
+def test_P10_a_mode_switch_redraws_at_once_and_keeps_choices(lab: Lab) -> None:
+    widget = lab.open_notebook("modes.ipynb", [DEMO_SETUP, "widget"])
+    for key in (PROCESS, GROUP, SUMMARY, TOOL):
+        lab.toggle(widget, key)
+    lab.execute('widget.transcript_display_mode = "flat"')
+    lab.keyed(widget, GROUP).wait_for(state="detached")  # P-4: flat has no groups
+    assert lab.expanded(widget, PROCESS)
+    assert lab.expanded(widget, SUMMARY)
+    assert lab.expanded(widget, TOOL)
+    lab.execute('widget.transcript_display_mode = "fully-folded"')
+    lab.keyed(widget, GROUP).wait_for()
+    assert lab.expanded(widget, GROUP)  # the choice came back with the group
+
+
+def test_P11_reveal_opens_exactly_the_path_once(lab: Lab) -> None:
+    widget = lab.open_notebook("reveal.ipynb", [DEMO_SETUP, "widget"])
+    lab.execute('widget.reveal("e3")')  # a Read inside the first group's summary row
+    lab.keyed(widget, "e3").wait_for()
+    for key in (PROCESS, GROUP, SUMMARY):
+        assert lab.expanded(widget, key), key
+    assert not lab.expanded(widget, COMMAND_GROUP)
+    lab.toggle(widget, GROUP)  # a later manual close stands, even after an update
+    lab.execute("widget.show_tool_call_args = True")
+    lab.page.wait_for_timeout(500)
+    assert not lab.expanded(widget, GROUP)
+
+
+THINKING_SETUP = """\
+from turnfold.recording import Recorder
+from turnfold.settings import DisplaySettings
+from turnfold.widget import TranscriptWidget
+
+rec = Recorder()
+rec.user("Think about it")
+thought = rec.thinking("Hmm", streaming=True)
+widget = TranscriptWidget(rec.transcript, DisplaySettings(show_thinking=False))"""
+
+
+def test_P9_the_thinking_indicator_shimmers_then_fades(lab: Lab) -> None:
+    widget = lab.open_notebook("thinking.ipynb", [THINKING_SETUP, "widget"])
+    label = widget.locator(".tf-indicator .tf-shimmer")
+    style = "e => { const s = getComputedStyle(e); return [s.animationName, s.animationDuration,"
+    style += " s.animationTimingFunction, s.animationIterationCount]; }"
+    assert label.evaluate(style) == ["tf-sweep", "1.2s", "linear", "infinite"]
+    assert widget.locator(".tf-thinking").count() == 0  # hidden reasoning renders no row
+    lab.page.emulate_media(reduced_motion="reduce")
+    assert label.evaluate(style)[0] == "none"  # static under reduced motion
+    lab.page.emulate_media(reduced_motion="no-preference")
+
+    # Record every fading ghost as it appears: it lives for 220 ms only.
+    widget.evaluate(
+        """(root) => {
+            window.tfFades = [];
+            new MutationObserver((records) => {
+                for (const record of records) for (const node of record.addedNodes) {
+                    if (!(node instanceof Element)) continue;
+                    const ghosts = [node, ...node.querySelectorAll('*')]
+                        .filter((e) => e.classList.contains('tf-fading'));
+                    for (const ghost of ghosts) {
+                        window.tfFades.push(getComputedStyle(ghost).animationDuration);
+                    }
+                }
+            }).observe(root, { childList: true, subtree: true });
+        }"""
+    )
+    # The reasoning ends and the agent moves on: the process stays open, the indicator goes.
+    lab.execute('rec.stream(thought, " done", done=True); rec.start_tool("Read", {"path": "a"})')
+    lab.page.wait_for_function("() => window.tfFades.length > 0")
+    assert lab.page.evaluate("() => window.tfFades") == ["0.22s"]
+    widget.locator(".tf-fading").wait_for(state="detached")
+    assert widget.locator(".tf-indicator").count() == 0
+
+
+def test_W1_a_transcript_as_the_last_expression_shows_the_widget(lab: Lab) -> None:
+    setup = (
+        "from turnfold.display import register_display\n"
+        "from turnfold.samples import demo_session\n"
+        "register_display()"
+    )
+    widget = lab.open_notebook("display.ipynb", [setup, "demo_session()"])
+    assert widget.locator(".tf-process").count() == 2
+
+
+def test_P11_search_opens_only_the_paths_of_its_hits(lab: Lab) -> None:
+    widget = lab.open_notebook("search.ipynb", [DEMO_SETUP, "widget"])
+    box = widget.locator(".tf-search-input")
+    box.fill("Received: undefined")  # only in the failing command's output
+    box.press("Enter")
+    hit = lab.keyed(widget, FAILED_COMMAND)
+    hit.and_(widget.locator(".tf-hit-current")).wait_for()
+    assert lab.expanded(widget, PROCESS)
+    assert lab.expanded(widget, COMMAND_GROUP)
+    assert not lab.expanded(widget, GROUP)  # nothing else opens
+    assert "1 match" in widget.locator(".tf-search-count").inner_text()
+
+    lab.toggle(widget, COMMAND_GROUP)  # the reader closes it again: that stands
+    box.press("Enter")  # stepping through the same answer does not reopen it
+    assert not lab.expanded(widget, COMMAND_GROUP)
+
+
+def _hostile_transcript() -> Transcript:
+    """Every visible field of a transcript holding every payload of the security suites."""
+    security = _load_test_module("test_security")
+    pages = _load_test_module("test_render_html")
+    payloads = [
+        *security.PAYLOADS,
+        *pages.HOSTILE,
+        "<img src=x onerror=\"console.log('TF-PWNED')\">",
+        "<script>console.log('TF-PWNED')</script>",
+        "<svg onload=\"console.log('TF-PWNED')\"></svg>",
+        "<a href=\"javascript:console.log('TF-PWNED')\">x</a>",
+    ]
+    entries = [entry for payload in payloads for entry in pages.hostile_transcript(payload)]
+    return Transcript(entries)
+
+
+def _load_test_module(name: str) -> ModuleType:
+    path = Path(__file__).parent.parent / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_turnfold_{name}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_X1_hostile_payloads_display_without_running_anything(lab: Lab) -> None:
+    path = lab.server.root / "hostile.jsonl"
+    path.write_text(_hostile_transcript().dump(), encoding="utf-8")
+    cells = [
+        "import turnfold\nfrom turnfold.widget import TranscriptWidget",
+        f"TranscriptWidget(turnfold.load({str(path)!r}))",
+    ]
+    widget = lab.open_notebook("hostile.ipynb", cells)
+    opened = lab.open_everything(widget)
+    assert opened > 100
+    lab.page.wait_for_timeout(1000)  # give any injected handler time to fire
+    assert lab.dialogs == []
+    assert not [line for line in lab.console if "TF-PWNED" in line]
+    assert not [url for url in lab.requests if "evil.test" in url]
+    assert widget.locator("script, iframe, object, embed, form").count() == 0
+    handlers = widget.evaluate(
+        "(root) => [...root.querySelectorAll('*')].flatMap(e => [...e.attributes])"
+        ".filter(a => /^on/i.test(a.name) || /^\\s*javascript:/i.test(a.value)).length"
+    )
+    assert handlers == 0
+    # X-2: the payloads are shown as text, not dropped.
+    assert "<script>alert(1)</script>" in widget.inner_text()
+
+
+def test_W3_light_and_dark_themes_look_native(lab: Lab) -> None:
+    lab.page.set_viewport_size({"width": 1100, "height": 1600})  # the opened demo fits
+    widget = lab.open_notebook("themes.ipynb", [DEMO_SETUP, "widget"])
+    output = widget.locator("xpath=ancestor::div[contains(@class,'jp-OutputArea-output')][1]")
+    lab.screenshot("widget-settled-light.png", output)  # P-8: closed from the first paint
+    for key in (PROCESS, GROUP, SUMMARY, COMMAND_GROUP):
+        lab.toggle(widget, key)
+    lab.page.mouse.move(0, 0)
+    lab.page.evaluate("() => document.activeElement?.blur()")  # the rail shows on focus
+    lab.screenshot("widget-light.png", output)
+    light = _colours(widget)
+    lab.set_theme(dark=True)
+    lab.screenshot("widget-dark.png", output)
+    dark = _colours(widget)
+    lab.set_theme(dark=False)
+    assert _luminance(light["text"]) < 0.3 < _luminance(light["background"])
+    assert _luminance(dark["text"]) > 0.5 > _luminance(dark["background"])
+    for colours in (light, dark):
+        assert _contrast(colours["text"], colours["background"]) >= 7  # WCAG AAA for body text
+        assert _contrast(colours["dim"], colours["background"]) >= 3
+
+
+def _colours(widget: Any) -> dict[str, str]:
+    return dict(
+        widget.evaluate(
+            """(root) => {
+                let node = root, background = 'rgba(0, 0, 0, 0)';
+                while (node && /rgba\\(0, 0, 0, 0\\)|transparent/.test(background)) {
+                    background = getComputedStyle(node).backgroundColor;
+                    node = node.parentElement;
+                }
+                const dim = root.querySelector('.tf-head') ?? root;
+                return {
+                    text: getComputedStyle(root).color,
+                    dim: getComputedStyle(dim).color,
+                    background,
+                };
+            }"""
+        )
+    )
+
+
+def _rgb(colour: str) -> tuple[float, float, float]:
+    red, green, blue = (float(v) for v in re.findall(r"[\d.]+", colour)[:3])
+    return red, green, blue
+
+
+def _luminance(colour: str) -> float:
+    def channel(value: float) -> float:
+        value /= 255
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (channel(v) for v in _rgb(colour))
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def _contrast(first: str, second: str) -> float:
+    high, low = sorted((_luminance(first), _luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)

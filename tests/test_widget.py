@@ -1,0 +1,433 @@
+"""The notebook widget, kernel side (spec W-1 … W-4, P-10, P-11, L-5), without a browser.
+
+Messages are captured where ipywidgets hands them to the comm, so the byte counts below are what
+a real kernel would put on the wire. The JS side is tested in ``js/test`` (disclosure memory) and
+in ``tests/browser`` (a real JupyterLab).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import traitlets
+
+from turnfold.display import register_display, transcript_mimebundle
+from turnfold.model import Transcript
+from turnfold.recording import Recorder
+from turnfold.render.html import render_html
+from turnfold.render.text import render_text
+from turnfold.render.viewmodel import build_view_model
+from turnfold.samples import demo_session
+from turnfold.settings import DisplaySettings
+from turnfold.widget import TranscriptWidget, diff_nodes, search_view
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+class Wire:
+    """Every comm message a widget sends, as a kernel would serialize it."""
+
+    def __init__(self, widget: TranscriptWidget) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        widget.comm.send = self.send
+
+    def send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
+        with self.lock:
+            self.messages.append(data)
+
+    def custom(self, kind: str | None = None) -> list[dict[str, Any]]:
+        with self.lock:
+            found = [m["content"] for m in self.messages if m.get("method") == "custom"]
+        return [m for m in found if kind is None or m.get("type") == kind]
+
+    def clear(self) -> None:
+        with self.lock:
+            self.messages.clear()
+
+    @staticmethod
+    def size(message: Any) -> int:
+        """Bytes of a message body as jupyter_client's session packs it (compact JSON, UTF-8)."""
+        return len(json.dumps(message, ensure_ascii=False, allow_nan=False).encode())
+
+
+def recorded(turns: int) -> Recorder:
+    """A settled transcript of ``turns`` turns: a question, a read, a command, an answer."""
+    rec = Recorder(clock=lambda: "2026-01-01T00:00:00Z")
+    for n in range(turns):
+        rec.user(f"Question {n}: why does test_{n} fail?")
+        read = rec.start_tool("Read", {"file_path": f"src/module_{n}.py"})
+        rec.finish_tool(read, f"def f_{n}():\n    return {n}\n")
+        run = rec.start_tool("Bash", {"command": f"pytest -k test_{n}"})
+        rec.finish_tool(run, "1 passed")
+        rec.assistant(f"Fixed test_{n}.")
+    return rec
+
+
+@pytest.fixture
+def widgets() -> Iterator[list[TranscriptWidget]]:
+    """Widgets made by a test, closed after it so no timer thread outlives it."""
+    made: list[TranscriptWidget] = []
+    yield made
+    for widget in made:
+        widget.close()
+
+
+def make(
+    widgets: list[TranscriptWidget], transcript: Transcript, **kwargs: Any
+) -> TranscriptWidget:
+    widget = TranscriptWidget(transcript, **kwargs)
+    widgets.append(widget)
+    return widget
+
+
+# --- W-1: the initial state -----------------------------------------------------------------------
+
+
+def test_W1_initial_view_is_the_view_model_and_settled_turns_start_closed(
+    widgets: list[TranscriptWidget],
+) -> None:
+    transcript = demo_session()
+    widget = make(widgets, transcript)
+    view = widget._view
+    raw = build_view_model(transcript)
+    assert [n["key"] for n in view["nodes"]] == [n["key"] for n in raw["nodes"]]
+    assert view["mode"] == "fully-folded"
+    turns = [n for n in view["nodes"] if n["kind"] == "turn"]
+    assert turns
+    assert all(t["process"] is None or t["process"]["open"] is False for t in turns)  # P-8
+    assert widget._folds == {}
+    assert widget._strings["search"]
+    assert widget._strings["arguments"] == "Arguments"
+    json.dumps(view)  # JSON-ready
+
+
+def test_W1_the_view_gets_catalog_phrases_so_the_js_needs_no_rules(
+    widgets: list[TranscriptWidget],
+) -> None:
+    widget = make(widgets, demo_session())
+    tools = [n for n in _nodes(widget._view) if n["kind"] == "tool"]
+    assert tools
+    for tool in tools:
+        assert set(tool["fold"]) == {"args", "result", "note", "subagent"}
+        assert (tool["status_label"] is None) == (tool["status"] == "success")
+        if tool["result"] is not None:
+            assert "more_label" in tool["result"]
+            assert "notes_text" in tool["result"]
+
+
+def test_W1_the_bundle_is_referenced_and_the_css_includes_content_styles() -> None:
+    esm = TranscriptWidget._esm
+    assert "export default" in str(esm) or str(getattr(esm, "_path", esm)).endswith("widget.js")
+    assert ".tf-ansi-fg1" in TranscriptWidget._css  # content fragments (ANSI, code, diffs)
+
+
+# --- W-2: incremental, small, independent of the transcript's length ------------------------------
+
+
+def _bytes_for_one_appended_tool_call(
+    widgets: list[TranscriptWidget], turns: int
+) -> tuple[int, list[dict[str, Any]]]:
+    rec = recorded(turns)
+    widget = make(widgets, rec.transcript)
+    wire = Wire(widget)
+    rec.start_tool("Grep", {"pattern": "needle", "path": "src"})
+    widget.flush()
+    messages = wire.custom()
+    return sum(Wire.size(m) for m in wire.messages), messages
+
+
+def test_W2_bytes_for_one_appended_tool_call_do_not_grow_with_the_transcript(
+    widgets: list[TranscriptWidget],
+) -> None:
+    small, small_messages = _bytes_for_one_appended_tool_call(widgets, 10)
+    large, large_messages = _bytes_for_one_appended_tool_call(widgets, 1000)
+    print(f"\nW-2 bytes for one appended tool call: 10 turns {small} B, 1000 turns {large} B")
+    for messages in (small_messages, large_messages):
+        (patch,) = messages
+        assert patch["type"] == "patch"
+        assert [u["node"]["kind"] for u in patch["upsert"]] == ["turn"]  # only the last turn
+        assert patch["remove"] == []
+        assert "nodes" not in patch
+        assert "fields" not in patch
+    assert large / small < 1.5
+    assert large < 10_000
+
+
+def test_W2_a_status_change_resends_only_its_turn(widgets: list[TranscriptWidget]) -> None:
+    rec = recorded(3)
+    call = rec.start_tool("Bash", {"command": "make"})
+    widget = make(widgets, rec.transcript)
+    wire = Wire(widget)
+    rec.finish_tool(call, "done")
+    widget.flush()
+    (patch,) = wire.custom("patch")
+    assert [u["node"]["key"] for u in patch["upsert"]] == [widget.view["nodes"][-1]["key"]]
+    assert patch["base"] == patch["rev"] - 1
+
+
+def test_W2_nothing_is_sent_when_nothing_visible_changed(widgets: list[TranscriptWidget]) -> None:
+    widget = make(widgets, demo_session())
+    wire = Wire(widget)
+    widget.flush()
+    assert wire.custom() == []
+
+
+def test_W2_diff_nodes_sends_new_changed_and_moved_nodes_with_their_anchor() -> None:
+    a, b, c = ({"key": k, "v": 0} for k in "abc")
+    assert diff_nodes([a, b], [a, b, c]) == ([{"after": "b", "node": c}], [])
+    changed = {"key": "b", "v": 1}
+    assert diff_nodes([a, b, c], [a, changed, c]) == ([{"after": "a", "node": changed}], [])
+    # A removal alone sends nothing else: the receiver drops "a" and "b" is first anyway.
+    assert diff_nodes([a, b, c], [b, c]) == ([], ["a"])
+    # A node whose predecessor changed is sent again with its new anchor.
+    assert diff_nodes([a, b, c], [a, c, b]) == (
+        [{"after": "a", "node": c}, {"after": "c", "node": b}],
+        [],
+    )
+    assert diff_nodes([a, b], [a, b]) == ([], [])
+
+
+def test_L5_appending_from_another_thread_reaches_the_view(widgets: list[TranscriptWidget]) -> None:
+    rec = recorded(2)
+    widget = make(widgets, rec.transcript)
+    wire = Wire(widget)
+
+    def agent() -> None:
+        rec.user("One more thing")
+        for n in range(20):  # a burst: coalesced, not one message per append
+            call = rec.start_tool("Read", {"file_path": f"f{n}.py"})
+            rec.finish_tool(call, "x")
+        rec.assistant("Done.")
+
+    worker = threading.Thread(target=agent)
+    worker.start()
+    worker.join()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        keys = [u["node"]["key"] for p in wire.custom("patch") for u in p["upsert"]]
+        if widget.view["nodes"][-1]["key"] in keys and widget.view == _fresh_view(widget):
+            break
+        time.sleep(0.02)
+    patches = wire.custom("patch")
+    assert patches, "the timer thread never flushed"
+    assert len(patches) < 20, "bursts are coalesced"
+    assert [p["rev"] for p in patches] == list(range(1, len(patches) + 1))
+    assert widget.view["nodes"][-1]["answer"]["html"].endswith("Done.</p></div>")
+
+
+def _fresh_view(widget: TranscriptWidget) -> dict[str, Any]:
+    return TranscriptWidget(widget.transcript, widget.settings).view
+
+
+def test_L5_closed_widgets_stop_listening(widgets: list[TranscriptWidget]) -> None:
+    rec = recorded(1)
+    widget = make(widgets, rec.transcript)
+    wire = Wire(widget)
+    widget.close()
+    rec.user("after close")
+    time.sleep(0.15)
+    assert wire.custom() == []
+
+
+# --- T-1 / T-4: settings linked both ways ---------------------------------------------------------
+
+
+def test_T1_given_settings_are_linked_both_ways(widgets: list[TranscriptWidget]) -> None:
+    settings = DisplaySettings()
+    widget = make(widgets, demo_session(), settings=settings)
+    widget.transcript_display_mode = "flat"
+    assert settings.transcript_display_mode == "flat"
+    settings.show_thinking = False
+    assert widget.show_thinking is False
+    settings.locale = "zh-CN"
+    assert widget.locale == "zh"
+    assert widget._strings["search"] == "搜索此记录"
+
+
+def test_T2_an_invalid_mode_resolves_alike_on_both_sides(widgets: list[TranscriptWidget]) -> None:
+    settings = DisplaySettings(transcript_display_mode="flat")
+    widget = make(widgets, demo_session(), settings=settings)
+    with pytest.warns(UserWarning, match="invalid transcript_display_mode"):
+        widget.transcript_display_mode = "sideways"
+    assert widget.transcript_display_mode == settings.transcript_display_mode == "fully-folded"
+
+
+def test_T4_a_settings_widget_can_link_to_the_widget_traits(
+    widgets: list[TranscriptWidget],
+) -> None:
+    panel = DisplaySettings()
+    widget = make(widgets, demo_session())
+    traitlets.link((panel, "transcript_display_mode"), (widget, "transcript_display_mode"))
+    panel.transcript_display_mode = "command-first"
+    assert widget.settings.transcript_display_mode == "command-first"
+
+
+def test_T4_a_setting_change_sends_only_what_changed(widgets: list[TranscriptWidget]) -> None:
+    widget = make(widgets, demo_session())
+    wire = Wire(widget)
+    widget.show_thinking = False
+    widget.flush()
+    (patch,) = wire.custom("patch")
+    assert patch["fields"] == {"show_thinking": False}
+    sent = {u["node"]["key"] for u in patch["upsert"]}
+    assert sent
+    assert all(key.startswith("turn:") for key in sent)
+    assert widget.view["show_thinking"] is False
+
+
+# --- P-10: fold memory is the view's, never the transcript's or the settings' ---------------------
+
+
+def test_P10_folds_written_by_the_view_touch_neither_transcript_nor_settings(
+    widgets: list[TranscriptWidget],
+) -> None:
+    transcript = demo_session()
+    settings = DisplaySettings()
+    before = (transcript.dump(), settings.to_dict())
+    widget = make(widgets, transcript, settings=settings)
+    widget.set_state({"_folds": {"process:turn:e0": "open", "group:e1": "owned", "e2": "closed"}})
+    assert widget._folds["group:e1"] == "owned"
+    assert (transcript.dump(), settings.to_dict()) == before
+    assert "_folds" not in json.dumps(widget._repr_mimebundle_()[0]["text/html"])
+
+
+def test_P10_a_view_mounted_later_gets_the_current_view_once(
+    widgets: list[TranscriptWidget],
+) -> None:
+    rec = recorded(2)
+    widget = make(widgets, rec.transcript)
+    wire = Wire(widget)
+    widget._handle_custom_msg({"type": "hello", "view": "v1"}, [])
+    (welcome,) = wire.custom("full")
+    assert welcome == {"type": "full", "to": "v1", "rev": 0, "view": None}  # `_view` is current
+    rec.user("more")
+    widget.flush()
+    wire.clear()
+    widget._handle_custom_msg({"type": "hello", "view": "v2"}, [])
+    (full,) = wire.custom("full")
+    assert full["to"] == "v2"
+    assert full["rev"] == 1
+    assert full["view"] == widget.view
+
+
+# --- P-11: reveal and search ----------------------------------------------------------------------
+
+
+def test_P11_reveal_sends_only_the_ancestor_path(widgets: list[TranscriptWidget]) -> None:
+    widget = make(widgets, demo_session())
+    wire = Wire(widget)
+    path = widget.reveal("e3")  # a Read inside the summary row of the first group
+    assert path == ["process:turn:e0", "group:e1", "summary:e2"]
+    (message,) = wire.custom("reveal")
+    assert message == {"type": "reveal", "key": "e3", "path": path}
+
+
+def test_P11_hidden_thinking_stays_hidden(widgets: list[TranscriptWidget]) -> None:
+    widget = make(widgets, demo_session(), settings=DisplaySettings(show_thinking=False))
+    wire = Wire(widget)
+    assert widget.reveal("e1") is None  # e1 is reasoning
+    assert wire.custom("reveal") == []
+    hits, _ = widget.search("parseConfig handles defaults")
+    assert hits == []
+    widget.show_thinking = True
+    hits, _ = widget.search("parseConfig handles defaults")
+    assert [h["key"] for h in hits] == ["e1"]
+
+
+def test_P11_search_answers_the_asking_view_with_keys_and_paths(
+    widgets: list[TranscriptWidget],
+) -> None:
+    widget = make(widgets, demo_session())
+    wire = Wire(widget)
+    widget._handle_custom_msg({"type": "search", "view": "v1", "id": 7, "query": "CONFIG.TS"}, [])
+    (reply,) = wire.custom("search")
+    assert reply["to"] == "v1"
+    assert reply["id"] == 7
+    assert reply["total"] == len(reply["hits"]) > 0
+    assert reply["label"].endswith("matches")
+    by_key = {hit["key"]: hit["path"] for hit in reply["hits"]}
+    assert by_key["e3"] == ["process:turn:e0", "group:e1", "summary:e2"]
+    assert all(path[0].startswith("process:") for path in by_key.values() if path)
+
+
+def test_P11_search_finds_tool_output_and_ignores_titles() -> None:
+    view = build_view_model(demo_session())
+    hits, total = search_view(view, "Received: undefined")  # the failing command's output
+    assert [h["key"] for h in hits] == ["e7"]
+    assert total == 1
+    assert search_view(view, "operations") == ([], 0)  # a generated group count, not text
+    assert search_view(view, "   ") == ([], 0)
+
+
+# --- W-4: the display bundle ----------------------------------------------------------------------
+
+
+def test_W4_the_bundle_carries_the_widget_and_deterministic_text_and_html(
+    widgets: list[TranscriptWidget],
+) -> None:
+    first = make(widgets, demo_session())._repr_mimebundle_()
+    second = make(widgets, demo_session())._repr_mimebundle_()
+    assert first is not None
+    assert second is not None
+    data, _ = first
+    assert set(data) == {WIDGET_MIME, "text/plain", "text/html"}
+    assert data[WIDGET_MIME]["model_id"]
+    assert data["text/plain"] == second[0]["text/plain"]
+    assert data["text/html"] == second[0]["text/html"]
+    view = build_view_model(demo_session())
+    assert data["text/plain"] == render_text(view)
+    assert data["text/html"] == render_html(view, standalone=False)
+    assert "<script" not in data["text/html"]
+
+
+def test_W4_the_bundle_follows_live_changes(widgets: list[TranscriptWidget]) -> None:
+    rec = recorded(1)
+    widget = make(widgets, rec.transcript)
+    rec.user("A brand new question")
+    bundle = widget._repr_mimebundle_()
+    assert bundle is not None
+    assert "A brand new question" in bundle[0]["text/plain"]
+
+
+# --- W-1: a Transcript as the last expression of a cell -------------------------------------------
+
+
+class _Formatter:
+    def __init__(self) -> None:
+        self.types: dict[type, Any] = {}
+
+    def for_type(self, cls: type, function: Any) -> None:
+        self.types[cls] = function
+
+
+class _Shell:
+    def __init__(self, kernel: object | None) -> None:
+        self.kernel = kernel
+        self.display_formatter = type("DF", (), {"mimebundle_formatter": _Formatter()})()
+
+
+def test_W1_transcripts_display_as_the_widget_in_a_kernel_only() -> None:
+    assert register_display(_Shell(kernel=None)) is False
+    shell = _Shell(kernel=object())
+    assert register_display(shell) is True
+    function = shell.display_formatter.mimebundle_formatter.types[Transcript]
+    assert function is transcript_mimebundle
+    data, _ = function(demo_session())
+    assert {WIDGET_MIME, "text/plain", "text/html"} <= set(data)
+
+
+def test_W1_the_widget_refuses_what_is_not_a_transcript() -> None:
+    with pytest.raises(TypeError, match="Transcript"):
+        TranscriptWidget([])  # type: ignore[arg-type]
+
+
+def _nodes(view: dict[str, Any]) -> list[dict[str, Any]]:
+    from turnfold.render.viewmodel import iter_nodes
+
+    return list(iter_nodes(view))
