@@ -1,7 +1,7 @@
-"""nbval runs the notebooks with the built-in display defaults, whatever the machine has.
+"""Every test and notebook runs with the built-in display defaults, whatever the machine has.
 
 A developer's saved turnfold defaults or TURNFOLD_* variables would otherwise change what the
-notebooks show and fail their stored outputs (spec T-5 layers those over the defaults). An empty
+tests and notebooks show and fail stored outputs (spec T-5 layers those over the defaults). An empty
 user config directory is used rather than JUPYTER_NO_CONFIG, whose stand-in directory is shared
 by the whole process, so one test saving defaults there would leak into every later one.
 """
