@@ -149,6 +149,9 @@ def _decorate_tool(node: Node, locale: str) -> None:
         truncated = result.get("truncated") and result.get("more_html") is not None
         result["more_label"] = plural("tool.show_more", more, locale) if truncated else None
         result["notes_text"] = [note_text(note, locale) for note in result.get("notes", [])]
+        omitted = int(result.get("omitted_lines") or 0)
+        if omitted:  # what was left unrendered is counted and named, never silently gone
+            result["notes_text"].append(plural("tool.not_included", omitted, locale))
 
 
 # --- search (P-11) --------------------------------------------------------------------------------
