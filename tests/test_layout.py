@@ -51,3 +51,14 @@ def test_ci_runs_the_readme_test_command() -> None:
     test_command = "python -m pytest"
     assert test_command in commands
     assert re.search(rf"^{re.escape(test_command)}$", ci, flags=re.M)
+
+
+def test_the_bundled_real_claude_code_session_is_the_fixture_byte_for_byte() -> None:
+    from turnfold.samples import claude_code_session
+
+    bundled = ROOT / "src" / "turnfold" / "samples" / "claude-code-session.jsonl"
+    fixture = ROOT / "tests" / "fixtures" / "claude-code_v1.0.108_inline-sidechains.jsonl"
+    assert bundled.read_bytes() == fixture.read_bytes()  # attribution in samples/SOURCES.md
+    transcript = claude_code_session()
+    assert transcript.metadata["source_format"] == "claude-code"
+    assert any(call.subagent for call in transcript.tool_calls())

@@ -15,10 +15,11 @@ widget) hear of exactly that change, and appending is thread-safe.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from turnfold.formats.common import describe_args, text_result
 from turnfold.model import (
@@ -44,6 +45,21 @@ from turnfold.model import (
 
 E = TypeVar("E", bound=Entry)
 
+_LOG = logging.getLogger(__name__)
+
+#: Told the calls of a batch when the batch closes (see :meth:`Recorder.on_batch_closed`).
+BatchListener = Callable[[list[ToolCall]], None]
+
+
+class BatchLabeller(Protocol):
+    """What ``Recorder(labeller=...)`` accepts: something that attaches to a recorder, such as
+    :class:`turnfold.summaries.TranscriptLabeller`, whose ``transcript`` the recorder extends
+    when it is given no transcript of its own."""
+
+    transcript: Transcript
+
+    def attach(self, recorder: Recorder) -> object: ...
+
 
 def _utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -55,6 +71,11 @@ class Recorder:
     Tool calls started one after another share a *batch* until :meth:`end_batch`, an assistant
     text, thinking or a user message closes it, mirroring how a model issues calls together.
     ``clock`` returns ISO-8601 timestamps (injectable so tests are deterministic).
+
+    ``labeller`` (a :class:`turnfold.summaries.TranscriptLabeller`) is attached at once, so each
+    batch that closes is labelled in the background (spec S-6); without a ``transcript`` the
+    recorder then extends the labeller's. :meth:`on_batch_closed` is the hook it uses.
+    An :meth:`abort` closes the open batch without telling the listeners: it gets no label.
     """
 
     def __init__(
@@ -63,7 +84,10 @@ class Recorder:
         *,
         cwd: str | None = None,
         clock: Callable[[], str] = _utc_now,
+        labeller: BatchLabeller | None = None,
     ) -> None:
+        if transcript is None and labeller is not None:
+            transcript = labeller.transcript
         self.transcript = transcript if transcript is not None else Transcript()
         self.cwd = cwd
         self._clock = clock
@@ -71,13 +95,64 @@ class Recorder:
         self._batch: str | None = None
         self._batches = 0
         self._calls = 0
+        self._batch_calls: list[ToolCall] = []
+        self._batch_listeners: list[BatchListener] = []
+        self._abort_listeners: list[Callable[[], None]] = []
+        if labeller is not None:
+            labeller.attach(self)
+
+    # --- hooks -------------------------------------------------------------------------------
+
+    def on_batch_closed(self, listener: BatchListener) -> Callable[[], None]:
+        """Call ``listener(calls)`` with the calls of each batch as it closes; returns a function
+        that stops it.
+
+        A batch closes on :meth:`end_batch`, an assistant text, thinking, a user message or
+        :meth:`fail`, before the closing entry is appended; its calls may still be running. The
+        listener runs on the recording thread with the recorder locked, so it must be quick (a
+        labeller only queues work); an exception in it is logged, never raised into the agent.
+        """
+        with self._lock:
+            self._batch_listeners.append(listener)
+
+        def stop() -> None:
+            with self._lock:
+                if listener in self._batch_listeners:
+                    self._batch_listeners.remove(listener)
+
+        return stop
+
+    def on_abort(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` when :meth:`abort` is called, before any call is cancelled (a
+        labeller drops the labels of the turn); returns a function that stops it."""
+        with self._lock:
+            self._abort_listeners.append(listener)
+
+        def stop() -> None:
+            with self._lock:
+                if listener in self._abort_listeners:
+                    self._abort_listeners.remove(listener)
+
+        return stop
+
+    def _close_batch(self, *, notify: bool = True) -> None:
+        """End the open batch (the caller holds the lock) and tell the listeners about it."""
+        self._batch = None
+        calls, self._batch_calls = self._batch_calls, []
+        if not (notify and calls):
+            return
+        for listener in list(self._batch_listeners):
+            try:
+                listener(list(calls))
+            except Exception:  # a labelling hook must never break the agent's loop (S-6)
+                _LOG.exception("turnfold: a batch listener failed")
 
     # --- messages --------------------------------------------------------------------------
 
     def user(self, text: str, *, command: str | None = None) -> UserMessage:
         """The user's request; it closes any open batch."""
         with self._lock:
-            self._batch = None
+            self._close_batch()
             return self._append(UserMessage(text=text, command=command))
 
     def assistant(
@@ -85,7 +160,7 @@ class Recorder:
     ) -> AssistantText:
         """Assistant text: a progress note, or the answer if nothing follows it (spec P-2)."""
         with self._lock:
-            self._batch = None
+            self._close_batch()
             return self._append(AssistantText(text=text, model=model, usage=usage))
 
     def thinking(
@@ -93,7 +168,7 @@ class Recorder:
     ) -> Thinking:
         """Reasoning; ``streaming=True`` while it is still arriving (see :meth:`stream`)."""
         with self._lock:
-            self._batch = None
+            self._close_batch()
             return self._append(Thinking(text=text, form=form, streaming=streaming))
 
     def stream(self, entry: AssistantText | Thinking, more: str, *, done: bool = False) -> None:
@@ -136,6 +211,7 @@ class Recorder:
                 started_at=self._clock(),
                 user_initiated=user_initiated,
             )
+            self._batch_calls.append(call)
             return self._append(call)
 
     def update_tool(
@@ -175,7 +251,7 @@ class Recorder:
     def end_batch(self) -> None:
         """The calls of the current model response are all issued; the next call starts a batch."""
         with self._lock:
-            self._batch = None
+            self._close_batch()
 
     def attach_subagent(
         self,
@@ -211,16 +287,21 @@ class Recorder:
     def abort(self, reason: str | None = None) -> AbortMarker:
         """The user stopped the turn: running calls become cancelled, the header reads stopped."""
         with self._lock:
+            for listener in list(self._abort_listeners):
+                try:
+                    listener()
+                except Exception:  # never break the agent's loop (S-6)
+                    _LOG.exception("turnfold: an abort listener failed")
             for call in self.transcript.tool_calls():
                 if call.status in ACTIVE_STATUSES:
                     self.transcript.update(call, status="cancelled", ended_at=self._clock())
-            self._batch = None
+            self._close_batch(notify=False)  # an aborted batch gets no label (spec S-2)
             return self._append(AbortMarker(reason=reason))
 
     def fail(self, message: str) -> AssistantError:
         """The turn failed (an API error, a crash); shown outside the fold (spec P-3)."""
         with self._lock:
-            self._batch = None
+            self._close_batch()
             return self._append(AssistantError(message=message))
 
     # --- internals ---------------------------------------------------------------------------
