@@ -242,9 +242,18 @@ FALSE_WORDS = ["0", "false", "no", "off", "FALSE", " No ", "Off"]
 @pytest.mark.parametrize(
     ("word", "expected"), [(w, True) for w in TRUE_WORDS] + [(w, False) for w in FALSE_WORDS]
 )
-@pytest.mark.parametrize("name", [n for n in SETTING_NAMES if isinstance(DEFAULTS[n], bool)])
+@pytest.mark.parametrize(
+    "name",
+    # TURNFOLD_EMIT_TOOL_USE_SUMMARIES belongs to the summaries gate and its exact rules (S-3).
+    [n for n in SETTING_NAMES if isinstance(DEFAULTS[n], bool) and n != "emit_tool_use_summaries"],
+)
 def test_T5_env_booleans(name: str, word: str, expected: bool) -> None:
     assert environment_settings({f"TURNFOLD_{name.upper()}": word}) == {name: expected}
+
+
+@pytest.mark.parametrize("word", ["0", "false", "1", "true", "yes", "off"])
+def test_S3_the_summaries_switch_is_not_a_settings_layer(word: str) -> None:
+    assert environment_settings({"TURNFOLD_EMIT_TOOL_USE_SUMMARIES": word}) == {}
 
 
 @pytest.mark.usefixtures("no_warnings")

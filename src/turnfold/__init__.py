@@ -32,6 +32,7 @@ from turnfold.model import (
 )
 from turnfold.recording import MessageSync, Recorder
 from turnfold.settings import DisplaySettings, normalize_settings
+from turnfold.summaries import TranscriptLabeller, clean_summary, label_batches, truncate_json
 from turnfold.tools import (
     CATEGORIES,
     COLLAPSIBLE,
@@ -98,16 +99,19 @@ __all__ = [
     "Transcript",
     "TranscriptChange",
     "TranscriptFormatError",
+    "TranscriptLabeller",
     "TranscriptWidget",
     "Usage",
     "UserMessage",
     "build_batch_view",
     "build_tool_summary",
+    "clean_summary",
     "format_duration",
     "format_subagent_line",
     "format_token_count",
     "is_collapsible_tool",
     "iter_batches",
+    "label_batches",
     "load",
     "load_settings",
     "normalize_settings",
@@ -116,5 +120,6 @@ __all__ = [
     "safe_description",
     "save_user_defaults",
     "tool_category",
+    "truncate_json",
     "unregister_tool",
 ]

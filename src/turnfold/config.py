@@ -185,6 +185,8 @@ def environment_settings(environ: Mapping[str, str] | None = None) -> dict[str, 
     env = os.environ if environ is None else environ
     layer: dict[str, Any] = {}
     for name in SETTING_NAMES:
+        if name == "emit_tool_use_summaries":
+            continue  # S-3: only the summaries gate reads that switch, with its exact-match rules
         variable = ENV_PREFIX + name.upper()
         raw = env.get(variable, "")
         if not raw.strip():

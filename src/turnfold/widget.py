@@ -42,13 +42,14 @@ import traitlets
 from turnfold.config import load_settings
 from turnfold.i18n import normalize_locale, plural, translate
 from turnfold.model import Transcript, TranscriptChange
-from turnfold.render.content import content_css
+from turnfold.render.content import content_css, escape
 from turnfold.render.html import note_text, render_html, tool_fold
 from turnfold.render.text import html_to_text, render_text
 from turnfold.render.viewmodel import ancestor_path, build_view_model, iter_nodes
 from turnfold.settings import DisplaySettings, normalize_settings
+from turnfold.summaries.usage import UsageTracker, usage_footer, usage_for
 
-__all__ = ["SYNCED_SETTINGS", "TranscriptWidget"]
+__all__ = ["SYNCED_SETTINGS", "USAGE_KEY", "TranscriptWidget"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -74,6 +75,9 @@ _VIEW_FIELDS = ("schema", "locale", "mode", "show_thinking", "notice")
 #: Coalescing window for transcript changes: a burst of appends becomes one message.
 _MIN_DELAY_S = 0.05
 _MAX_DELAY_S = 1.0
+
+#: The key of the footer line with the fast model's usage (spec S-8), the last top-level node.
+USAGE_KEY = "usage:tool_use_summary_generation"
 
 #: At most this many search hits are reported (and opened) per query.
 MAX_SEARCH_HITS = 200
@@ -200,6 +204,8 @@ def search_view(view: Node, query: str, *, limit: int = MAX_SEARCH_HITS) -> tupl
     hits: list[Node] = []
     total = 0
     for top in view.get("nodes", []):
+        if top.get("key") == USAGE_KEY:
+            continue  # the usage footer is not transcript text
         # Paths are looked up inside the hit's own top-level node: O(size of its turn) each.
         scope: Node = {"nodes": [top]}
         for node in iter_nodes(scope):
@@ -315,6 +321,8 @@ class TranscriptWidget(anywidget.AnyWidget):
         self._delay = _MIN_DELAY_S
         self._rev = 0
         self._closed = False
+        # S-8: what the fast model cost for this transcript, shown as a footer line when non-zero.
+        self._usage: UsageTracker = usage_for(transcript)
         initial = {name: getattr(self.settings, name) for name in SYNCED_SETTINGS}
         self._current: Node = self._build(running)
         super().__init__(
@@ -339,6 +347,13 @@ class TranscriptWidget(anywidget.AnyWidget):
                 widget._schedule()
 
         self._stop_observing: Callable[[], None] = transcript.observe(observer)
+
+        def usage_changed() -> None:
+            widget = self_ref()
+            if widget is not None:
+                widget._schedule()
+
+        self._stop_usage: Callable[[], None] = self._usage.observe(usage_changed)
 
     # --- scheduling ---------------------------------------------------------------------------
 
@@ -405,7 +420,15 @@ class TranscriptWidget(anywidget.AnyWidget):
             self.send(message)
 
     def _build(self, running: bool | None) -> Node:
-        return _decorate(build_view_model(self.transcript, self.settings, running=running))
+        view = _decorate(build_view_model(self.transcript, self.settings, running=running))
+        footer = usage_footer(self._usage, str(view.get("locale") or "en"))
+        if footer:
+            # A quiet info line after everything, drawn by every renderer as it draws a runtime
+            # notice, so the JS needs no code of its own for it (W-1).
+            view["nodes"].append(
+                {"kind": "system", "key": USAGE_KEY, "level": "info", "html": escape(footer)}
+            )
+        return view
 
     @property
     def view(self) -> Node:
@@ -503,6 +526,7 @@ class TranscriptWidget(anywidget.AnyWidget):
                     self._timer = None
             if not already:
                 self._stop_observing()
+                self._stop_usage()
                 self.settings.unobserve(self._on_setting, names=list(SYNCED_SETTINGS))
                 for link in self._links:
                     link.unlink()

@@ -61,11 +61,18 @@ _QUOTES = {
     "«": "»",
     "＂": "＂",
 }
+
+
+def _ascii_word_end(prefix: str) -> bool:
+    """English prefixes match whole words (``API errors`` is a label); CJK ones match as is."""
+    return prefix[-1].isascii() and prefix[-1].isalnum()
+
+
 # Straight apostrophes are also how a contraction is typed, so "I can't" and "I can’t" both count.
 _REJECT = re.compile(
     "^(?:"
     + "|".join(
-        re.escape(prefix).replace("'", "['’]") + (r"(?![\w])" if prefix[-1].isalnum() else "")
+        re.escape(prefix).replace("'", "['’]") + (r"(?!\w)" if _ascii_word_end(prefix) else "")
         for prefix in REJECTED_PREFIXES
     )
     + "|error：|sorry，)",
@@ -78,14 +85,10 @@ def _unwrap(text: str) -> str:
     for _ in range(10):  # bounded: each pass removes at least one layer or stops
         before = text
         text = text.strip()
-        if len(text) >= 4 and text.startswith("**") and text.endswith("**"):
-            text = text[2:-2]
-        elif len(text) >= 4 and text.startswith("__") and text.endswith("__"):
-            text = text[2:-2]
-        elif len(text) >= 2 and text[0] == text[-1] and text[0] in "_*":
-            text = text[1:-1]
-        elif len(text) >= 2 and _QUOTES.get(text[0]) == text[-1]:
-            text = text[1:-1]
+        if len(text) >= 4 and text[:2] == text[-2:] and text[:2] in ("**", "__"):
+            text = text[2:-2]  # **bold** or __bold__
+        elif len(text) >= 2 and (text[0] == text[-1] in "_*" or _QUOTES.get(text[0]) == text[-1]):
+            text = text[1:-1]  # _emphasis_, *emphasis* or a quoted label
         else:
             text = _PREFIX.sub("", text, count=1)
         if text == before:

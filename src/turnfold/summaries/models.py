@@ -1,4 +1,4 @@
-"""Fast models that write the labels (spec S-7): a callable, an OpenAI-compatible endpoint, Anthropic.
+"""Fast models that write the labels (spec S-7): callables, OpenAI-compatible endpoints, Anthropic.
 
 Everything that can label a batch is a :class:`FastModel`: an object with a ``name`` and
 ``complete(request, timeout=...) -> Completion``. :func:`resolve_model` makes one from what the
@@ -12,7 +12,9 @@ Everything that can label a batch is a :class:`FastModel`: an object with a ``na
   ``"anthropic"``), ``base_url``, ``api_key_env`` (the name of the variable holding the key; better
   than ``api_key``, which a saved settings file would hold in clear), ``api_key``, ``max_tokens``,
   ``timeout`` (seconds) and, for OpenAI-compatible servers, ``extra_body`` (sent as is, for example
-  ``{"enable_thinking": false}`` for Qwen3 on DashScope).
+  ``{"enable_thinking": false}`` for Qwen3 on DashScope) and ``token_param`` (the name the output
+  budget is sent under: ``max_tokens``, what every compatible server reads, or
+  ``max_completion_tokens``, which OpenAI's reasoning models require).
 
 Environment variables, read when the model is resolved:
 
@@ -69,7 +71,7 @@ PROVIDERS = ("openai", "anthropic")
 NO_KEY = "not-needed"
 _MAPPING_KEYS = frozenset(
     {"model", "provider", "base_url", "api_key", "api_key_env", "max_tokens", "timeout",
-     "extra_body"}
+     "extra_body", "token_param"}
 )  # fmt: skip
 
 
@@ -196,12 +198,18 @@ class OpenAIModel:
         api_key: str | None = None,
         max_tokens: int | None = None,
         extra_body: Mapping[str, Any] | None = None,
+        token_param: str = "max_tokens",
         timeout: float | None = None,
         client: Any = None,
     ) -> None:
+        if token_param not in ("max_tokens", "max_completion_tokens"):
+            raise ValueError(
+                f"token_param is max_tokens or max_completion_tokens, not {token_param!r}"
+            )
         self.model = model
         self.base_url = base_url
         self.max_tokens = max_tokens
+        self.token_param = token_param
         self.extra_body = dict(extra_body) if extra_body else None
         self.timeout = timeout
         self.name = f"openai:{model}" + (f" at {base_url}" if base_url else "")
@@ -211,12 +219,11 @@ class OpenAIModel:
         self.client = client
 
     def complete(self, request: SummaryRequest, *, timeout: float) -> Completion:
+        options: dict[str, Any] = {self.token_param: self.max_tokens or request.max_tokens}
+        if self.extra_body:
+            options["extra_body"] = self.extra_body
         response = self.client.chat.completions.create(
-            model=self.model,
-            messages=request.messages,
-            max_tokens=self.max_tokens or request.max_tokens,
-            timeout=timeout,
-            **({"extra_body": self.extra_body} if self.extra_body else {}),
+            model=self.model, messages=request.messages, timeout=timeout, **options
         )
         choices = getattr(response, "choices", None) or []
         message = getattr(choices[0], "message", None) if choices else None
@@ -233,7 +240,7 @@ class OpenAIModel:
         return f"OpenAIModel({self.name})"
 
 
-# --- Anthropic -------------------------------------------------------------------------------------
+# --- Anthropic -----------------------------------------------------------------------------------
 
 
 class AnthropicModel:
@@ -286,7 +293,7 @@ class AnthropicModel:
         return f"AnthropicModel({self.name})"
 
 
-# --- from a setting --------------------------------------------------------------------------------
+# --- from a setting ------------------------------------------------------------------------------
 
 
 def _provider_and_name(name: str, explicit: Any, env: Mapping[str, str]) -> tuple[str, str]:
@@ -347,6 +354,7 @@ def _endpoint_model(options: Mapping[str, Any], env: Mapping[str, str]) -> FastM
         max_tokens=max_tokens,
         timeout=timeout,
         extra_body=extra if isinstance(extra, Mapping) else None,
+        token_param=str(options.get("token_param") or "max_tokens"),
     )
 
 

@@ -256,7 +256,7 @@ def intent_before(entries: Sequence[Entry], first_call: ToolCall) -> str | None:
     index = _index_of(entries, first_call)
     if index is None:
         return None
-    return _last_text(entries[index - 1 :: -1] if index else ())
+    return _last_text(entries[i] for i in range(index - 1, -1, -1))
 
 
 def _index_of(entries: Sequence[Entry], target: Entry) -> int | None:

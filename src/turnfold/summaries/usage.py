@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from turnfold.i18n import normalize_locale, plural, translate
+from turnfold.i18n import plural, translate
 from turnfold.tools import format_token_count
 
 __all__ = [
@@ -181,39 +181,13 @@ def _forget(key: int, tracker: UsageTracker) -> None:
             del _BY_TRANSCRIPT[key]
 
 
-# --- the widget's footer line -----------------------------------------------------------------
-
-# The footer's phrases, used until the message catalogs carry them (keys ``usage.*``).
-_FALLBACK: dict[str, dict[str, Any]] = {
-    "en": {
-        "usage.footer": "Fast model, tool-use labels: {parts}",
-        "usage.calls": {"one": "{count} call", "other": "{count} calls"},
-        "usage.failures": {"one": "{count} failed", "other": "{count} failed"},
-        "usage.input_tokens": "{tokens} input tokens",
-        "usage.output_tokens": "{tokens} output tokens",
-    },
-    "zh": {
-        "usage.footer": "快速模型（工具调用摘要）：{parts}",
-        "usage.calls": {"other": "{count} 次调用"},
-        "usage.failures": {"other": "{count} 次失败"},
-        "usage.input_tokens": "输入 {tokens} 个 token",
-        "usage.output_tokens": "输出 {tokens} 个 token",
-    },
-}
+# --- the widget's footer line --------------------------------------------------------------------
 
 
 def _phrase(key: str, locale: str, *, count: int | None = None, **params: Any) -> str:
-    try:
-        if count is not None:
-            return plural(key, count, locale, **params)
-        return translate(key, locale, **params)
-    except KeyError:
-        messages = _FALLBACK.get(normalize_locale(locale), _FALLBACK["en"])
-        message = messages.get(key, _FALLBACK["en"][key])
-        if isinstance(message, dict):
-            category = "one" if count == 1 and "one" in message else "other"
-            return str(message[category]).format(count=count, **params)
-        return str(message).format(**params)
+    if count is not None:
+        return plural(key, count, locale, **params)
+    return translate(key, locale, **params)
 
 
 def usage_footer(tracker: UsageTracker | None, locale: str = "en", purpose: str = PURPOSE) -> str:
