@@ -4,6 +4,7 @@ the switches, persistence. The live HTTP paths are in ``test_summaries_live.py``
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import sys
 import threading
@@ -528,7 +529,9 @@ def test_S7_an_async_callable_runs_off_the_notebook_loop() -> None:
                 await asyncio.sleep(0.01)
             return [e.label for e in rec.transcript if isinstance(e, ToolUseSummary)]
 
-    assert asyncio.run(agent()) == ["Searched in auth/"]
+    # A thread of its own: the test process may already run a loop (Playwright's sync API does).
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        assert pool.submit(asyncio.run, agent()).result(timeout=10) == ["Searched in auth/"]
 
 
 def test_S6_a_callable_that_hangs_is_given_up_after_the_timeout() -> None:
