@@ -158,6 +158,18 @@ def escape(text: str) -> str:
     >>> escape('<b title="x">\\x1b[1mbold\\x1b[0m</b>')
     '&lt;b title=&quot;x&quot;&gt;bold&lt;/b&gt;'
     """
+    if len(text) <= _SHORT:
+        return _escape_short(text)
+    return html.escape(_plain(text))
+
+
+#: Names, labels, statuses and ids repeat thousands of times in a long session; escaping each
+#: afresh was a visible share of rendering one (Q-1), so short strings are remembered.
+_SHORT = 80
+
+
+@lru_cache(maxsize=4096)
+def _escape_short(text: str) -> str:
     return html.escape(_plain(text))
 
 
