@@ -8,9 +8,6 @@ reports input that no format recognises (spec L-2, L-4).
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -26,6 +23,7 @@ from turnfold.formats import (
 )
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, open_source
+from turnfold.gcpause import collector_paused
 from turnfold.model import Transcript
 
 __all__ = ["FORMATS", "TranscriptFormatError", "load"]
@@ -67,34 +65,11 @@ def _read(source: Source, format: str | None) -> Transcript:
         raise TranscriptFormatError(source.name, FORMATS, line, reason)
     if not source.head:
         raise TranscriptFormatError(source.name, [module.NAME], None, "the source is empty")
-    with _collector_paused():
+    with collector_paused():
         transcript: Transcript = module.read(source)
     if source.warnings:
         transcript.warnings[:0] = source.warnings
     return transcript
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a source is read (spec Q-1).
-
-    A load allocates millions of objects that all stay alive, so every collection during it
-    walks an ever larger heap: about a third of the load time of a 50 MB session. Reference
-    counting still frees what is dropped, and the collector is restored however the read ends.
-    The kept objects are then moved straight to the oldest generation (``freeze`` + ``unfreeze``
-    splice two lists), so the first collection afterwards does not walk them all at once; this is
-    skipped when the program froze objects itself, since ``unfreeze`` would undo that.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        if enabled:
-            gc.enable()
 
 
 def load(source: Any, format: str | None = None) -> Transcript:
