@@ -713,8 +713,9 @@ class _Parts:
     more_lines: int = 0
 
 
-def _line_count(text: str) -> int:
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+def _line_count(text: str, start: int = 0) -> int:
+    """Lines in ``text[start:]``, counted in place (no copy of a long output's tail)."""
+    return text.count("\n", start) + (1 if len(text) > start and not text.endswith("\n") else 0)
 
 
 def _cut_offset(text: str, max_lines: int, max_chars: int) -> int | None:
@@ -875,7 +876,7 @@ def _within_budget(text: str, budget: int | None) -> tuple[str, int]:
         return text, 0
     end = text.rfind("\n", 0, budget)
     cut = end + 1 if end + 1 >= budget // 2 else budget
-    return text[:cut], _line_count(text[cut:])
+    return text[:cut], _line_count(text, cut)
 
 
 def result_view(
