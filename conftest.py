@@ -11,8 +11,14 @@ from __future__ import annotations
 import os
 import tempfile
 
+from turnfold.settings import SETTING_NAMES
+
+#: The variables that change what turnfold shows (other TURNFOLD_* ones, such as the golden-file
+#: switch of the renderer tests, are left alone).
+_DISPLAY_VARIABLES = {f"TURNFOLD_{name.upper()}" for name in SETTING_NAMES}
+
 
 def pytest_configure() -> None:
     os.environ["JUPYTER_CONFIG_DIR"] = tempfile.mkdtemp(prefix="turnfold-nbval-config-")
-    for name in [n for n in os.environ if n.startswith("TURNFOLD_")]:
+    for name in [n for n in os.environ if n in _DISPLAY_VARIABLES or n.startswith("TURNFOLD_FAST")]:
         del os.environ[name]

@@ -308,10 +308,14 @@ def test_F12_long_text_is_capped_and_the_rest_is_kept() -> None:
 
 def test_F12_one_huge_line_is_capped_by_characters() -> None:
     original = "x" * 10_000
-    view = result_view(ToolResult(text=original), max_chars=4000)
+    view = result_view(ToolResult(text=original), max_chars=4000, more_chars=None)
     assert view is not None
     assert len(view["text"]) == 4000
     assert visible(view["html"]) + visible(view["more_html"]) == original
+    capped = result_view(ToolResult(text=original), max_chars=4000, more_chars=3000)
+    assert capped is not None
+    assert visible(capped["html"]) + visible(capped["more_html"]) == original[:7000]
+    assert capped["omitted_lines"] == 1  # the rest of that line is counted, not lost silently
 
 
 def test_F12_character_cap_prefers_a_line_end() -> None:

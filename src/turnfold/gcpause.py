@@ -9,10 +9,10 @@ from contextlib import contextmanager
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a source is loaded (spec Q-1).
+    """Pause the cyclic garbage collector while a load or a view model builds (spec Q-1).
 
-    A load allocates millions of objects that all stay alive, so every collection during it
-    walks an ever larger heap: about a third of the load time of a 50 MB session. Reference
+    Both allocate millions of objects that stay alive, so every collection during them walks
+    an ever larger heap: about a third of the load time of a 50 MB session. Reference
     counting still frees what is dropped, and the collector is restored however the read ends.
     The kept objects are then moved straight to the oldest generation (``freeze`` + ``unfreeze``
     splice two lists), so the first collection afterwards does not walk them all at once; this is

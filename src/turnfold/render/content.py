@@ -867,7 +867,7 @@ def _structured_json(value: Any) -> str:
 #: mostly log lines nobody opens; rendering them whole made a static page nearly as large as
 #: the session and most of the render time (Q-1, Q-2). What lies beyond is counted and named
 #: (``omitted_lines``), never silently dropped (F-12, X-2): the transcript keeps it.
-MORE_CHARS = 8_000
+MORE_CHARS = 3_000
 
 
 def _within_budget(text: str, budget: int | None) -> tuple[str, int]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from turnfold.batches import SummaryRow, ToolRow
+from turnfold.gcpause import collector_paused
 from turnfold.i18n import plural, translate
 from turnfold.model import (
     AbortMarker,
@@ -70,6 +71,14 @@ def build_view_model(
     counted as ``omitted_lines``); ``None`` renders every output whole.
     """
     settings = settings or DisplaySettings()
+    # A view of a long session is millions of new, long-lived objects, like a load (Q-1).
+    with collector_paused():
+        return _view(transcript, settings, running, more_chars)
+
+
+def _view(
+    transcript: Transcript, settings: DisplaySettings, running: bool | None, more_chars: int | None
+) -> Node:
     return {
         "schema": SCHEMA_VERSION,
         "locale": settings.locale,
