@@ -852,15 +852,31 @@ def _todo_html(text: str) -> str:
     return f'<ul class="tf-todo">{"".join(items)}</ul>'
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def pretty_json(value: Any) -> str:
+    """``json.dumps(value, indent=2)`` for display; what JSON cannot hold is shown by ``repr``.
+
+    A flat object of scalars (most tool arguments) is built from C-encoded pieces: ``indent``
+    sends every value through the pure-Python encoder, a large share of building a big view
+    (Q-1). The text is the same either way.
+    """
+    if (
+        isinstance(value, dict)
+        and value
+        and all(isinstance(k, str) and isinstance(v, _SCALARS) for k, v in value.items())
+    ):
+        dumps = json.JSONEncoder(ensure_ascii=False).encode
+        return "{\n" + ",\n".join(f"  {dumps(k)}: {dumps(v)}" for k, v in value.items()) + "\n}"
+    return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+
+
 def _pretty_json(text: str) -> str:
     try:
-        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+        return pretty_json(json.loads(text))
     except ValueError:  # not JSON after all: show it as it is
         return text
-
-
-def _structured_json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
 
 
 #: How many characters of an output's hidden rest are rendered. A long session's outputs are
@@ -915,7 +931,7 @@ def result_view(
     kind: str = result.kind
     text = result.text
     if text is None and result.structured is not None:
-        text, kind = _structured_json(result.structured), "json"
+        text, kind = pretty_json(result.structured), "json"
     text = text or ""
     budget = None if more_chars is None else max_chars + more_chars
     omitted = 0

@@ -14,7 +14,6 @@ choices applies them on top. The full schema is documented in ``docs/view-model.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -43,7 +42,14 @@ from turnfold.process import (
     Turn,
     project,
 )
-from turnfold.render.content import MORE_CHARS, escape, markdown_html, result_view, thinking_html
+from turnfold.render.content import (
+    MORE_CHARS,
+    escape,
+    markdown_html,
+    pretty_json,
+    result_view,
+    thinking_html,
+)
 from turnfold.settings import DisplaySettings
 
 SCHEMA_VERSION = 1
@@ -259,29 +265,10 @@ def _batch(piece: BatchPiece, options: _Options) -> Node:
     }
 
 
-_SCALARS = (str, int, float, bool, type(None))
-
-
-def _pretty_json(value: Any) -> str:
-    """``json.dumps(value, indent=2)``, built from C-encoded pieces for a flat object.
-
-    Most tool arguments are one level of scalars; ``indent`` would send every call through
-    the pure-Python encoder, a large share of building a big view (Q-1).
-    """
-    if (
-        isinstance(value, dict)
-        and value
-        and all(isinstance(k, str) and isinstance(v, _SCALARS) for k, v in value.items())
-    ):
-        dumps = json.JSONEncoder(ensure_ascii=False).encode
-        return "{\n" + ",\n".join(f"  {dumps(k)}: {dumps(v)}" for k, v in value.items()) + "\n}"
-    return json.dumps(value, ensure_ascii=False, indent=2)
-
-
 def _arguments(args: Any) -> str | None:
     if args is None or args == {} or args == "":
         return None
-    return escape(args if isinstance(args, str) else _pretty_json(args))
+    return escape(args if isinstance(args, str) else pretty_json(args))
 
 
 def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> Node:
