@@ -214,26 +214,40 @@ def build_batch_view(
     )
 
 
-def iter_batches(entries: Iterable[Entry]) -> Iterator[list[ToolCall]]:
-    """Consecutive tool calls grouped by ``batch_id``; a call without one is a batch of its own."""
+def split_batches(entries: Iterable[Entry]) -> Iterator[Entry | list[ToolCall]]:
+    """``entries`` in order, with consecutive calls of one ``batch_id`` gathered into a list.
+
+    A call without a ``batch_id`` is a batch of its own; any other entry ends a batch.
+    """
     batch: list[ToolCall] = []
     for entry in entries:
-        same = (
-            isinstance(entry, ToolCall)
-            and batch
-            and entry.batch_id is not None
-            and entry.batch_id == batch[-1].batch_id
-        )
-        if same:
-            batch.append(entry)  # type: ignore[arg-type]
+        if isinstance(entry, ToolCall):
+            if batch and (entry.batch_id is None or entry.batch_id != batch[-1].batch_id):
+                yield batch
+                batch = []
+            batch.append(entry)
             continue
         if batch:
             yield batch
             batch = []
-        if isinstance(entry, ToolCall):
-            batch = [entry]
+        yield entry
     if batch:
         yield batch
+
+
+def iter_batches(entries: Iterable[Entry]) -> Iterator[list[ToolCall]]:
+    """Only the batches of :func:`split_batches`."""
+    return (part for part in split_batches(entries) if isinstance(part, list))
+
+
+def labels_by_call(entries: Iterable[Entry]) -> dict[str, ToolUseSummary]:
+    """The latest label for every call id it covers (S-6: labels attach by call ids)."""
+    labels: dict[str, ToolUseSummary] = {}
+    for entry in entries:
+        if isinstance(entry, ToolUseSummary):
+            for call_id in entry.call_ids:
+                labels[call_id] = entry
+    return labels
 
 
 def label_for(batch: Sequence[ToolCall], entries: Iterable[Entry]) -> ToolUseSummary | None:

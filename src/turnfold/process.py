@@ -16,7 +16,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias
 
-from turnfold.batches import BatchView, SummaryRow, ToolRow, build_batch_view
+from turnfold.batches import (
+    BatchView,
+    SummaryRow,
+    ToolRow,
+    build_batch_view,
+    labels_by_call,
+    split_batches,
+)
 from turnfold.i18n import join_list, plural, translate
 from turnfold.model import (
     ACTIVE_STATUSES,
@@ -265,24 +272,6 @@ class _Context:
     key_prefix: str
 
 
-def _batches(entries: Sequence[Entry]) -> Iterable[Entry | list[ToolCall]]:
-    """Entries with consecutive calls of one model response gathered into a list (a batch)."""
-    batch: list[ToolCall] = []
-    for entry in entries:
-        if isinstance(entry, ToolCall):
-            if batch and (entry.batch_id is None or entry.batch_id != batch[-1].batch_id):
-                yield batch
-                batch = []
-            batch.append(entry)
-            continue
-        if batch:
-            yield batch
-            batch = []
-        yield entry
-    if batch:
-        yield batch
-
-
 def _label_for(
     batch: Sequence[ToolCall], labels: dict[str, ToolUseSummary]
 ) -> ToolUseSummary | None:
@@ -444,7 +433,7 @@ def _project_turn(segment: _Segment, ctx: _Context) -> Turn:
     prefix = ctx.key_prefix
 
     flow = [e for i, e in enumerate(entries) if i != answer_at and not isinstance(e, _OUTSIDE)]
-    grouped = list(_batches(flow))
+    grouped = list(split_batches(flow))
     last_activity = next((e for e in reversed(grouped) if not isinstance(e, AssistantText)), None)
     items: list[ActivityItem | ProgressRow] = []
     current: object = None
@@ -501,16 +490,6 @@ def _project_turn(segment: _Segment, ctx: _Context) -> Turn:
 # --- the whole transcript ------------------------------------------------------------------------
 
 
-def _labels(transcript: Transcript) -> dict[str, ToolUseSummary]:
-    """The latest label for every call id it covers (S-6: labels attach by call ids)."""
-    labels: dict[str, ToolUseSummary] = {}
-    for entry in transcript.entries:
-        if isinstance(entry, ToolUseSummary):
-            for call_id in entry.call_ids:
-                labels[call_id] = entry
-    return labels
-
-
 def project(
     transcript: Transcript,
     settings: DisplaySettings | None = None,
@@ -525,7 +504,7 @@ def project(
     keys of a sub-agent's transcript apart from its parent's.
     """
     settings = settings or DisplaySettings()
-    labels = _labels(transcript)
+    labels = labels_by_call(transcript.entries)
     segments = _segments(transcript.entries)
     last_segment = next((s for s in reversed(segments) if isinstance(s, _Segment)), None)
     out: list[TopLevel] = []

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from turnfold.batches import iter_batches, label_for
+from turnfold.batches import iter_batches, labels_by_call
 from turnfold.model import (
     ACTIVE_STATUSES,
     AbortMarker,
@@ -450,9 +450,12 @@ class TranscriptLabeller:
         implicit). A batch the turn's abort interrupted is skipped, as it would have been live.
         """
         entries = list(self.transcript.entries)
+        labels = labels_by_call(entries)  # once, not a scan of the transcript per batch
+        position = {id(entry): index for index, entry in enumerate(entries)}
         futures = []
         for batch in iter_batches(entries):
-            if label_for(batch, entries) is not None or _interrupted(batch, entries):
+            labelled = any(call.call_id in labels for call in batch)
+            if labelled or _interrupted(entries, position[id(batch[-1])]):
                 continue
             future = self.batch_closed(batch)
             if future is not None:
@@ -505,12 +508,10 @@ def _setting(settings: Any, name: str) -> Any:
     return getattr(settings, name, None)
 
 
-def _interrupted(batch: Sequence[ToolCall], entries: Sequence[Entry]) -> bool:
-    """Whether the entry right after ``batch`` (labels aside) is an abort marker."""
-    index = next((i for i in range(len(entries) - 1, -1, -1) if entries[i] is batch[-1]), None)
-    if index is None:
-        return False
-    for entry in entries[index + 1 :]:
+def _interrupted(entries: Sequence[Entry], last: int) -> bool:
+    """Whether the entry after ``entries[last]`` (labels aside) is an abort marker."""
+    for index in range(last + 1, len(entries)):  # no slice: it would copy the rest each time
+        entry = entries[index]
         if isinstance(entry, ToolUseSummary):
             continue
         return isinstance(entry, AbortMarker)
