@@ -133,6 +133,18 @@ def generate(path: Path, megabytes: float, seed: int = 11) -> int:
     return written
 
 
+def generate_turns(path: Path, turns: int, seed: int = 11) -> int:
+    """Write a session of exactly ``turns`` turns (same shapes as :func:`generate`); its size."""
+    session = _Session(seed)
+    written = 0
+    with path.open("w", encoding="utf-8") as out:
+        for number in range(turns):
+            for line in session.turn(number):
+                out.write(line + "\n")
+                written += len(line.encode("utf-8")) + 1
+    return written
+
+
 def parse_lines(path: Path) -> int:
     count = 0
     with path.open("rb") as stream:

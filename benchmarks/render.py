@@ -7,7 +7,8 @@ directory), then measures in the same run:
   measured  ``turnfold render FILE -o PAGE`` in-process (the CLI's main: load, view model,
             HTML, write)
   size      the page's size over the input's size
-  stages    load, view model and HTML timed apart, to show where the time goes
+  stages    load, then the page (projection, view model and HTML, shared with a forked child
+            on a second core, see turnfold.render.page) and its write, timed apart
 
 Bars: render <= 4.0x the parse time; page <= 0.5x the input size. Closed content is kept in the
 page (nothing silently dropped, X-2), so the page size is mostly tool output. The figures are
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # benchmarks/ is not a package: its generator is imported from this directory.
 from load import best_of, generate, parse_lines
+from turnfold.forking import can_fork
 
 RENDER_BAR = 4.0
 SIZE_BAR = 0.5
@@ -45,21 +47,21 @@ def render(source: Path, page: Path) -> None:
 
 
 def stages(source: Path, runs: int) -> tuple[float, float, float]:
-    """Best times of load, view model and HTML (with the write), to show where time goes."""
+    """Best times of load, page (projection, nodes, HTML) and write, to show where time goes."""
     import turnfold
-    from turnfold.render.html import render_html
-    from turnfold.render.viewmodel import build_view_model
+    from turnfold.render.page import write_page
 
     best = [float("inf")] * 3
     for _ in range(runs):
         start = time.perf_counter()
         transcript = turnfold.load(source)
         loaded = time.perf_counter()
-        view = build_view_model(transcript)
+        page = io.BytesIO()
+        write_page(page, transcript)
         built = time.perf_counter()
-        source.with_suffix(".stage.html").write_text(render_html(view), encoding="utf-8")
-        drawn = time.perf_counter()
-        for index, spent in enumerate((loaded - start, built - loaded, drawn - built)):
+        source.with_suffix(".stage.html").write_bytes(page.getbuffer())
+        written = time.perf_counter()
+        for index, spent in enumerate((loaded - start, built - loaded, written - built)):
             best[index] = min(best[index], spent)
     return best[0], best[1], best[2]
 
@@ -81,13 +83,13 @@ def main() -> None:
             options.runs, lambda: parse_lines(source), lambda: render(source, page)
         )
         page_size = page.stat().st_size
-        load, model, draw = stages(source, options.runs)
+        load, page_time, write = stages(source, options.runs)
 
     print(f"{size / 2**20:.1f} MB, {lines} lines; page {page_size / 2**20:.1f} MB")
     print(f"json.loads per line: {parse:.2f}s   turnfold render: {rendered:.2f}s")
     print(
-        f"where it goes (x parse): load {load / parse:.2f}x, view model {model / parse:.2f}x, "
-        f"HTML + write {draw / parse:.2f}x"
+        f"where it goes (x parse): load {load / parse:.2f}x, page {page_time / parse:.2f}x "
+        f"({'two processes' if can_fork() else 'one process'}), write {write / parse:.2f}x"
     )
     print(
         f"render/parse = {rendered / parse:.2f}x (bar {RENDER_BAR}x); "

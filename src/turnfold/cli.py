@@ -19,14 +19,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from turnfold.formats import FORMATS, TranscriptFormatError, load
 from turnfold.model import Transcript
 from turnfold.render.content import MORE_CHARS
-from turnfold.render.html import render_html
+from turnfold.render.page import write_page
 from turnfold.render.text import render_terminal, render_text
-from turnfold.render.viewmodel import build_view_model, iter_nodes
+from turnfold.render.viewmodel import build_view_model, open_all
 from turnfold.settings import DISPLAY_MODES, DisplaySettings
 
 __all__ = ["build_parser", "expand_all", "main"]
@@ -146,11 +146,7 @@ def expand_all(view: dict[str, Any]) -> dict[str, Any]:
 
     Only the default ``open`` flags change; what each fold holds stays as the view model says.
     """
-    for node in iter_nodes(view):
-        if "open" in node:
-            node["open"] = True
-        if node.get("kind") == "turn" and node.get("process"):
-            node["process"]["open"] = True
+    open_all(view["nodes"])
     return view
 
 
@@ -198,19 +194,31 @@ def _output_path(source: Path, output: str | None) -> Path | None:
     return target if target != source else source.with_name(source.name + ".html")
 
 
-def _render(options: argparse.Namespace, view: dict[str, Any], title: str, stdout: TextIO) -> int:
-    page = render_html(view, title=title)
+def _render(options: argparse.Namespace, transcript: Transcript, stdout: TextIO) -> int:
     target = _output_path(options.file, options.output)
+
+    def write(stream: BinaryIO) -> int:
+        return write_page(
+            stream,
+            transcript,
+            _settings(options),
+            title=_title(transcript, options.file),
+            more_chars=None if options.full_output else MORE_CHARS,
+            expand=options.expand,
+        )
+
     if target is None:
-        stdout.write(page)
+        stdout.flush()
+        write(stdout.buffer)
+        stdout.buffer.flush()
         return 0
     try:
-        target.write_text(page, encoding="utf-8")
+        with target.open("wb") as stream:
+            size = write(stream)
     except OSError as error:
         print(f"turnfold: cannot write {target}: {error.strerror or error}", file=sys.stderr)
         return EXIT_CANNOT_WRITE
-    print(f"turnfold: wrote {target} ({len(page.encode('utf-8')) // 1024 or 1} KB)",
-          file=sys.stderr)  # fmt: skip
+    print(f"turnfold: wrote {target} ({size // 1024 or 1} KB)", file=sys.stderr)
     return 0
 
 
@@ -230,14 +238,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     transcript = _load(options, sys.stderr)
     if transcript is None:
         return EXIT_BAD_INPUT
-    full = getattr(options, "full_output", False)
-    view = build_view_model(transcript, _settings(options), more_chars=None if full else MORE_CHARS)
-    if options.expand:
-        expand_all(view)
     stdout = sys.stdout
     try:
         if options.command == "render":
-            return _render(options, view, _title(transcript, options.file), stdout)
+            return _render(options, transcript, stdout)
+        view = build_view_model(transcript, _settings(options))
+        if options.expand:
+            expand_all(view)
         return _show(options, view, stdout)
     except BrokenPipeError:  # `turnfold show … | head`: the reader left, which is fine
         sys.stderr.close()

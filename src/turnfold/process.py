@@ -490,6 +490,49 @@ def _project_turn(segment: _Segment, ctx: _Context) -> Turn:
 # --- the whole transcript ------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class PlannedItem:
+    """One top-level item of a projection, before the work of projecting a turn is done.
+
+    :func:`plan_projection` finds the items (cheap: one pass over the entries); each item's
+    :meth:`project` is independent of every other item's, so a renderer can project them in
+    pieces or in another process (:mod:`turnfold.render.page`).
+    """
+
+    entry: UserMessage | SystemNotice | CompactionBoundary | None
+    segment: _Segment | None = None
+    context: _Context | None = None
+
+    def project(self) -> TopLevel:
+        if self.segment is None or self.context is None:
+            assert self.entry is not None
+            return self.entry
+        return _project_turn(self.segment, self.context)
+
+
+def plan_projection(
+    transcript: Transcript,
+    settings: DisplaySettings | None = None,
+    *,
+    running: bool | None = None,
+    key_prefix: str = "",
+) -> list[PlannedItem]:
+    """The items of :func:`project`, each still to be projected (see :class:`PlannedItem`)."""
+    settings = settings or DisplaySettings()
+    labels = labels_by_call(transcript.entries)
+    segments = _segments(transcript.entries)
+    last_segment = next((s for s in reversed(segments) if isinstance(s, _Segment)), None)
+    out: list[PlannedItem] = []
+    for item in segments:
+        if not isinstance(item, _Segment):
+            out.append(PlannedItem(item))
+            continue
+        hint = bool(running) and item is last_segment
+        ctx = _Context(settings, labels, _is_running(item.entries, hint), key_prefix)
+        out.append(PlannedItem(None, item, ctx))
+    return out
+
+
 def project(
     transcript: Transcript,
     settings: DisplaySettings | None = None,
@@ -503,30 +546,21 @@ def project(
     runs while any of its tools is active or its reasoning streams. ``key_prefix`` keeps the
     keys of a sub-agent's transcript apart from its parent's.
     """
-    settings = settings or DisplaySettings()
-    labels = labels_by_call(transcript.entries)
-    segments = _segments(transcript.entries)
-    last_segment = next((s for s in reversed(segments) if isinstance(s, _Segment)), None)
-    out: list[TopLevel] = []
-    for item in segments:
-        if not isinstance(item, _Segment):
-            out.append(item)
-            continue
-        hint = bool(running) and item is last_segment
-        ctx = _Context(settings, labels, _is_running(item.entries, hint), key_prefix)
-        out.append(_project_turn(item, ctx))
-    return out
+    planned = plan_projection(transcript, settings, running=running, key_prefix=key_prefix)
+    return [item.project() for item in planned]
 
 
 __all__ = [
     "ActivityGroup",
     "BatchPiece",
     "CommandRow",
+    "PlannedItem",
     "ProgressRow",
     "ThinkingIndicator",
     "ThinkingRow",
     "Turn",
     "TurnHeader",
     "TurnProcess",
+    "plan_projection",
     "project",
 ]

@@ -210,7 +210,12 @@ def _split(text: str, first_number: int) -> Iterator[tuple[int, str]]:
 def _with_progress(stream: Iterable[bytes], size: int, name: str) -> Iterator[bytes]:
     from tqdm.auto import tqdm
 
-    with tqdm(
+    class Progress(tqdm):  # type: ignore[type-arg]
+        # No monitor thread: it only tunes the refresh rate of stalled bars, and a second
+        # thread would keep `turnfold render` from sharing work with a forked child.
+        monitor_interval = 0
+
+    with Progress(
         total=size, unit="B", unit_scale=True, desc=f"Loading {Path(name).name}", delay=1.0,
         leave=False,
     ) as bar:  # fmt: skip

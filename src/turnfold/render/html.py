@@ -33,10 +33,14 @@ from turnfold.render.content import content_css, escape
 __all__ = [
     "CSP",
     "ToolFold",
+    "html_frame",
+    "nodes_html",
     "note_text",
+    "notice_html",
     "render_html",
     "tool_fold",
     "turnfold_css",
+    "wrap_html",
 ]
 
 Node = dict[str, Any]
@@ -566,12 +570,20 @@ class _Renderer:
         return translate(key, self.locale)
 
 
-def _body(view: Node) -> str:
-    renderer = _Renderer(str(view.get("locale") or "en"))
-    if view.get("notice"):
-        renderer.notice(view["notice"])
-    for node in view.get("nodes", []):
+def nodes_html(nodes: list[Node], locale: str) -> str:
+    """The HTML of some top-level nodes, in order: a piece of a page's body."""
+    renderer = _Renderer(locale)
+    for node in nodes:
         renderer.top(node)
+    return "".join(renderer.out)
+
+
+def notice_html(notice: Node | None, locale: str) -> str:
+    """The loader's warnings as they open a page's body ("" when there were none)."""
+    if not notice:
+        return ""
+    renderer = _Renderer(locale)
+    renderer.notice(notice)
     return "".join(renderer.out)
 
 
@@ -590,14 +602,24 @@ def render_html(
     page says what it left out.
     """
     locale = _text(view.get("locale") or "en")
+    body = notice_html(view.get("notice"), locale) + nodes_html(view.get("nodes", []), locale)
+    return wrap_html(body, view, title=title, standalone=standalone)
+
+
+def wrap_html(body: str, view: Node, *, title: str | None = None, standalone: bool = True) -> str:
+    """``body`` (the HTML of ``view``'s nodes) inside a page or a notebook fragment."""
+    before, after = html_frame(view, title=title, standalone=standalone)
+    return f"{before}{body}{after}"
+
+
+def html_frame(view: Node, *, title: str | None = None, standalone: bool = True) -> tuple[str, str]:
+    """What goes before and after the body of ``view``: a page's head, or a fragment's style."""
+    locale = _text(view.get("locale") or "en")
     mode = _text(view.get("mode") or "")
-    body = _body(view)
     if not standalone:
         css = turnfold_css(standalone=False)
-        return (
-            f'<div class="turnfold" lang="{locale}" data-mode="{mode}"><style>{css}</style>'
-            f"{body}</div>"
-        )
+        before = f'<div class="turnfold" lang="{locale}" data-mode="{mode}"><style>{css}</style>'
+        return before, "</div>"
     heading = _text(title) if title else "turnfold"
     head = f"<h1>{_text(title)}</h1>" if title else ""
     return (
@@ -606,6 +628,5 @@ def render_html(
         '<meta name="referrer" content="no-referrer">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{heading}</title>\n<style>\n{turnfold_css(standalone=True)}</style>\n</head>\n"
-        f'<body class="tf-page">\n<main class="turnfold" data-mode="{mode}">{head}{body}</main>\n'
-        "</body>\n</html>\n"
-    )
+        f'<body class="tf-page">\n<main class="turnfold" data-mode="{mode}">{head}'
+    ), "</main>\n</body>\n</html>\n"

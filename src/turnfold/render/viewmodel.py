@@ -35,11 +35,13 @@ from turnfold.process import (
     ActivityGroup,
     BatchPiece,
     CommandRow,
+    PlannedItem,
     ProgressRow,
     ThinkingIndicator,
     ThinkingRow,
     TopLevel,
     Turn,
+    plan_projection,
     project,
 )
 from turnfold.render.content import (
@@ -76,23 +78,50 @@ def build_view_model(
     ``more_chars`` caps how much of each long output's hidden rest is rendered (the rest is
     counted as ``omitted_lines``); ``None`` renders every output whole.
     """
-    settings = settings or DisplaySettings()
     # A view of a long session is millions of new, long-lived objects, like a load (Q-1).
     with collector_paused():
-        return _view(transcript, settings, running, more_chars)
+        plan = plan_view(transcript, settings, running=running, more_chars=more_chars)
+        return {**plan.head, "nodes": plan.nodes(plan.items)}
 
 
-def _view(
-    transcript: Transcript, settings: DisplaySettings, running: bool | None, more_chars: int | None
-) -> Node:
-    return {
+@dataclass(frozen=True)
+class ViewPlan:
+    """A view model before its nodes are built: the projection and what building needs.
+
+    The top-level nodes are independent of each other, so a renderer may build them in any
+    order, in pieces or in another process (:mod:`turnfold.render.page`), and join the pieces:
+    ``{**plan.head, "nodes": plan.nodes(plan.items)}`` is :func:`build_view_model`'s result.
+    """
+
+    head: Node
+    """The view's fields besides ``nodes``, in the view's key order."""
+    items: list[PlannedItem]
+    """The projection still to do: one item per top-level node."""
+    options: _Options
+
+    def nodes(self, items: list[PlannedItem]) -> list[Node]:
+        """The top-level nodes of ``items`` (a slice of :attr:`items`)."""
+        return [_top_level(item.project(), self.options, "") for item in items]
+
+
+def plan_view(
+    transcript: Transcript,
+    settings: DisplaySettings | None = None,
+    *,
+    running: bool | None = None,
+    more_chars: int | None = MORE_CHARS,
+) -> ViewPlan:
+    """The head of ``transcript``'s view model and its projection, still to be done."""
+    settings = settings or DisplaySettings()
+    head = {
         "schema": SCHEMA_VERSION,
         "locale": settings.locale,
         "mode": settings.transcript_display_mode,
         "show_thinking": settings.show_thinking,
         "notice": _warnings_notice(transcript, settings.locale),
-        "nodes": _nodes(transcript, _Options(settings, more_chars), running=running, prefix=""),
     }
+    items = plan_projection(transcript, settings, running=running)
+    return ViewPlan(head, items, _Options(settings, more_chars))
 
 
 def _nodes(
@@ -346,4 +375,25 @@ def iter_nodes(view: Node) -> Iterator[Node]:
         yield node
 
 
-__all__ = ["SCHEMA_VERSION", "ancestor_path", "build_view_model", "iter_nodes"]
+def open_all(nodes: list[Node]) -> list[Node]:
+    """``nodes`` with every fold open (changes them and returns them): ``turnfold --expand``.
+
+    Only the default ``open`` flags change; what each fold holds stays as the view model says.
+    """
+    for node, _ in _walk(nodes, []):
+        if "open" in node:
+            node["open"] = True
+        if node.get("kind") == "turn" and node.get("process"):
+            node["process"]["open"] = True
+    return nodes
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "ViewPlan",
+    "ancestor_path",
+    "build_view_model",
+    "iter_nodes",
+    "open_all",
+    "plan_view",
+]

@@ -1,0 +1,88 @@
+"""A transcript as one standalone HTML page, built on two cores when it is long (spec W-6, Q-1).
+
+:func:`render_page` gives the same page as ``render_html(build_view_model(transcript), ...)``
+without ever holding the whole view model: it plans the projection once (cheap), then projects,
+builds and draws the top-level items chunk by chunk, each chunk straight to UTF-8. Chunks are
+independent, so for a long session (``turnfold render`` of tens of megabytes)
+:func:`turnfold.forking.fork_map` builds every other chunk in a forked child while this process
+builds the rest; bytes, unlike strings, cross the pipe without being re-encoded.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import BinaryIO
+
+from turnfold.forking import fork_map
+from turnfold.gcpause import collector_paused
+from turnfold.model import Transcript
+from turnfold.process import PlannedItem
+from turnfold.render.content import MORE_CHARS
+from turnfold.render.html import html_frame, nodes_html, notice_html
+from turnfold.render.viewmodel import open_all, plan_view
+from turnfold.settings import DisplaySettings
+
+__all__ = ["FORK_MIN_ENTRIES", "render_page", "write_page"]
+
+#: Below this many entries a page takes well under a tenth of a second to build, less than
+#: forking a process that holds the transcript would save.
+FORK_MIN_ENTRIES = 5_000
+
+#: Chunks per page: enough that interleaving evens out turns of very different sizes, few enough
+#: that each chunk's overhead (a renderer, a list, a pickled string) stays invisible.
+_CHUNKS = 64
+
+
+def write_page(
+    stream: BinaryIO,
+    transcript: Transcript,
+    settings: DisplaySettings | None = None,
+    *,
+    title: str | None = None,
+    more_chars: int | None = MORE_CHARS,
+    expand: bool = False,
+    fork: bool | None = None,
+) -> int:
+    """Write the standalone page of ``transcript`` to ``stream`` as UTF-8; returns its size.
+
+    ``expand`` opens every fold. ``fork`` chooses whether a forked child shares the work: None
+    (the default) forks for transcripts of at least :data:`FORK_MIN_ENTRIES` entries when
+    :func:`turnfold.forking.can_fork`; the page is the same either way.
+    """
+    if fork is None:
+        fork = len(transcript.entries) >= FORK_MIN_ENTRIES
+    with collector_paused():  # as build_view_model: millions of new objects, few of them garbage
+        plan = plan_view(transcript, settings, more_chars=more_chars)
+        locale = plan.head["locale"]
+
+        def draw(items: list[PlannedItem]) -> bytes:
+            nodes = plan.nodes(items)
+            return nodes_html(open_all(nodes) if expand else nodes, locale).encode("utf-8")
+
+        size = -(-len(plan.items) // _CHUNKS) or 1  # ceiling division: at most _CHUNKS chunks
+        chunks = [plan.items[i : i + size] for i in range(0, len(plan.items), size)]
+        pieces = fork_map(draw, chunks, fork=fork)
+    before, after = html_frame(plan.head, title=title)
+    parts = [before.encode("utf-8"), notice_html(plan.head["notice"], locale).encode("utf-8")]
+    parts.extend(pieces)
+    parts.append(after.encode("utf-8"))
+    for part in parts:
+        stream.write(part)
+    return sum(map(len, parts))
+
+
+def render_page(
+    transcript: Transcript,
+    settings: DisplaySettings | None = None,
+    *,
+    title: str | None = None,
+    more_chars: int | None = MORE_CHARS,
+    expand: bool = False,
+    fork: bool | None = None,
+) -> str:
+    """The standalone page of ``transcript`` as a string; arguments as :func:`write_page`."""
+    buffer = io.BytesIO()
+    write_page(
+        buffer, transcript, settings, title=title, more_chars=more_chars, expand=expand, fork=fork
+    )
+    return buffer.getvalue().decode("utf-8")

@@ -1,0 +1,152 @@
+"""The standalone page built in chunks, shared with a forked child (W-6, Q-1).
+
+``render_page`` must give exactly the bytes of ``render_html(build_view_model(...))`` whether or
+not a child shares the work. Forking only happens in a single-threaded process, and the pytest
+process may hold threads left by other suites, so the tests that need a real fork run their
+code in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+import turnfold
+from turnfold.cli import expand_all
+from turnfold.forking import can_fork, fork_map
+from turnfold.render.html import render_html
+from turnfold.render.page import render_page
+from turnfold.render.viewmodel import build_view_model
+from turnfold.settings import DisplaySettings
+
+TESTS = Path(__file__).parent
+SOURCES = [
+    *sorted((TESTS / "fixtures").glob("*.json*")),
+    TESTS.parent / "src" / "turnfold" / "samples" / "demo-session.jsonl",
+]
+needs_fork = pytest.mark.skipif(
+    not hasattr(__import__("os"), "fork"), reason="fork() is POSIX-only"
+)
+
+
+def run_fresh(code: str) -> str:
+    """``code`` in a new, single-threaded interpreter; its stdout."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+@pytest.mark.parametrize("fork", [False, True])
+def test_W6_the_page_built_in_chunks_is_the_page_of_the_whole_view(path: Path, fork: bool) -> None:
+    transcript = turnfold.load(path)
+    for settings in (DisplaySettings(), DisplaySettings(transcript_display_mode="flat")):
+        expected = render_html(build_view_model(transcript, settings), title="t")
+        assert render_page(transcript, settings, title="t", fork=fork) == expected
+    expanded = render_html(expand_all(build_view_model(transcript)), title="t")
+    assert render_page(transcript, title="t", expand=True, fork=fork) == expanded
+    whole = render_html(build_view_model(transcript, more_chars=None), title="t")
+    assert render_page(transcript, title="t", more_chars=None, fork=fork) == whole
+
+
+@needs_fork
+def test_Q1_a_forked_child_builds_every_other_chunk_and_the_page_is_the_same() -> None:
+    out = run_fresh(
+        f"""
+        import os
+        import turnfold
+        from turnfold.forking import can_fork, fork_map
+        from turnfold.render.page import render_page
+
+        assert can_fork(), "a fresh interpreter on two cores can fork"
+        pids = fork_map(lambda chunk: (chunk, os.getpid()), list(range(6)))
+        assert [chunk for chunk, _ in pids] == list(range(6))
+        here = {{pid for chunk, pid in pids if chunk % 2 == 0}}
+        there = {{pid for chunk, pid in pids if chunk % 2 == 1}}
+        assert here == {{os.getpid()}} and len(there) == 1 and there != here, pids
+        t = turnfold.load({str(SOURCES[-1])!r})
+        print(render_page(t, fork=True) == render_page(t, fork=False))
+        """
+    )
+    assert out.strip() == "True"
+
+
+@needs_fork
+def test_Q1_a_child_that_fails_costs_time_not_output() -> None:
+    out = run_fresh(
+        """
+        import os
+        from turnfold.forking import fork_map
+
+        parent = os.getpid()
+
+        def work(chunk):
+            if os.getpid() != parent:
+                raise RuntimeError("the child breaks")
+            return chunk * 10
+
+        print(fork_map(work, [1, 2, 3, 4, 5]))
+        """
+    )
+    assert out.strip() == "[10, 20, 30, 40, 50]"
+
+
+@needs_fork
+def test_Q1_an_error_here_stops_the_child_and_propagates() -> None:
+    out = run_fresh(
+        """
+        import os, time
+        from turnfold.forking import fork_map
+
+        parent = os.getpid()
+
+        def work(chunk):
+            if os.getpid() == parent and chunk == 3:  # chunks 1 and 3 are built here
+                raise ValueError("bad chunk")
+            if os.getpid() != parent:
+                time.sleep(30)  # would hold the test for 30 s if it were not stopped
+            return chunk
+
+        started = time.monotonic()
+        try:
+            fork_map(work, [1, 2, 3, 4])
+        except ValueError as error:
+            print(error)
+        try:
+            os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            print("no child left")
+        print("stopped" if time.monotonic() - started < 20 else "waited")
+        """
+    )
+    assert out.split("\n")[:3] == ["bad chunk", "no child left", "stopped"]
+
+
+def test_Q1_no_fork_with_other_threads_and_the_work_is_done_here(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not can_fork()  # a lock held by the other thread would stay locked in a child
+        with caplog.at_level(logging.WARNING):
+            assert fork_map(lambda chunk: chunk + 1, [1, 2, 3]) == [2, 3, 4]
+    finally:
+        stop.set()
+        other.join()
+    assert not caplog.records
+
+
+def test_Q1_nothing_to_share_means_no_fork() -> None:
+    assert fork_map(str, []) == []
+    assert fork_map(str, [7]) == ["7"]
+    assert fork_map(str, [1, 2], fork=False) == ["1", "2"]
