@@ -111,7 +111,7 @@ def test_W1_the_view_gets_catalog_phrases_so_the_js_needs_no_rules(
     widgets: list[TranscriptWidget],
 ) -> None:
     widget = make(widgets, demo_session())
-    tools = [n for n in _nodes(widget._view) if n["kind"] == "tool"]
+    tools = [n for n in _nodes(widget.view) if n["kind"] == "tool"]
     assert tools
     for tool in tools:
         assert set(tool["fold"]) == {"args", "result", "note", "subagent"}
@@ -313,7 +313,8 @@ def test_P10_a_view_mounted_later_gets_the_current_view_once(
     (full,) = wire.custom("full")
     assert full["to"] == "v2"
     assert full["rev"] == 1
-    assert full["view"] == widget.view
+    assert full["view"] == widget._wire_view()  # closed content stays on demand (Q-2)
+    assert [n["key"] for n in full["view"]["nodes"]] == [n["key"] for n in widget.view["nodes"]]
 
 
 # --- P-11: reveal and search ----------------------------------------------------------------------
@@ -325,7 +326,11 @@ def test_P11_reveal_sends_only_the_ancestor_path(widgets: list[TranscriptWidget]
     path = widget.reveal("e3")  # a Read inside the summary row of the first group
     assert path == ["process:turn:e0", "group:e1", "summary:e2"]
     (message,) = wire.custom("reveal")
+    # The closed process travels with the request, so the view can open the path at once (Q-2).
+    nodes = message.pop("nodes")
     assert message == {"type": "reveal", "key": "e3", "path": path}
+    assert list(nodes) == ["process:turn:e0"]
+    assert nodes["process:turn:e0"]["children"]
 
 
 def test_P11_hidden_thinking_stays_hidden(widgets: list[TranscriptWidget]) -> None:
@@ -431,3 +436,171 @@ def _nodes(view: dict[str, Any]) -> list[dict[str, Any]]:
     from turnfold.render.viewmodel import iter_nodes
 
     return list(iter_nodes(view))
+
+
+# --- Q-2, Q-3: closed content on demand, settled turns reused ------------------------------------
+
+
+def _turns(view: dict[str, Any]) -> list[dict[str, Any]]:
+    return [node for node in view["nodes"] if node["kind"] == "turn"]
+
+
+def _ask(widget: TranscriptWidget, wire: Wire, **request: Any) -> list[dict[str, Any]]:
+    """Send what the JS view sends, as view "v1"; the replies addressed to it."""
+    wire.clear()
+    widget._handle_custom_msg({**request, "view": "v1"}, [])
+    return [m for m in wire.custom() if m.get("to") == "v1"]
+
+
+def big_output_session(size: int = 5 * 2**20, tool: str = "Read") -> tuple[Recorder, str]:
+    """A settled transcript with one tool output of ``size`` characters; and that output."""
+    rec = recorded(2)
+    rec.user("Dump the log")
+    line = "2026-01-01 12:00:00 INFO worker: processed a batch of records\n"
+    output = line * (size // len(line)) + "\x1b[31mlast line\x07\n"
+    args = {"command": "cat app.log"} if tool == "Bash" else {"file_path": "app.log"}
+    call = rec.start_tool(tool, args)
+    rec.finish_tool(call, output)
+    rec.assistant("The log is long.")
+    return rec, output
+
+
+def test_Q2_a_settled_view_is_sent_closed_and_its_processes_on_demand(
+    widgets: list[TranscriptWidget],
+) -> None:
+    widget = make(widgets, demo_session())
+    wire = Wire(widget)
+    sent = _turns(widget._view)
+    whole = _turns(widget.view)
+    assert sent
+    assert all(t["process"]["deferred"] for t in sent if t["process"])
+    assert all(t["process"]["children"] == [] for t in sent if t["process"])
+    assert [t["answer"] for t in sent] == [t["answer"] for t in whole]  # answers up front
+    key = whole[0]["process"]["key"]
+    (reply,) = _ask(widget, wire, type="content", keys=[key, "no-such-key"])
+    assert reply["type"] == "content"
+    assert reply["nodes"]["no-such-key"] is None  # gone (or never there): nothing to draw
+    process = reply["nodes"][key]
+    assert process["key"] == key
+    assert not process.get("deferred")
+    assert [c["key"] for c in process["children"]] == [
+        c["key"] for c in whole[0]["process"]["children"]
+    ]
+    for node in iter_wire(process["children"]):  # only Python reads a result's plain text
+        assert "text" not in (node.get("result") or {})
+
+
+def iter_wire(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for node in nodes:
+        yield node
+        for field in ("children", "rows", "tools"):
+            yield from iter_wire(node.get(field) or [])
+        if node.get("tool"):
+            yield from iter_wire([node["tool"]])
+
+
+def test_Q2_a_5_MB_output_travels_only_when_its_row_opens_capped_then_whole_on_request(
+    widgets: list[TranscriptWidget],
+) -> None:
+    rec, output = big_output_session()
+    widget = make(widgets, rec.transcript)
+    wire = Wire(widget)
+    initial = Wire.size(widget.get_state())
+    assert initial < 64 * 1024, initial  # the 5 MB are not in the initial state
+    turn = _turns(widget.view)[-1]
+    (reply,) = _ask(widget, wire, type="content", keys=[turn["process"]["key"]])
+    assert Wire.size(reply) < 16 * 1024  # the process: rows, the big result still deferred
+    (tool,) = [n for n in iter_wire(reply["nodes"][turn["process"]["key"]]["children"])
+               if n["kind"] == "tool"]  # fmt: skip
+    assert tool["deferred"]
+    assert tool["result"] is None
+    (reply,) = _ask(widget, wire, type="content", keys=[tool["key"]])
+    opened = reply["nodes"][tool["key"]]
+    assert Wire.size(reply) < 64 * 1024  # capped as the view model caps it (F-12)
+    assert opened["result"]["html"].startswith("<pre")
+    assert opened["result"]["all_label"] == f"Show the whole output ({output.count(chr(10))} lines)"
+    parts = _ask(widget, wire, type="output", key=tool["key"])
+    assert len(parts) > 1
+    assert [p["part"] for p in parts] == list(range(len(parts)))
+    assert {p["parts"] for p in parts} == {len(parts)}
+    assert max(Wire.size(p) for p in parts) < 300 * 1024  # no multi-megabyte message
+    text = "".join(p["text"] for p in parts)
+    assert text.endswith("last line␇\n")
+    assert "\x1b" not in text
+    assert len(text) == len(output) - len("\x1b[31m")
+
+
+def test_Q2_a_5_MB_command_output_shown_under_its_row_arrives_capped_with_the_process(
+    widgets: list[TranscriptWidget],
+) -> None:
+    rec, _ = big_output_session(tool="Bash")  # commands show their output (F-12), capped
+    widget = make(widgets, rec.transcript)
+    wire = Wire(widget)
+    assert Wire.size(widget.get_state()) < 64 * 1024
+    turn = _turns(widget.view)[-1]
+    (reply,) = _ask(widget, wire, type="content", keys=[turn["process"]["key"]])
+    assert Wire.size(reply) < 64 * 1024
+    (tool,) = [n for n in iter_wire(reply["nodes"][turn["process"]["key"]]["children"])
+               if n["kind"] == "tool"]  # fmt: skip
+    assert tool["result"]["all_label"]  # and the whole of it is one request away
+
+
+def test_Q2_what_the_reader_opened_is_sent_with_its_content(
+    widgets: list[TranscriptWidget],
+) -> None:
+    widget = make(widgets, demo_session())
+    key = _turns(widget.view)[0]["process"]["key"]
+    widget.set_state({"_folds": {key: "open"}})
+    first = _turns(widget._wire_view())[0]["process"]
+    assert not first.get("deferred")
+    assert first["children"]
+    inner = _turns(widget.view)[1]["process"]["children"][0]["key"]
+    widget.set_state({"_folds": {inner: "owned"}})  # P-10: a container holding an owned row
+    assert not _turns(widget._wire_view())[1]["process"].get("deferred")
+
+
+def test_Q2_search_brings_the_closed_processes_its_hits_open(
+    widgets: list[TranscriptWidget],
+) -> None:
+    rec, _ = big_output_session(10_000)
+    widget = make(widgets, rec.transcript)
+    wire = Wire(widget)
+    (reply,) = _ask(widget, wire, type="search", id=1, query="test_1")
+    assert reply["total"] >= 1
+    for hit in reply["hits"]:
+        for key in hit["path"]:
+            if key.startswith("process:"):
+                assert reply["nodes"][key]["children"]
+
+
+def test_Q3_an_append_rebuilds_only_the_turn_it_changes(widgets: list[TranscriptWidget]) -> None:
+    rec = recorded(30)
+    widget = make(widgets, rec.transcript)
+    before = {n["key"]: n for n in widget.view["nodes"]}
+    rec.user("One more question")
+    rec.start_tool("Grep", {"pattern": "needle"})
+    widget.flush()
+    after = {n["key"]: n for n in widget.view["nodes"]}
+    rebuilt = [key for key, node in before.items() if after[key] is not node]
+    assert rebuilt == []  # every settled turn reused as it was (not rebuilt, not compared deeply)
+    # A label that arrives later for an earlier turn's call rebuilds that turn, and only it.
+    first_call = next(e for e in rec.transcript.entries if e.kind == "tool_call")
+    rec.label([first_call], "Read module_0 and ran its test")
+    widget.flush()
+    again = {n["key"]: n for n in widget.view["nodes"]}
+    changed = [key for key, node in after.items() if again[key] is not node]
+    assert len(changed) == 2  # that turn, and the running one (always rebuilt)
+    assert "Read module_0" in json.dumps(again[changed[0]])
+    # After changing entries in place (no notification), refresh() rebuilds everything.
+    first_call.description = "changed in place"
+    widget.refresh()
+    assert "changed in place" in json.dumps(widget.view)
+
+
+def test_Q3_a_settings_change_rebuilds_every_turn(widgets: list[TranscriptWidget]) -> None:
+    widget = make(widgets, recorded(3).transcript)
+    before = {n["key"]: n for n in widget.view["nodes"]}
+    widget.locale = "zh"
+    widget.flush()
+    assert all(n is not before[n["key"]] for n in widget.view["nodes"])
+    assert widget.view["locale"] == "zh"

@@ -24,6 +24,13 @@ import { keysInside } from "./tree.js";
  */
 
 /**
+ * @typedef {object} Loader  what the widget fetches from Python when the reader opens it (Q-2)
+ * @property {(key: string) => Node | null | undefined} ready  content already here (undefined: not yet asked for)
+ * @property {(key: string) => Promise<Node | null>} content  the node `key` with what it holds; null when it is gone
+ * @property {(key: string, onPart: (text: string) => void) => void} output  the whole output of tool `key`, in parts
+ */
+
+/**
  * @typedef {object} DisclosureSpec
  * @property {string} key
  * @property {boolean} defaultOpen  the view model's `open` (P-8)
@@ -36,6 +43,9 @@ import { keysInside } from "./tree.js";
  * @property {boolean} [rail]  a fold rail in the body's gutter (P-12)
  */
 
+/** Characters of a whole output drawn per animation frame (see `wholeOutput`). */
+const BLOCK_CHARS = 64 * 1024;
+
 const chevron = () => h("span", "tf-chev", { "aria-hidden": "true" });
 const separator = () => text("span", "tf-sep", "·");
 
@@ -43,10 +53,12 @@ export class Renderer {
   /**
    * @param {DisclosureMemory} memory
    * @param {() => Record<string, string>} strings  the view's own phrases, in the locale
+   * @param {Loader} loader
    */
-  constructor(memory, strings) {
+  constructor(memory, strings, loader) {
     this.memory = memory;
     this.strings = strings;
+    this.loader = loader;
     /** @type {WeakMap<Element, Control>} */
     this.controls = new WeakMap();
   }
@@ -108,6 +120,25 @@ export class Renderer {
       header.focus({ preventScroll: true });
     });
     return rail;
+  }
+
+  /**
+   * Q-2: fill `body` with the content of `key`, which Python sent only as a header: at once if it
+   * is already here (a reveal or search brings it along), otherwise after asking for it.
+   * @param {HTMLElement} body @param {string} key @param {(node: Node) => void} fill
+   */
+  onDemand(body, key, fill) {
+    const here = this.loader.ready(key);
+    if (here !== undefined) {
+      if (here) fill(here);
+      return;
+    }
+    const waiting = text("div", "tf-note tf-loading", this.strings().loading ?? "…");
+    body.append(waiting);
+    this.loader.content(key).then((node) => {
+      waiting.remove();
+      if (node) fill(node);
+    });
   }
 
   // --- top level --------------------------------------------------------------------------------
@@ -187,7 +218,10 @@ export class Renderer {
           headerClass: "tf-head",
           header: (button) => this.turnHeader(button, node.header, true),
           bodyClass: "tf-pbody",
-          body: (body) => this.children(body, process.children),
+          body: (body) =>
+            process.deferred
+              ? this.onDemand(body, process.key, (full) => this.children(body, full.children))
+              : this.children(body, process.children),
         }),
       );
     } else {
@@ -356,7 +390,10 @@ export class Renderer {
           button.append(chevron());
         },
         bodyClass: "tf-tbody",
-        body: (body) => this.toolHidden(body, node, fold),
+        body: (body) =>
+          node.deferred
+            ? this.onDemand(body, node.key, (full) => this.toolHidden(body, full, full.fold ?? fold))
+            : this.toolHidden(body, node, fold),
       });
     } else {
       row = h("div", css, { "data-key": node.key });
@@ -415,7 +452,48 @@ export class Renderer {
     }
     for (const image of result.images ?? []) box.append(setHtml(h("div", "tf-image-box"), image));
     for (const note of result.notes_text ?? []) box.append(text("div", "tf-note", note));
+    if (result.all_label) {
+      const all = text("button", "tf-row tf-more-head tf-all", result.all_label);
+      all.setAttribute("type", "button");
+      all.addEventListener("click", () => this.wholeOutput(node.key, box, all));
+      box.append(all);
+    }
     return box;
+  }
+
+  /**
+   * F-12: the whole of an output the view model capped, fetched on request as plain text. Each
+   * part becomes its own block, one per animation frame, and blocks off screen skip layout
+   * (`content-visibility`), so even megabytes never hold the page for more than a frame.
+   * @param {string} key @param {HTMLElement} box @param {HTMLElement} button
+   */
+  wholeOutput(key, box, button) {
+    const whole = h("div", "tf-whole");
+    for (const child of box.children) /** @type {HTMLElement} */ (child).hidden = true;
+    box.append(whole);
+    button.remove();
+    /** @type {string[]} */
+    const queue = [];
+    let scheduled = false;
+    const drain = () => {
+      scheduled = false;
+      const part = queue.shift();
+      if (part === undefined) return;
+      whole.append(text("pre", "tf-output tf-text tf-chunk", part));
+      if (queue.length) schedule();
+    };
+    const schedule = () => {
+      if (scheduled) return;
+      scheduled = true;
+      requestAnimationFrame(drain);
+    };
+    this.loader.output(key, (part) => {
+      // Blocks of at most BLOCK_CHARS: one part of a message is several frames of work.
+      for (let start = 0; start < part.length || start === 0; start += BLOCK_CHARS) {
+        queue.push(part.slice(start, start + BLOCK_CHARS));
+      }
+      schedule();
+    });
   }
 }
 

@@ -11,8 +11,14 @@
  * - `patch` {rev, base, upsert: [{after, node}], remove: [key], fields?}: top-level changes;
  *   applied only on top of revision `base`, otherwise the view asks for the whole view again.
  * - `full` {to, rev, view}: the whole current view, for the view that said `hello`.
- * - `reveal` {key, path}: open exactly `path`, once, and scroll to `key` (P-11).
- * - `search` {to, id, hits, total, label}: the answer to this view's query (P-11).
+ * - `reveal` {key, path, nodes}: open exactly `path`, once, and scroll to `key` (P-11); `nodes`
+ *   holds the content of the deferred disclosures on the path.
+ * - `search` {to, id, hits, total, label, nodes}: the answer to this view's query (P-11).
+ * - `content` {to, nodes: {key: node | null}}: what this view asked for with `content` (Q-2).
+ * - `output` {to, key, part, parts, text}: one part of a whole output this view asked for.
+ *
+ * Messages to Python: `hello`, `search` {query, id}, `content` {keys}, `output` {key}, each
+ * with this view's id, so answers go to the view that asked.
  */
 
 import { byKey, h } from "./dom.js";
@@ -65,7 +71,50 @@ function render({ model, el }) {
     saveTimer = setTimeout(save, SAVE_DELAY_MS);
   });
   const strings = () => model.get("_strings") ?? {};
-  const renderer = new Renderer(memory, strings);
+
+  // Q-2: content Python sent only as a header, fetched when opened and kept until a patch
+  // (which may change it) arrives.
+  /** @type {Map<string, Node | null>} */
+  const loaded = new Map();
+  /** @type {Map<string, ((node: Node | null) => void)[]>} */
+  const waiting = new Map();
+  /** @type {Set<string>} keys asked for in this task, sent as one request */
+  const asking = new Set();
+  /** @type {Map<string, (text: string) => void>} */
+  const outputs = new Map();
+  /** @type {import("./render.js").Loader} */
+  const loader = {
+    ready: (key) => loaded.get(key),
+    content: (key) =>
+      new Promise((resolve) => {
+        const queued = waiting.get(key);
+        if (queued) {
+          queued.push(resolve);
+          return;
+        }
+        waiting.set(key, [resolve]);
+        asking.add(key);
+        if (asking.size === 1) {
+          queueMicrotask(() => {
+            model.send({ type: "content", view: viewId, keys: [...asking] });
+            asking.clear();
+          });
+        }
+      }),
+    output: (key, onPart) => {
+      outputs.set(key, onPart);
+      model.send({ type: "output", view: viewId, key });
+    },
+  };
+  /** @param {Record<string, Node | null> | undefined} nodes */
+  function receiveContent(nodes) {
+    for (const [key, node] of Object.entries(nodes ?? {})) {
+      loaded.set(key, node);
+      for (const resolve of waiting.get(key) ?? []) resolve(node);
+      waiting.delete(key);
+    }
+  }
+  const renderer = new Renderer(memory, strings, loader);
 
   const root = h("div", "turnfold tf-widget");
   const noticeSlot = h("div", "tf-notice-slot");
@@ -101,6 +150,7 @@ function render({ model, el }) {
 
   /** @param {Patch} patch */
   function patchView(patch) {
+    loaded.clear(); // what was fetched may have changed with this patch
     for (const key of patch.remove ?? []) {
       drawn.get(key)?.remove();
       drawn.delete(key);
@@ -198,12 +248,20 @@ function render({ model, el }) {
       if (message.view && message.rev !== rev) {
         view = message.view;
         rev = message.rev;
+        loaded.clear();
         drawAll();
       }
     } else if (message.type === "reveal") {
+      receiveContent(message.nodes);
       reveal(message.key, message.path ?? []);
     } else if (message.type === "search" && message.to === viewId) {
+      receiveContent(message.nodes);
       search.receive(message);
+    } else if (message.type === "content" && message.to === viewId) {
+      receiveContent(message.nodes);
+    } else if (message.type === "output" && message.to === viewId) {
+      outputs.get(message.key)?.(String(message.text ?? ""));
+      if (message.part + 1 >= message.parts) outputs.delete(message.key);
     }
   }
 

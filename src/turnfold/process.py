@@ -503,6 +503,27 @@ class PlannedItem:
     segment: _Segment | None = None
     context: _Context | None = None
 
+    @property
+    def key(self) -> str:
+        """The key of the item's node (a turn's key, or the entry's id)."""
+        if self.segment is not None and self.context is not None:
+            return f"{self.context.key_prefix}{self.segment.key}"
+        assert self.entry is not None
+        return self.entry.id
+
+    @property
+    def entries(self) -> Sequence[Entry]:
+        """Every entry the item's node shows: what can change it."""
+        if self.segment is not None:
+            return self.segment.entries
+        assert self.entry is not None
+        return (self.entry,)
+
+    @property
+    def running(self) -> bool:
+        """Whether the item is a turn still running (its node changes as the agent works)."""
+        return self.context is not None and self.context.running
+
     def project(self) -> TopLevel:
         if self.segment is None or self.context is None:
             assert self.entry is not None

@@ -6,14 +6,18 @@ as the view model of :mod:`turnfold.render.viewmodel`; the JS view in ``js/`` (b
 
 How state travels, and why:
 
-* ``_view`` (synced once, at construction) is the whole view model, so a settled transcript paints
-  closed from the first frame (P-8).
+* ``_view`` (synced once, at construction) is the *wire form* of the view model
+  (:mod:`turnfold.ondemand`): every turn's header and answer, but a closed process only as its
+  header and a large hidden output only as its row. A settled transcript paints closed from the
+  first frame (P-8) at about the cost of its text rendering (Q-2).
+* What a reader opens is asked for by key (``content``) and sent to that view alone; the whole of
+  a capped output likewise (``output``, in parts).
 * After that, changes travel as small custom messages: the widget observes its transcript, coalesces
   bursts on a timer thread (so an agent appending from any thread updates the view while a cell is
-  still running, L-5), rebuilds the view model and sends only the top-level nodes that changed, each
-  with the key of the node it follows. One appended tool call therefore costs the bytes of its own
-  turn, not of the transcript (W-2, Q-3). Settings changes do the same. (The Python work per
-  flush is still a rebuild of the whole view model; the coalescing delay grows with its cost.)
+  still running, L-5), rebuilds only the turns whose entries changed (the running turn, a turn a
+  new label names) and sends only the top-level nodes that changed, each with the key of the node
+  it follows. One appended tool call therefore costs the bytes of its own turn, not of the
+  transcript, and Python work of about its turn (W-2, Q-3). Settings changes rebuild everything.
 * A view that mounts later (the widget displayed again in another cell) says ``hello`` and is sent
   the current view once, addressed to it alone.
 * ``_folds`` (synced, written only by the JS) holds the reader's open/closed choices keyed by the
@@ -32,7 +36,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +44,14 @@ import anywidget
 import traitlets
 
 from turnfold.config import load_settings
+from turnfold.gcpause import collector_paused
 from turnfold.i18n import normalize_locale, plural, translate
-from turnfold.model import Transcript, TranscriptChange
+from turnfold.model import Entry, ToolCall, ToolUseSummary, Transcript, TranscriptChange
+from turnfold.ondemand import NodeIndex, call_for_key, output_parts, wire_node
 from turnfold.render.content import content_css, escape
 from turnfold.render.html import note_text, render_html, tool_fold
 from turnfold.render.text import html_to_text, render_text
-from turnfold.render.viewmodel import ancestor_path, build_view_model, iter_nodes
+from turnfold.render.viewmodel import ancestor_path, iter_nodes, plan_view
 from turnfold.settings import DisplaySettings, normalize_settings
 from turnfold.summaries.usage import UsageTracker, usage_footer, usage_for
 
@@ -89,6 +95,7 @@ _UI_KEYS = {
     "next": "search.next",
     "close_group": "group.close",
     "arguments": "tool.arguments",
+    "loading": "widget.loading",
 }
 _BUNDLE_MISSING = "The turnfold widget bundle is not built: run `npm run build` in js/."
 
@@ -123,10 +130,9 @@ def ui_strings(locale: str) -> dict[str, str]:
 # by the same functions the page uses, so the notebook and the page cannot disagree.
 
 
-def _decorate(view: Node) -> Node:
-    """Add the catalog phrases and fold facts of every node to ``view`` in place; returns it."""
-    locale = str(view.get("locale") or "en")
-    for node in iter_nodes(view):
+def _decorate_nodes(nodes: list[Node], locale: str) -> None:
+    """Add the catalog phrases and fold facts of every node under ``nodes``, in place."""
+    for node in iter_nodes({"nodes": nodes}):
         kind = node.get("kind")
         if kind == "tool":
             _decorate_tool(node, locale)
@@ -134,7 +140,16 @@ def _decorate(view: Node) -> Node:
             form = node.get("form")
             withheld = form in ("redacted", "encrypted")
             node["form_label"] = translate(f"thinking.{form}", locale) if withheld else None
-    return view
+
+
+def _touched(entries: Sequence[Entry], dirty: set[str]) -> bool:
+    """Whether any of ``entries`` (or a tool call among them, by its call id) changed."""
+    if not dirty:
+        return False
+    return any(
+        entry.id in dirty or (isinstance(entry, ToolCall) and entry.call_id in dirty)
+        for entry in entries
+    )
 
 
 def _decorate_tool(node: Node, locale: str) -> None:
@@ -156,6 +171,9 @@ def _decorate_tool(node: Node, locale: str) -> None:
         omitted = int(result.get("omitted_lines") or 0)
         if omitted:  # X-2: what was left unrendered is counted and named, never silently gone
             result["notes_text"].append(plural("tool.not_included", omitted, locale))
+        # The view can fetch the whole output on request (``output``), so it offers to.
+        lines = int(result.get("lines") or 0)
+        result["all_label"] = plural("tool.show_all", lines, locale) if omitted else None
 
 
 # --- search (P-11) --------------------------------------------------------------------------------
@@ -321,14 +339,19 @@ class TranscriptWidget(anywidget.AnyWidget):
         self._delay = _MIN_DELAY_S
         self._rev = 0
         self._closed = False
+        # Q-3: built top-level nodes by key, reused while none of their entries changed.
+        self._turns: dict[str, tuple[bool, Node]] = {}
+        self._dirty: set[str] = set()  # ids of entries and tool calls changed since the last build
+        self._dirty_lock = threading.Lock()
         # S-8: what the fast model cost for this transcript, shown as a footer line when non-zero.
         self._usage: UsageTracker = usage_for(transcript)
         initial = {name: getattr(self.settings, name) for name in SYNCED_SETTINGS}
         self._current: Node = self._build(running)
+        self._index = NodeIndex(self._current["nodes"])
         super().__init__(
             **initial,
             running=running,
-            _view=self._current,
+            _view=self._wire_view(),
             _strings=ui_strings(self.settings.locale),
             **kwargs,
         )
@@ -344,6 +367,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         def observer(change: TranscriptChange) -> None:
             widget = self_ref()
             if widget is not None:
+                widget._changed(change)
                 widget._schedule()
 
         self._stop_observing: Callable[[], None] = transcript.observe(observer)
@@ -379,9 +403,22 @@ class TranscriptWidget(anywidget.AnyWidget):
         except Exception:  # a failed redraw must never take down the agent's thread (X-2)
             _LOG.exception("turnfold: could not update the transcript view")
 
+    def _changed(self, change: TranscriptChange) -> None:
+        """Remember what changed, so the next build redraws exactly the turns that show it."""
+        entry = change.entry
+        ids = [entry.id]
+        if isinstance(entry, ToolCall):
+            ids.append(entry.call_id)
+        elif isinstance(entry, ToolUseSummary):  # a label changes the turn of the calls it names
+            ids.extend(entry.call_ids)
+        with self._dirty_lock:
+            self._dirty.update(ids)
+
     def _on_setting(self, change: Mapping[str, Any]) -> None:
         if change["name"] == "locale":
             self._strings = ui_strings(change["new"])
+        with self._dirty_lock:
+            self._turns = {}  # every node depends on the settings
         self._schedule(0.0)  # one setting, or a burst of linked ones, redraws once
 
     def _on_running(self, change: Mapping[str, Any]) -> None:
@@ -390,10 +427,12 @@ class TranscriptWidget(anywidget.AnyWidget):
     # --- sending ------------------------------------------------------------------------------
 
     def flush(self) -> None:
-        """Rebuild the view model now and send what changed to every view (W-2).
+        """Rebuild what changed and send it to every view (W-2).
 
         Changes are sent on their own after a short delay; call this to send them at once (tests,
-        or before reading :attr:`view`).
+        or before reading :attr:`view`). Changes must reach the transcript through
+        :meth:`Transcript.append` / :meth:`Transcript.update` (or a Recorder), which tell the
+        widget what changed; after changing entries in place, call :meth:`refresh`.
         """
         with self._flush_lock:
             if self._closed:
@@ -405,52 +444,126 @@ class TranscriptWidget(anywidget.AnyWidget):
             fields = {name: view.get(name) for name in _VIEW_FIELDS}
             changed_fields = {k: v for k, v in fields.items() if self._current.get(k) != v}
             self._current = view
+            self._index = NodeIndex(view["nodes"])
             if not upserts and not removed and not changed_fields:
                 return
             self._rev += 1
+            folds = self._folds
             message: Node = {
                 "type": "patch",
                 "rev": self._rev,
                 "base": self._rev - 1,
-                "upsert": upserts,
+                "upsert": [{**u, "node": wire_node(u["node"], folds)} for u in upserts],
                 "remove": removed,
             }
             if changed_fields:
                 message["fields"] = changed_fields
             self.send(message)
 
+    def refresh(self) -> None:
+        """Rebuild every turn and send what changed (after entries were changed in place)."""
+        with self._dirty_lock:
+            self._turns = {}
+        self.flush()
+
     def _build(self, running: bool | None) -> Node:
-        view = _decorate(build_view_model(self.transcript, self.settings, running=running))
+        """The decorated view model, reusing every settled turn none of whose entries changed."""
+        with self._dirty_lock:
+            dirty, self._dirty = self._dirty, set()
+            cache = self._turns
+        # A first build of a long session is millions of new objects, like a load (Q-1).
+        with collector_paused():
+            plan = plan_view(self.transcript, self.settings, running=running)
+            nodes: list[Node] = []
+            turns: dict[str, tuple[bool, Node]] = {}
+            for item in plan.items:
+                key = item.key
+                cached = cache.get(key)
+                if (
+                    cached is not None
+                    and not item.running
+                    and cached[0] == item.running
+                    and not _touched(item.entries, dirty)
+                ):
+                    node = cached[1]
+                else:
+                    (node,) = plan.nodes([item])
+                    _decorate_nodes([node], plan.head["locale"])
+                turns[key] = (item.running, node)
+                nodes.append(node)
+        with self._dirty_lock:
+            if self._turns is cache:  # not cleared by a settings change meanwhile
+                self._turns = turns
+        view = {**plan.head, "nodes": nodes}
         footer = usage_footer(self._usage, str(view.get("locale") or "en"))
         if footer:
             # A quiet info line after everything, drawn by every renderer as it draws a runtime
             # notice, so the JS needs no code of its own for it (W-1).
-            view["nodes"].append(
+            nodes.append(
                 {"kind": "system", "key": USAGE_KEY, "level": "info", "html": escape(footer)}
             )
         return view
 
+    def _wire_view(self) -> Node:
+        """The current view as a view is sent it: closed content deferred (Q-2)."""
+        folds = self._folds if hasattr(self, "_folds") else {}
+        view = self._current
+        return {**view, "nodes": [wire_node(node, folds) for node in view["nodes"]]}
+
     @property
     def view(self) -> Node:
-        """The view model as the views have it (after the last flush)."""
+        """The whole view model as of the last flush (closed content included)."""
         return self._current
 
     def _on_view_message(self, widget: Any, content: Any, buffers: Any) -> None:
         if not isinstance(content, dict):
             return
         kind = content.get("type")
+        view_id = str(content.get("view", ""))
         if kind == "hello":
-            self._greet(str(content.get("view", "")))
+            self._greet(view_id)
         elif kind == "search":
-            self._answer_search(
-                str(content.get("view", "")), content.get("id"), content.get("query")
+            self._answer_search(view_id, content.get("id"), content.get("query"))
+        elif kind == "content":
+            keys = content.get("keys")
+            if isinstance(keys, list):
+                self._send_content(view_id, [str(key) for key in keys])
+        elif kind == "output":
+            self._send_output(view_id, str(content.get("key", "")))
+
+    def _contents(self, keys: list[str], *, deferred_only: bool = False) -> dict[str, Node | None]:
+        """The content of each key; with ``deferred_only``, of the keys the wire form defers."""
+        with self._flush_lock:
+            folds = self._folds
+            if deferred_only:
+                keys = [key for key in keys if self._index.defers(key, folds)]
+            return {key: self._index.content(key, folds) for key in keys}
+
+    def _send_content(self, view_id: str, keys: list[str]) -> None:
+        """What a view opened: each key's node with its content, or None when it is gone."""
+        self.send({"type": "content", "to": view_id, "nodes": self._contents(keys)})
+
+    def _send_output(self, view_id: str, key: str) -> None:
+        """The whole output of the tool ``key``, as plain text in parts (F-12: never lost)."""
+        call = call_for_key(self.transcript, key)
+        parts = output_parts(call) if call is not None else [""]
+        for number, text in enumerate(parts):
+            self.send(
+                {
+                    "type": "output",
+                    "to": view_id,
+                    "key": key,
+                    "part": number,
+                    "parts": len(parts),
+                    "text": text,
+                }
             )
 
     def _greet(self, view_id: str) -> None:
         """A view mounted: tell it the revision, and send the whole view if ``_view`` is stale."""
         self.flush()
         with self._flush_lock:
-            view = self._current if self._rev else None
+            view = self._wire_view() if self._rev else None
             self.send({"type": "full", "to": view_id, "rev": self._rev, "view": view})
 
     # --- navigation (P-11) --------------------------------------------------------------------
@@ -470,7 +583,9 @@ class TranscriptWidget(anywidget.AnyWidget):
         path = ancestor_path(self._current, entry_id)
         if path is None:
             return None
-        self.send({"type": "reveal", "key": entry_id, "path": path})
+        # What must open to show the entry travels with the request, so it opens at once.
+        nodes = self._contents(path, deferred_only=True)
+        self.send({"type": "reveal", "key": entry_id, "path": path, "nodes": nodes})
         return path
 
     def search(self, query: str) -> tuple[list[Node], int]:
@@ -495,6 +610,9 @@ class TranscriptWidget(anywidget.AnyWidget):
                 "hits": hits,
                 "total": total,
                 "label": label,
+                "nodes": self._contents(
+                    list(dict.fromkeys(k for h in hits for k in h["path"])), deferred_only=True
+                ),
             }
         )
 

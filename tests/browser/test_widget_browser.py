@@ -396,3 +396,46 @@ def _luminance(colour: str) -> float:
 def _contrast(first: str, second: str) -> float:
     high, low = sorted((_luminance(first), _luminance(second)), reverse=True)
     return (high + 0.05) / (low + 0.05)
+
+
+BIG_OUTPUT_SETUP = """\
+from turnfold.recording import Recorder
+from turnfold.widget import TranscriptWidget
+
+rec = Recorder()
+for n in range(20):
+    rec.user(f"Question {n}")
+    rec.finish_tool(rec.start_tool("Read", {"file_path": f"m{n}.py"}), f"x = {n}\\n" * 5)
+    rec.assistant(f"Answer {n}")
+rec.user("Dump the log")
+log = "".join(f"line {i:06d} <script>alert(1)</script>\\n" for i in range(120_000)) + "the end\\n"
+call = rec.start_tool("Read", {"file_path": "app.log"})
+rec.finish_tool(call, log)
+rec.assistant("It is long.")
+widget = TranscriptWidget(rec.transcript)"""
+
+
+def test_Q2_closed_content_and_a_5_MB_output_are_fetched_only_when_opened(lab: Lab) -> None:
+    widget = lab.open_notebook("big.ipynb", [BIG_OUTPUT_SETUP, "widget"])
+    turns = widget.locator(".tf-turn")
+    assert turns.count() == 21
+    per_turn = widget.evaluate("e => e.querySelectorAll('*').length") / 21
+    assert per_turn <= 30, per_turn  # Q-2: headers and answers only, until something opens
+    process = str(turns.last.locator(".tf-process").get_attribute("data-key"))
+    lab.toggle(widget, process)  # the process comes from Python now (content on demand)
+    summary = turns.last.locator(".tf-summary")  # F-10a: a read sits in its summary row
+    summary.wait_for()
+    lab.toggle(widget, str(summary.get_attribute("data-key")))
+    tool = widget.locator(".tf-tool", has_text="app.log")
+    tool.wait_for()
+    tool_key = str(tool.get_attribute("data-key"))
+    lab.toggle(widget, tool_key)  # and the big output, capped, when its row opens
+    show_all = tool.locator(".tf-all")
+    show_all.wait_for()
+    assert "line 000000" in tool.inner_text()
+    assert "the end" not in tool.inner_text()
+    show_all.click()  # the whole of it, drawn in blocks frame by frame
+    tool.locator(".tf-chunk", has_text="the end").wait_for()
+    assert tool.locator(".tf-chunk").count() > 10
+    assert lab.dialogs == []  # the <script> lines stayed text
+    assert tool.locator("script").count() == 0

@@ -68,6 +68,7 @@ __all__ = [
     "escape",
     "image_html",
     "markdown_html",
+    "plain_text",
     "pygments_css",
     "result_view",
     "sanitize",
@@ -142,7 +143,7 @@ def _neutralize(text: str, *, keep_escape: bool = False) -> str:
     return text.replace("\r\n", "\n").translate(_NEUTRAL_KEEP_ESC if keep_escape else _NEUTRAL)
 
 
-def _plain(text: str) -> str:
+def plain_text(text: str) -> str:
     """Text as a person should read it: escape sequences interpreted away, controls visible."""
     if "\x1b" in text:
         text = _decode_ansi(text).plain
@@ -160,7 +161,7 @@ def escape(text: str) -> str:
     """
     if len(text) <= _SHORT:
         return _escape_short(text)
-    return html.escape(_plain(text))
+    return html.escape(plain_text(text))
 
 
 #: Names, labels, statuses and ids repeat thousands of times in a long session; escaping each
@@ -170,7 +171,7 @@ _SHORT = 80
 
 @lru_cache(maxsize=4096)
 def _escape_short(text: str) -> str:
-    return html.escape(_plain(text))
+    return html.escape(plain_text(text))
 
 
 def text_preview(text: str, limit: int) -> str:
@@ -449,7 +450,7 @@ def markdown_html(text: str) -> str:
 rel="noopener noreferrer nofollow">site</a> \
 <a target="_blank" rel="noopener noreferrer nofollow">x</a></p></div>'
     """
-    source = _plain(text)
+    source = plain_text(text)
     if _MARKUP.search(source) is None:
         return _prose_html(source)
     if _too_many_brackets(source):
@@ -634,7 +635,7 @@ def diff_html(text: str) -> str:
     '<pre class="tf-output tf-diff"><span class="tf-diff-hunk">@@ -1 +1 @@</span>\\n\
 <span class="tf-diff-del">-old</span>\\n<span class="tf-diff-add">+new</span></pre>'
     """
-    return f'<pre class="tf-output tf-diff">{_diff_lines(_plain(text))}</pre>'
+    return f'<pre class="tf-output tf-diff">{_diff_lines(plain_text(text))}</pre>'
 
 
 def edit_diff(old: str, new: str, path: str) -> str:
@@ -650,7 +651,7 @@ def edit_diff(old: str, new: str, path: str) -> str:
     -b
     +c
     """
-    name = " ".join(_plain(path).split())  # a path with a newline must not forge a header
+    name = " ".join(plain_text(path).split())  # a path with a newline must not forge a header
     out = []
     for line in difflib.unified_diff(_lines(old), _lines(new), f"a/{name}", f"b/{name}"):
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
@@ -805,7 +806,7 @@ def _ansi_parts(text: str, max_lines: int, max_chars: int) -> _Parts:
 
 
 def _diff_parts(text: str, max_lines: int, max_chars: int) -> _Parts:
-    plain = _plain(text)
+    plain = plain_text(text)
     head, tail = _split(plain, _cut_offset(plain, max_lines, max_chars))
     return _Parts(
         html=_pre(_diff_lines(head), "diff"),
@@ -817,7 +818,7 @@ def _diff_parts(text: str, max_lines: int, max_chars: int) -> _Parts:
 
 
 def _block_parts(text: str, render: Callable[[str], str], max_lines: int, max_chars: int) -> _Parts:
-    source = _plain(text)
+    source = plain_text(text)
     cut = _cut_offset(source, max_lines, max_chars)
     head, tail = _split(source, None if cut is None else _markdown_cut(source, cut))
     return _Parts(

@@ -1,0 +1,218 @@
+"""What the widget sends up front, and what it sends only when a reader opens it (spec Q-2, W-2).
+
+The view model holds everything a person could see. The *wire form* of a node is what the JS
+view needs to draw it now, and the widget sends only that:
+
+* A turn whose process is closed is sent as its header, answer and the surfaces outside the fold,
+  with ``process.deferred = true`` and no children: a settled transcript of thousands of turns
+  costs about what its text rendering costs, not what its tool outputs cost.
+* A tool whose hidden part (a folded result, a sub-agent's transcript) is large is sent as its
+  row, with ``deferred = true`` instead of that part: a 5 MB output travels only when its row
+  is opened, and then capped as the view model caps it (F-12).
+* Fields that only Python reads are left out: a result's plain ``text`` (search runs in Python)
+  and a turn header's joined ``text`` (the text and HTML renderings use it).
+
+When the reader opens a deferred disclosure, the view asks for it by key (``content``) and gets
+its wire form with the content inside. A fold the reader already opened (the ``_folds`` the view
+syncs) is never deferred, so a re-displayed view restores it without a round trip. The whole of
+an output the view model capped is sent on request too, as plain text in parts (``output``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from turnfold.model import ToolCall, Transcript
+from turnfold.render.content import plain_text
+
+__all__ = [
+    "INLINE_HIDDEN_CHARS",
+    "OUTPUT_PART_CHARS",
+    "NodeIndex",
+    "call_for_key",
+    "output_parts",
+    "wire_node",
+]
+
+Node = dict[str, Any]
+Folds = Mapping[str, Any]
+
+#: A tool's hidden part up to this many characters of HTML travels with its row: fetching it
+#: would cost a round trip for fewer bytes than the request and reply themselves.
+INLINE_HIDDEN_CHARS = 2_000
+
+#: The whole of a capped output is sent in parts of this many characters, so neither side parses
+#: one multi-megabyte message in a single task.
+OUTPUT_PART_CHARS = 256 * 1024
+
+_OPENED = ("open", "owned")
+
+
+def wire_node(node: Node, folds: Folds) -> Node:
+    """The wire form of a top-level node (see the module docstring). ``node`` is not changed."""
+    if node.get("kind") != "turn":
+        return node
+    turn = dict(node)
+    turn["header"] = {k: v for k, v in node["header"].items() if k != "text"}
+    process = node.get("process")
+    if process is not None:
+        if _deferred(process, folds):
+            turn["process"] = {**process, "children": [], "deferred": True}
+        else:
+            turn["process"] = {**process, "children": _children(process["children"], folds)}
+    return turn
+
+
+def _deferred(process: Node, folds: Folds) -> bool:
+    """Closed by default, and nothing in it opened or worked in by the reader (P-10)."""
+    if process.get("open") or folds.get(process["key"]) in _OPENED:
+        return False
+    return not any(folds.get(key) in _OPENED for key in _keys(process["children"]))
+
+
+def _keys(nodes: list[Node]) -> Iterator[str]:
+    for node in nodes:
+        yield node["key"]
+        for field in ("children", "rows", "tools"):
+            yield from _keys(node.get(field) or [])
+        if node.get("tool"):
+            yield from _keys([node["tool"]])
+        subagent = node.get("subagent") or {}
+        for nested in subagent.get("nodes") or []:
+            yield nested["key"]
+            process = nested.get("process") or {}
+            if process:
+                yield process["key"]
+                yield from _keys(process.get("children") or [])
+
+
+def _children(nodes: list[Node], folds: Folds) -> list[Node]:
+    return [_child(node, folds) for node in nodes]
+
+
+def _child(node: Node, folds: Folds) -> Node:
+    kind = node.get("kind")
+    if kind == "tool":
+        return _tool(node, folds)
+    if kind == "command":
+        return {**node, "tool": _tool(node["tool"], folds)}
+    if kind == "group":
+        return {**node, "children": _children(node["children"], folds)}
+    if kind == "batch":
+        return {**node, "rows": _children(node["rows"], folds)}
+    if kind == "summary":
+        return {**node, "tools": _children(node["tools"], folds)}
+    return node
+
+
+def _tool(node: Node, folds: Folds, *, expand: bool = False) -> Node:
+    tool = dict(node)
+    result = node.get("result")
+    if result is not None:
+        tool["result"] = {k: v for k, v in result.items() if k != "text"}
+    subagent = node.get("subagent")
+    if subagent:
+        nested = [wire_node(child, folds) for child in subagent.get("nodes") or []]
+        tool["subagent"] = {**subagent, "nodes": nested}
+    if expand or folds.get(node["key"]) in _OPENED or _hidden_size(node) <= INLINE_HIDDEN_CHARS:
+        return tool
+    fold = node.get("fold") or {}
+    if fold.get("result"):
+        tool["result"] = None
+    if fold.get("subagent"):
+        tool["subagent"] = {**tool["subagent"], "nodes": []}
+    tool["deferred"] = True
+    return tool
+
+
+def _hidden_size(node: Node) -> int:
+    """Characters of what the tool's row hides; a sub-agent's transcript always counts as large."""
+    fold = node.get("fold") or {}
+    if fold.get("subagent") and (node.get("subagent") or {}).get("nodes"):
+        return INLINE_HIDDEN_CHARS + 1
+    result = node.get("result") or {}
+    if not fold.get("result"):
+        return 0
+    return sum(len(result.get(field) or "") for field in ("html", "more_html")) + sum(
+        map(len, result.get("images") or [])
+    )
+
+
+class NodeIndex:
+    """The nodes of one view by key, for answering ``content`` requests (built on first use)."""
+
+    def __init__(self, nodes: list[Node]) -> None:
+        self._nodes = nodes
+        self._by_key: dict[str, Node] | None = None
+
+    def get(self, key: str) -> Node | None:
+        if self._by_key is None:
+            self._by_key = {}
+            self._add(self._nodes)
+        return self._by_key.get(key)
+
+    def _add(self, nodes: list[Node]) -> None:
+        assert self._by_key is not None
+        for node in nodes:
+            self._by_key[node["key"]] = node
+            process = node.get("process")
+            if process:
+                self._by_key[process["key"]] = process
+                self._add(process["children"])
+            self._add(node.get("children") or [])
+            self._add(node.get("rows") or [])
+            self._add(node.get("tools") or [])
+            if node.get("tool"):
+                self._add([node["tool"]])
+            self._add((node.get("subagent") or {}).get("nodes") or [])
+
+    def defers(self, key: str, folds: Folds) -> bool:
+        """Whether the wire form leaves out what the disclosure ``key`` holds."""
+        node = self.get(key)
+        if node is None:
+            return False
+        if node.get("kind") == "tool":
+            return bool(_tool(node, folds).get("deferred"))
+        return "kind" not in node and "children" in node and _deferred(node, folds)
+
+    def content(self, key: str, folds: Folds) -> Node | None:
+        """The wire form of the disclosure ``key`` with what it holds, or None if there is none.
+
+        A process comes with its children (large tool outputs inside still deferred); a tool
+        with its hidden result or sub-agent transcript.
+        """
+        node = self.get(key)
+        if node is None:
+            return None
+        if node.get("kind") == "tool":
+            return _tool(node, folds, expand=True)
+        if "children" in node and "kind" not in node:  # a turn's process
+            return {**node, "children": _children(node["children"], folds)}
+        return _child(node, folds)
+
+
+def call_for_key(transcript: Transcript, key: str) -> ToolCall | None:
+    """The tool call a view-model key names: an entry id, or ``"<spawning call key>/<id>"``."""
+    *outer, own = key.split("/")
+    for part in outer:
+        call = _call(transcript, part)
+        child = call.subagent.transcript if call and call.subagent else None
+        if child is None:
+            return None
+        transcript = child
+    return _call(transcript, own)
+
+
+def _call(transcript: Transcript, entry_id: str) -> ToolCall | None:
+    entry = transcript.get(entry_id)
+    return entry if isinstance(entry, ToolCall) else None
+
+
+def output_parts(call: ToolCall) -> list[str]:
+    """The whole text of ``call``'s result in parts, as plain text (escape sequences read,
+    controls made visible): the view sets it as text, never as HTML."""
+    result = call.result
+    text = plain_text((result.text if result is not None else None) or "")
+    parts = [text[i : i + OUTPUT_PART_CHARS] for i in range(0, len(text), OUTPUT_PART_CHARS)]
+    return parts or [""]
