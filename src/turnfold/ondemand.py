@@ -9,8 +9,9 @@ view needs to draw it now, and the widget sends only that:
 * A tool whose hidden part (a folded result, a sub-agent's transcript) is large is sent as its
   row, with ``deferred = true`` instead of that part: a 5 MB output travels only when its row
   is opened, and then capped as the view model caps it (F-12).
-* Fields that only Python reads are left out: a result's plain ``text`` (search runs in Python)
-  and a turn header's joined ``text`` (the text and HTML renderings use it).
+* Fields that only Python reads are left out (:data:`PYTHON_ONLY`): a result's plain ``text``
+  (search runs in Python), facts the widget already turned into the ``fold`` flags and labels
+  the view draws, and a turn header's joined ``text`` (for the text and HTML renderings).
 
 When the reader opens a deferred disclosure, the view asks for it by key (``content``) and gets
 its wire form with the content inside. A fold the reader already opened (the ``_folds`` the view
@@ -29,6 +30,7 @@ from turnfold.render.content import plain_text
 __all__ = [
     "INLINE_HIDDEN_CHARS",
     "OUTPUT_PART_CHARS",
+    "PYTHON_ONLY",
     "NodeIndex",
     "call_for_key",
     "output_parts",
@@ -48,13 +50,28 @@ OUTPUT_PART_CHARS = 256 * 1024
 
 _OPENED = ("open", "owned")
 
+#: Fields of the view model that no view reads, by the kind of node (``result``: a tool's result).
+PYTHON_ONLY: dict[str, frozenset[str]] = {
+    "turn": frozenset({"running"}),
+    "header": frozenset({"text"}),
+    "tool": frozenset({"call_id", "category", "status_text", "result_folded", "forced_open"}),
+    "result": frozenset(
+        {"text", "kind", "lines", "truncated", "more_lines", "notes", "omitted_lines"}
+    ),
+}
+
+
+def _without(node: Node, kind: str) -> Node:
+    drop = PYTHON_ONLY[kind]
+    return {key: value for key, value in node.items() if key not in drop}
+
 
 def wire_node(node: Node, folds: Folds) -> Node:
     """The wire form of a top-level node (see the module docstring). ``node`` is not changed."""
     if node.get("kind") != "turn":
         return node
-    turn = dict(node)
-    turn["header"] = {k: v for k, v in node["header"].items() if k != "text"}
+    turn = _without(node, "turn")
+    turn["header"] = _without(node["header"], "header")
     process = node.get("process")
     if process is not None:
         if _deferred(process, folds):
@@ -107,10 +124,10 @@ def _child(node: Node, folds: Folds) -> Node:
 
 
 def _tool(node: Node, folds: Folds, *, expand: bool = False) -> Node:
-    tool = dict(node)
+    tool = _without(node, "tool")
     result = node.get("result")
     if result is not None:
-        tool["result"] = {k: v for k, v in result.items() if k != "text"}
+        tool["result"] = _without(result, "result")
     subagent = node.get("subagent")
     if subagent:
         nested = [wire_node(child, folds) for child in subagent.get("nodes") or []]
