@@ -64,10 +64,20 @@ def _message(key: str, locale: str | None) -> Any:
 
 def translate(key: str, locale: str | None = DEFAULT_LOCALE, **params: Any) -> str:
     """The phrase ``key`` in ``locale`` with ``params`` filled in."""
+    if not params:  # labels and statuses: asked for thousands of times per view (Q-1)
+        return _phrase(key, locale)
     message = _message(key, locale)
     if not isinstance(message, str):
         raise TypeError(f"message {key!r} is a plural phrase; use plural()")
     return message.format(**params)
+
+
+@cache
+def _phrase(key: str, locale: str | None) -> str:
+    message = _message(key, locale)
+    if not isinstance(message, str):
+        raise TypeError(f"message {key!r} is a plural phrase; use plural()")
+    return message.format()
 
 
 def plural(key: str, count: int, locale: str | None = DEFAULT_LOCALE, **params: Any) -> str:

@@ -41,7 +41,7 @@ from turnfold.model import (
     UserMessage,
     span_ms,
 )
-from turnfold.settings import DisplaySettings
+from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
 from turnfold.tools import format_duration, tool_category
 
 TurnStatus: TypeAlias = Literal["completed", "running", "stopped", "failed"]
@@ -266,7 +266,7 @@ def _header(segment: _Segment, status: TurnStatus, locale: str) -> TurnHeader:
 
 @dataclass
 class _Context:
-    settings: DisplaySettings
+    settings: SettingsSnapshot
     labels: dict[str, ToolUseSummary]
     running: bool
     key_prefix: str
@@ -533,13 +533,13 @@ class PlannedItem:
 
 def plan_projection(
     transcript: Transcript,
-    settings: DisplaySettings | None = None,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
     *,
     running: bool | None = None,
     key_prefix: str = "",
 ) -> list[PlannedItem]:
     """The items of :func:`project`, each still to be projected (see :class:`PlannedItem`)."""
-    settings = settings or DisplaySettings()
+    snapshot = snapshot_of(settings)
     labels = labels_by_call(transcript.entries)
     segments = _segments(transcript.entries)
     last_segment = next((s for s in reversed(segments) if isinstance(s, _Segment)), None)
@@ -549,14 +549,14 @@ def plan_projection(
             out.append(PlannedItem(item))
             continue
         hint = bool(running) and item is last_segment
-        ctx = _Context(settings, labels, _is_running(item.entries, hint), key_prefix)
+        ctx = _Context(snapshot, labels, _is_running(item.entries, hint), key_prefix)
         out.append(PlannedItem(None, item, ctx))
     return out
 
 
 def project(
     transcript: Transcript,
-    settings: DisplaySettings | None = None,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
     *,
     running: bool | None = None,
     key_prefix: str = "",

@@ -19,6 +19,7 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import traitlets
@@ -208,6 +209,26 @@ def normalize_settings(mapping: Mapping[str, Any] | DisplaySettings | None) -> d
     return out
 
 
+@dataclass(frozen=True)
+class SettingsSnapshot:
+    """The display settings a view is built with (:meth:`DisplaySettings.snapshot`)."""
+
+    show_thinking: bool
+    transcript_display_mode: str
+    auto_collapse_settled_groups: bool
+    auto_collapse_thinking: bool
+    locale: str
+    full_detail: bool
+    show_tool_call_args: bool
+
+
+def snapshot_of(settings: DisplaySettings | SettingsSnapshot | None) -> SettingsSnapshot:
+    """``settings`` as a snapshot; None means the defaults."""
+    if isinstance(settings, SettingsSnapshot):
+        return settings
+    return (settings or DisplaySettings()).snapshot()
+
+
 class _AnyValue(traitlets.Any):
     """An Any trait whose None also reaches the @validate handler.
 
@@ -267,6 +288,22 @@ class DisplaySettings(traitlets.HasTraits):
     def to_dict(self) -> dict[str, Any]:
         """Every setting as a normalized snake_case dict; legacy keys are never written (T-2)."""
         return {name: getattr(self, name) for name in SETTING_NAMES}
+
+    def snapshot(self) -> SettingsSnapshot:
+        """What a view is built with, as it is now, read at plain-attribute speed.
+
+        Building a long session's view reads the settings tens of thousands of times; a trait
+        read costs several times a plain attribute (Q-1), and a snapshot cannot change halfway.
+        """
+        return SettingsSnapshot(
+            show_thinking=self.show_thinking,
+            transcript_display_mode=self.transcript_display_mode,
+            auto_collapse_settled_groups=self.auto_collapse_settled_groups,
+            auto_collapse_thinking=self.auto_collapse_thinking,
+            locale=self.locale,
+            full_detail=self.full_detail,
+            show_tool_call_args=self.show_tool_call_args,
+        )
 
     def update(self, mapping: Mapping[str, Any]) -> None:
         """Apply only the settings named in ``mapping``, normalized exactly as when loading.

@@ -24,6 +24,8 @@ from turnfold.model import LoadWarning, Transcript
 HEAD_SIZE = 30
 #: Files at least this big show a progress bar (after tqdm's delay, so fast loads stay quiet).
 PROGRESS_MIN_BYTES = 8 * 1024 * 1024
+#: A load that ends sooner shows no bar at all.
+PROGRESS_DELAY_S = 1.0
 _PROGRESS_STEP = 1024 * 1024
 NO_DOCUMENT: Any = object()
 
@@ -216,8 +218,8 @@ def _with_progress(stream: Iterable[bytes], size: int, name: str) -> Iterator[by
         monitor_interval = 0
 
     with Progress(
-        total=size, unit="B", unit_scale=True, desc=f"Loading {Path(name).name}", delay=1.0,
-        leave=False,
+        total=size, unit="B", unit_scale=True, desc=f"Loading {Path(name).name}",
+        delay=PROGRESS_DELAY_S, leave=False,
     ) as bar:  # fmt: skip
         pending = 0
         for raw in stream:

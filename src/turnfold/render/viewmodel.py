@@ -52,7 +52,7 @@ from turnfold.render.content import (
     result_view,
     thinking_html,
 )
-from turnfold.settings import DisplaySettings
+from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
 
 SCHEMA_VERSION = 1
 Node = dict[str, Any]
@@ -62,7 +62,7 @@ Node = dict[str, Any]
 class _Options:
     """What every node of one view is built with."""
 
-    settings: DisplaySettings
+    settings: SettingsSnapshot
     more_chars: int | None
 
 
@@ -112,16 +112,16 @@ def plan_view(
     more_chars: int | None = MORE_CHARS,
 ) -> ViewPlan:
     """The head of ``transcript``'s view model and its projection, still to be done."""
-    settings = settings or DisplaySettings()
+    snapshot = snapshot_of(settings)
     head = {
         "schema": SCHEMA_VERSION,
-        "locale": settings.locale,
-        "mode": settings.transcript_display_mode,
-        "show_thinking": settings.show_thinking,
-        "notice": _warnings_notice(transcript, settings.locale),
+        "locale": snapshot.locale,
+        "mode": snapshot.transcript_display_mode,
+        "show_thinking": snapshot.show_thinking,
+        "notice": _warnings_notice(transcript, snapshot.locale),
     }
-    items = plan_projection(transcript, settings, running=running)
-    return ViewPlan(head, items, _Options(settings, more_chars))
+    items = plan_projection(transcript, snapshot, running=running)
+    return ViewPlan(head, items, _Options(snapshot, more_chars))
 
 
 def _nodes(
