@@ -85,6 +85,12 @@ _MAX_DELAY_S = 1.0
 #: The key of the footer line with the fast model's usage (spec S-8), the last top-level node.
 USAGE_KEY = "usage:tool_use_summary_generation"
 
+#: How much of a long output's hidden rest the widget renders beyond its first part: none. The
+#: view fetches the whole output when asked (``output``), so a rest rendered up front would only
+#: cost build time, bytes and the size of the notebook's ``text/html`` (Q-2); the standalone
+#: page, which cannot ask, embeds ``render.content.MORE_CHARS`` of it.
+OUTPUT_REST_CHARS = 0
+
 #: At most this many search hits are reported (and opened) per query.
 MAX_SEARCH_HITS = 200
 
@@ -168,10 +174,9 @@ def _decorate_tool(node: Node, locale: str) -> None:
         truncated = result.get("truncated") and result.get("more_html") is not None
         result["more_label"] = plural("tool.show_more", more, locale) if truncated else None
         result["notes_text"] = [note_text(note, locale) for note in result.get("notes", [])]
+        # what was left unrendered is one request away (``output``); the view offers it
+        # where the static page names the lines it left out.
         omitted = int(result.get("omitted_lines") or 0)
-        if omitted:  # what was left unrendered is counted and named, never silently gone
-            result["notes_text"].append(plural("tool.not_included", omitted, locale))
-        # The view can fetch the whole output on request (``output``), so it offers to.
         lines = int(result.get("lines") or 0)
         result["all_label"] = plural("tool.show_all", lines, locale) if omitted else None
 
@@ -473,7 +478,9 @@ class TranscriptWidget(anywidget.AnyWidget):
             cache = self._turns
         # A first build of a long session is millions of new objects, like a load.
         with collector_paused():
-            plan = plan_view(self.transcript, self.settings, running=running)
+            plan = plan_view(
+                self.transcript, self.settings, running=running, more_chars=OUTPUT_REST_CHARS
+            )
             nodes: list[Node] = []
             turns: dict[str, tuple[bool, Node]] = {}
             for item in plan.items:
