@@ -46,3 +46,14 @@ def test_benchmark_runs_small_and_prints_its_ratios(
     last = lines[-1]
     assert last.startswith(summary), f"{script} ended with {last!r}"
     assert RATIO.search(last), f"{script} ended without a ratio figure: {last!r}"
+
+
+def test_the_one_command_for_every_benchmark_knows_their_names() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "run.py"), "no-such-benchmark"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "choose from load, render, batches, scale, browser" in done.stderr
