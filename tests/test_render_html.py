@@ -48,7 +48,7 @@ from turnfold.model import (
     UserMessage,
 )
 from turnfold.render.content import MORE_CHARS, content_css
-from turnfold.render.html import CSP, render_html, turnfold_css
+from turnfold.render.html import CSP, nodes_html, render_html, turnfold_css
 from turnfold.render.viewmodel import build_view_model, iter_nodes
 from turnfold.settings import DisplaySettings
 
@@ -805,3 +805,31 @@ def test_X1_the_audit_itself_catches_unsafe_pages(unsafe: str) -> None:
     page = render_html(view_of(DEMO)).replace("<main", unsafe + "<main", 1)
     with pytest.raises(AssertionError):
         audit(page)
+
+
+# --- W-4: a size budget for the notebook's fallback ----------------------------------------------
+
+
+def test_W4_a_budget_keeps_the_latest_turns_whole_and_says_what_it_left_out() -> None:
+    view = build_view_model(turnfold.load(DEMO))
+    whole = render_html(view, standalone=False)
+    assert render_html(view, standalone=False, budget=len(whole)) == whole  # it fits: unchanged
+    turns = [n for n in view["nodes"] if n["kind"] == "turn"]
+    assert len(turns) >= 2
+    last = nodes_html(view["nodes"][-1:], "en")  # the budget counts the nodes, not the style
+    kept = render_html(view, standalone=False, budget=len(last))
+    assert len(kept) < len(whole)
+    elements = keyed(parse(kept))
+    for turn in turns:  # every header, answer and process fold is still there
+        assert turn["key"] in elements
+        assert turn["process"]["key"] in elements
+        if turn["answer"]:
+            assert turn["answer"]["key"] in elements
+    inside = [n["key"] for n in iter_nodes({"nodes": turns[0]["process"]["children"]})]
+    assert not any(key in elements for key in inside)  # the oldest turn's work: left out...
+    first = elements[turns[0]["process"]["key"]]
+    assert "not in this saved output" in first.all_text()  # ...and says so
+    for key in (n["key"] for n in iter_nodes({"nodes": turns[-1]["process"]["children"]})):
+        assert key in elements  # the latest turn keeps its work
+    zh = build_view_model(turnfold.load(DEMO), DisplaySettings(locale="zh"))
+    assert "此轮的工作过程未包含在内" in render_html(zh, budget=1)

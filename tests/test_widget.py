@@ -604,3 +604,19 @@ def test_Q3_a_settings_change_rebuilds_every_turn(widgets: list[TranscriptWidget
     widget.flush()
     assert all(n is not before[n["key"]] for n in widget.view["nodes"])
     assert widget.view["locale"] == "zh"
+
+
+def test_W4_the_notebook_fallback_of_a_long_session_stays_within_its_budget(
+    widgets: list[TranscriptWidget], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import turnfold.widget
+
+    widget = make(widgets, recorded(40).transcript)
+    whole = widget._repr_mimebundle_()[0]["text/html"]
+    assert "not in this saved output" not in whole  # 40 small turns fit the real budget
+    monkeypatch.setattr(turnfold.widget, "STATIC_HTML_BUDGET", 20_000)
+    kept = widget._repr_mimebundle_()[0]["text/html"]
+    assert len(kept) < len(whole)
+    assert "not in this saved output" in kept
+    assert "Fixed test_0." in kept  # every answer stays
+    assert "Fixed test_39." in kept

@@ -91,6 +91,11 @@ USAGE_KEY = "usage:tool_use_summary_generation"
 #: page, which cannot ask, embeds ``render.content.MORE_CHARS`` of it.
 OUTPUT_REST_CHARS = 0
 
+#: Characters of the ``text/html`` fallback a display carries at most (W-4): the notebook saves it,
+#: and every display sends it. Past this, the oldest turns' processes are left out of it, saying
+#: so; headers, answers and everything outside the folds stay (``render_html``'s ``budget``).
+STATIC_HTML_BUDGET = 4 * 1024 * 1024
+
 #: At most this many search hits are reported (and opened) per query.
 MAX_SEARCH_HITS = 200
 
@@ -636,7 +641,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         data = {
             **data,
             "text/plain": render_text(view),
-            "text/html": render_html(view, standalone=False),
+            "text/html": render_html(view, standalone=False, budget=STATIC_HTML_BUDGET),
         }
         return data, metadata
 

@@ -386,7 +386,10 @@ class _Renderer:
             self.write('<summary class="tf-head">')
             self.turn_header(node["header"], foldable=True)
             self.write('</summary>\n<div class="tf-pbody">')
-            self.children(process["children"])
+            if process.get("left_out"):  # an output over its size budget (render_html's budget)
+                self.write(f'\n<div class="tf-note">{_text(self.t("turn.not_included"))}</div>')
+            else:
+                self.children(process["children"])
             self.write("</div></details>")
         else:
             self.write('\n<div class="tf-head">')
@@ -592,6 +595,7 @@ def render_html(
     *,
     title: str | None = None,
     standalone: bool = True,
+    budget: int | None = None,
 ) -> str:
     """The view model as HTML: a whole page, or a fragment for a notebook's ``text/html``.
 
@@ -600,10 +604,49 @@ def render_html(
     (no script, nothing loaded from the network) and ``title`` as its title. How much of a long
     output is embedded was decided by the view model (``result_view``'s ``more_chars``); the
     page says what it left out.
+
+    ``budget`` bounds the size: once the latest nodes' HTML reaches that many characters, the
+    older turns are drawn with their header, answer and what is outside the fold, and a process
+    that says it was left out (see :func:`budgeted_nodes`).
     """
     locale = _text(view.get("locale") or "en")
-    body = notice_html(view.get("notice"), locale) + nodes_html(view.get("nodes", []), locale)
+    nodes = view.get("nodes", [])
+    if budget is None:
+        body = nodes_html(nodes, locale)
+    else:
+        body = "".join(budgeted_nodes(nodes, locale, budget))
+    body = notice_html(view.get("notice"), locale) + body
     return wrap_html(body, view, title=title, standalone=standalone)
+
+
+def budgeted_nodes(nodes: list[Node], locale: str, budget: int) -> list[str]:
+    """The HTML of each top-level node, the processes of the oldest turns left out past ``budget``.
+
+    Nodes are drawn from the last: a notebook's fallback of a long session keeps the work of the
+    latest turns, and every turn's header, answer, errors and pending decisions (never silently:
+    a left-out process says so when opened). Deterministic, as every rendering here.
+    """
+    drawn: list[str] = []
+    used = 0
+    over = False
+    for node in reversed(nodes):
+        if not over:
+            piece = nodes_html([node], locale)
+            over = used + len(piece) > budget and node.get("kind") == "turn"
+            if not over:
+                used += len(piece)
+                drawn.append(piece)
+                continue
+        drawn.append(nodes_html([_without_process(node)], locale))
+    drawn.reverse()
+    return drawn
+
+
+def _without_process(node: Node) -> Node:
+    process = node.get("process")
+    if node.get("kind") != "turn" or not process:
+        return node
+    return {**node, "process": {**process, "children": [], "left_out": True}}
 
 
 def wrap_html(body: str, view: Node, *, title: str | None = None, standalone: bool = True) -> str:
