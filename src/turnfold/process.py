@@ -173,28 +173,51 @@ class _Segment:
         return f"turn:{first.id}"
 
 
-def _segments(
-    entries: Iterable[Entry],
-) -> list[UserMessage | SystemNotice | CompactionBoundary | _Segment]:
-    """Split entries at the rows that keep their own turn boundaries (P-1)."""
-    out: list[UserMessage | SystemNotice | CompactionBoundary | _Segment] = []
-    current: _Segment | None = None
-    for entry in entries:
+_Item: TypeAlias = UserMessage | SystemNotice | CompactionBoundary | _Segment
+
+
+class _Splitter:
+    """Splits entries, fed one by one, at the rows that keep their own turn boundaries (P-1).
+
+    Feeding more entries never changes what earlier entries were split into, except that the
+    last turn grows: that is what lets :class:`ProjectionPlanner` follow a growing transcript.
+    """
+
+    def __init__(self) -> None:
+        self.out: list[_Item] = []  # may end with a turn that has no entries yet
+        self.current: _Segment | None = None
+        self.last_segment = -1  # the index of the last turn in ``out`` with entries
+
+    def feed(self, entry: Entry) -> int | None:
+        """Take ``entry``; the index in :attr:`out` of the item that shows it (None: none)."""
         if isinstance(entry, UserMessage):
-            out.append(entry)
-            current = _Segment(entry)
-            out.append(current)
-        elif isinstance(entry, (SystemNotice, CompactionBoundary)):
-            out.append(entry)
-            current = None
-        elif isinstance(entry, ToolUseSummary):
-            continue  # labels attach to their batch by call ids (S-6), wherever they were stored
-        else:
-            if current is None:
-                current = _Segment(None)
-                out.append(current)
-            current.entries.append(entry)
-    return [item for item in out if not (isinstance(item, _Segment) and not item.entries)]
+            self.out.append(entry)
+            self.current = _Segment(entry)
+            self.out.append(self.current)
+            return len(self.out) - 2
+        if isinstance(entry, (SystemNotice, CompactionBoundary)):
+            self.out.append(entry)
+            self.current = None
+            return len(self.out) - 1
+        if isinstance(entry, ToolUseSummary):
+            return None  # labels attach to their batch by call ids (S-6), wherever they were stored
+        if self.current is None:
+            self.current = _Segment(None)
+            self.out.append(self.current)
+        self.current.entries.append(entry)
+        self.last_segment = len(self.out) - 1
+        return self.last_segment
+
+    def items(self) -> list[_Item]:
+        return [item for item in self.out if not (isinstance(item, _Segment) and not item.entries)]
+
+
+def _segments(entries: Iterable[Entry]) -> list[_Item]:
+    """Split entries at the rows that keep their own turn boundaries (P-1)."""
+    splitter = _Splitter()
+    for entry in entries:
+        splitter.feed(entry)
+    return splitter.items()
 
 
 # --- one turn ------------------------------------------------------------------------------------
@@ -502,14 +525,16 @@ class PlannedItem:
     entry: UserMessage | SystemNotice | CompactionBoundary | None
     segment: _Segment | None = None
     context: _Context | None = None
+    key: str = field(init=False)
+    """The key of the item's node (a turn's key, or the entry's id)."""
 
-    @property
-    def key(self) -> str:
-        """The key of the item's node (a turn's key, or the entry's id)."""
+    def __post_init__(self) -> None:
         if self.segment is not None and self.context is not None:
-            return f"{self.context.key_prefix}{self.segment.key}"
-        assert self.entry is not None
-        return self.entry.id
+            key = f"{self.context.key_prefix}{self.segment.key}"
+        else:
+            assert self.entry is not None
+            key = self.entry.id
+        object.__setattr__(self, "key", key)  # frozen: set once, here
 
     @property
     def entries(self) -> Sequence[Entry]:
@@ -571,12 +596,108 @@ def project(
     return [item.project() for item in planned]
 
 
+class ProjectionPlanner:
+    """:func:`plan_projection` of one transcript as it grows, at the cost of what changed (Q-3).
+
+    A transcript only grows at its end (:meth:`Transcript.append`), and segments depend only on
+    the kinds of entries, so the planner splits each entry once, keeps the label of every call
+    up to date from the entries it has not seen yet, and re-plans only the turns that show a
+    changed entry (an appended or updated one, or a call a new label names), plus the last turn.
+    Everything else is handed back as it was, so a renderer can reuse what it built for it.
+    After entries were changed in place (without :meth:`Transcript.update`), make a new planner.
+    """
+
+    def __init__(self, transcript: Transcript, key_prefix: str = "") -> None:
+        self.transcript = transcript
+        self.key_prefix = key_prefix
+        self._splitter = _Splitter()
+        self._seen = 0
+        self._labels: dict[str, ToolUseSummary] = {}
+        self._where: dict[str, int] = {}  # entry ids and call ids -> index in the splitter's out
+        self._planned: dict[int, PlannedItem] = {}
+        self._settings: SettingsSnapshot | None = None
+        self._running: bool | None = None
+        self._last = -1
+
+    def plan(
+        self,
+        settings: DisplaySettings | SettingsSnapshot | None,
+        *,
+        running: bool | None = None,
+        changed: Iterable[str] = (),
+    ) -> tuple[list[PlannedItem], set[str]]:
+        """The planned items now, and the keys of the items planned anew since the last call.
+
+        ``changed`` holds the ids of entries appended or updated since then, and the call ids of
+        updated calls (what :class:`TranscriptChange` reports).
+        """
+        snapshot = snapshot_of(settings)
+        stale: set[int] = set()
+        if snapshot != self._settings or running != self._running:
+            self._settings, self._running = snapshot, running
+            self._planned.clear()  # every context changes
+        entries = self.transcript.entries
+        appended = entries[self._seen :]
+        for entry in appended:
+            index = self._splitter.feed(entry)
+            if index is not None:
+                self._where[entry.id] = index
+                stale.add(index)
+                if isinstance(entry, ToolCall):
+                    self._where[entry.call_id] = index
+            if isinstance(entry, ToolUseSummary):
+                self._where[entry.id] = -1
+                for call_id in entry.call_ids:
+                    self._labels[call_id] = entry
+                    stale.add(self._where.get(call_id, -1))
+        self._seen = len(entries)
+        new_ids = {entry.id for entry in appended}
+        labels_changed = False
+        for key in changed:
+            index = self._where.get(key)
+            if index == -1 and key not in new_ids:  # a label updated in place: re-read them all
+                labels_changed = True
+            elif index is not None and index >= 0:
+                stale.add(index)
+        if labels_changed:
+            self._labels = labels_by_call(entries)
+            self._planned.clear()
+        out = self._splitter.out
+        last = self._splitter.last_segment
+        if running:
+            # The last turn runs by the hint as well as by its entries: re-plan it, and the turn
+            # that was last before it, which lost the hint.
+            stale.update((last, self._last))
+        self._last = last
+        items: list[PlannedItem] = []
+        fresh: set[str] = set()
+        for index, item in enumerate(out):
+            if isinstance(item, _Segment) and not item.entries:
+                continue
+            planned = self._planned.get(index)
+            if planned is None or index in stale:
+                planned = self._item(item, hint=bool(running) and index == last)
+                self._planned[index] = planned
+                fresh.add(planned.key)
+            items.append(planned)
+        return items, fresh
+
+    def _item(self, item: _Item, *, hint: bool) -> PlannedItem:
+        if not isinstance(item, _Segment):
+            return PlannedItem(item)
+        assert self._settings is not None
+        running = _is_running(item.entries, hint)
+        context = _Context(self._settings, self._labels, running, self.key_prefix)
+        return PlannedItem(None, item, context)
+
+
 __all__ = [
     "ActivityGroup",
     "BatchPiece",
     "CommandRow",
     "PlannedItem",
     "ProgressRow",
+    "ProjectionPlanner",
     "ThinkingIndicator",
     "ThinkingRow",
     "Turn",

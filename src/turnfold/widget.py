@@ -36,7 +36,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +46,9 @@ import traitlets
 from turnfold.config import load_settings
 from turnfold.gcpause import collector_paused
 from turnfold.i18n import normalize_locale, plural, translate
-from turnfold.model import Entry, ToolCall, ToolUseSummary, Transcript, TranscriptChange
+from turnfold.model import ToolCall, ToolUseSummary, Transcript, TranscriptChange
 from turnfold.ondemand import NodeIndex, call_for_key, output_parts, wire_node
+from turnfold.process import ProjectionPlanner
 from turnfold.render.content import content_css, escape
 from turnfold.render.html import note_text, render_html, tool_fold
 from turnfold.render.text import html_to_text, render_text
@@ -153,16 +154,6 @@ def _decorate_nodes(nodes: list[Node], locale: str) -> None:
             node["form_label"] = translate(f"thinking.{form}", locale) if withheld else None
 
 
-def _touched(entries: Sequence[Entry], dirty: set[str]) -> bool:
-    """Whether any of ``entries`` (or a tool call among them, by its call id) changed."""
-    if not dirty:
-        return False
-    return any(
-        entry.id in dirty or (isinstance(entry, ToolCall) and entry.call_id in dirty)
-        for entry in entries
-    )
-
-
 def _decorate_tool(node: Node, locale: str) -> None:
     fold = tool_fold(node)
     node["fold"] = {
@@ -256,19 +247,26 @@ def diff_nodes(old: list[Node], new: list[Node]) -> tuple[list[Node], list[str]]
     after the node with key ``after`` (None: first). A node is sent when it is new, when it
     differs (JSON equality), or when the node before it changed, so the receiver can keep order
     with no list of every key: an append sends one node, whatever the length of the list.
+    Nodes the widget reused are the same objects, so the unchanged head of the list is skipped
+    by identity: the work is about the size of what changed (Q-3).
     """
+    start, limit = 0, min(len(old), len(new))
+    while start < limit and old[start] is new[start]:
+        start += 1
+    anchor = str(new[start - 1]["key"]) if start else None
+    old, new = old[start:], new[start:]
     new_keys = [str(node["key"]) for node in new]
     present = set(new_keys)
     removed = [str(node["key"]) for node in old if node["key"] not in present]
     kept = [node for node in old if node["key"] in present]
     before: dict[str, str | None] = {}
-    previous: str | None = None
+    previous: str | None = anchor
     for node in kept:
         before[str(node["key"])] = previous
         previous = str(node["key"])
     old_by_key = {str(node["key"]): node for node in kept}
     upserts: list[Node] = []
-    previous = None
+    previous = anchor
     for key, node in zip(new_keys, new, strict=True):
         if key not in old_by_key or old_by_key[key] != node or before[key] != previous:
             upserts.append({"after": previous, "node": node})
@@ -349,8 +347,10 @@ class TranscriptWidget(anywidget.AnyWidget):
         self._delay = _MIN_DELAY_S
         self._rev = 0
         self._closed = False
-        # Q-3: built top-level nodes by key, reused while none of their entries changed.
-        self._turns: dict[str, tuple[bool, Node]] = {}
+        # Q-3: the projection planned as the transcript grows, and the top-level nodes built
+        # from it by key, reused while the planner does not plan their item anew.
+        self._planner = ProjectionPlanner(transcript)
+        self._nodes: dict[str, Node] = {}
         self._dirty: set[str] = set()  # ids of entries and tool calls changed since the last build
         self._dirty_lock = threading.Lock()
         # S-8: what the fast model cost for this transcript, shown as a footer line when non-zero.
@@ -428,7 +428,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         if change["name"] == "locale":
             self._strings = ui_strings(change["new"])
         with self._dirty_lock:
-            self._turns = {}  # every node depends on the settings
+            self._nodes = {}  # every node depends on the settings
         self._schedule(0.0)  # one setting, or a burst of linked ones, redraws once
 
     def _on_running(self, change: Mapping[str, Any]) -> None:
@@ -473,39 +473,33 @@ class TranscriptWidget(anywidget.AnyWidget):
     def refresh(self) -> None:
         """Rebuild every turn and send what changed (after entries were changed in place)."""
         with self._dirty_lock:
-            self._turns = {}
+            self._nodes = {}
+            self._planner = ProjectionPlanner(self.transcript)
         self.flush()
 
     def _build(self, running: bool | None) -> Node:
-        """The decorated view model, reusing every settled turn none of whose entries changed."""
+        """The decorated view model, rebuilding only the nodes whose entries changed (Q-3)."""
         with self._dirty_lock:
             dirty, self._dirty = self._dirty, set()
-            cache = self._turns
+            cache = self._nodes
+        snapshot = self.settings.snapshot()
         # A first build of a long session is millions of new objects, like a load (Q-1).
         with collector_paused():
-            plan = plan_view(
-                self.transcript, self.settings, running=running, more_chars=OUTPUT_REST_CHARS
-            )
+            items, fresh = self._planner.plan(snapshot, running=running, changed=dirty)
+            plan = plan_view(self.transcript, snapshot, more_chars=OUTPUT_REST_CHARS, items=items)
             nodes: list[Node] = []
-            turns: dict[str, tuple[bool, Node]] = {}
-            for item in plan.items:
+            built: dict[str, Node] = {}
+            for item in items:
                 key = item.key
-                cached = cache.get(key)
-                if (
-                    cached is not None
-                    and not item.running
-                    and cached[0] == item.running
-                    and not _touched(item.entries, dirty)
-                ):
-                    node = cached[1]
-                else:
+                node = cache.get(key)
+                if node is None or key in fresh or item.running:
                     (node,) = plan.nodes([item])
-                    _decorate_nodes([node], plan.head["locale"])
-                turns[key] = (item.running, node)
+                    _decorate_nodes([node], snapshot.locale)
+                built[key] = node
                 nodes.append(node)
         with self._dirty_lock:
-            if self._turns is cache:  # not cleared by a settings change meanwhile
-                self._turns = turns
+            if self._nodes is cache:  # not cleared by a settings change meanwhile
+                self._nodes = built
         view = {**plan.head, "nodes": nodes}
         footer = usage_footer(self._usage, str(view.get("locale") or "en"))
         if footer:

@@ -106,12 +106,17 @@ class ViewPlan:
 
 def plan_view(
     transcript: Transcript,
-    settings: DisplaySettings | None = None,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
     *,
     running: bool | None = None,
     more_chars: int | None = MORE_CHARS,
+    items: list[PlannedItem] | None = None,
 ) -> ViewPlan:
-    """The head of ``transcript``'s view model and its projection, still to be done."""
+    """The head of ``transcript``'s view model and its projection, still to be done.
+
+    ``items`` are the planned items when the caller planned them already (a widget following a
+    growing transcript plans with a :class:`turnfold.process.ProjectionPlanner`).
+    """
     snapshot = snapshot_of(settings)
     head = {
         "schema": SCHEMA_VERSION,
@@ -120,7 +125,8 @@ def plan_view(
         "show_thinking": snapshot.show_thinking,
         "notice": _warnings_notice(transcript, snapshot.locale),
     }
-    items = plan_projection(transcript, snapshot, running=running)
+    if items is None:
+        items = plan_projection(transcript, snapshot, running=running)
     return ViewPlan(head, items, _Options(snapshot, more_chars))
 
 
