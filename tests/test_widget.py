@@ -620,3 +620,22 @@ def test_W4_the_notebook_fallback_of_a_long_session_stays_within_its_budget(
     assert "not in this saved output" in kept
     assert "Fixed test_0." in kept  # every answer stays
     assert "Fixed test_39." in kept
+
+
+def test_Q2_the_whole_of_a_structured_output_is_the_json_the_view_showed(
+    widgets: list[TranscriptWidget],
+) -> None:
+    from turnfold.model import ToolResult
+    from turnfold.render.content import pretty_json
+
+    rec = recorded(1)
+    rec.user("List the records")
+    records = [{"id": n, "name": f"record {n}", "tags": ["a", "b"]} for n in range(3000)]
+    call = rec.start_tool("Bash", {"command": "query --json"})
+    rec.finish_tool(call, ToolResult(structured=records))  # no text: drawn as JSON
+    widget = make(widgets, rec.transcript)
+    wire = Wire(widget)
+    tool = next(n for n in _nodes(widget.view) if n["kind"] == "tool" and n["key"] == call.id)
+    assert tool["result"]["all_label"]
+    parts = _ask(widget, wire, type="output", key=call.id)
+    assert "".join(p["text"] for p in parts) == pretty_json(records)

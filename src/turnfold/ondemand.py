@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from turnfold.model import ToolCall, Transcript
-from turnfold.render.content import plain_text
+from turnfold.render.content import result_text
 
 __all__ = [
     "INLINE_HIDDEN_CHARS",
@@ -229,7 +229,6 @@ def _call(transcript: Transcript, entry_id: str) -> ToolCall | None:
 def output_parts(call: ToolCall) -> list[str]:
     """The whole text of ``call``'s result in parts, as plain text (escape sequences read,
     controls made visible): the view sets it as text, never as HTML."""
-    result = call.result
-    text = plain_text((result.text if result is not None else None) or "")
+    text = result_text(call.result)
     parts = [text[i : i + OUTPUT_PART_CHARS] for i in range(0, len(text), OUTPUT_PART_CHARS)]
     return parts or [""]

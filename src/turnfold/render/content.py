@@ -70,6 +70,7 @@ __all__ = [
     "markdown_html",
     "plain_text",
     "pygments_css",
+    "result_text",
     "result_view",
     "sanitize",
     "text_preview",
@@ -908,6 +909,24 @@ def _within_budget(text: str, budget: int | None) -> tuple[str, int]:
     return text[:cut], _line_count(text, cut)
 
 
+def _shown_text(result: ToolResult) -> tuple[str, str]:
+    """The kind a result is drawn as, and its whole text as drawn (before any cap)."""
+    kind: str = result.kind
+    text = result.text
+    if text is None and result.structured is not None:
+        return "json", pretty_json(result.structured)
+    text = text or ""
+    return kind, _pretty_json(text) if kind == "json" else text
+
+
+def result_text(result: ToolResult | None) -> str:
+    """The whole of a result as plain text: what :func:`result_view` caps, uncapped.
+
+    Escape sequences are interpreted away and controls made visible; it is text, never HTML.
+    """
+    return plain_text(_shown_text(result)[1]) if result is not None else ""
+
+
 def result_view(
     result: ToolResult | None,
     *,
@@ -941,15 +960,9 @@ def result_view(
         return None
     if max_lines < 1 or max_chars < 1:
         raise ValueError("max_lines and max_chars must be at least 1")
-    kind: str = result.kind
-    text = result.text
-    if text is None and result.structured is not None:
-        text, kind = pretty_json(result.structured), "json"
-    text = text or ""
+    kind, text = _shown_text(result)
     budget = None if more_chars is None else max_chars + more_chars
     omitted = 0
-    if kind == "json":
-        text = _pretty_json(text)
     if kind in ("text", "ansi", "json", "diff"):  # line-based: safe to cut at a line end
         text, omitted = _within_budget(text, budget)
     if kind == "ansi" or (kind == "text" and "\x1b" in text):  # not every source marks colour
