@@ -13,6 +13,7 @@ from turnfold.batches import (
     build_batch_view,
     iter_batches,
     label_for,
+    labels_by_call,
 )
 from turnfold.model import (
     AssistantText,
@@ -377,3 +378,19 @@ def test_build_batch_view_does_not_modify_its_input() -> None:
 def test_F2_summary_row_in_chinese() -> None:
     view = build_batch_view([call("Read"), call("Read"), call("Read")], locale="zh")
     assert shape(view) == ["summary:读取了 3 个文件"]
+
+
+def test_S6_label_for_picks_the_label_the_projection_shows() -> None:
+    from turnfold.model import Transcript, UserMessage
+    from turnfold.process import project
+
+    batch = [call("Read", "a", batch_id="b1"), call("Read", "b", batch_id="b1")]
+    later = ToolUseSummary(label="Read a", call_ids=[batch[0].call_id])
+    earlier = ToolUseSummary(label="Read b", call_ids=[batch[1].call_id])
+    entries = [UserMessage(text="go"), *batch, earlier, later, AssistantText(text="ok")]
+    transcript = Transcript(entries)
+    chosen = label_for(batch, transcript.entries)
+    assert chosen is earlier  # the label of the batch's last labelled call, as shown
+    assert label_for(batch, labels_by_call(transcript.entries)) is chosen
+    (turn,) = [item for item in project(transcript) if hasattr(item, "process")]
+    assert "Read b" in repr(turn.process)

@@ -16,7 +16,7 @@ render as their own row, which results are hidden or forced open, the memory bad
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from turnfold.i18n import plural
@@ -250,11 +250,15 @@ def labels_by_call(entries: Iterable[Entry]) -> dict[str, ToolUseSummary]:
     return labels
 
 
-def label_for(batch: Sequence[ToolCall], entries: Iterable[Entry]) -> ToolUseSummary | None:
-    """The latest tool-use summary that covers a call of ``batch`` (spec S-6: by call ids)."""
-    call_ids = {c.call_id for c in batch}
-    found = None
-    for entry in entries:
-        if isinstance(entry, ToolUseSummary) and call_ids.intersection(entry.call_ids):
-            found = entry
-    return found
+def label_for(
+    batch: Sequence[ToolCall], entries: Iterable[Entry] | Mapping[str, ToolUseSummary]
+) -> ToolUseSummary | None:
+    """The tool-use summary shown for ``batch`` (spec S-6: attached by call ids).
+
+    ``entries`` are the transcript's entries, or their :func:`labels_by_call` when many batches
+    are looked up. Each call's latest label counts; of those, the one of the batch's last
+    labelled call is shown (the projection uses this same rule).
+    """
+    labels = entries if isinstance(entries, Mapping) else labels_by_call(entries)
+    found = [labels[call.call_id] for call in batch if call.call_id in labels]
+    return found[-1] if found else None

@@ -21,6 +21,7 @@ from turnfold.batches import (
     SummaryRow,
     ToolRow,
     build_batch_view,
+    label_for,
     labels_by_call,
     split_batches,
 )
@@ -295,13 +296,6 @@ class _Context:
     key_prefix: str
 
 
-def _label_for(
-    batch: Sequence[ToolCall], labels: dict[str, ToolUseSummary]
-) -> ToolUseSummary | None:
-    found = [labels[c.call_id] for c in batch if c.call_id in labels]
-    return found[-1] if found else None
-
-
 def _pieces(batch: list[ToolCall], view: BatchView, ctx: _Context) -> list[ActivityItem]:
     """A batch as one piece, or in command-first mode split around its commands (P-4)."""
     prefix = ctx.key_prefix
@@ -466,7 +460,7 @@ def _project_turn(segment: _Segment, ctx: _Context) -> Turn:
                 part,
                 full_detail=settings.full_detail,
                 show_tool_call_args=settings.show_tool_call_args,
-                label=_label_for(part, ctx.labels),
+                label=label_for(part, ctx.labels),
                 locale=settings.locale,
             )
             pieces = _pieces(part, view, ctx)
