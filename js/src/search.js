@@ -4,6 +4,11 @@
  * the hits in the transcript text it shows (hidden reasoning is not searched) and replies with
  * each hit's key and ancestor path. The widget opens exactly those paths, once, and this box
  * highlights the hits and steps through them.
+ *
+ * Where the browser has the CSS Custom Highlight API, the matched text itself is marked (ranges
+ * over the drawn text, so the DOM of the transcript is never changed) and the current hit's row
+ * is outlined; elsewhere, or when a hit's match is not in its drawn text (a folded argument), the
+ * hit's row is tinted instead.
  */
 
 import { byKey, h, text } from "./dom.js";
@@ -19,6 +24,42 @@ import { byKey, h, text } from "./dom.js";
 
 const DEBOUNCE_MS = 200;
 
+/** Names in the page's highlight registry, shared by every view: each keeps its own ranges. */
+const MARKS = { hit: "turnfold-hit", current: "turnfold-hit-current" };
+
+/** The registry's highlight `name`, created on first use; null without the API. @param {string} name */
+function sharedHighlight(name) {
+  const registry = globalThis.CSS?.highlights;
+  if (!registry || typeof Highlight === "undefined") return null;
+  let highlight = registry.get(name);
+  if (!highlight) {
+    highlight = new Highlight();
+    registry.set(name, highlight);
+  }
+  return highlight;
+}
+
+/**
+ * Ranges over every occurrence of `needle` (lower-cased) in the text drawn inside `element`.
+ * @param {Element} element @param {string} needle @returns {Range[]}
+ */
+function textRanges(element, needle) {
+  /** @type {Range[]} */
+  const ranges = [];
+  if (!needle) return ranges;
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const haystack = (node.nodeValue ?? "").toLowerCase();
+    for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + needle.length)) {
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + needle.length);
+      ranges.push(range);
+    }
+  }
+  return ranges;
+}
+
 export class SearchBox {
   /**
    * @param {object} options
@@ -33,8 +74,11 @@ export class SearchBox {
     this.open = open;
     this.root = root;
     this.request = 0;
+    this.query = "";
     /** @type {string[]} */
     this.hits = [];
+    /** @type {{hit: Range[], current: Range[]}} this view's ranges in the shared highlights */
+    this.marked = { hit: [], current: [] };
     this.current = -1;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.timer = undefined;
@@ -107,6 +151,7 @@ export class SearchBox {
 
   /** @param {SearchReply} reply */
   show(reply) {
+    this.query = reply.query ?? "";
     this.open(reply.hits.map((hit) => hit.path));
     this.hits = reply.hits.map((hit) => hit.key);
     this.current = this.hits.length ? 0 : -1;
@@ -129,22 +174,39 @@ export class SearchBox {
   /** @param {boolean} scroll */
   highlight(scroll) {
     for (const element of this.root.querySelectorAll(".tf-hit")) {
-      element.classList.remove("tf-hit", "tf-hit-current");
+      element.classList.remove("tf-hit", "tf-hit-current", "tf-hit-row");
     }
+    const hit = sharedHighlight(MARKS.hit);
+    const current = sharedHighlight(MARKS.current);
+    this.unmark();
+    const needle = this.query.trim().toLowerCase();
     this.hits.forEach((key, index) => {
       const element = byKey(this.root, key);
       if (!element) return;
+      const isCurrent = index === this.current;
       element.classList.add("tf-hit");
-      if (index === this.current) {
-        element.classList.add("tf-hit-current");
-        if (scroll) element.scrollIntoView({ block: "nearest" });
+      if (isCurrent) element.classList.add("tf-hit-current");
+      const ranges = hit && current ? textRanges(element, needle) : [];
+      if (!ranges.length) element.classList.add("tf-hit-row"); // nothing to mark: tint the row
+      for (const range of ranges) {
+        (isCurrent ? current : hit)?.add(range);
+        (isCurrent ? this.marked.current : this.marked.hit).push(range);
       }
+      if (isCurrent && scroll) element.scrollIntoView({ block: "nearest" });
     });
     const position = this.hits.length ? `${this.current + 1}/${this.hits.length} · ` : "";
     this.count.textContent = this.label ? `${position}${this.label}` : "";
   }
 
+  /** Take this view's ranges out of the shared highlights. */
+  unmark() {
+    for (const range of this.marked.hit) sharedHighlight(MARKS.hit)?.delete(range);
+    for (const range of this.marked.current) sharedHighlight(MARKS.current)?.delete(range);
+    this.marked = { hit: [], current: [] };
+  }
+
   destroy() {
     clearTimeout(this.timer);
+    this.unmark();
   }
 }

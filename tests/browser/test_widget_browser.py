@@ -280,6 +280,12 @@ def test_P11_search_opens_only_the_paths_of_its_hits(lab: Lab) -> None:
     assert lab.expanded(widget, COMMAND_GROUP)
     assert not lab.expanded(widget, GROUP)  # nothing else opens
     assert "1 match" in widget.locator(".tf-search-count").inner_text()
+    # The matched words themselves are marked (ranges over the drawn text), not the whole row.
+    marked = lab.page.evaluate(
+        """() => [...CSS.highlights.get('turnfold-hit-current')].map((r) => r.toString())"""
+    )
+    assert marked == ["Received: undefined"]
+    assert "tf-hit-row" not in str(hit.get_attribute("class"))
 
     lab.toggle(widget, COMMAND_GROUP)  # the reader closes it again: that stands
     box.press("Enter")  # stepping through the same answer does not reopen it
