@@ -1020,3 +1020,18 @@ def test_L4_unknown_format_name_is_a_value_error(fmt: str) -> None:
 def test_L4_missing_file_is_not_swallowed(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         load(tmp_path / "missing.jsonl")
+
+
+def test_L5_append_unless_checks_and_appends_under_one_lock() -> None:
+    from turnfold.model import AssistantText, Transcript
+
+    transcript = Transcript()
+    seen: list[str] = []
+    transcript.observe(lambda change: seen.append(change.entry.id))
+    assert transcript.append_unless(AssistantText(text="late"), lambda: True) is None
+    assert transcript.entries == []
+    assert seen == []  # nothing appended, nobody told
+    kept = transcript.append_unless(AssistantText(text="on time"), lambda: False)
+    assert kept is not None
+    assert transcript.entries == [kept]
+    assert seen == [kept.id]

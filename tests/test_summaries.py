@@ -789,3 +789,29 @@ def test_L5_recorder_with_a_labeller_extends_its_transcript() -> None:
         assert Recorder(labeller=lab).transcript is transcript
         other = Transcript()
         assert Recorder(other, labeller=lab).transcript is other
+
+
+def test_S2_an_abort_landing_just_before_the_label_drops_it() -> None:
+    """The label is checked and appended under the transcript's lock (no window in between)."""
+    from turnfold.model import AbortMarker
+
+    transcript = Transcript()
+    state = {"abort": True}
+
+    def stamp() -> str:
+        # Runs after the model answered, as the label is made: the last moment an abort from
+        # another thread could land before the label does.
+        if state.pop("abort", False):
+            transcript.append(AbortMarker(reason="stopped"))
+        return "2026-01-01T00:00:00Z"
+
+    with TranscriptLabeller(
+        transcript, lambda request: "Read a.ts", settings=SETTINGS, environ=NO_ENV, clock=stamp
+    ) as labeller:
+        rec = Recorder(transcript, labeller=labeller, clock=clock)
+        rec.user("Go")
+        rec.finish_tool(rec.start_tool("Read", {"file_path": "a.ts"}), "a")
+        rec.end_batch()
+        assert labeller.wait(2)
+    assert [type(e).__name__ for e in transcript.entries][-1] == "AbortMarker"
+    assert not any(isinstance(e, ToolUseSummary) for e in transcript.entries)

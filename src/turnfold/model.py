@@ -295,6 +295,19 @@ class Transcript:
                 self._notify(TranscriptChange("append", entry))
         return entry
 
+    def append_unless(self, entry: Entry, condition: Callable[[], bool]) -> Entry | None:
+        """:meth:`append` ``entry`` unless ``condition()`` holds; the entry, or None.
+
+        ``condition`` is asked while the transcript is locked, just before the append, so no
+        change from another thread (its observers run under the same lock) can land between the
+        check and the append: a late result can be dropped exactly when what made it moot, an
+        abort for instance, arrived first.
+        """
+        with self._lock:
+            if condition():
+                return None
+            return self.append(entry)
+
     def update(self, entry: Entry | str, **changes: Any) -> Entry:
         """Change fields of an entry already in this transcript and tell the observers.
 

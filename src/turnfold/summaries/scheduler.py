@@ -418,9 +418,6 @@ class TranscriptLabeller:
             self.usage.record_rejected(PURPOSE)
             _LOG.debug("turnfold: no usable label in %r", completion.text[:200])
             return None
-        if job.aborted or self._closed:
-            self.usage.record_dropped(PURPOSE)
-            return None
         # An id of its own, derived from the batch: the agent's entries keep their ids (e0, e1…)
         # whenever the label lands among them, so a view of the run is the same on every run.
         summary = ToolUseSummary(
@@ -429,7 +426,11 @@ class TranscriptLabeller:
             call_ids=list(request.call_ids),
             timestamp=self._clock(),
         )
-        self.transcript.append(summary)
+        # Checked under the transcript's lock: an abort from another thread lands either before
+        # (and the label is dropped) or after the label, never between the check and the append.
+        if self.transcript.append_unless(summary, lambda: job.aborted or self._closed) is None:
+            self.usage.record_dropped(PURPOSE)
+            return None
         return summary
 
     def _log_failure(self, model: FastModel, exc: BaseException) -> None:
