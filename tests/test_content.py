@@ -533,3 +533,14 @@ def test_W5_a_list_may_start_right_under_a_paragraph(source: str, expected: str)
 
 def test_W5_list_markers_inside_code_fences_stay_code() -> None:
     assert "<li>" not in markdown_html("```\ntext\n- not a list\n```")
+
+
+def test_Q1_converted_markdown_is_remembered_by_its_text() -> None:
+    """A mode or thinking switch rebuilds every turn; the answers are not converted again."""
+    text = "## Plan\n\n- read `a.py`\n- run the tests"
+    content._converted.cache_clear()
+    first = markdown_html(text)
+    assert markdown_html(text) is first
+    assert content._converted.cache_info().hits == 1
+    assert markdown_html("just prose") == '<div class="tf-md"><p>just prose</p></div>'
+    assert content._converted.cache_info().currsize == 1  # plain prose is not kept

@@ -454,6 +454,19 @@ rel="noopener noreferrer nofollow">site</a> \
     source = plain_text(text)
     if not _has_markup(source):
         return _prose_html(source)
+    return _converted(source)
+
+
+#: Converted texts kept, most recently used first: a mode or thinking switch rebuilds every turn,
+#: and converting every answer again was most of that rebuild (Q-1). Only the texts that need the
+#: converter are kept (plain prose is cheaper to write than to look up); a view rebuilt in the
+#: same order finds them all while a transcript has fewer than this many.
+MARKDOWN_CACHE_SIZE = 8192
+
+
+@lru_cache(maxsize=MARKDOWN_CACHE_SIZE)
+def _converted(source: str) -> str:
+    """Markdown with syntax in it, as sanitized HTML: pure, so remembered by its text."""
     if _too_many_brackets(source):
         return _markdown_fallback(source)
     converter = _markdown()
