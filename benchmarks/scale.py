@@ -13,7 +13,8 @@ in the same run:
   appended call  the comm bytes of one tool call started on a settled ``--turns``-turn transcript
                  (built with turnfold.recording.Recorder: a question, a read and a command with
                  a few lines of output, a Markdown answer per turn; then ``widget.flush()``) over
-                 the bytes at 10 turns; also, with no bar, the Python time of that flush
+                 the bytes at 10 turns; also, with no bar, the Python time of that flush, and
+                 the time of a mode switch (every turn rebuilt) over the widget's first build
   initial state  the widget's synced state of a settled ``--turns``-turn session from load.py's
                  ``generate_turns``, without ``_esm`` and ``_css`` (the view's code and
                  stylesheet, the same for every widget, printed apart), over the UTF-8 size of
@@ -259,6 +260,28 @@ def appended_call(turns: int, runs: int) -> tuple[int, float]:
     return sent, best
 
 
+def mode_switch(turns: int, runs: int) -> tuple[float, float]:
+    """(Best time to build the widget of ``turns`` settled turns, best time of a mode switch).
+
+    A mode switch rebuilds every turn; what was converted from Markdown is remembered, so it
+    costs a fraction of the first build. The Markdown cache is emptied before each first build.
+    """
+    from turnfold.render.content import _converted
+
+    rec = recorded(turns)
+    built = switched = float("inf")
+    for _ in range(runs):
+        _converted.cache_clear()
+        widget, spent = timed(lambda: TranscriptWidget(rec.transcript))
+        built = min(built, spent)
+        Wire(widget)  # the patch goes nowhere
+        widget.transcript_display_mode = "flat"
+        _, spent = timed(widget.flush)
+        switched = min(switched, spent)
+        close(widget)
+    return built, switched
+
+
 # --- 3. the initial state -----------------------------------------------------------------------
 
 
@@ -473,6 +496,7 @@ def main() -> None:
         s = initial_state(Path(tmp) / "turns.jsonl", options.turns)
     small_bytes, small_time = appended_call(SMALL_TURNS, options.runs)
     large_bytes, large_time = appended_call(options.turns, options.runs)
+    built, switched = mode_switch(options.turns, options.runs)
     big = large_output()
 
     view_ratio = p.view / p.parse
@@ -491,6 +515,10 @@ def main() -> None:
         f"{large_bytes:,} B = {append_ratio:.2f}x (bars {APPEND_RATIO_BAR}x and "
         f"{APPEND_BYTES_BAR // 1024} KB, {bar(append_ok)}); no bar: flush "
         f"{small_time * 1e3:.2f} ms vs {large_time * 1e3:.2f} ms = {large_time / small_time:.1f}x"
+    )
+    print(
+        f"mode switch: {options.turns:,} turns, first build {built * 1e3:.0f} ms, switch to flat "
+        f"{switched * 1e3:.0f} ms = {switched / built:.2f}x the first build (no bar)"
     )
     state_ratio = s.state / s.text
     sizes = ", ".join(f"{chars:,}" for chars in OUTPUT_SIZES)
