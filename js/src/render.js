@@ -27,7 +27,7 @@ import { keysInside } from "./tree.js";
  * @typedef {object} Loader  what the widget fetches from Python when the reader opens it (Q-2)
  * @property {(key: string) => Node | null | undefined} ready  content already here (undefined: not yet asked for)
  * @property {(key: string) => Promise<Node | null>} content  the node `key` with what it holds; null when it is gone
- * @property {(key: string, onPart: (text: string) => void) => void} output  the whole output of tool `key`, in parts
+ * @property {(key: string, onPart: (text: string, done: boolean) => void) => void} output  the whole output of tool `key`, in parts
  */
 
 /**
@@ -134,6 +134,7 @@ export class Renderer {
       return;
     }
     const waiting = text("div", "tf-note tf-loading", this.strings().loading ?? "…");
+    waiting.setAttribute("role", "status");
     body.append(waiting);
     this.loader.content(key).then((node) => {
       waiting.remove();
@@ -487,11 +488,20 @@ export class Renderer {
       scheduled = true;
       requestAnimationFrame(drain);
     };
-    this.loader.output(key, (part) => {
-      // Blocks of at most BLOCK_CHARS: one part of a message is several frames of work.
-      for (let start = 0; start < part.length || start === 0; start += BLOCK_CHARS) {
-        queue.push(part.slice(start, start + BLOCK_CHARS));
+    // Blocks end at line ends (a line split between two blocks would read as two lines) and hold
+    // about BLOCK_CHARS each: one part of a message is several frames of work.
+    let carry = "";
+    this.loader.output(key, (part, done) => {
+      let rest = carry + part;
+      carry = "";
+      while (rest.length > BLOCK_CHARS || (done && rest)) {
+        const end = rest.length > BLOCK_CHARS ? rest.lastIndexOf("\n", BLOCK_CHARS - 1) + 1 : rest.length;
+        const cut = end > 0 ? end : Math.min(rest.length, BLOCK_CHARS); // one very long line: split it
+        queue.push(rest.slice(0, cut));
+        rest = rest.slice(cut);
       }
+      carry = rest;
+      if (done && !queue.length && !whole.childElementCount) queue.push(""); // an empty output
       schedule();
     });
   }

@@ -80,7 +80,7 @@ function render({ model, el }) {
   const waiting = new Map();
   /** @type {Set<string>} keys asked for in this task, sent as one request */
   const asking = new Set();
-  /** @type {Map<string, (text: string) => void>} */
+  /** @type {Map<string, (text: string, done: boolean) => void>} */
   const outputs = new Map();
   /** @type {import("./render.js").Loader} */
   const loader = {
@@ -260,8 +260,9 @@ function render({ model, el }) {
     } else if (message.type === "content" && message.to === viewId) {
       receiveContent(message.nodes);
     } else if (message.type === "output" && message.to === viewId) {
-      outputs.get(message.key)?.(String(message.text ?? ""));
-      if (message.part + 1 >= message.parts) outputs.delete(message.key);
+      const done = message.part + 1 >= message.parts;
+      outputs.get(message.key)?.(String(message.text ?? ""), done);
+      if (done) outputs.delete(message.key);
     }
   }
 

@@ -443,5 +443,9 @@ def test_Q2_closed_content_and_a_5_MB_output_are_fetched_only_when_opened(lab: L
     show_all.click()  # the whole of it, drawn in blocks frame by frame
     tool.locator(".tf-chunk", has_text="the end").wait_for()
     assert tool.locator(".tf-chunk").count() > 10
+    blocks = tool.locator(".tf-chunk").evaluate_all("pres => pres.map((p) => p.textContent)")
+    assert all(block.endswith("\n") for block in blocks)  # no line split between two blocks
+    assert sum(len(block) for block in blocks) == 120_000 * 38 + len("the end\n")
+    assert blocks[-1].endswith("the end\n")
     assert lab.dialogs == []  # the <script> lines stayed text
     assert tool.locator("script").count() == 0
