@@ -17,7 +17,8 @@ NUMBER = r"[0-9][0-9,]*(?:\.[0-9]+)?"
 SUMMARY = re.compile(
     rf"elements/turn = {NUMBER} \(bar 30\); "
     rf"first paint/page load = {NUMBER}x \(bar 1\.0x\); "
-    rf"open = [+-]{NUMBER} elements in {NUMBER} ms \(no bar\)"
+    rf"open = [+-]{NUMBER} elements in {NUMBER} ms \(no bar\); "
+    rf"whole 5 MB output: longest frame {NUMBER}x the median \(bar 1\.5x\)"
 )
 
 
