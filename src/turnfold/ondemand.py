@@ -85,6 +85,8 @@ def _deferred(process: Node, folds: Folds) -> bool:
     """Closed by default, and nothing in it opened or worked in by the reader (P-10)."""
     if process.get("open") or folds.get(process["key"]) in _OPENED:
         return False
+    if not any(choice in _OPENED for choice in folds.values()):
+        return True  # the reader opened nothing anywhere: no need to walk what it holds
     return not any(folds.get(key) in _OPENED for key in _keys(process["children"]))
 
 
