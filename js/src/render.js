@@ -43,6 +43,9 @@ import { keysInside } from "./tree.js";
  * @property {boolean} [rail]  a fold rail in the body's gutter (P-12)
  */
 
+/** How long a fold waits for its content before it says the kernel did not answer. */
+const LOAD_TIMEOUT_MS = 5000;
+
 /** Characters of a whole output drawn per animation frame (see `wholeOutput`). */
 const BLOCK_CHARS = 64 * 1024;
 
@@ -136,7 +139,13 @@ export class Renderer {
     const waiting = text("div", "tf-note tf-loading", this.strings().loading ?? "…");
     waiting.setAttribute("role", "status");
     body.append(waiting);
+    // No kernel (a notebook opened with its saved widget state) never answers: say so, and
+    // still draw the content should the answer come after all.
+    const slow = setTimeout(() => {
+      waiting.textContent = this.strings().unavailable ?? "";
+    }, LOAD_TIMEOUT_MS);
     this.loader.content(key).then((node) => {
+      clearTimeout(slow);
       waiting.remove();
       if (node) fill(node);
     });
@@ -469,10 +478,23 @@ export class Renderer {
    * @param {string} key @param {HTMLElement} box @param {HTMLElement} button
    */
   wholeOutput(key, box, button) {
+    const capped = [...box.children].filter((child) => child !== button);
     const whole = h("div", "tf-whole");
-    for (const child of box.children) /** @type {HTMLElement} */ (child).hidden = true;
+    const waiting = text("div", "tf-note tf-loading", this.strings().loading ?? "…");
+    waiting.setAttribute("role", "status");
+    button.replaceWith(waiting);
     box.append(whole);
-    button.remove();
+    const slow = setTimeout(() => {
+      waiting.textContent = this.strings().unavailable ?? "";
+    }, LOAD_TIMEOUT_MS);
+    let started = false;
+    const start = () => {
+      // The capped part stays until the whole arrives: with no kernel, it is all there is.
+      started = true;
+      clearTimeout(slow);
+      waiting.remove();
+      for (const child of capped) /** @type {HTMLElement} */ (child).hidden = true;
+    };
     /** @type {string[]} */
     const queue = [];
     let scheduled = false;
@@ -492,6 +514,7 @@ export class Renderer {
     // about BLOCK_CHARS each: one part of a message is several frames of work.
     let carry = "";
     this.loader.output(key, (part, done) => {
+      if (!started) start();
       let rest = carry + part;
       carry = "";
       while (rest.length > BLOCK_CHARS || (done && rest)) {

@@ -96,14 +96,24 @@ function render({ model, el }) {
         asking.add(key);
         if (asking.size === 1) {
           queueMicrotask(() => {
-            model.send({ type: "content", view: viewId, keys: [...asking] });
+            const keys = [...asking];
             asking.clear();
+            try {
+              model.send({ type: "content", view: viewId, keys });
+            } catch (error) {
+              // No kernel to ask: the folds waiting for these keys say so after a while.
+              console.warn("turnfold: could not ask the kernel for content", error);
+            }
           });
         }
       }),
     output: (key, onPart) => {
       outputs.set(key, onPart);
-      model.send({ type: "output", view: viewId, key });
+      try {
+        model.send({ type: "output", view: viewId, key });
+      } catch (error) {
+        console.warn("turnfold: could not ask the kernel for an output", error); // said in the view
+      }
     },
   };
   /** @param {Record<string, Node | null> | undefined} nodes */

@@ -108,6 +108,7 @@ _UI_KEYS = {
     "close_group": "group.close",
     "arguments": "tool.arguments",
     "loading": "widget.loading",
+    "unavailable": "widget.unavailable",
 }
 _BUNDLE_MISSING = "The turnfold widget bundle is not built: run `npm run build` in js/."
 

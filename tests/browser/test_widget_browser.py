@@ -449,3 +449,17 @@ def test_Q2_closed_content_and_a_5_MB_output_are_fetched_only_when_opened(lab: L
     assert blocks[-1].endswith("the end\n")
     assert lab.dialogs == []  # the <script> lines stayed text
     assert tool.locator("script").count() == 0
+
+
+def test_Q2_a_fold_whose_content_never_comes_says_the_kernel_did_not_answer(lab: Lab) -> None:
+    widget = lab.open_notebook("nokernel.ipynb", [DEMO_SETUP, "widget"])
+    lab.page.evaluate(
+        """async () => {
+            const session = window.jupyterapp.shell.currentWidget.sessionContext.session;
+            await session.kernel.shutdown();
+        }"""
+    )
+    lab.toggle(widget, PROCESS)  # its rows were never sent, and nobody can send them now
+    note = lab.keyed(widget, PROCESS).locator(".tf-loading")
+    note.filter(has_text="the kernel did not answer").wait_for(timeout=20_000)
+    assert note.get_attribute("role") == "status"
