@@ -2,10 +2,10 @@
 
 Generates a Claude Code session of exactly ``--turns`` turns with ``benchmarks/load.py``'s generator
 (imported from this directory) and renders it with ``turnfold render FILE -o PAGE``. Tool outputs
-are cut to 200, 800 or 3,000 characters: load.py also writes 12,000 and 40,000, which would make
-2,000 turns about 250 MB, far more than a session a reader opens in a notebook; the size of the
-file is printed. Then, in JupyterLab in headless Chromium (``/usr/bin/chromium``, never
-downloaded), measures in the same run:
+are cut to 200, 800 or 3,000 characters (load.py's ``SMALL_OUTPUT_SIZES``): its default sizes,
+up to 40,000, would make 2,000 turns about 250 MB, far more than a session a reader opens in a
+notebook; the size of the file is printed. Then, in JupyterLab in headless Chromium
+(``/usr/bin/chromium``, never downloaded), measures in the same run:
 
   baseline  loading the static page from a file:// URL: navigation start until the load event
             and two animation frames after it (performance.now() in the page)
@@ -42,11 +42,9 @@ import contextlib
 import io
 import json
 import os
-import random
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,8 +56,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests" / "brows
 
 from labkit import CHROMIUM, CHROMIUM_ARGS, STATIC, TIMEOUT_MS, Lab, missing, running_lab
 
-import load
-from load import generate_turns
+from load import SMALL_OUTPUT_SIZES, generate_turns
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Dialog
@@ -68,8 +65,6 @@ DOM_BAR = 30.0
 PAINT_BAR = 1.0
 #: The longest frame while a 5 MB output is drawn, over the median frame: a dropped frame is 2x.
 FRAME_BAR = 1.5
-#: The tool output sizes used instead of load.py's (see the docstring).
-OUTPUT_SIZES = (200, 800, 3_000)
 #: How long the page may take to draw 2,000 turns or open one before the run is abandoned.
 WAIT_MS = 300_000
 
@@ -294,29 +289,6 @@ def builtin_defaults() -> None:
     display = {f"TURNFOLD_{name.upper()}" for name in SETTING_NAMES}
     for name in [n for n in os.environ if n in display or n.startswith("TURNFOLD_FAST")]:
         del os.environ[name]
-
-
-@contextlib.contextmanager
-def small_outputs() -> Iterator[None]:
-    """Make load.py's generator write tool outputs of :data:`OUTPUT_SIZES` characters only.
-
-    load.py's ``_output`` picks a size, then writes prose lines up to it; this replacement does
-    the same with the smaller sizes, drawing from the same generator in the same order.
-    """
-    original = load._output
-
-    def output(rng: random.Random) -> str:
-        size = rng.choice(OUTPUT_SIZES)
-        lines: list[str] = []
-        while sum(map(len, lines)) < size:
-            lines.append(f"{rng.randrange(10_000):>5}  {load._prose(rng, 10)}")
-        return "\n".join(lines)
-
-    load._output = output
-    try:
-        yield
-    finally:
-        load._output = original
 
 
 def render(source: Path, page: Path) -> None:
@@ -551,8 +523,7 @@ def main() -> None:
         folder = options.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         source, page = folder / "session.jsonl", folder / "session.html"
-        with small_outputs():
-            size = generate_turns(source, options.turns)
+        size = generate_turns(source, options.turns, output_sizes=SMALL_OUTPUT_SIZES)
         render(source, page)
         page_size = page.stat().st_size
         keys = turn_keys(source)
@@ -565,7 +536,7 @@ def main() -> None:
     opening = min(results.openings, key=lambda opening: opening.drawn)
     kernel, elements = results.kernel, paint.elements
     per_turn, ratio = elements / turns, paint.total / baseline.painted
-    *smaller, largest = (f"{chars:,}" for chars in OUTPUT_SIZES)
+    *smaller, largest = (f"{chars:,}" for chars in SMALL_OUTPUT_SIZES)
     outputs = f"tool outputs of {', '.join(smaller)} or {largest} characters"
     print(f"{turns} turns, {size / 2**20:.1f} MB ({outputs}); page {page_size / 2**20:.1f} MB")
     print(

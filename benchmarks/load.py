@@ -49,8 +49,15 @@ def _prose(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(words))
 
 
-def _output(rng: random.Random) -> str:
-    size = rng.choice([200, 800, 3_000, 12_000, 40_000])
+#: The sizes of the tool outputs the generator writes, in characters: one picked per output.
+OUTPUT_SIZES = (200, 800, 3_000, 12_000, 40_000)
+#: Smaller outputs, for sessions of thousands of turns a reader opens in a notebook: with the
+#: default sizes 2,000 turns are about 250 MB (benchmarks/scale.py and browser.py use these).
+SMALL_OUTPUT_SIZES = (200, 800, 3_000)
+
+
+def _output(rng: random.Random, sizes: tuple[int, ...]) -> str:
+    size = rng.choice(sizes)
     lines = []
     while sum(map(len, lines)) < size:
         lines.append(f"{rng.randrange(10_000):>5}  {_prose(rng, 10)}")
@@ -58,8 +65,9 @@ def _output(rng: random.Random) -> str:
 
 
 class _Session:
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, output_sizes: tuple[int, ...] = OUTPUT_SIZES) -> None:
         self.rng = random.Random(seed)
+        self.output_sizes = output_sizes
         self.parent: str | None = None
         self.n = 0
         self.clock = 1_767_225_600.0
@@ -103,7 +111,7 @@ class _Session:
                 yield assistant({"type": "tool_use", "id": call_id, "name": name,
                                  "input": make_args(rng)})  # fmt: skip
             for call_id in calls:
-                output = _output(rng)
+                output = _output(rng, self.output_sizes)
                 error = rng.random() < 0.05
                 result = {"type": "tool_result", "tool_use_id": call_id, "content": output,
                           "is_error": error}  # fmt: skip
@@ -118,14 +126,11 @@ class _Session:
         )  # fmt: skip
 
 
-def generate(path: Path, megabytes: float, seed: int = 11) -> int:
-    """Write the session; returns its size in bytes."""
-    target = int(megabytes * 1024 * 1024)
-    session = _Session(seed)
-    written = 0
+def _write(path: Path, session: _Session, more: Callable[[int, int], bool]) -> int:
+    """Write turns while ``more(turns written, bytes written)`` holds; the bytes written."""
+    written = number = 0
     with path.open("w", encoding="utf-8") as out:
-        number = 0
-        while written < target:
+        while more(number, written):
             for line in session.turn(number):
                 out.write(line + "\n")
                 written += len(line.encode("utf-8")) + 1
@@ -133,16 +138,17 @@ def generate(path: Path, megabytes: float, seed: int = 11) -> int:
     return written
 
 
-def generate_turns(path: Path, turns: int, seed: int = 11) -> int:
+def generate(path: Path, megabytes: float, seed: int = 11) -> int:
+    """Write the session; returns its size in bytes."""
+    target = int(megabytes * 1024 * 1024)
+    return _write(path, _Session(seed), lambda _, written: written < target)
+
+
+def generate_turns(
+    path: Path, turns: int, seed: int = 11, output_sizes: tuple[int, ...] = OUTPUT_SIZES
+) -> int:
     """Write a session of exactly ``turns`` turns (same shapes as :func:`generate`); its size."""
-    session = _Session(seed)
-    written = 0
-    with path.open("w", encoding="utf-8") as out:
-        for number in range(turns):
-            for line in session.turn(number):
-                out.write(line + "\n")
-                written += len(line.encode("utf-8")) + 1
-    return written
+    return _write(path, _Session(seed, output_sizes), lambda number, _: number < turns)
 
 
 def parse_lines(path: Path) -> int:

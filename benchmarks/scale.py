@@ -19,8 +19,8 @@ in the same run:
                  ``generate_turns``, without ``_esm`` and ``_css`` (the view's code and
                  stylesheet, the same for every widget, printed apart), over the UTF-8 size of
                  its ``text/plain`` rendering. As in benchmarks/browser.py, tool outputs are cut
-                 to 200, 800 or 3,000 characters (load.py's ``_output`` is replaced while the file
-                 is written; it also writes 12,000 and 40,000); the file's size is printed
+                 to 200, 800 or 3,000 characters (load.py's ``SMALL_OUTPUT_SIZES``; its default
+                 sizes go up to 40,000); the file's size is printed
   large output   a settled turn whose tool printed 5 MB of log lines: the initial state, then the
                  messages the JS view sends when a reader opens the turn and the tool
                  (``content``) and asks for the whole output (``output``), handed to the widget's
@@ -40,14 +40,12 @@ sums them up.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import random
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -55,9 +53,8 @@ from typing import Any, TypeVar
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # benchmarks/ is not a package: load.py, the generator, is imported from this directory.
-import load
 import turnfold
-from load import generate, generate_turns, parse_lines
+from load import SMALL_OUTPUT_SIZES, generate, generate_turns, parse_lines
 from turnfold.recording import Recorder
 from turnfold.render.content import MORE_CHARS, plain_text
 from turnfold.render.viewmodel import build_view_model
@@ -73,8 +70,6 @@ STATE_BAR = 2.0
 LARGE_BAR = 64 * 1024
 #: The transcript length the appended call is compared with.
 SMALL_TURNS = 10
-#: The tool output sizes used instead of load.py's (see the docstring).
-OUTPUT_SIZES = (200, 800, 3_000)
 LARGE_OUTPUT_BYTES = 5 * 2**20
 #: The view id the simulated JS view signs its messages with; replies are addressed to it.
 VIEW = "bench"
@@ -285,29 +280,6 @@ def mode_switch(turns: int, runs: int) -> tuple[float, float]:
 # --- 3. the initial state -----------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def small_outputs() -> Iterator[None]:
-    """Make load.py's generator write tool outputs of :data:`OUTPUT_SIZES` characters only.
-
-    load.py's ``_output`` picks a size, then writes prose lines up to it; this replacement does
-    the same with the smaller sizes, drawing from the same generator in the same order.
-    """
-    original = load._output
-
-    def output(rng: random.Random) -> str:
-        chars = rng.choice(OUTPUT_SIZES)
-        lines: list[str] = []
-        while sum(map(len, lines)) < chars:
-            lines.append(f"{rng.randrange(10_000):>5}  {load._prose(rng, 10)}")
-        return "\n".join(lines)
-
-    load._output = output
-    try:
-        yield
-    finally:
-        load._output = original
-
-
 @dataclass(frozen=True)
 class InitialState:
     file: int
@@ -319,8 +291,7 @@ class InitialState:
 
 
 def initial_state(path: Path, turns: int) -> InitialState:
-    with small_outputs():
-        written = generate_turns(path, turns)
+    written = generate_turns(path, turns, output_sizes=SMALL_OUTPUT_SIZES)
     widget = TranscriptWidget(turnfold.load(path))
     try:
         shown = sum(node["kind"] == "turn" for node in widget.view["nodes"])
@@ -521,7 +492,7 @@ def main() -> None:
         f"{switched * 1e3:.0f} ms = {switched / built:.2f}x the first build (no bar)"
     )
     state_ratio = s.state / s.text
-    sizes = ", ".join(f"{chars:,}" for chars in OUTPUT_SIZES)
+    sizes = ", ".join(f"{chars:,}" for chars in SMALL_OUTPUT_SIZES)
     print(
         f"initial state: {s.turns:,} turns, {s.file / 2**20:.1f} MB file (tool outputs of {sizes} "
         f"characters); state {kib(s.state)}, text/plain {kib(s.text)} = {state_ratio:.2f}x "
