@@ -26,6 +26,7 @@ from typing import Any
 
 from turnfold.model import ToolCall, Transcript
 from turnfold.render.content import result_text
+from turnfold.render.viewmodel import iter_nodes
 
 __all__ = [
     "INLINE_HIDDEN_CHARS",
@@ -90,20 +91,16 @@ def _deferred(process: Node, folds: Folds) -> bool:
     return not any(folds.get(key) in _OPENED for key in _keys(process["children"]))
 
 
+def _every(nodes: list[Node]) -> Iterator[Node]:
+    """Every node under ``nodes`` (the view model's own walk), and every turn's process."""
+    for node in iter_nodes({"nodes": nodes}):
+        yield node
+        if node.get("kind") == "turn" and node.get("process"):
+            yield node["process"]
+
+
 def _keys(nodes: list[Node]) -> Iterator[str]:
-    for node in nodes:
-        yield node["key"]
-        for field in ("children", "rows", "tools"):
-            yield from _keys(node.get(field) or [])
-        if node.get("tool"):
-            yield from _keys([node["tool"]])
-        subagent = node.get("subagent") or {}
-        for nested in subagent.get("nodes") or []:
-            yield nested["key"]
-            process = nested.get("process") or {}
-            if process:
-                yield process["key"]
-                yield from _keys(process.get("children") or [])
+    return (node["key"] for node in _every(nodes))
 
 
 def _children(nodes: list[Node], folds: Folds) -> list[Node]:
@@ -167,24 +164,8 @@ class NodeIndex:
 
     def get(self, key: str) -> Node | None:
         if self._by_key is None:
-            self._by_key = {}
-            self._add(self._nodes)
+            self._by_key = {node["key"]: node for node in _every(self._nodes)}
         return self._by_key.get(key)
-
-    def _add(self, nodes: list[Node]) -> None:
-        assert self._by_key is not None
-        for node in nodes:
-            self._by_key[node["key"]] = node
-            process = node.get("process")
-            if process:
-                self._by_key[process["key"]] = process
-                self._add(process["children"])
-            self._add(node.get("children") or [])
-            self._add(node.get("rows") or [])
-            self._add(node.get("tools") or [])
-            if node.get("tool"):
-                self._add([node["tool"]])
-            self._add((node.get("subagent") or {}).get("nodes") or [])
 
     def defers(self, key: str, folds: Folds) -> bool:
         """Whether the wire form leaves out what the disclosure ``key`` holds."""
