@@ -209,17 +209,6 @@ class _Splitter:
         self.last_segment = len(self.out) - 1
         return self.last_segment
 
-    def items(self) -> list[_Item]:
-        return [item for item in self.out if not (isinstance(item, _Segment) and not item.entries)]
-
-
-def _segments(entries: Iterable[Entry]) -> list[_Item]:
-    """Split entries at the rows that keep their own turn boundaries (P-1)."""
-    splitter = _Splitter()
-    for entry in entries:
-        splitter.feed(entry)
-    return splitter.items()
-
 
 # --- one turn ------------------------------------------------------------------------------------
 
@@ -531,14 +520,6 @@ class PlannedItem:
         object.__setattr__(self, "key", key)  # frozen: set once, here
 
     @property
-    def entries(self) -> Sequence[Entry]:
-        """Every entry the item's node shows: what can change it."""
-        if self.segment is not None:
-            return self.segment.entries
-        assert self.entry is not None
-        return (self.entry,)
-
-    @property
     def running(self) -> bool:
         """Whether the item is a turn still running (its node changes as the agent works)."""
         return self.context is not None and self.context.running
@@ -558,19 +539,9 @@ def plan_projection(
     key_prefix: str = "",
 ) -> list[PlannedItem]:
     """The items of :func:`project`, each still to be projected (see :class:`PlannedItem`)."""
-    snapshot = snapshot_of(settings)
-    labels = labels_by_call(transcript.entries)
-    segments = _segments(transcript.entries)
-    last_segment = next((s for s in reversed(segments) if isinstance(s, _Segment)), None)
-    out: list[PlannedItem] = []
-    for item in segments:
-        if not isinstance(item, _Segment):
-            out.append(PlannedItem(item))
-            continue
-        hint = bool(running) and item is last_segment
-        ctx = _Context(snapshot, labels, _is_running(item.entries, hint), key_prefix)
-        out.append(PlannedItem(None, item, ctx))
-    return out
+    planner = ProjectionPlanner(transcript, key_prefix)
+    items, _ = planner.plan(settings, running=running)
+    return items
 
 
 def project(
