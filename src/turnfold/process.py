@@ -593,8 +593,8 @@ class ProjectionPlanner:
     ) -> tuple[list[PlannedItem], set[str]]:
         """The planned items now, and the keys of the items planned anew since the last call.
 
-        ``changed`` holds the ids of entries appended or updated since then, and the call ids of
-        updated calls (what :class:`TranscriptChange` reports).
+        ``changed`` holds the ids of the entries appended or updated since then (what each
+        :class:`TranscriptChange` reports); a label's id re-plans the turns of the calls it names.
         """
         snapshot = snapshot_of(settings)
         stale: set[int] = set()

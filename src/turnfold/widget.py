@@ -46,7 +46,7 @@ import traitlets
 from turnfold.config import load_settings
 from turnfold.gcpause import collector_paused
 from turnfold.i18n import normalize_locale, plural, translate
-from turnfold.model import ToolCall, ToolUseSummary, Transcript, TranscriptChange
+from turnfold.model import Transcript, TranscriptChange
 from turnfold.ondemand import NodeIndex, call_for_key, output_parts, wire_node
 from turnfold.process import ProjectionPlanner
 from turnfold.render.content import content_css, escape
@@ -352,7 +352,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         # from it by key, reused while the planner does not plan their item anew.
         self._planner = ProjectionPlanner(transcript)
         self._nodes: dict[str, Node] = {}
-        self._dirty: set[str] = set()  # ids of entries and tool calls changed since the last build
+        self._dirty: set[str] = set()  # ids of the entries changed since the last build
         self._dirty_lock = threading.Lock()
         # S-8: what the fast model cost for this transcript, shown as a footer line when non-zero.
         self._usage: UsageTracker = usage_for(transcript)
@@ -415,15 +415,13 @@ class TranscriptWidget(anywidget.AnyWidget):
             _LOG.exception("turnfold: could not update the transcript view")
 
     def _changed(self, change: TranscriptChange) -> None:
-        """Remember what changed, so the next build redraws exactly the turns that show it."""
-        entry = change.entry
-        ids = [entry.id]
-        if isinstance(entry, ToolCall):
-            ids.append(entry.call_id)
-        elif isinstance(entry, ToolUseSummary):  # a label changes the turn of the calls it names
-            ids.extend(entry.call_ids)
+        """Remember what changed, so the next build redraws exactly the turns that show it.
+
+        The entry's id is enough: the planner knows which turn shows each entry, and which turns
+        a label names.
+        """
         with self._dirty_lock:
-            self._dirty.update(ids)
+            self._dirty.add(change.entry.id)
 
     def _on_setting(self, change: Mapping[str, Any]) -> None:
         if change["name"] == "locale":
