@@ -241,6 +241,58 @@ class LoadWarning:
         return f"{where}: {self.reason}" if where else self.reason
 
 
+#: What a load did with one source record (issue 11): turned it into entries, left it out on
+#: purpose (documented per format in docs/formats.md), or skipped it with a warning.
+Disposition: TypeAlias = Literal["mapped", "ignored", "warned"]
+DISPOSITIONS: tuple[Disposition, ...] = get_args(Disposition)
+
+
+@dataclass(kw_only=True)
+class Accounting:
+    """The fate of every record a load read (spec X-2: nothing lost, never silently).
+
+    ``counts`` maps a record type (the format's own name for it, ``event_msg/token_count`` for
+    a nested one) to how many records of it were mapped, ignored by design or warned about.
+    ``unaccounted`` lists ``(line, record type)`` of records the loader passed over without a
+    word: a loader bug, which ``load()`` reports as a warning and the tests forbid.
+
+    >>> a = Accounting()
+    >>> a.note("user", "mapped"); a.note("progress", "ignored"); a.note("user", "mapped")
+    >>> a.counts
+    {'user': {'mapped': 2}, 'progress': {'ignored': 1}}
+    >>> a.total()
+    3
+    """
+
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    unaccounted: list[tuple[int | None, str]] = field(default_factory=list)
+
+    def note(self, record_type: str, disposition: Disposition, count: int = 1) -> None:
+        """Count ``count`` records of ``record_type`` as ``disposition``."""
+        per_type = self.counts.setdefault(record_type, {})
+        per_type[disposition] = per_type.get(disposition, 0) + count
+
+    def total(self, disposition: Disposition | None = None) -> int:
+        """How many records were accounted for (as ``disposition``, or in any way)."""
+        return sum(
+            n
+            for per_type in self.counts.values()
+            for kind, n in per_type.items()
+            if disposition is None or kind == disposition
+        )
+
+    def types(self, disposition: Disposition) -> set[str]:
+        """The record types of which at least one record was ``disposition``."""
+        return {name for name, per_type in self.counts.items() if per_type.get(disposition)}
+
+    def merge(self, other: Accounting, prefix: str = "") -> None:
+        """Add ``other``'s records (a sub-agent's file, say), their types under ``prefix``."""
+        for name, per_type in other.counts.items():
+            for disposition, count in per_type.items():
+                self.note(prefix + name, disposition, count)  # type: ignore[arg-type]
+        self.unaccounted.extend((line, prefix + name) for line, name in other.unaccounted)
+
+
 @dataclass(frozen=True)
 class TranscriptChange:
     """What an observer is told: an entry was appended, or some of its fields were updated."""
@@ -274,6 +326,9 @@ class Transcript:
         self.entries: list[Entry] = []
         self.metadata: dict[str, Any] = dict(metadata or {})
         self.warnings: list[LoadWarning] = list(warnings or [])
+        #: What the load that made this transcript did with each source record (None when it
+        #: was not loaded from a source). Not content: equality and ``dump()`` leave it out.
+        self.accounting: Accounting | None = None
         self._by_id: dict[str, Entry] = {}
         self._next = 0
         self._lock = threading.RLock()

@@ -389,10 +389,13 @@ class MessageSync:
         }
         name = None if self._undecided else self.format
         if name is None:
-            name = next(
-                (n for n, (module, _) in builders.items() if module.detect(source)),
-                openai_chat.NAME,
-            )
+            from turnfold.formats import detection
+
+            evidence = [(n, module.detect(source)) for n, (module, _) in builders.items()]
+            try:
+                name = detection.choose(evidence) or openai_chat.NAME
+            except detection.AmbiguousFormat:
+                name = openai_chat.NAME
         if name not in builders:
             raise ValueError(f"sync() reads {', '.join(builders)} message lists, not {name!r}")
         self.format = name

@@ -19,7 +19,7 @@ from turnfold import (
     UserMessage,
     load,
 )
-from turnfold.formats import anthropic
+from turnfold.formats import anthropic, which_format
 from turnfold.formats.anthropic import AnthropicBuilder
 from turnfold.formats.source import from_object
 from turnfold.model import TranscriptChange
@@ -354,8 +354,6 @@ TOOL_USE = {"type": "tool_use", "id": "t", "name": "x", "input": {}}
         ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}], False),
         ([{"role": "assistant", "content": [TOOL_USE], "refusal": None}], False),
         ([{"role": "assistant", "content": [TOOL_USE], "tool_calls": []}], False),
-        ([{"role": "developer", "content": "x"}, {"role": "assistant", "content": [TOOL_USE]}],
-         False),
         # OpenAI Responses.
         ([{"type": "message", "role": "user", "content": [{"type": "input_text",
                                                            "text": "hi"}]}], False),
@@ -369,19 +367,27 @@ TOOL_USE = {"type": "tool_use", "id": "t", "name": "x", "input": {}}
     ],
 )  # fmt: skip
 def test_L2_anthropic_detection(value: Any, claimed: bool) -> None:
-    assert anthropic.detect(from_object(value)) is claimed
+    assert (which_format(from_object(value)) == anthropic.NAME) is claimed
+
+
+def test_L2_a_list_marked_by_two_apis_is_an_error_naming_both() -> None:
+    # "developer" exists only in OpenAI's API, tool_use blocks only in Anthropic's.
+    mixed = [{"role": "developer", "content": "x"}, {"role": "assistant", "content": [TOOL_USE]}]
+    with pytest.raises(TranscriptFormatError, match=r"reads equally well as.*anthropic.*openai"):
+        load(mixed)
 
 
 def test_L2_anthropic_detection_looks_past_plain_messages_in_a_document() -> None:
     plain = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}] * 40
     messages = [*plain, {"role": "assistant", "content": [TOOL_USE]}]
-    assert anthropic.detect(from_object(messages))
+    assert which_format(from_object(messages)) == anthropic.NAME
 
 
 def test_L4_anthropic_forced_on_something_else_warns() -> None:
     transcript = load([{"role": "system", "content": "x"}, 7], format="anthropic")
     assert transcript.entries == []
-    assert [w.line for w in transcript.warnings] == [1, 2]
+    assert [w.line for w in transcript.warnings] == [1, 2, None]
+    assert transcript.warnings[-1].reason.startswith("nothing to show")  # never silently empty
 
 
 def test_L4_anthropic_empty_list_is_a_format_error() -> None:

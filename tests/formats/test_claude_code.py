@@ -23,7 +23,7 @@ from turnfold import (
     UserMessage,
     load,
 )
-from turnfold.formats import claude_code
+from turnfold.formats import claude_code, which_format
 from turnfold.formats.source import from_binary_stream
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -1102,7 +1102,7 @@ def test_L2_claude_code_detected_after_bookkeeping_lines() -> None:
         {"type": "file-history-snapshot", "messageId": "m", "snapshot": {}},
     ]
     text_ = "".join(json.dumps(r) + "\n" for r in lead) + s.text()
-    assert claude_code.detect(source_of(text_))
+    assert which_format(source_of(text_)) == claude_code.NAME
     assert load(text_).metadata["source_format"] == "claude-code"
 
 
@@ -1121,7 +1121,7 @@ def test_L2_claude_code_detected_after_bookkeeping_lines() -> None:
     ],
 )
 def test_L2_claude_code_does_not_claim_other_records(record: dict[str, Any]) -> None:
-    assert not claude_code.detect(source_of(json.dumps(record) + "\n" + json.dumps(record)))
+    assert not claude_code.detect(source_of(json.dumps(record) + "\n" + json.dumps(record))).fits
 
 
 def test_L4_claude_code_input_file_is_not_modified(tmp_path: Path) -> None:

@@ -405,7 +405,7 @@ def test_L3_codex_header_beats_the_event() -> None:
 
 
 def test_L3_codex_event_for_an_unknown_call_is_ignored() -> None:
-    t = load(event("exec_command_end", call_id="nope", exit_code=1))
+    t = load(user_item("go"), event("exec_command_end", call_id="nope", exit_code=1))
     assert t.tool_calls() == []
     assert t.warnings == []
 

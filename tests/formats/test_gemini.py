@@ -446,7 +446,7 @@ def test_L4_gemini_a_claude_code_file_is_a_clear_format_error() -> None:
     assert caught.value.line == 1
     source, stream = open_source(CLAUDE)
     try:
-        assert not gemini.detect(source)
+        assert not gemini.detect(source).fits
     finally:
         assert stream is not None
         stream.close()

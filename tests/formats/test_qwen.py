@@ -22,7 +22,7 @@ from turnfold import (
     TranscriptFormatError,
     UserMessage,
 )
-from turnfold.formats import qwen
+from turnfold.formats import qwen, which_format
 from turnfold.formats.source import open_source
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -169,7 +169,7 @@ def test_L1_qwen_fixture_prompt_tool_and_answer() -> None:
 def test_L2_qwen_does_not_claim_claude_code_records(path: Path) -> None:
     source, stream = open_source(path)
     try:
-        assert not qwen.detect(source)
+        assert which_format(source) != qwen.NAME
     finally:
         assert stream is not None
         stream.close()

@@ -39,8 +39,10 @@ from typing import Any
 
 from turnfold.formats import anthropic_blocks as blocks
 from turnfold.formats.common import MessageBuilder, NameSet
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import Source
+from turnfold.formats.wrappers import find_messages, sample
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -289,20 +291,29 @@ def looks_like_messages(messages: Iterable[Any]) -> bool:
     return found
 
 
-def detect(source: Source) -> bool:
-    """An Anthropic message list, request or response (see the module docstring)."""
-    if source.is_document:
-        document = source.document
-        if isinstance(document, Mapping) and _is_response(document):
-            return _verdict(document) is not False
-        messages, meta = _messages_of(document)
-        if isinstance(document, Mapping) and "system" in meta and messages:
-            # A top-level system prompt is the Anthropic request shape (OpenAI puts it in a
-            # message); the messages must still not be OpenAI's.
-            return all(_verdict(m) is not False for m in messages)
-        return bool(messages) and looks_like_messages(messages)
-    values = source.head_values()
-    return bool(values) and looks_like_messages(values)
+def _classify(message: Any) -> int:
+    verdict = _verdict(message)
+    return DISTINCTIVE if verdict else NOT_MINE if verdict is False else READABLE
+
+
+_LACKS = "no tool_use, tool_result or thinking block"
+
+
+def detect(source: Source) -> Evidence:
+    """An Anthropic message list, request or response, bare or inside a wrapper object."""
+    if not source.is_document:
+        return Evidence.of(source.head_values(), _classify, _LACKS)
+    document = source.document
+    if isinstance(document, Mapping) and _is_response(document):
+        return Evidence.of([document], _classify, _LACKS)
+    found = find_messages(document)
+    if found is None:
+        return Evidence.none("no message list")
+    evidence = Evidence.of(sample(found.messages), _classify, _LACKS)
+    if isinstance(document, Mapping) and _system_text(document.get("system")):
+        # A top-level system prompt is the Anthropic request shape (OpenAI puts it in a message).
+        return Evidence(share=evidence.share, marks=evidence.marks + 1)
+    return evidence
 
 
 def read(source: Source) -> Transcript:

@@ -79,6 +79,7 @@ from turnfold.formats.common import (
     stringify,
     text_result,
 )
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, open_source
 from turnfold.model import (
@@ -142,9 +143,26 @@ def _is_claude_only_record(value: Any) -> bool:
     )
 
 
-def detect(source: Source) -> bool:
-    """Claude Code when a first record is a Claude Code message line or bookkeeping record."""
-    return any(_is_message_record(v) or _is_claude_only_record(v) for v in source.head_values())
+def _classify(value: Any) -> int:
+    if _is_message_record(value) or _is_claude_only_record(value):
+        return DISTINCTIVE
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        return NOT_MINE
+    if value["type"] in ("user", "assistant"):
+        message = value.get("message")
+        # A broken line of a session is still the session's (Qwen's lines have ``parts``).
+        qwen = isinstance(message, dict) and "parts" in message
+        return READABLE if "sessionId" in value and not qwen else NOT_MINE
+    if "sessionId" in value or value["type"] in BOOKKEEPING or value["type"] in TITLE_KEYS:
+        return READABLE  # system and bookkeeping records of a session
+    return NOT_MINE
+
+
+def detect(source: Source) -> Evidence:
+    """Claude Code message lines (uuid, sessionId, Anthropic ``message``) and its bookkeeping."""
+    return Evidence.of(
+        source.head_values(), _classify, "no user/assistant line with uuid, sessionId, message"
+    )
 
 
 # --- reading --------------------------------------------------------------------------------------

@@ -93,6 +93,7 @@ from turnfold.formats.common import (
     text_result,
     usage_from,
 )
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import (
     ResponsesBuilder,
@@ -1164,15 +1165,20 @@ def _is_envelope(value: Any) -> bool:
     )
 
 
-def detect(source: Source) -> bool:
-    """A ``session_meta`` envelope among the first records (or a rollout starting with an
-    envelope, as when its head was cut off), or the legacy first line."""
+def detect(source: Source) -> Evidence:
+    """``{timestamp, type, payload}`` envelopes, or the legacy first line followed by bare
+    response items."""
     values = source.head_values()
-    if not values:
-        return False
-    if is_legacy_header(values[0]) or _is_envelope(values[0]):
-        return True
-    return any(_is_envelope(v) and v["type"] == "session_meta" for v in values)
+    legacy = bool(values) and is_legacy_header(values[0])
+
+    def classify(value: Any) -> int:
+        if _is_envelope(value) or is_legacy_header(value):
+            return DISTINCTIVE
+        if legacy and isinstance(value, Mapping) and ("type" in value or "record_type" in value):
+            return READABLE
+        return NOT_MINE
+
+    return Evidence.of(values, classify, "no {timestamp, type, payload} envelope")
 
 
 def read(source: Source) -> Transcript:

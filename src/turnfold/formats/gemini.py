@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from turnfold.formats.common import NameSet, checked_timestamp
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.gemini_parts import (
     FINAL_STATUSES,
@@ -139,10 +140,37 @@ def _is_gemini_record(value: Any) -> bool:
     )
 
 
-def detect(source: Source) -> bool:
-    """The header (``sessionId`` + ``projectHash`` or ``messages``), or Gemini-only records."""
-    values = source.head_values()
-    return bool(values) and (_is_header(values[0]) or any(map(_is_gemini_record, values[:5])))
+def _classify_message(value: Any) -> int:
+    if not isinstance(value, dict) or not isinstance(value.get("id"), str):
+        return NOT_MINE
+    kind = value.get("type")
+    if kind == "gemini":
+        return DISTINCTIVE
+    return READABLE if kind in _MESSAGE_TYPES else NOT_MINE
+
+
+def _classify(value: Any) -> int:
+    if _is_header(value) or _is_gemini_record(value):
+        return DISTINCTIVE
+    return _classify_message(value)
+
+
+_LACKS = "no Gemini CLI message ({id, type: user/gemini/info})"
+
+
+def detect(source: Source) -> Evidence:
+    """The header (``sessionId`` + ``projectHash`` or ``messages``), ``$set`` / ``$rewindTo``
+    records and messages typed ``user`` / ``gemini`` / ``info`` …; a legacy file's messages are
+    weighed, not only its header (a saved Anthropic chat has ``sessionId`` and ``messages`` too)."""
+    document = source.document if source.is_document else None
+    if isinstance(document, dict):
+        if not _is_header(document):
+            return Evidence.none("no sessionId header")
+        messages = _list(document.get("messages"))
+        if not messages:
+            return Evidence(share=1.0, marks=1)
+        return Evidence.of(messages[:60], _classify_message, _LACKS)
+    return Evidence.of(source.head_values(), _classify, _LACKS)
 
 
 def read(source: Source) -> Transcript:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import MISSING, Field, fields, is_dataclass
 from typing import Any, Literal
 
+from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source
 from turnfold.model import (
@@ -148,10 +149,12 @@ def transcript_from_dict(data: dict[str, Any], *, source: str | None = None) -> 
 NAME = FORMAT_NAME
 
 
-def detect(source: Source) -> bool:
+def detect(source: Source) -> Evidence:
     """turnfold's own files start with the ``{"turnfold": 1, ...}`` header."""
     values = source.head_values()
-    return bool(values) and is_native_header(values[0])
+    if values and is_native_header(values[0]):
+        return Evidence(share=1.0, marks=1)
+    return Evidence.none('no {"turnfold": 1} header')
 
 
 def read(source: Source) -> Transcript:

@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from turnfold.formats.common import MessageBuilder, NameSet, usage_from
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import (
     attachment_counts,
@@ -53,6 +54,7 @@ from turnfold.formats.openai_responses import (
     unix_timestamp,
 )
 from turnfold.formats.source import Source, from_object
+from turnfold.formats.wrappers import find_messages, sample
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -355,7 +357,11 @@ def _fits(message: Any) -> bool:
     if not isinstance(message, Mapping) or message.get("role") not in _ROLES or "type" in message:
         return False
     content = message.get("content")
-    if content is None or isinstance(content, str):
+    if content is None:
+        # Only a call or a refusal stands without content; a record whose text sits elsewhere
+        # (Cursor's ``message.content``) is not a Chat message.
+        return any(key in message for key in ("tool_calls", "function_call", "refusal"))
+    if isinstance(content, str):
         return True
     if not isinstance(content, list):
         return False
@@ -367,15 +373,34 @@ def looks_like_messages(messages: list[Any]) -> bool:
     return bool(messages) and all(_fits(m) for m in messages)
 
 
-def detect(source: Source) -> bool:
-    """A Chat Completions message list, request or completion (see the module docstring)."""
+_CHAT_MARKS = ("tool_calls", "tool_call_id", "function_call")
+_CHAT_ROLES = NameSet({"tool", "function", "developer"})  # roles no other message API has
+
+
+def _classify(message: Any) -> int:
+    if is_completion(message):
+        return DISTINCTIVE
+    if not _fits(message):
+        return NOT_MINE
+    if any(key in message for key in _CHAT_MARKS) or message.get("role") in _CHAT_ROLES:
+        return DISTINCTIVE
+    return READABLE
+
+
+_LACKS = "no tool_calls or tool message"
+
+
+def detect(source: Source) -> Evidence:
+    """A Chat Completions message list, request or completion, bare or inside a wrapper."""
     document = source.document if source.is_document else None
-    if isinstance(document, Mapping):
-        if is_completion(document):
-            return True
-        messages = document.get("messages")
-        return isinstance(messages, list) and looks_like_messages(messages[:30])
-    return looks_like_messages(source.head_values())
+    if document is None:
+        return Evidence.of(source.head_values(), _classify, _LACKS)
+    if isinstance(document, Mapping) and is_completion(document):
+        return Evidence(share=1.0, marks=1)
+    found = find_messages(document)
+    if found is None:
+        return Evidence.none("no message list")
+    return Evidence.of(sample(found.messages), _classify, _LACKS)
 
 
 def read(source: Source) -> Transcript:

@@ -63,8 +63,10 @@ from turnfold.formats.common import (
     text_result,
     usage_from,
 )
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source
+from turnfold.formats.wrappers import find_messages, sample
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -778,15 +780,28 @@ def looks_like_items(values: list[Any]) -> bool:
     return "typed" in kinds and None not in kinds
 
 
-def detect(source: Source) -> bool:
-    """A Response object, a request with typed ``input`` items, or a list of typed items."""
+def _classify(value: Any) -> int:
+    kind = _item_kind(value)
+    return DISTINCTIVE if kind == "typed" else READABLE if kind == "easy" else NOT_MINE
+
+
+_LACKS = "no typed Responses item"
+
+
+def detect(source: Source) -> Evidence:
+    """A Response object, a request with ``input`` items, or a list of items (bare or wrapped)."""
     document = source.document if source.is_document else None
-    if isinstance(document, Mapping):
-        if is_response(document):
-            return True
-        items = document.get("input")
-        return isinstance(items, list) and "messages" not in document and looks_like_items(items)
-    return looks_like_items(source.head_values())
+    if document is None:
+        return Evidence.of(source.head_values(), _classify, _LACKS)
+    if is_response(document):
+        return Evidence(share=1.0, marks=1)
+    items = document.get("input") if isinstance(document, Mapping) else None
+    if isinstance(items, list) and "messages" not in document:
+        return Evidence.of(sample(items), _classify, _LACKS)
+    found = find_messages(document)
+    if found is None:
+        return Evidence.none("no item list")
+    return Evidence.of(sample(found.messages), _classify, _LACKS)
 
 
 def read(source: Source) -> Transcript:

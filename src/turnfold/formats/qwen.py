@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from turnfold.formats.common import NameSet, checked_timestamp, stringify
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.gemini_parts import (
     FINAL_STATUSES,
@@ -109,9 +110,17 @@ def _is_qwen_record(value: Any) -> bool:
     )
 
 
-def detect(source: Source) -> bool:
+def _classify(value: Any) -> int:
+    if _is_qwen_record(value):
+        return DISTINCTIVE
+    if isinstance(value, dict) and isinstance(value.get("uuid"), str) and "type" in value:
+        return READABLE  # a system record of the chat tree
+    return NOT_MINE
+
+
+def detect(source: Source) -> Evidence:
     """Records with ``uuid`` and ``message.parts`` (Claude Code's have ``message.content``)."""
-    return any(_is_qwen_record(v) for v in source.head_values())
+    return Evidence.of(source.head_values(), _classify, "no record with uuid and message.parts")
 
 
 def read(source: Source) -> Transcript:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from turnfold.formats.errors import MalformedLine
-from turnfold.model import LoadWarning, Transcript
+from turnfold.model import Accounting, Disposition, LoadWarning, Transcript
 
 #: How many records detection may look at.
 HEAD_SIZE = 30
@@ -46,6 +46,10 @@ class Source:
         self.path = path
         self.document = document
         self.warnings: list[LoadWarning] = warnings if warnings is not None else []
+        #: What the loader did with each record (issue 11); see :meth:`note`.
+        self.accounting = Accounting()
+        self._current: tuple[int, Any] | None = None  # the record records() yielded last
+        self._noted = True
         self._rest = records
         self.head: list[tuple[int, Any]] = []
         for record in records:
@@ -64,18 +68,71 @@ class Source:
         return [value for _, value in self.head if not isinstance(value, MalformedLine)]
 
     def records(self) -> Iterator[tuple[int, Any]]:
-        """Every record as ``(line number, parsed value or MalformedLine)``; one pass only."""
+        """Every record as ``(line number, parsed value or MalformedLine)``; one pass only.
+
+        The loader says what it did with each record (:meth:`note`, or :meth:`warn` on its
+        line) before it asks for the next one; a record it passed over without a word is
+        listed in ``accounting.unaccounted``.
+        """
         if self._consumed:
             raise RuntimeError(f"{self.name}: records() can be read only once")
         self._consumed = True
+        unaccounted = self.accounting.unaccounted
+        for record in self._all():
+            self._current, self._noted = record, False
+            yield record
+            if not self._noted:
+                unaccounted.append((record[0], type_of_record(record[1])))
+        self._current, self._noted = None, True
+
+    def _all(self) -> Iterator[tuple[int, Any]]:
         yield from self.head
         yield from self._rest
 
-    def warn(self, reason: str, line: int | None = None) -> LoadWarning:
-        """Record a problem with this source and return the warning."""
+    def note(self, record_type: str, disposition: Disposition) -> None:
+        """Account for one record: the current one of :meth:`records`, or one a loader walks
+        itself (a message of a JSON document)."""
+        self.accounting.note(record_type, disposition)
+        self._noted = True
+
+    def mapped(self, record_type: str) -> None:
+        """The record became entries, metadata or an update of earlier entries."""
+        self.note(record_type, "mapped")
+
+    def ignored(self, record_type: str) -> None:
+        """The record is left out by design (listed in the format's ``RECORDS``)."""
+        self.note(record_type, "ignored")
+
+    def warn(
+        self, reason: str, line: int | None = None, *, record_type: str | None = None
+    ) -> LoadWarning:
+        """Record a problem with this source and return the warning.
+
+        A warning on the line of the current record (or naming a ``record_type``) accounts for
+        that record as warned about, unless the loader already said what it did with it.
+        """
         warning = LoadWarning(reason=reason, line=line, source=self.name)
         self.warnings.append(warning)
+        current = self._current
+        if record_type is not None:
+            self.note(record_type, "warned")
+        elif not self._noted and current is not None and line == current[0]:
+            self.note(type_of_record(current[1]), "warned")
         return warning
+
+
+def type_of_record(value: Any) -> str:
+    """A record's type for accounting when its loader did not name one: its ``type`` (or
+    ``role``) field, else what kind of value it is."""
+    if isinstance(value, MalformedLine):
+        return "(invalid JSON)"
+    if isinstance(value, dict):
+        for key in ("type", "role"):
+            name = value.get(key)
+            if isinstance(name, str) and name:
+                return name
+        return "(object)"
+    return f"({type(value).__name__})"
 
 
 def _plain(value: Any) -> Any:
@@ -245,6 +302,11 @@ def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:
         return from_binary_stream(io.BytesIO(source.encode("utf-8")), "<text>"), None
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
+        if path.is_dir():
+            raise IsADirectoryError(
+                f"{path} is a folder: load() reads one session file; pass one of its files, "
+                "or scan the folder for all of them"
+            )
         stream = path.open("rb")
         size = os.fstat(stream.fileno()).st_size
         return from_binary_stream(stream, str(path), path=path, size=size), stream

@@ -1,0 +1,81 @@
+"""Spec X-2 / L-4, issue 11: every record of every fixture is accounted for, and the transcript
+holds every tool call the source records, as counted by counters written apart from the loaders.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from counters import COUNTERS
+
+import turnfold
+from turnfold import formats
+from turnfold.formats import catalog
+from turnfold.model import ToolCall, Transcript
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+DOCS = Path(__file__).parents[2] / "docs" / "formats.md"
+#: Session files of every format, the shared fixtures and the hand-made shapes beside them.
+FILES = sorted(
+    p
+    for p in FIXTURES.rglob("*")
+    if p.is_file()
+    and p.suffix in (".json", ".jsonl")
+    and "LICENSES" not in p.parts
+    and "/subagents/" not in str(p)
+    and not p.name.startswith("agent-")
+    and not p.name.endswith(".meta.json")
+)
+_MODULES = {m.NAME: m for m in formats._MODULES}
+
+
+def all_calls(transcript: Transcript) -> list[ToolCall]:
+    """Every call of ``transcript`` and of its sub-agents' transcripts, depth first."""
+    calls = []
+    for call in transcript.tool_calls():
+        calls.append(call)
+        child = call.subagent.transcript if call.subagent else None
+        if child is not None:
+            calls += all_calls(child)
+    return calls
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_X2_every_record_of_a_fixture_is_accounted_for(path: Path) -> None:
+    transcript = turnfold.load(path)
+    accounting = transcript.accounting
+    assert accounting is not None
+    assert accounting.unaccounted == []
+    module = _MODULES[transcript.metadata["source_format"]]
+    records: catalog.Records = module.RECORDS
+    for disposition in ("mapped", "ignored"):
+        undocumented = {
+            t for t in accounting.types(disposition) if records.disposition(t) != disposition
+        }
+        assert not undocumented, f"{disposition} but not listed so in {module.NAME}.RECORDS"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_X2_the_transcript_holds_every_tool_call_the_source_records(path: Path) -> None:
+    transcript = turnfold.load(path)
+    counter = COUNTERS.get(transcript.metadata["source_format"])
+    if counter is None:
+        pytest.skip(f"no independent counter for {transcript.metadata['source_format']}")
+    assert len(all_calls(transcript)) == counter(path)
+
+
+def test_X2_docs_list_every_format_s_record_types() -> None:
+    """docs/formats.md carries the generated tables; regenerate them with
+    ``python -m turnfold.formats.catalog docs/formats.md`` after a change to ``RECORDS``."""
+    text = DOCS.read_text(encoding="utf-8")
+    assert catalog.markdown(formats._MODULES) in text
+    for module in formats._MODULES:
+        assert getattr(module, "RECORDS", None) is not None, f"{module.NAME} has no RECORDS"
+
+
+def test_X2_a_source_with_nothing_to_show_says_so() -> None:
+    bookkeeping = '{"type": "file-history-snapshot", "messageId": "m", "snapshot": {}}\n'
+    transcript = turnfold.load(bookkeeping * 2)
+    assert transcript.entries == []
+    assert any(w.reason.startswith("nothing to show") for w in transcript.warnings)
