@@ -118,6 +118,18 @@ def test_L4_bad_file_exits_2_with_the_loader_message(tmp_path: Path) -> None:
     assert not (tmp_path / "notes.html").exists()
 
 
+def test_X2_a_file_with_nothing_to_show_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+    # Issue 11: a file that maps to no entry is never an empty page that looks like success.
+    empty = tmp_path / "snapshots.jsonl"
+    snapshot = '{"type": "file-history-snapshot", "messageId": "m", "snapshot": {}}\n'
+    empty.write_text(snapshot, "utf-8")
+    for command in ("render", "show"):
+        result = run(command, str(empty))
+        assert result.returncode == 2
+        assert "snapshots.jsonl: nothing to show" in result.stderr
+    assert not (tmp_path / "snapshots.html").exists()
+
+
 def test_L4_load_warnings_are_counted_on_stderr(tmp_path: Path) -> None:
     count = len(turnfold.load(WITH_WARNINGS).warnings)
     result = run("render", str(WITH_WARNINGS), "-o", str(tmp_path / "p.html"))

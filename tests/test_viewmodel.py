@@ -99,9 +99,18 @@ def test_P11_ancestor_path_reaches_into_subagents() -> None:
 def test_L4_warnings_become_one_quiet_notice() -> None:
     t = turnfold.load(b'{"turnfold": 1}\n{"kind": "user", "text": "hi"}\n{oops\n')
     view = build_view_model(t)
-    assert view["notice"]["text"] == "1 problem while loading; everything readable is shown"
+    # Issue 21.15: never "everything readable is shown" when a record was skipped.
+    assert view["notice"]["text"] == "Loaded with 1 problem: some records may not be shown"
     (item,) = view["notice"]["items"]
     assert item.startswith("&lt;bytes&gt;:3: invalid JSON")
+
+
+def test_L4_the_notice_names_the_file_never_its_absolute_path(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b'{"turnfold": 1}\n{"kind": "user", "text": "hi"}\n{oops\n')
+    (item,) = build_view_model(turnfold.load(path))["notice"]["items"]
+    assert item.startswith("session.jsonl:3: invalid JSON")
+    assert str(tmp_path) not in item
 
 
 def test_W1_results_are_rendered_html_and_folding_flags_are_carried() -> None:

@@ -9,8 +9,8 @@ Two commands share one set of options::
 Both load the file with :func:`turnfold.load`, build the view model with the chosen display
 settings and draw it with the same renderers the notebook uses for its static outputs
 (:mod:`turnfold.render.html`, :mod:`turnfold.render.text`). Exit status: 0 on success, 2 for a
-file that is missing or is not a transcript (the message on stderr names the file, the formats
-tried and the first offending line), 1 when the output cannot be written.
+file that is missing, is not a transcript (the message on stderr names the file, the formats
+tried and the first offending line) or holds nothing to show, 1 when the output cannot be written.
 """
 
 from __future__ import annotations
@@ -166,6 +166,11 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
         return None
     except OSError as error:
         print(f"turnfold: {path}: cannot read: {error.strerror or error}", file=stderr)
+        return None
+    if not transcript.entries:
+        # Never an empty page or outline that looks like success (spec X-2, issue 11).
+        reasons = "; ".join(str(w) for w in transcript.warnings[-3:]) or "no entries"
+        print(f"turnfold: {path}: nothing to show ({reasons})", file=stderr)
         return None
     if transcript.warnings:
         count = len(transcript.warnings)

@@ -15,7 +15,8 @@ choices applies them on top. The full schema is documented in ``docs/view-model.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import PurePath
 from typing import Any
 
 from turnfold.batches import SummaryRow, ToolRow
@@ -25,6 +26,7 @@ from turnfold.model import (
     AbortMarker,
     AssistantError,
     CompactionBoundary,
+    LoadWarning,
     PendingAction,
     SystemNotice,
     ToolCall,
@@ -146,8 +148,15 @@ def _warnings_notice(transcript: Transcript, locale: str) -> Node | None:
         "kind": "notice",
         "key": "warnings",
         "text": plural("warnings.skipped", count, locale),
-        "items": [escape(str(w)) for w in transcript.warnings],
+        "items": [escape(str(_published(w))) for w in transcript.warnings],
     }
+
+
+def _published(warning: LoadWarning) -> LoadWarning:
+    """The warning naming its file, never the file's absolute path: pages get published."""
+    if warning.source is None or warning.source.startswith("<"):
+        return warning
+    return replace(warning, source=PurePath(warning.source).name)
 
 
 def _top_level(item: TopLevel, options: _Options, prefix: str) -> Node:
