@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 import turnfold
 from turnfold import TranscriptFormatError, load
-from turnfold.formats import FORMATS, source
+from turnfold.formats import FORMATS, detection, source
+from turnfold.formats.detection import Evidence
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE_FORMATS = {
@@ -271,3 +272,35 @@ def test_L4_values_of_unexpected_shape_never_crash(name: str, data: st.DataObjec
     except TranscriptFormatError:
         return
     assert load(transcript.dump()) == transcript
+
+
+@pytest.mark.parametrize(
+    ("candidates", "chosen"),
+    [
+        # Marks beat no marks, whatever the share.
+        ([("a", Evidence(share=1.0)), ("b", Evidence(share=0.6, marks=1))], "b"),
+        # Among marked readings the larger share wins, then more marks.
+        ([("a", Evidence(share=0.9, marks=9)), ("b", Evidence(share=1.0, marks=1))], "b"),
+        ([("a", Evidence(share=1.0, marks=2)), ("b", Evidence(share=1.0, marks=5))], "b"),
+        # Plain messages (no marks anywhere) read as Chat Completions.
+        ([("anthropic", Evidence(share=1.0)), ("openai", Evidence(share=1.0))], "openai"),
+        # Below half of the sample nothing fits.
+        ([("a", Evidence(share=0.4, marks=4))], None),
+    ],
+)  # fmt: skip
+def test_L2_detection_by_evidence(candidates: list[tuple[str, Evidence]], chosen: str) -> None:
+    assert detection.choose(candidates) == chosen
+
+
+def test_L2_a_tie_between_marked_readings_names_both() -> None:
+    tie = [("a", Evidence(share=1.0, marks=3)), ("b", Evidence(share=1.0, marks=3))]
+    with pytest.raises(detection.AmbiguousFormat, match="a: reads 100%; b: reads 100%"):
+        detection.choose(tie)
+
+
+def test_L4_no_fitting_format_names_the_closest_and_what_it_lacked() -> None:
+    # Half Claude Code lines would be read; a third is not enough.
+    claude = {"type": "user", "uuid": "u", "sessionId": "s", "message": {"content": "hi"}}
+    lines = [claude, {"x": 1}, {"y": 2}]
+    with pytest.raises(TranscriptFormatError, match=r"closest: claude-code: reads 33%"):
+        turnfold.load("\n".join(json.dumps(v) for v in lines))
