@@ -58,20 +58,57 @@ def claude_code(path: Path) -> int:
     return len(ids) + shells
 
 
-#: Codex response items that are tool calls.
+#: Codex response items that are tool calls, and those that are their outputs.
 _CODEX_CALLS = {
     "function_call", "custom_tool_call", "local_shell_call", "web_search_call",
     "image_generation_call", "tool_search_call",
 }  # fmt: skip
+_CODEX_OUTPUTS = {"function_call_output", "custom_tool_call_output", "tool_search_output"}
+#: End events of calls a code-mode script made: no response item holds them.
+_CODEX_INNER_ENDS = {"mcp_tool_call_end", "patch_apply_end", "exec_command_end"}
 
 
-def codex(path: Path) -> int:
-    """Tool-call response items of the rollout."""
-    count = 0
-    for record in _records(path):
-        payload = record.get("payload") if isinstance(record, dict) else None
-        if record.get("type") == "response_item" and isinstance(payload, dict):
-            count += payload.get("type") in _CODEX_CALLS
+def _codex_header(path: Path) -> dict[str, Any]:
+    first = next(_records(path), None)
+    payload = first.get("payload") if isinstance(first, dict) else None
+    return payload if isinstance(payload, dict) and first.get("type") == "session_meta" else {}
+
+
+def codex(path: Path, _depth: int = 0) -> int:
+    """Per rollout: its tool-call response items; outputs whose call the file does not hold
+    (the call ran before the file's start); inter-agent mail items (one row each); end events
+    of code-mode calls (``call_id`` held by no response item); and, recursively, the rollouts
+    beside it whose ``session_meta`` names this thread as their parent."""
+    records = [r for r in _records(path) if isinstance(r, dict)]
+    items = [r["payload"] for r in records if r.get("type") == "response_item"]
+    item_ids = {p.get("call_id") for p in items if isinstance(p, dict)}
+    count, calls = 0, set()
+    for payload in items:
+        kind = payload.get("type") if isinstance(payload, dict) else None
+        if kind in _CODEX_CALLS:
+            count += 1
+            calls.add(payload.get("call_id"))
+        else:
+            orphan = kind in _CODEX_OUTPUTS and payload.get("call_id") not in calls
+            count += orphan or kind == "agent_message"
+    inner = {
+        p.get("call_id")
+        for r in records
+        if r.get("type") == "event_msg"
+        and isinstance(p := r.get("payload"), dict)
+        and p.get("type") in _CODEX_INNER_ENDS
+        and str(p.get("call_id")).startswith("exec-")
+        and p.get("call_id") not in item_ids
+    }
+    count += len(inner)
+    thread = _codex_header(path).get("id")
+    if thread and _depth < 4:
+        for other in sorted(path.parent.glob("*.jsonl")):
+            source = (_codex_header(other).get("source") or {}) if other != path else {}
+            spawn = (source.get("subagent") or {}) if isinstance(source, dict) else {}
+            spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+            if isinstance(spawn, dict) and spawn.get("parent_thread_id") == thread:
+                count += codex(other, _depth + 1)
     return count
 
 

@@ -165,6 +165,9 @@ def raw_counts(path: Path) -> dict[str, int]:
                 success += payload.get("status") == "completed"
             else:
                 open_calls.add(call_id)
+        elif kind == "agent_message":  # inter-agent mail: one delivered row (issue 21.8)
+            calls += 1
+            success += 1
         elif kind in OUTPUT_ITEMS:
             if payload["call_id"] not in seen:
                 orphans += 1
@@ -198,6 +201,14 @@ def raw_counts(path: Path) -> dict[str, int]:
     )
     agent_messages = Counter(_norm(e["message"]) for e in events if e["type"] == "agent_message")
     texts = sum(answers.values()) + sum((agent_messages - answers).values())
+    said = set(answers) | set(agent_messages)
+    for e in events:  # a review's answer, unless an assistant text repeats it (issue 21.9)
+        review = e.get("review_output") or {} if e["type"] == "exited_review_mode" else {}
+        explanation = _norm(review.get("overall_explanation") or "")
+        if (explanation or review.get("findings")) and not any(
+            explanation and s.startswith(explanation) for s in said
+        ):
+            texts += 1
     return {
         "prompts": prompts,
         "calls": calls + orphans,
@@ -449,14 +460,21 @@ def patch_output(call_id: str, text: str) -> dict[str, Any]:
     return item("custom_tool_call_output", call_id=call_id, output=text)
 
 
-def test_L3_codex_apply_patch_is_a_diff() -> None:
+def test_issue11_6_codex_apply_patch_shows_its_own_message_once() -> None:
     t = load(patch_call(), patch_output("p1", "Exit code: 0\nOutput:\nSuccess. Updated a.py\n"))
     c = only_call(t)
     assert c.description == "src/a.py"  # relative to the session cwd
     assert c.status == "success"
-    assert c.result.kind == "diff"
-    assert c.result.text == PATCH
-    assert c.result.structured == {"output": "Success. Updated a.py\n"}
+    assert c.args == PATCH  # the edit's content, shown once
+    assert c.result.text == "Success. Updated a.py\n"  # the tool's own message as the result
+
+
+def test_issue11_6_codex_failed_patch_is_an_error_with_its_message() -> None:
+    message = "apply_patch verification failed: Failed to find expected lines in /repo/src/a.py"
+    c = only_call(load(patch_call(), patch_output("p1", message)))
+    assert c.status == "error"
+    assert c.result.text == message
+    assert c.result.structured is None
 
 
 @pytest.mark.parametrize(
@@ -479,8 +497,10 @@ def test_L3_codex_patch_apply_end(success: bool, status: str, kind: str) -> None
     c = only_call(t)
     assert c.status == status
     assert c.result.kind == kind
-    if success:
-        assert c.result.text.startswith("--- a//repo/src/a.py\n+++ b//repo/src/a.py\n@@ -1 +1 @@")
+    if success:  # the tool's message, then the unified diff Codex recorded
+        assert c.result.text.startswith("Done!\n--- a//repo/src/a.py\n+++ b//repo/src/a.py\n@@")
+    else:
+        assert c.result.text == "apply_patch verification failed"
 
 
 def test_L3_codex_update_plan_is_a_plan() -> None:

@@ -80,11 +80,13 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
     as_int,
@@ -97,14 +99,16 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import (
     ResponsesBuilder,
+    describe_call,
     output_content,
     parts_text,
+    patch_text,
     plain_copy,
     prompt_text,
     reasoning_thinking,
     tool_result,
 )
-from turnfold.formats.source import Source, open_source
+from turnfold.formats.source import Source, open_source, type_of_record
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -128,27 +132,9 @@ ENVELOPE_TYPES = NameSet(
     {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
 )
 SILENT_RECORDS = NameSet(
-    {"world_state", "inter_agent_communication", "inter_agent_communication_metadata"}
-)
-#: Events that are UI bookkeeping or echo an item this loader already reads.
-SILENT_EVENTS = NameSet(
     {
-        "agent_message_delta", "agent_message_content_delta", "agent_reasoning_delta",
-        "agent_reasoning_raw_content_delta", "agent_reasoning_section_break", "plan_delta",
-        "reasoning_content_delta", "reasoning_raw_content_delta", "exec_command_begin",
-        "exec_command_output_delta", "terminal_interaction", "patch_apply_begin",
-        "mcp_tool_call_begin", "web_search_begin", "web_search_end", "image_generation_begin",
-        "image_generation_end", "view_image_tool_call", "dynamic_tool_call_request",
-        "collab_agent_spawn_begin", "collab_agent_interaction_begin",
-        "collab_agent_interaction_end", "collab_waiting_begin", "collab_waiting_end",
-        "collab_close_begin", "collab_close_end", "exec_approval_request",
-        "apply_patch_approval_request", "request_user_input", "elicitation_request",
-        "guardian_assessment", "item_started", "item_completed", "raw_response_item",
-        "session_configured", "thread_settings_applied", "thread_goal_updated",
-        "sub_agent_activity", "mcp_startup_update", "mcp_startup_complete", "turn_diff",
-        "plan_update", "undo_started", "shutdown_complete", "get_history_entry_response",
-        "mcp_list_tools_response", "list_custom_prompts_response", "list_skills_response",
-        "model_reroute",
+        "world_state", "inter_agent_communication", "inter_agent_communication_metadata",
+        "token_usage_record",
     }
 )  # fmt: skip
 _NOTICE_EVENTS: dict[str, Literal["info", "warning"]] = {
@@ -157,6 +143,133 @@ _NOTICE_EVENTS: dict[str, Literal["info", "warning"]] = {
     "deprecation_notice": "warning",
     "background_event": "info",
 }
+
+_STREAMING = "a streamed fragment of an item the rollout also records whole"
+_BEGIN_EVENT = "the start of a call; its end event and response items carry the outcome"
+_APPROVAL = "a question to the user; the call's own output records what was decided"
+_UI_ECHO = "a UI copy of an item already read as a response_item"
+_SETUP = "session set-up or UI bookkeeping, nothing the agent did"
+_IGNORED_EVENTS: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "agent_message_delta", "agent_message_content_delta", "agent_reasoning_delta",
+            "agent_reasoning_raw_content_delta", "agent_reasoning_section_break", "plan_delta",
+            "reasoning_content_delta", "reasoning_raw_content_delta", "exec_command_output_delta",
+            "terminal_interaction",
+        ),
+        _STREAMING,
+    ),
+    **dict.fromkeys(
+        (
+            "exec_command_begin", "patch_apply_begin", "mcp_tool_call_begin", "web_search_begin",
+            "image_generation_begin", "collab_agent_spawn_begin", "collab_agent_interaction_begin",
+            "collab_waiting_begin", "collab_close_begin", "dynamic_tool_call_request",
+            "undo_started",
+        ),
+        _BEGIN_EVENT,
+    ),
+    **dict.fromkeys(
+        (
+            "exec_approval_request", "apply_patch_approval_request", "request_user_input",
+            "elicitation_request", "guardian_assessment",
+        ),
+        _APPROVAL,
+    ),
+    **dict.fromkeys(
+        (
+            "web_search_end", "image_generation_end", "view_image_tool_call", "item_started",
+            "item_completed", "raw_response_item", "collab_agent_interaction_end",
+            "collab_waiting_end", "collab_close_end", "turn_diff", "plan_update",
+        ),
+        _UI_ECHO,
+    ),
+    **dict.fromkeys(
+        (
+            "session_configured", "thread_goal_updated", "mcp_startup_update",
+            "mcp_startup_complete", "shutdown_complete", "get_history_entry_response",
+            "mcp_list_tools_response", "list_custom_prompts_response", "list_skills_response",
+            "model_reroute",
+        ),
+        _SETUP,
+    ),
+}  # fmt: skip
+#: Events that are UI bookkeeping or echo an item this loader already reads.
+SILENT_EVENTS = NameSet(_IGNORED_EVENTS)
+
+#: Every record type this loader knows (issue 11): what it becomes, or why it is left out.
+RECORDS = Records(
+    mapped={
+        "session_meta": "session metadata (a child thread's also names its parent); a later one"
+        " marks a resume or fork",
+        "turn_context": "the model and working directory of the turn's responses",
+        "compacted": "compaction boundary with its summary",
+        "(legacy header)": "session metadata of an envelope-less rollout",
+        "response_item/message": "user prompt or assistant text; injected context left out",
+        "response_item/reasoning": "thinking (summary, raw text or encrypted)",
+        "response_item/function_call": "tool call (MCP namespaces kept in the name)",
+        "response_item/custom_tool_call": "tool call; a code-mode `exec` nests the calls its"
+        " script made",
+        "response_item/local_shell_call": "shell tool call",
+        "response_item/tool_search_call": "tool-search call",
+        "response_item/web_search_call": "web search call with its outcome",
+        "response_item/image_generation_call": "image generation call with its image",
+        "response_item/mcp_call": "hosted MCP call with its outcome",
+        "response_item/file_search_call": "file search call with its results",
+        "response_item/code_interpreter_call": "code interpreter call with its logs",
+        "response_item/computer_call": "computer-use call",
+        "response_item/function_call_output": "the result of its call; status from what it says",
+        "response_item/custom_tool_call_output": "the result of its call; status from what it says",
+        "response_item/local_shell_call_output": "the result of its shell call",
+        "response_item/tool_search_output": "the result of its tool search",
+        "response_item/computer_call_output": "the result of its computer-use call",
+        "response_item/compaction": "compaction boundary (remote, encrypted)",
+        "response_item/compaction_summary": "compaction boundary (remote, encrypted)",
+        "response_item/agent_message": "inter-agent mail: one row in the turn (from → to)",
+        "event_msg/user_message": "user prompt (once, with the response_item copy)",
+        "event_msg/agent_message": "assistant text when no response_item copies it",
+        "event_msg/agent_reasoning": "thinking when no response_item copies it",
+        "event_msg/agent_reasoning_raw_content": "raw thinking when no response_item copies it",
+        "event_msg/token_count": "usage of the response; the session's total usage",
+        "event_msg/task_started": "start of a turn",
+        "event_msg/turn_started": "start of a turn",
+        "event_msg/task_complete": "end of a turn: its recorded duration, or its error",
+        "event_msg/turn_complete": "end of a turn: its recorded duration, or its error",
+        "event_msg/turn_aborted": "abort marker; the turn's unfinished calls cancelled",
+        "event_msg/context_compacted": "compaction boundary (one with a `compacted` beside it)",
+        "event_msg/error": "assistant error",
+        "event_msg/exec_command_end": "exit code, duration and output of its command call",
+        "event_msg/patch_apply_end": "outcome and unified diff of its patch call",
+        "event_msg/mcp_tool_call_end": "outcome of its MCP call; a code-mode call nested in"
+        " its `exec`",
+        "event_msg/dynamic_tool_call_response": "outcome of its dynamic tool call",
+        "event_msg/collab_agent_spawn_end": "thread id, name and outcome of a spawned agent",
+        "event_msg/sub_agent_activity": "thread id and path of a spawned agent",
+        "event_msg/thread_name_updated": "session title",
+        "event_msg/thread_settings_applied": "the model of the responses that follow",
+        "event_msg/entered_review_mode": "notice naming what the review covers",
+        "event_msg/exited_review_mode": "the review's answer, unless the answer that follows"
+        " repeats it",
+        "event_msg/thread_rolled_back": "notice",
+        "event_msg/undo_completed": "notice",
+        "event_msg/warning": "warning notice",
+        "event_msg/stream_error": "warning notice",
+        "event_msg/deprecation_notice": "warning notice",
+        "event_msg/background_event": "notice",
+    },
+    ignored={
+        "world_state": "the harness's baseline of context files, not a step of the agent",
+        "inter_agent_communication": "delivery bookkeeping; the mail itself is a response_item",
+        "inter_agent_communication_metadata": "delivery bookkeeping of inter-agent mail",
+        "token_usage_record": "billing bookkeeping; event_msg/token_count carries the usage",
+        "record_type/state": "legacy resume bookkeeping",
+        "response_item/ghost_snapshot": "an undo checkpoint (a git commit id), nothing shown",
+        "response_item/item_reference": "a reference to an item already read",
+        "response_item/mcp_list_tools": "the tools an MCP server offered",
+        "response_item/mcp_approval_request": "an approval already decided in a stored session",
+        "response_item/mcp_approval_response": "an approval already decided in a stored session",
+        **{f"event_msg/{kind}": why for kind, why in _IGNORED_EVENTS.items()},
+    },
+)
 
 #: Tags Codex wraps injected context in (user- or developer-role messages, never prompts).
 _CONTEXT_TAGS = NameSet(
@@ -173,7 +286,19 @@ _AGENTS_MD = "# AGENTS.md instructions"
 _IDE_CONTEXT = "# Context from my IDE setup:"
 _IDE_REQUEST = "## My request for Codex:"
 _SPAWN_TOOLS = NameSet({"spawn_agent"})
+#: Codex's own multi-agent tools (v1 ``multi_agent_v1``, v2 ``collaboration`` namespaces): Codex
+#: answers them itself, with their result or a message saying why they failed (issue 21.7).
+_AGENT_TOOLS = NameSet(
+    {
+        "spawn_agent", "wait_agent", "send_message", "list_agents", "followup_task", "wait",
+        "close_agent", "send_input", "resume_agent",
+    }
+)  # fmt: skip
+_FAILED_AGENT = NameSet({"not_found", "errored", "error", "failed"})
 _FINISHED = NameSet({"success", "error", "cancelled"})
+_PATCH_TOOL = "apply_patch"
+_CODE_MODE_TOOL = "exec"  # code mode: one custom tool whose input is a script calling the tools
+_MAIL_TOOL = "agent_message"  # the row inter-agent mail becomes (issue 21.8)
 
 _HEADER_START = (
     "Exit code: ", "Command: ", "Chunk ID: ", "Wall time: ", "Process exited with code ",
@@ -185,9 +310,28 @@ _WALL_TIME = re.compile(r"^(?:Wall time|Duration): ([0-9]+(?:\.[0-9]+)?) seconds
 _SHELL_COMMAND = re.compile(r"<command>\n?(.*?)\n?</command>", re.DOTALL)
 _SHELL_RESULT = re.compile(r"<result>\n?(.*)</result>", re.DOTALL)
 _IMAGE_PLACEHOLDER = re.compile(r"\[Image #\d+\]")
+#: What a plain-text result says when its call failed (issue 11.6): one rule, on its first line.
+_STATED_EXIT = re.compile(r"\bexit[ _]code\W{0,3}(-?\d+)", re.IGNORECASE)
+_STATED_FAILURE = re.compile(
+    r"\b(?:rejected|verification failed|timed out|failed in sandbox)\b|\bfailed:",
+    re.IGNORECASE,
+)
+_FAILURE_SCAN = 400
+#: What a code-mode script printed of the commands it ran: ``exit_code: 1`` (issue 21.2).
+_PRINTED_EXIT = re.compile(
+    r"""(?:["']?exit_?code["']?\s*[:=]\s*|^Exit code: |^Process exited with code )(-?\d+)""",
+    re.IGNORECASE | re.MULTILINE,
+)
+_PRINTED_SCAN = 65536
+_SCRIPT_COMMAND = re.compile(
+    r"""tools\.exec_command\(\s*\{[^{}]*?\bcmd\s*:\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`)"""
+)
+_SCRIPT_TOOL = re.compile(r"\btools\.([A-Za-z_][\w$]*)\s*\(")
 _SAFE_ID = re.compile(r"^[0-9A-Za-z_-]{1,80}$")  # a thread id is safe to put in a glob
 _ECHO_WINDOW = 8
 _MAX_SUBAGENT_DEPTH = 4
+_MAX_SCANNED_FILES = 2000  # rollouts beside a parent whose first line is read to find its children
+_HEADER_LINE_LIMIT = 4 * 1024 * 1024  # a session_meta line holds the base instructions
 
 
 # --- output headers and injected context -------------------------------------------------------
@@ -249,6 +393,73 @@ def _json_exec_output(text: str) -> ExecOutput | None:
     seconds = metadata.get("duration_seconds")
     duration = seconds * 1000 if isinstance(seconds, (int, float)) and seconds >= 0 else None
     return ExecOutput(value["output"], as_int(metadata.get("exit_code")), duration, None)
+
+
+def states_failure(text: str) -> bool:
+    """Whether a plain-text result says its call failed: a non-zero exit code, a rejection, a
+    failed verification, a time-out (spec L-3, issue 11.6). The one place of that rule: only
+    the first line is read, where Codex puts its own failure messages.
+
+    >>> states_failure("failed in sandbox LinuxSeccomp with execution error: exit code: 2")
+    True
+    >>> states_failure("Exit code: 0 and all is well"), states_failure("a.txt\\nb.txt")
+    (False, False)
+    """
+    head = text.lstrip()[:_FAILURE_SCAN].split("\n", 1)[0]
+    code = _STATED_EXIT.search(head)
+    if code is not None:
+        return int(code.group(1)) != 0
+    return _STATED_FAILURE.search(head) is not None
+
+
+def printed_status(text: str) -> ToolStatus | None:
+    """A code-mode script's status from the exit codes it printed: ``error`` if one is not 0,
+    ``success`` if all are, None if it printed none.
+
+    >>> printed_status('{"exit_code": 0}\\nexit_code: 1'), printed_status("done")
+    ('error', None)
+    """
+    codes = [int(m.group(1)) for m in _PRINTED_EXIT.finditer(text[:_PRINTED_SCAN])]
+    if not codes:
+        return None
+    return "success" if all(code == 0 for code in codes) else "error"
+
+
+def script_commands(script: str) -> list[str]:
+    """The ``tools.exec_command({cmd: ...})`` commands of a code-mode script, in order."""
+    commands = []
+    for match in _SCRIPT_COMMAND.finditer(script):
+        literal = match.group(1)
+        if literal[0] == '"':
+            try:
+                value = json.loads(literal)
+            except ValueError:
+                value = literal[1:-1]
+        else:
+            value = literal[1:-1].replace("\\'", "'")
+        if isinstance(value, str) and value.strip():
+            commands.append(" ".join(value.split()))
+    return commands
+
+
+def script_description(script: str) -> str | None:
+    """What a code-mode script ran: its commands, else the tools it called."""
+    commands = script_commands(script)
+    if commands:
+        return "; ".join(commands)
+    tools = list(dict.fromkeys(_SCRIPT_TOOL.findall(script)))
+    return ", ".join(tools) or None
+
+
+def mcp_name(namespace: str, name: str) -> str:
+    """An MCP call's name with its server kept, ``mcp__<server>__<tool>`` (issue 21.12): the
+    namespace ``mcp__codex_apps__github`` and the name ``_fetch_pr`` give
+    ``mcp__codex_apps__github__fetch_pr``.
+
+    >>> mcp_name("mcp__codex_apps__github", "_fetch_pr")
+    'mcp__codex_apps__github__fetch_pr'
+    """
+    return f"{namespace.rstrip('_')}__{name.lstrip('_')}"
 
 
 def is_injected_context(text: str) -> bool:
@@ -396,6 +607,86 @@ class _Echoes:
             self.event.clear()
 
 
+@dataclass(frozen=True)
+class ThreadHeader:
+    """What a rollout's first line says of its thread."""
+
+    thread_id: str | None
+    parent_id: str | None
+    nickname: str | None
+
+
+def thread_header(path: Path) -> ThreadHeader | None:
+    """The ``session_meta`` of a rollout file's first line, None if it has none."""
+    try:
+        with path.open("rb") as stream:
+            first = stream.readline(_HEADER_LINE_LIMIT)
+        record = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    payload = record.get("payload") if isinstance(record, dict) else None
+    if not isinstance(payload, dict) or record.get("type") != "session_meta":
+        return None
+    source = payload.get("source")
+    subagent = source.get("subagent") if isinstance(source, dict) else None
+    spawn = subagent.get("thread_spawn") if isinstance(subagent, dict) else None
+    spawn = spawn if isinstance(spawn, dict) else {}
+    return ThreadHeader(
+        thread_id=_first_str(payload, ("id", "session_id")),
+        parent_id=_first_str(spawn, ("parent_thread_id",))
+        or _first_str(payload, ("parent_thread_id",)),
+        nickname=_first_str(spawn, ("agent_nickname",)) or _first_str(payload, ("agent_nickname",)),
+    )
+
+
+class _ChildThreads:
+    """Finds a spawned thread's rollout by the ids in the records, whatever the file names
+    (issue 21.1): ``*<thread id>.jsonl`` beside the parent or anywhere in the
+    ``sessions/YYYY/MM/DD`` tree it lies in, else a file beside it whose ``session_meta``
+    has that id, or names this session as its parent (matched by nickname, then in order)."""
+
+    def __init__(self, path: Path, session_id: Any) -> None:
+        self.path = path
+        self.session_id = session_id if isinstance(session_id, str) else None
+        self._headers: dict[Path, ThreadHeader] | None = None
+        self._used: set[Path] = set()
+
+    def find(self, thread_id: str | None, nickname: str | None) -> Path | None:
+        found = self._by_name(thread_id) if thread_id else None
+        if found is None:
+            found = self._by_header(thread_id, nickname)
+        if found is not None:
+            self._used.add(found)
+        return found
+
+    def _by_name(self, thread_id: str) -> Path | None:
+        if not _SAFE_ID.match(thread_id):
+            return None
+        folder = self.path.parent
+        names = sorted(p for p in folder.glob(f"*{thread_id}.jsonl") if p != self.path)
+        day = folder.parts[-3:]
+        if not names and len(folder.parts) > 4 and all(part.isdigit() for part in day):
+            root = folder.parents[2]  # .../sessions/YYYY/MM/DD → .../sessions
+            names = sorted(root.glob(f"*/*/*/*{thread_id}.jsonl"))
+        names = [p for p in names if p not in self._used]
+        return names[0] if names else None
+
+    def _by_header(self, thread_id: str | None, nickname: str | None) -> Path | None:
+        if self._headers is None:
+            files = sorted(p for p in self.path.parent.glob("*.jsonl") if p != self.path)
+            self._headers = {}
+            for file in files[:_MAX_SCANNED_FILES]:
+                header = thread_header(file)
+                if header is not None:
+                    self._headers[file] = header
+        free = [(p, h) for p, h in self._headers.items() if p not in self._used]
+        if thread_id:
+            return next((p for p, h in free if h.thread_id == thread_id), None)
+        children = [(p, h) for p, h in free if self.session_id and h.parent_id == self.session_id]
+        named = [p for p, h in children if nickname and h.nickname == nickname]
+        return named[0] if named else (children[0][0] if children else None)
+
+
 # --- the builder ---------------------------------------------------------------------------------
 
 PayloadHandler = Callable[[Mapping[str, Any], int, "str | None"], None]
@@ -439,6 +730,8 @@ class CodexBuilder(ResponsesBuilder):
             "mcp_tool_call_end": self._mcp_end,
             "dynamic_tool_call_response": self._dynamic_end,
             "collab_agent_spawn_end": self._spawn_end,
+            "sub_agent_activity": self._agent_activity,
+            "thread_settings_applied": self._settings_applied,
             "thread_name_updated": self._thread_name,
             "entered_review_mode": self._review_started,
             "exited_review_mode": self._review_ended,
@@ -459,6 +752,11 @@ class CodexBuilder(ResponsesBuilder):
         self._boundary: tuple[str, Entry] | None = None
         self._diffs: dict[str, str] = {}
         self._spawns: list[ToolCall] = []
+        self._code_calls: list[ToolCall] = []  # this turn's code-mode exec calls
+        self._inner: dict[str, Transcript] = {}  # code-mode calls nested under their exec
+        self._response_first: Entry | None = None  # first entry of the model response
+        self._review: tuple[str, str | None] | None = None  # answer of an ended review, waiting
+        self._review_answers: set[str] = set()  # echo keys of answers the review also gave
         self._unknown: set[str] = set()
         self._session_seen = False
         self._bad_times = 0
@@ -580,12 +878,23 @@ class CodexBuilder(ResponsesBuilder):
 
     def _turn_context(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         model, cwd = payload.get("model"), payload.get("cwd")
-        if isinstance(model, str) and model:
-            self.model = model
-            self.transcript.metadata.setdefault("model", model)
+        self._use_model(model)
         if isinstance(cwd, str) and cwd:
             self.cwd = cwd
             self.transcript.metadata.setdefault("cwd", cwd)
+
+    def _use_model(self, model: Any) -> None:
+        """The model of the responses that follow (a turn context or a settings switch)."""
+        if isinstance(model, str) and model:
+            self.model = model
+            self.transcript.metadata.setdefault("model", model)
+
+    def _settings_applied(
+        self, payload: Mapping[str, Any], line: int, timestamp: str | None
+    ) -> None:
+        settings = payload.get("settings")
+        found = _first_str(payload, ("model",)) or _first_str(settings, ("model",))
+        self._use_model(found)
 
     def _start_turn(self) -> None:
         self._turn += 1
@@ -594,6 +903,8 @@ class CodexBuilder(ResponsesBuilder):
         self._turn_prompted = self._turn_busy = False
         self._turn_user = self._turn_text = self._usage_text = None
         self._model_echoes.clear()
+        self._code_calls = []
+        self._flush_review()
         self.close_batch()
 
     def _task_started(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
@@ -602,6 +913,7 @@ class CodexBuilder(ResponsesBuilder):
             self._start_turn()
 
     def _task_complete(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        self._flush_review()
         error = payload.get("error")
         message = error.get("message") if isinstance(error, Mapping) else None
         if isinstance(message, str) and message:
@@ -656,6 +968,9 @@ class CodexBuilder(ResponsesBuilder):
         if not full:
             return None
         key = _echo_key(full)
+        last = self.transcript.entries[-1] if self.transcript.entries else None
+        if isinstance(last, UserMessage) and _echo_key(last.text) == key and origin == "event":
+            return None  # review mode writes its prompt as two identical events (issue 21.9)
         twin = self._user_echoes.take(origin, key)
         if twin is not None:
             if counts and not any(k in twin.meta for k in counts):
@@ -664,6 +979,7 @@ class CodexBuilder(ResponsesBuilder):
         if self._turn_prompted or self._turn == 0:
             self._start_turn()
         message = UserMessage(text=full, timestamp=timestamp, meta=meta)
+        self._review_answers = set()
         self._append(message)
         self._user_echoes.remember(origin, key, message)
         self._turn_prompted = True
@@ -706,6 +1022,11 @@ class CodexBuilder(ResponsesBuilder):
     def add_assistant(
         self, text: str, timestamp: str | None, meta: dict[str, Any], line: int, origin: str
     ) -> None:
+        if origin != "review" and self._review_answers:
+            said = _echo_key(text)
+            if any(said == a or said.startswith(a) for a in self._review_answers):
+                self._review = None  # the assistant says the review's answer itself
+                return
         key = "text:" + _echo_key(text)
         if self._model_echoes.take(origin, key) is not None:
             return
@@ -766,11 +1087,36 @@ class CodexBuilder(ResponsesBuilder):
         """Developer and system messages in a rollout are injected context: not shown."""
 
     def _inter_agent(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
-        text = parts_text(item.get("content"))
-        if not text:
-            return
-        meta = {k: item[k] for k in ("author", "recipient") if isinstance(item.get(k), str)}
-        self._append(SystemNotice(text=text, subtype="inter_agent", timestamp=timestamp, meta=meta))
+        """Inter-agent mail: one row inside the turn, never a turn boundary (issue 21.8)."""
+        content = item.get("content")
+        parts = content if isinstance(content, list) else []
+        encrypted = isinstance(item.get("encrypted_content"), str) or any(
+            isinstance(p, Mapping) and p.get("type") == "encrypted_content" for p in parts
+        )
+        envelope, payload = mail_envelope(parts_text(content))
+        author, recipient = _first_str(item, ("author",)), _first_str(item, ("recipient",))
+        author = author or envelope.get("sender")
+        text = payload.strip()
+        if encrypted:
+            text = f"{text}\n\n*(encrypted content not shown)*" if text else "*(encrypted)*"
+        meta: dict[str, Any] = {
+            k: v for k, v in (("author", author), ("recipient", recipient)) if v
+        }
+        meta.update({f"mail_{k}": v for k, v in envelope.items()})
+        own_id = _first_str(item, ("id",))
+        call = ToolCall(
+            call_id=own_id if own_id and own_id not in self._calls else f"agent_message@{line}",
+            name=_MAIL_TOOL,
+            description=f"{author or '?'} → {recipient or '?'}",
+            status="success",  # recorded in the history: it was delivered
+            result=ToolResult(text=text or None, kind="markdown"),
+            started_at=timestamp,
+            timestamp=timestamp,
+            meta=meta,
+        )
+        self._calls[call.call_id] = call
+        self.close_batch()
+        self._append(call)
 
     # --- usage, compaction, notices --------------------------------------------------------
 
@@ -834,22 +1180,45 @@ class CodexBuilder(ResponsesBuilder):
         _put(self.transcript.metadata, "title", payload.get("thread_name"))
 
     def _review_started(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
-        hint = payload.get("user_facing_hint")
-        self._notice(
-            hint if isinstance(hint, str) and hint else "Review started", "review", timestamp
+        """One notice that says a review ran, and on what (issue 21.9)."""
+        request = payload.get("review_request")
+        request = request if isinstance(request, Mapping) else payload
+        what = review_target(request.get("target"))
+        hint = _first_str(request, ("user_facing_hint",)) or _first_str(
+            payload, ("user_facing_hint",)
         )
+        if hint and what and _echo_key(hint).lower() != _echo_key(what).lower():
+            what = f"{hint} ({what})"
+        what = what or hint
+        self._notice(f"Code review of {what}" if what else "Code review", "review", timestamp)
 
     def _review_ended(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        """The review's answer: kept until the turn ends, and dropped when the assistant text
+        that follows repeats it (Codex writes both, issue 21.9)."""
         review = payload.get("review_output")
         review = review if isinstance(review, Mapping) else {}
-        explanation = review.get("overall_explanation")
-        lines = [explanation if isinstance(explanation, str) and explanation else "Review finished"]
+        explanation = _first_str(review, ("overall_explanation",))
         findings = review.get("findings")
-        findings = findings if isinstance(findings, list) else []
-        for finding in findings:
-            if isinstance(finding, Mapping) and isinstance(finding.get("title"), str):
-                lines.append(f"- {finding['title']}")
-        self._notice("\n".join(lines), "review", timestamp, findings=len(findings))
+        titles = [
+            f"- {f['title']}"
+            for f in (findings if isinstance(findings, list) else [])
+            if isinstance(f, Mapping) and isinstance(f.get("title"), str)
+        ]
+        answer = "\n".join(([explanation] if explanation else []) + titles)
+        self._flush_review()
+        if answer:
+            self._review = (answer, timestamp)
+            self._review_answers = {_echo_key(answer)} | (
+                {_echo_key(explanation)} if explanation else set()
+            )
+
+    def _flush_review(self) -> None:
+        """A review answer no assistant text repeated becomes the answer itself."""
+        if self._review is None:
+            return
+        answer, timestamp = self._review
+        self._review = None
+        self.add_assistant(answer, timestamp, {"review": True}, 0, "review")
 
     def _rolled_back(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         turns = as_int(payload.get("num_turns"))
@@ -880,10 +1249,21 @@ class CodexBuilder(ResponsesBuilder):
         *,
         batch: bool = True,
     ) -> ToolCall:
+        meta = dict(meta or {})
+        namespace = meta.get("namespace")
+        if isinstance(namespace, str) and namespace.startswith("mcp__"):
+            meta["tool"] = name
+            name = mcp_name(namespace, name)
+        code_mode = name == _CODE_MODE_TOOL and isinstance(args, str)
+        if code_mode:
+            meta["code_mode"] = True
         call = super().start_call(call_id, name, args, line, timestamp, status, meta, batch=batch)
+        if code_mode:
+            self._code_calls.append(call)
+            self.transcript.update(call, description=script_description(str(args)))
         if name in _SPAWN_TOOLS:
             self._spawns.append(call)
-            task = _first_str(args, ("message", "prompt", "task", "description"))
+            task = _first_str(args, ("message", "prompt", "task", "description", "task_name"))
             self.transcript.update(call, subagent=SubAgent(task=task))
         return call
 
@@ -892,7 +1272,9 @@ class CodexBuilder(ResponsesBuilder):
         return f"turn{self._turn}-batch{self._turn_batches}"
 
     def outcome(self, call: ToolCall, value: Any) -> tuple[ToolStatus, ToolResult, dict[str, Any]]:
-        """Status from the exit code in the output, else from events, else unknown (L-3)."""
+        """Status from the exit code in the output, else from events, else from what the text
+        says (L-3, :func:`states_failure`), else unknown."""
+        self._response_first = None  # the next items are the next response's
         value, success = _unwrap_output(value)
         text, images = output_content(value)
         changes: dict[str, Any] = {}
@@ -909,14 +1291,13 @@ class CodexBuilder(ResponsesBuilder):
                 changes["duration_ms"] = facts.duration_ms
         status = _derived_status(call, text, facts, success)
         diff = self._diffs.pop(call.call_id, None)
-        if diff is not None and status != "error":
-            structured = {"output": text} if text else None
-            result = ToolResult(text=diff, kind="diff", images=images, structured=structured)
+        if call.name == _PATCH_TOOL or patch_text(call.name, call.args) is not None:
+            result = patch_result(text, diff, status, images)
         else:
             result = tool_result(call, text, images, status)
-        if call.name in _SPAWN_TOOLS and text:
+        if call.name in _SPAWN_TOOLS and text and call.subagent is not None:
             spawned = _spawn_output(text)
-            if spawned and call.subagent is not None:
+            if spawned:
                 changes["subagent"] = replace(call.subagent, **spawned)
         return status, result, changes
 
@@ -927,72 +1308,84 @@ class CodexBuilder(ResponsesBuilder):
     def _exec_end(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         call = self._open_call(payload)
         if call is None:
+            self._inner_call("exec_command", payload, timestamp)
             return
-        changes: dict[str, Any] = {}
-        code = as_int(payload.get("exit_code"))
-        if code is not None:
-            changes["status"] = "success" if code == 0 else "error"
-            changes["meta"] = {**call.meta, "exit_code": code}
-        duration = _duration_ms(payload.get("duration"))
-        if duration is not None:
-            changes["duration_ms"] = duration
-        output = next(
-            (payload[k] for k in ("aggregated_output", "formatted_output", "stdout")
-             if isinstance(payload.get(k), str) and payload[k]),
-            None,
-        )  # fmt: skip
-        if output is not None and call.result is None:
-            changes["result"] = text_result(output)
-        if changes:
-            self.transcript.update(call, **changes)
+        self.transcript.update(call, **_exec_changes(call, payload))
 
     def _patch_end(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         call = self._open_call(payload)
         if call is None:
+            self._inner_call(_PATCH_TOOL, payload, timestamp)
             return
-        success = payload.get("success")
         diff = changes_diff(payload.get("changes"))
         if diff is not None:
             self._diffs[call.call_id] = diff
-        changes: dict[str, Any] = {}
-        if isinstance(success, bool):
-            changes["status"] = "success" if success else "error"
-        output = "\n".join(
-            payload[k]
-            for k in ("stdout", "stderr")
-            if isinstance(payload.get(k), str) and payload[k]
-        )
-        if diff is not None and success is not False:
-            changes["result"] = ToolResult(
-                text=diff, kind="diff", structured={"output": output} if output else None
-            )
-        elif output:
-            changes["result"] = text_result(output)
-        if changes:
-            self.transcript.update(call, **changes)
+        self.transcript.update(call, **_patch_changes(payload, diff))
 
     def _mcp_end(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         call = self._open_call(payload)
-        outcome = payload.get("result")
-        if call is None or not isinstance(outcome, Mapping):
+        if call is None:
+            self._inner_call("mcp", payload, timestamp)
             return
-        changes: dict[str, Any] = {}
-        if "Err" in outcome:
-            changes["status"] = "error"
-            content: Any = outcome["Err"]
+        changes = _mcp_changes(payload)
+        if call.result is not None:
+            changes.pop("result", None)
+        if changes:
+            self.transcript.update(call, **changes)
+
+    def _inner_call(self, kind: str, payload: Mapping[str, Any], timestamp: str | None) -> None:
+        """An end event whose call no response item holds: a call a code-mode script made
+        (``call_id`` ``exec-<uuid>``, issue 21.2), nested under the ``exec`` call running it.
+        An ``exec-`` call with no code-mode call before it in the turn stands on its own, so it
+        is not lost; any other unknown id echoes a call this file does not hold."""
+        call_id = payload.get("call_id")
+        if not isinstance(call_id, str) or call_id in self._calls:
+            return
+        host = self._code_calls[-1] if self._code_calls else None
+        if host is None and not call_id.startswith("exec-"):
+            return
+        if kind == "mcp":
+            invocation = payload.get("invocation")
+            invocation = invocation if isinstance(invocation, Mapping) else {}
+            server = _first_str(invocation, ("server",)) or "mcp"
+            tool = _first_str(invocation, ("tool",)) or "tool"
+            name, args = f"mcp__{server}__{tool}", plain_copy(invocation.get("arguments"))
+            changes = _mcp_changes(payload)
+        elif kind == _PATCH_TOOL:
+            diff = changes_diff(payload.get("changes"))
+            files = list(payload["changes"]) if isinstance(payload.get("changes"), Mapping) else []
+            name, args = _PATCH_TOOL, {"path": files} if files else None
+            changes = _patch_changes(payload, diff)
         else:
-            ok = outcome.get("Ok")
-            ok = ok if isinstance(ok, Mapping) else {}
-            # MCP: an absent isError means the call did not fail.
-            changes["status"] = "error" if ok.get("isError") is True else "success"
-            content = ok.get("content")
-        duration = _duration_ms(payload.get("duration"))
-        if duration is not None:
-            changes["duration_ms"] = duration
-        text, images = output_content(content)
-        if call.result is None and (text or images):
-            changes["result"] = text_result(text, images=images)
-        self.transcript.update(call, **changes)
+            command = payload.get("command")
+            shown = (
+                shlex.join(command) if isinstance(command, list) and _all_str(command) else command
+            )
+            name, args = "exec_command", {"cmd": shown} if isinstance(shown, str) else None
+            changes = _exec_changes(None, payload)
+        changes.setdefault("status", "unknown")
+        inner = ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=describe_call(name, args, self.cwd),
+            started_at=timestamp,
+            timestamp=timestamp,
+            ended_at=timestamp,
+            **changes,
+        )
+        self._calls[call_id] = inner
+        if host is None:
+            inner.batch_id = None
+            self._append(inner)
+            return
+        child = self._inner.get(host.call_id)
+        if child is None:
+            child = self._inner[host.call_id] = Transcript(metadata={"source_format": NAME})
+        child.append(inner)
+        agent = host.subagent or SubAgent()
+        calls = len(child.entries)
+        self.transcript.update(host, subagent=replace(agent, transcript=child, tool_count=calls))
 
     def _dynamic_end(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         call = self._open_call(payload)
@@ -1019,12 +1412,50 @@ class CodexBuilder(ResponsesBuilder):
             name=_first_str(payload, ("new_agent_nickname", "new_agent_role")) or agent.name,
             task=agent.task or _first_str(payload, ("prompt",)),
         )
-        self.transcript.update(call, subagent=spawned)
+        changes: dict[str, Any] = {"subagent": spawned}
+        status = payload.get("status")
+        state = next(iter(status), None) if isinstance(status, Mapping) else status
+        if isinstance(state, str) and state in _FAILED_AGENT:
+            # No thread was started ("not_found") or it failed at once (issue 21.7).
+            changes["status"] = "error"
+            detail = status.get(state) if isinstance(status, Mapping) else None
+            reason = detail if isinstance(detail, str) and detail else f"spawn {state}"
+            changes["subagent"] = replace(spawned, reason=reason)
+            if call.result is None:
+                changes["result"] = text_result(reason)
+        self.transcript.update(call, **changes)
+
+    def _agent_activity(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        """``sub_agent_activity {kind: "started", event_id: <spawn call id>, agent_thread_id,
+        agent_path}``: who the spawned agent is (issue 21.7)."""
+        event_id = payload.get("event_id")
+        call = self._calls.get(event_id) if isinstance(event_id, str) else None
+        if call is None or call.subagent is None:
+            return
+        agent = call.subagent
+        path = _first_str(payload, ("agent_path",))
+        name = path.rstrip("/").rsplit("/", 1)[-1] if path else None
+        self.transcript.update(
+            call,
+            subagent=replace(
+                agent,
+                agent_id=agent.agent_id or _first_str(payload, ("agent_thread_id",)),
+                name=agent.name or name or None,
+            ),
+        )
 
     # --- the end ---------------------------------------------------------------------------
 
-    def finish(self, path: Path | None = None, depth: int = 0) -> None:
-        """Session totals into ``metadata``; sub-agent rollouts beside ``path`` linked in."""
+    def finish(
+        self,
+        path: Path | None = None,
+        depth: int = 0,
+        *,
+        source: Source | None = None,
+        seen: set[Path] | None = None,
+    ) -> None:
+        """Session totals into ``metadata``; child threads' rollouts linked in (issue 21.1)."""
+        self._flush_review()
         meta = self.transcript.metadata
         if self._total_usage is not None:
             meta["usage"] = {k: v for k, v in vars(self._total_usage).items() if v is not None}
@@ -1036,27 +1467,40 @@ class CodexBuilder(ResponsesBuilder):
                 " no time shown"
             )
             self.warn(reason, self._first_bad_time)
-        if path is not None and depth < _MAX_SUBAGENT_DEPTH:
+        if path is not None and depth < _MAX_SUBAGENT_DEPTH and self._spawns:
+            seen = seen if seen is not None else {path.resolve()}
+            threads = _ChildThreads(path, meta.get("session_id"))
             for call in self._spawns:
-                self._link_subagent(call, path, depth)
+                self._link_subagent(call, threads, depth, source, seen)
 
-    def _link_subagent(self, call: ToolCall, path: Path, depth: int) -> None:
+    def _link_subagent(
+        self,
+        call: ToolCall,
+        threads: _ChildThreads,
+        depth: int,
+        source: Source | None,
+        seen: set[Path],
+    ) -> None:
         agent = call.subagent
-        if agent is None or not agent.agent_id or not _SAFE_ID.match(agent.agent_id):
+        if agent is None or agent.transcript is not None or call.status == "error":
             return
-        found = sorted(p for p in path.parent.glob(f"rollout-*{agent.agent_id}.jsonl") if p != path)
-        if not found:
+        found = threads.find(agent.agent_id, agent.name)
+        if found is None or found.resolve() in seen:
             return
+        seen.add(found.resolve())
         try:
-            child = _load_file(found[0], depth + 1)
+            child, child_source = _load_file(found, depth + 1, seen)
         except (OSError, TranscriptFormatError) as exc:
-            self.warn(f"sub-agent rollout {found[0].name} not read: {exc}", None)
+            self.warn(f"child thread rollout {found.name} not read: {exc}", None)
             return
+        if source is not None:  # the child's records are this load's records too (issue 11)
+            source.accounting.merge(child_source.accounting)
         usage = child.metadata.get("usage")
         calls = child.tool_calls()
         linked = replace(
             agent,
             transcript=child,
+            agent_id=agent.agent_id or child.metadata.get("session_id"),
             name=agent.name or child.metadata.get("agent_name"),
             tool_count=len(calls),
             subagent_count=sum(1 for c in calls if c.subagent is not None),
@@ -1070,13 +1514,142 @@ class CodexBuilder(ResponsesBuilder):
     def _append(self, entry: Entry) -> Entry:
         if isinstance(entry, UserMessage):
             self._model_echoes.clear()
+            self._response_first = None
         else:
+            by_model = isinstance(entry, (Thinking, AssistantText)) or (
+                isinstance(entry, ToolCall)
+                and not entry.user_initiated
+                and entry.name != _MAIL_TOOL
+            )
+            if by_model and self._response_first is None:
+                self._response_first = entry
+                if self.model and not isinstance(entry, AssistantText):
+                    # A response's model is on its AssistantText; one of calls only names it
+                    # on its first entry (issue 21.13). The entry is not shared yet.
+                    entry.meta["model"] = self.model
             self._user_echoes.clear()  # the model answered: the prompt's twin is not coming
             self._turn_busy = True
         super()._append(entry)
         if isinstance(entry, AssistantText):
             self._turn_text = self._usage_text = entry
         return entry
+
+
+_REVIEW_TARGETS = {
+    "uncommittedChanges": "uncommitted changes",
+    "uncommitted_changes": "uncommitted changes",
+}
+
+
+def review_target(target: Any) -> str | None:
+    """What a review covers, from its ``target`` (uncommitted changes, a base branch, a commit,
+    custom instructions)."""
+    if not isinstance(target, Mapping):
+        return None
+    kind = str(target.get("type"))
+    if kind in _REVIEW_TARGETS:
+        return _REVIEW_TARGETS[kind]
+    branch = _first_str(target, ("branch",))
+    if branch:
+        return f"changes against {branch}"
+    sha = _first_str(target, ("sha", "commit"))
+    if sha:
+        title = _first_str(target, ("title",))
+        return f"commit {sha[:12]}" + (f" ({title})" if title else "")
+    return _first_str(target, ("instructions",))
+
+
+def mail_envelope(text: str) -> tuple[dict[str, str], str]:
+    """The ``Message Type: … / Sender: … / Payload:`` header of an inter-agent mail, and
+    its payload; a text without that header is all payload.
+
+    >>> mail_envelope("Message Type: update\\nSender: /root\\nPayload:\\nDone.")
+    ({'message_type': 'update', 'sender': '/root'}, 'Done.')
+    """
+    head, marker, payload = text.partition("Payload:")
+    if not marker or not head.strip():
+        return {}, text
+    envelope: dict[str, str] = {}
+    for row in head.strip().splitlines():
+        key, colon, value = row.partition(":")
+        if not colon or not key.strip() or len(key) > 40:
+            return {}, text  # not an envelope after all
+        envelope[key.strip().lower().replace(" ", "_")] = value.strip()
+    return envelope, payload.lstrip("\n")
+
+
+def _all_str(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+
+
+def patch_result(
+    message: str | None, diff: str | None, status: ToolStatus, images: list[Any] | None = None
+) -> ToolResult:
+    """An ``apply_patch`` result (issue 11.6): the tool's own message ("Success. Updated the
+    following files: …", or why it failed). The patch itself is the call's arguments, so it is
+    not repeated; a unified diff Codex recorded (``patch_apply_end``) follows the message."""
+    if diff is not None and status != "error":
+        text = f"{message.rstrip()}\n{diff}" if message else diff
+        return ToolResult(text=text, kind="diff", images=list(images or []))
+    return text_result(message, images=list(images or []))
+
+
+def _exec_changes(call: ToolCall | None, payload: Mapping[str, Any]) -> dict[str, Any]:
+    changes: dict[str, Any] = {}
+    code = as_int(payload.get("exit_code"))
+    if code is not None:
+        changes["status"] = "success" if code == 0 else "error"
+        changes["meta"] = {**(call.meta if call is not None else {}), "exit_code": code}
+    duration = _duration_ms(payload.get("duration"))
+    if duration is not None:
+        changes["duration_ms"] = duration
+    output = next(
+        (payload[k] for k in ("aggregated_output", "formatted_output", "stdout")
+         if isinstance(payload.get(k), str) and payload[k]),
+        None,
+    )  # fmt: skip
+    if output is not None and (call is None or call.result is None):
+        changes["result"] = text_result(output)
+    return changes
+
+
+def _patch_changes(payload: Mapping[str, Any], diff: str | None) -> dict[str, Any]:
+    changes: dict[str, Any] = {}
+    success = payload.get("success")
+    status: ToolStatus = "unknown"
+    if isinstance(success, bool):
+        status = "success" if success else "error"
+        changes["status"] = status
+    output = "\n".join(
+        payload[k] for k in ("stdout", "stderr") if isinstance(payload.get(k), str) and payload[k]
+    )
+    if diff is not None or output:
+        changes["result"] = patch_result(output or None, diff, status)
+    return changes
+
+
+def _mcp_changes(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Status, duration and result of an ``mcp_tool_call_end`` (``Ok``, ``Err``, ``isError``)."""
+    outcome = payload.get("result")
+    changes: dict[str, Any] = {}
+    duration = _duration_ms(payload.get("duration"))
+    if duration is not None:
+        changes["duration_ms"] = duration
+    if not isinstance(outcome, Mapping):
+        return changes
+    if "Err" in outcome:
+        changes["status"] = "error"  # the transport failed: the tool never answered
+        content: Any = outcome["Err"]
+    else:
+        ok = outcome.get("Ok")
+        ok = ok if isinstance(ok, Mapping) else {}
+        # MCP: an absent isError means the call did not fail.
+        changes["status"] = "error" if ok.get("isError") is True else "success"
+        content = ok.get("content")
+    text, images = output_content(content)
+    if text or images:
+        changes["result"] = text_result(text, images=images)
+    return changes
 
 
 def _skip(payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
@@ -1120,6 +1693,16 @@ def _derived_status(
         return "success" if success else "error"
     if call.status in _FINISHED:
         return call.status  # an exec/patch/MCP end event or the abort already said
+    if not text:
+        return "unknown"
+    if call.meta.get("code_mode"):
+        printed = printed_status(text)
+        if printed is not None:
+            return printed
+    if states_failure(text):
+        return "error"
+    if call.name in _AGENT_TOOLS:
+        return "success"  # Codex answers its own agent tools: a result, or a failure message
     return "unknown"
 
 
@@ -1135,7 +1718,7 @@ def _spawn_output(text: str) -> dict[str, Any]:
     agent_id = _first_str(value, ("agent_id", "thread_id"))
     if agent_id:
         found["agent_id"] = agent_id
-    name = _first_str(value, ("nickname", "agent_nickname", "name"))
+    name = _first_str(value, ("nickname", "agent_nickname", "name", "task_name"))
     if name:
         found["name"] = name
     return found
@@ -1183,35 +1766,61 @@ def detect(source: Source) -> Evidence:
 
 def read(source: Source) -> Transcript:
     """Every record of ``source`` fed to a :class:`CodexBuilder` in one pass."""
-    return _read(source, depth=0)
+    return _read(source, depth=0, seen={source.path.resolve()} if source.path else set())
 
 
-def _read(source: Source, depth: int) -> Transcript:
+def record_type(record: Any) -> str:
+    """The name a rollout line is accounted under: ``event_msg/token_count``, ``compacted``."""
+    if isinstance(record, MalformedLine) or not isinstance(record, Mapping):
+        return type_of_record(record)
+    kind, payload = record.get("type"), record.get("payload")
+    if isinstance(payload, Mapping):
+        if kind in ("response_item", "event_msg"):
+            inner = payload.get("type")
+            return f"{kind}/{inner if isinstance(inner, str) else '(untyped)'}"
+        return kind if isinstance(kind, str) else "(untyped)"
+    if is_legacy_header(record):
+        return "(legacy header)"
+    if "record_type" in record:
+        return f"record_type/{record['record_type']}"
+    return f"response_item/{kind}" if isinstance(kind, str) else type_of_record(record)
+
+
+def _read(source: Source, depth: int, seen: set[Path]) -> Transcript:
     transcript = Transcript(metadata={"source_format": NAME})
     builder = CodexBuilder(transcript, source.name)
+    warnings = transcript.warnings
     first_line: int | None = None
     for line, record in source.records():
         first_line = line if first_line is None else first_line
+        before = len(warnings)
         if isinstance(record, MalformedLine):
             builder.warn(record.reason, line)
         else:
             builder.feed(record, line)
+        # One account per line (issue 11): a warning on it, else what RECORDS says of its type;
+        # a type RECORDS does not know was warned about on its first line.
+        kind = record_type(record)
+        source.note(
+            kind, "warned" if len(warnings) > before else RECORDS.disposition(kind) or "warned"
+        )
     if builder.recognized == 0:
         reason = "no Codex rollout record ({timestamp, type, payload} lines)"
         raise TranscriptFormatError(source.name, [NAME], first_line, reason)
-    builder.finish(source.path, depth)
+    builder.finish(source.path, depth, source=source, seen=seen)
     return transcript
 
 
-def _load_file(path: Path, depth: int) -> Transcript:
-    """A sub-agent's own rollout file."""
+def _load_file(path: Path, depth: int, seen: set[Path]) -> tuple[Transcript, Source]:
+    """A child thread's own rollout file, and its source (for the accounting)."""
     source, stream = open_source(path)
     try:
         if not source.head:
             raise TranscriptFormatError(source.name, [NAME], None, "the source is empty")
-        child = _read(source, depth)
+        child = _read(source, depth, seen)
     finally:
         if stream is not None:
             stream.close()
     child.warnings[:0] = source.warnings
-    return child
+    child.accounting = source.accounting
+    return child, source
