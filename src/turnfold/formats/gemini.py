@@ -54,9 +54,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
+from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, checked_timestamp
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -68,12 +70,14 @@ from turnfold.formats.gemini_parts import (
     attach_child,
     attach_usage,
     build_result,
+    corrected_status,
     images_of,
     is_agent_call,
     joined_text,
     make_call,
     model_entries,
     response_text,
+    stated_outcome,
     usage_from,
 )
 from turnfold.formats.source import Source, open_source
@@ -96,7 +100,31 @@ from turnfold.model import (
 
 NAME = "gemini"
 
-_MESSAGE_TYPES = NameSet({"user", "gemini", "info", "warning", "error"})
+#: What each record (JSONL line) and each message type becomes; see the module docstring.
+RECORDS = Records(
+    mapped={
+        "metadata": "session metadata (the first line, and again on each resume)",
+        "session": "a legacy JSON file: its metadata; its messages are counted by their type",
+        "$set": "metadata update (lastUpdated, summary as the title, ...)",
+        "$set/messages": "history checkpoint: a compaction when it drops messages, else an "
+        "update in place (a resume's restatement of the history changes nothing)",
+        "$rewindTo": "drops that message and every later one",
+        "user": "user message (function responses in it fill in results)",
+        "gemini": "thought summaries, assistant text, tool calls with their results",
+        "model": "older name of a gemini message (content in parts)",
+        "info": "system notice; Request cancelled. is an abort, the compression notice a "
+        "compaction",
+        "warning": "system notice (warning)",
+        "error": "assistant error",
+    },
+)
+
+_MODEL_TYPES = NameSet({"gemini", "model"})
+_MESSAGE_TYPES = NameSet({"user", "info", "warning", "error", *_MODEL_TYPES})
+#: The environment Gemini CLI sends as the first user turn; the user did not type it.
+_SESSION_CONTEXT = re.compile(r"^\s*<session_context>.*</session_context>\s*$", re.DOTALL)
+#: Gemini CLI's resume restates each model turn's function responses under ``<id>_response``.
+_RESPONSE_SUFFIX = "_response"
 CANCELLED_TEXT = "Request cancelled."  # useGeminiStream's notice when the user presses Esc
 _COMPRESSED = re.compile(
     r"A compressed context will be sent for future messages "
@@ -144,7 +172,7 @@ def _classify_message(value: Any) -> int:
     if not isinstance(value, dict) or not isinstance(value.get("id"), str):
         return NOT_MINE
     kind = value.get("type")
-    if kind == "gemini":
+    if kind == "gemini" or (kind == "model" and isinstance(value.get("parts"), list)):
         return DISTINCTIVE
     return READABLE if kind in _MESSAGE_TYPES else NOT_MINE
 
@@ -215,27 +243,36 @@ class _Reader:
     messages: dict[str, _Message] = field(default_factory=dict)
     #: Ids a compaction dropped: kept for display, no longer part of the model's history.
     archived: set[str] = field(default_factory=set)
+    #: What the recorded messages hold, to recognise a checkpoint that only restates them.
+    known_calls: set[str] = field(default_factory=set)
+    known_texts: set[tuple[str, str]] = field(default_factory=set)
     recognised: bool = False
     first_unknown: int | None = None
     model: str | None = None
     _boundaries: int = 0
 
     def feed(self, line: int, value: Any) -> None:
+        source = self.source
         if isinstance(value, MalformedLine):
-            self.source.warn(value.reason, line)
+            source.warn(value.reason, line)
         elif not isinstance(value, dict):
             self._unknown("not a JSON object", line)
         elif isinstance(value.get("$rewindTo"), str):
             self.recognised = True
+            source.mapped("$rewindTo")
             self._rewind(value["$rewindTo"], line)
         elif isinstance(value.get("id"), str):
-            self._message(value, line)
+            self._message(value, line, account=True)
         elif isinstance(value.get("$set"), dict):
             self.recognised = True
-            self._update(value["$set"], line)
+            values = value["$set"]
+            source.mapped("$set/messages" if isinstance(values.get("messages"), list) else "$set")
+            self._update(values, line, per_message=False)
         elif _is_header(value):
             self.recognised = True
-            self._update(value, line)
+            # A legacy file is one object whose messages are accounted for one by one.
+            source.mapped("session" if isinstance(value.get("messages"), list) else "metadata")
+            self._update(value, line, per_message=True)
         else:
             self._unknown("unknown record skipped", line)
 
@@ -245,22 +282,52 @@ class _Reader:
 
     # --- record kinds ----------------------------------------------------------------------------
 
-    def _update(self, values: dict[str, Any], line: int) -> None:
+    def _update(self, values: dict[str, Any], line: int, *, per_message: bool) -> None:
         for key in _METADATA_KEYS:
             if key in values:
                 self.header[key] = values[key]
         messages = values.get("messages")
         if isinstance(messages, list):
-            self._replace(messages, line)
+            self._replace(messages, line, per_message=per_message)
 
-    def _message(self, record: dict[str, Any], line: int) -> None:
+    def _message(
+        self, record: dict[str, Any], line: int, *, account: bool, checkpoint: bool = False
+    ) -> None:
+        """Record one message; ``account`` when it is a record of its own (a line, or a message
+        of a legacy file), ``checkpoint`` when a ``$set.messages`` restates it."""
         kind = record.get("type")
         if not isinstance(kind, str) or kind not in _MESSAGE_TYPES:
-            self._unknown(f"unknown message type {kind!r} skipped", line)
+            reason = f"unknown message type {kind!r} skipped"
+            if account:
+                self.first_unknown = self.first_unknown or line
+                self.source.warn(reason, line, record_type=_text(kind) or "(message)")
+            else:
+                self.source.warn(reason, line)
             return
         self.recognised = True
+        if account:
+            self.source.mapped(kind)
+        old = self.messages.get(record["id"])
+        if checkpoint and old is not None and _restatement(record, old.record):
+            return  # the recorded message holds more (tool calls, their status, thoughts)
+        self._learn(kind, record)
         # Assigning an existing key keeps its position: Gemini CLI's Map does the same.
         self.messages[record["id"]] = _Message(type=kind, record=record, line=line)
+
+    def _learn(self, kind: str, record: dict[str, Any]) -> None:
+        """Note the calls and texts of a recorded message (see :meth:`_restates`)."""
+        content = _content(record)
+        for part in content:
+            for key in ("functionCall", "functionResponse"):
+                inner = part.get(key)
+                if isinstance(inner, dict) and isinstance(inner.get("id"), str):
+                    self.known_calls.add(inner["id"])
+        for call in _list(record.get("toolCalls")):
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                self.known_calls.add(call["id"])
+        text = joined_text(content, sep="\n").strip()
+        if text:
+            self.known_texts.add(("model" if kind in _MODEL_TYPES else kind, text))
 
     def _rewind(self, target: str, line: int) -> None:
         ids = list(self.messages)
@@ -272,11 +339,21 @@ class _Reader:
             self.source.warn(reason + ", as Gemini CLI does", line)
             self.messages.clear()
 
-    def _replace(self, messages: list[Any], line: int) -> None:
+    def _replace(self, messages: list[Any], line: int, *, per_message: bool) -> None:
         """A ``$set.messages`` checkpoint (or a legacy file's list): see the module docstring."""
-        new = [m for m in messages if isinstance(m, dict) and isinstance(m.get("id"), str)]
+        new: list[dict[str, Any]] = []
+        for index, message in enumerate(messages):
+            record = _as_record(message, f"\x00api-{line}-{index}")
+            if record is not None:
+                new.append(record)
         if len(new) < len(messages):
-            self.source.warn(f"{len(messages) - len(new)} message(s) without an id skipped", line)
+            skipped = len(messages) - len(new)
+            self.source.warn(f"{skipped} message(s) without an id skipped", line)
+            if per_message:
+                self.source.accounting.note("(message without id)", "warned", skipped)
+        if not per_message and new and all(self._restates(record) for record in new):
+            self._sync(new, line)
+            return
         ids = {m["id"] for m in new}
         dropped = [
             key
@@ -285,7 +362,7 @@ class _Reader:
         ]
         if not dropped:
             for record in new:
-                self._message(record, line)
+                self._message(record, line, account=per_message, checkpoint=not per_message)
             return
         self.archived.update(dropped)
         # Leading new messages are the summary turn(s); kept ones follow, then any new ones.
@@ -295,14 +372,57 @@ class _Reader:
         for record in new:
             if record["id"] in self.messages:
                 kept_seen = True
-                self._message(record, line)
+                self._message(record, line, account=False, checkpoint=True)
             elif kept_seen:
                 later.append(record)
             else:
                 summary += [i for i in self._convert(record, line) if isinstance(i, Entry)]
         self._boundary(summary, line)
         for record in later:
-            self._message(record, line)
+            self._message(record, line, account=False)
+
+    def _restates(self, record: dict[str, Any]) -> bool:
+        """Whether a checkpoint's message only repeats what is recorded (issue 23).
+
+        On resume Gemini CLI rewrites the whole history in API form: recorded messages by id
+        (their content as ``functionCall`` parts, ``toolCalls`` gone), a ``<id>_response`` copy
+        of each model turn's function responses, or plain ``{role, parts}`` Content objects.
+        """
+        key = record["id"]
+        if key in self.messages or (
+            key.endswith(_RESPONSE_SUFFIX) and key[: -len(_RESPONSE_SUFFIX)] in self.messages
+        ):
+            return True
+        if not key.startswith("\x00api-"):
+            return False
+        content = _content(record)
+        calls = [
+            inner["id"]
+            for part in content
+            for inner in (part.get("functionCall"), part.get("functionResponse"))
+            if isinstance(inner, dict) and isinstance(inner.get("id"), str)
+        ]
+        if calls:
+            return all(call in self.known_calls for call in calls)
+        kind = "model" if record.get("type") in _MODEL_TYPES else "user"
+        text = joined_text(content, sep="\n").strip()
+        return not text or (kind, text) in self.known_texts
+
+    def _sync(self, new: list[dict[str, Any]], line: int) -> None:
+        """A checkpoint that restates the recorded history drops nothing (no compaction): the
+        recorded messages keep their calls and statuses; its function responses only fill in
+        results that were never recorded."""
+        pending: list[Entry | PendingResult] = []
+        for record in new:
+            if record["id"] in self.messages:
+                self._message(record, line, account=False, checkpoint=True)
+            else:
+                stamp = checked_timestamp(record.get("timestamp"))
+                items = _user_items(record, stamp, line) if record["type"] == "user" else []
+                pending += [i for i in items if isinstance(i, PendingResult)]
+        if pending:
+            key = f"\x00sync-{line}"
+            self.messages[key] = _Message("sync", None, line, items=pending, marker=True)
 
     def _boundary(self, summary: list[Entry], line: int) -> None:
         self._boundaries += 1
@@ -327,7 +447,7 @@ class _Reader:
         items: list[Entry | PendingResult]
         if kind == "user":
             items = _user_items(record, stamp, line)
-        elif kind == "gemini":
+        elif kind in _MODEL_TYPES:
             items = list(self._model_entries(record, stamp))
         else:
             notice = _notice(str(kind), record, stamp)
@@ -344,10 +464,13 @@ class _Reader:
         raw_calls = record.get("toolCalls")
         calls = [c for c in raw_calls if isinstance(c, dict)] if isinstance(raw_calls, list) else []
         call_ids = frozenset(c["id"] for c in calls if isinstance(c.get("id"), str))
-        thoughts = (_thought(t, stamp) for t in _list(record.get("thoughts")))
-        entries: list[Entry] = [t for t in thoughts if t]
+        thoughts = [t for t in map(_thought, _list(record.get("thoughts")), repeat(stamp)) if t]
+        parts = _content(record)
+        if thoughts:  # a resume's copy of the message repeats them as thought parts
+            parts = [p for p in parts if p.get("thought") is not True]
+        entries: list[Entry] = list(thoughts)
         entries += model_entries(
-            as_parts(record.get("content")),
+            parts,
             timestamp=stamp,
             batch_id=message_id,
             model=model,
@@ -378,7 +501,7 @@ class _Reader:
                     _merge_boundaries(previous, item)  # notice and checkpoint: one compaction
                     continue
                 assembler.add(item)
-            if message.type == "gemini":
+            if message.type in _MODEL_TYPES:
                 last_calls = [i for i in items if isinstance(i, ToolCall)]
             elif message.type == "user":
                 last_calls = []
@@ -399,6 +522,39 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _content(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """A message's parts: ``content``, or ``parts`` in older files (issue 21.5)."""
+    return as_parts(record["content"] if "content" in record else record.get("parts"))
+
+
+def _as_record(message: Any, key: str) -> dict[str, Any] | None:
+    """A checkpoint's message as a message record: a record with an id as it is, an API-form
+    Content object (``{role: "user"|"model", parts}``, written on resume) under ``key``."""
+    if not isinstance(message, dict):
+        return None
+    if isinstance(message.get("id"), str):
+        return message
+    role, parts = message.get("role"), message.get("parts")
+    if role in ("user", "model") and isinstance(parts, list):
+        kind = "gemini" if role == "model" else "user"
+        return {"id": key, "type": kind, "content": parts}
+    return None
+
+
+#: Fields only Gemini CLI's own recording writes; an API-form copy of the message has none.
+_RECORDED_FIELDS = ("toolCalls", "thoughts", "tokens", "model")
+
+
+def _restatement(new: dict[str, Any], old: dict[str, Any] | None) -> bool:
+    """Whether a checkpoint's copy ``new`` of a recorded message ``old`` holds less than it
+    (the API form a resume writes: no tool calls, statuses, thoughts or tokens)."""
+    return old is not None and any(k in old and k not in new for k in _RECORDED_FIELDS)
+
+
 def _is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
@@ -406,13 +562,17 @@ def _is_str_list(value: Any) -> bool:
 def _user_items(
     record: dict[str, Any], stamp: str | None, line: int
 ) -> list[Entry | PendingResult]:
-    content = as_parts(record.get("content"))
+    content = _content(record)
     text = joined_text(as_parts(record.get("displayContent")), sep="\n") or joined_text(
         content, sep="\n"
     )
     images = images_of(content)
     items: list[Entry | PendingResult] = []
-    if text or images:
+    if _SESSION_CONTEXT.match(text) and not images:
+        # Gemini CLI's environment briefing, sent as the first user turn: the CLI speaking.
+        notice = SystemNotice(text=text, subtype="session_context", timestamp=stamp)
+        items.append(notice)
+    elif text or images:
         message = UserMessage(text=text, timestamp=stamp)
         if images:
             message.meta["images"] = len(images)  # a prompt's pasted images are not modelled
@@ -434,7 +594,7 @@ def _pending(response: dict[str, Any], stamp: str | None, line: int) -> PendingR
         images=images_of(response.get("parts")),
         failed=failed,
     )
-    status: ToolStatus | None = "error" if failed else None
+    status: ToolStatus | None = "error" if failed else stated_outcome(text)
     return PendingResult(response["id"], result, status, ended_at=stamp, line=line)
 
 
@@ -499,6 +659,10 @@ def _tool_call(record: dict[str, Any], batch_id: str) -> ToolCall:
     if isinstance(record.get("displayName"), str):
         call.meta["display_name"] = record["displayName"]
     text, failed, images = _result_parts(record.get("result"))
+    if failed:
+        call.status = "error" if call.status != "cancelled" else call.status
+    else:  # a failed command is recorded as a success; its output says otherwise (21.11)
+        call.status = corrected_status(call.status, text)
     call.result = build_result(
         call.name,
         text=text,
@@ -626,4 +790,7 @@ def _load_child(
         if stream is not None:
             stream.close()
     child.warnings[:0] = child_source.warnings
+    child.accounting = child_source.accounting
+    # The child's records are the session's too: counted under their own types (issue 11).
+    source.accounting.merge(child_source.accounting)
     return child

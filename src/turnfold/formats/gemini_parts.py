@@ -21,6 +21,7 @@ run (``{type: "task_execution"}`` → ``subagent``) and ANSI output (token lines
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -226,6 +227,65 @@ def response_text(response: Any) -> tuple[str | None, bool]:
             return (stringify(output) if output is not None else None), False
         return (stringify(response) if response else None), False
     return (stringify(response) if response is not None else None), False
+
+
+# --- what a result's own text says of the outcome ----------------------------------------------
+
+#: ``Exit Code: 2`` (Gemini CLI's and Qwen Code's shell output header), ``Command exited with
+#: code 2``; a line of its own, so a file that merely mentions exit codes is not read as one.
+_EXIT_CODE = re.compile(
+    r"^(?:Exit Code:|Command exited with code|Process exited with code) *(-?\d+)\b",
+    re.MULTILINE | re.IGNORECASE,
+)
+#: Failures a tool reports in the first line of its output rather than in a status.
+_FAILED_FIRST_LINE = re.compile(
+    r"^(?:error\b\s*:?\s*(?!\(none\))\S|.*\btimed out\b|.*\b(?:was |been )?rejected\b)",
+    re.IGNORECASE,
+)
+#: Gemini CLI wraps tool output in this tag (prompt-injection fencing); it is not the output.
+_FENCE = re.compile(r"^\s*<untrusted_context>\s*|\s*</untrusted_context>\s*$")
+
+
+def stated_outcome(text: str | None, display: Any = None) -> ToolStatus | None:
+    """The outcome a tool result's text states, None when it states none (spec L-3).
+
+    Gemini CLI and Qwen Code record a shell command that failed as ``status: "success"``: the
+    failure is only in the output (``Exit Code: 2``). One rule for both formats: a non-zero exit
+    code, ``Command exited with code N``, a first line ``Error: …`` (not Qwen Code's
+    ``Error: (none)`` header field), ``timed out`` or ``rejected`` is ``error``; ``Exit Code: 0``
+    is ``success``. Qwen Code's ``shell_result`` display states its ``exitCode`` too.
+
+    >>> stated_outcome("Output: ls: cannot access 'x'\\nExit Code: 2")
+    'error'
+    >>> stated_outcome("Output: hi\\nError: (none)\\nExit Code: 0") , stated_outcome("ok")
+    ('success', None)
+    """
+    if isinstance(display, Mapping) and display.get("type") == "shell_result":
+        code = display.get("exitCode")
+        if isinstance(code, int) and not isinstance(code, bool):
+            return "success" if code == 0 else "error"
+    if not text:
+        return None
+    body = _FENCE.sub("", text[:4096])  # the verdict is in the head; a 10 MB output is not read
+    code_match = _EXIT_CODE.search(body)
+    if code_match:
+        return "success" if int(code_match[1]) == 0 else "error"
+    first = next((line.strip() for line in body.splitlines() if line.strip()), "")
+    return "error" if _FAILED_FIRST_LINE.match(first) else None
+
+
+def corrected_status(recorded: ToolStatus, text: str | None, display: Any = None) -> ToolStatus:
+    """The recorded status, corrected by what the result's text states.
+
+    A stated failure wins over a recorded ``success`` (the formats record failed commands as
+    successes); a stated outcome fills in an unrecorded one. ``cancelled`` and ``error`` stand.
+    """
+    stated = stated_outcome(text, display)
+    if stated == "error" and recorded in ("success", "unknown"):
+        return "error"
+    if stated is not None and recorded == "unknown":
+        return stated
+    return recorded
 
 
 def _ansi_text(lines: Any) -> str | None:

@@ -49,12 +49,15 @@ records have ``message.content`` instead of ``message.parts``) raises ``Transcri
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, checked_timestamp, stringify
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -65,6 +68,7 @@ from turnfold.formats.gemini_parts import (
     as_parts,
     attach_child,
     build_result,
+    corrected_status,
     images_of,
     is_agent_call,
     joined_text,
@@ -72,7 +76,7 @@ from turnfold.formats.gemini_parts import (
     response_text,
     usage_from,
 )
-from turnfold.formats.source import Source
+from turnfold.formats.source import Source, open_source
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -88,12 +92,58 @@ from turnfold.model import (
 
 NAME = "qwen"
 
-#: Record types that belong to the conversation even when they show nothing.
-_CONVERSATION = NameSet({"user", "assistant", "tool_result"})
 #: Subtypes in which the runtime, not the user, speaks.
 _NOTICE_SUBTYPES = NameSet({"notification", "cron", "background_task_completed"})
-#: Context Qwen Code adds to a prompt's parts (hook output), which the user did not type.
-_INJECTED = re.compile(r"^\s*<qwen:([\w-]+)>.*</qwen:\1>\s*$", re.DOTALL)
+_NOTICE = "system notice (the runtime speaking, not the user)"
+#: ``system`` subtypes that only Qwen Code's own resume, UI or telemetry reads.
+_BOOKKEEPING = {
+    "ui_telemetry": "telemetry of API calls and tool runs; their outcomes are in the "
+    "conversation records",
+    "attribution_snapshot": "file attribution bookkeeping for commits",
+    "file_history_snapshot": "file backups for undo",
+    "at_command": "@-file metadata for the UI; the expanded prompt is in the user record",
+    "rewind": "the rewind itself; the re-rooted tree decides what is shown",
+    "branch_checkpoint": "resume bookkeeping",
+    "session_model": "resume bookkeeping (the model is taken from the assistant records)",
+    "session_source": "resume bookkeeping",
+    "session_sources_snapshot": "resume bookkeeping",
+    "session_artifact_event": "resume bookkeeping",
+    "session_artifact_snapshot": "resume bookkeeping",
+    "parent_session": "resume bookkeeping (the session it was forked from)",
+    "agent_bootstrap": "sub-agent bootstrap bookkeeping",
+    "agent_launch_prompt": "sub-agent launch bookkeeping; the prompt is the call's argument",
+    "goal_state": "goal-mode bookkeeping",
+    "goal_turn_end": "goal-mode bookkeeping",
+    "omni_recall": "memory recall injected into the request, not part of the conversation",
+    "user_text_elements": "UI text elements of a prompt; the prompt is in the user record",
+}
+#: What each record type (``type`` or ``type/subtype``) becomes; see the module docstring.
+RECORDS = Records(
+    mapped={
+        "user": "user message (typed text; injected context left out)",
+        **{f"user/{s}": _NOTICE for s in sorted(_NOTICE_SUBTYPES)},
+        "assistant": "thinking, assistant text and tool calls",
+        "tool_result": "the result and status of the call with that id",
+        "system/chat_compression": "compaction boundary",
+        "system/slash_command": "the command as a user message, its output as a notice",
+        **{f"system/{s}": _NOTICE for s in sorted(_NOTICE_SUBTYPES)},
+        "system/turn_result": "abort marker (cancelled) or assistant error (failed)",
+        "system/custom_title": "the session title",
+    },
+    ignored={f"system/{s}": why for s, why in _BOOKKEEPING.items()},
+)
+_MAPPED_SYSTEM = NameSet(
+    {"chat_compression", "slash_command", "turn_result", "custom_title", *_NOTICE_SUBTYPES}
+)
+
+#: Record types that belong to the conversation even when they show nothing.
+_CONVERSATION = NameSet({"user", "assistant", "tool_result"})
+#: Context Qwen Code adds to a prompt's parts (hook output, reminders): the user did not type it.
+_INJECTED = re.compile(
+    r"^\s*(?:<qwen:([\w-]+)>.*</qwen:\1>|<system-reminder>.*</system-reminder>)\s*$", re.DOTALL
+)
+#: Sub-agent files of a session: ``<project>/subagents/<sessionId>/agent-<agentId>.jsonl``.
+_SUBAGENT_LINE_BASE = 1_000_000_000
 
 #: Session facts taken from the first main-chain record that has them.
 _FIRST_FACTS = (("sessionId", "session_id"), ("cwd", "cwd"), ("gitBranch", "git_branch"))
@@ -134,7 +184,51 @@ def read(source: Source) -> Transcript:
     if not reader.recognised:
         reason = "no Qwen Code chat record (uuid with message.parts) found"
         raise TranscriptFormatError(source.name, [NAME], reader.first_unknown, reason)
+    _read_subagent_files(source, reader)
     return reader.transcript()
+
+
+def _read_subagent_files(source: Source, reader: _Reader) -> None:
+    """Sub-agents that run in the background (Qwen Code 0.15+) write their records to
+    ``<project>/subagents/<sessionId>/agent-<agentId>.jsonl`` beside ``chats/``, with an
+    ``.meta.json`` naming the call that spawned them (``toolUseId``). Their records join the
+    session's as sidechains; their accounting joins the session's (issue 11)."""
+    session_id = reader.metadata.get("session_id")
+    if source.path is None or not isinstance(session_id, str) or not session_id:
+        return
+    folder = source.path.parent.parent / "subagents" / session_id
+    if "/" in session_id or not folder.is_dir():
+        return
+    for index, path in enumerate(sorted(folder.glob("agent-*.jsonl")), start=1):
+        meta = _read_meta(path.with_name(path.stem + ".meta.json"))
+        group = _text(meta.get("agentId")) or path.stem.removeprefix("agent-")
+        if isinstance(meta.get("toolUseId"), str):
+            reader.spawned_by[group] = meta["toolUseId"]
+        try:
+            child, stream = open_source(path)
+        except OSError as exc:
+            source.warn(f"sub-agent file {path.name}: {exc}")
+            continue
+        reader.source = child
+        try:
+            order: Order = (0, 0)
+            for line, value in child.records():
+                order = (line, order[1] + 1 if order[0] == line else 0)
+                reader.feed((index * _SUBAGENT_LINE_BASE + line, order[1]), value, group=group)
+        finally:
+            reader.source = source
+            if stream is not None:
+                stream.close()
+        source.warnings += child.warnings
+        source.accounting.merge(child.accounting)
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
 
 
 @dataclass(slots=True)
@@ -151,6 +245,9 @@ class _Node:
     #: Whether the record may end the active branch (it shows something or is conversation).
     shown: bool
     timestamp: str | None
+    #: Whether the record has a ``parentUuid`` key at all (null included); records without one
+    #: follow the record before them in the file (issue 11.4).
+    linked: bool = True
 
 
 @dataclass
@@ -160,12 +257,15 @@ class _Reader:
     metadata: dict[str, Any] = field(default_factory=lambda: {"source_format": NAME})
     recognised: bool = False
     first_unknown: int | None = None
+    #: Sidechain group → the id of the call that spawned it (a sub-agent file's meta).
+    spawned_by: dict[str, str] = field(default_factory=dict)
     _dangling: set[str] = field(default_factory=set)
 
     # --- reading ---------------------------------------------------------------------------------
 
-    def feed(self, order: Order, value: Any) -> None:
-        line = order[0]
+    def feed(self, order: Order, value: Any, group: str | None = None) -> None:
+        """Read one record; ``group`` puts it on that sidechain (a sub-agent's own file)."""
+        line = order[0] % _SUBAGENT_LINE_BASE
         if isinstance(value, MalformedLine):
             self.source.warn(value.reason, line)
             return
@@ -174,7 +274,7 @@ class _Reader:
             self.source.warn("record without a uuid skipped", line)
             return
         self.recognised = self.recognised or _is_qwen_record(value)
-        group = _group(value)
+        group = _group(value) or group
         if group is None:
             self._remember(value)
         stamp = checked_timestamp(value.get("timestamp"))
@@ -191,6 +291,7 @@ class _Reader:
             agent_name=name if isinstance(name, str) else None,
             shown=bool(items) or _text(value.get("type")) in _CONVERSATION,
             timestamp=stamp,
+            linked="parentUuid" in value,
         )
 
     def _remember(self, record: dict[str, Any]) -> None:
@@ -213,15 +314,27 @@ class _Reader:
         payload = record.get("systemPayload")
         payload = payload if isinstance(payload, dict) else {}
         subtype = _text(record.get("subtype"))
+        source = self.source
         if kind == "user":
+            source.mapped(f"user/{subtype}" if subtype in _NOTICE_SUBTYPES else "user")
             return _user_items(subtype, parts, payload, stamp, line)
         if kind == "assistant":
+            source.mapped("assistant")
             return list(_assistant_entries(record, parts, stamp))
         if kind == "tool_result":
+            source.mapped("tool_result")
             return list(_tool_results(record, parts, stamp, line))
         if kind == "system":
-            return list(self._system(subtype, payload, stamp))
-        self.source.warn(f"unknown record type {kind!r} skipped", line)
+            record_type = f"system/{subtype}"
+            if subtype in _MAPPED_SYSTEM:
+                source.mapped(record_type)
+                return list(self._system(subtype, payload, stamp))
+            if subtype in _BOOKKEEPING:
+                source.ignored(record_type)
+            else:
+                source.warn(f"unknown system record {subtype!r} skipped", line)
+            return []
+        source.warn(f"unknown record type {kind!r} skipped", line)
         return []
 
     def _system(
@@ -238,7 +351,7 @@ class _Reader:
             return _turn_result(payload, stamp)
         if subtype == "custom_title" and isinstance(payload.get("customTitle"), str):
             self.metadata["title"] = payload["customTitle"]
-        return []  # bookkeeping for Qwen Code's own resume: see the module docstring
+        return []
 
     # --- the tree --------------------------------------------------------------------------------
 
@@ -274,9 +387,9 @@ class _Reader:
             seen.add(node.uuid)
             if node.group == group:
                 path.append(node)
-            if node.parent is None:
-                break
-            parent = self.nodes.get(node.parent)
+            if node.parent is None and node.linked:
+                break  # a root
+            parent = self.nodes.get(node.parent) if node.parent is not None else None
             if parent is None:
                 parent = self._bridge(node, candidates, orders, seen)
             node = parent
@@ -328,11 +441,13 @@ class _Reader:
                 **({"agent_name": name} if name else {}),
             },
         )
+        spawner = self.spawned_by.get(key)
+        own = [c for _, c in agents if spawner and c.call_id == spawner and id(c) not in linked]
         before = [
             c for o, c in sorted(agents, key=_first) if o <= first.order and id(c) not in linked
         ]
         named = [c for c in before if name and _agent_label(c) == name.casefold()]
-        call = (named or before)[0] if before else None
+        call = (own or named or before)[0] if own or before else None
         if call is None:
             reason = f"sidechain {key!r} not linked to the call that spawned it; shown at the end"
             self.source.warn(reason, first.order[0])
@@ -422,8 +537,8 @@ def _tool_results(
     results = list(_responses(parts, outcome, stamp, line))
     call_id = outcome.get("callId")
     if not results and isinstance(call_id, str):  # a result recorded only for the UI
-        status = _status(outcome)
         display = outcome.get("resultDisplay")
+        status = _judged(_status(outcome), None, display, failed=False)
         result = build_result("", text=None, display=display, failed=status == "error")
         results.append(PendingResult(call_id, result, status, ended_at=stamp, line=line))
     return results
@@ -432,6 +547,18 @@ def _tool_results(
 def _status(outcome: dict[str, Any]) -> ToolStatus | None:
     raw = outcome.get("status")
     return FINAL_STATUSES.get(raw) if isinstance(raw, str) else None
+
+
+def _judged(
+    recorded: ToolStatus | None, text: str | None, display: Any, *, failed: bool
+) -> ToolStatus | None:
+    """The status of a result: as recorded, unless the response carries an error or its text
+    states a failure (Qwen Code records a failed shell command as ``success``; issue 23).
+    None when nothing says how the call ended."""
+    if failed and recorded != "cancelled":
+        return "error"
+    status = corrected_status(recorded or "unknown", text, display)
+    return None if status == "unknown" else status
 
 
 def _responses(
@@ -450,15 +577,15 @@ def _responses(
         # The toolCallResult belongs to the response with its callId (or the only response).
         own = len(responses) == 1 or outcome.get("callId") == call_id
         text, failed = response_text(response.get("response"))
-        status = _status(outcome) if own else None
-        status = "error" if status is None and failed else status
+        display = outcome.get("resultDisplay") if own else None
+        status = _judged(_status(outcome) if own else None, text, display, failed=failed)
         if text is None and own and outcome.get("error"):
             text = stringify(outcome["error"])
         name = response.get("name")
         result = build_result(
             name if isinstance(name, str) else "",
             text=text,
-            display=outcome.get("resultDisplay") if own else None,
+            display=display,
             images=images + images_of(response.get("parts")),
             failed=failed or status == "error",
         )
