@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from turnfold.batches import BatchView, SummaryRow, ToolRow, build_batch_view, iter_batches
 from turnfold.config import ConfigWarning, load_settings, save_user_defaults
+from turnfold.corpus import Corpus, scan
 from turnfold.display import register_display
 from turnfold.formats import FORMATS, TranscriptFormatError, load
 from turnfold.model import (
@@ -80,6 +81,7 @@ __all__ = [
     "BatchView",
     "CompactionBoundary",
     "ConfigWarning",
+    "Corpus",
     "DisplaySettings",
     "Entry",
     "ImageData",
@@ -119,6 +121,7 @@ __all__ = [
     "register_tool",
     "safe_description",
     "save_user_defaults",
+    "scan",
     "tool_category",
     "truncate_json",
     "unregister_tool",

@@ -1,0 +1,581 @@
+"""Many runs as one corpus (spec §13): ``turnfold.scan(source) -> Corpus``.
+
+A scan lists the items of its source (:mod:`~turnfold.corpus.discover`), takes what the on-disk
+index already knows (:mod:`~turnfold.corpus.index`), maps :func:`summarize` over the rest in
+worker processes or on a Dask cluster (:mod:`~turnfold.corpus.engine`) and streams the rows into
+Arrow tables (:mod:`~turnfold.corpus.tables`). It keeps no transcript: ``corpus[key]`` loads one
+when asked.
+
+Ray Data or Spark users map the same pure function themselves::
+
+    from turnfold.corpus import Item, summarize
+    rows = ray.data.from_items([{"path": p} for p in paths]).map(
+        lambda r: summarize(Item(key=r["path"], path=r["path"])))
+    rows = spark.sparkContext.parallelize(paths).map(lambda p: summarize(Item(key=p, path=p)))
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from turnfold.corpus.discover import Item, discover
+from turnfold.corpus.engine import default_workers, ordered_map, worth_workers
+from turnfold.corpus.search import SearchHit, SearchMany
+from turnfold.corpus.summarize import (
+    COLUMNS,
+    TOOL_CALL_COLUMNS,
+    TURN_COLUMNS,
+    Summary,
+    examine,
+    examine_many,
+    summarize,
+)
+from turnfold.formats import FORMATS, load
+from turnfold.model import Transcript
+
+if TYPE_CHECKING:
+    import pandas
+    import polars
+    import pyarrow as pa
+
+__all__ = ["COLUMNS", "Corpus", "Item", "SearchHit", "examine", "scan", "summarize"]
+
+#: Column names that say "these are the messages" in a table of trajectories.
+MESSAGE_COLUMNS = ("messages", "trajectory", "conversation", "history", "chat", "transcript")
+#: Rows shown by a Corpus as a cell's last expression (C-8 of the issue: a plain table).
+HTML_ROWS = 50
+#: Summaries written to the index per transaction.
+STORE_EVERY = 64
+#: Progress bars appear only for scans longer than this (seconds).
+PROGRESS_DELAY_S = 1.0
+#: Rows of a table read per batch.
+TABLE_BATCH = 1024
+
+
+class Corpus:
+    """One row per item (C-2), three tables (C-3), search (C-6), and each item on demand.
+
+    Build one with :func:`turnfold.scan`. ``skipped`` counts files no loader recognises; rows
+    whose item could not be read have ``error`` set (C-7).
+    """
+
+    def __init__(
+        self,
+        rows: pa.Table,
+        tool_calls: pa.Table,
+        turns: pa.Table,
+        *,
+        skipped: int,
+        opener: Callable[[int, dict[str, Any]], Item],
+        extra: pa.Table | None = None,
+        workers: int | None = None,
+        client: Any = None,
+        read: int = 0,
+        cached: int = 0,
+    ) -> None:
+        self._rows = rows
+        self._tool_calls = tool_calls
+        self._turns = turns
+        self._extra = extra
+        self._opener = opener
+        self._workers = workers
+        self._client = client
+        self._table: pa.Table | None = None
+        #: Files no loader recognises (C-7): counted, not rows.
+        self.skipped = skipped
+        #: Items read by this scan, and items whose rows came from the index (C-4).
+        self.read = read
+        self.cached = cached
+        keys = rows.column("key").to_pylist()
+        self._positions: dict[str, int] = {str(key): i for i, key in enumerate(keys)}
+
+    # --- rows ------------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self._rows.num_rows
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for batch in self.to_arrow().to_batches(max_chunksize=TABLE_BATCH):
+            yield from batch.to_pylist()
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """Every row as a dict, C-2 columns first (then a table source's own columns)."""
+        return list(self)
+
+    @property
+    def keys(self) -> list[str]:
+        return list(self._positions)
+
+    @property
+    def errors(self) -> int:
+        """How many rows could not be read (their ``error`` is set)."""
+        column = self._rows.column("error")
+        return len(column) - column.null_count
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._positions
+
+    def __getitem__(self, key: str) -> Transcript:
+        """The item's transcript, loaded now (the scan kept none)."""
+        position = self._positions.get(key)
+        if position is None:
+            raise KeyError(key)
+        row = self._rows.slice(position, 1).to_pylist()[0]
+        item = self._opener(position, row)
+        if isinstance(item.transcript, Transcript):
+            return item.transcript
+        if item.path is not None:
+            return load(item.path, format=row["format"])
+        from turnfold.corpus.summarize import _plain_messages
+
+        return load(_plain_messages(item.messages), format=row["format"])
+
+    # --- tables ----------------------------------------------------------------------------------
+
+    def to_arrow(self) -> pa.Table:
+        """The rows as a ``pyarrow.Table``: the C-2 columns, in order, then a table source's
+        other columns (renamed ``meta_<name>`` where a name is taken)."""
+        if self._table is None:
+            table = self._rows
+            if self._extra is not None:
+                for name in self._extra.column_names:
+                    column = self._extra.column(name)
+                    label = f"meta_{name}" if name in table.column_names else name
+                    table = table.append_column(label, column)
+            self._table = table
+        return self._table
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """The rows as a pandas DataFrame (pandas is optional)."""
+        _need("pandas", "pandas")
+        return self.to_arrow().to_pandas()
+
+    def to_polars(self) -> polars.DataFrame:
+        """The rows as a Polars DataFrame (``pip install 'turnfold[polars]'``)."""
+        _need("polars", "turnfold[polars]")
+        import polars
+
+        frame = polars.from_arrow(self.to_arrow())
+        assert isinstance(frame, polars.DataFrame)
+        return frame
+
+    def tool_calls(self) -> pa.Table:
+        """One row per tool call (C-3): ``key, turn, call_id, name, category, status, started,
+        duration_ms, description, error``."""
+        return self._tool_calls
+
+    def turns(self) -> pa.Table:
+        """One row per turn (C-3): ``key, turn, status, started, duration_s, tool_calls``,
+        tokens and ``cost_usd``."""
+        return self._turns
+
+    def write_parquet(self, directory: str | os.PathLike[str]) -> dict[str, Path]:
+        """Write ``sessions``, ``tool_calls`` and ``turns`` as Parquet files in ``directory``."""
+        import pyarrow.parquet as pq
+
+        folder = Path(directory)
+        folder.mkdir(parents=True, exist_ok=True)
+        written = {}
+        for name, table in (("sessions", self.to_arrow()), ("tool_calls", self._tool_calls),
+                            ("turns", self._turns)):  # fmt: skip
+            target = folder / f"{name}.parquet"
+            pq.write_table(table, target)
+            written[name] = target
+        return written
+
+    # --- search ----------------------------------------------------------------------------------
+
+    def search(self, query: str, regex: bool = False, limit: int = 100) -> list[SearchHit]:
+        """Hits for ``query`` (case-insensitive; a regular expression when ``regex``) across
+        prompts, answers, thinking, tool arguments and outputs, in row order, at most ``limit``.
+
+        Items are read again, in the scan's workers, and reading stops once ``limit`` is met.
+        """
+        if limit <= 0:
+            return []
+        if regex:
+            import re
+
+            re.compile(query)  # a bad pattern fails here, not once per item in a worker
+        rows = self._rows.select(["key", "path", "sample", "format", "error"]).to_pylist()
+        items = [self._search_item(i, row) for i, row in enumerate(rows) if row["error"] is None]
+        sizes = [item for item in items if item.path is not None]
+        parallel = worth_workers(sizes) if len(sizes) == len(items) else len(items) >= 64
+        hits: list[SearchHit] = []
+        results = ordered_map(
+            SearchMany(query, regex, limit), items, workers=self._workers,
+            client=self._client, parallel=parallel,
+        )  # fmt: skip
+        try:
+            for found in results:
+                hits.extend(found[: limit - len(hits)])
+                if len(hits) >= limit:
+                    break
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()  # stops the workers still reading (C-6: stops at the limit)
+        return hits
+
+    def _search_item(self, position: int, row: dict[str, Any]) -> Item:
+        item = self._opener(position, row)
+        if item.path is not None and item.size is None:
+            try:
+                size = os.stat(item.path).st_size
+            except OSError:
+                size = 0
+            item = Item(key=item.key, path=item.path, format=row["format"], size=size)
+        elif item.format is None and row["format"]:
+            item = Item(key=item.key, path=item.path, sample=item.sample, format=row["format"],
+                        messages=item.messages, transcript=item.transcript)  # fmt: skip
+        return item
+
+    # --- display ---------------------------------------------------------------------------------
+
+    def _counts(self) -> str:
+        rows, errors = len(self), self.errors
+        parts = [
+            f"{rows} row{'s' if rows != 1 else ''}",
+            f"{errors} error{'s' if errors != 1 else ''}",
+            f"{self.skipped} skipped",
+        ]
+        return ", ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"<Corpus: {self._counts()}>"
+
+    def _repr_html_(self) -> str:
+        """A plain table of the first rows, with the counts (until the browser of §14)."""
+        head = self._rows.slice(0, HTML_ROWS).to_pylist()
+        cells = "".join(f"<th>{html.escape(name)}</th>" for name in COLUMNS)
+        lines = [
+            '<div class="turnfold-corpus">',
+            f"<p>{html.escape(self._counts())}</p>",
+            f'<table class="dataframe"><thead><tr>{cells}</tr></thead><tbody>',
+        ]
+        for row in head:
+            tds = "".join(f"<td>{html.escape(_cell(row[name]))}</td>" for name in COLUMNS)
+            lines.append(f"<tr>{tds}</tr>")
+        lines.append("</tbody></table>")
+        if len(self) > HTML_ROWS:
+            lines.append(f"<p>… {len(self) - HTML_ROWS} more rows: corpus.to_pandas()</p>")
+        lines.append("</div>")
+        return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _need(module: str, extra: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise ImportError(f"this needs {module}: pip install '{extra}'")
+
+
+# --- scan ---------------------------------------------------------------------------------------
+
+
+def _is_arrow_table(value: Any) -> bool:
+    return type(value).__module__.startswith("pyarrow") and hasattr(value, "column_names")
+
+
+def _is_dataframe(value: Any) -> bool:
+    return type(value).__module__.startswith("pandas") and hasattr(value, "columns")
+
+
+def _is_parquet(value: Any) -> bool:
+    return isinstance(value, (str, os.PathLike)) and os.fspath(value).endswith(
+        (".parquet", ".pq")
+    ) and os.path.isfile(value)  # fmt: skip
+
+
+def _is_list_cell(value: Any) -> bool:
+    """A DataFrame cell holding a list of messages (a list, or a numpy array from Arrow)."""
+    if isinstance(value, (list, tuple)):
+        return True
+    return hasattr(value, "tolist") and not isinstance(value, (str, bytes))
+
+
+def _messages_column(names: list[str], messages: str | None, types: dict[str, Any]) -> str:
+    if messages is not None:
+        if messages not in names:
+            raise ValueError(f"no column {messages!r}; the columns are {', '.join(names)}")
+        return messages
+    for name in MESSAGE_COLUMNS:
+        if name in names:
+            return name
+    lists = [n for n in names if types.get(n) == "list"]
+    if len(lists) == 1:
+        return lists[0]
+    raise ValueError(
+        "which column holds the messages? pass scan(..., messages=<column>); "
+        f"the columns are {', '.join(names)}"
+    )
+
+
+class _Run:
+    """Counts and tables of one scan, filled as summaries stream in."""
+
+    def __init__(self) -> None:
+        from turnfold.corpus.tables import TableBuilder
+
+        self.rows = TableBuilder(COLUMNS)
+        self.tool_calls = TableBuilder(TOOL_CALL_COLUMNS)
+        self.turns = TableBuilder(TURN_COLUMNS)
+        self.skipped = 0
+        self.children = 0
+        self.errors = 0
+        self.read = 0
+        self.cached = 0
+        self.positions: list[int] = []  # for each row, the index of its item in the source
+
+    def take(self, summary: Summary, position: int, path: str | None = None) -> None:
+        if summary.kind == "skipped":
+            self.skipped += 1
+            return
+        if summary.kind == "child":
+            self.children += 1
+            return
+        assert summary.row is not None
+        row = summary.row
+        if path is not None:
+            row = {**row, "path": path}
+        if row["error"] is not None:
+            self.errors += 1
+        self.rows.add(row)
+        self.tool_calls.extend(summary.tool_calls)
+        self.turns.extend(summary.turns)
+        self.positions.append(position)
+
+
+def _progress(total: int | None, desc: str) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="item", delay=PROGRESS_DELAY_S, leave=True)
+
+
+def _report(bar: Any, run: _Run) -> None:
+    bar.set_postfix_str(f"{run.rows.count} rows, {run.errors} errors, {run.skipped} skipped",
+                        refresh=False)  # fmt: skip
+
+
+def scan(
+    source: Any,
+    *,
+    format: str | None = None,
+    messages: str | None = None,
+    cache: bool = True,
+    workers: int | None = None,
+    client: Any = None,
+) -> Corpus:
+    """Scan ``source`` into a :class:`Corpus` of one row per session (spec C-1).
+
+    ``source`` is a folder (walked; sub-agent files belong to their parent), a glob, a file, a
+    list of paths, a Parquet file, a ``pyarrow.Table`` or pandas DataFrame of trajectories (the
+    ``messages`` column, found by name when not given; other columns kept as row metadata), or
+    a list of :class:`~turnfold.Transcript`. ``format`` forces a loader. ``cache=False``
+    bypasses the index of already-read files (C-4). ``workers`` is the number of worker
+    processes (None: every core; 1: this process); ``client`` a ``distributed.Client``, whose
+    cluster then does the work (C-5).
+    """
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; known formats: {', '.join(FORMATS)}")
+    if workers is None and client is None:
+        workers = default_workers()
+    if isinstance(source, Transcript):
+        source = [source]
+    if isinstance(source, (list, tuple)) and source and all(
+        isinstance(s, Transcript) for s in source
+    ):  # fmt: skip
+        return _scan_transcripts(list(source))
+    if _is_arrow_table(source) or _is_dataframe(source) or _is_parquet(source):
+        return _scan_table(source, format, messages, workers, client)
+    return _scan_files(source, format, cache, workers, client)
+
+
+def _scan_transcripts(transcripts: list[Transcript]) -> Corpus:
+    run = _Run()
+    for position, transcript in enumerate(transcripts):
+        item = Item(key=f"#{position}", sample=str(position), transcript=transcript)
+        run.take(examine(item), position)
+        run.read += 1
+
+    def opener(position: int, row: dict[str, Any]) -> Item:
+        return Item(key=row["key"], transcript=transcripts[run.positions[position]])
+
+    return _corpus(run, opener, None, 1, None)
+
+
+def _corpus(
+    run: _Run, opener: Callable[[int, dict[str, Any]], Item], extra: pa.Table | None,
+    workers: int | None, client: Any,
+) -> Corpus:  # fmt: skip
+    return Corpus(
+        run.rows.table(), run.tool_calls.table(), run.turns.table(), skipped=run.skipped,
+        opener=opener, extra=extra, workers=workers, client=client, read=run.read,
+        cached=run.cached,
+    )  # fmt: skip
+
+
+def _scan_files(
+    source: Any, format: str | None, cache: bool, workers: int | None, client: Any
+) -> Corpus:
+    found = discover(source, format)
+    items = found.items
+    run = _Run()
+    run.skipped = found.skipped
+    from turnfold.corpus.index import Index
+
+    index = Index() if cache else None
+    try:
+        known = index.lookup(items) if index is not None else {}
+        todo = [item for position, item in enumerate(items) if position not in known]
+        results = ordered_map(
+            _examine_chunk, todo, workers=workers, client=client, parallel=worth_workers(todo)
+        )
+        pending: list[tuple[Item, Summary]] = []
+        with _progress(len(items), "Scanning") as bar:
+            for position, item in enumerate(items):
+                summary = known.get(position)
+                if summary is None:
+                    summary = next(results)
+                    run.read += 1
+                    if index is not None:
+                        pending.append((item, summary))
+                        if len(pending) >= STORE_EVERY:
+                            index.store(pending)
+                            pending = []
+                else:
+                    run.cached += 1
+                run.take(summary, position)
+                bar.update(1)
+                _report(bar, run)
+        if index is not None:
+            index.store(pending)
+            roots = _roots(source)
+            if roots:
+                index.forget_missing(roots, (item.path for item in items if item.path))
+    finally:
+        if index is not None:
+            index.close()
+
+    def opener(position: int, row: dict[str, Any]) -> Item:
+        return Item(key=row["key"], path=row["path"], format=row["format"])
+
+    return _corpus(run, opener, None, workers, client)
+
+
+def _examine_chunk(items: list[Item]) -> list[Summary]:
+    return examine_many(items)
+
+
+def _roots(source: Any) -> list[str]:
+    """The folders a scan walked whole: entries of the index under them whose files are gone
+    are forgotten (a deleted file leaves the corpus and the index)."""
+    entries = [source] if isinstance(source, (str, os.PathLike)) else source
+    if not isinstance(entries, Iterable):
+        return []
+    return [os.fspath(e) for e in entries if isinstance(e, (str, os.PathLike))
+            and os.path.isdir(e)]  # fmt: skip
+
+
+def _scan_table(
+    source: Any, format: str | None, messages: str | None, workers: int | None, client: Any
+) -> Corpus:
+    import pyarrow as pa
+
+    path: str | None = None
+    cells: Callable[[], Iterator[Any]]
+    if _is_dataframe(source):
+        names = [str(c) for c in source.columns]
+        first = source.head(1)
+        types = {n: "list" for n in names if len(first) and _is_list_cell(first[n].iloc[0])}
+        column = _messages_column(names, messages, types)
+        frame = source
+        extra = pa.Table.from_pandas(frame.drop(columns=[column]), preserve_index=False)
+        count = len(frame)
+
+        def cells() -> Iterator[Any]:
+            yield from frame[column].tolist()
+
+        def cell(i: int) -> Any:
+            return frame[column].iloc[i]
+
+    else:
+        import pyarrow.parquet as pq
+
+        if _is_arrow_table(source):
+            table = source
+            schema = table.schema
+        else:
+            path = os.fspath(source)
+            parquet = pq.ParquetFile(path)
+            schema = parquet.schema_arrow
+        names = list(schema.names)
+        types = {f.name: "list" for f in schema if pa.types.is_list(f.type)
+                 or pa.types.is_large_list(f.type)}  # fmt: skip
+        column = _messages_column(names, messages, types)
+        others = [n for n in names if n != column]
+        if path is None:
+            extra = table.select(others)
+            count = table.num_rows
+
+            def cells() -> Iterator[Any]:
+                for batch in table.select([column]).to_batches(max_chunksize=TABLE_BATCH):
+                    yield from batch.column(0).to_pylist()
+
+            def cell(i: int) -> Any:
+                return table.column(column)[i].as_py()
+
+        else:
+            parquet_path = path
+            extra = pq.read_table(parquet_path, columns=others)
+            count = extra.num_rows if others else pq.ParquetFile(parquet_path).metadata.num_rows
+
+            def cells() -> Iterator[Any]:
+                reader = pq.ParquetFile(parquet_path)
+                for batch in reader.iter_batches(batch_size=TABLE_BATCH, columns=[column]):
+                    yield from batch.column(0).to_pylist()
+
+            def cell(i: int) -> Any:
+                return pq.read_table(parquet_path, columns=[column]).column(0)[i].as_py()
+
+    prefix = path or ""
+
+    def items() -> Iterator[Item]:
+        for i, value in enumerate(cells()):
+            yield Item(key=f"{prefix}#{i}", sample=str(i), format=format, messages=value)
+
+    run = _Run()
+    parallel = count >= 64
+    results = ordered_map(_examine_chunk, items(), workers=workers, client=client,
+                          parallel=parallel)  # fmt: skip
+    with _progress(count, "Scanning") as bar:
+        for position, summary in enumerate(results):
+            run.read += 1
+            run.take(summary, position, path)
+            bar.update(1)
+            _report(bar, run)
+    if extra.num_columns and len(run.positions) != extra.num_rows:
+        extra = extra.take(pa.array(run.positions))
+    kept = extra if extra.num_columns else None
+
+    def opener(position: int, row: dict[str, Any]) -> Item:
+        return Item(key=row["key"], sample=row["sample"], format=row["format"],
+                    messages=cell(run.positions[position]))  # fmt: skip
+
+    return _corpus(run, opener, kept, workers, client)

@@ -1,0 +1,136 @@
+"""Which inputs of a scan are items, and how each one is named (spec C-1).
+
+Discovery only lists candidates and their ``stat``: it opens no file, so a rescan that finds
+every candidate in the cache (:mod:`turnfold.corpus.index`) reads no session file at all (C-4).
+Whether a candidate is a session, a sub-agent's file that belongs to its parent, or something no
+loader recognises is decided by the worker that reads it
+(:func:`turnfold.corpus.summarize.examine`).
+"""
+
+from __future__ import annotations
+
+import glob as globbing
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: Files worth opening: every loader reads JSON lines or one JSON document. Anything else in a
+#: walked folder is counted as skipped without being opened (C-7).
+CANDIDATE_SUFFIXES = (".jsonl", ".json", ".ndjson", ".traj")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing a scan summarises: a session file, a row of a table, or a Transcript.
+
+    Items are small and picklable (a path, or the messages of one trajectory), so they cross
+    to worker processes and Dask workers cheaply; the transcript is built where the item is read.
+    """
+
+    key: str
+    path: str | None = None
+    sample: str | None = None
+    format: str | None = None
+    #: A trajectory's messages (a row of a table), when the item is not a file.
+    messages: Any = None
+    #: A Transcript handed to scan() as it is.
+    transcript: Any = None
+    size: int | None = None
+    mtime_ns: int | None = None
+
+
+@dataclass
+class Found:
+    """The candidates of a source, and how many files were passed over unopened."""
+
+    items: list[Item]
+    skipped: int = 0
+
+
+def _file_item(path: str, format: str | None) -> Item | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        # Vanished between listing and stat, or unreadable: an error row says so (C-7).
+        return Item(key=path, path=path, format=format)
+    return Item(key=path, path=path, format=format, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
+
+
+def _walk(root: str, format: str | None, found: Found) -> None:
+    for folder, dirs, files in os.walk(root):
+        # Sorted, so rows come in the same order on every machine; hidden folders (.git, caches)
+        # hold no sessions.
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith("."):
+                continue
+            path = os.path.join(folder, name)
+            if not name.endswith(CANDIDATE_SUFFIXES):
+                found.skipped += 1
+                continue
+            item = _file_item(path, format)
+            if item is not None:
+                found.items.append(item)
+
+
+def _is_glob(text: str) -> bool:
+    return any(char in text for char in "*?[")
+
+
+def discover(source: str | os.PathLike[str] | Iterable[Any], format: str | None) -> Found:
+    """The items of a directory, a glob, one file, or a list of paths (C-1), in a stable order."""
+    found = Found([])
+    paths: Iterable[Any] = [source] if isinstance(source, (str, os.PathLike)) else source
+    for entry in paths:
+        text = os.fspath(entry)
+        if isinstance(entry, str) and _is_glob(text) and not os.path.exists(text):
+            for match in sorted(globbing.glob(text, recursive=True)):
+                if os.path.isdir(match):
+                    _walk(match, format, found)
+                elif os.path.isfile(match):
+                    item = _file_item(match, format)
+                    if item is not None:
+                        found.items.append(item)
+            continue
+        if os.path.isdir(text):
+            _walk(text, format, found)
+        else:
+            item = _file_item(text, format)
+            if item is not None:
+                found.items.append(item)
+    return found
+
+
+def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
+    """Whether a session file is a sub-agent's and so belongs to its parent (C-1).
+
+    Claude Code writes ``agent-<id>.jsonl`` in ``<session>/subagents/`` (v2.1) or beside the
+    session (v2.0); Codex writes a child thread as a rollout whose ``session_meta`` names its
+    parent thread; Gemini CLI writes ``chats/<parentSessionId>/<sessionId>.jsonl``. The parent's
+    loader reads each of them into the call that spawned it.
+    """
+    if format == "claude-code":
+        return path.name.startswith("agent-") or path.parent.name == "subagents"
+    if format == "codex":
+        for value in head:
+            if isinstance(value, dict) and value.get("type") == "session_meta":
+                payload = value.get("payload")
+                origin = payload.get("source") if isinstance(payload, dict) else None
+                subagent = origin.get("subagent") if isinstance(origin, dict) else None
+                spawn = subagent.get("thread_spawn") if isinstance(subagent, dict) else None
+                return isinstance(spawn, dict) and bool(spawn.get("parent_thread_id"))
+        return False
+    if format == "gemini":
+        if path.parent.parent.name == "chats":
+            return True
+        return any(isinstance(v, dict) and v.get("kind") == "subagent" for v in head[:1])
+    return False
+
+
+def iter_paths(items: Iterable[Item]) -> Iterator[str]:
+    """The paths of file items (for cache pruning)."""
+    for item in items:
+        if item.path is not None:
+            yield item.path

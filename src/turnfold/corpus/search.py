@@ -1,0 +1,93 @@
+"""Search across runs (spec C-6): stream the items, match their text, stop at the limit.
+
+No full-text index yet: each item is read again by a worker and its prompts, answers, thinking,
+tool arguments and outputs (and errors and notices) are matched. A hit names the entry, so
+``TranscriptWidget.reveal(hit.entry_id)`` on ``corpus[hit.key]`` opens the folds around it (P-11).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from turnfold.corpus.discover import Item
+from turnfold.corpus.summarize import _load, entries_by_turn
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    Entry,
+    PendingAction,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    UserMessage,
+)
+
+#: Characters of context on each side of a match in a snippet.
+SNIPPET_CONTEXT = 60
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One match: the item, the turn (1-based; None outside turns), the entry and a snippet."""
+
+    key: str
+    turn: int | None
+    entry_id: str
+    snippet: str
+
+
+def _texts(entry: Entry) -> Iterator[str]:
+    if isinstance(entry, (UserMessage, AssistantText, Thinking, SystemNotice, PendingAction)):
+        yield entry.text
+    elif isinstance(entry, AssistantError):
+        yield entry.message
+    elif isinstance(entry, ToolCall):
+        yield entry.name
+        if entry.args is not None:
+            args = entry.args
+            yield args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+        if entry.result is not None and entry.result.text:
+            yield entry.result.text
+
+
+def _snippet(text: str, start: int, end: int) -> str:
+    left = max(0, start - SNIPPET_CONTEXT)
+    right = min(len(text), end + SNIPPET_CONTEXT)
+    body = " ".join(text[left:right].split())
+    return ("…" if left else "") + body + ("…" if right < len(text) else "")
+
+
+def search_item(item: Item, query: str, regex: bool, limit: int) -> list[SearchHit]:
+    """Up to ``limit`` hits in one item, at most one per entry; an unreadable item has none."""
+    pattern = re.compile(query if regex else re.escape(query), re.IGNORECASE)
+    try:
+        transcript = _load(item, item.format)
+    except Exception:  # the row already says why it cannot be read (C-7)
+        return []
+    hits: list[SearchHit] = []
+    for turn, entry in entries_by_turn(transcript):
+        for text in _texts(entry):
+            match = pattern.search(text) if text else None
+            if match:
+                hits.append(
+                    SearchHit(item.key, turn, entry.id, _snippet(text, match.start(), match.end()))
+                )
+                break
+        if len(hits) >= limit:
+            break
+    return hits
+
+
+@dataclass(frozen=True)
+class SearchMany:
+    """:func:`search_item` over a chunk, as a picklable callable for the engines."""
+
+    query: str
+    regex: bool
+    limit: int
+
+    def __call__(self, items: list[Item]) -> list[list[SearchHit]]:
+        return [search_item(item, self.query, self.regex, self.limit) for item in items]

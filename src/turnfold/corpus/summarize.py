@@ -1,0 +1,390 @@
+"""One item → one row of spec C-2, plus its tool-call and turn rows (C-3). Pure and picklable.
+
+:func:`summarize` is the function every engine maps: the scan's worker processes, a Dask
+cluster, or Ray Data / Spark in a user's own pipeline. It reads the item, builds its transcript,
+projects it with :mod:`turnfold.process` (the code the widget's headers are drawn from, so the
+counts here are the counts the widget shows) and keeps nothing: the transcript is dropped
+before the row is returned.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from turnfold.corpus.discover import Item, is_subagent_file
+from turnfold.formats import TranscriptFormatError, load, which_format
+from turnfold.formats.detection import AmbiguousFormat
+from turnfold.formats.errors import MalformedLine
+from turnfold.formats.source import open_source
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    Entry,
+    SystemNotice,
+    ToolCall,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+from turnfold.process import Turn, _recorded_duration_ms, plan_projection
+from turnfold.tools import safe_description, tool_category
+
+#: The row of C-2, in its order.
+COLUMNS: tuple[str, ...] = (
+    "key", "path", "sample", "format", "agent", "title", "model", "started", "ended",
+    "duration_s", "turns", "tool_calls", "failed_tools", "errors", "subagents", "input_tokens",
+    "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd", "outcome", "score",
+    "warnings", "error",
+)  # fmt: skip
+#: One row per tool call (C-3).
+TOOL_CALL_COLUMNS: tuple[str, ...] = (
+    "key", "turn", "call_id", "name", "category", "status", "started", "duration_ms",
+    "description", "error",
+)  # fmt: skip
+#: One row per turn (C-3).
+TURN_COLUMNS: tuple[str, ...] = (
+    "key", "turn", "status", "started", "duration_s", "tool_calls", "input_tokens",
+    "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd",
+)  # fmt: skip
+TOKEN_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+#: Columns holding UTC datetimes (the cache stores them as ISO text).
+DATETIME_COLUMNS = frozenset({"started", "ended"})
+
+#: A tool "failed" when the projection treats it as a failure: process.py keeps a group that
+#: recorded one of these open during recovery (P-8); tests/test_corpus.py checks the two agree.
+FAILED_STATUSES = frozenset({"error", "cancelled"})
+#: The agent a session format is written by, when the transcript's metadata does not say (H-6).
+AGENTS = {"claude-code": "claude-code", "codex": "codex", "gemini": "gemini-cli",
+          "qwen": "qwen-code"}  # fmt: skip
+TITLE_LIMIT = 120
+ERROR_LINE_LIMIT = 200
+
+Kind = Literal["row", "skipped", "child"]
+
+
+@dataclass
+class Summary:
+    """What reading one item found: a row (with its tables), or a file that is not one."""
+
+    kind: Kind
+    row: dict[str, Any] | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    turns: list[dict[str, Any]] = field(default_factory=list)
+
+
+def summarize(item: Item) -> dict[str, Any]:
+    """The C-2 row of ``item``: pure, picklable, never raises for bad input (C-7).
+
+    A file no loader recognises, or a sub-agent's own file, still gets a row here, with
+    ``error`` saying so; :func:`turnfold.scan` leaves such files out of the corpus instead.
+
+    >>> from turnfold.corpus.discover import Item
+    >>> row = summarize(Item(key="t", messages=[{"role": "user", "content": "hi"},
+    ...                                         {"role": "assistant", "content": "hello"}]))
+    >>> row["format"], row["title"], row["turns"], row["error"]
+    ('openai', 'hi', 1, None)
+    """
+    found = examine(item, tables=False)
+    if found.row is not None:
+        return found.row
+    why = (
+        "a sub-agent's file: it belongs to its parent session"
+        if found.kind == "child"
+        else ("no loader recognises this file")
+    )
+    return _error_row(item, why)
+
+
+def examine(item: Item, *, tables: bool = True) -> Summary:
+    """Read ``item`` and summarise it; the tool-call and turn rows too when ``tables``."""
+    format = item.format
+    try:
+        if item.path is not None and format is None:
+            format = _detect(item.path)
+        transcript = _load(item, format)
+        format = format or _text(transcript.metadata.get("source_format"))
+    except _NotASession as exc:
+        return Summary(exc.kind)
+    except Exception as exc:  # a scan never aborts on one item (C-7)
+        return Summary("row", _error_row(item, _reason(exc), format))
+    try:
+        return _summary(transcript, item, format, tables)
+    except Exception as exc:  # a loader's transcript the projection cannot take is still a row
+        return Summary("row", _error_row(item, _reason(exc), format))
+
+
+def examine_many(items: list[Item], tables: bool = True) -> list[Summary]:
+    """:func:`examine` of a chunk of items: one round trip to a worker for many small ones."""
+    return [examine(item, tables=tables) for item in items]
+
+
+class _Unreadable(ValueError):
+    """A file that is no JSON at all, or empty: a row whose ``error`` says so (C-7)."""
+
+
+class _NotASession(Exception):
+    def __init__(self, kind: Kind) -> None:
+        super().__init__(kind)
+        self.kind: Kind = kind
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return (
+        text
+        if isinstance(exc, (TranscriptFormatError, OSError, _Unreadable))
+        else (f"{type(exc).__name__}: {text}")
+    )
+
+
+def _detect(path: str) -> str:
+    """The format of a session file, from its first records only (``Source.head``), so a file
+    no loader knows costs a few lines, not a parse of the whole file."""
+    source, stream = open_source(path)
+    try:
+        head = source.head_values()
+        if not source.head:
+            raise _Unreadable("the file is empty")
+        if not head:
+            line, value = source.head[0]
+            reason = value.reason if isinstance(value, MalformedLine) else "unreadable"
+            raise _Unreadable(f"line {line}: {reason}")
+        try:
+            format = which_format(source)
+        except AmbiguousFormat as exc:
+            raise _Unreadable(f"reads as several formats ({exc}); pass format=") from None
+        if format is None:
+            raise _NotASession("skipped")
+        if is_subagent_file(Path(path), format, head):
+            raise _NotASession("child")
+        return format
+    finally:
+        if stream is not None:
+            stream.close()
+
+
+def _load(item: Item, format: str | None) -> Transcript:
+    if isinstance(item.transcript, Transcript):
+        return item.transcript
+    if item.path is not None:
+        return load(item.path, format=format)
+    return load(_plain_messages(item.messages), format=format)
+
+
+def _plain_messages(value: Any) -> Any:
+    """A table cell as plain messages: JSON text parsed; Arrow's null struct fields dropped.
+
+    Arrow gives every struct in a column every field of the column's type, so a message without
+    ``tool_calls`` comes back with ``tool_calls: None``; loaders expect such a field absent.
+    """
+    if isinstance(value, (str, bytes)):
+        return json.loads(value)
+    if hasattr(value, "tolist") and not isinstance(value, (list, dict)):
+        value = value.tolist()  # a numpy array out of pandas
+    return _drop_nulls(value)
+
+
+def _drop_nulls(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_drop_nulls(v) for v in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return _drop_nulls(value.tolist())
+    return value
+
+
+def _error_row(item: Item, error: str, format: str | None = None) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(COLUMNS)
+    row.update(key=item.key, path=item.path, sample=item.sample, format=format or item.format,
+               error=error)  # fmt: skip
+    return row
+
+
+def utc(stamp: Any) -> datetime | None:
+    """An ISO-8601 timestamp as an aware UTC datetime (a naive one is taken as UTC)."""
+    if not isinstance(stamp, str) or not stamp:
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def _one_line(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def _title(transcript: Transcript) -> str | None:
+    for entry in transcript.entries:
+        if isinstance(entry, UserMessage) and entry.text.strip():
+            return _one_line(entry.text, TITLE_LIMIT)
+    for key in ("title", "task"):
+        value = transcript.metadata.get(key)
+        if isinstance(value, str) and value.strip():
+            return _one_line(value, TITLE_LIMIT)
+    return None
+
+
+def _add_usage(totals: dict[str, int | None], usage: Usage | Mapping[str, Any] | None) -> None:
+    if usage is None:
+        return
+    for name in TOKEN_COLUMNS:
+        value = usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            totals[name] = (totals[name] or 0) + value
+
+
+def _no_tokens() -> dict[str, int | None]:
+    return dict.fromkeys(TOKEN_COLUMNS)
+
+
+def _delegations(transcript: Transcript) -> int:
+    """Sub-agent runs in the session, nested ones included (what F-7's lines account for)."""
+    count = 0
+    for call in transcript.tool_calls():
+        if call.subagent is not None or tool_category(call.name) == "agent":
+            count += 1
+        child = call.subagent.transcript if call.subagent is not None else None
+        if child is not None:
+            count += _delegations(child)
+    return count
+
+
+def _first_line(text: str | None) -> str | None:
+    for line in (text or "").splitlines():
+        if line.strip():
+            return _one_line(line, ERROR_LINE_LIMIT)
+    return None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _score(value: Any) -> float | None:
+    """H-6's score as a number; a mapping of scorers counts when it holds exactly one number."""
+    if isinstance(value, Mapping):
+        numbers = [n for n in (_number(v) for v in value.values()) if n is not None]
+        return numbers[0] if len(numbers) == 1 and len(value) == 1 else None
+    return _number(value)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _summary(transcript: Transcript, item: Item, format: str | None, tables: bool) -> Summary:
+    meta = transcript.metadata
+    format = format or _text(meta.get("source_format"))
+    planned = plan_projection(transcript)  # default settings: counts do not depend on them
+    key = item.key
+    stamps: list[datetime] = []
+    totals = _no_tokens()
+    turns = tool_calls = failed = errors = 0
+    tool_rows: list[dict[str, Any]] = []
+    turn_rows: list[dict[str, Any]] = []
+    model: str | None = _text(meta.get("model"))
+    for planned_item in planned:
+        segment = planned_item.segment
+        shown = planned_item.project()
+        if not isinstance(shown, Turn) or segment is None:
+            if isinstance(shown, SystemNotice) and shown.level == "error":
+                errors += 1
+            if isinstance(shown, Entry) and (moment := utc(shown.timestamp)):
+                stamps.append(moment)
+            continue
+        turns += 1
+        header = shown.header
+        tool_calls += header.tool_count
+        errors += sum(1 for e in shown.outside if isinstance(e, AssistantError))
+        everything: list[Entry] = ([segment.user] if segment.user else []) + segment.entries
+        turn_tokens = _no_tokens()
+        turn_started: datetime | None = None
+        for entry in everything:
+            moment = utc(entry.timestamp)
+            if moment is not None:
+                stamps.append(moment)
+                turn_started = moment if turn_started is None else min(turn_started, moment)
+            if isinstance(entry, AssistantText):
+                _add_usage(turn_tokens, entry.usage)
+                model = model or entry.model
+            elif isinstance(entry, ToolCall):
+                ended = utc(entry.ended_at)
+                if ended is not None:
+                    stamps.append(ended)
+                if entry.status in FAILED_STATUSES:
+                    failed += 1
+                if tables:
+                    tool_rows.append(_tool_row(key, turns, entry))
+        for name in TOKEN_COLUMNS:
+            if turn_tokens[name] is not None:
+                totals[name] = (totals[name] or 0) + (turn_tokens[name] or 0)
+        if tables:
+            duration = None if header.status == "running" else _recorded_duration_ms(segment)
+            turn_rows.append({
+                "key": key, "turn": turns, "status": header.status, "started": turn_started,
+                "duration_s": duration / 1000 if duration is not None else None,
+                "tool_calls": header.tool_count, **turn_tokens, "cost_usd": None,
+            })  # fmt: skip
+    recorded = meta.get("usage")
+    if isinstance(recorded, Mapping):  # a session total the source recorded (Codex) wins
+        totals = _no_tokens()
+        _add_usage(totals, recorded)
+    started_meta = utc(meta.get("started_at") or meta.get("start_time"))
+    if started_meta is not None:
+        stamps.append(started_meta)
+    started = min(stamps) if stamps else None
+    ended = max(stamps) if stamps else None
+    duration_s = (ended - started).total_seconds() if started and ended else None
+    if not duration_s and _number(meta.get("duration_ms")):
+        duration_s = (_number(meta.get("duration_ms")) or 0) / 1000
+    agent = _text(meta.get("agent")) or (AGENTS.get(format) if format else None)
+    row = {
+        "key": key, "path": item.path, "sample": item.sample, "format": format, "agent": agent,
+        "title": _title(transcript), "model": model, "started": started, "ended": ended,
+        "duration_s": duration_s, "turns": turns, "tool_calls": tool_calls,
+        "failed_tools": failed, "errors": errors, "subagents": _delegations(transcript),
+        **totals, "cost_usd": _number(meta.get("cost_usd")), "outcome": _text(meta.get("outcome")),
+        "score": _score(meta.get("score")), "warnings": len(transcript.warnings), "error": None,
+    }  # fmt: skip
+    return Summary("row", row, tool_rows, turn_rows)
+
+
+def _tool_row(key: str, turn: int, call: ToolCall) -> dict[str, Any]:
+    failed = call.status == "error" and call.result is not None
+    return {
+        "key": key, "turn": turn, "call_id": call.call_id, "name": call.name,
+        "category": tool_category(call.name), "status": call.status,
+        "started": utc(call.started_at or call.timestamp),
+        "duration_ms": call.recorded_duration_ms, "description": safe_description(call.description),
+        "error": _first_line(call.result.text) if failed and call.result else None,
+    }  # fmt: skip
+
+
+def entries_by_turn(transcript: Transcript) -> Iterable[tuple[int | None, Entry]]:
+    """Every entry with the number of the turn that shows it (None: outside any turn)."""
+    turn = 0
+    for planned_item in plan_projection(transcript):
+        segment = planned_item.segment
+        if segment is None:
+            if planned_item.entry is not None:
+                yield None, planned_item.entry
+            continue
+        turn += 1
+        if segment.user is not None:
+            yield turn, segment.user
+        for entry in segment.entries:
+            yield turn, entry

@@ -1,0 +1,96 @@
+"""The corpus's three tables as Arrow (spec C-2, C-3), built in batches as rows stream in.
+
+Rows arrive one item at a time from the workers; keeping them as Python dicts would cost far
+more memory than the columns they become, so every :data:`BATCH_ROWS` rows are turned into one
+``pyarrow.RecordBatch`` and the dicts are dropped. ``to_arrow()`` then only joins the batches.
+pyarrow is imported here, never by ``import turnfold``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from turnfold.corpus.summarize import COLUMNS, TOOL_CALL_COLUMNS, TURN_COLUMNS
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+BATCH_ROWS = 2048
+
+
+def _types() -> dict[str, pa.DataType]:
+    import pyarrow as pa
+
+    stamp = pa.timestamp("us", tz="UTC")
+    text, count, real = pa.string(), pa.int64(), pa.float64()
+    return {
+        "key": text, "path": text, "sample": text, "format": text, "agent": text,
+        "title": text, "model": text, "started": stamp, "ended": stamp, "duration_s": real,
+        "turns": count, "tool_calls": count, "failed_tools": count, "errors": count,
+        "subagents": count, "input_tokens": count, "output_tokens": count,
+        "cache_read_tokens": count, "cache_write_tokens": count, "cost_usd": real,
+        "outcome": text, "score": real, "warnings": count, "error": text,
+        # tool calls and turns
+        "turn": count, "call_id": text, "name": text, "category": text, "status": text,
+        "duration_ms": real, "description": text,
+    }  # fmt: skip
+
+
+def schema(columns: tuple[str, ...]) -> pa.Schema:
+    """The Arrow schema of a table with ``columns`` (names shared by the three tables)."""
+    import pyarrow as pa
+
+    types = _types()
+    return pa.schema([pa.field(name, types[name]) for name in columns])
+
+
+def row_schema() -> pa.Schema:
+    return schema(COLUMNS)
+
+
+def tool_call_schema() -> pa.Schema:
+    return schema(TOOL_CALL_COLUMNS)
+
+
+def turn_schema() -> pa.Schema:
+    return schema(TURN_COLUMNS)
+
+
+class TableBuilder:
+    """Rows in, record batches out; :meth:`table` is the whole table so far."""
+
+    def __init__(self, columns: tuple[str, ...]) -> None:
+        self.columns = columns
+        self._schema: pa.Schema | None = None
+        self._pending: list[dict[str, Any]] = []
+        self._batches: list[pa.RecordBatch] = []
+        self.count = 0
+
+    @property
+    def arrow_schema(self) -> pa.Schema:
+        if self._schema is None:
+            self._schema = schema(self.columns)
+        return self._schema
+
+    def add(self, row: dict[str, Any]) -> None:
+        self._pending.append(row)
+        self.count += 1
+        if len(self._pending) >= BATCH_ROWS:
+            self._flush()
+
+    def extend(self, rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            self.add(row)
+
+    def _flush(self) -> None:
+        if self._pending:
+            import pyarrow as pa
+
+            self._batches.append(pa.RecordBatch.from_pylist(self._pending, self.arrow_schema))
+            self._pending = []
+
+    def table(self) -> pa.Table:
+        import pyarrow as pa
+
+        self._flush()
+        return pa.Table.from_batches(self._batches, self.arrow_schema)

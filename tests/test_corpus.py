@@ -1,0 +1,416 @@
+"""The corpus (spec §13): scan sources into rows (C-1, C-2), tables (C-3), cache (C-4), search
+(C-6) and bad input (C-7). Worker processes, Dask and table sources: test_corpus_engines.py.
+
+Counts are checked against the widget's own view model (``build_view_model``), never against
+numbers written down here, so these tests hold while the loaders change.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import turnfold
+from turnfold.corpus import COLUMNS, Corpus, scan
+from turnfold.corpus.discover import Item
+from turnfold.corpus.index import CACHE_ENV, INDEX_NAME
+from turnfold.corpus.summarize import FAILED_STATUSES, TOOL_CALL_COLUMNS, TURN_COLUMNS
+from turnfold.model import TOOL_STATUSES, ToolCall
+from turnfold.process import BatchPiece, _has_failure
+from turnfold.render.viewmodel import build_view_model
+
+#: The module, not the function ``turnfold.corpus.summarize`` that shadows it as an attribute.
+summarize_module = importlib.import_module("turnfold.corpus.summarize")
+FIXTURES = Path(__file__).parent / "fixtures"
+TREE = FIXTURES / "corpus"
+PARENTS = {
+    "claude/projects/-home-dev-shop/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+    "claude/projects/-home-dev-shop/ses_stage0_small.jsonl",
+    "codex/sessions/2026/05/12/rollout-2026-05-12T09-59-55-a1b2c3d4-e5f6-7890-abcd-ef1234567890.jsonl",
+    "gemini/tmp/907f2064/chats/session-2026-01-16T11-01-37b7abef.json",
+}
+BROKEN = {"broken/empty.jsonl", "broken/garbage.jsonl"}
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own index, never the user's."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(CACHE_ENV, str(folder))
+    return folder
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A copy of the sample tree the test may change."""
+    target = tmp_path / "tree"
+    shutil.copytree(TREE, target)
+    return target
+
+
+def _relative(corpus: Corpus, root: Path) -> set[str]:
+    return {str(Path(row["key"]).relative_to(root)) for row in corpus}
+
+
+# --- C-1: sources -------------------------------------------------------------------------------
+
+
+def test_C1_directory_walk_rows_are_sessions_and_subagent_files_belong_to_their_parent() -> None:
+    corpus = scan(TREE, workers=1, cache=False)
+    assert _relative(corpus, TREE) == PARENTS | BROKEN
+    # README.md (no loader reads Markdown) and settings.json (JSON, but no transcript)
+    assert corpus.skipped == 2
+
+
+def test_C1_a_glob_a_list_of_paths_and_one_file() -> None:
+    by_glob = scan(str(TREE / "claude" / "**" / "*.jsonl"), workers=1, cache=False)
+    assert _relative(by_glob, TREE) == {p for p in PARENTS if p.startswith("claude/")}
+    paths = [TREE / p for p in sorted(PARENTS)]
+    listed = scan(paths, workers=1, cache=False)
+    assert [row["key"] for row in listed] == [str(p) for p in paths]
+    single = scan(paths[0], workers=1, cache=False)
+    assert len(single) == 1
+
+
+def test_C1_a_list_of_transcripts_each_keyed_and_returned_as_it_is() -> None:
+    transcripts = [turnfold.load(TREE / p) for p in sorted(PARENTS)]
+    corpus = scan(transcripts)
+    assert [row["key"] for row in corpus] == [f"#{i}" for i in range(len(transcripts))]
+    assert corpus["#1"] is transcripts[1]
+    assert [row["format"] for row in corpus] == [t.metadata["source_format"] for t in transcripts]
+
+
+def test_C1_a_codex_child_thread_is_no_row_but_a_rollout_naming_no_parent_is() -> None:
+    folder = TREE / "codex" / "sessions" / "2026" / "05" / "12"
+    corpus = scan(folder, workers=1, cache=False)
+    assert len(corpus) == 1
+    assert "a1b2c3d4" in corpus.keys[0]
+
+
+def test_C1_unknown_format_name_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown format"):
+        scan(TREE, format="no-such-format")
+
+
+# --- C-2: rows ----------------------------------------------------------------------------------
+
+
+def _tools(children: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool nodes a turn's process shows (not those inside a sub-agent's transcript)."""
+    found: list[dict[str, Any]] = []
+    for node in children:
+        kind = node["kind"]
+        if kind == "group":
+            found += _tools(node["children"])
+        elif kind == "batch":
+            found += _tools(node["rows"])
+        elif kind == "summary":
+            found += node["tools"]
+        elif kind == "command":
+            found.append(node["tool"])
+        elif kind == "tool":
+            found.append(node)
+    return found
+
+
+def _widget_counts(transcript: turnfold.Transcript) -> dict[str, int]:
+    view = build_view_model(transcript)
+    turns = [n for n in view["nodes"] if n["kind"] == "turn"]
+    tools = [t for n in turns if n["process"] for t in _tools(n["process"]["children"])]
+    return {
+        "turns": len(turns),
+        "tool_calls": len(tools),
+        "failed_tools": sum(1 for t in tools if t["status"] in ("error", "cancelled")),
+        "errors": sum(1 for n in turns for o in n["outside"] if o["kind"] == "error")
+        + sum(1 for n in view["nodes"] if n["kind"] == "system" and n["level"] == "error"),
+    }
+
+
+def test_C2_columns_exactly_in_order() -> None:
+    corpus = scan(TREE, workers=1, cache=False)
+    assert corpus.to_arrow().column_names == list(COLUMNS)
+    assert all(list(row) == list(COLUMNS) for row in corpus)
+    assert COLUMNS[:4] == ("key", "path", "sample", "format")
+    assert COLUMNS[-1] == "error"
+
+
+def test_C2_counts_equal_what_the_items_widget_shows() -> None:
+    corpus = scan(TREE, workers=1, cache=False)
+    checked = 0
+    for row in corpus:
+        if row["error"] is not None:
+            continue
+        transcript = corpus[row["key"]]
+        shown = _widget_counts(transcript)
+        assert {name: row[name] for name in shown} == shown, row["key"]
+        assert row["warnings"] == len(transcript.warnings)
+        checked += 1
+    assert checked == len(PARENTS)
+
+
+def test_C2_failed_tools_use_the_projections_definition_of_a_failure() -> None:
+    for status in TOOL_STATUSES:
+        piece = BatchPiece("k", (ToolCall(call_id="c", name="Bash", status=status),), (), None,
+                           None, False)  # fmt: skip
+        assert _has_failure([piece]) == (status in FAILED_STATUSES), status
+
+
+def test_C2_title_is_the_first_prompt_on_one_line_cut_at_120() -> None:
+    long = "Fix   the\nparser " + "x" * 200
+    corpus = scan([turnfold.load([{"role": "user", "content": long},
+                                  {"role": "assistant", "content": "done"}])])  # fmt: skip
+    (row,) = corpus.rows
+    assert row["title"].startswith("Fix the parser x")
+    assert "\n" not in row["title"]
+    assert len(row["title"]) == 120
+    assert row["title"].endswith("…")
+
+
+def test_C2_times_are_utc_and_missing_values_are_null() -> None:
+    corpus = scan(TREE, workers=1, cache=False)
+    for row in corpus:
+        if row["error"] is not None:
+            assert all(row[c] is None for c in COLUMNS if c not in ("key", "path", "error"))
+            continue
+        assert row["started"].utcoffset().total_seconds() == 0
+        assert row["started"] <= row["ended"]
+        assert row["duration_s"] == pytest.approx((row["ended"] - row["started"]).total_seconds())
+        assert row["cost_usd"] is None  # no source here records a cost, and none is guessed
+
+
+def test_C2_getitem_loads_the_item_on_demand_and_unknown_keys_raise() -> None:
+    corpus = scan(TREE, workers=1, cache=False)
+    key = next(row["key"] for row in corpus if row["error"] is None)
+    assert corpus[key] == turnfold.load(key)
+    assert key in corpus
+    with pytest.raises(KeyError):
+        corpus["no/such/key.jsonl"]
+
+
+def test_C2_summarize_is_picklable_and_names_files_a_scan_leaves_out() -> None:
+    import pickle
+
+    assert pickle.loads(pickle.dumps(summarize_module.summarize)) is summarize_module.summarize
+    child = TREE / "claude/projects/-home-dev-shop/agent-d4e5f6.jsonl"
+    row = summarize_module.summarize(Item(key=str(child), path=str(child)))
+    assert list(row) == list(COLUMNS)
+    assert "sub-agent" in row["error"]
+
+
+# --- C-3: tables --------------------------------------------------------------------------------
+
+
+def test_C3_tool_calls_and_turns_tables_agree_with_the_rows(tmp_path: Path) -> None:
+    corpus = scan(TREE, workers=1, cache=False)
+    calls, turns = corpus.tool_calls(), corpus.turns()
+    assert calls.column_names == list(TOOL_CALL_COLUMNS)
+    assert turns.column_names == list(TURN_COLUMNS)
+    frame = corpus.to_pandas()
+    assert calls.num_rows == frame["tool_calls"].sum()
+    assert turns.num_rows == frame["turns"].sum()
+    failing = pa.array(sorted(FAILED_STATUSES))
+    failed = calls.filter(pa.compute.is_in(calls.column("status"), failing))
+    assert failed.num_rows == frame["failed_tools"].sum()
+    written = corpus.write_parquet(tmp_path / "out")
+    assert sorted(written) == ["sessions", "tool_calls", "turns"]
+    assert pq.read_table(written["sessions"]).equals(corpus.to_arrow())
+    assert pq.read_table(written["tool_calls"]).num_rows == calls.num_rows
+
+
+def test_C3_polars_and_a_clear_error_naming_the_extra_when_it_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    corpus = scan(TREE, workers=1, cache=False)
+    polars = pytest.importorskip("polars")
+    frame = corpus.to_polars()
+    assert isinstance(frame, polars.DataFrame)
+    assert frame.columns == list(COLUMNS)
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "polars" else real(name, *a))  # fmt: skip
+    with pytest.raises(ImportError, match=r"turnfold\[polars\]"):
+        corpus.to_polars()
+
+
+# --- display ------------------------------------------------------------------------------------
+
+
+def test_C7_repr_and_html_table_say_rows_errors_and_skipped() -> None:
+    corpus = scan(TREE, workers=1, cache=False)
+    assert repr(corpus) == "<Corpus: 6 rows, 2 errors, 2 skipped>"
+    page = corpus._repr_html_()
+    assert "6 rows, 2 errors, 2 skipped" in page
+    assert page.count("<tr>") == 1 + len(corpus)
+    assert page == corpus._repr_html_()  # deterministic
+
+
+def test_C2_html_shows_the_first_50_rows_and_how_many_more() -> None:
+    sample = turnfold.load([{"role": "user", "content": "hi"}])
+    corpus = scan([sample] * 60)
+    page = corpus._repr_html_()
+    assert page.count("<tr>") == 1 + 50
+    assert "10 more rows" in page
+
+
+# --- C-7: bad input -----------------------------------------------------------------------------
+
+
+def test_C7_unreadable_and_empty_items_are_rows_with_their_error() -> None:
+    corpus = scan(TREE / "broken", workers=1, cache=False)
+    errors = {Path(row["key"]).name: row["error"] for row in corpus}
+    assert errors == {"empty.jsonl": "the file is empty", "garbage.jsonl": errors["garbage.jsonl"]}
+    assert "invalid JSON" in errors["garbage.jsonl"]
+    assert corpus.errors == 2
+
+
+def test_C7_a_loader_that_raises_is_a_row_not_an_aborted_scan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(path: Any, format: str | None = None) -> turnfold.Transcript:
+        raise RuntimeError("loader bug")
+
+    monkeypatch.setattr(summarize_module, "load", broken)
+    corpus = scan(TREE, workers=1, cache=False)
+    assert len(corpus) == len(PARENTS | BROKEN)
+    loaded = [row for row in corpus if Path(row["key"]).name not in {"empty.jsonl",
+                                                                     "garbage.jsonl"}]  # fmt: skip
+    assert all(row["error"] == "RuntimeError: loader bug" for row in loaded)
+    assert all(row["format"] is not None for row in loaded)  # detection still said what it was
+
+
+# --- C-4: cache ---------------------------------------------------------------------------------
+
+
+class _Reads:
+    """Counts every session file a scan opens or loads in this process."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.opened: list[str] = []
+        self.loaded: list[str] = []
+        real_open, real_load = summarize_module.open_source, summarize_module.load
+
+        def open_source(source: Any) -> Any:
+            self.opened.append(str(source))
+            return real_open(source)
+
+        def load(source: Any, format: str | None = None) -> turnfold.Transcript:
+            self.loaded.append(str(source))
+            return real_load(source, format=format)
+
+        monkeypatch.setattr(summarize_module, "open_source", open_source)
+        monkeypatch.setattr(summarize_module, "load", load)
+
+    @property
+    def count(self) -> int:
+        return len(self.opened) + len(self.loaded)
+
+
+def test_C4_unchanged_rescan_reads_no_session_file(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = scan(tree, workers=1)
+    reads = _Reads(monkeypatch)
+    again = scan(tree, workers=1)
+    assert reads.count == 0
+    assert (again.read, again.cached) == (0, first.read)
+    assert again.to_arrow().equals(first.to_arrow())
+    assert again.tool_calls().equals(first.tool_calls())
+    assert again.turns().equals(first.turns())
+    assert again.skipped == first.skipped
+
+
+def test_C4_a_grown_file_is_read_again_alone(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scan(tree, workers=1)
+    grown = tree / "claude/projects/-home-dev-shop/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+    last = json.loads(grown.read_text().splitlines()[-1])
+    record = {
+        **last,
+        "uuid": "f0000000-0000-4000-8000-000000000001",
+        "parentUuid": last["uuid"],
+        "type": "user",
+        "message": {"role": "user", "content": "and one more thing"},
+    }
+    with grown.open("a") as out:
+        out.write(json.dumps(record) + "\n")
+    reads = _Reads(monkeypatch)
+    again = scan(tree, workers=1)
+    assert set(reads.loaded) == {str(grown)}
+    assert again.read == 1
+    assert again[str(grown)] == turnfold.load(grown)
+
+
+def test_C4_a_deleted_file_leaves_the_corpus_and_the_index(tree: Path, cache_dir: Path) -> None:
+    first = scan(tree, workers=1)
+    gone = tree / "claude/projects/-home-dev-shop/ses_stage0_small.jsonl"
+    gone.unlink()
+    again = scan(tree, workers=1)
+    assert str(gone) not in again
+    assert len(again) == len(first) - 1
+    with sqlite3.connect(cache_dir / INDEX_NAME) as db:
+        paths = {p for (p,) in db.execute("SELECT path FROM entries")}
+    assert str(gone.resolve()) not in paths
+    assert str(gone) not in paths
+
+
+def test_C4_a_new_version_or_format_or_cache_false_reads_again(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scan(tree, workers=1)
+    reads = _Reads(monkeypatch)
+    candidates = [p for p in tree.rglob("*") if p.suffix in (".json", ".jsonl")]
+    assert scan(tree, workers=1, cache=False).read == len(candidates)
+    assert reads.count > 0
+    import turnfold.corpus.index as index_module
+
+    monkeypatch.setattr(index_module, "_version", lambda: "99.0")
+    assert scan(tree, workers=1).cached == 0
+
+
+def test_C4_two_scans_at_once_leave_a_sound_index(tree: Path, cache_dir: Path) -> None:
+    code = "import sys, turnfold; c = turnfold.scan(sys.argv[1], workers=1); print(len(c))"
+    runs = [subprocess.Popen([sys.executable, "-c", code, str(tree)], stdout=subprocess.PIPE,
+                             text=True) for _ in range(3)]  # fmt: skip
+    outputs = [run.communicate(timeout=120)[0].strip() for run in runs]
+    assert all(run.returncode == 0 for run in runs)
+    assert set(outputs) == {str(len(PARENTS | BROKEN))}
+    with sqlite3.connect(cache_dir / INDEX_NAME) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert scan(tree, workers=1).read == 0
+
+
+# --- C-6: search --------------------------------------------------------------------------------
+
+
+def test_C6_search_returns_hits_with_key_turn_entry_and_snippet() -> None:
+    corpus = scan(TREE, workers=1, cache=False)
+    hits = corpus.search("readme")
+    assert hits
+    for hit in hits:
+        entry = corpus[hit.key].get(hit.entry_id)
+        assert entry is not None
+        assert "readme" in hit.snippet.lower()
+        assert hit.turn is None or hit.turn >= 1
+    assert len({(h.key, h.entry_id) for h in hits}) == len(hits)
+
+
+def test_C6_search_stops_at_the_limit_and_takes_regular_expressions() -> None:
+    corpus = scan(TREE, workers=1, cache=False)
+    every = corpus.search("e", limit=1000)
+    assert len(every) > 3
+    assert corpus.search("e", limit=3) == every[:3]
+    assert corpus.search(r"READ\w+\.md", regex=True) == corpus.search("readme.md")
+    assert corpus.search("no such text anywhere 4b8e") == []
+    with pytest.raises(Exception, match=r"unterminated|missing"):
+        corpus.search("(", regex=True)
