@@ -307,7 +307,7 @@ def _is_list_cell(value: Any) -> bool:
     """A DataFrame cell holding a list of messages (a list, or a numpy array from Arrow)."""
     if isinstance(value, (list, tuple)):
         return True
-    return hasattr(value, "tolist") and not isinstance(value, (str, bytes))
+    return type(value).__name__ == "ndarray" and getattr(value, "ndim", 0) == 1
 
 
 def _messages_column(names: list[str], messages: str | None, types: dict[str, Any]) -> str:

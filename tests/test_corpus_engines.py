@@ -1,0 +1,116 @@
+"""Where a scan's work runs (C-5) and table sources of trajectories (C-1): worker processes,
+a Dask cluster, and Parquet / Arrow / pandas inputs give the same rows as an in-process scan."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import turnfold
+from turnfold.corpus import COLUMNS, scan
+from turnfold.corpus import engine as engine_module
+from turnfold.corpus.index import CACHE_ENV
+
+TREE = Path(__file__).parent / "fixtures" / "corpus"
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(CACHE_ENV, str(folder))
+    return folder
+
+
+def _trajectory(i: int) -> list[dict[str, Any]]:
+    """A short Chat Completions trajectory with one tool call."""
+    arguments = json.dumps({"command": f"ls {i}"})
+    call = {"id": f"call_{i}", "type": "function",
+            "function": {"name": "bash", "arguments": arguments}}  # fmt: skip
+    output = f"file_{i}.py"
+    return [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": f"Task {i}: list the files"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": f"call_{i}", "content": output},
+        {"role": "assistant", "content": f"Done with task {i}."},
+    ]
+
+
+def _table(count: int) -> pa.Table:
+    return pa.table({
+        "task_id": [f"t{i}" for i in range(count)],
+        "reward": [float(i % 2) for i in range(count)],
+        "messages": [_trajectory(i) for i in range(count)],
+    })  # fmt: skip
+
+
+def test_C5_worker_processes_return_the_rows_of_an_in_process_scan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    here = scan(TREE, workers=1, cache=False)
+    monkeypatch.setattr(engine_module, "LOCAL_BYTES", 0)  # spread even this little work
+    monkeypatch.setattr(engine_module, "CHUNK_ITEMS", 2)
+    spread = scan(TREE, workers=2, cache=False)
+    assert spread.to_arrow().equals(here.to_arrow())
+    assert spread.tool_calls().equals(here.tool_calls())
+    assert spread.search("readme") == here.search("readme")
+
+
+def test_C5_dask_cluster_returns_the_same_rows() -> None:
+    distributed = pytest.importorskip("distributed")
+    here = scan(TREE, workers=1, cache=False)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    with cluster, distributed.Client(cluster) as client:
+        there = scan(TREE, client=client, cache=False)
+        assert there.to_arrow().equals(here.to_arrow())
+        assert there.turns().equals(here.turns())
+        assert there.search("readme", limit=2) == here.search("readme", limit=2)
+
+
+def test_C1_arrow_table_rows_are_trajectories_with_their_columns_kept() -> None:
+    table = _table(5)
+    corpus = scan(table)
+    frame = corpus.to_arrow()
+    assert frame.column_names == [*COLUMNS, "task_id", "reward"]
+    assert frame.column("task_id").to_pylist() == table.column("task_id").to_pylist()
+    assert corpus.keys == [f"#{i}" for i in range(5)]
+    assert frame.column("format").to_pylist() == ["openai"] * 5
+    assert frame.column("tool_calls").to_pylist() == [1] * 5
+    assert corpus["#2"] == turnfold.load(_trajectory(2))
+
+
+def test_C1_pandas_dataframe_and_messages_naming_the_column() -> None:
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame({"id": [1, 2], "steps": [_trajectory(0), _trajectory(1)],
+                              "note": ["a", "b"]})  # fmt: skip
+    with pytest.raises(ValueError, match="messages="):
+        scan(frame[["id", "note"]])
+    corpus = scan(frame, messages="steps")
+    assert list(corpus.to_pandas().columns) == [*COLUMNS, "id", "note"]
+    assert [row["turns"] for row in corpus] == [1, 1]
+    assert corpus["#1"] == turnfold.load(_trajectory(1))
+
+
+def test_C1_parquet_file_streams_its_rows_keyed_by_path_and_row(tmp_path: Path) -> None:
+    path = tmp_path / "rollouts.parquet"
+    pq.write_table(_table(70), path, row_group_size=16)
+    corpus = scan(path, workers=2)  # 70 rows: enough to use the worker processes
+    assert len(corpus) == 70
+    assert corpus.keys[3] == f"{path}#3"
+    rows = corpus.rows
+    assert {row["path"] for row in rows} == {str(path)}
+    assert [row["sample"] for row in rows[:3]] == ["0", "1", "2"]
+    assert corpus.to_arrow().column("reward").to_pylist() == [float(i % 2) for i in range(70)]
+    assert corpus[f"{path}#69"] == turnfold.load(_trajectory(69))
+    # Arrow's null fields of a message struct (content None beside tool_calls) read correctly
+    assert corpus.tool_calls().num_rows == 70
+    in_memory = scan(_table(70), workers=1).rows
+    same = [{k: v for k, v in row.items() if k not in ("key", "path")} for row in rows]
+    assert same == [{k: v for k, v in row.items() if k not in ("key", "path")} for row in in_memory]
