@@ -55,7 +55,7 @@ def _common(tag: str) -> dict[str, Any]:
 
 
 def make_user(tag: str = "user") -> UserMessage:
-    return UserMessage(**_common(tag), text=f"{tag}: {UNICODE}", command="/review")
+    return UserMessage(**_common(tag), text=f"{tag}: {UNICODE}", command="/review", images=[IMAGE])
 
 
 def make_assistant(tag: str = "assistant") -> AssistantText:

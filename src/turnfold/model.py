@@ -6,7 +6,7 @@ Values a source does not record stay ``None`` (spec L-3): a missing duration is 
 
 >>> t = Transcript()
 >>> t.append(UserMessage(text="Fix the failing test"))
-UserMessage(id='e0', timestamp=None, meta={}, text='Fix the failing test', command=None)
+UserMessage(id='e0', timestamp=None, meta={}, text='Fix the failing test', command=None, images=[])
 >>> t.append(ToolCall(call_id="c1", name="Read", description="a.ts", status="success")).id
 'e1'
 """
@@ -46,11 +46,13 @@ class Entry:
 
 @dataclass(kw_only=True)
 class UserMessage(Entry):
-    """What the user asked. ``command`` holds a slash command name when the message was one."""
+    """What the user asked. ``command`` holds a slash command name when the message was one;
+    ``images`` are the images the user pasted into it."""
 
     kind: ClassVar[str] = "user"
     text: str = ""
     command: str | None = None
+    images: list[ImageData] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -91,7 +93,7 @@ class Thinking(Entry):
 
 @dataclass(kw_only=True)
 class ImageData:
-    """An inline image from a tool result, base64-encoded."""
+    """An inline image (from a tool result, or pasted into a prompt), base64-encoded."""
 
     media_type: str
     data: str

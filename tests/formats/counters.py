@@ -35,7 +35,12 @@ def _blocks(message: Any) -> list[Any]:
 
 def claude_code(path: Path) -> int:
     """Distinct ``tool_use`` ids in the session, its inline sidechains, its progress records and
-    its sub-agent files, plus ``!`` shell commands (``<bash-input>`` prompts)."""
+    its sub-agent files, plus ``!`` shell commands (``<bash-input>`` prompts).
+
+    A sub-agent's step in a progress record is ``data.message``: a user/assistant record whose
+    ``message`` holds the blocks, or (some writers) the bare message itself. A background
+    task's notification is a user record too, but never a shell command.
+    """
     files = [path, *sorted((path.parent / path.stem / "subagents").glob("agent-*.jsonl"))]
     files += sorted(p for p in path.parent.glob("agent-*.jsonl") if p != path)
     ids: set[str] = set()
@@ -47,14 +52,16 @@ def claude_code(path: Path) -> int:
             messages = [record.get("message")]
             data = record.get("data")
             if record.get("type") == "progress" and isinstance(data, dict):
-                messages.append((data.get("message") or {}).get("message"))
+                step = data.get("message") or {}
+                messages.append(step.get("message") if "message" in step else step)
             for message in messages:
                 for block in _blocks(message):
                     if isinstance(block, dict) and block.get("type") == "tool_use":
                         ids.add(str(block.get("id")))
             content = (record.get("message") or {}).get("content")
             shell = isinstance(content, str) and "<bash-input>" in content
-            shells += record.get("type") == "user" and shell
+            notified = (record.get("origin") or {}).get("kind") == "task-notification"
+            shells += record.get("type") == "user" and shell and not notified
     return len(ids) + shells
 
 

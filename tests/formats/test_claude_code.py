@@ -15,6 +15,7 @@ from turnfold import (
     AssistantText,
     CompactionBoundary,
     Entry,
+    ImageData,
     SystemNotice,
     Thinking,
     ToolCall,
@@ -170,8 +171,15 @@ def raw_counts(name: str) -> dict[str, int]:
 
     prompts = interrupts = sidechains = 0
     for record in records:
+        attachment = record.get("attachment") if record.get("type") == "attachment" else None
+        if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
+            # A prompt typed while the agent worked is the user's (issue 21.3).
+            origin = (attachment.get("origin") or {}).get("kind")
+            prompts += origin in (None, "human") and attachment.get("prompt") is not None
         if record.get("type") != "user" or record.get("isMeta") or record.get("isCompactSummary"):
             continue
+        if (record.get("origin") or {}).get("kind") == "task-notification":
+            continue  # a background task reporting back, not the user (issue 21.6)
         said = user_text(record)
         if said is None:
             continue
@@ -745,7 +753,7 @@ def test_L2_claude_code_meta_lines_and_reminders_are_not_prompts() -> None:
     assert message.text == "fix it"
 
 
-def test_L2_claude_code_prompt_with_an_image() -> None:
+def test_issue21_4_claude_code_prompt_with_an_image_keeps_the_image() -> None:
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "x"}}
     s = Session()
     s.user([image, text("what is this?")])
@@ -753,8 +761,9 @@ def test_L2_claude_code_prompt_with_an_image() -> None:
     first, second = s.load().entries
     assert isinstance(first, UserMessage)
     assert isinstance(second, UserMessage)
-    assert (first.text, first.meta) == ("what is this?", {"images": 1})
-    assert (second.text, second.meta) == ("[image]", {"images": 1})
+    pasted = [ImageData(media_type="image/png", data="x")]
+    assert (first.text, first.images) == ("what is this?", pasted)
+    assert (second.text, second.images) == ("", pasted)
 
 
 # --- sub-agents -----------------------------------------------------------------------------------
@@ -1132,3 +1141,208 @@ def test_L4_claude_code_input_file_is_not_modified(tmp_path: Path) -> None:
     load(path)
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sess-1.jsonl"]
+
+
+# --- Claude Code 2.1 shapes: progress records, background agents, queued prompts (11, 21) ------
+
+HANDMADE = FIXTURES / "claude-code"
+
+
+def subagent_of(transcript: Transcript, call_id: str) -> Transcript:
+    call = next(c for c in transcript.tool_calls() if c.call_id == call_id)
+    assert call.subagent is not None
+    assert call.subagent.transcript is not None
+    return call.subagent.transcript
+
+
+def test_issue11_5_subagent_steps_come_from_progress_records() -> None:
+    transcript = load(HANDMADE / "v2.1_progress-subagent.jsonl")
+    assert transcript.warnings == []
+    child = subagent_of(transcript, "toolu_task_1")
+    assert [e.kind for e in child] == ["user", "tool_call", "tool_call", "assistant"]
+    grep, read = child.tool_calls()
+    assert (grep.name, grep.status, grep.result and grep.result.text) == (
+        "Grep",
+        "success",
+        "src/cart.ts:12: export function cartTotal(items) {",
+    )
+    assert (read.name, read.status) == ("Read", "success")  # written twice, shown once
+    assert child.metadata["agent_id"] == "a4f1c2d3e4b5a6978"
+    # Turn headers count the top level only: the sub-agent's calls are its own.
+    assert [c.call_id for c in transcript.tool_calls()] == ["toolu_task_1"]
+    counts = transcript.accounting.counts if transcript.accounting else {}
+    assert counts["progress/agent_progress"] == {"mapped": 8}
+    assert counts["progress/bash_progress"] == {"ignored": 1}
+    assert counts["progress/hook_progress"] == {"ignored": 1}
+
+
+def test_issue11_5_the_subagent_file_wins_over_progress_records() -> None:
+    transcript = load(HANDMADE / "v2.1_progress-and-subagent-file.jsonl")
+    child = subagent_of(transcript, "toolu_task_2")
+    assert [e.kind for e in child] == ["user", "tool_call", "assistant"]
+    assert [c.call_id for c in child.tool_calls()] == ["toolu_sub_r"]  # once, from the file
+    assert child.tool_calls()[0].result
+    assert child.tool_calls()[0].result.text == "# Shop\n\nA demo shop."
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
+def test_issue11_5_progress_steps_of_a_call_not_in_the_file_are_a_warning() -> None:
+    s = Session()
+    s.user("go")
+    step = {"type": "assistant", "uuid": "st1", "message": {"role": "assistant", "content": [
+        tool_use("sub-1", "Grep", pattern="x")]}}  # fmt: skip
+    s.add("progress", data={"type": "agent_progress", "message": step}, parentToolUseID="gone")
+    s.assistant("m1", text("done"))
+    transcript = s.load()
+    assert any("sub-agent step(s) of call 'gone'" in r for r in reasons(transcript))
+
+
+def test_issue11_5_progress_in_bare_message_form_nests_too() -> None:
+    s = task_session()
+    bare = {"role": "assistant", "content": [tool_use("sub-1", "Grep", pattern="needle")]}
+    s.add("progress", data={"type": "agent_progress", "message": bare}, parentToolUseID="task1")
+    task_result(s, agent_id=None)
+    child = subagent_of(s.load(), "task1")
+    assert [c.call_id for c in child.tool_calls()] == ["sub-1"]
+
+
+def test_issue21_6_background_agents_get_their_outcome_from_the_notification() -> None:
+    transcript = load(HANDMADE / "v2.1_background-agents.jsonl")
+    api, ui = transcript.tool_calls()
+    assert api.status == "success"
+    assert api.result is not None
+    assert api.result.text == "The API has one bug: /cart accepts negative quantities."
+    assert api.duration_ms == 184000.0  # the notification's duration_ms, not the launch's 1 s
+    assert api.ended_at == "2026-05-01T02:03:11.000Z"
+    assert api.subagent is not None
+    assert (api.subagent.tool_count, api.subagent.duration_ms) == (7, 184000.0)
+    assert ui.status == "error"  # linked by its task id (the agent id) alone
+    assert ui.subagent is not None
+    assert ui.subagent.reason == "API Error: Rate limit reached"
+    # The notifications are no prompts: one prompt, one turn.
+    prompts = of(transcript, UserMessage)
+    assert [p.text for p in prompts] == ["Review the API and the UI in parallel, in the background"]
+    assert not any("task-notification" in getattr(e, "text", "") for e in transcript)
+
+
+def test_issue21_6_a_background_call_without_its_notification_is_unknown() -> None:
+    s = Session()
+    s.user("review in the background")
+    s.assistant("m1", tool_use("bg", "Agent", description="review", prompt="p",
+                               run_in_background=True))  # fmt: skip
+    launched = {"isAsync": True, "status": "async_launched", "agentId": "a9"}
+    s.result("bg", [text("Async agent launched successfully.")], toolUseResult=launched)
+    [call] = s.load().tool_calls()
+    assert (call.status, call.duration_ms, call.ended_at) == ("unknown", None, None)
+    assert call.meta == {"background": True, "model": "claude-x"}
+
+
+def test_issue21_3_queued_prompts_are_the_users_where_they_were_typed() -> None:
+    transcript = load(HANDMADE / "v2.1_queued-prompts-and-wrappers.jsonl")
+    kinds = [(e.kind, getattr(e, "text", None) or getattr(e, "name", None)) for e in transcript]
+    assert kinds[:4] == [
+        ("user", "Run the tests"),
+        ("tool_call", "Bash"),
+        ("user", "also run the linter"),
+        ("system", "Lint hook: 1 warning in src/cart.ts"),
+    ]
+    queued = of(transcript, UserMessage)[1]
+    assert (queued.meta, queued.timestamp) == ({"queued": True}, "2026-05-01T02:00:03.400Z")
+    counts = transcript.accounting.counts if transcript.accounting else {}
+    assert counts["attachment/queued_command"] == {"mapped": 1}
+    assert counts["attachment/todo_reminder"] == {"ignored": 1}
+    assert counts["queue-operation"] == {"ignored": 2}
+
+
+def test_issue21_3_queued_messages_from_other_agents_are_notices() -> None:
+    s = Session()
+    s.user("coordinate")
+    s.add("attachment", attachment={"type": "queued_command", "prompt": "done with step 1",
+          "commandMode": "prompt", "origin": {"kind": "peer", "from": "worker"}})  # fmt: skip
+    _, notice = s.load().entries
+    assert isinstance(notice, SystemNotice)
+    assert notice.text == "Message from worker: done with step 1"
+
+
+def test_issue11_7_harness_wrappers_are_never_prompts() -> None:
+    transcript = load(HANDMADE / "v2.1_queued-prompts-and-wrappers.jsonl")
+    prompts = [m.text for m in of(transcript, UserMessage)]
+    assert prompts == ["Run the tests", "also run the linter", "Thanks! <b>Ship</b> it"]
+    notices = [n.text for n in of(transcript, SystemNotice)]
+    assert "Remember the style guide." in notices  # a wrapper turnfold has no rule for
+    assert not any("Caveat" in n or "IDE" in n for n in notices)  # context for the model only
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n"
+        '<summary>Background command "build" completed (exit code 0)</summary>\n'
+        "</task-notification>",
+        [text("<system-reminder>x</system-reminder>\n<system-reminder>y</system-reminder>")],
+        "<local-command-caveat>Caveat: …</local-command-caveat>",
+    ],
+)
+def test_issue11_7_a_user_record_made_of_wrappers_starts_no_turn(content: Any) -> None:
+    s = Session()
+    s.user("first")
+    s.assistant("m1", text("ok"))
+    s.user(content)
+    assert [m.text for m in of(s.load(), UserMessage)] == ["first"]
+
+
+def test_issue11_7_a_background_command_notification_settles_its_bash_call() -> None:
+    s = Session()
+    s.user("build in the background")
+    s.assistant("m1", tool_use("b1", "Bash", command="make", run_in_background=True))
+    s.result("b1", "Command running in background with ID: bq7", toolUseResult={
+        "stdout": "", "stderr": "", "interrupted": False, "backgroundTaskId": "bq7"})  # fmt: skip
+    s.user("<task-notification>\n<task-id>bq7</task-id>\n<status>failed</status>\n<summary>"
+           'Background command "make" failed with exit code 2</summary>\n</task-notification>',
+           origin={"kind": "task-notification"})  # fmt: skip
+    [call] = s.load().tool_calls()
+    assert call.status == "error"
+    assert call.result is not None
+    assert call.result.text == (
+        "Command running in background with ID: bq7\n"
+        'Background command "make" failed with exit code 2'
+    )
+
+
+def test_issue21_10_the_recorded_turn_duration_wins_over_timestamps() -> None:
+    transcript = load(HANDMADE / "v2.1_queued-prompts-and-wrappers.jsonl")
+    texts = of(transcript, AssistantText)
+    assert [t.meta.get("turn_duration_ms") for t in texts] == [46000.0, 63100.0]
+    from turnfold.process import project
+
+    headers = [
+        getattr(item, "header", None) for item in project(transcript) if hasattr(item, "header")
+    ]
+    assert [h.duration for h in headers if h is not None][-1] == "1m 3s"
+
+
+def test_issue11_8_attached_documents_are_attachment_lines() -> None:
+    transcript = load(HANDMADE / "v2.1_attachments-images-mcp.jsonl")
+    [prompt] = of(transcript, UserMessage)
+    assert prompt.text == (
+        "[attachment: spec.pdf · application/pdf · 9 B]\n\n"
+        "What does this screenshot show, compared with the spec?"
+    )
+    assert [i.media_type for i in prompt.images] == ["image/png"]
+    assert transcript.warnings == []
+
+
+def test_issue21_14_tool_references_whitespace_text_and_models() -> None:
+    transcript = load(HANDMADE / "v2.1_attachments-images-mcp.jsonl")
+    search, browser = transcript.tool_calls()
+    assert search.result is not None
+    assert search.result.text == (
+        "Tool: mcp__Claude_Browser__javascript_tool\nTool: mcp__Claude_Browser__screenshot"
+    )
+    # "\n\n" alone makes no entry; the response's model sits on its first entry (21.13).
+    assert [e.kind for e in transcript][:2] == ["user", "tool_call"]
+    assert search.meta == {"model": "claude-opus-4-7"}
+    [answer] = of(transcript, AssistantText)
+    assert answer.model == "claude-sonnet-4-6"
+    assert browser.meta == {"model": "claude-sonnet-4-6"}

@@ -19,6 +19,10 @@ use``, ``mcp_tool_use``
                                (``*_error``, ``error_code``) → ``error``; a code execution
                                with a non-zero ``return_code`` → ``error``; else ``success``
 ``image`` in a result          :class:`ImageData` (base64 sources only)
+``tool_reference`` in a        a line naming the tool it references (a tool search's
+result                         result is made of them)
+``document``, ``file``,        an attachment line (name, media type, size): the user
+``container_upload``           attached it (:func:`attachment_line`)
 =============================  ===========================================================
 
 Everything here is a pure function of one block; pairing calls with results is the loaders' job.
@@ -117,6 +121,75 @@ def call_of(
     )
 
 
+#: Blocks that carry a file the user attached; shown as an attachment line.
+ATTACHMENT_TYPES = NameSet({"document", "file", "container_upload"})
+
+
+def image_of(block: Mapping[str, Any]) -> ImageData | None:
+    """An ``image`` block with base64 data as :class:`ImageData`; None for other sources."""
+    return _image(block)
+
+
+def attachment_line(block: Mapping[str, Any]) -> str:
+    """A file block (``document``, ``file``, an image by URL) as one line: name, media type,
+    size. Its content is not shown, but that it was attached is (spec X-2).
+
+    >>> attachment_line({"type": "document", "title": "spec.pdf",
+    ...                  "source": {"type": "base64", "media_type": "application/pdf",
+    ...                             "data": "QUJD"}})
+    '[attachment: spec.pdf · application/pdf · 3 B]'
+    >>> attachment_line({"type": "file", "file": {"file_id": "file_01"}})
+    '[attachment: file_01]'
+    """
+    source = block.get("source")
+    source = source if isinstance(source, Mapping) else {}
+    inner = block.get("file")
+    inner = inner if isinstance(inner, Mapping) else {}
+    name = next(
+        (
+            value
+            for value in (
+                block.get("title"), block.get("name"), block.get("filename"),
+                inner.get("filename"), inner.get("name"), source.get("url"),
+                source.get("file_id"), inner.get("file_id"), block.get("file_id"),
+            )
+            if isinstance(value, str) and value
+        ),
+        str(block.get("type") or "file"),
+    )  # fmt: skip
+    media_type = next(
+        (
+            value
+            for value in (source.get("media_type"), block.get("media_type"),
+                          inner.get("media_type"), inner.get("mime_type"))
+            if isinstance(value, str) and value
+        ),
+        None,
+    )  # fmt: skip
+    size = _size(block.get("size"), inner.get("size"), source.get("data"))
+    parts = [p for p in (name, media_type, size) if p]
+    return f"[attachment: {' · '.join(parts)}]"
+
+
+def _size(*candidates: Any) -> str | None:
+    """A recorded byte size, or the size of base64 data, in readable units."""
+    count: float | None = None
+    for value in candidates:
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            count = value
+            break
+        if isinstance(value, str) and value:
+            count = len(value.rstrip("=")) * 3 // 4  # decoded bytes of base64 data
+            break
+    if count is None:
+        return None
+    for unit in ("B", "KB", "MB"):
+        if count < 1024 or unit == "MB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    return None
+
+
 def _image(block: Mapping[str, Any]) -> ImageData | None:
     source = block.get("source")
     if not isinstance(source, Mapping) or source.get("type") != "base64":
@@ -152,6 +225,11 @@ def _content_part(block: Mapping[str, Any]) -> str | ImageData | None:
         return _image(block)
     if kind == "document":
         return _document_text(block)
+    if kind == "tool_reference":  # a tool search found this tool
+        name = block.get("tool_name") or block.get("name")
+        return f"Tool: {name}" if isinstance(name, str) and name else "Tool: ?"
+    if kind in ("file", "container_upload"):
+        return attachment_line(block)
     if kind in ("search_result", "web_search_result"):
         return _search_line(block)
     return None

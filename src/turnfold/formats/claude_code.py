@@ -3,17 +3,22 @@
 One JSON record per line; ``message.content`` holds Anthropic blocks, converted by
 :mod:`turnfold.formats.anthropic_blocks`. Records map like this:
 
-- ``user`` with text → :class:`UserMessage`, except:
+- ``user`` with text → :class:`UserMessage` (pasted images in ``images``; an attached
+  ``document`` / ``file`` block as an ``[attachment: name · media type · size]`` line), except:
   ``isMeta`` lines (injected context, expanded command prompts) are not prompts;
+  ``[Request interrupted by user…]`` → :class:`AbortMarker`, and the turn's calls still without a
+  result become ``cancelled``; ``isCompactSummary`` → the summary of the preceding
+  compaction boundary. One rule for harness notices: a text made of nothing but hyphenated tag
+  elements (``<task-notification>``, ``<system-reminder>``, ``<command-…>``, ``<bash-…>``,
+  ``<local-command-…>``, …) is never a prompt. By tag:
   ``<command-name>/x</command-name><command-args>a</command-args>`` → ``UserMessage(command="/x",
   text="a")``; ``<local-command-stdout>`` / ``-stderr`` → :class:`SystemNotice`
   (``subtype="local_command"``); ``<bash-input>`` (the ``!`` shell) → a user-initiated ``Bash``
   :class:`ToolCall` whose ``<bash-stdout>`` / ``<bash-stderr>`` line is its result (status
-  ``unknown``: no exit code is recorded); ``<system-reminder>`` blocks are removed; pasted
-  images are counted in ``meta["images"]`` (a prompt of images only reads ``[image]``);
-  ``[Request interrupted by user…]`` → :class:`AbortMarker`, and the turn's calls still without a
-  result become ``cancelled``; ``isCompactSummary`` → the summary of the preceding
-  compaction boundary.
+  ``unknown``: no exit code is recorded); ``<task-notification>`` (or ``origin.kind:
+  task-notification``) → the outcome of the background call it names (below);
+  ``<system-reminder>`` and ``<local-command-caveat>`` only give the model context (nothing, and
+  removed from a prompt); any other wrapper → a notice of its inner text.
 - ``user`` with ``tool_result`` blocks → the outcome of the call with that ``tool_use_id``
   (or the line's ``sourceToolUseID``): a rejection ("The user doesn't want to proceed…",
   ``[Request interrupted by user for tool use]``, ``toolDenialKind``) or an interrupted Bash →
@@ -31,10 +36,30 @@ One JSON record per line; ``message.content`` holds Anthropic blocks, converted 
   Claude Code was still retrying; ``api_refusal`` → :class:`AssistantError`; ``stop_hook_summary``
   with hook errors, ``model_refusal_fallback``, ``informational``, ``local_command`` and any other
   subtype with text → :class:`SystemNotice`; ``turn_duration`` and ``session_start`` are skipped.
+- ``system`` ``turn_duration`` → ``meta["turn_duration_ms"]`` of the turn's last text (or its
+  prompt): the recorded duration beats the timestamp span in the turn header.
+- ``attachment`` (context Claude Code adds for the model): ``queued_command`` typed by the user
+  (``origin.kind: human``, or no origin) → a :class:`UserMessage` with ``meta["queued"]``, where
+  the agent read it; one from another agent → a notice; a queued task notification → the outcome
+  of its call. ``hook_system_message`` → a notice. The other types are left out by design
+  (:data:`RECORDS` says why).
+- ``progress``: ``agent_progress`` → a sub-agent's step (below); ``bash_progress`` (streaming
+  output, the final result wins), ``hook_progress`` and the like are left out by design.
 - ``summary`` / ``ai-title`` / ``custom-title`` → ``metadata["title"]`` (custom beats AI beats
-  summary). Bookkeeping types (:data:`BOOKKEEPING`: file-history-snapshot, queue-operation,
-  progress, attachment, …) are skipped silently, keeping only their uuid links; any other type
-  is skipped with one warning per type, so a new Claude Code release does not flood the notice.
+  summary). Bookkeeping types (file-history-snapshot, queue-operation, last-prompt, mode, …) are
+  left out, keeping only their uuid links; any other type (and any unknown ``attachment`` or
+  ``progress`` kind) is skipped with one warning per type, so a new Claude Code release does not
+  flood the notice. Every record is accounted for (:data:`RECORDS`; spec X-2).
+
+Background tasks: an ``Agent`` call with ``run_in_background`` returns at once
+(``toolUseResult.status: "async_launched"``): it stays ``unknown`` (still running, as far as the
+file says) until a ``<task-notification>`` whose ``<tool-use-id>``, or ``<task-id>`` = the call's
+``agentId`` (a background command's ``backgroundTaskId``), names it: then ``<status>`` gives its
+status, ``<result>`` its result, ``<usage>`` its duration and tool count, the notification's time
+its end. A notification that names no call is a notice.
+
+Models: each :class:`AssistantText` has its response's model; a response that wrote no text keeps
+it in its first entry's ``meta["model"]``.
 
 Branches: records form a uuid/parentUuid DAG (``logicalParentUuid`` bridges a compaction). The
 active branch is the one ending at the last conversational record. A rewind leaves an older
@@ -54,7 +79,13 @@ used as the output count). Its transcript comes from:
    read as the transcript);
 2. given a path, ``agent-<agentId>.jsonl`` in ``<session>/subagents/`` (v2.1) or beside the
    session (v2.0), or the file whose ``agent-*.meta.json`` names the call in ``toolUseId``;
-   child files are read by this same loader.
+   child files are read by this same loader (their records are accounted for in the
+   parent's accounting);
+3. failing a file, the ``progress`` records of type ``agent_progress`` whose ``parentToolUseID``
+   is the call (Claude Code 2.1 writes each step of a running sub-agent there): their
+   ``data.message`` records, read in file order by this same loader. The file wins when both
+   exist, so no call is counted twice; steps under a call that is no Task/Agent call still nest
+   under it, steps under a call the file does not hold are a warning.
 
 Timestamps that are not ISO-8601 (``"[trimmed for fixture]"``) become ``None``, with one warning
 for the whole file. Nothing is kept of the raw records but the entries built from them; the
@@ -66,12 +97,14 @@ from __future__ import annotations
 
 import heapq
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from turnfold.formats import anthropic_blocks as blocks
+from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
     checked_timestamp,
@@ -88,6 +121,7 @@ from turnfold.model import (
     AssistantText,
     CompactionBoundary,
     Entry,
+    ImageData,
     SubAgent,
     SystemNotice,
     ToolCall,
@@ -99,17 +133,129 @@ from turnfold.model import (
 
 NAME = "claude-code"
 
-#: Record types that carry nothing to show; skipped without a warning (their uuid links stay).
-BOOKKEEPING = NameSet(
-    {"file-history-snapshot", "queue-operation", "progress", "attachment", "agent-name",
-     "last-prompt", "permission-mode", "mode", "pr-link", "worktree-state", "bridge-session",
-     "frame-link", "relocated", "started", "result", "atis-latch", "tag", "agent-color",
-     "agent-setting"}
-)  # fmt: skip
 #: Record types whose text is the session title, weakest first.
 TITLE_KEYS = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
 AGENT_TOOLS = NameSet({"Task", "Agent"})
-_SILENT_SYSTEM = NameSet({"turn_duration", "session_start", "stop_hook_summary"})
+
+#: Top-level record types left out by design, and why (their uuid links stay in the DAG).
+_IGNORED_TYPES: dict[str, str] = {
+    "file-history-snapshot": "checkpoints of edited files, for rewinding; no conversation",
+    "queue-operation": "the prompt queue's bookkeeping; a queued prompt is shown from its "
+    "`queued_command` attachment, where the agent read it",
+    "agent-name": "the agent's display name",
+    "last-prompt": "a copy of the last prompt, for resuming",
+    "permission-mode": "the permission mode setting",
+    "mode": "the input mode setting",
+    "pr-link": "a pull request linked to the session",
+    "worktree-state": "git worktree bookkeeping",
+    "bridge-session": "remote-control bridge bookkeeping",
+    "frame-link": "a preview frame linked to the session",
+    "relocated": "the session moved to another directory",
+    "started": "a workflow step started (its agent's records carry the content)",
+    "result": "a workflow step's result (its agent's records carry the content)",
+    "atis-latch": "internal client state",
+    "tag": "a session tag",
+    "agent-color": "the agent's display colour",
+    "agent-setting": "the agent's settings",
+}
+#: Record types that carry nothing to show; skipped without a warning (their uuid links stay).
+BOOKKEEPING = NameSet({*_IGNORED_TYPES, "progress", "attachment"})
+
+#: ``progress`` records by ``data.type``: only a sub-agent's steps carry content.
+_IGNORED_PROGRESS: dict[str, str] = {
+    "bash_progress": "streaming output of a running command; its final result is shown",
+    "hook_progress": "a hook that is running; hooks that fail or speak leave a notice",
+    "mcp_progress": "progress of a running MCP tool; its final result is shown",
+    "query_update": "progress of a running search; its final result is shown",
+    "search_results_received": "progress of a running search; its final result is shown",
+    "waiting_for_task": "a wait on a background task; the task's notification is shown",
+}
+#: ``attachment`` records by ``attachment.type`` (context Claude Code adds for the model).
+_IGNORED_ATTACHMENTS: dict[str, str] = {
+    "agent_listing_delta": "the sub-agent types offered to the model",
+    "auto_mode": "auto mode instructions for the model",
+    "batching_reminder_sent": "a reminder to the model",
+    "budget_usd": "the spending budget, for the model",
+    "command_permissions": "the tools a slash command may use",
+    "compact_file_reference": "a file re-read after a compaction",
+    "critical_system_reminder": "a reminder to the model",
+    "date_change": "the date, for the model",
+    "deferred_tools_delta": "the tools offered to the model",
+    "diagnostics": "IDE diagnostics given to the model",
+    "directory": "a directory the user mentioned, listed for the model",
+    "dynamic_skill": "skills offered to the model",
+    "edited_image_file": "a file changed outside the session, for the model",
+    "edited_text_file": "a file changed outside the session, for the model",
+    "file": "a file the user mentioned, read for the model (the prompt names it)",
+    "hook_additional_context": "context a hook gave the model",
+    "hook_blocking_error": "a hook's blocking error; the blocked call's result says so",
+    "hook_cancelled": "a hook that was cancelled",
+    "hook_error_during_execution": "a hook that failed to run",
+    "hook_non_blocking_error": "a hook's error that stopped nothing",
+    "hook_permission_decision": "a hook's permission decision; the call's result says so",
+    "hook_success": "a hook that ran without a message",
+    "invoked_skills": "skills the model invoked, for the model",
+    "mcp_instructions_delta": "MCP server instructions for the model",
+    "mcp_resource": "an MCP resource the user mentioned, read for the model",
+    "nested_memory": "a CLAUDE.md memory file read for the model",
+    "opened_file_in_ide": "the file open in the IDE, for the model",
+    "plan_file_reference": "the plan file, for the model",
+    "plan_mode": "plan mode instructions for the model",
+    "plan_mode_exit": "plan mode ended, for the model",
+    "plan_mode_reentry": "plan mode instructions for the model",
+    "read_truncation_notice": "a note to the model that a read was cut",
+    "selected_lines_in_ide": "lines selected in the IDE, for the model",
+    "silent_turn_reminder": "a reminder to the model",
+    "skill_listing": "skills offered to the model",
+    "task_reminder": "the task list, for the model",
+    "task_status": "a background task's status, for the model",
+    "todo_reminder": "the todo list, for the model",
+    "token_usage": "the context's token usage, for the model",
+    "total_tokens_reminder": "a reminder to the model",
+    "ultra_effort_enter": "effort level instructions for the model",
+    "ultra_effort_exit": "effort level instructions for the model",
+    "ultramemory": "memory given to the model",
+}
+#: ``system`` records by subtype; any other subtype with text becomes a notice.
+_SYSTEM_MAPPED: dict[str, str] = {
+    "compact_boundary": "a compaction boundary (trigger, tokens before)",
+    "api_error": "an assistant error, or a warning notice while Claude Code still retried",
+    "error": "an assistant error, or a warning notice while Claude Code still retried",
+    "api_refusal": "an assistant error: the request was refused",
+    "stop_hook_summary": "a warning notice when hooks failed; nothing otherwise",
+    "turn_duration": "the turn's recorded duration (`durationMs`), shown in its header",
+    "informational": "a notice",
+    "local_command": "a notice with the command's output",
+    "model_refusal_fallback": "a notice: the model fell back to another",
+}
+_SYSTEM_IGNORED: dict[str, str] = {"session_start": "the session started; nothing to show"}
+
+RECORDS = Records(
+    mapped={
+        "user": "the user's prompt (a slash command, a `!` shell call), tool results, "
+        "background task notifications (the outcome of their call), harness notices",
+        "assistant": "text, thinking and tool calls of one response (lines merged by message id)",
+        **{f"system/{k}": v for k, v in _SYSTEM_MAPPED.items()},
+        "system": "other subtypes: a notice of their text",
+        "summary": "the session title (weakest)",
+        "ai-title": "the session title",
+        "custom-title": "the session title (strongest)",
+        "progress/agent_progress": "a sub-agent's step, when no sub-agent file holds its steps",
+        "attachment/queued_command": "a prompt typed while the agent worked, where it read it; "
+        "from another agent, a notice; a task notification, the outcome of its call",
+        "attachment/hook_system_message": "a notice with the hook's message",
+    },
+    ignored={
+        "user/isMeta": "context Claude Code injects (expanded commands, caveats), not the "
+        "user's words",
+        **{f"system/{k}": v for k, v in _SYSTEM_IGNORED.items()},
+        **_IGNORED_TYPES,
+        "progress": "a progress record of no kind: nothing to show",
+        "attachment": "an attachment of no kind: nothing to show",
+        **{f"progress/{k}": v for k, v in _IGNORED_PROGRESS.items()},
+        **{f"attachment/{k}": v for k, v in _IGNORED_ATTACHMENTS.items()},
+    },
+)
 _INTERRUPTED = "[Request interrupted by user"
 _REJECTED = ("The user doesn't want to proceed", "The user doesn't want to take this action")
 _TOOL_ERROR = "<tool_use_error>"
@@ -192,6 +338,8 @@ class _Thread:
     open_calls: list[ToolCall] = field(default_factory=list)  # this turn's calls, for interrupts
     boundary: CompactionBoundary | None = None  # waiting for its isCompactSummary line
     shell: ToolCall | None = None  # a `!` command waiting for its output line
+    last_prompt: UserMessage | None = None  # this turn's prompt and last text: where a
+    last_text: AssistantText | None = None  # recorded turn duration goes
 
 
 @dataclass(slots=True)
@@ -200,6 +348,8 @@ class _Response:
 
     text: AssistantText | None = None
     usage: Any = None  # the raw usage object, converted once at the end
+    first: Entry | None = None  # where the model goes when the response wrote no text
+    model: str | None = None
 
 
 @dataclass(slots=True)
@@ -211,6 +361,15 @@ class _Spawn:
     prompt: str | None
     agent_id: str | None = None
     thread: _Thread | None = None
+
+
+@dataclass(slots=True)
+class _Steps:
+    """A sub-agent's steps as the parent file records them (``progress/agent_progress``)."""
+
+    agent_id: str | None = None
+    records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -279,9 +438,18 @@ def _without_reminders(text: str) -> str:
 class _Reader:
     """Reads one session file in a single pass, then assembles the transcript."""
 
-    def __init__(self, source: Source, context: _Context) -> None:
+    def __init__(
+        self, source: Source, context: _Context, steps: dict[str, _Steps] | None = None
+    ) -> None:
         self.source = source
         self.context = context
+        #: Sub-agent steps by the id of the call that spawned the agent. A sub-agent built from
+        #: them shares the dict (its own sub-agents' steps are in it); its owner warns about
+        #: the steps no call took.
+        self.owns_steps = steps is None
+        self.steps: dict[str, _Steps] = {} if steps is None else steps
+        self.background: dict[str, ToolCall] = {}  # background task id → its call
+        self.notified: set[str] = set()  # calls a task notification has settled
         self.main = _Thread()
         self.sidechains: list[_Thread] = []
         self.thread_of: dict[str, _Thread] = {}  # every uuid seen → its thread
@@ -302,6 +470,8 @@ class _Reader:
             "user": self.user,
             "assistant": self.assistant,
             "system": self.system,
+            "progress": self.progress,
+            "attachment": self.attachment,
         }
 
     # --- the pass over the records -----------------------------------------------------------
@@ -330,28 +500,36 @@ class _Reader:
         kind = record.get("type")
         handler = self.handlers.get(kind) if isinstance(kind, str) else None
         uuid, parent = _str(record.get("uuid")), _str(record.get("parentUuid"))
-        if handler is not None and not _claude_shaped(record):
+        message_line = kind in _MESSAGE_TYPES
+        if message_line and not _claude_shaped(record):
             self.source.warn(f"{kind} record without Claude Code message content; skipped", line)
             handler = None
         elif handler is not None:
             self.recognised = True
         elif kind in TITLE_KEYS:
             self.recognised = True
+            self.source.mapped(kind)
             self.title(kind, record)
-        elif kind in BOOKKEEPING:
+        elif kind in _IGNORED_TYPES:
             self.recognised = True
+            self.source.ignored(kind)
         else:
-            self.unknown_types.setdefault(str(kind), []).append(line)
+            self.unknown(str(kind), line)
         if handler is None and uuid is None:
             return
         thread = self.thread_for(record, line, uuid, parent)
         node = _Node(line, uuid, parent)
         if handler is not None:
-            node.conversational = True
-            if self.envelope_keys:
+            node.conversational = message_line
+            if self.envelope_keys and message_line:
                 self.envelope(record)
             handler(record, line, thread, node)
         thread.nodes.append(node)
+
+    def unknown(self, record_type: str, line: int) -> None:
+        """A record type this loader does not know: one warning per type, at the end."""
+        self.unknown_types.setdefault(record_type, []).append(line)
+        self.source.note(record_type, "warned")
 
     def thread_for(
         self, record: dict[str, Any], line: int, uuid: str | None, parent: str | None
@@ -403,7 +581,7 @@ class _Reader:
         content = record["message"].get("content")
         results: list[dict[str, Any]] = []
         texts: list[str] = []
-        images = 0
+        images: list[ImageData] = []
         for part in content if isinstance(content, list) else [content]:
             if isinstance(part, str):
                 texts.append(part)
@@ -411,53 +589,90 @@ class _Reader:
                 continue
             elif part.get("type") == "text" and isinstance(part.get("text"), str):
                 texts.append(part["text"])
-            elif part.get("type") == "image":
-                images += 1
+            elif part.get("type") == "image" and (image := blocks.image_of(part)) is not None:
+                images.append(image)
             elif blocks.is_result_block(part):
                 results.append(part)
+            elif part.get("type") in blocks.ATTACHMENT_TYPES or part.get("type") == "image":
+                texts.append(blocks.attachment_line(part))  # the user attached it: say so
+            elif isinstance(part.get("type"), str):
+                self.unknown_block(part.get("type"), line)
+        compact = record.get("isCompactSummary") is True
+        injected = record.get("isMeta") is True and not results and not compact
+        # isMeta: context Claude Code injects (expanded commands, caveats), not the user's words.
+        self.source.note("user/isMeta" if injected else "user", "ignored" if injected else "mapped")
         for block in results:
             # toolUseResult describes the line's result only when the line holds just one.
             extra = record.get("toolUseResult") if len(results) == 1 else None
             self.settle(block, record, extra, stamp, line)
-        if record.get("isCompactSummary") is True:
+        if compact:
             self.compact_summary(thread, "\n\n".join(texts), stamp, node)
-        elif record.get("isMeta") is not True:  # isMeta: injected context, not the user's words
-            text = "\n\n".join(t for t in texts if t)
+        elif not injected:
+            text = "\n\n".join(t for t in texts if t.strip())
             if text or images:
                 self.user_text(text, images, record, stamp, thread, node)
 
     def user_text(
         self,
         text: str,
-        images: int,
+        images: list[ImageData],
         record: dict[str, Any],
         stamp: str | None,
         thread: _Thread,
         node: _Node,
     ) -> None:
+        """A user line's text: an interrupt, a harness notice (one rule: :func:`_wrappers`) or
+        the user's prompt."""
         head = text.lstrip()[:200]
+        origin = record.get("origin")
+        notified = isinstance(origin, dict) and origin.get("kind") == "task-notification"
+        tags = _wrappers(text)
         if head.startswith(_INTERRUPTED):
             self.interrupt(thread, head.strip().strip("[]"), stamp, node)
-        elif "<command-name>" in text:
-            node.entries.append(_command(text, stamp))
-            self.new_turn(thread, node)
-        elif "<local-command-stdout>" in text or "<local-command-stderr>" in text:
+        elif notified or (tags and "task-notification" in tags):
+            self.notification(text, stamp, node)
+        elif tags and "command-name" in tags:
+            command = _command(text, stamp)
+            command.images = images
+            node.entries.append(command)
+            self.new_turn(thread, node, command)
+        elif tags and ("local-command-stdout" in tags or "local-command-stderr" in tags):
             node.entries.extend(_local_output(text, stamp))
-        elif "<bash-input>" in text:
+        elif tags and "bash-input" in tags:
             self.shell_input(text, record, stamp, thread, node)
-        elif "<bash-stdout>" in text or "<bash-stderr>" in text:
+        elif tags and ("bash-stdout" in tags or "bash-stderr" in tags):
             self.shell_output(text, stamp, thread)
+        elif tags:
+            notice = _wrapper_notice(text, tags, stamp)
+            if notice is not None:
+                node.entries.append(notice)
         else:
             if "<system-reminder>" in text:
                 text = _without_reminders(text).strip()
-            meta = {"images": images} if images else {}
             if text or images:
-                node.entries.append(UserMessage(text=text or "[image]", timestamp=stamp, meta=meta))
-                self.new_turn(thread, node)
+                message = UserMessage(text=text, images=images, timestamp=stamp)
+                node.entries.append(message)
+                self.new_turn(thread, node, message)
 
-    def new_turn(self, thread: _Thread, node: _Node) -> None:
+    def new_turn(self, thread: _Thread, node: _Node, prompt: UserMessage) -> None:
         node.prompt = True
         thread.open_calls.clear()
+        thread.last_prompt, thread.last_text = prompt, None
+
+    def notification(self, text: str, stamp: str | None, node: _Node) -> None:
+        """A ``<task-notification>``: a background task (an agent run with
+        ``run_in_background``, a background command) finished. Its call gets the outcome; the
+        notification is no prompt and starts no turn. One that names no call is a notice."""
+        fields = {name: (_tag(text, name) or "").strip() for name in _NOTIFICATION_FIELDS}
+        call = self.calls.get(fields["tool-use-id"]) or self.background.get(fields["task-id"])
+        if call is None:
+            summary = fields["summary"] or _without_tags(text)
+            node.entries.append(
+                SystemNotice(text=summary, subtype="task_notification", timestamp=stamp)
+            )
+        elif call.call_id not in self.notified:
+            self.notified.add(call.call_id)
+            _settle_background(call, fields, stamp)
 
     def interrupt(self, thread: _Thread, reason: str, stamp: str | None, node: _Node) -> None:
         """``[Request interrupted by user…]``: the turn stopped; its unfinished calls too."""
@@ -534,6 +749,14 @@ class _Reader:
             spawn = self.spawn_of.get(call.call_id)
             if spawn is not None:
                 _record_stats(spawn, extra)
+            task_id = _str(extra.get("backgroundTaskId"))
+            if extra.get("status") == "async_launched" or extra.get("isAsync") is True:
+                # Launched in the background: the call runs until its task notification.
+                call.status, call.ended_at, call.duration_ms = "unknown", None, None
+                call.meta["background"] = True
+                task_id = _str(extra.get("agentId")) or task_id
+            if task_id:
+                self.background.setdefault(task_id, call)
 
     def shaped_result(
         self, call: ToolCall, status: ToolStatus, result: ToolResult, extra: Any
@@ -563,6 +786,7 @@ class _Reader:
     # --- assistant lines ----------------------------------------------------------------------
 
     def assistant(self, record: dict[str, Any], line: int, thread: _Thread, node: _Node) -> None:
+        self.source.mapped("assistant")
         stamp = self.timestamp(record, line)
         message = record["message"]
         content = message.get("content")
@@ -579,13 +803,15 @@ class _Reader:
             self.metadata["model"] = model
         batch_id = _str(message.get("id")) or node.uuid or f"line-{line}"
         response = self.responses.setdefault(batch_id, _Response())
+        response.model = model or response.model
         for part in parts:
             entry = self.assistant_entry(part, batch_id, model, stamp, line, thread)
             if entry is not None:
                 entry.timestamp = stamp
                 node.entries.append(entry)
+                response.first = response.first or entry
                 if isinstance(entry, AssistantText):
-                    response.text = entry
+                    response.text = thread.last_text = entry
         if "usage" in message:
             response.usage = message["usage"]  # the last line of a response has the final counts
 
@@ -605,7 +831,9 @@ class _Reader:
         kind = part.get("type")
         if kind == "text":
             text = part.get("text")
-            return AssistantText(text=text, model=model) if isinstance(text, str) and text else None
+            if isinstance(text, str) and text.strip():  # whitespace alone is no entry
+                return AssistantText(text=text, model=model)
+            return None
         if kind in ("thinking", "redacted_thinking"):
             return blocks.thinking_of(part)
         if kind in blocks.CALL_TYPES:
@@ -615,10 +843,13 @@ class _Reader:
         if blocks.is_result_block(part):  # a server tool's result, in the same response
             self.settle(part, {}, None, stamp, line)
             return None
+        self.unknown_block(kind, line)
+        return None
+
+    def unknown_block(self, kind: Any, line: int) -> None:
         if str(kind) not in self.unknown_blocks:
             self.unknown_blocks.add(str(kind))
             self.source.warn(f"unknown content block type {kind!r} skipped", line)
-        return None
 
     def start_call(
         self, part: dict[str, Any], batch_id: str, stamp: str | None, line: int, thread: _Thread
@@ -652,6 +883,10 @@ class _Reader:
     def system(self, record: dict[str, Any], line: int, thread: _Thread, node: _Node) -> None:
         stamp = self.timestamp(record, line)
         subtype = _str(record.get("subtype"))
+        if subtype in _SYSTEM_IGNORED:
+            self.source.ignored(f"system/{subtype}")
+            return
+        self.source.mapped(f"system/{subtype}" if subtype in _SYSTEM_MAPPED else "system")
         node.logical_parent = _str(record.get("logicalParentUuid"))
         entry: Entry | None
         if subtype == "compact_boundary":
@@ -663,11 +898,110 @@ class _Reader:
             entry = _refusal(record)
         elif subtype == "stop_hook_summary":
             entry = _hook_errors(record)
+        elif subtype == "turn_duration":
+            entry = None
+            self.turn_duration(record, thread)
         else:
-            entry = None if subtype in _SILENT_SYSTEM else _notice(record, subtype)
+            entry = _notice(record, subtype)
         if entry is not None:
             entry.timestamp = stamp
             node.entries.append(entry)
+
+    def turn_duration(self, record: dict[str, Any], thread: _Thread) -> None:
+        """The turn's recorded duration beats the span of its timestamps (L-3, issue 21.10)."""
+        duration = record.get("durationMs")
+        target: Entry | None = thread.last_text or thread.last_prompt
+        if isinstance(duration, bool) or not isinstance(duration, (int, float)):
+            return
+        if duration > 0 and target is not None:
+            target.meta["turn_duration_ms"] = float(duration)
+
+    # --- progress and attachment lines --------------------------------------------------------
+
+    def progress(self, record: dict[str, Any], line: int, thread: _Thread, node: _Node) -> None:
+        data = record.get("data")
+        kind = data.get("type") if isinstance(data, dict) else None
+        if kind == "agent_progress" and isinstance(data, dict):
+            self.source.mapped("progress/agent_progress")
+            self.agent_step(record, data, line)
+        elif kind in _IGNORED_PROGRESS:
+            self.source.ignored(f"progress/{kind}")
+        elif kind is None:
+            self.source.ignored("progress")
+        else:
+            self.unknown(f"progress/{kind}", line)
+
+    def agent_step(self, record: dict[str, Any], data: dict[str, Any], line: int) -> None:
+        """One step of a running sub-agent, kept under the call that spawned it."""
+        call_id = _str(record.get("parentToolUseID"))
+        if call_id is None:
+            self.source.warn("agent progress without a parentToolUseID; skipped", line)
+            return
+        steps = self.steps.setdefault(call_id, _Steps())
+        steps.agent_id = steps.agent_id or _str(data.get("agentId"))
+        step = _step_record(data.get("message"), record)
+        if step is None:
+            return  # a progress record with no message yet (only the prompt and agent id)
+        uuid = _str(step.get("uuid"))
+        if uuid is not None:
+            if uuid in steps.seen:
+                return  # the same step written again
+            steps.seen.add(uuid)
+        steps.records.append((line, step))
+
+    def attachment(self, record: dict[str, Any], line: int, thread: _Thread, node: _Node) -> None:
+        attachment = record.get("attachment")
+        kind = attachment.get("type") if isinstance(attachment, dict) else None
+        if kind == "queued_command" and isinstance(attachment, dict):
+            self.source.mapped("attachment/queued_command")
+            self.queued(attachment, record, line, node)
+        elif kind == "hook_system_message" and isinstance(attachment, dict):
+            self.source.mapped("attachment/hook_system_message")
+            text = _str(attachment.get("content")) or _str(attachment.get("message"))
+            if text and text.strip():
+                stamp = self.timestamp(record, line)
+                node.entries.append(
+                    SystemNotice(text=text.strip(), subtype="hook_system_message", timestamp=stamp)
+                )
+        elif kind in _IGNORED_ATTACHMENTS:
+            self.source.ignored(f"attachment/{kind}")
+        elif kind is None:
+            self.source.ignored("attachment")
+        else:
+            self.unknown(f"attachment/{kind}", line)
+
+    def queued(
+        self, attachment: dict[str, Any], record: dict[str, Any], line: int, node: _Node
+    ) -> None:
+        """A prompt queued while the agent worked, shown where the agent read it (issue 21.3).
+
+        Typed by the user (``origin.kind: human``, or no origin in older builds): the user's
+        message. A task notification: the outcome of its call. From another agent: a notice.
+        """
+        stamp = checked_timestamp(attachment.get("timestamp")) or self.timestamp(record, line)
+        text, images = _prompt_content(attachment.get("prompt"))
+        origin = attachment.get("origin")
+        origin_kind = origin.get("kind") if isinstance(origin, dict) else None
+        mode = attachment.get("commandMode")
+        if (
+            origin_kind == "task-notification"
+            or mode == "task-notification"
+            or text.lstrip().startswith("<task-notification>")
+        ):
+            self.notification(text, stamp, node)
+        elif origin_kind in (None, "human"):
+            if text or images:
+                node.entries.append(
+                    UserMessage(text=text, images=images, timestamp=stamp, meta={"queued": True})
+                )
+        elif text.strip():
+            sender = _str(origin.get("from")) if isinstance(origin, dict) else None
+            head = f"Message from {sender}" if sender else f"Message ({origin_kind})"
+            node.entries.append(
+                SystemNotice(
+                    text=f"{head}: {text.strip()}", subtype="queued_command", timestamp=stamp
+                )
+            )
 
     # --- assembling the transcript ------------------------------------------------------------
 
@@ -675,11 +1009,15 @@ class _Reader:
         for response in self.responses.values():
             if response.text is not None and response.usage is not None:
                 response.text.usage = blocks.usage_of(response.usage)
+            elif response.text is None and response.first is not None and response.model:
+                response.first.meta["model"] = response.model  # model switches stay visible
         self.link_sidechains()
         self.warn_dangling()
         entries = list(self.assemble(self.main.nodes))
         for spawn in self.spawns:
             self.attach_subagent(spawn)
+        if self.owns_steps:
+            self.attach_stray_steps()
         self.finish_metadata()
         self.summarise_warnings()
         return Transcript(entries, metadata=self.metadata)
@@ -733,12 +1071,18 @@ class _Reader:
         agent = spawn.call.subagent
         if agent is None:
             return
+        steps = self.steps.pop(spawn.call.call_id, None) if spawn.call.call_id else None
+        if spawn.agent_id is None and steps is not None:
+            spawn.agent_id = agent.agent_id = steps.agent_id
         if spawn.thread is not None:
             agent.transcript = Transcript(metadata={"source_format": NAME})
             for entry in self.assemble(spawn.thread.nodes):
                 agent.transcript.append(entry)
         else:
+            # The sub-agent's own file wins over the steps the parent recorded: never both.
             agent.transcript = self.child_file(spawn)
+            if agent.transcript is None and steps is not None:
+                agent.transcript = self.child_of_steps(spawn, steps)
         child = agent.transcript
         if child is not None and spawn.call.status == "cancelled":
             # Stopping the Task stopped its agent, and the calls that agent had running.
@@ -747,6 +1091,39 @@ class _Reader:
                     child.update(call, status="cancelled")
         if spawn.call.status in ("error", "cancelled") and spawn.call.result is not None:
             agent.reason = _first_line(spawn.call.result.text)
+
+    def child_of_steps(self, spawn: _Spawn, steps: _Steps) -> Transcript | None:
+        """A sub-agent's transcript from its ``agent_progress`` steps (Claude Code 2.1), read
+        by this same loader; the steps were accounted for as the parent's records."""
+        if not steps.records:
+            return None
+        source = Source(self.source.name, iter(steps.records))
+        try:
+            child = _Reader(source, self.context, self.steps).read()
+        except TranscriptFormatError as exc:
+            self.source.warn(f"sub-agent steps: {exc.reason}", spawn.line)
+            return None
+        child.warnings[:0] = source.warnings
+        child.metadata["agent_id"] = spawn.agent_id
+        return child
+
+    def attach_stray_steps(self) -> None:
+        """Steps under a call that is no Task/Agent call still nest under it; steps under a
+        call the file does not hold are said to be lost."""
+        for call_id, steps in list(self.steps.items()):
+            call = self.calls.get(call_id)
+            if call is None or not steps.records:
+                if steps.records:
+                    self.source.warn(
+                        f"{len(steps.records)} sub-agent step(s) of call {call_id!r}, which is "
+                        "not in the file; not shown",
+                        steps.records[0][0],
+                    )
+                continue
+            del self.steps[call_id]
+            spawn = _Spawn(call, steps.records[0][0], None, agent_id=steps.agent_id)
+            call.subagent = call.subagent or SubAgent(agent_id=steps.agent_id)
+            call.subagent.transcript = self.child_of_steps(spawn, steps)
 
     def child_file(self, spawn: _Spawn) -> Transcript | None:
         """The sub-agent's own file (v2.0 beside the session, v2.1 in ``<session>/subagents``)."""
@@ -779,6 +1156,7 @@ class _Reader:
         finally:
             if stream is not None:
                 stream.close()
+        self.source.accounting.merge(source.accounting)  # nothing of the child file unaccounted
         if child is not None:
             child.warnings[:0] = source.warnings
             if spawn.agent_id:
@@ -830,6 +1208,142 @@ def _plain_text(content: Any) -> str | None:
         texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
         return "\n\n".join(t for t in texts if isinstance(t, str)) or None
     return None
+
+
+_MESSAGE_TYPES = frozenset({"user", "assistant", "system"})
+#: One harness wrapper element: ``<task-notification>…</task-notification>`` and the like. Claude
+#: Code's tags are lowercase words joined by hyphens; a user's own HTML (``<div>``) is not.
+_WRAPPER = re.compile(r"\s*<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)>(.*?)</\1>\s*", re.DOTALL)
+#: Wrappers that only give the model context: a line made of them alone shows nothing.
+_SILENT_WRAPPERS = frozenset({"system-reminder", "local-command-caveat"})
+_NOTIFICATION_FIELDS = ("task-id", "tool-use-id", "status", "summary", "result", "usage")
+#: A task notification's ``<status>`` as the outcome of its call.
+_NOTIFIED_STATUS: dict[str, ToolStatus] = {
+    "completed": "success", "failed": "error", "killed": "cancelled", "stopped": "cancelled",
+}  # fmt: skip
+
+
+def _wrappers(text: str) -> list[str] | None:
+    """The tags of a user text made of nothing but harness wrapper elements, else None.
+
+    The one rule for harness-injected user lines (issue 11.7): a text whose whole content is
+    ``<task-notification>``, ``<system-reminder>``, ``<command-…>``, ``<bash-…>``,
+    ``<local-command-…>`` or any other hyphenated tag element is a notice, never a prompt.
+
+    >>> _wrappers("<command-name>/x</command-name>\\n<command-args></command-args>")
+    ['command-name', 'command-args']
+    >>> _wrappers("fix <b>this</b>") is None, _wrappers("<bash-input>ls</bash-input> and more")
+    (True, None)
+    """
+    if not text.lstrip().startswith("<"):
+        return None
+    tags: list[str] = []
+    position = 0
+    while position < len(text):
+        match = _WRAPPER.match(text, position)
+        if match is None:
+            return None
+        tags.append(match.group(1))
+        position = match.end()
+    return tags or None
+
+
+def _without_tags(text: str) -> str:
+    """The inner text of a wrapper-only text, its elements on lines of their own."""
+    return "\n".join(m.group(2).strip() for m in _WRAPPER.finditer(text) if m.group(2).strip())
+
+
+def _wrapper_notice(text: str, tags: list[str], stamp: str | None) -> SystemNotice | None:
+    """A harness wrapper this loader gives no meaning of its own: a notice of its inner text,
+    unless it only gives the model context."""
+    if all(tag in _SILENT_WRAPPERS for tag in tags):
+        return None
+    inner = "\n".join(
+        m.group(2).strip()
+        for m in _WRAPPER.finditer(text)
+        if m.group(1) not in _SILENT_WRAPPERS and m.group(2).strip()
+    )
+    tag = next(t for t in tags if t not in _SILENT_WRAPPERS)
+    return SystemNotice(text=inner, subtype=tag, timestamp=stamp) if inner else None
+
+
+def _usage_numbers(text: str) -> dict[str, float]:
+    """``total_tokens: 900\\ntool_uses: 3\\nduration_ms: 4100`` as numbers by name."""
+    numbers: dict[str, float] = {}
+    for part in re.split(r"[\n,]", text):
+        name, _, value = part.partition(":")
+        try:
+            numbers[name.strip()] = float(value.strip())
+        except ValueError:
+            continue
+    return numbers
+
+
+def _settle_background(call: ToolCall, fields: dict[str, str], stamp: str | None) -> None:
+    """A background call's outcome from its task notification: status, result, duration.
+
+    The call ran from its launch until the notification; ``<usage>duration_ms`` is the
+    recorded duration when there is one, else the span of the two timestamps counts.
+    """
+    call.status = _NOTIFIED_STATUS.get(fields["status"].lower(), "unknown")
+    call.ended_at = stamp
+    usage = _usage_numbers(fields["usage"])
+    duration = usage.get("duration_ms")
+    call.duration_ms = duration
+    agent = call.subagent
+    if agent is not None:
+        call.result = ToolResult(
+            text=fields["result"] or fields["summary"] or None, kind="subagent"
+        )
+        if "tool_uses" in usage:
+            agent.tool_count = int(usage["tool_uses"])
+        if duration is not None:
+            agent.duration_ms = duration
+    else:
+        previous = call.result.text if call.result and call.result.text else ""
+        summary = fields["result"] or fields["summary"]
+        if summary:
+            call.result = text_result("\n".join(p for p in (previous, summary) if p))
+
+
+def _step_record(message: Any, record: dict[str, Any]) -> dict[str, Any] | None:
+    """The record of one ``agent_progress`` step: its ``data.message`` envelope (a user or
+    assistant record of the sub-agent), or a bare Anthropic message as some writers keep it.
+
+    Steps are read in file order, the order Claude Code wrote them: their ``parentUuid``
+    links point into the sub-agent's own file, if at all, so they are dropped here.
+    """
+    if not isinstance(message, dict):
+        return None
+    inner = message.get("message")
+    if isinstance(inner, dict) and "content" in inner:
+        step = dict(message)
+        step.setdefault("type", inner.get("role"))
+    elif "content" in message and message.get("role") in ("user", "assistant"):
+        step = {"type": message["role"], "message": message}
+    else:
+        return None
+    step["parentUuid"], step["isSidechain"] = None, False
+    step.setdefault("timestamp", record.get("timestamp"))
+    return step
+
+
+def _prompt_content(prompt: Any) -> tuple[str, list[ImageData]]:
+    """A queued prompt (a string or Anthropic blocks) as text and pasted images."""
+    if isinstance(prompt, str):
+        return prompt, []
+    texts: list[str] = []
+    images: list[ImageData] = []
+    for block in prompt if isinstance(prompt, list) else []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif block.get("type") == "image" and (image := blocks.image_of(block)) is not None:
+            images.append(image)
+        elif block.get("type") in blocks.ATTACHMENT_TYPES or block.get("type") == "image":
+            texts.append(blocks.attachment_line(block))
+    return "\n\n".join(t for t in texts if t.strip()), images
 
 
 def _first_line(text: str | None) -> str | None:

@@ -27,6 +27,7 @@ from turnfold.model import (
     ToolResult,
     Transcript,
     Usage,
+    UserMessage,
 )
 
 FORMAT_NAME = "turnfold"
@@ -107,9 +108,12 @@ def _build(cls: type[Any], data: dict[str, Any], nested: dict[str, Any]) -> Any:
     return cls(**values)
 
 
+def _images(items: list[dict[str, Any]]) -> list[ImageData]:
+    return [ImageData(**i) for i in items]
+
+
 def _tool_result(data: dict[str, Any]) -> ToolResult:
-    images = {"images": lambda items: [ImageData(**i) for i in items]}
-    result: ToolResult = _build(ToolResult, data, images)
+    result: ToolResult = _build(ToolResult, data, {"images": _images})
     return result
 
 
@@ -119,6 +123,7 @@ def _subagent(data: dict[str, Any]) -> SubAgent:
 
 
 _NESTED: dict[type[Entry], dict[str, Any]] = {
+    UserMessage: {"images": _images},
     AssistantText: {"usage": lambda d: Usage(**d)},
     ToolCall: {"result": _tool_result, "subagent": _subagent},
 }
