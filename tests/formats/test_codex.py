@@ -1133,3 +1133,243 @@ def test_L2_codex_injected_part_of_a_prompt_message_is_dropped() -> None:
     ]
     t = load(item("message", role="user", content=content))
     assert [m.text for m in of(t, UserMessage)] == ["fix the test"]
+
+
+# --- issues 11 and 21: hand-made rollouts of the newest shapes (tests/fixtures/codex/) -----------
+
+CODEX_DIR = FIXTURES / "codex"
+THREADS = CODEX_DIR / "threads"
+PARENT = THREADS / "rollout-2026-05-12T10-00-00-019c1a00-0000-7000-8000-0000000000aa.jsonl"
+CHILD_1 = "019c1a00-0000-7000-8000-0000000000c1"
+CHILD_2 = "019c1a00-0000-7000-8000-0000000000c2"
+
+
+def calls_by_id(transcript: Transcript) -> dict[str, ToolCall]:
+    return {c.call_id: c for c in transcript.tool_calls()}
+
+
+@pytest.mark.parametrize(
+    ("text", "failed"),
+    [
+        ("failed in sandbox LinuxSeccomp with execution error: exit code: 2, stdout: ", True),
+        ("patch rejected by user", True),
+        ("exec command rejected by user", True),
+        ("apply_patch verification failed: Failed to find expected lines in a.py", True),
+        ("command timed out after 1000 milliseconds", True),
+        ("collab spawn failed: agent thread limit reached", True),
+        ("Process exited with code 0", False),
+        ("exit code: 0", False),
+        ("a.txt\nb.txt\n", False),
+        ("Success. Updated the following files:\nM a.py", False),
+        ("all good\nlater: 3 rejected rows were re-queued", False),  # only the first line speaks
+    ],
+)
+def test_issue11_6_codex_failure_stated_in_plain_text(text: str, failed: bool) -> None:
+    assert codex.states_failure(text) is failed
+
+
+def test_issue11_6_codex_040_plain_string_failures_are_errors() -> None:
+    t = turnfold.load(CODEX_DIR / "v0.40-0.47_plain-failures.jsonl")
+    calls = calls_by_id(t)
+    for call_id in ("call_t1", "call_t2", "call_t3", "call_p1", "call_p3"):
+        assert calls[call_id].status == "error", call_id
+    assert calls["call_ok"].status == "success"
+    success, failed = calls["call_p2"], calls["call_p3"]
+    assert success.result.text == "Success. Updated the following files:\nM src/app.py\n"
+    assert success.args.startswith("*** Begin Patch")  # the patch once: the edit's content
+    assert failed.result.text.startswith("apply_patch verification failed: Failed to find")
+
+
+def test_issue11_6_codex_apply_patch_message_is_on_the_page_and_the_patch_once() -> None:
+    from turnfold.render.page import render_page
+
+    page = render_page(turnfold.load(CODEX_DIR / "v0.40-0.47_plain-failures.jsonl"))
+    assert page.count("Success. Updated the following files:") == 1
+    assert "apply_patch verification failed: Failed to find expected lines" in page
+    assert page.count("+print(&#x27;hello&#x27;)") == 3  # two apply_patch args, one shell argv
+
+
+def test_issue21_1_codex_child_threads_linked_by_their_ids_whatever_the_file_names() -> None:
+    t = turnfold.load(PARENT)
+    calls = calls_by_id(t)
+    v1, v2 = calls["call_sp1"].subagent, calls["call_sp2"].subagent
+    assert v1 is not None
+    assert v1.agent_id == CHILD_1
+    assert v1.name == "Kepler"
+    assert v2 is not None
+    assert v2.agent_id == CHILD_2
+    assert v1.transcript is not None
+    assert v1.transcript.metadata["session_id"] == CHILD_1
+    assert v2.transcript is not None
+    assert v2.transcript.metadata["session_id"] == CHILD_2
+    assert v1.tool_count == 1
+    assert v2.tool_count == 1
+    assert t.accounting is not None
+    assert t.accounting.unaccounted == []
+    # The children's records are part of the load's accounting.
+    assert t.accounting.counts["session_meta"]["mapped"] == 3
+
+
+def _rollout(path: Path, records: list[Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(jsonl(records), encoding="utf-8")
+    return path
+
+
+def _child(thread_id: str, parent: str = "sess-1", nickname: str = "Ada") -> list[Any]:
+    spawn = {"parent_thread_id": parent, "depth": 1, "agent_nickname": nickname}
+    return [
+        env("session_meta", {"id": thread_id, "source": {"subagent": {"thread_spawn": spawn}}}),
+        user_item("task"),
+        call("c1", "exec_command", cmd="ls"),
+        output("c1", "Process exited with code 0\nOutput:\na\n"),
+    ]
+
+
+def test_issue21_1_codex_child_thread_found_in_the_sessions_date_tree(tmp_path: Path) -> None:
+    sessions = tmp_path / ".codex" / "sessions"
+    thread = "019c2b00-0000-7000-8000-000000000001"
+    parent = _rollout(
+        sessions / "2026" / "05" / "12" / "rollout-2026-05-12T23-59-00-sess-1.jsonl",
+        [
+            meta(),
+            call("sp", "spawn_agent", message="late work"),
+            event("collab_agent_spawn_end", call_id="sp", new_thread_id=thread),
+            output("sp", json.dumps({"agent_id": thread})),
+        ],
+    )
+    _rollout(sessions / "2026" / "05" / "13" / f"{thread}.jsonl", _child(thread))
+    agent = calls_by_id(turnfold.load(parent))["sp"].subagent
+    assert agent is not None
+    assert agent.transcript is not None
+    assert agent.transcript.metadata["session_id"] == thread
+
+
+def test_issue21_1_codex_child_thread_found_by_its_parent_id(tmp_path: Path) -> None:
+    """A spawn that recorded no thread id still finds the file naming this session its parent."""
+    parent = _rollout(tmp_path / "sess-1.jsonl", [meta(), call("sp", "spawn_agent", message="x")])
+    _rollout(tmp_path / "child-file.jsonl", _child("t-9", nickname="Ada"))
+    _rollout(tmp_path / "stranger.jsonl", _child("t-8", parent="someone-else"))
+    agent = calls_by_id(turnfold.load(parent))["sp"].subagent
+    assert agent is not None
+    assert agent.transcript is not None
+    assert agent.transcript.metadata["session_id"] == "t-9"
+    assert agent.name == "Ada"
+
+
+def test_issue21_2_codex_code_mode_exec_shows_what_it_ran_with_its_calls_nested() -> None:
+    t = turnfold.load(CODEX_DIR / "code-mode_exec.jsonl")
+    (exec_call,) = t.tool_calls()
+    assert exec_call.name == "exec"
+    assert exec_call.description == "npm test"
+    assert exec_call.status == "error"  # the script printed exit_code: 1
+    assert exec_call.subagent is not None
+    assert exec_call.subagent.transcript is not None
+    inner = exec_call.subagent.transcript.tool_calls()
+    assert [(c.name, c.status) for c in inner] == [
+        ("mcp__github__get_pull_request", "success"),
+        ("mcp__github__get_issue", "error"),  # isError
+        ("mcp__linear__get_issue", "error"),  # transport failure (Err)
+        ("apply_patch", "success"),
+    ]
+    assert inner[2].result.text == "MCP transport closed: connection reset"
+    assert inner[3].result.text.startswith("Success. Updated the following files:\nA NOTES.md")
+    assert exec_call.subagent.tool_count == 4
+
+
+@pytest.mark.parametrize(
+    ("printed", "status"),
+    [("exit_code: 0\n", "success"), ('{"exit_code": 3}', "error"), ("hello\n", "unknown")],
+)
+def test_issue21_2_codex_code_mode_status_from_what_it_printed(printed: str, status: str) -> None:
+    script = 'const r = await tools.exec_command({cmd: "make"}); console.log(r);'
+    t = load(
+        item("custom_tool_call", call_id="x1", name="exec", input=script, status="completed"),
+        item("custom_tool_call_output", call_id="x1", output=printed),
+    )
+    c = only_call(t)
+    assert (c.description, c.status) == ("make", status)
+
+
+def test_issue21_7_codex_multi_agent_calls_have_outcomes_and_names() -> None:
+    calls = calls_by_id(turnfold.load(PARENT))
+    for call_id in ("call_sp1", "call_w1", "call_sp2", "call_sm", "call_la", "call_wt"):
+        assert calls[call_id].status == "success", call_id
+    assert calls["call_sp2"].subagent is not None
+    assert calls["call_sp2"].subagent.name == "test_checker"  # task_name / agent_path
+    assert calls["call_sp3"].status == "error"  # collab spawn failed: agent thread limit
+    assert calls["call_sp4"].status == "error"  # collab_agent_spawn_end status not_found
+    assert calls["call_sp4"].subagent is not None
+    assert calls["call_sp4"].subagent.transcript is None
+
+
+def test_issue21_8_codex_mail_is_one_row_inside_the_turn() -> None:
+    from turnfold.process import Turn, project
+
+    t = turnfold.load(PARENT)
+    mails = [c for c in t.tool_calls() if c.name == "agent_message"]
+    assert [m.description for m in mails] == ["/root/test_checker → /root"] * 2
+    assert mails[0].result.text == "**2 failing**: `test_greeting`, `test_farewell`."
+    assert mails[0].result.kind == "markdown"
+    assert mails[0].meta["mail_message_type"] == "task_update"
+    assert mails[1].result.text == "*(encrypted)*"
+    assert of(t, SystemNotice) == []
+    assert sum(isinstance(item, Turn) for item in project(t)) == 1  # one prompt, one turn
+
+
+def test_issue21_9_codex_review_one_prompt_one_answer_and_what_was_reviewed() -> None:
+    t = turnfold.load(CODEX_DIR / "review-mode.jsonl")
+    assert len(of(t, UserMessage)) == 1
+    (answer,) = of(t, AssistantText)
+    assert answer.text.startswith("The change renames the greeting but leaves a stale test.")
+    (notice,) = of(t, SystemNotice)
+    assert notice.text == "Code review of current changes (uncommitted changes)"
+
+
+def test_issue21_9_codex_review_answer_kept_when_no_text_repeats_it() -> None:
+    review = {"overall_explanation": "Looks fine.", "findings": [{"title": "Nit: naming"}]}
+    t = load(
+        event("entered_review_mode", target={"type": "baseBranch", "branch": "main"}),
+        event("exited_review_mode", review_output=review),
+        event("task_complete"),
+    )
+    assert of(t, SystemNotice)[0].text == "Code review of changes against main"
+    assert [a.text for a in of(t, AssistantText)] == ["Looks fine.\n- Nit: naming"]
+
+
+def test_issue21_12_codex_mcp_namespace_kept_in_the_name() -> None:
+    calls = calls_by_id(turnfold.load(PARENT))
+    github = calls["call_gh"]
+    assert github.name == "mcp__codex_apps__github__fetch_pr"
+    assert github.meta["namespace"] == "mcp__codex_apps__github"
+    assert github.meta["tool"] == "_fetch_pr"
+    assert calls["call_sp2"].name == "spawn_agent"  # other namespaces keep the plain name
+
+
+def test_issue21_13_codex_model_per_response_with_switches() -> None:
+    t = turnfold.load(PARENT)
+    calls = calls_by_id(t)
+    assert calls["call_sp1"].meta["model"] == "gpt-5.2-codex"  # a response of calls only
+    assert calls["call_gh"].meta["model"] == "gpt-5.2-codex-mini"  # thread_settings_applied
+    assert [a.model for a in of(t, AssistantText)] == ["gpt-5.2-codex-mini"]
+    assert t.metadata["model"] == "gpt-5.2-codex"
+
+
+def test_issue11_codex_every_record_accounted_for() -> None:
+    t = load(
+        env("world_state", {"files": []}),
+        event("exec_command_begin", call_id="c"),
+        event("brand_new_event", x=1),
+        event("brand_new_event", x=2),
+        item("ghost_snapshot", ghost_commit={"id": "abc"}),
+        user_item("hi"),
+    )
+    accounting = t.accounting
+    assert accounting is not None
+    assert accounting.unaccounted == []
+    assert accounting.counts["event_msg/brand_new_event"] == {"warned": 2}
+    assert accounting.counts["world_state"] == {"ignored": 1}
+    assert accounting.counts["response_item/ghost_snapshot"] == {"ignored": 1}
+    assert accounting.counts["event_msg/exec_command_begin"] == {"ignored": 1}
+    assert accounting.counts["response_item/message"] == {"mapped": 1}
+    assert set(accounting.counts) <= codex.RECORDS.known() | {"event_msg/brand_new_event"}

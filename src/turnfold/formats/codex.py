@@ -1026,7 +1026,7 @@ class CodexBuilder(ResponsesBuilder):
             said = _echo_key(text)
             if any(said == a or said.startswith(a) for a in self._review_answers):
                 self._review = None  # the assistant says the review's answer itself
-                return
+                self._review_answers = set()
         key = "text:" + _echo_key(text)
         if self._model_echoes.take(origin, key) is not None:
             return
