@@ -119,29 +119,127 @@ def codex(path: Path, _depth: int = 0) -> int:
     return count
 
 
+def _gemini_messages(record: Any) -> list[Any]:
+    """The messages a Gemini CLI line (or a legacy file) holds: itself, its ``messages``, or the
+    ``messages`` of a ``$set`` checkpoint."""
+    if not isinstance(record, dict):
+        return []
+    update = record.get("$set")
+    messages = update.get("messages") if isinstance(update, dict) else record.get("messages")
+    return messages if isinstance(messages, list) else [record]
+
+
 def gemini(path: Path) -> int:
-    """Distinct ``toolCalls[].id`` of the chat's messages (JSONL rewrites a message by id)."""
+    """Distinct call ids of the chat's messages and of its sub-agent sessions
+    (``chats/<sessionId>/*.jsonl``): ``toolCalls[].id``, and ``functionCall`` parts of the
+    ``content`` (or ``parts``) of messages written in API form. A message rewritten by id, or
+    restated by a checkpoint, holds the same ids."""
     ids: set[str] = set()
-    for record in _records(path):
-        if not isinstance(record, dict):
-            continue
-        for message in record.get("messages") or [record]:
-            for call in message.get("toolCalls") or [] if isinstance(message, dict) else []:
+    session = next(iter(_records(path)), None)
+    files = [path]
+    if isinstance(session, dict) and isinstance(session.get("sessionId"), str):
+        files += sorted((path.parent / session["sessionId"]).glob("*.json*"))
+    for file in files:
+        for record in _records(file):
+            for message in _gemini_messages(record):
+                if not isinstance(message, dict):
+                    continue
+                content = message.get("content", message.get("parts"))
+                for part in content if isinstance(content, list) else []:
+                    call = part.get("functionCall") if isinstance(part, dict) else None
+                    if isinstance(call, dict):
+                        ids.add(str(call.get("id")))
+                for call in message.get("toolCalls") or []:
+                    if isinstance(call, dict):
+                        ids.add(str(call.get("id")))
+    return len(ids)
+
+
+def qwen(path: Path) -> int:
+    """Distinct ``functionCall`` part ids of the records, and of the background sub-agents'
+    files ``<project>/subagents/<sessionId>/agent-*.jsonl`` (the session file is
+    ``<project>/chats/<sessionId>.jsonl``)."""
+    ids: set[str] = set()
+    files = [path, *sorted((path.parent.parent / "subagents" / path.stem).glob("agent-*.jsonl"))]
+    for file in files:
+        for record in _records(file):
+            message = record.get("message") if isinstance(record, dict) else None
+            parts = message.get("parts") if isinstance(message, dict) else None
+            for part in parts if isinstance(parts, list) else []:
+                call = part.get("functionCall") if isinstance(part, dict) else None
                 if isinstance(call, dict):
                     ids.add(str(call.get("id")))
     return len(ids)
 
 
-def qwen(path: Path) -> int:
-    """Distinct ``functionCall`` part ids of the assistant records."""
-    ids: set[str] = set()
-    for record in _records(path):
-        parts = (record.get("message") or {}).get("parts") if isinstance(record, dict) else None
-        for part in parts if isinstance(parts, list) else []:
-            call = part.get("functionCall") if isinstance(part, dict) else None
-            if isinstance(call, dict):
-                ids.add(str(call.get("id")))
-    return len(ids)
+_LIST_KEYS = ("messages", "traj", "trajectory", "history", "conversation", "chat", "items")
+
+
+def _message_list(path: Path) -> list[Any]:
+    """The messages of a message-list file: its lines, its list, or the list a wrapper object
+    keeps under one of the usual keys (or the object itself: a request, a response)."""
+    values = list(_records(path))
+    if len(values) == 1 and isinstance(values[0], dict):
+        document = values[0]
+        lists = [document[k] for k in _LIST_KEYS if isinstance(document.get(k), list)]
+        return lists[0] if lists else [document]
+    return values
+
+
+def anthropic(path: Path) -> int:
+    """``tool_use`` blocks (client, server and MCP tools) of the messages' content lists."""
+    kinds = {"tool_use", "server_tool_use", "mcp_tool_use"}
+    return sum(
+        isinstance(block, dict) and block.get("type") in kinds
+        for message in _message_list(path)
+        for block in _blocks(message)
+    )
+
+
+def openai(path: Path) -> int:
+    """``tool_calls`` entries and deprecated ``function_call`` objects of assistant messages
+    (a ChatCompletion's: of its first choice)."""
+    count = 0
+    for message in _message_list(path):
+        if isinstance(message, dict) and isinstance(message.get("choices"), list):
+            message = (message["choices"][:1] or [{}])[0].get("message")
+        if isinstance(message, dict):
+            count += len(message.get("tool_calls") or []) + isinstance(
+                message.get("function_call"), dict
+            )
+    return count
+
+
+#: Responses API items that are tool calls, hosted tools included.
+_RESPONSES_CALLS = {
+    "function_call", "custom_tool_call", "local_shell_call", "computer_call",
+    "tool_search_call", "web_search_call", "file_search_call", "code_interpreter_call",
+    "image_generation_call", "mcp_call",
+}  # fmt: skip
+
+
+def openai_responses(path: Path) -> int:
+    """Call items of the item list, of a request's ``input`` and of a Response's ``output``."""
+    count = 0
+    for value in _message_list(path):
+        whole = isinstance(value, dict) and "type" not in value  # a Response or a request
+        items = (value.get("output") or value.get("input")) if whole else None
+        for item in items if isinstance(items, list) else [value]:
+            count += isinstance(item, dict) and item.get("type") in _RESPONSES_CALLS
+    return count
+
+
+def cursor(path: Path) -> int:
+    """``tool_use`` blocks of the lines' ``message.content``, and of the sub-agent files in
+    ``<session>/subagents/`` beside the transcript."""
+    files = [path, *sorted((path.parent / "subagents").glob("*.jsonl"))]
+    return sum(
+        isinstance(block, dict) and block.get("type") == "tool_use"
+        for file in files
+        for record in _records(file)
+        if isinstance(record, dict)
+        for block in _blocks(record.get("message"))
+    )
 
 
 COUNTERS: dict[str, Callable[[Path], int]] = {
@@ -149,4 +247,8 @@ COUNTERS: dict[str, Callable[[Path], int]] = {
     "codex": codex,
     "gemini": gemini,
     "qwen": qwen,
+    "anthropic": anthropic,
+    "openai": openai,
+    "openai-responses": openai_responses,
+    "cursor": cursor,
 }

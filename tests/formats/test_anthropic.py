@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -262,6 +263,7 @@ def test_L2_anthropic_request_with_system_prompt() -> None:
         "source_format": "anthropic",
         "system": "You are terse.",
         "model": "claude-opus-4",
+        "max_tokens": 1024,  # the request's other keys are kept (issue 11)
     }
     assert kinds(transcript) == ["user", "assistant"]
 
@@ -476,3 +478,56 @@ def test_L5_anthropic_builder_works_with_message_sync() -> None:
     sync.sync(messages)
     assert [c.status for c in sync.transcript.tool_calls()] == ["success", "error"]
     assert all(isinstance(c, ToolCall) for c in sync.transcript.tool_calls())
+
+
+# --- issue 11: wrappers, detection, accounting ----------------------------------------------------
+
+MESSAGES = Path(__file__).parents[1] / "fixtures" / "messages"
+
+
+def test_X2_issue11_1_sdk_session_wrapper_is_read_whole_and_keeps_its_keys() -> None:
+    # {"version", "updated_at", "agent", "sessionId", "messages"} was read as Gemini CLI: empty.
+    transcript = load(MESSAGES / "anthropic_sdk-session-wrapper.json")
+    assert transcript.metadata == {
+        "source_format": "anthropic",
+        "version": 2,
+        "updated_at": "2025-09-30T14:02:11.512Z",
+        "agent": "sdk-agent",
+        "session_id": "7d1f6c52-3a0e-4a49-9d3c-2f1f0c5e8b10",
+    }
+    calls = transcript.tool_calls()
+    assert len(calls) == 11
+    assert [c.status for c in calls].count("error") == 1
+    assert transcript.warnings == []
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts == {"user": {"mapped": 12}, "assistant": {"mapped": 12}}
+
+
+def test_X2_issue11_1_bare_list_of_sdk_messages_is_detected() -> None:
+    # One message with a block Chat Completions also types ("file") made the list no format's.
+    path = MESSAGES / "anthropic_bare-list_file-block.json"
+    assert which_format(from_object(json.loads(path.read_text()))) == anthropic.NAME
+    transcript = load(path)
+    assert len(transcript.tool_calls()) == 11
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
+def test_X2_wrapper_keys_never_replace_what_the_loader_sets() -> None:
+    wrapped = {
+        "source_format": "elsewhere",
+        "system": [{"type": "text", "text": "Be brief."}],
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    transcript = load(wrapped, format="anthropic")
+    assert transcript.metadata == {"source_format": "anthropic", "system": "Be brief."}
+
+
+def test_L4_issue11_8_an_unknown_block_is_warned_and_its_message_accounted() -> None:
+    messages = [{"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "mystery"}]}]
+    transcript = load(messages, format="anthropic")
+    assert [w.reason for w in transcript.warnings] == [
+        "unknown content block type 'mystery' skipped"
+    ]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts == {"user": {"warned": 1}}

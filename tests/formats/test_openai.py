@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from turnfold import (
     TranscriptFormatError,
     UserMessage,
 )
+from turnfold.formats import openai_chat
 from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.openai_responses import ResponsesBuilder
 from turnfold.model import TranscriptChange
@@ -59,7 +61,7 @@ def of(transcript: Transcript, kind: type[Any]) -> list[Any]:
     return [e for e in transcript if isinstance(e, kind)]
 
 
-# --- Chat Completions -------------------------------------------------------------------------
+# --- Chat Completions -----------------------------------------------------------------------------
 
 
 def test_L2_openai_chat_list_with_tool_calls() -> None:
@@ -249,7 +251,7 @@ def test_P9_openai_chat_reasoning_variants(key: str, value: Any, form: str) -> N
     assert (thinking.data == "opaque") == (form == "encrypted")
 
 
-# --- Responses API ----------------------------------------------------------------------------
+# --- Responses API --------------------------------------------------------------------------------
 
 ITEMS = [
     {
@@ -556,7 +558,7 @@ def test_L4_openai_responses_unknown_items_warn() -> None:
     assert [w.line for w in t.warnings] == [3, 4]
 
 
-# --- detection ---------------------------------------------------------------------------------
+# --- detection ------------------------------------------------------------------------------------
 
 DETECTION = [
     (
@@ -608,7 +610,7 @@ def test_L4_openai_not_a_message_list_is_a_clear_error(fmt: str) -> None:
         turnfold.load([{"foo": 1}, {"bar": 2}], format=fmt)
 
 
-# --- builders: incremental feeds seen by observers (L-5) ---------------------------------------
+# --- builders: incremental feeds seen by observers (L-5) ------------------------------------------
 
 
 def _watch(t: Transcript) -> list[TranscriptChange]:
@@ -696,3 +698,54 @@ def test_L2_openai_responses_mixed_easy_and_typed_items() -> None:
     t = turnfold.load(items)
     assert t.metadata["source_format"] == "openai-responses"
     assert [e.kind for e in t] == ["user", "tool_call"]
+
+
+# --- issue 11: wrappers, odd records, accounting --------------------------------------------------
+
+MESSAGES = Path(__file__).parents[1] / "fixtures" / "messages"
+
+
+@pytest.mark.parametrize("fmt", [None, "openai"])
+def test_X2_issue11_2_eval_trajectory_wrapper_is_read(fmt: str | None) -> None:
+    # {"traj": [...], "reward", "info"} failed with "no Chat Completions messages", even forced.
+    transcript = turnfold.load(MESSAGES / "openai_eval-trajectory-wrapper.json", format=fmt)
+    assert transcript.metadata["source_format"] == "openai"
+    assert transcript.metadata["reward"] == 1.0
+    assert transcript.metadata["info"]["task_id"] == "count-py-files"
+    assert [c.call_id for c in transcript.tool_calls()] == ["call_a1", "call_a2", "call_a3"]
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
+def test_X2_issue11_2_an_unknown_role_in_a_list_is_a_warning_not_a_rejection() -> None:
+    # A trailing {"role": "session_meta"} made the whole file "not a transcript".
+    transcript = turnfold.load(MESSAGES / "openai_trailing-session-meta.json")
+    assert transcript.metadata["source_format"] == "openai"
+    assert len(transcript.tool_calls()) == 3
+    assert [(w.line, w.reason) for w in transcript.warnings] == [
+        (9, "message with unknown role 'session_meta' skipped")
+    ]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["session_meta"] == {"warned": 1}
+
+
+def test_X2_responses_items_in_a_wrapper_are_read_and_accounted() -> None:
+    transcript = turnfold.load(MESSAGES / "openai-responses_wrapped-items.json")
+    assert transcript.metadata == {
+        "source_format": "openai-responses",
+        "run_id": "run_7f3a",
+        "score": 0.5,
+    }
+    assert [c.name for c in transcript.tool_calls()] == ["web_search", "read_file"]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["item_reference"] == {"ignored": 1}
+    assert transcript.accounting.total("mapped") == 6
+
+
+def test_X2_chat_jsonl_lines_are_accounted_by_role() -> None:
+    text = "".join(json.dumps(m) + "\n" for m in CHAT) + "{not json\n"
+    transcript = turnfold.load(text)
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    assert transcript.accounting.counts["(invalid JSON)"] == {"warned": 1}
+    assert set(transcript.accounting.types("mapped")) <= set(openai_chat.RECORDS.mapped)

@@ -38,11 +38,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from turnfold.formats import anthropic_blocks as blocks
+from turnfold.formats.catalog import Records
 from turnfold.formats.common import MessageBuilder, NameSet
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
-from turnfold.formats.source import Source
-from turnfold.formats.wrappers import find_messages, sample
+from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.wrappers import find_messages, keep_wrapper_keys, sample
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -56,6 +57,14 @@ from turnfold.model import (
 )
 
 NAME = "anthropic"
+
+#: A message is one record, named by its role; a JSONL line that is not a message is warned.
+RECORDS = Records(
+    mapped={
+        "user": "a prompt (UserMessage, attachments counted), or the results of earlier calls",
+        "assistant": "text, thinking and tool calls in order; usage and stop reason",
+    },
+)
 
 # Message keys only OpenAI's Chat Completions uses (an SDK dump writes them even when null).
 _OPENAI_KEYS = ("tool_calls", "tool_call_id", "function_call", "refusal", "audio", "name")
@@ -223,23 +232,25 @@ class AnthropicBuilder(MessageBuilder):
 # --- detection and reading ------------------------------------------------------------------------
 
 
-def _messages_of(value: Any) -> tuple[list[Any], dict[str, Any]]:
-    """The messages of a document and the metadata its envelope carries."""
-    if isinstance(value, list):
-        return value, {}
+def _messages_of(value: Any) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+    """The messages of a document, the metadata its envelope carries and the wrapper's other
+    keys (issue 11: an SDK's saved session, an eval trajectory)."""
+    meta: dict[str, Any] = {}
+    if isinstance(value, Mapping) and _is_response(value):
+        if isinstance(value.get("model"), str):
+            meta["model"] = value["model"]
+        return [value], meta, {}
+    found = find_messages(value)
+    if found is None:
+        return [value], {}, {}  # fed as it is, so what it is not gets its warning
     if isinstance(value, Mapping):
-        if isinstance(value.get("messages"), list):
-            meta: dict[str, Any] = {}
-            system = _system_text(value.get("system"))
-            if system:
-                meta["system"] = system
-            if isinstance(value.get("model"), str):
-                meta["model"] = value["model"]
-            return value["messages"], meta
-        if _is_response(value):
-            meta = {"model": value["model"]} if isinstance(value.get("model"), str) else {}
-            return [value], meta
-    return [], {}
+        system = _system_text(value.get("system"))
+        if system:
+            meta["system"] = system
+        if isinstance(value.get("model"), str):
+            meta["model"] = value["model"]
+    rest = {k: v for k, v in found.rest.items() if k != "system"}  # kept as text in meta
+    return found.messages, meta, rest
 
 
 def _system_text(system: Any) -> str | None:
@@ -317,25 +328,35 @@ def detect(source: Source) -> Evidence:
 
 
 def read(source: Source) -> Transcript:
-    """Every message of ``source`` fed to an :class:`AnthropicBuilder` (static: ``live=False``)."""
+    """Every message of ``source`` fed to an :class:`AnthropicBuilder` (static: ``live=False``),
+    each accounted for by its role (:data:`RECORDS`)."""
     transcript = Transcript(metadata={"source_format": NAME})
     builder = AnthropicBuilder(transcript, source.name)
     if source.is_document and not isinstance(source.document, list):
-        messages, meta = _messages_of(source.document)
+        messages, meta, rest = _messages_of(source.document)
         transcript.metadata.update(meta)
-        for line, message in enumerate(messages or [source.document], start=1):
-            _feed_checked(builder, message, line)
+        for line, message in enumerate(messages, start=1):
+            _feed_noted(source, builder, message, line)
+        keep_wrapper_keys(transcript, rest)
         return transcript
     for line, record in source.records():
         if isinstance(record, MalformedLine):
             builder.warn(record.reason, line)
+            source.note(type_of_record(record), "warned")
         else:
-            _feed_checked(builder, record, line)
+            _feed_noted(source, builder, record, line)
     return transcript
 
 
-def _feed_checked(builder: AnthropicBuilder, message: Any, line: int) -> None:
+def _feed_noted(source: Source, builder: AnthropicBuilder, message: Any, line: int) -> None:
+    """Feed one message and account for it: ``warned`` when feeding it warned (a message
+    that is not one, an unknown block, a result without its call), else ``mapped``."""
+    warnings = builder.transcript.warnings
+    before = len(warnings)
     if isinstance(message, Mapping):
         builder.feed(message, line)
     else:
         builder.warn("not a message object", line)
+    role = message.get("role") if isinstance(message, Mapping) else None
+    kind = role if isinstance(role, str) and role else type_of_record(message)
+    source.note(kind, "warned" if len(warnings) > before else "mapped")

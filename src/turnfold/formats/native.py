@@ -1,7 +1,8 @@
 """turnfold's own lossless JSON / JSONL format (spec L-2.1): ``load(t.dump()) == t``.
 
 JSONL layout: a header line ``{"turnfold": 1, "metadata": {...}}``, then one entry per line, then
-one ``{"warning": {...}}`` line per load warning. The JSON layout holds the same three parts in
+one ``{"warning": {...}}`` line per load warning (record types for the accounting: ``header``,
+each entry's ``kind``, ``warning``). The JSON layout holds the same three parts in
 one object. Entries carry their ``kind``; fields left at their default are omitted, so dumps stay
 small and a field added later reads back as its default.
 """
@@ -9,16 +10,18 @@ small and a field added later reads back as its default.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, Field, fields, is_dataclass
 from typing import Any, Literal
 
+from turnfold.formats.catalog import Records
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source
+from turnfold.formats.source import Source, type_of_record
 from turnfold.model import (
     ENTRY_TYPES,
     AssistantText,
+    Disposition,
     Entry,
     ImageData,
     LoadWarning,
@@ -139,15 +142,38 @@ def entry_from_dict(data: dict[str, Any]) -> Entry:
     return entry
 
 
-def transcript_from_dict(data: dict[str, Any], *, source: str | None = None) -> Transcript:
-    """A transcript from the JSON layout; unreadable entries become warnings, not crashes."""
+Note = Callable[[str, Disposition], None]
+
+
+def _no_note(record_type: str, disposition: Disposition) -> None:
+    """Loads that keep no accounting (a sub-agent's nested transcript)."""
+
+
+def entry_type(data: Any) -> str:
+    """The record type of an entry line or item: its ``kind`` (``tool_call``, ``user``, …)."""
+    kind = data.get("kind") if isinstance(data, dict) else None
+    return kind if isinstance(kind, str) and kind else type_of_record(data)
+
+
+def transcript_from_dict(
+    data: dict[str, Any], *, source: str | None = None, note: Note = _no_note
+) -> Transcript:
+    """A transcript from the JSON layout; unreadable entries become warnings, not crashes.
+
+    ``note`` is told what became of each entry and warning (spec X-2)."""
     transcript = Transcript(metadata=data.get("metadata") or {})
     for index, item in enumerate(data.get("entries") or []):
         try:
             transcript.append(entry_from_dict(item))
         except (ValueError, TypeError, AttributeError) as exc:
             transcript.warnings.append(LoadWarning(reason=f"entry {index}: {exc}", source=source))
-    transcript.warnings[:0] = [LoadWarning(**w) for w in data.get("warnings") or []]
+            note(entry_type(item), "warned")
+        else:
+            note(entry_type(item), "mapped")
+    warnings = data.get("warnings") or []
+    transcript.warnings[:0] = [LoadWarning(**w) for w in warnings]
+    for _ in warnings:
+        note("warning", "mapped")
     return transcript
 
 
@@ -162,11 +188,23 @@ def detect(source: Source) -> Evidence:
     return Evidence.none('no {"turnfold": 1} header')
 
 
+#: A dump's header, its entries by kind and its warnings.
+RECORDS = Records(
+    mapped={
+        "header": "metadata (the first line of JSONL, the object of the JSON layout)",
+        **{kind: f"{cls.__name__}, field for field" for kind, cls in ENTRY_TYPES.items()},
+        "warning": "a load warning of the dumped transcript",
+    },
+)
+
+
 def read(source: Source) -> Transcript:
+    """A dump in either layout, every line (or entry) accounted for (:data:`RECORDS`)."""
     document = source.document if source.is_document else None
     if isinstance(document, dict) and "entries" in document:
-        return transcript_from_dict(document, source=source.name)
-    return load_records(source.records(), source=source.name)
+        source.mapped("header")
+        return transcript_from_dict(document, source=source.name, note=source.note)
+    return load_records(source.records(), source=source.name, note=source.note)
 
 
 def is_native_header(record: Any) -> bool:
@@ -174,11 +212,14 @@ def is_native_header(record: Any) -> bool:
     return isinstance(record, dict) and record.get(FORMAT_NAME) == VERSION
 
 
-def load_records(records: Iterable[tuple[int, Any]], *, source: str) -> Transcript:
+def load_records(
+    records: Iterable[tuple[int, Any]], *, source: str, note: Note = _no_note
+) -> Transcript:
     """A transcript from JSONL records ``(line number, parsed value)``, header first.
 
     After the header, a line that could not be parsed (a :class:`MalformedLine`, such as the
     truncated last line of a file still being written) or read as an entry becomes a warning.
+    ``note`` is told what became of each line before the next is read (spec X-2).
     """
     iterator: Iterator[tuple[int, Any]] = iter(records)
     first = next(iterator, None)
@@ -186,16 +227,21 @@ def load_records(records: Iterable[tuple[int, Any]], *, source: str) -> Transcri
         line = first[0] if first else 1
         raise TranscriptFormatError(source, [FORMAT_NAME], line, "missing turnfold header line")
     transcript = Transcript(metadata=first[1].get("metadata") or {})
+    note("header", "mapped")
     own_warnings: list[LoadWarning] = []
     for line, record in iterator:
+        kind = "warning" if isinstance(record, dict) and "warning" in record else None
         try:
             if isinstance(record, MalformedLine):
                 raise ValueError(record.reason)
-            if isinstance(record, dict) and "warning" in record:
+            if kind is not None:
                 transcript.warnings.append(LoadWarning(**record["warning"]))
             else:
                 transcript.append(entry_from_dict(record))
         except (ValueError, TypeError, AttributeError) as exc:
             own_warnings.append(LoadWarning(reason=str(exc), line=line, source=source))
+            note(kind or entry_type(record), "warned")
+        else:
+            note(kind or entry_type(record), "mapped")
     transcript.warnings.extend(own_warnings)
     return transcript

@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from turnfold.formats.catalog import Records
 from turnfold.formats.common import MessageBuilder, NameSet, usage_from
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -53,8 +54,8 @@ from turnfold.formats.openai_responses import (
     tool_result,
     unix_timestamp,
 )
-from turnfold.formats.source import Source, from_object
-from turnfold.formats.wrappers import find_messages, sample
+from turnfold.formats.source import Source, from_object, type_of_record
+from turnfold.formats.wrappers import find_messages, keep_wrapper_keys, sample
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -71,6 +72,20 @@ from turnfold.model import (
 )
 
 NAME = "openai"
+
+#: A message is one record, named by its role; a ChatCompletion is one record too.
+RECORDS = Records(
+    mapped={
+        "system": 'instructions: metadata["system"]',
+        "developer": 'instructions: metadata["system"]',
+        "user": "a prompt (UserMessage; images, audio and files counted)",
+        "assistant": "reasoning, text, refusal and tool calls, in order",
+        "tool": "the result of the call with its tool_call_id",
+        "function": "the result of a deprecated function_call, by name",
+        "chat.completion": "its first choice's message, usage and finish reason",
+        "request": "a request's messages, each read as above",
+    },
+)
 
 _ROLES = NameSet({"system", "developer", "user", "assistant", "tool", "function"})
 #: Keys and roles only Chat Completions messages have (Anthropic's messages have neither).
@@ -404,14 +419,22 @@ def detect(source: Source) -> Evidence:
 
 
 def read(source: Source) -> Transcript:
-    """Every message of ``source`` fed to an :class:`OpenAIChatBuilder` (static)."""
+    """Every message of ``source`` fed to an :class:`OpenAIChatBuilder` (static), each accounted
+    for by its role (:data:`RECORDS`); a list inside a wrapper object is found by
+    :func:`~turnfold.formats.wrappers.find_messages` and the wrapper's other keys kept."""
     transcript = Transcript(metadata={"source_format": NAME})
     builder = OpenAIChatBuilder(transcript, source.name)
     document = source.document if source.is_document else None
-    if isinstance(document, Mapping) and isinstance(document.get("messages"), list):
+    found = (
+        find_messages(document)
+        if isinstance(document, Mapping) and not is_completion(document)
+        else None
+    )
+    if found is not None and isinstance(document, Mapping):
         _request_metadata(document, transcript)
-        for line, message in enumerate(document["messages"], start=1):
-            builder.feed(message, line)
+        for line, message in enumerate(found.messages, start=1):
+            _feed_noted(source, builder, message, line)
+        keep_wrapper_keys(transcript, found.rest)
         first_line: int | None = 1
     else:
         first_line = None
@@ -419,11 +442,34 @@ def read(source: Source) -> Transcript:
             first_line = line if first_line is None else first_line
             if isinstance(record, MalformedLine):
                 builder.warn(record.reason, line)
+                source.note(type_of_record(record), "warned")
             else:
-                builder.feed(record, line)
+                _feed_noted(source, builder, record, line)
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no Chat Completions messages")
     return transcript
+
+
+def _record_type(record: Any) -> str:
+    """A message by its role; a ChatCompletion is ``chat.completion``; a request ``request``."""
+    if is_completion(record):
+        return "chat.completion"
+    if isinstance(record, Mapping):
+        role = record.get("role")
+        if isinstance(role, str) and role:
+            return role
+        if isinstance(record.get("messages"), list):
+            return "request"
+    return type_of_record(record)
+
+
+def _feed_noted(source: Source, builder: OpenAIChatBuilder, message: Any, line: int) -> None:
+    """Feed one record and account for it: ``warned`` when feeding it warned (an unknown role,
+    a result for an unknown call), else ``mapped``."""
+    warnings = builder.transcript.warnings
+    before = len(warnings)
+    builder.feed(message, line)
+    source.note(_record_type(message), "warned" if len(warnings) > before else "mapped")
 
 
 def _request_metadata(request: Mapping[str, Any], transcript: Transcript) -> None:

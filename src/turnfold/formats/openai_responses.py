@@ -53,6 +53,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
+from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     MessageBuilder,
     NameSet,
@@ -65,8 +66,8 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source
-from turnfold.formats.wrappers import find_messages, sample
+from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.wrappers import find_messages, keep_wrapper_keys, sample
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -805,18 +806,86 @@ def detect(source: Source) -> Evidence:
 
 
 def read(source: Source) -> Transcript:
-    """Every record of ``source`` fed to a :class:`ResponsesBuilder` (static: ``live=False``)."""
+    """Every record of ``source`` fed to a :class:`ResponsesBuilder` (static: ``live=False``),
+    each accounted for by its type (:data:`RECORDS`); an item list inside a wrapper object is
+    found by :func:`~turnfold.formats.wrappers.find_messages` and the wrapper's other keys kept."""
     transcript = Transcript(metadata={"source_format": NAME})
     builder = ResponsesBuilder(transcript, source.name)
+    document = source.document if source.is_document else None
+    found = None
+    if isinstance(document, Mapping) and not is_response(document) and "input" not in document:
+        found = find_messages(document)
     first_line: int | None = None
-    for line, record in source.records():
-        first_line = line if first_line is None else first_line
-        if isinstance(record, MalformedLine):
-            builder.warn(record.reason, line)
-        else:
-            builder.feed(record, line)
+    if found is not None:
+        first_line = 1
+        for line, item in enumerate(found.messages, start=1):
+            _feed_noted(source, builder, item, line)
+        keep_wrapper_keys(transcript, found.rest)
+    else:
+        for line, record in source.records():
+            first_line = line if first_line is None else first_line
+            if isinstance(record, MalformedLine):
+                builder.warn(record.reason, line)
+                source.note(type_of_record(record), "warned")
+            else:
+                _feed_noted(source, builder, record, line)
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no Responses API items")
     if builder.model and "model" not in transcript.metadata:
         transcript.metadata["model"] = builder.model
     return transcript
+
+
+def _record_type(record: Any) -> str:
+    """An item by its ``type`` (an untyped ``{role, content}`` is a ``message``); a whole
+    Response is ``response``, a request ``request``."""
+    if is_response(record):
+        return "response"
+    if isinstance(record, Mapping):
+        kind = record.get("type")
+        if isinstance(kind, str) and kind:
+            return kind
+        if "role" in record:
+            return "message"
+        if "input" in record:
+            return "request"
+    return type_of_record(record)
+
+
+def _feed_noted(source: Source, builder: ResponsesBuilder, record: Any, line: int) -> None:
+    """Feed one record and account for it: ``ignored`` for bookkeeping items
+    (:data:`SILENT_ITEMS`), ``warned`` when feeding it warned, else ``mapped``."""
+    warnings = builder.transcript.warnings
+    before = len(warnings)
+    builder.feed(record, line)
+    kind = _record_type(record)
+    if len(warnings) > before:
+        source.note(kind, "warned")
+    else:
+        source.note(kind, "ignored" if kind in SILENT_ITEMS else "mapped")
+
+
+_CALL_DOC = "a tool call (ToolCall); its output item settles it"
+_OUTPUT_DOC = "the output of the call with its call_id"
+_HOSTED_DOC = "a hosted tool's call and its outcome at once (ToolCall)"
+#: Every item type, a whole Response and a request; bookkeeping items are ignored by design.
+RECORDS = Records(
+    mapped={
+        "message": "user → UserMessage, assistant → AssistantText, system/developer → "
+        'metadata["system"]',
+        "reasoning": "Thinking (raw text, summary or encrypted)",
+        "compaction": "CompactionBoundary",
+        "compaction_summary": "CompactionBoundary",
+        **dict.fromkeys(DEFERRED_CALLS, _CALL_DOC),
+        **dict.fromkeys(HOSTED_CALLS, _HOSTED_DOC),
+        **dict.fromkeys(OUTPUTS, _OUTPUT_DOC),
+        "response": "its output items as one batch; usage, status and instructions",
+        "request": "its instructions and input items",
+    },
+    ignored={
+        "item_reference": "a pointer to an item stored elsewhere, no content",
+        "mcp_list_tools": "the tools an MCP server offers, no step of the conversation",
+        "mcp_approval_request": "an approval already decided in a stored conversation",
+        "mcp_approval_response": "an approval already decided in a stored conversation",
+    },
+)

@@ -8,13 +8,18 @@ message-shaped objects the wrapper holds; the wrapper's other keys are kept as m
 >>> found = find_messages({"traj": [{"role": "user", "content": "hi"}], "reward": 1.0})
 >>> found.key, len(found.messages), found.rest
 ('traj', 1, {'reward': 1.0})
+>>> metadata_names({"sessionId": "s1", "updated_at": "2025-01-01", "agent": "sdk"})
+{'session_id': 's1', 'updated_at': '2025-01-01', 'agent': 'sdk'}
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from turnfold.model import Transcript
 
 #: Keys a wrapper keeps its message list under, most common first.
 MESSAGE_KEYS = ("messages", "traj", "trajectory", "history", "conversation", "chat", "items")
@@ -62,3 +67,20 @@ def sample(messages: list[Any], size: int = 60) -> list[Any]:
     if len(messages) <= size:
         return messages
     return messages[: size - 10] + messages[-10:]
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+def metadata_names(rest: Mapping[str, Any]) -> dict[str, Any]:
+    """A wrapper's other keys under the names turnfold's metadata uses: ``sessionId`` is
+    ``session_id`` (as every loader names it), ``updatedAt`` is ``updated_at``."""
+    return {_CAMEL.sub(r"_\1", str(key)).lower(): value for key, value in rest.items()}
+
+
+def keep_wrapper_keys(transcript: Transcript, rest: Mapping[str, Any]) -> None:
+    """The wrapper's other keys as ``transcript.metadata`` (issue 11): a reward, a session id, the
+    saving agent's name. What the loader already set (``source_format``, ``system``, ``model``)
+    wins over a wrapper key of the same name."""
+    for key, value in metadata_names(rest).items():
+        transcript.metadata.setdefault(key, value)
