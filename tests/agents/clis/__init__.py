@@ -1,0 +1,151 @@
+"""The four agents: how each is configured, started, resumed and found on disk, and how the
+scenario's abstract actions become its own tool calls.
+
+Everything an agent needs to stay offline is here: a temp ``HOME`` holding only the settings
+below, and the variables that turn off telemetry, error reporting and update checks (from
+``shared/notes/real-agents``). The model endpoint is the scripted server's port.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from abc import ABC, abstractmethod
+from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from tests.agents.script import Action, Call, ConcreteCall, Prompt, Scenario, Turn
+from tests.agents.server import Context
+from tests.agents.wire import Request, SeenResult
+
+#: "Exit code: 2", "Exit Code: 2", "Process exited with code 2": the failure in a result's text.
+EXIT_CODE = re.compile(r"(?:exit(?:ed with)? code|Exit Code)[:\s]+(-?\d+)", re.IGNORECASE)
+
+
+def exit_code(text: str) -> int | None:
+    """The exit code a command's result text reports, if any."""
+    match = EXIT_CODE.search(text)
+    return int(match.group(1)) if match else None
+
+
+class Agent(ABC):
+    """One coding-agent CLI, as the harness drives it."""
+
+    #: Short name used in test ids and the drift report.
+    name: str
+    #: Its npm package and the executable it installs.
+    package: str
+    binary: str
+    #: The wire module of the model API it speaks.
+    wire: ModuleType
+    #: turnfold's loader module for its session files (``turnfold.formats.<loader>``).
+    loader: str
+    #: The abstract actions it has tools for.
+    supports: frozenset[Action]
+    #: Whether a SIGINT during a tool call leaves a session file that records the interruption.
+    interruptible: bool = False
+
+    def executable(self, bin_dir: Path) -> Path:
+        return bin_dir / self.binary
+
+    @abstractmethod
+    def setup(self, home: Path, work: Path, base_url: str) -> dict[str, str]:
+        """Write the agent's settings under ``home``; the environment variables to add."""
+
+    @abstractmethod
+    def command(self, exe: Path, prompt: Prompt, index: int, session: str) -> list[str]:
+        """The command line of prompt ``index``: 0 starts a session (with the id ``session``
+        where the CLI takes one), later ones resume ``session``."""
+
+    def session_id(self, stdout: str) -> str | None:
+        """The session id a first run reports in its JSON output (for CLIs that choose it)."""
+        for line in stdout.splitlines():
+            with contextlib.suppress(ValueError, AttributeError):
+                record = json.loads(line)
+                for key in ("session_id", "thread_id", "sessionId"):
+                    if isinstance(record.get(key), str):
+                        return str(record[key])
+        return None
+
+    @abstractmethod
+    def session_files(self, home: Path) -> list[Path]:
+        """The main session file(s) the runs wrote (sub-agents' files are the loader's to find)."""
+
+    def all_files(self, home: Path) -> list[Path]:
+        """Every session file written, sub-agents' included (the drift report reads them all)."""
+        return self.session_files(home)
+
+    def is_side_request(self, request: Request) -> bool:
+        """A request that is not a turn of the conversation (titles, routing checks...)."""
+        return False
+
+    def call_id(self, thread: str, step: int, index: int) -> str:
+        slug = re.sub(r"[^A-Za-z0-9]", "", thread).lower()
+        return f"call_{slug}_{step}_{index}"
+
+    @abstractmethod
+    def concrete(self, call: Call, call_id: str, context: Context) -> ConcreteCall:
+        """``call`` as this agent's tool call."""
+
+    def adapt(self, scenario: Scenario) -> Scenario:
+        """The scenario without the calls this agent has no tool for (a turn left with nothing
+        to say is dropped): scenarios are written once, for every agent."""
+
+        def keep(prompt: Prompt) -> Prompt:
+            turns = []
+            for turn in prompt.turns:
+                calls = tuple(c for c in turn.calls if c.action in self.supports)
+                if calls or turn.text or (turn.thinking and not turn.calls):
+                    turns.append(replace(turn, calls=calls))
+            return replace(prompt, turns=tuple(turns))
+
+        sub = keep(scenario.subagent) if scenario.subagent is not None else None
+        return replace(scenario, prompts=tuple(keep(p) for p in scenario.prompts), subagent=sub)
+
+    def subagent_turn(self, turn: Turn, last: bool) -> Turn:
+        """A turn of the sub-agent's script as this agent needs it (Gemini ends with a call)."""
+        return turn
+
+    def failed(self, result: SeenResult) -> bool:
+        """Whether the result the agent sent says the call failed: its error flag where the wire
+        has one, else a non-zero exit code in the text."""
+        if result.is_error:
+            return True
+        code = exit_code(result.text)
+        return code is not None and code != 0
+
+    def record_type(self, record: dict[str, Any]) -> str:
+        """A session record's type, named as turnfold's accounting names it."""
+        return str(record.get("type", "(object)"))
+
+
+def clean_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
+    """A minimal environment: no proxy, no credentials, no settings of the developer's own."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+        "CI": "1",
+        "TMPDIR": str(home / "tmp"),
+    }
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    env.update(extra)
+    return env
+
+
+def _agents() -> dict[str, Agent]:
+    from tests.agents.clis.claude import Claude
+    from tests.agents.clis.codex import Codex
+    from tests.agents.clis.gemini import Gemini
+    from tests.agents.clis.qwen import Qwen
+
+    return {a.name: a for a in (Claude(), Codex(), Qwen(), Gemini())}
+
+
+AGENTS: dict[str, Agent] = _agents()

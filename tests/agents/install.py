@@ -1,0 +1,68 @@
+"""Where the CLIs are: the pinned install of this folder, or a scratch install of other versions.
+
+``npm ci`` here installs the versions ``package-lock.json`` pins into ``node_modules`` (``.ci/run``
+does it; npm keeps its cache in ``~/.npm`` between runs). ``TURNFOLD_AGENTS_BIN`` points the tests
+at another ``node_modules/.bin``: the drift report sets it to its scratch install of the newest
+releases.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from tests.agents.clis import AGENTS
+
+HERE = Path(__file__).parent
+PINNED_BIN = HERE / "node_modules" / ".bin"
+
+
+def bin_dir() -> Path:
+    """The ``.bin`` folder the tests run the CLIs from."""
+    return Path(os.environ.get("TURNFOLD_AGENTS_BIN") or PINNED_BIN).resolve()
+
+
+def missing_cli(name: str, where: Path | None = None) -> str | None:
+    """Why agent ``name`` cannot run from ``where`` (default :func:`bin_dir`), or None."""
+    agent = AGENTS[name]
+    if not agent.executable(where or bin_dir()).exists():
+        return f"{agent.package} is not installed (cd tests/agents && npm ci)"
+    return None
+
+
+def pinned_versions() -> dict[str, str]:
+    """Package → the exact version ``package.json`` pins."""
+    manifest = json.loads((HERE / "package.json").read_text())
+    return dict(manifest["dependencies"])
+
+
+def installed_version(name: str, where: Path) -> str | None:
+    """The version of agent ``name`` installed in the ``node_modules`` above ``where``."""
+    package = where.parent / AGENTS[name].package / "package.json"
+    try:
+        return str(json.loads(package.read_text())["version"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def install_latest(scratch: Path) -> Path:
+    """Install the newest release of every agent into ``scratch``; its ``.bin`` folder.
+
+    A plain ``npm install`` from the registry (the npm client, nothing else), into a folder of
+    its own so that the pinned install is never touched."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    manifest = {
+        "name": "turnfold-agents-drift",
+        "private": True,
+        "dependencies": {a.package: "latest" for a in AGENTS.values()},
+    }
+    (scratch / "package.json").write_text(json.dumps(manifest, indent=2))
+    subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=scratch,
+        check=True,
+        timeout=900,
+    )
+    return scratch / "node_modules" / ".bin"

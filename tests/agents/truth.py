@@ -1,0 +1,320 @@
+"""The truth check: a loaded transcript against the scripted server's record of the run.
+
+Nothing here asks the loader what happened. The calls are the ones the server issued, in the
+order it issued them; a result is what the agent sent back to the model; a status follows from
+that result by one rule per agent (:meth:`~tests.agents.clis.Agent.failed`: the wire's error
+flag, else a non-zero exit code in the text), whatever status field the agent wrote itself.
+
+Each finding names the check it belongs to (:data:`CHECKS`), so that a test can ask for one
+check and the drift report can group them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import turnfold
+from tests.agents.play import Play
+from tests.agents.server import EXTRA_TEXT, Issued
+from turnfold import (
+    AbortMarker,
+    AssistantText,
+    CompactionBoundary,
+    Thinking,
+    ToolCall,
+    Transcript,
+    UserMessage,
+)
+
+#: The checks, in the order the report shows them.
+CHECKS: dict[str, str] = {
+    "load": "every session file loads",
+    "calls": "the same tool calls in order, with their names, arguments and ids",
+    "results": "each result holds what the agent sent back to the model",
+    "statuses": "each status follows from the result the agent sent",
+    "subagent": "the sub-agent's steps nested under the call that started it",
+    "resume": "every prompt of a resumed session in one transcript",
+    "texts": "the model's texts and thinking, as the server sent them",
+    "extra": "no entry that the run did not produce",
+    "accounting": "every record accounted for, none of an unknown type",
+}
+
+#: Tokens the scenarios print; every one the agent sent in a result must survive the load.
+TOKEN = re.compile(r"TF-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One way the transcript differs from the truth."""
+
+    check: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"[{self.check}] {self.message}"
+
+
+def load(path: Path) -> Transcript:
+    return turnfold.load(path)
+
+
+def check(play: Play) -> list[Finding]:
+    """Every finding of ``play``; empty when the loaded transcript is the truth."""
+    findings: list[Finding] = []
+    transcripts: list[tuple[Path, Transcript]] = []
+    for path in play.files:
+        try:
+            transcripts.append((path, load(path)))
+        except Exception as exc:
+            findings.append(Finding("load", f"{path.name}: {exc!r}"))
+    if not transcripts:
+        return findings
+    main = _main_transcript(play, transcripts, findings)
+    record = play.record
+    threads = [p.marker for p in play.scenario.prompts]
+    issued = [i for t in threads for i in record.calls(t)]
+    findings += _check_calls(play, main, issued, "calls", "")
+    sub = play.scenario.subagent
+    if sub is not None and record.calls(sub.marker):
+        findings += _check_subagent(play, main, issued, record.calls(sub.marker))
+    findings += _check_texts(play, main, threads)
+    findings += _check_extra(play, main, issued)
+    for path, transcript in transcripts:
+        for name, each in _with_subagents(path.name, transcript):
+            findings += _check_accounting(play, name, each)
+    return findings
+
+
+def _main_transcript(
+    play: Play, transcripts: list[tuple[Path, Transcript]], findings: list[Finding]
+) -> Transcript:
+    """The transcript holding the first prompt; every other prompt must be in it too."""
+    prompts = [p.text for p in play.scenario.prompts]
+    holding = [t for _, t in transcripts if _prompts(t) and _prompts(t)[0] == prompts[0]]
+    main = holding[0] if holding else transcripts[0][1]
+    if len(transcripts) > 1:
+        names = ", ".join(p.name for p, _ in transcripts)
+        findings.append(Finding("resume", f"{len(transcripts)} session files, not one: {names}"))
+    seen = _prompts(main)
+    if seen != prompts:
+        findings.append(Finding("resume", f"prompts {seen!r}, not {prompts!r}"))
+    return main
+
+
+def _prompts(transcript: Transcript) -> list[str]:
+    return [e.text.strip() for e in transcript.entries if isinstance(e, UserMessage)]
+
+
+def _expected_status(play: Play, issued: Issued) -> tuple[str, ...]:
+    """The statuses the truth allows: from the result the agent sent; a call no result ever
+    came back for is cancelled (or still pending) when the run was interrupted, and a success
+    when it ended its conversation (Gemini's ``complete_task``)."""
+    result = play.record.results.get(issued.concrete.call_id)
+    if result is not None:
+        return ("error",) if play.agent.failed(result) else ("success",)
+    if issued.call.outcome == "cancelled":
+        return ("cancelled", "pending")
+    return ("success",) if issued.call.outcome == "ok" else ("error",)
+
+
+def _pair(loaded: list[ToolCall], issued: list[Issued]) -> list[tuple[ToolCall | None, Issued]]:
+    """Loaded calls matched to issued ones: by id where the loader kept the ids, else in order."""
+    by_id = {c.call_id: c for c in loaded}
+    if all(i.concrete.call_id in by_id for i in issued):
+        return [(by_id[i.concrete.call_id], i) for i in issued]
+    padded: list[ToolCall | None] = list(loaded) + [None] * max(0, len(issued) - len(loaded))
+    return list(zip(padded, issued, strict=False))
+
+
+def _check_calls(
+    play: Play, transcript: Transcript, issued: list[Issued], where: str, prefix: str
+) -> list[Finding]:
+    """Calls, results and statuses of one conversation (``where`` names the check of the call
+    list itself, so that a sub-agent's calls report under ``subagent``)."""
+    findings = []
+    loaded = transcript.tool_calls()
+    names = [c.name for c in loaded]
+    wanted = [i.concrete.name for i in issued]
+    if names != wanted:
+        findings.append(Finding(where, f"{prefix}calls {names}, not {wanted}"))
+    raw = _raw_text(play)
+    for call, truth in _pair(loaded, issued):
+        label = f"{prefix}{truth.concrete.name} {truth.concrete.call_id} ({truth.call.action})"
+        if call is None:
+            findings.append(Finding(where, f"{label}: missing"))
+            continue
+        if call.name != truth.concrete.name or not _same_args(call.args, truth.concrete.args):
+            findings.append(
+                Finding(
+                    where,
+                    f"{label}: loaded as {call.name} {call.args!r}, sent {truth.concrete.args!r}",
+                )
+            )
+        if call.call_id != truth.concrete.call_id and f'"{truth.concrete.call_id}"' in raw:
+            findings.append(
+                Finding(where, f"{label}: id {call.call_id!r}, though the file keeps the id")
+            )
+        findings += _check_result(play, call, truth, label, prefix)
+    return findings
+
+
+def _same_args(loaded: Any, sent: dict[str, Any]) -> bool:
+    """Every argument the server sent, with its value. The agent may record defaults it filled
+    in itself (Claude Code's ``replace_all: false``): those are in its file, not the loader's."""
+    return isinstance(loaded, dict) and all(loaded.get(k) == v for k, v in sent.items())
+
+
+def _check_result(
+    play: Play, call: ToolCall, truth: Issued, label: str, prefix: str
+) -> list[Finding]:
+    findings = []
+    sent = play.record.results.get(truth.concrete.call_id)
+    loaded = call.result.text if call.result is not None else None
+    if sent is not None:
+        if loaded is None:
+            findings.append(Finding("results", f"{label}: no result loaded"))
+        else:
+            lost = sorted(set(TOKEN.findall(sent.text)) - set(TOKEN.findall(loaded)))
+            if lost:
+                shown = ", ".join(lost[:5]) + (
+                    f" and {len(lost) - 5} more" if len(lost) > 5 else ""
+                )
+                findings.append(Finding("results", f"{label}: result lost {shown}"))
+    expected = _expected_status(play, truth)
+    if call.status not in expected:
+        why = "no result came back" if sent is None else f"the agent sent {sent.text[:120]!r}"
+        findings.append(
+            Finding("statuses", f"{label}: status {call.status!r}, not {expected[0]!r} ({why})")
+        )
+    return findings
+
+
+def _check_subagent(
+    play: Play, main: Transcript, issued: list[Issued], child: list[Issued]
+) -> list[Finding]:
+    spawns = [i for i in issued if i.call.action == "spawn"]
+    pairs = {t.concrete.call_id: c for c, t in _pair(main.tool_calls(), issued)}
+    spawn = pairs.get(spawns[0].concrete.call_id) if spawns else None
+    if spawn is None:
+        return [Finding("subagent", "no spawn call loaded")]
+    agent = spawn.subagent
+    if agent is None or agent.transcript is None:
+        return [Finding("subagent", f"{spawn.name} {spawn.call_id}: no sub-agent transcript")]
+    findings = _check_calls(play, agent.transcript, child, "subagent", "sub-agent ")
+    task = play.scenario.subagent.text if play.scenario.subagent else ""
+    prompts = _prompts(agent.transcript)
+    if prompts and prompts != [task]:
+        findings.append(Finding("subagent", f"sub-agent prompts {prompts!r}, not [{task!r}]"))
+    texts = [r.text for r in play.record.replies(play.scenario.subagent.marker) if r.text]
+    shown = _texts(agent.transcript)
+    missing = [t for t in texts if t not in shown and t != EXTRA_TEXT]
+    if missing:
+        findings.append(Finding("subagent", f"sub-agent texts missing: {missing!r}"))
+    return findings
+
+
+def _texts(transcript: Transcript) -> list[str]:
+    return [e.text.strip() for e in transcript.entries if isinstance(e, AssistantText)]
+
+
+def _check_texts(play: Play, main: Transcript, threads: list[str]) -> list[Finding]:
+    findings = []
+    sent = [r for t in threads for r in play.record.replies(t)]
+    texts = [r.text for r in sent if r.text]
+    shown = _texts(main)
+    if _dedupe(shown) != _dedupe(texts):
+        findings.append(Finding("texts", f"texts {shown!r}, not {texts!r}"))
+    thinking = [r.thinking for r in sent if r.thinking]
+    thought = [e.text.strip() for e in main.entries if isinstance(e, Thinking)]
+    if thought != thinking:
+        findings.append(Finding("texts", f"thinking {thought!r}, not {thinking!r}"))
+    return findings
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    """Consecutive repeats removed (a retried request gets the same text twice)."""
+    out: list[str] = []
+    for item in items:
+        if not out or out[-1] != item:
+            out.append(item)
+    return out
+
+
+def _check_extra(play: Play, main: Transcript, issued: list[Issued]) -> list[Finding]:
+    findings = []
+    prompts = {p.text for p in play.scenario.prompts}
+    for entry in main.entries:
+        what = f"{entry.kind} {entry.id}"
+        if isinstance(entry, UserMessage) and entry.text.strip() not in prompts:
+            findings.append(
+                Finding("extra", f"{what}: a user prompt no one typed: {entry.text[:100]!r}")
+            )
+        elif isinstance(entry, CompactionBoundary):
+            findings.append(Finding("extra", f"{what}: a compaction that never happened"))
+        elif isinstance(entry, AbortMarker) and not play.scenario.interrupt:
+            findings.append(Finding("extra", f"{what}: an abort in a run nobody interrupted"))
+        elif entry.kind in ("error", "system", "pending_action"):
+            text = getattr(entry, "text", "") or getattr(entry, "message", "")
+            if entry.kind == "system" and _sent_to_model(play, text):
+                continue  # context the agent injected itself, shown as a notice: it was there
+            findings.append(Finding("extra", f"{what}: {text[:100]!r}"))
+    ids = {i.concrete.call_id for i in issued}
+    loaded_ids = {c.call_id for c in main.tool_calls()}
+    if ids <= loaded_ids and loaded_ids - ids:
+        findings.append(Finding("extra", f"calls nobody issued: {sorted(loaded_ids - ids)}"))
+    return findings
+
+
+def _sent_to_model(play: Play, text: str) -> bool:
+    """Whether the agent sent ``text`` to the model as user-side content (its start, at least:
+    a loader may shorten a notice)."""
+    head = text.strip()[:200]
+    return bool(head) and any(head in sent for sent in play.record.user_texts)
+
+
+def records_catalogue(loader: str) -> set[str] | None:
+    """The record types the loader knows (``turnfold.formats.<loader>.RECORDS``), if declared."""
+    module = importlib.import_module(f"turnfold.formats.{loader}")
+    records: Any = getattr(module, "RECORDS", None)
+    if records is None:
+        return None
+    if hasattr(records, "known"):
+        return set(records.known())
+    return set(records)
+
+
+def _with_subagents(name: str, transcript: Transcript) -> Iterable[tuple[str, Transcript]]:
+    """A transcript and, depth first, those of its sub-agents (loaded from their own files)."""
+    yield name, transcript
+    for call in transcript.tool_calls():
+        if call.subagent is not None and call.subagent.transcript is not None:
+            yield from _with_subagents(
+                f"{name} > {call.name} {call.call_id}", call.subagent.transcript
+            )
+
+
+def _check_accounting(play: Play, name: str, transcript: Transcript) -> list[Finding]:
+    """Nothing lost, never silently: every record mapped or ignored by design (issue 11).
+
+    Only once the loader declares its catalogue (``RECORDS``) is its accounting complete; before
+    that every record would read as unaccounted, which says nothing about this run."""
+    findings = [Finding("accounting", f"{name}: warning: {w.reason}") for w in transcript.warnings]
+    accounting = getattr(transcript, "accounting", None)
+    if accounting is None or records_catalogue(play.agent.loader) is None:
+        return findings
+    unaccounted = sorted({name for _, name in accounting.unaccounted})
+    if unaccounted:
+        findings.append(Finding("accounting", f"{name}: records not accounted for: {unaccounted}"))
+    warned = sorted(accounting.types("warned")) if hasattr(accounting, "types") else []
+    if warned:
+        findings.append(Finding("accounting", f"{name}: record types warned about: {warned}"))
+    return findings
+
+
+def _raw_text(play: Play) -> str:
+    return "\n".join(p.read_text(errors="replace") for p in play.all_files)

@@ -1,0 +1,127 @@
+"""Anthropic Messages API (``POST /v1/messages``, SSE), as Claude Code uses it."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from tests.agents.script import Reply
+from tests.agents.wire import Message, Request, Response, SeenResult, block_text, json_response, sse
+
+
+def is_model_request(path: str) -> bool:
+    return "/v1/messages" in path and "count_tokens" not in path
+
+
+def parse(body: dict[str, Any], path: str) -> Request:
+    messages = []
+    for raw in body.get("messages", []):
+        content = raw.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        message = Message(role="assistant" if raw.get("role") == "assistant" else "user")
+        texts = []
+        for block in blocks or []:
+            kind = block.get("type")
+            if kind == "text":
+                texts.append(block.get("text", ""))
+            elif kind == "tool_use":
+                message.call_ids.append(block.get("id", ""))
+            elif kind == "tool_result":
+                message.results.append(
+                    SeenResult(
+                        call_id=block.get("tool_use_id", ""),
+                        text=block_text(block.get("content")),
+                        is_error=bool(block.get("is_error", False)),
+                    )
+                )
+        message.text = "\n".join(texts)
+        messages.append(message)
+    tools = {t["name"]: t.get("input_schema", {}) for t in body.get("tools", []) if "name" in t}
+    return Request(messages, tools, body.get("model"), bool(body.get("stream")))
+
+
+def side_reply(request: Request) -> Reply:
+    """Titles, summaries and the other small requests Claude Code makes beside the session."""
+    return Reply(text="ok")
+
+
+def _blocks(reply: Reply) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    if reply.thinking:
+        blocks.append({"type": "thinking", "thinking": reply.thinking, "signature": "c2ln"})
+    if reply.text:
+        blocks.append({"type": "text", "text": reply.text})
+    blocks += [
+        {"type": "tool_use", "id": c.call_id, "name": c.name, "input": c.args} for c in reply.calls
+    ]
+    return blocks
+
+
+def _empty(block: dict[str, Any]) -> dict[str, Any]:
+    if block["type"] == "tool_use":
+        return {**block, "input": {}}
+    if block["type"] == "text":
+        return {**block, "text": ""}
+    return {**block, "thinking": "", "signature": ""}
+
+
+def _delta(block: dict[str, Any]) -> list[dict[str, Any]]:
+    if block["type"] == "tool_use":
+        return [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+    if block["type"] == "text":
+        return [{"type": "text_delta", "text": block["text"]}]
+    return [
+        {"type": "thinking_delta", "thinking": block["thinking"]},
+        {"type": "signature_delta", "signature": block["signature"]},
+    ]
+
+
+def respond(reply: Reply, request: Request, path: str) -> Response:
+    blocks = _blocks(reply)
+    stop = "tool_use" if reply.calls else "end_turn"
+    message = {
+        "id": f"msg_{time.time_ns()}",
+        "type": "message",
+        "role": "assistant",
+        "model": request.model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1},
+    }
+    if not request.stream:
+        done = {**message, "content": blocks, "stop_reason": stop}
+        return json_response({**done, "usage": {"input_tokens": 10, "output_tokens": 5}})
+    events: list[tuple[str | None, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": message})
+    ]
+    for i, block in enumerate(blocks):
+        events.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": i, "content_block": _empty(block)},
+            )
+        )
+        events += [
+            ("content_block_delta", {"type": "content_block_delta", "index": i, "delta": d})
+            for d in _delta(block)
+        ]
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+        )
+    )
+    events.append(("message_stop", {"type": "message_stop"}))
+    return Response(200, "text/event-stream", sse(events))
+
+
+def other(path: str) -> Response:
+    """``count_tokens`` and anything else: a small answer, never an error that starts retries."""
+    return json_response({"input_tokens": 10})
