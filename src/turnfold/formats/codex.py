@@ -27,13 +27,25 @@ beyond the API (:class:`CodexBuilder`):
   {"exit_code"}}`` JSON, or an ``Exit code: N`` / ``Process exited with code N`` header) gives
   ``success`` when 0 and ``error`` otherwise; otherwise ``exec_command_end.exit_code``,
   ``patch_apply_end.success``, ``mcp_tool_call_end`` (``Ok`` / ``Err`` / ``isError``) and
-  ``dynamic_tool_call_response.success`` decide; an output of ``aborted`` is ``cancelled``;
-  anything else stays ``unknown``. The header is taken off the shown output and kept in
-  ``meta["output_header"]`` (``meta["exit_code"]`` too); ``Wall time`` / ``duration_seconds`` /
-  an event's ``duration`` is the recorded ``duration_ms``. ``apply_patch`` results are diffs
-  (``patch_apply_end``'s unified diffs when recorded, else the patch itself); ``update_plan``
-  results are plans. Events only enrich calls still waiting for their output; an event for a
-  call that is not in the file echoes nothing and is skipped.
+  ``dynamic_tool_call_response.success`` decide; an output of ``aborted`` is ``cancelled``; a
+  plain-text output whose first line states a failure (non-zero exit code, rejected,
+  verification failed, timed out: :func:`states_failure`, the one place of that rule) is
+  ``error``; Codex's own multi-agent tools (``spawn_agent``, ``wait_agent``, ``send_message``,
+  ``list_agents``, ``followup_task``, ``wait`` …, namespaces ``multi_agent_v1`` and
+  ``collaboration``) are ``success`` when they answered otherwise; anything else stays
+  ``unknown``. The header is taken off the shown output and kept in ``meta["output_header"]``
+  (``meta["exit_code"]`` too); ``Wall time`` / ``duration_seconds`` / an event's ``duration``
+  is the recorded ``duration_ms``. An ``apply_patch`` call's patch is its arguments; its result
+  is the tool's own message ("Success. Updated the following files: …", or why it failed),
+  followed by ``patch_apply_end``'s unified diff when recorded. ``update_plan`` results are
+  plans. MCP calls (``namespace: "mcp__<server>…"``) are named ``mcp__<server>__<tool>``.
+  Events only enrich calls still waiting for their output.
+- **Code mode.** A ``custom_tool_call`` ``exec`` whose input is a script calling ``tools.*``
+  is described by the commands it ran (``tools.exec_command({cmd})``, else the tools it
+  called); its status comes from the exit codes it printed. The end events of the calls the
+  script made (``mcp_tool_call_end``, ``patch_apply_end``, ``exec_command_end`` with a
+  ``call_id`` no item holds, ``exec-<uuid>``) become calls nested under it (its
+  :class:`SubAgent` transcript).
 - **Batches.** Codex items carry no response id: consecutive calls form one batch,
   ``turn<n>-batch<k>``, ended by any message, reasoning or output.
 - **Turns.** ``task_started`` / ``turn_started`` (or, in files without them, a new prompt) start
@@ -57,20 +69,31 @@ beyond the API (:class:`CodexBuilder`):
   lines mark a resume or fork and are skipped. ``turn_context.model`` is ``metadata["model"]``
   (the first) and each AssistantText's ``model``; ``thread_name_updated`` is the ``title``.
 - **Sub-agents.** A ``spawn_agent`` call carries a :class:`SubAgent` (task from its arguments;
-  thread id and nickname from its output and ``collab_agent_spawn_end``). When the rollout is a
-  file, the child's own rollout beside it (``rollout-*-<thread id>.jsonl``) is loaded as the
-  sub-agent's transcript, with its tool count, duration and output tokens.
+  thread id and name from its output, ``collab_agent_spawn_end`` and ``sub_agent_activity``).
+  A spawn that failed (its output says so, or ``collab_agent_spawn_end.status`` is
+  ``not_found`` / ``errored``) is ``error``. When the rollout is a file, the child thread's own
+  rollout is found by its id, whatever the file is called: ``*<thread id>.jsonl`` beside the
+  parent or anywhere in the ``sessions/YYYY/MM/DD`` tree, else a file beside it whose
+  ``session_meta`` has that id or names this session as its parent; it is loaded as the
+  sub-agent's transcript (its records join this load's accounting).
+- **Model.** Each AssistantText has the model of its response (``turn_context.model``, switched
+  by ``thread_settings_applied``); a response of calls only names it in its first entry's
+  ``meta["model"]``.
 - **Notices.** ``warning``, ``stream_error``, ``background_event``, ``deprecation_notice``,
-  review mode (``entered_review_mode`` / ``exited_review_mode`` with its findings),
-  ``thread_rolled_back`` and ``undo_completed`` → :class:`SystemNotice`; inter-agent
-  ``agent_message`` items → SystemNotice ``inter_agent``.
+  ``thread_rolled_back`` and ``undo_completed`` → :class:`SystemNotice`; ``entered_review_mode``
+  → a notice naming what the review covers. ``exited_review_mode``'s findings are the answer,
+  unless the assistant text that follows repeats them; a review prompt written twice is shown
+  once. Inter-agent mail (``agent_message`` items) is one ``agent_message`` row inside the
+  turn (``author → recipient``, the payload as Markdown, encrypted parts said once).
 
-Skipped silently, as bookkeeping or UI echoes of items already read: ``world_state``,
-``inter_agent_communication*``, ``{"record_type": "state"}``, ``ghost_snapshot`` items, and the
-events in :data:`SILENT_EVENTS` (deltas, ``*_begin``, approvals, ``item_*``, ``collab_*`` other
-than the spawn, ``web_search_end``, ``image_generation_end`` …). Other unknown event and record
-types get one warning per type; unknown ``response_item`` types one warning per line (they may
-hold model-visible content); placeholder timestamps one warning in all.
+Every line is accounted for (issue 11) under its type (``event_msg/token_count``,
+``compacted``): :data:`RECORDS` lists what each type becomes, and the types left out by design
+with the reason: ``world_state``, ``inter_agent_communication*``, ``{"record_type": "state"}``,
+``ghost_snapshot`` items, and the events in :data:`SILENT_EVENTS` (deltas, ``*_begin``,
+approvals, ``item_*``, ``collab_*`` other than the spawn …). Other unknown event and record
+types get one warning per type (every line of them counted as warned); unknown
+``response_item`` types one warning per line (they may hold model-visible content); placeholder
+timestamps one warning in all.
 
 A source with no Codex record at all (say a Claude Code session read with ``format="codex"``)
 raises :class:`TranscriptFormatError` rather than returning an empty transcript.
