@@ -555,10 +555,25 @@ def _scan_table(
                 return pq.read_table(parquet_path, columns=[column]).column(0)[i].as_py()
 
     prefix = path or ""
+    guessed = format is None
+    if guessed:
+        # One table, one format: detect it on the first trajectory instead of on every row
+        # (detection is a third of the work of a short one); a row it does not fit is detected
+        # on its own.
+        first = next(iter(cells()), None)
+        if first is not None:
+            try:
+                from turnfold.corpus.summarize import _plain_messages
+
+                format = load(_plain_messages(first)).metadata.get("source_format")
+            except Exception:
+                format = None
+    chosen = format
 
     def items() -> Iterator[Item]:
         for i, value in enumerate(cells()):
-            yield Item(key=f"{prefix}#{i}", sample=str(i), format=format, messages=value)
+            yield Item(key=f"{prefix}#{i}", sample=str(i), format=chosen, messages=value,
+                       format_guessed=guessed and chosen is not None)  # fmt: skip
 
     run = _Run()
     parallel = count >= 64

@@ -39,6 +39,9 @@ class Item:
     transcript: Any = None
     size: int | None = None
     mtime_ns: int | None = None
+    #: ``format`` was read off the table's first trajectory, not given: a row it does not fit
+    #: is detected on its own.
+    format_guessed: bool = False
 
 
 @dataclass

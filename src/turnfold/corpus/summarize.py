@@ -174,7 +174,13 @@ def _load(item: Item, format: str | None) -> Transcript:
         return item.transcript
     if item.path is not None:
         return load(item.path, format=format)
-    return load(_plain_messages(item.messages), format=format)
+    messages = _plain_messages(item.messages)
+    if item.format_guessed:
+        try:
+            return load(messages, format=format)
+        except TranscriptFormatError:
+            return load(messages)
+    return load(messages, format=format)
 
 
 def _plain_messages(value: Any) -> Any:

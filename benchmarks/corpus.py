@@ -1,0 +1,189 @@
+"""Scanning a corpus of sessions against parsing their lines with json.loads (spec Q-4, C-4).
+
+Generates ``--sessions`` session files totalling about ``--mb`` megabytes (Claude Code sessions
+from ``benchmarks/load.py``'s generator, with the bundled Codex, Gemini and Qwen fixtures mixed
+in), then measures in the same run:
+
+  baseline  json.loads over every line of every file, on one core
+  first     turnfold.scan(folder, workers=2) with an empty cache, in a fresh process
+  rescan    the same scan again (every row from the cache)
+  grown     the scan after one session file grew: that file alone is read again
+  memory    peak RSS of the scanning process at a quarter of the sessions and at all of them
+  to_arrow  corpus.to_arrow() of a scan of a generated Parquet file of ``--rows`` short
+            trajectories, against pyarrow reading that file's message column
+
+Bars (issue 12): first <= 1.0x baseline; rescan <= 0.03x first; peak RSS <= 300 MB whatever
+the corpus size; to_arrow <= 2x the read. The figures are printed as the last line.
+
+    python benchmarks/corpus.py [--sessions 200] [--mb 200] [--rows 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from load import generate
+
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+MIXED = [
+    "codex_rollout_v0.129_two-turns.jsonl",
+    "gemini-cli_legacy-json_file-ops.json",
+    "qwen-code_chatrecord.jsonl",
+]
+#: One session in this many is a copy of a fixture of another format.
+MIX_EVERY = 5
+
+#: Run in a fresh process: scan, then print seconds, rows, items read and peak RSS (bytes).
+SCAN = """
+import json, resource, sys, time
+import turnfold
+# What a kernel has imported after its first scan: timed scans leave out import costs.
+import pyarrow, pyarrow.parquet, sqlite3, platformdirs, tqdm.auto, turnfold.corpus.index
+paths = json.loads(sys.argv[1])
+source = paths if isinstance(paths, list) else paths
+began = time.perf_counter()
+corpus = turnfold.scan(source, workers=2)
+elapsed = time.perf_counter() - began
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+print(json.dumps({"seconds": elapsed, "rows": len(corpus), "read": corpus.read,
+                  "errors": corpus.errors, "peak": peak, "workers_peak": workers}))
+"""
+
+
+def make_corpus(folder: Path, sessions: int, megabytes: float) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    each = megabytes / max(1, sessions - sessions // MIX_EVERY)
+    paths = []
+    for i in range(sessions):
+        if i % MIX_EVERY == MIX_EVERY - 1:
+            fixture = FIXTURES / MIXED[(i // MIX_EVERY) % len(MIXED)]
+            target = folder / f"s{i:04d}-{fixture.name}"
+            shutil.copyfile(fixture, target)
+        else:
+            target = folder / f"s{i:04d}-claude.jsonl"
+            generate(target, each, seed=i)
+        paths.append(target)
+    return paths
+
+
+def baseline(paths: list[Path]) -> float:
+    began = time.perf_counter()
+    for path in paths:
+        with path.open("rb") as lines:
+            if path.suffix == ".json":
+                json.loads(lines.read())
+                continue
+            for line in lines:
+                if line.strip():
+                    json.loads(line)
+    return time.perf_counter() - began
+
+
+def scan_in_process(source: object, cache: Path) -> dict[str, float]:
+    env = {**os.environ, "TURNFOLD_CACHE_DIR": str(cache)}
+    done = subprocess.run([sys.executable, "-c", SCAN, json.dumps(source)], env=env,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def trajectories(path: Path, rows: int) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def one(i: int) -> list[dict[str, object]]:
+        return [
+            {"role": "user", "content": f"Task {i}: what is {i} + {i}?"},
+            {"role": "assistant", "content": f"It is {2 * i}."},
+        ]
+
+    batch = 10_000
+    writer = None
+    for start in range(0, rows, batch):
+        count = min(batch, rows - start)
+        table = pa.table({"task": [f"t{start + i}" for i in range(count)],
+                          "messages": [one(start + i) for i in range(count)]})  # fmt: skip
+        if writer is None:
+            writer = pq.ParquetWriter(path, table.schema)
+        writer.write_table(table)
+    assert writer is not None
+    writer.close()
+
+
+def arrow_bar(folder: Path, rows: int) -> tuple[float, float, int]:
+    import pyarrow.parquet as pq
+
+    import turnfold
+
+    path = folder / "rollouts.parquet"
+    trajectories(path, rows)
+    read = min(_timed(lambda: pq.read_table(path, columns=["messages"])) for _ in range(3))
+    corpus = turnfold.scan(path, workers=2)
+    tables = []
+    for _ in range(3):
+        corpus._table = None  # measure building the table, not the memo of the last call
+        tables.append(_timed(corpus.to_arrow))
+    return min(tables), read, len(corpus)
+
+
+def _timed(work: object) -> float:
+    began = time.perf_counter()
+    work()  # type: ignore[operator]
+    return time.perf_counter() - began
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=200)
+    parser.add_argument("--mb", type=float, default=200)
+    parser.add_argument("--rows", type=int, default=100_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        folder = work / "sessions"
+        paths = make_corpus(folder, args.sessions, args.mb)
+        size = sum(p.stat().st_size for p in paths)
+        print(f"{len(paths)} sessions, {size / 1e6:.0f} MB")
+        parse = baseline(paths)
+        print(f"baseline json.loads, one core: {parse:.2f}s")
+        quarter = [str(p) for p in paths[: max(1, len(paths) // 4)]]
+        small = scan_in_process(quarter, work / "cache-quarter")
+        first = scan_in_process(str(folder), work / "cache")
+        print(f"first scan, 2 workers: {first['seconds']:.2f}s, {first['rows']:.0f} rows, "
+              f"{first['errors']:.0f} errors")  # fmt: skip
+        again = scan_in_process(str(folder), work / "cache")
+        print(f"rescan: {again['seconds']:.3f}s, {again['read']:.0f} files read")
+        with paths[0].open("a") as grown:
+            record = {"type": "user", "sessionId": "grown", "uuid": "g-1",
+                      "message": {"role": "user", "content": "more"}}  # fmt: skip
+            grown.write(json.dumps(record) + "\n")
+        after = scan_in_process(str(folder), work / "cache")
+        print(f"after one file grew: {after['read']:.0f} file(s) read, {after['seconds']:.3f}s")
+        mb = 1024 * 1024
+        print(f"peak RSS of the scanning process: {small['peak'] / mb:.0f} MB at {len(quarter)} "
+              f"sessions, {first['peak'] / mb:.0f} MB at {len(paths)}; a worker's peak "
+              f"{first['workers_peak'] / mb:.0f} MB")  # fmt: skip
+        table, read, rows = arrow_bar(work, args.rows)
+        print(f"to_arrow of {rows} rows: {table * 1000:.1f} ms; reading the message column: "
+              f"{read * 1000:.1f} ms")  # fmt: skip
+    print(
+        f"corpus: first/baseline = {first['seconds'] / parse:.2f}x, "
+        f"rescan/first = {again['seconds'] / first['seconds']:.3f}x, "
+        f"to_arrow/read = {table / read:.2f}x, grown read {after['read']:.0f}, "
+        f"peak RSS {small['peak'] / mb:.0f}/{first['peak'] / mb:.0f} MB"
+    )
+
+
+if __name__ == "__main__":
+    main()
