@@ -577,3 +577,192 @@ def test_gemini_a_long_session_loads_completely() -> None:
 def test_L4_gemini_a_qwen_file_is_a_clear_format_error() -> None:
     with pytest.raises(TranscriptFormatError, match="no Gemini CLI chat record"):
         turnfold.load(FIXTURES / "qwen-code_chatrecord.jsonl", format="gemini")
+
+
+# --- accounting, failures stated in the output, resume, drift, real CLI files (issues 11, 21, 23)
+
+OWN = FIXTURES / "gemini"
+RESUME = OWN / "gemini-cli_v0.61_resume-api-form.jsonl"
+THREE_TURNS = OWN / "gemini-cli_v0.61_three-turns-two-resumes.jsonl"
+CONTENT_OBJECTS = OWN / "gemini-cli_resume-content-objects.jsonl"
+MODEL_PARTS = OWN / "gemini-cli_legacy-json_model-parts.json"
+SUBAGENT = OWN / "subagent" / "session-2026-12-01T21-33-66666666.jsonl"
+
+
+def statuses(transcript: Transcript) -> list[tuple[str, str]]:
+    """(command or tool name, status) of each call."""
+    rows = []
+    for call in transcript.tool_calls():
+        args = call.args if isinstance(call.args, dict) else {}
+        rows.append((args.get("command", call.name), call.status))
+    return rows
+
+
+def test_X2_gemini_every_line_and_message_type_is_accounted_for() -> None:
+    transcript = load_lines(
+        user("u1", "hi"),
+        {"$set": {"lastUpdated": T0.format(5)}},
+        model("g1", "hello"),
+        {"id": "i1", "type": "info", "content": "Request cancelled."},
+        {"id": "x1", "type": "mystery", "content": "?"},
+        {"$rewindTo": "i1"},
+        {"$set": {"messages": [user("u1", "hi"), model("g1", "hello")]}},
+    )
+    accounting = transcript.accounting
+    assert accounting is not None
+    assert accounting.unaccounted == []
+    assert accounting.counts == {
+        "metadata": {"mapped": 1},
+        "user": {"mapped": 1},
+        "$set": {"mapped": 1},
+        "gemini": {"mapped": 1},
+        "info": {"mapped": 1},
+        "mystery": {"warned": 1},
+        "$rewindTo": {"mapped": 1},
+        "$set/messages": {"mapped": 1},
+    }
+    assert accounting.types("mapped") <= set(gemini.RECORDS.mapped)
+
+
+def test_X2_gemini_legacy_messages_are_accounted_for_one_by_one() -> None:
+    document = {**HEADER, "messages": [user("u1", "hi"), model("g1", "yo"), {"no": "id"}]}
+    accounting = turnfold.load(document).accounting
+    assert accounting is not None
+    assert accounting.unaccounted == []
+    assert accounting.counts == {
+        "session": {"mapped": 1},
+        "user": {"mapped": 1},
+        "gemini": {"mapped": 1},
+        "(message without id)": {"warned": 1},
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("<untrusted_context>\nOutput: ls: no such\nExit Code: 2\n</untrusted_context>", "error"),
+        ("Command: ls\nDirectory: (root)\nOutput: x\nError: (none)\nExit Code: 0", "success"),
+        ("Output: (empty)\nExit Code: 1\nProcess Group PGID: 7", "error"),
+        ("Command exited with code 127", "error"),
+        ("Error: file not found: /repo/a.py", "error"),
+        ("error: pathspec 'x' did not match", "error"),
+        ("Command timed out after 120000 ms", "error"),
+        ("Tool call was rejected by the user.", "error"),
+        ("Output: hi\nProcess Group PGID: 1", None),
+        ("Successfully updated the todo list.", None),
+        ("# Notes\nAn error: here is only in the body", None),
+        ("Error: (none)\nOutput: fine", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_L3_21_11_a_result_whose_text_states_a_failure_is_an_error(
+    text: str | None, expected: str | None
+) -> None:
+    from turnfold.formats.gemini_parts import stated_outcome
+
+    assert stated_outcome(text) == expected
+
+
+def test_L3_21_11_gemini_success_whose_output_says_exit_code_1_is_an_error() -> None:
+    failing = call("c1", "run_shell_command", command="false")
+    failing["result"][0]["functionResponse"]["response"] = {"output": "Output: \nExit Code: 1"}
+    transcript = load_lines(user("u1", "go"), model("g1", toolCalls=[failing, call("c2")]))
+    assert [c.status for c in transcript.tool_calls()] == ["error", "success"]
+    cancelled = call("c3", status="cancelled")
+    cancelled["result"][0]["functionResponse"]["response"] = {"output": "Exit Code: 130"}
+    assert load_lines(model("g2", toolCalls=[cancelled])).tool_calls()[0].status == "cancelled"
+
+
+def test_L3_23_real_gemini_failed_command_recorded_as_success_is_an_error() -> None:
+    transcript = turnfold.load(RESUME)
+    assert statuses(transcript) == [("echo hi", "success"), ("ls /nonexistent", "error")]
+
+
+def test_L2_23_gemini_resume_sync_keeps_recorded_calls_and_makes_no_compaction() -> None:
+    transcript = turnfold.load(RESUME)
+    assert of(transcript, CompactionBoundary) == []
+    assert [m.text for m in of(transcript, UserMessage)] == [
+        "FIRST-PROMPT: run echo hi",
+        "SECOND-PROMPT: anything else?",
+    ]
+    assert len(of(transcript, Thinking)) == 1  # not repeated from the API-form copy
+    assert transcript.warnings == []
+    # The CLI's environment briefing is the CLI speaking, not a prompt.
+    notices = of(transcript, SystemNotice)
+    assert [n.subtype for n in notices] == ["session_context"]
+
+
+def test_L2_23_gemini_two_resumes_keep_every_turn_and_status() -> None:
+    transcript = turnfold.load(THREE_TURNS)
+    assert of(transcript, CompactionBoundary) == []
+    assert statuses(transcript) == [
+        ("echo hi", "success"),
+        ("ls /nonexistent", "error"),
+        ("false", "error"),
+        ("echo two", "success"),
+    ]
+    assert len(of(transcript, UserMessage)) == 3
+    assert len(of(transcript, Thinking)) == 1
+
+
+def test_L2_23_gemini_resume_as_content_objects_restates_and_fills_results() -> None:
+    transcript = turnfold.load(CONTENT_OBJECTS)
+    assert of(transcript, CompactionBoundary) == []
+    assert transcript.warnings == []
+    prompts = [m.text for m in of(transcript, UserMessage)]
+    assert prompts == ["Run the tests.", "Fix them and rerun."]
+    assert [m.text for m in of(transcript, AssistantText)] == [
+        "Two tests fail.",
+        "All tests pass now.",
+    ]
+    first, second = transcript.tool_calls()
+    assert (first.call_id, first.status) == ("c1", "error")  # success recorded, Exit Code: 1
+    # The second prompt's call is recorded only in API form: its result is the functionResponse.
+    assert (second.call_id, second.status) == ("c2", "success")
+    assert second.result is not None
+    assert "14 passing" in (second.result.text or "")
+
+
+def test_L2_23_gemini_a_checkpoint_with_new_messages_is_still_a_compaction() -> None:
+    summary = {"role": "user", "parts": [{"text": "Summary: the user asked for a file."}]}
+    transcript = load_lines(
+        user("u1", "make a file"),
+        model("g1", "done"),
+        {"$set": {"messages": [summary, {"role": "model", "parts": [{"text": "Got it."}]}]}},
+        user("u2", "next"),
+    )
+    (boundary,) = of(transcript, CompactionBoundary)
+    assert boundary.summary is not None
+    assert "Summary: the user asked" in boundary.summary
+    assert [m.text for m in of(transcript, UserMessage)] == ["make a file", "next"]
+
+
+def test_L2_21_5_gemini_legacy_model_messages_with_parts_are_assistant_messages() -> None:
+    source, _ = open_source(MODEL_PARTS)
+    assert gemini.detect(source).fits
+    transcript = turnfold.load(MODEL_PARTS)
+    assert transcript.metadata["source_format"] == "gemini"
+    assert [m.text for m in of(transcript, AssistantText)] == ["2+2 is 4.", "3+3 is 6."]
+    assert transcript.warnings == []
+
+
+def test_L1_gemini_real_invoke_agent_nests_its_child_session() -> None:
+    transcript = turnfold.load(SUBAGENT)
+    agent = next(c for c in transcript.tool_calls() if c.name == "invoke_agent")
+    assert agent.status == "success"
+    assert agent.subagent is not None
+    assert agent.subagent.transcript is not None
+    assert (agent.subagent.name, agent.subagent.reason) == ("generalist", "GOAL")
+    child = agent.subagent.transcript
+    assert [(c.name, c.status) for c in child.tool_calls()] == [
+        ("run_shell_command", "success"),
+        ("complete_task", "success"),
+    ]
+    assert agent.subagent.tool_count == 2
+    assert of(transcript, CompactionBoundary) == []
+    # The child's records are accounted for in the parent's load too.
+    accounting = transcript.accounting
+    assert accounting is not None
+    assert accounting.unaccounted == []
+    assert accounting.counts["gemini"]["mapped"] > len(of(transcript, AssistantText))

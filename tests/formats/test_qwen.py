@@ -620,3 +620,111 @@ def test_L1_qwen_nested_sidechain_nests_under_the_sub_agents_own_call() -> None:
 def test_L4_qwen_a_gemini_file_is_a_clear_format_error() -> None:
     with pytest.raises(TranscriptFormatError, match="no Qwen Code chat record"):
         turnfold.load(FIXTURES / "gemini-cli_legacy-json_file-ops.json", format="qwen")
+
+
+# --- accounting, parent links, failures stated in the output, real CLI files (issues 11, 23) ----
+
+OWN = FIXTURES / "qwen"
+NO_PARENTS = OWN / "qwen-code_no-parent-links.jsonl"
+FAILED_AS_SUCCESS = OWN / "qwen-code_v0.15_failed-shell-recorded-as-success.jsonl"
+BACKGROUND = OWN / "background-agent" / "chats" / "62c225bc-6b43-451c-baad-3eaede03a4f2.jsonl"
+
+
+def test_L2_11_4_qwen_records_without_parent_links_are_kept_in_file_order() -> None:
+    transcript = turnfold.load(NO_PARENTS)
+    assert [type(e).__name__ for e in transcript.entries] == [
+        "UserMessage",
+        "Thinking",
+        "ToolCall",
+        "AssistantText",
+    ]
+    assert transcript.tool_calls()[0].status == "success"
+    assert transcript.warnings == []
+
+
+def test_L2_11_4_qwen_a_record_without_a_parent_link_follows_the_one_before_it() -> None:
+    linked = user("u1", None, "first")
+    unlinked = assistant("a1", None, {"text": "reply"})
+    del unlinked["parentUuid"]
+    transcript = load(linked, unlinked, assistant("a2", "a1", {"text": "more"}))
+    assert texts(transcript) == ["first", "reply", "more"]
+    # An explicit null is still a root: the branch before it is not walked.
+    assert texts(load(user("u1", None, "old"), user("u2", None, "new"))) == ["new"]
+
+
+@pytest.mark.parametrize(
+    ("output", "recorded", "expected"),
+    [
+        ("Command: ls x\nOutput: ls: x: missing\nError: (none)\nExit Code: 2", "success", "error"),
+        ("Command: echo hi\nOutput: hi\nError: (none)\nExit Code: 0", "success", "success"),
+        ("Command: echo hi\nOutput: hi\nError: (none)\nExit Code: 0", None, "success"),
+        ("Command timed out after 120s", "success", "error"),
+        ("ok", None, "unknown"),
+        ("Exit Code: 1", "cancelled", "cancelled"),
+    ],
+)
+def test_L3_23_qwen_a_result_whose_text_states_a_failure_is_an_error(
+    output: str, recorded: str | None, expected: str
+) -> None:
+    transcript = load(
+        assistant("a1", None, fcall("c1", "run_shell_command", command="ls x")),
+        result("r1", "a1", "c1", {"output": output}, status=recorded),
+    )
+    assert transcript.tool_calls()[0].status == expected
+
+
+def test_L3_23_qwen_shell_result_display_states_its_exit_code() -> None:
+    display = {"type": "shell_result", "exitCode": 2, "outcome": "failed", "output": "boom"}
+    transcript = load(
+        assistant("a1", None, fcall("c1", "run_shell_command", command="x")),
+        rec("r1", "a1", "tool_result", toolCallResult={"callId": "c1", "resultDisplay": display}),
+    )
+    assert transcript.tool_calls()[0].status == "error"
+
+
+def test_L3_23_qwen_failed_shell_recorded_as_success_is_an_error() -> None:
+    transcript = turnfold.load(FAILED_AS_SUCCESS)
+    assert [c.status for c in transcript.tool_calls()] == ["success", "error"]
+
+
+def test_L1_qwen_real_background_agent_file_nests_under_its_call() -> None:
+    transcript = turnfold.load(BACKGROUND)
+    shell_ok, shell_failed, agent = transcript.tool_calls()
+    assert (shell_ok.status, shell_failed.status, agent.status) == ("success", "error", "success")
+    assert agent.subagent is not None
+    assert agent.subagent.transcript is not None
+    assert agent.subagent.name == "general-purpose"
+    child = agent.subagent.transcript
+    assert [(c.name, c.status) for c in child.tool_calls()] == [("run_shell_command", "success")]
+    assert [e.text for e in of(child, AssistantText)] == ["subagent done: from-subagent"]
+    assert transcript.warnings == []
+    # The injected reminder before the second prompt is not what the user typed.
+    assert of(transcript, UserMessage)[-1].text == "SECOND-PROMPT: anything else?"
+    accounting = transcript.accounting
+    assert accounting is not None
+    assert accounting.unaccounted == []
+    assert accounting.counts["tool_result"] == {"mapped": 4}  # 3 of the session, 1 of the agent
+
+
+def test_X2_qwen_every_record_type_is_mapped_ignored_or_warned() -> None:
+    transcript = load(
+        user("u1", None, "hi"),
+        system("s1", "u1", "ui_telemetry", {"uiEvent": {}}),
+        system("s2", "s1", "custom_title", {"customTitle": "T"}),
+        system("s3", "s2", "brand_new_subtype", {}),
+        rec("x1", "s3", "mystery"),
+        assistant("a1", "x1", {"text": "yo"}),
+    )
+    accounting = transcript.accounting
+    assert accounting is not None
+    assert accounting.unaccounted == []
+    assert accounting.counts == {
+        "user": {"mapped": 1},
+        "system/ui_telemetry": {"ignored": 1},
+        "system/custom_title": {"mapped": 1},
+        "system/brand_new_subtype": {"warned": 1},
+        "mystery": {"warned": 1},
+        "assistant": {"mapped": 1},
+    }
+    assert any("brand_new_subtype" in w.reason for w in transcript.warnings)
+    assert accounting.types("ignored") <= set(qwen.RECORDS.ignored)

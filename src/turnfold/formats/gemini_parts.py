@@ -239,7 +239,7 @@ _EXIT_CODE = re.compile(
 )
 #: Failures a tool reports in the first line of its output rather than in a status.
 _FAILED_FIRST_LINE = re.compile(
-    r"^(?:error\b\s*:?\s*(?!\(none\))\S|.*\btimed out\b|.*\b(?:was |been )?rejected\b)",
+    r"^(?:error\b(?!\s*:?\s*\(none\))|.*\btimed out\b|.*\brejected\b)",
     re.IGNORECASE,
 )
 #: Gemini CLI wraps tool output in this tag (prompt-injection fencing); it is not the output.

@@ -332,9 +332,10 @@ class _Reader:
             if subtype in _BOOKKEEPING:
                 source.ignored(record_type)
             else:
-                source.warn(f"unknown system record {subtype!r} skipped", line)
+                reason = f"unknown system record {subtype!r} skipped"
+                source.warn(reason, line, record_type=record_type)
             return []
-        source.warn(f"unknown record type {kind!r} skipped", line)
+        source.warn(f"unknown record type {kind!r} skipped", line, record_type=str(kind))
         return []
 
     def _system(
