@@ -26,6 +26,7 @@ CASES = [
     ("render.py", ["--mb", "1", "--runs", "1"], "render/parse = "),
     ("batches.py", ["--batches", "500", "--runs", "1"], "build_batch_view, zh:"),
     ("scale.py", ["--mb", "1", "--turns", "20", "--runs", "1"], "projection/parse = "),
+    ("corpus.py", ["--sessions", "5", "--mb", "2", "--rows", "200"], "corpus: first/baseline = "),
 ]
 
 
