@@ -144,8 +144,8 @@ def test_L2_anthropic_images_and_documents() -> None:
     messages = [
         {"role": "user", "content": [{"type": "image", "source": PNG},
                                      {"type": "text", "text": "What is this?"}]},
-        {"role": "user", "content": [{"type": "document", "source": {"type": "text",
-                                                                     "data": "hi"}}]},
+        {"role": "user", "content": [{"type": "document", "title": "spec.pdf", "source": {
+            "type": "base64", "media_type": "application/pdf", "data": "QUJD"}}]},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "screenshot",
                                            "input": {}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [
@@ -157,7 +157,10 @@ def test_L2_anthropic_images_and_documents() -> None:
     transcript = load(messages)
     prompt, document = [e for e in transcript if isinstance(e, UserMessage)]
     assert (prompt.text, prompt.meta) == ("What is this?", {"images": 1})
-    assert (document.text, document.meta) == ("[document]", {"documents": 1})
+    assert [(i.media_type, i.data) for i in prompt.images] == [("image/png", "iVBORw0KGgo=")]
+    # Issue 11.8: what the user attached is an attachment line, never dropped.
+    assert document.text == "[attachment: spec.pdf · application/pdf · 3 B]"
+    assert document.meta == {"documents": 1}
     [call] = transcript.tool_calls()
     assert call.result is not None
     assert call.result.text == "captured\n[report.pdf]"
@@ -511,6 +514,11 @@ def test_X2_issue11_1_bare_list_of_sdk_messages_is_detected() -> None:
     assert len(transcript.tool_calls()) == 11
     assert transcript.accounting is not None
     assert transcript.accounting.unaccounted == []
+    # Issue 11.8: the attached file is shown as an attachment line, not dropped with a warning.
+    prompt = transcript.entries[0]
+    assert isinstance(prompt, UserMessage)
+    assert prompt.text.endswith("\n\n[attachment: spec.md]")
+    assert (prompt.meta, transcript.warnings) == ({"files": 1}, [])
 
 
 def test_X2_wrapper_keys_never_replace_what_the_loader_sets() -> None:

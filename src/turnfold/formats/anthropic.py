@@ -11,9 +11,10 @@ Input shapes:
 Mapping (blocks as in :mod:`turnfold.formats.anthropic_blocks`):
 
 - a user message's text is a :class:`UserMessage`; a user message holding only ``tool_result``
-  blocks is the agent loop reporting results, not a prompt. Images and documents a user sent are
-  counted in ``meta`` (``images``, ``documents``); a message with nothing but them reads
-  ``[image]`` / ``[document]``;
+  blocks is the agent loop reporting results, not a prompt. Pasted images (base64) are the
+  message's ``images``; files the user attached (``document``, ``file``, ``container_upload``,
+  an image by URL) are attachment lines in its text (name, media type, size; issue 11.8); both
+  are counted in ``meta`` (``images``, ``documents``, ``files``);
 - an assistant message's blocks become entries in order; its calls form one batch whose id is the
   message's own ``id``, else ``msg-<line>``; ``usage`` goes on its last :class:`AssistantText`;
 - ``tool_result`` pairs with its call by ``tool_use_id`` (``is_error`` → ``error``, otherwise
@@ -48,6 +49,7 @@ from turnfold.model import (
     AssistantError,
     AssistantText,
     Entry,
+    ImageData,
     LoadWarning,
     SystemNotice,
     ToolCall,
@@ -73,6 +75,8 @@ _OPENAI_PART_TYPES = NameSet(
      "refusal", "file", "function_call", "function_call_output", "reasoning"}
 )  # fmt: skip
 _ROLES = ("user", "assistant")
+#: The ``meta`` count an attached block adds to (``file`` and ``container_upload``: ``files``).
+_COUNTED = {"image": "images", "document": "documents"}
 
 
 class AnthropicBuilder(MessageBuilder):
@@ -116,30 +120,31 @@ class AnthropicBuilder(MessageBuilder):
                 self._append(UserMessage(text=content))
             return
         texts: list[str] = []
-        counts = {"images": 0, "documents": 0}
+        images: list[ImageData] = []
+        counts = {"images": 0, "documents": 0, "files": 0}
         for block in content:
+            kind = block.get("type") if isinstance(block, Mapping) else None
             if isinstance(block, str):
                 texts.append(block)
             elif not isinstance(block, Mapping):
-                continue
+                self._unknown(block, line)
             elif blocks.is_result_block(block):
                 self._settle(block, line)
-            elif block.get("type") == "text" and isinstance(block.get("text"), str):
+            elif kind == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
-            elif block.get("type") in ("image", "document"):
-                counts[f"{block['type']}s"] += 1
+            elif kind == "image" and (image := blocks.image_of(block)) is not None:
+                images.append(image)
+                counts["images"] += 1
+            elif kind == "image" or kind in blocks.ATTACHMENT_TYPES:
+                # The user attached it (issue 11.8): an attachment line, never dropped.
+                texts.append(blocks.attachment_line(block))
+                counts[_COUNTED.get(str(kind), "files")] += 1
             else:
                 self._unknown(block, line)
-        self._append_prompt(texts, counts)
-
-    def _append_prompt(self, texts: list[str], counts: dict[str, int]) -> None:
         meta = {key: n for key, n in counts.items() if n}
         text = "\n\n".join(t for t in texts if t)
-        if not text and meta:
-            # Nothing but attachments: say what was sent rather than show an empty prompt.
-            text = "\n".join(f"[{key[:-1]}]" for key, n in meta.items() for _ in range(n))
-        if text:
-            self._append(UserMessage(text=text, meta=meta))
+        if text or images:
+            self._append(UserMessage(text=text, images=images, meta=meta))
 
     def _feed_assistant(
         self, message: Mapping[str, Any], content: str | list[Any], line: int
@@ -163,6 +168,7 @@ class AnthropicBuilder(MessageBuilder):
         if isinstance(block, str):
             return self._append(AssistantText(text=block, model=model)) if block else None
         if not isinstance(block, Mapping):
+            self._unknown(block, line)  # never dropped without a word (issue 11.8)
             return None
         kind = block.get("type")
         if kind == "text":
@@ -216,8 +222,8 @@ class AnthropicBuilder(MessageBuilder):
     def _append(self, entry: Entry) -> Entry:
         return self.transcript.append(entry)
 
-    def _unknown(self, block: Mapping[str, Any], line: int) -> None:
-        kind = str(block.get("type"))
+    def _unknown(self, block: Any, line: int) -> None:
+        kind = str(block.get("type")) if isinstance(block, Mapping) else type(block).__name__
         if kind not in self._unknown_blocks:  # one warning per block type, not per block
             self._unknown_blocks.add(kind)
             self.warn(f"unknown content block type {kind!r} skipped", line)
