@@ -210,3 +210,17 @@ def test_L2_cursor_detection(value: Any, expected: str | None) -> None:
     assert (found == "cursor") is (expected == "cursor")
     if expected is not None:
         assert found == expected
+
+
+def test_L4_cursor_empty_sub_agent_file_is_never_attached(tmp_path: Path) -> None:
+    folder = tmp_path / "s2"
+    (folder / "subagents").mkdir(parents=True)
+    task = {"type": "tool_use", "name": "Task", "input": {"prompt": ""}}
+    (folder / "s2.jsonl").write_text(jsonl(line("user", text("go")), line("assistant", task)))
+    (folder / "subagents" / "empty.jsonl").write_text("")
+    transcript = turnfold.load(folder / "s2.jsonl")
+    [call] = transcript.tool_calls()
+    assert call.subagent is None
+    assert "sub-agent transcript empty.jsonl matches no call's prompt; not shown" in [
+        w.reason for w in transcript.warnings
+    ]

@@ -326,7 +326,11 @@ def _attach_subagents(source: Source, transcript: Transcript, folder: Path) -> N
         return
     open_calls = [c for c in transcript.tool_calls() if _task_of(c) is not None]
     for path in sorted(folder.glob("*.jsonl")):
-        child_source, stream = open_source(path)
+        try:
+            child_source, stream = open_source(path)
+        except OSError as exc:
+            source.warn(f"sub-agent transcript {path.name} could not be read: {exc.strerror}")
+            continue
         try:
             child = CursorReader(child_source).read()
         finally:
@@ -335,7 +339,8 @@ def _attach_subagents(source: Source, transcript: Transcript, folder: Path) -> N
         source.accounting.merge(child_source.accounting)  # nothing of the child file unaccounted
         transcript.warnings.extend(child.warnings)
         prompt = (_first_prompt(child) or "").strip()
-        call = next((c for c in open_calls if (_task_of(c) or "").strip() == prompt), None)
+        matches = (c for c in open_calls if (_task_of(c) or "").strip() == prompt)
+        call = next(matches, None) if prompt else None
         if call is None:
             source.warn(f"sub-agent transcript {path.name} matches no call's prompt; not shown")
             continue
