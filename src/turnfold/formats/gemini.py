@@ -16,23 +16,34 @@ CLI's ``loadConversationRecord()`` reads it:
   compaction (``/compress``): the dropped messages stay visible (they happened), a
   ``CompactionBoundary`` follows whose summary is the text of the checkpoint's leading new
   messages (the summary turn), and recorded messages it keeps are updated in place. A checkpoint
-  that drops nothing (tool-output masking, a resume sync) only updates messages in place.
+  that drops nothing (tool-output masking) only updates messages in place.
+- A *resume sync* restates the history in API form: recorded messages by id with their content as
+  ``functionCall`` parts and no ``toolCalls``, ``<id>_response`` copies of their function
+  responses, or plain ``{role, parts}`` Content objects; Gemini CLI 0.61 may first write one with
+  only the ``<session_context>`` message. A checkpoint all of whose messages restate recorded
+  ones drops nothing (no compaction): recorded messages keep their calls, statuses and thoughts,
+  and its function responses only fill in results never recorded (issue 23).
 
 **Messages** (``type``):
 
 - ``user`` → ``UserMessage`` from ``displayContent`` (the text as typed) or ``content``. Function
   responses in a user message (history synced back by Gemini CLI) fill in calls with no result.
+  The ``<session_context>`` briefing Gemini CLI sends as the first user turn is a
+  ``SystemNotice(subtype="session_context")``: the user did not type it.
 - ``gemini`` → ``thoughts[]`` become ``Thinking(form="summary")``: Gemini CLI records the model's
   *thought summaries* (``subject`` is the summary's bold title, ``description`` the rest), not the
   raw reasoning. ``content`` becomes ``AssistantText`` (``model``; ``tokens`` → ``Usage`` on the
   last text, or in the first entry's ``meta["usage"]`` when the response wrote no text).
   ``toolCalls[]`` become ``ToolCall``: ``status`` success/error/cancelled as recorded, anything else
-  ``unknown`` (an unfinished state is kept in ``meta["status"]``); the result is the
+  ``unknown`` (an unfinished state is kept in ``meta["status"]``), except that a result whose text
+  states a failure (``Exit Code: 1``: Gemini CLI records failed commands as ``success``) is
+  ``error`` (``gemini_parts.stated_outcome``, issue 21.11); the result is the
   ``functionResponse`` output, else ``resultDisplay``; a diff display gives kind ``diff`` and
   ``write_todos`` kind ``todo``. Gemini CLI appends the calls of later model responses to the same
   message, recording each response's calls together with one timestamp, so calls that share a
   timestamp form one batch: ``batch_id`` is the message id, ``<id>#2`` for the next batch, ...
   ``ToolCall.timestamp`` is when the batch was recorded (after it ran), so no duration is derived.
+- ``model`` (older files) is read as ``gemini``, its content from ``parts`` (issue 21.5).
 - ``info`` → ``SystemNotice``; ``"Request cancelled."`` → ``AbortMarker`` (calls of the response
   before it that never finished become ``cancelled``); the auto-compression notice →
   ``CompactionBoundary`` with ``pre_tokens``. ``warning`` → ``SystemNotice(level="warning")``;
@@ -43,6 +54,9 @@ CLI's ``loadConversationRecord()`` reads it:
 reason). Given a path, the child session ``chats/<sessionId>/<agentId>.json[l]`` is loaded as its
 transcript (tool count and output tokens derived from it, duration from its start and last update);
 sub-agent files no call links to are reported in one warning.
+
+Every line, and every message of a legacy file, is accounted for (``RECORDS``); a sub-agent
+session's records count under the same types.
 
 Metadata: ``session_id``, ``project_hash``, ``start_time``, ``last_updated``, ``title`` (the
 session ``summary``), ``kind``, ``directories``, ``model`` (the last one used). Gemini CLI records

@@ -12,6 +12,8 @@ the final record). A ``parentUuid`` that points nowhere makes its record a root,
 when earlier records exist the walk goes on from the record just before it in the file, since a
 missing parent means a lost line, and stopping there would hide entries that can be read (L-4).
 Two records glued onto one line (``…}{…``) arrive split by ``Source``, with one line number.
+A record with no ``parentUuid`` key at all (not even null) follows the record before it in the
+file, so records written without links keep their order (issue 11.4).
 
 **Records** (``type`` / ``subtype``):
 
@@ -23,7 +25,9 @@ Two records glued onto one line (``…}{…``) arrive split by ``Source``, with 
   ``functionCall`` → ``ToolCall`` (``call_id`` = ``functionCall.id``, ``batch_id`` = record uuid).
 - ``tool_result`` → the result of the call with that id: ``functionResponse`` output (else
   ``toolCallResult.resultDisplay``), status from ``toolCallResult.status`` (success / error /
-  cancelled), ``error`` when the response carries one, otherwise ``unknown`` (L-3).
+  cancelled), ``error`` when the response carries one or its text states a failure (Qwen Code
+  records a failed shell command as ``success``, ``Exit Code: 2`` only in the output;
+  ``gemini_parts.stated_outcome``), ``success`` for ``Exit Code: 0``, otherwise ``unknown`` (L-3).
 - ``system/chat_compression`` → ``CompactionBoundary`` (``pre_tokens``; summary from the payload or
   the compressed history's first user turn); ``system/slash_command`` → ``UserMessage(command=…)``
   for the invocation and ``SystemNotice`` for its output; ``system/notification`` (and ``cron``,
@@ -31,16 +35,20 @@ Two records glued onto one line (``…}{…``) arrive split by ``Source``, with 
   when cancelled, ``AssistantError`` when failed; ``system/custom_title`` → ``metadata["title"]``.
   Every other ``system`` subtype is bookkeeping for Qwen Code's own resume (``ui_telemetry``,
   ``attribution_snapshot``, ``file_history_snapshot``, ``session_*``, ``agent_*``, ``goal_*``,
-  ``branch_checkpoint``, ``rewind``, ``at_command``, ...) and is skipped silently. Unknown record
-  types are skipped with a warning.
+  ``branch_checkpoint``, ``rewind``, ``at_command``, ...) and is ignored (listed in ``RECORDS``).
+  Unknown record types and ``system`` subtypes are skipped with a warning.
 
 **Sub-agents.** Sidechain records (``isSidechain: true``) are grouped by ``agentId`` (else
 ``agentName``) and become the child transcript of the ``task``/``agent`` call that spawned them:
 the earliest not yet linked agent call before the group's first record, preferring one whose
 ``subagent_type`` is the group's ``agentName``. ``SubAgent`` stats come from the call's
 ``task_execution`` display (``executionSummary``) or, failing that, from the child transcript.
-A group no call can be linked to is kept under an added call named ``agent`` (``call_id`` empty,
-``meta["synthetic"]``) at the end, with a warning, so its entries are not lost.
+Background sub-agents (Qwen Code 0.15+) write their sidechain to
+``<project>/subagents/<sessionId>/agent-<agentId>.jsonl``; given a path, those files are read
+too, each linked to the call its ``.meta.json`` names (``toolUseId``), their records accounted for
+under the session's. A group no call can be linked to is kept under an added call named
+``agent`` (``call_id`` empty, ``meta["synthetic"]``) at the end, with a warning, so its entries
+are not lost.
 
 Metadata: ``session_id``, ``cwd``, ``version``, ``git_branch``, ``model`` (last used), ``title``.
 A source with no Qwen record at all (e.g. a Claude Code file read with ``format="qwen"``, whose
