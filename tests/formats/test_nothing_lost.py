@@ -16,13 +16,14 @@ from turnfold.model import ToolCall, Transcript
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 DOCS = Path(__file__).parents[2] / "docs" / "formats.md"
-#: Session files of every format, the shared fixtures and the hand-made shapes beside them.
+#: Session files of every format, the shared fixtures and the hand-made shapes beside them (the
+#: corpus tree holds files that are no transcript on purpose: the scan tests count them).
 FILES = sorted(
     p
     for p in FIXTURES.rglob("*")
     if p.is_file()
     and p.suffix in (".json", ".jsonl")
-    and "LICENSES" not in p.parts
+    and not {"LICENSES", "corpus"} & set(p.relative_to(FIXTURES).parts)
     and "/subagents/" not in str(p)
     and not p.name.startswith("agent-")
     and not p.name.endswith(".meta.json")
