@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -20,10 +20,10 @@ from turnfold import (
     UserMessage,
     load,
 )
-from turnfold.formats import anthropic, which_format
+from turnfold.formats import anthropic, native, which_format
 from turnfold.formats.anthropic import AnthropicBuilder
 from turnfold.formats.source import from_object
-from turnfold.model import TranscriptChange
+from turnfold.model import LoadWarning, TranscriptChange
 
 PNG = {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}
 
@@ -539,3 +539,23 @@ def test_L4_issue11_8_an_unknown_block_is_warned_and_its_message_accounted() -> 
     ]
     assert transcript.accounting is not None
     assert transcript.accounting.counts == {"user": {"warned": 1}}
+
+
+@pytest.mark.parametrize("layout", ["jsonl", "json"])
+def test_X2_a_dump_of_the_load_accounts_for_every_line(layout: Literal["jsonl", "json"]) -> None:
+    # turnfold's own format: the header, each entry by its kind, each warning (native.RECORDS).
+    transcript = load(MESSAGES / "anthropic_bare-list_file-block.json")
+    transcript.warnings.append(LoadWarning(reason="kept", line=3))
+    again = load(transcript.dump(layout=layout))
+    assert again == transcript
+    assert again.accounting is not None
+    assert again.accounting.unaccounted == []
+    assert again.accounting.counts == {
+        "header": {"mapped": 1},
+        "user": {"mapped": 1},
+        "thinking": {"mapped": 1},
+        "assistant": {"mapped": 4},
+        "tool_call": {"mapped": 11},
+        "warning": {"mapped": 1},
+    }
+    assert set(again.accounting.types("mapped")) <= set(native.RECORDS.mapped)
