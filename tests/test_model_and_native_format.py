@@ -111,6 +111,7 @@ def make_tool_call(tag: str = "tool", subagent: SubAgent | None = None) -> ToolC
             duration_ms=12000.0,
             output_tokens=2400,
             reason="cancelled by user",
+            steps_missing=True,
         ),
     )
 
@@ -175,6 +176,7 @@ def make_full_transcript() -> Transcript:
         duration_ms=800.0,
         output_tokens=99,
         reason="failed",
+        steps_missing=True,
     )
     child = Transcript(
         [
@@ -196,6 +198,7 @@ def make_full_transcript() -> Transcript:
         duration_ms=12345.0,
         output_tokens=2400,
         reason="cancelled",
+        steps_missing=True,
     )
     entries: list[Entry] = [factory() for factory in SAMPLES.values()]
     entries += [make_thinking(f"thinking-{form}", form=form) for form in THINKING_FORMS]

@@ -122,6 +122,9 @@ class SubAgent:
     duration_ms: float | None = None
     output_tokens: int | None = None
     reason: str | None = None
+    #: The source says the agent ran, but holds none of its steps (no sub-agent file, no
+    #: progress records): the view says so instead of a tool count that opens onto nothing.
+    steps_missing: bool = False
 
 
 @dataclass(kw_only=True)

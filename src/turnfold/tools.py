@@ -158,6 +158,21 @@ def unregister_tool(name: str) -> None:
     _registered_memory.pop(name, None)
 
 
+def display_name(name: str | None) -> str:
+    """A tool's name as every view shows it: an MCP tool ``mcp__server__tool`` reads
+    ``server · tool`` (issue 21.12); other names are shown as they are. Categories and
+    registrations keep using the full name.
+
+    >>> display_name("mcp__Claude_Browser__javascript_tool"), display_name("Bash")
+    ('Claude_Browser · javascript_tool', 'Bash')
+    """
+    if name and name.startswith("mcp__"):
+        server, separator, tool = name[len("mcp__") :].partition("__")
+        if separator and server and tool:
+            return f"{server} · {tool}"
+    return name or ""
+
+
 def tool_category(name: str | None) -> ToolCategory:
     """The category of a tool name; anything unknown is ``"other"``."""
     if not name:
@@ -348,9 +363,12 @@ def format_subagent_line(call: ToolCall, locale: str = "en") -> str:
     task_source = (agent.task if agent else None) or call.description
     task = clean_text(task_source).strip() if task_source else ""
     glyph = _SUBAGENT_GLYPHS.get(call.status, "•")
-    head = f"{name}: {task}" if name and task else name or task or call.name
+    head = f"{name}: {task}" if name and task else name or task or display_name(call.name)
     parts = [f"{glyph} {head}"]
-    if agent and agent.tool_count is not None:
+    if agent and agent.steps_missing and agent.transcript is None:
+        # A count of steps that open onto nothing would mislead (issue 21.14).
+        parts.append(translate("subagent.not_recorded", locale))
+    elif agent and agent.tool_count is not None:
         parts.append(plural("subagent.tools", agent.tool_count, locale))
     nested = _nested_subagents(call)
     if nested:

@@ -1346,3 +1346,50 @@ def test_issue21_14_tool_references_whitespace_text_and_models() -> None:
     [answer] = of(transcript, AssistantText)
     assert answer.model == "claude-sonnet-4-6"
     assert browser.meta == {"model": "claude-sonnet-4-6"}
+
+
+# --- how the new shapes are shown (issues 21.4, 21.12, 21.14) ------------------------------------
+
+
+def test_issue21_4_a_pasted_image_is_shown_like_a_result_image() -> None:
+    from turnfold.render.text import render_text
+    from turnfold.render.viewmodel import build_view_model
+
+    transcript = load(HANDMADE / "v2.1_attachments-images-mcp.jsonl")
+    view = build_view_model(transcript)
+    user = next(n for n in view["nodes"] if n["kind"] == "user")
+    assert (
+        '<div class="tf-image-box"><img class="tf-image" src="data:image/png;base64,'
+        in (user["html"])
+    )
+    text = render_text(view)
+    assert "What does this screenshot show, compared with the spec?\n  [image/png]" in text
+
+
+def test_issue21_14_a_broken_image_says_its_data_is_unreadable() -> None:
+    from turnfold.render.html import note_text
+    from turnfold.render.viewmodel import build_view_model, iter_nodes
+
+    view = build_view_model(load(HANDMADE / "v2.1_attachments-images-mcp.jsonl"))
+    [browser] = [n for n in iter_nodes(view) if n.get("call_id") == "toolu_js"]
+    notes = [note_text(note, "en") for note in browser["result"]["notes"]]
+    assert notes == ["Image data unreadable (image/png)"]
+
+
+def test_issue21_12_mcp_tools_read_server_and_tool() -> None:
+    from turnfold.render.viewmodel import build_view_model, iter_nodes
+
+    view = build_view_model(load(HANDMADE / "v2.1_attachments-images-mcp.jsonl"))
+    names = [n["name"] for n in iter_nodes(view) if n.get("kind") == "tool"]
+    assert "Claude_Browser · javascript_tool" in names
+
+
+def test_issue21_14_an_agent_row_without_steps_says_so() -> None:
+    from turnfold.tools import format_subagent_line
+
+    s = task_session()
+    task_result(s, agent_id="nowhere")
+    [task] = s.load().tool_calls()
+    line = format_subagent_line(task)
+    assert "steps not recorded in this file" in line
+    assert "1 tool" not in line

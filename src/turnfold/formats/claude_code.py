@@ -1084,6 +1084,8 @@ class _Reader:
             if agent.transcript is None and steps is not None:
                 agent.transcript = self.child_of_steps(spawn, steps)
         child = agent.transcript
+        ran = bool(agent.tool_count) or spawn.call.status == "success"
+        agent.steps_missing = child is None and ran
         if child is not None and spawn.call.status == "cancelled":
             # Stopping the Task stopped its agent, and the calls that agent had running.
             for call in child.tool_calls():

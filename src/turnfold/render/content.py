@@ -722,6 +722,21 @@ def image_html(image: ImageData, *, alt: str | None = None) -> str | None:
     return f'<img class="tf-image" src="data:{media_type};base64,{data}" alt="{label}">'
 
 
+def image_note(image: ImageData) -> dict[str, Any]:
+    """The note shown instead of an image :func:`image_html` cannot show: its type is not
+    displayed, or (a displayed type) its data is redacted or broken (issue 21.14).
+
+    >>> image_note(ImageData(media_type="image/png", data="[redacted]"))["key"]
+    'tool.image_unreadable'
+    >>> image_note(ImageData(media_type="image/svg+xml", data="PHN2Zy8+"))["key"]
+    'tool.image_unsupported'
+    """
+    media_type = text_preview(str(image.media_type), 80)
+    if str(image.media_type).strip().lower() in IMAGE_TYPES:
+        return {"key": "tool.image_unreadable", "params": {"media_type": media_type}}
+    return {"key": "tool.image_unsupported", "params": {"media_type": media_type}}
+
+
 # --- Tool results (F-12, W-5, X-2) --------------------------------------------------------------
 #
 # A long result is capped to its first ``max_lines`` lines and ``max_chars`` characters. The
@@ -997,8 +1012,7 @@ def result_view(
         if shown is not None:
             images.append(shown)
         else:
-            media_type = text_preview(str(image.media_type), 80)
-            notes.append({"key": "tool.image_unsupported", "params": {"media_type": media_type}})
+            notes.append(image_note(image))
     view: dict[str, Any] = {
         "kind": result.kind,
         "html": parts.html,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import io
+import re
 from collections.abc import Callable
 from functools import cache
 from html.parser import HTMLParser
@@ -226,8 +227,16 @@ class _Outline:
             if self.lines:  # a blank line before each request, so turns read as paragraphs
                 self.lines.append(Text(""))
             command = html.unescape(node["command"]) + " " if node.get("command") else ""
+            # The text is escaped, so raw markup in it can only be the pasted images' boxes.
+            markup = str(node["html"])
+            boxes = markup.find("<div class=")
+            said, pasted = (markup, "") if boxes < 0 else (markup[:boxes], markup[boxes:])
             self.row(depth, [(node["label"], "label")])
-            self.block(depth + 1, command + html.unescape(node["html"]))
+            self.block(depth + 1, command + html.unescape(said))
+            for fragment in re.findall(r"<img [^>]*>|<div class=\"tf-note\">[^<]*", pasted):
+                label = _image_label(fragment) if fragment.startswith("<img") else None
+                shown = f"[{label}]" if label else html.unescape(fragment.split(">", 1)[1])
+                self.row(depth + 1, [(shown, "dim")])
         elif kind == "system":  # marked, so a runtime notice never reads like an answer
             level = node.get("level", "info")
             glyph = _SYSTEM_GLYPHS.get(level, "ℹ")

@@ -26,6 +26,7 @@ from turnfold.model import (
     AbortMarker,
     AssistantError,
     CompactionBoundary,
+    ImageData,
     LoadWarning,
     PendingAction,
     SystemNotice,
@@ -49,12 +50,15 @@ from turnfold.process import (
 from turnfold.render.content import (
     MORE_CHARS,
     escape,
+    image_html,
+    image_note,
     markdown_html,
     pretty_json,
     result_view,
     thinking_html,
 )
 from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
+from turnfold.tools import display_name
 
 SCHEMA_VERSION = 1
 Node = dict[str, Any]
@@ -159,6 +163,21 @@ def _published(warning: LoadWarning) -> LoadWarning:
     return replace(warning, source=PurePath(warning.source).name)
 
 
+def _pasted_images(images: list[ImageData], locale: str) -> str:
+    """Images pasted into a prompt, shown the way a tool result's images are (issue 21.4):
+    after the escaped text (which holds no markup), each in its own box, or a note."""
+    boxes = []
+    for image in images:
+        shown = image_html(image)
+        if shown is not None:
+            boxes.append(f'<div class="tf-image-box">{shown}</div>')
+        else:
+            note = image_note(image)
+            text = translate(note["key"], locale, **note["params"])
+            boxes.append(f'<div class="tf-note">{escape(text)}</div>')
+    return "".join(boxes)
+
+
 def _top_level(item: TopLevel, options: _Options, prefix: str) -> Node:
     locale = options.settings.locale
     if isinstance(item, UserMessage):
@@ -167,7 +186,7 @@ def _top_level(item: TopLevel, options: _Options, prefix: str) -> Node:
             "key": f"{prefix}{item.id}",
             "label": translate("user.label", locale),
             "command": escape(item.command) if item.command else None,
-            "html": escape(item.text),
+            "html": escape(item.text) + _pasted_images(item.images, locale),
         }
     if isinstance(item, SystemNotice):
         return {"kind": "system", "key": f"{prefix}{item.id}", "level": item.level,
@@ -328,7 +347,7 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> Node:
         "kind": "tool",
         "key": key,
         "call_id": escape(call.call_id),
-        "name": escape(call.name),
+        "name": escape(display_name(call.name)),
         "category": row.category,
         "status": call.status,
         "status_text": translate(f"status.{call.status}", locale),
