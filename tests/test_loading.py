@@ -304,3 +304,35 @@ def test_L4_no_fitting_format_names_the_closest_and_what_it_lacked() -> None:
     lines = [claude, {"x": 1}, {"y": 2}]
     with pytest.raises(TranscriptFormatError, match=r"closest: claude-code: reads 33%"):
         turnfold.load("\n".join(json.dumps(v) for v in lines))
+
+
+def test_X1_a_line_over_the_record_limit_is_skipped_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A hostile or broken file must not exhaust memory: the long line is never held whole.
+    monkeypatch.setenv("TURNFOLD_MAX_RECORD_BYTES", "1000")
+    user = {"type": "user", "uuid": "u1", "sessionId": "s", "message": {"content": "hi"}}
+    huge = {**user, "uuid": "u2", "message": {"content": "x" * 5000}}
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in (user, huge, user | {"uuid": "u3"})) + "\n")
+    transcript = load(path)
+    assert [e.text for e in transcript.entries] == ["hi", "hi"]  # type: ignore[attr-defined]
+    (warning,) = [w for w in transcript.warnings if w.line == 2]
+    assert "over the limit of 1,000" in warning.reason
+    assert "TURNFOLD_MAX_RECORD_BYTES" in warning.reason
+
+
+def test_X1_bounded_lines_keep_at_most_the_limit_in_memory() -> None:
+    stream = io.BytesIO(b"short\n" + b"y" * 10_000 + b"\nlast")
+    lines = list(source.bounded_lines(stream, 100))
+    assert lines == [b"short\n", source.Oversized(10_001), b"last"]
+
+
+def test_X1_a_json_document_over_the_limit_is_refused_with_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TURNFOLD_MAX_RECORD_BYTES", "1000")
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "x" * 2000}]}, indent=1))
+    with pytest.raises(TranscriptFormatError, match=r"chat\.json.*over the limit of 1,000"):
+        load(path)

@@ -28,6 +28,46 @@ PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 PROGRESS_DELAY_S = 1.0
 _PROGRESS_STEP = 1024 * 1024
 NO_DOCUMENT: Any = object()
+#: The largest record (one JSON line, or a whole JSON document) a load reads, in bytes; larger
+#: ones are skipped with a warning (a line) or refused (a document) so that a hostile or broken
+#: file cannot exhaust the kernel's memory. ``TURNFOLD_MAX_RECORD_BYTES`` overrides it.
+MAX_RECORD_BYTES = 256 * 1024 * 1024
+
+
+def record_limit() -> int:
+    """:data:`MAX_RECORD_BYTES`, or the ``TURNFOLD_MAX_RECORD_BYTES`` environment variable."""
+    value = os.environ.get("TURNFOLD_MAX_RECORD_BYTES", "")
+    return int(value) if value.isdigit() and int(value) > 0 else MAX_RECORD_BYTES
+
+
+@dataclasses.dataclass(frozen=True)
+class Oversized:
+    """Stands in for a line longer than :func:`record_limit`, which was skipped unread."""
+
+    size: int
+
+    def __len__(self) -> int:
+        return self.size
+
+
+def bounded_lines(stream: Any, limit: int) -> Iterator[bytes | Oversized]:
+    """The lines of a binary stream, each read with at most ``limit + 1`` bytes in memory.
+
+    A longer line is read on in chunks without keeping them and comes out as :class:`Oversized`.
+    """
+    readline = stream.readline
+    while True:
+        raw = readline(limit + 1)
+        if not raw:
+            return
+        if len(raw) <= limit or raw.endswith(b"\n"):
+            yield raw
+            continue
+        size = len(raw)
+        while raw and not raw.endswith(b"\n"):
+            raw = readline(1 << 20)
+            size += len(raw)
+        yield Oversized(size)
 
 
 class Source:
@@ -162,9 +202,12 @@ def from_object(obj: Any, name: str = "<object>") -> Source:
 
 
 def _decode_lines(
-    raw_lines: Iterable[bytes], name: str, warnings: list[LoadWarning]
-) -> Iterator[tuple[int, str]]:
+    raw_lines: Iterable[bytes | Oversized], name: str, warnings: list[LoadWarning]
+) -> Iterator[tuple[int, str | Oversized]]:
     for number, raw in enumerate(raw_lines, start=1):
+        if isinstance(raw, Oversized):
+            yield number, raw
+            continue
         try:
             yield number, raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -199,8 +242,19 @@ def _glued_values(line: str) -> list[Any]:
     return values
 
 
-def _parse_lines(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, Any]]:
+def _oversized(line: Oversized) -> MalformedLine:
+    limit = record_limit()
+    return MalformedLine(
+        f"a record of {line.size:,} bytes, over the limit of {limit:,} "
+        "(TURNFOLD_MAX_RECORD_BYTES); skipped unread"
+    )
+
+
+def _parse_lines(lines: Iterator[tuple[int, str | Oversized]]) -> Iterator[tuple[int, Any]]:
     for number, line in lines:
+        if isinstance(line, Oversized):
+            yield number, _oversized(line)
+            continue
         if not line or line.isspace():  # no copy of a long line just to test it
             continue
         try:
@@ -219,22 +273,33 @@ def from_binary_stream(
 ) -> Source:
     """A byte stream of JSON lines or of one JSON document (pretty-printed JSON included)."""
     warnings: list[LoadWarning] = []
-    raw_lines: Iterable[bytes] = stream
+    limit = record_limit()
+    raw_lines: Iterable[bytes | Oversized] = (
+        bounded_lines(stream, limit) if hasattr(stream, "readline") else stream
+    )
     if size is not None and size >= PROGRESS_MIN_BYTES:
-        raw_lines = _with_progress(stream, size, name)
+        raw_lines = _with_progress(raw_lines, size, name)
     lines = _decode_lines(raw_lines, name, warnings)
     first = next(lines, None)
-    while first is not None and not first[1].strip():
+    while first is not None and isinstance(first[1], str) and not first[1].strip():
         first = next(lines, None)
     if first is None:
         return Source(name, iter(()), path=path, warnings=warnings)
     number, text = first
+    if isinstance(text, Oversized):
+        rest_of_lines = _parse_lines(lines)
+
+        def after_oversized() -> Iterator[tuple[int, Any]]:
+            yield number, _oversized(text)
+            yield from rest_of_lines
+
+        return Source(name, after_oversized(), path=path, warnings=warnings)
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
         if text.lstrip().startswith(("{", "[")):
             # Maybe one multi-line JSON document (Gemini's legacy chat files are pretty-printed).
-            whole = text + "".join(line for _, line in lines)
+            whole = _whole_document(text, lines, limit, name)
             try:
                 document = json.loads(whole)
             except json.JSONDecodeError:
@@ -261,12 +326,34 @@ def from_binary_stream(
     return Source(name, records(), path=path, warnings=warnings)
 
 
+def _whole_document(
+    first: str, lines: Iterator[tuple[int, str | Oversized]], limit: int, name: str
+) -> str:
+    """The rest of a multi-line JSON document, refused past ``limit`` bytes (a document cannot
+    be read in parts, so a larger one would have to be held whole)."""
+    parts, size = [first], len(first)
+    for number, line in lines:
+        size += len(line)
+        if isinstance(line, Oversized) or size > limit:
+            from turnfold.formats.errors import TranscriptFormatError
+
+            reason = (
+                f"a JSON document over the limit of {limit:,} bytes "
+                "(TURNFOLD_MAX_RECORD_BYTES); not read"
+            )
+            raise TranscriptFormatError(name, (), number, reason)
+        parts.append(line)
+    return "".join(parts)
+
+
 def _split(text: str, first_number: int) -> Iterator[tuple[int, str]]:
     for offset, line in enumerate(io.StringIO(text)):
         yield first_number + offset, line
 
 
-def _with_progress(stream: Iterable[bytes], size: int, name: str) -> Iterator[bytes]:
+def _with_progress(
+    stream: Iterable[bytes | Oversized], size: int, name: str
+) -> Iterator[bytes | Oversized]:
     from tqdm.auto import tqdm
 
     class Progress(tqdm):  # type: ignore[type-arg]
