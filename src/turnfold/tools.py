@@ -92,6 +92,7 @@ BUILTIN_TOOL_CATEGORIES: dict[str, ToolCategory] = {
     "shell": "command",
     "shell_command": "command",
     "exec_command": "command",
+    "exec": "command",  # code mode: one JavaScript cell that runs commands, MCP tools, patches
     "local_shell": "command",
     "local_shell_call": "command",
     "container.exec": "command",
