@@ -161,16 +161,18 @@ def unregister_tool(name: str) -> None:
 
 def display_name(name: str | None) -> str:
     """A tool's name as every view shows it: an MCP tool ``mcp__server__tool`` reads
-    ``server · tool`` (issue 21.12); other names are shown as they are. Categories and
-    registrations keep using the full name.
+    ``server · tool`` (issue 21.12), each further ``__`` level (a Codex app connector) one more
+    ``·``; other names are shown as they are. Categories and registrations keep the full name.
 
     >>> display_name("mcp__Claude_Browser__javascript_tool"), display_name("Bash")
     ('Claude_Browser · javascript_tool', 'Bash')
+    >>> display_name("mcp__codex_apps__github__fetch_pr")
+    'codex_apps · github · fetch_pr'
     """
     if name and name.startswith("mcp__"):
-        server, separator, tool = name[len("mcp__") :].partition("__")
-        if separator and server and tool:
-            return f"{server} · {tool}"
+        parts = name[len("mcp__") :].split("__")
+        if len(parts) > 1 and all(parts):
+            return " · ".join(parts)
     return name or ""
 
 
