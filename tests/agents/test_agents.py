@@ -21,17 +21,18 @@ from tests.agents.truth import CHECKS, Finding, check
 
 pytestmark = pytest.mark.agents
 
+_CLAUDE_UNKNOWN = (
+    "loader bug: claude_code's RECORDS does not list the record types Claude Code 2.1.332 writes"
+    " in every session: api-request, api-request-blob, api-request-shape, tools-used,"
+    " cost-state, and attachment/ date, environment, model, prompt_snapshot,"
+    " remote_session_change, session_context; each is skipped with an 'unknown record type'"
+    " warning (in the sub-agent's file too)"
+)
+
 #: (agent, scenario, check) → the loader bug that makes the check fail today.
 LOADER_BUGS: dict[tuple[str, str, str], str] = {
-    ("claude", "work", "accounting"): (
-        "loader bug: claude_code does not know the record types Claude Code 2.1.3xx writes"
-        " (api-request, api-request-blob, api-request-shape, tools-used, cost-state): each is"
-        " skipped with an 'unknown record type' warning"
-    ),
-    ("claude", "interrupt", "accounting"): (
-        "loader bug: claude_code does not know api-request, api-request-blob,"
-        " api-request-shape, tools-used, cost-state (Claude Code 2.1.3xx)"
-    ),
+    ("claude", "work", "accounting"): _CLAUDE_UNKNOWN,
+    ("claude", "interrupt", "accounting"): _CLAUDE_UNKNOWN,
     ("codex", "work", "statuses"): (
         "loader bug: codex leaves an apply_patch run through exec_command 'unknown': its output"
         " is 'Wall time: …\nOutput:\nExit code: 0\n…' (the exit code after an Output: line)"

@@ -104,5 +104,9 @@ class Claude(Agent):
 
     def record_type(self, record: dict[str, Any]) -> str:
         kind = str(record.get("type", "(object)"))
-        subtype = record.get("subtype")
-        return f"{kind}/{subtype}" if kind == "system" and isinstance(subtype, str) else kind
+        inner = {
+            "system": record.get("subtype"),
+            "attachment": (record.get("attachment") or {}).get("type"),
+            "progress": (record.get("data") or {}).get("type"),
+        }.get(kind)
+        return f"{kind}/{inner}" if isinstance(inner, str) else kind

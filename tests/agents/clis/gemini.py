@@ -45,6 +45,8 @@ class Gemini(Agent):
                 "GEMINI_API_KEY": "fake-key",
                 "GOOGLE_GEMINI_BASE_URL": base_url,  # also switches the auth to a gateway
                 "GEMINI_CLI_TRUST_WORKSPACE": "true",
+                # No second node process for a larger heap: it costs seconds per run.
+                "GEMINI_CLI_NO_RELAUNCH": "true",
             },
         )
 
@@ -105,7 +107,7 @@ class Gemini(Agent):
 
     def record_type(self, record: dict[str, Any]) -> str:
         if "$set" in record:
-            return "$set"
+            return "$set/messages" if "messages" in record["$set"] else "$set"
         if "type" in record:
             return str(record["type"])
-        return "(header)" if "sessionId" in record else "(object)"
+        return "metadata" if "sessionId" in record else "(object)"

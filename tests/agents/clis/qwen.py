@@ -39,6 +39,8 @@ class Qwen(Agent):
                 "OPENAI_BASE_URL": f"{base_url}/v1",
                 "OPENAI_API_KEY": "sk-fake-key",
                 "OPENAI_MODEL": "fake-model",
+                # No second node process for a larger heap: it costs seconds per run.
+                "QWEN_CODE_NO_RELAUNCH": "true",
             },
         )
 
