@@ -336,3 +336,13 @@ def test_X1_a_json_document_over_the_limit_is_refused_with_its_file(
     path.write_text(json.dumps({"messages": [{"role": "user", "content": "x" * 2000}]}, indent=1))
     with pytest.raises(TranscriptFormatError, match=r"chat\.json.*over the limit of 1,000"):
         load(path)
+
+
+def test_L4_a_warning_names_the_record_by_line_and_id() -> None:
+    # Issue 21.15: the line alone is hard to find in a file rewritten since; the id is not.
+    good = {"type": "user", "uuid": "u1", "sessionId": "s", "message": {"content": "hi"}}
+    odd = {"type": "user", "uuid": "u-odd", "sessionId": "s", "message": "not a dict"}
+    transcript = load("\n".join(json.dumps(r) for r in (good, odd, good | {"uuid": "u3"})))
+    (warning,) = [w for w in transcript.warnings if w.line == 2]
+    assert warning.record == "u-odd"
+    assert str(warning).startswith("<text>:2 (u-odd): ")

@@ -235,14 +235,22 @@ ENTRY_TYPES: dict[str, type[Entry]] = {
 
 @dataclass(kw_only=True)
 class LoadWarning:
-    """Something a loader skipped or could not read (spec L-4)."""
+    """Something a loader skipped or could not read (spec L-4), and where: the file, the line
+    and the record's own id (``uuid``, ``id``…) when it has one (issue 21.15).
+
+    >>> str(LoadWarning(reason="unknown type", line=3, source="s.jsonl", record="a1b2"))
+    's.jsonl:3 (a1b2): unknown type'
+    """
 
     reason: str
     line: int | None = None
     source: str | None = None
+    record: str | None = None
 
     def __str__(self) -> str:
         where = ":".join(str(p) for p in (self.source, self.line) if p is not None)
+        if self.record:
+            where = f"{where} ({self.record})" if where else f"({self.record})"
         return f"{where}: {self.reason}" if where else self.reason
 
 

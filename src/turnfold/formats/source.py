@@ -151,14 +151,32 @@ class Source:
         A warning on the line of the current record (or naming a ``record_type``) accounts for
         that record as warned about, unless the loader already said what it did with it.
         """
-        warning = LoadWarning(reason=reason, line=line, source=self.name)
-        self.warnings.append(warning)
         current = self._current
+        at_current = current is not None and line is not None and line == current[0]
+        record = _record_id(current[1]) if at_current and current is not None else None
+        warning = LoadWarning(reason=reason, line=line, source=self.name, record=record)
+        self.warnings.append(warning)
         if record_type is not None:
             self.note(record_type, "warned")
-        elif not self._noted and current is not None and line == current[0]:
+        elif not self._noted and at_current and current is not None:
             self.note(type_of_record(current[1]), "warned")
         return warning
+
+
+#: Keys under which formats keep a record's own id, most specific first.
+_ID_KEYS = ("uuid", "id", "call_id", "event_id")
+
+
+def _record_id(value: Any) -> str | None:
+    """The record's own id, so a warning names the record, not just its line (issue 21.15)."""
+    if not isinstance(value, dict):
+        return None
+    for key in _ID_KEYS:
+        found = value.get(key)
+        if isinstance(found, str) and found:
+            return found[:80]
+    payload = value.get("payload")
+    return _record_id(payload) if isinstance(payload, dict) else None
 
 
 def type_of_record(value: Any) -> str:
