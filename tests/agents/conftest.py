@@ -14,7 +14,7 @@ import pytest
 from tests.agents.clis import AGENTS
 from tests.agents.install import bin_dir, missing_cli
 from tests.agents.netns import LoopbackNamespace, loopback_namespace
-from tests.agents.play import Play, play
+from tests.agents.play import Play, play_again
 from tests.agents.scenarios import SCENARIOS
 
 
@@ -46,7 +46,7 @@ class _PlayCache(dict[tuple[str, str], Play]):
         reason = missing_cli(agent)
         if reason is not None:
             pytest.skip(reason)
-        made = play(
+        made = play_again(
             AGENTS[agent],
             SCENARIOS[scenario],
             bin_dir(),

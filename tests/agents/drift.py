@@ -31,7 +31,7 @@ from tests.agents.install import (
     pinned_versions,
 )
 from tests.agents.netns import loopback_namespace, unavailable
-from tests.agents.play import Play, play
+from tests.agents.play import Play, play_again
 from tests.agents.scenarios import SCENARIOS
 from tests.agents.truth import check, load, records_catalogue
 from turnfold import Transcript
@@ -111,9 +111,10 @@ def report(
         for scenario in SCENARIOS.values():
             if scenario.interrupt and not agent.interruptible:
                 continue
-            played = play(agent, scenario, bin_dir, scratch / scenario.name, namespace)
+            played = play_again(agent, scenario, bin_dir, scratch / scenario.name, namespace)
             plays.append(played)
             failures += [f"{scenario.name}: harness: {p}" for p in played.problems()]
+            failures += [f"{scenario.name}: first attempt: {p}" for p in played.retried]
             failures += [f"{scenario.name}: {f}" for f in check(played)]
     out["seconds"] = round(time.monotonic() - begin, 1)
     out["scratch"] = str(scratch)

@@ -57,6 +57,8 @@ class Play:
     files: list[Path] = field(default_factory=list)
     all_files: list[Path] = field(default_factory=list)
     isolated: bool = False
+    #: The problems of an earlier attempt that :func:`play_again` replaced.
+    retried: list[str] = field(default_factory=list)
 
     def problems(self) -> list[str]:
         """What went wrong in the harness itself (not in the loader): the truth check is
@@ -131,6 +133,24 @@ def play(
     result.files = agent.session_files(home)
     result.all_files = agent.all_files(home)
     return result
+
+
+def play_again(
+    agent: Agent,
+    scenario: Scenario,
+    bin_dir: Path,
+    root: Path,
+    namespace: LoopbackNamespace | None,
+) -> Play:
+    """:func:`play`, and once more if the CLI misbehaved (say, Qwen Code 0.24.4 on a busy machine
+    now and then returns "Output: (empty)" for a command that printed). The second play is kept
+    with the first one's problems in ``retried``; a play that fails twice is a real failure."""
+    first = play(agent, scenario, bin_dir, root / "1", namespace)
+    if not first.problems():
+        return first
+    second = play(agent, scenario, bin_dir, root / "2", namespace)
+    second.retried = first.problems()
+    return second
 
 
 def _cancel_armed(issued: Issued, started: threading.Event) -> None:
