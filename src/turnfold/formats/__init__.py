@@ -27,6 +27,7 @@ from turnfold.formats import (
 )
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, open_source
+from turnfold.formats.traces import otlp
 from turnfold.gcpause import collector_paused
 from turnfold.model import LoadWarning, Transcript
 
@@ -40,6 +41,7 @@ _MODULES: tuple[ModuleType, ...] = (
     gemini,
     qwen,
     cursor,
+    otlp,
     anthropic,
     openai_responses,
     openai_chat,

@@ -1,0 +1,913 @@
+"""OpenTelemetry traces as OTLP JSON (spec H-4), with GenAI or OpenInference attributes.
+
+Input: what the OTLP file exporters write, one ``ExportTraceServiceRequest`` per line
+(``{"resourceSpans": [{"resource", "scopeSpans": [{"scope", "spans": [...]}]}]}``) or one such
+document. Span ids are hex as the OTLP JSON encoding says, or base64 as a plain protobuf JSON
+mapping writes them; ``intValue`` may be a string. Every span is one record of the accounting,
+typed ``span/<operation>``: the GenAI ``gen_ai.operation.name`` (``chat``, ``execute_tool``,
+``invoke_agent``…) or the OpenInference ``openinference.span.kind`` (``LLM``, ``TOOL``,
+``AGENT``, ``CHAIN``…); spans of neither (HTTP, database) are ``span/(other)``, left out.
+
+One conversation is one transcript: a trace belongs to the conversation its spans name
+(``gen_ai.conversation.id``, else OpenInference's ``session.id``), else it is a conversation of
+its own; traces naming the same conversation are one transcript (a chat app writes a trace per
+turn). A file holding several conversations is not guessed at: ``read(source, sample=ID)`` picks
+one, and without it the error lists their ids.
+
+Rebuilding the conversation from the span tree (never from the root span alone: an
+``invoke_agent`` span may hold only the first prompt and the final reply):
+
+- the spans of a conversation are taken in start order; an agent span (``invoke_agent``,
+  ``AGENT``) inside another agent's tree is a sub-agent: its own spans make its own transcript,
+  nested under the tool call that ran it (the ``execute_tool`` span it sits in), else under a
+  call of its own named ``invoke_agent``;
+- a model span (``chat``, ``LLM``) gives its input and output messages: ``gen_ai.input.messages``
+  / ``gen_ai.output.messages`` (JSON strings or structured values, the ``parts`` form; also on
+  the ``gen_ai.client.inference.operation.details`` event), OpenInference's flattened
+  ``llm.input_messages.N.message.*`` / ``llm.output_messages.N.message.*``, the older flattened
+  ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` and the older per-message events
+  (``gen_ai.system.message``, ``gen_ai.user.message``, ``gen_ai.assistant.message``,
+  ``gen_ai.tool.message``, ``gen_ai.choice``). Each model call's input repeats the history, so
+  only the messages not seen before are added (the history as a prefix, else by content);
+  messages then map as Chat Completions messages do (:mod:`~turnfold.formats.openai_chat`);
+  usage (``gen_ai.usage.*``, ``llm.token_count.*``) and model go on the span's last text; a
+  model span with an error status is an :class:`~turnfold.model.AssistantError`;
+- a tool span (``execute_tool``, ``TOOL``) settles the call with its id (``gen_ai.tool.call.id``,
+  ``tool_call.id``, ``tool.id``) with its result (``gen_ai.tool.call.result``, ``output.value``),
+  its times, and its status: an error status or an ``exception`` event is ``error``, a result
+  whose text states a failure (a non-zero exit code, timed out, rejected) is ``error``
+  (:func:`~turnfold.formats.gemini_parts.corrected_status`), any other ended span ``success``. A
+  tool span no model span asked for (content capture off) is a call of its own;
+- an agent span's own input and output (``gen_ai.input.messages``, ``input.value`` /
+  ``output.value`` as text) are the prompt and the reply when no model span carried them;
+- metadata (H-6): ``session_id`` (the conversation), ``agent`` (``gen_ai.agent.name``,
+  ``agent.name``), ``model``, ``outcome`` ``error`` when the outermost agent span failed.
+
+Limits: the spans of a file are held in memory to rebuild the tree (a conversation's tree can
+start at its last line); one line is parsed whole by the reader (:mod:`turnfold.formats.source`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import NameSet, as_int, parse_arguments, stringify, text_result
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.gemini_parts import corrected_status
+from turnfold.formats.openai_chat import OpenAIChatBuilder
+from turnfold.formats.openai_responses import describe_call, output_content
+from turnfold.formats.source import Source
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    SubAgent,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+
+NAME = "otlp"
+
+RECORDS = Records(
+    mapped={
+        "span/chat": "a model call: the messages new in its input, its output, usage and model",
+        "span/text_completion": "a model call, as span/chat",
+        "span/generate_content": "a model call, as span/chat",
+        "span/LLM": "an OpenInference model call, as span/chat",
+        "span/execute_tool": "the result, times and status of the tool call with its id",
+        "span/TOOL": "an OpenInference tool run, as span/execute_tool",
+        "span/invoke_agent": "an agent run: the outermost is the session, nested ones sub-agents",
+        "span/AGENT": "an OpenInference agent run, as span/invoke_agent",
+        "span/CHAIN": "an OpenInference step: its model and tool spans are read; its own "
+        "input and output only when it is the outermost span",
+        "span/create_agent": "the agent's name (metadata)",
+    },
+    ignored={
+        "span/(other)": "spans of no GenAI operation (HTTP, database, framework internals)",
+        "span/embeddings": "embedding calls carry no conversation",
+        "span/EMBEDDING": "embedding calls carry no conversation",
+        "span/RETRIEVER": "retrieval steps: their documents are not messages",
+        "span/RERANKER": "reranking steps: their documents are not messages",
+        "span/GUARDRAIL": "guardrail checks: not part of the conversation",
+        "span/EVALUATOR": "evaluations: not part of the conversation",
+        "span/(other conversation)": "spans of another conversation of the file (read with "
+        "sample=<conversation id>)",
+        "request/(empty)": "an export request with no spans",
+    },
+)
+
+_MODEL_OPS = NameSet({"chat", "text_completion", "generate_content", "LLM"})
+_TOOL_OPS = NameSet({"execute_tool", "TOOL"})
+_AGENT_OPS = NameSet({"invoke_agent", "AGENT"})
+_KNOWN_OPS = NameSet(set(RECORDS.mapped) | set(RECORDS.ignored))
+_ERROR_CODES = ("STATUS_CODE_ERROR", 2, "2", "ERROR")
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+#: The older per-message span events and the role each stands for.
+_MESSAGE_EVENTS = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+
+
+# --- OTLP values ----------------------------------------------------------------------------
+
+
+def any_value(value: Any) -> Any:
+    """An OTLP ``AnyValue`` (``{"stringValue": …}``, ``{"arrayValue": {"values": […]}}``…) as a
+    plain value; ``intValue`` strings become ints.
+
+    >>> any_value({"intValue": "25"}), any_value({"arrayValue": {"values": [{"boolValue": True}]}})
+    (25, [True])
+    >>> any_value({"kvlistValue": {"values": [{"key": "a", "value": {"doubleValue": 0.5}}]}})
+    {'a': 0.5}
+    """
+    if not isinstance(value, Mapping):
+        return None
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "intValue" in value:
+        raw = value["intValue"]
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            return None
+    for key in ("boolValue", "doubleValue", "bytesValue"):
+        if key in value:
+            return value[key]
+    if "arrayValue" in value:
+        inner = value["arrayValue"]
+        values = inner.get("values") if isinstance(inner, Mapping) else None
+        return [any_value(v) for v in values] if isinstance(values, list) else []
+    if "kvlistValue" in value:
+        inner = value["kvlistValue"]
+        values = inner.get("values") if isinstance(inner, Mapping) else None
+        return attributes_of(values)
+    return None
+
+
+def attributes_of(attributes: Any) -> dict[str, Any]:
+    """``[{key, value: AnyValue}]`` as a dict of plain values."""
+    out: dict[str, Any] = {}
+    if isinstance(attributes, list):
+        for item in attributes:
+            if isinstance(item, Mapping) and isinstance(item.get("key"), str):
+                out[item["key"]] = any_value(item.get("value"))
+    return out
+
+
+def span_id(value: Any, size: int) -> str | None:
+    """A trace or span id as lower-case hex: hex as OTLP JSON writes it, or base64 as a
+    protobuf JSON mapping does (``size`` bytes); other strings are kept as they are."""
+    if not isinstance(value, str) or not value:
+        return None
+    if len(value) == 2 * size and _HEX.match(value):
+        return value.lower()
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return value
+    return raw.hex() if len(raw) == size else value
+
+
+def nano_time(value: Any) -> str | None:
+    """Unix nanoseconds (a string or int) as ISO-8601 UTC with microseconds; None for 0."""
+    try:
+        nanos = int(value)
+    except (TypeError, ValueError):
+        return None
+    if nanos <= 0:
+        return None
+    try:
+        moment = datetime.fromtimestamp(nanos // 1000 / 1_000_000, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+# --- spans ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Span:
+    """One span, its attributes decoded; ``children`` filled once the whole file is read."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    op: str
+    start: int
+    started_at: str | None
+    ended_at: str | None
+    attributes: dict[str, Any]
+    events: list[tuple[str, dict[str, Any]]]
+    failed: bool
+    status_message: str | None
+    line: int
+    children: list[Span] = field(default_factory=list)
+
+
+def operation(name: str, attributes: Mapping[str, Any]) -> str:
+    """A span's record type: its GenAI operation, its OpenInference kind, else ``(other)``."""
+    op = attributes.get("gen_ai.operation.name")
+    if isinstance(op, str) and op:
+        return op
+    kind = attributes.get("openinference.span.kind")
+    if isinstance(kind, str) and kind:
+        return kind.upper()
+    head = name.split(" ", 1)[0]
+    if head in ("invoke_agent", "execute_tool", "chat", "create_agent") and " " in name:
+        return head
+    return "(other)"
+
+
+def _span(raw: Mapping[str, Any], line: int) -> Span | None:
+    trace = span_id(raw.get("traceId"), 16)
+    own = span_id(raw.get("spanId"), 8)
+    if trace is None or own is None:
+        return None
+    attributes = attributes_of(raw.get("attributes"))
+    name = raw.get("name") if isinstance(raw.get("name"), str) else ""
+    events = []
+    for event in raw.get("events") or []:
+        if isinstance(event, Mapping) and isinstance(event.get("name"), str):
+            events.append((event["name"], attributes_of(event.get("attributes"))))
+    raw_status = raw.get("status")
+    status: Mapping[str, Any] = raw_status if isinstance(raw_status, Mapping) else {}
+    message = status.get("message")
+    try:
+        start = int(raw.get("startTimeUnixNano") or 0)
+    except (TypeError, ValueError):
+        start = 0
+    return Span(
+        trace_id=trace,
+        span_id=own,
+        parent_id=span_id(raw.get("parentSpanId"), 8),
+        name=str(name),
+        op=operation(str(name), attributes),
+        start=start,
+        started_at=nano_time(raw.get("startTimeUnixNano")),
+        ended_at=nano_time(raw.get("endTimeUnixNano")),
+        attributes=attributes,
+        events=events,
+        failed=status.get("code") in _ERROR_CODES,
+        status_message=message if isinstance(message, str) and message else None,
+        line=line,
+    )
+
+
+def raw_spans(request: Any) -> Iterator[Mapping[str, Any]]:
+    """Every span object of an ``ExportTraceServiceRequest``."""
+    if not isinstance(request, Mapping):
+        return
+    for resource in request.get("resourceSpans") or []:
+        if not isinstance(resource, Mapping):
+            continue
+        for scope in (
+            resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []
+        ):
+            if isinstance(scope, Mapping):
+                yield from (s for s in scope.get("spans") or [] if isinstance(s, Mapping))
+
+
+def record_type(op: str) -> str:
+    """The accounting type of a span of operation ``op``."""
+    kind = f"span/{op}"
+    return kind if kind in _KNOWN_OPS else "span/(other)"
+
+
+# --- detection ------------------------------------------------------------------------------
+
+
+def _is_request(value: Any) -> bool:
+    return isinstance(value, Mapping) and isinstance(value.get("resourceSpans"), list)
+
+
+def _classify(value: Any) -> int:
+    return DISTINCTIVE if _is_request(value) else NOT_MINE
+
+
+def detect(source: Source) -> Evidence:
+    """``{"resourceSpans": [...]}`` objects: one per line, or one document."""
+    if source.is_document and isinstance(source.document, Mapping):
+        return Evidence.of([source.document], _classify, "no resourceSpans")
+    return Evidence.of(source.head_values(), _classify, "no resourceSpans")
+
+
+# --- messages -------------------------------------------------------------------------------
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def unflatten(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """Flattened indexed attributes as a list of nested dicts.
+
+    >>> unflatten({"m.0.message.role": "user", "m.0.message.tool_calls.0.tool_call.id": "c1"},
+    ...           "m")
+    [{'message': {'role': 'user', 'tool_calls': [{'tool_call': {'id': 'c1'}}]}}]
+    """
+    root: dict[str, Any] = {}
+    start = prefix + "."
+    for key, value in attributes.items():
+        if not key.startswith(start):
+            continue
+        node = root
+        parts = key[len(start) :].split(".")
+        for part in parts[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node[parts[-1]] = value
+    listed = _listed(root)
+    return [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
+
+
+def _listed(node: Any) -> Any:
+    """Dicts whose keys are all indices become lists in index order."""
+    if not isinstance(node, dict):
+        return node
+    if node and all(k.isdigit() for k in node):
+        return [_listed(node[k]) for k in sorted(node, key=int)]
+    return {k: _listed(v) for k, v in node.items()}
+
+
+def _text_of(content: Any) -> str | None:
+    return content if isinstance(content, str) and content else None
+
+
+def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A GenAI message (``{role, parts}``, or older ``{role, content, tool_calls}``) as Chat
+    messages; a ``tool_call_response`` part is a tool message of its own."""
+    role = message.get("role")
+    role = role if isinstance(role, str) else "assistant"
+    parts = message.get("parts")
+    if not isinstance(parts, list):
+        return [_older_message(role, message)]
+    texts: list[str] = []
+    reasoning: list[str] = []
+    calls: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
+    for part in parts:
+        if not isinstance(part, Mapping):
+            continue
+        kind = part.get("type")
+        content = part.get("content")
+        if kind == "text" and isinstance(content, str):
+            texts.append(content)
+        elif kind == "reasoning" and isinstance(content, str):
+            reasoning.append(content)
+        elif kind == "tool_call":
+            calls.append(_call(part.get("id"), part.get("name"), part.get("arguments")))
+        elif kind == "tool_call_response":
+            response = part.get("response", part.get("result"))
+            out.append({"role": "tool", "tool_call_id": part.get("id"), "content": _text(response)})
+        elif isinstance(kind, str):
+            texts.append(f"[{kind}]")  # a blob, file or uri part: shown as what it is
+    chat: dict[str, Any] = {"role": role}
+    if texts:
+        chat["content"] = "\n\n".join(texts)
+    if reasoning:
+        chat["reasoning_content"] = "\n\n".join(reasoning)
+    if calls:
+        chat["tool_calls"] = calls
+    return ([chat] if texts or reasoning or calls or not out else []) + out
+
+
+def _older_message(role: str, message: Mapping[str, Any]) -> dict[str, Any]:
+    chat: dict[str, Any] = {"role": role}
+    content = message.get("content")
+    if content is not None:
+        chat["content"] = content if isinstance(content, (str, list)) else stringify(content)
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        chat["tool_calls"] = [
+            _call(c.get("id"), (c.get("function") or {}).get("name"), (c.get("function") or {})
+                  .get("arguments"))
+            for c in calls if isinstance(c, Mapping)
+        ]  # fmt: skip
+    call_id = message.get("tool_call_id") or message.get("id")
+    if role == "tool" and call_id is not None:
+        chat["tool_call_id"] = call_id
+    return chat
+
+
+def _call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
+    args = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else stringify(value)
+
+
+def _openinference(message: Mapping[str, Any]) -> dict[str, Any]:
+    """An unflattened ``llm.*_messages.N`` entry (``{"message": {role, content, …}}``)."""
+    inner = message.get("message")
+    inner = inner if isinstance(inner, Mapping) else {}
+    role = inner.get("role") if isinstance(inner.get("role"), str) else "assistant"
+    chat: dict[str, Any] = {"role": role}
+    content = inner.get("content")
+    if not isinstance(content, str) and isinstance(inner.get("contents"), list):
+        texts = [
+            (c.get("message_content") or {}).get("text")
+            for c in inner["contents"] if isinstance(c, Mapping)
+        ]  # fmt: skip
+        content = "\n\n".join(t for t in texts if isinstance(t, str)) or None
+    if isinstance(content, str):
+        chat["content"] = content
+    calls = [c.get("tool_call") for c in inner.get("tool_calls") or [] if isinstance(c, Mapping)]
+    if calls:
+        chat["tool_calls"] = [
+            _call(c.get("id"), (c.get("function") or {}).get("name"),
+                  (c.get("function") or {}).get("arguments"))
+            for c in calls if isinstance(c, Mapping)
+        ]  # fmt: skip
+    if inner.get("tool_call_id") is not None:
+        chat["tool_call_id"] = inner["tool_call_id"]
+    if isinstance(inner.get("name"), str):
+        chat["name"] = inner["name"]
+    return chat
+
+
+def _genai_list(value: Any) -> list[dict[str, Any]] | None:
+    value = _json(value)
+    if not isinstance(value, list):
+        return None
+    out: list[dict[str, Any]] = []
+    for message in value:
+        if isinstance(message, Mapping):
+            out += _from_parts(message)
+    return out
+
+
+def _flattened_legacy(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """``gen_ai.prompt.N.role/content`` and ``gen_ai.completion.N.*`` (OpenLLMetry's form)."""
+    out = []
+    for message in unflatten(attributes, prefix):
+        calls = message.get("tool_calls")
+        if isinstance(calls, list):
+            message = {**message, "tool_calls": [
+                {"id": c.get("id"), "function": {"name": c.get("name"),
+                                                  "arguments": c.get("arguments")}}
+                for c in calls if isinstance(c, Mapping)
+            ]}  # fmt: skip
+        out.append(_older_message(str(message.get("role") or "assistant"), message))
+    return out
+
+
+def _event_messages(span: Span) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    inputs: list[dict[str, Any]] = []
+    outputs: list[dict[str, Any]] = []
+    for name, attributes in span.events:
+        if name == _DETAILS_EVENT:
+            inputs += _genai_list(attributes.get("gen_ai.input.messages")) or []
+            outputs += _genai_list(attributes.get("gen_ai.output.messages")) or []
+        elif name in _MESSAGE_EVENTS:
+            body = _json(attributes.get("gen_ai.event.content", attributes.get("content")))
+            body = body if isinstance(body, Mapping) else {"content": body}
+            fields = {**attributes, **body}
+            inputs.append(_older_message(_MESSAGE_EVENTS[name], fields))
+        elif name == "gen_ai.choice":
+            body = _json(attributes.get("gen_ai.event.content", attributes.get("message")))
+            body = body.get("message", body) if isinstance(body, Mapping) else {"content": body}
+            outputs.append(_older_message("assistant", body if isinstance(body, Mapping) else {}))
+    return inputs, outputs
+
+
+def model_messages(span: Span) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A span's input and output messages in Chat Completions shape, from whichever
+    convention recorded them."""
+    a = span.attributes
+    inputs = _genai_list(a.get("gen_ai.input.messages"))
+    outputs = _genai_list(a.get("gen_ai.output.messages"))
+    if inputs is None and any(k.startswith("llm.input_messages.") for k in a):
+        inputs = [_openinference(m) for m in unflatten(a, "llm.input_messages")]
+    if outputs is None and any(k.startswith("llm.output_messages.") for k in a):
+        outputs = [_openinference(m) for m in unflatten(a, "llm.output_messages")]
+    if inputs is None and any(k.startswith("gen_ai.prompt.") for k in a):
+        inputs = _flattened_legacy(a, "gen_ai.prompt")
+    if outputs is None and any(k.startswith("gen_ai.completion.") for k in a):
+        outputs = _flattened_legacy(a, "gen_ai.completion")
+    event_in, event_out = _event_messages(span)
+    return (inputs if inputs is not None else event_in), (
+        outputs if outputs is not None else event_out
+    )
+
+
+def _fingerprint(message: Mapping[str, Any]) -> str:
+    return json.dumps(message, sort_keys=True, default=str)
+
+
+def span_usage(a: Mapping[str, Any]) -> Usage | None:
+    """``gen_ai.usage.*`` (and the older ``prompt_tokens``) or ``llm.token_count.*``."""
+
+    def first(*keys: str) -> int | None:
+        return next((as_int(a[k]) for k in keys if as_int(a.get(k)) is not None), None)
+
+    usage = Usage(
+        input_tokens=first("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
+                           "llm.token_count.prompt"),
+        output_tokens=first("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
+                            "llm.token_count.completion"),
+        cache_read_tokens=first("gen_ai.usage.cache_read.input_tokens",
+                                "gen_ai.usage.cache_read_input_tokens",
+                                "llm.token_count.prompt_details.cache_read"),
+        cache_write_tokens=first("gen_ai.usage.cache_creation.input_tokens",
+                                 "gen_ai.usage.cache_creation_input_tokens",
+                                 "llm.token_count.prompt_details.cache_write"),
+        reasoning_tokens=first("gen_ai.usage.reasoning.output_tokens",
+                               "llm.token_count.completion_details.reasoning"),
+    )  # fmt: skip
+    return None if usage == Usage() else usage
+
+
+def _str(a: Mapping[str, Any], *keys: str) -> str | None:
+    return next((a[k] for k in keys if isinstance(a.get(k), str) and a[k]), None)
+
+
+def _exception_text(span: Span) -> str | None:
+    for name, attributes in span.events:
+        if name == "exception":
+            kind, message = attributes.get("exception.type"), attributes.get("exception.message")
+            text = ": ".join(str(p) for p in (kind, message) if p)
+            if text:
+                return text
+    return None
+
+
+# --- building -------------------------------------------------------------------------------
+
+
+class _Builder(OpenAIChatBuilder):
+    """Chat messages of one agent's spans; a tool message is the result only of a call no tool
+    span has settled (a tool span knows the status, the message does not)."""
+
+    def __init__(self, transcript: Transcript, name: str) -> None:
+        super().__init__(transcript, name)
+        self.fed: list[str] = []
+        self.by_span: dict[str, ToolCall] = {}
+
+    def calls(self) -> dict[str, ToolCall]:
+        return self._calls
+
+    def unclaimed(self, name: str) -> ToolCall | None:
+        """The first call named ``name`` that no tool span has settled: a tool span without a
+        call id (OpenInference's often have none) is the run of the call asked for first."""
+        claimed = {id(c) for c in self.by_span.values()}
+        return next(
+            (c for c in self._calls.values() if c.name == name and id(c) not in claimed), None
+        )
+
+    def _tool_result(self, message: Mapping[str, Any], line: int) -> None:
+        call = self._calls.get(message.get("tool_call_id"))  # type: ignore[arg-type]
+        if call is not None and call.result is not None:
+            self.recognized += 1
+            return
+        super()._tool_result(message, line)
+        call = self._calls.get(message.get("tool_call_id"))  # type: ignore[arg-type]
+        if call is not None and call.result is not None:
+            status = corrected_status(call.status, call.result.text)
+            if status != call.status:
+                self.transcript.update(call, status=status)
+
+    def add_new(self, messages: list[dict[str, Any]], line: int) -> list[dict[str, Any]]:
+        """Feed the messages not fed before: after the history when it is their prefix, else
+        those whose content has not been seen (a framework that trims or reorders history)."""
+        prints = [_fingerprint(m) for m in messages]
+        if prints[: len(self.fed)] == self.fed:
+            new = list(range(len(self.fed), len(prints)))
+        else:
+            seen = Counter(self.fed)
+            new = []
+            for index, fingerprint in enumerate(prints):
+                if seen[fingerprint] > 0:
+                    seen[fingerprint] -= 1
+                else:
+                    new.append(index)
+        fed = [messages[i] for i in new]
+        for i in new:
+            self.fed.append(prints[i])
+            self.feed(messages[i], line)
+        return fed
+
+
+class _Rebuild:
+    """The transcript of one conversation from its spans."""
+
+    def __init__(self, spans: list[Span], name: str) -> None:
+        self.name = name
+        self.by_id = {(s.trace_id, s.span_id): s for s in spans}
+        self.roots: list[Span] = []
+        for span in sorted(spans, key=lambda s: s.start):
+            parent = self.by_id.get((span.trace_id, span.parent_id or ""))
+            (parent.children if parent is not None else self.roots).append(span)
+        self.models: list[str] = []
+
+    def transcript(self) -> Transcript:
+        transcript = Transcript(metadata={"source_format": NAME})
+        builder = _Builder(transcript, self.name)
+        scope: list[Span] = []
+        for root in self.roots:
+            scope += [root] if root.op in _AGENT_OPS else self._walk(root)
+        agents = [r for r in self.roots if r.op in _AGENT_OPS]
+        self._scope(builder, sorted(scope, key=lambda s: s.start), outermost=True)
+        if agents:
+            name = _str(agents[0].attributes, "gen_ai.agent.name", "agent.name")
+            if name:
+                transcript.metadata["agent"] = name
+            if any(a.failed for a in agents):
+                transcript.metadata["outcome"] = "error"
+        if self.models:
+            transcript.metadata["model"] = self.models[0]
+        return transcript
+
+    def _walk(self, span: Span) -> list[Span]:
+        """``span`` and its descendants, stopping at (and including) agent spans."""
+        out = [span]
+        if span.op in _AGENT_OPS:
+            return out
+        for child in span.children:
+            out += self._walk(child)
+        return out
+
+    def _scope(self, builder: _Builder, spans: list[Span], *, outermost: bool = False) -> None:
+        """Spans of one agent, in start order; an agent span opens its own scope when it is
+        the one this scope belongs to (the first), a sub-agent otherwise."""
+        for span in spans:
+            if span.op in _AGENT_OPS and (outermost or span is not spans[0]):
+                if outermost:
+                    self._agent(builder, span)
+                else:
+                    self._subagent(builder, span)
+            elif span.op in _MODEL_OPS:
+                self._model(builder, span)
+            elif span.op in _TOOL_OPS:
+                self._tool(builder, span)
+            elif span.op == "CHAIN" and outermost and span.parent_id is None:
+                self._agent_io(builder, span, before=True)
+
+    def _agent(self, builder: _Builder, span: Span) -> None:
+        """The session's own agent span: its prompt, its spans, then its reply."""
+        inner: list[Span] = []
+        for child in span.children:
+            inner += self._walk(child)
+        self._agent_io(builder, span, before=True)
+        self._scope(builder, sorted(inner, key=lambda s: s.start))
+        self._agent_io(builder, span, before=False)
+
+    def _agent_io(self, builder: _Builder, span: Span, *, before: bool) -> None:
+        inputs, outputs = model_messages(span)
+        if not inputs and not outputs:
+            key = "input.value" if before else "output.value"
+            text = _json(span.attributes.get(key))
+            if isinstance(text, str) and text:
+                role = "user" if before else "assistant"
+                (inputs if before else outputs).append({"role": role, "content": text})
+        messages = inputs if before else outputs
+        if messages:
+            fed = builder.add_new(messages, span.line)
+            self._stamp(builder, len(fed), span.started_at if before else span.ended_at)
+        if not before and span.failed:
+            text = span.status_message or _exception_text(span) or "The agent run failed."
+            builder.transcript.append(AssistantError(message=text, timestamp=span.ended_at))
+
+    def _stamp(self, builder: _Builder, count: int, when: str | None) -> None:
+        """Give the entries the last messages added their span's time (the source has no
+        per-message times)."""
+        if count and when is not None:
+            for entry in builder.transcript.entries[-count:]:
+                if entry.timestamp is None:
+                    entry.timestamp = when
+
+    def _model(self, builder: _Builder, span: Span) -> None:
+        inputs, outputs = model_messages(span)
+        system = _json(span.attributes.get("gen_ai.system_instructions"))
+        if isinstance(system, list):
+            texts = [p.get("content") for p in system if isinstance(p, Mapping)]
+            system = "\n\n".join(t for t in texts if isinstance(t, str))
+        if isinstance(system, str) and system and "system" not in builder.transcript.metadata:
+            builder.transcript.metadata["system"] = system
+        before = len(builder.transcript.entries)
+        builder.add_new(inputs, span.line)
+        for entry in builder.transcript.entries[before:]:
+            entry.timestamp = entry.timestamp or span.started_at
+        middle = len(builder.transcript.entries)
+        builder.add_new(outputs, span.line)
+        model = _str(span.attributes, "gen_ai.response.model", "llm.model_name",
+                     "gen_ai.request.model")  # fmt: skip
+        if model:
+            self.models.append(model)
+        last_text: AssistantText | None = None
+        for entry in builder.transcript.entries[middle:]:
+            entry.timestamp = entry.timestamp or span.ended_at
+            if isinstance(entry, AssistantText):
+                entry.model = entry.model or model
+                last_text = entry
+            if isinstance(entry, ToolCall):
+                entry.started_at = entry.started_at or span.ended_at
+        usage = span_usage(span.attributes)
+        if usage is not None and last_text is not None:
+            builder.transcript.update(last_text, usage=usage)
+        if span.failed:
+            text = span.status_message or _exception_text(span) or "The model call failed."
+            builder.transcript.append(AssistantError(message=text, timestamp=span.ended_at))
+
+    def _tool(self, builder: _Builder, span: Span) -> None:
+        a = span.attributes
+        call_id = _str(a, "gen_ai.tool.call.id", "tool_call.id", "tool.id")
+        call = builder.calls().get(call_id) if call_id else None
+        name = _str(a, "gen_ai.tool.name", "tool.name") or span.name.removeprefix("execute_tool ")
+        if call is None and call_id is None:
+            call = builder.unclaimed(name)
+        if call is None:
+            raw = a.get("gen_ai.tool.call.arguments", a.get("input.value"))
+            args = parse_arguments(raw) if isinstance(raw, str) else raw
+            own = call_id or f"span-{span.span_id}"
+            call = ToolCall(
+                call_id=own,
+                name=name,
+                args=args,
+                description=describe_call(name, args, None),
+                status="unknown",
+                timestamp=span.started_at,
+            )
+            builder.transcript.append(call)
+            builder.calls()[own] = call
+        builder.by_span[span.span_id] = call
+        raw_result = a.get("gen_ai.tool.call.result", a.get("output.value"))
+        text, images = output_content(_json(raw_result)) if raw_result is not None else (None, [])
+        status: ToolStatus
+        if span.failed or _exception_text(span):
+            status = "error"
+            text = text or span.status_message or _exception_text(span)
+        else:
+            status = corrected_status("success" if span.ended_at else "unknown", text)
+        builder.transcript.update(
+            call,
+            status=status,
+            result=text_result(text, images=images) if text is not None or images else call.result,
+            started_at=span.started_at,
+            ended_at=span.ended_at,
+        )
+
+    def _subagent(self, builder: _Builder, span: Span) -> None:
+        child = Transcript(metadata={"source_format": NAME})
+        sub = _Builder(child, self.name)
+        inner: list[Span] = []
+        for grandchild in span.children:
+            inner += self._walk(grandchild)
+        self._agent_io(sub, span, before=True)
+        self._scope(sub, sorted(inner, key=lambda s: s.start))
+        self._agent_io(sub, span, before=False)
+        name = _str(span.attributes, "gen_ai.agent.name", "agent.name") or span.name.removeprefix(
+            "invoke_agent "
+        )
+        task = next((e.text for e in child.entries if isinstance(e, UserMessage)), None)
+        subagent = SubAgent(
+            name=name or None,
+            task=task,
+            transcript=child,
+            agent_id=_str(span.attributes, "gen_ai.agent.id"),
+            tool_count=len(child.tool_calls()),
+        )
+        host = self._host_call(builder, span)
+        if host is not None:
+            builder.transcript.update(host, subagent=subagent)
+            return
+        answer = next(
+            (e.text for e in reversed(child.entries) if isinstance(e, AssistantText)), None
+        )
+        call = ToolCall(
+            call_id=f"agent-{span.span_id}",
+            name="invoke_agent",
+            args={"agent": name, "prompt": task} if task else {"agent": name},
+            description=name or None,
+            status="error" if span.failed else "success" if span.ended_at else "unknown",
+            result=text_result(answer) if answer else None,
+            started_at=span.started_at,
+            ended_at=span.ended_at,
+            timestamp=span.started_at,
+            subagent=subagent,
+        )
+        builder.transcript.append(call)
+
+    def _host_call(self, builder: _Builder, span: Span) -> ToolCall | None:
+        """The call of the nearest tool span above ``span``, if the agent ran as a tool."""
+        parent = self.by_id.get((span.trace_id, span.parent_id or ""))
+        while parent is not None and parent.op not in _AGENT_OPS:
+            if parent.op in _TOOL_OPS and parent.span_id in builder.by_span:
+                return builder.by_span[parent.span_id]
+            parent = self.by_id.get((parent.trace_id, parent.parent_id or ""))
+        return None
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+def conversation_of(spans: list[Span]) -> str:
+    """The conversation a trace belongs to: the first ``gen_ai.conversation.id`` or
+    ``session.id`` its spans carry, else its trace id."""
+    for span in sorted(spans, key=lambda s: s.start):
+        value = _str(span.attributes, "gen_ai.conversation.id", "session.id")
+        if value:
+            return value
+    return spans[0].trace_id
+
+
+def conversations(spans: list[Span]) -> dict[str, list[Span]]:
+    """Spans by conversation id, conversations in the order their first span started."""
+    traces: dict[str, list[Span]] = {}
+    for span in spans:
+        traces.setdefault(span.trace_id, []).append(span)
+    grouped: dict[str, list[Span]] = {}
+    for trace in sorted(traces.values(), key=lambda t: min(s.start for s in t)):
+        grouped.setdefault(conversation_of(trace), []).extend(trace)
+    return grouped
+
+
+def read(source: Source, *, sample: str | None = None) -> Transcript:
+    """The conversation of ``source`` (the one named ``sample`` when the file holds several)."""
+    spans: list[Span] = []
+    kinds: list[str] = []
+    for line, record in source.records():
+        if isinstance(record, MalformedLine):
+            source.warn(record.reason, line)
+            continue
+        if not _is_request(record):
+            source.warn("not an OTLP export request (no resourceSpans)", line)
+            continue
+        found = 0
+        for raw in raw_spans(record):
+            found += 1
+            span = _span(raw, line)
+            if span is None:
+                source.warn("span without a traceId or spanId skipped", line, record_type="span")
+                continue
+            kind = record_type(span.op)
+            source.note(kind, "ignored" if kind in RECORDS.ignored else "mapped")
+            if kind in RECORDS.mapped:
+                spans.append(span)
+                kinds.append(kind)
+        if not found:
+            source.ignored("request/(empty)")
+    grouped = conversations(spans)
+    if not grouped:
+        transcript = Transcript(metadata={"source_format": NAME})
+        return transcript
+    if sample is None and len(grouped) > 1:
+        listed = ", ".join(list(grouped)[:10]) + (", …" if len(grouped) > 10 else "")
+        raise TranscriptFormatError(
+            source.name,
+            [NAME],
+            None,
+            f"{len(grouped)} conversations in one file ({listed}); load one with "
+            "sample=<conversation id>",
+        )
+    key = sample if sample is not None else next(iter(grouped))
+    if key not in grouped:
+        raise TranscriptFormatError(
+            source.name, [NAME], None, f"no conversation {key!r}; it holds {', '.join(grouped)}"
+        )
+    _set_aside(source, spans, kinds, set(map(id, grouped[key])))
+    transcript = _Rebuild(grouped[key], source.name).transcript()
+    transcript.metadata["session_id"] = key
+    if len(grouped) > 1:
+        transcript.metadata["sample"] = key
+    return transcript
+
+
+def _set_aside(source: Source, spans: list[Span], kinds: list[str], chosen: set[int]) -> None:
+    """Spans of the conversations not read were counted as mapped when they were read (the
+    choice needs the whole file): count them as left out instead."""
+    counts = source.accounting.counts
+    for span, kind in zip(spans, kinds, strict=True):
+        if id(span) not in chosen:
+            counts[kind]["mapped"] -= 1
+            if not counts[kind]["mapped"]:
+                del counts[kind]["mapped"]
+                if not counts[kind]:
+                    del counts[kind]
+            source.accounting.note("span/(other conversation)", "ignored")

@@ -1,0 +1,63 @@
+"""Independent tool-call counters for the trace and agent-output formats (issue 13).
+
+Written from the formats' documentation apart from the loaders (see ``counters.py``): each
+counts the tool calls the file records, sub-agents' included.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+
+def _values(path: Path) -> Iterator[Any]:
+    """The JSON values of a file: one document (its items when it is a list), or JSON lines."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        document = json.loads(text)
+    except ValueError:
+        for line in text.splitlines():
+            try:
+                yield json.loads(line)
+            except ValueError:
+                continue
+        return
+    yield from document if isinstance(document, list) else [document]
+
+
+def _attributes(span: dict[str, Any]) -> dict[str, Any]:
+    return {a["key"]: next(iter(a["value"].values()), None) for a in span.get("attributes", [])}
+
+
+def otlp(path: Path) -> int:
+    """Tool executions: the ``execute_tool`` / ``TOOL`` spans, or the distinct tool-call ids the
+    model spans' outputs asked for where more (content captured, tools not traced), plus agent
+    spans started straight from another agent span (a sub-agent with no tool span of its own)."""
+    spans = [
+        span
+        for request in _values(path)
+        for resource in request.get("resourceSpans", [])
+        for scope in resource.get("scopeSpans", [])
+        for span in scope.get("spans", [])
+    ]
+    kinds = {}
+    asked: set[str] = set()
+    for span in spans:
+        a = _attributes(span)
+        kinds[span["spanId"]] = a.get("gen_ai.operation.name") or a.get("openinference.span.kind")
+        for message in json.loads(a.get("gen_ai.output.messages") or "[]"):
+            asked |= {p["id"] for p in message.get("parts", []) if p.get("type") == "tool_call"}
+        asked |= {v for k, v in a.items() if k.startswith("llm.output_messages.")
+                  and k.endswith(".tool_call.id")}  # fmt: skip
+    tools = sum(1 for kind in kinds.values() if kind in ("execute_tool", "TOOL"))
+    direct = sum(
+        1 for span in spans
+        if kinds[span["spanId"]] in ("invoke_agent", "AGENT")
+        and kinds.get(span.get("parentSpanId", "")) in ("invoke_agent", "AGENT")
+    )  # fmt: skip
+    return max(tools, len(asked)) + direct
+
+
+COUNTERS: dict[str, Callable[[Path], int]] = {"otlp": otlp}

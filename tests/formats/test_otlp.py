@@ -1,0 +1,475 @@
+"""OpenTelemetry OTLP JSON traces (spec H-4, issue 13): conversations rebuilt from span trees.
+
+The fixtures under ``tests/fixtures/traces/otlp/`` are written by :func:`write_trace`, which
+drives the real ``openai`` client against a loopback fake Chat Completions server, instrumented
+by the real OpenInference and OpenTelemetry GenAI instrumentors, with agent and tool spans made
+by the real ``opentelemetry-sdk`` as agent frameworks make them, encoded by the OTLP exporter's
+own encoder. ``test_H4_the_installed_instrumentors_write_what_the_loader_reads`` writes them again
+with the installed versions; ``TURNFOLD_UPDATE_FIXTURES=1`` rewrites the committed files.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.formats import TranscriptFormatError
+from turnfold.formats.traces import otlp
+from turnfold.model import AssistantError, AssistantText, ToolCall, Transcript, UserMessage
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "traces" / "otlp"
+STYLES = ("openinference", "genai")
+PROMPT = "TF-WEATHER: what is the weather in Paris and Atlantis? Ask the expert what to wear."
+SECOND = "TF-AGAIN: and tomorrow?"
+EXPERT = "TF-EXPERT: what should one wear in the rain?"
+
+
+# --- the fake model and the generator ------------------------------------------------------
+
+
+def _reply(body: dict[str, Any]) -> dict[str, Any]:
+    """The scripted model: which answer a request gets follows from what it already holds."""
+    messages = body["messages"]
+    results = sum(1 for m in messages if m["role"] == "tool")
+    message: dict[str, Any]
+    if messages[-1]["role"] == "user" and messages[-1]["content"] == EXPERT:
+        message = {"role": "assistant", "content": "TF-UMBRELLA: bring an umbrella."}
+    elif messages[-1]["role"] == "user" and messages[-1]["content"] == SECOND:
+        message = {"role": "assistant", "content": "TF-TOMORROW: sunny again."}
+    elif results == 0:
+        message = {"role": "assistant", "content": None, "tool_calls": [
+            _call("call_paris", "get_weather", {"city": "Paris"}),
+            _call("call_atlantis", "get_weather", {"city": "Atlantis"}),
+        ]}  # fmt: skip
+    elif results == 2:
+        message = {
+            "role": "assistant",
+            "content": "TF-ASKING: asking the expert.",
+            "tool_calls": [_call("call_expert", "ask_expert", {"question": EXPERT})],
+        }
+    else:
+        message = {"role": "assistant", "content": "TF-DONE: sunny in Paris, take an umbrella."}
+    index = len(messages)
+    finish = "tool_calls" if message.get("tool_calls") else "stop"
+    return {
+        "id": f"chatcmpl-{index}", "object": "chat.completion", "created": 1767225600 + index,
+        "model": "gpt-4o-mini-2024-07-18",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 10 * index, "completion_tokens": 7},
+    }  # fmt: skip
+
+
+def _call(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)}}  # fmt: skip
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        data = json.dumps(_reply(body)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def _fake_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/v1"
+    finally:
+        server.shutdown()
+
+
+_TOOLS = [
+    {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+    for name in ("get_weather", "ask_expert")
+]
+_WEATHER = {"Paris": "sunny, 21C"}
+
+
+@contextmanager
+def _instrumented(style: str) -> Iterator[tuple[Any, Any]]:
+    """A tracer provider with an in-memory exporter, the style's instrumentor on openai."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    saved = {k: os.environ.get(k) for k in _GENAI_ENV}
+    if style == "genai":
+        from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+        os.environ.update(_GENAI_ENV)
+        instrumentor: Any = OpenAIInstrumentor()
+    else:
+        from openinference.instrumentation.openai import OpenAIInstrumentor as OIInstrumentor
+
+        instrumentor = OIInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        yield provider.get_tracer("turnfold.tests.agent"), exporter
+    finally:
+        instrumentor.uninstrument()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+_GENAI_ENV = {
+    "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY",
+}
+
+
+def _agent_attributes(style: str, name: str, prompt: str) -> dict[str, Any]:
+    if style == "genai":
+        first = [{"role": "user", "parts": [{"type": "text", "content": prompt}]}]
+        return {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name,
+                "gen_ai.conversation.id": "tf-conversation-1",
+                "gen_ai.input.messages": json.dumps(first)}  # fmt: skip
+    return {"openinference.span.kind": "AGENT", "agent.name": name,
+            "session.id": "tf-conversation-1", "input.value": prompt}  # fmt: skip
+
+
+def _run_agent(style: str, tracer: Any, client: Any, prompt: str, name: str) -> str:
+    """One agent run as frameworks trace it: an agent span holding only the first prompt and
+    the final reply, the model calls (instrumented) and a tool span per call."""
+    from opentelemetry.trace import Status, StatusCode
+
+    span_name = f"invoke_agent {name}" if style == "genai" else name
+    with tracer.start_as_current_span(
+        span_name, attributes=_agent_attributes(style, name, prompt)
+    ) as agent:
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": "You are a weather agent."},
+            {"role": "user", "content": prompt},
+        ]
+        while True:
+            reply = client.chat.completions.create(
+                model="gpt-4o-mini", messages=messages, tools=_TOOLS
+            )
+            message = reply.choices[0].message
+            messages.append(message.model_dump(exclude_none=True))
+            if not message.tool_calls:
+                break
+            for call in message.tool_calls:
+                args = json.loads(call.function.arguments)
+                attributes = (
+                    {"gen_ai.operation.name": "execute_tool",
+                     "gen_ai.tool.name": call.function.name, "gen_ai.tool.call.id": call.id,
+                     "gen_ai.tool.call.arguments": call.function.arguments}
+                    if style == "genai"
+                    else {"openinference.span.kind": "TOOL", "tool.name": call.function.name,
+                          "input.value": call.function.arguments}
+                )  # fmt: skip
+                tool_name = (
+                    f"execute_tool {call.function.name}" if style == "genai" else call.function.name
+                )
+                with tracer.start_as_current_span(tool_name, attributes=attributes) as tool:
+                    if call.function.name == "ask_expert":
+                        result = _run_agent(style, tracer, client, args["question"], "expert")
+                    elif args["city"] in _WEATHER:
+                        result = _WEATHER[args["city"]]
+                    else:
+                        result = f"Error: no such city {args['city']}"
+                        tool.record_exception(LookupError(f"no such city {args['city']}"))
+                        tool.set_status(Status(StatusCode.ERROR, result))
+                    key = "gen_ai.tool.call.result" if style == "genai" else "output.value"
+                    tool.set_attribute(key, result)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+        answer = message.content or ""
+        if style == "genai":
+            final = [{"role": "assistant", "parts": [{"type": "text", "content": answer}]}]
+            agent.set_attribute("gen_ai.output.messages", json.dumps(final))
+        else:
+            agent.set_attribute("output.value", answer)
+        return answer
+
+
+def _hex_ids(value: Any) -> Any:
+    """The OTLP JSON encoding writes trace and span ids as hex, where protobuf's JSON mapping
+    writes base64 (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding)."""
+    if isinstance(value, dict):
+        return {
+            k: base64.b64decode(v).hex()
+            if k in ("traceId", "spanId", "parentSpanId")
+            else _hex_ids(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_hex_ids(v) for v in value]
+    return value
+
+
+def write_trace(style: str, path: Path) -> Path:
+    """Two turns of one conversation (two traces), one OTLP request per trace, as the file
+    exporters write them: JSON lines (``genai``) or one document (``openinference``)."""
+    import openai
+    from google.protobuf.json_format import MessageToDict
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    requests = []
+    with _fake_server() as base_url, _instrumented(style) as (tracer, exporter):
+        client = openai.OpenAI(base_url=base_url, api_key="sk-fake", max_retries=0)
+        for prompt in (PROMPT, SECOND):
+            _run_agent(style, tracer, client, prompt, "weather-agent")
+            requests.append(_hex_ids(MessageToDict(encode_spans(exporter.get_finished_spans()))))
+            exporter.clear()
+    if style == "genai":
+        path.write_text("".join(json.dumps(r) + "\n" for r in requests))
+    else:
+        merged = {"resourceSpans": [rs for r in requests for rs in r["resourceSpans"]]}
+        path.write_text(json.dumps(merged, indent=1) + "\n")
+    return path
+
+
+def fixture_path(style: str) -> Path:
+    suffix = ".jsonl" if style == "genai" else ".json"
+    return FIXTURES / f"{style}_openai_weather-agent{suffix}"
+
+
+# --- what a reader sees -----------------------------------------------------------------------
+
+
+def outline(transcript: Transcript) -> list[tuple[Any, ...]]:
+    """Entries as (kind, text or name, status, result, nested outline), times left out."""
+    rows: list[tuple[Any, ...]] = []
+    for entry in transcript.entries:
+        if isinstance(entry, UserMessage):
+            rows.append(("user", entry.text))
+        elif isinstance(entry, AssistantText):
+            rows.append(("text", entry.text))
+        elif isinstance(entry, AssistantError):
+            rows.append(("error", entry.message))
+        elif isinstance(entry, ToolCall):
+            child = entry.subagent.transcript if entry.subagent else None
+            rows.append((
+                "call", entry.name, entry.args, entry.status,
+                entry.result.text if entry.result else None,
+                outline(child) if child is not None else None,
+            ))  # fmt: skip
+    return rows
+
+
+EXPECTED = [
+    ("user", PROMPT),
+    ("call", "get_weather", {"city": "Paris"}, "success", "sunny, 21C", None),
+    ("call", "get_weather", {"city": "Atlantis"}, "error", "Error: no such city Atlantis", None),
+    ("text", "TF-ASKING: asking the expert."),
+    ("call", "ask_expert", {"question": EXPERT}, "success", "TF-UMBRELLA: bring an umbrella.",
+     [("user", EXPERT), ("text", "TF-UMBRELLA: bring an umbrella.")]),
+    ("text", "TF-DONE: sunny in Paris, take an umbrella."),
+    ("user", SECOND),
+    ("text", "TF-TOMORROW: sunny again."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_H4_a_trace_is_rebuilt_from_its_span_tree_once_per_message(style: str) -> None:
+    """Every model span repeats the history and the agent span holds only the first prompt
+    and the final reply: each message is shown once, tool spans settle the calls the model
+    spans asked for (by id, or by name where OpenInference records none), the nested agent is
+    the expert call's sub-agent, the second trace of the conversation its second turn."""
+    transcript = turnfold.load(fixture_path(style))
+    assert transcript.metadata["source_format"] == "otlp"
+    assert outline(transcript) == EXPECTED
+    assert transcript.warnings == []
+    meta = transcript.metadata
+    assert (meta["agent"], meta["model"], meta["session_id"]) == (
+        "weather-agent", "gpt-4o-mini-2024-07-18", "tf-conversation-1"
+    )  # fmt: skip
+    assert meta["system"] == "You are a weather agent."
+    texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert all(t.usage is not None and t.usage.output_tokens == 7 for t in texts)
+    calls = transcript.tool_calls()
+    assert all(c.started_at and c.ended_at and c.recorded_duration_ms is not None for c in calls)
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_H4_the_installed_instrumentors_write_what_the_loader_reads(
+    style: str, tmp_path: Path
+) -> None:
+    """Compatibility with the installed opentelemetry-sdk and instrumentors: a trace written
+    now reads as the committed fixture does (``TURNFOLD_UPDATE_FIXTURES=1`` rewrites those)."""
+    pytest.importorskip("opentelemetry.sdk")
+    target = fixture_path(style) if os.environ.get("TURNFOLD_UPDATE_FIXTURES") else None
+    path = write_trace(style, target or tmp_path / fixture_path(style).name)
+    transcript = turnfold.load(path)
+    assert outline(transcript) == EXPECTED
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
+def test_H4_base64_ids_read_as_the_hex_ones() -> None:
+    """A plain protobuf JSON mapping (MessageToJson) writes ids in base64; OTLP JSON in hex."""
+
+    def to_base64(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                k: base64.b64encode(bytes.fromhex(v)).decode()
+                if k in ("traceId", "spanId", "parentSpanId") else to_base64(v)
+                for k, v in value.items()
+            }  # fmt: skip
+        return [to_base64(v) for v in value] if isinstance(value, list) else value
+
+    document = json.loads(fixture_path("openinference").read_text())
+    assert outline(turnfold.load(to_base64(document))) == EXPECTED
+
+
+def _span(
+    name: str,
+    span_id: str,
+    attributes: dict[str, Any],
+    *,
+    trace: str = "a" * 32,
+    parent: str | None = None,
+    start: int = 1,
+    **extra: Any,
+) -> dict[str, Any]:
+    span = {
+        "traceId": trace, "spanId": span_id, "name": name,
+        "startTimeUnixNano": str(1767225600_000000000 + start * 1_000_000),
+        "endTimeUnixNano": str(1767225600_000000000 + start * 1_000_000 + 500_000),
+        "attributes": [{"key": k, "value": _value(v)} for k, v in attributes.items()],
+        **extra,
+    }  # fmt: skip
+    if parent:
+        span["parentSpanId"] = parent
+    return span
+
+
+def _value(value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    return {"stringValue": value}
+
+
+def _said(role: str, text: str) -> str:
+    return json.dumps([{"role": role, "parts": [{"type": "text", "content": text}]}])
+
+
+def _request(*spans: dict[str, Any]) -> str:
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}) + "\n"
+
+
+def test_H4_a_file_of_several_conversations_names_them_and_sample_picks_one() -> None:
+    """One conversation is one transcript: the loader does not guess which one is meant."""
+    text = _request(
+        _span("chat m", "1" * 16, {"gen_ai.operation.name": "chat", "gen_ai.conversation.id": "c-1",
+              "gen_ai.input.messages": _said("user", "one")}),
+        _span("chat m", "2" * 16, {"gen_ai.operation.name": "chat", "session.id": "c-2",
+              "gen_ai.input.messages": _said("user", "two")},
+              trace="b" * 32, start=2),
+    )  # fmt: skip
+    with pytest.raises(TranscriptFormatError, match=r"2 conversations in one file \(c-1, c-2\)"):
+        turnfold.load(text)
+    source = _source(text)
+    picked = otlp.read(source, sample="c-2")
+    assert outline(picked) == [("user", "two")]
+    assert source.accounting.counts == {
+        "span/chat": {"mapped": 1}, "span/(other conversation)": {"ignored": 1}
+    }  # fmt: skip
+
+
+def _source(text: str) -> Any:
+    from turnfold.formats.source import open_source
+
+    return open_source(text)[0]
+
+
+def test_H4_older_per_message_events_and_flattened_prompts_are_read() -> None:
+    """Instrumentations older than ``gen_ai.input.messages`` wrote one span event per message
+    (``gen_ai.user.message``, ``gen_ai.choice``) or flattened ``gen_ai.prompt.N.*``."""
+    events = [
+        {"name": "gen_ai.user.message", "attributes": [
+            {"key": "content", "value": {"stringValue": "TF-OLD: hello"}}]},
+        {"name": "gen_ai.choice", "attributes": [{"key": "message", "value": {
+            "stringValue": '{"content": "TF-OLD-REPLY", "tool_calls": [{"id": "c9", '
+            '"function": {"name": "ls", "arguments": "{}"}}]}'}}]},
+    ]  # fmt: skip
+    text = _request(
+        _span("chat old", "1" * 16, {"gen_ai.operation.name": "chat"}, events=events),
+        _span("chat older", "2" * 16, {"gen_ai.operation.name": "chat",
+              "gen_ai.prompt.0.role": "user", "gen_ai.prompt.0.content": "TF-OLD: hello",
+              "gen_ai.prompt.1.role": "tool", "gen_ai.prompt.1.tool_call_id": "c9",
+              "gen_ai.prompt.1.content": "a.txt",
+              "gen_ai.completion.0.role": "assistant", "gen_ai.completion.0.content": "TF-DONE"},
+              start=2),
+    )  # fmt: skip
+    transcript = turnfold.load(text)
+    assert outline(transcript) == [
+        ("user", "TF-OLD: hello"), ("text", "TF-OLD-REPLY"),
+        ("call", "ls", {}, "unknown", "a.txt", None), ("text", "TF-DONE"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("status", "events", "result", "expected"),
+    [
+        ({}, [], "42 files", "success"),
+        ({"code": "STATUS_CODE_ERROR", "message": "boom"}, [], None, "error"),
+        ({}, [{"name": "exception", "attributes": [
+            {"key": "exception.message", "value": {"stringValue": "disk full"}}]}], None, "error"),
+        ({}, [], "Exit Code: 2\nls: no such file", "error"),
+        ({}, [], "Command timed out after 30 s", "error"),
+    ],
+)  # fmt: skip
+def test_H4_a_tool_span_s_status_says_whether_the_call_failed(
+    status: dict[str, Any], events: list[Any], result: str | None, expected: str
+) -> None:
+    """A span's error status or exception event is a failure, and so is a result whose text
+    states one (the one rule of :func:`~turnfold.formats.gemini_parts.corrected_status`)."""
+    attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "bash"}
+    if result is not None:
+        attributes["gen_ai.tool.call.result"] = result
+    transcript = turnfold.load(_request(_span("execute_tool bash", "1" * 16, attributes,
+                                              status=status, events=events)))  # fmt: skip
+    (call,) = transcript.tool_calls()
+    assert call.status == expected
+
+
+def test_H4_spans_of_no_genai_operation_are_left_out_by_design() -> None:
+    text = _request(
+        _span("GET /v1/chat/completions", "3" * 16, {"http.method": "GET"}),
+        _span("chat m", "1" * 16, {"gen_ai.operation.name": "chat",
+              "gen_ai.output.messages": _said("assistant", "hi")}),
+    ) + json.dumps({"resourceSpans": []}) + "\n"  # fmt: skip
+    transcript = turnfold.load(text)
+    assert outline(transcript) == [("text", "hi")]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts == {
+        "span/(other)": {"ignored": 1},
+        "span/chat": {"mapped": 1},
+        "request/(empty)": {"ignored": 1},
+    }
+
+
+def test_H4_an_otlp_file_is_detected_as_otlp_and_nothing_else() -> None:
+    from turnfold.formats import which_format
+
+    for style in STYLES:
+        assert which_format(_source(fixture_path(style).read_text())) == "otlp"
