@@ -262,21 +262,22 @@ def test_X1_text_preview_is_plain_single_line_text() -> None:
 
 
 @pytest.mark.parametrize(
-    "image",
+    ("image", "note"),
     [
-        ImageData(media_type="image/svg+xml", data="PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+"),
-        ImageData(media_type="image/png", data='x" onerror="alert(1)'),
-        ImageData(media_type='image/png" onerror="alert(1)', data="AAAA"),
-        ImageData(media_type="image/png", data="http://evil.test/track.png"),
-        ImageData(media_type="text/html", data="PHNjcmlwdD4="),
+        (ImageData(media_type="image/svg+xml", data="PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+"), "unsupported"),
+        # A displayable type whose data is no base64 says so (issue 21.14).
+        (ImageData(media_type="image/png", data='x" onerror="alert(1)'), "unreadable"),
+        (ImageData(media_type='image/png" onerror="alert(1)', data="AAAA"), "unsupported"),
+        (ImageData(media_type="image/png", data="http://evil.test/track.png"), "unreadable"),
+        (ImageData(media_type="text/html", data="PHNjcmlwdD4="), "unsupported"),
     ],
-)
-def test_X1_hostile_images_are_refused(image: ImageData) -> None:
+)  # fmt: skip
+def test_X1_hostile_images_are_refused(image: ImageData, note: str) -> None:
     assert image_html(image) is None
     view = result_view(ToolResult(text="", images=[image]))
     assert view is not None
     assert view["images"] == []
-    assert [note["key"] for note in view["notes"]] == ["tool.image_unsupported"]
+    assert [n["key"] for n in view["notes"]] == [f"tool.image_{note}"]
     assert not FORBIDDEN_CHARACTERS.search(view["notes"][0]["params"]["media_type"])
 
 
