@@ -60,4 +60,37 @@ def otlp(path: Path) -> int:
     return max(tools, len(asked)) + direct
 
 
-COUNTERS: dict[str, Callable[[Path], int]] = {"otlp": otlp}
+def claude_stream_json(path: Path) -> int:
+    """Distinct ``tool_use`` block ids of the ``assistant`` events, sub-agents' (events with a
+    ``parent_tool_use_id``) included."""
+    ids = set()
+    for event in _values(path):
+        if isinstance(event, dict) and event.get("type") == "assistant":
+            for block in (event.get("message") or {}).get("content") or []:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    ids.add(block.get("id"))
+    return len(ids)
+
+
+#: Thread items that are tool calls (codex-rs/exec/src/exec_events.rs, ThreadItemDetails).
+_CODEX_CALL_ITEMS = {
+    "command_execution", "file_change", "mcp_tool_call", "collab_tool_call", "web_search",
+    "todo_list",
+}  # fmt: skip
+
+
+def codex_exec_json(path: Path) -> int:
+    """Distinct ids of call items in ``item.started`` / ``item.updated`` / ``item.completed``."""
+    ids = set()
+    for event in _values(path):
+        item = event.get("item") if isinstance(event, dict) else None
+        if isinstance(item, dict) and item.get("type") in _CODEX_CALL_ITEMS:
+            ids.add(item.get("id"))
+    return len(ids)
+
+
+COUNTERS: dict[str, Callable[[Path], int]] = {
+    "otlp": otlp,
+    "claude-stream-json": claude_stream_json,
+    "codex-exec-json": codex_exec_json,
+}

@@ -25,6 +25,7 @@ from turnfold.formats import (
     openai_responses,
     qwen,
 )
+from turnfold.formats.agents import claude_stream, codex_exec
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, open_source
 from turnfold.formats.traces import otlp
@@ -42,6 +43,8 @@ _MODULES: tuple[ModuleType, ...] = (
     qwen,
     cursor,
     otlp,
+    claude_stream,
+    codex_exec,
     anthropic,
     openai_responses,
     openai_chat,

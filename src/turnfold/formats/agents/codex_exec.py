@@ -1,0 +1,368 @@
+"""Codex ``exec --json`` events (spec H-5): what ``codex exec --json`` prints, one event a line.
+
+Not the rollout files Codex keeps in ``~/.codex/sessions`` (the ``codex`` format): these are
+the thread events of ``codex-rs/exec/src/exec_events.rs``:
+
+- ``thread.started {thread_id}`` → metadata ``session_id``, ``agent`` ``codex``;
+- ``item.started`` / ``item.updated`` / ``item.completed {item: {id, type, …}}``: an item is one
+  entry, made when it is first seen and updated by the later events of its ``id``. Record types
+  are ``item/<type>``:
+
+  ================================  ========================================================
+  item                              entry
+  ================================  ========================================================
+  ``agent_message {text}``          :class:`~turnfold.model.AssistantText`
+  ``reasoning {text}``              :class:`~turnfold.model.Thinking` (a summary)
+  ``plan {text}``                   :class:`~turnfold.model.AssistantText` (``meta["plan"]``)
+  ``command_execution``             ``exec_command`` call: ``command``, ``aggregated_output``
+                                    as its result; status from ``status`` and ``exit_code``
+  ``file_change {changes}``         ``apply_patch`` call naming the changed paths
+  ``mcp_tool_call``                 ``mcp__<server>__<tool>`` call, its result or error
+  ``collab_tool_call``              ``spawn_agent`` / ``send_input`` / ``wait`` /
+                                    ``close_agent`` call; a spawned agent is a sub-agent whose
+                                    steps the stream does not hold (its thread's own events
+                                    are not printed), its last message the call's result
+  ``web_search {query}``            ``web_search`` call
+  ``todo_list {items}``             ``update_plan`` call shown as a checklist
+  ``error {message}``               a warning :class:`~turnfold.model.SystemNotice`
+  ================================  ========================================================
+
+  A call's status (:func:`call_status`): ``failed`` or a non-zero ``exit_code`` is ``error``,
+  ``declined`` is ``error`` (the command was rejected), ``completed`` is ``success``; a call
+  still ``in_progress`` when the stream ends has no recorded outcome (``unknown``, spec L-3);
+- ``turn.completed {usage}`` → the turn's usage on its last text; ``turn.failed {error}`` and
+  ``error {message}`` → :class:`~turnfold.model.AssistantError` and ``outcome`` ``error`` (H-6);
+- ``request_user_input`` → a :class:`~turnfold.model.PendingAction` question;
+- ``turn.started`` and ``item.plan.delta`` are left out (the prompt is not in the stream; the
+  plan item holds the whole text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import NameSet, describe_args, stringify, text_result, usage_from
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
+from turnfold.formats.errors import MalformedLine
+from turnfold.formats.openai_responses import output_content, plan_result
+from turnfold.formats.source import Source
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    Entry,
+    PendingAction,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+    Transcript,
+)
+
+NAME = "codex-exec-json"
+
+_CALL_ITEMS = NameSet(
+    {"command_execution", "file_change", "mcp_tool_call", "collab_tool_call", "web_search",
+     "todo_list"}
+)  # fmt: skip
+RECORDS = Records(
+    mapped={
+        "thread.started": "metadata: the thread id (session_id)",
+        "item/agent_message": "assistant text",
+        "item/reasoning": "reasoning (a summary)",
+        "item/plan": "assistant text marked as a plan",
+        "item/command_execution": "an exec_command call: command, output, exit code",
+        "item/file_change": "an apply_patch call naming the changed files",
+        "item/mcp_tool_call": "an MCP tool call, its result or error",
+        "item/collab_tool_call": "a multi-agent call (spawn_agent, wait…); spawned agents as "
+        "sub-agents whose steps the stream does not hold",
+        "item/web_search": "a web_search call",
+        "item/todo_list": "an update_plan call shown as a checklist",
+        "item/error": "a warning notice",
+        "turn.completed": "the turn's token usage, on its last text",
+        "turn.failed": "an error; outcome error",
+        "error": "an error; outcome error",
+        "request_user_input": "a question waiting on the user",
+    },
+    ignored={
+        "turn.started": "a turn began; its prompt is not in the stream",
+        "item.plan.delta": "streamed plan text; the plan item holds all of it",
+    },
+)
+
+_ITEM_EVENTS = NameSet({"item.started", "item.updated", "item.completed"})
+_EVENTS = NameSet(set(RECORDS.mapped) | set(RECORDS.ignored) | set(_ITEM_EVENTS))
+
+
+def call_status(item: Mapping[str, Any], completed: bool = False) -> ToolStatus:
+    """The one status rule of this format: what an item's ``status`` and ``exit_code`` say;
+    an item with no status of its own (``web_search``, ``todo_list``) succeeded when its
+    ``item.completed`` event arrived.
+
+    >>> call_status({"status": "completed", "exit_code": 0}), call_status({"status": "failed"})
+    ('success', 'error')
+    >>> call_status({"status": "completed", "exit_code": 2}), call_status({"status": "declined"})
+    ('error', 'error')
+    >>> call_status({"status": "in_progress"}), call_status({"query": "q"}, completed=True)
+    ('unknown', 'success')
+    """
+    code = item.get("exit_code")
+    if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+        return "error"
+    status = item.get("status")
+    if status in ("failed", "declined") or item.get("error"):
+        return "error"
+    if status == "completed" or (status is None and completed):
+        return "success"
+    return "unknown"
+
+
+# --- detection ------------------------------------------------------------------------------
+
+
+def _classify(value: Any) -> int:
+    if not isinstance(value, Mapping) or not isinstance(value.get("type"), str):
+        return NOT_MINE
+    kind = value["type"]
+    if kind == "thread.started" and "thread_id" in value:
+        return DISTINCTIVE
+    if kind in _ITEM_EVENTS:
+        item = value.get("item")
+        return DISTINCTIVE if isinstance(item, Mapping) and "id" in item else NOT_MINE
+    if kind in ("turn.completed", "turn.failed", "turn.started", "item.plan.delta"):
+        return DISTINCTIVE if kind != "turn.started" else READABLE
+    if kind == "error" and isinstance(value.get("message"), str) and len(value) == 2:
+        return READABLE
+    return NOT_MINE
+
+
+def detect(source: Source) -> Evidence:
+    """``thread.started``, ``turn.*`` and ``item.*`` events, one per line."""
+    if source.is_document and not isinstance(source.document, list):
+        return Evidence.of([source.document], _classify, "no thread/turn/item events")
+    return Evidence.of(source.head_values(), _classify, "no thread/turn/item events")
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.transcript = Transcript(metadata={"source_format": NAME, "agent": "codex"})
+        self.items: dict[str, Entry] = {}
+        self.turn_text: AssistantText | None = None
+
+    def event(self, record: Mapping[str, Any], line: int) -> None:
+        kind = record.get("type")
+        if kind in _ITEM_EVENTS:
+            item = record.get("item")
+            if not isinstance(item, Mapping) or not isinstance(item.get("type"), str):
+                self.source.warn(f"{kind} without an item", line)
+                return
+            item_type = f"item/{item['type']}"
+            if item_type not in RECORDS.mapped:
+                self.source.warn(f"unknown item type {item['type']!r} skipped", line)
+                return
+            done = kind == "item.completed"
+            self.item(item, str(item.get("id") or f"line-{line}"), done)
+            self.source.mapped(item_type)
+            return
+        if kind in RECORDS.ignored:
+            self.source.ignored(str(kind))
+        elif kind == "thread.started":
+            if isinstance(record.get("thread_id"), str):
+                self.transcript.metadata["session_id"] = record["thread_id"]
+            self.source.mapped("thread.started")
+        elif kind == "turn.completed":
+            usage = usage_from(
+                record.get("usage"),
+                input_tokens="input_tokens",
+                output_tokens="output_tokens",
+                cache_read_tokens="cached_input_tokens",
+                reasoning_tokens="reasoning_output_tokens",
+            )
+            if usage is not None and self.turn_text is not None:
+                self.transcript.update(self.turn_text, usage=usage)
+            self.turn_text = None
+            self.source.mapped("turn.completed")
+        elif kind in ("turn.failed", "error"):
+            error = record.get("error") if kind == "turn.failed" else record
+            message = error.get("message") if isinstance(error, Mapping) else None
+            text = message if isinstance(message, str) and message else f"{kind}"
+            self.transcript.append(AssistantError(message=text))
+            self.transcript.metadata["outcome"] = "error"
+            self.source.mapped(str(kind))
+        elif kind == "request_user_input":
+            questions = record.get("questions")
+            texts = [
+                q.get("question") or q.get("header")
+                for q in questions if isinstance(q, Mapping)
+            ] if isinstance(questions, list) else []  # fmt: skip
+            call_id = record.get("call_id")
+            self.transcript.append(
+                PendingAction(
+                    action="question",
+                    text="\n".join(t for t in texts if isinstance(t, str)),
+                    call_id=call_id if isinstance(call_id, str) else None,
+                )
+            )
+            self.source.mapped("request_user_input")
+        else:
+            self.source.warn(f"unknown event type {kind!r} skipped", line)
+
+    def item(self, item: Mapping[str, Any], item_id: str, completed: bool) -> None:
+        kind = item["type"]
+        known = self.items.get(item_id)
+        if kind in _CALL_ITEMS:
+            call = self._call(item, item_id, completed)
+            if isinstance(known, ToolCall):
+                self.transcript.update(
+                    known,
+                    **{
+                        k: getattr(call, k)
+                        for k in ("args", "description", "status", "result", "subagent")
+                    },
+                )
+            else:
+                self.items[item_id] = self.transcript.append(call)
+            return
+        text = item.get("text") if isinstance(item.get("text"), str) else ""
+        if kind in ("agent_message", "plan"):
+            if isinstance(known, AssistantText):
+                self.transcript.update(known, text=text)
+            elif text:
+                meta = {"plan": True} if kind == "plan" else {}
+                entry = self.transcript.append(AssistantText(text=text, meta=meta))
+                self.items[item_id] = entry
+            if isinstance(self.items.get(item_id), AssistantText):
+                self.turn_text = self.items[item_id]  # type: ignore[assignment]
+        elif kind == "reasoning":
+            if isinstance(known, Thinking):
+                self.transcript.update(known, text=text)
+            elif text:
+                self.items[item_id] = self.transcript.append(Thinking(text=text, form="summary"))
+        elif kind == "error" and known is None:
+            message = item.get("message")
+            notice = SystemNotice(text=stringify(message), level="warning", subtype="error")
+            self.items[item_id] = self.transcript.append(notice)
+
+    def _call(self, item: Mapping[str, Any], item_id: str, completed: bool) -> ToolCall:
+        kind = item["type"]
+        status = call_status(item, completed)
+        args: Any
+        result: ToolResult | None = None
+        subagent: SubAgent | None = None
+        if kind == "command_execution":
+            name, args = "exec_command", {"command": item.get("command")}
+            output = item.get("aggregated_output")
+            if item.get("status") == "declined" and not output:
+                output = "declined: the command was not run"
+            if isinstance(output, str) and (output or status != "unknown"):
+                result = text_result(output)
+        elif kind == "file_change":
+            changes: list[Any] = _listed(item.get("changes"))
+            name, args = "apply_patch", {"changes": changes}
+            lines = [f"{c.get('kind')}: {c.get('path')}" for c in changes if isinstance(c, Mapping)]
+            result = text_result("\n".join(lines)) if lines and status != "unknown" else None
+            paths = [c.get("path") for c in changes if isinstance(c, Mapping)]
+            description = describe_args(name, {"path": [p for p in paths if isinstance(p, str)]})
+            return self._made(item_id, name, args, status, result, None, description)
+        elif kind == "mcp_tool_call":
+            name = f"mcp__{item.get('server')}__{item.get('tool')}"
+            args = item.get("arguments")
+            result = _mcp_result(item)
+        elif kind == "collab_tool_call":
+            name = str(item.get("tool") or "collab_tool_call")
+            args = {"prompt": item.get("prompt"), "receivers": item.get("receiver_thread_ids")}
+            result, subagent = _collab(item, name, status)
+        elif kind == "web_search":
+            name, args = "web_search", {"query": item.get("query")}
+        else:  # todo_list
+            items: list[Any] = _listed(item.get("items"))
+            plan = [
+                {"step": t.get("text"), "status": "completed" if t.get("completed") else "pending"}
+                for t in items if isinstance(t, Mapping)
+            ]  # fmt: skip
+            name, args = "update_plan", {"plan": plan}
+            result = plan_result(args, None)
+        return self._made(item_id, name, args, status, result, subagent, describe_args(name, args))
+
+    def _made(
+        self,
+        item_id: str,
+        name: str,
+        args: Any,
+        status: ToolStatus,
+        result: ToolResult | None,
+        subagent: SubAgent | None,
+        description: str | None,
+    ) -> ToolCall:
+        return ToolCall(
+            call_id=item_id,
+            name=name,
+            args=args,
+            description=description,
+            status=status,
+            result=result,
+            subagent=subagent,
+        )
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _mcp_result(item: Mapping[str, Any]) -> ToolResult | None:
+    error = item.get("error")
+    if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+        return text_result(error["message"])
+    result = item.get("result")
+    if not isinstance(result, Mapping):
+        return None
+    text, images = output_content(result.get("content"))
+    structured = result.get("structured_content")
+    return text_result(text, images=images, structured=structured)
+
+
+def _collab(
+    item: Mapping[str, Any], name: str, status: ToolStatus
+) -> tuple[ToolResult | None, SubAgent | None]:
+    states = item.get("agents_states")
+    states = states if isinstance(states, Mapping) else {}
+    messages = [
+        "\n".join(str(p) for p in (f"{agent}: {state.get('status')}", state.get("message")) if p)
+        for agent, state in states.items()
+        if isinstance(state, Mapping)
+    ]
+    result = text_result("\n\n".join(messages)) if messages and status != "unknown" else None
+    subagent = None
+    receivers = item.get("receiver_thread_ids")
+    if name == "spawn_agent":
+        agent_id = receivers[0] if isinstance(receivers, list) and receivers else None
+        prompt = item.get("prompt")
+        subagent = SubAgent(
+            task=prompt if isinstance(prompt, str) else None,
+            agent_id=agent_id if isinstance(agent_id, str) else None,
+            steps_missing=True,
+        )
+    return result, subagent
+
+
+def read(source: Source) -> Transcript:
+    """Every event in order; an item's later events update the entry its first one made."""
+    reader = _Reader(source)
+    for line, record in source.records():
+        if isinstance(record, MalformedLine):
+            source.warn(record.reason, line)
+        elif not isinstance(record, Mapping):
+            source.warn("not an exec event", line)
+        else:
+            reader.event(record, line)
+    for entry in reader.transcript.tool_calls():
+        if entry.status in ("pending", "executing"):
+            reader.transcript.update(entry, status="unknown")
+    return reader.transcript

@@ -1,0 +1,141 @@
+"""Claude Code ``stream-json`` (spec H-5, H-6; issue 13).
+
+The fixture ``claude-code_v2.1.332_stream-json_subagent.jsonl`` is the stdout of the real
+``claude -p … --output-format stream-json --verbose`` (Claude Code 2.1.332 from
+``tests/agents``) against the harness's scripted model on 127.0.0.1 (recipe:
+``tests/agents``, scenario in the commit that added it); ``…_as-array.json`` holds the same
+events saved as one JSON array.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.formats import which_format
+from turnfold.formats.source import open_source
+from turnfold.model import AssistantError, AssistantText, Thinking, ToolCall, UserMessage
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "agents" / "claude-stream-json"
+REAL = FIXTURES / "claude-code_v2.1.332_stream-json_subagent.jsonl"
+ARRAY = FIXTURES / "claude-code_v2.1.332_stream-json_as-array.json"
+
+
+def _calls(path: Path) -> list[tuple[str, str]]:
+    return [(c.name, c.status) for c in turnfold.load(path).tool_calls()]
+
+
+@pytest.mark.parametrize("path", [REAL, ARRAY], ids=["jsonl", "array"])
+def test_H5_a_real_stream_json_run_reads_as_the_session_it_was(path: Path) -> None:
+    transcript = turnfold.load(path)
+    assert transcript.metadata["source_format"] == "claude-stream-json"
+    assert transcript.warnings == []
+    assert _calls(path) == [
+        ("Read", "success"), ("Bash", "success"), ("Bash", "success"), ("Bash", "error"),
+        ("Edit", "success"), ("Agent", "success"),
+    ]  # fmt: skip
+    kinds = [type(e).__name__ for e in transcript.entries]
+    assert kinds[0] == "Thinking"
+    assert isinstance(transcript.entries[0], Thinking)
+    last = transcript.entries[-1]
+    assert isinstance(last, AssistantText)
+    assert last.text == "TF-DONE-1: read, listed, ran, edited and delegated."
+
+
+def test_H5_sub_agent_events_nest_under_their_agent_call() -> None:
+    """Events with a ``parent_tool_use_id`` are the sub-agent's, not the session's."""
+    transcript = turnfold.load(REAL)
+    agent = transcript.tool_calls()[-1]
+    assert agent.subagent is not None
+    child = agent.subagent.transcript
+    assert child is not None
+    assert agent.subagent.name == "general-purpose"
+    assert agent.subagent.task == "TF-SUBTASK: echo a word and report back."
+    assert [
+        (c.name, c.status, c.result.text if c.result else None) for c in child.tool_calls()
+    ] == [("Bash", "success", "TF-SUB-OK")]
+    assert not any(
+        isinstance(e, UserMessage) and e.text.startswith("TF-SUBTASK") for e in transcript.entries
+    )
+
+
+def test_H6_the_result_event_gives_outcome_cost_and_duration() -> None:
+    meta = turnfold.load(REAL).metadata
+    assert meta["outcome"] == "pass"
+    assert meta["cost_usd"] == pytest.approx(0.00112)
+    assert (meta["duration_ms"], meta["num_turns"]) == (3282, 7)
+    assert (meta["agent"], meta["model"], meta["version"]) == (
+        "claude-code", "claude-opus-5-5", "2.1.332"
+    )  # fmt: skip
+
+
+def test_H5_usage_is_counted_once_per_message_although_every_block_repeats_it() -> None:
+    """Each content block is an event carrying the whole message's usage (spec U-1)."""
+    transcript = turnfold.load(REAL)
+    with_usage = [e for e in transcript.entries if getattr(e, "usage", None) is not None]
+    messages = {
+        json.loads(line)["message"]["id"]
+        for line in REAL.read_text().splitlines()
+        if json.loads(line).get("type") == "assistant"
+        and json.loads(line).get("parent_tool_use_id") is None
+        and any(b.get("type") == "text" for b in json.loads(line)["message"]["content"])
+    }
+    assert len(with_usage) == len(messages) == 2
+
+
+def _event(kind: str, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, "session_id": "s-1", **fields}
+
+
+@pytest.mark.parametrize(
+    ("subtype", "is_error", "outcome"),
+    [
+        ("success", False, "pass"),
+        ("success", True, "error"),
+        ("error_max_turns", True, "incomplete"),
+        ("error_during_execution", True, "error"),
+    ],
+)
+def test_H6_result_subtypes_are_outcomes(subtype: str, is_error: bool, outcome: str) -> None:
+    events = [
+        _event("system", subtype="init", model="claude-x", cwd="/w"),
+        _event("assistant", parent_tool_use_id=None, message={
+            "id": "m1", "role": "assistant", "content": [{"type": "text", "text": "hi"}]}),
+        _event("result", subtype=subtype, is_error=is_error, result="TF-RESULT",
+               total_cost_usd=0.5, num_turns=1),
+    ]  # fmt: skip
+    transcript = turnfold.load("\n".join(json.dumps(e) for e in events))
+    assert transcript.metadata["outcome"] == outcome
+    errors = [e.message for e in transcript.entries if isinstance(e, AssistantError)]
+    assert errors == ([] if outcome == "pass" else ["TF-RESULT"])
+
+
+def test_H5_stream_json_is_not_read_as_a_claude_code_session_or_a_message_list() -> None:
+    assert which_format(open_source(REAL)[0]) == "claude-stream-json"
+    assert which_format(open_source(ARRAY)[0]) == "claude-stream-json"
+
+
+def test_H5_unknown_events_are_warned_about_not_dropped() -> None:
+    events = [_event("system", subtype="init"), _event("system", subtype="tf_new_thing")]
+    transcript = turnfold.load("\n".join(json.dumps(e) for e in events))
+    assert any("tf_new_thing" in w.reason for w in transcript.warnings)
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
+def test_H5_a_tool_call_in_the_stream_is_paired_with_its_result() -> None:
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "false"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "Exit code 1",
+              "is_error": True}  # fmt: skip
+    events = [
+        _event("assistant", parent_tool_use_id=None,
+               message={"id": "m1", "role": "assistant", "content": [call]}),
+        _event("user", parent_tool_use_id=None, message={"role": "user", "content": [result]}),
+    ]  # fmt: skip
+    (only,) = turnfold.load("\n".join(json.dumps(e) for e in events)).tool_calls()
+    assert isinstance(only, ToolCall)
+    assert (only.status, only.result.text if only.result else None) == ("error", "Exit code 1")

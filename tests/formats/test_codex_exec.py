@@ -1,0 +1,95 @@
+"""Codex ``exec --json`` events (spec H-5, H-6; issue 13).
+
+``codex_v0.171.0_exec-json_spawn-agent.jsonl`` is the stdout of the real ``codex exec --json``
+(Codex CLI 0.171.0 from ``tests/agents``) against the harness's scripted model on 127.0.0.1;
+``hand-made_exec-json_every-item.jsonl`` is hand-made from ``codex-rs/exec/src/exec_events.rs``
+to hold every item type, a declined command, a failed patch and MCP call, a failed turn.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import turnfold
+from turnfold.formats import which_format
+from turnfold.formats.agents.codex_exec import call_status
+from turnfold.formats.source import open_source
+from turnfold.model import AssistantError, AssistantText, Thinking
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "agents" / "codex-exec-json"
+REAL = FIXTURES / "codex_v0.171.0_exec-json_spawn-agent.jsonl"
+EVERY = FIXTURES / "hand-made_exec-json_every-item.jsonl"
+
+
+def test_H5_a_real_exec_json_run_reads_as_the_session_it_was() -> None:
+    transcript = turnfold.load(REAL)
+    assert transcript.metadata["source_format"] == "codex-exec-json"
+    assert transcript.metadata["session_id"] == "01a2339e-0289-7703-8350-d1745609cafb"
+    assert transcript.warnings == []
+    calls = [(c.name, c.status) for c in transcript.tool_calls()]
+    assert calls == [
+        ("exec_command", "success"), ("exec_command", "success"), ("exec_command", "success"),
+        ("exec_command", "error"), ("apply_patch", "success"), ("spawn_agent", "success"),
+        ("wait", "success"),
+    ]  # fmt: skip
+    failed = transcript.tool_calls()[3]
+    assert failed.result is not None
+    assert "TF-FAIL-OUT" in (failed.result.text or "")
+    assert any(isinstance(e, Thinking) for e in transcript.entries)
+    last = transcript.entries[-1]
+    assert isinstance(last, AssistantText)
+    assert last.usage is not None
+    assert (last.usage.input_tokens, last.usage.output_tokens) == (70, 35)
+
+
+def test_H5_a_spawned_agent_is_a_sub_agent_whose_steps_the_stream_does_not_hold() -> None:
+    spawn, wait = turnfold.load(REAL).tool_calls()[5:7]
+    assert spawn.subagent is not None
+    assert spawn.subagent.steps_missing
+    assert spawn.subagent.task == "TF-SUBTASK: echo a word and report back."
+    assert wait.result is not None
+    assert "TF-SUB-DONE" in (wait.result.text or "")
+
+
+def test_H5_every_item_type_becomes_an_entry_updated_by_its_later_events() -> None:
+    transcript = turnfold.load(EVERY)
+    assert transcript.warnings == []
+    calls = [(c.name, c.status) for c in transcript.tool_calls()]
+    assert calls == [
+        ("update_plan", "unknown"), ("web_search", "success"), ("mcp__docs__search", "success"),
+        ("mcp__docs__fetch", "error"), ("exec_command", "error"), ("apply_patch", "error"),
+        ("exec_command", "unknown"),
+    ]  # fmt: skip
+    plan = transcript.tool_calls()[0]
+    assert plan.result is not None
+    assert plan.result.kind == "plan"
+    assert "[x] TF-STEP-1" in (plan.result.text or "")
+    errors = [e.message for e in transcript.entries if isinstance(e, AssistantError)]
+    assert errors == [
+        "TF-TURN-FAILED: stream disconnected before completion", "TF-FATAL: reconnecting failed"
+    ]  # fmt: skip
+    assert transcript.metadata["outcome"] == "error"
+
+
+@pytest.mark.parametrize(
+    ("item", "expected"),
+    [
+        ({"status": "completed", "exit_code": 0}, "success"),
+        ({"status": "completed", "exit_code": 1}, "error"),
+        ({"status": "failed", "exit_code": None}, "error"),
+        ({"status": "declined"}, "error"),
+        ({"status": "in_progress"}, "unknown"),
+        ({"status": "completed", "error": {"message": "x"}}, "error"),
+    ],
+)
+def test_H5_a_call_s_status_follows_its_status_and_exit_code(
+    item: dict[str, object], expected: str
+) -> None:
+    assert call_status(item) == expected
+
+
+def test_H5_exec_json_is_not_read_as_a_codex_rollout() -> None:
+    assert which_format(open_source(REAL)[0]) == "codex-exec-json"
+    assert which_format(open_source(EVERY)[0]) == "codex-exec-json"
