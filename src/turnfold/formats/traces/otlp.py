@@ -11,8 +11,8 @@ typed ``span/<operation>``: the GenAI ``gen_ai.operation.name`` (``chat``, ``exe
 One conversation is one transcript: a trace belongs to the conversation its spans name
 (``gen_ai.conversation.id``, else OpenInference's ``session.id``), else it is a conversation of
 its own; traces naming the same conversation are one transcript (a chat app writes a trace per
-turn). A file holding several conversations is not guessed at: ``read(source, sample=ID)`` picks
-one, and without it the error lists their ids.
+turn). A file holding several conversations is not guessed at: ``load(path, sample=ID)`` picks
+one (:data:`HAS_SAMPLES`), and without it the error lists their ids.
 
 Rebuilding the conversation from the span tree (never from the root span alone: an
 ``invoke_agent`` span may hold only the first prompt and the final reply):
@@ -848,8 +848,15 @@ def conversations(spans: list[Span]) -> dict[str, list[Span]]:
     return grouped
 
 
-def read(source: Source, *, sample: str | None = None) -> Transcript:
-    """The conversation of ``source`` (the one named ``sample`` when the file holds several)."""
+#: ``load(path, sample=<conversation id>)`` picks one conversation of a file (formats/__init__).
+HAS_SAMPLES = True
+
+
+def read(source: Source, *, sample: str | None = None, epoch: int | None = None) -> Transcript:
+    """The conversation of ``source`` (the one named ``sample`` when the file holds several);
+    traces have no epochs, so ``epoch`` is refused."""
+    if epoch is not None:
+        raise ValueError(f"{source.name}: OTLP conversations have no epochs; pass sample= only")
     spans: list[Span] = []
     kinds: list[str] = []
     for line, record in source.records():
@@ -884,7 +891,7 @@ def read(source: Source, *, sample: str | None = None) -> Transcript:
             [NAME],
             None,
             f"{len(grouped)} conversations in one file ({listed}); load one with "
-            "sample=<conversation id>",
+            "turnfold.load(path, sample=<conversation id>)",
         )
     key = sample if sample is not None else next(iter(grouped))
     if key not in grouped:
