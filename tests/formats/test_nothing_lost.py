@@ -4,10 +4,11 @@ holds every tool call the source records, as counted by counters written apart f
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from counters import COUNTERS
 
 import turnfold
 from turnfold import formats
@@ -15,6 +16,14 @@ from turnfold.formats import catalog
 from turnfold.model import ToolCall, Transcript
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
+#: Every family's independent counters (``counters.py``, ``counters_<family>.py``), by format.
+COUNTERS: dict[str, Callable[[Path], int]] = {
+    name: counter
+    for path in sorted(Path(__file__).parent.glob("counters*.py"))
+    for name, counter in importlib.import_module(path.stem).COUNTERS.items()
+}
+#: The suffixes of session files: JSON and JSON lines, SWE-agent trajectories, Inspect logs.
+SUFFIXES = (".json", ".jsonl", ".traj", ".eval")
 DOCS = Path(__file__).parents[2] / "docs" / "formats.md"
 #: Session files of every format, the shared fixtures and the hand-made shapes beside them (the
 #: corpus tree holds files that are no transcript on purpose: the scan tests count them).
@@ -22,7 +31,7 @@ FILES = sorted(
     p
     for p in FIXTURES.rglob("*")
     if p.is_file()
-    and p.suffix in (".json", ".jsonl")
+    and p.suffix in SUFFIXES
     and not {"LICENSES", "corpus"} & set(p.relative_to(FIXTURES).parts)
     and "/subagents/" not in str(p)
     and not p.name.startswith("agent-")
