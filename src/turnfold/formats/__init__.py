@@ -10,6 +10,8 @@ recognises (spec L-2, L-4) and what a load passed over (spec X-2).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -27,10 +29,11 @@ from turnfold.formats import (
 )
 from turnfold.formats.agents import claude_stream, codex_exec
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.harnesses import inspect_log
 from turnfold.formats.source import Source, open_source
 from turnfold.formats.traces import otlp
 from turnfold.gcpause import collector_paused
-from turnfold.model import LoadWarning, Transcript
+from turnfold.model import Accounting, LoadWarning, Transcript
 
 __all__ = ["FORMATS", "TranscriptFormatError", "evidence", "load", "which_format"]
 
@@ -42,6 +45,7 @@ _MODULES: tuple[ModuleType, ...] = (
     gemini,
     qwen,
     cursor,
+    inspect_log,
     otlp,
     claude_stream,
     codex_exec,
@@ -95,23 +99,86 @@ def _detect(source: Source) -> ModuleType:
     return _BY_NAME[name]
 
 
-def _read(source: Source, format: str | None) -> Transcript:
+def _read(
+    source: Source, format: str | None, sample: Any = None, epoch: int | None = None
+) -> Transcript:
     module = _BY_NAME[format] if format is not None else _detect(source)
     if not source.head:
         raise TranscriptFormatError(source.name, [module.NAME], None, "the source is empty")
+    chosen = _sample_choice(module, source.name, sample, epoch)
     with collector_paused():
-        transcript: Transcript = module.read(source)
+        transcript: Transcript = module.read(source, **chosen)
     if source.warnings:
         transcript.warnings[:0] = source.warnings
     transcript.accounting = source.accounting
-    _report_losses(source, transcript, module)
+    _report_losses(source.name, source.accounting, transcript, module)
     return transcript
 
 
-def _report_losses(source: Source, transcript: Transcript, module: ModuleType) -> None:
+def _sample_choice(module: ModuleType, name: str, sample: Any, epoch: int | None) -> dict[str, Any]:
+    """The keywords that pick one sample of a log (spec §10), for formats that hold samples
+    (``HAS_SAMPLES``); asking any other format for one is an error, not silently ignored."""
+    if getattr(module, "HAS_SAMPLES", False):
+        return {"sample": sample, "epoch": epoch}
+    if sample is not None or epoch is not None:
+        raise ValueError(
+            f"{name} is read as {module.NAME}, which holds one transcript: sample= and epoch= "
+            "pick one sample of an eval log"
+        )
+    return {}
+
+
+#: Formats that read a file themselves (an archive; a log too big to parse whole): besides
+#: ``detect``/``read``, such a module has ``detect_path(path) -> Evidence | None`` (None: not
+#: mine, read the file as JSON) and ``read_path(path, *, sample, epoch) -> Transcript`` (its
+#: warnings and ``accounting`` set). ``load()`` asks them about a file before opening it as
+#: JSON lines, so binary files (zips) and huge documents never reach :func:`open_source`.
+_PATH_READERS: tuple[ModuleType, ...] = tuple(m for m in _MODULES if hasattr(m, "read_path"))
+
+
+def _path_of(source: Any) -> Path | None:
+    """The file ``source`` names, if it names one (a ``str`` of one line, or a path)."""
+    if isinstance(source, str) and "\n" in source:
+        return None
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        return path if path.is_file() else None
+    return None
+
+
+def _read_path(path: Path, format: str | None, sample: Any, epoch: int | None) -> Transcript | None:
+    """The transcript of ``path`` read by a format that reads files itself, None when none
+    claims it."""
+    if format is not None:
+        module = _BY_NAME[format]
+        if not hasattr(module, "read_path"):
+            return None
+    else:
+        claims = [(m.NAME, e) for m in _PATH_READERS if (e := m.detect_path(path)) is not None]
+        try:
+            name = detection.choose(claims)
+        except detection.AmbiguousFormat as exc:
+            reason = f"reads equally well as {detection.describe(exc.candidates)}; pass format="
+            raise TranscriptFormatError(str(path), FORMATS, None, reason) from None
+        if name is None:
+            return None
+        module = _BY_NAME[name]
+    chosen = _sample_choice(module, str(path), sample, epoch)
+    with collector_paused():
+        transcript: Transcript = module.read_path(path, **chosen)
+    accounting = transcript.accounting
+    if accounting is None:
+        accounting = transcript.accounting = Accounting()
+    _report_losses(str(path), accounting, transcript, module)
+    return transcript
+
+
+def _report_losses(
+    name: str, accounting: Accounting, transcript: Transcript, module: ModuleType
+) -> None:
     """Never silently (spec X-2): records the loader passed over, and a load that showed
     nothing of a non-empty source, are warnings the view shows."""
-    unaccounted = source.accounting.unaccounted
+    unaccounted = accounting.unaccounted
     if unaccounted and getattr(module, "RECORDS", None) is not None:
         types = sorted({name for _, name in unaccounted})
         shown = ", ".join(repr(t) for t in types[:5]) + (", …" if len(types) > 5 else "")
@@ -119,21 +186,23 @@ def _report_losses(source: Source, transcript: Transcript, module: ModuleType) -
             LoadWarning(
                 reason=f"{len(unaccounted)} record(s) not read ({shown})",
                 line=unaccounted[0][0],
-                source=source.name,
+                source=name,
             )
         )
     if not transcript.entries and module is not native:  # a dump of an empty one is faithful
-        records = source.accounting.total() + len(unaccounted)
+        records = accounting.total() + len(unaccounted)
         what = f"{records} record(s)" if records else "its records"
         transcript.warnings.append(
             LoadWarning(
                 reason=f"nothing to show: {what} read as {module.NAME}, no message among them",
-                source=source.name,
+                source=name,
             )
         )
 
 
-def load(source: Any, format: str | None = None) -> Transcript:
+def load(
+    source: Any, format: str | None = None, *, sample: Any = None, epoch: int | None = None
+) -> Transcript:
     """Read a transcript.
 
     ``source`` is a path (``str`` or ``os.PathLike``), JSON/JSONL text, bytes, an open file, or
@@ -142,14 +211,25 @@ def load(source: Any, format: str | None = None) -> Transcript:
     (:mod:`turnfold.formats.detection`). Input that is not a transcript raises
     :class:`TranscriptFormatError`; nothing the caller passed is modified. The transcript's
     ``warnings`` list what was skipped, and its ``accounting`` what became of every record.
+
+    An eval log holds one transcript per sample and epoch (spec §11): ``sample`` (its id) and
+    ``epoch`` pick one; a log of one sample needs neither, a log of several names them in the
+    error. Formats without samples refuse ``sample``/``epoch`` with a ``ValueError``.
     """
     if format is not None and format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; known formats: {', '.join(FORMATS)}")
     if isinstance(source, Transcript):
+        if sample is not None or epoch is not None:
+            raise ValueError("sample= and epoch= pick one sample of an eval log, not a Transcript")
         return source
+    path = _path_of(source)
+    if path is not None:
+        read = _read_path(path, format, sample, epoch)
+        if read is not None:
+            return read
     opened, stream = open_source(source)
     try:
-        return _read(opened, format)
+        return _read(opened, format, sample, epoch)
     finally:
         if stream is not None:
             stream.close()

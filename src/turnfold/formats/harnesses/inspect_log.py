@@ -1,0 +1,1195 @@
+"""Inspect AI eval logs (spec H-1, H-6): one transcript per sample and epoch.
+
+Inputs: an ``.eval`` log (a zip: ``header.json`` with the eval spec, one
+``samples/<id>_epoch_<n>.json`` member per sample and epoch, ``summaries.json``,
+``reductions.json`` and ``_journal/`` while it runs), a ``.json`` log (one document ``{version,
+status, eval, plan, results, stats, samples: [...], reductions}``), or such a log or one sample
+already parsed (a dict, an ``EvalLog`` or ``EvalSample``). The files are read directly, never
+through ``inspect_ai``; one sample at a time: the samples of an ``.eval`` are listed from its
+zip directory, and only the chosen member is decompressed (in bounded memory,
+:mod:`~turnfold.formats.harnesses.archive`); a ``.json`` log is streamed with ``ijson`` and only
+the chosen sample is built (the sample itself is held whole).
+
+A log of one sample loads with ``turnfold.load(path)``; with several, ``load`` names them and
+asks for ``sample=ID, epoch=N``. :func:`samples` lists a log's ``(id, epoch)`` pairs cheaply (the
+corpus keys its items ``path#id/epoch``).
+
+Mapping of one sample. Its ``events`` are preferred when present (they carry timing and nesting
+that ``messages`` lose):
+
+- ``model`` events: the messages of their input not seen before (prompts as
+  :class:`UserMessage`, the system message to ``metadata["system"]``), then the output message:
+  reasoning parts as :class:`Thinking` (``redacted`` ones with their opaque payload), text as
+  :class:`AssistantText` with the call's usage and model, each tool call as a :class:`ToolCall`
+  (one batch per message); a model error is an :class:`AssistantError`. Inputs pooled in
+  ``events_data`` (``input_refs``) and ``attachment://`` references are resolved;
+- ``tool`` events settle the call with their id: ``error`` → ``error`` (a ``cancelled`` error →
+  ``cancelled``), else ``success`` (Inspect records every tool failure as an error, so a result
+  without one succeeded); result text and images; start and completion times. The events of an
+  agent the tool ran (``agent_span_id``: ``as_tool`` agents and handoffs), of its ``tool`` span,
+  or nested in the event (older logs) become the call's sub-agent transcript;
+- ``subtask`` events are calls of their own (name, input, result), the events of their span
+  their sub-agent transcript;
+- ``sample_limit`` → :class:`AbortMarker` (the limit stopped the run); ``error`` →
+  :class:`AssistantError`; ``interrupt`` → :class:`AbortMarker`; ``compaction`` →
+  :class:`CompactionBoundary`; ``info`` → :class:`SystemNotice`; ``sample_init`` gives the
+  opening messages; the events of the scorers are left out (scores go to metadata).
+
+Without events, ``messages`` are read alike (system, user, assistant; a ``tool`` message
+settles its call: ``error`` → ``error``, else ``success``).
+
+Metadata (H-6): ``task``, ``model``, ``agent`` (the eval's solver, when it names one),
+``sample``, ``epoch``, ``target``, ``scores`` (every scorer: value, answer, explanation),
+``answer`` (the first scorer's), ``score`` (one scorer: its value as a number; several: a mapping
+scorer → value; letters as Inspect counts them: C 1, I 0, P 0.5, N 0), ``outcome``, ``limit``,
+``error``, ``started_at``, ``completed_at``, ``total_time``, ``working_time``, ``model_usage``
+and ``cost_usd`` when the usage records a cost. ``outcome``: ``"error"`` when the sample errored;
+else ``"incomplete"`` when a limit stopped it; else from the scores: ``C`` passes, ``I`` and ``N``
+(no answer) fail, a number passes at 1 (or ``True``) and fails at 0 (or ``False``); ``P``
+(partial) and other numbers say nothing. Any failing scorer fails the sample, all passing ones
+pass it; no scorer that says anything leaves ``outcome`` absent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, overload
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    as_int,
+    checked_timestamp,
+    describe_args,
+    stringify,
+    text_and_images,
+    usage_from,
+)
+from turnfold.formats.detection import Evidence
+from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.harnesses import archive
+from turnfold.formats.source import Source
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    Entry,
+    ImageData,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+
+NAME = "inspect"
+#: ``turnfold.load(path, sample=ID, epoch=N)`` picks one of a log's samples.
+HAS_SAMPLES = True
+
+SampleId = str | int
+
+RECORDS = Records(
+    mapped={
+        "header": "the eval: task, model and solver → metadata",
+        "sample": "id, epoch, target, scores, limit, error and times → metadata (H-6)",
+        "event/model": "new input messages, then the output: reasoning, text with usage, calls",
+        "event/tool": "settles its call: result, error status, times; an agent it ran nests",
+        "event/subtask": "a call of its own; the events of its span are its sub-agent",
+        "event/span_begin": "opens a span: agent, tool and subtask spans nest under their call",
+        "event/span_end": "closes a span",
+        "event/sample_init": "the sample's opening messages (its prompt)",
+        "event/sample_limit": "AbortMarker: the limit that stopped the run",
+        "event/error": "AssistantError: the error that ended the sample",
+        "event/interrupt": "AbortMarker: the run was interrupted",
+        "event/compaction": "CompactionBoundary: the context was compacted",
+        "event/info": "SystemNotice with the data the solver logged",
+        "message/system": 'the system message: metadata["system"]',
+        "message/user": "a prompt (UserMessage)",
+        "message/assistant": "reasoning, text and tool calls, in order",
+        "message/tool": "settles the call with its tool_call_id: error → error, else success",
+    },
+    ignored={
+        "messages": "the sample's final messages: its events hold the same, with timing",
+        "scoring": "the scorers' events (model-graded scoring calls, score events): the "
+        "sample's scores go to metadata",
+        "event/state": "diffs of the task state: the messages they add are model and tool events",
+        "event/store": "diffs of the sample's store, not the conversation",
+        "event/score": "a score: the sample's scores go to metadata",
+        "event/score_edit": "a later edit of a score: the sample's scores hold the result",
+        "event/logger": "Python log records of the run, not the conversation",
+        "event/sandbox": "a tool's sandbox commands and file access: the tool call shows them",
+        "event/approval": "a tool approval decision: the call's result or error shows it",
+        "event/input": "console input to a human-in-the-loop prompt",
+        "event/step": "old step markers, superseded by spans",
+        "event/anchor": "a marker for Inspect's viewer, no content",
+        "event/branch": "a marker for Inspect's viewer, no content",
+        "event/checkpoint": "a checkpoint for resuming the run, no content",
+        "event/review": "an experimental reviewer's verdict, not the conversation",
+        "event/sentinel": "an experimental monitor's record, not the conversation",
+        "member/summaries": "one summary per sample: each sample's own record has it all",
+        "member/reductions": "epoch reductions of the whole eval, not one sample's",
+        "member/journal": "records written while the eval ran, superseded by the header",
+    },
+)
+
+#: Event types whose record is only a marker of the conversation's structure or state.
+_IGNORED_EVENTS = frozenset(
+    t.removeprefix("event/") for t in RECORDS.ignored if t.startswith("event/")
+)
+_SCORING_SPANS = frozenset({"scorers", "scorer"})
+_SAMPLE_MEMBER = re.compile(r"samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json")
+_ATTACHMENT = "attachment://"
+#: How Inspect counts letter grades (``value_to_float``).
+_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+
+
+class SampleSelectionError(ValueError):
+    """The log holds several samples (or not the one asked for): say which to pick."""
+
+
+# --- reading logs --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """A log's header, its samples as ``(id, epoch)``, and its bookkeeping members."""
+
+    header: dict[str, Any]
+    keys: list[tuple[SampleId, int]]
+    bookkeeping: list[str]
+
+
+@overload
+def _string(value: Any, default: str = "") -> str: ...
+@overload
+def _string(value: Any, default: None) -> str | None: ...
+def _string(value: Any, default: str | None = "") -> str | None:
+    """``value`` when it is a string, else ``default`` (JSON of the wrong shape, L-4)."""
+    return value if isinstance(value, str) else default
+
+
+def _typed_id(text: str) -> SampleId:
+    """A sample id from a member name: an integer when it reads back the same, else text."""
+    return int(text) if text.isdigit() and str(int(text)) == text else text
+
+
+def _json(data: bytes, name: str, member: str) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError as exc:
+        raise archive.ArchiveError(name, f"invalid JSON ({exc})", member) from None
+
+
+class _EvalLog:
+    """An ``.eval`` zip: the header and directory at open, one sample member per read."""
+
+    def __init__(self, zipped: Any, name: str, limits: archive.ArchiveLimits) -> None:
+        self._zip = zipped
+        self._name = name
+        self._limits = limits
+        self._members: dict[tuple[str, int], Any] = {}
+        self._order: list[tuple[SampleId, int]] = []
+        bookkeeping: list[str] = []
+        header_info = None
+        for info in zipped.infolist():
+            match = _SAMPLE_MEMBER.fullmatch(info.filename)
+            if match is not None:
+                key = (match["id"], int(match["epoch"]))
+                self._members[key] = info
+                self._order.append((_typed_id(key[0]), key[1]))
+            elif info.filename == "header.json":
+                header_info = info
+            elif info.filename == "summaries.json":
+                bookkeeping.append("member/summaries")
+            elif info.filename == "reductions.json":
+                bookkeeping.append("member/reductions")
+            elif info.filename.startswith("_journal/") and "member/journal" not in bookkeeping:
+                bookkeeping.append("member/journal")
+        if header_info is None:  # a log still being written has only its journal
+            header_info = next(
+                (i for i in zipped.infolist() if i.filename == "_journal/start.json"), None
+            )
+        header: dict[str, Any] = {}
+        if header_info is not None:
+            value = _json(self._bytes(header_info, header=True), name, header_info.filename)
+            header = value if isinstance(value, dict) else {}
+        self.listing = _Listing(header, self._order, bookkeeping)
+
+    def _bytes(self, info: Any, *, header: bool = False) -> bytes:
+        limit = self._limits.max_header_bytes if header else self._limits.max_member_bytes
+        setting = "max_header_bytes" if header else "max_member_bytes"
+        return archive.read_member(self._zip, info, name=self._name, limit=limit, setting=setting)
+
+    def sample(self, key: tuple[SampleId, int]) -> Any:
+        info = self._members[(str(key[0]), key[1])]
+        return _json(self._bytes(info), self._name, info.filename)
+
+
+_OPEN = frozenset({"start_map", "start_array"})
+_CLOSE = frozenset({"end_map", "end_array"})
+
+
+def _value(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> Any:
+    """The JSON value that starts with ``event`` (ijson basic events), built whole."""
+    if event not in _OPEN:
+        return value
+    import ijson  # type: ignore[import-untyped]
+
+    builder = ijson.ObjectBuilder()
+    builder.event(event, value)
+    depth = 1
+    for inner, inner_value in events:
+        builder.event(inner, inner_value)
+        if inner in _OPEN:
+            depth += 1
+        elif inner in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                break
+    return builder.value
+
+
+def _skip(event: str, events: Iterator[tuple[str, Any]]) -> None:
+    """Pass over the JSON value that starts with ``event`` without building it."""
+    if event not in _OPEN:
+        return
+    depth = 1
+    for inner, _ in events:
+        if inner in _OPEN:
+            depth += 1
+        elif inner in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return
+
+
+class _JsonLog:
+    """A ``.json`` log streamed with ijson: the keys before ``samples`` are the header; each
+    sample is built only when it is the one wanted (Inspect writes its ``id`` and ``epoch``
+    first, so the others are passed over unbuilt). One pass per listing or read."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        header, keys, _ = self._walk(None)
+        self.listing = _Listing(header, keys, [])
+
+    def sample(self, key: tuple[SampleId, int]) -> Any:
+        return self._walk(key)[2]
+
+    def _walk(
+        self, wanted: tuple[SampleId, int] | None
+    ) -> tuple[dict[str, Any], list[tuple[SampleId, int]], Any]:
+        import ijson
+
+        header: dict[str, Any] = {}
+        keys: list[tuple[SampleId, int]] = []
+        with self._path.open("rb") as stream:
+            events: Iterator[tuple[str, Any]] = iter(ijson.basic_parse(stream, use_float=True))
+            try:
+                if next(events, (None, None))[0] != "start_map":
+                    raise TranscriptFormatError(str(self._path), [NAME], 1, "not a JSON object")
+                for event, value in events:
+                    if event != "map_key":
+                        break
+                    first, first_value = next(events)
+                    if value != "samples" or first != "start_array":
+                        header[value] = _value(first, first_value, events)
+                        continue
+                    for item, _ in events:
+                        if item != "start_map":
+                            _skip(item, events)
+                            if item == "end_array":
+                                break
+                            continue
+                        key, sample = self._sample(events, wanted)
+                        if key is not None:
+                            keys.append(key)
+                        if sample is not None:
+                            return header, keys, sample
+            except ijson.JSONError as exc:
+                raise TranscriptFormatError(
+                    str(self._path), [NAME], None, f"invalid JSON ({exc})"
+                ) from None
+        return header, keys, None
+
+    @staticmethod
+    def _sample(
+        events: Iterator[tuple[str, Any]], wanted: tuple[SampleId, int] | None
+    ) -> tuple[tuple[SampleId, int] | None, dict[str, Any] | None]:
+        """One sample object (after its ``start_map``): its key, and the object when wanted."""
+        fields: dict[str, Any] = {}
+        keep: bool | None = None  # undecided until both id and epoch are read
+        for event, name in events:
+            if event == "end_map":
+                break
+            first, first_value = next(events)
+            if keep is False:
+                _skip(first, events)
+                continue
+            fields[name] = _value(first, first_value, events)
+            if keep is None and "id" in fields and "epoch" in fields:
+                key = (fields["id"], as_int(fields["epoch"]) or 1)
+                keep = wanted is not None and _same(key, wanted)
+        if "id" not in fields:
+            return None, None
+        key = (fields["id"], as_int(fields.get("epoch")) or 1)
+        return key, fields if wanted is not None and _same(key, wanted) else None
+
+
+def _same(key: tuple[SampleId, int], wanted: tuple[SampleId, int]) -> bool:
+    return str(key[0]) == str(wanted[0]) and key[1] == wanted[1]
+
+
+class _DocumentLog:
+    """A log (or one sample) already parsed: a dict, or an ``EvalLog`` / ``EvalSample`` dumped."""
+
+    def __init__(self, document: Mapping[str, Any]) -> None:
+        if _is_sample(document):
+            self._samples = [document]
+            header: dict[str, Any] = {}
+        else:
+            listed = document.get("samples")
+            self._samples = [s for s in listed if _is_sample(s)] if isinstance(listed, list) else []
+            header = {k: v for k, v in document.items() if k != "samples"}
+        keys = [(s["id"], as_int(s.get("epoch")) or 1) for s in self._samples]
+        self.listing = _Listing(header, keys, [])
+
+    def sample(self, key: tuple[SampleId, int]) -> Any:
+        pairs = zip(self._samples, self.listing.keys, strict=True)
+        return next(s for s, k in pairs if _same(k, key))
+
+
+def _is_sample(value: Any) -> bool:
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("id"), (str, int))
+        and ("messages" in value or "events" in value)
+        and ("epoch" in value or "target" in value or "scores" in value)
+    )
+
+
+def _is_log(value: Any) -> bool:
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("eval"), Mapping)
+        and ("task" in value["eval"] or "eval_id" in value["eval"])
+        and ("samples" in value or "version" in value or "status" in value)
+    )
+
+
+def samples(
+    path: str | Path, *, limits: archive.ArchiveLimits | None = None
+) -> list[tuple[SampleId, int]]:
+    """Every ``(sample id, epoch)`` of an Inspect log, in the log's order, cheaply.
+
+    An ``.eval`` is listed from its zip directory (no member is decompressed); a ``.json`` log
+    is streamed once without building its samples. Ids are the log's own (an ``.eval`` names
+    them in member names: an id of digits that reads back the same is an ``int``).
+    ``turnfold.load(path, sample=id, epoch=epoch)`` reads one of them.
+
+    >>> samples("tests/fixtures/harnesses/inspect/mockllm_two-epochs.eval")
+    [(1, 1), (2, 1), (1, 2), (2, 2)]
+    """
+    with _opened(Path(path), limits) as log:
+        return list(log.listing.keys)
+
+
+@contextlib.contextmanager
+def _opened(path: Path, limits: archive.ArchiveLimits | None) -> Iterator[Any]:
+    if archive.is_zip(path):
+        limits = limits or archive.LIMITS
+        with archive.open_archive(path, limits) as zipped:
+            yield _EvalLog(zipped, str(path), limits)
+    else:
+        yield _JsonLog(path)
+
+
+# --- detection and reading -----------------------------------------------------------------
+
+#: The start Inspect writes for a ``.json`` log (``{"version": 2, "status": ...``).
+_JSON_LOG_START = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"')
+_SNIFF = 4096
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """An Inspect log at ``path``, told by its first bytes (and, for a zip, its member names);
+    None when the file is not one, so other formats read it as usual."""
+    if archive.is_zip(path):
+        if path.suffix == ".eval":
+            return Evidence(share=1.0, marks=1)
+        try:
+            with archive.open_archive(path) as zipped:
+                names = zipped.namelist()
+        except archive.ArchiveError:
+            return None
+        if "header.json" in names or "_journal/start.json" in names:
+            return Evidence(share=1.0, marks=1)
+        return None
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(_SNIFF)
+    except OSError:
+        return None
+    if _JSON_LOG_START.match(head) and b'"eval"' in head:
+        return Evidence(share=1.0, marks=1)
+    return None
+
+
+def read_path(
+    path: Path,
+    *,
+    sample: SampleId | None = None,
+    epoch: int | None = None,
+    limits: archive.ArchiveLimits | None = None,
+) -> Transcript:
+    """The transcript of one sample of the log at ``path`` (the only one, or the one picked)."""
+    source = Source(str(path), iter(()), path=path)
+    with _opened(path, limits) as log:
+        key = _pick(log.listing.keys, sample, epoch, str(path))
+        for member in log.listing.bookkeeping:
+            source.ignored(member)
+        record = log.sample(key)
+        header = log.listing.header
+    transcript = _transcript(source, header, record)
+    transcript.warnings[:0] = source.warnings
+    transcript.accounting = source.accounting
+    return transcript
+
+
+def detect(source: Source) -> Evidence:
+    """A parsed log or sample (a dict or Inspect's own objects)."""
+    document = source.document if source.is_document else None
+    if _is_log(document) or _is_sample(document):
+        return Evidence(share=1.0, marks=1)
+    return Evidence.none("no eval log or sample")
+
+
+def read(source: Source, *, sample: SampleId | None = None, epoch: int | None = None) -> Transcript:
+    """The transcript of one sample of a parsed log (or of the sample itself)."""
+    document = source.document if source.is_document else None
+    if not isinstance(document, Mapping) or not (_is_log(document) or _is_sample(document)):
+        raise TranscriptFormatError(source.name, [NAME], None, "not an Inspect log or sample")
+    log = _DocumentLog(document)
+    key = _pick(log.listing.keys, sample, epoch, source.name)
+    transcript = Transcript()
+    for _ in source.records():  # the document is one record: the log (or the sample)
+        transcript = _transcript(source, log.listing.header, log.sample(key))
+    return transcript
+
+
+def _pick(
+    keys: Sequence[tuple[SampleId, int]], sample: SampleId | None, epoch: int | None, name: str
+) -> tuple[SampleId, int]:
+    """The one sample ``sample``/``epoch`` name, or an error saying how to name one."""
+    if not keys:
+        raise SampleSelectionError(f"{name}: the log holds no samples")
+    chosen = [
+        k
+        for k in keys
+        if (sample is None or str(k[0]) == str(sample)) and (epoch is None or k[1] == epoch)
+    ]
+    if len(chosen) == 1:
+        return chosen[0]
+    ids = list(dict.fromkeys(k[0] for k in keys))
+    epochs = sorted({k[1] for k in keys})
+    shown = ", ".join(repr(i) for i in ids[:10]) + (", …" if len(ids) > 10 else "")
+    held = f"{len(keys)} samples (ids {shown}; epochs {', '.join(map(str, epochs))})"
+    example = (
+        f"sample={chosen[0][0]!r}, epoch={chosen[0][1]}"
+        if chosen
+        else (f"sample={keys[0][0]!r}, epoch={keys[0][1]}")
+    )
+    if not chosen:
+        asked = ", ".join(
+            f"{n}={v!r}" for n, v in (("sample", sample), ("epoch", epoch)) if v is not None
+        )
+        raise SampleSelectionError(f"{name}: no sample with {asked}; it holds {held}")
+    raise SampleSelectionError(
+        f"{name} holds {held}: pick one with turnfold.load(path, {example}), "
+        "or read them all with turnfold.scan(path)"
+    )
+
+
+# --- one sample → a transcript -------------------------------------------------------------
+
+
+def _transcript(source: Source, header: Mapping[str, Any], record: Any) -> Transcript:
+    if not isinstance(record, Mapping):
+        raise TranscriptFormatError(source.name, [NAME], None, "the sample is not a JSON object")
+    transcript = Transcript(metadata={"source_format": NAME})
+    if header:
+        source.mapped("header")
+        _header_metadata(header, transcript.metadata)
+    source.mapped("sample")
+    context = _Context(source, record)
+    conversation = _Conversation(context, transcript)
+    events = record.get("events")
+    if isinstance(events, list) and events:
+        if record.get("messages"):
+            source.ignored("messages")
+        _Events(context, events).read(conversation, _ROOT)
+    else:
+        messages = record.get("messages")
+        for message in messages if isinstance(messages, list) else []:
+            conversation.read_message(message, noted=True)
+    _sample_metadata(record, transcript, conversation)
+    return transcript
+
+
+class _Context:
+    """What every part of one sample's mapping shares: the accounting, the attachments and the
+    message pool that condensed events refer to."""
+
+    def __init__(self, source: Source, record: Mapping[str, Any]) -> None:
+        self.source = source
+        attachments = record.get("attachments")
+        self.attachments: Mapping[str, Any] = (
+            attachments if isinstance(attachments, Mapping) else {}
+        )
+        data = record.get("events_data")
+        pool = data.get("messages") if isinstance(data, Mapping) else None
+        self.pool: list[Any] = pool if isinstance(pool, list) else []
+
+    def resolve(self, value: Any) -> Any:
+        """``value`` with its ``attachment://`` references replaced by what they refer to."""
+        if isinstance(value, str):
+            if value.startswith(_ATTACHMENT):
+                return self.attachments.get(value[len(_ATTACHMENT) :], value)
+            return value
+        if isinstance(value, list):
+            return [self.resolve(v) for v in value]
+        if isinstance(value, Mapping):
+            return {k: self.resolve(v) for k, v in value.items()}
+        return value
+
+    def warn(self, reason: str, record_type: str | None = None) -> None:
+        self.source.warn(reason, record_type=record_type)
+
+
+def _image(url: Any) -> ImageData | None:
+    """An inline image from a ``data:`` URL (remote images are not fetched)."""
+    if not isinstance(url, str) or not url.startswith("data:") or ";base64," not in url:
+        return None
+    media_type, data = url[5:].split(";base64,", 1)
+    return ImageData(media_type=media_type or "image/png", data=data)
+
+
+def _part_text(part: Mapping[str, Any]) -> str | ImageData | None:
+    """One content part of a tool result or prompt as text or an image."""
+    kind = part.get("type")
+    if kind == "text":
+        return _string(part.get("text"), None)
+    if kind == "image":
+        return _image(part.get("image")) or "[image]"
+    if kind in ("audio", "video", "document"):
+        return f"[{kind}]"
+    if kind == "data":
+        return stringify(part.get("data"))
+    return None
+
+
+class _Conversation:
+    """Entries of one transcript from Inspect messages, fed in order."""
+
+    def __init__(self, context: _Context, transcript: Transcript) -> None:
+        self.context = context
+        self.transcript = transcript
+        self.calls: dict[str, ToolCall] = {}
+        self.seen: set[str] = set()  # ids of messages already shown
+        self.errored = False  # an error event or message was shown
+
+    def append(self, entry: Entry) -> Entry:
+        return self.transcript.append(entry)
+
+    def read_message(
+        self,
+        raw: Any,
+        *,
+        noted: bool = False,
+        timestamp: str | None = None,
+        usage: Usage | None = None,
+    ) -> None:
+        """Add the entries of one message (``noted``: account for it as ``message/<role>``)."""
+        if not isinstance(raw, Mapping):
+            if noted:
+                self.context.warn("a message that is not an object", "message/(invalid)")
+            return
+        message = self.context.resolve(raw)
+        role = message.get("role")
+        own_id = message.get("id")
+        if isinstance(own_id, str):
+            self.seen.add(own_id)
+        if role == "system":
+            text, _ = text_and_images(message.get("content"), _part_text)
+            if text:
+                previous = self.transcript.metadata.get("system")
+                self.transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
+        elif role == "user":
+            text, images = text_and_images(message.get("content"), _part_text)
+            if text or images:
+                self.append(UserMessage(text=text or "", images=images, timestamp=timestamp))
+        elif role == "assistant":
+            self.assistant(message, timestamp, usage)
+        elif role == "tool":
+            self.tool_message(message)
+        else:
+            if noted:
+                self.context.warn(f"message with unknown role {role!r} skipped", "message/(role)")
+            return
+        if noted:
+            self.context.source.mapped(f"message/{role}")
+
+    def assistant(
+        self, message: Mapping[str, Any], timestamp: str | None, usage: Usage | None
+    ) -> None:
+        model = _string(message.get("model"), None)
+        content = message.get("content")
+        parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        texts: list[str] = []
+        last_text: AssistantText | None = None
+        batch = _string(message.get("id"), None)
+        first_call: ToolCall | None = None
+
+        def flush() -> None:
+            nonlocal last_text
+            if texts:
+                last_text = AssistantText(text="\n\n".join(texts), model=model, timestamp=timestamp)
+                self.append(last_text)
+                texts.clear()
+
+        for part in parts:
+            if not isinstance(part, Mapping):
+                continue
+            kind = part.get("type")
+            if kind == "text" and isinstance(part.get("text"), str) and part["text"]:
+                texts.append(part["text"])
+            elif kind == "reasoning":
+                flush()
+                self.append(_thinking(part, timestamp))
+            elif kind == "tool_use":
+                flush()
+                call = self._server_tool(part, batch, timestamp)
+                first_call = first_call or call
+        flush()
+        for raw in message.get("tool_calls") or []:
+            if isinstance(raw, Mapping):
+                call = self.start_call(raw, batch, timestamp)
+                first_call = first_call or call
+        if usage is not None:
+            if last_text is not None:
+                self.transcript.update(last_text, usage=usage)
+            elif first_call is not None:  # no text to carry it: keep it, never drop it
+                first_call.meta["usage"] = usage
+
+    def start_call(
+        self, raw: Mapping[str, Any], batch: str | None, timestamp: str | None
+    ) -> ToolCall:
+        name = _string(raw.get("function"))
+        call_id = raw.get("id") if isinstance(raw.get("id"), str) and raw.get("id") else ""
+        if not call_id:
+            call_id = f"call@{len(self.transcript.entries)}"
+            self.context.warn("a tool call without an id")
+        args = raw.get("arguments")
+        call = ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=describe_args(name, args),
+            status="unknown",  # a static log: no result recorded yet means none (L-3)
+            batch_id=batch,
+            started_at=timestamp,
+            timestamp=timestamp,
+        )
+        if raw.get("parse_error"):
+            call.meta["parse_error"] = raw["parse_error"]
+        self.append(call)
+        self.calls[call_id] = call
+        return call
+
+    def _server_tool(
+        self, part: Mapping[str, Any], batch: str | None, timestamp: str | None
+    ) -> ToolCall:
+        """A tool the provider ran itself (web search, MCP, code execution): call and result."""
+        name = _string(part.get("name"))
+        args = part.get("arguments")
+        with contextlib.suppress(ValueError):
+            args = json.loads(args) if isinstance(args, str) else args
+        error = part.get("error")
+        status: ToolStatus = "error" if error else "success"
+        result = part.get("result")
+        text = error if isinstance(error, str) and error else stringify(result)
+        call = ToolCall(
+            call_id=str(part.get("id") or f"server@{len(self.transcript.entries)}"),
+            name=name,
+            args=args,
+            description=describe_args(name, args),
+            status=status,
+            result=ToolResult(text=text),
+            batch_id=batch,
+            timestamp=timestamp,
+            meta={"server_tool": part.get("tool_type")},
+        )
+        self.append(call)
+        return call
+
+    def tool_message(self, message: Mapping[str, Any]) -> None:
+        call_id = message.get("tool_call_id")
+        call = self.calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None:
+            self.context.warn(f"tool result for an unknown tool_call_id {call_id!r}")
+            call = self.start_call(
+                {"id": call_id or "", "function": message.get("function")}, None, None
+            )
+        text, images = text_and_images(message.get("content"), _part_text)
+        self.settle(call, text, images, message.get("error"))
+
+    def settle(
+        self,
+        call: ToolCall,
+        text: str | None,
+        images: list[ImageData],
+        error: Any,
+        **times: Any,
+    ) -> None:
+        """Give ``call`` its result: Inspect records every failure as ``error`` (L-3)."""
+        status: ToolStatus = "success"
+        if isinstance(error, Mapping):
+            status = "cancelled" if error.get("type") == "cancelled" else "error"
+            said = error.get("message")
+            if isinstance(said, str) and said and said not in (text or ""):
+                text = f"{text}\n{said}" if text else said
+        result = ToolResult(text=text, images=images)
+        self.transcript.update(call, status=status, result=result, **times)
+
+
+def _thinking(part: Mapping[str, Any], timestamp: str | None) -> Thinking:
+    reasoning = _string(part.get("reasoning"))
+    summary = _string(part.get("summary"), None)
+    if part.get("redacted"):
+        payload = reasoning or part.get("signature")
+        if summary:
+            return Thinking(text=summary, form="summary", data=payload, timestamp=timestamp)
+        return Thinking(
+            form="redacted", data=payload if isinstance(payload, str) else None, timestamp=timestamp
+        )
+    if not reasoning and summary:
+        return Thinking(text=summary, form="summary", timestamp=timestamp)
+    return Thinking(text=reasoning, form="text", timestamp=timestamp)
+
+
+_ROOT = ""  # the scope of the sample's own events
+
+
+class _Events:
+    """A sample's flat event list, split into scopes: the sample's own, and one per call whose
+    tool ran an agent (or whose ``tool`` span holds events) or per subtask span.
+
+    Inspect records every event in one list, each with the ``span_id`` of the span it happened
+    in; spans nest by ``parent_id``. An event belongs to the nearest enclosing span that a call
+    claims; the scorers' spans are set apart.
+    """
+
+    def __init__(self, context: _Context, events: list[Any]) -> None:
+        self.context = context
+        self.scopes: dict[str, list[Mapping[str, Any]]] = {}
+        spans: dict[str, tuple[str | None, str | None, str | None]] = {}  # id → parent, type, name
+        claimed: dict[str, str] = {}  # span id → scope key
+        tool_spans: list[tuple[str, int, int]] = []  # (span id, begin index, end index)
+        begins: dict[str, int] = {}
+        for index, event in enumerate(events):
+            if not isinstance(event, Mapping):
+                continue
+            kind = event.get("event")
+            if kind == "span_begin" and isinstance(event.get("id"), str):
+                parent = event.get("parent_id")
+                spans[event["id"]] = (
+                    parent if isinstance(parent, str) else None,
+                    _string(event.get("type"), None),
+                    _string(event.get("name"), None),
+                )
+                begins[event["id"]] = index
+                if event.get("type") == "subtask":
+                    claimed[event["id"]] = f"subtask:{event['id']}"
+            elif kind == "span_end" and isinstance(event.get("id"), str):
+                began = begins.get(event["id"])
+                if began is not None and spans[event["id"]][1] == "tool":
+                    tool_spans.append((event["id"], began, index))
+            elif kind == "tool" and isinstance(event.get("agent_span_id"), str):
+                claimed[event["agent_span_id"]] = f"call:{event.get('id')}"
+        for span_id, began, ended in tool_spans:  # a tool span belongs to the tool event in it
+            parent, _, name = spans[span_id]
+            for event in events[began + 1 : ended]:
+                if (
+                    isinstance(event, Mapping)
+                    and event.get("event") == "tool"
+                    and event.get("span_id") == parent
+                    and event.get("function") == name
+                ):
+                    claimed.setdefault(span_id, f"call:{event.get('id')}")
+                    break
+        self._spans = spans
+        self._claimed = claimed
+        for event in events:
+            scope = self._scope(event) if isinstance(event, Mapping) else _ROOT
+            self.scopes.setdefault(scope, []).append(event)
+
+    def _scope(self, event: Mapping[str, Any]) -> str:
+        span = event.get("span_id")
+        if event.get("event") == "subtask" and isinstance(span, str) and span in self._spans:
+            span = self._spans[span][0]  # the subtask's call belongs to the span that ran it
+        seen: set[str] = set()
+        while isinstance(span, str) and span in self._spans and span not in seen:
+            seen.add(span)
+            parent, kind, _ = self._spans[span]
+            if kind in _SCORING_SPANS:
+                return "scoring"
+            if span in self._claimed:
+                return self._claimed[span]
+            span = parent
+        return _ROOT
+
+    def read(self, conversation: _Conversation, scope: str) -> None:
+        """Feed the events of ``scope`` to ``conversation``, its calls' scopes nested."""
+        source = self.context.source
+        for event in self.scopes.get(scope, []):
+            if not isinstance(event, Mapping):
+                self.context.warn("an event that is not an object", "event/(invalid)")
+                continue
+            kind = event.get("event")
+            kind = kind if isinstance(kind, str) else "(none)"
+            record_type = f"event/{kind}"
+            handler = _HANDLERS.get(kind)
+            if handler is not None:
+                handler(self, conversation, event)
+                source.mapped(record_type)
+            elif kind in _IGNORED_EVENTS:
+                source.ignored(record_type)
+            else:
+                self.context.warn(f"unknown event type {kind!r} skipped", record_type)
+        if scope == _ROOT:
+            for _ in self.scopes.get("scoring", []):
+                source.ignored("scoring")
+
+    def child(self, scope: str, nested: Any) -> Transcript | None:
+        """The transcript of a call's scope (or of events nested in its event), None if empty."""
+        if scope not in self.scopes and not (isinstance(nested, list) and nested):
+            return None
+        child = Transcript()
+        conversation = _Conversation(self.context, child)
+        if scope in self.scopes:
+            self.read(conversation, scope)
+        if isinstance(nested, list) and nested:  # older logs nest a call's events in it
+            _Events(self.context, nested).read(conversation, _ROOT)
+        return child
+
+
+def _times(event: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    return checked_timestamp(event.get("timestamp")), checked_timestamp(event.get("completed"))
+
+
+def _model_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+    started, _ = _times(event)
+    inputs = event.get("input")
+    if not inputs and isinstance(event.get("input_refs"), list):
+        inputs = []
+        for ref in event["input_refs"]:
+            if isinstance(ref, list) and len(ref) == 2 and all(isinstance(i, int) for i in ref):
+                inputs.extend(events.context.pool[ref[0] : ref[1]])
+    for message in inputs if isinstance(inputs, list) else []:
+        own_id = message.get("id") if isinstance(message, Mapping) else None
+        if isinstance(own_id, str) and own_id in conversation.seen:
+            continue
+        if isinstance(message, Mapping) and message.get("role") == "assistant":
+            continue  # an earlier answer this scope did not see: history, not a new step
+        conversation.read_message(message, timestamp=started)
+    output = event.get("output")
+    choices = output.get("choices") if isinstance(output, Mapping) else None
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    message = choice.get("message") if isinstance(choice, Mapping) else None
+    if isinstance(message, Mapping):
+        usage = usage_from(
+            output.get("usage") if isinstance(output, Mapping) else None,
+            input_tokens="input_tokens",
+            output_tokens="output_tokens",
+            cache_read_tokens="input_tokens_cache_read",
+            cache_write_tokens="input_tokens_cache_write",
+            reasoning_tokens="reasoning_tokens",
+        )
+        message = dict(message)
+        if not isinstance(message.get("model"), str) and isinstance(event.get("model"), str):
+            message["model"] = event["model"]
+        conversation.read_message(message, timestamp=started, usage=usage)
+    error = event.get("error")
+    if isinstance(error, str) and error:
+        conversation.append(AssistantError(message=error, timestamp=started))
+
+
+def _tool_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+    started, ended = _times(event)
+    call_id = _string(event.get("id"))
+    call = conversation.calls.get(call_id)
+    if call is None:  # a call no model output of this scope made (a solver ran the tool)
+        call = conversation.start_call(
+            {"id": call_id, "function": event.get("function"), "arguments": event.get("arguments")},
+            None,
+            started,
+        )
+    result = events.context.resolve(event.get("result"))
+    text, images = text_and_images(result, _part_text)
+    if text is None and result is not None and not isinstance(result, list):
+        text = stringify(result)
+    if event.get("truncated"):
+        call.meta["truncated"] = event["truncated"]
+    error = events.context.resolve(event.get("error"))
+    if error is None and event.get("failed") is True:  # a hard failure that said nothing
+        error = {"type": "failed", "message": ""}
+    conversation.settle(
+        call,
+        text,
+        images,
+        error,
+        started_at=started or call.started_at,
+        ended_at=ended,
+    )
+    child = events.child(f"call:{call_id}", event.get("events"))
+    if child is not None:
+        agent = event.get("agent") if isinstance(event.get("agent"), str) else call.name
+        conversation.transcript.update(
+            call,
+            subagent=SubAgent(
+                name=agent,
+                task=_task_of(call.args),
+                transcript=child,
+                tool_count=len(child.tool_calls()),
+            ),
+        )
+
+
+def _task_of(args: Any) -> str | None:
+    if isinstance(args, Mapping):
+        for key in ("input", "task", "prompt", "message"):
+            if isinstance(args.get(key), str):
+                return str(args[key])
+    return None
+
+
+def _subtask_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+    started, ended = _times(event)
+    name = _string(event.get("name"), "subtask")
+    args = events.context.resolve(event.get("input"))
+    span = event.get("span_id")
+    call = ToolCall(
+        call_id=f"subtask:{span if isinstance(span, str) else len(conversation.transcript)}",
+        name=name,
+        args=args,
+        description=describe_args(name, args),
+        status="unknown",
+        started_at=started,
+        timestamp=started,
+        meta={"subtask": True},
+    )
+    conversation.append(call)
+    result = events.context.resolve(event.get("result"))
+    status: ToolStatus = "success" if ended is not None else "unknown"
+    conversation.transcript.update(
+        call,
+        status=status,
+        result=ToolResult(text=None if result is None else stringify(result)),
+        ended_at=ended,
+    )
+    child = events.child(f"subtask:{span}", event.get("events"))
+    if child is not None and child.entries:
+        conversation.transcript.update(
+            call,
+            subagent=SubAgent(name=name, transcript=child, tool_count=len(child.tool_calls())),
+        )
+
+
+def _sample_init(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+    state = event.get("state")
+    messages = state.get("messages") if isinstance(state, Mapping) else None
+    started, _ = _times(event)
+    for message in messages if isinstance(messages, list) else []:
+        conversation.read_message(message, timestamp=started)
+
+
+def _limit_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+    said = _string(event.get("message"), None)
+    reason = said or f"{event.get('type')} limit reached"
+    conversation.append(AbortMarker(reason=reason, timestamp=_times(event)[0]))
+
+
+def _error_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+    error = event.get("error")
+    said = error.get("message") if isinstance(error, Mapping) else None
+    conversation.append(
+        AssistantError(message=str(said or "the sample failed"), timestamp=_times(event)[0])
+    )
+    conversation.errored = True
+
+
+def _interrupt_event(
+    events: _Events, conversation: _Conversation, event: Mapping[str, Any]
+) -> None:
+    reason = f"interrupted ({event.get('source')}, during {event.get('interrupted')})"
+    conversation.append(AbortMarker(reason=reason, timestamp=_times(event)[0]))
+
+
+def _compaction_event(
+    events: _Events, conversation: _Conversation, event: Mapping[str, Any]
+) -> None:
+    conversation.append(
+        CompactionBoundary(
+            trigger=_string(event.get("type"), None),
+            pre_tokens=as_int(event.get("tokens_before")),
+            timestamp=_times(event)[0],
+        )
+    )
+
+
+def _info_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+    data = events.context.resolve(event.get("data"))
+    source = _string(event.get("source"), None)
+    text = stringify(data)
+    text = f"{source}: {text}" if source else text
+    conversation.append(SystemNotice(text=text, subtype="info", timestamp=_times(event)[0]))
+
+
+def _structure(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+    """Spans shape the scopes (:class:`_Events`); their markers add no entry."""
+
+
+_HANDLERS: dict[str, Any] = {
+    "model": _model_event,
+    "tool": _tool_event,
+    "subtask": _subtask_event,
+    "sample_init": _sample_init,
+    "sample_limit": _limit_event,
+    "error": _error_event,
+    "interrupt": _interrupt_event,
+    "compaction": _compaction_event,
+    "info": _info_event,
+    "span_begin": _structure,
+    "span_end": _structure,
+}
+
+
+# --- metadata (H-6) ------------------------------------------------------------------------
+
+
+def _header_metadata(header: Mapping[str, Any], metadata: dict[str, Any]) -> None:
+    spec = header.get("eval")
+    spec = spec if isinstance(spec, Mapping) else header  # a journal's start record is flatter
+    for key, name in (("task", "task"), ("model", "model"), ("solver", "agent")):
+        value = spec.get(key)
+        if isinstance(value, str) and value:
+            metadata[name] = value
+    if isinstance(spec.get("eval_id"), str):
+        metadata["eval_id"] = spec["eval_id"]
+    if isinstance(header.get("status"), str):
+        metadata["eval_status"] = header["status"]
+
+
+def _score_number(value: Any) -> float | None:
+    """A score value as Inspect counts it (``value_to_float``), None when it is no number."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        if value in _LETTERS:
+            return _LETTERS[value]
+        if value.lower() in ("yes", "true"):
+            return 1.0
+        if value.lower() in ("no", "false"):
+            return 0.0
+    return None
+
+
+def score_outcome(value: Any) -> str | None:
+    """What one scorer's value says of the sample: ``"pass"``, ``"fail"`` or None (the rule of
+    the module docstring).
+
+    >>> [score_outcome(v) for v in ("C", "I", "N", "P", 1, 0.0, 0.5, True, {"a": 1})]
+    ['pass', 'fail', 'fail', None, 'pass', 'fail', None, 'pass', None]
+    """
+    if isinstance(value, str):
+        return {"C": "pass", "I": "fail", "N": "fail"}.get(value)
+    if isinstance(value, bool):
+        return "pass" if value else "fail"
+    if isinstance(value, (int, float)):
+        return "pass" if value == 1 else "fail" if value == 0 else None
+    return None
+
+
+def _sample_metadata(
+    record: Mapping[str, Any], transcript: Transcript, conversation: _Conversation
+) -> None:
+    metadata = transcript.metadata
+    metadata["sample"] = record.get("id")
+    if as_int(record.get("epoch")) is not None:
+        metadata["epoch"] = record["epoch"]
+    for key in ("target", "started_at", "completed_at", "total_time", "working_time"):
+        if record.get(key) is not None:
+            metadata[key] = record[key]
+    scores: dict[str, dict[str, Any]] = {}
+    raw_scores = record.get("scores")
+    for scorer, score in raw_scores.items() if isinstance(raw_scores, Mapping) else ():
+        if isinstance(score, Mapping):
+            scores[scorer] = {
+                k: score[k] for k in ("value", "answer", "explanation") if score.get(k) is not None
+            }
+    if scores:
+        metadata["scores"] = scores
+        answer = next((s["answer"] for s in scores.values() if "answer" in s), None)
+        if answer is not None:
+            metadata["answer"] = answer
+        values = {name: s.get("value") for name, s in scores.items()}
+        if len(values) == 1:
+            value = next(iter(values.values()))
+            number = _score_number(value)
+            metadata["score"] = number if number is not None else value
+        else:
+            metadata["score"] = {
+                name: n if (n := _score_number(v)) is not None else v for name, v in values.items()
+            }
+    usage = record.get("model_usage")
+    if isinstance(usage, Mapping) and usage:
+        metadata["model_usage"] = usage
+        costs = [u.get("total_cost") for u in usage.values() if isinstance(u, Mapping)]
+        known = [c for c in costs if isinstance(c, (int, float)) and not isinstance(c, bool)]
+        if known:
+            metadata["cost_usd"] = float(sum(known))
+    limit = record.get("limit")
+    if isinstance(limit, Mapping):
+        metadata["limit"] = dict(limit)
+    error = record.get("error")
+    if isinstance(error, Mapping):
+        said = error.get("message")
+        metadata["error"] = said if isinstance(said, str) else stringify(error)
+        if not conversation.errored:
+            transcript.append(AssistantError(message=str(metadata["error"])))
+    outcome = _outcome(metadata, scores)
+    if outcome is not None:
+        metadata["outcome"] = outcome
+
+
+def _outcome(metadata: Mapping[str, Any], scores: Mapping[str, Mapping[str, Any]]) -> str | None:
+    if "error" in metadata:
+        return "error"
+    if "limit" in metadata:
+        return "incomplete"
+    said = [score_outcome(s.get("value")) for s in scores.values()]
+    known = [s for s in said if s is not None]
+    if not known:
+        return None
+    return "fail" if "fail" in known else "pass"

@@ -1,0 +1,591 @@
+"""Inspect AI eval logs (spec H-1, H-6; issue 13): ``.eval`` zips and ``.json`` logs, one
+transcript per sample and epoch, read directly and in bounded memory.
+
+The committed fixtures (``tests/fixtures/harnesses/inspect``) were written by the real
+``inspect_ai`` (``tests/formats/inspect_logs.py``); the tests marked by ``inspect_ai`` write
+fresh logs with the installed version, so they prove compatibility with it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import struct
+import sys
+import tracemalloc
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import turnfold
+from turnfold.formats import TranscriptFormatError, which_format
+from turnfold.formats.harnesses import archive, inspect_log
+from turnfold.formats.source import from_object
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    Thinking,
+    ToolCall,
+    Transcript,
+    UserMessage,
+)
+
+sys.path.insert(0, str(Path(__file__).parent))
+from counters_harnesses import inspect as count_calls
+from counters_harnesses import inspect_sample as count_sample_calls
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "harnesses" / "inspect"
+ONE = FIXTURES / "mockllm_one-sample.json"
+ZSTD = FIXTURES / "mockllm_two-epochs.eval"
+DEFLATE = FIXTURES / "mockllm_two-epochs_deflate.eval"
+LOGS = (ONE, ZSTD, DEFLATE)
+ZSTANDARD = 93
+
+
+def all_calls(transcript: Transcript) -> list[ToolCall]:
+    calls = []
+    for call in transcript.tool_calls():
+        calls.append(call)
+        if call.subagent is not None and call.subagent.transcript is not None:
+            calls += all_calls(call.subagent.transcript)
+    return calls
+
+
+def by_name(transcript: Transcript) -> dict[str, ToolCall]:
+    return {c.name: c for c in transcript.tool_calls()}
+
+
+# --- one sample, as the user sees it -------------------------------------------------------
+
+
+def test_H1_a_log_of_one_sample_loads_with_load() -> None:
+    transcript = turnfold.load(ONE)
+    assert transcript.metadata["source_format"] == "inspect"
+    kinds = [type(e) for e in transcript.entries]
+    assert kinds[0] is UserMessage
+    assert transcript.entries[0].text.startswith("What is 1 + 2?")
+    assert isinstance(transcript.entries[-1], AssistantText)
+    assert transcript.entries[-1].text == "3"  # the answer comes last
+    calls = by_name(transcript)
+    assert list(calls) == ["fetch_notes", "add", "lookup", "researcher"]
+    assert calls["add"].status == "success"
+    assert calls["add"].result.text == "3"
+    assert calls["add"].args == {"x": 1, "y": 2}
+    assert calls["add"].batch_id == calls["lookup"].batch_id  # one response, one batch
+    assert calls["lookup"].status == "error"  # the tool raised ToolError
+    assert calls["lookup"].result.text == "no such key: answer"
+    assert transcript.warnings == []
+
+
+def test_H1_tool_calls_carry_their_recorded_times() -> None:
+    call = by_name(turnfold.load(ONE))["add"]
+    assert call.started_at is not None
+    assert call.ended_at is not None
+    assert call.recorded_duration_ms is not None
+    assert call.recorded_duration_ms >= 0
+
+
+def test_H1_model_events_give_usage_and_model() -> None:
+    texts = [e for e in turnfold.load(ONE).entries if isinstance(e, AssistantText)]
+    assert all(t.model == "mockllm/model" for t in texts)
+    assert all(t.usage is not None and t.usage.input_tokens for t in texts)
+    assert all(t.timestamp is not None for t in texts)
+
+
+def test_H1_reasoning_parts_are_thinking_redacted_ones_kept_opaque() -> None:
+    thinking = [e for e in turnfold.load(ONE).entries if isinstance(e, Thinking)]
+    assert [(t.form, t.text) for t in thinking] == [
+        ("text", "I should add, and look the key up."),
+        ("redacted", ""),
+    ]
+    assert thinking[1].data == "opaque-signature"
+
+
+def test_H1_an_agent_run_as_a_tool_nests_as_a_sub_agent() -> None:
+    researcher = by_name(turnfold.load(ONE))["researcher"]
+    assert researcher.subagent is not None
+    assert researcher.subagent.transcript is not None
+    child = researcher.subagent.transcript
+    assert isinstance(child.entries[0], UserMessage)
+    assert child.entries[0].text == "check 1 + 2"
+    assert [(c.name, c.status, c.result.text) for c in child.tool_calls() if c.result] == [
+        ("add", "success", "3")
+    ]
+    assert researcher.subagent.tool_count == 1
+    assert researcher.subagent.task == "check 1 + 2"
+    assert researcher.result is not None
+    assert researcher.result.text == "The researcher found 3."
+
+
+def test_H1_a_subtask_is_a_call_with_its_input_and_result() -> None:
+    subtask = by_name(turnfold.load(ONE))["fetch_notes"]
+    assert subtask.args == {"topic": "arithmetic"}
+    assert subtask.result is not None
+    assert subtask.result.text == "notes about arithmetic"
+    assert subtask.status == "success"
+
+
+def test_H1_a_handoff_span_nests_its_events_under_the_call() -> None:
+    """A handoff is a tool event with ``agent`` and ``agent_span_id``: the events of that
+    span (and of the spans inside it) are the sub-agent's, not the parent's."""
+    sample = _sample(ONE)
+    events = sample["events"]
+    tool = next(e for e in events if e.get("event") == "tool" and e["function"] == "researcher")
+    tool["agent"] = "researcher"
+    transcript = _load_sample(sample)
+    call = by_name(transcript)["researcher"]
+    assert call.subagent is not None
+    assert call.subagent.name == "researcher"
+    parent_prompts = [e.text for e in transcript.entries if isinstance(e, UserMessage)]
+    assert "check 1 + 2" not in parent_prompts
+
+
+# --- several samples -----------------------------------------------------------------------
+
+
+def test_H1_a_log_of_several_samples_says_how_to_pick_one() -> None:
+    with pytest.raises(inspect_log.SampleSelectionError) as caught:
+        turnfold.load(ZSTD)
+    message = str(caught.value)
+    assert str(ZSTD) in message
+    assert "4 samples" in message
+    assert "sample=1, epoch=1" in message
+    assert "turnfold.scan" in message
+
+
+@pytest.mark.parametrize("path", [ZSTD, DEFLATE], ids=lambda p: p.name)
+def test_H1_load_picks_one_sample_and_epoch(path: Path) -> None:
+    transcript = turnfold.load(path, sample=2, epoch=2)
+    assert (transcript.metadata["sample"], transcript.metadata["epoch"]) == (2, 2)
+    assert transcript.entries[0].text.startswith("What is 2 + 3?")
+    assert turnfold.load(path, sample="2", epoch=2) == transcript  # ids compare as text too
+
+
+def test_H1_a_sample_that_is_not_there_is_named_in_the_error() -> None:
+    with pytest.raises(inspect_log.SampleSelectionError, match=r"no sample with sample=7"):
+        turnfold.load(ZSTD, sample=7, epoch=1)
+    with pytest.raises(inspect_log.SampleSelectionError, match=r"epochs 1, 2"):
+        turnfold.load(ZSTD, sample=1)  # two epochs of it: which one?
+
+
+def test_H1_sample_and_epoch_are_refused_by_formats_without_samples() -> None:
+    chat = '[{"role": "user", "content": "hi"}]'
+    with pytest.raises(ValueError, match="holds one transcript"):
+        turnfold.load(chat, sample=1)
+    with pytest.raises(ValueError, match="not a Transcript"):
+        turnfold.load(turnfold.load(chat), epoch=1)
+
+
+def test_H1_samples_lists_a_log_without_reading_its_samples(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    expected = [(1, 1), (2, 1), (1, 2), (2, 2)]
+    read: list[str] = []
+    real = archive.read_member
+
+    def spy(zipped: Any, info: zipfile.ZipInfo, **kwargs: Any) -> bytes:
+        read.append(info.filename)
+        return real(zipped, info, **kwargs)
+
+    monkeypatch.setattr(archive, "read_member", spy)
+    assert inspect_log.samples(ZSTD) == expected
+    assert inspect_log.samples(DEFLATE) == expected
+    assert read == ["header.json", "header.json"]
+    assert inspect_log.samples(ONE) == [(1, 1)]
+
+
+def test_H1_zstandard_and_deflate_members_read_alike() -> None:
+    for sample, epoch in inspect_log.samples(ZSTD):
+        zstd = turnfold.load(ZSTD, sample=sample, epoch=epoch)
+        deflate = turnfold.load(DEFLATE, sample=sample, epoch=epoch)
+        assert zstd == deflate
+        assert zstd.entries
+    assert {i.compress_type for i in zipfile.ZipFile(ZSTD).infolist()} == {ZSTANDARD}
+    assert {i.compress_type for i in zipfile.ZipFile(DEFLATE).infolist()} == {zipfile.ZIP_DEFLATED}
+
+
+def test_H1_an_eval_log_is_detected_by_its_bytes_not_its_name(tmp_path: Path) -> None:
+    renamed = tmp_path / "run.zip"
+    renamed.write_bytes(DEFLATE.read_bytes())
+    assert turnfold.load(renamed, sample=1, epoch=1).metadata["source_format"] == "inspect"
+    other = tmp_path / "other.zip"
+    with zipfile.ZipFile(other, "w") as zipped:
+        zipped.writestr("notes.txt", "not a log")
+    with pytest.raises(TranscriptFormatError):
+        turnfold.load(other)
+
+
+def test_H1_a_parsed_log_or_sample_loads_too() -> None:
+    document = json.loads(ONE.read_text(encoding="utf-8"))
+    assert turnfold.load(document) == turnfold.load(ONE)
+    assert which_format(from_object(document)) == "inspect"
+    sample_only = turnfold.load(document["samples"][0])
+    assert [c.name for c in sample_only.tool_calls()] == [
+        c.name for c in turnfold.load(ONE).tool_calls()
+    ]
+
+
+# --- metadata and outcomes (H-6) -----------------------------------------------------------
+
+
+def test_H6_scores_target_answer_task_and_model_go_to_metadata() -> None:
+    metadata = turnfold.load(ONE).metadata
+    assert metadata["task"] == "task"
+    assert metadata["model"] == "mockllm/model"
+    assert (metadata["sample"], metadata["epoch"]) == (1, 1)
+    assert metadata["target"] == "3"
+    assert metadata["answer"] == "3"
+    assert metadata["scores"] == {
+        "match": {"value": "C", "answer": "3", "explanation": "3"},
+        "includes": {"value": "C", "answer": "3", "explanation": "3"},
+    }
+    assert metadata["score"] == {"match": 1.0, "includes": 1.0}
+    assert metadata["outcome"] == "pass"
+
+
+@pytest.mark.parametrize(
+    ("value", "outcome"),
+    [
+        ("C", "pass"),
+        ("I", "fail"),
+        ("N", "fail"),
+        ("P", None),
+        (1, "pass"),
+        (1.0, "pass"),
+        (0, "fail"),
+        (0.5, None),
+        (7, None),
+        (True, "pass"),
+        (False, "fail"),
+        ({"a": 1}, None),
+        (None, None),
+    ],
+)
+def test_H6_what_one_score_says_of_the_sample(value: Any, outcome: str | None) -> None:
+    assert inspect_log.score_outcome(value) == outcome
+
+
+@pytest.mark.parametrize(
+    ("change", "outcome", "score"),
+    [
+        ({"scores": {"match": {"value": "I"}}}, "fail", 0.0),
+        ({"scores": {"a": {"value": "C"}, "b": {"value": "I"}}}, "fail", {"a": 1.0, "b": 0.0}),
+        ({"scores": {"a": {"value": "C"}, "b": {"value": "P"}}}, "pass", {"a": 1.0, "b": 0.5}),
+        ({"scores": {"match": {"value": 0.25}}}, None, 0.25),
+        ({"scores": {"match": {"value": {"x": 1}}}}, None, {"x": 1}),
+        ({"limit": {"type": "message", "limit": 3}}, "incomplete", {"match": 1.0, "includes": 1.0}),
+        ({"error": {"message": "boom", "traceback": ""}}, "error", {"match": 1.0, "includes": 1.0}),
+    ],
+)
+def test_H6_outcome_from_scores_limits_and_errors(
+    change: dict[str, Any], outcome: str | None, score: Any
+) -> None:
+    sample = _sample(ONE)
+    sample.update(change)
+    metadata = _load_sample(sample).metadata
+    assert metadata.get("outcome") == outcome
+    assert metadata["score"] == score
+
+
+def test_H6_a_sample_error_is_shown_once() -> None:
+    sample = _sample(ONE)
+    sample["error"] = {"message": "RuntimeError('boom')", "traceback": "..."}
+    errors = [e for e in _load_sample(sample).entries if isinstance(e, AssistantError)]
+    assert [e.message for e in errors] == ["RuntimeError('boom')"]
+
+
+def test_H6_a_recorded_cost_is_cost_usd() -> None:
+    sample = _sample(ONE)
+    sample["model_usage"] = {"a": {"total_cost": 0.25}, "b": {"total_cost": 0.5}}
+    assert _load_sample(sample).metadata["cost_usd"] == 0.75
+
+
+# --- messages, attachments, odd input ------------------------------------------------------
+
+
+def test_H1_without_events_the_messages_are_read() -> None:
+    sample = _sample(ONE)
+    del sample["events"]
+    transcript = _load_sample(sample)
+    assert [(c.name, c.status) for c in transcript.tool_calls()] == [
+        ("add", "success"),
+        ("lookup", "error"),
+        ("researcher", "success"),
+    ]
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    assert transcript.accounting.types("mapped") >= {"message/user", "message/tool"}
+
+
+def test_H1_attachment_references_are_resolved() -> None:
+    sample = _sample(ONE)
+    sample["attachments"] = {"abc123": "a very long prompt"}
+    init = next(e for e in sample["events"] if e["event"] == "sample_init")
+    for message in (init["state"]["messages"][0], sample["events_data"]["messages"][0]):
+        message["content"] = "attachment://abc123"
+    assert _load_sample(sample).entries[0].text == "a very long prompt"
+
+
+def test_L4_an_unknown_event_type_is_a_warning_not_a_loss() -> None:
+    sample = _sample(ONE)
+    sample["events"].insert(3, {"event": "telepathy", "span_id": None})
+    transcript = _load_sample(sample)
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["event/telepathy"] == {"warned": 1}
+    assert any("telepathy" in w.reason for w in transcript.warnings)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_EVENT_TYPES = st.sampled_from(["model", "tool", "subtask", "span_begin", "span_end", "error"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {"event": _EVENT_TYPES},
+            optional={
+                "id": _JSON,
+                "span_id": _JSON,
+                "output": _JSON,
+                "input": _JSON,
+                "result": _JSON,
+                "error": _JSON,
+                "agent_span_id": _JSON,
+                "events": _JSON,
+            },
+        ),
+        max_size=6,
+    )
+)
+def test_L4_mangled_events_never_crash(events: list[dict[str, Any]]) -> None:
+    sample = {"id": 1, "epoch": 1, "events": events, "messages": [], "scores": {}}
+    transcript = turnfold.load(sample)
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
+# --- nothing lost, on every sample of every fixture ----------------------------------------
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
+def test_X2_every_record_of_every_sample_is_accounted_for(path: Path) -> None:
+    for sample, epoch in inspect_log.samples(path):
+        transcript = turnfold.load(path, sample=sample, epoch=epoch)
+        accounting = transcript.accounting
+        assert accounting is not None
+        assert accounting.unaccounted == []
+        for disposition in ("mapped", "ignored"):
+            assert {
+                t
+                for t in accounting.types(disposition)
+                if inspect_log.RECORDS.disposition(t) != disposition
+            } == set()
+        assert len(all_calls(transcript)) == count_sample_calls(path, sample, epoch) == 5
+
+
+def test_X2_the_counter_counts_every_sample_of_a_log() -> None:
+    assert count_calls(ONE) == 5
+    assert count_calls(ZSTD) == count_calls(DEFLATE) == 20
+
+
+# --- hostile archives (issue 13.4) ---------------------------------------------------------
+
+
+def _zip_by_hand(path: Path, members: list[tuple[str, bytes, int, int, int]]) -> Path:
+    """A zip whose members' bytes, method, declared size and CRC are given as they are:
+    ``(name, stored bytes, method, declared size, crc)``; zipfile never writes a lying header."""
+    body = bytearray()
+    directory = bytearray()
+    for name, data, method, declared, crc in members:
+        encoded = name.encode()
+        offset = len(body)
+        fields = (20, 0, method, 0, 0, crc, len(data), declared, len(encoded), 0)
+        body += struct.pack("<4s5H3L2H", b"PK\x03\x04", *fields) + encoded + data
+        central = (20, 20, 0, method, 0, 0, crc, len(data), declared, len(encoded), 0, 0, 0, 0)
+        directory += struct.pack("<4s6H3L5HLL", b"PK\x01\x02", *central, 0, offset) + encoded
+    end = struct.pack(
+        "<4s4H2LH", b"PK\x05\x06", 0, 0, len(members), len(members), len(directory), len(body), 0
+    )
+    path.write_bytes(bytes(body + directory + end))
+    return path
+
+
+def _zstd(data_size: int) -> bytes:
+    import zstandard
+
+    compressor = zstandard.ZstdCompressor(level=3)
+    chunk = b"\0" * (1024 * 1024)
+    stream = compressor.compressobj()
+    parts = [stream.compress(chunk) for _ in range(data_size // len(chunk))]
+    return b"".join(parts) + stream.flush()
+
+
+def _bomb(tmp_path: Path, member: str, size: int, declared: int) -> Path:
+    header = json.dumps({"eval": {"task": "t", "model": "m"}}).encode()
+    return _zip_by_hand(
+        tmp_path / "bomb.eval",
+        [
+            ("header.json", header, 0, len(header), zlib.crc32(header)),
+            (member, _zstd(size), ZSTANDARD, declared, 0),
+        ],
+    )
+
+
+def test_H1_a_member_that_decompresses_past_the_limit_is_refused_as_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The header says 100 bytes; the member inflates to 64 MiB. Refused after the limit's
+    worth of real bytes, memory bounded by the limit, the file and member named."""
+    path = _bomb(tmp_path, "samples/1_epoch_1.json", 64 * 1024 * 1024, declared=100)
+    assert path.stat().st_size < 64 * 1024
+    monkeypatch.setattr(archive, "LIMITS", archive.ArchiveLimits(max_member_bytes=1024 * 1024))
+    tracemalloc.start()
+    try:
+        with pytest.raises(archive.ArchiveError) as caught:
+            turnfold.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 1024 * 1024
+    assert caught.value.path == str(path)
+    assert caught.value.member == "samples/1_epoch_1.json"
+    assert "max_member_bytes" in str(caught.value)
+    assert str(path) in str(caught.value)
+
+
+def test_H1_a_member_whose_header_declares_too_much_is_refused_unread(tmp_path: Path) -> None:
+    path = _bomb(tmp_path, "samples/1_epoch_1.json", 1024 * 1024, declared=2**31)
+    limits = archive.ArchiveLimits(max_member_bytes=10 * 1024 * 1024)
+    with pytest.raises(archive.ArchiveError, match=r"member samples/1_epoch_1.json: decompresses"):
+        inspect_log.read_path(path, limits=limits)
+
+
+def test_H1_an_absurdly_large_header_is_refused_with_the_default_limits(tmp_path: Path) -> None:
+    data = _zstd(80 * 1024 * 1024)  # past the 64 MiB of ArchiveLimits.max_header_bytes
+    path = _zip_by_hand(tmp_path / "header.eval", [("header.json", data, ZSTANDARD, 10, 0)])
+    with pytest.raises(archive.ArchiveError, match=r"member header.json: .*max_header_bytes"):
+        turnfold.load(path)
+
+
+def test_H1_a_zip_of_too_many_members_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    many = tmp_path / "many.eval"
+    with zipfile.ZipFile(many, "w") as zipped:
+        for n in range(3000):
+            zipped.writestr(f"samples/{n}_epoch_1.json", b"")
+    assert len(inspect_log.samples(many)) == 3000  # thousands of members are fine by default
+    limits = archive.ArchiveLimits(max_members=1000)
+    with pytest.raises(archive.ArchiveError, match=r"3,000 members.*max_members"):
+        inspect_log.samples(many, limits=limits)
+    # an end record that claims millions of members in a file of a few bytes
+    claims = tmp_path / "claims.eval"
+    claims.write_bytes(struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFE, 0xFFFE, 2**31, 0, 0))
+    with pytest.raises(archive.ArchiveError, match=r"central directory of 2,147,483,648 bytes"):
+        turnfold.load(claims)
+
+
+def test_H1_a_damaged_member_is_an_error_naming_it(tmp_path: Path) -> None:
+    data = _zstd(1024 * 1024)
+    header = b'{"eval": {"task": "t"}}'
+    path = _zip_by_hand(
+        tmp_path / "crc.eval",
+        [
+            ("header.json", header, 0, len(header), zlib.crc32(header)),
+            ("samples/1_epoch_1.json", data, ZSTANDARD, 1024 * 1024, 12345),
+        ],
+    )
+    with pytest.raises(archive.ArchiveError, match=r"member samples/1_epoch_1.json: bad CRC-32"):
+        turnfold.load(path)
+
+
+# --- logs written by the installed inspect_ai ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Fresh logs from the installed ``inspect_ai``: both formats, a limit, an error."""
+    pytest.importorskip("inspect_ai")
+    import inspect_logs
+
+    root = tmp_path_factory.mktemp("inspect")
+    return {
+        "eval": inspect_logs.write_log(root / "eval", format="eval"),
+        "json": inspect_logs.write_log(root / "json", format="json"),
+        "limit": inspect_logs.write_log(root / "limit", kind="limit", samples=1, epochs=1),
+        "error": inspect_logs.write_log(
+            root / "error", format="json", kind="error", samples=1, epochs=1
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", ["eval", "json"])
+def test_H1_logs_the_installed_inspect_writes_read_like_the_fixtures(
+    written: dict[str, Path], name: str
+) -> None:
+    path = written[name]
+    assert inspect_log.samples(path) == [(1, 1), (2, 1), (1, 2), (2, 2)]
+    committed = turnfold.load(ZSTD, sample=2, epoch=1)
+    fresh = turnfold.load(path, sample=2, epoch=1)
+
+    def shape(t: Transcript) -> list[tuple[str, str, str]]:
+        return [(c.name, c.status, c.result.text if c.result else "") for c in all_calls(t)]
+
+    assert shape(fresh) == shape(committed)
+    assert fresh.metadata["outcome"] == committed.metadata["outcome"] == "pass"
+    for sample, epoch in inspect_log.samples(path):
+        transcript = turnfold.load(path, sample=sample, epoch=epoch)
+        assert transcript.accounting is not None
+        assert transcript.accounting.unaccounted == []
+        assert len(all_calls(transcript)) == count_sample_calls(path, sample, epoch)
+
+
+def test_H6_a_limit_the_installed_inspect_hit_makes_the_sample_incomplete(
+    written: dict[str, Path],
+) -> None:
+    transcript = turnfold.load(written["limit"])
+    assert transcript.metadata["outcome"] == "incomplete"
+    assert transcript.metadata["limit"]["type"] == "message"
+    assert isinstance(transcript.entries[-1], AbortMarker)
+    assert "limit" in (transcript.entries[-1].reason or "").lower()
+
+
+def test_H6_a_tool_that_crashed_the_sample_makes_it_an_error(written: dict[str, Path]) -> None:
+    transcript = turnfold.load(written["error"])
+    assert transcript.metadata["outcome"] == "error"
+    assert "the store is down" in transcript.metadata["error"]
+    assert by_name(transcript)["lookup"].status == "error"
+    assert [e for e in transcript.entries if isinstance(e, AssistantError)]
+
+
+def test_H1_inspect_s_own_objects_load(written: dict[str, Path]) -> None:
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(written["json"]))
+    assert log.samples is not None
+    one = turnfold.load(log.samples[0])
+    assert [c.name for c in one.tool_calls()] == ["fetch_notes", "add", "lookup", "researcher"]
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _sample(path: Path) -> dict[str, Any]:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    sample: dict[str, Any] = copy.deepcopy(document["samples"][0])
+    return sample
+
+
+def _load_sample(sample: dict[str, Any]) -> Transcript:
+    return turnfold.load(sample)
