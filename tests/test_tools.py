@@ -99,8 +99,9 @@ def test_F1_tool_category_table(name: str, category: str) -> None:
     "name", ["readfile", "READFILE", "grep", "bash", "Readfile", " Read", "Read ", "", None]
 )
 def test_F1_matching_is_exact_and_case_sensitive(name: str | None) -> None:
-    # "grep" is Gemini's internal name and maps on its own; the others match nothing.
-    expected = "search" if name == "grep" else "other"
+    # "grep" is Gemini's internal name and "bash" the shell tool of SWE-agent and mini-swe-agent;
+    # they map on their own, the others match nothing.
+    expected = {"grep": "search", "bash": "command"}.get(name or "", "other")
     assert tool_category(name) == expected
 
 

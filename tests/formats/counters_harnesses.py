@@ -9,6 +9,7 @@ number of tool calls the source records, nested ones included.
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -93,4 +94,103 @@ def inspect_sample(path: Path, sample_id: Any, epoch: int) -> int:
     raise KeyError((sample_id, epoch))
 
 
-COUNTERS: dict[str, Callable[[Path], int]] = {"inspect": inspect}
+def _document(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def _json_lines(path: Path) -> Iterator[Any]:
+    """The values of a JSON document, or of each line of a JSONL file."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        yield json.loads(text)
+        return
+    except ValueError:
+        pass
+    for line in text.splitlines():
+        try:
+            yield json.loads(line)
+        except ValueError:
+            continue
+
+
+def swe_agent(path: Path) -> int:
+    """SWE-agent ``.traj``: one call per trajectory step with an action (sweagent/types.py
+    ``TrajectoryStep.action``, the command the step ran)."""
+    steps = _document(path).get("trajectory") or []
+    return sum(1 for s in steps if isinstance(s, dict) and str(s.get("action") or "").strip())
+
+
+_MINI_BLOCK = re.compile(r"```(?:mswea_bash_command|bash)\s*\n(.*?)\n```", re.DOTALL)
+
+
+def mini_swe_agent(path: Path) -> int:
+    """mini-swe-agent: the commands each model response asked for. ``extra.actions`` when
+    recorded (2.x); else Chat ``tool_calls``, Responses ``function_call`` items, or the
+    fenced block of a text response (exactly one: ``parse_regex_actions`` rejects others)."""
+    document = _document(path)
+    messages = document.get("messages", []) if isinstance(document, dict) else document
+    total = 0
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        extra = message.get("extra") if isinstance(message.get("extra"), dict) else {}
+        if message.get("object") == "response":
+            total += sum(1 for i in message.get("output") or [] if i.get("type") == "function_call")
+        elif message.get("role") != "assistant":
+            continue
+        elif isinstance(extra.get("actions"), list):
+            total += len(extra["actions"])
+        elif message.get("tool_calls"):
+            total += len(message["tool_calls"])
+        elif isinstance(message.get("content"), str):
+            total += 1 if len(_MINI_BLOCK.findall(message["content"])) == 1 else 0
+    return total
+
+
+#: OpenHands action types that run something (openhands/core/schema/action.py); messages,
+#: thoughts, finish/reject, state changes, recall and condensation are not tool calls.
+OPENHANDS_TOOL_ACTIONS = {
+    "run", "run_ipython", "read", "write", "edit", "browse", "browse_interactive",
+    "delegate", "call_tool_mcp", "task_tracking",
+}  # fmt: skip
+
+
+def _openhands_events(value: Any) -> Iterator[dict[str, Any]]:
+    """Events of an event list, of an eval output's ``history``, or of the old history of
+    ``[action, observation]`` pairs."""
+    if isinstance(value, dict) and isinstance(value.get("history"), list):
+        value = value["history"]
+    if not isinstance(value, list):
+        return
+    for item in value:
+        if isinstance(item, list):
+            yield from (i for i in item if isinstance(i, dict))
+        elif isinstance(item, dict):
+            yield item
+
+
+def openhands(path: Path) -> int:
+    """OpenHands: action events of a tool-running type, in an event list (a JSON array, or
+    one event per line) or in the first instance's ``history`` of an eval ``output.jsonl``
+    (one instance is one transcript)."""
+    values = list(_json_lines(path))
+    if values and isinstance(values[0], dict) and "history" in values[0]:
+        values = values[:1]
+    elif len(values) == 1 and isinstance(values[0], list):
+        values = values[0]
+    return sum(
+        1
+        for value in values
+        for event in _openhands_events(
+            value if isinstance(value, dict) and "history" in value else [value]
+        )
+        if event.get("action") in OPENHANDS_TOOL_ACTIONS
+    )
+
+
+COUNTERS: dict[str, Callable[[Path], int]] = {
+    "inspect": inspect,
+    "swe-agent": swe_agent,
+    "mini-swe-agent": mini_swe_agent,
+    "openhands": openhands,
+}

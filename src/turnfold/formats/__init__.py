@@ -29,7 +29,7 @@ from turnfold.formats import (
 )
 from turnfold.formats.agents import claude_stream, codex_exec
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.harnesses import inspect_log
+from turnfold.formats.harnesses import inspect_log, mini_swe_agent, openhands, swe_agent
 from turnfold.formats.source import Source, open_source
 from turnfold.formats.traces import otlp
 from turnfold.gcpause import collector_paused
@@ -46,6 +46,9 @@ _MODULES: tuple[ModuleType, ...] = (
     qwen,
     cursor,
     inspect_log,
+    swe_agent,
+    mini_swe_agent,
+    openhands,
     otlp,
     claude_stream,
     codex_exec,

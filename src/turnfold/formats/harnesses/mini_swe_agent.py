@@ -1,0 +1,538 @@
+"""mini-swe-agent trajectories (``*.traj.json`` and bare message lists, spec H-2).
+
+Two shapes:
+
+- ``*.traj.json`` (``DefaultAgent.serialize``)::
+
+      {"info": {"exit_status", "submission", "model_stats": {"instance_cost", "api_calls"},
+                "config": {...}, "mini_version"},
+       "messages": [...], "trajectory_format": "mini-swe-agent-1.1"}
+
+  (``mini-swe-agent-1`` files of the 1.x releases hold plain ``{role, content}`` messages);
+- a bare list of ``{role, content}`` messages, as trajectory data sets publish them, bare or as
+  JSON lines.
+
+The messages are Chat Completions messages with mini-swe-agent's ``extra``:
+
+- ``system`` → ``metadata["system"]``; the first ``user`` message is the task;
+- ``assistant``: text-based models write the command in a fenced block (```` ```mswea_bash_command
+  ```` since 2.0, ```` ```bash ```` before) after a THOUGHT. The text outside the block is an
+  :class:`AssistantText`, each command a ``bash`` :class:`ToolCall` (``extra.actions``, when
+  recorded, says which commands ran; without it a response with more than one block was
+  rejected by mini-swe-agent's one-action rule and runs nothing). Tool-calling models write
+  Chat ``tool_calls``; Responses-API models a ``{"object": "response", "output": [...]}`` item
+  (``message``, ``reasoning``, ``function_call``);
+- a command's output is the next ``user`` message (text-based), a ``tool`` message
+  (``tool_call_id``) or a ``function_call_output`` (``call_id``), usually
+  ``<returncode>N</returncode><output>…</output>``. The call's status comes from the return
+  code (``extra.returncode``, else the ``<returncode>`` tag; :func:`status_of`): 0 is success,
+  anything else (or an ``<exception>``) error; no return code is unknown. The result shows
+  ``extra.raw_output`` (else the ``<output>`` section, else the whole message);
+- a ``user`` message with ``extra.interrupt_type`` is the harness talking: ``FormatError`` a
+  warning notice (the response was rejected), a user's interruption or rejection a
+  :class:`UserMessage`; either way commands still pending were not run (``cancelled``). In 1.x
+  files the format-error text is recognised by its wording;
+- ``exit`` (2.x) ends the run: its ``extra.exit_status`` and ``submission``. ``Submitted`` is
+  raised by the submit command itself (it printed ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` and
+  exited 0), so that pending call succeeded and the submission is its result; an uncaught
+  exception is an :class:`AssistantError`; a limit a warning notice.
+
+``extra.timestamp`` (Unix seconds) gives entry times; ``extra.cost`` is kept in ``meta``.
+Metadata (H-6): ``agent`` ``"mini-swe-agent"``, ``model`` (``info.config.model.model_name``),
+``exit_status``, ``submission``, ``cost_usd`` (``instance_cost``), ``api_calls``,
+``version``; ``outcome`` (:func:`outcome_of`): ``incomplete`` for ``LimitsExceeded`` /
+``TimeExceeded``, ``error`` for ``RepeatedFormatError`` and exceptions; a ``Submitted`` run has
+no outcome (the patch is graded elsewhere).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import NameSet, parse_arguments, text_result
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.harnesses.swe_agent import info_metadata
+from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.wrappers import sample
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    Entry,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    UserMessage,
+)
+
+NAME = "mini-swe-agent"
+
+RECORDS = Records(
+    mapped={
+        "system": 'the system prompt: metadata["system"]',
+        "user": "the task, a command's output (its result), an interruption or a format error",
+        "assistant": "the THOUGHT as text; each fenced command or tool call a bash call",
+        "tool": "a tool-calling model's command output, by tool_call_id",
+        "response": "a Responses-API model's output: text, reasoning and function calls",
+        "function_call_output": "a Responses-API command output, by call_id",
+        "exit": "the end of the run: exit status and submission (and the submit call's result)",
+        "info": "exit status, submission, model, cost and version: metadata (outcome, cost_usd)",
+        "trajectory_format": 'metadata["trajectory_format"]',
+        "other key": "other top-level keys: kept in metadata under their names",
+    },
+)
+
+SHELL_TOOL = "bash"
+_FENCE = re.compile(r"```(?:mswea_bash_command|bash)[ \t]*\n(.*?)\n```", re.DOTALL)
+_MINI_FENCE = "```mswea_bash_command"
+_RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
+_OUTPUT = re.compile(r"<output>\n?(.*?)</output>", re.DOTALL)
+#: The 1.x format-error message, recognised by its wording when no ``extra`` says so.
+_FORMAT_ERROR = re.compile(r"Please always provide EXACTLY ONE action|^Format error:", re.M)
+#: What a submit command prints first (2.x, then 1.x).
+_SUBMIT_WORDS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
+_LIMITS = NameSet({"LimitsExceeded", "TimeExceeded"})
+_ROLES = NameSet({"system", "user", "assistant", "tool", "exit"})
+
+
+def status_of(content: str, extra: Mapping[str, Any]) -> ToolStatus:
+    """A command's status from its output message: the one rule of this format.
+
+    >>> status_of("<returncode>0</returncode>\\n<output>\\nok</output>", {})
+    'success'
+    >>> status_of("<returncode>2</returncode>", {}), status_of("no code", {})
+    ('error', 'unknown')
+    """
+    if extra.get("exception_info") or "<exception>" in content:
+        return "error"
+    code = extra.get("returncode")
+    if not isinstance(code, int) or isinstance(code, bool):
+        match = _RETURNCODE.search(content)
+        code = int(match.group(1)) if match else None
+    if code is None:
+        return "unknown"
+    return "success" if code == 0 else "error"
+
+
+def outcome_of(exit_status: Any) -> str | None:
+    """The H-6 outcome of an exit status (see the module docstring).
+
+    >>> outcome_of("Submitted"), outcome_of("LimitsExceeded"), outcome_of("RuntimeError")
+    (None, 'incomplete', 'error')
+    """
+    if not isinstance(exit_status, str) or not exit_status or exit_status == "Submitted":
+        return None
+    if exit_status in _LIMITS:
+        return "incomplete"
+    if exit_status.endswith(("Error", "Exception")) or exit_status == "KeyboardInterrupt":
+        return "error"
+    return None
+
+
+def commands_in(text: str) -> list[str]:
+    """The fenced commands of an assistant message that mini-swe-agent would run: exactly one
+    block, or none (more than one breaks its one-action rule and runs nothing).
+
+    >>> commands_in("THOUGHT: look\\n```mswea_bash_command\\nls -la\\n```")
+    ['ls -la']
+    """
+    blocks = [b.strip() for b in _FENCE.findall(text)]
+    return blocks if len(blocks) == 1 else []
+
+
+# --- detection ---------------------------------------------------------------------------
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, Mapping)]
+        return "\n\n".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def _classify(message: Any) -> int:
+    if not isinstance(message, Mapping):
+        return NOT_MINE
+    if message.get("object") == "response" or message.get("type") == "function_call_output":
+        return DISTINCTIVE if isinstance(message.get("extra"), Mapping) else NOT_MINE
+    role = message.get("role")
+    if role not in _ROLES:
+        return NOT_MINE
+    extra = message.get("extra")
+    if role == "exit" or (
+        isinstance(extra, Mapping) and ({"actions", "returncode", "interrupt_type"} & set(extra))
+    ):
+        return DISTINCTIVE
+    text = _text(message.get("content"))
+    if role == "assistant" and _MINI_FENCE in text:
+        return DISTINCTIVE
+    if role in ("user", "tool") and _RETURNCODE.search(text):
+        return DISTINCTIVE
+    return READABLE
+
+
+def _is_trajectory(document: Any) -> bool:
+    if not isinstance(document, Mapping) or not isinstance(document.get("messages"), list):
+        return False
+    form = document.get("trajectory_format")
+    info = document.get("info")
+    return (isinstance(form, str) and form.startswith("mini-swe-agent")) or (
+        isinstance(info, Mapping) and "mini_version" in info
+    )
+
+
+_LACKS = "no fenced bash command, <returncode> output or mini-swe-agent extra"
+
+
+def detect(source: Source) -> Evidence:
+    """A ``*.traj.json`` (its ``trajectory_format`` or ``info.mini_version``), or a message list
+    whose fenced commands, ``<returncode>`` outputs or ``extra`` fields are mini-swe-agent's.
+
+    A bare list of plain chat messages with ``bash`` blocks carries no marks here: only
+    ``mswea_bash_command`` fences and ``<returncode>`` outputs are this format's own.
+    """
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping) and _is_trajectory(document):
+        return Evidence(share=1.0, marks=len(sample(document["messages"])) + 1)
+    if isinstance(document, Mapping):
+        return Evidence.none("not a mini-swe-agent trajectory")
+    values = sample(document) if isinstance(document, list) else source.head_values()
+    return Evidence.of(values, _classify, _LACKS)
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+def read(source: Source) -> Transcript:
+    """The messages of ``source`` (a trajectory object, a list or JSON lines), each accounted
+    for by its role."""
+    transcript = Transcript(metadata={"source_format": NAME, "agent": "mini-swe-agent"})
+    reader = _Reader(transcript, source)
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping):
+        if not isinstance(document.get("messages"), list):
+            raise TranscriptFormatError(source.name, [NAME], None, "no messages list")
+        for key, value in document.items():
+            if key != "messages":
+                _top_level(source, transcript, key, value)
+        for line, message in enumerate(document["messages"], start=1):
+            reader.feed(message, line)
+    else:
+        for line, record in _records(source):
+            if isinstance(record, MalformedLine):
+                source.warn(record.reason, line)
+            else:
+                reader.feed(record, line)
+    reader.finish()
+    return transcript
+
+
+def _records(source: Source) -> Iterator[tuple[int, Any]]:
+    document = source.document if source.is_document else None
+    if isinstance(document, list):
+        yield from enumerate(document, start=1)  # accounted for per message by the reader
+    else:
+        yield from source.records()
+
+
+def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> None:
+    if key == "info":
+        if not isinstance(value, Mapping):
+            source.warn("info is not an object", record_type="info")
+            return
+        info_metadata(transcript.metadata, value)
+        outcome = outcome_of(value.get("exit_status"))
+        if outcome is not None:
+            transcript.metadata["outcome"] = outcome
+        config = value.get("config")
+        model = config.get("model") if isinstance(config, Mapping) else None
+        name = model.get("model_name") if isinstance(model, Mapping) else None
+        if isinstance(name, str) and name:
+            transcript.metadata["model"] = name
+        source.mapped("info")
+    elif key == "trajectory_format":
+        transcript.metadata["trajectory_format"] = value
+        source.mapped("trajectory_format")
+    else:
+        transcript.metadata.setdefault(key, value)
+        source.mapped("other key")
+
+
+def unix_time(value: Any) -> str | None:
+    """``extra.timestamp`` (Unix seconds) as ISO 8601 UTC, None when missing or absurd."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        return datetime.fromtimestamp(value, tz=timezone.utc).isoformat()
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+class _Reader:
+    """Pairs commands with their outputs while messages are fed in order."""
+
+    def __init__(self, transcript: Transcript, source: Source) -> None:
+        self.transcript = transcript
+        self.source = source
+        self.pending: list[ToolCall] = []  # a text-based step's commands, in order
+        self.by_id: dict[str, ToolCall] = {}  # tool-calling steps' calls, by id
+        self.task_seen = False
+        self.step = 0
+
+    def feed(self, message: Any, line: int) -> None:
+        if not isinstance(message, Mapping):
+            self.source.warn("message is not an object", line, record_type=type_of_record(message))
+            return
+        record_type = _record_type(message)
+        before = len(self.source.warnings)
+        if record_type == "response":
+            self._response(message)
+        elif record_type == "function_call_output":
+            self._output_by_id(message.get("call_id"), message, message.get("output"), line)
+        elif record_type == "system":
+            self._system(message)
+        elif record_type == "user":
+            self._user(message)
+        elif record_type == "assistant":
+            self._assistant(message)
+        elif record_type == "tool":
+            self._output_by_id(message.get("tool_call_id"), message, message.get("content"), line)
+        elif record_type == "exit":
+            self._exit(message)
+        else:
+            self.source.warn(f"message of unknown role {record_type!r} skipped", line)
+            self.source.note(record_type, "warned")
+            return
+        warned = len(self.source.warnings) > before
+        self.source.note(record_type, "warned" if warned else "mapped")
+
+    # --- messages -------------------------------------------------------------------------
+
+    def _system(self, message: Mapping[str, Any]) -> None:
+        text = _text(message.get("content")).strip()
+        if text:
+            previous = self.transcript.metadata.get("system")
+            self.transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
+
+    def _user(self, message: Mapping[str, Any]) -> None:
+        extra = _extra(message)
+        text = _text(message.get("content"))
+        stamp = unix_time(extra.get("timestamp"))
+        interrupt = extra.get("interrupt_type")
+        if isinstance(interrupt, str) or (self.task_seen and _FORMAT_ERROR.search(text)):
+            self._cancel_pending()
+            if interrupt is None or interrupt == "FormatError":
+                notice = SystemNotice(
+                    text=text.strip(), level="warning", subtype="format_error", timestamp=stamp
+                )
+                self._append(notice)
+            else:
+                self._append(
+                    UserMessage(text=text.strip(), timestamp=stamp, meta={"interrupt": interrupt})
+                )
+            return
+        if self.pending and self.task_seen:
+            self._settle(self.pending.pop(0), text, extra)
+            return
+        self.task_seen = True
+        if text.strip():
+            self._append(UserMessage(text=text.strip(), timestamp=stamp))
+
+    def _assistant(self, message: Mapping[str, Any]) -> None:
+        self.task_seen = True
+        self.pending = []  # commands whose output never came stay unknown (spec L-3)
+        self.by_id = {}
+        self.step += 1
+        extra = _extra(message)
+        stamp = unix_time(extra.get("timestamp"))
+        batch = f"step-{self.step}"
+        meta = {"cost": extra["cost"]} if isinstance(extra.get("cost"), (int, float)) else {}
+        text = _text(message.get("content"))
+        reasoning = message.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning.strip():
+            self._append(Thinking(text=reasoning.strip(), timestamp=stamp))
+        calls = message.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            if text.strip():
+                self._append(AssistantText(text=text.strip(), timestamp=stamp, meta=meta))
+            for index, call in enumerate(calls):
+                self._chat_call(call, batch, index, stamp)
+            return
+        commands = _recorded_commands(extra)
+        if commands is None:
+            commands = commands_in(text)
+        thought = _FENCE.sub("", text).strip() if commands else text.strip()
+        if thought:
+            self._append(AssistantText(text=thought, timestamp=stamp, meta=meta))
+        for index, command in enumerate(commands):
+            call = self._call(f"{batch}.{index}", {"command": command}, batch, stamp)
+            self.pending.append(call)
+
+    def _chat_call(self, call: Any, batch: str, index: int, stamp: str | None) -> None:
+        spec = call.get("function") if isinstance(call, Mapping) else None
+        spec = spec if isinstance(spec, Mapping) else {}
+        call_id = call.get("id") if isinstance(call, Mapping) else None
+        call_id = call_id if isinstance(call_id, str) and call_id else f"{batch}.{index}"
+        name = spec.get("name")
+        name = name if isinstance(name, str) and name else SHELL_TOOL
+        self.by_id[call_id] = self._call(
+            call_id, parse_arguments(spec.get("arguments")), batch, stamp, name
+        )
+
+    def _response(self, message: Mapping[str, Any]) -> None:
+        self.task_seen = True
+        self.step += 1
+        batch = f"step-{self.step}"
+        stamp = unix_time(_extra(message).get("timestamp"))
+        output = message.get("output")
+        for index, item in enumerate(output if isinstance(output, list) else []):
+            kind = item.get("type") if isinstance(item, Mapping) else None
+            if kind == "message":
+                text = _text(item.get("content")).strip()
+                if text:
+                    self._append(AssistantText(text=text, timestamp=stamp))
+            elif kind == "reasoning":
+                summary = _text(item.get("summary")).strip()
+                if summary:
+                    self._append(Thinking(text=summary, form="summary", timestamp=stamp))
+            elif kind == "function_call":
+                call_id = item.get("call_id") or item.get("id")
+                call_id = call_id if isinstance(call_id, str) and call_id else f"{batch}.{index}"
+                name = item.get("name") if isinstance(item.get("name"), str) else SHELL_TOOL
+                args = parse_arguments(item.get("arguments"))
+                self.by_id[call_id] = self._call(call_id, args, batch, stamp, name)
+            else:
+                self.source.warn(f"response output item {kind!r} skipped")
+
+    def _output_by_id(
+        self, call_id: Any, message: Mapping[str, Any], content: Any, line: int
+    ) -> None:
+        call = self.by_id.pop(call_id, None) if isinstance(call_id, str) else None
+        if call is None:
+            self.source.warn(f"command output for an unknown call id {call_id!r}", line)
+            call = self._call(str(call_id or f"output@{line}"), None, None, None)
+        self._settle(
+            call, _text(content) if not isinstance(content, str) else content, _extra(message)
+        )
+
+    def _exit(self, message: Mapping[str, Any]) -> None:
+        extra = _extra(message)
+        status = extra.get("exit_status")
+        text = _text(message.get("content")).strip()
+        submission = extra.get("submission")
+        if isinstance(status, str) and status:
+            self.transcript.metadata.setdefault("exit_status", status)
+        if isinstance(submission, str) and submission:
+            self.transcript.metadata.setdefault("submission", submission)
+        if status == "Submitted":
+            # Raised by the submit command itself after it exited 0 (environments/local.py).
+            pending = self.pending + list(self.by_id.values())
+            if pending:
+                call = next((c for c in pending if _submits(c)), pending[-1])
+                result = text_result(submission if isinstance(submission, str) else text)
+                self.transcript.update(call, status="success", result=result)
+                self.pending = [c for c in self.pending if c is not call]
+                self.by_id = {k: c for k, c in self.by_id.items() if c is not call}
+            return
+        self._cancel_pending()
+        if status in _LIMITS:
+            self._append(SystemNotice(text=f"Stopped: {status}", level="warning", subtype="exit"))
+        elif status:
+            self._append(
+                AssistantError(
+                    message=f"{status}: {text}" if text and text != status else str(status)
+                )
+            )
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def _call(
+        self,
+        call_id: str,
+        args: Any,
+        batch: str | None,
+        stamp: str | None,
+        name: str = SHELL_TOOL,
+    ) -> ToolCall:
+        command = args.get("command") if isinstance(args, Mapping) else None
+        description = None
+        if isinstance(command, str):
+            description = next((ln.strip() for ln in command.splitlines() if ln.strip()), None)
+        call = ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=description,
+            status="unknown",
+            batch_id=batch,
+            started_at=stamp,
+            timestamp=stamp,
+        )
+        self._append(call)
+        return call
+
+    def _settle(self, call: ToolCall, content: str, extra: Mapping[str, Any]) -> None:
+        raw = extra.get("raw_output")
+        if not isinstance(raw, str):
+            match = _OUTPUT.search(content) if _RETURNCODE.search(content) else None
+            raw = match.group(1) if match else content
+        exception = extra.get("exception_info")
+        if isinstance(exception, str) and exception and exception not in raw:
+            raw = f"{raw.rstrip()}\n{exception}" if raw.strip() else exception
+        ended = unix_time(extra.get("timestamp"))
+        self.transcript.update(
+            call, status=status_of(content, extra), result=text_result(raw), ended_at=ended
+        )
+
+    def _cancel_pending(self) -> None:
+        for call in self.pending + list(self.by_id.values()):
+            self.transcript.update(call, status="cancelled")
+        self.pending = []
+        self.by_id = {}
+
+    def _append(self, entry: Entry) -> None:
+        self.transcript.append(entry)
+
+    def finish(self) -> None:
+        """Calls whose output never came stay ``unknown`` (spec L-3)."""
+        self.pending = []
+        self.by_id = {}
+
+
+def _submits(call: ToolCall) -> bool:
+    command = call.args.get("command") if isinstance(call.args, Mapping) else None
+    return isinstance(command, str) and any(word in command for word in _SUBMIT_WORDS)
+
+
+def _extra(message: Mapping[str, Any]) -> Mapping[str, Any]:
+    extra = message.get("extra")
+    return extra if isinstance(extra, Mapping) else {}
+
+
+def _recorded_commands(extra: Mapping[str, Any]) -> list[str] | None:
+    actions = extra.get("actions")
+    if not isinstance(actions, list):
+        return None
+    return [
+        a["command"]
+        for a in actions
+        if isinstance(a, Mapping) and isinstance(a.get("command"), str)
+    ]
+
+
+def _record_type(message: Mapping[str, Any]) -> str:
+    if message.get("object") == "response":
+        return "response"
+    kind = message.get("type")
+    if kind == "function_call_output":
+        return "function_call_output"
+    role = message.get("role")
+    return role if isinstance(role, str) and role else type_of_record(message)

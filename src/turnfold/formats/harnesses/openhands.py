@@ -1,0 +1,805 @@
+"""OpenHands event streams and eval outputs (spec H-3).
+
+Shapes read (``openhands/events/serialization/event.py``, ``evaluation/utils/shared.py``):
+
+- a **list of events** (a saved trajectory), as one JSON array or as JSON lines. An event is
+  ``{id, timestamp, source: "user"|"agent"|"environment", message, cause?, tool_call_metadata?,
+  llm_metrics?}`` plus either ``action`` + ``args`` or ``observation`` + ``content`` +
+  ``extras``;
+- an eval **``output.jsonl``**: one instance per line, ``{instance_id, instruction, history,
+  test_result, metadata, metrics, error, instance}``; ``history`` is a list of events (or, in old
+  outputs, of ``[action, observation]`` pairs). ``load()`` shows the first instance and warns
+  about the others.
+
+Mapping:
+
+- ``message`` actions: the user's are :class:`UserMessage`, the agent's :class:`AssistantText`;
+  ``system`` gives ``metadata["system"]``; ``think`` is :class:`Thinking`; ``finish`` and
+  ``reject`` are the agent's closing text (``task_completed`` → metadata);
+- actions that run something are :class:`ToolCall` (their ``thought`` an AssistantText before
+  them), named by the tool the model called (``tool_call_metadata.function_name``: ``execute_bash``,
+  ``str_replace_editor view|create|str_replace|insert|undo_edit``, ``edit_file``, ``browser``,
+  ``web_read`` ...) or else by the action (``run``, ``run_ipython``, ``read``, ``write``,
+  ``edit``, ``browse``, ``browse_interactive``, ``delegate``); an MCP call by its tool name.
+  Calls of one model response (``model_response.id``) form a batch, with its usage;
+- an observation is the result of the action its ``cause`` names (else the one with its
+  ``tool_call_id``). Status (:func:`status_of`): a command's exit code (0 success, anything
+  else, ``-1`` for "still running / timed out" included, error), ``error`` observations and
+  browser errors are errors, a rejected action is cancelled; ``run_ipython`` output states its
+  failure (a traceback, ``ERROR:``); file and MCP observations are only written on success.
+  An edit's diff (``extras.diff``, or a content that is a unified diff) is a ``diff`` result;
+- ``delegate`` starts a sub-agent: the events up to its ``delegate`` observation are the
+  child's transcript (the delegate runs in the same stream), the observation its report;
+- ``condensation`` / ``condense`` are compaction boundaries, ``recall`` observations a notice of
+  the context the runtime added, ``agent_state_changed`` to ``error`` an
+  :class:`AssistantError` (other states are bookkeeping);
+- H-6 metadata: ``agent`` ``"openhands"``, ``agent_class``, ``model``, ``version``, ``cost_usd``
+  (``metrics.accumulated_cost``, else the last event's ``llm_metrics``), ``usage``, ``sample``
+  (``instance_id``), ``task`` (the dataset), ``outcome`` (:func:`outcome_of`:
+  ``test_result.report.resolved`` → ``pass`` / ``fail``, a failed evaluation or an instance
+  ``error`` → ``error``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    NameSet,
+    as_int,
+    checked_timestamp,
+    describe_args,
+    stringify,
+    text_result,
+    usage_from,
+)
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.source import Source
+from turnfold.formats.wrappers import sample
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    ImageData,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+
+NAME = "openhands"
+
+#: Actions that run something: each is a tool call.
+TOOL_ACTIONS = NameSet(
+    {
+        "run", "run_ipython", "read", "write", "edit", "browse", "browse_interactive",
+        "delegate", "call_tool_mcp", "task_tracking",
+    }
+)  # fmt: skip
+
+RECORDS = Records(
+    mapped={
+        "action/message": "the user's prompt (UserMessage) or the agent's text",
+        "action/system": 'the system prompt: metadata["system"], version and agent class',
+        "action/think": "the agent's thought (Thinking)",
+        "action/finish": "the agent's closing text; task_completed → metadata",
+        "action/reject": "the agent's closing text, marked rejected",
+        **{
+            f"action/{a}": "a tool call (its thought as text before it)"
+            for a in sorted(TOOL_ACTIONS)
+        },
+        "action/condensation": "a compaction boundary with the condenser's summary",
+        "observation/run": "a command's output; its exit code gives the status",
+        "observation/run_ipython": "a cell's output (error when it states a failure)",
+        "observation/read": "a file read's content",
+        "observation/write": "a file write's confirmation",
+        "observation/edit": "an edit's result (a diff when it has one)",
+        "observation/browse": "a page's text (and screenshot); error when the browser says so",
+        "observation/mcp": "an MCP tool's result",
+        "observation/delegate": "a sub-agent's report: ends the sub-agent",
+        "observation/error": "an error: the failed action's result, or a notice",
+        "observation/user_rejected": "the action was rejected by the user (cancelled)",
+        "observation/success": "a success message: the action's result",
+        "observation/task_tracking": "the task list's update",
+        "observation/download": "a download's result",
+        "observation/condense": "a compaction boundary",
+        "observation/recall": "a notice of the workspace context or knowledge the runtime added",
+        "observation/loop_detection": "a warning notice: the agent was stuck in a loop",
+        "observation/agent_state_changed/error": "the agent stopped with an error (AssistantError)",
+        "observation/agent_state_changed/rate_limited": "a warning notice",
+        "instance": "an eval output's metadata, metrics and test result (outcome)",
+    },
+    ignored={
+        "observation/null": "no observation: an action without output was done",
+        "observation/think": "the runtime's 'thought logged' acknowledgement",
+        "observation/agent_state_changed": "the controller's state (loading, running, ...)",
+        "observation/chat": "an old echo of a chat message",
+        "observation/workspace_context": "repository details the runtime added to the prompt",
+        "action/change_agent_state": "a state change requested by the runtime or the user",
+        "action/recall": "the runtime's request for context; its observation is shown",
+        "action/condensation_request": "a request to condense; the condensation is shown",
+        "action/loop_recovery": "the runtime's recovery from a loop",
+        "action/null": "no action",
+        "action/start": "the old start of a task; its message is shown",
+        "action/pause": "runtime control",
+        "action/resume": "runtime control",
+        "action/stop": "runtime control",
+        "action/push": "an old GitHub integration action",
+        "action/send_pr": "an old GitHub integration action",
+        "instance/other": "other instances of an eval output: load() shows the first one",
+    },
+)
+
+_EDITOR = "str_replace_editor"
+_EDITOR_COMMANDS = NameSet({"view", "create", "str_replace", "insert", "undo_edit"})
+_COMMAND_IN_CODE = re.compile(r"""['"]command['"]\s*:\s*['"](\w+)['"]""")
+_ARG_NOISE = ("thought", "security_risk", "confirmation_state", "impl_source")
+_FAILURE = re.compile(r"Traceback \(most recent call last\)|^ERROR:|^\[Error", re.M)
+_DELEGATE_FAILED = "encountered an error during execution"
+
+
+def failure_stated(text: str) -> bool:
+    """Whether a plain-text output (an IPython cell's) states a failure: the one text rule.
+
+    >>> failure_stated("Traceback (most recent call last):\\n  ...\\nNameError: x")
+    True
+    >>> failure_stated("[Code executed successfully with no output]")
+    False
+    """
+    return bool(_FAILURE.search(text))
+
+
+def status_of(observation: Mapping[str, Any]) -> ToolStatus:
+    """An observation's status for the call it answers (see the module docstring)."""
+    kind = observation.get("observation")
+    extras = observation.get("extras")
+    extras = extras if isinstance(extras, Mapping) else {}
+    if kind == "error":
+        return "error"
+    if kind == "user_rejected":
+        return "cancelled"
+    if kind == "run":
+        metadata = extras.get("metadata")
+        code = as_int(metadata.get("exit_code")) if isinstance(metadata, Mapping) else None
+        if code is not None:
+            return "success" if code == 0 else "error"
+        success = observation.get("success")
+        if isinstance(success, bool):
+            return "success" if success else "error"
+        return "unknown"
+    if kind == "run_ipython":
+        return "error" if failure_stated(_content(observation)) else "success"
+    if kind == "browse":
+        return "error" if extras.get("error") is True else "success"
+    if kind == "delegate":
+        return "error" if _DELEGATE_FAILED in _content(observation) else "success"
+    if kind in ("read", "write", "edit", "mcp", "success", "task_tracking", "download"):
+        return "success"  # OpenHands writes these only when the action worked
+    return "unknown"
+
+
+def outcome_of(instance: Mapping[str, Any]) -> str | None:
+    """The H-6 outcome of an eval instance, None when it was not graded.
+
+    >>> outcome_of({"test_result": {"report": {"resolved": True}}})
+    'pass'
+    >>> outcome_of({"test_result": {"git_patch": ""}, "error": "Agent got stuck in a loop"})
+    'error'
+    """
+    result = instance.get("test_result")
+    report = result.get("report") if isinstance(result, Mapping) else None
+    report = report if isinstance(report, Mapping) else result
+    if isinstance(report, Mapping):
+        if report.get("error_eval") is True:
+            return "error"
+        resolved = report.get("resolved")
+        if isinstance(resolved, bool):
+            return "pass" if resolved else "fail"
+    error = instance.get("error")
+    if isinstance(error, str) and error.strip():
+        return "error"
+    return None
+
+
+# --- detection ---------------------------------------------------------------------------
+
+
+def _is_event(value: Any) -> bool:
+    if not isinstance(value, Mapping):
+        return False
+    if isinstance(value.get("action"), str):
+        return "args" in value or "source" in value
+    if isinstance(value.get("observation"), str):
+        return "extras" in value or "content" in value
+    return False
+
+
+def _is_instance(value: Any) -> bool:
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("history"), list)
+        and ("instance_id" in value or "test_result" in value)
+    )
+
+
+def _classify(value: Any) -> int:
+    if _is_instance(value):
+        return DISTINCTIVE
+    if isinstance(value, list) and len(value) == 2 and all(_is_event(v) for v in value):
+        return DISTINCTIVE  # an old [action, observation] pair
+    if _is_event(value):
+        return DISTINCTIVE if "args" in value or "extras" in value else READABLE
+    return NOT_MINE
+
+
+def detect(source: Source) -> Evidence:
+    """Events (``action`` + ``args``, ``observation`` + ``extras``) or eval instances."""
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping):
+        return (
+            Evidence(share=1.0, marks=1) if _is_instance(document) else Evidence.none("no events")
+        )
+    values = sample(document) if isinstance(document, list) else source.head_values()
+    return Evidence.of(values, _classify, "no action/observation events")
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+@dataclass
+class _Context:
+    """One agent's transcript: the root, or a delegate's while its events stream by."""
+
+    transcript: Transcript
+    delegate_call: ToolCall | None = None
+    parent: _Context | None = None
+    tools: int = 0
+    responses: dict[str, AssistantText | ToolCall] = field(default_factory=dict)
+
+
+class _Reader:
+    def __init__(self, source: Source, transcript: Transcript) -> None:
+        self.source = source
+        self.root = _Context(transcript)
+        self.context = self.root
+        self.by_event: dict[int, tuple[_Context, ToolCall]] = {}
+        self.by_call_id: dict[str, tuple[_Context, ToolCall]] = {}
+        self.cost: float | None = None
+
+    # --- events ---------------------------------------------------------------------------
+
+    def feed(self, event: Any, line: int, paired: ToolCall | None = None) -> ToolCall | None:
+        """Read one event (accounted for by its type); the call an action started, if any."""
+        if not isinstance(event, Mapping):
+            self.source.warn("event is not an object", line, record_type="(event)")
+            return None
+        metrics = event.get("llm_metrics")
+        if isinstance(metrics, Mapping) and isinstance(
+            metrics.get("accumulated_cost"), (int, float)
+        ):
+            self.cost = float(metrics["accumulated_cost"])
+        if isinstance(event.get("action"), str):
+            return self._action(event, line)
+        if isinstance(event.get("observation"), str):
+            self._observation(event, line, paired)
+            return None
+        self.source.warn("event with neither action nor observation skipped", line,
+                         record_type="(event)")  # fmt: skip
+        return None
+
+    def _action(self, event: Mapping[str, Any], line: int) -> ToolCall | None:
+        kind: str = event["action"]
+        record = f"action/{kind}"
+        args: Mapping[str, Any] = _mapping(event.get("args"))
+        stamp = checked_timestamp(event.get("timestamp"))
+        transcript = self.context.transcript
+        if kind == "message":
+            text = _text(args.get("content")) or _text(event.get("message"))
+            meta = _attachments(args)
+            if event.get("source") == "user":
+                transcript.append(UserMessage(text=text, timestamp=stamp, meta=meta))
+            else:
+                entry = AssistantText(text=text, timestamp=stamp, meta=meta)
+                transcript.append(entry)
+                self._usage(event, entry)
+        elif kind == "system":
+            self._system(args)
+        elif kind == "think":
+            thought = _text(args.get("thought")) or _text(event.get("message"))
+            if thought:
+                transcript.append(Thinking(text=thought, timestamp=stamp))
+        elif kind in ("finish", "reject"):
+            self._closing(kind, event, args, stamp)
+        elif kind in TOOL_ACTIONS:
+            self.source.mapped(record)
+            return self._tool(event, kind, args, stamp)
+        elif kind == "condensation":
+            summary = args.get("summary")
+            transcript.append(
+                CompactionBoundary(
+                    summary=summary if isinstance(summary, str) else None,
+                    trigger="condenser",
+                    timestamp=stamp,
+                )
+            )
+        elif RECORDS.disposition(record) == "ignored":
+            self.source.ignored(record)
+            return None
+        else:
+            self.source.warn(f"unknown action {kind!r} skipped", line, record_type=record)
+            return None
+        self.source.mapped(record)
+        return None
+
+    def _system(self, args: Mapping[str, Any]) -> None:
+        metadata = self.root.transcript.metadata
+        content = _text(args.get("content"))
+        if content:
+            metadata.setdefault("system", content)
+        for key, name in (("openhands_version", "version"), ("agent_class", "agent_class")):
+            if isinstance(args.get(key), str):
+                metadata.setdefault(name, args[key])
+
+    def _closing(
+        self, kind: str, event: Mapping[str, Any], args: Mapping[str, Any], stamp: str | None
+    ) -> None:
+        outputs = _mapping(args.get("outputs"))
+        text = (
+            _text(args.get("final_thought"))
+            or _text(event.get("message"))
+            or _text(args.get("thought"))
+            or _text(outputs.get("reason") if kind == "reject" else None)
+        )
+        meta: dict[str, Any] = {"rejected": True} if kind == "reject" else {}
+        if outputs:
+            meta["outputs"] = dict(outputs)
+        if text:
+            entry = AssistantText(text=text, timestamp=stamp, meta=meta)
+            self.context.transcript.append(entry)
+            self._usage(event, entry)
+        completed = args.get("task_completed")
+        if isinstance(completed, str) and self.context is self.root:
+            self.root.transcript.metadata["task_completed"] = completed
+
+    def _tool(
+        self, event: Mapping[str, Any], kind: str, args: Mapping[str, Any], stamp: str | None
+    ) -> ToolCall:
+        context = self.context
+        thought = _text(args.get("thought"))
+        if thought:
+            text = AssistantText(text=thought, timestamp=stamp)
+            context.transcript.append(text)
+            self._usage(event, text)
+        metadata = event.get("tool_call_metadata")
+        metadata = metadata if isinstance(metadata, Mapping) else {}
+        event_id = as_int(event.get("id"))
+        call_id = metadata.get("tool_call_id")
+        if not isinstance(call_id, str) or not call_id:
+            call_id = f"event-{event_id}" if event_id is not None else f"event@{id(event)}"
+        name = tool_name(kind, args, metadata.get("function_name"))
+        call_args = _call_args(kind, args)
+        response = _response_id(metadata)
+        description = describe_args(name, call_args, _cwd(self.root.transcript))
+        subagent = None
+        if kind == "run_ipython" and isinstance(args.get("code"), str):
+            description = next((ln.strip() for ln in args["code"].splitlines() if ln.strip()), None)
+        if kind == "delegate":
+            inputs = _mapping(args.get("inputs"))
+            task = _text(inputs.get("task")) or None
+            description = (task.splitlines()[0][:120] if task else None) or description
+            agent = args.get("agent") if isinstance(args.get("agent"), str) else None
+            subagent = SubAgent(name=agent, task=task, transcript=Transcript(
+                metadata={"source_format": NAME, "agent": agent or "delegate"}))  # fmt: skip
+        call = ToolCall(
+            call_id=call_id,
+            name=name,
+            args=call_args,
+            description=description,
+            status="unknown",
+            batch_id=response or call_id,
+            started_at=stamp,
+            timestamp=stamp,
+            subagent=subagent,
+        )
+        context.transcript.append(call)
+        context.tools += 1
+        if not thought:
+            self._usage(event, call)
+        if event_id is not None:
+            self.by_event[event_id] = (context, call)
+        self.by_call_id[call_id] = (context, call)
+        if subagent is not None and subagent.transcript is not None:
+            self.context = _Context(subagent.transcript, delegate_call=call, parent=context)
+        return call
+
+    def _usage(self, event: Mapping[str, Any], entry: AssistantText | ToolCall) -> None:
+        """A model response's usage once, on its first entry (its text, else its first call)."""
+        metadata = event.get("tool_call_metadata")
+        response = metadata.get("model_response") if isinstance(metadata, Mapping) else None
+        if not isinstance(response, Mapping):
+            return
+        model = response.get("model")
+        if isinstance(model, str) and model:
+            self.root.transcript.metadata.setdefault("model", model)
+        key = _response_id(metadata) if isinstance(metadata, Mapping) else None
+        if key is None or key in self.context.responses:
+            return
+        self.context.responses[key] = entry
+        usage = _chat_usage(response.get("usage"))
+        if usage is None:
+            return
+        if isinstance(entry, AssistantText):
+            self.context.transcript.update(
+                entry, usage=usage, model=model if isinstance(model, str) else None
+            )
+        else:
+            entry.meta["usage"] = usage
+
+    # --- observations ---------------------------------------------------------------------
+
+    def _observation(self, event: Mapping[str, Any], line: int, paired: ToolCall | None) -> None:
+        kind: str = event["observation"]
+        record = f"observation/{kind}"
+        extras = _mapping(event.get("extras"))
+        stamp = checked_timestamp(event.get("timestamp"))
+        if kind == "agent_state_changed":
+            self._state(extras, stamp)
+            return
+        if kind == "delegate":
+            self._end_delegate(event, stamp)
+            self.source.mapped(record)
+            return
+        target = self._target(event, paired)
+        if target is not None and kind not in ("null", "think", "recall", "condense"):
+            context, call = target
+            context.transcript.update(
+                call, status=status_of(event), result=_result(kind, event, extras), ended_at=stamp
+            )
+            self.source.mapped(record)
+            return
+        transcript = self.context.transcript
+        if kind == "error":
+            transcript.append(AssistantError(message=_content(event) or "error", timestamp=stamp))
+        elif kind == "recall":
+            transcript.append(
+                SystemNotice(text=_recall_text(extras), subtype="recall", timestamp=stamp)
+            )
+        elif kind == "condense":
+            transcript.append(CompactionBoundary(summary=_content(event) or None, timestamp=stamp))
+        elif kind == "loop_detection":
+            text = _content(event) or "The agent was stuck in a loop."
+            transcript.append(
+                SystemNotice(text=text, level="warning", subtype=kind, timestamp=stamp)
+            )
+        elif RECORDS.disposition(record) == "ignored":
+            self.source.ignored(record)
+            return
+        elif RECORDS.disposition(record) == "mapped":
+            self.source.warn(f"{kind} observation for no known action skipped", line,
+                             record_type=record)  # fmt: skip
+            return
+        else:
+            self.source.warn(f"unknown observation {kind!r} skipped", line, record_type=record)
+            return
+        self.source.mapped(record)
+
+    def _target(
+        self, event: Mapping[str, Any], paired: ToolCall | None
+    ) -> tuple[_Context, ToolCall] | None:
+        cause = as_int(event.get("cause"))
+        if cause is not None and cause in self.by_event:
+            return self.by_event.pop(cause)
+        metadata = event.get("tool_call_metadata")
+        call_id = metadata.get("tool_call_id") if isinstance(metadata, Mapping) else None
+        if isinstance(call_id, str) and call_id in self.by_call_id:
+            context, call = self.by_call_id[call_id]
+            if call.result is None:
+                return context, call
+        if paired is not None and paired.result is None:
+            return self.context, paired
+        return None
+
+    def _state(self, extras: Mapping[str, Any], stamp: str | None) -> None:
+        state = extras.get("agent_state")
+        reason = _text(extras.get("reason"))
+        transcript = self.context.transcript
+        if state == "error":
+            transcript.append(
+                AssistantError(
+                    message=reason or "The agent stopped with an error.", timestamp=stamp
+                )
+            )
+            self.source.mapped("observation/agent_state_changed/error")
+        elif state == "rate_limited":
+            text = reason or "The model's rate limit was reached; the agent is waiting."
+            transcript.append(
+                SystemNotice(text=text, level="warning", subtype="rate_limited", timestamp=stamp)
+            )
+            self.source.mapped("observation/agent_state_changed/rate_limited")
+        else:
+            self.source.ignored("observation/agent_state_changed")
+
+    def _end_delegate(self, event: Mapping[str, Any], stamp: str | None) -> None:
+        context = self.context
+        if context.delegate_call is None or context.parent is None:
+            target = self._target(event, None)
+            if target is not None:
+                context, call = target
+                result = text_result(_content(event))
+                context.transcript.update(
+                    call, status=status_of(event), result=result, ended_at=stamp
+                )
+            else:
+                self.context.transcript.append(
+                    SystemNotice(text=_content(event), subtype="delegate")
+                )
+            return
+        call = context.delegate_call
+        self._close(context)
+        result = ToolResult(text=_content(event), kind="subagent")
+        context.parent.transcript.update(
+            call, status=status_of(event), result=result, ended_at=stamp
+        )
+        self.context = context.parent
+
+    def _close(self, context: _Context) -> None:
+        call = context.delegate_call
+        if call is None or call.subagent is None:
+            return
+        child = context.transcript
+        call.subagent.tool_count = context.tools
+        call.subagent.steps_missing = not child.entries
+        if not child.entries:
+            call.subagent.transcript = None
+
+    def finish(self) -> None:
+        """Delegates still open at the end (a cut-off stream) keep what they did."""
+        while self.context.parent is not None:
+            self._close(self.context)
+            self.context = self.context.parent
+        if self.cost is not None:
+            self.root.transcript.metadata.setdefault("cost_usd", self.cost)
+
+
+def tool_name(kind: str, args: Mapping[str, Any], function: Any) -> str:
+    """The call's name: the tool the model called, with the editor's subcommand, else the
+    action type.
+
+    >>> tool_name("read", {"path": "/a"}, "str_replace_editor")
+    'str_replace_editor view'
+    >>> tool_name("run", {"command": "ls"}, None)
+    'run'
+    """
+    if kind == "call_tool_mcp" and isinstance(args.get("name"), str) and args["name"]:
+        return str(args["name"])
+    if kind in ("read", "edit") and (function == _EDITOR or args.get("impl_source") == "oh_aci"):
+        command = args.get("command")
+        if not isinstance(command, str) or not command:
+            match = _COMMAND_IN_CODE.search(str(args.get("translated_ipython_code") or ""))
+            command = match.group(1) if match else ("view" if kind == "read" else "")
+        if command in _EDITOR_COMMANDS:
+            return f"{_EDITOR} {command}"
+    if isinstance(function, str) and function:
+        return function
+    return kind
+
+
+def _call_args(kind: str, args: Mapping[str, Any]) -> Any:
+    if kind == "call_tool_mcp":
+        return dict(args["arguments"]) if isinstance(args.get("arguments"), Mapping) else {}
+    return {k: v for k, v in args.items() if k not in _ARG_NOISE}
+
+
+def _response_id(metadata: Mapping[str, Any]) -> str | None:
+    response = metadata.get("model_response")
+    key = response.get("id") if isinstance(response, Mapping) else None
+    return key if isinstance(key, str) and key else None
+
+
+def _chat_usage(raw: Any) -> Usage | None:
+    return usage_from(
+        raw,
+        input_tokens="prompt_tokens",
+        output_tokens="completion_tokens",
+        cache_read_tokens=("prompt_tokens_details", "cached_tokens"),
+        reasoning_tokens=("completion_tokens_details", "reasoning_tokens"),
+    )
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _content(event: Mapping[str, Any]) -> str:
+    content = event.get("content")
+    return content if isinstance(content, str) else stringify(content) if content else ""
+
+
+def _attachments(args: Mapping[str, Any]) -> dict[str, Any]:
+    meta: dict[str, Any] = {}
+    for key in ("image_urls", "file_urls"):
+        value = args.get(key)
+        if isinstance(value, list) and value:
+            meta[key.replace("_urls", "s")] = len(value)
+    return meta
+
+
+def _cwd(transcript: Transcript) -> str | None:
+    cwd = transcript.metadata.get("cwd")
+    return cwd if isinstance(cwd, str) else None
+
+
+_DATA_URL = re.compile(r"data:(image/[\w.+-]+);base64,(.+)", re.DOTALL)
+
+
+def _result(kind: str, event: Mapping[str, Any], extras: Mapping[str, Any]) -> ToolResult:
+    text = _content(event)
+    if kind == "run":
+        metadata = extras.get("metadata")
+        suffix = metadata.get("suffix") if isinstance(metadata, Mapping) else None
+        if isinstance(suffix, str) and suffix.strip():
+            text = f"{text.rstrip()}\n{suffix.strip()}" if text.strip() else suffix.strip()
+    if kind == "edit":
+        diff = extras.get("diff")
+        if isinstance(diff, str) and diff.strip():
+            return ToolResult(text=diff, kind="diff")
+        if text.startswith("--- "):
+            return ToolResult(text=text, kind="diff")
+    result = text_result(text)
+    if kind == "browse":
+        match = _DATA_URL.match(str(extras.get("screenshot") or ""))
+        if match:
+            result.images.append(ImageData(media_type=match.group(1), data=match.group(2)))
+    return result
+
+
+def _recall_text(extras: Mapping[str, Any]) -> str:
+    what = extras.get("recall_type")
+    knowledge = extras.get("microagent_knowledge")
+    names = (
+        [k.get("name") for k in knowledge if isinstance(k, Mapping)]
+        if isinstance(knowledge, list)
+        else []
+    )
+    text = (
+        f"Context added by the runtime ({what})"
+        if isinstance(what, str)
+        else "Context added by the runtime"
+    )
+    shown = [n for n in names if isinstance(n, str)]
+    return f"{text}: {', '.join(shown)}" if shown else text
+
+
+# --- whole sources -----------------------------------------------------------------------
+
+
+def _events(history: list[Any]) -> Iterator[tuple[Any, bool]]:
+    """Events of a history, flattening old ``[action, observation]`` pairs (``True`` marks an
+    observation that answers the action just before it)."""
+    for item in history:
+        if isinstance(item, list):
+            for index, event in enumerate(item[:2]):
+                yield event, index == 1
+        else:
+            yield item, False
+
+
+def _read_history(reader: _Reader, history: list[Any], first_line: int) -> None:
+    last: ToolCall | None = None
+    for offset, (event, answers) in enumerate(_events(history)):
+        started = reader.feed(event, first_line, paired=last if answers else None)
+        last = started if not answers else None
+        del offset
+
+
+def _instance(reader: _Reader, instance: Mapping[str, Any], line: int) -> None:
+    metadata = reader.root.transcript.metadata
+    instance_id = instance.get("instance_id")
+    if isinstance(instance_id, (str, int)):
+        metadata["sample"] = instance_id
+    meta = instance.get("metadata")
+    if isinstance(meta, Mapping):
+        if isinstance(meta.get("agent_class"), str):
+            metadata["agent_class"] = meta["agent_class"]
+        if isinstance(meta.get("dataset"), str):
+            metadata["task"] = meta["dataset"]
+        llm = meta.get("llm_config")
+        if isinstance(llm, Mapping) and isinstance(llm.get("model"), str):
+            metadata["model"] = llm["model"]
+    metrics = instance.get("metrics")
+    if isinstance(metrics, Mapping):
+        cost = metrics.get("accumulated_cost")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+            metadata["cost_usd"] = float(cost)
+        usage = metrics.get("accumulated_token_usage")
+        if isinstance(usage, Mapping):
+            totals = {
+                name: count
+                for name, key in (
+                    ("input_tokens", "prompt_tokens"),
+                    ("output_tokens", "completion_tokens"),
+                    ("cache_read_tokens", "cache_read_tokens"),
+                    ("cache_write_tokens", "cache_write_tokens"),
+                )
+                if (count := as_int(usage.get(key))) is not None
+            }
+            if totals:
+                metadata["usage"] = totals
+    result = instance.get("test_result")
+    if isinstance(result, Mapping):
+        metadata["test_result"] = dict(result)
+    error = instance.get("error")
+    if isinstance(error, str) and error.strip():
+        metadata["error"] = error
+    outcome = outcome_of(instance)
+    if outcome is not None:
+        metadata["outcome"] = outcome
+    history: list[Any] = instance["history"]
+    instruction = instance.get("instruction")
+    if isinstance(instruction, str) and instruction.strip() and not _has_prompt(history):
+        reader.root.transcript.append(UserMessage(text=instruction.strip()))
+    reader.source.mapped("instance")
+    _read_history(reader, history, line)
+    if isinstance(error, str) and error.strip():
+        reader.root.transcript.append(AssistantError(message=error.strip()))
+
+
+def _has_prompt(history: list[Any]) -> bool:
+    return any(
+        isinstance(e, Mapping) and e.get("action") == "message" and e.get("source") == "user"
+        for e, _ in _events(history)
+    )
+
+
+def read(source: Source) -> Transcript:
+    """An event list (JSON array or lines) or the first instance of an eval output."""
+    transcript = Transcript(metadata={"source_format": NAME, "agent": "openhands"})
+    reader = _Reader(source, transcript)
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping):
+        if not _is_instance(document):
+            raise TranscriptFormatError(source.name, [NAME], None, "no OpenHands events")
+        _instance(reader, document, 1)
+    elif isinstance(document, list):
+        _read_history(reader, document, 1)
+    else:
+        seen_instance: str | None = None
+        skipped = 0
+        last: ToolCall | None = None
+        for line, record in source.records():
+            if isinstance(record, MalformedLine):
+                source.warn(record.reason, line)
+            elif _is_instance(record):
+                if seen_instance is None:
+                    seen_instance = str(record.get("instance_id"))
+                    _instance(reader, record, line)
+                else:
+                    skipped += 1
+                    source.ignored("instance/other")
+            elif isinstance(record, list):
+                for event, answers in _events([record]):
+                    started = reader.feed(event, line, paired=last if answers else None)
+                    last = started if not answers else None
+            else:
+                last = reader.feed(record, line)
+        if skipped:
+            source.warn(
+                f"{skipped} more instance(s) not shown: load() reads the first instance "
+                f"({seen_instance}) of an eval output"
+            )
+    reader.finish()
+    return transcript

@@ -1,0 +1,419 @@
+"""SWE-agent trajectories (``*.traj``, spec H-2).
+
+A ``.traj`` file is one JSON object (``sweagent/types.py``: ``AgentRunResult``, saved by
+``DefaultAgent.save_trajectory``)::
+
+    {"environment": "swe_main",
+     "trajectory": [{"thought", "action", "observation", "response", "state",
+                     "execution_time", "query"?, "extra_info"?}, ...],
+     "history": [{"role", "content", "agent", "message_type"?, "is_demo"?, "thought"?,
+                  "action"?, "tool_calls"?, "tool_call_ids"?}, ...],
+     "info": {"exit_status", "submission", "model_stats": {"instance_cost", "tokens_sent",
+              "tokens_received", "api_calls"}, "swe_agent_version"?, ...},
+     "replay_config"?: "...", "attempts"?: [...]}
+
+Mapping:
+
+- each **trajectory step** is one model response: its ``thought`` an :class:`AssistantText`,
+  its ``action`` one :class:`ToolCall` named by the command (``open``, ``goto``, ``scroll_up``,
+  ``find_file``, ``search_dir``, ``edit``, ``insert``, ``create``, ``submit``,
+  ``str_replace_editor view|create|str_replace|insert|undo_edit``; any other command line is a
+  ``bash`` call), its ``observation`` the call's result and ``execution_time`` its duration.
+  ``str_replace_editor`` actions are parsed into the tool's own arguments (``path``,
+  ``old_str``, ``new_str``, ...); the other commands keep their command line as ``command``.
+  The ``submit`` observation (the patch) is a ``diff`` result;
+- **status**: SWE-agent records no exit codes, so a call whose observation states a failure
+  (:func:`failure_stated`: an ``Error``/``usage:`` first line, ``command not found``, ``No such
+  file or directory``, a Python traceback, an edit rejected for syntax errors, a command
+  cancelled for taking too long) is ``error``; every other finished call is ``unknown``
+  (spec L-3);
+- **history** repeats the steps for the model. From it come only the system prompt
+  (``metadata["system"]``) and the task: the user messages before the first action, not
+  demonstrations (counted as ``history/task``). Demonstrations (``is_demo``) are an example run
+  shown to the model, not this run;
+- **info** gives the H-6 metadata: ``agent`` ``"swe-agent"``, ``exit_status``, ``submission``,
+  ``cost_usd`` (``model_stats.instance_cost``), ``usage`` (``tokens_sent`` /
+  ``tokens_received`` as input / output tokens), ``api_calls``, ``version``. The ``outcome``
+  (:func:`outcome_of`): ``error`` for the exits that state an error (``exit_error``,
+  ``exit_api``, ``exit_environment_error``, ``exit_format``), ``incomplete`` for runs stopped by
+  a limit (``exit_cost``, ``exit_context``, ``exit_total_execution_time``,
+  ``exit_command_timeout``, ``exit_forfeit``, ``submitted (exit_cost)`` …: the patch was taken
+  when the agent was stopped). A plain ``submitted`` run has no outcome: whether the patch
+  resolves the issue is decided by an evaluation SWE-agent does not write here.
+
+The format records no timestamps, so entries have none.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import NameSet, as_int, describe_args, text_result
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
+from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.source import Source
+from turnfold.formats.wrappers import sample
+from turnfold.model import AssistantText, ToolCall, ToolStatus, Transcript, UserMessage
+
+NAME = "swe-agent"
+
+RECORDS = Records(
+    mapped={
+        "step": "thought → assistant text; action → a tool call named by its command; "
+        "observation → its result (error when it states a failure)",
+        "history/system": 'the system prompt: metadata["system"]',
+        "history/task": "the task: user messages before the first action (UserMessage)",
+        "info": "exit status, submission, cost, tokens and version: metadata (outcome, cost_usd)",
+        "environment": 'the environment\'s name: metadata["environment"]',
+        "other key": "other top-level keys: kept in metadata under their names",
+    },
+    ignored={
+        "history/demo": "a demonstration (is_demo): an example run shown to the model",
+        "history/assistant": "the thought and action of a step, read from the trajectory",
+        "history/user": "an observation of a step, read from the trajectory",
+        "history/tool": "an observation of a step, read from the trajectory",
+        "replay_config": "the configuration to replay the run with",
+        "attempts": "the retry loop's attempts; the chosen one is the trajectory itself",
+    },
+)
+
+#: SWE-agent's own commands (tools/ bundles); every other command line runs in bash.
+COMMANDS = NameSet(
+    {
+        "open", "goto", "scroll_up", "scroll_down", "find_file", "search_dir", "search_file",
+        "edit", "insert", "create", "submit", "filemap",
+    }
+)  # fmt: skip
+_SEARCHES = NameSet({"find_file", "search_dir", "search_file"})
+EDITOR = "str_replace_editor"
+EDITOR_COMMANDS = NameSet({"view", "create", "str_replace", "insert", "undo_edit"})
+_EDITOR_FLAGS = ("file_text", "old_str", "new_str", "insert_line", "view_range")
+
+#: Exit statuses that say the run failed (see sweagent/agent/agents.py).
+_ERROR_EXITS = NameSet({"exit_error", "exit_api", "exit_environment_error", "exit_format"})
+#: Exit statuses of a run stopped by a limit (alone or as ``submitted (exit_cost)``).
+_LIMIT_EXITS = NameSet(
+    {
+        "exit_cost", "exit_context", "exit_total_execution_time", "exit_command_timeout",
+        "exit_forfeit", "early_exit",
+    }
+)  # fmt: skip
+_SUBMITTED = re.compile(r"submitted(?: \((?P<why>[^)]*)\))?$")
+
+# One rule for "the observation states a failure" (table-tested in tests/formats).
+_FAILURE_FIRST_LINE = re.compile(r"^(?:error\b|usage:|Traceback \(most recent call last\))", re.I)
+_FAILURE_ANYWHERE = re.compile(
+    r"command not found|No such file or directory|Traceback \(most recent call last\):"
+    r"|Your proposed edit has introduced new syntax error|No replacement was performed"
+    r"|was cancelled because it took more than \d+ seconds"
+)
+
+
+def failure_stated(observation: str) -> bool:
+    """Whether an observation states that its command failed (SWE-agent has no exit codes).
+
+    >>> failure_stated("bash: line 1: pyhton: command not found")
+    True
+    >>> failure_stated("Found 1 matches for \\"a.py\\" in /repo")
+    False
+    """
+    first = next((line.strip() for line in observation.splitlines() if line.strip()), "")
+    return bool(_FAILURE_FIRST_LINE.match(first) or _FAILURE_ANYWHERE.search(observation))
+
+
+def outcome_of(exit_status: Any) -> str | None:
+    """The H-6 outcome of an exit status: ``error``, ``incomplete``, or None (see module doc).
+
+    >>> outcome_of("submitted"), outcome_of("submitted (exit_cost)"), outcome_of("exit_api")
+    (None, 'incomplete', 'error')
+    """
+    if not isinstance(exit_status, str) or not exit_status:
+        return None
+    submitted = _SUBMITTED.match(exit_status)
+    status = submitted.group("why") if submitted else exit_status
+    if status is None:
+        return None
+    if status in _ERROR_EXITS:
+        return "error"
+    if status in _LIMIT_EXITS or status.startswith("exit_"):
+        return "incomplete"
+    return None
+
+
+def command_call(action: str, open_file: str | None) -> tuple[str, dict[str, Any]]:
+    """A step's action as a tool name and arguments.
+
+    >>> command_call('open "src/a.py" 12', None)
+    ('open', {'command': 'open "src/a.py" 12', 'path': 'src/a.py'})
+    >>> command_call("str_replace_editor view /repo/a.py --view_range 1 5", None)[0]
+    'str_replace_editor view'
+    >>> command_call("python repro.py", None)
+    ('bash', {'command': 'python repro.py'})
+    """
+    words = action.split(maxsplit=2)
+    word = words[0] if words else ""
+    if word == EDITOR and len(words) > 1 and words[1] in EDITOR_COMMANDS:
+        return f"{EDITOR} {words[1]}", _editor_args(action)
+    if word not in COMMANDS:
+        return "bash", {"command": action}
+    args: dict[str, Any] = {"command": action}
+    path = _path_argument(word, action, open_file)
+    if path:
+        args["pattern" if word in _SEARCHES else "path"] = path
+    return word, args
+
+
+def _tokens(text: str) -> list[str] | None:
+    try:
+        return shlex.split(text)
+    except ValueError:  # unbalanced quotes in a command the model wrote
+        return None
+
+
+def _path_argument(word: str, action: str, open_file: str | None) -> str | None:
+    """The file or pattern a SWE-agent command acts on, for its description."""
+    if word in ("edit", "insert", "goto", "scroll_up", "scroll_down"):
+        return open_file  # these act on the open file
+    tokens = _tokens(action.splitlines()[0]) if action.strip() else None
+    if not tokens or len(tokens) < 2:
+        return None
+    return tokens[1]
+
+
+def _editor_args(action: str) -> dict[str, Any]:
+    """``str_replace_editor str_replace PATH --old_str X --new_str Y`` as the tool's arguments;
+    the command line itself when it does not parse."""
+    tokens = _tokens(action)
+    if tokens is None or len(tokens) < 3:
+        return {"command": action}
+    args: dict[str, Any] = {"command": tokens[1], "path": tokens[2]}
+    key: str | None = None
+    for token in tokens[3:]:
+        if token.startswith("--") and token[2:] in _EDITOR_FLAGS:
+            key = token[2:]
+            args[key] = [] if key == "view_range" else ""
+        elif key == "view_range":
+            number = as_int(_int(token))
+            args[key].append(number if number is not None else token)
+        elif key is not None:
+            args[key] = token
+            key = None
+    return args
+
+
+def _int(token: str) -> int | None:
+    try:
+        return int(token)
+    except ValueError:
+        return None
+
+
+# --- detection ---------------------------------------------------------------------------
+
+
+def _is_step(value: Any) -> bool:
+    return isinstance(value, Mapping) and "action" in value and "observation" in value
+
+
+def _classify_history(message: Any) -> int:
+    if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
+        return NOT_MINE
+    # SWE-agent's own keys on every history item: the agent's name, the message's part.
+    return DISTINCTIVE if "agent" in message or "message_type" in message else READABLE
+
+
+def detect(source: Source) -> Evidence:
+    """A document with a ``trajectory`` list of steps (``action`` + ``observation``); its
+    steps and SWE-agent's keyed history items are its marks, so the history's Chat-shaped
+    messages never make it read as a message list."""
+    document = source.document if source.is_document else None
+    if not isinstance(document, Mapping):
+        return Evidence.none("not a trajectory object")
+    steps = document.get("trajectory")
+    if not isinstance(steps, list) or not ("history" in document or "info" in document):
+        return Evidence.none("no trajectory with history or info")
+    sampled = sample(steps)
+    if steps and not any(_is_step(s) for s in sampled):
+        return Evidence.none("trajectory items are not steps")
+    history = document.get("history")
+    messages = sample(history) if isinstance(history, list) else []
+    marks = sum(1 for s in sampled if _is_step(s)) + sum(
+        1 for m in messages if _classify_history(m) == DISTINCTIVE
+    )
+    return Evidence(share=1.0, marks=marks + 1)  # +1: the document itself
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+def read(source: Source) -> Transcript:
+    """The steps of ``source``'s trajectory as tool calls, with the task and ``info``."""
+    document = source.document if source.is_document else None
+    if not isinstance(document, Mapping) or not isinstance(document.get("trajectory"), list):
+        raise TranscriptFormatError(source.name, [NAME], None, "no trajectory list")
+    transcript = Transcript(metadata={"source_format": NAME, "agent": "swe-agent"})
+    for key, value in document.items():
+        _top_level(source, transcript, key, value)
+    history = document.get("history")
+    if isinstance(history, list):
+        _read_history(source, transcript, history)
+    steps: list[Any] = document["trajectory"]
+    cwd = _first_working_dir(steps)
+    if cwd:
+        transcript.metadata["cwd"] = cwd
+    for index, step in enumerate(steps, start=1):
+        if not isinstance(step, Mapping):
+            source.warn(f"trajectory step {index} is not an object", record_type="step")
+            continue
+        _read_step(transcript, step, index, cwd)
+        source.mapped("step")
+    return transcript
+
+
+def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> None:
+    if key in ("trajectory", "history"):
+        return  # their items are accounted for one by one
+    if key == "info":
+        if isinstance(value, Mapping):
+            info_metadata(transcript.metadata, value)
+            outcome = outcome_of(value.get("exit_status"))
+            if outcome is not None:
+                transcript.metadata["outcome"] = outcome
+            source.mapped("info")
+        else:
+            source.warn("info is not an object", record_type="info")
+    elif key == "environment":
+        transcript.metadata["environment"] = value
+        source.mapped("environment")
+    elif key in ("replay_config", "attempts"):
+        if key == "attempts" and isinstance(value, list):
+            transcript.metadata["attempts"] = len(value)
+        source.ignored(key)
+    else:
+        transcript.metadata.setdefault(key, value)
+        source.mapped("other key")
+
+
+def info_metadata(metadata: dict[str, Any], info: Mapping[str, Any]) -> None:
+    """``info`` as H-6 metadata (shared by the SWE-agent and mini-swe-agent loaders)."""
+    exit_status = info.get("exit_status")
+    if isinstance(exit_status, str) and exit_status:
+        metadata["exit_status"] = exit_status
+    submission = info.get("submission")
+    if isinstance(submission, str) and submission:
+        metadata["submission"] = submission
+    stats = info.get("model_stats")
+    if isinstance(stats, Mapping):
+        cost = stats.get("instance_cost")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+            metadata["cost_usd"] = float(cost)
+        usage = {
+            name: count
+            for name, key in (("input_tokens", "tokens_sent"), ("output_tokens", "tokens_received"))
+            if (count := as_int(stats.get(key))) is not None
+        }
+        if usage:
+            metadata["usage"] = usage
+        calls = as_int(stats.get("api_calls"))
+        if calls is not None:
+            metadata["api_calls"] = calls
+    for key in ("swe_agent_version", "mini_version"):
+        if isinstance(info.get(key), str):
+            metadata["version"] = info[key]
+
+
+def _read_history(source: Source, transcript: Transcript, history: list[Any]) -> None:
+    acted = False
+    task: list[str] = []
+    for message in history:
+        if not isinstance(message, Mapping):
+            source.warn("history item is not an object", record_type="history/(item)")
+            continue
+        role = message.get("role")
+        text = _content_text(message.get("content"))
+        if message.get("is_demo"):
+            source.ignored("history/demo")
+        elif role == "system":
+            if text:
+                previous = transcript.metadata.get("system")
+                transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
+            source.mapped("history/system")
+        elif role == "user" and not acted:
+            if text:
+                task.append(text)
+            source.mapped("history/task")
+        elif role in ("assistant", "user", "tool"):
+            acted = acted or role == "assistant"
+            source.ignored(f"history/{role}")
+        else:
+            source.warn(f"history item with unknown role {role!r} skipped", record_type="history")
+    if task:
+        transcript.append(UserMessage(text="\n\n".join(task)))
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content.strip()
+    if isinstance(content, list):  # SWE-agent 1.x may keep Chat content parts
+        parts = [p.get("text") for p in content if isinstance(p, Mapping)]
+        return "\n\n".join(p for p in parts if isinstance(p, str) and p).strip()
+    return ""
+
+
+def _first_working_dir(steps: list[Any]) -> str | None:
+    for step in steps:
+        state = step.get("state") if isinstance(step, Mapping) else None
+        if isinstance(state, Mapping) and isinstance(state.get("working_dir"), str):
+            return str(state["working_dir"])
+    return None
+
+
+def _read_step(
+    transcript: Transcript, step: Mapping[str, Any], index: int, cwd: str | None
+) -> None:
+    batch = f"step-{index}"
+    thought = step.get("thought")
+    if isinstance(thought, str) and thought.strip():
+        transcript.append(AssistantText(text=thought.strip(), meta={"step": index}))
+    action = step.get("action")
+    if not isinstance(action, str) or not action.strip():
+        return  # a step that only thought (an autosubmission after an error, say)
+    state = step.get("state")
+    open_file = state.get("open_file") if isinstance(state, Mapping) else None
+    open_file = open_file if isinstance(open_file, str) and open_file != "n/a" else None
+    name, args = command_call(action.strip(), open_file)
+    observation = step.get("observation")
+    text = observation if isinstance(observation, str) else None
+    status: ToolStatus = "unknown"
+    if text is not None and failure_stated(text):
+        status = "error"
+    result = None
+    if text is not None:
+        is_diff = text.lstrip().startswith("diff --git")
+        result = text_result(text, "diff" if is_diff else None)
+    seconds = step.get("execution_time")
+    duration = (
+        float(seconds) * 1000
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+        else None
+    )
+    meta: dict[str, Any] = {"step": index}
+    if isinstance(state, Mapping) and state:
+        meta["state"] = dict(state)
+    transcript.append(
+        ToolCall(
+            call_id=batch,
+            name=name,
+            args=args,
+            description=describe_args(name, args, cwd),
+            status=status,
+            result=result,
+            batch_id=batch,
+            duration_ms=duration,
+            meta=meta,
+        )
+    )

@@ -1,0 +1,235 @@
+"""OpenHands event lists and eval outputs (spec H-3, H-6, issue 13).
+
+Fixtures: two real trajectories from OpenHands' own tests (``tests/runtime/trajs``, see
+``tests/fixtures/SOURCES.md``), and hand-made ``output.jsonl`` instances in the shapes of
+``evaluation/utils/shared.py`` (``EvalOutput``) and ``openhands/events/serialization``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.formats.harnesses import openhands
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    Transcript,
+    UserMessage,
+)
+
+sys.path.insert(0, str(Path(__file__).parent))
+from counters_harnesses import openhands as count_calls
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "harnesses" / "openhands"
+GUI = FIXTURES / "openhands_trajectory_basic-gui-mode.json"
+RENAME = FIXTURES / "openhands_trajectory_wrong-initial-state.json"
+OUTPUT = FIXTURES / "openhands_output-jsonl_hand-made_delegate-and-errors.jsonl"
+PAIRS = FIXTURES / "openhands_output-jsonl_hand-made_old-history-pairs.jsonl"
+
+
+def _all_calls(transcript: Transcript) -> list[ToolCall]:
+    calls = []
+    for call in transcript.tool_calls():
+        calls.append(call)
+        if call.subagent and call.subagent.transcript:
+            calls += _all_calls(call.subagent.transcript)
+    return calls
+
+
+@pytest.mark.parametrize("path", [GUI, RENAME, OUTPUT, PAIRS], ids=lambda p: p.name)
+def test_H3_every_event_is_accounted_for_and_every_action_is_a_call(path: Path) -> None:
+    transcript = turnfold.load(path)
+    assert transcript.metadata["source_format"] == "openhands"
+    assert len(_all_calls(transcript)) == count_calls(path)
+    accounting = transcript.accounting
+    assert accounting is not None
+    assert accounting.unaccounted == []
+    assert accounting.types("mapped") <= set(openhands.RECORDS.mapped)
+    assert accounting.types("ignored") <= set(openhands.RECORDS.ignored)
+
+
+def test_H3_commands_and_edits_pair_by_cause_with_exit_codes_and_diffs() -> None:
+    transcript = turnfold.load(GUI)
+    calls = transcript.tool_calls()
+    assert [(c.name, turnfold.tool_category(c.name), c.status) for c in calls] == [
+        ("execute_bash", "command", "success"),
+        ("str_replace_editor create", "write", "success"),
+        ("str_replace_editor create", "write", "success"),
+        ("execute_bash", "command", "error"),  # exit code -1: no output after 30 s
+    ]
+    assert calls[0].call_id == "toolu_01W9Z8jBctr8X2frZV9p1RYs"
+    assert calls[1].result is not None
+    assert calls[1].result.kind == "diff"
+    assert calls[3].result is not None
+    assert "no new output after 30 seconds" in (calls[3].result.text or "")
+    assert calls[0].started_at == "2025-01-20T20:29:35.040676"
+    assert calls[0].ended_at == "2025-01-20T20:29:35.699033"
+    texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert texts[0].usage is not None
+    assert texts[0].usage.input_tokens == 3439
+    users = [e for e in transcript.entries if isinstance(e, UserMessage)]
+    assert len(users) == 1
+    assert users[0].text.startswith("I want to create a VueJS app")
+
+
+def test_H3_reads_and_finish() -> None:
+    transcript = turnfold.load(RENAME)
+    names = [c.name for c in transcript.tool_calls()]
+    assert names == ["str_replace_editor view", "execute_bash", "str_replace_editor view"]
+    assert turnfold.tool_category("str_replace_editor view") == "read"
+    last = transcript.entries[-1]
+    assert isinstance(last, AssistantText)
+    assert "successfully renamed" in last.text
+
+
+def test_H3_a_delegate_is_a_sub_agent_with_its_own_events() -> None:
+    transcript = turnfold.load(OUTPUT)
+    delegate = next(c for c in transcript.tool_calls() if c.subagent is not None)
+    assert turnfold.tool_category("delegate") == "agent"
+    assert delegate.subagent is not None
+    assert delegate.subagent.name == "BrowsingAgent"
+    assert delegate.subagent.task == "Find the pytest docs page on approx"
+    assert delegate.status == "success"
+    assert delegate.result is not None
+    assert delegate.result.kind == "subagent"
+    child = delegate.subagent.transcript
+    assert child is not None
+    [browse] = child.tool_calls()
+    assert (browse.name, turnfold.tool_category("browse"), browse.status) == (
+        "browse",
+        "read",
+        "success",
+    )
+    assert delegate.subagent.tool_count == 1
+    assert isinstance(child.entries[0], UserMessage)
+    assert not any(c.name == "browse" for c in transcript.tool_calls())  # nested, not flat
+
+
+def test_H3_statuses_thoughts_compaction_and_notices() -> None:
+    transcript = turnfold.load(OUTPUT)
+    by_id = {c.call_id: c for c in transcript.tool_calls()}
+    assert by_id["toolu_01"].status == "error"  # exit code 1
+    assert by_id["toolu_03"].status == "error"  # IPython traceback
+    assert by_id["toolu_04"].status == "error"  # ErrorObservation
+    assert by_id["toolu_05"].result is not None
+    assert by_id["toolu_05"].result.kind == "diff"
+    assert by_id["toolu_07"].status == "success"
+    assert by_id["toolu_01"].batch_id == "resp-1"
+    kinds = [type(e) for e in transcript.entries]
+    assert Thinking in kinds
+    assert CompactionBoundary in kinds
+    assert any(isinstance(e, SystemNotice) and e.subtype == "recall" for e in transcript)
+    assert transcript.metadata["system"].startswith("You are OpenHands agent")
+    assert transcript.metadata["version"] == "0.62.0"
+    assert transcript.metadata["task_completed"] == "true"
+
+
+def test_H6_eval_output_metadata_and_outcome() -> None:
+    transcript = turnfold.load(OUTPUT)
+    meta = transcript.metadata
+    assert (meta["sample"], meta["task"], meta["outcome"]) == ("calc__calc-1", "calc-bench", "pass")
+    assert meta["model"] == "anthropic/claude-sonnet-4-5"
+    assert meta["agent"] == "openhands"
+    assert meta["cost_usd"] == pytest.approx(0.0421)
+    assert meta["usage"]["input_tokens"] == 9600
+    assert any("1 more instance" in w.reason for w in transcript.warnings)
+    second = turnfold.load(PAIRS)
+    assert second.metadata["outcome"] == "fail"
+    assert any(isinstance(e, AssistantError) for e in second)
+    [call] = second.tool_calls()
+    assert call.status == "success"
+    assert call.result is not None
+    assert call.result.text == "calc.py"
+
+
+@pytest.mark.parametrize(
+    ("instance", "outcome"),
+    [
+        ({"test_result": {"report": {"resolved": True}}}, "pass"),
+        ({"test_result": {"report": {"resolved": False, "failed_apply_patch": True}}}, "fail"),
+        ({"test_result": {"report": {"resolved": False, "error_eval": True}}}, "error"),
+        ({"test_result": {"git_patch": "diff"}}, None),
+        ({"test_result": {"git_patch": ""}, "error": "RuntimeError: sandbox died"}, "error"),
+        ({"test_result": {"resolved": True}}, "pass"),
+    ],
+)
+def test_H6_outcome_rule(instance: dict[str, Any], outcome: str | None) -> None:
+    assert openhands.outcome_of(instance) == outcome
+
+
+def _run(exit_code: int | None, success: bool | None = None) -> dict[str, Any]:
+    metadata = {} if exit_code is None else {"metadata": {"exit_code": exit_code}}
+    event: dict[str, Any] = {"observation": "run", "content": "", "extras": metadata}
+    if success is not None:
+        event["success"] = success
+    return event
+
+
+@pytest.mark.parametrize(
+    ("observation", "status"),
+    [
+        (_run(0), "success"), (_run(2), "error"), (_run(-1), "error"),
+        (_run(None, True), "success"), (_run(None, False), "error"), (_run(None), "unknown"),
+        ({"observation": "error", "content": "bad"}, "error"),
+        ({"observation": "user_rejected", "content": ""}, "cancelled"),
+        ({"observation": "run_ipython", "content": "Traceback (most recent call last):"}, "error"),
+        ({"observation": "run_ipython", "content": "[Code executed successfully]"}, "success"),
+        ({"observation": "browse", "content": "", "extras": {"error": True}}, "error"),
+        ({"observation": "edit", "content": "--- a\n+++ b"}, "success"),
+        ({"observation": "delegate", "content": "X encountered an error during execution."},
+         "error"),
+    ],
+)  # fmt: skip
+def test_H3_status_rule(observation: dict[str, Any], status: str) -> None:
+    assert openhands.status_of(observation) == status
+
+
+def test_H3_events_as_json_lines_pair_by_tool_call_id_and_mcp_names() -> None:
+    events = [
+        {"id": 1, "source": "user", "action": "message", "args": {"content": "hi"}},
+        {"id": 2, "source": "agent", "action": "call_tool_mcp",
+         "tool_call_metadata": {"function_name": "fetch", "tool_call_id": "c1"},
+         "args": {"name": "fetch", "arguments": {"url": "https://example.org"}, "thought": ""}},
+        {"id": 3, "source": "agent", "observation": "mcp", "content": "{\"ok\": true}",
+         "tool_call_metadata": {"function_name": "fetch", "tool_call_id": "c1"},
+         "extras": {"name": "fetch", "arguments": {}}},
+        {"id": 4, "source": "agent", "action": "teleport", "args": {}},
+        {"id": 5, "source": "environment", "observation": "agent_state_changed", "content": "",
+         "extras": {"agent_state": "error", "reason": "RateLimitError: too many requests"}},
+    ]  # fmt: skip
+    text = "".join(json.dumps(e) + "\n" for e in events) + "{broken\n"
+    transcript = turnfold.load(text)
+    assert transcript.metadata["source_format"] == "openhands"
+    [call] = transcript.tool_calls()
+    assert (call.name, call.args, call.status) == (
+        "fetch",
+        {"url": "https://example.org"},
+        "success",
+    )
+    assert any(isinstance(e, AssistantError) and "RateLimitError" in e.message for e in transcript)
+    assert len(transcript.warnings) == 2  # the unknown action and the broken line
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
+def test_H3_a_cut_off_delegate_keeps_its_steps() -> None:
+    events = [
+        {"id": 1, "source": "agent", "action": "delegate",
+         "args": {"agent": "BrowsingAgent", "inputs": {"task": "look"}, "thought": ""}},
+        {"id": 2, "source": "agent", "action": "browse", "args": {"url": "https://a.b"}},
+    ]  # fmt: skip
+    [delegate] = turnfold.load(events).tool_calls()
+    assert delegate.status == "unknown"
+    assert delegate.subagent is not None
+    assert delegate.subagent.transcript is not None
+    assert len(delegate.subagent.transcript.tool_calls()) == 1

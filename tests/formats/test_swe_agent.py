@@ -1,0 +1,197 @@
+"""SWE-agent ``.traj`` trajectories (spec H-2, H-6, issue 13).
+
+Fixtures: two real trajectories from SWE-agent's own repository (``tests/fixtures/SOURCES.md``):
+a 0.x run whose history holds a demonstration, and a 1.x function-calling run with an edit
+rejected for a syntax error; the rest are small hand-made documents below.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.formats.harnesses import swe_agent
+from turnfold.model import AssistantText, ToolCall, UserMessage
+
+sys.path.insert(0, str(Path(__file__).parent))
+from counters_harnesses import swe_agent as count_calls
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "harnesses" / "swe-agent"
+V0 = FIXTURES / "swe-agent_v0_test-repo-i1_demo-in-history.traj"
+V1 = FIXTURES / "swe-agent_v1_marshmallow-1867_function-calling-replace.traj"
+
+
+def _trajectory(*steps: dict[str, Any], **info: Any) -> dict[str, Any]:
+    return {
+        "environment": "main",
+        "trajectory": list(steps),
+        "history": [
+            {"role": "system", "content": "SETTING: ...", "agent": "main",
+             "message_type": "system_prompt"},
+            {"role": "user", "content": "Fix the bug.", "agent": "main",
+             "message_type": "observation"},
+        ],
+        "info": {"exit_status": "submitted", "submission": "", **info},
+    }  # fmt: skip
+
+
+def _step(action: str, observation: str = "", thought: str = "") -> dict[str, Any]:
+    return {"action": action, "observation": observation, "thought": thought,
+            "response": thought, "state": {"open_file": "/repo/a.py", "working_dir": "/repo"},
+            "execution_time": 0.5}  # fmt: skip
+
+
+@pytest.mark.parametrize("path", [V0, V1], ids=lambda p: p.name)
+def test_H2_each_step_is_a_thought_and_a_tool_call_with_its_result(path: Path) -> None:
+    transcript = turnfold.load(path)
+    assert transcript.metadata["source_format"] == "swe-agent"
+    calls = transcript.tool_calls()
+    assert len(calls) == count_calls(path)
+    assert all(c.result is not None for c in calls)
+    assert isinstance(transcript.entries[0], UserMessage)
+    assert transcript.entries[0].text.startswith("We're currently solving the following issue")
+    assert isinstance(transcript.entries[1], AssistantText)
+    assert calls[-1].name == "submit"
+    assert calls[-1].result
+    assert calls[-1].result.kind == "diff"
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    assert transcript.warnings == []
+
+
+def test_H2_commands_map_to_categories() -> None:
+    transcript = turnfold.load(V1)
+    names = [c.name for c in transcript.tool_calls()]
+    assert names[:5] == ["create", "insert", "bash", "bash", "find_file"]
+    categories = {n: turnfold.tool_category(n) for n in names}
+    assert categories == {
+        "create": "write", "insert": "edit", "bash": "command", "find_file": "search",
+        "open": "read", "edit": "edit", "submit": "other",
+    }  # fmt: skip
+    opened = next(c for c in transcript.tool_calls() if c.name == "open")
+    assert opened.description == "src/marshmallow/fields.py"
+
+
+def test_H2_a_rejected_edit_is_an_error() -> None:
+    edits = [c for c in turnfold.load(V1).tool_calls() if c.name == "edit"]
+    assert [c.status for c in edits] == ["error", "unknown"]
+
+
+def test_H2_demonstrations_are_not_the_run() -> None:
+    transcript = turnfold.load(V0)
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["history/demo"] == {"ignored": 1}
+    users = [e for e in transcript.entries if isinstance(e, UserMessage)]
+    assert len(users) == 1
+    assert "demonstration" not in users[0].text
+
+
+def test_H2_str_replace_editor_subcommands_are_named_and_parsed() -> None:
+    document = _trajectory(
+        _step("str_replace_editor view /repo/a.py --view_range 1 20", "1\timport os"),
+        _step(
+            "str_replace_editor str_replace /repo/a.py --old_str 'x = 1' --new_str 'x = 2'",
+            "The file /repo/a.py has been edited.",
+        ),
+        _step("str_replace_editor create /repo/b.py --file_text 'print(1)\n'", "File created"),
+        _step("str_replace_editor insert /repo/a.py --insert_line 3 --new_str 'y = 0'", "ok"),
+    )
+    calls = turnfold.load(document).tool_calls()
+    assert [(c.name, turnfold.tool_category(c.name)) for c in calls] == [
+        ("str_replace_editor view", "read"),
+        ("str_replace_editor str_replace", "edit"),
+        ("str_replace_editor create", "write"),
+        ("str_replace_editor insert", "edit"),
+    ]
+    assert calls[0].args == {"command": "view", "path": "/repo/a.py", "view_range": [1, 20]}
+    assert calls[1].args["old_str"] == "x = 1"
+    assert calls[1].args["new_str"] == "x = 2"
+    assert [c.description for c in calls] == ["a.py", "a.py", "b.py", "a.py"]
+
+
+@pytest.mark.parametrize(
+    ("observation", "failed"),
+    [
+        ("bash: line 1: pyhton: command not found", True),
+        ('Traceback (most recent call last):\n  File "a.py"\nZeroDivisionError', True),
+        ("Error: File 'nope.py' not found", True),
+        ("usage: search_dir <search_term> [<dir>]", True),
+        ("cat: nope.txt: No such file or directory", True),
+        ("Your proposed edit has introduced new syntax error(s).", True),
+        ("No replacement was performed, old_str `x` did not appear verbatim", True),
+        ("The command 'sleep 99' was cancelled because it took more than 30 seconds.", True),
+        ('Found 1 matches for "a.py" in /repo:\n/repo/a.py', False),
+        ('No matches found for "foo" in /repo', False),
+        ("[File: /repo/a.py (10 lines total)]\n1:import os", False),
+        ("", False),
+    ],
+)
+def test_H2_an_observation_that_states_a_failure_is_an_error(
+    observation: str, failed: bool
+) -> None:
+    assert swe_agent.failure_stated(observation) is failed
+    [call] = turnfold.load(_trajectory(_step("python a.py", observation))).tool_calls()
+    assert call.status == ("error" if failed else "unknown")
+
+
+@pytest.mark.parametrize(
+    ("exit_status", "outcome"),
+    [
+        ("submitted", None), ("submitted (exit_cost)", "incomplete"),
+        ("submitted (exit_context)", "incomplete"), ("exit_cost", "incomplete"),
+        ("exit_format", "error"), ("exit_error", "error"), ("exit_api", "error"),
+        ("exit_environment_error", "error"), ("exit_command_timeout", "incomplete"),
+        ("", None), (None, None),
+    ],
+)  # fmt: skip
+def test_H6_exit_status_as_outcome(exit_status: str | None, outcome: str | None) -> None:
+    assert swe_agent.outcome_of(exit_status) == outcome
+    metadata = turnfold.load(_trajectory(_step("ls"), exit_status=exit_status)).metadata
+    assert metadata.get("outcome") == outcome
+
+
+def test_H6_info_gives_cost_tokens_and_submission() -> None:
+    metadata = turnfold.load(V0).metadata
+    assert metadata["agent"] == "swe-agent"
+    assert metadata["exit_status"] == "submitted"
+    assert metadata["cost_usd"] == pytest.approx(0.53839)
+    assert metadata["usage"] == {"input_tokens": 52861, "output_tokens": 326}
+    assert metadata["api_calls"] == 5
+    assert metadata["submission"].lstrip().startswith("diff --git")
+    assert "outcome" not in metadata  # submitted: graded elsewhere
+
+
+def test_H2_a_traj_wins_detection_over_its_chat_shaped_history() -> None:
+    from turnfold.formats import which_format
+    from turnfold.formats.source import open_source
+
+    source, stream = open_source(V1)
+    try:
+        assert which_format(source) == "swe-agent"
+    finally:
+        assert stream is not None
+        stream.close()
+
+
+def test_L4_bad_steps_and_history_items_warn() -> None:
+    document = _trajectory("not a step", _step(""), _step("ls", "a.py"))  # type: ignore[arg-type]
+    document["history"].append({"role": "robot", "content": "?"})
+    document["attempts"] = [{}, {}]
+    transcript = turnfold.load(document)
+    assert len(transcript.tool_calls()) == 1
+    assert len(transcript.warnings) == 2
+    assert transcript.metadata["attempts"] == 2
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    assert set(transcript.accounting.types("mapped")) <= set(swe_agent.RECORDS.mapped)
+    assert set(transcript.accounting.types("ignored")) <= set(swe_agent.RECORDS.ignored)
+
+
+def test_H2_steps_carry_duration_and_state() -> None:
+    call: ToolCall = turnfold.load(_trajectory(_step("ls", "a.py"))).tool_calls()[0]
+    assert call.duration_ms == 500.0
+    assert call.meta["state"] == {"open_file": "/repo/a.py", "working_dir": "/repo"}
