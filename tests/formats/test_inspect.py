@@ -200,6 +200,17 @@ def test_H1_samples_lists_a_log_without_reading_its_samples(
     assert inspect_log.samples(ONE) == [(1, 1)]
 
 
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
+def test_H1_transcripts_reads_every_sample_in_one_pass(path: Path) -> None:
+    """The corpus scans a log with ``transcripts``: the same transcripts as one load each."""
+    read = list(inspect_log.transcripts(path))
+    assert [key for key, _ in read] == inspect_log.samples(path)
+    for (sample, epoch), transcript in read:
+        assert transcript == turnfold.load(path, sample=sample, epoch=epoch)
+        assert transcript.accounting is not None
+        assert transcript.accounting.unaccounted == []
+
+
 def test_H1_zstandard_and_deflate_members_read_alike() -> None:
     for sample, epoch in inspect_log.samples(ZSTD):
         zstd = turnfold.load(ZSTD, sample=sample, epoch=epoch)

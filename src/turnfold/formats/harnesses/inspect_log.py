@@ -55,7 +55,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
@@ -233,6 +233,12 @@ class _EvalLog:
         info = self._members[(str(key[0]), key[1])]
         return _json(self._bytes(info), self._name, info.filename)
 
+    def items(
+        self, select: Callable[[tuple[SampleId, int]], bool]
+    ) -> Iterator[tuple[tuple[SampleId, int], Mapping[str, Any] | None]]:
+        for key in self._order:
+            yield key, self.sample(key) if select(key) else None
+
 
 _OPEN = frozenset({"start_map", "start_array"})
 _CLOSE = frozenset({"end_map", "end_array"})
@@ -272,26 +278,34 @@ def _skip(event: str, events: Iterator[tuple[str, Any]]) -> None:
                 return
 
 
+def _same(key: tuple[SampleId, int], wanted: tuple[SampleId, int]) -> bool:
+    """Whether two sample keys are one: ids compare as text (``1`` is member ``1_epoch_1``)."""
+    return str(key[0]) == str(wanted[0]) and key[1] == wanted[1]
+
+
 class _JsonLog:
     """A ``.json`` log streamed with ijson: the keys before ``samples`` are the header; each
-    sample is built only when it is the one wanted (Inspect writes its ``id`` and ``epoch``
-    first, so the others are passed over unbuilt). One pass per listing or read."""
+    sample is built only when it is selected (Inspect writes its ``id`` and ``epoch`` first, so
+    the others are passed over unbuilt). One pass per listing or read."""
 
     def __init__(self, path: Path) -> None:
         self._path = path
-        header, keys, _ = self._walk(None)
-        self.listing = _Listing(header, keys, [])
+        self._header: dict[str, Any] = {}
+        keys = [key for key, _ in self.items(lambda key: False)]
+        self.listing = _Listing(self._header, keys, [])
 
     def sample(self, key: tuple[SampleId, int]) -> Any:
-        return self._walk(key)[2]
+        for _, sample in self.items(lambda k: _same(k, key)):
+            if sample is not None:
+                return sample
+        raise KeyError(key)
 
-    def _walk(
-        self, wanted: tuple[SampleId, int] | None
-    ) -> tuple[dict[str, Any], list[tuple[SampleId, int]], Any]:
+    def items(
+        self, select: Callable[[tuple[SampleId, int]], bool]
+    ) -> Iterator[tuple[tuple[SampleId, int], Mapping[str, Any] | None]]:
+        """Every sample's key, and the sample itself when ``select(key)``."""
         import ijson
 
-        header: dict[str, Any] = {}
-        keys: list[tuple[SampleId, int]] = []
         with self._path.open("rb") as stream:
             events: Iterator[tuple[str, Any]] = iter(ijson.basic_parse(stream, use_float=True))
             try:
@@ -302,7 +316,7 @@ class _JsonLog:
                         break
                     first, first_value = next(events)
                     if value != "samples" or first != "start_array":
-                        header[value] = _value(first, first_value, events)
+                        self._header[value] = _value(first, first_value, events)
                         continue
                     for item, _ in events:
                         if item != "start_map":
@@ -310,22 +324,18 @@ class _JsonLog:
                             if item == "end_array":
                                 break
                             continue
-                        key, sample = self._sample(events, wanted)
+                        key, sample = self._sample(events, select)
                         if key is not None:
-                            keys.append(key)
-                        if sample is not None:
-                            return header, keys, sample
+                            yield key, sample
             except ijson.JSONError as exc:
-                raise TranscriptFormatError(
-                    str(self._path), [NAME], None, f"invalid JSON ({exc})"
-                ) from None
-        return header, keys, None
+                reason = f"invalid JSON ({exc})"
+                raise TranscriptFormatError(str(self._path), [NAME], None, reason) from None
 
     @staticmethod
     def _sample(
-        events: Iterator[tuple[str, Any]], wanted: tuple[SampleId, int] | None
+        events: Iterator[tuple[str, Any]], select: Callable[[tuple[SampleId, int]], bool]
     ) -> tuple[tuple[SampleId, int] | None, dict[str, Any] | None]:
-        """One sample object (after its ``start_map``): its key, and the object when wanted."""
+        """One sample object (after its ``start_map``): its key, and the object if selected."""
         fields: dict[str, Any] = {}
         keep: bool | None = None  # undecided until both id and epoch are read
         for event, name in events:
@@ -337,16 +347,11 @@ class _JsonLog:
                 continue
             fields[name] = _value(first, first_value, events)
             if keep is None and "id" in fields and "epoch" in fields:
-                key = (fields["id"], as_int(fields["epoch"]) or 1)
-                keep = wanted is not None and _same(key, wanted)
+                keep = select((fields["id"], as_int(fields["epoch"]) or 1))
         if "id" not in fields:
             return None, None
         key = (fields["id"], as_int(fields.get("epoch")) or 1)
-        return key, fields if wanted is not None and _same(key, wanted) else None
-
-
-def _same(key: tuple[SampleId, int], wanted: tuple[SampleId, int]) -> bool:
-    return str(key[0]) == str(wanted[0]) and key[1] == wanted[1]
+        return key, fields if keep or (keep is None and select(key)) else None
 
 
 class _DocumentLog:
@@ -366,6 +371,12 @@ class _DocumentLog:
     def sample(self, key: tuple[SampleId, int]) -> Any:
         pairs = zip(self._samples, self.listing.keys, strict=True)
         return next(s for s, k in pairs if _same(k, key))
+
+    def items(
+        self, select: Callable[[tuple[SampleId, int]], bool]
+    ) -> Iterator[tuple[tuple[SampleId, int], Mapping[str, Any] | None]]:
+        for sample, key in zip(self._samples, self.listing.keys, strict=True):
+            yield key, sample if select(key) else None
 
 
 def _is_sample(value: Any) -> bool:
@@ -452,17 +463,36 @@ def read_path(
     limits: archive.ArchiveLimits | None = None,
 ) -> Transcript:
     """The transcript of one sample of the log at ``path`` (the only one, or the one picked)."""
-    source = Source(str(path), iter(()), path=path)
     with _opened(path, limits) as log:
         key = _pick(log.listing.keys, sample, epoch, str(path))
-        for member in log.listing.bookkeeping:
-            source.ignored(member)
-        record = log.sample(key)
-        header = log.listing.header
-    transcript = _transcript(source, header, record)
+        return _of_log(Source(str(path), iter(()), path=path), log, log.sample(key))
+
+
+def _of_log(source: Source, log: Any, record: Any) -> Transcript:
+    """The transcript of one sample read from a log file, with its warnings and accounting."""
+    for member in log.listing.bookkeeping:
+        source.ignored(member)
+    transcript = _transcript(source, log.listing.header, record)
     transcript.warnings[:0] = source.warnings
     transcript.accounting = source.accounting
     return transcript
+
+
+def transcripts(
+    path: str | Path, *, limits: archive.ArchiveLimits | None = None
+) -> Iterator[tuple[tuple[SampleId, int], Transcript]]:
+    """Every sample of the log at ``path`` as ``((id, epoch), transcript)``, in the log's order,
+    the file opened and its directory read once (a scan of all samples; ``load(path,
+    sample=, epoch=)`` opens the log each time). One sample is held at a time.
+
+    >>> [key for key, _ in transcripts("tests/fixtures/harnesses/inspect/mockllm_one-sample.json")]
+    [(1, 1)]
+    """
+    path = Path(path)
+    with _opened(path, limits) as log:
+        for key, record in log.items(lambda key: True):
+            source = Source(f"{path}#{key[0]}/{key[1]}", iter(()), path=path)
+            yield key, _of_log(source, log, record)
 
 
 def detect(source: Source) -> Evidence:
