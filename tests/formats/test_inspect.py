@@ -334,6 +334,20 @@ def test_H1_without_events_the_messages_are_read() -> None:
     assert transcript.accounting.types("mapped") >= {"message/user", "message/tool"}
 
 
+def test_H1_results_only_the_next_model_input_shows_settle_their_calls() -> None:
+    """Tools an agent runs out of Inspect's sight (a sandbox agent bridge) leave no tool
+    event: their results reach the log as tool messages in the next model call's input."""
+    sample = _sample(ONE)
+    sample["events"] = [
+        e
+        for e in sample["events"]
+        if not (e.get("event") == "tool" and e.get("function") in ("add", "lookup"))
+    ]
+    calls = by_name(_load_sample(sample))
+    assert (calls["add"].status, calls["add"].result.text) == ("success", "3")
+    assert (calls["lookup"].status, calls["lookup"].result.text) == ("error", "no such key: answer")
+
+
 def test_H1_attachment_references_are_resolved() -> None:
     sample = _sample(ONE)
     sample["attachments"] = {"abc123": "a very long prompt"}

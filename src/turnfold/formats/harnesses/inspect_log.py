@@ -18,7 +18,8 @@ Mapping of one sample. Its ``events`` are preferred when present (they carry tim
 that ``messages`` lose):
 
 - ``model`` events: the messages of their input not seen before (prompts as
-  :class:`UserMessage`, the system message to ``metadata["system"]``), then the output message:
+  :class:`UserMessage`, the system message to ``metadata["system"]``, a tool result that settles
+  a call no ``tool`` event settled; earlier assistant messages are history), then the output:
   reasoning parts as :class:`Thinking` (``redacted`` ones with their opaque payload), text as
   :class:`AssistantText` with the call's usage and model, each tool call as a :class:`ToolCall`
   (one batch per message); a model error is an :class:`AssistantError`. Inputs pooled in
@@ -938,8 +939,15 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
         own_id = message.get("id") if isinstance(message, Mapping) else None
         if isinstance(own_id, str) and own_id in conversation.seen:
             continue
-        if isinstance(message, Mapping) and message.get("role") == "assistant":
+        role = message.get("role") if isinstance(message, Mapping) else None
+        if role == "assistant":
             continue  # an earlier answer this scope did not see: history, not a new step
+        if role == "tool":
+            # A result only the next input shows (tools an agent ran out of Inspect's sight,
+            # in a sandbox agent bridge) settles its call; any other is history.
+            call = conversation.calls.get(str(message.get("tool_call_id")))
+            if call is None or call.result is not None:
+                continue
         conversation.read_message(message, timestamp=started)
     output = event.get("output")
     choices = output.get("choices") if isinstance(output, Mapping) else None
