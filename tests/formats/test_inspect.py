@@ -232,6 +232,20 @@ def test_H1_an_eval_log_is_detected_by_its_bytes_not_its_name(tmp_path: Path) ->
         turnfold.load(other)
 
 
+def test_H1_a_log_still_being_written_reads_its_journal(tmp_path: Path) -> None:
+    """While an eval runs, its zip has samples and ``_journal/start.json`` but no header."""
+    running = tmp_path / "running.eval"
+    with zipfile.ZipFile(DEFLATE) as done, zipfile.ZipFile(running, "w") as partial:
+        for info in done.infolist():
+            if info.filename not in ("header.json", "summaries.json", "reductions.json"):
+                partial.writestr(info.filename, done.read(info))
+    transcript = turnfold.load(running, sample=1, epoch=2)
+    assert (transcript.metadata["task"], transcript.metadata["model"]) == ("task", "mockllm/model")
+    assert transcript.entries == turnfold.load(DEFLATE, sample=1, epoch=2).entries
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["member/journal"] == {"ignored": 1}
+
+
 def test_H1_a_parsed_log_or_sample_loads_too() -> None:
     document = json.loads(ONE.read_text(encoding="utf-8"))
     assert turnfold.load(document) == turnfold.load(ONE)
