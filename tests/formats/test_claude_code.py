@@ -1393,3 +1393,58 @@ def test_issue21_14_an_agent_row_without_steps_says_so() -> None:
     line = format_subagent_line(task)
     assert "steps not recorded in this file" in line
     assert "1 tool" not in line
+
+
+# --- Claude Code 2.1.332: the record types the real-agent harness found (tests/agents) ----------
+
+V2_1_332_TYPES = {
+    "api-request": "mapped",
+    "cost-state": "mapped",
+    "api-request-blob": "ignored",
+    "api-request-shape": "ignored",
+    "tools-used": "ignored",
+    "attachment/date": "ignored",
+    "attachment/environment": "ignored",
+    "attachment/model": "ignored",
+    "attachment/prompt_snapshot": "ignored",
+    "attachment/remote_session_change": "ignored",
+    "attachment/session_context": "ignored",
+}
+
+
+def test_X2_claude_code_2_1_332_records_are_each_accounted_for() -> None:
+    transcript = load(HANDMADE / "v2.1.332_request-and-cost-records.jsonl")
+    assert transcript.warnings == []  # none is an 'unknown record type' any more
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    counts = transcript.accounting.counts
+    assert {kind: next(iter(counts[kind])) for kind in V2_1_332_TYPES} == V2_1_332_TYPES
+    assert [e.kind for e in transcript] == ["user", "tool_call", "assistant"]
+    assert set(V2_1_332_TYPES) <= set(claude_code.RECORDS.mapped) | set(claude_code.RECORDS.ignored)
+
+
+def test_H6_claude_code_cost_state_is_the_cost_the_last_one_wins() -> None:
+    transcript = load(HANDMADE / "v2.1.332_request-and-cost-records.jsonl")
+    assert transcript.metadata["cost_usd"] == 0.00126  # the running total of the second record
+
+
+@pytest.mark.parametrize("cost", ["0.5", None, -1, True], ids=["text", "null", "negative", "bool"])
+def test_H6_claude_code_unreadable_cost_is_not_invented(cost: Any) -> None:
+    s = Session()
+    s.user("q")
+    s.assistant("m", text("a"))
+    s.records.append({"type": "cost-state", "sessionId": s.session_id, "totalCostUSD": cost})
+    transcript = s.load()
+    assert "cost_usd" not in transcript.metadata
+    assert transcript.warnings == []
+
+
+def test_H6_claude_code_model_of_a_request_when_no_response_names_one() -> None:
+    s = Session()
+    s.user("q")
+    request = {"type": "api-request", "sessionId": s.session_id, "querySource": "sdk"}
+    s.records.append({**request, "params": {"model": "claude-requested"}})
+    s.add("system", subtype="api_error", level="error", error={"message": "overloaded"})
+    assert s.load().metadata["model"] == "claude-requested"
+    s.assistant("m", text("a"))  # a response names its model: that one wins
+    assert s.load().metadata["model"] == "claude-x"

@@ -46,10 +46,13 @@ One JSON record per line; ``message.content`` holds Anthropic blocks, converted 
 - ``progress``: ``agent_progress`` → a sub-agent's step (below); ``bash_progress`` (streaming
   output, the final result wins), ``hook_progress`` and the like are left out by design.
 - ``summary`` / ``ai-title`` / ``custom-title`` → ``metadata["title"]`` (custom beats AI beats
-  summary). Bookkeeping types (file-history-snapshot, queue-operation, last-prompt, mode, …) are
-  left out, keeping only their uuid links; any other type (and any unknown ``attachment`` or
-  ``progress`` kind) is skipped with one warning per type, so a new Claude Code release does not
-  flood the notice. Every record is accounted for (:data:`RECORDS`; spec X-2).
+  summary). ``cost-state`` → ``metadata["cost_usd"]`` (``totalCostUSD``, the running total: the
+  last wins; spec H-6); ``api-request`` → ``metadata["model"]`` only when no response names a
+  model (``params.model``, the model asked for). Bookkeeping types (file-history-snapshot,
+  queue-operation, last-prompt, mode, api-request-blob, …) are left out, keeping only their uuid
+  links; any other type (and any unknown ``attachment`` or ``progress`` kind) is skipped with one
+  warning per type, so a new Claude Code release does not flood the notice. Every record is
+  accounted for (:data:`RECORDS`; spec X-2).
 
 Background tasks: an ``Agent`` call with ``run_in_background`` returns at once
 (``toolUseResult.status: "async_launched"``): it stays ``unknown`` (still running, as far as the
@@ -157,9 +160,18 @@ _IGNORED_TYPES: dict[str, str] = {
     "tag": "a session tag",
     "agent-color": "the agent's display colour",
     "agent-setting": "the agent's settings",
+    "api-request-shape": "the system prompt and tool definitions sent to the model",
+    "api-request-blob": "context blocks of a request, stored once by hash; the conversation "
+    "records hold what was said",
+    "tools-used": "the names of the tools used so far; the calls themselves are shown",
+}
+#: Top-level records without a uuid that give the session's metadata (Claude Code 2.1.332).
+_METADATA_TYPES: dict[str, str] = {
+    "cost-state": 'the session\'s cost so far: `metadata["cost_usd"]` (`totalCostUSD`, the last)',
+    "api-request": 'the model a request asked for: `metadata["model"]` when no response names one',
 }
 #: Record types that carry nothing to show; skipped without a warning (their uuid links stay).
-BOOKKEEPING = NameSet({*_IGNORED_TYPES, "progress", "attachment"})
+BOOKKEEPING = NameSet({*_IGNORED_TYPES, *_METADATA_TYPES, "progress", "attachment"})
 
 #: ``progress`` records by ``data.type``: only a sub-agent's steps carry content.
 _IGNORED_PROGRESS: dict[str, str] = {
@@ -179,6 +191,7 @@ _IGNORED_ATTACHMENTS: dict[str, str] = {
     "command_permissions": "the tools a slash command may use",
     "compact_file_reference": "a file re-read after a compaction",
     "critical_system_reminder": "a reminder to the model",
+    "date": "today's date, for the model",
     "date_change": "the date, for the model",
     "deferred_tools_delta": "the tools offered to the model",
     "diagnostics": "IDE diagnostics given to the model",
@@ -186,6 +199,7 @@ _IGNORED_ATTACHMENTS: dict[str, str] = {
     "dynamic_skill": "skills offered to the model",
     "edited_image_file": "a file changed outside the session, for the model",
     "edited_text_file": "a file changed outside the session, for the model",
+    "environment": "the working directory, platform and shell, for the model",
     "file": "a file the user mentioned, read for the model (the prompt names it)",
     "hook_additional_context": "context a hook gave the model",
     "hook_blocking_error": "a hook's blocking error; the blocked call's result says so",
@@ -197,14 +211,18 @@ _IGNORED_ATTACHMENTS: dict[str, str] = {
     "invoked_skills": "skills the model invoked, for the model",
     "mcp_instructions_delta": "MCP server instructions for the model",
     "mcp_resource": "an MCP resource the user mentioned, read for the model",
+    "model": "the model's name and knowledge cutoff, for the model (each response names its model)",
     "nested_memory": "a CLAUDE.md memory file read for the model",
     "opened_file_in_ide": "the file open in the IDE, for the model",
     "plan_file_reference": "the plan file, for the model",
     "plan_mode": "plan mode instructions for the model",
     "plan_mode_exit": "plan mode ended, for the model",
     "plan_mode_reentry": "plan mode instructions for the model",
+    "prompt_snapshot": "the system prompt, for the model",
     "read_truncation_notice": "a note to the model that a read was cut",
+    "remote_session_change": "commit and pull request attribution lines, for the model",
     "selected_lines_in_ide": "lines selected in the IDE, for the model",
+    "session_context": "session context for the model",
     "silent_turn_reminder": "a reminder to the model",
     "skill_listing": "skills offered to the model",
     "task_reminder": "the task list, for the model",
@@ -240,6 +258,7 @@ RECORDS = Records(
         "summary": "the session title (weakest)",
         "ai-title": "the session title",
         "custom-title": "the session title (strongest)",
+        **_METADATA_TYPES,
         "progress/agent_progress": "a sub-agent's step, when no sub-agent file holds its steps",
         "attachment/queued_command": "a prompt typed while the agent worked, where it read it; "
         "from another agent, a notice; a task notification, the outcome of its call",
@@ -459,6 +478,7 @@ class _Reader:
         self.spawn_of: dict[str, _Spawn] = {}  # call id → spawn
         self.metadata: dict[str, Any] = {"source_format": NAME}
         self.titles: dict[str, str] = {}
+        self.requested_model: str | None = None  # from api-request records
         self.recognised = False
         self.first_line: int | None = None
         self.bad_times: list[int] = []
@@ -510,6 +530,10 @@ class _Reader:
             self.recognised = True
             self.source.mapped(kind)
             self.title(kind, record)
+        elif kind in _METADATA_TYPES:
+            self.recognised = True
+            self.source.mapped(kind)
+            self.session_fact(kind, record)
         elif kind in _IGNORED_TYPES:
             self.recognised = True
             self.source.ignored(kind)
@@ -568,6 +592,19 @@ class _Reader:
         if stamp is None and value is not None:
             self.bad_times.append(line)
         return stamp
+
+    def session_fact(self, kind: str, record: dict[str, Any]) -> None:
+        """``cost-state``: the cost Claude Code computed (spec H-6), each record the running
+        total, so the last wins; ``api-request``: the model asked for, kept in case no
+        response names one (a session of failed requests)."""
+        if kind == "cost-state":
+            cost = record.get("totalCostUSD")
+            if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost >= 0:
+                self.metadata["cost_usd"] = float(cost)
+        else:
+            params = record.get("params")
+            model = _str(params.get("model")) if isinstance(params, dict) else None
+            self.requested_model = model or self.requested_model
 
     def title(self, kind: str, record: dict[str, Any]) -> None:
         text = _str(record.get(TITLE_KEYS[kind]))
@@ -1174,6 +1211,8 @@ class _Reader:
         agent.task = agent.task or _str(meta.get("description"))
 
     def finish_metadata(self) -> None:
+        if self.requested_model and "model" not in self.metadata:
+            self.metadata["model"] = self.requested_model
         for kind in ("custom-title", "ai-title", "summary"):
             if kind in self.titles:
                 self.metadata["title"] = self.titles[kind]
