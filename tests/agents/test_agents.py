@@ -22,29 +22,8 @@ from tests.agents.truth import CHECKS, Finding, check
 
 pytestmark = pytest.mark.agents
 
-_CLAUDE_UNKNOWN = (
-    "loader bug: claude_code's RECORDS does not list the record types Claude Code 2.1.332 writes"
-    " in every session: api-request, api-request-blob, api-request-shape, tools-used,"
-    " cost-state, and attachment/ date, environment, model, prompt_snapshot,"
-    " remote_session_change, session_context; each is skipped with an 'unknown record type'"
-    " warning (in the sub-agent's file too)"
-)
-
 #: (agent, scenario, check) → the loader bug that makes the check fail today.
-LOADER_BUGS: dict[tuple[str, str, str], str] = {
-    ("claude", "work", "accounting"): _CLAUDE_UNKNOWN,
-    ("claude", "interrupt", "accounting"): _CLAUDE_UNKNOWN,
-    ("codex", "work", "statuses"): (
-        "loader bug: codex leaves an apply_patch run through exec_command 'unknown': its output"
-        " is 'Wall time: …\nOutput:\nExit code: 0\n…' (the exit code after an Output: line)"
-        " and event_msg/item_completed carries a FileChange with status 'completed'"
-    ),
-    ("codex", "interrupt", "statuses"): (
-        "loader bug: codex leaves an interrupted exec_command 'unknown': its output is"
-        " 'Wall time: 2.0 seconds\naborted by user' (not 'aborted'), and event_msg/turn_aborted"
-        " comes after that output, so the call is no longer waiting when the abort is read"
-    ),
-}
+LOADER_BUGS: dict[tuple[str, str, str], str] = {}
 
 _FINDINGS: dict[tuple[str, str], list[Finding]] = {}
 

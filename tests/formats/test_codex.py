@@ -358,6 +358,44 @@ OUTPUT_CASES = [
         None,
     ),
     ("aborted", "aborted", "cancelled", "aborted", None),
+    # Codex 0.171 (found by the real-agent harness, tests/agents):
+    (
+        "apply-patch-through-exec-command",  # the patch tool's header inside unified exec's body
+        "Wall time: 0.0000 seconds\nOutput:\nExit code: 0\nWall time: 0 seconds\nOutput:\n"
+        "Success. Updated the following files:\nM notes.txt\n",
+        "success",
+        "Success. Updated the following files:\nM notes.txt\n",
+        0.0,
+    ),
+    (
+        "apply-patch-through-exec-command-failed",
+        "Wall time: 0.0100 seconds\nOutput:\nExit code: 1\nWall time: 0 seconds\nOutput:\n"
+        "Failed to find expected lines in notes.txt",
+        "error",
+        "Failed to find expected lines in notes.txt",
+        10.0,
+    ),
+    (
+        "interrupted-unified-exec",
+        "Wall time: 2.0 seconds\naborted by user",
+        "cancelled",
+        "aborted by user",
+        2000.0,
+    ),
+    (
+        "interrupted-after-partial-output",
+        "Exit code: 1\nWall time: 0.5 seconds\nOutput:\npartial output\ncommand aborted by user",
+        "cancelled",
+        "partial output\ncommand aborted by user",
+        500.0,
+    ),
+    (
+        "aborted-only-mentioned",
+        "Exit code: 0\nOutput:\nthe job was aborted by user request\n",
+        "success",
+        "the job was aborted by user request\n",
+        None,
+    ),
     (
         "content-list",
         [{"type": "input_text", "text": "Exit code: 0\nOutput:\nlisted"}],
@@ -521,6 +559,101 @@ def test_L3_codex_call_without_output_is_unknown() -> None:
     assert c.status == "unknown"
     assert c.result is None
     assert c.ended_at is None
+
+
+# --- Codex 0.171: item_completed instead of the *_end events (the real-agent harness) -----------
+
+NOTES_PATCH = "*** Begin Patch\n*** Update File: notes.txt\n@@\n-old\n+new\n*** End Patch"
+PATCH_CMD = f"apply_patch <<'PATCH'\n{NOTES_PATCH}\nPATCH"
+NOTES_DIFF = "@@ -1 +1 @@\n-old\n+new\n"
+PATCH_OUTPUT = (
+    "Wall time: 0.0000 seconds\nOutput:\nExit code: 0\nWall time: 0 seconds\nOutput:\n"
+    "Success. Updated the following files:\nM notes.txt\n"
+)
+
+
+def file_change(call_id: str, status: str, **fields: Any) -> dict[str, Any]:
+    change = {"/repo/notes.txt": {"type": "update", "unified_diff": NOTES_DIFF, "move_path": None}}
+    file_item = {"type": "FileChange", "id": call_id, "changes": change, "status": status}
+    return event("item_completed", turn_id="t1", item={**file_item, **fields})
+
+
+def test_L3_codex_apply_patch_through_exec_command_is_an_edit_with_its_diff() -> None:
+    t = load(
+        call("p1", "exec_command", cmd=PATCH_CMD),
+        file_change("p1", "completed", stdout=PATCH_OUTPUT.rsplit("Output:\n", 1)[1]),
+        output("p1", PATCH_OUTPUT),
+    )
+    c = only_call(t)
+    assert c.status == "success"
+    assert c.meta["exit_code"] == 0
+    assert c.result is not None
+    assert c.result.kind == "diff"
+    assert c.result.text == (
+        "Success. Updated the following files:\nM notes.txt\n"
+        "--- a//repo/notes.txt\n+++ b//repo/notes.txt\n" + NOTES_DIFF
+    )
+    assert t.accounting is not None
+    assert t.accounting.counts["event_msg/item_completed"] == {"mapped": 1}
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        ("completed", "success"),
+        ("failed", "error"),
+        ("declined", "error"),
+        ("inProgress", "unknown"),
+    ],
+)
+def test_L3_codex_file_change_status_when_no_output_came(status: str, expected: str) -> None:
+    t = load(call("p1", "exec_command", cmd=PATCH_CMD), file_change("p1", status))
+    assert only_call(t).status == expected
+
+
+def test_L3_codex_command_execution_item_gives_the_exit_code() -> None:
+    done = {"type": "CommandExecution", "id": "c1", "status": "failed", "exit_code": 2,
+            "aggregated_output": "boom\n", "duration": {"secs": 1, "nanos": 0}}  # fmt: skip
+    t = load(call("c1", "exec_command", cmd="false"), event("item_completed", item=done))
+    c = only_call(t)
+    assert (c.status, c.meta["exit_code"], c.duration_ms) == ("error", 2, 1000.0)
+    assert c.result is not None
+    assert c.result.text == "boom\n"
+
+
+def test_L3_codex_other_completed_items_echo_what_was_read() -> None:
+    message = {"type": "AgentMessage", "id": "m1", "content": [{"type": "Text", "text": "hi"}]}
+    t = load(assistant_item("hi"), event("item_completed", item=message))
+    assert [e.kind for e in t] == ["assistant"]
+    assert t.warnings == []
+
+
+def test_P7_codex_interrupted_exec_command_is_cancelled() -> None:
+    cut = {"type": "CommandExecution", "id": "slow", "status": "failed", "exit_code": -1}
+    t = load(
+        event("task_started", turn_id="t1"),
+        user_item("run the slow job"),
+        call("slow", "exec_command", cmd="sleep 45"),
+        output("slow", "Wall time: 2.0 seconds\naborted by user"),
+        user_item("<turn_aborted>\nThe user interrupted.\n</turn_aborted>"),
+        event("turn_aborted", turn_id="t1", reason="interrupted", duration_ms=2087),
+        event("item_completed", turn_id="t1", item=cut),  # after the output: changes nothing
+    )
+    c = only_call(t)
+    assert (c.status, c.duration_ms) == ("cancelled", 2000.0)
+    assert c.result is not None
+    assert c.result.text == "aborted by user"
+    assert c.meta["output_header"] == "Wall time: 2.0 seconds"
+
+
+def test_X2_codex_0_171_fixture_statuses() -> None:
+    t = turnfold.load(FIXTURES / "codex" / "v0.171_apply-patch-and-interrupt.jsonl")
+    assert t.warnings == []
+    assert [(c.call_id, c.status) for c in t.tool_calls()] == [
+        ("call_patch", "success"),
+        ("call_new", "success"),
+        ("call_slow", "cancelled"),
+    ]
 
 
 # --- turns: aborts, compaction, durations, usage ----------------------------------------------

@@ -201,7 +201,7 @@ _IGNORED_EVENTS: dict[str, str] = {
     **dict.fromkeys(
         (
             "web_search_end", "image_generation_end", "view_image_tool_call", "item_started",
-            "item_completed", "raw_response_item", "collab_agent_interaction_end",
+            "raw_response_item", "collab_agent_interaction_end",
             "collab_waiting_end", "collab_close_end", "turn_diff", "plan_update",
         ),
         _UI_ECHO,
@@ -262,6 +262,9 @@ RECORDS = Records(
         "event_msg/error": "assistant error",
         "event_msg/exec_command_end": "exit code, duration and output of its command call",
         "event_msg/patch_apply_end": "outcome and unified diff of its patch call",
+        "event_msg/item_completed": "a `FileChange`: outcome and unified diff of its patch call;"
+        " a `CommandExecution`: exit code and duration of its command call; other items echo"
+        " records already read",
         "event_msg/mcp_tool_call_end": "outcome of its MCP call; a code-mode call nested in"
         " its `exec`",
         "event_msg/dynamic_tool_call_response": "outcome of its dynamic tool call",
@@ -319,6 +322,9 @@ _AGENT_TOOLS = NameSet(
 )  # fmt: skip
 _FAILED_AGENT = NameSet({"not_found", "errored", "error", "failed"})
 _FINISHED = NameSet({"success", "error", "cancelled"})
+#: ``FileChange.status`` values of a patch that ended ("inProgress" has not): only
+#: ``completed`` applied it (``declined``: the user refused it).
+_FILE_CHANGE_ENDED = frozenset({"completed", "failed", "declined"})
 _PATCH_TOOL = "apply_patch"
 _CODE_MODE_TOOL = "exec"  # code mode: one custom tool whose input is a script calling the tools
 _MAIL_TOOL = "agent_message"  # the row inter-agent mail becomes (issue 21.8)
@@ -329,6 +335,10 @@ _HEADER_START = (
 )  # fmt: skip
 _HEADER_LIMIT = 4096  # a header is a few short lines; never scan a large output for one
 _EXIT_CODE = re.compile(r"^(?:Exit code: |Process exited with code )(-?\d+)", re.MULTILINE)
+_HEADER_LINE = re.compile(
+    r"(?:Exit code|Wall time|Duration|Chunk ID|Command|Original token count): "
+    r"|Process exited with code |Process running with session ID "
+)
 _WALL_TIME = re.compile(r"^(?:Wall time|Duration): ([0-9]+(?:\.[0-9]+)?) seconds", re.MULTILINE)
 _SHELL_COMMAND = re.compile(r"<command>\n?(.*?)\n?</command>", re.DOTALL)
 _SHELL_RESULT = re.compile(r"<result>\n?(.*)</result>", re.DOTALL)
@@ -340,6 +350,8 @@ _STATED_FAILURE = re.compile(
     re.IGNORECASE,
 )
 _FAILURE_SCAN = 400
+#: Codex's stand-in outputs for a call cut off by an interrupt (Codex 0.171 writes the second).
+_ABORTED = frozenset({"aborted", "aborted by user", "command aborted by user"})
 #: What a code-mode script printed of the commands it ran: ``exit_code: 1`` (issue 21.2).
 _PRINTED_EXIT = re.compile(
     r"""(?:["']?exit_?code["']?\s*[:=]\s*|^Exit code: |^Process exited with code )(-?\d+)""",
@@ -373,30 +385,52 @@ class ExecOutput:
 def exec_output(text: str) -> ExecOutput | None:
     """The exit code, wall time and body of a Codex tool output, or None if it has no header.
 
+    Unified exec writes ``Chunk ID`` / ``Wall time`` / ``Process exited with code`` / ``Original
+    token count`` lines, then ``Output:`` and the body. An ``apply_patch`` it intercepts has no
+    exit code there: its body is the patch tool's own shell-style output, a second header
+    (``Exit code: 0``, ``Wall time``, ``Output:``) before the message, which is read too. An
+    output cut off by an interrupt may have no ``Output:`` line: the header is its leading
+    header lines, the rest (``aborted by user``) the body.
+
     >>> exec_output("Exit code: 2\\nWall time: 1.5 seconds\\nOutput:\\nboom").exit_code
     2
+    >>> inner = exec_output("Wall time: 0 seconds\\nOutput:\\nExit code: 0\\nOutput:\\nDone")
+    >>> inner.exit_code, inner.body
+    (0, 'Done')
     """
     if text.startswith("{"):
         return _json_exec_output(text)
-    if not text.startswith(_HEADER_START):
+    outer = _header_and_body(text)
+    if outer is None:
         return None
-    marker = text.find("Output:\n", 0, _HEADER_LIMIT)
-    while marker > 0 and text[marker - 1] != "\n":
-        marker = text.find("Output:\n", marker + 1, _HEADER_LIMIT)
-    if marker < 0:
-        if len(text) > _HEADER_LIMIT:
-            return None
-        header, body = text, ""
-    else:
-        header, body = text[:marker], text[marker + len("Output:\n") :]
+    header, body = outer
+    inner = _header_and_body(body) if not _EXIT_CODE.search(header) else None
+    if inner is not None:
+        header, body = f"{header.rstrip()}\n{inner[0]}", inner[1]
     code = _EXIT_CODE.search(header)
-    wall = _WALL_TIME.search(header)
+    wall = _WALL_TIME.search(header)  # the outer (unified exec) wall time comes first
     return ExecOutput(
         body=body,
         exit_code=int(code.group(1)) if code else None,
         duration_ms=float(wall.group(1)) * 1000 if wall else None,
         header=header.rstrip("\n") or None,
     )
+
+
+def _header_and_body(text: str) -> tuple[str, str] | None:
+    """One header taken off ``text`` (up to its ``Output:`` line), or None if it has none."""
+    if not text.startswith(_HEADER_START):
+        return None
+    marker = text.find("Output:\n", 0, _HEADER_LIMIT)
+    while marker > 0 and text[marker - 1] != "\n":
+        marker = text.find("Output:\n", marker + 1, _HEADER_LIMIT)
+    if marker >= 0:
+        return text[:marker], text[marker + len("Output:\n") :]
+    if len(text) > _HEADER_LIMIT:
+        return None
+    lines = text.split("\n")
+    count = next((i for i, line in enumerate(lines) if not _HEADER_LINE.match(line)), len(lines))
+    return "\n".join(lines[:count]), "\n".join(lines[count:])
 
 
 def _json_exec_output(text: str) -> ExecOutput | None:
@@ -433,6 +467,20 @@ def states_failure(text: str) -> bool:
     if code is not None:
         return int(code.group(1)) != 0
     return _STATED_FAILURE.search(head) is not None
+
+
+def was_aborted(text: str) -> bool:
+    """Whether an output (its header taken off) is what Codex writes for a call an interrupt
+    cut off: ``aborted`` (older), ``aborted by user`` (unified exec, after a ``Wall time``
+    line), or the partial output ending in ``command aborted by user`` (shell, unified exec).
+
+    >>> was_aborted("aborted by user"), was_aborted("partial\\ncommand aborted by user")
+    (True, True)
+    >>> was_aborted("the job was aborted by user request")
+    False
+    """
+    body = text.strip()
+    return body in _ABORTED or body.endswith("\ncommand aborted by user")
 
 
 def printed_status(text: str) -> ToolStatus | None:
@@ -750,6 +798,7 @@ class CodexBuilder(ResponsesBuilder):
             "error": self._error_event,
             "exec_command_end": self._exec_end,
             "patch_apply_end": self._patch_end,
+            "item_completed": self._item_completed,
             "mcp_tool_call_end": self._mcp_end,
             "dynamic_tool_call_response": self._dynamic_end,
             "collab_agent_spawn_end": self._spawn_end,
@@ -1314,7 +1363,8 @@ class CodexBuilder(ResponsesBuilder):
                 changes["duration_ms"] = facts.duration_ms
         status = _derived_status(call, text, facts, success)
         diff = self._diffs.pop(call.call_id, None)
-        if call.name == _PATCH_TOOL or patch_text(call.name, call.args) is not None:
+        patch = call.name == _PATCH_TOOL or patch_text(call.name, call.args) is not None
+        if patch or diff is not None:  # a FileChange item names a patch run by exec_command
             result = patch_result(text, diff, status, images)
         else:
             result = tool_result(call, text, images, status)
@@ -1344,6 +1394,30 @@ class CodexBuilder(ResponsesBuilder):
         if diff is not None:
             self._diffs[call.call_id] = diff
         self.transcript.update(call, **_patch_changes(payload, diff))
+
+    def _item_completed(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        """A finished item of the app-server protocol. Codex 0.171 writes these instead of
+        ``patch_apply_end`` / ``exec_command_end``: a ``FileChange`` (an ``apply_patch``, also
+        one run through ``exec_command``) gives its call's status and diff, a
+        ``CommandExecution`` its exit code and duration. Other items (messages, reasoning,
+        agent calls) echo records already read; like every event, it only enriches a call
+        still waiting for its output."""
+        item = payload.get("item")
+        if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
+            return
+        call = self._open.get(item["id"])
+        if call is None:
+            return
+        kind = item.get("type")
+        if kind == "FileChange":
+            diff = changes_diff(item.get("changes"))
+            if diff is not None:
+                self._diffs[call.call_id] = diff
+            state = item.get("status")
+            ended = {"success": state == "completed"} if state in _FILE_CHANGE_ENDED else {}
+            self.transcript.update(call, **_patch_changes({**item, **ended}, diff))
+        elif kind == "CommandExecution":
+            self.transcript.update(call, **_exec_changes(call, item))
 
     def _mcp_end(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         call = self._open_call(payload)
@@ -1708,8 +1782,8 @@ def _unwrap_output(value: Any) -> tuple[Any, bool | None]:
 def _derived_status(
     call: ToolCall, text: str | None, facts: ExecOutput | None, success: bool | None
 ) -> ToolStatus:
-    if text is not None and text.strip() == "aborted":
-        return "cancelled"  # Codex's stand-in output for a call cut off by an interrupt
+    if text is not None and was_aborted(text):
+        return "cancelled"
     if facts is not None and facts.exit_code is not None:
         return "success" if facts.exit_code == 0 else "error"
     if success is not None:
