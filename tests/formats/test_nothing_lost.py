@@ -13,6 +13,7 @@ import pytest
 import turnfold
 from turnfold import formats
 from turnfold.formats import catalog
+from turnfold.formats.harnesses import inspect_log
 from turnfold.model import ToolCall, Transcript
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -51,28 +52,35 @@ def all_calls(transcript: Transcript) -> list[ToolCall]:
     return calls
 
 
+def transcripts_of(path: Path) -> list[Transcript]:
+    """Every transcript a fixture holds: each sample of an eval log, else the one."""
+    if inspect_log.detect_path(path) is not None:
+        return [transcript for _, transcript in inspect_log.transcripts(path)]
+    return [turnfold.load(path)]
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_X2_every_record_of_a_fixture_is_accounted_for(path: Path) -> None:
-    transcript = turnfold.load(path)
-    accounting = transcript.accounting
-    assert accounting is not None
-    assert accounting.unaccounted == []
-    module = _MODULES[transcript.metadata["source_format"]]
-    records: catalog.Records = module.RECORDS
-    for disposition in ("mapped", "ignored"):
-        undocumented = {
-            t for t in accounting.types(disposition) if records.disposition(t) != disposition
-        }
-        assert not undocumented, f"{disposition} but not listed so in {module.NAME}.RECORDS"
+    for transcript in transcripts_of(path):
+        accounting = transcript.accounting
+        assert accounting is not None
+        assert accounting.unaccounted == []
+        module = _MODULES[transcript.metadata["source_format"]]
+        records: catalog.Records = module.RECORDS
+        for disposition in ("mapped", "ignored"):
+            undocumented = {
+                t for t in accounting.types(disposition) if records.disposition(t) != disposition
+            }
+            assert not undocumented, f"{disposition} but not listed so in {module.NAME}.RECORDS"
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_X2_the_transcript_holds_every_tool_call_the_source_records(path: Path) -> None:
-    transcript = turnfold.load(path)
-    counter = COUNTERS.get(transcript.metadata["source_format"])
+    transcripts = transcripts_of(path)
+    counter = COUNTERS.get(transcripts[0].metadata["source_format"])
     if counter is None:
-        pytest.skip(f"no independent counter for {transcript.metadata['source_format']}")
-    assert len(all_calls(transcript)) == counter(path)
+        pytest.skip(f"no independent counter for {transcripts[0].metadata['source_format']}")
+    assert sum(len(all_calls(t)) for t in transcripts) == counter(path)
 
 
 def test_X2_docs_list_every_format_s_record_types() -> None:
