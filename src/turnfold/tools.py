@@ -146,6 +146,10 @@ BUILTIN_TOOL_CATEGORIES: dict[str, ToolCategory] = {
     "browser": "other",
     "browse_interactive": "other",
     "delegate": "agent",
+    # Inspect AI's standard tools (bash is above); think and web_search stay "other".
+    "python": "command",
+    "bash_session": "command",
+    "text_editor": "edit",
 }
 
 #: Tools that read or write the agent's memory (spec F-11), by exact name.
