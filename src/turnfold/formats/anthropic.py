@@ -42,7 +42,6 @@ from turnfold.formats import anthropic_blocks as blocks
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import MessageBuilder, NameSet
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
-from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wrappers import find_messages, keep_wrapper_keys, sample
 from turnfold.model import (
@@ -50,7 +49,6 @@ from turnfold.model import (
     AssistantText,
     Entry,
     ImageData,
-    LoadWarning,
     SystemNotice,
     ToolCall,
     ToolStatus,
@@ -104,6 +102,9 @@ class AnthropicBuilder(MessageBuilder):
 
     def feed(self, message: Mapping[str, Any], line: int) -> None:
         """Add one message; ``line`` is its position, used in warnings and default batch ids."""
+        if not isinstance(message, Mapping):
+            self.warn("not a message object", line)
+            return
         role = message.get("role")
         content = message.get("content")
         if role not in _ROLES or not isinstance(content, (str, list)):
@@ -228,12 +229,6 @@ class AnthropicBuilder(MessageBuilder):
             self._unknown_blocks.add(kind)
             self.warn(f"unknown content block type {kind!r} skipped", line)
 
-    def warn(self, reason: str, line: int | None) -> None:
-        """Record a problem with the input as a load warning of the transcript (spec L-4)."""
-        self.transcript.warnings.append(
-            LoadWarning(reason=reason, line=line, source=self.source_name)
-        )
-
 
 # --- detection and reading ------------------------------------------------------------------------
 
@@ -342,27 +337,14 @@ def read(source: Source) -> Transcript:
         messages, meta, rest = _messages_of(source.document)
         transcript.metadata.update(meta)
         for line, message in enumerate(messages, start=1):
-            _feed_noted(source, builder, message, line)
+            builder.feed_noted(source, message, line, _role_of(message))
         keep_wrapper_keys(transcript, rest)
         return transcript
-    for line, record in source.records():
-        if isinstance(record, MalformedLine):
-            builder.warn(record.reason, line)
-            source.note(type_of_record(record), "warned")
-        else:
-            _feed_noted(source, builder, record, line)
+    builder.feed_records(source, _role_of)
     return transcript
 
 
-def _feed_noted(source: Source, builder: AnthropicBuilder, message: Any, line: int) -> None:
-    """Feed one message and account for it: ``warned`` when feeding it warned (a message
-    that is not one, an unknown block, a result without its call), else ``mapped``."""
-    warnings = builder.transcript.warnings
-    before = len(warnings)
-    if isinstance(message, Mapping):
-        builder.feed(message, line)
-    else:
-        builder.warn("not a message object", line)
+def _role_of(message: Any) -> str:
+    """A message by its role (a response object is ``{"type": "message", "role": ...}``)."""
     role = message.get("role") if isinstance(message, Mapping) else None
-    kind = role if isinstance(role, str) and role else type_of_record(message)
-    source.note(kind, "warned" if len(warnings) > before else "mapped")
+    return role if isinstance(role, str) and role else type_of_record(message)

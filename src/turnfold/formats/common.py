@@ -8,8 +8,11 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
+from turnfold.formats.errors import MalformedLine
+from turnfold.formats.source import Source, type_of_record
 from turnfold.model import (
     ImageData,
+    LoadWarning,
     ResultKind,
     ToolCall,
     ToolResult,
@@ -213,3 +216,41 @@ class MessageBuilder:
     def open_status(self) -> ToolStatus:
         """The status of a call whose result has not arrived."""
         return "executing" if self.live else "unknown"
+
+    def feed(self, message: Mapping[str, Any], line: int) -> None:
+        """Add one message of the builder's format (each builder defines it)."""
+        raise TypeError(f"{type(self).__name__} reads no messages")
+
+    def warn(self, reason: str, line: int | None) -> None:
+        """Record a problem with the input as a load warning of the transcript (spec L-4)."""
+        self.transcript.warnings.append(
+            LoadWarning(reason=reason, line=line, source=self.source_name)
+        )
+
+    def feed_noted(
+        self, source: Source, message: Any, line: int, record_type: str, *, ignored: Any = ()
+    ) -> None:
+        """Feed one message and account for it in ``source`` (issue 11): ``warned`` when
+        feeding it warned (not a message, an unknown role or block, a result without its call),
+        ``ignored`` for a type the format leaves out by design, else ``mapped``."""
+        before = len(self.transcript.warnings)
+        self.feed(message, line)
+        if len(self.transcript.warnings) > before:
+            source.note(record_type, "warned")
+        else:
+            source.note(record_type, "ignored" if record_type in ignored else "mapped")
+
+    def feed_records(
+        self, source: Source, record_type: Callable[[Any], str], *, ignored: Any = ()
+    ) -> int | None:
+        """Feed every record of ``source`` with :meth:`feed_noted`, an unreadable line as a
+        warning; the first line's number (None for no records)."""
+        first_line: int | None = None
+        for line, record in source.records():
+            first_line = line if first_line is None else first_line
+            if isinstance(record, MalformedLine):
+                self.warn(record.reason, line)
+                source.note(type_of_record(record), "warned")
+            else:
+                self.feed_noted(source, record, line, record_type(record), ignored=ignored)
+        return first_line

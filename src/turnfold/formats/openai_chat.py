@@ -42,7 +42,7 @@ from typing import Any
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import MessageBuilder, NameSet, usage_from
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
-from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.openai_responses import (
     attachment_counts,
     describe_call,
@@ -60,7 +60,6 @@ from turnfold.model import (
     AssistantError,
     AssistantText,
     Entry,
-    LoadWarning,
     SystemNotice,
     Thinking,
     ThinkingForm,
@@ -314,12 +313,6 @@ class OpenAIChatBuilder(MessageBuilder):
     def _append(self, entry: Entry) -> Entry:
         return self.transcript.append(entry)
 
-    def warn(self, reason: str, line: int | None) -> None:
-        """Record a problem with the input as a load warning of the transcript (spec L-4)."""
-        self.transcript.warnings.append(
-            LoadWarning(reason=reason, line=line, source=self.source_name)
-        )
-
 
 def _name(value: Any) -> str:
     return value if isinstance(value, str) else ""
@@ -433,18 +426,11 @@ def read(source: Source) -> Transcript:
     if found is not None and isinstance(document, Mapping):
         _request_metadata(document, transcript)
         for line, message in enumerate(found.messages, start=1):
-            _feed_noted(source, builder, message, line)
+            builder.feed_noted(source, message, line, _record_type(message))
         keep_wrapper_keys(transcript, found.rest)
         first_line: int | None = 1
     else:
-        first_line = None
-        for line, record in source.records():
-            first_line = line if first_line is None else first_line
-            if isinstance(record, MalformedLine):
-                builder.warn(record.reason, line)
-                source.note(type_of_record(record), "warned")
-            else:
-                _feed_noted(source, builder, record, line)
+        first_line = builder.feed_records(source, _record_type)
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no Chat Completions messages")
     return transcript
@@ -461,15 +447,6 @@ def _record_type(record: Any) -> str:
         if isinstance(record.get("messages"), list):
             return "request"
     return type_of_record(record)
-
-
-def _feed_noted(source: Source, builder: OpenAIChatBuilder, message: Any, line: int) -> None:
-    """Feed one record and account for it: ``warned`` when feeding it warned (an unknown role,
-    a result for an unknown call), else ``mapped``."""
-    warnings = builder.transcript.warnings
-    before = len(warnings)
-    builder.feed(message, line)
-    source.note(_record_type(message), "warned" if len(warnings) > before else "mapped")
 
 
 def _request_metadata(request: Mapping[str, Any], transcript: Transcript) -> None:

@@ -65,7 +65,7 @@ from turnfold.formats.common import (
     usage_from,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
-from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wrappers import find_messages, keep_wrapper_keys, sample
 from turnfold.model import (
@@ -75,7 +75,6 @@ from turnfold.model import (
     CompactionBoundary,
     Entry,
     ImageData,
-    LoadWarning,
     Thinking,
     ToolCall,
     ToolResult,
@@ -660,12 +659,6 @@ class ResponsesBuilder(MessageBuilder):
             self._last_text = entry
         return self.transcript.append(entry)
 
-    def warn(self, reason: str, line: int | None) -> None:
-        """Record a problem with the input as a load warning of the transcript (spec L-4)."""
-        self.transcript.warnings.append(
-            LoadWarning(reason=reason, line=line, source=self.source_name)
-        )
-
 
 def _ignore(item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
     """Bookkeeping items with nothing to show."""
@@ -819,16 +812,10 @@ def read(source: Source) -> Transcript:
     if found is not None:
         first_line = 1
         for line, item in enumerate(found.messages, start=1):
-            _feed_noted(source, builder, item, line)
+            builder.feed_noted(source, item, line, _record_type(item), ignored=SILENT_ITEMS)
         keep_wrapper_keys(transcript, found.rest)
     else:
-        for line, record in source.records():
-            first_line = line if first_line is None else first_line
-            if isinstance(record, MalformedLine):
-                builder.warn(record.reason, line)
-                source.note(type_of_record(record), "warned")
-            else:
-                _feed_noted(source, builder, record, line)
+        first_line = builder.feed_records(source, _record_type, ignored=SILENT_ITEMS)
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no Responses API items")
     if builder.model and "model" not in transcript.metadata:
@@ -850,19 +837,6 @@ def _record_type(record: Any) -> str:
         if "input" in record:
             return "request"
     return type_of_record(record)
-
-
-def _feed_noted(source: Source, builder: ResponsesBuilder, record: Any, line: int) -> None:
-    """Feed one record and account for it: ``ignored`` for bookkeeping items
-    (:data:`SILENT_ITEMS`), ``warned`` when feeding it warned, else ``mapped``."""
-    warnings = builder.transcript.warnings
-    before = len(warnings)
-    builder.feed(record, line)
-    kind = _record_type(record)
-    if len(warnings) > before:
-        source.note(kind, "warned")
-    else:
-        source.note(kind, "ignored" if kind in SILENT_ITEMS else "mapped")
 
 
 _CALL_DOC = "a tool call (ToolCall); its output item settles it"
