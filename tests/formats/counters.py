@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 
-def _records(path: Path) -> Iterator[Any]:
+def records(path: Path) -> Iterator[Any]:
+    """A file's JSON values: a document's items (or the document), else its JSON lines."""
     text = path.read_text(encoding="utf-8", errors="replace")
     try:
         document = json.loads(text)
@@ -46,7 +47,7 @@ def claude_code(path: Path) -> int:
     ids: set[str] = set()
     shells = 0
     for file in files:
-        for record in _records(file):
+        for record in records(file):
             if not isinstance(record, dict):
                 continue
             messages = [record.get("message")]
@@ -76,7 +77,7 @@ _CODEX_INNER_ENDS = {"mcp_tool_call_end", "patch_apply_end", "exec_command_end"}
 
 
 def _codex_header(path: Path) -> dict[str, Any]:
-    first = next(_records(path), None)
+    first = next(records(path), None)
     payload = first.get("payload") if isinstance(first, dict) else None
     return payload if isinstance(payload, dict) and first.get("type") == "session_meta" else {}
 
@@ -86,8 +87,8 @@ def codex(path: Path, _depth: int = 0) -> int:
     (the call ran before the file's start); inter-agent mail items (one row each); end events
     of code-mode calls (``call_id`` held by no response item); and, recursively, the rollouts
     beside it whose ``session_meta`` names this thread as their parent."""
-    records = [r for r in _records(path) if isinstance(r, dict)]
-    items = [r["payload"] for r in records if r.get("type") == "response_item"]
+    lines = [r for r in records(path) if isinstance(r, dict)]
+    items = [r["payload"] for r in lines if r.get("type") == "response_item"]
     item_ids = {p.get("call_id") for p in items if isinstance(p, dict)}
     count, calls = 0, set()
     for payload in items:
@@ -100,7 +101,7 @@ def codex(path: Path, _depth: int = 0) -> int:
             count += orphan or kind == "agent_message"
     inner = {
         p.get("call_id")
-        for r in records
+        for r in lines
         if r.get("type") == "event_msg"
         and isinstance(p := r.get("payload"), dict)
         and p.get("type") in _CODEX_INNER_ENDS
@@ -135,12 +136,12 @@ def gemini(path: Path) -> int:
     ``content`` (or ``parts``) of messages written in API form. A message rewritten by id, or
     restated by a checkpoint, holds the same ids."""
     ids: set[str] = set()
-    session = next(iter(_records(path)), None)
+    session = next(iter(records(path)), None)
     files = [path]
     if isinstance(session, dict) and isinstance(session.get("sessionId"), str):
         files += sorted((path.parent / session["sessionId"]).glob("*.json*"))
     for file in files:
-        for record in _records(file):
+        for record in records(file):
             for message in _gemini_messages(record):
                 if not isinstance(message, dict):
                     continue
@@ -162,7 +163,7 @@ def qwen(path: Path) -> int:
     ids: set[str] = set()
     files = [path, *sorted((path.parent.parent / "subagents" / path.stem).glob("agent-*.jsonl"))]
     for file in files:
-        for record in _records(file):
+        for record in records(file):
             message = record.get("message") if isinstance(record, dict) else None
             parts = message.get("parts") if isinstance(message, dict) else None
             for part in parts if isinstance(parts, list) else []:
@@ -178,7 +179,7 @@ _LIST_KEYS = ("messages", "traj", "trajectory", "history", "conversation", "chat
 def _message_list(path: Path) -> list[Any]:
     """The messages of a message-list file: its lines, its list, or the list a wrapper object
     keeps under one of the usual keys (or the object itself: a request, a response)."""
-    values = list(_records(path))
+    values = list(records(path))
     if len(values) == 1 and isinstance(values[0], dict):
         document = values[0]
         lists = [document[k] for k in _LIST_KEYS if isinstance(document.get(k), list)]
@@ -236,7 +237,7 @@ def cursor(path: Path) -> int:
     return sum(
         isinstance(block, dict) and block.get("type") == "tool_use"
         for file in files
-        for record in _records(file)
+        for record in records(file)
         if isinstance(record, dict)
         for block in _blocks(record.get("message"))
     )

@@ -7,24 +7,11 @@ counts the tool calls the file records, sub-agents' included.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-
-def _values(path: Path) -> Iterator[Any]:
-    """The JSON values of a file: one document (its items when it is a list), or JSON lines."""
-    text = path.read_text(encoding="utf-8", errors="replace")
-    try:
-        document = json.loads(text)
-    except ValueError:
-        for line in text.splitlines():
-            try:
-                yield json.loads(line)
-            except ValueError:
-                continue
-        return
-    yield from document if isinstance(document, list) else [document]
+from counters import records
 
 
 def _attributes(span: dict[str, Any]) -> dict[str, Any]:
@@ -37,7 +24,7 @@ def otlp(path: Path) -> int:
     spans started straight from another agent span (a sub-agent with no tool span of its own)."""
     spans = [
         span
-        for request in _values(path)
+        for request in records(path)
         for resource in request.get("resourceSpans", [])
         for scope in resource.get("scopeSpans", [])
         for span in scope.get("spans", [])
@@ -64,7 +51,7 @@ def claude_stream_json(path: Path) -> int:
     """Distinct ``tool_use`` block ids of the ``assistant`` events, sub-agents' (events with a
     ``parent_tool_use_id``) included."""
     ids = set()
-    for event in _values(path):
+    for event in records(path):
         if isinstance(event, dict) and event.get("type") == "assistant":
             for block in (event.get("message") or {}).get("content") or []:
                 if isinstance(block, dict) and block.get("type") == "tool_use":
@@ -82,7 +69,7 @@ _CODEX_CALL_ITEMS = {
 def codex_exec_json(path: Path) -> int:
     """Distinct ids of call items in ``item.started`` / ``item.updated`` / ``item.completed``."""
     ids = set()
-    for event in _values(path):
+    for event in records(path):
         item = event.get("item") if isinstance(event, dict) else None
         if isinstance(item, dict) and item.get("type") in _CODEX_CALL_ITEMS:
             ids.add(item.get("id"))
