@@ -346,3 +346,9 @@ def test_L4_a_warning_names_the_record_by_line_and_id() -> None:
     (warning,) = [w for w in transcript.warnings if w.line == 2]
     assert warning.record == "u-odd"
     assert str(warning).startswith("<text>:2 (u-odd): ")
+
+
+def test_L2_json_text_longer_than_a_file_name_is_text() -> None:
+    # One line of JSON text, no newline, longer than any file name a system allows.
+    messages = [{"role": "user", "content": "x" * 300}, {"role": "assistant", "content": "ok"}]
+    assert len(load(json.dumps(messages)).entries) == 2

@@ -31,6 +31,7 @@ import shutil
 import sys
 import zipfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 from unittest import mock
@@ -187,18 +188,28 @@ def write_log(
     samples: int = 2,
     epochs: int = 2,
 ) -> Path:
-    """Run the task with ``mockllm/model`` and return the log file it wrote in ``directory``."""
-    with _offline_tokens():
-        [log] = inspect_eval(
-            _task(kind, samples, epochs),
-            model="mockllm/model",
-            model_args={"custom_outputs": _script},
-            log_dir=str(directory),
-            log_format=format,
-            display="none",
-            fail_on_error=False,
-        )
-    return Path(log.location)
+    """Run the task with ``mockllm/model`` and return the log file it wrote in ``directory``.
+
+    Inspect's ``eval()`` starts an event loop of its own, which it cannot do in a thread where
+    one already runs (a notebook's, or Playwright's in the browser tests of the same session),
+    so it runs on a thread of its own.
+    """
+
+    def run() -> Path:
+        with _offline_tokens():
+            [log] = inspect_eval(
+                _task(kind, samples, epochs),
+                model="mockllm/model",
+                model_args={"custom_outputs": _script},
+                log_dir=str(directory),
+                log_format=format,
+                display="none",
+                fail_on_error=False,
+            )
+        return Path(log.location)
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
 
 
 def recompress(path: Path, target: Path, method: int = zipfile.ZIP_DEFLATED) -> Path:

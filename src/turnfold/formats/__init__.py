@@ -30,7 +30,7 @@ from turnfold.formats import (
 from turnfold.formats.agents import claude_stream, codex_exec
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses import inspect_log, mini_swe_agent, openhands, swe_agent
-from turnfold.formats.source import Source, open_source
+from turnfold.formats.source import Source, looks_like_text, open_source
 from turnfold.formats.traces import otlp
 from turnfold.gcpause import collector_paused
 from turnfold.model import Accounting, LoadWarning, Transcript
@@ -140,12 +140,15 @@ _PATH_READERS: tuple[ModuleType, ...] = tuple(m for m in _MODULES if hasattr(m, 
 
 
 def _path_of(source: Any) -> Path | None:
-    """The file ``source`` names, if it names one (a ``str`` of one line, or a path)."""
-    if isinstance(source, str) and "\n" in source:
+    """The file ``source`` names, if it names one (a path, or a ``str`` that is no JSON text)."""
+    if isinstance(source, str) and looks_like_text(source):
         return None
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        return path if path.is_file() else None
+        try:
+            path = Path(source)
+            return path if path.is_file() else None
+        except (OSError, ValueError):  # a name too long or with a NUL names no file
+            return None
     return None
 
 

@@ -403,7 +403,7 @@ def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:
         raise TypeError("already a Transcript")
     if isinstance(source, (bytes, bytearray, memoryview)):
         return from_binary_stream(io.BytesIO(bytes(source)), "<bytes>"), None
-    if isinstance(source, str) and _looks_like_text(source):
+    if isinstance(source, str) and looks_like_text(source):
         return from_binary_stream(io.BytesIO(source.encode("utf-8")), "<text>"), None
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -440,7 +440,8 @@ class _BinaryLines:
             yield from io.BytesIO(self._stream.read())
 
 
-def _looks_like_text(source: str) -> bool:
+def looks_like_text(source: str) -> bool:
+    """Whether a ``str`` given to ``load()`` is the transcript's text rather than a path."""
     stripped = source.lstrip()
     if not stripped or "\n" in source:
         return True
