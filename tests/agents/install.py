@@ -1,7 +1,8 @@
 """Where the CLIs are: the pinned install of this folder, or a scratch install of other versions.
 
-``npm ci`` here installs the versions ``package-lock.json`` pins into ``node_modules`` (``.ci/run``
-does it; npm keeps its cache in ``~/.npm`` between runs). ``TURNFOLD_AGENTS_BIN`` points the tests
+``npm install --no-save`` here installs the versions ``package.json`` pins exactly (and
+``package-lock.json`` below them) into ``node_modules`` (``.ci/run`` does it; npm keeps its cache in
+``~/.npm`` between runs). ``TURNFOLD_AGENTS_BIN`` points the tests
 at another ``node_modules/.bin``: the drift report sets it to its scratch install of the newest
 releases.
 """
@@ -28,7 +29,7 @@ def missing_cli(name: str, where: Path | None = None) -> str | None:
     """Why agent ``name`` cannot run from ``where`` (default :func:`bin_dir`), or None."""
     agent = AGENTS[name]
     if not agent.executable(where or bin_dir()).exists():
-        return f"{agent.package} is not installed (cd tests/agents && npm ci)"
+        return f"{agent.package} is not installed (cd tests/agents && npm install --no-save)"
     return None
 
 
