@@ -25,6 +25,7 @@ from turnfold import (
     AbortMarker,
     AssistantText,
     CompactionBoundary,
+    SystemNotice,
     Thinking,
     ToolCall,
     Transcript,
@@ -83,7 +84,8 @@ def check(play: Play) -> list[Finding]:
     if sub is not None and record.calls(sub.marker):
         findings += _check_subagent(play, main, issued, record.calls(sub.marker))
     findings += _check_texts(play, main, threads)
-    findings += _check_extra(play, main, issued)
+    for _, transcript in transcripts:  # the main one, and any stub beside it (_main_transcript)
+        findings += _check_extra(play, transcript, issued)
     for path, transcript in transcripts:
         for name, each in _with_subagents(path.name, transcript):
             findings += _check_accounting(play, name, each)
@@ -93,17 +95,29 @@ def check(play: Play) -> list[Finding]:
 def _main_transcript(
     play: Play, transcripts: list[tuple[Path, Transcript]], findings: list[Finding]
 ) -> Transcript:
-    """The transcript holding the first prompt; every other prompt must be in it too."""
+    """The transcript holding the first prompt; every other prompt must be in it too.
+
+    Gemini CLI names a session file by the minute it starts; a resume in a later minute first
+    writes a stub of its own (the header and the ``<session_context>`` briefing) and then goes on
+    in the session's file. A stub holds no conversation: only notices, which the "extra" check
+    holds to what the agent sent, as in the main file. A second file with anything else is a
+    finding.
+    """
     prompts = [p.text for p in play.scenario.prompts]
     holding = [t for _, t in transcripts if _prompts(t) and _prompts(t)[0] == prompts[0]]
     main = holding[0] if holding else transcripts[0][1]
-    if len(transcripts) > 1:
-        names = ", ".join(p.name for p, _ in transcripts)
-        findings.append(Finding("resume", f"{len(transcripts)} session files, not one: {names}"))
+    talking = [(p, t) for p, t in transcripts if not _only_notices(t)]
+    if len(talking) > 1:
+        names = ", ".join(p.name for p, _ in talking)
+        findings.append(Finding("resume", f"{len(talking)} session files, not one: {names}"))
     seen = _prompts(main)
     if seen != prompts:
         findings.append(Finding("resume", f"prompts {seen!r}, not {prompts!r}"))
     return main
+
+
+def _only_notices(transcript: Transcript) -> bool:
+    return all(isinstance(e, SystemNotice) for e in transcript.entries)
 
 
 def _prompts(transcript: Transcript) -> list[str]:
