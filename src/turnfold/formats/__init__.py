@@ -84,15 +84,21 @@ def which_format(source: Source) -> str | None:
     return detection.choose(evidence(source))
 
 
+def _choose(
+    name: str, candidates: list[tuple[str, detection.Evidence]], line: int | None
+) -> str | None:
+    """:func:`detection.choose`, a tie reported as the format error of the source ``name``."""
+    try:
+        return detection.choose(candidates)
+    except detection.AmbiguousFormat as exc:
+        reason = f"reads equally well as {detection.describe(exc.candidates)}; pass format="
+        raise TranscriptFormatError(name, FORMATS, line, reason) from None
+
+
 def _detect(source: Source) -> ModuleType:
     """The format whose evidence is best (issue 11); an error naming every candidate if none."""
     candidates = evidence(source)
-    try:
-        name = detection.choose(candidates)
-    except detection.AmbiguousFormat as exc:
-        line = source.head[0][0] if source.head else None
-        reason = f"reads equally well as {detection.describe(exc.candidates)}; pass format="
-        raise TranscriptFormatError(source.name, FORMATS, line, reason) from None
+    name = _choose(source.name, candidates, source.head[0][0] if source.head else None)
     if name is None:
         line, reason = _first_offending_line(source)
         near = [c for c in candidates if c[1].share > 0]
@@ -161,11 +167,7 @@ def _read_path(path: Path, format: str | None, sample: Any, epoch: int | None) -
             return None
     else:
         claims = [(m.NAME, e) for m in _PATH_READERS if (e := m.detect_path(path)) is not None]
-        try:
-            name = detection.choose(claims)
-        except detection.AmbiguousFormat as exc:
-            reason = f"reads equally well as {detection.describe(exc.candidates)}; pass format="
-            raise TranscriptFormatError(str(path), FORMATS, None, reason) from None
+        name = _choose(str(path), claims, None)
         if name is None:
             return None
         module = _BY_NAME[name]

@@ -152,14 +152,14 @@ class Source:
         that record as warned about, unless the loader already said what it did with it.
         """
         current = self._current
-        at_current = current is not None and line is not None and line == current[0]
-        record = _record_id(current[1]) if at_current and current is not None else None
+        at = current if current is not None and line is not None and current[0] == line else None
+        record = _record_id(at[1]) if at is not None else None
         warning = LoadWarning(reason=reason, line=line, source=self.name, record=record)
         self.warnings.append(warning)
         if record_type is not None:
             self.note(record_type, "warned")
-        elif not self._noted and at_current and current is not None:
-            self.note(type_of_record(current[1]), "warned")
+        elif not self._noted and at is not None:
+            self.note(type_of_record(at[1]), "warned")
         return warning
 
 
