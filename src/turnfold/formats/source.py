@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from turnfold import codec
 from turnfold.formats.errors import MalformedLine
 from turnfold.model import Accounting, Disposition, LoadWarning, Transcript
 
@@ -219,19 +220,14 @@ def from_object(obj: Any, name: str = "<object>") -> Source:
     return Source(name, _document_records(document), document=document)
 
 
-def _decode_lines(
-    raw_lines: Iterable[bytes | Oversized], name: str, warnings: list[LoadWarning]
-) -> Iterator[tuple[int, str | Oversized]]:
-    for number, raw in enumerate(raw_lines, start=1):
-        if isinstance(raw, Oversized):
-            yield number, raw
-            continue
-        try:
-            yield number, raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            reason = f"invalid UTF-8 at byte {exc.start}; undecodable bytes shown as U+FFFD"
-            warnings.append(LoadWarning(reason=reason, line=number, source=name))
-            yield number, raw.decode("utf-8", errors="replace")
+def _text_of(raw: bytes, number: int, name: str, warnings: list[LoadWarning]) -> str:
+    """A line's text; invalid UTF-8 is shown as U+FFFD and said in a warning."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        reason = f"invalid UTF-8 at byte {exc.start}; undecodable bytes shown as U+FFFD"
+        warnings.append(LoadWarning(reason=reason, line=number, source=name))
+        return raw.decode("utf-8", errors="replace")
 
 
 _DECODER = json.JSONDecoder()
@@ -268,22 +264,35 @@ def _oversized(line: Oversized) -> MalformedLine:
     )
 
 
-def _parse_lines(lines: Iterator[tuple[int, str | Oversized]]) -> Iterator[tuple[int, Any]]:
-    for number, line in lines:
-        if isinstance(line, Oversized):
-            yield number, _oversized(line)
-            continue
-        if not line or line.isspace():  # no copy of a long line just to test it
+def _careful(text: str, number: int) -> Iterator[tuple[int, Any]]:
+    """The values of a line the fast decoder refused: ``NaN``, glued objects, or none."""
+    if not text or text.isspace():  # no copy of a long line just to test it
+        return
+    try:
+        yield number, codec.loads(text)
+    except json.JSONDecodeError as exc:
+        glued = _glued_values(text.lstrip())
+        if len(glued) < 2:
+            yield number, MalformedLine(f"invalid JSON: {exc.msg} (column {exc.colno})")
+        else:
+            for value in glued:
+                yield number, value
+
+
+def _parse_lines(
+    lines: Iterator[tuple[int, bytes | Oversized]], name: str, warnings: list[LoadWarning]
+) -> Iterator[tuple[int, Any]]:
+    fast, refused = codec.fast_loads, codec.FastDecodeError
+    for number, raw in lines:
+        if isinstance(raw, Oversized):
+            yield number, _oversized(raw)
             continue
         try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            glued = _glued_values(line.lstrip())
-            if len(glued) < 2:
-                yield number, MalformedLine(f"invalid JSON: {exc.msg} (column {exc.colno})")
-            else:
-                for value in glued:
-                    yield number, value
+            value = fast(raw)  # the bytes as read: no decoded copy of the line
+        except refused:
+            yield from _careful(_text_of(raw, number, name, warnings), number)
+        else:
+            yield number, value
 
 
 def from_binary_stream(
@@ -297,38 +306,37 @@ def from_binary_stream(
     )
     if size is not None and size >= PROGRESS_MIN_BYTES:
         raw_lines = _with_progress(raw_lines, size, name)
-    lines = _decode_lines(raw_lines, name, warnings)
+    lines = enumerate(raw_lines, start=1)
     first = next(lines, None)
-    while first is not None and isinstance(first[1], str) and not first[1].strip():
+    while first is not None and isinstance(first[1], bytes) and first[1].isspace():
         first = next(lines, None)
     if first is None:
         return Source(name, iter(()), path=path, warnings=warnings)
-    number, text = first
-    if isinstance(text, Oversized):
-        rest_of_lines = _parse_lines(lines)
+    number, raw = first
+    if isinstance(raw, Oversized):
+        rest_of_lines = _parse_lines(lines, name, warnings)
 
         def after_oversized() -> Iterator[tuple[int, Any]]:
-            yield number, _oversized(text)
+            yield number, _oversized(raw)
             yield from rest_of_lines
 
         return Source(name, after_oversized(), path=path, warnings=warnings)
+    text = _text_of(raw, number, name, warnings)
     try:
-        value = json.loads(text)
+        value = codec.loads(text)
     except json.JSONDecodeError:
         if text.lstrip().startswith(("{", "[")):
             # Maybe one multi-line JSON document (Gemini's legacy chat files are pretty-printed).
-            whole = _whole_document(text, lines, limit, name)
+            whole = _whole_document(text, lines, limit, name, warnings)
             try:
-                document = json.loads(whole)
+                document = codec.loads(whole)
             except json.JSONDecodeError:
-                return Source(
-                    name, _parse_lines(iter(_split(whole, number))), path=path, warnings=warnings
-                )
+                return Source(name, _split(whole, number), path=path, warnings=warnings)
             return Source(
                 name, _document_records(document), path=path, document=document, warnings=warnings
             )
         value = MalformedLine("invalid JSON")
-    rest = _parse_lines(lines)
+    rest = _parse_lines(lines, name, warnings)
     second = next(rest, None)
     if second is None and isinstance(value, (dict, list)):
         # The whole input was one JSON value on one line: a document (a single JSONL record is
@@ -345,7 +353,11 @@ def from_binary_stream(
 
 
 def _whole_document(
-    first: str, lines: Iterator[tuple[int, str | Oversized]], limit: int, name: str
+    first: str,
+    lines: Iterator[tuple[int, bytes | Oversized]],
+    limit: int,
+    name: str,
+    warnings: list[LoadWarning],
 ) -> str:
     """The rest of a multi-line JSON document, refused past ``limit`` bytes (a document cannot
     be read in parts, so a larger one would have to be held whole)."""
@@ -360,13 +372,14 @@ def _whole_document(
                 "(TURNFOLD_MAX_RECORD_BYTES); not read"
             )
             raise TranscriptFormatError(name, (), number, reason)
-        parts.append(line)
+        parts.append(_text_of(line, number, name, warnings))
     return "".join(parts)
 
 
-def _split(text: str, first_number: int) -> Iterator[tuple[int, str]]:
+def _split(text: str, first_number: int) -> Iterator[tuple[int, Any]]:
+    """The lines of a text that was no JSON document after all, each read on its own."""
     for offset, line in enumerate(io.StringIO(text)):
-        yield first_number + offset, line
+        yield from _careful(line, first_number + offset)
 
 
 def _with_progress(
