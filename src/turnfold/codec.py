@@ -29,7 +29,7 @@ _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
 
 
-def loads(data: bytes | bytearray | memoryview | str) -> Any:
+def loads(data: bytes | bytearray | str) -> Any:
     """The value of one JSON text.
 
     Raises :class:`JSONDecodeError` for text that is not JSON, and ``UnicodeDecodeError`` for
