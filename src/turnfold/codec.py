@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -52,24 +52,30 @@ def fast_loads(data: bytes) -> Any:
 FastDecodeError = msgspec.DecodeError
 
 
-def dumps(value: Any, *, default: Callable[[Any], Any] | None = None) -> str:
+def dumps(
+    value: Any, *, default: Callable[[Any], Any] | None = None, sort_keys: bool = False
+) -> str:
     """Compact JSON text (``,`` and ``:`` with no spaces), non-ASCII kept as it is.
 
-    ``default`` turns a value JSON cannot hold into one it can (``repr``, ``str``). ``NaN`` and
-    the infinities become ``null``; :func:`dumps_exact` keeps them.
+    ``default`` turns a value JSON cannot hold into one it can (``repr``, ``str``); with
+    ``sort_keys`` equal values give equal text. ``NaN`` and the infinities become ``null``;
+    :func:`dumps_exact` keeps them.
     """
-    return dump_bytes(value, default=default).decode("utf-8")
+    return dump_bytes(value, default=default, sort_keys=sort_keys).decode("utf-8")
 
 
-def dump_bytes(value: Any, *, default: Callable[[Any], Any] | None = None) -> bytes:
+def dump_bytes(
+    value: Any, *, default: Callable[[Any], Any] | None = None, sort_keys: bool = False
+) -> bytes:
     """:func:`dumps` as UTF-8 bytes, for writing a file or a page with no second copy."""
     try:
-        if default is None:
+        if default is None and not sort_keys:
             return _encode(value)
-        return msgspec.json.encode(value, enc_hook=default)
+        order: Literal["sorted"] | None = "sorted" if sort_keys else None
+        return msgspec.json.encode(value, enc_hook=default, order=order)
     except (TypeError, OverflowError, UnicodeEncodeError):
         # Keys that are not strings, a lone surrogate: what the stdlib still writes.
-        text = json.dumps(value, ensure_ascii=False, default=default)
+        text = json.dumps(value, ensure_ascii=False, default=default, sort_keys=sort_keys)
         return text.encode("utf-8", "surrogatepass")
 
 

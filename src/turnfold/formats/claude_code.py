@@ -99,13 +99,13 @@ only assembled at the end (the active branch is not known before the last line).
 from __future__ import annotations
 
 import heapq
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from turnfold import codec
 from turnfold.formats import anthropic_blocks as blocks
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
@@ -414,7 +414,7 @@ class _Context:
 
 def _read_meta(path: Path) -> dict[str, Any]:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = codec.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}
@@ -1586,6 +1586,10 @@ def _abandoned(nodes: list[_Node]) -> set[int]:
     is what a rewind leaves. Forks of any other shape (parallel tool results, retries, broken
     synthetic ids) are kept, so nothing readable is lost on a guess.
     """
+    links = [node.parent or node.logical_parent for node in nodes]
+    linked = [link for link in links if link is not None]
+    if len(set(linked)) == len(linked):
+        return set()  # no record has two children: no fork, so no branch to leave behind
     by_uuid: dict[str, int] = {}
     children: dict[str, list[int]] = {}
     for index, node in enumerate(nodes):

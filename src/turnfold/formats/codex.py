@@ -101,7 +101,6 @@ raises :class:`TranscriptFormatError` rather than returning an empty transcript.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from collections.abc import Callable, Mapping
@@ -109,6 +108,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
@@ -439,7 +439,7 @@ def _json_exec_output(text: str) -> ExecOutput | None:
     if '"metadata"' not in text[-200:]:
         return None
     try:
-        value = json.loads(text)
+        value = codec.loads(text)
     except ValueError:
         return None
     if not isinstance(value, dict) or not isinstance(value.get("output"), str):
@@ -503,7 +503,7 @@ def script_commands(script: str) -> list[str]:
         literal = match.group(1)
         if literal[0] == '"':
             try:
-                value = json.loads(literal)
+                value = codec.loads(literal)
             except ValueError:
                 value = literal[1:-1]
         else:
@@ -692,7 +692,7 @@ def thread_header(path: Path) -> ThreadHeader | None:
     try:
         with path.open("rb") as stream:
             first = stream.readline(_HEADER_LINE_LIMIT)
-        record = json.loads(first)
+        record = codec.loads(first)
     except (OSError, ValueError):
         return None
     payload = record.get("payload") if isinstance(record, dict) else None
@@ -1808,7 +1808,7 @@ def _spawn_output(text: str) -> dict[str, Any]:
     if not text.lstrip().startswith("{"):
         return {}
     try:
-        value = json.loads(text)
+        value = codec.loads(text)
     except ValueError:
         return {}
     found: dict[str, Any] = {}

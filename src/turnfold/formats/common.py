@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
+from turnfold import codec
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import Source, type_of_record
 from turnfold.model import (
@@ -58,7 +58,7 @@ def parse_arguments(raw: Any) -> Any:
     """Tool arguments as a JSON value: a JSON string is parsed, anything unparsable kept as is."""
     if isinstance(raw, str):
         try:
-            return json.loads(raw)
+            return codec.loads(raw)
         except ValueError:
             return raw
     return raw
@@ -149,9 +149,12 @@ def checked_timestamp(value: Any) -> str | None:
     if not isinstance(value, str) or not value:
         return None
     try:
-        datetime.fromisoformat(value.replace("Z", "+00:00"))
+        datetime.fromisoformat(value)  # Python 3.11 reads a trailing "Z" itself
     except ValueError:
-        return None
+        try:
+            datetime.fromisoformat(value.replace("Z", "+00:00"))  # 3.10 does not
+        except ValueError:
+            return None
     return value
 
 
@@ -159,7 +162,7 @@ def stringify(value: Any) -> str:
     """Any tool output as display text: strings as they are, the rest as readable JSON."""
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+    return codec.pretty(value, default=str)
 
 
 def as_int(value: Any) -> int | None:

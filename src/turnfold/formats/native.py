@@ -9,11 +9,11 @@ small and a field added later reads back as its default.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, Field, fields, is_dataclass
 from typing import Any, Literal
 
+from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
@@ -78,13 +78,13 @@ def transcript_to_dict(transcript: Transcript) -> dict[str, Any]:
 def dumps(transcript: Transcript, *, layout: Literal["jsonl", "json"] = "jsonl") -> str:
     """Serialize ``transcript``; non-ASCII text is kept as is."""
     if layout == "json":
-        return json.dumps(transcript_to_dict(transcript), ensure_ascii=False, indent=1) + "\n"
+        return codec.dumps_exact(transcript_to_dict(transcript), indent=1) + "\n"
     if layout != "jsonl":
         raise ValueError(f"layout must be 'jsonl' or 'json', not {layout!r}")
     lines = [{FORMAT_NAME: VERSION, "metadata": transcript.metadata}]
     lines += [entry_to_dict(e) for e in transcript.entries]
     lines += [{"warning": _encode(w)} for w in transcript.warnings]
-    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    return "".join(codec.dumps_exact(line) + "\n" for line in lines)
 
 
 # --- reading -------------------------------------------------------------------------------------

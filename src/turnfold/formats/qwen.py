@@ -57,7 +57,6 @@ records have ``message.content`` instead of ``message.parts``) raises ``Transcri
 
 from __future__ import annotations
 
-import json
 import re
 from bisect import bisect_left
 from collections.abc import Iterable
@@ -65,6 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, checked_timestamp, stringify
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
@@ -233,7 +233,7 @@ def _read_subagent_files(source: Source, reader: _Reader) -> None:
 
 def _read_meta(path: Path) -> dict[str, Any]:
     try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
+        meta = codec.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return meta if isinstance(meta, dict) else {}

@@ -54,13 +54,13 @@ pass it; no scorer that says anything leaves ``outcome`` absent.
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
 
+from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     as_int,
@@ -185,7 +185,7 @@ def _typed_id(text: str) -> SampleId:
 
 def _json(data: bytes, name: str, member: str) -> Any:
     try:
-        return json.loads(data)
+        return codec.loads(data)
     except ValueError as exc:
         raise archive.ArchiveError(name, f"invalid JSON ({exc})", member) from None
 
@@ -753,7 +753,7 @@ class _Conversation:
         name = _string(part.get("name"))
         args = part.get("arguments")
         with contextlib.suppress(ValueError):
-            args = json.loads(args) if isinstance(args, str) else args
+            args = codec.loads(args) if isinstance(args, str) else args
         error = part.get("error")
         status: ToolStatus = "error" if error else "success"
         result = part.get("result")

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, as_int, parse_arguments, stringify, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
@@ -315,7 +316,7 @@ def detect(source: Source) -> Evidence:
 def _json(value: Any) -> Any:
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            return codec.loads(value)
         except ValueError:
             return value
     return value
@@ -518,7 +519,7 @@ def model_messages(span: Span) -> tuple[list[dict[str, Any]], list[dict[str, Any
 
 
 def _fingerprint(message: Mapping[str, Any]) -> str:
-    return json.dumps(message, sort_keys=True, default=str)
+    return codec.dumps(message, default=str, sort_keys=True)
 
 
 def span_usage(a: Mapping[str, Any]) -> Usage | None:
