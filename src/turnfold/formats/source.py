@@ -13,6 +13,7 @@ import dataclasses
 import io
 import json
 import os
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -385,6 +386,34 @@ def _split(text: str, first_number: int) -> Iterator[tuple[int, Any]]:
 def _with_progress(
     stream: Iterable[bytes | Oversized], size: int, name: str
 ) -> Iterator[bytes | Oversized]:
+    """The stream, with a progress bar once reading it has taken :data:`PROGRESS_DELAY_S`.
+
+    tqdm is imported only then: with its notebook support it costs about a tenth of a second,
+    as much as loading a few megabytes, and most loads end before any bar would show.
+    """
+    started = time.monotonic()
+    pending = done = 0
+    iterator = iter(stream)
+    for raw in iterator:
+        pending += len(raw)
+        yield raw
+        if pending >= _PROGRESS_STEP:  # the clock is read once a megabyte, not once a line
+            done, pending = done + pending, 0
+            if time.monotonic() - started >= PROGRESS_DELAY_S:
+                break
+    else:
+        return
+    with _progress_bar(size, name, done) as bar:
+        for raw in iterator:
+            pending += len(raw)
+            if pending >= _PROGRESS_STEP:  # tqdm.update per line would cost more than the parse
+                bar.update(pending)
+                pending = 0
+            yield raw
+        bar.update(pending)
+
+
+def _progress_bar(size: int, name: str, done: int) -> Any:
     from tqdm.auto import tqdm
 
     class Progress(tqdm):  # type: ignore[type-arg]
@@ -392,18 +421,10 @@ def _with_progress(
         # thread would keep `turnfold render` from sharing work with a forked child.
         monitor_interval = 0
 
-    with Progress(
-        total=size, unit="B", unit_scale=True, desc=f"Loading {Path(name).name}",
-        delay=PROGRESS_DELAY_S, leave=False,
-    ) as bar:  # fmt: skip
-        pending = 0
-        for raw in stream:
-            pending += len(raw)
-            if pending >= _PROGRESS_STEP:  # tqdm.update per line would cost more than the parse
-                bar.update(pending)
-                pending = 0
-            yield raw
-        bar.update(pending)
+    return Progress(
+        total=size, initial=done, unit="B", unit_scale=True, desc=f"Loading {Path(name).name}",
+        leave=False,
+    )  # fmt: skip
 
 
 def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:
