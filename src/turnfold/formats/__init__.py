@@ -11,55 +11,64 @@ recognises (spec L-2, L-4) and what a load passed over (spec X-2).
 from __future__ import annotations
 
 import os
+import sys
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from turnfold.formats import (
-    anthropic,
-    claude_code,
-    codex,
-    cursor,
-    detection,
-    gemini,
-    native,
-    openai_chat,
-    openai_responses,
-    qwen,
-)
-from turnfold.formats.agents import claude_stream, codex_exec
+from turnfold.formats import detection
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.harnesses import inspect_log, mini_swe_agent, openhands, swe_agent
 from turnfold.formats.source import Source, looks_like_text, open_source
-from turnfold.formats.traces import otlp
 from turnfold.gcpause import collector_paused
 from turnfold.model import Accounting, LoadWarning, Transcript
 
 __all__ = ["FORMATS", "TranscriptFormatError", "evidence", "load", "which_format"]
 
-# Every format is asked for its evidence (detection.py); this order only lists them.
-_MODULES: tuple[ModuleType, ...] = (
-    native,
-    claude_code,
-    codex,
-    gemini,
-    qwen,
-    cursor,
-    inspect_log,
-    swe_agent,
-    mini_swe_agent,
-    openhands,
-    otlp,
-    claude_stream,
-    codex_exec,
-    anthropic,
-    openai_responses,
-    openai_chat,
+# Every format is asked for its evidence (detection.py); this order only lists them. Each is its
+# format's NAME and the module that reads it, imported when first needed (issue 19): a load with
+# format= imports that module alone, detection imports every one.
+_REGISTRY: tuple[tuple[str, str], ...] = (
+    ("turnfold", "turnfold.formats.native"),
+    ("claude-code", "turnfold.formats.claude_code"),
+    ("codex", "turnfold.formats.codex"),
+    ("gemini", "turnfold.formats.gemini"),
+    ("qwen", "turnfold.formats.qwen"),
+    ("cursor", "turnfold.formats.cursor"),
+    ("inspect", "turnfold.formats.harnesses.inspect_log"),
+    ("swe-agent", "turnfold.formats.harnesses.swe_agent"),
+    ("mini-swe-agent", "turnfold.formats.harnesses.mini_swe_agent"),
+    ("openhands", "turnfold.formats.harnesses.openhands"),
+    ("otlp", "turnfold.formats.traces.otlp"),
+    ("claude-stream-json", "turnfold.formats.agents.claude_stream"),
+    ("codex-exec-json", "turnfold.formats.agents.codex_exec"),
+    ("anthropic", "turnfold.formats.anthropic"),
+    ("openai-responses", "turnfold.formats.openai_responses"),
+    ("openai", "turnfold.formats.openai_chat"),
 )
+_NATIVE = "turnfold"  # a dump of an empty transcript is faithful, not a load that lost everything
 
 #: Format names ``load(format=...)`` accepts.
-FORMATS: tuple[str, ...] = tuple(m.NAME for m in _MODULES)
-_BY_NAME: dict[str, ModuleType] = {m.NAME: m for m in _MODULES}
+FORMATS: tuple[str, ...] = tuple(name for name, _ in _REGISTRY)
+_MODULE_NAMES: dict[str, str] = dict(_REGISTRY)
+
+
+def _module(name: str) -> ModuleType:
+    """The module that reads the format ``name``, imported on first use (by the import
+    statement's machinery, which ``python -X importtime`` reports)."""
+    module = _MODULE_NAMES[name]
+    __import__(module)
+    return sys.modules[module]
+
+
+@cache
+def _modules() -> tuple[ModuleType, ...]:
+    """Every format's module, in :data:`FORMATS` order (detection asks them all)."""
+    modules = tuple(_module(name) for name in FORMATS)
+    for name, module in zip(FORMATS, modules, strict=True):
+        if name != module.NAME:  # the registry is written by hand; a rename must reach it
+            raise RuntimeError(f"{module.__name__}.NAME is {module.NAME!r}, registered as {name!r}")
+    return modules
 
 
 def _first_offending_line(source: Source) -> tuple[int | None, str]:
@@ -73,7 +82,7 @@ def _first_offending_line(source: Source) -> tuple[int | None, str]:
 
 def evidence(source: Source) -> list[tuple[str, detection.Evidence]]:
     """What every format makes of ``source``'s first records, in :data:`FORMATS` order."""
-    return [(m.NAME, m.detect(source)) for m in _MODULES]
+    return [(m.NAME, m.detect(source)) for m in _modules()]
 
 
 def which_format(source: Source) -> str | None:
@@ -105,13 +114,13 @@ def _detect(source: Source) -> ModuleType:
         if near and reason == "no known transcript structure":
             reason += "; closest: " + detection.describe(near)
         raise TranscriptFormatError(source.name, FORMATS, line, reason)
-    return _BY_NAME[name]
+    return _module(name)
 
 
 def _read(
     source: Source, format: str | None, sample: Any = None, epoch: int | None = None
 ) -> Transcript:
-    module = _BY_NAME[format] if format is not None else _detect(source)
+    module = _module(format) if format is not None else _detect(source)
     if not source.head:
         raise TranscriptFormatError(source.name, [module.NAME], None, "the source is empty")
     chosen = _sample_choice(module, source.name, sample, epoch)
@@ -142,7 +151,9 @@ def _sample_choice(module: ModuleType, name: str, sample: Any, epoch: int | None
 #: mine, read the file as JSON) and ``read_path(path, *, sample, epoch) -> Transcript`` (its
 #: warnings and ``accounting`` set). ``load()`` asks them about a file before opening it as
 #: JSON lines, so binary files (zips) and huge documents never reach :func:`open_source`.
-_PATH_READERS: tuple[ModuleType, ...] = tuple(m for m in _MODULES if hasattr(m, "read_path"))
+@cache
+def _path_readers() -> tuple[ModuleType, ...]:
+    return tuple(m for m in _modules() if hasattr(m, "read_path"))
 
 
 def _path_of(source: Any) -> Path | None:
@@ -162,15 +173,15 @@ def _read_path(path: Path, format: str | None, sample: Any, epoch: int | None) -
     """The transcript of ``path`` read by a format that reads files itself, None when none
     claims it."""
     if format is not None:
-        module = _BY_NAME[format]
+        module = _module(format)
         if not hasattr(module, "read_path"):
             return None
     else:
-        claims = [(m.NAME, e) for m in _PATH_READERS if (e := m.detect_path(path)) is not None]
+        claims = [(m.NAME, e) for m in _path_readers() if (e := m.detect_path(path)) is not None]
         name = _choose(str(path), claims, None)
         if name is None:
             return None
-        module = _BY_NAME[name]
+        module = _module(name)
     chosen = _sample_choice(module, str(path), sample, epoch)
     with collector_paused():
         transcript: Transcript = module.read_path(path, **chosen)
@@ -197,7 +208,7 @@ def _report_losses(
                 source=name,
             )
         )
-    if not transcript.entries and module is not native:  # a dump of an empty one is faithful
+    if not transcript.entries and module.NAME != _NATIVE:
         records = accounting.total() + len(unaccounted)
         what = f"{records} record(s)" if records else "its records"
         transcript.warnings.append(

@@ -68,11 +68,11 @@ def write_docs(path: str) -> None:
     """Replace the generated block of ``path`` (docs/formats.md) with today's tables."""
     from pathlib import Path
 
-    from turnfold.formats import _MODULES
+    from turnfold.formats import _modules
 
     doc = Path(path)
     text = doc.read_text(encoding="utf-8")
-    block = f"{_BEGIN}\n\n{markdown(_MODULES)}\n{_END}"
+    block = f"{_BEGIN}\n\n{markdown(_modules())}\n{_END}"
     if _BEGIN in text and _END in text:
         head, rest = text.split(_BEGIN, 1)
         text = head + block + rest.split(_END, 1)[1]
