@@ -12,6 +12,7 @@ transcript keeps its ordinary ``repr``.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from turnfold.model import Transcript
@@ -33,15 +34,16 @@ def register_display(shell: Any = None) -> bool:
     """Register the widget display of :class:`Transcript` with a kernel's IPython shell.
 
     ``shell`` defaults to the running one. Returns whether a registration was made: False when
-    IPython is absent or the shell is not a kernel (a terminal cannot draw widgets). Calling it
-    again is harmless.
+    IPython is not running or the shell is not a kernel (a terminal cannot draw widgets). Calling
+    it again is harmless.
     """
     if shell is None:
-        try:
-            from IPython import get_ipython
-        except ImportError:
+        # A kernel imports IPython before any cell runs; importing it here only to learn that no
+        # shell runs would cost a plain script a quarter of a second (issue 19).
+        ipython = sys.modules.get("IPython")
+        if ipython is None:
             return False
-        shell = get_ipython()
+        shell = ipython.get_ipython()
     if shell is None or getattr(shell, "kernel", None) is None:
         return False
     formatter = shell.display_formatter.mimebundle_formatter

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import cache
-from importlib import resources
 from typing import Any
 
 DEFAULT_LOCALE = "en"
@@ -49,6 +48,10 @@ def normalize_locale(locale: str | None) -> str:
 @cache
 def catalog(locale: str) -> dict[str, Any]:
     """The message catalog of a supported locale (keys starting with ``_`` are comments)."""
+    # importlib.resources (tempfile, shutil, zipfile) is imported by the first phrase asked for,
+    # not by every program that imports turnfold.tools (issue 19).
+    from importlib import resources
+
     text = (resources.files("turnfold") / "locales" / f"{locale}.json").read_text("utf-8")
     messages: dict[str, Any] = json.loads(text)
     return {key: value for key, value in messages.items() if not key.startswith("_")}

@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from turnfold.corpus.discover import Item
+
+if TYPE_CHECKING:  # imported where workers start: a scan done in this process needs neither
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 R = TypeVar("R")
 #: A chunk of file items aims at this many bytes, so one worker round trip is worth its cost.
@@ -62,6 +64,7 @@ def default_workers() -> int:
 
 def _pool(workers: int) -> ProcessPoolExecutor:
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     # Not fork: a kernel has threads (ZeroMQ, the widget's), and forking a threaded process can
     # deadlock the child. forkserver starts workers from a clean process where it exists.
@@ -110,6 +113,8 @@ def _windowed(
     func: Callable[[list[Item]], list[R]], items: Iterable[Item], executor: Any, window: int
 ) -> Iterator[R]:
     """Submit chunks while fewer than ``window`` are pending; yield results in order."""
+    from concurrent.futures import ProcessPoolExecutor
+
     pending: deque[Future[list[R]]] = deque()
     dask = not isinstance(executor, ProcessPoolExecutor)
     try:

@@ -27,34 +27,95 @@ the fast model's provider, after obvious secrets are redacted. Nothing is sent u
 model is configured and the feature is on.
 """
 
-from turnfold.summaries.clean import clean_summary
-from turnfold.summaries.gate import ENV_VARIABLE, env_override, summaries_enabled
-from turnfold.summaries.models import (
-    AnthropicModel,
-    CallableModel,
-    Completion,
-    FastModel,
-    MissingExtraError,
-    OpenAIModel,
-    resolve_model,
-)
-from turnfold.summaries.prompt import (
-    FIELD_CHARS,
-    INTENT_CHARS,
-    SYSTEM_PROMPT,
-    SummaryRequest,
-    ToolInput,
-    build_request,
-    truncate_json,
-)
-from turnfold.summaries.redact import redact_secrets, redact_value
-from turnfold.summaries.scheduler import (
-    DEFAULT_TIMEOUT,
-    TranscriptLabeller,
-    is_subagent_transcript,
-    label_batches,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+# The usage counters are imported now: the package's ``usage`` is the function, not the submodule
+# of the same name that an import of turnfold.summaries.usage would otherwise leave here.
 from turnfold.summaries.usage import PURPOSE, UsageCounter, UsageTracker, usage, usage_for
+
+if TYPE_CHECKING:
+    from turnfold.summaries.clean import clean_summary
+    from turnfold.summaries.gate import ENV_VARIABLE, env_override, summaries_enabled
+    from turnfold.summaries.models import (
+        AnthropicModel,
+        CallableModel,
+        Completion,
+        FastModel,
+        MissingExtraError,
+        OpenAIModel,
+        resolve_model,
+    )
+    from turnfold.summaries.prompt import (
+        FIELD_CHARS,
+        INTENT_CHARS,
+        SYSTEM_PROMPT,
+        SummaryRequest,
+        ToolInput,
+        build_request,
+        truncate_json,
+    )
+    from turnfold.summaries.redact import redact_secrets, redact_value
+    from turnfold.summaries.scheduler import (
+        DEFAULT_TIMEOUT,
+        TranscriptLabeller,
+        is_subagent_transcript,
+        label_batches,
+    )
+
+# Each other name is imported from its module on first use (issue 19): what needs only the usage
+# counters (the widget) or clean_summary does not import the model clients (asyncio, ssl), the
+# scheduler or the redaction patterns.
+_HOMES: dict[str, tuple[str, ...]] = {
+    "clean": ("clean_summary",),
+    "gate": ("ENV_VARIABLE", "env_override", "summaries_enabled"),
+    "models": (
+        "AnthropicModel",
+        "CallableModel",
+        "Completion",
+        "FastModel",
+        "MissingExtraError",
+        "OpenAIModel",
+        "resolve_model",
+    ),
+    "prompt": (
+        "FIELD_CHARS",
+        "INTENT_CHARS",
+        "SYSTEM_PROMPT",
+        "SummaryRequest",
+        "ToolInput",
+        "build_request",
+        "truncate_json",
+    ),
+    "redact": ("redact_secrets", "redact_value"),
+    "scheduler": (
+        "DEFAULT_TIMEOUT",
+        "TranscriptLabeller",
+        "is_subagent_transcript",
+        "label_batches",
+    ),
+}
+_HOME: dict[str, str] = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> object:
+    """A name of :data:`__all__`, imported from its module on first use; or a submodule."""
+    home = _HOME.get(name)
+    if home is None and name in _HOMES:  # turnfold.summaries.models, as if imported
+        home = name
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __import__(f"{__name__}.{home}")
+    module = globals()[home]  # an imported submodule is an attribute of its package
+    value = module if home == name else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "DEFAULT_TIMEOUT",

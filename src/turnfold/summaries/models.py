@@ -41,7 +41,6 @@ what to install. Every request is one attempt (the SDKs' retries are off) with a
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import inspect
 import os
@@ -158,6 +157,8 @@ class CallableModel:
             try:
                 value = self.fn(request)
                 if inspect.isawaitable(value):
+                    import asyncio  # only for a coroutine model (asyncio imports ssl: issue 19)
+
                     value = asyncio.run(_awaited(value))
                 box["value"] = _as_completion(value)
             except BaseException as exc:  # handed to the caller's thread, which decides

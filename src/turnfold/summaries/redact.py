@@ -22,64 +22,69 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 __all__ = ["REDACTED", "redact_secrets", "redact_value"]
 
 REDACTED = "[REDACTED]"
 
-# Each pattern's group "secret" (or the whole match, when it has none) is replaced.
-_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(pattern, flags)
-    for pattern, flags in (
-        # Private key blocks; a block cut off by truncation is redacted to the end of the text.
-        (
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-            r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
-            re.DOTALL,
-        ),
-        # Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…, sk-svcacct-…), DashScope-style sk- keys.
-        (r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}", 0),
-        # Stripe secret and restricted keys.
-        (r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}", 0),
-        # Google API keys and OAuth access tokens.
-        (r"\bAIza[0-9A-Za-z_-]{35}", 0),
-        (r"\bya29\.[0-9A-Za-z_-]{20,}", 0),
-        # GitHub tokens: classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained.
-        (r"\bgh[pousr]_[A-Za-z0-9]{30,}", 0),
-        (r"\bgithub_pat_[A-Za-z0-9_]{22,}", 0),
-        # GitLab personal access tokens.
-        (r"\bglpat-[A-Za-z0-9_-]{20,}", 0),
-        # AWS access key ids, and secret access keys where they are named.
-        (r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", 0),
-        (
-            r"(?i)\baws_?secret_?access_?key\b[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9/+=]{40})",
-            0,
-        ),
-        # Slack tokens and incoming-webhook URLs.
-        (r"\bxox[abposr]-[0-9A-Za-z-]{10,}", 0),
-        (r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+", 0),
-        # Hugging Face tokens.
-        (r"\bhf_[A-Za-z0-9]{30,}", 0),
-        # JSON Web Tokens (header.payload.signature, both JSON parts base64url of "{").
-        (r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", 0),
-        # Authorization values: bearer tokens and basic credentials.
-        (r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{16,})", 0),
-        (
-            r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?basic\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})",
-            0,
-        ),
-        # Passwords in URLs: scheme://user:password@host.
-        (r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]*:(?P<secret>[^\s@/]+)@", 0),
-        # NAME=value / "name": "value" assignments whose name says it is a secret.
-        (
-            r"(?i)\b[A-Za-z0-9_.-]*(?:password|passwd|secret|api[_-]?key|access[_-]?token"
-            r"|auth[_-]?token|refresh[_-]?token|private[_-]?key|client[_-]?secret)"
-            r"[\"']?\s*[:=]\s*[\"']?(?P<secret>[^\s\"'`,;&]{4,})",
-            0,
-        ),
-    )
+# Each pattern's group "secret" (or the whole match, when it has none) is replaced. They are
+# compiled on the first redaction, not by every program that imports the summaries (issue 19).
+_SOURCES: tuple[tuple[str, int], ...] = (
+    # Private key blocks; a block cut off by truncation is redacted to the end of the text.
+    (
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
+        re.DOTALL,
+    ),
+    # Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…, sk-svcacct-…), DashScope-style sk- keys.
+    (r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}", 0),
+    # Stripe secret and restricted keys.
+    (r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}", 0),
+    # Google API keys and OAuth access tokens.
+    (r"\bAIza[0-9A-Za-z_-]{35}", 0),
+    (r"\bya29\.[0-9A-Za-z_-]{20,}", 0),
+    # GitHub tokens: classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained.
+    (r"\bgh[pousr]_[A-Za-z0-9]{30,}", 0),
+    (r"\bgithub_pat_[A-Za-z0-9_]{22,}", 0),
+    # GitLab personal access tokens.
+    (r"\bglpat-[A-Za-z0-9_-]{20,}", 0),
+    # AWS access key ids, and secret access keys where they are named.
+    (r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", 0),
+    (
+        r"(?i)\baws_?secret_?access_?key\b[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9/+=]{40})",
+        0,
+    ),
+    # Slack tokens and incoming-webhook URLs.
+    (r"\bxox[abposr]-[0-9A-Za-z-]{10,}", 0),
+    (r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+", 0),
+    # Hugging Face tokens.
+    (r"\bhf_[A-Za-z0-9]{30,}", 0),
+    # JSON Web Tokens (header.payload.signature, both JSON parts base64url of "{").
+    (r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", 0),
+    # Authorization values: bearer tokens and basic credentials.
+    (r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{16,})", 0),
+    (
+        r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?basic\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})",
+        0,
+    ),
+    # Passwords in URLs: scheme://user:password@host.
+    (r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]*:(?P<secret>[^\s@/]+)@", 0),
+    # NAME=value / "name": "value" assignments whose name says it is a secret.
+    (
+        r"(?i)\b[A-Za-z0-9_.-]*(?:password|passwd|secret|api[_-]?key|access[_-]?token"
+        r"|auth[_-]?token|refresh[_-]?token|private[_-]?key|client[_-]?secret)"
+        r"[\"']?\s*[:=]\s*[\"']?(?P<secret>[^\s\"'`,;&]{4,})",
+        0,
+    ),
 )
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(pattern, flags) for pattern, flags in _SOURCES)
+
 
 # Mapping keys whose string values are secrets whatever they look like.
 _SECRET_KEY = re.compile(
@@ -107,7 +112,7 @@ def redact_secrets(text: str) -> str:
     """
     if not text:
         return text
-    for pattern in _PATTERNS:
+    for pattern in _patterns():
         text = pattern.sub(_replace, text)
     return text
 
