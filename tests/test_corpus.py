@@ -305,9 +305,9 @@ class _Reads:
             self.opened.append(str(source))
             return real_open(source)
 
-        def load(source: Any, format: str | None = None) -> turnfold.Transcript:
+        def load(source: Any, format: str | None = None, **pick: Any) -> turnfold.Transcript:
             self.loaded.append(str(source))
-            return real_load(source, format=format)
+            return real_load(source, format=format, **pick)
 
         monkeypatch.setattr(summarize_module, "open_source", open_source)
         monkeypatch.setattr(summarize_module, "load", load)
@@ -359,7 +359,7 @@ def test_C4_a_deleted_file_leaves_the_corpus_and_the_index(tree: Path, cache_dir
     assert str(gone) not in again
     assert len(again) == len(first) - 1
     with sqlite3.connect(cache_dir / INDEX_NAME) as db:
-        paths = {p for (p,) in db.execute("SELECT path FROM entries")}
+        paths = {p for (p,) in db.execute("SELECT path FROM files")}
     assert str(gone.resolve()) not in paths
     assert str(gone) not in paths
 

@@ -242,8 +242,15 @@ def _status(entries: Sequence[Entry], running: bool) -> TurnStatus:
     return "running" if running else "completed"
 
 
-def _recorded_duration_ms(segment: _Segment) -> float | None:
-    """A duration the source recorded for the turn, else the span of its real timestamps."""
+def recorded_duration_ms(segment: _Segment) -> float | None:
+    """The turn's duration in milliseconds, as its header shows it (P-7), or None.
+
+    A duration the source recorded for the turn (an entry's ``meta["turn_duration_ms"]``, the
+    last one) wins; else the span from the earliest to the latest real timestamp of the turn's
+    prompt, entries and tool-call ends; None with fewer than two timestamps. ``segment`` is a
+    turn of :func:`plan_projection` (``PlannedItem.segment``); the corpus's turn rows use this
+    so their ``duration_s`` is the header's.
+    """
     everything: list[Entry] = ([segment.user] if segment.user else []) + segment.entries
     for entry in reversed(everything):
         recorded = entry.meta.get("turn_duration_ms")
@@ -267,7 +274,7 @@ def _header(segment: _Segment, status: TurnStatus, locale: str) -> TurnHeader:
             label_key = "thinking"
         elif isinstance(last, SystemNotice) and last.subtype in ("compacting", "resuming"):
             label_key = "compressing" if last.subtype == "compacting" else "resuming"
-    duration_ms = None if status == "running" else _recorded_duration_ms(segment)
+    duration_ms = None if status == "running" else recorded_duration_ms(segment)
     return TurnHeader(
         status=status,
         label=translate(f"header.{label_key}", locale),
@@ -670,4 +677,5 @@ __all__ = [
     "TurnProcess",
     "plan_projection",
     "project",
+    "recorded_duration_ms",
 ]

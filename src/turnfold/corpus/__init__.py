@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     import polars
     import pyarrow as pa
 
+    from turnfold.corpus.index import Stored
+
 __all__ = ["COLUMNS", "Corpus", "Item", "SearchHit", "examine", "scan", "summarize"]
 
 #: Column names that say "these are the messages" in a table of trajectories.
@@ -126,15 +128,10 @@ class Corpus:
         position = self._positions.get(key)
         if position is None:
             raise KeyError(key)
-        row = self._rows.slice(position, 1).to_pylist()[0]
-        item = self._opener(position, row)
-        if isinstance(item.transcript, Transcript):
-            return item.transcript
-        if item.path is not None:
-            return load(item.path, format=row["format"])
-        from turnfold.corpus.summarize import _plain_messages
+        from turnfold.corpus.summarize import load_item
 
-        return load(_plain_messages(item.messages), format=row["format"])
+        row = self._rows.slice(position, 1).to_pylist()[0]
+        return load_item(self._opener(position, row), row["format"])
 
     # --- tables ----------------------------------------------------------------------------------
 
@@ -224,16 +221,17 @@ class Corpus:
         return hits
 
     def _search_item(self, position: int, row: dict[str, Any]) -> Item:
+        from dataclasses import replace
+
         item = self._opener(position, row)
         if item.path is not None and item.size is None:
             try:
                 size = os.stat(item.path).st_size
             except OSError:
                 size = 0
-            item = Item(key=item.key, path=item.path, format=row["format"], size=size)
+            item = replace(item, format=row["format"], size=size)
         elif item.format is None and row["format"]:
-            item = Item(key=item.key, path=item.path, sample=item.sample, format=row["format"],
-                        messages=item.messages, transcript=item.transcript)  # fmt: skip
+            item = replace(item, format=row["format"])
         return item
 
     # --- display ---------------------------------------------------------------------------------
@@ -343,23 +341,39 @@ class _Run:
         self.cached = 0
         self.positions: list[int] = []  # for each row, the index of its item in the source
 
-    def take(self, summary: Summary, position: int, path: str | None = None) -> None:
-        if summary.kind == "skipped":
+    def _counted(self, kind: str) -> bool:
+        """Count a file that is no row (C-7: unrecognised; or part of another row's session)."""
+        if kind == "skipped":
             self.skipped += 1
-            return
-        if summary.kind == "child":
+        elif kind != "rows":
             self.children += 1
+        return kind == "rows"
+
+    def take(self, summary: Summary, position: int, path: str | None = None) -> None:
+        """An item's rows as dicts (transcripts and rows of a table)."""
+        if not self._counted(summary.kind):
             return
-        assert summary.row is not None
-        row = summary.row
-        if path is not None:
-            row = {**row, "path": path}
-        if row["error"] is not None:
-            self.errors += 1
-        self.rows.add(row)
+        for row in summary.rows:
+            if path is not None:
+                row = {**row, "path": path}
+            if row["error"] is not None:
+                self.errors += 1
+            self.rows.add(row)
+            self.positions.append(position)
         self.tool_calls.extend(summary.tool_calls)
         self.turns.extend(summary.turns)
-        self.positions.append(position)
+
+    def take_file(self, stored: Stored, position: int) -> None:
+        """A file's rows as record batches, read now or from the index (C-4)."""
+        if not self._counted(stored.kind) or stored.batches is None:
+            return
+        rows, tool_calls, turns = stored.batches
+        errors = rows.column(len(COLUMNS) - 1)  # ``error`` is the last column (C-2)
+        self.errors += len(errors) - errors.null_count
+        self.rows.add_batch(rows)
+        self.tool_calls.add_batch(tool_calls)
+        self.turns.add_batch(turns)
+        self.positions.extend([position] * rows.num_rows)
 
 
 def _progress(total: int | None, desc: str) -> Any:
@@ -438,7 +452,8 @@ def _scan_files(
     items = found.items
     run = _Run()
     run.skipped = found.skipped
-    from turnfold.corpus.index import Index
+    from turnfold.corpus.index import Index, Stored
+    from turnfold.corpus.tables import file_batches
 
     index = Index() if cache else None
     try:
@@ -447,21 +462,25 @@ def _scan_files(
         results = ordered_map(
             _examine_chunk, todo, workers=workers, client=client, parallel=worth_workers(todo)
         )
-        pending: list[tuple[Item, Summary]] = []
+        pending: list[tuple[Item, Stored]] = []
         with _progress(len(items), "Scanning") as bar:
             for position, item in enumerate(items):
-                summary = known.get(position)
-                if summary is None:
+                stored = known.get(position)
+                if stored is None:
                     summary = next(results)
+                    stored = Stored(summary.kind)
+                    if summary.kind == "rows":
+                        stored.batches = file_batches(summary.rows, summary.tool_calls,
+                                                      summary.turns)  # fmt: skip
                     run.read += 1
                     if index is not None:
-                        pending.append((item, summary))
+                        pending.append((item, stored))
                         if len(pending) >= STORE_EVERY:
                             index.store(pending)
                             pending = []
                 else:
                     run.cached += 1
-                run.take(summary, position)
+                run.take_file(stored, position)
                 bar.update(1)
                 _report(bar, run)
         if index is not None:
@@ -474,7 +493,8 @@ def _scan_files(
             index.close()
 
     def opener(position: int, row: dict[str, Any]) -> Item:
-        return Item(key=row["key"], path=row["path"], format=row["format"])
+        # ``sample`` names one sample of an eval log (``id/epoch``), None for a session file.
+        return Item(key=row["key"], path=row["path"], sample=row["sample"], format=row["format"])
 
     return _corpus(run, opener, None, workers, client)
 

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-#: Files worth opening: every loader reads JSON lines or one JSON document. Anything else in a
-#: walked folder is counted as skipped without being opened (C-7).
-CANDIDATE_SUFFIXES = (".jsonl", ".json", ".ndjson", ".traj")
+#: Files worth opening: every loader reads JSON lines or one JSON document, or an Inspect
+#: ``.eval`` zip (one item per sample and epoch, listed by the worker that opens it: H-1).
+#: Anything else in a walked folder is counted as skipped without being opened (C-7).
+CANDIDATE_SUFFIXES = (".jsonl", ".json", ".ndjson", ".traj", ".eval")
 
 
 @dataclass(frozen=True)

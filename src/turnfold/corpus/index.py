@@ -1,9 +1,14 @@
 """The scan's on-disk index (spec C-4): what each session file summarised to, last time.
 
-An entry is valid while the file's path, size and modification time (nanoseconds) and
-turnfold's version are what they were when it was written, and the scan asked for the same
-``format``; then the row, its tool-call and turn rows, or the verdict that the file is not a
-session (skipped, or a sub-agent's file) come from here and the file is not opened.
+An entry is one file's: valid while the file's path, size and modification time (nanoseconds)
+and turnfold's version are what they were when it was written, and the scan asked for the same
+``format``; then the file's rows (one for a session, one per sample and epoch of an eval log),
+their tool-call and turn rows, or the verdict that the file is not a session (skipped, a
+sub-agent's file, part of another file's session) come from here and the file is not opened.
+
+The rows are kept as Arrow record batches in IPC form, the form the corpus's tables are made of:
+a rescan reads them back without building one Python object per row (decoding rows kept as JSON
+text, and building the tables from them, was most of what an unchanged rescan cost).
 
 The index is one SQLite database in WAL mode under ``platformdirs.user_cache_dir("turnfold")``
 (``TURNFOLD_CACHE_DIR`` overrides it), so two kernels scanning at once never see a torn index:
@@ -12,31 +17,40 @@ each write is a transaction, readers never block the writer, and a busy database
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus.discover import Item
-from turnfold.corpus.summarize import DATETIME_COLUMNS, Summary
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: Set it to a folder to keep the index elsewhere (tests point it at a temporary folder).
 CACHE_ENV = "TURNFOLD_CACHE_DIR"
 INDEX_NAME = "corpus-index.sqlite"
+#: The layout of the ``files`` table and of the batches in it; an index of another layout is
+#: emptied when opened (a cache: it fills again on the next scan).
+SCHEMA_VERSION = 2
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS entries (
+CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY,
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     version TEXT NOT NULL,
     format TEXT NOT NULL,
     kind TEXT NOT NULL,
-    summary TEXT
+    key TEXT NOT NULL,
+    rows BLOB,
+    tool_calls BLOB,
+    turns BLOB
 )
 """
+#: Paths looked up per query (SQLite's limit on parameters is far above it).
+LOOKUP_CHUNK = 500
 
 
 def cache_dir() -> Path:
@@ -55,37 +69,39 @@ def _version() -> str:
     return __version__
 
 
-def _encode(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    raise TypeError(f"cannot store {type(value).__name__}")
+Batches = tuple["pa.RecordBatch", "pa.RecordBatch", "pa.RecordBatch"]
 
 
-def _decode_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    for row in rows:
-        for name in DATETIME_COLUMNS:
-            if isinstance(row.get(name), str):
-                row[name] = datetime.fromisoformat(row[name])
-        out.append(row)
-    return out
+@dataclass
+class Stored:
+    """What the index holds for one file: its kind and, for ``rows``, its three batches."""
+
+    kind: str
+    batches: Batches | None = None
 
 
-def _dump(summary: Summary) -> str | None:
-    if summary.row is None:
-        return None
-    return json.dumps(
-        {"row": summary.row, "tool_calls": summary.tool_calls, "turns": summary.turns},
-        default=_encode, ensure_ascii=False, separators=(",", ":"),
-    )  # fmt: skip
+def _blob(batch: pa.RecordBatch) -> memoryview:
+    return memoryview(batch.serialize())
 
 
-def _load(kind: str, text: str | None) -> Summary:
-    if text is None:
-        return Summary(kind)  # type: ignore[arg-type]  # written by _dump from a Summary's kind
-    data = json.loads(text)
-    (row,) = _decode_rows([data["row"]])
-    return Summary("row", row, _decode_rows(data["tool_calls"]), _decode_rows(data["turns"]))
+def _rekey(batches: Batches, stored: str, item: Item) -> Batches:
+    """The batches of a file stored under another spelling of its path (a relative one, say):
+    keys are the item's key plus what followed the stored key (``#id/epoch``)."""
+    import pyarrow as pa
+
+    def renamed(batch: pa.RecordBatch, path: bool) -> pa.RecordBatch:
+        if not batch.num_rows:
+            return batch
+        keys = [item.key + str(k)[len(stored) :] for k in batch.column("key").to_pylist()]
+        batch = batch.set_column(0, "key", pa.array(keys, pa.string()))
+        if path:
+            at = batch.schema.get_field_index("path")
+            batch = batch.set_column(at, "path", pa.array([item.path] * batch.num_rows,
+                                                          pa.string()))  # fmt: skip
+        return batch
+
+    rows, tool_calls, turns = batches
+    return renamed(rows, True), renamed(tool_calls, False), renamed(turns, False)
 
 
 class Index:
@@ -100,7 +116,24 @@ class Index:
         self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        (layout,) = self._db.execute("PRAGMA user_version").fetchone()
+        if layout != SCHEMA_VERSION:
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Empty an index of another layout (or none), once, whoever else opens it now."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            (layout,) = self._db.execute("PRAGMA user_version").fetchone()
+            if layout != SCHEMA_VERSION:  # another kernel may have done it while we waited
+                self._db.execute("DROP TABLE IF EXISTS entries")  # the JSON rows of layout 1
+                self._db.execute("DROP TABLE IF EXISTS files")
+                self._db.execute(_SCHEMA)
+                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     def __enter__(self) -> Index:
         return self
@@ -116,16 +149,21 @@ class Index:
         assert item.path is not None
         return os.path.abspath(item.path)
 
-    def lookup(self, items: list[Item]) -> dict[int, Summary]:
-        """The cached summaries of ``items`` still valid, by position in ``items``."""
-        found: dict[int, Summary] = {}
+    def lookup(self, items: list[Item]) -> dict[int, Stored]:
+        """What the index holds, still valid, for ``items``, by position in ``items``."""
+        import pyarrow as pa
+
+        from turnfold.corpus.tables import row_schema, tool_call_schema, turn_schema
+
+        schemas = (row_schema(), tool_call_schema(), turn_schema())
+        found: dict[int, Stored] = {}
         wanted = [(i, item) for i, item in enumerate(items) if item.path and item.size is not None]
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
+        for start in range(0, len(wanted), LOOKUP_CHUNK):
+            chunk = wanted[start : start + LOOKUP_CHUNK]
             marks = ",".join("?" * len(chunk))
             cursor = self._db.execute(
-                f"SELECT path, size, mtime_ns, version, format, kind, summary FROM entries "
-                f"WHERE path IN ({marks})",
+                "SELECT path, size, mtime_ns, version, format, kind, key, rows, tool_calls, turns "
+                f"FROM files WHERE path IN ({marks})",
                 [self._where(item) for _, item in chunk],
             )
             stored = {r[0]: r[1:] for r in cursor}
@@ -133,33 +171,39 @@ class Index:
                 entry = stored.get(self._where(item))
                 if entry is None:
                     continue
-                size, mtime_ns, version, format, kind, text = entry
-                if (size, mtime_ns, version, format) == (
+                size, mtime_ns, version, format, kind, key, *blobs = entry
+                if (size, mtime_ns, version, format) != (
                     item.size, item.mtime_ns, self.version, item.format or "",
                 ):  # fmt: skip
-                    found[position] = _load(kind, text)
+                    continue
+                if kind != "rows":
+                    found[position] = Stored(kind)
+                    continue
+                rows, tool_calls, turns = (
+                    pa.ipc.read_record_batch(pa.py_buffer(blob), schema)
+                    for blob, schema in zip(blobs, schemas, strict=True)
+                )
+                batches: Batches = (rows, tool_calls, turns)
+                if key != item.key:
+                    batches = _rekey(batches, key, item)
+                found[position] = Stored(kind, batches)
         return found
 
-    def store(self, pairs: Iterable[tuple[Item, Summary]]) -> None:
-        """Remember the summaries of these file items, in one transaction."""
-        values = [
-            (
-                self._where(item),
-                item.size,
-                item.mtime_ns,
-                self.version,
-                item.format or "",
-                summary.kind,
-                _dump(summary),
-            )
-            for item, summary in pairs
-            if item.path and item.size is not None and item.mtime_ns is not None
-        ]
+    def store(self, entries: Iterable[tuple[Item, Stored]]) -> None:
+        """Remember what these file items hold, in one transaction."""
+        values: list[tuple[Any, ...]] = []
+        for item, stored in entries:
+            if not item.path or item.size is None or item.mtime_ns is None:
+                continue
+            blobs = [_blob(b) for b in stored.batches] if stored.batches else [None] * 3
+            values.append((self._where(item), item.size, item.mtime_ns, self.version,
+                           item.format or "", stored.kind, item.key, *blobs))  # fmt: skip
         if not values:
             return
         self._db.execute("BEGIN IMMEDIATE")
         try:
-            self._db.executemany("INSERT OR REPLACE INTO entries VALUES (?,?,?,?,?,?,?)", values)
+            self._db.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)",
+                                 values)  # fmt: skip
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
@@ -172,16 +216,20 @@ class Index:
         for root in roots:
             prefix = os.path.join(os.path.abspath(root), "")
             cursor = self._db.execute(
-                "SELECT path FROM entries WHERE substr(path, 1, ?) = ?", (len(prefix), prefix)
+                "SELECT path FROM files WHERE substr(path, 1, ?) = ?", (len(prefix), prefix)
             )
             gone.extend(p for (p,) in cursor if p not in keep)
         if gone:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany("DELETE FROM entries WHERE path = ?", [(p,) for p in gone])
-            self._db.execute("COMMIT")
+            try:
+                self._db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in gone])
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
         return len(gone)
 
     def stats(self) -> Mapping[str, int]:
         """How many entries the index holds (for tests and the curious)."""
-        (count,) = self._db.execute("SELECT count(*) FROM entries").fetchone()
+        (count,) = self._db.execute("SELECT count(*) FROM files").fetchone()
         return {"entries": int(count)}

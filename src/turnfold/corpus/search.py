@@ -7,13 +7,13 @@ tool arguments and outputs (and errors and notices) are matched. A hit names the
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from turnfold import codec
 from turnfold.corpus.discover import Item
-from turnfold.corpus.summarize import _load, entries_by_turn
+from turnfold.corpus.summarize import entries_by_turn, load_item
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -48,7 +48,8 @@ def _texts(entry: Entry) -> Iterator[str]:
         yield entry.name
         if entry.args is not None:
             args = entry.args
-            yield args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+            # As the view shows arguments (indented JSON), so a query copied from it matches.
+            yield args if isinstance(args, str) else codec.pretty(args, default=repr)
         if entry.result is not None and entry.result.text:
             yield entry.result.text
 
@@ -64,7 +65,7 @@ def search_item(item: Item, query: str, regex: bool, limit: int) -> list[SearchH
     """Up to ``limit`` hits in one item, at most one per entry; an unreadable item has none."""
     pattern = re.compile(query if regex else re.escape(query), re.IGNORECASE)
     try:
-        transcript = _load(item, item.format)
+        transcript = load_item(item, item.format)
     except Exception:  # the row already says why it cannot be read (C-7)
         return []
     hits: list[SearchHit] = []

@@ -9,18 +9,20 @@ before the row is returned.
 
 from __future__ import annotations
 
-import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
+from turnfold import codec
 from turnfold.corpus.discover import Item, is_subagent_file
 from turnfold.formats import TranscriptFormatError, load, which_format
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
+from turnfold.formats.harnesses import inspect_log
 from turnfold.formats.source import open_source
 from turnfold.model import (
     AssistantError,
@@ -32,7 +34,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.process import Turn, _recorded_duration_ms, plan_projection
+from turnfold.process import Turn, plan_projection, recorded_duration_ms
 from turnfold.tools import safe_description, tool_category
 
 #: The row of C-2, in its order.
@@ -65,24 +67,39 @@ AGENTS = {"claude-code": "claude-code", "codex": "codex", "gemini": "gemini-cli"
 TITLE_LIMIT = 120
 ERROR_LINE_LIMIT = 200
 
-Kind = Literal["row", "skipped", "child"]
+#: What reading an item found: rows (one for a session; one per sample and epoch of an eval
+#: log, none for a log of no sample is an error row), a file no loader recognises
+#: (``skipped``), a sub-agent's file (``child``), or a file that is part of another file's
+#: session (``part``: a Gemini CLI resume's briefing stub).
+Kind = Literal["rows", "skipped", "child", "part"]
 
 
 @dataclass
 class Summary:
-    """What reading one item found: a row (with its tables), or a file that is not one."""
+    """What reading one item found: its rows (with their tables), or a file that is not one."""
 
     kind: Kind
-    row: dict[str, Any] | None = None
+    rows: list[dict[str, Any]] = field(default_factory=list)
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     turns: list[dict[str, Any]] = field(default_factory=list)
+
+    def extend(self, other: Summary) -> None:
+        self.rows += other.rows
+        self.tool_calls += other.tool_calls
+        self.turns += other.turns
+
+
+def _one(row: dict[str, Any]) -> Summary:
+    return Summary("rows", [row])
 
 
 def summarize(item: Item) -> dict[str, Any]:
     """The C-2 row of ``item``: pure, picklable, never raises for bad input (C-7).
 
-    A file no loader recognises, or a sub-agent's own file, still gets a row here, with
-    ``error`` saying so; :func:`turnfold.scan` leaves such files out of the corpus instead.
+    A file no loader recognises, a sub-agent's own file or a Gemini resume's stub still gets a
+    row here, with ``error`` saying so; :func:`turnfold.scan` leaves such files out of the
+    corpus instead. An eval log of several samples is several items: name one by its
+    ``sample`` (``"id/epoch"``; :func:`log_items` lists them), or the row's ``error`` says so.
 
     >>> from turnfold.corpus.discover import Item
     >>> row = summarize(Item(key="t", messages=[{"role": "user", "content": "hi"},
@@ -90,33 +107,155 @@ def summarize(item: Item) -> dict[str, Any]:
     >>> row["format"], row["title"], row["turns"], row["error"]
     ('openai', 'hi', 1, None)
     """
+    if _is_eval_log(item) and item.sample is None:
+        try:
+            listed = log_items(item)
+        except Exception as exc:
+            return _error_row(item, _reason(exc), inspect_log.NAME)
+        if len(listed) != 1:
+            names = ", ".join(repr(i.sample) for i in listed[:5]) + (", …" * (len(listed) > 5))
+            why = f"an eval log of {len(listed)} samples: name one as Item(sample=…) ({names})"
+            return _error_row(item, why if listed else "the log holds no samples", "inspect")
+        item = listed[0]
     found = examine(item, tables=False)
-    if found.row is not None:
-        return found.row
-    why = (
-        "a sub-agent's file: it belongs to its parent session"
-        if found.kind == "child"
-        else ("no loader recognises this file")
-    )
+    if found.rows:
+        return found.rows[0]
+    why = {
+        "child": "a sub-agent's file: it belongs to its parent session",
+        "part": "a Gemini CLI resume's briefing stub: it belongs to the session of its sessionId",
+    }.get(found.kind, "no loader recognises this file")
     return _error_row(item, why)
 
 
+def log_items(item: Item) -> list[Item]:
+    """The items of the eval log ``item`` names, one per sample and epoch, keyed
+    ``<key>#<id>/<epoch>`` (C-1), in the log's order; the log's directory is read, no sample."""
+    assert item.path is not None
+    return [_sample_item(item, sample, epoch) for sample, epoch in inspect_log.samples(item.path)]
+
+
+def _sample_item(item: Item, sample: Any, epoch: int) -> Item:
+    name = f"{sample}/{epoch}"
+    return Item(key=f"{item.key}#{name}", path=item.path, sample=name, format=inspect_log.NAME,
+                size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
+
+
+def sample_of(sample: str) -> tuple[str, int]:
+    """The ``(id, epoch)`` a row's ``sample`` (``"id/epoch"``) names; an id may hold ``/``."""
+    name, _, epoch = sample.rpartition("/")
+    return name, int(epoch)
+
+
+def _is_eval_log(item: Item) -> bool:
+    """Whether ``item`` is an eval log file, which holds one item per sample and epoch (H-1).
+
+    Told from the file's first bytes or its zip directory, before it is read as JSON lines."""
+    if item.path is None or item.format not in (None, inspect_log.NAME):
+        return False
+    if item.format == inspect_log.NAME:
+        return True
+    try:
+        return inspect_log.detect_path(Path(item.path)) is not None
+    except OSError:
+        return False
+
+
 def examine(item: Item, *, tables: bool = True) -> Summary:
-    """Read ``item`` and summarise it; the tool-call and turn rows too when ``tables``."""
+    """Read ``item`` and summarise it; the tool-call and turn rows too when ``tables``.
+
+    An eval log file (no ``sample`` named) gives one row per sample and epoch, the log opened
+    once (:func:`_examine_log`)."""
+    if _is_eval_log(item) and item.sample is None:
+        return _examine_log(item, tables)
     format = item.format
     try:
         if item.path is not None and format is None:
             format = _detect(item.path)
-        transcript = _load(item, format)
+        transcript = load_item(item, format)
         format = format or _text(transcript.metadata.get("source_format"))
+        if format == "gemini" and item.path is not None and _is_resume_stub(item.path, transcript):
+            return Summary("part")
     except _NotASession as exc:
         return Summary(exc.kind)
     except Exception as exc:  # a scan never aborts on one item (C-7)
-        return Summary("row", _error_row(item, _reason(exc), format))
+        return _one(_error_row(item, _reason(exc), format))
+    return _summarized(transcript, item, format, tables)
+
+
+def _summarized(transcript: Transcript, item: Item, format: str | None, tables: bool) -> Summary:
     try:
         return _summary(transcript, item, format, tables)
     except Exception as exc:  # a loader's transcript the projection cannot take is still a row
-        return Summary("row", _error_row(item, _reason(exc), format))
+        return _one(_error_row(item, _reason(exc), format))
+
+
+def _examine_log(item: Item, tables: bool) -> Summary:
+    """Every sample of an eval log, each a row keyed ``path#id/epoch`` (C-1, H-1).
+
+    The log is opened once and read one sample at a time (``inspect_log.transcripts``). A sample
+    that cannot be read is a row with its ``error``; the samples after it are then loaded one
+    by one, so one bad sample costs no other its row (C-7)."""
+    assert item.path is not None
+    found = Summary("rows")
+    done = 0
+    try:
+        for (sample, epoch), transcript in inspect_log.transcripts(item.path):
+            found.extend(_summarized(transcript, _sample_item(item, sample, epoch), "inspect",
+                                     tables))  # fmt: skip
+            done += 1
+        if not done:
+            return _one(_error_row(item, "the log holds no samples", inspect_log.NAME))
+        return found
+    except Exception as exc:
+        failure = exc
+    try:
+        rest = log_items(item)[done:]
+    except Exception:  # the log itself cannot be read (not a zip, truncated): one error row
+        rest = []
+    if not rest:
+        return found if done else _one(_error_row(item, _reason(failure), inspect_log.NAME))
+    found.extend(_one(_error_row(rest[0], _reason(failure), inspect_log.NAME)))
+    for each in rest[1:]:
+        found.extend(examine(each, tables=tables))
+    return found
+
+
+def _is_resume_stub(path: str, transcript: Transcript) -> bool:
+    """Whether a Gemini CLI session file is a resume's stub, part of another file's session.
+
+    Gemini CLI names a session file by the minute it starts (``session-<time>-<id8>.jsonl``);
+    a resume in a later minute first writes a file of its own holding only the header and the
+    ``<session_context>`` briefing, then goes on in the session's file (found with the real CLI
+    0.61; ``tests/agents/truth.py``). Such a file is no session: it holds only notices, and
+    another file of the same folder carries its ``sessionId``. A file of notices alone with no
+    such sibling is the only record of its session and stays a row.
+    """
+    if not all(isinstance(entry, SystemNotice) for entry in transcript.entries):
+        return False
+    session = transcript.metadata.get("session_id")
+    if not isinstance(session, str) or len(session) < 8:
+        return False
+    here = Path(path)
+    for suffix in (".jsonl", ".json"):
+        for sibling in here.parent.glob(f"session-*-{session[:8]}{suffix}"):
+            if sibling != here and _header_session_id(sibling) == session:
+                return True
+    return False
+
+
+#: Bytes of a Gemini session file read for its ``sessionId`` (the header's first key).
+_HEADER_BYTES = 4096
+_SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"([^"\\]+)"')
+
+
+def _header_session_id(path: Path) -> str | None:
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(_HEADER_BYTES)
+    except OSError:
+        return None
+    match = _SESSION_ID.search(head)
+    return match.group(1).decode("utf-8", "replace") if match else None
 
 
 def examine_many(items: list[Item], tables: bool = True) -> list[Summary]:
@@ -169,9 +308,14 @@ def _detect(path: str) -> str:
             stream.close()
 
 
-def _load(item: Item, format: str | None) -> Transcript:
+def load_item(item: Item, format: str | None) -> Transcript:
+    """The transcript of ``item``: its own, its file's (one sample of an eval log when it
+    names one), or its trajectory's messages read as ``format``."""
     if isinstance(item.transcript, Transcript):
         return item.transcript
+    if item.path is not None and item.sample is not None:
+        sample, epoch = sample_of(item.sample)
+        return load(item.path, format=format or inspect_log.NAME, sample=sample, epoch=epoch)
     if item.path is not None:
         return load(item.path, format=format)
     messages = _plain_messages(item.messages)
@@ -190,7 +334,7 @@ def _plain_messages(value: Any) -> Any:
     ``tool_calls`` comes back with ``tool_calls: None``; loaders expect such a field absent.
     """
     if isinstance(value, (str, bytes)):
-        return json.loads(value)
+        return codec.loads(value)
     if hasattr(value, "tolist") and not isinstance(value, (list, dict)):
         value = value.tolist()  # a numpy array out of pandas
     return _drop_nulls(value)
@@ -339,7 +483,7 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
             if turn_tokens[name] is not None:
                 totals[name] = (totals[name] or 0) + (turn_tokens[name] or 0)
         if tables:
-            duration = None if header.status == "running" else _recorded_duration_ms(segment)
+            duration = None if header.status == "running" else recorded_duration_ms(segment)
             turn_rows.append({
                 "key": key, "turn": turns, "status": header.status, "started": turn_started,
                 "duration_s": duration / 1000 if duration is not None else None,
@@ -366,7 +510,7 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
         **totals, "cost_usd": _number(meta.get("cost_usd")), "outcome": _text(meta.get("outcome")),
         "score": _score(meta.get("score")), "warnings": len(transcript.warnings), "error": None,
     }  # fmt: skip
-    return Summary("row", row, tool_rows, turn_rows)
+    return Summary("rows", [row], tool_rows, turn_rows)
 
 
 def _tool_row(key: str, turn: int, call: ToolCall) -> dict[str, Any]:

@@ -2,12 +2,15 @@
 
 Rows arrive one item at a time from the workers; keeping them as Python dicts would cost far
 more memory than the columns they become, so every :data:`BATCH_ROWS` rows are turned into one
-``pyarrow.RecordBatch`` and the dicts are dropped. ``to_arrow()`` then only joins the batches.
-pyarrow is imported here, never by ``import turnfold``.
+``pyarrow.RecordBatch`` and the dicts are dropped. A file's rows come as record batches of their
+own (:func:`file_batches`: the index stores them as they are, and a rescan appends them without
+building a row). ``to_arrow()`` then only joins the batches. pyarrow is imported here, never by
+``import turnfold``.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus.summarize import COLUMNS, TOOL_CALL_COLUMNS, TURN_COLUMNS
@@ -16,6 +19,10 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 BATCH_ROWS = 2048
+#: Tables of many small batches (one per file) are joined into one chunk when they average
+#: fewer rows per batch than this: later filters and conversions then cost one call, not one
+#: per file.
+SMALL_BATCH = 256
 
 
 def _types() -> dict[str, pa.DataType]:
@@ -36,6 +43,7 @@ def _types() -> dict[str, pa.DataType]:
     }  # fmt: skip
 
 
+@functools.cache
 def schema(columns: tuple[str, ...]) -> pa.Schema:
     """The Arrow schema of a table with ``columns`` (names shared by the three tables)."""
     import pyarrow as pa
@@ -54,6 +62,17 @@ def tool_call_schema() -> pa.Schema:
 
 def turn_schema() -> pa.Schema:
     return schema(TURN_COLUMNS)
+
+
+def file_batches(
+    rows: list[dict[str, Any]], tool_calls: list[dict[str, Any]], turns: list[dict[str, Any]]
+) -> tuple[pa.RecordBatch, pa.RecordBatch, pa.RecordBatch]:
+    """One file's rows, tool-call rows and turn rows as three record batches."""
+    import pyarrow as pa
+
+    return (pa.RecordBatch.from_pylist(rows, row_schema()),
+            pa.RecordBatch.from_pylist(tool_calls, tool_call_schema()),
+            pa.RecordBatch.from_pylist(turns, turn_schema()))  # fmt: skip
 
 
 class TableBuilder:
@@ -82,6 +101,13 @@ class TableBuilder:
         for row in rows:
             self.add(row)
 
+    def add_batch(self, batch: pa.RecordBatch) -> None:
+        """Rows already in Arrow form (a file's, from the index), after those added so far."""
+        if batch.num_rows:
+            self._flush()
+            self._batches.append(batch)
+            self.count += batch.num_rows
+
     def _flush(self) -> None:
         if self._pending:
             import pyarrow as pa
@@ -93,4 +119,7 @@ class TableBuilder:
         import pyarrow as pa
 
         self._flush()
-        return pa.Table.from_batches(self._batches, self.arrow_schema)
+        table = pa.Table.from_batches(self._batches, self.arrow_schema)
+        if len(self._batches) > 1 and table.num_rows < SMALL_BATCH * len(self._batches):
+            table = table.combine_chunks()
+        return table
