@@ -131,6 +131,17 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         exec("from turnfold import no_such_name")
 
 
+def test_W1_outside_ipython_register_display_imports_no_ipython() -> None:
+    code = (
+        "import sys\n"
+        "from turnfold.display import register_display\n"
+        "assert register_display() is False\n"
+        "assert 'IPython' not in sys.modules\n"
+        "print('ok')"
+    )
+    assert "ok" in _run(code)
+
+
 def test_W1_in_a_kernel_a_transcript_still_shows_as_the_widget() -> None:
     """The kernel has imported IPython before ``import turnfold``, so the display registers."""
     manager_module = pytest.importorskip("jupyter_client.manager")

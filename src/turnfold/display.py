@@ -40,10 +40,10 @@ def register_display(shell: Any = None) -> bool:
     if shell is None:
         # A kernel imports IPython before any cell runs; importing it here only to learn that no
         # shell runs would cost a plain script a quarter of a second (issue 19).
-        ipython = sys.modules.get("IPython")
-        if ipython is None:
+        get_ipython = getattr(sys.modules.get("IPython"), "get_ipython", None)
+        if get_ipython is None:  # not imported, blocked, or still being imported
             return False
-        shell = ipython.get_ipython()
+        shell = get_ipython()
     if shell is None or getattr(shell, "kernel", None) is None:
         return False
     formatter = shell.display_formatter.mimebundle_formatter
