@@ -2,9 +2,9 @@
 
 The public names below are the ones spec §10 promises; everything else is internal. Each is
 imported from its module on first use (:func:`__getattr__`), so ``import turnfold`` costs next to
-nothing and ``turnfold.load(path)`` imports only the loader it needs: the corpus (multiprocessing),
-the fast-model summaries (asyncio, ssl), the settings (traitlets, jupyter_core) and the widgets
-(anywidget, ipywidgets) load when a program asks for them (issue 19).
+nothing and ``turnfold.load(path)`` imports the loaders and no more: the corpus, the fast-model
+summaries (asyncio, ssl), the settings (traitlets, jupyter_core) and the widgets (anywidget,
+ipywidgets) load when a program asks for them (issue 19).
 """
 
 from __future__ import annotations
