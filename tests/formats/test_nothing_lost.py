@@ -38,7 +38,7 @@ FILES = sorted(
     and not p.name.startswith("agent-")
     and not p.name.endswith(".meta.json")
 )
-_MODULES = {m.NAME: m for m in formats._MODULES}
+_MODULES = {m.NAME: m for m in formats._modules()}
 
 
 def all_calls(transcript: Transcript) -> list[ToolCall]:
@@ -87,8 +87,8 @@ def test_X2_docs_list_every_format_s_record_types() -> None:
     """docs/formats.md carries the generated tables; regenerate them with
     ``python -m turnfold.formats.catalog docs/formats.md`` after a change to ``RECORDS``."""
     text = DOCS.read_text(encoding="utf-8")
-    assert catalog.markdown(formats._MODULES) in text
-    for module in formats._MODULES:
+    assert catalog.markdown(formats._modules()) in text
+    for module in formats._modules():
         assert getattr(module, "RECORDS", None) is not None, f"{module.NAME} has no RECORDS"
 
 
