@@ -233,3 +233,20 @@ def test_H3_a_cut_off_delegate_keeps_its_steps() -> None:
     assert delegate.subagent is not None
     assert delegate.subagent.transcript is not None
     assert len(delegate.subagent.transcript.tool_calls()) == 1
+
+
+def test_an_eval_output_instance_is_picked_by_its_id() -> None:
+    """``load(output, sample=ID)`` shows that instance (spec §10); the first is the default."""
+    first = turnfold.load(OUTPUT)
+    assert first.metadata["sample"] == "calc__calc-1"
+    assert any("sample=ID" in w.reason and "calc__calc-2" in w.reason for w in first.warnings)
+    second = turnfold.load(OUTPUT, sample="calc__calc-2")
+    assert second.metadata["sample"] == "calc__calc-2"
+    assert second.entries != first.entries
+    assert not any("more instance" in w.reason for w in second.warnings)
+    assert second.accounting is not None
+    assert second.accounting.counts["instance/other"] == {"ignored": 1}
+    with pytest.raises(ValueError, match=r"no instance 'nope'.*calc__calc-1, calc__calc-2"):
+        turnfold.load(OUTPUT, sample="nope")
+    with pytest.raises(ValueError, match="no epochs"):
+        turnfold.load(OUTPUT, epoch=2)

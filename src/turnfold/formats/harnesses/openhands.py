@@ -8,8 +8,8 @@ Shapes read (``openhands/events/serialization/event.py``, ``evaluation/utils/sha
   ``extras``;
 - an eval **``output.jsonl``**: one instance per line, ``{instance_id, instruction, history,
   test_result, metadata, metrics, error, instance}``; ``history`` is a list of events (or, in old
-  outputs, of ``[action, observation]`` pairs). ``load()`` shows the first instance and warns
-  about the others.
+  outputs, of ``[action, observation]`` pairs). ``load(path, sample=ID)`` shows the instance
+  with that ``instance_id``; without ``sample`` it shows the first and warns about the others.
 
 Mapping:
 
@@ -136,7 +136,8 @@ RECORDS = Records(
         "action/stop": "runtime control",
         "action/push": "an old GitHub integration action",
         "action/send_pr": "an old GitHub integration action",
-        "instance/other": "other instances of an eval output: load() shows the first one",
+        "instance/other": "the other instances of an eval output: load() shows one "
+        "(sample=ID picks it)",
     },
 )
 
@@ -765,30 +766,42 @@ def _has_prompt(history: list[Any]) -> bool:
     )
 
 
-def read(source: Source) -> Transcript:
-    """An event list (JSON array or lines) or the first instance of an eval output."""
+#: An eval output holds one instance per line; ``load(path, sample=ID)`` picks one (spec §10).
+HAS_SAMPLES = True
+
+
+def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """An event list (JSON array or lines), or one instance of an eval output: the one whose
+    ``instance_id`` is ``sample``, else the first (the others are named in a warning)."""
+    if epoch not in (None, 1):
+        raise ValueError(f"{source.name}: OpenHands outputs have no epochs; epoch={epoch!r}")
     transcript = Transcript(metadata={"source_format": NAME, "agent": "openhands"})
     reader = _Reader(source, transcript)
     document = source.document if source.is_document else None
     if isinstance(document, Mapping):
         if not _is_instance(document):
             raise TranscriptFormatError(source.name, [NAME], None, "no OpenHands events")
+        _check_sample(source.name, sample, [document])
         _instance(reader, document, 1)
     elif isinstance(document, list):
+        if sample is not None:
+            raise ValueError(f"{source.name}: an event list is one run, with no sample={sample!r}")
         _read_history(reader, document, 1)
     else:
-        seen_instance: str | None = None
-        skipped = 0
+        shown: str | None = None
+        others: list[str] = []
         last: ToolCall | None = None
         for line, record in source.records():
             if isinstance(record, MalformedLine):
                 source.warn(record.reason, line)
             elif _is_instance(record):
-                if seen_instance is None:
-                    seen_instance = str(record.get("instance_id"))
+                instance_id = str(record.get("instance_id"))
+                wanted = instance_id == str(sample) if sample is not None else shown is None
+                if wanted and shown is None:
+                    shown = instance_id
                     _instance(reader, record, line)
                 else:
-                    skipped += 1
+                    others.append(instance_id)
                     source.ignored("instance/other")
             elif isinstance(record, list):
                 for event, answers in _events([record]):
@@ -796,10 +809,21 @@ def read(source: Source) -> Transcript:
                     last = started if not answers else None
             else:
                 last = reader.feed(record, line)
-        if skipped:
+        if sample is not None and shown is None:
+            raise ValueError(
+                f"{source.name}: no instance {sample!r}; its instances: {', '.join(others)}"
+            )
+        if others and sample is None:
             source.warn(
-                f"{skipped} more instance(s) not shown: load() reads the first instance "
-                f"({seen_instance}) of an eval output"
+                f"{len(others)} more instance(s) not shown: load() reads the first instance "
+                f"({shown}) of an eval output; load(path, sample=ID) reads another "
+                f"({', '.join(others[:5])}{', …' if len(others) > 5 else ''})"
             )
     reader.finish()
     return transcript
+
+
+def _check_sample(name: str, sample: Any, instances: list[Mapping[str, Any]]) -> None:
+    ids = [str(i.get("instance_id")) for i in instances]
+    if sample is not None and str(sample) not in ids:
+        raise ValueError(f"{name}: no instance {sample!r}; its instances: {', '.join(ids)}")
