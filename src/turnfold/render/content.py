@@ -40,23 +40,22 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any, Literal
-from xml.etree import ElementTree as etree
+from typing import TYPE_CHECKING, Any, Literal
 
-import markdown
 import nh3
-from markdown.extensions import Extension
-from markdown.preprocessors import Preprocessor
-from markdown.treeprocessors import Treeprocessor
-from pygments.formatters import HtmlFormatter
 from pygments.token import STANDARD_TYPES
-from rich.color import Color, ColorType
-from rich.console import Console
-from rich.style import Style
-from rich.text import Text
 
+from turnfold import codec
 from turnfold.i18n import translate
 from turnfold.model import ImageData, Thinking, ToolResult
+
+if TYPE_CHECKING:  # imported where they are used: a page of prose and plain output needs none
+    import markdown
+    from pygments.formatters import HtmlFormatter
+    from rich.color import Color
+    from rich.console import Console
+    from rich.style import Style
+    from rich.text import Text
 
 _LOG = logging.getLogger(__name__)
 
@@ -160,6 +159,13 @@ def escape(text: str) -> str:
     >>> escape('<b title="x">\\x1b[1mbold\\x1b[0m</b>')
     '&lt;b title=&quot;x&quot;&gt;bold&lt;/b&gt;'
     """
+    if text.isascii() and text.isprintable():
+        # Keys, ids, names and one-line labels, tens of thousands of them in a long session
+        # (Q-1): printable ASCII holds nothing to neutralize (every character made visible is
+        # non-printable), so only the five HTML characters are looked for, at memchr speed.
+        if "&" in text or "<" in text or ">" in text or '"' in text or "'" in text:
+            return html.escape(text)
+        return text
     if len(text) <= _SHORT:
         return _escape_short(text)
     return html.escape(plain_text(text))
@@ -302,25 +308,6 @@ def sanitize(fragment: str) -> str:
     return _SANITIZER.clean(fragment)
 
 
-class _ImagesWithoutRemoteLoads(Treeprocessor):
-    """Turn an image that is not inline data into a link, so nothing loads by itself (X-1).
-
-    The reader still sees that there was an image and where it pointed (X-2); the sanitizer
-    then keeps the link only if its URL is an allowed link.
-    """
-
-    def run(self, root: etree.Element) -> None:
-        for element in list(root.iter("img")):
-            src = element.get("src", "")
-            if _DATA_IMAGE_URL.fullmatch(src):
-                continue
-            label = element.get("alt") or src
-            element.tag = "a"
-            element.attrib = {"href": src, "class": "tf-image-link"}
-            element.text = f"🖼 {label}"
-
-
-_TASK = re.compile(r"\[([ xX~])\]\s+")
 #: Task states and their glyphs: text, never ``<input>`` (forms are not allowed, and a checkbox
 #: would invite a click that changes nothing).
 _TASK_STATES: dict[str, tuple[str, str]] = {
@@ -331,86 +318,10 @@ _TASK_STATES: dict[str, tuple[str, str]] = {
 }
 
 
-class _TaskListGlyphs(Treeprocessor):
-    """Render GitHub-style task items (``- [x] done``) with ☐/◧/☑ glyphs.
-
-    Working on the parsed tree (not the source) leaves ``[x]`` inside code blocks alone.
-    """
-
-    def run(self, root: etree.Element) -> None:
-        for item in list(root.iter("li")):
-            holder = item
-            if not item.text and len(item) and item[0].tag == "p":  # loose lists wrap in <p>
-                holder = item[0]
-            match = _TASK.match(holder.text or "")
-            if match is None:
-                continue
-            state, glyph = _TASK_STATES[match.group(1)]
-            mark = etree.Element("span", {"class": "tf-task-mark"})
-            mark.text = glyph
-            mark.tail = " " + (holder.text or "")[match.end() :]
-            holder.text = None
-            holder.insert(0, mark)
-            item.set("class", f"tf-task tf-task-{state}")
-
-
-_LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|1[.)])[ \t]+\S")
-_LIST_CONTINUES = re.compile(r" {0,3}(?:[-*+]|\d+[.)])[ \t]+\S|[ \t]")
-
-
-class _ListsAfterParagraphs(Preprocessor):
-    """Let a list start right under a paragraph line, as models write them (and CommonMark
-    reads them); Python-Markdown would otherwise need a blank line and render one paragraph.
-
-    Runs after fenced code became placeholders, so code is never touched. As in CommonMark,
-    only a bullet or an ordered list starting at 1 may interrupt a paragraph.
-    """
-
-    def run(self, lines: list[str]) -> list[str]:
-        out: list[str] = []
-        in_list = False
-        for line in lines:
-            if not line.strip():
-                in_list = False
-            elif _LIST_ITEM.match(line) and out and out[-1].strip() and not in_list:
-                out.append("")
-                in_list = True
-            elif not _LIST_CONTINUES.match(line):
-                in_list = in_list and bool(out and out[-1].strip())
-            else:
-                in_list = True
-            out.append(line)
-        return out
-
-
-class _TurnfoldMarkdown(Extension):
-    """Raw HTML off (it shows as text), remote images off, task glyphs on, lists that follow a
-    paragraph line."""
-
-    def extendMarkdown(self, md: markdown.Markdown) -> None:
-        # After fenced code (25) hid code blocks, before block parsing.
-        md.preprocessors.register(_ListsAfterParagraphs(md), "tf_lists", 20)
-        md.preprocessors.deregister("html_block")
-        md.inlinePatterns.deregister("html")
-        # After inline parsing (20) creates images and list text, before unescaping (0).
-        md.treeprocessors.register(_ImagesWithoutRemoteLoads(md), "tf_images", 15)
-        md.treeprocessors.register(_TaskListGlyphs(md), "tf_tasks", 14)
-
-
 #: Pygments styles of the code blocks; see :func:`pygments_css`.
 PYGMENTS_LIGHT_STYLE = "default"
 PYGMENTS_DARK_STYLE = "github-dark"
 
-_MARKDOWN_EXTENSIONS_CONFIG: dict[str, dict[str, Any]] = {
-    "codehilite": {
-        "css_class": "tf-code",
-        "guess_lang": False,  # guessing is slow and unstable; unlabelled code stays plain
-        "linenums": False,
-        "noclasses": False,  # classes, styled by one stylesheet that follows the theme
-        "classprefix": "tf-",
-    },
-    "tables": {"use_align_attribute": True},  # align="left", not style="text-align: left"
-}
 _LOCAL = threading.local()
 
 
@@ -418,10 +329,9 @@ def _markdown() -> markdown.Markdown:
     """This thread's Markdown converter (building one costs more than a typical conversion)."""
     converter: markdown.Markdown | None = getattr(_LOCAL, "markdown", None)
     if converter is None:
-        converter = markdown.Markdown(
-            extensions=["fenced_code", "codehilite", "tables", "sane_lists", _TurnfoldMarkdown()],
-            extension_configs=_MARKDOWN_EXTENSIONS_CONFIG,
-        )
+        from turnfold.render.converter import new_converter
+
+        converter = new_converter()
         _LOCAL.markdown = converter
     return converter
 
@@ -529,7 +439,6 @@ def _markdown_fallback(source: str) -> str:
 #: An OSC ended by BEL: rich reads only the ST (ESC \\) form, so BEL endings are rewritten to it.
 _OSC_BEL = re.compile(r"\x1b\]([^\x07\x1b\n]*)\x07")
 _HEX_COLOUR = re.compile(r"#[0-9a-f]{6}")
-_STANDARD_TYPES = (ColorType.STANDARD, ColorType.EIGHT_BIT, ColorType.WINDOWS)
 
 
 def _decode_ansi(text: str, table: dict[int, str] = _NEUTRAL_KEEP_ESC) -> Text:
@@ -538,12 +447,16 @@ def _decode_ansi(text: str, table: dict[int, str] = _NEUTRAL_KEEP_ESC) -> Text:
     Translating first matters: rich drops whatever precedes a carriage return on a line (as a
     terminal overwrites it), and some versions split lines at form feeds and the like.
     """
+    from rich.text import Text  # rich only for output that holds escape sequences (issue 19)
+
     prepared = _OSC_BEL.sub("\x1b]\\1\x1b\\\\", text).replace("\r\n", "\n").translate(table)
     return Text.from_ansi(prepared)
 
 
 @cache
 def _console() -> Console:
+    from rich.console import Console
+
     # Text.render needs a console only to resolve named styles; decoded text has none.
     return Console(file=io.StringIO(), color_system=None, force_terminal=False, width=80)
 
@@ -553,13 +466,21 @@ def _colour(
 ) -> None:
     if color is None or color.is_default:
         return
-    if color.type in _STANDARD_TYPES and color.number is not None and color.number < 16:
+    if color.type in _standard_types() and color.number is not None and color.number < 16:
         classes.append(f"tf-ansi-{layer}{color.number}")
         return
     red, green, blue = color.get_truecolor()
     value = f"#{red:02x}{green:02x}{blue:02x}"
     if _HEX_COLOUR.fullmatch(value):
         css.append(f"{'color' if layer == 'fg' else 'background-color'}:{value}")
+
+
+@cache
+def _standard_types() -> tuple[object, ...]:
+    """The colour types whose first 16 numbers are the theme's ANSI colours."""
+    from rich.color import ColorType
+
+    return (ColorType.STANDARD, ColorType.EIGHT_BIT, ColorType.WINDOWS)
 
 
 @lru_cache(maxsize=512)
@@ -816,15 +737,28 @@ def _pre(inner: str, kind: str) -> str:
     return f'<pre class="tf-output tf-{kind}">{inner}</pre>'
 
 
+def _escape_output(text: str) -> str:
+    """``html.escape(text, quote=False)``: most output holds none of ``& < >``, and looking for
+    each (memchr) costs far less than replacing it (a counting pass each) over megabytes (Q-1)."""
+    if "&" in text or "<" in text or ">" in text:
+        return html.escape(text, quote=False)
+    return text
+
+
 def _plain_parts(text: str, kind: str, max_lines: int, max_chars: int) -> _Parts:
     plain = _neutralize(text)
-    head, tail = _split(plain, _cut_offset(plain, max_lines, max_chars))
+    cut = _cut_offset(plain, max_lines, max_chars)
+    if cut is None:
+        return _Parts(_pre(_escape_output(plain), kind), plain, _line_count(plain))
+    head, tail = plain[:cut], plain[cut:]
+    more_lines = _line_count(tail)
     return _Parts(
-        html=_pre(html.escape(head, quote=False), kind),
+        html=_pre(_escape_output(head), kind),
         text=head,
-        lines=_line_count(plain),
-        more_html=None if tail is None else _pre(html.escape(tail, quote=False), kind),
-        more_lines=0 if tail is None else _line_count(tail),
+        # The line the cut splits (if any) is the tail's first: counted once, by the tail.
+        lines=head.count("\n") + more_lines,
+        more_html=_pre(_escape_output(tail), kind),
+        more_lines=more_lines,
     )
 
 
@@ -893,30 +827,50 @@ def _todo_html(text: str) -> str:
     return f'<ul class="tf-todo">{"".join(items)}</ul>'
 
 
-_SCALARS = (str, int, float, bool, type(None))
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+#: The values msgspec writes exactly as ``json.dumps`` does. Not floats: msgspec writes the
+#: shortest form (``0.000015``, ``1e100``), the stdlib ``repr``'s (``1.5e-05``, ``1e+100``), and
+#: pages and their golden files keep the stdlib's; not NaN, which msgspec writes as ``null``.
+_EXACT_LEAVES = frozenset({str, int, bool, type(None)})
+
+
+def _written_alike(value: Any) -> bool:
+    """Whether :func:`turnfold.codec.pretty` writes ``value`` as ``json.dumps`` does (above):
+    plain dicts with string keys, lists and those leaves, no subclass of any of them."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in _EXACT_LEAVES:
+            continue
+        if kind is dict:
+            if not all(type(key) is str for key in item):
+                return False
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        else:
+            return False
+    return True
 
 
 def pretty_json(value: Any) -> str:
     """``json.dumps(value, indent=2)`` for display; what JSON cannot hold is shown by ``repr``.
 
-    A flat object of scalars (most tool arguments) is built from C-encoded pieces: ``indent``
-    sends every value through the pure-Python encoder, a large share of building a big view
-    (Q-1). The text is the same either way.
+    Written by the codec (msgspec) when that gives the same text, which is most tool arguments:
+    ``indent`` sends every value through the stdlib's pure-Python encoder, a large share of
+    building a big view (Q-1). The text is the same either way.
     """
-    if (
-        isinstance(value, dict)
-        and value
-        and all(isinstance(k, str) and isinstance(v, _SCALARS) for k, v in value.items())
-    ):
-        dumps = _ENCODE
-        return "{\n" + ",\n".join(f"  {dumps(k)}: {dumps(v)}" for k, v in value.items()) + "\n}"
+    if _written_alike(value):
+        try:
+            return codec.pretty(value)
+        except ValueError:  # a lone surrogate, which only the stdlib writes
+            pass
     return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
 
 
 def _pretty_json(text: str) -> str:
     try:
-        return pretty_json(json.loads(text))
+        return pretty_json(codec.loads(text))
     except ValueError:  # not JSON after all: show it as it is
         return text
 
@@ -1067,6 +1021,8 @@ _SYSTEM_DARK_SCOPE = 'body:not([data-jp-theme-light="true"]):not(.vscode-light)'
 @cache
 def pygments_css() -> str:
     """The code-highlighting CSS for both themes, scoped under ``.tf-code``."""
+    from pygments.formatters import HtmlFormatter
+
     light: HtmlFormatter[str] = HtmlFormatter(style=PYGMENTS_LIGHT_STYLE, classprefix="tf-")
     dark: HtmlFormatter[str] = HtmlFormatter(style=PYGMENTS_DARK_STYLE, classprefix="tf-")
 

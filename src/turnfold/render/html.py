@@ -35,6 +35,7 @@ __all__ = [
     "ToolFold",
     "html_frame",
     "nodes_html",
+    "nodes_utf8",
     "note_text",
     "notice_html",
     "render_html",
@@ -83,13 +84,18 @@ class ToolFold:
 
 def tool_fold(node: Node) -> ToolFold:
     """The fold of a tool row, shared by the page and the text outline so they agree."""
+    return ToolFold(*_fold_flags(node))
+
+
+def _fold_flags(node: Node) -> tuple[bool, bool, bool, bool]:
+    """:class:`ToolFold`'s fields in order; the page reads them as they are (no object per row)."""
     result = node.get("result")
-    subagent = node.get("subagent") or {}
-    return ToolFold(
-        hidden_args=bool(node.get("args")) and not node.get("show_args"),
-        folded_result=result is not None and bool(node.get("result_folded")),
-        no_output=result is None and node.get("status") not in _ACTIVE_STATUSES,
-        subagent=bool(subagent.get("nodes")),
+    subagent = node.get("subagent")
+    return (
+        bool(node.get("args")) and not node.get("show_args"),
+        result is not None and bool(node.get("result_folded")),
+        result is None and node.get("status") not in _ACTIVE_STATUSES,
+        bool(subagent and subagent.get("nodes")),
     )
 
 
@@ -288,6 +294,11 @@ def turnfold_css(*, standalone: bool) -> str:
 
 # --- drawing ------------------------------------------------------------------------------------
 
+#: The chevron of a disclosure, drawn by CSS (▸/▾ after the last token, P-7), so copied text
+#: holds no glyphs; and the separator between a title's parts.
+_CHEVRON = '<span class="tf-chev" aria-hidden="true"></span>'
+_SEP = '<span class="tf-sep">·</span>'
+
 
 class _Renderer:
     """Appends the HTML of view-model nodes to one list; one method per node kind.
@@ -295,6 +306,10 @@ class _Renderer:
     Each block this renderer opens starts a new line, so the page source (and a golden file's
     diff) reads as one element per line; no such block is ever inside a ``<pre>`` or a
     ``pre-wrap`` text, so the newlines change nothing on the page.
+
+    A long session's page is hundreds of thousands of these pieces (Q-1), so the markup around
+    each node is written as few strings as it can be, and fragments of content (a result's
+    HTML, an answer) as parts of their own: they are copied once, by the final join.
     """
 
     def __init__(self, locale: str) -> None:
@@ -314,94 +329,101 @@ class _Renderer:
             "command": self.command,
             "batch": self.batch,
         }
+        # Phrases every tool row may need, looked up once per renderer.
+        self._no_output = _text(translate("tool.no_output", locale))
+        self._arguments = _text(translate("tool.arguments", locale))
 
     # -- helpers
 
     def write(self, *parts: str) -> None:
         self.out.extend(parts)
 
-    @staticmethod
-    def _open(node: Node) -> str:
-        return " open" if node.get("open") else ""
-
-    def chevron(self) -> None:
-        # Drawn by CSS (▸/▾ after the last token, P-7), so copied text holds no glyphs.
-        self.write('<span class="tf-chev" aria-hidden="true"></span>')
-
-    def sep(self) -> None:
-        self.write('<span class="tf-sep">·</span>')
-
     # -- top level
 
     def notice(self, notice: Node) -> None:
         """The loader's warnings as one quiet, closed disclosure (L-4)."""
-        self.write(f'\n<details class="tf-notice"{_key(notice)}><summary class="tf-row">')
-        self.write(f'<span class="tf-clip">{_text(notice["text"])}</span>')
-        self.chevron()
-        self.write("</summary><ul>")
+        self.out.append(
+            f'\n<details class="tf-notice"{_key(notice)}><summary class="tf-row">'
+            f'<span class="tf-clip">{_text(notice["text"])}</span>{_CHEVRON}</summary><ul>'
+        )
         self.write(*(f"<li>{item}</li>" for item in notice.get("items", [])))  # escaped
-        self.write("</ul></details>")
+        self.out.append("</ul></details>")
 
     def top(self, node: Node) -> None:
         self._top[node["kind"]](node)
 
     def user(self, node: Node) -> None:
-        self.write(f'\n<div class="tf-user"{_key(node)}>')
-        self.write(f'\n<div class="tf-ulabel">{_text(node["label"])}</div>\n<div class="tf-utext">')
-        if node.get("command"):
-            self.write(f'<code class="tf-cmd">{node["command"]}</code> ')  # escaped
-        self.write(node["html"], "</div></div>")
+        command = node.get("command")
+        code = f'<code class="tf-cmd">{command}</code> ' if command else ""  # escaped
+        self.out += (
+            f'\n<div class="tf-user"{_key(node)}>\n<div class="tf-ulabel">{_text(node["label"])}'
+            f'</div>\n<div class="tf-utext">{code}',
+            node["html"],
+            "</div></div>",
+        )
 
     def system(self, node: Node) -> None:
         level = _text(node.get("level", "info"))
-        self.write(f'\n<div class="tf-system tf-{level}"{_key(node)}>{node["html"]}</div>')
+        self.out += (f'\n<div class="tf-system tf-{level}"{_key(node)}>', node["html"], "</div>")
 
     def compaction(self, node: Node) -> None:
         label = f"<span>{_text(node['text'])}</span>"
         if not node.get("summary_html"):
-            self.write(f'\n<div class="tf-divider"{_key(node)}>{label}</div>')
+            self.out.append(f'\n<div class="tf-divider"{_key(node)}>{label}</div>')
             return
-        self.write(f'\n<details class="tf-compaction"{_key(node)}>')
-        self.write(f'<summary class="tf-divider">{label}')
-        self.chevron()
-        self.write(f'</summary>\n<div class="tf-body">{node["summary_html"]}</div></details>')
+        self.out += (
+            f'\n<details class="tf-compaction"{_key(node)}><summary class="tf-divider">{label}'
+            f'{_CHEVRON}</summary>\n<div class="tf-body">',
+            node["summary_html"],
+            "</div></details>",
+        )
 
     # -- a turn (P-1, P-3, P-7)
 
-    def turn_header(self, header: Node, *, foldable: bool) -> None:
-        self.write(f'<span class="tf-status">{_text(header["label"])}</span>')
+    @staticmethod
+    def turn_header(header: Node, *, foldable: bool) -> str:
+        parts = [f'<span class="tf-status">{_text(header["label"])}</span>']
         for part in (header.get("duration"), header.get("count")):
             if part:
-                self.sep()
-                self.write(f'<span class="tf-fixed">{_text(part)}</span>')
+                parts.append(f'{_SEP}<span class="tf-fixed">{_text(part)}</span>')
         if foldable:
-            self.chevron()  # P-7: the fold indicator right after the count
+            parts.append(_CHEVRON)  # P-7: the fold indicator right after the count
+        return "".join(parts)
 
     def turn(self, node: Node) -> None:
+        out = self.out
         status = _text(node.get("status", "completed"))
-        self.write(f'\n<section class="tf-turn tf-{status}"{_key(node)}>')
+        key = _key(node)
         process = node.get("process")
         if process:
-            self.write(f'\n<details class="tf-process"{_key(process)}{self._open(process)}>')
-            self.write('<summary class="tf-head">')
-            self.turn_header(node["header"], foldable=True)
-            self.write('</summary>\n<div class="tf-pbody">')
+            header = self.turn_header(node["header"], foldable=True)
+            out.append(
+                f'\n<section class="tf-turn tf-{status}"{key}>\n<details class="tf-process"'
+                f'{_key(process)}{" open" if process.get("open") else ""}><summary class="tf-head">'
+                f'{header}</summary>\n<div class="tf-pbody">'
+            )
             if process.get("left_out"):  # an output over its size budget (render_html's budget)
-                self.write(f'\n<div class="tf-note">{_text(self.t("turn.not_included"))}</div>')
+                out.append(f'\n<div class="tf-note">{_text(self.t("turn.not_included"))}</div>')
             else:
                 self.children(process["children"])
-            self.write("</div></details>")
+            out.append("</div></details>")
         else:
-            self.write('\n<div class="tf-head">')
-            self.turn_header(node["header"], foldable=False)
-            self.write("</div>")
+            out.append(
+                f'\n<section class="tf-turn tf-{status}"{key}>\n<div class="tf-head">'
+                f"{self.turn_header(node['header'], foldable=False)}</div>"
+            )
         for surface in node.get("outside", []):
             self.outside(surface)
         answer = node.get("answer")
         if answer:
             tentative = " tf-tentative" if answer.get("tentative") else ""
-            self.write(f'\n<div class="tf-answer{tentative}"{_key(answer)}>{answer["html"]}</div>')
-        self.write("</section>")
+            out += (
+                f'\n<div class="tf-answer{tentative}"{_key(answer)}>',
+                answer["html"],
+                "</div></section>",
+            )
+        else:
+            out.append("</section>")
 
     def outside(self, node: Node) -> None:
         """Errors, the stop marker and pending decisions, visible without opening (P-3)."""
@@ -423,83 +445,92 @@ class _Renderer:
     # -- the process (P-4 … P-9)
 
     def children(self, nodes: list[Node]) -> None:
-        for child in nodes:
-            self._child[child["kind"]](child)
+        child = self._child
+        for node in nodes:
+            child[node["kind"]](node)
 
     def group(self, node: Node) -> None:
         # P-12: the title starts on the group's own left edge; its rows indent 12 px, and the
         # gutter holds the CSS-only fold rail.
-        self.write(f'\n<details class="tf-group"{_key(node)}{self._open(node)}>')
-        self.write(f'<summary class="tf-row"><span class="tf-clip">{_text(node["title"])}</span>')
-        if node.get("count"):
-            self.sep()
-            self.write(f'<span class="tf-count">{_text(node["count"])}</span>')
-        self.chevron()
-        self.write('</summary>\n<div class="tf-body">')
+        count = node.get("count")
+        counted = f'{_SEP}<span class="tf-count">{_text(count)}</span>' if count else ""
+        self.out.append(
+            f'\n<details class="tf-group"{_key(node)}{" open" if node.get("open") else ""}>'
+            f'<summary class="tf-row"><span class="tf-clip">{_text(node["title"])}</span>'
+            f'{counted}{_CHEVRON}</summary>\n<div class="tf-body">'
+        )
         self.children(node["children"])
-        self.write("</div></details>")
+        self.out.append("</div></details>")
 
     def thinking(self, node: Node) -> None:
         """A reasoning row (P-9); withheld reasoning is labelled by its fragment, never empty."""
         shimmer = " tf-shimmer" if node.get("streaming") else ""
-        self.write(f'\n<details class="tf-thinking"{_key(node)}{self._open(node)}>')
-        self.write(f'<summary class="tf-row"><span class="tf-tlabel{shimmer}">')
-        self.write(_text(node["label"]), "</span>")
-        if node.get("form") in ("redacted", "encrypted"):
-            self.sep()
-            phrase = translate(f"thinking.{node['form']}", self.locale)
-            self.write(f'<span class="tf-clip tf-dim">{_text(phrase)}</span>')
-        self.chevron()
-        self.write(f'</summary>\n<div class="tf-tbody">{node.get("html") or ""}</div></details>')
+        form = node.get("form")
+        withheld = ""
+        if form in ("redacted", "encrypted"):
+            phrase = translate(f"thinking.{form}", self.locale)
+            withheld = f'{_SEP}<span class="tf-clip tf-dim">{_text(phrase)}</span>'
+        self.out += (
+            f'\n<details class="tf-thinking"{_key(node)}{" open" if node.get("open") else ""}>'
+            f'<summary class="tf-row"><span class="tf-tlabel{shimmer}">{_text(node["label"])}'
+            f'</span>{withheld}{_CHEVRON}</summary>\n<div class="tf-tbody">',
+            node.get("html") or "",
+            "</div></details>",
+        )
 
     def thinking_indicator(self, node: Node) -> None:
         # P-9: a static label whose highlight sweeps by CSS; still under reduced motion.
-        self.write(f'\n<div class="tf-row tf-indicator"{_key(node)}>')
-        self.write(f'<span class="tf-shimmer">{_text(node["label"])}</span></div>')
+        self.out.append(
+            f'\n<div class="tf-row tf-indicator"{_key(node)}>'
+            f'<span class="tf-shimmer">{_text(node["label"])}</span></div>'
+        )
 
     def progress(self, node: Node) -> None:
-        self.write(f'\n<div class="tf-progress"{_key(node)}>{node["html"]}</div>')
+        self.out += (f'\n<div class="tf-progress"{_key(node)}>', node["html"], "</div>")
 
     def command(self, node: Node) -> None:
-        self.write(f'\n<div class="tf-command"{_key(node)}>')
+        self.out.append(f'\n<div class="tf-command"{_key(node)}>')
         self.tool(node["tool"])
-        self.write("</div>")
+        self.out.append("</div>")
 
     def batch(self, node: Node) -> None:
-        self.write(f'\n<div class="tf-batch"{_key(node)}>')
+        out = self.out
+        out.append(f'\n<div class="tf-batch"{_key(node)}>')
         for row in node.get("rows", []):
             if row["kind"] == "summary":
                 self.summary_row(row)
             else:
                 self.tool(row)
         if node.get("memory"):  # F-11: badges, dim
-            self.write(f'\n<div class="tf-row tf-dim tf-memory">{_text(node["memory"])}</div>')
+            out.append(f'\n<div class="tf-row tf-dim tf-memory">{_text(node["memory"])}</div>')
         if node.get("label"):  # F-15: the fast model's label, dim, after the batch
-            self.write(f'\n<div class="tf-row tf-dim tf-label">{_text(node["label"])}</div>')
-        self.write("</div>")
+            out.append(f'\n<div class="tf-row tf-dim tf-label">{_text(node["label"])}</div>')
+        out.append("</div>")
 
     def summary_row(self, node: Node) -> None:
         """The collapsible tools of a batch as one line that opens to its tools (F-10a)."""
-        self.write(f'\n<details class="tf-summary"{_key(node)}{self._open(node)}>')
-        self.write(f'<summary class="tf-row"><span class="tf-stext tf-clip">{_text(node["text"])}')
-        self.write("</span>")
-        self.chevron()
-        self.write('</summary>\n<div class="tf-body">')
+        self.out.append(
+            f'\n<details class="tf-summary"{_key(node)}{" open" if node.get("open") else ""}>'
+            f'<summary class="tf-row"><span class="tf-stext tf-clip">{_text(node["text"])}'
+            f'</span>{_CHEVRON}</summary>\n<div class="tf-body">'
+        )
         for tool in node.get("tools", []):
             self.tool(tool)
-        self.write("</div></details>")
+        self.out.append("</div></details>")
 
     # -- one tool (F-7, F-10, F-12, F-13, P-12)
 
-    def tool_title(self, node: Node) -> None:
-        self.write(f'<span class="tf-name tf-fixed">{node["name"]}</span>')  # escaped, F-13
+    @staticmethod
+    def tool_title(node: Node) -> str:
+        title = f'<span class="tf-name tf-fixed">{node["name"]}</span>'  # escaped, F-13
         subagent = node.get("subagent") or {}
         if subagent.get("line"):  # F-7 stands in for the description: it names the task
-            self.write(f'<span class="tf-agent-line tf-clip">{subagent["line"]}</span>')
+            title += f'<span class="tf-agent-line tf-clip">{subagent["line"]}</span>'
         elif node.get("description"):
-            self.write(f'<span class="tf-desc tf-clip">{node["description"]}</span>')
+            title += f'<span class="tf-desc tf-clip">{node["description"]}</span>'
         if node.get("status") != "success":
-            self.write(f'<span class="tf-st">{_text(node.get("status_text", ""))}</span>')
+            title += f'<span class="tf-st">{_text(node.get("status_text", ""))}</span>'
+        return title
 
     def tool(self, node: Node) -> None:
         """Title, a closed ``<details>`` for what is folded, and what is never folded beneath.
@@ -507,65 +538,65 @@ class _Renderer:
         An edit's diff is never folded, so it sits directly beneath the file title: one row
         level (P-12). Arguments and a folded result (F-12) wait behind the title.
         """
+        out = self.out
         status = _text(node.get("status", "unknown"))
         struck = " tf-struck" if node.get("struck") else ""
-        self.write(f'\n<div class="tf-tool tf-s-{status}{struck}"{_key(node)}>')
+        head = f'\n<div class="tf-tool tf-s-{status}{struck}"{_key(node)}>'
         result = node.get("result")
-        fold = tool_fold(node)
-        if fold.hides:
-            self.write(f'\n<details class="tf-tool-d"{self._open(node)}>')
-            self.write('<summary class="tf-row tf-tool-head">')
-            self.tool_title(node)
-            self.chevron()
-            self.write('</summary>\n<div class="tf-tbody">')
-            self.tool_hidden(node, fold)
-            self.write("</div></details>")
+        hidden_args, folded_result, no_output, subagent = _fold_flags(node)
+        if hidden_args or folded_result or no_output or subagent:
+            out.append(
+                f'{head}\n<details class="tf-tool-d"{" open" if node.get("open") else ""}>'
+                f'<summary class="tf-row tf-tool-head">{self.tool_title(node)}{_CHEVRON}'
+                '</summary>\n<div class="tf-tbody">'
+            )
+            if hidden_args:
+                out.append(self.arguments(node["args"]))
+            if folded_result:
+                self.result(node["result"])
+            if no_output:
+                out.append(f'\n<div class="tf-note">{self._no_output}</div>')
+            if subagent:  # the child transcript, nested in the row that spawned it
+                out.append('\n<div class="tf-subagent">')
+                for child in node["subagent"]["nodes"]:
+                    self.top(child)
+                out.append("</div>")
+            out.append("</div></details>")
         else:
-            self.write('\n<div class="tf-row tf-tool-head">')
-            self.tool_title(node)
-            self.write("</div>")
+            out.append(f'{head}\n<div class="tf-row tf-tool-head">{self.tool_title(node)}</div>')
         if node.get("args") and node.get("show_args"):
-            self.arguments(node["args"])
-        if result is not None and not fold.folded_result:
+            out.append(self.arguments(node["args"]))
+        if result is not None and not folded_result:
             self.result(result)
-        self.write("</div>")
+        out.append("</div>")
 
-    def tool_hidden(self, node: Node, fold: ToolFold) -> None:
-        if fold.hidden_args:
-            self.arguments(node["args"])
-        if fold.folded_result:
-            self.result(node["result"])
-        if fold.no_output:
-            self.write(f'\n<div class="tf-note">{_text(self.t("tool.no_output"))}</div>')
-        if fold.subagent:  # the child transcript, nested in the row that spawned it
-            self.write('\n<div class="tf-subagent">')
-            for child in node["subagent"]["nodes"]:
-                self.top(child)
-            self.write("</div>")
-
-    def arguments(self, args: str) -> None:
-        self.write(
-            f'\n<div class="tf-args">\n<div class="tf-flabel">{_text(self.t("tool.arguments"))}'
+    def arguments(self, args: str) -> str:
+        return (
+            f'\n<div class="tf-args">\n<div class="tf-flabel">{self._arguments}</div>'
+            f'<pre class="tf-output tf-json">{args}</pre></div>'  # escaped
         )
-        self.write(f'</div><pre class="tf-output tf-json">{args}</pre></div>')  # escaped
 
     def result(self, result: Node) -> None:
         """A capped result plus the rest behind "Show N more lines" (F-12: never dropped)."""
-        self.write(f'\n<div class="tf-result">{result.get("html", "")}')
+        out = self.out
+        out += ('\n<div class="tf-result">', result.get("html", ""))
         omitted = int(result.get("omitted_lines") or 0)
-        if result.get("more_html") is not None or omitted:
+        more = result.get("more_html")
+        if more is not None or omitted:
             lines = int(result.get("more_lines") or 0)
             phrase = _text(plural("tool.show_more", lines, self.locale))
-            self.write(f'\n<details class="tf-more"><summary>{phrase}</summary>')
-            self.write(result.get("more_html") or "")
+            out += (f'\n<details class="tf-more"><summary>{phrase}</summary>', more or "")
             if omitted:  # X-2: say exactly what the page leaves out, and where it is
                 note = _text(plural("tool.not_included", omitted, self.locale))
-                self.write(f'\n<div class="tf-note tf-omitted">{note}</div>')
-            self.write("</details>")
-        self.write(*result.get("images", []))
+                out.append(f'\n<div class="tf-note tf-omitted">{note}</div></details>')
+            else:
+                out.append("</details>")
+        images = result.get("images")
+        if images:
+            out += images
         for note in result.get("notes", []):
-            self.write(f'\n<div class="tf-note">{_text(note_text(note, self.locale))}</div>')
-        self.write("</div>")
+            out.append(f'\n<div class="tf-note">{_text(note_text(note, self.locale))}</div>')
+        out.append("</div>")
 
     # -- catalog phrases
 
@@ -579,6 +610,41 @@ def nodes_html(nodes: list[Node], locale: str) -> str:
     for node in nodes:
         renderer.top(node)
     return "".join(renderer.out)
+
+
+def nodes_utf8(nodes: list[Node], locale: str) -> bytes:
+    """:func:`nodes_html` as UTF-8, for a page written as bytes (W-6)."""
+    renderer = _Renderer(locale)
+    for node in nodes:
+        renderer.top(node)
+    return _utf8(renderer.out)
+
+
+#: Parts at least this long (fragments of content: outputs, answers) are encoded on their own.
+_OWN_PART = 1024
+
+
+def _utf8(parts: list[str]) -> bytes:
+    """``"".join(parts).encode("utf-8")``, each character still copied twice, but cheaper.
+
+    One ``·`` makes a whole joined string non-ASCII, and encoding a non-ASCII string goes
+    character by character where an ASCII one is copied as a block (five times faster). So the
+    markup between long parts is joined and encoded in runs, and each long part on its own:
+    the outputs that are most of a page are ASCII and copied as blocks (Q-1).
+    """
+    encoded: list[bytes] = []
+    run: list[str] = []
+    for part in parts:
+        if len(part) < _OWN_PART:
+            run.append(part)
+            continue
+        if run:
+            encoded.append("".join(run).encode("utf-8"))
+            run = []
+        encoded.append(part.encode("utf-8"))
+    if run:
+        encoded.append("".join(run).encode("utf-8"))
+    return b"".join(encoded)
 
 
 def notice_html(notice: Node | None, locale: str) -> str:

@@ -18,7 +18,7 @@ from turnfold.gcpause import collector_paused
 from turnfold.model import Transcript
 from turnfold.process import PlannedItem
 from turnfold.render.content import MORE_CHARS
-from turnfold.render.html import html_frame, nodes_html, notice_html
+from turnfold.render.html import html_frame, nodes_utf8, notice_html
 from turnfold.render.viewmodel import open_all, plan_view
 from turnfold.settings import DisplaySettings
 
@@ -57,7 +57,7 @@ def write_page(
 
         def draw(items: list[PlannedItem]) -> bytes:
             nodes = plan.nodes(items)
-            return nodes_html(open_all(nodes) if expand else nodes, locale).encode("utf-8")
+            return nodes_utf8(open_all(nodes) if expand else nodes, locale)
 
         size = -(-len(plan.items) // _CHUNKS) or 1  # ceiling division: at most _CHUNKS chunks
         chunks = [plan.items[i : i + size] for i in range(0, len(plan.items), size)]
