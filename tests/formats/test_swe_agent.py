@@ -7,6 +7,7 @@ rejected for a syntax error; the rest are small hand-made documents below.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -195,3 +196,42 @@ def test_H2_steps_carry_duration_and_state() -> None:
     call: ToolCall = turnfold.load(_trajectory(_step("ls", "a.py"))).tool_calls()[0]
     assert call.duration_ms == 500.0
     assert call.meta["state"] == {"open_file": "/repo/a.py", "working_dir": "/repo"}
+
+
+@pytest.mark.parametrize(
+    ("report", "outcome"),
+    [
+        ({"marshmallow-1867": {"resolved": True, "patch_exists": True}}, "pass"),
+        ({"marshmallow-1867": {"resolved": False}}, "fail"),
+        ({"resolved_ids": [], "unresolved_ids": ["marshmallow-1867"], "error_ids": []}, "fail"),
+        ({"resolved_ids": ["marshmallow-1867"], "unresolved_ids": []}, "pass"),
+        ({"resolved": [], "error": ["marshmallow-1867"]}, "error"),
+        ({"resolved_ids": ["another-instance"]}, None),
+    ],
+)
+def test_H6_a_submitted_run_is_graded_by_the_evaluation_report_beside_it(
+    tmp_path: Path, report: dict[str, Any], outcome: str | None
+) -> None:
+    """SWE-agent writes ``<run>/<instance>/<instance>.traj``; the SWE-bench harness's verdict
+    (a per-instance ``report.json`` or the run's report) is the outcome of a submitted run."""
+    folder = tmp_path / "run" / "marshmallow-1867"
+    folder.mkdir(parents=True)
+    traj = folder / "marshmallow-1867.traj"
+    traj.write_bytes(V1.read_bytes())
+    assert "outcome" not in turnfold.load(traj).metadata  # no report yet
+    name = "report.json" if "marshmallow-1867" in report else "results.json"
+    where = folder if name == "report.json" else folder.parent
+    (where / name).write_text(json.dumps(report), encoding="utf-8")
+    metadata = turnfold.load(traj).metadata
+    assert metadata.get("outcome") == outcome
+    if outcome is not None:
+        assert metadata["resolution"] == str(where / name)
+
+
+def test_H6_an_unreadable_report_gives_no_verdict(tmp_path: Path) -> None:
+    traj = tmp_path / "marshmallow-1867.traj"
+    traj.write_bytes(V1.read_bytes())
+    (tmp_path / "report.json").write_text("{not json", encoding="utf-8")
+    transcript = turnfold.load(traj)
+    assert "outcome" not in transcript.metadata
+    assert transcript.tool_calls()

@@ -38,8 +38,12 @@ Mapping:
   ``exit_api``, ``exit_environment_error``, ``exit_format``), ``incomplete`` for runs stopped by
   a limit (``exit_cost``, ``exit_context``, ``exit_total_execution_time``,
   ``exit_command_timeout``, ``exit_forfeit``, ``submitted (exit_cost)`` …: the patch was taken
-  when the agent was stopped). A plain ``submitted`` run has no outcome: whether the patch
-  resolves the issue is decided by an evaluation SWE-agent does not write here.
+  when the agent was stopped). A plain ``submitted`` run has no outcome of its own: whether the
+  patch resolves the issue is decided by an evaluation (the SWE-bench harness). When that
+  evaluation's report lies beside the trajectory (:func:`resolution`: ``report.json`` or
+  ``results.json`` in the trajectory's folder or the run folder above it), its verdict for the
+  instance (the trajectory's file name) is the outcome: ``pass`` when resolved, ``fail`` when
+  not, ``error`` when the evaluation failed; ``metadata["resolution"]`` names the report.
 
 The format records no timestamps, so entries have none.
 """
@@ -49,8 +53,10 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, as_int, describe_args, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
@@ -261,6 +267,10 @@ def read(source: Source) -> Transcript:
     history = document.get("history")
     if isinstance(history, list):
         _read_history(source, transcript, history)
+    if source.path is not None and "outcome" not in transcript.metadata:
+        verdict = resolution(source.path)
+        if verdict is not None:
+            transcript.metadata["outcome"], transcript.metadata["resolution"] = verdict
     steps: list[Any] = document["trajectory"]
     cwd = _first_working_dir(steps)
     if cwd:
@@ -417,3 +427,53 @@ def _read_step(
             meta=meta,
         )
     )
+
+
+# --- the evaluation's verdict --------------------------------------------------------------------
+
+#: The names an evaluation report of a run has: the SWE-bench harness's per-instance
+#: ``report.json`` and a run's ``results.json``.
+REPORT_NAMES = ("report.json", "results.json")
+#: A report larger than this is not read for one trajectory's verdict.
+REPORT_MAX_BYTES = 64 * 1024 * 1024
+#: Where each report shape lists its instances: the harness's run report (``resolved_ids``…),
+#: the older ``results.json`` (``resolved``…), by outcome.
+_ID_LISTS = (
+    ("pass", ("resolved_ids", "resolved")),
+    ("fail", ("unresolved_ids", "unresolved", "empty_patch_ids")),
+    ("error", ("error_ids", "error")),
+)
+
+
+def resolution(path: Path) -> tuple[str, str] | None:
+    """The outcome an evaluation report beside ``path`` gives its instance, and the report's
+    path; None when no report names it. The instance is the trajectory's file name
+    (``<instance_id>.traj``, as SWE-agent writes it)."""
+    instance = path.name.removesuffix(".traj")
+    for folder in (path.parent, path.parent.parent):
+        for name in REPORT_NAMES:
+            report = folder / name
+            try:
+                if not report.is_file() or report.stat().st_size > REPORT_MAX_BYTES:
+                    continue
+                value = codec.loads(report.read_bytes())
+            except (OSError, ValueError):
+                continue  # an unreadable report gives no verdict; the trajectory still loads
+            outcome = _verdict(value, instance)
+            if outcome is not None:
+                return outcome, str(report)
+    return None
+
+
+def _verdict(report: Any, instance: str) -> str | None:
+    if not isinstance(report, Mapping):
+        return None
+    entry = report.get(instance)
+    if isinstance(entry, Mapping) and isinstance(entry.get("resolved"), bool):
+        return "pass" if entry["resolved"] else "fail"  # the harness's report.json
+    for outcome, keys in _ID_LISTS:
+        for key in keys:
+            ids = report.get(key)
+            if isinstance(ids, list) and instance in ids:
+                return outcome
+    return None
