@@ -69,8 +69,8 @@ class Corpus:
     def __init__(
         self,
         rows: pa.Table,
-        tool_calls: pa.Table,
-        turns: pa.Table,
+        tool_calls: pa.Table | Callable[[], pa.Table],
+        turns: pa.Table | Callable[[], pa.Table],
         *,
         skipped: int,
         opener: Callable[[int, dict[str, Any]], Item],
@@ -81,6 +81,7 @@ class Corpus:
         cached: int = 0,
     ) -> None:
         self._rows = rows
+        # A table, or what builds it when first asked for (a rescan's, from the index).
         self._tool_calls = tool_calls
         self._turns = turns
         self._extra = extra
@@ -165,11 +166,15 @@ class Corpus:
     def tool_calls(self) -> pa.Table:
         """One row per tool call (C-3): ``key, turn, call_id, name, category, status, started,
         duration_ms, description, error``."""
+        if callable(self._tool_calls):
+            self._tool_calls = self._tool_calls()
         return self._tool_calls
 
     def turns(self) -> pa.Table:
         """One row per turn (C-3): ``key, turn, status, started, duration_s, tool_calls``,
         tokens and ``cost_usd``."""
+        if callable(self._turns):
+            self._turns = self._turns()
         return self._turns
 
     def write_parquet(self, directory: str | os.PathLike[str]) -> dict[str, Path]:
@@ -179,8 +184,8 @@ class Corpus:
         folder = Path(directory)
         folder.mkdir(parents=True, exist_ok=True)
         written = {}
-        for name, table in (("sessions", self.to_arrow()), ("tool_calls", self._tool_calls),
-                            ("turns", self._turns)):  # fmt: skip
+        for name, table in (("sessions", self.to_arrow()), ("tool_calls", self.tool_calls()),
+                            ("turns", self.turns())):  # fmt: skip
             target = folder / f"{name}.parquet"
             pq.write_table(table, target)
             written[name] = target
@@ -365,14 +370,16 @@ class _Run:
 
     def take_file(self, stored: Stored, position: int) -> None:
         """A file's rows as record batches, read now or from the index (C-4)."""
-        if not self._counted(stored.kind) or stored.batches is None:
+        rows = stored.rows
+        if not self._counted(stored.kind) or rows is None:
             return
-        rows, tool_calls, turns = stored.batches
         errors = rows.column(len(COLUMNS) - 1)  # ``error`` is the last column (C-2)
         self.errors += len(errors) - errors.null_count
         self.rows.add_batch(rows)
-        self.tool_calls.add_batch(tool_calls)
-        self.turns.add_batch(turns)
+        if stored.tool_calls is not None:
+            self.tool_calls.add_part(stored.tool_calls)
+        if stored.turns is not None:
+            self.turns.add_part(stored.turns)
         self.positions.extend([position] * rows.num_rows)
 
 
@@ -439,7 +446,7 @@ def _corpus(
     workers: int | None, client: Any,
 ) -> Corpus:  # fmt: skip
     return Corpus(
-        run.rows.table(), run.tool_calls.table(), run.turns.table(), skipped=run.skipped,
+        run.rows.table(), run.tool_calls.table, run.turns.table, skipped=run.skipped,
         opener=opener, extra=extra, workers=workers, client=client, read=run.read,
         cached=run.cached,
     )  # fmt: skip
@@ -470,8 +477,9 @@ def _scan_files(
                     summary = next(results)
                     stored = Stored(summary.kind)
                     if summary.kind == "rows":
-                        stored.batches = file_batches(summary.rows, summary.tool_calls,
-                                                      summary.turns)  # fmt: skip
+                        stored.rows, stored.tool_calls, stored.turns = file_batches(
+                            summary.rows, summary.tool_calls, summary.turns
+                        )
                     run.read += 1
                     if index is not None:
                         pending.append((item, stored))

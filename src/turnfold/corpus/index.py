@@ -69,39 +69,37 @@ def _version() -> str:
     return __version__
 
 
-Batches = tuple["pa.RecordBatch", "pa.RecordBatch", "pa.RecordBatch"]
-
-
 @dataclass
 class Stored:
-    """What the index holds for one file: its kind and, for ``rows``, its three batches."""
+    """What the index holds for one file: its kind and, for ``rows``, its rows, tool-call rows
+    and turn rows as record batches, the last two perhaps still in IPC form (decoded when the
+    corpus's ``tool_calls()`` or ``turns()`` is first asked for)."""
 
     kind: str
-    batches: Batches | None = None
+    rows: pa.RecordBatch | None = None
+    tool_calls: pa.RecordBatch | bytes | None = None
+    turns: pa.RecordBatch | bytes | None = None
 
 
-def _blob(batch: pa.RecordBatch) -> memoryview:
-    return memoryview(batch.serialize())
+def _blob(part: pa.RecordBatch | bytes | None) -> bytes | None:
+    from turnfold.corpus.tables import encode
+
+    return part if part is None or isinstance(part, bytes) else encode(part)
 
 
-def _rekey(batches: Batches, stored: str, item: Item) -> Batches:
-    """The batches of a file stored under another spelling of its path (a relative one, say):
-    keys are the item's key plus what followed the stored key (``#id/epoch``)."""
+def _rekey(batch: pa.RecordBatch, stored: str, item: Item, path: bool) -> pa.RecordBatch:
+    """A file's batch stored under another spelling of its path (a relative one, say): keys are
+    the item's key plus what followed the stored key (``#id/epoch``)."""
     import pyarrow as pa
 
-    def renamed(batch: pa.RecordBatch, path: bool) -> pa.RecordBatch:
-        if not batch.num_rows:
-            return batch
-        keys = [item.key + str(k)[len(stored) :] for k in batch.column("key").to_pylist()]
-        batch = batch.set_column(0, "key", pa.array(keys, pa.string()))
-        if path:
-            at = batch.schema.get_field_index("path")
-            batch = batch.set_column(at, "path", pa.array([item.path] * batch.num_rows,
-                                                          pa.string()))  # fmt: skip
+    if not batch.num_rows:
         return batch
-
-    rows, tool_calls, turns = batches
-    return renamed(rows, True), renamed(tool_calls, False), renamed(turns, False)
+    keys = [item.key + str(k)[len(stored) :] for k in batch.column("key").to_pylist()]
+    batch = batch.set_column(0, "key", pa.array(keys, pa.string()))
+    if path:
+        at = batch.schema.get_field_index("path")
+        batch = batch.set_column(at, "path", pa.array([item.path] * batch.num_rows, pa.string()))
+    return batch
 
 
 class Index:
@@ -151,27 +149,25 @@ class Index:
 
     def lookup(self, items: list[Item]) -> dict[int, Stored]:
         """What the index holds, still valid, for ``items``, by position in ``items``."""
-        import pyarrow as pa
+        from turnfold.corpus.tables import decode, row_schema, tool_call_schema, turn_schema
 
-        from turnfold.corpus.tables import row_schema, tool_call_schema, turn_schema
-
-        schemas = (row_schema(), tool_call_schema(), turn_schema())
         found: dict[int, Stored] = {}
-        wanted = [(i, item) for i, item in enumerate(items) if item.path and item.size is not None]
+        wanted = [(i, item, self._where(item)) for i, item in enumerate(items)
+                  if item.path and item.size is not None]  # fmt: skip
         for start in range(0, len(wanted), LOOKUP_CHUNK):
             chunk = wanted[start : start + LOOKUP_CHUNK]
             marks = ",".join("?" * len(chunk))
             cursor = self._db.execute(
                 "SELECT path, size, mtime_ns, version, format, kind, key, rows, tool_calls, turns "
                 f"FROM files WHERE path IN ({marks})",
-                [self._where(item) for _, item in chunk],
+                [where for _, _, where in chunk],
             )
             stored = {r[0]: r[1:] for r in cursor}
-            for position, item in chunk:
-                entry = stored.get(self._where(item))
+            for position, item, where in chunk:
+                entry = stored.get(where)
                 if entry is None:
                     continue
-                size, mtime_ns, version, format, kind, key, *blobs = entry
+                size, mtime_ns, version, format, kind, key, rows, tool_calls, turns = entry
                 if (size, mtime_ns, version, format) != (
                     item.size, item.mtime_ns, self.version, item.format or "",
                 ):  # fmt: skip
@@ -179,14 +175,15 @@ class Index:
                 if kind != "rows":
                     found[position] = Stored(kind)
                     continue
-                rows, tool_calls, turns = (
-                    pa.ipc.read_record_batch(pa.py_buffer(blob), schema)
-                    for blob, schema in zip(blobs, schemas, strict=True)
+                if key == item.key:
+                    found[position] = Stored(kind, decode(rows, row_schema()), tool_calls, turns)
+                    continue
+                found[position] = Stored(
+                    kind,
+                    _rekey(decode(rows, row_schema()), key, item, True),
+                    _rekey(decode(tool_calls, tool_call_schema()), key, item, False),
+                    _rekey(decode(turns, turn_schema()), key, item, False),
                 )
-                batches: Batches = (rows, tool_calls, turns)
-                if key != item.key:
-                    batches = _rekey(batches, key, item)
-                found[position] = Stored(kind, batches)
         return found
 
     def store(self, entries: Iterable[tuple[Item, Stored]]) -> None:
@@ -195,7 +192,7 @@ class Index:
         for item, stored in entries:
             if not item.path or item.size is None or item.mtime_ns is None:
                 continue
-            blobs = [_blob(b) for b in stored.batches] if stored.batches else [None] * 3
+            blobs = (_blob(stored.rows), _blob(stored.tool_calls), _blob(stored.turns))
             values.append((self._where(item), item.size, item.mtime_ns, self.version,
                            item.format or "", stored.kind, item.key, *blobs))  # fmt: skip
         if not values:

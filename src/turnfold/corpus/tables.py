@@ -76,13 +76,17 @@ def file_batches(
 
 
 class TableBuilder:
-    """Rows in, record batches out; :meth:`table` is the whole table so far."""
+    """Rows in, record batches out; :meth:`table` is the whole table so far.
+
+    Batches in IPC form (:meth:`add_part`) are decoded by :meth:`table`, so a table nobody asks
+    for (the tool calls and turns of an unchanged rescan, until ``corpus.tool_calls()``) costs
+    only its bytes."""
 
     def __init__(self, columns: tuple[str, ...]) -> None:
         self.columns = columns
         self._schema: pa.Schema | None = None
         self._pending: list[dict[str, Any]] = []
-        self._batches: list[pa.RecordBatch] = []
+        self._batches: list[pa.RecordBatch | bytes] = []
         self.count = 0
 
     @property
@@ -102,11 +106,20 @@ class TableBuilder:
             self.add(row)
 
     def add_batch(self, batch: pa.RecordBatch) -> None:
-        """Rows already in Arrow form (a file's, from the index), after those added so far."""
+        """Rows already in Arrow form (a file's), after those added so far."""
         if batch.num_rows:
             self._flush()
             self._batches.append(batch)
             self.count += batch.num_rows
+
+    def add_part(self, part: pa.RecordBatch | bytes) -> None:
+        """A file's rows as a batch or in IPC form (from the index: decoded when needed).
+        :attr:`count` leaves out rows in IPC form."""
+        if isinstance(part, bytes):
+            self._flush()
+            self._batches.append(part)
+        else:
+            self.add_batch(part)
 
     def _flush(self) -> None:
         if self._pending:
@@ -119,7 +132,21 @@ class TableBuilder:
         import pyarrow as pa
 
         self._flush()
-        table = pa.Table.from_batches(self._batches, self.arrow_schema)
-        if len(self._batches) > 1 and table.num_rows < SMALL_BATCH * len(self._batches):
+        batches = [decode(b, self.arrow_schema) if isinstance(b, bytes) else b
+                   for b in self._batches]  # fmt: skip
+        table = pa.Table.from_batches(batches, self.arrow_schema)
+        if len(batches) > 1 and table.num_rows < SMALL_BATCH * len(batches):
             table = table.combine_chunks()
         return table
+
+
+def encode(batch: pa.RecordBatch) -> bytes:
+    """A record batch in IPC form (no schema: the reader knows it), as the index stores it."""
+    return batch.serialize().to_pybytes()
+
+
+def decode(data: bytes, batch_schema: pa.Schema) -> pa.RecordBatch:
+    """The record batch :func:`encode` made (zero-copy: it refers to ``data``)."""
+    import pyarrow as pa
+
+    return pa.ipc.read_record_batch(pa.py_buffer(data), batch_schema)
