@@ -6,6 +6,13 @@ and turnfold's version are what they were when it was written, and the scan aske
 their tool-call and turn rows, or the verdict that the file is not a session (skipped, a
 sub-agent's file, part of another file's session) come from here and the file is not opened.
 
+A file that changed is read again, whole and alone; so is a file that grew (a live agent's).
+Spec C-4 asks that a growing file be read from its last complete line, and that is not done: a
+row's counts come from the whole transcript, and a later line can change what an earlier one
+made (a result settles a call, Gemini CLI's ``$rewindTo`` drops messages, a message id seen
+again replaces its message), so going on from the last line would need the loader's whole state
+kept here between scans, about as large as the transcript itself.
+
 The rows are kept as Arrow record batches in IPC form, the form the corpus's tables are made of:
 a rescan reads them back without building one Python object per row (decoding rows kept as JSON
 text, and building the tables from them, was most of what an unchanged rescan cost).

@@ -9,6 +9,7 @@ before the row is returned.
 
 from __future__ import annotations
 
+import glob
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -112,10 +113,13 @@ def summarize(item: Item) -> dict[str, Any]:
             listed = log_items(item)
         except Exception as exc:
             return _error_row(item, _reason(exc), inspect_log.NAME)
-        if len(listed) != 1:
-            names = ", ".join(repr(i.sample) for i in listed[:5]) + (", …" * (len(listed) > 5))
-            why = f"an eval log of {len(listed)} samples: name one as Item(sample=…) ({names})"
-            return _error_row(item, why if listed else "the log holds no samples", "inspect")
+        if not listed:
+            return _error_row(item, "the log holds no samples", inspect_log.NAME)
+        if len(listed) > 1:
+            names = ", ".join(repr(i.sample) for i in listed[:5])
+            more = ", …" if len(listed) > 5 else ""
+            why = f"an eval log of {len(listed)} samples: name one as Item(sample=…): {names}{more}"
+            return _error_row(item, why, inspect_log.NAME)
         item = listed[0]
     found = examine(item, tables=False)
     if found.rows:
@@ -200,8 +204,8 @@ def _examine_log(item: Item, tables: bool) -> Summary:
     done = 0
     try:
         for (sample, epoch), transcript in inspect_log.transcripts(item.path):
-            found.extend(_summarized(transcript, _sample_item(item, sample, epoch), "inspect",
-                                     tables))  # fmt: skip
+            each = _sample_item(item, sample, epoch)
+            found.extend(_summarized(transcript, each, inspect_log.NAME, tables))
             done += 1
         if not done:
             return _one(_error_row(item, "the log holds no samples", inspect_log.NAME))
@@ -236,8 +240,9 @@ def _is_resume_stub(path: str, transcript: Transcript) -> bool:
     if not isinstance(session, str) or len(session) < 8:
         return False
     here = Path(path)
+    short = glob.escape(session[:8])
     for suffix in (".jsonl", ".json"):
-        for sibling in here.parent.glob(f"session-*-{session[:8]}{suffix}"):
+        for sibling in here.parent.glob(f"session-*-{short}{suffix}"):
             if sibling != here and _header_session_id(sibling) == session:
                 return True
     return False
