@@ -241,3 +241,27 @@ def test_C1_a_gemini_file_of_the_briefing_alone_with_no_session_beside_it_is_a_r
     assert corpus.keys == [str(stub)]
     assert corpus.rows[0]["turns"] == 0
     assert corpus.rows[0]["error"] is None
+
+
+def test_C6_search_reads_an_eval_log_once_and_keys_each_hit_by_its_sample(
+    logs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = scan(logs, workers=1, cache=False)
+    opened: list[str] = []
+    real = inspect_log.transcripts
+
+    def counted(path: Any, **kw: Any) -> Iterator[Any]:
+        opened.append(str(path))
+        yield from real(path, **kw)
+
+    monkeypatch.setattr(inspect_log, "transcripts", counted)
+    hits = corpus.search("look up the key", limit=1000)
+    assert sorted(opened) == sorted(str(p) for p in logs.iterdir())  # each log once
+    assert [h.key for h in hits] == corpus.keys  # one prompt per sample, in row order
+    assert len({(h.key, h.entry_id) for h in hits}) == len(hits)
+    for hit in hits:
+        prompt = corpus[hit.key].get(hit.entry_id)
+        assert prompt is not None
+        assert "Look up the key" in prompt.text
+        assert hit.turn == 1  # a turn's prompt is given with its turn, once
+    assert corpus.search("look up the key", limit=3) == hits[:3]

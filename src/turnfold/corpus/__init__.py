@@ -206,7 +206,11 @@ class Corpus:
 
             re.compile(query)  # a bad pattern fails here, not once per item in a worker
         rows = self._rows.select(["key", "path", "sample", "format", "error"]).to_pylist()
-        items = [self._search_item(i, row) for i, row in enumerate(rows) if row["error"] is None]
+        items: list[Item] = []
+        for i, row in enumerate(rows):
+            if row["error"] is None:
+                _add_search_item(items, self._search_item(i, row))
+        readable = {row["key"] for row in rows if row["error"] is None}
         sizes = [item for item in items if item.path is not None]
         parallel = worth_workers(sizes) if len(sizes) == len(items) else len(items) >= 64
         hits: list[SearchHit] = []
@@ -216,6 +220,8 @@ class Corpus:
         )  # fmt: skip
         try:
             for found in results:
+                # An eval log's samples are read as one item: its unreadable ones give no hit.
+                found = [hit for hit in found if hit.key in readable]
                 hits.extend(found[: limit - len(hits)])
                 if len(hits) >= limit:
                     break
@@ -270,6 +276,21 @@ class Corpus:
             lines.append(f"<p>… {len(self) - HTML_ROWS} more rows: corpus.to_pandas()</p>")
         lines.append("</div>")
         return "\n".join(lines)
+
+
+def _add_search_item(items: list[Item], item: Item) -> None:
+    """Append ``item`` to what a search reads; the samples of one eval log file, rows in a row,
+    become that log, read once (a ``.json`` log is parsed whole to reach any one sample)."""
+    from dataclasses import replace
+
+    from turnfold.formats.harnesses.inspect_log import NAME
+
+    if item.path is None or item.sample is None or item.format != NAME:
+        items.append(item)
+        return
+    log = replace(item, key=item.key[: -len(item.sample) - 1], sample=None)
+    if not items or items[-1] != log:
+        items.append(log)
 
 
 def _cell(value: Any) -> str:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from turnfold import codec
 from turnfold.corpus.discover import Item
-from turnfold.corpus.summarize import entries_by_turn, load_item
+from turnfold.corpus.summarize import entries_by_turn, load_item, log_transcripts
+from turnfold.formats.harnesses import inspect_log
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -22,6 +23,7 @@ from turnfold.model import (
     SystemNotice,
     Thinking,
     ToolCall,
+    Transcript,
     UserMessage,
 )
 
@@ -62,19 +64,43 @@ def _snippet(text: str, start: int, end: int) -> str:
 
 
 def search_item(item: Item, query: str, regex: bool, limit: int) -> list[SearchHit]:
-    """Up to ``limit`` hits in one item, at most one per entry; an unreadable item has none."""
+    """Up to ``limit`` hits in one item, at most one per entry; an unreadable item has none.
+
+    An eval log named without a sample is every sample of it, the log read once, each hit
+    keyed by its sample (``path#id/epoch``)."""
     pattern = re.compile(query if regex else re.escape(query), re.IGNORECASE)
+    if item.path is not None and item.sample is None and item.format == inspect_log.NAME:
+        return _search_log(item, pattern, limit)
     try:
         transcript = load_item(item, item.format)
     except Exception:  # the row already says why it cannot be read (C-7)
         return []
+    return _hits(item.key, transcript, pattern, limit)
+
+
+def _search_log(item: Item, pattern: re.Pattern[str], limit: int) -> list[SearchHit]:
+    hits: list[SearchHit] = []
+    try:
+        for each, transcript in log_transcripts(item):
+            if isinstance(transcript, Transcript):
+                hits += _hits(each.key, transcript, pattern, limit - len(hits))
+            if len(hits) >= limit:
+                break
+    except Exception:  # the log cannot be read: its rows say so (C-7)
+        pass
+    return hits
+
+
+def _hits(
+    key: str, transcript: Transcript, pattern: re.Pattern[str], limit: int
+) -> list[SearchHit]:
     hits: list[SearchHit] = []
     for turn, entry in entries_by_turn(transcript):
         for text in _texts(entry):
             match = pattern.search(text) if text else None
             if match:
                 hits.append(
-                    SearchHit(item.key, turn, entry.id, _snippet(text, match.start(), match.end()))
+                    SearchHit(key, turn, entry.id, _snippet(text, match.start(), match.end()))
                 )
                 break
         if len(hits) >= limit:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import glob
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -193,34 +193,50 @@ def _summarized(transcript: Transcript, item: Item, format: str | None, tables: 
         return _one(_error_row(item, _reason(exc), format))
 
 
-def _examine_log(item: Item, tables: bool) -> Summary:
-    """Every sample of an eval log, each a row keyed ``path#id/epoch`` (C-1, H-1).
+def log_transcripts(item: Item) -> Iterator[tuple[Item, Transcript | Exception]]:
+    """Every sample of the eval log ``item`` names, as its item (keyed ``path#id/epoch``) and
+    its transcript, or the exception that says why it cannot be read.
 
-    The log is opened once and read one sample at a time (``inspect_log.transcripts``). A sample
-    that cannot be read is a row with its ``error``; the samples after it are then loaded one
-    by one, so one bad sample costs no other its row (C-7)."""
+    The log is opened once and read one sample at a time (``inspect_log.transcripts``); after a
+    sample that cannot be read, the rest are loaded one by one, so one bad sample costs no other
+    its transcript (C-7). Raises when the log itself cannot be read (not a zip, truncated)."""
     assert item.path is not None
-    found = Summary("rows")
     done = 0
     try:
         for (sample, epoch), transcript in inspect_log.transcripts(item.path):
-            each = _sample_item(item, sample, epoch)
-            found.extend(_summarized(transcript, each, inspect_log.NAME, tables))
+            yield _sample_item(item, sample, epoch), transcript
             done += 1
-        if not done:
-            return _one(_error_row(item, "the log holds no samples", inspect_log.NAME))
-        return found
+        return
     except Exception as exc:
         failure = exc
     try:
         rest = log_items(item)[done:]
-    except Exception:  # the log itself cannot be read (not a zip, truncated): one error row
-        rest = []
-    if not rest:
-        return found if done else _one(_error_row(item, _reason(failure), inspect_log.NAME))
-    found.extend(_one(_error_row(rest[0], _reason(failure), inspect_log.NAME)))
+    except Exception:
+        raise failure from None
+    if rest:
+        yield rest[0], failure
     for each in rest[1:]:
-        found.extend(examine(each, tables=tables))
+        try:
+            yield each, load_item(each, inspect_log.NAME)
+        except Exception as exc:
+            yield each, exc
+
+
+def _examine_log(item: Item, tables: bool) -> Summary:
+    """Every sample of an eval log, each a row keyed ``path#id/epoch`` (C-1, H-1); one that
+    cannot be read is a row with its ``error``, a log that cannot be read one error row."""
+    found = Summary("rows")
+    try:
+        for each, transcript in log_transcripts(item):
+            if isinstance(transcript, Exception):
+                found.extend(_one(_error_row(each, _reason(transcript), inspect_log.NAME)))
+            else:
+                found.extend(_summarized(transcript, each, inspect_log.NAME, tables))
+    except Exception as exc:
+        if not found.rows:
+            return _one(_error_row(item, _reason(exc), inspect_log.NAME))
+    if not found.rows:
+        return _one(_error_row(item, "the log holds no samples", inspect_log.NAME))
     return found
 
 
@@ -530,12 +546,17 @@ def _tool_row(key: str, turn: int, call: ToolCall) -> dict[str, Any]:
 
 
 def entries_by_turn(transcript: Transcript) -> Iterable[tuple[int | None, Entry]]:
-    """Every entry with the number of the turn that shows it (None: outside any turn)."""
+    """Every entry once, with the number of the turn that shows it (None: outside any turn).
+
+    A turn's prompt is an item of the projection of its own and its turn's ``user``: it is
+    given with its turn."""
     turn = 0
-    for planned_item in plan_projection(transcript):
+    planned = plan_projection(transcript)
+    prompts = {id(p.segment.user) for p in planned if p.segment and p.segment.user is not None}
+    for planned_item in planned:
         segment = planned_item.segment
         if segment is None:
-            if planned_item.entry is not None:
+            if planned_item.entry is not None and id(planned_item.entry) not in prompts:
                 yield None, planned_item.entry
             continue
         turn += 1
