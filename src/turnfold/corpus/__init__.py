@@ -480,27 +480,21 @@ def _scan_files(
     items = found.items
     run = _Run()
     run.skipped = found.skipped
-    from turnfold.corpus.index import Index, Stored
-    from turnfold.corpus.tables import file_batches
+    from turnfold.corpus.index import Index
 
     index = Index() if cache else None
     try:
         known = index.lookup(items) if index is not None else {}
         todo = [item for position, item in enumerate(items) if position not in known]
         results = ordered_map(
-            _examine_chunk, todo, workers=workers, client=client, parallel=worth_workers(todo)
+            _examine_files, todo, workers=workers, client=client, parallel=worth_workers(todo)
         )
         pending: list[tuple[Item, Stored]] = []
         with _progress(len(items), "Scanning") as bar:
             for position, item in enumerate(items):
                 stored = known.get(position)
                 if stored is None:
-                    summary = next(results)
-                    stored = Stored(summary.kind)
-                    if summary.kind == "rows":
-                        stored.rows, stored.tool_calls, stored.turns = file_batches(
-                            summary.rows, summary.tool_calls, summary.turns
-                        )
+                    stored = next(results)
                     run.read += 1
                     if index is not None:
                         pending.append((item, stored))
@@ -530,6 +524,23 @@ def _scan_files(
 
 def _examine_chunk(items: list[Item]) -> list[Summary]:
     return examine_many(items)
+
+
+def _examine_files(items: list[Item]) -> list[Stored]:
+    """:func:`examine` of a chunk of files, their rows already in the Arrow form the index
+    keeps (the tool-call and turn rows in IPC form): made in the worker, so the scanning process
+    only appends and stores them."""
+    from turnfold.corpus.index import Stored
+    from turnfold.corpus.tables import encode, file_batches
+
+    found = []
+    for summary in examine_many(items):
+        if summary.kind != "rows":
+            found.append(Stored(summary.kind))
+            continue
+        rows, tool_calls, turns = file_batches(summary.rows, summary.tool_calls, summary.turns)
+        found.append(Stored("rows", rows, encode(tool_calls), encode(turns)))
+    return found
 
 
 def _roots(source: Any) -> list[str]:
