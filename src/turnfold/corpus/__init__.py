@@ -12,6 +12,9 @@ Ray Data or Spark users map the same pure function themselves::
     rows = ray.data.from_items([{"path": p} for p in paths]).map(
         lambda r: summarize(Item(key=r["path"], path=r["path"])))
     rows = spark.sparkContext.parallelize(paths).map(lambda p: summarize(Item(key=p, path=p)))
+
+An eval log is one item per sample and epoch: ``turnfold.corpus.summarize.log_items(Item(key=p,
+path=p))`` lists them (keyed ``p#id/epoch``), each one row of ``summarize``.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 
 Discovery only lists candidates and their ``stat``: it opens no file, so a rescan that finds
 every candidate in the cache (:mod:`turnfold.corpus.index`) reads no session file at all (C-4).
-Whether a candidate is a session, a sub-agent's file that belongs to its parent, or something no
-loader recognises is decided by the worker that reads it
-(:func:`turnfold.corpus.summarize.examine`).
+Whether a candidate is a session, an eval log of many items (one per sample and epoch, keyed
+``path#id/epoch``), a sub-agent's file that belongs to its parent, a file that is part of another
+file's session (a Gemini CLI resume's stub), or something no loader recognises is decided by the
+worker that reads it (:func:`turnfold.corpus.summarize.examine`).
 """
 
 from __future__ import annotations
