@@ -13,8 +13,8 @@ Ray Data or Spark users map the same pure function themselves::
         lambda r: summarize(Item(key=r["path"], path=r["path"])))
     rows = spark.sparkContext.parallelize(paths).map(lambda p: summarize(Item(key=p, path=p)))
 
-An eval log is one item per sample and epoch: ``turnfold.corpus.summarize.log_items(Item(key=p,
-path=p))`` lists them (keyed ``p#id/epoch``), each one row of ``summarize``.
+An eval log is one item per sample and epoch: ``log_items(Item(key=p, path=p))`` (``from
+turnfold.corpus.summarize import log_items``) lists them, keyed ``p#id/epoch``, each one row.
 """
 
 from __future__ import annotations
