@@ -490,14 +490,14 @@ def _scan_files(
         known = index.lookup(items) if index is not None else {}
         todo = [item for position, item in enumerate(items) if position not in known]
         results = ordered_map(
-            _examine_files, todo, workers=workers, client=client, parallel=worth_workers(todo)
+            _examine_chunk, todo, workers=workers, client=client, parallel=worth_workers(todo)
         )
         pending: list[tuple[Item, Stored]] = []
         with _progress(len(items), "Scanning") as bar:
             for position, item in enumerate(items):
                 stored = known.get(position)
                 if stored is None:
-                    stored = next(results)
+                    stored = _stored(next(results))
                     run.read += 1
                     if index is not None:
                         pending.append((item, stored))
@@ -529,21 +529,18 @@ def _examine_chunk(items: list[Item]) -> list[Summary]:
     return examine_many(items)
 
 
-def _examine_files(items: list[Item]) -> list[Stored]:
-    """:func:`examine` of a chunk of files, their rows already in the Arrow form the index
-    keeps (the tool-call and turn rows in IPC form): made in the worker, so the scanning process
-    only appends and stores them."""
-    from turnfold.corpus.index import Stored
-    from turnfold.corpus.tables import encode, file_batches
+def _stored(summary: Summary) -> Stored:
+    """A file's summary as the index keeps it, its rows as Arrow batches.
 
-    found = []
-    for summary in examine_many(items):
-        if summary.kind != "rows":
-            found.append(Stored(summary.kind))
-            continue
-        rows, tool_calls, turns = file_batches(summary.rows, summary.tool_calls, summary.turns)
-        found.append(Stored("rows", rows, encode(tool_calls), encode(turns)))
-    return found
+    Made here, not in the worker: building an Arrow array imports pandas where it is installed
+    (pyarrow looks for pandas objects), half a second that every worker of every scan would pay,
+    while the scanning process pays it once."""
+    from turnfold.corpus.index import Stored
+    from turnfold.corpus.tables import file_batches
+
+    if summary.kind != "rows":
+        return Stored(summary.kind)
+    return Stored("rows", *file_batches(summary.rows, summary.tool_calls, summary.turns))
 
 
 def _roots(source: Any) -> list[str]:
