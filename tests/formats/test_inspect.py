@@ -628,3 +628,20 @@ def _sample(path: Path) -> dict[str, Any]:
 
 def _load_sample(sample: dict[str, Any]) -> Transcript:
     return turnfold.load(sample)
+
+
+def test_X2_every_sample_of_a_scan_warns_as_its_load_does(tmp_path: Path) -> None:
+    """``transcripts()`` (the corpus's reader) adds the warnings ``load()`` adds: a sample
+    with nothing to show says so in both (spec X-2)."""
+    log = json.loads((FIXTURES / "mockllm_one-sample.json").read_text(encoding="utf-8"))
+    empty = log["samples"][0]
+    empty["messages"], empty["events"], empty["input"] = [], [], []
+    empty["output"] = {"model": "mockllm/model", "choices": []}
+    path = tmp_path / "empty-sample.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    loaded = turnfold.load(path, sample=1, epoch=1)
+    [(key, scanned)] = list(inspect_log.transcripts(path))
+    assert key == (1, 1)
+    reasons = [w.reason for w in loaded.warnings]
+    assert any(r.startswith("nothing to show") for r in reasons)
+    assert [w.reason for w in scanned.warnings] == reasons

@@ -129,7 +129,7 @@ def _read(
     if source.warnings:
         transcript.warnings[:0] = source.warnings
     transcript.accounting = source.accounting
-    _report_losses(source.name, source.accounting, transcript, module)
+    report_losses(source.name, source.accounting, transcript, module)
     return transcript
 
 
@@ -188,11 +188,11 @@ def _read_path(path: Path, format: str | None, sample: Any, epoch: int | None) -
     accounting = transcript.accounting
     if accounting is None:
         accounting = transcript.accounting = Accounting()
-    _report_losses(str(path), accounting, transcript, module)
+    report_losses(str(path), accounting, transcript, module)
     return transcript
 
 
-def _report_losses(
+def report_losses(
     name: str, accounting: Accounting, transcript: Transcript, module: ModuleType
 ) -> None:
     """Never silently (spec X-2): records the loader passed over, and a load that showed

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -489,11 +490,17 @@ def transcripts(
     >>> [key for key, _ in transcripts("tests/fixtures/harnesses/inspect/mockllm_one-sample.json")]
     [(1, 1)]
     """
+    from turnfold import formats  # the package imports this module: at call time only
+
     path = Path(path)
+    module = sys.modules[__name__]
     with _opened(path, limits) as log:
         for key, record in log.items(lambda key: True):
             source = Source(f"{path}#{key[0]}/{key[1]}", iter(()), path=path)
-            yield key, _of_log(source, log, record)
+            transcript = _of_log(source, log, record)
+            # The same warnings as load(path, sample=, epoch=): nothing is lost silently.
+            formats.report_losses(str(path), source.accounting, transcript, module)
+            yield key, transcript
 
 
 def detect(source: Source) -> Evidence:
