@@ -13,7 +13,9 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,25 +60,53 @@ def test_W6_the_page_built_in_chunks_is_the_page_of_the_whole_view(path: Path, f
 
 
 @needs_fork
-def test_Q1_a_forked_child_builds_every_other_chunk_and_the_page_is_the_same() -> None:
+def test_Q1_a_forked_child_takes_chunks_beside_this_process_and_the_page_is_the_same() -> None:
     out = run_fresh(
         f"""
-        import os
+        import os, time
         import turnfold
         from turnfold.forking import can_fork, fork_map
         from turnfold.render.page import render_page
 
         assert can_fork(), "a fresh interpreter on two cores can fork"
-        pids = fork_map(lambda chunk: (chunk, os.getpid()), list(range(6)))
-        assert [chunk for chunk, _ in pids] == list(range(6))
-        here = {{pid for chunk, pid in pids if chunk % 2 == 0}}
-        there = {{pid for chunk, pid in pids if chunk % 2 == 1}}
-        assert here == {{os.getpid()}} and len(there) == 1 and there != here, pids
+
+        def work(chunk):
+            time.sleep(0.05)  # long enough that the child takes chunks however busy the cores
+            return chunk, os.getpid()
+
+        pids = fork_map(work, list(range(8)))
+        assert [chunk for chunk, _ in pids] == list(range(8))
+        by = {{pid for _, pid in pids}}
+        assert os.getpid() in by and len(by) == 2, pids  # each took some, none twice
         t = turnfold.load({str(SOURCES[-1])!r})
         print(render_page(t, fork=True) == render_page(t, fork=False))
         """
     )
     assert out.strip() == "True"
+
+
+@needs_fork
+def test_Q1_a_child_that_gets_no_core_leaves_the_work_here() -> None:
+    # On a busy machine the child may barely run: the queue leaves it only what it takes, and
+    # this process does not wait for a share handed out in advance.
+    out = run_fresh(
+        """
+        import os, time
+        from turnfold.forking import fork_map
+
+        parent = os.getpid()
+
+        def work(chunk):
+            if os.getpid() != parent:
+                time.sleep(1)  # a child that gets its core late
+            return chunk
+
+        started = time.monotonic()
+        print(fork_map(work, list(range(40))))
+        print("waited" if time.monotonic() - started > 3 else "not waited")
+        """
+    )
+    assert out.split("\n")[:2] == [str(list(range(40))), "not waited"]
 
 
 @needs_fork
@@ -109,7 +139,7 @@ def test_Q1_an_error_here_stops_the_child_and_propagates() -> None:
         parent = os.getpid()
 
         def work(chunk):
-            if os.getpid() == parent and chunk == 3:  # chunks 1 and 3 are built here
+            if os.getpid() == parent and chunk >= 2:  # the child holds one chunk at most
                 raise ValueError("bad chunk")
             if os.getpid() != parent:
                 time.sleep(30)  # would hold the test for 30 s if it were not stopped
@@ -144,6 +174,41 @@ def test_Q1_no_fork_with_other_threads_and_the_work_is_done_here(
         stop.set()
         other.join()
     assert not caplog.records
+
+
+def test_Q1_a_free_core_is_read_from_the_tasks_ready_to_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from turnfold import forking
+
+    loadavg = tmp_path / "loadavg"
+    monkeypatch.setattr(forking, "_LOADAVG", str(loadavg))
+    monkeypatch.setattr(forking, "cores", lambda: 2)
+    loadavg.write_text("0.50 0.40 0.30 1/200 4242\n")  # this process alone
+    assert forking.free_core()
+    loadavg.write_text("2.10 1.90 1.70 2/200 4242\n")  # another task on the other core
+    assert not forking.free_core()
+    monkeypatch.setattr(forking, "cores", lambda: 8)
+    assert forking.free_core()
+
+
+def test_Q1_a_long_page_forks_only_when_a_core_is_free(monkeypatch: pytest.MonkeyPatch) -> None:
+    from turnfold.render import page
+
+    asked: list[bool] = []
+
+    def spy(func: Callable[[Any], bytes], chunks: Sequence[Any], *, fork: bool) -> list[bytes]:
+        asked.append(fork)
+        return [func(chunk) for chunk in chunks]
+
+    monkeypatch.setattr(page, "fork_map", spy)
+    monkeypatch.setattr(page, "FORK_MIN_ENTRIES", 1)
+    transcript = turnfold.load(SOURCES[-1])
+    for free in (True, False):
+        monkeypatch.setattr(page, "free_core", lambda free=free: free)
+        render_page(transcript)
+    render_page(transcript, fork=True)  # asked for: forks whenever it can
+    assert asked == [True, False, True]
 
 
 def test_Q1_nothing_to_share_means_no_fork() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Literal, TypeAlias
 
 from turnfold.batches import (
@@ -264,7 +265,7 @@ def recorded_duration_ms(segment: _Segment) -> float | None:
 
 
 def _header(segment: _Segment, status: TurnStatus, locale: str) -> TurnHeader:
-    calls = [e for e in segment.entries if isinstance(e, ToolCall)]
+    tools = sum(1 for e in segment.entries if isinstance(e, ToolCall))
     label_key: str = status
     if status == "running":
         last = next(
@@ -279,9 +280,16 @@ def _header(segment: _Segment, status: TurnStatus, locale: str) -> TurnHeader:
         status=status,
         label=translate(f"header.{label_key}", locale),
         duration=format_duration(duration_ms, hide_trailing_zeros=True) if duration_ms else None,
-        tool_count=len(calls),
-        count_text=plural("header.tools", len(calls), locale),
+        tool_count=tools,
+        count_text=_counted("header.tools", tools, locale),
     )
+
+
+@lru_cache(maxsize=1024)
+def _counted(key: str, count: int, locale: str) -> str:
+    """:func:`~turnfold.i18n.plural` of a count token, asked for once per turn and per group
+    of a long session with the same few counts (Q-1)."""
+    return plural(key, count, locale)
 
 
 @dataclass
@@ -374,16 +382,24 @@ def _group_title(items: Sequence[ActivityItem], locale: str) -> tuple[str, str]:
         for name in names:
             if name not in actions:
                 actions.append(name)
+    composition = _composition(tuple(actions), locale)
+    operations = sum(len(_item_calls(i)) for i in items)
+    if operations:
+        return composition, _counted("group.operations", operations, locale)
+    segments = sum(1 for i in items if isinstance(i, (ThinkingRow, ThinkingIndicator)))
+    return composition, _counted("group.segments", segments, locale)
+
+
+@lru_cache(maxsize=1024)
+def _composition(actions: tuple[str, ...], locale: str) -> str:
+    """A group's title from its actions: a long session has thousands of groups and a few
+    dozen distinct titles (Q-1)."""
     words = [translate(f"group.action.{a}", locale) for a in actions]
     composition = join_list(words, locale)
     composition = composition[:1].upper() + composition[1:]
     if len(composition) > GROUP_TITLE_LIMIT:
         composition = composition[: GROUP_TITLE_LIMIT - 1].rstrip() + "…"
-    operations = sum(len(_item_calls(i)) for i in items)
-    if operations:
-        return composition, plural("group.operations", operations, locale)
-    segments = sum(1 for i in items if isinstance(i, (ThinkingRow, ThinkingIndicator)))
-    return composition, plural("group.segments", segments, locale)
+    return composition
 
 
 def _has_failure(items: Sequence[ActivityItem]) -> bool:
@@ -623,12 +639,15 @@ class ProjectionPlanner:
                     self._labels[call_id] = entry
                     stale.add(self._where.get(call_id, -1))
         self._seen = len(entries)
-        new_ids = {entry.id for entry in appended}
+        new_ids: set[str] | None = None  # built only if a label is among the changes
         labels_changed = False
         for key in changed:
             index = self._where.get(key)
-            if index == -1 and key not in new_ids:  # a label updated in place: re-read them all
-                labels_changed = True
+            if index == -1:
+                if new_ids is None:
+                    new_ids = {entry.id for entry in appended}
+                if key not in new_ids:  # a label updated in place: re-read them all
+                    labels_changed = True
             elif index is not None and index >= 0:
                 stale.add(index)
         if labels_changed:

@@ -3,9 +3,10 @@
 :func:`render_page` gives the same page as ``render_html(build_view_model(transcript), ...)``
 without ever holding the whole view model: it plans the projection once (cheap), then projects,
 builds and draws the top-level items chunk by chunk, each chunk straight to UTF-8. Chunks are
-independent, so for a long session (``turnfold render`` of tens of megabytes)
-:func:`turnfold.forking.fork_map` builds every other chunk in a forked child while this process
-builds the rest; bytes, unlike strings, cross the pipe without being re-encoded.
+independent, so for a long session (``turnfold render`` of tens of megabytes) on a machine
+with an idle core, :func:`turnfold.forking.fork_map` has a forked child build some of them
+while this process builds the rest; bytes, unlike strings, cross the pipe without being
+re-encoded.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import io
 from typing import BinaryIO
 
-from turnfold.forking import fork_map
+from turnfold.forking import fork_map, free_core
 from turnfold.gcpause import collector_paused
 from turnfold.model import Transcript
 from turnfold.process import PlannedItem
@@ -46,11 +47,12 @@ def write_page(
     """Write the standalone page of ``transcript`` to ``stream`` as UTF-8; returns its size.
 
     ``expand`` opens every fold. ``fork`` chooses whether a forked child shares the work: None
-    (the default) forks for transcripts of at least :data:`FORK_MIN_ENTRIES` entries when
+    (the default) forks for transcripts of at least :data:`FORK_MIN_ENTRIES` entries when a core
+    is idle (:func:`turnfold.forking.free_core`), True whenever
     :func:`turnfold.forking.can_fork`; the page is the same either way.
     """
     if fork is None:
-        fork = len(transcript.entries) >= FORK_MIN_ENTRIES
+        fork = len(transcript.entries) >= FORK_MIN_ENTRIES and free_core()
     with collector_paused():  # as build_view_model: millions of new objects, few of them garbage
         plan = plan_view(transcript, settings, more_chars=more_chars)
         locale = plan.head["locale"]
