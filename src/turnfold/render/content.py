@@ -122,17 +122,21 @@ _NEEDS_NEUTRALIZING = re.compile(
 )
 
 
-#: The ASCII characters :func:`_neutralize` replaces, for its fast path.
-_ASCII_CONTROLS = bytes([*range(0x09), *range(0x0B, 0x20), 0x7F])
+#: Every byte to itself but the ASCII characters :func:`_neutralize` replaces, which become
+#: spaces: a translation that changes nothing finds none of them, for its fast path.
+_ASCII_CONTROLS = bytes.maketrans(
+    bytes([*range(0x09), *range(0x0B, 0x20), 0x7F]), b" " * (0x09 + 0x20 - 0x0B + 1)
+)
 
 
 def _has_controls(text: str) -> bool:
     if text.isprintable():  # labels, names, one-line descriptions: one C call
         return False  # every character neutralized below is non-printable
     if text.isascii():
-        # Most output is ASCII: two C-speed passes beat a regex scan several times over.
+        # Most output is ASCII: two C-speed passes beat a regex scan several times over, and a
+        # translation with no deletions is twice as fast as one with them.
         raw = text.encode("ascii")
-        return len(raw.translate(None, _ASCII_CONTROLS)) != len(raw)
+        return raw.translate(_ASCII_CONTROLS) != raw
     return _NEEDS_NEUTRALIZING.search(text) is not None
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from turnfold.i18n import plural, translate
@@ -315,6 +316,8 @@ class _Renderer:
     def __init__(self, locale: str) -> None:
         self.locale = locale
         self.out: list[str] = []
+        #: Where in :attr:`out` the long fragments of content are (see :func:`_utf8`).
+        self.long: list[int] = []
         self._top: dict[str, Callable[[Node], None]] = {
             "user": self.user,
             "system": self.system,
@@ -338,6 +341,12 @@ class _Renderer:
     def write(self, *parts: str) -> None:
         self.out.extend(parts)
 
+    def fragment(self, html: str) -> None:
+        """A fragment of content (an output, an answer): copied once, by the final join."""
+        if len(html) >= _OWN_PART:
+            self.long.append(len(self.out))
+        self.out.append(html)
+
     # -- top level
 
     def notice(self, notice: Node) -> None:
@@ -355,12 +364,12 @@ class _Renderer:
     def user(self, node: Node) -> None:
         command = node.get("command")
         code = f'<code class="tf-cmd">{command}</code> ' if command else ""  # escaped
-        self.out += (
+        self.out.append(
             f'\n<div class="tf-user"{_key(node)}>\n<div class="tf-ulabel">{_text(node["label"])}'
-            f'</div>\n<div class="tf-utext">{code}',
-            node["html"],
-            "</div></div>",
+            f'</div>\n<div class="tf-utext">{code}'
         )
+        self.fragment(node["html"])
+        self.out.append("</div></div>")
 
     def system(self, node: Node) -> None:
         level = _text(node.get("level", "info"))
@@ -417,11 +426,9 @@ class _Renderer:
         answer = node.get("answer")
         if answer:
             tentative = " tf-tentative" if answer.get("tentative") else ""
-            out += (
-                f'\n<div class="tf-answer{tentative}"{_key(answer)}>',
-                answer["html"],
-                "</div></section>",
-            )
+            out.append(f'\n<div class="tf-answer{tentative}"{_key(answer)}>')
+            self.fragment(answer["html"])
+            out.append("</div></section>")
         else:
             out.append("</section>")
 
@@ -470,13 +477,13 @@ class _Renderer:
         if form in ("redacted", "encrypted"):
             phrase = translate(f"thinking.{form}", self.locale)
             withheld = f'{_SEP}<span class="tf-clip tf-dim">{_text(phrase)}</span>'
-        self.out += (
+        self.out.append(
             f'\n<details class="tf-thinking"{_key(node)}{" open" if node.get("open") else ""}>'
             f'<summary class="tf-row"><span class="tf-tlabel{shimmer}">{_text(node["label"])}'
-            f'</span>{withheld}{_CHEVRON}</summary>\n<div class="tf-tbody">',
-            node.get("html") or "",
-            "</div></details>",
+            f'</span>{withheld}{_CHEVRON}</summary>\n<div class="tf-tbody">'
         )
+        self.fragment(node.get("html") or "")
+        self.out.append("</div></details>")
 
     def thinking_indicator(self, node: Node) -> None:
         # P-9: a static label whose highlight sweeps by CSS; still under reduced motion.
@@ -486,7 +493,9 @@ class _Renderer:
         )
 
     def progress(self, node: Node) -> None:
-        self.out += (f'\n<div class="tf-progress"{_key(node)}>', node["html"], "</div>")
+        self.out.append(f'\n<div class="tf-progress"{_key(node)}>')
+        self.fragment(node["html"])
+        self.out.append("</div>")
 
     def command(self, node: Node) -> None:
         self.out.append(f'\n<div class="tf-command"{_key(node)}>')
@@ -579,21 +588,22 @@ class _Renderer:
     def result(self, result: Node) -> None:
         """A capped result plus the rest behind "Show N more lines" (F-12: never dropped)."""
         out = self.out
-        out += ('\n<div class="tf-result">', result.get("html", ""))
+        out.append('\n<div class="tf-result">')
+        self.fragment(result.get("html", ""))
         omitted = int(result.get("omitted_lines") or 0)
         more = result.get("more_html")
         if more is not None or omitted:
             lines = int(result.get("more_lines") or 0)
-            phrase = _text(plural("tool.show_more", lines, self.locale))
-            out += (f'\n<details class="tf-more"><summary>{phrase}</summary>', more or "")
+            phrase = _counted("tool.show_more", lines, self.locale)
+            out.append(f'\n<details class="tf-more"><summary>{phrase}</summary>')
+            self.fragment(more or "")
             if omitted:  # X-2: say exactly what the page leaves out, and where it is
-                note = _text(plural("tool.not_included", omitted, self.locale))
+                note = _counted("tool.not_included", omitted, self.locale)
                 out.append(f'\n<div class="tf-note tf-omitted">{note}</div></details>')
             else:
                 out.append("</details>")
-        images = result.get("images")
-        if images:
-            out += images
+        for image in result.get("images") or ():
+            self.fragment(image)
         for note in result.get("notes", []):
             out.append(f'\n<div class="tf-note">{_text(note_text(note, self.locale))}</div>')
         out.append("</div>")
@@ -617,34 +627,37 @@ def nodes_utf8(nodes: list[Node], locale: str) -> bytes:
     renderer = _Renderer(locale)
     for node in nodes:
         renderer.top(node)
-    return _utf8(renderer.out)
+    return _utf8(renderer.out, renderer.long)
 
 
 #: Parts at least this long (fragments of content: outputs, answers) are encoded on their own.
 _OWN_PART = 1024
 
 
-def _utf8(parts: list[str]) -> bytes:
+def _utf8(parts: list[str], long: list[int]) -> bytes:
     """``"".join(parts).encode("utf-8")``, each character still copied twice, but cheaper.
 
     One ``·`` makes a whole joined string non-ASCII, and encoding a non-ASCII string goes
-    character by character where an ASCII one is copied as a block (five times faster). So the
-    markup between long parts is joined and encoded in runs, and each long part on its own:
-    the outputs that are most of a page are ASCII and copied as blocks (Q-1).
+    character by character where an ASCII one is copied as a block (five times faster). So each
+    long part (at the indices ``long``, in order) is encoded on its own and the markup between
+    them in runs: the outputs that are most of a page are ASCII and copied as blocks (Q-1).
     """
     encoded: list[bytes] = []
-    run: list[str] = []
-    for part in parts:
-        if len(part) < _OWN_PART:
-            run.append(part)
-            continue
-        if run:
-            encoded.append("".join(run).encode("utf-8"))
-            run = []
-        encoded.append(part.encode("utf-8"))
-    if run:
-        encoded.append("".join(run).encode("utf-8"))
+    start = 0
+    for at in long:
+        if start < at:
+            encoded.append("".join(parts[start:at]).encode("utf-8"))
+        encoded.append(parts[at].encode("utf-8"))
+        start = at + 1
+    if start < len(parts):
+        encoded.append("".join(parts[start:]).encode("utf-8"))
     return b"".join(encoded)
+
+
+@lru_cache(maxsize=1024)
+def _counted(key: str, count: int, locale: str) -> str:
+    """A count phrase, escaped: a long session's results ask for the same few thousand."""
+    return _text(plural(key, count, locale))
 
 
 def notice_html(notice: Node | None, locale: str) -> str:
