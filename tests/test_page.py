@@ -21,7 +21,7 @@ import pytest
 
 import turnfold
 from turnfold.cli import expand_all
-from turnfold.forking import can_fork, fork_map
+from turnfold.forking import can_fork, fork_imap, fork_map
 from turnfold.render.html import render_html
 from turnfold.render.page import render_page
 from turnfold.render.viewmodel import build_view_model
@@ -65,7 +65,7 @@ def test_Q1_a_forked_child_takes_chunks_beside_this_process_and_the_page_is_the_
         f"""
         import os, time
         import turnfold
-        from turnfold.forking import can_fork, fork_map
+        from turnfold.forking import can_fork, fork_imap, fork_map
         from turnfold.render.page import render_page
 
         assert can_fork(), "a fresh interpreter on two cores can fork"
@@ -176,6 +176,45 @@ def test_Q1_no_fork_with_other_threads_and_the_work_is_done_here(
     assert not caplog.records
 
 
+@needs_fork
+def test_Q1_a_child_is_not_waited_for_and_each_call_reaps_the_last() -> None:
+    out = run_fresh(
+        """
+        import os, time
+        from turnfold.forking import fork_map
+
+        for _ in range(5):
+            assert fork_map(lambda chunk: bytes(100_000) + bytes([chunk]), list(range(8))) == [
+                bytes(100_000) + bytes([chunk]) for chunk in range(8)
+            ]
+        time.sleep(0.5)  # the last child has left by now
+        left = 0
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                left += 1
+        except ChildProcessError:
+            pass
+        print(left)
+        """
+    )
+    assert int(out) <= 1  # at most the last call's child, which the next call would reap
+
+
+def test_Q1_without_a_fork_each_chunk_is_built_when_it_is_asked_for() -> None:
+    built: list[int] = []
+
+    def work(chunk: int) -> int:
+        built.append(chunk)
+        return chunk * 2
+
+    results = fork_imap(work, [1, 2, 3], fork=False)
+    assert built == []
+    assert next(results) == 2  # a page writes each chunk as it is drawn
+    assert built == [1]
+    assert list(results) == [4, 6]
+    assert built == [1, 2, 3]
+
+
 def test_Q1_a_free_core_is_read_from_the_tasks_ready_to_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -201,7 +240,7 @@ def test_Q1_a_long_page_forks_only_when_a_core_is_free(monkeypatch: pytest.Monke
         asked.append(fork)
         return [func(chunk) for chunk in chunks]
 
-    monkeypatch.setattr(page, "fork_map", spy)
+    monkeypatch.setattr(page, "fork_imap", spy)
     monkeypatch.setattr(page, "FORK_MIN_ENTRIES", 1)
     transcript = turnfold.load(SOURCES[-1])
     for free in (True, False):

@@ -420,10 +420,14 @@ def _has_markup(source: str) -> bool:
     return "\n" in source and (" \n" in source or _MARKUP_LINE.search(source) is not None)
 
 
+_PARAGRAPH_BREAK = re.compile(r"\n\n+")
+
+
 def _prose_html(source: str) -> str:
     """Plain paragraphs, exactly as Markdown would write them (tested against it)."""
-    blocks = re.split(r"\n\n+", source.strip("\n"))
-    paragraphs = "\n".join(f"<p>{html.escape(b, quote=False)}</p>" for b in blocks if b)
+    text = source.strip("\n")
+    blocks = _PARAGRAPH_BREAK.split(text) if "\n\n" in text else (text,)
+    paragraphs = "\n".join(f"<p>{_escape_output(b)}</p>" for b in blocks if b)
     return f'<div class="tf-md">{paragraphs}</div>'
 
 
@@ -857,6 +861,16 @@ def _written_alike(value: Any) -> bool:
     return True
 
 
+def _flat_alike(value: Any) -> bool:
+    """:func:`_written_alike` for one dict of leaves (most tool arguments), with no stack."""
+    if type(value) is not dict:
+        return False
+    for key, item in value.items():
+        if type(key) is not str or type(item) not in _EXACT_LEAVES:
+            return False
+    return True
+
+
 def pretty_json(value: Any) -> str:
     """``json.dumps(value, indent=2)`` for display; what JSON cannot hold is shown by ``repr``.
 
@@ -864,7 +878,7 @@ def pretty_json(value: Any) -> str:
     ``indent`` sends every value through the stdlib's pure-Python encoder, a large share of
     building a big view (Q-1). The text is the same either way.
     """
-    if _written_alike(value):
+    if _flat_alike(value) or _written_alike(value):
         try:
             return codec.pretty(value)
         except ValueError:  # a lone surrogate, which only the stdlib writes

@@ -35,8 +35,8 @@ __all__ = [
     "CSP",
     "ToolFold",
     "html_frame",
+    "nodes_encoded",
     "nodes_html",
-    "nodes_utf8",
     "note_text",
     "notice_html",
     "render_html",
@@ -622,8 +622,8 @@ def nodes_html(nodes: list[Node], locale: str) -> str:
     return "".join(renderer.out)
 
 
-def nodes_utf8(nodes: list[Node], locale: str) -> bytes:
-    """:func:`nodes_html` as UTF-8, for a page written as bytes (W-6)."""
+def nodes_encoded(nodes: list[Node], locale: str) -> list[bytes]:
+    """:func:`nodes_html` as UTF-8, in pieces to write one after the other (W-6)."""
     renderer = _Renderer(locale)
     for node in nodes:
         renderer.top(node)
@@ -634,8 +634,8 @@ def nodes_utf8(nodes: list[Node], locale: str) -> bytes:
 _OWN_PART = 1024
 
 
-def _utf8(parts: list[str], long: list[int]) -> bytes:
-    """``"".join(parts).encode("utf-8")``, each character still copied twice, but cheaper.
+def _utf8(parts: list[str], long: list[int]) -> list[bytes]:
+    """``"".join(parts).encode("utf-8")`` in pieces, each character copied once, and cheaper.
 
     One ``·`` makes a whole joined string non-ASCII, and encoding a non-ASCII string goes
     character by character where an ASCII one is copied as a block (five times faster). So each
@@ -651,7 +651,7 @@ def _utf8(parts: list[str], long: list[int]) -> bytes:
         start = at + 1
     if start < len(parts):
         encoded.append("".join(parts[start:]).encode("utf-8"))
-    return b"".join(encoded)
+    return encoded
 
 
 @lru_cache(maxsize=1024)

@@ -14,12 +14,12 @@ from __future__ import annotations
 import io
 from typing import BinaryIO
 
-from turnfold.forking import fork_map, free_core
+from turnfold.forking import fork_imap, free_core
 from turnfold.gcpause import collector_paused
 from turnfold.model import Transcript
 from turnfold.process import PlannedItem
 from turnfold.render.content import MORE_CHARS
-from turnfold.render.html import html_frame, nodes_utf8, notice_html
+from turnfold.render.html import html_frame, nodes_encoded, notice_html
 from turnfold.render.viewmodel import open_all, plan_view
 from turnfold.settings import DisplaySettings
 
@@ -57,20 +57,25 @@ def write_page(
         plan = plan_view(transcript, settings, more_chars=more_chars)
         locale = plan.head["locale"]
 
-        def draw(items: list[PlannedItem]) -> bytes:
+        def draw(items: list[PlannedItem]) -> list[bytes]:
             nodes = plan.nodes(items)
-            return nodes_utf8(open_all(nodes) if expand else nodes, locale)
+            return nodes_encoded(open_all(nodes) if expand else nodes, locale)
 
         size = -(-len(plan.items) // _CHUNKS) or 1  # ceiling division: at most _CHUNKS chunks
         chunks = [plan.items[i : i + size] for i in range(0, len(plan.items), size)]
-        pieces = fork_map(draw, chunks, fork=fork)
-    before, after = html_frame(plan.head, title=title)
-    parts = [before.encode("utf-8"), notice_html(plan.head["notice"], locale).encode("utf-8")]
-    parts.extend(pieces)
-    parts.append(after.encode("utf-8"))
-    for part in parts:
-        stream.write(part)
-    return sum(map(len, parts))
+        before, after = html_frame(plan.head, title=title)
+        head = (before + notice_html(plan.head["notice"], locale)).encode("utf-8")
+        stream.write(head)
+        written = len(head)
+        # Each chunk is written as soon as it is drawn (in one process): a page of tens of
+        # megabytes is never held whole, and its memory is reused by the next chunk.
+        for pieces in fork_imap(draw, chunks, fork=fork):
+            for piece in pieces:
+                stream.write(piece)
+                written += len(piece)
+    tail = after.encode("utf-8")
+    stream.write(tail)
+    return written + len(tail)
 
 
 def render_page(
