@@ -1,6 +1,6 @@
 """Every benchmark at full size, one after the other, then each one's summary line.
 
-    python benchmarks/run.py             # all of them (about 5 minutes on 2 cores)
+    python benchmarks/run.py             # all of them (about half an hour on 2 cores)
     python benchmarks/run.py scale load  # some of them, by name
 
 Each script prints its own figures as it goes (ratios against a baseline measured in the same
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ("load", "render", "batches", "scale", "browser")
+BENCHMARKS = ("load", "render", "batches", "scale", "browser", "corpus", "harnesses")
 
 
 def run(name: str) -> tuple[int, str]:

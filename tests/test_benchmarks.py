@@ -27,6 +27,7 @@ CASES = [
     ("batches.py", ["--batches", "500", "--runs", "1"], "build_batch_view, zh:"),
     ("scale.py", ["--mb", "1", "--turns", "20", "--runs", "1"], "projection/parse = "),
     ("corpus.py", ["--sessions", "5", "--mb", "2", "--rows", "200"], "corpus: first/baseline = "),
+    ("harnesses.py", ["--mb", "0.3", "--runs", "1"], "harnesses: all/parse = "),
 ]
 
 
@@ -57,4 +58,4 @@ def test_the_one_command_for_every_benchmark_knows_their_names() -> None:
         check=False,
     )
     assert done.returncode == 2
-    assert "choose from load, render, batches, scale, browser" in done.stderr
+    assert "choose from load, render, batches, scale, browser, corpus, harnesses" in done.stderr
