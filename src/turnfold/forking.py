@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import pickle
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -117,6 +116,8 @@ def _shared(func: Callable[[Chunk], Result], chunks: Sequence[Chunk]) -> list[Re
     before it exits, so the end of its results is seen without waiting for its memory to be
     released, and it is reaped without waiting unless it failed.
     """
+    import pickle  # only a forked child's results are pickled
+
     _reap()
     queue_out, queue_in = os.pipe()
     os.write(queue_in, b"".join(n.to_bytes(_NUMBER, "little") for n in range(len(chunks))))
@@ -211,6 +212,8 @@ def _receive(pipe: int, inbox: bytearray) -> None:
 
 def _records(inbox: bytearray) -> Iterator[tuple[int, Any]]:
     """The ``(number, result)`` records in ``inbox``, up to the last whole one."""
+    import pickle
+
     view = memoryview(inbox)
     at = 0
     while at + _LENGTH <= len(view):

@@ -28,14 +28,15 @@ import re
 from collections.abc import Callable
 from functools import cache
 from html.parser import HTMLParser
-from typing import Any
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from turnfold.i18n import plural, translate
 from turnfold.render.content import escape
 from turnfold.render.html import note_text, tool_fold
+
+if TYPE_CHECKING:  # rich is imported by the first outline: ``turnfold render`` needs none
+    from rich.console import Console
+    from rich.text import Text
 
 __all__ = ["html_to_text", "render_terminal", "render_text"]
 
@@ -138,6 +139,8 @@ def html_to_text(fragment: str) -> str:
 
 @cache
 def _measuring_console() -> Console:
+    from rich.console import Console
+
     # Wrapping needs a console only to measure cells; this one never prints.
     return Console(
         file=io.StringIO(), width=80, color_system=None, force_terminal=False,
@@ -177,15 +180,18 @@ class _Outline:
     """Lays view-model nodes out as indented :class:`Text` lines, one method per node kind."""
 
     def __init__(self, locale: str, width: int) -> None:
+        from rich.text import Text
+
         self.locale = locale
         self.width = max(width, 20)
         self.lines: list[Text] = []
+        self.text = Text
 
     # -- laying out lines
 
     def row(self, depth: int, parts: list[tuple[str, str]], marker: str = "") -> None:
         """One title line, cut with ``…`` at the width so it stays one line."""
-        line = Text(" " * (depth * INDENT), end="")
+        line = self.text(" " * (depth * INDENT), end="")
         if marker:
             line.append(marker + " ", STYLES["marker"])
         for text, style in parts:
@@ -207,11 +213,11 @@ class _Outline:
         for raw in _clean(text).split("\n"):
             line_style = per_line(raw) if per_line else _style(style)
             if not raw:
-                self.lines.append(Text(" " * indent, end=""))
+                self.lines.append(self.text(" " * indent, end=""))
                 continue
-            content = Text(raw.expandtabs(4), line_style, end="")
+            content = self.text(raw.expandtabs(4), line_style, end="")
             for piece in content.wrap(_measuring_console(), available, overflow="fold"):
-                self.lines.append(Text(" " * indent, end="") + piece)
+                self.lines.append(self.text(" " * indent, end="") + piece)
 
     def t(self, key: str) -> str:
         return translate(key, self.locale)
@@ -225,7 +231,7 @@ class _Outline:
         kind = node["kind"]
         if kind == "user":
             if self.lines:  # a blank line before each request, so turns read as paragraphs
-                self.lines.append(Text(""))
+                self.lines.append(self.text(""))
             command = html.unescape(node["command"]) + " " if node.get("command") else ""
             # The text is escaped, so raw markup in it can only be the pasted images' boxes.
             markup = str(node["html"])
