@@ -1,0 +1,132 @@
+"""Runs of the real OpenAI Agents SDK, offline, saved as the fixtures of the "openai-agents"
+format (issue 13, issue 22).
+
+Two agents, each on the SDK's own scripted model (``agents.testing.ScriptedModel``, the SDK's
+``Model`` interface, so no network): ``triage`` reasons, calls ``add`` (succeeds) and
+``explode`` (raises, so the SDK sends the model its fixed error text as the tool's output and
+the run goes on), then hands off to ``writer``, which calls ``add`` again and answers.
+
+``python tests/formats/openai_agents_runs.py`` rewrites the files under
+``tests/fixtures/frameworks/openai-agents/``: ``RunResult.to_input_list()`` and
+``RunResult.to_state().to_json()`` and its ``generated_items`` alone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "openai-agents"
+PROMPT = "Add 1 and 2, try the exploding tool, then let the writer answer."
+
+
+def run() -> Any:
+    """The scripted run's ``RunResult``."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+    from agents.usage import Usage
+    from openai.types.responses import ResponseReasoningItem
+    from openai.types.responses.response_reasoning_item import Summary
+
+    from agents import Agent, Runner, function_tool, handoff, set_tracing_disabled
+
+    set_tracing_disabled(True)  # the default exporter wants OPENAI_API_KEY
+
+    @function_tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    @function_tool
+    def explode(x: str) -> str:
+        """Always fails."""
+        raise ValueError(f"boom: {x}")
+
+    def usage(n: int) -> Usage:
+        return Usage(requests=1, input_tokens=10 * n, output_tokens=n, total_tokens=11 * n)
+
+    reasoning = ResponseReasoningItem(
+        id="rs_1",
+        type="reasoning",
+        summary=[Summary(text="First add, then the risky tool.", type="summary_text")],
+    )
+    writer = Agent(
+        name="writer",
+        instructions="You write the final answer.",
+        tools=[add],
+        model=ScriptedModel(
+            [
+                ModelStep(
+                    output=[function_call("add", {"a": 3, "b": 4}, call_id="call_4")],
+                    usage=usage(4),
+                    response_id="resp_4",
+                ),
+                ModelStep(
+                    output=[assistant_message("1+2=3, 3+4=7; explode failed.", item_id="msg_5")],
+                    usage=usage(5),
+                    response_id="resp_5",
+                ),
+            ]
+        ),
+    )
+    triage = Agent(
+        name="triage",
+        instructions="You are terse.",
+        tools=[add, explode],
+        handoffs=[handoff(writer)],
+        model=ScriptedModel(
+            [
+                ModelStep(
+                    output=[
+                        reasoning,
+                        assistant_message("Adding first.", item_id="msg_1"),
+                        function_call("add", {"a": 1, "b": 2}, call_id="call_1"),
+                    ],
+                    usage=usage(1),
+                    response_id="resp_1",
+                ),
+                ModelStep(
+                    output=[function_call("explode", {"x": "y"}, call_id="call_2")],
+                    usage=usage(2),
+                    response_id="resp_2",
+                ),
+                ModelStep(
+                    output=[function_call("transfer_to_writer", {}, call_id="call_3")],
+                    usage=usage(3),
+                    response_id="resp_3",
+                ),
+            ]
+        ),
+    )
+    return Runner.run_sync(triage, PROMPT)
+
+
+def documents() -> dict[str, Any]:
+    """File name → the JSON value saved under it (the SDK's own serialisations)."""
+    from agents.version import __version__
+
+    result = run()
+    version = f"openai-agents_v{__version__}"
+    state = result.to_state().to_json()
+    return {
+        f"{version}_input-list_handoff.json": result.to_input_list(),
+        f"{version}_run-state_handoff.json": state,
+        # The run items alone, serialised by the state (a list a user saves of new_items).
+        f"{version}_run-items_handoff.json": state["generated_items"],
+    }
+
+
+def write() -> list[Path]:
+    """Write the fixtures (indented like ``RunState.to_string()``); the paths written."""
+    FIXTURES.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, value in documents().items():
+        path = FIXTURES / name
+        path.write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":
+    for written in write():
+        print(written)

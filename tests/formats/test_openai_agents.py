@@ -1,0 +1,266 @@
+"""The OpenAI Agents SDK's run items (spec A-1, L-1, L-3, L-4, X-2; issues 13 and 22).
+
+The fixtures under ``tests/fixtures/frameworks/openai-agents/`` were written by the real SDK
+(``openai-agents`` 0.24.0, its ``agents.testing.ScriptedModel``, no network) with
+``tests/formats/openai_agents_runs.py``; the last test runs the SDK again when it is installed
+(the ``test`` extra) and checks that a fresh run reads the same. The small item lists built in
+the tests below are hand-made, in the shape ``RunState._serialize_item`` writes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.formats import TranscriptFormatError, which_format
+from turnfold.formats.source import open_source
+from turnfold.model import (
+    AssistantText,
+    PendingAction,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    Transcript,
+    UserMessage,
+)
+
+sys.path.insert(0, str(Path(__file__).parent))
+from counters_openai_agents import openai_agents as count_calls
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "openai-agents"
+STATE = FIXTURES / "openai-agents_v0.24.0_run-state_handoff.json"
+ITEMS = FIXTURES / "openai-agents_v0.24.0_run-items_handoff.json"
+INPUT_LIST = FIXTURES / "openai-agents_v0.24.0_input-list_handoff.json"
+PROMPT = "Add 1 and 2, try the exploding tool, then let the writer answer."
+
+
+def _format_of(value: Any) -> str | None:
+    source, _ = open_source(value)
+    return which_format(source)
+
+
+def _calls(transcript: Transcript) -> dict[str, ToolCall]:
+    return {c.call_id: c for c in transcript.tool_calls()}
+
+
+def _item(kind: str, agent: str, raw: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"type": kind, "raw_item": raw, "agent": {"name": agent}, **extra}
+
+
+def _call(call_id: str, name: str, arguments: str = "{}") -> dict[str, Any]:
+    return {"type": "function_call", "call_id": call_id, "name": name, "arguments": arguments}
+
+
+def _output(call_id: str, output: str) -> dict[str, Any]:
+    return {"type": "function_call_output", "call_id": call_id, "output": output}
+
+
+def _message(text: str) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+
+
+# --- the real SDK's run state ------------------------------------------------------------
+
+
+def test_A1_a_saved_run_state_reads_prompt_thinking_calls_handoff_and_answer() -> None:
+    transcript = turnfold.load(STATE)
+    assert transcript.warnings == []
+    assert transcript.metadata["source_format"] == "openai-agents"
+    assert transcript.metadata["agent"] == "writer"  # current_agent: the one that answered
+    kinds = [type(e).__name__ for e in transcript.entries]
+    assert kinds == [
+        "UserMessage", "Thinking", "AssistantText", "ToolCall", "ToolCall", "ToolCall",
+        "SystemNotice", "ToolCall", "AssistantText",
+    ]  # fmt: skip
+    user, thinking, first = transcript.entries[:3]
+    assert isinstance(user, UserMessage)
+    assert user.text == PROMPT
+    assert isinstance(thinking, Thinking)
+    assert (thinking.text, thinking.form) == ("First add, then the risky tool.", "summary")
+    assert isinstance(first, AssistantText)
+    assert first.text == "Adding first."
+    assert first.meta["agent"] == "triage"
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == "1+2=3, 3+4=7; explode failed."
+    assert answer.meta["agent"] == "writer"
+    calls = _calls(transcript)
+    assert [(c.name, c.args, c.meta["agent"]) for c in calls.values()] == [
+        ("add", {"a": 1, "b": 2}, "triage"),
+        ("explode", {"x": "y"}, "triage"),
+        ("transfer_to_writer", {}, "triage"),
+        ("add", {"a": 3, "b": 4}, "writer"),
+    ]
+    assert calls["call_1"].result is not None
+    assert calls["call_1"].result.text == "3"
+    assert calls["call_4"].result is not None
+    assert calls["call_4"].result.text == "7"
+    assert calls["call_1"].meta["tool_description"] == "Add two numbers."
+    assert len(calls) == count_calls(STATE)
+
+
+def test_L3_the_sdk_s_tool_error_text_is_an_error_and_other_outputs_stay_unknown() -> None:
+    calls = _calls(turnfold.load(STATE))
+    failed = calls["call_2"]
+    assert failed.status == "error"
+    assert failed.result is not None
+    assert failed.result.text == "An error occurred while running the tool. Please try again."
+    # The SDK records no success flag either: a plain output is not claimed a success.
+    assert calls["call_1"].status == calls["call_4"].status == "unknown"
+
+
+def test_L1_a_handoff_is_an_agent_call_and_a_notice_naming_the_new_agent() -> None:
+    transcript = turnfold.load(STATE)
+    handoff = _calls(transcript)["call_3"]
+    assert handoff.status == "success"
+    assert handoff.subagent is not None
+    assert handoff.subagent.name == "writer"
+    assert handoff.subagent.task == "handoff from triage"
+    assert not handoff.subagent.steps_missing  # the writer's steps follow in this transcript
+    notices = [e for e in transcript.entries if isinstance(e, SystemNotice)]
+    assert [(n.text, n.subtype) for n in notices] == [("Handed off to writer", "handoff")]
+    position = transcript.entries.index(notices[0])
+    assert transcript.entries[position - 1] is handoff
+
+
+def test_A1_usage_comes_from_each_model_response() -> None:
+    transcript = turnfold.load(STATE)
+    texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert [(t.usage.input_tokens, t.usage.output_tokens) for t in texts if t.usage] == [
+        (10, 1),
+        (50, 5),
+    ]
+    calls = _calls(transcript)
+    # Responses of calls alone keep their usage on their first entry.
+    assert calls["call_2"].meta["usage"]["input_tokens"] == 20
+    assert calls["call_3"].meta["usage"]["output_tokens"] == 3
+    assert calls["call_4"].meta["usage"]["input_tokens"] == 40
+    assert "usage" not in calls["call_1"].meta  # its response's text carries it
+    assert [c.batch_id for c in calls.values()] == ["resp_1", "resp_2", "resp_3", "resp_4"]
+    assert transcript.metadata["usage"] == {
+        "requests": 5, "input_tokens": 150, "output_tokens": 15, "total_tokens": 165,
+    }  # fmt: skip
+
+
+def test_A1_the_run_items_alone_read_like_the_state() -> None:
+    assert _format_of(ITEMS) == "openai-agents"
+    items, state = turnfold.load(ITEMS), turnfold.load(STATE)
+    assert items.warnings == []
+    assert [(c.call_id, c.status, c.meta["agent"]) for c in items.tool_calls()] == [
+        (c.call_id, c.status, c.meta["agent"]) for c in state.tool_calls()
+    ]
+    assert not any(isinstance(e, UserMessage) for e in items.entries)  # no original_input
+
+
+def test_A1_detection_prefers_the_run_state_over_the_responses_items_inside_it() -> None:
+    assert _format_of(STATE) == "openai-agents"
+    document = json.loads(STATE.read_text(encoding="utf-8"))
+    renamed = {"new_items" if k == "generated_items" else k: v for k, v in document.items()}
+    assert _format_of(renamed) == "openai-agents"
+    # to_input_list() is a plain Responses item list: nothing in it is the SDK's own.
+    assert _format_of(INPUT_LIST) == "openai-responses"
+
+
+def test_A1_to_input_list_reads_as_responses_items_without_agents_or_error_flags() -> None:
+    transcript = turnfold.load(INPUT_LIST)
+    assert transcript.warnings == []
+    calls = _calls(transcript)
+    assert [(c.name, c.args) for c in calls.values()] == [
+        ("add", {"a": 1, "b": 2}),
+        ("explode", {"x": "y"}),
+        ("transfer_to_writer", {}),
+        ("add", {"a": 3, "b": 4}),
+    ]
+    assert {c.status for c in calls.values()} == {"unknown"}  # the list has no agents, no errors
+    texts = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
+    assert texts == ["Adding first.", "1+2=3, 3+4=7; explode failed."]
+
+
+# --- shapes the fixture run does not produce (hand-made from RunState._serialize_item) ----
+
+
+def test_A1_agent_as_tool_approval_and_an_unannounced_agent_change() -> None:
+    items = [
+        _item(
+            "tool_call_item",
+            "boss",
+            _call("c1", "research", '{"input": "why"}'),
+            tool_origin={"type": "agent_as_tool", "agent_name": "researcher"},
+        ),
+        _item("tool_call_output_item", "boss", _output("c1", "because"), output="because"),
+        _item("message_output_item", "helper", _message("Helper here.")),
+        _item("tool_approval_item", "helper", _call("c2", "delete"), tool_name="delete"),
+    ]
+    transcript = turnfold.load(items)
+    assert transcript.warnings == []
+    research = _calls(transcript)["c1"]
+    assert research.args == {"input": "why"}
+    assert research.subagent is not None
+    assert (research.subagent.name, research.subagent.steps_missing) == ("researcher", True)
+    notice, text, pending = transcript.entries[1:]
+    assert isinstance(notice, SystemNotice)
+    assert (notice.text, notice.subtype) == ("Agent: helper", "agent")
+    assert isinstance(text, AssistantText)
+    assert text.meta["agent"] == "helper"
+    assert isinstance(pending, PendingAction)
+    assert (pending.action, pending.call_id) == ("permission", "c2")
+    assert pending.text == "Approve delete?"
+
+
+def test_L4_a_run_item_it_cannot_read_is_a_warning_naming_the_source_and_line() -> None:
+    items = [
+        _item("message_output_item", "a", _message("hello")),
+        {"type": "tool_call_item", "raw_item": None, "agent": {"name": "a"}},
+        _item("handoff_output_item", "a", _output("nope", "{}"), target_agent={"name": "b"}),
+    ]
+    transcript = turnfold.load(items)
+    reasons = [(w.line, w.reason) for w in transcript.warnings]
+    assert (2, "tool_call_item without a readable raw_item skipped") in reasons
+    assert (3, "handoff output for an unknown call id 'nope'") in reasons
+    assert all(w.source for w in transcript.warnings)
+    assert [e.text for e in transcript.entries if isinstance(e, AssistantText)] == ["hello"]
+
+
+def test_L4_a_state_without_run_items_is_a_format_error() -> None:
+    with pytest.raises(TranscriptFormatError):
+        turnfold.load({"generated_items": [1, 2], "model_responses": []}, format="openai-agents")
+    with pytest.raises(TranscriptFormatError):
+        turnfold.load({"generated_items": [1, 2]})
+
+
+# --- the installed SDK, run again --------------------------------------------------------
+
+
+def _summary(transcript: Transcript) -> list[tuple[Any, ...]]:
+    rows: list[tuple[Any, ...]] = []
+    for entry in transcript.entries:
+        if isinstance(entry, ToolCall):
+            result = entry.result.text if entry.result else None
+            rows.append(("call", entry.name, entry.args, entry.status, result))
+        else:
+            rows.append((type(entry).__name__, getattr(entry, "text", None)))
+    return rows
+
+
+def test_A1_a_fresh_run_of_the_installed_sdk_reads_like_the_fixtures() -> None:
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    fresh = openai_agents_runs.documents()
+    for name, value in fresh.items():
+        kind = name.split("_")[-2]  # input-list, run-state, run-items
+        (fixture,) = FIXTURES.glob(f"*_{kind}_handoff.json")
+        on_disk = json.loads(fixture.read_text(encoding="utf-8"))
+        if fixture.name == name:  # the same release writes the same bytes
+            assert json.loads(json.dumps(value)) == on_disk
+        assert _summary(turnfold.load(value)) == _summary(turnfold.load(on_disk))
