@@ -150,6 +150,19 @@ BUILTIN_TOOL_CATEGORIES: dict[str, ToolCategory] = {
     "python": "command",
     "bash_session": "command",
     "text_editor": "edit",
+    # Cline and Roo Code (read_file is above; apply_diff, insert_content, search_and_replace: Roo).
+    "list_files": "list",
+    "list_code_definition_names": "list",
+    "search_files": "search",
+    "execute_command": "command",
+    "write_to_file": "write",
+    "replace_in_file": "edit",
+    "apply_diff": "edit",
+    "insert_content": "edit",
+    "search_and_replace": "edit",
+    "browser_action": "other",
+    "use_mcp_tool": "other",
+    "new_task": "agent",
 }
 
 #: Tools that read or write the agent's memory (spec F-11), by exact name.

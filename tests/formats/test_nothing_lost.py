@@ -37,6 +37,7 @@ FILES = sorted(
     and "/subagents/" not in str(p)
     and not p.name.startswith("agent-")
     and not p.name.endswith(".meta.json")
+    and p.name not in ("ui_messages.json", "task_metadata.json")  # beside a Cline history
 )
 _MODULES = {m.NAME: m for m in formats._modules()}
 

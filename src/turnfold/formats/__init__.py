@@ -43,6 +43,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("claude-stream-json", "turnfold.formats.agents.claude_stream"),
     ("codex-exec-json", "turnfold.formats.agents.codex_exec"),
     ("openai-agents", "turnfold.formats.frameworks.openai_agents"),
+    ("cline", "turnfold.formats.agents.cline"),
     ("anthropic", "turnfold.formats.anthropic"),
     ("openai-responses", "turnfold.formats.openai_responses"),
     ("openai", "turnfold.formats.openai_chat"),

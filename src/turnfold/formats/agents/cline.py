@@ -1,0 +1,554 @@
+"""Cline and Roo Code task histories (``api_conversation_history.json``; issue 13).
+
+Cline (``saoudrizwan.claude-dev``) and its fork Roo Code (``rooveterinaryinc.roo-cline``) keep
+each task in a folder ``…/globalStorage/<extension>/tasks/<id>/``: ``api_conversation_history.json``
+is the Anthropic message list sent to the model, ``ui_messages.json`` what the chat panel showed
+(``[{ts, type: "say" | "ask", say | ask, text}]``), ``task_metadata.json`` the files in context.
+
+The message list is Anthropic's (read with :class:`~turnfold.formats.anthropic.AnthropicBuilder`),
+with Cline's own conventions on top, written from Cline's ``src/core/Cline.ts`` (its
+``pushToolResult``, ``toolDescription`` and ``loadContext``), ``assistant-message/`` (the tool
+tags) and ``prompts/responses.ts`` (the result texts):
+
+- older versions write a call as XML-style tags inside the assistant's text
+  (``<read_file><path>a.ts</path></read_file>``; one tag per parameter, the value trimmed), and
+  its result as user text blocks: a header ``[read_file for 'a.ts'] Result:`` followed by the
+  output blocks. Each tag is a :class:`ToolCall` with its parameters as ``args``, paired with the
+  next header naming it. Newer versions use ``tool_use`` / ``tool_result`` blocks, read as
+  Anthropic's;
+- a result reading ``The user denied this operation.``, or a call skipped after a denial
+  (``Skipping tool … due to user rejecting a previous tool.``), is ``cancelled``; one starting
+  ``The tool execution failed`` or ``[ERROR]`` is ``error``; any other is ``success``;
+- ``attempt_completion`` (tag or ``tool_use``) is the final :class:`AssistantText` (its
+  ``result``); ``plan_mode_respond`` is an :class:`AssistantText` of its ``response``;
+  ``<thinking>`` in the text is :class:`Thinking`;
+- the first prompt is wrapped in ``<task>``, later words of the user in ``<feedback>``,
+  ``<answer>`` or ``<user_message>``: each is a :class:`UserMessage` of the text inside. The
+  ``<environment_details>`` block Cline appends to every user turn (open tabs, terminals, the
+  file list) is context the model saw, not the user's words: it is left out;
+- ``[ERROR] You did not use a tool…`` (Cline nudging the model) is a warning
+  :class:`SystemNotice`; ``[TASK RESUMPTION]`` an info one.
+
+The history records no times or usage. When it sits in its task folder (``ui_messages.json``
+beside it), the ``api_req_started`` say messages there (JSON text with ``tokensIn``,
+``tokensOut``, ``cacheReads``, ``cacheWrites``, ``cost``; one per API request) give each
+assistant message, in order, its usage and the time of its request (``ts``, ms since the
+epoch), and their costs add up to ``metadata["cost_usd"]``; when their number differs from the
+assistant messages' (a history truncated for the context window), only the total is kept.
+Roo Code writes ``ts`` on the messages themselves, used when present.
+``task_metadata.json``'s last ``model_usage`` entry gives ``metadata["model"]``, and the
+extension folder the task sits in (``saoudrizwan.claude-dev``, ``rooveterinaryinc.roo-cline``)
+``metadata["agent"]`` (``cline``, ``roo-code``). Usage of an assistant message with no text (a
+call alone) stays in the session's cost only: :class:`AssistantText` is what carries usage.
+
+Detection: a list of Anthropic messages with Cline's marks (``<task>``, ``<environment_details>``,
+a ``[tool] Result:`` header, a tool tag in the assistant's text); the file's name
+``api_conversation_history.json`` is one more mark, so Cline wins over plain ``anthropic``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from turnfold import codec
+from turnfold.formats.anthropic import AnthropicBuilder
+from turnfold.formats.anthropic import _verdict as anthropic_verdict
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    NameSet,
+    describe_args,
+    result_kind,
+    text_result,
+    usage_from,
+)
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
+from turnfold.formats.source import Source, type_of_record
+from turnfold.model import (
+    AssistantText,
+    Entry,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    UserMessage,
+)
+
+NAME = "cline"
+
+RECORDS = Records(
+    mapped={
+        "user": "the task or the user's words (UserMessage), tool results (the [tool] Result: "
+        "blocks or tool_result), Cline's notices; <environment_details> left out",
+        "assistant": "text, <thinking>, tool calls (XML tags or tool_use), attempt_completion "
+        "as the final answer",
+    },
+)
+
+#: The history's own file name, and the UI log written beside it.
+HISTORY_NAME = "api_conversation_history.json"
+UI_NAME = "ui_messages.json"
+METADATA_NAME = "task_metadata.json"
+
+#: Tool tags Cline (``toolUseNames``) and Roo Code write in the assistant's text.
+TOOL_NAMES = NameSet(
+    {"execute_command", "read_file", "write_to_file", "replace_in_file", "search_files",
+     "list_files", "list_code_definition_names", "browser_action", "use_mcp_tool",
+     "access_mcp_resource", "ask_followup_question", "plan_mode_respond", "act_mode_respond",
+     "attempt_completion", "new_task", "load_mcp_documentation", "web_fetch", "web_search",
+     "condense", "summarize_task", "report_bug", "new_rule", "focus_chain", "apply_diff",
+     "insert_content", "search_and_replace", "switch_mode", "fetch_instructions",
+     "codebase_search", "update_todo_list", "run_slash_command", "generate_image"}
+)  # fmt: skip
+#: Tools that are the assistant speaking, not acting: their text parameter is the reply.
+_REPLIES = {"attempt_completion": "result", "plan_mode_respond": "response"}
+_REPLY_TOOLS = NameSet(_REPLIES)
+# Parameters whose value may hold its own closing tag (file contents, diffs): the last one ends it.
+_GREEDY = ("content", "diff")
+
+_TAG = re.compile(r"<([a-z_]+)>")
+_PATH = re.compile(r"<path>(.*?)</path>", re.DOTALL)
+_HEADER = re.compile(r"\[([a-z_]+)(?: for .*?)?\] Result:", re.DOTALL)
+_SKIPPED = re.compile(
+    r"(?:Skipping tool \[([a-z_]+).*?due to user rejecting"
+    r"|Tool \[([a-z_]+).*?(?:was interrupted and not executed|was not executed because))",
+    re.DOTALL,
+)
+_WRAPPED = re.compile(r"<(task|feedback|answer|user_message)>\n?(.*?)\n?</\1>", re.DOTALL)
+_ENVIRONMENT = re.compile(r"<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
+_DENIED = "The user denied this operation."
+_FAILED = ("The tool execution failed", "[ERROR]")
+
+
+def status_of(text: str | None) -> ToolStatus:
+    """The outcome Cline's result text says (``formatResponse.toolDenied`` / ``toolError``)."""
+    if not text:
+        return "success"
+    stripped = text.lstrip()
+    if stripped.startswith(_DENIED):
+        return "cancelled"
+    return "error" if stripped.startswith(_FAILED) else "success"
+
+
+def parse_tool(body: str, name: str) -> dict[str, Any]:
+    """The parameters of one tool tag's body: ``<path>a</path><content>…</content>``."""
+    args: dict[str, Any] = {}
+    at = 0
+    while (match := _TAG.search(body, at)) is not None:
+        param = match.group(1)
+        close = f"</{param}>"
+        start = match.end()
+        end = body.rfind(close) if param in _GREEDY else body.find(close, start)
+        if end < start:  # cut off mid-parameter (an interrupted stream): keep what was written
+            args[param] = body[start:].strip()
+            break
+        args[param] = body[start:end].strip()
+        at = end + len(close)
+    nested = args.get("args")
+    if nested is not None and "path" not in args:
+        # Roo Code's read_file names its files inside <args><file><path>…</path></file></args>.
+        paths = [m.strip() for m in _PATH.findall(nested)]
+        if paths:
+            args["paths"] = paths
+    return args
+
+
+def split_text(text: str) -> list[tuple[str, Any]]:
+    """An assistant text as ``("text", str)``, ``("thinking", str)`` and ``("tool", (name,
+    args))`` pieces in order (Cline's ``parseAssistantMessage``, thinking kept apart)."""
+    pieces: list[tuple[str, Any]] = []
+    done = 0  # the end of the last tag read
+    at = 0
+    while (match := _TAG.search(text, at)) is not None:
+        name = match.group(1)
+        at = match.end()
+        if name != "thinking" and name not in TOOL_NAMES:
+            continue
+        if text[done : match.start()].strip():
+            pieces.append(("text", text[done : match.start()].strip()))
+        close = f"</{name}>"
+        end = text.rfind(close) if name == "write_to_file" else text.find(close, match.end())
+        body = text[match.end() : end if end >= match.end() else len(text)]
+        if name == "thinking":
+            if body.strip():
+                pieces.append(("thinking", body.strip()))
+        else:
+            pieces.append(("tool", (name, parse_tool(body, name))))
+        done = at = len(text) if end < match.end() else end + len(close)
+    if text[done:].strip():
+        pieces.append(("text", text[done:].strip()))
+    return pieces
+
+
+def _unwrap(text: str) -> str:
+    """The user's words inside Cline's wrappers (``<task>``, ``<feedback>``…), the wrapping
+    sentences dropped; text without a wrapper as it is."""
+    found = [m.group(2).strip() for m in _WRAPPED.finditer(text)]
+    return "\n\n".join(f for f in found if f) if found else text.strip()
+
+
+def _iso(ms: Any) -> str | None:
+    value = ms if isinstance(ms, (int, float)) and not isinstance(ms, bool) else None
+    if value is None or value <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(value / 1000, tz=timezone.utc).isoformat()
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+class ClineBuilder(AnthropicBuilder):
+    """An :class:`AnthropicBuilder` that also reads Cline's tool tags and result texts."""
+
+    def __init__(self, transcript: Transcript, source_name: str) -> None:
+        super().__init__(transcript, source_name)
+        self._waiting: list[ToolCall] = []  # calls written as tags, in order, awaiting a header
+        self._replies: set[str] = set()  # tool_use ids of attempt_completion and the like
+        self._serial = 0
+
+    # --- assistant ----------------------------------------------------------------------------
+
+    def _assistant_entry(
+        self, block: Any, batch_id: str, model: str | None, line: int
+    ) -> Entry | None:
+        text = block if isinstance(block, str) else None
+        if isinstance(block, Mapping) and block.get("type") == "text":
+            text = block.get("text") if isinstance(block.get("text"), str) else ""
+        if text is not None:
+            return self._assistant_text(text, batch_id, model)
+        if isinstance(block, Mapping) and block.get("type") == "tool_use":
+            name, args = block.get("name"), block.get("input")
+            if name in _REPLY_TOOLS and isinstance(args, Mapping):
+                if isinstance(block.get("id"), str):
+                    self._replies.add(block["id"])
+                reply = args.get(_REPLIES[str(name)])
+                return self._reply(reply if isinstance(reply, str) else "", model)
+        return super()._assistant_entry(block, batch_id, model, line)
+
+    def _assistant_text(self, text: str, batch_id: str, model: str | None) -> Entry | None:
+        last: Entry | None = None
+        for kind, value in split_text(text):
+            if kind == "text":
+                last = self._append(AssistantText(text=value, model=model))
+            elif kind == "thinking":
+                self._append(Thinking(text=value))
+            else:
+                name, args = value
+                if name in _REPLY_TOOLS:
+                    last = self._reply(args.get(_REPLIES[name], ""), model)
+                    continue
+                self._serial += 1
+                call = ToolCall(
+                    call_id=f"{batch_id}-{name}-{self._serial}",
+                    name=name,
+                    args=args,
+                    description=describe_args(name, args, self.cwd),
+                    status=self.open_status,
+                    batch_id=batch_id,
+                )
+                self._waiting.append(call)
+                self._append(call)
+        return last
+
+    def _reply(self, text: str, model: str | None) -> Entry | None:
+        return self._append(AssistantText(text=text.strip(), model=model)) if text.strip() else None
+
+    # --- user ---------------------------------------------------------------------------------
+
+    def _feed_user(self, content: str | list[Any], line: int) -> None:
+        blocks = [content] if isinstance(content, str) else content
+        kept: list[Any] = []  # what the user said or attached, for AnthropicBuilder
+        result: list[str] | None = None  # the output blocks after a header, while collecting
+        target: ToolCall | None = None
+
+        def settle() -> None:
+            nonlocal result, target
+            if result is not None and target is not None:
+                text = "\n\n".join(result) or None
+                self.transcript.update(target, status=status_of(text), result=text_result(text))
+            elif result:  # a header for no call (attempt_completion): the user's feedback
+                kept.extend(result)
+            result, target = None, None
+
+        for block in blocks:
+            text = block if isinstance(block, str) else None
+            if isinstance(block, Mapping) and block.get("type") == "text":
+                text = block.get("text") if isinstance(block.get("text"), str) else None
+            if text is None:
+                if (
+                    result is not None
+                    and isinstance(block, Mapping)
+                    and block.get("type") == "image"
+                ):
+                    result.append("[image]")
+                    continue
+                settle()
+                kept.append(block)
+                continue
+            text = _ENVIRONMENT.sub("", text).strip()
+            if not text:
+                continue
+            header = _HEADER.match(text)
+            if header is not None:
+                settle()
+                target = self._take(header.group(1))
+                result = []
+                rest = text[header.end() :].strip()
+                if rest:
+                    result.append(rest)
+                continue
+            if self._notice(text, settle):
+                continue
+            if text.startswith("The user provided the following feedback") or (
+                text.startswith("The user has provided feedback")
+            ):
+                settle()
+                kept.append(_unwrap(text))
+                continue
+            if result is not None:
+                result.append(text)
+            else:
+                kept.append(_unwrap(text))
+        settle()
+        if kept:
+            super()._feed_user(kept, line)
+
+    def _notice(self, text: str, settle: Any) -> bool:
+        """Cline's own messages to the model: a skipped call, a nudge, a resumed task."""
+        skipped = _SKIPPED.match(text)
+        if skipped is not None:
+            settle()
+            call = self._take(skipped.group(1) or skipped.group(2))
+            if call is not None:
+                self.transcript.update(call, status="cancelled", result=text_result(text))
+            return True
+        if text.startswith("[ERROR]"):
+            settle()
+            first = text.splitlines()[0]
+            self._append(SystemNotice(text=first, level="warning", subtype="no_tool_used"))
+            return True
+        if text.startswith("[TASK RESUMPTION]"):
+            settle()
+            first = text.splitlines()[0]
+            self._append(SystemNotice(text=first, level="info", subtype="task_resumption"))
+            return True
+        return False
+
+    def _take(self, name: str) -> ToolCall | None:
+        """The first call written as a tag named ``name`` still waiting for its result."""
+        for i, call in enumerate(self._waiting):
+            if call.name == name:
+                return self._waiting.pop(i)
+        return None
+
+    def _settle(self, block: Mapping[str, Any], line: int) -> None:
+        call_id = block.get("tool_use_id")
+        if isinstance(call_id, str) and call_id in self._replies:
+            # attempt_completion's result: the user's feedback on the answer, if any.
+            content = block.get("content")
+            parts = [content] if isinstance(content, str) else content
+            texts = [
+                _unwrap(b if isinstance(b, str) else b["text"])
+                for b in (parts if isinstance(parts, list) else [])
+                if isinstance(b, str) or (isinstance(b, Mapping) and isinstance(b.get("text"), str))
+            ]
+            said = "\n\n".join(t for t in texts if t)
+            if said:
+                self._append(UserMessage(text=said))
+            return
+        super()._settle(block, line)
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None or call.result is None or call.result.text is None:
+            return
+        # Newer versions put the old header in the result's text: ``[read_file for 'a'] Result:``.
+        text = call.result.text
+        header = _HEADER.match(text)
+        if header is not None:
+            text = text[header.end() :].lstrip("\n")
+            result = replace(call.result, text=text, kind=result_kind(text))
+            self.transcript.update(call, result=result)
+        status = status_of(text)
+        if call.status == "success" and status != "success":
+            self.transcript.update(call, status=status)
+
+
+# --- detection ----------------------------------------------------------------------------------
+
+
+def _texts(message: Mapping[str, Any]) -> list[str]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    out = []
+    for block in content:
+        if isinstance(block, Mapping):
+            if isinstance(block.get("text"), str):
+                out.append(block["text"])
+            elif block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                out += [b["text"] for b in block["content"] if isinstance(b, Mapping)
+                        and isinstance(b.get("text"), str)]  # fmt: skip
+    return out
+
+
+def _has_marks(message: Mapping[str, Any]) -> bool:
+    """Whether a message carries what only Cline writes."""
+    role = message.get("role")
+    for text in _texts(message):
+        if role == "user" and (
+            "<environment_details>" in text
+            or text.lstrip().startswith("<task>")
+            or _HEADER.match(text) is not None
+        ):
+            return True
+        if role == "assistant" and any(
+            m.group(1) in TOOL_NAMES and f"</{m.group(1)}>" in text for m in _TAG.finditer(text)
+        ):
+            return True
+    return False
+
+
+def detect(source: Source) -> Evidence:
+    """A bare list of Anthropic messages with Cline's marks; its file name is one more."""
+    if not source.is_document or not isinstance(source.document, list):
+        return Evidence.none("not a message list")
+    messages = source.document[:60]
+    if not any(isinstance(m, Mapping) and _has_marks(m) for m in messages):
+        return Evidence.none("no <task>, <environment_details> or [tool] Result: text")
+
+    def classify(message: Any) -> int:
+        verdict = anthropic_verdict(message)
+        if verdict is False:
+            return NOT_MINE
+        # Every message Anthropic calls its own is Cline's too, so Cline's marks add to them.
+        return DISTINCTIVE if verdict or _has_marks(message) else READABLE
+
+    evidence = Evidence.of(messages, classify, "")
+    if source.path is not None and source.path.name == HISTORY_NAME:
+        return Evidence(share=evidence.share, marks=evidence.marks + 1)
+    return evidence
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def _beside(path: Path | None, name: str) -> Any:
+    """The JSON file ``name`` in the task folder of the history at ``path``; None when the
+    history is not in a task folder, or the file is missing or unreadable (it only adds times,
+    usage and the model, so the history still loads without it)."""
+    if path is None or path.name != HISTORY_NAME:
+        return None
+    try:
+        return codec.loads(path.with_name(name).read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def _requests(ui: Any) -> list[dict[str, Any]]:
+    """The ``api_req_started`` infos of ``ui_messages.json``, each with its ``ts``."""
+    found = []
+    for message in ui if isinstance(ui, list) else []:
+        if not isinstance(message, Mapping) or message.get("say") != "api_req_started":
+            continue
+        try:
+            info = codec.loads(message.get("text") or "{}")
+        except (ValueError, TypeError):
+            info = {}
+        found.append({**(info if isinstance(info, Mapping) else {}), "ts": message.get("ts")})
+    return found
+
+
+def _task_time(ui: Any) -> str | None:
+    """When the task was given: the ``say: "task"`` message that opens ``ui_messages.json``."""
+    first = ui[0] if isinstance(ui, list) and ui else None
+    return (
+        _iso(first.get("ts")) if isinstance(first, Mapping) and first.get("say") == "task" else None
+    )
+
+
+def _model(metadata: Any) -> str | None:
+    """The last model ``task_metadata.json``'s ``model_usage`` names."""
+    usage = metadata.get("model_usage") if isinstance(metadata, Mapping) else None
+    models = (
+        [u.get("model_id") for u in usage if isinstance(u, Mapping)]
+        if isinstance(usage, list)
+        else []
+    )
+    models = [m for m in models if isinstance(m, str) and m]
+    return models[-1] if models else None
+
+
+#: The extension folders under VS Code's ``globalStorage``, by agent (``…/<id>/tasks/<task>/``).
+_EXTENSIONS = {"saoudrizwan.claude-dev": "cline", "rooveterinaryinc.roo-cline": "roo-code"}
+
+
+def _agent(path: Path | None) -> str | None:
+    """Which extension wrote the history, from the folder it sits in."""
+    if path is None or len(path.parts) < 4 or path.parts[-3] != "tasks":
+        return None
+    return _EXTENSIONS.get(path.parts[-4].lower())
+
+
+def _usage(info: Mapping[str, Any]) -> Any:
+    return usage_from(
+        info,
+        input_tokens="tokensIn",
+        output_tokens="tokensOut",
+        cache_read_tokens="cacheReads",
+        cache_write_tokens="cacheWrites",
+    )
+
+
+def read(source: Source) -> Transcript:
+    """Every message fed to a :class:`ClineBuilder`; times and usage from ``ui_messages.json``
+    beside the file when there is one."""
+    transcript = Transcript(metadata={"source_format": NAME})
+    builder = ClineBuilder(transcript, source.name)
+    messages = source.document if isinstance(source.document, list) else [source.document]
+    ui = _beside(source.path, UI_NAME)
+    requests = _requests(ui)
+    model = _model(_beside(source.path, METADATA_NAME))
+    if model is not None:
+        transcript.metadata["model"] = model
+    agent = _agent(source.path)
+    if agent is not None:
+        transcript.metadata["agent"] = agent
+    assistants = sum(1 for m in messages if isinstance(m, Mapping) and m.get("role") == "assistant")
+    paired = bool(requests) and len(requests) == assistants
+    turn = 0
+    for line, message in enumerate(messages, start=1):
+        before = len(transcript.entries)
+        builder.feed_noted(source, message, line, _role_of(message))
+        added = transcript.entries[before:]
+        stamp = _iso(message.get("ts")) if isinstance(message, Mapping) else None
+        if line == 1 and stamp is None:
+            stamp = _task_time(ui)
+        if isinstance(message, Mapping) and message.get("role") == "assistant":
+            if paired:
+                info = requests[turn]
+                stamp = stamp or _iso(info.get("ts"))
+                texts = [e for e in added if isinstance(e, AssistantText)]
+                usage = _usage(info)
+                if texts and usage is not None and texts[-1].usage is None:
+                    transcript.update(texts[-1], usage=usage)
+            turn += 1
+        for entry in added:
+            if stamp and entry.timestamp is None:
+                transcript.update(entry, timestamp=stamp)
+    if requests:
+        costs = [c for r in requests if isinstance(c := r.get("cost"), (int, float))]
+        if costs:
+            transcript.metadata["cost_usd"] = round(sum(costs), 6)
+        transcript.metadata["api_requests"] = len(requests)
+    return transcript
+
+
+def _role_of(message: Any) -> str:
+    role = message.get("role") if isinstance(message, Mapping) else None
+    return role if isinstance(role, str) and role else type_of_record(message)

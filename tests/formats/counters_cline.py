@@ -1,0 +1,57 @@
+"""An independent tool-call counter for Cline and Roo Code task histories (issue 13), written
+from Cline's source (``toolUseNames`` in ``src/core/assistant-message/index.ts``; tool_use blocks
+in newer versions) apart from the loader.
+
+A call is a ``tool_use`` block, or an XML tool tag opening a line of an assistant's text, except
+the tools that are the assistant's reply rather than an action (``attempt_completion``,
+``plan_mode_respond``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+_TOOLS = [
+    "execute_command",
+    "read_file",
+    "write_to_file",
+    "replace_in_file",
+    "search_files",
+    "list_files",
+    "list_code_definition_names",
+    "browser_action",
+    "use_mcp_tool",
+    "access_mcp_resource",
+    "ask_followup_question",
+    "new_task",
+    "load_mcp_documentation",
+    "web_fetch",
+    "apply_diff",
+    "insert_content",
+    "search_and_replace",
+    "switch_mode",
+    "codebase_search",
+    "update_todo_list",
+]
+_OPENING = re.compile(r"^<(" + "|".join(_TOOLS) + r")>", re.MULTILINE)
+_REPLIES = {"attempt_completion", "plan_mode_respond"}
+
+
+def count_cline(path: Path) -> int:
+    count = 0
+    for message in json.loads(path.read_text(encoding="utf-8")):
+        if message.get("role") != "assistant":
+            continue
+        content = message["content"]
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
+            if block.get("type") == "tool_use" and block.get("name") not in _REPLIES:
+                count += 1
+            elif block.get("type") == "text":
+                count += len(_OPENING.findall(block["text"]))
+    return count
+
+
+COUNTERS: dict[str, Callable[[Path], int]] = {"cline": count_cline}

@@ -1,0 +1,224 @@
+"""Cline and Roo Code task histories (spec H-5, H-6; issue 13).
+
+All three fixtures are hand-made (Cline cannot run here: it is a VS Code extension driving a
+live model), written from Cline's source (``src/core/Cline.ts``: ``pushToolResult``,
+``toolDescription``, ``loadContext``; ``src/core/prompts/responses.ts``; the tool tags of
+``src/core/assistant-message/``; ``ToolResultUtils.ts`` for native tool calls) and Roo Code's
+(``<args><file><path>`` reads, ``apply_diff``, ``ts`` on messages):
+
+- ``cline_v3.x_hand-made_xml-tools/``: a task folder, XML-style tool tags, with
+  ``ui_messages.json`` (``api_req_started`` usage and cost) and ``task_metadata.json``;
+- ``cline_v3.3x_hand-made_native-tools.json``: ``tool_use`` / ``tool_result`` blocks;
+- ``roo-code_v3.2x_hand-made_xml-tools.json``: Roo Code's tags and message ``ts``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import turnfold
+from turnfold.formats import which_format
+from turnfold.formats.agents.cline import parse_tool, split_text, status_of
+from turnfold.formats.source import from_object
+from turnfold.model import AssistantText, SystemNotice, Thinking, UserMessage
+from turnfold.tools import tool_category
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "cline"
+FOLDER = FIXTURES / "cline_v3.x_hand-made_xml-tools"
+XML = FOLDER / "api_conversation_history.json"
+NATIVE = FIXTURES / "cline_v3.3x_hand-made_native-tools.json"
+ROO = FIXTURES / "roo-code_v3.2x_hand-made_xml-tools.json"
+
+
+def test_H5_xml_tool_tags_are_calls_with_their_args_results_and_status() -> None:
+    transcript = turnfold.load(XML)
+    assert transcript.metadata["source_format"] == "cline"
+    assert transcript.warnings == []
+    calls = transcript.tool_calls()
+    assert [(c.name, c.status) for c in calls] == [
+        ("read_file", "success"), ("replace_in_file", "cancelled"), ("replace_in_file", "success"),
+        ("execute_command", "success"), ("search_files", "error"),
+    ]  # fmt: skip
+    read, denied, edit, command, search = calls
+    assert read.args == {"path": "cli.py"}
+    assert read.result is not None
+    assert (read.result.text or "").startswith("import argparse")
+    assert denied.result is not None
+    assert denied.result.text == "The user denied this operation."
+    assert "-v" in edit.args["diff"]
+    assert edit.args["diff"].startswith("<<<<<<< SEARCH")
+    assert command.args == {"command": "python -m pytest -q", "requires_approval": "false"}
+    assert command.description == "python -m pytest -q"
+    assert command.result is not None
+    assert "3 passed" in (command.result.text or "")
+    assert search.args["file_pattern"] == "*.md"
+    assert search.result is not None
+    assert "spawn rg ENOENT" in (search.result.text or "")
+
+
+def test_H5_task_feedback_thinking_notices_and_the_final_answer() -> None:
+    entries = turnfold.load(XML).entries
+    users = [e.text for e in entries if isinstance(e, UserMessage)]
+    # The <task> and <feedback> wrappers and every <environment_details> block are left out.
+    assert users == [
+        "Add a --verbose flag to cli.py and run the tests",
+        "Use -v as the short option too",
+    ]
+    assert not any("environment_details" in getattr(e, "text", "") for e in entries)
+    thinking = [e for e in entries if isinstance(e, Thinking)]
+    assert [t.text for t in thinking] == [
+        "I need to see how cli.py parses its arguments before changing it."
+    ]
+    notices = [e for e in entries if isinstance(e, SystemNotice)]
+    assert [(n.level, n.subtype) for n in notices] == [("warning", "no_tool_used")]
+    final = entries[-1]
+    assert isinstance(final, AssistantText)
+    assert final.text == "Added -v/--verbose to cli.py; the three tests pass."
+
+
+def test_H6_the_task_folder_gives_times_usage_cost_and_model() -> None:
+    transcript = turnfold.load(XML)
+    assert transcript.metadata["cost_usd"] == pytest.approx(0.1338)
+    assert transcript.metadata["api_requests"] == 7
+    assert transcript.metadata["model"] == "claude-3-7-sonnet-20250219"
+    entries = transcript.entries
+    assert entries[0].timestamp == "2025-12-01T09:00:00+00:00"  # the say "task" message
+    texts = [e for e in entries if isinstance(e, AssistantText)]
+    # The 2nd, 6th and 7th requests answered with text: their api_req_started usage is theirs.
+    assert [(t.usage.input_tokens, t.usage.output_tokens) for t in texts if t.usage] == [
+        (5600, 170), (6400, 12), (6500, 30)
+    ]  # fmt: skip
+    assert texts[-1].timestamp == "2025-12-01T09:01:01+00:00"
+    assert transcript.tool_calls()[0].timestamp == "2025-12-01T09:00:01+00:00"
+
+
+def test_H6_a_history_outside_its_folder_loads_without_times(tmp_path: Path) -> None:
+    copy = tmp_path / "history.json"
+    shutil.copy(XML, copy)
+    transcript = turnfold.load(copy)
+    assert transcript.metadata["source_format"] == "cline"  # by its marks alone
+    assert "cost_usd" not in transcript.metadata
+    assert all(e.timestamp is None for e in transcript.entries)
+
+
+def test_H6_the_extension_folder_names_the_agent(tmp_path: Path) -> None:
+    task = tmp_path / "rooveterinaryinc.roo-cline" / "tasks" / "1764580000000"
+    shutil.copytree(FOLDER, task)
+    transcript = turnfold.load(task / "api_conversation_history.json")
+    assert transcript.metadata["agent"] == "roo-code"
+    assert len(transcript.tool_calls()) == 5
+
+
+def test_H6_usage_is_paired_only_when_every_request_has_its_message(tmp_path: Path) -> None:
+    task = tmp_path / "task"
+    shutil.copytree(FOLDER, task)
+    ui = json.loads((task / "ui_messages.json").read_text())
+    ui.append({"ts": 1764579700000, "type": "say", "say": "api_req_started", "text": "{}"})
+    (task / "ui_messages.json").write_text(json.dumps(ui))
+    transcript = turnfold.load(task / "api_conversation_history.json")
+    assert transcript.metadata["cost_usd"] == pytest.approx(0.1338)
+    assert all(t.usage is None for t in transcript.entries if isinstance(t, AssistantText))
+
+
+def test_H5_native_tool_calls_lose_the_result_header_and_keep_the_status() -> None:
+    transcript = turnfold.load(NATIVE)
+    assert transcript.metadata["source_format"] == "cline"
+    assert transcript.warnings == []
+    calls = transcript.tool_calls()
+    assert [(c.name, c.status, c.call_id) for c in calls] == [
+        ("execute_command", "success", "toolu_01"), ("read_file", "success", "toolu_02"),
+        ("write_to_file", "cancelled", "toolu_03"), ("replace_in_file", "success", "toolu_04"),
+    ]  # fmt: skip
+    assert calls[0].result is not None
+    assert (
+        calls[0].result.text
+        == "Command executed.\nOutput:\nFAIL src/app.test.ts\n  expected 3, received 2"
+    )
+    users = [e.text for e in transcript.entries if isinstance(e, UserMessage)]
+    assert users == ["Why does `npm test` fail?", "Edit the line instead of rewriting the file"]
+    final = transcript.entries[-1]
+    assert isinstance(final, AssistantText)  # attempt_completion is the answer, not a call
+    assert final.text == "`add` subtracted; it now adds, and `npm test` passes."
+
+
+def test_H5_roo_code_reads_nested_paths_one_tool_per_message_and_timestamps() -> None:
+    transcript = turnfold.load(ROO)
+    assert transcript.metadata["source_format"] == "cline"
+    assert transcript.warnings == []
+    calls = transcript.tool_calls()
+    assert [(c.name, c.status) for c in calls] == [
+        ("read_file", "success"), ("apply_diff", "success"), ("list_files", "success"),
+        ("execute_command", "cancelled"),
+    ]  # fmt: skip
+    assert calls[0].args["paths"] == ["utils.py"]
+    assert calls[0].description == "utils.py"
+    assert calls[3].result is not None
+    assert "already been used" in (calls[3].result.text or "")
+    assert transcript.entries[0].timestamp == "2025-12-01T09:06:40+00:00"
+    assert isinstance(transcript.entries[-1], AssistantText)
+
+
+def test_H5_detection_tells_a_cline_history_from_a_plain_anthropic_list() -> None:
+    native = json.loads(NATIVE.read_text())
+    assert which_format(from_object(native)) == "cline"
+    # The same calls without Cline's marks are an Anthropic list.
+    plain = [
+        {"role": "user", "content": [{"type": "text", "text": "Why does npm test fail?"}]},
+        native[1],
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "ok"}],
+        },
+    ]
+    assert which_format(from_object(plain)) == "anthropic"
+    assert which_format(from_object([{"role": "user", "content": "hi"}])) == "openai"
+
+
+def test_H5_cline_tools_have_their_categories() -> None:
+    expected = {
+        "read_file": "read", "list_files": "list", "search_files": "search",
+        "execute_command": "command", "write_to_file": "write", "replace_in_file": "edit",
+        "apply_diff": "edit", "browser_action": "other", "use_mcp_tool": "other",
+        "new_task": "agent",
+    }  # fmt: skip
+    assert {name: tool_category(name) for name in expected} == expected
+
+
+def test_H5_the_tag_parser_follows_clines() -> None:
+    # write_to_file's content may hold its own closing tags: the last one ends it.
+    text = (
+        "Writing.\n<write_to_file>\n<path>a.xml</path>\n"
+        "<content>\n<content>x</content>\n</content>\n</write_to_file>"
+    )
+    assert split_text(text) == [
+        ("text", "Writing."),
+        ("tool", ("write_to_file", {"path": "a.xml", "content": "<content>x</content>"})),
+    ]
+    # An interrupted stream keeps what was written; an unknown tag is text.
+    assert parse_tool("<command>ls -l", "execute_command") == {"command": "ls -l"}
+    assert split_text("<b>bold</b>") == [("text", "<b>bold</b>")]
+    assert (
+        status_of("The tool execution failed with the following error:\n<error>x</error>")
+        == "error"
+    )
+    assert status_of("The user denied this operation.") == "cancelled"
+    assert status_of("ok") == "success"
+
+
+def test_L4_bad_messages_are_warnings_naming_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "api_conversation_history.json"
+    history = json.loads(XML.read_text())
+    history.insert(2, {"role": "user", "content": 7})
+    history.insert(3, "not a message")
+    bad.write_text(json.dumps(history))
+    transcript = turnfold.load(bad)
+    assert transcript.metadata["source_format"] == "cline"
+    assert len(transcript.tool_calls()) == 5
+    assert {w.line for w in transcript.warnings} == {3, 4}
+    assert all(w.source == str(bad) for w in transcript.warnings)
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
