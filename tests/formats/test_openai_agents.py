@@ -222,11 +222,14 @@ def test_L4_a_run_item_it_cannot_read_is_a_warning_naming_the_source_and_line() 
         _item("message_output_item", "a", _message("hello")),
         {"type": "tool_call_item", "raw_item": None, "agent": {"name": "a"}},
         _item("handoff_output_item", "a", _output("nope", "{}"), target_agent={"name": "b"}),
+        _item("tool_call_item", "a", {"type": "shell_call", "call_id": "s1"}),
     ]
     transcript = turnfold.load(items)
     reasons = [(w.line, w.reason) for w in transcript.warnings]
     assert (2, "tool_call_item without a readable raw_item skipped") in reasons
     assert (3, "handoff output for an unknown call id 'nope'") in reasons
+    # openai-responses does not read the newer shell_call items yet.
+    assert (4, "tool_call_item of Responses type 'shell_call' not read, skipped") in reasons
     assert all(w.source for w in transcript.warnings)
     assert [e.text for e in transcript.entries if isinstance(e, AssistantText)] == ["hello"]
 
@@ -264,3 +267,24 @@ def test_A1_a_fresh_run_of_the_installed_sdk_reads_like_the_fixtures() -> None:
         if fixture.name == name:  # the same release writes the same bytes
             assert json.loads(json.dumps(value)) == on_disk
         assert _summary(turnfold.load(value)) == _summary(turnfold.load(on_disk))
+
+
+def test_A1_a_run_result_and_its_new_items_read_like_the_saved_state() -> None:
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    result = openai_agents_runs.run()
+    state = turnfold.load(result.to_state().to_json())
+    whole, items = turnfold.load(result), turnfold.load(result.new_items)
+    for transcript in (whole, items):
+        assert transcript.warnings == []
+        assert transcript.metadata["source_format"] == "openai-agents"
+        assert [r for r in _summary(transcript) if r[0] != "UserMessage"] == [
+            r for r in _summary(state) if r[0] != "UserMessage"
+        ]
+    assert _summary(whole) == _summary(state)  # its input is the prompt
+    assert whole.metadata["final_output"] == "1+2=3, 3+4=7; explode failed."
+    assert whole.metadata["agent"] == state.metadata["agent"] == "writer"
+    assert whole.metadata["usage"] == state.metadata["usage"]
+    usages = [e.usage for e in whole.entries if isinstance(e, AssistantText)]
+    assert usages == [e.usage for e in state.entries if isinstance(e, AssistantText)]

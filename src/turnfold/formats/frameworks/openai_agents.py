@@ -7,6 +7,9 @@ the handoffs between agents, and usage per model response.
 
 Input shapes: a document with ``generated_items`` (the run state; its ``new_items`` spelling
 too), or a bare list of serialised run items ``{type: "*_item", agent: {name}, raw_item}``.
+``load`` turns Python objects into dicts of their fields, so a ``RunResult`` (``new_items``,
+``raw_responses``, ``input``, ``final_output``) and a list of ``RunItem`` objects read the same
+way; their private fields (the agents themselves, resume bookkeeping) are left out.
 
 Mapping (each item's ``raw_item`` is a Responses item, converted by
 :class:`~turnfold.formats.openai_responses.ResponsesBuilder`):
@@ -27,7 +30,8 @@ Mapping (each item's ``raw_item`` is a Responses item, converted by
 - ``tool_approval_item`` → :class:`PendingAction` (a call waiting for approval);
   ``input_item``, ``compaction_item`` and the tool-search items → their Responses item;
   MCP listing and approval items are bookkeeping and left out (as in ``openai-responses``);
-- ``original_input`` → the prompt (a string, or Responses input items);
+- ``original_input`` (a ``RunResult``'s ``input``) → the prompt (a string, or Responses input
+  items); a ``RunResult``'s ``final_output`` → ``metadata["final_output"]``;
 - ``model_responses[i].usage`` → the usage of that response's last text (else
   ``meta["usage"]`` of its first entry); its ``response_id`` is the batch of its calls;
   ``context.usage`` → ``metadata["usage"]``; ``current_agent`` → ``metadata["agent"]``.
@@ -81,17 +85,17 @@ _SILENT = ("mcp_list_tools_item", "mcp_approval_request_item", "mcp_approval_res
 SILENT_ITEMS = NameSet(_SILENT)
 RUN_ITEMS = NameSet(RESPONSES_ITEMS | HANDOFF_ITEMS | SILENT_ITEMS | {"tool_approval_item"})
 _OUTPUT_ITEMS = NameSet({"tool_call_output_item", "handoff_output_item", "tool_search_output_item"})
-#: The document keys that hold the run items, the run state's name first.
+#: The document keys that hold the run items, the run state's name first (``new_items`` is
+#: ``RunResult``'s, which ``load`` turns into a dict of its fields).
 ITEM_KEYS = ("generated_items", "new_items")
+#: The keys of the model responses: the run state's, then ``RunResult``'s.
+RESPONSE_KEYS = ("model_responses", "raw_responses")
 
 #: ``agents.tool.default_tool_error_function``'s text (0.24: the sentence alone; older
 #: releases appended ``Error: <exception>``): the only sign in the state that a tool failed.
 DEFAULT_TOOL_ERROR = "An error occurred while running the tool."
 
 #: Run-state keys read into the transcript; every other known key is resume bookkeeping.
-_MAPPED_KEYS = NameSet(
-    {"original_input", "model_responses", "context", "current_agent", "$schemaVersion"}
-)
 _IGNORED_KEYS: dict[str, str] = {
     "session_items": "the generated items again, as persisted to a session",
     "last_model_response": "a copy of the last of model_responses",
@@ -116,7 +120,7 @@ _IGNORED_KEYS: dict[str, str] = {
     "generated_prompt_cache_key": "a resume setting",
     "reasoning_item_id_policy": "a resume setting",
 }
-#: Scalars of the state kept in metadata under their own names.
+#: Scalars of the state kept in metadata under their own names (any other scalar key too).
 _METADATA_KEYS = NameSet({"current_turn", "max_turns", "conversation_id", "previous_response_id"})
 
 
@@ -345,7 +349,7 @@ def read(source: Source) -> Transcript:
     document = source.document if source.is_document else None
     found = _item_list(document)
     if isinstance(document, Mapping) and found is not None:
-        responses = _Responses(document.get("model_responses"))
+        responses = _Responses(next((document[k] for k in RESPONSE_KEYS if k in document), None))
         for key, value in document.items():
             _top_level(source, builder, key, value)
         for line, item in enumerate(found[1], start=1):
@@ -361,40 +365,48 @@ def read(source: Source) -> Transcript:
 
 
 def _top_level(source: Source, builder: AgentsBuilder, key: str, value: Any) -> None:
+    """One key of a run state (or of a ``RunResult`` turned into a dict), accounted for by
+    its name (:data:`RECORDS`)."""
     metadata = builder.transcript.metadata
     if key in ITEM_KEYS:
         return  # its items are accounted for one by one
-    if key == "original_input":
+    if key in ("original_input", "input"):
         _original_input(builder, value)
-    elif key == "model_responses":
+    elif key in RESPONSE_KEYS:
         pass  # read before the items (:class:`_Responses`): usage and batches
-    elif key == "context":
+    elif key in ("context", "context_wrapper"):
         usage = value.get("usage") if isinstance(value, Mapping) else None
-        if isinstance(usage, Mapping):
-            totals = {
-                k: usage[k]
-                for k in ("requests", "input_tokens", "output_tokens", "total_tokens")
-                if as_int(usage.get(k)) is not None
-            }
-            if totals:
-                metadata["usage"] = totals
-    elif key == "current_agent":
+        totals = {
+            k: usage[k]
+            for k in ("requests", "input_tokens", "output_tokens", "total_tokens")
+            if isinstance(usage, Mapping) and as_int(usage.get(k)) is not None
+        }
+        if totals:
+            metadata["usage"] = totals
+    elif key in ("current_agent", "_last_agent"):
         name = _agent_name(value)
         if name:
             metadata["agent"] = name
+    elif key == "final_output":
+        if value is not None:
+            metadata["final_output"] = value
     elif key == "$schemaVersion":
         metadata["schema_version"] = value
     elif key in _IGNORED_KEYS:
         source.ignored(key)
         return
-    elif key in _METADATA_KEYS:
+    elif key.startswith("_"):
+        source.ignored("(private field)")
+        return
+    elif key in _METADATA_KEYS or isinstance(value, (str, int, float, bool, type(None))):
         if value is not None:
-            metadata[key] = value
-    else:
-        metadata.setdefault(key, value)
+            metadata.setdefault(key, value)
         source.mapped("other key")
         return
-    source.mapped(key if key in _MAPPED_KEYS else "other key")
+    else:
+        source.ignored("other state")
+        return
+    source.mapped(key)
 
 
 def _original_input(builder: AgentsBuilder, value: Any) -> None:
@@ -431,7 +443,13 @@ def _feed(
     if index is not None:
         responses.entries[index].extend(builder.transcript.entries[before:])
     if not ok:
-        source.warn(f"{record} without a readable raw_item skipped", line, record_type=record)
+        raw_type = raw.get("type") if isinstance(raw, Mapping) else None
+        reason = (
+            f"{record} of Responses type {raw_type!r} not read, skipped"
+            if isinstance(raw_type, str)
+            else f"{record} without a readable raw_item skipped"
+        )
+        source.warn(reason, line, record_type=record)
     elif len(builder.transcript.warnings) > warned:
         source.note(record, "warned")
     else:
@@ -492,14 +510,21 @@ RECORDS = Records(
         "compaction_item": "CompactionBoundary",
         "input_item": _ITEM_DOC,
         "original_input": "the prompt (UserMessage) or the input items",
+        "input": "a RunResult's input: as original_input",
         "model_responses": "usage per response on its last text; response_id as its batch",
+        "raw_responses": "a RunResult's model responses: as model_responses",
         "context": 'the run\'s total usage: metadata["usage"]',
+        "context_wrapper": "a RunResult's context: as context",
         "current_agent": 'metadata["agent"]',
+        "_last_agent": 'a RunResult\'s last agent: metadata["agent"]',
+        "final_output": 'a RunResult\'s final output: metadata["final_output"]',
         "$schemaVersion": 'metadata["schema_version"]',
-        "other key": "other top-level keys: kept in metadata under their names",
+        "other key": "other top-level scalars: kept in metadata under their names",
     },
     ignored={
         **dict.fromkeys(_SILENT, "MCP bookkeeping, no step of the conversation"),
         **_IGNORED_KEYS,
+        "(private field)": "a RunResult's private fields (agents, resume bookkeeping)",
+        "other state": "other objects of the state (guardrails, interruptions, settings)",
     },
 )
