@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from turnfold import codec
+from turnfold.formats import anthropic_blocks
 from turnfold.formats.anthropic import AnthropicBuilder
 from turnfold.formats.anthropic import _verdict as anthropic_verdict
 from turnfold.formats.catalog import Records
@@ -361,20 +362,20 @@ class ClineBuilder(AnthropicBuilder):
             if said:
                 self._append(UserMessage(text=said))
             return
-        super()._settle(block, line)
         call = self._calls.get(call_id) if isinstance(call_id, str) else None
-        if call is None or call.result is None or call.result.text is None:
+        if call is None:
+            super()._settle(block, line)  # warns of the unknown id
             return
+        status, result = anthropic_blocks.result_of(block)
         # Newer versions put the old header in the result's text: ``[read_file for 'a'] Result:``.
-        text = call.result.text
-        header = _HEADER.match(text)
-        if header is not None:
+        text = result.text
+        header = _HEADER.match(text) if text is not None else None
+        if text is not None and header is not None:
             text = text[header.end() :].lstrip("\n")
-            result = replace(call.result, text=text, kind=result_kind(text))
-            self.transcript.update(call, result=result)
-        status = status_of(text)
-        if call.status == "success" and status != "success":
-            self.transcript.update(call, status=status)
+            result = replace(result, text=text, kind=result_kind(text))
+        if status == "success":
+            status = status_of(text)
+        self.transcript.update(call, status=status, result=result)
 
 
 # --- detection ----------------------------------------------------------------------------------
