@@ -8,10 +8,10 @@ and imports included), in the same run:
              ``json.loads`` and once with ``msgspec.json.decode`` (the codec under turnfold)
   measured   a fresh ``python -m turnfold render FILE -o PAGE``
   size       the page's size over the input's size
-  stages     a fresh process that times start-up, imports, load, the page (projection, view
-             model and HTML) and its write apart; the page once in one process and once shared
-             with a forked child on a second core (see turnfold.render.page), to show whether
-             the fork still wins
+  stages     a fresh process that times imports, load, the page (projection, view model and
+             HTML), its write and its exit (the interpreter freeing the transcript) apart; the
+             page once in one process and once shared with a forked child on a second core (see
+             turnfold.render.page), to show whether the fork still wins
 
 Every child runs without ``PYTHONDONTWRITEBYTECODE`` and after one warm-up run, so imports read
 bytecode as they do for a user. Bars (issue 19): render <= 2.5x the ``json.loads`` process;
@@ -54,7 +54,9 @@ with open(sys.argv[1], "rb") as stream:
         decode(line)
 """
 #: One render timed stage by stage (argv: source, page, "fork" or "one"); prints the seconds of
-#: imports, load, page and write. The page is built in memory first so its write is timed apart.
+#: imports, load, page and write, then the clock as it ends its work: what follows, until the
+#: process has exited, is the interpreter freeing the transcript. The page is built in memory
+#: first so its write is timed apart.
 _STAGES = """\
 import io, sys, time
 start = time.perf_counter()
@@ -70,7 +72,7 @@ built = time.perf_counter()
 with open(sys.argv[2], "wb") as stream:
     stream.write(page.getbuffer())
 written = time.perf_counter()
-print(imported - start, loaded - imported, built - loaded, written - built)
+print(imported - start, loaded - imported, built - loaded, written - built, time.monotonic())
 """
 
 
@@ -79,14 +81,19 @@ def _environment() -> dict[str, str]:
     return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _run(command: list[str]) -> tuple[float, str]:
-    """Run ``command`` to its end; its wall time and what it printed."""
+def _run(command: list[str]) -> tuple[float, list[float]]:
+    """Run ``command`` to its end; its wall time, and the figures it printed with the time
+    since the last one (a clock reading: ``time.monotonic`` is the same clock in every process)
+    in its place."""
     start = time.perf_counter()
     done = subprocess.run(command, env=_environment(), capture_output=True, check=False)
-    spent = time.perf_counter() - start
+    spent, ended = time.perf_counter() - start, time.monotonic()
     if done.returncode != 0:
         raise SystemExit(f"{command} failed ({done.returncode}):\n{done.stderr.decode()}")
-    return spent, done.stdout.decode()
+    figures = [float(figure) for figure in done.stdout.split()]
+    if figures:
+        figures[-1] = ended - figures[-1]
+    return spent, figures
 
 
 def main() -> None:
@@ -113,15 +120,14 @@ def main() -> None:
             "fork": [python, "-c", _STAGES, str(source), str(stage_page), "fork"],
         }
         best = dict.fromkeys(commands, float("inf"))
-        stages: dict[str, list[float]] = {"one": [float("inf")] * 4, "fork": [float("inf")] * 4}
+        stages: dict[str, list[float]] = {"one": [float("inf")] * 5, "fork": [float("inf")] * 5}
         for command in commands.values():  # the warm-up: writes the bytecode, fills the cache
             _run(command)
         for _ in range(options.runs):
             for name, command in commands.items():
-                spent, printed = _run(command)
+                spent, figures = _run(command)
                 best[name] = min(best[name], spent)
                 if name in stages:
-                    figures = [float(figure) for figure in printed.split()]
                     stages[name] = [min(a, b) for a, b in zip(stages[name], figures, strict=True)]
         page_size = page.stat().st_size
 
@@ -133,11 +139,12 @@ def main() -> None:
         f"turnfold render {rendered:.2f}s (python -c pass {best['start-up']:.2f}s)"
     )
     for name, label in (("one", "page in one process"), ("fork", "page shared with a child")):
-        imports, load, built, write = stages[name]
+        imports, load, built, write, leaving = stages[name]
         print(
-            f"where it goes, {label} (x json.loads process): imports "
-            f"{imports / parse:.2f}x, load {load / parse:.2f}x, page {built / parse:.2f}x "
-            f"({built:.2f}s), write {write / parse:.2f}x"
+            f"where it goes, {label} (x json.loads process): start-up "
+            f"{best['start-up'] / parse:.2f}x, imports {imports / parse:.2f}x, load "
+            f"{load / parse:.2f}x, page {built / parse:.2f}x ({built:.2f}s), write "
+            f"{write / parse:.2f}x, exit {leaving / parse:.2f}x"
         )
     print(
         f"render/parse = {rendered / parse:.2f}x (bar {RENDER_BAR}x); "
