@@ -85,6 +85,7 @@ def test_H6_the_task_folder_gives_times_usage_cost_and_model() -> None:
     assert transcript.metadata["cost_usd"] == pytest.approx(0.1338)
     assert transcript.metadata["api_requests"] == 7
     assert transcript.metadata["model"] == "claude-3-7-sonnet-20250219"
+    assert transcript.metadata["cwd"] == "/home/dev/proj"  # from the first environment details
     entries = transcript.entries
     assert entries[0].timestamp == "2025-12-01T09:00:00+00:00"  # the say "task" message
     texts = [e for e in entries if isinstance(e, AssistantText)]

@@ -25,7 +25,8 @@ tags) and ``prompts/responses.ts`` (the result texts):
 - the first prompt is wrapped in ``<task>``, later words of the user in ``<feedback>``,
   ``<answer>`` or ``<user_message>``: each is a :class:`UserMessage` of the text inside. The
   ``<environment_details>`` block Cline appends to every user turn (open tabs, terminals, the
-  file list) is context the model saw, not the user's words: it is left out;
+  file list) is context the model saw, not the user's words: it is left out, but the workspace
+  folder it names is ``metadata["cwd"]``;
 - ``[ERROR] You did not use a tool…`` (Cline nudging the model) is a warning
   :class:`SystemNotice`; ``[TASK RESUMPTION]`` an info one.
 
@@ -123,6 +124,7 @@ _SKIPPED = re.compile(
 _WRAPPED = re.compile(r"<(task|feedback|answer|user_message)>\n?(.*?)\n?</\1>", re.DOTALL)
 _ENVIRONMENT = re.compile(r"<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
 _DENIED = "The user denied this operation."
+_CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
 _FAILED = ("The tool execution failed", "[ERROR]")
 
 
@@ -291,7 +293,10 @@ class ClineBuilder(AnthropicBuilder):
                 settle()
                 kept.append(block)
                 continue
-            text = _ENVIRONMENT.sub("", text).strip()
+            if "<environment_details>" in text:
+                self._note_cwd(text)
+                text = _ENVIRONMENT.sub("", text)
+            text = text.strip()
             if not text:
                 continue
             header = _HEADER.match(text)
@@ -318,6 +323,14 @@ class ClineBuilder(AnthropicBuilder):
         settle()
         if kept:
             super()._feed_user(kept, line)
+
+    def _note_cwd(self, text: str) -> None:
+        """The workspace folder the first environment details name (``# Current Working
+        Directory (/repo) Files``): ``metadata["cwd"]``, and what call descriptions are
+        relative to."""
+        if self.cwd is None and (found := _CWD.search(text)) is not None:
+            self.cwd = found.group(1)
+            self.transcript.metadata["cwd"] = self.cwd
 
     def _notice(self, text: str, settle: Any) -> bool:
         """Cline's own messages to the model: a skipped call, a nudge, a resumed task."""
