@@ -4,7 +4,9 @@ format (issue 13, issue 22).
 Two agents, each on the SDK's own scripted model (``agents.testing.ScriptedModel``, the SDK's
 ``Model`` interface, so no network): ``triage`` reasons, calls ``add`` (succeeds) and
 ``explode`` (raises, so the SDK sends the model its fixed error text as the tool's output and
-the run goes on), then hands off to ``writer``, which calls ``add`` again and answers.
+the run goes on) beside ``research``, an agent used as a tool (``as_tool()``, whose own
+steps the run items do not hold), then hands off to ``writer``, which calls ``add`` again and
+answers.
 
 ``python tests/formats/openai_agents_runs.py`` rewrites the files under
 ``tests/fixtures/frameworks/openai-agents/``: ``RunResult.to_input_list()`` and
@@ -69,10 +71,24 @@ def run() -> Any:
             ]
         ),
     )
+    researcher = Agent(
+        name="researcher",
+        instructions="You find reasons.",
+        model=ScriptedModel(
+            [
+                ModelStep(
+                    output=[assistant_message("Because tools fail.", item_id="msg_r")],
+                    usage=usage(6),
+                    response_id="resp_r",
+                )
+            ]
+        ),
+    )
+    research = researcher.as_tool(tool_name="research", tool_description="Ask the researcher.")
     triage = Agent(
         name="triage",
         instructions="You are terse.",
-        tools=[add, explode],
+        tools=[add, explode, research],
         handoffs=[handoff(writer)],
         model=ScriptedModel(
             [
@@ -86,7 +102,10 @@ def run() -> Any:
                     response_id="resp_1",
                 ),
                 ModelStep(
-                    output=[function_call("explode", {"x": "y"}, call_id="call_2")],
+                    output=[
+                        function_call("explode", {"x": "y"}, call_id="call_2"),
+                        function_call("research", {"input": "why?"}, call_id="call_2r"),
+                    ],
                     usage=usage(2),
                     response_id="resp_2",
                 ),

@@ -80,7 +80,7 @@ def test_A1_a_saved_run_state_reads_prompt_thinking_calls_handoff_and_answer() -
     kinds = [type(e).__name__ for e in transcript.entries]
     assert kinds == [
         "UserMessage", "Thinking", "AssistantText", "ToolCall", "ToolCall", "ToolCall",
-        "SystemNotice", "ToolCall", "AssistantText",
+        "ToolCall", "SystemNotice", "ToolCall", "AssistantText",
     ]  # fmt: skip
     user, thinking, first = transcript.entries[:3]
     assert isinstance(user, UserMessage)
@@ -98,6 +98,7 @@ def test_A1_a_saved_run_state_reads_prompt_thinking_calls_handoff_and_answer() -
     assert [(c.name, c.args, c.meta["agent"]) for c in calls.values()] == [
         ("add", {"a": 1, "b": 2}, "triage"),
         ("explode", {"x": "y"}, "triage"),
+        ("research", {"input": "why?"}, "triage"),
         ("transfer_to_writer", {}, "triage"),
         ("add", {"a": 3, "b": 4}, "writer"),
     ]
@@ -117,6 +118,17 @@ def test_L3_the_sdk_s_tool_error_text_is_an_error_and_other_outputs_stay_unknown
     assert failed.result.text == "An error occurred while running the tool. Please try again."
     # The SDK records no success flag either: a plain output is not claimed a success.
     assert calls["call_1"].status == calls["call_4"].status == "unknown"
+
+
+def test_L1_an_agent_used_as_a_tool_is_a_sub_agent_whose_steps_are_not_recorded() -> None:
+    research = _calls(turnfold.load(STATE))["call_2r"]
+    assert research.result is not None
+    assert research.result.text == "Because tools fail."
+    assert research.subagent is not None
+    assert (research.subagent.name, research.subagent.steps_missing) == ("researcher", True)
+    assert research.meta["tool_origin"] == {
+        "type": "agent_as_tool", "agent_name": "researcher", "agent_tool_name": "research",
+    }  # fmt: skip
 
 
 def test_L1_a_handoff_is_an_agent_call_and_a_notice_naming_the_new_agent() -> None:
@@ -146,9 +158,13 @@ def test_A1_usage_comes_from_each_model_response() -> None:
     assert calls["call_3"].meta["usage"]["output_tokens"] == 3
     assert calls["call_4"].meta["usage"]["input_tokens"] == 40
     assert "usage" not in calls["call_1"].meta  # its response's text carries it
-    assert [c.batch_id for c in calls.values()] == ["resp_1", "resp_2", "resp_3", "resp_4"]
+    # One response's two calls form one batch, under the response's id.
+    assert [c.batch_id for c in calls.values()] == [
+        "resp_1", "resp_2", "resp_2", "resp_3", "resp_4",
+    ]  # fmt: skip
+    # The run's total counts the researcher's request too, which model_responses does not list.
     assert transcript.metadata["usage"] == {
-        "requests": 5, "input_tokens": 150, "output_tokens": 15, "total_tokens": 165,
+        "requests": 6, "input_tokens": 210, "output_tokens": 21, "total_tokens": 231,
     }  # fmt: skip
 
 
@@ -178,6 +194,7 @@ def test_A1_to_input_list_reads_as_responses_items_without_agents_or_error_flags
     assert [(c.name, c.args) for c in calls.values()] == [
         ("add", {"a": 1, "b": 2}),
         ("explode", {"x": "y"}),
+        ("research", {"input": "why?"}),
         ("transfer_to_writer", {}),
         ("add", {"a": 3, "b": 4}),
     ]
