@@ -24,7 +24,7 @@ COUNTERS: dict[str, Callable[[Path], int]] = {
     for name, counter in importlib.import_module(path.stem).COUNTERS.items()
 }
 #: The suffixes of session files: JSON and JSON lines, SWE-agent trajectories, Inspect logs.
-SUFFIXES = (".json", ".jsonl", ".traj", ".eval")
+SUFFIXES = (".json", ".jsonl", ".traj", ".eval", ".md")  # .md: Aider chat histories
 DOCS = Path(__file__).parents[2] / "docs" / "formats.md"
 #: Session files of every format, the shared fixtures and the hand-made shapes beside them (the
 #: corpus tree holds files that are no transcript on purpose: the scan tests count them).
@@ -38,6 +38,7 @@ FILES = sorted(
     and not p.name.startswith("agent-")
     and not p.name.endswith(".meta.json")
     and p.name not in ("ui_messages.json", "task_metadata.json")  # beside a Cline history
+    and p.name not in ("README.md", "SOURCES.md")  # notes on fixtures, not sessions
 )
 _MODULES = {m.NAME: m for m in formats._modules()}
 

@@ -44,6 +44,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("codex-exec-json", "turnfold.formats.agents.codex_exec"),
     ("openai-agents", "turnfold.formats.frameworks.openai_agents"),
     ("cline", "turnfold.formats.agents.cline"),
+    ("aider", "turnfold.formats.agents.aider"),
     ("anthropic", "turnfold.formats.anthropic"),
     ("openai-responses", "turnfold.formats.openai_responses"),
     ("openai", "turnfold.formats.openai_chat"),

@@ -1,0 +1,584 @@
+"""Aider's chat history Markdown (``.aider.chat.history.md``, spec §11): one transcript per file.
+
+Aider appends to the file as it runs (``InputOutput.append_chat_history`` in ``aider/io.py``);
+every run of ``aider`` adds a session, so one file holds several. They are shown as one
+transcript, each session opened by a :class:`SystemNotice`: the file is one project's running
+conversation (``--restore-chat-history`` even feeds the earlier sessions back to the model), and
+its sessions have no ids an eval log's ``sample=`` could name. What aider writes, and what each
+piece becomes:
+
+- ``# aider chat started at <local time>`` → a notice (``subtype="session"``) with the
+  startup banner aider prints under it (version, model, repository); the first session's
+  version and model go to metadata;
+- ``#### <line>`` (each line of the user's input, ``<blank>`` for an empty one) →
+  :class:`UserMessage`, consecutive lines one prompt. ``/run`` and ``/test`` (and ``!``) are
+  commands the user ran: a ``command`` call (``user_initiated``) whose result is what aider said
+  next (the output itself is only on the terminal); ``/test`` adds its output to the chat only
+  when the command fails, so "Added N lines of output" marks it an ``error``, no such line a
+  ``success``; ``/run`` records no exit status (``unknown``). Other slash commands are prompts
+  with ``command`` set;
+- the assistant's reply (``ai_output``: the model's Markdown after a blank line) →
+  :class:`AssistantText`, split around each SEARCH/REPLACE block (the file name line, the
+  fence and ``<<<<<<< SEARCH`` … ``=======`` … ``>>>>>>> REPLACE``, as
+  ``find_original_update_blocks`` in ``aider/coders/editblock_coder.py`` reads them), which is an
+  ``edit`` call ``{file_path, search, replace}`` with the block as a unified diff;
+- aider's own output, each line quoted ``> `` (``tool_output``, ``tool_error``; a message of
+  several lines written by ``tool_output`` has only its first line quoted, the rest follow
+  unquoted up to the line ending in aider's two-space line break):
+
+  - ``Applied edit to X`` → the pending edit calls of ``X`` succeed (an edit format without
+    blocks, ``whole`` or ``udiff``, gets a call of its own); ``Did not apply edit to X
+    (--dry-run)`` → ``cancelled``;
+  - ``The LLM did not conform to the edit format.`` and the error under it → the blocks the
+    error names (``SearchReplaceNoExactMatch``) fail with its text; when it names some, the
+    others were applied (aider writes the blocks that matched before it raises); when it names
+    none (a malformed reply), every pending block fails;
+  - ``Tokens: 1.3k sent, [N cache write, N cache hit,] 46 received. [Cost: $0.0046 message,
+    $0.0091 session.]`` → the :class:`~turnfold.model.Usage` of the reply's last text (aider
+    rounds to thousands above 1,000: ``1.3k`` is 1300) and ``meta["cost_usd"]``; the file's
+    ``cost_usd`` is the sum of each session's last session cost;
+  - ``Commit abc1234 message`` → a notice (``subtype="commit"``, ``meta["commit"]``);
+  - everything else (questions with their answers, warnings, the URL of the edit-errors page)
+    → a notice per run of lines.
+
+The file is Markdown, not JSON: ``load(path)`` reads it (``detect_path``/``read_path``); text
+passed to ``load()`` is parsed as JSON lines before any format sees it, so this format is
+path-only. Detection: the file's first non-blank line is ``# aider chat started at``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import text_result
+from turnfold.formats.detection import Evidence
+from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.source import Source
+from turnfold.model import (
+    AssistantText,
+    Entry,
+    SystemNotice,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+
+NAME = "aider"
+
+RECORDS = Records(
+    mapped={
+        "session": "a notice: the session's start time and aider's startup banner; version and "
+        "model → metadata",
+        "user": "a prompt (consecutive #### lines); /run and /test: a command call",
+        "assistant": "the reply's Markdown as text, around its edit blocks",
+        "assistant/edit": "a SEARCH/REPLACE block: an edit call {file_path, search, replace}, "
+        "its diff as the result",
+        "output/applied": "Applied edit to X: X's pending edit calls succeed",
+        "output/edit_error": "the edit-format error: the blocks it names fail with its text",
+        "output/tokens": "usage of the reply's last text, cost in meta and metadata",
+        "output/commit": "a notice with the commit's hash and message",
+        "output/command": "what aider said after /run or /test: the command call's result",
+        "output/other": "a notice: aider's questions, answers, warnings and errors",
+    },
+    ignored={
+        "blank": "the blank lines aider writes between pieces",
+    },
+)
+
+_STARTED = "# aider chat started at "
+_SNIFF = 4096
+#: ``find_original_update_blocks``' markers (aider/coders/editblock_coder.py).
+_HEAD = re.compile(r"^<{5,9} SEARCH>?\s*$")
+_DIVIDER = re.compile(r"^={5,9}\s*$")
+_UPDATED = re.compile(r"^>{5,9} REPLACE\s*$")
+_FENCE = "```"
+_APPLIED = re.compile(r"Applied edit to (?P<path>.+)")
+_DRY_RUN = re.compile(r"Did not apply edit to (?P<path>.+) \(--dry-run\)")
+_COMMIT = re.compile(r"Commit (?P<sha>[0-9a-f]{7,40}) (?P<message>.*)")
+_TOKENS = re.compile(
+    r"Tokens: (?P<sent>[\d.]+k?) sent(?P<rest>.*?), (?P<received>[\d.]+k?) received\."
+)
+_CACHE = re.compile(r"(?P<count>[\d.]+k?) cache (?P<kind>write|hit)")
+_COST = re.compile(r"Cost: \$(?P<message>[\d.]+) message, \$(?P<session>[\d.]+) session\.")
+_NO_MATCH = re.compile(
+    r"## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in "
+    r"(?P<path>.+)\n"
+    r"<{7} SEARCH\n(?P<search>.*?)={7}\n",
+    re.DOTALL,
+)
+_EDIT_ERROR = "The LLM did not conform to the edit format."
+_COMMANDS = {"/run": "run", "/test": "test", "!": "run"}
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """An aider chat history: its first non-blank line opens a session."""
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(_SNIFF)
+    except OSError:
+        return None
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(_STARTED.encode()):
+        return Evidence(share=1.0, marks=1)
+    return None
+
+
+def detect(source: Source) -> Evidence:
+    """JSON records are never aider's: its history is Markdown, read by :func:`detect_path`."""
+    return Evidence.none("no aider chat history (Markdown, read from its file)")
+
+
+def read(source: Source) -> Transcript:
+    """The history at ``source.path`` (``load(path, format="aider")`` of an open file)."""
+    if source.path is not None and source.path.is_file():
+        return _read_file(source.path, source)
+    raise TranscriptFormatError(
+        source.name, [NAME], None, "aider's chat history is Markdown: pass the file's path"
+    )
+
+
+def read_path(path: Path) -> Transcript:
+    """The transcript of the history at ``path``, with its warnings and accounting."""
+    return _read_file(path, Source(str(path), iter(()), path=path))
+
+
+def _read_file(path: Path, source: Source) -> Transcript:
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        source.warn(f"invalid UTF-8 at byte {exc.start}; undecodable bytes shown as U+FFFD", line)
+        text = raw.decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or not lines[first].startswith(_STARTED):
+        reason = "no '# aider chat started at' line opens the file"
+        raise TranscriptFormatError(str(path), [NAME], None if first is None else first + 1, reason)
+    reader = _Reader(source)
+    reader.read(lines)
+    transcript = reader.transcript
+    transcript.warnings[:0] = source.warnings
+    transcript.accounting = source.accounting
+    return transcript
+
+
+# --- pieces of the file ----------------------------------------------------------------------
+
+
+def _line_text(line: str) -> str:
+    """A line without aider's Markdown line break (two trailing spaces)."""
+    return line[:-2] if line.endswith("  ") else line
+
+
+def _tokens(value: str) -> int:
+    """``1.3k`` → 1300, ``46`` → 46 (aider's ``format_tokens``)."""
+    return round(float(value[:-1]) * 1000) if value.endswith("k") else int(float(value))
+
+
+@dataclass
+class _Block:
+    """A SEARCH/REPLACE block of a reply: its lines ``start..end`` (file name and fences
+    included) and what it edits."""
+
+    start: int
+    end: int
+    path: str | None
+    search: str
+    replace: str
+
+
+def _filename(lines: list[str]) -> str | None:
+    """The file name on the (up to 3) lines before a block, as ``find_filename`` reads it."""
+    for line in reversed(lines[-3:]):
+        name = line.strip()
+        if name.startswith(_FENCE):
+            candidate = name.lstrip("`")
+            if candidate and ("." in candidate or "/" in candidate):
+                return candidate
+            continue
+        name = name.rstrip(":").lstrip("#").strip().strip("`").strip("*")
+        return name or None
+    return None
+
+
+def _blocks(lines: list[str]) -> Iterator[_Block]:
+    """The SEARCH/REPLACE blocks among a reply's lines; an unterminated one is not a block."""
+    i, current = 0, None
+    while i < len(lines):
+        if not _HEAD.match(lines[i].strip()):
+            i += 1
+            continue
+        start = i  # the fence and the file name line above it belong to the block
+        if start > 0 and lines[start - 1].strip().startswith(_FENCE):
+            start -= 1
+        if start > 0 and lines[start - 1].strip() and not lines[start - 1].startswith(_FENCE):
+            start -= 1
+        path = _filename(lines[max(0, i - 3) : i]) or current
+        current = path
+        j = i + 1
+        while j < len(lines) and not _DIVIDER.match(lines[j].strip()):
+            j += 1
+        k = j + 1
+        while k < len(lines) and not _UPDATED.match(lines[k].strip()):
+            k += 1
+        if k >= len(lines):
+            return
+        end = k + 1
+        if end < len(lines) and lines[end].strip().startswith(_FENCE):
+            end += 1
+        search = "".join(line + "\n" for line in lines[i + 1 : j])
+        replace = "".join(line + "\n" for line in lines[j + 1 : k])
+        yield _Block(start, end, path, search, replace)
+        i = end
+
+
+def _diff(path: str | None, search: str, replace: str) -> str:
+    name = path or "file"
+    return "".join(
+        difflib.unified_diff(
+            search.splitlines(keepends=True),
+            replace.splitlines(keepends=True),
+            fromfile=f"a/{name}",
+            tofile=f"b/{name}",
+        )
+    )
+
+
+# --- the reader ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Session:
+    cost: float | None = None
+    model: str | None = None
+
+
+@dataclass
+class _Reader:
+    source: Source
+    transcript: Transcript = field(default_factory=Transcript)
+    _pending: list[ToolCall] = field(default_factory=list)  # edit calls of the last reply
+    _last_text: AssistantText | None = None
+    _command: ToolCall | None = None  # the /run or /test call aider's output answers
+    _sessions: list[_Session] = field(default_factory=list)
+    _calls: int = 0
+
+    def _add(self, entry: Entry, line: int) -> Entry:
+        del line  # the model keeps no source line; the parameter says where an entry starts
+        return self.transcript.append(entry)
+
+    def read(self, lines: list[str]) -> None:
+        self.transcript.metadata.update({"source_format": NAME, "agent": "aider"})
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            if not line.strip():
+                self.source.ignored("blank")
+                i += 1
+            elif line.startswith(_STARTED):
+                i = self._session(lines, i)
+            elif line.startswith("#### "):
+                i = self._user(lines, i)
+            elif line.startswith("> ") or line == ">":
+                i = self._output(lines, i)
+            else:
+                i = self._reply(lines, i)
+        self._settle_rest()
+        costs = [s.cost for s in self._sessions if s.cost is not None]
+        if costs:
+            self.transcript.metadata["cost_usd"] = round(sum(costs), 6)
+
+    # sessions and prompts
+
+    def _session(self, lines: list[str], i: int) -> int:
+        self._settle_rest()
+        self._command = None
+        started = lines[i][len(_STARTED) :].strip()
+        self._sessions.append(_Session())
+        banner, j = self._quoted_run(lines, i + 1, skip_blank=True)
+        notice = SystemNotice(
+            text="\n".join([f"aider chat started at {started}", *banner]),
+            subtype="session",
+            timestamp=started.replace(" ", "T")
+            if re.fullmatch(r"[\d-]+ [\d:]+", started)
+            else None,
+        )
+        self._add(notice, i + 1)
+        self.source.mapped("session")
+        session, version = self._sessions[-1], None
+        for text in banner:
+            if m := re.fullmatch(r"Aider v(\S+)", text):
+                version = m[1]
+            elif m := re.match(r"(?:Main model|Model): (\S+)", text):
+                session.model = m[1]
+        if len(self._sessions) == 1:
+            metadata = self.transcript.metadata
+            metadata["started_at"] = notice.timestamp
+            for key, value in (("version", version), ("model", session.model)):
+                if value is not None:
+                    metadata[key] = value
+        return j
+
+    def _quoted_run(self, lines: list[str], i: int, *, skip_blank: bool) -> tuple[list[str], int]:
+        """The quoted lines from ``i`` on (continuations joined to their line): the banner."""
+        texts: list[str] = []
+        while i < len(lines):
+            if skip_blank and not lines[i].strip() and not texts:
+                self.source.ignored("blank")
+                i += 1
+                continue
+            if not (lines[i].startswith("> ") or lines[i] == ">"):
+                break
+            text, i = self._message(lines, i)
+            texts.append(text)
+        return texts, i
+
+    def _message(
+        self, lines: list[str], i: int, *, through_blanks: bool = False
+    ) -> tuple[str, int]:
+        """One quoted message at ``i``: its line, and the unquoted lines ``tool_output`` wrote
+        after it up to its closing line break (through blank lines when ``through_blanks``)."""
+        first = lines[i][2:] if lines[i].startswith("> ") else ""
+        if first.endswith("  ") or i + 1 >= len(lines):
+            return _line_text(first).strip(), i + 1
+        parts, j = [first], i + 1
+        while j < len(lines):
+            line = lines[j]
+            if line.startswith(("> ", "#### ", _STARTED)) or line == ">":
+                break
+            if not line.strip() and not through_blanks:
+                break
+            parts.append(line)
+            j += 1
+            if line.endswith("  "):
+                break
+        return "\n".join(_line_text(p) for p in parts).strip(), j
+
+    def _user(self, lines: list[str], i: int) -> int:
+        self._settle_rest()
+        start, texts = i, []
+        while i < len(lines) and lines[i].startswith("#### "):
+            text = _line_text(lines[i][5:])
+            texts.append("" if text == "<blank>" else text)
+            i += 1
+        prompt = "\n".join(texts)
+        self.source.mapped("user")
+        self._last_text = None
+        self._command = None
+        word, _, rest = prompt.partition(" ")
+        if prompt.startswith("!"):
+            word, rest = "!", prompt[1:]
+        if word in _COMMANDS and rest.strip():
+            self._calls += 1
+            call = ToolCall(
+                call_id=f"aider-{self._calls}",
+                name="shell",
+                args={"command": rest.strip()},
+                description=rest.strip().splitlines()[0],
+                status="success" if word == "/test" else "unknown",
+                user_initiated=True,
+            )
+            call.meta["aider_command"] = word
+            self._command = call
+            self._add(call, start + 1)
+        elif prompt.startswith("/"):
+            self._add(UserMessage(text=rest, command=word), start + 1)
+        else:
+            self._add(UserMessage(text=prompt), start + 1)
+        return i
+
+    # replies
+
+    def _reply(self, lines: list[str], i: int) -> int:
+        """The assistant's Markdown from ``i`` to the next line aider wrote itself."""
+        start = i
+        while i < len(lines) and not (
+            lines[i].startswith(("> ", "#### ", _STARTED)) or lines[i] == ">"
+        ):
+            i += 1
+        end = i
+        while end > start and not lines[end - 1].strip():
+            end -= 1
+        for _ in range(end, i):
+            self.source.ignored("blank")
+        self._settle_rest()
+        self._command = None
+        body = lines[start:end]
+        self.source.mapped("assistant")
+        at = 0
+        batch = f"aider-reply-{start + 1}"
+        for block in _blocks(body):
+            self._text(body[at : block.start], start + at)
+            self._calls += 1
+            call = ToolCall(
+                call_id=f"aider-{self._calls}",
+                name="edit",
+                args={"file_path": block.path, "search": block.search, "replace": block.replace},
+                description=block.path,
+                batch_id=batch,
+                status="pending",
+            )
+            self._add(call, start + block.start + 1)
+            self.source.mapped("assistant/edit")
+            self._pending.append(call)
+            at = block.end
+        self._text(body[at:], start + at)
+        self._unterminated(body, start)
+        return i
+
+    def _unterminated(self, body: list[str], start: int) -> None:
+        heads = [n for n, line in enumerate(body) if _HEAD.match(line.strip())]
+        blocks = sum(1 for _ in _blocks(body))
+        if len(heads) > blocks:
+            line = start + heads[blocks] + 1
+            self.source.warn("a SEARCH block without its REPLACE end: shown as text", line)
+
+    def _text(self, lines: list[str], start: int) -> None:
+        text = "\n".join(lines).strip()
+        if text:
+            model = self._sessions[-1].model if self._sessions else None
+            entry = AssistantText(text=text, model=model)
+            self._add(entry, start + 1)
+            self._last_text = entry
+
+    # aider's output
+
+    def _output(self, lines: list[str], i: int) -> int:
+        text = lines[i][2:].strip() if lines[i].startswith("> ") else ""
+        if text == _EDIT_ERROR:
+            return self._edit_error(lines, i)
+        message, j = self._message(lines, i)
+        if m := _APPLIED.fullmatch(message):
+            self._applied(m["path"].strip(), "success", i)
+        elif m := _DRY_RUN.fullmatch(message):
+            self._applied(m["path"].strip(), "cancelled", i)
+        elif message.startswith("Tokens: "):
+            self._usage(message, i)
+        elif m := _COMMIT.fullmatch(message):
+            notice = SystemNotice(text=message, subtype="commit")
+            notice.meta["commit"] = m["sha"]
+            self._add(notice, i + 1)
+            self.source.mapped("output/commit")
+        elif self._command is not None:
+            self._command_output(message)
+        else:
+            texts = [message] if message else []
+            while j < len(lines) and (lines[j].startswith("> ") or lines[j] == ">"):
+                peek = lines[j][2:].strip()
+                if peek == _EDIT_ERROR or _APPLIED.fullmatch(peek) or _COMMIT.fullmatch(peek):
+                    break
+                if peek.startswith("Tokens: "):
+                    break
+                more, j = self._message(lines, j)
+                if more:
+                    texts.append(more)
+            if texts:
+                self._add(SystemNotice(text="\n".join(texts), subtype="aider"), i + 1)
+            self.source.mapped("output/other")
+        return j
+
+    def _command_output(self, message: str) -> None:
+        call = self._command
+        assert call is not None
+        before = call.result.text if call.result and call.result.text else ""
+        call.result = text_result(f"{before}\n{message}".strip())
+        added = message.startswith("Added ") and "of output to the chat" in message
+        if added and call.meta.get("aider_command") == "/test":
+            call.status = "error"  # /test adds its output only when the command failed
+        self.source.mapped("output/command")
+
+    def _applied(self, path: str, status: ToolStatus, i: int) -> None:
+        self.source.mapped("output/applied")
+        calls = [c for c in self._pending if c.args.get("file_path") == path]
+        if not calls:
+            # An edit format without blocks (whole file, udiff): the line is all there is.
+            self._calls += 1
+            call = ToolCall(
+                call_id=f"aider-{self._calls}",
+                name="edit",
+                args={"file_path": path},
+                description=path,
+                status=status,
+                result=text_result(
+                    f"{'Applied' if status == 'success' else 'Did not apply'} edit to {path}"
+                ),
+            )
+            self._add(call, i + 1)
+            return
+        for call in calls:
+            self._settle(call, status)
+            self._pending.remove(call)
+
+    def _settle(self, call: ToolCall, status: ToolStatus, error: str | None = None) -> None:
+        call.status = status
+        if error is not None:
+            call.result = text_result(error)
+        else:
+            args = call.args
+            call.result = ToolResult(
+                text=_diff(args["file_path"], args["search"], args["replace"]), kind="diff"
+            )
+
+    def _settle_rest(self) -> None:
+        """Edit calls no line of aider settled: nothing says what became of them."""
+        for call in self._pending:
+            args = call.args
+            call.status = "unknown"
+            call.result = ToolResult(
+                text=_diff(args["file_path"], args["search"], args["replace"]), kind="diff"
+            )
+        self._pending.clear()
+
+    def _edit_error(self, lines: list[str], i: int) -> int:
+        """``The LLM did not conform…``, the edit-errors URL, then the error itself, its first
+        line quoted and the rest not, through blank lines (``tool_output(str(err))``)."""
+        j = i + 1
+        parts = []
+        if j < len(lines) and lines[j].startswith("> http"):
+            j += 1
+        if j < len(lines) and lines[j].startswith("> "):
+            error, j = self._message(lines, j, through_blanks=True)
+            parts.append(error)
+        error = "\n".join(parts).strip()
+        self.source.mapped("output/edit_error")
+        failed = [(m["path"].strip(), m["search"]) for m in _NO_MATCH.finditer(error + "\n")]
+        text = f"{_EDIT_ERROR}\n\n{error}".strip()
+        for call in list(self._pending):
+            args = call.args
+            if not failed or (args["file_path"], args["search"]) in failed:
+                self._settle(call, "error", text)
+                self._pending.remove(call)
+        if failed:  # the blocks that matched were written before aider raised
+            for call in list(self._pending):
+                self._settle(call, "success")
+            self._pending.clear()
+        return j
+
+    def _usage(self, message: str, i: int) -> None:
+        self.source.mapped("output/tokens")
+        m = _TOKENS.search(message)
+        cost = _COST.search(message)
+        target = self._last_text
+        if m is not None and target is not None:
+            cache = {c["kind"]: _tokens(c["count"]) for c in _CACHE.finditer(m["rest"])}
+            target.usage = Usage(
+                input_tokens=_tokens(m["sent"]),
+                output_tokens=_tokens(m["received"]),
+                cache_write_tokens=cache.get("write"),
+                cache_read_tokens=cache.get("hit"),
+            )
+        if cost is not None:
+            if target is not None:
+                target.meta["cost_usd"] = float(cost["message"])
+            if self._sessions:
+                self._sessions[-1].cost = float(cost["session"])
+        if m is None:
+            self.source.warn(f"an unreadable token report: {message[:80]!r}", i + 1)

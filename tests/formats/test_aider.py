@@ -1,0 +1,160 @@
+"""Aider's chat history Markdown (spec H-5, H-6): a file aider 0.86.2 wrote itself (driven
+offline against a scripted model, tests/fixtures/aider/README.md) and a hand-made one written
+from aider's source for what that run could not show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import turnfold
+from turnfold.formats import TranscriptFormatError
+from turnfold.formats.agents import aider
+from turnfold.model import AssistantText, SystemNotice, ToolCall, Transcript, UserMessage
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "aider"
+REAL = FIXTURES / "aider_0.86.2_edits-commands.md"
+HANDMADE = FIXTURES / "aider_handmade_cache-whole-dry-run.md"
+
+
+def _of(transcript: Transcript, kind: type) -> list:
+    return [e for e in transcript.entries if isinstance(e, kind)]
+
+
+def test_H5_a_real_aider_history_is_detected_and_read_as_one_transcript() -> None:
+    transcript = turnfold.load(REAL)
+    assert transcript.metadata["source_format"] == "aider"
+    assert transcript.warnings == []
+    sessions = [n for n in _of(transcript, SystemNotice) if n.subtype == "session"]
+    assert len(sessions) == 5  # five runs of aider appended to the one file
+    assert sessions[0].text.startswith("aider chat started at 2026-12-02 ")
+    assert "Aider v0.86.2" in sessions[0].text
+    assert sessions[0].timestamp is not None
+    assert "T" in sessions[0].timestamp
+    assert transcript.metadata["version"] == "0.86.2"
+    assert transcript.metadata["model"] == "openai/fake-model"
+    prompts = [m.text for m in _of(transcript, UserMessage)]
+    assert prompts == [
+        "FIRST: let greet take a name",
+        "SECOND: make greet shout",
+        "THIRD: add a times parameter\nand keep the rest as it is",  # two #### lines, one prompt
+    ]
+
+
+def test_H5_search_replace_blocks_are_edit_calls_settled_by_aider_s_lines() -> None:
+    transcript = turnfold.load(REAL)
+    edits = [c for c in _of(transcript, ToolCall) if c.name == "edit"]
+    assert len(edits) == 5
+    first = edits[0]
+    assert first.args == {
+        "file_path": "hello.py",
+        "search": 'def greet():\n    print("hello")\n',
+        "replace": 'def greet(name="world"):\n    print(f"hello {name}")\n',
+    }
+    assert first.status == "success"  # > Applied edit to hello.py
+    assert first.result is not None
+    assert first.result.kind == "diff"
+    assert '+def greet(name="world"):' in (first.result.text or "")
+    # The block that did not match fails with aider's error; the retry succeeds.
+    assert edits[1].status == "error"
+    error = edits[1].result.text if edits[1].result else ""
+    assert "SearchReplaceNoExactMatch" in error
+    assert "did not conform" in error
+    assert edits[2].status == "success"
+    # Two blocks in one reply, one failed: the error names it, the other was written.
+    assert [edits[3].status, edits[4].status] == ["success", "error"]
+    assert edits[3].batch_id == edits[4].batch_id
+    assert edits[4].args["search"] == '    print("nope")\n'
+    # The reply's text is there without the blocks.
+    texts = [t.text for t in _of(transcript, AssistantText)]
+    assert texts[0] == "I'll add a `name` parameter to `greet`."
+    assert not any("<<<<<<< SEARCH" in t for t in texts)  # the error's copy is no reply either
+
+
+def test_H5_run_and_test_commands_are_command_calls() -> None:
+    transcript = turnfold.load(REAL)
+    commands = [c for c in _of(transcript, ToolCall) if c.name == "shell"]
+    assert [c.args["command"] for c in commands] == [
+        "python3 -c \"print('boom'); raise SystemExit(1)\"",
+        "echo hi",
+    ]
+    assert all(c.user_initiated for c in commands)
+    test, run = commands
+    assert test.status == "error"  # /test added its output: the command failed
+    assert test.result is not None
+    assert test.result.text == "Added 1 line of output to the chat."
+    assert run.status == "unknown"  # /run records no exit status
+    assert run.result is not None
+    assert "Added 1 line of output" in (run.result.text or "")
+
+
+def test_H6_token_reports_give_usage_and_cost() -> None:
+    transcript = turnfold.load(REAL)
+    texts = _of(transcript, AssistantText)
+    usage = texts[0].usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.output_tokens) == (1300, 46)  # "1.3k sent, 46 received"
+    assert texts[0].meta["cost_usd"] == pytest.approx(0.0046)
+    assert texts[0].model == "openai/fake-model"
+    # Each session's last "$… session." summed: 0.0046 + 0.0091 + 0.0042 + 0.0090.
+    assert transcript.metadata["cost_usd"] == pytest.approx(0.0269)
+    commits = [n for n in _of(transcript, SystemNotice) if n.subtype == "commit"]
+    assert [n.text.split(" ", 2)[2] for n in commits] == [
+        "feat: let greet take a name",
+        "feat: shout the greeting",
+        "feat: add times",
+    ]
+    assert all(len(n.meta["commit"]) == 7 for n in commits)
+
+
+def test_H5_cache_counts_dry_runs_whole_files_and_other_commands() -> None:
+    transcript = turnfold.load(HANDMADE)
+    text = _of(transcript, AssistantText)[0]
+    assert text.usage is not None
+    assert (text.usage.cache_write_tokens, text.usage.cache_read_tokens) == (1200, 800)
+    assert text.meta["cost_usd"] == pytest.approx(0.01)  # on the unquoted "Cost:" line
+    assert text.model == "anthropic/claude-sonnet-4-5"  # "Main model:" when a weak one is set
+    prompts = _of(transcript, UserMessage)
+    assert (prompts[0].command, prompts[0].text) == ("/add", "util.py")
+    assert prompts[1].text == "Rename helper to assist.\n\nKeep the docstring."  # <blank>
+    calls = _of(transcript, ToolCall)
+    assert calls[0].status == "cancelled"  # Did not apply edit to util.py (--dry-run)
+    assert (calls[1].name, calls[1].args, calls[1].status) == (
+        "shell",
+        {"command": "ls -la"},
+        "unknown",
+    )
+    whole = calls[2]  # the whole edit format has no blocks: the Applied line is the call
+    assert (whole.name, whole.args, whole.status) == ("edit", {"file_path": "notes.txt"}, "success")
+    assert _of(transcript, AssistantText)[2].model == "gpt-4o"  # the second session's model
+
+
+def test_L4_an_unterminated_block_is_text_with_a_warning_naming_the_line() -> None:
+    transcript = turnfold.load(HANDMADE)
+    [warning] = transcript.warnings
+    assert "without its REPLACE end" in warning.reason
+    assert warning.line == 56
+    assert warning.source == str(HANDMADE)
+    assert "x = 1" in _of(transcript, AssistantText)[-1].text
+
+
+def test_L4_a_file_aider_did_not_write_is_refused_naming_it(tmp_path: Path) -> None:
+    other = tmp_path / "notes.md"
+    other.write_text("\n# Notes\n\n#### not aider\n", encoding="utf-8")
+    assert aider.detect_path(other) is None
+    with pytest.raises(TranscriptFormatError, match=r"notes\.md, line 2"):
+        turnfold.load(other, format="aider")
+    broken = tmp_path / ".aider.chat.history.md"
+    broken.write_bytes(b"\n# aider chat started at 2026-01-01 10:00:00\n\n#### caf\xe9  \n")
+    transcript = turnfold.load(broken)
+    assert _of(transcript, UserMessage)[0].text == "caf\ufffd"
+    assert "invalid UTF-8" in transcript.warnings[0].reason
+    assert transcript.warnings[0].line == 4
+
+
+def test_H5_text_and_samples_are_refused_with_a_reason() -> None:
+    with pytest.raises(TranscriptFormatError):
+        turnfold.load(REAL.read_text(encoding="utf-8"))  # path-only: text is parsed as JSON
+    with pytest.raises(ValueError, match="sample="):
+        turnfold.load(REAL, sample=1)
