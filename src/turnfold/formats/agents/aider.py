@@ -114,6 +114,9 @@ _NO_MATCH = re.compile(
     r"<{7} SEARCH\n(?P<search>.*?)={7}\n",
     re.DOTALL,
 )
+_LOCAL_TIME = re.compile(r"[\d-]+ [\d:]+")
+_VERSION = re.compile(r"Aider v(\S+)")
+_MODEL = re.compile(r"(?:Main model|Model): (\S+)")
 _EDIT_ERROR = "The LLM did not conform to the edit format."
 _COMMANDS = {"/run": "run", "/test": "test", "!": "run"}
 
@@ -213,7 +216,7 @@ def _blocks(lines: list[str]) -> Iterator[_Block]:
     """The SEARCH/REPLACE blocks among a reply's lines; an unterminated one is not a block."""
     i, current = 0, None
     while i < len(lines):
-        if not _HEAD.match(lines[i].strip()):
+        if "SEARCH" not in lines[i] or not _HEAD.match(lines[i].strip()):
             i += 1
             continue
         start = i  # the fence and the file name line above it belong to the block
@@ -271,8 +274,7 @@ class _Reader:
     _sessions: list[_Session] = field(default_factory=list)
     _calls: int = 0
 
-    def _add(self, entry: Entry, line: int) -> Entry:
-        del line  # the model keeps no source line; the parameter says where an entry starts
+    def _add(self, entry: Entry) -> Entry:
         return self.transcript.append(entry)
 
     def read(self, lines: list[str]) -> None:
@@ -307,17 +309,15 @@ class _Reader:
         notice = SystemNotice(
             text="\n".join([f"aider chat started at {started}", *banner]),
             subtype="session",
-            timestamp=started.replace(" ", "T")
-            if re.fullmatch(r"[\d-]+ [\d:]+", started)
-            else None,
+            timestamp=started.replace(" ", "T") if _LOCAL_TIME.fullmatch(started) else None,
         )
-        self._add(notice, i + 1)
+        self._add(notice)
         self.source.mapped("session")
         session, version = self._sessions[-1], None
         for text in banner:
-            if m := re.fullmatch(r"Aider v(\S+)", text):
+            if m := _VERSION.fullmatch(text):
                 version = m[1]
-            elif m := re.match(r"(?:Main model|Model): (\S+)", text):
+            elif m := _MODEL.match(text):
                 session.model = m[1]
         if len(self._sessions) == 1:
             metadata = self.transcript.metadata
@@ -364,7 +364,7 @@ class _Reader:
 
     def _user(self, lines: list[str], i: int) -> int:
         self._settle_rest()
-        start, texts = i, []
+        texts: list[str] = []
         while i < len(lines) and lines[i].startswith("#### "):
             text = _line_text(lines[i][5:])
             texts.append("" if text == "<blank>" else text)
@@ -388,11 +388,11 @@ class _Reader:
             )
             call.meta["aider_command"] = word
             self._command = call
-            self._add(call, start + 1)
+            self._add(call)
         elif prompt.startswith("/"):
-            self._add(UserMessage(text=rest, command=word), start + 1)
+            self._add(UserMessage(text=rest, command=word))
         else:
-            self._add(UserMessage(text=prompt), start + 1)
+            self._add(UserMessage(text=prompt))
         return i
 
     # replies
@@ -415,7 +415,8 @@ class _Reader:
         self.source.mapped("assistant")
         at = 0
         batch = f"aider-reply-{start + 1}"
-        for block in _blocks(body):
+        blocks = list(_blocks(body)) if any("SEARCH" in line for line in body) else []
+        for block in blocks:
             self._text(body[at : block.start], start + at)
             self._calls += 1
             call = ToolCall(
@@ -426,17 +427,17 @@ class _Reader:
                 batch_id=batch,
                 status="pending",
             )
-            self._add(call, start + block.start + 1)
+            self._add(call)
             self.source.mapped("assistant/edit")
             self._pending.append(call)
             at = block.end
         self._text(body[at:], start + at)
-        self._unterminated(body, start)
+        if blocks or any("SEARCH" in line for line in body):
+            self._unterminated(body, start, len(blocks))
         return i
 
-    def _unterminated(self, body: list[str], start: int) -> None:
+    def _unterminated(self, body: list[str], start: int, blocks: int) -> None:
         heads = [n for n, line in enumerate(body) if _HEAD.match(line.strip())]
-        blocks = sum(1 for _ in _blocks(body))
         if len(heads) > blocks:
             line = start + heads[blocks] + 1
             self.source.warn("a SEARCH block without its REPLACE end: shown as text", line)
@@ -446,7 +447,7 @@ class _Reader:
         if text:
             model = self._sessions[-1].model if self._sessions else None
             entry = AssistantText(text=text, model=model)
-            self._add(entry, start + 1)
+            self._add(entry)
             self._last_text = entry
 
     # aider's output
@@ -465,7 +466,7 @@ class _Reader:
         elif m := _COMMIT.fullmatch(message):
             notice = SystemNotice(text=message, subtype="commit")
             notice.meta["commit"] = m["sha"]
-            self._add(notice, i + 1)
+            self._add(notice)
             self.source.mapped("output/commit")
         elif self._command is not None:
             self._command_output(message)
@@ -481,7 +482,7 @@ class _Reader:
                 if more:
                     texts.append(more)
             if texts:
-                self._add(SystemNotice(text="\n".join(texts), subtype="aider"), i + 1)
+                self._add(SystemNotice(text="\n".join(texts), subtype="aider"))
             self.source.mapped("output/other")
         return j
 
@@ -511,7 +512,7 @@ class _Reader:
                     f"{'Applied' if status == 'success' else 'Did not apply'} edit to {path}"
                 ),
             )
-            self._add(call, i + 1)
+            self._add(call)
             return
         for call in calls:
             self._settle(call, status)
