@@ -85,14 +85,16 @@ def load_one(path: Path, sample: str) -> None:
     turnfold.load(path, sample=sample, epoch=1)
 
 
+# VmHWM, not ru_maxrss: a child started by this (large) process inherits its ru_maxrss, while
+# the high-water mark belongs to the child's own memory since exec.
 _SCAN = """
-import os, resource, sys, tempfile
+import os, sys, tempfile
 os.environ["TURNFOLD_CACHE_DIR"] = tempfile.mkdtemp()
 import turnfold
 corpus = turnfold.scan(sys.argv[1], workers=1, cache=False)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(max(peak, children) * 1024, len(corpus.to_arrow()))
+with open("/proc/self/status") as status:
+    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+print(peak * 1024, len(corpus.to_arrow()))
 """
 
 
