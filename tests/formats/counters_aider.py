@@ -5,8 +5,9 @@ own output quoted ``> ``; ``aider/coders/editblock_coder.py`` reads SEARCH/REPLA
 A call is a SEARCH/REPLACE block of a reply (a ``<<<<<<< SEARCH`` line closed by a
 ``>>>>>>> REPLACE`` line; the copy of a failed block that aider's error message quotes, right
 under its ``## SearchReplaceNoExactMatch`` line, is not one), or a ``/run``, ``/test`` or ``!``
-command the user typed, or an ``Applied edit to X`` line (``Did not apply edit to X`` in a dry
-run) for a file no block of the prompt's replies named (edit formats without blocks, ``whole``).
+command the user typed, or aider's question whether to run a reply's shell block, or an
+``Applied edit to X`` line (``Did not apply edit to X`` in a dry run) for a file no block of the
+prompt's replies named (edit formats without blocks, ``whole``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 _HEAD = re.compile(r"<{5,9} SEARCH>?\s*$")
 _END = re.compile(r">{5,9} REPLACE\s*$")
 _COMMAND = re.compile(r"#### (/run|/test|!)\s*\S")
+_RUN_QUESTION = re.compile(r"> Run shell commands?\? ")
 _APPLIED = re.compile(r"> (?:Applied edit to (.+?)|Did not apply edit to (.+?) \(--dry-run\))\s*$")
 
 
@@ -31,7 +33,7 @@ def count_aider(path: Path) -> int:
     for number, line in enumerate(lines):
         if line.startswith("#### "):
             named.clear()
-        if _COMMAND.match(line):
+        if _COMMAND.match(line) or _RUN_QUESTION.match(line):
             calls += 1
         if _HEAD.match(line.strip()):
             before = lines[number - 1] if number else ""

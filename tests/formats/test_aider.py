@@ -27,7 +27,7 @@ def test_H5_a_real_aider_history_is_detected_and_read_as_one_transcript() -> Non
     assert transcript.metadata["source_format"] == "aider"
     assert transcript.warnings == []
     sessions = [n for n in _of(transcript, SystemNotice) if n.subtype == "session"]
-    assert len(sessions) == 5  # five runs of aider appended to the one file
+    assert len(sessions) == 6  # six runs of aider appended to the one file
     assert sessions[0].text.startswith("aider chat started at 2026-12-02 ")
     assert "Aider v0.86.2" in sessions[0].text
     assert sessions[0].timestamp is not None
@@ -39,6 +39,7 @@ def test_H5_a_real_aider_history_is_detected_and_read_as_one_transcript() -> Non
         "FIRST: let greet take a name",
         "SECOND: make greet shout",
         "THIRD: add a times parameter\nand keep the rest as it is",  # two #### lines, one prompt
+        "FOURTH: how do I run it?",
     ]
 
 
@@ -78,9 +79,15 @@ def test_H5_run_and_test_commands_are_command_calls() -> None:
     assert [c.args["command"] for c in commands] == [
         "python3 -c \"print('boom'); raise SystemExit(1)\"",
         "echo hi",
+        "python3 hello.py",  # the reply's shell block, run when aider asked
     ]
-    assert all(c.user_initiated for c in commands)
-    test, run = commands
+    test, run, suggested = commands
+    assert test.user_initiated
+    assert run.user_initiated
+    assert not suggested.user_initiated
+    assert suggested.status == "unknown"  # it ran; its exit status is only on the terminal
+    assert suggested.result is not None
+    assert (suggested.result.text or "").endswith("Running python3 hello.py")
     assert test.status == "error"  # /test added its output: the command failed
     assert test.result is not None
     assert test.result.text == "Added 1 line of output to the chat."
@@ -97,8 +104,8 @@ def test_H6_token_reports_give_usage_and_cost() -> None:
     assert (usage.input_tokens, usage.output_tokens) == (1300, 46)  # "1.3k sent, 46 received"
     assert texts[0].meta["cost_usd"] == pytest.approx(0.0046)
     assert texts[0].model == "openai/fake-model"
-    # Each session's last "$… session." summed: 0.0046 + 0.0091 + 0.0042 + 0.0090.
-    assert transcript.metadata["cost_usd"] == pytest.approx(0.0269)
+    # Each session's last "$… session." summed: 0.0046 + 0.0091 + 0.0042 + 0.0090 + 0.0041.
+    assert transcript.metadata["cost_usd"] == pytest.approx(0.0310)
     commits = [n for n in _of(transcript, SystemNotice) if n.subtype == "commit"]
     assert [n.text.split(" ", 2)[2] for n in commits] == [
         "feat: let greet take a name",
@@ -125,7 +132,9 @@ def test_H5_cache_counts_dry_runs_whole_files_and_other_commands() -> None:
         {"command": "ls -la"},
         "unknown",
     )
-    whole = calls[2]  # the whole edit format has no blocks: the Applied line is the call
+    declined = calls[2]  # "Run shell command? ... n"
+    assert (declined.args, declined.status) == ({"command": "rm -rf build"}, "cancelled")
+    whole = calls[3]  # the whole edit format has no blocks: the Applied line is the call
     assert (whole.name, whole.args, whole.status) == ("edit", {"file_path": "notes.txt"}, "success")
     assert _of(transcript, AssistantText)[2].model == "gpt-4o"  # the second session's model
 
@@ -134,7 +143,7 @@ def test_L4_an_unterminated_block_is_text_with_a_warning_naming_the_line() -> No
     transcript = turnfold.load(HANDMADE)
     [warning] = transcript.warnings
     assert "without its REPLACE end" in warning.reason
-    assert warning.line == 56
+    assert warning.line == 67
     assert warning.source == str(HANDMADE)
     assert "x = 1" in _of(transcript, AssistantText)[-1].text
 

@@ -38,12 +38,21 @@ piece becomes:
     rounds to thousands above 1,000: ``1.3k`` is 1300) and ``meta["cost_usd"]``; the file's
     ``cost_usd`` is the sum of each session's last session cost;
   - ``Commit abc1234 message`` → a notice (``subtype="commit"``, ``meta["commit"]``);
+  - the commands of a reply's shell block (```` ```bash ````) and ``Run shell command? … : y``
+    (``handle_shell_commands``) → a ``command`` call: ``cancelled`` when declined, else
+    ``unknown`` (what they printed and their exit status are only on the terminal), with the
+    ``Running …`` lines as its result;
   - everything else (questions with their answers, warnings, the URL of the edit-errors page)
     → a notice per run of lines.
 
 The file is Markdown, not JSON: ``load(path)`` reads it (``detect_path``/``read_path``); text
 passed to ``load()`` is parsed as JSON lines before any format sees it, so this format is
 path-only. Detection: the file's first non-blank line is ``# aider chat started at``.
+
+Limits: the Markdown does not say where a reply ends, so a line of the model's own reply that
+begins with ``> `` (a Markdown quote) or ``#### `` (a heading) reads as aider's output or the
+user's input, as in aider's own ``split_chat_history_markdown``; token counts above 1,000 are
+as rounded as aider printed them; entries have no times but their session's start.
 """
 
 from __future__ import annotations
@@ -85,7 +94,8 @@ RECORDS = Records(
         "output/edit_error": "the edit-format error: the blocks it names fail with its text",
         "output/tokens": "usage of the reply's last text, cost in meta and metadata",
         "output/commit": "a notice with the commit's hash and message",
-        "output/command": "what aider said after /run or /test: the command call's result",
+        "output/command": "a reply's shell commands aider asked to run: a command call; what "
+        "aider said after them or after /run and /test: the call's result",
         "output/other": "a notice: aider's questions, answers, warnings and errors",
     },
     ignored={
@@ -117,6 +127,8 @@ _NO_MATCH = re.compile(
 _LOCAL_TIME = re.compile(r"[\d-]+ [\d:]+")
 _VERSION = re.compile(r"Aider v(\S+)")
 _MODEL = re.compile(r"(?:Main model|Model): (\S+)")
+#: ``handle_shell_commands``' question about the commands of a reply's shell block, answered.
+_RUN_QUESTION = re.compile(r"Run shell commands?\? \(Y\)es/\(N\)o.*\]: (?P<answer>\w)")
 _EDIT_ERROR = "The LLM did not conform to the edit format."
 _COMMANDS = {"/run": "run", "/test": "test", "!": "run"}
 
@@ -468,6 +480,9 @@ class _Reader:
             notice.meta["commit"] = m["sha"]
             self._add(notice)
             self.source.mapped("output/commit")
+        elif self._suggested(message, lines, j):
+            message, j = self._message(lines, j)
+            self._command_output(message)
         elif self._command is not None:
             self._command_output(message)
         else:
@@ -485,6 +500,27 @@ class _Reader:
                 self._add(SystemNotice(text="\n".join(texts), subtype="aider"))
             self.source.mapped("output/other")
         return j
+
+    def _suggested(self, subject: str, lines: list[str], j: int) -> bool:
+        """Whether ``subject`` is the commands of a reply's shell block that aider asks to run
+        next (``Run shell command?``): a ``command`` call, declined ones ``cancelled``, run ones
+        ``unknown`` (their output and exit status are only on the terminal)."""
+        question = _RUN_QUESTION.match(lines[j][2:]) if j < len(lines) else None
+        if question is None or not lines[j].startswith("> ") or not subject:
+            return False
+        self._calls += 1
+        run = question["answer"].lower() in ("y", "a")
+        call = ToolCall(
+            call_id=f"aider-{self._calls}",
+            name="shell",
+            args={"command": subject},
+            description=subject.splitlines()[0],
+            status="unknown" if run else "cancelled",
+        )
+        call.meta["aider_command"] = "suggested"
+        self._add(call)
+        self._command = call
+        return True
 
     def _command_output(self, message: str) -> None:
         call = self._command
