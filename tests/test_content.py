@@ -544,3 +544,36 @@ def test_Q1_converted_markdown_is_remembered_by_its_text() -> None:
     assert content._converted.cache_info().hits == 1
     assert markdown_html("just prose") == '<div class="tf-md"><p>just prose</p></div>'
     assert content._converted.cache_info().currsize == 1  # plain prose is not kept
+
+
+_TRICKY = "ab \t\n&<>\"'\x00\x07\x1b\x7f\x85\u202e\u2028é中"
+
+
+@given(st.text(alphabet=st.sampled_from(_TRICKY), max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_Q1_the_fast_paths_of_escaping_give_what_the_careful_path_gives(text: str) -> None:
+    import html
+
+    assert content.escape(text) == html.escape(content.plain_text(text))
+    assert content._escape_output(text) == html.escape(text, quote=False)
+    assert content._has_controls(text) == (content._NEEDS_NEUTRALIZING.search(text) is not None)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"path": "a.py", "limit": 10, "all": True, "none": None, "é": "中\u2028\x7f"},
+        {"nested": [{"a": 1}, [], {}], "big": 2**70},
+        {"ratio": 1.5e-05, "huge": 1e100, "nan": float("nan")},  # floats: the stdlib's repr
+        {1: "int key"},
+        {"lone": "\ud800"},
+        [1, "two", None],
+        {},
+    ],
+)
+def test_Q1_arguments_written_by_the_codec_read_as_the_stdlib_writes_them(value: object) -> None:
+    import json
+
+    assert content.pretty_json(value) == json.dumps(
+        value, indent=2, ensure_ascii=False, default=repr
+    )
