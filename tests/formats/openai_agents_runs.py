@@ -16,6 +16,7 @@ answers.
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,11 @@ def run() -> Any:
             ]
         ),
     )
-    return Runner.run_sync(triage, PROMPT)
+    # On a thread of its own: run_sync refuses to start beside a running event loop, and some
+    # test before this one may leave one running on the main thread (the Inspect tests do the
+    # same).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(Runner.run_sync, triage, PROMPT).result()
 
 
 def documents() -> dict[str, Any]:
