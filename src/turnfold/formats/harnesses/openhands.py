@@ -781,7 +781,7 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
     if isinstance(document, Mapping):
         if not _is_instance(document):
             raise TranscriptFormatError(source.name, [NAME], None, "no OpenHands events")
-        _check_sample(source.name, sample, [document])
+        _check_sample(source.name, sample, [str(document.get("instance_id"))])
         _instance(reader, document, 1)
     elif isinstance(document, list):
         if sample is not None:
@@ -809,10 +809,8 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
                     last = started if not answers else None
             else:
                 last = reader.feed(record, line)
-        if sample is not None and shown is None:
-            raise ValueError(
-                f"{source.name}: no instance {sample!r}; its instances: {', '.join(others)}"
-            )
+        if shown is None:
+            _check_sample(source.name, sample, others)
         if others and sample is None:
             source.warn(
                 f"{len(others)} more instance(s) not shown: load() reads the first instance "
@@ -823,7 +821,7 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
     return transcript
 
 
-def _check_sample(name: str, sample: Any, instances: list[Mapping[str, Any]]) -> None:
-    ids = [str(i.get("instance_id")) for i in instances]
+def _check_sample(name: str, sample: Any, ids: list[str]) -> None:
+    """Refuse a ``sample=`` that names none of the instance ids of the output."""
     if sample is not None and str(sample) not in ids:
         raise ValueError(f"{name}: no instance {sample!r}; its instances: {', '.join(ids)}")
