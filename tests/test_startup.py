@@ -39,6 +39,17 @@ NOT_NEEDED = (
     "anthropic",
     "openai",
     "pyarrow",
+    # the agent frameworks whose run objects turnfold reads (spec A-3)
+    "agents",
+    "langchain_core",
+    "langgraph",
+    "pydantic_ai",
+    "claude_agent_sdk",
+    "smolagents",
+    "google.adk",
+    "autogen_agentchat",
+    "autogen_core",
+    "strands",
 )
 
 

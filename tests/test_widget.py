@@ -11,6 +11,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -406,9 +407,13 @@ def test_W4_the_bundle_follows_live_changes(widgets: list[TranscriptWidget]) -> 
 class _Formatter:
     def __init__(self) -> None:
         self.types: dict[type, Any] = {}
+        self.by_name: dict[tuple[str, str], Any] = {}
 
     def for_type(self, cls: type, function: Any) -> None:
         self.types[cls] = function
+
+    def for_type_by_name(self, module: str, name: str, function: Any) -> None:
+        self.by_name[module, name] = function
 
 
 class _Shell:
@@ -425,6 +430,23 @@ def test_W1_transcripts_display_as_the_widget_in_a_kernel_only() -> None:
     assert function is transcript_mimebundle
     data, _ = function(demo_session())
     assert {WIDGET_MIME, "text/plain", "text/html"} <= set(data)
+
+
+def test_A1_framework_run_objects_display_as_their_transcript_by_type_name() -> None:
+    from turnfold.display import run_mimebundle
+    from turnfold.formats.frameworks import RUN_OBJECTS
+
+    shell = _Shell(kernel=object())
+    assert register_display(shell) is True
+    by_name = shell.display_formatter.mimebundle_formatter.by_name
+    assert set(by_name) == set(RUN_OBJECTS)  # registered by name: no framework imported
+    assert set(by_name.values()) == {run_mimebundle}
+    state = Path(__file__).parent / "fixtures/frameworks/openai-agents"
+    run = json.loads(next(state.glob("*_run-state_*.json")).read_text(encoding="utf-8"))
+    data, _ = run_mimebundle(run)
+    assert {WIDGET_MIME, "text/plain", "text/html"} <= set(data)
+    assert "explode failed" in data["text/plain"]
+    assert run_mimebundle({"not": "a run"}) is None  # the object's own display, then
 
 
 def test_W1_the_widget_refuses_what_is_not_a_transcript() -> None:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from turnfold.config import ConfigWarning, load_settings, save_user_defaults
     from turnfold.corpus import Corpus, scan
     from turnfold.display import register_display
+    from turnfold.following import Follow, follow
     from turnfold.formats import FORMATS, TranscriptFormatError, load
     from turnfold.model import (
         AbortMarker,
@@ -68,6 +69,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "turnfold.config": ("ConfigWarning", "load_settings", "save_user_defaults"),
     "turnfold.corpus": ("Corpus", "scan"),
     "turnfold.display": ("register_display",),
+    "turnfold.following": ("Follow", "follow"),
     "turnfold.formats": ("FORMATS", "TranscriptFormatError", "load"),
     "turnfold.model": (
         "AbortMarker",
@@ -158,6 +160,7 @@ __all__ = [
     "Corpus",
     "DisplaySettings",
     "Entry",
+    "Follow",
     "ImageData",
     "LoadWarning",
     "MessageSync",
@@ -182,6 +185,7 @@ __all__ = [
     "build_batch_view",
     "build_tool_summary",
     "clean_summary",
+    "follow",
     "format_duration",
     "format_subagent_line",
     "format_token_count",

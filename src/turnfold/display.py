@@ -1,7 +1,9 @@
 """Show a ``Transcript`` as a :class:`~turnfold.widget.TranscriptWidget` in notebooks (spec W-1).
 
 Importing turnfold inside a Jupyter kernel calls :func:`register_display`, which teaches IPython's
-display formatters to draw a transcript evaluated as the last expression of a cell as the widget.
+display formatters to draw a transcript evaluated as the last expression of a cell as the widget,
+and an agent framework's run object (:data:`turnfold.formats.frameworks.RUN_OBJECTS`) as the
+widget of its transcript.
 The registration lives here, not on the model, so :mod:`turnfold.model` never imports a UI
 library; the widget module itself (anywidget, ipywidgets) is imported only when a transcript is
 first displayed.
@@ -17,7 +19,7 @@ from typing import Any
 
 from turnfold.model import Transcript
 
-__all__ = ["register_display", "transcript_mimebundle"]
+__all__ = ["register_display", "run_mimebundle", "transcript_mimebundle"]
 
 
 def transcript_mimebundle(
@@ -48,4 +50,22 @@ def register_display(shell: Any = None) -> bool:
         return False
     formatter = shell.display_formatter.mimebundle_formatter
     formatter.for_type(Transcript, transcript_mimebundle)
+    from turnfold.formats.frameworks import RUN_OBJECTS
+
+    for module, name in RUN_OBJECTS:  # by name: no framework is imported (spec A-3)
+        formatter.for_type_by_name(module, name, run_mimebundle)
     return True
+
+
+def run_mimebundle(
+    run: Any, include: Any = None, exclude: Any = None
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The display of an agent framework's run object as its transcript's widget (spec A-1);
+    None (the object's own display) when it holds no transcript turnfold can read."""
+    from turnfold.formats import TranscriptFormatError, load
+
+    try:
+        transcript = load(run)
+    except TranscriptFormatError:
+        return None
+    return transcript_mimebundle(transcript, include, exclude)

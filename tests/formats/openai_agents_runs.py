@@ -15,7 +15,9 @@ answers.
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -26,12 +28,39 @@ PROMPT = "Add 1 and 2, try the exploding tool, then let the writer answer."
 
 def run() -> Any:
     """The scripted run's ``RunResult``."""
+    from agents import Runner
+
+    # On a thread of its own: run_sync refuses to start beside a running event loop, and some
+    # test before this one may leave one running on the main thread (the Inspect tests do the
+    # same).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(Runner.run_sync, _triage(), PROMPT).result()
+
+
+def run_streamed(wrap: Callable[[Any], Any] = lambda run: run.stream_events()) -> Any:
+    """The same run streamed: ``wrap(result)`` (``turnfold.follow``) is given the streamed
+    run (``Runner.run_streamed``) and its events consumed; the finished ``RunResultStreaming``."""
+    from agents import Runner
+
+    async def main() -> Any:
+        result = Runner.run_streamed(_triage(), PROMPT)
+        async for _ in wrap(result):
+            pass
+        return result
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, main()).result()
+
+
+def _triage() -> Any:
+    """The run's first agent, its tools, the agent it uses as a tool and the one it hands
+    off to, each on a scripted model."""
     from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
     from agents.usage import Usage
     from openai.types.responses import ResponseReasoningItem
     from openai.types.responses.response_reasoning_item import Summary
 
-    from agents import Agent, Runner, function_tool, handoff, set_tracing_disabled
+    from agents import Agent, function_tool, handoff, set_tracing_disabled
 
     set_tracing_disabled(True)  # the default exporter wants OPENAI_API_KEY
 
@@ -118,11 +147,7 @@ def run() -> Any:
             ]
         ),
     )
-    # On a thread of its own: run_sync refuses to start beside a running event loop, and some
-    # test before this one may leave one running on the main thread (the Inspect tests do the
-    # same).
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(Runner.run_sync, triage, PROMPT).result()
+    return triage
 
 
 def documents() -> dict[str, Any]:

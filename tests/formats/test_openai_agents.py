@@ -305,3 +305,41 @@ def test_A1_a_run_result_and_its_new_items_read_like_the_saved_state() -> None:
     assert whole.metadata["usage"] == state.metadata["usage"]
     usages = [e.usage for e in whole.entries if isinstance(e, AssistantText)]
     assert usages == [e.usage for e in state.entries if isinstance(e, AssistantText)]
+
+
+def test_A2_following_the_streamed_run_shows_what_loading_the_result_shows() -> None:
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    followed: list[turnfold.Follow] = []
+
+    def wrap(run: Any) -> turnfold.Follow:
+        followed.append(turnfold.follow(run, display=False))
+        return followed[0]
+
+    result = openai_agents_runs.run_streamed(wrap)
+    live, loaded = followed[0].transcript, turnfold.load(result)
+    assert live.warnings == loaded.warnings == []
+    assert _summary(live) == _summary(loaded) == _summary(turnfold.load(STATE))
+    assert [(c.call_id, c.status) for c in live.tool_calls()] == [
+        (c.call_id, c.status) for c in loaded.tool_calls()
+    ]
+    usages = [e.usage for e in live.entries if isinstance(e, AssistantText)]
+    assert usages == [e.usage for e in loaded.entries if isinstance(e, AssistantText)]
+    assert all(u is not None for u in usages)
+
+
+def test_A2_following_only_the_events_shows_the_run_without_its_prompt() -> None:
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    followed: list[turnfold.Follow] = []
+
+    def wrap(run: Any) -> turnfold.Follow:
+        followed.append(turnfold.follow(run.stream_events(), display=False))
+        return followed[0]
+
+    result = openai_agents_runs.run_streamed(wrap)
+    live, loaded = followed[0].transcript, turnfold.load(result)
+    assert live.metadata["source_format"] == "openai-agents"  # known by the events' type
+    assert _summary(live) == [r for r in _summary(loaded) if r[0] != "UserMessage"]

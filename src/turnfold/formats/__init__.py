@@ -43,6 +43,9 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("claude-stream-json", "turnfold.formats.agents.claude_stream"),
     ("codex-exec-json", "turnfold.formats.agents.codex_exec"),
     ("openai-agents", "turnfold.formats.frameworks.openai_agents"),
+    ("adk", "turnfold.formats.frameworks.adk"),
+    ("strands", "turnfold.formats.frameworks.strands"),
+    ("langchain", "turnfold.formats.frameworks.langchain"),
     ("cline", "turnfold.formats.agents.cline"),
     ("aider", "turnfold.formats.agents.aider"),
     ("anthropic", "turnfold.formats.anthropic"),
@@ -123,6 +126,7 @@ def _detect(source: Source) -> ModuleType:
 def _read(
     source: Source, format: str | None, sample: Any = None, epoch: int | None = None
 ) -> Transcript:
+    format = format if format is not None else source.format
     module = _module(format) if format is not None else _detect(source)
     if not source.head:
         raise TranscriptFormatError(source.name, [module.NAME], None, "the source is empty")

@@ -205,12 +205,20 @@ def model_entries(
     return entries
 
 
-def attach_usage(entries: list[Entry], usage: Usage | None) -> None:
-    """Put a response's usage on its last text, else in its first entry's meta."""
+def attach_usage(
+    entries: list[Entry], usage: Usage | None, transcript: Transcript | None = None
+) -> None:
+    """Put a response's usage on its last text, else in its first entry's meta; through
+    ``transcript.update`` when given, so a live view hears of it."""
     if usage is None or not entries:
         return
     texts = [e for e in entries if isinstance(e, AssistantText)]
-    if texts:
+    if transcript is not None:
+        if texts:
+            transcript.update(texts[-1], usage=usage)
+        else:
+            transcript.update(entries[0], meta={**entries[0].meta, "usage": usage_meta(usage)})
+    elif texts:
         texts[-1].usage = usage
     else:
         entries[0].meta["usage"] = usage_meta(usage)

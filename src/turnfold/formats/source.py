@@ -87,6 +87,8 @@ class Source:
         self.name = name
         self.path = path
         self.document = document
+        #: The format the input's own types name (a framework's run object), None: detect it.
+        self.format: str | None = None
         self.warnings: list[LoadWarning] = warnings if warnings is not None else []
         #: What the loader did with each record (issue 11); see :meth:`note`.
         self.accounting = Accounting()
@@ -195,16 +197,16 @@ def type_of_record(value: Any) -> str:
     return f"({type(value).__name__})"
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
     """SDK objects (pydantic models, dataclasses, mappings) as plain JSON-like values."""
     if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain_value(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain_value(v) for v in value]
     if hasattr(value, "model_dump") and callable(value.model_dump):
-        return _plain(value.model_dump(mode="json", exclude_unset=True))
+        return plain_value(value.model_dump(mode="json", exclude_unset=True))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _plain(dataclasses.asdict(value))
+        return plain_value(dataclasses.asdict(value))
     return copy.copy(value)
 
 
@@ -216,8 +218,21 @@ def _document_records(document: Any) -> Iterator[tuple[int, Any]]:
 
 
 def from_object(obj: Any, name: str = "<object>") -> Source:
-    """Python objects: a dict, a list of messages or records, SDK objects. Copied, never shared."""
-    document = _plain(obj)
+    """Python objects: a dict, a list of messages or records, SDK objects. Copied, never shared.
+
+    An agent framework's run object is turned into records by the turnfold module that reads
+    that framework (:mod:`turnfold.formats.frameworks`), which also names the format: the
+    object's type says what it is (spec A-3), so no guess is made from its fields.
+    """
+    from turnfold.formats.frameworks import adapter_of
+
+    adapter = adapter_of(obj)
+    if adapter is not None:
+        document = adapter.plain(obj)
+        source = Source(name, _document_records(document), document=document)
+        source.format = adapter.NAME
+        return source
+    document = plain_value(obj)
     return Source(name, _document_records(document), document=document)
 
 

@@ -1,7 +1,112 @@
-"""Run objects and saved states of agent frameworks (spec §16 A-1, issue 22): what an agent
-built in a notebook leaves behind, such as the OpenAI Agents SDK's run items and its saved run
-state.
+"""Run objects and event streams of agent frameworks (spec §16, issue 22): what an agent built
+in a notebook leaves behind (A-1), and what it yields while it runs (A-2).
 
-Each module is one framework's format; where the framework's items carry a provider's messages
-(the Agents SDK's Responses items) it reuses that provider's conversion rather than a copy.
+Each module is one framework's format. Besides a format's ``NAME``, ``detect``, ``read`` and
+``RECORDS`` (the saved forms of its runs load from files like any format), a framework module
+has:
+
+- ``plain(value) -> Any``: one of the framework's run objects (a result, a message list, an
+  agent's memory…) as the plain records ``read`` reads, by the framework's own serialization
+  where it has one; the value itself is never modified;
+- ``Follower(transcript)``: ``feed(event)`` maps one event of the framework's stream into
+  ``transcript`` as it arrives, ``close()`` ends the run (spec A-2; see
+  :mod:`turnfold.following`).
+
+Where the framework's items carry a provider's messages (the Agents SDK's Responses items) a
+module reuses that provider's conversion rather than a copy.
+
+Objects are recognised by the module their type is defined in (spec A-3), so recognising one
+imports nothing: a framework is never imported by turnfold, and a turnfold module that reads it
+is imported only when one of its objects is met.
 """
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+__all__ = ["RUN_OBJECTS", "adapter_named", "adapter_of"]
+
+#: The frameworks' packages (a type's ``__module__``, or a dotted prefix of it) and the
+#: turnfold module that reads their objects.
+_ADAPTERS: tuple[tuple[str, str], ...] = (
+    ("agents", "turnfold.formats.frameworks.openai_agents"),
+    ("langchain_core", "turnfold.formats.frameworks.langchain"),
+    ("langchain", "turnfold.formats.frameworks.langchain"),
+    ("langgraph", "turnfold.formats.frameworks.langchain"),
+    ("pydantic_ai", "turnfold.formats.frameworks.pydantic_ai"),
+    ("claude_agent_sdk", "turnfold.formats.frameworks.claude_agent_sdk"),
+    ("smolagents", "turnfold.formats.frameworks.smolagents"),
+    ("google.adk", "turnfold.formats.frameworks.adk"),
+    ("autogen_agentchat", "turnfold.formats.frameworks.autogen"),
+    ("autogen_core", "turnfold.formats.frameworks.autogen"),
+    ("strands", "turnfold.formats.frameworks.strands"),
+)
+
+#: The run objects a cell shows as a transcript when it is the cell's last value (spec A-1),
+#: as ``(type's module, type's name)``: the objects that are a whole run and that the framework
+#: does not display itself. IPython matches them by name (``for_type_by_name``), so registering
+#: them imports no framework.
+RUN_OBJECTS: tuple[tuple[str, str], ...] = (
+    ("agents.result", "RunResult"),
+    ("agents.result", "RunResultStreaming"),
+    ("pydantic_ai.run", "AgentRunResult"),
+    ("smolagents.memory", "AgentMemory"),
+    ("google.adk.sessions.session", "Session"),
+    ("autogen_agentchat.base._task", "TaskResult"),
+)
+
+#: How deep and how wide :func:`adapter_of` looks inside containers for a framework's object
+#: (a LangGraph result is a dict of lists of messages; its stream events are tuples of them).
+_DEPTH, _WIDTH = 4, 8
+
+
+def _adapter_name(module_name: str) -> str | None:
+    for package, adapter in _ADAPTERS:
+        if module_name == package or module_name.startswith(package + "."):
+            return adapter
+    return None
+
+
+def _import(name: str) -> ModuleType:
+    __import__(name)
+    return sys.modules[name]
+
+
+def adapter_of(value: Any) -> ModuleType | None:
+    """The turnfold module that reads ``value``, by the module of its type or of the first
+    framework object inside it; None for plain values and other libraries' objects."""
+    found = _find(value, _DEPTH)
+    return _import(found) if found is not None else None
+
+
+def _find(value: Any, depth: int) -> str | None:
+    module = type(value).__module__
+    if module != "builtins":
+        return _adapter_name(module)
+    if depth == 0:
+        return None
+    if isinstance(value, Mapping):
+        items: Any = list(value.values())[:_WIDTH]
+    elif isinstance(value, (list, tuple)):
+        items = value[:_WIDTH]
+    else:
+        return None
+    for item in items:
+        found = _find(item, depth - 1)
+        if found is not None:
+            return found
+    return None
+
+
+def adapter_named(name: str) -> ModuleType:
+    """The framework module whose format is ``name`` (one of ``load(format=...)``'s names)."""
+    from turnfold.formats import _MODULE_NAMES
+
+    adapters = {adapter for _, adapter in _ADAPTERS}
+    frameworks = sorted(n for n, module in _MODULE_NAMES.items() if module in adapters)
+    if name not in frameworks:
+        raise ValueError(f"no agent framework reads {name!r}; frameworks: {', '.join(frameworks)}")
+    return _import(_MODULE_NAMES[name])

@@ -41,6 +41,7 @@ The state records no model name and no timestamps, so neither is shown (L-3).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -50,7 +51,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_usage
 from turnfold.formats.openai_responses import ResponsesBuilder, output_content
-from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.source import Source, plain_value, type_of_record
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     Entry,
@@ -176,8 +177,8 @@ class AgentsBuilder(ResponsesBuilder):
     """A :class:`ResponsesBuilder` that knows which agent wrote each item and reads the
     SDK's default tool-error text as a failure."""
 
-    def __init__(self, transcript: Transcript, source_name: str) -> None:
-        super().__init__(transcript, source_name)
+    def __init__(self, transcript: Transcript, source_name: str, *, live: bool = False) -> None:
+        super().__init__(transcript, source_name, live=live)
         #: The agent whose items are being fed (``agent.name`` of the current item).
         self.agent: str | None = None
         self._handoffs: set[str] = set()
@@ -320,22 +321,78 @@ class _Responses:
         self.ids: list[str] = []
         self.usages: list[Usage | None] = []
         self.entries: list[list[Entry]] = []
-        for index, response in enumerate(responses if isinstance(responses, list) else []):
+        for response in responses if isinstance(responses, list) else []:
             response = response if isinstance(response, Mapping) else {}
-            own_id = response.get("response_id")
-            self.ids.append(own_id if isinstance(own_id, str) and own_id else f"resp-{index}")
-            self.usages.append(agents_usage(response.get("usage")))
-            self.entries.append([])
-            for raw in response.get("output") or []:
-                for key in _raw_keys(raw):
-                    self.owner.setdefault(key, index)
+            self.add(response.get("response_id"), response.get("usage"), response.get("output"))
 
     def of(self, raw: Any) -> int | None:
         return next((self.owner[k] for k in _raw_keys(raw) if k in self.owner), None)
 
-    def attach(self) -> None:
+    def add(self, response_id: Any, usage: Any, output: Any) -> None:
+        """One more model response, as a live stream completes it."""
+        index = len(self.ids)
+        self.ids.append(
+            response_id if isinstance(response_id, str) and response_id else f"resp-{index}"
+        )
+        self.usages.append(agents_usage(usage))
+        self.entries.append([])
+        for raw in output if isinstance(output, list) else []:
+            for key in _raw_keys(raw):
+                self.owner.setdefault(key, index)
+
+    def attach(self, transcript: Transcript | None = None) -> None:
         for entries, usage in zip(self.entries, self.usages, strict=True):
-            attach_usage(entries, usage)
+            attach_usage(entries, usage, transcript)
+
+
+# --- run objects (spec A-1) -----------------------------------------------------------------
+
+#: Fields of a run item that hold an agent: only its name is read, and copying the agent
+#: itself (its tools, MCP connections, locks) would be slow or impossible.
+_AGENT_FIELDS = ("agent", "source_agent", "target_agent")
+
+
+def _agent_ref(agent: Any) -> dict[str, Any] | None:
+    name = getattr(agent, "name", None)
+    return {"name": name} if isinstance(name, str) else None
+
+
+def plain_item(item: Any) -> Any:
+    """A ``RunItem`` object as the SDK's saved state writes it: its fields, each agent by
+    its name alone."""
+    if not dataclasses.is_dataclass(item) or isinstance(item, type):
+        return plain_value(item)
+    out: dict[str, Any] = {}
+    for field in dataclasses.fields(item):
+        value = getattr(item, field.name, None)
+        out[field.name] = _agent_ref(value) if field.name in _AGENT_FIELDS else plain_value(value)
+    return out
+
+
+def plain(value: Any) -> Any:
+    """A ``RunResult`` (or ``RunResultStreaming``), a ``RunState`` or a list of run items as
+    the records :func:`read` reads: the fields a transcript shows, never the agents
+    themselves or the user's run context."""
+    if isinstance(value, (list, tuple)):
+        return [plain_item(item) for item in value]
+    if hasattr(value, "new_items") and hasattr(value, "raw_responses"):
+        out: dict[str, Any] = {
+            "input": plain_value(getattr(value, "input", None)),
+            "new_items": [plain_item(item) for item in value.new_items],
+            "raw_responses": [plain_value(response) for response in value.raw_responses],
+            "final_output": plain_value(getattr(value, "final_output", None)),
+        }
+        usage = getattr(getattr(value, "context_wrapper", None), "usage", None)
+        if usage is not None:
+            out["context_wrapper"] = {"usage": plain_value(usage)}
+        last = _agent_ref(getattr(value, "last_agent", None))
+        if last is not None:
+            out["_last_agent"] = last
+        return out
+    to_json = getattr(value, "to_json", None)
+    if callable(to_json):  # a RunState: its own serialization
+        return plain_value(to_json())
+    return plain_item(value)
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -491,6 +548,74 @@ def _call_meta(builder: AgentsBuilder, call: ToolCall, item: Mapping[str, Any]) 
             name = origin.get("agent_name")
             name = name if isinstance(name, str) and name else call.name
             builder.transcript.update(call, subagent=SubAgent(name=name, steps_missing=True))
+
+
+# --- following a run live (spec A-2) -------------------------------------------------------
+
+
+def events_of(run: Any) -> Any:
+    """The events of a ``RunResultStreaming`` (None for any other object)."""
+    stream = getattr(run, "stream_events", None)
+    return stream() if callable(stream) else None
+
+
+class Follower:
+    """``Runner.run_streamed(...).stream_events()`` followed into a transcript.
+
+    Each ``RunItemStreamEvent`` carries the run item ``RunResult.new_items`` will hold, fed as
+    :func:`read` feeds it; a ``raw_response_event`` whose data completes a model response gives
+    that response's id and usage (read from ``raw_responses`` by a load), so its items join the
+    same batch and its usage the same text. Text is shown when its message item arrives, not
+    token by token; agent switches are told by the items' agents, as in a load.
+    """
+
+    def __init__(self, transcript: Transcript) -> None:
+        transcript.metadata.setdefault("source_format", NAME)
+        self.transcript = transcript
+        self.builder = AgentsBuilder(transcript, "<follow>", live=True)
+        self.source = Source("<follow>", iter(()))
+        self.responses = _Responses(None)
+        self._attached = 0
+        self._line = 0
+
+    def begin(self, run: Any) -> None:
+        """The streamed run itself (``follow(Runner.run_streamed(...))``): its input, which no
+        event carries."""
+        _original_input(self.builder, plain_value(getattr(run, "input", None)))
+
+    def feed(self, event: Any) -> None:
+        kind = getattr(event, "type", None)
+        if kind == "run_item_stream_event":
+            self._line += 1
+            warned = len(self.source.warnings)
+            _feed(self.source, self.builder, plain_item(event.item), self._line, self.responses)
+            self.transcript.warnings.extend(self.source.warnings[warned:])
+        elif kind == "raw_response_event":
+            data = getattr(event, "data", None)
+            if getattr(data, "type", None) == "response.completed":
+                response = getattr(data, "response", None)
+                self._settle_responses()
+                self.responses.add(
+                    getattr(response, "id", None),
+                    plain_value(getattr(response, "usage", None)),
+                    plain_value(getattr(response, "output", None)),
+                )
+        # agent_updated_stream_event: the next item's agent tells the switch, as in a load
+
+    def _settle_responses(self) -> None:
+        """Usage of the responses whose items have all arrived (every earlier one)."""
+        done = len(self.responses.ids)
+        for index in range(self._attached, done):
+            attach_usage(
+                self.responses.entries[index], self.responses.usages[index], self.transcript
+            )
+        self._attached = done
+
+    def close(self) -> None:
+        self._settle_responses()
+        for call in list(self.builder._open.values()):  # a load leaves them unknown (L-3)
+            self.transcript.update(call, status="unknown")
+        self.builder._open.clear()
 
 
 _ITEM_DOC = "its raw_item as a Responses item (see openai-responses), in its agent's name"

@@ -1,0 +1,253 @@
+"""``turnfold.follow``: an agent framework's run shown live while its events stream (spec A-2).
+
+A framework already gives its run as a stream of events (LangGraph ``stream``, the Agents SDK's
+``stream_events()``, pydantic-ai's ``agent.iter()``, the Claude Agent SDK's ``query()``…).
+:func:`follow` wraps that stream: it yields every event unchanged, and maps each one into a
+:class:`~turnfold.model.Transcript` as it passes, through the framework's ``Follower``
+(:mod:`turnfold.formats.frameworks`), so a :class:`~turnfold.widget.TranscriptWidget` shown in
+the cell from the first event folds the run while it happens.
+
+>>> from turnfold.formats.frameworks.openai_agents import NAME
+>>> run = follow([], format=NAME, display=False)
+>>> list(run), run.transcript.entries
+([], [])
+
+The stream stays the user's: an event turnfold cannot map is passed on all the same and said
+in a warning of the transcript (never silently, spec X-2), and nothing the follower does can
+break the run. Both ``for`` and ``async for`` work, so a notebook can ``await`` its way through
+an async framework under Jupyter's running event loop, and the follower is locked, so events
+may come from a worker thread (spec L-5). The widget coalesces its updates as it always does,
+so a fast stream never floods the notebook's connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from collections.abc import AsyncIterator, Iterator
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from turnfold.model import LoadWarning, Transcript
+
+if TYPE_CHECKING:
+    from turnfold.widget import TranscriptWidget
+
+__all__ = ["Follow", "follow"]
+
+_LOG = logging.getLogger(__name__)
+
+#: Events kept while none of them shows which framework sent them (Strands' first events are
+#: plain dicts); past this many, following stops and says so rather than hold the stream.
+_UNDECIDED_LIMIT = 64
+
+
+class Follow:
+    """A framework's event stream, passed through and followed into :attr:`transcript`.
+
+    Made by :func:`follow`; iterate it with ``for`` or ``async for`` (as the stream it wraps
+    allows). :attr:`widget` is the live view, shown in the cell at the first event when
+    ``display`` is on and a notebook kernel runs.
+    """
+
+    def __init__(
+        self,
+        events: Any,
+        *,
+        format: str | None = None,
+        transcript: Transcript | None = None,
+        display: bool = True,
+    ) -> None:
+        self.events = events
+        self.transcript = transcript if transcript is not None else Transcript()
+        self._adapter: ModuleType | None = None
+        if format is not None:
+            from turnfold.formats.frameworks import adapter_named
+
+            self._adapter = adapter_named(format)
+        #: The run object whose events are followed, when given one (see :func:`follow`).
+        self.run: Any = None
+        if not hasattr(events, "__iter__") and not hasattr(events, "__aiter__"):
+            self._open_run(events)
+        self._follower: Any = None
+        self._undecided: list[Any] = []
+        self._gave_up = False
+        self._failed = False
+        self._ended = False
+        self._display = display
+        self._widget: TranscriptWidget | None = None
+        self._lock = threading.RLock()
+
+    def _open_run(self, run: Any) -> None:
+        """A run object that streams (the Agents SDK's ``RunResultStreaming``): its framework's
+        ``events_of(run)`` gives its events, and the follower is told the run itself first
+        (``begin(run)``), so what only the run holds (the input) is shown too."""
+        from turnfold.formats.frameworks import adapter_of
+
+        adapter = self._adapter or adapter_of(run)
+        events_of = getattr(adapter, "events_of", None)
+        events = events_of(run) if events_of is not None else None
+        if events is None:
+            raise TypeError(
+                f"{type(run).__name__} is not an event stream: pass the events the framework "
+                "streams (see turnfold.follow)"
+            )
+        self._adapter, self.run, self.events = adapter, run, events
+
+    # --- the view ----------------------------------------------------------------------------
+
+    @property
+    def widget(self) -> TranscriptWidget:
+        """The live :class:`~turnfold.widget.TranscriptWidget` of :attr:`transcript` (made on
+        first use when it was not shown)."""
+        with self._lock:
+            if self._widget is None:
+                from turnfold.widget import TranscriptWidget
+
+                self._widget = TranscriptWidget(self.transcript)
+                self._widget.running = not self._ended
+            return self._widget
+
+    def _show(self) -> None:
+        if not self._display or self._widget is not None:
+            return
+        ipython = sys.modules.get("IPython")
+        get_ipython = getattr(ipython, "get_ipython", None)
+        shell = get_ipython() if get_ipython is not None else None
+        if shell is None or getattr(shell, "kernel", None) is None:
+            return  # a script or a terminal: nothing to draw in
+        from IPython.display import display
+
+        display(self.widget)  # type: ignore[no-untyped-call]
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        """A ``Follow`` left as a cell's last value shows its widget."""
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    # --- the stream --------------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[Any]:
+        if not hasattr(self.events, "__iter__"):
+            raise TypeError(
+                f"{type(self.events).__name__} is an async stream: use `async for` over "
+                "turnfold.follow(...) (in a notebook cell, top-level `async for` works)"
+            )
+        return self._sync()
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        if not hasattr(self.events, "__aiter__"):
+            if hasattr(self.events, "__iter__"):
+                return self._async_over_sync()
+            raise TypeError(f"{type(self.events).__name__} is not an event stream")
+        return self._async()
+
+    def _sync(self) -> Iterator[Any]:
+        try:
+            for event in self.events:
+                self.see(event)
+                yield event
+        finally:
+            self.end()
+
+    async def _async(self) -> AsyncIterator[Any]:
+        try:
+            async for event in self.events:
+                self.see(event)
+                yield event
+        finally:
+            self.end()
+
+    async def _async_over_sync(self) -> AsyncIterator[Any]:
+        for event in self._sync():
+            yield event
+
+    # --- following ---------------------------------------------------------------------------
+
+    def see(self, event: Any) -> None:
+        """Map one event into the transcript (what iterating does for each event); never
+        raises: a failure is logged and shown once as a warning, and following stops."""
+        with self._lock:
+            if self._failed or self._gave_up or self._ended:
+                return
+            try:
+                self._show()
+                if self._follower is None and not self._start(event):
+                    return
+                self._follower.feed(event)
+            except Exception as exc:  # the agent's run must go on whatever turnfold makes of it
+                self._fail(f"stopped following at an event of type {type(event).__name__}", exc)
+
+    def _start(self, event: Any) -> bool:
+        """Find the framework (by the event's type, spec A-3) and replay the events held back
+        while it was unknown; False while it still is."""
+        adapter = self._adapter
+        if adapter is None:
+            from turnfold.formats.frameworks import adapter_of
+
+            adapter = adapter_of(event)
+        if adapter is None:
+            self._undecided.append(event)
+            if len(self._undecided) >= _UNDECIDED_LIMIT:
+                self._gave_up = True
+                self._undecided.clear()
+                self._warn(
+                    f"no agent framework sends events like these ({type(event).__name__}); "
+                    "the run was not followed. Pass format= to name the framework"
+                )
+            return False
+        self._adapter = adapter
+        self.transcript.metadata.setdefault("source_format", adapter.NAME)
+        self._follower = adapter.Follower(self.transcript)
+        if self.run is not None and hasattr(self._follower, "begin"):
+            self._follower.begin(self.run)
+        held, self._undecided = self._undecided, []
+        for earlier in held:
+            self._follower.feed(earlier)
+        return True
+
+    def end(self) -> None:
+        """The stream ended (or broke off): calls still running are settled as the loader
+        would leave them, and the widget stops showing the run as in progress."""
+        with self._lock:
+            if self._ended:
+                return
+            self._ended = True
+            try:
+                if self._follower is not None and not self._failed:
+                    self._follower.close()
+            except Exception as exc:
+                self._fail("could not finish following the run", exc)
+            finally:
+                if self._widget is not None:
+                    self._widget.running = False
+
+    def _fail(self, what: str, exc: Exception) -> None:
+        self._failed = True
+        _LOG.warning("turnfold.follow: %s", what, exc_info=exc)
+        self._warn(f"{what}: {type(exc).__name__}: {exc}")
+
+    def _warn(self, reason: str) -> None:
+        self.transcript.warnings.append(LoadWarning(reason=reason, source="<follow>"))
+
+
+def follow(
+    events: Any,
+    *,
+    format: str | None = None,
+    transcript: Transcript | None = None,
+    display: bool = True,
+) -> Follow:
+    """Follow an agent framework's event stream live (spec A-2).
+
+    ``events`` is the stream the framework gives (sync or async); iterate the returned
+    :class:`Follow` in its place: it yields every event unchanged. A run object that streams
+    its events may be given instead (``follow(Runner.run_streamed(agent, prompt))``), which
+    shows what only the run holds, such as the prompt. The framework is known by
+    the events' types (``format`` names it instead: one of ``load``'s formats for a framework).
+    In a notebook kernel the live :class:`~turnfold.widget.TranscriptWidget` is shown from the
+    first event (``display=False``: not shown; ``.widget`` still makes one). ``.transcript``
+    holds the run, and when the stream ends it holds what ``turnfold.load`` of the run's final
+    object gives.
+    """
+    return Follow(events, format=format, transcript=transcript, display=display)
