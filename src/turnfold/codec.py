@@ -80,8 +80,55 @@ def dump_bytes(
 
 
 def pretty(value: Any, *, default: Callable[[Any], Any] | None = None) -> str:
-    """JSON indented by two spaces, for people to read (tool arguments, structured results)."""
-    return msgspec.json.format(dump_bytes(value, default=default), indent=2).decode("utf-8")
+    """JSON indented by two spaces, for people to read (tool arguments, structured results):
+    the text of ``json.dumps(value, indent=2, ensure_ascii=False, default=default)``.
+
+    Written by msgspec when that gives the same text, which is most tool arguments: ``indent``
+    sends every value through the stdlib's pure-Python encoder, a large share of building a big
+    view (Q-1). Floats, NaN and anything else msgspec writes otherwise go to the stdlib.
+    """
+    if _flat_alike(value) or _written_alike(value):
+        try:
+            return msgspec.json.format(_encode(value), indent=2).decode("utf-8")
+        except (TypeError, OverflowError, UnicodeEncodeError):  # a lone surrogate, a huge int
+            pass
+    return json.dumps(value, indent=2, ensure_ascii=False, default=default)
+
+
+#: The values msgspec writes exactly as ``json.dumps`` does. Not floats: msgspec writes the
+#: shortest form (``0.000015``, ``1e100``), the stdlib ``repr``'s (``1.5e-05``, ``1e+100``), and
+#: pages and their golden files keep the stdlib's; not NaN, which msgspec writes as ``null``.
+_EXACT_LEAVES = frozenset({str, int, bool, type(None)})
+
+
+def _written_alike(value: Any) -> bool:
+    """Whether :func:`pretty` writes ``value`` as ``json.dumps`` does (below):
+    plain dicts with string keys, lists and those leaves, no subclass of any of them."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in _EXACT_LEAVES:
+            continue
+        if kind is dict:
+            if not all(type(key) is str for key in item):
+                return False
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        else:
+            return False
+    return True
+
+
+def _flat_alike(value: Any) -> bool:
+    """:func:`_written_alike` for one dict of leaves (most tool arguments), with no stack."""
+    if type(value) is not dict:
+        return False
+    for key, item in value.items():
+        if type(key) is not str or type(item) not in _EXACT_LEAVES:
+            return False
+    return True
 
 
 def dumps_exact(value: Any, *, indent: int | None = None) -> str:

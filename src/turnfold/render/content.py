@@ -32,7 +32,6 @@ from __future__ import annotations
 import difflib
 import html
 import io
-import json
 import logging
 import re
 import threading
@@ -835,55 +834,9 @@ def _todo_html(text: str) -> str:
     return f'<ul class="tf-todo">{"".join(items)}</ul>'
 
 
-#: The values msgspec writes exactly as ``json.dumps`` does. Not floats: msgspec writes the
-#: shortest form (``0.000015``, ``1e100``), the stdlib ``repr``'s (``1.5e-05``, ``1e+100``), and
-#: pages and their golden files keep the stdlib's; not NaN, which msgspec writes as ``null``.
-_EXACT_LEAVES = frozenset({str, int, bool, type(None)})
-
-
-def _written_alike(value: Any) -> bool:
-    """Whether :func:`turnfold.codec.pretty` writes ``value`` as ``json.dumps`` does (above):
-    plain dicts with string keys, lists and those leaves, no subclass of any of them."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind in _EXACT_LEAVES:
-            continue
-        if kind is dict:
-            if not all(type(key) is str for key in item):
-                return False
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
-        else:
-            return False
-    return True
-
-
-def _flat_alike(value: Any) -> bool:
-    """:func:`_written_alike` for one dict of leaves (most tool arguments), with no stack."""
-    if type(value) is not dict:
-        return False
-    for key, item in value.items():
-        if type(key) is not str or type(item) not in _EXACT_LEAVES:
-            return False
-    return True
-
-
 def pretty_json(value: Any) -> str:
-    """``json.dumps(value, indent=2)`` for display; what JSON cannot hold is shown by ``repr``.
-
-    Written by the codec (msgspec) when that gives the same text, which is most tool arguments:
-    ``indent`` sends every value through the stdlib's pure-Python encoder, a large share of
-    building a big view (Q-1). The text is the same either way.
-    """
-    if _flat_alike(value) or _written_alike(value):
-        try:
-            return codec.pretty(value)
-        except ValueError:  # a lone surrogate, which only the stdlib writes
-            pass
-    return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+    """``json.dumps(value, indent=2)`` for display; what JSON cannot hold is shown by ``repr``."""
+    return codec.pretty(value, default=repr)
 
 
 def _pretty_json(text: str) -> str:
