@@ -235,3 +235,33 @@ def test_H6_an_unreadable_report_gives_no_verdict(tmp_path: Path) -> None:
     transcript = turnfold.load(traj)
     assert "outcome" not in transcript.metadata
     assert transcript.tool_calls()
+
+
+def test_H6_a_run_s_report_is_parsed_once_for_all_its_trajectories_and_again_when_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from turnfold.formats.harnesses import swe_agent
+
+    parsed: list[bytes] = []
+    real_loads = swe_agent.codec.loads
+
+    def counting(data: Any) -> Any:
+        parsed.append(bytes(data))
+        return real_loads(data)
+
+    monkeypatch.setattr(swe_agent.codec, "loads", counting)
+    swe_agent._report.cache_clear()
+    run = tmp_path / "run"
+    report = run / "results.json"
+    names = [f"instance-{n}" for n in range(3)]
+    for name in names:
+        (run / name).mkdir(parents=True)
+    report.write_text(json.dumps({"resolved": names[:2], "unresolved": names[2:]}), "utf-8")
+    outcomes = [swe_agent.resolution(run / name / f"{name}.traj") for name in names]
+    assert [o[0] if o else None for o in outcomes] == ["pass", "pass", "fail"]
+    assert len(parsed) == 1
+    report.write_text(json.dumps({"resolved": names}), "utf-8")  # the evaluation re-ran
+    outcome = swe_agent.resolution(run / names[2] / f"{names[2]}.traj")
+    assert outcome is not None
+    assert outcome[0] == "pass"
+    assert len(parsed) == 2

@@ -53,6 +53,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -454,15 +455,26 @@ def resolution(path: Path) -> tuple[str, str] | None:
         for name in REPORT_NAMES:
             report = folder / name
             try:
-                if not report.is_file() or report.stat().st_size > REPORT_MAX_BYTES:
-                    continue
-                value = codec.loads(report.read_bytes())
-            except (OSError, ValueError):
-                continue  # an unreadable report gives no verdict; the trajectory still loads
+                stat = report.stat()
+            except OSError:
+                continue
+            if not report.is_file() or stat.st_size > REPORT_MAX_BYTES:
+                continue
+            value = _report(str(report), stat.st_mtime_ns, stat.st_size)
             outcome = _verdict(value, instance)
             if outcome is not None:
                 return outcome, str(report)
     return None
+
+
+@lru_cache(maxsize=8)
+def _report(path: str, mtime_ns: int, size: int) -> Any:
+    """A report's JSON, parsed once per version of the file: a run folder of 500 trajectories
+    shares one ``results.json``, which a scan would otherwise parse 500 times."""
+    try:
+        return codec.loads(Path(path).read_bytes())
+    except (OSError, ValueError):
+        return None  # an unreadable report gives no verdict; the trajectory still loads
 
 
 def _verdict(report: Any, instance: str) -> str | None:
