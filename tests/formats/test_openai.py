@@ -749,3 +749,83 @@ def test_X2_chat_jsonl_lines_are_accounted_by_role() -> None:
     assert transcript.accounting.unaccounted == []
     assert transcript.accounting.counts["(invalid JSON)"] == {"warned": 1}
     assert set(transcript.accounting.types("mapped")) <= set(openai_chat.RECORDS.mapped)
+
+
+# --- the shell, apply_patch and program items (openai 2.x Responses types) ----------------------
+
+
+def test_L3_shell_apply_patch_and_program_calls_take_the_outcome_their_outputs_state() -> None:
+    """Items built with the ``openai`` package's own types, as the API returns them."""
+    from openai.types.responses import (
+        ResponseApplyPatchToolCall,
+        ResponseApplyPatchToolCallOutput,
+        ResponseFunctionShellToolCall,
+        ResponseFunctionShellToolCallOutput,
+    )
+    from openai.types.responses.response_output_item import Program, ProgramOutput
+
+    def shell(call_id: str, *commands: str) -> Any:
+        return ResponseFunctionShellToolCall(
+            id=f"sh_{call_id}",
+            call_id=call_id,
+            type="shell_call",
+            status="completed",
+            action={"commands": list(commands), "timeout_ms": 1000},
+        )
+
+    def shell_output(call_id: str, *outcomes: dict[str, Any]) -> Any:
+        chunks = [
+            {"stdout": f"out {n}\n", "stderr": "", "outcome": outcome}
+            for n, outcome in enumerate(outcomes)
+        ]
+        return ResponseFunctionShellToolCallOutput(
+            id=f"sho_{call_id}",
+            call_id=call_id,
+            type="shell_call_output",
+            status="completed",
+            output=chunks,
+        )
+
+    patch = {"type": "update_file", "path": "a.py", "diff": "@@\n-x = 1\n+x = 2\n"}
+    items = [
+        {"role": "user", "content": "Fix it"},
+        shell("s1", "ls", "pwd"),
+        shell_output("s1", {"type": "exit", "exit_code": 0}, {"type": "exit", "exit_code": 0}),
+        shell("s2", "pytest"),
+        shell_output("s2", {"type": "exit", "exit_code": 1}),
+        shell("s3", "sleep 100"),
+        shell_output("s3", {"type": "timeout"}),
+        ResponseApplyPatchToolCall(
+            id="ap_1", call_id="p1", type="apply_patch_call", status="completed", operation=patch
+        ),
+        ResponseApplyPatchToolCallOutput(
+            id="apo_1", call_id="p1", type="apply_patch_call_output", status="failed",
+            output="hunk did not apply",
+        ),
+        Program(id="pr_1", call_id="g1", type="program", code="print(1)", fingerprint="f"),
+        ProgramOutput(id="pro_1", call_id="g1", type="program_output", result="1",
+                      status="completed"),
+        {"type": "additional_tools", "id": "at_1", "role": "developer", "tools": []},
+    ]  # fmt: skip
+    transcript = turnfold.load([item.model_dump() if hasattr(item, "model_dump") else item
+                                for item in items], format="openai-responses")  # fmt: skip
+    assert transcript.warnings == []
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    calls = {c.call_id: c for c in transcript.tool_calls()}
+    assert [(c.name, c.status) for c in calls.values()] == [
+        ("shell", "success"),
+        ("shell", "error"),  # exit code 1
+        ("shell", "error"),  # timed out
+        ("apply_patch", "error"),  # the patch's own status
+        ("program", "success"),
+    ]
+    assert calls["s1"].args["commands"] == ["ls", "pwd"]
+    assert calls["s1"].result is not None
+    assert calls["s1"].result.text == "out 0\nout 1"
+    assert calls["s2"].result is not None
+    assert "(exit code 1)" in calls["s2"].result.text
+    assert {k: calls["p1"].args[k] for k in patch} == patch
+    assert calls["p1"].result is not None
+    assert calls["p1"].result.text == "hunk did not apply"
+    assert calls["g1"].args == {"code": "print(1)"}

@@ -239,14 +239,14 @@ def test_L4_a_run_item_it_cannot_read_is_a_warning_naming_the_source_and_line() 
         _item("message_output_item", "a", _message("hello")),
         {"type": "tool_call_item", "raw_item": None, "agent": {"name": "a"}},
         _item("handoff_output_item", "a", _output("nope", "{}"), target_agent={"name": "b"}),
-        _item("tool_call_item", "a", {"type": "shell_call", "call_id": "s1"}),
+        _item("tool_call_item", "a", {"type": "a_future_call", "call_id": "s1"}),
     ]
     transcript = turnfold.load(items)
     reasons = [(w.line, w.reason) for w in transcript.warnings]
     assert (2, "tool_call_item without a readable raw_item skipped") in reasons
     assert (3, "handoff output for an unknown call id 'nope'") in reasons
-    # openai-responses does not read the newer shell_call items yet.
-    assert (4, "tool_call_item of Responses type 'shell_call' not read, skipped") in reasons
+    # an item type newer than openai-responses knows
+    assert (4, "tool_call_item of Responses type 'a_future_call' not read, skipped") in reasons
     assert all(w.source for w in transcript.warnings)
     assert [e.text for e in transcript.entries if isinstance(e, AssistantText)] == ["hello"]
 

@@ -19,8 +19,13 @@ Mapping (:class:`ResponsesBuilder`):
   call id; ``<type>@<line>`` when there is neither): ``function_call`` (``arguments`` parsed),
   ``custom_tool_call`` (``input`` parsed when it is JSON, else kept as the raw string),
   ``local_shell_call`` (``local_shell``, args = the ``action``), ``computer_call``
-  (``computer``), ``tool_search_call``; their outputs (``*_output`` items) pair by ``call_id``.
-  The Responses API records no error flag for them, so a call with an output is ``unknown``
+  (``computer``), ``tool_search_call``, ``shell_call`` (``shell``, args = the ``action``'s
+  commands), ``apply_patch_call`` (``apply_patch``, args = the ``operation``: its path and
+  diff), ``program`` (``program``, args = its ``code``); their outputs (``*_output`` items)
+  pair by ``call_id``. The shell's outputs state each command's exit code or timeout (any
+  failure → ``error``, all zero → ``success``), ``apply_patch_call_output`` its status
+  (``completed``/``failed``) and ``program_output`` its own (``completed``/``incomplete`` →
+  ``cancelled``); the other outputs record no error flag, so a call with one is ``unknown``
   (spec L-3); one without is ``executing`` in a live feed and ``unknown`` in a static load;
   ``status: "incomplete"`` or a cancelled response makes it ``cancelled``;
 - hosted tools carry their own outcome: ``web_search_call``, ``file_search_call``,
@@ -93,6 +98,9 @@ DEFERRED_CALLS: dict[str, str] = {
     "local_shell_call": "local_shell",
     "computer_call": "computer",
     "tool_search_call": "tool_search",
+    "shell_call": "shell",
+    "apply_patch_call": "apply_patch",
+    "program": "program",
 }
 #: Hosted (built-in) tools: the item is the call and its outcome at once.
 HOSTED_CALLS: dict[str, str] = {
@@ -109,9 +117,23 @@ OUTPUTS: dict[str, str] = {
     "local_shell_call_output": "local_shell",
     "computer_call_output": "computer",
     "tool_search_output": "tool_search",
+    "shell_call_output": "shell",
+    "apply_patch_call_output": "apply_patch",
+    "program_output": "program",
 }
+#: Outputs that state how their call ended (the shell's exit code, the patch's and the
+#: program's status), so those calls get a status where other outputs leave it unknown.
+_PATCH_STATUS: dict[str, ToolStatus] = {"completed": "success", "failed": "error"}
+_PROGRAM_STATUS: dict[str, ToolStatus] = {"completed": "success", "incomplete": "cancelled"}
 SILENT_ITEMS = NameSet(
-    {"item_reference", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response"}
+    {
+        "item_reference",
+        "mcp_list_tools",
+        "mcp_approval_request",
+        "mcp_approval_response",
+        "additional_tools",
+        "compaction_trigger",
+    }
 )
 ITEM_TYPES = NameSet(
     {"message", "reasoning", "compaction", "compaction_summary"}
@@ -536,8 +558,10 @@ class ResponsesBuilder(MessageBuilder):
             self.warn(f"{kind} for an unknown call id {call_id!r}", line)
             own_id = call_id if isinstance(call_id, str) and call_id else f"{kind}@{line}"
             call = self.start_call(own_id, OUTPUTS[kind], None, line, timestamp, batch=False)
-        value = item["output"] if "output" in item else item.get("tools")
+        value, stated = _stated_output(kind, item)
         self.finish_call(call, value, timestamp)
+        if stated is not None and call.status != stated:
+            self.transcript.update(call, status=stated)
 
     # --- hooks the Codex loader overrides --------------------------------------------------
 
@@ -694,6 +718,40 @@ def _call_id(item: Mapping[str, Any], kind: str, line: int) -> str:
     return f"{kind}@{line}"  # hosted calls of older Codex builds carry no id at all
 
 
+def _stated_output(kind: str, item: Mapping[str, Any]) -> tuple[Any, ToolStatus | None]:
+    """An output item's value, and the status it states (None: it states none, spec L-3)."""
+    if kind == "shell_call_output":
+        return _shell_output(item.get("output"))
+    if kind == "apply_patch_call_output":
+        return item.get("output") or "", _PATCH_STATUS.get(str(item.get("status")))
+    if kind == "program_output":
+        return item.get("result"), _PROGRAM_STATUS.get(str(item.get("status")))
+    return (item["output"] if "output" in item else item.get("tools")), None
+
+
+def _shell_output(chunks: Any) -> tuple[str, ToolStatus | None]:
+    """The shell tool's output chunks (one per command: stdout, stderr and an outcome, an
+    exit code or a timeout) as one text; any failing command makes the call an error."""
+    texts: list[str] = []
+    status: ToolStatus | None = None
+    for chunk in chunks if isinstance(chunks, list) else []:
+        if not isinstance(chunk, Mapping):
+            continue
+        texts += [t for t in (chunk.get("stdout"), chunk.get("stderr")) if isinstance(t, str) and t]
+        outcome = chunk.get("outcome")
+        outcome = outcome if isinstance(outcome, Mapping) else {}
+        if outcome.get("type") == "timeout":
+            texts.append("(timed out)")
+            status = "error"
+        elif outcome.get("type") == "exit" and isinstance(outcome.get("exit_code"), int):
+            if outcome["exit_code"] != 0:
+                texts.append(f"(exit code {outcome['exit_code']})")
+                status = "error"
+            elif status is None:
+                status = "success"
+    return "".join(t if t.endswith("\n") else t + "\n" for t in texts).rstrip("\n"), status
+
+
 def _call_name_args(kind: str, item: Mapping[str, Any], default_name: str) -> tuple[str, Any]:
     name = item.get("name")
     name = name if isinstance(name, str) and name else default_name
@@ -703,8 +761,12 @@ def _call_name_args(kind: str, item: Mapping[str, Any], default_name: str) -> tu
         return name, parsed_arguments(item.get("input"))
     if kind == "tool_search_call":
         return name, plain_copy(item.get("arguments"))
-    if kind in ("local_shell_call", "computer_call", "web_search_call"):
+    if kind in ("local_shell_call", "computer_call", "web_search_call", "shell_call"):
         return name, plain_copy(item.get("action"))
+    if kind == "apply_patch_call":
+        return name, plain_copy(item.get("operation"))
+    if kind == "program":
+        return name, {"code": item.get("code")}
     if kind == "file_search_call":
         return name, {"queries": plain_copy(item.get("queries"))}
     if kind == "code_interpreter_call":
@@ -861,5 +923,7 @@ RECORDS = Records(
         "mcp_list_tools": "the tools an MCP server offers, no step of the conversation",
         "mcp_approval_request": "an approval already decided in a stored conversation",
         "mcp_approval_response": "an approval already decided in a stored conversation",
+        "additional_tools": "tools added to the conversation, no step of it",
+        "compaction_trigger": "a request to compact, no content (a compaction item follows)",
     },
 )
