@@ -197,16 +197,30 @@ def type_of_record(value: Any) -> str:
     return f"({type(value).__name__})"
 
 
+#: Values that are their own plain form (immutable: nothing to copy).
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
 def plain_value(value: Any) -> Any:
-    """SDK objects (pydantic models, dataclasses, mappings) as plain JSON-like values."""
-    if isinstance(value, Mapping):
+    """SDK objects (pydantic models, dataclasses, mappings) as plain JSON-like values: a copy
+    that shares nothing mutable with ``value``.
+
+    A pydantic model's ``model_dump(mode="json")`` is plain already; a dataclass is read field
+    by field (``dataclasses.asdict`` would deep-copy every field first, only for the copy to be
+    converted again).
+    """
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is dict or isinstance(value, Mapping):
         return {k: plain_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if kind is list or isinstance(value, (list, tuple)):
         return [plain_value(v) for v in value]
-    if hasattr(value, "model_dump") and callable(value.model_dump):
-        return plain_value(value.model_dump(mode="json", exclude_unset=True))
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json", exclude_unset=True)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return plain_value(dataclasses.asdict(value))
+        return {f.name: plain_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
     return copy.copy(value)
 
 

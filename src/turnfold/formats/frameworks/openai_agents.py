@@ -364,9 +364,25 @@ def plain_item(item: Any) -> Any:
         return plain_value(item)
     out: dict[str, Any] = {}
     for field in dataclasses.fields(item):
+        if field.name.startswith("_"):  # the SDK's own references (a weakref to the agent)
+            continue
         value = getattr(item, field.name, None)
         out[field.name] = _agent_ref(value) if field.name in _AGENT_FIELDS else plain_value(value)
     return out
+
+
+def _plain_response(response: Any) -> dict[str, Any]:
+    """A ``ModelResponse`` as far as :func:`read` reads it: its id, usage and which items it
+    produced (their items themselves are the run items)."""
+    output = []
+    for item in getattr(response, "output", None) or []:
+        ids = {k: getattr(item, k, None) for k in ("type", "id", "call_id")}
+        output.append({k: v for k, v in ids.items() if isinstance(v, str)})
+    return {
+        "response_id": getattr(response, "response_id", None),
+        "usage": plain_value(getattr(response, "usage", None)),
+        "output": output,
+    }
 
 
 def plain(value: Any) -> Any:
@@ -379,7 +395,7 @@ def plain(value: Any) -> Any:
         out: dict[str, Any] = {
             "input": plain_value(getattr(value, "input", None)),
             "new_items": [plain_item(item) for item in value.new_items],
-            "raw_responses": [plain_value(response) for response in value.raw_responses],
+            "raw_responses": [_plain_response(response) for response in value.raw_responses],
             "final_output": plain_value(getattr(value, "final_output", None)),
         }
         usage = getattr(getattr(value, "context_wrapper", None), "usage", None)
