@@ -92,14 +92,111 @@ def openai_agents(steps: int) -> Case:
     )
 
 
-CASES: dict[str, Callable[[int], Case]] = {"openai-agents": openai_agents}
+# --- LangChain / LangGraph ------------------------------------------------------------------
+
+
+def langchain(steps: int) -> Case:
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+    from langchain_core.messages import AIMessage, messages_to_dict
+    from langchain_core.tools import tool
+
+    class ToolModel(FakeMessagesListChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:  # the base class raises
+            return self
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+
+    def agent() -> Any:
+        calls = [
+            AIMessage(
+                "",
+                tool_calls=[{"name": "add", "args": {"a": n, "b": 1}, "id": f"call_{n}"}],
+                usage_metadata=usage,  # type: ignore[arg-type]
+            )
+            for n in range(steps)
+        ]
+        model = ToolModel(responses=[*calls, AIMessage("done", usage_metadata=usage)])  # type: ignore[arg-type]
+        return create_agent(model, tools=[add])
+
+    inputs = {"messages": [("user", "add")]}
+    config = {"recursion_limit": 2 * steps + 10}
+
+    def run() -> Any:
+        return agent().invoke(inputs, config)["messages"]
+
+    def consume(wrap: Callable[[Any], Any]) -> Any:
+        for _ in wrap(agent().stream(inputs, config, stream_mode="updates")):
+            pass
+
+    return Case("langchain", "messages_to_dict", run, messages_to_dict, consume)
+
+
+# --- pydantic-ai ----------------------------------------------------------------------------
+
+
+def pydantic_ai(steps: int) -> Case:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.usage import UsageLimits
+
+    unlimited = UsageLimits(request_limit=None)  # the default stops a run at 50 requests
+
+    def script(messages: list[Any], info: Any) -> ModelResponse:
+        n = len(messages) // 2  # one request and one response per step so far
+        if n >= steps:
+            return ModelResponse(parts=[TextPart("done")])
+        return ModelResponse(parts=[ToolCallPart("add", {"a": n, "b": 1}, tool_call_id=f"c{n}")])
+
+    def agent() -> Any:
+        made = Agent(FunctionModel(script))
+
+        @made.tool_plain
+        def add(a: int, b: int) -> int:
+            """Add two numbers."""
+            return a + b
+
+        return made
+
+    def run() -> Any:
+        return _on_thread(lambda: agent().run_sync("add", usage_limits=unlimited))
+
+    def consume(wrap: Callable[[Any], Any]) -> Any:
+        async def main() -> None:
+            async with agent().iter("add", usage_limits=unlimited) as nodes:
+                async for _ in wrap(nodes):
+                    pass
+
+        _on_thread(lambda: asyncio.run(main()))
+
+    return Case(
+        "pydantic-ai",
+        "ModelMessagesTypeAdapter.dump_python",
+        run,
+        lambda result: ModelMessagesTypeAdapter.dump_python(result.all_messages()),
+        consume,
+    )
+
+
+CASES: dict[str, Callable[[int], Case]] = {
+    "openai-agents": openai_agents,
+    "langchain": langchain,
+    "pydantic-ai": pydantic_ai,
+}
 
 
 def measure(case: Case, runs: int) -> tuple[float, float]:
     import turnfold
 
     result = case.run()
-    loaded = turnfold.load(result)
+    loaded = turnfold.load(result)  # a first call of each side warms its caches (schemas)
+    case.serialize(result)
     assert loaded.tool_calls(), f"{case.name}: the run holds no tool calls"
     own, ours = best_of(runs, lambda: case.serialize(result), lambda: turnfold.load(result))
     bare, followed = best_of(
@@ -119,9 +216,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=500, help="tool calls per run")
     parser.add_argument("--runs", type=int, default=3, help="alternating runs, best kept")
+    parser.add_argument("--only", choices=list(CASES), action="append", help="these frameworks")
     options = parser.parse_args()
     converts, follows = [], []
     for name, make in CASES.items():
+        if options.only and name not in options.only:
+            continue
         try:
             case = make(options.steps)
         except ImportError as exc:

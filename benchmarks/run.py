@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ("load", "render", "batches", "scale", "browser", "corpus", "harnesses")
+BENCHMARKS = ("load", "render", "batches", "scale", "browser", "corpus", "harnesses", "frameworks")
 
 
 def run(name: str) -> tuple[int, str]:

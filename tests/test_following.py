@@ -150,7 +150,8 @@ def test_A2_for_over_an_async_stream_says_to_use_async_for() -> None:
     stream = events()
     with pytest.raises(TypeError, match="async for"):
         iter(turnfold.follow(stream, display=False))
-    asyncio.run(stream.aclose())
+    with ThreadPoolExecutor(1) as pool:  # a loop of its own, whatever an earlier test left
+        pool.submit(asyncio.run, stream.aclose()).result()
 
 
 def test_A2_a_sync_stream_may_be_consumed_with_async_for_too() -> None:

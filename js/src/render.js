@@ -169,6 +169,13 @@ export class Renderer {
     }
   }
 
+  /** H-6: the run's outcome, score and cost, one line above the turns. @param {Node} outcome */
+  outcome(outcome) {
+    const line = text("div", "tf-outcome", outcome.text);
+    line.dataset.status = String(outcome.status ?? "other");
+    return line;
+  }
+
   /** L-4: the loader's warnings, one quiet closed notice. @param {Node} notice */
   notice(notice) {
     return this.disclosure({

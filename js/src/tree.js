@@ -6,7 +6,7 @@
  */
 
 /** @typedef {Record<string, any> & {kind: string, key: string}} Node */
-/** @typedef {{schema?: number, locale?: string, mode?: string, show_thinking?: boolean, notice?: Node | null, nodes: Node[]}} View */
+/** @typedef {{schema?: number, locale?: string, mode?: string, show_thinking?: boolean, outcome?: Node | null, notice?: Node | null, nodes: Node[]}} View */
 /**
  * @typedef {object} Patch
  * @property {"patch"} type

@@ -142,7 +142,10 @@ function render({ model, el }) {
   const drawn = new Map();
 
   function drawNotice() {
-    noticeSlot.replaceChildren(...(view.notice ? [renderer.notice(view.notice)] : []));
+    noticeSlot.replaceChildren(
+      ...(view.outcome ? [renderer.outcome(view.outcome)] : []),
+      ...(view.notice ? [renderer.notice(view.notice)] : []),
+    );
   }
 
   function drawAll() {
@@ -179,7 +182,8 @@ function render({ model, el }) {
       drawn.set(node.key, fresh);
     }
     view = applyPatch(view, patch);
-    if (patch.fields && ("notice" in patch.fields || "locale" in patch.fields)) drawNotice();
+    const fields = patch.fields ?? {};
+    if (["notice", "outcome", "locale"].some((field) => field in fields)) drawNotice();
     if (patch.fields && "locale" in patch.fields) root.lang = view.locale ?? "en";
     search.reapply();
   }

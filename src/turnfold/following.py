@@ -70,6 +70,8 @@ class Follow:
         self.run: Any = None
         if not hasattr(events, "__iter__") and not hasattr(events, "__aiter__"):
             self._open_run(events)
+        elif type(events).__module__ not in ("builtins", "_collections_abc"):
+            self._stream_object(events)
         self._follower: Any = None
         self._undecided: list[Any] = []
         self._gave_up = False
@@ -94,6 +96,15 @@ class Follow:
                 "streams (see turnfold.follow)"
             )
         self._adapter, self.run, self.events = adapter, run, events
+
+    def _stream_object(self, events: Any) -> None:
+        """A framework's own stream object (pydantic-ai's ``AgentRunEvents``) is the run too:
+        its follower is told it first (``begin``), for what no event carries (the prompt)."""
+        from turnfold.formats.frameworks import adapter_of
+
+        adapter = self._adapter or adapter_of(events)
+        if adapter is not None and hasattr(adapter.Follower, "begin"):
+            self._adapter, self.run = adapter, events
 
     # --- the view ----------------------------------------------------------------------------
 

@@ -77,7 +77,7 @@ SYNCED_SETTINGS: tuple[str, ...] = (
 )
 
 #: The top-level fields of the view besides its nodes; sent again only when they change.
-_VIEW_FIELDS = ("schema", "locale", "mode", "show_thinking", "notice")
+_VIEW_FIELDS = ("schema", "locale", "mode", "show_thinking", "outcome", "notice")
 
 #: Coalescing window for transcript changes: a burst of appends becomes one message.
 _MIN_DELAY_S = 0.05

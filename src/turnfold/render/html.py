@@ -255,6 +255,11 @@ _RULES = """\
 .turnfold .tf-options { margin: 4px 0 0; padding-left: 1.4em; }
 .turnfold .tf-answer { margin: 6px 0 2px; }
 .turnfold .tf-tentative { opacity: 0.85; }
+.turnfold .tf-outcome { color: var(--tf-dim); margin: 0 0 4px; }
+.turnfold .tf-outcome[data-status="fail"], .turnfold .tf-outcome[data-status="error"] {
+  color: var(--tf-error);
+}
+.turnfold .tf-outcome[data-status="incomplete"] { color: var(--tf-warn); }
 .turnfold .tf-notice > summary { color: var(--tf-dim); }
 .turnfold .tf-notice ul { margin: 2px 0 6px; color: var(--tf-dim); }
 """
@@ -660,6 +665,14 @@ def _counted(key: str, count: int, locale: str) -> str:
     return _text(plural(key, count, locale))
 
 
+def outcome_html(outcome: Node | None) -> str:
+    """H-6: the run's outcome, score and cost, one line above the turns."""
+    if not outcome:
+        return ""
+    status = _text(outcome.get("status", "other"))
+    return f'<div class="tf-outcome" data-status="{status}">{_text(outcome["text"])}</div>\n'
+
+
 def notice_html(notice: Node | None, locale: str) -> str:
     """The loader's warnings as they open a page's body ("" when there were none)."""
     if not notice:
@@ -694,7 +707,7 @@ def render_html(
         body = nodes_html(nodes, locale)
     else:
         body = "".join(budgeted_nodes(nodes, locale, budget))
-    body = notice_html(view.get("notice"), locale) + body
+    body = outcome_html(view.get("outcome")) + notice_html(view.get("notice"), locale) + body
     return wrap_html(body, view, title=title, standalone=standalone)
 
 

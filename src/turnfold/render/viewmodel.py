@@ -14,7 +14,7 @@ choices applies them on top. The full schema is documented in ``docs/view-model.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
@@ -129,6 +129,7 @@ def plan_view(
         "locale": snapshot.locale,
         "mode": snapshot.transcript_display_mode,
         "show_thinking": snapshot.show_thinking,
+        "outcome": outcome_badge(transcript.metadata, snapshot.locale),
         "notice": _warnings_notice(transcript, snapshot.locale),
     }
     if items is None:
@@ -141,6 +142,51 @@ def _nodes(
 ) -> list[Node]:
     projected = project(transcript, options.settings, running=running, key_prefix=prefix)
     return [_top_level(item, options, prefix) for item in projected]
+
+
+#: The outcomes every harness's loader normalises to (spec H-6); others are named as written.
+OUTCOMES = ("pass", "fail", "error", "incomplete")
+#: At most this many scorers are named in the badge (an eval may have dozens).
+_SCORERS_SHOWN = 4
+
+
+def outcome_badge(metadata: Mapping[str, Any], locale: str) -> Node | None:
+    """H-6: the run's outcome, score and cost, shown beside the transcript's title, from the
+    standard metadata keys (``outcome``, ``score``, ``cost_usd``); None when none is recorded."""
+    outcome = metadata.get("outcome")
+    parts = []
+    if isinstance(outcome, str) and outcome:
+        known = outcome in OUTCOMES
+        parts.append(
+            translate(f"outcome.{outcome}", locale)
+            if known
+            else translate("outcome.other", locale, outcome=outcome)
+        )
+    score = _score_text(metadata.get("score"))
+    if score:
+        parts.append(translate("outcome.score", locale, score=score))
+    cost = metadata.get("cost_usd")
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost >= 0:
+        parts.append(translate("outcome.cost", locale, cost=f"{cost:.4g}"))
+    if not parts:
+        return None
+    status = outcome if isinstance(outcome, str) and outcome in OUTCOMES else "other"
+    return {"kind": "outcome", "key": "outcome", "status": status, "text": " · ".join(parts)}
+
+
+def _score_text(score: Any) -> str:
+    """A score (a number, a grade such as Inspect's ``C``, or one per scorer) as short text."""
+    if isinstance(score, bool) or score is None:
+        return ""
+    if isinstance(score, float):
+        return f"{score:.4g}"
+    if isinstance(score, (int, str)):
+        return str(score)[:40]
+    if isinstance(score, Mapping):
+        shown = list(score.items())[:_SCORERS_SHOWN]
+        named = [f"{name} {_score_text(value)}".strip() for name, value in shown]
+        return ", ".join(named) + (", …" if len(score) > _SCORERS_SHOWN else "")
+    return ""
 
 
 def _warnings_notice(transcript: Transcript, locale: str) -> Node | None:

@@ -7,7 +7,10 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   (``claude_code_version``), ``agent`` ``claude-code``;
 - ``assistant`` → the Anthropic message's blocks (:mod:`~turnfold.formats.anthropic_blocks`, as
   the ``anthropic`` loader maps them). Claude Code writes one event per content block, each with
-  the whole message's ``usage``: the usage is counted once per ``message.id``, on its last text;
+  the whole message's ``usage``: the usage is counted once per ``message.id``, on its last text
+  (a message without text: in its first entry's ``meta["usage"]``). An event with an ``error``
+  (``rate_limit``, ``authentication_failed``…: the CLI's message for a failed API request) is
+  an :class:`~turnfold.model.AssistantError` holding its text;
 - ``user`` → the ``tool_result`` blocks settle their calls (``is_error`` → ``error``); text is a
   prompt (``-p`` does not echo the first prompt; a sub-agent's task arrives this way);
 - events with a ``parent_tool_use_id`` belong to the sub-agent that ``Task``/``Agent`` call
@@ -15,10 +18,17 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
 - ``system/compact_boundary`` → a :class:`~turnfold.model.CompactionBoundary`;
 - ``result`` → metadata (H-6): ``outcome`` (``error_max_turns`` → ``incomplete``, other
   ``error_*`` subtypes or ``is_error`` → ``error``, ``success`` → ``pass``), ``cost_usd``
-  (``total_cost_usd``), ``duration_ms``, ``num_turns``; a failed run's ``result`` or
-  ``errors`` text is an :class:`~turnfold.model.AssistantError`;
+  (``total_cost_usd``), ``duration_ms``, ``num_turns``, the run's total ``usage`` and
+  ``model_usage`` (``modelUsage``); a failed run's ``result`` or ``errors`` text is an
+  :class:`~turnfold.model.AssistantError`;
+- ``conversation_reset`` (``/clear``) → a :class:`~turnfold.model.SystemNotice`;
 - the sub-agent task events (``system/task_*``), thinking-token estimates and partial-message
   ``stream_event`` records are left out: the messages above hold what they announce.
+
+:class:`StreamReader` reads the events one at a time, for :func:`read` and live (the Claude
+Agent SDK's follower): there calls are ``executing`` until their result arrives, a sub-agent
+is nested as soon as its first event arrives, and ``stream_event`` text and thinking deltas
+grow an entry that the block's whole ``assistant`` event then settles in place.
 
 Detection: ``session_id`` (snake case) with ``parent_tool_use_id`` on messages, the ``init``
 and ``result`` events; Claude Code's own session files have ``sessionId`` and ``uuid`` chains,
@@ -27,8 +37,10 @@ Anthropic message lists have ``role`` at the top.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import fields
+from typing import Any, TypeVar
 
 from turnfold.formats.anthropic import AnthropicBuilder
 from turnfold.formats.anthropic_blocks import usage_of
@@ -36,12 +48,16 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, checked_timestamp
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
+from turnfold.formats.gemini_parts import usage_meta
 from turnfold.formats.source import Source
 from turnfold.model import (
     AssistantError,
     AssistantText,
     CompactionBoundary,
+    Entry,
     SubAgent,
+    SystemNotice,
+    Thinking,
     ToolCall,
     Transcript,
     UserMessage,
@@ -55,7 +71,9 @@ RECORDS = Records(
         "assistant": "text, thinking and tool calls of one content block (usage once per message)",
         "user": "tool results settling their calls; text as a prompt",
         "system/compact_boundary": "a compaction boundary",
-        "result": "outcome, cost, duration and turns (metadata); a failure as an error",
+        "result": "outcome, cost, duration, turns and total usage (metadata); a failure as "
+        "an error",
+        "conversation_reset": "a notice: the conversation was cleared (/clear)",
     },
     ignored={
         "system/thinking_tokens": "an estimate of thinking tokens while the model thinks",
@@ -63,6 +81,8 @@ RECORDS = Records(
         "system/task_progress": "a sub-agent's progress: its own events hold its steps",
         "system/task_updated": "a sub-agent's state change: its call's result holds the outcome",
         "system/task_notification": "a sub-agent's summary: its call's result holds the same",
+        "system/background_tasks_changed": "the list of sub-agents running in the background: "
+        "their own events hold their steps",
         "system/hook_started": "a hook run; hooks that fail or speak leave a user event",
         "system/hook_response": "a hook's output",
         "system/status": "a status line of the CLI",
@@ -72,7 +92,10 @@ RECORDS = Records(
     },
 )
 
+_E = TypeVar("_E", bound=Entry)
 _MESSAGE_TYPES = NameSet({"assistant", "user"})
+#: Every event type the reader knows (what :attr:`StreamReader.recognized` counts).
+_KNOWN = NameSet(RECORDS.known() | _MESSAGE_TYPES)
 _OUTCOMES = {"success": "pass", "error_max_turns": "incomplete"}
 
 
@@ -117,52 +140,171 @@ def detect(source: Source) -> Evidence:
 # --- reading --------------------------------------------------------------------------------
 
 
+class _Builder(AnthropicBuilder):
+    """An :class:`AnthropicBuilder` that lists the entries each ``feed`` gave, and in a live
+    feed lets a block's final entry take the place of the entry its partial-message deltas
+    grew (same kind, in block order), so the growing text settles where it is shown."""
+
+    def __init__(self, transcript: Transcript, source_name: str, *, live: bool) -> None:
+        super().__init__(transcript, source_name, live=live)
+        self.fed: list[Entry] = []
+        self.pending: deque[Entry] = deque()  # entries grown from partial messages
+
+    def _append(self, entry: Entry) -> Entry:
+        if self.pending and type(self.pending[0]) is type(entry):
+            grown = self.pending.popleft()
+            changes = {f.name: getattr(entry, f.name) for f in fields(entry) if f.name != "id"}
+            self.transcript.update(grown, **changes)
+            entry = grown
+        else:
+            entry = self.transcript.append(entry)
+        self.fed.append(entry)
+        return entry
+
+
 class _Thread:
     """One agent's messages: the session's, or a sub-agent's (by its parent tool use id)."""
 
-    def __init__(self, name: str) -> None:
-        self.transcript = Transcript(metadata={"source_format": NAME})
-        self.builder = AnthropicBuilder(self.transcript, name)
+    def __init__(
+        self, name: str, *, live: bool, transcript: Transcript | None = None, format: str = NAME
+    ) -> None:
+        if transcript is None:
+            transcript = Transcript(metadata={"source_format": format})
+        self.transcript = transcript
+        self.builder = _Builder(self.transcript, name, live=live)
         self.last_text: dict[str, AssistantText] = {}  # message id → its last text so far
+        self.parked: dict[str, Entry] = {}  # message id → the entry its usage waits on
+        self.growing: dict[int, Entry] = {}  # content block index → its partial entry
 
-    def assistant(self, message: Mapping[str, Any], line: int) -> None:
-        """One content block's event; the message's usage moves to its newest text."""
+    def assistant(self, record: Mapping[str, Any], message: Mapping[str, Any], line: int) -> None:
+        """One content block's event; the message's usage moves to its newest text. A message
+        the CLI wrote for a failed API request (``error``) is an :class:`AssistantError`."""
         own_id = message.get("id")
-        before = len(self.transcript.entries)
-        self.builder.feed({k: v for k, v in message.items() if k != "usage"}, line)
-        texts = [e for e in self.transcript.entries[before:] if isinstance(e, AssistantText)]
+        error = record.get("error")
+        content = message.get("content")
+        texts_of_error: list[str] = []
+        if isinstance(error, str) and error and isinstance(content, list):
+            texts_of_error = [
+                b["text"]
+                for b in content
+                if isinstance(b, Mapping)
+                and b.get("type") == "text"
+                and isinstance(b.get("text"), str)
+            ]
+            content = [
+                b for b in content if not (isinstance(b, Mapping) and b.get("type") == "text")
+            ]
+        self.builder.feed(
+            {k: (content if k == "content" else v) for k, v in message.items() if k != "usage"},
+            line,
+        )
+        if isinstance(error, str) and error:
+            text = "\n".join(t for t in texts_of_error if t) or f"The API request failed: {error}."
+            self.builder.fed.append(
+                self.transcript.append(AssistantError(message=text, meta={"error": error}))
+            )
+        texts = [e for e in self.builder.fed if isinstance(e, AssistantText)]
         usage = usage_of(message.get("usage"))
-        if not texts:
-            return
         key = own_id if isinstance(own_id, str) else f"line-{line}"
-        previous = self.last_text.get(key)
-        if previous is not None:
-            previous.usage = None
-        self.last_text[key] = texts[-1]
-        texts[-1].usage = usage
+        if texts:
+            previous = self.last_text.get(key)
+            if previous is not None and previous is not texts[-1] and previous.usage is not None:
+                self.transcript.update(previous, usage=None)
+            parked = self.parked.pop(key, None)
+            if parked is not None:
+                self.transcript.update(
+                    parked, meta={k: v for k, v in parked.meta.items() if k != "usage"}
+                )
+            self.last_text[key] = texts[-1]
+            self.transcript.update(texts[-1], usage=usage)
+        elif usage is not None and key not in self.last_text and self.builder.fed:
+            # A message of calls and thinking only: its usage on its first entry (as
+            # attach_usage does), until a text of the same message takes it.
+            first = self.parked.setdefault(key, self.builder.fed[0])
+            self.transcript.update(first, meta={**first.meta, "usage": usage_meta(usage)})
+
+    def partial(self, event: Mapping[str, Any]) -> None:
+        """One partial-message event of a live feed: text and thinking deltas grow an entry
+        that the block's whole message later settles (:class:`_Builder`)."""
+        kind = event.get("type")
+        if kind == "message_start":
+            self.builder.pending.clear()  # what an unfinished message grew stays as it was
+            self.growing.clear()
+            return
+        if kind != "content_block_delta":
+            return
+        index, delta = event.get("index"), event.get("delta")
+        if not isinstance(index, int) or not isinstance(delta, Mapping):
+            return
+        if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
+            entry = self.growing.get(index)
+            if not isinstance(entry, AssistantText):
+                entry = self._grow(index, AssistantText())
+            self.transcript.update(entry, text=entry.text + delta["text"])
+        elif delta.get("type") == "thinking_delta" and isinstance(delta.get("thinking"), str):
+            entry = self.growing.get(index)
+            if not isinstance(entry, Thinking):
+                entry = self._grow(index, Thinking(streaming=True))
+            self.transcript.update(entry, text=entry.text + delta["thinking"])
+
+    def _grow(self, index: int, entry: _E) -> _E:
+        self.transcript.append(entry)
+        self.growing[index] = entry
+        self.builder.pending.append(entry)
+        return entry
 
 
-def read(source: Source) -> Transcript:
-    """The session's events, sub-agents' events nested under the calls that started them."""
-    threads: dict[str | None, _Thread] = {None: _Thread(source.name)}
-    main = threads[None]
-    for line, record in source.records():
+class StreamReader:
+    """Reads stream-json events one at a time (``feed``) into a transcript, sub-agents' events
+    nested under the calls that started them; ``finish`` ends the stream.
+
+    Static (:func:`read`): every record is accounted for in ``source``; sub-agents are nested
+    at the end. Live (``live=True``, a follower of a running agent): calls are ``executing``
+    until their result arrives, a sub-agent's transcript is nested under its call as soon as
+    its first event arrives, partial-message events grow the text being written, and
+    ``finish`` leaves the transcript as :func:`read` of the same events would (a call still
+    without a result is ``unknown``).
+    """
+
+    def __init__(
+        self,
+        source: Source,
+        *,
+        live: bool = False,
+        transcript: Transcript | None = None,
+        format: str = NAME,
+    ) -> None:
+        self.source = source
+        self.live = live
+        self.format = format
+        self.main = _Thread(source.name, live=live, transcript=transcript, format=format)
+        self.threads: dict[str | None, _Thread] = {None: self.main}
+        #: How many records were events of the stream (not warned about as something else).
+        self.recognized = 0
+        self._nested: set[str] = set()
+
+    def feed(self, record: Any, line: int) -> None:
+        """One record of the stream, accounted for in the source."""
+        source, main = self.source, self.main
         if isinstance(record, MalformedLine):
             source.warn(record.reason, line)
-            continue
+            return
         if not isinstance(record, Mapping):
             source.warn("not a stream-json event", line)
-            continue
+            return
         kind = _kind(record)
-        if kind in RECORDS.ignored:
+        if kind in _KNOWN:
+            self.recognized += 1
+        if kind == "stream_event" and self.live:
+            thread = self._thread(record)
+            event = record.get("event")
+            if isinstance(event, Mapping):
+                thread.partial(event)
+            source.ignored(kind)
+        elif kind in RECORDS.ignored:
             source.ignored(kind)
         elif kind in _MESSAGE_TYPES:
-            parent = record.get("parent_tool_use_id")
-            key = parent if isinstance(parent, str) and parent else None
-            thread = threads.get(key)
-            if thread is None:
-                thread = threads[key] = _Thread(source.name)
-            _message(source, thread, record, kind, line)
+            _message(source, self._thread(record), record, kind, line)
         elif kind == "system/init":
             _init(main.transcript, record)
             source.mapped(kind)
@@ -179,13 +321,56 @@ def read(source: Source) -> Transcript:
                 )
             )
             source.mapped(kind)
+        elif kind == "conversation_reset":
+            main.transcript.append(
+                SystemNotice(text="The conversation was cleared.", subtype="conversation_reset")
+            )
+            source.mapped(kind)
         elif kind == "result":
             _result(main.transcript, record)
             source.mapped(kind)
         else:
-            source.warn(f"unknown stream-json event {kind!r} skipped", line)
-    _nest(threads, source)
-    return main.transcript
+            source.warn(f"unknown stream-json event {kind!r} skipped", line, record_type=kind)
+
+    def _thread(self, record: Mapping[str, Any]) -> _Thread:
+        parent = record.get("parent_tool_use_id")
+        key = parent if isinstance(parent, str) and parent else None
+        thread = self.threads.get(key)
+        if thread is None:
+            thread = self.threads[key] = _Thread(
+                self.source.name, live=self.live, format=self.format
+            )
+        if self.live and key is not None and key not in self._nested:
+            self._nest_live(key, thread)
+        return thread
+
+    def _nest_live(self, key: str, thread: _Thread) -> None:
+        """A sub-agent's transcript under its call while it runs, once the call is known."""
+        for owner in self.threads.values():
+            call = owner.builder._calls.get(key)
+            if call is not None and owner is not thread:
+                owner.transcript.update(call, subagent=_sub(thread, call))
+                self._nested.add(key)
+                return
+
+    def finish(self) -> Transcript:
+        """The stream ended: sub-agents nested with their final counts; in a live feed, a call
+        still without a result has no recorded outcome (``unknown``), as in a static read."""
+        if self.live:
+            for thread in self.threads.values():
+                for call in list(thread.builder._calls.values()):
+                    if call.status == "executing":
+                        thread.transcript.update(call, status="unknown")
+        _nest(self.threads, self.source)
+        return self.main.transcript
+
+
+def read(source: Source) -> Transcript:
+    """The session's events, sub-agents' events nested under the calls that started them."""
+    reader = StreamReader(source)
+    for line, record in source.records():
+        reader.feed(record, line)
+    return reader.finish()
 
 
 def _message(
@@ -196,14 +381,17 @@ def _message(
         source.warn(f"{kind} event without a message", line)
         return
     warnings = thread.transcript.warnings
-    before, entries = len(warnings), len(thread.transcript.entries)
+    before = len(warnings)
+    thread.builder.fed = []
     if kind == "assistant":
-        thread.assistant(message, line)
+        thread.assistant(record, message, line)
     else:
         thread.builder.feed(message, line)
     stamp = checked_timestamp(record.get("timestamp"))
-    for entry in thread.transcript.entries[entries:]:
-        entry.timestamp = entry.timestamp or stamp
+    if stamp is not None:
+        for entry in thread.builder.fed:
+            if entry.timestamp is None:
+                thread.transcript.update(entry, timestamp=stamp)
     said = warnings[before:]
     del warnings[before:]
     if not said:
@@ -240,6 +428,10 @@ def _result(transcript: Transcript, record: Mapping[str, Any]) -> None:
         value = record.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             meta[key] = value
+    for key, name in (("usage", "usage"), ("modelUsage", "model_usage")):
+        value = record.get(key)
+        if isinstance(value, Mapping) and value:
+            meta[name] = dict(value)
     if isinstance(record.get("session_id"), str):
         meta.setdefault("session_id", record["session_id"])
     if failed or stopped:
@@ -253,26 +445,29 @@ def _result(transcript: Transcript, record: Mapping[str, Any]) -> None:
 
 def _nest(threads: dict[str | None, _Thread], source: Source) -> None:
     """Each sub-agent's transcript under the call with its parent tool use id."""
-    calls: dict[str, ToolCall] = {}
+    owners: dict[str, tuple[_Thread, ToolCall]] = {}
     for thread in threads.values():
-        calls.update({c.call_id: c for c in thread.transcript.tool_calls()})
+        owners.update({key: (thread, call) for key, call in thread.builder._calls.items()})
     for key, thread in threads.items():
         if key is None:
             continue
-        call = calls.get(key)
-        if call is None:
+        found = owners.get(key)
+        if found is None:
             source.warn(f"sub-agent events for an unknown tool use {key!r} kept at the end")
             threads[None].transcript.append(
                 ToolCall(call_id=key, name="Task", status="unknown", subagent=_sub(thread, None))
             )
             continue
-        call.subagent = _sub(thread, call)
+        owner, call = found
+        owner.transcript.update(call, subagent=_sub(thread, call))
 
 
 def _sub(thread: _Thread, call: ToolCall | None) -> SubAgent:
     args = call.args if call is not None and isinstance(call.args, Mapping) else {}
     name = args.get("subagent_type")
     task = next((e.text for e in thread.transcript.entries if isinstance(e, UserMessage)), None)
+    if task is None and isinstance(args.get("prompt"), str):  # a background agent's events
+        task = args["prompt"]  # start without its prompt: the call's own input holds it
     return SubAgent(
         name=name if isinstance(name, str) else None,
         task=task,

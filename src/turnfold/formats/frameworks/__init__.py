@@ -54,6 +54,7 @@ RUN_OBJECTS: tuple[tuple[str, str], ...] = (
     ("agents.result", "RunResultStreaming"),
     ("pydantic_ai.run", "AgentRunResult"),
     ("smolagents.memory", "AgentMemory"),
+    ("smolagents.agents", "RunResult"),
     ("google.adk.sessions.session", "Session"),
     ("autogen_agentchat.base._task", "TaskResult"),
 )

@@ -1,0 +1,919 @@
+"""Google ADK sessions and events (spec A-1, A-2, issue 22): a ``Session``
+(``google.adk.sessions.session``), a list of its ``Event``s, and their JSON as the ADK writes it
+(``session.model_dump_json()``, ``event.model_dump(mode="json")``; the camelCase spelling of
+``by_alias=True``, which ``adk web``'s API sends, reads the same).
+
+Input shapes: a session document ``{id, app_name, user_id, state, events, last_update_time}``,
+a list of events, or one event. An event is ``{author, invocation_id, content: {role, parts},
+actions, node_info: {path}, branch, usage_metadata, model_version, timestamp, error_code,
+error_message, partial, id}``; its ``content`` is a genai ``Content``. ``load`` turns a
+``Session`` or ``Event`` object into the same JSON by the ADK's own serialization; any other
+ADK object (an agent, a runner) is refused by name rather than dumped.
+
+Mapping, per event:
+
+- an event of the user (``author == "user"``) with text → :class:`UserMessage` (inline images
+  as its ``images``);
+- a model event: ``text`` parts → :class:`AssistantText` (``model_version`` as its model),
+  ``thought: true`` parts → :class:`Thinking`, ``function_call`` parts → :class:`ToolCall`
+  (``call_id`` = the call's ``id``; the calls of one event are one batch, the event's id),
+  ``executable_code`` → a ``code_execution`` call settled by the next
+  ``code_execution_result`` (``OUTCOME_OK`` success, any other outcome error); inline or file
+  data the model returned → a :class:`SystemNotice`; the author in ``meta["agent"]``;
+- a ``function_response`` part settles the call with its id: a response holding ``error``
+  is ``error`` (ADK's own ``on_tool_error_callback`` convention), any other response
+  ``success``: the ADK sends a response only for a tool that returned, so a response without
+  an error is the ADK's own success signal. ``{"result": x}`` shows ``x``;
+- an event with ``error_code`` while calls of its agent are open is the tool failure ADK
+  records before raising the exception: those calls become ``error`` with the code and message
+  as their result. Without open calls (a model error: safety, token limits) it is an
+  :class:`AssistantError`;
+- ``actions.transfer_to_agent`` → the ``transfer_to_agent`` call gets a :class:`SubAgent`
+  naming the agent (its steps follow in this transcript, in that agent's name), and a
+  :class:`SystemNotice` (subtype ``transfer``) says who took over; ``actions.escalate`` → a
+  notice (subtype ``escalate``); ``actions.compaction`` → :class:`CompactionBoundary`;
+- a sub-agent run inside the session (a ``single_turn`` sub-agent the ADK exposes as a tool):
+  its events carry the branch ``<agent>@<call id>`` (and a node path under the caller's), and
+  are nested as the child transcript of that call (:class:`SubAgent`); nested deeper the same
+  way. An event whose node path lies under a path already nested goes to that child too;
+- ``usage_metadata`` → :class:`Usage` of the event's last text (``prompt_token_count`` input,
+  ``candidates_token_count`` output, ``cached_content_token_count`` cache read,
+  ``thoughts_token_count`` reasoning), else in its first entry's ``meta["usage"]``;
+- ``timestamp`` (epoch seconds) → ISO-8601 timestamps of the entries, a call's ``started_at``
+  and, from its response's event, ``ended_at``;
+- ``partial`` events are streamed chunks: a load skips them (the final event that follows
+  repeats their text), a follower grows the text live and the final event settles it;
+- events of state alone (``state_delta``, ``agent_state``, ``end_of_agent``) are bookkeeping
+  and left out; a workflow node's ``output`` without content → a notice.
+
+The session's ``id``, ``app_name``, ``user_id`` → ``metadata`` (``session_id``, ``app_name``,
+``user_id``), ``last_update_time`` → ``metadata["updated_at"]``, the scalars of ``state`` →
+``metadata["state"]``; the root agent (the first author) → ``metadata["agent"]``, the last
+``model_version`` → ``metadata["model"]``.
+
+What the session does not record stays absent (L-3): an agent used through ``AgentTool``
+runs in a session of its own that the ADK discards, so the parent's session holds only its
+call and response, which read as any other tool call (nothing in them says an agent ran); the
+live stream does not repeat the user's message (``run_async`` yields only the agents' events),
+so a followed run starts at the first agent event.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    NameSet,
+    as_int,
+    describe_args,
+    parse_arguments,
+    stringify,
+    text_result,
+)
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.gemini_parts import usage_meta
+from turnfold.formats.openai_responses import unix_timestamp
+from turnfold.formats.source import Source, plain_value, type_of_record
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    Entry,
+    ImageData,
+    LoadWarning,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+from turnfold.tools import memory_operation
+
+NAME = "adk"
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+#: The keys of a serialised ``Session`` (snake_case and ``by_alias`` camelCase).
+SESSION_KEYS = NameSet({"app_name", "appName", "user_id", "userId", "last_update_time",
+                        "lastUpdateTime"})  # fmt: skip
+#: Part fields that carry nothing to show: a thought's signature, media settings, metadata.
+_SILENT = ("thought_signature", "video_metadata", "media_resolution", "part_metadata", "thought",
+           "media_processing", "speech_metadata")  # fmt: skip
+_SILENT_PARTS = NameSet({*_SILENT, *(_camel(name) for name in _SILENT)})
+#: The name of the call an ``executable_code`` part becomes.
+CODE_TOOL = "code_execution"
+#: ``code_execution_result.outcome`` values that mean the code ran.
+_CODE_OK = NameSet({"OUTCOME_OK"})
+
+
+_CAMEL: dict[str, str] = {}
+
+
+def field(record: Any, name: str) -> Any:
+    """``record[name]`` in the ADK's snake_case, else in its ``by_alias`` camelCase."""
+    if not isinstance(record, Mapping):
+        return None
+    value = record.get(name)
+    if value is None and "_" in name:
+        camel = _CAMEL.get(name)
+        if camel is None:
+            camel = _CAMEL[name] = _camel(name)
+        value = record.get(camel)
+    return value
+
+
+# --- detection ---------------------------------------------------------------------------
+
+
+def is_event(value: Any) -> bool:
+    """A serialised ``Event``: an ``author`` and an ``invocation_id``, marks of the ADK."""
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("author"), str)
+        and isinstance(field(value, "invocation_id"), str)
+        and any(k in value for k in ("actions", "content", "timestamp", "node_info", "nodeInfo"))
+    )
+
+
+def is_session(value: Any) -> bool:
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("events"), list)
+        and any(k in value for k in SESSION_KEYS)
+    )
+
+
+def _classify(value: Any) -> int:
+    return DISTINCTIVE if is_event(value) else NOT_MINE
+
+
+def detect(source: Source) -> Evidence:
+    """A session document (its ``events`` beside ``app_name``/``user_id``), a list of events,
+    or one event; ``author`` with ``invocation_id`` is what only the ADK writes."""
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping) and is_session(document):
+        events = document["events"][:30]
+        if events and not any(is_event(e) for e in events):
+            return Evidence.none("a session whose events are no ADK events")
+        return Evidence(share=1.0, marks=1 + sum(1 for e in events if is_event(e)))
+    if isinstance(document, Mapping) and not is_event(document):
+        return Evidence.none("no ADK session or event (author, invocation_id)")
+    return Evidence.of(source.head_values(), _classify, "no ADK event (author, invocation_id)")
+
+
+# --- the builder -------------------------------------------------------------------------
+
+
+def _path_parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+@dataclasses.dataclass
+class _Scope:
+    """A transcript events are written to: the root, or the child of a sub-agent call."""
+
+    transcript: Transcript
+    call: ToolCall | None = None
+    owner: _Scope | None = None
+
+
+class AdkBuilder:
+    """ADK events (as JSON) into a transcript, for a load and for a follower (``live``)."""
+
+    def __init__(self, transcript: Transcript, source_name: str, *, live: bool = False) -> None:
+        self.transcript = transcript
+        self.source_name = source_name
+        self.live = live
+        self.root = _Scope(transcript)
+        #: Every call by its id: the call and the scope that holds it.
+        self.calls: dict[str, tuple[ToolCall, _Scope]] = {}
+        #: Calls without a result yet, by id: an error event of their agent fails them.
+        self.open: dict[str, ToolCall] = {}
+        #: The child scope of each sub-agent call, by call id, and of each node path nested.
+        self.children: dict[str, _Scope] = {}
+        self.paths: dict[str, _Scope] = {}
+        #: The code execution call awaiting its result, per scope.
+        self._code: dict[int, ToolCall] = {}
+        #: Text and thinking streamed by partial events, per author and path (live only).
+        self._streaming: dict[str, list[Entry]] = {}
+        self.events_fed = 0
+
+    @property
+    def open_status(self) -> ToolStatus:
+        return "executing" if self.live else "unknown"
+
+    def warn(self, reason: str, line: int | None) -> None:
+        self.transcript.warnings.append(
+            LoadWarning(reason=reason, line=line, source=self.source_name)
+        )
+
+    # --- where an event goes -----------------------------------------------------------
+
+    def scope_of(self, event: Mapping[str, Any]) -> _Scope:
+        """The branch's ``<agent>@<call id>`` segments name the call a sub-agent runs for
+        (the deepest known one wins); else the node path, or its nearest nested parent."""
+        branch = event.get("branch")
+        path = field(field(event, "node_info"), "path")
+        path = path if isinstance(path, str) else ""
+        if isinstance(branch, str) and "@" in branch:
+            for segment in reversed(branch.split(".")):
+                name, _, call_id = segment.rpartition("@")
+                found = self.calls.get(call_id)
+                if found is not None and found[0].name == name:
+                    scope = self._child(found[0], found[1], name)
+                    if path:
+                        self.paths.setdefault(path, scope)
+                    return scope
+        probe = path
+        while probe:
+            nested = self.paths.get(probe)
+            if nested is not None:
+                return nested
+            probe = _path_parent(probe)
+        return self.root
+
+    def _child(self, call: ToolCall, owner: _Scope, name: str) -> _Scope:
+        scope = self.children.get(call.call_id)
+        if scope is None:
+            child = Transcript(metadata={"source_format": NAME, "agent": name})
+            scope = self.children[call.call_id] = _Scope(child, call, owner)
+            owner.transcript.update(call, subagent=SubAgent(name=name, transcript=child))
+        return scope
+
+    def _append(self, scope: _Scope, entry: Entry) -> Entry:
+        return scope.transcript.append(entry)
+
+    # --- one event ---------------------------------------------------------------------
+
+    def feed(self, event: Mapping[str, Any], line: int) -> str:
+        """Add one event; returns its record type for the accounting (see :data:`RECORDS`)."""
+        self.events_fed += 1
+        author = event.get("author") if isinstance(event.get("author"), str) else ""
+        timestamp = unix_timestamp(event.get("timestamp"))
+        content = event.get("content")
+        parts = field(content, "parts") if isinstance(content, Mapping) else None
+        parts = [p for p in parts if isinstance(p, Mapping)] if isinstance(parts, list) else []
+        found = event.get("actions")
+        actions: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+        scope = self.scope_of(event)
+        agent = author if author and author != "user" else None
+        if agent and "agent" not in self.transcript.metadata:
+            self.transcript.metadata["agent"] = agent
+        model = field(event, "model_version")
+        if isinstance(model, str) and model:
+            self.transcript.metadata["model"] = model
+        key = f"{author}|{field(field(event, 'node_info'), 'path') or ''}"
+        if event.get("partial") is True:
+            if self.live:
+                self._stream(scope, key, parts, agent, timestamp, model)
+            return "partial"
+        streamed = self._streaming.pop(key, [])
+        kind = "actions"
+        responses = [p for p in parts if isinstance(field(p, "function_response"), Mapping)]
+        if author == "user" and not responses:
+            kind = "user"
+            self._user(scope, parts, timestamp, line)
+        elif responses:
+            kind = "function_response"
+            self._responses(scope, parts, event, timestamp, line)
+        elif parts:
+            kind = "model"
+            self._model(scope, parts, event, agent, timestamp, model, streamed, line)
+        error = field(event, "error_code")
+        if error not in (None, "") or field(event, "error_message"):
+            self._error(scope, event, agent, timestamp)
+            kind = "error" if kind == "actions" else kind
+        if kind == "actions":
+            kind = self._actions_only(scope, event, actions, agent, timestamp)
+        self._after_actions(scope, event, actions, agent, timestamp)
+        return kind
+
+    def _user(
+        self, scope: _Scope, parts: list[Mapping[str, Any]], ts: str | None, line: int
+    ) -> None:
+        texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and p["text"]]
+        images = _images(parts)
+        if not texts and not images:
+            self.warn("a user event without text skipped", line)
+            return
+        self._append(scope, UserMessage(text="\n".join(texts), images=images, timestamp=ts))
+
+    def _stream(
+        self,
+        scope: _Scope,
+        key: str,
+        parts: list[Mapping[str, Any]],
+        agent: str | None,
+        ts: str | None,
+        model: Any,
+    ) -> None:
+        """A partial event's text grows the streamed entry of its agent (live only)."""
+        entries = self._streaming.setdefault(key, [])
+        for part in parts:
+            text = part.get("text")
+            if not isinstance(text, str) or not text:
+                continue
+            thought = part.get("thought") is True
+            last = entries[-1] if entries else None
+            if isinstance(last, Thinking if thought else AssistantText):
+                assert isinstance(last, (Thinking, AssistantText))
+                scope.transcript.update(last, text=last.text + text)
+            else:
+                meta = {"agent": agent} if agent else {}
+                entry: Entry = (
+                    Thinking(text=text, streaming=True, timestamp=ts, meta=meta)
+                    if thought
+                    else AssistantText(
+                        text=text, model=model if isinstance(model, str) else None,
+                        timestamp=ts, meta=dict(meta),
+                    )
+                )  # fmt: skip
+                entries.append(self._append(scope, entry))
+
+    def _model(
+        self,
+        scope: _Scope,
+        parts: list[Mapping[str, Any]],
+        event: Mapping[str, Any],
+        agent: str | None,
+        ts: str | None,
+        model: Any,
+        streamed: list[Entry],
+        line: int,
+    ) -> None:
+        """A model response: thoughts, text and calls in part order, then its usage. Entries a
+        partial stream already showed are settled in place rather than shown twice."""
+        meta = {"agent": agent} if agent else {}
+        model_name = model if isinstance(model, str) and model else None
+        batch = event.get("id") if isinstance(event.get("id"), str) and event.get("id") else None
+        written: list[Entry] = []
+        pending: list[Entry] = list(streamed)
+        texts: dict[str, str] = {}
+        order: list[tuple[str, Any]] = []
+        for index, part in enumerate(parts):
+            text = part.get("text")
+            if isinstance(text, str):
+                if text:
+                    kind = "thought" if part.get("thought") is True else "text"
+                    if order and order[-1][0] == kind:
+                        texts[order[-1][1]] += text
+                    else:
+                        slot = f"{kind}{index}"
+                        texts[slot] = text
+                        order.append((kind, slot))
+                continue
+            call = field(part, "function_call")
+            code = field(part, "executable_code")
+            outcome = field(part, "code_execution_result")
+            if isinstance(call, Mapping):
+                order.append(("call", call))
+            elif isinstance(code, Mapping):
+                order.append(("code", code))
+            elif isinstance(outcome, Mapping):
+                order.append(("outcome", outcome))
+            elif field(part, "inline_data") is not None or field(part, "file_data") is not None:
+                order.append(("data", part))
+            else:
+                unknown = sorted(
+                    k for k, v in part.items() if v is not None and k not in _SILENT_PARTS
+                )
+                if unknown:
+                    self.warn(f"a part of kind {', '.join(unknown)} skipped", line)
+        for kind, value in order:
+            if kind in ("thought", "text"):
+                text = texts[value]
+                wanted = Thinking if kind == "thought" else AssistantText
+                live = next((e for e in pending if isinstance(e, wanted)), None)
+                if live is not None:
+                    pending.remove(live)
+                    changes: dict[str, Any] = {"text": text}
+                    if isinstance(live, Thinking):
+                        changes["streaming"] = False
+                    scope.transcript.update(live, **changes)
+                    written.append(live)
+                elif kind == "thought":
+                    written.append(Thinking(text=text, timestamp=ts, meta=dict(meta)))
+                else:
+                    written.append(
+                        AssistantText(text=text, model=model_name, timestamp=ts, meta=dict(meta))
+                    )
+            elif kind == "call":
+                written.append(self._call(value, agent, ts, batch, event))
+            elif kind == "code":
+                code_call = self._code_call(value, agent, ts, batch, event, len(written))
+                self._code[id(scope)] = code_call
+                written.append(code_call)
+            elif kind == "outcome":
+                self._code_outcome(scope, value, ts, line)
+            else:
+                written.append(_data_notice(value, ts, meta))
+        usage = _usage(field(event, "usage_metadata"))
+        if usage is not None and written:
+            texts_written = [e for e in written if isinstance(e, AssistantText)]
+            if texts_written:
+                target = texts_written[-1]
+                if target.id and scope.transcript.get(target.id) is target:
+                    scope.transcript.update(target, usage=usage)
+                else:
+                    target.usage = usage
+            elif written[0].id and scope.transcript.get(written[0].id) is written[0]:
+                scope.transcript.update(
+                    written[0], meta={**written[0].meta, "usage": usage_meta(usage)}
+                )
+            else:
+                written[0].meta["usage"] = usage_meta(usage)
+        for entry in written:
+            if not (entry.id and scope.transcript.get(entry.id) is entry):
+                self._append(scope, entry)
+                if isinstance(entry, ToolCall) and entry.call_id:
+                    self.calls[entry.call_id] = (entry, scope)
+
+    def _call(
+        self, call: Mapping[str, Any], agent: str | None, ts: str | None, batch: Any, event: Any
+    ) -> ToolCall:
+        raw_name = call.get("name")
+        name = raw_name if isinstance(raw_name, str) else ""
+        call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else ""
+        if not call_id:  # the ADK gives every call an id; one missing still needs a key
+            call_id = f"{event.get('id') or 'event'}:{name}"
+        args = parse_arguments(plain_value(call.get("args")))
+        meta: dict[str, Any] = {"agent": agent} if agent else {}
+        running = field(event, "long_running_tool_ids")
+        if isinstance(running, list) and call_id in running:
+            meta["long_running"] = True
+        tool = ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=describe_args(name, args),
+            status=self.open_status,
+            batch_id=batch,
+            started_at=ts,
+            timestamp=ts,
+            memory=memory_operation({"name": name}),
+            meta=meta,
+        )
+        self.open[call_id] = tool
+        return tool
+
+    def _code_call(
+        self, code: Mapping[str, Any], agent: str | None, ts: str | None, batch: Any, event: Any,
+        index: int,
+    ) -> ToolCall:  # fmt: skip
+        args = {"code": code.get("code"), "language": code.get("language")}
+        tool = ToolCall(
+            call_id=f"{event.get('id') or 'event'}:code{index}",
+            name=CODE_TOOL,
+            args=args,
+            description=_first_line(code.get("code")),
+            status=self.open_status,
+            batch_id=batch,
+            started_at=ts,
+            timestamp=ts,
+            meta={"agent": agent} if agent else {},
+        )
+        self.open[tool.call_id] = tool
+        return tool
+
+    def _code_outcome(
+        self, scope: _Scope, outcome: Mapping[str, Any], ts: str | None, line: int
+    ) -> None:
+        call = self._code.pop(id(scope), None)
+        if call is None:
+            self.warn("a code execution result without its code skipped", line)
+            return
+        output = outcome.get("output")
+        status: ToolStatus = "success" if outcome.get("outcome") in _CODE_OK else "error"
+        self.open.pop(call.call_id, None)
+        changes = {
+            "status": status,
+            "result": text_result(output if isinstance(output, str) else None),
+            "ended_at": ts,
+        }
+        if call.id and scope.transcript.get(call.id) is call:
+            scope.transcript.update(call, **changes)
+        else:  # the code and its result in one event: the call is not shown yet
+            for name, value in changes.items():
+                setattr(call, name, value)
+
+    def _responses(
+        self,
+        scope: _Scope,
+        parts: list[Mapping[str, Any]],
+        event: Mapping[str, Any],
+        ts: str | None,
+        line: int,
+    ) -> None:
+        images = _images(parts)
+        for part in parts:
+            response = field(part, "function_response")
+            if not isinstance(response, Mapping):
+                continue
+            call_id = response.get("id")
+            found = self.calls.get(call_id) if isinstance(call_id, str) else None
+            if found is None:
+                self.warn(f"a function response for an unknown call id {call_id!r} skipped", line)
+                continue
+            call, owner = found
+            self.open.pop(call.call_id, None)
+            text, failed = _response_text(response.get("response"))
+            result = text_result(text, images=images)
+            images = []  # a response event's inline data goes with its first response
+            owner.transcript.update(
+                call, status="error" if failed else "success", result=result, ended_at=ts
+            )
+            self._refresh(call)
+
+    def _refresh(self, call: ToolCall) -> None:
+        """A sub-agent call's counts, from its child transcript as it stands."""
+        scope = self.children.get(call.call_id)
+        if scope is None or scope.owner is None or call.subagent is None:
+            return
+        child = scope.transcript
+        outputs = [
+            e.usage.output_tokens
+            for e in child.entries
+            if isinstance(e, AssistantText) and e.usage and e.usage.output_tokens is not None
+        ]
+        outputs += [
+            e.meta["usage"]["output_tokens"]
+            for e in child.entries
+            if isinstance(e.meta.get("usage"), dict)
+            and isinstance(e.meta["usage"].get("output_tokens"), int)
+        ]
+        scope.owner.transcript.update(
+            call,
+            subagent=dataclasses.replace(
+                call.subagent,
+                tool_count=len(child.tool_calls()),
+                output_tokens=sum(outputs) if outputs else None,
+            ),
+        )
+
+    def _error(
+        self, scope: _Scope, event: Mapping[str, Any], agent: str | None, ts: str | None
+    ) -> None:
+        """A tool's exception (ADK records it, then raises it) fails the agent's open calls;
+        with none open, the model's own error."""
+        code = field(event, "error_code")
+        message = field(event, "error_message")
+        text = ": ".join(str(v) for v in (code, message) if v not in (None, ""))
+        failed = [
+            call
+            for call in self.open.values()
+            if self.calls.get(call.call_id, (None, None))[1] is scope
+            and (agent is None or call.meta.get("agent") == agent)
+        ]
+        for call in failed:
+            self.open.pop(call.call_id, None)
+            scope.transcript.update(call, status="error", result=text_result(text), ended_at=ts)
+            self._refresh(call)
+        if not failed:
+            meta = {"agent": agent} if agent else {}
+            self._append(scope, AssistantError(message=text, timestamp=ts, meta=meta))
+
+    def _actions_only(
+        self,
+        scope: _Scope,
+        event: Mapping[str, Any],
+        actions: Mapping[str, Any],
+        agent: str | None,
+        ts: str | None,
+    ) -> str:
+        """The record type of an event without content: its actions, its output, or state."""
+        if any(field(actions, k) for k in ("transfer_to_agent", "escalate", "compaction")):
+            return "actions"
+        output = event.get("output")
+        if output is not None:
+            who = agent or "node"
+            self._append(
+                scope,
+                SystemNotice(text=f"{who} output: {stringify(output)}", subtype="output",
+                             timestamp=ts),
+            )  # fmt: skip
+            return "output"
+        if field(actions, "agent_state") is not None or field(actions, "end_of_agent"):
+            return "agent_state"
+        return "state_delta"
+
+    def _after_actions(
+        self,
+        scope: _Scope,
+        event: Mapping[str, Any],
+        actions: Mapping[str, Any],
+        agent: str | None,
+        ts: str | None,
+    ) -> None:
+        target = field(actions, "transfer_to_agent")
+        if isinstance(target, str) and target:
+            transfer = next(
+                (
+                    call
+                    for call, _ in reversed(self.calls.values())
+                    if call.name == "transfer_to_agent"
+                    and isinstance(call.args, Mapping)
+                    and call.args.get("agent_name") == target
+                    and call.subagent is None
+                ),
+                None,
+            )
+            if transfer is not None:
+                owner = self.calls[transfer.call_id][1]
+                task = f"transfer from {agent}" if agent else None
+                owner.transcript.update(transfer, subagent=SubAgent(name=target, task=task))
+            self._append(
+                scope, SystemNotice(text=f"Transferred to {target}", subtype="transfer",
+                                    timestamp=ts),
+            )  # fmt: skip
+        if field(actions, "escalate") is True:
+            who = agent or "the agent"
+            self._append(
+                scope, SystemNotice(text=f"{who} escalated", subtype="escalate", timestamp=ts)
+            )
+        compaction = field(actions, "compaction")
+        if isinstance(compaction, Mapping):
+            summary = field(compaction, "compacted_content")
+            parts = field(summary, "parts") if isinstance(summary, Mapping) else None
+            texts = [
+                p["text"]
+                for p in (parts if isinstance(parts, list) else [])
+                if isinstance(p, Mapping) and isinstance(p.get("text"), str)
+            ]
+            self._append(
+                scope,
+                CompactionBoundary(summary="\n".join(texts) or None, timestamp=ts),
+            )
+
+    def finish(self) -> None:
+        """The run ended: calls without a result stay unknown (L-3), streamed text settles,
+        and every sub-agent's counts are final."""
+        for call in list(self.open.values()):
+            if call.status != "unknown":
+                owner = self.calls.get(call.call_id, (None, self.root))[1]
+                owner.transcript.update(call, status="unknown")
+        self.open.clear()
+        for entries in self._streaming.values():
+            for entry in entries:
+                if isinstance(entry, Thinking) and entry.streaming:
+                    owner_scope = next(
+                        (s for s in [self.root, *self.children.values()]
+                         if s.transcript.get(entry.id) is entry), self.root,
+                    )  # fmt: skip
+                    owner_scope.transcript.update(entry, streaming=False)
+        self._streaming.clear()
+        for call_id in self.children:
+            self._refresh(self.calls[call_id][0])
+
+
+def _first_line(code: Any) -> str | None:
+    if not isinstance(code, str):
+        return None
+    return next((line.strip() for line in code.splitlines() if line.strip()), None)
+
+
+def _images(parts: list[Mapping[str, Any]]) -> list[ImageData]:
+    images = []
+    for part in parts:
+        data = field(part, "inline_data")
+        if isinstance(data, Mapping) and isinstance(data.get("data"), str):
+            mime = field(data, "mime_type")
+            images.append(ImageData(media_type=mime if isinstance(mime, str) else "",
+                                    data=data["data"]))  # fmt: skip
+    return images
+
+
+def _data_notice(part: Mapping[str, Any], ts: str | None, meta: dict[str, Any]) -> SystemNotice:
+    """Inline or file data the model returned (an image it generated, a file it cites)."""
+    data = field(part, "inline_data") or field(part, "file_data") or {}
+    mime = field(data, "mime_type") if isinstance(data, Mapping) else None
+    uri = field(data, "file_uri") if isinstance(data, Mapping) else None
+    what = f"{mime} data" if isinstance(mime, str) and mime else "data"
+    text = f"The model returned {what}" + (f": {uri}" if isinstance(uri, str) and uri else "")
+    return SystemNotice(text=text, subtype="attachment", timestamp=ts, meta=dict(meta))
+
+
+def _response_text(response: Any) -> tuple[str | None, bool]:
+    """A ``function_response.response`` as text, and whether it holds an error: ADK's tool
+    error convention (``on_tool_error_callback``, unknown tools) is ``{"error": ...}``."""
+    if isinstance(response, Mapping):
+        error = response.get("error")
+        if error not in (None, "", {}):
+            return stringify(error), True
+        if set(response) == {"result"}:
+            value = response["result"]
+            return (stringify(value) if value is not None else None), False
+        return (stringify(dict(response)) if response else None), False
+    return (stringify(response) if response is not None else None), False
+
+
+def _usage(raw: Any) -> Usage | None:
+    if not isinstance(raw, Mapping):
+        return None
+    usage = Usage(
+        input_tokens=as_int(field(raw, "prompt_token_count")),
+        output_tokens=as_int(field(raw, "candidates_token_count")),
+        cache_read_tokens=as_int(field(raw, "cached_content_token_count")),
+        reasoning_tokens=as_int(field(raw, "thoughts_token_count")),
+    )
+    return None if usage == Usage() else usage
+
+
+# --- run objects (spec A-1) -----------------------------------------------------------------
+
+#: What :func:`plain` makes of an ADK object that is neither a session nor an event.
+OTHER_OBJECT = "_adk_object"
+
+
+def _dump(value: Any) -> Any:
+    """The ADK's own serialization (``model_dump(mode="json")``), nulls left out."""
+    return value.model_dump(mode="json", exclude_none=True)
+
+
+def plain(value: Any) -> Any:
+    """A ``Session``, an ``Event`` or a list of events as the JSON the ADK writes for them;
+    any other ADK object as a marker naming its type (an agent or a runner is never copied)."""
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    kind = type(value).__name__
+    if hasattr(value, "events") and hasattr(value, "app_name") and hasattr(value, "model_dump"):
+        try:
+            return _dump(value)
+        except Exception:  # a state value the ADK cannot serialise: the events still can
+            return {
+                "id": getattr(value, "id", None),
+                "app_name": value.app_name,
+                "user_id": getattr(value, "user_id", None),
+                "events": [_dump(e) for e in value.events],
+            }
+    if (
+        hasattr(value, "author")
+        and hasattr(value, "invocation_id")
+        and hasattr(value, "model_dump")
+    ):
+        return _dump(value)
+    if type(value).__module__.startswith("google.adk"):
+        return {OTHER_OBJECT: kind}
+    return plain_value(value)
+
+
+# --- reading -----------------------------------------------------------------------------
+
+_SESSION_FIELDS: dict[str, str] = {
+    "id": "session_id",
+    "app_name": "app_name",
+    "appName": "app_name",
+    "user_id": "user_id",
+    "userId": "user_id",
+}
+
+
+def read(source: Source) -> Transcript:
+    """The events of ``source`` (a session, a list of events or one event), nested by branch."""
+    transcript = Transcript(metadata={"source_format": NAME})
+    builder = AdkBuilder(transcript, source.name)
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping) and OTHER_OBJECT in document:
+        _refuse(source, document[OTHER_OBJECT])
+    if is_session(document):
+        assert isinstance(document, Mapping)
+        for key, value in document.items():
+            _top_level(source, transcript, key, value)
+        for line, event in enumerate(document["events"], start=1):
+            _feed(source, builder, event, line)
+    else:
+        for line, record in source.records():
+            if isinstance(record, Mapping) and OTHER_OBJECT in record:
+                _refuse(source, record[OTHER_OBJECT])
+            _feed(source, builder, record, line)
+    builder.finish()
+    if not transcript.entries and builder.events_fed == 0:
+        raise TranscriptFormatError(source.name, [NAME], None, "no ADK events")
+    return transcript
+
+
+def _refuse(source: Source, kind: Any) -> None:
+    raise TranscriptFormatError(
+        source.name,
+        [NAME],
+        None,
+        f"an ADK {kind} is not a session or its events; pass the Session "
+        "(await runner.session_service.get_session(...)) or its .events",
+    )
+
+
+def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> None:
+    metadata = transcript.metadata
+    if key == "events":
+        return  # accounted for one by one
+    if key in _SESSION_FIELDS:
+        if isinstance(value, str) and value:
+            metadata[_SESSION_FIELDS[key]] = value
+        source.mapped(key)
+    elif key in ("last_update_time", "lastUpdateTime"):
+        moment = unix_timestamp(value)
+        if moment is not None:
+            metadata["updated_at"] = moment
+        source.mapped("last_update_time")
+    elif key == "state":
+        scalars = {
+            k: v
+            for k, v in (value.items() if isinstance(value, Mapping) else ())
+            if isinstance(v, (str, int, float, bool))
+        }
+        if scalars:
+            metadata["state"] = scalars
+        source.mapped("state")
+    else:
+        source.ignored("other key")
+
+
+def _feed(source: Source, builder: AdkBuilder, event: Any, line: int) -> None:
+    if isinstance(event, MalformedLine) or not is_event(event):
+        record = type_of_record(event)
+        reason = event.reason if isinstance(event, MalformedLine) else "not an ADK event"
+        source.warn(f"{reason}; skipped", line, record_type=record)
+        return
+    warned = len(builder.transcript.warnings)
+    kind = builder.feed(event, line)
+    if len(builder.transcript.warnings) > warned:
+        moved = builder.transcript.warnings[warned:]
+        del builder.transcript.warnings[warned:]
+        for warning in moved:
+            source.warn(warning.reason, line)
+        source.note(kind, "warned")
+    else:
+        source.note(kind, "ignored" if kind in RECORDS.ignored else "mapped")
+
+
+# --- following a run live (spec A-2) -------------------------------------------------------
+
+
+class Follower:
+    """``runner.run_async(...)``'s events followed into a transcript.
+
+    Each event is fed as :func:`read` feeds a session's event, after the ADK's own
+    serialization of it: a partial event grows its agent's text as it streams, and the final
+    event of that response settles it (text, usage, calls). Calls are ``executing`` until their
+    response arrives; at :meth:`close` those still open are ``unknown``, as a load leaves them.
+    """
+
+    def __init__(self, transcript: Transcript) -> None:
+        transcript.metadata.setdefault("source_format", NAME)
+        self.transcript = transcript
+        self.builder = AdkBuilder(transcript, "<follow>", live=True)
+        self._line = 0
+
+    def feed(self, event: Any) -> None:
+        self._line += 1
+        record = plain(event)
+        if not is_event(record):
+            self.builder.warn(f"a {type(event).__name__} is not an ADK event; skipped", self._line)
+            return
+        self.builder.feed(record, self._line)
+
+    def close(self) -> None:
+        self.builder.finish()
+
+
+RECORDS = Records(
+    mapped={
+        "user": "UserMessage (text; inline data as its images)",
+        "model": "Thinking (thought parts), AssistantText (text, model_version, usage), "
+        "ToolCall (function_call; executable_code as code_execution), in part order; "
+        "inline or file data the model returned → SystemNotice",
+        "function_response": "settles each call with its id: error for a response holding "
+        "`error`, else success (the ADK's own signal); transfer_to_agent → SubAgent naming the "
+        "agent and a SystemNotice",
+        "error": "error_code/error_message: the agent's open calls become error (a tool's "
+        "exception); with none open, AssistantError",
+        "actions": "an event of actions alone: transfer → SystemNotice, escalate → "
+        "SystemNotice, compaction → CompactionBoundary",
+        "output": "a workflow node's output without content → SystemNotice",
+        "id": 'metadata["session_id"]',
+        "app_name": 'metadata["app_name"]',
+        "appName": 'metadata["app_name"] (by_alias spelling)',
+        "user_id": 'metadata["user_id"]',
+        "userId": 'metadata["user_id"] (by_alias spelling)',
+        "last_update_time": 'metadata["updated_at"] (ISO-8601)',
+        "state": 'its scalar values → metadata["state"]',
+    },
+    ignored={
+        "partial": "a streamed chunk: the final event of the response repeats its text",
+        "state_delta": "an event of state bookkeeping alone; the session's state holds the result",
+        "agent_state": "a workflow agent's resume state or end marker",
+        "other key": "other session fields",
+    },
+)

@@ -1,0 +1,967 @@
+"""AutoGen AgentChat's run (spec A-1, A-2, issue 22): a ``TaskResult``, its ``messages``, and
+their saved form, ``[m.dump() for m in result.messages]`` (or ``result.model_dump()``), from
+a file or from JSON text.
+
+Input shapes: a document ``{"messages": [...], "stop_reason": ...}`` (a ``TaskResult``), or a
+list (a JSON array, or JSON lines) of message dumps: ``{"type": "TextMessage", "source",
+"created_at", "models_usage", "id", "metadata", "content", ...}``. ``load`` turns the objects
+into those records with each message's own ``dump()`` (:func:`plain`): a ``TaskResult``, a
+list of messages, one message, an agent's ``Response``. ``Follower`` reads ``run_stream``'s
+messages as they come, then its final ``TaskResult``.
+
+Mapping (each message's ``source`` is the agent that wrote it, kept in ``meta["agent"]``;
+``created_at`` is every entry's ``timestamp``; ``models_usage`` (``prompt_tokens``,
+``completion_tokens``) is the :class:`Usage` of the model response that made the message):
+
+- ``TextMessage`` from ``user`` (a task) → :class:`UserMessage`; from an agent →
+  :class:`AssistantText`; from a user proxy after its ``UserInputRequestedEvent`` → the
+  user's :class:`UserMessage` (``meta["agent"]`` names the proxy);
+  ``MultiModalMessage`` → the same, its images on the user's message (an agent's images are
+  counted in ``meta["images"]``: the text entry holds none); ``StructuredMessage[...]`` →
+  :class:`AssistantText` of its ``format_string`` or its JSON, the content in
+  ``meta["structured"]``;
+- ``ThoughtEvent`` → :class:`Thinking`;
+- ``ToolCallRequestEvent`` → one :class:`ToolCall` per ``FunctionCall`` (``id`` kept
+  verbatim, ``arguments`` parsed), the event's ``id`` as their batch, the response's usage in
+  the first call's ``meta["usage"]``; ``ToolCallExecutionEvent`` settles each call by its
+  ``FunctionExecutionResult.call_id``: ``is_error`` true → ``error``, false → ``success``
+  (AutoGen's own flag), absent → ``unknown``; its ``created_at`` is the call's ``ended_at``
+  (the time the whole batch ended: parallel calls share it);
+- an agent used as a tool (``AgentTool``, ``TeamTool``): AutoGen streams the inner run's
+  messages into the caller's, between the call and its result, starting with a ``user``
+  ``TextMessage`` holding the call's ``task``; they become the call's :class:`SubAgent`
+  transcript (nested runs nest again), so no sub-agent's steps are missing; the task is the
+  call's description;
+- ``ToolCallSummaryMessage`` (the agent's reply when its tool loop ends without another model
+  call: the results joined by AutoGen, no text the model wrote) → a :class:`SystemNotice`
+  (subtype ``tool_call_summary``, ``meta["call_ids"]``), never a second answer; a call it
+  lists that no request recorded becomes a :class:`ToolCall` settled by its result;
+- ``HandoffMessage`` (a Swarm's handoff) → the ``transfer_to_<target>`` call gets a
+  :class:`SubAgent` naming the target, and a :class:`SystemNotice` (subtype ``handoff``)
+  names the new agent; its ``context`` (the calls handed over) repeats calls already shown;
+- ``SelectSpeakerEvent`` → a notice (subtype ``speaker``) when the speaker changes mid-run;
+  a change of agent nothing announced (a round-robin team) gets one too (subtype ``agent``);
+  none right after a user's message, whose turn is whoever answers it;
+  ``SelectorEvent`` → a notice (subtype ``selector``);
+- ``StopMessage`` → a notice (subtype ``stop``) and ``metadata["stop_message"]``;
+  ``TaskResult.stop_reason`` → ``metadata["stop_reason"]``; the last agent that spoke →
+  ``metadata["agent"]``;
+- ``MemoryQueryEvent`` (the agent's memory queried before its model call) → a
+  ``memory_query`` :class:`ToolCall` marked ``memory="read"``, the event's ``id`` as its call
+  id, the memories as its result, ``success`` (AutoGen adds the event only for a query that
+  found memories);
+- ``CodeGenerationEvent`` (``CodeExecutorAgent``) → :class:`AssistantText`, and for its code
+  blocks an ``execute_code`` :class:`ToolCall` (the event's ``id`` as its call id);
+  ``CodeExecutionEvent`` settles it: ``exit_code`` 0 → ``success``, else ``error``;
+- ``ModelClientStreamingChunkEvent`` (``model_client_stream=True``) → the text so far of the
+  message its ``full_message_id`` names; that message replaces it when it arrives (a
+  ``TaskResult`` holds no chunks). Chunks that end in a ``ThoughtEvent`` leave their text
+  entry empty (``meta["streamed_as"] = "thinking"``) before the :class:`Thinking`.
+
+AutoGen records no model name (``AssistantText.model`` stays None), no per-call start time
+(``started_at`` is the request event's time) and no error flag for a ``TaskResult`` as a
+whole (L-3).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    MessageBuilder,
+    NameSet,
+    as_int,
+    checked_timestamp,
+    describe_args,
+    parse_arguments,
+    stringify,
+    text_result,
+    usage_from,
+)
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.gemini_parts import usage_meta
+from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.wrappers import sample
+from turnfold.model import (
+    AssistantText,
+    Entry,
+    ImageData,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+
+NAME = "autogen"
+
+#: ``autogen_agentchat.messages``' concrete types (``MessageFactory`` registers these), by the
+#: ``type`` their dumps carry; a ``StructuredMessage[Model]`` is read as ``StructuredMessage``.
+CHAT_MESSAGES = NameSet(
+    {
+        "TextMessage",
+        "MultiModalMessage",
+        "StopMessage",
+        "ToolCallSummaryMessage",
+        "HandoffMessage",
+        "StructuredMessage",
+    }
+)
+AGENT_EVENTS = NameSet(
+    {
+        "ToolCallRequestEvent",
+        "ToolCallExecutionEvent",
+        "MemoryQueryEvent",
+        "UserInputRequestedEvent",
+        "ModelClientStreamingChunkEvent",
+        "ThoughtEvent",
+        "SelectSpeakerEvent",
+        "SelectorEvent",
+        "CodeGenerationEvent",
+        "CodeExecutionEvent",
+    }
+)
+MESSAGE_TYPES = NameSet(CHAT_MESSAGES | AGENT_EVENTS)
+#: The ``source`` of a task given as a string (``BaseChatAgent.run`` and the teams write it).
+USER = "user"
+#: The name turnfold gives the execution of a ``CodeGenerationEvent``'s code blocks.
+CODE_TOOL = "execute_code"
+#: The name turnfold gives the memory query a ``MemoryQueryEvent`` records.
+MEMORY_TOOL = "memory_query"
+#: What :func:`plain` leaves for an AutoGen object that is no run (an agent, a team...).
+_OBJECT_KEY = "$autogen_object"
+_STRUCTURED = "StructuredMessage"
+
+
+# --- detection ---------------------------------------------------------------------------
+
+
+def message_type(value: Any) -> str:
+    """A message dump's type for accounting: ``StructuredMessage[Model]`` as
+    ``StructuredMessage``, a record of no AgentChat type as :func:`type_of_record` says."""
+    kind = value.get("type") if isinstance(value, Mapping) else None
+    if isinstance(kind, str) and kind.startswith(_STRUCTURED + "["):
+        return _STRUCTURED
+    return kind if isinstance(kind, str) and kind else type_of_record(value)
+
+
+def is_message(value: Any) -> bool:
+    """A message dump: an AgentChat type and the ``source`` every message has."""
+    return (
+        isinstance(value, Mapping)
+        and message_type(value) in MESSAGE_TYPES
+        and isinstance(value.get("source"), str)
+        and ("models_usage" in value or "created_at" in value)
+    )
+
+
+def _classify(value: Any) -> int:
+    return DISTINCTIVE if is_message(value) else NOT_MINE
+
+
+def detect(source: Source) -> Evidence:
+    """A ``TaskResult`` document whose ``messages`` are message dumps, or a list of them.
+
+    The types (``ToolCallRequestEvent``...) with a ``source`` and ``models_usage`` are marks
+    only AgentChat writes."""
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping) and not is_message(document):
+        messages = document.get("messages")
+        if not isinstance(messages, list):
+            return Evidence.none("no messages")
+        items = sample(messages)
+        marks = sum(1 for m in items if is_message(m))
+        if not marks:
+            return Evidence.none("messages holds no AgentChat messages")
+        return Evidence(share=1.0, marks=marks + 1)  # +1: the TaskResult document itself
+    return Evidence.of(source.head_values(), _classify, "no AgentChat message (type, source)")
+
+
+# --- the builder -------------------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else stringify(value) if value is not None else ""
+
+
+def _task_of(call: ToolCall) -> str | None:
+    """The task of an ``AgentTool``/``TeamTool`` call (``TaskRunnerToolArgs``: ``task`` alone)."""
+    args = call.args
+    if isinstance(args, Mapping) and len(args) == 1 and isinstance(args.get("task"), str):
+        return str(args["task"])
+    return None
+
+
+class AutogenBuilder(MessageBuilder):
+    """Builds a transcript from AgentChat message dumps, fed one at a time, in order.
+
+    The same builder reads a saved run (``live=False``) and follows ``run_stream``
+    (``live=True``: a call without its result is still executing). An agent used as a tool
+    gets a child builder for its call; :meth:`feed` routes each message to the builder of
+    the run it belongs to.
+    """
+
+    def __init__(
+        self,
+        transcript: Transcript,
+        source_name: str = "<messages>",
+        *,
+        live: bool = False,
+        parent: AutogenBuilder | None = None,
+        host: ToolCall | None = None,
+    ) -> None:
+        super().__init__(transcript, source_name, live=live)
+        self.parent = parent
+        self.root: AutogenBuilder = parent.root if parent is not None else self
+        #: The caller's call this run answers (a child builder's), else None.
+        self.host = host
+        #: Messages read into this builder and its children (for "no messages at all").
+        self.recognized = 0
+        #: The agent that spoke last at this level, and every agent that spoke here.
+        self.agent: str | None = None
+        self.agents: list[str] = []
+        #: Agents named by a handoff or a speaker selection: their turn needs no notice.
+        self._expected: set[str] = set()
+        self._open: dict[str, ToolCall] = {}
+        self._children: dict[str, AutogenBuilder] = {}
+        #: The sources whose messages were routed to this child run.
+        self.sources: set[str] = set()
+        self._streams: dict[str, AssistantText] = {}
+        self._awaiting: set[str] = set()
+        self._code: dict[str, ToolCall] = {}
+        self._output_tokens: int | None = None
+
+    # --- writing, so that a live view hears of every change ---------------------------------
+
+    def warn(self, reason: str, line: int | None) -> None:
+        """Warnings of a nested run are the whole load's (they name the source's line)."""
+        if self.root is self:
+            super().warn(reason, line)
+        else:
+            self.root.warn(reason, line)
+
+    def _append(self, entry: Entry) -> Entry:
+        self.transcript.append(entry)
+        self._changed()
+        return entry
+
+    def _update(self, entry: Entry, **changes: Any) -> None:
+        self.transcript.update(entry, **changes)
+        self._changed()
+
+    def _changed(self) -> None:
+        """Tell the caller's transcript that this child run grew (live only: a widget
+        observes the top transcript, and a static load sets the counts once at the end)."""
+        if not self.live or self.parent is None or self.host is None:
+            return
+        agent = self.host.subagent
+        if agent is not None:
+            self.parent._update(
+                self.host, subagent=replace(agent, tool_count=len(self.transcript.tool_calls()))
+            )
+
+    # --- routing -----------------------------------------------------------------------------
+
+    def feed(self, message: Mapping[str, Any], line: int) -> None:
+        """One message dump, in the run it belongs to."""
+        target = self._route(message)
+        target.root.recognized += 1
+        target._handle(message, line)
+
+    def _route(self, message: Mapping[str, Any]) -> AutogenBuilder:
+        kind = message_type(message)
+        source = message.get("source")
+        source = source if isinstance(source, str) else ""
+        if kind == "ToolCallExecutionEvent" and any(
+            isinstance(r, Mapping) and r.get("call_id") in self._open
+            for r in message.get("content") or []
+        ):
+            return self
+        if kind == "TextMessage" and source == USER:
+            owner = self._task_owner(message.get("content"))
+            if owner is not None:
+                builder, call = owner
+                return builder._start_child(call)
+        child = self._child_for(source)
+        if child is None:
+            return self
+        if source != USER:
+            child.sources.add(source)
+        return child._route(message)
+
+    def _task_owner(self, task: Any) -> tuple[AutogenBuilder, ToolCall] | None:
+        """The run (this one or a nested one) with an open agent-tool call for ``task`` whose
+        inner run has not begun: the ``user`` message with that text begins it."""
+        if not isinstance(task, str):
+            return None
+        for child in self._children.values():
+            found = child._task_owner(task)
+            if found is not None:
+                return found
+        for call in self._open.values():
+            if call.call_id not in self._children and _task_of(call) == task:
+                return self, call
+        return None
+
+    def _child_for(self, source: str) -> AutogenBuilder | None:
+        if not self._children:
+            return None
+        children = list(self._children.values())
+        for child in children:
+            if source in child.sources:
+                return child
+        for child in children:
+            if child.host is not None and child.host.name == source:  # AgentTool's default name
+                return child
+        only = children[0]
+        if len(children) == 1 and only.host is not None and source != only.host.meta.get("agent"):
+            return only
+        return None
+
+    def _start_child(self, call: ToolCall) -> AutogenBuilder:
+        child = AutogenBuilder(
+            Transcript(), self.source_name, live=self.live, parent=self, host=call
+        )
+        self._children[call.call_id] = child
+        task = _task_of(call) or ""
+        if call.description is None and task.strip():
+            line = task.strip().splitlines()[0]
+            self._update(call, description=line if len(line) <= 120 else line[:119] + "…")
+        self._update(
+            call,
+            subagent=SubAgent(name=call.name, task=_task_of(call), transcript=child.transcript),
+        )
+        return child
+
+    def _child_summary(self, child: AutogenBuilder, call: ToolCall) -> SubAgent:
+        child.finish()
+        name = child.agents[0] if len(child.agents) == 1 else call.name
+        return SubAgent(
+            name=name,
+            task=_task_of(call),
+            transcript=child.transcript,
+            tool_count=len(child.transcript.tool_calls()),
+            output_tokens=child._output_tokens,
+        )
+
+    def finish(self) -> None:
+        """The run ended: nested runs end too, and calls without a result have no recorded
+        outcome (``unknown``), live or not."""
+        for call_id, child in list(self._children.items()):
+            host = self._calls[call_id]
+            self._update(host, subagent=self._child_summary(child, host))
+        self._children.clear()
+        for call in [*self._open.values(), *self._code.values()]:
+            if call.status == "executing":
+                self._update(call, status="unknown")
+        self._open.clear()
+        self._code.clear()
+        if self.root is self and self.agent is not None:
+            self.transcript.metadata["agent"] = self.agent
+
+    # --- one message ---------------------------------------------------------------------------
+
+    def _handle(self, message: Mapping[str, Any], line: int) -> None:
+        kind = message_type(message)
+        source = message.get("source")
+        source = source if isinstance(source, str) else None
+        timestamp = checked_timestamp(message.get("created_at"))
+        usage = usage_from(
+            message.get("models_usage"),
+            input_tokens="prompt_tokens",
+            output_tokens="completion_tokens",
+        )
+        if usage is not None and usage.output_tokens is not None:
+            self._output_tokens = (self._output_tokens or 0) + usage.output_tokens
+        meta: dict[str, Any] = {"agent": source} if source and source != USER else {}
+        extra = message.get("metadata")
+        if isinstance(extra, Mapping) and extra:
+            meta["metadata"] = dict(extra)
+        handler = getattr(self, "_on_" + kind, None)
+        if handler is None:  # read() and Follower pass known types only
+            self.warn(f"message of type {kind!r} skipped", line)
+            return
+        handler(message, source, timestamp, usage, meta, line)
+
+    def _speaker(self, source: str | None) -> None:
+        """``source`` speaks; a change of agent that no handoff or selection announced gets
+        a notice, so each agent's part reads as its own turn."""
+        if not source or source == USER or source == self.agent:
+            return
+        if self.agent is not None and source not in self._expected and not self._after_user():
+            self._append(SystemNotice(text=f"Agent: {source}", subtype="agent"))
+        self._expected.clear()
+        self.agent = source
+        if source not in self.agents:
+            self.agents.append(source)
+
+    def _after_user(self) -> bool:
+        """Whether the last entry is the user's: its turn is whoever answers it, no notice."""
+        entries = self.transcript.entries
+        return bool(entries) and isinstance(entries[-1], UserMessage)
+
+    def _take_stream(self, message: Mapping[str, Any], source: str | None) -> AssistantText | None:
+        """The entry the message's streamed chunks grew, if any: by the message's ``id`` (the
+        chunks' ``full_message_id``), else chunks of the same agent that named none."""
+        own = message.get("id")
+        if isinstance(own, str) and own in self._streams:
+            return self._streams.pop(own)
+        return self._streams.pop(f"source:{source}", None)
+
+    def _answer(
+        self,
+        message: Mapping[str, Any],
+        text: str,
+        timestamp: str | None,
+        usage: Usage | None,
+        meta: dict[str, Any],
+    ) -> None:
+        own = message.get("id")
+        if isinstance(own, str):
+            meta = {**meta, "message_id": own}
+        streamed = self._take_stream(message, message.get("source"))
+        if streamed is not None:
+            self._update(streamed, text=text, usage=usage, timestamp=timestamp, meta=meta)
+        else:
+            self._append(AssistantText(text=text, usage=usage, timestamp=timestamp, meta=meta))
+
+    def _user(self, text: str, timestamp: str | None, meta: dict[str, Any], **extra: Any) -> None:
+        self._append(UserMessage(text=text, timestamp=timestamp, meta=meta, **extra))
+
+    def _is_user(self, source: str | None) -> bool:
+        if source == USER:
+            return True
+        if source is not None and source in self._awaiting:
+            self._awaiting.discard(source)
+            return True
+        return False
+
+    def _on_TextMessage(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        text = _text(m.get("content"))
+        if self._is_user(source):
+            self._user(text, ts, meta)
+            return
+        self._speaker(source)
+        self._answer(m, text, ts, usage, meta)
+
+    def _on_MultiModalMessage(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        content = m.get("content")
+        texts: list[str] = []
+        images: list[ImageData] = []
+        for part in content if isinstance(content, list) else [content]:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, Mapping) and isinstance(part.get("data"), str):
+                images.append(
+                    ImageData(media_type="image/png", data=part["data"])
+                )  # to_base64: PNG
+        text = "\n".join(texts)
+        if self._is_user(source):
+            self._user(text, ts, meta, images=images)
+            return
+        self._speaker(source)
+        if images:
+            meta = {**meta, "images": len(images)}
+        self._answer(m, text, ts, usage, meta)
+
+    def _on_StructuredMessage(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        content = m.get("content")
+        text = json.dumps(content, ensure_ascii=False) if content is not None else ""
+        template = m.get("format_string")
+        if isinstance(template, str) and isinstance(content, Mapping):
+            # A template that does not fit leaves the JSON (to_text without a format string).
+            with contextlib.suppress(KeyError, IndexError, ValueError, AttributeError):
+                text = template.format(**content)
+        self._speaker(source)
+        self._answer(m, text, ts, usage, {**meta, "structured": content})
+
+    def _on_ThoughtEvent(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        self._speaker(source)
+        streamed = self._take_stream(m, source)
+        if streamed is not None:  # the chunks were the thought, not an answer
+            self._update(streamed, text="", meta={**streamed.meta, "streamed_as": "thinking"})
+        self._append(Thinking(text=_text(m.get("content")), timestamp=ts, meta=meta))
+
+    def _on_ModelClientStreamingChunkEvent(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        chunk = _text(m.get("content"))
+        key = m.get("full_message_id")
+        key = key if isinstance(key, str) and key else f"source:{source}"
+        entry = self._streams.get(key)
+        if entry is None:
+            self._speaker(source)
+            self._streams[key] = AssistantText(text=chunk, timestamp=ts, meta=meta)
+            self._append(self._streams[key])
+        else:
+            self._update(entry, text=entry.text + chunk)
+
+    def _new_call(
+        self,
+        call: Any,
+        status: ToolStatus,
+        batch: str | None,
+        ts: str | None,
+        meta: dict[str, Any],
+        line: int,
+    ) -> ToolCall | None:
+        if not isinstance(call, Mapping) or not isinstance(call.get("id"), str):
+            self.warn("a FunctionCall without an id skipped", line)
+            return None
+        call_id = call["id"]
+        if call_id in self._calls:
+            self.warn(f"a second call with the id {call_id!r} skipped", line)
+            return None
+        name = call.get("name")
+        name = name if isinstance(name, str) and name else "tool"
+        args = parse_arguments(call.get("arguments"))
+        entry = ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=describe_args(name, args),
+            status=status,
+            batch_id=batch,
+            timestamp=ts,
+            started_at=ts,
+            meta=dict(meta),
+        )
+        self._calls[call_id] = entry
+        return entry
+
+    def _on_ToolCallRequestEvent(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        content = m.get("content")
+        if not isinstance(content, list):
+            self.warn("ToolCallRequestEvent without a list of FunctionCalls", line)
+            return
+        self._speaker(source)
+        batch = m.get("id") if isinstance(m.get("id"), str) else None
+        first = True
+        for raw in content:
+            call = self._new_call(raw, self.open_status, batch, ts, meta, line)
+            if call is None:
+                continue
+            if first and usage is not None:
+                call.meta["usage"] = usage_meta(usage)
+            first = False
+            self._open[call.call_id] = call
+            self._append(call)
+
+    def _settle(self, call: ToolCall, result: Any, ts: str | None) -> None:
+        flag = result.get("is_error") if isinstance(result, Mapping) else None
+        status: ToolStatus = "error" if flag is True else "success" if flag is False else "unknown"
+        text = result.get("content") if isinstance(result, Mapping) else None
+        changes: dict[str, Any] = {
+            "status": status,
+            "result": text_result(_text(text) if text is not None else None),
+            "ended_at": ts,
+        }
+        child = self._children.pop(call.call_id, None)
+        if child is not None:
+            changes["subagent"] = self._child_summary(child, call)
+        self._open.pop(call.call_id, None)
+        self._update(call, **changes)
+
+    def _on_ToolCallExecutionEvent(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        content = m.get("content")
+        if not isinstance(content, list):
+            self.warn("ToolCallExecutionEvent without a list of results", line)
+            return
+        for result in content:
+            call_id = result.get("call_id") if isinstance(result, Mapping) else None
+            call = self._calls.get(call_id) if isinstance(call_id, str) else None
+            if call is None:
+                self.warn(f"a result for an unknown call id {call_id!r} skipped", line)
+                continue
+            self._settle(call, result, ts)
+
+    def _on_ToolCallSummaryMessage(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        self._speaker(source)
+        results = m.get("results")
+        by_id = {
+            r["call_id"]: r
+            for r in (results if isinstance(results, list) else [])
+            if isinstance(r, Mapping) and isinstance(r.get("call_id"), str)
+        }
+        calls = m.get("tool_calls")
+        ids: list[str] = []
+        batch = m.get("id") if isinstance(m.get("id"), str) else None
+        for raw in calls if isinstance(calls, list) else []:
+            call_id = raw.get("id") if isinstance(raw, Mapping) else None
+            if isinstance(call_id, str) and call_id in self._calls:
+                ids.append(call_id)
+                continue
+            call = self._new_call(raw, "unknown", batch, ts, meta, line)
+            if call is None:
+                continue
+            ids.append(call.call_id)
+            self._append(call)
+            if call.call_id in by_id:
+                self._settle(call, by_id[call.call_id], ts)
+        notice = SystemNotice(
+            text=_text(m.get("content")),
+            subtype="tool_call_summary",
+            timestamp=ts,
+            meta={**meta, "call_ids": ids},
+        )
+        self._append(notice)
+
+    def _on_HandoffMessage(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        target = m.get("target")
+        if not isinstance(target, str) or not target:
+            self.warn("HandoffMessage without a target", line)
+            return
+        self._speaker(source)
+        content = _text(m.get("content"))
+        tool = f"transfer_to_{target}".lower()  # autogen_agentchat.base.Handoff's default name
+        for call in reversed(self._calls.values()):
+            if call.meta.get("agent") != source:
+                break  # only the handing agent's latest calls
+            said = call.result.text if call.result is not None else None
+            if call.name == tool or (said == content and call.status == "success"):
+                if call.subagent is None:
+                    handoff = SubAgent(name=target, task=f"handoff from {source}")
+                    self._update(call, subagent=handoff)
+                break
+        self._append(
+            SystemNotice(
+                text=f"Handed off to {target}",
+                subtype="handoff",
+                timestamp=ts,
+                meta={**meta, "message": content},
+            )
+        )
+        self._expected = {target}
+
+    def _on_StopMessage(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        self._speaker(source)
+        text = _text(m.get("content"))
+        self.transcript.metadata["stop_message"] = text
+        self._append(SystemNotice(text=text, subtype="stop", timestamp=ts, meta=meta))
+
+    def _on_SelectSpeakerEvent(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        content = m.get("content")
+        names = [n for n in (content if isinstance(content, list) else []) if isinstance(n, str)]
+        if self.agent is not None and names and names != [self.agent] and not self._after_user():
+            text = "Next speaker: " + ", ".join(names)
+            self._append(SystemNotice(text=text, subtype="speaker", timestamp=ts, meta=meta))
+        self._expected = set(names)
+
+    def _on_SelectorEvent(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        text = _text(m.get("content"))
+        self._append(SystemNotice(text=text, subtype="selector", timestamp=ts, meta=meta))
+
+    def _on_MemoryQueryEvent(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        content = m.get("content")
+        items = content if isinstance(content, list) else []
+        own = m.get("id")
+        if not isinstance(own, str) or own in self._calls:
+            self.warn("a MemoryQueryEvent without an id of its own skipped", line)
+            return
+        self._speaker(source)
+        parts = [_text(i.get("content")) if isinstance(i, Mapping) else _text(i) for i in items]
+        # The agent adds an event only for a query that found memories: that is its outcome.
+        call = ToolCall(
+            call_id=own,
+            name=MEMORY_TOOL,
+            status="success",
+            result=text_result("\n".join(parts)),
+            timestamp=ts,
+            started_at=ts,
+            ended_at=ts,
+            memory="read",
+            meta={**meta, "memories": len(items)},
+        )
+        self._calls[own] = call
+        self._append(call)
+
+    def _on_UserInputRequestedEvent(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        if source:
+            self._awaiting.add(source)  # its next message is what the person typed
+
+    def _on_CodeGenerationEvent(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        self._speaker(source)
+        self._answer(m, _text(m.get("content")), ts, usage, dict(meta))
+        blocks = m.get("code_blocks")
+        blocks = [b for b in blocks if isinstance(b, Mapping)] if isinstance(blocks, list) else []
+        own = m.get("id")
+        if not blocks or not isinstance(own, str):
+            return  # a retry's proposal: text alone
+        args: Any = (
+            dict(blocks[0]) if len(blocks) == 1 else {"code_blocks": [dict(b) for b in blocks]}
+        )
+        first = _text(blocks[0].get("code")).strip().splitlines()
+        call = ToolCall(
+            call_id=own,
+            name=CODE_TOOL,
+            args=args,
+            description=first[0][:120] if first else None,
+            status=self.open_status,
+            timestamp=ts,
+            started_at=ts,
+            meta={**meta, "retry_attempt": m.get("retry_attempt")},
+        )
+        self._calls[own] = call
+        if source:
+            self._code[source] = call
+        self._append(call)
+
+    def _on_CodeExecutionEvent(
+        self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
+        meta: dict[str, Any], line: int,
+    ) -> None:  # fmt: skip
+        call = self._code.pop(source, None) if source else None
+        if call is None:
+            self.warn("a CodeExecutionEvent without its CodeGenerationEvent skipped", line)
+            return
+        result = m.get("result")
+        result = result if isinstance(result, Mapping) else {}
+        code = as_int(result.get("exit_code"))
+        status: ToolStatus = "unknown" if code is None else "success" if code == 0 else "error"
+        output = result.get("output")
+        self._update(
+            call,
+            status=status,
+            result=text_result(_text(output) if output is not None else None),
+            ended_at=ts,
+        )
+
+
+# --- run objects (spec A-1) --------------------------------------------------------------
+
+
+def _dump(message: Any) -> Any:
+    """A message by its own ``dump()`` (what AutoGen saves), an unknown object by its name."""
+    dump = getattr(message, "dump", None)
+    if callable(dump):
+        try:
+            return dict(dump())
+        except Exception as exc:  # a custom message whose dump fails: say so, never crash
+            return {_OBJECT_KEY: type(message).__name__, "error": str(exc)}
+    if isinstance(message, Mapping):
+        return dict(message)
+    return {_OBJECT_KEY: type(message).__name__}
+
+
+def _is_task_result(value: Any) -> bool:
+    return (
+        hasattr(value, "messages")
+        and hasattr(value, "stop_reason")
+        and not callable(getattr(value, "dump", None))
+    )
+
+
+def _is_response(value: Any) -> bool:
+    return hasattr(value, "chat_message") and hasattr(value, "inner_messages")
+
+
+def plain(value: Any) -> Any:
+    """A ``TaskResult``, a list of messages (or of ``TaskResult``\\s), one message or a
+    ``Response`` as the records :func:`read` reads: each message's ``dump()``. Any other
+    AutoGen object (an agent, a team, a model client's messages) is named, not copied."""
+    if _is_task_result(value):
+        return {
+            "messages": [_dump(m) for m in value.messages],
+            "stop_reason": value.stop_reason,
+        }
+    if _is_response(value):
+        inner = list(value.inner_messages or [])
+        return {"messages": [_dump(m) for m in [*inner, value.chat_message]]}
+    if isinstance(value, (list, tuple)):
+        out: list[Any] = []
+        for item in value:
+            if _is_task_result(item):
+                out.extend(_dump(m) for m in item.messages)
+            else:
+                out.append(_dump(item))
+        return out
+    return _dump(value)
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+def read(source: Source) -> Transcript:
+    """The messages of ``source`` (a ``TaskResult`` document or a list of message dumps)."""
+    transcript = Transcript(metadata={"source_format": NAME})
+    builder = AutogenBuilder(transcript, source.name)
+    document = source.document if source.is_document else None
+    first: int | None = None
+    if isinstance(document, Mapping) and _OBJECT_KEY in document:
+        kind = document[_OBJECT_KEY]
+        raise TranscriptFormatError(
+            source.name, [NAME], None,
+            f"a {kind} is no AutoGen run: pass a TaskResult (agent.run(), team.run()) "
+            "or its messages",
+        )  # fmt: skip
+    if isinstance(document, Mapping) and not is_message(document):
+        messages = document.get("messages")
+        for key, value in document.items():
+            _top_level(source, transcript, key, value)
+        for line, message in enumerate(messages if isinstance(messages, list) else [], 1):
+            first = line if first is None else first
+            _feed(source, builder, message, line)
+    else:
+        for line, message in source.records():
+            first = line if first is None else first
+            _feed(source, builder, message, line)
+    builder.finish()
+    if builder.recognized == 0:
+        raise TranscriptFormatError(source.name, [NAME], first, "no AgentChat message")
+    return transcript
+
+
+def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> None:
+    if key == "messages":
+        return  # its messages are accounted for one by one
+    if key == "stop_reason":
+        if value is not None:
+            transcript.metadata["stop_reason"] = value
+        source.mapped(key)
+    elif isinstance(value, (str, int, float, bool, type(None))):
+        if value is not None:
+            transcript.metadata.setdefault(key, value)
+        source.mapped("other key")
+    else:
+        source.ignored("other state")
+
+
+def _feed(source: Source, builder: AutogenBuilder, message: Any, line: int) -> None:
+    if isinstance(message, MalformedLine):
+        source.warn(message.reason, line, record_type="(invalid JSON)")
+        return
+    kind = message_type(message)
+    if isinstance(message, Mapping) and _OBJECT_KEY in message:
+        kind = f"({message[_OBJECT_KEY]} object)"
+    if not is_message(message):
+        source.warn(f"{kind} is no AgentChat message, skipped", line, record_type=kind)
+        return
+    before = len(builder.transcript.warnings)
+    builder.feed(message, line)
+    source.note(kind, "warned" if len(builder.transcript.warnings) > before else "mapped")
+
+
+# --- following run_stream (spec A-2) ------------------------------------------------------
+
+
+class Follower:
+    """``run_stream``'s items, one at a time: each message as it comes (streamed chunks grow
+    their message's text), then the ``TaskResult``, whose copy of the messages is not read
+    again (its ``stop_reason`` is). ``close`` settles what is still open as :func:`read`
+    leaves it."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        self.builder = AutogenBuilder(transcript, "<follow>", live=True)
+        self._line = 0
+
+    def feed(self, event: Any) -> None:
+        if _is_task_result(event):
+            if event.stop_reason is not None:
+                self.transcript.metadata["stop_reason"] = event.stop_reason
+            if self._line == 0:  # only the result was given: its messages are the run
+                for message in event.messages:
+                    self._one(message)
+            return
+        if _is_response(event):  # on_messages_stream: its inner messages came before it
+            event = event.chat_message
+        self._one(event)
+
+    def _one(self, message: Any) -> None:
+        self._line += 1
+        record = _dump(message)
+        if not is_message(record):
+            kind = record.get(_OBJECT_KEY) if isinstance(record, Mapping) else None
+            kind = kind or message_type(record)
+            self.builder.warn(f"{kind} is no AgentChat message, not shown", self._line)
+            return
+        self.builder.feed(record, self._line)
+
+    def close(self) -> None:
+        self.builder.finish()
+
+
+_USAGE = "; models_usage → Usage"
+RECORDS = Records(
+    mapped={
+        "TextMessage": "UserMessage from user (or a user proxy asked for input), else "
+        "AssistantText, meta['agent'] = source" + _USAGE,
+        "MultiModalMessage": "as TextMessage; a user's images on the UserMessage",
+        "StructuredMessage": "AssistantText of its format_string or JSON, meta['structured']",
+        "ThoughtEvent": "Thinking",
+        "ToolCallRequestEvent": "a ToolCall per FunctionCall (arguments parsed), the event "
+        "as their batch" + _USAGE + " in the first call's meta",
+        "ToolCallExecutionEvent": "settles each call by call_id: is_error → error, else "
+        "success; an agent tool's result closes its SubAgent transcript",
+        "ToolCallSummaryMessage": "SystemNotice (tool_call_summary): AutoGen's join of the "
+        "results, no answer of the model; calls no request listed become ToolCalls",
+        "HandoffMessage": "the transfer_to_<target> call gets a SubAgent naming the target; "
+        "SystemNotice (handoff)",
+        "StopMessage": "SystemNotice (stop), metadata['stop_message']",
+        "SelectSpeakerEvent": "SystemNotice (speaker) when the speaker changes",
+        "SelectorEvent": "SystemNotice (selector)",
+        "MemoryQueryEvent": "a memory_query ToolCall (memory read), the memories as its result",
+        "UserInputRequestedEvent": "the source's next message is the user's (UserMessage)",
+        "CodeGenerationEvent": "AssistantText, and an execute_code ToolCall for its code blocks",
+        "CodeExecutionEvent": "settles execute_code: exit_code 0 → success, else error",
+        "ModelClientStreamingChunkEvent": "the text so far of the message full_message_id "
+        "names, which replaces it",
+        "stop_reason": "metadata['stop_reason']",
+        "other key": "other top-level scalars of the document: metadata under their names",
+    },
+    ignored={
+        "other state": "other objects beside a TaskResult's messages",
+    },
+)

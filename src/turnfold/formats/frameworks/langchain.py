@@ -1,0 +1,1075 @@
+"""LangChain messages and LangGraph runs (spec A-1, A-2, issue 22): what an agent made with
+``langchain.agents.create_agent`` (or any LangGraph graph with a ``messages`` state) leaves
+behind, and what its ``stream`` / ``astream`` yields while it runs.
+
+Input shapes, all read as the same records (the ``messages_to_dict`` form):
+
+- a list of messages (``HumanMessage``, ``AIMessage``, ``ToolMessage``, ``SystemMessage`` and
+  their ``*Chunk`` forms), as objects or as ``langchain_core.messages.messages_to_dict`` output
+  ``[{"type": "ai", "data": {...}}, ...]`` (also from a JSON file), or as ``dumpd`` output
+  ``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs": {...}}``;
+- a graph result (``agent.invoke(...)``): a dict whose ``messages`` hold the messages; its
+  other scalar keys go to ``metadata`` and ``structured_response`` to
+  ``metadata["structured_response"]``.
+
+:func:`plain` reads a message's fields directly (what ``messages_to_dict`` writes, without its
+``model_dump``); nothing of the value is modified or shared.
+
+Mapping (:class:`LangChainBuilder`, one builder for the static load and the live stream):
+
+- ``human`` → :class:`UserMessage` (text of the content; images and files counted in
+  ``meta``); ``system`` → ``metadata["system"]`` (``create_agent`` keeps its system prompt
+  out of the messages, so a result usually has none); ``chat`` → by its ``role``;
+- ``ai`` → in order: :class:`Thinking` for ``thinking`` blocks (Anthropic), ``redacted_thinking``
+  blocks (``redacted``), ``reasoning`` blocks (LangChain's standard ``reasoning`` text, or the
+  OpenAI Responses ``summary``) and ``additional_kwargs["reasoning_content"]`` (DeepSeek,
+  Qwen…); :class:`AssistantText` for the text (``model`` from ``response_metadata``'s
+  ``model_name`` or ``model``; ``usage_metadata`` as its :class:`Usage`: input/output tokens,
+  ``input_token_details.cache_read`` / ``cache_creation``, ``output_token_details.reasoning``,
+  put in the first entry's meta when the message has no text); a :class:`ToolCall` per
+  ``tool_calls`` item (``{name, args, id}``; the message's calls are one batch, its ``id``);
+  ``invalid_tool_calls`` (arguments the model garbled, never run) → a call with status
+  ``error`` and the parse error as its result. The message's ``name`` (the agent's name in
+  ``create_agent(name=...)``) is ``meta["agent"]``. Tool-use blocks in the content repeat
+  ``tool_calls`` and are not read twice;
+- ``tool`` → settles the call with its ``tool_call_id``: ``status`` ``"error"`` (a tool error
+  LangChain handled, ``ToolException`` with ``handle_tool_error``) → ``error``, ``"success"``
+  → ``success``, anything else ``unknown``; ``content`` (a string or content blocks) is the
+  result's text and images, ``artifact`` its ``structured`` value; a result for an unknown id
+  is a call of its own, with a warning;
+- ``function`` (the legacy ``FunctionMessage``) settles the last open call of its ``name``;
+  ``remove`` (``RemoveMessage``, a deletion order for the state) is left out.
+
+Live (:class:`Follower`): every event of ``graph.stream(...)`` / ``astream`` in any stream
+mode: ``updates`` (``{node: {"messages": [...]}}``), ``values`` (the whole state each step:
+only messages not yet seen are fed, by id), ``messages`` (``(message chunk, metadata)``: the
+chunks of one message, by its id, grow a streaming :class:`Thinking` / :class:`AssistantText`
+until the message is complete, which then takes those entries over), ``tasks`` / ``debug``
+(which task ran which tool call), a list of modes (``(mode, chunk)``), and ``subgraphs=True``
+(``(namespace, mode, chunk)`` or ``(namespace, chunk)``). A message seen twice (as chunks and
+in an update, or in two states) is fed once. A namespace ``("tools:<task id>",)`` is the run
+of a graph called inside the tool call that task ran (an agent used as a tool): its messages
+become a :class:`SubAgent` transcript on that call, matched by the ``tasks`` event of the task,
+else by the parent's ``ToolMessage`` whose ``langgraph_checkpoint_ns`` names the namespace,
+else (until then) by the one parent call still running; the sub-agent's name is its messages'
+``name``. Other namespaces (a graph used as a node) are left out: the node's update in the
+parent carries their messages. An ``__interrupt__`` update is a :class:`PendingAction`.
+
+The messages record no timestamps and no durations, so none is shown (L-3); a child agent run
+inside a tool is not in the parent's messages, so a static load shows no sub-agent for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    MessageBuilder,
+    NameSet,
+    as_int,
+    describe_args,
+    stringify,
+    text_result,
+)
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.gemini_parts import usage_meta
+from turnfold.formats.openai_responses import output_content
+from turnfold.formats.source import Source, plain_value, type_of_record
+from turnfold.model import (
+    AssistantText,
+    Entry,
+    PendingAction,
+    SubAgent,
+    Thinking,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+
+NAME = "langchain"
+
+#: The message types LangChain writes (``BaseMessage.type``), a chunk under its own name.
+_CHUNK_TYPES = {
+    "AIMessageChunk": "ai",
+    "HumanMessageChunk": "human",
+    "ToolMessageChunk": "tool",
+    "SystemMessageChunk": "system",
+    "ChatMessageChunk": "chat",
+    "FunctionMessageChunk": "function",
+}
+MESSAGE_TYPES = NameSet({"human", "ai", "tool", "system", "chat", "function", "remove"})
+_ALL_TYPES = NameSet(MESSAGE_TYPES | set(_CHUNK_TYPES))
+#: Every type name (a chunk's too) and the message type it is.
+_BASE_TYPES: dict[str, str] = {**{t: t for t in MESSAGE_TYPES}, **_CHUNK_TYPES}
+#: ``dumpd``'s class names (``id[-1]``) and the message type each is.
+_CLASS_TYPES = {
+    "HumanMessage": "human",
+    "AIMessage": "ai",
+    "ToolMessage": "tool",
+    "SystemMessage": "system",
+    "ChatMessage": "chat",
+    "FunctionMessage": "function",
+    "RemoveMessage": "remove",
+    **{name: _CHUNK_TYPES[name] for name in _CHUNK_TYPES},
+}
+#: Content blocks that repeat ``tool_calls`` (Anthropic's, LangChain's standard and OpenAI's).
+_CALL_BLOCKS = NameSet(
+    {"tool_use", "tool_call", "tool_call_chunk", "function_call", "input_json_delta"}
+)
+_SERVER_BLOCKS = NameSet(
+    {"server_tool_use", "server_tool_call", "server_tool_result", "web_search_tool_result"}
+)
+_IMAGE_BLOCKS = NameSet({"image", "image_url", "input_image"})
+_FILE_BLOCKS = NameSet({"file", "input_file", "audio", "input_audio", "video", "document"})
+_TEXT_BLOCKS = NameSet({"text", "output_text", "input_text"})
+_STATUS: dict[str, ToolStatus] = {"error": "error", "success": "success"}
+
+
+# --- records -------------------------------------------------------------------------------
+
+
+def message_of(record: Any) -> tuple[str, Mapping[str, Any]] | None:
+    """A record's message type and fields: ``{"type", "data"}`` (``messages_to_dict``),
+    ``{"lc": 1, ..., "kwargs"}`` (``dumpd``) or the fields themselves (``model_dump``)."""
+    if type(record) is not dict:  # records are dicts; the exact test is the fast one
+        if not isinstance(record, Mapping):
+            return None
+        record = dict(record)
+    kind = record.get("type")
+    base = _BASE_TYPES.get(kind) if type(kind) is str else None
+    if base is not None:
+        data = record.get("data")
+        if type(data) is dict:
+            return base, data
+        if isinstance(data, Mapping):
+            return base, dict(data)
+        if "content" in record and _lc_fields(record):
+            return base, record
+        return None
+    if record.get("lc") == 1 and isinstance(record.get("kwargs"), Mapping):
+        ids = record.get("id")
+        name = ids[-1] if isinstance(ids, list) and ids else None
+        found = _CLASS_TYPES.get(name) if isinstance(name, str) else None
+        return (found, record["kwargs"]) if found is not None else None
+    return None
+
+
+def _lc_fields(record: Mapping[str, Any]) -> bool:
+    """Fields only a LangChain message dump has (so a bare dump is not taken for a Chat one)."""
+    return "additional_kwargs" in record or "response_metadata" in record
+
+
+def record_type(record: Any, found: tuple[str, Any] | None = None) -> str:
+    """A record by its message type (a chunk by its own name), for accounting."""
+    found = found if found is not None else message_of(record)
+    if found is None:
+        return type_of_record(record)
+    raw = record.get("type") if isinstance(record, Mapping) else None
+    return raw if isinstance(raw, str) and raw in _CHUNK_TYPES else found[0]
+
+
+# --- run objects (spec A-1) ----------------------------------------------------------------
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a JSON-like value (tool arguments): faster than ``copy.deepcopy``."""
+    if type(value) is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_copied(v) for v in value]
+    return value
+
+
+def plain_message(message: Any) -> Any:
+    """A LangChain message object as ``messages_to_dict`` writes it, read from its fields
+    (no ``model_dump``, which costs more than the rest of the load); the message's mutable
+    values the transcript keeps (tool arguments, artifacts) are copied."""
+    kind = getattr(message, "type", None)
+    content = getattr(message, "content", None)
+    if not isinstance(kind, str) or content is None:
+        return plain_value(message)
+    data: dict[str, Any] = {
+        "content": content,
+        "additional_kwargs": getattr(message, "additional_kwargs", None) or {},
+        "response_metadata": getattr(message, "response_metadata", None) or {},
+        "type": kind,
+        "name": getattr(message, "name", None),
+        "id": getattr(message, "id", None),
+    }
+    base = _CHUNK_TYPES.get(kind, kind)
+    if base == "ai":
+        data["tool_calls"] = [
+            {**call, "args": _copied(call.get("args"))}
+            for call in getattr(message, "tool_calls", None) or []
+            if isinstance(call, Mapping)
+        ]
+        data["invalid_tool_calls"] = [
+            dict(call) for call in getattr(message, "invalid_tool_calls", None) or []
+        ]
+        data["usage_metadata"] = getattr(message, "usage_metadata", None)
+    elif base == "tool":
+        data["tool_call_id"] = getattr(message, "tool_call_id", None)
+        data["status"] = getattr(message, "status", None)
+        artifact = getattr(message, "artifact", None)
+        data["artifact"] = None if artifact is None else plain_value(artifact)
+    elif base == "chat":
+        data["role"] = getattr(message, "role", None)
+    return {"type": kind, "data": data}
+
+
+def _is_message(value: Any) -> bool:
+    return type(value).__module__.startswith("langchain_core.messages") and hasattr(
+        value, "content"
+    )
+
+
+def plain(value: Any) -> Any:
+    """A list of messages, a graph result (``{"messages": [...], ...}``) or one message as
+    the records :func:`read` reads; other values of a result's state are kept only where
+    :func:`read` shows them (scalars, ``structured_response``)."""
+    if isinstance(value, (list, tuple)):
+        return [plain_message(m) if _is_message(m) else plain_value(m) for m in value]
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if key == "messages" and isinstance(item, (list, tuple)):
+                out[key] = plain(item)
+            elif key == "structured_response" or _is_scalar(item):
+                out[key] = plain_value(item)
+            else:
+                out[key] = {"(state)": type(item).__name__}  # the state's own objects: unread
+        return out
+    if _is_message(value):
+        return [plain_message(value)]
+    return plain_value(value)
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool, type(None)))
+
+
+# --- the builder ---------------------------------------------------------------------------
+
+
+class LangChainBuilder(MessageBuilder):
+    """Builds a transcript from LangChain messages (as records) fed one at a time.
+
+    ``reuse`` entries given to :meth:`message` are the streaming entries of the same message
+    (live): they are updated to what the complete message holds rather than shown twice.
+    """
+
+    def __init__(
+        self, transcript: Transcript | None = None, source_name: str = "<messages>", **kw: Any
+    ) -> None:
+        super().__init__(transcript, source_name, **kw)
+        #: How many records were LangChain messages (a source with none is not one).
+        self.recognized = 0
+        self._reuse: list[Entry] = []
+        self._by_name: dict[str, list[ToolCall]] = {}
+        self._open: dict[str, ToolCall] = {}
+
+    def feed(self, message: Mapping[str, Any], line: int) -> None:
+        found = message_of(message)
+        if found is None:
+            self.warn(f"not a LangChain message ({type_of_record(message)!r}), skipped", line)
+            return
+        self.message(found[0], found[1], line)
+
+    def message(
+        self, kind: str, data: Mapping[str, Any], line: int, reuse: list[Entry] | None = None
+    ) -> list[Entry]:
+        """One message's entries (``kind`` is its base type); the entries it added."""
+        self.recognized += 1
+        self._reuse = list(reuse) if reuse else []
+        before = len(self.transcript.entries)
+        try:
+            if kind == "ai":
+                self._assistant(data, line)
+            elif kind == "human":
+                self._user(data)
+            elif kind == "tool":
+                self._tool(data, line)
+            elif kind == "system":
+                self._system(data)
+            elif kind == "chat":
+                role = data.get("role")
+                target = {"user": "human", "assistant": "ai", "system": "system"}.get(str(role))
+                if target is None:
+                    self.warn(f"chat message with role {role!r} skipped", line)
+                else:
+                    self.message(target, data, line)
+            elif kind == "function":
+                self._function(data, line)
+            # "remove" is a deletion order for the graph's state: nothing to show
+        finally:
+            self._reuse = []
+        return self.transcript.entries[before:]
+
+    # --- message types ---------------------------------------------------------------------
+
+    def _user(self, data: Mapping[str, Any]) -> None:
+        text, counts = _prompt(data.get("content"))
+        meta: dict[str, Any] = dict(counts)
+        if isinstance(data.get("name"), str):
+            meta["name"] = data["name"]
+        if text:
+            self._emit(UserMessage(text=text, meta=meta))
+
+    def _system(self, data: Mapping[str, Any]) -> None:
+        text, _ = _prompt(data.get("content"))
+        if text:
+            previous = self.transcript.metadata.get("system")
+            self.transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
+
+    def _assistant(self, data: Mapping[str, Any], line: int) -> None:
+        own_id = data.get("id")
+        batch = own_id if type(own_id) is str and own_id else f"msg-{line}"
+        agent = data.get("name")
+        meta: dict[str, Any] = {"agent": agent} if type(agent) is str and agent else {}
+        model = _model(data.get("response_metadata"))
+        if model:
+            self.transcript.metadata.setdefault("model", model)
+        entries: list[Entry] = []
+        extra = data.get("additional_kwargs")
+        reasoning = extra.get("reasoning_content") if type(extra) is dict else None
+        if type(reasoning) is str and reasoning.strip():
+            entries.append(Thinking(text=reasoning, meta=dict(meta)))
+        texts: list[str] = []
+        content = data.get("content")
+        if type(content) is str:
+            texts.append(content)
+        elif type(content) is list:
+            for block in content:
+                thinking = self._block(block, texts, line)
+                if thinking is not None:
+                    thinking.meta = dict(meta)
+                    entries.append(thinking)
+        usage = lc_usage(data.get("usage_metadata"))
+        text = "".join(texts)
+        if text:
+            entries.append(AssistantText(text=text, model=model, usage=usage, meta=dict(meta)))
+        calls = [self._new_call(c, batch, meta, line) for c in data.get("tool_calls") or ()]
+        invalid = [
+            self._new_call(c, batch, {**meta, "invalid": True}, line, invalid=True)
+            for c in data.get("invalid_tool_calls") or ()
+        ]
+        entries += calls + invalid
+        if usage is not None and not text and entries:
+            entries[0].meta["usage"] = usage_meta(usage)  # no text to carry it
+        for entry in entries:
+            if isinstance(entry, ToolCall):
+                self._start(entry)
+            else:
+                self._emit(entry)
+        for entry, raw in zip(invalid, data.get("invalid_tool_calls") or (), strict=False):
+            error = raw.get("error") if isinstance(raw, Mapping) else None
+            why = error if isinstance(error, str) and error else "invalid tool call (not run)"
+            self._settle(entry, "error", text_result(why))
+
+    def _block(self, block: Any, texts: list[str], line: int) -> Thinking | None:
+        """One content block: text is collected in ``texts``, thinking returned."""
+        if type(block) is str:
+            texts.append(block)
+            return None
+        if type(block) is not dict and not isinstance(block, Mapping):
+            self.warn("content block that is not an object skipped", line)
+            return None
+        kind = block.get("type")
+        if kind == "text" or kind in _TEXT_BLOCKS:
+            text = block.get("text")
+            if type(text) is str:
+                texts.append(text)
+            return None
+        if kind == "thinking" and type(block.get("thinking")) is str:
+            return Thinking(text=block["thinking"])
+        if kind == "redacted_thinking":
+            data = block.get("data")
+            return Thinking(form="redacted", data=data if isinstance(data, str) else None)
+        if kind == "reasoning":
+            return _reasoning(block)
+        if kind == "non_standard" and isinstance(block.get("value"), Mapping):
+            return self._block(block["value"], texts, line)
+        if kind in _CALL_BLOCKS or kind in _SERVER_BLOCKS:
+            return None  # the message's tool_calls (or the provider's own tools) say it
+        if kind in _IMAGE_BLOCKS or kind in _FILE_BLOCKS:
+            return None  # an output image or file of the model: no entry shows one
+        self.warn(f"content block of type {kind!r} skipped", line)
+        return None
+
+    def _new_call(
+        self, call: Any, batch: str, meta: dict[str, Any], line: int, *, invalid: bool = False
+    ) -> ToolCall:
+        """A :class:`ToolCall` of a ``tool_calls`` item, not yet in the transcript."""
+        call = call if isinstance(call, Mapping) else {}
+        name = call.get("name")
+        name = name if type(name) is str else ""
+        call_id = call.get("id")
+        if type(call_id) is not str or not call_id:
+            call_id = f"call@{line}.{len(self._calls)}"
+            if not invalid:
+                self.warn("tool call without an id", line)
+        args = call.get("args")  # a record's own value: parsed JSON, or a copy (plain)
+        return ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=describe_args(name, args, self.cwd),
+            status=self.open_status,
+            batch_id=batch,
+            meta=dict(meta),
+        )
+
+    def _start(self, call: ToolCall) -> ToolCall:
+        """Show ``call``: appended, or the streamed message's call updated (its outcome kept)."""
+        shown = self._reused_call(call.call_id)
+        if shown is not None:
+            self.transcript.update(
+                shown,
+                name=call.name,
+                args=call.args,
+                description=call.description,
+                batch_id=call.batch_id,
+                meta=call.meta,
+            )
+            return shown
+        self.transcript.append(call)
+        self._calls[call.call_id] = call
+        self._open[call.call_id] = call
+        self._by_name.setdefault(call.name, []).append(call)
+        return call
+
+    def _tool(self, data: Mapping[str, Any], line: int) -> None:
+        call_id = data.get("tool_call_id")
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None:
+            self.warn(f"tool result for an unknown tool_call_id {call_id!r}", line)
+            name = data.get("name") if isinstance(data.get("name"), str) else ""
+            own_id = call_id if isinstance(call_id, str) and call_id else f"tool@{line}"
+            call = self._start(
+                self._new_call({"name": name, "id": own_id}, f"tool@{line}", {}, line)
+            )
+        text, images = output_content(data.get("content"))
+        artifact = data.get("artifact")
+        result = text_result(text, images=images, structured=artifact)
+        self._settle(call, _STATUS.get(str(data.get("status")), "unknown"), result)
+
+    def _function(self, data: Mapping[str, Any], line: int) -> None:
+        name = data.get("name") if isinstance(data.get("name"), str) else ""
+        waiting = [c for c in self._by_name.get(str(name), []) if c.call_id in self._open]
+        if not waiting:
+            self.warn(f"function result for an unknown call of {name!r}", line)
+            return
+        text, images = output_content(data.get("content"))
+        self._settle(waiting[0], "unknown", text_result(text, images=images))
+
+    def _settle(self, call: ToolCall, status: ToolStatus, result: Any) -> None:
+        self._open.pop(call.call_id, None)
+        self.transcript.update(call, status=status, result=result)
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _reused_call(self, call_id: str) -> ToolCall | None:
+        for index, old in enumerate(self._reuse):
+            if isinstance(old, ToolCall) and old.call_id == call_id:
+                del self._reuse[index]
+                return old
+        return None
+
+    def _emit(self, entry: Entry) -> Entry:
+        """Append ``entry``, or update the streaming entry of its kind that stands for it."""
+        if not self._reuse:
+            return self.transcript.append(entry)
+        for index, old in enumerate(self._reuse):
+            if type(old) is type(entry) and not isinstance(old, ToolCall):
+                del self._reuse[index]
+                changes = {
+                    name: getattr(entry, name)
+                    for name in ("text", "form", "data", "model", "usage", "meta")
+                    if hasattr(entry, name)
+                }
+                if isinstance(old, Thinking):
+                    changes["streaming"] = False
+                self.transcript.update(old, **changes)
+                return old
+        return self.transcript.append(entry)
+
+    def open_calls(self) -> list[ToolCall]:
+        """The calls whose result has not arrived, oldest first."""
+        return list(self._open.values())
+
+    def close(self) -> None:
+        """The stream ended: a call still open has no recorded outcome (L-3)."""
+        for call in list(self._open.values()):
+            self._open.pop(call.call_id, None)
+            if call.status == "executing":
+                self.transcript.update(call, status="unknown")
+
+
+def _blocks(content: Any) -> list[Any]:
+    if isinstance(content, str):
+        return [content] if content else []
+    return list(content) if isinstance(content, list) else []
+
+
+def _prompt(content: Any) -> tuple[str, dict[str, int]]:
+    """A user's (or system's) text and how many images and files it holds."""
+    texts: list[str] = []
+    counts: dict[str, int] = {}
+    for block in _blocks(content):
+        if isinstance(block, str):
+            texts.append(block)
+            continue
+        kind = block.get("type") if isinstance(block, Mapping) else None
+        if kind in _TEXT_BLOCKS and isinstance(block, Mapping):
+            if isinstance(block.get("text"), str) and block["text"]:
+                texts.append(block["text"])
+        elif kind in _IMAGE_BLOCKS:
+            counts["images"] = counts.get("images", 0) + 1
+        elif kind is not None:
+            counts["files"] = counts.get("files", 0) + 1
+    text = "\n\n".join(texts) if isinstance(content, list) else "".join(texts)
+    if not text:
+        text = "\n".join(f"[{key[:-1]}]" for key, n in counts.items() for _ in range(n))
+    return text, counts
+
+
+def _reasoning(block: Mapping[str, Any]) -> Thinking | None:
+    """A ``reasoning`` block: LangChain's standard one (``reasoning``) or the OpenAI
+    Responses item LangChain keeps in the content (``summary``, ``encrypted_content``)."""
+    text = block.get("reasoning")
+    if isinstance(text, str) and text:
+        return Thinking(text=text)
+    summary = block.get("summary")
+    if isinstance(summary, list):
+        parts = [s.get("text") for s in summary if isinstance(s, Mapping)]
+        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p)
+        if joined:
+            return Thinking(text=joined, form="summary")
+    encrypted = block.get("encrypted_content")
+    if isinstance(encrypted, str) and encrypted:
+        return Thinking(form="encrypted", data=encrypted)
+    return None
+
+
+def _model(metadata: Any) -> str | None:
+    if not isinstance(metadata, Mapping):
+        return None
+    for key in ("model_name", "model"):
+        value = metadata.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def lc_usage(raw: Any) -> Usage | None:
+    """``usage_metadata`` (``langchain_core.messages.ai.UsageMetadata``) as a :class:`Usage`."""
+    if type(raw) is not dict:
+        raw = dict(raw) if isinstance(raw, Mapping) else None
+        if raw is None:
+            return None
+    inputs = raw.get("input_token_details")
+    outputs = raw.get("output_token_details")
+    inputs = inputs if isinstance(inputs, Mapping) else {}
+    outputs = outputs if isinstance(outputs, Mapping) else {}
+    counts = (
+        as_int(raw.get("input_tokens")),
+        as_int(raw.get("output_tokens")),
+        as_int(inputs.get("cache_read")),
+        as_int(inputs.get("cache_creation")),
+        as_int(outputs.get("reasoning")),
+    )
+    if counts == (None, None, None, None, None):
+        return None
+    return Usage(
+        input_tokens=counts[0],
+        output_tokens=counts[1],
+        cache_read_tokens=counts[2],
+        cache_write_tokens=counts[3],
+        reasoning_tokens=counts[4],
+    )
+
+
+# --- detection -----------------------------------------------------------------------------
+
+
+def _classify(value: Any) -> int:
+    return DISTINCTIVE if message_of(value) is not None else NOT_MINE
+
+
+def _messages_of(document: Any) -> list[Any] | None:
+    if isinstance(document, list):
+        return document
+    if isinstance(document, Mapping) and isinstance(document.get("messages"), list):
+        return list(document["messages"])
+    return None
+
+
+_LACKS = "no LangChain message ({type, data}, dumpd or a dump with additional_kwargs)"
+
+
+def detect(source: Source) -> Evidence:
+    """A list of LangChain message records, bare or as a graph result's ``messages``: the
+    ``{"type": "ai", "data": {...}}`` pairs and ``{"lc": 1, ...}`` constructors are marks only
+    LangChain writes."""
+    document = source.document if source.is_document else None
+    if document is None:
+        return Evidence.of(source.head_values(), _classify, _LACKS)
+    messages = _messages_of(document)
+    if messages is None:
+        return Evidence.of([document], _classify, _LACKS)
+    return Evidence.of(messages[:30], _classify, _LACKS)
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def read(source: Source) -> Transcript:
+    """Every message of ``source`` (a message list or a graph result), each accounted for
+    by its type (:data:`RECORDS`)."""
+    transcript = Transcript(metadata={"source_format": NAME})
+    builder = LangChainBuilder(transcript, source.name)
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping) and isinstance(document.get("messages"), list):
+        for key, value in document.items():
+            if key != "messages":
+                _state_key(source, transcript, key, value)
+        records: Any = enumerate(document["messages"], start=1)
+    elif isinstance(document, Mapping):
+        records = [(1, document)]
+    else:
+        records = source.records()
+    first_line: int | None = None
+    warnings = transcript.warnings
+    for line, record in records:
+        first_line = line if first_line is None else first_line
+        found = message_of(record)
+        if found is None:
+            reason = (
+                record.reason
+                if isinstance(record, MalformedLine)
+                else f"not a LangChain message ({type_of_record(record)!r}), skipped"
+            )
+            builder.warn(reason, line)
+            source.note(type_of_record(record), "warned")
+            continue
+        before = len(warnings)
+        builder.message(found[0], found[1], line)
+        kind = record_type(record, found)
+        if len(warnings) > before:
+            source.note(kind, "warned")
+        else:
+            source.note(kind, "ignored" if kind in _IGNORED else "mapped")
+    if builder.recognized == 0:
+        raise TranscriptFormatError(source.name, [NAME], first_line, "no LangChain messages")
+    return transcript
+
+
+_IGNORED = NameSet({"remove"})
+
+
+def _state_key(source: Source, transcript: Transcript, key: str, value: Any) -> None:
+    if key == "structured_response":
+        transcript.metadata["structured_response"] = value
+        source.mapped(key)
+    elif _is_scalar(value):
+        if value is not None:
+            transcript.metadata.setdefault(key, value)
+        source.mapped("other key")
+    else:
+        source.ignored("other state")
+
+
+# --- live (spec A-2) -----------------------------------------------------------------------
+
+#: LangGraph's stream modes (``langgraph.types.StreamMode``).
+STREAM_MODES = NameSet(
+    {"values", "updates", "messages", "custom", "checkpoints", "tasks", "debug", "events"}
+)
+_TOOLS_NAMESPACE = "tools:"
+
+
+class _Run:
+    """The messages of one graph run of a stream: the root graph's, or one namespace's."""
+
+    def __init__(self, builder: LangChainBuilder, namespace: tuple[str, ...]) -> None:
+        self.builder = builder
+        self.namespace = namespace
+        self.seen: set[str] = set()
+        self.values_count = 0
+        self.values_last: str | None = None
+        #: The message being streamed as chunks: its id, chunks, texts and streaming entries.
+        self.pending_id: str | None = None
+        self.chunks: list[Any] = []
+        self.text = ""
+        self.thinking = ""
+        self.entries: list[Entry] = []
+        self.line = 0
+        self.subagent: SubAgent | None = None
+        self.call: ToolCall | None = None
+        self.parent: _Run | None = None
+        #: Set while the pending message is fed from its merged chunks.
+        self.merging = False
+        #: The agent's name the ``messages`` events' metadata give (``lc_agent_name``).
+        self.agent: str | None = None
+        #: The entries of messages shown from their merged chunks, by id, until their
+        #: complete form arrives.
+        self.merged: dict[str, list[Entry]] = {}
+
+
+class Follower:
+    """Maps the events of a LangGraph stream into ``transcript`` as they arrive (spec A-2).
+
+    Feeding is O(new data): a ``values`` state is read from the last message seen on, a chunk
+    adds its own text to the streaming entry.
+    """
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        self._root = _Run(LangChainBuilder(transcript, "<stream>", live=True), ())
+        self._runs: dict[tuple[str, ...], _Run] = {(): self._root}
+        #: A tool task's id → the id of the tool call it ran (from ``tasks``/``debug`` events).
+        self._task_calls: dict[str, str] = {}
+        self._skipped: set[tuple[str, ...]] = set()
+        self._line = 0
+
+    # --- events ----------------------------------------------------------------------------
+
+    def feed(self, event: Any) -> None:
+        self._line += 1
+        namespace, mode, chunk = _split(event)
+        if mode is None:
+            mode = _mode_of(chunk)
+        if mode in ("tasks", "debug"):
+            self._task(chunk if mode == "tasks" else _debug_task(chunk))
+            return
+        run = self._run(namespace)
+        if run is None:
+            return
+        run.line = self._line
+        if mode == "messages":
+            self._token(run, chunk)
+        elif mode == "updates":
+            if isinstance(chunk, Mapping):
+                for node, update in chunk.items():
+                    self._update(run, str(node), update)
+        elif mode == "values":
+            self._values(run, chunk)
+        elif mode not in STREAM_MODES:
+            self._warn_once(f"stream event of unknown shape ({type(event).__name__}) skipped")
+        # "custom", "checkpoints" and "events" carry no message of the run
+
+    def close(self) -> None:
+        for run in list(self._runs.values()):
+            self._finish_pending(run)
+        for run in list(self._runs.values()):
+            run.builder.close()
+            if run is not self._root and run.call is None and run.builder.transcript.entries:
+                self.transcript.warnings.append(
+                    _warning(f"the run of namespace {'/'.join(run.namespace)} matched no call")
+                )
+
+    # --- runs and sub-agents ---------------------------------------------------------------
+
+    def _run(self, namespace: tuple[str, ...]) -> _Run | None:
+        run = self._runs.get(namespace)
+        if run is not None:
+            return run
+        if namespace in self._skipped:
+            return None
+        parent = self._run(namespace[:-1])
+        if parent is None or not namespace[-1].startswith(_TOOLS_NAMESPACE):
+            # A graph used as a node: its messages come back in the parent's update.
+            self._skipped.add(namespace)
+            return None
+        child = Transcript(metadata={"source_format": NAME})
+        run = _Run(LangChainBuilder(child, "<stream>", live=True), namespace)
+        run.parent = parent
+        run.subagent = SubAgent(transcript=child)
+        self._runs[namespace] = run
+        task = namespace[-1][len(_TOOLS_NAMESPACE) :]
+        call_id = self._task_calls.get(task)
+        call = parent.builder._calls.get(call_id) if call_id else None
+        if call is None:
+            taken = {r.call.call_id for r in self._runs.values() if r.call is not None}
+            running = [c for c in parent.builder.open_calls() if c.call_id not in taken]
+            call = running[0] if len(running) == 1 else None
+        if call is not None:
+            self._attach(run, call)
+        return run
+
+    def _attach(self, run: _Run, call: ToolCall) -> None:
+        parent = run.parent
+        if parent is None or run.subagent is None or run.call is call:
+            return
+        if run.call is not None:  # a guess the task's own record corrects
+            parent.builder.transcript.update(run.call, subagent=None)
+        run.call = call
+        parent.builder.transcript.update(call, subagent=run.subagent)
+
+    def _link(self, namespace: tuple[str, ...], call_id: str) -> None:
+        run = self._runs.get(namespace)
+        parent = run.parent if run is not None else None
+        call = parent.builder._calls.get(call_id) if parent is not None else None
+        if run is not None and call is not None:
+            self._attach(run, call)
+
+    def _task(self, task: Any) -> None:
+        """A ``tasks`` event of a tool task: which call it runs (its input is the call)."""
+        if not isinstance(task, Mapping) or task.get("name") != "tools" or "input" not in task:
+            return
+        task_id, value = task.get("id"), task.get("input")
+        calls = value if isinstance(value, list) else [value]
+        for call in calls:
+            call = getattr(call, "tool_call", None) or call  # ToolCallWithContext
+            if isinstance(call, Mapping) and isinstance(call.get("id"), str):
+                if isinstance(task_id, str):
+                    self._task_calls[task_id] = call["id"]
+                    for namespace in list(self._runs):
+                        if namespace and namespace[-1] == _TOOLS_NAMESPACE + task_id:
+                            self._link(namespace, call["id"])
+                return
+
+    # --- messages --------------------------------------------------------------------------
+
+    def _update(self, run: _Run, node: str, update: Any) -> None:
+        if node == "__interrupt__":
+            for interrupt in update if isinstance(update, (list, tuple)) else [update]:
+                value = getattr(interrupt, "value", interrupt)
+                text = value if isinstance(value, str) else stringify(plain_value(value))
+                run.builder.transcript.append(PendingAction(action="permission", text=text))
+            return
+        messages = update.get("messages") if isinstance(update, Mapping) else None
+        for message in messages if isinstance(messages, (list, tuple)) else [messages]:
+            if message is not None:
+                self._message(run, message)
+
+    def _values(self, run: _Run, state: Any) -> None:
+        messages = state.get("messages") if isinstance(state, Mapping) else None
+        if not isinstance(messages, (list, tuple)):
+            return
+        start = run.values_count
+        if not (0 < start <= len(messages) and _id_of(messages[start - 1]) == run.values_last):
+            start = 0  # the list was rewritten (trimmed, summarised): look at it all
+        for message in messages[start:]:
+            self._message(run, message)
+        run.values_count = len(messages)
+        run.values_last = _id_of(messages[-1]) if messages else None
+
+    def _message(self, run: _Run, message: Any, metadata: Any = None) -> None:
+        """A complete message: fed once (by id), taking over its streaming entries."""
+        own_id = _id_of(message)
+        if run.pending_id is not None and run.pending_id != own_id:
+            self._finish_pending(run)
+        record = plain_message(message) if _is_message(message) else message
+        found = message_of(record)
+        if found is None:
+            run.builder.warn(f"not a LangChain message ({type(message).__name__})", run.line)
+            return
+        kind, data = found
+        self._name_subagent(run, data)
+        if own_id is not None and own_id in run.seen:
+            self._complete(run, own_id, kind, data)
+            return
+        if own_id is not None:
+            run.seen.add(own_id)
+        reuse = run.entries if run.pending_id == own_id else []
+        if kind == "tool" and isinstance(metadata, Mapping):
+            namespace = metadata.get("langgraph_checkpoint_ns")
+            call_id = data.get("tool_call_id")
+            if isinstance(namespace, str) and isinstance(call_id, str):
+                self._link(tuple(namespace.split("|")), call_id)
+        entries = run.builder.message(kind, data, run.line, reuse)
+        if run.pending_id is not None and run.pending_id == own_id:
+            if run.merging:
+                run.merged[own_id] = list(run.entries) + entries
+            run.pending_id, run.chunks, run.entries, run.text, run.thinking = None, [], [], "", ""
+        self._touch(run)
+
+    def _complete(self, run: _Run, own_id: str, kind: str, data: Mapping[str, Any]) -> None:
+        """The complete form of a message first shown from its merged chunks: its entries
+        are updated to what it holds (the agent's name ``create_agent`` sets, anything the
+        chunks lacked), its calls keeping their outcomes."""
+        entries = run.merged.pop(own_id, None)
+        if entries:
+            run.builder.message(kind, data, run.line, entries)
+            self._touch(run)
+
+    def _token(self, run: _Run, chunk: Any) -> None:
+        """A ``messages`` event: ``(message or chunk, metadata)``."""
+        if isinstance(chunk, (list, tuple)) and len(chunk) == 2:
+            message, metadata = chunk
+        else:
+            message, metadata = chunk, None
+        if not type(message).__name__.endswith("Chunk"):
+            self._message(run, message, metadata)
+            return
+        own_id = _id_of(message)
+        if own_id is not None and own_id in run.seen:
+            return
+        agent = metadata.get("lc_agent_name") if isinstance(metadata, Mapping) else None
+        if isinstance(agent, str) and agent:
+            run.agent = agent  # the chunks lack the name create_agent gives the message
+        if run.pending_id is not None and own_id != run.pending_id:
+            self._finish_pending(run)
+        run.pending_id = own_id or f"chunk@{self._line}"
+        run.chunks.append(message)
+        self._grow(run, getattr(message, "content", None), message)
+        if getattr(message, "chunk_position", None) == "last":
+            self._finish_pending(run)
+
+    def _grow(self, run: _Run, content: Any, message: Any) -> None:
+        """Add a chunk's text and thinking to the streaming entries."""
+        text, thinking = "", ""
+        extra = getattr(message, "additional_kwargs", None)
+        reasoning = extra.get("reasoning_content") if isinstance(extra, Mapping) else None
+        if isinstance(reasoning, str):
+            thinking += reasoning
+        for block in _blocks(content):
+            if isinstance(block, str):
+                text += block
+            elif isinstance(block, Mapping):
+                kind = block.get("type")
+                if kind in _TEXT_BLOCKS and isinstance(block.get("text"), str):
+                    text += block["text"]
+                elif kind == "thinking" and isinstance(block.get("thinking"), str):
+                    thinking += block["thinking"]
+                elif kind == "reasoning" and isinstance(block.get("reasoning"), str):
+                    thinking += block["reasoning"]
+        transcript = run.builder.transcript
+        if thinking:
+            run.thinking += thinking
+            entry = next((e for e in run.entries if isinstance(e, Thinking)), None)
+            if entry is None:
+                run.entries.append(transcript.append(Thinking(text=run.thinking, streaming=True)))
+            else:
+                transcript.update(entry, text=run.thinking)
+        if text:
+            run.text += text
+            found = next((e for e in run.entries if isinstance(e, AssistantText)), None)
+            if found is None:
+                run.entries.append(transcript.append(AssistantText(text=run.text)))
+            else:
+                transcript.update(found, text=run.text)
+
+    def _finish_pending(self, run: _Run) -> None:
+        """The streamed message ended before its complete form came: its chunks, merged."""
+        if run.pending_id is None or not run.chunks:
+            run.pending_id = None
+            return
+        chunks = run.chunks
+        from langchain_core.messages.ai import AIMessageChunk, add_ai_message_chunks
+
+        if all(isinstance(c, AIMessageChunk) for c in chunks):
+            merged: Any = add_ai_message_chunks(chunks[0], *chunks[1:])
+        else:
+            merged = chunks[0]
+            for chunk in chunks[1:]:
+                merged = merged + chunk
+        if merged.id is None:
+            merged.id = run.pending_id
+        if not merged.name and run.agent:
+            merged.name = run.agent
+        run.merging = True
+        try:
+            self._message(run, merged)
+        finally:
+            run.merging = False
+        run.pending_id, run.chunks, run.entries, run.text, run.thinking = None, [], [], "", ""
+
+    def _name_subagent(self, run: _Run, data: Mapping[str, Any]) -> None:
+        sub, name = run.subagent, data.get("name")
+        if sub is None or sub.name is not None or data.get("type") not in ("ai", "AIMessageChunk"):
+            return
+        if isinstance(name, str) and name:
+            sub.name = name
+            self._touch(run)
+
+    def _touch(self, run: _Run) -> None:
+        """Tell the parent's observers its call's sub-agent grew."""
+        parent, call = run.parent, run.call
+        if parent is not None and call is not None and run.subagent is not None:
+            parent.builder.transcript.update(call, subagent=run.subagent)
+
+    def _warn_once(self, reason: str) -> None:
+        if not any(w.reason == reason for w in self.transcript.warnings):
+            self.transcript.warnings.append(_warning(reason))
+
+
+def _warning(reason: str) -> Any:
+    from turnfold.model import LoadWarning
+
+    return LoadWarning(reason=reason, source="<stream>")
+
+
+def _id_of(message: Any) -> str | None:
+    own = message.get("id") if isinstance(message, Mapping) else getattr(message, "id", None)
+    if isinstance(message, Mapping) and own is None and isinstance(message.get("data"), Mapping):
+        own = message["data"].get("id")
+    return own if isinstance(own, str) and own else None
+
+
+def _split(event: Any) -> tuple[tuple[str, ...], str | None, Any]:
+    """An event as (namespace, mode or None, chunk), whichever of LangGraph's shapes it has:
+    ``(ns, mode, chunk)``, ``(mode, chunk)``, ``(ns, chunk)``, ``(message, metadata)`` or a
+    bare chunk."""
+    if isinstance(event, tuple):
+        if len(event) == 3 and isinstance(event[0], tuple) and event[1] in STREAM_MODES:
+            return tuple(str(p) for p in event[0]), str(event[1]), event[2]
+        if len(event) == 2:
+            head, chunk = event
+            if head in STREAM_MODES:
+                return (), str(head), chunk
+            if isinstance(head, tuple) and all(isinstance(p, str) for p in head):
+                return head, None, chunk
+            return (), "messages", event
+    return (), None, event
+
+
+def _mode_of(chunk: Any) -> str | None:
+    if isinstance(chunk, tuple) and len(chunk) == 2 and isinstance(chunk[1], Mapping):
+        return "messages"
+    if isinstance(chunk, Mapping):
+        if isinstance(chunk.get("messages"), (list, tuple)):
+            return "values"
+        return "updates"
+    return None
+
+
+def _debug_task(event: Any) -> Any:
+    """A ``debug`` event's task, when it starts one (``{"type": "task", "payload": ...}``)."""
+    if isinstance(event, Mapping) and event.get("type") == "task":
+        return event.get("payload")
+    return None
+
+
+RECORDS = Records(
+    mapped={
+        "human": "UserMessage (text; images and files counted in meta)",
+        "ai": "Thinking (thinking/reasoning blocks, additional_kwargs.reasoning_content), "
+        "AssistantText (model from response_metadata, usage_metadata as Usage), a ToolCall "
+        "per tool_calls item (one batch), invalid_tool_calls as calls with status error",
+        "tool": "settles the call with its tool_call_id: status error → error, success → "
+        "success, else unknown; content as the result, artifact as its structured value",
+        "system": 'metadata["system"]',
+        "chat": "by its role, as human, ai or system",
+        "function": "settles the last open call of its name (status unknown)",
+        "AIMessageChunk": "as ai",
+        "HumanMessageChunk": "as human",
+        "ToolMessageChunk": "as tool",
+        "SystemMessageChunk": "as system",
+        "ChatMessageChunk": "as chat",
+        "FunctionMessageChunk": "as function",
+        "structured_response": "a graph result's structured response: "
+        'metadata["structured_response"]',
+        "other key": "a graph result's other scalar values: metadata under their names",
+    },
+    ignored={
+        "remove": "RemoveMessage: an order to delete a message from the graph's state",
+        "other state": "a graph result's other non-scalar state values",
+    },
+)

@@ -1,0 +1,1063 @@
+"""pydantic-ai's message history (spec A-1, A-2, issue 22): an ``AgentRunResult``, a list of
+``ModelRequest`` / ``ModelResponse`` messages, or their saved JSON
+(``all_messages_json()``, ``ModelMessagesTypeAdapter.dump_python(..., mode="json")``, or an
+``AgentRunResult`` dumped by pydantic: ``{"messages": [...], "output": ..., "usage": ...}``).
+
+Input shapes: a list of messages ``{"kind": "request" | "response", "parts": [{"part_kind":
+...}, ...]}`` (a JSON document or JSON lines), or a document whose ``messages`` holds them.
+``load`` of a Python object goes through :func:`plain`, which reads the messages' dataclass
+fields directly (the framework's own serializer for anything unusual), so a run object and its
+saved JSON read the same.
+
+Mapping, part by part (the message is one record, each part another, ``request/<part_kind>``):
+
+- ``system-prompt`` and a request's ``instructions`` → ``metadata["system"]`` (each distinct
+  text once, as the other loaders keep instructions); ``user-prompt`` → :class:`UserMessage`
+  (text, text content, inline images; URLs and other files as attachment lines), its own
+  ``timestamp``;
+- ``text`` → :class:`AssistantText` with the response's ``model_name``; ``thinking`` →
+  :class:`Thinking` (an empty one with a ``signature`` is ``encrypted``); ``file`` → an
+  attachment line of the answer; ``speech`` → its transcript; ``compaction`` →
+  :class:`CompactionBoundary`;
+- ``tool-call`` (``args`` a dict or a JSON string, read as ``args_as_dict()`` does) →
+  :class:`ToolCall`; the calls of one response are one batch (``provider_response_id``, else
+  ``response-<n>``); ``tool-return`` settles the call with its ``tool_call_id`` by its
+  ``outcome``: ``success`` (or none, older files) → success, ``failed`` → error, ``retried``
+  (``ModelRetry``, invalid arguments) → error with ``meta["retry"]``, ``denied`` and
+  ``interrupted`` → cancelled; ``ended_at`` is the return's ``timestamp``, ``started_at`` the
+  response's. ``retry-prompt`` (deprecated) with a ``tool_name`` is a retried return of that
+  call; without one, like ``retry-feedback``, a warning :class:`SystemNotice`;
+  ``builtin-tool-call`` / ``builtin-tool-return`` (a provider's own tools) pair the same way
+  inside the response (``meta["builtin"]``);
+- each ``ModelResponse.usage`` → :class:`Usage` of its last text (else ``meta["usage"]`` of
+  its first entry; pydantic-ai writes 0 for counts a provider did not report, so 0 reads as
+  not recorded); ``timestamp`` → its entries' ``timestamp``; ``provider_name`` and
+  ``finish_reason`` → ``meta`` of its first entry; ``finish_reason: "length"`` adds a
+  warning notice (the answer was cut off);
+- instruction, tool-availability, capability and model-settings deltas and baselines are the
+  framework's prompt-cache bookkeeping: ignored by design;
+- an ``AgentRunResult``'s ``output`` → ``metadata["final_output"]``, its ``usage`` (the run's
+  ``RunUsage``) → ``metadata["usage"]``, ``run_id`` / ``conversation_id`` → metadata.
+
+Sub-agents: pydantic-ai's "agent delegation" runs another agent inside a tool; the child's
+messages are not in the parent's history, so the call reads as a plain tool call (nothing is
+invented about a child it does not record).
+
+Live (:class:`Follower`): the nodes of ``agent.iter()`` (``ModelRequestNode.request`` and
+``CallToolsNode.model_response`` are the very messages of the history), and the events of
+``run_stream_events()`` / an ``event_stream_handler`` (``PartStartEvent`` / ``PartDeltaEvent``
+/ ``PartEndEvent`` build text, thinking and calls as they stream; ``FunctionToolCallEvent``
+makes a call ``executing``; ``FunctionToolResultEvent`` settles it; the closing
+``AgentRunResultEvent`` adds what the events lack: usage, model and timestamps per response,
+the output and the run's usage). The events do not carry the prompt: given the
+``AgentRunEvents`` handle first (``begin(events)``), the follower reads the requests before the
+first response from the handle's history, once, at the first event; without it the prompt is
+not shown live (the system prompt reaches ``metadata`` with the closing result).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from turnfold import codec
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    MessageBuilder,
+    NameSet,
+    as_int,
+    checked_timestamp,
+    describe_args,
+    stringify,
+    text_result,
+)
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
+from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.gemini_parts import attach_usage
+from turnfold.formats.source import Source, plain_value, type_of_record
+from turnfold.formats.wrappers import sample
+from turnfold.model import (
+    AssistantText,
+    CompactionBoundary,
+    Disposition,
+    Entry,
+    ImageData,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+
+NAME = "pydantic-ai"
+
+KINDS = NameSet({"request", "response"})
+#: Parts that are the framework's bookkeeping for the prompt cache, not the conversation.
+_BOOKKEEPING = (
+    "instruction-delta",
+    "instruction-baseline",
+    "tool-availability-delta",
+    "capability-load-delta",
+    "model-settings-delta",
+)
+BOOKKEEPING = NameSet(_BOOKKEEPING)
+#: ``BaseToolReturnPart.outcome`` → the call's status.
+OUTCOMES: dict[str, ToolStatus] = {
+    "success": "success",
+    "failed": "error",
+    "retried": "error",
+    "denied": "cancelled",
+    "interrupted": "cancelled",
+}
+#: ``pydantic_ai.messages.INVALID_JSON_KEY``: what ``args_as_dict()`` makes of arguments that
+#: are no JSON object.
+INVALID_JSON_KEY = "INVALID_JSON"
+#: Keys of an ``AgentRunResult`` dumped by pydantic that say nothing a transcript shows.
+_IGNORED_KEYS: dict[str, str] = {
+    "new_message_index": "where this run's messages start (all are shown)",
+    "output_tool_name": "the output tool's name (its call is shown)",
+    "traceparent": "the run's tracing span",
+    "conversation_revision": "conversation-store bookkeeping",
+    "conversation_unsaved": "conversation-store bookkeeping",
+    "conversation_unchecked": "conversation-store bookkeeping",
+    "conversation_saved": "conversation-store bookkeeping",
+}
+
+
+# --- run objects (spec A-1) -------------------------------------------------------------------
+
+
+def _iso(value: Any) -> Any:
+    """A datetime as pydantic writes it in JSON (UTC as ``Z``), so an object and its saved
+    JSON give the same timestamps."""
+    if isinstance(value, datetime):
+        text = value.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    return value
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _json(value: Any) -> Any:
+    """A part's content as JSON: scalars as they are, anything else by pydantic-ai's own
+    serializer for tool returns (``tool_return_ta``), which knows its content types."""
+    if isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, (list, dict)) and _all_json(value):
+        return codec.loads(codec.dumps(value))  # a copy: nothing the user holds is shared
+    from pydantic_ai.messages import tool_return_ta
+
+    return tool_return_ta.dump_python(value, mode="json")
+
+
+def _all_json(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, _SCALARS):
+        return True
+    if depth > 20:
+        return False
+    if isinstance(value, list):
+        return all(_all_json(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _all_json(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _dump_part(part: Any, request: bool) -> Any:
+    """A part by the framework's own serializer (for the part kinds read rarely)."""
+    from pydantic import TypeAdapter
+    from pydantic_ai.messages import ModelRequestPart, ModelResponsePart
+
+    key = "request" if request else "response"
+    adapter = _PART_ADAPTERS.get(key)
+    if adapter is None:
+        union: Any = ModelRequestPart if request else ModelResponsePart
+        adapter = _PART_ADAPTERS[key] = TypeAdapter(union)
+    return adapter.dump_python(part, mode="json")
+
+
+_PART_ADAPTERS: dict[str, Any] = {}
+
+
+def _plain_usage(usage: Any) -> dict[str, Any] | None:
+    if usage is None:
+        return None
+    out: dict[str, Any] = {}
+    for name in (
+        "requests",
+        "tool_calls",
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "output_reasoning_tokens",
+    ):
+        value = getattr(usage, name, None)
+        if isinstance(value, int):
+            out[name] = value
+    details = getattr(usage, "details", None)
+    if isinstance(details, dict) and details:
+        out["details"] = dict(details)
+    return out
+
+
+def plain_part(part: Any, request: bool) -> Any:
+    """One part of a message as its saved JSON holds the fields :func:`read` reads: the
+    dataclass fields read directly (a run of a thousand messages converts in a fraction of
+    the framework's own dump), the framework's serializer for the rest."""
+    kind = getattr(part, "part_kind", None)
+    if kind == "text":
+        return {"part_kind": kind, "content": part.content}
+    if kind == "tool-call":
+        args = part.args
+        return {
+            "part_kind": kind,
+            "tool_name": part.tool_name,
+            "args": dict(args) if type(args) is dict and _all_json(args) else _json(args),
+            "tool_call_id": part.tool_call_id,
+        }
+    if kind == "tool-return" and isinstance(part.content, _SCALARS):
+        retry = getattr(part, "retry", None)
+        return {
+            "part_kind": kind,
+            "tool_name": part.tool_name,
+            "content": part.content,
+            "tool_call_id": part.tool_call_id,
+            "timestamp": _iso(part.timestamp),
+            "outcome": part.outcome,
+            "retry": None if retry is None else plain_value(retry),
+        }
+    if kind == "user-prompt" and isinstance(part.content, str):
+        return {"part_kind": kind, "content": part.content, "timestamp": _iso(part.timestamp)}
+    if kind == "system-prompt":
+        return {"part_kind": kind, "content": part.content, "timestamp": _iso(part.timestamp)}
+    if kind == "thinking":
+        return {
+            "part_kind": kind,
+            "content": part.content,
+            "signature": part.signature,
+            "provider_name": part.provider_name,
+        }
+    if kind == "retry-prompt":  # deprecated, so no longer in the serializer's union
+        content = part.content
+        return {
+            "part_kind": kind,
+            "content": content if isinstance(content, str) else _json(list(content)),
+            "tool_name": part.tool_name,
+            "tool_call_id": part.tool_call_id,
+            "timestamp": _iso(part.timestamp),
+        }
+    return _dump_part(part, request)
+
+
+def plain_message(message: Any) -> dict[str, Any]:
+    """A ``ModelRequest`` or ``ModelResponse`` as :func:`read` reads it."""
+    kind = getattr(message, "kind", None)
+    request = kind == "request"
+    out: dict[str, Any] = {
+        "kind": kind,
+        "parts": [plain_part(p, request) for p in message.parts],
+        "timestamp": _iso(message.timestamp),
+        "run_id": message.run_id,
+        "conversation_id": message.conversation_id,
+    }
+    if request:
+        out["instructions"] = message.instructions
+    else:
+        out["usage"] = _plain_usage(message.usage)
+        out["model_name"] = message.model_name
+        out["provider_name"] = message.provider_name
+        out["provider_response_id"] = message.provider_response_id
+        out["finish_reason"] = message.finish_reason
+    return out
+
+
+def _is_message_object(value: Any) -> bool:
+    return getattr(value, "kind", None) in KINDS and hasattr(value, "parts")
+
+
+def plain(value: Any) -> Any:
+    """An ``AgentRunResult`` (or the ``AgentRunResultEvent`` holding one, or a finished
+    ``AgentRun``), a list of messages or one message as the records :func:`read` reads;
+    the value itself is never modified."""
+    result = getattr(value, "result", None)
+    if result is not None and hasattr(result, "all_messages"):
+        value = result  # AgentRunResultEvent, a finished AgentRun
+    if isinstance(value, (list, tuple)):
+        return [plain_message(m) if _is_message_object(m) else plain_value(m) for m in value]
+    if _is_message_object(value):
+        return [plain_message(value)]
+    all_messages = getattr(value, "all_messages", None)
+    if callable(all_messages) and hasattr(value, "output"):
+        usage = getattr(value, "usage", None)
+        if callable(usage) and not hasattr(usage, "input_tokens"):
+            usage = usage()  # a method in older releases
+        return {
+            "messages": [plain_message(m) for m in all_messages()],
+            "output": plain_value(value.output),
+            "usage": _plain_usage(usage),
+            "run_id": getattr(value, "run_id", None),
+            "conversation_id": getattr(value, "conversation_id", None),
+        }
+    messages = getattr(value, "messages", None)
+    if isinstance(messages, list):  # a Conversation
+        return {"messages": [plain_message(m) for m in messages if _is_message_object(m)]}
+    return plain_value(value)
+
+
+# --- detection -------------------------------------------------------------------------------
+
+
+def is_message(value: Any) -> bool:
+    """A saved message: ``kind`` request or response, and ``parts`` typed by ``part_kind``."""
+    if not isinstance(value, Mapping) or value.get("kind") not in KINDS:
+        return False
+    parts = value.get("parts")
+    if not isinstance(parts, list):
+        return False
+    return all(isinstance(p, Mapping) and isinstance(p.get("part_kind"), str) for p in parts[:4])
+
+
+def _classify(value: Any) -> int:
+    return DISTINCTIVE if is_message(value) else NOT_MINE
+
+
+_LACKS = "no message of kind request/response with typed parts"
+
+
+def detect(source: Source) -> Evidence:
+    """A list of saved messages (``kind`` + ``parts[].part_kind``: marks only pydantic-ai
+    writes), or a document whose ``messages`` holds them."""
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping):
+        messages = document.get("messages")
+        if not isinstance(messages, list) or not messages:
+            return Evidence.none("no messages list")
+        found = sample(messages)
+        marks = sum(1 for m in found if is_message(m))
+        if not marks:
+            return Evidence.none(_LACKS)
+        return Evidence(share=marks / len(found), marks=marks + 1)
+    return Evidence.of(source.head_values(), _classify, _LACKS)
+
+
+# --- the builder -------------------------------------------------------------------------------
+
+
+def args_of(raw: Any) -> Any:
+    """Tool arguments as ``BaseToolCallPart.args_as_dict()`` reads them."""
+    if not raw:
+        return {}
+    if isinstance(raw, Mapping):
+        return raw
+    if isinstance(raw, str):
+        try:
+            parsed = codec.loads(raw)
+        except ValueError:
+            return {INVALID_JSON_KEY: raw}
+        return parsed if isinstance(parsed, dict) else {INVALID_JSON_KEY: raw}
+    return {INVALID_JSON_KEY: stringify(raw)}
+
+
+def _usage_of(raw: Any) -> tuple[Usage | None, dict[str, Any] | None]:
+    """``RequestUsage`` as a :class:`Usage` (0 is pydantic-ai's "not reported") and its
+    ``details``."""
+    if not isinstance(raw, Mapping):
+        return None, None
+
+    def count(key: str) -> int | None:
+        value = as_int(raw.get(key))
+        return value if value else None
+
+    usage = Usage(
+        input_tokens=count("input_tokens"),
+        output_tokens=count("output_tokens"),
+        cache_read_tokens=count("cache_read_tokens"),
+        cache_write_tokens=count("cache_write_tokens"),
+        reasoning_tokens=count("output_reasoning_tokens"),
+    )
+    details = raw.get("details")
+    return (None if usage == Usage() else usage), (
+        dict(details) if isinstance(details, Mapping) and details else None
+    )
+
+
+def _content_item(item: Any) -> tuple[str | None, ImageData | None, str | None]:
+    """One item of a multimodal prompt or tool return: (text, image, attachment line)."""
+    if isinstance(item, str):
+        return item, None, None
+    if not isinstance(item, Mapping):
+        return stringify(item), None, None
+    kind = item.get("kind")
+    if kind in ("text-content", "structured-content"):
+        content = item.get("content")
+        return (content if isinstance(content, str) else stringify(content)), None, None
+    if kind == "cache-point":
+        return None, None, None
+    media = item.get("media_type")
+    if kind == "binary" and isinstance(media, str) and media.startswith("image/"):
+        data = item.get("data")
+        if isinstance(data, str):
+            return None, ImageData(media_type=media, data=data), None
+    name = item.get("url") or item.get("file_id") or item.get("identifier")
+    label = "file" if kind in (None, "binary") else str(kind).replace("-", " ")
+    described = " · ".join(str(v) for v in (name, media) if isinstance(v, str) and v)
+    return None, None, f"[{label}: {described}]" if described else f"[{label}]"
+
+
+def content_of(value: Any) -> tuple[str | None, list[ImageData], int]:
+    """Prompt or tool-return content as text, inline images and how many items were
+    attachments."""
+    if value is None:
+        return None, [], 0
+    if isinstance(value, str):
+        return value, [], 0
+    if not isinstance(value, list) or not any(
+        isinstance(i, Mapping) and isinstance(i.get("kind"), str) for i in value
+    ):
+        return stringify(value), [], 0
+    texts: list[str] = []
+    images: list[ImageData] = []
+    attached = 0
+    for item in value:
+        text, image, line = _content_item(item)
+        if text:
+            texts.append(text)
+        if image is not None:
+            images.append(image)
+        if line is not None:
+            texts.append(line)
+            attached += 1
+    return ("\n\n".join(texts) if texts else None), images, attached
+
+
+Note = Callable[[str, Disposition], None]
+
+
+def _no_note(record_type: str, disposition: Disposition) -> None:
+    pass
+
+
+class PydanticAIBuilder(MessageBuilder):
+    """Builds a transcript from pydantic-ai messages (their saved JSON form) fed one at a
+    time, static (``read``) or live (:class:`Follower`), through ``transcript.append`` /
+    ``update`` so a displayed transcript hears every change (spec L-5)."""
+
+    def __init__(
+        self,
+        transcript: Transcript,
+        source_name: str = "<messages>",
+        *,
+        live: bool = False,
+        note: Note = _no_note,
+    ) -> None:
+        super().__init__(transcript, source_name, live=live)
+        self.note = note
+        self.responses = 0
+        self._systems: set[str] = set()
+        self._builtin: set[str] = set()
+
+    # --- messages ------------------------------------------------------------------------
+
+    def feed(self, message: Mapping[str, Any], line: int) -> None:
+        kind = message.get("kind") if isinstance(message, Mapping) else None
+        parts = message.get("parts") if isinstance(message, Mapping) else None
+        if kind not in KINDS or not isinstance(parts, list):
+            record = type_of_record(message)
+            self.warn(f"not a pydantic-ai message ({record}) skipped", line)
+            self.note(record, "warned")
+            return
+        if kind == "request":
+            self.feed_request(message, parts, line)
+        else:
+            self.feed_response(message, parts, line)
+
+    def feed_request(self, message: Mapping[str, Any], parts: list[Any], line: int) -> None:
+        self.note("request", "mapped")
+        metadata = self.transcript.metadata
+        for key in ("run_id", "conversation_id"):
+            value = message.get(key)
+            if isinstance(value, str) and value:
+                metadata.setdefault(key, value)
+        for part in parts:
+            self.request_part(part, line)
+        instructions = message.get("instructions")
+        if isinstance(instructions, str) and instructions:
+            self.system(instructions)
+
+    def feed_response(self, message: Mapping[str, Any], parts: list[Any], line: int) -> None:
+        self.note("response", "mapped")
+        self.responses += 1
+        own = message.get("provider_response_id")
+        batch = own if isinstance(own, str) and own else f"response-{self.responses}"
+        stamp = checked_timestamp(message.get("timestamp"))
+        model = message.get("model_name")
+        model = model if isinstance(model, str) and model else None
+        if model is not None:
+            self.transcript.metadata["model"] = model
+        entries: list[Entry] = []
+        for part in parts:
+            entry = self.response_part(part, batch, stamp, model, line)
+            if entry is not None:
+                entries.append(entry)
+        self.response_meta(message, entries)
+
+    def response_meta(self, message: Mapping[str, Any], entries: list[Entry]) -> None:
+        """A response's usage, provider and finish reason, on the entries it made."""
+        usage, details = _usage_of(message.get("usage"))
+        if entries:
+            first = entries[0]
+            meta: dict[str, Any] = {
+                key: value
+                for key in ("provider_name", "finish_reason")
+                if isinstance(value := message.get(key), str) and value
+            }
+            if details:
+                meta["usage_details"] = details
+            if meta:
+                self.transcript.update(first, meta={**first.meta, **meta})
+            attach_usage(entries, usage, self.transcript)
+        if message.get("finish_reason") == "length":
+            text = "The response was cut off at the model's token limit."
+            self._append(SystemNotice(text=text, level="warning", subtype="length"))
+
+    # --- request parts -------------------------------------------------------------------
+
+    def request_part(self, part: Any, line: int) -> None:
+        kind = part.get("part_kind") if isinstance(part, Mapping) else None
+        if not isinstance(part, Mapping) or not isinstance(kind, str):
+            self._unknown("request", part, line)
+            return
+        record = f"request/{kind}"
+        if kind == "user-prompt":
+            self.user_prompt(part.get("content"), checked_timestamp(part.get("timestamp")))
+        elif kind == "system-prompt":
+            content = part.get("content")
+            if isinstance(content, str) and content:
+                self.system(content)
+        elif kind in ("tool-return", "builtin-tool-return"):
+            self.tool_return(part, line)
+        elif kind == "retry-prompt":
+            self.retry_prompt(part, line)
+        elif kind == "retry-feedback":
+            self.retry_notice(part.get("content"))
+        elif kind == "speech":
+            text = part.get("transcript")
+            if isinstance(text, str) and text:
+                self._append(UserMessage(text=text, meta={"speech": True}))
+        elif kind == "compaction":
+            self.compaction(part)
+        elif kind in BOOKKEEPING:
+            self.note(record, "ignored")
+            return
+        else:
+            self._unknown("request", part, line)
+            return
+        self.note(record, "mapped")
+
+    def system(self, text: str) -> None:
+        if text in self._systems:
+            return
+        self._systems.add(text)
+        metadata = self.transcript.metadata
+        previous = metadata.get("system")
+        metadata["system"] = f"{previous}\n\n{text}" if previous else text
+
+    def user_prompt(self, content: Any, stamp: str | None) -> None:
+        text, images, attached = content_of(content)
+        if text or images:
+            meta = {"attachments": attached} if attached else {}
+            self._append(UserMessage(text=text or "", images=images, timestamp=stamp, meta=meta))
+
+    def tool_return(self, part: Mapping[str, Any], line: int) -> None:
+        call_id = part.get("tool_call_id")
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None:
+            name = part.get("tool_name")
+            self.warn(f"tool return for an unknown tool_call_id {call_id!r}", line)
+            call = self.start_call(
+                {"tool_name": name, "tool_call_id": call_id, "args": None}, None, None, line
+            )
+            if call is None:
+                return
+        outcome = part.get("outcome")
+        outcome = outcome if isinstance(outcome, str) else "success"  # older files: no field
+        status = OUTCOMES.get(outcome, "unknown")
+        text, images, _ = content_of(part.get("content"))
+        changes: dict[str, Any] = {
+            "status": status,
+            "result": text_result(text, images=images),
+            "ended_at": checked_timestamp(part.get("timestamp")),
+        }
+        meta = dict(call.meta)
+        if outcome != "success":
+            meta["outcome"] = outcome
+        if outcome == "retried":
+            retry = part.get("retry")
+            meta["retry"] = dict(retry) if isinstance(retry, Mapping) else True
+        if meta != call.meta:
+            changes["meta"] = meta
+        self.transcript.update(call, **changes)
+
+    def retry_prompt(self, part: Mapping[str, Any], line: int) -> None:
+        """The deprecated ``RetryPromptPart``: a retried return of its call when it names a
+        tool (as pydantic-ai itself reads it), else feedback on the whole response."""
+        if not part.get("tool_name"):
+            self.retry_notice(part.get("content"))
+            return
+        self.tool_return({**part, "outcome": "retried", "retry": None}, line)
+
+    def retry_notice(self, content: Any) -> None:
+        text = content if isinstance(content, str) else stringify(content)
+        self._append(SystemNotice(text=f"Retry: {text}", level="warning", subtype="retry"))
+
+    def compaction(self, part: Mapping[str, Any]) -> None:
+        summary = part.get("content")
+        self._append(CompactionBoundary(summary=summary if isinstance(summary, str) else None))
+
+    # --- response parts ------------------------------------------------------------------
+
+    def response_part(
+        self, part: Any, batch: str, stamp: str | None, model: str | None, line: int
+    ) -> Entry | None:
+        kind = part.get("part_kind") if isinstance(part, Mapping) else None
+        if not isinstance(part, Mapping) or not isinstance(kind, str):
+            self._unknown("response", part, line)
+            return None
+        entry: Entry | None = None
+        if kind == "text":
+            text = part.get("content")
+            if isinstance(text, str) and text:
+                entry = self._append(AssistantText(text=text, model=model, timestamp=stamp))
+        elif kind == "tool-call":
+            entry = self.start_call(part, batch, stamp, line)
+        elif kind == "thinking":
+            entry = self.thinking(part, stamp)
+        elif kind == "builtin-tool-call":
+            entry = self.start_call(part, batch, stamp, line)
+            if entry is not None:
+                self._builtin.add(str(part.get("tool_call_id")))
+                self.transcript.update(entry, meta={**entry.meta, "builtin": True})
+        elif kind == "builtin-tool-return":
+            self.tool_return(part, line)
+        elif kind == "file":
+            _, images, _ = content_of([part.get("content")])
+            text, _, _ = content_of([{**(part.get("content") or {}), "data": None}])
+            entry = self._append(AssistantText(text=text or "[file]", model=model, timestamp=stamp))
+            if images:
+                self.transcript.update(entry, meta={"images": len(images)})
+        elif kind == "speech":
+            text = part.get("transcript")
+            if isinstance(text, str) and text:
+                entry = self._append(
+                    AssistantText(text=text, model=model, timestamp=stamp, meta={"speech": True})
+                )
+        elif kind == "compaction":
+            self.compaction(part)
+        else:
+            self._unknown("response", part, line)
+            return None
+        self.note(f"response/{kind}", "mapped")
+        return entry
+
+    def thinking(self, part: Mapping[str, Any], stamp: str | None) -> Entry | None:
+        text = part.get("content")
+        signature = part.get("signature")
+        if isinstance(text, str) and text:
+            return self._append(Thinking(text=text, timestamp=stamp))
+        if isinstance(signature, str) and signature:
+            return self._append(Thinking(form="encrypted", data=signature, timestamp=stamp))
+        return None
+
+    def start_call(
+        self, part: Mapping[str, Any], batch: str | None, stamp: str | None, line: int
+    ) -> ToolCall | None:
+        call_id = part.get("tool_call_id")
+        name = part.get("tool_name")
+        name = name if isinstance(name, str) else ""
+        if not isinstance(call_id, str) or not call_id:
+            self.warn(f"tool call {name!r} without a tool_call_id", line)
+            call_id = f"call@{line}"
+        previous = self._calls.get(call_id)
+        if previous is not None:
+            self.warn(f"tool call id {call_id!r} used twice", line)
+        args = args_of(part.get("args"))
+        call = ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=describe_args(name, args),
+            status=self.open_status,
+            batch_id=batch,
+            started_at=stamp,
+            timestamp=stamp,
+        )
+        self._calls[call_id] = call
+        self._append(call)
+        return call
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def _append(self, entry: Entry) -> Entry:
+        return self.transcript.append(entry)
+
+    def _unknown(self, where: str, part: Any, line: int) -> None:
+        kind = part.get("part_kind") if isinstance(part, Mapping) else None
+        name = kind if isinstance(kind, str) else type_of_record(part)
+        self.warn(f"{where} part of unknown kind {name!r} skipped", line)
+        self.note(f"{where}/{name}", "warned")
+
+    def settle_open(self) -> None:
+        """Calls whose return never came: ``unknown``, as a static load leaves them."""
+        for call in self._calls.values():
+            if call.status in ("pending", "executing"):
+                self.transcript.update(call, status="unknown")
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def read(source: Source) -> Transcript:
+    """The messages of ``source`` (a message list, JSON lines of messages, or a document whose
+    ``messages`` holds them), every message and part accounted for."""
+    transcript = Transcript(metadata={"source_format": NAME})
+    builder = PydanticAIBuilder(transcript, source.name, note=source.note)
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping):
+        messages = document.get("messages")
+        if not isinstance(messages, list):
+            raise TranscriptFormatError(source.name, [NAME], None, "no messages list")
+        for line, message in enumerate(messages, start=1):
+            builder.feed(message, line)
+        for key, value in document.items():
+            if key != "messages":
+                _top_level(source, transcript, key, value)
+    else:
+        for line, record in source.records():
+            builder.feed(record, line)
+    if not transcript.entries and builder.responses == 0 and not transcript.metadata.get("system"):
+        raise TranscriptFormatError(source.name, [NAME], None, "no pydantic-ai messages")
+    return transcript
+
+
+def run_metadata(transcript: Transcript, output: Any, usage: Any) -> None:
+    """An ``AgentRunResult``'s output and run usage (``RunUsage``) in metadata."""
+    if output is not None:
+        transcript.metadata["final_output"] = output
+    if isinstance(usage, Mapping):
+        totals = {k: v for k, v in usage.items() if v not in (0, None, {})}
+        if totals:
+            transcript.metadata["usage"] = totals
+
+
+def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> None:
+    if key == "output":
+        run_metadata(transcript, value, None)
+    elif key == "usage":
+        run_metadata(transcript, None, value)
+    elif key in ("run_id", "conversation_id"):
+        if isinstance(value, str) and value:
+            transcript.metadata[key] = value
+    elif key == "metadata":
+        if value:
+            transcript.metadata["run_metadata"] = value
+    elif key in _IGNORED_KEYS:
+        source.ignored(key)
+        return
+    else:
+        source.ignored("other key")
+        return
+    source.mapped(key)
+
+
+# --- live (spec A-2) -----------------------------------------------------------------------
+
+#: Event kinds that add nothing to the transcript (``event_kind`` of pydantic-ai's events).
+_QUIET_EVENTS = NameSet(
+    {
+        "final_result",
+        "tool_availability_delta",
+        "capability_load_delta",
+        "model_settings_delta",
+        "enqueued_messages",
+        "custom",
+        "capability",
+    }
+)
+
+
+class Follower:
+    """Follows ``agent.iter()`` nodes or ``run_stream_events()`` events into ``transcript``.
+
+    Nodes hand over whole messages, which go to the same builder :func:`read` uses, so the
+    followed transcript is the loaded one. Stream events build the response part by part
+    (each event's work is proportional to what it carries); the closing
+    ``AgentRunResultEvent`` adds what only the messages record (usage, model, timestamps).
+    """
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        self.builder = PydanticAIBuilder(transcript, "<follow>", live=True)
+        self._warned: set[str] = set()
+        # The streamed response: its entries by part index, and the raw arguments so far.
+        self._parts: dict[int, Entry] = {}
+        self._args: dict[int, str] = {}
+        self._streaming = False
+        #: The entries each streamed response made, in order (for the closing result).
+        self._streamed: list[list[Entry]] = []
+        self._finished = False
+        self._handle: Any = None
+
+    def begin(self, run: Any) -> None:
+        """The handle whose events are followed (``run_stream_events()``'s ``AgentRunEvents``):
+        its history, read once at the first event, holds the prompt the events lack."""
+        self._handle = run
+
+    def feed(self, event: Any) -> None:
+        if self._handle is not None:
+            handle, self._handle = self._handle, None
+            self._opening(handle)
+        name = type(event).__name__
+        if name == "ModelRequestNode":
+            self._message(event.request)
+        elif name == "CallToolsNode":
+            self._message(event.model_response)
+        elif name in ("ModelRequest", "ModelResponse"):
+            self._message(event)
+        elif name == "End":
+            data = getattr(event, "data", None)
+            self._output(getattr(data, "output", None))
+        elif name == "UserPromptNode":
+            pass  # its prompt comes again in the first ModelRequestNode's request
+        else:
+            self._event(event)
+
+    def _opening(self, handle: Any) -> None:
+        """The requests before the first response (system prompt, user prompt), from a run
+        handle's history; a handle that cannot tell (not started, another agent class) adds
+        nothing."""
+        try:
+            messages = handle.all_messages()
+        except Exception:  # the handle's own refusal: the events are still followed
+            return
+        for message in messages:
+            if not _is_message_object(message) or message.kind != "request":
+                break
+            self._message(message)
+
+    def _message(self, message: Any) -> None:
+        self._streaming = False
+        self.builder.feed(plain_message(message), self.builder.responses + 1)
+
+    def _output(self, output: Any) -> None:
+        if output is not None:
+            self.transcript.metadata["final_output"] = plain_value(output)
+
+    # --- stream events -------------------------------------------------------------------
+
+    def _event(self, event: Any) -> None:
+        kind = getattr(event, "event_kind", None)
+        if kind == "part_start":
+            self._part_start(event.index, event.part)
+        elif kind == "part_delta":
+            self._part_delta(event.index, event.delta)
+        elif kind == "part_end":
+            self._part_end(event.index, event.part)
+        elif kind in ("function_tool_call", "output_tool_call"):
+            self._streaming = False
+            call = self._call_of(event.part)
+            if call.status == "pending":
+                self.transcript.update(call, status="executing")
+        elif kind in ("function_tool_result", "output_tool_result"):
+            self._streaming = False
+            self.builder.tool_return(plain_part(event.part, True), 0)
+            content = getattr(event, "content", None)
+            if content is not None:
+                prompt = plain_part(_prompt_part(content), True)
+                self.builder.user_prompt(prompt.get("content"), prompt.get("timestamp"))
+        elif kind == "agent_run_result":
+            self._result(event.result)
+        elif kind in _QUIET_EVENTS:
+            pass
+        else:
+            self._warn_once(type(event).__name__)
+
+    def _response(self) -> list[Entry]:
+        """The entries of the response being streamed (a new one after tool events)."""
+        if not self._streaming:
+            self._streaming = True
+            self.builder.responses += 1
+            self._parts, self._args = {}, {}
+            self._streamed.append([])
+        return self._streamed[-1]
+
+    def _batch(self) -> str:
+        return f"response-{self.builder.responses}"
+
+    def _part_start(self, index: int, part: Any) -> None:
+        entries = self._response()
+        kind = getattr(part, "part_kind", None)
+        known = self._parts.get(index)
+        if kind == "text":
+            if isinstance(known, AssistantText):
+                self.transcript.update(known, text=part.content)
+                return
+            entry: Entry = self.transcript.append(AssistantText(text=part.content))
+        elif kind == "thinking":
+            if isinstance(known, Thinking):
+                self.transcript.update(known, text=part.content)
+                return
+            entry = self.transcript.append(Thinking(text=part.content, streaming=True))
+        elif kind == "tool-call":
+            args = part.args
+            self._args[index] = args if isinstance(args, str) else ""
+            if isinstance(known, ToolCall):
+                return
+            name = part.tool_name
+            entry = ToolCall(
+                call_id=part.tool_call_id,
+                name=name,
+                args=args_of(args) if isinstance(args, dict) else None,
+                status="pending",
+                batch_id=self._batch(),
+            )
+            self.builder._calls[entry.call_id] = entry
+            self.transcript.append(entry)
+        else:
+            return  # the other parts are shown whole, at their end
+        self._parts[index] = entry
+        entries.append(entry)
+
+    def _part_delta(self, index: int, delta: Any) -> None:
+        entry = self._parts.get(index)
+        kind = getattr(delta, "part_delta_kind", None)
+        if (kind == "text" and isinstance(entry, AssistantText)) or (
+            kind == "thinking" and isinstance(entry, Thinking)
+        ):
+            self.transcript.update(entry, text=entry.text + (delta.content_delta or ""))
+        elif kind == "tool_call" and isinstance(entry, ToolCall):
+            piece = getattr(delta, "args_delta", None)
+            if isinstance(piece, str):
+                self._args[index] = self._args.get(index, "") + piece
+            name = getattr(delta, "tool_name_delta", None)
+            if isinstance(name, str) and name:
+                self.transcript.update(entry, name=entry.name + name)
+
+    def _part_end(self, index: int, part: Any) -> None:
+        entries = self._response()
+        entry = self._parts.get(index)
+        kind = getattr(part, "part_kind", None)
+        if kind == "text" and isinstance(entry, AssistantText):
+            self.transcript.update(entry, text=part.content)
+        elif kind == "thinking" and isinstance(entry, Thinking):
+            self.transcript.update(entry, text=part.content, streaming=False)
+        elif kind == "tool-call" and isinstance(entry, ToolCall):
+            args = args_of(part.args)
+            self.transcript.update(
+                entry,
+                name=part.tool_name,
+                args=args,
+                description=describe_args(part.tool_name, args),
+            )
+        else:
+            made = self.builder.response_part(plain_part(part, False), self._batch(), None, None, 0)
+            if made is not None:
+                entries.append(made)
+
+    def _call_of(self, part: Any) -> ToolCall:
+        call = self.builder._calls.get(part.tool_call_id)
+        if call is None:  # an event handler that saw no part events for it
+            made = self.builder.start_call(plain_part(part, False), self._batch(), None, 0)
+            assert made is not None
+            call = made
+        return call
+
+    def _result(self, result: Any) -> None:
+        """The run's result: what the events lack, from its messages (once, at the end)."""
+        self._finished = True
+        document = plain(result)
+        streamed = iter(self._streamed)
+        for message in document["messages"]:
+            if message.get("kind") == "request":
+                for part in message.get("parts") or []:
+                    if part.get("part_kind") == "system-prompt":
+                        self.builder.system(part.get("content") or "")
+                if message.get("instructions"):
+                    self.builder.system(message["instructions"])
+                continue
+            entries = next(streamed, None)
+            if entries is None:
+                break
+            self._settle_response(message, entries)
+        run_metadata(self.transcript, document.get("output"), document.get("usage"))
+
+    def _settle_response(self, message: Mapping[str, Any], entries: list[Entry]) -> None:
+        stamp = checked_timestamp(message.get("timestamp"))
+        model = message.get("model_name") if isinstance(message.get("model_name"), str) else None
+        if model:
+            self.transcript.metadata["model"] = model
+        for entry in entries:
+            changes: dict[str, Any] = {"timestamp": stamp}
+            if isinstance(entry, ToolCall):
+                changes["started_at"] = stamp
+            elif isinstance(entry, AssistantText):
+                changes["model"] = model
+            self.transcript.update(entry, **changes)
+        self.builder.response_meta(message, entries)
+
+    def _warn_once(self, name: str) -> None:
+        if name not in self._warned:
+            self._warned.add(name)
+            self.builder.warn(f"event {name} not shown", None)
+
+    def close(self) -> None:
+        self.builder.settle_open()
+
+
+def _prompt_part(content: Any) -> Any:
+    from pydantic_ai.messages import UserPromptPart
+
+    return UserPromptPart(content)
+
+
+RECORDS = Records(
+    mapped={
+        "request": "a ModelRequest: its parts in order; instructions → metadata['system']",
+        "response": "a ModelResponse: its parts in order; usage on its last text, "
+        "model_name, timestamp, provider_name and finish_reason",
+        "request/system-prompt": "metadata['system'] (each distinct text once)",
+        "request/user-prompt": "UserMessage (text, images; other files as attachment lines)",
+        "request/tool-return": "settles its call by outcome: success → success, failed or "
+        "retried → error (meta['retry']), denied or interrupted → cancelled",
+        "request/retry-prompt": "deprecated: a retried return of the call it names (error, "
+        "its text the result), else a warning SystemNotice",
+        "request/retry-feedback": "a warning SystemNotice (the response was not usable)",
+        "request/speech": "UserMessage of its transcript",
+        "request/compaction": "CompactionBoundary with its summary",
+        "response/text": "AssistantText with the response's model_name",
+        "response/thinking": "Thinking (encrypted when only a signature is kept)",
+        "response/tool-call": "ToolCall (args as args_as_dict() reads them), one batch per "
+        "response",
+        "response/builtin-tool-call": "ToolCall of a provider's own tool (meta['builtin'])",
+        "response/builtin-tool-return": "settles its builtin call, as tool-return",
+        "response/file": "AssistantText: an attachment line of the file",
+        "response/speech": "AssistantText of its transcript",
+        "response/compaction": "CompactionBoundary with its summary",
+        "output": "an AgentRunResult's output: metadata['final_output']",
+        "usage": "an AgentRunResult's RunUsage: metadata['usage']",
+        "run_id": "metadata['run_id']",
+        "conversation_id": "metadata['conversation_id']",
+        "metadata": "the run's metadata: metadata['run_metadata']",
+    },
+    ignored={
+        **{
+            f"request/{k}": "prompt-cache bookkeeping of instructions, tools and settings"
+            for k in _BOOKKEEPING
+        },
+        **_IGNORED_KEYS,
+        "other key": "other keys of a saved AgentRunResult",
+    },
+)

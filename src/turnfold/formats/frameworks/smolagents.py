@@ -1,0 +1,1032 @@
+"""smolagents runs (spec A-1, A-2, issue 22): an agent (``ToolCallingAgent``, ``CodeAgent``),
+its ``memory``, a list of its steps, a ``RunResult``, and the saved form of the steps
+(``[step.dict() for step in memory.steps]``, ``memory.get_full_steps()`` or
+``get_succinct_steps()`` written as JSON), from objects, text or files.
+
+Input shapes: a list of step records, or a document whose ``steps`` are step records (a
+``RunResult.dict()``, and what :func:`plain` makes of an agent or its memory: the steps, the
+system prompt, the agent's name and model, and each managed agent's own document under
+``managed_agents``). ``step.dict()`` writes no type, so a record's kind is read from its keys:
+``step_number`` + ``timing`` is an ``ActionStep``, ``plan`` + ``timing`` a ``PlanningStep``,
+``task`` a ``TaskStep``, ``system_prompt`` alone a ``SystemPromptStep``, ``output`` alone a
+``FinalAnswerStep``. :func:`plain` writes the same records from the step objects by reading
+their fields (without the history each step re-sends, ``model_input_messages``, which makes
+``step.dict()`` quadratic in the run's length), so objects and files read alike.
+
+Mapping:
+
+- ``TaskStep.task`` → :class:`UserMessage` (its images counted in ``meta["task_images"]``);
+  ``SystemPromptStep`` / the memory's system prompt → ``metadata["system"]``;
+- ``PlanningStep.plan`` → :class:`Thinking` (the plan the agent wrote for itself);
+- ``ActionStep``: ``model_output`` (the model's text before it acts, smolagents' "Thought")
+  → :class:`Thinking`, a ``CodeAgent``'s code block cut out of it (the code is the call);
+  each call of ``tool_calls`` → :class:`ToolCall` with parsed arguments, the step's calls one
+  batch. A failed step has ``tool_calls = None`` (``[]`` saved) and its calls only in
+  ``model_output_message.tool_calls``: they are read from there. ``timing`` → every entry's
+  ``timestamp`` (ISO-8601, UTC), the step's number and duration in each call's ``meta``;
+  ``token_usage`` → the :class:`Usage` of the step's last text (else ``meta["usage"]`` of its
+  first entry); the agent's ``model.model_id`` → ``AssistantText.model`` and
+  ``metadata["model"]`` when the agent was given;
+- status from smolagents' own signal, the step's ``error``: a step without one ran every
+  call (``success``); with one (``AgentToolExecutionError``, ``AgentToolCallError``,
+  ``AgentExecutionError``), its only call, or the call whose name the message quotes, is
+  ``error`` with the message as its result, the others ``unknown`` (L-3). An error no call
+  owns (``AgentParsingError``) is an error :class:`SystemNotice`; ``AgentMaxStepsError`` a
+  warning notice, its ``action_output`` (the forced answer) the final answer;
+- ``observations`` (one string per step, no call id) → the result of the step's call. For
+  several calls smolagents joins their outputs with newlines in the order of their sorted
+  ids, the order of ``tool_calls``: when the text has exactly one line per call each call
+  gets its line; otherwise the first call holds the whole text and each call says so in
+  ``meta["shared_observations"]``, since which part came from which call is not recorded.
+  A failed step records no output of the calls that did run (its observations are empty);
+- ``code_action`` (``CodeAgent``) → a call named ``python`` (smolagents' ``python_interpreter``,
+  kept in ``meta["tool_name"]``; category command) with the code as its arguments and the
+  observations (execution logs and last output) as its result;
+- the ``final_answer`` tool call → :class:`AssistantText`, the final answer (not a call row);
+  a ``CodeAgent``'s final step → its ``action_output``; a ``FinalAnswerStep`` (in a list of
+  streamed events) → the answer when no step gave one;
+- managed agents (sub-agents, L-1): given the agent, a call of a managed agent's name holds a
+  :class:`SubAgent` whose transcript is that agent's own ``memory.steps``. A managed agent's
+  memory keeps only its last run, so only the last call of its name (the one whose ``task``
+  its task step quotes, if any) holds its steps; earlier calls and, given only the parent's
+  steps, every call whose result is smolagents' managed-agent report (``Here is the final
+  answer from your managed agent '…'``) or error (``…request to team member '…'``) are
+  :class:`SubAgent` with ``steps_missing``.
+
+Live (:class:`Follower`, ``agent.run(task, stream=True)``): a ``ToolCall`` event shows its
+call ``executing``; ``ToolOutput`` settles it ``success`` with its own observation (so live,
+several calls of one step each show their own output); the ``ActionStep`` that ends the step
+reconciles the step's calls (errors, timestamps, usage) as a load does; ``ChatMessageStreamDelta``
+text (when the model streams) is a streaming :class:`Thinking` that its step's ``model_output``
+or plan completes; ``PlanningStep`` and ``FinalAnswerStep`` as above; ``ActionOutput`` repeats
+what its step holds. The stream does not carry a managed agent's steps: its call is a
+sub-agent with ``steps_missing``, as in a load of the parent's steps alone; nor the task (the
+``TaskStep`` is written to memory before the stream starts), so a followed run has no
+:class:`UserMessage`. Without streaming a step's text arrives with its ``ActionStep``, after
+the step's calls. Where a load can only share a step's observations between its calls, or
+call a sibling of a failed call ``unknown``, the follower keeps what each ``ToolOutput``
+said; otherwise a followed run ends as a load of ``agent.memory.steps`` reads.
+
+smolagents records no per-call timing (only the step's, which includes the model's
+response), no reasoning of the model besides its text, and no model name in the steps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import describe_args, parse_arguments, stringify, text_result
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.gemini_parts import attach_usage
+from turnfold.formats.source import Source
+from turnfold.model import (
+    AssistantText,
+    Entry,
+    LoadWarning,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+
+NAME = "smolagents"
+
+#: The tool whose call is the agent's final answer (``smolagents.default_tools.FinalAnswerTool``).
+FINAL_ANSWER_TOOL = "final_answer"
+#: The name ``CodeAgent`` gives its code action's call, and the name shown for it.
+CODE_TOOL, CODE_TOOL_SHOWN = "python_interpreter", "python"
+#: The default ``managed_agent.report`` prompt template's opening, and the opening of the
+#: error ``execute_tool_call`` raises for a managed agent: the only trace in a parent's steps
+#: that a call ran a managed agent.
+MANAGED_REPORT = "Here is the final answer from your managed agent '"
+MANAGED_ERROR = "Error executing request to team member '"
+#: Step errors that belong to a tool call rather than to the step as a whole.
+_CALL_ERRORS = ("AgentToolExecutionError", "AgentToolCallError", "AgentExecutionError")
+MAX_STEPS_ERROR = "AgentMaxStepsError"
+
+STEP_TYPES = ("SystemPromptStep", "TaskStep", "PlanningStep", "ActionStep", "FinalAnswerStep")
+#: Events of ``run(stream=True)`` that a load of a list of them passes over: the steps that
+#: follow them hold the same calls and outputs.
+STREAM_EVENTS = ("ToolCall", "ToolOutput", "ActionOutput", "ChatMessageStreamDelta")
+_UNREADABLE = "(unreadable)"
+_EVENT = "(stream event)"
+
+
+# --- record kinds and detection ------------------------------------------------------------
+
+
+def step_kind(record: Any) -> str | None:
+    """The step type of a saved step record (``step.dict()`` names none), or None."""
+    if not isinstance(record, Mapping):
+        return None
+    timing = record.get("timing")
+    if "step_number" in record and isinstance(timing, Mapping):
+        return "ActionStep"
+    if "plan" in record and isinstance(timing, Mapping):
+        return "PlanningStep"
+    if isinstance(record.get("task"), str) and set(record) <= {"task", "task_images"}:
+        return "TaskStep"
+    if set(record) == {"system_prompt"}:
+        return "SystemPromptStep"
+    if set(record) == {"output"}:
+        return "FinalAnswerStep"
+    return None
+
+
+def _classify(record: Any) -> int:
+    kind = step_kind(record)
+    if kind in ("ActionStep", "PlanningStep"):
+        timing = record["timing"]
+        return DISTINCTIVE if "start_time" in timing else READABLE
+    if kind == "TaskStep" and "task_images" in record:
+        return DISTINCTIVE
+    return READABLE if kind is not None else NOT_MINE
+
+
+def _steps_of(document: Any) -> list[Any] | None:
+    if isinstance(document, Mapping) and isinstance(document.get("steps"), list):
+        steps: list[Any] = document["steps"]
+        return steps
+    return None
+
+
+def detect(source: Source) -> Evidence:
+    """A list of saved steps (an action step's ``step_number`` and epoch ``timing`` are
+    smolagents' marks), or a document whose ``steps`` are such records (``RunResult.dict()``)."""
+    document = source.document if source.is_document else None
+    steps = _steps_of(document)
+    if steps is not None:
+        evidence = Evidence.of(steps[:30], _classify, "no smolagents step in steps")
+        if not evidence.marks:
+            return Evidence.none("steps holds no smolagents action or planning step")
+        return Evidence(share=evidence.share, marks=evidence.marks + 1)
+    if isinstance(document, Mapping):
+        return Evidence.none("no smolagents steps")
+    return Evidence.of(source.head_values(), _classify, "no smolagents step (step_number, timing)")
+
+
+# --- values --------------------------------------------------------------------------------
+
+
+def _iso(epoch: Any) -> str | None:
+    """An epoch time (``time.time()``) as an ISO-8601 UTC timestamp; None when unreadable."""
+    if isinstance(epoch, bool) or not isinstance(epoch, (int, float)) or not math.isfinite(epoch):
+        return None
+    if epoch <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(epoch, tz=timezone.utc).isoformat()
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _duration_ms(timing: Mapping[str, Any]) -> float | None:
+    start, end = timing.get("start_time"), timing.get("end_time")
+    if _iso(start) is None or _iso(end) is None or end < start:  # type: ignore[operator]
+        return None
+    return float((end - start) * 1000)  # type: ignore[operator]
+
+
+def _usage(raw: Any) -> Usage | None:
+    if not isinstance(raw, Mapping):
+        return None
+    counts = {k: raw.get(k) for k in ("input_tokens", "output_tokens")}
+    counts = {k: v for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)}
+    return Usage(**counts) if counts else None
+
+
+def _text(value: Any) -> str | None:
+    """A message's content (a string, or a list of ``{"type": "text"}`` parts) as text."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = [
+            str(p["text"])
+            for p in value
+            if isinstance(p, Mapping) and isinstance(p.get("text"), str)
+        ]
+        return "\n".join(parts) if parts else None
+    return stringify(value)
+
+
+def _thought(text: str | None, code: Any) -> str | None:
+    """A step's text before it acts; a ``CodeAgent``'s code block (the call's own arguments)
+    cut out of it."""
+    if not text:
+        return None
+    if isinstance(code, str) and code.strip():
+        at = text.find(code.strip())
+        if at >= 0:
+            head = text[:at].rstrip()
+            for opening in ("<code>", "```python", "```py", "```"):
+                if head.endswith(opening):
+                    head = head[: -len(opening)].rstrip()
+                    break
+            text = head
+    text = text.strip()
+    if text.startswith("Thought:"):  # the label smolagents' prompts ask the model to write
+        text = text[len("Thought:") :].strip()
+    return text or None
+
+
+def _error_of(raw: Any) -> tuple[str, str] | None:
+    """A step's ``error`` (``AgentError.dict()``) as its type and message."""
+    if raw is None:
+        return None
+    if isinstance(raw, Mapping):
+        kind = raw.get("type")
+        message = raw.get("message")
+        return (
+            kind if isinstance(kind, str) and kind else "AgentError",
+            message if isinstance(message, str) else stringify(message),
+        )
+    return "AgentError", stringify(raw)
+
+
+def _call_parts(raw: Any) -> tuple[str, str, Any] | None:
+    """``(id, name, arguments)`` of a saved call: ``ToolCall.dict()`` or a message's
+    ``ChatMessageToolCall`` (both ``{id, function: {name, arguments}}``)."""
+    if not isinstance(raw, Mapping):
+        return None
+    function = raw.get("function")
+    if isinstance(function, Mapping):
+        name, arguments = function.get("name"), function.get("arguments")
+    else:  # a memory ToolCall's own fields
+        name, arguments = raw.get("name"), raw.get("arguments")
+    if not isinstance(name, str) or not name:
+        return None
+    call_id = raw.get("id")
+    return (call_id if isinstance(call_id, str) else "", name, parse_arguments(arguments))
+
+
+def _managed_name(text: str | None) -> str | None:
+    """The managed agent a call's result or error names (smolagents' default report)."""
+    if not text:
+        return None
+    for opening in (MANAGED_REPORT, MANAGED_ERROR):
+        if text.startswith(opening):
+            name, quote, _ = text[len(opening) :].partition("'")
+            return name if quote and name else None
+    return None
+
+
+def _task_of(args: Any) -> str | None:
+    task = args.get("task") if isinstance(args, Mapping) else None
+    return task if isinstance(task, str) and task else None
+
+
+# --- the builder ---------------------------------------------------------------------------
+
+
+class StepsBuilder:
+    """Entries of smolagents steps, fed one at a time: by :func:`read` (static) and by
+    :class:`Follower` (``live``, where a step's calls arrive before the step itself)."""
+
+    def __init__(
+        self,
+        transcript: Transcript,
+        source_name: str,
+        *,
+        live: bool = False,
+        model: str | None = None,
+        managed: set[str] | None = None,
+    ) -> None:
+        self.transcript = transcript
+        self.source_name = source_name
+        self.live = live
+        self.model = model
+        #: Names of the agent's managed agents (known when the agent itself was given).
+        self.managed = managed or set()
+        #: Action steps fed so far; the step being fed is the next one (its batch id).
+        self.actions = 0
+        #: The calls of the step being fed (live: shown before their step arrives), by id.
+        self._calls: dict[str, ToolCall] = {}
+        #: The entries of the step being fed, for its timestamp and usage.
+        self._entries: list[Entry] = []
+        #: Live: the final answer call's id while its output is awaited, and whether the
+        #: step's answer is shown.
+        self._final_call: str | None = None
+        self._answered_step = False
+        #: Whether the run's final answer has been shown (since the last task).
+        self.answered = False
+        #: The streamed text of the model response being generated.
+        self._draft: Thinking | None = None
+        self._draft_text = ""
+        #: ``id(step)`` of live steps already fed: at max steps the stream repeats the last.
+        self._seen: set[int] = set()
+        self.recognized = 0
+
+    # -- helpers
+
+    @property
+    def _batch(self) -> str:
+        return f"step-{self.actions + 1}"
+
+    def _append(self, entry: Entry) -> Entry:
+        self._entries.append(entry)
+        return self.transcript.append(entry)
+
+    def warn(self, reason: str, line: int | None) -> None:
+        self.transcript.warnings.append(
+            LoadWarning(reason=reason, line=line, source=self.source_name)
+        )
+
+    def _end_step(self) -> None:
+        self._calls = {}
+        self._entries = []
+        self._final_call = None
+        self._answered_step = False
+        self._draft = None
+        self._draft_text = ""
+
+    # -- records
+
+    def feed(self, kind: str, record: Mapping[str, Any], line: int | None) -> None:
+        """One step record of ``kind`` (:func:`step_kind`)."""
+        self.recognized += 1
+        if kind == "TaskStep":
+            self.task(record)
+        elif kind == "SystemPromptStep":
+            text = _text(record.get("system_prompt"))
+            if text:
+                self.transcript.metadata["system"] = text
+        elif kind == "PlanningStep":
+            self.planning(record)
+        elif kind == "ActionStep":
+            self.action(record, line)
+        elif kind == "FinalAnswerStep":
+            self.final_output(record.get("output"))
+
+    def task(self, record: Mapping[str, Any]) -> None:
+        self._end_step()
+        self.answered = False
+        images = record.get("task_images")
+        meta = {"task_images": len(images)} if isinstance(images, list) and images else {}
+        self.transcript.append(UserMessage(text=str(record.get("task") or ""), meta=meta))
+
+    def planning(self, record: Mapping[str, Any]) -> None:
+        timing = record.get("timing")
+        timestamp = _iso(timing.get("start_time")) if isinstance(timing, Mapping) else None
+        text = _text(record.get("plan")) or ""
+        self._think(text, timestamp)
+        self._attach_usage(record)
+        self._end_step()
+
+    def _attach_usage(self, record: Mapping[str, Any]) -> None:
+        """The step's usage on its last text, else on its thought, else on its first call,
+        whichever order they arrived in (live, a step's thought may follow its calls)."""
+        entries = self._entries
+        ranked = [e for e in entries if isinstance(e, Thinking)] + [
+            e for e in entries if not isinstance(e, Thinking)
+        ]
+        attach_usage(ranked, _usage(record.get("token_usage")), self.transcript)
+
+    def _think(self, text: str, timestamp: str | None) -> None:
+        """The model's text of this response: the streamed draft completed, or a new entry."""
+        if self._draft is not None:
+            self.transcript.update(self._draft, text=text, streaming=False, timestamp=timestamp)
+            self._entries.append(self._draft)
+            self._draft = None
+        elif text:
+            self._append(Thinking(text=text, timestamp=timestamp))
+
+    def delta(self, content: Any) -> None:
+        """Live: a piece of streamed model text."""
+        if not isinstance(content, str) or not content:
+            return
+        self._draft_text += content
+        if self._draft is None:
+            self._draft = Thinking(text=self._draft_text, streaming=True)
+            self.transcript.append(self._draft)
+        else:
+            self.transcript.update(self._draft, text=self._draft_text)
+
+    def _call_name(self, name: str) -> tuple[str, dict[str, Any]]:
+        if name == CODE_TOOL:
+            return CODE_TOOL_SHOWN, {"tool_name": CODE_TOOL}
+        return name, {}
+
+    def start_call(self, call_id: str, name: str, args: Any) -> ToolCall | None:
+        """A call of the step being fed (the final answer call is held back: it becomes the
+        answer); the one already shown under that id when there is one."""
+        if name == FINAL_ANSWER_TOOL:
+            self._final_call = call_id
+            return None
+        known = self._calls.get(call_id) if call_id else None
+        if known is not None:
+            return known
+        shown, meta = self._call_name(name)
+        call = ToolCall(
+            call_id=call_id or f"{self._batch}-{len(self._calls) + 1}",
+            name=shown,
+            args=args,
+            description=describe_args(shown, args),
+            status=("executing" if self.live else "unknown"),
+            batch_id=self._batch,
+            meta=meta,
+        )
+        self._append(call)
+        self._calls[call_id or call.call_id] = call
+        if name in self.managed:
+            self.transcript.update(
+                call, subagent=SubAgent(name=name, task=_task_of(args), steps_missing=True)
+            )
+        return call
+
+    def settle(self, call: ToolCall, status: Any, text: str | None, **meta: Any) -> None:
+        result = text_result(text) if text is not None else None
+        changes: dict[str, Any] = {"status": status, "result": result}
+        if meta:
+            changes["meta"] = {**call.meta, **meta}
+        name = call.meta.get("tool_name", call.name)
+        managed = _managed_name(text)
+        if call.subagent is None and managed is not None and managed == name:
+            changes["subagent"] = SubAgent(name=name, task=_task_of(call.args), steps_missing=True)
+        self.transcript.update(call, **changes)
+
+    def answer(self, text: str, **meta: Any) -> None:
+        self._append(
+            AssistantText(text=text, model=self.model, meta={"final_answer": True, **meta})
+        )
+        self.answered = self._answered_step = True
+
+    # -- live events
+
+    def live_call(self, call_id: str, name: str, args: Any) -> None:
+        self.start_call(call_id, name, parse_arguments(args))
+
+    def live_output(self, call_id: str, observation: Any, is_final: bool) -> None:
+        text = observation if isinstance(observation, str) else stringify(observation)
+        if is_final or (call_id and call_id == self._final_call):
+            self.answer(text, call_id=call_id)
+            return
+        call = self._calls.get(call_id)
+        if call is None:
+            self.warn(f"tool output for an unknown call id {call_id!r}", None)
+            return
+        self.settle(call, "success", text)
+
+    # -- an action step
+
+    def action(self, record: Mapping[str, Any], line: int | None) -> None:
+        timing = record.get("timing")
+        timing = timing if isinstance(timing, Mapping) else {}
+        timestamp = _iso(timing.get("start_time"))
+        number = record.get("step_number")
+        error = _error_of(record.get("error"))
+        message = record.get("model_output_message")
+        message = message if isinstance(message, Mapping) else {}
+        code = record.get("code_action")
+        self._think(_thought(_text(record.get("model_output")), code) or "", timestamp)
+
+        raws = record.get("tool_calls") or message.get("tool_calls") or []
+        parts = [p for p in map(_call_parts, raws if isinstance(raws, list) else []) if p]
+        if isinstance(raws, list) and len(parts) < len(raws):
+            self.warn(f"step {number}: {len(raws) - len(parts)} unreadable tool call(s)", line)
+        calls: list[ToolCall] = []
+        final: tuple[str, str, Any] | None = None
+        for call_id, name, args in parts:
+            if name == FINAL_ANSWER_TOOL and code is None:
+                final = (call_id, name, args)
+            call = self.start_call(call_id, name, args)
+            if call is not None:
+                calls.append(call)
+
+        observations = record.get("observations")
+        observations = observations if isinstance(observations, str) else None
+        duration = _duration_ms(timing)
+        step_meta: dict[str, Any] = {"step": number} if isinstance(number, int) else {}
+        if duration is not None:
+            step_meta["step_duration_ms"] = duration
+        if error is None:
+            self._settle_all(calls, observations, final)
+        else:
+            self._settle_failed(calls, error, observations, len(parts))
+        for call in calls:
+            self.transcript.update(call, meta={**call.meta, **step_meta})
+
+        if error is None and final is not None and not self._answered_step:
+            answer = observations if observations is not None else _final_text(final[2])
+            self.answer(answer, call_id=final[0])
+        if code is not None and record.get("is_final_answer") and error is None:
+            self.answer(stringify(record.get("action_output")))
+        if error is not None and not any(c.status == "error" for c in calls):
+            kind, text = error
+            if kind == MAX_STEPS_ERROR:
+                self._append(SystemNotice(text=text, level="warning", subtype="max_steps"))
+                output = record.get("action_output")
+                if output is not None:
+                    self.answer(_text(output) or "")
+            else:
+                self._append(SystemNotice(text=f"{kind}: {text}", level="error", subtype="step"))
+        images = record.get("observations_images")
+        if isinstance(images, list) and images and self._entries:
+            first = self._entries[0]
+            self.transcript.update(first, meta={**first.meta, "observation_images": len(images)})
+
+        for entry in self._entries:
+            if entry.timestamp is None and timestamp is not None:
+                self.transcript.update(entry, timestamp=timestamp)
+        self._attach_usage(record)
+        self.actions += 1
+        self._end_step()
+
+    def _settle_all(self, calls: list[ToolCall], observations: str | None, final: Any) -> None:
+        """A step without an error: every call returned; each gets its observation."""
+        pending = [c for c in calls if c.status not in ("success", "error")]
+        if not pending:
+            return
+        if final is not None or len(calls) == 1:
+            for call in pending:
+                self.settle(call, "success", observations)
+            return
+        lines = observations.split("\n") if observations is not None else []
+        if len(lines) == len(calls):
+            for call, line in zip(calls, lines, strict=True):
+                if call in pending:
+                    self.settle(call, "success", line)
+            return
+        for index, call in enumerate(calls):
+            if call in pending:
+                shared = observations if index == 0 else None
+                self.settle(call, "success", shared, shared_observations=calls[0].call_id)
+
+    def _settle_failed(
+        self, calls: list[ToolCall], error: tuple[str, str], observations: str | None, total: int
+    ) -> None:
+        """A step whose ``error`` is set: the call it names (or the step's only call, the
+        final answer call counted) failed."""
+        kind, message = error
+        pending = [c for c in calls if c.status not in ("success", "error")]
+        owner: ToolCall | None = None
+        if kind in _CALL_ERRORS and calls:
+            if len(calls) == 1 and total == 1:
+                owner = calls[0]
+            else:
+                named = [c for c in calls if f"'{c.meta.get('tool_name', c.name)}'" in message]
+                owner = named[0] if len(named) == 1 else None
+        text = f"{observations}\n{message}" if observations else message
+        for call in pending:
+            if call is owner:
+                self.settle(call, "error", text)
+            else:
+                self.transcript.update(call, status="unknown")
+
+    def final_output(self, output: Any) -> None:
+        """A ``FinalAnswerStep``: the answer, unless a step already gave it; none having been
+        given means the run hit its step limit (the only other way smolagents ends a run)."""
+        if self.answered:
+            return
+        self._end_step()
+        self._append(SystemNotice(text="Reached max steps.", level="warning", subtype="max_steps"))
+        self.answer(_text(output) or "")
+        self._end_step()
+
+    def close(self) -> None:
+        """The stream ended: calls never settled have no recorded outcome (L-3)."""
+        for call in list(self._calls.values()):
+            if call.status == "executing":
+                self.transcript.update(call, status="unknown")
+        if self._draft is not None:
+            self.transcript.update(self._draft, streaming=False)
+        self._end_step()
+
+
+def _final_text(args: Any) -> str:
+    if isinstance(args, Mapping) and "answer" in args:
+        return stringify(args["answer"])
+    return stringify(args)
+
+
+# --- run objects (spec A-1) ------------------------------------------------------------------
+
+
+def _mro_names(value: Any) -> set[str]:
+    return {cls.__name__ for cls in type(value).__mro__}
+
+
+def _jsonable(value: Any, depth: int = 0) -> Any:
+    """A value of a step (tool arguments, an action's output) as JSON, without the
+    framework's ``make_json_serializable`` (which parses strings that look like JSON)."""
+    if isinstance(value, Enum):
+        return _jsonable(value.value, depth)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return str(value)
+    if depth > 12:
+        return repr(value)
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v, depth + 1) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            f.name: _jsonable(getattr(value, f.name, None), depth + 1)
+            for f in dataclasses.fields(value)
+        }
+    return str(value)
+
+
+def _timing(timing: Any) -> dict[str, Any] | None:
+    if timing is None:
+        return None
+    start, end = getattr(timing, "start_time", None), getattr(timing, "end_time", None)
+    duration = (
+        end - start if isinstance(start, (int, float)) and isinstance(end, (int, float)) else None
+    )
+    return {"start_time": start, "end_time": end, "duration": duration}
+
+
+def _token_usage(usage: Any) -> dict[str, Any] | None:
+    if usage is None:
+        return None
+    return {k: getattr(usage, k, None) for k in ("input_tokens", "output_tokens", "total_tokens")}
+
+
+def _plain_call(call: Any) -> dict[str, Any]:
+    """A memory ``ToolCall`` or a message's ``ChatMessageToolCall`` as ``ToolCall.dict()``."""
+    function = getattr(call, "function", None)
+    name = getattr(function if function is not None else call, "name", None)
+    arguments = getattr(function if function is not None else call, "arguments", None)
+    return {
+        "id": getattr(call, "id", None),
+        "type": "function",
+        "function": {"name": name, "arguments": _jsonable(arguments)},
+    }
+
+
+def _plain_message(message: Any) -> dict[str, Any] | None:
+    """A ``ChatMessage`` without its ``raw`` provider response."""
+    if message is None:
+        return None
+    calls = getattr(message, "tool_calls", None)
+    return {
+        "role": _jsonable(getattr(message, "role", None)),
+        "content": _jsonable(getattr(message, "content", None)),
+        "tool_calls": [_plain_call(c) for c in calls] if calls else None,
+        "token_usage": _token_usage(getattr(message, "token_usage", None)),
+    }
+
+
+def _plain_error(error: Any) -> dict[str, Any] | None:
+    if error is None:
+        return None
+    message = getattr(error, "message", None)
+    return {"type": type(error).__name__, "message": str(message if message is not None else error)}
+
+
+def plain_step(step: Any) -> dict[str, Any]:
+    """A memory step as its ``step.dict()`` record, without ``model_input_messages`` (the
+    history it re-sends) and with images counted rather than copied."""
+    names = _mro_names(step)
+    if "ActionStep" in names:
+        calls = step.tool_calls
+        images = step.observations_images
+        return {
+            "step_number": step.step_number,
+            "timing": _timing(step.timing) or {},
+            "tool_calls": [_plain_call(c) for c in calls] if calls else [],
+            "error": _plain_error(step.error),
+            "model_output_message": _plain_message(step.model_output_message),
+            "model_output": _jsonable(step.model_output),
+            "code_action": step.code_action,
+            "observations": step.observations,
+            "observations_images": [f"<image {i + 1}>" for i in range(len(images))]
+            if images
+            else None,
+            "action_output": _jsonable(step.action_output),
+            "token_usage": _token_usage(step.token_usage),
+            "is_final_answer": bool(step.is_final_answer),
+        }
+    if "PlanningStep" in names:
+        return {
+            "model_output_message": _plain_message(step.model_output_message),
+            "plan": step.plan,
+            "timing": _timing(step.timing) or {},
+            "token_usage": _token_usage(step.token_usage),
+        }
+    if "TaskStep" in names:
+        images = step.task_images
+        return {
+            "task": step.task,
+            "task_images": [f"<image {i + 1}>" for i in range(len(images))] if images else None,
+        }
+    if "SystemPromptStep" in names:
+        return {"system_prompt": step.system_prompt}
+    if "FinalAnswerStep" in names:
+        return {"output": _jsonable(step.output)}
+    if type(step).__name__ in STREAM_EVENTS:
+        return {_EVENT: type(step).__name__}
+    return {_UNREADABLE: f"{type(step).__module__}.{type(step).__qualname__}"}
+
+
+def _plain_agent(agent: Any, depth: int = 0) -> dict[str, Any]:
+    memory = agent.memory
+    model_id = getattr(getattr(agent, "model", None), "model_id", None)
+    out: dict[str, Any] = {
+        "agent": {
+            "name": getattr(agent, "name", None),
+            "class": type(agent).__name__,
+            "model_id": model_id if isinstance(model_id, str) else None,
+        },
+        "system_prompt": getattr(getattr(memory, "system_prompt", None), "system_prompt", None),
+        "steps": [plain_step(s) for s in memory.steps],
+    }
+    managed = getattr(agent, "managed_agents", None) or {}
+    if isinstance(managed, Mapping) and managed and depth < 8:
+        out["managed_agents"] = {
+            str(name): _plain_agent(child, depth + 1) for name, child in managed.items()
+        }
+    return out
+
+
+def plain(value: Any) -> Any:
+    """An agent, its ``AgentMemory``, a ``RunResult``, a step or a list of steps (or of
+    streamed events) as the records :func:`read` reads; the value is only read."""
+    from turnfold.gcpause import collector_paused
+
+    # A long run's memory holds every step's re-sent history: a collection walks all of it.
+    with collector_paused():
+        return _plain(value)
+
+
+def _plain(value: Any) -> Any:
+    names = _mro_names(value)
+    if "MultiStepAgent" in names or (hasattr(value, "memory") and hasattr(value, "managed_agents")):
+        return _plain_agent(value)
+    if "AgentMemory" in names:
+        return {
+            "system_prompt": getattr(value.system_prompt, "system_prompt", None),
+            "steps": [plain_step(s) for s in value.steps],
+        }
+    if "RunResult" in names:
+        return {
+            "output": _jsonable(value.output),
+            "state": value.state,
+            "steps": [_without_history(step) for step in value.steps or []],
+            "token_usage": _token_usage(value.token_usage),
+            "timing": _timing(value.timing),
+        }
+    if isinstance(value, (list, tuple)):
+        return [_plain_item(item) for item in value]
+    return [_plain_item(value)]
+
+
+def _without_history(step: Any) -> Any:
+    """A saved step record without ``model_input_messages``: the history re-sent to the
+    model, which the transcript shows once, from the steps themselves."""
+    if isinstance(step, Mapping):
+        return {str(k): _jsonable(v) for k, v in step.items() if k != "model_input_messages"}
+    return _jsonable(step)
+
+
+def _plain_item(item: Any) -> Any:
+    if isinstance(item, Mapping):
+        return _jsonable(item)  # already a saved step record
+    if type(item).__module__.split(".")[0] == "smolagents":
+        try:
+            return plain_step(item)
+        except Exception as exc:  # a step built by hand with fields of the wrong kind
+            name = f"{type(item).__module__}.{type(item).__qualname__}"
+            return {_UNREADABLE: f"{name} ({type(exc).__name__}: {exc})"}
+    return {_UNREADABLE: f"{type(item).__module__}.{type(item).__qualname__}"}
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def read(source: Source) -> Transcript:
+    """The steps of ``source`` (a list of step records, or a document with ``steps``)."""
+    transcript = Transcript(metadata={"source_format": NAME})
+    document = source.document if source.is_document else None
+    steps = _steps_of(document)
+    if isinstance(document, Mapping) and steps is not None:
+        builder = _read_document(source, document, steps, transcript)
+    else:
+        builder = StepsBuilder(transcript, source.name)
+        for line, record in source.records():
+            _feed(source, builder, record, line)
+    if builder.recognized == 0:
+        first = source.warnings[0] if source.warnings else None
+        reason = f"no smolagents steps: {first.reason}" if first else "no smolagents steps"
+        if steps == []:
+            reason = "no smolagents steps (the memory is empty: has the agent run?)"
+        raise TranscriptFormatError(source.name, [NAME], first.line if first else None, reason)
+    return transcript
+
+
+def _read_document(
+    source: Source, document: Mapping[str, Any], steps: list[Any], transcript: Transcript
+) -> StepsBuilder:
+    agent = document.get("agent")
+    agent = agent if isinstance(agent, Mapping) else {}
+    model = agent.get("model_id") if isinstance(agent.get("model_id"), str) else None
+    children = document.get("managed_agents")
+    children = children if isinstance(children, Mapping) else {}
+    builder = StepsBuilder(transcript, source.name, model=model, managed=set(children))
+    for key, value in document.items():
+        _top_level(source, transcript, key, value)
+    for line, record in enumerate(steps, start=1):
+        _feed(source, builder, record, line)
+    for name, child in children.items():
+        _nest(source, transcript, str(name), child)
+    return builder
+
+
+def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> None:
+    metadata = transcript.metadata
+    if key in ("steps", "managed_agents"):
+        return  # their records are accounted for one by one
+    if key == "system_prompt":
+        if isinstance(value, str) and value:
+            metadata["system"] = value
+    elif key == "agent":
+        if isinstance(value, Mapping):
+            for field, name in (("name", "agent"), ("class", "agent_class"), ("model_id", "model")):
+                if isinstance(value.get(field), str) and value[field]:
+                    metadata[name] = value[field]
+    elif key == "output":
+        if value is not None:
+            metadata["final_output"] = value
+    elif key == "state":
+        if isinstance(value, str):
+            metadata["state"] = value
+    elif key == "token_usage":
+        usage = _usage(value)
+        if usage is not None:
+            metadata["usage"] = {k: v for k, v in vars(usage).items() if v is not None}
+    elif key == "timing":
+        if isinstance(value, Mapping):
+            for field, name in (("start_time", "started_at"), ("end_time", "ended_at")):
+                stamp = _iso(value.get(field))
+                if stamp is not None:
+                    metadata[name] = stamp
+    else:
+        source.ignored("other key")
+        return
+    source.mapped(key)
+
+
+def _feed(source: Source, builder: StepsBuilder, record: Any, line: int) -> None:
+    if isinstance(record, MalformedLine):
+        source.warn(record.reason, line, record_type="(invalid JSON)")
+        return
+    kind = step_kind(record)
+    if kind is not None:
+        warned = len(builder.transcript.warnings)
+        builder.feed(kind, record, line)
+        source.note(kind, "warned" if len(builder.transcript.warnings) > warned else "mapped")
+        for warning in builder.transcript.warnings[warned:]:
+            warning.line = line
+        return
+    if isinstance(record, Mapping) and isinstance(record.get(_EVENT), str):
+        source.ignored(record[_EVENT])
+        return
+    if isinstance(record, Mapping) and isinstance(record.get(_UNREADABLE), str):
+        what = record[_UNREADABLE]
+        source.warn(f"{what} is not a smolagents step; skipped", line, record_type=_UNREADABLE)
+        return
+    shape = type(record).__name__ if not isinstance(record, Mapping) else "object"
+    keys = ", ".join(sorted(map(str, record))[:5]) if isinstance(record, Mapping) else ""
+    reason = f"not a smolagents step ({shape}{': ' + keys if keys else ''}); skipped"
+    source.warn(reason, line, record_type=_UNREADABLE)
+
+
+def _nest(source: Source, transcript: Transcript, name: str, child: Any) -> None:
+    """A managed agent's own steps, as the sub-agent of the parent's last call of its name."""
+    steps = _steps_of(child)
+    calls = [c for c in transcript.tool_calls() if c.name == name]
+    if not isinstance(child, Mapping) or steps is None or not calls or not steps:
+        return
+    child_source = Source(
+        f"{source.name} ({name})", iter(enumerate(steps, start=1)), document=child
+    )
+    child_transcript = Transcript(metadata={"source_format": NAME, "agent": name})
+    _read_document(child_source, child, steps, child_transcript)
+    source.accounting.merge(child_source.accounting)
+    task = next((e.text for e in child_transcript.entries if isinstance(e, UserMessage)), "")
+    chosen = next((c for c in reversed(calls) if (_task_of(c.args) or "\0") in task), calls[-1])
+    child_calls = _all_calls(child_transcript)
+    tokens = [u.output_tokens for u in _usages(child_transcript) if u.output_tokens is not None]
+    transcript.update(
+        chosen,
+        subagent=SubAgent(
+            name=name,
+            task=_task_of(chosen.args),
+            transcript=child_transcript,
+            tool_count=len(child_calls),
+            subagent_count=sum(1 for c in child_calls if c.subagent is not None) or None,
+            duration_ms=_run_span(steps),
+            output_tokens=sum(tokens) if tokens else None,
+        ),
+    )
+
+
+def _all_calls(transcript: Transcript) -> list[ToolCall]:
+    calls = []
+    for call in transcript.tool_calls():
+        calls.append(call)
+        if call.subagent is not None and call.subagent.transcript is not None:
+            calls += _all_calls(call.subagent.transcript)
+    return calls
+
+
+def _usages(transcript: Transcript) -> list[Usage]:
+    found = []
+    for entry in transcript.entries:
+        if isinstance(entry, AssistantText) and entry.usage is not None:
+            found.append(entry.usage)
+        elif isinstance(entry.meta.get("usage"), Mapping):
+            found.append(Usage(output_tokens=entry.meta["usage"].get("output_tokens")))
+    return found
+
+
+def _run_span(steps: list[Any]) -> float | None:
+    """Milliseconds from the first step's start to the last step's end, as recorded."""
+    timings = [
+        s["timing"]
+        for s in steps
+        if isinstance(s, Mapping) and isinstance(s.get("timing"), Mapping)
+    ]
+    starts = [t.get("start_time") for t in timings if _iso(t.get("start_time"))]
+    ends = [t.get("end_time") for t in timings if _iso(t.get("end_time"))]
+    if not starts or not ends or max(ends) < min(starts):
+        return None
+    return float((max(ends) - min(starts)) * 1000)
+
+
+# --- live (spec A-2) -----------------------------------------------------------------------
+
+
+class Follower:
+    """``agent.run(task, stream=True)`` followed into a transcript (see the module's text)."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        self.builder = StepsBuilder(transcript, "<follow>", live=True)
+
+    def feed(self, event: Any) -> None:
+        kind = type(event).__name__
+        builder = self.builder
+        if kind == "ChatMessageStreamDelta":
+            builder.delta(getattr(event, "content", None))
+        elif kind == "ToolCall":
+            builder.live_call(str(event.id or ""), str(event.name), event.arguments)
+        elif kind == "ToolOutput":
+            builder.live_output(str(event.id or ""), event.observation, bool(event.is_final_answer))
+        elif kind == "ActionOutput":
+            return  # the ActionStep that follows holds the same output
+        elif kind in STEP_TYPES:
+            if id(event) in builder._seen:
+                return  # the stream yields the last step again when the run hits max_steps
+            if kind == "ActionStep":
+                builder._seen.add(id(event))
+            builder.feed(kind, plain_step(event), None)
+        elif isinstance(event, Mapping) and step_kind(event) is not None:
+            builder.feed(str(step_kind(event)), event, None)
+        else:
+            builder.warn(f"event of type {kind} not read", None)
+
+    def close(self) -> None:
+        self.builder.close()
+
+
+RECORDS = Records(
+    mapped={
+        "TaskStep": "UserMessage (the task; its images counted in meta)",
+        "SystemPromptStep": 'metadata["system"]',
+        "PlanningStep": "Thinking (the plan), usage in meta",
+        "ActionStep": "Thinking (model_output), a ToolCall per call (tool_calls, else "
+        "model_output_message.tool_calls), status from the step's error, observations as "
+        "results, the final_answer call or a CodeAgent's final action_output as the answer "
+        "(AssistantText), usage on the step's last text, timing as timestamps",
+        "FinalAnswerStep": "the final answer (AssistantText) when no step gave one, after a "
+        "max-steps notice",
+        "steps": "the step records, one by one",
+        "system_prompt": 'metadata["system"]',
+        "agent": 'the agent\'s name, class and model_id: metadata["agent"], '
+        '["agent_class"], ["model"]; the model on every AssistantText',
+        "managed_agents": "each managed agent's steps as the SubAgent of its parent's call",
+        "output": 'a RunResult\'s output: metadata["final_output"]',
+        "state": 'a RunResult\'s state (success, max_steps_error): metadata["state"]',
+        "token_usage": 'a RunResult\'s total usage: metadata["usage"]',
+        "timing": 'a RunResult\'s timing: metadata["started_at"], ["ended_at"]',
+    },
+    ignored={
+        **dict.fromkeys(STREAM_EVENTS, "a streamed event; the step that follows holds it"),
+        "other key": "other keys of a saved document",
+    },
+)

@@ -1,0 +1,998 @@
+"""Strands Agents runs (spec A-1, A-2, issue 22), which are Bedrock Converse messages.
+
+A Strands agent keeps its conversation in ``agent.messages``: a plain list of dicts in the
+Bedrock Converse message format, ``{"role", "content": [blocks], "metadata"?}``, each block a
+dict with one key (``text``, ``toolUse``, ``toolResult``, ``reasoningContent``, ``image``,
+``document``, ``cachePoint``…) and no ``type``. The same reader therefore reads what boto3 users
+save of Bedrock's Converse API.
+
+Input shapes:
+
+- a list of Converse messages (``json.dumps(agent.messages)``, the format's saved form), as a
+  JSON document or one message a line;
+- a Converse request ``{"messages": [...], "system": [{"text"}], "modelId"?}`` (the system
+  prompt to ``metadata["system"]``, the model to ``metadata["model"]``);
+- a Converse response ``{"output": {"message": ...}, "usage", "stopReason", "metrics"}``;
+- a Strands session's stored messages (``SessionMessage.to_dict()``, the
+  ``message_<n>.json`` files of ``FileSessionManager``: ``{"message", "message_id",
+  "created_at", "redact_message"?}``), one file, a list or JSON lines;
+- Strands objects, by their type: an ``Agent`` (:func:`plain` makes it a Converse request of
+  its messages, ``model.config["model_id"]`` and system prompt, plus its name, the tools made
+  with ``as_tool()`` and how many messages its conversation manager removed); ``SessionMessage``
+  objects (``session_manager.list_messages(...)``); and an ``AgentResult``, which holds only the
+  run's last message and its metrics: it reads as that message, a notice that the calls are not
+  in it, and the per-tool call counts of its metrics in ``metadata["tool_metrics"]``.
+
+Detection goes by the block keys only Converse writes (``toolUse``, ``toolResult``,
+``reasoningContent``, ``cachePoint``, ``guardContent``, ``citationsContent``, an ``image`` or
+``document`` with a ``format``), by Strands' camelCase ``metadata.usage``, and by an untyped
+``system`` list or ``modelId`` of a request. Messages of ``{"text"}`` blocks alone carry no
+mark: they are readable here but never claimed against another format's marks.
+
+Mapping:
+
+- a user message's ``text`` (and ``guardContent`` text) is a :class:`UserMessage`; images are
+  its ``images``; ``document``, ``video`` and ``audio`` blocks are attachment lines in its text;
+  a message holding only ``toolResult`` blocks is the agent loop reporting results;
+- an assistant message's blocks become entries in order: ``text`` and ``citationsContent`` →
+  :class:`AssistantText`; ``reasoningContent.reasoningText`` → :class:`Thinking` (text; a
+  signature alone is ``encrypted``), ``redactedContent`` → ``redacted``; ``toolUse`` →
+  :class:`ToolCall` (``toolUseId`` kept verbatim, ``input`` as its args). The calls of one
+  message form one batch, ``msg-<position>``;
+- ``toolResult`` settles the call with its ``toolUseId``: ``status`` ``"success"`` →
+  ``success``, ``"error"`` → ``error`` (the framework's own error signal; a failing tool's
+  exception text is the result), anything else ``unknown``. ``text`` content is the result
+  text, ``json`` content is shown as JSON and kept in ``structured``, images are images;
+- ``metadata.usage`` (inputTokens, outputTokens, cacheReadInputTokens, cacheWriteInputTokens)
+  → the :class:`Usage` of the message's last text (else ``meta["usage"]`` of its first entry);
+  ``metadata.metrics.latencyMs`` → ``meta["latency_ms"]`` of that entry; a response's
+  ``stopReason`` ``max_tokens`` → a warning notice, ``guardrail_intervened`` /
+  ``content_filtered`` → an :class:`AssistantError`;
+- ``cachePoint`` blocks are prompt-cache markers and show nothing; ``tracking_id`` (Strands'
+  random id per message) is not kept.
+
+An agent used as a tool (``Agent.as_tool()``) runs its own conversation, reset before each call
+by default: the parent's messages hold only its call and its answer, so a call of such a tool
+is a :class:`SubAgent` with ``steps_missing``, known only when the ``Agent`` itself is loaded
+(a bare message list does not say which tools are agents). Swarm and Graph runs keep each
+node's messages in that node's agent; nothing of them is in the messages read here.
+
+The messages record no timestamps and no durations, so none is shown (L-3); only a session's
+stored messages have one, ``created_at`` (when the message was stored), which becomes the
+``timestamp`` of that message's entries. An agent's conversation manager drops the oldest
+messages of a long run (the default sliding window keeps 40): ``load(agent)`` then begins with
+a warning notice counting them (``removed_message_count``), since they are gone.
+
+Live (A-2): ``agent.stream_async(prompt)`` yields untyped dicts. ``data`` grows the text
+being written, ``reasoningText`` the reasoning, ``current_tool_use`` shows the call being
+written (``executing``, its input the growing JSON string until its block ends); the raw
+model chunks (``event``) mark where blocks end; each complete ``message`` (the assistant's, then
+the user's tool results) settles those entries in place, so nothing is duplicated. The prompt
+is not an event of the stream: it is read from ``agent.messages`` of the first event that
+carries the ``agent`` (the model's text, reasoning and tool-input events do; the loop's first
+events and the messages are plain dicts, and ``result`` holds the ``AgentResult``). An agent used
+as a tool streams its events inside the parent's (``tool_stream``), each holding that agent:
+its call is marked a sub-agent, as ``load(agent)`` marks it. ``force_stop`` is an
+:class:`AssistantError`. What a sliding window later drops from ``agent.messages`` stays in
+the followed transcript.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    MessageBuilder,
+    NameSet,
+    as_int,
+    checked_timestamp,
+    describe_args,
+    parse_arguments,
+    stringify,
+    text_result,
+    usage_from,
+)
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.gemini_parts import attach_usage
+from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.wrappers import sample
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    Entry,
+    ImageData,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+
+NAME = "strands"
+
+#: The keys of a Converse content block (one of them per block, no ``type``).
+BLOCK_KEYS = NameSet(
+    {"text", "toolUse", "toolResult", "reasoningContent", "image", "document", "video",
+     "audio", "cachePoint", "guardContent", "citationsContent", "interruptResponse"}
+)  # fmt: skip
+#: Block keys no other format writes.
+_MARK_KEYS = NameSet(
+    {"toolUse", "toolResult", "reasoningContent", "cachePoint", "guardContent",
+     "citationsContent", "interruptResponse"}
+)  # fmt: skip
+_MEDIA_KEYS = NameSet({"image", "document", "video", "audio"})
+_ROLES = NameSet({"user", "assistant"})
+#: The document key of :func:`plain`'s agent description.
+AGENT_KEY = "strands_agent"
+#: The document key of :func:`plain`'s ``AgentResult``.
+RESULT_KEY = "strands_result"
+
+#: Converse request/response keys that hold settings, not steps of the conversation.
+_SETTINGS = (
+    "inferenceConfig", "toolConfig", "guardrailConfig", "additionalModelRequestFields",
+    "additionalModelResponseFieldPaths", "additionalModelResponseFields", "promptVariables",
+    "requestMetadata", "performanceConfig", "ResponseMetadata", "trace", "serviceTier",
+)  # fmt: skip
+
+
+# --- bytes ------------------------------------------------------------------------------------
+
+
+def _base64(value: Any) -> str | None:
+    """Bytes as base64 text: raw bytes (a live message), Strands' session encoding
+    ``{"__bytes_encoded__": true, "data"}``, or a string already base64 (boto3's JSON)."""
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, Mapping) and value.get("__bytes_encoded__"):
+        data = value.get("data")
+        return data if isinstance(data, str) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _size(value: Any) -> int | None:
+    """How many bytes raw or base64-encoded data holds."""
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
+    data = _base64(value)
+    return len(data) * 3 // 4 - len(data) + len(data.rstrip("=")) if data is not None else None
+
+
+_IMAGE_TYPES = {"jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png",
+                "gif": "image/gif", "webp": "image/webp"}  # fmt: skip
+
+
+def image_of(image: Any) -> ImageData | None:
+    """A Converse ``image`` (``{"format", "source": {"bytes"}}``) as :class:`ImageData`."""
+    if not isinstance(image, Mapping):
+        return None
+    source = image.get("source")
+    data = _base64(source.get("bytes")) if isinstance(source, Mapping) else None
+    if data is None:
+        return None
+    kind = image.get("format")
+    media_type = _IMAGE_TYPES.get(kind, f"image/{kind}") if isinstance(kind, str) else "image"
+    return ImageData(media_type=media_type, data=data)
+
+
+def attachment_line(key: str, value: Any) -> str:
+    """A ``document``, ``video``, ``audio`` (or image by location) block as one line."""
+    value = value if isinstance(value, Mapping) else {}
+    parts = [key]
+    name = value.get("name")
+    if isinstance(name, str) and name:
+        parts.append(name)
+    kind = value.get("format")
+    if isinstance(kind, str) and kind:
+        parts.append(kind)
+    source = value.get("source")
+    if isinstance(source, Mapping):
+        location = source.get("s3Location") or source.get("location")
+        uri = location.get("uri") if isinstance(location, Mapping) else None
+        if isinstance(uri, str):
+            parts.append(uri)
+        size = _size(source.get("bytes"))
+        if size is not None:
+            parts.append(f"{size} B")
+    return f"[attachment: {' · '.join(parts)}]"
+
+
+# --- detection --------------------------------------------------------------------------------
+
+
+def _block_verdict(block: Any) -> int:
+    """NOT_MINE, READABLE, or DISTINCTIVE for one content block."""
+    if not isinstance(block, Mapping) or "type" in block:
+        return NOT_MINE
+    keys = [k for k in block if k in BLOCK_KEYS]
+    if not keys:
+        return NOT_MINE
+    for key in keys:
+        if key in _MARK_KEYS:
+            return DISTINCTIVE
+        value = block[key]
+        if key in _MEDIA_KEYS and isinstance(value, Mapping) and "format" in value:
+            return DISTINCTIVE
+    return READABLE
+
+
+def _classify(message: Any) -> int:
+    """A Converse message: a role, a content list of untyped blocks; marked when a block is
+    Converse's own or its ``metadata.usage`` is Strands' camelCase."""
+    if is_session_message(message):
+        return DISTINCTIVE if _classify(message["message"]) else NOT_MINE
+    if not isinstance(message, Mapping) or message.get("role") not in _ROLES:
+        return NOT_MINE
+    content = message.get("content")
+    if not isinstance(content, list):
+        return NOT_MINE  # a string content is any API's plain message
+    verdict = READABLE
+    for block in content:
+        seen = _block_verdict(block)
+        if seen == NOT_MINE:
+            return NOT_MINE
+        verdict = max(verdict, seen)
+    usage = message.get("metadata")
+    usage = usage.get("usage") if isinstance(usage, Mapping) else None
+    if isinstance(usage, Mapping) and ("inputTokens" in usage or "outputTokens" in usage):
+        verdict = DISTINCTIVE
+    return verdict
+
+
+def _untyped_system(system: Any) -> bool:
+    return (
+        isinstance(system, list)
+        and bool(system)
+        and all(isinstance(b, Mapping) and "type" not in b for b in system)
+    )
+
+
+_LACKS = "no toolUse, toolResult or reasoningContent block"
+
+
+def detect(source: Source) -> Evidence:
+    """A Converse message list, request or response (or a Strands object's records)."""
+    if not source.is_document:
+        return Evidence.of(source.head_values(), _classify, _LACKS)
+    document = source.document
+    if isinstance(document, list):
+        return Evidence.of(sample(document), _classify, _LACKS)
+    if not isinstance(document, Mapping):
+        return Evidence.none("no Converse message")
+    output = document.get("output")
+    if isinstance(output, Mapping) and "message" in output:
+        verdict = _classify(output.get("message"))
+        if verdict == NOT_MINE:
+            return Evidence.none("output.message is no Converse message")
+        return Evidence(share=1.0, marks=1 + (verdict == DISTINCTIVE))
+    if is_session_message(document):
+        return Evidence.of([document], _classify, _LACKS)
+    if isinstance(document.get(RESULT_KEY), Mapping):
+        return Evidence(share=1.0, marks=2)
+    messages = document.get("messages")
+    if not isinstance(messages, list):
+        return Evidence.none("no messages or output.message")
+    evidence = Evidence.of(sample(messages), _classify, _LACKS)
+    marks = evidence.marks
+    # An untyped system list is Converse's alone (Anthropic types its system blocks), and
+    # counts for two, as Anthropic counts any system list with a text for one.
+    marks += 2 if _untyped_system(document.get("system")) else 0
+    marks += 1 if isinstance(document.get("modelId"), str) else 0
+    marks += 2 if isinstance(document.get(AGENT_KEY), Mapping) else 0
+    if not evidence.fits or not marks:
+        return evidence
+    return Evidence(share=evidence.share, marks=marks)
+
+
+# --- the builder ------------------------------------------------------------------------------
+
+
+def converse_usage(raw: Any) -> Usage | None:
+    """Converse ``usage`` as :class:`Usage`."""
+    return usage_from(
+        raw,
+        input_tokens="inputTokens",
+        output_tokens="outputTokens",
+        cache_read_tokens="cacheReadInputTokens",
+        cache_write_tokens="cacheWriteInputTokens",
+    )
+
+
+def _status(value: Any) -> ToolStatus:
+    return "success" if value == "success" else "error" if value == "error" else "unknown"
+
+
+def _system_text(system: Any) -> str | None:
+    if isinstance(system, str):
+        return system or None
+    if isinstance(system, list):
+        texts = [b.get("text") for b in system if isinstance(b, Mapping)]
+        return "\n\n".join(t for t in texts if isinstance(t, str) and t) or None
+    return None
+
+
+class ConverseBuilder(MessageBuilder):
+    """Builds a transcript from Converse messages fed one at a time (static or live).
+
+    ``agent_tools`` maps the name of a tool that is an agent (``Agent.as_tool()``) to that
+    agent's name: its calls are sub-agents whose steps the messages do not hold.
+    """
+
+    def __init__(
+        self,
+        transcript: Transcript | None = None,
+        source_name: str = "<messages>",
+        *,
+        live: bool = False,
+    ) -> None:
+        super().__init__(transcript, source_name, live=live)
+        self.agent_tools: dict[str, str] = {}
+        self.recognized = 0
+        self._unknown_blocks: set[str] = set()
+
+    # --- feeding ------------------------------------------------------------------------------
+
+    def feed(self, message: Mapping[str, Any], line: int) -> None:
+        self.feed_message(message, line)
+
+    def feed_message(
+        self,
+        message: Any,
+        line: int,
+        *,
+        reuse: list[Entry] | None = None,
+        usage: Any = None,
+    ) -> list[Entry]:
+        """Add one message; its entries. ``reuse`` are entries a live view already shows for
+        it (streamed text, reasoning, calls), updated in place instead of appended again;
+        ``usage`` is a response's own usage, for a message without ``metadata``."""
+        if not isinstance(message, Mapping):
+            self.warn("not a message object", line)
+            return []
+        role = message.get("role")
+        content = message.get("content")
+        if role not in _ROLES or not isinstance(content, list):
+            self.warn(f"not a Converse message (role {role!r})", line)
+            return []
+        self.recognized += 1
+        if role == "user":
+            return self._user(content, line)
+        return self._assistant(message, content, line, reuse or [], usage)
+
+    def _user(self, content: list[Any], line: int) -> list[Entry]:
+        texts: list[str] = []
+        images: list[ImageData] = []
+        for block in content:
+            key = _key_of(block)
+            value = block.get(key) if isinstance(block, Mapping) and key else None
+            if key == "toolResult":
+                self._settle(value, line)
+            elif key == "text" and isinstance(value, str):
+                texts.append(value)
+            elif key == "guardContent":
+                texts.append(_guard_text(value))
+            elif key == "image" and (image := image_of(value)) is not None:
+                images.append(image)
+            elif key in _MEDIA_KEYS:
+                texts.append(attachment_line(str(key), value))
+            elif key == "interruptResponse":
+                texts.append(f"[interrupt response: {stringify(value)}]")
+            elif key != "cachePoint":
+                self._unknown(block, line)
+        text = "\n\n".join(t for t in texts if t)
+        if not text and not images:
+            return []
+        return [self.transcript.append(UserMessage(text=text, images=images))]
+
+    def _assistant(
+        self,
+        message: Mapping[str, Any],
+        content: list[Any],
+        line: int,
+        reuse: list[Entry],
+        usage: Any,
+    ) -> list[Entry]:
+        batch_id = f"msg-{line}"
+        entries: list[Entry] = []
+        for block in content:
+            entry = self._assistant_entry(block, batch_id, line)
+            if entry is not None:
+                entries.append(self._place(entry, reuse))
+        for left in reuse:  # streamed but not in the message: no longer being written
+            if isinstance(left, Thinking) and left.streaming:
+                self.transcript.update(left, streaming=False)
+        metadata = message.get("metadata")
+        metadata = metadata if isinstance(metadata, Mapping) else {}
+        attach_usage(entries, converse_usage(metadata.get("usage", usage)), self.transcript)
+        metrics = metadata.get("metrics")
+        latency = metrics.get("latencyMs") if isinstance(metrics, Mapping) else None
+        if entries and isinstance(latency, (int, float)) and not isinstance(latency, bool):
+            first = entries[0]
+            self.transcript.update(first, meta={**first.meta, "latency_ms": latency})
+        return entries
+
+    def _assistant_entry(self, block: Any, batch_id: str, line: int) -> Entry | None:
+        key = _key_of(block)
+        value = block.get(key) if isinstance(block, Mapping) and key else None
+        if key == "text":
+            return AssistantText(text=value) if isinstance(value, str) and value else None
+        if key == "reasoningContent":
+            return thinking_of(value)
+        if key == "toolUse" and isinstance(value, Mapping):
+            return self._call(value, batch_id, line)
+        if key == "citationsContent":
+            text = _citations_text(value)
+            return AssistantText(text=text) if text else None
+        if key == "guardContent":
+            text = _guard_text(value)
+            return AssistantText(text=text) if text else None
+        if key in _MEDIA_KEYS:
+            return AssistantText(text=attachment_line(str(key), value))
+        if key != "cachePoint":
+            self._unknown(block, line)
+        return None
+
+    def _call(self, tool_use: Mapping[str, Any], batch_id: str, line: int) -> ToolCall | None:
+        call_id = tool_use.get("toolUseId")
+        call_id = call_id if isinstance(call_id, str) else ""
+        if not call_id:
+            self.warn("toolUse block without a toolUseId", line)
+        elif call_id in self._calls:
+            self.warn(f"duplicate toolUseId {call_id!r} skipped", line)
+            return None
+        return self.new_call(call_id, tool_use.get("name"), tool_use.get("input"), batch_id)
+
+    def new_call(self, call_id: str, name: Any, args: Any, batch_id: str | None) -> ToolCall:
+        """A call as the format shows it (its sub-agent when its tool is an agent)."""
+        name = name if isinstance(name, str) and name else "tool"
+        args = parse_arguments(args)
+        agent = self.agent_tools.get(name)
+        return ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=describe_args(name, args),
+            status=self.open_status,
+            batch_id=batch_id,
+            subagent=SubAgent(name=agent, steps_missing=True) if agent is not None else None,
+        )
+
+    def _place(self, entry: Entry, reuse: list[Entry]) -> Entry:
+        """``entry`` appended, or written over the streamed entry that showed it."""
+        placed = entry
+        if reuse and _same_block(reuse[0], entry):
+            target = reuse.pop(0)
+            changes = {f.name: getattr(entry, f.name) for f in dataclasses.fields(entry)}
+            del changes["id"]
+            placed = self.transcript.update(target, **changes)
+        else:
+            self.transcript.append(entry)
+        if isinstance(placed, ToolCall) and placed.call_id:
+            self._calls[placed.call_id] = placed
+        return placed
+
+    def _settle(self, result: Any, line: int) -> None:
+        call_id = result.get("toolUseId") if isinstance(result, Mapping) else None
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None or not isinstance(result, Mapping):
+            self.warn(f"toolResult for an unknown toolUseId {call_id!r}", line)
+            return
+        texts: list[str] = []
+        images: list[ImageData] = []
+        structured: Any = None
+        content = result.get("content")
+        for part in content if isinstance(content, list) else []:
+            key = _key_of(part)
+            value = part.get(key) if isinstance(part, Mapping) and key else None
+            if key == "text" and isinstance(value, str):
+                texts.append(value)
+            elif key == "json":
+                structured = value if structured is None else structured
+                texts.append(stringify(value))
+            elif key == "image" and (image := image_of(value)) is not None:
+                images.append(image)
+            elif key in _MEDIA_KEYS:
+                texts.append(attachment_line(str(key), value))
+            else:
+                self._unknown(part, line)
+        text = "\n".join(texts) if texts else None
+        self.transcript.update(
+            call,
+            status=_status(result.get("status")),
+            result=text_result(text, images=images, structured=structured),
+        )
+
+    def _unknown(self, block: Any, line: int) -> None:
+        key = _key_of(block) if isinstance(block, Mapping) else None
+        kind = key or (",".join(map(str, block)) if isinstance(block, Mapping) else None)
+        kind = kind or type(block).__name__
+        if kind not in self._unknown_blocks:  # one warning per block type, not per block
+            self._unknown_blocks.add(kind)
+            self.warn(f"unknown content block {kind!r} skipped", line)
+
+
+def _key_of(block: Any) -> str | None:
+    """The block's Converse key (``json`` too, for tool result content)."""
+    if not isinstance(block, Mapping):
+        return None
+    return next((k for k in block if k in BLOCK_KEYS or k == "json"), None)
+
+
+def _is_prompt(message: Any) -> bool:
+    """A user message with something besides tool results (a prompt, not the loop's report)."""
+    if not isinstance(message, Mapping) or message.get("role") != "user":
+        return False
+    content = message.get("content")
+    return isinstance(content, list) and any(_key_of(b) != "toolResult" for b in content)
+
+
+def _same_block(shown: Entry, entry: Entry) -> bool:
+    if type(shown) is not type(entry):
+        return False
+    if isinstance(shown, ToolCall) and isinstance(entry, ToolCall):
+        return shown.call_id == entry.call_id
+    return True
+
+
+def thinking_of(value: Any) -> Thinking | None:
+    """A ``reasoningContent`` block: its text, a signature alone (encrypted), or redacted."""
+    if not isinstance(value, Mapping):
+        return None
+    reasoning = value.get("reasoningText")
+    if isinstance(reasoning, Mapping):
+        text = reasoning.get("text")
+        if isinstance(text, str) and text.strip():
+            return Thinking(text=text)
+        signature = reasoning.get("signature")
+        if isinstance(signature, str) and signature:
+            return Thinking(form="encrypted", data=signature)
+    if "redactedContent" in value:
+        return Thinking(form="redacted", data=_base64(value.get("redactedContent")))
+    return None
+
+
+def _guard_text(value: Any) -> str:
+    text = value.get("text") if isinstance(value, Mapping) else None
+    text = text.get("text") if isinstance(text, Mapping) else text
+    return text if isinstance(text, str) else ""
+
+
+def _citations_text(value: Any) -> str:
+    content = value.get("content") if isinstance(value, Mapping) else None
+    texts = [c.get("text") for c in content or [] if isinstance(c, Mapping)]
+    return "".join(t for t in texts if isinstance(t, str))
+
+
+# --- Strands objects (spec A-1) ---------------------------------------------------------------
+
+
+def _encoded(value: Any) -> Any:
+    """Strands' own session encoding of messages (bytes as base64): new containers, the
+    caller's messages untouched."""
+    from strands.types.session import encode_bytes_values
+
+    return encode_bytes_values(value)
+
+
+def agent_description(agent: Any) -> dict[str, Any]:
+    """What a transcript shows of the agent itself: its name, model, system prompt and the
+    tools that are agents (``as_tool()``), tool name → agent name."""
+    out: dict[str, Any] = {}
+    name = getattr(agent, "name", None)
+    if isinstance(name, str) and name:
+        out["name"] = name
+    model = getattr(agent, "model", None)
+    config = getattr(model, "config", None)
+    model_id = config.get("model_id") if isinstance(config, Mapping) else None
+    if isinstance(model_id, str) and model_id:
+        out["model_id"] = model_id
+    registry = getattr(getattr(agent, "tool_registry", None), "registry", None)
+    agents: dict[str, str] = {}
+    for tool_name, tool in registry.items() if isinstance(registry, Mapping) else ():
+        child = (
+            getattr(tool, "agent", None) if getattr(tool, "tool_type", None) == "agent" else None
+        )
+        child_name = getattr(child, "name", None)
+        if isinstance(tool_name, str) and isinstance(child_name, str):
+            agents[tool_name] = child_name
+    if agents:
+        out["agent_tools"] = agents
+    manager = getattr(agent, "conversation_manager", None)
+    removed = as_int(getattr(manager, "removed_message_count", None))
+    if removed:
+        out["removed_messages"] = removed
+        out["conversation_manager"] = type(manager).__name__
+    return out
+
+
+def _result_record(result: Any) -> dict[str, Any]:
+    """An ``AgentResult``: its last message, stop reason and the metrics' per-tool counts."""
+    metrics = getattr(result, "metrics", None)
+    tools: dict[str, dict[str, int]] = {}
+    tool_metrics = getattr(metrics, "tool_metrics", None)
+    for name, counts in tool_metrics.items() if isinstance(tool_metrics, Mapping) else ():
+        tools[str(name)] = {
+            key: value
+            for key in ("call_count", "success_count", "error_count")
+            if (value := as_int(getattr(counts, key, None))) is not None
+        }
+    usage = getattr(metrics, "accumulated_usage", None)
+    return {
+        "message": _encoded(getattr(result, "message", None)),
+        "stop_reason": getattr(result, "stop_reason", None),
+        "tool_metrics": tools,
+        "accumulated_usage": dict(usage) if isinstance(usage, Mapping) else None,
+    }
+
+
+def plain(value: Any) -> Any:
+    """An ``Agent`` as a Converse request (its messages, model and system prompt) with its
+    description; an ``AgentResult`` as its last message and metrics; a list as its items."""
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    messages = getattr(value, "messages", None)
+    if isinstance(messages, list) and hasattr(value, "tool_registry"):
+        description = agent_description(value)
+        out: dict[str, Any] = {"messages": _encoded(messages)}
+        if "model_id" in description:
+            out["modelId"] = description["model_id"]
+        system = getattr(value, "system_prompt", None)
+        if isinstance(system, str) and system:
+            out["system"] = [{"text": system}]
+        out[AGENT_KEY] = description
+        return out
+    if hasattr(value, "stop_reason") and hasattr(value, "message") and hasattr(value, "metrics"):
+        return {RESULT_KEY: _result_record(value)}
+    to_dict = getattr(value, "to_dict", None)
+    if type(value).__name__ == "SessionMessage" and callable(to_dict):
+        return to_dict()  # Strands' own serialization, as its session files hold it
+    if isinstance(value, Mapping):
+        return _encoded(dict(value))
+    return {"(object)": type(value).__qualname__}
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def read(source: Source) -> Transcript:
+    """The Converse messages of ``source``, each accounted for by its role."""
+    transcript = Transcript(metadata={"source_format": NAME})
+    builder = ConverseBuilder(transcript, source.name)
+    document = source.document if source.is_document else None
+    if isinstance(document, Mapping) and not is_session_message(document):
+        _read_document(source, builder, document)
+    else:
+        for line, record in source.records():
+            if isinstance(record, MalformedLine):
+                builder.warn(record.reason, line)
+                source.note(type_of_record(record), "warned")
+            elif is_session_message(record):
+                _session_message(source, builder, record, line)
+            else:
+                builder.feed_noted(source, record, line, _role_of(record))
+    if builder.recognized == 0:
+        kind = document.get("(object)") if isinstance(document, Mapping) else None
+        reason = (
+            f"a Strands {kind} holds no messages: load an Agent (a Swarm's or Graph's "
+            "node agents each), or its agent.messages"
+            if isinstance(kind, str)
+            else "no Converse message (role, content list of blocks)"
+        )
+        raise TranscriptFormatError(source.name, [NAME], None, reason)
+    return transcript
+
+
+def is_session_message(record: Any) -> bool:
+    """A ``SessionMessage.to_dict()`` record of a Strands session (``message_<n>.json``)."""
+    return (
+        isinstance(record, Mapping)
+        and isinstance(record.get("message"), Mapping)
+        and as_int(record.get("message_id")) is not None
+    )
+
+
+def _session_message(
+    source: Source, builder: ConverseBuilder, record: Mapping[str, Any], line: int
+) -> None:
+    """A stored message: the redacted content when it was redacted (as
+    ``SessionMessage.to_message`` reads it), its entries stamped with ``created_at``."""
+    message = record.get("redact_message") or record.get("message")
+    warned = len(builder.transcript.warnings)
+    entries = builder.feed_message(message, line)
+    timestamp = checked_timestamp(record.get("created_at"))
+    if timestamp is not None:
+        for entry in entries:
+            builder.transcript.update(entry, timestamp=timestamp)
+    warned_now = len(builder.transcript.warnings) > warned
+    source.note("session_message", "warned" if warned_now else "mapped")
+
+
+def _role_of(message: Any) -> str:
+    role = message.get("role") if isinstance(message, Mapping) else None
+    return role if isinstance(role, str) and role else type_of_record(message)
+
+
+def apply_agent(builder: ConverseBuilder, description: Mapping[str, Any]) -> None:
+    """An agent's description (:func:`agent_description`) into the transcript."""
+    metadata = builder.transcript.metadata
+    if isinstance(description.get("name"), str):
+        metadata["agent"] = description["name"]
+    if isinstance(description.get("model_id"), str):
+        metadata["model"] = description["model_id"]
+    tools = description.get("agent_tools")
+    if isinstance(tools, Mapping):
+        builder.agent_tools.update(
+            {k: v for k, v in tools.items() if isinstance(k, str) and isinstance(v, str)}
+        )
+
+
+def _removed_notice(builder: ConverseBuilder, description: Mapping[str, Any]) -> None:
+    """The agent's conversation manager dropped its first messages (a sliding window keeps
+    40 by default): they are not in ``agent.messages``, and the view says so."""
+    removed = as_int(description.get("removed_messages"))
+    if removed:
+        manager = description.get("conversation_manager") or "its conversation manager"
+        text = f"{removed} earlier message(s) were removed from agent.messages by {manager}."
+        builder.transcript.append(SystemNotice(text=text, level="warning", subtype="removed"))
+
+
+def _read_document(source: Source, builder: ConverseBuilder, document: Mapping[str, Any]) -> None:
+    metadata = builder.transcript.metadata
+    if "role" in document and "content" in document:  # one message
+        builder.feed_noted(source, document, 1, _role_of(document))
+        return
+    description = document.get(AGENT_KEY)
+    if isinstance(description, Mapping):
+        apply_agent(builder, description)  # before the messages: it says which tools are agents
+        _removed_notice(builder, description)
+        builder.recognized += 1  # an agent that has not run yet is still an agent
+    for key, value in document.items():
+        if key == "messages" and isinstance(value, list):
+            for line, message in enumerate(value, start=1):
+                builder.feed_noted(source, message, line, _role_of(message))
+            continue
+        if key == "output" and isinstance(value, Mapping):
+            builder.feed_message(value.get("message"), 1, usage=document.get("usage"))
+        elif key == RESULT_KEY and isinstance(value, Mapping):
+            _read_result(builder, value)
+        elif key == AGENT_KEY:
+            pass  # read first
+        elif key == "system":
+            system = _system_text(value)
+            if system:
+                metadata["system"] = system
+        elif key == "modelId" and isinstance(value, str):
+            metadata["model"] = value
+        elif key == "usage":
+            usage = converse_usage(value)
+            if usage is not None and "output" not in document:
+                metadata["usage"] = dict(value)
+        elif key == "stopReason":
+            metadata["stop_reason"] = value
+            _stop_notice(builder, value)
+        elif key == "metrics":
+            latency = value.get("latencyMs") if isinstance(value, Mapping) else None
+            if latency is not None:
+                metadata["latency_ms"] = latency
+        elif key in _SETTINGS:
+            source.ignored(key)
+            continue
+        else:
+            source.ignored("other key")
+            continue
+        source.mapped(key)
+
+
+def _stop_notice(builder: ConverseBuilder, reason: Any) -> None:
+    if reason == "max_tokens":
+        text = "The response was cut off at the max_tokens limit."
+        builder.transcript.append(SystemNotice(text=text, level="warning", subtype="max_tokens"))
+    elif reason in ("guardrail_intervened", "content_filtered"):
+        builder.transcript.append(AssistantError(message=f"The response was blocked ({reason})."))
+
+
+def _read_result(builder: ConverseBuilder, record: Mapping[str, Any]) -> None:
+    """An ``AgentResult``: only its last message is in it, and the notice says so."""
+    metadata = builder.transcript.metadata
+    tools = record.get("tool_metrics")
+    calls = 0
+    if isinstance(tools, Mapping) and tools:
+        metadata["tool_metrics"] = dict(tools)
+        calls = sum(
+            as_int(c.get("call_count")) or 0 for c in tools.values() if isinstance(c, Mapping)
+        )
+    usage = record.get("accumulated_usage")
+    if isinstance(usage, Mapping):
+        metadata["usage"] = dict(usage)
+    if record.get("stop_reason") is not None:
+        metadata["stop_reason"] = record["stop_reason"]
+    text = (
+        "An AgentResult holds only the run's last message"
+        + (f" ({calls} tool call(s) counted in its metrics, none of them here)" if calls else "")
+        + ": load agent.messages, or the agent, for the whole run."
+    )
+    builder.transcript.append(SystemNotice(text=text, subtype="partial"))
+    builder.feed_message(record.get("message"), 1)
+
+
+# --- live (spec A-2) --------------------------------------------------------------------------
+
+
+class Follower:
+    """Maps ``agent.stream_async`` events into ``transcript`` as they arrive (spec A-2)."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        transcript.metadata.setdefault("source_format", NAME)
+        self.builder = ConverseBuilder(transcript, "<stream>", live=True)
+        #: The messages fed, by identity (and kept, so an id is never reused).
+        self._fed: dict[int, Any] = {}
+        self._agent: Any = None
+        #: Entries the stream shows for the message being written, in block order.
+        self._shown: list[Entry] = []
+        self._block: Entry | None = None
+        self._parts: list[str] = []
+
+    def feed(self, event: Any) -> None:
+        if not isinstance(event, Mapping):
+            return
+        if self._agent is None and "agent" in event:
+            self._adopt(event["agent"])
+        if "data" in event:
+            self._grow(AssistantText, event["data"])
+        elif "current_tool_use" in event:
+            self._tool(event["current_tool_use"])
+        elif "reasoningText" in event:
+            self._grow(Thinking, event["reasoningText"])
+        elif "reasoningRedactedContent" in event:
+            self._end_block()
+            data = _base64(event["reasoningRedactedContent"])
+            self._show(Thinking(form="redacted", data=data))
+        elif "event" in event:
+            self._chunk(event["event"])
+        elif "message" in event:
+            self._message(event["message"])
+        elif event.get("type") == "tool_stream":
+            self._tool_stream(event.get("tool_stream_event"))
+        elif event.get("force_stop"):
+            reason = event.get("force_stop_reason")
+            self.transcript.append(AssistantError(message=f"Stopped: {reason}"))
+
+    def close(self) -> None:
+        self._end_block()
+
+    # --- what the stream shows ----------------------------------------------------------------
+
+    def _adopt(self, agent: Any) -> None:
+        """The agent the run belongs to: its description, and the messages it held before
+        the stream began (the prompt, earlier turns)."""
+        if not type(agent).__module__.startswith("strands"):
+            return
+        self._agent = agent
+        apply_agent(self.builder, agent_description(agent))
+        system = getattr(agent, "system_prompt", None)
+        if isinstance(system, str) and system:
+            self.transcript.metadata["system"] = system
+        messages = getattr(agent, "messages", None)
+        messages = list(messages) if isinstance(messages, list) else []
+        # Up to the prompt, the last user message that is not only tool results: what comes
+        # after it is this run's, and arrives as message events (all of it already, when
+        # events recorded during a run are replayed after it).
+        prompt = max((i for i, m in enumerate(messages) if _is_prompt(m)), default=-1)
+        for message in messages[: prompt + 1]:
+            if id(message) not in self._fed:
+                self._feed(message)
+
+    def _show(self, entry: Entry) -> Entry:
+        self._shown.append(self.transcript.append(entry))
+        self._block = entry
+        return entry
+
+    def _grow(self, kind: type[AssistantText] | type[Thinking], piece: Any) -> None:
+        if not isinstance(piece, str):
+            return
+        block = self._block
+        if type(block) is not kind:
+            self._end_block()
+            self._parts = [piece]
+            if kind is Thinking:
+                self._show(Thinking(text=piece, streaming=True))
+            else:
+                self._show(AssistantText(text=piece))
+            return
+        assert block is not None
+        self._parts.append(piece)
+        self.transcript.update(block, text="".join(self._parts))
+
+    def _tool(self, current: Any) -> None:
+        if not isinstance(current, Mapping):
+            return
+        call_id = current.get("toolUseId")
+        call_id = call_id if isinstance(call_id, str) else ""
+        block = self._block
+        if isinstance(block, ToolCall) and block.call_id == call_id:
+            if block.args is not current.get("input"):
+                self.transcript.update(block, args=current.get("input"))
+            return
+        self._end_block()
+        line = len(self._fed) + 1
+        call = self.builder.new_call(call_id, current.get("name"), None, f"msg-{line}")
+        call.args = current.get("input")  # the JSON being written, parsed when its block ends
+        self._show(call)
+
+    def _end_block(self) -> None:
+        block, self._block = self._block, None
+        if isinstance(block, ToolCall) and isinstance(block.args, str):
+            args = parse_arguments(block.args)
+            self.transcript.update(block, args=args, description=describe_args(block.name, args))
+
+    def _chunk(self, chunk: Any) -> None:
+        if not isinstance(chunk, Mapping):
+            return
+        if "contentBlockStop" in chunk:
+            self._end_block()
+        elif "messageStart" in chunk:
+            self._end_block()
+            self._shown = []
+
+    def _message(self, message: Any) -> None:
+        if id(message) in self._fed:
+            return
+        self._end_block()
+        self._feed(message, reuse=self._shown)
+        self._shown = []
+
+    def _feed(self, message: Any, reuse: list[Entry] | None = None) -> None:
+        self._fed[id(message)] = message
+        role = message.get("role") if isinstance(message, Mapping) else None
+        self.builder.feed_message(
+            message, len(self._fed), reuse=reuse if role == "assistant" else None
+        )
+
+    def _tool_stream(self, stream: Any) -> None:
+        """A tool's progress; from an agent used as a tool, its events carry that agent."""
+        if not isinstance(stream, Mapping):
+            return
+        tool_use, data = stream.get("tool_use"), stream.get("data")
+        child = data.get("agent") if isinstance(data, Mapping) else None
+        name = getattr(child, "name", None)
+        call_id = tool_use.get("toolUseId") if isinstance(tool_use, Mapping) else None
+        call = self.builder._calls.get(call_id) if isinstance(call_id, str) else None
+        if call is not None and call.subagent is None and isinstance(name, str):
+            self.transcript.update(call, subagent=SubAgent(name=name, steps_missing=True))
+
+
+RECORDS = Records(
+    mapped={
+        "user": "the prompt (UserMessage with images and attachment lines), or toolResult "
+        "blocks settling their calls (status success / error)",
+        "assistant": "text, reasoning and toolUse blocks in order (one batch); "
+        "metadata.usage on its last text",
+        "messages": "a Converse request's messages, each accounted for by its role",
+        "output": "a Converse response's message (as assistant), with the response's usage",
+        "system": 'the system prompt: metadata["system"]',
+        "modelId": 'metadata["model"]',
+        "usage": "a response's usage, on its message",
+        "stopReason": 'metadata["stop_reason"]; max_tokens a warning notice, '
+        "guardrail_intervened / content_filtered an AssistantError",
+        "metrics": 'a response\'s latency: metadata["latency_ms"]',
+        AGENT_KEY: "a Strands Agent's name, model id and agent tools (their calls are "
+        "sub-agents whose steps are missing); messages its conversation manager removed: a "
+        "warning notice",
+        "session_message": "a stored SessionMessage (message_<n>.json): its message (the "
+        "redacted one when redacted), its entries stamped with created_at",
+        RESULT_KEY: "an AgentResult: its last message, a notice that the calls are not in it, "
+        "its per-tool counts and usage in metadata",
+    },
+    ignored={
+        **dict.fromkeys(_SETTINGS, "request or response settings, no step of the conversation"),
+        "other key": "other keys of a request or response",
+    },
+)

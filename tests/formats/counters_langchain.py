@@ -1,0 +1,42 @@
+"""An independent tool-call counter for LangChain's saved messages (issue 22), written from
+``langchain_core.messages`` (``messages_to_dict`` writes ``{"type", "data"}``; ``dumpd`` writes
+``{"lc": 1, "type": "constructor", "id": [..., class name], "kwargs"}``) apart from the loader:
+a call is an id of an AI message's ``tool_calls`` or ``invalid_tool_calls``, or the
+``tool_call_id`` of a tool message answering none of them.
+
+``COUNTERS`` maps the format's ``NAME`` to it, like ``tests/formats/counters.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def _fields(record: Any) -> tuple[str, dict[str, Any]]:
+    if not isinstance(record, dict):
+        return "", {}
+    if record.get("lc") == 1:
+        kwargs = record.get("kwargs") or {}
+        return str(kwargs.get("type", "")), kwargs
+    data = record.get("data")
+    return str(record.get("type", "")), data if isinstance(data, dict) else {}
+
+
+def langchain(path: Path) -> int:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    records = document.get("messages", []) if isinstance(document, dict) else document
+    ids: set[str] = set()
+    for record in records:
+        kind, data = _fields(record)
+        if kind in ("ai", "AIMessageChunk"):
+            for call in (data.get("tool_calls") or []) + (data.get("invalid_tool_calls") or []):
+                ids.add(str(call.get("id")))
+        elif kind in ("tool", "ToolMessageChunk"):
+            ids.add(str(data.get("tool_call_id")))
+    return len(ids)
+
+
+COUNTERS: dict[str, Callable[[Path], int]] = {"langchain": langchain}

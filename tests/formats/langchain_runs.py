@@ -1,0 +1,264 @@
+"""Scripted LangChain / LangGraph runs for the tests (spec A-1, A-2; issue 22), offline.
+
+``create_agent`` drives a ``FakeMessagesListChatModel`` subclass (the recipe of the notes):
+``bind_tools`` returns the model itself, and ``_stream`` splits each scripted response into
+chunks (a thinking block, then the text word by word, then the tool-call chunks with the
+usage), so ``stream_mode="messages"`` yields real ``AIMessageChunk`` tokens. The run: a call
+of ``add`` (success), a call of ``explode`` (a ``ToolException`` the tool handles, so its
+``ToolMessage`` has ``status="error"``), then the answer, with thinking and usage on every
+response. The parent run calls ``ask_helper``, a tool that invokes a child agent.
+
+``python tests/formats/langchain_runs.py`` writes the fixtures under
+``tests/fixtures/frameworks/langchain/``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGenerationChunk
+from langchain_core.tools import ToolException, tool
+from langgraph.checkpoint.memory import InMemorySaver
+
+PROMPT = "Add 1 and 2, then try the exploding tool."
+ANSWER = "1+2=3; the exploding tool failed with boom: y."
+MODEL = "fake-model-1"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "langchain"
+
+
+class FakeToolModel(FakeMessagesListChatModel):
+    """The scripted model: its responses in order, streamed as chunks when asked to."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:  # the base class raises
+        return self
+
+    def _stream(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Iterator[ChatGenerationChunk]:
+        response = self.responses[self.i]
+        self.i = self.i + 1 if self.i < len(self.responses) - 1 else 0
+        for chunk in _chunks(response):
+            if run_manager is not None:
+                run_manager.on_llm_new_token(chunk.text, chunk=ChatGenerationChunk(message=chunk))
+            yield ChatGenerationChunk(message=chunk)
+
+
+def _chunks(message: BaseMessage) -> list[AIMessageChunk]:
+    """A scripted response as the chunks a provider would stream."""
+    assert isinstance(message, AIMessage)
+    chunks: list[AIMessageChunk] = []
+    if message.additional_kwargs:  # reasoning_content streams first, as DeepSeek's does
+        chunks.append(AIMessageChunk(content="", additional_kwargs=message.additional_kwargs))
+    blocks = message.content if isinstance(message.content, list) else [message.content]
+    for index, block in enumerate(blocks):
+        if isinstance(block, dict) and block.get("type") == "thinking":
+            chunks.append(AIMessageChunk(content=[{**block, "index": index}]))
+        elif isinstance(block, dict) and block.get("type") == "text":
+            for piece in _words(str(block["text"])):
+                chunks.append(
+                    AIMessageChunk(content=[{"type": "text", "text": piece, "index": index}])
+                )
+        elif isinstance(block, str):  # a string content streams as string chunks
+            chunks += [AIMessageChunk(content=piece) for piece in _words(block)]
+    call_chunks = [
+        {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": n}
+        for n, c in enumerate(message.tool_calls)
+    ]
+    chunks.append(
+        AIMessageChunk(
+            content="" if isinstance(message.content, str) else [],
+            tool_call_chunks=call_chunks,  # type: ignore[arg-type]
+            usage_metadata=message.usage_metadata,
+            response_metadata=message.response_metadata,
+            chunk_position="last",
+        )
+    )
+    return chunks
+
+
+def _words(text: str) -> list[str]:
+    return [word if n == 0 else " " + word for n, word in enumerate(text.split(" "))]
+
+
+def _usage(tokens_in: int, tokens_out: int) -> Any:
+    return {
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "total_tokens": tokens_in + tokens_out,
+        "input_token_details": {"cache_read": 4, "cache_creation": 1},
+        "output_token_details": {"reasoning": 3},
+    }
+
+
+def _response(
+    thinking: str, text: str | None, calls: list[tuple[str, dict[str, Any], str]], n: int
+) -> AIMessage:
+    content: list[str | dict[str, Any]] = [{"type": "thinking", "thinking": thinking}]
+    if text:
+        content.append({"type": "text", "text": text})
+    return AIMessage(
+        content=content,
+        tool_calls=[{"name": name, "args": args, "id": cid} for name, args, cid in calls],
+        usage_metadata=_usage(100 + n, 10 + n),
+        response_metadata={"model_name": MODEL},
+    )
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+@tool
+def explode(x: str) -> str:
+    """Always fails."""
+    raise ToolException(f"boom: {x}")
+
+
+explode.handle_tool_error = True  # the error becomes a ToolMessage(status="error")
+
+
+def scripted_model() -> FakeToolModel:
+    return FakeToolModel(
+        responses=[
+            _response("I add first.", None, [("add", {"a": 1, "b": 2}, "call_1")], 1),
+            _response("Now the failing one.", "Trying it.", [("explode", {"x": "y"}, "call_2")], 2),
+            AIMessage(
+                content=ANSWER,
+                additional_kwargs={"reasoning_content": "Both calls are done."},
+                usage_metadata=_usage(130, 20),
+                response_metadata={"model_name": MODEL},
+            ),
+        ]
+    )
+
+
+def scripted_agent(name: str | None = "calculator") -> Any:
+    return create_agent(
+        scripted_model(),
+        tools=[add, explode],
+        system_prompt="You are terse.",
+        name=name,
+        checkpointer=InMemorySaver(),
+    )
+
+
+def _config(thread: str) -> Any:
+    return {"configurable": {"thread_id": thread}}
+
+
+def run_result() -> dict[str, Any]:
+    """``agent.invoke``'s result: ``{"messages": [...]}``."""
+    result: dict[str, Any] = scripted_agent().invoke(
+        {"messages": [("user", PROMPT)]}, _config("invoke")
+    )
+    return result
+
+
+def stream_run(stream_mode: Any, *, subgraphs: bool = False) -> tuple[list[Any], Any]:
+    """The events of ``agent.stream(..., stream_mode)`` and the run's final state (read from
+    the checkpointer, so it is the very run the events came from)."""
+    agent = scripted_agent()
+    config = _config(f"stream-{stream_mode}")
+    events = list(
+        agent.stream(
+            {"messages": [("user", PROMPT)]}, config, stream_mode=stream_mode, subgraphs=subgraphs
+        )
+    )
+    return events, agent.get_state(config).values
+
+
+async def follow_astream(stream_mode: Any) -> tuple[Any, list[Any], Any]:
+    """``turnfold.follow`` over ``agent.astream(...)`` with ``async for``: the follow, the
+    events it passed on, and the run's final state."""
+    import turnfold
+
+    agent = scripted_agent()
+    config = _config(f"astream-{stream_mode}")
+    run = turnfold.follow(
+        agent.astream({"messages": [("user", PROMPT)]}, config, stream_mode=stream_mode),
+        display=False,
+    )
+    events = [event async for event in run]
+    return run, events, (await agent.aget_state(config)).values
+
+
+CHILD_ANSWER = "2+3=5."
+PARENT_ANSWER = "The helper says 2+3=5."
+
+
+def parent_agent() -> Any:
+    """A parent whose ``ask_helper`` tool invokes a child agent (named ``helper``), which
+    calls ``add`` itself."""
+    child = create_agent(
+        FakeToolModel(
+            responses=[
+                _response("Child adds.", None, [("add", {"a": 2, "b": 3}, "child_call_1")], 5),
+                AIMessage(content=CHILD_ANSWER, usage_metadata=_usage(50, 5)),
+            ]
+        ),
+        tools=[add],
+        name="helper",
+    )
+
+    @tool
+    def ask_helper(question: str) -> str:
+        """Ask the helper agent."""
+        answer = child.invoke({"messages": [("user", question)]})["messages"][-1]
+        return str(answer.content)
+
+    return create_agent(
+        FakeToolModel(
+            responses=[
+                _response("Ask the helper.", None, [("ask_helper", {"question": "2+3?"}, "p1")], 7),
+                AIMessage(content=PARENT_ANSWER, usage_metadata=_usage(60, 6)),
+            ]
+        ),
+        tools=[ask_helper],
+        name="parent",
+        checkpointer=InMemorySaver(),
+    )
+
+
+def stream_parent(stream_mode: Any) -> tuple[list[Any], Any]:
+    """The parent run streamed with ``subgraphs=True``, and its final state."""
+    agent = parent_agent()
+    config = _config(f"parent-{stream_mode}")
+    events = list(
+        agent.stream(
+            {"messages": [("user", "What is 2+3? Ask the helper.")]},
+            config,
+            stream_mode=stream_mode,
+            subgraphs=True,
+        )
+    )
+    return events, agent.get_state(config).values
+
+
+def main() -> None:
+    """Write the saved forms of the scripted run: ``messages_to_dict`` and ``dumpd``."""
+    from langchain_core import __version__
+    from langchain_core.load import dumpd
+    from langchain_core.messages import messages_to_dict
+
+    messages = run_result()["messages"]
+    FIXTURES.mkdir(parents=True, exist_ok=True)
+    shapes = {
+        "messages-to-dict": messages_to_dict(messages),
+        "dumpd": [dumpd(m) for m in messages],
+    }
+    for what, value in shapes.items():
+        path = FIXTURES / f"langchain_v{__version__}_{what}_tool-error.json"
+        path.write_text(json.dumps(value, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

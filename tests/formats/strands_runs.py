@@ -1,0 +1,230 @@
+"""Scripted Strands Agents runs, offline (a ``Model`` subclass replays the model's stream
+chunks; ``../shared/notes/agent-frameworks.md`` §8), for the strands tests and fixture.
+
+The run: the ``calc`` agent calls ``add`` twice in one response (both succeed), ``explode``
+(raises: its toolResult is ``status: "error"``) and ``researcher``, an agent used as a tool
+(``Agent.as_tool()``) that itself calls ``add``; then it reasons and answers. Every response
+reports usage, the last one with cache counts.
+
+``python tests/formats/strands_runs.py`` writes the fixture under
+``tests/fixtures/frameworks/strands/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+from collections.abc import AsyncIterator, Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+PROMPT = "add 1 and 2 and 3 and 4, explode y, ask the researcher"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "strands"
+T = TypeVar("T")
+
+
+def turn(*blocks: tuple[Any, ...], stop: str, usage: dict[str, int] | None = None) -> list[Any]:
+    """One model response as Bedrock ConverseStream chunks: blocks are ``("tool", id, name,
+    args)``, ``("text", s)`` or ``("reasoning", s)``."""
+    events: list[Any] = [{"messageStart": {"role": "assistant"}}]
+    for block in blocks:
+        if block[0] == "tool":
+            start = {"toolUse": {"toolUseId": block[1], "name": block[2]}}
+            text = json.dumps(block[3])
+            events.append({"contentBlockStart": {"start": start}})
+            # Two chunks, so a live view sees the input grow.
+            for piece in (text[: len(text) // 2], text[len(text) // 2 :]):
+                events.append({"contentBlockDelta": {"delta": {"toolUse": {"input": piece}}}})
+        elif block[0] == "text":
+            for piece in block[1].split(" "):
+                events.append({"contentBlockDelta": {"delta": {"text": piece + " "}}})
+        else:
+            delta = {"reasoningContent": {"text": block[1]}}
+            events.append({"contentBlockDelta": {"delta": delta}})
+            signature = {"reasoningContent": {"signature": "sig-1"}}
+            events.append({"contentBlockDelta": {"delta": signature}})
+        events.append({"contentBlockStop": {}})
+    counts = usage or {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15}
+    return [
+        *events,
+        {"messageStop": {"stopReason": stop}},
+        {"metadata": {"usage": counts, "metrics": {"latencyMs": 7}}},
+    ]
+
+
+def scripted_model(turns: list[list[Any]]) -> Any:
+    from strands.models.model import Model
+
+    class ScriptedModel(Model):
+        def __init__(self) -> None:
+            self.turns = list(turns)
+            self.config: dict[str, Any] = {"model_id": "scripted-1"}
+
+        def update_config(self, **kw: Any) -> None:
+            self.config.update(kw)
+
+        def get_config(self) -> Any:
+            return self.config
+
+        def structured_output(self, *a: Any, **kw: Any) -> Any:
+            raise NotImplementedError
+
+        async def stream(self, messages: Any, tool_specs: Any = None, system_prompt: Any = None,
+                         **kw: Any) -> AsyncIterator[Any]:  # fmt: skip
+            for event in self.turns.pop(0):
+                yield event
+
+    return ScriptedModel()
+
+
+def make_agent(**options: Any) -> Any:
+    """The ``calc`` agent, with its tools and the ``researcher`` agent as a tool."""
+    from strands import Agent, tool
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    @tool
+    def explode(x: str) -> str:
+        """Always fails."""
+        raise ValueError(f"boom: {x}")
+
+    researcher = Agent(
+        name="researcher",
+        description="Looks things up.",
+        tools=[add],
+        callback_handler=None,
+        model=scripted_model(
+            [
+                turn(("tool", "r_1", "add", {"a": 5, "b": 6}), stop="tool_use"),
+                turn(("text", "It is 11."), stop="end_turn"),
+            ]
+        ),
+    )
+    usage = {"inputTokens": 40, "outputTokens": 9, "totalTokens": 49,
+             "cacheReadInputTokens": 30, "cacheWriteInputTokens": 2}  # fmt: skip
+    return Agent(
+        name="calc",
+        **options,
+        tools=[add, explode, researcher.as_tool()],
+        system_prompt="You are terse.",
+        callback_handler=None,
+        model=scripted_model(
+            [
+                turn(
+                    ("tool", "call_1", "add", {"a": 1, "b": 2}),
+                    ("tool", "call_2", "add", {"a": 3, "b": 4}),
+                    stop="tool_use",
+                ),
+                turn(
+                    ("text", "Now the failing one."),
+                    ("tool", "call_3", "explode", {"x": "y"}),
+                    stop="tool_use",
+                ),
+                turn(("tool", "call_4", "researcher", {"input": "what is 5+6?"}), stop="tool_use"),
+                turn(
+                    ("reasoning", "All done; explode failed."),
+                    ("text", "1+2=3, 3+4=7; explode failed; the researcher says 11."),
+                    stop="end_turn",
+                    usage=usage,
+                ),
+            ]
+        ),
+    )
+
+
+def on_fresh_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine with ``asyncio.run`` on a thread of its own: Strands' sync call runs
+    its own loop, which refuses to start beside one an earlier test left running."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
+
+
+def run(**options: Any) -> tuple[Any, Any]:
+    """The agent after the scripted run, and the run's ``AgentResult``; ``options`` go to
+    the ``Agent`` (a ``session_manager``, say)."""
+
+    async def go() -> tuple[Any, Any]:
+        agent = make_agent(**options)
+        result = await agent.invoke_async(PROMPT)
+        return agent, result
+
+    return on_fresh_thread(go)
+
+
+def live_run(on_event: Callable[[Any], None] | None = None) -> tuple[Any, list[Any]]:
+    """The same run streamed: the agent afterwards and every ``stream_async`` event, each
+    also given to ``on_event`` as it arrives (events hold the live agent, whose messages grow
+    after the event: a follower must see each one then, not replayed after the run)."""
+
+    async def go() -> tuple[Any, list[Any]]:
+        agent = make_agent()
+        events = []
+        async for event in agent.stream_async(PROMPT):
+            events.append(event)
+            if on_event is not None:
+                on_event(event)
+        return agent, events
+
+    return on_fresh_thread(go)
+
+
+def followed_run() -> tuple[Any, Any]:
+    """The run streamed through ``turnfold.follow`` (``async for`` over it, as in a notebook
+    cell); the agent afterwards and the ``Follow``."""
+    import turnfold
+
+    async def go() -> tuple[Any, Any]:
+        agent = make_agent()
+        followed = turnfold.follow(agent.stream_async(PROMPT), display=False)
+        async for _ in followed:
+            pass
+        return agent, followed
+
+    return on_fresh_thread(go)
+
+
+def long_run(cycles: int, on_event: Callable[[Any], None]) -> Any:
+    """An agent that calls ``add`` ``cycles`` times, one response each, streamed to
+    ``on_event``; the agent afterwards (its default conversation manager keeps 40 messages)."""
+    from strands import Agent, tool
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    turns = [
+        turn(("text", f"Step {i}."), ("tool", f"c{i}", "add", {"a": i, "b": 1}), stop="tool_use")
+        for i in range(cycles)
+    ]
+    model = scripted_model([*turns, turn(("text", "Done."), stop="end_turn")])
+
+    async def go() -> Any:
+        agent = Agent(tools=[add], callback_handler=None, model=model)
+        async for event in agent.stream_async("count"):
+            on_event(event)
+        return agent
+
+    return on_fresh_thread(go)
+
+
+def version() -> str:
+    from importlib.metadata import version as installed
+
+    return installed("strands-agents")
+
+
+def main() -> None:
+    agent, _ = run()
+    FIXTURES.mkdir(parents=True, exist_ok=True)
+    path = FIXTURES / f"strands_v{version()}_messages_agent-tool.json"
+    path.write_text(json.dumps(agent.messages, indent=1) + "\n", encoding="utf-8")
+    print(path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,473 @@
+"""Google ADK sessions and events (spec A-1, A-2, A-3, L-1, L-3, L-4, X-2; issue 22).
+
+The fixtures under ``tests/fixtures/frameworks/adk/`` were written by the real ADK
+(``google-adk`` 2.13.0, agents on a scripted ``BaseLlm``, no network) with
+``tests/formats/adk_runs.py``: ``session.model_dump_json()``, the same session
+``by_alias`` (camelCase, nulls left out) and the events of a run whose tool raised. The tests
+that run the ADK again (skipped without it; CI installs it) check that a fresh run, its
+``Session`` object, its events and the live ``run_async`` stream read the same. The small
+event lists built in the tests below are hand-made, in the shape ``Event.model_dump`` writes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.formats import TranscriptFormatError, which_format
+from turnfold.formats.frameworks import adk
+from turnfold.formats.source import open_source
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    Transcript,
+    UserMessage,
+)
+
+sys.path.insert(0, str(Path(__file__).parent))
+from adk_runs import PROMPT
+from counters_adk import adk as count_calls
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "adk"
+SESSION = FIXTURES / "adk_v2.13.0_session_subagents.json"
+CAMEL = FIXTURES / "adk_v2.13.0_session-camel_subagents.json"
+RAISES = FIXTURES / "adk_v2.13.0_events_tool-raises.json"
+
+
+def _format_of(value: Any) -> str | None:
+    source, _ = open_source(value)
+    return which_format(source)
+
+
+def all_calls(transcript: Transcript) -> list[ToolCall]:
+    calls = []
+    for call in transcript.tool_calls():
+        calls.append(call)
+        if call.subagent is not None and call.subagent.transcript is not None:
+            calls += all_calls(call.subagent.transcript)
+    return calls
+
+
+def _calls(transcript: Transcript) -> dict[str, ToolCall]:
+    return {c.call_id: c for c in all_calls(transcript)}
+
+
+def _event(author: str, parts: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    role = "user" if author == "user" or any("function_response" in p for p in parts) else "model"
+    return {
+        "author": author,
+        "invocation_id": "e-1",
+        "content": {"role": role, "parts": parts},
+        "actions": {"state_delta": {}},
+        "timestamp": 1796000000.5,
+        **extra,
+    }
+
+
+def _fc(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"function_call": {"id": call_id, "name": name, "args": args}}
+
+
+def _fr(call_id: str, name: str, response: dict[str, Any]) -> dict[str, Any]:
+    return {"function_response": {"id": call_id, "name": name, "response": response}}
+
+
+def _shape(transcript: Transcript) -> list[Any]:
+    """What a live follow must agree with a load on: calls (ids, names, args, statuses,
+    results, sub-agents, nested), texts and thinking, usage."""
+    out: list[Any] = []
+    for entry in transcript.entries:
+        if isinstance(entry, ToolCall):
+            sub = entry.subagent
+            out.append(
+                (entry.call_id, entry.name, entry.args, entry.status,
+                 entry.result.text if entry.result else None,
+                 (sub.name, sub.tool_count, sub.task, sub.steps_missing) if sub else None)
+            )  # fmt: skip
+            if sub is not None and sub.transcript is not None:
+                out.append(_shape(sub.transcript))
+        elif isinstance(entry, (AssistantText, Thinking)):
+            out.append((type(entry).__name__, entry.text, getattr(entry, "usage", None)))
+        elif isinstance(entry, SystemNotice):
+            out.append((entry.subtype, entry.text))
+    return out
+
+
+# --- the real ADK's saved session ------------------------------------------------------------
+
+
+def test_A1_a_saved_session_reads_prompt_thinking_calls_sub_agents_and_answer() -> None:
+    transcript = turnfold.load(SESSION)
+    assert transcript.warnings == []
+    metadata = transcript.metadata
+    assert metadata["source_format"] == "adk"
+    assert (metadata["app_name"], metadata["user_id"], metadata["agent"]) == ("demo", "u", "calc")
+    assert metadata["model"] == "scripted-1"
+    kinds = [type(e).__name__ for e in transcript.entries]
+    assert kinds == [
+        "UserMessage", "Thinking", "ToolCall", "ToolCall", "ToolCall", "ToolCall",
+        "AssistantText", "ToolCall", "SystemNotice", "ToolCall", "AssistantText",
+    ]  # fmt: skip
+    user, thinking = transcript.entries[:2]
+    assert isinstance(user, UserMessage)
+    assert user.text == PROMPT
+    assert isinstance(thinking, Thinking)
+    assert thinking.text == "First add, then the risky tool."
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == "1+2=3, 3+4=7; explode failed."
+    assert answer.meta["agent"] == "writer"
+    calls = transcript.tool_calls()
+    assert [(c.call_id, c.name, c.args) for c in calls] == [
+        ("call_1", "add", {"a": 1, "b": 2}),
+        ("call_2", "explode", {"x": "y"}),
+        ("call_3", "helper", {"request": "five and five?"}),
+        ("call_4", "researcher", {"request": "why?"}),
+        ("call_5", "transfer_to_agent", {"agent_name": "writer"}),
+        ("w_1", "add", {"a": 3, "b": 4}),
+    ]
+    assert [c.result.text if c.result else None for c in calls] == [
+        "3", "boom: y", "helper: 10", "Because tools fail.", None, "7",
+    ]  # fmt: skip
+    assert len(all_calls(transcript)) == count_calls(SESSION) == 7
+
+
+def test_A1_the_by_alias_camel_case_session_reads_the_same() -> None:
+    assert _format_of(CAMEL) == "adk"
+    assert turnfold.load(CAMEL) == turnfold.load(SESSION)
+
+
+def test_L3_a_response_is_adk_s_success_and_an_error_response_a_failure() -> None:
+    calls = _calls(turnfold.load(SESSION))
+    assert calls["call_2"].status == "error"  # on_tool_error_callback's {"error": ...}
+    assert {k: c.status for k, c in calls.items() if k != "call_2"} == dict.fromkeys(
+        ["call_1", "call_3", "h_1", "call_4", "call_5", "w_1"], "success"
+    )
+
+
+def test_L3_a_tool_that_raised_is_an_error_from_adk_s_error_event() -> None:
+    transcript = turnfold.load(RAISES)
+    assert transcript.warnings == []
+    ok, failed = transcript.tool_calls()
+    assert (ok.name, ok.status) == ("add", "success")
+    assert (failed.name, failed.status) == ("explode", "error")
+    assert failed.result is not None
+    assert failed.result.text == "ValueError: boom: z"
+    raw = json.loads(RAISES.read_text(encoding="utf-8"))
+    ended = datetime.fromtimestamp(raw[-1]["timestamp"], tz=timezone.utc)
+    assert failed.ended_at == ended.isoformat().replace("+00:00", "Z")  # the error event's
+    assert not any(isinstance(e, AssistantError) for e in transcript.entries)
+    assert len(transcript.tool_calls()) == count_calls(RAISES)
+
+
+def test_L1_a_single_turn_sub_agent_is_nested_under_its_call_by_branch() -> None:
+    helper = _calls(turnfold.load(SESSION))["call_3"]
+    assert helper.subagent is not None
+    assert (helper.subagent.name, helper.subagent.tool_count) == ("helper", 1)
+    assert helper.subagent.output_tokens == 10  # its two responses, 5 each
+    child = helper.subagent.transcript
+    assert child is not None
+    (inner,) = child.tool_calls()
+    assert (inner.call_id, inner.name, inner.args, inner.status) == (
+        "h_1", "add", {"a": 5, "b": 5}, "success",
+    )  # fmt: skip
+    texts = [e for e in child.entries if isinstance(e, AssistantText)]
+    assert [(t.text, t.meta["agent"]) for t in texts] == [("helper: 10", "helper")]
+
+
+def test_L1_a_transfer_names_the_new_agent_whose_steps_follow_inline() -> None:
+    transcript = turnfold.load(SESSION)
+    transfer = _calls(transcript)["call_5"]
+    assert transfer.subagent is not None
+    assert (transfer.subagent.name, transfer.subagent.task) == ("writer", "transfer from calc")
+    assert transfer.subagent.transcript is None
+    assert not transfer.subagent.steps_missing
+    notices = [e for e in transcript.entries if isinstance(e, SystemNotice)]
+    assert [(n.text, n.subtype) for n in notices] == [("Transferred to writer", "transfer")]
+    after = transcript.entries[transcript.entries.index(notices[0]) + 1]
+    assert isinstance(after, ToolCall)
+    assert (after.call_id, after.meta["agent"]) == ("w_1", "writer")
+
+
+def test_L3_an_agent_tool_s_steps_are_not_in_the_session_so_none_are_shown() -> None:
+    research = _calls(turnfold.load(SESSION))["call_4"]
+    assert research.subagent is None  # nothing in the session says an agent ran
+    authors = {e["author"] for e in json.loads(SESSION.read_text(encoding="utf-8"))["events"]}
+    assert "researcher" not in authors
+
+
+def test_A1_usage_model_and_timestamps_come_from_each_event() -> None:
+    transcript = turnfold.load(SESSION)
+    raw = json.loads(SESSION.read_text(encoding="utf-8"))["events"]
+    handing = next(
+        e for e in transcript.entries if isinstance(e, AssistantText) and e.text == "Handing over."
+    )
+    assert handing.model == "scripted-1"
+    assert handing.usage is not None
+    assert (handing.usage.input_tokens, handing.usage.output_tokens) == (10, 5)
+    assert handing.usage.cache_read_tokens == 2
+    thinking = transcript.entries[1]
+    assert thinking.meta["usage"] == {  # a response without text keeps it on its first entry
+        "input_tokens": 10, "output_tokens": 5, "cache_read_tokens": 2, "reasoning_tokens": 3,
+    }  # fmt: skip
+    first = transcript.tool_calls()[0]
+    stamp = datetime.fromtimestamp(raw[1]["timestamp"], tz=timezone.utc)
+    assert first.started_at == stamp.isoformat().replace("+00:00", "Z")
+    assert first.batch_id == raw[1]["id"]
+    assert first.ended_at is not None
+    assert first.ended_at > first.started_at
+
+
+def test_A1_saved_forms_are_detected_from_files_and_text() -> None:
+    assert _format_of(SESSION) == _format_of(RAISES) == "adk"
+    text = SESSION.read_text(encoding="utf-8")
+    assert _format_of(text) == "adk"
+    events = json.loads(text)["events"]
+    assert turnfold.load(json.dumps(events)).tool_calls() == turnfold.load(SESSION).tool_calls()
+    single = turnfold.load(json.dumps(events[1]))
+    assert [type(e).__name__ for e in single.entries] == ["Thinking", "ToolCall"]
+
+
+# --- hand-made events, in the shape Event.model_dump writes -----------------------------------
+
+
+def test_A1_a_session_s_ids_and_state_scalars_go_to_metadata() -> None:
+    document = {
+        "id": "s1", "appName": "demo", "userId": "u", "lastUpdateTime": 1796000009.0,
+        "state": {"count": 2, "user:name": "Ada", "cart": {"items": [1, 2]}},
+        "events": [_event("user", [{"text": "hi"}]), _event("calc", [{"text": "hello"}])],
+    }  # fmt: skip
+    assert _format_of(json.dumps(document)) == "adk"
+    transcript = turnfold.load(document)
+    assert transcript.warnings == []
+    metadata = transcript.metadata
+    assert (metadata["session_id"], metadata["app_name"], metadata["user_id"]) == (
+        "s1",
+        "demo",
+        "u",
+    )
+    assert metadata["updated_at"] == "2026-11-30T00:53:29Z"
+    assert metadata["state"] == {"count": 2, "user:name": "Ada"}  # scalars only
+    assert [type(e).__name__ for e in transcript.entries] == ["UserMessage", "AssistantText"]
+
+
+def test_L3_an_error_event_with_no_open_call_is_the_model_s_error() -> None:
+    events = [
+        _event("user", [{"text": "hi"}]),
+        {"author": "calc", "invocation_id": "e-1", "error_code": "SAFETY",
+         "error_message": "blocked", "actions": {}, "timestamp": 1796000001.0},
+    ]  # fmt: skip
+    transcript = turnfold.load(events)
+    error = transcript.entries[-1]
+    assert isinstance(error, AssistantError)
+    assert error.message == "SAFETY: blocked"
+
+
+def test_L1_code_execution_parts_are_a_call_settled_by_its_outcome() -> None:
+    events = [
+        _event("user", [{"text": "run it"}]),
+        _event("calc", [
+            {"executable_code": {"code": "print(1/0)", "language": "PYTHON"}},
+            {"code_execution_result": {"outcome": "OUTCOME_FAILED", "output": "ZeroDivisionError"}},
+            {"executable_code": {"code": "print(2)", "language": "PYTHON"}},
+            {"code_execution_result": {"outcome": "OUTCOME_OK", "output": "2\n"}},
+            {"text": "It printed 2."},
+        ], id="ev-2"),
+    ]  # fmt: skip
+    transcript = turnfold.load(events)
+    assert transcript.warnings == []
+    failed, ok = transcript.tool_calls()
+    assert (failed.name, failed.args["code"], failed.status) == (
+        "code_execution",
+        "print(1/0)",
+        "error",
+    )
+    assert failed.result is not None
+    assert failed.result.text == "ZeroDivisionError"
+    assert (ok.status, ok.description) == ("success", "print(2)")
+    assert isinstance(transcript.entries[-1], AssistantText)
+
+
+def test_L1_escalation_compaction_and_output_are_shown_state_bookkeeping_is_not() -> None:
+    events = [
+        _event("user", [{"text": "loop"}]),
+        {"author": "checker", "invocation_id": "e-1", "timestamp": 1796000002.0,
+         "actions": {"escalate": True}},
+        {"author": "calc", "invocation_id": "e-1", "timestamp": 1796000003.0,
+         "actions": {"compaction": {"start_timestamp": 1.0, "end_timestamp": 2.0,
+                                    "compacted_content": {"parts": [{"text": "earlier: 1+2"}]}}}},
+        {"author": "node", "invocation_id": "e-1", "timestamp": 1796000004.0,
+         "output": {"total": 3}, "actions": {}},
+        {"author": "calc", "invocation_id": "e-1", "timestamp": 1796000005.0,
+         "actions": {"state_delta": {"k": 1}}},
+    ]  # fmt: skip
+    transcript = turnfold.load(events)
+    assert transcript.warnings == []
+    _, escalate, compaction, output = transcript.entries
+    assert isinstance(escalate, SystemNotice)
+    assert escalate.text == "checker escalated"
+    assert isinstance(compaction, CompactionBoundary)
+    assert compaction.summary == "earlier: 1+2"
+    assert isinstance(output, SystemNotice)
+    assert output.subtype == "output"
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["state_delta"] == {"ignored": 1}
+
+
+def test_A2_partial_events_in_a_saved_list_are_not_shown_twice() -> None:
+    events = [
+        _event("user", [{"text": "hi"}]),
+        _event("calc", [{"text": "Hel"}], partial=True),
+        _event("calc", [{"text": "lo"}], partial=True),
+        _event("calc", [{"text": "Hello"}]),
+    ]
+    transcript = turnfold.load(events)
+    texts = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
+    assert texts == ["Hello"]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["partial"] == {"ignored": 2}
+
+
+def test_A2_a_follower_streams_text_runs_calls_and_settles_them() -> None:
+    transcript = Transcript()
+    follower = adk.Follower(transcript)
+    follower.feed(_event("calc", [{"text": "Let me "}], partial=True))
+    follower.feed(_event("calc", [{"text": "add."}], partial=True))
+    (streamed,) = transcript.entries
+    assert isinstance(streamed, AssistantText)
+    assert streamed.text == "Let me add."
+    usage = {"prompt_token_count": 7, "candidates_token_count": 3}
+    follower.feed(
+        _event("calc", [{"text": "Let me add."}, _fc("c1", "add", {"a": 1})], usage_metadata=usage)
+    )
+    assert transcript.entries[0] is streamed  # settled in place, not shown twice
+    assert streamed.usage is not None
+    assert streamed.usage.input_tokens == 7
+    call = transcript.entries[1]
+    assert isinstance(call, ToolCall)
+    assert call.status == "executing"
+    follower.feed(_event("calc", [_fc("c2", "add", {"a": 2})]))
+    follower.feed(_event("calc", [_fr("c1", "add", {"result": 1})]))
+    assert call.status == "success"
+    follower.close()
+    assert [c.status for c in transcript.tool_calls()] == ["success", "unknown"]  # as a load
+
+
+def test_L4_bad_events_warn_and_the_rest_is_shown() -> None:
+    events = [
+        _event("user", [{"text": "hi"}]),
+        {"something": "else"},
+        _event("calc", [_fr("nope", "add", {"result": 1})]),
+        _event("calc", [{"text": "done"}]),
+    ]
+    transcript = turnfold.load(events, format="adk")
+    reasons = [w.reason for w in transcript.warnings]
+    assert any("not an ADK event" in r for r in reasons)
+    assert any("unknown call id 'nope'" in r for r in reasons)
+    assert isinstance(transcript.entries[-1], AssistantText)
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
+def test_L4_a_malformed_saved_file_is_a_format_error_naming_it(tmp_path: Path) -> None:
+    broken = tmp_path / "session.json"
+    broken.write_text(SESSION.read_text(encoding="utf-8")[:500], encoding="utf-8")
+    with pytest.raises(TranscriptFormatError) as raised:
+        turnfold.load(broken, format="adk")
+    assert str(broken) in str(raised.value)
+
+
+def test_A3_reading_adk_json_imports_no_framework() -> None:
+    code = (
+        "import sys, turnfold; from turnfold.formats.frameworks import adk; "
+        f"turnfold.load({str(SESSION)!r}); "
+        "assert not any(m.startswith('google.adk') for m in sys.modules), 'imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- the real ADK, run again (offline) --------------------------------------------------------
+
+
+def _objects_calls(session: Any) -> int:
+    """The calls the ADK's own types hold: ``Event.get_function_calls()`` of the final events."""
+    return sum(len(e.get_function_calls()) for e in session.events if not e.partial)
+
+
+def test_A1_a_session_its_events_and_one_event_load_as_objects() -> None:
+    pytest.importorskip("google.adk")
+    import adk_runs
+
+    session, _ = adk_runs.run()
+    before = session.model_dump_json()
+    transcript = turnfold.load(session)
+    assert session.model_dump_json() == before  # the value is never modified
+    assert transcript.metadata["session_id"] == session.id
+    assert len(all_calls(transcript)) == _objects_calls(session) == 7
+    assert _shape(turnfold.load(session.events)) == _shape(transcript)
+    assert _shape(turnfold.load(session.model_dump_json())) == _shape(transcript)
+    first = turnfold.load(session.events[0])
+    assert [type(e).__name__ for e in first.entries] == ["UserMessage"]
+    assert _calls(transcript)["call_2"].status == "error"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["unary", "sse"])
+def test_A2_following_run_async_gives_what_a_load_of_the_session_gives(stream: bool) -> None:
+    pytest.importorskip("google.adk")
+    import adk_runs
+
+    followed: list[Any] = []
+
+    def wrap(events: Any) -> Any:
+        followed.append(turnfold.follow(events, display=False))
+        return followed[0]
+
+    session, events = adk_runs.run(wrap, stream=stream)
+    assert any(e.partial for e in events) == stream
+    live = followed[0].transcript
+    loaded = turnfold.load(session)
+    assert live.warnings == []
+    assert _shape(live) == _shape(loaded)
+    assert isinstance(loaded.entries[0], UserMessage)  # run_async does not yield it
+    assert not any(isinstance(e, UserMessage) for e in live.entries)
+    texts = [e.text for e in live.entries if isinstance(e, AssistantText)]
+    assert texts == ["Handing over.", "1+2=3, 3+4=7; explode failed."]
+
+
+def test_A2_a_followed_run_whose_tool_raises_shows_the_error() -> None:
+    pytest.importorskip("google.adk")
+    import adk_runs
+
+    followed: list[Any] = []
+
+    def wrap(events: Any) -> Any:
+        followed.append(turnfold.follow(events, display=False))
+        return followed[0]
+
+    session, _, failure = adk_runs.raising_run(wrap)
+    assert isinstance(failure, ValueError)
+    live = followed[0].transcript
+    assert _shape(live) == _shape(turnfold.load(session))
+    assert [c.status for c in live.tool_calls()] == ["success", "error"]
+    assert len(live.tool_calls()) == _objects_calls(session)
+
+
+def test_L4_other_adk_objects_are_refused_by_name() -> None:
+    pytest.importorskip("google.adk")
+    from google.adk.agents import LlmAgent
+
+    with pytest.raises(TranscriptFormatError) as raised:
+        turnfold.load([LlmAgent(name="calc", model="scripted-1")])
+    assert "LlmAgent is not a session" in str(raised.value)
+    assert "<object>" in str(raised.value)

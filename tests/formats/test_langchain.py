@@ -1,0 +1,431 @@
+"""LangChain messages and LangGraph runs (spec A-1, A-2, A-3, L-1, L-3, L-4, X-2; issue 22).
+
+The runs are real: ``create_agent`` with the scripted offline model of
+``tests/formats/langchain_runs.py`` (thinking, a call that succeeds, a ``ToolException`` the
+tool handles, usage on every response, an answer). The fixtures under
+``tests/fixtures/frameworks/langchain/`` were written by the same script (``main()``) with
+langchain-core 1.8.3. The few records built by hand below are marked so, written from the
+types of ``langchain_core.messages``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain_core")
+pytest.importorskip("langgraph")
+pytest.importorskip("langchain")
+
+import turnfold
+from turnfold.formats import TranscriptFormatError, which_format
+from turnfold.formats.frameworks import langchain as adapter
+from turnfold.formats.source import open_source
+from turnfold.model import (
+    AssistantText,
+    Thinking,
+    ToolCall,
+    Transcript,
+    TranscriptChange,
+    UserMessage,
+)
+
+sys.path.insert(0, str(Path(__file__).parent))
+import langchain_runs as runs
+from counters_langchain import langchain as count_saved_calls
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "langchain"
+TO_DICT = FIXTURES / "langchain_v1.8.3_messages-to-dict_tool-error.json"
+DUMPD = FIXTURES / "langchain_v1.8.3_dumpd_tool-error.json"
+
+
+def count_calls(messages: list[Any]) -> int:
+    """The framework's own count: the ``tool_calls`` and ``invalid_tool_calls`` of its AI
+    messages (``langchain_core.messages.AIMessage``), read apart from the loader."""
+    from langchain_core.messages import AIMessage
+
+    return sum(
+        len(m.tool_calls) + len(m.invalid_tool_calls) for m in messages if isinstance(m, AIMessage)
+    )
+
+
+def all_calls(transcript: Transcript) -> list[ToolCall]:
+    calls = []
+    for call in transcript.tool_calls():
+        calls.append(call)
+        if call.subagent is not None and call.subagent.transcript is not None:
+            calls += all_calls(call.subagent.transcript)
+    return calls
+
+
+def outcome(transcript: Transcript) -> tuple[list[Any], str | None]:
+    """What a follow must end with: each call's id, name, args, status and result, and the
+    answer (the last text)."""
+    calls = [
+        (c.call_id, c.name, c.args, c.status, c.result.text if c.result else None)
+        for c in transcript.tool_calls()
+    ]
+    texts = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
+    return calls, texts[-1] if texts else None
+
+
+Seen = tuple[TranscriptChange, Any, Any]
+
+
+def follow(events: list[Any]) -> tuple[Transcript, list[Seen]]:
+    """The transcript a follower makes of ``events``, and every change its observers saw,
+    with the entry's text and status at that moment."""
+    transcript = Transcript()
+    changes: list[Seen] = []
+    transcript.observe(
+        lambda c: changes.append(
+            (c, getattr(c.entry, "text", None), getattr(c.entry, "status", None))
+        )
+    )
+    follower = adapter.Follower(transcript)
+    for event in events:
+        follower.feed(event)
+    follower.close()
+    return transcript, changes
+
+
+@pytest.fixture(scope="module")
+def result() -> dict[str, Any]:
+    return runs.run_result()
+
+
+# --- A-1: the objects after a run ------------------------------------------------------------
+
+
+def test_A1_a_message_list_reads_prompt_thinking_calls_statuses_usage_and_answer(
+    result: dict[str, Any],
+) -> None:
+    messages = result["messages"]
+    transcript = turnfold.load(messages)
+    assert transcript.metadata["source_format"] == "langchain"
+    assert transcript.metadata["model"] == runs.MODEL
+    assert transcript.warnings == []
+    user = transcript.entries[0]
+    assert isinstance(user, UserMessage)
+    assert user.text == runs.PROMPT
+    calls = {c.call_id: c for c in transcript.tool_calls()}
+    assert (calls["call_1"].name, calls["call_1"].args) == ("add", {"a": 1, "b": 2})
+    assert calls["call_1"].status == "success"
+    assert calls["call_1"].result.text == "3"
+    assert (calls["call_2"].name, calls["call_2"].status) == ("explode", "error")
+    assert calls["call_2"].result is not None
+    assert calls["call_2"].result.text == "boom: y"
+    assert calls["call_1"].batch_id == messages[1].id  # a response's calls are its batch
+    thinking = [e.text for e in transcript.entries if isinstance(e, Thinking)]
+    assert thinking == ["I add first.", "Now the failing one.", "Both calls are done."]
+    texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert [t.text for t in texts] == ["Trying it.", runs.ANSWER]
+    assert texts[-1].model == runs.MODEL
+    assert texts[-1].meta["agent"] == "calculator"
+    usage = texts[-1].usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.output_tokens) == (130, 20)
+    assert (usage.cache_read_tokens, usage.cache_write_tokens, usage.reasoning_tokens) == (4, 1, 3)
+    # The first response wrote no text: its usage rides on its first entry.
+    first = next(e for e in transcript.entries if isinstance(e, Thinking))
+    assert first.meta["usage"]["input_tokens"] == 101
+
+
+def test_A1_an_independent_count_of_the_framework_s_calls_equals_the_transcript_s(
+    result: dict[str, Any],
+) -> None:
+    transcript = turnfold.load(result["messages"])
+    assert count_calls(result["messages"]) == len(all_calls(transcript)) == 2
+
+
+def test_A1_a_graph_result_reads_like_its_messages_and_keeps_scalar_state(
+    result: dict[str, Any],
+) -> None:
+    state = {**result, "step_count": 7, "scratch": {"k": [1, 2]}}
+    transcript = turnfold.load(state)
+    assert transcript.entries == turnfold.load(result["messages"]).entries
+    assert transcript.metadata["step_count"] == 7
+    assert "scratch" not in transcript.metadata
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["other state"] == {"ignored": 1}
+    assert "scratch" in state
+    assert state["scratch"] == {"k": [1, 2]}
+
+
+def test_A1_loading_never_shares_or_changes_the_messages(result: dict[str, Any]) -> None:
+    messages = result["messages"]
+    before = [m.model_dump() for m in messages]
+    transcript = turnfold.load(messages)
+    call = next(c for c in transcript.tool_calls() if c.call_id == "call_1")
+    call.args["a"] = 99
+    assert [m.model_dump() for m in messages] == before
+
+
+def test_A1_messages_to_dict_output_loads_as_objects_and_from_its_file_with_detection(
+    result: dict[str, Any],
+) -> None:
+    from langchain_core.messages import messages_to_dict
+
+    saved = messages_to_dict(result["messages"])
+    assert outcome(turnfold.load(saved)) == outcome(turnfold.load(result["messages"]))
+    source, _ = open_source(TO_DICT)
+    assert which_format(source) == "langchain"
+    transcript = turnfold.load(TO_DICT)
+    assert transcript.warnings == []
+    assert outcome(transcript) == outcome(turnfold.load(result["messages"]))
+    assert count_saved_calls(TO_DICT) == len(all_calls(transcript))
+
+
+def test_A1_the_dumpd_form_loads_from_its_file_like_messages_to_dict() -> None:
+    source, _ = open_source(DUMPD)
+    assert which_format(source) == "langchain"
+    dumped = turnfold.load(DUMPD)
+    assert dumped.warnings == []
+    assert outcome(dumped) == outcome(turnfold.load(TO_DICT))
+    assert [type(e) for e in dumped.entries] == [type(e) for e in turnfold.load(TO_DICT).entries]
+
+
+def test_A1_message_chunks_read_as_their_messages() -> None:
+    from langchain_core.messages import AIMessageChunk, HumanMessageChunk, ToolMessage
+
+    chunks = [
+        HumanMessageChunk(content="hi"),
+        AIMessageChunk(content="Looking", id="m1")
+        + AIMessageChunk(
+            content=" it up.",
+            id="m1",
+            tool_call_chunks=[{"name": "search", "args": '{"query": "x"}', "id": "c1", "index": 0}],
+        ),
+        ToolMessage(content="found", tool_call_id="c1", status="success"),
+    ]
+    transcript = turnfold.load(chunks)
+    assert [e.text for e in transcript.entries if isinstance(e, AssistantText)] == [
+        "Looking it up."
+    ]
+    (call,) = transcript.tool_calls()
+    assert (call.name, call.args, call.status) == ("search", {"query": "x"}, "success")
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["AIMessageChunk"] == {"mapped": 1}
+
+
+def test_A1_reasoning_blocks_invalid_calls_and_standard_content_are_read() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    # Hand-made, in the shapes of langchain_core's content blocks and InvalidToolCall.
+    messages = [
+        HumanMessage(content=[{"type": "text", "text": "look"}, {"type": "image_url"}]),
+        AIMessage(
+            content=[
+                {"type": "reasoning", "reasoning": "standard reasoning"},
+                {"type": "reasoning", "summary": [{"type": "summary_text", "text": "a summary"}]},
+                {"type": "redacted_thinking", "data": "opaque"},
+                {"type": "text", "text": "Calling."},
+                {"type": "tool_use", "id": "c1", "name": "f", "input": {}},
+            ],
+            tool_calls=[{"name": "f", "args": {}, "id": "c1"}],
+            invalid_tool_calls=[
+                {"name": "g", "args": "{oops", "id": "c2", "error": "bad JSON", "type": "x"}
+            ],
+        ),
+        ToolMessage(content=[{"type": "text", "text": "done"}], tool_call_id="c1"),
+    ]
+    transcript = turnfold.load(messages)
+    assert transcript.entries[0].text == "look"  # type: ignore[attr-defined]
+    assert transcript.entries[0].meta == {"images": 1}
+    forms = [(e.form, e.text, e.data) for e in transcript.entries if isinstance(e, Thinking)]
+    assert forms == [
+        ("text", "standard reasoning", None),
+        ("summary", "a summary", None),
+        ("redacted", "", "opaque"),
+    ]
+    calls = {c.call_id: c for c in transcript.tool_calls()}
+    assert len(calls) == 2  # the tool_use block repeats tool_calls: not a call of its own
+    assert calls["c1"].status == "success"
+    assert calls["c1"].result.text == "done"
+    assert calls["c2"].status == "error"
+    assert calls["c2"].result.text == "bad JSON"
+    assert calls["c2"].meta["invalid"] is True
+    assert transcript.warnings == []
+
+
+def test_L3_what_the_messages_do_not_record_stays_absent() -> None:
+    # Hand-made records: a tool message without a status (an older dump), no usage, no model.
+    records = [
+        {"type": "human", "data": {"content": "go"}},
+        {
+            "type": "ai",
+            "data": {"content": "", "tool_calls": [{"name": "f", "args": {}, "id": "c1"}]},
+        },
+        {"type": "tool", "data": {"content": "ok", "tool_call_id": "c1"}},
+        {
+            "type": "ai",
+            "data": {"content": "", "tool_calls": [{"name": "f", "args": {}, "id": "c2"}]},
+        },
+    ]
+    transcript = turnfold.load(records)
+    c1, c2 = transcript.tool_calls()
+    assert c1.status == "unknown"  # a result without status: finished, outcome not recorded
+    assert c2.status == "unknown"
+    assert c2.result is None
+    assert all(e.timestamp is None for e in transcript.entries)
+    assert all(c.started_at is None and c.duration_ms is None for c in transcript.tool_calls())
+    assert "model" not in transcript.metadata
+    assert c1.subagent is None  # no sub-agent is invented
+
+
+# --- L-4: bad input --------------------------------------------------------------------------
+
+
+def test_L4_objects_of_the_framework_that_are_not_messages_are_a_format_error() -> None:
+    from langchain_core.documents import Document
+
+    with pytest.raises(TranscriptFormatError, match="<object>"):
+        turnfold.load([Document(page_content="a"), Document(page_content="b")])
+
+
+def test_L4_a_malformed_saved_file_is_a_format_error_naming_it(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('[{"type": "ai", "data": {"content": "x"', encoding="utf-8")
+    with pytest.raises(TranscriptFormatError, match=r"broken\.json"):
+        turnfold.load(broken)
+
+
+def test_L4_a_bad_record_among_good_ones_is_a_warning_and_the_rest_is_shown(
+    tmp_path: Path,
+) -> None:
+    records = TO_DICT.read_text(encoding="utf-8").rstrip().rstrip("]") + ', {"type": "ai"}]'
+    path = tmp_path / "one-bad.json"
+    path.write_text(records, encoding="utf-8")
+    transcript = turnfold.load(path, format="langchain")
+    assert len(transcript.warnings) == 1
+    assert "one-bad.json" in str(transcript.warnings[0])
+    assert outcome(transcript) == outcome(turnfold.load(TO_DICT))
+
+
+# --- A-2: live ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [["updates", "messages"], "values", "updates", "messages", ["values", "messages", "tasks"]],
+    ids=str,
+)
+def test_A2_following_the_stream_ends_with_what_load_gives_for_the_final_state(mode: Any) -> None:
+    events, final = runs.stream_run(mode)
+    transcript, _ = follow(events)
+    loaded = turnfold.load(final)
+    assert outcome(transcript) == outcome(loaded)
+    assert outcome(transcript)[0][1][3] == "error"
+    assert transcript.warnings == []
+    # Each message once: the entries are load's, less the prompt where the stream omits it.
+    kinds = [(type(e).__name__, getattr(e, "text", None)) for e in transcript.entries]
+    expected = [(type(e).__name__, getattr(e, "text", None)) for e in loaded.entries]
+    assert kinds == (expected if "values" in mode else expected[1:])
+
+
+def test_A2_streamed_tokens_grow_one_entry_and_calls_run_until_their_result() -> None:
+    events, _ = runs.stream_run(["updates", "messages"])
+    transcript, changes = follow(events)
+    answer = next(e for e in transcript.entries if getattr(e, "text", None) == runs.ANSWER)
+    grown = [text for c, text, _ in changes if c.entry is answer]
+    assert grown[0] == "1+2=3;"
+    assert grown[-1] == runs.ANSWER
+    assert len(set(grown)) > 3
+    call = next(c for c in transcript.tool_calls() if c.call_id == "call_2")
+    statuses = [status for c, _, status in changes if c.entry is call]
+    assert statuses[0] == "executing"
+    assert statuses[-1] == "error"
+    streaming = next(e for e in transcript.entries if isinstance(e, Thinking))
+    assert streaming.streaming is False  # the complete message ended its streaming
+
+
+def test_A2_turnfold_follow_passes_every_event_and_fills_its_transcript() -> None:
+    events, final = runs.stream_run(["updates", "messages"])
+    run = turnfold.follow(iter(events), display=False)
+    assert list(run) == events
+    assert outcome(run.transcript) == outcome(turnfold.load(final))
+
+
+def test_A2_an_astream_followed_with_async_for_ends_like_the_load_of_its_state() -> None:
+    # A fresh thread's loop: other tests may leave one running in this thread.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        run, events, final = pool.submit(
+            asyncio.run, runs.follow_astream(["updates", "messages"])
+        ).result()
+    assert len(events) > 10
+    assert outcome(run.transcript) == outcome(turnfold.load(final))
+    assert outcome(run.transcript)[0][1][3] == "error"
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [["updates", "messages"], "updates", "values", "messages", ["updates", "messages", "tasks"]],
+    ids=str,
+)
+def test_A2_a_child_agent_run_inside_a_tool_is_nested_as_a_subagent_of_its_call(mode: Any) -> None:
+    events, final = runs.stream_parent(mode)
+    transcript, _ = follow(events)
+    assert outcome(transcript) == outcome(turnfold.load(final))
+    (call,) = transcript.tool_calls()
+    assert call.name == "ask_helper"
+    assert call.status == "success"
+    assert call.subagent is not None
+    assert call.subagent.name == "helper"
+    child = call.subagent.transcript
+    assert child is not None
+    (child_call,) = child.tool_calls()
+    assert (child_call.call_id, child_call.args, child_call.status) == (
+        "child_call_1",
+        {"a": 2, "b": 3},
+        "success",
+    )
+    assert outcome(child)[1] == runs.CHILD_ANSWER
+    assert len(all_calls(transcript)) == 2
+    # The static load of the parent's state holds no trace of the child: nothing invented.
+    assert turnfold.load(final).tool_calls()[0].subagent is None
+
+
+def test_A2_feeding_a_values_stream_reads_only_the_new_messages() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    class Counted(list):  # type: ignore[type-arg]
+        """A state's message list that counts the messages read from it."""
+
+        read = 0
+
+        def __getitem__(self, index: Any) -> Any:
+            found = super().__getitem__(index)
+            Counted.read += len(found) if isinstance(index, slice) else 1
+            return found
+
+    history: list[Any] = [HumanMessage("go", id="h")]
+    states = []
+    for step in range(500):
+        history += [
+            AIMessage("", id=f"a{step}", tool_calls=[{"name": "f", "args": {}, "id": f"c{step}"}]),
+            ToolMessage("ok", tool_call_id=f"c{step}", id=f"t{step}"),
+        ]
+        states.append({"messages": Counted(history)})
+    transcript, _ = follow(states)
+    assert len(transcript.tool_calls()) == 500
+    assert Counted.read <= 3 * len(history)  # O(new messages), not O(history) per state
+
+
+# --- A-3: no cost when unused ------------------------------------------------------------------
+
+
+def test_A3_the_adapter_imports_without_the_framework() -> None:
+    code = (
+        "import sys, turnfold, turnfold.formats.frameworks.langchain as m; "
+        "import turnfold.formats as f; f._modules(); "
+        "print(any(k.split('.')[0] in ('langchain_core', 'langgraph', 'langchain') "
+        "for k in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

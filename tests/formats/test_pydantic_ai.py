@@ -1,0 +1,466 @@
+"""pydantic-ai's message history (spec A-1, A-2, A-3, L-1, L-3, L-4, X-2; issue 22).
+
+The runs are of the real pydantic-ai (``pydantic-ai-slim``, its ``FunctionModel``, no
+network), scripted in ``tests/formats/pydantic_ai_runs.py``; the saved fixture under
+``tests/fixtures/frameworks/pydantic-ai/`` was written by it. The small message lists built in
+the tests below are hand-made, in the shape ``ModelMessagesTypeAdapter`` writes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.formats import TranscriptFormatError, which_format
+from turnfold.formats.frameworks import pydantic_ai as adapter
+from turnfold.formats.source import open_source
+from turnfold.model import (
+    AssistantText,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    Transcript,
+    TranscriptChange,
+    UserMessage,
+)
+
+sys.path.insert(0, str(Path(__file__).parent))
+import pydantic_ai_runs as runs
+from counters_pydantic_ai import pydantic_ai as count_saved_calls
+
+pytest.importorskip("pydantic_ai")
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "pydantic-ai"
+SAVED = sorted(FIXTURES.glob("pydantic-ai_v*_all-messages_retry-failed.json"))[-1]
+STATUSES = {
+    "call_1": "success",
+    "call_2": "error",
+    "call_3": "error",
+    "call_4": "success",
+    "call_5": "success",
+}
+
+
+@pytest.fixture(scope="module")
+def result() -> Any:
+    return runs.run()
+
+
+def _calls(transcript: Transcript) -> dict[str, ToolCall]:
+    return {c.call_id: c for c in transcript.tool_calls()}
+
+
+def _outline(transcript: Transcript) -> list[tuple[Any, ...]]:
+    """What a followed run must share with the loaded one: calls (names, args, ids), their
+    statuses and results, and the texts."""
+    out: list[tuple[Any, ...]] = []
+    for entry in transcript.entries:
+        if isinstance(entry, ToolCall):
+            text = entry.result.text if entry.result else None
+            out.append(("call", entry.call_id, entry.name, entry.args, entry.status, text))
+        elif isinstance(entry, (AssistantText, Thinking)):
+            out.append((entry.kind, entry.text))
+    return out
+
+
+def count_framework_calls(messages: list[Any]) -> int:
+    """The run's calls counted from pydantic-ai's own types, apart from the loader."""
+    from pydantic_ai.messages import ModelResponse, NativeToolCallPart, ToolCallPart
+
+    return len(
+        {
+            part.tool_call_id
+            for message in messages
+            if isinstance(message, ModelResponse)
+            for part in message.parts
+            if isinstance(part, (ToolCallPart, NativeToolCallPart))
+        }
+    )
+
+
+# --- after the run (A-1) ------------------------------------------------------------------------
+
+
+def test_A1_a_run_result_reads_prompt_thinking_calls_statuses_usage_and_answer(
+    result: Any,
+) -> None:
+    transcript = turnfold.load(result)
+    assert transcript.warnings == []
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    kinds = [type(e).__name__ for e in transcript.entries]
+    assert kinds == ["UserMessage", "Thinking", "AssistantText"] + ["ToolCall"] * 5 + [
+        "AssistantText"
+    ]
+    prompt = transcript.entries[0]
+    assert isinstance(prompt, UserMessage)
+    assert prompt.text == runs.PROMPT
+    assert prompt.timestamp is not None  # the part's own timestamp
+    assert transcript.metadata["system"] == f"{runs.SYSTEM_PROMPT}\n\n{runs.INSTRUCTIONS}"
+    calls = _calls(transcript)
+    assert {k: c.status for k, c in calls.items()} == STATUSES
+    assert calls["call_1"].args == {"a": 1, "b": 2}
+    assert calls["call_1"].result.text == "3"
+    assert calls["call_2"].args == {"x": "y"}  # a JSON string in the part, args_as_dict()
+    assert calls["call_2"].result.text == "boom: y"
+    assert calls["call_2"].meta["outcome"] == "failed"
+    retry = calls["call_3"].meta["retry"]
+    assert calls["call_3"].meta["outcome"] == "retried"
+    assert retry["cause"] == "model_retry"
+    assert calls["call_1"].batch_id == calls["call_2"].batch_id != calls["call_3"].batch_id
+    assert all(c.started_at and c.ended_at for c in calls.values())
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == runs.ANSWER
+    assert answer.usage is not None
+    assert answer.usage.input_tokens == 400
+    assert answer.usage.cache_read_tokens == 4
+    assert answer.usage.cache_write_tokens is None
+    assert answer.model == result.all_messages()[-1].model_name
+    # A response of calls alone carries its usage in its first entry's meta.
+    assert calls["call_3"].meta["usage"] == {
+        "input_tokens": 200,
+        "output_tokens": 20,
+        "cache_read_tokens": 2,
+    }
+    assert transcript.metadata["final_output"] == runs.ANSWER
+    assert transcript.metadata["usage"]["requests"] == result.usage.requests
+    assert transcript.metadata["usage"]["input_tokens"] == result.usage.input_tokens
+
+
+def test_A1_the_message_list_and_one_message_read_like_the_result(result: Any) -> None:
+    whole = turnfold.load(result)
+    listed = turnfold.load(result.all_messages())
+    assert listed.entries == whole.entries
+    assert listed.metadata["source_format"] == adapter.NAME
+    first = turnfold.load(result.all_messages()[0])
+    assert [type(e) for e in first.entries] == [UserMessage]
+
+
+def test_A1_the_saved_json_loads_with_detection_from_bytes_text_objects_and_a_file(
+    result: Any, tmp_path: Path
+) -> None:
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    expected = turnfold.load(result).entries
+    saved = result.all_messages_json()
+    dumped = ModelMessagesTypeAdapter.dump_python(result.all_messages(), mode="json")
+    path = tmp_path / "history.json"
+    path.write_bytes(saved)
+    for value in (saved, saved.decode(), dumped, path):
+        source, _ = open_source(value)
+        assert which_format(source) == adapter.NAME
+        transcript = turnfold.load(value)
+        assert transcript.entries == expected
+        assert transcript.metadata["source_format"] == adapter.NAME
+    lines = tmp_path / "history.jsonl"
+    lines.write_text("\n".join(json.dumps(m) for m in dumped) + "\n", encoding="utf-8")
+    assert turnfold.load(lines).entries == expected
+
+
+def test_A1_an_agent_run_result_dumped_by_pydantic_keeps_output_and_usage(result: Any) -> None:
+    from pydantic import TypeAdapter
+    from pydantic_ai.run import AgentRunResult
+
+    saved = TypeAdapter(AgentRunResult).dump_json(result)
+    transcript = turnfold.load(saved)
+    assert transcript.warnings == []
+    assert transcript.entries == turnfold.load(result).entries
+    assert transcript.metadata["final_output"] == runs.ANSWER
+    assert transcript.metadata["usage"]["tool_calls"] == result.usage.tool_calls
+    assert transcript.metadata["run_id"] == result.run_id
+
+
+def test_A1_the_saved_fixture_reads_every_call_and_status() -> None:
+    transcript = turnfold.load(SAVED)
+    assert transcript.warnings == []
+    assert {k: c.status for k, c in _calls(transcript).items()} == STATUSES
+    assert len(transcript.tool_calls()) == count_saved_calls(SAVED) == 5
+
+
+def test_X2_an_independent_count_of_the_run_s_calls_equals_the_transcript_s(result: Any) -> None:
+    transcript = turnfold.load(result)
+    assert len(transcript.tool_calls()) == count_framework_calls(result.all_messages())
+
+
+def test_L3_a_delegated_agent_is_a_plain_call_and_nothing_is_invented(result: Any) -> None:
+    transcript = turnfold.load(result)
+    research = _calls(transcript)["call_5"]
+    assert research.subagent is None  # the child's messages are not in the parent's
+    assert research.result is not None
+    assert research.result.text == "Because inputs are bad."
+    # The format records no duration of its own, and no usage where a provider gave none.
+    assert research.duration_ms is None
+    saved = json.loads(result.all_messages_json())
+    saved[1]["usage"] = {}
+    assert all(
+        getattr(e, "usage", None) is None and "usage" not in e.meta
+        for e in turnfold.load(saved[:3]).entries
+    )
+
+
+def _request(*parts: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "request", "parts": list(parts)}
+
+
+def _response(*parts: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "response", "parts": list(parts), "usage": {}, "model_name": "m"}
+
+
+def _call(call_id: str, name: str = "t") -> dict[str, Any]:
+    return {"part_kind": "tool-call", "tool_name": name, "args": None, "tool_call_id": call_id}
+
+
+def _return(call_id: str, **extra: Any) -> dict[str, Any]:
+    part = {"part_kind": "tool-return", "tool_name": "t", "content": "out", "tool_call_id": call_id}
+    return {**part, **extra}
+
+
+def test_L1_outcomes_and_the_deprecated_retry_prompt_map_to_statuses() -> None:
+    messages = [
+        _request({"part_kind": "user-prompt", "content": "go"}),
+        _response(_call("a"), _call("b"), _call("c"), _call("d"), _call("e")),
+        _request(
+            _return("a"),  # no outcome: a file older than the field
+            _return("b", outcome="denied"),
+            {"part_kind": "retry-prompt", "tool_name": "t", "content": "bad", "tool_call_id": "c"},
+            {"part_kind": "retry-prompt", "content": [{"msg": "no"}], "tool_call_id": "x"},
+            _return("d", outcome="interrupted"),
+        ),
+    ]
+    transcript = turnfold.load(messages)
+    assert transcript.warnings == []
+    calls = _calls(transcript)
+    statuses = {k: c.status for k, c in calls.items()}
+    assert statuses == {
+        "a": "success",
+        "b": "cancelled",
+        "c": "error",
+        "d": "cancelled",
+        "e": "unknown",
+    }
+    assert calls["c"].result is not None
+    assert calls["c"].result.text == "bad"
+    assert calls["c"].meta["retry"] is True
+    assert calls["a"].args == {}  # args None, as args_as_dict() reads it
+    notice = next(e for e in transcript.entries if isinstance(e, SystemNotice))
+    assert notice.subtype == "retry"
+    assert "no" in notice.text
+
+
+def test_A1_a_multimodal_prompt_keeps_images_and_names_other_files() -> None:
+    from pydantic_ai.messages import BinaryContent, ImageUrl, ModelRequest, UserPromptPart
+
+    prompt = UserPromptPart(
+        [
+            "look",
+            ImageUrl("https://example.com/a.png"),
+            BinaryContent(b"abc", media_type="image/png"),
+        ]
+    )
+    message = ModelRequest(parts=[prompt])
+    transcript = turnfold.load([message])
+    user = transcript.entries[0]
+    assert isinstance(user, UserMessage)
+    assert user.text.startswith("look")
+    assert "https://example.com/a.png" in user.text
+    assert [i.media_type for i in user.images] == ["image/png"]
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    saved = ModelMessagesTypeAdapter.dump_json([message])
+    assert turnfold.load(saved).entries == transcript.entries
+
+
+def test_L1_builtin_tools_files_compaction_and_a_cut_off_response_read_alike_saved() -> None:
+    from pydantic import BaseModel
+    from pydantic_ai.messages import (
+        BinaryContent,
+        CompactionPart,
+        FilePart,
+        ModelMessagesTypeAdapter,
+        ModelRequest,
+        ModelResponse,
+        NativeToolCallPart,
+        NativeToolReturnPart,
+        TextPart,
+        ThinkingPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    class Point(BaseModel):
+        x: int
+
+    messages = [
+        ModelRequest(parts=[UserPromptPart("hi")]),
+        ModelResponse(
+            parts=[
+                ThinkingPart("", signature="sig", provider_name="anthropic"),
+                NativeToolCallPart("web_search", {"query": "q"}, tool_call_id="b1"),
+                NativeToolReturnPart("web_search", {"results": [1]}, tool_call_id="b1"),
+                FilePart(BinaryContent(b"png", media_type="image/png")),
+                ToolCallPart("point", {"a": 1}, tool_call_id="c1"),
+            ],
+            finish_reason="length",
+        ),
+        ModelRequest(parts=[ToolReturnPart("point", Point(x=3), tool_call_id="c1")]),
+        ModelResponse(parts=[CompactionPart(content="summary"), TextPart("done")]),
+    ]
+    transcript = turnfold.load(messages)
+    assert transcript.warnings == []
+    assert turnfold.load(ModelMessagesTypeAdapter.dump_json(messages)).entries == (
+        transcript.entries
+    )
+    kinds = [e.kind for e in transcript.entries]
+    assert kinds == [
+        "user",
+        "thinking",
+        "tool_call",
+        "assistant",
+        "tool_call",
+        "system",
+        "compaction",
+        "assistant",
+    ]
+    thinking, search = transcript.entries[1], transcript.entries[2]
+    assert isinstance(thinking, Thinking)
+    assert (thinking.form, thinking.data) == ("encrypted", "sig")
+    assert isinstance(search, ToolCall)
+    assert search.status == "success"
+    assert search.meta["builtin"] is True
+    point = _calls(transcript)["c1"]
+    assert point.result is not None
+    assert json.loads(point.result.text or "") == {"x": 3}  # a model, by pydantic-ai's dump
+    notice = transcript.entries[5]
+    assert isinstance(notice, SystemNotice)
+    assert notice.subtype == "length"
+
+
+def test_L4_objects_of_the_wrong_kind_are_a_format_error_naming_the_source() -> None:
+    from pydantic_ai.messages import ToolCallPart
+
+    with pytest.raises(TranscriptFormatError) as raised:
+        turnfold.load([ToolCallPart("add", {"a": 1}, tool_call_id="c")])
+    assert "<object>" in str(raised.value)
+
+
+def test_L4_a_malformed_saved_file_keeps_what_it_can_with_warnings(tmp_path: Path) -> None:
+    good = _request({"part_kind": "user-prompt", "content": "hi"})
+    odd = _response({"part_kind": "mystery"}, {"part_kind": "text", "content": "answer"})
+    path = tmp_path / "broken.jsonl"
+    path.write_text(
+        json.dumps(good) + "\n" + json.dumps(odd) + "\n" + '{"kind": "respo\n', encoding="utf-8"
+    )
+    transcript = turnfold.load(path, format=adapter.NAME)
+    assert [type(e) for e in transcript.entries] == [UserMessage, AssistantText]
+    reasons = [w.reason for w in transcript.warnings]
+    assert any("mystery" in r for r in reasons)
+    assert any("JSON" in r for r in reasons)
+    orphan = _request(_return("nobody"))
+    loaded = turnfold.load([good, orphan])
+    assert any("unknown tool_call_id" in w.reason for w in loaded.warnings)
+
+
+# --- live (A-2) ---------------------------------------------------------------------------------
+
+
+def _follow(events: list[Any]) -> tuple[Transcript, list[TranscriptChange], list[Any]]:
+    """The events fed to a Follower one by one; the changes it made and, after each event,
+    the statuses of the calls."""
+    transcript = Transcript(metadata={"source_format": adapter.NAME})
+    changes: list[TranscriptChange] = []
+    transcript.observe(changes.append)
+    follower = adapter.Follower(transcript)
+    statuses: list[Any] = []
+    for event in events:
+        follower.feed(event)
+        statuses.append({c.call_id: c.status for c in transcript.tool_calls()})
+    follower.close()
+    return transcript, changes, statuses
+
+
+def test_A2_iter_nodes_follow_to_the_transcript_load_gives() -> None:
+    nodes, result = runs.iter_nodes()
+    assert type(nodes[-1]).__name__ == "End"
+    transcript, changes, statuses = _follow(nodes)
+    loaded = turnfold.load(result)
+    assert transcript.entries == loaded.entries
+    assert transcript.metadata["final_output"] == runs.ANSWER
+    assert transcript.warnings == []
+    assert {c.entry.id for c in changes if c.action == "append"} == {
+        e.id for e in transcript.entries
+    }
+    # After the CallToolsNode of the first response, its calls run until their returns come.
+    first = next(i for i, n in enumerate(nodes) if type(n).__name__ == "CallToolsNode")
+    assert statuses[first] == {"call_1": "executing", "call_2": "executing"}
+
+
+def test_A2_stream_events_follow_to_the_calls_statuses_and_answer_load_gives() -> None:
+    events = runs.stream_events()
+    assert type(events[-1]).__name__ == "AgentRunResultEvent"
+    transcript, changes, statuses = _follow(events)
+    loaded = turnfold.load(events[-1].result)
+    assert transcript.warnings == []
+    # The events carry no prompt: everything after it is the same.
+    assert isinstance(loaded.entries[0], UserMessage)
+    assert _outline(transcript) == _outline(loaded)
+    assert [e.timestamp for e in transcript.entries] == [e.timestamp for e in loaded.entries[1:]]
+    last = transcript.entries[-1]
+    assert isinstance(last, AssistantText)
+    assert last.usage == loaded.entries[-1].usage
+    assert transcript.metadata["final_output"] == runs.ANSWER
+    assert transcript.metadata["system"] == loaded.metadata["system"]
+    # A call runs from its FunctionToolCallEvent to its FunctionToolResultEvent.
+    started = next(i for i, e in enumerate(events) if type(e).__name__ == "FunctionToolCallEvent")
+    assert statuses[started]["call_1"] == "executing"
+    assert any(c.action == "update" and "text" in c.fields for c in changes)  # text streamed
+
+
+def test_A2_stream_events_begun_with_their_handle_follow_to_the_loaded_transcript() -> None:
+    transcript = Transcript(metadata={"source_format": adapter.NAME})
+    events = runs.stream_followed(adapter.Follower(transcript))
+    loaded = turnfold.load(events[-1].result)
+    assert transcript.warnings == []
+    assert transcript.entries == loaded.entries  # the prompt too, from the handle's history
+    assert transcript.metadata["usage"] == loaded.metadata["usage"]
+
+
+def test_A2_an_event_stream_handler_s_events_follow_to_the_same_calls() -> None:
+    events, result = runs.handler_events()
+    transcript, _, _ = _follow(events)
+    assert transcript.warnings == []
+    assert _outline(transcript) == _outline(turnfold.load(result))
+
+
+def test_A2_turnfold_follow_passes_nodes_through_and_picks_the_format() -> None:
+    following = pytest.importorskip("turnfold.following")
+    nodes, result = runs.iter_nodes()
+    run = following.follow(nodes, display=False)
+    assert list(run) == nodes
+    assert run.transcript.metadata["source_format"] == adapter.NAME
+    assert _outline(run.transcript) == _outline(turnfold.load(result))
+
+
+# --- no cost when unused (A-3) ------------------------------------------------------------------
+
+
+def test_A3_the_module_imports_without_pydantic_ai_and_imports_none_of_it() -> None:
+    code = (
+        "import sys; sys.modules['pydantic_ai'] = None\n"
+        "import turnfold.formats.frameworks.pydantic_ai as m\n"
+        "import turnfold\n"
+        't = turnfold.load(\'[{"kind": "request", "parts": '
+        '[{"part_kind": "user-prompt", "content": "hi"}]}]\')\n'
+        "print(m.NAME, t.entries[0].text)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.split() == ["pydantic-ai", "hi"]

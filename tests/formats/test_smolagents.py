@@ -1,0 +1,528 @@
+"""smolagents runs (spec A-1, A-2, A-3, L-1, L-3, L-4, X-2; issue 22).
+
+The runs come from the real smolagents on a scripted ``Model`` subclass (no network), built
+by ``tests/formats/smolagents_runs.py``, which also wrote the fixtures under
+``tests/fixtures/frameworks/smolagents/`` (``python tests/formats/smolagents_runs.py``).
+The counts the transcripts are checked against are read from smolagents' own types
+(:func:`count_calls`), not from the loader.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.formats import TranscriptFormatError, which_format
+from turnfold.formats.frameworks.smolagents import Follower
+from turnfold.formats.source import open_source
+from turnfold.model import AssistantText, SystemNotice, Thinking, ToolCall, Transcript, UserMessage
+
+sys.path.insert(0, str(Path(__file__).parent))
+import smolagents_runs as runs
+from counters_smolagents import smolagents as count_saved
+
+pytest.importorskip("smolagents")
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "smolagents"
+FULL_STEPS = FIXTURES / "smolagents_v1.26.0_full-steps_managed-agent.json"
+HELPER_STEPS = FIXTURES / "smolagents_v1.26.0_succinct-steps_helper.json"
+CODE_RESULT = FIXTURES / "smolagents_v1.26.0_run-result_code-agent.json"
+
+
+# --- independent views of the framework's objects ------------------------------------------
+
+
+def count_calls(agent: Any) -> int:
+    """The calls an agent's memory records, read from smolagents' own step types: an
+    ``ActionStep``'s ``tool_calls``, else (a failed step) its ``model_output_message``'s,
+    a ``ToolCallingAgent``'s ``final_answer`` call excepted; its managed agents' too."""
+    from smolagents.memory import ActionStep
+
+    count = 0
+    for step in agent.memory.steps:
+        if not isinstance(step, ActionStep):
+            continue
+        if step.tool_calls:
+            names = [c.name for c in step.tool_calls]
+        elif step.model_output_message is not None and step.model_output_message.tool_calls:
+            names = [c.function.name for c in step.model_output_message.tool_calls]
+        else:
+            names = []
+        count += sum(1 for n in names if n != "final_answer" or step.code_action is not None)
+    return count + sum(count_calls(child) for child in agent.managed_agents.values())
+
+
+def all_calls(transcript: Transcript) -> list[ToolCall]:
+    calls = []
+    for call in transcript.tool_calls():
+        calls.append(call)
+        if call.subagent is not None and call.subagent.transcript is not None:
+            calls += all_calls(call.subagent.transcript)
+    return calls
+
+
+def calls_of(transcript: Transcript) -> list[tuple[Any, ...]]:
+    """What A-2 compares: each call's id, name, arguments, status and result text."""
+    return [
+        (c.call_id, c.name, c.args, c.status, c.result.text if c.result else None)
+        for c in transcript.tool_calls()
+    ]
+
+
+def answers_of(transcript: Transcript) -> list[str]:
+    return [
+        e.text
+        for e in transcript.entries
+        if isinstance(e, AssistantText) and e.meta.get("final_answer")
+    ]
+
+
+def _format_of(value: Any) -> str | None:
+    source, _ = open_source(value)
+    return which_format(source)
+
+
+@pytest.fixture(scope="module")
+def agent() -> Any:
+    return runs.run()
+
+
+# --- after the run (A-1) ------------------------------------------------------------------
+
+
+def test_A1_the_agent_reads_as_task_plan_thoughts_calls_sub_agent_and_answer(agent: Any) -> None:
+    transcript = turnfold.load(agent)
+    assert transcript.warnings == []
+    assert transcript.metadata["source_format"] == "smolagents"
+    assert transcript.metadata["model"] == "scripted-1"
+    assert transcript.metadata["agent_class"] == "ToolCallingAgent"
+    assert "helper" in transcript.metadata["system"]  # the system prompt lists the team
+    kinds = [type(e).__name__ for e in transcript.entries]
+    assert kinds == [
+        "UserMessage",
+        "Thinking",  # the plan
+        "Thinking", "ToolCall",  # "Let me add first." and add
+        "ToolCall",  # explode
+        "Thinking", "ToolCall", "ToolCall",  # two adds in one step
+        "ToolCall",  # the managed agent
+        "AssistantText",  # final_answer
+    ]  # fmt: skip
+    user = transcript.entries[0]
+    assert isinstance(user, UserMessage)
+    assert user.text == runs.TASK
+    plan = transcript.entries[1]
+    assert isinstance(plan, Thinking)
+    assert "1. add 1 and 2" in plan.text
+    assert calls_of(transcript) == [
+        ("call_1", "add", {"a": 1, "b": 2}, "success", "3"),
+        (
+            "call_2",
+            "explode",
+            {"x": "y"},
+            "error",
+            "Error executing tool 'explode' with arguments {'x': 'y'}: ValueError: boom: y\n"
+            "Please try again or use another tool",
+        ),
+        ("call_3a", "add", {"a": 2, "b": 2}, "success", "4"),
+        ("call_3b", "add", {"a": 3, "b": 3}, "success", "6"),
+        ("call_4", "helper", {"task": "add 5 and 6"}, "success",
+         "Here is the final answer from your managed agent 'helper':\n11"),
+    ]  # fmt: skip
+    assert [c.batch_id for c in transcript.tool_calls()] == [
+        "step-1", "step-2", "step-3", "step-3", "step-4"
+    ]  # fmt: skip
+    assert "final_answer" not in [c.name for c in transcript.tool_calls()]
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == runs.ANSWER
+    assert answer.model == "scripted-1"
+
+
+def test_A1_timestamps_and_usage_are_the_steps_own(agent: Any) -> None:
+    from datetime import datetime, timezone
+
+    from smolagents.memory import ActionStep
+
+    transcript = turnfold.load(agent)
+    steps = [s for s in agent.memory.steps if isinstance(s, ActionStep)]
+    first = datetime.fromtimestamp(steps[0].timing.start_time, tz=timezone.utc).isoformat()
+    add = transcript.tool_calls()[0]
+    assert add.timestamp == first
+    assert add.meta["step"] == 1
+    assert add.meta["step_duration_ms"] == pytest.approx(steps[0].timing.duration * 1000)
+    assert add.duration_ms is None
+    assert add.started_at is None
+    thought = transcript.entries[2]
+    assert isinstance(thought, Thinking)
+    assert thought.meta["usage"] == {
+        "input_tokens": 10,
+        "output_tokens": 5,
+    }
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.usage is not None
+    assert (answer.usage.input_tokens, answer.usage.output_tokens) == (10, 9)
+    assert transcript.entries[0].timestamp is None  # a TaskStep records no time
+
+
+def test_L1_the_managed_agent_s_own_steps_nest_under_its_call(agent: Any) -> None:
+    transcript = turnfold.load(agent)
+    call = transcript.tool_calls()[-1]
+    sub = call.subagent
+    assert sub is not None
+    assert sub.name == "helper"
+    assert not sub.steps_missing
+    assert sub.task == "add 5 and 6"
+    assert sub.transcript is not None
+    assert calls_of(sub.transcript) == [("h_1", "add", {"a": 5, "b": 6}, "success", "11")]
+    assert answers_of(sub.transcript) == ["11"]
+    assert sub.tool_count == 1
+    assert sub.output_tokens == 3 + 2
+    helper_steps = agent.managed_agents["helper"].memory.steps
+    span = (helper_steps[-1].timing.end_time - helper_steps[1].timing.start_time) * 1000
+    assert sub.duration_ms == pytest.approx(span)
+    assert len(all_calls(transcript)) == count_calls(agent) == 6
+
+
+def test_A1_every_object_shape_and_the_saved_json_read_the_same_calls(
+    agent: Any, tmp_path: Path
+) -> None:
+    expected = calls_of(turnfold.load(agent))
+    saved = tmp_path / "steps.json"
+    saved.write_text(json.dumps(agent.memory.get_full_steps()), encoding="utf-8")
+    shapes = {
+        "memory": agent.memory,
+        "steps": agent.memory.steps,
+        "dicts": [s.dict() for s in agent.memory.steps],
+        "succinct": agent.memory.get_succinct_steps(),
+        "json text": json.dumps(agent.memory.get_full_steps()),
+        "file": saved,
+    }
+    for name, shape in shapes.items():
+        transcript = turnfold.load(shape)
+        assert transcript.warnings == [], name
+        assert calls_of(transcript) == expected, name
+        assert answers_of(transcript) == [runs.ANSWER], name
+        # Without the agent, its managed agent's steps are not at hand: the row says so.
+        sub = transcript.tool_calls()[-1].subagent
+        assert sub is not None, name
+        assert (sub.name, sub.steps_missing) == ("helper", True), name
+    assert _format_of(saved) == "smolagents"
+    assert _format_of(json.dumps(agent.memory.get_succinct_steps())) == "smolagents"
+    assert (
+        turnfold.load(agent.memory).metadata["system"] == agent.memory.system_prompt.system_prompt
+    )
+
+
+def test_A1_nothing_the_user_passed_is_modified(agent: Any) -> None:
+    before = [s.dict() for s in agent.memory.steps]
+    turnfold.load(agent)
+    turnfold.load(agent.memory.steps)
+    assert [s.dict() for s in agent.memory.steps] == before
+    assert agent.memory.steps[3].tool_calls is None  # the failed step, as smolagents left it
+
+
+def test_L3_a_failed_step_s_call_is_found_in_its_message_and_is_an_error(agent: Any) -> None:
+    from smolagents.utils import AgentToolExecutionError
+
+    failed = agent.memory.steps[3]
+    assert isinstance(failed.error, AgentToolExecutionError)
+    assert failed.tool_calls is None  # smolagents' own record: the call is only in the message
+    assert failed.model_output_message.tool_calls[0].id == "call_2"
+    call = {c.call_id: c for c in turnfold.load(agent.memory.steps).tool_calls()}["call_2"]
+    assert call.status == "error"
+    assert call.result is not None
+    assert "boom: y" in (call.result.text or "")
+
+
+def test_A1_a_code_agent_s_code_is_a_python_call_with_its_observation() -> None:
+    from turnfold.tools import tool_category
+
+    agent = runs.run_code()
+    transcript = turnfold.load(agent)
+    assert transcript.warnings == []
+    calls = transcript.tool_calls()
+    assert [(c.name, c.status) for c in calls] == [
+        ("python", "success"),
+        ("python", "error"),
+        ("python", "success"),
+    ]
+    assert all(tool_category(c.name) == "command" for c in calls)
+    assert calls[0].args == "print(add(a=1, b=2))"
+    assert calls[0].description == "print(add(a=1, b=2))"
+    assert calls[0].meta["tool_name"] == "python_interpreter"
+    assert calls[0].result is not None
+    assert "3" in (calls[0].result.text or "")
+    assert calls[1].result is not None
+    assert "boom: y" in (calls[1].result.text or "")
+    thoughts = [e.text for e in transcript.entries if isinstance(e, Thinking)]
+    assert thoughts == ["I add in code.", "now the failing tool.", "done."]  # code cut out
+    assert answers_of(transcript) == [runs.CODE_ANSWER]
+    assert len(all_calls(transcript)) == count_calls(agent)
+    # Live, a code action has no ToolOutput: its ActionStep settles it.
+    live = runs.make_code_agent()
+    followed = turnfold.follow(live.run(runs.CODE_TASK, stream=True), display=False)
+    for _ in followed:
+        pass
+    assert calls_of(followed.transcript) == calls_of(turnfold.load(live))
+    assert answers_of(followed.transcript) == [runs.CODE_ANSWER]
+
+
+def test_A1_several_calls_of_a_step_pair_with_its_observation_lines_or_share_it() -> None:
+    def step(observations: str) -> dict[str, Any]:
+        calls = [
+            {"id": i, "type": "function", "function": {"name": "look", "arguments": {"q": i}}}
+            for i in ("a", "b")
+        ]
+        return {
+            "step_number": 1,
+            "timing": {"start_time": 1.7e9, "end_time": 1.7e9 + 1, "duration": 1},
+            "tool_calls": calls,
+            "error": None,
+            "observations": observations,
+            "is_final_answer": False,
+        }
+
+    paired = turnfold.load([{"task": "t"}, step("A\nB")])
+    assert [c.result.text for c in paired.tool_calls() if c.result] == ["A", "B"]
+    shared = turnfold.load([{"task": "t"}, step("line 1\nline 2\nB")])
+    first, second = shared.tool_calls()
+    assert first.result is not None
+    assert first.result.text == "line 1\nline 2\nB"
+    assert second.result is None
+    assert second.status == "success"
+    assert first.meta["shared_observations"] == second.meta["shared_observations"] == "a"
+
+
+def test_L3_an_error_that_names_one_of_several_calls_fails_that_one_alone() -> None:
+    calls = [
+        {"id": i, "type": "function", "function": {"name": name, "arguments": {}}}
+        for i, name in (("a", "add"), ("b", "explode"))
+    ]
+    record = {
+        "step_number": 1,
+        "timing": {"start_time": 1.7e9, "end_time": 1.7e9 + 1},
+        "tool_calls": [],
+        "error": {"type": "AgentToolExecutionError", "message": "Error executing tool 'explode'"},
+        "model_output_message": {"role": "assistant", "content": None, "tool_calls": calls},
+        "observations": None,
+    }
+    transcript = turnfold.load([record])
+    assert [(c.call_id, c.status) for c in transcript.tool_calls()] == [
+        ("a", "unknown"),  # ran or not: the failed step keeps no output of it
+        ("b", "error"),
+    ]
+
+
+def test_A1_a_run_that_hits_max_steps_says_so_and_shows_the_forced_answer() -> None:
+    from smolagents import ToolCallingAgent
+
+    add, _ = runs._tools()
+    model = runs._model_class()(
+        [runs._message(None, ("add", {"a": 1, "b": 1}, "c1")), runs._message("Forced: 2")]
+    )
+    agent = ToolCallingAgent(tools=[add], max_steps=1, logger=runs._quiet(), model=model)
+    events = list(turnfold.follow(agent.run("add", stream=True), display=False))
+    loaded = turnfold.load(agent)
+    notices = [e for e in loaded.entries if isinstance(e, SystemNotice)]
+    assert [(n.level, n.subtype) for n in notices] == [("warning", "max_steps")]
+    assert answers_of(loaded) == ["Forced: 2"]
+    followed = Transcript()
+    follower = Follower(followed)
+    for event in events:
+        follower.feed(event)
+    follower.close()
+    assert calls_of(followed) == calls_of(loaded)
+    assert answers_of(followed) == ["Forced: 2"]
+    assert [n.subtype for n in followed.entries if isinstance(n, SystemNotice)] == ["max_steps"]
+
+
+# --- the saved fixtures ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [FULL_STEPS, HELPER_STEPS, CODE_RESULT], ids=lambda p: p.name)
+def test_A1_the_saved_steps_load_from_a_file_by_detection(path: Path) -> None:
+    assert _format_of(path) == "smolagents"
+    transcript = turnfold.load(path)
+    assert transcript.warnings == []
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    assert len(all_calls(transcript)) == count_saved(path)
+    assert answers_of(transcript)
+
+
+def test_A1_the_saved_run_matches_a_fresh_run(agent: Any) -> None:
+    saved = turnfold.load(FULL_STEPS)
+    fresh = turnfold.load(agent.memory.steps)
+    assert calls_of(saved) == calls_of(fresh)
+    assert answers_of(saved) == answers_of(fresh)
+    assert [c.status for c in saved.tool_calls()].count("error") == 1
+    result = turnfold.load(CODE_RESULT)
+    assert result.metadata["state"] == "success"
+    assert result.metadata["final_output"] == runs.CODE_ANSWER
+
+
+# --- live (A-2) -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stream_outputs", [False, True], ids=["steps", "deltas"])
+def test_A2_following_the_stream_gives_the_calls_statuses_and_answer_of_a_load(
+    stream_outputs: bool,
+) -> None:
+    follows: list[Any] = []
+
+    def wrap(events: Any) -> Any:
+        follows.append(turnfold.follow(events, display=False))
+        return follows[0]
+
+    agent, events = runs.run_stream(wrap, stream_outputs=stream_outputs)
+    kinds = {type(e).__name__ for e in events}
+    assert {"ToolCall", "ToolOutput", "ActionStep", "PlanningStep", "FinalAnswerStep"} <= kinds
+    assert ("ChatMessageStreamDelta" in kinds) is stream_outputs
+    followed = follows[0].transcript
+    assert followed.warnings == []
+    loaded = turnfold.load(agent)
+    assert calls_of(followed) == calls_of(loaded)
+    assert answers_of(followed) == answers_of(loaded) == [runs.ANSWER]
+    assert calls_of(followed) == calls_of(turnfold.load(agent.memory.steps))
+    # The stream does not carry the managed agent's steps: its row says so.
+    sub = followed.tool_calls()[-1].subagent
+    assert sub is not None
+    assert sub.name == "helper"
+    assert sub.steps_missing
+    thoughts = {e.text for e in followed.entries if isinstance(e, Thinking)}
+    assert thoughts == {e.text for e in loaded.entries if isinstance(e, Thinking)}
+    assert not any(e.streaming for e in followed.entries if isinstance(e, Thinking))
+
+
+def test_A2_a_call_shows_executing_until_its_output_or_its_failed_step() -> None:
+    _, events = runs.run_stream()
+    transcript = Transcript()
+    follower = Follower(transcript)
+    seen: list[tuple[str, str]] = []
+    changes: list[str] = []
+    transcript.observe(lambda change: changes.append(change.action))
+    for event in events:
+        follower.feed(event)
+        kind = type(event).__name__
+        if kind == "ToolCall" and event.name != "final_answer":
+            seen.append((event.id, transcript.tool_calls()[-1].status))
+        if kind == "ToolOutput" and not event.is_final_answer:
+            call = next(c for c in transcript.tool_calls() if c.call_id == event.id)
+            seen.append((event.id, call.status))
+        if kind == "ActionStep" and event.error is not None:
+            call = next(c for c in transcript.tool_calls() if c.call_id == "call_2")
+            seen.append(("call_2 at its step", call.status))
+    follower.close()
+    assert seen[:4] == [
+        ("call_1", "executing"),
+        ("call_1", "success"),
+        ("call_2", "executing"),  # explode: no ToolOutput comes, its ActionStep has the error
+        ("call_2 at its step", "error"),
+    ]
+    assert "append" in changes
+    assert "update" in changes
+
+
+def test_A2_events_of_other_kinds_are_passed_on_and_said() -> None:
+    transcript = Transcript()
+    follower = Follower(transcript)
+    follower.feed(object())
+    follower.close()
+    assert [w.reason for w in transcript.warnings] == ["event of type object not read"]
+
+
+# --- bad input (L-4) ------------------------------------------------------------------------
+
+
+def test_L4_smolagents_objects_that_are_not_steps_give_a_format_error(agent: Any) -> None:
+    from smolagents.models import ChatMessage
+
+    messages = agent.memory.steps[1].model_input_messages  # ChatMessages, not steps
+    with pytest.raises(TranscriptFormatError) as caught:
+        turnfold.load(messages)
+    assert "<object>" in str(caught.value)
+    assert "ChatMessage is not a smolagents step" in str(caught.value)
+    with pytest.raises(TranscriptFormatError):
+        turnfold.load(ChatMessage(role="user", content="hi"))
+
+
+def test_L4_an_agent_that_has_not_run_says_so() -> None:
+    with pytest.raises(TranscriptFormatError, match="memory is empty"):
+        turnfold.load(runs.make_agent())
+
+
+def test_A1_a_run_result_reads_its_steps_output_and_state() -> None:
+    agent = runs.make_code_agent()
+    result = agent.run(runs.CODE_TASK, return_full_result=True)
+    transcript = turnfold.load(result)
+    assert transcript.warnings == []
+    assert calls_of(transcript) == calls_of(turnfold.load(agent))
+    assert transcript.metadata["final_output"] == runs.CODE_ANSWER
+    assert transcript.metadata["state"] == "success"
+    assert transcript.metadata["usage"] == {"input_tokens": 30, "output_tokens": 14}
+
+
+def test_L4_a_list_of_steps_with_a_stranger_keeps_the_steps_and_warns(agent: Any) -> None:
+    from smolagents.models import ChatMessage
+
+    mixed = [*agent.memory.steps, ChatMessage(role="user", content="x")]
+    transcript = turnfold.load(mixed)
+    assert calls_of(transcript) == calls_of(turnfold.load(agent.memory.steps))
+    assert [w.reason for w in transcript.warnings] == [
+        "smolagents.models.ChatMessage is not a smolagents step; skipped"
+    ]
+
+
+def test_L4_a_malformed_saved_file_names_itself_or_warns(tmp_path: Path) -> None:
+    truncated = tmp_path / "truncated.json"
+    truncated.write_text(FULL_STEPS.read_text(encoding="utf-8")[:5000], encoding="utf-8")
+    with pytest.raises(TranscriptFormatError) as caught:
+        turnfold.load(truncated)
+    assert str(truncated) in str(caught.value)
+    odd = tmp_path / "odd.json"
+    steps = json.loads(FULL_STEPS.read_text(encoding="utf-8"))
+    steps[2]["tool_calls"] = [{"function": "not a call"}, *steps[2]["tool_calls"]]
+    steps[2]["timing"]["start_time"] = "yesterday"
+    steps.insert(2, {"unexpected": True})
+    odd.write_text(json.dumps(steps), encoding="utf-8")
+    transcript = turnfold.load(odd)
+    reasons = [w.reason for w in transcript.warnings]
+    assert any("unreadable tool call" in r for r in reasons)
+    assert any("not a smolagents step" in r for r in reasons)
+    assert len(transcript.tool_calls()) == len(turnfold.load(FULL_STEPS).tool_calls())
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
+# --- cost (A-3) and size ----------------------------------------------------------------------
+
+
+def test_A3_the_module_imports_without_importing_smolagents() -> None:
+    code = (
+        "import sys, turnfold.formats.frameworks.smolagents as m; "
+        "assert 'smolagents' not in sys.modules, 'imported'; print(m.NAME)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "smolagents"
+
+
+def test_A2_a_long_run_follows_and_loads_with_every_call(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Prints the cost of following and of loading (the bars are the benchmarks', not
+    asserted here); ``TURNFOLD_SMOLAGENTS_STEPS=500`` for the issue's run length (the
+    framework's own ``step.dict()`` is quadratic in it: about 40 s at 500 steps)."""
+    steps = int(os.environ.get("TURNFOLD_SMOLAGENTS_STEPS", "100"))
+    figures = runs.measure(steps)
+    assert figures["calls_followed"] == figures["calls_loaded"] == steps
+    assert figures["steps_dicts"] == steps + 2  # the task, the calls, the answer
+    with capsys.disabled():
+        print("\n" + runs.report(figures, steps))

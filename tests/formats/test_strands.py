@@ -1,0 +1,411 @@
+"""Strands Agents runs and Bedrock Converse messages (spec A-1, A-2, A-3, L-3, L-4; issue 22).
+
+The runs are scripted offline with a ``Model`` subclass (``strands_runs.py``): two ``add``
+calls in one response, a failing ``explode``, the ``researcher`` agent used as a tool,
+reasoning and a final answer, usage on every response.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.formats import TranscriptFormatError
+from turnfold.formats.frameworks import adapter_of, strands
+from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, Usage, UserMessage
+
+pytest.importorskip("strands")
+
+import strands_runs
+
+FIXTURE = strands_runs.FIXTURES / "strands_v1.62.0_messages_agent-tool.json"
+CALLS = [
+    ("call_1", "add", {"a": 1, "b": 2}, "success", "3"),
+    ("call_2", "add", {"a": 3, "b": 4}, "success", "7"),
+    ("call_3", "explode", {"x": "y"}, "error", "Error: boom: y"),
+    ("call_4", "researcher", {"input": "what is 5+6?"}, "success", "It is 11. \n"),
+]
+ANSWER = "1+2=3, 3+4=7; explode failed; the researcher says 11. "
+
+
+@pytest.fixture(scope="module")
+def run() -> tuple[Any, Any]:
+    return strands_runs.run()
+
+
+def calls_of(transcript: Transcript) -> list[tuple[Any, ...]]:
+    return [
+        (c.call_id, c.name, c.args, c.status, c.result.text if c.result else None)
+        for c in transcript.tool_calls()
+    ]
+
+
+def answer_of(transcript: Transcript) -> str | None:
+    texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    return texts[-1].text if texts else None
+
+
+def framework_count(agent: Any) -> int:
+    """The agent's tool calls counted from Strands' own types, not by turnfold: the
+    ``toolUse`` blocks of ``agent.messages`` (``strands.types.content.ContentBlock``)."""
+    from strands.types.content import ContentBlock
+
+    assert "toolUse" in ContentBlock.__annotations__
+    return sum(1 for m in agent.messages for block in m["content"] if "toolUse" in block)
+
+
+# --- A-1: after the run -------------------------------------------------------------------------
+
+
+def test_A1_load_agent_shows_calls_statuses_thinking_usage_and_model(run: tuple[Any, Any]) -> None:
+    agent, _ = run
+    transcript = turnfold.load(agent)
+    assert transcript.metadata == {
+        "source_format": "strands",
+        "agent": "calc",
+        "model": "scripted-1",
+        "system": "You are terse.",
+    }
+    assert calls_of(transcript) == CALLS
+    assert isinstance(transcript.entries[0], UserMessage)
+    assert transcript.entries[0].text == strands_runs.PROMPT
+    thinking = [e for e in transcript.entries if isinstance(e, Thinking)]
+    assert [t.text for t in thinking] == ["All done; explode failed."]
+    assert answer_of(transcript) == ANSWER
+    last = [e for e in transcript.entries if isinstance(e, AssistantText)][-1]
+    assert last.usage == Usage(
+        input_tokens=40, output_tokens=9, cache_read_tokens=30, cache_write_tokens=2
+    )
+    calls = transcript.tool_calls()
+    assert calls[0].batch_id == calls[1].batch_id != calls[2].batch_id  # one response, two calls
+    assert calls[0].meta["usage"] == {"input_tokens": 10, "output_tokens": 5}  # no text to hold it
+    assert transcript.warnings == []
+
+
+def test_A1_an_agent_used_as_a_tool_is_a_sub_agent_whose_steps_are_missing(
+    run: tuple[Any, Any],
+) -> None:
+    agent, _ = run
+    researcher = turnfold.load(agent).tool_calls()[3]
+    assert researcher.subagent is not None
+    assert researcher.subagent.name == "researcher"
+    assert researcher.subagent.steps_missing
+    assert researcher.subagent.transcript is None
+    # A bare message list does not say which tools are agents: nothing is invented.
+    assert all(c.subagent is None for c in turnfold.load(agent.messages).tool_calls())
+
+
+def test_A1_load_messages_list_detects_strands(run: tuple[Any, Any]) -> None:
+    agent, _ = run
+    before = copy.deepcopy(agent.messages)
+    transcript = turnfold.load(agent.messages)
+    assert transcript.metadata["source_format"] == "strands"
+    assert calls_of(transcript) == CALLS
+    assert answer_of(transcript) == ANSWER
+    assert agent.messages == before  # nothing the user passed is modified
+
+
+def test_A1_counter_of_the_framework_s_own_calls_equals_the_transcript(
+    run: tuple[Any, Any],
+) -> None:
+    agent, result = run
+    transcript = turnfold.load(agent)
+    assert framework_count(agent) == len(transcript.tool_calls()) == 4
+    # The run's own metrics count the same calls, and the failure (error_count).
+    metrics = result.metrics.tool_metrics
+    assert sum(m.call_count for m in metrics.values()) == 4
+    errors = {name for name, m in metrics.items() if m.error_count}
+    assert errors == {c.name for c in transcript.tool_calls() if c.status == "error"}
+
+
+def test_A1_the_saved_json_loads_from_a_file_with_detection(
+    run: tuple[Any, Any], tmp_path: Path
+) -> None:
+    agent, _ = run
+    document = tmp_path / "messages.json"
+    document.write_text(json.dumps(agent.messages), encoding="utf-8")
+    lines = tmp_path / "messages.jsonl"
+    lines.write_text("".join(json.dumps(m) + "\n" for m in agent.messages), encoding="utf-8")
+    for path in (document, lines):
+        transcript = turnfold.load(path)
+        assert transcript.metadata["source_format"] == "strands"
+        assert calls_of(transcript) == CALLS
+        assert transcript.accounting is not None
+        assert transcript.accounting.unaccounted == []
+    assert turnfold.load(json.dumps(agent.messages)) == turnfold.load(agent.messages)
+
+
+def test_A1_the_fixture_written_by_strands_loads(run: tuple[Any, Any]) -> None:
+    transcript = turnfold.load(FIXTURE)
+    assert transcript.metadata["source_format"] == "strands"
+    assert calls_of(transcript) == CALLS
+    assert answer_of(transcript) == ANSWER
+    assert transcript.warnings == []
+
+
+def test_A1_a_session_s_stored_messages_load_with_their_timestamps(tmp_path: Path) -> None:
+    from strands.session.file_session_manager import FileSessionManager
+
+    manager = FileSessionManager(session_id="s1", storage_dir=str(tmp_path))
+    agent, _ = strands_runs.run(session_manager=manager)
+    stored = manager.list_messages("s1", agent.agent_id)
+    files = sorted(tmp_path.rglob("message_*.json"), key=lambda p: int(p.stem.split("_")[1]))
+    assert len(stored) == len(files) == len(agent.messages)
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in files]
+    for transcript in (turnfold.load(stored), turnfold.load(json.dumps(records))):
+        assert transcript.metadata["source_format"] == "strands"
+        assert calls_of(transcript) == CALLS
+        assert [e.timestamp for e in transcript.entries] == expected_stamps(records)
+    one = turnfold.load(files[0])  # one message_<n>.json: the prompt
+    assert [type(e) for e in one.entries] == [UserMessage]
+    assert one.entries[0].timestamp == records[0]["created_at"]
+
+
+def expected_stamps(records: list[Any]) -> list[str]:
+    """Each entry's timestamp, written from the stored records: entries follow the messages in
+    order, one per block that shows (a tool result settles its call instead), each stamped with
+    its message's ``created_at``."""
+    stamps = []
+    for record in records:
+        shown = [b for b in record["message"]["content"] if "toolResult" not in b]
+        stamps += [record["created_at"]] * len(shown)
+    return stamps
+
+
+def test_A1_an_agent_result_shows_its_last_message_and_says_the_calls_are_not_in_it(
+    run: tuple[Any, Any],
+) -> None:
+    _, result = run
+    transcript = turnfold.load(result)
+    assert transcript.tool_calls() == []
+    notice = transcript.entries[0]
+    assert "only the run's last message" in notice.text
+    assert "4 tool call(s)" in notice.text
+    assert answer_of(transcript) == ANSWER
+    assert transcript.metadata["tool_metrics"]["explode"]["error_count"] == 1
+    assert transcript.metadata["stop_reason"] == "end_turn"
+
+
+def test_A1_bedrock_converse_requests_and_responses_load_by_detection() -> None:
+    # Shapes of boto3's bedrock-runtime converse(): request kwargs and the response.
+    request = {
+        "modelId": "anthropic.claude-3-5-haiku-20241022-v1:0",
+        "system": [{"text": "Be terse."}],
+        "messages": [
+            {"role": "user", "content": [{"text": "Weather in Paris?"}]},
+            {"role": "assistant", "content": [{"text": "Checking."}, {"toolUse": {
+                "toolUseId": "tooluse_a", "name": "get_weather", "input": {"city": "Paris"}}}]},
+            {"role": "user", "content": [{"toolResult": {
+                "toolUseId": "tooluse_a", "status": "error", "content": [{"text": "timeout"}]}}]},
+        ],
+        "inferenceConfig": {"maxTokens": 200},
+        "toolConfig": {"tools": []},
+    }  # fmt: skip
+    transcript = turnfold.load(json.dumps(request))
+    assert transcript.metadata["source_format"] == "strands"
+    assert transcript.metadata["model"] == request["modelId"]
+    assert transcript.metadata["system"] == "Be terse."
+    assert [(c.call_id, c.status) for c in transcript.tool_calls()] == [("tooluse_a", "error")]
+    response = {
+        "ResponseMetadata": {"RequestId": "r-1", "HTTPStatusCode": 200},
+        "output": {"message": {"role": "assistant", "content": [{"text": "Rain."}]}},
+        "stopReason": "max_tokens",
+        "usage": {"inputTokens": 20, "outputTokens": 8, "totalTokens": 28},
+        "metrics": {"latencyMs": 300},
+    }
+    transcript = turnfold.load(json.dumps(response))
+    assert transcript.metadata["source_format"] == "strands"
+    text = next(e for e in transcript.entries if isinstance(e, AssistantText))
+    assert text.text == "Rain."
+    assert text.usage == Usage(input_tokens=20, output_tokens=8)
+    assert any(getattr(e, "subtype", None) == "max_tokens" for e in transcript.entries)
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["ResponseMetadata"] == {"ignored": 1}
+
+
+def test_A1_images_documents_json_results_and_redacted_reasoning() -> None:
+    png = b"\x89PNG\r\n"
+    messages = [
+        {"role": "user", "content": [
+            {"text": "Look"}, {"image": {"format": "png", "source": {"bytes": png}}},
+            {"document": {"format": "pdf", "name": "spec", "source": {"bytes": b"%PDF"}}},
+            {"cachePoint": {"type": "default"}}]},
+        {"role": "assistant", "content": [
+            {"reasoningContent": {"redactedContent": b"\x00\x01"}},
+            {"toolUse": {"toolUseId": "t1", "name": "lookup", "input": {"q": "x"}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "status": "success",
+            "content": [{"json": {"n": 1}}, {"image": {"format": "jpeg",
+                                                       "source": {"bytes": png}}}]}}]},
+    ]  # fmt: skip
+    before = copy.deepcopy(messages)
+    transcript = turnfold.load(messages)
+    assert messages == before
+    user = transcript.entries[0]
+    assert isinstance(user, UserMessage)
+    assert user.images[0].media_type == "image/png"
+    assert "[attachment: document · spec · pdf · 4 B]" in user.text
+    thinking = transcript.entries[1]
+    assert isinstance(thinking, Thinking)
+    assert thinking.form == "redacted"
+    assert thinking.data
+    call = transcript.tool_calls()[0]
+    assert call.status == "success"
+    assert call.result is not None
+    assert call.result.structured == {"n": 1}
+    assert call.result.images[0].media_type == "image/jpeg"
+    assert transcript.warnings == []
+
+
+# --- L-3, L-4 -----------------------------------------------------------------------------------
+
+
+def test_L3_no_timestamps_and_a_call_without_a_result_is_unknown(run: tuple[Any, Any]) -> None:
+    agent, _ = run
+    transcript = turnfold.load(agent.messages[:-2])  # cut before the researcher's result
+    assert all(e.timestamp is None for e in transcript.entries)
+    assert all(c.started_at is None and c.duration_ms is None for c in transcript.tool_calls())
+    assert transcript.tool_calls()[-1].status == "unknown"
+
+
+def test_L4_objects_of_the_wrong_kind_and_malformed_files_say_what_they_are(
+    tmp_path: Path,
+) -> None:
+    from strands import tool
+
+    @tool
+    def noop() -> str:
+        """Nothing."""
+        return ""
+
+    with pytest.raises(TranscriptFormatError) as error:
+        turnfold.load([noop, noop])
+    assert "<object>" in str(error.value)
+    from strands.multiagent.base import MultiAgentResult
+
+    with pytest.raises(TranscriptFormatError) as error:
+        turnfold.load(MultiAgentResult())  # a Swarm's or Graph's result: no messages in it
+    assert "MultiAgentResult holds no messages" in str(error.value)
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps([{"role": "user", "content": [{"toolUse": {}}]}])[:-9])
+    with pytest.raises(TranscriptFormatError) as error:
+        turnfold.load(broken)
+    assert "broken.json" in str(error.value)
+
+
+def test_L4_unknown_blocks_and_orphan_results_warn_and_the_rest_is_shown() -> None:
+    messages = [
+        {"role": "user", "content": [{"text": "go"}, {"hologram": {"x": 1}}]},
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "a", "name": "f",
+                                                       "input": {}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "zzz", "status": "success",
+                                                     "content": []}}]},
+    ]  # fmt: skip
+    transcript = turnfold.load(messages, format="strands")
+    reasons = [w.reason for w in transcript.warnings]
+    assert any("hologram" in r for r in reasons)
+    assert any("unknown toolUseId 'zzz'" in r for r in reasons)
+    assert [c.call_id for c in transcript.tool_calls()] == ["a"]
+    assert isinstance(transcript.entries[0], UserMessage)
+    assert transcript.entries[0].text == "go"
+
+
+def test_L2_plain_messages_are_not_claimed() -> None:
+    plain = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    assert turnfold.load(plain).metadata["source_format"] == "openai"
+    anthropic = [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f",
+                                           "input": {}}]},
+    ]  # fmt: skip
+    assert turnfold.load(anthropic).metadata["source_format"] == "anthropic"
+
+
+# --- A-2: live ----------------------------------------------------------------------------------
+
+
+def test_A2_the_follower_fed_the_live_stream_ends_as_load_of_the_agent() -> None:
+    transcript = Transcript()
+    follower = strands.Follower(transcript)
+    seen: list[tuple[str, str, str]] = []
+    longest_text = [0]
+
+    def observe(change: Any) -> None:
+        entry = change.entry
+        if isinstance(entry, ToolCall):
+            seen.append((entry.call_id, entry.status, type(entry.args).__name__))
+        if isinstance(entry, AssistantText):
+            longest_text[0] = max(longest_text[0], len(entry.text))
+
+    transcript.observe(observe)
+    agent, events = strands_runs.live_run(follower.feed)
+    follower.close()
+    loaded = turnfold.load(agent)
+    assert transcript == loaded
+    assert calls_of(transcript) == CALLS
+    assert answer_of(transcript) == ANSWER
+    # While written, a call is executing with its input as the growing JSON string.
+    assert ("call_1", "executing", "str") in seen
+    assert ("call_3", "error", "dict") in seen
+    assert longest_text[0] == len(ANSWER)
+    # The events themselves hold the agent (found by adapter_of) or plain dicts.
+    found = {adapter_of(e).NAME if adapter_of(e) else None for e in events}
+    assert found == {"strands", None}
+    assert adapter_of(events[0]) is None  # init_event_loop comes before any Strands object
+    assert adapter_of(events[-1]) is strands  # {"result": AgentResult}
+
+
+def test_A2_turnfold_follow_picks_strands_from_the_events_and_ends_as_load() -> None:
+    agent, followed = strands_runs.followed_run()
+    assert followed.transcript.metadata["source_format"] == "strands"
+    assert followed.transcript == turnfold.load(agent)
+    assert calls_of(followed.transcript) == CALLS
+
+
+def test_A2_events_replayed_after_the_run_give_the_same_transcript() -> None:
+    agent, events = strands_runs.live_run()
+    transcript = Transcript()
+    follower = strands.Follower(transcript)
+    for event in events:
+        follower.feed(event)
+    follower.close()
+    assert transcript == turnfold.load(agent)
+
+
+def test_A2_the_follower_keeps_what_the_sliding_window_drops_and_load_says_so() -> None:
+    transcript = Transcript()
+    follower = strands.Follower(transcript)
+    agent = strands_runs.long_run(25, follower.feed)  # 52 messages, 40 kept by the agent
+    follower.close()
+    assert [c.call_id for c in transcript.tool_calls()] == [f"c{i}" for i in range(25)]
+    assert all(c.status == "success" for c in transcript.tool_calls())
+    loaded = turnfold.load(agent)
+    removed = agent.conversation_manager.removed_message_count
+    assert removed > 0
+    assert removed + len(agent.messages) == 52
+    assert loaded.entries[0].text.startswith(f"{removed} earlier message(s) were removed")
+    kept = {c.call_id for c in loaded.tool_calls()}
+    assert kept < {c.call_id for c in transcript.tool_calls()}
+    assert loaded.warnings == []
+    assert answer_of(loaded) == answer_of(transcript) == "Done. "
+
+
+# --- A-3 ----------------------------------------------------------------------------------------
+
+
+def test_A3_the_module_imports_without_importing_strands() -> None:
+    code = (
+        "import sys, turnfold, turnfold.formats.frameworks.strands as s\n"
+        "t = turnfold.load([{'role': 'user', 'content': [{'toolUse': {}}]}, "
+        "{'role': 'assistant', 'content': [{'toolUse': {'toolUseId': 'a', 'name': 'f', "
+        "'input': {}}}]}])\n"
+        "print(t.metadata['source_format'], 'strands' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["strands", "False"]
