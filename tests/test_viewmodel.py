@@ -138,3 +138,57 @@ def test_subagent_stats_object_is_untouched_by_rendering() -> None:
     snapshot = t.dump()
     build_view_model(t)
     assert t.dump() == snapshot  # T-3 / L-4: rendering never modifies the transcript
+
+
+# --- H-6: the run's outcome beside the title ---------------------------------------------------
+
+INSPECT = Path(__file__).parent / "fixtures/harnesses/inspect/mockllm_one-sample.json"
+
+
+def test_H6_an_eval_sample_s_outcome_and_score_head_the_view_and_the_page() -> None:
+    from turnfold.render.html import render_html
+
+    transcript = turnfold.load(INSPECT)
+    outcome = transcript.metadata["outcome"]
+    view = build_view_model(transcript)
+    badge = view["outcome"]
+    assert badge["status"] == outcome
+    assert badge["text"].split(" · ")[0] == {"pass": "Passed", "fail": "Failed"}.get(
+        outcome, badge["text"].split(" · ")[0]
+    )
+    assert "score" in badge["text"]
+    page = render_html(view, title="sample")
+    assert f'<div class="tf-outcome" data-status="{outcome}">' in page
+    zh = build_view_model(transcript, DisplaySettings(locale="zh"))
+    assert "得分" in zh["outcome"]["text"]
+
+
+@pytest.mark.parametrize(
+    ("metadata", "text", "status"),
+    [
+        ({}, None, None),
+        ({"outcome": "pass", "score": 1.0}, "Passed · score 1", "pass"),
+        ({"outcome": "fail", "score": {"match": 0, "includes": "I"}},
+         "Failed · score match 0, includes I", "fail"),
+        ({"outcome": "incomplete", "cost_usd": 0.01234}, "Incomplete · $0.01234", "incomplete"),
+        ({"outcome": "resolved-ish"}, "Outcome: resolved-ish", "other"),
+        ({"score": 0.333333}, "score 0.3333", "other"),
+        ({"outcome": "pass", "score": True, "cost_usd": "free"}, "Passed", "pass"),
+    ],
+)  # fmt: skip
+def test_H6_the_badge_names_what_the_metadata_records_and_nothing_else(
+    metadata: dict[str, object], text: str | None, status: str | None
+) -> None:
+    from turnfold.render.viewmodel import outcome_badge
+
+    badge = outcome_badge(metadata, "en")
+    assert (badge and badge["text"], badge and badge["status"]) == (text, status)
+
+
+def test_X1_an_outcome_the_source_wrote_is_escaped_on_the_page() -> None:
+    from turnfold.render.html import render_html
+
+    transcript = Transcript(metadata={"outcome": "<script>alert(1)</script>"})
+    page = render_html(build_view_model(transcript), title="t")
+    assert "<script>alert" not in page
+    assert "&lt;script&gt;" in page

@@ -47,12 +47,39 @@ const FADE_MS = 220;
 /** Fold choices reach the kernel at most this often. */
 const SAVE_DELAY_MS = 150;
 
+/**
+ * The latest view each model was sent, kept from the model's creation on: patches that arrive
+ * before a view mounts (a run followed in the cell that displays it keeps the kernel busy, so a
+ * late view's `hello` would go unanswered until the run ends) are applied here, and a view
+ * mounts on the latest revision instead of the `_view` the widget was created with.
+ * @type {WeakMap<Model, {view: View, rev: number}>}
+ */
+const latest = new WeakMap();
+
+/** @param {{model: Model}} context */
+function initialize({ model }) {
+  latest.set(model, { view: model.get("_view") ?? { nodes: [] }, rev: 0 });
+  /** @param {any} message */
+  const follow = (message) => {
+    const known = latest.get(model);
+    if (!known || !message || typeof message !== "object") return;
+    if (message.type === "patch" && message.base === known.rev) {
+      latest.set(model, { view: applyPatch(known.view, message), rev: message.rev });
+    } else if (message.type === "full" && message.view && message.rev > known.rev) {
+      latest.set(model, { view: message.view, rev: message.rev });
+    }
+  };
+  model.on("msg:custom", follow);
+  return () => model.off("msg:custom", follow);
+}
+
 /** @param {{model: Model, el: HTMLElement}} context */
 function render({ model, el }) {
   const viewId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  const start = latest.get(model);
   /** @type {View} */
-  let view = model.get("_view") ?? { nodes: [] };
-  let rev = 0;
+  let view = start?.view ?? model.get("_view") ?? { nodes: [] };
+  let rev = start?.rev ?? 0;
   let askedForFull = false;
 
   /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -309,7 +336,8 @@ function render({ model, el }) {
 
   drawAll();
   // A view mounted after the transcript changed (the widget shown again in another cell) gets
-  // the current view; until then it shows `_view`, so a settled transcript paints closed at once.
+  // the current view; until then it shows the latest one this page was sent (or `_view`), so a
+  // settled transcript paints closed at once.
   askForFull();
 
   return () => {
@@ -328,4 +356,4 @@ function render({ model, el }) {
   }
 }
 
-export default { render };
+export default { initialize, render };

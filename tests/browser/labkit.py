@@ -197,12 +197,19 @@ class Lab:
 
     def run_cell(self, index: int) -> None:
         """Run the cell at ``index`` again (a new output, a new view of the same widget)."""
+        self.start_cell(index)
+        self.wait_idle()
+
+    def start_cell(self, index: int) -> None:
+        """Start the cell at ``index`` without waiting for it: its run is watched while it runs.
+
+        Run a cell to the end first (``run_cell``): until the kernel has been idle once, the
+        widget manager is still asking it for the widgets it holds, and draws no new widget."""
         self.page.evaluate(
             "(index) => { window.jupyterapp.shell.currentWidget.content.activeCellIndex = index; }",
             index,
         )
         self.command("notebook:run-cell")
-        self.wait_idle()
 
     def execute(self, code: str) -> None:
         """Run ``code`` in the notebook's kernel, outside any cell (no output is shown)."""

@@ -466,3 +466,82 @@ def test_Q2_a_fold_whose_content_never_comes_says_the_kernel_did_not_answer(lab:
     note = lab.keyed(widget, PROCESS).locator(".tf-loading")
     note.filter(has_text="the kernel did not answer").wait_for(timeout=20_000)
     assert note.get_attribute("role") == "status"
+
+
+# --- H-6 and A-2: an eval sample's outcome; a framework's run followed in the cell -------------
+
+INSPECT_SAMPLE = Path(__file__).parents[1] / "fixtures/harnesses/inspect/mockllm_one-sample.json"
+OUTCOME_CELL = f"import turnfold\nturnfold.load({str(INSPECT_SAMPLE)!r})"
+
+
+def test_H6_an_eval_sample_shows_its_outcome_and_score_above_the_turns(lab: Lab) -> None:
+    widget = lab.open_notebook("outcome.ipynb", [OUTCOME_CELL])
+    line = widget.locator(".tf-outcome")
+    expect(line).to_contain_text("score")
+    assert line.get_attribute("data-status") in ("pass", "fail", "error", "incomplete")
+    # above the turns, in the widget's head
+    assert widget.locator(".tf-notice-slot .tf-outcome").count() == 1
+
+
+FOLLOW_SETUP = """\
+import time
+
+import turnfold
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import ToolException, tool
+
+
+class ScriptedChatModel(FakeMessagesListChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+@tool
+def add(a: int, b: int) -> int:
+    '''Add two numbers.'''
+    return a + b
+
+
+@tool
+def explode(x: str) -> str:
+    '''Always fails.'''
+    raise ToolException(f"boom: {x}")
+
+
+explode.handle_tool_error = True
+
+
+def call(name, args, call_id):
+    return AIMessage("", tool_calls=[{"name": name, "args": args, "id": call_id}])
+
+
+replies = [call("add", {"a": 1, "b": 2}, "c1"), call("explode", {"x": "y"}, "c2"),
+           AIMessage("1+2=3; explode failed.")]
+graph = create_agent(ScriptedChatModel(responses=replies), tools=[add, explode])
+
+
+def slowly(events):  # a model that takes its time, so the run is seen while it runs
+    for event in events:
+        time.sleep(3.0)
+        yield event"""
+
+FOLLOW_RUN = """\
+import threading
+
+inputs = {"messages": [("user", "Add 1 and 2, then explode")]}
+followed = turnfold.follow(slowly(graph.stream(inputs, stream_mode="updates")), display=False)
+threading.Thread(target=lambda: list(followed)).start()  # the run goes on in a worker thread
+followed.widget"""
+
+
+def test_A2_L5_a_framework_s_run_followed_on_a_worker_thread_folds_live_in_the_cell(
+    lab: Lab,
+) -> None:
+    widget = lab.open_notebook("follow.ipynb", [FOLLOW_SETUP, FOLLOW_RUN])
+    # drawn while the run is still going: the turn is running
+    expect(widget.locator(".tf-head .tf-status").first).to_contain_text("Running", timeout=20_000)
+    # then the answer arrives in the same view and the run settles
+    expect(widget.locator(".tf-answer")).to_contain_text("1+2=3; explode failed.", timeout=30_000)
+    expect(widget.locator(".tf-head .tf-status").first).to_contain_text("Completed", timeout=20_000)
