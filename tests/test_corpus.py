@@ -414,3 +414,24 @@ def test_C6_search_stops_at_the_limit_and_takes_regular_expressions() -> None:
     assert corpus.search("no such text anywhere 4b8e") == []
     with pytest.raises(Exception, match=r"unterminated|missing"):
         corpus.search("(", regex=True)
+
+
+def test_C4_an_index_another_scan_is_creating_is_waited_for_not_refused() -> None:
+    """SQLite refuses the switch to WAL at once while another connection opens a new index
+    (seen in CI with three scans started together): the switch is retried, other errors not."""
+    from turnfold.corpus import index
+
+    class Busy:
+        def __init__(self, refusals: int, message: str = "database is locked") -> None:
+            self.refusals, self.message, self.calls = refusals, message, 0
+
+        def execute(self, sql: str) -> None:
+            self.calls += 1
+            if self.calls <= self.refusals:
+                raise sqlite3.OperationalError(self.message)
+
+    busy = Busy(3)
+    index._write_ahead(busy)  # type: ignore[arg-type]
+    assert busy.calls == 4
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        index._write_ahead(Busy(1, "disk I/O error"))  # type: ignore[arg-type]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,6 +110,31 @@ def _rekey(batch: pa.RecordBatch, stored: str, item: Item, path: bool) -> pa.Rec
     return batch
 
 
+#: How long a scan waits for another process that holds the index's lock.
+_BUSY_TIMEOUT_S = 60.0
+
+
+def _write_ahead(db: sqlite3.Connection) -> None:
+    """Put the index in WAL mode, waiting for the other processes that open it at the same time.
+
+    Switching the journal mode needs the database alone, and SQLite reports "database is
+    locked" at once rather than through the busy timeout when another connection is opening a
+    new index, so several scans started together would fail (seen in CI); retry until the
+    timeout instead. Once the file is in WAL mode the pragma no longer needs the lock.
+    """
+    deadline = time.monotonic() + _BUSY_TIMEOUT_S
+    pause = 0.01
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(pause)
+            pause = min(0.5, pause * 2)
+
+
 class Index:
     """The index of one cache directory; a context manager that closes its connection."""
 
@@ -118,8 +144,8 @@ class Index:
         self.path = folder / INDEX_NAME
         self.version = _version()
         # isolation_level=None: transactions are explicit, so a batch of writes is atomic.
-        self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+        _write_ahead(self._db)
         self._db.execute("PRAGMA synchronous=NORMAL")
         (layout,) = self._db.execute("PRAGMA user_version").fetchone()
         if layout != SCHEMA_VERSION:
