@@ -19,7 +19,7 @@ from typing import Any
 
 from turnfold.model import Transcript
 
-__all__ = ["register_display", "run_mimebundle", "transcript_mimebundle"]
+__all__ = ["kernel_shell", "register_display", "run_mimebundle", "transcript_mimebundle"]
 
 
 def transcript_mimebundle(
@@ -32,6 +32,18 @@ def transcript_mimebundle(
     return bundle if bundle is not None else ({}, {})
 
 
+def kernel_shell() -> Any:
+    """The running kernel's IPython shell, None outside a kernel (a script, a terminal shell:
+    nothing that can draw a widget)."""
+    # A kernel imports IPython before any cell runs; importing it here only to learn that no
+    # shell runs would cost a plain script a quarter of a second (issue 19).
+    get_ipython = getattr(sys.modules.get("IPython"), "get_ipython", None)
+    if get_ipython is None:  # not imported, blocked, or still being imported
+        return None
+    shell = get_ipython()
+    return shell if shell is not None and getattr(shell, "kernel", None) is not None else None
+
+
 def register_display(shell: Any = None) -> bool:
     """Register the widget display of :class:`Transcript` with a kernel's IPython shell.
 
@@ -40,12 +52,7 @@ def register_display(shell: Any = None) -> bool:
     it again is harmless.
     """
     if shell is None:
-        # A kernel imports IPython before any cell runs; importing it here only to learn that no
-        # shell runs would cost a plain script a quarter of a second (issue 19).
-        get_ipython = getattr(sys.modules.get("IPython"), "get_ipython", None)
-        if get_ipython is None:  # not imported, blocked, or still being imported
-            return False
-        shell = get_ipython()
+        shell = kernel_shell()
     if shell is None or getattr(shell, "kernel", None) is None:
         return False
     formatter = shell.display_formatter.mimebundle_formatter

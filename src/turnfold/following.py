@@ -23,7 +23,6 @@ so a fast stream never floods the notebook's connection.
 from __future__ import annotations
 
 import logging
-import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from types import ModuleType
@@ -123,10 +122,9 @@ class Follow:
     def _show(self) -> None:
         if not self._display or self._widget is not None:
             return
-        ipython = sys.modules.get("IPython")
-        get_ipython = getattr(ipython, "get_ipython", None)
-        shell = get_ipython() if get_ipython is not None else None
-        if shell is None or getattr(shell, "kernel", None) is None:
+        from turnfold.display import kernel_shell
+
+        if kernel_shell() is None:
             return  # a script or a terminal: nothing to draw in
         from IPython.display import display
 
