@@ -737,7 +737,10 @@ def test_X1_hostile_text_stays_readable() -> None:
 
 
 def long_output_view(
-    kind: str = "text", lines: int = 3000, more_chars: int | None = MORE_CHARS
+    kind: str = "text",
+    lines: int = 3000,
+    more_chars: int | None = MORE_CHARS,
+    locale: str = "en",
 ) -> dict[str, Any]:
     output = "\n".join(f"\x1b[32mok\x1b[0m line {n}" for n in range(lines))
     transcript = Transcript([
@@ -746,7 +749,8 @@ def long_output_view(
                  result=ToolResult(text=output, kind=kind)),
         AssistantText(text="done"),
     ])  # fmt: skip
-    return build_view_model(transcript, more_chars=more_chars)
+    settings = DisplaySettings(locale=locale)
+    return build_view_model(transcript, settings, more_chars=more_chars)
 
 
 @pytest.mark.parametrize("kind", ["text", "ansi", "diff", "json"])
@@ -773,8 +777,8 @@ def test_X2_page_caps_a_long_rest_and_says_exactly_what_it_left_out(kind: str) -
 
 
 def test_X2_the_omitted_note_is_localized() -> None:
-    view = long_output_view()
-    view["locale"] = "zh"
+    # The view model holds the phrases in the reader's language (W-1): built for it.
+    view = long_output_view(locale="zh")
     assert "行未包含在此页面中" in render_html(view)
 
 

@@ -14,6 +14,9 @@ import { byKey, escapedText, h, setHtml, text, token } from "./dom.js";
 import { keysInside } from "./tree.js";
 
 /** @typedef {import("./tree.js").Node} Node */
+/** @typedef {import("./nodes").TopNode} TopNode */
+/** @typedef {import("./nodes").ChildNode} ChildNode */
+/** @typedef {import("./nodes").ToolNode} ToolNode */
 /** @typedef {import("./memory.js").DisclosureMemory} DisclosureMemory */
 
 /**
@@ -128,10 +131,12 @@ export class Renderer {
   /**
    * Q-2: fill `body` with the content of `key`, which Python sent only as a header: at once if it
    * is already here (a reveal or search brings it along), otherwise after asking for it.
-   * @param {HTMLElement} body @param {string} key @param {(node: Node) => void} fill
+   * @template {Node} T
+   * @param {HTMLElement} body @param {string} key @param {(node: T) => void} fill  the content
+   *   of `key`: a node of the kind that was drawn with its content left out
    */
   onDemand(body, key, fill) {
-    const here = this.loader.ready(key);
+    const here = /** @type {T | null | undefined} */ (this.loader.ready(key));
     if (here !== undefined) {
       if (here) fill(here);
       return;
@@ -147,13 +152,13 @@ export class Renderer {
     this.loader.content(key).then((node) => {
       clearTimeout(slow);
       waiting.remove();
-      if (node) fill(node);
+      if (node) fill(/** @type {T} */ (node));
     });
   }
 
   // --- top level --------------------------------------------------------------------------------
 
-  /** @param {Node} node @returns {HTMLElement} */
+  /** @param {TopNode} node @returns {HTMLElement} */
   top(node) {
     switch (node.kind) {
       case "user":
@@ -165,18 +170,19 @@ export class Renderer {
       case "turn":
         return this.turn(node);
       default:
-        return this.child(node);
+        // A kind this view does not know yet goes where unknown children go (X-2).
+        return this.child(/** @type {ChildNode} */ (/** @type {unknown} */ (node)));
     }
   }
 
-  /** H-6: the run's outcome, score and cost, one line above the turns. @param {Node} outcome */
+  /** H-6: the run's outcome, score and cost, one line above the turns. @param {import("./nodes").OutcomeNode} outcome */
   outcome(outcome) {
     const line = text("div", "tf-outcome", outcome.text);
     line.dataset.status = String(outcome.status ?? "other");
     return line;
   }
 
-  /** L-4: the loader's warnings, one quiet closed notice. @param {Node} notice */
+  /** L-4: the loader's warnings, one quiet closed notice. @param {import("./nodes").NoticeNode} notice */
   notice(notice) {
     return this.disclosure({
       key: notice.key,
@@ -192,7 +198,7 @@ export class Renderer {
     });
   }
 
-  /** @param {Node} node */
+  /** @param {import("./nodes").UserNode} node */
   user(node) {
     const box = h("div", "tf-user", { "data-key": node.key });
     const body = h("div", "tf-utext");
@@ -202,7 +208,7 @@ export class Renderer {
     return box;
   }
 
-  /** @param {Node} node */
+  /** @param {import("./nodes").CompactionNode} node */
   compaction(node) {
     if (!node.summary_html) {
       const line = h("div", "tf-divider", { "data-key": node.key });
@@ -221,7 +227,7 @@ export class Renderer {
 
   // --- a turn (P-1, P-3, P-7) -------------------------------------------------------------------
 
-  /** @param {Node} node */
+  /** @param {import("./nodes").TurnNode} node */
   turn(node) {
     const section = h("section", `tf-turn tf-${token(node.status)}`, { "data-key": node.key });
     const process = node.process;
@@ -237,7 +243,9 @@ export class Renderer {
           bodyClass: "tf-pbody",
           body: (body) =>
             process.deferred
-              ? this.onDemand(body, process.key, (full) => this.children(body, full.children))
+              ? this.onDemand(body, process.key, (/** @type {import("./nodes").ProcessNode} */ full) =>
+                  this.children(body, full.children),
+                )
               : this.children(body, process.children),
         }),
       );
@@ -257,7 +265,7 @@ export class Renderer {
 
   /**
    * P-7: status, recorded duration, direct tool count, then the fold indicator right after it.
-   * @param {HTMLElement} head @param {Record<string, any>} header @param {boolean} foldable
+   * @param {HTMLElement} head @param {import("./nodes").TurnHeader} header @param {boolean} foldable
    */
   turnHeader(head, header, foldable) {
     head.append(text("span", "tf-status", header?.label));
@@ -267,7 +275,7 @@ export class Renderer {
     if (foldable) head.append(chevron());
   }
 
-  /** P-3: errors, the stop marker and pending decisions, outside the fold. @param {Node} node */
+  /** P-3: errors, the stop marker and pending decisions, outside the fold. @param {import("./nodes").OutsideNode} node */
   outside(node) {
     if (node.kind === "pending") {
       const box = h("div", "tf-outside tf-pending", { "data-key": node.key });
@@ -285,12 +293,12 @@ export class Renderer {
 
   // --- the process (P-4 … P-9) ------------------------------------------------------------------
 
-  /** @param {HTMLElement} parent @param {Node[]} nodes */
+  /** @param {HTMLElement} parent @param {(ChildNode | import("./nodes").RowNode)[]} nodes */
   children(parent, nodes) {
     for (const node of nodes ?? []) parent.append(this.child(node));
   }
 
-  /** @param {Node} node @returns {HTMLElement} */
+  /** @param {ChildNode | import("./nodes").RowNode} node @returns {HTMLElement} */
   child(node) {
     switch (node.kind) {
       case "group":
@@ -314,11 +322,11 @@ export class Renderer {
         return this.tool(node);
       default:
         // A kind this view does not know yet: say so rather than drop it (X-2).
-        return text("div", "tf-note", `[${node.kind}]`);
+        return text("div", "tf-note", `[${/** @type {{kind: string}} */ (node).kind}]`);
     }
   }
 
-  /** P-6, P-12: title · count ▸, rows indented 12 px with the fold rail in the gutter. @param {Node} node */
+  /** P-6, P-12: title · count ▸, rows indented 12 px with the fold rail in the gutter. @param {import("./nodes").GroupNode} node */
   group(node) {
     return this.disclosure({
       key: node.key,
@@ -336,7 +344,7 @@ export class Renderer {
     });
   }
 
-  /** P-9: a reasoning row; withheld reasoning is labelled, never an empty box. @param {Node} node */
+  /** P-9: a reasoning row; withheld reasoning is labelled, never an empty box. @param {import("./nodes").ThinkingNode} node */
   thinking(node) {
     return this.disclosure({
       key: node.key,
@@ -353,14 +361,14 @@ export class Renderer {
     });
   }
 
-  /** P-9: the shimmering label while hidden reasoning streams (CSS sweep; static under reduced motion). @param {Node} node */
+  /** P-9: the shimmering label while hidden reasoning streams (CSS sweep; static under reduced motion). @param {import("./nodes").ThinkingIndicatorNode} node */
   indicator(node) {
     const row = h("div", "tf-row tf-indicator", { "data-key": node.key, role: "status" });
     row.append(text("span", "tf-shimmer", node.label));
     return row;
   }
 
-  /** F-10 … F-15: rows, then the dim memory badges and the dim `● label` line. @param {Node} node */
+  /** F-10 … F-15: rows, then the dim memory badges and the dim `● label` line. @param {import("./nodes").BatchNode} node */
   batch(node) {
     const box = h("div", "tf-batch", { "data-key": node.key });
     for (const row of node.rows ?? []) box.append(row.kind === "summary" ? this.summary(row) : this.tool(row));
@@ -369,7 +377,7 @@ export class Renderer {
     return box;
   }
 
-  /** F-10a: the summary row opens to its tools, each a row of its own. @param {Node} node */
+  /** F-10a: the summary row opens to its tools, each a row of its own. @param {import("./nodes").SummaryNode} node */
   summary(node) {
     return this.disclosure({
       key: node.key,
@@ -388,11 +396,11 @@ export class Renderer {
    * The title row; behind it (a disclosure only when something is hidden) the hidden arguments,
    * a folded result, the "no output" note and a sub-agent's own transcript; beneath it what is
    * never folded (shown arguments, an edit's diff, an error's output).
-   * @param {Node} node
+   * @param {ToolNode} node
    */
   tool(node) {
     const css = `tf-tool tf-s-${token(node.status)}${node.struck ? " tf-struck" : ""}`;
-    const fold = node.fold ?? {};
+    const fold = node.fold;
     /** @type {HTMLElement} */
     let row;
     if (fold.args || fold.result || fold.note || fold.subagent) {
@@ -409,7 +417,7 @@ export class Renderer {
         bodyClass: "tf-tbody",
         body: (body) =>
           node.deferred
-            ? this.onDemand(body, node.key, (full) => this.toolHidden(body, full, full.fold ?? fold))
+            ? this.onDemand(body, node.key, (/** @type {ToolNode} */ full) => this.toolHidden(body, full, full.fold ?? fold))
             : this.toolHidden(body, node, fold),
       });
     } else {
@@ -419,11 +427,11 @@ export class Renderer {
       row.append(head);
     }
     if (node.args && node.show_args) row.append(this.args(node.args));
-    if (node.result && !fold.result) row.append(this.result(node));
+    if (node.result && !fold.result) row.append(this.result(node.key, node.result));
     return row;
   }
 
-  /** F-13: the name in bold; the sub-agent line (F-7) or the description; a non-success status. @param {HTMLElement} head @param {Node} node */
+  /** F-13: the name in bold; the sub-agent line (F-7) or the description; a non-success status. @param {HTMLElement} head @param {ToolNode} node */
   toolTitle(head, node) {
     head.append(escapedText("span", "tf-name tf-fixed", node.name));
     if (node.subagent?.line) head.append(escapedText("span", "tf-agent-line tf-clip", node.subagent.line));
@@ -431,10 +439,10 @@ export class Renderer {
     if (node.status_label) head.append(text("span", "tf-st", node.status_label));
   }
 
-  /** @param {HTMLElement} body @param {Node} node @param {Record<string, any>} fold */
+  /** @param {HTMLElement} body @param {ToolNode} node @param {import("./nodes").ToolFold} fold */
   toolHidden(body, node, fold) {
-    if (fold.args) body.append(this.args(node.args));
-    if (fold.result) body.append(this.result(node));
+    if (fold.args && node.args) body.append(this.args(node.args));
+    if (fold.result && node.result) body.append(this.result(node.key, node.result));
     if (fold.note) body.append(text("div", "tf-note", fold.note));
     if (fold.subagent) {
       const nested = h("div", "tf-subagent");
@@ -450,15 +458,16 @@ export class Renderer {
     return box;
   }
 
-  /** F-12: the capped result, and the rest behind "Show N more lines", never dropped. @param {Node} node */
-  result(node) {
-    const result = node.result;
+  /** F-12: the capped result, and the rest behind "Show N more lines", never dropped.
+   * @param {string} key  the tool's @param {import("./nodes").ResultView} result
+   */
+  result(key, result) {
     const box = h("div", "tf-result");
     box.append(setHtml(h("div", "tf-result-main"), result.html));
     if (result.more_label) {
       box.append(
         this.disclosure({
-          key: `${node.key}#more`,
+          key: `${key}#more`,
           defaultOpen: false,
           className: "tf-more",
           headerClass: "tf-row tf-more-head",
@@ -472,7 +481,7 @@ export class Renderer {
     if (result.all_label) {
       const all = text("button", "tf-row tf-more-head tf-all", result.all_label);
       all.setAttribute("type", "button");
-      all.addEventListener("click", () => this.wholeOutput(node.key, box, all));
+      all.addEventListener("click", () => this.wholeOutput(key, box, all));
       box.append(all);
     }
     return box;

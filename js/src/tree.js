@@ -5,14 +5,14 @@
  * logic lives in the JS (spec W-1); Python computed all of it.
  */
 
-/** @typedef {Record<string, any> & {kind: string, key: string}} Node */
-/** @typedef {{schema?: number, locale?: string, mode?: string, show_thinking?: boolean, outcome?: Node | null, notice?: Node | null, nodes: Node[]}} View */
+/** @typedef {import("./nodes").AnyNode} Node */
+/** @typedef {import("./nodes").View} View */
 /**
  * @typedef {object} Patch
  * @property {"patch"} type
  * @property {number} rev
  * @property {number} base
- * @property {{after: string | null, node: Node}[]} upsert
+ * @property {{after: string | null, node: import("./nodes").TopNode}[]} upsert
  * @property {string[]} remove
  * @property {Partial<View>} [fields]
  */
@@ -24,6 +24,7 @@
 export function childrenOf(node) {
   switch (node.kind) {
     case "turn": {
+      /** @type {Node[]} */
       const out = [...(node.process?.children ?? []), ...(node.outside ?? [])];
       if (node.answer) out.push(node.answer);
       return out;

@@ -218,7 +218,7 @@ function render({ model, el }) {
   /**
    * Draw `node` anew in place of `old`, keeping keyboard focus where it was and letting a vanished
    * hidden-reasoning indicator fade out instead of blinking away (P-9).
-   * @param {HTMLElement | undefined} old @param {Node} node
+   * @param {HTMLElement | undefined} old @param {import("./nodes").TopNode} node
    */
   function redraw(old, node) {
     const fresh = renderer.top(node);

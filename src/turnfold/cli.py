@@ -24,6 +24,7 @@ from typing import Any, BinaryIO, TextIO
 from turnfold.formats import FORMATS, TranscriptFormatError, load
 from turnfold.model import Transcript
 from turnfold.render.content import MORE_CHARS
+from turnfold.render.nodes import View
 from turnfold.render.page import write_page
 from turnfold.render.text import render_terminal, render_text
 from turnfold.render.viewmodel import build_view_model, open_all
@@ -141,7 +142,7 @@ def _settings(options: argparse.Namespace) -> DisplaySettings:
     return DisplaySettings(**values)
 
 
-def expand_all(view: dict[str, Any]) -> dict[str, Any]:
+def expand_all(view: View) -> View:
     """``view`` with every fold open, for ``--expand`` (changes ``view`` and returns it).
 
     Only the default ``open`` flags change; what each fold holds stays as the view model says.
@@ -227,7 +228,7 @@ def _render(options: argparse.Namespace, transcript: Transcript, stdout: TextIO)
     return 0
 
 
-def _show(options: argparse.Namespace, view: dict[str, Any], stdout: TextIO) -> int:
+def _show(options: argparse.Namespace, view: View, stdout: TextIO) -> int:
     if stdout.isatty() and options.width is None:
         from rich.console import Console
 

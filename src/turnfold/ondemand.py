@@ -10,7 +10,7 @@ view needs to draw it now, and the widget sends only that:
   row, with ``deferred = true`` instead of that part: a 5 MB output travels only when its row
   is opened, and then capped as the view model caps it (F-12).
 * Fields that only Python reads are left out (:data:`PYTHON_ONLY`): a result's plain ``text``
-  (search runs in Python), facts the widget already turned into the ``fold`` flags and labels
+  (search runs in Python), facts the view model already turned into the ``fold`` flags and labels
   the view draws, and a turn header's joined ``text`` (for the text and HTML renderings).
 
 When the reader opens a deferred disclosure, the view asks for it by key (``content``) and gets
@@ -21,9 +21,10 @@ an output the view model capped is sent on request too, as plain text in parts (
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from turnfold import keys
 from turnfold.model import ToolCall, Transcript
 from turnfold.render.content import result_text
 from turnfold.render.viewmodel import iter_nodes
@@ -38,7 +39,10 @@ __all__ = [
     "wire_node",
 ]
 
-Node = dict[str, Any]
+#: A node of the view model (read only here; see :mod:`turnfold.render.nodes`).
+Node = Mapping[str, Any]
+#: A node's wire form, built here.
+Wire = dict[str, Any]
 Folds = Mapping[str, Any]
 
 #: A tool's hidden part up to this many characters of HTML travels with its row: fetching it
@@ -57,12 +61,21 @@ PYTHON_ONLY: dict[str, frozenset[str]] = {
     "header": frozenset({"text"}),
     "tool": frozenset({"call_id", "category", "status_text", "result_folded", "forced_open"}),
     "result": frozenset(
-        {"text", "kind", "lines", "truncated", "more_lines", "notes", "omitted_lines"}
+        {
+            "text",
+            "kind",
+            "lines",
+            "truncated",
+            "more_lines",
+            "notes",
+            "omitted_lines",
+            "omitted_label",
+        }
     ),
 }
 
 
-def _without(node: Node, kind: str) -> Node:
+def _without(node: Node, kind: str) -> Wire:
     drop = PYTHON_ONLY[kind]
     return {key: value for key, value in node.items() if key not in drop}
 
@@ -91,19 +104,19 @@ def _deferred(process: Node, folds: Folds) -> bool:
     return not any(folds.get(key) in _OPENED for key in _keys(process["children"]))
 
 
-def _every(nodes: list[Node]) -> Iterator[Node]:
+def _every(nodes: Sequence[Node]) -> Iterator[Node]:
     """Every node under ``nodes`` (the view model's own walk), and every turn's process."""
     for node in iter_nodes({"nodes": nodes}):
         yield node
-        if node.get("kind") == "turn" and node.get("process"):
+        if node["kind"] == "turn" and node["process"]:
             yield node["process"]
 
 
-def _keys(nodes: list[Node]) -> Iterator[str]:
+def _keys(nodes: Sequence[Node]) -> Iterator[str]:
     return (node["key"] for node in _every(nodes))
 
 
-def _children(nodes: list[Node], folds: Folds) -> list[Node]:
+def _children(nodes: Sequence[Node], folds: Folds) -> list[Node]:
     return [_child(node, folds) for node in nodes]
 
 
@@ -122,7 +135,7 @@ def _child(node: Node, folds: Folds) -> Node:
     return node
 
 
-def _tool(node: Node, folds: Folds, *, expand: bool = False) -> Node:
+def _tool(node: Node, folds: Folds, *, expand: bool = False) -> Wire:
     tool = _without(node, "tool")
     result = node.get("result")
     if result is not None:
@@ -158,7 +171,7 @@ def _hidden_size(node: Node) -> int:
 class NodeIndex:
     """The nodes of one view by key, for answering ``content`` requests (built on first use)."""
 
-    def __init__(self, nodes: list[Node]) -> None:
+    def __init__(self, nodes: Sequence[Node]) -> None:
         self._nodes = nodes
         self._by_key: dict[str, Node] | None = None
 
@@ -174,7 +187,7 @@ class NodeIndex:
             return False
         if node.get("kind") == "tool":
             return bool(_tool(node, folds).get("deferred"))
-        return "kind" not in node and "children" in node and _deferred(node, folds)
+        return node.get("kind") == "process" and _deferred(node, folds)
 
     def content(self, key: str, folds: Folds) -> Node | None:
         """The wire form of the disclosure ``key`` with what it holds, or None if there is none.
@@ -187,14 +200,14 @@ class NodeIndex:
             return None
         if node.get("kind") == "tool":
             return _tool(node, folds, expand=True)
-        if "children" in node and "kind" not in node:  # a turn's process
+        if node.get("kind") == "process":
             return {**node, "children": _children(node["children"], folds)}
         return _child(node, folds)
 
 
 def call_for_key(transcript: Transcript, key: str) -> ToolCall | None:
     """The tool call a view-model key names: an entry id, or ``"<spawning call key>/<id>"``."""
-    *outer, own = key.split("/")
+    *outer, own = keys.call_path(key)
     for part in outer:
         call = _call(transcript, part)
         child = call.subagent.transcript if call and call.subagent else None

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Literal, TypeAlias
 
+from turnfold import keys
 from turnfold.batches import (
     BatchView,
     SummaryRow,
@@ -172,7 +173,7 @@ class _Segment:
     @property
     def key(self) -> str:
         first = self.user or self.entries[0]
-        return f"turn:{first.id}"
+        return keys.turn(first.id)
 
 
 _Item: TypeAlias = UserMessage | SystemNotice | CompactionBoundary | _Segment
@@ -308,7 +309,7 @@ def _pieces(batch: list[ToolCall], view: BatchView, ctx: _Context) -> list[Activ
     if mode != "command-first":
         return [
             BatchPiece(
-                f"{prefix}batch:{batch[0].id}",
+                keys.batch(batch[0].id, prefix),
                 tuple(batch),
                 view.items,
                 view.memory_badges,
@@ -325,7 +326,7 @@ def _pieces(batch: list[ToolCall], view: BatchView, ctx: _Context) -> list[Activ
             calls = tuple(by_id[r.entry_id] for item in run for r in _rows_of(item))
             pieces.append(
                 BatchPiece(
-                    f"{prefix}batch:{first.entry_id}", calls, tuple(run), None, None, view.active
+                    keys.batch(first.entry_id, prefix), calls, tuple(run), None, None, view.active
                 )
             )
             run.clear()
@@ -334,7 +335,7 @@ def _pieces(batch: list[ToolCall], view: BatchView, ctx: _Context) -> list[Activ
         if isinstance(item, ToolRow) and item.category == "command":
             flush()
             pieces.append(
-                CommandRow(f"{prefix}command:{item.entry_id}", by_id[item.entry_id], item)
+                CommandRow(keys.command(item.entry_id, prefix), by_id[item.entry_id], item)
             )
         else:
             run.append(item)
@@ -346,7 +347,7 @@ def _pieces(batch: list[ToolCall], view: BatchView, ctx: _Context) -> list[Activ
     if isinstance(last, BatchPiece):
         pieces[-1] = replace(last, memory_badges=view.memory_badges, label_line=view.label_line)
     else:
-        key = f"{prefix}batch:{batch[0].id}" if not pieces else f"{prefix}batch-tail:{batch[0].id}"
+        key = keys.batch(batch[0].id, prefix, tail=bool(pieces))
         pieces.append(BatchPiece(key, (), (), view.memory_badges, view.label_line, view.active))
     return pieces
 
@@ -426,7 +427,7 @@ def _group_items(
                 # P-8: the group of the step now executing is open; one that recorded a
                 # failure stays open during recovery; other finished groups are closed.
                 is_open = owns_current or _has_failure(run)
-            out.append(ActivityGroup(f"group:{run[0].key}", title, count, is_open,
+            out.append(ActivityGroup(keys.group(run[0].key), title, count, is_open,
                                      owns_current, tuple(run)))  # fmt: skip
         else:
             out.extend(run)
@@ -486,20 +487,21 @@ def _project_turn(segment: _Segment, ctx: _Context) -> Turn:
         elif isinstance(part, Thinking):
             is_current = ctx.running and part is last_activity
             if settings.show_thinking:
-                row = ThinkingRow(f"{prefix}{part.id}", part, _thinking_open(part, is_current, ctx))
+                key = keys.entry(part.id, prefix)
+                row = ThinkingRow(key, part, _thinking_open(part, is_current, ctx))
                 items.append(row)
                 if is_current:
                     current = row
             elif part.streaming:
-                indicator = ThinkingIndicator(f"{prefix}{part.id}")
+                indicator = ThinkingIndicator(keys.entry(part.id, prefix))
                 items.append(indicator)
                 current = indicator
         elif isinstance(part, AssistantText):
-            items.append(ProgressRow(f"{prefix}{part.id}", part))
+            items.append(ProgressRow(keys.entry(part.id, prefix), part))
     process_items = _group_items(items, current, ctx)
     process = (
         TurnProcess(
-            f"{prefix}process:{segment.key}", ctx.running, ctx.running, tuple(process_items)
+            keys.process(f"{prefix}{segment.key}"), ctx.running, ctx.running, tuple(process_items)
         )
         if process_items
         else None

@@ -36,7 +36,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,8 @@ from turnfold.model import Transcript, TranscriptChange
 from turnfold.ondemand import NodeIndex, call_for_key, output_parts, wire_node
 from turnfold.process import ProjectionPlanner
 from turnfold.render.content import content_css, escape
-from turnfold.render.html import note_text, render_html, tool_fold
+from turnfold.render.html import render_html
+from turnfold.render.nodes import TopNode, View
 from turnfold.render.text import html_to_text, render_text
 from turnfold.render.viewmodel import ancestor_path, iter_nodes, plan_view
 from turnfold.settings import DisplaySettings, normalize_settings
@@ -135,53 +136,10 @@ def ui_strings(locale: str) -> dict[str, str]:
     return {name: translate(key, locale) for name, key in _UI_KEYS.items()}
 
 
-# --- what the JS view draws beyond the view model -------------------------------------------------
-#
-# The static HTML renderer derives a few phrases and fold facts from the view model with the
-# message catalogs (a tool's hidden parts, "Show N more lines", result notes, the label of withheld
-# reasoning). The JS has no catalogs and no rules (W-1), so the widget adds them here, computed
-# by the same functions the page uses, so the notebook and the page cannot disagree.
-
-
-def _decorate_nodes(nodes: list[Node], locale: str) -> None:
-    """Add the catalog phrases and fold facts of every node under ``nodes``, in place."""
-    for node in iter_nodes({"nodes": nodes}):
-        kind = node.get("kind")
-        if kind == "tool":
-            _decorate_tool(node, locale)
-        elif kind == "thinking":
-            form = node.get("form")
-            withheld = form in ("redacted", "encrypted")
-            node["form_label"] = translate(f"thinking.{form}", locale) if withheld else None
-
-
-def _decorate_tool(node: Node, locale: str) -> None:
-    fold = tool_fold(node)
-    node["fold"] = {
-        "args": fold.hidden_args,
-        "result": fold.folded_result,
-        "note": translate("tool.no_output", locale) if fold.no_output else None,
-        "subagent": fold.subagent,
-    }
-    # A success says nothing; every other outcome names itself on the row (L-3: unknown too).
-    node["status_label"] = None if node.get("status") == "success" else node.get("status_text")
-    result = node.get("result")
-    if result is not None:
-        more = int(result.get("more_lines") or 0)
-        truncated = result.get("truncated") and result.get("more_html") is not None
-        result["more_label"] = plural("tool.show_more", more, locale) if truncated else None
-        result["notes_text"] = [note_text(note, locale) for note in result.get("notes", [])]
-        # X-2: what was left unrendered is one request away (``output``); the view offers it
-        # where the static page names the lines it left out.
-        omitted = int(result.get("omitted_lines") or 0)
-        lines = int(result.get("lines") or 0)
-        result["all_label"] = plural("tool.show_all", lines, locale) if omitted else None
-
-
 # --- search (P-11) --------------------------------------------------------------------------------
 
 
-def _searchable_text(node: Node) -> Iterator[str]:
+def _searchable_text(node: Mapping[str, Any]) -> Iterator[str]:
     """The transcript text a node shows: what a reader would expect a search to find.
 
     Only the view is searched, so reasoning hidden by ``show_thinking`` is never found (P-11).
@@ -212,7 +170,9 @@ def _searchable_text(node: Node) -> Iterator[str]:
         yield html.unescape(str(option))
 
 
-def search_view(view: Node, query: str, *, limit: int = MAX_SEARCH_HITS) -> tuple[list[Node], int]:
+def search_view(
+    view: Mapping[str, Any], query: str, *, limit: int = MAX_SEARCH_HITS
+) -> tuple[list[Node], int]:
     """Nodes whose text contains ``query`` (case-insensitive), with the keys that reveal each.
 
     Returns ``([{"key", "path"}, …], total)``: at most ``limit`` hits in reading order, and how
@@ -227,7 +187,7 @@ def search_view(view: Node, query: str, *, limit: int = MAX_SEARCH_HITS) -> tupl
         if top.get("key") == USAGE_KEY:
             continue  # the usage footer is not transcript text
         # Paths are looked up inside the hit's own top-level node: O(size of its turn) each.
-        scope: Node = {"nodes": [top]}
+        scope = {"nodes": [top]}
         for node in iter_nodes(scope):
             if not any(needle in text.casefold() for text in _searchable_text(node)):
                 continue
@@ -241,7 +201,9 @@ def search_view(view: Node, query: str, *, limit: int = MAX_SEARCH_HITS) -> tupl
 # --- incremental updates (W-2) --------------------------------------------------------------------
 
 
-def diff_nodes(old: list[Node], new: list[Node]) -> tuple[list[Node], list[str]]:
+def diff_nodes(
+    old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]
+) -> tuple[list[Node], list[str]]:
     """The top-level changes that turn ``old`` into ``new``: ``(upserts, removed keys)``.
 
     Each upsert is ``{"after": key or None, "node": node}``: the node to insert or replace, placed
@@ -351,13 +313,13 @@ class TranscriptWidget(anywidget.AnyWidget):
         # Q-3: the projection planned as the transcript grows, and the top-level nodes built
         # from it by key, reused while the planner does not plan their item anew.
         self._planner = ProjectionPlanner(transcript)
-        self._nodes: dict[str, Node] = {}
+        self._nodes: dict[str, TopNode] = {}
         self._dirty: set[str] = set()  # ids of the entries changed since the last build
         self._dirty_lock = threading.Lock()
         # S-8: what the fast model cost for this transcript, shown as a footer line when non-zero.
         self._usage: UsageTracker = usage_for(transcript)
         initial = {name: getattr(self.settings, name) for name in SYNCED_SETTINGS}
-        self._current: Node = self._build(running)
+        self._current: View = self._build(running)
         self._index = NodeIndex(self._current["nodes"])
         super().__init__(
             **initial,
@@ -476,7 +438,7 @@ class TranscriptWidget(anywidget.AnyWidget):
             self._planner = ProjectionPlanner(self.transcript)
         self.flush()
 
-    def _build(self, running: bool | None) -> Node:
+    def _build(self, running: bool | None) -> View:
         """The decorated view model, rebuilding only the nodes whose entries changed (Q-3)."""
         with self._dirty_lock:
             dirty, self._dirty = self._dirty, set()
@@ -486,21 +448,20 @@ class TranscriptWidget(anywidget.AnyWidget):
         with collector_paused():
             items, fresh = self._planner.plan(snapshot, running=running, changed=dirty)
             plan = plan_view(self.transcript, snapshot, more_chars=OUTPUT_REST_CHARS, items=items)
-            nodes: list[Node] = []
-            built: dict[str, Node] = {}
+            nodes: list[TopNode] = []
+            built: dict[str, TopNode] = {}
             for item in items:
                 key = item.key
                 node = cache.get(key)
                 if node is None or key in fresh or item.running:
                     (node,) = plan.nodes([item])
-                    _decorate_nodes([node], snapshot.locale)
                 built[key] = node
                 nodes.append(node)
         with self._dirty_lock:
             if self._nodes is cache:  # not cleared by a settings change meanwhile
                 self._nodes = built
-        view = {**plan.head, "nodes": nodes}
-        footer = usage_footer(self._usage, str(view.get("locale") or "en"))
+        view = plan.view(nodes)
+        footer = usage_footer(self._usage, view["locale"])
         if footer:
             # A quiet info line after everything, drawn by every renderer as it draws a runtime
             # notice, so the JS needs no code of its own for it (W-1).
@@ -516,7 +477,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         return {**view, "nodes": [wire_node(node, folds) for node in view["nodes"]]}
 
     @property
-    def view(self) -> Node:
+    def view(self) -> View:
         """The whole view model as of the last flush (closed content included)."""
         return self._current
 
@@ -536,7 +497,9 @@ class TranscriptWidget(anywidget.AnyWidget):
         elif kind == "output":
             self._send_output(view_id, str(content.get("key", "")))
 
-    def _contents(self, keys: list[str], *, deferred_only: bool = False) -> dict[str, Node | None]:
+    def _contents(
+        self, keys: list[str], *, deferred_only: bool = False
+    ) -> dict[str, Mapping[str, Any] | None]:
         """The content of each key; with ``deferred_only``, of the keys the wire form defers."""
         with self._flush_lock:
             folds = self._folds

@@ -24,35 +24,49 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from turnfold.i18n import plural, translate
+from turnfold.i18n import translate
 from turnfold.render.content import content_css, escape
+from turnfold.render.nodes import (
+    AnyNode,
+    BatchNode,
+    ChildNode,
+    CommandNode,
+    CompactionNode,
+    GroupNode,
+    NoticeNode,
+    OutcomeNode,
+    OutsideNode,
+    ProgressNode,
+    ResultView,
+    SummaryNode,
+    SystemNode,
+    ThinkingIndicatorNode,
+    ThinkingNode,
+    ToolNode,
+    TopNode,
+    TurnHeader,
+    TurnNode,
+    UserNode,
+    View,
+)
 
 __all__ = [
     "CSP",
-    "ToolFold",
     "html_frame",
     "nodes_encoded",
     "nodes_html",
-    "note_text",
     "notice_html",
     "render_html",
-    "tool_fold",
     "turnfold_css",
     "wrap_html",
 ]
 
-Node = dict[str, Any]
-
 #: The page may load nothing but inline images and its own inline style (X-1). With no
 #: ``script-src`` a browser refuses every script, even one a sanitizer bug let through.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
-
-#: Tool statuses during which no output is expected yet, so "no output recorded" is not said.
-_ACTIVE_STATUSES = frozenset({"pending", "executing", "confirming"})
 
 
 def _text(value: object) -> str:
@@ -64,54 +78,8 @@ def _text(value: object) -> str:
     return escape(str(value))
 
 
-def _key(node: Node) -> str:
-    return f' data-key="{_text(node.get("key", ""))}"'
-
-
-@dataclass(frozen=True)
-class ToolFold:
-    """What a tool row keeps behind its title; everything else shows beneath it (F-12, P-12)."""
-
-    hidden_args: bool
-    folded_result: bool
-    no_output: bool
-    subagent: bool
-
-    @property
-    def hides(self) -> bool:
-        """Whether the title is a disclosure at all (a row with nothing to open is not)."""
-        return self.hidden_args or self.folded_result or self.no_output or self.subagent
-
-
-def tool_fold(node: Node) -> ToolFold:
-    """The fold of a tool row, shared by the page and the text outline so they agree."""
-    return ToolFold(*_fold_flags(node))
-
-
-def _fold_flags(node: Node) -> tuple[bool, bool, bool, bool]:
-    """:class:`ToolFold`'s fields in order; the page reads them as they are (no object per row)."""
-    result = node.get("result")
-    subagent = node.get("subagent")
-    return (
-        bool(node.get("args")) and not node.get("show_args"),
-        result is not None and bool(node.get("result_folded")),
-        result is None and node.get("status") not in _ACTIVE_STATUSES,
-        bool(subagent and subagent.get("nodes")),
-    )
-
-
-def note_text(note: Any, locale: str) -> str:
-    """A result note (``{"key", "params"}``) in the reader's language, as plain text.
-
-    A key missing from the catalog still says what it was, so no note is silently lost (X-2).
-    """
-    if not isinstance(note, dict):
-        return str(note)
-    params = {str(k): str(v) for k, v in (note.get("params") or {}).items()}
-    try:
-        return translate(str(note.get("key")), locale, **params)
-    except (KeyError, TypeError):
-        return " ".join([str(note.get("key")), *params.values()])
+def _key(node: AnyNode) -> str:
+    return f' data-key="{_text(node["key"])}"'
 
 
 # --- the stylesheet (P-12, W-3) ------------------------------------------------------------------
@@ -323,13 +291,13 @@ class _Renderer:
         self.out: list[str] = []
         #: Where in :attr:`out` the long fragments of content are (see :func:`_utf8`).
         self.long: list[int] = []
-        self._top: dict[str, Callable[[Node], None]] = {
+        self._top: dict[str, Callable[[Any], None]] = {
             "user": self.user,
             "system": self.system,
             "compaction": self.compaction,
             "turn": self.turn,
         }
-        self._child: dict[str, Callable[[Node], None]] = {
+        self._child: dict[str, Callable[[Any], None]] = {
             "group": self.group,
             "thinking": self.thinking,
             "thinking-indicator": self.thinking_indicator,
@@ -338,7 +306,6 @@ class _Renderer:
             "batch": self.batch,
         }
         # Phrases every tool row may need, looked up once per renderer.
-        self._no_output = _text(translate("tool.no_output", locale))
         self._arguments = _text(translate("tool.arguments", locale))
 
     # -- helpers
@@ -354,20 +321,20 @@ class _Renderer:
 
     # -- top level
 
-    def notice(self, notice: Node) -> None:
+    def notice(self, notice: NoticeNode) -> None:
         """The loader's warnings as one quiet, closed disclosure (L-4)."""
         self.out.append(
             f'\n<details class="tf-notice"{_key(notice)}><summary class="tf-row">'
             f'<span class="tf-clip">{_text(notice["text"])}</span>{_CHEVRON}</summary><ul>'
         )
-        self.write(*(f"<li>{item}</li>" for item in notice.get("items", [])))  # escaped
+        self.write(*(f"<li>{item}</li>" for item in notice["items"]))  # escaped
         self.out.append("</ul></details>")
 
-    def top(self, node: Node) -> None:
+    def top(self, node: TopNode) -> None:
         self._top[node["kind"]](node)
 
-    def user(self, node: Node) -> None:
-        command = node.get("command")
+    def user(self, node: UserNode) -> None:
+        command = node["command"]
         code = f'<code class="tf-cmd">{command}</code> ' if command else ""  # escaped
         self.out.append(
             f'\n<div class="tf-user"{_key(node)}>\n<div class="tf-ulabel">{_text(node["label"])}'
@@ -376,44 +343,45 @@ class _Renderer:
         self.fragment(node["html"])
         self.out.append("</div></div>")
 
-    def system(self, node: Node) -> None:
-        level = _text(node.get("level", "info"))
+    def system(self, node: SystemNode) -> None:
+        level = _text(node["level"])
         self.out += (f'\n<div class="tf-system tf-{level}"{_key(node)}>', node["html"], "</div>")
 
-    def compaction(self, node: Node) -> None:
+    def compaction(self, node: CompactionNode) -> None:
         label = f"<span>{_text(node['text'])}</span>"
-        if not node.get("summary_html"):
+        summary = node["summary_html"]
+        if not summary:
             self.out.append(f'\n<div class="tf-divider"{_key(node)}>{label}</div>')
             return
         self.out += (
             f'\n<details class="tf-compaction"{_key(node)}><summary class="tf-divider">{label}'
             f'{_CHEVRON}</summary>\n<div class="tf-body">',
-            node["summary_html"],
+            summary,
             "</div></details>",
         )
 
     # -- a turn (P-1, P-3, P-7)
 
     @staticmethod
-    def turn_header(header: Node, *, foldable: bool) -> str:
+    def turn_header(header: TurnHeader, *, foldable: bool) -> str:
         parts = [f'<span class="tf-status">{_text(header["label"])}</span>']
-        for part in (header.get("duration"), header.get("count")):
+        for part in (header["duration"], header["count"]):
             if part:
                 parts.append(f'{_SEP}<span class="tf-fixed">{_text(part)}</span>')
         if foldable:
             parts.append(_CHEVRON)  # P-7: the fold indicator right after the count
         return "".join(parts)
 
-    def turn(self, node: Node) -> None:
+    def turn(self, node: TurnNode) -> None:
         out = self.out
-        status = _text(node.get("status", "completed"))
+        status = _text(node["status"])
         key = _key(node)
-        process = node.get("process")
+        process = node["process"]
         if process:
             header = self.turn_header(node["header"], foldable=True)
             out.append(
                 f'\n<section class="tf-turn tf-{status}"{key}>\n<details class="tf-process"'
-                f'{_key(process)}{" open" if process.get("open") else ""}><summary class="tf-head">'
+                f'{_key(process)}{" open" if process["open"] else ""}><summary class="tf-head">'
                 f'{header}</summary>\n<div class="tf-pbody">'
             )
             if process.get("left_out"):  # an output over its size budget (render_html's budget)
@@ -426,25 +394,25 @@ class _Renderer:
                 f'\n<section class="tf-turn tf-{status}"{key}>\n<div class="tf-head">'
                 f"{self.turn_header(node['header'], foldable=False)}</div>"
             )
-        for surface in node.get("outside", []):
+        for surface in node["outside"]:
             self.outside(surface)
-        answer = node.get("answer")
+        answer = node["answer"]
         if answer:
-            tentative = " tf-tentative" if answer.get("tentative") else ""
+            tentative = " tf-tentative" if answer["tentative"] else ""
             out.append(f'\n<div class="tf-answer{tentative}"{_key(answer)}>')
             self.fragment(answer["html"])
             out.append("</div></section>")
         else:
             out.append("</section>")
 
-    def outside(self, node: Node) -> None:
+    def outside(self, node: OutsideNode) -> None:
         """Errors, the stop marker and pending decisions, visible without opening (P-3)."""
         kind = node["kind"]
-        if kind == "pending":
+        if node["kind"] == "pending":
             self.write(f'\n<div class="tf-outside tf-pending"{_key(node)}>')
             self.write(f'\n<div class="tf-plabel">{_text(node["label"])}</div>')
             self.write(f'\n<div class="tf-ptext">{node["html"]}</div>')
-            options = node.get("options") or []
+            options = node["options"]
             if options:
                 self.write('<ul class="tf-options">')
                 self.write(*(f"<li>{option}</li>" for option in options))  # escaped
@@ -456,131 +424,136 @@ class _Renderer:
 
     # -- the process (P-4 … P-9)
 
-    def children(self, nodes: list[Node]) -> None:
+    def children(self, nodes: list[ChildNode]) -> None:
         child = self._child
         for node in nodes:
             child[node["kind"]](node)
 
-    def group(self, node: Node) -> None:
+    def group(self, node: GroupNode) -> None:
         # P-12: the title starts on the group's own left edge; its rows indent 12 px, and the
         # gutter holds the CSS-only fold rail.
-        count = node.get("count")
+        count = node["count"]
         counted = f'{_SEP}<span class="tf-count">{_text(count)}</span>' if count else ""
         self.out.append(
-            f'\n<details class="tf-group"{_key(node)}{" open" if node.get("open") else ""}>'
+            f'\n<details class="tf-group"{_key(node)}{" open" if node["open"] else ""}>'
             f'<summary class="tf-row"><span class="tf-clip">{_text(node["title"])}</span>'
             f'{counted}{_CHEVRON}</summary>\n<div class="tf-body">'
         )
         self.children(node["children"])
         self.out.append("</div></details>")
 
-    def thinking(self, node: Node) -> None:
+    def thinking(self, node: ThinkingNode) -> None:
         """A reasoning row (P-9); withheld reasoning is labelled by its fragment, never empty."""
-        shimmer = " tf-shimmer" if node.get("streaming") else ""
-        form = node.get("form")
+        shimmer = " tf-shimmer" if node["streaming"] else ""
+        phrase = node["form_label"]
         withheld = ""
-        if form in ("redacted", "encrypted"):
-            phrase = translate(f"thinking.{form}", self.locale)
+        if phrase:
             withheld = f'{_SEP}<span class="tf-clip tf-dim">{_text(phrase)}</span>'
         self.out.append(
-            f'\n<details class="tf-thinking"{_key(node)}{" open" if node.get("open") else ""}>'
+            f'\n<details class="tf-thinking"{_key(node)}{" open" if node["open"] else ""}>'
             f'<summary class="tf-row"><span class="tf-tlabel{shimmer}">{_text(node["label"])}'
             f'</span>{withheld}{_CHEVRON}</summary>\n<div class="tf-tbody">'
         )
-        self.fragment(node.get("html") or "")
+        self.fragment(node["html"] or "")
         self.out.append("</div></details>")
 
-    def thinking_indicator(self, node: Node) -> None:
+    def thinking_indicator(self, node: ThinkingIndicatorNode) -> None:
         # P-9: a static label whose highlight sweeps by CSS; still under reduced motion.
         self.out.append(
             f'\n<div class="tf-row tf-indicator"{_key(node)}>'
             f'<span class="tf-shimmer">{_text(node["label"])}</span></div>'
         )
 
-    def progress(self, node: Node) -> None:
+    def progress(self, node: ProgressNode) -> None:
         self.out.append(f'\n<div class="tf-progress"{_key(node)}>')
         self.fragment(node["html"])
         self.out.append("</div>")
 
-    def command(self, node: Node) -> None:
+    def command(self, node: CommandNode) -> None:
         self.out.append(f'\n<div class="tf-command"{_key(node)}>')
         self.tool(node["tool"])
         self.out.append("</div>")
 
-    def batch(self, node: Node) -> None:
+    def batch(self, node: BatchNode) -> None:
         out = self.out
         out.append(f'\n<div class="tf-batch"{_key(node)}>')
-        for row in node.get("rows", []):
+        for row in node["rows"]:
             if row["kind"] == "summary":
                 self.summary_row(row)
             else:
                 self.tool(row)
-        if node.get("memory"):  # F-11: badges, dim
-            out.append(f'\n<div class="tf-row tf-dim tf-memory">{_text(node["memory"])}</div>')
-        if node.get("label"):  # F-15: the fast model's label, dim, after the batch
-            out.append(f'\n<div class="tf-row tf-dim tf-label">{_text(node["label"])}</div>')
+        memory, label = node["memory"], node["label"]
+        if memory:  # F-11: badges, dim
+            out.append(f'\n<div class="tf-row tf-dim tf-memory">{_text(memory)}</div>')
+        if label:  # F-15: the fast model's label, dim, after the batch
+            out.append(f'\n<div class="tf-row tf-dim tf-label">{_text(label)}</div>')
         out.append("</div>")
 
-    def summary_row(self, node: Node) -> None:
+    def summary_row(self, node: SummaryNode) -> None:
         """The collapsible tools of a batch as one line that opens to its tools (F-10a)."""
         self.out.append(
-            f'\n<details class="tf-summary"{_key(node)}{" open" if node.get("open") else ""}>'
+            f'\n<details class="tf-summary"{_key(node)}{" open" if node["open"] else ""}>'
             f'<summary class="tf-row"><span class="tf-stext tf-clip">{_text(node["text"])}'
             f'</span>{_CHEVRON}</summary>\n<div class="tf-body">'
         )
-        for tool in node.get("tools", []):
+        for tool in node["tools"]:
             self.tool(tool)
         self.out.append("</div></details>")
 
     # -- one tool (F-7, F-10, F-12, F-13, P-12)
 
     @staticmethod
-    def tool_title(node: Node) -> str:
+    def tool_title(node: ToolNode) -> str:
         title = f'<span class="tf-name tf-fixed">{node["name"]}</span>'  # escaped, F-13
-        subagent = node.get("subagent") or {}
-        if subagent.get("line"):  # F-7 stands in for the description: it names the task
-            title += f'<span class="tf-agent-line tf-clip">{subagent["line"]}</span>'
-        elif node.get("description"):
-            title += f'<span class="tf-desc tf-clip">{node["description"]}</span>'
-        if node.get("status") != "success":
-            title += f'<span class="tf-st">{_text(node.get("status_text", ""))}</span>'
+        subagent = node["subagent"]
+        line = subagent["line"] if subagent else None
+        description = node["description"]
+        if line:  # F-7 stands in for the description: it names the task
+            title += f'<span class="tf-agent-line tf-clip">{line}</span>'
+        elif description:
+            title += f'<span class="tf-desc tf-clip">{description}</span>'
+        status = node["status_label"]
+        if status is not None:
+            title += f'<span class="tf-st">{_text(status)}</span>'
         return title
 
-    def tool(self, node: Node) -> None:
+    def tool(self, node: ToolNode) -> None:
         """Title, a closed ``<details>`` for what is folded, and what is never folded beneath.
 
         An edit's diff is never folded, so it sits directly beneath the file title: one row
         level (P-12). Arguments and a folded result (F-12) wait behind the title.
         """
         out = self.out
-        status = _text(node.get("status", "unknown"))
-        struck = " tf-struck" if node.get("struck") else ""
+        status = _text(node["status"])
+        struck = " tf-struck" if node["struck"] else ""
         head = f'\n<div class="tf-tool tf-s-{status}{struck}"{_key(node)}>'
-        result = node.get("result")
-        hidden_args, folded_result, no_output, subagent = _fold_flags(node)
-        if hidden_args or folded_result or no_output or subagent:
+        result, args = node["result"], node["args"]
+        fold = node["fold"]
+        no_output = fold["note"]
+        subagent = node["subagent"] if fold["subagent"] else None
+        if fold["args"] or fold["result"] or no_output or subagent:
             out.append(
-                f'{head}\n<details class="tf-tool-d"{" open" if node.get("open") else ""}>'
+                f'{head}\n<details class="tf-tool-d"{" open" if node["open"] else ""}>'
                 f'<summary class="tf-row tf-tool-head">{self.tool_title(node)}{_CHEVRON}'
                 '</summary>\n<div class="tf-tbody">'
             )
-            if hidden_args:
-                out.append(self.arguments(node["args"]))
-            if folded_result:
-                self.result(node["result"])
+            if fold["args"] and args:
+                out.append(self.arguments(args))
+            if fold["result"] and result:
+                self.result(result)
             if no_output:
-                out.append(f'\n<div class="tf-note">{self._no_output}</div>')
+                out.append(f'\n<div class="tf-note">{_text(no_output)}</div>')
             if subagent:  # the child transcript, nested in the row that spawned it
                 out.append('\n<div class="tf-subagent">')
-                for child in node["subagent"]["nodes"]:
+                for child in subagent["nodes"]:
                     self.top(child)
                 out.append("</div>")
             out.append("</div></details>")
         else:
             out.append(f'{head}\n<div class="tf-row tf-tool-head">{self.tool_title(node)}</div>')
-        if node.get("args") and node.get("show_args"):
-            out.append(self.arguments(node["args"]))
-        if result is not None and not folded_result:
+        if args and node["show_args"]:
+            out.append(self.arguments(args))
+        if result is not None and not fold["result"]:
             self.result(result)
         out.append("</div>")
 
@@ -590,27 +563,25 @@ class _Renderer:
             f'<pre class="tf-output tf-json">{args}</pre></div>'  # escaped
         )
 
-    def result(self, result: Node) -> None:
+    def result(self, result: ResultView) -> None:
         """A capped result plus the rest behind "Show N more lines" (F-12: never dropped)."""
         out = self.out
         out.append('\n<div class="tf-result">')
-        self.fragment(result.get("html", ""))
-        omitted = int(result.get("omitted_lines") or 0)
-        more = result.get("more_html")
-        if more is not None or omitted:
-            lines = int(result.get("more_lines") or 0)
-            phrase = _counted("tool.show_more", lines, self.locale)
-            out.append(f'\n<details class="tf-more"><summary>{phrase}</summary>')
-            self.fragment(more or "")
+        self.fragment(result["html"])
+        more = result["more_label"]
+        if more is not None:
+            out.append(f'\n<details class="tf-more"><summary>{_escaped(more)}</summary>')
+            self.fragment(result.get("more_html", ""))
+            omitted = result["omitted_label"]
             if omitted:  # X-2: say exactly what the page leaves out, and where it is
-                note = _counted("tool.not_included", omitted, self.locale)
+                note = _escaped(omitted)
                 out.append(f'\n<div class="tf-note tf-omitted">{note}</div></details>')
             else:
                 out.append("</details>")
-        for image in result.get("images") or ():
+        for image in result["images"]:
             self.fragment(image)
-        for note in result.get("notes", []):
-            out.append(f'\n<div class="tf-note">{_text(note_text(note, self.locale))}</div>')
+        for note in result["notes_text"]:
+            out.append(f'\n<div class="tf-note">{_text(note)}</div>')
         out.append("</div>")
 
     # -- catalog phrases
@@ -619,7 +590,7 @@ class _Renderer:
         return translate(key, self.locale)
 
 
-def nodes_html(nodes: list[Node], locale: str) -> str:
+def nodes_html(nodes: list[TopNode], locale: str) -> str:
     """The HTML of some top-level nodes, in order: a piece of a page's body."""
     renderer = _Renderer(locale)
     for node in nodes:
@@ -627,7 +598,7 @@ def nodes_html(nodes: list[Node], locale: str) -> str:
     return "".join(renderer.out)
 
 
-def nodes_encoded(nodes: list[Node], locale: str) -> list[bytes]:
+def nodes_encoded(nodes: list[TopNode], locale: str) -> list[bytes]:
     """:func:`nodes_html` as UTF-8, in pieces to write one after the other (W-6)."""
     renderer = _Renderer(locale)
     for node in nodes:
@@ -660,20 +631,20 @@ def _utf8(parts: list[str], long: list[int]) -> list[bytes]:
 
 
 @lru_cache(maxsize=1024)
-def _counted(key: str, count: int, locale: str) -> str:
+def _escaped(phrase: str) -> str:
     """A count phrase, escaped: a long session's results ask for the same few thousand."""
-    return _text(plural(key, count, locale))
+    return _text(phrase)
 
 
-def outcome_html(outcome: Node | None) -> str:
+def outcome_html(outcome: OutcomeNode | None) -> str:
     """H-6: the run's outcome, score and cost, one line above the turns."""
     if not outcome:
         return ""
-    status = _text(outcome.get("status", "other"))
+    status = _text(outcome["status"])
     return f'<div class="tf-outcome" data-status="{status}">{_text(outcome["text"])}</div>\n'
 
 
-def notice_html(notice: Node | None, locale: str) -> str:
+def notice_html(notice: NoticeNode | None, locale: str) -> str:
     """The loader's warnings as they open a page's body ("" when there were none)."""
     if not notice:
         return ""
@@ -683,7 +654,7 @@ def notice_html(notice: Node | None, locale: str) -> str:
 
 
 def render_html(
-    view: Node,
+    view: View,
     *,
     title: str | None = None,
     standalone: bool = True,
@@ -711,7 +682,7 @@ def render_html(
     return wrap_html(body, view, title=title, standalone=standalone)
 
 
-def budgeted_nodes(nodes: list[Node], locale: str, budget: int) -> list[str]:
+def budgeted_nodes(nodes: list[TopNode], locale: str, budget: int) -> list[str]:
     """The HTML of each top-level node, the processes of the oldest turns left out past ``budget``.
 
     Nodes are drawn from the last: a notebook's fallback of a long session keeps the work of the
@@ -734,20 +705,19 @@ def budgeted_nodes(nodes: list[Node], locale: str, budget: int) -> list[str]:
     return drawn
 
 
-def _without_process(node: Node) -> Node:
-    process = node.get("process")
-    if node.get("kind") != "turn" or not process:
+def _without_process(node: TopNode) -> TopNode:
+    if node["kind"] != "turn" or not node["process"]:
         return node
-    return {**node, "process": {**process, "children": [], "left_out": True}}
+    return {**node, "process": {**node["process"], "children": [], "left_out": True}}
 
 
-def wrap_html(body: str, view: Node, *, title: str | None = None, standalone: bool = True) -> str:
+def wrap_html(body: str, view: View, *, title: str | None = None, standalone: bool = True) -> str:
     """``body`` (the HTML of ``view``'s nodes) inside a page or a notebook fragment."""
     before, after = html_frame(view, title=title, standalone=standalone)
     return f"{before}{body}{after}"
 
 
-def html_frame(view: Node, *, title: str | None = None, standalone: bool = True) -> tuple[str, str]:
+def html_frame(view: View, *, title: str | None = None, standalone: bool = True) -> tuple[str, str]:
     """What goes before and after the body of ``view``: a page's head, or a fragment's style."""
     locale = _text(view.get("locale") or "en")
     mode = _text(view.get("mode") or "")

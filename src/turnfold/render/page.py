@@ -19,7 +19,7 @@ from turnfold.gcpause import collector_paused
 from turnfold.model import Transcript
 from turnfold.process import PlannedItem
 from turnfold.render.content import MORE_CHARS
-from turnfold.render.html import html_frame, nodes_encoded, notice_html
+from turnfold.render.html import html_frame, nodes_encoded, notice_html, outcome_html
 from turnfold.render.viewmodel import open_all, plan_view
 from turnfold.settings import DisplaySettings
 
@@ -55,7 +55,7 @@ def write_page(
         fork = len(transcript.entries) >= FORK_MIN_ENTRIES and free_core()
     with collector_paused():  # as build_view_model: millions of new objects, few of them garbage
         plan = plan_view(transcript, settings, more_chars=more_chars)
-        locale = plan.head["locale"]
+        locale = plan.head.locale
 
         def draw(items: list[PlannedItem]) -> list[bytes]:
             nodes = plan.nodes(items)
@@ -63,8 +63,10 @@ def write_page(
 
         size = -(-len(plan.items) // _CHUNKS) or 1  # ceiling division: at most _CHUNKS chunks
         chunks = [plan.items[i : i + size] for i in range(0, len(plan.items), size)]
-        before, after = html_frame(plan.head, title=title)
-        head = (before + notice_html(plan.head["notice"], locale)).encode("utf-8")
+        before, after = html_frame(plan.view([]), title=title)
+        # H-6: the outcome above the turns, as render_html draws it.
+        frame = before + outcome_html(plan.head.outcome) + notice_html(plan.head.notice, locale)
+        head = frame.encode("utf-8")
         stream.write(head)
         written = len(head)
         # Each chunk is written as soon as it is drawn (in one process): a page of tens of

@@ -28,11 +28,25 @@ import re
 from collections.abc import Callable
 from functools import cache
 from html.parser import HTMLParser
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from turnfold.i18n import plural, translate
+from turnfold.i18n import translate
 from turnfold.render.content import escape
-from turnfold.render.html import note_text, tool_fold
+from turnfold.render.nodes import (
+    BatchNode,
+    ChildNode,
+    GroupNode,
+    NoticeNode,
+    OutsideNode,
+    ProcessNode,
+    ResultView,
+    SummaryNode,
+    ThinkingNode,
+    ToolNode,
+    TopNode,
+    TurnNode,
+    View,
+)
 
 if TYPE_CHECKING:  # rich is imported by the first outline: ``turnfold render`` needs none
     from rich.console import Console
@@ -40,7 +54,6 @@ if TYPE_CHECKING:  # rich is imported by the first outline: ``turnfold render`` 
 
 __all__ = ["html_to_text", "render_terminal", "render_text"]
 
-Node = dict[str, Any]
 
 OPEN, CLOSED = "▾", "▸"
 INDENT = 2
@@ -172,7 +185,7 @@ def _style(roles: str) -> str:
     return " ".join(STYLES[role] for role in roles.split() if role in STYLES)
 
 
-def _chevron(node: Node) -> str:
+def _chevron(node: GroupNode | ThinkingNode | SummaryNode | ToolNode | ProcessNode) -> str:
     return OPEN if node.get("open") else CLOSED
 
 
@@ -224,32 +237,32 @@ class _Outline:
 
     # -- top level
 
-    def notice(self, notice: Node) -> None:
+    def notice(self, notice: NoticeNode) -> None:
         self.row(0, [(notice["text"], "dim")], CLOSED)  # L-4: quiet, closed, items left out
 
-    def top(self, node: Node, depth: int) -> None:
-        kind = node["kind"]
-        if kind == "user":
+    def top(self, node: TopNode, depth: int) -> None:
+        if node["kind"] == "user":
             if self.lines:  # a blank line before each request, so turns read as paragraphs
                 self.lines.append(self.text(""))
-            command = html.unescape(node["command"]) + " " if node.get("command") else ""
+            command = node["command"]
+            said_command = html.unescape(command) + " " if command else ""
             # The text is escaped, so raw markup in it can only be the pasted images' boxes.
             markup = str(node["html"])
             boxes = markup.find("<div class=")
             said, pasted = (markup, "") if boxes < 0 else (markup[:boxes], markup[boxes:])
             self.row(depth, [(node["label"], "label")])
-            self.block(depth + 1, command + html.unescape(said))
+            self.block(depth + 1, said_command + html.unescape(said))
             for fragment in re.findall(r"<img [^>]*>|<div class=\"tf-note\">[^<]*", pasted):
                 label = _image_label(fragment) if fragment.startswith("<img") else None
                 shown = f"[{label}]" if label else html.unescape(fragment.split(">", 1)[1])
                 self.row(depth + 1, [(shown, "dim")])
-        elif kind == "system":  # marked, so a runtime notice never reads like an answer
+        elif node["kind"] == "system":  # marked, so a runtime notice never reads like an answer
             level = node.get("level", "info")
             glyph = _SYSTEM_GLYPHS.get(level, "ℹ")
             self.block(
                 depth, f"{glyph} {html_to_text(node['html'])}", _SYSTEM_STYLES.get(level, "dim")
             )
-        elif kind == "compaction":
+        elif node["kind"] == "compaction":
             marker = CLOSED if node.get("summary_html") else ""
             self.row(depth, [(f"── {node['text']} ──", "dim")], marker)
         else:
@@ -257,7 +270,7 @@ class _Outline:
 
     # -- a turn (P-1, P-3, P-7)
 
-    def turn(self, node: Node, depth: int) -> None:
+    def turn(self, node: TurnNode, depth: int) -> None:
         header, process = node["header"], node.get("process")
         parts: list[tuple[str, str]] = [(header["label"], node.get("status", "completed"))]
         parts += [(f" · {p}", "dim") for p in (header.get("duration"), header.get("count")) if p]
@@ -270,50 +283,48 @@ class _Outline:
         if answer:
             self.block(depth, html_to_text(answer["html"]))
 
-    def outside(self, node: Node, depth: int) -> None:
-        kind = node["kind"]
-        if kind == "pending":
+    def outside(self, node: OutsideNode, depth: int) -> None:
+        if node["kind"] == "pending":
             self.row(depth, [("? ", "pending"), (node["label"], "pending")])
             self.block(depth + 1, html.unescape(node["html"]))
             for option in node.get("options") or []:
                 self.row(depth + 1, [("- " + html.unescape(option), "")])
-        elif kind == "error":
+        elif node["kind"] == "error":
             self.block(depth, "✖ " + html.unescape(node["html"]), "error")
         else:
             self.block(depth, "■ " + html.unescape(node["html"]), "warning")
 
     # -- the process (P-4 … P-9)
 
-    def children(self, nodes: list[Node], depth: int) -> None:
+    def children(self, nodes: list[ChildNode], depth: int) -> None:
         for node in nodes:
             self.child(node, depth)
 
-    def child(self, node: Node, depth: int) -> None:
-        kind = node["kind"]
-        if kind == "group":
+    def child(self, node: ChildNode, depth: int) -> None:
+        if node["kind"] == "group":
             parts = [(node["title"], "")]
             if node.get("count"):
                 parts.append((f" · {node['count']}", "dim"))
             self.row(depth, parts, _chevron(node))
             if node.get("open"):
                 self.children(node["children"], depth + 1)
-        elif kind == "thinking":
+        elif node["kind"] == "thinking":
             parts = [(node["label"], "dim")]
-            if node.get("form") in ("redacted", "encrypted"):
-                parts.append((" · " + self.t(f"thinking.{node['form']}"), "dim"))
+            if node["form_label"]:
+                parts.append((" · " + node["form_label"], "dim"))
             self.row(depth, parts, _chevron(node))
             if node.get("open") and node.get("html"):
                 self.block(depth + 1, html_to_text(node["html"]), "dim")
-        elif kind == "thinking-indicator":
+        elif node["kind"] == "thinking-indicator":
             self.row(depth, [(node["label"] + "…", "dim")])
-        elif kind == "progress":
+        elif node["kind"] == "progress":
             self.block(depth, html_to_text(node["html"]))
-        elif kind == "command":
+        elif node["kind"] == "command":
             self.tool(node["tool"], depth)
-        elif kind == "batch":
+        elif node["kind"] == "batch":
             self.batch(node, depth)
 
-    def batch(self, node: Node, depth: int) -> None:
+    def batch(self, node: BatchNode, depth: int) -> None:
         for row in node.get("rows", []):
             if row["kind"] == "summary":  # F-10a: a disclosure that opens to its tools
                 self.row(depth, [(row["text"], "name")], _chevron(row))
@@ -328,57 +339,59 @@ class _Outline:
 
     # -- one tool (F-7, F-10, F-12, F-13)
 
-    def tool(self, node: Node, depth: int) -> None:
+    def tool(self, node: ToolNode, depth: int) -> None:
         result = node.get("result")
-        fold = tool_fold(node)
-        self.row(depth, self.tool_title(node), _chevron(node) if fold.hides else "")
-        if node.get("open"):  # never by default (P-8), but a view may say so
-            if fold.hidden_args:
-                self.arguments(node["args"], depth + 1)
-            if fold.folded_result:
-                self.result(node["result"], depth + 1)
-            if fold.no_output:
-                self.row(depth + 1, [(self.t("tool.no_output"), "dim")])
-            if fold.subagent:
-                for child in node["subagent"]["nodes"]:
+        fold, args, subagent = node["fold"], node["args"], node["subagent"]
+        hides = fold["args"] or fold["result"] or fold["note"] or fold["subagent"]
+        self.row(depth, self.tool_title(node), _chevron(node) if hides else "")
+        if node["open"]:  # never by default (P-8), but a view may say so
+            if fold["args"] and args:
+                self.arguments(args, depth + 1)
+            if fold["result"] and result:
+                self.result(result, depth + 1)
+            if fold["note"]:
+                self.row(depth + 1, [(fold["note"], "dim")])
+            if fold["subagent"] and subagent:
+                for child in subagent["nodes"]:
                     self.top(child, depth + 1)
-        if node.get("args") and node.get("show_args"):
-            self.arguments(node["args"], depth + 1)
-        if result is not None and not fold.folded_result:
+        if args and node["show_args"]:
+            self.arguments(args, depth + 1)
+        if result is not None and not fold["result"]:
             self.result(result, depth + 1)
 
     @staticmethod
-    def tool_title(node: Node) -> list[tuple[str, str]]:
-        subagent = node.get("subagent") or {}
-        struck = " struck" if node.get("struck") else ""
+    def tool_title(node: ToolNode) -> list[tuple[str, str]]:
+        subagent = node["subagent"]
+        line = subagent["line"] if subagent else None
+        description = node["description"]
+        struck = " struck" if node["struck"] else ""
         parts = [(html.unescape(node["name"]), "name" + struck)]
-        if subagent.get("line"):  # F-7 stands in for the description: it names the task
-            parts.append((" " + html.unescape(subagent["line"]), "dim"))
-        elif node.get("description"):
-            parts.append((" " + html.unescape(node["description"]), struck.strip()))
-        if node.get("status") != "success":
-            style = "error" if node.get("status") == "error" else "dim"
-            parts.append((f" [{node.get('status_text', '')}]", style))
+        if line:  # F-7 stands in for the description: it names the task
+            parts.append((" " + html.unescape(line), "dim"))
+        elif description:
+            parts.append((" " + html.unescape(description), struck.strip()))
+        if node["status_label"] is not None:
+            style = "error" if node["status"] == "error" else "dim"
+            parts.append((f" [{node['status_label']}]", style))
         return parts
 
     def arguments(self, args: str, depth: int) -> None:
         self.row(depth, [(self.t("tool.arguments"), "dim")])
         self.block(depth, html.unescape(args), "dim")
 
-    def result(self, result: Node, depth: int) -> None:
+    def result(self, result: ResultView, depth: int) -> None:
         text = str(result.get("text") or "").rstrip("\n")
         if result.get("kind") in ("markdown", "plan", "subagent", "todo"):
             text = html_to_text(str(result.get("html") or ""))
         per_line = _diff_style if result.get("kind") == "diff" else None
         if text:
             self.block(depth, text, per_line=per_line)
-        if result.get("truncated"):  # F-12: capped, and says how much more there is
-            count = int(result.get("more_lines") or 0)
-            self.row(depth, [(plural("tool.show_more", count, self.locale), "dim")], CLOSED)
-        for image in result.get("images") or []:
+        if result["more_label"]:  # F-12: capped, and says how much more there is
+            self.row(depth, [(result["more_label"], "dim")], CLOSED)
+        for image in result["images"]:
             self.row(depth, [(f"[{_image_label(image)}]", "dim")])
-        for note in result.get("notes") or []:
-            self.row(depth, [(note_text(note, self.locale), "dim")])
+        for note in result["notes_text"]:
+            self.row(depth, [(note, "dim")])
 
 
 def _diff_style(line: str) -> str:
@@ -404,21 +417,22 @@ def _image_label(fragment: str) -> str:
     return parser.alt
 
 
-def _outline(view: Node, width: int) -> list[Text]:
+def _outline(view: View, width: int) -> list[Text]:
     outline = _Outline(str(view.get("locale") or "en"), width)
-    if view.get("notice"):
-        outline.notice(view["notice"])
+    notice = view.get("notice")
+    if notice:
+        outline.notice(notice)
     for node in view.get("nodes", []):
         outline.top(node, 0)
     return outline.lines
 
 
-def render_text(view: Node, *, width: int = 100) -> str:
+def render_text(view: View, *, width: int = 100) -> str:
     """The view model as an indented plain-text outline, at most ``width`` cells per line."""
     return "\n".join(line.plain.rstrip() for line in _outline(view, width))
 
 
-def render_terminal(view: Node, console: Console) -> None:
+def render_terminal(view: View, console: Console) -> None:
     """Print the outline to ``console`` with rich styles: colour, bold names, dim labels."""
     for line in _outline(view, console.width):
         console.print(line, no_wrap=True, crop=True, soft_wrap=False, highlight=False)

@@ -14,11 +14,12 @@ choices applies them on top. The full schema is documented in ``docs/view-model.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
 
+from turnfold import keys
 from turnfold.batches import SummaryRow, ToolRow
 from turnfold.gcpause import collector_paused
 from turnfold.i18n import plural, translate
@@ -57,11 +58,32 @@ from turnfold.render.content import (
     result_view,
     thinking_html,
 )
+from turnfold.render.nodes import (
+    AnswerNode,
+    AnyNode,
+    BatchNode,
+    ChildNode,
+    NoticeNode,
+    OutcomeNode,
+    OutsideNode,
+    ProcessNode,
+    ResultNote,
+    ResultView,
+    RowNode,
+    SubagentView,
+    ThinkingNode,
+    ToolFold,
+    ToolNode,
+    TopNode,
+    TurnNode,
+    View,
+)
 from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
 from turnfold.tools import display_name
 
 SCHEMA_VERSION = 1
-Node = dict[str, Any]
+#: Tool statuses during which no output is expected yet, so "no output recorded" is not said.
+_ACTIVE_STATUSES = frozenset({"pending", "executing", "confirming"})
 
 
 @dataclass(frozen=True)
@@ -78,7 +100,7 @@ def build_view_model(
     *,
     running: bool | None = None,
     more_chars: int | None = MORE_CHARS,
-) -> Node:
+) -> View:
     """The whole view of ``transcript`` under ``settings`` as JSON-ready dicts.
 
     ``more_chars`` caps how much of each long output's hidden rest is rendered (the rest is
@@ -87,7 +109,18 @@ def build_view_model(
     # A view of a long session is millions of new, long-lived objects, like a load (Q-1).
     with collector_paused():
         plan = plan_view(transcript, settings, running=running, more_chars=more_chars)
-        return {**plan.head, "nodes": plan.nodes(plan.items)}
+        return plan.view(plan.nodes(plan.items))
+
+
+@dataclass(frozen=True)
+class ViewHead:
+    """The fields of a view besides its ``nodes``."""
+
+    locale: str
+    mode: str
+    show_thinking: bool
+    outcome: OutcomeNode | None
+    notice: NoticeNode | None
 
 
 @dataclass(frozen=True)
@@ -99,15 +132,28 @@ class ViewPlan:
     ``{**plan.head, "nodes": plan.nodes(plan.items)}`` is :func:`build_view_model`'s result.
     """
 
-    head: Node
-    """The view's fields besides ``nodes``, in the view's key order."""
+    head: ViewHead
+    """The view's fields besides ``nodes``."""
     items: list[PlannedItem]
     """The projection still to do: one item per top-level node."""
     options: _Options
 
-    def nodes(self, items: list[PlannedItem]) -> list[Node]:
+    def nodes(self, items: list[PlannedItem]) -> list[TopNode]:
         """The top-level nodes of ``items`` (a slice of :attr:`items`)."""
         return [_top_level(item.project(), self.options, "") for item in items]
+
+    def view(self, nodes: list[TopNode]) -> View:
+        """The view of these top-level nodes, in the view's key order."""
+        head = self.head
+        return {
+            "schema": SCHEMA_VERSION,
+            "locale": head.locale,
+            "mode": head.mode,
+            "show_thinking": head.show_thinking,
+            "outcome": head.outcome,
+            "notice": head.notice,
+            "nodes": nodes,
+        }
 
 
 def plan_view(
@@ -124,14 +170,13 @@ def plan_view(
     growing transcript plans with a :class:`turnfold.process.ProjectionPlanner`).
     """
     snapshot = snapshot_of(settings)
-    head = {
-        "schema": SCHEMA_VERSION,
-        "locale": snapshot.locale,
-        "mode": snapshot.transcript_display_mode,
-        "show_thinking": snapshot.show_thinking,
-        "outcome": outcome_badge(transcript.metadata, snapshot.locale),
-        "notice": _warnings_notice(transcript, snapshot.locale),
-    }
+    head = ViewHead(
+        locale=snapshot.locale,
+        mode=snapshot.transcript_display_mode,
+        show_thinking=snapshot.show_thinking,
+        outcome=outcome_badge(transcript.metadata, snapshot.locale),
+        notice=_warnings_notice(transcript, snapshot.locale),
+    )
     if items is None:
         items = plan_projection(transcript, snapshot, running=running)
     return ViewPlan(head, items, _Options(snapshot, more_chars))
@@ -139,7 +184,7 @@ def plan_view(
 
 def _nodes(
     transcript: Transcript, options: _Options, *, running: bool | None, prefix: str
-) -> list[Node]:
+) -> list[TopNode]:
     projected = project(transcript, options.settings, running=running, key_prefix=prefix)
     return [_top_level(item, options, prefix) for item in projected]
 
@@ -150,7 +195,7 @@ OUTCOMES = ("pass", "fail", "error", "incomplete")
 _SCORERS_SHOWN = 4
 
 
-def outcome_badge(metadata: Mapping[str, Any], locale: str) -> Node | None:
+def outcome_badge(metadata: Mapping[str, Any], locale: str) -> OutcomeNode | None:
     """H-6: the run's outcome, score and cost, shown beside the transcript's title, from the
     standard metadata keys (``outcome``, ``score``, ``cost_usd``); None when none is recorded."""
     outcome = metadata.get("outcome")
@@ -189,7 +234,7 @@ def _score_text(score: Any) -> str:
     return ""
 
 
-def _warnings_notice(transcript: Transcript, locale: str) -> Node | None:
+def _warnings_notice(transcript: Transcript, locale: str) -> NoticeNode | None:
     """One quiet notice for everything the loader skipped (L-4)."""
     if not transcript.warnings:
         return None
@@ -224,33 +269,51 @@ def _pasted_images(images: list[ImageData], locale: str) -> str:
     return "".join(boxes)
 
 
-def _top_level(item: TopLevel, options: _Options, prefix: str) -> Node:
+def _top_level(item: TopLevel, options: _Options, prefix: str) -> TopNode:
     locale = options.settings.locale
     if isinstance(item, UserMessage):
         return {
             "kind": "user",
-            "key": f"{prefix}{item.id}",
+            "key": keys.entry(item.id, prefix),
             "label": translate("user.label", locale),
             "command": escape(item.command) if item.command else None,
             "html": escape(item.text) + _pasted_images(item.images, locale),
         }
     if isinstance(item, SystemNotice):
-        return {"kind": "system", "key": f"{prefix}{item.id}", "level": item.level,
+        return {"kind": "system", "key": keys.entry(item.id, prefix), "level": item.level,
                 "html": escape(item.text)}  # fmt: skip
     if isinstance(item, CompactionBoundary):
         return {
             "kind": "compaction",
-            "key": f"{prefix}{item.id}",
+            "key": keys.entry(item.id, prefix),
             "text": translate("turn.compacted", locale),
             "summary_html": markdown_html(item.summary) if item.summary else None,
         }
     return _turn(item, options)
 
 
-def _turn(turn: Turn, options: _Options) -> Node:
+def _turn(turn: Turn, options: _Options) -> TurnNode:
     header = turn.header
     parts = [header.label, header.duration, header.count_text if header.tool_count else None]
     process = turn.process
+    answer = turn.answer
+    process_node: ProcessNode | None = None
+    if process is not None:
+        process_node = {
+            "kind": "process",
+            "key": process.key,
+            "open": process.open,
+            "active": process.active,
+            "children": [_child(item, options) for item in process.items],
+        }
+    answer_node: AnswerNode | None = None
+    if answer is not None:
+        answer_node = {
+            "kind": "answer",
+            "key": _entry_key(turn.key, answer.id),
+            "html": markdown_html(answer.text),
+            "tentative": turn.tentative,
+        }
     return {
         "kind": "turn",
         "key": turn.key,
@@ -262,35 +325,20 @@ def _turn(turn: Turn, options: _Options) -> Node:
             "count": header.count_text if header.tool_count else None,
             "text": " · ".join(p for p in parts if p),
         },
-        "process": None
-        if process is None
-        else {
-            "key": process.key,
-            "open": process.open,
-            "active": process.active,
-            "children": [_child(item, options) for item in process.items],
-        },
+        "process": process_node,
         "outside": [_outside(entry, turn.key, options.settings.locale) for entry in turn.outside],
-        "answer": None
-        if turn.answer is None
-        else {
-            "kind": "answer",
-            "key": _entry_key(turn.key, turn.answer.id),
-            "html": markdown_html(turn.answer.text),
-            "tentative": turn.tentative,
-        },
+        "answer": answer_node,
     }
 
 
 def _entry_key(turn_key: str, entry_id: str) -> str:
     """An entry's key under the same sub-agent prefix as its turn's key."""
-    prefix = turn_key[: turn_key.rfind("turn:")]
-    return f"{prefix}{entry_id}"
+    return keys.entry(entry_id, keys.prefix_of(turn_key))
 
 
 def _outside(
     entry: AssistantError | AbortMarker | PendingAction, turn_key: str, locale: str
-) -> Node:
+) -> OutsideNode:
     key = _entry_key(turn_key, entry.id)
     if isinstance(entry, AssistantError):
         return {"kind": "error", "key": key, "html": escape(entry.message)}
@@ -307,7 +355,7 @@ def _outside(
     }
 
 
-def _child(item: Any, options: _Options) -> Node:
+def _child(item: Any, options: _Options) -> ChildNode:
     locale = options.settings.locale
     if isinstance(item, ActivityGroup):
         return {
@@ -321,22 +369,27 @@ def _child(item: Any, options: _Options) -> Node:
         }
     if isinstance(item, ThinkingRow):
         entry = item.entry
-        return {
+        thinking: ThinkingNode = {
             "kind": "thinking",
             "key": item.key,
             "label": translate("thinking.label", locale),
             "form": entry.form,
+            # Withheld reasoning names itself on the row, never an empty fold (P-9).
+            "form_label": translate(f"thinking.{entry.form}", locale)
+            if entry.form in ("redacted", "encrypted")
+            else None,
             "html": thinking_html(entry, locale),
             "open": item.open,
             "streaming": entry.streaming,
         }
+        return thinking
     if isinstance(item, ThinkingIndicator):
         return {"kind": "thinking-indicator", "key": item.key,
                 "label": translate("thinking.label", locale)}  # fmt: skip
     if isinstance(item, ProgressRow):
         return {"kind": "progress", "key": item.key, "html": markdown_html(item.entry.text)}
     if isinstance(item, CommandRow):
-        tool_key = item.key.replace("command:", "", 1)  # the row keeps its entry's own key
+        tool_key = keys.entry(item.row.entry_id, keys.prefix_of(item.key))  # the entry's own key
         return {"kind": "command", "key": item.key,
                 "tool": _tool(item.call, item.row, tool_key, options)}  # fmt: skip
     if isinstance(item, BatchPiece):
@@ -344,19 +397,19 @@ def _child(item: Any, options: _Options) -> Node:
     raise TypeError(f"unknown process item {item!r}")
 
 
-def _batch(piece: BatchPiece, options: _Options) -> Node:
-    prefix = piece.key[: piece.key.rfind("batch")]
+def _batch(piece: BatchPiece, options: _Options) -> BatchNode:
+    prefix = keys.prefix_of(piece.key)
     calls = {c.id: c for c in piece.calls}
-    rows: list[Node] = []
+    rows: list[RowNode] = []
 
-    def tool(row: ToolRow) -> Node:
-        return _tool(calls[row.entry_id], row, f"{prefix}{row.entry_id}", options)
+    def tool(row: ToolRow) -> ToolNode:
+        return _tool(calls[row.entry_id], row, keys.entry(row.entry_id, prefix), options)
 
     for item in piece.items:
         if isinstance(item, SummaryRow):
             rows.append({
                 "kind": "summary",
-                "key": f"{prefix}summary:{item.rows[0].entry_id}",
+                "key": keys.summary(item.rows[0].entry_id, prefix),
                 "text": item.text,
                 "active": item.active,
                 "open": False,  # P-8: no leaf payload opens by default
@@ -380,15 +433,27 @@ def _arguments(args: Any) -> str | None:
     return escape(args if isinstance(args, str) else pretty_json(args))
 
 
-def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> Node:
+def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode:
     locale = options.settings.locale
-    subagent = None
+    subagent: SubagentView | None = None
     if call.subagent is not None:
         child = call.subagent.transcript
         subagent = {
             "line": escape(row.subagent_line) if row.subagent_line else None,
-            "nodes": _nodes(child, options, running=None, prefix=f"{key}/") if child else [],
+            "nodes": _nodes(child, options, running=None, prefix=keys.child_prefix(key))
+            if child
+            else [],
         }
+    args = _arguments(call.args)
+    result = _result(call.result, options)
+    status_text = translate(f"status.{call.status}", locale)
+    no_output = result is None and call.status not in _ACTIVE_STATUSES
+    fold: ToolFold = {
+        "args": bool(args) and not row.show_args,
+        "result": result is not None and row.result_folded,
+        "note": translate("tool.no_output", locale) if no_output else None,
+        "subagent": bool(subagent and subagent["nodes"]),
+    }
     return {
         "kind": "tool",
         "key": key,
@@ -396,84 +461,128 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> Node:
         "name": escape(display_name(call.name)),
         "category": row.category,
         "status": call.status,
-        "status_text": translate(f"status.{call.status}", locale),
+        "status_text": status_text,
+        # A success says nothing; every other outcome names itself on the row (L-3: unknown too).
+        "status_label": None if call.status == "success" else status_text,
         "description": escape(row.description) if row.description else None,
-        "args": _arguments(call.args),
+        "args": args,
         "show_args": row.show_args,
-        "result": result_view(call.result, more_chars=options.more_chars),
+        "result": result,
         "result_folded": row.result_folded,
         "forced_open": row.result_forced_open,
         "struck": row.struck,
         "open": False,  # P-8: no leaf payload opens by default
+        "fold": fold,
         "subagent": subagent,
     }
+
+
+def _result(result: Any, options: _Options) -> ResultView | None:
+    """A tool's result as the view shows it, with its phrases in the reader's language."""
+    shown = result_view(result, more_chars=options.more_chars)
+    if shown is None:
+        return None
+    locale = options.settings.locale
+    omitted = int(shown.get("omitted_lines") or 0)
+    notes: list[ResultNote] = shown["notes"]
+    labels = {
+        "notes_text": [note_text(note, locale) for note in notes],
+        "more_label": plural("tool.show_more", int(shown.get("more_lines") or 0), locale)
+        if shown["truncated"]
+        else None,
+        # X-2: a static rendering says exactly what it leaves out; the widget fetches it.
+        "omitted_label": plural("tool.not_included", omitted, locale) if omitted else None,
+        "all_label": plural("tool.show_all", int(shown["lines"]), locale) if omitted else None,
+    }
+    view: ResultView = {**shown, **labels}  # type: ignore[typeddict-item]
+    return view
+
+
+def note_text(note: Any, locale: str) -> str:
+    """A result note (``{"key", "params"}``) in the reader's language, as plain text.
+
+    A key missing from the catalog still says what it was, so no note is silently lost (X-2).
+    """
+    if not isinstance(note, dict):
+        return str(note)
+    params = {str(k): str(v) for k, v in (note.get("params") or {}).items()}
+    try:
+        return translate(str(note.get("key")), locale, **params)
+    except (KeyError, TypeError):
+        return " ".join([str(note.get("key")), *params.values()])
 
 
 # --- navigation (P-11) ---------------------------------------------------------------------------
 
 
-def _walk(nodes: list[Node], path: list[str]) -> Iterator[tuple[Node, list[str]]]:
+def _walk(nodes: Sequence[AnyNode], path: list[str]) -> Iterator[tuple[AnyNode, list[str]]]:
     """Every node with the keys of the disclosures that contain it."""
     for node in nodes:
         yield node, path
-        kind = node.get("kind")
-        if kind == "turn":
-            process = node.get("process")
+        if node["kind"] == "turn":
+            process = node["process"]
             if process:
                 yield from _walk(process["children"], [*path, process["key"]])
-            yield from _walk(node.get("outside", []), path)
-            if node.get("answer"):
+            yield from _walk(node["outside"], path)
+            if node["answer"]:
                 yield node["answer"], path
-        elif kind == "group":
+        elif node["kind"] == "group":
             yield from _walk(node["children"], [*path, node["key"]])
-        elif kind == "batch":
+        elif node["kind"] == "batch":
             yield from _walk(node["rows"], path)
-        elif kind == "command":
+        elif node["kind"] == "command":
             yield from _walk([node["tool"]], path)
-        elif kind == "summary":
+        elif node["kind"] == "summary":
             yield from _walk(node["tools"], [*path, node["key"]])
-        elif kind == "tool" and node.get("subagent"):
+        elif node["kind"] == "tool" and node["subagent"]:
             yield from _walk(node["subagent"]["nodes"], [*path, node["key"]])
 
 
-def ancestor_path(view: Node, key: str) -> list[str] | None:
+def ancestor_path(view: Mapping[str, Any], key: str) -> list[str] | None:
     """The keys to open so the node ``key`` (an entry's key) is visible, outermost first.
 
     Only the path is returned (P-11): the turn's process and, where one exists, the activity
     group, summary row or sub-agent call containing it; nothing else is opened. None when no
-    node has that key.
+    node has that key. ``view`` is a view, or any mapping whose ``nodes`` are top-level nodes.
     """
     for node, path in _walk(view["nodes"], []):
-        if node.get("key") == key:
+        if node["key"] == key:
             return path
     return None
 
 
-def iter_nodes(view: Node) -> Iterator[Node]:
-    """Every node of the view, depth first (for renderers, search and tests)."""
+def iter_nodes(view: Mapping[str, Any]) -> Iterator[AnyNode]:
+    """Every node of the view, depth first (for renderers, search and tests); ``view`` is a
+    view, or any mapping whose ``nodes`` are top-level nodes."""
     for node, _ in _walk(view["nodes"], []):
         yield node
 
 
-def open_all(nodes: list[Node]) -> list[Node]:
+def open_all(nodes: list[TopNode]) -> list[TopNode]:
     """``nodes`` with every fold open (changes them and returns them): ``turnfold --expand``.
 
     Only the default ``open`` flags change; what each fold holds stays as the view model says.
     """
     for node, _ in _walk(nodes, []):
-        if "open" in node:
-            node["open"] = True
-        if node.get("kind") == "turn" and node.get("process"):
+        if node["kind"] in _FOLDS:
+            node["open"] = True  # type: ignore[typeddict-unknown-key]
+        elif node["kind"] == "turn" and node["process"]:
             node["process"]["open"] = True
     return nodes
 
 
+#: The kinds of node that are a fold of their own (have an ``open`` flag).
+_FOLDS = frozenset({"group", "thinking", "summary", "tool"})
+
+
 __all__ = [
     "SCHEMA_VERSION",
+    "ViewHead",
     "ViewPlan",
     "ancestor_path",
     "build_view_model",
     "iter_nodes",
+    "note_text",
     "open_all",
     "plan_view",
 ]

@@ -1,0 +1,433 @@
+"""The view model's schema: one ``TypedDict`` per node kind (spec W-1, issue 14).
+
+This module is the contract between the builder (:mod:`turnfold.render.viewmodel`) and every
+renderer: the static page (:mod:`turnfold.render.html`), the text outline
+(:mod:`turnfold.render.text`) and the notebook view (``js/src``). mypy checks that the builder
+fills every field and that the Python renderers read only declared ones; ``js/src/nodes.d.ts``
+is generated from these classes (``python -m turnfold.render.nodes``), so ``tsc --strict`` checks
+the JS view against the same fields, and a test keeps the two equal.
+
+Conventions, for every node:
+
+- ``kind`` says what it is (a turn's process is ``"process"``); ``key`` is unique in the tree and
+  stable: built by :mod:`turnfold.render.keys` from entry ids, never from positions or labels.
+- ``open`` is the **default** fold state (P-8); a renderer that remembers the reader's choices
+  (P-10) applies them on top.
+- Fields ending in ``html`` are sanitized HTML fragments (X-1). Other strings are plain text the
+  renderer escapes, except the few the builder escaped already (``escaped`` below).
+- Phrases and fold facts (``fold``, ``status_label``, ``more_label``, ``form_label``, …) are
+  computed here once, in the reader's language; no renderer derives them (W-1).
+
+A node kind added later changes this module, the builder and one draw function per renderer;
+the type checkers point at anything missed.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any, Literal, TypedDict, Union, get_args, get_origin, get_type_hints
+
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import NotRequired
+
+# --- the head of a view ---------------------------------------------------------------------------
+
+
+class OutcomeNode(TypedDict):
+    """H-6: the run's outcome, score and cost, beside the title."""
+
+    kind: Literal["outcome"]
+    key: str
+    status: str  #: one of ``viewmodel.OUTCOMES``, or ``"other"``
+    text: str
+
+
+class NoticeNode(TypedDict):
+    """L-4: one quiet notice for everything the loader skipped."""
+
+    kind: Literal["notice"]
+    key: str
+    text: str
+    items: list[str]  #: escaped
+
+
+# --- top-level nodes ------------------------------------------------------------------------------
+
+
+class UserNode(TypedDict):
+    kind: Literal["user"]
+    key: str
+    label: str
+    command: str | None  #: escaped
+    html: str  #: the escaped text, then the pasted images' boxes
+
+
+class SystemNode(TypedDict):
+    kind: Literal["system"]
+    key: str
+    level: str  #: ``"info"``, ``"warning"`` or ``"error"``
+    html: str
+
+
+class CompactionNode(TypedDict):
+    kind: Literal["compaction"]
+    key: str
+    text: str
+    summary_html: str | None
+
+
+class TurnHeader(TypedDict):
+    """P-7: the turn's one-line header (not a node: it has no key of its own)."""
+
+    label: str
+    duration: str | None
+    count: str | None
+    text: str  #: the three joined, for the text and HTML renderings
+
+
+class ErrorNode(TypedDict):
+    kind: Literal["error"]
+    key: str
+    html: str
+
+
+class AbortNode(TypedDict):
+    kind: Literal["abort"]
+    key: str
+    html: str
+
+
+class PendingNode(TypedDict):
+    kind: Literal["pending"]
+    key: str
+    action: str
+    label: str
+    html: str
+    options: list[str]  #: escaped
+
+
+class AnswerNode(TypedDict):
+    """P-2: the turn's final answer, outside the process."""
+
+    kind: Literal["answer"]
+    key: str
+    html: str
+    tentative: bool
+
+
+class ProcessNode(TypedDict):
+    """P-1: the one disclosure of a turn's work."""
+
+    kind: Literal["process"]
+    key: str
+    open: bool
+    active: bool
+    children: list[ChildNode]
+    #: Wire form only (:mod:`turnfold.ondemand`): the children are sent when opened.
+    deferred: NotRequired[bool]
+    #: Static pages only (``render_html``'s budget): the work was left out of the page.
+    left_out: NotRequired[bool]
+
+
+class TurnNode(TypedDict):
+    kind: Literal["turn"]
+    key: str
+    status: str  #: ``"completed"``, ``"running"``, ``"stopped"`` or ``"failed"``
+    running: bool
+    header: TurnHeader
+    process: ProcessNode | None
+    outside: list[OutsideNode]
+    answer: AnswerNode | None
+
+
+# --- what a process holds -------------------------------------------------------------------------
+
+
+class GroupNode(TypedDict):
+    """P-4 … P-6: an activity group titled by what happened."""
+
+    kind: Literal["group"]
+    key: str
+    title: str
+    count: str | None
+    open: bool
+    active: bool
+    children: list[ChildNode]
+
+
+class ThinkingNode(TypedDict):
+    """P-9: a reasoning row; withheld reasoning is named by ``form_label``."""
+
+    kind: Literal["thinking"]
+    key: str
+    label: str
+    form: str  #: ``"text"``, ``"summary"``, ``"redacted"`` or ``"encrypted"``
+    form_label: str | None
+    html: str
+    open: bool
+    streaming: bool
+
+
+class ThinkingIndicatorNode(TypedDict):
+    kind: Literal["thinking-indicator"]
+    key: str
+    label: str
+
+
+class ProgressNode(TypedDict):
+    kind: Literal["progress"]
+    key: str
+    html: str
+
+
+class CommandNode(TypedDict):
+    """A command-first row: one tool shown as the command it ran."""
+
+    kind: Literal["command"]
+    key: str
+    tool: ToolNode
+
+
+class SummaryNode(TypedDict):
+    """F-10a: collapsible tools of a batch as one semantic line."""
+
+    kind: Literal["summary"]
+    key: str
+    text: str
+    active: bool
+    open: bool
+    tools: list[ToolNode]
+
+
+class BatchNode(TypedDict):
+    """F-10 … F-15: the calls of one model response."""
+
+    kind: Literal["batch"]
+    key: str
+    active: bool
+    rows: list[RowNode]
+    memory: str | None
+    label: str | None
+
+
+# --- one tool -------------------------------------------------------------------------------------
+
+
+class ResultNote(TypedDict):
+    """A note about a result, as a catalog key and its parameters (translated in ``notes_text``)."""
+
+    key: str
+    params: dict[str, str]
+
+
+class ResultView(TypedDict):
+    """F-12, W-5, X-2: a capped result and the rest behind "Show N more lines"."""
+
+    kind: str  #: the result's kind (``text``, ``diff``, ``json``, ``markdown``, …)
+    html: str
+    text: str
+    lines: int
+    truncated: bool
+    more_html: NotRequired[str]
+    more_lines: NotRequired[int]
+    #: Lines past the cap that the view leaves out altogether (the widget can fetch them).
+    omitted_lines: NotRequired[int]
+    images: list[str]  #: HTML
+    notes: list[ResultNote]
+    notes_text: list[str]
+    #: "Show N more lines" when the result is truncated, else None.
+    more_label: str | None
+    #: What a static rendering leaves out ("N lines not included"), else None.
+    omitted_label: str | None
+    #: "Show all N lines": the whole output is one request away (the widget), else None.
+    all_label: str | None
+
+
+class ToolFold(TypedDict):
+    """What a tool row keeps behind its title (F-12, P-12); the title is a disclosure when any
+    of them is set."""
+
+    args: bool
+    result: bool
+    note: str | None  #: "No output recorded", for a finished call without a result
+    subagent: bool
+
+
+class SubagentView(TypedDict):
+    """F-7: the line under a sub-agent call and the child transcript's nodes."""
+
+    line: str | None  #: escaped
+    nodes: list[TopNode]
+
+
+class ToolNode(TypedDict):
+    kind: Literal["tool"]
+    key: str
+    call_id: str  #: escaped
+    name: str  #: escaped, drawn bold (F-13)
+    category: str
+    status: str
+    status_text: str
+    #: The status named on the row: None for a success, which says nothing.
+    status_label: str | None
+    description: str | None  #: escaped
+    args: str | None  #: escaped JSON
+    show_args: bool
+    result: ResultView | None
+    result_folded: bool
+    forced_open: bool
+    struck: bool
+    open: bool
+    fold: ToolFold
+    subagent: SubagentView | None
+    #: Wire form only (:mod:`turnfold.ondemand`): the hidden part is sent when opened.
+    deferred: NotRequired[bool]
+
+
+# --- unions and the view --------------------------------------------------------------------------
+
+TopNode = UserNode | SystemNode | CompactionNode | TurnNode
+OutsideNode = ErrorNode | AbortNode | PendingNode
+ChildNode = (
+    GroupNode | ThinkingNode | ThinkingIndicatorNode | ProgressNode | CommandNode | BatchNode
+)
+RowNode = SummaryNode | ToolNode
+#: Every node that has a ``kind`` and a ``key``.
+AnyNode = (
+    TopNode
+    | OutsideNode
+    | AnswerNode
+    | ProcessNode
+    | ChildNode
+    | RowNode
+    | OutcomeNode
+    | NoticeNode
+)
+
+
+class View(TypedDict):
+    """The whole view of a transcript (:func:`turnfold.render.viewmodel.build_view_model`)."""
+
+    schema: int
+    locale: str
+    mode: str  #: ``"flat"``, ``"command-first"`` or ``"fully-folded"``
+    show_thinking: bool
+    outcome: OutcomeNode | None
+    notice: NoticeNode | None
+    nodes: list[TopNode]
+
+
+#: Every class of the schema, in the order the JS declarations are written.
+SCHEMA: tuple[type, ...] = (
+    View, OutcomeNode, NoticeNode, UserNode, SystemNode, CompactionNode, TurnNode, TurnHeader,
+    ProcessNode, ErrorNode, AbortNode, PendingNode, AnswerNode, GroupNode, ThinkingNode,
+    ThinkingIndicatorNode, ProgressNode, CommandNode, BatchNode, SummaryNode, ToolNode, ToolFold,
+    ResultView, ResultNote, SubagentView,
+)  # fmt: skip
+#: The unions, by name, as the JS declarations write them.
+UNIONS: dict[str, object] = {
+    "TopNode": TopNode, "OutsideNode": OutsideNode, "ChildNode": ChildNode, "RowNode": RowNode,
+    "AnyNode": AnyNode,
+}  # fmt: skip
+
+
+# --- the JS side's declarations ------------------------------------------------------------------
+
+_HEADER = """\
+// The view model's schema, for the JS view (checked by tsc --strict through JSDoc imports).
+// Generated from src/turnfold/render/nodes.py by `python -m turnfold.render.nodes`; do not edit:
+// tests/test_viewmodel_schema.py fails when the two differ.
+"""
+
+
+def typescript() -> str:
+    """The schema as TypeScript declarations (``js/src/nodes.d.ts``)."""
+    out = [_HEADER]
+    for cls in SCHEMA:
+        hints = get_type_hints(cls, include_extras=True)
+        out.append(f"export interface {cls.__name__} {{")
+        for name, hint in hints.items():
+            optional = get_origin(hint) is NotRequired
+            if optional:
+                (hint,) = get_args(hint)
+            out.append(f"  {name}{'?' if optional else ''}: {_ts(hint)};")
+        out.append("}\n")
+    for name, union in UNIONS.items():
+        out.append(f"export type {name} = {_ts(union, named=False)};\n")
+    return "\n".join(out)
+
+
+def _ts(hint: Any, *, named: bool = True) -> str:
+    """One Python annotation of the schema as its TypeScript type; a union of :data:`UNIONS` by
+    its name unless ``named`` is False."""
+    origin = get_origin(hint)
+    if named:
+        for name, union in UNIONS.items():
+            if hint == union:
+                return name
+    if hint is str:
+        return "string"
+    if hint is bool:
+        return "boolean"
+    if hint is int:
+        return "number"
+    if hint is type(None):
+        return "null"
+    if origin is Literal:
+        return " | ".join(f'"{value}"' for value in get_args(hint))
+    if origin is Union or origin is types.UnionType:
+        return " | ".join(_ts(arg) for arg in get_args(hint))
+    if origin is list:
+        (item,) = get_args(hint)
+        inner = _ts(item)
+        return f"({inner})[]" if " " in inner else f"{inner}[]"
+    if origin is dict:
+        key, value = get_args(hint)
+        return f"Record<{_ts(key)}, {_ts(value)}>"
+    if isinstance(hint, type) and hint in SCHEMA:
+        return hint.__name__
+    raise TypeError(f"no TypeScript type for {hint!r}")
+
+
+if __name__ == "__main__":
+    sys.stdout.write(typescript())
+
+
+__all__ = [
+    "SCHEMA",
+    "UNIONS",
+    "AbortNode",
+    "AnswerNode",
+    "AnyNode",
+    "BatchNode",
+    "ChildNode",
+    "CommandNode",
+    "CompactionNode",
+    "ErrorNode",
+    "GroupNode",
+    "NoticeNode",
+    "OutcomeNode",
+    "OutsideNode",
+    "PendingNode",
+    "ProcessNode",
+    "ProgressNode",
+    "ResultNote",
+    "ResultView",
+    "RowNode",
+    "SubagentView",
+    "SummaryNode",
+    "SystemNode",
+    "ThinkingIndicatorNode",
+    "ThinkingNode",
+    "ToolFold",
+    "ToolNode",
+    "TopNode",
+    "TurnHeader",
+    "TurnNode",
+    "UserNode",
+    "View",
+    "typescript",
+]

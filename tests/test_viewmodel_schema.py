@@ -1,0 +1,129 @@
+"""The view model's schema is one contract on both sides (issue 14, W-1).
+
+``turnfold.render.nodes`` declares every node kind; these tests hold the built view models to it
+at run time (every node carries exactly its declared fields, of the declared types), and keep
+the JS declarations (``js/src/nodes.d.ts``, read by ``tsc --strict``) equal to the ones
+generated from it.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal, NotRequired, Union, get_args, get_origin, get_type_hints
+
+import pytest
+
+import turnfold
+from turnfold.model import AbortMarker, AssistantError, PendingAction, Thinking, UserMessage
+from turnfold.render import nodes
+from turnfold.render.viewmodel import build_view_model
+from turnfold.samples import demo_session
+from turnfold.settings import DisplaySettings
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = sorted((ROOT / "tests" / "fixtures").glob("*.json*"))
+MODES = ("flat", "command-first", "fully-folded")
+
+
+def test_the_js_declarations_are_generated_from_the_schema() -> None:
+    written = (ROOT / "js" / "src" / "nodes.d.ts").read_text(encoding="utf-8")
+    assert written == nodes.typescript(), (
+        "js/src/nodes.d.ts is out of date: python -m turnfold.render.nodes > js/src/nodes.d.ts"
+    )
+
+
+def test_every_node_kind_is_declared_once_with_its_literal_kind() -> None:
+    kinds: dict[str, str] = {}
+    for cls in nodes.SCHEMA:
+        hint = get_type_hints(cls).get("kind")
+        if hint is None or get_origin(hint) is not Literal:
+            continue  # a part of a node (a header, a result), not a node
+        (kind,) = get_args(hint)
+        assert kind not in kinds, f"{kind!r} declared by {kinds.get(kind)} and {cls.__name__}"
+        kinds[kind] = cls.__name__
+    assert "process" in kinds  # a turn's process is a node like any other
+
+
+# --- every built node matches its declaration ----------------------------------------------------
+
+
+def _check(value: Any, hint: Any, where: str) -> None:
+    """``value`` is of the schema's type ``hint`` (TypedDicts field by field)."""
+    origin = get_origin(hint)
+    if origin is NotRequired:
+        (hint,) = get_args(hint)
+        origin = get_origin(hint)
+    if hint is Any:
+        return
+    if origin is Literal:
+        assert value in get_args(hint), f"{where}: {value!r} is not one of {get_args(hint)}"
+    elif origin is Union or origin is types.UnionType:
+        options = get_args(hint)
+        if isinstance(value, dict) and any(_kind_of(o) for o in options):
+            chosen = [o for o in options if _kind_of(o) == value.get("kind")]
+            assert chosen, f"{where}: kind {value['kind']!r} is not allowed here"
+            _check(value, chosen[0], where)
+            return
+        failures = []
+        for option in options:
+            try:
+                _check(value, option, where)
+                return
+            except AssertionError as exc:
+                failures.append(str(exc))
+        raise AssertionError(f"{where}: {value!r} matches none of {options}: {failures}")
+    elif origin is list:
+        assert isinstance(value, list), f"{where}: {value!r} is not a list"
+        (item,) = get_args(hint)
+        for index, each in enumerate(value):
+            _check(each, item, f"{where}[{index}]")
+    elif origin is dict:
+        assert isinstance(value, dict), f"{where}: not a dict"
+    elif hint is type(None):
+        assert value is None, f"{where}: {value!r} is not None"
+    elif hint in nodes.SCHEMA:
+        _check_typed(value, hint, where)
+    elif hint is int:
+        assert isinstance(value, int), f"{where}: {value!r}"
+        assert not isinstance(value, bool), f"{where}: {value!r}"
+    else:
+        assert isinstance(value, hint), f"{where}: {value!r} is not {hint}"
+
+
+def _kind_of(cls: Any) -> str | None:
+    hint = get_type_hints(cls).get("kind") if cls in nodes.SCHEMA else None
+    return get_args(hint)[0] if hint is not None and get_origin(hint) is Literal else None
+
+
+def _check_typed(value: Any, cls: type, where: str) -> None:
+    assert isinstance(value, dict), f"{where}: {value!r} is not a {cls.__name__}"
+    hints = get_type_hints(cls, include_extras=True)
+    required = {k for k, h in hints.items() if get_origin(h) is not NotRequired}
+    missing, extra = required - value.keys(), value.keys() - hints.keys()
+    assert not missing, f"{where} ({cls.__name__}): fields missing: {sorted(missing)}"
+    assert not extra, f"{where} ({cls.__name__}): undeclared fields: {sorted(extra)}"
+    for field, item in value.items():
+        _check(item, hints[field], f"{where}.{field}")
+
+
+def _views() -> Iterator[tuple[str, Any]]:
+    transcripts = {path.name: turnfold.load(path) for path in FIXTURES}
+    transcripts["demo"] = demo_session()
+    extra = demo_session()
+    extra.append(UserMessage(text="and then?"))
+    extra.append(Thinking(text="", form="redacted"))
+    extra.append(AssistantError(message="overloaded"))
+    extra.append(AbortMarker(reason=None))
+    extra.append(PendingAction(action="permission", text="Run rm?", options=["yes", "no"]))
+    transcripts["every outside kind"] = extra
+    for name, transcript in transcripts.items():
+        for mode in MODES:
+            settings = DisplaySettings(transcript_display_mode=mode, locale="en")
+            yield f"{name} ({mode})", build_view_model(transcript, settings)
+
+
+@pytest.mark.parametrize(("name", "view"), list(_views()), ids=lambda v: str(v)[:60])
+def test_every_built_view_is_what_the_schema_declares(name: str, view: Any) -> None:
+    _check_typed(view, nodes.View, name)
