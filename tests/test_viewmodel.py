@@ -192,3 +192,15 @@ def test_X1_an_outcome_the_source_wrote_is_escaped_on_the_page() -> None:
     page = render_html(build_view_model(transcript), title="t")
     assert "<script>alert" not in page
     assert "&lt;script&gt;" in page
+
+
+def test_H6_the_streamed_page_of_turnfold_render_shows_the_outcome_too(tmp_path: Path) -> None:
+    from turnfold.cli import main
+
+    target = tmp_path / "sample.html"
+    assert main(["render", str(INSPECT), "-o", str(target)]) == 0
+    outcome = turnfold.load(INSPECT).metadata["outcome"]
+    page = target.read_text(encoding="utf-8")
+    assert f'<div class="tf-outcome" data-status="{outcome}">' in page
+    # Where render_html puts it: after the title, before the first turn.
+    assert page.index("tf-outcome") < page.index('class="tf-turn')
