@@ -8,6 +8,7 @@ generated from it.
 
 from __future__ import annotations
 
+import importlib
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any, Literal, NotRequired, Union, get_args, get_origin, get_t
 import pytest
 
 import turnfold
+from turnfold import transport
 from turnfold.model import AbortMarker, AssistantError, PendingAction, Thinking, UserMessage
 from turnfold.render import nodes
 from turnfold.render.viewmodel import build_view_model
@@ -27,11 +29,14 @@ FIXTURES = sorted((ROOT / "tests" / "fixtures").glob("*.json*"))
 MODES = ("flat", "command-first", "fully-folded")
 
 
-def test_the_js_declarations_are_generated_from_the_schema() -> None:
-    written = (ROOT / "js" / "src" / "nodes.d.ts").read_text(encoding="utf-8")
-    assert written == nodes.typescript(), (
-        "js/src/nodes.d.ts is out of date: python -m turnfold.render.nodes > js/src/nodes.d.ts"
-    )
+@pytest.mark.parametrize(
+    ("file", "module"),
+    [("nodes.d.ts", "turnfold.render.nodes"), ("messages.d.ts", "turnfold.transport")],
+)
+def test_the_js_declarations_are_generated_from_the_schema(file: str, module: str) -> None:
+    written = (ROOT / "js" / "src" / file).read_text(encoding="utf-8")
+    generated = importlib.import_module(module).typescript()
+    assert written == generated, f"js/src/{file} is out of date: python -m {module} > js/src/{file}"
 
 
 def test_every_node_kind_is_declared_once_with_its_literal_kind() -> None:
@@ -61,9 +66,9 @@ def _check(value: Any, hint: Any, where: str) -> None:
         assert value in get_args(hint), f"{where}: {value!r} is not one of {get_args(hint)}"
     elif origin is Union or origin is types.UnionType:
         options = get_args(hint)
-        if isinstance(value, dict) and any(_kind_of(o) for o in options):
-            chosen = [o for o in options if _kind_of(o) == value.get("kind")]
-            assert chosen, f"{where}: kind {value['kind']!r} is not allowed here"
+        if isinstance(value, dict) and any(_tag_of(o) for o in options):
+            chosen = [o for o in options if (tag := _tag_of(o)) and value.get(tag[0]) == tag[1]]
+            assert chosen, f"{where}: {value.get('kind', value.get('type'))!r} is not allowed here"
             _check(value, chosen[0], where)
             return
         failures = []
@@ -83,7 +88,7 @@ def _check(value: Any, hint: Any, where: str) -> None:
         assert isinstance(value, dict), f"{where}: not a dict"
     elif hint is type(None):
         assert value is None, f"{where}: {value!r} is not None"
-    elif hint in nodes.SCHEMA:
+    elif hint in nodes.SCHEMA or hint in transport.MESSAGES:
         _check_typed(value, hint, where)
     elif hint is int:
         assert isinstance(value, int), f"{where}: {value!r}"
@@ -92,9 +97,22 @@ def _check(value: Any, hint: Any, where: str) -> None:
         assert isinstance(value, hint), f"{where}: {value!r} is not {hint}"
 
 
-def _kind_of(cls: Any) -> str | None:
-    hint = get_type_hints(cls).get("kind") if cls in nodes.SCHEMA else None
-    return get_args(hint)[0] if hint is not None and get_origin(hint) is Literal else None
+def _tag_of(cls: Any) -> tuple[str, str] | None:
+    """The field and value that tell this class apart in a union: a node's ``kind``, a
+    message's ``type``."""
+    if cls not in nodes.SCHEMA and cls not in transport.MESSAGES:
+        return None
+    hints = get_type_hints(cls)
+    for field in ("kind", "type"):
+        hint = hints.get(field)
+        if hint is not None and get_origin(hint) is Literal:
+            return field, get_args(hint)[0]
+    return None
+
+
+#: Set while a message is checked: its nodes are in their wire form, which leaves out the
+#: fields only Python reads (``ondemand.PYTHON_ONLY``) and content sent on demand.
+_WIRE = {"on": False}
 
 
 def _check_typed(value: Any, cls: type, where: str) -> None:
@@ -102,6 +120,8 @@ def _check_typed(value: Any, cls: type, where: str) -> None:
     hints = get_type_hints(cls, include_extras=True)
     required = {k for k, h in hints.items() if get_origin(h) is not NotRequired}
     missing, extra = required - value.keys(), value.keys() - hints.keys()
+    if _WIRE["on"] and cls not in transport.MESSAGES:
+        missing = set()
     assert not missing, f"{where} ({cls.__name__}): fields missing: {sorted(missing)}"
     assert not extra, f"{where} ({cls.__name__}): undeclared fields: {sorted(extra)}"
     for field, item in value.items():
@@ -127,3 +147,54 @@ def _views() -> Iterator[tuple[str, Any]]:
 @pytest.mark.parametrize(("name", "view"), list(_views()), ids=lambda v: str(v)[:60])
 def test_every_built_view_is_what_the_schema_declares(name: str, view: Any) -> None:
     _check_typed(view, nodes.View, name)
+
+
+# --- every message the widget sends is a declared message -----------------------------------------
+
+
+def test_every_message_the_widget_sends_and_answers_is_declared() -> None:
+    from turnfold.recording import Recorder
+    from turnfold.widget import TranscriptWidget
+
+    rec = Recorder(clock=lambda: "2026-01-01T00:00:00Z")
+    rec.user("Read the log")
+    call = rec.start_tool("Read", {"file_path": "app.log"})
+    rec.finish_tool(call, "a line\n" * 5000)
+    rec.assistant("Done.")
+    widget = TranscriptWidget(rec.transcript)
+    sent: list[Any] = []
+    widget.comm.send = lambda data=None, metadata=None, buffers=None: sent.append(data)
+    try:
+        view = widget.view
+        turn = view["nodes"][-1]
+        tool_key = next(k["key"] for k in _tools(turn))
+        for request in (
+            {"type": "hello", "view": "v1"},
+            {"type": "content", "view": "v1", "keys": [turn["process"]["key"], tool_key, "gone"]},
+            {"type": "output", "view": "v1", "key": tool_key},
+            {"type": "search", "view": "v1", "id": 3, "query": "line"},
+            {"type": "nonsense", "view": "v1"},
+            "not even a dict",
+        ):
+            widget._handle_custom_msg(request, [])
+        rec.user("And again?")
+        rec.assistant("Yes.")
+        widget.flush()
+        widget.reveal(tool_key)
+    finally:
+        widget.close()
+    messages = [m["content"] for m in sent if isinstance(m, dict) and m.get("method") == "custom"]
+    kinds = sorted({m["type"] for m in messages})
+    assert kinds == ["content", "full", "output", "patch", "reveal", "search"]
+    _WIRE["on"] = True
+    try:
+        for number, message in enumerate(messages):
+            _check(message, transport.KernelMessage, f"message {number} ({message['type']})")
+    finally:
+        _WIRE["on"] = False
+
+
+def _tools(node: Any) -> Iterator[Any]:
+    from turnfold.render.viewmodel import iter_nodes
+
+    return (n for n in iter_nodes({"nodes": [node]}) if n["kind"] == "tool")

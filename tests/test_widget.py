@@ -21,11 +21,13 @@ from turnfold.display import register_display, transcript_mimebundle
 from turnfold.model import Transcript
 from turnfold.recording import Recorder
 from turnfold.render.html import render_html
+from turnfold.render.search import search_view
 from turnfold.render.text import render_text
 from turnfold.render.viewmodel import build_view_model
 from turnfold.samples import demo_session
 from turnfold.settings import DisplaySettings
-from turnfold.widget import TranscriptWidget, diff_nodes, search_view
+from turnfold.transport import diff_nodes
+from turnfold.widget import TranscriptWidget
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
@@ -314,7 +316,7 @@ def test_P10_a_view_mounted_later_gets_the_current_view_once(
     (full,) = wire.custom("full")
     assert full["to"] == "v2"
     assert full["rev"] == 1
-    assert full["view"] == widget._wire_view()  # closed content stays on demand
+    assert full["view"] == widget._transport.wire_view()  # closed content stays on demand
     assert [n["key"] for n in full["view"]["nodes"]] == [n["key"] for n in widget.view["nodes"]]
 
 
@@ -573,12 +575,12 @@ def test_Q2_what_the_reader_opened_is_sent_with_its_content(
     widget = make(widgets, demo_session())
     key = _turns(widget.view)[0]["process"]["key"]
     widget.set_state({"_folds": {key: "open"}})
-    first = _turns(widget._wire_view())[0]["process"]
+    first = _turns(widget._transport.wire_view())[0]["process"]
     assert not first.get("deferred")
     assert first["children"]
     inner = _turns(widget.view)[1]["process"]["children"][0]["key"]
     widget.set_state({"_folds": {inner: "owned"}})  # P-10: a container holding an owned row
-    assert not _turns(widget._wire_view())[1]["process"].get("deferred")
+    assert not _turns(widget._transport.wire_view())[1]["process"].get("deferred")
 
 
 def test_Q2_search_brings_the_closed_processes_its_hits_open(

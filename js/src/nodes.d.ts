@@ -1,6 +1,5 @@
-// The view model's schema, for the JS view (checked by tsc --strict through JSDoc imports).
-// Generated from src/turnfold/render/nodes.py by `python -m turnfold.render.nodes`; do not edit:
-// tests/test_viewmodel_schema.py fails when the two differ.
+// Generated from src/turnfold/render/nodes.py by `python -m turnfold.render.nodes`; do not edit: the tests
+// fail when the two differ. Read by tsc --strict through the JS view's JSDoc imports.
 
 export interface View {
   schema: number;

@@ -7,15 +7,7 @@
 
 /** @typedef {import("./nodes").AnyNode} Node */
 /** @typedef {import("./nodes").View} View */
-/**
- * @typedef {object} Patch
- * @property {"patch"} type
- * @property {number} rev
- * @property {number} base
- * @property {{after: string | null, node: import("./nodes").TopNode}[]} upsert
- * @property {string[]} remove
- * @property {Partial<View>} [fields]
- */
+/** @typedef {import("./messages").PatchMessage} Patch */
 
 /**
  * The nodes directly inside `node`, in reading order (mirrors `viewmodel._walk`).
@@ -78,5 +70,5 @@ export function applyPatch(view, patch) {
     if (after != null && index === 0) nodes.push(node);
     else nodes.splice(index, 0, node);
   }
-  return { ...view, ...(patch.fields ?? {}), nodes };
+  return { ...view, .../** @type {Partial<View>} */ (patch.fields ?? {}), nodes };
 }

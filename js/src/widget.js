@@ -7,7 +7,7 @@
  * forwards user intent (a search query) back. It holds no summary, partition, title or default
  * fold logic: the view model carries all of that.
  *
- * Messages from Python:
+ * Messages from Python (declared in src/turnfold/transport.py, generated as ./messages.d.ts):
  * - `patch` {rev, base, upsert: [{after, node}], remove: [key], fields?}: top-level changes;
  *   applied only on top of revision `base`, otherwise the view asks for the whole view again.
  * - `full` {to, rev, view}: the whole current view, for the view that said `hello`.
@@ -29,18 +29,15 @@ import { applyPatch } from "./tree.js";
 
 /** @typedef {import("./tree.js").View} View */
 /** @typedef {import("./tree.js").Node} Node */
-/** @typedef {import("./tree.js").Patch} Patch */
+/** @typedef {import("./messages").PatchMessage} Patch */
+/** @typedef {import("./messages").KernelMessage} KernelMessage */
+/** @typedef {import("./messages").ViewRequest} ViewRequest */
+/** The widget's model, typed by the traits it syncs. @typedef {import("@anywidget/types").AnyModel<import("./messages").TranscriptTraits>} Model */
 
-/**
- * The part of anywidget's model this view uses.
- * @typedef {object} Model
- * @property {(name: string) => any} get
- * @property {(name: string, value: any) => void} set
- * @property {() => void} save_changes
- * @property {(content: any) => void} send
- * @property {(event: string, callback: (...args: any[]) => void) => void} on
- * @property {(event: string, callback: (...args: any[]) => void) => void} off
- */
+/** Send the kernel one of the requests its transport answers. @param {Model} model @param {ViewRequest} request */
+function ask(model, request) {
+  model.send(request);
+}
 
 /** How long the hidden-reasoning indicator takes to fade out (P-9). */
 const FADE_MS = 220;
@@ -59,7 +56,7 @@ const latest = new WeakMap();
 /** @param {{model: Model}} context */
 function initialize({ model }) {
   latest.set(model, { view: model.get("_view") ?? { nodes: [] }, rev: 0 });
-  /** @param {any} message */
+  /** @param {KernelMessage} message  untrusted: checked before use */
   const follow = (message) => {
     const known = latest.get(model);
     if (!known || !message || typeof message !== "object") return;
@@ -126,7 +123,7 @@ function render({ model, el }) {
             const keys = [...asking];
             asking.clear();
             try {
-              model.send({ type: "content", view: viewId, keys });
+              ask(model, { type: "content", view: viewId, keys });
             } catch (error) {
               // No kernel to ask: the folds waiting for these keys say so after a while.
               console.warn("turnfold: could not ask the kernel for content", error);
@@ -137,7 +134,7 @@ function render({ model, el }) {
     output: (key, onPart) => {
       outputs.set(key, onPart);
       try {
-        model.send({ type: "output", view: viewId, key });
+        ask(model, { type: "output", view: viewId, key });
       } catch (error) {
         console.warn("turnfold: could not ask the kernel for an output", error); // said in the view
       }
@@ -159,7 +156,7 @@ function render({ model, el }) {
   const search = new SearchBox({
     strings,
     root: list,
-    send: (query, id) => model.send({ type: "search", view: viewId, id, query }),
+    send: (query, id) => ask(model, { type: "search", view: viewId, id, query }),
     open: (paths) => openPaths(paths.flat()),
   });
   root.append(search.element, noticeSlot, list);
@@ -271,10 +268,10 @@ function render({ model, el }) {
   function askForFull() {
     if (askedForFull) return;
     askedForFull = true;
-    model.send({ type: "hello", view: viewId });
+    ask(model, { type: "hello", view: viewId });
   }
 
-  /** @param {any} message */
+  /** @param {KernelMessage} message  untrusted: checked before use */
   function onMessage(message) {
     if (!message || typeof message !== "object") return;
     if (message.type === "patch") {

@@ -30,13 +30,11 @@ The display bundle also carries the deterministic ``text/plain`` and ``text/html
 
 from __future__ import annotations
 
-import html
 import json
-import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,21 +45,19 @@ from turnfold.config import load_settings
 from turnfold.gcpause import collector_paused
 from turnfold.i18n import normalize_locale, plural, translate
 from turnfold.model import Transcript, TranscriptChange
-from turnfold.ondemand import NodeIndex, call_for_key, output_parts, wire_node
+from turnfold.ondemand import call_for_key, output_parts
 from turnfold.process import ProjectionPlanner
 from turnfold.render.content import content_css, escape
 from turnfold.render.html import render_html
 from turnfold.render.nodes import TopNode, View
-from turnfold.render.text import html_to_text, render_text
-from turnfold.render.viewmodel import ancestor_path, iter_nodes, plan_view
+from turnfold.render.search import search_view
+from turnfold.render.text import render_text
+from turnfold.render.viewmodel import ancestor_path, plan_view
 from turnfold.settings import DisplaySettings, normalize_settings
 from turnfold.summaries.usage import UsageTracker, usage_footer, usage_for
+from turnfold.transport import Coalescer, SearchHit, ViewTransport
 
 __all__ = ["SYNCED_SETTINGS", "USAGE_KEY", "TranscriptWidget"]
-
-_LOG = logging.getLogger(__name__)
-
-Node = dict[str, Any]
 
 _STATIC = Path(__file__).parent / "static"
 
@@ -77,13 +73,6 @@ SYNCED_SETTINGS: tuple[str, ...] = (
     "show_tool_call_args",
 )
 
-#: The top-level fields of the view besides its nodes; sent again only when they change.
-_VIEW_FIELDS = ("schema", "locale", "mode", "show_thinking", "outcome", "notice")
-
-#: Coalescing window for transcript changes: a burst of appends becomes one message.
-_MIN_DELAY_S = 0.05
-_MAX_DELAY_S = 1.0
-
 #: The key of the footer line with the fast model's usage (spec S-8), the last top-level node.
 USAGE_KEY = "usage:tool_use_summary_generation"
 
@@ -97,9 +86,6 @@ OUTPUT_REST_CHARS = 0
 #: and every display sends it. Past this, the oldest turns' processes are left out of it, saying
 #: so; headers, answers and everything outside the folds stay (``render_html``'s ``budget``).
 STATIC_HTML_BUDGET = 4 * 1024 * 1024
-
-#: At most this many search hits are reported (and opened) per query.
-MAX_SEARCH_HITS = 200
 
 # The phrases of the view's own controls (P-11), by the names the JS reads them with.
 _UI_KEYS = {
@@ -134,107 +120,6 @@ def _css() -> str:
 def ui_strings(locale: str) -> dict[str, str]:
     """The phrases the view's controls show, in ``locale``."""
     return {name: translate(key, locale) for name, key in _UI_KEYS.items()}
-
-
-# --- search (P-11) --------------------------------------------------------------------------------
-
-
-def _searchable_text(node: Mapping[str, Any]) -> Iterator[str]:
-    """The transcript text a node shows: what a reader would expect a search to find.
-
-    Only the view is searched, so reasoning hidden by ``show_thinking`` is never found (P-11).
-    Generated titles and counts are not transcript text and are left out.
-    """
-    kind = node.get("kind")
-    if kind == "tool":
-        for field in ("name", "description", "args"):
-            if node.get(field):
-                yield html.unescape(str(node[field]))
-        result = node.get("result") or {}
-        if result.get("text"):
-            yield str(result["text"])
-        if result.get("more_html"):
-            yield html_to_text(str(result["more_html"]))
-        line = (node.get("subagent") or {}).get("line")
-        if line:
-            yield html.unescape(str(line))
-        return
-    if kind == "user" and node.get("command"):
-        yield html.unescape(str(node["command"]))
-    if kind == "summary":
-        yield str(node.get("text") or "")
-    for field in ("html", "summary_html"):
-        if node.get(field):
-            yield html_to_text(str(node[field]))
-    for option in node.get("options") or []:
-        yield html.unescape(str(option))
-
-
-def search_view(
-    view: Mapping[str, Any], query: str, *, limit: int = MAX_SEARCH_HITS
-) -> tuple[list[Node], int]:
-    """Nodes whose text contains ``query`` (case-insensitive), with the keys that reveal each.
-
-    Returns ``([{"key", "path"}, …], total)``: at most ``limit`` hits in reading order, and how
-    many there were in all. ``path`` is :func:`ancestor_path` of the hit: only what must open.
-    """
-    needle = query.casefold().strip()
-    if not needle:
-        return [], 0
-    hits: list[Node] = []
-    total = 0
-    for top in view.get("nodes", []):
-        if top.get("key") == USAGE_KEY:
-            continue  # the usage footer is not transcript text
-        # Paths are looked up inside the hit's own top-level node: O(size of its turn) each.
-        scope = {"nodes": [top]}
-        for node in iter_nodes(scope):
-            if not any(needle in text.casefold() for text in _searchable_text(node)):
-                continue
-            total += 1
-            if len(hits) < limit:
-                key = str(node["key"])
-                hits.append({"key": key, "path": ancestor_path(scope, key) or []})
-    return hits, total
-
-
-# --- incremental updates (W-2) --------------------------------------------------------------------
-
-
-def diff_nodes(
-    old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]
-) -> tuple[list[Node], list[str]]:
-    """The top-level changes that turn ``old`` into ``new``: ``(upserts, removed keys)``.
-
-    Each upsert is ``{"after": key or None, "node": node}``: the node to insert or replace, placed
-    after the node with key ``after`` (None: first). A node is sent when it is new, when it
-    differs (JSON equality), or when the node before it changed, so the receiver can keep order
-    with no list of every key: an append sends one node, whatever the length of the list.
-    Nodes the widget reused are the same objects, so the unchanged head of the list is skipped
-    by identity: the work is about the size of what changed (Q-3).
-    """
-    start, limit = 0, min(len(old), len(new))
-    while start < limit and old[start] is new[start]:
-        start += 1
-    anchor = str(new[start - 1]["key"]) if start else None
-    old, new = old[start:], new[start:]
-    new_keys = [str(node["key"]) for node in new]
-    present = set(new_keys)
-    removed = [str(node["key"]) for node in old if node["key"] not in present]
-    kept = [node for node in old if node["key"] in present]
-    before: dict[str, str | None] = {}
-    previous: str | None = anchor
-    for node in kept:
-        before[str(node["key"])] = previous
-        previous = str(node["key"])
-    old_by_key = {str(node["key"]): node for node in kept}
-    upserts: list[Node] = []
-    previous = anchor
-    for key, node in zip(new_keys, new, strict=True):
-        if key not in old_by_key or old_by_key[key] != node or before[key] != previous:
-            upserts.append({"after": previous, "node": node})
-        previous = key
-    return upserts, removed
 
 
 class _ModeTrait(traitlets.Any):
@@ -305,11 +190,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         # T-5: without explicit settings, the layered defaults (Jupyter config, environment).
         self.settings = settings if settings is not None else load_settings()
         self._flush_lock = threading.RLock()
-        self._timer_lock = threading.Lock()
-        self._timer: threading.Timer | None = None
-        self._delay = _MIN_DELAY_S
-        self._rev = 0
-        self._closed = False
+        self._updates = Coalescer(self.flush)
         # Q-3: the projection planned as the transcript grows, and the top-level nodes built
         # from it by key, reused while the planner does not plan their item anew.
         self._planner = ProjectionPlanner(transcript)
@@ -319,12 +200,14 @@ class TranscriptWidget(anywidget.AnyWidget):
         # S-8: what the fast model cost for this transcript, shown as a footer line when non-zero.
         self._usage: UsageTracker = usage_for(transcript)
         initial = {name: getattr(self.settings, name) for name in SYNCED_SETTINGS}
-        self._current: View = self._build(running)
-        self._index = NodeIndex(self._current["nodes"])
+        # W-2, Q-2: what the views were sent, and how changes and requests travel.
+        self._transport = ViewTransport(
+            self._build(running), self.send, lambda: getattr(self, "_folds", {})
+        )
         super().__init__(
             **initial,
             running=running,
-            _view=self._wire_view(),
+            _view=self._transport.wire_view(),
             _strings=ui_strings(self.settings.locale),
             **kwargs,
         )
@@ -355,26 +238,8 @@ class TranscriptWidget(anywidget.AnyWidget):
     # --- scheduling ---------------------------------------------------------------------------
 
     def _schedule(self, delay: float | None = None) -> None:
-        """Flush soon, on a timer thread, however many changes arrive meanwhile.
-
-        Called from whatever thread changed the transcript, while the transcript is locked, so it
-        only starts a timer. The delay grows with the cost of the last rebuild, so a fast agent on
-        a long transcript spends at most about a third of the time rebuilding the view.
-        """
-        with self._timer_lock:
-            if self._timer is not None or self._closed:
-                return
-            self._timer = threading.Timer(self._delay if delay is None else delay, self._tick)
-            self._timer.daemon = True
-            self._timer.start()
-
-    def _tick(self) -> None:
-        with self._timer_lock:
-            self._timer = None
-        try:
-            self.flush()
-        except Exception:  # a failed redraw must never take down the agent's thread (X-2)
-            _LOG.exception("turnfold: could not update the transcript view")
+        """Flush soon, on the update timer, however many changes arrive meanwhile (W-2)."""
+        self._updates.schedule(delay)
 
     def _changed(self, change: TranscriptChange) -> None:
         """Remember what changed, so the next build redraws exactly the turns that show it.
@@ -410,26 +275,8 @@ class TranscriptWidget(anywidget.AnyWidget):
                 return
             started = time.perf_counter()
             view = self._build(self.running)
-            self._delay = min(_MAX_DELAY_S, max(_MIN_DELAY_S, 2 * (time.perf_counter() - started)))
-            upserts, removed = diff_nodes(self._current["nodes"], view["nodes"])
-            fields = {name: view.get(name) for name in _VIEW_FIELDS}
-            changed_fields = {k: v for k, v in fields.items() if self._current.get(k) != v}
-            self._current = view
-            self._index = NodeIndex(view["nodes"])
-            if not upserts and not removed and not changed_fields:
-                return
-            self._rev += 1
-            folds = self._folds
-            message: Node = {
-                "type": "patch",
-                "rev": self._rev,
-                "base": self._rev - 1,
-                "upsert": [{**u, "node": wire_node(u["node"], folds)} for u in upserts],
-                "remove": removed,
-            }
-            if changed_fields:
-                message["fields"] = changed_fields
-            self.send(message)
+            self._updates.timed(time.perf_counter() - started)
+            self._transport.publish(view)
 
     def refresh(self) -> None:
         """Rebuild every turn and send what changed (after entries were changed in place)."""
@@ -470,69 +317,37 @@ class TranscriptWidget(anywidget.AnyWidget):
             )
         return view
 
-    def _wire_view(self) -> Node:
-        """The current view as a view is sent it: closed content deferred (Q-2)."""
-        folds = self._folds if hasattr(self, "_folds") else {}
-        view = self._current
-        return {**view, "nodes": [wire_node(node, folds) for node in view["nodes"]]}
-
     @property
     def view(self) -> View:
         """The whole view model as of the last flush (closed content included)."""
-        return self._current
+        return self._transport.view
+
+    @property
+    def _closed(self) -> bool:
+        return self._updates.closed
 
     def _on_view_message(self, widget: Any, content: Any, buffers: Any) -> None:
-        if not isinstance(content, dict):
-            return
-        kind = content.get("type")
-        view_id = str(content.get("view", ""))
-        if kind == "hello":
-            self._greet(view_id)
-        elif kind == "search":
-            self._answer_search(view_id, content.get("id"), content.get("query"))
-        elif kind == "content":
-            keys = content.get("keys")
-            if isinstance(keys, list):
-                self._send_content(view_id, [str(key) for key in keys])
-        elif kind == "output":
-            self._send_output(view_id, str(content.get("key", "")))
-
-    def _contents(
-        self, keys: list[str], *, deferred_only: bool = False
-    ) -> dict[str, Mapping[str, Any] | None]:
-        """The content of each key; with ``deferred_only``, of the keys the wire form defers."""
+        if isinstance(content, dict) and content.get("type") in ("hello", "search"):
+            self.flush()  # a greeting or a search answers from the latest transcript
         with self._flush_lock:
-            folds = self._folds
-            if deferred_only:
-                keys = [key for key in keys if self._index.defers(key, folds)]
-            return {key: self._index.content(key, folds) for key in keys}
+            self._transport.receive(content, self)
 
-    def _send_content(self, view_id: str, keys: list[str]) -> None:
-        """What a view opened: each key's node with its content, or None when it is gone."""
-        self.send({"type": "content", "to": view_id, "nodes": self._contents(keys)})
+    # --- what the transport asks the widget (transport.Answers) -------------------------------
 
-    def _send_output(self, view_id: str, key: str) -> None:
+    def search_hits(self, query: str) -> tuple[list[SearchHit], int, str]:
+        """The hits of ``query`` in the view, their number, and the label that says so."""
+        hits, total = search_view(self.view, query, skip={USAGE_KEY})
+        locale = self.view["locale"]
+        if total:
+            label = plural("search.matches", total, locale)
+        else:
+            label = translate("search.none", locale) if query.strip() else ""
+        return [{"key": h["key"], "path": h["path"]} for h in hits], total, label
+
+    def output_parts(self, key: str) -> list[str]:
         """The whole output of the tool ``key``, as plain text in parts (F-12: never lost)."""
         call = call_for_key(self.transcript, key)
-        parts = output_parts(call) if call is not None else [""]
-        for number, text in enumerate(parts):
-            self.send(
-                {
-                    "type": "output",
-                    "to": view_id,
-                    "key": key,
-                    "part": number,
-                    "parts": len(parts),
-                    "text": text,
-                }
-            )
-
-    def _greet(self, view_id: str) -> None:
-        """A view mounted: tell it the revision, and send the whole view if ``_view`` is stale."""
-        self.flush()
-        with self._flush_lock:
-            view = self._wire_view() if self._rev else None
-            self.send({"type": "full", "to": view_id, "rev": self._rev, "view": view})
+        return output_parts(call) if call is not None else [""]
 
     # --- navigation (P-11) --------------------------------------------------------------------
 
@@ -548,41 +363,18 @@ class TranscriptWidget(anywidget.AnyWidget):
         which stays hidden).
         """
         self.flush()
-        path = ancestor_path(self._current, entry_id)
-        if path is None:
-            return None
-        # What must open to show the entry travels with the request, so it opens at once.
-        nodes = self._contents(path, deferred_only=True)
-        self.send({"type": "reveal", "key": entry_id, "path": path, "nodes": nodes})
+        with self._flush_lock:
+            path = ancestor_path(self.view, entry_id)
+            if path is None:
+                return None
+            # What must open to show the entry travels with the request, so it opens at once.
+            self._transport.reveal(entry_id, path)
         return path
 
-    def search(self, query: str) -> tuple[list[Node], int]:
-        """The hits of ``query`` in what the view shows (see :func:`search_view`)."""
+    def search(self, query: str) -> tuple[list[dict[str, Any]], int]:
+        """The hits of ``query`` in what the view shows (see :func:`render.search.search_view`)."""
         self.flush()
-        return search_view(self._current, query)
-
-    def _answer_search(self, view_id: str, request: Any, query: Any) -> None:
-        text = str(query or "")
-        hits, total = self.search(text)
-        locale = str(self._current.get("locale"))
-        if total:
-            label = plural("search.matches", total, locale)
-        else:
-            label = translate("search.none", locale) if text.strip() else ""
-        self.send(
-            {
-                "type": "search",
-                "to": view_id,
-                "id": request,
-                "query": text,
-                "hits": hits,
-                "total": total,
-                "label": label,
-                "nodes": self._contents(
-                    list(dict.fromkeys(k for h in hits for k in h["path"])), deferred_only=True
-                ),
-            }
-        )
+        return search_view(self.view, query, skip={USAGE_KEY})
 
     # --- outputs (W-4) ------------------------------------------------------------------------
 
@@ -593,7 +385,7 @@ class TranscriptWidget(anywidget.AnyWidget):
             return None
         data, metadata = bundle
         self.flush()
-        view = self._current
+        view = self.view
         data = {
             **data,
             "text/plain": render_text(view),
@@ -603,17 +395,11 @@ class TranscriptWidget(anywidget.AnyWidget):
 
     def close(self) -> None:
         """Stop following the transcript and the settings, then close the widget. Idempotent."""
-        lock = getattr(self, "_timer_lock", None)
-        if lock is not None:  # None: __init__ failed before it got this far
-            with lock:
-                already, self._closed = self._closed, True
-                if self._timer is not None:
-                    self._timer.cancel()
-                    self._timer = None
-            if not already:
-                self._stop_observing()
-                self._stop_usage()
-                self.settings.unobserve(self._on_setting, names=list(SYNCED_SETTINGS))
-                for link in self._links:
-                    link.unlink()
+        updates = getattr(self, "_updates", None)
+        if updates is not None and updates.close():  # None: __init__ failed before it got here
+            self._stop_observing()
+            self._stop_usage()
+            self.settings.unobserve(self._on_setting, names=list(SYNCED_SETTINGS))
+            for link in self._links:
+                link.unlink()
         super().close()

@@ -25,8 +25,7 @@ the type checkers point at anything missed.
 from __future__ import annotations
 
 import sys
-import types
-from typing import Any, Literal, TypedDict, Union, get_args, get_origin, get_type_hints
+from typing import Literal, TypedDict
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
@@ -336,60 +335,12 @@ UNIONS: dict[str, object] = {
 
 # --- the JS side's declarations ------------------------------------------------------------------
 
-_HEADER = """\
-// The view model's schema, for the JS view (checked by tsc --strict through JSDoc imports).
-// Generated from src/turnfold/render/nodes.py by `python -m turnfold.render.nodes`; do not edit:
-// tests/test_viewmodel_schema.py fails when the two differ.
-"""
-
 
 def typescript() -> str:
     """The schema as TypeScript declarations (``js/src/nodes.d.ts``)."""
-    out = [_HEADER]
-    for cls in SCHEMA:
-        hints = get_type_hints(cls, include_extras=True)
-        out.append(f"export interface {cls.__name__} {{")
-        for name, hint in hints.items():
-            optional = get_origin(hint) is NotRequired
-            if optional:
-                (hint,) = get_args(hint)
-            out.append(f"  {name}{'?' if optional else ''}: {_ts(hint)};")
-        out.append("}\n")
-    for name, union in UNIONS.items():
-        out.append(f"export type {name} = {_ts(union, named=False)};\n")
-    return "\n".join(out)
+    from turnfold.render.declarations import typescript as declare
 
-
-def _ts(hint: Any, *, named: bool = True) -> str:
-    """One Python annotation of the schema as its TypeScript type; a union of :data:`UNIONS` by
-    its name unless ``named`` is False."""
-    origin = get_origin(hint)
-    if named:
-        for name, union in UNIONS.items():
-            if hint == union:
-                return name
-    if hint is str:
-        return "string"
-    if hint is bool:
-        return "boolean"
-    if hint is int:
-        return "number"
-    if hint is type(None):
-        return "null"
-    if origin is Literal:
-        return " | ".join(f'"{value}"' for value in get_args(hint))
-    if origin is Union or origin is types.UnionType:
-        return " | ".join(_ts(arg) for arg in get_args(hint))
-    if origin is list:
-        (item,) = get_args(hint)
-        inner = _ts(item)
-        return f"({inner})[]" if " " in inner else f"{inner}[]"
-    if origin is dict:
-        key, value = get_args(hint)
-        return f"Record<{_ts(key)}, {_ts(value)}>"
-    if isinstance(hint, type) and hint in SCHEMA:
-        return hint.__name__
-    raise TypeError(f"no TypeScript type for {hint!r}")
+    return declare(SCHEMA, UNIONS, source="src/turnfold/render/nodes.py")
 
 
 if __name__ == "__main__":

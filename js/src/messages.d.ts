@@ -1,0 +1,97 @@
+// Generated from src/turnfold/transport.py by `python -m turnfold.transport`; do not edit: the tests
+// fail when the two differ. Read by tsc --strict through the JS view's JSDoc imports.
+
+import type { View, TopNode, AnyNode } from "./nodes";
+
+export interface Upsert {
+  after: string | null;
+  node: TopNode;
+}
+
+export interface PatchMessage {
+  type: "patch";
+  rev: number;
+  base: number;
+  upsert: Upsert[];
+  remove: string[];
+  fields?: Record<string, unknown>;
+}
+
+export interface FullMessage {
+  type: "full";
+  to: string;
+  rev: number;
+  view: View | null;
+}
+
+export interface ContentMessage {
+  type: "content";
+  to: string;
+  nodes: Record<string, AnyNode | null>;
+}
+
+export interface OutputMessage {
+  type: "output";
+  to: string;
+  key: string;
+  part: number;
+  parts: number;
+  text: string;
+}
+
+export interface RevealMessage {
+  type: "reveal";
+  key: string;
+  path: string[];
+  nodes: Record<string, AnyNode | null>;
+}
+
+export interface SearchHit {
+  key: string;
+  path: string[];
+}
+
+export interface SearchMessage {
+  type: "search";
+  to: string;
+  id: number;
+  query: string;
+  hits: SearchHit[];
+  total: number;
+  label: string;
+  nodes: Record<string, AnyNode | null>;
+}
+
+export interface HelloRequest {
+  type: "hello";
+  view: string;
+}
+
+export interface ContentRequest {
+  type: "content";
+  view: string;
+  keys: string[];
+}
+
+export interface OutputRequest {
+  type: "output";
+  view: string;
+  key: string;
+}
+
+export interface SearchRequest {
+  type: "search";
+  view: string;
+  id: number;
+  query: string;
+}
+
+export interface TranscriptTraits {
+  _view: View;
+  _folds: Record<string, "open" | "closed" | "owned">;
+  _strings: Record<string, string>;
+}
+
+export type KernelMessage = PatchMessage | FullMessage | ContentMessage | OutputMessage | RevealMessage | SearchMessage;
+
+export type ViewRequest = HelloRequest | ContentRequest | OutputRequest | SearchRequest;

@@ -1,0 +1,81 @@
+"""Search in what a view shows (spec P-11): a pure function of the view model.
+
+Only the view is searched, so reasoning hidden by ``show_thinking`` is never found, and a hit
+comes with the keys that must open to show it (:func:`~turnfold.render.viewmodel.ancestor_path`),
+nothing more. Generated titles and counts are not transcript text and are left out.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Collection, Iterator, Mapping
+from typing import Any
+
+from turnfold.render.text import html_to_text
+from turnfold.render.viewmodel import ancestor_path, iter_nodes
+
+#: At most this many hits are reported (and opened) per query.
+MAX_SEARCH_HITS = 200
+
+
+def searchable_text(node: Mapping[str, Any]) -> Iterator[str]:
+    """The transcript text a node shows: what a reader would expect a search to find."""
+    kind = node.get("kind")
+    if kind == "tool":
+        for field in ("name", "description", "args"):
+            if node.get(field):
+                yield html.unescape(str(node[field]))
+        result = node.get("result") or {}
+        if result.get("text"):
+            yield str(result["text"])
+        if result.get("more_html"):
+            yield html_to_text(str(result["more_html"]))
+        line = (node.get("subagent") or {}).get("line")
+        if line:
+            yield html.unescape(str(line))
+        return
+    if kind == "user" and node.get("command"):
+        yield html.unescape(str(node["command"]))
+    if kind == "summary":
+        yield str(node.get("text") or "")
+    for field in ("html", "summary_html"):
+        if node.get(field):
+            yield html_to_text(str(node[field]))
+    for option in node.get("options") or []:
+        yield html.unescape(str(option))
+
+
+def search_view(
+    view: Mapping[str, Any],
+    query: str,
+    *,
+    limit: int = MAX_SEARCH_HITS,
+    skip: Collection[str] = (),
+) -> tuple[list[dict[str, Any]], int]:
+    """Nodes whose text contains ``query`` (case-insensitive), with the keys that reveal each.
+
+    Returns ``([{"key", "path"}, …], total)``: at most ``limit`` hits in reading order, and how
+    many there were in all. ``path`` is :func:`ancestor_path` of the hit: only what must open.
+    Top-level nodes keyed in ``skip`` (a widget's own footer) are not searched.
+    """
+    needle = query.casefold().strip()
+    if not needle:
+        return [], 0
+    hits: list[dict[str, Any]] = []
+    total = 0
+    for top in view.get("nodes", []):
+        if top.get("key") in skip:
+            continue
+        # Paths are looked up inside the hit's own top-level node: O(size of its turn) each.
+        scope = {"nodes": [top]}
+        for node in iter_nodes(scope):
+            if not any(needle in text.casefold() for text in searchable_text(node)):
+                continue
+            total += 1
+            if len(hits) < limit:
+                key = str(node["key"])
+                hits.append({"key": key, "path": ancestor_path(scope, key) or []})
+    return hits, total
+
+
+__all__ = ["MAX_SEARCH_HITS", "search_view", "searchable_text"]

@@ -1,0 +1,426 @@
+"""One transport for every widget: how a view model travels to the JS views (W-2, Q-2, issue 14).
+
+A widget builds view models (:mod:`turnfold.render.viewmodel`); this module sends them. It owns:
+
+* the **messages**, declared as ``TypedDict``s (and generated for the JS as
+  ``js/src/messages.d.ts``): what the kernel sends (``patch``, ``full``, ``content``, ``output``,
+  ``reveal``, ``search``) and what a view asks (``hello``, ``content``, ``output``, ``search``);
+* **diffing** (:func:`diff_nodes`): after the first view, only the top-level nodes that changed
+  travel, each with the key of the node it follows;
+* the **wire form** of each node (:mod:`turnfold.ondemand`): closed content is sent when opened;
+* the **update timer** (:class:`Coalescer`): bursts of changes from any thread become one
+  rebuild, with a delay that grows with the cost of the last one;
+* the **late-view greeting**: a view that mounts later says ``hello`` and gets the current view,
+  addressed to it alone.
+
+A widget hands :class:`ViewTransport` its ``send``, its synced fold choices and each new view;
+the view's requests are routed back through :meth:`ViewTransport.receive`.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, Protocol, TypedDict
+
+from turnfold.ondemand import Folds, NodeIndex, wire_node
+from turnfold.render.nodes import AnyNode, TopNode, View
+
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import NotRequired
+
+_LOG = logging.getLogger(__name__)
+
+#: The top-level fields of a view besides its nodes; sent again only when they change.
+VIEW_FIELDS = ("schema", "locale", "mode", "show_thinking", "outcome", "notice")
+
+# --- messages, kernel → view ---------------------------------------------------------------------
+
+
+class Upsert(TypedDict):
+    """A top-level node to insert or replace, after the node keyed ``after`` (None: first)."""
+
+    after: str | None
+    node: TopNode
+
+
+class PatchMessage(TypedDict):
+    """Top-level changes on top of revision ``base``; a view on another revision asks anew."""
+
+    type: Literal["patch"]
+    rev: int
+    base: int
+    upsert: list[Upsert]
+    remove: list[str]
+    fields: NotRequired[dict[str, Any]]
+
+
+class FullMessage(TypedDict):
+    """The whole current view, for the view that said ``hello`` (None: ``_view`` is current)."""
+
+    type: Literal["full"]
+    to: str
+    rev: int
+    view: View | None
+
+
+class ContentMessage(TypedDict):
+    """What a view asked for by key: each node's wire form with its content, None when gone."""
+
+    type: Literal["content"]
+    to: str
+    nodes: dict[str, AnyNode | None]
+
+
+class OutputMessage(TypedDict):
+    """One part of the whole output of the tool ``key``, as plain text (F-12)."""
+
+    type: Literal["output"]
+    to: str
+    key: str
+    part: int
+    parts: int
+    text: str
+
+
+class RevealMessage(TypedDict):
+    """Open exactly ``path``, once, and scroll to ``key`` (P-11); ``nodes``: what it opens."""
+
+    type: Literal["reveal"]
+    key: str
+    path: list[str]
+    nodes: dict[str, AnyNode | None]
+
+
+class SearchHit(TypedDict):
+    key: str
+    path: list[str]
+
+
+class SearchMessage(TypedDict):
+    """The answer to a view's query (P-11), with the content of the deferred folds it opens."""
+
+    type: Literal["search"]
+    to: str
+    id: int  #: the request's own id, echoed
+    query: str
+    hits: list[SearchHit]
+    total: int
+    label: str
+    nodes: dict[str, AnyNode | None]
+
+
+# --- messages, view → kernel ---------------------------------------------------------------------
+
+
+class HelloRequest(TypedDict):
+    type: Literal["hello"]
+    view: str
+
+
+class ContentRequest(TypedDict):
+    type: Literal["content"]
+    view: str
+    keys: list[str]
+
+
+class OutputRequest(TypedDict):
+    type: Literal["output"]
+    view: str
+    key: str
+
+
+class SearchRequest(TypedDict):
+    type: Literal["search"]
+    view: str
+    id: int  #: a counter of the view's, so a late answer to an old query is ignored
+    query: str
+
+
+class TranscriptTraits(TypedDict):
+    """The traits a ``TranscriptWidget`` syncs with its views (typed on the JS side through
+    ``@anywidget/types``' ``AnyModel``)."""
+
+    #: The wire form of the view model when the widget was made (later: ``patch``, ``full``).
+    _view: View
+    #: The reader's fold choices by key (P-10), written by the views only.
+    _folds: dict[str, Literal["open", "closed", "owned"]]
+    #: The phrases of the view's own controls, in the reader's language.
+    _strings: dict[str, str]
+
+
+KernelMessage = (
+    PatchMessage | FullMessage | ContentMessage | OutputMessage | RevealMessage | SearchMessage
+)
+ViewRequest = HelloRequest | ContentRequest | OutputRequest | SearchRequest
+
+#: Every message class, in the order the JS declarations are written.
+MESSAGES: tuple[type, ...] = (
+    Upsert, PatchMessage, FullMessage, ContentMessage, OutputMessage, RevealMessage, SearchHit,
+    SearchMessage, HelloRequest, ContentRequest, OutputRequest, SearchRequest, TranscriptTraits,
+)  # fmt: skip
+MESSAGE_UNIONS: dict[str, object] = {"KernelMessage": KernelMessage, "ViewRequest": ViewRequest}
+
+
+def typescript() -> str:
+    """The messages as TypeScript declarations (``js/src/messages.d.ts``)."""
+    from turnfold.render import nodes
+    from turnfold.render.declarations import typescript as declare
+
+    return declare(
+        MESSAGES,
+        MESSAGE_UNIONS,
+        source="src/turnfold/transport.py",
+        imports={
+            "./nodes": ((nodes.View,), {"TopNode": nodes.TopNode, "AnyNode": nodes.AnyNode})
+        },
+    )
+
+
+# --- diffing (W-2, Q-3) --------------------------------------------------------------------------
+
+
+def diff_nodes(
+    old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The top-level changes that turn ``old`` into ``new``: ``(upserts, removed keys)``.
+
+    Each upsert is ``{"after": key or None, "node": node}``: the node to insert or replace, placed
+    after the node with key ``after`` (None: first). A node is sent when it is new, when it
+    differs (JSON equality), or when the node before it changed, so the receiver can keep order
+    with no list of every key: an append sends one node, whatever the length of the list.
+    Nodes the widget reused are the same objects, so the unchanged head of the list is skipped
+    by identity: the work is about the size of what changed (Q-3).
+    """
+    start, limit = 0, min(len(old), len(new))
+    while start < limit and old[start] is new[start]:
+        start += 1
+    anchor = str(new[start - 1]["key"]) if start else None
+    old, new = old[start:], new[start:]
+    new_keys = [str(node["key"]) for node in new]
+    present = set(new_keys)
+    removed = [str(node["key"]) for node in old if node["key"] not in present]
+    kept = [node for node in old if node["key"] in present]
+    before: dict[str, str | None] = {}
+    previous: str | None = anchor
+    for node in kept:
+        before[str(node["key"])] = previous
+        previous = str(node["key"])
+    old_by_key = {str(node["key"]): node for node in kept}
+    upserts: list[dict[str, Any]] = []
+    previous = anchor
+    for key, node in zip(new_keys, new, strict=True):
+        if key not in old_by_key or old_by_key[key] != node or before[key] != previous:
+            upserts.append({"after": previous, "node": node})
+        previous = key
+    return upserts, removed
+
+
+# --- the update timer ----------------------------------------------------------------------------
+
+#: Coalescing window for changes: a burst of appends becomes one rebuild.
+MIN_DELAY_S = 0.05
+MAX_DELAY_S = 1.0
+
+
+class Coalescer:
+    """Runs ``work`` soon on a timer thread, once however many times :meth:`schedule` is called
+    meanwhile; the delay grows with the cost of the last run, so a fast agent on a long
+    transcript spends at most about a third of its time redrawing.
+
+    :meth:`schedule` only starts a timer: it is called from whatever thread changed the
+    transcript, while the transcript is locked. A failing ``work`` is logged, never raised on
+    that thread: a failed redraw must never take down the agent's run (X-2).
+    """
+
+    def __init__(self, work: Callable[[], None]) -> None:
+        self._work = work
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._delay = MIN_DELAY_S
+        self._closed = False
+
+    def schedule(self, delay: float | None = None) -> None:
+        """Run the work after ``delay`` seconds (by default the adaptive delay)."""
+        with self._lock:
+            if self._timer is not None or self._closed:
+                return
+            self._timer = threading.Timer(self._delay if delay is None else delay, self._tick)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def timed(self, seconds: float) -> None:
+        """Tell the coalescer what a run cost, to set the next delay."""
+        self._delay = min(MAX_DELAY_S, max(MIN_DELAY_S, 2 * seconds))
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    def close(self) -> bool:
+        """Cancel a pending run and refuse new ones; whether it was open until now."""
+        with self._lock:
+            was_open, self._closed = not self._closed, True
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        return was_open
+
+    def _tick(self) -> None:
+        with self._lock:
+            self._timer = None
+        try:
+            self._work()
+        except Exception:
+            _LOG.exception("turnfold: could not update the transcript view")
+
+
+# --- sending a view ------------------------------------------------------------------------------
+
+
+class Answers(Protocol):
+    """What a widget answers that the transport cannot: searches and whole outputs."""
+
+    def search_hits(self, query: str) -> tuple[list[SearchHit], int, str]:
+        """The hits of ``query`` in the current view, how many there were, and the label that
+        says so in the reader's language."""
+        ...
+
+    def output_parts(self, key: str) -> list[str]:
+        """The whole output of the tool ``key``, as plain text in parts."""
+        ...
+
+
+class ViewTransport:
+    """The current view of one widget, as its JS views have been sent it.
+
+    ``send`` sends one message to every view of the widget (anywidget's ``send``); ``folds``
+    returns the reader's synced fold choices, which decide what the wire form defers. Every
+    method is called under the widget's lock: sending keeps the order views apply patches in.
+    """
+
+    def __init__(
+        self,
+        view: View,
+        send: Callable[[Mapping[str, Any]], None],
+        folds: Callable[[], Folds],
+    ) -> None:
+        self._send = send
+        self._folds = folds
+        self.rev = 0
+        self.view = view
+        self.index = NodeIndex(view["nodes"])
+
+    def wire_view(self) -> dict[str, Any]:
+        """The current view as a view is sent it: closed content deferred (Q-2)."""
+        folds = self._folds()
+        view = self.view
+        return {**view, "nodes": [wire_node(node, folds) for node in view["nodes"]]}
+
+    def publish(self, view: View) -> None:
+        """Make ``view`` current and send every view what changed, as one ``patch`` (W-2)."""
+        upserts, removed = diff_nodes(self.view["nodes"], view["nodes"])
+        changed = {
+            name: view.get(name) for name in VIEW_FIELDS if self.view.get(name) != view.get(name)
+        }
+        self.view = view
+        self.index = NodeIndex(view["nodes"])
+        if not upserts and not removed and not changed:
+            return
+        self.rev += 1
+        folds = self._folds()
+        message: dict[str, Any] = {
+            "type": "patch",
+            "rev": self.rev,
+            "base": self.rev - 1,
+            "upsert": [{**u, "node": wire_node(u["node"], folds)} for u in upserts],
+            "remove": removed,
+        }
+        if changed:
+            message["fields"] = changed
+        self._send(message)
+
+    def contents(
+        self, keys: list[str], *, deferred_only: bool = False
+    ) -> dict[str, Mapping[str, Any] | None]:
+        """The content of each key; with ``deferred_only``, of the keys the wire form defers."""
+        folds = self._folds()
+        if deferred_only:
+            keys = [key for key in keys if self.index.defers(key, folds)]
+        return {key: self.index.content(key, folds) for key in keys}
+
+    def greet(self, view_id: str) -> None:
+        """A view mounted: tell it the revision, and send the whole view if ``_view`` is stale."""
+        view = self.wire_view() if self.rev else None
+        self._send({"type": "full", "to": view_id, "rev": self.rev, "view": view})
+
+    def reveal(self, key: str, path: list[str]) -> None:
+        """Every view opens ``path`` and scrolls to ``key``; the folds it opens come along."""
+        nodes = self.contents(path, deferred_only=True)
+        self._send({"type": "reveal", "key": key, "path": path, "nodes": nodes})
+
+    def receive(self, content: Any, answers: Answers) -> None:
+        """Answer one request of a view (anything else is ignored: the view is untrusted)."""
+        if not isinstance(content, dict):
+            return
+        kind = content.get("type")
+        view_id = str(content.get("view", ""))
+        if kind == "hello":
+            self.greet(view_id)
+        elif kind == "search":
+            query = str(content.get("query") or "")
+            hits, total, label = answers.search_hits(query)
+            opened = list(dict.fromkeys(k for hit in hits for k in hit["path"]))
+            self._send(
+                {"type": "search", "to": view_id, "id": content.get("id"), "query": query,
+                 "hits": hits, "total": total, "label": label,
+                 "nodes": self.contents(opened, deferred_only=True)}
+            )  # fmt: skip
+        elif kind == "content":
+            keys = content.get("keys")
+            if isinstance(keys, list):
+                nodes = self.contents([str(key) for key in keys])
+                self._send({"type": "content", "to": view_id, "nodes": nodes})
+        elif kind == "output":
+            key = str(content.get("key", ""))
+            parts = answers.output_parts(key)
+            for number, text in enumerate(parts):
+                self._send(
+                    {"type": "output", "to": view_id, "key": key, "part": number,
+                     "parts": len(parts), "text": text}
+                )  # fmt: skip
+
+
+if __name__ == "__main__":
+    sys.stdout.write(typescript())
+
+
+__all__ = [
+    "MESSAGES",
+    "VIEW_FIELDS",
+    "Answers",
+    "Coalescer",
+    "ContentMessage",
+    "ContentRequest",
+    "FullMessage",
+    "HelloRequest",
+    "KernelMessage",
+    "OutputMessage",
+    "OutputRequest",
+    "PatchMessage",
+    "RevealMessage",
+    "SearchHit",
+    "SearchMessage",
+    "SearchRequest",
+    "TranscriptTraits",
+    "Upsert",
+    "ViewRequest",
+    "ViewTransport",
+    "diff_nodes",
+    "typescript",
+]
