@@ -1,0 +1,146 @@
+"""What a format module is: the protocols every reader in ``turnfold.formats`` implements (#14).
+
+``load()`` finds a format's module by name (``formats._REGISTRY``) and calls it by these names
+only, so a module is a format exactly when it has them. Declaring them as protocols lets mypy
+check every registered module against them (the block at the end of this file), so a new format,
+or a renamed function in an old one, is caught by the type checker, not by a user's load.
+
+- :class:`SourceFormat`: every format. ``NAME``; ``RECORDS``, the catalogue of the record types
+  it maps or ignores by design (:mod:`~turnfold.formats.catalog`); ``detect(source)``, the
+  evidence its first records give (:mod:`~turnfold.formats.detection`); ``read(source)``.
+- :class:`SampledFormat`: a format whose files hold many runs (eval logs, traces):
+  ``HAS_SAMPLES`` and ``read(source, *, sample, epoch)``.
+- :class:`PathFormat`: a format that reads its files itself (an archive, a log too big to parse
+  whole, a Markdown history): ``detect_path(path)`` (None: not mine) and ``read_path(path, …)``.
+- :class:`FrameworkAdapter`: an agent framework's run objects (spec A-1 … A-3): ``plain(value)``
+  turns them into records, and ``Follower(transcript)`` folds its live events
+  (:class:`EventFollower`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from turnfold.formats.catalog import Records
+    from turnfold.formats.detection import Evidence
+    from turnfold.formats.source import Source
+    from turnfold.model import Transcript
+
+
+class SourceFormat(Protocol):
+    """A format ``load()`` can detect and read."""
+
+    NAME: str
+    RECORDS: Records
+
+    def detect(self, source: Source) -> Evidence:
+        """How well ``source``'s first records read as this format."""
+        ...
+
+    def read(self, source: Source) -> Transcript:
+        """The transcript of ``source``, accounting for every record (issue 11)."""
+        ...
+
+
+class SampledFormat(Protocol):
+    """A format whose sources hold many runs, one picked by ``sample`` (and ``epoch``)."""
+
+    NAME: str
+    RECORDS: Records
+    HAS_SAMPLES: bool
+
+    def detect(self, source: Source) -> Evidence: ...
+
+    def read(self, source: Source, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+        """The transcript of the run ``sample`` names (by default the first)."""
+        ...
+
+
+class PathFormat(Protocol):
+    """A format that reads its files itself, asked before a file is opened as JSON."""
+
+    def detect_path(self, path: Path) -> Evidence | None:
+        """Evidence that ``path`` is this format's file; None: not mine, read it as JSON."""
+        ...
+
+    @property
+    def read_path(self) -> Callable[..., Transcript]:
+        """``read_path(path)``, or ``read_path(path, *, sample, epoch)`` for a sampled format:
+        the transcript, with its warnings and ``accounting`` set."""
+        ...
+
+
+class EventFollower(Protocol):
+    """Folds one framework's live events into a transcript as they pass (spec A-2).
+
+    ``begin(run)``, when a follower has it, is given the run object before its events (the
+    prompt it was started with).
+    """
+
+    def feed(self, event: Any) -> None:
+        """Fold one event in; it raises only on a bug (following then stops, with a warning)."""
+        ...
+
+    def close(self) -> None:
+        """The run ended: settle the calls still running."""
+        ...
+
+
+class FrameworkAdapter(SourceFormat, Protocol):
+    """An agent framework's run objects, after the run and live (spec A-1, A-2)."""
+
+    def plain(self, value: Any) -> Any:
+        """The framework's object as plain records this module reads."""
+        ...
+
+    @property
+    def Follower(self) -> Callable[[Transcript], EventFollower]:
+        """The class whose instances follow a run into a transcript."""
+        ...
+
+
+if TYPE_CHECKING:  # mypy proves every registered module implements its protocols
+
+    def _conforms() -> None:
+        from turnfold.formats import (
+            anthropic,
+            claude_code,
+            codex,
+            cursor,
+            gemini,
+            native,
+            openai_chat,
+            openai_responses,
+            qwen,
+        )
+        from turnfold.formats.agents import aider, claude_stream, cline, codex_exec
+        from turnfold.formats.frameworks import (
+            adk,
+            autogen,
+            claude_agent_sdk,
+            langchain,
+            openai_agents,
+            pydantic_ai,
+            smolagents,
+            strands,
+        )
+        from turnfold.formats.harnesses import inspect_log, mini_swe_agent, openhands, swe_agent
+        from turnfold.formats.traces import otlp
+
+        formats: list[SourceFormat] = [
+            native, claude_code, codex, gemini, qwen, cursor, swe_agent, mini_swe_agent,
+            claude_stream, codex_exec, cline, aider, anthropic, openai_responses, openai_chat,
+        ]  # fmt: skip
+        sampled: list[SampledFormat] = [inspect_log, openhands, otlp]
+        paths: list[PathFormat] = [inspect_log, aider]
+        frameworks: list[FrameworkAdapter] = [
+            openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,
+            strands,
+        ]  # fmt: skip
+        del formats, sampled, paths, frameworks
+
+
+__all__ = ["EventFollower", "FrameworkAdapter", "PathFormat", "SampledFormat", "SourceFormat"]
