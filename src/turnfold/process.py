@@ -164,8 +164,9 @@ TopLevel: TypeAlias = UserMessage | SystemNotice | CompactionBoundary | Turn
 
 
 @dataclass
-class _Segment:
-    """The entries of one assistant turn, and the user message that opened it, if any."""
+class Segment:
+    """The entries of one assistant turn, and the user message that opened it, if any (the
+    unit the planner splits a transcript into; :class:`PlannedItem` holds one per turn)."""
 
     user: UserMessage | None
     entries: list[Entry] = field(default_factory=list)
@@ -176,7 +177,7 @@ class _Segment:
         return keys.turn(first.id)
 
 
-_Item: TypeAlias = UserMessage | SystemNotice | CompactionBoundary | _Segment
+_Item: TypeAlias = UserMessage | SystemNotice | CompactionBoundary | Segment
 
 
 class _Splitter:
@@ -188,14 +189,14 @@ class _Splitter:
 
     def __init__(self) -> None:
         self.out: list[_Item] = []  # may end with a turn that has no entries yet
-        self.current: _Segment | None = None
+        self.current: Segment | None = None
         self.last_segment = -1  # the index of the last turn in ``out`` with entries
 
     def feed(self, entry: Entry) -> int | None:
         """Take ``entry``; the index in :attr:`out` of the item that shows it (None: none)."""
         if isinstance(entry, UserMessage):
             self.out.append(entry)
-            self.current = _Segment(entry)
+            self.current = Segment(entry)
             self.out.append(self.current)
             return len(self.out) - 2
         if isinstance(entry, (SystemNotice, CompactionBoundary)):
@@ -205,7 +206,7 @@ class _Splitter:
         if isinstance(entry, ToolUseSummary):
             return None  # labels attach to their batch by call ids (S-6), wherever they were stored
         if self.current is None:
-            self.current = _Segment(None)
+            self.current = Segment(None)
             self.out.append(self.current)
         self.current.entries.append(entry)
         self.last_segment = len(self.out) - 1
@@ -244,7 +245,7 @@ def _status(entries: Sequence[Entry], running: bool) -> TurnStatus:
     return "running" if running else "completed"
 
 
-def recorded_duration_ms(segment: _Segment) -> float | None:
+def recorded_duration_ms(segment: Segment) -> float | None:
     """The turn's duration in milliseconds, as its header shows it (P-7), or None.
 
     A duration the source recorded for the turn (an entry's ``meta["turn_duration_ms"]``, the
@@ -265,7 +266,7 @@ def recorded_duration_ms(segment: _Segment) -> float | None:
     return span_ms(min(stamps), max(stamps))
 
 
-def _header(segment: _Segment, status: TurnStatus, locale: str) -> TurnHeader:
+def _header(segment: Segment, status: TurnStatus, locale: str) -> TurnHeader:
     tools = sum(1 for e in segment.entries if isinstance(e, ToolCall))
     label_key: str = status
     if status == "running":
@@ -294,14 +295,17 @@ def _counted(key: str, count: int, locale: str) -> str:
 
 
 @dataclass
-class _Context:
+class ProjectionContext:
+    """What projecting one turn needs beyond its entries: the settings, the fast model's
+    labels, whether the turn is still running, and the key prefix of a sub-agent's transcript."""
+
     settings: SettingsSnapshot
     labels: dict[str, ToolUseSummary]
     running: bool
     key_prefix: str
 
 
-def _pieces(batch: list[ToolCall], view: BatchView, ctx: _Context) -> list[ActivityItem]:
+def _pieces(batch: list[ToolCall], view: BatchView, ctx: ProjectionContext) -> list[ActivityItem]:
     """A batch as one piece, or in command-first mode split around its commands (P-4)."""
     prefix = ctx.key_prefix
     by_id = {c.id: c for c in batch}
@@ -408,7 +412,7 @@ def _has_failure(items: Sequence[ActivityItem]) -> bool:
 
 
 def _group_items(
-    items: list[ActivityItem | ProgressRow], current: object, ctx: _Context
+    items: list[ActivityItem | ProgressRow], current: object, ctx: ProjectionContext
 ) -> list[ProcessItem]:
     """Consecutive activity between progress rows (and commands, in command-first) → groups."""
     mode = ctx.settings.transcript_display_mode
@@ -445,7 +449,7 @@ def _group_items(
     return out
 
 
-def _thinking_open(entry: Thinking, is_current: bool, ctx: _Context) -> bool:
+def _thinking_open(entry: Thinking, is_current: bool, ctx: ProjectionContext) -> bool:
     """P-8/P-9: settled rows follow auto_collapse_thinking; running rows follow the mode."""
     if not ctx.running:
         return not ctx.settings.auto_collapse_thinking
@@ -454,7 +458,7 @@ def _thinking_open(entry: Thinking, is_current: bool, ctx: _Context) -> bool:
     return True
 
 
-def _project_turn(segment: _Segment, ctx: _Context) -> Turn:
+def _project_turn(segment: Segment, ctx: ProjectionContext) -> Turn:
     entries = segment.entries
     status = _status(entries, ctx.running)
     answer_at = _answer_index(entries)
@@ -531,8 +535,8 @@ class PlannedItem:
     """
 
     entry: UserMessage | SystemNotice | CompactionBoundary | None
-    segment: _Segment | None = None
-    context: _Context | None = None
+    segment: Segment | None = None
+    context: ProjectionContext | None = None
     key: str = field(init=False)
     """The key of the item's node (a turn's key, or the entry's id)."""
 
@@ -665,7 +669,7 @@ class ProjectionPlanner:
         items: list[PlannedItem] = []
         fresh: set[str] = set()
         for index, item in enumerate(out):
-            if isinstance(item, _Segment) and not item.entries:
+            if isinstance(item, Segment) and not item.entries:
                 continue
             planned = self._planned.get(index)
             if planned is None or index in stale:
@@ -676,23 +680,28 @@ class ProjectionPlanner:
         return items, fresh
 
     def _item(self, item: _Item, *, hint: bool) -> PlannedItem:
-        if not isinstance(item, _Segment):
+        if not isinstance(item, Segment):
             return PlannedItem(item)
         assert self._settings is not None
         running = _is_running(item.entries, hint)
-        context = _Context(self._settings, self._labels, running, self.key_prefix)
+        context = ProjectionContext(self._settings, self._labels, running, self.key_prefix)
         return PlannedItem(None, item, context)
 
 
 __all__ = [
     "ActivityGroup",
+    "ActivityItem",
     "BatchPiece",
     "CommandRow",
     "PlannedItem",
+    "ProcessItem",
     "ProgressRow",
+    "ProjectionContext",
     "ProjectionPlanner",
+    "Segment",
     "ThinkingIndicator",
     "ThinkingRow",
+    "TopLevel",
     "Turn",
     "TurnHeader",
     "TurnProcess",

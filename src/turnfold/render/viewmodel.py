@@ -14,7 +14,7 @@ choices applies them on top. The full schema is documented in ``docs/view-model.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
@@ -40,6 +40,7 @@ from turnfold.process import (
     BatchPiece,
     CommandRow,
     PlannedItem,
+    ProcessItem,
     ProgressRow,
     ThinkingIndicator,
     ThinkingRow,
@@ -63,14 +64,18 @@ from turnfold.render.nodes import (
     AnyNode,
     BatchNode,
     ChildNode,
+    CommandNode,
+    GroupNode,
     NoticeNode,
     OutcomeNode,
     OutsideNode,
     ProcessNode,
+    ProgressNode,
     ResultNote,
     ResultView,
     RowNode,
     SubagentView,
+    ThinkingIndicatorNode,
     ThinkingNode,
     ToolFold,
     ToolNode,
@@ -355,46 +360,56 @@ def _outside(
     }
 
 
-def _child(item: Any, options: _Options) -> ChildNode:
-    locale = options.settings.locale
-    if isinstance(item, ActivityGroup):
-        return {
-            "kind": "group",
-            "key": item.key,
-            "title": item.title,
-            "count": item.count_text,
-            "open": item.open,
-            "active": item.active,
-            "children": [_child(i, options) for i in item.items],
-        }
-    if isinstance(item, ThinkingRow):
-        entry = item.entry
-        thinking: ThinkingNode = {
-            "kind": "thinking",
-            "key": item.key,
-            "label": translate("thinking.label", locale),
-            "form": entry.form,
-            # Withheld reasoning names itself on the row, never an empty fold (P-9).
-            "form_label": translate(f"thinking.{entry.form}", locale)
-            if entry.form in ("redacted", "encrypted")
-            else None,
-            "html": thinking_html(entry, locale),
-            "open": item.open,
-            "streaming": entry.streaming,
-        }
-        return thinking
-    if isinstance(item, ThinkingIndicator):
-        return {"kind": "thinking-indicator", "key": item.key,
-                "label": translate("thinking.label", locale)}  # fmt: skip
-    if isinstance(item, ProgressRow):
-        return {"kind": "progress", "key": item.key, "html": markdown_html(item.entry.text)}
-    if isinstance(item, CommandRow):
-        tool_key = keys.entry(item.row.entry_id, keys.prefix_of(item.key))  # the entry's own key
-        return {"kind": "command", "key": item.key,
-                "tool": _tool(item.call, item.row, tool_key, options)}  # fmt: skip
-    if isinstance(item, BatchPiece):
-        return _batch(item, options)
-    raise TypeError(f"unknown process item {item!r}")
+def _child(item: ProcessItem, options: _Options) -> ChildNode:
+    """The node of one item of a turn's process, drawn by its kind's builder."""
+    build = _CHILDREN.get(type(item))
+    if build is None:
+        raise TypeError(f"unknown process item {item!r}")
+    return build(item, options)
+
+
+def _group(item: ActivityGroup, options: _Options) -> GroupNode:
+    return {
+        "kind": "group",
+        "key": item.key,
+        "title": item.title,
+        "count": item.count_text,
+        "open": item.open,
+        "active": item.active,
+        "children": [_child(i, options) for i in item.items],
+    }
+
+
+def _thinking(item: ThinkingRow, options: _Options) -> ThinkingNode:
+    locale, entry = options.settings.locale, item.entry
+    return {
+        "kind": "thinking",
+        "key": item.key,
+        "label": translate("thinking.label", locale),
+        "form": entry.form,
+        # Withheld reasoning names itself on the row, never an empty fold (P-9).
+        "form_label": translate(f"thinking.{entry.form}", locale)
+        if entry.form in ("redacted", "encrypted")
+        else None,
+        "html": thinking_html(entry, locale),
+        "open": item.open,
+        "streaming": entry.streaming,
+    }
+
+
+def _indicator(item: ThinkingIndicator, options: _Options) -> ThinkingIndicatorNode:
+    label = translate("thinking.label", options.settings.locale)
+    return {"kind": "thinking-indicator", "key": item.key, "label": label}
+
+
+def _progress(item: ProgressRow, options: _Options) -> ProgressNode:
+    return {"kind": "progress", "key": item.key, "html": markdown_html(item.entry.text)}
+
+
+def _command(item: CommandRow, options: _Options) -> CommandNode:
+    tool_key = keys.entry(item.row.entry_id, keys.prefix_of(item.key))  # the entry's own key
+    return {"kind": "command", "key": item.key,
+            "tool": _tool(item.call, item.row, tool_key, options)}  # fmt: skip
 
 
 def _batch(piece: BatchPiece, options: _Options) -> BatchNode:
@@ -425,6 +440,17 @@ def _batch(piece: BatchPiece, options: _Options) -> BatchNode:
         "memory": piece.memory_badges,
         "label": piece.label_line,
     }
+
+
+#: The builder of each kind of process item (:data:`turnfold.process.ProcessItem`).
+_CHILDREN: dict[type, Callable[[Any, _Options], ChildNode]] = {
+    ActivityGroup: _group,
+    ThinkingRow: _thinking,
+    ThinkingIndicator: _indicator,
+    ProgressRow: _progress,
+    CommandRow: _command,
+    BatchPiece: _batch,
+}
 
 
 def _arguments(args: Any) -> str | None:
