@@ -198,3 +198,17 @@ def _tools(node: Any) -> Iterator[Any]:
     from turnfold.render.viewmodel import iter_nodes
 
     return (n for n in iter_nodes({"nodes": [node]}) if n["kind"] == "tool")
+
+
+def _kinds(union: Any) -> set[str]:
+    return {tag[1] for member in get_args(union) if (tag := _tag_of(member))}
+
+
+def test_the_page_draws_every_kind_the_schema_declares() -> None:
+    # The page dispatches by a table (the text outline and the JS view by checked switches):
+    # a kind added to the schema must get its draw function here too.
+    from turnfold.render.html import _Renderer
+
+    renderer = _Renderer("en")
+    assert set(renderer._top) == _kinds(nodes.TopNode)
+    assert set(renderer._child) == _kinds(nodes.ChildNode)

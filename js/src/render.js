@@ -169,9 +169,12 @@ export class Renderer {
         return this.compaction(node);
       case "turn":
         return this.turn(node);
-      default:
-        // A kind this view does not know yet goes where unknown children go (X-2).
-        return this.child(/** @type {ChildNode} */ (/** @type {unknown} */ (node)));
+      default: {
+        /** @type {never} */
+        const unknown = node; // tsc: a kind of TopNode this switch does not draw
+        // At run time a kind this view does not know yet goes where unknown children go (X-2).
+        return this.child(/** @type {ChildNode} */ (/** @type {unknown} */ (unknown)));
+      }
     }
   }
 
@@ -320,9 +323,12 @@ export class Renderer {
         return this.summary(node);
       case "tool":
         return this.tool(node);
-      default:
+      default: {
+        /** @type {never} */
+        const unknown = node; // tsc: a kind of ChildNode or RowNode this switch does not draw
         // A kind this view does not know yet: say so rather than drop it (X-2).
-        return text("div", "tf-note", `[${/** @type {{kind: string}} */ (node).kind}]`);
+        return text("div", "tf-note", `[${/** @type {{kind: string}} */ (unknown).kind}]`);
+      }
     }
   }
 

@@ -25,10 +25,16 @@ from __future__ import annotations
 import html
 import io
 import re
+import sys
 from collections.abc import Callable
 from functools import cache
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
+
+if sys.version_info >= (3, 11):
+    from typing import assert_never
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import assert_never
 
 from turnfold.i18n import translate
 from turnfold.render.content import escape
@@ -265,8 +271,10 @@ class _Outline:
         elif node["kind"] == "compaction":
             marker = CLOSED if node.get("summary_html") else ""
             self.row(depth, [(f"── {node['text']} ──", "dim")], marker)
-        else:
+        elif node["kind"] == "turn":
             self.turn(node, depth)
+        else:  # a kind added to the schema and not drawn here: mypy says so
+            assert_never(node)
 
     # -- a turn (P-1, P-3, P-7)
 
@@ -291,8 +299,10 @@ class _Outline:
                 self.row(depth + 1, [("- " + html.unescape(option), "")])
         elif node["kind"] == "error":
             self.block(depth, "✖ " + html.unescape(node["html"]), "error")
-        else:
+        elif node["kind"] == "abort":
             self.block(depth, "■ " + html.unescape(node["html"]), "warning")
+        else:
+            assert_never(node)
 
     # -- the process (P-4 … P-9)
 
@@ -323,6 +333,8 @@ class _Outline:
             self.tool(node["tool"], depth)
         elif node["kind"] == "batch":
             self.batch(node, depth)
+        else:
+            assert_never(node)
 
     def batch(self, node: BatchNode, depth: int) -> None:
         for row in node.get("rows", []):
