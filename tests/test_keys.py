@@ -27,7 +27,7 @@ BUILDERS = {
 def test_a_key_reads_back_into_its_parts(kind: str, entry_id: str, prefix: str) -> None:
     key = BUILDERS[kind](entry_id, prefix)
     parts = keys.parse(key)
-    assert parts.prefix == prefix
+    assert parts.prefix == prefix == keys.prefix_of(key)
     assert parts.text() == key
     if not any(entry_id.startswith(mark) for mark, _ in keys._MARKS):
         # An id that itself starts with a kind's word ("turn:…") reads as that kind; no
@@ -41,8 +41,9 @@ def test_batch_tails_groups_and_processes_read_back(entry_id: str, prefix: str, 
     group = keys.group(batch)
     parts = keys.parse(group)
     assert (parts.kind, parts.prefix, parts.member) == ("group", prefix, keys.parse(batch))
+    assert keys.prefix_of(group) == prefix
     assert parts.text() == group
-    process = keys.process(keys.turn(entry_id, prefix))
+    process = keys.process(entry_id, prefix)
     assert keys.parse(process).prefix == prefix
     assert keys.parse(process).text() == process
 

@@ -75,10 +75,9 @@ def turn(first_id: str, prefix: str = "") -> str:
     return f"{prefix}turn:{first_id}"
 
 
-def process(turn_key: str) -> str:
-    """The key of the process disclosure of the turn ``turn_key`` (with its prefix)."""
-    parts = parse(turn_key)
-    return f"{parts.prefix}process:turn:{parts.id}"
+def process(first_id: str, prefix: str = "") -> str:
+    """The key of the process disclosure of the turn whose first entry is ``first_id``."""
+    return f"{prefix}process:turn:{first_id}"
 
 
 def batch(first_id: str, prefix: str = "", *, tail: bool = False) -> str:
@@ -107,8 +106,11 @@ def child_prefix(call_key: str) -> str:
 
 
 def prefix_of(key: str) -> str:
-    """The prefix of ``key``: ``""`` at the top level."""
-    return parse(key).prefix
+    """The prefix of ``key``: ``""`` at the top level (the view model asks once per batch,
+    so this reads no more of the key than it must)."""
+    if key.startswith(_GROUP):
+        return parse(key).prefix
+    return key[: key.rfind(SEPARATOR) + 1]
 
 
 def parse(key: str) -> Key:

@@ -172,9 +172,13 @@ class Segment:
     entries: list[Entry] = field(default_factory=list)
 
     @property
+    def first(self) -> Entry:
+        """The entry the turn's keys are made from: its prompt, else its first step."""
+        return self.user or self.entries[0]
+
+    @property
     def key(self) -> str:
-        first = self.user or self.entries[0]
-        return keys.turn(first.id)
+        return keys.turn(self.first.id)
 
 
 _Item: TypeAlias = UserMessage | SystemNotice | CompactionBoundary | Segment
@@ -505,7 +509,7 @@ def _project_turn(segment: Segment, ctx: ProjectionContext) -> Turn:
     process_items = _group_items(items, current, ctx)
     process = (
         TurnProcess(
-            keys.process(f"{prefix}{segment.key}"), ctx.running, ctx.running, tuple(process_items)
+            keys.process(segment.first.id, prefix), ctx.running, ctx.running, tuple(process_items)
         )
         if process_items
         else None

@@ -1367,7 +1367,7 @@ def test_issue21_4_a_pasted_image_is_shown_like_a_result_image() -> None:
 
 
 def test_issue21_14_a_broken_image_says_its_data_is_unreadable() -> None:
-    from turnfold.render.html import note_text
+    from turnfold.render.viewmodel import note_text
     from turnfold.render.viewmodel import build_view_model, iter_nodes
 
     view = build_view_model(load(HANDMADE / "v2.1_attachments-images-mcp.jsonl"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import PurePath
 from typing import Any
 
@@ -511,17 +512,21 @@ def _result(result: Any, options: _Options) -> ResultView | None:
     locale = options.settings.locale
     omitted = int(shown.get("omitted_lines") or 0)
     notes: list[ResultNote] = shown["notes"]
-    labels = {
-        "notes_text": [note_text(note, locale) for note in notes],
-        "more_label": plural("tool.show_more", int(shown.get("more_lines") or 0), locale)
-        if shown["truncated"]
-        else None,
-        # X-2: a static rendering says exactly what it leaves out; the widget fetches it.
-        "omitted_label": plural("tool.not_included", omitted, locale) if omitted else None,
-        "all_label": plural("tool.show_all", int(shown["lines"]), locale) if omitted else None,
-    }
-    view: ResultView = {**shown, **labels}  # type: ignore[typeddict-item]
+    more = int(shown.get("more_lines") or 0)
+    # result_view's dict is the node's own: the phrases go in, with no copy.
+    shown["notes_text"] = [note_text(note, locale) for note in notes] if notes else []
+    shown["more_label"] = _counted("tool.show_more", more, locale) if shown["truncated"] else None
+    # X-2: a static rendering says exactly what it leaves out; the widget fetches it.
+    shown["omitted_label"] = _counted("tool.not_included", omitted, locale) if omitted else None
+    shown["all_label"] = _counted("tool.show_all", shown["lines"], locale) if omitted else None
+    view: ResultView = shown  # type: ignore[assignment]
     return view
+
+
+@lru_cache(maxsize=1024)
+def _counted(key: str, count: int, locale: str) -> str:
+    """A count phrase: a long session's results ask for the same few thousand (Q-1)."""
+    return plural(key, count, locale)
 
 
 def note_text(note: Any, locale: str) -> str:
