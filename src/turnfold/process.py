@@ -176,10 +176,6 @@ class Segment:
         """The entry the turn's keys are made from: its prompt, else its first step."""
         return self.user or self.entries[0]
 
-    @property
-    def key(self) -> str:
-        return keys.turn(self.first.id)
-
 
 _Item: TypeAlias = UserMessage | SystemNotice | CompactionBoundary | Segment
 
@@ -516,7 +512,7 @@ def _project_turn(segment: Segment, ctx: ProjectionContext) -> Turn:
     )
     outside = tuple(e for e in entries if isinstance(e, _OUTSIDE))
     return Turn(
-        key=f"{prefix}{segment.key}",
+        key=keys.turn(segment.first.id, prefix),
         header=_header(segment, status, settings.locale),
         process=process,
         outside=outside,
@@ -546,7 +542,7 @@ class PlannedItem:
 
     def __post_init__(self) -> None:
         if self.segment is not None and self.context is not None:
-            key = f"{self.context.key_prefix}{self.segment.key}"
+            key = keys.turn(self.segment.first.id, self.context.key_prefix)
         else:
             assert self.entry is not None
             key = self.entry.id
