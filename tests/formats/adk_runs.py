@@ -11,6 +11,9 @@ ADK's own ``MockModel`` needs pytest), so nothing reaches a network. ``calc``, t
   parent's session holds only the call and its response);
 - transfers to ``writer`` (``transfer_to_agent``), which calls ``add`` and answers.
 
+``handoff_run`` is a chain of ``transfer_to_agent`` handoffs: ``triage`` to ``billing``,
+``billing`` to its sub-agent ``refunds``, and ``refunds`` back to ``billing``, which answers.
+
 ``raising_run`` is a run without the error callback: the tool's exception becomes an
 ``Event(error_code=...)`` and is then raised out of ``run_async``.
 
@@ -28,6 +31,7 @@ from typing import Any
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "adk"
 PROMPT = "Add 1 and 2, try explode, ask the helper and the researcher, then let the writer answer."
+HANDOFF_PROMPT = "Refund my double charge."
 APP, USER = "demo", "u"
 
 
@@ -153,6 +157,44 @@ def _runner() -> Any:
     return InMemoryRunner(agent=calc, app_name=APP)
 
 
+def _handoff_runner() -> Any:
+    """``triage`` hands off to ``billing``, which calls ``add`` and hands off to its own
+    sub-agent ``refunds``; ``refunds`` calls ``add`` and hands back to ``billing`` (its
+    parent), which answers: a chain two deep, a handoff back, and the answer in a child."""
+    from google.adk.agents import LlmAgent
+    from google.adk.runners import InMemoryRunner
+
+    refunds = LlmAgent(
+        name="refunds",
+        description="Refunds payments.",
+        model=_scripted(
+            [[("add", {"a": 2, "b": 2}, "f_1")],
+             [("transfer_to_agent", {"agent_name": "billing"}, "f_2")]],
+            30,
+        ),
+        tools=[add],
+    )  # fmt: skip
+    billing = LlmAgent(
+        name="billing",
+        description="Answers billing questions.",
+        model=_scripted(
+            [[("add", {"a": 1, "b": 1}, "b_1")],
+             ["Refunds decide.", ("transfer_to_agent", {"agent_name": "refunds"}, "b_2")],
+             ["Refunded 4; billed 2."]],
+            20,
+        ),
+        tools=[add],
+        sub_agents=[refunds],
+    )  # fmt: skip
+    triage = LlmAgent(
+        name="triage",
+        model=_scripted([[("transfer_to_agent", {"agent_name": "billing"}, "t_1")]], 10),
+        instruction="Route the user.",
+        sub_agents=[billing],
+    )
+    return InMemoryRunner(agent=triage, app_name=APP)
+
+
 def _raising_runner() -> Any:
     from google.adk.agents import LlmAgent
     from google.adk.runners import InMemoryRunner
@@ -166,13 +208,13 @@ def _raising_runner() -> Any:
 
 
 async def _run(
-    runner: Any, wrap: Callable[[Any], Any], stream: bool
+    runner: Any, wrap: Callable[[Any], Any], stream: bool, prompt: str = PROMPT
 ) -> tuple[Any, list[Any], BaseException | None]:
     from google.adk.agents.run_config import RunConfig
     from google.genai import types
 
     session = await runner.session_service.create_session(app_name=APP, user_id=USER)
-    message = types.Content(role="user", parts=[types.Part(text=PROMPT)])
+    message = types.Content(role="user", parts=[types.Part(text=prompt)])
     config = RunConfig.model_validate({"streaming_mode": "sse" if stream else None})
     seen: list[Any] = []
     failure: BaseException | None = None
@@ -206,6 +248,15 @@ def run(
     return session, events
 
 
+def handoff_run(
+    wrap: Callable[[Any], Any] = lambda events: events, *, stream: bool = False
+) -> tuple[Any, list[Any]]:
+    """The handoff chain triage -> billing -> refunds -> back to billing: the session and the
+    events yielded (passed through ``wrap``)."""
+    session, events, _ = _on_thread(_run(_handoff_runner(), wrap, stream, HANDOFF_PROMPT))
+    return session, events
+
+
 def raising_run(
     wrap: Callable[[Any], Any] = lambda events: events,
 ) -> tuple[Any, list[Any], BaseException | None]:
@@ -224,6 +275,10 @@ def main() -> None:
     )
     camel = session.model_dump_json(by_alias=True, exclude_none=True, indent=1)
     Path(f"{prefix}_session-camel_subagents.json").write_text(camel + "\n", encoding="utf-8")
+    handoff, _ = handoff_run()
+    Path(f"{prefix}_session_handoff-chain.json").write_text(
+        handoff.model_dump_json(indent=1) + "\n", encoding="utf-8"
+    )
     raising, _, _ = raising_run()
     events = [event.model_dump(mode="json", exclude_none=True) for event in raising.events]
     Path(f"{prefix}_events_tool-raises.json").write_text(

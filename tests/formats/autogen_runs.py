@@ -6,19 +6,25 @@ it replays scripted ``CreateResult``\\s, so no network). The solo run: ``calc`` 
 ``add`` (succeeds), then in one response ``explode`` (raises, so AutoGen records
 ``is_error=True`` and the run goes on) beside ``researcher``, an agent used as a tool
 (``AgentTool``) that calls ``add`` itself, then thinks again and answers. The team run: a
-``Swarm`` where ``triage`` calls ``add`` and hands off to ``writer``, which answers.
+``Swarm`` where ``triage`` calls ``add`` and hands off to ``writer``, which answers. The chain
+run (:func:`chain`): a ``Swarm`` where ``triage`` calls ``add`` and hands off to ``writer``,
+which asks a research team used as a tool (``TeamTool``, whose ``researcher`` calls ``add``)
+and hands off onward to ``checker``, which calls ``explode`` (fails) and hands back to
+``writer``, which answers.
 
-``python tests/formats/autogen_runs.py`` rewrites the files under
-``tests/fixtures/frameworks/autogen/``: each ``TaskResult`` as ``model_dump_json()`` and the
-solo run's messages as ``[m.dump() for m in result.messages]``. A third run, a
-``SelectorGroupChat``, covers the other message types (:func:`selector_stream`).
+``python tests/formats/autogen_runs.py [name...]`` rewrites the files under
+``tests/fixtures/frameworks/autogen/`` (those whose names contain a given ``name``, else all):
+each ``TaskResult`` as ``model_dump_json()`` and the solo run's messages as
+``[m.dump() for m in result.messages]``. A fourth run, a ``SelectorGroupChat``, covers the
+other message types (:func:`selector_stream`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Coroutine
+import sys
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,6 +34,9 @@ PROMPT = "Add 1 and 2, try the exploding tool, and ask the researcher why."
 TEAM_PROMPT = "Add 1 and 2, then let the writer answer."
 ANSWER = "1+2=3; explode failed, because tools fail."
 TEAM_ANSWER = "The sum is 3. TERMINATE"
+CHAIN_PROMPT = "Add 1 and 2; the writer and the checker check it."
+CHAIN_ANSWER = "The sum is 3, checked twice. TERMINATE"
+CHAIN_TASK = "Why is it 3?"
 SELECTOR_PROMPT = "Add 1 and 2."
 MEMORY = "The user likes short answers."
 PROXY_REPLY = "Now run some code."
@@ -153,6 +162,69 @@ def team() -> Any:
     return Swarm([triage, writer], termination_condition=TextMentionTermination("TERMINATE"))
 
 
+def chain() -> Any:
+    """A ``Swarm``: ``triage`` → ``writer`` (a ``TeamTool`` call) → ``checker`` → ``writer``."""
+    from autogen_agentchat.agents import AssistantAgent
+    from autogen_agentchat.conditions import TextMentionTermination
+    from autogen_agentchat.teams import RoundRobinGroupChat, Swarm
+    from autogen_agentchat.tools import TeamTool
+
+    researcher = AssistantAgent(
+        "researcher",
+        model_client=_client(
+            [_calls(4, ("call_4", "add", '{"a": 2, "b": 1}')), _text(5, "Because 2+1=3 too.")]
+        ),
+        tools=[add],
+        description="Finds reasons.",
+        max_tool_iterations=3,
+    )
+    research = TeamTool(
+        RoundRobinGroupChat([researcher], max_turns=1),
+        name="research",
+        description="Ask the research team.",
+    )
+    triage = AssistantAgent(
+        "triage",
+        model_client=_client(
+            [
+                _calls(1, ("call_1", "add", '{"a": 1, "b": 2}')),
+                _calls(2, ("call_2", "transfer_to_writer", "{}"), thought="The writer answers."),
+            ]
+        ),
+        tools=[add],
+        handoffs=["writer"],
+        max_tool_iterations=5,
+    )
+    writer = AssistantAgent(
+        "writer",
+        model_client=_client(
+            [
+                _calls(3, ("call_3", "research", json.dumps({"task": CHAIN_TASK}))),
+                _calls(6, ("call_6", "transfer_to_checker", "{}")),
+                _text(9, CHAIN_ANSWER),
+            ]
+        ),
+        tools=[research],
+        handoffs=["checker"],
+        max_tool_iterations=5,
+    )
+    checker = AssistantAgent(
+        "checker",
+        model_client=_client(
+            [
+                _calls(7, ("call_7", "explode", '{"x": "3"}')),
+                _calls(8, ("call_8", "transfer_to_writer", "{}")),
+            ]
+        ),
+        tools=[explode],
+        handoffs=["writer"],
+        max_tool_iterations=5,
+    )
+    return Swarm(
+        [triage, writer, checker], termination_condition=TextMentionTermination("TERMINATE")
+    )
+
+
 async def _selector_stream() -> list[Any]:
     """A ``SelectorGroupChat`` (its speaker selection on a replay client too): ``summer``
     queries its memory and calls ``add`` (``max_tool_iterations`` 1: its reply is a
@@ -244,23 +316,43 @@ def team_stream() -> list[Any]:
     return in_thread(_collect(team().run_stream(task=TEAM_PROMPT)))
 
 
+def chain_run() -> Any:
+    return in_thread(chain().run(task=CHAIN_PROMPT))
+
+
+def chain_stream() -> list[Any]:
+    return in_thread(_collect(chain().run_stream(task=CHAIN_PROMPT)))
+
+
 def version() -> str:
     from importlib.metadata import version as installed
 
     return installed("autogen-agentchat")
 
 
-def main() -> None:
+def main(names: list[str]) -> None:
+    """Write the fixtures whose names contain one of ``names`` (all when there is none):
+    each run's clock and ids are new, so a file left alone stays as it was."""
     FIXTURES.mkdir(parents=True, exist_ok=True)
     tag = f"autogen_v{version()}"
-    result = solo_run()
-    files = {
-        f"{tag}_task-result_agent-tool.json": json.loads(result.model_dump_json()),
-        f"{tag}_messages_agent-tool.json": [m.dump() for m in result.messages],
-        f"{tag}_task-result_swarm-handoff.json": json.loads(team_run().model_dump_json()),
-        f"{tag}_task-result_selector-team.json": json.loads(
+    solo: list[Any] = []
+
+    def solo_result() -> Any:
+        if not solo:
+            solo.append(solo_run())
+        return solo[0]
+
+    makers: dict[str, Callable[[], Any]] = {
+        f"{tag}_task-result_agent-tool.json": lambda: json.loads(solo_result().model_dump_json()),
+        f"{tag}_messages_agent-tool.json": lambda: [m.dump() for m in solo_result().messages],
+        f"{tag}_task-result_swarm-handoff.json": lambda: json.loads(team_run().model_dump_json()),
+        f"{tag}_task-result_swarm-chain.json": lambda: json.loads(chain_run().model_dump_json()),
+        f"{tag}_task-result_selector-team.json": lambda: json.loads(
             selector_stream()[-1].model_dump_json()
         ),
+    }
+    files = {
+        name: make() for name, make in makers.items() if not names or any(n in name for n in names)
     }
     for name, value in files.items():
         text = json.dumps(value, indent=1, ensure_ascii=False) + "\n"
@@ -269,4 +361,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -37,4 +37,17 @@ def adk(path: Path) -> int:
     return calls
 
 
+def adk_by_agent(path: Path) -> dict[str, int]:
+    """The calls of each agent (the event's ``author``): a handoff's receiving agent authors
+    its own events, so this is what each nested handoff must hold."""
+    counts: dict[str, int] = {}
+    for event in _events(json.loads(path.read_text(encoding="utf-8"))):
+        if not isinstance(event, dict) or event.get("partial") is True:
+            continue
+        for part in (event.get("content") or {}).get("parts") or []:
+            if isinstance(part, dict) and any(part.get(k) for k in _CALL_KEYS):
+                counts[event["author"]] = counts.get(event["author"], 0) + 1
+    return counts
+
+
 COUNTERS: dict[str, Callable[[Path], int]] = {"adk": adk}

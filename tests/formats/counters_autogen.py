@@ -3,7 +3,9 @@ from ``autogen_agentchat/messages.py`` apart from the loader: a call is a ``Func
 ``ToolCallRequestEvent``'s ``content`` or of a ``ToolCallSummaryMessage``'s ``tool_calls``
 (one per ``id``), a ``CodeGenerationEvent`` with code blocks (``CodeExecutorAgent`` runs
 them), or a ``MemoryQueryEvent`` (the agent queried its memory). An agent used as a tool
-streams its own messages into the same list, so its calls are counted where they stand.
+streams its own messages into the same list, so its calls are counted where they stand;
+:func:`calls_by_agent` counts them by the message's ``source`` (the agent that made them,
+whose run a handoff or an agent tool nests them in).
 
 ``COUNTERS`` maps the format's ``NAME`` to it, like ``tests/formats/counters.py``.
 """
@@ -23,13 +25,14 @@ def _messages(document: Any) -> list[Any]:
     return document if isinstance(document, list) else []
 
 
-def autogen(path: Path) -> int:
+def _calls(path: Path) -> dict[str, str]:
+    """Each call's id and the ``source`` of the message that made it."""
     text = path.read_text(encoding="utf-8")
     try:
         messages = _messages(json.loads(text))
     except json.JSONDecodeError:  # JSON lines: one message dump a line
         messages = [json.loads(line) for line in text.splitlines() if line.strip()]
-    ids: set[str] = set()
+    ids: dict[str, str] = {}
     for message in messages:
         if not isinstance(message, dict):
             continue
@@ -44,8 +47,22 @@ def autogen(path: Path) -> int:
             calls = [{"id": message.get("id")}]
         else:
             continue
-        ids.update(str(c["id"]) for c in calls if isinstance(c, dict) and "id" in c)
-    return len(ids)
+        for call in calls:
+            if isinstance(call, dict) and "id" in call:
+                ids.setdefault(str(call["id"]), str(message.get("source")))
+    return ids
+
+
+def autogen(path: Path) -> int:
+    return len(_calls(path))
+
+
+def calls_by_agent(path: Path) -> dict[str, int]:
+    """How many calls each agent made (the ``source`` of the messages holding them)."""
+    counts: dict[str, int] = {}
+    for source in _calls(path).values():
+        counts[source] = counts.get(source, 0) + 1
+    return counts
 
 
 COUNTERS: dict[str, Callable[[Path], int]] = {"autogen": autogen}

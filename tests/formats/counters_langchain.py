@@ -39,4 +39,18 @@ def langchain(path: Path) -> int:
     return len(ids)
 
 
+def langchain_by_agent(path: Path) -> dict[str, int]:
+    """The calls of each agent: an AI message's ``name`` (``create_agent(name=...)``) and the
+    ids of its ``tool_calls``, what each agent's handoff must hold once nested."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    records = document.get("messages", []) if isinstance(document, dict) else document
+    counts: dict[str, int] = {}
+    for record in records:
+        kind, data = _fields(record)
+        if kind in ("ai", "AIMessageChunk"):
+            name = str(data.get("name"))
+            counts[name] = counts.get(name, 0) + len(data.get("tool_calls") or [])
+    return counts
+
+
 COUNTERS: dict[str, Callable[[Path], int]] = {"langchain": langchain}

@@ -1,7 +1,9 @@
 """An independent tool-call counter for the OpenAI Agents SDK's saved run items (issue 13,
 issue 22), written from ``agents/run_state.py`` (``RunState.to_json``, ``_serialize_item``)
 apart from the loader: a call is a ``tool_call_item`` or a ``handoff_call_item`` of
-``generated_items`` (or ``new_items``, or a bare list of run items), one per ``call_id``.
+``generated_items`` (or ``new_items``, or a bare list of run items), one per ``call_id``;
+:func:`calls_by_agent` counts them by the agent each item names (``agent.name``), which is
+the sub-agent a handoff nests them under.
 
 ``COUNTERS`` maps the format's ``NAME`` to it, like ``tests/formats/counters.py``.
 """
@@ -11,22 +13,37 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 _CALL_ITEMS = {"tool_call_item", "handoff_call_item"}
 
 
-def openai_agents(path: Path) -> int:
+def _call_items(path: Path) -> dict[Any, dict[str, Any]]:
+    """The call items of the saved run, by call id."""
     document = json.loads(path.read_text(encoding="utf-8"))
     if isinstance(document, dict):
         items = document.get("generated_items", document.get("new_items")) or []
     else:
         items = document
-    ids = set()
+    calls = {}
     for item in items:
         if isinstance(item, dict) and item.get("type") in _CALL_ITEMS:
             raw = item.get("raw_item") or {}
-            ids.add(raw.get("call_id") or raw.get("id"))
-    return len(ids)
+            calls.setdefault(raw.get("call_id") or raw.get("id"), item)
+    return calls
+
+
+def openai_agents(path: Path) -> int:
+    return len(_call_items(path))
+
+
+def calls_by_agent(path: Path) -> dict[str, int]:
+    """How many calls each agent made (``agent.name`` of its call items)."""
+    counts: dict[str, int] = {}
+    for item in _call_items(path).values():
+        name = str((item.get("agent") or {}).get("name"))
+        counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 COUNTERS: dict[str, Callable[[Path], int]] = {"openai-agents": openai_agents}

@@ -7,6 +7,9 @@ usage), so ``stream_mode="messages"`` yields real ``AIMessageChunk`` tokens. The
 of ``add`` (success), a call of ``explode`` (a ``ToolException`` the tool handles, so its
 ``ToolMessage`` has ``status="error"``), then the answer, with thinking and usage on every
 response. The parent run calls ``ask_helper``, a tool that invokes a child agent.
+``handoff_graph`` is a swarm of agents handing off with ``transfer_to_<name>`` tools that
+return ``Command(goto=<name>, graph=Command.PARENT)``: triage -> billing -> refunds -> back
+to billing, which answers.
 
 ``python tests/formats/langchain_runs.py`` writes the fixtures under
 ``tests/fixtures/frameworks/langchain/``.
@@ -17,14 +20,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGenerationChunk
-from langchain_core.tools import ToolException, tool
+from langchain_core.tools import InjectedToolCallId, ToolException, tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.prebuilt import InjectedState
+from langgraph.types import Command
 
 PROMPT = "Add 1 and 2, then try the exploding tool."
 ANSWER = "1+2=3; the exploding tool failed with boom: y."
@@ -242,6 +247,89 @@ def stream_parent(stream_mode: Any) -> tuple[list[Any], Any]:
     return events, agent.get_state(config).values
 
 
+HANDOFF_PROMPT = "Refund my double charge."
+HANDOFF_ANSWER = "Refunded 4; billed 2."
+
+
+def handoff_tool(agent: str) -> Any:
+    """A ``transfer_to_<agent>`` tool as langgraph-swarm and langgraph-supervisor make it
+    (neither is installed: built from ``langgraph`` alone): it answers its call with a
+    ``ToolMessage`` and hands control to the ``agent`` node of the parent graph with
+    ``Command(goto=agent, graph=Command.PARENT)``."""
+
+    @tool(f"transfer_to_{agent}", description=f"Hand the conversation to {agent}.")
+    def transfer(
+        state: Annotated[dict[str, Any], InjectedState],
+        tool_call_id: Annotated[str, InjectedToolCallId],
+    ) -> Command[Any]:
+        done = ToolMessage(
+            f"Successfully transferred to {agent}",
+            name=f"transfer_to_{agent}",
+            tool_call_id=tool_call_id,
+        )
+        return Command(
+            goto=agent, graph=Command.PARENT, update={"messages": [*state["messages"], done]}
+        )
+
+    return transfer
+
+
+def handoff_graph() -> Any:
+    """A swarm of three ``create_agent`` agents, each a node of a ``StateGraph``:
+    ``triage`` hands off to ``billing``, which calls ``add`` and hands off to ``refunds``,
+    which calls ``add`` and hands back to ``billing``, which answers."""
+    from langgraph.graph import START, MessagesState, StateGraph
+
+    def agent(name: str, responses: list[AIMessage], tools: list[Any]) -> Any:
+        return create_agent(FakeToolModel(responses=responses), tools=tools, name=name)
+
+    triage = agent(
+        "triage",
+        [_response("Billing handles this.", None, [("transfer_to_billing", {}, "t_1")], 1)],
+        [handoff_tool("billing")],
+    )
+    billing = agent(
+        "billing",
+        [
+            _response("Check the sum.", None, [("add", {"a": 1, "b": 1}, "b_1")], 2),
+            _response("Refunds decide.", "Refunds will know.",
+                      [("transfer_to_refunds", {}, "b_2")], 3),
+            AIMessage(content=HANDOFF_ANSWER, usage_metadata=_usage(90, 9),
+                      response_metadata={"model_name": MODEL}),
+        ],
+        [add, handoff_tool("refunds")],
+    )  # fmt: skip
+    refunds = agent(
+        "refunds",
+        [
+            _response("Refund it.", None, [("add", {"a": 2, "b": 2}, "f_1")], 4),
+            _response("Back to billing.", None, [("transfer_to_billing", {}, "f_2")], 5),
+        ],
+        [add, handoff_tool("billing")],
+    )
+    graph = StateGraph(MessagesState)
+    graph.add_node("triage", triage, destinations=("billing",))
+    graph.add_node("billing", billing, destinations=("refunds",))
+    graph.add_node("refunds", refunds, destinations=("billing",))
+    graph.add_edge(START, "triage")
+    return graph.compile(checkpointer=InMemorySaver())
+
+
+def stream_handoffs(stream_mode: Any, *, subgraphs: bool = False) -> tuple[list[Any], Any]:
+    """The handoff graph's run streamed, and its final state."""
+    graph = handoff_graph()
+    config = _config(f"handoffs-{stream_mode}-{subgraphs}")
+    events = list(
+        graph.stream(
+            {"messages": [("user", HANDOFF_PROMPT)]},
+            config,
+            stream_mode=stream_mode,
+            subgraphs=subgraphs,
+        )
+    )
+    return events, graph.get_state(config).values
+
+
 def main() -> None:
     """Write the saved forms of the scripted run: ``messages_to_dict`` and ``dumpd``."""
     from langchain_core import __version__
@@ -258,6 +346,11 @@ def main() -> None:
         path = FIXTURES / f"langchain_v{__version__}_{what}_tool-error.json"
         path.write_text(json.dumps(value, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(path)
+    _, state = stream_handoffs("values")
+    path = FIXTURES / f"langchain_v{__version__}_messages-to-dict_handoffs.json"
+    text = json.dumps(messages_to_dict(state["messages"]), indent=1, ensure_ascii=False)
+    path.write_text(text + "\n", encoding="utf-8")
+    print(path)
 
 
 if __name__ == "__main__":

@@ -1,16 +1,20 @@
 """Runs of the real OpenAI Agents SDK, offline, saved as the fixtures of the "openai-agents"
 format (issue 13, issue 22).
 
-Two agents, each on the SDK's own scripted model (``agents.testing.ScriptedModel``, the SDK's
-``Model`` interface, so no network): ``triage`` reasons, calls ``add`` (succeeds) and
-``explode`` (raises, so the SDK sends the model its fixed error text as the tool's output and
-the run goes on) beside ``research``, an agent used as a tool (``as_tool()``, whose own
-steps the run items do not hold), then hands off to ``writer``, which calls ``add`` again and
-answers.
+Every agent is on the SDK's own scripted model (``agents.testing.ScriptedModel``, the SDK's
+``Model`` interface, so no network). The handoff run: ``triage`` reasons, calls ``add``
+(succeeds) and ``explode`` (raises, so the SDK sends the model its fixed error text as the
+tool's output and the run goes on) beside ``research``, an agent used as a tool
+(``as_tool()``, whose own steps the run items do not hold), then hands off to ``writer``,
+which calls ``add`` again and answers. The chain run (:func:`chain`): ``triage`` calls
+``add`` and hands off to ``writer``, which calls ``add`` and hands off onward to ``editor``,
+which writes a note, calls ``add`` and hands back to ``writer``, which calls ``add`` once
+more and answers.
 
 ``python tests/formats/openai_agents_runs.py`` rewrites the files under
 ``tests/fixtures/frameworks/openai-agents/``: ``RunResult.to_input_list()`` and
-``RunResult.to_state().to_json()`` and its ``generated_items`` alone.
+``RunResult.to_state().to_json()`` and its ``generated_items`` alone, and the chain run's
+``to_state().to_json()``.
 """
 
 from __future__ import annotations
@@ -24,26 +28,37 @@ from typing import Any
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "openai-agents"
 PROMPT = "Add 1 and 2, try the exploding tool, then let the writer answer."
+CHAIN_PROMPT = "Add the numbers, and let the writer and the editor check them."
+CHAIN_ANSWER = "1+2=3, 3+4=7 and 3+7=10, checked by the editor."
 
 
-def run() -> Any:
-    """The scripted run's ``RunResult``."""
+def run(agent: Callable[[], Any] | None = None, prompt: str = PROMPT) -> Any:
+    """The scripted run's ``RunResult`` (the handoff run's unless ``agent`` makes another)."""
     from agents import Runner
 
     # On a thread of its own: run_sync refuses to start beside a running event loop, and some
     # test before this one may leave one running on the main thread (the Inspect tests do the
     # same).
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(Runner.run_sync, _triage(), PROMPT).result()
+        return pool.submit(Runner.run_sync, (agent or _triage)(), prompt).result()
 
 
-def run_streamed(wrap: Callable[[Any], Any] = lambda run: run.stream_events()) -> Any:
+def run_chain() -> Any:
+    """The chain run's ``RunResult``."""
+    return run(chain, CHAIN_PROMPT)
+
+
+def run_streamed(
+    wrap: Callable[[Any], Any] = lambda run: run.stream_events(),
+    agent: Callable[[], Any] | None = None,
+    prompt: str = PROMPT,
+) -> Any:
     """The same run streamed: ``wrap(result)`` (``turnfold.follow``) is given the streamed
     run (``Runner.run_streamed``) and its events consumed; the finished ``RunResultStreaming``."""
     from agents import Runner
 
     async def main() -> Any:
-        result = Runner.run_streamed(_triage(), PROMPT)
+        result = Runner.run_streamed((agent or _triage)(), prompt)
         async for _ in wrap(result):
             pass
         return result
@@ -150,6 +165,74 @@ def _triage() -> Any:
     return triage
 
 
+def _usage(n: int) -> Any:
+    from agents.usage import Usage
+
+    return Usage(requests=1, input_tokens=10 * n, output_tokens=n, total_tokens=11 * n)
+
+
+def chain() -> Any:
+    """The chain run's first agent: ``triage`` → ``writer`` → ``editor`` → back to ``writer``."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+    from agents import Agent, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+    @function_tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    def step(n: int, *output: Any) -> Any:
+        return ModelStep(output=list(output), usage=_usage(n), response_id=f"resp_c{n}")
+
+    editor = Agent(
+        name="editor",
+        instructions="You check sums.",
+        tools=[add],
+        model=ScriptedModel(
+            [
+                step(
+                    5,
+                    assistant_message("Checking the first sum.", item_id="msg_c5"),
+                    function_call("add", {"a": 1, "b": 2}, call_id="call_c5"),
+                ),
+                step(6, function_call("transfer_to_writer", {}, call_id="call_c6")),
+            ]
+        ),
+    )
+    writer = Agent(
+        name="writer",
+        instructions="You write the answer.",
+        tools=[add],
+        model=ScriptedModel(
+            [
+                step(3, function_call("add", {"a": 3, "b": 4}, call_id="call_c3")),
+                step(4, function_call("transfer_to_editor", {}, call_id="call_c4")),
+                step(7, function_call("add", {"a": 3, "b": 7}, call_id="call_c7")),
+                step(8, assistant_message(CHAIN_ANSWER, item_id="msg_c8")),
+            ]
+        ),
+    )
+    # Each hands off to the other: the editor's handoff goes back to an agent whose handoff
+    # call holds it.
+    writer.handoffs = [editor]
+    editor.handoffs = [writer]
+    return Agent(
+        name="triage",
+        instructions="You route.",
+        tools=[add],
+        handoffs=[writer],
+        model=ScriptedModel(
+            [
+                step(1, function_call("add", {"a": 1, "b": 2}, call_id="call_c1")),
+                step(2, function_call("transfer_to_writer", {}, call_id="call_c2")),
+            ]
+        ),
+    )
+
+
 def documents() -> dict[str, Any]:
     """File name → the JSON value saved under it (the SDK's own serialisations)."""
     from agents.version import __version__
@@ -162,6 +245,7 @@ def documents() -> dict[str, Any]:
         f"{version}_run-state_handoff.json": state,
         # The run items alone, serialised by the state (a list a user saves of new_items).
         f"{version}_run-items_handoff.json": state["generated_items"],
+        f"{version}_run-state_handoff-chain.json": run_chain().to_state().to_json(),
     }
 
 

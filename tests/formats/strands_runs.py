@@ -4,7 +4,9 @@ chunks; ``../shared/notes/agent-frameworks.md`` §8), for the strands tests and 
 The run: the ``calc`` agent calls ``add`` twice in one response (both succeed), ``explode``
 (raises: its toolResult is ``status: "error"``) and ``researcher``, an agent used as a tool
 (``Agent.as_tool()``) that itself calls ``add``; then it reasons and answers. Every response
-reports usage, the last one with cache counts.
+reports usage, the last one with cache counts. ``orchestrator`` is an agent whose tools are
+agents given the other two ways: an ``Agent`` in ``tools=``, and a ``@tool`` function calling
+an agent.
 
 ``python tests/formats/strands_runs.py`` writes the fixture under
 ``tests/fixtures/frameworks/strands/``.
@@ -136,6 +138,92 @@ def make_agent(**options: Any) -> Any:
     )
 
 
+ORCHESTRATOR_PROMPT = "draft a note, then check that 2+2=4"
+ORCHESTRATOR_ANSWER = "Drafted and checked: 2+2=4."
+
+
+def orchestrator(*, twice: bool = False, **options: Any) -> Any:
+    """The ``lead`` agent, whose tools are agents in the two other ways Strands allows: the
+    ``writer`` ``Agent`` given in ``tools=`` itself, and ``check``, a ``@tool`` function that
+    calls the ``checker`` agent (the agents-as-tools pattern), which calls ``add``; ``draft``
+    makes an agent of its own inside the function. With ``twice``, the writer is called a
+    second time at the end."""
+    from strands import Agent, tool
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    writer = Agent(
+        name="writer",
+        description="Writes short notes.",
+        callback_handler=None,
+        model=scripted_model(
+            [turn(("text", "Note: all good."), stop="end_turn"),
+             turn(("text", "Second note."), stop="end_turn")]
+        ),
+    )  # fmt: skip
+    checker = Agent(
+        name="checker",
+        tools=[add],
+        callback_handler=None,
+        model=scripted_model(
+            [
+                turn(("tool", "k_1", "add", {"a": 2, "b": 2}), stop="tool_use"),
+                turn(("text", "Checked: 4."), stop="end_turn"),
+            ]
+        ),
+    )
+
+    @tool
+    def check(claim: str) -> str:
+        """Check a claim with the checker agent."""
+        return str(checker(claim))
+
+    @tool
+    def draft(topic: str) -> str:
+        """Draft a text with a fresh agent."""
+        drafter = Agent(
+            callback_handler=None,
+            model=scripted_model([turn(("text", f"Draft on {topic}."), stop="end_turn")]),
+        )
+        return str(drafter(topic))
+
+    turns = [
+        turn(("tool", "l_1", "writer", {"input": "a note"}), stop="tool_use"),
+        turn(("tool", "l_2", "check", {"claim": "2+2=4"}), stop="tool_use"),
+        turn(("tool", "l_3", "draft", {"topic": "sums"}), stop="tool_use"),
+    ]
+    if twice:
+        turns.append(turn(("tool", "l_4", "writer", {"input": "another"}), stop="tool_use"))
+    return Agent(
+        name="lead",
+        **options,
+        tools=[writer, check, draft],
+        callback_handler=None,
+        model=scripted_model([*turns, turn(("text", ORCHESTRATOR_ANSWER), stop="end_turn")]),
+    )
+
+
+def orchestrator_run(follow: bool = False, twice: bool = False) -> tuple[Any, Any]:
+    """The ``lead`` agent after its run, and the ``AgentResult`` (or, with ``follow``, the
+    ``turnfold.follow`` of its ``stream_async``)."""
+
+    async def go() -> tuple[Any, Any]:
+        agent = orchestrator(twice=twice)
+        if not follow:
+            return agent, await agent.invoke_async(ORCHESTRATOR_PROMPT)
+        import turnfold
+
+        followed = turnfold.follow(agent.stream_async(ORCHESTRATOR_PROMPT), display=False)
+        async for _ in followed:
+            pass
+        return agent, followed
+
+    return on_fresh_thread(go)
+
+
 def on_fresh_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run a coroutine with ``asyncio.run`` on a thread of its own: Strands' sync call runs
     its own loop, which refuses to start beside one an earlier test left running."""
@@ -223,6 +311,10 @@ def main() -> None:
     FIXTURES.mkdir(parents=True, exist_ok=True)
     path = FIXTURES / f"strands_v{version()}_messages_agent-tool.json"
     path.write_text(json.dumps(agent.messages, indent=1) + "\n", encoding="utf-8")
+    print(path)
+    lead, _ = orchestrator_run()
+    path = FIXTURES / f"strands_v{version()}_messages_agents-as-tools.json"
+    path.write_text(json.dumps(lead.messages, indent=1) + "\n", encoding="utf-8")
     print(path)
 
 

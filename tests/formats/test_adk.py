@@ -38,11 +38,13 @@ from turnfold.model import (
 sys.path.insert(0, str(Path(__file__).parent))
 from adk_runs import PROMPT
 from counters_adk import adk as count_calls
+from counters_adk import adk_by_agent as count_by_agent
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "adk"
 SESSION = FIXTURES / "adk_v2.13.0_session_subagents.json"
 CAMEL = FIXTURES / "adk_v2.13.0_session-camel_subagents.json"
 RAISES = FIXTURES / "adk_v2.13.0_events_tool-raises.json"
+HANDOFFS = FIXTURES / "adk_v2.13.0_session_handoff-chain.json"
 
 
 def _format_of(value: Any) -> str | None:
@@ -117,7 +119,7 @@ def test_A1_a_saved_session_reads_prompt_thinking_calls_sub_agents_and_answer() 
     kinds = [type(e).__name__ for e in transcript.entries]
     assert kinds == [
         "UserMessage", "Thinking", "ToolCall", "ToolCall", "ToolCall", "ToolCall",
-        "AssistantText", "ToolCall", "SystemNotice", "ToolCall", "AssistantText",
+        "AssistantText", "ToolCall", "AssistantText",
     ]  # fmt: skip
     user, thinking = transcript.entries[:2]
     assert isinstance(user, UserMessage)
@@ -135,10 +137,9 @@ def test_A1_a_saved_session_reads_prompt_thinking_calls_sub_agents_and_answer() 
         ("call_3", "helper", {"request": "five and five?"}),
         ("call_4", "researcher", {"request": "why?"}),
         ("call_5", "transfer_to_agent", {"agent_name": "writer"}),
-        ("w_1", "add", {"a": 3, "b": 4}),
     ]
     assert [c.result.text if c.result else None for c in calls] == [
-        "3", "boom: y", "helper: 10", "Because tools fail.", None, "7",
+        "3", "boom: y", "helper: 10", "Because tools fail.", None,
     ]  # fmt: skip
     assert len(all_calls(transcript)) == count_calls(SESSION) == 7
 
@@ -186,18 +187,118 @@ def test_L1_a_single_turn_sub_agent_is_nested_under_its_call_by_branch() -> None
     assert [(t.text, t.meta["agent"]) for t in texts] == [("helper: 10", "helper")]
 
 
-def test_L1_a_transfer_names_the_new_agent_whose_steps_follow_inline() -> None:
+def test_L1_a_transfer_nests_the_new_agent_s_steps_and_keeps_its_answer_on_top() -> None:
     transcript = turnfold.load(SESSION)
     transfer = _calls(transcript)["call_5"]
     assert transfer.subagent is not None
-    assert (transfer.subagent.name, transfer.subagent.task) == ("writer", "transfer from calc")
-    assert transfer.subagent.transcript is None
+    assert (transfer.subagent.name, transfer.subagent.task) == ("writer", "handoff from calc")
     assert not transfer.subagent.steps_missing
-    notices = [e for e in transcript.entries if isinstance(e, SystemNotice)]
-    assert [(n.text, n.subtype) for n in notices] == [("Transferred to writer", "transfer")]
-    after = transcript.entries[transcript.entries.index(notices[0]) + 1]
-    assert isinstance(after, ToolCall)
-    assert (after.call_id, after.meta["agent"]) == ("w_1", "writer")
+    child = transfer.subagent.transcript
+    assert child is not None
+    assert [(type(e).__name__, e.meta["agent"]) for e in child.entries] == [("ToolCall", "writer")]
+    (inner,) = child.tool_calls()
+    assert (inner.call_id, inner.status, transfer.subagent.tool_count) == ("w_1", "success", 1)
+    # the call line says who took over: no notice; the writer's answer is the turn's, on top
+    assert not any(isinstance(e, SystemNotice) for e in transcript.entries)
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert (answer.text, answer.meta["agent"]) == ("1+2=3, 3+4=7; explode failed.", "writer")
+    assert transcript.entries.index(answer) == transcript.entries.index(transfer) + 1
+
+
+def _shown_by_agent(transcript: Transcript, into: dict[str, int] | None = None) -> dict[str, int]:
+    """The calls shown for each agent (``meta["agent"]``), nested ones included."""
+    counts = {} if into is None else into
+    for call in all_calls(transcript):
+        counts[call.meta["agent"]] = counts.get(call.meta["agent"], 0) + 1
+    return counts
+
+
+def test_L1_a_handoff_chain_nests_again_and_a_handoff_back_closes_the_child() -> None:
+    transcript = turnfold.load(HANDOFFS)
+    assert transcript.warnings == []
+    assert [type(e).__name__ for e in transcript.entries] == [
+        "UserMessage", "ToolCall", "AssistantText",
+    ]  # fmt: skip
+    to_billing = transcript.entries[1]
+    assert isinstance(to_billing, ToolCall)
+    assert to_billing.subagent is not None
+    assert (to_billing.subagent.name, to_billing.subagent.task) == (
+        "billing", "handoff from triage",
+    )  # fmt: skip
+    billing = to_billing.subagent.transcript
+    assert billing is not None
+    assert [(type(e).__name__, getattr(e, "name", None)) for e in billing.entries] == [
+        ("ToolCall", "add"), ("AssistantText", None), ("ToolCall", "transfer_to_agent"),
+    ]  # fmt: skip
+    to_refunds = billing.entries[-1]
+    assert isinstance(to_refunds, ToolCall)
+    assert to_refunds.subagent is not None
+    assert (to_refunds.subagent.name, to_refunds.subagent.task) == (
+        "refunds", "handoff from billing",
+    )  # fmt: skip
+    refunds = to_refunds.subagent.transcript
+    assert refunds is not None
+    add, back = refunds.tool_calls()
+    assert (add.call_id, add.status) == ("f_1", "success")
+    # the handoff back to billing (an ancestor) opens nothing: billing goes on at its level
+    assert back.subagent is not None
+    assert (back.subagent.name, back.subagent.transcript) == ("billing", None)
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert (answer.text, answer.meta["agent"]) == ("Refunded 4; billed 2.", "billing")
+    assert not any(isinstance(e, SystemNotice) for e in [*transcript, *billing, *refunds])
+    assert _shown_by_agent(transcript) == count_by_agent(HANDOFFS)
+    assert len(all_calls(transcript)) == count_calls(HANDOFFS) == 5
+
+
+def test_L1_a_new_user_message_ends_the_turn_and_its_handoffs() -> None:
+    events = [
+        _event("user", [{"text": "hi"}]),
+        _event("calc", [_fc("t1", "transfer_to_agent", {"agent_name": "writer"})]),
+        _event("calc", [_fr("t1", "transfer_to_agent", {"result": None})],
+               actions={"transfer_to_agent": "writer"}),
+        _event("writer", [{"text": "Hello."}]),
+        _event("user", [{"text": "again"}]),
+        _event("writer", [{"text": "Still here."}]),
+    ]  # fmt: skip
+    transcript = turnfold.load(events)
+    assert transcript.warnings == []
+    kinds = [type(e).__name__ for e in transcript.entries]
+    assert kinds == ["UserMessage", "ToolCall", "AssistantText", "UserMessage", "AssistantText"]
+    call = transcript.tool_calls()[0]
+    assert call.subagent is not None
+    assert call.subagent.transcript is not None
+    assert call.subagent.transcript.entries == []  # its only step was the answer, shown on top
+
+
+def test_L1_the_next_turn_s_agent_is_in_control_and_a_handoff_to_the_first_nests() -> None:
+    events = [
+        _event("user", [{"text": "hi"}]),
+        _event("calc", [_fc("t1", "transfer_to_agent", {"agent_name": "writer"})]),
+        _event("calc", [_fr("t1", "transfer_to_agent", {"result": None})],
+               actions={"transfer_to_agent": "writer"}),
+        _event("writer", [{"text": "Hello."}]),
+        _event("user", [{"text": "sum it"}]),
+        # the ADK resumes with the writer; its handoff to calc is no handoff back this turn
+        _event("writer", [_fc("t2", "transfer_to_agent", {"agent_name": "calc"})]),
+        _event("writer", [_fr("t2", "transfer_to_agent", {"result": None})],
+               actions={"transfer_to_agent": "calc"}),
+        _event("calc", [_fc("c1", "add", {"a": 1})]),
+        _event("calc", [_fr("c1", "add", {"result": 1})]),
+        _event("calc", [{"text": "1."}]),
+    ]  # fmt: skip
+    transcript = turnfold.load(events)
+    assert transcript.warnings == []
+    assert [type(e).__name__ for e in transcript.entries] == [
+        "UserMessage", "ToolCall", "AssistantText", "UserMessage", "ToolCall", "AssistantText",
+    ]  # fmt: skip
+    second = transcript.tool_calls()[1]
+    assert second.subagent is not None
+    assert (second.subagent.name, second.subagent.task) == ("calc", "handoff from writer")
+    assert second.subagent.transcript is not None
+    assert [c.call_id for c in second.subagent.transcript.tool_calls()] == ["c1"]
+    assert transcript.entries[-1].meta["agent"] == "calc"
 
 
 def test_L3_an_agent_tool_s_steps_are_not_in_the_session_so_none_are_shown() -> None:
@@ -423,6 +524,30 @@ def test_A1_a_session_its_events_and_one_event_load_as_objects() -> None:
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["unary", "sse"])
+def test_A2_following_a_handoff_chain_gives_what_a_load_gives(stream: bool) -> None:
+    pytest.importorskip("google.adk")
+    import adk_runs
+
+    followed: list[Any] = []
+
+    def wrap(events: Any) -> Any:
+        followed.append(turnfold.follow(events, display=False))
+        return followed[0]
+
+    session, _ = adk_runs.handoff_run(wrap, stream=stream)
+    live = followed[0].transcript
+    loaded = turnfold.load(session)
+    assert live.warnings == []
+    assert _shape(live) == _shape(loaded)
+    assert _shape(loaded) == _shape(turnfold.load(HANDOFFS))
+    assert _shown_by_agent(loaded) == {"triage": 1, "billing": 2, "refunds": 2}
+    assert sum(_shown_by_agent(live).values()) == _objects_calls(session)
+    answer = live.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == "Refunded 4; billed 2."
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["unary", "sse"])
 def test_A2_following_run_async_gives_what_a_load_of_the_session_gives(stream: bool) -> None:
     pytest.importorskip("google.adk")
     import adk_runs
@@ -442,7 +567,7 @@ def test_A2_following_run_async_gives_what_a_load_of_the_session_gives(stream: b
     assert isinstance(loaded.entries[0], UserMessage)  # run_async does not yield it
     assert not any(isinstance(e, UserMessage) for e in live.entries)
     texts = [e.text for e in live.entries if isinstance(e, AssistantText)]
-    assert texts == ["Handing over.", "1+2=3, 3+4=7; explode failed."]
+    assert texts == ["Handing over.", "1+2=3, 3+4=7; explode failed."]  # the answer on top
 
 
 def test_A2_a_followed_run_whose_tool_raises_shows_the_error() -> None:

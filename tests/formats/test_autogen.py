@@ -5,6 +5,9 @@ The fixtures under ``tests/fixtures/frameworks/autogen/`` were written by the re
 ``tests/formats/autogen_runs.py``; the tests marked as such run AutoGen again and read its
 objects and its live stream. The small message lists built below are hand-made, in the shape
 ``BaseMessage.dump()`` writes.
+
+A Swarm's handoffs nest (issue 22, the rule for handoffs): the agent handed off to writes its
+steps in the handoff call's sub-agent, its last text (the run's answer) stays at the top level.
 """
 
 from __future__ import annotations
@@ -32,12 +35,14 @@ from turnfold.model import (
 sys.path.insert(0, str(Path(__file__).parent))
 import autogen_runs as runs
 from counters_autogen import autogen as count_calls
+from counters_autogen import calls_by_agent
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "autogen"
 RESULT = FIXTURES / "autogen_v0.7.5_task-result_agent-tool.json"
 MESSAGES = FIXTURES / "autogen_v0.7.5_messages_agent-tool.json"
 SWARM = FIXTURES / "autogen_v0.7.5_task-result_swarm-handoff.json"
 SELECTOR = FIXTURES / "autogen_v0.7.5_task-result_selector-team.json"
+CHAIN = FIXTURES / "autogen_v0.7.5_task-result_swarm-chain.json"
 
 
 def _all_calls(transcript: Transcript) -> list[ToolCall]:
@@ -51,6 +56,29 @@ def _all_calls(transcript: Transcript) -> list[ToolCall]:
 
 def _calls(transcript: Transcript) -> dict[str, ToolCall]:
     return {c.call_id: c for c in _all_calls(transcript)}
+
+
+def _calls_by_level(transcript: Transcript, agent: str) -> dict[str, int]:
+    """How many calls each level of the nesting holds, by the agent the level belongs to (the
+    top's is ``agent``, a nested one's is its sub-agent's name)."""
+    counts: dict[str, int] = {}
+    for call in transcript.tool_calls():
+        counts[agent] = counts.get(agent, 0) + 1
+        child = call.subagent.transcript if call.subagent else None
+        if child is not None and call.subagent is not None and call.subagent.name:
+            for name, n in _calls_by_level(child, call.subagent.name).items():
+                counts[name] = counts.get(name, 0) + n
+    return counts
+
+
+def _entries(transcript: Transcript) -> list[Any]:
+    """Every entry, those nested in sub-agents included, depth first."""
+    out: list[Any] = []
+    for entry in transcript.entries:
+        out.append(entry)
+        if isinstance(entry, ToolCall) and entry.subagent and entry.subagent.transcript:
+            out += _entries(entry.subagent.transcript)
+    return out
 
 
 def _shape(transcript: Transcript) -> list[Any]:
@@ -112,6 +140,7 @@ def test_A1_a_saved_task_result_reads_prompt_thinking_calls_sub_agent_and_answer
     # One model response, one batch: the request event's id.
     assert calls[1].batch_id == calls[2].batch_id != calls[0].batch_id
     assert len(_all_calls(transcript)) == count_calls(RESULT) == 4
+    assert _calls_by_level(transcript, "calc") == calls_by_agent(RESULT)
 
 
 def test_L3_autogen_s_is_error_flag_decides_each_call_s_status() -> None:
@@ -188,7 +217,7 @@ def _format_of(value: Any) -> str | None:
     return which_format(source)
 
 
-def test_L1_a_swarm_handoff_is_an_agent_call_and_a_notice_naming_the_new_agent() -> None:
+def test_L1_a_swarm_handoff_is_an_agent_call_and_the_answer_stays_on_top() -> None:
     transcript = turnfold.load(SWARM)
     assert transcript.warnings == []
     assert transcript.metadata["stop_reason"] == "Text 'TERMINATE' mentioned"
@@ -200,13 +229,101 @@ def test_L1_a_swarm_handoff_is_an_agent_call_and_a_notice_naming_the_new_agent()
     )  # fmt: skip
     assert handoff.subagent is not None
     assert (handoff.subagent.name, handoff.subagent.task) == ("writer", "handoff from triage")
-    notices = [e for e in transcript.entries if isinstance(e, SystemNotice)]
-    assert [(n.text, n.subtype) for n in notices] == [("Handed off to writer", "handoff")]
-    assert transcript.entries[transcript.entries.index(notices[0]) - 1] is handoff
+    # The writer only answered: its answer is on top, so its fold holds nothing.
+    assert (handoff.subagent.transcript, handoff.subagent.tool_count) == (None, 0)
+    assert not any(isinstance(e, SystemNotice) for e in transcript.entries)  # the call says it
+    assert transcript.entries[-2] is handoff
     answer = transcript.entries[-1]
     assert isinstance(answer, AssistantText)
     assert (answer.text, answer.meta["agent"]) == (runs.TEAM_ANSWER, "writer")
     assert len(calls) == count_calls(SWARM) == 2
+
+
+def test_L1_a_swarm_chain_nests_onward_with_a_team_tool_and_a_handoff_back() -> None:
+    transcript = turnfold.load(CHAIN)
+    assert transcript.warnings == []
+    assert transcript.metadata["agent"] == "writer"
+    kinds = [type(e).__name__ for e in transcript.entries]
+    assert kinds == ["UserMessage", "ToolCall", "Thinking", "ToolCall", "AssistantText"]
+    to_writer, answer = transcript.entries[3:]
+    assert isinstance(answer, AssistantText)
+    assert (answer.text, answer.meta["agent"]) == (runs.CHAIN_ANSWER, "writer")
+    assert isinstance(to_writer, ToolCall)
+    writer = to_writer.subagent
+    assert writer is not None
+    assert writer.transcript is not None
+    assert (writer.name, writer.task, writer.tool_count, writer.subagent_count) == (
+        "writer", "handoff from triage", 2, 2,
+    )  # fmt: skip
+    assert writer.output_tokens == 3 + 6 + 9  # the writer's own responses
+    research, to_checker = writer.transcript.entries
+    # The team used as a tool: its inner run nested under the writer's call of it.
+    assert isinstance(research, ToolCall)
+    assert research.subagent is not None
+    assert research.subagent.transcript is not None
+    assert (research.name, research.status, research.subagent.name) == (
+        "research", "success", "researcher",
+    )  # fmt: skip
+    inner = [(type(e).__name__, getattr(e, "text", None) or getattr(e, "name", None))
+             for e in research.subagent.transcript.entries]  # fmt: skip
+    assert inner == [
+        ("UserMessage", runs.CHAIN_TASK), ("ToolCall", "add"),
+        ("AssistantText", "Because 2+1=3 too."),
+    ]  # fmt: skip
+    # The checker inside the writer's fold; its handoff back nests nothing.
+    assert isinstance(to_checker, ToolCall)
+    checker = to_checker.subagent
+    assert checker is not None
+    assert checker.transcript is not None
+    assert (checker.name, checker.task, checker.tool_count) == ("checker", "handoff from writer", 2)
+    explode, back = checker.transcript.entries
+    assert isinstance(explode, ToolCall)
+    assert (explode.name, explode.status) == ("explode", "error")
+    assert isinstance(back, ToolCall)
+    assert back.subagent is not None
+    assert (back.name, back.subagent.name, back.subagent.transcript) == (
+        "transfer_to_writer", "writer", None,
+    )  # fmt: skip
+    assert not any(isinstance(e, SystemNotice) for e in _entries(transcript))
+    texts = [e.text for e in _entries(transcript) if isinstance(e, AssistantText)]
+    assert texts.count(runs.CHAIN_ANSWER) == 1
+    assert len(_all_calls(transcript)) == count_calls(CHAIN) == 7
+    assert _calls_by_level(transcript, "triage") == calls_by_agent(CHAIN)
+
+
+def test_L1_a_new_task_ends_the_turn_of_the_agent_handed_off_to() -> None:
+    messages = [
+        _msg("TextMessage", "user", content="first"),
+        _request("a", ("h1", "transfer_to_b", "{}")),
+        _execution("a", ("h1", "Transferred to b.", False)),
+        _msg("HandoffMessage", "a", target="b", content="Transferred to b."),
+        _request("b", ("c1", "look", "{}")),
+        _execution("b", ("c1", "seen", False)),
+        _msg("TextMessage", "b", content="First answer."),
+        _msg("TextMessage", "user", content="second"),
+        _msg("TextMessage", "b", content="Second answer."),
+        _request("b", ("h2", "transfer_to_user", "{}")),
+        _execution("b", ("h2", "Transferred to user.", False)),
+        _msg("HandoffMessage", "b", target="user", content="Transferred to user."),
+    ]
+    transcript = turnfold.load(messages, format="autogen")
+    assert transcript.warnings == []
+    shown = [(type(e).__name__, getattr(e, "text", None) or getattr(e, "name", None))
+             for e in transcript.entries]  # fmt: skip
+    assert shown == [
+        ("UserMessage", "first"),
+        ("ToolCall", "transfer_to_b"),
+        ("AssistantText", "First answer."),  # the first turn's answer, on top
+        ("UserMessage", "second"),
+        ("AssistantText", "Second answer."),  # b goes on at the top, as the call said
+        ("ToolCall", "transfer_to_user"),
+        ("SystemNotice", "Handed off to user"),  # the person, not an agent: nothing nests
+    ]
+    first = transcript.entries[1]
+    assert isinstance(first, ToolCall)
+    assert first.subagent is not None
+    assert first.subagent.transcript is not None
+    assert [c.call_id for c in first.subagent.transcript.tool_calls()] == ["c1"]
 
 
 def test_A1_a_selector_team_s_speakers_memory_summary_proxy_code_and_structured_answer() -> None:
@@ -454,10 +571,60 @@ def test_A2_following_a_swarm_gives_the_handoff_and_the_writer_s_answer() -> Non
     assert list(follow) == events  # every event passed on unchanged
     loaded = turnfold.load(events[-1])
     assert _shape(follow.transcript) == _shape(loaded)
-    assert follow.transcript.metadata["stop_reason"] == loaded.metadata["stop_reason"]
+    assert follow.transcript == loaded  # the same entries, ids, nesting and metadata
     # A fresh run reads as the saved fixture does, but for the clock.
     assert [s[:-1] for s in _shape(loaded)] == [s[:-1] for s in _shape(turnfold.load(SWARM))]
     assert [c.name for c in follow.transcript.tool_calls()] == ["add", "transfer_to_writer"]
+
+
+def test_A2_following_a_swarm_chain_nests_live_as_the_load_does() -> None:
+    pytest.importorskip("autogen_agentchat")
+    events = runs.chain_stream()
+    follow = turnfold.follow(events, display=False)
+    seen: list[list[Any]] = []
+    follow.transcript.observe(lambda change: seen.append(_shape(follow.transcript)))
+    assert list(follow) == events
+    loaded = turnfold.load(events[-1])
+    assert follow.transcript.warnings == []
+    assert follow.transcript == loaded
+    # A fresh run reads as the saved fixture does, but for the clock.
+    assert _strip_times(_shape(loaded)) == _strip_times(_shape(turnfold.load(CHAIN)))
+
+    # While the checker worked, the top transcript's observers (a widget) saw its failing
+    # call inside the writer's fold, itself under the triage's handoff call.
+    def checker_steps(rows: list[Any]) -> list[Any]:
+        writer = rows[4] if len(rows) > 4 and isinstance(rows[4], list) else []
+        nested = [r for r in writer if isinstance(r, list)]
+        return nested[-1] if len(nested) == 2 else []
+
+    assert any(
+        any(r[0] == "ToolCall" and r[3] == "explode" and r[5] == "error" for r in checker_steps(s))
+        for s in seen
+    )
+    # The answer arrived in the writer's fold and ended on top when the run did.
+    assert seen[-1][-1][:2] == ("AssistantText", runs.CHAIN_ANSWER)
+    assert all(r[:2] != ("AssistantText", runs.CHAIN_ANSWER) for r in seen[-1][4])
+
+
+def test_A2_the_live_widget_ends_showing_what_a_widget_of_the_loaded_chain_shows() -> None:
+    pytest.importorskip("autogen_agentchat")
+    from turnfold.widget import TranscriptWidget
+
+    events = runs.chain_stream()
+    follow = turnfold.follow(events, display=False)
+    live = follow.widget  # shown from the start, as in a notebook
+    fresh = TranscriptWidget(turnfold.load(events[-1]))
+    try:
+        assert list(follow) == events
+        live.flush()
+        assert live.view == fresh.view
+    finally:
+        live.close()
+        fresh.close()
+
+
+def _strip_times(shape: list[Any]) -> list[Any]:
+    return [_strip_times(r) if isinstance(r, list) else r[:-1] for r in shape]
 
 
 def test_A2_the_live_view_hears_of_the_sub_agent_s_steps() -> None:

@@ -39,10 +39,12 @@ from turnfold.model import (
 sys.path.insert(0, str(Path(__file__).parent))
 import langchain_runs as runs
 from counters_langchain import langchain as count_saved_calls
+from counters_langchain import langchain_by_agent as count_by_agent
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "langchain"
 TO_DICT = FIXTURES / "langchain_v1.8.3_messages-to-dict_tool-error.json"
 DUMPD = FIXTURES / "langchain_v1.8.3_dumpd_tool-error.json"
+HANDOFFS = FIXTURES / "langchain_v1.8.3_messages-to-dict_handoffs.json"
 
 
 def count_calls(messages: list[Any]) -> int:
@@ -429,3 +431,150 @@ def test_A3_the_adapter_imports_without_the_framework() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# --- handoffs between agents (spec A-1, A-2; issue 22) ----------------------------------------
+
+
+def _by_agent(transcript: Transcript) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for call in all_calls(transcript):
+        counts[call.meta["agent"]] = counts.get(call.meta["agent"], 0) + 1
+    return counts
+
+
+def _tree(transcript: Transcript) -> list[Any]:
+    """Every entry, with each call's status, result and sub-agent, children nested."""
+    out: list[Any] = []
+    for entry in transcript.entries:
+        if isinstance(entry, ToolCall):
+            sub = entry.subagent
+            out.append(
+                (entry.call_id, entry.name, entry.status,
+                 entry.result.text if entry.result else None,
+                 (sub.name, sub.task, sub.tool_count) if sub else None)
+            )  # fmt: skip
+            if sub is not None and sub.transcript is not None:
+                out.append(_tree(sub.transcript))
+        else:
+            out.append((type(entry).__name__, getattr(entry, "text", None)))
+    return out
+
+
+def test_A1_a_handoff_nests_the_agent_handed_to_and_its_answer_stays_on_top() -> None:
+    transcript = turnfold.load(HANDOFFS)
+    assert transcript.warnings == []
+    assert [type(e).__name__ for e in transcript.entries] == [
+        "UserMessage", "Thinking", "ToolCall", "AssistantText",
+    ]  # fmt: skip
+    to_billing = transcript.entries[2]
+    assert isinstance(to_billing, ToolCall)
+    assert to_billing.subagent is not None
+    assert (to_billing.name, to_billing.subagent.name, to_billing.subagent.task) == (
+        "transfer_to_billing", "billing", "handoff from triage",
+    )  # fmt: skip
+    billing = to_billing.subagent.transcript
+    assert billing is not None
+    assert [getattr(e, "name", type(e).__name__) for e in billing.entries] == [
+        "Thinking", "add", "Thinking", "AssistantText", "transfer_to_refunds",
+    ]  # fmt: skip
+    assert to_billing.subagent.tool_count == 2
+    to_refunds = billing.entries[-1]
+    assert isinstance(to_refunds, ToolCall)
+    assert to_refunds.subagent is not None
+    assert (to_refunds.subagent.name, to_refunds.subagent.task) == (
+        "refunds", "handoff from billing",
+    )  # fmt: skip
+    refunds = to_refunds.subagent.transcript
+    assert refunds is not None
+    add, back = refunds.tool_calls()
+    assert (add.call_id, add.status, add.result.text if add.result else None) == (
+        "f_1", "success", "4",
+    )  # fmt: skip
+    assert back.subagent is not None  # back to billing, an ancestor: its steps go on there
+    assert (back.subagent.name, back.subagent.transcript) == ("billing", None)
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert (answer.text, answer.meta["agent"]) == (runs.HANDOFF_ANSWER, "billing")
+    assert not any(
+        isinstance(e, AssistantText) and e.text == runs.HANDOFF_ANSWER for e in billing.entries
+    )  # not shown twice
+    assert _by_agent(transcript) == count_by_agent(HANDOFFS)
+    assert len(all_calls(transcript)) == count_saved_calls(HANDOFFS) == 5
+
+
+def test_A1_a_new_prompt_ends_the_turn_and_its_handoffs() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    messages = [
+        HumanMessage("hi"),
+        AIMessage("", name="triage",
+                  tool_calls=[{"name": "transfer_to_writer", "args": {}, "id": "t1"}]),
+        ToolMessage("Successfully transferred to writer", tool_call_id="t1"),
+        AIMessage("Hello.", name="writer"),
+        HumanMessage("again"),
+        AIMessage("Still here.", name="writer"),
+    ]  # fmt: skip
+    transcript = turnfold.load(messages)
+    assert transcript.warnings == []
+    assert [(type(e).__name__, getattr(e, "text", None)) for e in transcript.entries] == [
+        ("UserMessage", "hi"), ("ToolCall", None), ("AssistantText", "Hello."),
+        ("UserMessage", "again"), ("AssistantText", "Still here."),
+    ]  # fmt: skip
+    sub = transcript.tool_calls()[0].subagent
+    assert sub is not None
+    assert (sub.name, sub.tool_count) == ("writer", 0)
+    assert sub.transcript is not None
+    assert sub.transcript.entries == []
+
+
+def test_A1_an_unnamed_entry_agent_hands_off_and_the_next_turn_starts_where_it_was() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    def transfer(to: str, call_id: str, name: str | None = None) -> list[Any]:
+        return [
+            AIMessage("", name=name, tool_calls=[
+                {"name": f"transfer_to_{to}", "args": {}, "id": call_id}]),
+            ToolMessage(f"Successfully transferred to {to}", tool_call_id=call_id),
+        ]  # fmt: skip
+
+    messages = [
+        HumanMessage("hi"),
+        *transfer("billing", "t1"),  # an agent made without a name
+        AIMessage("Billing here.", name="billing"),
+        HumanMessage("and refunds?"),
+        # the next turn starts with billing, in control at the top level since no call
+        # of this turn handed to it; its handoff is from billing
+        *transfer("refunds", "t2", "billing"),
+        AIMessage("Refunded.", name="refunds"),
+    ]
+    transcript = turnfold.load(messages)
+    assert transcript.warnings == []
+    assert [(type(e).__name__, getattr(e, "text", None)) for e in transcript.entries] == [
+        ("UserMessage", "hi"), ("ToolCall", None), ("AssistantText", "Billing here."),
+        ("UserMessage", "and refunds?"), ("ToolCall", None), ("AssistantText", "Refunded."),
+    ]  # fmt: skip
+    first, second = transcript.tool_calls()
+    assert first.subagent is not None
+    assert (first.subagent.name, first.subagent.task) == ("billing", None)  # from no name
+    assert second.subagent is not None
+    assert (second.subagent.name, second.subagent.task) == ("refunds", "handoff from billing")
+
+
+@pytest.mark.parametrize("subgraphs", [False, True], ids=["flat", "subgraphs"])
+@pytest.mark.parametrize(
+    "mode", [["updates", "messages"], "values", "updates", ["values", "messages"]], ids=str
+)
+def test_A2_following_a_handoff_graph_ends_with_what_load_gives(mode: Any, subgraphs: bool) -> None:
+    events, final = runs.stream_handoffs(mode, subgraphs=subgraphs)
+    transcript, _ = follow(events)
+    loaded = turnfold.load(final)
+    assert transcript.warnings == []
+    tree = _tree(loaded)
+    assert tree == _tree(turnfold.load(HANDOFFS))
+    # each agent node's update carries the whole state's messages (the handoff's
+    # Command(update=...) passes them on), so the prompt is there in every mode
+    assert _tree(transcript) == tree
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == runs.HANDOFF_ANSWER

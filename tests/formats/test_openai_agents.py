@@ -2,9 +2,13 @@
 
 The fixtures under ``tests/fixtures/frameworks/openai-agents/`` were written by the real SDK
 (``openai-agents`` 0.24.0, its ``agents.testing.ScriptedModel``, no network) with
-``tests/formats/openai_agents_runs.py``; the last test runs the SDK again when it is installed
-(the ``test`` extra) and checks that a fresh run reads the same. The small item lists built in
-the tests below are hand-made, in the shape ``RunState._serialize_item`` writes.
+``tests/formats/openai_agents_runs.py``; the tests at the end run the SDK again when it is
+installed (the ``test`` extra): a fresh run reads the same, and following its stream gives
+what loading its result gives. The small item lists built in the tests below are hand-made, in
+the shape ``RunState._serialize_item`` writes.
+
+Handoffs nest (issue 22, the rule for handoffs): the agent handed off to writes its steps in
+the handoff call's sub-agent, its last text (the run's answer) stays at the top level.
 """
 
 from __future__ import annotations
@@ -30,13 +34,16 @@ from turnfold.model import (
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
+from counters_openai_agents import calls_by_agent
 from counters_openai_agents import openai_agents as count_calls
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "openai-agents"
 STATE = FIXTURES / "openai-agents_v0.24.0_run-state_handoff.json"
 ITEMS = FIXTURES / "openai-agents_v0.24.0_run-items_handoff.json"
 INPUT_LIST = FIXTURES / "openai-agents_v0.24.0_input-list_handoff.json"
+CHAIN = FIXTURES / "openai-agents_v0.24.0_run-state_handoff-chain.json"
 PROMPT = "Add 1 and 2, try the exploding tool, then let the writer answer."
+ANSWER = "1+2=3, 3+4=7; explode failed."
 
 
 def _format_of(value: Any) -> str | None:
@@ -44,8 +51,31 @@ def _format_of(value: Any) -> str | None:
     return which_format(source)
 
 
+def _all_calls(transcript: Transcript) -> list[ToolCall]:
+    """Every call, those of the agents handed off to (nested) included, depth first."""
+    calls = []
+    for call in transcript.tool_calls():
+        calls.append(call)
+        if call.subagent is not None and call.subagent.transcript is not None:
+            calls += _all_calls(call.subagent.transcript)
+    return calls
+
+
 def _calls(transcript: Transcript) -> dict[str, ToolCall]:
-    return {c.call_id: c for c in transcript.tool_calls()}
+    return {c.call_id: c for c in _all_calls(transcript)}
+
+
+def _calls_by_level(transcript: Transcript, agent: str) -> dict[str, int]:
+    """How many calls each level of the nesting holds, by the agent the level belongs to (the
+    top's is ``agent``, a nested one's is its sub-agent's name)."""
+    counts: dict[str, int] = {}
+    for call in transcript.tool_calls():
+        counts[agent] = counts.get(agent, 0) + 1
+        child = call.subagent.transcript if call.subagent else None
+        if child is not None and call.subagent is not None and call.subagent.name:
+            for name, n in _calls_by_level(child, call.subagent.name).items():
+                counts[name] = counts.get(name, 0) + n
+    return counts
 
 
 def _item(kind: str, agent: str, raw: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -80,7 +110,7 @@ def test_A1_a_saved_run_state_reads_prompt_thinking_calls_handoff_and_answer() -
     kinds = [type(e).__name__ for e in transcript.entries]
     assert kinds == [
         "UserMessage", "Thinking", "AssistantText", "ToolCall", "ToolCall", "ToolCall",
-        "ToolCall", "SystemNotice", "ToolCall", "AssistantText",
+        "ToolCall", "AssistantText",
     ]  # fmt: skip
     user, thinking, first = transcript.entries[:3]
     assert isinstance(user, UserMessage)
@@ -92,8 +122,8 @@ def test_A1_a_saved_run_state_reads_prompt_thinking_calls_handoff_and_answer() -
     assert first.meta["agent"] == "triage"
     answer = transcript.entries[-1]
     assert isinstance(answer, AssistantText)
-    assert answer.text == "1+2=3, 3+4=7; explode failed."
-    assert answer.meta["agent"] == "writer"
+    assert answer.text == ANSWER
+    assert answer.meta["agent"] == "writer"  # the writer's answer, on top where it is read
     calls = _calls(transcript)
     assert [(c.name, c.args, c.meta["agent"]) for c in calls.values()] == [
         ("add", {"a": 1, "b": 2}, "triage"),
@@ -108,6 +138,7 @@ def test_A1_a_saved_run_state_reads_prompt_thinking_calls_handoff_and_answer() -
     assert calls["call_4"].result.text == "7"
     assert calls["call_1"].meta["tool_description"] == "Add two numbers."
     assert len(calls) == count_calls(STATE)
+    assert _calls_by_level(transcript, "triage") == calls_by_agent(STATE)
 
 
 def test_L3_the_sdk_s_tool_error_text_is_an_error_and_other_outputs_stay_unknown() -> None:
@@ -131,18 +162,90 @@ def test_L1_an_agent_used_as_a_tool_is_a_sub_agent_whose_steps_are_not_recorded(
     }  # fmt: skip
 
 
-def test_L1_a_handoff_is_an_agent_call_and_a_notice_naming_the_new_agent() -> None:
+def test_L1_a_handoff_nests_the_new_agent_s_steps_and_leaves_its_answer_on_top() -> None:
     transcript = turnfold.load(STATE)
-    handoff = _calls(transcript)["call_3"]
-    assert handoff.status == "success"
-    assert handoff.subagent is not None
-    assert handoff.subagent.name == "writer"
-    assert handoff.subagent.task == "handoff from triage"
-    assert not handoff.subagent.steps_missing  # the writer's steps follow in this transcript
-    notices = [e for e in transcript.entries if isinstance(e, SystemNotice)]
-    assert [(n.text, n.subtype) for n in notices] == [("Handed off to writer", "handoff")]
-    position = transcript.entries.index(notices[0])
-    assert transcript.entries[position - 1] is handoff
+    handoff = transcript.entries[-2]
+    assert isinstance(handoff, ToolCall)
+    assert (handoff.call_id, handoff.name, handoff.status) == (
+        "call_3", "transfer_to_writer", "success",
+    )  # fmt: skip
+    agent = handoff.subagent
+    assert agent is not None
+    assert (agent.name, agent.task, agent.steps_missing) == ("writer", "handoff from triage", False)
+    assert (agent.tool_count, agent.subagent_count) == (1, 0)
+    assert agent.transcript is not None
+    (step,) = agent.transcript.entries  # the writer's call; its answer is not in the fold
+    assert isinstance(step, ToolCall)
+    assert (step.call_id, step.args, step.meta["agent"]) == ("call_4", {"a": 3, "b": 4}, "writer")
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == ANSWER
+    # The call line says it: no notice of the handoff, and the answer is shown once.
+    assert not any(isinstance(e, SystemNotice) for e in transcript.entries)
+    texts = [e.text for e in _entries(transcript) if isinstance(e, AssistantText)]
+    assert texts.count(ANSWER) == 1
+
+
+def _entries(transcript: Transcript) -> list[Any]:
+    """Every entry, those nested in sub-agents included, depth first."""
+    out: list[Any] = []
+    for entry in transcript.entries:
+        out.append(entry)
+        if isinstance(entry, ToolCall) and entry.subagent and entry.subagent.transcript:
+            out += _entries(entry.subagent.transcript)
+    return out
+
+
+def test_L1_a_handoff_chain_nests_onward_and_a_handoff_back_continues_at_its_level() -> None:
+    transcript = turnfold.load(CHAIN)
+    assert transcript.warnings == []
+    assert transcript.metadata["agent"] == "writer"
+    user, add, to_writer, answer = transcript.entries
+    assert isinstance(user, UserMessage)
+    assert isinstance(add, ToolCall)
+    assert (add.name, add.meta["agent"]) == ("add", "triage")
+    assert isinstance(to_writer, ToolCall)
+    assert isinstance(answer, AssistantText)
+    assert (answer.text, answer.meta["agent"]) == (
+        "1+2=3, 3+4=7 and 3+7=10, checked by the editor.", "writer",
+    )  # fmt: skip
+    writer = to_writer.subagent
+    assert writer is not None
+    assert writer.transcript is not None
+    assert (writer.name, writer.task) == ("writer", "handoff from triage")
+    # The editor's steps inside the writer's, and after the handoff back the writer goes on
+    # in its own fold (call_c7).
+    shown = [(type(e).__name__, getattr(e, "call_id", None)) for e in writer.transcript.entries]
+    assert shown == [("ToolCall", "call_c3"), ("ToolCall", "call_c4"), ("ToolCall", "call_c7")]
+    assert (writer.tool_count, writer.subagent_count) == (3, 1)
+    to_editor = writer.transcript.entries[1]
+    assert isinstance(to_editor, ToolCall)
+    editor = to_editor.subagent
+    assert editor is not None
+    assert editor.transcript is not None
+    assert (editor.name, editor.task, editor.tool_count, editor.subagent_count) == (
+        "editor", "handoff from writer", 2, 0,
+    )  # fmt: skip
+    note, check, back = editor.transcript.entries
+    assert isinstance(note, AssistantText)
+    assert (note.text, note.meta["agent"]) == ("Checking the first sum.", "editor")
+    assert isinstance(check, ToolCall)
+    assert isinstance(back, ToolCall)
+    assert (back.name, back.status) == ("transfer_to_writer", "success")
+    # Back to an agent whose fold holds this one: nothing nests under the call.
+    assert back.subagent is not None
+    assert (back.subagent.name, back.subagent.transcript) == ("writer", None)
+    assert not any(isinstance(e, SystemNotice) for e in _entries(transcript))
+    calls = _calls(transcript)
+    assert len(calls) == count_calls(CHAIN) == 7
+    assert _calls_by_level(transcript, "triage") == calls_by_agent(CHAIN)
+    # Usage per response wherever its entries went.
+    assert calls["call_c5"].meta.get("usage") is None  # its response's text carries it
+    assert note.usage is not None
+    assert note.usage.output_tokens == 5
+    assert calls["call_c7"].meta["usage"]["output_tokens"] == 7
+    assert answer.usage is not None
+    assert answer.usage.output_tokens == 8
 
 
 def test_A1_usage_comes_from_each_model_response() -> None:
@@ -172,9 +275,11 @@ def test_A1_the_run_items_alone_read_like_the_state() -> None:
     assert _format_of(ITEMS) == "openai-agents"
     items, state = turnfold.load(ITEMS), turnfold.load(STATE)
     assert items.warnings == []
-    assert [(c.call_id, c.status, c.meta["agent"]) for c in items.tool_calls()] == [
-        (c.call_id, c.status, c.meta["agent"]) for c in state.tool_calls()
+    assert [(c.call_id, c.status, c.meta["agent"]) for c in _all_calls(items)] == [
+        (c.call_id, c.status, c.meta["agent"]) for c in _all_calls(state)
     ]
+    assert isinstance(items.entries[-1], AssistantText)
+    assert items.entries[-1].text == ANSWER  # the answer on top
     assert not any(isinstance(e, UserMessage) for e in items.entries)  # no original_input
 
 
@@ -234,6 +339,34 @@ def test_A1_agent_as_tool_approval_and_an_unannounced_agent_change() -> None:
     assert pending.text == "Approve delete?"
 
 
+def test_A1_a_new_prompt_ends_the_turn_of_the_agent_handed_off_to() -> None:
+    handoff = _call("h1", "transfer_to_b")
+    items = [
+        _item("handoff_call_item", "a", handoff),
+        _item("handoff_output_item", "a", _output("h1", "{}"),
+              source_agent={"name": "a"}, target_agent={"name": "b"}),
+        _item("tool_call_item", "b", _call("c1", "look")),
+        _item("tool_call_output_item", "b", _output("c1", "seen")),
+        _item("message_output_item", "b", _message("First answer.")),
+        _item("input_item", "b", {"type": "message", "role": "user", "content": "And then?"}),
+        _item("tool_approval_item", "b", _call("c2", "delete"), tool_name="delete"),
+    ]  # fmt: skip
+    transcript = turnfold.load(items)
+    assert transcript.warnings == []
+    shown = [(type(e).__name__, getattr(e, "text", None)) for e in transcript.entries]
+    assert shown == [
+        ("ToolCall", None),
+        ("AssistantText", "First answer."),  # the first turn's answer, on top
+        ("UserMessage", "And then?"),
+        ("PendingAction", "Approve delete?"),  # b goes on at the top, as the call said
+    ]
+    call = transcript.entries[0]
+    assert isinstance(call, ToolCall)
+    assert call.subagent is not None
+    assert call.subagent.transcript is not None
+    assert [c.call_id for c in call.subagent.transcript.tool_calls()] == ["c1"]
+
+
 def test_L4_a_run_item_it_cannot_read_is_a_warning_naming_the_source_and_line() -> None:
     items = [
         _item("message_output_item", "a", _message("hello")),
@@ -261,12 +394,17 @@ def test_L4_a_state_without_run_items_is_a_format_error() -> None:
 # --- the installed SDK, run again --------------------------------------------------------
 
 
-def _summary(transcript: Transcript) -> list[tuple[Any, ...]]:
-    rows: list[tuple[Any, ...]] = []
+def _summary(transcript: Transcript) -> list[Any]:
+    """Each entry's kind and text, each call's name, arguments, status, result and nested
+    steps (a sub-agent's own summary)."""
+    rows: list[Any] = []
     for entry in transcript.entries:
         if isinstance(entry, ToolCall):
             result = entry.result.text if entry.result else None
             rows.append(("call", entry.name, entry.args, entry.status, result))
+            child = entry.subagent.transcript if entry.subagent else None
+            if child is not None:
+                rows.append(_summary(child))
         else:
             rows.append((type(entry).__name__, getattr(entry, "text", None)))
     return rows
@@ -278,8 +416,8 @@ def test_A1_a_fresh_run_of_the_installed_sdk_reads_like_the_fixtures() -> None:
 
     fresh = openai_agents_runs.documents()
     for name, value in fresh.items():
-        kind = name.split("_")[-2]  # input-list, run-state, run-items
-        (fixture,) = FIXTURES.glob(f"*_{kind}_handoff.json")
+        shape = name.split("_", 2)[-1]  # input-list_handoff.json, run-state_handoff-chain.json…
+        (fixture,) = FIXTURES.glob(f"*_{shape}")
         on_disk = json.loads(fixture.read_text(encoding="utf-8"))
         if fixture.name == name:  # the same release writes the same bytes
             assert json.loads(json.dumps(value)) == on_disk
@@ -300,46 +438,98 @@ def test_A1_a_run_result_and_its_new_items_read_like_the_saved_state() -> None:
             r for r in _summary(state) if r[0] != "UserMessage"
         ]
     assert _summary(whole) == _summary(state)  # its input is the prompt
-    assert whole.metadata["final_output"] == "1+2=3, 3+4=7; explode failed."
+    assert whole.metadata["final_output"] == ANSWER
     assert whole.metadata["agent"] == state.metadata["agent"] == "writer"
     assert whole.metadata["usage"] == state.metadata["usage"]
     usages = [e.usage for e in whole.entries if isinstance(e, AssistantText)]
     assert usages == [e.usage for e in state.entries if isinstance(e, AssistantText)]
 
 
-def test_A2_following_the_streamed_run_shows_what_loading_the_result_shows() -> None:
-    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+def _follow(
+    agent: Any = None, prompt: str = PROMPT, *, events_only: bool = False
+) -> tuple[turnfold.Follow, Any, list[list[Any]]]:
+    """The run followed as it streams: the follow, the finished ``RunResultStreaming`` and
+    the top transcript's nesting (:func:`_summary`) after each change its observers heard."""
     import openai_agents_runs
 
     followed: list[turnfold.Follow] = []
+    seen: list[list[Any]] = []
 
     def wrap(run: Any) -> turnfold.Follow:
-        followed.append(turnfold.follow(run, display=False))
-        return followed[0]
+        follow = turnfold.follow(run.stream_events() if events_only else run, display=False)
+        follow.transcript.observe(lambda change: seen.append(_summary(follow.transcript)))
+        followed.append(follow)
+        return follow
 
-    result = openai_agents_runs.run_streamed(wrap)
-    live, loaded = followed[0].transcript, turnfold.load(result)
+    result = openai_agents_runs.run_streamed(wrap, agent, prompt)
+    return followed[0], result, seen
+
+
+def test_A2_following_the_streamed_run_gives_what_loading_the_result_gives() -> None:
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    follow, result, _ = _follow()
+    live, loaded = follow.transcript, turnfold.load(result)
     assert live.warnings == loaded.warnings == []
-    assert _summary(live) == _summary(loaded) == _summary(turnfold.load(STATE))
-    assert [(c.call_id, c.status) for c in live.tool_calls()] == [
-        (c.call_id, c.status) for c in loaded.tool_calls()
-    ]
+    # The same entries, ids, nesting, usage and metadata (final output, totals, last agent).
+    assert live == loaded
+    assert _summary(live) == _summary(turnfold.load(STATE))
     usages = [e.usage for e in live.entries if isinstance(e, AssistantText)]
-    assert usages == [e.usage for e in loaded.entries if isinstance(e, AssistantText)]
+    assert usages
     assert all(u is not None for u in usages)
+
+
+def test_A2_following_a_handoff_chain_nests_live_as_the_load_does() -> None:
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    follow, result, seen = _follow(openai_agents_runs.chain, openai_agents_runs.CHAIN_PROMPT)
+    live, loaded = follow.transcript, turnfold.load(result)
+    assert live.warnings == []
+    assert live == loaded
+    assert _summary(loaded) == _summary(turnfold.load(CHAIN))
+    # While the editor worked, the top transcript's observers (a widget) saw its steps in
+    # the fold of the writer's: the editor's add call inside the writer's handoff call.
+    editor_steps = [
+        rows[3][2]
+        for rows in seen
+        if len(rows) == 4 and len(rows[3]) >= 3 and isinstance(rows[3][2], list)
+    ]
+    assert any(("call", "add", {"a": 1, "b": 2}, "executing", None) in e for e in editor_steps)
+    # The answer arrived inside the writer's fold and ended on top when the run did.
+    answer = openai_agents_runs.CHAIN_ANSWER
+    assert any(("AssistantText", answer) in rows[3] for rows in seen if len(rows) == 4)
+    assert seen[-1][-1] == ("AssistantText", answer)
+    assert ("AssistantText", answer) not in seen[-1][3]
+
+
+def test_A2_the_live_widget_ends_showing_what_a_widget_of_the_loaded_chain_shows() -> None:
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    from turnfold.widget import TranscriptWidget
+
+    widgets: list[TranscriptWidget] = []
+
+    def wrap(run: Any) -> turnfold.Follow:
+        follow = turnfold.follow(run, display=False)
+        widgets.append(follow.widget)  # shown from the start, as in a notebook
+        return follow
+
+    result = openai_agents_runs.run_streamed(
+        wrap, openai_agents_runs.chain, openai_agents_runs.CHAIN_PROMPT
+    )
+    live, fresh = widgets[0], TranscriptWidget(turnfold.load(result))
+    try:
+        live.flush()
+        assert live.view == fresh.view
+    finally:
+        live.close()
+        fresh.close()
 
 
 def test_A2_following_only_the_events_shows_the_run_without_its_prompt() -> None:
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
-    import openai_agents_runs
-
-    followed: list[turnfold.Follow] = []
-
-    def wrap(run: Any) -> turnfold.Follow:
-        followed.append(turnfold.follow(run.stream_events(), display=False))
-        return followed[0]
-
-    result = openai_agents_runs.run_streamed(wrap)
-    live, loaded = followed[0].transcript, turnfold.load(result)
+    follow, result, _ = _follow(events_only=True)
+    live, loaded = follow.transcript, turnfold.load(result)
     assert live.metadata["source_format"] == "openai-agents"  # known by the events' type
     assert _summary(live) == [r for r in _summary(loaded) if r[0] != "UserMessage"]

@@ -24,6 +24,7 @@ from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, Usage,
 pytest.importorskip("strands")
 
 import strands_runs
+from counters_strands import strands as count_calls
 
 FIXTURE = strands_runs.FIXTURES / "strands_v1.62.0_messages_agent-tool.json"
 CALLS = [
@@ -89,15 +90,21 @@ def test_A1_load_agent_shows_calls_statuses_thinking_usage_and_model(run: tuple[
     assert transcript.warnings == []
 
 
-def test_A1_an_agent_used_as_a_tool_is_a_sub_agent_whose_steps_are_missing(
+def test_A1_an_agent_used_as_a_tool_is_a_sub_agent_holding_its_run(
     run: tuple[Any, Any],
 ) -> None:
     agent, _ = run
     researcher = turnfold.load(agent).tool_calls()[3]
     assert researcher.subagent is not None
     assert researcher.subagent.name == "researcher"
-    assert researcher.subagent.steps_missing
-    assert researcher.subagent.transcript is None
+    # as_tool() resets the agent before each call, so it holds this (its only) call's run
+    assert not researcher.subagent.steps_missing
+    child = researcher.subagent.transcript
+    assert child is not None
+    assert [type(e).__name__ for e in child.entries] == ["UserMessage", "ToolCall", "AssistantText"]
+    (inner,) = child.tool_calls()
+    assert (inner.call_id, inner.name, inner.status) == ("r_1", "add", "success")
+    assert researcher.subagent.tool_count == 1
     # A bare message list does not say which tools are agents: nothing is invented.
     assert all(c.subagent is None for c in turnfold.load(agent.messages).tool_calls())
 
@@ -409,3 +416,129 @@ def test_A3_the_module_imports_without_importing_strands() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["strands", "False"]
+
+
+# --- agents used as tools (spec, L-1; issue 22) ----------------------------------------
+
+AGENTS_AS_TOOLS = strands_runs.FIXTURES / "strands_v1.62.0_messages_agents-as-tools.json"
+
+
+@pytest.fixture(scope="module")
+def lead() -> tuple[Any, Any]:
+    return strands_runs.orchestrator_run()
+
+
+def _agents(transcript: Transcript) -> list[tuple[Any, ...]]:
+    out = []
+    for call in transcript.tool_calls():
+        sub = call.subagent
+        child = sub.transcript if sub else None
+        out.append(
+            (call.name, sub.name if sub else None, sub.steps_missing if sub else None,
+             calls_of(child) if child else None)
+        )  # fmt: skip
+    return out
+
+
+def test_A1_an_agent_given_as_a_tool_and_one_called_by_a_tool_function_nest(
+    lead: tuple[Any, Any],
+) -> None:
+    agent, _ = lead
+    transcript = turnfold.load(agent)
+    assert transcript.warnings == []
+    assert _agents(transcript) == [
+        ("writer", "writer", False, []),
+        ("check", "checker", False, [("k_1", "add", {"a": 2, "b": 2}, "success", "4")]),
+        ("draft", None, True, None),  # its agent is made inside the function: no steps kept
+    ]
+    writer = transcript.tool_calls()[0].subagent
+    assert writer is not None
+    assert writer.transcript is not None
+    assert [getattr(e, "text", None) for e in writer.transcript.entries] == [
+        "a note", "Note: all good. ",
+    ]  # fmt: skip
+    assert answer_of(transcript) == strands_runs.ORCHESTRATOR_ANSWER + " "
+    assert transcript.entries[-1].text == strands_runs.ORCHESTRATOR_ANSWER + " "  # on top
+    # the independent count: toolUse blocks of the lead's messages, then of each child's
+    tools = {t: agent.tool_registry.registry[t] for t in ("writer", "check")}
+    checker = tools["check"].__wrapped__.__closure__
+    checker_agent = next(c.cell_contents for c in checker if hasattr(c.cell_contents, "messages"))
+    assert framework_count(agent) == len(transcript.tool_calls()) == 3
+    assert framework_count(checker_agent) == 1
+    assert framework_count(tools["writer"].agent) == 0
+    # the saved messages alone do not say which tools are agents
+    assert all(c.subagent is None for c in turnfold.load(AGENTS_AS_TOOLS).tool_calls())
+    assert count_calls(AGENTS_AS_TOOLS) == 3
+
+
+def test_A1_an_agent_tool_called_twice_holds_only_its_last_run() -> None:
+    agent, _ = strands_runs.orchestrator_run(twice=True)
+    transcript = turnfold.load(agent)
+    writers = [c for c in transcript.tool_calls() if c.name == "writer"]
+    assert [(c.call_id, c.subagent.steps_missing if c.subagent else None) for c in writers] == [
+        ("l_1", True), ("l_4", False),
+    ]  # fmt: skip
+    last = writers[1].subagent
+    assert last is not None
+    assert last.transcript is not None
+    assert answer_of(last.transcript) == "Second note. "
+
+
+def test_A2_following_agents_used_as_tools_ends_as_load_of_the_agent() -> None:
+    agent, followed = strands_runs.orchestrator_run(follow=True)
+    live = followed.transcript
+    assert live.warnings == []
+    assert live == turnfold.load(agent)
+    assert [row[:3] for row in _agents(live)] == [
+        ("writer", "writer", False), ("check", "checker", False), ("draft", None, True),
+    ]  # fmt: skip
+
+
+def test_A2_an_agent_tool_s_run_grows_live_in_its_call_and_every_call_keeps_its_own() -> None:
+    transcript = Transcript()
+    follower = strands.Follower(transcript)
+    seen: list[tuple[str, list[str]]] = []
+
+    def observe(change: Any) -> None:
+        entry = change.entry
+        if isinstance(entry, ToolCall) and entry.name == "researcher" and entry.subagent:
+            child = entry.subagent.transcript
+            seen.append((entry.status, [type(e).__name__ for e in child.entries] if child else []))
+
+    transcript.observe(observe)
+    strands_runs.live_run(follower.feed)
+    follower.close()
+    # the child's steps show while its call still runs, from its own streamed events
+    assert ("executing", ["UserMessage", "ToolCall", "AssistantText"]) in seen
+    # a follow sees each call's run; the agent keeps only its last, so a load shows less
+    agent, followed = strands_runs.orchestrator_run(follow=True, twice=True)
+    live, loaded = followed.transcript, turnfold.load(agent)
+    assert calls_of(live) == calls_of(loaded)
+    first_live, first_loaded = live.tool_calls()[0].subagent, loaded.tool_calls()[0].subagent
+    assert first_live is not None
+    assert first_loaded is not None
+    assert (first_live.steps_missing, first_loaded.steps_missing) == (False, True)
+    assert first_live.transcript is not None
+    assert answer_of(first_live.transcript) == "Note: all good. "
+    assert live.tool_calls()[-1].subagent == loaded.tool_calls()[-1].subagent
+
+
+def test_L2_a_text_only_converse_list_is_strands_and_a_typed_one_is_not() -> None:
+    converse = [
+        {"role": "user", "content": [{"text": "hi"}]},
+        {"role": "assistant", "content": [{"text": "hello"}]},
+    ]
+    transcript = turnfold.load(converse)
+    assert transcript.metadata["source_format"] == "strands"
+    assert [(type(e).__name__, getattr(e, "text", None)) for e in transcript.entries] == [
+        ("UserMessage", "hi"), ("AssistantText", "hello"),
+    ]  # fmt: skip
+    assert turnfold.load(json.dumps(converse)).metadata["source_format"] == "strands"
+    # Anthropic types every block: text-only Anthropic messages are never claimed here
+    typed = [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
+    ]
+    assert turnfold.load(typed).metadata["source_format"] != "strands"
+    with_system = {"system": "Be brief.", "messages": typed}
+    assert turnfold.load(with_system).metadata["source_format"] == "anthropic"

@@ -28,10 +28,16 @@ Mapping, per event:
   records before raising the exception: those calls become ``error`` with the code and message
   as their result. Without open calls (a model error: safety, token limits) it is an
   :class:`AssistantError`;
-- ``actions.transfer_to_agent`` → the ``transfer_to_agent`` call gets a :class:`SubAgent`
-  naming the agent (its steps follow in this transcript, in that agent's name), and a
-  :class:`SystemNotice` (subtype ``transfer``) says who took over; ``actions.escalate`` → a
-  notice (subtype ``escalate``); ``actions.compaction`` → :class:`CompactionBoundary`;
+- ``actions.transfer_to_agent`` (a handoff) → the ``transfer_to_agent`` call gets a
+  :class:`SubAgent` naming the agent handed to (``task`` "handoff from <agent>") whose
+  transcript holds that agent's events (by ``author``) until control leaves it: a transfer
+  made inside nests again (A -> B -> C gives C inside B inside A), a transfer back to an agent
+  up the chain closes the children below it (that call names the agent and opens nothing) and
+  its steps continue at its level, and a new user message ends the turn. The last agent's
+  closing text is the turn's answer and is shown at the top level, not in the fold. The call
+  line says who took over, so no notice is added; a transfer no call explains is a
+  :class:`SystemNotice` (subtype ``transfer``); ``actions.escalate`` → a notice (subtype
+  ``escalate``); ``actions.compaction`` → :class:`CompactionBoundary`;
 - a sub-agent run inside the session (a ``single_turn`` sub-agent the ADK exposes as a tool):
   its events carry the branch ``<agent>@<call id>`` (and a node path under the caller's), and
   are nested as the child transcript of that call (:class:`SubAgent`); nested deeper the same
@@ -53,7 +59,9 @@ The session's ``id``, ``app_name``, ``user_id`` → ``metadata`` (``session_id``
 
 What the session does not record stays absent (L-3): an agent used through ``AgentTool``
 runs in a session of its own that the ADK discards, so the parent's session holds only its
-call and response, which read as any other tool call (nothing in them says an agent ran); the
+call and response, which read as any other tool call (nothing in the events says an agent
+ran: the call is named like the agent and answered like any function, so no sub-agent, not
+even one with ``steps_missing``, is shown for it); the
 live stream does not repeat the user's message (``run_async`` yields only the agents' events),
 so a followed run starts at the first agent event.
 """
@@ -207,6 +215,11 @@ class AdkBuilder:
         self._code: dict[int, ToolCall] = {}
         #: Text and thinking streamed by partial events, per author and path (live only).
         self._streaming: dict[str, list[Entry]] = {}
+        #: The agents control was handed to (``transfer_to_agent``) in this turn, outermost
+        #: first, each with the child scope its steps go to: A -> B -> C is ``[B, C]``.
+        self.handoffs: list[tuple[str, _Scope]] = []
+        #: The agent in control at the top level (where a chain of handoffs starts).
+        self.speaker: str | None = None
         self.events_fed = 0
 
     @property
@@ -241,14 +254,29 @@ class AdkBuilder:
             if nested is not None:
                 return nested
             probe = _path_parent(probe)
-        return self.root
+        return self._handoff_scope(event.get("author"))
 
-    def _child(self, call: ToolCall, owner: _Scope, name: str) -> _Scope:
+    def _handoff_scope(self, author: Any) -> _Scope:
+        """The scope of an agent control was handed to: its own child while it has control. An
+        event of an agent further up the chain means control is back there (the children below
+        it are closed); another author (a workflow agent's child, say) acts in the current one."""
+        for depth in range(len(self.handoffs) - 1, -1, -1):
+            if self.handoffs[depth][0] == author:
+                del self.handoffs[depth + 1 :]
+                return self.handoffs[depth][1]
+        if self.handoffs and author == self.speaker:
+            self.handoffs.clear()
+            return self.root
+        if not self.handoffs and isinstance(author, str) and author and author != "user":
+            self.speaker = author
+        return self.handoffs[-1][1] if self.handoffs else self.root
+
+    def _child(self, call: ToolCall, owner: _Scope, name: str, task: str | None = None) -> _Scope:
         scope = self.children.get(call.call_id)
         if scope is None:
             child = Transcript(metadata={"source_format": NAME, "agent": name})
             scope = self.children[call.call_id] = _Scope(child, call, owner)
-            owner.transcript.update(call, subagent=SubAgent(name=name, transcript=child))
+            owner.transcript.update(call, subagent=SubAgent(name=name, task=task, transcript=child))
         return scope
 
     def _append(self, scope: _Scope, entry: Entry) -> Entry:
@@ -281,6 +309,10 @@ class AdkBuilder:
         streamed = self._streaming.pop(key, [])
         kind = "actions"
         responses = [p for p in parts if isinstance(field(p, "function_response"), Mapping)]
+        if author == "user" and not responses and self.handoffs:
+            # A new message of the user: the last turn is over, and with it the handoffs.
+            self.end_turn()
+            scope = self.root
         if author == "user" and not responses:
             kind = "user"
             self._user(scope, parts, timestamp, line)
@@ -617,25 +649,7 @@ class AdkBuilder:
     ) -> None:
         target = field(actions, "transfer_to_agent")
         if isinstance(target, str) and target:
-            transfer = next(
-                (
-                    call
-                    for call, _ in reversed(self.calls.values())
-                    if call.name == "transfer_to_agent"
-                    and isinstance(call.args, Mapping)
-                    and call.args.get("agent_name") == target
-                    and call.subagent is None
-                ),
-                None,
-            )
-            if transfer is not None:
-                owner = self.calls[transfer.call_id][1]
-                task = f"transfer from {agent}" if agent else None
-                owner.transcript.update(transfer, subagent=SubAgent(name=target, task=task))
-            self._append(
-                scope, SystemNotice(text=f"Transferred to {target}", subtype="transfer",
-                                    timestamp=ts),
-            )  # fmt: skip
+            self._transfer(scope, target, agent, ts)
         if field(actions, "escalate") is True:
             who = agent or "the agent"
             self._append(
@@ -655,9 +669,66 @@ class AdkBuilder:
                 CompactionBoundary(summary="\n".join(texts) or None, timestamp=ts),
             )
 
+    def _transfer(self, scope: _Scope, target: str, agent: str | None, ts: str | None) -> None:
+        """``transfer_to_agent``: the call that made it holds the new agent's steps from here
+        on (spec A-1, issue 22), nested again for a transfer made inside them; a transfer back
+        to an agent up the chain closes the children below it, whose steps continue at its
+        level. The call line says who took over, so no notice is added; a transfer no call
+        explains keeps its notice."""
+        transfer = next(
+            (
+                call
+                for call, _ in reversed(self.calls.values())
+                if call.name == "transfer_to_agent"
+                and isinstance(call.args, Mapping)
+                and call.args.get("agent_name") == target
+                and call.subagent is None
+            ),
+            None,
+        )
+        task = f"handoff from {agent}" if agent else None
+        if transfer is None:
+            self._append(
+                scope, SystemNotice(text=f"Transferred to {target}", subtype="transfer",
+                                    timestamp=ts),
+            )  # fmt: skip
+            return
+        owner = self.calls[transfer.call_id][1]
+        chain = [name for name, _ in self.handoffs]
+        if target in chain or target == self.speaker:
+            owner.transcript.update(transfer, subagent=SubAgent(name=target, task=task))
+            self._handoff_scope(target)
+            return
+        self.handoffs.append((target, self._child(transfer, owner, target, task)))
+
+    def end_turn(self) -> None:
+        """The turn ended inside a handoff: the last agent's closing text is the turn's answer,
+        shown at the top level where the user reads it rather than in the fold (spec A-1)."""
+        if not self.handoffs:
+            return
+        scope = self.handoffs[-1][1]
+        self.handoffs.clear()
+        child = scope.transcript
+        answer = child.entries[-1] if child.entries else None
+        if not isinstance(answer, AssistantText) or scope.call is None or scope.owner is None:
+            return
+        if any(e is answer for entries in self._streaming.values() for e in entries):
+            return  # still streaming: the final event settles it first
+        # The Transcript has no removal (views key on ids that never go away), so the child is
+        # rebuilt without the answer, its entries keeping their ids.
+        rest = Transcript(child.entries[:-1], metadata=dict(child.metadata),
+                          warnings=list(child.warnings))  # fmt: skip
+        scope.transcript = rest
+        call = scope.call
+        if call.subagent is not None:
+            scope.owner.transcript.update(
+                call, subagent=dataclasses.replace(call.subagent, transcript=rest)
+            )
+        self._append(self.root, dataclasses.replace(answer, id=""))
+
     def finish(self) -> None:
         """The run ended: calls without a result stay unknown (L-3), streamed text settles,
-        and every sub-agent's counts are final."""
+        the turn's answer is shown at the top level, and every sub-agent's counts are final."""
         for call in list(self.open.values()):
             if call.status != "unknown":
                 owner = self.calls.get(call.call_id, (None, self.root))[1]
@@ -672,6 +743,7 @@ class AdkBuilder:
                     )  # fmt: skip
                     owner_scope.transcript.update(entry, streaming=False)
         self._streaming.clear()
+        self.end_turn()
         for call_id in self.children:
             self._refresh(self.calls[call_id][0])
 
@@ -895,12 +967,13 @@ RECORDS = Records(
         "ToolCall (function_call; executable_code as code_execution), in part order; "
         "inline or file data the model returned → SystemNotice",
         "function_response": "settles each call with its id: error for a response holding "
-        "`error`, else success (the ADK's own signal); transfer_to_agent → SubAgent naming the "
-        "agent and a SystemNotice",
+        "`error`, else success (the ADK's own signal); transfer_to_agent → SubAgent of the "
+        "agent handed to, holding its events until control leaves it (its closing text, the "
+        "turn's answer, stays at the top level); a transfer no call explains → SystemNotice",
         "error": "error_code/error_message: the agent's open calls become error (a tool's "
         "exception); with none open, AssistantError",
-        "actions": "an event of actions alone: transfer → SystemNotice, escalate → "
-        "SystemNotice, compaction → CompactionBoundary",
+        "actions": "an event of actions alone: a transfer no call explains → SystemNotice, "
+        "escalate → SystemNotice, compaction → CompactionBoundary",
         "output": "a workflow node's output without content → SystemNotice",
         "id": 'metadata["session_id"]',
         "app_name": 'metadata["app_name"]',

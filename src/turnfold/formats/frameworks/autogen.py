@@ -37,8 +37,16 @@ Mapping (each message's ``source`` is the agent that wrote it, kept in ``meta["a
   (subtype ``tool_call_summary``, ``meta["call_ids"]``), never a second answer; a call it
   lists that no request recorded becomes a :class:`ToolCall` settled by its result;
 - ``HandoffMessage`` (a Swarm's handoff) → the ``transfer_to_<target>`` call gets a
-  :class:`SubAgent` naming the target, and a :class:`SystemNotice` (subtype ``handoff``)
-  names the new agent; its ``context`` (the calls handed over) repeats calls already shown;
+  :class:`SubAgent` naming the target, and the target's messages nest in its transcript until
+  control leaves it: a handoff onward nests again inside it, a handoff back to an agent whose
+  call holds it ends the levels below that agent, whose messages go on at its own level (the
+  call back nests nothing). When the turn ends (the run's end, the user's next message) the
+  last text of the agent holding control, the run's answer, moves to the top, where the user
+  reads it, and each level closes with its ``tool_count``, ``subagent_count`` and
+  ``output_tokens`` (a level that held only the answer keeps no transcript). No notice: the
+  call line says it. A handoff to ``user`` (or one whose call is not found) is a
+  :class:`SystemNotice` (subtype ``handoff``) naming the target, as nothing nests. Its
+  ``context`` (the calls handed over) repeats calls already shown;
 - ``SelectSpeakerEvent`` → a notice (subtype ``speaker``) when the speaker changes mid-run;
   a change of agent nothing announced (a round-robin team) gets one too (subtype ``agent``);
   none right after a user's message, whose turn is whoever answers it;
@@ -206,8 +214,9 @@ class AutogenBuilder(MessageBuilder):
 
     The same builder reads a saved run (``live=False``) and follows ``run_stream``
     (``live=True``: a call without its result is still executing). An agent used as a tool
-    gets a child builder for its call; :meth:`feed` routes each message to the builder of
-    the run it belongs to.
+    gets a child builder for its call, and so does the agent a Swarm hands off to (its
+    ``handoff`` builder, under the handoff call, until control leaves it); :meth:`feed`
+    routes each message to the builder of the run it belongs to.
     """
 
     def __init__(
@@ -218,6 +227,7 @@ class AutogenBuilder(MessageBuilder):
         live: bool = False,
         parent: AutogenBuilder | None = None,
         host: ToolCall | None = None,
+        handoff: bool = False,
     ) -> None:
         super().__init__(transcript, source_name, live=live)
         self.parent = parent
@@ -239,6 +249,12 @@ class AutogenBuilder(MessageBuilder):
         self._awaiting: set[str] = set()
         self._code: dict[str, ToolCall] = {}
         self._output_tokens: int | None = None
+        #: Whether this run is an agent's part after a handoff (its host is the handoff call).
+        self.is_handoff = handoff
+        #: The agent this run handed off to, holding control now (its builder), if any.
+        self._handoff: AutogenBuilder | None = None
+        #: Handoff calls back to an agent above: no agent spawned, so not counted as one.
+        self._returns: set[str] = set()
 
     # --- writing, so that a live view hears of every change ---------------------------------
 
@@ -291,9 +307,12 @@ class AutogenBuilder(MessageBuilder):
             if owner is not None:
                 builder, call = owner
                 return builder._start_child(call)
+        if source == USER and self._handoff is not None and not self._busy():
+            self.end_turn()  # the person speaks again: the agents' turn has ended
+            return self
         child = self._child_for(source)
         if child is None:
-            return self
+            return self._handoff._route(message) if self._handoff is not None else self
         if source != USER:
             child.sources.add(source)
         return child._route(message)
@@ -303,7 +322,7 @@ class AutogenBuilder(MessageBuilder):
         inner run has not begun: the ``user`` message with that text begins it."""
         if not isinstance(task, str):
             return None
-        for child in self._children.values():
+        for child in [*self._children.values(), *filter(None, [self._handoff])]:
             found = child._task_owner(task)
             if found is not None:
                 return found
@@ -311,6 +330,10 @@ class AutogenBuilder(MessageBuilder):
             if call.call_id not in self._children and _task_of(call) == task:
                 return self, call
         return None
+
+    def _busy(self) -> bool:
+        """Whether an agent used as a tool runs here or in an agent handed off to."""
+        return bool(self._children) or (self._handoff is not None and self._handoff._busy())
 
     def _child_for(self, source: str) -> AutogenBuilder | None:
         if not self._children:
@@ -350,12 +373,25 @@ class AutogenBuilder(MessageBuilder):
             task=_task_of(call),
             transcript=child.transcript,
             tool_count=len(child.transcript.tool_calls()),
+            subagent_count=child._spawned(),
             output_tokens=child._output_tokens,
         )
 
+    def _spawned(self) -> int:
+        """The agents this run called or handed off to (a handoff back spawns none)."""
+        calls = self.transcript.tool_calls()
+        return sum(1 for c in calls if c.subagent is not None and c.call_id not in self._returns)
+
     def finish(self) -> None:
-        """The run ended: nested runs end too, and calls without a result have no recorded
-        outcome (``unknown``), live or not."""
+        """The run ended: the turn ends (:meth:`end_turn`), nested runs end too, and calls
+        without a result have no recorded outcome (``unknown``), live or not."""
+        last = self._deepest().agent or self.agent
+        self.end_turn()
+        self._finish_level()
+        if self.root is self and last is not None:
+            self.transcript.metadata["agent"] = last
+
+    def _finish_level(self) -> None:
         for call_id, child in list(self._children.items()):
             host = self._calls[call_id]
             self._update(host, subagent=self._child_summary(child, host))
@@ -365,8 +401,84 @@ class AutogenBuilder(MessageBuilder):
                 self._update(call, status="unknown")
         self._open.clear()
         self._code.clear()
-        if self.root is self and self.agent is not None:
-            self.transcript.metadata["agent"] = self.agent
+
+    # --- handoffs (a Swarm's) ------------------------------------------------------------------
+
+    def _deepest(self) -> AutogenBuilder:
+        """The run of the agent holding control: the last one handed off to."""
+        level = self
+        while level._handoff is not None:
+            level = level._handoff
+        return level
+
+    def _ancestor(self, name: str) -> AutogenBuilder | None:
+        """The run above this one, along the handoffs that led here, whose agent is ``name``."""
+        level = self
+        while level.is_handoff and level.parent is not None:
+            level = level.parent
+            if level.agent == name:
+                return level
+        return None
+
+    def _hand_off(self, call: ToolCall, target: str, source: str | None) -> None:
+        """``call`` handed control to ``target``: its steps nest in the call's sub-agent, or
+        go on at its own level when it handed off to this run before (a handoff back)."""
+        task = f"handoff from {source}"
+        ancestor = self._ancestor(target)
+        if ancestor is not None:
+            self._returns.add(call.call_id)
+            self._update(call, subagent=SubAgent(name=target, task=task))
+            ancestor._close_handoff()
+            return
+        child = AutogenBuilder(
+            Transcript(), self.source_name, live=self.live, parent=self, host=call, handoff=True
+        )
+        self._handoff = child
+        self._update(call, subagent=SubAgent(name=target, task=task, transcript=child.transcript))
+
+    def _close_handoff(self) -> None:
+        """Control came back here: the runs handed off to end, each call's sub-agent gets
+        its counts."""
+        child = self._handoff
+        if child is None:
+            return
+        child._close_handoff()
+        child._finish_level()
+        self._handoff = None
+        host = child.host
+        if host is None or host.subagent is None:
+            return  # never: a handoff's run is made with its call's sub-agent
+        calls = child.transcript.tool_calls()
+        summary = replace(
+            host.subagent,
+            transcript=child.transcript if child.transcript.entries else None,
+            tool_count=len(calls),
+            subagent_count=child._spawned(),
+            output_tokens=child._output_tokens,
+        )
+        self._update(host, subagent=summary)
+
+    def end_turn(self) -> None:
+        """The turn ended (the run's end, or the person speaks again): the last text of the
+        agent holding control, the run's answer, moves out of the handoffs' folds to this
+        level, where the user reads it (rule A-1.2), and the runs handed off to end."""
+        if self._handoff is None:
+            return
+        deepest = self._deepest()
+        entries = deepest.transcript.entries
+        last = entries[-1] if entries else None
+        host, parent = deepest.host, deepest.parent
+        answer = None
+        if isinstance(last, AssistantText) and host and host.subagent and parent is not None:
+            answer = last
+            # Transcripts only grow, so the agent's transcript is made again without it.
+            deepest.transcript = Transcript(entries[:-1])
+            parent._update(host, subagent=replace(host.subagent, transcript=deepest.transcript))
+        self._close_handoff()
+        self.agent = deepest.agent or self.agent  # its handoff call told the change
+        if answer is not None:
+            answer.id = ""  # a fresh id of this transcript's
+            self._append(answer)
 
     # --- one message ---------------------------------------------------------------------------
 
@@ -653,10 +765,14 @@ class AutogenBuilder(MessageBuilder):
                 break  # only the handing agent's latest calls
             said = call.result.text if call.result is not None else None
             if call.name == tool or (said == content and call.status == "success"):
+                if target != USER and (call.subagent is None or call.subagent.transcript is None):
+                    self._hand_off(call, target, source)
+                    return  # the call line says it: no notice (rule A-1.3)
                 if call.subagent is None:
                     handoff = SubAgent(name=target, task=f"handoff from {source}")
                     self._update(call, subagent=handoff)
                 break
+        # No call to nest under, or control goes back to the person: a notice tells it.
         self._append(
             SystemNotice(
                 text=f"Handed off to {target}",
@@ -947,8 +1063,9 @@ RECORDS = Records(
         "success; an agent tool's result closes its SubAgent transcript",
         "ToolCallSummaryMessage": "SystemNotice (tool_call_summary): AutoGen's join of the "
         "results, no answer of the model; calls no request listed become ToolCalls",
-        "HandoffMessage": "the transfer_to_<target> call gets a SubAgent naming the target; "
-        "SystemNotice (handoff)",
+        "HandoffMessage": "the transfer_to_<target> call gets a SubAgent holding the "
+        "target's messages until a handoff back or the turn's end (the answer goes on top); "
+        "to user: SystemNotice (handoff)",
         "StopMessage": "SystemNotice (stop), metadata['stop_message']",
         "SelectSpeakerEvent": "SystemNotice (speaker) when the speaker changes",
         "SelectorEvent": "SystemNotice (selector)",

@@ -55,12 +55,25 @@ else (until then) by the one parent call still running; the sub-agent's name is 
 ``name``. Other namespaces (a graph used as a node) are left out: the node's update in the
 parent carries their messages. An ``__interrupt__`` update is a :class:`PendingAction`.
 
+Handoffs between agents (a multi-agent graph in the langgraph-swarm / langgraph-supervisor
+pattern, whose agents are nodes that hand control on with a ``transfer_to_<agent>`` tool
+returning ``Command(goto=<agent>, graph=Command.PARENT)``): the messages of the agent handed
+to carry its ``name`` (``create_agent(name=...)``; live, the chunks' ``lc_agent_name``). When
+an AI message of another agent than the one in control follows a ``transfer_to_<that agent>``
+call, the call gets a :class:`SubAgent` (``task`` "handoff from <agent>") whose transcript
+holds that agent's messages until control leaves it: a handoff made inside nests again, a
+handoff back to an agent up the chain closes the children below it (that call names the agent
+and opens nothing) and the agent goes on at its own level, and a new human message ends the
+turn. The last agent's closing text is the turn's answer, shown at the top level rather than
+in the fold. A change of ``name`` no transfer call explains stays in line, as before.
+
 The messages record no timestamps and no durations, so none is shown (L-3); a child agent run
 inside a tool is not in the parent's messages, so a static load shows no sub-agent for it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -81,6 +94,7 @@ from turnfold.formats.source import Source, plain_value, type_of_record
 from turnfold.model import (
     AssistantText,
     Entry,
+    LoadWarning,
     PendingAction,
     SubAgent,
     Thinking,
@@ -272,6 +286,108 @@ class LangChainBuilder(MessageBuilder):
         self._reuse: list[Entry] = []
         self._by_name: dict[str, list[ToolCall]] = {}
         self._open: dict[str, ToolCall] = {}
+        #: The transcript of the whole run; ``transcript`` is the one being written, the
+        #: child of a handoff while the agent handed to has control.
+        self.root = self.transcript
+        #: The agent in control at the top level (None: unnamed, or none spoke yet), and the
+        #: handoffs of this turn outermost first: the agent handed to, its child, the call,
+        #: the call's home.
+        self.speaker: str | None = None
+        self._spoke = False
+        self._handoffs: list[tuple[str, Transcript, ToolCall, Transcript]] = []
+        #: The transcript each call is shown in, by call id (calls in a handoff's child).
+        self._home: dict[str, Transcript] = {}
+
+    def warn(self, reason: str, line: int | None) -> None:
+        self.root.warnings.append(LoadWarning(reason=reason, line=line, source=self.source_name))
+
+    def home(self, call: ToolCall) -> Transcript:
+        """The transcript ``call`` is shown in (the top level unless a handoff's child)."""
+        return self._home.get(call.call_id, self.root)
+
+    # --- handoffs (spec A-1, issue 22) -------------------------------------------------------
+
+    def enter(self, agent: Any) -> None:
+        """Messages of ``agent`` follow: if a ``transfer_to_<agent>`` call handed control to
+        it, its steps go to that call's child (a handoff inside it nests again); an agent up
+        the chain takes control back, closing the children below it. A change of agent no
+        handoff call explains stays where it is."""
+        named = type(agent) is str and bool(agent)
+        if not self._spoke:  # the first agent to speak has control
+            self._spoke = True
+            self.speaker = agent if named else None
+            return
+        if not named:
+            return
+        current = self._handoffs[-1][0] if self._handoffs else self.speaker
+        if agent == current:
+            return
+        chain = [self.speaker, *(name for name, *_ in self._handoffs)]
+        if agent in chain:
+            self._name_back(agent, current)
+            depth = len(chain) - 1 - chain[::-1].index(agent)
+            for _ in range(len(self._handoffs) - depth):
+                self._close_child(self._handoffs.pop())
+            self.transcript = self._handoffs[-1][1] if self._handoffs else self.root
+            return
+        transfer = self._transfer_call(agent)
+        if transfer is None:
+            if not self._handoffs:  # an agent change no handoff explains, at the top level
+                self.speaker = agent
+            return
+        home = self.home(transfer)
+        child = Transcript(metadata={"source_format": NAME, "agent": agent})
+        task = f"handoff from {current}" if current else None
+        home.update(transfer, subagent=SubAgent(name=agent, task=task, transcript=child))
+        self._handoffs.append((agent, child, transfer, home))
+        self.transcript = child
+
+    def _transfer_call(self, agent: str) -> ToolCall | None:
+        """The latest ``transfer_to_<agent>`` call of the agent in control, not yet used."""
+        wanted = f"transfer_to_{agent}"
+        for call in reversed(self._by_name.get(wanted, [])):
+            if call.subagent is None and self.home(call) is self.transcript:
+                return call
+        return None
+
+    def _name_back(self, agent: str, current: str | None) -> None:
+        """A handoff back up the chain: its call names the agent, whose steps go on at its
+        own level (the call opens no child)."""
+        transfer = self._transfer_call(agent)
+        if transfer is not None:
+            task = f"handoff from {current}" if current else None
+            self.home(transfer).update(transfer, subagent=SubAgent(name=agent, task=task))
+
+    def _close_child(self, handoff: tuple[str, Transcript, ToolCall, Transcript]) -> None:
+        _, child, call, home = handoff
+        if call.subagent is not None:
+            count = len(child.tool_calls())
+            home.update(call, subagent=dataclasses.replace(call.subagent, tool_count=count))
+
+    def end_turn(self) -> None:
+        """The turn is over: its handoffs close, and the last agent's closing text is the
+        turn's answer, shown at the top level rather than in the fold (spec A-1)."""
+        if not self._handoffs:
+            return
+        _, child, call, home = self._handoffs[-1]
+        answer = child.entries[-1] if child.entries else None
+        if isinstance(answer, AssistantText) and answer not in self._reuse:
+            # A Transcript has no removal (views key on ids that never go away): the child is
+            # rebuilt without the answer, its entries keeping their ids.
+            rest = Transcript(child.entries[:-1], metadata=dict(child.metadata))
+            for call_id, where in list(self._home.items()):
+                if where is child:
+                    self._home[call_id] = rest
+            for index, (name, was, made, owner) in enumerate(self._handoffs):
+                self._handoffs[index] = (
+                    name, rest if was is child else was, made, rest if owner is child else owner,
+                )  # fmt: skip
+            if call.subagent is not None:
+                home.update(call, subagent=dataclasses.replace(call.subagent, transcript=rest))
+            self.root.append(dataclasses.replace(answer, id=""))
+        while self._handoffs:
+            self._close_child(self._handoffs.pop())
+        self.transcript = self.root
 
     def feed(self, message: Mapping[str, Any], line: int) -> None:
         found = message_of(message)
@@ -313,6 +429,7 @@ class LangChainBuilder(MessageBuilder):
     # --- message types ---------------------------------------------------------------------
 
     def _user(self, data: Mapping[str, Any]) -> None:
+        self.end_turn()  # the user speaks: the last turn, and its handoffs, are over
         text, counts = _prompt(data.get("content"))
         meta: dict[str, Any] = dict(counts)
         if isinstance(data.get("name"), str):
@@ -323,17 +440,18 @@ class LangChainBuilder(MessageBuilder):
     def _system(self, data: Mapping[str, Any]) -> None:
         text, _ = _prompt(data.get("content"))
         if text:
-            previous = self.transcript.metadata.get("system")
-            self.transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
+            previous = self.root.metadata.get("system")
+            self.root.metadata["system"] = f"{previous}\n\n{text}" if previous else text
 
     def _assistant(self, data: Mapping[str, Any], line: int) -> None:
         own_id = data.get("id")
         batch = own_id if type(own_id) is str and own_id else f"msg-{line}"
         agent = data.get("name")
+        self.enter(agent)
         meta: dict[str, Any] = {"agent": agent} if type(agent) is str and agent else {}
         model = _model(data.get("response_metadata"))
         if model:
-            self.transcript.metadata.setdefault("model", model)
+            self.root.metadata.setdefault("model", model)
         entries: list[Entry] = []
         extra = data.get("additional_kwargs")
         reasoning = extra.get("reasoning_content") if type(extra) is dict else None
@@ -428,7 +546,7 @@ class LangChainBuilder(MessageBuilder):
         """Show ``call``: appended, or the streamed message's call updated (its outcome kept)."""
         shown = self._reused_call(call.call_id)
         if shown is not None:
-            self.transcript.update(
+            self.home(shown).update(
                 shown,
                 name=call.name,
                 args=call.args,
@@ -439,6 +557,8 @@ class LangChainBuilder(MessageBuilder):
             return shown
         self.transcript.append(call)
         self._calls[call.call_id] = call
+        if self.transcript is not self.root:
+            self._home[call.call_id] = self.transcript
         self._open[call.call_id] = call
         self._by_name.setdefault(call.name, []).append(call)
         return call
@@ -469,7 +589,7 @@ class LangChainBuilder(MessageBuilder):
 
     def _settle(self, call: ToolCall, status: ToolStatus, result: Any) -> None:
         self._open.pop(call.call_id, None)
-        self.transcript.update(call, status=status, result=result)
+        self.home(call).update(call, status=status, result=result)
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -507,7 +627,8 @@ class LangChainBuilder(MessageBuilder):
         for call in list(self._open.values()):
             self._open.pop(call.call_id, None)
             if call.status == "executing":
-                self.transcript.update(call, status="unknown")
+                self.home(call).update(call, status="unknown")
+        self.end_turn()
 
 
 def _blocks(content: Any) -> list[Any]:
@@ -666,6 +787,7 @@ def read(source: Source) -> Transcript:
             source.note(kind, "ignored" if kind in _IGNORED else "mapped")
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no LangChain messages")
+    builder.end_turn()
     return transcript
 
 
@@ -768,7 +890,7 @@ class Follower:
             self._finish_pending(run)
         for run in list(self._runs.values()):
             run.builder.close()
-            if run is not self._root and run.call is None and run.builder.transcript.entries:
+            if run is not self._root and run.call is None and run.builder.root.entries:
                 self.transcript.warnings.append(
                     _warning(f"the run of namespace {'/'.join(run.namespace)} matched no call")
                 )
@@ -807,9 +929,9 @@ class Follower:
         if parent is None or run.subagent is None or run.call is call:
             return
         if run.call is not None:  # a guess the task's own record corrects
-            parent.builder.transcript.update(run.call, subagent=None)
+            parent.builder.home(run.call).update(run.call, subagent=None)
         run.call = call
-        parent.builder.transcript.update(call, subagent=run.subagent)
+        parent.builder.home(call).update(call, subagent=run.subagent)
 
     def _link(self, namespace: tuple[str, ...], call_id: str) -> None:
         run = self._runs.get(namespace)
@@ -914,6 +1036,7 @@ class Follower:
         agent = metadata.get("lc_agent_name") if isinstance(metadata, Mapping) else None
         if isinstance(agent, str) and agent:
             run.agent = agent  # the chunks lack the name create_agent gives the message
+            run.builder.enter(agent)  # a handoff's agent streams into its call's child
         if run.pending_id is not None and own_id != run.pending_id:
             self._finish_pending(run)
         run.pending_id = own_id or f"chunk@{self._line}"
@@ -993,7 +1116,7 @@ class Follower:
         """Tell the parent's observers its call's sub-agent grew."""
         parent, call = run.parent, run.call
         if parent is not None and call is not None and run.subagent is not None:
-            parent.builder.transcript.update(call, subagent=run.subagent)
+            parent.builder.home(call).update(call, subagent=run.subagent)
 
     def _warn_once(self, reason: str) -> None:
         if not any(w.reason == reason for w in self.transcript.warnings):
@@ -1052,7 +1175,9 @@ RECORDS = Records(
         "human": "UserMessage (text; images and files counted in meta)",
         "ai": "Thinking (thinking/reasoning blocks, additional_kwargs.reasoning_content), "
         "AssistantText (model from response_metadata, usage_metadata as Usage), a ToolCall "
-        "per tool_calls item (one batch), invalid_tool_calls as calls with status error",
+        "per tool_calls item (one batch), invalid_tool_calls as calls with status error; the "
+        "message of an agent handed to by a transfer_to_<name> call (by its name) goes to that "
+        "call's SubAgent, the turn's closing text to the top level",
         "tool": "settles the call with its tool_call_id: status error → error, success → "
         "success, else unknown; content as the result, artifact as its structured value",
         "system": 'metadata["system"]',

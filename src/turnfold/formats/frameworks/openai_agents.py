@@ -24,9 +24,16 @@ Mapping (each item's ``raw_item`` is a Responses item, converted by
   running the tool…``) makes the call ``error``; any other output leaves it ``unknown``
   (spec L-3);
 - ``handoff_call_item`` → a :class:`ToolCall` with a :class:`SubAgent` naming the agent it
-  hands off to (category agent); ``handoff_output_item`` settles it ``success`` and adds a
-  :class:`SystemNotice` (subtype ``handoff``) naming the new agent. An agent change without
-  a handoff item (a resumed state) gets a notice too (subtype ``agent``);
+  hands off to (an agent call); ``handoff_output_item`` settles it ``success``, and the new
+  agent's items (thinking, calls, texts) nest in the call's sub-agent transcript until control
+  leaves it: a handoff onward nests again inside it, a handoff back to an agent whose call
+  holds it ends the levels below that agent, whose items go on at its own level (the call
+  back nests nothing). When the turn ends (the run's end, a new prompt) the last text (or a
+  pending approval) of the agent holding control, the run's answer, moves to the top, where
+  the user reads it, and every level closes with its ``tool_count`` and ``subagent_count``
+  (a level that held only the answer keeps no transcript). No notice: the call line says it.
+  An agent change without a handoff item (a resumed state) gets a notice (subtype
+  ``agent``);
 - ``tool_approval_item`` → :class:`PendingAction` (a call waiting for approval);
   ``input_item``, ``compaction_item`` and the tool-search items → their Responses item;
   MCP listing and approval items are bookkeeping and left out (as in ``openai-responses``);
@@ -54,7 +61,9 @@ from turnfold.formats.openai_responses import ResponsesBuilder, output_content
 from turnfold.formats.source import Source, plain_value, type_of_record
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
+    AssistantText,
     Entry,
+    LoadWarning,
     PendingAction,
     SubAgent,
     SystemNotice,
@@ -63,6 +72,7 @@ from turnfold.model import (
     ToolStatus,
     Transcript,
     Usage,
+    UserMessage,
 )
 
 NAME = "openai-agents"
@@ -173,15 +183,77 @@ def detect(source: Source) -> Evidence:
 # --- the builder -------------------------------------------------------------------------
 
 
+@dataclasses.dataclass(eq=False)
+class _Level:
+    """One agent's part of the run: the root transcript, or the transcript of the handoff call
+    (``host``, in ``parent``'s transcript) that gave this agent control (rule A-1)."""
+
+    agent: str | None
+    transcript: Transcript
+    host: ToolCall | None = None
+    parent: _Level | None = None
+
+
 class AgentsBuilder(ResponsesBuilder):
-    """A :class:`ResponsesBuilder` that knows which agent wrote each item and reads the
-    SDK's default tool-error text as a failure."""
+    """A :class:`ResponsesBuilder` that knows which agent wrote each item, nests each handoff's
+    new agent under its handoff call and reads the SDK's default tool-error text as a failure.
+
+    ``transcript`` is the transcript of the level being written (the inherited builder writes
+    there); ``root`` is the whole run's. The same builder reads a saved run and follows a
+    stream (``live``), so both nest alike and :meth:`end_turn` leaves the same transcript.
+    """
 
     def __init__(self, transcript: Transcript, source_name: str, *, live: bool = False) -> None:
         super().__init__(transcript, source_name, live=live)
-        #: The agent whose items are being fed (``agent.name`` of the current item).
-        self.agent: str | None = None
+        self.root = transcript
+        self.level = self.top = _Level(agent=None, transcript=transcript)
         self._handoffs: set[str] = set()
+        #: Handoff calls back to an ancestor: no agent spawned, so not counted as one.
+        self._returns: set[str] = set()
+        #: The transcript each entry was appended to (by ``id()``: entry ids repeat across
+        #: levels), so an update reaches it whatever level is being written.
+        self._owners: dict[int, Transcript] = {}
+        self._levels: dict[int, _Level] = {id(transcript): self.level}
+        #: Every entry appended, in order: the entries one run item added (:func:`_feed`).
+        self.appended: list[Entry] = []
+
+    @property
+    def agent(self) -> str | None:
+        """The agent whose items are being fed (``agent.name`` of the current item)."""
+        return self.level.agent
+
+    # --- writing at the right level ------------------------------------------------------
+
+    def _append(self, entry: Entry) -> Entry:
+        super()._append(entry)
+        self._owners[id(entry)] = self.transcript
+        self.appended.append(entry)
+        return entry
+
+    def owner(self, entry: Entry) -> Transcript:
+        """The transcript that holds ``entry``."""
+        return self._owners.get(id(entry), self.transcript)
+
+    def update(self, entry: Entry, **changes: Any) -> None:
+        """:meth:`Transcript.update` in the transcript that holds ``entry``."""
+        self.owner(entry).update(entry, **changes)
+
+    def warn(self, reason: str, line: int | None) -> None:
+        """Warnings are the whole load's, whatever level is being written."""
+        self.root.warnings.append(LoadWarning(reason=reason, line=line, source=self.source_name))
+
+    def add_instructions(self, role: str, text: str, timestamp: str | None, line: int) -> None:
+        current, self.transcript = self.transcript, self.root  # the run's, not an agent's
+        try:
+            super().add_instructions(role, text, timestamp, line)
+        finally:
+            self.transcript = current
+
+    def add_user(
+        self, text: str, counts: Mapping[str, int], timestamp: str | None, line: int, origin: str
+    ) -> UserMessage | None:
+        self.end_turn()  # a prompt begins a turn of its own, at the top
+        return super().add_user(text, counts, timestamp, line, origin)
 
     def add_assistant(
         self, text: str, timestamp: str | None, meta: dict[str, Any], line: int, origin: str
@@ -196,19 +268,36 @@ class AgentsBuilder(ResponsesBuilder):
             call.meta["agent"] = self.agent
         return call
 
+    def finish_call(self, call: ToolCall, value: Any, timestamp: str | None) -> None:
+        """Settle ``call`` in the transcript that holds it (the inherited one updates the
+        level being written, which a call of another level's is not in)."""
+        status, result, changes = self.outcome(call, value)
+        if self._open.get(call.call_id) is call:
+            del self._open[call.call_id]
+        self.update(call, status=status, result=result, ended_at=timestamp, **changes)
+
     def outcome(self, call: ToolCall, value: Any) -> tuple[ToolStatus, ToolResult, dict[str, Any]]:
         status, result, changes = super().outcome(call, value)
         if isinstance(value, str) and value.startswith(DEFAULT_TOOL_ERROR):
             status = "error"
         return status, result, changes
 
+    # --- agents and handoffs -------------------------------------------------------------
+
     def switch_agent(self, name: str | None, line: int) -> None:
-        """The item's agent; a change no handoff announced gets a notice of its own."""
+        """The item's agent. A change no handoff announced (a resumed state) gets a notice;
+        a return to an agent whose handoff call holds this level ends the levels below it."""
         if name is None or name == self.agent:
             return
-        if self.agent is not None:
-            self._append(SystemNotice(text=f"Agent: {name}", subtype="agent"))
-        self.agent = name
+        if self.agent is None:
+            self.level.agent = name
+            return
+        ancestor = self._ancestor(name)
+        if ancestor is not None:
+            self._close_to(ancestor)
+        else:
+            self.level.agent = name
+        self._append(SystemNotice(text=f"Agent: {name}", subtype="agent"))
 
     def handoff_call(self, item: Mapping[str, Any], line: int) -> ToolCall | None:
         raw = item.get("raw_item")
@@ -217,11 +306,13 @@ class AgentsBuilder(ResponsesBuilder):
         call = self._calls.get(str(raw.get("call_id") or raw.get("id") or ""))
         if call is not None:
             self._handoffs.add(call.call_id)
-            self.transcript.update(call, subagent=SubAgent(name=_handoff_target(call.name)))
+            self.update(call, subagent=SubAgent(name=_handoff_target(call.name)))
         return call
 
     def handoff_output(self, item: Mapping[str, Any], line: int) -> bool:
-        """Settle the handoff call and announce the new agent; False when unreadable."""
+        """Settle the handoff call and give the new agent control: its items nest in the
+        call's sub-agent, or continue at its own level when it is an ancestor (a handoff
+        back). False when unreadable."""
         raw = item.get("raw_item")
         target = _agent_name(item.get("target_agent"))
         source_agent = _agent_name(item.get("source_agent")) or self.agent
@@ -229,21 +320,102 @@ class AgentsBuilder(ResponsesBuilder):
             return False
         call_id = raw.get("call_id")
         call = self._calls.get(call_id) if isinstance(call_id, str) else None
-        if call is None:
-            self.warn(f"handoff output for an unknown call id {call_id!r}", line)
-        else:
-            text, images = output_content(raw.get("output"))
-            self._open.pop(call.call_id, None)
-            self.transcript.update(
-                call,
-                status="success",
-                result=text_result(text, images=images),
-                subagent=SubAgent(name=target, task=f"handoff from {source_agent}"),
-            )
         self.close_batch()
-        self._append(SystemNotice(text=f"Handed off to {target}", subtype="handoff"))
-        self.agent = target
+        if call is None:
+            # No call to nest under: the change of agent is told as before (rule A-1.3).
+            self.warn(f"handoff output for an unknown call id {call_id!r}", line)
+            self._append(SystemNotice(text=f"Handed off to {target}", subtype="handoff"))
+            self.level.agent = target
+            return True
+        text, images = output_content(raw.get("output"))
+        self._open.pop(call.call_id, None)
+        task = f"handoff from {source_agent}"
+        ancestor = self._ancestor(target)
+        child = None if ancestor is not None else Transcript()
+        self.update(
+            call,
+            status="success",
+            result=text_result(text, images=images),
+            subagent=SubAgent(name=target, task=task, transcript=child),
+        )
+        if ancestor is not None:
+            self._returns.add(call.call_id)
+            self._close_to(ancestor)  # its steps go on where they were
+        else:
+            assert child is not None
+            self.level = _Level(agent=target, transcript=child, host=call, parent=self.level)
+            self._levels[id(child)] = self.level
+            self.transcript = child
         return True
+
+    def _ancestor(self, name: str) -> _Level | None:
+        level = self.level.parent
+        while level is not None and level.agent != name:
+            level = level.parent
+        return level
+
+    def _close_to(self, level: _Level) -> None:
+        while self.level is not level and self.level.parent is not None:
+            self._close_level()
+
+    def _close_level(self) -> None:
+        """Control left the current level's agent: its call's sub-agent gets its counts."""
+        level, parent, host = self.level, self.level.parent, self.level.host
+        assert parent is not None  # only the top has no parent and no host
+        assert host is not None
+        assert host.subagent is not None
+        self.close_batch()
+        self.level, self.transcript = parent, parent.transcript
+        calls = level.transcript.tool_calls()
+        summary = dataclasses.replace(
+            host.subagent,
+            transcript=level.transcript if level.transcript.entries else None,
+            tool_count=len(calls),
+            subagent_count=sum(
+                1 for c in calls if c.subagent is not None and c.call_id not in self._returns
+            ),
+        )
+        parent.transcript.update(host, subagent=summary)
+
+    def end_turn(self) -> None:
+        """The turn ended (a new prompt, the end of the run): its last text (or a pending
+        approval), the run's answer, moves out of the fold to the top, where the user reads
+        it (rule A-1.2), and every nested level closes."""
+        if self.level.parent is None:
+            return
+        deepest = self.level
+        entries = deepest.transcript.entries
+        last = entries[-1] if entries else None
+        if isinstance(last, (AssistantText, PendingAction)):
+            # Transcripts only grow, so the level's transcript is made again without it.
+            kept = Transcript(entries[:-1])
+            for entry in kept.entries:
+                self._owners[id(entry)] = kept
+            assert deepest.host is not None  # a nested level's handoff call
+            assert deepest.host.subagent is not None
+            self.owner(deepest.host).update(
+                deepest.host, subagent=dataclasses.replace(deepest.host.subagent, transcript=kept)
+            )
+            self._levels[id(kept)] = deepest
+            deepest.transcript = kept
+        self._close_to(self.top)
+        self.top.agent = deepest.agent  # its handoff call told the change: no notice later
+        if isinstance(last, (AssistantText, PendingAction)):
+            last.id = ""  # a fresh id of the top transcript's
+            self.root.append(last)
+            self._owners[id(last)] = self.root
+
+    def touch(self, transcript: Transcript) -> None:
+        """Live only: tell the top transcript's observers (the widget) that ``transcript``, a
+        nested level, changed, by updating each handoff call above it."""
+        level = self._levels.get(id(transcript))
+        while self.live and level is not None and level.host and level.parent is not None:
+            host = level.host
+            if host.subagent is not None:
+                count = len(level.transcript.tool_calls())
+                agent = dataclasses.replace(host.subagent, tool_count=count)
+                level.parent.transcript.update(host, subagent=agent)
+            level = level.parent
 
     def approval(self, item: Mapping[str, Any], line: int) -> bool:
         raw = item.get("raw_item")
@@ -340,9 +512,22 @@ class _Responses:
             for key in _raw_keys(raw):
                 self.owner.setdefault(key, index)
 
-    def attach(self, transcript: Transcript | None = None) -> None:
-        for entries, usage in zip(self.entries, self.usages, strict=True):
-            attach_usage(entries, usage, transcript)
+    def attach(self, start: int = 0, builder: AgentsBuilder | None = None) -> None:
+        """Each response's usage, from the ``start``-th on, on its last text (else in its
+        first entry's meta); through the transcript holding that entry when a ``builder``
+        follows a run live, so its observers hear of it."""
+        for index in range(start, len(self.ids)):
+            entries, usage = self.entries[index], self.usages[index]
+            if not entries or usage is None:
+                continue
+            texts = [e for e in entries if isinstance(e, AssistantText)]
+            target = texts[-1] if texts else entries[0]
+            if builder is None:
+                attach_usage([target], usage)
+            else:
+                owner = builder.owner(target)
+                attach_usage([target], usage, owner)
+                builder.touch(owner)
 
 
 # --- run objects (spec A-1) -----------------------------------------------------------------
@@ -427,11 +612,13 @@ def read(source: Source) -> Transcript:
             _top_level(source, builder, key, value)
         for line, item in enumerate(found[1], start=1):
             _feed(source, builder, item, line, responses)
+        builder.end_turn()
         responses.attach()
     else:
         responses = _Responses(None)
         for line, item in source.records():
             _feed(source, builder, item, line, responses)
+        builder.end_turn()
     if not transcript.entries and builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], None, "no run items")
     return transcript
@@ -440,7 +627,7 @@ def read(source: Source) -> Transcript:
 def _top_level(source: Source, builder: AgentsBuilder, key: str, value: Any) -> None:
     """One key of a run state (or of a ``RunResult`` turned into a dict), accounted for by
     its name (:data:`RECORDS`)."""
-    metadata = builder.transcript.metadata
+    metadata = builder.root.metadata
     if key in ITEM_KEYS:
         return  # its items are accounted for one by one
     if key in ("original_input", "input"):
@@ -506,15 +693,17 @@ def _feed(
     raw = item.get("raw_item")
     # An output item is input to the next response, which never lists it among its outputs.
     index = None if kind in _OUTPUT_ITEMS else responses.of(raw)
-    before = len(builder.transcript.entries)
-    warned = len(builder.transcript.warnings)
+    before = len(builder.appended)
+    warned = len(builder.root.warnings)
     builder._response_batch = responses.ids[index] if index is not None else None
     try:
         ok = _feed_item(builder, record, item, raw, line)
     finally:
         builder._response_batch = None
     if index is not None:
-        responses.entries[index].extend(builder.transcript.entries[before:])
+        responses.entries[index].extend(builder.appended[before:])
+    if builder.live and builder.level is not builder.top:
+        builder.touch(builder.transcript)  # the widget hears of a nested level's change
     if not ok:
         raw_type = raw.get("type") if isinstance(raw, Mapping) else None
         reason = (
@@ -523,7 +712,7 @@ def _feed(
             else f"{record} without a readable raw_item skipped"
         )
         source.warn(reason, line, record_type=record)
-    elif len(builder.transcript.warnings) > warned:
+    elif len(builder.root.warnings) > warned:
         source.note(record, "warned")
     else:
         source.note(record, "ignored" if record in SILENT_ITEMS else "mapped")
@@ -563,7 +752,7 @@ def _call_meta(builder: AgentsBuilder, call: ToolCall, item: Mapping[str, Any]) 
         if origin.get("type") == "agent_as_tool":
             name = origin.get("agent_name")
             name = name if isinstance(name, str) and name else call.name
-            builder.transcript.update(call, subagent=SubAgent(name=name, steps_missing=True))
+            builder.update(call, subagent=SubAgent(name=name, steps_missing=True))
 
 
 # --- following a run live (spec A-2) -------------------------------------------------------
@@ -593,10 +782,12 @@ class Follower:
         self.responses = _Responses(None)
         self._attached = 0
         self._line = 0
+        self._run: Any = None
 
     def begin(self, run: Any) -> None:
         """The streamed run itself (``follow(Runner.run_streamed(...))``): its input, which no
-        event carries."""
+        event carries (and, at the end, what only the finished run holds)."""
+        self._run = run
         _original_input(self.builder, plain_value(getattr(run, "input", None)))
 
     def feed(self, event: Any) -> None:
@@ -620,18 +811,31 @@ class Follower:
 
     def _settle_responses(self) -> None:
         """Usage of the responses whose items have all arrived (every earlier one)."""
-        done = len(self.responses.ids)
-        for index in range(self._attached, done):
-            attach_usage(
-                self.responses.entries[index], self.responses.usages[index], self.transcript
-            )
-        self._attached = done
+        self.responses.attach(self._attached, self.builder)
+        self._attached = len(self.responses.ids)
 
     def close(self) -> None:
+        """The run ended: its usage settles, calls without an output are ``unknown`` as a
+        load leaves them (L-3), and the turn ends as a load ends it (the answer on top)."""
         self._settle_responses()
-        for call in list(self.builder._open.values()):  # a load leaves them unknown (L-3)
-            self.transcript.update(call, status="unknown")
+        for call in list(self.builder._open.values()):
+            self.builder.update(call, status="unknown")
         self.builder._open.clear()
+        self.builder.end_turn()
+        if self._run is not None:
+            self._finished(self._run)
+
+    def _finished(self, run: Any) -> None:
+        """What a load of the finished run reads beside its items: its final output, total
+        usage and last agent (none of them in an event)."""
+        final = plain_value(getattr(run, "final_output", None))
+        _top_level(self.source, self.builder, "final_output", final)
+        usage = getattr(getattr(run, "context_wrapper", None), "usage", None)
+        if usage is not None:
+            _top_level(self.source, self.builder, "context_wrapper", {"usage": plain_value(usage)})
+        last = _agent_ref(getattr(run, "last_agent", None))
+        if last is not None:
+            _top_level(self.source, self.builder, "_last_agent", last)
 
 
 _ITEM_DOC = "its raw_item as a Responses item (see openai-responses), in its agent's name"
@@ -643,8 +847,8 @@ RECORDS = Records(
         "tool_call_output_item": "settles the call with its call_id (error for the SDK's "
         "default tool-error text, else unknown)",
         "handoff_call_item": "ToolCall with a SubAgent naming the agent handed off to",
-        "handoff_output_item": "settles the handoff call (success); SystemNotice naming the "
-        "new agent",
+        "handoff_output_item": "settles the handoff call (success); the new agent's items nest "
+        "in its SubAgent until a handoff back or the turn's end (the answer goes on top)",
         "tool_approval_item": "PendingAction (a call waiting for approval)",
         "tool_search_call_item": _ITEM_DOC,
         "tool_search_output_item": _ITEM_DOC,

@@ -23,11 +23,12 @@ Input shapes:
   run's last message and its metrics: it reads as that message, a notice that the calls are not
   in it, and the per-tool call counts of its metrics in ``metadata["tool_metrics"]``.
 
-Detection goes by the block keys only Converse writes (``toolUse``, ``toolResult``,
-``reasoningContent``, ``cachePoint``, ``guardContent``, ``citationsContent``, an ``image`` or
-``document`` with a ``format``), by Strands' camelCase ``metadata.usage``, and by an untyped
-``system`` list or ``modelId`` of a request. Messages of ``{"text"}`` blocks alone carry no
-mark: they are readable here but never claimed against another format's marks.
+Detection goes by the content blocks: Converse's have no ``type`` (one key each: ``text``,
+``toolUse``, ``toolResult``, ``reasoningContent``…), where Anthropic's, Chat Completions' and
+Responses' blocks always carry one, so a message whose blocks are all untyped Converse blocks
+is marked, even one of ``{"text"}`` blocks alone; also by Strands' camelCase
+``metadata.usage``, and by an untyped ``system`` list or ``modelId`` of a request. A message
+whose content is a string is any API's plain message and carries no mark.
 
 Mapping:
 
@@ -51,11 +52,16 @@ Mapping:
 - ``cachePoint`` blocks are prompt-cache markers and show nothing; ``tracking_id`` (Strands'
   random id per message) is not kept.
 
-An agent used as a tool (``Agent.as_tool()``) runs its own conversation, reset before each call
-by default: the parent's messages hold only its call and its answer, so a call of such a tool
-is a :class:`SubAgent` with ``steps_missing``, known only when the ``Agent`` itself is loaded
-(a bare message list does not say which tools are agents). Swarm and Graph runs keep each
-node's messages in that node's agent; nothing of them is in the messages read here.
+An agent used as a tool (``Agent.as_tool()``, an ``Agent`` given in ``tools=``, or a ``@tool``
+function that calls an agent it refers to, the agents-as-tools pattern) runs its own
+conversation: the parent's messages hold only its call and its answer, so a call of such a tool
+is a :class:`SubAgent`, known only when the ``Agent`` itself is loaded (a bare message list does
+not say which tools are agents). The child agent keeps its last run (``as_tool()`` resets it
+before each call; an agent a function calls keeps adding to its messages): its messages from
+its last prompt on become the transcript of the tool's last call when their last text is that
+call's result; every other call of it, and a function that makes its agent inside (whose name
+only its code knows), has ``steps_missing``. Swarm and Graph runs keep each node's messages in
+that node's agent; nothing of them is in the messages read here.
 
 The messages record no timestamps and no durations, so none is shown (L-3); only a session's
 stored messages have one, ``created_at`` (when the message was stored), which becomes the
@@ -71,10 +77,13 @@ the user's tool results) settles those entries in place, so nothing is duplicate
 is not an event of the stream: it is read from ``agent.messages`` of the first event that
 carries the ``agent`` (the model's text, reasoning and tool-input events do; the loop's first
 events and the messages are plain dicts, and ``result`` holds the ``AgentResult``). An agent used
-as a tool streams its events inside the parent's (``tool_stream``), each holding that agent:
-its call is marked a sub-agent, as ``load(agent)`` marks it. ``force_stop`` is an
-:class:`AssistantError`. What a sliding window later drops from ``agent.messages`` stays in
-the followed transcript.
+as a tool (``as_tool()``, an ``Agent`` in ``tools=``, a ``@tool`` async generator yielding an
+agent's events) streams its own run's events inside the parent's (``tool_stream``): they are
+followed into the transcript of its call's :class:`SubAgent`, which grows while the call runs,
+so every call keeps its own run where a load has only the last. An agent a plain ``@tool``
+function calls streams nothing: when the stream ends its last run is nested as a load nests
+it. ``force_stop`` is an :class:`AssistantError`. What a sliding window later drops from
+``agent.messages`` stays in the followed transcript.
 """
 
 from __future__ import annotations
@@ -239,6 +248,11 @@ def _classify(message: Any) -> int:
         if seen == NOT_MINE:
             return NOT_MINE
         verdict = max(verdict, seen)
+    if content:
+        # Every block here is untyped: Anthropic, Chat Completions and Responses content
+        # blocks all carry a ``type`` (their APIs refuse one without), so even ``{"text"}``
+        # blocks alone are Converse's mark.
+        verdict = DISTINCTIVE
     usage = message.get("metadata")
     usage = usage.get("usage") if isinstance(usage, Mapping) else None
     if isinstance(usage, Mapping) and ("inputTokens" in usage or "outputTokens" in usage):
@@ -321,8 +335,10 @@ def _system_text(system: Any) -> str | None:
 class ConverseBuilder(MessageBuilder):
     """Builds a transcript from Converse messages fed one at a time (static or live).
 
-    ``agent_tools`` maps the name of a tool that is an agent (``Agent.as_tool()``) to that
-    agent's name: its calls are sub-agents whose steps the messages do not hold.
+    ``agent_tools`` maps the name of a tool that is an agent (``Agent.as_tool()``, an
+    ``Agent`` given as a tool, a ``@tool`` function calling one) to that agent's name (None
+    when only the function's code names it): its calls are sub-agents whose steps the
+    messages do not hold.
     """
 
     def __init__(
@@ -333,7 +349,9 @@ class ConverseBuilder(MessageBuilder):
         live: bool = False,
     ) -> None:
         super().__init__(transcript, source_name, live=live)
-        self.agent_tools: dict[str, str] = {}
+        self.agent_tools: dict[str, str | None] = {}
+        #: The last run of each agent tool, by tool name (:func:`agent_description`).
+        self.agent_runs: dict[str, Mapping[str, Any]] = {}
         self.recognized = 0
         self._unknown_blocks: set[str] = set()
 
@@ -453,7 +471,7 @@ class ConverseBuilder(MessageBuilder):
         """A call as the format shows it (its sub-agent when its tool is an agent)."""
         name = name if isinstance(name, str) and name else "tool"
         args = parse_arguments(args)
-        agent = self.agent_tools.get(name)
+        agent = name in self.agent_tools
         return ToolCall(
             call_id=call_id,
             name=name,
@@ -461,7 +479,7 @@ class ConverseBuilder(MessageBuilder):
             description=describe_args(name, args),
             status=self.open_status,
             batch_id=batch_id,
-            subagent=SubAgent(name=agent, steps_missing=True) if agent is not None else None,
+            subagent=SubAgent(name=self.agent_tools[name], steps_missing=True) if agent else None,
         )
 
     def _place(self, entry: Entry, reuse: list[Entry]) -> Entry:
@@ -581,9 +599,11 @@ def _encoded(value: Any) -> Any:
     return encode_bytes_values(value)
 
 
-def agent_description(agent: Any) -> dict[str, Any]:
-    """What a transcript shows of the agent itself: its name, model, system prompt and the
-    tools that are agents (``as_tool()``), tool name → agent name."""
+def agent_description(agent: Any, depth: int = 0) -> dict[str, Any]:
+    """What a transcript shows of the agent itself: its name, model, system prompt, the
+    tools that are agents (``as_tool()``, an ``Agent`` given as a tool, a ``@tool`` function
+    calling one), tool name → agent name, and in ``agent_runs`` what each such agent holds of
+    its last run (its messages from its last prompt on, and its own description)."""
     out: dict[str, Any] = {}
     name = getattr(agent, "name", None)
     if isinstance(name, str) and name:
@@ -594,22 +614,94 @@ def agent_description(agent: Any) -> dict[str, Any]:
     if isinstance(model_id, str) and model_id:
         out["model_id"] = model_id
     registry = getattr(getattr(agent, "tool_registry", None), "registry", None)
-    agents: dict[str, str] = {}
+    agents: dict[str, str | None] = {}
+    runs: dict[str, Any] = {}
     for tool_name, tool in registry.items() if isinstance(registry, Mapping) else ():
-        child = (
-            getattr(tool, "agent", None) if getattr(tool, "tool_type", None) == "agent" else None
-        )
-        child_name = getattr(child, "name", None)
-        if isinstance(tool_name, str) and isinstance(child_name, str):
+        if not isinstance(tool_name, str):
+            continue
+        child: Any = None
+        if getattr(tool, "tool_type", None) == "agent":  # as_tool(), or an Agent in tools=
+            child = getattr(tool, "agent", None)
+            child_name = getattr(child, "name", None)
+            if not isinstance(child_name, str):
+                continue
             agents[tool_name] = child_name
+        else:
+            wrapped = _wrapped_agent(getattr(tool, "__wrapped__", None))
+            if wrapped is None:
+                continue
+            child_name, child = wrapped
+            agents[tool_name] = child_name
+        run = _last_run(child, depth) if child is not None else None
+        if run is not None:
+            runs[tool_name] = run
     if agents:
         out["agent_tools"] = agents
+    if runs:
+        out["agent_runs"] = runs
     manager = getattr(agent, "conversation_manager", None)
     removed = as_int(getattr(manager, "removed_message_count", None))
     if removed:
         out["removed_messages"] = removed
         out["conversation_manager"] = type(manager).__name__
     return out
+
+
+def _is_agent(value: Any) -> bool:
+    return (
+        type(value).__module__.startswith("strands")
+        and hasattr(value, "tool_registry")
+        and hasattr(value, "messages")
+    )
+
+
+def _wrapped_agent(function: Any) -> tuple[str | None, Any] | None:
+    """The agents-as-tools pattern: a ``@tool`` function that calls an ``Agent``. The agent
+    it refers to (a global or a closure's) gives its name and the agent; a function that
+    refers to the ``Agent`` class makes one itself, whose name only its code knows
+    (``(None, None)``). None for a function that refers to no agent: a plain tool."""
+    import inspect
+
+    if not inspect.isfunction(function):
+        return None
+    try:
+        found = inspect.getclosurevars(function)
+    except (TypeError, ValueError):  # a function whose closure cannot be read
+        return None
+    named = [*found.nonlocals.values(), *found.globals.values()]
+    for value in named:
+        if _is_agent(value):
+            name = getattr(value, "name", None)
+            return (name if isinstance(name, str) else None), value
+    for value in named:
+        if (
+            isinstance(value, type)
+            and value.__module__.startswith("strands")
+            and hasattr(value, "as_tool")
+        ):
+            return None, None
+    return None
+
+
+#: How deep :func:`agent_description` follows agents used as tools of agents used as tools.
+_AGENT_DEPTH = 3
+
+
+def _last_run(agent: Any, depth: int) -> dict[str, Any] | None:
+    """What an agent used as a tool holds of its last run: ``as_tool()`` resets its messages
+    before each call and an agent called by a function keeps adding to them, so the messages
+    from the last prompt on are its last call's steps (the reader checks they end with that
+    call's result before showing them)."""
+    messages = getattr(agent, "messages", None)
+    if not isinstance(messages, list) or depth >= _AGENT_DEPTH:
+        return None
+    start = max((i for i, m in enumerate(messages) if _is_prompt(m)), default=-1)
+    if start < 0:
+        return None
+    return {
+        "messages": _encoded(messages[start:]),
+        "agent": agent_description(agent, depth + 1),
+    }
 
 
 def _result_record(result: Any) -> dict[str, Any]:
@@ -677,6 +769,7 @@ def read(source: Source) -> Transcript:
                 _session_message(source, builder, record, line)
             else:
                 builder.feed_noted(source, record, line, _role_of(record))
+    attach_agent_runs(builder)
     if builder.recognized == 0:
         kind = document.get("(object)") if isinstance(document, Mapping) else None
         reason = (
@@ -729,7 +822,53 @@ def apply_agent(builder: ConverseBuilder, description: Mapping[str, Any]) -> Non
     tools = description.get("agent_tools")
     if isinstance(tools, Mapping):
         builder.agent_tools.update(
-            {k: v for k, v in tools.items() if isinstance(k, str) and isinstance(v, str)}
+            {
+                k: v
+                for k, v in tools.items()
+                if isinstance(k, str) and (v is None or isinstance(v, str))
+            }
+        )
+    runs = description.get("agent_runs")
+    if isinstance(runs, Mapping):
+        builder.agent_runs.update(
+            {k: v for k, v in runs.items() if isinstance(k, str) and isinstance(v, Mapping)}
+        )
+
+
+def attach_agent_runs(builder: ConverseBuilder) -> None:
+    """Each agent tool's last run as the transcript of its last call (spec A-1, L-1): the
+    agent's messages from its last prompt on, shown only when their last text is that call's
+    result, so an agent used elsewhere since is never taken for this call (L-3). Earlier
+    calls of the tool keep ``steps_missing``: the agent holds only its last run."""
+    for tool_name, run in builder.agent_runs.items():
+        call = next(
+            (c for c in reversed(builder.transcript.tool_calls()) if c.name == tool_name), None
+        )
+        if call is None or call.subagent is None or call.subagent.transcript is not None:
+            continue
+        messages = run.get("messages")
+        if not isinstance(messages, list):
+            continue
+        child = Transcript(metadata={"source_format": NAME})
+        nested = ConverseBuilder(child, builder.source_name)
+        description = run.get("agent")
+        if isinstance(description, Mapping):
+            apply_agent(nested, description)
+        for line, message in enumerate(messages, start=1):
+            nested.feed_message(message, line)
+        attach_agent_runs(nested)
+        texts = [e.text for e in child.entries if isinstance(e, AssistantText)]
+        result = call.result.text if call.result is not None else None
+        if not texts or result is None or texts[-1].strip() != result.strip():
+            continue
+        builder.transcript.update(
+            call,
+            subagent=dataclasses.replace(
+                call.subagent,
+                transcript=child,
+                steps_missing=False,
+                tool_count=len(child.tool_calls()),
+            ),
         )
 
 
@@ -839,6 +978,8 @@ class Follower:
         self._shown: list[Entry] = []
         self._block: Entry | None = None
         self._parts: list[str] = []
+        #: The run of each agent used as a tool, followed from its events, by call id.
+        self._children: dict[str, Follower] = {}
 
     def feed(self, event: Any) -> None:
         if not isinstance(event, Mapping):
@@ -867,6 +1008,16 @@ class Follower:
 
     def close(self) -> None:
         self._end_block()
+        for call_id, child in self._children.items():
+            child.close()
+            call = self.builder._calls.get(call_id)
+            if call is not None and call.subagent is not None:
+                count = len(child.transcript.tool_calls())
+                sub = dataclasses.replace(call.subagent, tool_count=count)
+                self.transcript.update(call, subagent=sub)
+        if self._agent is not None:  # the agents used as tools now hold their last runs
+            apply_agent(self.builder, agent_description(self._agent))
+            attach_agent_runs(self.builder)
 
     # --- what the stream shows ----------------------------------------------------------------
 
@@ -957,7 +1108,9 @@ class Follower:
         )
 
     def _tool_stream(self, stream: Any) -> None:
-        """A tool's progress; from an agent used as a tool, its events carry that agent."""
+        """A tool's progress. An agent used as a tool streams its own run's events inside
+        the parent's (those of its model carry that agent): they are followed into the
+        transcript of its call's :class:`SubAgent`, which grows as the child runs."""
         if not isinstance(stream, Mapping):
             return
         tool_use, data = stream.get("tool_use"), stream.get("data")
@@ -965,8 +1118,20 @@ class Follower:
         name = getattr(child, "name", None)
         call_id = tool_use.get("toolUseId") if isinstance(tool_use, Mapping) else None
         call = self.builder._calls.get(call_id) if isinstance(call_id, str) else None
-        if call is not None and call.subagent is None and isinstance(name, str):
-            self.transcript.update(call, subagent=SubAgent(name=name, steps_missing=True))
+        if call is None or not isinstance(call_id, str):
+            return
+        follower = self._children.get(call_id)
+        if follower is None:
+            if call.subagent is None and not _is_agent(child):
+                return  # a plain tool's progress: nothing of it is shown
+            follower = self._children[call_id] = Follower(Transcript())
+            known = call.subagent.name if call.subagent is not None else None
+            agent_name = name if isinstance(name, str) else known
+            sub = SubAgent(name=agent_name, transcript=follower.transcript)
+            self.transcript.update(call, subagent=sub)
+        follower.feed(data)
+        if call.subagent is not None:  # tell the parent's observers the child grew
+            self.transcript.update(call, subagent=call.subagent)
 
 
 RECORDS = Records(
@@ -984,8 +1149,9 @@ RECORDS = Records(
         "guardrail_intervened / content_filtered an AssistantError",
         "metrics": 'a response\'s latency: metadata["latency_ms"]',
         AGENT_KEY: "a Strands Agent's name, model id and agent tools (their calls are "
-        "sub-agents whose steps are missing); messages its conversation manager removed: a "
-        "warning notice",
+        "sub-agents; each one's last run, its messages from its last prompt on, is the "
+        "transcript of its last call when it ends with that call's result, other calls have "
+        "steps missing); messages its conversation manager removed: a warning notice",
         "session_message": "a stored SessionMessage (message_<n>.json): its message (the "
         "redacted one when redacted), its entries stamped with created_at",
         RESULT_KEY: "an AgentResult: its last message, a notice that the calls are not in it, "
