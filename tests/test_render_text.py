@@ -122,7 +122,9 @@ def test_W4_text_does_not_depend_on_the_hash_seed() -> None:
 
 def test_P8_settled_turns_show_only_titles_and_answers() -> None:
     text = render_text(view_of(DEMO))
-    assert text.split("\n")[2] == f"{CLOSED} Completed · 25s · 7 tools"
+    lines = text.split("\n")
+    assert lines[0].startswith("claude-sonnet-4-5 · ")  # U-3: the session header comes first
+    assert lines[4] == f"{CLOSED} Completed · 25s · 7 tools"
     assert "Thought, searched" not in text  # inside the closed process
     assert "src/server.ts:4" not in text
     assert "All 14 tests pass" in text  # the answer sits outside the fold

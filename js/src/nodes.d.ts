@@ -6,9 +6,23 @@ export interface View {
   locale: string;
   mode: string;
   show_thinking: boolean;
+  session: SessionNode | null;
   outcome: OutcomeNode | null;
   notice: NoticeNode | null;
   nodes: TopNode[];
+}
+
+export interface SessionNode {
+  kind: "session";
+  key: string;
+  text: string;
+  parts: SessionPart[];
+}
+
+export interface SessionPart {
+  name: string;
+  text: string;
+  title: string | null;
 }
 
 export interface OutcomeNode {

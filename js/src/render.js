@@ -178,7 +178,19 @@ export class Renderer {
     }
   }
 
-  /** H-6: the run's outcome, score and cost, one line above the turns. @param {import("./nodes").OutcomeNode} outcome */
+  /** U-3: the session's facts, one line above the turns; each fact's fuller form is its title. @param {import("./nodes").SessionNode} session */
+  session(session) {
+    const line = h("div", "tf-session", { "data-key": session.key });
+    session.parts.forEach((part, index) => {
+      if (index) line.append(separator());
+      const span = text("span", `tf-sp tf-sp-${token(part.name)}`, part.text);
+      if (part.title) span.title = part.title;
+      line.append(span);
+    });
+    return line;
+  }
+
+  /** H-6: the run's outcome and score, one line above the turns. @param {import("./nodes").OutcomeNode} outcome */
   outcome(outcome) {
     const line = text("div", "tf-outcome", outcome.text);
     line.dataset.status = String(outcome.status ?? "other");

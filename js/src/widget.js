@@ -167,6 +167,7 @@ function render({ model, el }) {
 
   function drawNotice() {
     noticeSlot.replaceChildren(
+      ...(view.session ? [renderer.session(view.session)] : []),
       ...(view.outcome ? [renderer.outcome(view.outcome)] : []),
       ...(view.notice ? [renderer.notice(view.notice)] : []),
     );
@@ -207,7 +208,7 @@ function render({ model, el }) {
     }
     view = applyPatch(view, patch);
     const fields = patch.fields ?? {};
-    if (["notice", "outcome", "locale"].some((field) => field in fields)) drawNotice();
+    if (["session", "notice", "outcome", "locale"].some((field) => field in fields)) drawNotice();
     if (patch.fields && "locale" in patch.fields) root.lang = view.locale ?? "en";
     search.reapply();
   }

@@ -36,7 +36,7 @@ else:  # pragma: no cover - Python 3.10
 _LOG = logging.getLogger(__name__)
 
 #: The top-level fields of a view besides its nodes; sent again only when they change.
-VIEW_FIELDS = ("schema", "locale", "mode", "show_thinking", "outcome", "notice")
+VIEW_FIELDS = ("schema", "locale", "mode", "show_thinking", "session", "outcome", "notice")
 
 # --- messages, kernel → view ---------------------------------------------------------------------
 

@@ -53,6 +53,7 @@ from turnfold.render.nodes import TopNode, View
 from turnfold.render.search import search_view
 from turnfold.render.text import render_text
 from turnfold.render.viewmodel import ancestor_path, plan_view
+from turnfold.session import SessionTally
 from turnfold.settings import DisplaySettings, normalize_settings
 from turnfold.summaries.usage import UsageTracker, usage_footer, usage_for
 from turnfold.transport import Coalescer, SearchHit, ViewTransport
@@ -196,6 +197,9 @@ class TranscriptWidget(anywidget.AnyWidget):
         self._planner = ProjectionPlanner(transcript)
         self._nodes: dict[str, TopNode] = {}
         self._dirty: set[str] = set()  # ids of the entries changed since the last build
+        # U-3: the session header's facts, updated by the entries that changed.
+        self._tally = SessionTally(transcript)
+        self._tally_current = False
         self._dirty_lock = threading.Lock()
         # S-8: what the fast model cost for this transcript, shown as a footer line when non-zero.
         self._usage: UsageTracker = usage_for(transcript)
@@ -283,6 +287,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         with self._dirty_lock:
             self._nodes = {}
             self._planner = ProjectionPlanner(self.transcript)
+            self._tally_current = False  # entries changed in place: read them all again
         self.flush()
 
     def _build(self, running: bool | None) -> View:
@@ -294,7 +299,12 @@ class TranscriptWidget(anywidget.AnyWidget):
         # A first build of a long session is millions of new objects, like a load.
         with collector_paused():
             items, fresh = self._planner.plan(snapshot, running=running, changed=dirty)
-            plan = plan_view(self.transcript, snapshot, more_chars=OUTPUT_REST_CHARS, items=items)
+            turns = sum(1 for item in items if item.segment is not None)
+            facts = self._tally.facts(dirty if self._tally_current else None, turns=turns)
+            self._tally_current = True
+            plan = plan_view(
+                self.transcript, snapshot, more_chars=OUTPUT_REST_CHARS, items=items, facts=facts
+            )
             nodes: list[TopNode] = []
             built: dict[str, TopNode] = {}
             for item in items:

@@ -41,6 +41,7 @@ from turnfold.render.nodes import (
     OutsideNode,
     ProgressNode,
     ResultView,
+    SessionNode,
     SummaryNode,
     SystemNode,
     ThinkingIndicatorNode,
@@ -60,6 +61,7 @@ __all__ = [
     "nodes_html",
     "notice_html",
     "render_html",
+    "session_html",
     "turnfold_css",
     "wrap_html",
 ]
@@ -223,6 +225,8 @@ _RULES = """\
 .turnfold .tf-options { margin: 4px 0 0; padding-left: 1.4em; }
 .turnfold .tf-answer { margin: 6px 0 2px; }
 .turnfold .tf-tentative { opacity: 0.85; }
+.turnfold .tf-session { color: var(--tf-dim); margin: 0 0 6px; font-size: 12px; }
+.turnfold .tf-session .tf-sp-agent { color: var(--tf-fg); font-weight: 600; }
 .turnfold .tf-outcome { color: var(--tf-dim); margin: 0 0 4px; }
 .turnfold .tf-outcome[data-status="fail"], .turnfold .tf-outcome[data-status="error"] {
   color: var(--tf-error);
@@ -636,6 +640,19 @@ def _escaped(phrase: str) -> str:
     return _text(phrase)
 
 
+def session_html(session: SessionNode | None) -> str:
+    """U-3: the session header, one line above the turns; each fact a span whose ``title``
+    holds its fuller form (the full model name, the exact time, the token breakdown)."""
+    if not session:
+        return ""
+    spans = []
+    for part in session["parts"]:
+        title = f' title="{_text(part["title"])}"' if part["title"] else ""
+        name = _text(part["name"])
+        spans.append(f'<span class="tf-sp tf-sp-{name}"{title}>{_text(part["text"])}</span>')
+    return f'<div class="tf-session" data-key="session">{_SEP.join(spans)}</div>\n'
+
+
 def outcome_html(outcome: OutcomeNode | None) -> str:
     """H-6: the run's outcome, score and cost, one line above the turns."""
     if not outcome:
@@ -678,7 +695,8 @@ def render_html(
         body = nodes_html(nodes, locale)
     else:
         body = "".join(budgeted_nodes(nodes, locale, budget))
-    body = outcome_html(view.get("outcome")) + notice_html(view.get("notice"), locale) + body
+    head = session_html(view.get("session")) + outcome_html(view.get("outcome"))
+    body = head + notice_html(view.get("notice"), locale) + body
     return wrap_html(body, view, title=title, standalone=standalone)
 
 

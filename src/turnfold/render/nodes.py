@@ -44,6 +44,25 @@ class OutcomeNode(TypedDict):
     text: str
 
 
+class SessionPart(TypedDict):
+    """One fact of the session header: its ``name`` (``agent``, ``model``, ``started``,
+    ``duration``, ``turns``, ``tools``, ``tokens``, ``cost``), the text shown, and a fuller form
+    for a tooltip (the full model name, the exact time, the token breakdown), or None."""
+
+    name: str
+    text: str
+    title: str | None
+
+
+class SessionNode(TypedDict):
+    """U-3: the session header, above the turns: ``text`` is its parts joined, for one line."""
+
+    kind: Literal["session"]
+    key: str
+    text: str
+    parts: list[SessionPart]
+
+
 class NoticeNode(TypedDict):
     """L-4: one quiet notice for everything the loader skipped."""
 
@@ -314,6 +333,7 @@ class View(TypedDict):
     locale: str
     mode: str  #: ``"flat"``, ``"command-first"`` or ``"fully-folded"``
     show_thinking: bool
+    session: SessionNode | None
     outcome: OutcomeNode | None
     notice: NoticeNode | None
     nodes: list[TopNode]
@@ -321,10 +341,10 @@ class View(TypedDict):
 
 #: Every class of the schema, in the order the JS declarations are written.
 SCHEMA: tuple[type, ...] = (
-    View, OutcomeNode, NoticeNode, UserNode, SystemNode, CompactionNode, TurnNode, TurnHeader,
-    ProcessNode, ErrorNode, AbortNode, PendingNode, AnswerNode, GroupNode, ThinkingNode,
-    ThinkingIndicatorNode, ProgressNode, CommandNode, BatchNode, SummaryNode, ToolNode, ToolFold,
-    ResultView, ResultNote, SubagentView,
+    View, SessionNode, SessionPart, OutcomeNode, NoticeNode, UserNode, SystemNode, CompactionNode,
+    TurnNode, TurnHeader, ProcessNode, ErrorNode, AbortNode, PendingNode, AnswerNode, GroupNode,
+    ThinkingNode, ThinkingIndicatorNode, ProgressNode, CommandNode, BatchNode, SummaryNode,
+    ToolNode, ToolFold, ResultView, ResultNote, SubagentView,
 )  # fmt: skip
 #: The unions, by name, as the JS declarations write them.
 UNIONS: dict[str, object] = {
@@ -368,6 +388,8 @@ __all__ = [
     "ResultNote",
     "ResultView",
     "RowNode",
+    "SessionNode",
+    "SessionPart",
     "SubagentView",
     "SummaryNode",
     "SystemNode",

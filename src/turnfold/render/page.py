@@ -19,7 +19,13 @@ from turnfold.gcpause import collector_paused
 from turnfold.model import Transcript
 from turnfold.process import PlannedItem
 from turnfold.render.content import MORE_CHARS
-from turnfold.render.html import html_frame, nodes_encoded, notice_html, outcome_html
+from turnfold.render.html import (
+    html_frame,
+    nodes_encoded,
+    notice_html,
+    outcome_html,
+    session_html,
+)
 from turnfold.render.viewmodel import open_all, plan_view
 from turnfold.settings import DisplaySettings
 
@@ -64,8 +70,9 @@ def write_page(
         size = -(-len(plan.items) // _CHUNKS) or 1  # ceiling division: at most _CHUNKS chunks
         chunks = [plan.items[i : i + size] for i in range(0, len(plan.items), size)]
         before, after = html_frame(plan.view([]), title=title)
-        # H-6: the outcome above the turns, as render_html draws it.
-        frame = before + outcome_html(plan.head.outcome) + notice_html(plan.head.notice, locale)
+        # U-3, H-6: the session header and the outcome above the turns, as render_html draws them.
+        heading = session_html(plan.head.session) + outcome_html(plan.head.outcome)
+        frame = before + heading + notice_html(plan.head.notice, locale)
         head = frame.encode("utf-8")
         stream.write(head)
         written = len(head)

@@ -431,6 +431,13 @@ def _image_label(fragment: str) -> str:
 
 def _outline(view: View, width: int) -> list[Text]:
     outline = _Outline(str(view.get("locale") or "en"), width)
+    session = view.get("session")
+    if session:  # U-3: the session's facts, one dim line above everything
+        outline.row(0, [(session["text"], "dim")])
+    outcome = view.get("outcome")
+    if outcome:  # H-6
+        style = "error" if outcome["status"] in ("fail", "error") else "dim"
+        outline.row(0, [(outcome["text"], style)])
     notice = view.get("notice")
     if notice:
         outline.notice(notice)

@@ -75,6 +75,8 @@ from turnfold.render.nodes import (
     ResultNote,
     ResultView,
     RowNode,
+    SessionNode,
+    SessionPart,
     SubagentView,
     ThinkingIndicatorNode,
     ThinkingNode,
@@ -84,8 +86,9 @@ from turnfold.render.nodes import (
     TurnNode,
     View,
 )
+from turnfold.session import TOKEN_FIELDS, SessionFacts, session_facts, short_model
 from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
-from turnfold.tools import display_name
+from turnfold.tools import display_name, format_duration
 
 SCHEMA_VERSION = 1
 #: Tool statuses during which no output is expected yet, so "no output recorded" is not said.
@@ -125,6 +128,7 @@ class ViewHead:
     locale: str
     mode: str
     show_thinking: bool
+    session: SessionNode | None
     outcome: OutcomeNode | None
     notice: NoticeNode | None
 
@@ -156,6 +160,7 @@ class ViewPlan:
             "locale": head.locale,
             "mode": head.mode,
             "show_thinking": head.show_thinking,
+            "session": head.session,
             "outcome": head.outcome,
             "notice": head.notice,
             "nodes": nodes,
@@ -169,22 +174,27 @@ def plan_view(
     running: bool | None = None,
     more_chars: int | None = MORE_CHARS,
     items: list[PlannedItem] | None = None,
+    facts: SessionFacts | None = None,
 ) -> ViewPlan:
     """The head of ``transcript``'s view model and its projection, still to be done.
 
     ``items`` are the planned items when the caller planned them already (a widget following a
-    growing transcript plans with a :class:`turnfold.process.ProjectionPlanner`).
+    growing transcript plans with a :class:`turnfold.process.ProjectionPlanner`), and ``facts``
+    the session's facts when it keeps them (:class:`turnfold.session.SessionTally`).
     """
     snapshot = snapshot_of(settings)
+    if items is None:
+        items = plan_projection(transcript, snapshot, running=running)
+    if facts is None:
+        facts = session_facts(transcript, turns=sum(1 for i in items if i.segment is not None))
     head = ViewHead(
         locale=snapshot.locale,
         mode=snapshot.transcript_display_mode,
         show_thinking=snapshot.show_thinking,
+        session=session_header(transcript, snapshot.locale, facts),
         outcome=outcome_badge(transcript.metadata, snapshot.locale),
         notice=_warnings_notice(transcript, snapshot.locale),
     )
-    if items is None:
-        items = plan_projection(transcript, snapshot, running=running)
     return ViewPlan(head, items, _Options(snapshot, more_chars))
 
 
@@ -195,6 +205,76 @@ def _nodes(
     return [_top_level(item, options, prefix) for item in projected]
 
 
+def session_header(
+    transcript: Transcript, locale: str, facts: SessionFacts | None = None
+) -> SessionNode | None:
+    """U-3: the session's facts in one line above the turns; None when it records none.
+
+    ``facts`` are :func:`~turnfold.session.session_facts` when the caller keeps them already
+    (a live widget keeps a :class:`~turnfold.session.SessionTally`)."""
+    if facts is None:
+        facts = session_facts(transcript)
+    parts: list[SessionPart] = []
+
+    def part(name: str, text: str, title: str | None = None) -> None:
+        parts.append({"name": name, "text": text, "title": title})
+
+    if facts.agent:
+        part("agent", facts.agent)
+    if facts.models:
+        shown = ", ".join(short_model(m) for m in facts.models)
+        full = ", ".join(facts.models)
+        part("model", shown, full if full != shown else None)
+    if facts.started is not None:
+        # The reader's local time, as a clock on the wall; the exact UTC moment in the title.
+        local = facts.started.astimezone()
+        exact = facts.started.strftime("%Y-%m-%d %H:%M:%S")
+        part("started", local.strftime("%Y-%m-%d %H:%M"),
+             translate("session.started_title", locale, started=exact))  # fmt: skip
+    if facts.duration_s:
+        part("duration", format_duration(facts.duration_s * 1000, hide_trailing_zeros=True))
+    if facts.turns:
+        part("turns", plural("session.turns", facts.turns, locale))
+    if facts.tool_calls:
+        text = plural("session.tools", facts.tool_calls, locale)
+        if facts.failed_tools:
+            text = translate("session.failed", locale, tools=text, count=facts.failed_tools)
+        part("tools", text)
+    total = facts.total_tokens
+    if total:
+        tokens = facts.tokens
+        named = {name.removesuffix("_tokens"): f"{tokens.get(name, 0):,}" for name in TOKEN_FIELDS}
+        breakdown = translate(
+            "session.tokens_title", locale, input=named["input"], output=named["output"],
+            cache_read=named["cache_read"], cache_write=named["cache_write"],
+        )  # fmt: skip
+        part("tokens", translate("session.tokens", locale, tokens=compact_count(total)), breakdown)
+    if facts.cost_usd is not None and facts.cost_usd >= 0:
+        cost = f"{facts.cost_usd:.2f}" if facts.cost_usd >= 0.01 else f"{facts.cost_usd:.4g}"
+        part("cost", f"${cost}", translate("session.cost_recorded", locale, cost=cost))
+    if not parts:
+        return None
+    return {
+        "kind": "session",
+        "key": "session",
+        "text": " · ".join(p["text"] for p in parts),
+        "parts": parts,
+    }
+
+
+def compact_count(count: int) -> str:
+    """A count as a header shows it: ``950``, ``48.2k``, ``1.3M``.
+
+    >>> compact_count(950), compact_count(48_213), compact_count(1_250_000)
+    ('950', '48.2k', '1.3M')
+    """
+    if count < 1000:
+        return str(count)
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k".replace(".0k", "k")
+    return f"{count / 1_000_000:.1f}M".replace(".0M", "M")
+
+
 #: The outcomes every harness's loader normalises to (spec H-6); others are named as written.
 OUTCOMES = ("pass", "fail", "error", "incomplete")
 #: At most this many scorers are named in the badge (an eval may have dozens).
@@ -202,8 +282,8 @@ _SCORERS_SHOWN = 4
 
 
 def outcome_badge(metadata: Mapping[str, Any], locale: str) -> OutcomeNode | None:
-    """H-6: the run's outcome, score and cost, shown beside the transcript's title, from the
-    standard metadata keys (``outcome``, ``score``, ``cost_usd``); None when none is recorded."""
+    """H-6: the run's outcome and score, shown beside the transcript's title, from the
+    standard metadata keys (``outcome``, ``score``); None when neither is recorded."""
     outcome = metadata.get("outcome")
     parts = []
     if isinstance(outcome, str) and outcome:
@@ -216,10 +296,7 @@ def outcome_badge(metadata: Mapping[str, Any], locale: str) -> OutcomeNode | Non
     score = _score_text(metadata.get("score"))
     if score:
         parts.append(translate("outcome.score", locale, score=score))
-    cost = metadata.get("cost_usd")
-    if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost >= 0:
-        parts.append(translate("outcome.cost", locale, cost=f"{cost:.4g}"))
-    if not parts:
+    if not parts:  # the session's cost is in its header (U-3), not repeated here
         return None
     status = outcome if isinstance(outcome, str) and outcome in OUTCOMES else "other"
     return {"kind": "outcome", "key": "outcome", "status": status, "text": " · ".join(parts)}
@@ -612,8 +689,10 @@ __all__ = [
     "ViewPlan",
     "ancestor_path",
     "build_view_model",
+    "compact_count",
     "iter_nodes",
     "note_text",
     "open_all",
     "plan_view",
+    "session_header",
 ]

@@ -1,0 +1,261 @@
+"""What a whole session amounts to: the facts its header shows (spec U-3).
+
+Agent, model(s), when it started, how long it took, turns, tool calls and how many failed,
+tokens, cost, outcome and score. They are computed from the same projection as the turn headers
+(:mod:`turnfold.process`), so the session header, the turn headers and a corpus row cannot
+disagree about what a turn or a failed tool is.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import lru_cache
+from typing import Any
+
+from turnfold.model import AssistantText, Entry, ToolCall, ToolUseSummary, Transcript, Usage
+from turnfold.process import plan_projection
+
+#: The tool statuses a session counts as failed tools: a call that ran and failed. A call
+#: cancelled (denied, interrupted) did not fail; its row says so (F-10).
+FAILED_STATUSES = frozenset({"error"})
+
+#: The names the agents that write each format go by (a format of many agents has none).
+AGENT_NAMES: dict[str, str] = {
+    "claude-code": "Claude Code", "claude-stream-json": "Claude Code", "codex": "Codex",
+    "codex-exec-json": "Codex", "gemini": "Gemini CLI", "qwen": "Qwen Code", "cursor": "Cursor",
+    "cline": "Cline", "aider": "aider", "inspect": "Inspect", "swe-agent": "SWE-agent",
+    "mini-swe-agent": "mini-SWE-agent", "openhands": "OpenHands",
+    "openai-agents": "OpenAI Agents SDK", "langchain": "LangChain", "pydantic-ai": "Pydantic AI",
+    "claude-agent-sdk": "Claude Agent SDK", "smolagents": "smolagents", "adk": "Google ADK",
+    "autogen": "AutoGen", "strands": "Strands Agents",
+}  # fmt: skip
+
+#: The token counts of a :class:`~turnfold.model.Usage`, in the order they are shown.
+TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+                "reasoning_tokens")  # fmt: skip
+
+
+@dataclass
+class SessionFacts:
+    """The facts of a session, each None where the transcript does not record it."""
+
+    agent: str | None = None
+    models: list[str] = field(default_factory=list)
+    started: datetime | None = None
+    ended: datetime | None = None
+    duration_s: float | None = None
+    turns: int = 0
+    tool_calls: int = 0
+    failed_tools: int = 0
+    tokens: dict[str, int] = field(default_factory=dict)
+    """The session's token counts by :data:`TOKEN_FIELDS` name (only those recorded)."""
+    cost_usd: float | None = None
+    """A cost the source recorded for the session."""
+    outcome: str | None = None
+    score: Any = None
+
+    @property
+    def total_tokens(self) -> int | None:
+        """Every token the session's responses read or wrote (reasoning is part of output)."""
+        counted = [v for k, v in self.tokens.items() if k != "reasoning_tokens"]
+        return sum(counted) if counted else None
+
+
+def session_facts(transcript: Transcript, *, turns: int | None = None) -> SessionFacts:
+    """The facts of ``transcript``'s session, from its metadata and its entries.
+
+    ``turns`` is the number of turns when the caller has the projection planned already.
+    """
+    return SessionTally(transcript).facts(turns=turns)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """What one entry adds to the session's facts."""
+
+    first: datetime | None
+    last: datetime | None
+    model: str | None
+    call: bool
+    failed: bool
+    usage: Usage | None
+
+
+class SessionTally:
+    """A session's facts kept up to date entry by entry, so that a live widget's header costs
+    about the entries that changed, not the whole transcript, at each update (Q-3)."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        self._parts: dict[str, _Part] = {}
+        self._calls = self._failed = 0
+        self._first: datetime | None = None
+        self._last: datetime | None = None
+
+    def facts(
+        self, changed: Iterable[str] | None = None, *, turns: int | None = None
+    ) -> SessionFacts:
+        """The facts now; ``changed``: the ids of the entries changed since the last call
+        (None: every entry is read again)."""
+        transcript = self.transcript
+        if changed is None or not self._parts:
+            self._parts.clear()
+            self._calls = self._failed = 0
+            for entry in transcript.entries:
+                self._add(entry.id, _part_of(entry))
+            self._first, self._last = self._span()
+        else:
+            stale = False
+            for entry_id in changed:
+                changed_entry = transcript.get(entry_id)
+                old = self._parts.pop(entry_id, None)
+                if old is not None:
+                    self._calls -= old.call
+                    self._failed -= old.failed
+                    stale = stale or old.first == self._first or old.last == self._last
+                if changed_entry is not None:
+                    part = _part_of(changed_entry)
+                    self._add(entry_id, part)
+                    self._first = _earlier(self._first, part.first)
+                    self._last = _later(self._last, part.last)
+            if stale:
+                self._first, self._last = self._span()
+        return self._facts(turns)
+
+    def _add(self, entry_id: str, part: _Part) -> None:
+        self._parts[entry_id] = part
+        self._calls += part.call
+        self._failed += part.failed
+
+    def _span(self) -> tuple[datetime | None, datetime | None]:
+        firsts = [p.first for p in self._parts.values() if p.first is not None]
+        lasts = [p.last for p in self._parts.values() if p.last is not None]
+        return (min(firsts) if firsts else None, max(lasts) if lasts else None)
+
+    def _facts(self, turns: int | None) -> SessionFacts:
+        transcript, meta = self.transcript, self.transcript.metadata
+        facts = SessionFacts(
+            agent=_agent(meta), outcome=_text(meta.get("outcome")), score=meta.get("score"),
+            tool_calls=self._calls, failed_tools=self._failed,
+        )  # fmt: skip
+        if turns is None:
+            turns = sum(1 for item in plan_projection(transcript) if item.segment is not None)
+        facts.turns = turns
+        models: dict[str, None] = {}
+        if (model := _text(meta.get("model"))) is not None:
+            models[model] = None
+        for part in self._parts.values():
+            if part.model:
+                models.setdefault(part.model, None)
+        facts.models = list(models)
+        recorded = meta.get("usage")
+        usages: Iterable[Any] = (
+            [recorded] if isinstance(recorded, Mapping) else (p.usage for p in self._parts.values())
+        )
+        facts.tokens = _counts(usages)  # a total the source recorded (Codex) wins
+        cost = meta.get("cost_usd")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost):
+            facts.cost_usd = float(cost)
+        first, last = self._first, self._last
+        started_meta = utc(meta.get("started_at") or meta.get("start_time"))
+        if started_meta is not None:
+            first, last = _earlier(first, started_meta), _later(last, started_meta)
+        facts.started, facts.ended = first, last
+        if first is not None and last is not None:
+            facts.duration_s = (last - first).total_seconds() or None
+        duration_ms = meta.get("duration_ms")
+        if facts.duration_s is None and isinstance(duration_ms, (int, float)) and duration_ms > 0:
+            facts.duration_s = duration_ms / 1000
+        return facts
+
+
+def _part_of(entry: Entry) -> _Part:
+    if isinstance(entry, ToolUseSummary):
+        # A label the fast model wrote later (S-1): not a moment of the agent's session.
+        return _Part(None, None, None, False, False, None)
+    moment = utc(entry.timestamp)
+    if isinstance(entry, ToolCall):
+        ended = utc(entry.ended_at)
+        last = moment if ended is None else ended if moment is None else max(moment, ended)
+        return _Part(moment, last, None, True, entry.status in FAILED_STATUSES, None)
+    if isinstance(entry, AssistantText):
+        return _Part(moment, moment, entry.model, False, False, entry.usage)
+    return _Part(moment, moment, None, False, False, None)
+
+
+def _earlier(a: datetime | None, b: datetime | None) -> datetime | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _later(a: datetime | None, b: datetime | None) -> datetime | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+def _counts(usages: Any) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for usage in usages:
+        if usage is None:
+            continue
+        for name in TOKEN_FIELDS:
+            value = usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                totals[name] = totals.get(name, 0) + value
+    return totals
+
+
+def _agent(meta: Mapping[str, Any]) -> str | None:
+    named = _text(meta.get("agent"))
+    if named is not None:
+        return AGENT_NAMES.get(named, named)
+    return AGENT_NAMES.get(str(meta.get("source_format")))
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def utc(stamp: Any) -> datetime | None:
+    """An ISO-8601 timestamp as an aware UTC datetime (a naive one is taken as UTC)."""
+    if not isinstance(stamp, str) or not stamp:
+        return None
+    return _utc(stamp)
+
+
+@lru_cache(maxsize=4096)
+def _utc(stamp: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+_DATED = re.compile(r"-(?:20\d{6}|\d{4}-\d{2}-\d{2})$")
+
+
+def short_model(model: str) -> str:
+    """A model's name without the release date providers append (``claude-sonnet-4-20250514``
+    → ``claude-sonnet-4``; the full name stays in the header's title).
+
+    >>> short_model("claude-sonnet-4-20250514"), short_model("gpt-4o-2024-08-06")
+    ('claude-sonnet-4', 'gpt-4o')
+    """
+    return _DATED.sub("", model)
+
+
+__all__ = [
+    "AGENT_NAMES",
+    "FAILED_STATUSES",
+    "TOKEN_FIELDS",
+    "SessionFacts",
+    "SessionTally",
+    "session_facts",
+    "short_model",
+    "utc",
+]
