@@ -25,6 +25,10 @@ ToolStatus: TypeAlias = Literal[
 TOOL_STATUSES: tuple[ToolStatus, ...] = get_args(ToolStatus)
 #: A batch is active while any of its tools is in one of these states (spec F-5).
 ACTIVE_STATUSES: frozenset[str] = frozenset({"pending", "executing", "confirming"})
+#: A tool in one of these states failed: it ran and failed, or it was cancelled (denied,
+#: interrupted) before it finished. One definition for the folds that stay open on a failure
+#: (P-8), the session header (U-3) and the corpus's ``failed_tools`` (C-2).
+FAILED_STATUSES: frozenset[str] = frozenset({"error", "cancelled"})
 
 ThinkingForm: TypeAlias = Literal["text", "summary", "redacted", "encrypted"]
 ResultKind: TypeAlias = Literal[
@@ -282,7 +286,9 @@ class Accounting:
 
     def note(self, record_type: str, disposition: Disposition, count: int = 1) -> None:
         """Count ``count`` records of ``record_type`` as ``disposition``."""
-        per_type = self.counts.setdefault(record_type, {})
+        per_type = self.counts.get(record_type)
+        if per_type is None:
+            per_type = self.counts[record_type] = {}
         per_type[disposition] = per_type.get(disposition, 0) + count
 
     def total(self, disposition: Disposition | None = None) -> int:
@@ -346,8 +352,14 @@ class Transcript:
         self._next = 0
         self._lock = threading.RLock()
         self._observers: list[Observer] = []
-        for entry in entries or []:
-            self.append(entry)
+        # What append() does, without the lock and the observers, which a transcript being made
+        # does not have yet: a loader hands over all its entries here (issue 19).
+        by_id, kept = self._by_id, self.entries
+        for entry in entries or ():
+            if not entry.id or entry.id in by_id:
+                entry.id = self._fresh_id(entry.id)
+            by_id[entry.id] = entry
+            kept.append(entry)
 
     def append(self, entry: Entry) -> Entry:
         """Add ``entry`` at the end, giving it a fresh id if it has none, and return it.
@@ -422,9 +434,10 @@ class Transcript:
             while f"{wanted}~{suffix}" in self._by_id:
                 suffix += 1
             return f"{wanted}~{suffix}"
-        while f"e{self._next}" in self._by_id:
+        while (fresh := f"e{self._next}") in self._by_id:
             self._next += 1
-        return f"e{self._next}"
+        self._next += 1  # taken now: the next search starts after it
+        return fresh
 
     def get(self, entry_id: str) -> Entry | None:
         """The entry with ``entry_id``, or None."""

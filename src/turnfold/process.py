@@ -30,6 +30,7 @@ from turnfold.batches import (
 from turnfold.i18n import join_list, plural, translate
 from turnfold.model import (
     ACTIVE_STATUSES,
+    FAILED_STATUSES,
     AbortMarker,
     AssistantError,
     AssistantText,
@@ -266,6 +267,12 @@ def recorded_duration_ms(segment: Segment) -> float | None:
     return span_ms(min(stamps), max(stamps))
 
 
+def segment_header(segment: Segment, running: bool, locale: str) -> TurnHeader:
+    """The header of a planned turn (P-7) without projecting the rest of it: what the corpus's
+    rows count (C-2), so a row and the turn's header cannot disagree."""
+    return _header(segment, _status(segment.entries, running), locale)
+
+
 def _header(segment: Segment, status: TurnStatus, locale: str) -> TurnHeader:
     tools = sum(1 for e in segment.entries if isinstance(e, ToolCall))
     label_key: str = status
@@ -408,7 +415,7 @@ def _composition(actions: tuple[str, ...], locale: str) -> str:
 
 
 def _has_failure(items: Sequence[ActivityItem]) -> bool:
-    return any(c.status in ("error", "cancelled") for i in items for c in _item_calls(i))
+    return any(c.status in FAILED_STATUSES for i in items for c in _item_calls(i))
 
 
 def _group_items(
@@ -708,4 +715,5 @@ __all__ = [
     "plan_projection",
     "project",
     "recorded_duration_ms",
+    "segment_header",
 ]

@@ -16,12 +16,16 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 
-from turnfold.model import AssistantText, Entry, ToolCall, ToolUseSummary, Transcript, Usage
+from turnfold.model import (
+    FAILED_STATUSES,
+    AssistantText,
+    Entry,
+    ToolCall,
+    ToolUseSummary,
+    Transcript,
+    Usage,
+)
 from turnfold.process import plan_projection
-
-#: The tool statuses a session counts as failed tools: a call that ran and failed. A call
-#: cancelled (denied, interrupted) did not fail; its row says so (F-10).
-FAILED_STATUSES = frozenset({"error"})
 
 #: The names the agents that write each format go by (a format of many agents has none).
 AGENT_NAMES: dict[str, str] = {
@@ -251,7 +255,6 @@ def short_model(model: str) -> str:
 
 __all__ = [
     "AGENT_NAMES",
-    "FAILED_STATUSES",
     "TOKEN_FIELDS",
     "SessionFacts",
     "SessionTally",

@@ -15,6 +15,9 @@ Ray Data or Spark users map the same pure function themselves::
 
 An eval log is one item per sample and epoch: ``log_items(Item(key=p, path=p))`` (``from
 turnfold.corpus.summarize import log_items``) lists them, keyed ``p#id/epoch``, each one row.
+An OpenHands eval ``output.jsonl`` is one row per instance, keyed ``p#<instance_id>`` (one
+instance: one row keyed ``p``); ``summarize(Item(key=..., path=p, sample=<instance_id>))``
+summarises one.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus.discover import Item, discover
-from turnfold.corpus.engine import default_workers, ordered_map, worth_workers
+from turnfold.corpus.engine import default_workers, ordered_map, spread, worth_workers
 from turnfold.corpus.search import SearchHit, SearchMany
 from turnfold.corpus.summarize import (
     COLUMNS,
@@ -282,13 +285,16 @@ class Corpus:
 
 
 def _add_search_item(items: list[Item], item: Item) -> None:
-    """Append ``item`` to what a search reads; the samples of one eval log file, rows in a row,
-    become that log, read once (a ``.json`` log is parsed whole to reach any one sample)."""
+    """Append ``item`` to what a search reads; the samples of one eval log file (the instances
+    of one OpenHands eval output), rows in a row, become that file, read once (a ``.json`` log
+    is parsed whole to reach any one sample; an output is read to its instance)."""
     from dataclasses import replace
 
-    from turnfold.formats.harnesses.inspect_log import NAME
+    from turnfold.formats.harnesses import inspect_log, openhands
 
-    if item.path is None or item.sample is None or item.format != NAME:
+    if item.path is None or item.sample is None or item.format not in (
+        inspect_log.NAME, openhands.NAME,
+    ):  # fmt: skip
         items.append(item)
         return
     log = replace(item, key=item.key[: -len(item.sample) - 1], sample=None)
@@ -368,6 +374,7 @@ class _Run:
         self.errors = 0
         self.read = 0
         self.cached = 0
+        self.tallied = 0  # rows of files counted by :meth:`tally`, for the progress bar
         self.positions: list[int] = []  # for each row, the index of its item in the source
 
     def _counted(self, kind: str) -> bool:
@@ -392,13 +399,21 @@ class _Run:
         self.tool_calls.extend(summary.tool_calls)
         self.turns.extend(summary.turns)
 
-    def take_file(self, stored: Stored, position: int) -> None:
-        """A file's rows as record batches, read now or from the index (C-4)."""
+    def tally(self, stored: Stored) -> None:
+        """Count a file's rows, errors and what it is (C-7), as it is read or found in the
+        index; :meth:`take_file` adds its rows, in the order of the items, once all are."""
         rows = stored.rows
         if not self._counted(stored.kind) or rows is None:
             return
         errors = rows.column(len(COLUMNS) - 1)  # ``error`` is the last column (C-2)
         self.errors += len(errors) - errors.null_count
+        self.tallied += rows.num_rows
+
+    def take_file(self, stored: Stored, position: int) -> None:
+        """A file's rows as record batches, read now or from the index (C-4)."""
+        rows = stored.rows
+        if stored.kind != "rows" or rows is None:
+            return
         self.rows.add_batch(rows)
         if stored.tool_calls is not None:
             self.tool_calls.add_part(stored.tool_calls)
@@ -414,7 +429,8 @@ def _progress(total: int | None, desc: str) -> Any:
 
 
 def _report(bar: Any, run: _Run) -> None:
-    bar.set_postfix_str(f"{run.rows.count} rows, {run.errors} errors, {run.skipped} skipped",
+    rows = run.rows.count + run.tallied
+    bar.set_postfix_str(f"{rows} rows, {run.errors} errors, {run.skipped} skipped",
                         refresh=False)  # fmt: skip
 
 
@@ -488,27 +504,31 @@ def _scan_files(
     index = Index() if cache else None
     try:
         known = index.lookup(items) if index is not None else {}
-        todo = [item for position, item in enumerate(items) if position not in known]
-        results = ordered_map(
-            _examine_chunk, todo, workers=workers, client=client, parallel=worth_workers(todo)
-        )
+        places = [position for position in range(len(items)) if position not in known]
+        todo = [items[position] for position in places]
+        # The files read now end in any order (the largest are started first): each is put in
+        # its place once all are read. Their rows are kept either way, so this costs no memory.
+        read: dict[int, Stored] = {}
         pending: list[tuple[Item, Stored]] = []
         with _progress(len(items), "Scanning") as bar:
-            for position, item in enumerate(items):
-                stored = known.get(position)
-                if stored is None:
-                    stored = _stored(next(results))
-                    run.read += 1
-                    if index is not None:
-                        pending.append((item, stored))
-                        if len(pending) >= STORE_EVERY:
-                            index.store(pending)
-                            pending = []
-                else:
-                    run.cached += 1
-                run.take_file(stored, position)
+            for position in known:
+                run.tally(known[position])
+            run.cached = len(known)
+            bar.update(len(known))
+            for index_in_todo, summary in _spread(todo, workers, client):
+                position = places[index_in_todo]
+                stored = read[position] = _stored(summary)
+                run.read += 1
+                run.tally(stored)
+                if index is not None:
+                    pending.append((items[position], stored))
+                    if len(pending) >= STORE_EVERY:
+                        index.store(pending)
+                        pending = []
                 bar.update(1)
                 _report(bar, run)
+        for position in range(len(items)):
+            run.take_file(known.get(position) or read[position], position)
         if index is not None:
             index.store(pending)
             roots = _roots(source)
@@ -527,6 +547,16 @@ def _scan_files(
 
 def _examine_chunk(items: list[Item]) -> list[Summary]:
     return examine_many(items)
+
+
+def _spread(todo: list[Item], workers: int | None, client: Any) -> Iterator[tuple[int, Summary]]:
+    """The summaries of ``todo``, each with its index in ``todo``, in the order they end."""
+    parallel = worth_workers(todo)
+    if client is not None:
+        done = ordered_map(_examine_chunk, todo, workers=workers, client=client, parallel=parallel)
+        yield from enumerate(done)
+    else:
+        yield from spread(_examine_chunk, todo, workers=workers, parallel=parallel)
 
 
 def _stored(summary: Summary) -> Stored:

@@ -1,8 +1,12 @@
 """Where the per-item work runs (spec C-5): here, in worker processes, or on a Dask cluster.
 
-Every engine maps a picklable function over chunks of items and hands the results back in the
-order of the items, with a bounded number of chunks in flight, so memory stays bounded however
-many items there are, and a consumer that stops early (a search at its limit) stops the work.
+Every engine maps a picklable function over chunks of items with a bounded number of chunks in
+flight, so memory stays bounded however many items there are, and a consumer that stops early
+(a search at its limit) stops the work. :func:`ordered_map` hands the results back in the order
+of the items; :func:`spread` (a scan's files) as they end, the largest files started first.
+
+Worker processes fork from a forkserver that has imported the corpus and every format module
+once; while it starts, the scanning process does the first small chunks itself.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ CHUNK_ITEMS = 256
 #: Less work than this is done in this process: starting workers would cost more than it saves.
 LOCAL_BYTES = 4 * 1024 * 1024
 LOCAL_ITEMS = 64
+#: A chunk this process does itself while its workers start holds at most this many bytes of
+#: files: a larger one waits for a worker, so this process never holds a large transcript.
+HERE_BYTES = 2 * CHUNK_BYTES
 #: Chunks in flight per worker.
 WINDOW_PER_WORKER = 3
 
@@ -62,6 +69,16 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _preload() -> list[str]:
+    """The modules the forkserver imports before it forks any worker: the corpus and every
+    format module (detection asks them all). A worker then forks with them instead of importing
+    them itself, a third of a second each, paid once per kernel rather than once per worker and
+    scan."""
+    from turnfold.formats import _MODULE_NAMES
+
+    return ["__main__", "turnfold.corpus", *_MODULE_NAMES.values()]
+
+
 def _pool(workers: int) -> ProcessPoolExecutor:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -69,7 +86,49 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     # Not fork: a kernel has threads (ZeroMQ, the widget's), and forking a threaded process can
     # deadlock the child. forkserver starts workers from a clean process where it exists.
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        # Only heeded when the forkserver starts (once per process): later scans reuse it warm.
+        context.set_forkserver_preload(_preload())
+    return ProcessPoolExecutor(workers, mp_context=context)
+
+
+class _Starter:
+    """Starts a pool's workers on a thread of its own, so this process can do the first chunks
+    itself meanwhile: a worker is ready only once the forkserver has started and imported what
+    it needs (a third of a second or more), and the scanning process, which has, would
+    otherwise wait idle for it. A scan that ends first does not wait for them at all."""
+
+    def __init__(self, workers: int) -> None:
+        import threading
+
+        self.pool = _pool(workers)
+        self.ready = threading.Event()
+        self._failure: BaseException | None = None
+        self._thread = threading.Thread(target=self._start, args=(workers,), daemon=True,
+                                        name="turnfold-workers")  # fmt: skip
+        self._thread.start()
+
+    def _start(self, workers: int) -> None:
+        try:
+            # One trivial task per worker: the pool starts a process for each task it cannot
+            # give to an idle one, so all of them are up, and running, when these return.
+            for future in [self.pool.submit(os.getpid) for _ in range(workers)]:
+                future.result()
+        except BaseException as exc:  # the pool broke, or was shut down first
+            self._failure = exc
+        finally:
+            self.ready.set()
+
+    def wait(self) -> ProcessPoolExecutor:
+        """The pool, once its workers are up."""
+        self._thread.join()
+        if self._failure is not None:
+            raise self._failure
+        return self.pool
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=self.ready.is_set(), cancel_futures=True)
 
 
 def ordered_map(
@@ -83,22 +142,88 @@ def ordered_map(
     """``func`` over chunks of ``items``, one result per item, in the order of ``items``.
 
     ``items`` may be a generator (the rows of a Parquet file, read batch by batch): at most a
-    window of chunks is ever materialised. ``parallel=False`` (too little work, see
-    :func:`worth_workers`) keeps the work in this process unless a Dask ``client`` is given.
+    window of chunks is ever materialised, besides the chunks done here while the workers
+    start. ``parallel=False`` (too little work, see :func:`worth_workers`) keeps the work in
+    this process unless a Dask ``client`` is given.
     """
     if client is not None:
-        yield from _windowed(func, items, client, _dask_window(client))
+        yield from _windowed(func, chunks(items), client, _dask_window(client))
         return
     count = default_workers() if workers is None else max(1, workers)
     if count == 1 or not parallel:
         for chunk in chunks(items):
             yield from func(chunk)
         return
-    pool = _pool(count)
+    starter = _Starter(count)
     try:
-        yield from _windowed(func, items, pool, count * WINDOW_PER_WORKER)
+        stream = chunks(items)
+        for chunk in stream:
+            if starter.ready.is_set() or not _small(chunk):
+                pending: deque[Any] = deque([starter.wait().submit(func, chunk)])
+                yield from _windowed(func, stream, starter.pool, count * WINDOW_PER_WORKER,
+                                     pending)  # fmt: skip
+                return
+            yield from func(chunk)  # the workers are still starting
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        starter.shutdown()
+
+
+def spread(
+    func: Callable[[list[Item]], list[R]], items: list[Item], *, workers: int | None,
+    parallel: bool = True,
+) -> Iterator[tuple[int, R]]:  # fmt: skip
+    """``func`` over chunks of ``items``, as ``(index in items, result)``, in the order the
+    work ends, for a consumer that puts the results in place itself.
+
+    The largest files go to the workers first, so that no large one is left running alone at
+    the end while the other workers idle; the smallest are done here while the workers start.
+    """
+    count = default_workers() if workers is None else max(1, workers)
+    if count == 1 or not parallel:
+        done = 0
+        for chunk in chunks(items):
+            for result in func(chunk):
+                yield done, result
+                done += 1
+        return
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    largest = sorted(range(len(items)), key=lambda i: items[i].size or 0, reverse=True)
+    planned = deque(_index_chunks(items, largest))
+    starter = _Starter(count)
+    try:
+        while planned and not starter.ready.is_set():
+            smallest = [items[i] for i in planned[-1]]
+            if not _small(smallest):
+                break
+            yield from zip(planned.pop(), func(smallest), strict=True)
+        if not planned:
+            return
+        pool = starter.wait()
+        running: dict[Future[list[R]], list[int]] = {}
+        while planned or running:
+            while planned and len(running) < count * WINDOW_PER_WORKER:
+                indices = planned.popleft()
+                running[pool.submit(func, [items[i] for i in indices])] = indices
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                yield from zip(running.pop(future), future.result(), strict=True)
+    finally:
+        starter.shutdown()
+
+
+def _index_chunks(items: list[Item], order: list[int]) -> Iterator[list[int]]:
+    """The indices of ``order`` in chunks, cut as :func:`chunks` cuts items."""
+    chunk: list[int] = []
+    size = 0
+    for index in order:
+        chunk.append(index)
+        size += items[index].size or 0
+        if size >= CHUNK_BYTES or len(chunk) >= CHUNK_ITEMS:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
 
 
 def _dask_window(client: Any) -> int:
@@ -110,15 +235,21 @@ def _dask_window(client: Any) -> int:
 
 
 def _windowed(
-    func: Callable[[list[Item]], list[R]], items: Iterable[Item], executor: Any, window: int
+    func: Callable[[list[Item]], list[R]],
+    stream: Iterator[list[Item]],
+    executor: Any,
+    window: int,
+    pending: deque[Any] | None = None,
 ) -> Iterator[R]:
-    """Submit chunks while fewer than ``window`` are pending; yield results in order."""
+    """Submit chunks while fewer than ``window`` are pending; yield results in order.
+
+    ``pending`` holds the futures (of the pool or of Dask) already under way, in order."""
     from concurrent.futures import ProcessPoolExecutor
 
-    pending: deque[Future[list[R]]] = deque()
+    pending = deque() if pending is None else pending
     dask = not isinstance(executor, ProcessPoolExecutor)
     try:
-        for chunk in chunks(items):
+        for chunk in stream:
             if dask:
                 pending.append(executor.submit(func, chunk, pure=False))
             else:
@@ -130,3 +261,7 @@ def _windowed(
     finally:
         for future in pending:
             future.cancel()
+
+
+def _small(chunk: list[Item]) -> bool:
+    return sum(item.size or 0 for item in chunk) <= HERE_BYTES

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from turnfold import codec
 from turnfold.corpus.discover import Item
 from turnfold.corpus.summarize import entries_by_turn, load_item, log_transcripts
-from turnfold.formats.harnesses import inspect_log
+from turnfold.formats.harnesses import inspect_log, openhands
+from turnfold.formats.source import open_source
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -71,6 +72,10 @@ def search_item(item: Item, query: str, regex: bool, limit: int) -> list[SearchH
     pattern = re.compile(query if regex else re.escape(query), re.IGNORECASE)
     if item.path is not None and item.sample is None and item.format == inspect_log.NAME:
         return _search_log(item, pattern, limit)
+    if item.path is not None and item.sample is None and item.format == openhands.NAME:
+        found = _search_instances(item, pattern, limit)
+        if found is not None:
+            return found
     try:
         transcript = load_item(item, item.format)
     except Exception:  # the row already says why it cannot be read (C-7)
@@ -88,6 +93,38 @@ def _search_log(item: Item, pattern: re.Pattern[str], limit: int) -> list[Search
                 break
     except Exception:  # the log cannot be read: its rows say so (C-7)
         pass
+    return hits
+
+
+def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> list[SearchHit] | None:
+    """The hits of every instance of an OpenHands eval output, the file read once, keyed as the
+    scan keys them (``path#instance_id``; the path alone for a file of one instance). None when
+    the file is no eval output (an event list): it is then searched as one transcript."""
+    assert item.path is not None
+    hits: list[SearchHit] = []
+    ids: list[str] = []
+    try:
+        source, stream = open_source(item.path)
+    except Exception:  # the row already says why it cannot be read (C-7)
+        return []
+    try:
+        if source.is_document:
+            return None
+        for instance_id, transcript in openhands.instances(source):
+            ids.append(instance_id)
+            if len(ids) > 1 and len(hits) >= limit:
+                break  # a second instance is met: the keys are the instances'
+            if len(hits) < limit:
+                hits += _hits(f"{item.key}#{instance_id}", transcript, pattern, limit - len(hits))
+    except openhands.NotAnEvalOutput:
+        return None
+    except Exception:  # the file broke off: its rows say so (C-7)
+        pass
+    finally:
+        if stream is not None:
+            stream.close()
+    if len(ids) == 1:
+        return [SearchHit(item.key, h.turn, h.entry_id, h.snippet) for h in hits]
     return hits
 
 

@@ -9,6 +9,7 @@ before the row is returned.
 
 from __future__ import annotations
 
+import functools
 import glob
 import math
 import re
@@ -23,9 +24,10 @@ from turnfold.corpus.discover import Item, is_subagent_file
 from turnfold.formats import TranscriptFormatError, load, which_format
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
-from turnfold.formats.harnesses import inspect_log
+from turnfold.formats.harnesses import inspect_log, openhands
 from turnfold.formats.source import open_source
 from turnfold.model import (
+    FAILED_STATUSES,
     AssistantError,
     AssistantText,
     Entry,
@@ -35,7 +37,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.process import Turn, plan_projection, recorded_duration_ms
+from turnfold.process import plan_projection, recorded_duration_ms, segment_header
 from turnfold.tools import safe_description, tool_category
 
 #: The row of C-2, in its order.
@@ -61,11 +63,12 @@ DATETIME_COLUMNS = frozenset({"started", "ended"})
 
 #: A tool "failed" when the projection treats it as a failure: process.py keeps a group that
 #: recorded one of these open during recovery (P-8); tests/test_corpus.py checks the two agree.
-FAILED_STATUSES = frozenset({"error", "cancelled"})
 #: The agent a session format is written by, when the transcript's metadata does not say (H-6).
 AGENTS = {"claude-code": "claude-code", "codex": "codex", "gemini": "gemini-cli",
           "qwen": "qwen-code"}  # fmt: skip
 TITLE_LIMIT = 120
+#: The locale of the turn headers the counts are read from (counts do not depend on it).
+LOCALE = "en"
 ERROR_LINE_LIMIT = 200
 
 #: What reading an item found: rows (one for a session; one per sample and epoch of an eval
@@ -100,7 +103,8 @@ def summarize(item: Item) -> dict[str, Any]:
     A file no loader recognises, a sub-agent's own file or a Gemini resume's stub still gets a
     row here, with ``error`` saying so; :func:`turnfold.scan` leaves such files out of the
     corpus instead. An eval log of several samples is several items: name one by its
-    ``sample`` (``"id/epoch"``; :func:`log_items` lists them), or the row's ``error`` says so.
+    ``sample`` (``"id/epoch"``; :func:`log_items` lists them), or the row's ``error`` says so;
+    so is an OpenHands eval output of several instances (``sample`` is an ``instance_id``).
 
     >>> from turnfold.corpus.discover import Item
     >>> row = summarize(Item(key="t", messages=[{"role": "user", "content": "hi"},
@@ -122,6 +126,12 @@ def summarize(item: Item) -> dict[str, Any]:
             return _error_row(item, why, inspect_log.NAME)
         item = listed[0]
     found = examine(item, tables=False)
+    if len(found.rows) > 1:  # an eval output of several instances
+        names = ", ".join(repr(row["sample"]) for row in found.rows[:5])
+        more = ", …" if len(found.rows) > 5 else ""
+        why = (f"an eval output of {len(found.rows)} instances: name one as Item(sample=…): "
+               f"{names}{more}")  # fmt: skip
+        return _error_row(item, why, found.rows[0]["format"])
     if found.rows:
         return found.rows[0]
     why = {
@@ -168,13 +178,19 @@ def examine(item: Item, *, tables: bool = True) -> Summary:
     """Read ``item`` and summarise it; the tool-call and turn rows too when ``tables``.
 
     An eval log file (no ``sample`` named) gives one row per sample and epoch, the log opened
-    once (:func:`_examine_log`)."""
+    once (:func:`_examine_log`); an OpenHands eval output one per instance
+    (:func:`_examine_instances`)."""
     if _is_eval_log(item) and item.sample is None:
         return _examine_log(item, tables)
     format = item.format
+    lines = True  # JSON lines, not one document (unknown until read when format is given)
     try:
         if item.path is not None and format is None:
-            format = _detect(item.path)
+            format, lines = _detect(item.path)
+        if format == openhands.NAME and lines and item.path is not None and item.sample is None:
+            found = _examine_instances(item, tables)
+            if found is not None:
+                return found
         transcript = load_item(item, format)
         format = format or _text(transcript.metadata.get("source_format"))
         if format == "gemini" and item.path is not None and _is_resume_stub(item.path, transcript):
@@ -240,6 +256,47 @@ def _examine_log(item: Item, tables: bool) -> Summary:
     return found
 
 
+def _examine_instances(item: Item, tables: bool) -> Summary | None:
+    """Every instance of an OpenHands eval ``output.jsonl``, each a row keyed
+    ``path#instance_id`` (as an eval log's samples are), the file read once; a file of one
+    instance stays one row keyed by its path. None when the file is no such output (an event
+    list): it is then read as one transcript."""
+    assert item.path is not None
+    source, stream = open_source(item.path)
+    found = Summary("rows")
+    try:
+        for instance_id, transcript in openhands.instances(source):
+            each = Item(key=f"{item.key}#{instance_id}", path=item.path, sample=instance_id,
+                        format=openhands.NAME, size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
+            found.extend(_summarized(transcript, each, openhands.NAME, tables))
+    except openhands.NotAnEvalOutput:
+        return None
+    except Exception as exc:  # the file broke off: the instances read so far stay rows (C-7)
+        if not found.rows:
+            raise
+        found.extend(_one(_error_row(item, _reason(exc), openhands.NAME)))
+    finally:
+        if stream is not None:
+            stream.close()
+    if not found.rows:
+        return None
+    # What concerns the file (an unreadable line) is a warning of every instance's load.
+    shared = len(source.warnings)
+    for row in found.rows:
+        if row["error"] is None:
+            row["warnings"] += shared
+    if len(found.rows) == 1:
+        _one_instance(found, item.key)
+    return found
+
+
+def _one_instance(found: Summary, key: str) -> None:
+    """A file of one instance is one row keyed by its path, as an event list is."""
+    found.rows[0].update(key=key, sample=None)
+    for row in (*found.tool_calls, *found.turns):
+        row["key"] = key
+
+
 def _is_resume_stub(path: str, transcript: Transcript) -> bool:
     """Whether a Gemini CLI session file is a resume's stub, part of another file's session.
 
@@ -303,9 +360,10 @@ def _reason(exc: BaseException) -> str:
     )
 
 
-def _detect(path: str) -> str:
+def _detect(path: str) -> tuple[str, bool]:
     """The format of a session file, from its first records only (``Source.head``), so a file
-    no loader knows costs a few lines, not a parse of the whole file."""
+    no loader knows costs a few lines, not a parse of the whole file; and whether the file is
+    JSON lines rather than one document."""
     source, stream = open_source(path)
     try:
         head = source.head_values()
@@ -323,7 +381,7 @@ def _detect(path: str) -> str:
             raise _NotASession("skipped")
         if is_subagent_file(Path(path), format, head):
             raise _NotASession("child")
-        return format
+        return format, not source.is_document
     finally:
         if stream is not None:
             stream.close()
@@ -335,6 +393,8 @@ def load_item(item: Item, format: str | None) -> Transcript:
     if isinstance(item.transcript, Transcript):
         return item.transcript
     if item.path is not None and item.sample is not None:
+        if format == openhands.NAME:  # an instance of an eval output: ``sample`` is its id
+            return load(item.path, format=format, sample=item.sample)
         sample, epoch = sample_of(item.sample)
         return load(item.path, format=format or inspect_log.NAME, sample=sample, epoch=epoch)
     if item.path is not None:
@@ -382,6 +442,13 @@ def utc(stamp: Any) -> datetime | None:
     """An ISO-8601 timestamp as an aware UTC datetime (a naive one is taken as UTC)."""
     if not isinstance(stamp, str) or not stamp:
         return None
+    return _utc(stamp)
+
+
+@functools.lru_cache(maxsize=4096)
+def _utc(stamp: str) -> datetime | None:
+    # Cached: a call's start is its entry's timestamp, and a turn's stamps are read for the
+    # turn and again for the session, so most stamps are parsed more than once otherwise.
     try:
         moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     except ValueError:
@@ -469,18 +536,21 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
     turn_rows: list[dict[str, Any]] = []
     model: str | None = _text(meta.get("model"))
     for planned_item in planned:
-        segment = planned_item.segment
-        shown = planned_item.project()
-        if not isinstance(shown, Turn) or segment is None:
+        segment, context = planned_item.segment, planned_item.context
+        if segment is None or context is None:
+            shown = planned_item.entry
             if isinstance(shown, SystemNotice) and shown.level == "error":
                 errors += 1
-            if isinstance(shown, Entry) and (moment := utc(shown.timestamp)):
+            if shown is not None and (moment := utc(shown.timestamp)):
                 stamps.append(moment)
             continue
         turns += 1
-        header = shown.header
+        # The turn's header and the entries shown outside its fold, as the projection makes
+        # them (process.py's own functions), without projecting the rest of the turn: the batch
+        # views, groups and rows a row never shows were two thirds of a summary's cost.
+        header = segment_header(segment, context.running, LOCALE)
         tool_calls += header.tool_count
-        errors += sum(1 for e in shown.outside if isinstance(e, AssistantError))
+        errors += sum(1 for e in segment.entries if isinstance(e, AssistantError))
         everything: list[Entry] = ([segment.user] if segment.user else []) + segment.entries
         turn_tokens = _no_tokens()
         turn_started: datetime | None = None

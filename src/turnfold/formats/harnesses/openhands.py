@@ -10,6 +10,7 @@ Shapes read (``openhands/events/serialization/event.py``, ``evaluation/utils/sha
   test_result, metadata, metrics, error, instance}``; ``history`` is a list of events (or, in old
   outputs, of ``[action, observation]`` pairs). ``load(path, sample=ID)`` shows the instance
   with that ``instance_id``; without ``sample`` it shows the first and warns about the others.
+  :func:`instances` reads every instance in one pass (a corpus scan: one row each).
 
 Mapping:
 
@@ -43,6 +44,7 @@ Mapping:
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -819,6 +821,53 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
             )
     reader.finish()
     return transcript
+
+
+class NotAnEvalOutput(ValueError):
+    """The source is no eval output of instances, one a line (an event list, or a document)."""
+
+
+def instances(source: Source) -> Iterator[tuple[str, Transcript]]:
+    """Every instance of an eval ``output.jsonl``, in one pass, as its ``instance_id`` and the
+    transcript ``load(path, sample=ID)`` shows for it (what a corpus scan makes one row each).
+
+    Each instance is read by a reader of its own, into a transcript with its own warnings and
+    accounting. What concerns the file, not one instance (an unreadable line, an id met again,
+    which ``load(path, sample=ID)`` cannot reach), is warned on ``source``: it belongs to every
+    instance. Raises :class:`NotAnEvalOutput` for a document or a line that is no instance.
+    """
+    from turnfold.formats import report_losses
+    from turnfold.formats.source import Source as Own
+
+    if source.is_document:
+        raise NotAnEvalOutput(f"{source.name}: one JSON document, not an eval output")
+    module = sys.modules[__name__]
+    seen: dict[str, int] = {}
+    for line, record in source.records():
+        if isinstance(record, MalformedLine):
+            source.warn(record.reason, line)
+            continue
+        if not _is_instance(record):
+            raise NotAnEvalOutput(f"{source.name}: line {line} is no eval instance")
+        instance_id = str(record.get("instance_id"))
+        if instance_id in seen:
+            source.warn(
+                f"instance {instance_id} again (first on line {seen[instance_id]}): "
+                f"load(path, sample={instance_id!r}) reads the first; this one is not shown",
+                line,
+            )
+            continue
+        seen[instance_id] = line
+        source.mapped("instance")
+        own = Own(source.name, iter(()), path=source.path)
+        transcript = Transcript(metadata={"source_format": NAME, "agent": "openhands"})
+        reader = _Reader(own, transcript)
+        _instance(reader, record, line)
+        reader.finish()
+        transcript.warnings[:0] = own.warnings
+        transcript.accounting = own.accounting
+        report_losses(source.name, own.accounting, transcript, module)
+        yield instance_id, transcript
 
 
 def _check_sample(name: str, sample: Any, ids: list[str]) -> None:

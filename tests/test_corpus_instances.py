@@ -1,0 +1,277 @@
+"""An OpenHands eval ``output.jsonl`` in a corpus (C-1, C-2, H-3, issue 13): one row per instance,
+keyed ``path#<instance_id>``, the file read once; a file of one instance, or an event list, is
+one row keyed by its path. And the engine under a scan: the chunks done in the scanning process
+while its workers start, and the largest files started first.
+
+Counts are checked against each instance's own ``load(path, sample=ID)`` and its widget, never
+against numbers written down here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.corpus import COLUMNS, scan, summarize
+from turnfold.corpus import engine as engine_module
+from turnfold.corpus.discover import Item
+from turnfold.corpus.index import CACHE_ENV
+from turnfold.formats.harnesses import openhands
+
+from .test_corpus import _Reads, _widget_counts
+
+summarize_module = importlib.import_module("turnfold.corpus.summarize")
+OPENHANDS = Path(__file__).parent / "fixtures" / "harnesses" / "openhands"
+OUTPUT = "openhands_output-jsonl_hand-made_delegate-and-errors.jsonl"
+ONE = "openhands_output-jsonl_hand-made_old-history-pairs.jsonl"
+GUI = "openhands_trajectory_basic-gui-mode.json"
+TREE = Path(__file__).parent / "fixtures" / "corpus"
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(CACHE_ENV, str(folder))
+    return folder
+
+
+@pytest.fixture
+def outputs(tmp_path: Path) -> Path:
+    target = tmp_path / "outputs"
+    shutil.copytree(OPENHANDS, target)
+    return target
+
+
+def _ids(path: Path) -> list[str]:
+    """The instance ids of an output, read here with json (the test's own reader)."""
+    ids = []
+    for line in path.open():
+        try:
+            ids.append(str(json.loads(line)["instance_id"]))
+        except json.JSONDecodeError:
+            continue
+    return ids
+
+
+def _alone(row: dict[str, Any]) -> turnfold.Transcript:
+    if row["sample"] is None:
+        return turnfold.load(row["path"])
+    return turnfold.load(row["path"], sample=row["sample"])
+
+
+# --- rows -----------------------------------------------------------------------------------------
+
+
+def test_C1_an_eval_output_is_one_row_per_instance_keyed_path_instance_id(outputs: Path) -> None:
+    corpus = scan(outputs, workers=1)
+    output = outputs / OUTPUT
+    ids = _ids(output)
+    assert len(ids) > 1
+    assert [k for k in corpus.keys if k.startswith(str(output))] == [f"{output}#{i}" for i in ids]
+    for row in corpus:
+        assert list(row) == list(COLUMNS)
+        assert row["format"] == "openhands"
+        if row["path"] == str(output):
+            assert row["sample"] == row["key"].partition("#")[2]
+
+
+def test_C1_a_file_of_one_instance_and_an_event_list_are_one_row_keyed_by_the_path(
+    outputs: Path,
+) -> None:
+    corpus = scan(outputs, workers=1)
+    assert len(_ids(outputs / ONE)) == 1
+    for name in (ONE, GUI):
+        (row,) = [r for r in corpus if r["path"] == str(outputs / name)]
+        assert (row["key"], row["sample"]) == (str(outputs / name), None)
+
+
+def test_C2_each_instance_counts_what_its_own_load_shows(outputs: Path) -> None:
+    corpus = scan(outputs, workers=1)
+    tool_keys = corpus.tool_calls().column("key").to_pylist()
+    turn_keys = corpus.turns().column("key").to_pylist()
+    for row in corpus:
+        assert row["error"] is None, row["error"]
+        alone = _alone(row)
+        assert corpus[row["key"]] == alone  # corpus[key] loads that instance, and only it
+        shown = _widget_counts(alone)
+        assert {name: row[name] for name in shown} == shown, row["key"]
+        assert row["warnings"] == len(alone.warnings), row["key"]
+        assert row["outcome"] == alone.metadata.get("outcome")
+        assert tool_keys.count(row["key"]) == row["tool_calls"]
+        assert turn_keys.count(row["key"]) == row["turns"]
+    outcomes = {row["sample"]: row["outcome"] for row in corpus if row["sample"]}
+    assert len(outcomes) == len(_ids(outputs / OUTPUT))
+
+
+def test_C7_a_bad_line_warns_every_instance_and_an_id_met_again_is_said(outputs: Path) -> None:
+    output = outputs / OUTPUT
+    lines = output.read_text().splitlines()
+    again = json.loads(lines[0])
+    output.write_text("\n".join([lines[0], "{not json", *lines[1:], json.dumps(again)]) + "\n")
+    corpus = scan(outputs, workers=1, cache=False)
+    rows = [r for r in corpus if r["path"] == str(output)]
+    assert [r["sample"] for r in rows] == _ids(output)[:-1]  # the repeated id is one row
+    for row in rows:
+        alone = _alone(row)
+        assert any(w.line == 2 for w in alone.warnings)  # the bad line, in every instance's load
+        # ...and in every row, with the repeated id, which no load(path, sample=ID) reaches.
+        assert row["warnings"] == len(alone.warnings) + 1
+    assert any("again" in w.reason and w.line == len(lines) + 2 for w in _file_warnings(output))
+
+
+def _file_warnings(path: Path) -> list[Any]:
+    from turnfold.formats.source import open_source
+
+    source, stream = open_source(path)
+    try:
+        list(openhands.instances(source))
+    finally:
+        assert stream is not None
+        stream.close()
+    return source.warnings
+
+
+def test_H3_instances_reads_each_instance_as_load_with_its_id_does() -> None:
+    from turnfold.formats.source import open_source
+
+    path = OPENHANDS / OUTPUT
+    source, stream = open_source(path)
+    try:
+        read = list(openhands.instances(source))
+    finally:
+        assert stream is not None
+        stream.close()
+    assert [i for i, _ in read] == _ids(path)
+    for instance_id, transcript in read:
+        alone = turnfold.load(path, sample=instance_id)
+        assert transcript.entries == alone.entries
+        assert transcript.metadata == alone.metadata
+        assert transcript.accounting is not None
+        assert transcript.accounting.counts["instance"] == {"mapped": 1}
+
+
+def test_H3_an_event_list_as_json_lines_is_no_eval_output(tmp_path: Path) -> None:
+    events = json.loads((OPENHANDS / GUI).read_text())
+    lines = tmp_path / "events.jsonl"
+    lines.write_text("".join(json.dumps(e) + "\n" for e in events))
+    (row,) = scan(tmp_path, workers=1, cache=False).rows
+    assert (row["key"], row["sample"], row["error"]) == (str(lines), None, None)
+    assert row["tool_calls"] == _widget_counts(turnfold.load(lines))["tool_calls"]
+
+
+def test_C2_summarize_names_one_instance_and_says_an_output_of_many_is_many_items() -> None:
+    path = str(OPENHANDS / OUTPUT)
+    ids = _ids(Path(path))
+    many = summarize(Item(key=path, path=path))
+    assert many["error"] is not None
+    assert f"{len(ids)} instances" in many["error"]
+    one = summarize(Item(key=f"{path}#{ids[1]}", path=path, sample=ids[1]))
+    assert one["error"] is None
+    assert one["turns"] == _widget_counts(turnfold.load(path, sample=ids[1]))["turns"]
+
+
+def test_C4_an_eval_output_comes_from_the_index_whole(
+    outputs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = scan(outputs, workers=1)
+    reads = _Reads(monkeypatch)
+    again = scan(outputs, workers=1)
+    assert (reads.count, again.read) == (0, 0)
+    assert again.to_arrow().equals(first.to_arrow())
+    assert again.tool_calls().equals(first.tool_calls())
+
+
+def test_C6_search_keys_each_hit_by_its_instance(outputs: Path) -> None:
+    corpus = scan(outputs, workers=1)
+    output = outputs / OUTPUT
+    hits = corpus.search("calc", limit=1000)
+    keys = {hit.key for hit in hits}
+    assert keys <= set(corpus.keys)
+    assert {k for k in keys if k.startswith(str(output))} == {f"{output}#{i}" for i in _ids(output)}
+
+
+# --- the engine under a scan --------------------------------------------------------------------
+
+
+def _pids(items: list[Item]) -> list[tuple[str, int]]:
+    """Which process did each item (a picklable function for the workers)."""
+    time.sleep(0.02)
+    return [(item.key, os.getpid()) for item in items]
+
+
+def _slow_start(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """Workers that take ``seconds`` to come up, as on a busy machine or a cold forkserver."""
+    real: Callable[..., None] = engine_module._Starter._start
+
+    def start(self: Any, workers: int) -> None:
+        time.sleep(seconds)
+        real(self, workers)
+
+    monkeypatch.setattr(engine_module._Starter, "_start", start)
+
+
+def _items(count: int, size: Callable[[int], int] = lambda i: 10) -> list[Item]:
+    return [Item(key=f"k{i}", path=f"/nowhere/{i}", size=size(i)) for i in range(count)]
+
+
+def test_C5_chunks_done_here_while_the_workers_start_keep_the_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(engine_module, "CHUNK_ITEMS", 1)
+    _slow_start(monkeypatch, 0.3)
+    items = _items(200)  # 4 s of work here at most: a cold forkserver starts well before
+    done = list(engine_module.ordered_map(_pids, items, workers=2))
+    assert [key for key, _ in done] == [item.key for item in items]
+    here = {pid for _, pid in done if pid == os.getpid()}
+    elsewhere = {pid for _, pid in done if pid != os.getpid()}
+    assert here  # this process worked while the workers started
+    assert elsewhere  # and the workers did the rest
+
+
+def test_C5_spread_starts_the_largest_first_and_does_small_ones_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(engine_module, "CHUNK_ITEMS", 1)
+    _slow_start(monkeypatch, 0.3)
+    items = _items(60, size=lambda i: 1000 + i)  # the last items are the largest
+    done = list(engine_module.spread(_pids, items, workers=2))
+    assert sorted(index for index, _ in done) == list(range(len(items)))
+    assert all(items[index].key == key for index, (key, _) in done)
+    by_worker = [index for index, (_, pid) in done if pid != os.getpid()]
+    by_here = [index for index, (_, pid) in done if pid == os.getpid()]
+    assert by_here
+    assert by_worker
+    assert min(by_worker[:6]) > max(by_here)  # workers took the largest, this process the least
+
+
+def test_C5_a_scan_that_ends_before_its_workers_start_does_not_wait_for_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(engine_module, "LOCAL_BYTES", 0)
+    monkeypatch.setattr(engine_module, "CHUNK_ITEMS", 1)
+    gate = threading.Event()
+    real: Callable[..., None] = engine_module._Starter._start
+
+    def start(self: Any, workers: int) -> None:
+        gate.wait(10)
+        real(self, workers)
+
+    monkeypatch.setattr(engine_module._Starter, "_start", start)
+    here = scan(TREE, workers=1, cache=False)
+    began = time.monotonic()
+    spread_rows = scan(TREE, workers=2, cache=False)
+    took = time.monotonic() - began
+    gate.set()
+    assert spread_rows.to_arrow().equals(here.to_arrow())
+    assert spread_rows.tool_calls().equals(here.tool_calls())
+    assert took < 10  # not held by the gate: the first chunks' results were awaited elsewhere
