@@ -443,9 +443,19 @@ class Transcript:
         """The entry with ``entry_id``, or None."""
         return self._by_id.get(entry_id)
 
-    def tool_calls(self) -> list[ToolCall]:
-        """Every tool call of this transcript (not of its sub-agents), in order."""
-        return [e for e in self.entries if isinstance(e, ToolCall)]
+    def tool_calls(self, *, nested: bool = False) -> list[ToolCall]:
+        """Every tool call of this transcript, in order; with ``nested``, each followed by the
+        calls of its sub-agent's transcript (depth first, handoffs and agents as tools too)."""
+        calls = [e for e in self.entries if isinstance(e, ToolCall)]
+        if not nested:
+            return calls
+        every: list[ToolCall] = []
+        for call in calls:
+            every.append(call)
+            child = call.subagent.transcript if call.subagent is not None else None
+            if child is not None:
+                every += child.tool_calls(nested=True)
+        return every
 
     def __getstate__(self) -> dict[str, Any]:
         # Copies and pickles carry the content, not the lock or the observers of this instance.

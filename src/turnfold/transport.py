@@ -175,9 +175,7 @@ def typescript() -> str:
         MESSAGES,
         MESSAGE_UNIONS,
         source="src/turnfold/transport.py",
-        imports={
-            "./nodes": ((nodes.View,), {"TopNode": nodes.TopNode, "AnyNode": nodes.AnyNode})
-        },
+        imports={"./nodes": ((nodes.View,), {"TopNode": nodes.TopNode, "AnyNode": nodes.AnyNode})},
     )
 
 

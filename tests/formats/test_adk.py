@@ -53,12 +53,8 @@ def _format_of(value: Any) -> str | None:
 
 
 def all_calls(transcript: Transcript) -> list[ToolCall]:
-    calls = []
-    for call in transcript.tool_calls():
-        calls.append(call)
-        if call.subagent is not None and call.subagent.transcript is not None:
-            calls += all_calls(call.subagent.transcript)
-    return calls
+    """Every call, those of sub-agents (handoffs, agents as tools) included, depth first."""
+    return transcript.tool_calls(nested=True)
 
 
 def _calls(transcript: Transcript) -> dict[str, ToolCall]:

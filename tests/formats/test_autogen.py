@@ -46,12 +46,8 @@ CHAIN = FIXTURES / "autogen_v0.7.5_task-result_swarm-chain.json"
 
 
 def _all_calls(transcript: Transcript) -> list[ToolCall]:
-    calls = []
-    for call in transcript.tool_calls():
-        calls.append(call)
-        if call.subagent is not None and call.subagent.transcript is not None:
-            calls += _all_calls(call.subagent.transcript)
-    return calls
+    """Every call, those of sub-agents (handoffs, agents as tools) included, depth first."""
+    return transcript.tool_calls(nested=True)
 
 
 def _calls(transcript: Transcript) -> dict[str, ToolCall]:

@@ -60,12 +60,8 @@ def messages() -> list[Any]:
 
 
 def _all_calls(transcript: Transcript) -> list[ToolCall]:
-    calls = []
-    for call in transcript.tool_calls():
-        calls.append(call)
-        child = call.subagent.transcript if call.subagent else None
-        calls += _all_calls(child) if child is not None else []
-    return calls
+    """Every call, those of sub-agents (handoffs, agents as tools) included, depth first."""
+    return transcript.tool_calls(nested=True)
 
 
 def _summary(transcript: Transcript) -> list[tuple[Any, ...]]:

@@ -1367,8 +1367,7 @@ def test_issue21_4_a_pasted_image_is_shown_like_a_result_image() -> None:
 
 
 def test_issue21_14_a_broken_image_says_its_data_is_unreadable() -> None:
-    from turnfold.render.viewmodel import note_text
-    from turnfold.render.viewmodel import build_view_model, iter_nodes
+    from turnfold.render.viewmodel import build_view_model, iter_nodes, note_text
 
     view = build_view_model(load(HANDMADE / "v2.1_attachments-images-mcp.jsonl"))
     [browser] = [n for n in iter_nodes(view) if n.get("call_id") == "toolu_js"]

@@ -49,12 +49,8 @@ ZSTANDARD = 93
 
 
 def all_calls(transcript: Transcript) -> list[ToolCall]:
-    calls = []
-    for call in transcript.tool_calls():
-        calls.append(call)
-        if call.subagent is not None and call.subagent.transcript is not None:
-            calls += all_calls(call.subagent.transcript)
-    return calls
+    """Every call, those of sub-agents (handoffs, agents as tools) included, depth first."""
+    return transcript.tool_calls(nested=True)
 
 
 def by_name(transcript: Transcript) -> dict[str, ToolCall]:

@@ -44,14 +44,8 @@ _MODULES = {m.NAME: m for m in formats._modules()}
 
 
 def all_calls(transcript: Transcript) -> list[ToolCall]:
-    """Every call of ``transcript`` and of its sub-agents' transcripts, depth first."""
-    calls = []
-    for call in transcript.tool_calls():
-        calls.append(call)
-        child = call.subagent.transcript if call.subagent else None
-        if child is not None:
-            calls += all_calls(child)
-    return calls
+    """Every call, those of sub-agents (handoffs, agents as tools) included, depth first."""
+    return transcript.tool_calls(nested=True)
 
 
 def transcripts_of(path: Path) -> list[Transcript]:

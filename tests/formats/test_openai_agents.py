@@ -52,13 +52,8 @@ def _format_of(value: Any) -> str | None:
 
 
 def _all_calls(transcript: Transcript) -> list[ToolCall]:
-    """Every call, those of the agents handed off to (nested) included, depth first."""
-    calls = []
-    for call in transcript.tool_calls():
-        calls.append(call)
-        if call.subagent is not None and call.subagent.transcript is not None:
-            calls += _all_calls(call.subagent.transcript)
-    return calls
+    """Every call, those of sub-agents (handoffs, agents as tools) included, depth first."""
+    return transcript.tool_calls(nested=True)
 
 
 def _calls(transcript: Transcript) -> dict[str, ToolCall]:

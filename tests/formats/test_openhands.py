@@ -38,12 +38,8 @@ PAIRS = FIXTURES / "openhands_output-jsonl_hand-made_old-history-pairs.jsonl"
 
 
 def _all_calls(transcript: Transcript) -> list[ToolCall]:
-    calls = []
-    for call in transcript.tool_calls():
-        calls.append(call)
-        if call.subagent and call.subagent.transcript:
-            calls += _all_calls(call.subagent.transcript)
-    return calls
+    """Every call, those of sub-agents (handoffs, agents as tools) included, depth first."""
+    return transcript.tool_calls(nested=True)
 
 
 @pytest.mark.parametrize("path", [GUI, RENAME, OUTPUT, PAIRS], ids=lambda p: p.name)

@@ -60,12 +60,8 @@ def count_calls(agent: Any) -> int:
 
 
 def all_calls(transcript: Transcript) -> list[ToolCall]:
-    calls = []
-    for call in transcript.tool_calls():
-        calls.append(call)
-        if call.subagent is not None and call.subagent.transcript is not None:
-            calls += all_calls(call.subagent.transcript)
-    return calls
+    """Every call, those of sub-agents (handoffs, agents as tools) included, depth first."""
+    return transcript.tool_calls(nested=True)
 
 
 def calls_of(transcript: Transcript) -> list[tuple[Any, ...]]:

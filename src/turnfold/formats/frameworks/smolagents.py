@@ -919,7 +919,7 @@ def _nest(source: Source, transcript: Transcript, name: str, child: Any) -> None
     source.accounting.merge(child_source.accounting)
     task = next((e.text for e in child_transcript.entries if isinstance(e, UserMessage)), "")
     chosen = next((c for c in reversed(calls) if (_task_of(c.args) or "\0") in task), calls[-1])
-    child_calls = _all_calls(child_transcript)
+    child_calls = child_transcript.tool_calls(nested=True)
     tokens = [u.output_tokens for u in _usages(child_transcript) if u.output_tokens is not None]
     transcript.update(
         chosen,
@@ -933,15 +933,6 @@ def _nest(source: Source, transcript: Transcript, name: str, child: Any) -> None
             output_tokens=sum(tokens) if tokens else None,
         ),
     )
-
-
-def _all_calls(transcript: Transcript) -> list[ToolCall]:
-    calls = []
-    for call in transcript.tool_calls():
-        calls.append(call)
-        if call.subagent is not None and call.subagent.transcript is not None:
-            calls += _all_calls(call.subagent.transcript)
-    return calls
 
 
 def _usages(transcript: Transcript) -> list[Usage]:
