@@ -111,6 +111,18 @@ def test_U3_a_live_tally_equals_the_facts_read_afresh() -> None:
     assert (facts.turns, facts.tool_calls, facts.failed_tools) == (4, 4, 2)
     assert facts.models == ["m0", "m1"]
     assert facts.tokens == {"output_tokens": 40}
+    # Entries changed in place: a usage corrected, a model renamed, a failure turned success.
+    texts = [e for e in rec.transcript.entries if isinstance(e, AssistantText)]
+    rec.transcript.update(texts[1], usage=Usage(output_tokens=0, cache_read_tokens=5))
+    check()
+    rec.transcript.update(texts[0], model="m9")
+    check()
+    failed = [c for c in rec.transcript.tool_calls() if c.status == "error"]
+    rec.transcript.update(failed[0], status="success")
+    check()
+    facts = session_facts(rec.transcript)
+    assert facts.tokens == {"output_tokens": 30, "cache_read_tokens": 5}
+    assert (facts.failed_tools, facts.models) == (1, ["m9", "m1", "m0"])
 
 
 def test_U3_the_demo_session_header_in_chinese() -> None:

@@ -97,6 +97,10 @@ class SessionTally:
         self.transcript = transcript
         self._parts: dict[str, _Part] = {}
         self._calls = self._failed = 0
+        #: The models the entries name, with how many name each, in order of first appearance.
+        self._models: dict[str, int] = {}
+        self._tokens: dict[str, int] = {}
+        self._recorded: dict[str, int] = {}  # how many entries record each token count
         self._first: datetime | None = None
         self._last: datetime | None = None
 
@@ -109,31 +113,61 @@ class SessionTally:
         if changed is None or not self._parts:
             self._parts.clear()
             self._calls = self._failed = 0
+            self._models.clear()
+            self._tokens.clear()
+            self._recorded.clear()
             for entry in transcript.entries:
                 self._add(entry.id, _part_of(entry))
             self._first, self._last = self._span()
         else:
-            stale = False
+            stale = reorder = False
             for entry_id in changed:
                 changed_entry = transcript.get(entry_id)
                 old = self._parts.pop(entry_id, None)
                 if old is not None:
-                    self._calls -= old.call
-                    self._failed -= old.failed
+                    self._remove(old)
                     stale = stale or old.first == self._first or old.last == self._last
                 if changed_entry is not None:
                     part = _part_of(changed_entry)
                     self._add(entry_id, part)
+                    # A model changed in place may change which comes first: count again.
+                    reorder = reorder or (old is not None and old.model != part.model)
                     self._first = _earlier(self._first, part.first)
                     self._last = _later(self._last, part.last)
             if stale:
                 self._first, self._last = self._span()
+            if reorder:
+                self._models.clear()
+                for entry in transcript.entries:
+                    model = self._parts[entry.id].model if entry.id in self._parts else None
+                    if model:
+                        self._models[model] = self._models.get(model, 0) + 1
         return self._facts(turns)
 
     def _add(self, entry_id: str, part: _Part) -> None:
         self._parts[entry_id] = part
         self._calls += part.call
         self._failed += part.failed
+        if part.model:
+            self._models[part.model] = self._models.get(part.model, 0) + 1
+        for name, value in _counts([part.usage]).items():
+            self._tokens[name] = self._tokens.get(name, 0) + value
+            self._recorded[name] = self._recorded.get(name, 0) + 1
+
+    def _remove(self, part: _Part) -> None:
+        self._calls -= part.call
+        self._failed -= part.failed
+        if part.model:
+            left = self._models[part.model] - 1
+            if left:
+                self._models[part.model] = left
+            else:
+                del self._models[part.model]
+        for name, value in _counts([part.usage]).items():
+            self._tokens[name] -= value
+            self._recorded[name] -= 1
+            if not self._recorded[name]:  # no entry records it any more (a 0 recorded stays)
+                del self._tokens[name], self._recorded[name]
 
     def _span(self) -> tuple[datetime | None, datetime | None]:
         firsts = [p.first for p in self._parts.values() if p.first is not None]
@@ -152,15 +186,10 @@ class SessionTally:
         models: dict[str, None] = {}
         if (model := _text(meta.get("model"))) is not None:
             models[model] = None
-        for part in self._parts.values():
-            if part.model:
-                models.setdefault(part.model, None)
+        models.update(dict.fromkeys(self._models))
         facts.models = list(models)
-        recorded = meta.get("usage")
-        usages: Iterable[Any] = (
-            [recorded] if isinstance(recorded, Mapping) else (p.usage for p in self._parts.values())
-        )
-        facts.tokens = _counts(usages)  # a total the source recorded (Codex) wins
+        recorded = meta.get("usage")  # a total the source recorded (Codex) wins
+        facts.tokens = _counts([recorded]) if isinstance(recorded, Mapping) else dict(self._tokens)
         cost = meta.get("cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost):
             facts.cost_usd = float(cost)
