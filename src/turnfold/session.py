@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from turnfold.model import (
     FAILED_STATUSES,
@@ -74,15 +74,21 @@ def session_facts(transcript: Transcript, *, turns: int | None = None) -> Sessio
 
     ``turns`` is the number of turns when the caller has the projection planned already.
     """
-    return SessionTally(transcript).facts(turns=turns)
+    return SessionTally(transcript, keep=False).facts(turns=turns)
 
 
-@dataclass(frozen=True)
-class _Part:
-    """What one entry adds to the session's facts."""
+#: A moment as a key that sorts as the moments do: the UTC time to the second, and the digits of
+#: its fraction. Most sources write UTC in one ISO form, whose key takes no parsing: a session's
+#: first and last moments are found among thousands of stamps in a few milliseconds (Q-3).
+_Key = tuple[str, str]
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.(\d+))?(?:Z|\+00:00)?")
 
-    first: datetime | None
-    last: datetime | None
+
+class _Part(NamedTuple):
+    """What one entry adds to the session's facts (a tuple: one is made per entry)."""
+
+    first: _Key | None
+    last: _Key | None
     model: str | None
     call: bool
     failed: bool
@@ -93,16 +99,19 @@ class SessionTally:
     """A session's facts kept up to date entry by entry, so that a live widget's header costs
     about the entries that changed, not the whole transcript, at each update (Q-3)."""
 
-    def __init__(self, transcript: Transcript) -> None:
+    def __init__(self, transcript: Transcript, *, keep: bool = True) -> None:
         self.transcript = transcript
+        #: Whether each entry's part is kept for later updates (a widget's tally), or only the
+        #: totals are counted (one reading: a page, a corpus row), which is faster.
+        self._keep = keep
         self._parts: dict[str, _Part] = {}
         self._calls = self._failed = 0
         #: The models the entries name, with how many name each, in order of first appearance.
         self._models: dict[str, int] = {}
         self._tokens: dict[str, int] = {}
         self._recorded: dict[str, int] = {}  # how many entries record each token count
-        self._first: datetime | None = None
-        self._last: datetime | None = None
+        self._first: _Key | None = None
+        self._last: _Key | None = None
 
     def facts(
         self, changed: Iterable[str] | None = None, *, turns: int | None = None
@@ -116,9 +125,12 @@ class SessionTally:
             self._models.clear()
             self._tokens.clear()
             self._recorded.clear()
-            for entry in transcript.entries:
-                self._add(entry.id, _part_of(entry))
-            self._first, self._last = self._span()
+            if self._keep:
+                for entry in transcript.entries:
+                    self._add(entry.id, _part_of(entry))
+                self._first, self._last = self._span()
+            else:
+                self._count_all()
         else:
             stale = reorder = False
             for entry_id in changed:
@@ -144,15 +156,45 @@ class SessionTally:
                         self._models[model] = self._models.get(model, 0) + 1
         return self._facts(turns)
 
+    def _count_all(self) -> None:
+        """:meth:`_add` of every entry's part, with no part made or kept (one pass, inlined)."""
+        first = last = None
+        calls = failed = 0
+        models, tokens, recorded = self._models, self._tokens, self._recorded
+        for entry in self.transcript.entries:
+            if isinstance(entry, ToolUseSummary):
+                continue  # as _part_of: not a moment of the agent's session
+            moment = _key(entry.timestamp) if entry.timestamp else None
+            latest = moment
+            if isinstance(entry, ToolCall):
+                calls += 1
+                failed += entry.status in FAILED_STATUSES
+                ended = _key(entry.ended_at) if entry.ended_at else None
+                if ended is not None and (latest is None or ended > latest):
+                    latest = ended
+            elif isinstance(entry, AssistantText):
+                if entry.model:
+                    models[entry.model] = models.get(entry.model, 0) + 1
+                if entry.usage is not None:
+                    for name, value in _counts([entry.usage]).items():
+                        tokens[name] = tokens.get(name, 0) + value
+                        recorded[name] = recorded.get(name, 0) + 1
+            if moment is not None and (first is None or moment < first):
+                first = moment
+            if latest is not None and (last is None or latest > last):
+                last = latest
+        self._calls, self._failed, self._first, self._last = calls, failed, first, last
+
     def _add(self, entry_id: str, part: _Part) -> None:
         self._parts[entry_id] = part
         self._calls += part.call
         self._failed += part.failed
         if part.model:
             self._models[part.model] = self._models.get(part.model, 0) + 1
-        for name, value in _counts([part.usage]).items():
-            self._tokens[name] = self._tokens.get(name, 0) + value
-            self._recorded[name] = self._recorded.get(name, 0) + 1
+        if part.usage is not None:
+            for name, value in _counts([part.usage]).items():
+                self._tokens[name] = self._tokens.get(name, 0) + value
+                self._recorded[name] = self._recorded.get(name, 0) + 1
 
     def _remove(self, part: _Part) -> None:
         self._calls -= part.call
@@ -163,13 +205,13 @@ class SessionTally:
                 self._models[part.model] = left
             else:
                 del self._models[part.model]
-        for name, value in _counts([part.usage]).items():
+        for name, value in _counts([part.usage] if part.usage is not None else []).items():
             self._tokens[name] -= value
             self._recorded[name] -= 1
             if not self._recorded[name]:  # no entry records it any more (a 0 recorded stays)
                 del self._tokens[name], self._recorded[name]
 
-    def _span(self) -> tuple[datetime | None, datetime | None]:
+    def _span(self) -> tuple[_Key | None, _Key | None]:
         firsts = [p.first for p in self._parts.values() if p.first is not None]
         lasts = [p.last for p in self._parts.values() if p.last is not None]
         return (min(firsts) if firsts else None, max(lasts) if lasts else None)
@@ -194,12 +236,12 @@ class SessionTally:
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost):
             facts.cost_usd = float(cost)
         first, last = self._first, self._last
-        started_meta = utc(meta.get("started_at") or meta.get("start_time"))
+        started_meta = _key(meta.get("started_at") or meta.get("start_time"))
         if started_meta is not None:
             first, last = _earlier(first, started_meta), _later(last, started_meta)
-        facts.started, facts.ended = first, last
         if first is not None and last is not None:
-            facts.duration_s = (last - first).total_seconds() or None
+            facts.started, facts.ended = _moment(first), _moment(last)
+            facts.duration_s = (facts.ended - facts.started).total_seconds() or None
         duration_ms = meta.get("duration_ms")
         if facts.duration_s is None and isinstance(duration_ms, (int, float)) and duration_ms > 0:
             facts.duration_s = duration_ms / 1000
@@ -210,9 +252,9 @@ def _part_of(entry: Entry) -> _Part:
     if isinstance(entry, ToolUseSummary):
         # A label the fast model wrote later (S-1): not a moment of the agent's session.
         return _Part(None, None, None, False, False, None)
-    moment = utc(entry.timestamp)
+    moment = _key(entry.timestamp)
     if isinstance(entry, ToolCall):
-        ended = utc(entry.ended_at)
+        ended = _key(entry.ended_at)
         last = moment if ended is None else ended if moment is None else max(moment, ended)
         return _Part(moment, last, None, True, entry.status in FAILED_STATUSES, None)
     if isinstance(entry, AssistantText):
@@ -220,12 +262,31 @@ def _part_of(entry: Entry) -> _Part:
     return _Part(moment, moment, None, False, False, None)
 
 
-def _earlier(a: datetime | None, b: datetime | None) -> datetime | None:
+def _earlier(a: _Key | None, b: _Key | None) -> _Key | None:
     return b if a is None else a if b is None else min(a, b)
 
 
-def _later(a: datetime | None, b: datetime | None) -> datetime | None:
+def _later(a: _Key | None, b: _Key | None) -> _Key | None:
     return b if a is None else a if b is None else max(a, b)
+
+
+def _key(stamp: Any) -> _Key | None:
+    if not isinstance(stamp, str) or not stamp:
+        return None
+    canonical = _CANONICAL.fullmatch(stamp)
+    if canonical is not None:  # UTC (or naive, taken as UTC): its text sorts as its moment
+        return stamp[:19], (canonical.group(1) or "").rstrip("0")
+    moment = utc(stamp)  # another offset, a space for the T, …: parsed
+    if moment is None:
+        return None
+    fraction = f"{moment.microsecond:06d}".rstrip("0")
+    return moment.strftime("%Y-%m-%dT%H:%M:%S"), fraction
+
+
+def _moment(key: _Key) -> datetime:
+    seconds, fraction = key
+    moment = datetime.fromisoformat(seconds).replace(tzinfo=timezone.utc)
+    return moment.replace(microsecond=int(fraction[:6].ljust(6, "0"))) if fraction else moment
 
 
 def _counts(usages: Any) -> dict[str, int]:
