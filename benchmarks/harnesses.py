@@ -2,8 +2,8 @@
 
 Builds an ``.eval`` log of at least ``--mb`` megabytes with the real ``inspect_ai`` package: the
 bundled fixture's samples (a real ``mockllm`` run: tool calls, a failing tool, a sub-agent, two
-scorers) copied under new ids until the log is that large, written by ``write_eval_log``. Then
-measures in the same run:
+scorers) copied under new ids until the log is that large, written by inspect_ai's own ``.eval``
+recorder as an eval run writes it (see ``_write``). Then measures in the same run:
 
   baseline  ``json.loads`` of every sample's JSON member of the zip (decompression included)
   all       ``inspect_log.transcripts(path)``: every sample as a transcript, one at a time
@@ -19,6 +19,7 @@ peak RSS <= 300 MB for a 200 MB log. Times are best of ``--runs`` alternating ru
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import subprocess
 import sys
@@ -38,28 +39,55 @@ FIXTURE = (
 ONE_BAR, ALL_BAR, RSS_BAR_MB = 0.05, 3.0, 300
 #: The fixture's samples as (id, epoch): each copy holds all four.
 ORIGINAL_KEYS = ((1, 1), (2, 1), (1, 2), (2, 2))
+#: About what one sample adds to the log, compressed: the first guess of how many to write,
+#: before the log's own size says; it is the file's size that decides when it is enough.
+FIXTURE_SAMPLE_BYTES = 5_000
+
+
+#: Samples written between two flushes of the log, as an eval run flushes its recorder.
+FLUSH_EVERY = 1000
 
 
 def generate(path: Path, megabytes: float) -> tuple[int, int]:
     """Write a log of at least ``megabytes`` MB; (its size, how many samples it holds)."""
-    from inspect_ai.log import read_eval_log, write_eval_log
+    return asyncio.run(_write(path, megabytes * 1024 * 1024))
+
+
+async def _write(path: Path, target: float) -> tuple[int, int]:
+    """The log written by inspect_ai's own ``.eval`` recorder, as ``inspect eval`` writes
+    one: started, the samples logged and flushed every :data:`FLUSH_EVERY`, then finished.
+
+    Not ``write_eval_log(log)`` of one log holding every sample: it buffers them all before
+    writing any, and each sample it buffers is checked against every sample buffered before
+    (quadratic: 4,000 samples took 98 s, a 200 MB log holds 40,000), and it condenses each
+    copy anew. A copy differs from its original only in its id, so the originals are
+    condensed once (as ``write_eval_log`` condenses every sample) and the copies logged."""
+    from inspect_ai.log import read_eval_log
+    from inspect_ai.log._condense import condense_sample
+    from inspect_ai.log._recorders.eval import EvalRecorder
 
     log = read_eval_log(str(FIXTURE))
-    originals = list(log.samples or [])
-    size = FIXTURE.stat().st_size
-    # The fixture's own size gives the copies needed; one more write if it was not enough.
-    copies = max(1, int(megabytes * 1024 * 1024 / size) + 1)
-    while True:
-        log.samples = [
-            sample.model_copy(update={"id": f"{sample.id}-{copy}"})
-            for copy in range(copies)
-            for sample in originals
-        ]
-        write_eval_log(log, str(path), format="eval")
-        written = path.stat().st_size
-        if written >= megabytes * 1024 * 1024:
-            return written, len(log.samples)
-        copies = int(copies * megabytes * 1024 * 1024 / written) + 1
+    originals = [condense_sample(sample) for sample in log.samples or []]
+    recorder = EvalRecorder(str(path.parent))
+    await recorder.log_init(log.eval, str(path), clean=True)
+    await recorder.log_start(log.eval, log.plan)
+    samples = size = 0
+    while size < target:
+        # Up to FLUSH_EVERY samples, fewer once the bytes a sample adds say fewer will do.
+        per_sample = size / samples if samples else FIXTURE_SAMPLE_BYTES
+        wanted = min(FLUSH_EVERY, int((target - size) / per_sample) + 1)
+        for _ in range(-(-wanted // len(originals))):  # whole copies of the fixture's samples
+            copy = samples // len(originals)
+            for sample in originals:
+                update = {"id": f"{sample.id}-{copy}"}
+                await recorder.log_sample(log.eval, sample.model_copy(update=update))
+            samples += len(originals)
+        await recorder.flush(log.eval)
+        size = path.stat().st_size
+    await recorder.log_finish(
+        log.eval, log.status, log.stats, log.results, log.reductions, log.error
+    )
+    return path.stat().st_size, samples
 
 
 def parse_members(path: Path) -> int:

@@ -17,7 +17,9 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ("load", "render", "batches", "scale", "browser", "corpus", "harnesses", "frameworks")
+BENCHMARKS = (
+    "load", "render", "batches", "scale", "browser", "corpus", "harnesses", "traces", "frameworks"
+)  # fmt: skip
 
 
 def run(name: str) -> tuple[int, str]:

@@ -28,6 +28,7 @@ CASES = [
     ("scale.py", ["--mb", "1", "--turns", "20", "--runs", "1"], "projection/parse = "),
     ("corpus.py", ["--sessions", "5", "--mb", "2", "--rows", "200"], "corpus: first/baseline = "),
     ("harnesses.py", ["--mb", "0.3", "--runs", "1"], "harnesses: all/parse = "),
+    ("traces.py", ["--mb", "0.2", "--runs", "1"], "traces: load/parse = "),
     ("frameworks.py", ["--steps", "5", "--runs", "1"], "frameworks: convert/serialize = "),
 ]
 

@@ -274,7 +274,9 @@ def stated_outcome(text: str | None, display: Any = None) -> ToolStatus | None:
             return "success" if code == 0 else "error"
     if not text:
         return None
-    body = _FENCE.sub("", text[:4096])  # the verdict is in the head; a 10 MB output is not read
+    body = text[:4096]  # the verdict is in the head; a 10 MB output is not read
+    if "untrusted_context" in body:  # the fence's pattern scans every space: only where it is
+        body = _FENCE.sub("", body)
     code_match = _EXIT_CODE.search(body)
     if code_match:
         return "success" if int(code_match[1]) == 0 else "error"

@@ -123,6 +123,9 @@ _MESSAGE_EVENTS = {
     "gen_ai.tool.message": "tool",
 }
 _DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+#: What a mapping is: decoded JSON is made of dicts, which ``dict`` (an exact type check)
+#: accepts before ``Mapping``'s slower ABC check runs; a document passed in may be any mapping.
+_MAPS = (dict, Mapping)
 
 
 # --- OTLP values ----------------------------------------------------------------------------
@@ -137,7 +140,7 @@ def any_value(value: Any) -> Any:
     >>> any_value({"kvlistValue": {"values": [{"key": "a", "value": {"doubleValue": 0.5}}]}})
     {'a': 0.5}
     """
-    if not isinstance(value, Mapping):
+    if not isinstance(value, _MAPS):
         return None
     if "stringValue" in value:
         return value["stringValue"]
@@ -152,11 +155,11 @@ def any_value(value: Any) -> Any:
             return value[key]
     if "arrayValue" in value:
         inner = value["arrayValue"]
-        values = inner.get("values") if isinstance(inner, Mapping) else None
+        values = inner.get("values") if isinstance(inner, _MAPS) else None
         return [any_value(v) for v in values] if isinstance(values, list) else []
     if "kvlistValue" in value:
         inner = value["kvlistValue"]
-        values = inner.get("values") if isinstance(inner, Mapping) else None
+        values = inner.get("values") if isinstance(inner, _MAPS) else None
         return attributes_of(values)
     return None
 
@@ -166,8 +169,13 @@ def attributes_of(attributes: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if isinstance(attributes, list):
         for item in attributes:
-            if isinstance(item, Mapping) and isinstance(item.get("key"), str):
-                out[item["key"]] = any_value(item.get("value"))
+            if isinstance(item, _MAPS) and isinstance(key := item.get("key"), str):
+                value = item.get("value")
+                # Most attributes are strings: read those here, the rest through any_value.
+                if type(value) is dict and "stringValue" in value:
+                    out[key] = value["stringValue"]
+                else:
+                    out[key] = any_value(value)
     return out
 
 
@@ -246,10 +254,10 @@ def _span(raw: Mapping[str, Any], line: int) -> Span | None:
     name = raw.get("name") if isinstance(raw.get("name"), str) else ""
     events = []
     for event in raw.get("events") or []:
-        if isinstance(event, Mapping) and isinstance(event.get("name"), str):
+        if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
             events.append((event["name"], attributes_of(event.get("attributes"))))
     raw_status = raw.get("status")
-    status: Mapping[str, Any] = raw_status if isinstance(raw_status, Mapping) else {}
+    status: Mapping[str, Any] = raw_status if isinstance(raw_status, _MAPS) else {}
     message = status.get("message")
     try:
         start = int(raw.get("startTimeUnixNano") or 0)
@@ -274,16 +282,16 @@ def _span(raw: Mapping[str, Any], line: int) -> Span | None:
 
 def raw_spans(request: Any) -> Iterator[Mapping[str, Any]]:
     """Every span object of an ``ExportTraceServiceRequest``."""
-    if not isinstance(request, Mapping):
+    if not isinstance(request, _MAPS):
         return
     for resource in request.get("resourceSpans") or []:
-        if not isinstance(resource, Mapping):
+        if not isinstance(resource, _MAPS):
             continue
         for scope in (
             resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []
         ):
-            if isinstance(scope, Mapping):
-                yield from (s for s in scope.get("spans") or [] if isinstance(s, Mapping))
+            if isinstance(scope, _MAPS):
+                yield from (s for s in scope.get("spans") or [] if isinstance(s, _MAPS))
 
 
 def record_type(op: str) -> str:
@@ -296,7 +304,7 @@ def record_type(op: str) -> str:
 
 
 def _is_request(value: Any) -> bool:
-    return isinstance(value, Mapping) and isinstance(value.get("resourceSpans"), list)
+    return isinstance(value, _MAPS) and isinstance(value.get("resourceSpans"), list)
 
 
 def _classify(value: Any) -> int:
@@ -305,7 +313,7 @@ def _classify(value: Any) -> int:
 
 def detect(source: Source) -> Evidence:
     """``{"resourceSpans": [...]}`` objects: one per line, or one document."""
-    if source.is_document and isinstance(source.document, Mapping):
+    if source.is_document and isinstance(source.document, _MAPS):
         return Evidence.of([source.document], _classify, "no resourceSpans")
     return Evidence.of(source.head_values(), _classify, "no resourceSpans")
 
@@ -329,21 +337,67 @@ def unflatten(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]
     ...           "m")
     [{'message': {'role': 'user', 'tool_calls': [{'tool_call': {'id': 'c1'}}]}}]
     """
-    root: dict[str, Any] = {}
     start = prefix + "."
-    for key, value in attributes.items():
-        if not key.startswith(start):
-            continue
+    root = _nested([(k[len(start) :], v) for k, v in attributes.items() if k.startswith(start)])
+    listed = _listed(root)
+    return [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
+
+
+def _nested(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Dotted keys and their values as nested dicts (a later key wins where they clash)."""
+    root: dict[str, Any] = {}
+    for key, value in items:
         node = root
-        parts = key[len(start) :].split(".")
+        parts = key.split(".")
         for part in parts[:-1]:
             child = node.get(part)
             if not isinstance(child, dict):
                 child = node[part] = {}
             node = child
         node[parts[-1]] = value
-    listed = _listed(root)
-    return [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
+    return root
+
+
+def _indexed(
+    attributes: Mapping[str, Any],
+    prefix: str,
+    memo: dict[str, tuple[list[tuple[str, Any]], dict[str, Any] | None]] | None,
+) -> list[dict[str, Any]] | None:
+    """OpenInference's flattened ``prefix.N.message.*`` attributes as Chat messages, as
+    :func:`unflatten` and :func:`_openinference` make them; None when the span has none.
+
+    Every model span repeats the history, so the attributes are grouped by index first: an
+    index whose attributes equal the ones it had in the span before (``memo``, updated) is
+    the message made then, not made again."""
+    start = prefix + "."
+    size = len(start)
+    groups: dict[str, list[tuple[str, Any]]] = {}
+    for key, value in attributes.items():
+        if key.startswith(start):
+            rest = key[size:]
+            groups.setdefault(rest.split(".", 1)[0], []).append((rest, value))
+    if not groups:
+        return None
+    if not all(index.isdigit() for index in groups):
+        return []  # not a list of messages (as unflatten reads it)
+    out: list[dict[str, Any]] = []
+    made: dict[str, tuple[list[tuple[str, Any]], dict[str, Any] | None]] = {}
+    for index in sorted(groups, key=int):
+        items = groups[index]
+        known = memo.get(index) if memo is not None else None
+        message: dict[str, Any] | None
+        if known is not None and known[0] == items:
+            message = known[1]
+        else:
+            node = _listed(_nested(items)[index])
+            message = _openinference(node) if isinstance(node, dict) else None
+        made[index] = (items, message)
+        if message is not None:
+            out.append(message)
+    if memo is not None:
+        memo.clear()
+        memo.update(made)
+    return out
 
 
 def _listed(node: Any) -> Any:
@@ -372,7 +426,7 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
     out: list[dict[str, Any]] = []
     for part in parts:
-        if not isinstance(part, Mapping):
+        if not isinstance(part, _MAPS):
             continue
         kind = part.get("type")
         content = part.get("content")
@@ -407,7 +461,7 @@ def _older_message(role: str, message: Mapping[str, Any]) -> dict[str, Any]:
         chat["tool_calls"] = [
             _call(c.get("id"), (c.get("function") or {}).get("name"), (c.get("function") or {})
                   .get("arguments"))
-            for c in calls if isinstance(c, Mapping)
+            for c in calls if isinstance(c, _MAPS)
         ]  # fmt: skip
     call_id = message.get("tool_call_id") or message.get("id")
     if role == "tool" and call_id is not None:
@@ -427,24 +481,24 @@ def _text(value: Any) -> str:
 def _openinference(message: Mapping[str, Any]) -> dict[str, Any]:
     """An unflattened ``llm.*_messages.N`` entry (``{"message": {role, content, …}}``)."""
     inner = message.get("message")
-    inner = inner if isinstance(inner, Mapping) else {}
+    inner = inner if isinstance(inner, _MAPS) else {}
     role = inner.get("role") if isinstance(inner.get("role"), str) else "assistant"
     chat: dict[str, Any] = {"role": role}
     content = inner.get("content")
     if not isinstance(content, str) and isinstance(inner.get("contents"), list):
         texts = [
             (c.get("message_content") or {}).get("text")
-            for c in inner["contents"] if isinstance(c, Mapping)
+            for c in inner["contents"] if isinstance(c, _MAPS)
         ]  # fmt: skip
         content = "\n\n".join(t for t in texts if isinstance(t, str)) or None
     if isinstance(content, str):
         chat["content"] = content
-    calls = [c.get("tool_call") for c in inner.get("tool_calls") or [] if isinstance(c, Mapping)]
+    calls = [c.get("tool_call") for c in inner.get("tool_calls") or [] if isinstance(c, _MAPS)]
     if calls:
         chat["tool_calls"] = [
             _call(c.get("id"), (c.get("function") or {}).get("name"),
                   (c.get("function") or {}).get("arguments"))
-            for c in calls if isinstance(c, Mapping)
+            for c in calls if isinstance(c, _MAPS)
         ]  # fmt: skip
     if inner.get("tool_call_id") is not None:
         chat["tool_call_id"] = inner["tool_call_id"]
@@ -453,15 +507,63 @@ def _openinference(message: Mapping[str, Any]) -> dict[str, Any]:
     return chat
 
 
-def _genai_list(value: Any) -> list[dict[str, Any]] | None:
+def _genai_list(value: Any, memo: _History | None = None) -> list[dict[str, Any]] | None:
+    text = value if isinstance(value, str) else None
+    if memo is not None and text is not None:
+        grown = memo.grown(text)
+        if grown is not None:
+            return grown
     value = _json(value)
     if not isinstance(value, list):
         return None
+    out = _converted(value)
+    if memo is not None and text is not None:
+        memo.keep(text, out)
+    return out
+
+
+def _converted(messages: list[Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for message in value:
-        if isinstance(message, Mapping):
+    for message in messages:
+        if isinstance(message, _MAPS):
             out += _from_parts(message)
     return out
+
+
+class _History:
+    """The last ``gen_ai.input.messages`` text of one agent's model spans and its messages.
+
+    Each model call's input is the one before it with the new messages appended, and an
+    instrumentor writes the same messages as the same text: when a text is the last one with
+    ``,`` and more elements where its closing ``]`` was, only those elements are decoded (JSON
+    reads a prefix the same whatever follows it), the earlier ones are the same messages."""
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+        self.messages: list[dict[str, Any]] = []
+        #: OpenInference's form: the last input's attributes and message for each index.
+        self.indexed: dict[str, tuple[list[tuple[str, Any]], dict[str, Any] | None]] = {}
+        #: The last input :meth:`_Builder.add_new` counted by content, and its counts.
+        self.counted: list[dict[str, Any]] = []
+        self.occurrences: Counter[str] = Counter()
+
+    def grown(self, text: str) -> list[dict[str, Any]] | None:
+        """The messages of ``text`` when it extends the last text, else None."""
+        last = self.text
+        if last is None or len(text) <= len(last) or text[len(last) - 1] != ",":
+            return None
+        if not text.startswith(last[:-1]):
+            return None
+        tail = _json("[" + text[len(last) :])
+        if not isinstance(tail, list):
+            return None
+        self.keep(text, self.messages + _converted(tail))
+        return self.messages
+
+    def keep(self, text: str, messages: list[dict[str, Any]]) -> None:
+        # Only a non-empty array closed by its last character can be extended as above.
+        grows = len(text) > 2 and text[0] == "[" and text[-1] == "]" and bool(messages)
+        self.text, self.messages = (text, messages) if grows else (None, [])
 
 
 def _flattened_legacy(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
@@ -473,7 +575,7 @@ def _flattened_legacy(attributes: Mapping[str, Any], prefix: str) -> list[dict[s
             message = {**message, "tool_calls": [
                 {"id": c.get("id"), "function": {"name": c.get("name"),
                                                   "arguments": c.get("arguments")}}
-                for c in calls if isinstance(c, Mapping)
+                for c in calls if isinstance(c, _MAPS)
             ]}  # fmt: skip
         out.append(_older_message(str(message.get("role") or "assistant"), message))
     return out
@@ -488,26 +590,29 @@ def _event_messages(span: Span) -> tuple[list[dict[str, Any]], list[dict[str, An
             outputs += _genai_list(attributes.get("gen_ai.output.messages")) or []
         elif name in _MESSAGE_EVENTS:
             body = _json(attributes.get("gen_ai.event.content", attributes.get("content")))
-            body = body if isinstance(body, Mapping) else {"content": body}
+            body = body if isinstance(body, _MAPS) else {"content": body}
             fields = {**attributes, **body}
             inputs.append(_older_message(_MESSAGE_EVENTS[name], fields))
         elif name == "gen_ai.choice":
             body = _json(attributes.get("gen_ai.event.content", attributes.get("message")))
-            body = body.get("message", body) if isinstance(body, Mapping) else {"content": body}
-            outputs.append(_older_message("assistant", body if isinstance(body, Mapping) else {}))
+            body = body.get("message", body) if isinstance(body, _MAPS) else {"content": body}
+            outputs.append(_older_message("assistant", body if isinstance(body, _MAPS) else {}))
     return inputs, outputs
 
 
-def model_messages(span: Span) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def model_messages(
+    span: Span, history: _History | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """A span's input and output messages in Chat Completions shape, from whichever
-    convention recorded them."""
+    convention recorded them; ``history`` holds the last input of the same agent's model
+    spans, which this one's input usually extends."""
     a = span.attributes
-    inputs = _genai_list(a.get("gen_ai.input.messages"))
+    inputs = _genai_list(a.get("gen_ai.input.messages"), history)
     outputs = _genai_list(a.get("gen_ai.output.messages"))
-    if inputs is None and any(k.startswith("llm.input_messages.") for k in a):
-        inputs = [_openinference(m) for m in unflatten(a, "llm.input_messages")]
-    if outputs is None and any(k.startswith("llm.output_messages.") for k in a):
-        outputs = [_openinference(m) for m in unflatten(a, "llm.output_messages")]
+    if inputs is None:
+        inputs = _indexed(a, "llm.input_messages", history.indexed if history else None)
+    if outputs is None:
+        outputs = _indexed(a, "llm.output_messages", None)
     if inputs is None and any(k.startswith("gen_ai.prompt.") for k in a):
         inputs = _flattened_legacy(a, "gen_ai.prompt")
     if outputs is None and any(k.startswith("gen_ai.completion.") for k in a):
@@ -526,7 +631,11 @@ def span_usage(a: Mapping[str, Any]) -> Usage | None:
     """``gen_ai.usage.*`` (and the older ``prompt_tokens``) or ``llm.token_count.*``."""
 
     def first(*keys: str) -> int | None:
-        return next((as_int(a[k]) for k in keys if as_int(a.get(k)) is not None), None)
+        for key in keys:
+            count = as_int(a.get(key))
+            if count is not None:
+                return count
+        return None
 
     usage = Usage(
         input_tokens=first("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
@@ -562,25 +671,78 @@ def _exception_text(span: Span) -> str | None:
 # --- building -------------------------------------------------------------------------------
 
 
+class _Calls(dict[str, ToolCall]):
+    """A builder's calls by id, also in order as a list, counting the ids whose call was
+    replaced (a reused id: the list changes where it does not only grow)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ordered: list[ToolCall] = []
+        self.position: dict[str, int] = {}
+        self.replaced = 0
+
+    def __setitem__(self, key: str, value: ToolCall) -> None:
+        index = self.position.get(key)
+        if index is None:
+            self.position[key] = len(self.ordered)
+            self.ordered.append(value)
+        else:
+            self.ordered[index] = value
+            self.replaced += 1
+        super().__setitem__(key, value)
+
+
 class _Builder(OpenAIChatBuilder):
     """Chat messages of one agent's spans; a tool message is the result only of a call no tool
     span has settled (a tool span knows the status, the message does not)."""
 
     def __init__(self, transcript: Transcript, name: str) -> None:
         super().__init__(transcript, name)
-        self.fed: list[str] = []
+        self._ordered = self._calls = _Calls()
+        #: The calls tool spans settled, by span id, and how many spans settled each (by id).
         self.by_span: dict[str, ToolCall] = {}
+        self._claimed: Counter[int] = Counter()
+        #: For :meth:`unclaimed`: per name, a position of ``_calls.ordered`` before which every
+        #: call of that name is claimed; valid while no call is unclaimed or replaced.
+        self._cursors: dict[str, int] = {}
+        self._replaced = 0
+        #: The messages fed, in order, and (once needed) how many of each content.
+        self.fed: list[dict[str, Any]] = []
+        self._counts: Counter[str] | None = None
+        self.history = _History()
 
     def calls(self) -> dict[str, ToolCall]:
         return self._calls
 
+    def claim(self, span_id: str, call: ToolCall) -> None:
+        """Record that the tool span ``span_id`` settles ``call``."""
+        previous = self.by_span.get(span_id)
+        if previous is not None:  # a span id seen twice: the call it settled may be free again
+            self._claimed[id(previous)] -= 1
+            self._cursors.clear()
+        self.by_span[span_id] = call
+        self._claimed[id(call)] += 1
+
     def unclaimed(self, name: str) -> ToolCall | None:
         """The first call named ``name`` that no tool span has settled: a tool span without a
-        call id (OpenInference's often have none) is the run of the call asked for first."""
-        claimed = {id(c) for c in self.by_span.values()}
-        return next(
-            (c for c in self._calls.values() if c.name == name and id(c) not in claimed), None
-        )
+        call id (OpenInference's often have none) is the run of the call asked for first.
+
+        Searched from where the last search for the name stopped, not from the first call:
+        claimed calls stay claimed and new ones come last, so the calls before it are still
+        all claimed (a replaced call resets that)."""
+        calls = self._ordered
+        if calls.replaced != self._replaced:
+            self._replaced = calls.replaced
+            self._cursors.clear()
+        ordered = calls.ordered
+        claimed = self._claimed
+        for index in range(self._cursors.get(name, 0), len(ordered)):
+            call = ordered[index]
+            if call.name == name and not claimed[id(call)]:
+                self._cursors[name] = index
+                return call
+        self._cursors[name] = len(ordered)
+        return None
 
     def _tool_result(self, message: Mapping[str, Any], line: int) -> None:
         call = self._calls.get(message.get("tool_call_id"))  # type: ignore[arg-type]
@@ -594,25 +756,57 @@ class _Builder(OpenAIChatBuilder):
             if status != call.status:
                 self.transcript.update(call, status=status)
 
-    def add_new(self, messages: list[dict[str, Any]], line: int) -> list[dict[str, Any]]:
+    def add_new(
+        self,
+        messages: list[dict[str, Any]],
+        line: int,
+        history: _History | None = None,
+    ) -> list[dict[str, Any]]:
         """Feed the messages not fed before: after the history when it is their prefix, else
-        those whose content has not been seen (a framework that trims or reorders history)."""
-        prints = [_fingerprint(m) for m in messages]
-        if prints[: len(self.fed)] == self.fed:
-            new = list(range(len(self.fed), len(prints)))
+        those whose content has not been seen (a framework that trims or reorders history).
+
+        Every model span repeats the history, so this runs over most of a file's messages: the
+        prefix is compared as values (in C, stopping at the first difference), and the content
+        counts of what was fed are kept up to date rather than recounted for each span. When
+        ``messages`` extends the last input of the same agent (``history``), only its new tail
+        is counted: fed counts only grow, so a message that was seen then is seen now."""
+        count = len(self.fed)
+        prints: dict[int, str] = {}
+        if messages[:count] == self.fed:
+            new = list(range(count, len(messages)))
         else:
-            seen = Counter(self.fed)
+            fed = self._fed_counts()
+            start = 0
+            occurrences: Counter[str] = Counter()
+            if history is not None:
+                last = history.counted
+                if last and messages[: len(last)] == last:
+                    start, occurrences = len(last), history.occurrences
             new = []
-            for index, fingerprint in enumerate(prints):
-                if seen[fingerprint] > 0:
-                    seen[fingerprint] -= 1
-                else:
+            for index in range(start, len(messages)):
+                fingerprint = _fingerprint(messages[index])
+                occurrences[fingerprint] += 1
+                # The first fed[f] messages of content f were seen; any more are new.
+                if occurrences[fingerprint] > fed[fingerprint]:
                     new.append(index)
-        fed = [messages[i] for i in new]
-        for i in new:
-            self.fed.append(prints[i])
-            self.feed(messages[i], line)
-        return fed
+                    prints[index] = fingerprint
+            if history is not None:
+                history.counted, history.occurrences = messages, occurrences
+        added = [messages[i] for i in new]
+        for index in new:
+            message = messages[index]
+            self.fed.append(message)
+            if self._counts is not None:
+                self._counts[prints.get(index) or _fingerprint(message)] += 1
+            self.feed(message, line)
+        return added
+
+    def _fed_counts(self) -> Counter[str]:
+        """How many messages of each content were fed: made when first needed (a file whose
+        history always grows as a prefix never needs it), then kept up to date."""
+        if self._counts is None:
+            self._counts = Counter(_fingerprint(m) for m in self.fed)
+        return self._counts
 
 
 class _Rebuild:
@@ -704,15 +898,15 @@ class _Rebuild:
                     entry.timestamp = when
 
     def _model(self, builder: _Builder, span: Span) -> None:
-        inputs, outputs = model_messages(span)
+        inputs, outputs = model_messages(span, builder.history)
         system = _json(span.attributes.get("gen_ai.system_instructions"))
         if isinstance(system, list):
-            texts = [p.get("content") for p in system if isinstance(p, Mapping)]
+            texts = [p.get("content") for p in system if isinstance(p, _MAPS)]
             system = "\n\n".join(t for t in texts if isinstance(t, str))
         if isinstance(system, str) and system and "system" not in builder.transcript.metadata:
             builder.transcript.metadata["system"] = system
         before = len(builder.transcript.entries)
-        builder.add_new(inputs, span.line)
+        builder.add_new(inputs, span.line, builder.history)
         for entry in builder.transcript.entries[before:]:
             entry.timestamp = entry.timestamp or span.started_at
         middle = len(builder.transcript.entries)
@@ -757,7 +951,7 @@ class _Rebuild:
             )
             builder.transcript.append(call)
             builder.calls()[own] = call
-        builder.by_span[span.span_id] = call
+        builder.claim(span.span_id, call)
         raw_result = a.get("gen_ai.tool.call.result", a.get("output.value"))
         text, images = output_content(_json(raw_result)) if raw_result is not None else (None, [])
         status: ToolStatus
