@@ -6,9 +6,11 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import asdict
+from pathlib import Path
 
 import pytest
 
+import turnfold
 from turnfold.model import AssistantText, Transcript, Usage
 from turnfold.recording import Recorder
 from turnfold.render.html import render_html
@@ -140,3 +142,24 @@ def test_U3_a_fast_model_label_written_later_is_not_part_of_the_session_s_time()
         ToolUseSummary(label="Read a file", timestamp="2026-12-02T08:00:00Z"),  # labelled today
     ])  # fmt: skip
     assert session_facts(transcript).duration_s == 30
+
+
+FIXTURES = sorted((Path(__file__).parent / "fixtures").glob("*.json*"))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
+def test_U3_a_corpus_row_says_what_the_session_header_says(path: Path) -> None:
+    """One definition of a session's facts (C-2, U-3): the corpus row and the header agree."""
+    from turnfold.corpus.discover import Item
+    from turnfold.corpus.summarize import summarize
+
+    row = summarize(Item(key=str(path), path=str(path)))
+    facts = session_facts(turnfold.load(path))
+    assert (row["turns"], row["tool_calls"], row["failed_tools"]) == (
+        facts.turns, facts.tool_calls, facts.failed_tools,
+    )  # fmt: skip
+    assert (row["started"], row["ended"]) == (facts.started, facts.ended)
+    assert row["duration_s"] == facts.duration_s or (not row["duration_s"] and not facts.duration_s)
+    for name in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
+        assert row[name] == facts.tokens.get(name), name
+    assert row["model"] == (facts.models[0] if facts.models else None)

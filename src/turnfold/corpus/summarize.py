@@ -33,6 +33,7 @@ from turnfold.model import (
     Entry,
     SystemNotice,
     ToolCall,
+    ToolUseSummary,
     Transcript,
     Usage,
     UserMessage,
@@ -555,7 +556,8 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
         turn_tokens = _no_tokens()
         turn_started: datetime | None = None
         for entry in everything:
-            moment = utc(entry.timestamp)
+            # A label the fast model wrote later is no moment of the session (as its header).
+            moment = None if isinstance(entry, ToolUseSummary) else utc(entry.timestamp)
             if moment is not None:
                 stamps.append(moment)
                 turn_started = moment if turn_started is None else min(turn_started, moment)
