@@ -321,6 +321,8 @@ def utc(stamp: Any) -> datetime | None:
 
 @lru_cache(maxsize=4096)
 def _utc(stamp: str) -> datetime | None:
+    # Cached: a call's start is its entry's timestamp, and a corpus row reads a turn's stamps
+    # for the turn and again for the session, so most stamps are parsed more than once.
     try:
         moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     except ValueError:

@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import autogen_runs as runs
 from counters_autogen import autogen as count_calls
 from counters_autogen import calls_by_agent
+from nesting import calls_by_id, calls_by_level
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "autogen"
 RESULT = FIXTURES / "autogen_v0.7.5_task-result_agent-tool.json"
@@ -48,23 +49,6 @@ CHAIN = FIXTURES / "autogen_v0.7.5_task-result_swarm-chain.json"
 def _all_calls(transcript: Transcript) -> list[ToolCall]:
     """Every call, those of sub-agents (handoffs, agents as tools) included, depth first."""
     return transcript.tool_calls(nested=True)
-
-
-def _calls(transcript: Transcript) -> dict[str, ToolCall]:
-    return {c.call_id: c for c in _all_calls(transcript)}
-
-
-def _calls_by_level(transcript: Transcript, agent: str) -> dict[str, int]:
-    """How many calls each level of the nesting holds, by the agent the level belongs to (the
-    top's is ``agent``, a nested one's is its sub-agent's name)."""
-    counts: dict[str, int] = {}
-    for call in transcript.tool_calls():
-        counts[agent] = counts.get(agent, 0) + 1
-        child = call.subagent.transcript if call.subagent else None
-        if child is not None and call.subagent is not None and call.subagent.name:
-            for name, n in _calls_by_level(child, call.subagent.name).items():
-                counts[name] = counts.get(name, 0) + n
-    return counts
 
 
 def _entries(transcript: Transcript) -> list[Any]:
@@ -136,11 +120,11 @@ def test_A1_a_saved_task_result_reads_prompt_thinking_calls_sub_agent_and_answer
     # One model response, one batch: the request event's id.
     assert calls[1].batch_id == calls[2].batch_id != calls[0].batch_id
     assert len(_all_calls(transcript)) == count_calls(RESULT) == 4
-    assert _calls_by_level(transcript, "calc") == calls_by_agent(RESULT)
+    assert calls_by_level(transcript, "calc") == calls_by_agent(RESULT)
 
 
 def test_L3_autogen_s_is_error_flag_decides_each_call_s_status() -> None:
-    calls = _calls(turnfold.load(RESULT))
+    calls = calls_by_id(turnfold.load(RESULT))
     assert {k: c.status for k, c in calls.items()} == {
         "call_1": "success", "call_2": "error", "call_3": "success", "call_r1": "success",
     }  # fmt: skip
@@ -152,7 +136,7 @@ def test_L3_autogen_s_is_error_flag_decides_each_call_s_status() -> None:
 
 
 def test_L1_an_agent_tool_s_inner_run_is_nested_as_the_call_s_sub_agent() -> None:
-    research = _calls(turnfold.load(RESULT))["call_3"]
+    research = calls_by_id(turnfold.load(RESULT))["call_3"]
     assert research.result is not None
     assert research.result.text == "researcher: Because tools fail."
     agent = research.subagent
@@ -179,7 +163,7 @@ def test_L1_an_agent_tool_s_inner_run_is_nested_as_the_call_s_sub_agent() -> Non
 
 def test_A1_usage_per_model_message_and_timestamps_from_created_at() -> None:
     transcript = turnfold.load(RESULT)
-    calls = _calls(transcript)
+    calls = calls_by_id(transcript)
     assert calls["call_1"].meta["usage"] == {"input_tokens": 10, "output_tokens": 1}
     assert calls["call_2"].meta["usage"] == {"input_tokens": 20, "output_tokens": 2}
     assert "usage" not in calls["call_3"].meta  # the batch's usage is on its first call
@@ -218,7 +202,7 @@ def test_L1_a_swarm_handoff_is_an_agent_call_and_the_answer_stays_on_top() -> No
     assert transcript.warnings == []
     assert transcript.metadata["stop_reason"] == "Text 'TERMINATE' mentioned"
     assert transcript.metadata["agent"] == "writer"
-    calls = _calls(transcript)
+    calls = calls_by_id(transcript)
     handoff = calls["call_2"]
     assert (handoff.name, handoff.status, handoff.meta["agent"]) == (
         "transfer_to_writer", "success", "triage",
@@ -284,7 +268,7 @@ def test_L1_a_swarm_chain_nests_onward_with_a_team_tool_and_a_handoff_back() -> 
     texts = [e.text for e in _entries(transcript) if isinstance(e, AssistantText)]
     assert texts.count(runs.CHAIN_ANSWER) == 1
     assert len(_all_calls(transcript)) == count_calls(CHAIN) == 7
-    assert _calls_by_level(transcript, "triage") == calls_by_agent(CHAIN)
+    assert calls_by_level(transcript, "triage") == calls_by_agent(CHAIN)
 
 
 def test_L1_a_new_task_ends_the_turn_of_the_agent_handed_off_to() -> None:

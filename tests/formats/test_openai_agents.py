@@ -36,6 +36,7 @@ from turnfold.model import (
 sys.path.insert(0, str(Path(__file__).parent))
 from counters_openai_agents import calls_by_agent
 from counters_openai_agents import openai_agents as count_calls
+from nesting import calls_by_id, calls_by_level
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "openai-agents"
 STATE = FIXTURES / "openai-agents_v0.24.0_run-state_handoff.json"
@@ -54,23 +55,6 @@ def _format_of(value: Any) -> str | None:
 def _all_calls(transcript: Transcript) -> list[ToolCall]:
     """Every call, those of sub-agents (handoffs, agents as tools) included, depth first."""
     return transcript.tool_calls(nested=True)
-
-
-def _calls(transcript: Transcript) -> dict[str, ToolCall]:
-    return {c.call_id: c for c in _all_calls(transcript)}
-
-
-def _calls_by_level(transcript: Transcript, agent: str) -> dict[str, int]:
-    """How many calls each level of the nesting holds, by the agent the level belongs to (the
-    top's is ``agent``, a nested one's is its sub-agent's name)."""
-    counts: dict[str, int] = {}
-    for call in transcript.tool_calls():
-        counts[agent] = counts.get(agent, 0) + 1
-        child = call.subagent.transcript if call.subagent else None
-        if child is not None and call.subagent is not None and call.subagent.name:
-            for name, n in _calls_by_level(child, call.subagent.name).items():
-                counts[name] = counts.get(name, 0) + n
-    return counts
 
 
 def _item(kind: str, agent: str, raw: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -119,7 +103,7 @@ def test_A1_a_saved_run_state_reads_prompt_thinking_calls_handoff_and_answer() -
     assert isinstance(answer, AssistantText)
     assert answer.text == ANSWER
     assert answer.meta["agent"] == "writer"  # the writer's answer, on top where it is read
-    calls = _calls(transcript)
+    calls = calls_by_id(transcript)
     assert [(c.name, c.args, c.meta["agent"]) for c in calls.values()] == [
         ("add", {"a": 1, "b": 2}, "triage"),
         ("explode", {"x": "y"}, "triage"),
@@ -133,11 +117,11 @@ def test_A1_a_saved_run_state_reads_prompt_thinking_calls_handoff_and_answer() -
     assert calls["call_4"].result.text == "7"
     assert calls["call_1"].meta["tool_description"] == "Add two numbers."
     assert len(calls) == count_calls(STATE)
-    assert _calls_by_level(transcript, "triage") == calls_by_agent(STATE)
+    assert calls_by_level(transcript, "triage") == calls_by_agent(STATE)
 
 
 def test_L3_the_sdk_s_tool_error_text_is_an_error_and_other_outputs_stay_unknown() -> None:
-    calls = _calls(turnfold.load(STATE))
+    calls = calls_by_id(turnfold.load(STATE))
     failed = calls["call_2"]
     assert failed.status == "error"
     assert failed.result is not None
@@ -147,7 +131,7 @@ def test_L3_the_sdk_s_tool_error_text_is_an_error_and_other_outputs_stay_unknown
 
 
 def test_L1_an_agent_used_as_a_tool_is_a_sub_agent_whose_steps_are_not_recorded() -> None:
-    research = _calls(turnfold.load(STATE))["call_2r"]
+    research = calls_by_id(turnfold.load(STATE))["call_2r"]
     assert research.result is not None
     assert research.result.text == "Because tools fail."
     assert research.subagent is not None
@@ -231,9 +215,9 @@ def test_L1_a_handoff_chain_nests_onward_and_a_handoff_back_continues_at_its_lev
     assert back.subagent is not None
     assert (back.subagent.name, back.subagent.transcript) == ("writer", None)
     assert not any(isinstance(e, SystemNotice) for e in _entries(transcript))
-    calls = _calls(transcript)
+    calls = calls_by_id(transcript)
     assert len(calls) == count_calls(CHAIN) == 7
-    assert _calls_by_level(transcript, "triage") == calls_by_agent(CHAIN)
+    assert calls_by_level(transcript, "triage") == calls_by_agent(CHAIN)
     # Usage per response wherever its entries went.
     assert calls["call_c5"].meta.get("usage") is None  # its response's text carries it
     assert note.usage is not None
@@ -250,7 +234,7 @@ def test_A1_usage_comes_from_each_model_response() -> None:
         (10, 1),
         (50, 5),
     ]
-    calls = _calls(transcript)
+    calls = calls_by_id(transcript)
     # Responses of calls alone keep their usage on their first entry.
     assert calls["call_2"].meta["usage"]["input_tokens"] == 20
     assert calls["call_3"].meta["usage"]["output_tokens"] == 3
@@ -290,7 +274,7 @@ def test_A1_detection_prefers_the_run_state_over_the_responses_items_inside_it()
 def test_A1_to_input_list_reads_as_responses_items_without_agents_or_error_flags() -> None:
     transcript = turnfold.load(INPUT_LIST)
     assert transcript.warnings == []
-    calls = _calls(transcript)
+    calls = calls_by_id(transcript)
     assert [(c.name, c.args) for c in calls.values()] == [
         ("add", {"a": 1, "b": 2}),
         ("explode", {"x": "y"}),
@@ -320,7 +304,7 @@ def test_A1_agent_as_tool_approval_and_an_unannounced_agent_change() -> None:
     ]
     transcript = turnfold.load(items)
     assert transcript.warnings == []
-    research = _calls(transcript)["c1"]
+    research = calls_by_id(transcript)["c1"]
     assert research.args == {"input": "why"}
     assert research.subagent is not None
     assert (research.subagent.name, research.subagent.steps_missing) == ("researcher", True)

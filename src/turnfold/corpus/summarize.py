@@ -9,13 +9,12 @@ before the row is returned.
 
 from __future__ import annotations
 
-import functools
 import glob
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,6 +38,7 @@ from turnfold.model import (
     UserMessage,
 )
 from turnfold.process import plan_projection, recorded_duration_ms, segment_header
+from turnfold.session import utc
 from turnfold.tools import safe_description, tool_category
 
 #: The row of C-2, in its order.
@@ -437,26 +437,6 @@ def _error_row(item: Item, error: str, format: str | None = None) -> dict[str, A
     row.update(key=item.key, path=item.path, sample=item.sample, format=format or item.format,
                error=error)  # fmt: skip
     return row
-
-
-def utc(stamp: Any) -> datetime | None:
-    """An ISO-8601 timestamp as an aware UTC datetime (a naive one is taken as UTC)."""
-    if not isinstance(stamp, str) or not stamp:
-        return None
-    return _utc(stamp)
-
-
-@functools.lru_cache(maxsize=4096)
-def _utc(stamp: str) -> datetime | None:
-    # Cached: a call's start is its entry's timestamp, and a turn's stamps are read for the
-    # turn and again for the session, so most stamps are parsed more than once otherwise.
-    try:
-        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
 
 
 def _one_line(text: str, limit: int) -> str:
