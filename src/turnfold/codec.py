@@ -41,11 +41,11 @@ def loads(data: bytes | bytearray | str) -> Any:
         return json.loads(data)
 
 
-def fast_loads(data: bytes) -> Any:
-    """The value of one JSON line, or raises ``msgspec.DecodeError`` for anything unusual
-    (a blank line, invalid UTF-8, ``NaN``): the hot path of a load, whose caller then takes
-    the careful one (:func:`loads` on decoded text)."""
-    return _decode(data)
+#: The value of one JSON line (bytes, or a view of them), or raises ``msgspec.DecodeError`` for
+#: anything unusual (a blank line, invalid UTF-8, ``NaN``): the hot path of a load, whose caller
+#: then takes the careful one (:func:`loads` on decoded text). The decoder's own method, with no
+#: Python function around it: a load calls it once a line.
+fast_loads: Callable[[bytes | memoryview], Any] = _decode
 
 
 #: What :func:`fast_loads` raises.

@@ -34,9 +34,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from turnfold.formats.common import (
+    MAPPINGS,
     NameSet,
     describe_args,
     parse_arguments,
+    result_kind,
     stringify,
     text_and_images,
     text_result,
@@ -55,15 +57,29 @@ SPECIFIC_TYPES = NameSet(
 )  # fmt: skip
 
 
+# The sets above as plain frozensets, for the tests a load makes of every block: once a value is
+# known to be a string, the NameSet's own test (a Python call) is not needed.
+_CALLS, _CLIENT_RESULTS = frozenset(CALL_TYPES), frozenset(CLIENT_RESULT_TYPES)
+
+
 def is_result_block(block: Mapping[str, Any]) -> bool:
     """Whether ``block`` reports the outcome of a call (client, MCP or server tool)."""
-    kind = block.get("type")
-    return isinstance(kind, str) and (kind in CLIENT_RESULT_TYPES or kind.endswith("_tool_result"))
+    return is_result_type(block.get("type"))
+
+
+def is_result_type(kind: Any) -> bool:
+    """Whether a block of type ``kind`` reports the outcome of a call (:func:`is_result_block`)."""
+    return isinstance(kind, str) and (kind in _CLIENT_RESULTS or kind.endswith("_tool_result"))
+
+
+def is_call_type(kind: Any) -> bool:
+    """Whether a block of type ``kind`` starts a tool call (``kind in CALL_TYPES``)."""
+    return isinstance(kind, str) and kind in _CALLS
 
 
 def is_specific_block(block: Any) -> bool:
     """Whether ``block`` is typed the way only the Anthropic API types blocks."""
-    if not isinstance(block, Mapping):
+    if not isinstance(block, MAPPINGS):
         return False
     kind = block.get("type")
     if kind in SPECIFIC_TYPES:
@@ -192,7 +208,7 @@ def _size(*candidates: Any) -> str | None:
 
 def _image(block: Mapping[str, Any]) -> ImageData | None:
     source = block.get("source")
-    if not isinstance(source, Mapping) or source.get("type") != "base64":
+    if not isinstance(source, MAPPINGS) or source.get("type") != "base64":
         return None
     data, media_type = source.get("data"), source.get("media_type")
     if not isinstance(data, str):
@@ -243,9 +259,13 @@ def _search_line(block: Mapping[str, Any]) -> str:
 
 def result_of(block: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult]:
     """The status and result a result block reports for its call."""
-    if block.get("type") in CLIENT_RESULT_TYPES:
-        text, images = content_of(block.get("content"))
+    kind = block.get("type")
+    if isinstance(kind, str) and kind in _CLIENT_RESULTS:
+        content = block.get("content")
         status: ToolStatus = "error" if block.get("is_error") is True else "success"
+        if isinstance(content, str):  # the common shape, with no parts to walk
+            return status, ToolResult(text=content, kind=result_kind(content))
+        text, images = content_of(content)
         return status, text_result(text, images=images)
     return _server_result(block.get("content"))
 
@@ -255,7 +275,7 @@ def _server_result(content: Any) -> tuple[ToolStatus, ToolResult]:
     if isinstance(content, list):
         text, images = content_of(content)
         return "success", text_result(text, images=images)
-    if not isinstance(content, Mapping):
+    if not isinstance(content, MAPPINGS):
         text, images = content_of(content)
         return "success", text_result(text, images=images)
     kind = content.get("type")

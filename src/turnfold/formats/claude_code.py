@@ -102,6 +102,7 @@ import heapq
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +140,7 @@ NAME = "claude-code"
 #: Record types whose text is the session title, weakest first.
 TITLE_KEYS = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
 AGENT_TOOLS = NameSet({"Task", "Agent"})
+_AGENT_TOOL_NAMES = frozenset(AGENT_TOOLS)
 
 #: Top-level record types left out by design, and why (their uuid links stay in the DAG).
 _IGNORED_TYPES: dict[str, str] = {
@@ -333,17 +335,23 @@ def detect(source: Source) -> Evidence:
 # --- reading --------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
 class _Node:
-    """What one record contributes: its entries and its place in the uuid DAG."""
+    """What one record contributes: its entries and its place in the uuid DAG.
 
-    line: int
-    uuid: str | None
-    parent: str | None
-    logical_parent: str | None = None
-    entries: list[Entry] = field(default_factory=list)
-    prompt: bool = False  # a real user prompt: where a rewind starts a new branch
-    conversational: bool = False
+    A plain class with slots rather than a dataclass: one is made for every record, and the
+    dataclass's keyword defaults make that call a third slower.
+    """
+
+    __slots__ = ("conversational", "entries", "line", "logical_parent", "parent", "prompt", "uuid")
+
+    def __init__(self, line: int, uuid: str | None, parent: str | None) -> None:
+        self.line = line
+        self.uuid = uuid
+        self.parent = parent
+        self.logical_parent: str | None = None
+        self.entries: list[Entry] = []
+        self.prompt = False  # a real user prompt: where a rewind starts a new branch
+        self.conversational = False
 
 
 @dataclass(slots=True)
@@ -477,6 +485,7 @@ class _Reader:
         self.spawns: list[_Spawn] = []
         self.spawn_of: dict[str, _Spawn] = {}  # call id → spawn
         self.metadata: dict[str, Any] = {"source_format": NAME}
+        self.cwd: str | None = None  # the session's working directory, once a record gives it
         self.titles: dict[str, str] = {}
         self.requested_model: str | None = None  # from api-request records
         self.recognised = False
@@ -486,30 +495,24 @@ class _Reader:
         self.unknown_blocks: set[str] = set()
         self.envelope_keys = {"sessionId": "session_id", "cwd": "cwd", "version": "version",
                               "gitBranch": "git_branch"}  # fmt: skip
-        self.handlers: dict[str, Callable[[dict[str, Any], int, _Thread, _Node], None]] = {
-            "user": self.user,
-            "assistant": self.assistant,
-            "system": self.system,
-            "progress": self.progress,
-            "attachment": self.attachment,
-        }
 
     # --- the pass over the records -----------------------------------------------------------
 
     def read(self) -> Transcript:
+        add, warn = self.add, self.source.warn
         for line, record in self.source.records():
             if self.first_line is None:
                 self.first_line = line
             if isinstance(record, MalformedLine):
-                self.source.warn(record.reason, line)
+                warn(record.reason, line)
             elif not isinstance(record, dict):
-                self.source.warn("not a JSON object; skipped", line)
+                warn("not a JSON object; skipped", line)
             else:
                 try:
-                    self.add(line, record)
+                    add(line, record)
                 except (TypeError, ValueError, AttributeError, KeyError) as exc:
                     # A record of an unforeseen shape costs its own line, never the load (L-4).
-                    self.source.warn(f"unreadable {record.get('type')!r} record: {exc}", line)
+                    warn(f"unreadable {record.get('type')!r} record: {exc}", line)
         if not self.recognised:
             raise TranscriptFormatError(
                 self.source.name, [NAME], self.first_line, "no Claude Code records"
@@ -518,10 +521,13 @@ class _Reader:
 
     def add(self, line: int, record: dict[str, Any]) -> None:
         kind = record.get("type")
-        handler = self.handlers.get(kind) if isinstance(kind, str) else None
-        uuid, parent = _str(record.get("uuid")), _str(record.get("parentUuid"))
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        # _str, written out: this runs for every record.
+        uuid, parent = record.get("uuid"), record.get("parentUuid")
+        uuid = uuid if isinstance(uuid, str) and uuid else None
+        parent = parent if isinstance(parent, str) and parent else None
         message_line = kind in _MESSAGE_TYPES
-        if message_line and not _claude_shaped(record):
+        if message_line and not _claude_shaped(kind, record.get("message")):
             self.source.warn(f"{kind} record without Claude Code message content; skipped", line)
             handler = None
         elif handler is not None:
@@ -541,13 +547,18 @@ class _Reader:
             self.unknown(str(kind), line)
         if handler is None and uuid is None:
             return
-        thread = self.thread_for(record, line, uuid, parent)
+        if record.get("isSidechain") is True:
+            thread = self.sidechain_thread(record, line, parent)
+        else:
+            thread = self.main  # a sub-agent's conversation holds only sidechain records
+        if uuid is not None:
+            self.thread_of.setdefault(uuid, thread)
         node = _Node(line, uuid, parent)
         if handler is not None:
             node.conversational = message_line
             if self.envelope_keys and message_line:
                 self.envelope(record)
-            handler(record, line, thread, node)
+            handler(self, record, line, thread, node)
         thread.nodes.append(node)
 
     def unknown(self, record_type: str, line: int) -> None:
@@ -555,24 +566,16 @@ class _Reader:
         self.unknown_types.setdefault(record_type, []).append(line)
         self.source.note(record_type, "warned")
 
-    def thread_for(
-        self, record: dict[str, Any], line: int, uuid: str | None, parent: str | None
-    ) -> _Thread:
-        """The conversation a record belongs to: its parent's, or a new inline sidechain."""
-        sidechain = record.get("isSidechain") is True
+    def sidechain_thread(self, record: dict[str, Any], line: int, parent: str | None) -> _Thread:
+        """The conversation of a sidechain record: its parent's, or a new inline sidechain."""
         if parent is not None and parent in self.thread_of:
-            thread = self.thread_of[parent]
-            if thread is not self.main and not sidechain:
-                thread = self.main  # a sub-agent's conversation holds only sidechain records
-        elif sidechain and record.get("type") == "user" and parent is None:
+            return self.thread_of[parent]
+        if record.get("type") == "user" and parent is None:
             thread = _Thread(root_line=line, agent_id=_str(record.get("agentId")))
             thread.prompt = _plain_text(record["message"].get("content"))
             self.sidechains.append(thread)
-        else:
-            thread = self.main
-        if uuid is not None:
-            self.thread_of.setdefault(uuid, thread)
-        return thread
+            return thread
+        return self.main
 
     def envelope(self, record: dict[str, Any]) -> None:
         """Session facts from the first record that has each (looked for until all are found)."""
@@ -580,14 +583,18 @@ class _Reader:
             if _str(record.get(key)):
                 self.metadata[name] = record[key]
                 del self.envelope_keys[key]
-
-    @property
-    def cwd(self) -> str | None:
-        cwd = self.metadata.get("cwd")
-        return cwd if isinstance(cwd, str) else None
+                if key == "cwd":
+                    self.cwd = record[key]
 
     def timestamp(self, record: dict[str, Any], line: int) -> str | None:
         value = record.get("timestamp")
+        if type(value) is str and value:
+            # checked_timestamp's common case, written out: this runs for every record.
+            try:
+                datetime.fromisoformat(value)
+                return value
+            except ValueError:
+                pass
         stamp = checked_timestamp(value)
         if stamp is None and value is not None:
             self.bad_times.append(line)
@@ -622,18 +629,20 @@ class _Reader:
         for part in content if isinstance(content, list) else [content]:
             if isinstance(part, str):
                 texts.append(part)
-            elif not isinstance(part, dict):
                 continue
-            elif part.get("type") == "text" and isinstance(part.get("text"), str):
+            if not isinstance(part, dict):
+                continue
+            kind = part.get("type")
+            if kind == "text" and isinstance(part.get("text"), str):
                 texts.append(part["text"])
-            elif part.get("type") == "image" and (image := blocks.image_of(part)) is not None:
+            elif kind == "image" and (image := blocks.image_of(part)) is not None:
                 images.append(image)
-            elif blocks.is_result_block(part):
+            elif blocks.is_result_type(kind):
                 results.append(part)
-            elif part.get("type") in blocks.ATTACHMENT_TYPES or part.get("type") == "image":
+            elif kind in blocks.ATTACHMENT_TYPES or kind == "image":
                 texts.append(blocks.attachment_line(part))  # the user attached it: say so
-            elif isinstance(part.get("type"), str):
-                self.unknown_block(part.get("type"), line)
+            elif isinstance(kind, str):
+                self.unknown_block(kind, line)
         compact = record.get("isCompactSummary") is True
         injected = record.get("isMeta") is True and not results and not compact
         # isMeta: context Claude Code injects (expanded commands, caveats), not the user's words.
@@ -823,7 +832,7 @@ class _Reader:
     # --- assistant lines ----------------------------------------------------------------------
 
     def assistant(self, record: dict[str, Any], line: int, thread: _Thread, node: _Node) -> None:
-        self.source.mapped("assistant")
+        self.source.note("assistant", "mapped")
         stamp = self.timestamp(record, line)
         message = record["message"]
         content = message.get("content")
@@ -839,7 +848,9 @@ class _Reader:
         if model:
             self.metadata["model"] = model
         batch_id = _str(message.get("id")) or node.uuid or f"line-{line}"
-        response = self.responses.setdefault(batch_id, _Response())
+        response = self.responses.get(batch_id)
+        if response is None:
+            response = self.responses[batch_id] = _Response()
         response.model = model or response.model
         for part in parts:
             entry = self.assistant_entry(part, batch_id, model, stamp, line, thread)
@@ -873,11 +884,11 @@ class _Reader:
             return None
         if kind in ("thinking", "redacted_thinking"):
             return blocks.thinking_of(part)
-        if kind in blocks.CALL_TYPES:
+        if kind == "tool_use" or blocks.is_call_type(kind):  # the common one asked first
             return self.start_call(part, batch_id, stamp, line, thread)
         if kind == "fallback":
             return _fallback_notice(part)
-        if blocks.is_result_block(part):  # a server tool's result, in the same response
+        if blocks.is_result_type(kind):  # a server tool's result, in the same response
             self.settle(part, {}, None, stamp, line)
             return None
         self.unknown_block(kind, line)
@@ -900,7 +911,7 @@ class _Reader:
             self.source.warn(f"{part.get('type')} block without an id", line)
         call.started_at = stamp
         thread.open_calls.append(call)
-        if call.name in AGENT_TOOLS:
+        if call.name in _AGENT_TOOL_NAMES:  # a str: the NameSet's own test is not needed
             self.add_spawn(call, line)
         return call
 
@@ -1230,13 +1241,24 @@ class _Reader:
             )
 
 
+#: What reads each record type that carries content. Plain functions in a table rather than bound
+#: methods kept on the reader: those would make every reader a reference cycle, freed only by
+#: the cyclic collector with all the entries it read (a twentieth of a large load, issue 19).
+_HANDLERS: dict[str, Callable[[_Reader, dict[str, Any], int, _Thread, _Node], None]] = {
+    "user": _Reader.user,
+    "assistant": _Reader.assistant,
+    "system": _Reader.system,
+    "progress": _Reader.progress,
+    "attachment": _Reader.attachment,
+}
+
+
 # --- small pure helpers -------------------------------------------------------------------------
 
 
-def _claude_shaped(record: dict[str, Any]) -> bool:
+def _claude_shaped(kind: Any, message: Any) -> bool:
     """A user/assistant line has Anthropic ``content``; no line has Gemini-style ``parts``."""
-    message = record.get("message")
-    if record.get("type") == "system":
+    if kind == "system":
         return not (isinstance(message, dict) and "parts" in message)
     return isinstance(message, dict) and "content" in message and "parts" not in message
 

@@ -37,6 +37,10 @@ class NameSet(frozenset[str]):
         return isinstance(value, str) and frozenset.__contains__(self, value)
 
 
+#: ``isinstance(value, MAPPINGS)`` is ``isinstance(value, Mapping)``, but answered at once for a
+#: dict: the ABC's own check is a Python call, paid for every block and argument of a load.
+MAPPINGS = (dict, Mapping)
+
 #: Descriptions are one line for a summary; the full arguments stay in ``ToolCall.args``.
 DESCRIPTION_MAX = 120
 
@@ -56,6 +60,8 @@ _DESCRIPTION_KEYS: dict[str, tuple[str, ...]] = {
 
 def parse_arguments(raw: Any) -> Any:
     """Tool arguments as a JSON value: a JSON string is parsed, anything unparsable kept as is."""
+    if type(raw) is dict:  # already parsed (Anthropic's ``input``)
+        return raw
     if isinstance(raw, str):
         try:
             return codec.loads(raw)
@@ -67,7 +73,10 @@ def parse_arguments(raw: Any) -> Any:
 def _one_line(text: str, cwd: str | None) -> str | None:
     if cwd and text.startswith(cwd.rstrip("/") + "/"):
         text = text[len(cwd.rstrip("/")) + 1 :]
-    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    if text.isprintable():  # no line breaks (all are unprintable): no list of lines to make
+        line = text.strip()
+    else:
+        line = next((part.strip() for part in text.splitlines() if part.strip()), "")
     if not line:
         return None
     return line if len(line) <= DESCRIPTION_MAX else line[: DESCRIPTION_MAX - 1] + "…"
@@ -86,7 +95,7 @@ def describe_args(name: str, args: Any, cwd: str | None = None) -> str | None:
     """
     if isinstance(args, str):
         return _one_line(args, cwd) if tool_category(name) == "command" else None
-    if not isinstance(args, Mapping):
+    if not isinstance(args, MAPPINGS):
         return None
     for key in _DESCRIPTION_KEYS[tool_category(name)]:
         value = args.get(key)
@@ -136,7 +145,9 @@ def text_and_images(
     texts: list[str] = []
     images: list[ImageData] = []
     for item in value:
-        piece = item if isinstance(item, str) else part(item) if isinstance(item, Mapping) else None
+        piece = (
+            item if isinstance(item, str) else part(item) if isinstance(item, MAPPINGS) else None
+        )
         if isinstance(piece, ImageData):
             images.append(piece)
         elif piece is not None:
@@ -181,16 +192,19 @@ def usage_from(raw: Any, **paths: str | tuple[str, ...]) -> Usage | None:
     Usage(input_tokens=5, output_tokens=None, cache_read_tokens=2, cache_write_tokens=None, \
 reasoning_tokens=None)
     """
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, MAPPINGS):
         return None
     counts: dict[str, int | None] = {}
     for field, path in paths.items():
         value: Any = raw
         for key in (path,) if isinstance(path, str) else path:
-            value = value.get(key) if isinstance(value, Mapping) else None
-        counts[field] = as_int(value)
-    usage = Usage(**counts)
-    return None if usage == Usage() else usage
+            value = value.get(key) if isinstance(value, MAPPINGS) else None
+        counts[field] = value if isinstance(value, int) and not isinstance(value, bool) else None
+    # Usage() has every count None: one given count is enough for a Usage, and no Usage is built
+    # and compared when there is none.
+    if all(count is None for count in counts.values()):
+        return None
+    return Usage(**counts)
 
 
 class MessageBuilder:

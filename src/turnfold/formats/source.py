@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import io
+import itertools
 import json
 import os
 import time
@@ -52,24 +53,125 @@ class Oversized:
         return self.size
 
 
+#: How much of a file a load reads at a time. Lines are cut out of the chunk with ``find``
+#: (``memchr``) and decoded from a view of it: ``readline`` would scan each line byte by byte and
+#: copy it, a tenth of a load of a 50 MB session (issue 19).
+CHUNK_BYTES = 1 << 20
+
+
+class _Lines:
+    """The lines of a binary stream, read in chunks of :data:`CHUNK_BYTES`, numbered from 1.
+
+    A line is what ends with ``\n`` (kept) or at the end of the stream. One longer than
+    ``limit`` bytes (its ``\n`` not counted) comes out as :class:`Oversized`, its bytes read on
+    without being kept: no more than ``limit`` bytes of a line and one chunk are held at once.
+    :meth:`lines` hands out the lines as bytes; :meth:`records` parses the rest of the stream,
+    from where :meth:`lines` stopped.
+    """
+
+    def __init__(self, stream: Any, limit: int, progress: _Progress | None = None) -> None:
+        self._read = stream.read
+        self._limit = limit
+        self._progress = progress
+        self._chunk = b""
+        self._start = 0  # where the next line starts in the chunk
+        self.number = 0  # the number of the last line handed out
+
+    def _fill(self) -> bytes:
+        chunk: bytes = self._read(CHUNK_BYTES)
+        progress = self._progress
+        if progress is not None:
+            if chunk:
+                progress.add(len(chunk))
+            else:
+                progress.close()
+        return chunk
+
+    def _spanning(self) -> bytes | Oversized | None:
+        """The line from the chunk's unread tail on into the chunks that follow (None at the end
+        of the stream); the chunk and start are left after it."""
+        tail = self._chunk[self._start :]
+        pieces, size, limit = [tail], len(tail), self._limit
+        while True:
+            chunk = self._fill()
+            if not chunk:
+                self._chunk, self._start = b"", 0
+                if not size:
+                    return None
+                return Oversized(size) if size > limit else b"".join(pieces)
+            end = chunk.find(b"\n")
+            if end < 0:
+                size += len(chunk)
+                if size > limit:
+                    pieces.clear()  # too long to keep: only its size is counted
+                else:
+                    pieces.append(chunk)
+                continue
+            self._chunk, self._start = chunk, end + 1
+            if size + end > limit:
+                return Oversized(size + end + 1)
+            pieces.append(chunk[: end + 1])
+            return b"".join(pieces)
+
+    def next_line(self) -> bytes | Oversized | None:
+        """The next line, or None at the end of the stream."""
+        chunk, start = self._chunk, self._start
+        end = chunk.find(b"\n", start)
+        line: bytes | Oversized | None
+        if end < 0:
+            line = self._spanning()
+            if line is None:
+                return None
+        else:
+            self._start = end + 1
+            line = (
+                chunk[start : end + 1] if end - start <= self._limit else Oversized(end + 1 - start)
+            )
+        self.number += 1
+        return line
+
+    def lines(self) -> Iterator[tuple[int, bytes | Oversized]]:
+        """``(number, line)`` for each line not yet handed out."""
+        while (line := self.next_line()) is not None:
+            yield self.number, line
+
+    def records(self, name: str, warnings: list[LoadWarning]) -> Iterator[tuple[int, Any]]:
+        """The parsed values of the lines not yet handed out, as :func:`_parse_lines` gives
+        them: the hot loop of a load, so the cutting and the decoding are written out here."""
+        fast, refused, limit = codec.fast_loads, codec.FastDecodeError, self._limit
+        try:
+            while True:
+                chunk, start, number = self._chunk, self._start, self.number
+                view, find = memoryview(chunk), chunk.find
+                while (end := find(b"\n", start)) >= 0:
+                    number += 1
+                    if end - start > limit:
+                        yield number, _oversized(Oversized(end + 1 - start))
+                    else:
+                        try:
+                            value = fast(view[start : end + 1])  # no copy of the line
+                        except refused:
+                            raw = chunk[start : end + 1]
+                            yield from _careful(_text_of(raw, number, name, warnings), number)
+                        else:
+                            yield number, value
+                    start = end + 1
+                self._start, self.number = start, number
+                line = self.next_line()
+                if line is None:
+                    return
+                yield from _parse_lines(((self.number, line),), name, warnings)
+        finally:
+            if self._progress is not None:
+                self._progress.close()
+
+
 def bounded_lines(stream: Any, limit: int) -> Iterator[bytes | Oversized]:
-    """The lines of a binary stream, each read with at most ``limit + 1`` bytes in memory.
+    """The lines of a binary stream, each with at most ``limit`` bytes in memory (:class:`_Lines`).
 
     A longer line is read on in chunks without keeping them and comes out as :class:`Oversized`.
     """
-    readline = stream.readline
-    while True:
-        raw = readline(limit + 1)
-        if not raw:
-            return
-        if len(raw) <= limit or raw.endswith(b"\n"):
-            yield raw
-            continue
-        size = len(raw)
-        while raw and not raw.endswith(b"\n"):
-            raw = readline(1 << 20)
-            size += len(raw)
-        yield Oversized(size)
+    return (line for _, line in _Lines(stream, limit).lines())
 
 
 class Source:
@@ -122,21 +224,24 @@ class Source:
             raise RuntimeError(f"{self.name}: records() can be read only once")
         self._consumed = True
         unaccounted = self.accounting.unaccounted
-        for record in self._all():
+        # The head, then the rest, straight from their iterators: a generator between them
+        # would be one more frame to resume per record.
+        for record in itertools.chain(self.head, self._rest):
             self._current, self._noted = record, False
             yield record
             if not self._noted:
                 unaccounted.append((record[0], type_of_record(record[1])))
         self._current, self._noted = None, True
 
-    def _all(self) -> Iterator[tuple[int, Any]]:
-        yield from self.head
-        yield from self._rest
-
     def note(self, record_type: str, disposition: Disposition) -> None:
         """Account for one record: the current one of :meth:`records`, or one a loader walks
         itself (a message of a JSON document)."""
-        self.accounting.note(record_type, disposition)
+        # Accounting.note, written out: a load notes every record it reads.
+        counts = self.accounting.counts
+        per_type = counts.get(record_type)
+        if per_type is None:
+            per_type = counts[record_type] = {}
+        per_type[disposition] = per_type.get(disposition, 0) + 1
         self._noted = True
 
     def mapped(self, record_type: str) -> None:
@@ -212,16 +317,31 @@ def plain_value(value: Any) -> Any:
     kind = type(value)
     if kind in _ATOMS:
         return value
-    if kind is dict or isinstance(value, Mapping):
+    if kind is dict:
         return {k: plain_value(v) for k, v in value.items()}
-    if kind is list or isinstance(value, (list, tuple)):
+    if kind is list or kind is tuple:  # asked before the Mapping ABC, whose test is a Python call
+        return [plain_value(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: plain_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
         return [plain_value(v) for v in value]
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json", exclude_unset=True)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {name: plain_value(getattr(value, name)) for name in _field_names(kind)}
     return copy.copy(value)
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A dataclass's field names (``dataclasses.fields`` walks every field again each call)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def _document_records(document: Any) -> Iterator[tuple[int, Any]]:
@@ -310,7 +430,7 @@ def _careful(text: str, number: int) -> Iterator[tuple[int, Any]]:
 
 
 def _parse_lines(
-    lines: Iterator[tuple[int, bytes | Oversized]], name: str, warnings: list[LoadWarning]
+    lines: Iterable[tuple[int, bytes | Oversized]], name: str, warnings: list[LoadWarning]
 ) -> Iterator[tuple[int, Any]]:
     fast, refused = codec.fast_loads, codec.FastDecodeError
     for number, raw in lines:
@@ -331,12 +451,20 @@ def from_binary_stream(
     """A byte stream of JSON lines or of one JSON document (pretty-printed JSON included)."""
     warnings: list[LoadWarning] = []
     limit = record_limit()
-    raw_lines: Iterable[bytes | Oversized] = (
-        bounded_lines(stream, limit) if hasattr(stream, "readline") else stream
-    )
-    if size is not None and size >= PROGRESS_MIN_BYTES:
-        raw_lines = _with_progress(raw_lines, size, name)
-    lines = enumerate(raw_lines, start=1)
+    progress = _Progress(size, name) if size is not None and size >= PROGRESS_MIN_BYTES else None
+    chunked = _Lines(stream, limit, progress) if hasattr(stream, "readline") else None
+    lines: Iterator[tuple[int, bytes | Oversized]]
+    if chunked is not None:
+        lines = chunked.lines()
+    else:
+        lines = enumerate(stream if progress is None else progress.counted(stream), start=1)
+
+    def rest() -> Iterator[tuple[int, Any]]:
+        """The parsed values of the lines after those taken from ``lines``."""
+        if chunked is not None:
+            return chunked.records(name, warnings)
+        return _parse_lines(lines, name, warnings)
+
     first = next(lines, None)
     while first is not None and isinstance(first[1], bytes) and first[1].isspace():
         first = next(lines, None)
@@ -344,13 +472,10 @@ def from_binary_stream(
         return Source(name, iter(()), path=path, warnings=warnings)
     number, raw = first
     if isinstance(raw, Oversized):
-        rest_of_lines = _parse_lines(lines, name, warnings)
-
-        def after_oversized() -> Iterator[tuple[int, Any]]:
-            yield number, _oversized(raw)
-            yield from rest_of_lines
-
-        return Source(name, after_oversized(), path=path, warnings=warnings)
+        return Source(
+            name, itertools.chain(((number, _oversized(raw)),), rest()), path=path,
+            warnings=warnings,
+        )  # fmt: skip
     text = _text_of(raw, number, name, warnings)
     try:
         value = codec.loads(text)
@@ -366,20 +491,15 @@ def from_binary_stream(
                 name, _document_records(document), path=path, document=document, warnings=warnings
             )
         value = MalformedLine("invalid JSON")
-    rest = _parse_lines(lines, name, warnings)
-    second = next(rest, None)
+    others = rest()
+    second = next(others, None)
     if second is None and isinstance(value, (dict, list)):
         # The whole input was one JSON value on one line: a document (a single JSONL record is
         # still found among its records).
         return Source(name, _document_records(value), path=path, document=value, warnings=warnings)
-
-    def records() -> Iterator[tuple[int, Any]]:
-        yield number, value
-        if second is not None:
-            yield second
-            yield from rest
-
-    return Source(name, records(), path=path, warnings=warnings)
+    # A chain, not a generator: no frame of ours to resume for each record.
+    head = ((number, value),) if second is None else ((number, value), second)
+    return Source(name, itertools.chain(head, others), path=path, warnings=warnings)
 
 
 def _whole_document(
@@ -412,34 +532,48 @@ def _split(text: str, first_number: int) -> Iterator[tuple[int, Any]]:
         yield from _careful(line, first_number + offset)
 
 
-def _with_progress(
-    stream: Iterable[bytes | Oversized], size: int, name: str
-) -> Iterator[bytes | Oversized]:
-    """The stream, with a progress bar once reading it has taken :data:`PROGRESS_DELAY_S`.
+class _Progress:
+    """A progress bar over the bytes of a file, shown once reading it has taken
+    :data:`PROGRESS_DELAY_S`; the clock is read once a :data:`_PROGRESS_STEP`, not once a line.
 
     tqdm is imported only then: with its notebook support it costs about a tenth of a second,
     as much as loading a few megabytes, and most loads end before any bar would show.
     """
-    started = time.monotonic()
-    pending = done = 0
-    iterator = iter(stream)
-    for raw in iterator:
-        pending += len(raw)
-        yield raw
-        if pending >= _PROGRESS_STEP:  # the clock is read once a megabyte, not once a line
-            done, pending = done + pending, 0
-            if time.monotonic() - started >= PROGRESS_DELAY_S:
-                break
-    else:
-        return
-    with _progress_bar(size, name, done) as bar:
-        for raw in iterator:
-            pending += len(raw)
-            if pending >= _PROGRESS_STEP:  # tqdm.update per line would cost more than the parse
-                bar.update(pending)
-                pending = 0
-            yield raw
-        bar.update(pending)
+
+    def __init__(self, size: int, name: str) -> None:
+        self.size, self.name = size, name
+        self.started = time.monotonic()
+        self.pending = self.done = 0
+        self.bar: Any = None
+
+    def add(self, count: int) -> None:
+        """``count`` more bytes were read."""
+        self.pending += count
+        if self.pending < _PROGRESS_STEP:
+            return
+        if self.bar is not None:
+            self.bar.update(self.pending)  # tqdm.update per line would cost more than the parse
+        else:
+            self.done += self.pending
+            if time.monotonic() - self.started >= PROGRESS_DELAY_S:
+                self.bar = _progress_bar(self.size, self.name, self.done)
+        self.pending = 0
+
+    def close(self) -> None:
+        """The reading ended (or stopped): the bar, if one is shown, goes."""
+        if self.bar is not None:
+            self.bar.update(self.pending)
+            self.bar.close()
+            self.bar = None
+
+    def counted(self, stream: Iterable[bytes | Oversized]) -> Iterator[bytes | Oversized]:
+        """The lines of a stream that is no file, each counted as it is read."""
+        try:
+            for raw in stream:
+                self.add(len(raw))
+                yield raw
+        finally:
+            self.close()
 
 
 def _progress_bar(size: int, name: str, done: int) -> Any:
