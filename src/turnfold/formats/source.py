@@ -329,14 +329,14 @@ def plain_value(value: Any) -> Any:
     if callable(dump):
         return dump(mode="json", exclude_unset=True)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: plain_value(getattr(value, name)) for name in _field_names(kind)}
+        return {name: plain_value(getattr(value, name)) for name in field_names(kind)}
     return copy.copy(value)
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
-def _field_names(cls: type) -> tuple[str, ...]:
+def field_names(cls: type) -> tuple[str, ...]:
     """A dataclass's field names (``dataclasses.fields`` walks every field again each call)."""
     names = _FIELD_NAMES.get(cls)
     if names is None:

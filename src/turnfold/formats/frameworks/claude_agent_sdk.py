@@ -53,7 +53,6 @@ The messages record no timestamps and no tool durations, so neither is shown (L-
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -62,7 +61,7 @@ from turnfold.formats.agents.claude_stream import StreamReader
 from turnfold.formats.catalog import Records
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.source import Source, plain_value
+from turnfold.formats.source import Source, field_names, plain_value
 from turnfold.model import Transcript
 
 NAME = "claude-agent-sdk"
@@ -98,20 +97,10 @@ def _json(value: Any) -> Any:
     return value if kind in _SCALARS else plain_value(value)
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _field_names(cls: type) -> tuple[str, ...]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    return names
-
-
 def _fields(value: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     """A dataclass's fields that hold a value, as plain JSON-like values (copies)."""
     out = {}
-    for name in _field_names(type(value)):
+    for name in field_names(type(value)):
         found = getattr(value, name)
         if found is not None and name not in skip:
             out[name] = _json(found)
