@@ -65,6 +65,7 @@ def make_assistant(tag: str = "assistant") -> AssistantText:
         cache_read_tokens=9000,
         cache_write_tokens=17,
         reasoning_tokens=64,
+        response_id=f"msg_{tag}",
     )
     return AssistantText(**_common(tag), text=f"答案 {tag} ✅", model="claude-x-1", usage=usage)
 
@@ -76,6 +77,14 @@ def make_thinking(tag: str = "thinking", form: str = "summary") -> Thinking:
         form=form,  # type: ignore[arg-type]
         data="ZW5jcnlwdGVkLXBheWxvYWQ=",
         streaming=True,
+        usage=Usage(
+            input_tokens=7,
+            output_tokens=2,
+            cache_read_tokens=1,
+            cache_write_tokens=1,
+            reasoning_tokens=2,
+            response_id=f"msg_{tag}",
+        ),
     )
 
 
@@ -112,6 +121,14 @@ def make_tool_call(tag: str = "tool", subagent: SubAgent | None = None) -> ToolC
             output_tokens=2400,
             reason="cancelled by user",
             steps_missing=True,
+        ),
+        usage=Usage(
+            input_tokens=9,
+            output_tokens=4,
+            cache_read_tokens=2,
+            cache_write_tokens=3,
+            reasoning_tokens=1,
+            response_id="msg_tool",
         ),
     )
 

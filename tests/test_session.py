@@ -40,10 +40,10 @@ def test_U3_the_bundled_claude_code_session_reads_as_its_facts(utc_clock: None) 
     header = session_header(claude_code_session(), "en")
     assert header is not None
     # Counted by hand from the fixture: 13 calls, two of them (Task, Edit) failed; the first and
-    # last timestamps are 09:52:03 and 09:54:26.
+    # last timestamps are 09:52:03 and 09:54:26; tokens as tests/test_usage.py counts them.
     assert header["text"] == (
         "Claude Code · claude-sonnet-4 · 2025-09-07 09:52 · 2m 23s · 1 turn · 13 tools (2 failed)"
-        " · 66.7k tokens"
+        " · 375.8k tokens incl. sub-agents"
     )
     parts = {p["name"]: p for p in header["parts"]}
     assert parts["model"]["title"] == "claude-sonnet-4-20250514"  # the full name in the title

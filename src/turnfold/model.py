@@ -61,13 +61,18 @@ class UserMessage(Entry):
 
 @dataclass(kw_only=True)
 class Usage:
-    """Token usage of one model response, as recorded by the source."""
+    """Token usage of one model response, as recorded by the source.
+
+    ``response_id`` is the source's id of that response, when it has one: entries that carry
+    the same response's usage count it once (spec U-1, :mod:`turnfold.usage`).
+    """
 
     input_tokens: int | None = None
     output_tokens: int | None = None
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
     reasoning_tokens: int | None = None
+    response_id: str | None = None
 
 
 @dataclass(kw_only=True)
@@ -93,6 +98,9 @@ class Thinking(Entry):
     form: ThinkingForm = "text"
     data: str | None = None
     streaming: bool = False
+    #: The usage of a response that wrote no text (only reasoning and calls) sits on its first
+    #: entry, so that no response's tokens are lost (spec U-1).
+    usage: Usage | None = None
 
 
 @dataclass(kw_only=True)
@@ -155,6 +163,7 @@ class ToolCall(Entry):
     memory: MemoryOperation | None = None
     user_initiated: bool = False
     subagent: SubAgent | None = None
+    usage: Usage | None = None  # as Thinking.usage
 
     @property
     def recorded_duration_ms(self) -> float | None:

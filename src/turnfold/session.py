@@ -20,12 +20,21 @@ from turnfold.model import (
     FAILED_STATUSES,
     AssistantText,
     Entry,
+    Thinking,
     ToolCall,
     ToolUseSummary,
     Transcript,
     Usage,
 )
 from turnfold.process import plan_projection
+from turnfold.usage import (
+    TokenCount,
+    add_into,
+    count_tokens,
+    counts_of,
+    subagent_tokens,
+    total_of,
+)
 
 #: The names the agents that write each format go by (a format of many agents has none).
 AGENT_NAMES: dict[str, str] = {
@@ -37,10 +46,6 @@ AGENT_NAMES: dict[str, str] = {
     "claude-agent-sdk": "Claude Agent SDK", "smolagents": "smolagents", "adk": "Google ADK",
     "autogen": "AutoGen", "strands": "Strands Agents",
 }  # fmt: skip
-
-#: The token counts of a :class:`~turnfold.model.Usage`, in the order they are shown.
-TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-                "reasoning_tokens")  # fmt: skip
 
 
 @dataclass
@@ -56,7 +61,10 @@ class SessionFacts:
     tool_calls: int = 0
     failed_tools: int = 0
     tokens: dict[str, int] = field(default_factory=dict)
-    """The session's token counts by :data:`TOKEN_FIELDS` name (only those recorded)."""
+    """The session's token counts by :data:`~turnfold.usage.TOKEN_FIELDS` name (only those
+    recorded), its sub-agents' included (:mod:`turnfold.usage` counts each response once)."""
+    subagent_tokens: dict[str, int] = field(default_factory=dict)
+    """The part of ``tokens`` its sub-agents spent."""
     cost_usd: float | None = None
     """A cost the source recorded for the session."""
     outcome: str | None = None
@@ -64,9 +72,8 @@ class SessionFacts:
 
     @property
     def total_tokens(self) -> int | None:
-        """Every token the session's responses read or wrote (reasoning is part of output)."""
-        counted = [v for k, v in self.tokens.items() if k != "reasoning_tokens"]
-        return sum(counted) if counted else None
+        """Every token the session's responses read or wrote (input plus output)."""
+        return total_of(self.tokens)
 
 
 def session_facts(transcript: Transcript, *, turns: int | None = None) -> SessionFacts:
@@ -93,6 +100,7 @@ class _Part(NamedTuple):
     call: bool
     failed: bool
     usage: Usage | None
+    delegates: bool = False  # a call whose sub-agent transcript is loaded
 
 
 class SessionTally:
@@ -108,8 +116,9 @@ class SessionTally:
         self._calls = self._failed = 0
         #: The models the entries name, with how many name each, in order of first appearance.
         self._models: dict[str, int] = {}
-        self._tokens: dict[str, int] = {}
-        self._recorded: dict[str, int] = {}  # how many entries record each token count
+        self._tokens = TokenCount()
+        self._counted: dict[str, int] | None = None  # the tokens of one reading (keep=False)
+        self._delegating: set[str] = set()  # the calls that hold a sub-agent transcript
         self._first: _Key | None = None
         self._last: _Key | None = None
 
@@ -123,8 +132,9 @@ class SessionTally:
             self._parts.clear()
             self._calls = self._failed = 0
             self._models.clear()
-            self._tokens.clear()
-            self._recorded.clear()
+            self._tokens = TokenCount()
+            self._delegating.clear()
+            self._counted = None
             if self._keep:
                 for entry in transcript.entries:
                     self._add(entry.id, _part_of(entry))
@@ -137,7 +147,7 @@ class SessionTally:
                 changed_entry = transcript.get(entry_id)
                 old = self._parts.pop(entry_id, None)
                 if old is not None:
-                    self._remove(old)
+                    self._remove(entry_id, old)
                     stale = stale or old.first == self._first or old.last == self._last
                 if changed_entry is not None:
                     part = _part_of(changed_entry)
@@ -160,7 +170,8 @@ class SessionTally:
         """:meth:`_add` of every entry's part, with no part made or kept (one pass, inlined)."""
         first = last = None
         calls = failed = 0
-        models, tokens, recorded = self._models, self._tokens, self._recorded
+        models = self._models
+        self._counted = count_tokens(self.transcript.entries)
         for entry in self.transcript.entries:
             if isinstance(entry, ToolUseSummary):
                 continue  # as _part_of: not a moment of the agent's session
@@ -172,13 +183,10 @@ class SessionTally:
                 ended = _key(entry.ended_at) if entry.ended_at else None
                 if ended is not None and (latest is None or ended > latest):
                     latest = ended
-            elif isinstance(entry, AssistantText):
-                if entry.model:
-                    models[entry.model] = models.get(entry.model, 0) + 1
-                if entry.usage is not None:
-                    for name, value in _counts([entry.usage]).items():
-                        tokens[name] = tokens.get(name, 0) + value
-                        recorded[name] = recorded.get(name, 0) + 1
+                if entry.subagent is not None and entry.subagent.transcript is not None:
+                    self._delegating.add(entry.id)
+            elif isinstance(entry, AssistantText) and entry.model:
+                models[entry.model] = models.get(entry.model, 0) + 1
             if moment is not None and (first is None or moment < first):
                 first = moment
             if latest is not None and (last is None or latest > last):
@@ -191,12 +199,11 @@ class SessionTally:
         self._failed += part.failed
         if part.model:
             self._models[part.model] = self._models.get(part.model, 0) + 1
-        if part.usage is not None:
-            for name, value in _counts([part.usage]).items():
-                self._tokens[name] = self._tokens.get(name, 0) + value
-                self._recorded[name] = self._recorded.get(name, 0) + 1
+        self._tokens.set(entry_id, part.usage)
+        if part.delegates:
+            self._delegating.add(entry_id)
 
-    def _remove(self, part: _Part) -> None:
+    def _remove(self, entry_id: str, part: _Part) -> None:
         self._calls -= part.call
         self._failed -= part.failed
         if part.model:
@@ -205,11 +212,8 @@ class SessionTally:
                 self._models[part.model] = left
             else:
                 del self._models[part.model]
-        for name, value in _counts([part.usage] if part.usage is not None else []).items():
-            self._tokens[name] -= value
-            self._recorded[name] -= 1
-            if not self._recorded[name]:  # no entry records it any more (a 0 recorded stays)
-                del self._tokens[name], self._recorded[name]
+        self._tokens.set(entry_id, None)
+        self._delegating.discard(entry_id)
 
     def _span(self) -> tuple[_Key | None, _Key | None]:
         firsts = [p.first for p in self._parts.values() if p.first is not None]
@@ -231,7 +235,17 @@ class SessionTally:
         models.update(dict.fromkeys(self._models))
         facts.models = list(models)
         recorded = meta.get("usage")  # a total the source recorded (Codex) wins
-        facts.tokens = _counts([recorded]) if isinstance(recorded, Mapping) else dict(self._tokens)
+        if isinstance(recorded, Mapping):
+            own = counts_of(recorded)
+        elif self._counted is not None:
+            own = self._counted
+        else:
+            own = self._tokens.totals
+        # Sub-agents are read again at each update: their transcripts change in place.
+        calls = [transcript.get(i) for i in self._delegating]
+        facts.subagent_tokens = subagent_tokens(c for c in calls if c is not None)
+        facts.tokens = dict(own)
+        add_into(facts.tokens, facts.subagent_tokens)
         cost = meta.get("cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost):
             facts.cost_usd = float(cost)
@@ -256,9 +270,13 @@ def _part_of(entry: Entry) -> _Part:
     if isinstance(entry, ToolCall):
         ended = _key(entry.ended_at)
         last = moment if ended is None else ended if moment is None else max(moment, ended)
-        return _Part(moment, last, None, True, entry.status in FAILED_STATUSES, None)
+        delegates = entry.subagent is not None and entry.subagent.transcript is not None
+        failed = entry.status in FAILED_STATUSES
+        return _Part(moment, last, None, True, failed, entry.usage, delegates)
     if isinstance(entry, AssistantText):
         return _Part(moment, moment, entry.model, False, False, entry.usage)
+    if isinstance(entry, Thinking):
+        return _Part(moment, moment, None, False, False, entry.usage)
     return _Part(moment, moment, None, False, False, None)
 
 
@@ -287,18 +305,6 @@ def _moment(key: _Key) -> datetime:
     seconds, fraction = key
     moment = datetime.fromisoformat(seconds).replace(tzinfo=timezone.utc)
     return moment.replace(microsecond=int(fraction[:6].ljust(6, "0"))) if fraction else moment
-
-
-def _counts(usages: Any) -> dict[str, int]:
-    totals: dict[str, int] = {}
-    for usage in usages:
-        if usage is None:
-            continue
-        for name in TOKEN_FIELDS:
-            value = usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name)
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                totals[name] = totals.get(name, 0) + value
-    return totals
 
 
 def _agent(meta: Mapping[str, Any]) -> str | None:
@@ -347,7 +353,6 @@ def short_model(model: str) -> str:
 
 __all__ = [
     "AGENT_NAMES",
-    "TOKEN_FIELDS",
     "SessionFacts",
     "SessionTally",
     "session_facts",

@@ -31,6 +31,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
+from turnfold.usage import counts_of
 
 sys.path.insert(0, str(Path(__file__).parent))
 import autogen_runs as runs
@@ -164,8 +165,8 @@ def test_L1_an_agent_tool_s_inner_run_is_nested_as_the_call_s_sub_agent() -> Non
 def test_A1_usage_per_model_message_and_timestamps_from_created_at() -> None:
     transcript = turnfold.load(RESULT)
     calls = calls_by_id(transcript)
-    assert calls["call_1"].meta["usage"] == {"input_tokens": 10, "output_tokens": 1}
-    assert calls["call_2"].meta["usage"] == {"input_tokens": 20, "output_tokens": 2}
+    assert counts_of(calls["call_1"].usage) == {"input_tokens": 10, "output_tokens": 1}
+    assert counts_of(calls["call_2"].usage) == {"input_tokens": 20, "output_tokens": 2}
     assert "usage" not in calls["call_3"].meta  # the batch's usage is on its first call
     answer = transcript.entries[-1]
     assert isinstance(answer, AssistantText)

@@ -37,6 +37,7 @@ from turnfold.model import (
     Transcript,
     TranscriptChange,
 )
+from turnfold.usage import counts_of
 
 pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is in the frameworks extra")
 
@@ -158,12 +159,16 @@ def test_A1_usage_is_counted_once_per_message_id_and_the_totals_come_from_the_re
     assert len(with_usage) == len(set(ids))
     first = transcript.entries[0]  # msg_01: thinking + add, no text: on its first entry
     assert isinstance(first, Thinking)
-    assert first.meta["usage"] == {"input_tokens": 120, "output_tokens": 1, "cache_read_tokens": 40}
+    assert counts_of(first.usage) == {
+        "input_tokens": 160,
+        "output_tokens": 1,
+        "cache_read_tokens": 40,
+    }  # cached input in
     assert "usage" not in transcript.tool_calls()[0].meta
     answer = transcript.entries[-1]
     assert isinstance(answer, AssistantText)
     assert answer.usage is not None
-    assert (answer.usage.input_tokens, answer.usage.output_tokens) == (120, 1)
+    assert (answer.usage.input_tokens, answer.usage.output_tokens) == (160, 1)  # cache in
     result = messages[-1]
     assert isinstance(result, t.ResultMessage)
     meta = transcript.metadata

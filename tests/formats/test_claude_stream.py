@@ -82,9 +82,9 @@ def test_H5_usage_is_counted_once_per_message_although_every_block_repeats_it() 
         for line in REAL.read_text().splitlines()
         if json.loads(line).get("type") == "assistant"
         and json.loads(line).get("parent_tool_use_id") is None
-        and any(b.get("type") == "text" for b in json.loads(line)["message"]["content"])
     }
-    assert len(with_usage) == len(messages) == 2
+    # One entry of each message carries its usage: its last text, else its first entry.
+    assert len(with_usage) == len(messages)
 
 
 def _event(kind: str, **fields: Any) -> dict[str, Any]:

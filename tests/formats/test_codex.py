@@ -29,6 +29,7 @@ from turnfold import (
     UserMessage,
 )
 from turnfold.formats import codex
+from turnfold.usage import count_tokens, counts_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CODEX_FIXTURES = sorted(FIXTURES.glob("codex_*.jsonl"))
@@ -282,11 +283,13 @@ def test_L2_codex_two_turns_fixture_in_detail() -> None:
             "repository_url": "https://github.com/user/project",
         },
         "model": "o4-mini",
+        # Each response's last_token_usage once (1024 + 1100 input): this synthetic file's
+        # cumulative total does not grow between its two turns, as Codex's would.
         "usage": {
-            "input_tokens": 1100,
-            "output_tokens": 20,
-            "cache_read_tokens": 512,
-            "reasoning_tokens": 10,
+            "input_tokens": 2124,
+            "output_tokens": 32,
+            "cache_read_tokens": 1024,
+            "reasoning_tokens": 18,
         },
         "duration_ms": 5400,
     }
@@ -751,7 +754,7 @@ def test_L2_codex_token_count_usage_on_the_response_text() -> None:
         "output_tokens": 3,
         "reasoning_output_tokens": 1,
     }
-    total = {**usage, "input_tokens": 99}
+    total = {name: 2 * value for name, value in usage.items()}  # cumulative: two responses
     t = load(
         user_item("q"),
         event("token_count", info=None, rate_limits={}),
@@ -760,6 +763,7 @@ def test_L2_codex_token_count_usage_on_the_response_text() -> None:
         output("c1", "x"),
         assistant_item("done"),
         event("token_count", info={"last_token_usage": usage, "total_token_usage": total}),
+        # Codex repeats a token_count with the same totals: no third response.
         event("token_count", info={"last_token_usage": usage, "total_token_usage": total}),
     )
     (text,) = of(t, AssistantText)
@@ -767,7 +771,25 @@ def test_L2_codex_token_count_usage_on_the_response_text() -> None:
     assert text.usage.cache_read_tokens == 4
     assert text.usage.output_tokens == 3
     assert text.usage.reasoning_tokens == 1
-    assert t.metadata["usage"]["input_tokens"] == 99
+    # The response of the call alone keeps its usage too (spec U-1): on the call.
+    assert t.tool_calls()[0].usage.input_tokens == 10
+    assert t.metadata["usage"]["input_tokens"] == 20
+    assert count_tokens(t.entries) == counts_of(t.metadata["usage"])
+
+
+def test_U1_codex_totals_alone_are_counted_by_their_differences() -> None:
+    totals = [{"input_tokens": 100, "output_tokens": 5}, {"input_tokens": 250, "output_tokens": 9}]
+    t = load(
+        user_item("q"),
+        call("c1"),
+        event("token_count", info={"total_token_usage": totals[0]}),
+        output("c1", "x"),
+        assistant_item("done"),
+        event("token_count", info={"total_token_usage": totals[1]}),
+    )
+    assert counts_of(t.tool_calls()[0].usage) == totals[0]
+    (text,) = of(t, AssistantText)
+    assert counts_of(text.usage) == {"input_tokens": 150, "output_tokens": 4}
 
 
 # --- injected context and duplicates ----------------------------------------------------------

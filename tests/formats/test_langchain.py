@@ -132,7 +132,7 @@ def test_A1_a_message_list_reads_prompt_thinking_calls_statuses_usage_and_answer
     assert (usage.cache_read_tokens, usage.cache_write_tokens, usage.reasoning_tokens) == (4, 1, 3)
     # The first response wrote no text: its usage rides on its first entry.
     first = next(e for e in transcript.entries if isinstance(e, Thinking))
-    assert first.meta["usage"]["input_tokens"] == 101
+    assert first.usage.input_tokens == 101
 
 
 def test_A1_an_independent_count_of_the_framework_s_calls_equals_the_transcript_s(

@@ -219,10 +219,10 @@ def test_L1_a_handoff_chain_nests_onward_and_a_handoff_back_continues_at_its_lev
     assert len(calls) == count_calls(CHAIN) == 7
     assert calls_by_level(transcript, "triage") == calls_by_agent(CHAIN)
     # Usage per response wherever its entries went.
-    assert calls["call_c5"].meta.get("usage") is None  # its response's text carries it
+    assert calls["call_c5"].usage is None  # its response's text carries it
     assert note.usage is not None
     assert note.usage.output_tokens == 5
-    assert calls["call_c7"].meta["usage"]["output_tokens"] == 7
+    assert calls["call_c7"].usage.output_tokens == 7
     assert answer.usage is not None
     assert answer.usage.output_tokens == 8
 
@@ -236,9 +236,9 @@ def test_A1_usage_comes_from_each_model_response() -> None:
     ]
     calls = calls_by_id(transcript)
     # Responses of calls alone keep their usage on their first entry.
-    assert calls["call_2"].meta["usage"]["input_tokens"] == 20
-    assert calls["call_3"].meta["usage"]["output_tokens"] == 3
-    assert calls["call_4"].meta["usage"]["input_tokens"] == 40
+    assert calls["call_2"].usage.input_tokens == 20
+    assert calls["call_3"].usage.output_tokens == 3
+    assert calls["call_4"].usage.input_tokens == 40
     assert "usage" not in calls["call_1"].meta  # its response's text carries it
     # One response's two calls form one batch, under the response's id.
     assert [c.batch_id for c in calls.values()] == [

@@ -29,6 +29,7 @@ from turnfold.model import (
     TranscriptChange,
     UserMessage,
 )
+from turnfold.usage import counts_of
 
 sys.path.insert(0, str(Path(__file__).parent))
 import pydantic_ai_runs as runs
@@ -124,7 +125,7 @@ def test_A1_a_run_result_reads_prompt_thinking_calls_statuses_usage_and_answer(
     assert answer.usage.cache_write_tokens is None
     assert answer.model == result.all_messages()[-1].model_name
     # A response of calls alone carries its usage in its first entry's meta.
-    assert calls["call_3"].meta["usage"] == {
+    assert counts_of(calls["call_3"].usage) == {
         "input_tokens": 200,
         "output_tokens": 20,
         "cache_read_tokens": 2,

@@ -23,6 +23,7 @@ from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.frameworks.smolagents import Follower
 from turnfold.formats.source import open_source
 from turnfold.model import AssistantText, SystemNotice, Thinking, ToolCall, Transcript, UserMessage
+from turnfold.usage import counts_of
 
 sys.path.insert(0, str(Path(__file__).parent))
 import smolagents_runs as runs
@@ -157,7 +158,7 @@ def test_A1_timestamps_and_usage_are_the_steps_own(agent: Any) -> None:
     assert add.started_at is None
     thought = transcript.entries[2]
     assert isinstance(thought, Thinking)
-    assert thought.meta["usage"] == {
+    assert counts_of(thought.usage) == {
         "input_tokens": 10,
         "output_tokens": 5,
     }

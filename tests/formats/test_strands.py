@@ -20,6 +20,7 @@ import turnfold
 from turnfold.formats import TranscriptFormatError
 from turnfold.formats.frameworks import adapter_of, strands
 from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, Usage, UserMessage
+from turnfold.usage import counts_of
 
 pytest.importorskip("strands")
 
@@ -81,12 +82,15 @@ def test_A1_load_agent_shows_calls_statuses_thinking_usage_and_model(run: tuple[
     assert [t.text for t in thinking] == ["All done; explode failed."]
     assert answer_of(transcript) == ANSWER
     last = [e for e in transcript.entries if isinstance(e, AssistantText)][-1]
-    assert last.usage == Usage(
-        input_tokens=40, output_tokens=9, cache_read_tokens=30, cache_write_tokens=2
+    assert last.usage == Usage(  # Bedrock counts cached input apart: 40 + 30 + 2
+        input_tokens=72, output_tokens=9, cache_read_tokens=30, cache_write_tokens=2
     )
     calls = transcript.tool_calls()
     assert calls[0].batch_id == calls[1].batch_id != calls[2].batch_id  # one response, two calls
-    assert calls[0].meta["usage"] == {"input_tokens": 10, "output_tokens": 5}  # no text to hold it
+    assert counts_of(calls[0].usage) == {
+        "input_tokens": 10,
+        "output_tokens": 5,
+    }  # no text to hold it
     assert transcript.warnings == []
 
 

@@ -40,6 +40,7 @@ from turnfold.model import (
 from turnfold.process import plan_projection, recorded_duration_ms, segment_header
 from turnfold.session import utc
 from turnfold.tools import safe_description, tool_category
+from turnfold.usage import add_into, count_tokens, subagent_tokens, transcript_tokens
 
 #: The row of C-2, in its order.
 COLUMNS: tuple[str, ...] = (
@@ -511,7 +512,6 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
     planned = plan_projection(transcript)  # default settings: counts do not depend on them
     key = item.key
     stamps: list[datetime] = []
-    totals = _no_tokens()
     turns = tool_calls = failed = errors = 0
     tool_rows: list[dict[str, Any]] = []
     turn_rows: list[dict[str, Any]] = []
@@ -542,7 +542,6 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
                 stamps.append(moment)
                 turn_started = moment if turn_started is None else min(turn_started, moment)
             if isinstance(entry, AssistantText):
-                _add_usage(turn_tokens, entry.usage)
                 model = model or entry.model
             elif isinstance(entry, ToolCall):
                 ended = utc(entry.ended_at)
@@ -552,9 +551,10 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
                     failed += 1
                 if tables:
                     tool_rows.append(_tool_row(key, turns, entry))
-        for name in TOKEN_COLUMNS:
-            if turn_tokens[name] is not None:
-                totals[name] = (totals[name] or 0) + (turn_tokens[name] or 0)
+        # The turn's responses once each, and what its calls' sub-agents spent (U-1).
+        spent = count_tokens(everything)
+        add_into(spent, subagent_tokens(everything))
+        _add_usage(turn_tokens, spent)
         if tables:
             duration = None if header.status == "running" else recorded_duration_ms(segment)
             turn_rows.append({
@@ -562,10 +562,10 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
                 "duration_s": duration / 1000 if duration is not None else None,
                 "tool_calls": header.tool_count, **turn_tokens, "cost_usd": None,
             })  # fmt: skip
-    recorded = meta.get("usage")
-    if isinstance(recorded, Mapping):  # a session total the source recorded (Codex) wins
-        totals = _no_tokens()
-        _add_usage(totals, recorded)
+    # The session's tokens as its header counts them: its own (a total the source recorded
+    # wins) and its sub-agents'; entries outside any turn are counted too.
+    totals = _no_tokens()
+    _add_usage(totals, transcript_tokens(transcript).combined)
     started_meta = utc(meta.get("started_at") or meta.get("start_time"))
     if started_meta is not None:
         stamps.append(started_meta)

@@ -94,6 +94,7 @@ def usage_of(raw: Any) -> Usage | None:
     """The ``usage`` object of a response as :class:`Usage`; None when nothing is recorded."""
     return usage_from(
         raw,
+        cache_apart=True,
         input_tokens="input_tokens",
         output_tokens="output_tokens",
         cache_read_tokens="cache_read_input_tokens",

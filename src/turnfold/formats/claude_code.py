@@ -29,8 +29,9 @@ One JSON record per line; ``message.content`` holds Anthropic blocks, converted 
 - ``assistant`` → its blocks in order. One API response is written as several lines sharing
   ``message.id``: their calls form one batch (``batch_id = message.id``), tool_use blocks are
   deduplicated by id, and the response's ``usage`` is taken from its *last* line and put on its
-  last text. ``isApiErrorMessage`` (or a ``<synthetic>`` message with an ``error``) →
-  :class:`AssistantError`; a ``fallback`` block → :class:`SystemNotice`.
+  last text (or, when it wrote none, on its first thinking or call).
+  ``isApiErrorMessage`` (or a ``<synthetic>`` message with an ``error``) → :class:`AssistantError`;
+  a ``fallback`` block → :class:`SystemNotice`.
 - ``system``: ``compact_boundary`` → :class:`CompactionBoundary` (``compactMetadata.trigger`` /
   ``preTokens``); ``api_error`` / ``error`` → :class:`AssistantError`, or a warning notice while
   Claude Code was still retrying; ``api_refusal`` → :class:`AssistantError`; ``stop_hook_summary``
@@ -134,6 +135,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
+from turnfold.usage import USAGE_KINDS
 
 NAME = "claude-code"
 
@@ -1054,10 +1056,13 @@ class _Reader:
     # --- assembling the transcript ------------------------------------------------------------
 
     def finish(self) -> Transcript:
-        for response in self.responses.values():
-            if response.text is not None and response.usage is not None:
-                response.text.usage = blocks.usage_of(response.usage)
-            elif response.text is None and response.first is not None and response.model:
+        for message_id, response in self.responses.items():
+            carrier = response.text or response.first
+            usage = blocks.usage_of(response.usage) if response.usage is not None else None
+            if usage is not None and isinstance(carrier, USAGE_KINDS):
+                usage.response_id = message_id
+                carrier.usage = usage  # a response of calls only has usage too (U-1)
+            if response.text is None and response.first is not None and response.model:
                 response.first.meta["model"] = response.model  # model switches stay visible
         self.link_sidechains()
         self.warn_dangling()

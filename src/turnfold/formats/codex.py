@@ -55,9 +55,11 @@ beyond the API (:class:`CodexBuilder`):
   its :class:`UserMessage`; their sum is ``metadata["duration_ms"]``. A zero turn duration is a
   placeholder, not a recording. ``task_complete.error`` and ``error`` events are
   :class:`AssistantError`.
-- **Usage.** ``token_count.info.last_token_usage`` goes on the AssistantText written since the
-  previous ``token_count`` (the text of that model response), when there is one;
-  ``total_token_usage`` (cumulative) becomes ``metadata["usage"]``.
+- **Usage.** ``token_count.info.last_token_usage`` (else what the cumulative
+  ``total_token_usage`` grew by since the previous one) goes on the AssistantText written
+  since the previous ``token_count`` (the text of that model response), else on its first
+  reasoning or call; a ``token_count`` repeating the previous totals is not a response of its
+  own. Their sum is ``metadata["usage"]``.
 - **Compaction.** ``compacted`` (its ``message`` is the summary; ``replacement_history`` replays
   earlier items and is not shown again) and ``event_msg/context_compacted`` → one
   :class:`CompactionBoundary` when nothing lies between them, as does a remote ``compaction``
@@ -148,6 +150,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.usage import TOKEN_FIELDS, USAGE_KINDS, counts_of
 
 NAME = "codex"
 
@@ -572,6 +575,21 @@ def _echo_key(text: str) -> str:
     return " ".join(text.split())
 
 
+def _shrank(total: Usage, before: Usage) -> bool:
+    """Whether a cumulative total fell below the previous one (the count started again)."""
+    return any((getattr(total, n) or 0) < (getattr(before, n) or 0) for n in TOKEN_FIELDS)
+
+
+def _difference(total: Usage, before: Usage) -> Usage | None:
+    """What a cumulative total added since the previous one; None if it did not grow."""
+    counts: dict[str, Any] = {
+        name: max(now - (getattr(before, name) or 0), 0)
+        for name in TOKEN_FIELDS
+        if isinstance(now := getattr(total, name), int)
+    }
+    return Usage(**counts) if any(counts.values()) else None
+
+
 def codex_usage(usage: Any) -> Usage | None:
     """A Codex ``*_token_usage`` object as :class:`Usage`."""
     return usage_from(
@@ -819,6 +837,7 @@ class CodexBuilder(ResponsesBuilder):
         self._turn_user: UserMessage | None = None
         self._turn_text: AssistantText | None = None
         self._usage_text: AssistantText | None = None  # text of the response being counted
+        self._usage_first: Entry | None = None  # its first entry, when it writes no text
         self._user_echoes = _Echoes()
         self._model_echoes = _Echoes()
         self._boundary: tuple[str, Entry] | None = None
@@ -834,7 +853,8 @@ class CodexBuilder(ResponsesBuilder):
         self._bad_times = 0
         self._first_bad_time: int | None = None
         self._last_time: tuple[Any, str | None] = (None, None)
-        self._total_usage: Usage | None = None
+        self._total_usage: Usage | None = None  # the last cumulative total
+        self._session_usage: dict[str, int] = {}  # the responses' usage added up
         self._durations: list[float] = []
 
     # --- records ---------------------------------------------------------------------------
@@ -973,7 +993,7 @@ class CodexBuilder(ResponsesBuilder):
         self._turn_batches = 0
         self._open = {}  # calls of earlier turns that never got an output stay as they are
         self._turn_prompted = self._turn_busy = False
-        self._turn_user = self._turn_text = self._usage_text = None
+        self._turn_user = self._turn_text = self._usage_text = self._usage_first = None
         self._model_echoes.clear()
         self._code_calls = []
         self._flush_review()
@@ -1197,12 +1217,22 @@ class CodexBuilder(ResponsesBuilder):
         if not isinstance(info, Mapping):
             return  # the first token_count of a turn often holds only rate limits
         total = codex_usage(info.get("total_token_usage"))
+        before, carrier = self._total_usage, self._usage_text or self._usage_first
         if total is not None:
             self._total_usage = total
+        if before is not None and total is not None and total == before:
+            return  # Codex repeats a token_count with the same totals: no response of its own
+        # The response's usage: its last_token_usage, else what the cumulative total grew by;
+        # on its text, else on its first entry (spec U-1).
         last = codex_usage(info.get("last_token_usage"))
-        if last is not None and self._usage_text is not None:
-            self.transcript.update(self._usage_text, usage=last)
-        self._usage_text = None
+        if last is None and total is not None and (before is None or not _shrank(total, before)):
+            last = _difference(total, before or Usage())
+        if last is not None:
+            for name, value in counts_of(last).items():  # the session's, each response once
+                self._session_usage[name] = self._session_usage.get(name, 0) + value
+            if isinstance(carrier, USAGE_KINDS):
+                self.transcript.update(carrier, usage=last)
+        self._usage_text = self._usage_first = None
 
     def add_compaction(self, summary: str | None, timestamp: str | None, origin: str) -> None:
         last = self.transcript.entries[-1] if self.transcript.entries else None
@@ -1554,8 +1584,8 @@ class CodexBuilder(ResponsesBuilder):
         """Session totals into ``metadata``; child threads' rollouts linked in (issue 21.1)."""
         self._flush_review()
         meta = self.transcript.metadata
-        if self._total_usage is not None:
-            meta["usage"] = {k: v for k, v in vars(self._total_usage).items() if v is not None}
+        if self._session_usage:
+            meta["usage"] = dict(self._session_usage)
         if self._durations:
             meta["duration_ms"] = sum(self._durations)
         if self._bad_times:
@@ -1618,6 +1648,8 @@ class CodexBuilder(ResponsesBuilder):
                 and not entry.user_initiated
                 and entry.name != _MAIL_TOOL
             )
+            if by_model and self._usage_first is None:
+                self._usage_first = entry
             if by_model and self._response_first is None:
                 self._response_first = entry
                 if self.model and not isinstance(entry, AssistantText):

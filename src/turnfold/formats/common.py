@@ -181,20 +181,29 @@ def as_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def usage_from(raw: Any, **paths: str | tuple[str, ...]) -> Usage | None:
+def usage_from(
+    raw: Any, *, cache_apart: bool = False, **paths: str | tuple[str, ...]
+) -> Usage | None:
     """Token usage from a provider's counts; each :class:`Usage` field names its key (or path).
 
     Providers name the same counts differently; one table per format says where each sits.
+    ``cache_apart``: the source counts cached input apart from its input count (Anthropic,
+    Bedrock), so it is added in, as :mod:`turnfold.usage`'s convention counts it.
     None when nothing is recorded.
+
+    >>> usage_from({"input_tokens": 3, "cache_read_input_tokens": 90}, cache_apart=True,
+    ...            input_tokens="input_tokens", cache_read_tokens="cache_read_input_tokens")
+    Usage(input_tokens=93, output_tokens=None, cache_read_tokens=90, cache_write_tokens=None, \
+reasoning_tokens=None, response_id=None)
 
     >>> usage_from({"prompt_tokens": 5, "details": {"cached": 2}},
     ...            input_tokens="prompt_tokens", cache_read_tokens=("details", "cached"))
     Usage(input_tokens=5, output_tokens=None, cache_read_tokens=2, cache_write_tokens=None, \
-reasoning_tokens=None)
+reasoning_tokens=None, response_id=None)
     """
     if not isinstance(raw, MAPPINGS):
         return None
-    counts: dict[str, int | None] = {}
+    counts: dict[str, Any] = {}  # int | None each (Any: Usage also has a str field)
     for field, path in paths.items():
         value: Any = raw
         for key in (path,) if isinstance(path, str) else path:
@@ -204,6 +213,9 @@ reasoning_tokens=None)
     # and compared when there is none.
     if all(count is None for count in counts.values()):
         return None
+    if cache_apart and counts.get("input_tokens") is not None:
+        cached = (counts.get("cache_read_tokens") or 0) + (counts.get("cache_write_tokens") or 0)
+        counts["input_tokens"] = (counts["input_tokens"] or 0) + cached
     return Usage(**counts)
 
 

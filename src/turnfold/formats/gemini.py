@@ -33,7 +33,7 @@ CLI's ``loadConversationRecord()`` reads it:
 - ``gemini`` → ``thoughts[]`` become ``Thinking(form="summary")``: Gemini CLI records the model's
   *thought summaries* (``subject`` is the summary's bold title, ``description`` the rest), not the
   raw reasoning. ``content`` becomes ``AssistantText`` (``model``; ``tokens`` → ``Usage`` on the
-  last text, or in the first entry's ``meta["usage"]`` when the response wrote no text).
+  last text, or on its first thinking or call when the response wrote no text).
   ``toolCalls[]`` become ``ToolCall``: ``status`` success/error/cancelled as recorded, anything else
   ``unknown`` (an unfinished state is kept in ``meta["status"]``), except that a result whose text
   states a failure (``Exit Code: 1``: Gemini CLI records failed commands as ``success``) is

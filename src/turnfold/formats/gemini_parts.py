@@ -43,6 +43,7 @@ from turnfold.model import (
     Usage,
 )
 from turnfold.tools import memory_operation, tool_category
+from turnfold.usage import USAGE_KINDS, count_tokens
 
 Part = dict[str, Any]
 
@@ -106,16 +107,19 @@ def _count(data: Mapping[str, Any], *keys: str) -> int | None:
 def usage_from(data: Any) -> Usage | None:
     """Token usage from Gemini CLI ``tokens`` or a Gemini ``usageMetadata`` (Qwen Code).
 
-    ``input``/``promptTokenCount`` and ``output``/``candidatesTokenCount`` are kept as the
-    source counts them (the prompt count includes cached tokens; thoughts are separate).
+    The prompt count includes cached tokens, as :mod:`turnfold.usage` counts input; thoughts
+    are counted apart from the candidates, and added to the output here.
     """
     if not isinstance(data, Mapping):
         return None
+    output = _count(data, "output", "candidatesTokenCount")
+    thoughts = _count(data, "thoughts", "thoughtsTokenCount")
     usage = Usage(
         input_tokens=_count(data, "input", "promptTokenCount"),
-        output_tokens=_count(data, "output", "candidatesTokenCount"),
+        # Gemini counts thoughts apart from the candidates: output includes them here.
+        output_tokens=output + (thoughts or 0) if output is not None else thoughts,
         cache_read_tokens=_count(data, "cached", "cachedContentTokenCount"),
-        reasoning_tokens=_count(data, "thoughts", "thoughtsTokenCount"),
+        reasoning_tokens=thoughts,
     )
     return usage if usage_meta(usage) else None
 
@@ -171,7 +175,7 @@ def model_entries(
 
     Consecutive text parts are one streamed text, so they merge; so do consecutive thoughts.
     Usage goes on the last text of the response (spec: usage on the last text); a response
-    without text keeps it in the first entry's ``meta["usage"]`` rather than losing it.
+    without text keeps it on its first thinking or call rather than losing it.
     """
     entries: list[Entry] = []
     for part in parts:
@@ -208,20 +212,19 @@ def model_entries(
 def attach_usage(
     entries: list[Entry], usage: Usage | None, transcript: Transcript | None = None
 ) -> None:
-    """Put a response's usage on its last text, else in its first entry's meta; through
-    ``transcript.update`` when given, so a live view hears of it."""
+    """Put a response's usage on its last text, else on its first reasoning or call
+    (:mod:`turnfold.usage`); through ``transcript.update`` when given, so a live view hears
+    of it."""
     if usage is None or not entries:
         return
     texts = [e for e in entries if isinstance(e, AssistantText)]
+    carriers = texts[-1:] or [e for e in entries if isinstance(e, USAGE_KINDS)][:1]
+    if not carriers:
+        return
     if transcript is not None:
-        if texts:
-            transcript.update(texts[-1], usage=usage)
-        else:
-            transcript.update(entries[0], meta={**entries[0].meta, "usage": usage_meta(usage)})
-    elif texts:
-        texts[-1].usage = usage
+        transcript.update(carriers[0], usage=usage)
     else:
-        entries[0].meta["usage"] = usage_meta(usage)
+        carriers[0].usage = usage
 
 
 def response_text(response: Any) -> tuple[str | None, bool]:
@@ -435,14 +438,7 @@ def is_agent_call(name: str) -> bool:
 
 def child_stats(child: Transcript) -> tuple[int, int | None]:
     """(tool calls, output tokens) of a child transcript; tokens only when some were recorded."""
-    outputs = []
-    for entry in child.entries:
-        if isinstance(entry, AssistantText) and entry.usage:
-            outputs.append(entry.usage.output_tokens)
-        elif isinstance(entry.meta.get("usage"), dict):  # a response that wrote no text
-            outputs.append(entry.meta["usage"].get("output_tokens"))
-    counted = [n for n in outputs if isinstance(n, int)]
-    return len(child.tool_calls()), (sum(counted) if counted else None)
+    return len(child.tool_calls()), count_tokens(child.entries).get("output_tokens")
 
 
 def attach_child(agent: SubAgent, child: Transcript) -> None:

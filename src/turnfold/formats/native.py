@@ -26,6 +26,7 @@ from turnfold.model import (
     ImageData,
     LoadWarning,
     SubAgent,
+    Thinking,
     ToolCall,
     ToolResult,
     Transcript,
@@ -128,7 +129,8 @@ def _subagent(data: dict[str, Any]) -> SubAgent:
 _NESTED: dict[type[Entry], dict[str, Any]] = {
     UserMessage: {"images": _images},
     AssistantText: {"usage": lambda d: Usage(**d)},
-    ToolCall: {"result": _tool_result, "subagent": _subagent},
+    Thinking: {"usage": lambda d: Usage(**d)},
+    ToolCall: {"result": _tool_result, "subagent": _subagent, "usage": lambda d: Usage(**d)},
 }
 
 

@@ -86,9 +86,10 @@ from turnfold.render.nodes import (
     TurnNode,
     View,
 )
-from turnfold.session import TOKEN_FIELDS, SessionFacts, session_facts, short_model
+from turnfold.session import SessionFacts, session_facts, short_model
 from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
 from turnfold.tools import display_name, format_duration
+from turnfold.usage import TOKEN_FIELDS, total_of
 
 SCHEMA_VERSION = 1
 #: Tool statuses during which no output is expected yet, so "no output recorded" is not said.
@@ -248,7 +249,14 @@ def session_header(
             "session.tokens_title", locale, input=named["input"], output=named["output"],
             cache_read=named["cache_read"], cache_write=named["cache_write"],
         )  # fmt: skip
-        part("tokens", translate("session.tokens", locale, tokens=compact_count(total)), breakdown)
+        text = translate("session.tokens", locale, tokens=compact_count(total))
+        delegated = total_of(facts.subagent_tokens)
+        if delegated:  # U-1: the total says that it includes what the sub-agents spent
+            text = translate("session.tokens_subagents", locale, tokens=compact_count(total))
+            breakdown += "; " + translate(
+                "session.tokens_subagents_title", locale, tokens=f"{delegated:,}"
+            )
+        part("tokens", text, breakdown)
     if facts.cost_usd is not None and facts.cost_usd >= 0:
         cost = f"{facts.cost_usd:.2f}" if facts.cost_usd >= 0.01 else f"{facts.cost_usd:.4g}"
         part("cost", f"${cost}", translate("session.cost_recorded", locale, cost=cost))

@@ -8,7 +8,7 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
 - ``assistant`` → the Anthropic message's blocks (:mod:`~turnfold.formats.anthropic_blocks`, as
   the ``anthropic`` loader maps them). Claude Code writes one event per content block, each with
   the whole message's ``usage``: the usage is counted once per ``message.id``, on its last text
-  (a message without text: in its first entry's ``meta["usage"]``). An event with an ``error``
+  (a message without text: on its first thinking or call). An event with an ``error``
   (``rate_limit``, ``authentication_failed``…: the CLI's message for a failed API request) is
   an :class:`~turnfold.model.AssistantError` holding its text;
 - ``user`` → the ``tool_result`` blocks settle their calls (``is_error`` → ``error``); text is a
@@ -48,7 +48,6 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, checked_timestamp
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
-from turnfold.formats.gemini_parts import usage_meta
 from turnfold.formats.source import Source
 from turnfold.model import (
     AssistantError,
@@ -62,6 +61,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
+from turnfold.usage import USAGE_KINDS
 
 NAME = "claude-stream-json"
 
@@ -212,16 +212,15 @@ class _Thread:
                 self.transcript.update(previous, usage=None)
             parked = self.parked.pop(key, None)
             if parked is not None:
-                self.transcript.update(
-                    parked, meta={k: v for k, v in parked.meta.items() if k != "usage"}
-                )
+                self.transcript.update(parked, usage=None)
             self.last_text[key] = texts[-1]
             self.transcript.update(texts[-1], usage=usage)
         elif usage is not None and key not in self.last_text and self.builder.fed:
             # A message of calls and thinking only: its usage on its first entry (as
             # attach_usage does), until a text of the same message takes it.
             first = self.parked.setdefault(key, self.builder.fed[0])
-            self.transcript.update(first, meta={**first.meta, "usage": usage_meta(usage)})
+            if isinstance(first, USAGE_KINDS):
+                self.transcript.update(first, usage=usage)
 
     def partial(self, event: Mapping[str, Any]) -> None:
         """One partial-message event of a live feed: text and thinking deltas grow an entry

@@ -512,6 +512,7 @@ def _agent(path: Path | None) -> str | None:
 def _usage(info: Mapping[str, Any]) -> Any:
     return usage_from(
         info,
+        cache_apart=True,
         input_tokens="tokensIn",
         output_tokens="tokensOut",
         cache_read_tokens="cacheReads",

@@ -43,8 +43,8 @@ Mapping, per event:
   are nested as the child transcript of that call (:class:`SubAgent`); nested deeper the same
   way. An event whose node path lies under a path already nested goes to that child too;
 - ``usage_metadata`` → :class:`Usage` of the event's last text (``prompt_token_count`` input,
-  ``candidates_token_count`` output, ``cached_content_token_count`` cache read,
-  ``thoughts_token_count`` reasoning), else in its first entry's ``meta["usage"]``;
+  ``candidates_token_count`` plus ``thoughts_token_count`` output, the thoughts its reasoning,
+  ``cached_content_token_count`` cache read), else of its first thinking or call;
 - ``timestamp`` (epoch seconds) → ISO-8601 timestamps of the entries, a call's ``started_at``
   and, from its response's event, ``ended_at``;
 - ``partial`` events are streamed chunks: a load skips them (the final event that follows
@@ -83,7 +83,6 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.gemini_parts import usage_meta
 from turnfold.formats.openai_responses import unix_timestamp
 from turnfold.formats.source import Source, plain_value, type_of_record
 from turnfold.model import (
@@ -103,6 +102,7 @@ from turnfold.model import (
     UserMessage,
 )
 from turnfold.tools import memory_operation
+from turnfold.usage import USAGE_KINDS, count_tokens
 
 NAME = "adk"
 
@@ -452,19 +452,17 @@ class AdkBuilder:
                 written.append(_data_notice(value, ts, meta))
         usage = _usage(field(event, "usage_metadata"))
         if usage is not None and written:
+            # Its last text, else its first thinking or call carries it (turnfold.usage).
             texts_written = [e for e in written if isinstance(e, AssistantText)]
-            if texts_written:
-                target = texts_written[-1]
+            carriers: list[Entry] = [*texts_written[-1:]] or [
+                e for e in written if isinstance(e, USAGE_KINDS)
+            ]
+            if carriers:
+                target = carriers[0]
                 if target.id and scope.transcript.get(target.id) is target:
                     scope.transcript.update(target, usage=usage)
                 else:
-                    target.usage = usage
-            elif written[0].id and scope.transcript.get(written[0].id) is written[0]:
-                scope.transcript.update(
-                    written[0], meta={**written[0].meta, "usage": usage_meta(usage)}
-                )
-            else:
-                written[0].meta["usage"] = usage_meta(usage)
+                    setattr(target, "usage", usage)  # noqa: B010 (a USAGE_KINDS entry)
         for entry in written:
             if not (entry.id and scope.transcript.get(entry.id) is entry):
                 self._append(scope, entry)
@@ -573,23 +571,12 @@ class AdkBuilder:
         if scope is None or scope.owner is None or call.subagent is None:
             return
         child = scope.transcript
-        outputs = [
-            e.usage.output_tokens
-            for e in child.entries
-            if isinstance(e, AssistantText) and e.usage and e.usage.output_tokens is not None
-        ]
-        outputs += [
-            e.meta["usage"]["output_tokens"]
-            for e in child.entries
-            if isinstance(e.meta.get("usage"), dict)
-            and isinstance(e.meta["usage"].get("output_tokens"), int)
-        ]
         scope.owner.transcript.update(
             call,
             subagent=dataclasses.replace(
                 call.subagent,
                 tool_count=len(child.tool_calls()),
-                output_tokens=sum(outputs) if outputs else None,
+                output_tokens=count_tokens(child.entries).get("output_tokens"),
             ),
         )
 
@@ -792,11 +779,14 @@ def _response_text(response: Any) -> tuple[str | None, bool]:
 def _usage(raw: Any) -> Usage | None:
     if not isinstance(raw, Mapping):
         return None
+    output = as_int(field(raw, "candidates_token_count"))
+    thoughts = as_int(field(raw, "thoughts_token_count"))
     usage = Usage(
         input_tokens=as_int(field(raw, "prompt_token_count")),
-        output_tokens=as_int(field(raw, "candidates_token_count")),
+        # Gemini counts thoughts apart from the candidates; turnfold.usage's output holds them.
+        output_tokens=output + (thoughts or 0) if output is not None else thoughts,
         cache_read_tokens=as_int(field(raw, "cached_content_token_count")),
-        reasoning_tokens=as_int(field(raw, "thoughts_token_count")),
+        reasoning_tokens=thoughts,
     )
     return None if usage == Usage() else usage
 

@@ -23,7 +23,7 @@ Mapping (each message's ``source`` is the agent that wrote it, kept in ``meta["a
 - ``ThoughtEvent`` → :class:`Thinking`;
 - ``ToolCallRequestEvent`` → one :class:`ToolCall` per ``FunctionCall`` (``id`` kept
   verbatim, ``arguments`` parsed), the event's ``id`` as their batch, the response's usage in
-  the first call's ``meta["usage"]``; ``ToolCallExecutionEvent`` settles each call by its
+  the first call's ``usage``; ``ToolCallExecutionEvent`` settles each call by its
   ``FunctionExecutionResult.call_id``: ``is_error`` true → ``error``, false → ``success``
   (AutoGen's own flag), absent → ``unknown``; its ``created_at`` is the call's ``ended_at``
   (the time the whole batch ended: parallel calls share it);
@@ -93,7 +93,6 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.gemini_parts import usage_meta
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
@@ -679,7 +678,7 @@ class AutogenBuilder(MessageBuilder):
             if call is None:
                 continue
             if first and usage is not None:
-                call.meta["usage"] = usage_meta(usage)
+                call.usage = usage
             first = False
             self._open[call.call_id] = call
             self._append(call)

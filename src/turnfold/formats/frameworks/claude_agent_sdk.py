@@ -30,7 +30,7 @@ Mapping (see ``claude-stream-json`` for the details):
   (``rate_limit``…) makes its text an :class:`AssistantError`. The CLI splits one API message
   into several ``AssistantMessage`` objects with the same ``message_id``, each holding the
   ``message_start`` usage: that usage is counted once per ``message_id``, on its last text
-  (else in its first entry's ``meta["usage"]``);
+  (else on its first thinking or call);
 - ``UserMessage`` → ``ToolResultBlock`` settles its call: ``is_error`` true → ``error``, else
   ``success`` (the API's default); ``tool_use_result`` (the tool's structured output) is not
   shown; text is a prompt (a sub-agent's task; ``query()``'s own prompt is not among the

@@ -88,7 +88,6 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.gemini_parts import usage_meta
 from turnfold.formats.openai_responses import output_content
 from turnfold.formats.source import Source, plain_value, type_of_record
 from turnfold.model import (
@@ -104,6 +103,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.usage import USAGE_KINDS
 
 NAME = "langchain"
 
@@ -477,8 +477,9 @@ class LangChainBuilder(MessageBuilder):
             for c in data.get("invalid_tool_calls") or ()
         ]
         entries += calls + invalid
-        if usage is not None and not text and entries:
-            entries[0].meta["usage"] = usage_meta(usage)  # no text to carry it
+        carriers = [e for e in entries if isinstance(e, USAGE_KINDS)]
+        if usage is not None and not text and carriers:
+            carriers[0].usage = usage  # no text to carry it (turnfold.usage)
         for entry in entries:
             if isinstance(entry, ToolCall):
                 self._start(entry)

@@ -40,7 +40,7 @@ Mapping (each item's ``raw_item`` is a Responses item, converted by
 - ``original_input`` (a ``RunResult``'s ``input``) → the prompt (a string, or Responses input
   items); a ``RunResult``'s ``final_output`` → ``metadata["final_output"]``;
 - ``model_responses[i].usage`` → the usage of that response's last text (else
-  ``meta["usage"]`` of its first entry); its ``response_id`` is the batch of its calls;
+  ``usage`` of its first thinking or call); its ``response_id`` is the batch of its calls;
   ``context.usage`` → ``metadata["usage"]``; ``current_agent`` → ``metadata["agent"]``.
 
 The state records no model name and no timestamps, so neither is shown (L-3).

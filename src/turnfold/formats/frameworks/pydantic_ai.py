@@ -29,7 +29,7 @@ Mapping, part by part (the message is one record, each part another, ``request/<
   call; without one, like ``retry-feedback``, a warning :class:`SystemNotice`;
   ``builtin-tool-call`` / ``builtin-tool-return`` (a provider's own tools) pair the same way
   inside the response (``meta["builtin"]``);
-- each ``ModelResponse.usage`` → :class:`Usage` of its last text (else ``meta["usage"]`` of
+- each ``ModelResponse.usage`` → :class:`Usage` of its last text (else ``usage`` of
   its first entry; pydantic-ai writes 0 for counts a provider did not report, so 0 reads as
   not recorded); ``timestamp`` → its entries' ``timestamp``; ``provider_name`` and
   ``finish_reason`` → ``meta`` of its first entry; ``finish_reason: "length"`` adds a

@@ -24,7 +24,7 @@ Mapping:
   batch. A failed step has ``tool_calls = None`` (``[]`` saved) and its calls only in
   ``model_output_message.tool_calls``: they are read from there. ``timing`` → every entry's
   ``timestamp`` (ISO-8601, UTC), the step's number and duration in each call's ``meta``;
-  ``token_usage`` → the :class:`Usage` of the step's last text (else ``meta["usage"]`` of its
+  ``token_usage`` → the :class:`Usage` of the step's last text (else ``usage`` of its
   first entry); the agent's ``model.model_id`` → ``AssistantText.model`` and
   ``metadata["model"]`` when the agent was given;
 - status from smolagents' own signal, the step's ``error``: a step without one ran every
@@ -938,10 +938,9 @@ def _nest(source: Source, transcript: Transcript, name: str, child: Any) -> None
 def _usages(transcript: Transcript) -> list[Usage]:
     found = []
     for entry in transcript.entries:
-        if isinstance(entry, AssistantText) and entry.usage is not None:
-            found.append(entry.usage)
-        elif isinstance(entry.meta.get("usage"), Mapping):
-            found.append(Usage(output_tokens=entry.meta["usage"].get("output_tokens")))
+        usage = getattr(entry, "usage", None)  # a text's, or a response's that wrote none
+        if isinstance(usage, Usage):
+            found.append(usage)
     return found
 
 

@@ -45,7 +45,7 @@ Mapping:
   exception text is the result), anything else ``unknown``. ``text`` content is the result
   text, ``json`` content is shown as JSON and kept in ``structured``, images are images;
 - ``metadata.usage`` (inputTokens, outputTokens, cacheReadInputTokens, cacheWriteInputTokens)
-  → the :class:`Usage` of the message's last text (else ``meta["usage"]`` of its first entry);
+  → the :class:`Usage` of the message's last text (else ``usage`` of its first thinking or call);
   ``metadata.metrics.latencyMs`` → ``meta["latency_ms"]`` of that entry; a response's
   ``stopReason`` ``max_tokens`` → a warning notice, ``guardrail_intervened`` /
   ``content_filtered`` → an :class:`AssistantError`;
@@ -312,6 +312,7 @@ def converse_usage(raw: Any) -> Usage | None:
     """Converse ``usage`` as :class:`Usage`."""
     return usage_from(
         raw,
+        cache_apart=True,
         input_tokens="inputTokens",
         output_tokens="outputTokens",
         cache_read_tokens="cacheReadInputTokens",

@@ -726,7 +726,7 @@ class _Conversation:
             if last_text is not None:
                 self.transcript.update(last_text, usage=usage)
             elif first_call is not None:  # no text to carry it: keep it, never drop it
-                first_call.meta["usage"] = usage
+                first_call.usage = usage
 
     def start_call(
         self, raw: Mapping[str, Any], batch: str | None, timestamp: str | None

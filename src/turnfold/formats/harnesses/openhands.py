@@ -445,8 +445,8 @@ class _Reader:
             self.context.transcript.update(
                 entry, usage=usage, model=model if isinstance(model, str) else None
             )
-        else:
-            entry.meta["usage"] = usage
+        else:  # a response of calls only: its first call carries it (turnfold.usage)
+            self.context.transcript.update(entry, usage=usage)
 
     # --- observations ---------------------------------------------------------------------
 

@@ -1,0 +1,200 @@
+"""Tokens, counted once (spec U-1): the one place that says how a transcript's usage adds up.
+
+The rules:
+
+* **Where usage sits.** A model response's :class:`~turnfold.model.Usage` sits on an entry that
+  response wrote: its text, or, when it wrote none, its first reasoning or tool call. Entries of
+  any other kind carry none.
+* **Each response once.** Usages with the same ``response_id`` are one response's, however many
+  entries carry them (a source may write the usage on every content block, as Claude Code does
+  on every line of one message): it is counted once, at the largest count recorded for each
+  field (a response's later lines hold its final counts). A usage with no ``response_id`` is a
+  response of its own.
+* **One convention.** ``input_tokens`` counts every token of the prompt, the cached ones
+  included; ``cache_read_tokens`` and ``cache_write_tokens`` are the parts of it read from and
+  written to the cache. ``output_tokens`` counts every token the model wrote, reasoning
+  included; ``reasoning_tokens`` is the part of it spent reasoning. A session's total is input
+  plus output. (This is OpenAI's, Gemini's, the OpenTelemetry GenAI conventions' and
+  genai-prices' convention; Anthropic counts cached input apart, and its loaders add it in.)
+* **Sub-agents.** A delegated agent's usage is counted under the call that delegated to it, and
+  apart from the session's own: a total says whether it includes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from turnfold.model import AssistantText, Entry, Thinking, ToolCall, Transcript, Usage
+
+#: The token counts of a :class:`~turnfold.model.Usage`, in the order they are shown.
+TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+                "reasoning_tokens")  # fmt: skip
+#: The entry kinds that may carry a response's usage.
+USAGE_KINDS = (AssistantText, Thinking, ToolCall)
+
+Tokens = dict[str, int]
+"""Token counts by :data:`TOKEN_FIELDS` name; a count nothing recorded is absent."""
+
+
+def counts_of(usage: Usage | Mapping[str, Any] | None) -> Tokens:
+    """The counts a usage (or a mapping of the same names) records: non-negative integers."""
+    counted: Tokens = {}
+    if usage is None:
+        return counted
+    for name in TOKEN_FIELDS:
+        value = usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            counted[name] = value
+    return counted
+
+
+def total_of(tokens: Mapping[str, int]) -> int | None:
+    """Every token read or written: input plus output (cache and reasoning are parts of them).
+
+    >>> total_of({"input_tokens": 1200, "cache_read_tokens": 1000, "output_tokens": 80})
+    1280
+    """
+    counted = [tokens[name] for name in ("input_tokens", "output_tokens") if name in tokens]
+    return sum(counted) if counted else None
+
+
+def add_into(totals: Tokens, tokens: Mapping[str, int]) -> None:
+    for name, value in tokens.items():
+        totals[name] = totals.get(name, 0) + value
+
+
+class TokenCount:
+    """The usage of a set of entries, each response counted once, kept up to date as entries
+    are added, changed and removed (a live widget's header, spec Q-3)."""
+
+    def __init__(self) -> None:
+        #: Each response's usages by the entry that carries them, and what the response adds.
+        self._responses: dict[object, dict[str, Tokens]] = {}
+        self._counted: dict[object, Tokens] = {}
+        self._entries: dict[str, object] = {}  # entry id → its response's key
+        self._totals: Tokens = {}
+        self._recorded: dict[str, int] = {}  # how many responses record each count
+
+    def set(self, entry_id: str, usage: Usage | None) -> None:
+        """Record (or forget, with None) the usage ``entry_id`` carries."""
+        old = self._entries.pop(entry_id, None)
+        if old is not None:
+            self._responses[old].pop(entry_id, None)
+            self._recount(old)
+        if usage is None:
+            return
+        key: object = usage.response_id if usage.response_id is not None else ("entry", entry_id)
+        self._entries[entry_id] = key
+        self._responses.setdefault(key, {})[entry_id] = counts_of(usage)
+        self._recount(key)
+
+    def _recount(self, key: object) -> None:
+        for name, value in self._counted.pop(key, {}).items():
+            self._totals[name] -= value
+            self._recorded[name] -= 1
+            if not self._recorded[name]:  # no response records it any more (a 0 recorded stays)
+                del self._totals[name], self._recorded[name]
+        usages = self._responses.get(key)
+        if not usages:
+            self._responses.pop(key, None)
+            return
+        counted: Tokens = {}
+        for tokens in usages.values():
+            for name, value in tokens.items():
+                if value > counted.get(name, -1):
+                    counted[name] = value
+        self._counted[key] = counted
+        for name, value in counted.items():
+            self._totals[name] = self._totals.get(name, 0) + value
+            self._recorded[name] = self._recorded.get(name, 0) + 1
+
+    @property
+    def totals(self) -> Tokens:
+        return dict(self._totals)
+
+
+def count_tokens(entries: Iterable[Entry]) -> Tokens:
+    """The tokens of ``entries``' own responses, each counted once (no sub-agents).
+
+    >>> from turnfold.model import ToolCall
+    >>> once = Usage(input_tokens=10, output_tokens=3, response_id="msg_1")
+    >>> count_tokens([Thinking(usage=once), ToolCall(usage=once), ToolCall()])
+    {'input_tokens': 10, 'output_tokens': 3}
+    """
+    best: dict[str, Tokens] = {}  # one pass without TokenCount's bookkeeping: a page, a row
+    totals: Tokens = {}
+    for entry in entries:
+        usage = getattr(entry, "usage", None) if isinstance(entry, USAGE_KINDS) else None
+        if usage is None:
+            continue
+        counted = counts_of(usage)
+        if usage.response_id is None:
+            add_into(totals, counted)
+            continue
+        seen = best.get(usage.response_id)
+        if seen is None:
+            best[usage.response_id] = counted
+        else:
+            for name, value in counted.items():
+                seen[name] = max(seen.get(name, value), value)
+    for counted in best.values():
+        add_into(totals, counted)
+    return totals
+
+
+def subagent_tokens(entries: Iterable[Entry], *, _depth: int = 0) -> Tokens:
+    """The tokens of the sub-agents the calls among ``entries`` delegated to, nested ones
+    included (each sub-agent's own responses counted once)."""
+    totals: Tokens = {}
+    if _depth > 64:  # a transcript that holds itself: counted once, not forever
+        return totals
+    for entry in entries:
+        if isinstance(entry, ToolCall) and entry.subagent is not None:
+            child = entry.subagent.transcript
+            if child is not None:
+                add_into(totals, count_tokens(child.entries))
+                add_into(totals, subagent_tokens(child.entries, _depth=_depth + 1))
+    return totals
+
+
+@dataclass
+class SessionTokens:
+    """A session's tokens: its own responses', and its sub-agents' apart."""
+
+    own: Tokens = field(default_factory=dict)
+    subagents: Tokens = field(default_factory=dict)
+
+    @property
+    def combined(self) -> Tokens:
+        """Own and sub-agents' counts added: what the session spent in all."""
+        totals = dict(self.own)
+        add_into(totals, self.subagents)
+        return totals
+
+
+def transcript_tokens(transcript: Transcript) -> SessionTokens:
+    """``transcript``'s tokens; a session total the source recorded for its own responses
+    (``metadata["usage"]``, as Codex does) wins over the sum of its responses."""
+    recorded = transcript.metadata.get("usage")
+    own = counts_of(recorded) if isinstance(recorded, Mapping) else {}
+    return SessionTokens(
+        own=own or count_tokens(transcript.entries),
+        subagents=subagent_tokens(transcript.entries),
+    )
+
+
+__all__ = [
+    "TOKEN_FIELDS",
+    "USAGE_KINDS",
+    "SessionTokens",
+    "TokenCount",
+    "Tokens",
+    "add_into",
+    "count_tokens",
+    "counts_of",
+    "subagent_tokens",
+    "total_of",
+    "transcript_tokens",
+]
