@@ -204,3 +204,24 @@ def test_U1_corpus_rows_carry_the_header_numbers() -> None:
     facts = session_facts(turnfold.load(SAMPLE))
     for name in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
         assert row[name] == facts.tokens[name]
+
+
+def test_U1_a_chat_response_of_calls_only_keeps_its_usage() -> None:
+    """OpenAI and Anthropic message lists: the usage of a response with no text is kept."""
+    completion = {
+        "id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": None,
+            "tool_calls": [{"id": "c1", "type": "function",
+                            "function": {"name": "ls", "arguments": "{}"}}]}}],
+        "usage": {"prompt_tokens": 40, "completion_tokens": 6},
+    }  # fmt: skip
+    openai = turnfold.load([{"role": "user", "content": "list it"}, completion])
+    anthropic = turnfold.load([
+        {"role": "user", "content": "list it"},
+        {"role": "assistant", "id": "msg_9", "content": [
+            {"type": "tool_use", "id": "t1", "name": "ls", "input": {}}],
+         "usage": {"input_tokens": 2, "cache_read_input_tokens": 38, "output_tokens": 6}},
+    ])  # fmt: skip
+    for transcript in (openai, anthropic):
+        assert session_facts(transcript).total_tokens == 46

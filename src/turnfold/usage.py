@@ -22,7 +22,7 @@ The rules:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +63,23 @@ def total_of(tokens: Mapping[str, int]) -> int | None:
 def add_into(totals: Tokens, tokens: Mapping[str, int]) -> None:
     for name, value in tokens.items():
         totals[name] = totals.get(name, 0) + value
+
+
+def attach_usage(
+    entries: Sequence[Entry], usage: Usage | None, transcript: Transcript | None = None
+) -> None:
+    """Put a response's usage where the rules say: on its last text, else on its first
+    reasoning or call; through ``transcript.update`` when given, so a live view hears of it."""
+    if usage is None or not entries:
+        return
+    texts = [e for e in entries if isinstance(e, AssistantText)]
+    carriers: list[Entry] = [*texts[-1:]] or [e for e in entries if isinstance(e, USAGE_KINDS)]
+    if not carriers:
+        return
+    if transcript is not None:
+        transcript.update(carriers[0], usage=usage)
+    else:
+        setattr(carriers[0], "usage", usage)  # noqa: B010 (a USAGE_KINDS entry)
 
 
 class TokenCount:
@@ -192,6 +209,7 @@ __all__ = [
     "TokenCount",
     "Tokens",
     "add_into",
+    "attach_usage",
     "count_tokens",
     "counts_of",
     "subagent_tokens",

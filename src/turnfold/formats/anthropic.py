@@ -55,6 +55,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
+from turnfold.usage import attach_usage
 
 NAME = "anthropic"
 
@@ -153,14 +154,13 @@ class AnthropicBuilder(MessageBuilder):
         own_id = message.get("id")
         batch_id = own_id if isinstance(own_id, str) and own_id else f"msg-{line}"
         model = message.get("model") if isinstance(message.get("model"), str) else None
-        last_text: AssistantText | None = None
+        written = len(self.transcript.entries)
         for block in [content] if isinstance(content, str) else content:
-            entry = self._assistant_entry(block, batch_id, model, line)
-            if isinstance(entry, AssistantText):
-                last_text = entry
+            self._assistant_entry(block, batch_id, model, line)
         usage = blocks.usage_of(message.get("usage"))
-        if usage is not None and last_text is not None:
-            self.transcript.update(last_text, usage=usage)
+        if usage is not None:
+            usage.response_id = own_id if isinstance(own_id, str) and own_id else None
+            attach_usage(self.transcript.entries[written:], usage, self.transcript)
         self._stop_reason(message.get("stop_reason"))
 
     def _assistant_entry(

@@ -82,7 +82,6 @@ from turnfold.formats.gemini_parts import (
     PendingResult,
     as_parts,
     attach_child,
-    attach_usage,
     build_result,
     corrected_status,
     images_of,
@@ -111,6 +110,7 @@ from turnfold.model import (
     UserMessage,
     span_ms,
 )
+from turnfold.usage import attach_usage
 
 NAME = "gemini"
 

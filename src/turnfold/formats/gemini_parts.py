@@ -43,7 +43,7 @@ from turnfold.model import (
     Usage,
 )
 from turnfold.tools import memory_operation, tool_category
-from turnfold.usage import USAGE_KINDS, count_tokens
+from turnfold.usage import attach_usage, count_tokens
 
 Part = dict[str, Any]
 
@@ -207,24 +207,6 @@ def model_entries(
             )
     attach_usage(entries, usage)
     return entries
-
-
-def attach_usage(
-    entries: list[Entry], usage: Usage | None, transcript: Transcript | None = None
-) -> None:
-    """Put a response's usage on its last text, else on its first reasoning or call
-    (:mod:`turnfold.usage`); through ``transcript.update`` when given, so a live view hears
-    of it."""
-    if usage is None or not entries:
-        return
-    texts = [e for e in entries if isinstance(e, AssistantText)]
-    carriers = texts[-1:] or [e for e in entries if isinstance(e, USAGE_KINDS)][:1]
-    if not carriers:
-        return
-    if transcript is not None:
-        transcript.update(carriers[0], usage=usage)
-    else:
-        carriers[0].usage = usage
 
 
 def response_text(response: Any) -> tuple[str | None, bool]:

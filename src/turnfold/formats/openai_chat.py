@@ -69,6 +69,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.usage import attach_usage
 
 NAME = "openai"
 
@@ -201,25 +202,24 @@ class OpenAIChatBuilder(MessageBuilder):
         self.recognized += 1
         own_id = message.get("id")
         batch = batch_id or (own_id if isinstance(own_id, str) and own_id else f"msg-{line}")
+        written = len(self.transcript.entries)
         thinking = reasoning_of(message)
         if thinking is not None:
             thinking.timestamp = timestamp
             self._append(thinking)
-        last_text: AssistantText | None = None
         text = parts_text(message.get("content"), _TEXT, "\n\n")
         if text:
-            last_text = self._text(text, model, timestamp, {})
+            self._text(text, model, timestamp, {})
         refusal = message.get("refusal") or refusal_text(message.get("content"))
         if isinstance(refusal, str) and refusal:
-            last_text = self._text(refusal, model, timestamp, {"refusal": True})
+            self._text(refusal, model, timestamp, {"refusal": True})
         for index, call in enumerate(message.get("tool_calls") or []):
             if isinstance(call, Mapping):
                 self._start_call(call, f"{line}.{index}", line, batch, timestamp)
         legacy = message.get("function_call")
         if isinstance(legacy, Mapping):
             self._start_legacy_call(legacy, line, batch, timestamp)
-        if usage is not None and last_text is not None:
-            self.transcript.update(last_text, usage=usage)
+        attach_usage(self.transcript.entries[written:], usage, self.transcript)
 
     def _text(
         self, text: str, model: str | None, timestamp: str | None, meta: dict[str, Any]

@@ -88,6 +88,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.usage import attach_usage
 
 NAME = "openai-responses"
 
@@ -451,6 +452,7 @@ class ResponsesBuilder(MessageBuilder):
         if isinstance(response.get("instructions"), str):
             self.add_instructions("system", response["instructions"], timestamp, line)
         self._last_text = None
+        written = len(self.transcript.entries)
         try:
             for item in response.get("output") or []:
                 if not isinstance(item, Mapping) or not self.feed_item(item, line, timestamp):
@@ -459,8 +461,9 @@ class ResponsesBuilder(MessageBuilder):
         finally:
             batch, self._response_batch = self._response_batch, None
         usage = responses_usage(response.get("usage"))
-        if usage is not None and self._last_text is not None:
-            self.transcript.update(self._last_text, usage=usage)
+        if usage is not None:
+            usage.response_id = own_id if isinstance(own_id, str) and own_id else None
+            attach_usage(self.transcript.entries[written:], usage, self.transcript)
         self._response_status(response, batch, timestamp)
 
     def _feed_request(self, request: Mapping[str, Any], line: int) -> None:

@@ -56,7 +56,6 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, as_int, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.gemini_parts import attach_usage
 from turnfold.formats.openai_responses import ResponsesBuilder, output_content
 from turnfold.formats.source import Source, plain_value, type_of_record
 from turnfold.formats.wrappers import sample
@@ -74,6 +73,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.usage import attach_usage
 
 NAME = "openai-agents"
 

@@ -74,7 +74,6 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.gemini_parts import attach_usage
 from turnfold.formats.source import Source, plain_value, type_of_record
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
@@ -91,6 +90,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.usage import attach_usage
 
 NAME = "pydantic-ai"
 

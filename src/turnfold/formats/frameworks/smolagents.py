@@ -84,7 +84,6 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import describe_args, parse_arguments, stringify, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.gemini_parts import attach_usage
 from turnfold.formats.source import Source
 from turnfold.model import (
     AssistantText,
@@ -98,6 +97,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.usage import attach_usage
 
 NAME = "smolagents"
 

@@ -107,7 +107,6 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.gemini_parts import attach_usage
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
@@ -124,6 +123,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.usage import attach_usage
 
 NAME = "strands"
 

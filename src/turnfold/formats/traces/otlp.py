@@ -78,6 +78,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.usage import attach_usage
 
 NAME = "otlp"
 
@@ -915,17 +916,17 @@ class _Rebuild:
                      "gen_ai.request.model")  # fmt: skip
         if model:
             self.models.append(model)
-        last_text: AssistantText | None = None
         for entry in builder.transcript.entries[middle:]:
             entry.timestamp = entry.timestamp or span.ended_at
             if isinstance(entry, AssistantText):
                 entry.model = entry.model or model
-                last_text = entry
             if isinstance(entry, ToolCall):
                 entry.started_at = entry.started_at or span.ended_at
         usage = span_usage(span.attributes)
-        if usage is not None and last_text is not None:
-            builder.transcript.update(last_text, usage=usage)
+        if usage is not None:
+            response = _str(span.attributes, "gen_ai.response.id")
+            usage.response_id = response  # one chat span is one response (U-1)
+            attach_usage(builder.transcript.entries[middle:], usage, builder.transcript)
         if span.failed:
             text = span.status_message or _exception_text(span) or "The model call failed."
             builder.transcript.append(AssistantError(message=text, timestamp=span.ended_at))
