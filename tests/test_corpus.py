@@ -25,6 +25,7 @@ from turnfold.corpus import COLUMNS, Corpus, scan
 from turnfold.corpus.discover import Item
 from turnfold.corpus.index import CACHE_ENV, INDEX_NAME
 from turnfold.corpus.summarize import FAILED_STATUSES, TOOL_CALL_COLUMNS, TURN_COLUMNS
+from turnfold.cost import session_cost
 from turnfold.model import TOOL_STATUSES, ToolCall
 from turnfold.process import BatchPiece, _has_failure
 from turnfold.render.viewmodel import build_view_model
@@ -185,7 +186,11 @@ def test_C2_times_are_utc_and_missing_values_are_null() -> None:
         assert row["started"].utcoffset().total_seconds() == 0
         assert row["started"] <= row["ended"]
         assert row["duration_s"] == pytest.approx((row["ended"] - row["started"]).total_seconds())
-        assert row["cost_usd"] is None  # no source here records a cost, and none is guessed
+        # The header's cost (turnfold.cost): estimated where a known model spent tokens,
+        # else null, never guessed.
+        assert row["cost_usd"] == (
+            c.usd if (c := session_cost(corpus[row["key"]], row["started"])) else None
+        )
 
 
 def test_C2_getitem_loads_the_item_on_demand_and_unknown_keys_raise() -> None:

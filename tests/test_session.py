@@ -43,12 +43,13 @@ def test_U3_the_bundled_claude_code_session_reads_as_its_facts(utc_clock: None) 
     # last timestamps are 09:52:03 and 09:54:26; tokens as tests/test_usage.py counts them.
     assert header["text"] == (
         "Claude Code · claude-sonnet-4 · 2025-09-07 09:52 · 2m 23s · 1 turn · 13 tools (2 failed)"
-        " · 375.8k tokens incl. sub-agents"
+        " · 375.8k tokens incl. sub-agents · ≈ $0.33"
     )
     parts = {p["name"]: p for p in header["parts"]}
     assert parts["model"]["title"] == "claude-sonnet-4-20250514"  # the full name in the title
     assert parts["started"]["title"] == "started 2025-09-07 09:52:03 UTC"
     assert parts["tokens"]["title"].startswith("input ")
+    assert parts["cost"]["title"].startswith("estimated with genai-prices")
 
 
 def test_U3_the_header_shows_in_the_page_the_text_and_the_widget(utc_clock: None) -> None:

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from turnfold.cost import Cost, session_cost
 from turnfold.model import (
     FAILED_STATUSES,
     AssistantText,
@@ -67,6 +68,8 @@ class SessionFacts:
     """The part of ``tokens`` its sub-agents spent."""
     cost_usd: float | None = None
     """A cost the source recorded for the session."""
+    cost: Cost | None = None
+    """The session's cost: the recorded one, else an estimate (:mod:`turnfold.cost`)."""
     outcome: str | None = None
     score: Any = None
 
@@ -119,6 +122,7 @@ class SessionTally:
         self._tokens = TokenCount()
         self._counted: dict[str, int] | None = None  # the tokens of one reading (keep=False)
         self._delegating: set[str] = set()  # the calls that hold a sub-agent transcript
+        self._priced: tuple[Any, Cost | None] | None = None  # what was priced, and its cost
         self._first: _Key | None = None
         self._last: _Key | None = None
 
@@ -215,6 +219,10 @@ class SessionTally:
         self._tokens.set(entry_id, None)
         self._delegating.discard(entry_id)
 
+    def _when(self) -> datetime | None:
+        """The session's date, at whose prices it is estimated (its first moment)."""
+        return _moment(self._first) if self._first is not None else None
+
     def _span(self) -> tuple[_Key | None, _Key | None]:
         firsts = [p.first for p in self._parts.values() if p.first is not None]
         lasts = [p.last for p in self._parts.values() if p.last is not None]
@@ -246,6 +254,12 @@ class SessionTally:
         facts.subagent_tokens = subagent_tokens(c for c in calls if c is not None)
         facts.tokens = dict(own)
         add_into(facts.tokens, facts.subagent_tokens)
+        # Priced again only when the tokens changed: a live session's updates are mostly not
+        # new responses, and pricing walks every response (Q-3).
+        priced = (facts.tokens, _text(meta.get("model")), meta.get("cost_usd"))
+        if self._priced is None or self._priced[0] != priced:
+            self._priced = (priced, session_cost(transcript, when=self._when()))
+        facts.cost = self._priced[1]
         cost = meta.get("cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost):
             facts.cost_usd = float(cost)

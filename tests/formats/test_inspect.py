@@ -641,3 +641,16 @@ def test_X2_every_sample_of_a_scan_warns_as_its_load_does(tmp_path: Path) -> Non
     reasons = [w.reason for w in loaded.warnings]
     assert any(r.startswith("nothing to show") for r in reasons)
     assert [w.reason for w in scanned.warnings] == reasons
+
+
+def test_U1_inspect_usage_reads_each_provider_s_cache_convention_as_one() -> None:
+    """Inspect keeps the provider's convention: its total says whether the cache is apart."""
+    from turnfold.formats.harnesses.inspect_log import _cache_apart
+
+    anthropic = {"input_tokens": 5, "output_tokens": 3, "total_tokens": 103,
+                 "input_tokens_cache_read": 90, "input_tokens_cache_write": 5}  # fmt: skip
+    openai = {"input_tokens": 100, "output_tokens": 3, "total_tokens": 103,
+              "input_tokens_cache_read": 90}  # fmt: skip
+    assert _cache_apart(anthropic)
+    assert not _cache_apart(openai)
+    assert not _cache_apart({"input_tokens": 5, "output_tokens": 3, "total_tokens": 8})

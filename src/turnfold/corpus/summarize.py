@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from turnfold import codec
 from turnfold.corpus.discover import Item, is_subagent_file
+from turnfold.cost import entries_cost, session_cost
 from turnfold.formats import TranscriptFormatError, load, which_format
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
@@ -557,10 +558,12 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
         _add_usage(turn_tokens, spent)
         if tables:
             duration = None if header.status == "running" else recorded_duration_ms(segment)
+            turn_cost = entries_cost(transcript, everything, turn_started) if spent else None
             turn_rows.append({
                 "key": key, "turn": turns, "status": header.status, "started": turn_started,
                 "duration_s": duration / 1000 if duration is not None else None,
-                "tool_calls": header.tool_count, **turn_tokens, "cost_usd": None,
+                "tool_calls": header.tool_count, **turn_tokens,
+                "cost_usd": turn_cost.usd if turn_cost is not None else None,
             })  # fmt: skip
     # The session's tokens as its header counts them: its own (a total the source recorded
     # wins) and its sub-agents'; entries outside any turn are counted too.
@@ -575,12 +578,14 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
     if not duration_s and _number(meta.get("duration_ms")):
         duration_s = (_number(meta.get("duration_ms")) or 0) / 1000
     agent = _text(meta.get("agent")) or (AGENTS.get(format) if format else None)
+    cost = session_cost(transcript, started)  # the header's: recorded, else estimated (U-2)
     row = {
         "key": key, "path": item.path, "sample": item.sample, "format": format, "agent": agent,
         "title": _title(transcript), "model": model, "started": started, "ended": ended,
         "duration_s": duration_s, "turns": turns, "tool_calls": tool_calls,
         "failed_tools": failed, "errors": errors, "subagents": _delegations(transcript),
-        **totals, "cost_usd": _number(meta.get("cost_usd")), "outcome": _text(meta.get("outcome")),
+        **totals, "cost_usd": cost.usd if cost is not None else None,
+        "outcome": _text(meta.get("outcome")),
         "score": _score(meta.get("score")), "warnings": len(transcript.warnings), "error": None,
     }  # fmt: skip
     return Summary("rows", [row], tool_rows, turn_rows)

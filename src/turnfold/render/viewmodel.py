@@ -22,6 +22,7 @@ from typing import Any
 
 from turnfold import keys
 from turnfold.batches import SummaryRow, ToolRow
+from turnfold.cost import format_usd
 from turnfold.gcpause import collector_paused
 from turnfold.i18n import plural, translate
 from turnfold.model import (
@@ -257,9 +258,12 @@ def session_header(
                 "session.tokens_subagents_title", locale, tokens=f"{delegated:,}"
             )
         part("tokens", text, breakdown)
-    if facts.cost_usd is not None and facts.cost_usd >= 0:
-        cost = f"{facts.cost_usd:.2f}" if facts.cost_usd >= 0.01 else f"{facts.cost_usd:.4g}"
-        part("cost", f"${cost}", translate("session.cost_recorded", locale, cost=cost))
+    if facts.cost is not None:
+        cost = format_usd(facts.cost.usd)
+        if facts.cost.recorded:
+            part("cost", f"${cost}", translate("session.cost_recorded", locale, cost=cost))
+        else:  # U-2: an estimate reads as one, its price table in the title
+            part("cost", f"≈ ${cost}", facts.cost.source)
     if not parts:
         return None
     return {

@@ -961,8 +961,10 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
     choice = choices[0] if isinstance(choices, list) and choices else None
     message = choice.get("message") if isinstance(choice, Mapping) else None
     if isinstance(message, Mapping):
+        raw_usage = output.get("usage") if isinstance(output, Mapping) else None
         usage = usage_from(
-            output.get("usage") if isinstance(output, Mapping) else None,
+            raw_usage,
+            cache_apart=_cache_apart(raw_usage),
             input_tokens="input_tokens",
             output_tokens="output_tokens",
             cache_read_tokens="input_tokens_cache_read",
@@ -976,6 +978,25 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
     error = event.get("error")
     if isinstance(error, str) and error:
         conversation.append(AssistantError(message=error, timestamp=started))
+
+
+def _cache_apart(usage: Any) -> bool:
+    """Whether an Inspect ``ModelUsage`` counts cached input apart from ``input_tokens``.
+
+    Inspect keeps each provider's own convention: its Anthropic provider counts the cache
+    apart (``total_tokens`` = input + output + cache reads + cache writes), its OpenAI and
+    Google providers within (``total_tokens`` = input + output). The total says which.
+    """
+    if not isinstance(usage, Mapping):
+        return False
+    given, written, total = (
+        usage.get(k) for k in ("input_tokens", "output_tokens", "total_tokens")
+    )
+    cached = [usage.get(k) for k in ("input_tokens_cache_read", "input_tokens_cache_write")]
+    if not (isinstance(given, int) and isinstance(written, int) and isinstance(total, int)):
+        return False
+    extra = sum(c for c in cached if isinstance(c, int))
+    return extra > 0 and given + written + extra == total
 
 
 def _tool_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
