@@ -16,10 +16,10 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from turnfold.model import AssistantText, Entry, ToolCall, Transcript
-from turnfold.usage import USAGE_KINDS, Tokens, add_into, count_tokens
+from turnfold.usage import Tokens, add_into, count_tokens_by
 
 #: The provider each agent's own format talks to, when its records do not name one.
 PROVIDERS: dict[str, str] = {
@@ -47,7 +47,7 @@ def tokens_by_model(
 ) -> dict[str | None, Tokens]:
     """``entries``' tokens (each response once, :mod:`turnfold.usage`) by the model that spent
     them, their calls' sub-agents included; ``default`` for a response that names none."""
-    groups: dict[str | None, list[Entry]] = {}
+    entries = list(entries)
     nested: dict[str | None, Tokens] = {}
     for entry in entries:
         child = _delegated(entry)
@@ -58,12 +58,13 @@ def tokens_by_model(
             )
             for name, tokens in found.items():
                 add_into(nested.setdefault(name, {}), tokens)
-        if isinstance(entry, USAGE_KINDS) and getattr(entry, "usage", None) is not None:
-            model = entry.model if isinstance(entry, AssistantText) else None
-            named = entry.meta.get("model")
-            model = model or (named if isinstance(named, str) else None) or default
-            groups.setdefault(model, []).append(entry)
-    found = {model: count_tokens(group) for model, group in groups.items()}
+
+    def model_of(entry: Entry) -> str | None:
+        model = entry.model if isinstance(entry, AssistantText) else None
+        named = entry.meta.get("model")
+        return model or (named if isinstance(named, str) else None) or default
+
+    found = count_tokens_by(entries, model_of)
     for name, tokens in nested.items():
         add_into(found.setdefault(name, {}), tokens)
     return found
@@ -85,13 +86,25 @@ def provider_of(transcript: Transcript) -> str | None:
     return PROVIDERS.get(fmt) if isinstance(fmt, str) else None
 
 
-def entries_cost(
-    transcript: Transcript, entries: Iterable[Entry], when: datetime | None = None
-) -> Cost | None:
-    """The estimated cost of some of ``transcript``'s entries (a turn's)."""
+def entries_tokens(transcript: Transcript, entries: Iterable[Entry]) -> dict[str | None, Tokens]:
+    """:func:`tokens_by_model` of some of ``transcript``'s entries (a turn's), a response that
+    names no model counted under the transcript's."""
     model = transcript.metadata.get("model")
-    default = model if isinstance(model, str) else None
-    return estimate(tokens_by_model(entries, default), provider=provider_of(transcript), when=when)
+    return tokens_by_model(entries, model if isinstance(model, str) else None)
+
+
+def entries_cost(
+    transcript: Transcript,
+    entries: Iterable[Entry],
+    when: datetime | None = None,
+    *,
+    tokens: Mapping[str | None, Mapping[str, int]] | None = None,
+) -> Cost | None:
+    """The estimated cost of some of ``transcript``'s entries (a turn's); ``tokens`` are their
+    :func:`entries_tokens` when the caller counted them already."""
+    if tokens is None:
+        tokens = entries_tokens(transcript, entries)
+    return estimate(tokens, provider=provider_of(transcript), when=when)
 
 
 def estimate(
@@ -129,6 +142,10 @@ def session_cost(transcript: Transcript, when: datetime | None = None) -> Cost |
     return entries_cost(transcript, transcript.entries, when)
 
 
+#: The (model, provider) pairs the price table does not know, looked for once per process.
+_UNKNOWN: set[tuple[str, str | None]] = set()
+
+
 @lru_cache(maxsize=1024)
 def _price(
     model: str, provider: str | None, when: datetime | None, counts: tuple[int, ...]
@@ -139,18 +156,25 @@ def _price(
         return None
     usage = genai_prices.Usage(**dict(zip(_PRICED, counts, strict=True)))
     for candidate in (provider, None) if provider else (None,):
+        if (model, candidate) in _UNKNOWN:
+            continue
         try:
             found = genai_prices.calc_price(
                 usage, model, provider_id=candidate, genai_request_timestamp=when
             )
         except LookupError:
-            continue  # not this provider's model (a proxy, another vendor): by the model alone
+            # Not this provider's model (a proxy, another vendor): by the model alone. The table
+            # remembers the models it found, not the ones it did not, and looking for one it
+            # does not know walks every model of every provider (a millisecond): remember it.
+            _UNKNOWN.add((model, candidate))
+            continue
         except Exception:  # the table could not price these counts: no cost, never a guess
             return None
         return float(found.total_price)
     return None
 
 
+@cache
 def _version() -> str:
     from importlib.metadata import version
 
@@ -170,6 +194,7 @@ __all__ = [
     "PROVIDERS",
     "Cost",
     "entries_cost",
+    "entries_tokens",
     "estimate",
     "format_usd",
     "provider_of",

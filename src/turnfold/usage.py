@@ -22,9 +22,9 @@ The rules:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from turnfold.model import AssistantText, Entry, Thinking, ToolCall, Transcript, Usage
 
@@ -36,6 +36,7 @@ USAGE_KINDS = (AssistantText, Thinking, ToolCall)
 
 Tokens = dict[str, int]
 """Token counts by :data:`TOKEN_FIELDS` name; a count nothing recorded is absent."""
+K = TypeVar("K")
 
 
 def counts_of(usage: Usage | Mapping[str, Any] | None) -> Tokens:
@@ -43,9 +44,16 @@ def counts_of(usage: Usage | Mapping[str, Any] | None) -> Tokens:
     counted: Tokens = {}
     if usage is None:
         return counted
-    for name in TOKEN_FIELDS:
-        value = usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    if type(usage) is Usage:  # the common case, read without a Mapping check per field
+        values: Iterable[Any] = (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
+                                 usage.cache_write_tokens, usage.reasoning_tokens)  # fmt: skip
+    elif isinstance(usage, Mapping):
+        values = map(usage.get, TOKEN_FIELDS)
+    else:
+        values = (getattr(usage, name) for name in TOKEN_FIELDS)
+    for name, value in zip(TOKEN_FIELDS, values, strict=True):
+        integer = type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
+        if integer and value >= 0:
             counted[name] = value
     return counted
 
@@ -140,25 +148,45 @@ def count_tokens(entries: Iterable[Entry]) -> Tokens:
     >>> count_tokens([Thinking(usage=once), ToolCall(usage=once), ToolCall()])
     {'input_tokens': 10, 'output_tokens': 3}
     """
-    best: dict[str, Tokens] = {}  # one pass without TokenCount's bookkeeping: a page, a row
-    totals: Tokens = {}
+    return count_tokens_by(entries, _whole).get(None, {})
+
+
+def _whole(entry: Entry) -> None:
+    return None
+
+
+def count_tokens_by(entries: Iterable[Entry], key: Callable[[Entry], K]) -> dict[K, Tokens]:
+    """:func:`count_tokens` split by ``key``: each response counted once, under the key of the
+    first entry that carries its usage; the keys in the order they are first met.
+
+    >>> once = Usage(input_tokens=10, output_tokens=3, response_id="msg_1")
+    >>> count_tokens_by([Thinking(usage=once), ToolCall(usage=once)], lambda e: e.kind)
+    {'thinking': {'input_tokens': 10, 'output_tokens': 3}}
+    """
+    found: dict[K, Tokens] = {}
+    # One pass without TokenCount's bookkeeping (a page, a row): each response's counts, at
+    # the largest each field was recorded, added to its key's once all are seen.
+    responses: dict[str, tuple[K, Tokens]] = {}
     for entry in entries:
         usage = getattr(entry, "usage", None) if isinstance(entry, USAGE_KINDS) else None
         if usage is None:
             continue
         counted = counts_of(usage)
         if usage.response_id is None:
-            add_into(totals, counted)
+            add_into(found.setdefault(key(entry), {}), counted)
             continue
-        seen = best.get(usage.response_id)
+        seen = responses.get(usage.response_id)
         if seen is None:
-            best[usage.response_id] = counted
+            group = key(entry)
+            found.setdefault(group, {})
+            responses[usage.response_id] = (group, counted)
         else:
+            tokens = seen[1]
             for name, value in counted.items():
-                seen[name] = max(seen.get(name, value), value)
-    for counted in best.values():
-        add_into(totals, counted)
-    return totals
+                tokens[name] = max(tokens.get(name, value), value)
+    for group, counted in responses.values():
+        add_into(found[group], counted)
+    return found
 
 
 def subagent_tokens(entries: Iterable[Entry], *, _depth: int = 0) -> Tokens:
@@ -211,6 +239,7 @@ __all__ = [
     "add_into",
     "attach_usage",
     "count_tokens",
+    "count_tokens_by",
     "counts_of",
     "subagent_tokens",
     "total_of",
