@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -36,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load import generate
+from load import generate, process_env
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 MIXED = [
@@ -52,8 +51,10 @@ SCAN = """
 import importlib.util, json, resource, sys, time
 import turnfold
 # What a kernel has imported after its first scan: timed scans leave out import costs. pyarrow
-# imports pandas, when it is installed, the first time it builds an array.
+# imports pandas, when it is installed, the first time it builds an array; genai-prices prices
+# the rows.
 import pyarrow, pyarrow.parquet, sqlite3, platformdirs, tqdm.auto, turnfold.corpus.index
+import genai_prices
 if importlib.util.find_spec("pandas"):
     import pandas
 paths = json.loads(sys.argv[1])
@@ -97,7 +98,7 @@ def baseline(paths: list[Path]) -> float:
 
 
 def scan_in_process(source: object, cache: Path) -> dict[str, float]:
-    env = {**os.environ, "TURNFOLD_CACHE_DIR": str(cache)}
+    env = {**process_env(), "TURNFOLD_CACHE_DIR": str(cache)}  # bytecode written, as for a user
     done = subprocess.run([sys.executable, "-c", SCAN, json.dumps(source)], env=env,
                           capture_output=True, text=True, check=True)  # fmt: skip
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])

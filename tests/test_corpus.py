@@ -24,9 +24,9 @@ import turnfold
 from turnfold.corpus import COLUMNS, Corpus, scan
 from turnfold.corpus.discover import Item
 from turnfold.corpus.index import CACHE_ENV, INDEX_NAME
-from turnfold.corpus.summarize import FAILED_STATUSES, TOOL_CALL_COLUMNS, TURN_COLUMNS
+from turnfold.corpus.summarize import TOOL_CALL_COLUMNS, TURN_COLUMNS
 from turnfold.cost import session_cost
-from turnfold.model import TOOL_STATUSES, ToolCall
+from turnfold.model import FAILED_STATUSES, TOOL_STATUSES, ToolCall
 from turnfold.process import BatchPiece, _has_failure
 from turnfold.render.viewmodel import build_view_model
 
@@ -287,6 +287,7 @@ def test_C7_a_loader_that_raises_is_a_row_not_an_aborted_scan(
         raise RuntimeError("loader bug")
 
     monkeypatch.setattr(summarize_module, "load", broken)
+    monkeypatch.setattr(summarize_module, "read_source", broken)  # a file opened to detect it
     corpus = scan(TREE, workers=1, cache=False)
     assert len(corpus) == len(PARENTS | BROKEN)
     loaded = [row for row in corpus if Path(row["key"]).name not in {"empty.jsonl",
@@ -305,6 +306,7 @@ class _Reads:
         self.opened: list[str] = []
         self.loaded: list[str] = []
         real_open, real_load = summarize_module.open_source, summarize_module.load
+        real_read = summarize_module.read_source
 
         def open_source(source: Any) -> Any:
             self.opened.append(str(source))
@@ -314,8 +316,13 @@ class _Reads:
             self.loaded.append(str(source))
             return real_load(source, format=format, **pick)
 
+        def read_source(source: Any, format: str | None = None) -> turnfold.Transcript:
+            self.loaded.append(source.name)  # a file read on from the records that named it
+            return real_read(source, format)
+
         monkeypatch.setattr(summarize_module, "open_source", open_source)
         monkeypatch.setattr(summarize_module, "load", load)
+        monkeypatch.setattr(summarize_module, "read_source", read_source)
 
     @property
     def count(self) -> int:

@@ -70,13 +70,14 @@ def default_workers() -> int:
 
 
 def _preload() -> list[str]:
-    """The modules the forkserver imports before it forks any worker: the corpus and every
-    format module (detection asks them all). A worker then forks with them instead of importing
-    them itself, a third of a second each, paid once per kernel rather than once per worker and
-    scan."""
+    """The modules the forkserver imports before it forks any worker: the corpus, the price
+    table and every format module (detection asks them all). A worker then forks with them
+    instead of importing them itself, a third of a second each, paid once per kernel rather
+    than once per worker and scan."""
     from turnfold.formats import _MODULE_NAMES
 
-    return ["__main__", "turnfold.corpus", *_MODULE_NAMES.values()]
+    # genai-prices prices the rows (U-2): a tenth of a second to import, once here too.
+    return ["__main__", "turnfold.corpus", "genai_prices", *_MODULE_NAMES.values()]
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:

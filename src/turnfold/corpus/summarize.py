@@ -20,28 +20,31 @@ from typing import Any, Literal
 
 from turnfold import codec
 from turnfold.corpus.discover import Item, is_subagent_file
-from turnfold.cost import entries_cost, session_cost
-from turnfold.formats import TranscriptFormatError, load, which_format
+from turnfold.cost import entries_cost, entries_tokens
+from turnfold.formats import TranscriptFormatError, load, read_source, which_format
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.harnesses import inspect_log, openhands
-from turnfold.formats.source import open_source
+from turnfold.formats.source import Source, open_source
 from turnfold.model import (
-    FAILED_STATUSES,
     AssistantError,
-    AssistantText,
     Entry,
     SystemNotice,
     ToolCall,
     ToolUseSummary,
     Transcript,
-    Usage,
     UserMessage,
 )
-from turnfold.process import plan_projection, recorded_duration_ms, segment_header
-from turnfold.session import utc
+from turnfold.process import (
+    Segment,
+    TurnHeader,
+    plan_projection,
+    recorded_duration_ms,
+    segment_header,
+)
+from turnfold.session import session_facts, utc
 from turnfold.tools import safe_description, tool_category
-from turnfold.usage import add_into, count_tokens, subagent_tokens, transcript_tokens
+from turnfold.usage import add_into
 
 #: The row of C-2, in its order.
 COLUMNS: tuple[str, ...] = (
@@ -64,8 +67,6 @@ TOKEN_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_wr
 #: Columns holding UTC datetimes (the cache stores them as ISO text).
 DATETIME_COLUMNS = frozenset({"started", "ended"})
 
-#: A tool "failed" when the projection treats it as a failure: process.py keeps a group that
-#: recorded one of these open during recovery (P-8); tests/test_corpus.py checks the two agree.
 #: The agent a session format is written by, when the transcript's metadata does not say (H-6).
 AGENTS = {"claude-code": "claude-code", "codex": "codex", "gemini": "gemini-cli",
           "qwen": "qwen-code"}  # fmt: skip
@@ -186,15 +187,25 @@ def examine(item: Item, *, tables: bool = True) -> Summary:
     if _is_eval_log(item) and item.sample is None:
         return _examine_log(item, tables)
     format = item.format
-    lines = True  # JSON lines, not one document (unknown until read when format is given)
     try:
+        transcript: Transcript | None = None
         if item.path is not None and format is None:
-            format, lines = _detect(item.path)
-        if format == openhands.NAME and lines and item.path is not None and item.sample is None:
-            found = _examine_instances(item, tables)
-            if found is not None:
-                return found
-        transcript = load_item(item, format)
+            # The file is opened once: the records its format was told from are read on (a
+            # sample of it is picked by load_item).
+            source, stream = open_source(item.path)
+            try:
+                format = _detect(source)
+                if format == openhands.NAME and not source.is_document and item.sample is None:
+                    found = _examine_instances(item, tables)
+                    if found is not None:
+                        return found
+                if item.sample is None:
+                    transcript = read_source(source, format)
+            finally:
+                if stream is not None:
+                    stream.close()
+        if transcript is None:
+            transcript = load_item(item, format)
         format = format or _text(transcript.metadata.get("source_format"))
         if format == "gemini" and item.path is not None and _is_resume_stub(item.path, transcript):
             return Summary("part")
@@ -363,31 +374,26 @@ def _reason(exc: BaseException) -> str:
     )
 
 
-def _detect(path: str) -> tuple[str, bool]:
-    """The format of a session file, from its first records only (``Source.head``), so a file
-    no loader knows costs a few lines, not a parse of the whole file; and whether the file is
-    JSON lines rather than one document."""
-    source, stream = open_source(path)
+def _detect(source: Source) -> str:
+    """The format of an opened session file, from its first records only (``Source.head``), so
+    a file no loader knows costs a few lines, not a parse of the whole file."""
+    head = source.head_values()
+    if not source.head:
+        raise _Unreadable("the file is empty")
+    if not head:
+        line, value = source.head[0]
+        reason = value.reason if isinstance(value, MalformedLine) else "unreadable"
+        raise _Unreadable(f"line {line}: {reason}")
     try:
-        head = source.head_values()
-        if not source.head:
-            raise _Unreadable("the file is empty")
-        if not head:
-            line, value = source.head[0]
-            reason = value.reason if isinstance(value, MalformedLine) else "unreadable"
-            raise _Unreadable(f"line {line}: {reason}")
-        try:
-            format = which_format(source)
-        except AmbiguousFormat as exc:
-            raise _Unreadable(f"reads as several formats ({exc}); pass format=") from None
-        if format is None:
-            raise _NotASession("skipped")
-        if is_subagent_file(Path(path), format, head):
-            raise _NotASession("child")
-        return format, not source.is_document
-    finally:
-        if stream is not None:
-            stream.close()
+        format = which_format(source)
+    except AmbiguousFormat as exc:
+        raise _Unreadable(f"reads as several formats ({exc}); pass format=") from None
+    if format is None:
+        raise _NotASession("skipped")
+    assert source.path is not None
+    if is_subagent_file(source.path, format, head):
+        raise _NotASession("child")
+    return format
 
 
 def load_item(item: Item, format: str | None) -> Transcript:
@@ -457,19 +463,6 @@ def _title(transcript: Transcript) -> str | None:
     return None
 
 
-def _add_usage(totals: dict[str, int | None], usage: Usage | Mapping[str, Any] | None) -> None:
-    if usage is None:
-        return
-    for name in TOKEN_COLUMNS:
-        value = usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name)
-        if isinstance(value, int) and not isinstance(value, bool):
-            totals[name] = (totals[name] or 0) + value
-
-
-def _no_tokens() -> dict[str, int | None]:
-    return dict.fromkeys(TOKEN_COLUMNS)
-
-
 def _delegations(transcript: Transcript) -> int:
     """Sub-agent runs in the session, nested ones included (what F-7's lines account for)."""
     count = 0
@@ -512,19 +505,15 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
     format = format or _text(meta.get("source_format"))
     planned = plan_projection(transcript)  # default settings: counts do not depend on them
     key = item.key
-    stamps: list[datetime] = []
-    turns = tool_calls = failed = errors = 0
+    turns = tool_calls = errors = 0
     tool_rows: list[dict[str, Any]] = []
     turn_rows: list[dict[str, Any]] = []
-    model: str | None = _text(meta.get("model"))
     for planned_item in planned:
         segment, context = planned_item.segment, planned_item.context
         if segment is None or context is None:
             shown = planned_item.entry
             if isinstance(shown, SystemNotice) and shown.level == "error":
                 errors += 1
-            if shown is not None and (moment := utc(shown.timestamp)):
-                stamps.append(moment)
             continue
         turns += 1
         # The turn's header and the entries shown outside its fold, as the projection makes
@@ -533,62 +522,55 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
         header = segment_header(segment, context.running, LOCALE)
         tool_calls += header.tool_count
         errors += sum(1 for e in segment.entries if isinstance(e, AssistantError))
-        everything: list[Entry] = ([segment.user] if segment.user else []) + segment.entries
-        turn_tokens = _no_tokens()
-        turn_started: datetime | None = None
-        for entry in everything:
-            # A label the fast model wrote later is no moment of the session (as its header).
-            moment = None if isinstance(entry, ToolUseSummary) else utc(entry.timestamp)
-            if moment is not None:
-                stamps.append(moment)
-                turn_started = moment if turn_started is None else min(turn_started, moment)
-            if isinstance(entry, AssistantText):
-                model = model or entry.model
-            elif isinstance(entry, ToolCall):
-                ended = utc(entry.ended_at)
-                if ended is not None:
-                    stamps.append(ended)
-                if entry.status in FAILED_STATUSES:
-                    failed += 1
-                if tables:
-                    tool_rows.append(_tool_row(key, turns, entry))
-        # The turn's responses once each, and what its calls' sub-agents spent (U-1).
-        spent = count_tokens(everything)
-        add_into(spent, subagent_tokens(everything))
-        _add_usage(turn_tokens, spent)
         if tables:
-            duration = None if header.status == "running" else recorded_duration_ms(segment)
-            turn_cost = entries_cost(transcript, everything, turn_started) if spent else None
-            turn_rows.append({
-                "key": key, "turn": turns, "status": header.status, "started": turn_started,
-                "duration_s": duration / 1000 if duration is not None else None,
-                "tool_calls": header.tool_count, **turn_tokens,
-                "cost_usd": turn_cost.usd if turn_cost is not None else None,
-            })  # fmt: skip
-    # The session's tokens as its header counts them: its own (a total the source recorded
-    # wins) and its sub-agents'; entries outside any turn are counted too.
-    totals = _no_tokens()
-    _add_usage(totals, transcript_tokens(transcript).combined)
-    started_meta = utc(meta.get("started_at") or meta.get("start_time"))
-    if started_meta is not None:
-        stamps.append(started_meta)
-    started = min(stamps) if stamps else None
-    ended = max(stamps) if stamps else None
-    duration_s = (ended - started).total_seconds() if started and ended else None
-    if not duration_s and _number(meta.get("duration_ms")):
-        duration_s = (_number(meta.get("duration_ms")) or 0) / 1000
+            _turn_tables(transcript, key, turns, segment, header, tool_rows, turn_rows)
+    # The session's own facts as its header states them (U-3): one definition of its span,
+    # models, tokens (each response once, sub-agents included) and cost, recorded or estimated.
+    facts = session_facts(transcript, turns=turns)
+    tokens = facts.tokens
     agent = _text(meta.get("agent")) or (AGENTS.get(format) if format else None)
-    cost = session_cost(transcript, started)  # the header's: recorded, else estimated (U-2)
     row = {
         "key": key, "path": item.path, "sample": item.sample, "format": format, "agent": agent,
-        "title": _title(transcript), "model": model, "started": started, "ended": ended,
-        "duration_s": duration_s, "turns": turns, "tool_calls": tool_calls,
-        "failed_tools": failed, "errors": errors, "subagents": _delegations(transcript),
-        **totals, "cost_usd": cost.usd if cost is not None else None,
+        "title": _title(transcript), "model": facts.models[0] if facts.models else None,
+        "started": facts.started, "ended": facts.ended, "duration_s": facts.duration_s,
+        "turns": turns, "tool_calls": tool_calls, "failed_tools": facts.failed_tools,
+        "errors": errors, "subagents": _delegations(transcript),
+        **{name: tokens.get(name) for name in TOKEN_COLUMNS},
+        "cost_usd": facts.cost.usd if facts.cost is not None else None,
         "outcome": _text(meta.get("outcome")),
         "score": _score(meta.get("score")), "warnings": len(transcript.warnings), "error": None,
     }  # fmt: skip
     return Summary("rows", [row], tool_rows, turn_rows)
+
+
+def _turn_tables(
+    transcript: Transcript, key: str, turn: int, segment: Segment, header: TurnHeader,
+    tool_rows: list[dict[str, Any]], turn_rows: list[dict[str, Any]],
+) -> None:  # fmt: skip
+    """A turn's row of ``corpus.turns()`` and its calls' rows of ``corpus.tool_calls()``."""
+    everything: list[Entry] = ([segment.user] if segment.user else []) + segment.entries
+    started: datetime | None = None
+    for entry in everything:
+        # A label the fast model wrote later is no moment of the session (as its header).
+        moment = None if isinstance(entry, ToolUseSummary) else utc(entry.timestamp)
+        if moment is not None and (started is None or moment < started):
+            started = moment
+        if isinstance(entry, ToolCall):
+            tool_rows.append(_tool_row(key, turn, entry))
+    # The turn's responses once each, and what its calls' sub-agents spent (U-1), by model
+    # for its cost (U-2).
+    by_model = entries_tokens(transcript, everything)
+    spent: dict[str, int] = {}
+    for tokens in by_model.values():
+        add_into(spent, tokens)
+    duration = None if header.status == "running" else recorded_duration_ms(segment)
+    cost = entries_cost(transcript, everything, started, tokens=by_model) if spent else None
+    turn_rows.append({
+        "key": key, "turn": turn, "status": header.status, "started": started,
+        "duration_s": duration / 1000 if duration is not None else None,
+        "tool_calls": header.tool_count, **{name: spent.get(name) for name in TOKEN_COLUMNS},
+        "cost_usd": cost.usd if cost is not None else None,
+    })  # fmt: skip
 
 
 def _tool_row(key: str, turn: int, call: ToolCall) -> dict[str, Any]:

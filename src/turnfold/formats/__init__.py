@@ -127,9 +127,11 @@ def _detect(source: Source) -> ModuleType:
     return _module(name)
 
 
-def _read(
+def read_source(
     source: Source, format: str | None, sample: Any = None, epoch: int | None = None
 ) -> Transcript:
+    """The transcript of an opened :class:`Source`, as :func:`load` reads it: one whose head
+    was already read (to detect its format, say) is not read again."""
     format = format if format is not None else source.format
     module = _module(format) if format is not None else _detect(source)
     if not source.head:
@@ -259,7 +261,7 @@ def load(
             return read
     opened, stream = open_source(source)
     try:
-        return _read(opened, format, sample, epoch)
+        return read_source(opened, format, sample, epoch)
     finally:
         if stream is not None:
             stream.close()
