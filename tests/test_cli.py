@@ -151,7 +151,22 @@ def test_W6_usage_errors_and_help() -> None:
 
 def test_W6_console_script_is_declared() -> None:
     pyproject = (TESTS.parent / "pyproject.toml").read_text("utf-8")
-    assert 'turnfold = "turnfold.cli:main"' in pyproject
+    assert 'turnfold = "turnfold.cli:run"' in pyproject
+
+
+def test_W6_the_command_flushes_what_it_prints_before_its_quick_exit(tmp_path: Path) -> None:
+    """run() ends the process without freeing what it built (Q-1): nothing printed is lost,
+    the page is whole, and the status is main's."""
+    page = tmp_path / "page.html"
+    result = run("render", str(DEMO), "-o", str(page))
+    assert result.returncode == 0
+    assert "wrote" in result.stderr
+    assert page.read_text("utf-8").rstrip().endswith("</html>")
+    shown = run("show", str(DEMO), "--width", "80")
+    assert shown.returncode == 0
+    assert shown.stdout.strip()
+    assert shown.stdout.endswith("\n")
+    assert run("render", str(tmp_path / "missing.jsonl")).returncode != 0
 
 
 def test_X2_full_output_embeds_every_output_whole(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from turnfold.cli import main
+from turnfold.cli import run
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

@@ -16,10 +16,12 @@ tried and the first offending line) or holds nothing to show, 1 when the output 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import Any, BinaryIO, NoReturn, TextIO
 
 from turnfold.formats import FORMATS, TranscriptFormatError, load
 from turnfold.model import Transcript
@@ -255,3 +257,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `turnfold show … | head`: the reader left, which is fine
         sys.stderr.close()
         return 0
+
+
+def run() -> NoReturn:
+    """The ``turnfold`` command: :func:`main`, then an exit that skips freeing what it built.
+
+    A page of a large session leaves millions of objects, which the interpreter would free one
+    by one before the process ends: a tenth of a second for a 50 MB session, a sixth of the
+    command's time (Q-1). Everything was written through files that are closed by now; the two
+    standard streams are flushed before the process ends. An exception still ends it as usual.
+    """
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        # A reader that left (``| head``) or a stream closed above has nothing more to take.
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
