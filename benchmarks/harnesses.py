@@ -13,7 +13,7 @@ recorder as an eval run writes it (see ``_write``). Then measures in the same ru
 Bars (issue 13): loading all <= 3x the baseline; one sample <= 0.05x loading all; the scan's
 peak RSS <= 300 MB for a 200 MB log. Times are best of ``--runs`` alternating runs.
 
-    python benchmarks/harnesses.py [--mb 200] [--runs 3]
+    python benchmarks/harnesses.py [--mb 200] [--runs 3] [--keep PATH]
 """
 
 from __future__ import annotations
@@ -90,15 +90,18 @@ async def _write(path: Path, target: float) -> tuple[int, int]:
     return path.stat().st_size, samples
 
 
+def _sample_names(path: Path) -> list[str]:
+    """The names of the log's sample members."""
+    with zipfile.ZipFile(path) as archive:
+        return [n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json")]
+
+
 def parse_members(path: Path) -> int:
     """The baseline: every sample member of the zip decompressed and parsed by the stdlib."""
-    count = 0
     with zipfile.ZipFile(path) as archive:
-        for name in archive.namelist():
-            if name.startswith("samples/") and name.endswith(".json"):
-                json.loads(archive.read(name))
-                count += 1
-    return count
+        for name in _sample_names(path):
+            json.loads(archive.read(name))
+    return len(_sample_names(path))
 
 
 def load_all(path: Path) -> int:
@@ -143,11 +146,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=200)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--keep", type=Path, help="keep the log here; an existing one is reused")
     options = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "large.eval"
-        size, samples = generate(path, options.mb)
+        path = options.keep or Path(tmp) / "large.eval"
+        if options.keep is not None and path.exists():
+            size, samples = path.stat().st_size, len(_sample_names(path))
+        else:
+            size, samples = generate(path, options.mb)
         one_id = f"2-{samples // len(ORIGINAL_KEYS) - 1}"  # the last copy's second sample
         peak, rows = scan_peak(path)
         parse, every, one = best_of(

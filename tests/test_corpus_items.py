@@ -68,6 +68,23 @@ def test_C1_an_eval_log_is_one_row_per_sample_and_epoch_keyed_path_id_epoch(logs
         assert list(row) == list(COLUMNS)
 
 
+def test_C1_a_log_of_many_samples_is_summarised_in_packed_parts_to_the_same_tables(
+    logs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13 (300 MB for a 200 MB log): a log's rows are packed into Arrow batches as they
+    come, not held as dicts until the log ends; the tables are the same either way."""
+    whole = scan(logs, workers=1, cache=False)
+    monkeypatch.setattr(summarize_module, "PACK_ROWS", 1)  # every sample's rows packed at once
+    packed = scan(logs, workers=1, cache=False)
+    assert packed.to_arrow().equals(whole.to_arrow())
+    assert packed.tool_calls().equals(whole.tool_calls())
+    assert packed.turns().equals(whole.turns())
+    log = next(logs.glob("*.eval"))
+    summary = summarize_module.examine(Item(key=str(log), path=str(log)))
+    assert summary.count == len(summary.packed) == len(inspect_log.samples(log)) > 1
+    assert summary.rows == []
+
+
 def test_C2_each_sample_row_counts_what_its_widget_shows_and_carries_its_outcome(
     logs: Path,
 ) -> None:

@@ -566,11 +566,11 @@ def _stored(summary: Summary) -> Stored:
     (pyarrow looks for pandas objects), half a second that every worker of every scan would pay,
     while the scanning process pays it once."""
     from turnfold.corpus.index import Stored
-    from turnfold.corpus.tables import file_batches
+    from turnfold.corpus.tables import summary_batches
 
     if summary.kind != "rows":
         return Stored(summary.kind)
-    return Stored("rows", *file_batches(summary.rows, summary.tool_calls, summary.turns))
+    return Stored("rows", *summary_batches(summary))
 
 
 def _roots(source: Any) -> list[str]:

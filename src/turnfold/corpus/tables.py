@@ -18,6 +18,8 @@ from turnfold.corpus.summarize import COLUMNS, TOOL_CALL_COLUMNS, TURN_COLUMNS
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from turnfold.corpus.summarize import Summary
+
 BATCH_ROWS = 2048
 #: Tables of many small batches (one per file) are joined into one chunk when they average
 #: fewer rows per batch than this: later filters and conversions then cost one call, not one
@@ -73,6 +75,26 @@ def file_batches(
     return (pa.RecordBatch.from_pylist(rows, row_schema()),
             pa.RecordBatch.from_pylist(tool_calls, tool_call_schema()),
             pa.RecordBatch.from_pylist(turns, turn_schema()))  # fmt: skip
+
+
+def summary_batches(summary: Summary) -> tuple[pa.RecordBatch, pa.RecordBatch, pa.RecordBatch]:
+    """A file's rows, tool-call rows and turn rows as three record batches: those it packed
+    already (an eval log's) joined with the rest."""
+    last = file_batches(summary.rows, summary.tool_calls, summary.turns)
+    if not summary.packed:
+        return last
+    parts = [*summary.packed, last]
+    joined = (_joined([part[n] for part in parts], last[n].schema) for n in range(3))
+    rows, tool_calls, turns = joined
+    return rows, tool_calls, turns
+
+
+def _joined(batches: list[pa.RecordBatch], columns: pa.Schema) -> pa.RecordBatch:
+    import pyarrow as pa
+
+    # One chunk per column, so one batch; none when no batch has a row.
+    joined = pa.Table.from_batches(batches, columns).combine_chunks().to_batches()
+    return joined[0] if joined else batches[-1]
 
 
 class TableBuilder:
