@@ -152,6 +152,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = options.keep or Path(tmp) / "large.eval"
         if options.keep is not None and path.exists():
+            # As generate() does: inspect_ai teaches zipfile the Zstandard members it writes,
+            # which the baseline's json.loads of every member needs.
+            import inspect_ai.log  # noqa: F401
+
             size, samples = path.stat().st_size, len(_sample_names(path))
         else:
             size, samples = generate(path, options.mb)
