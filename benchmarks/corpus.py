@@ -7,7 +7,8 @@ in), then measures in the same run:
   baseline  json.loads over every line of every file, on one core
   first     turnfold.scan(folder, workers=2) with an empty cache, in a fresh process
   rescan    the same scan again (every row from the cache)
-  grown     the scan after one session file grew: that file alone is read again
+  grown     the scan after one session file grew: that file alone is read, whole the first
+            time (and checkpointed), on from its last complete line the next (spec C-4)
   memory    peak RSS of the scanning process at a quarter of the sessions and at all of them
   to_arrow  corpus.to_arrow() of a scan of a generated Parquet file of ``--rows`` short
             trajectories, against pyarrow reading that file's message column (and, beside it,
@@ -105,6 +106,32 @@ def scan_in_process(source: object, cache: Path) -> dict[str, float]:
     return result
 
 
+def grow(session: Path, n: int) -> None:
+    """The agent writes on: one more user line at the end of ``session``."""
+    with session.open("a") as out:
+        record = {"type": "user", "sessionId": "grown", "uuid": f"g-{n}",
+                  "message": {"role": "user", "content": "more"}}  # fmt: skip
+        out.write(json.dumps(record) + "\n")
+
+
+def read_on(session: Path) -> tuple[float, float]:
+    """Reading ``session`` on from a checkpoint at its last line but one, and reading it whole
+    (best of three each, in this process)."""
+    import turnfold
+    from turnfold.formats.resume import read_growing
+
+    lines = session.read_bytes().splitlines(keepends=True)
+    part = session.with_name("part-" + session.name)
+    part.write_bytes(b"".join(lines[:-1]))
+    _, checkpoint = read_growing(part, "claude-code")
+    with part.open("ab") as out:
+        out.write(lines[-1])
+    resumed = min(_timed(lambda: read_growing(part, "claude-code", checkpoint)) for _ in range(3))
+    whole = min(_timed(lambda: turnfold.load(part, format="claude-code")) for _ in range(3))
+    part.unlink()
+    return resumed, whole
+
+
 def trajectories(path: Path, rows: int) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -180,12 +207,17 @@ def main() -> None:
         print(f"first scan, 2 workers: {first['seconds']:.2f}s, {first['rows']:.0f} rows, "
               f"{first['errors']:.0f} errors")  # fmt: skip
         print(f"rescan: {again['seconds']:.3f}s, {again['read']:.0f} files read")
-        with paths[0].open("a") as grown:
-            record = {"type": "user", "sessionId": "grown", "uuid": "g-1",
-                      "message": {"role": "user", "content": "more"}}  # fmt: skip
-            grown.write(json.dumps(record) + "\n")
+        grow(paths[0], 1)
         after = scan_in_process(str(folder), work / "cache-0")
-        print(f"after one file grew: {after['read']:.0f} file(s) read, {after['seconds']:.3f}s")
+        print(f"after one file grew: {after['read']:.0f} file(s) read (whole, checkpointed), "
+              f"{after['seconds']:.3f}s")  # fmt: skip
+        grow(paths[0], 2)
+        on = scan_in_process(str(folder), work / "cache-0")
+        print(f"after it grew again: {on['read']:.0f} file(s) read on from the checkpoint, "
+              f"{on['seconds']:.3f}s")  # fmt: skip
+        resumed, whole = read_on(paths[0])
+        print(f"that file read on from its checkpoint: {resumed * 1000:.1f} ms, "
+              f"read whole: {whole * 1000:.1f} ms")  # fmt: skip
         mb = 1024 * 1024
         print(f"peak RSS of the scanning process: {small['peak'] / mb:.0f} MB at {len(quarter)} "
               f"sessions, {first['peak'] / mb:.0f} MB at {len(paths)}")  # fmt: skip
@@ -196,6 +228,7 @@ def main() -> None:
         f"corpus: first/baseline = {first['seconds'] / parse:.2f}x, "
         f"rescan/first = {again['seconds'] / first['seconds']:.3f}x, "
         f"to_arrow/read = {table / read:.2f}x, grown read {after['read']:.0f}, "
+        f"read on/whole = {resumed / whole:.2f}x, "
         f"peak RSS {small['peak'] / mb:.0f}/{first['peak'] / mb:.0f} MB"
     )
 

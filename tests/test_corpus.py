@@ -26,6 +26,7 @@ from turnfold.corpus.discover import Item
 from turnfold.corpus.index import CACHE_ENV, INDEX_NAME
 from turnfold.corpus.summarize import TOOL_CALL_COLUMNS, TURN_COLUMNS
 from turnfold.cost import session_cost
+from turnfold.formats import resume
 from turnfold.model import FAILED_STATUSES, TOOL_STATUSES, ToolCall
 from turnfold.process import BatchPiece, _has_failure
 from turnfold.render.viewmodel import build_view_model
@@ -320,13 +321,22 @@ class _Reads:
             self.loaded.append(source.name)  # a file read on from the records that named it
             return real_read(source, format)
 
+        #: Files read as growing (C-4), with the offset each was read on from (None: whole).
+        self.growing: list[tuple[str, int | None]] = []
+        real_growing = resume.read_growing
+
+        def read_growing(path: Path, format: str, checkpoint: Any = None) -> Any:
+            self.growing.append((str(path), checkpoint.offset if checkpoint else None))
+            return real_growing(path, format, checkpoint)
+
         monkeypatch.setattr(summarize_module, "open_source", open_source)
         monkeypatch.setattr(summarize_module, "load", load)
         monkeypatch.setattr(summarize_module, "read_source", read_source)
+        monkeypatch.setattr(resume, "read_growing", read_growing)
 
     @property
     def count(self) -> int:
-        return len(self.opened) + len(self.loaded)
+        return len(self.opened) + len(self.loaded) + len(self.growing)
 
 
 def test_C4_unchanged_rescan_reads_no_session_file(
@@ -343,24 +353,40 @@ def test_C4_unchanged_rescan_reads_no_session_file(
     assert again.skipped == first.skipped
 
 
-def test_C4_a_grown_file_is_read_again_alone(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _append_prompt(session: Path, text: str) -> None:
+    """The agent writes on: one more user line after the session's last."""
+    last = json.loads(session.read_text().splitlines()[-1])
+    record = {**last, "uuid": f"f0000000-0000-4000-8000-{len(text):012d}",
+              "parentUuid": last["uuid"], "type": "user",
+              "message": {"role": "user", "content": text}}  # fmt: skip
+    with session.open("a") as out:
+        out.write(json.dumps(record) + "\n")
+
+
+def test_C4_a_grown_file_is_read_alone_then_on_from_its_last_complete_line(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, cache_dir: Path
+) -> None:
     scan(tree, workers=1)
     grown = tree / "claude/projects/-home-dev-shop/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
-    last = json.loads(grown.read_text().splitlines()[-1])
-    record = {
-        **last,
-        "uuid": "f0000000-0000-4000-8000-000000000001",
-        "parentUuid": last["uuid"],
-        "type": "user",
-        "message": {"role": "user", "content": "and one more thing"},
-    }
-    with grown.open("a") as out:
-        out.write(json.dumps(record) + "\n")
+    _append_prompt(grown, "and one more thing")
     reads = _Reads(monkeypatch)
     again = scan(tree, workers=1)
-    assert set(reads.loaded) == {str(grown)}
-    assert again.read == 1
+    # The first growth seen: that file alone, read whole and checkpointed at its last line.
+    assert reads.growing == [(str(grown), None)]
+    assert (reads.loaded, again.read) == ([], 1)
     assert again[str(grown)] == turnfold.load(grown)
+    size = grown.stat().st_size
+    _append_prompt(grown, "and the tests, please")
+    third = scan(tree, workers=1)
+    assert reads.growing[1:] == [(str(grown), size)]  # read on from where it stood
+    fresh = scan(tree, workers=1, cache=False)
+    for name in ("to_arrow", "tool_calls", "turns"):
+        assert getattr(third, name)().equals(getattr(fresh, name)()), name
+    with sqlite3.connect(cache_dir / INDEX_NAME) as db:
+        assert db.execute("SELECT count(*) FROM checkpoints").fetchone() == (1,)
+    scan(tree, workers=1)  # unchanged: the agent stopped, its checkpoint is forgotten
+    with sqlite3.connect(cache_dir / INDEX_NAME) as db:
+        assert db.execute("SELECT count(*) FROM checkpoints").fetchone() == (0,)
 
 
 def test_C4_a_deleted_file_leaves_the_corpus_and_the_index(tree: Path, cache_dir: Path) -> None:

@@ -45,3 +45,4 @@ def test_each_module_is_listed_under_the_protocols_its_attributes_claim() -> Non
         assert (qualified in lists["sampled"]) == bool(getattr(module, "HAS_SAMPLES", False))
         assert (qualified in lists["paths"]) == hasattr(module, "read_path")
         assert (qualified in lists["frameworks"]) == hasattr(module, "Follower")
+        assert (qualified in lists["resumable"]) == hasattr(module, "reader")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -505,6 +506,11 @@ def _scan_files(
     try:
         known = index.lookup(items) if index is not None else {}
         places = [position for position in range(len(items)) if position not in known]
+        if index is not None:
+            # C-4: a file that grew is read on from its last complete line where it can be.
+            for position, checkpoint in index.growth(items, places).items():
+                items[position] = replace(items[position], grew=True, checkpoint=checkpoint)
+            index.stopped_growing(items[position] for position in known)
         todo = [items[position] for position in places]
         # The files read now end in any order (the largest are started first): each is put in
         # its place once all are read. Their rows are kept either way, so this costs no memory.
@@ -570,7 +576,7 @@ def _stored(summary: Summary) -> Stored:
 
     if summary.kind != "rows":
         return Stored(summary.kind)
-    return Stored("rows", *summary_batches(summary))
+    return Stored("rows", *summary_batches(summary), checkpoint=summary.checkpoint)
 
 
 def _roots(source: Any) -> list[str]:

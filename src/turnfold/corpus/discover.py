@@ -44,6 +44,11 @@ class Item:
     #: ``format`` was read off the table's first trajectory, not given: a row it does not fit
     #: is detected on its own.
     format_guessed: bool = False
+    #: The file grew since the scan's index saw it (a live agent's, spec C-4): it is read on
+    #: from ``checkpoint`` (a pickled :class:`~turnfold.formats.resume.Checkpoint`), or whole
+    #: and checkpointed for the next scan when there is none yet.
+    grew: bool = False
+    checkpoint: bytes | None = None
 
 
 @dataclass

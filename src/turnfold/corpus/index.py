@@ -6,12 +6,14 @@ and turnfold's version are what they were when it was written, and the scan aske
 their tool-call and turn rows, or the verdict that the file is not a session (skipped, a
 sub-agent's file, part of another file's session) come from here and the file is not opened.
 
-A file that changed is read again, whole and alone; so is a file that grew (a live agent's).
-Spec C-4 asks that a growing file be read from its last complete line, and that is not done: a
-row's counts come from the whole transcript, and a later line can change what an earlier one
-made (a result settles a call, Gemini CLI's ``$rewindTo`` drops messages, a message id seen
-again replaces its message), so going on from the last line would need the loader's whole state
-kept here between scans, about as large as the transcript itself.
+A file that changed is read again, alone. A file that grew (a live agent's) is read on from its
+last complete line where its format allows (:mod:`turnfold.formats.resume`): a row's counts come
+from the whole transcript, and a later line can change what an earlier one made (a result
+settles a call, a message id seen again replaces its message), so what is kept is the reader's
+whole state at that line, a *checkpoint*, about as large as the transcript. It is kept only for
+a file seen growing: the first growth a scan sees is read whole and checkpointed, the next ones
+are read on from the checkpoint, and a scan that finds the file unchanged (the agent stopped)
+forgets it.
 
 The rows are kept as Arrow record batches in IPC form, the form the corpus's tables are made of:
 a rescan reads them back without building one Python object per row (decoding rows kept as JSON
@@ -42,8 +44,9 @@ CACHE_ENV = "TURNFOLD_CACHE_DIR"
 INDEX_NAME = "corpus-index.sqlite"
 #: The layout of the ``files`` table and of the batches in it; an index of another layout is
 #: emptied when opened (a cache: it fills again on the next scan).
-SCHEMA_VERSION = 2
-_SCHEMA = """
+SCHEMA_VERSION = 3
+_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY,
     size INTEGER NOT NULL,
@@ -55,8 +58,14 @@ CREATE TABLE IF NOT EXISTS files (
     rows BLOB,
     tool_calls BLOB,
     turns BLOB
+)""",
+    """
+CREATE TABLE IF NOT EXISTS checkpoints (
+    path TEXT PRIMARY KEY,
+    version TEXT NOT NULL,
+    checkpoint BLOB NOT NULL
+)""",
 )
-"""
 #: Paths looked up per query (SQLite's limit on parameters is far above it).
 LOOKUP_CHUNK = 500
 
@@ -81,12 +90,14 @@ def _version() -> str:
 class Stored:
     """What the index holds for one file: its kind and, for ``rows``, its rows, tool-call rows
     and turn rows as record batches, the last two perhaps still in IPC form (decoded when the
-    corpus's ``tool_calls()`` or ``turns()`` is first asked for)."""
+    corpus's ``tool_calls()`` or ``turns()`` is first asked for); and, for a file seen growing,
+    the checkpoint to read it on from (a pickled :class:`~turnfold.formats.resume.Checkpoint`)."""
 
     kind: str
     rows: pa.RecordBatch | None = None
     tool_calls: pa.RecordBatch | bytes | None = None
     turns: pa.RecordBatch | bytes | None = None
+    checkpoint: bytes | None = None
 
 
 def _blob(part: pa.RecordBatch | bytes | None) -> bytes | None:
@@ -159,7 +170,9 @@ class Index:
             if layout != SCHEMA_VERSION:  # another kernel may have done it while we waited
                 self._db.execute("DROP TABLE IF EXISTS entries")  # the JSON rows of layout 1
                 self._db.execute("DROP TABLE IF EXISTS files")
-                self._db.execute(_SCHEMA)
+                self._db.execute("DROP TABLE IF EXISTS checkpoints")
+                for table in _SCHEMA:
+                    self._db.execute(table)
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self._db.execute("COMMIT")
         except BaseException:
@@ -219,21 +232,72 @@ class Index:
                 )
         return found
 
+    def growth(self, items: list[Item], positions: Iterable[int]) -> dict[int, bytes | None]:
+        """Of the files at ``positions`` (changed since the index saw them), those that grew,
+        with the checkpoint to read each on from (None: the first growth seen)."""
+        grown: dict[int, bytes | None] = {}
+        wanted = [(i, items[i], self._where(items[i])) for i in positions
+                  if items[i].path and items[i].size is not None]  # fmt: skip
+        for start in range(0, len(wanted), LOOKUP_CHUNK):
+            chunk = wanted[start : start + LOOKUP_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            cursor = self._db.execute(
+                "SELECT f.path, f.size, f.version, f.format, f.kind, c.version, c.checkpoint "
+                "FROM files f LEFT JOIN checkpoints c ON c.path = f.path "
+                f"WHERE f.path IN ({marks})",
+                [where for _, _, where in chunk],
+            )
+            stored = {r[0]: r[1:] for r in cursor}
+            for position, item, where in chunk:
+                entry = stored.get(where)
+                if entry is None:
+                    continue
+                size, version, format, kind, kept_version, checkpoint = entry
+                assert item.size is not None
+                if kind == "rows" and size < item.size and (version, format) == (
+                    self.version, item.format or "",
+                ):  # fmt: skip
+                    grown[position] = checkpoint if kept_version == self.version else None
+        return grown
+
     def store(self, entries: Iterable[tuple[Item, Stored]]) -> None:
-        """Remember what these file items hold, in one transaction."""
+        """Remember what these file items hold, in one transaction; a file's checkpoint is
+        kept when it came with one, forgotten otherwise."""
         values: list[tuple[Any, ...]] = []
+        kept: list[tuple[str, str, bytes]] = []
+        forgotten: list[tuple[str]] = []
         for item, stored in entries:
             if not item.path or item.size is None or item.mtime_ns is None:
                 continue
+            where = self._where(item)
             blobs = (_blob(stored.rows), _blob(stored.tool_calls), _blob(stored.turns))
-            values.append((self._where(item), item.size, item.mtime_ns, self.version,
+            values.append((where, item.size, item.mtime_ns, self.version,
                            item.format or "", stored.kind, item.key, *blobs))  # fmt: skip
+            if stored.checkpoint is not None:
+                kept.append((where, self.version, stored.checkpoint))
+            else:
+                forgotten.append((where,))
         if not values:
             return
         self._db.execute("BEGIN IMMEDIATE")
         try:
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)",
                                  values)  # fmt: skip
+            self._db.executemany("INSERT OR REPLACE INTO checkpoints VALUES (?,?,?)", kept)
+            self._db.executemany("DELETE FROM checkpoints WHERE path = ?", forgotten)
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+    def stopped_growing(self, items: Iterable[Item]) -> None:
+        """Forget the checkpoints of these files, found unchanged (their agent stopped)."""
+        paths = [(self._where(item),) for item in items if item.path]
+        if not paths or not self._db.execute("SELECT 1 FROM checkpoints LIMIT 1").fetchone():
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.executemany("DELETE FROM checkpoints WHERE path = ?", paths)
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
@@ -253,6 +317,7 @@ class Index:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in gone])
+                self._db.executemany("DELETE FROM checkpoints WHERE path = ?", [(p,) for p in gone])
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")

@@ -9,8 +9,10 @@ before the row is returned.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import math
+import pickle
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -104,6 +106,8 @@ class Summary:
     )
     """Earlier rows, tool-call rows and turn rows already packed as record batches
     (:meth:`pack`), in their order, before :attr:`rows`."""
+    checkpoint: bytes | None = None
+    """A file seen growing: where to read it on from next time (:func:`_examine_growing`)."""
 
     @property
     def count(self) -> int:
@@ -212,6 +216,10 @@ def examine(item: Item, *, tables: bool = True) -> Summary:
     (:func:`_examine_instances`)."""
     if _is_eval_log(item) and item.sample is None:
         return _examine_log(item, tables)
+    if item.grew and item.path is not None and item.sample is None:
+        growing = _examine_growing(item, tables)
+        if growing is not None:
+            return growing
     format = item.format
     try:
         transcript: Transcript | None = None
@@ -240,6 +248,37 @@ def examine(item: Item, *, tables: bool = True) -> Summary:
     except Exception as exc:  # a scan never aborts on one item (C-7)
         return _one(_error_row(item, _reason(exc), format))
     return _summarized(transcript, item, format, tables)
+
+
+def _examine_growing(item: Item, tables: bool) -> Summary | None:
+    """A file seen growing, read on from its checkpoint (C-4), with its checkpoint now; None
+    when its format is read whole (as any changed file is)."""
+    from turnfold.formats.resume import Checkpoint, read_growing, resumable
+
+    assert item.path is not None
+    checkpoint: Checkpoint | None = None
+    if item.checkpoint is not None:
+        with contextlib.suppress(Exception):  # one of another make or a broken blob: unused
+            checkpoint = pickle.loads(item.checkpoint)
+    format = item.format or (checkpoint.format if checkpoint is not None else None)
+    try:
+        if format is None:
+            source, stream = open_source(item.path)
+            try:
+                format = _detect(source)
+            finally:
+                if stream is not None:
+                    stream.close()
+        if not resumable(format):
+            return None
+        transcript, kept = read_growing(Path(item.path), format, checkpoint)
+    except _NotASession as exc:
+        return Summary(exc.kind)
+    except Exception as exc:  # a scan never aborts on one item (C-7)
+        return _one(_error_row(item, _reason(exc), format))
+    found = _summarized(transcript, item, format, tables)
+    found.checkpoint = pickle.dumps(kept, pickle.HIGHEST_PROTOCOL) if kept is not None else None
+    return found
 
 
 def _summarized(transcript: Transcript, item: Item, format: str | None, tables: bool) -> Summary:

@@ -139,6 +139,12 @@ def read_source(
     chosen = _sample_choice(module, source.name, sample, epoch)
     with collector_paused():
         transcript: Transcript = module.read(source, **chosen)
+    return settle_load(transcript, source, module)
+
+
+def settle_load(transcript: Transcript, source: Source, module: ModuleType) -> Transcript:
+    """What a load adds to the transcript a format read from ``source``: the source's own
+    warnings first, its accounting, and a warning for what was passed over (X-2)."""
     if source.warnings:
         transcript.warnings[:0] = source.warnings
     transcript.accounting = source.accounting

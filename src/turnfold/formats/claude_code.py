@@ -439,7 +439,13 @@ def _context_for(path: Path | None) -> _Context:
 
 def read(source: Source) -> Transcript:
     """A transcript from Claude Code records; warnings go through ``source.warn``."""
-    return _Reader(source, _context_for(source.path)).read()
+    return reader(source).read()
+
+
+def reader(source: Source) -> _Reader:
+    """A pass over ``source``'s records fed one at a time, which a growing file's scan can
+    pause and resume (:mod:`turnfold.formats.resume`)."""
+    return _Reader(source, _context_for(source.path))
 
 
 def _str(value: Any) -> str | None:
@@ -501,25 +507,33 @@ class _Reader:
     # --- the pass over the records -----------------------------------------------------------
 
     def read(self) -> Transcript:
-        add, warn = self.add, self.source.warn
+        feed = self.feed
         for line, record in self.source.records():
-            if self.first_line is None:
-                self.first_line = line
-            if isinstance(record, MalformedLine):
-                warn(record.reason, line)
-            elif not isinstance(record, dict):
-                warn("not a JSON object; skipped", line)
-            else:
-                try:
-                    add(line, record)
-                except (TypeError, ValueError, AttributeError, KeyError) as exc:
-                    # A record of an unforeseen shape costs its own line, never the load (L-4).
-                    warn(f"unreadable {record.get('type')!r} record: {exc}", line)
+            feed(line, record)
+        return self.finish()
+
+    def feed(self, line: int, record: Any) -> None:
+        """Read one record (the source's current one)."""
+        if self.first_line is None:
+            self.first_line = line
+        if isinstance(record, MalformedLine):
+            self.source.warn(record.reason, line)
+        elif not isinstance(record, dict):
+            self.source.warn("not a JSON object; skipped", line)
+        else:
+            try:
+                self.add(line, record)
+            except (TypeError, ValueError, AttributeError, KeyError) as exc:
+                # A record of an unforeseen shape costs its own line, never the load (L-4).
+                self.source.warn(f"unreadable {record.get('type')!r} record: {exc}", line)
+
+    def finish(self) -> Transcript:
+        """The transcript of the records fed; the reader takes no more after it."""
         if not self.recognised:
             raise TranscriptFormatError(
                 self.source.name, [NAME], self.first_line, "no Claude Code records"
             )
-        return self.finish()
+        return self.assemble_transcript()
 
     def add(self, line: int, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -1055,7 +1069,7 @@ class _Reader:
 
     # --- assembling the transcript ------------------------------------------------------------
 
-    def finish(self) -> Transcript:
+    def assemble_transcript(self) -> Transcript:
         for message_id, response in self.responses.items():
             carrier = response.text or response.first
             usage = blocks.usage_of(response.usage) if response.usage is not None else None

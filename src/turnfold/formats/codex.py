@@ -1895,7 +1895,13 @@ def detect(source: Source) -> Evidence:
 
 def read(source: Source) -> Transcript:
     """Every record of ``source`` fed to a :class:`CodexBuilder` in one pass."""
-    return _read(source, depth=0, seen={source.path.resolve()} if source.path else set())
+    return reader(source).read()
+
+
+def reader(source: Source) -> _Pass:
+    """A pass over ``source``'s records fed one at a time, which a growing file's scan can
+    pause and resume (:mod:`turnfold.formats.resume`)."""
+    return _Pass(source, depth=0, seen={source.path.resolve()} if source.path else set())
 
 
 def record_type(record: Any) -> str:
@@ -1915,13 +1921,26 @@ def record_type(record: Any) -> str:
     return f"response_item/{kind}" if isinstance(kind, str) else type_of_record(record)
 
 
-def _read(source: Source, depth: int, seen: set[Path]) -> Transcript:
-    transcript = Transcript(metadata={"source_format": NAME})
-    builder = CodexBuilder(transcript, source.name)
-    warnings = transcript.warnings
-    first_line: int | None = None
-    for line, record in source.records():
-        first_line = line if first_line is None else first_line
+class _Pass:
+    """One rollout's records fed to a :class:`CodexBuilder`, then finished."""
+
+    def __init__(self, source: Source, depth: int, seen: set[Path]) -> None:
+        self.source = source
+        self.depth, self.seen = depth, seen
+        self.transcript = Transcript(metadata={"source_format": NAME})
+        self.builder = CodexBuilder(self.transcript, source.name)
+        self.first_line: int | None = None
+
+    def read(self) -> Transcript:
+        feed = self.feed
+        for line, record in self.source.records():
+            feed(line, record)
+        return self.finish()
+
+    def feed(self, line: int, record: Any) -> None:
+        """Read one record (the source's current one)."""
+        warnings, builder = self.transcript.warnings, self.builder
+        self.first_line = line if self.first_line is None else self.first_line
         before = len(warnings)
         if isinstance(record, MalformedLine):
             builder.warn(record.reason, line)
@@ -1930,14 +1949,18 @@ def _read(source: Source, depth: int, seen: set[Path]) -> Transcript:
         # One account per line (issue 11): a warning on it, else what RECORDS says of its type;
         # a type RECORDS does not know was warned about on its first line.
         kind = record_type(record)
-        source.note(
+        self.source.note(
             kind, "warned" if len(warnings) > before else RECORDS.disposition(kind) or "warned"
         )
-    if builder.recognized == 0:
-        reason = "no Codex rollout record ({timestamp, type, payload} lines)"
-        raise TranscriptFormatError(source.name, [NAME], first_line, reason)
-    builder.finish(source.path, depth, source=source, seen=seen)
-    return transcript
+
+    def finish(self) -> Transcript:
+        """The transcript of the records fed; the pass takes no more after it."""
+        source = self.source
+        if self.builder.recognized == 0:
+            reason = "no Codex rollout record ({timestamp, type, payload} lines)"
+            raise TranscriptFormatError(source.name, [NAME], self.first_line, reason)
+        self.builder.finish(source.path, self.depth, source=source, seen=self.seen)
+        return self.transcript
 
 
 def _load_file(path: Path, depth: int, seen: set[Path]) -> tuple[Transcript, Source]:
@@ -1946,7 +1969,7 @@ def _load_file(path: Path, depth: int, seen: set[Path]) -> tuple[Transcript, Sou
     try:
         if not source.head:
             raise TranscriptFormatError(source.name, [NAME], None, "the source is empty")
-        child = _read(source, depth, seen)
+        child = _Pass(source, depth, seen).read()
     finally:
         if stream is not None:
             stream.close()

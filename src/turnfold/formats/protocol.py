@@ -15,6 +15,8 @@ or a renamed function in an old one, is caught by the type checker, not by a use
 - :class:`FrameworkAdapter`: an agent framework's run objects (spec A-1 … A-3): ``plain(value)``
   turns them into records, and ``Follower(transcript)`` folds its live events
   (:class:`EventFollower`).
+- :class:`ResumableFormat`: a format whose pass over a file can stop after a line and go on
+  later (a growing file, spec C-4): ``reader(source)`` gives a :class:`RecordReader`.
 """
 
 from __future__ import annotations
@@ -102,6 +104,30 @@ class FrameworkAdapter(SourceFormat, Protocol):
         ...
 
 
+class RecordReader(Protocol):
+    """A format's pass over one source's records, fed one at a time; picklable between two
+    records once ``source`` is taken off it (:mod:`turnfold.formats.resume`), which may then
+    be set to the source of the lines that follow."""
+
+    source: Source
+
+    def feed(self, line: int, record: Any) -> None:
+        """Read one record, the source's current one."""
+        ...
+
+    def finish(self) -> Transcript:
+        """The transcript of the records fed; the reader takes no more after it."""
+        ...
+
+
+class ResumableFormat(SourceFormat, Protocol):
+    """A format whose reading of a growing file can be kept at a line and resumed (C-4)."""
+
+    def reader(self, source: Source) -> RecordReader:
+        """A pass over ``source``; ``read(source)`` is this pass fed every record, finished."""
+        ...
+
+
 if TYPE_CHECKING:  # mypy proves every registered module implements its protocols
 
     def _conforms() -> None:
@@ -134,13 +160,22 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             native, claude_code, codex, gemini, qwen, cursor, swe_agent, mini_swe_agent,
             claude_stream, codex_exec, cline, aider, anthropic, openai_responses, openai_chat,
         ]  # fmt: skip
+        resumable: list[ResumableFormat] = [claude_code, codex]
         sampled: list[SampledFormat] = [inspect_log, openhands, otlp]
         paths: list[PathFormat] = [inspect_log, aider]
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,
             strands,
         ]  # fmt: skip
-        del formats, sampled, paths, frameworks
+        del formats, sampled, paths, frameworks, resumable
 
 
-__all__ = ["EventFollower", "FrameworkAdapter", "PathFormat", "SampledFormat", "SourceFormat"]
+__all__ = [
+    "EventFollower",
+    "FrameworkAdapter",
+    "PathFormat",
+    "RecordReader",
+    "ResumableFormat",
+    "SampledFormat",
+    "SourceFormat",
+]

@@ -166,6 +166,52 @@ class _Lines:
                 self._progress.close()
 
 
+class Bounded:
+    """At most ``left`` bytes of ``stream``: a part of a file (a zip member's data, a growing
+    file up to its last complete line)."""
+
+    def __init__(self, stream: IO[bytes], left: int) -> None:
+        self._stream = stream
+        self._left = left
+
+    def read(self, size: int = -1) -> bytes:
+        if size < 0 or size > self._left:
+            size = self._left
+        data = self._stream.read(size)
+        self._left -= len(data)
+        return data
+
+    def readline(self) -> bytes:  # what from_binary_stream looks for in a byte stream
+        data = self._stream.readline(self._left)
+        self._left -= len(data)
+        return data
+
+    def __iter__(self) -> Iterator[bytes]:
+        while line := self.readline():
+            yield line
+
+
+def json_lines(
+    stream: IO[bytes] | Bounded,
+    name: str,
+    *,
+    path: Path | None = None,
+    first_line: int = 1,
+    warnings: list[LoadWarning] | None = None,
+    accounting: Accounting | None = None,
+) -> Source:
+    """The JSON lines of ``stream``, numbered from ``first_line``, never read as one document:
+    the rest of a file whose earlier lines were read before (a growing file, read on from its
+    last complete line), its warnings and accounting going on in ``warnings`` and
+    ``accounting``."""
+    warnings = warnings if warnings is not None else []
+    lines = _Lines(stream, record_limit())
+    lines.number = first_line - 1
+    return Source(
+        name, lines.records(name, warnings), path=path, warnings=warnings, accounting=accounting
+    )
+
+
 def bounded_lines(stream: Any, limit: int) -> Iterator[bytes | Oversized]:
     """The lines of a binary stream, each with at most ``limit`` bytes in memory (:class:`_Lines`).
 
@@ -185,6 +231,7 @@ class Source:
         path: Path | None = None,
         document: Any = NO_DOCUMENT,
         warnings: list[LoadWarning] | None = None,
+        accounting: Accounting | None = None,
     ) -> None:
         self.name = name
         self.path = path
@@ -193,7 +240,7 @@ class Source:
         self.format: str | None = None
         self.warnings: list[LoadWarning] = warnings if warnings is not None else []
         #: What the loader did with each record (issue 11); see :meth:`note`.
-        self.accounting = Accounting()
+        self.accounting = accounting if accounting is not None else Accounting()
         self._current: tuple[int, Any] | None = None  # the record records() yielded last
         self._noted = True
         self._rest = records

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, cast
 
+from turnfold.formats.source import Bounded
+
 #: Zip compression method of Zstandard (APPNOTE 4.4.5).
 ZSTANDARD = 93
 _CHUNK = 1024 * 1024
@@ -144,7 +146,7 @@ class _Zstandard:
             raise ArchiveError(name, "bad local file header", info.filename)
         name_length, extra_length = struct.unpack("<2H", header[26:30])
         stream.seek(info.header_offset + 30 + name_length + extra_length)
-        self._raw = _Bounded(stream, info.compress_size)
+        self._raw = Bounded(stream, info.compress_size)
         self._reader = zstandard.ZstdDecompressor().stream_reader(
             cast(IO[bytes], self._raw), read_across_frames=True
         )
@@ -167,21 +169,6 @@ class _Zstandard:
 
     def close(self) -> None:
         self._reader.close()  # type: ignore[no-untyped-call]
-
-
-class _Bounded:
-    """At most ``left`` bytes of ``stream`` (one member's compressed data)."""
-
-    def __init__(self, stream: IO[bytes], left: int) -> None:
-        self._stream = stream
-        self._left = left
-
-    def read(self, size: int = -1) -> bytes:
-        if size < 0 or size > self._left:
-            size = self._left
-        data = self._stream.read(size)
-        self._left -= len(data)
-        return data
 
 
 @contextlib.contextmanager
