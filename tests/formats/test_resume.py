@@ -29,6 +29,7 @@ SESSIONS = sorted(
         *(FIXTURES / "codex").glob("*.jsonl"),
         FIXTURES / "codex_rollout_schema-coverage.jsonl",
         FIXTURES / "codex_rollout_v0.129_two-turns.jsonl",
+        *(FIXTURES / "gemini").glob("*.jsonl"),
     ]
 )
 #: Cuts tried per file: every line of a short file, this many spread over a longer one.
@@ -36,7 +37,8 @@ CUTS = 12
 
 
 def _format(path: Path) -> str:
-    return "codex" if "codex" in str(path.relative_to(FIXTURES)) else "claude-code"
+    relative = str(path.relative_to(FIXTURES))
+    return next((f for f in ("codex", "gemini") if f in relative), "claude-code")
 
 
 def _same(read: Transcript, loaded: Transcript) -> None:

@@ -219,18 +219,19 @@ def read(source: Source) -> Transcript:
     return _read(source, depth=0, seen=frozenset())
 
 
+def reader(source: Source) -> _Reader:
+    """A pass over ``source``'s records fed one at a time, which a growing file's scan can
+    pause and resume (:mod:`turnfold.formats.resume`)."""
+    return _Reader(source)
+
+
 def _read(source: Source, *, depth: int, seen: frozenset[Path]) -> Transcript:
     if not source.head:
         raise TranscriptFormatError(source.name, [NAME], None, "the source is empty")
-    reader = _Reader(source)
+    pass_ = _Reader(source, depth=depth, seen=seen)
     for line, value in source.records():
-        reader.feed(line, value)
-    if not reader.recognised:
-        reason = "no Gemini CLI chat record (header, message, $set or $rewindTo) found"
-        raise TranscriptFormatError(source.name, [NAME], reader.first_unknown, reason)
-    entries = reader.finish()
-    _link_subagents(source, entries, reader.header.get("sessionId"), depth=depth, seen=seen)
-    return Transcript(entries, metadata=reader.metadata())
+        pass_.feed(line, value)
+    return pass_.finish()
 
 
 @dataclass
@@ -264,6 +265,9 @@ class _Reader:
     first_unknown: int | None = None
     model: str | None = None
     _boundaries: int = 0
+    #: How deep a sub-agent's file this is, and the files read above it (no loops).
+    depth: int = 0
+    seen: frozenset[Path] = frozenset()
 
     def feed(self, line: int, value: Any) -> None:
         source = self.source
@@ -498,7 +502,17 @@ class _Reader:
 
     # --- the end ---------------------------------------------------------------------------------
 
-    def finish(self) -> list[Entry]:
+    def finish(self) -> Transcript:
+        """The transcript of the records fed; the reader takes no more after it."""
+        if not self.recognised:
+            reason = "no Gemini CLI chat record (header, message, $set or $rewindTo) found"
+            raise TranscriptFormatError(self.source.name, [NAME], self.first_unknown, reason)
+        entries = self.entries()
+        _link_subagents(self.source, entries, self.header.get("sessionId"), depth=self.depth,
+                        seen=self.seen)  # fmt: skip
+        return Transcript(entries, metadata=self.metadata())
+
+    def entries(self) -> list[Entry]:
         """The final entries, results paired and interrupted calls marked ``cancelled``."""
         # Synced function responses only fill gaps: a masked copy must not replace the output.
         assembler = Assembler(self.source, warn_unmatched=False, overwrite=False)

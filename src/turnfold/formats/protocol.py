@@ -160,7 +160,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             native, claude_code, codex, gemini, qwen, cursor, swe_agent, mini_swe_agent,
             claude_stream, codex_exec, cline, aider, anthropic, openai_responses, openai_chat,
         ]  # fmt: skip
-        resumable: list[ResumableFormat] = [claude_code, codex]
+        resumable: list[ResumableFormat] = [claude_code, codex, gemini]
         sampled: list[SampledFormat] = [inspect_log, openhands, otlp]
         paths: list[PathFormat] = [inspect_log, aider]
         frameworks: list[FrameworkAdapter] = [
