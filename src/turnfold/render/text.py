@@ -434,6 +434,13 @@ def _outline(view: View, width: int) -> list[Text]:
     session = view.get("session")
     if session:  # U-3: the session's facts, one dim line above everything
         outline.row(0, [(session["text"], "dim")])
+    timeline = view.get("timeline")
+    if timeline:  # U-4: the picture as one line: how busy the tools were along the axis
+        parts = [(timeline["title"], "dim")]
+        if timeline["note"]:
+            parts.append((f" · {timeline['note']}", "dim"))
+        parts.append((f"  {timeline['sparkline']}", "dim"))
+        outline.row(0, parts, OPEN if timeline["open"] else CLOSED)
     outcome = view.get("outcome")
     if outcome:  # H-6
         style = "error" if outcome["status"] in ("fail", "error") else "dim"

@@ -81,6 +81,7 @@ from turnfold.render.nodes import (
     SubagentView,
     ThinkingIndicatorNode,
     ThinkingNode,
+    TimelineNode,
     ToolFold,
     ToolNode,
     TopNode,
@@ -89,6 +90,7 @@ from turnfold.render.nodes import (
 )
 from turnfold.session import SessionFacts, session_facts, short_model
 from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
+from turnfold.timeline import Timeline
 from turnfold.tools import display_name, format_duration
 from turnfold.usage import TOKEN_FIELDS, total_of
 
@@ -131,6 +133,7 @@ class ViewHead:
     mode: str
     show_thinking: bool
     session: SessionNode | None
+    timeline: TimelineNode | None
     outcome: OutcomeNode | None
     notice: NoticeNode | None
 
@@ -163,6 +166,7 @@ class ViewPlan:
             "mode": head.mode,
             "show_thinking": head.show_thinking,
             "session": head.session,
+            "timeline": head.timeline,
             "outcome": head.outcome,
             "notice": head.notice,
             "nodes": nodes,
@@ -177,12 +181,14 @@ def plan_view(
     more_chars: int | None = MORE_CHARS,
     items: list[PlannedItem] | None = None,
     facts: SessionFacts | None = None,
+    timeline: Timeline | None = None,
 ) -> ViewPlan:
     """The head of ``transcript``'s view model and its projection, still to be done.
 
     ``items`` are the planned items when the caller planned them already (a widget following a
-    growing transcript plans with a :class:`turnfold.process.ProjectionPlanner`), and ``facts``
-    the session's facts when it keeps them (:class:`turnfold.session.SessionTally`).
+    growing transcript plans with a :class:`turnfold.process.ProjectionPlanner`), ``facts``
+    the session's facts when it keeps them (:class:`turnfold.session.SessionTally`), and
+    ``timeline`` the :class:`~turnfold.timeline.Timeline` that keeps its turns' layout.
     """
     snapshot = snapshot_of(settings)
     if items is None:
@@ -194,6 +200,7 @@ def plan_view(
         mode=snapshot.transcript_display_mode,
         show_thinking=snapshot.show_thinking,
         session=session_header(transcript, snapshot.locale, facts),
+        timeline=(timeline or Timeline()).node(items, snapshot.locale, facts),
         outcome=outcome_badge(transcript.metadata, snapshot.locale),
         notice=_warnings_notice(transcript, snapshot.locale),
     )
