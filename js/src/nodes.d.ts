@@ -124,6 +124,7 @@ export interface TurnHeader {
   label: string;
   duration: string | null;
   count: string | null;
+  usage: string | null;
   text: string;
 }
 

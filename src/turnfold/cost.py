@@ -13,13 +13,13 @@ second, which a load never pays.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
 from turnfold.model import AssistantText, Entry, ToolCall, Transcript
-from turnfold.usage import USAGE_KINDS, Tokens, add_into, count_tokens
+from turnfold.usage import USAGE_KINDS, Tokens, add_into, count_tokens, subagent_tokens
 
 #: The provider each agent's own format talks to, when its records do not name one.
 PROVIDERS: dict[str, str] = {
@@ -120,6 +120,26 @@ def estimate(
     return Cost(total, False, f"estimated with genai-prices {_version()}, prices of {day}")
 
 
+@dataclass(frozen=True)
+class Spend:
+    """What some entries spent (a turn's): their tokens and their estimated cost."""
+
+    tokens: Tokens
+    """Each response once, the sub-agents their calls delegated to included (U-1)."""
+    cost: Cost | None
+    """The estimate of those tokens (U-2), None when they cannot be priced."""
+
+
+def spend_of(
+    transcript: Transcript, entries: Sequence[Entry], when: datetime | None = None
+) -> Spend:
+    """What ``entries`` of ``transcript`` spent, priced at ``when``: a turn's tokens and cost,
+    as its header (``show_turn_usage``) and the corpus's ``turns()`` table both show them."""
+    tokens = count_tokens(entries)
+    add_into(tokens, subagent_tokens(entries))
+    return Spend(tokens, entries_cost(transcript, entries, when) if tokens else None)
+
+
 def session_cost(transcript: Transcript, when: datetime | None = None) -> Cost | None:
     """The session's cost: the one its source recorded, else an estimate of its tokens."""
     recorded = transcript.metadata.get("cost_usd")
@@ -169,10 +189,12 @@ def format_usd(usd: float) -> str:
 __all__ = [
     "PROVIDERS",
     "Cost",
+    "Spend",
     "entries_cost",
     "estimate",
     "format_usd",
     "provider_of",
     "session_cost",
+    "spend_of",
     "tokens_by_model",
 ]

@@ -74,6 +74,7 @@ SYNCED_SETTINGS: tuple[str, ...] = (
     "locale",
     "full_detail",
     "show_tool_call_args",
+    "show_turn_usage",
 )
 
 #: The key of the footer line with the fast model's usage (spec S-8), the last top-level node.
@@ -173,6 +174,7 @@ class TranscriptWidget(anywidget.AnyWidget):
     locale = _LocaleTrait("en")
     full_detail = traitlets.Bool(False)
     show_tool_call_args = traitlets.Bool(False)
+    show_turn_usage = traitlets.Bool(False)
 
     running = traitlets.Bool(None, allow_none=True)
 

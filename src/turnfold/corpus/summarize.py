@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from turnfold import codec
 from turnfold.corpus.discover import Item, is_subagent_file
-from turnfold.cost import entries_cost, session_cost
+from turnfold.cost import session_cost, spend_of
 from turnfold.formats import TranscriptFormatError, load, which_format
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
@@ -41,7 +41,7 @@ from turnfold.model import (
 from turnfold.process import plan_projection, recorded_duration_ms, segment_header
 from turnfold.session import utc
 from turnfold.tools import safe_description, tool_category
-from turnfold.usage import add_into, count_tokens, subagent_tokens, transcript_tokens
+from turnfold.usage import transcript_tokens
 
 #: The row of C-2, in its order.
 COLUMNS: tuple[str, ...] = (
@@ -552,18 +552,17 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
                     failed += 1
                 if tables:
                     tool_rows.append(_tool_row(key, turns, entry))
-        # The turn's responses once each, and what its calls' sub-agents spent (U-1).
-        spent = count_tokens(everything)
-        add_into(spent, subagent_tokens(everything))
-        _add_usage(turn_tokens, spent)
         if tables:
+            # The turn's responses once each, and what its calls' sub-agents spent (U-1, U-2),
+            # as its header shows them with show_turn_usage.
+            spent = spend_of(transcript, everything, turn_started)
+            _add_usage(turn_tokens, spent.tokens)
             duration = None if header.status == "running" else recorded_duration_ms(segment)
-            turn_cost = entries_cost(transcript, everything, turn_started) if spent else None
             turn_rows.append({
                 "key": key, "turn": turns, "status": header.status, "started": turn_started,
                 "duration_s": duration / 1000 if duration is not None else None,
                 "tool_calls": header.tool_count, **turn_tokens,
-                "cost_usd": turn_cost.usd if turn_cost is not None else None,
+                "cost_usd": spent.cost.usd if spent.cost is not None else None,
             })  # fmt: skip
     # The session's tokens as its header counts them: its own (a total the source recorded
     # wins) and its sub-agents'; entries outside any turn are counted too.

@@ -166,7 +166,9 @@ class TurnHeader(TypedDict):
     label: str
     duration: str | None
     count: str | None
-    text: str  #: the three joined, for the text and HTML renderings
+    #: U-3: the turn's tokens and ≈ cost, with ``show_turn_usage`` on, else None.
+    usage: str | None
+    text: str  #: the parts joined, for the text and HTML renderings
 
 
 class ErrorNode(TypedDict):

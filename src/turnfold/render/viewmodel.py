@@ -22,7 +22,7 @@ from typing import Any
 
 from turnfold import keys
 from turnfold.batches import SummaryRow, ToolRow
-from turnfold.cost import format_usd
+from turnfold.cost import format_usd, spend_of
 from turnfold.gcpause import collector_paused
 from turnfold.i18n import plural, translate
 from turnfold.model import (
@@ -44,12 +44,11 @@ from turnfold.process import (
     PlannedItem,
     ProcessItem,
     ProgressRow,
+    Segment,
     ThinkingIndicator,
     ThinkingRow,
-    TopLevel,
     Turn,
     plan_projection,
-    project,
 )
 from turnfold.render.content import (
     MORE_CHARS,
@@ -88,7 +87,7 @@ from turnfold.render.nodes import (
     TurnNode,
     View,
 )
-from turnfold.session import SessionFacts, session_facts, short_model
+from turnfold.session import SessionFacts, session_facts, short_model, utc
 from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
 from turnfold.timeline import Timeline
 from turnfold.tools import display_name, format_duration
@@ -152,10 +151,11 @@ class ViewPlan:
     items: list[PlannedItem]
     """The projection still to do: one item per top-level node."""
     options: _Options
+    transcript: Transcript
 
     def nodes(self, items: list[PlannedItem]) -> list[TopNode]:
         """The top-level nodes of ``items`` (a slice of :attr:`items`)."""
-        return [_top_level(item.project(), self.options, "") for item in items]
+        return [_planned(item, self.transcript, self.options, "") for item in items]
 
     def view(self, nodes: list[TopNode]) -> View:
         """The view of these top-level nodes, in the view's key order."""
@@ -204,14 +204,39 @@ def plan_view(
         outcome=outcome_badge(transcript.metadata, snapshot.locale),
         notice=_warnings_notice(transcript, snapshot.locale),
     )
-    return ViewPlan(head, items, _Options(snapshot, more_chars))
+    return ViewPlan(head, items, _Options(snapshot, more_chars), transcript)
 
 
 def _nodes(
     transcript: Transcript, options: _Options, *, running: bool | None, prefix: str
 ) -> list[TopNode]:
-    projected = project(transcript, options.settings, running=running, key_prefix=prefix)
-    return [_top_level(item, options, prefix) for item in projected]
+    planned = plan_projection(transcript, options.settings, running=running, key_prefix=prefix)
+    return [_planned(item, transcript, options, prefix) for item in planned]
+
+
+def _planned(item: PlannedItem, transcript: Transcript, options: _Options, prefix: str) -> TopNode:
+    """The node of one planned item of ``transcript``."""
+    projected = item.project()
+    if not isinstance(projected, Turn):
+        return _top_level(projected, options, prefix)
+    usage = None
+    if options.settings.show_turn_usage and item.segment is not None:
+        usage = turn_usage(transcript, item.segment, options.settings.locale)
+    return _turn(projected, options, usage)
+
+
+def turn_usage(transcript: Transcript, segment: Segment, locale: str) -> str | None:
+    """U-3: a turn's tokens and ≈ cost, for its header (``show_turn_usage``): the numbers the
+    corpus's ``turns()`` table carries (:func:`turnfold.cost.spend_of` at the turn's start);
+    None when the turn records no tokens."""
+    everything = ([segment.user] if segment.user else []) + segment.entries
+    moments = [moment for entry in everything if (moment := utc(entry.timestamp)) is not None]
+    spent = spend_of(transcript, everything, min(moments, default=None))
+    total = total_of(spent.tokens)
+    if not total:
+        return None
+    text = translate("session.tokens", locale, tokens=compact_count(total))
+    return text if spent.cost is None else f"{text} · ≈ ${format_usd(spent.cost.usd)}"
 
 
 def session_header(
@@ -371,7 +396,9 @@ def _pasted_images(images: list[ImageData], locale: str) -> str:
     return "".join(boxes)
 
 
-def _top_level(item: TopLevel, options: _Options, prefix: str) -> TopNode:
+def _top_level(
+    item: UserMessage | SystemNotice | CompactionBoundary, options: _Options, prefix: str
+) -> TopNode:
     locale = options.settings.locale
     if isinstance(item, UserMessage):
         return {
@@ -384,19 +411,18 @@ def _top_level(item: TopLevel, options: _Options, prefix: str) -> TopNode:
     if isinstance(item, SystemNotice):
         return {"kind": "system", "key": keys.entry(item.id, prefix), "level": item.level,
                 "html": escape(item.text)}  # fmt: skip
-    if isinstance(item, CompactionBoundary):
-        return {
-            "kind": "compaction",
-            "key": keys.entry(item.id, prefix),
-            "text": translate("turn.compacted", locale),
-            "summary_html": markdown_html(item.summary) if item.summary else None,
-        }
-    return _turn(item, options)
+    return {
+        "kind": "compaction",
+        "key": keys.entry(item.id, prefix),
+        "text": translate("turn.compacted", locale),
+        "summary_html": markdown_html(item.summary) if item.summary else None,
+    }
 
 
-def _turn(turn: Turn, options: _Options) -> TurnNode:
+def _turn(turn: Turn, options: _Options, usage: str | None) -> TurnNode:
     header = turn.header
-    parts = [header.label, header.duration, header.count_text if header.tool_count else None]
+    count = header.count_text if header.tool_count else None
+    parts = [header.label, header.duration, count, usage]
     process = turn.process
     answer = turn.answer
     process_node: ProcessNode | None = None
@@ -424,7 +450,8 @@ def _turn(turn: Turn, options: _Options) -> TurnNode:
         "header": {
             "label": header.label,
             "duration": header.duration,
-            "count": header.count_text if header.tool_count else None,
+            "count": count,
+            "usage": usage,
             "text": " · ".join(p for p in parts if p),
         },
         "process": process_node,
@@ -714,4 +741,5 @@ __all__ = [
     "open_all",
     "plan_view",
     "session_header",
+    "turn_usage",
 ]
