@@ -282,9 +282,10 @@ def test_U4_Q3_a_live_call_sends_only_its_turn_of_an_open_timeline(
     widgets: list[TranscriptWidget],
 ) -> None:
     rec, widget, wire = live(widgets)
-    _ask(widget, wire, type="content", keys=["timeline"])  # the reader opened it
-    widget._folds = {"timeline": "open"}
-    widget.flush()
+    # The reader opened it: the view asks for its turns at once, and saves its folds a moment
+    # later; the calls the agent appends meanwhile must reach it all the same.
+    _ask(widget, wire, type="content", keys=["timeline"])
+    assert "timeline" not in widget._folds
     wire.clear()
     rec.start_tool("Bash", {"command": "make"})
     widget.flush()

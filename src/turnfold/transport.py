@@ -259,14 +259,16 @@ def diff_nodes(
 
 
 def diff_timeline(
-    old: TimelineNode | None, new: TimelineNode | None, folds: Folds
+    old: TimelineNode | None, new: TimelineNode | None, folds: Folds, *, shown: bool = False
 ) -> tuple[dict[str, Any], TimelinePatch | None]:
     """What to send for the timeline: ``({"timeline": wire form}, None)`` when it is replaced
     (it appeared, went, or is deferred: a closed timeline's changes cost its few fields), else
-    ``({}, changes)`` with the fields and turns that changed (the view has it whole)."""
+    ``({}, changes)`` with the fields and turns that changed. ``shown``: a view was sent its
+    turns, so it gets their changes even before the reader's folds say it is open (a view that
+    has not opened it keeps only the fields)."""
     if old == new:
         return {}, None
-    wired = wire_timeline(new, folds)
+    wired = new if shown else wire_timeline(new, folds)
     if old is None or new is None or (wired is not None and wired.get("deferred")):
         return ({"timeline": wired} if wire_timeline(old, folds) != wired else {}), None
     fields = {name: value for name, value in new.items()
@@ -381,6 +383,8 @@ class ViewTransport:
         self.rev = 0
         self.view = view
         self.index = NodeIndex(view["nodes"])
+        #: A view was sent the timeline's turns: its changes travel from then on (U-4).
+        self._timeline_shown = False
 
     def wire_view(self) -> dict[str, Any]:
         """The current view as a view is sent it: closed content deferred (Q-2)."""
@@ -399,7 +403,9 @@ class ViewTransport:
             name: view.get(name) for name in VIEW_FIELDS if self.view.get(name) != view.get(name)
         }
         folds = self._folds()
-        replaced, timeline = diff_timeline(self.view.get("timeline"), view.get("timeline"), folds)
+        replaced, timeline = diff_timeline(
+            self.view.get("timeline"), view.get("timeline"), folds, shown=self._timeline_shown
+        )
         changed.update(replaced)
         self.view = view
         self.index = NodeIndex(view["nodes"])
@@ -445,8 +451,10 @@ class ViewTransport:
     def content(self, key: str, answers: Answers) -> Mapping[str, Any] | None:
         """What the view asked for by ``key``: a disclosure's content, the timeline's turns, or
         one turn of the timeline in detail (U-4)."""
-        if key == keys.TIMELINE or (key.startswith(keys.TIMELINE)
-                                    and keys.parse(key).kind == "timeline"):  # fmt: skip
+        if key == keys.TIMELINE:
+            self._timeline_shown = True
+            return answers.timeline(key)
+        if key.startswith(keys.TIMELINE) and keys.parse(key).kind == "timeline":
             return answers.timeline(key)
         return self.index.content(key, self._folds())
 

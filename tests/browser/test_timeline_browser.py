@@ -116,3 +116,31 @@ def test_U4_a_long_session_is_one_bar_per_turn_and_zooms_into_a_turn(lab: Lab) -
     coarse.nth(0).focus()
     lab.page.keyboard.press("Enter")
     expect(timeline.locator("[data-call]").first).to_be_visible()
+
+
+LIVE_SETUP = """\
+from datetime import datetime, timedelta, timezone
+from turnfold.recording import Recorder
+from turnfold.widget import TranscriptWidget
+
+start, ticks = datetime(2026, 3, 2, 14, 0, tzinfo=timezone.utc), iter(range(10**6))
+rec = Recorder(clock=lambda: (start + timedelta(seconds=next(ticks))).isoformat())
+rec.user("Why is the build red?")
+for name in ("a.py", "b.py"):
+    rec.finish_tool(rec.start_tool("Read", {"file_path": name}), "x = 1")
+widget = TranscriptWidget(rec.transcript)"""
+
+
+def test_U4_Q3_an_open_timeline_follows_a_live_agent(lab: Lab) -> None:
+    widget = lab.open_notebook("timeline-live.ipynb", [LIVE_SETUP, "widget"])
+    lab.toggle(widget, "timeline")
+    timeline = lab.keyed(widget, "timeline")
+    calls = timeline.locator("[data-call]")
+    expect(calls).to_have_count(2)
+    # At once, before the reader's folds reach the kernel (they are saved after a moment).
+    lab.execute(
+        'rec.finish_tool(rec.start_tool("Bash", {"command": "make"}), "1 failed", status="error")'
+    )
+    expect(calls).to_have_count(3)  # the new call, drawn from a patch of its turn
+    expect(timeline.locator(".tf-tl-mark")).to_have_count(1)  # and its failure
+    assert lab.expanded(widget, "timeline")  # still open: the reader's
