@@ -11,8 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+import turnfold
 from turnfold.model import AssistantText, ToolCall, Transcript, UserMessage
 from turnfold.process import ProjectionPlanner, plan_projection
 from turnfold.recording import Recorder
@@ -22,7 +26,7 @@ from turnfold.render.viewmodel import ancestor_path, build_view_model, iter_node
 from turnfold.samples import claude_code_session, demo_session
 from turnfold.session import session_facts
 from turnfold.settings import DisplaySettings
-from turnfold.timeline import DETAIL_CALLS, GAP_SHOWN_S, MAX_LANES, Timeline
+from turnfold.timeline import DETAIL_CALLS, GAP_SHOWN_S, MAX_LANES, MIN_W, Timeline
 from turnfold.tools import tool_category
 from turnfold.widget import TranscriptWidget
 
@@ -338,3 +342,22 @@ def test_U4_a_coarse_timeline_s_turn_comes_in_detail_when_the_view_zooms(
     zoomed = reply["nodes"][key]
     assert zoomed["key"] == key
     assert len(zoomed["turns"][0]["bars"]) == 5
+
+
+FIXTURES = sorted((Path(__file__).parent / "fixtures").glob("*.json*"))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
+def test_U4_C3_every_bar_lasts_its_calls_recorded_duration(path: Path) -> None:
+    transcript = turnfold.load(path)
+    node = build_view_model(transcript)["timeline"]
+    if node is None:
+        return  # no time recorded, or no tool called: no timeline, nothing to compare
+    calls = {call.id: call for call in transcript.tool_calls()}
+    for bar in bars(dict(node)):
+        call = calls.get(bar["key"])
+        if call is None:
+            continue  # a sub-agent's call, keyed under its own
+        recorded = call.recorded_duration_ms
+        expected = MIN_W if not recorded else max(round(recorded / 1000, 3), MIN_W)
+        assert bar["w"] == pytest.approx(expected, abs=0.0011), bar["key"]

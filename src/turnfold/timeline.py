@@ -34,6 +34,8 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from operator import itemgetter
+from typing import NamedTuple
 
 from turnfold import keys
 from turnfold.i18n import plural, translate
@@ -80,9 +82,9 @@ def _seconds(stamp: str | None) -> float | None:
     return moment.timestamp()
 
 
-@dataclass
-class _Call:
-    """A call placed in real time: ``end`` is ``start`` when it recorded no duration."""
+class _Call(NamedTuple):
+    """A call placed in real time: ``end`` is ``start`` when it recorded no duration (a tuple:
+    a long session places tens of thousands)."""
 
     start: float
     end: float
@@ -90,7 +92,11 @@ class _Call:
     key: str
     depth: int  # 0: a call of the turn's own; more: a sub-agent's
     category: str
-    running: bool = False  # still running, with no duration recorded yet
+    running: bool  # still running, with no duration recorded yet
+
+
+_END = itemgetter(1)
+_ORDER = itemgetter(0, 4)  # by start, a call before its sub-agent's calls
 
 
 @dataclass
@@ -139,14 +145,15 @@ def _span(segment: Segment, prefix: str, running: bool) -> _Span | None:
         if isinstance(entry, ToolCall):
             tools += 1
             failed += entry.status in FAILED_STATUSES
-            _place(entry, keys.entry(entry.id, prefix), 0, moments, calls)
+            _place(entry, keys.entry(entry.id, prefix), 0, moments, calls, moment)
     if not moments:
         return None
-    first, last = min(moments), max([*moments, *(c.end for c in calls)])
-    for placed in calls:
-        if placed.running and running:  # it lasts until the latest moment the turn shows (L-5)
-            placed.end = last
-    calls.sort(key=lambda c: (c.start, c.depth))
+    first, last = min(moments), max(moments)
+    if calls:
+        last = max(last, max(map(_END, calls)))
+    if running:  # a call still running lasts until the latest moment the turn shows (L-5)
+        calls = [c._replace(end=last) if c.running else c for c in calls]
+    calls.sort(key=_ORDER)
     gaps = _idle(first, moments, calls)
     own = [placed for placed in calls if not placed.depth]
     span = _Span(first, last, calls, gaps, tools=tools, failed=failed, category=_busiest(own),
@@ -166,10 +173,13 @@ def _place(
     depth: int,
     moments: list[float],
     calls: list[_Call],
+    stamped: float | None,
 ) -> None:
-    """Put ``call`` (and its sub-agent's calls, keyed under it) on the time axis."""
-    started = _seconds(call.started_at)
-    start = started if started is not None else _seconds(call.timestamp)
+    """Put ``call`` (and its sub-agent's calls, keyed under it) on the time axis; ``stamped``
+    is its ``timestamp``, read already (most sources start a call at its entry's moment)."""
+    same = call.started_at == call.timestamp
+    started = stamped if same else _seconds(call.started_at)
+    start = started if started is not None else stamped
     ended = _seconds(call.ended_at)
     duration_ms = _duration_ms(call, started, ended)
     if start is None and ended is not None:
@@ -190,7 +200,7 @@ def _place(
         if moment is not None:
             moments.append(moment)
         if isinstance(entry, ToolCall):
-            _place(entry, keys.entry(entry.id, prefix), depth + 1, moments, calls)
+            _place(entry, keys.entry(entry.id, prefix), depth + 1, moments, calls, moment)
 
 
 def _duration_ms(call: ToolCall, started: float | None, ended: float | None) -> float | None:
@@ -214,7 +224,8 @@ def _idle(first: float, moments: list[float], calls: list[_Call]) -> list[tuple[
     for start, end in intervals:
         if start - covered > GAP_S:
             gaps.append((covered, start))
-        covered = max(covered, end)
+        if end > covered:
+            covered = end
     return gaps
 
 
