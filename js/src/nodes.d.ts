@@ -124,7 +124,7 @@ export interface TurnHeader {
   label: string;
   duration: string | null;
   count: string | null;
-  usage: string | null;
+  usage?: string;
   text: string;
 }
 

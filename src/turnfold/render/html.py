@@ -444,7 +444,7 @@ class _Renderer:
     @staticmethod
     def turn_header(header: TurnHeader, *, foldable: bool) -> str:
         parts = [f'<span class="tf-status">{_text(header["label"])}</span>']
-        for part in (header["duration"], header["count"], header["usage"]):
+        for part in (header["duration"], header["count"], header.get("usage")):
             if part:
                 parts.append(f'{_SEP}<span class="tf-fixed">{_text(part)}</span>')
         if foldable:

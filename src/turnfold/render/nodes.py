@@ -166,8 +166,9 @@ class TurnHeader(TypedDict):
     label: str
     duration: str | None
     count: str | None
-    #: U-3: the turn's tokens and ≈ cost, with ``show_turn_usage`` on, else None.
-    usage: str | None
+    #: U-3: the turn's tokens and ≈ cost, with ``show_turn_usage`` on (absent otherwise: a
+    #: long session's headers do not each carry a null).
+    usage: NotRequired[str]
     text: str  #: the parts joined, for the text and HTML renderings
 
 

@@ -281,7 +281,7 @@ class _Outline:
     def turn(self, node: TurnNode, depth: int) -> None:
         header, process = node["header"], node.get("process")
         parts: list[tuple[str, str]] = [(header["label"], node.get("status", "completed"))]
-        shown = (header["duration"], header["count"], header["usage"])
+        shown = (header["duration"], header["count"], header.get("usage"))
         parts += [(f" · {part}", "dim") for part in shown if part]
         self.row(depth, parts, _chevron(process) if process else "")
         if process and process.get("open"):

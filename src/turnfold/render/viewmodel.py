@@ -84,6 +84,7 @@ from turnfold.render.nodes import (
     ToolFold,
     ToolNode,
     TopNode,
+    TurnHeader,
     TurnNode,
     View,
 )
@@ -442,18 +443,20 @@ def _turn(turn: Turn, options: _Options, usage: str | None) -> TurnNode:
             "html": markdown_html(answer.text),
             "tentative": turn.tentative,
         }
+    header_node: TurnHeader = {
+        "label": header.label,
+        "duration": header.duration,
+        "count": count,
+        "text": " · ".join(p for p in parts if p),
+    }
+    if usage:
+        header_node["usage"] = usage
     return {
         "kind": "turn",
         "key": turn.key,
         "status": header.status,
         "running": turn.running,
-        "header": {
-            "label": header.label,
-            "duration": header.duration,
-            "count": count,
-            "usage": usage,
-            "text": " · ".join(p for p in parts if p),
-        },
+        "header": header_node,
         "process": process_node,
         "outside": [_outside(entry, turn.key, options.settings.locale) for entry in turn.outside],
         "answer": answer_node,
