@@ -113,15 +113,19 @@ def build_view_model(
     *,
     running: bool | None = None,
     more_chars: int | None = MORE_CHARS,
+    timeline: Timeline | None = None,
 ) -> View:
     """The whole view of ``transcript`` under ``settings`` as JSON-ready dicts.
 
     ``more_chars`` caps how much of each long output's hidden rest is rendered (the rest is
-    counted as ``omitted_lines``); ``None`` renders every output whole.
+    counted as ``omitted_lines``); ``None`` renders every output whole. ``timeline`` lays out
+    the timeline (a lazy one, as the widget's, gives only its closed header).
     """
     # A view of a long session is millions of new, long-lived objects, like a load (Q-1).
     with collector_paused():
-        plan = plan_view(transcript, settings, running=running, more_chars=more_chars)
+        plan = plan_view(
+            transcript, settings, running=running, more_chars=more_chars, timeline=timeline
+        )
         return plan.view(plan.nodes(plan.items))
 
 
