@@ -339,7 +339,8 @@ class TranscriptWidget(anywidget.AnyWidget):
 
     @property
     def view(self) -> View:
-        """The whole view model as of the last flush (closed content included)."""
+        """The whole view model as of the last flush (closed content included; the timeline
+        only its header until a reader opens it or a static rendering draws it, U-4)."""
         return self._transport.view
 
     @property
