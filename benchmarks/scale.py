@@ -3,13 +3,15 @@
 The browser half is ``benchmarks/browser.py``. Each figure is a ratio against a baseline measured
 in the same run:
 
-  projection     ``build_view_model(transcript, more_chars=OUTPUT_REST_CHARS)``, the view model
-                 the widget builds (with no bar, also the standalone page's, which embeds
-                 ``MORE_CHARS`` of each long output's rest), of the ``--mb`` MB Claude Code
-                 session of ``benchmarks/load.py`` (its generator, imported from here) over
-                 json.loads of every line of the file (load.py's ``parse_lines``); also, with no
-                 bar, ``TranscriptWidget(transcript)`` and its ``_repr_mimebundle_()`` over the
-                 same baseline, called as a user calls them
+  projection     ``build_view_model(transcript, more_chars=OUTPUT_REST_CHARS, timeline=
+                 Timeline(lazy=True))``, the view model the widget builds (its timeline is laid
+                 out when a reader opens it; with no bar, also the standalone page's, which
+                 embeds ``MORE_CHARS`` of each long output's rest and lays the timeline out), of
+                 the ``--mb`` MB Claude Code session of ``benchmarks/load.py`` (its generator,
+                 imported from here) over json.loads of every line of the file (load.py's
+                 ``parse_lines``); also, with no bar, ``TranscriptWidget(transcript)`` and its
+                 ``_repr_mimebundle_()`` over the same baseline, called as a user calls them, and
+                 the timeline's layout alone over the page's view model
   appended call  the comm bytes of one tool call started on a settled ``--turns``-turn transcript
                  (built with turnfold.recording.Recorder: a question, a read and a command with
                  a few lines of output, a Markdown answer per turn; then ``widget.flush()``) over
@@ -21,6 +23,11 @@ in the same run:
                  its ``text/plain`` rendering. As in benchmarks/browser.py, tool outputs are cut
                  to 200, 800 or 3,000 characters (load.py's ``SMALL_OUTPUT_SIZES``; its default
                  sizes go up to 40,000); the file's size is printed
+  timeline       the same ``--turns``-turn session's timeline (U-4): the time the first build of
+                 ``TranscriptWidget`` spends on it over that whole first build, and its bytes in
+                 the initial state; also, with no bar, laying it out when a reader opens it (the
+                 ``content`` request the view sends) over the first build, and the bytes of that
+                 reply and of one turn zoomed into
   large output   a settled turn whose tool printed 5 MB of log lines: the initial state, then the
                  messages the JS view sends when a reader opens the turn and the tool
                  (``content``) and asks for the whole output (``output``), handed to the widget's
@@ -30,6 +37,7 @@ in the same run:
 Bytes are messages as jupyter_client's session packs them (json.dumps, UTF-8). Bars (issue #7):
 projection <= 1.5x; appended call <= 1.2x and <= 4 KB; initial state <= 2x the text; large
 output: initial state and the tool's content reply <= 64 KB each, the whole output reachable.
+Bars (issue 15): the timeline adds <= 5% to the first build and <= 200 KB to the initial state.
 A message the widget does not answer yet prints "not implemented yet" instead of a figure.
 Times are best of ``--runs`` alternating runs. One line per figure with its bar; the last line
 sums them up.
@@ -55,9 +63,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # benchmarks/ is not a package: load.py, the generator, is imported from this directory.
 import turnfold
 from load import SMALL_OUTPUT_SIZES, generate, generate_turns, parse_lines
+from turnfold.gcpause import collector_paused
+from turnfold.process import plan_projection
 from turnfold.recording import Recorder
 from turnfold.render.content import MORE_CHARS, plain_text
 from turnfold.render.viewmodel import build_view_model
+from turnfold.session import session_facts
+from turnfold.timeline import Timeline
 from turnfold.widget import OUTPUT_REST_CHARS, TranscriptWidget
 
 T = TypeVar("T")
@@ -68,6 +80,8 @@ APPEND_RATIO_BAR = 1.2
 APPEND_BYTES_BAR = 4 * 1024
 STATE_BAR = 2.0
 LARGE_BAR = 64 * 1024
+TIMELINE_BUILD_BAR = 0.05
+TIMELINE_STATE_BAR = 200 * 1024
 #: The transcript length the appended call is compared with.
 SMALL_TURNS = 10
 LARGE_OUTPUT_BYTES = 5 * 2**20
@@ -168,24 +182,33 @@ class Projection:
     page_view: float
     widget: float
     bundle: float
+    layout: float
 
 
 def projection(path: Path, megabytes: float, runs: int) -> Projection:
     written = generate(path, megabytes)
     lines = parse_lines(path)
     transcript = turnfold.load(path)
-    best = [float("inf")] * 5
+    items, facts = plan_projection(transcript), session_facts(transcript)
+    best = [float("inf")] * 6
     for _ in range(runs):
         # Alternated, like load.py's best_of, so machine noise hits the baseline and the rest alike.
         _, parse = timed(lambda: parse_lines(path))
-        # The view model as the widget builds it (an output's hidden rest is fetched on request),
-        # and as the standalone page does (which embeds MORE_CHARS of that rest).
-        _, view = timed(lambda: build_view_model(transcript, more_chars=OUTPUT_REST_CHARS))
+        # The view model as the widget builds it (an output's hidden rest is fetched on request,
+        # the timeline laid out when opened), and as the standalone page does (which embeds
+        # MORE_CHARS of that rest and draws the timeline).
+        _, view = timed(
+            lambda: build_view_model(
+                transcript, more_chars=OUTPUT_REST_CHARS, timeline=Timeline(lazy=True)
+            )
+        )
         _, page_view = timed(lambda: build_view_model(transcript, more_chars=MORE_CHARS))
         widget, made = timed(lambda: TranscriptWidget(transcript))
         _, bundle = timed(widget._repr_mimebundle_)
         close(widget)
-        figures = (parse, view, page_view, made, bundle)
+        with collector_paused():  # as the view model lays it out
+            _, layout = timed(lambda: Timeline().node(items, "en", facts))
+        figures = (parse, view, page_view, made, bundle, layout)
         best = [min(old, new) for old, new in zip(best, figures, strict=True)]
     return Projection(written / 2**20, lines, len(transcript.entries), *best)
 
@@ -302,7 +325,59 @@ def initial_state(path: Path, turns: int) -> InitialState:
     return InitialState(written, shown, state, esm, css, text)
 
 
-# --- 4. one large output ------------------------------------------------------------------------
+# --- 4. the timeline (U-4) ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TimelineFigures:
+    turns: int
+    calls: int
+    build: float  # the widget's first build
+    spent: float  # the part of it spent on the timeline
+    state: int  # the timeline's bytes in the initial state
+    opened: float  # laying it out and answering the view that opens it
+    reply: int  # the bytes of that reply
+    zoomed: int  # the bytes of one turn's calls, zoomed into
+
+
+def timeline_figures(path: Path, runs: int) -> TimelineFigures:
+    """The timeline's share of a first build, measured inside it, and what opening it costs."""
+    transcript = turnfold.load(path)
+    node = Timeline.node
+    spent = [0.0]
+
+    def timed_node(self: Any, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return node(self, *args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - started
+
+    best_build = best_spent = best_opened = float("inf")
+    state = reply = zoomed = 0
+    Timeline.node = timed_node
+    try:
+        for _ in range(runs):
+            spent[0] = 0.0
+            widget, built = timed(lambda: TranscriptWidget(transcript))
+            best_build, best_spent = min(best_build, built), min(best_spent, spent[0])
+            wire = Wire(widget)
+            state = size(widget.get_state()["_view"]["timeline"])
+            started = time.perf_counter()
+            replies = ask(widget, wire, {"type": "content", "view": VIEW, "keys": ["timeline"]})
+            best_opened = min(best_opened, time.perf_counter() - started)
+            reply = replies[0][1]
+            key = replies[0][0]["nodes"]["timeline"]["turns"][0]["key"]
+            zoomed = ask(widget, wire, {"type": "content", "view": VIEW, "keys": [key]})[0][1]
+            close(widget)
+    finally:
+        Timeline.node = node
+    turns = sum(1 for item in widget.view["nodes"] if item["kind"] == "turn")
+    calls = len(transcript.tool_calls())
+    return TimelineFigures(turns, calls, best_build, best_spent, state, best_opened, reply, zoomed)
+
+
+# --- 5. one large output ------------------------------------------------------------------------
 
 
 def large_log(target: int) -> str:
@@ -465,6 +540,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         p = projection(Path(tmp) / "session.jsonl", options.mb, options.runs)
         s = initial_state(Path(tmp) / "turns.jsonl", options.turns)
+        tl = timeline_figures(Path(tmp) / "turns.jsonl", options.runs)
     small_bytes, small_time = appended_call(SMALL_TURNS, options.runs)
     large_bytes, large_time = appended_call(options.turns, options.runs)
     built, switched = mode_switch(options.turns, options.runs)
@@ -475,9 +551,9 @@ def main() -> None:
         f"projection: {p.megabytes:.1f} MB, {p.lines:,} lines, {p.entries:,} entries; json.loads "
         f"per line {p.parse:.2f}s, the widget's build_view_model {p.view:.2f}s = "
         f"{view_ratio:.2f}x (bar {PROJECTION_BAR}x, {bar(view_ratio <= PROJECTION_BAR)}); no bar: "
-        f"the page's {p.page_view / p.parse:.2f}x, "
-        f"TranscriptWidget() {p.widget / p.parse:.2f}x, _repr_mimebundle_() "
-        f"{p.bundle / p.parse:.2f}x"
+        f"the page's {p.page_view / p.parse:.2f}x (its timeline's layout {p.layout * 1e3:.0f} ms "
+        f"= {p.layout / p.page_view:.0%} of it), TranscriptWidget() {p.widget / p.parse:.2f}x, "
+        f"_repr_mimebundle_() {p.bundle / p.parse:.2f}x"
     )
     append_ratio = large_bytes / small_bytes
     append_ok = append_ratio <= APPEND_RATIO_BAR and large_bytes <= APPEND_BYTES_BAR
@@ -498,6 +574,16 @@ def main() -> None:
         f"characters); state {kib(s.state)}, text/plain {kib(s.text)} = {state_ratio:.2f}x "
         f"(bar {STATE_BAR}x, {bar(state_ratio <= STATE_BAR)}); apart: _esm {kib(s.esm)}, "
         f"_css {kib(s.css)}"
+    )
+    tl_share = tl.spent / tl.build
+    tl_ok = tl_share <= TIMELINE_BUILD_BAR and tl.state <= TIMELINE_STATE_BAR
+    print(
+        f"timeline: {tl.turns:,} turns, {tl.calls:,} calls; the first build {tl.build * 1e3:.0f} "
+        f"ms, of which the timeline {tl.spent * 1e3:.2f} ms = {tl_share:.2%} (bar "
+        f"{TIMELINE_BUILD_BAR:.0%}); {tl.state:,} B of initial state (bar "
+        f"{TIMELINE_STATE_BAR // 1024} KB) ({bar(tl_ok)}); no bar: opening it (laid out on "
+        f"request) {tl.opened * 1e3:.0f} ms = {tl.opened / tl.build:.2f}x the first build, a "
+        f"{kib(tl.reply)} reply, one turn zoomed {kib(tl.zoomed)}"
     )
     print(
         f"large output: {big.output / 2**20:.1f} MB, {big.lines:,} lines; initial state "
@@ -524,7 +610,9 @@ def main() -> None:
         f"projection/parse = {view_ratio:.2f}x (bar {PROJECTION_BAR}x); appended call "
         f"{options.turns}/{SMALL_TURNS} turns = {append_ratio:.2f}x, {large_bytes:,} B (bars "
         f"{APPEND_RATIO_BAR}x, {APPEND_BYTES_BAR // 1024} KB); initial state/text = "
-        f"{state_ratio:.2f}x (bar {STATE_BAR}x); large output: {large_figure} (bars "
+        f"{state_ratio:.2f}x (bar {STATE_BAR}x); timeline {tl_share:.2%} of the first build, "
+        f"{tl.state:,} B of state (bars {TIMELINE_BUILD_BAR:.0%}, "
+        f"{TIMELINE_STATE_BAR // 1024} KB); large output: {large_figure} (bars "
         f"{LARGE_BAR // 1024} KB)"
     )
 

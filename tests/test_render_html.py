@@ -186,6 +186,8 @@ def nodes_by_key(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
             nodes[node["process"]["key"]] = node["process"]
     if view.get("notice"):
         nodes["warnings"] = view["notice"]
+    if view.get("timeline"):
+        nodes["timeline"] = view["timeline"]
     return nodes
 
 
@@ -350,7 +352,8 @@ def assert_no_external_resources(root: Element) -> None:
         href = element.attrs.get("href")
         if href is not None:
             assert element.tag == "a", href
-            assert re.match(r"(https?|mailto):", href), href
+            # the timeline's links go to a call's row on the same page (U-4)
+            assert re.match(r"(https?|mailto):|#call-", href), href
         if element.tag == "style":
             css = element.all_text()
             assert "url(" not in css
@@ -604,13 +607,17 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "h1", "section", "details",
     "summary", "div", "span", "code", "ul", "li", "pre", "a", "blockquote", "br", "em", "h2",
     "h3", "h4", "h5", "h6", "hr", "img", "ol", "p", "strong", "table", "tbody", "td", "th",
-    "thead", "tr",
+    "thead", "tr", "svg", "g", "rect",
 }  # fmt: skip
 ALLOWED_ATTRIBUTES = {
     "class", "data-key", "data-mode", "lang", "open", "aria-hidden", "charset", "http-equiv",
     "content", "name", "href", "src", "alt", "title", "target", "rel", "align", "start", "style",
+    "id", "role", "aria-label", "viewbox", "preserveaspectratio", "x", "y", "width", "height",
 }  # fmt: skip
 ANSI_STYLE = re.compile(r"(?:color:#[0-9a-f]{6})?;?(?:background-color:#[0-9a-f]{6})?")
+NUMBER = r"-?\d+(?:\.\d+)?(?:e-?\d+)?"
+#: U-4: the timeline places its labels, and its axis, by numbers in CSS variables only.
+AXIS_STYLE = re.compile(rf"--x:{NUMBER};--w:{NUMBER}|--tf-x0:{NUMBER};--tf-span:{NUMBER}")
 SCRIPT_URL = re.compile(r"\s*(java|vb)script:|\s*data:text", re.I)
 DATA_IMAGE = re.compile(r"data:image/(png|jpeg|gif|webp);base64,\S*")
 FORBIDDEN_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -624,9 +631,11 @@ def hostile_transcript(p: str) -> Transcript:
     child = Transcript([UserMessage(text=p), ToolCall(call_id="k1", name=p, description=p,
                         args={"a": p}, status="success", result=ToolResult(text=p)),
                         AssistantText(text=p)])  # fmt: skip
+    # Timed, so the timeline draws them too (U-4), with an idle gap before the answer.
     calls = [
         ToolCall(call_id=f"r{i}", name=p, description=p, args={p: p}, status=status,
-                 result=ToolResult(text=p + "\n" * 30 + p, kind=kind), batch_id="b1")
+                 result=ToolResult(text=p + "\n" * 30 + p, kind=kind), batch_id="b1",
+                 started_at=f"2026-01-01T00:00:{i:02d}Z", duration_ms=1500)
         for i, (kind, status) in enumerate(
             (k, s) for k in kinds for s in ("success", "error", "cancelled")
         )
@@ -660,7 +669,7 @@ def hostile_transcript(p: str) -> Transcript:
             AssistantError(message=p),
             AbortMarker(reason=p),
             PendingAction(action="question", text=p, options=[p, p + "2"]),
-            AssistantText(text=p),
+            AssistantText(text=p, timestamp="2026-01-01T00:09:00Z"),
         ],
         metadata={"title": p},
         warnings=[LoadWarning(reason=p, line=3, source=p)],
@@ -683,11 +692,18 @@ class Audit(HTMLParser):
                 self.problems.append(f"attribute {name}= on <{tag}>")
             if name in ("href", "src") and SCRIPT_URL.match(value):
                 self.problems.append(f"script URL {value!r}")
-            if name == "href" and not re.match(r"(https?|mailto):", value):
+            if name == "href" and not re.match(r"(https?|mailto):|#call-e\d+(?:/e\d+)*$", value):
                 self.problems.append(f"href {value!r}")
             if name == "src" and not DATA_IMAGE.fullmatch(value):
                 self.problems.append(f"src {value!r}")
-            if name == "style" and (tag != "span" or not ANSI_STYLE.fullmatch(value)):
+            if name == "id" and not re.fullmatch(r"call-e\d+(?:/e\d+)*", value):
+                self.problems.append(f"id {value!r}")
+            if name in ("x", "y", "width", "height") and not re.fullmatch(NUMBER, value):
+                self.problems.append(f"{name} {value!r}")
+            if name == "viewbox" and not re.fullmatch(rf"{NUMBER}(?: {NUMBER}){{3}}", value):
+                self.problems.append(f"viewBox {value!r}")
+            ansi = tag == "span" and ANSI_STYLE.fullmatch(value)
+            if name == "style" and not ansi and not AXIS_STYLE.fullmatch(value):
                 self.problems.append(f"style {value!r} on <{tag}>")
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:

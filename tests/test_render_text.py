@@ -124,7 +124,8 @@ def test_P8_settled_turns_show_only_titles_and_answers() -> None:
     text = render_text(view_of(DEMO))
     lines = text.split("\n")
     assert lines[0].startswith("claude-sonnet-4-5 · ")  # U-3: the session header comes first
-    assert lines[4] == f"{CLOSED} Completed · 25s · 7 tools"
+    assert lines[1].startswith(f"{CLOSED} Timeline ")  # U-4: under it, closed
+    assert lines[5] == f"{CLOSED} Completed · 25s · 7 tools"
     assert "Thought, searched" not in text  # inside the closed process
     assert "src/server.ts:4" not in text
     assert "All 14 tests pass" in text  # the answer sits outside the fold

@@ -30,6 +30,7 @@ DEFAULTS = {
     "locale": "en",
     "full_detail": False,
     "show_tool_call_args": False,
+    "show_turn_usage": False,
 }
 BOOL_KEYS = [name for name, value in DEFAULTS.items() if isinstance(value, bool)]
 
@@ -87,6 +88,7 @@ KEYS = [
     ("locale", "locale", "zh", "zh"),
     ("full_detail", "fullDetail", True, True),
     ("show_tool_call_args", "showToolCallArgs", True, True),
+    ("show_turn_usage", "showTurnUsage", True, True),
 ]
 
 

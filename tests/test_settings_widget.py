@@ -35,6 +35,7 @@ class StandIn(traitlets.HasTraits):
     locale = traitlets.Unicode("en")
     full_detail = traitlets.Bool(False)
     show_tool_call_args = traitlets.Bool(False)
+    show_turn_usage = traitlets.Bool(False)
 
     def __init__(self, **kwargs: Any) -> None:
         self.writes: list[tuple[str, Any]] = []
@@ -108,7 +109,7 @@ def test_T4_without_settings_the_panel_starts_from_the_first_target(jupyter_conf
 
 
 class FourTraits(traitlets.HasTraits):
-    """A target with the four linked settings and no locale."""
+    """A target with the four linked settings and no locale, nor show_turn_usage."""
 
     show_thinking = traitlets.Bool(True)
     transcript_display_mode = traitlets.Unicode("fully-folded")
@@ -358,7 +359,8 @@ def test_T4_text_summary_in_english() -> None:
         "[x] Show thinking\n"
         "    [x] Auto-collapse finished thinking\n"
         "Process display  ( ) Flat  ( ) Command-first  (x) Fully folded\n"
-        "    [ ] Auto-collapse settled groups"
+        "    [ ] Auto-collapse settled groups\n"
+        "[ ] Show tokens and cost on each turn"
     )
 
 
@@ -367,7 +369,9 @@ def test_T4_text_summary_leaves_hidden_children_out() -> None:
         settings=DisplaySettings(show_thinking=False, transcript_display_mode="flat"), locale="zh"
     )
     assert (
-        panel.summary() == "[ ] 显示思考\n过程显示  (x) 平铺显示  ( ) 命令工具优先  ( ) 全折叠显示"
+        panel.summary()
+        == "[ ] 显示思考\n过程显示  (x) 平铺显示  ( ) 命令工具优先  ( ) 全折叠显示\n"
+        "[ ] 在每轮标题显示 token 与费用"
     )
 
 

@@ -1,11 +1,22 @@
 // Generated from src/turnfold/transport.py by `python -m turnfold.transport`; do not edit: the tests
 // fail when the two differ. Read by tsc --strict through the JS view's JSDoc imports.
 
-import type { View, TopNode, AnyNode } from "./nodes";
+import type { View, TimelineTurn, TopNode, AnyNode } from "./nodes";
 
 export interface Upsert {
   after: string | null;
   node: TopNode;
+}
+
+export interface TimelineUpsert {
+  after: string | null;
+  turn: TimelineTurn;
+}
+
+export interface TimelinePatch {
+  fields: Record<string, unknown>;
+  upsert: TimelineUpsert[];
+  remove: string[];
 }
 
 export interface PatchMessage {
@@ -15,6 +26,7 @@ export interface PatchMessage {
   upsert: Upsert[];
   remove: string[];
   fields?: Record<string, unknown>;
+  timeline?: TimelinePatch;
 }
 
 export interface FullMessage {
@@ -44,6 +56,7 @@ export interface RevealMessage {
   key: string;
   path: string[];
   nodes: Record<string, AnyNode | null>;
+  to?: string;
 }
 
 export interface SearchHit {
@@ -86,6 +99,12 @@ export interface SearchRequest {
   query: string;
 }
 
+export interface RevealRequest {
+  type: "reveal";
+  view: string;
+  key: string;
+}
+
 export interface TranscriptTraits {
   _view: View;
   _folds: Record<string, "open" | "closed" | "owned">;
@@ -94,4 +113,4 @@ export interface TranscriptTraits {
 
 export type KernelMessage = PatchMessage | FullMessage | ContentMessage | OutputMessage | RevealMessage | SearchMessage;
 
-export type ViewRequest = HelloRequest | ContentRequest | OutputRequest | SearchRequest;
+export type ViewRequest = HelloRequest | ContentRequest | OutputRequest | SearchRequest | RevealRequest;

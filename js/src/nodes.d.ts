@@ -7,6 +7,7 @@ export interface View {
   mode: string;
   show_thinking: boolean;
   session: SessionNode | null;
+  timeline: TimelineNode | null;
   outcome: OutcomeNode | null;
   notice: NoticeNode | null;
   nodes: TopNode[];
@@ -23,6 +24,53 @@ export interface SessionPart {
   name: string;
   text: string;
   title: string | null;
+}
+
+export interface TimelineNode {
+  kind: "timeline";
+  key: string;
+  open: boolean;
+  title: string;
+  note: string | null;
+  origin: number;
+  span: number;
+  height: number;
+  bar: number;
+  mark: number;
+  sparkline: string;
+  back: string | null;
+  turns: TimelineTurn[];
+  deferred?: boolean;
+}
+
+export interface TimelineTurn {
+  key: string;
+  x: number;
+  w: number;
+  height: number;
+  number: string | null;
+  label: string;
+  gaps: TimelineGap[];
+  bars: TimelineBar[] | null;
+  category: string | null;
+  failed: boolean;
+  call: string | null;
+}
+
+export interface TimelineGap {
+  x: number;
+  w: number;
+  label: string;
+}
+
+export interface TimelineBar {
+  key: string;
+  x: number;
+  w: number;
+  y: number;
+  category: string;
+  failed: boolean;
+  label: string;
 }
 
 export interface OutcomeNode {
@@ -76,6 +124,7 @@ export interface TurnHeader {
   label: string;
   duration: string | null;
   count: string | null;
+  usage?: string;
   text: string;
 }
 
@@ -238,4 +287,4 @@ export type ChildNode = GroupNode | ThinkingNode | ThinkingIndicatorNode | Progr
 
 export type RowNode = SummaryNode | ToolNode;
 
-export type AnyNode = UserNode | SystemNode | CompactionNode | TurnNode | ErrorNode | AbortNode | PendingNode | AnswerNode | ProcessNode | GroupNode | ThinkingNode | ThinkingIndicatorNode | ProgressNode | CommandNode | BatchNode | SummaryNode | ToolNode | OutcomeNode | NoticeNode;
+export type AnyNode = UserNode | SystemNode | CompactionNode | TurnNode | ErrorNode | AbortNode | PendingNode | AnswerNode | ProcessNode | GroupNode | ThinkingNode | ThinkingIndicatorNode | ProgressNode | CommandNode | BatchNode | SummaryNode | ToolNode | OutcomeNode | NoticeNode | TimelineNode;

@@ -279,12 +279,13 @@ export class Renderer {
   }
 
   /**
-   * P-7: status, recorded duration, direct tool count, then the fold indicator right after it.
+   * P-7: status, recorded duration, direct tool count (U-3: then tokens and cost, when the
+   * reader asked for them), then the fold indicator right after it.
    * @param {HTMLElement} head @param {import("./nodes").TurnHeader} header @param {boolean} foldable
    */
   turnHeader(head, header, foldable) {
     head.append(text("span", "tf-status", header?.label));
-    for (const part of [header?.duration, header?.count]) {
+    for (const part of [header?.duration, header?.count, header?.usage]) {
       if (part) head.append(separator(), text("span", "tf-fixed", part));
     }
     if (foldable) head.append(chevron());

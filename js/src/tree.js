@@ -56,19 +56,47 @@ export function keysInside(node) {
 }
 
 /**
+ * A keyed list after upserts and removals: removed keys dropped, each upserted item put after
+ * the item with key `after` (first when null), replacing any item with its key.
+ * @template {{key: string}} T
+ * @param {T[]} items @param {{after: string | null, item: T}[]} upserts @param {string[]} removed
+ * @returns {T[]}
+ */
+export function upsertKeyed(items, upserts, removed) {
+  const gone = new Set(removed);
+  let out = items.filter((item) => !gone.has(item.key));
+  for (const { after, item } of upserts) {
+    out = out.filter((existing) => existing.key !== item.key);
+    const index = after == null ? 0 : out.findIndex((existing) => existing.key === after) + 1;
+    // An anchor that is not there (it never should be) appends rather than losing the item.
+    if (after != null && index === 0) out.push(item);
+    else out.splice(index, 0, item);
+  }
+  return out;
+}
+
+/**
+ * The timeline after a patch's changes to it (U-4): its fields, and its turns when the view has
+ * them (a deferred timeline is only its fields until it is opened).
+ * @param {import("./nodes").TimelineNode} timeline @param {import("./messages").TimelinePatch} patch
+ * @returns {import("./nodes").TimelineNode}
+ */
+export function applyTimeline(timeline, patch) {
+  const fields = /** @type {Partial<import("./nodes").TimelineNode>} */ (patch.fields ?? {});
+  if (timeline.deferred) return { ...timeline, ...fields, turns: [], deferred: true };
+  const upserts = (patch.upsert ?? []).map(({ after, turn }) => ({ after, item: turn }));
+  return { ...timeline, ...fields, turns: upsertKeyed(timeline.turns ?? [], upserts, patch.remove ?? []) };
+}
+
+/**
  * The view after a patch from Python: removed keys dropped, each upserted node put after the node
  * with key `after` (first when null), replacing any node with its key. Returns a new view.
  * @param {View} view @param {Patch} patch @returns {View}
  */
 export function applyPatch(view, patch) {
-  const gone = new Set(patch.remove ?? []);
-  let nodes = view.nodes.filter((node) => !gone.has(node.key));
-  for (const { after, node } of patch.upsert ?? []) {
-    nodes = nodes.filter((existing) => existing.key !== node.key);
-    const index = after == null ? 0 : nodes.findIndex((existing) => existing.key === after) + 1;
-    // An anchor that is not there (it never should be) appends rather than losing the node.
-    if (after != null && index === 0) nodes.push(node);
-    else nodes.splice(index, 0, node);
-  }
-  return { ...view, .../** @type {Partial<View>} */ (patch.fields ?? {}), nodes };
+  const upserts = (patch.upsert ?? []).map(({ after, node }) => ({ after, item: node }));
+  const nodes = upsertKeyed(view.nodes, upserts, patch.remove ?? []);
+  const next = { ...view, .../** @type {Partial<View>} */ (patch.fields ?? {}), nodes };
+  if (patch.timeline && next.timeline) next.timeline = applyTimeline(next.timeline, patch.timeline);
+  return next;
 }

@@ -11,20 +11,22 @@
  * - `patch` {rev, base, upsert: [{after, node}], remove: [key], fields?}: top-level changes;
  *   applied only on top of revision `base`, otherwise the view asks for the whole view again.
  * - `full` {to, rev, view}: the whole current view, for the view that said `hello`.
- * - `reveal` {key, path, nodes}: open exactly `path`, once, and scroll to `key` (P-11); `nodes`
- *   holds the content of the deferred disclosures on the path.
+ * - `reveal` {key, path, nodes, to?}: open exactly `path`, once, and scroll to `key` (P-11);
+ *   `nodes` holds the content of the deferred disclosures on the path; `to`: the view that asked.
  * - `search` {to, id, hits, total, label, nodes}: the answer to this view's query (P-11).
  * - `content` {to, nodes: {key: node | null}}: what this view asked for with `content` (Q-2).
  * - `output` {to, key, part, parts, text}: one part of a whole output this view asked for.
  *
- * Messages to Python: `hello`, `search` {query, id}, `content` {keys}, `output` {key}, each
- * with this view's id, so answers go to the view that asked.
+ * Messages to Python: `hello`, `search` {query, id}, `content` {keys}, `output` {key}, `reveal`
+ * {key} (a timeline's bar clicked, U-4), each with this view's id, so answers go to the view that
+ * asked.
  */
 
 import { byKey, h } from "./dom.js";
 import { DisclosureMemory } from "./memory.js";
 import { Renderer } from "./render.js";
 import { SearchBox } from "./search.js";
+import { Timeline } from "./timeline.js";
 import { applyPatch } from "./tree.js";
 
 /** @typedef {import("./tree.js").View} View */
@@ -149,8 +151,11 @@ function render({ model, el }) {
     }
   }
   const renderer = new Renderer(memory, strings, loader);
+  const timeline = new Timeline(renderer, (key) => ask(model, { type: "reveal", view: viewId, key }));
 
   const root = h("div", "turnfold tf-widget");
+  const sessionSlot = h("div", "tf-session-slot");
+  const timelineSlot = h("div", "tf-timeline-slot");
   const noticeSlot = h("div", "tf-notice-slot");
   const list = h("div", "tf-nodes");
   const search = new SearchBox({
@@ -159,18 +164,23 @@ function render({ model, el }) {
     send: (query, id) => ask(model, { type: "search", view: viewId, id, query }),
     open: (paths) => openPaths(paths.flat()),
   });
-  root.append(search.element, noticeSlot, list);
+  root.append(search.element, sessionSlot, timelineSlot, noticeSlot, list);
   el.replaceChildren(root);
 
   /** @type {Map<string, HTMLElement>} top-level key → its element */
   const drawn = new Map();
 
   function drawNotice() {
+    sessionSlot.replaceChildren(...(view.session ? [renderer.session(view.session)] : []));
     noticeSlot.replaceChildren(
-      ...(view.session ? [renderer.session(view.session)] : []),
       ...(view.outcome ? [renderer.outcome(view.outcome)] : []),
       ...(view.notice ? [renderer.notice(view.notice)] : []),
     );
+  }
+
+  /** U-4: the timeline, its own slot under the header: the header's updates leave it drawn. */
+  function drawTimeline() {
+    timelineSlot.replaceChildren(...(view.timeline ? [timeline.element(view.timeline)] : []));
   }
 
   function drawAll() {
@@ -182,6 +192,7 @@ function render({ model, el }) {
     });
     list.replaceChildren(...elements);
     drawNotice();
+    drawTimeline();
     root.lang = view.locale ?? "en";
     search.reapply();
   }
@@ -209,6 +220,8 @@ function render({ model, el }) {
     view = applyPatch(view, patch);
     const fields = patch.fields ?? {};
     if (["session", "notice", "outcome", "locale"].some((field) => field in fields)) drawNotice();
+    if ("timeline" in fields) drawTimeline();
+    else if (patch.timeline) timeline.patch(patch.timeline);
     if (patch.fields && "locale" in patch.fields) root.lang = view.locale ?? "en";
     search.reapply();
   }
@@ -290,7 +303,7 @@ function render({ model, el }) {
         loaded.clear();
         drawAll();
       }
-    } else if (message.type === "reveal") {
+    } else if (message.type === "reveal" && (message.to == null || message.to === viewId)) {
       receiveContent(message.nodes);
       reveal(message.key, message.path ?? []);
     } else if (message.type === "search" && message.to === viewId) {

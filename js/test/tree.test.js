@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { applyPatch, childrenOf, keysInside } from "../src/tree.js";
+import { applyPatch, applyTimeline, childrenOf, keysInside } from "../src/tree.js";
 
 const user = (key) => ({ kind: "user", key, html: key });
 const view = (...keys) => ({ locale: "en", mode: "fully-folded", nodes: keys.map(user) });
@@ -74,4 +74,28 @@ test("keysInside walks turns, groups, batches, summaries, commands and sub-agent
     "process:turn:e0", "group:e1", "batch:e1", "summary:e1", "e1", "command:e2", "e2", "e2/e0", "e3", "e4",
   ]);
   assert.deepEqual(childrenOf({ kind: "progress", key: "p" }), []);
+});
+
+// U-4: a live session's timeline changes by its turns, like the top-level nodes.
+const piece = (key, w) => ({ key, x: 0, w });
+const timeline = (...turns) => ({ kind: "timeline", key: "timeline", span: 10, turns });
+
+test("an open timeline takes the changed turns and fields of a patch", () => {
+  const before = { ...view("a"), timeline: timeline(piece("t1", 4), piece("t2", 2)) };
+  const next = applyPatch(before, {
+    upsert: [],
+    remove: [],
+    timeline: { fields: { span: 12 }, upsert: [{ after: "t2", turn: piece("t2", 4) }, { after: "t2", turn: piece("t3", 1) }], remove: [] },
+  });
+  assert.deepEqual(next.timeline.turns.map((t) => [t.key, t.w]), [["t1", 4], ["t2", 4], ["t3", 1]]);
+  assert.equal(next.timeline.span, 12);
+  assert.equal(before.timeline.turns.length, 2); // the old view is left as it was
+});
+
+test("a closed timeline keeps only its fields until it is opened", () => {
+  const closed = { ...timeline(), deferred: true };
+  const next = applyTimeline(closed, { fields: { note: "one bar per turn" }, upsert: [{ after: null, turn: piece("t1", 1) }], remove: [] });
+  assert.deepEqual(next.turns, []);
+  assert.equal(next.deferred, true);
+  assert.equal(next.note, "one bar per turn");
 });

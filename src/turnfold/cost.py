@@ -13,13 +13,13 @@ second, which a load never pays.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache, lru_cache
 
 from turnfold.model import AssistantText, Entry, ToolCall, Transcript
-from turnfold.usage import Tokens, add_into, count_tokens_by
+from turnfold.usage import Tokens, add_into, count_tokens, count_tokens_by, subagent_tokens
 
 #: The provider each agent's own format talks to, when its records do not name one.
 PROVIDERS: dict[str, str] = {
@@ -86,25 +86,13 @@ def provider_of(transcript: Transcript) -> str | None:
     return PROVIDERS.get(fmt) if isinstance(fmt, str) else None
 
 
-def entries_tokens(transcript: Transcript, entries: Iterable[Entry]) -> dict[str | None, Tokens]:
-    """:func:`tokens_by_model` of some of ``transcript``'s entries (a turn's), a response that
-    names no model counted under the transcript's."""
-    model = transcript.metadata.get("model")
-    return tokens_by_model(entries, model if isinstance(model, str) else None)
-
-
 def entries_cost(
-    transcript: Transcript,
-    entries: Iterable[Entry],
-    when: datetime | None = None,
-    *,
-    tokens: Mapping[str | None, Mapping[str, int]] | None = None,
+    transcript: Transcript, entries: Iterable[Entry], when: datetime | None = None
 ) -> Cost | None:
-    """The estimated cost of some of ``transcript``'s entries (a turn's); ``tokens`` are their
-    :func:`entries_tokens` when the caller counted them already."""
-    if tokens is None:
-        tokens = entries_tokens(transcript, entries)
-    return estimate(tokens, provider=provider_of(transcript), when=when)
+    """The estimated cost of some of ``transcript``'s entries (a turn's)."""
+    model = transcript.metadata.get("model")
+    default = model if isinstance(model, str) else None
+    return estimate(tokens_by_model(entries, default), provider=provider_of(transcript), when=when)
 
 
 def estimate(
@@ -131,6 +119,26 @@ def estimate(
         return None
     day = when.strftime("%Y-%m-%d") if when is not None else "today"
     return Cost(total, False, f"estimated with genai-prices {_version()}, prices of {day}")
+
+
+@dataclass(frozen=True)
+class Spend:
+    """What some entries spent (a turn's): their tokens and their estimated cost."""
+
+    tokens: Tokens
+    """Each response once, the sub-agents their calls delegated to included (U-1)."""
+    cost: Cost | None
+    """The estimate of those tokens (U-2), None when they cannot be priced."""
+
+
+def spend_of(
+    transcript: Transcript, entries: Sequence[Entry], when: datetime | None = None
+) -> Spend:
+    """What ``entries`` of ``transcript`` spent, priced at ``when``: a turn's tokens and cost,
+    as its header (``show_turn_usage``) and the corpus's ``turns()`` table both show them."""
+    tokens = count_tokens(entries)
+    add_into(tokens, subagent_tokens(entries))
+    return Spend(tokens, entries_cost(transcript, entries, when) if tokens else None)
 
 
 def session_cost(transcript: Transcript, when: datetime | None = None) -> Cost | None:
@@ -193,11 +201,12 @@ def format_usd(usd: float) -> str:
 __all__ = [
     "PROVIDERS",
     "Cost",
+    "Spend",
     "entries_cost",
-    "entries_tokens",
     "estimate",
     "format_usd",
     "provider_of",
     "session_cost",
+    "spend_of",
     "tokens_by_model",
 ]

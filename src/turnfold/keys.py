@@ -15,7 +15,11 @@ kind            local part                           what it names
 ``command``     ``command:<id>``                     a command-first row
 ``summary``     ``summary:<id>``                     a summary row, by its first call
 ``group``       ``group:<the first member's key>``   an activity group (the prefix is the member's)
+``timeline``    ``timeline:<the turn's key>``        one turn of the timeline, drawn in detail (U-4)
 ==============  ===================================  ============================================
+
+The whole timeline, like the session header, has a key of its own outside the grammar:
+:data:`TIMELINE`.
 
 Inside a sub-agent's transcript every key is prefixed with ``<key of the spawning call>/``, so
 the prefix of a key is the chain of calls that leads to it, and an entry id is never read as a
@@ -28,7 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-KeyKind = Literal["entry", "turn", "process", "batch", "batch-tail", "command", "summary", "group"]
+KeyKind = Literal[
+    "entry", "turn", "process", "batch", "batch-tail", "command", "summary", "group", "timeline"
+]
 
 #: Ends the key of a spawning call in the prefix of every key of its sub-agent's transcript.
 SEPARATOR = "/"
@@ -42,6 +48,12 @@ _MARKS: tuple[tuple[str, KeyKind], ...] = (
     ("summary:", "summary"),
 )
 _GROUP = "group:"
+_TIMELINE = "timeline:"
+#: The kinds whose key wraps another key.
+_WRAPPING: tuple[tuple[str, KeyKind], ...] = ((_GROUP, "group"), (_TIMELINE, "timeline"))
+_WRAPPING_MARKS = (_GROUP, _TIMELINE)
+#: The key of the whole timeline under the session header (U-4).
+TIMELINE = "timeline"
 
 
 @dataclass(frozen=True)
@@ -54,13 +66,14 @@ class Key:
     prefix: str = ""
     """``""`` at the top level, else ``"<spawning call key>/"`` (chained for nested agents)."""
     member: Key | None = None
-    """A group's first member."""
+    """A group's first member; a timeline turn's turn."""
 
     def text(self) -> str:
         """The key as the view model writes it."""
-        if self.kind == "group":
+        wrapping = next((mark for mark, kind in _WRAPPING if kind == self.kind), None)
+        if wrapping is not None:
             assert self.member is not None
-            return _GROUP + self.member.text()
+            return wrapping + self.member.text()
         mark = next((mark for mark, kind in _MARKS if kind == self.kind), "")
         return f"{self.prefix}{mark}{self.id}"
 
@@ -100,6 +113,11 @@ def group(member_key: str) -> str:
     return _GROUP + member_key
 
 
+def timeline(turn_key: str) -> str:
+    """The key of the turn ``turn_key`` in the timeline, drawn in detail when zoomed (U-4)."""
+    return _TIMELINE + turn_key
+
+
 def child_prefix(call_key: str) -> str:
     """The prefix of every key inside the sub-agent transcript of the call ``call_key``."""
     return call_key + SEPARATOR
@@ -108,7 +126,7 @@ def child_prefix(call_key: str) -> str:
 def prefix_of(key: str) -> str:
     """The prefix of ``key``: ``""`` at the top level (the view model asks once per batch,
     so this reads no more of the key than it must)."""
-    if key.startswith(_GROUP):
+    if key.startswith(_WRAPPING_MARKS):
         return parse(key).prefix
     return key[: key.rfind(SEPARATOR) + 1]
 
@@ -121,9 +139,10 @@ def parse(key: str) -> Key:
     >>> parse("group:toolu_1/batch:toolu_7").prefix
     'toolu_1/'
     """
-    if key.startswith(_GROUP):
-        member = parse(key[len(_GROUP) :])
-        return Key("group", member.id, member.prefix, member)
+    for mark, wrapping in _WRAPPING:
+        if key.startswith(mark):
+            member = parse(key[len(mark) :])
+            return Key(wrapping, member.id, member.prefix, member)
     head, separator, local = key.rpartition(SEPARATOR)
     prefix = head + separator
     for mark, kind in _MARKS:
@@ -146,6 +165,7 @@ def call_path(key: str) -> list[str]:
 
 __all__ = [
     "SEPARATOR",
+    "TIMELINE",
     "Key",
     "KeyKind",
     "batch",
@@ -158,5 +178,6 @@ __all__ = [
     "prefix_of",
     "process",
     "summary",
+    "timeline",
     "turn",
 ]

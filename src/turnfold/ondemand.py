@@ -9,6 +9,7 @@ view needs to draw it now, and the widget sends only that:
 * A tool whose hidden part (a folded result, a sub-agent's transcript) is large is sent as its
   row, with ``deferred = true`` instead of that part: a 5 MB output travels only when its row
   is opened, and then capped as the view model caps it (F-12).
+* The timeline under the session header (U-4), closed by default, is sent without its turns.
 * Fields that only Python reads are left out (:data:`PYTHON_ONLY`): a result's plain ``text``
   (search runs in Python), facts the view model already turned into the ``fold`` flags and labels
   the view draws, and a turn header's joined ``text`` (for the text and HTML renderings).
@@ -27,7 +28,9 @@ from typing import Any
 from turnfold import keys
 from turnfold.model import ToolCall, Transcript
 from turnfold.render.content import result_text
+from turnfold.render.nodes import TimelineNode
 from turnfold.render.viewmodel import iter_nodes
+from turnfold.timeline import closed
 
 __all__ = [
     "INLINE_HIDDEN_CHARS",
@@ -37,6 +40,7 @@ __all__ = [
     "call_for_key",
     "output_parts",
     "wire_node",
+    "wire_timeline",
 ]
 
 #: A node of the view model (read only here; see :mod:`turnfold.render.nodes`).
@@ -93,6 +97,15 @@ def wire_node(node: Node, folds: Folds) -> Node:
         else:
             turn["process"] = {**process, "children": _children(process["children"], folds)}
     return turn
+
+
+def wire_timeline(timeline: TimelineNode | None, folds: Folds) -> TimelineNode | None:
+    """The wire form of the timeline (U-4): closed, and not opened by the reader, it is sent
+    as its header (:func:`turnfold.timeline.closed`); the view asks for the rest when it opens
+    (``content`` of its key)."""
+    if timeline is None or timeline["open"] or folds.get(timeline["key"]) in _OPENED:
+        return timeline
+    return closed(timeline)
 
 
 def _deferred(process: Node, folds: Folds) -> bool:

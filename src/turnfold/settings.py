@@ -48,6 +48,7 @@ _DEFAULTS: dict[str, Any] = {
     "locale": "en",
     "full_detail": False,
     "show_tool_call_args": False,
+    "show_turn_usage": False,  # U-3: each turn header adds its tokens and cost
 }
 SETTING_NAMES: tuple[str, ...] = tuple(_DEFAULTS)
 
@@ -220,6 +221,7 @@ class SettingsSnapshot:
     locale: str
     full_detail: bool
     show_tool_call_args: bool
+    show_turn_usage: bool
 
 
 def snapshot_of(settings: DisplaySettings | SettingsSnapshot | None) -> SettingsSnapshot:
@@ -261,6 +263,8 @@ class DisplaySettings(traitlets.HasTraits):
     # Per-view toggles: full_detail forces every tool onto its own row (F-14).
     full_detail = traitlets.Bool(False)
     show_tool_call_args = traitlets.Bool(False)
+    # U-3: tokens and ≈ cost on each turn header, beside its duration and tool count.
+    show_turn_usage = traitlets.Bool(False)
 
     @traitlets.validate("transcript_display_mode")
     def _validate_mode(self, proposal: Mapping[str, Any]) -> str:
@@ -303,6 +307,7 @@ class DisplaySettings(traitlets.HasTraits):
             locale=self.locale,
             full_detail=self.full_detail,
             show_tool_call_args=self.show_tool_call_args,
+            show_turn_usage=self.show_turn_usage,
         )
 
     def update(self, mapping: Mapping[str, Any]) -> None:

@@ -1,10 +1,11 @@
 """The display settings panel (spec T-4), built from ipywidgets.
 
-``SettingsWidget(*targets)`` shows the four choices a reader makes while reading: ``Show thinking``
-with ``Auto-collapse finished thinking`` under it, and ``Process display`` (Flat / Command-first /
-Fully folded) with ``Auto-collapse settled groups`` under it. It links those four settings, by
-trait name, to every target: transcript widgets, :class:`~turnfold.settings.DisplaySettings`, or
-anything else with the same traits. All linked targets change together.
+``SettingsWidget(*targets)`` shows the choices a reader makes while reading: ``Show thinking``
+with ``Auto-collapse finished thinking`` under it, ``Process display`` (Flat / Command-first /
+Fully folded) with ``Auto-collapse settled groups`` under it, and ``Show tokens and cost on each
+turn`` (U-3). It links those settings, by trait name, to every target: transcript widgets,
+:class:`~turnfold.settings.DisplaySettings`, or anything else with the same traits (the last one
+where the target has it). All linked targets change together.
 
 >>> from turnfold.settings import DisplaySettings
 >>> view = DisplaySettings()
@@ -19,6 +20,7 @@ anything else with the same traits. All linked targets change together.
     [x] Auto-collapse finished thinking
 Process display  ( ) Flat  (x) Command-first  ( ) Fully folded
     [x] Auto-collapse settled groups
+[ ] Show tokens and cost on each turn
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from turnfold.config import load_settings, save_user_defaults
 from turnfold.i18n import normalize_locale, translate
 from turnfold.settings import DISPLAY_MODES, DisplaySettings, normalize_settings
 
-__all__ = ["LINKED_SETTINGS", "SettingsWidget"]
+__all__ = ["LINKED_SETTINGS", "OPTIONAL_SETTINGS", "SettingsWidget"]
 
 # The settings the panel shows and links. T-1's per-view toggles (full_detail,
 # show_tool_call_args) stay per view, and locale only picks the panel's own labels.
@@ -44,6 +46,8 @@ LINKED_SETTINGS = (
     "transcript_display_mode",
     "auto_collapse_settled_groups",
 )
+#: Linked too when a target has them: a target made for the four above still links.
+OPTIONAL_SETTINGS = ("show_turn_usage",)
 
 # The widgets the panel creates and closes with itself.
 _OWNED_CONTROLS = (
@@ -51,6 +55,7 @@ _OWNED_CONTROLS = (
     "auto_collapse_thinking_toggle",
     "mode_selector",
     "auto_collapse_groups_toggle",
+    "turn_usage_toggle",
     "save_button",
     "status",
 )
@@ -94,8 +99,13 @@ def _initial_settings(
     if first is None:
         return load_settings()
     # The view's locale too (when it has one), so the panel speaks the language of its view.
-    names = [*LINKED_SETTINGS, *(["locale"] if first.has_trait("locale") else [])]
+    names = [*_linked(first), *(["locale"] if first.has_trait("locale") else [])]
     return load_settings(**{name: getattr(first, name) for name in names})
+
+
+def _linked(target: traitlets.HasTraits) -> list[str]:
+    """The settings linked to ``target``: every required one, and the optional ones it has."""
+    return [*LINKED_SETTINGS, *(name for name in OPTIONAL_SETTINGS if target.has_trait(name))]
 
 
 def _missing_traits(target: object) -> list[str]:
@@ -134,7 +144,7 @@ class SettingsWidget(widgets.VBox):  # type: ignore[misc]
         self.settings.observe(
             self._update_visibility, names=["show_thinking", "transcript_display_mode"]
         )
-        self.settings.observe(self._clear_status, names=list(LINKED_SETTINGS))
+        self.settings.observe(self._clear_status, names=[*LINKED_SETTINGS, *OPTIONAL_SETTINGS])
         self._update_visibility()
         for target in targets:
             self.link(target)
@@ -155,6 +165,7 @@ class SettingsWidget(widgets.VBox):  # type: ignore[misc]
         self.auto_collapse_groups_toggle = _checkbox(
             translate("settings.auto_collapse_settled_groups", loc), child=True
         )
+        self.turn_usage_toggle = _checkbox(translate("settings.show_turn_usage", loc))
         self.save_button = widgets.Button(
             description=translate("settings.save_defaults", loc), icon="save"
         )
@@ -170,6 +181,7 @@ class SettingsWidget(widgets.VBox):  # type: ignore[misc]
             "auto_collapse_thinking": self.auto_collapse_thinking_toggle,
             "transcript_display_mode": self.mode_selector,
             "auto_collapse_settled_groups": self.auto_collapse_groups_toggle,
+            "show_turn_usage": self.turn_usage_toggle,
         }
 
     def _layout_children(self) -> list[Any]:
@@ -217,7 +229,7 @@ class SettingsWidget(widgets.VBox):  # type: ignore[misc]
             raise TypeError(f"cannot link settings to {kind}: it has no {', '.join(missing)} trait")
         # Observers run after all four values are in place, never on a half-linked state.
         with target.hold_trait_notifications():
-            links = [traitlets.link((self.settings, n), (target, n)) for n in LINKED_SETTINGS]
+            links = [traitlets.link((self.settings, n), (target, n)) for n in _linked(target)]
         self._targets.append((target, links))
 
     def unlink(self, target: traitlets.HasTraits) -> None:
@@ -290,6 +302,7 @@ class SettingsWidget(widgets.VBox):  # type: ignore[misc]
         if visible["auto_collapse_settled_groups"]:
             label = translate("settings.auto_collapse_settled_groups", loc)
             lines.append(f"{_INDENT}{_mark(s.auto_collapse_settled_groups)} {label}")
+        lines.append(f"{_mark(s.show_turn_usage)} {translate('settings.show_turn_usage', loc)}")
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:

@@ -4,9 +4,11 @@ A widget builds view models (:mod:`turnfold.render.viewmodel`); this module send
 
 * the **messages**, declared as ``TypedDict``s (and generated for the JS as
   ``js/src/messages.d.ts``): what the kernel sends (``patch``, ``full``, ``content``, ``output``,
-  ``reveal``, ``search``) and what a view asks (``hello``, ``content``, ``output``, ``search``);
+  ``reveal``, ``search``) and what a view asks (``hello``, ``content``, ``output``, ``search``,
+  ``reveal``);
 * **diffing** (:func:`diff_nodes`): after the first view, only the top-level nodes that changed
-  travel, each with the key of the node it follows;
+  travel, each with the key of the node it follows; the timeline's turns likewise
+  (:func:`diff_timeline`);
 * the **wire form** of each node (:mod:`turnfold.ondemand`): closed content is sent when opened;
 * the **update timer** (:class:`Coalescer`): bursts of changes from any thread become one
   rebuild, with a delay that grows with the cost of the last one;
@@ -25,8 +27,10 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol, TypedDict
 
-from turnfold.ondemand import Folds, NodeIndex, wire_node
-from turnfold.render.nodes import AnyNode, TopNode, View
+from turnfold import keys
+from turnfold.ondemand import Folds, NodeIndex, wire_node, wire_timeline
+from turnfold.render.nodes import AnyNode, TimelineNode, TimelineTurn, TopNode, View
+from turnfold.render.viewmodel import ancestor_path
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
@@ -35,7 +39,8 @@ else:  # pragma: no cover - Python 3.10
 
 _LOG = logging.getLogger(__name__)
 
-#: The top-level fields of a view besides its nodes; sent again only when they change.
+#: The top-level fields of a view besides its nodes and its timeline; sent again only when they
+#: change (the timeline's changes travel as :class:`TimelinePatch`).
 VIEW_FIELDS = ("schema", "locale", "mode", "show_thinking", "session", "outcome", "notice")
 
 # --- messages, kernel → view ---------------------------------------------------------------------
@@ -48,8 +53,26 @@ class Upsert(TypedDict):
     node: TopNode
 
 
+class TimelineUpsert(TypedDict):
+    """A turn of the timeline to insert or replace, after the turn keyed ``after``."""
+
+    after: str | None
+    turn: TimelineTurn
+
+
+class TimelinePatch(TypedDict):
+    """U-4: what changed in a timeline the view has whole: its fields besides ``turns``, and
+    the turns that changed (a live session's earlier turns keep their coordinates)."""
+
+    fields: dict[str, Any]
+    upsert: list[TimelineUpsert]
+    remove: list[str]
+
+
 class PatchMessage(TypedDict):
-    """Top-level changes on top of revision ``base``; a view on another revision asks anew."""
+    """Top-level changes on top of revision ``base``; a view on another revision asks anew.
+
+    ``fields.timeline`` replaces the timeline (its wire form); ``timeline`` changes it."""
 
     type: Literal["patch"]
     rev: int
@@ -57,6 +80,7 @@ class PatchMessage(TypedDict):
     upsert: list[Upsert]
     remove: list[str]
     fields: NotRequired[dict[str, Any]]
+    timeline: NotRequired[TimelinePatch]
 
 
 class FullMessage(TypedDict):
@@ -88,12 +112,14 @@ class OutputMessage(TypedDict):
 
 
 class RevealMessage(TypedDict):
-    """Open exactly ``path``, once, and scroll to ``key`` (P-11); ``nodes``: what it opens."""
+    """Open exactly ``path``, once, and scroll to ``key`` (P-11); ``nodes``: what it opens.
+    ``to``: the view that asked (a timeline's bar clicked), else every view."""
 
     type: Literal["reveal"]
     key: str
     path: list[str]
     nodes: dict[str, AnyNode | None]
+    to: NotRequired[str]
 
 
 class SearchHit(TypedDict):
@@ -134,6 +160,14 @@ class OutputRequest(TypedDict):
     key: str
 
 
+class RevealRequest(TypedDict):
+    """Reveal the node ``key`` in this view (a timeline's bar was clicked, U-4 and P-11)."""
+
+    type: Literal["reveal"]
+    view: str
+    key: str
+
+
 class SearchRequest(TypedDict):
     type: Literal["search"]
     view: str
@@ -156,12 +190,13 @@ class TranscriptTraits(TypedDict):
 KernelMessage = (
     PatchMessage | FullMessage | ContentMessage | OutputMessage | RevealMessage | SearchMessage
 )
-ViewRequest = HelloRequest | ContentRequest | OutputRequest | SearchRequest
+ViewRequest = HelloRequest | ContentRequest | OutputRequest | SearchRequest | RevealRequest
 
 #: Every message class, in the order the JS declarations are written.
 MESSAGES: tuple[type, ...] = (
-    Upsert, PatchMessage, FullMessage, ContentMessage, OutputMessage, RevealMessage, SearchHit,
-    SearchMessage, HelloRequest, ContentRequest, OutputRequest, SearchRequest, TranscriptTraits,
+    Upsert, TimelineUpsert, TimelinePatch, PatchMessage, FullMessage, ContentMessage,
+    OutputMessage, RevealMessage, SearchHit, SearchMessage, HelloRequest, ContentRequest,
+    OutputRequest, SearchRequest, RevealRequest, TranscriptTraits,
 )  # fmt: skip
 MESSAGE_UNIONS: dict[str, object] = {"KernelMessage": KernelMessage, "ViewRequest": ViewRequest}
 
@@ -175,7 +210,12 @@ def typescript() -> str:
         MESSAGES,
         MESSAGE_UNIONS,
         source="src/turnfold/transport.py",
-        imports={"./nodes": ((nodes.View,), {"TopNode": nodes.TopNode, "AnyNode": nodes.AnyNode})},
+        imports={
+            "./nodes": (
+                (nodes.View, nodes.TimelineTurn),
+                {"TopNode": nodes.TopNode, "AnyNode": nodes.AnyNode},
+            )
+        },
     )
 
 
@@ -216,6 +256,30 @@ def diff_nodes(
             upserts.append({"after": previous, "node": node})
         previous = key
     return upserts, removed
+
+
+def diff_timeline(
+    old: TimelineNode | None, new: TimelineNode | None, folds: Folds, *, shown: bool = False
+) -> tuple[dict[str, Any], TimelinePatch | None]:
+    """What to send for the timeline: ``({"timeline": wire form}, None)`` when it is replaced
+    (it appeared, went, or is deferred: a closed timeline's changes cost its few fields), else
+    ``({}, changes)`` with the fields and turns that changed. ``shown``: a view was sent its
+    turns, so it gets their changes even before the reader's folds say it is open (a view that
+    has not opened it keeps only the fields)."""
+    if old == new:
+        return {}, None
+    wired = new if shown else wire_timeline(new, folds)
+    if old is None or new is None or (wired is not None and wired.get("deferred")):
+        return ({"timeline": wired} if wire_timeline(old, folds) != wired else {}), None
+    fields = {name: value for name, value in new.items()
+              if name != "turns" and old.get(name) != value}  # fmt: skip
+    upserts, removed = diff_nodes(old["turns"], new["turns"])
+    patch: TimelinePatch = {
+        "fields": fields,
+        "upsert": [{"after": u["after"], "turn": u["node"]} for u in upserts],
+        "remove": removed,
+    }
+    return {}, patch
 
 
 # --- the update timer ----------------------------------------------------------------------------
@@ -282,7 +346,8 @@ class Coalescer:
 
 
 class Answers(Protocol):
-    """What a widget answers that the transport cannot: searches and whole outputs."""
+    """What a widget answers that the transport cannot: searches, whole outputs and the
+    timeline, which it lays out when first asked."""
 
     def search_hits(self, query: str) -> tuple[list[SearchHit], int, str]:
         """The hits of ``query`` in the current view, how many there were, and the label that
@@ -291,6 +356,11 @@ class Answers(Protocol):
 
     def output_parts(self, key: str) -> list[str]:
         """The whole output of the tool ``key``, as plain text in parts."""
+        ...
+
+    def timeline(self, key: str) -> TimelineNode | None:
+        """The whole timeline (its key), or one of its turns in detail (``timeline:<turn
+        key>``), laid out now if it was not yet (U-4)."""
         ...
 
 
@@ -313,12 +383,18 @@ class ViewTransport:
         self.rev = 0
         self.view = view
         self.index = NodeIndex(view["nodes"])
+        #: A view was sent the timeline's turns: its changes travel from then on (U-4).
+        self._timeline_shown = False
 
     def wire_view(self) -> dict[str, Any]:
         """The current view as a view is sent it: closed content deferred (Q-2)."""
         folds = self._folds()
         view = self.view
-        return {**view, "nodes": [wire_node(node, folds) for node in view["nodes"]]}
+        return {
+            **view,
+            "timeline": wire_timeline(view["timeline"], folds),
+            "nodes": [wire_node(node, folds) for node in view["nodes"]],
+        }
 
     def publish(self, view: View) -> None:
         """Make ``view`` current and send every view what changed, as one ``patch`` (W-2)."""
@@ -326,12 +402,16 @@ class ViewTransport:
         changed = {
             name: view.get(name) for name in VIEW_FIELDS if self.view.get(name) != view.get(name)
         }
+        folds = self._folds()
+        replaced, timeline = diff_timeline(
+            self.view.get("timeline"), view.get("timeline"), folds, shown=self._timeline_shown
+        )
+        changed.update(replaced)
         self.view = view
         self.index = NodeIndex(view["nodes"])
-        if not upserts and not removed and not changed:
+        if not upserts and not removed and not changed and timeline is None:
             return
         self.rev += 1
-        folds = self._folds()
         message: dict[str, Any] = {
             "type": "patch",
             "rev": self.rev,
@@ -341,6 +421,8 @@ class ViewTransport:
         }
         if changed:
             message["fields"] = changed
+        if timeline is not None:
+            message["timeline"] = timeline
         self._send(message)
 
     def contents(
@@ -357,10 +439,24 @@ class ViewTransport:
         view = self.wire_view() if self.rev else None
         self._send({"type": "full", "to": view_id, "rev": self.rev, "view": view})
 
-    def reveal(self, key: str, path: list[str]) -> None:
-        """Every view opens ``path`` and scrolls to ``key``; the folds it opens come along."""
+    def reveal(self, key: str, path: list[str], to: str | None = None) -> None:
+        """Every view (or the view ``to``) opens ``path`` and scrolls to ``key``; the folds it
+        opens come along."""
         nodes = self.contents(path, deferred_only=True)
-        self._send({"type": "reveal", "key": key, "path": path, "nodes": nodes})
+        message: dict[str, Any] = {"type": "reveal", "key": key, "path": path, "nodes": nodes}
+        if to is not None:
+            message["to"] = to
+        self._send(message)
+
+    def content(self, key: str, answers: Answers) -> Mapping[str, Any] | None:
+        """What the view asked for by ``key``: a disclosure's content, the timeline's turns, or
+        one turn of the timeline in detail (U-4)."""
+        if key == keys.TIMELINE:
+            self._timeline_shown = True
+            return answers.timeline(key)
+        if key.startswith(keys.TIMELINE) and keys.parse(key).kind == "timeline":
+            return answers.timeline(key)
+        return self.index.content(key, self._folds())
 
     def receive(self, content: Any, answers: Answers) -> None:
         """Answer one request of a view (anything else is ignored: the view is untrusted)."""
@@ -380,10 +476,15 @@ class ViewTransport:
                  "nodes": self.contents(opened, deferred_only=True)}
             )  # fmt: skip
         elif kind == "content":
-            keys = content.get("keys")
-            if isinstance(keys, list):
-                nodes = self.contents([str(key) for key in keys])
+            asked = content.get("keys")
+            if isinstance(asked, list):
+                nodes = {str(key): self.content(str(key), answers) for key in asked}
                 self._send({"type": "content", "to": view_id, "nodes": nodes})
+        elif kind == "reveal":
+            key = str(content.get("key", ""))
+            path = ancestor_path(self.view, key)
+            if path is not None:
+                self.reveal(key, path, to=view_id)
         elif kind == "output":
             key = str(content.get("key", ""))
             parts = answers.output_parts(key)
@@ -412,13 +513,17 @@ __all__ = [
     "OutputRequest",
     "PatchMessage",
     "RevealMessage",
+    "RevealRequest",
     "SearchHit",
     "SearchMessage",
     "SearchRequest",
+    "TimelinePatch",
+    "TimelineUpsert",
     "TranscriptTraits",
     "Upsert",
     "ViewRequest",
     "ViewTransport",
     "diff_nodes",
+    "diff_timeline",
     "typescript",
 ]

@@ -44,18 +44,20 @@ import traitlets
 from turnfold.config import load_settings
 from turnfold.gcpause import collector_paused
 from turnfold.i18n import normalize_locale, plural, translate
+from turnfold.keys import TIMELINE
 from turnfold.model import Transcript, TranscriptChange
 from turnfold.ondemand import call_for_key, output_parts
 from turnfold.process import ProjectionPlanner
 from turnfold.render.content import content_css, escape
-from turnfold.render.html import render_html
-from turnfold.render.nodes import TopNode, View
+from turnfold.render.html import render_html, timeline_css
+from turnfold.render.nodes import TimelineNode, TopNode, View
 from turnfold.render.search import search_view
 from turnfold.render.text import render_text
 from turnfold.render.viewmodel import ancestor_path, plan_view
 from turnfold.session import SessionTally
 from turnfold.settings import DisplaySettings, normalize_settings
 from turnfold.summaries.usage import UsageTracker, usage_footer, usage_for
+from turnfold.timeline import Timeline
 from turnfold.transport import Coalescer, SearchHit, ViewTransport
 
 __all__ = ["SYNCED_SETTINGS", "USAGE_KEY", "TranscriptWidget"]
@@ -72,6 +74,7 @@ SYNCED_SETTINGS: tuple[str, ...] = (
     "locale",
     "full_detail",
     "show_tool_call_args",
+    "show_turn_usage",
 )
 
 #: The key of the footer line with the fast model's usage (spec S-8), the last top-level node.
@@ -111,11 +114,12 @@ def _esm() -> str | Path:
 
 
 def _css() -> str:
-    """The view's stylesheet plus the CSS of the content fragments (code, ANSI, diffs)."""
+    """The view's stylesheet plus the CSS of the content fragments (code, ANSI, diffs) and of
+    the timeline, which the static page shares."""
     built = _STATIC / "widget.css"
     own = built.read_text(encoding="utf-8") if built.is_file() else ""
     # A multi-line string, so anywidget takes it as CSS text rather than a file name.
-    return f"{own}\n{content_css()}\n"
+    return f"{own}\n{content_css()}\n{timeline_css()}\n"
 
 
 def ui_strings(locale: str) -> dict[str, str]:
@@ -170,6 +174,7 @@ class TranscriptWidget(anywidget.AnyWidget):
     locale = _LocaleTrait("en")
     full_detail = traitlets.Bool(False)
     show_tool_call_args = traitlets.Bool(False)
+    show_turn_usage = traitlets.Bool(False)
 
     running = traitlets.Bool(None, allow_none=True)
 
@@ -200,6 +205,9 @@ class TranscriptWidget(anywidget.AnyWidget):
         # U-3: the session header's facts, updated by the entries that changed (Q-3).
         self._tally = SessionTally(transcript)
         self._tally_current = False
+        # U-4: the timeline's layout, kept turn by turn like the nodes (Q-3), and made only when
+        # a reader opens it or a static rendering draws it (Q-2).
+        self._timeline = Timeline(lazy=True)
         self._dirty_lock = threading.Lock()
         # S-8: what the fast model cost for this transcript, shown as a footer line when non-zero.
         self._usage: UsageTracker = usage_for(transcript)
@@ -288,6 +296,7 @@ class TranscriptWidget(anywidget.AnyWidget):
             self._nodes = {}
             self._planner = ProjectionPlanner(self.transcript)
             self._tally_current = False  # entries changed in place: read them all again
+            self._timeline = Timeline(lazy=not self._timeline.laid_out)
         self.flush()
 
     def _build(self, running: bool | None) -> View:
@@ -303,8 +312,9 @@ class TranscriptWidget(anywidget.AnyWidget):
             facts = self._tally.facts(dirty if self._tally_current else None, turns=turns)
             self._tally_current = True
             plan = plan_view(
-                self.transcript, snapshot, more_chars=OUTPUT_REST_CHARS, items=items, facts=facts
-            )
+                self.transcript, snapshot, more_chars=OUTPUT_REST_CHARS, items=items, facts=facts,
+                timeline=self._timeline,
+            )  # fmt: skip
             nodes: list[TopNode] = []
             built: dict[str, TopNode] = {}
             for item in items:
@@ -329,7 +339,8 @@ class TranscriptWidget(anywidget.AnyWidget):
 
     @property
     def view(self) -> View:
-        """The whole view model as of the last flush (closed content included)."""
+        """The whole view model as of the last flush (closed content included; the timeline
+        only its header until a reader opens it or a static rendering draws it, U-4)."""
         return self._transport.view
 
     @property
@@ -337,8 +348,8 @@ class TranscriptWidget(anywidget.AnyWidget):
         return self._updates.closed
 
     def _on_view_message(self, widget: Any, content: Any, buffers: Any) -> None:
-        if isinstance(content, dict) and content.get("type") in ("hello", "search"):
-            self.flush()  # a greeting or a search answers from the latest transcript
+        if isinstance(content, dict) and content.get("type") in ("hello", "search", "reveal"):
+            self.flush()  # a greeting, a search or a reveal answers from the latest transcript
         with self._flush_lock:
             self._transport.receive(content, self)
 
@@ -358,6 +369,17 @@ class TranscriptWidget(anywidget.AnyWidget):
         """The whole output of the tool ``key``, as plain text in parts (F-12: never lost)."""
         call = call_for_key(self.transcript, key)
         return output_parts(call) if call is not None else [""]
+
+    def timeline(self, key: str) -> TimelineNode | None:
+        """The whole timeline, laid out now if it was not yet, or the turn ``key``
+        (``timeline:<turn key>``) in detail, which a reader zooms into in a long session's
+        coarse timeline (U-4)."""
+        if not self._timeline.laid_out:
+            self._timeline.lay_out()
+            self.flush()
+        if key == TIMELINE:
+            return self.view["timeline"]
+        return self._timeline.turn(key, self.view["locale"])
 
     # --- navigation (P-11) --------------------------------------------------------------------
 
@@ -394,6 +416,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         if bundle is None:
             return None
         data, metadata = bundle
+        self._timeline.lay_out()  # the static renderings draw the timeline (U-4)
         self.flush()
         view = self.view
         data = {

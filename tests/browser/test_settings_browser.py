@@ -189,6 +189,24 @@ def test_T4_one_panel_hides_thinking_in_every_linked_transcript(lab: Lab) -> Non
     print(f"thinking hidden in both transcripts after {hidden:.3f} s")
 
 
+def test_U3_T4_the_turn_usage_box_adds_tokens_and_cost_to_each_turn_header(lab: Lab) -> None:
+    cells = [_setup("widget"), "widget", "panel"]
+    widget = lab.open_notebook("settings-usage.ipynb", cells)
+    panel = _panel(lab, 2)
+    usage = _checkbox(panel, "Show tokens and cost on each turn")
+    expect(usage).not_to_be_checked()  # off by default
+    headers = widget.locator(".tf-turn .tf-head")
+    expect(headers.first).not_to_contain_text("tokens")
+    usage.check()
+    expect(headers.first).to_contain_text("tokens · ≈ $", timeout=REDRAW_MS)
+    expect(headers.nth(1)).not_to_contain_text("tokens")  # the demo's second turn records none
+    # The fold indicator still closes the header's line, after the usage (P-7).
+    last = headers.first.evaluate("(head) => head.lastElementChild.className")
+    assert last == "tf-chev"
+    usage.uncheck()
+    expect(headers.first).not_to_contain_text("tokens", timeout=REDRAW_MS)
+
+
 def test_T4_hidden_children_keep_their_values(lab: Lab) -> None:
     cells = [_setup("widget"), RECORD_CHANGES, "widget", "panel", PRINT_STATE]
     lab.open_notebook("settings-hidden.ipynb", cells)
@@ -259,6 +277,7 @@ def test_T4_the_panel_speaks_chinese(lab: Lab) -> None:
     child = _checkbox(panel, "已完成小组自动收起")
     expect(child).to_be_visible()
     expect(_checkbox(panel, "已完成思考自动收起")).to_be_visible()
+    expect(_checkbox(panel, "在每轮标题显示 token 与费用")).to_be_visible()
     for english in ("Flat", "Command-first", "Fully folded", "Show thinking"):
         expect(panel).not_to_contain_text(english)
 

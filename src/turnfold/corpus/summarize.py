@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from turnfold import codec
 from turnfold.corpus.discover import Item, is_subagent_file
-from turnfold.cost import entries_cost, entries_tokens
+from turnfold.cost import spend_of
 from turnfold.formats import TranscriptFormatError, load, read_source, which_format
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
@@ -46,7 +46,6 @@ from turnfold.process import (
 )
 from turnfold.session import session_facts, utc
 from turnfold.tools import safe_description, tool_category
-from turnfold.usage import add_into
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -624,19 +623,16 @@ def _turn_tables(
             started = moment
         if isinstance(entry, ToolCall):
             tool_rows.append(_tool_row(key, turn, entry))
-    # The turn's responses once each, and what its calls' sub-agents spent (U-1), by model
-    # for its cost (U-2).
-    by_model = entries_tokens(transcript, everything)
-    spent: dict[str, int] = {}
-    for tokens in by_model.values():
-        add_into(spent, tokens)
+    # The turn's responses once each, and what its calls' sub-agents spent (U-1, U-2), as its
+    # header shows them with show_turn_usage.
+    spent = spend_of(transcript, everything, started)
     duration = None if header.status == "running" else recorded_duration_ms(segment)
-    cost = entries_cost(transcript, everything, started, tokens=by_model) if spent else None
     turn_rows.append({
         "key": key, "turn": turn, "status": header.status, "started": started,
         "duration_s": duration / 1000 if duration is not None else None,
-        "tool_calls": header.tool_count, **{name: spent.get(name) for name in TOKEN_COLUMNS},
-        "cost_usd": cost.usd if cost is not None else None,
+        "tool_calls": header.tool_count,
+        **{name: spent.tokens.get(name) for name in TOKEN_COLUMNS},
+        "cost_usd": spent.cost.usd if spent.cost is not None else None,
     })  # fmt: skip
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
+from urllib.parse import quote
 
 from turnfold.i18n import translate
 from turnfold.render.content import content_css, escape
@@ -46,6 +47,8 @@ from turnfold.render.nodes import (
     SystemNode,
     ThinkingIndicatorNode,
     ThinkingNode,
+    TimelineNode,
+    TimelineTurn,
     ToolNode,
     TopNode,
     TurnHeader,
@@ -62,6 +65,7 @@ __all__ = [
     "notice_html",
     "render_html",
     "session_html",
+    "timeline_html",
     "turnfold_css",
     "wrap_html",
 ]
@@ -84,6 +88,17 @@ def _key(node: AnyNode) -> str:
     return f' data-key="{_text(node["key"])}"'
 
 
+def _anchor(key: str) -> str:
+    """The ``id`` of the row of the call ``key``: ``call-<key>`` (spec B-2), so the timeline
+    (and any page) can link to it; following the link opens its ``<details>`` ancestors."""
+    return "call-" + key
+
+
+def _link(key: str) -> str:
+    """The ``href`` of a link to the row of the call ``key``, escaped for an attribute."""
+    return _text("#" + quote(_anchor(key), safe="/:@!$&'()*+,;=-._~"))
+
+
 # --- the stylesheet (P-12, W-3) ------------------------------------------------------------------
 #
 # Colours are CSS variables that follow JupyterLab's theme variables (``--jp-*``) where they
@@ -92,6 +107,15 @@ def _key(node: AnyNode) -> str:
 # themselves; VS Code marks its body ``vscode-dark``): a page of unknown colour such as nbviewer
 # must not get light text because the reader's system happens to be dark. The standalone page
 # owns its background, so there the system preference decides.
+
+#: U-4: the colour of each tool category (F-1) on the timeline, for light and dark themes: one
+#: palette for the static page and the widget (:func:`timeline_css`).
+CATEGORY_COLOURS: dict[str, dict[str, str]] = {
+    "light": {"read": "#0969da", "search": "#8250df", "list": "#1b7c83", "edit": "#9a6700",
+              "write": "#1a7f37", "command": "#bc4c00", "agent": "#bf3989", "other": "#6e7781"},
+    "dark": {"read": "#4493f8", "search": "#a371f7", "list": "#39c5cf", "edit": "#d29922",
+             "write": "#3fb950", "command": "#f0883e", "agent": "#db61a2", "other": "#8b949e"},
+}  # fmt: skip
 
 _LIGHT: dict[str, str] = {
     "--tf-fg": "var(--jp-ui-font-color1, #1f2328)",
@@ -106,6 +130,7 @@ _LIGHT: dict[str, str] = {
     "--tf-error": "var(--jp-error-color1, #d1242f)",
     "--tf-warn": "var(--jp-warn-color1, #9a6700)",
     "--tf-shine": "var(--jp-ui-font-color0, #000000)",
+    **{f"--tf-cat-{name}": colour for name, colour in CATEGORY_COLOURS["light"].items()},
 }
 _DARK: dict[str, str] = {
     "--tf-fg": "var(--jp-ui-font-color1, #e6edf3)",
@@ -120,6 +145,7 @@ _DARK: dict[str, str] = {
     "--tf-error": "var(--jp-error-color1, #f85149)",
     "--tf-warn": "var(--jp-warn-color1, #d29922)",
     "--tf-shine": "var(--jp-ui-font-color0, #ffffff)",
+    **{f"--tf-cat-{name}": colour for name, colour in CATEGORY_COLOURS["dark"].items()},
 }
 #: Hosts that announce a dark theme on an ancestor of the output.
 _DARK_HOSTS = ('[data-jp-theme-light="false"]', ".vscode-dark", ".tf-dark")
@@ -236,6 +262,40 @@ _RULES = """\
 .turnfold .tf-notice ul { margin: 2px 0 6px; color: var(--tf-dim); }
 """
 
+#: U-4: the timeline. Its SVG is drawn in seconds of the axis and stretched to the width
+#: (``preserveAspectRatio="none"``), so strokes keep their pixel width (``non-scaling-stroke``):
+#: the stroke is what makes a call of a few milliseconds still a visible bar. Labels sit in a
+#: row of HTML above it, placed by the same axis: ``--x`` and ``--w`` of ``--tf-span``.
+_TIMELINE_RULES = """\
+.turnfold .tf-timeline > summary, .turnfold .tf-timeline > .tf-toggle { color: var(--tf-dim); }
+.turnfold .tf-tl { padding: 2px 0 6px; }
+.turnfold .tf-tl-labels {
+  position: relative; height: 1.4em; font-size: 11px; color: var(--tf-dim);
+}
+.turnfold .tf-tl-labels > span {
+  position: absolute; left: calc((var(--x) - var(--tf-x0)) * 100% / var(--tf-span));
+  width: calc(var(--w) * 100% / var(--tf-span)); overflow: hidden; white-space: nowrap;
+  text-overflow: ellipsis; box-sizing: border-box; padding-left: 2px;
+}
+.turnfold .tf-tl-svg { display: block; width: 100%; overflow: visible; }
+.turnfold .tf-tl-svg rect { vector-effect: non-scaling-stroke; }
+.turnfold .tf-tl-band { fill: var(--tf-bg-soft); stroke: var(--tf-border); stroke-width: 1px; }
+.turnfold .tf-tl-gap { fill: none; stroke: var(--tf-faint); stroke-width: 1px;
+  stroke-dasharray: 2 2; }
+.turnfold .tf-tl-bar { fill: var(--tf-c); stroke: var(--tf-c); stroke-width: 2px; }
+.turnfold .tf-tl-mark { fill: var(--tf-error); stroke: var(--tf-error); stroke-width: 2px; }
+.turnfold a:focus-visible > .tf-tl-bar, .turnfold .tf-tl-hit:focus-visible > .tf-tl-bar,
+.turnfold a:hover > .tf-tl-bar, .turnfold .tf-tl-hit:hover > .tf-tl-bar {
+  stroke: var(--tf-fg-strong);
+}
+.turnfold .tf-tl-hit { cursor: pointer; outline: none; }
+.turnfold .tf-tl-back { font: inherit; font-size: 0.9em; color: var(--tf-accent); cursor: pointer;
+  background: none; border: 0; padding: 0; margin: 0 0 2px; }
+""" + "\n".join(
+    f".turnfold .tf-c-{name} {{ --tf-c: var(--tf-cat-{name}); }}"
+    for name in CATEGORY_COLOURS["light"]
+)
+
 _PAGE_RULES = """\
 html { color-scheme: light dark; }
 body.tf-page { margin: 0; background: var(--tf-bg); }
@@ -266,8 +326,23 @@ def turnfold_css(*, standalone: bool) -> str:
         parts.append(f"@media (prefers-color-scheme: dark) {{ {dark} }}")
         parts.append(_PAGE_RULES)
     parts.append(_RULES)
+    parts.append(_TIMELINE_RULES)
     parts.append(content_css())
     return "\n".join(parts)
+
+
+def timeline_css() -> str:
+    """The timeline's palette and rules, for the widget, whose own stylesheet has the rest."""
+    dark_hosts = (*_DARK_HOSTS, ".vscode-high-contrast")
+    light, dark = ({f"--tf-cat-{name}": colour for name, colour in CATEGORY_COLOURS[theme].items()}
+                   for theme in ("light", "dark"))  # fmt: skip
+    return "\n".join(
+        (
+            _variables(".turnfold", light),
+            _variables(", ".join(f"{host} .turnfold" for host in dark_hosts), dark),
+            _TIMELINE_RULES,
+        )
+    )
 
 
 # --- drawing ------------------------------------------------------------------------------------
@@ -369,7 +444,7 @@ class _Renderer:
     @staticmethod
     def turn_header(header: TurnHeader, *, foldable: bool) -> str:
         parts = [f'<span class="tf-status">{_text(header["label"])}</span>']
-        for part in (header["duration"], header["count"]):
+        for part in (header["duration"], header["count"], header.get("usage")):
             if part:
                 parts.append(f'{_SEP}<span class="tf-fixed">{_text(part)}</span>')
         if foldable:
@@ -530,7 +605,8 @@ class _Renderer:
         out = self.out
         status = _text(node["status"])
         struck = " tf-struck" if node["struck"] else ""
-        head = f'\n<div class="tf-tool tf-s-{status}{struck}"{_key(node)}>'
+        anchor = _text(_anchor(node["key"]))
+        head = f'\n<div class="tf-tool tf-s-{status}{struck}"{_key(node)} id="{anchor}">'
         result, args = node["result"], node["args"]
         fold = node["fold"]
         no_output = fold["note"]
@@ -653,6 +729,83 @@ def session_html(session: SessionNode | None) -> str:
     return f'<div class="tf-session" data-key="session">{_SEP.join(spans)}</div>\n'
 
 
+def timeline_html(timeline: TimelineNode | None) -> str:
+    """U-4: the timeline, a closed ``<details>`` under the session header, drawn as inline SVG
+    with no script: each call's bar links to its row (``#call-<key>``), which the browser opens
+    its way to; a coarse timeline's turn links to the turn's first call."""
+    if not timeline:
+        return ""
+    note = timeline["note"]
+    noted = f'{_SEP}<span class="tf-dim">{_text(note)}</span>' if note else ""
+    span, height = timeline["span"], timeline["height"]
+    axis = f"--tf-x0:{timeline['origin']};--tf-span:{span}"
+    out = [
+        f'<details class="tf-timeline" data-key="{_text(timeline["key"])}"'
+        f'{" open" if timeline["open"] else ""}><summary class="tf-row">'
+        f'<span class="tf-tl-title">{_text(timeline["title"])}</span>{noted}{_CHEVRON}</summary>'
+        f'\n<div class="tf-body tf-tl" style="{axis}">\n<div class="tf-tl-labels">'
+    ]
+    for turn in timeline["turns"]:
+        if turn["number"]:
+            out.append(
+                f'<span style="--x:{turn["x"]};--w:{turn["w"]}">{_text(turn["number"])}</span>'
+            )
+        for gap in turn["gaps"]:
+            label = _text(gap["label"])
+            out.append(
+                f'<span style="--x:{gap["x"]};--w:{gap["w"]}" title="{label}">{label}</span>'
+            )
+    out.append(
+        f'</div>\n<svg class="tf-tl-svg" viewBox="{timeline["origin"]} 0 {span} {height}" '
+        f'preserveAspectRatio="none" height="{height}" role="group" '
+        f'aria-label="{_text(timeline["title"])}">'
+    )
+    for turn in timeline["turns"]:
+        out.append(_timeline_turn(turn, timeline["bar"], timeline["mark"], height))
+    out.append("</svg></div></details>\n")
+    return "".join(out)
+
+
+def _timeline_turn(turn: TimelineTurn, bar: int, mark: int, height: int) -> str:
+    x, w = turn["x"], turn["w"]
+    parts = [
+        f'\n<g><rect class="tf-tl-band" x="{x}" y="0" width="{w}" height="{height}">'
+        f"<title>{_text(turn['label'])}</title></rect>"
+    ]
+    for gap in turn["gaps"]:
+        parts.append(
+            f'<rect class="tf-tl-gap" x="{gap["x"]}" y="0" width="{gap["w"]}" height="{height}">'
+            f"<title>{_text(gap['label'])}</title></rect>"
+        )
+    bars = turn["bars"]
+    if bars is None:  # coarse: the turn as one bar, linking to its first call
+        category = _text(turn["category"] or "other")
+        shape = (
+            f'<rect class="tf-tl-bar tf-c-{category}" x="{x}" y="{mark}" width="{w}" '
+            f'height="{bar}"><title>{_text(turn["label"])}</title></rect>'
+        )
+        call = turn["call"]
+        parts.append(f'<a href="{_link(call)}">{shape}</a>' if call else shape)
+        if turn["failed"]:
+            parts.append(
+                f'<rect class="tf-tl-mark" x="{x}" y="0" width="{w}" height="{mark - 1}"/>'
+            )
+    else:
+        for one in bars:
+            bx, bw, category = one["x"], one["w"], _text(one["category"])
+            parts.append(
+                f'<a href="{_link(one["key"])}"><rect class="tf-tl-bar tf-c-{category}" '
+                f'x="{bx}" y="{one["y"]}" width="{bw}" height="{bar}">'
+                f"<title>{_text(one['label'])}</title></rect></a>"
+            )
+            if one["failed"]:
+                parts.append(
+                    f'<rect class="tf-tl-mark" x="{bx}" y="0" width="{bw}" height="{mark - 1}"/>'
+                )
+    parts.append("</g>")
+    return "".join(parts)
+
+
 def outcome_html(outcome: OutcomeNode | None) -> str:
     """H-6: the run's outcome, score and cost, one line above the turns."""
     if not outcome:
@@ -695,7 +848,8 @@ def render_html(
         body = nodes_html(nodes, locale)
     else:
         body = "".join(budgeted_nodes(nodes, locale, budget))
-    head = session_html(view.get("session")) + outcome_html(view.get("outcome"))
+    head = session_html(view.get("session")) + timeline_html(view.get("timeline"))
+    head += outcome_html(view.get("outcome"))
     body = head + notice_html(view.get("notice"), locale) + body
     return wrap_html(body, view, title=title, standalone=standalone)
 

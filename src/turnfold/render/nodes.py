@@ -63,6 +63,69 @@ class SessionNode(TypedDict):
     parts: list[SessionPart]
 
 
+class TimelineBar(TypedDict):
+    """U-4: one tool call on the time axis. Coordinates are seconds on the axis (idle gaps
+    shortened), so a view scales them to its width and a live session's bars keep theirs."""
+
+    key: str  #: the call's key: a click reveals it (P-11), the static page links to its row
+    x: float  #: where it starts on the axis
+    w: float  #: its recorded duration on the axis, at least ``timeline.MIN_W``
+    y: int  #: its top in pixels: calls that overlap in time stack in lanes
+    category: str  #: the call's category (F-1), whose colour its row's palette gives
+    failed: bool
+    label: str  #: name, description, duration and status, for a tooltip
+
+
+class TimelineGap(TypedDict):
+    """U-4: an idle stretch over a minute, drawn shortened to ``w`` and labelled."""
+
+    x: float
+    w: float
+    label: str  #: how long it really was: ``12m idle``
+
+
+class TimelineTurn(TypedDict):
+    """U-4: one turn on the time axis, with the idle gaps before and inside it."""
+
+    key: str  #: ``timeline:<turn key>``: what a view asks for to draw the turn in detail
+    x: float
+    w: float
+    height: int  #: pixels its bars need
+    number: str | None  #: drawn above the turn where there is room (None in a coarse timeline)
+    label: str  #: ``Turn 3 · 2m 3s · 12 tools (1 failed)``, for a tooltip
+    gaps: list[TimelineGap]
+    #: Its calls; None in a coarse timeline, which draws the turn as one bar of ``category``.
+    bars: list[TimelineBar] | None
+    category: str | None  #: the category that took most of its tools' time
+    failed: bool  #: a call of the turn failed
+    call: str | None  #: the key of its first call: where the static page's coarse bar links
+
+
+class TimelineNode(TypedDict):
+    """U-4: where the time went, under the session header, closed by default.
+
+    A view draws ``turns`` on an axis from ``origin`` to ``origin + span`` (seconds, idle gaps
+    shortened) at its full width, ``height`` pixels high. A long session's timeline is coarse:
+    each turn one bar, and a turn's calls come in detail as a timeline of their own (key
+    ``timeline:<turn key>``, with ``back``) when a reader zooms into it."""
+
+    kind: Literal["timeline"]
+    key: str
+    open: bool
+    title: str
+    note: str | None  #: what a coarse timeline draws, in a word
+    origin: float
+    span: float
+    height: int
+    bar: int  #: the height of a bar, in pixels
+    mark: int  #: the height of a failure's mark above the bars, in pixels
+    sparkline: str  #: the text rendering's one line: how busy the tools were along the axis
+    back: str | None  #: a zoomed turn's way back to the whole session
+    turns: list[TimelineTurn]
+    #: Wire form only (:mod:`turnfold.ondemand`): the turns are sent when opened.
+    deferred: NotRequired[bool]
+
+
 class NoticeNode(TypedDict):
     """L-4: one quiet notice for everything the loader skipped."""
 
@@ -103,7 +166,10 @@ class TurnHeader(TypedDict):
     label: str
     duration: str | None
     count: str | None
-    text: str  #: the three joined, for the text and HTML renderings
+    #: U-3: the turn's tokens and ≈ cost, with ``show_turn_usage`` on (absent otherwise: a
+    #: long session's headers do not each carry a null).
+    usage: NotRequired[str]
+    text: str  #: the parts joined, for the text and HTML renderings
 
 
 class ErrorNode(TypedDict):
@@ -323,6 +389,7 @@ AnyNode = (
     | RowNode
     | OutcomeNode
     | NoticeNode
+    | TimelineNode
 )
 
 
@@ -334,6 +401,7 @@ class View(TypedDict):
     mode: str  #: ``"flat"``, ``"command-first"`` or ``"fully-folded"``
     show_thinking: bool
     session: SessionNode | None
+    timeline: TimelineNode | None
     outcome: OutcomeNode | None
     notice: NoticeNode | None
     nodes: list[TopNode]
@@ -341,7 +409,8 @@ class View(TypedDict):
 
 #: Every class of the schema, in the order the JS declarations are written.
 SCHEMA: tuple[type, ...] = (
-    View, SessionNode, SessionPart, OutcomeNode, NoticeNode, UserNode, SystemNode, CompactionNode,
+    View, SessionNode, SessionPart, TimelineNode, TimelineTurn, TimelineGap, TimelineBar,
+    OutcomeNode, NoticeNode, UserNode, SystemNode, CompactionNode,
     TurnNode, TurnHeader, ProcessNode, ErrorNode, AbortNode, PendingNode, AnswerNode, GroupNode,
     ThinkingNode, ThinkingIndicatorNode, ProgressNode, CommandNode, BatchNode, SummaryNode,
     ToolNode, ToolFold, ResultView, ResultNote, SubagentView,
@@ -395,6 +464,10 @@ __all__ = [
     "SystemNode",
     "ThinkingIndicatorNode",
     "ThinkingNode",
+    "TimelineBar",
+    "TimelineGap",
+    "TimelineNode",
+    "TimelineTurn",
     "ToolFold",
     "ToolNode",
     "TopNode",

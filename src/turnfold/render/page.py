@@ -25,6 +25,7 @@ from turnfold.render.html import (
     notice_html,
     outcome_html,
     session_html,
+    timeline_html,
 )
 from turnfold.render.viewmodel import open_all, plan_view
 from turnfold.settings import DisplaySettings
@@ -70,8 +71,10 @@ def write_page(
         size = -(-len(plan.items) // _CHUNKS) or 1  # ceiling division: at most _CHUNKS chunks
         chunks = [plan.items[i : i + size] for i in range(0, len(plan.items), size)]
         before, after = html_frame(plan.view([]), title=title)
-        # U-3, H-6: the session header and the outcome above the turns, as render_html draws them.
-        heading = session_html(plan.head.session) + outcome_html(plan.head.outcome)
+        # U-3, U-4, H-6: the session header, the timeline and the outcome above the turns, as
+        # render_html draws them.
+        heading = session_html(plan.head.session) + timeline_html(plan.head.timeline)
+        heading += outcome_html(plan.head.outcome)
         frame = before + heading + notice_html(plan.head.notice, locale)
         head = frame.encode("utf-8")
         stream.write(head)

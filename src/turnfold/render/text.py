@@ -281,7 +281,8 @@ class _Outline:
     def turn(self, node: TurnNode, depth: int) -> None:
         header, process = node["header"], node.get("process")
         parts: list[tuple[str, str]] = [(header["label"], node.get("status", "completed"))]
-        parts += [(f" · {p}", "dim") for p in (header.get("duration"), header.get("count")) if p]
+        shown = (header["duration"], header["count"], header.get("usage"))
+        parts += [(f" · {part}", "dim") for part in shown if part]
         self.row(depth, parts, _chevron(process) if process else "")
         if process and process.get("open"):
             self.children(process["children"], depth + 1)
@@ -434,6 +435,13 @@ def _outline(view: View, width: int) -> list[Text]:
     session = view.get("session")
     if session:  # U-3: the session's facts, one dim line above everything
         outline.row(0, [(session["text"], "dim")])
+    timeline = view.get("timeline")
+    if timeline:  # U-4: the picture as one line: how busy the tools were along the axis
+        parts = [(timeline["title"], "dim")]
+        if timeline["note"]:
+            parts.append((f" · {timeline['note']}", "dim"))
+        parts.append((f"  {timeline['sparkline']}", "dim"))
+        outline.row(0, parts, OPEN if timeline["open"] else CLOSED)
     outcome = view.get("outcome")
     if outcome:  # H-6
         style = "error" if outcome["status"] in ("fail", "error") else "dim"

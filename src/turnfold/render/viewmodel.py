@@ -22,7 +22,7 @@ from typing import Any
 
 from turnfold import keys
 from turnfold.batches import SummaryRow, ToolRow
-from turnfold.cost import format_usd
+from turnfold.cost import format_usd, spend_of
 from turnfold.gcpause import collector_paused
 from turnfold.i18n import plural, translate
 from turnfold.model import (
@@ -44,12 +44,11 @@ from turnfold.process import (
     PlannedItem,
     ProcessItem,
     ProgressRow,
+    Segment,
     ThinkingIndicator,
     ThinkingRow,
-    TopLevel,
     Turn,
     plan_projection,
-    project,
 )
 from turnfold.render.content import (
     MORE_CHARS,
@@ -81,14 +80,17 @@ from turnfold.render.nodes import (
     SubagentView,
     ThinkingIndicatorNode,
     ThinkingNode,
+    TimelineNode,
     ToolFold,
     ToolNode,
     TopNode,
+    TurnHeader,
     TurnNode,
     View,
 )
-from turnfold.session import SessionFacts, session_facts, short_model
+from turnfold.session import SessionFacts, session_facts, short_model, utc
 from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
+from turnfold.timeline import Timeline
 from turnfold.tools import display_name, format_duration
 from turnfold.usage import TOKEN_FIELDS, total_of
 
@@ -111,15 +113,19 @@ def build_view_model(
     *,
     running: bool | None = None,
     more_chars: int | None = MORE_CHARS,
+    timeline: Timeline | None = None,
 ) -> View:
     """The whole view of ``transcript`` under ``settings`` as JSON-ready dicts.
 
     ``more_chars`` caps how much of each long output's hidden rest is rendered (the rest is
-    counted as ``omitted_lines``); ``None`` renders every output whole.
+    counted as ``omitted_lines``); ``None`` renders every output whole. ``timeline`` lays out
+    the timeline (a lazy one, as the widget's, gives only its closed header).
     """
     # A view of a long session is millions of new, long-lived objects, like a load (Q-1).
     with collector_paused():
-        plan = plan_view(transcript, settings, running=running, more_chars=more_chars)
+        plan = plan_view(
+            transcript, settings, running=running, more_chars=more_chars, timeline=timeline
+        )
         return plan.view(plan.nodes(plan.items))
 
 
@@ -131,6 +137,7 @@ class ViewHead:
     mode: str
     show_thinking: bool
     session: SessionNode | None
+    timeline: TimelineNode | None
     outcome: OutcomeNode | None
     notice: NoticeNode | None
 
@@ -149,10 +156,11 @@ class ViewPlan:
     items: list[PlannedItem]
     """The projection still to do: one item per top-level node."""
     options: _Options
+    transcript: Transcript
 
     def nodes(self, items: list[PlannedItem]) -> list[TopNode]:
         """The top-level nodes of ``items`` (a slice of :attr:`items`)."""
-        return [_top_level(item.project(), self.options, "") for item in items]
+        return [_planned(item, self.transcript, self.options, "") for item in items]
 
     def view(self, nodes: list[TopNode]) -> View:
         """The view of these top-level nodes, in the view's key order."""
@@ -163,6 +171,7 @@ class ViewPlan:
             "mode": head.mode,
             "show_thinking": head.show_thinking,
             "session": head.session,
+            "timeline": head.timeline,
             "outcome": head.outcome,
             "notice": head.notice,
             "nodes": nodes,
@@ -177,12 +186,14 @@ def plan_view(
     more_chars: int | None = MORE_CHARS,
     items: list[PlannedItem] | None = None,
     facts: SessionFacts | None = None,
+    timeline: Timeline | None = None,
 ) -> ViewPlan:
     """The head of ``transcript``'s view model and its projection, still to be done.
 
     ``items`` are the planned items when the caller planned them already (a widget following a
-    growing transcript plans with a :class:`turnfold.process.ProjectionPlanner`), and ``facts``
-    the session's facts when it keeps them (:class:`turnfold.session.SessionTally`).
+    growing transcript plans with a :class:`turnfold.process.ProjectionPlanner`), ``facts``
+    the session's facts when it keeps them (:class:`turnfold.session.SessionTally`), and
+    ``timeline`` the :class:`~turnfold.timeline.Timeline` that keeps its turns' layout.
     """
     snapshot = snapshot_of(settings)
     if items is None:
@@ -194,17 +205,43 @@ def plan_view(
         mode=snapshot.transcript_display_mode,
         show_thinking=snapshot.show_thinking,
         session=session_header(transcript, snapshot.locale, facts),
+        timeline=(timeline or Timeline()).node(items, snapshot.locale, facts),
         outcome=outcome_badge(transcript.metadata, snapshot.locale),
         notice=_warnings_notice(transcript, snapshot.locale),
     )
-    return ViewPlan(head, items, _Options(snapshot, more_chars))
+    return ViewPlan(head, items, _Options(snapshot, more_chars), transcript)
 
 
 def _nodes(
     transcript: Transcript, options: _Options, *, running: bool | None, prefix: str
 ) -> list[TopNode]:
-    projected = project(transcript, options.settings, running=running, key_prefix=prefix)
-    return [_top_level(item, options, prefix) for item in projected]
+    planned = plan_projection(transcript, options.settings, running=running, key_prefix=prefix)
+    return [_planned(item, transcript, options, prefix) for item in planned]
+
+
+def _planned(item: PlannedItem, transcript: Transcript, options: _Options, prefix: str) -> TopNode:
+    """The node of one planned item of ``transcript``."""
+    projected = item.project()
+    if not isinstance(projected, Turn):
+        return _top_level(projected, options, prefix)
+    usage = None
+    if options.settings.show_turn_usage and item.segment is not None:
+        usage = turn_usage(transcript, item.segment, options.settings.locale)
+    return _turn(projected, options, usage)
+
+
+def turn_usage(transcript: Transcript, segment: Segment, locale: str) -> str | None:
+    """U-3: a turn's tokens and ≈ cost, for its header (``show_turn_usage``): the numbers the
+    corpus's ``turns()`` table carries (:func:`turnfold.cost.spend_of` at the turn's start);
+    None when the turn records no tokens."""
+    everything = ([segment.user] if segment.user else []) + segment.entries
+    moments = [moment for entry in everything if (moment := utc(entry.timestamp)) is not None]
+    spent = spend_of(transcript, everything, min(moments, default=None))
+    total = total_of(spent.tokens)
+    if not total:
+        return None
+    text = translate("session.tokens", locale, tokens=compact_count(total))
+    return text if spent.cost is None else f"{text} · ≈ ${format_usd(spent.cost.usd)}"
 
 
 def session_header(
@@ -364,7 +401,9 @@ def _pasted_images(images: list[ImageData], locale: str) -> str:
     return "".join(boxes)
 
 
-def _top_level(item: TopLevel, options: _Options, prefix: str) -> TopNode:
+def _top_level(
+    item: UserMessage | SystemNotice | CompactionBoundary, options: _Options, prefix: str
+) -> TopNode:
     locale = options.settings.locale
     if isinstance(item, UserMessage):
         return {
@@ -377,19 +416,18 @@ def _top_level(item: TopLevel, options: _Options, prefix: str) -> TopNode:
     if isinstance(item, SystemNotice):
         return {"kind": "system", "key": keys.entry(item.id, prefix), "level": item.level,
                 "html": escape(item.text)}  # fmt: skip
-    if isinstance(item, CompactionBoundary):
-        return {
-            "kind": "compaction",
-            "key": keys.entry(item.id, prefix),
-            "text": translate("turn.compacted", locale),
-            "summary_html": markdown_html(item.summary) if item.summary else None,
-        }
-    return _turn(item, options)
+    return {
+        "kind": "compaction",
+        "key": keys.entry(item.id, prefix),
+        "text": translate("turn.compacted", locale),
+        "summary_html": markdown_html(item.summary) if item.summary else None,
+    }
 
 
-def _turn(turn: Turn, options: _Options) -> TurnNode:
+def _turn(turn: Turn, options: _Options, usage: str | None) -> TurnNode:
     header = turn.header
-    parts = [header.label, header.duration, header.count_text if header.tool_count else None]
+    count = header.count_text if header.tool_count else None
+    parts = [header.label, header.duration, count, usage]
     process = turn.process
     answer = turn.answer
     process_node: ProcessNode | None = None
@@ -409,17 +447,20 @@ def _turn(turn: Turn, options: _Options) -> TurnNode:
             "html": markdown_html(answer.text),
             "tentative": turn.tentative,
         }
+    header_node: TurnHeader = {
+        "label": header.label,
+        "duration": header.duration,
+        "count": count,
+        "text": " · ".join(p for p in parts if p),
+    }
+    if usage:
+        header_node["usage"] = usage
     return {
         "kind": "turn",
         "key": turn.key,
         "status": header.status,
         "running": turn.running,
-        "header": {
-            "label": header.label,
-            "duration": header.duration,
-            "count": header.count_text if header.tool_count else None,
-            "text": " · ".join(p for p in parts if p),
-        },
+        "header": header_node,
         "process": process_node,
         "outside": [_outside(entry, turn.key, options.settings.locale) for entry in turn.outside],
         "answer": answer_node,
@@ -707,4 +748,5 @@ __all__ = [
     "open_all",
     "plan_view",
     "session_header",
+    "turn_usage",
 ]
