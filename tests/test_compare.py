@@ -19,6 +19,7 @@ import pytest
 
 import turnfold
 from turnfold import keys
+from turnfold.cli import main
 from turnfold.compare_widget import CompareWidget
 from turnfold.model import AssistantText, ToolCall, ToolResult, Transcript, UserMessage
 from turnfold.render import compare_nodes
@@ -350,6 +351,44 @@ def test_W4_the_bundle_carries_deterministic_text_and_html(widgets: list[Compare
     html = data["text/html"]
     assert '<a class="tf-cmp-pick" href="#pair-1">arithmetic · 2/1</a>' in html
     assert "<script" not in html
+
+
+# --- the command line (W-6) -------------------------------------------------------------------
+
+
+def test_B3_render_compare_writes_the_table_and_each_changed_pair(tmp_path: Path) -> None:
+    target = tmp_path / "page.html"
+    assert main(["render", "--compare", str(BASELINE), str(CANDIDATE), "-o", str(target)]) == 0
+    page = target.read_text("utf-8")
+    assert CSP in page
+    assert "<script" not in page
+    assert "<title>arithmetic_baseline.eval vs arithmetic_candidate.eval</title>" in page
+    assert page.index("Regressed") < page.index("Improved")
+    assert page.count('class="tf-cmp-section"') == 2
+    assert page.count('class="tf-pair"') == 2
+
+
+def test_B3_render_compare_of_two_transcripts_writes_them_side_by_side(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(three_turns().dump(), encoding="utf-8")
+    b.write_text(three_turns("Edit").dump(), encoding="utf-8")
+    assert main(["render", "--compare", str(a), str(b)]) == 0
+    page = (tmp_path / "a-vs-b.html").read_text("utf-8")
+    assert page.count('class="tf-pair"') == 3
+    assert "Bash 1 → 0, Edit 0 → 1" in page
+
+
+def test_B3_render_compare_says_what_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["render", "--compare", str(tmp_path / "none.jsonl"), str(BASELINE)]) == 2
+    assert "none.jsonl: no such file or folder" in capsys.readouterr().err
+    single = tmp_path / "one.json"
+    single.write_text(three_turns().dump(), encoding="utf-8")
+    assert main(["render", "--compare", str(single), str(BASELINE)]) == 2
+    assert "two transcripts or two corpora" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["render", str(BASELINE), "--compare", str(BASELINE), str(CANDIDATE)])
 
 
 def test_B3_compare_is_public() -> None:
