@@ -226,6 +226,13 @@ def _custom(sent: list[Any], kind: str) -> list[dict[str, Any]]:
     return [m for m in found if m.get("type") == kind]
 
 
+def test_B3_the_compare_view_is_its_own_bundle_styled_as_the_transcript_view() -> None:
+    esm = CompareWidget._esm
+    assert "export default" in str(esm) or str(getattr(esm, "_path", esm)).endswith("compare.js")
+    assert COMPARE_CSS in CompareWidget._css
+    assert ".tf-ansi-fg1" in CompareWidget._css  # content fragments, as the transcript's
+
+
 def test_B3_two_transcripts_are_sent_with_closed_processes_deferred_and_fetched_on_demand(
     widgets: list[CompareWidget],
 ) -> None:

@@ -18,9 +18,7 @@ The display bundle carries deterministic ``text/plain`` and ``text/html`` render
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import anywidget
@@ -48,17 +46,20 @@ from turnfold.render.compare_view import (
     compare_runs,
     split_key,
 )
-from turnfold.render.content import content_css
 from turnfold.render.nodes import TopNode, View
 from turnfold.render.viewmodel import SCHEMA_VERSION
 from turnfold.settings import DisplaySettings, SettingsSnapshot
 from turnfold.transport import SearchHit, ViewTransport
-from turnfold.widget import OUTPUT_REST_CHARS, STATIC_HTML_BUDGET, ui_strings
+from turnfold.widget import (
+    OUTPUT_REST_CHARS,
+    STATIC_HTML_BUDGET,
+    ui_strings,
+    view_bundle,
+    view_css,
+)
 
 __all__ = ["CompareWidget", "compare"]
 
-_STATIC = Path(__file__).parent / "static"
-_BUNDLE_MISSING = "The turnfold compare view is not built: run `npm run build` in js/."
 #: The phrases of the compare view's own controls, by the names the JS reads them with.
 _UI_KEYS = {"previous": "compare.previous", "next": "compare.next", "choose": "compare.choose"}
 
@@ -89,27 +90,11 @@ def compare(
     return CompareWidget(open_run(a), open_run(b), key=key, names=names, settings=settings)
 
 
-def _esm() -> str | Path:
-    """The bundled compare view, or a stub that says how to build it (a dev checkout)."""
-    built = _STATIC / "compare.js"
-    if built.is_file():
-        return built
-    message = json.dumps(_BUNDLE_MISSING)
-    return f"export default {{ render({{ el }}) {{ el.textContent = {message}; }} }}\n"
-
-
-def _css() -> str:
-    """The transcript view's stylesheet, the comparison's layout and the content fragments'."""
-    built = _STATIC / "widget.css"
-    own = built.read_text(encoding="utf-8") if built.is_file() else ""
-    return f"{own}\n{COMPARE_CSS}\n{content_css()}\n"
-
-
 class CompareWidget(anywidget.AnyWidget):
     """Two runs side by side: two transcripts, or two corpora (see :func:`compare`)."""
 
-    _esm = _esm()
-    _css = _css()
+    _esm = view_bundle("compare.js")
+    _css = view_css(COMPARE_CSS)
 
     _compare = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
     _table = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)

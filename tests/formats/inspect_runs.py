@@ -35,7 +35,7 @@ from inspect_ai.solver import generate, use_tools
 from inspect_ai.tool import Tool, ToolError, tool
 
 sys.path.insert(0, str(Path(__file__).parent))
-from inspect_logs import _offline_tokens
+from inspect_logs import _offline_tokens, add
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "compare"
 MODEL = "mockllm/model"
@@ -46,19 +46,6 @@ SUMS = {1: (3, 4), 2: (12, 30), 3: (7, 8), 4: (21, 21)}
 
 
 def _task() -> Task:
-    @tool
-    def add() -> Tool:
-        async def execute(x: int, y: int) -> int:
-            """Add two numbers.
-
-            Args:
-                x: First number.
-                y: Second number.
-            """
-            return x + y
-
-        return execute
-
     @tool
     def lookup() -> Tool:
         async def execute(key: str) -> str:
