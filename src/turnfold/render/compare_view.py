@@ -27,6 +27,7 @@ from turnfold.comparison import (
     side_of,
 )
 from turnfold.cost import format_usd
+from turnfold.gcpause import collector_paused
 from turnfold.i18n import plural, translate
 from turnfold.model import Transcript
 from turnfold.render.compare_nodes import (
@@ -110,7 +111,9 @@ def build_compare_view(
     sides: list[CompareSide] = []
     blocks: list[list[list[TopNode]]] = []
     for side, run, name in zip(SIDES, (comparison.a, comparison.b), names, strict=True):
-        head, nodes = _side_view(run, snapshot, side_prefix(side), more_chars)
+        # Two views of long sessions are millions of new, long-lived objects, as one is.
+        with collector_paused():
+            head, nodes = _side_view(run, snapshot, side_prefix(side), more_chars)
         blocks.append(nodes)
         sides.append({
             "key": side,
