@@ -253,6 +253,13 @@ def test_B3_two_rows_of_one_corpus_with_one_key_are_refused_not_paired_at_random
         compare_rows(a, [row("1/1", "pass")])
 
 
+def test_B3_an_item_that_could_not_be_read_is_counted_not_compared() -> None:
+    broken = {**row("1/1", None), "error": "truncated zip"}
+    found = compare_rows([broken, row("2/1", "pass")], [row("1/1", "pass"), row("2/1", "pass")])
+    assert (found.changed, found.same, found.only_b) == ([], 1, ["1/1"])
+    assert (found.totals_a.items, found.totals_a.judged) == (2, 1)
+
+
 def test_B3_totals_of_nothing_say_nothing() -> None:
     empty = totals([])
     assert (empty.items, empty.pass_rate, empty.cost_usd, empty.duration_s) == (0, None, None, None)

@@ -233,8 +233,10 @@ class CompareWidget(anywidget.AnyWidget):
                 self.page(int(content.get("page", 0)))
             else:
                 self._transport.receive(content, self)
-        except (KeyError, ValueError, TypeError):
-            return  # a request for what is not there (the view is untrusted): nothing to do
+        except (KeyError, ValueError, TypeError, OSError):
+            # A request for what is not there (the view is untrusted), or a run whose file
+            # went away since the scan: nothing changes.
+            return
 
     # --- what the transport asks the widget (transport.Answers) ----------------------------------
 

@@ -558,8 +558,9 @@ def compare_rows(
 ) -> CorpusComparison:
     """Rows of two corpora (C-2) joined by ``key`` (default: :class:`SampleKey`).
 
-    A key shared by two rows of one corpus cannot say which pairs with which: that raises
-    ``ValueError``, naming the key, rather than pairing at random.
+    A row whose item could not be read (its ``error`` is set, C-7) has no run to compare: it
+    counts in its corpus's totals only. A key shared by two rows of one corpus cannot say which
+    pairs with which: that raises ``ValueError``, naming the key, rather than pairing at random.
     """
     join = key or SampleKey()
     by_key_b = _by_key(rows_b, join, "b")
@@ -586,6 +587,8 @@ def compare_rows(
 def _by_key(rows: Sequence[Row], key: JoinKey, side: str) -> dict[Hashable, Row]:
     found: dict[Hashable, Row] = {}
     for row in rows:
+        if row.get("error") is not None:
+            continue
         value = key(row)
         if value in found:
             raise ValueError(
