@@ -33,6 +33,7 @@ from turnfold.comparison import (
 )
 from turnfold.config import load_settings
 from turnfold.corpus import Corpus
+from turnfold.i18n import translate
 from turnfold.model import Transcript
 from turnfold.ondemand import call_for_key, output_parts, wire_node
 from turnfold.render.compare_html import COMPARE_CSS, render_compare_html, render_corpus_html
@@ -141,8 +142,6 @@ class CompareWidget(anywidget.AnyWidget):
         self.on_msg(self._on_view_message)
 
     def _ui_strings(self) -> dict[str, str]:
-        from turnfold.i18n import translate
-
         return {name: translate(phrase, self.settings.locale) for name, phrase in _UI_KEYS.items()}
 
     # --- what is shown ---------------------------------------------------------------------------
