@@ -1,12 +1,13 @@
-// Bundles the view into ../src/turnfold/static/ (widget.js + widget.css), where the Python package
-// finds it (spec W-1: bundled with the package, no network at run time). Run by `npm run build`,
+// Bundles the views into ../src/turnfold/static/ (widget.js + widget.css, and compare.js, the
+// CompareWidget's view, drawn by the same modules), where the Python package finds them
+// (spec W-1: bundled with the package, no network at run time). Run by `npm run build`,
 // and by hatch-jupyter-builder when the wheel is built. `--watch` rebuilds on every change.
 import * as esbuild from "esbuild";
 import { fileURLToPath } from "node:url";
 
 const outdir = fileURLToPath(new URL("../src/turnfold/static/", import.meta.url));
 const options = {
-  entryPoints: ["./src/widget.js", "./src/widget.css"].map((path) =>
+  entryPoints: ["./src/widget.js", "./src/widget.css", "./src/compare.js"].map((path) =>
     fileURLToPath(new URL(path, import.meta.url)),
   ),
   outdir,

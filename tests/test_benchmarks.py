@@ -30,6 +30,7 @@ CASES = [
     ("harnesses.py", ["--mb", "0.3", "--runs", "1"], "harnesses: all/parse = "),
     ("traces.py", ["--mb", "0.2", "--runs", "1"], "traces: load/parse = "),
     ("frameworks.py", ["--steps", "5", "--runs", "1"], "frameworks: convert/serialize = "),
+    ("compare.py", ["--turns", "30", "--runs", "1"], "compare: align/widget = "),
 ]
 
 

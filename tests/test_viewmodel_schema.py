@@ -19,7 +19,7 @@ import pytest
 import turnfold
 from turnfold import transport
 from turnfold.model import AbortMarker, AssistantError, PendingAction, Thinking, UserMessage
-from turnfold.render import nodes
+from turnfold.render import compare_nodes, nodes
 from turnfold.render.viewmodel import build_view_model
 from turnfold.samples import demo_session
 from turnfold.settings import DisplaySettings
@@ -31,7 +31,11 @@ MODES = ("flat", "command-first", "fully-folded")
 
 @pytest.mark.parametrize(
     ("file", "module"),
-    [("nodes.d.ts", "turnfold.render.nodes"), ("messages.d.ts", "turnfold.transport")],
+    [
+        ("nodes.d.ts", "turnfold.render.nodes"),
+        ("messages.d.ts", "turnfold.transport"),
+        ("compare.d.ts", "turnfold.render.compare_nodes"),
+    ],
 )
 def test_the_js_declarations_are_generated_from_the_schema(file: str, module: str) -> None:
     written = (ROOT / "js" / "src" / file).read_text(encoding="utf-8")
@@ -88,7 +92,7 @@ def _check(value: Any, hint: Any, where: str) -> None:
         assert isinstance(value, dict), f"{where}: not a dict"
     elif hint is type(None):
         assert value is None, f"{where}: {value!r} is not None"
-    elif hint in nodes.SCHEMA or hint in transport.MESSAGES:
+    elif hint in TYPED:
         _check_typed(value, hint, where)
     elif hint is int:
         assert isinstance(value, int), f"{where}: {value!r}"
@@ -100,7 +104,7 @@ def _check(value: Any, hint: Any, where: str) -> None:
 def _tag_of(cls: Any) -> tuple[str, str] | None:
     """The field and value that tell this class apart in a union: a node's ``kind``, a
     message's ``type``."""
-    if cls not in nodes.SCHEMA and cls not in transport.MESSAGES:
+    if cls not in TYPED:
         return None
     hints = get_type_hints(cls)
     for field in ("kind", "type"):
@@ -109,6 +113,9 @@ def _tag_of(cls: Any) -> tuple[str, str] | None:
             return field, get_args(hint)[0]
     return None
 
+
+#: Every class a value is checked against field by field: nodes, messages, a comparison's nodes.
+TYPED = frozenset({*nodes.SCHEMA, *transport.MESSAGES, *compare_nodes.SCHEMA})
 
 #: Set while a message is checked: its nodes are in their wire form, which leaves out the
 #: fields only Python reads (``ondemand.PYTHON_ONLY``) and content sent on demand.
@@ -120,7 +127,7 @@ def _check_typed(value: Any, cls: type, where: str) -> None:
     hints = get_type_hints(cls, include_extras=True)
     required = {k for k, h in hints.items() if get_origin(h) is not NotRequired}
     missing, extra = required - value.keys(), value.keys() - hints.keys()
-    if _WIRE["on"] and cls not in transport.MESSAGES:
+    if _WIRE["on"] and cls not in transport.MESSAGES and cls not in compare_nodes.SCHEMA:
         missing = set()
     assert not missing, f"{where} ({cls.__name__}): fields missing: {sorted(missing)}"
     assert not extra, f"{where} ({cls.__name__}): undeclared fields: {sorted(extra)}"

@@ -60,11 +60,14 @@ export class Renderer {
    * @param {DisclosureMemory} memory
    * @param {() => Record<string, string>} strings  the view's own phrases, in the locale
    * @param {Loader} loader
+   * @param {(key: string, open: boolean) => void} [onToggle]  told after the reader toggles a
+   *   disclosure (a compare view opens its counterpart on the other side, B-3)
    */
-  constructor(memory, strings, loader) {
+  constructor(memory, strings, loader, onToggle = () => {}) {
     this.memory = memory;
     this.strings = strings;
     this.loader = loader;
+    this.onToggle = onToggle;
     /** @type {WeakMap<Element, Control>} */
     this.controls = new WeakMap();
   }
@@ -99,7 +102,9 @@ export class Renderer {
       if (body) body.hidden = !open;
     };
     button.addEventListener("click", () => {
-      apply(this.memory.toggle(spec.key, button.getAttribute("aria-expanded") === "true"));
+      const open = this.memory.toggle(spec.key, button.getAttribute("aria-expanded") === "true");
+      apply(open);
+      this.onToggle(spec.key, open);
     });
     this.controls.set(wrap, { key: spec.key, apply, button });
     apply(this.memory.isOpen(spec.key, spec.defaultOpen, spec.inside ?? []));

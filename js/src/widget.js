@@ -23,6 +23,7 @@
  */
 
 import { byKey, h } from "./dom.js";
+import { ContentLoader } from "./loader.js";
 import { DisclosureMemory } from "./memory.js";
 import { Renderer } from "./render.js";
 import { SearchBox } from "./search.js";
@@ -100,56 +101,7 @@ function render({ model, el }) {
 
   // content Python sent only as a header, fetched when opened and kept until a patch
   // (which may change it) arrives.
-  /** @type {Map<string, Node | null>} */
-  const loaded = new Map();
-  /** @type {Map<string, ((node: Node | null) => void)[]>} */
-  const waiting = new Map();
-  /** @type {Set<string>} keys asked for in this task, sent as one request */
-  const asking = new Set();
-  /** @type {Map<string, (text: string, done: boolean) => void>} */
-  const outputs = new Map();
-  /** @type {import("./render.js").Loader} */
-  const loader = {
-    ready: (key) => loaded.get(key),
-    content: (key) =>
-      new Promise((resolve) => {
-        const queued = waiting.get(key);
-        if (queued) {
-          queued.push(resolve);
-          return;
-        }
-        waiting.set(key, [resolve]);
-        asking.add(key);
-        if (asking.size === 1) {
-          queueMicrotask(() => {
-            const keys = [...asking];
-            asking.clear();
-            try {
-              ask(model, { type: "content", view: viewId, keys });
-            } catch (error) {
-              // No kernel to ask: the folds waiting for these keys say so after a while.
-              console.warn("turnfold: could not ask the kernel for content", error);
-            }
-          });
-        }
-      }),
-    output: (key, onPart) => {
-      outputs.set(key, onPart);
-      try {
-        ask(model, { type: "output", view: viewId, key });
-      } catch (error) {
-        console.warn("turnfold: could not ask the kernel for an output", error); // said in the view
-      }
-    },
-  };
-  /** @param {Record<string, Node | null> | undefined} nodes */
-  function receiveContent(nodes) {
-    for (const [key, node] of Object.entries(nodes ?? {})) {
-      loaded.set(key, node);
-      for (const resolve of waiting.get(key) ?? []) resolve(node);
-      waiting.delete(key);
-    }
-  }
+  const loader = new ContentLoader(viewId, (request) => ask(model, request));
   const renderer = new Renderer(memory, strings, loader);
   const timeline = new Timeline(renderer, (key) => ask(model, { type: "reveal", view: viewId, key }));
 
@@ -199,7 +151,7 @@ function render({ model, el }) {
 
   /** @param {Patch} patch */
   function patchView(patch) {
-    loaded.clear(); // what was fetched may have changed with this patch
+    loader.clear(); // what was fetched may have changed with this patch
     for (const key of patch.remove ?? []) {
       drawn.get(key)?.remove();
       drawn.delete(key);
@@ -300,21 +252,19 @@ function render({ model, el }) {
       if (message.view && message.rev !== rev) {
         view = message.view;
         rev = message.rev;
-        loaded.clear();
+        loader.clear();
         drawAll();
       }
     } else if (message.type === "reveal" && (message.to == null || message.to === viewId)) {
-      receiveContent(message.nodes);
+      loader.receive(message.nodes);
       reveal(message.key, message.path ?? []);
     } else if (message.type === "search" && message.to === viewId) {
-      receiveContent(message.nodes);
+      loader.receive(message.nodes);
       search.receive(message);
     } else if (message.type === "content" && message.to === viewId) {
-      receiveContent(message.nodes);
+      loader.receive(message.nodes);
     } else if (message.type === "output" && message.to === viewId) {
-      const done = message.part + 1 >= message.parts;
-      outputs.get(message.key)?.(String(message.text ?? ""), done);
-      if (done) outputs.delete(message.key);
+      loader.part(message);
     }
   }
 

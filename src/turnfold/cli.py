@@ -5,6 +5,7 @@ Two commands share one set of options::
     turnfold render session.jsonl            # writes session.html, a standalone page
     turnfold render session.jsonl -o -       # the page on stdout
     turnfold show session.jsonl --mode flat  # the outline in the terminal (colour with rich)
+    turnfold render --compare a.eval b.eval  # two runs side by side (B-3): a-vs-b.html
 
 Both load the file with :func:`turnfold.load`, build the view model with the chosen display
 settings and draw it with the same renderers the notebook uses for its static outputs
@@ -19,7 +20,7 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn, TextIO
 
@@ -49,13 +50,21 @@ examples:
   turnfold render session.jsonl -o page.html    choose where the page goes ("-o -": stdout)
   turnfold show session.jsonl --mode flat       print the outline to the terminal
   turnfold show session.jsonl --expand | less   everything open, as plain text
+  turnfold render --compare a.eval b.eval       two runs side by side: the samples that
+                                                changed, each opening its two transcripts
 
 The page is self-contained (inline CSS, no script, nothing loaded from the network): folds are
 native <details> elements. ▸ marks a closed fold and ▾ an open one in the terminal outline."""
 
 
-def _add_common_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", type=Path, metavar="FILE", help="the transcript file to read")
+def _add_common_options(parser: argparse.ArgumentParser, *, file_optional: bool = False) -> None:
+    parser.add_argument(
+        "file",
+        type=Path,
+        metavar="FILE",
+        nargs="?" if file_optional else None,
+        help="the transcript file to read",
+    )
     parser.add_argument(
         "--mode",
         choices=DISPLAY_MODES,
@@ -102,7 +111,17 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _add_common_options(render)
+    _add_common_options(render, file_optional=True)
+    render.add_argument(
+        "--compare",
+        nargs=2,
+        type=Path,
+        metavar=("A", "B"),
+        default=None,
+        help="instead of FILE, two runs side by side (B-3): two transcripts, or two folders or "
+        "eval logs of many samples, whose samples that changed are listed, each with its two "
+        "transcripts (default page: A-vs-B.html beside A)",
+    )
     render.add_argument(
         "-o",
         "--output",
@@ -215,6 +234,11 @@ def _render(options: argparse.Namespace, transcript: Transcript, stdout: TextIO)
             expand=options.expand,
         )
 
+    return _write(target, write, stdout)
+
+
+def _write(target: Path | None, write: Callable[[BinaryIO], int], stdout: TextIO) -> int:
+    """Run ``write`` on ``target`` (None: stdout), saying on stderr where the page went."""
     if target is None:
         stdout.flush()
         write(stdout.buffer)
@@ -230,6 +254,36 @@ def _render(options: argparse.Namespace, transcript: Transcript, stdout: TextIO)
     return 0
 
 
+def _render_compare(options: argparse.Namespace, stdout: TextIO) -> int:
+    """``render --compare A B``: the page of two runs side by side (B-3)."""
+    from turnfold.comparison import open_run
+    from turnfold.render.compare_page import render_compare_page
+
+    first, second = options.compare
+    runs = []
+    for path in (first, second):
+        if not path.exists():
+            print(f"turnfold: {path}: no such file or folder", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        try:
+            runs.append(open_run(path))
+        except (TranscriptFormatError, ValueError) as error:
+            print(f"turnfold: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    names = (first.name, second.name)
+    title = f"{first.name} vs {second.name}"
+    try:
+        page = render_compare_page(runs[0], runs[1], _settings(options), names=names, title=title)
+    except (TypeError, ValueError) as error:  # a transcript against many runs; an ambiguous join
+        print(f"turnfold: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    encoded = page.encode("utf-8")
+    target: Path | None = first.with_name(f"{first.stem}-vs-{second.stem}.html")
+    if options.output is not None:
+        target = None if options.output == "-" else Path(options.output)
+    return _write(target, lambda stream: stream.write(encoded), stdout)
+
+
 def _show(options: argparse.Namespace, view: View, stdout: TextIO) -> int:
     if stdout.isatty() and options.width is None:
         from rich.console import Console
@@ -242,7 +296,14 @@ def _show(options: argparse.Namespace, view: View, stdout: TextIO) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (``python -m turnfold`` calls this)."""
-    options = build_parser().parse_args(argv)
+    parser = build_parser()
+    options = parser.parse_args(argv)
+    if options.command == "render" and options.compare:
+        if options.file is not None:
+            parser.error("give FILE or --compare A B, not both")
+        return _render_compare(options, sys.stdout)
+    if options.file is None:
+        parser.error("the following arguments are required: FILE")
     transcript = _load(options, sys.stderr)
     if transcript is None:
         return EXIT_BAD_INPUT

@@ -19,7 +19,7 @@ from datetime import datetime
 from functools import cache, lru_cache
 
 from turnfold.model import AssistantText, Entry, ToolCall, Transcript
-from turnfold.usage import Tokens, add_into, count_tokens, count_tokens_by, subagent_tokens
+from turnfold.usage import Tokens, add_into, count_tokens_by, tokens_spent
 
 #: The provider each agent's own format talks to, when its records do not name one.
 PROVIDERS: dict[str, str] = {
@@ -136,8 +136,7 @@ def spend_of(
 ) -> Spend:
     """What ``entries`` of ``transcript`` spent, priced at ``when``: a turn's tokens and cost,
     as its header (``show_turn_usage``) and the corpus's ``turns()`` table both show them."""
-    tokens = count_tokens(entries)
-    add_into(tokens, subagent_tokens(entries))
+    tokens = tokens_spent(entries)
     return Spend(tokens, entries_cost(transcript, entries, when) if tokens else None)
 
 

@@ -273,6 +273,14 @@ def segment_header(segment: Segment, running: bool, locale: str) -> TurnHeader:
     return _header(segment, _status(segment.entries, running), locale)
 
 
+def segment_answer(segment: Segment) -> AssistantText | None:
+    """The answer of a planned turn (P-2) without projecting the rest of it: what a comparison
+    of two runs reads of each turn (B-3), so it and the turn's view agree on the answer."""
+    at = _answer_index(segment.entries)
+    answer = segment.entries[at] if at is not None else None
+    return answer if isinstance(answer, AssistantText) else None
+
+
 def _header(segment: Segment, status: TurnStatus, locale: str) -> TurnHeader:
     tools = sum(1 for e in segment.entries if isinstance(e, ToolCall))
     label_key: str = status
@@ -715,5 +723,6 @@ __all__ = [
     "plan_projection",
     "project",
     "recorded_duration_ms",
+    "segment_answer",
     "segment_header",
 ]

@@ -204,6 +204,15 @@ def subagent_tokens(entries: Iterable[Entry], *, _depth: int = 0) -> Tokens:
     return totals
 
 
+def tokens_spent(entries: Sequence[Entry]) -> Tokens:
+    """What ``entries`` (a turn's) spent: their own responses once each, and the sub-agents
+    their calls delegated to, as a turn's header (``show_turn_usage``), the corpus's
+    ``turns()`` and a comparison's pair headers count it."""
+    tokens = count_tokens(entries)
+    add_into(tokens, subagent_tokens(entries))
+    return tokens
+
+
 @dataclass
 class SessionTokens:
     """A session's tokens: its own responses', and its sub-agents' apart."""
@@ -242,6 +251,7 @@ __all__ = [
     "count_tokens_by",
     "counts_of",
     "subagent_tokens",
+    "tokens_spent",
     "total_of",
     "transcript_tokens",
 ]

@@ -60,7 +60,7 @@ from turnfold.summaries.usage import UsageTracker, usage_footer, usage_for
 from turnfold.timeline import Timeline
 from turnfold.transport import Coalescer, SearchHit, ViewTransport
 
-__all__ = ["SYNCED_SETTINGS", "USAGE_KEY", "TranscriptWidget"]
+__all__ = ["SYNCED_SETTINGS", "USAGE_KEY", "TranscriptWidget", "view_bundle", "view_css"]
 
 _STATIC = Path(__file__).parent / "static"
 
@@ -104,22 +104,23 @@ _UI_KEYS = {
 _BUNDLE_MISSING = "The turnfold widget bundle is not built: run `npm run build` in js/."
 
 
-def _esm() -> str | Path:
-    """The bundled view, or a stub that says how to build it (a dev checkout before npm)."""
-    built = _STATIC / "widget.js"
+def view_bundle(name: str = "widget.js") -> str | Path:
+    """A bundled view (``widget.js``, or the compare widget's ``compare.js``), or a stub that
+    says how to build it (a dev checkout before npm)."""
+    built = _STATIC / name
     if built.is_file():
         return built
     message = json.dumps(_BUNDLE_MISSING)
     return f"export default {{ render({{ el }}) {{ el.textContent = {message}; }} }}\n"
 
 
-def _css() -> str:
-    """The view's stylesheet plus the CSS of the content fragments (code, ANSI, diffs) and of
-    the timeline, which the static page shares."""
+def view_css(extra: str = "") -> str:
+    """The view's stylesheet, ``extra`` rules (a comparison's layout), and the CSS of the
+    content fragments (code, ANSI, diffs) and of the timeline, which the static page shares."""
     built = _STATIC / "widget.css"
     own = built.read_text(encoding="utf-8") if built.is_file() else ""
     # A multi-line string, so anywidget takes it as CSS text rather than a file name.
-    return f"{own}\n{content_css()}\n{timeline_css()}\n"
+    return f"{own}\n{extra}{content_css()}\n{timeline_css()}\n"
 
 
 def ui_strings(locale: str) -> dict[str, str]:
@@ -162,8 +163,8 @@ class TranscriptWidget(anywidget.AnyWidget):
     last turn (see :func:`turnfold.process.project`); set the trait while a run is in progress.
     """
 
-    _esm = _esm()
-    _css = _css()
+    _esm = view_bundle()
+    _css = view_css()
 
     # Display settings, mirrored under DisplaySettings' names (T-1). Kernel-side only: the view
     # needs no settings, only the view model they produce.

@@ -281,6 +281,19 @@ class Lab:
                 break
         return total
 
+    def assert_inert(self, widget: Locator) -> None:
+        """X-1: after the hostile content was opened, nothing of it ran (no dialog, no console
+        line it wrote), loaded anything, or became an element or attribute that could."""
+        assert self.dialogs == []
+        assert not [line for line in self.console if "TF-PWNED" in line]
+        assert not [url for url in self.requests if "evil.test" in url]
+        assert widget.locator("script, iframe, object, embed, form").count() == 0
+        handlers = widget.evaluate(
+            "(root) => [...root.querySelectorAll('*')].flatMap(e => [...e.attributes])"
+            ".filter(a => /^on/i.test(a.name) || /^\\s*javascript:/i.test(a.value)).length"
+        )
+        assert handlers == 0
+
     # -- look
 
     def set_theme(self, dark: bool) -> None:

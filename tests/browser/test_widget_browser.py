@@ -333,15 +333,7 @@ def test_X1_hostile_payloads_display_without_running_anything(lab: Lab) -> None:
     opened = lab.open_everything(widget)
     assert opened > 100
     lab.page.wait_for_timeout(1000)  # give any injected handler time to fire
-    assert lab.dialogs == []
-    assert not [line for line in lab.console if "TF-PWNED" in line]
-    assert not [url for url in lab.requests if "evil.test" in url]
-    assert widget.locator("script, iframe, object, embed, form").count() == 0
-    handlers = widget.evaluate(
-        "(root) => [...root.querySelectorAll('*')].flatMap(e => [...e.attributes])"
-        ".filter(a => /^on/i.test(a.name) || /^\\s*javascript:/i.test(a.value)).length"
-    )
-    assert handlers == 0
+    lab.assert_inert(widget)
     # the payloads are shown as text, not dropped.
     assert "<script>alert(1)</script>" in widget.inner_text()
 

@@ -80,20 +80,23 @@ def _offline_tokens() -> Iterator[None]:
         yield
 
 
+@tool
+def add() -> Tool:
+    """The tool that succeeds (also the two compared runs' of ``inspect_runs.py``)."""
+
+    async def execute(x: int, y: int) -> int:
+        """Add two numbers.
+
+        Args:
+            x: First number.
+            y: Second number.
+        """
+        return x + y
+
+    return execute
+
+
 def _task(kind: Kind, samples: int, epochs: int) -> Task:
-    @tool
-    def add() -> Tool:
-        async def execute(x: int, y: int) -> int:
-            """Add two numbers.
-
-            Args:
-                x: First number.
-                y: Second number.
-            """
-            return x + y
-
-        return execute
-
     @tool
     def lookup() -> Tool:
         async def execute(key: str) -> str:

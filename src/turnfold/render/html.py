@@ -889,13 +889,16 @@ def wrap_html(body: str, view: View, *, title: str | None = None, standalone: bo
     return f"{before}{body}{after}"
 
 
-def html_frame(view: View, *, title: str | None = None, standalone: bool = True) -> tuple[str, str]:
-    """What goes before and after the body of ``view``: a page's head, or a fragment's style."""
+def html_frame(
+    view: View, *, title: str | None = None, standalone: bool = True, css: str = ""
+) -> tuple[str, str]:
+    """What goes before and after the body of ``view``: a page's head, or a fragment's style;
+    ``css`` is added to the stylesheet (a comparison's layout, B-3)."""
     locale = _text(view.get("locale") or "en")
     mode = _text(view.get("mode") or "")
     if not standalone:
-        css = turnfold_css(standalone=False)
-        before = f'<div class="turnfold" lang="{locale}" data-mode="{mode}"><style>{css}</style>'
+        style = turnfold_css(standalone=False) + css
+        before = f'<div class="turnfold" lang="{locale}" data-mode="{mode}"><style>{style}</style>'
         return before, "</div>"
     heading = _text(title) if title else "turnfold"
     head = f"<h1>{_text(title)}</h1>" if title else ""
@@ -904,6 +907,6 @@ def html_frame(view: View, *, title: str | None = None, standalone: bool = True)
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="referrer" content="no-referrer">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{heading}</title>\n<style>\n{turnfold_css(standalone=True)}</style>\n</head>\n"
+        f"<title>{heading}</title>\n<style>\n{turnfold_css(standalone=True)}{css}</style>\n</head>\n"
         f'<body class="tf-page">\n<main class="turnfold" data-mode="{mode}">{head}'
     ), "</main>\n</body>\n</html>\n"

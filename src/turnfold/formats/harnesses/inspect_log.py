@@ -416,6 +416,20 @@ def samples(
         return list(log.listing.keys)
 
 
+def task_of(path: str | Path, *, limits: archive.ArchiveLimits | None = None) -> str | None:
+    """The name of the task an Inspect log ran, from its header (what two runs of the same
+    samples are joined by, spec B-3), as cheaply as :func:`samples`.
+
+    >>> task_of("tests/fixtures/harnesses/inspect/mockllm_two-epochs.eval")
+    'task'
+    """
+    with _opened(Path(path), limits) as log:
+        metadata: dict[str, Any] = {}
+        _header_metadata(log.listing.header, metadata)
+        task = metadata.get("task")
+        return task if isinstance(task, str) else None
+
+
 @contextlib.contextmanager
 def _opened(path: Path, limits: archive.ArchiveLimits | None) -> Iterator[Any]:
     if archive.is_zip(path):

@@ -1,0 +1,53 @@
+"""Two runs as one standalone page: ``turnfold render --compare A B`` (spec B-3, W-6).
+
+Two transcripts: their comparison, side by side. Two corpora: the table of the samples whose
+outcome or score changed, regressions first, each linked to its two runs side by side below it.
+The page is self-contained (strict CSP, no script): its folds are ``<details>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from turnfold.comparison import Run, compare_rows
+from turnfold.corpus import Corpus
+from turnfold.model import Transcript
+from turnfold.render.compare_html import render_compare_html, render_corpus_html
+from turnfold.render.compare_view import build_compare_view, build_pair_table, compare_runs
+from turnfold.settings import DisplaySettings, snapshot_of
+
+__all__ = ["STATIC_TABLE_ROWS", "render_compare_page"]
+
+#: Changed samples a static rendering of two corpora lists, each with its section (a widget
+#: pages through all of them).
+STATIC_TABLE_ROWS = 500
+
+
+def render_compare_page(
+    a: Run,
+    b: Run,
+    settings: DisplaySettings | None = None,
+    *,
+    key: Any = None,
+    names: Sequence[str] = ("A", "B"),
+    title: str | None = None,
+) -> str:
+    """The page comparing ``a`` and ``b``: two transcripts, or two corpora joined by ``key``
+    (see :func:`turnfold.compare`)."""
+    snapshot = snapshot_of(settings)
+    if isinstance(a, Transcript) and isinstance(b, Transcript):
+        view = build_compare_view(compare_runs(a, b, snapshot), snapshot, names=names)
+        return render_compare_html(view, title=title)
+    if not (isinstance(a, Corpus) and isinstance(b, Corpus)):
+        raise TypeError(
+            f"compare two transcripts or two corpora, not {type(a).__name__} and {type(b).__name__}"
+        )
+    rows = compare_rows(a.rows, b.rows, key)
+    table = build_pair_table(rows, snapshot.locale, names=names, page_rows=STATIC_TABLE_ROWS)
+    views = []
+    for pair in rows.changed[: len(table["rows"])]:
+        comparison = compare_runs(a[pair.a["key"]], b[pair.b["key"]], snapshot)
+        views.append(build_compare_view(comparison, snapshot, names=names, key=pair.key))
+    left_out = len(rows.changed) - len(table["rows"])
+    return render_corpus_html(table, views, locale=snapshot.locale, left_out=left_out, title=title)

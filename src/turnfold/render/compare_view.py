@@ -1,0 +1,395 @@
+"""The view model of a comparison: two runs side by side, each drawn as its own view (B-3).
+
+:func:`build_compare_view` lays out a :class:`~turnfold.comparison.TranscriptComparison`: each
+side's turns are the very nodes :mod:`turnfold.render.viewmodel` builds for a transcript (the
+notebook view, the static page and the text outline draw them as they draw any transcript), cut
+into the blocks the comparison aligned, with each pair's header stating what differs. The first
+pair that differs has its processes open by default; every other fold keeps its own default.
+:func:`build_pair_table` lays out a page of a :class:`~turnfold.comparison.CorpusComparison`.
+
+Keys: every key of side ``a`` starts with ``a/`` and of side ``b`` with ``b/`` (two runs of one
+harness number their entries alike), so the folds of the two sides never share a key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from turnfold.comparison import (
+    AlignedPair,
+    BlockFacts,
+    CorpusComparison,
+    Row,
+    Side,
+    Totals,
+    TranscriptComparison,
+    compare_transcripts,
+    side_of,
+)
+from turnfold.cost import format_usd
+from turnfold.gcpause import collector_paused
+from turnfold.i18n import plural, translate
+from turnfold.model import Transcript
+from turnfold.render.compare_nodes import (
+    CompareSide,
+    CompareView,
+    DiffPart,
+    PairHeader,
+    PairNode,
+    PairTable,
+    TableRow,
+    TotalsLine,
+)
+from turnfold.render.content import MORE_CHARS
+from turnfold.render.nodes import TopNode
+from turnfold.render.viewmodel import (
+    SCHEMA_VERSION,
+    ViewHead,
+    compact_count,
+    outcome_badge,
+    plan_view,
+)
+from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
+from turnfold.tools import format_duration
+
+__all__ = [
+    "PAGE_ROWS",
+    "SIDES",
+    "build_compare_view",
+    "build_pair_table",
+    "compare_runs",
+    "side_prefix",
+    "split_key",
+]
+
+#: The two sides, by the prefix of their keys.
+SIDES = ("a", "b")
+#: Rows of the table of changed samples a page shows.
+PAGE_ROWS = 50
+#: Tools whose counts changed that a pair's header names; the rest is "…".
+TOOLS_SHOWN = 4
+_MISSING = "—"
+
+
+def side_prefix(side: str) -> str:
+    """The prefix of every key of a side's nodes."""
+    return f"{side}/"
+
+
+def split_key(key: str) -> tuple[str, str] | None:
+    """A comparison's node key as ``(side, the key in its own transcript's view)``."""
+    side, slash, own = key.partition("/")
+    return (side, own) if slash and side in SIDES else None
+
+
+def compare_runs(
+    a: Transcript, b: Transcript, settings: DisplaySettings | SettingsSnapshot | None = None
+) -> TranscriptComparison:
+    """``a`` and ``b`` aligned, planned under ``settings`` with their sides' key prefixes."""
+    snapshot = snapshot_of(settings)
+    return compare_transcripts(
+        side_of(a, snapshot, key_prefix=side_prefix("a")),
+        side_of(b, snapshot, key_prefix=side_prefix("b")),
+    )
+
+
+def build_compare_view(
+    comparison: TranscriptComparison,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
+    *,
+    names: Sequence[str] = ("A", "B"),
+    key: str = "compare",
+    more_chars: int | None = MORE_CHARS,
+) -> CompareView:
+    """The view of ``comparison`` (made by :func:`compare_runs` with the same settings).
+
+    ``names`` are the two runs' names as the headers say them; ``key`` is the comparison's
+    own, under which a widget remembers the reader's folds.
+    """
+    snapshot = snapshot_of(settings)
+    locale = snapshot.locale
+    sides: list[CompareSide] = []
+    blocks: list[list[list[TopNode]]] = []
+    for side, run, name in zip(SIDES, (comparison.a, comparison.b), names, strict=True):
+        # Two views of long sessions are millions of new, long-lived objects, as one is (Q-1).
+        with collector_paused():
+            head, nodes = _side_view(run, snapshot, side_prefix(side), more_chars)
+        blocks.append(nodes)
+        sides.append({
+            "key": side,
+            "name": name,
+            "session": head.session,
+            "outcome": head.outcome,
+            "notice": head.notice,
+            "gap": translate("compare.gap", locale, side=name),
+        })  # fmt: skip
+    first = comparison.first_difference
+    pairs: list[PairNode] = []
+    links: dict[str, str] = {}
+    for index, pair in enumerate(comparison.pairs):
+        a_nodes = blocks[0][pair.a] if pair.a is not None else None
+        b_nodes = blocks[1][pair.b] if pair.b is not None else None
+        if index == first:  # the first place the runs part: open, ready to read (B-3)
+            for node in (*(a_nodes or []), *(b_nodes or [])):
+                if node["kind"] == "turn" and node["process"]:
+                    node["process"]["open"] = True
+        links.update(_links(a_nodes or [], b_nodes or []))
+        pairs.append({
+            "kind": "pair",
+            "key": f"pair:{_first_key(a_nodes)}|{_first_key(b_nodes)}",
+            "header": _pair_header(pair, locale, names),
+            "a": a_nodes,
+            "b": b_nodes,
+        })  # fmt: skip
+    return {
+        "schema": SCHEMA_VERSION,
+        "key": key,
+        "locale": locale,
+        "mode": snapshot.transcript_display_mode,
+        "show_thinking": snapshot.show_thinking,
+        "sides": sides,
+        "summary": _summary(comparison, locale, names),
+        "first": pairs[first]["key"] if first is not None else None,
+        "links": links,
+        "pairs": pairs,
+    }
+
+
+def _side_view(
+    run: Side, settings: SettingsSnapshot, prefix: str, more_chars: int | None
+) -> tuple[ViewHead, list[list[TopNode]]]:
+    """A side's head (session, outcome, notice) and its nodes, block by block."""
+    plan = plan_view(run.transcript, settings, items=run.items, more_chars=more_chars)
+    nodes = plan.nodes(run.items)
+    for node in nodes:
+        # A turn's keys carry the side's prefix from its projection; an item that is an entry
+        # of its own (a prompt, a notice) is keyed by its id alone.
+        if node["kind"] != "turn":
+            node["key"] = prefix + node["key"]
+    cut: list[list[TopNode]] = []
+    start = 0
+    for block in run.blocks:
+        cut.append(nodes[start : start + len(block.items)])
+        start += len(block.items)
+    return plan.head, cut
+
+
+def _first_key(nodes: list[TopNode] | None) -> str:
+    return nodes[0]["key"] if nodes else ""
+
+
+def _links(a: list[TopNode], b: list[TopNode]) -> dict[str, str]:
+    """The processes of the two sides' turns, in order, each linked to its counterpart."""
+    processes = [
+        [n["process"]["key"] for n in nodes if n["kind"] == "turn" and n["process"]]
+        for nodes in (a, b)
+    ]
+    links: dict[str, str] = {}
+    for key_a, key_b in zip(*processes, strict=False):
+        links[key_a], links[key_b] = key_b, key_a
+    return links
+
+
+# --- a pair's header ---------------------------------------------------------------------------
+
+
+def _pair_header(pair: AlignedPair, locale: str, names: Sequence[str]) -> PairHeader:
+    status = pair.status
+    if pair.a is not None and pair.b is not None and pair.a != pair.b:
+        label = translate("compare.turns", locale, a=pair.a + 1, b=pair.b + 1)
+    else:
+        number = pair.a if pair.a is not None else pair.b
+        label = translate("compare.turn", locale, number=(number or 0) + 1)
+    if status == "only-a" or status == "only-b":
+        status_label = translate("compare.only_in", locale, side=names[SIDES.index(status[-1])])
+    else:
+        status_label = translate(f"compare.{status}", locale)
+    if pair.facts_a is not None and pair.facts_b is not None:
+        parts = _differences(pair.facts_a, pair.facts_b, set(pair.differences), locale)
+    else:
+        facts = pair.facts_a or pair.facts_b
+        assert facts is not None
+        parts = _facts(facts, locale)
+    text = " · ".join([label, status_label, *(part["text"] for part in parts)])
+    return {"label": label, "status": status, "status_label": status_label, "parts": parts,
+            "text": text}  # fmt: skip
+
+
+def _part(name: str, text: str, changed: bool = False) -> DiffPart:
+    return {"name": name, "text": text, "changed": changed}
+
+
+def _differences(a: BlockFacts, b: BlockFacts, differ: set[str], locale: str) -> list[DiffPart]:
+    parts: list[DiffPart] = []
+    if "prompt" in differ:
+        parts.append(_part("prompt", translate("compare.prompt_edited", locale), True))
+    if "status" in differ:
+        text = f"{_status(a, locale)} → {_status(b, locale)}"
+        parts.append(_part("status", text, True))
+    parts.append(_part("tools", _tools(a, b, locale), "tools" in differ))
+    if "failed" in differ:
+        parts.append(_part("failed", translate("compare.failed", locale, a=a.failed_tools,
+                                               b=b.failed_tools), True))  # fmt: skip
+    elif a.failed_tools:
+        parts.append(_part("failed", plural("compare.failed_same", a.failed_tools, locale)))
+    if a.tokens is not None or b.tokens is not None:
+        if a.tokens == b.tokens:
+            text = translate("session.tokens", locale, tokens=_tokens(a.tokens))
+        else:
+            text = translate("compare.tokens", locale, a=_tokens(a.tokens), b=_tokens(b.tokens))
+        parts.append(_part("tokens", text))
+    if a.duration_ms is not None or b.duration_ms is not None:
+        time_a, time_b = _duration(a.duration_ms), _duration(b.duration_ms)
+        parts.append(_part("duration", time_a if time_a == time_b else f"{time_a} → {time_b}"))
+    if a.answer is not None or b.answer is not None:
+        changed = "answer" in differ
+        phrase = "compare.answer_changed" if changed else "compare.answer_same"
+        parts.append(_part("answer", translate(phrase, locale), changed))
+    return parts
+
+
+def _facts(facts: BlockFacts, locale: str) -> list[DiffPart]:
+    """The parts of a block with no counterpart: what it did, on its own."""
+    parts = [_part("tools", plural("session.tools", facts.tool_calls, locale))]
+    if facts.status is not None:
+        parts.insert(0, _part("status", _status(facts, locale)))
+    if facts.failed_tools:
+        parts.append(_part("failed", plural("compare.failed_same", facts.failed_tools, locale)))
+    if facts.tokens is not None:
+        parts.append(_part("tokens", translate("session.tokens", locale,
+                                               tokens=_tokens(facts.tokens))))  # fmt: skip
+    if facts.duration_ms is not None:
+        parts.append(_part("duration", _duration(facts.duration_ms)))
+    return parts
+
+
+def _status(facts: BlockFacts, locale: str) -> str:
+    return translate(f"header.{facts.status}", locale) if facts.status else _MISSING
+
+
+def _tools(a: BlockFacts, b: BlockFacts, locale: str) -> str:
+    """The tools whose call counts differ (``Read 3 → 1``), or the count both made."""
+    counts_a, counts_b = dict(a.tools), dict(b.tools)
+    if counts_a == counts_b:
+        return plural("session.tools", a.tool_calls, locale)
+    names = dict.fromkeys([*counts_a, *counts_b])
+    changed = [f"{name} {counts_a.get(name, 0)} → {counts_b.get(name, 0)}" for name in names
+               if counts_a.get(name, 0) != counts_b.get(name, 0)]  # fmt: skip
+    shown = ", ".join(changed[:TOOLS_SHOWN])
+    return shown + (", …" if len(changed) > TOOLS_SHOWN else "")
+
+
+def _tokens(count: int | None) -> str:
+    return compact_count(count) if count is not None else _MISSING
+
+
+def _duration(ms: float | None) -> str:
+    return format_duration(ms, hide_trailing_zeros=True) if ms is not None else _MISSING
+
+
+def _summary(comparison: TranscriptComparison, locale: str, names: Sequence[str]) -> str:
+    """How many turns aligned, how many of them differ, how many have no counterpart."""
+    statuses: list[str] = [pair.status for pair in comparison.pairs]
+    aligned = sum(1 for s in statuses if s in ("same", "differs"))
+    parts = [plural("compare.aligned", aligned, locale)]
+    if aligned:
+        parts.append(plural("compare.differ_count", statuses.count("differs"), locale))
+    for side, name in zip(SIDES, names, strict=True):
+        alone = statuses.count(f"only-{side}")
+        if alone:
+            parts.append(translate("compare.only_count", locale, count=alone, side=name))
+    return " · ".join(parts)
+
+
+# --- two corpora -------------------------------------------------------------------------------
+
+
+def build_pair_table(
+    comparison: CorpusComparison,
+    locale: str,
+    *,
+    names: Sequence[str] = ("A", "B"),
+    page: int = 0,
+    selected: str | None = None,
+    page_rows: int | None = PAGE_ROWS,
+) -> PairTable:
+    """Page ``page`` of the samples that changed (``page_rows=None``: every one of them)."""
+    changed = comparison.changed
+    size = page_rows or max(1, len(changed))
+    pages = max(1, -(-len(changed) // size))
+    page = min(max(page, 0), pages - 1)
+    shown = changed[page * size : (page + 1) * size]
+    rows: list[TableRow] = [
+        {
+            "kind": "pair-row",
+            "key": pair.key,
+            "title": _one_line(pair.a.get("title") or pair.b.get("title")),
+            "change": pair.change,
+            "change_label": translate(f"compare.{pair.change}", locale),
+            "a": _run(pair.a, locale),
+            "b": _run(pair.b, locale),
+        }
+        for pair in shown
+    ]
+    first = page * size + 1
+    return {
+        "summary": _table_summary(comparison, locale, names),
+        "totals": [
+            _totals(side, name, totals, locale)
+            for side, name, totals in zip(
+                SIDES, names, (comparison.totals_a, comparison.totals_b), strict=True
+            )
+        ],
+        "columns": [
+            translate("compare.column.sample", locale),
+            translate("compare.column.change", locale),
+            *names,
+        ],
+        "rows": rows,
+        "page": page,
+        "pages": pages,
+        "range_label": _range(first, len(rows), len(changed), locale),
+        "selected": selected,
+        "empty": None if changed else translate("compare.none_changed", locale),
+    }
+
+
+def _range(first: int, shown: int, total: int, locale: str) -> str:
+    """Which rows a page shows: ``1–50 of 120``."""
+    if not shown:
+        return ""
+    return translate("compare.range", locale, first=first, last=first + shown - 1, total=total)
+
+
+def _one_line(text: object) -> str | None:
+    return " ".join(text.split()) if isinstance(text, str) and text.strip() else None
+
+
+def _run(row: Row, locale: str) -> str:
+    """A run's outcome and score as its transcript's badge says them (H-6)."""
+    badge = outcome_badge({"outcome": row.get("outcome"), "score": row.get("score")}, locale)
+    return badge["text"] if badge else translate("compare.no_outcome", locale)
+
+
+def _totals(side: str, name: str, totals: Totals, locale: str) -> TotalsLine:
+    parts = [plural("compare.items", totals.items, locale)]
+    if totals.pass_rate is not None:
+        parts.append(translate("compare.pass_rate", locale, rate=f"{totals.pass_rate:.0%}"))
+    if totals.cost_usd is not None:
+        parts.append(f"≈ ${format_usd(totals.cost_usd)}")
+    if totals.duration_s is not None:
+        parts.append(_duration(totals.duration_s * 1000))
+    return {"side": side, "name": name, "text": " · ".join(parts)}
+
+
+def _table_summary(comparison: CorpusComparison, locale: str, names: Sequence[str]) -> str:
+    counts = dict.fromkeys(("regressed", "improved", "changed"), 0)
+    for pair in comparison.changed:
+        counts[pair.change] += 1
+    parts = [translate(f"compare.{change}_count", locale, count=count)
+             for change, count in counts.items() if count or change == "regressed"]  # fmt: skip
+    parts.append(translate("compare.same_count", locale, count=comparison.same))
+    for alone, name in ((comparison.only_a, names[0]), (comparison.only_b, names[1])):
+        if alone:
+            parts.append(translate("compare.only_items", locale, count=len(alone), side=name))
+    return " · ".join(parts)

@@ -1,0 +1,142 @@
+"""Two runs side by side in real JupyterLab, driven by Chromium (spec B-3; W-3, X-1, Q-2).
+
+Fixtures and helpers are documented in ``conftest.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from labkit import Lab
+from playwright.sync_api import Locator, expect
+from test_widget_browser import _hostile_transcript
+
+from turnfold.model import UserMessage
+
+RUNS = Path(__file__).parents[1] / "fixtures" / "compare"
+
+# The demo session against itself with its second turn's memory write failing: its first turn
+# is the same on both sides (closed), its second differs (open from the start).
+TWO_DEMOS = """\
+import turnfold
+from turnfold.samples import demo_session
+
+changed = demo_session()
+changed.get("e15").status = "error"
+widget = turnfold.compare(demo_session(), changed, names=("before", "after"))"""
+
+FIRST_A, FIRST_B = "a/process:turn:e0", "b/process:turn:e0"
+
+
+def _side(widget: Locator, side: str) -> Locator:
+    return widget.locator(f'.tf-col[data-side="{side}"]')
+
+
+def test_B3_opening_a_process_opens_its_counterpart_both_ways_by_mouse_and_keyboard(
+    lab: Lab,
+) -> None:
+    widget = lab.open_notebook("compare.ipynb", [TWO_DEMOS, "widget"])
+    pairs = widget.locator(".tf-pair")
+    assert pairs.count() == 2
+    assert [pairs.nth(n).get_attribute("data-status") for n in range(2)] == ["same", "differs"]
+    # Q-2: the same first turn is closed and its work not drawn; the first difference is open.
+    assert not lab.expanded(widget, FIRST_A)
+    assert not lab.expanded(widget, FIRST_B)
+    assert widget.locator(".tf-pair").first.locator(".tf-body").count() == 0
+    second = pairs.nth(1).locator(".tf-process > .tf-toggle")
+    assert second.evaluate_all("b => b.map(x => x.ariaExpanded)") == ["true", "true"]
+    lab.screenshot("compare-demo.png", widget)
+
+    lab.toggle(widget, FIRST_A)  # the mouse, on the left
+    expect(lab.header(widget, FIRST_B)).to_have_attribute("aria-expanded", "true")
+    expect(_side(widget, "b").locator(f'[data-key="{FIRST_B}"] .tf-group').first).to_be_visible()
+
+    header = lab.header(widget, FIRST_B)  # the keyboard, on the right
+    header.focus()
+    lab.page.keyboard.press("Enter")
+    expect(lab.header(widget, FIRST_A)).to_have_attribute("aria-expanded", "false")
+    assert not lab.expanded(widget, FIRST_B)
+    lab.page.keyboard.press("Space")
+    expect(lab.header(widget, FIRST_A)).to_have_attribute("aria-expanded", "true")
+
+    # P-10: each side keeps its own choices below the process: a group opened on one side only.
+    group = _side(widget, "a").locator(".tf-group").first
+    lab.toggle(widget, str(group.get_attribute("data-key")))
+    other = _side(widget, "b").locator(".tf-group").first
+    assert lab.expanded(widget, str(group.get_attribute("data-key")))
+    assert not lab.expanded(widget, str(other.get_attribute("data-key")))
+
+
+EVAL_LOGS = f"""\
+import os, tempfile
+os.environ["TURNFOLD_CACHE_DIR"] = tempfile.mkdtemp()
+import turnfold
+widget = turnfold.compare({str(RUNS / "arithmetic_baseline.eval")!r},
+                          {str(RUNS / "arithmetic_candidate.eval")!r},
+                          names=("baseline", "candidate"))"""
+
+
+def test_B3_the_table_of_changed_samples_opens_each_pair_by_keyboard(lab: Lab) -> None:
+    widget = lab.open_notebook("evals.ipynb", [EVAL_LOGS, "widget"])
+    rows = widget.locator(".tf-cmp-table tbody tr")
+    expect(rows).to_have_count(2)
+    assert rows.first.locator(".tf-change").inner_text() == "Regressed"
+    # The first regression is open from the start, its differing turn open on both sides.
+    assert rows.first.locator(".tf-cmp-pick").get_attribute("aria-current") == "true"
+    expect(widget.locator(".tf-pair")).to_have_attribute("data-status", "differs")
+    opened = widget.locator(".tf-pair .tf-process > .tf-toggle")
+    assert opened.evaluate_all("b => b.map(x => x.ariaExpanded)") == ["true", "true"]
+    assert "42" in _side(widget, "a").inner_text()
+    assert "43" in _side(widget, "b").inner_text()
+
+    rows.first.locator(".tf-cmp-pick").focus()
+    lab.page.keyboard.press("ArrowDown")  # the arrow keys move, Enter opens
+    lab.page.keyboard.press("Enter")
+    expect(rows.nth(1).locator(".tf-cmp-pick")).to_have_attribute("aria-current", "true")
+    expect(widget.locator(".tf-pair-head")).to_contain_text("lookup 1 → 0, add 0 → 1")
+    expect(rows.nth(1).locator(".tf-cmp-pick")).to_be_focused()  # the keyboard stays put
+    assert lab.page.locator(".tf-cmp-page[disabled]").count() == 2  # one page: nowhere to go
+    lab.screenshot("compare-evals.png", widget)
+
+
+HOSTILE = """\
+import turnfold
+turnfold.compare(turnfold.load({path!r}), turnfold.load({other!r}))"""
+
+
+def _open_everything(lab: Lab, widget: Locator, rounds: int = 40) -> int:
+    """Click closed headers one at a time until none is left. (Clicking every closed header of
+    a round at once, as ``Lab.open_everything`` does, would close again the counterpart the
+    first click of a linked pair opened.) Between rounds, deferred content arrives."""
+    total = 0
+    for _ in range(rounds):
+        clicked = widget.evaluate(
+            """(root) => {
+                let clicked = 0, button;
+                while ((button = root.querySelector('.tf-toggle[aria-expanded="false"]'))) {
+                    button.click();
+                    clicked += 1;
+                }
+                return clicked;
+            }"""
+        )
+        total += clicked
+        if not clicked:
+            break
+        lab.page.wait_for_timeout(300)
+    return total
+
+
+def test_X1_hostile_content_on_both_sides_stays_inert(lab: Lab) -> None:
+    a, b = lab.server.root / "hostile-a.jsonl", lab.server.root / "hostile-b.jsonl"
+    a.write_text(_hostile_transcript().dump(), encoding="utf-8")
+    changed = _hostile_transcript()
+    changed.append(UserMessage(text="<img src=x onerror=\"console.log('TF-PWNED')\">"))
+    b.write_text(changed.dump(), encoding="utf-8")  # a turn more: a gap on the other side
+    widget = lab.open_notebook("hostile-compare.ipynb", [HOSTILE.format(path=str(a), other=str(b))])
+    expect(widget.locator(".tf-gap")).to_have_count(1)
+    opened = _open_everything(lab, widget)
+    assert opened > 100
+    lab.page.wait_for_timeout(1000)  # give any injected handler time to fire
+    lab.assert_inert(widget)
+    assert "<script>alert(1)</script>" in widget.inner_text()  # shown as text, not dropped (X-2)
