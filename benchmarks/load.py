@@ -44,6 +44,9 @@ TOOLS = [
                         "new_string": "b"}),
     ("Write", lambda r: {"file_path": f"{CWD}/notes/n{r.randrange(50)}.md", "content": "x" * 400}),
 ]  # fmt: skip
+#: A model the price table knows, so the session header, the corpus rows and their turns price
+#: every response as they do for a real session (spec U-2).
+MODEL = "claude-sonnet-4-5-20250929"
 WORDS = ["the", "a", "parser", "config", "handler", "test", "module", "value", "default",
          "request", "user", "file", "line"]  # fmt: skip
 
@@ -98,7 +101,7 @@ class _Session:
             def assistant(
                 block: dict[str, Any], mid: str = message_id, usage: dict[str, int] = usage
             ) -> str:
-                message = {"id": mid, "type": "message", "role": "assistant", "model": "claude-x",
+                message = {"id": mid, "type": "message", "role": "assistant", "model": MODEL,
                            "content": [block], "stop_reason": None, "usage": usage}  # fmt: skip
                 return self.line("assistant", message, requestId=f"req_{mid}")
 
@@ -124,7 +127,7 @@ class _Session:
         yield self.line(
             "assistant",
             {"id": f"msg_{number:05d}_final", "type": "message", "role": "assistant",
-             "model": "claude-x", "content": [{"type": "text", "text": _prose(rng, 60)}],
+             "model": MODEL, "content": [{"type": "text", "text": _prose(rng, 60)}],
              "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 90}},
         )  # fmt: skip
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from functools import cache, lru_cache
+from datetime import date, datetime, timezone
+from typing import cast
 
 from turnfold.model import AssistantText, Entry, ToolCall, Transcript
-from turnfold.usage import Tokens, add_into, count_tokens_by, tokens_spent
+from turnfold.prices import COUNTS, Counts, price_of, table_version
+from turnfold.usage import Tokens, responses, tokens_spent
 
 #: The provider each agent's own format talks to, when its records do not name one.
 PROVIDERS: dict[str, str] = {
@@ -27,8 +28,6 @@ PROVIDERS: dict[str, str] = {
     "anthropic": "anthropic", "codex": "openai", "codex-exec-json": "openai", "openai": "openai",
     "openai-responses": "openai", "gemini": "google", "qwen": "alibaba",
 }  # fmt: skip
-#: The counts genai-prices prices (reasoning is part of output, and priced with it).
-_PRICED = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
 
 @dataclass(frozen=True)
@@ -42,32 +41,28 @@ class Cost:
     """Where the number comes from, for a tooltip: the price table and the date it priced."""
 
 
-def tokens_by_model(
+def responses_by_model(
     entries: Iterable[Entry], default: str | None, *, _depth: int = 0
-) -> dict[str | None, Tokens]:
-    """``entries``' tokens (each response once, :mod:`turnfold.usage`) by the model that spent
-    them, their calls' sub-agents included; ``default`` for a response that names none."""
+) -> list[tuple[str | None, Tokens]]:
+    """Every response among ``entries`` once (:func:`turnfold.usage.responses`) with the model
+    that wrote it, the responses of their calls' sub-agents included; ``default`` for a
+    response that names no model."""
     entries = list(entries)
-    nested: dict[str | None, Tokens] = {}
+    found: list[tuple[str | None, Tokens]] = []
     for entry in entries:
         child = _delegated(entry)
         if child is not None and _depth < 64:  # a transcript that holds itself: counted once
             named = child.metadata.get("model")
-            found = tokens_by_model(
+            found += responses_by_model(
                 child.entries, named if isinstance(named, str) else default, _depth=_depth + 1
             )
-            for name, tokens in found.items():
-                add_into(nested.setdefault(name, {}), tokens)
 
     def model_of(entry: Entry) -> str | None:
         model = entry.model if isinstance(entry, AssistantText) else None
         named = entry.meta.get("model")
         return model or (named if isinstance(named, str) else None) or default
 
-    found = count_tokens_by(entries, model_of)
-    for name, tokens in nested.items():
-        add_into(found.setdefault(name, {}), tokens)
-    return found
+    return found + responses(entries, model_of)
 
 
 def _delegated(entry: Entry) -> Transcript | None:
@@ -92,33 +87,48 @@ def entries_cost(
     """The estimated cost of some of ``transcript``'s entries (a turn's)."""
     model = transcript.metadata.get("model")
     default = model if isinstance(model, str) else None
-    return estimate(tokens_by_model(entries, default), provider=provider_of(transcript), when=when)
+    return estimate(
+        responses_by_model(entries, default), provider=provider_of(transcript), when=when
+    )
 
 
 def estimate(
-    tokens: Mapping[str | None, Mapping[str, int]],
+    responses: Iterable[tuple[str | None, Mapping[str, int]]],
     *,
     provider: str | None = None,
     when: datetime | None = None,
 ) -> Cost | None:
-    """The price of ``tokens`` (by model) at ``when``'s prices; None when any model that spent
-    tokens is unknown to the price table (or not named), or genai-prices is not installed."""
+    """The price of model ``responses`` (each its model and token counts), each priced on its
+    own (:mod:`turnfold.prices`) at ``when``'s day's prices; None when a model that spent
+    tokens is unknown to the price table (or not named), the table refuses a response's
+    counts, or genai-prices is not installed."""
+    day = _day(when)
     total = 0.0
     priced_any = False
-    for model, counts in tokens.items():
-        if not any(counts.get(name) for name in _PRICED):
+    for model, counts in responses:
+        values = tuple(counts.get(name, 0) for name in COUNTS)
+        if not any(values):
             continue
         if model is None:
             return None
-        price = _price(model, provider, when, tuple(counts.get(name, 0) for name in _PRICED))
+        price = price_of(model, provider, day)
         if price is None:
             return None
-        total += price
+        try:
+            total += price(cast(Counts, values))
+        except Exception:  # the table could not price these counts: no cost, never a guess
+            return None
         priced_any = True
     if not priced_any:
         return None
-    day = when.strftime("%Y-%m-%d") if when is not None else "today"
-    return Cost(total, False, f"estimated with genai-prices {_version()}, prices of {day}")
+    shown = day.isoformat() if day is not None else "today"
+    return Cost(total, False, f"estimated with genai-prices {table_version()}, prices of {shown}")
+
+
+def _day(when: datetime | None) -> date | None:
+    if when is None:
+        return None
+    return (when.astimezone(timezone.utc) if when.tzinfo is not None else when).date()
 
 
 @dataclass(frozen=True)
@@ -149,45 +159,6 @@ def session_cost(transcript: Transcript, when: datetime | None = None) -> Cost |
     return entries_cost(transcript, transcript.entries, when)
 
 
-#: The (model, provider) pairs the price table does not know, looked for once per process.
-_UNKNOWN: set[tuple[str, str | None]] = set()
-
-
-@lru_cache(maxsize=1024)
-def _price(
-    model: str, provider: str | None, when: datetime | None, counts: tuple[int, ...]
-) -> float | None:
-    try:
-        import genai_prices
-    except ImportError:  # pragma: no cover - a dependency; an install without it shows no cost
-        return None
-    usage = genai_prices.Usage(**dict(zip(_PRICED, counts, strict=True)))
-    for candidate in (provider, None) if provider else (None,):
-        if (model, candidate) in _UNKNOWN:
-            continue
-        try:
-            found = genai_prices.calc_price(
-                usage, model, provider_id=candidate, genai_request_timestamp=when
-            )
-        except LookupError:
-            # Not this provider's model (a proxy, another vendor): by the model alone. The table
-            # remembers the models it found, not the ones it did not, and looking for one it
-            # does not know walks every model of every provider (a millisecond): remember it.
-            _UNKNOWN.add((model, candidate))
-            continue
-        except Exception:  # the table could not price these counts: no cost, never a guess
-            return None
-        return float(found.total_price)
-    return None
-
-
-@cache
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("genai-prices")
-
-
 def format_usd(usd: float) -> str:
     """A cost as a header shows it: cents for most, more digits below a cent.
 
@@ -205,7 +176,7 @@ __all__ = [
     "estimate",
     "format_usd",
     "provider_of",
+    "responses_by_model",
     "session_cost",
     "spend_of",
-    "tokens_by_model",
 ]

@@ -164,28 +164,38 @@ def count_tokens_by(entries: Iterable[Entry], key: Callable[[Entry], K]) -> dict
     {'thinking': {'input_tokens': 10, 'output_tokens': 3}}
     """
     found: dict[K, Tokens] = {}
-    # One pass without TokenCount's bookkeeping (a page, a row): each response's counts, at
-    # the largest each field was recorded, added to its key's once all are seen.
-    responses: dict[str, tuple[K, Tokens]] = {}
+    for group, counted in responses(entries, key):
+        add_into(found.setdefault(group, {}), counted)
+    return found
+
+
+def responses(entries: Iterable[Entry], key: Callable[[Entry], K]) -> list[tuple[K, Tokens]]:
+    """Each response among ``entries`` once, as the key of the first entry that carries its
+    usage and its counts (the largest recorded for each field), in the order first met: what a
+    response is priced on (:mod:`turnfold.cost`).
+
+    >>> first = Usage(input_tokens=10, output_tokens=1, response_id="msg_1")
+    >>> final = Usage(input_tokens=10, output_tokens=3, response_id="msg_1")
+    >>> responses([ToolCall(usage=first), AssistantText(usage=final)], lambda e: e.kind)
+    [('tool_call', {'input_tokens': 10, 'output_tokens': 3})]
+    """
+    found: list[tuple[K, Tokens]] = []
+    by_id: dict[str, Tokens] = {}  # one pass without TokenCount's bookkeeping: a page, a row
     for entry in entries:
         usage = getattr(entry, "usage", None) if isinstance(entry, USAGE_KINDS) else None
         if usage is None:
             continue
         counted = counts_of(usage)
         if usage.response_id is None:
-            add_into(found.setdefault(key(entry), {}), counted)
+            found.append((key(entry), counted))
             continue
-        seen = responses.get(usage.response_id)
+        seen = by_id.get(usage.response_id)
         if seen is None:
-            group = key(entry)
-            found.setdefault(group, {})
-            responses[usage.response_id] = (group, counted)
+            by_id[usage.response_id] = counted
+            found.append((key(entry), counted))
         else:
-            tokens = seen[1]
             for name, value in counted.items():
-                tokens[name] = max(tokens.get(name, value), value)
-    for group, counted in responses.values():
-        add_into(found[group], counted)
+                seen[name] = max(seen.get(name, value), value)
     return found
 
 
@@ -250,6 +260,7 @@ __all__ = [
     "count_tokens",
     "count_tokens_by",
     "counts_of",
+    "responses",
     "subagent_tokens",
     "tokens_spent",
     "total_of",

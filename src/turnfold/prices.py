@@ -1,0 +1,143 @@
+"""One model's price on one day, from the kept price table of genai-prices (spec U-2).
+
+A model response is priced on its own: providers price a request by its own size (a request of
+more than 200k input tokens pays a higher rate for all its tokens on several models), so the
+sum of a session's responses priced one by one is its cost, and pricing the session's summed
+tokens would not be.
+
+genai-prices computes a price with unit conversions and checks that cost about a sixth of a
+millisecond, and a corpus row has thousands of responses. So :class:`Price` asks the table for
+a few points of each stretch of request sizes one price tier covers, where a price is a linear
+function of the counts (the table's own prices, not turnfold's), checks that line against the
+table at another point, and prices each response on it. A stretch whose check fails, and any
+response the table would refuse (more cached than input tokens), is priced by the table itself.
+
+genai-prices is imported on the first price, never by a load: it takes a tenth of a second.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable
+from datetime import date, datetime, time, timezone
+from decimal import Decimal
+from functools import cache, lru_cache
+from typing import Any
+
+#: A response's counts in the order a :class:`Price` takes them (genai-prices' names): input
+#: (cached input included), output, cache reads and cache writes (parts of the input).
+COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+Counts = tuple[int, int, int, int]
+#: A stretch's line: the price of no tokens, then the price of one more token of each count.
+_Line = tuple[float, float, float, float, float]
+
+
+class Price:
+    """One model's price at one provider on one day, as a function of one response's counts."""
+
+    def __init__(self, exact: Callable[[Counts], Decimal], tier_starts: list[int]) -> None:
+        #: The table's own price of a response (a ValueError for counts it refuses).
+        self.exact = exact
+        #: A tier applies to requests of more input tokens than its start (genai-prices' cliff).
+        self._starts = sorted(set(tier_starts))
+        self._lines: dict[int, _Line | None] = {}
+
+    def __call__(self, counts: Counts) -> float:
+        """The price of one response in US dollars; a ValueError when the table refuses it."""
+        fed, out, read, written = counts
+        if read + written > fed or min(counts) < 0:
+            return float(self.exact(counts))  # the table says why it cannot price it
+        stretch = bisect_left(self._starts, fed)  # how many tiers start below this request
+        if stretch not in self._lines:
+            self._lines[stretch] = self._line(stretch)
+        line = self._lines[stretch]
+        if line is None:
+            return float(self.exact(counts))
+        base, per_in, per_out, per_read, per_write = line
+        return base + per_in * fed + per_out * out + per_read * read + per_write * written
+
+    def _line(self, stretch: int) -> _Line | None:
+        """The stretch's price as a line through the table's prices, checked at another point."""
+        low = self._starts[stretch - 1] + 1 if stretch else 1
+        high = self._starts[stretch] if stretch < len(self._starts) else None
+        if high is not None and high - low < 2:
+            return None
+        f = self.exact
+        at = f((low, 0, 0, 0))
+        per = [f((low + 1, 0, 0, 0)) - at, f((low, 1, 0, 0)) - at, f((low, 0, 1, 0)) - at,
+               f((low, 0, 0, 1)) - at]  # fmt: skip
+        base = at - per[0] * low
+        fed = low + (min(high - low, 7919) if high is not None else 7919)
+        probe = (fed, 313, min(fed // 3, 101), min(fed // 3, 57))
+        expected = base + sum(p * c for p, c in zip(per, probe, strict=True))
+        if f(probe) != expected:  # not linear here after all: the table prices each response
+            return None
+        return float(base), float(per[0]), float(per[1]), float(per[2]), float(per[3])
+
+
+#: The (model, provider) pairs the price table does not know, looked for once per process.
+_UNKNOWN: set[tuple[str, str | None]] = set()
+
+
+@lru_cache(maxsize=512)
+def price_of(model: str, provider: str | None, day: date | None) -> Price | None:
+    """``model``'s price at ``provider`` (else wherever the table finds the model) on ``day``
+    (None: today); None when the table does not know it, or genai-prices is not installed."""
+    try:
+        import genai_prices
+    except ImportError:  # pragma: no cover - a dependency; an install without it shows no cost
+        return None
+    when = datetime.combine(day, time(), timezone.utc) if day is not None else None
+    for candidate in (provider, None) if provider else (None,):
+        if (model, candidate) in _UNKNOWN:
+            continue
+        try:
+            found = genai_prices.calc_price(
+                genai_prices.Usage(input_tokens=1), model, provider_id=candidate,
+                genai_request_timestamp=when,
+            )  # fmt: skip
+        except LookupError:
+            # Not this provider's model (a proxy, another vendor): by the model alone. The table
+            # remembers the models it found, not the ones it did not, and looking for one it
+            # does not know walks every model of every provider (a millisecond): remember it.
+            _UNKNOWN.add((model, candidate))
+            continue
+        except Exception:  # the table could not price even one token: no price, never a guess
+            return None
+        return Price(_exact(genai_prices, model, candidate, when), _tier_starts(found.model_price))
+    return None
+
+
+def _exact(
+    genai_prices: Any, model: str, provider: str | None, when: datetime | None
+) -> Callable[[Counts], Decimal]:
+    def exact(counts: Counts) -> Decimal:
+        usage = genai_prices.Usage(**dict(zip(COUNTS, counts, strict=True)))
+        found = genai_prices.calc_price(
+            usage, model, provider_id=provider, genai_request_timestamp=when
+        )
+        return Decimal(found.total_price)
+
+    return exact
+
+
+def _tier_starts(model_price: Any) -> list[int]:
+    """Where the model's price tiers start (in input tokens of one request)."""
+    starts: list[int] = []
+    for value in vars(model_price).values():
+        for tier in getattr(value, "tiers", None) or ():
+            start = getattr(tier, "start", None)
+            if isinstance(start, int):
+                starts.append(start)
+    return starts
+
+
+@cache
+def table_version() -> str:
+    """The version of genai-prices, whose table the prices come from."""
+    from importlib.metadata import version
+
+    return version("genai-prices")
+
+
+__all__ = ["COUNTS", "Price", "price_of", "table_version"]
