@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -193,71 +193,64 @@ class Index:
         assert item.path is not None
         return os.path.abspath(item.path)
 
-    def lookup(self, items: list[Item]) -> dict[int, Stored]:
-        """What the index holds, still valid, for ``items``, by position in ``items``."""
-        from turnfold.corpus.tables import decode, row_schema, tool_call_schema, turn_schema
-
-        found: dict[int, Stored] = {}
-        wanted = [(i, item, self._where(item)) for i, item in enumerate(items)
-                  if item.path and item.size is not None]  # fmt: skip
-        for start in range(0, len(wanted), LOOKUP_CHUNK):
-            chunk = wanted[start : start + LOOKUP_CHUNK]
-            marks = ",".join("?" * len(chunk))
-            cursor = self._db.execute(
-                "SELECT path, size, mtime_ns, version, format, kind, key, rows, tool_calls, turns "
-                f"FROM files WHERE path IN ({marks})",
-                [where for _, _, where in chunk],
-            )
-            stored = {r[0]: r[1:] for r in cursor}
-            for position, item, where in chunk:
-                entry = stored.get(where)
-                if entry is None:
-                    continue
-                size, mtime_ns, version, format, kind, key, rows, tool_calls, turns = entry
-                if (size, mtime_ns, version, format) != (
-                    item.size, item.mtime_ns, self.version, item.format or "",
-                ):  # fmt: skip
-                    continue
-                if kind != "rows":
-                    found[position] = Stored(kind)
-                    continue
-                if key == item.key:
-                    found[position] = Stored(kind, decode(rows, row_schema()), tool_calls, turns)
-                    continue
-                found[position] = Stored(
-                    kind,
-                    _rekey(decode(rows, row_schema()), key, item, True),
-                    _rekey(decode(tool_calls, tool_call_schema()), key, item, False),
-                    _rekey(decode(turns, turn_schema()), key, item, False),
-                )
-        return found
-
-    def growth(self, items: list[Item], positions: Iterable[int]) -> dict[int, bytes | None]:
-        """Of the files at ``positions`` (changed since the index saw them), those that grew,
-        with the checkpoint to read each on from (None: the first growth seen)."""
-        grown: dict[int, bytes | None] = {}
+    def _entries(
+        self, items: list[Item], positions: Iterable[int], columns: str, join: str = ""
+    ) -> Iterator[tuple[int, Item, tuple[Any, ...]]]:
+        """``(position, item, its entry's columns)`` of the items at ``positions`` the index
+        holds, asked for :data:`LOOKUP_CHUNK` paths at a time."""
         wanted = [(i, items[i], self._where(items[i])) for i in positions
                   if items[i].path and items[i].size is not None]  # fmt: skip
         for start in range(0, len(wanted), LOOKUP_CHUNK):
             chunk = wanted[start : start + LOOKUP_CHUNK]
             marks = ",".join("?" * len(chunk))
             cursor = self._db.execute(
-                "SELECT f.path, f.size, f.version, f.format, f.kind, c.version, c.checkpoint "
-                "FROM files f LEFT JOIN checkpoints c ON c.path = f.path "
-                f"WHERE f.path IN ({marks})",
+                f"SELECT f.path, {columns} FROM files f {join} WHERE f.path IN ({marks})",
                 [where for _, _, where in chunk],
             )
             stored = {r[0]: r[1:] for r in cursor}
             for position, item, where in chunk:
-                entry = stored.get(where)
-                if entry is None:
-                    continue
-                size, version, format, kind, kept_version, checkpoint = entry
-                assert item.size is not None
-                if kind == "rows" and size < item.size and (version, format) == (
-                    self.version, item.format or "",
-                ):  # fmt: skip
-                    grown[position] = checkpoint if kept_version == self.version else None
+                if where in stored:
+                    yield position, item, stored[where]
+
+    def lookup(self, items: list[Item]) -> dict[int, Stored]:
+        """What the index holds, still valid, for ``items``, by position in ``items``."""
+        from turnfold.corpus.tables import decode, row_schema, tool_call_schema, turn_schema
+
+        found: dict[int, Stored] = {}
+        columns = "size, mtime_ns, version, format, kind, key, rows, tool_calls, turns"
+        for position, item, entry in self._entries(items, range(len(items)), columns):
+            size, mtime_ns, version, format, kind, key, rows, tool_calls, turns = entry
+            if (size, mtime_ns, version, format) != (
+                item.size, item.mtime_ns, self.version, item.format or "",
+            ):  # fmt: skip
+                continue
+            if kind != "rows":
+                found[position] = Stored(kind)
+                continue
+            if key == item.key:
+                found[position] = Stored(kind, decode(rows, row_schema()), tool_calls, turns)
+                continue
+            found[position] = Stored(
+                kind,
+                _rekey(decode(rows, row_schema()), key, item, True),
+                _rekey(decode(tool_calls, tool_call_schema()), key, item, False),
+                _rekey(decode(turns, turn_schema()), key, item, False),
+            )
+        return found
+
+    def growth(self, items: list[Item], positions: Iterable[int]) -> dict[int, bytes | None]:
+        """Of the files at ``positions`` (changed since the index saw them), those that grew,
+        with the checkpoint to read each on from (None: the first growth seen)."""
+        grown: dict[int, bytes | None] = {}
+        columns = "f.size, f.version, f.format, f.kind, c.version, c.checkpoint"
+        join = "LEFT JOIN checkpoints c ON c.path = f.path"
+        for position, item, entry in self._entries(items, positions, columns, join):
+            size, version, format, kind, kept_version, checkpoint = entry
+            assert item.size is not None
+            if kind == "rows" and size < item.size and (version, format) == (
+                self.version, item.format or "",
+            ):  # fmt: skip
+                grown[position] = checkpoint if kept_version == self.version else None
         return grown
 
     def store(self, entries: Iterable[tuple[Item, Stored]]) -> None:

@@ -119,6 +119,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.protocol import read_through
 from turnfold.formats.source import Source, open_source
 from turnfold.model import (
     AbortMarker,
@@ -439,7 +440,7 @@ def _context_for(path: Path | None) -> _Context:
 
 def read(source: Source) -> Transcript:
     """A transcript from Claude Code records; warnings go through ``source.warn``."""
-    return reader(source).read()
+    return read_through(reader(source))
 
 
 def reader(source: Source) -> _Reader:
@@ -505,12 +506,6 @@ class _Reader:
                               "gitBranch": "git_branch"}  # fmt: skip
 
     # --- the pass over the records -----------------------------------------------------------
-
-    def read(self) -> Transcript:
-        feed = self.feed
-        for line, record in self.source.records():
-            feed(line, record)
-        return self.finish()
 
     def feed(self, line: int, record: Any) -> None:
         """Read one record (the source's current one)."""
@@ -1168,7 +1163,7 @@ class _Reader:
             return None
         source = Source(self.source.name, iter(steps.records))
         try:
-            child = _Reader(source, self.context, self.steps).read()
+            child = read_through(_Reader(source, self.context, self.steps))
         except TranscriptFormatError as exc:
             self.source.warn(f"sub-agent steps: {exc.reason}", spawn.line)
             return None
@@ -1218,7 +1213,7 @@ class _Reader:
             return None
         context = _Context(self.context.dirs, self.context.loading | {path})
         try:
-            child = _Reader(source, context).read() if source.head else None
+            child = read_through(_Reader(source, context)) if source.head else None
         except TranscriptFormatError as exc:
             self.source.warn(f"sub-agent file {path.name}: {exc.reason}", spawn.line)
             child = None

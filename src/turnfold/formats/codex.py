@@ -133,6 +133,7 @@ from turnfold.formats.openai_responses import (
     reasoning_thinking,
     tool_result,
 )
+from turnfold.formats.protocol import read_through
 from turnfold.formats.source import Source, open_source, type_of_record
 from turnfold.model import (
     AbortMarker,
@@ -1895,7 +1896,7 @@ def detect(source: Source) -> Evidence:
 
 def read(source: Source) -> Transcript:
     """Every record of ``source`` fed to a :class:`CodexBuilder` in one pass."""
-    return reader(source).read()
+    return read_through(reader(source))
 
 
 def reader(source: Source) -> _Pass:
@@ -1931,12 +1932,6 @@ class _Pass:
         self.builder = CodexBuilder(self.transcript, source.name)
         self.first_line: int | None = None
 
-    def read(self) -> Transcript:
-        feed = self.feed
-        for line, record in self.source.records():
-            feed(line, record)
-        return self.finish()
-
     def feed(self, line: int, record: Any) -> None:
         """Read one record (the source's current one)."""
         warnings, builder = self.transcript.warnings, self.builder
@@ -1969,7 +1964,7 @@ def _load_file(path: Path, depth: int, seen: set[Path]) -> tuple[Transcript, Sou
     try:
         if not source.head:
             raise TranscriptFormatError(source.name, [NAME], None, "the source is empty")
-        child = _Pass(source, depth, seen).read()
+        child = read_through(_Pass(source, depth, seen))
     finally:
         if stream is not None:
             stream.close()

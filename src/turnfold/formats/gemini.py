@@ -93,6 +93,7 @@ from turnfold.formats.gemini_parts import (
     stated_outcome,
     usage_from,
 )
+from turnfold.formats.protocol import read_through
 from turnfold.formats.source import Source, open_source
 from turnfold.model import (
     AbortMarker,
@@ -228,10 +229,7 @@ def reader(source: Source) -> _Reader:
 def _read(source: Source, *, depth: int, seen: frozenset[Path]) -> Transcript:
     if not source.head:
         raise TranscriptFormatError(source.name, [NAME], None, "the source is empty")
-    pass_ = _Reader(source, depth=depth, seen=seen)
-    for line, value in source.records():
-        pass_.feed(line, value)
-    return pass_.finish()
+    return read_through(_Reader(source, depth=depth, seen=seen))
 
 
 @dataclass

@@ -120,6 +120,15 @@ class RecordReader(Protocol):
         ...
 
 
+def read_through(reader: RecordReader) -> Transcript:
+    """``reader`` fed every record of its source, then finished: the whole pass that
+    ``read(source)`` of a resumable format is."""
+    feed = reader.feed
+    for line, record in reader.source.records():
+        feed(line, record)
+    return reader.finish()
+
+
 class ResumableFormat(SourceFormat, Protocol):
     """A format whose reading of a growing file can be kept at a line and resumed (C-4)."""
 
@@ -178,4 +187,5 @@ __all__ = [
     "ResumableFormat",
     "SampledFormat",
     "SourceFormat",
+    "read_through",
 ]
