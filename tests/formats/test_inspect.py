@@ -119,6 +119,20 @@ def test_H1_an_agent_run_as_a_tool_nests_as_a_sub_agent() -> None:
     assert researcher.result.text == "The researcher found 3."
 
 
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
+def test_H1_a_tool_that_ran_no_agent_is_a_plain_call_not_a_sub_agent(path: Path) -> None:
+    """Inspect opens a ``tool`` span around every tool it runs; a span that holds nothing but
+    its own end is no agent's run (a plain call's row, not an F-7 line of 0 tools)."""
+    for sample, epoch in inspect_log.samples(path):
+        transcript = turnfold.load(path, sample=sample, epoch=epoch)
+        nested = {c.name: c.subagent for c in transcript.tool_calls()}
+        assert nested["add"] is None
+        assert nested["lookup"] is None
+        researcher = nested["researcher"]
+        assert researcher is not None
+        assert researcher.transcript  # the one call that ran an agent has its steps
+
+
 def test_H1_a_subtask_is_a_call_with_its_input_and_result() -> None:
     subtask = by_name(turnfold.load(ONE))["fetch_notes"]
     assert subtask.args == {"topic": "arithmetic"}

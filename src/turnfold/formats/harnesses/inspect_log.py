@@ -839,6 +839,7 @@ def _thinking(part: Mapping[str, Any], timestamp: str | None) -> Thinking:
 
 
 _ROOT = ""  # the scope of the sample's own events
+_SPAN_MARKS = frozenset({"span_begin", "span_end"})
 
 
 class _Events:
@@ -932,8 +933,14 @@ class _Events:
                 source.ignored("scoring")
 
     def child(self, scope: str, nested: Any) -> Transcript | None:
-        """The transcript of a call's scope (or of events nested in its event), None if empty."""
-        if scope not in self.scopes and not (isinstance(nested, list) and nested):
+        """The transcript of a call's scope (or of events nested in its event), None if empty.
+
+        A scope of span marks alone is empty: Inspect opens a ``tool`` span around every tool
+        it runs, and closes it inside the span, so a tool that ran no agent has a scope holding
+        only its own ``span_end``: a plain call, not a sub-agent of no steps."""
+        held = self.scopes.get(scope, ())
+        ran = any(isinstance(e, Mapping) and e.get("event") not in _SPAN_MARKS for e in held)
+        if not ran and not (isinstance(nested, list) and nested):
             return None
         child = Transcript()
         conversation = _Conversation(self.context, child)
