@@ -48,6 +48,7 @@ sums them up.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import tempfile
@@ -70,6 +71,7 @@ from turnfold.render.content import MORE_CHARS, plain_text
 from turnfold.render.viewmodel import build_view_model
 from turnfold.session import session_facts
 from turnfold.timeline import Timeline
+from turnfold.transport import unpack_view
 from turnfold.widget import OUTPUT_REST_CHARS, TranscriptWidget
 
 T = TypeVar("T")
@@ -156,10 +158,26 @@ def kib(count: int) -> str:
 
 
 def state_bytes(widget: TranscriptWidget) -> tuple[int, int, int]:
-    """(synced state without ``_esm`` and ``_css``, ``_esm``, ``_css``), in bytes."""
-    state = widget.get_state()
+    """(synced state without ``_esm`` and ``_css``, ``_esm``, ``_css``), in bytes: the JSON of
+    the state plus its binary buffers (the compressed ``_view``), as the comm sends them."""
+    state, buffers = wire_state(widget)
     code = {name: state.pop(name, "") for name in ("_esm", "_css")}
-    return size(state), size(code["_esm"]), size(code["_css"])
+    return size(state) + sum(map(len, buffers)), size(code["_esm"]), size(code["_css"])
+
+
+def wire_state(widget: TranscriptWidget) -> tuple[dict[str, Any], list[bytes]]:
+    """The widget's state as ipywidgets sends it: JSON, and the binary buffers taken out."""
+    from ipywidgets.widgets.widget import _remove_buffers  # type: ignore[import-untyped]
+
+    state, _, buffers = _remove_buffers(widget.get_state())
+    return state, [bytes(buffer) for buffer in buffers]
+
+
+def saved_bytes(widget: TranscriptWidget) -> int:
+    """Bytes of the widget's entry in a notebook's saved widget state (N-1): the state as JSON,
+    the buffers in base64 as nbconvert and JupyterLab save them, ``_esm`` and ``_css`` included."""
+    state, buffers = wire_state(widget)
+    return size(state) + sum(len(base64.b64encode(buffer)) for buffer in buffers)
 
 
 def plain_text_of(widget: TranscriptWidget) -> str:
@@ -362,7 +380,7 @@ def timeline_figures(path: Path, runs: int) -> TimelineFigures:
             widget, built = timed(lambda: TranscriptWidget(transcript))
             best_build, best_spent = min(best_build, built), min(best_spent, spent[0])
             wire = Wire(widget)
-            state = size(widget.get_state()["_view"]["timeline"])
+            state = size(unpack_view(widget._view)["view"]["timeline"])
             started = time.perf_counter()
             replies = ask(widget, wire, {"type": "content", "view": VIEW, "keys": ["timeline"]})
             best_opened = min(best_opened, time.perf_counter() - started)

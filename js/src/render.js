@@ -29,6 +29,7 @@ import { keysInside } from "./tree.js";
 /**
  * @typedef {object} Loader  what the widget fetches from Python when the reader opens it (Q-2)
  * @property {(key: string) => Node | null | undefined} ready  content already here (undefined: not yet asked for)
+ * @property {() => boolean} silent  no kernel answered this view: what must be asked for needs the running notebook
  * @property {(key: string) => Promise<Node | null>} content  the node `key` with what it holds; null when it is gone
  * @property {(key: string, onPart: (text: string, done: boolean) => void) => void} output  the whole output of tool `key`, in parts
  */
@@ -141,13 +142,14 @@ export class Renderer {
       if (here) fill(here);
       return;
     }
-    const waiting = text("div", "tf-note tf-loading", this.strings().loading ?? "…");
+    const unavailable = () => this.strings().unavailable ?? "";
+    const waiting = text("div", "tf-note tf-loading", this.loader.silent() ? unavailable() : this.strings().loading ?? "…");
     waiting.setAttribute("role", "status");
     body.append(waiting);
-    // No kernel (a notebook opened with its saved widget state) never answers: say so, and
+    // No kernel (a notebook opened with its saved widget state, N-1) never answers: say so, and
     // still draw the content should the answer come after all.
     const slow = setTimeout(() => {
-      waiting.textContent = this.strings().unavailable ?? "";
+      waiting.textContent = unavailable();
     }, LOAD_TIMEOUT_MS);
     this.loader.content(key).then((node) => {
       clearTimeout(slow);

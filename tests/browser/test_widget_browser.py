@@ -454,8 +454,12 @@ def test_Q2_closed_content_and_a_5_MB_output_are_fetched_only_when_opened(lab: L
     assert tool.locator("script").count() == 0
 
 
-def test_Q2_a_fold_whose_content_never_comes_says_the_kernel_did_not_answer(lab: Lab) -> None:
-    widget = lab.open_notebook("nokernel.ipynb", [DEMO_SETUP, "widget"])
+def test_N1_Q2_a_fold_whose_content_never_comes_says_it_needs_the_running_notebook(
+    lab: Lab,
+) -> None:
+    # Sent in parts, as a view past the budget is (a small one travels whole, N-1).
+    in_parts = "import turnfold.ondemand\nturnfold.ondemand.WHOLE_VIEW_BUDGET = 0\n"
+    widget = lab.open_notebook("nokernel.ipynb", [in_parts + DEMO_SETUP, "widget"])
     lab.page.evaluate(
         """async () => {
             const session = window.jupyterapp.shell.currentWidget.sessionContext.session;
@@ -464,7 +468,7 @@ def test_Q2_a_fold_whose_content_never_comes_says_the_kernel_did_not_answer(lab:
     )
     lab.toggle(widget, PROCESS)  # its rows were never sent, and nobody can send them now
     note = lab.keyed(widget, PROCESS).locator(".tf-loading")
-    note.filter(has_text="the kernel did not answer").wait_for(timeout=20_000)
+    note.filter(has_text="needs the running notebook").wait_for(timeout=20_000)
     assert note.get_attribute("role") == "status"
 
 
