@@ -221,6 +221,7 @@ export class Renderer {
     const body = h("div", "tf-utext");
     if (node.command) body.append(escapedText("code", "tf-cmd", node.command), " ");
     body.append(setHtml(h("span", ""), node.html));
+    if (node.more_label) body.append(this.more(`${node.key}#more`, node.more_label, node.more_html));
     box.append(text("div", "tf-ulabel", node.label), body);
     return box;
   }
@@ -485,18 +486,7 @@ export class Renderer {
   result(key, result) {
     const box = h("div", "tf-result");
     box.append(setHtml(h("div", "tf-result-main"), result.html));
-    if (result.more_label) {
-      box.append(
-        this.disclosure({
-          key: `${key}#more`,
-          defaultOpen: false,
-          className: "tf-more",
-          headerClass: "tf-row tf-more-head",
-          header: (button) => button.append(text("span", "", result.more_label), chevron()),
-          body: (body) => setHtml(body, result.more_html),
-        }),
-      );
-    }
+    if (result.more_label) box.append(this.more(`${key}#more`, result.more_label, result.more_html));
     for (const image of result.images ?? []) box.append(setHtml(h("div", "tf-image-box"), image));
     for (const note of result.notes_text ?? []) box.append(text("div", "tf-note", note));
     if (result.all_label) {
@@ -506,6 +496,21 @@ export class Renderer {
       box.append(all);
     }
     return box;
+  }
+
+  /**
+   * F-12: the rest of a capped output or message behind "Show N more lines", drawn when opened.
+   * @param {string} key @param {string} label @param {string | undefined} html
+   */
+  more(key, label, html) {
+    return this.disclosure({
+      key,
+      defaultOpen: false,
+      className: "tf-more",
+      headerClass: "tf-row tf-more-head",
+      header: (button) => button.append(text("span", "", label), chevron()),
+      body: (body) => setHtml(body, html),
+    });
   }
 
   /**

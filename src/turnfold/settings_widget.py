@@ -166,8 +166,11 @@ class SettingsWidget(widgets.VBox):  # type: ignore[misc]
             translate("settings.auto_collapse_settled_groups", loc), child=True
         )
         self.turn_usage_toggle = _checkbox(translate("settings.show_turn_usage", loc))
+        # Sized to its label: ipywidgets' fixed button width cut "Save as my defaults".
         self.save_button = widgets.Button(
-            description=translate("settings.save_defaults", loc), icon="save"
+            description=translate("settings.save_defaults", loc),
+            icon="save",
+            layout=widgets.Layout(width="auto"),
         )
         self.save_button.on_click(self._on_save)
         self.status = widgets.Label("")
