@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import os
 import secrets
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
-from labkit import TIMEOUT_MS, _free_port
+from labkit import TIMEOUT_MS, _free_port, new_page, serving
 from playwright.sync_api import expect
 
 if TYPE_CHECKING:
@@ -52,40 +48,16 @@ def marimo_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "--headless", "--host", "127.0.0.1", "--port", str(port), "--token",
         "--token-password", token, "--no-sandbox",
     ]  # fmt: skip
-    log = base / "server.log"
-    with log.open("wb") as output:
-        server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + TIMEOUT_MS / 1000
-        while True:
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"marimo did not start:\n{log.read_text(errors='replace')}")
-            try:
-                with urllib.request.urlopen(f"{url}/health", timeout=2):
-                    break
-            except (urllib.error.URLError, OSError):
-                time.sleep(0.25)
+    with serving(command, env, base / "server.log", f"{url}/health"):
         yield f"{url}/?access_token={token}"
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
 
 
 @pytest.fixture
 def page(chromium: Browser, marimo_url: str) -> Iterator[Page]:
-    context = chromium.new_context(viewport={"width": 1280, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(marimo_url)
-    try:
+    with new_page(chromium) as page:
+        page.goto(marimo_url)
         yield page
-    finally:
-        context.close()
 
 
 def _header(widget: Locator, key: str) -> Locator:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
-from labkit import TIMEOUT_MS
+from labkit import TIMEOUT_MS, code_notebook, new_page
 from playwright.sync_api import expect
 
 if TYPE_CHECKING:
@@ -129,14 +129,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "JUPYTER_CONFIG_DIR": str(base / "config"),  # the reader's own defaults stay out
         "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
     }
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    notebook.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nbformat.write(notebook, base / "report.ipynb")
+    nbformat.write(code_notebook(CELLS), base / "report.ipynb")
     _nbconvert(
         "--to", "notebook", "--execute", "--output", "executed.ipynb", "report.ipynb",
         cwd=base, env=env,
@@ -154,15 +147,10 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.fixture
 def offline(chromium: Browser, exported: dict[str, Path]) -> Iterator[tuple[Page, Served]]:
     """A page whose every request goes through :class:`Served`."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 1000})
     served = Served(exported)
-    context.route("**/*", served.route)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    try:
+    with new_page(chromium) as page:
+        page.context.route("**/*", served.route)
         yield page, served
-    finally:
-        context.close()
 
 
 def _toggle(widget: Locator, key: str) -> None:
