@@ -112,3 +112,22 @@ def test_N1_a_cell_that_ends_saves_the_transcript_as_it_left_it(
     assert "A last word" in answers[-1]["html"]
     widget.close()
     assert kernel.events.callbacks["post_execute"] == []  # a closed widget saves nothing more
+
+
+def test_N1_a_view_mounting_later_gets_the_whole_view_only_if_it_drew_another(
+    widgets: list[TranscriptWidget],
+) -> None:
+    rec = recorded(1)
+    widget = TranscriptWidget(rec.transcript)
+    widgets.append(widget)
+    sent: list[dict[str, Any]] = []
+    widget.comm.send = lambda data=None, metadata=None, buffers=None: sent.append(data["content"])
+    rec.user("More")
+    widget.flush()  # revision 1; the saved view is still revision 0
+    for drew, gets_view in ((1, False), (0, True), (-1, True), (None, True)):
+        sent.clear()
+        hello = {"type": "hello", "view": "v"} | ({} if drew is None else {"rev": drew})
+        widget._on_view_message(widget, hello, [])
+        (full,) = [message for message in sent if message["type"] == "full"]
+        assert full["rev"] == 1
+        assert (full["view"] is not None) is gets_view, drew
