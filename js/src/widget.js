@@ -59,8 +59,8 @@ const EMPTY = /** @type {View} */ (/** @type {unknown} */ ({ nodes: [] }));
 
 /**
  * The `_view` trait inflated: Python packs it as zlib-compressed JSON (`transport.pack_view`),
- * which the browser's own `DecompressionStream("deflate")` reads. ipywidgets hands a binary trait
- * over as a DataView; marimo as bytes of another view.
+ * which the browser's own `DecompressionStream("deflate")` reads. A front end hands a binary trait
+ * over as a view of its bytes (ipywidgets: a DataView) or as an ArrayBuffer.
  * @param {unknown} data @returns {Promise<SavedView>}
  */
 async function unpack(data) {
@@ -96,21 +96,16 @@ class Latest {
     model.on("msg:custom", this.follow);
     /** @type {Promise<void>} */
     this.ready = unpack(model.get("_view"))
-      .then((saved) => this.adopt(saved))
+      .then((saved) => {
+        this.view = saved.view;
+        this.rev = saved.rev;
+      })
       // Unread (rev -1), the view greets the kernel as having nothing, and gets the whole view.
       .catch((error) => console.warn("turnfold: could not read the saved view", error))
       .then(() => {
         for (const message of early ?? []) this.apply(message);
         early = null;
       });
-  }
-
-  /** A saved view newer than what is here (the `_view` trait renewed). @param {SavedView} saved */
-  adopt(saved) {
-    if (saved.rev > this.rev) {
-      this.view = saved.view;
-      this.rev = saved.rev;
-    }
   }
 
   /** @param {KernelMessage} message  untrusted: checked before use */

@@ -34,6 +34,7 @@ The display bundle also carries the deterministic ``text/plain`` and ``text/html
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 import weakref
@@ -67,6 +68,7 @@ from turnfold.transport import Coalescer, SearchHit, ViewTransport
 __all__ = ["SYNCED_SETTINGS", "USAGE_KEY", "TranscriptWidget"]
 
 _STATIC = Path(__file__).parent / "static"
+_LOG = logging.getLogger(__name__)
 
 #: The DisplaySettings traits a TranscriptWidget mirrors under the same names, so a settings
 #: widget can ``traitlets.link`` to either (T-4).
@@ -262,8 +264,11 @@ class TranscriptWidget(anywidget.AnyWidget):
 
         def after_cell() -> None:
             widget = self_ref()
-            if widget is not None:
-                widget.save_view()
+            try:
+                if widget is not None:
+                    widget.save_view()
+            except Exception:  # a failed save must never disturb the notebook's run
+                _LOG.exception("turnfold: could not save the transcript view")
 
         shell.events.register("post_execute", after_cell)
         return lambda: shell.events.unregister("post_execute", after_cell)
