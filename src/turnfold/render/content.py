@@ -742,8 +742,8 @@ def capped_text(text: str, max_lines: int, max_chars: int) -> tuple[str, str | N
     first ``max_lines`` lines within ``max_chars``, the rest (None when nothing was cut), and
     the number of lines in the rest.
 
-    >>> capped_text("a\nb\nc <d>\n", 2, 100)
-    ('a\nb\n', 'c &lt;d&gt;\n', 1)
+    >>> capped_text("a\\nb\\nc <d>\\n", 2, 100)
+    ('a\\nb\\n', 'c &lt;d&gt;\\n', 1)
     """
     plain = plain_text(text)
     head, tail = _split(plain, _cut_offset(plain, max_lines, max_chars))
