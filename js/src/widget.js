@@ -388,6 +388,7 @@ async function render({ model, el }) {
       askedForFull = false;
       greeted = true;
       silent = false;
+      search.element.hidden = false;
       if (message.view && message.rev !== rev) {
         view = message.view;
         rev = message.rev;
@@ -445,6 +446,7 @@ async function render({ model, el }) {
   askForFull();
   const greeting = setTimeout(() => {
     silent = !greeted;
+    search.element.hidden = silent; // search runs in the kernel: no box that never answers
   }, GREETING_TIMEOUT_MS);
 
   return () => {

@@ -192,6 +192,8 @@ def test_N1_an_exported_notebook_folds_completely_with_no_kernel_and_no_network(
     expect(note).to_have_count(1)
     expect(note).to_contain_text("needs the running notebook", timeout=TIMEOUT_MS)
     expect(in_parts.locator(".tf-answer").first).to_be_visible()
+    # Search runs in the kernel: with none, no search box waits for an answer that never comes.
+    expect(demo.locator(".tf-search")).to_be_hidden()
 
     # Nothing but the CDN files served locally was asked for.
     assert served.refused == []
