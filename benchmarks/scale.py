@@ -20,7 +20,8 @@ in the same run:
   initial state  the widget's synced state of a settled ``--turns``-turn session from load.py's
                  ``generate_turns``, without ``_esm`` and ``_css`` (the view's code and
                  stylesheet, the same for every widget, printed apart), over the UTF-8 size of
-                 its ``text/plain`` rendering. As in benchmarks/browser.py, tool outputs are cut
+                 its ``text/plain`` rendering; then, displayed, what a notebook saves of it. The
+                 same for the ``--mb`` session. As in benchmarks/browser.py, tool outputs are cut
                  to 200, 800 or 3,000 characters (load.py's ``SMALL_OUTPUT_SIZES``; its default
                  sizes go up to 40,000); the file's size is printed
   timeline       the same ``--turns``-turn session's timeline (U-4): the time the first build of
@@ -37,6 +38,9 @@ in the same run:
 Bytes are messages as jupyter_client's session packs them (json.dumps, UTF-8). Bars (issue #7):
 projection <= 1.5x; appended call <= 1.2x and <= 4 KB; initial state <= 2x the text; large
 output: initial state and the tool's content reply <= 64 KB each, the whole output reachable.
+Bars (issue 17): the initial state of the ``--mb`` session too <= 2x its text, and what a
+saved notebook holds of each widget (its state as JSON, the compressed view in base64, _esm and
+_css included) <= 1 MB.
 Bars (issue 15): the timeline adds <= 5% to the first build and <= 200 KB to the initial state.
 A message the widget does not answer yet prints "not implemented yet" instead of a figure.
 Times are best of ``--runs`` alternating runs. One line per figure with its bar; the last line
@@ -48,6 +52,7 @@ sums them up.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import tempfile
@@ -70,6 +75,7 @@ from turnfold.render.content import MORE_CHARS, plain_text
 from turnfold.render.viewmodel import build_view_model
 from turnfold.session import session_facts
 from turnfold.timeline import Timeline
+from turnfold.transport import unpack_view
 from turnfold.widget import OUTPUT_REST_CHARS, TranscriptWidget
 
 T = TypeVar("T")
@@ -79,6 +85,8 @@ PROJECTION_BAR = 1.5
 APPEND_RATIO_BAR = 1.2
 APPEND_BYTES_BAR = 4 * 1024
 STATE_BAR = 2.0
+#: N-1: what a saved notebook holds of one widget past the whole-view budget, _esm and _css in.
+SAVED_BAR = 1_000_000
 LARGE_BAR = 64 * 1024
 TIMELINE_BUILD_BAR = 0.05
 TIMELINE_STATE_BAR = 200 * 1024
@@ -156,10 +164,26 @@ def kib(count: int) -> str:
 
 
 def state_bytes(widget: TranscriptWidget) -> tuple[int, int, int]:
-    """(synced state without ``_esm`` and ``_css``, ``_esm``, ``_css``), in bytes."""
-    state = widget.get_state()
+    """(synced state without ``_esm`` and ``_css``, ``_esm``, ``_css``), in bytes: the JSON of
+    the state plus its binary buffers (the compressed ``_view``), as the comm sends them."""
+    state, buffers = wire_state(widget)
     code = {name: state.pop(name, "") for name in ("_esm", "_css")}
-    return size(state), size(code["_esm"]), size(code["_css"])
+    return size(state) + sum(map(len, buffers)), size(code["_esm"]), size(code["_css"])
+
+
+def wire_state(widget: TranscriptWidget) -> tuple[dict[str, Any], list[bytes]]:
+    """The widget's state as ipywidgets sends it: JSON, and the binary buffers taken out."""
+    from ipywidgets.widgets.widget import _remove_buffers  # type: ignore[import-untyped]
+
+    state, _, buffers = _remove_buffers(widget.get_state())
+    return state, [bytes(buffer) for buffer in buffers]
+
+
+def saved_bytes(widget: TranscriptWidget) -> int:
+    """Bytes of the widget's entry in a notebook's saved widget state (N-1): the state as JSON,
+    the buffers in base64 as nbconvert and JupyterLab save them, ``_esm`` and ``_css`` included."""
+    state, buffers = wire_state(widget)
+    return size(state) + sum(len(base64.b64encode(buffer)) for buffer in buffers)
 
 
 def plain_text_of(widget: TranscriptWidget) -> str:
@@ -311,18 +335,27 @@ class InitialState:
     esm: int
     css: int
     text: int
+    saved: int  # the widget's entry in a saved notebook once displayed (N-1)
+    whole: bool  # its view fits WHOLE_VIEW_BUDGET: saved with every disclosure's content
 
 
 def initial_state(path: Path, turns: int) -> InitialState:
     written = generate_turns(path, turns, output_sizes=SMALL_OUTPUT_SIZES)
+    return state_of(path, written)
+
+
+def state_of(path: Path, written: int) -> InitialState:
+    """The state of a widget of the session at ``path``, then what a notebook saves of it."""
     widget = TranscriptWidget(turnfold.load(path))
     try:
         shown = sum(node["kind"] == "turn" for node in widget.view["nodes"])
         state, esm, css = state_bytes(widget)
-        text = len(plain_text_of(widget).encode())
+        text = len(plain_text_of(widget).encode())  # displayed: the saved view renewed
+        saved = saved_bytes(widget)
+        whole = widget._transport.whole
     finally:
         close(widget)
-    return InitialState(written, shown, state, esm, css, text)
+    return InitialState(written, shown, state, esm, css, text, saved, whole)
 
 
 # --- 4. the timeline (U-4) ---------------------------------------------------------------------
@@ -362,7 +395,7 @@ def timeline_figures(path: Path, runs: int) -> TimelineFigures:
             widget, built = timed(lambda: TranscriptWidget(transcript))
             best_build, best_spent = min(best_build, built), min(best_spent, spent[0])
             wire = Wire(widget)
-            state = size(widget.get_state()["_view"]["timeline"])
+            state = size(unpack_view(widget._view)["view"]["timeline"])
             started = time.perf_counter()
             replies = ask(widget, wire, {"type": "content", "view": VIEW, "keys": ["timeline"]})
             best_opened = min(best_opened, time.perf_counter() - started)
@@ -539,6 +572,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         p = projection(Path(tmp) / "session.jsonl", options.mb, options.runs)
+        real = state_of(Path(tmp) / "session.jsonl", int(p.megabytes * 2**20))
         s = initial_state(Path(tmp) / "turns.jsonl", options.turns)
         tl = timeline_figures(Path(tmp) / "turns.jsonl", options.runs)
     small_bytes, small_time = appended_call(SMALL_TURNS, options.runs)
@@ -573,7 +607,16 @@ def main() -> None:
         f"initial state: {s.turns:,} turns, {s.file / 2**20:.1f} MB file (tool outputs of {sizes} "
         f"characters); state {kib(s.state)}, text/plain {kib(s.text)} = {state_ratio:.2f}x "
         f"(bar {STATE_BAR}x, {bar(state_ratio <= STATE_BAR)}); apart: _esm {kib(s.esm)}, "
-        f"_css {kib(s.css)}"
+        f"_css {kib(s.css)}; saved in a notebook {kib(s.saved)} (bar {kib(SAVED_BAR)}, "
+        f"{bar(s.saved <= SAVED_BAR)}; {'whole' if s.whole else 'in parts'})"
+    )
+    real_ratio = real.state / real.text
+    print(
+        f"initial state: the {real.file / 2**20:.1f} MB session, {real.turns:,} turns (outputs of "
+        f"up to 40,000 characters); state {kib(real.state)}, text/plain {kib(real.text)} = "
+        f"{real_ratio:.2f}x (bar {STATE_BAR}x, {bar(real_ratio <= STATE_BAR)}); saved in a "
+        f"notebook {kib(real.saved)} (bar {kib(SAVED_BAR)}, {bar(real.saved <= SAVED_BAR)}; "
+        f"{'whole' if real.whole else 'in parts'})"
     )
     tl_share = tl.spent / tl.build
     tl_ok = tl_share <= TIMELINE_BUILD_BAR and tl.state <= TIMELINE_STATE_BAR

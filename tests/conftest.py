@@ -1,4 +1,4 @@
-"""Fixtures the widget tests share (``test_widget.py``, ``test_timeline.py``)."""
+"""Fixtures the widget tests share (``test_widget.py``, ``test_timeline.py``, ``test_saved.py``)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from turnfold import ondemand
 from turnfold.widget import TranscriptWidget
 
 
@@ -16,3 +17,10 @@ def widgets() -> Iterator[list[TranscriptWidget]]:
     yield made
     for widget in made:
         widget.close()
+
+
+@pytest.fixture
+def in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Widgets made in the test send their views in parts, however small (Q-2): a view within
+    ``WHOLE_VIEW_BUDGET`` otherwise travels whole (N-1), with nothing left to ask for."""
+    monkeypatch.setattr(ondemand, "WHOLE_VIEW_BUDGET", 0)

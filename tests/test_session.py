@@ -19,6 +19,7 @@ from turnfold.render.viewmodel import build_view_model, session_header
 from turnfold.samples import claude_code_session, demo_session
 from turnfold.session import SessionTally, session_facts
 from turnfold.settings import DisplaySettings
+from turnfold.transport import unpack_view
 from turnfold.widget import TranscriptWidget
 
 
@@ -61,7 +62,7 @@ def test_U3_the_header_shows_in_the_page_the_text_and_the_widget(utc_clock: None
     assert render_text(view).split("\n")[0].startswith("Claude Code · claude-sonnet-4 · ")
     widget = TranscriptWidget(transcript)
     try:
-        assert widget._view["session"] == view["session"]
+        assert unpack_view(widget._view)["view"]["session"] == view["session"]
     finally:
         widget.close()
     zh = build_view_model(transcript, DisplaySettings(locale="zh"))["session"]

@@ -431,3 +431,50 @@ def test_T5_status_clears_when_a_choice_changes() -> None:
     assert panel.status.value
     panel.mode_selector.value = "flat"
     assert panel.status.value == ""
+
+
+# --- N-2: the panel's own view, where ipywidgets' controls are not drawn (marimo) ----------------
+
+
+def test_N2_T4_the_panels_own_view_draws_what_python_computes_and_sets_what_it_is_told() -> None:
+    view = DisplaySettings()
+    panel = SettingsWidget(view, locale="zh")
+    try:
+        assert "as default" in panel._esm  # marimo draws a widget that brings its own module
+        rows = {row["name"]: row for row in panel._panel["rows"]}
+        assert rows["transcript_display_mode"]["options"][0] == {
+            "label": "平铺显示",
+            "value": "flat",
+        }
+        assert rows["auto_collapse_thinking"]["child"]
+        assert rows["auto_collapse_settled_groups"]["visible"]
+        panel._on_panel_message(panel, {"type": "set", "name": "transcript_display_mode",
+                                        "value": "flat"}, [])  # fmt: skip
+        assert view.transcript_display_mode == "flat"  # the linked target follows
+        rows = {row["name"]: row for row in panel._panel["rows"]}
+        assert rows["transcript_display_mode"]["value"] == "flat"
+        assert not rows["auto_collapse_settled_groups"]["visible"]  # T-4: hidden under Flat
+        panel._on_panel_message(panel, {"type": "set", "name": "show_thinking", "value": False}, [])
+        assert view.show_thinking is False
+        # The view is untrusted: anything but the panel's settings, or a wrong type, is ignored.
+        ignored = [
+            {"type": "set", "name": "locale", "value": "en"},
+            {"type": "set", "name": "show_thinking", "value": "yes"},
+            "nonsense",
+        ]
+        for message in ignored:
+            panel._on_panel_message(panel, message, [])
+        assert (view.locale, view.show_thinking) == ("en", False)
+        assert panel.locale == "zh"
+    finally:
+        panel.close()
+
+
+def test_N2_T5_saving_from_the_panels_own_view_says_where(jupyter_config: Path) -> None:
+    panel = SettingsWidget()
+    try:
+        panel._on_panel_message(panel, {"type": "save"}, [])
+        assert panel._panel["status"] == panel.status.value
+        assert str(jupyter_config) in panel._panel["status"]
+    finally:
+        panel.close()

@@ -28,6 +28,7 @@ from turnfold.session import session_facts
 from turnfold.settings import DisplaySettings
 from turnfold.timeline import DETAIL_CALLS, GAP_SHOWN_S, MAX_LANES, MIN_W, Timeline
 from turnfold.tools import tool_category
+from turnfold.transport import unpack_view
 from turnfold.widget import TranscriptWidget
 
 from .test_widget import Wire, _ask, make
@@ -270,7 +271,7 @@ def test_U4_Q2_the_closed_timeline_is_laid_out_and_sent_only_when_opened(
     widgets: list[TranscriptWidget],
 ) -> None:
     _, widget, wire = live(widgets)
-    sent = widget.get_state()["_view"]["timeline"]
+    sent = unpack_view(widget._view)["view"]["timeline"]
     assert sent["deferred"]
     assert sent["turns"] == []
     assert sent["title"] == "Timeline"
@@ -302,7 +303,7 @@ def test_U4_Q3_a_live_call_sends_only_its_turn_of_an_open_timeline(
 
 
 def test_U4_Q3_a_closed_timeline_costs_a_live_update_its_few_fields(
-    widgets: list[TranscriptWidget],
+    widgets: list[TranscriptWidget], in_parts: None
 ) -> None:
     rec, widget, wire = live(widgets)
     for opened_elsewhere in (False, True):  # laid out for a static rendering, or not at all
@@ -317,7 +318,7 @@ def test_U4_Q3_a_closed_timeline_costs_a_live_update_its_few_fields(
 
 
 def test_U4_P11_a_clicked_bar_reveals_its_call_in_the_view_that_asked(
-    widgets: list[TranscriptWidget],
+    widgets: list[TranscriptWidget], in_parts: None
 ) -> None:
     widget = make(widgets, claude_code_session())
     wire = Wire(widget)

@@ -204,3 +204,35 @@ def test_H6_the_streamed_page_of_turnfold_render_shows_the_outcome_too(tmp_path:
     assert f'<div class="tf-outcome" data-status="{outcome}">' in page
     # Where render_html puts it: after the title, before the first turn.
     assert page.index("tf-outcome") < page.index('class="tf-turn')
+
+
+def test_W5_a_long_user_message_shows_its_first_lines_and_the_rest_one_click_away() -> None:
+    from turnfold.render.html import render_html
+    from turnfold.render.search import search_view
+    from turnfold.render.text import render_text
+    from turnfold.render.viewmodel import USER_LINES
+
+    pasted = "\n".join(f"line {n} of the pasted <log>" for n in range(200))
+    rec = Recorder(clock=lambda: "2026-01-01T00:00:00Z")
+    rec.user(f"Why does this fail?\n{pasted}")
+    rec.assistant("Line 150 says why.")
+    short = Recorder(clock=lambda: "2026-01-01T00:00:00Z")
+    short.user("A short question")
+    for locale, label in (("en", "Show the whole message (189 more lines)"),
+                          ("zh", "显示完整消息（还有 189 行）")):  # fmt: skip
+        view = build_view_model(rec.transcript, DisplaySettings(locale=locale))
+        (user,) = [node for node in view["nodes"] if node["kind"] == "user"]
+        assert user["html"].count("\n") == USER_LINES
+        assert user["more_label"] == label
+    assert "line 199 of the pasted &lt;log&gt;" in user["more_html"]  # escaped, nothing lost
+    page = render_html(view)
+    assert '<details class="tf-more"><summary>显示完整消息' in page
+    assert "line 199 of the pasted &lt;log&gt;" in page
+    text = render_text(build_view_model(rec.transcript))
+    assert "line 10 of" in text  # the question and the first 11 pasted lines
+    assert "line 11 of" not in text
+    assert "Show the whole message (189 more lines)" in text
+    hits, _ = search_view(view, "line 199 of")  # the rest is searched too
+    assert [hit["key"] for hit in hits] == [user["key"]]
+    (plain,) = build_view_model(short.transcript)["nodes"]
+    assert "more_label" not in plain  # a short message carries nothing more

@@ -35,6 +35,7 @@ MODES = ("flat", "command-first", "fully-folded")
         ("nodes.d.ts", "turnfold.render.nodes"),
         ("messages.d.ts", "turnfold.transport"),
         ("compare.d.ts", "turnfold.render.compare_nodes"),
+        ("settings.d.ts", "turnfold.settings_widget"),
     ],
 )
 def test_the_js_declarations_are_generated_from_the_schema(file: str, module: str) -> None:

@@ -26,7 +26,7 @@ from turnfold.render.text import render_text
 from turnfold.render.viewmodel import build_view_model
 from turnfold.samples import demo_session
 from turnfold.settings import DisplaySettings
-from turnfold.transport import diff_nodes
+from turnfold.transport import diff_nodes, unpack_view
 from turnfold.widget import TranscriptWidget
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -80,6 +80,11 @@ def make(
     return widget
 
 
+def saved(widget: TranscriptWidget) -> dict[str, Any]:
+    """The wire form the widget's ``_view`` trait holds (what a saved notebook keeps)."""
+    return dict(unpack_view(widget._view)["view"])
+
+
 # --- W-1: the initial state -----------------------------------------------------------------------
 
 
@@ -88,7 +93,7 @@ def test_W1_initial_view_is_the_view_model_and_settled_turns_start_closed(
 ) -> None:
     transcript = demo_session()
     widget = make(widgets, transcript)
-    view = widget._view
+    view = saved(widget)
     raw = build_view_model(transcript)
     assert [n["key"] for n in view["nodes"]] == [n["key"] for n in raw["nodes"]]
     assert view["mode"] == "fully-folded"
@@ -314,7 +319,9 @@ def test_P10_a_view_mounted_later_gets_the_current_view_once(
 # --- P-11: reveal and search ----------------------------------------------------------------------
 
 
-def test_P11_reveal_sends_only_the_ancestor_path(widgets: list[TranscriptWidget]) -> None:
+def test_P11_reveal_sends_only_the_ancestor_path(
+    widgets: list[TranscriptWidget], in_parts: None
+) -> None:
     widget = make(widgets, demo_session())
     wire = Wire(widget)
     path = widget.reveal("e3")  # a Read inside the summary row of the first group
@@ -481,11 +488,11 @@ def big_output_session(size: int = 5 * 2**20, tool: str = "Read") -> tuple[Recor
 
 
 def test_Q2_a_settled_view_is_sent_closed_and_its_processes_on_demand(
-    widgets: list[TranscriptWidget],
+    widgets: list[TranscriptWidget], in_parts: None
 ) -> None:
     widget = make(widgets, demo_session())
     wire = Wire(widget)
-    sent = _turns(widget._view)
+    sent = _turns(saved(widget))
     whole = _turns(widget.view)
     assert sent
     assert all(t["process"]["deferred"] for t in sent if t["process"])
@@ -516,15 +523,17 @@ def iter_wire(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 def state_size(widget: TranscriptWidget) -> int:
     """Bytes of the widget's synced state without the view's code and stylesheet (``_esm``,
-    ``_css``: the same for every widget, as ``benchmarks/scale.py`` counts it)."""
+    ``_css``: the same for every widget, as ``benchmarks/scale.py`` counts it): its JSON and
+    its binary buffers (the compressed ``_view``)."""
     state = widget.get_state()
     for code in ("_esm", "_css"):
         del state[code]
-    return Wire.size(state)
+    packed = state.pop("_view")
+    return Wire.size(state) + len(packed)
 
 
 def test_Q2_a_5_MB_output_travels_only_when_its_row_opens_capped_then_whole_on_request(
-    widgets: list[TranscriptWidget],
+    widgets: list[TranscriptWidget], in_parts: None
 ) -> None:
     rec, output = big_output_session()
     widget = make(widgets, rec.transcript)
@@ -555,7 +564,7 @@ def test_Q2_a_5_MB_output_travels_only_when_its_row_opens_capped_then_whole_on_r
 
 
 def test_Q2_a_5_MB_command_output_shown_under_its_row_arrives_capped_with_the_process(
-    widgets: list[TranscriptWidget],
+    widgets: list[TranscriptWidget], in_parts: None
 ) -> None:
     rec, _ = big_output_session(tool="Bash")  # commands show their output (F-12), capped
     widget = make(widgets, rec.transcript)
@@ -570,7 +579,7 @@ def test_Q2_a_5_MB_command_output_shown_under_its_row_arrives_capped_with_the_pr
 
 
 def test_Q2_what_the_reader_opened_is_sent_with_its_content(
-    widgets: list[TranscriptWidget],
+    widgets: list[TranscriptWidget], in_parts: None
 ) -> None:
     widget = make(widgets, demo_session())
     key = _turns(widget.view)[0]["process"]["key"]
@@ -584,7 +593,7 @@ def test_Q2_what_the_reader_opened_is_sent_with_its_content(
 
 
 def test_Q2_search_brings_the_closed_processes_its_hits_open(
-    widgets: list[TranscriptWidget],
+    widgets: list[TranscriptWidget], in_parts: None
 ) -> None:
     rec, _ = big_output_session(10_000)
     widget = make(widgets, rec.transcript)

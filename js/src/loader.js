@@ -28,11 +28,18 @@ export class ContentLoader {
     this.asking = new Set();
     /** @type {Map<string, (text: string, done: boolean) => void>} */
     this.outputs = new Map();
+    /** No kernel answered this view (N-1: a saved notebook, or a kernel still busy). */
+    this.unanswered = false;
   }
 
   /** Content already here (undefined: not yet asked for). @param {string} key */
   ready(key) {
     return this.loaded.get(key);
+  }
+
+  /** Whether what must be asked for needs the running notebook (no kernel answered). */
+  silent() {
+    return this.unanswered;
   }
 
   /** The node `key` with what it holds; null when it is gone. @param {string} key @returns {Promise<Node | null>} */

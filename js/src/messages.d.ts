@@ -78,6 +78,7 @@ export interface SearchMessage {
 export interface HelloRequest {
   type: "hello";
   view: string;
+  rev?: number;
 }
 
 export interface ContentRequest {
@@ -105,8 +106,13 @@ export interface RevealRequest {
   key: string;
 }
 
+export interface SavedView {
+  rev: number;
+  view: View;
+}
+
 export interface TranscriptTraits {
-  _view: View;
+  _view: DataView;
   _folds: Record<string, "open" | "closed" | "owned">;
   _strings: Record<string, string>;
 }

@@ -93,6 +93,8 @@ export interface UserNode {
   label: string;
   command: string | null;
   html: string;
+  more_html?: string;
+  more_label?: string;
 }
 
 export interface SystemNode {

@@ -29,6 +29,7 @@ import { keysInside } from "./tree.js";
 /**
  * @typedef {object} Loader  what the widget fetches from Python when the reader opens it (Q-2)
  * @property {(key: string) => Node | null | undefined} ready  content already here (undefined: not yet asked for)
+ * @property {() => boolean} silent  no kernel answered this view: what must be asked for needs the running notebook
  * @property {(key: string) => Promise<Node | null>} content  the node `key` with what it holds; null when it is gone
  * @property {(key: string, onPart: (text: string, done: boolean) => void) => void} output  the whole output of tool `key`, in parts
  */
@@ -146,13 +147,14 @@ export class Renderer {
       if (here) fill(here);
       return;
     }
-    const waiting = text("div", "tf-note tf-loading", this.strings().loading ?? "…");
+    const unavailable = () => this.strings().unavailable ?? "";
+    const waiting = text("div", "tf-note tf-loading", this.loader.silent() ? unavailable() : this.strings().loading ?? "…");
     waiting.setAttribute("role", "status");
     body.append(waiting);
-    // No kernel (a notebook opened with its saved widget state) never answers: say so, and
+    // No kernel (a notebook opened with its saved widget state, N-1) never answers: say so, and
     // still draw the content should the answer come after all.
     const slow = setTimeout(() => {
-      waiting.textContent = this.strings().unavailable ?? "";
+      waiting.textContent = unavailable();
     }, LOAD_TIMEOUT_MS);
     this.loader.content(key).then((node) => {
       clearTimeout(slow);
@@ -224,6 +226,7 @@ export class Renderer {
     const body = h("div", "tf-utext");
     if (node.command) body.append(escapedText("code", "tf-cmd", node.command), " ");
     body.append(setHtml(h("span", ""), node.html));
+    if (node.more_label) body.append(this.more(`${node.key}#more`, node.more_label, node.more_html));
     box.append(text("div", "tf-ulabel", node.label), body);
     return box;
   }
@@ -488,18 +491,7 @@ export class Renderer {
   result(key, result) {
     const box = h("div", "tf-result");
     box.append(setHtml(h("div", "tf-result-main"), result.html));
-    if (result.more_label) {
-      box.append(
-        this.disclosure({
-          key: `${key}#more`,
-          defaultOpen: false,
-          className: "tf-more",
-          headerClass: "tf-row tf-more-head",
-          header: (button) => button.append(text("span", "", result.more_label), chevron()),
-          body: (body) => setHtml(body, result.more_html),
-        }),
-      );
-    }
+    if (result.more_label) box.append(this.more(`${key}#more`, result.more_label, result.more_html));
     for (const image of result.images ?? []) box.append(setHtml(h("div", "tf-image-box"), image));
     for (const note of result.notes_text ?? []) box.append(text("div", "tf-note", note));
     if (result.all_label) {
@@ -509,6 +501,21 @@ export class Renderer {
       box.append(all);
     }
     return box;
+  }
+
+  /**
+   * F-12: the rest of a capped output or message behind "Show N more lines", drawn when opened.
+   * @param {string} key @param {string} label @param {string | undefined} html
+   */
+  more(key, label, html) {
+    return this.disclosure({
+      key,
+      defaultOpen: false,
+      className: "tf-more",
+      headerClass: "tf-row tf-more-head",
+      header: (button) => button.append(text("span", "", label), chevron()),
+      body: (body) => setHtml(body, html),
+    });
   }
 
   /**

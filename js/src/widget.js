@@ -2,10 +2,14 @@
 /**
  * The anywidget view of turnfold's TranscriptWidget (spec W-1 … W-3, P-8 … P-12).
  *
- * It draws the view model Python synced in `_view`, applies the small patches Python sends as the
- * transcript grows (W-2), keeps the reader's disclosure memory (P-10) in the `_folds` trait, and
- * forwards user intent (a search query) back. It holds no summary, partition, title or default
- * fold logic: the view model carries all of that.
+ * It draws the view model Python synced in `_view` (compressed JSON, inflated here: see `unpack`),
+ * applies the small patches Python sends as the transcript grows (W-2), keeps the reader's
+ * disclosure memory (P-10) in the `_folds` trait, and forwards user intent (a search query) back.
+ * It holds no summary, partition, title or default fold logic: the view model carries all of that.
+ *
+ * It needs no kernel to draw (N-1): a notebook saved with widget state and exported to HTML draws
+ * from `_view` alone. A view that fits Python's budget is whole there, so every fold opens; past
+ * it, a closed part asks the kernel, and says it needs the running notebook when none answers.
  *
  * Messages from Python (declared in src/turnfold/transport.py, generated as ./messages.d.ts):
  * - `patch` {rev, base, upsert: [{after, node}], remove: [key], fields?}: top-level changes;
@@ -46,41 +50,108 @@ function ask(model, request) {
 const FADE_MS = 220;
 /** Fold choices reach the kernel at most this often. */
 const SAVE_DELAY_MS = 150;
+/** How long a view waits for the kernel to greet it before it takes it that none runs (N-1). */
+const GREETING_TIMEOUT_MS = 5000;
+
+/** @typedef {import("./messages").SavedView} SavedView */
+
+/** Nothing to draw: a widget whose `_view` is empty, or not yet inflated. */
+const EMPTY = /** @type {View} */ (/** @type {unknown} */ ({ nodes: [] }));
 
 /**
- * The latest view each model was sent, kept from the model's creation on: patches that arrive
- * before a view mounts (a run followed in the cell that displays it keeps the kernel busy, so a
- * late view's `hello` would go unanswered until the run ends) are applied here, and a view
- * mounts on the latest revision instead of the `_view` the widget was created with.
- * @type {WeakMap<Model, {view: View, rev: number}>}
+ * The `_view` trait inflated: Python packs it as zlib-compressed JSON (`transport.pack_view`),
+ * which the browser's own `DecompressionStream("deflate")` reads. A front end hands a binary trait
+ * over as a view of its bytes (ipywidgets: a DataView) or as an ArrayBuffer.
+ * @param {unknown} data @returns {Promise<SavedView>}
  */
+async function unpack(data) {
+  const bytes = ArrayBuffer.isView(data)
+    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+    : data instanceof ArrayBuffer
+      ? new Uint8Array(data)
+      : null;
+  if (!bytes || !bytes.byteLength) return { rev: -1, view: EMPTY };
+  const inflated = new Blob([/** @type {BlobPart} */ (bytes)]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return /** @type {SavedView} */ (JSON.parse(await new Response(inflated).text()));
+}
+
+/**
+ * The latest view a model was sent, kept from the model's creation on: patches that arrive before
+ * a view mounts (a run followed in the cell that displays it keeps the kernel busy, so a late
+ * view's `hello` would go unanswered until the run ends) are applied here, and a view mounts on
+ * the latest revision instead of the `_view` the widget was created with. Messages that arrive
+ * while `_view` is still being inflated wait for it, in order.
+ */
+class Latest {
+  /** @param {Model} model */
+  constructor(model) {
+    this.view = EMPTY;
+    this.rev = -1;
+    /** @type {KernelMessage[] | null} messages that came before `_view` was read */
+    let early = [];
+    /** @param {KernelMessage} message */
+    this.follow = (message) => {
+      if (early) early.push(message);
+      else this.apply(message);
+    };
+    model.on("msg:custom", this.follow);
+    /** @type {Promise<void>} */
+    this.ready = unpack(model.get("_view"))
+      .then((saved) => {
+        this.view = saved.view;
+        this.rev = saved.rev;
+      })
+      // Unread (rev -1), the view greets the kernel as having nothing, and gets the whole view.
+      .catch((error) => console.warn("turnfold: could not read the saved view", error))
+      .then(() => {
+        for (const message of early ?? []) this.apply(message);
+        early = null;
+      });
+  }
+
+  /** @param {KernelMessage} message  untrusted: checked before use */
+  apply(message) {
+    if (!message || typeof message !== "object") return;
+    if (message.type === "patch" && message.base === this.rev) {
+      this.view = applyPatch(this.view, message);
+      this.rev = message.rev;
+    } else if (message.type === "full" && message.view && message.rev > this.rev) {
+      this.view = message.view;
+      this.rev = message.rev;
+    }
+  }
+}
+
+/** @type {WeakMap<Model, Latest>} */
 const latest = new WeakMap();
+
+/** @param {Model} model */
+function latestOf(model) {
+  let known = latest.get(model);
+  if (!known) {
+    known = new Latest(model);
+    latest.set(model, known);
+  }
+  return known;
+}
 
 /** @param {{model: Model}} context */
 function initialize({ model }) {
-  latest.set(model, { view: model.get("_view") ?? { nodes: [] }, rev: 0 });
-  /** @param {KernelMessage} message  untrusted: checked before use */
-  const follow = (message) => {
-    const known = latest.get(model);
-    if (!known || !message || typeof message !== "object") return;
-    if (message.type === "patch" && message.base === known.rev) {
-      latest.set(model, { view: applyPatch(known.view, message), rev: message.rev });
-    } else if (message.type === "full" && message.view && message.rev > known.rev) {
-      latest.set(model, { view: message.view, rev: message.rev });
-    }
-  };
-  model.on("msg:custom", follow);
-  return () => model.off("msg:custom", follow);
+  const known = latestOf(model);
+  return () => model.off("msg:custom", known.follow);
 }
 
 /** @param {{model: Model, el: HTMLElement}} context */
-function render({ model, el }) {
+async function render({ model, el }) {
   const viewId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-  const start = latest.get(model);
+  const start = latestOf(model);
+  await start.ready;
   /** @type {View} */
-  let view = start?.view ?? model.get("_view") ?? { nodes: [] };
-  let rev = start?.rev ?? 0;
+  let view = start.view;
+  let rev = start.rev;
   let askedForFull = false;
+  /** N-1: the kernel has answered this view (false: a saved notebook, or a kernel still busy). */
+  let greeted = false;
 
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let saveTimer;
@@ -234,8 +305,23 @@ function render({ model, el }) {
   function askForFull() {
     if (askedForFull) return;
     askedForFull = true;
-    ask(model, { type: "hello", view: viewId });
+    try {
+      ask(model, { type: "hello", view: viewId, rev });
+    } catch (error) {
+      console.warn("turnfold: no kernel to greet", error); // the saved view is all there is
+    }
   }
+
+  /** N-1: `_view` renewed (a cell ended): draw it if it is newer than what this view has. */
+  const onSaved = () => {
+    unpack(model.get("_view")).then((saved) => {
+      if (saved.rev <= rev) return;
+      view = saved.view;
+      rev = saved.rev;
+      loader.clear();
+      drawAll();
+    });
+  };
 
   /** @param {KernelMessage} message  untrusted: checked before use */
   function onMessage(message) {
@@ -249,6 +335,9 @@ function render({ model, el }) {
       }
     } else if (message.type === "full" && message.to === viewId) {
       askedForFull = false;
+      greeted = true;
+      loader.unanswered = false;
+      search.element.hidden = false;
       if (message.view && message.rev !== rev) {
         view = message.view;
         rev = message.rev;
@@ -294,17 +383,26 @@ function render({ model, el }) {
   const onStrings = () => search.relabel();
   model.on("msg:custom", onMessage);
   model.on("change:_strings", onStrings);
+  model.on("change:_view", onSaved);
 
   drawAll();
   // A view mounted after the transcript changed (the widget shown again in another cell) gets
   // the current view; until then it shows the latest one this page was sent (or `_view`), so a
-  // settled transcript paints closed at once.
+  // settled transcript paints closed at once. No answer in time: no kernel runs (a saved
+  // notebook), or it is busy; either way, what is not here is said to need it.
   askForFull();
+  const greeting = setTimeout(() => {
+    // No answer to the greeting in time: closed parts say at once that they need the kernel.
+    loader.unanswered = !greeted;
+    search.element.hidden = !greeted; // search runs in the kernel: no box that never answers
+  }, GREETING_TIMEOUT_MS);
 
   return () => {
     if (saveTimer !== undefined) save();
+    clearTimeout(greeting);
     model.off("msg:custom", onMessage);
     model.off("change:_strings", onStrings);
+    model.off("change:_view", onSaved);
     document.removeEventListener("selectionchange", onSelection);
     search.destroy();
   };

@@ -14,6 +14,11 @@ view needs to draw it now, and the widget sends only that:
   (search runs in Python), facts the view model already turned into the ``fold`` flags and labels
   the view draws, and a turn header's joined ``text`` (for the text and HTML renderings).
 
+A view small enough travels **whole** instead (spec N-1): when the wire form of every node with
+everything it holds is at most :data:`WHOLE_VIEW_BUDGET` bytes of JSON (:class:`WholeSize`),
+nothing is deferred, so the widget's saved state alone folds completely in a notebook exported
+with no kernel, and a live view never waits for a round trip.
+
 When the reader opens a deferred disclosure, the view asks for it by key (``content``) and gets
 its wire form with the content inside. A fold the reader already opened (the ``_folds`` the view
 syncs) is never deferred, so a re-displayed view restores it without a round trip. The whole of
@@ -25,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from turnfold import keys
+from turnfold import codec, keys
 from turnfold.model import ToolCall, Transcript
 from turnfold.render.content import result_text
 from turnfold.render.nodes import TimelineNode
@@ -36,7 +41,9 @@ __all__ = [
     "INLINE_HIDDEN_CHARS",
     "OUTPUT_PART_CHARS",
     "PYTHON_ONLY",
+    "WHOLE_VIEW_BUDGET",
     "NodeIndex",
+    "WholeSize",
     "call_for_key",
     "output_parts",
     "wire_node",
@@ -56,6 +63,11 @@ INLINE_HIDDEN_CHARS = 2_000
 #: The whole of a capped output is sent in parts of this many characters, so neither side parses
 #: one multi-megabyte message in a single task.
 OUTPUT_PART_CHARS = 256 * 1024
+
+#: N-1: a view whose whole wire form is at most this many bytes of JSON is sent whole (1 MB per
+#: widget): a notebook saved with widget state then folds completely without a kernel. Past it,
+#: what is closed is sent when a reader opens it, and a saved notebook shows headers and answers.
+WHOLE_VIEW_BUDGET = 1_000_000
 
 _OPENED = ("open", "owned")
 
@@ -84,26 +96,32 @@ def _without(node: Node, kind: str) -> Wire:
     return {key: value for key, value in node.items() if key not in drop}
 
 
-def wire_node(node: Node, folds: Folds) -> Node:
-    """The wire form of a top-level node (see the module docstring). ``node`` is not changed."""
+def wire_node(node: Node, folds: Folds, *, whole: bool = False) -> Node:
+    """The wire form of a top-level node (see the module docstring); ``whole``: with every
+    disclosure's content (N-1). ``node`` is not changed."""
     if node.get("kind") != "turn":
         return node
     turn = _without(node, "turn")
     turn["header"] = _without(node["header"], "header")
     process = node.get("process")
     if process is not None:
-        if _deferred(process, folds):
+        if not whole and _deferred(process, folds):
             turn["process"] = {**process, "children": [], "deferred": True}
         else:
-            turn["process"] = {**process, "children": _children(process["children"], folds)}
+            children = _children(process["children"], folds, whole)
+            turn["process"] = {**process, "children": children}
     return turn
 
 
-def wire_timeline(timeline: TimelineNode | None, folds: Folds) -> TimelineNode | None:
+def wire_timeline(
+    timeline: TimelineNode | None, folds: Folds, *, whole: bool = False
+) -> TimelineNode | None:
     """The wire form of the timeline (U-4): closed, and not opened by the reader, it is sent
     as its header (:func:`turnfold.timeline.closed`); the view asks for the rest when it opens
-    (``content`` of its key)."""
+    (``content`` of its key). ``whole``: a laid-out timeline is sent as it is (N-1)."""
     if timeline is None or timeline["open"] or folds.get(timeline["key"]) in _OPENED:
+        return timeline
+    if whole and not timeline.get("deferred"):
         return timeline
     return closed(timeline)
 
@@ -129,33 +147,36 @@ def _keys(nodes: Sequence[Node]) -> Iterator[str]:
     return (node["key"] for node in _every(nodes))
 
 
-def _children(nodes: Sequence[Node], folds: Folds) -> list[Node]:
-    return [_child(node, folds) for node in nodes]
+def _children(nodes: Sequence[Node], folds: Folds, whole: bool = False) -> list[Node]:
+    return [_child(node, folds, whole) for node in nodes]
 
 
-def _child(node: Node, folds: Folds) -> Node:
+def _child(node: Node, folds: Folds, whole: bool = False) -> Node:
     kind = node.get("kind")
     if kind == "tool":
-        return _tool(node, folds)
+        return _tool(node, folds, whole=whole)
     if kind == "command":
-        return {**node, "tool": _tool(node["tool"], folds)}
+        return {**node, "tool": _tool(node["tool"], folds, whole=whole)}
     if kind == "group":
-        return {**node, "children": _children(node["children"], folds)}
+        return {**node, "children": _children(node["children"], folds, whole)}
     if kind == "batch":
-        return {**node, "rows": _children(node["rows"], folds)}
+        return {**node, "rows": _children(node["rows"], folds, whole)}
     if kind == "summary":
-        return {**node, "tools": _children(node["tools"], folds)}
+        return {**node, "tools": _children(node["tools"], folds, whole)}
     return node
 
 
-def _tool(node: Node, folds: Folds, *, expand: bool = False) -> Wire:
+def _tool(node: Node, folds: Folds, *, expand: bool = False, whole: bool = False) -> Wire:
+    """A tool's wire form; ``expand``: with its hidden part, whatever its size; ``whole``: with
+    everything under it too (a sub-agent's processes)."""
+    expand = expand or whole
     tool = _without(node, "tool")
     result = node.get("result")
     if result is not None:
         tool["result"] = _without(result, "result")
     subagent = node.get("subagent")
     if subagent:
-        nested = [wire_node(child, folds) for child in subagent.get("nodes") or []]
+        nested = [wire_node(child, folds, whole=whole) for child in subagent.get("nodes") or []]
         tool["subagent"] = {**subagent, "nodes": nested}
     if expand or folds.get(node["key"]) in _OPENED or _hidden_size(node) <= INLINE_HIDDEN_CHARS:
         return tool
@@ -181,6 +202,37 @@ def _hidden_size(node: Node) -> int:
     )
 
 
+class WholeSize:
+    """Whether a view fits :data:`WHOLE_VIEW_BUDGET` whole (N-1), cheaply as it grows.
+
+    Each top-level node's whole wire form is measured once, and remembered while the widget
+    reuses the node (the same object: its turn did not change), so an update measures only the
+    turns that changed (Q-3); past the budget, the nodes after it are not measured at all.
+    """
+
+    def __init__(self, budget: int | None = None) -> None:
+        self.budget = WHOLE_VIEW_BUDGET if budget is None else budget
+        self._sizes: dict[str, tuple[Node, int]] = {}
+
+    def fits(self, nodes: Sequence[Node], head: Sequence[Node | None] = ()) -> bool:
+        """Whether ``nodes`` whole, and the head's fields ``head`` (the timeline laid out,
+        the session header), are at most the budget together."""
+        total = sum(len(codec.dump_bytes(part)) for part in head if part is not None)
+        sizes: dict[str, tuple[Node, int]] = {}
+        for node in nodes:
+            known = self._sizes.get(node["key"])
+            if known is not None and known[0] is node:
+                size = known[1]
+            else:
+                size = len(codec.dump_bytes(wire_node(node, {}, whole=True)))
+            sizes[node["key"]] = (node, size)
+            total += size
+            if total > self.budget:
+                break
+        self._sizes = sizes
+        return total <= self.budget
+
+
 class NodeIndex:
     """The nodes of one view by key, for answering ``content`` requests (built on first use)."""
 
@@ -194,7 +246,7 @@ class NodeIndex:
         return self._by_key.get(key)
 
     def defers(self, key: str, folds: Folds) -> bool:
-        """Whether the wire form leaves out what the disclosure ``key`` holds."""
+        """Whether the (not whole) wire form leaves out what the disclosure ``key`` holds."""
         node = self.get(key)
         if node is None:
             return False

@@ -1,4 +1,4 @@
-"""The display settings panel (spec T-4), built from ipywidgets.
+"""The display settings panel (spec T-4), built from ipywidgets, with a view of its own for marimo.
 
 ``SettingsWidget(*targets)`` shows the choices a reader makes while reading: ``Show thinking``
 with ``Auto-collapse finished thinking`` under it, ``Process display`` (Flat / Command-first /
@@ -21,13 +21,21 @@ where the target has it). All linked targets change together.
 Process display  ( ) Flat  (x) Command-first  ( ) Fully folded
     [x] Auto-collapse settled groups
 [ ] Show tokens and cost on each turn
+
+Where ipywidgets' controls are not drawn (marimo draws only widgets that bring their own ES
+module, as anywidgets do, spec N-2), the panel draws itself: it carries such a module
+(``_esm``, ``js/src/settings.js``) and the state it draws, computed here (``_panel``: each
+control's label, value and whether it shows), and takes the reader's choices back as messages.
+JupyterLab and the other ipywidgets front ends ignore both and draw the controls.
 """
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import ipywidgets as widgets  # type: ignore[import-untyped]
 import traitlets
@@ -36,7 +44,17 @@ from turnfold.config import load_settings, save_user_defaults
 from turnfold.i18n import normalize_locale, translate
 from turnfold.settings import DISPLAY_MODES, DisplaySettings, normalize_settings
 
-__all__ = ["LINKED_SETTINGS", "OPTIONAL_SETTINGS", "SettingsWidget"]
+__all__ = [
+    "LINKED_SETTINGS",
+    "OPTIONAL_SETTINGS",
+    "PanelOption",
+    "PanelRow",
+    "PanelState",
+    "SettingsWidget",
+    "typescript",
+]
+
+_STATIC = Path(__file__).parent / "static"
 
 # The settings the panel shows and links. T-1's per-view toggles (full_detail,
 # show_tool_call_args) stay per view, and locale only picks the panel's own labels.
@@ -61,6 +79,49 @@ _OWNED_CONTROLS = (
 )
 _CHILD_MARGIN = "0 0 0 2em"  # T-4: each child sits indented under the choice it refines
 _INDENT = " " * 4
+
+
+class PanelOption(TypedDict):
+    label: str
+    value: str
+
+
+class PanelRow(TypedDict):
+    """One control of the panel as its own view draws it (N-2): a checkbox or a choice of
+    ``options``, indented under the one above it when ``child``, hidden unless ``visible``."""
+
+    name: str  #: the setting it changes
+    kind: Literal["check", "choice"]
+    label: str
+    value: bool | str
+    options: list[PanelOption]
+    child: bool
+    visible: bool
+
+
+class PanelState(TypedDict):
+    """Everything the panel's own view draws (the ``_panel`` trait), in the panel's language."""
+
+    rows: list[PanelRow]
+    save: str  #: the save button's label
+    status: str  #: what the last save did, or ""
+
+
+def typescript() -> str:
+    """The panel's state as TypeScript declarations (``js/src/settings.d.ts``)."""
+    from turnfold.render.declarations import typescript as declare
+
+    return declare(
+        (PanelOption, PanelRow, PanelState), {}, source="src/turnfold/settings_widget.py"
+    )
+
+
+def _panel_esm() -> str:
+    """The panel's own view (``js/src/settings.js``, bundled), or a stub saying how to build it."""
+    built = _STATIC / "settings.js"
+    if built.is_file():
+        return built.read_text(encoding="utf-8")
+    return "export default { render({ el }) { el.textContent = 'npm run build in js/'; } }\n"
 
 
 def _checkbox(label: str, *, child: bool = False) -> Any:
@@ -124,6 +185,11 @@ class SettingsWidget(widgets.VBox):  # type: ignore[misc]
     settings'). The panel's own state is ``panel.settings``; every linked target follows it.
     """
 
+    # N-2: the panel's own view and what it draws, for the front ends that do not draw
+    # ipywidgets' controls (see the module docstring); the others ignore both.
+    _esm = traitlets.Unicode(_panel_esm()).tag(sync=True)
+    _panel = traitlets.Dict().tag(sync=True)
+
     def __init__(
         self,
         *targets: traitlets.HasTraits,
@@ -146,6 +212,10 @@ class SettingsWidget(widgets.VBox):  # type: ignore[misc]
         )
         self.settings.observe(self._clear_status, names=[*LINKED_SETTINGS, *OPTIONAL_SETTINGS])
         self._update_visibility()
+        self._draw_panel()
+        self.settings.observe(self._draw_panel, names=[*LINKED_SETTINGS, *OPTIONAL_SETTINGS])
+        self.status.observe(self._draw_panel, names=["value"])
+        self.on_msg(self._on_panel_message)
         for target in targets:
             self.link(target)
 
@@ -166,8 +236,11 @@ class SettingsWidget(widgets.VBox):  # type: ignore[misc]
             translate("settings.auto_collapse_settled_groups", loc), child=True
         )
         self.turn_usage_toggle = _checkbox(translate("settings.show_turn_usage", loc))
+        # Sized to its label: ipywidgets' fixed button width cut "Save as my defaults".
         self.save_button = widgets.Button(
-            description=translate("settings.save_defaults", loc), icon="save"
+            description=translate("settings.save_defaults", loc),
+            icon="save",
+            layout=widgets.Layout(width="auto"),
         )
         self.save_button.on_click(self._on_save)
         self.status = widgets.Label("")
@@ -202,6 +275,53 @@ class SettingsWidget(widgets.VBox):  # type: ignore[misc]
         controls = self._controls()
         for name, visible in self._visible_children().items():
             controls[name].layout.display = None if visible else "none"
+
+    # --- the panel's own view (N-2) -------------------------------------------------------------
+
+    def panel_state(self) -> PanelState:
+        """What the panel's own view draws now: the same controls, labels and visibility as the
+        ipywidgets panel (T-4)."""
+        loc, values = self._locale, self.settings
+        visible = self._visible_children()
+        parents = {"auto_collapse_thinking", "auto_collapse_settled_groups"}
+
+        def check(name: str, label: str) -> PanelRow:
+            return {"name": name, "kind": "check", "label": translate(label, loc),
+                    "value": bool(getattr(values, name)), "options": [],
+                    "child": name in parents, "visible": visible.get(name, True)}  # fmt: skip
+
+        modes: list[PanelOption] = [
+            {"label": self._mode_label(mode), "value": mode} for mode in DISPLAY_MODES
+        ]
+        mode: PanelRow = {
+            "name": "transcript_display_mode", "kind": "choice",
+            "label": translate("settings.process_display", loc),
+            "value": values.transcript_display_mode, "options": modes, "child": False,
+            "visible": True,
+        }  # fmt: skip
+        rows = [
+            check("show_thinking", "settings.show_thinking"),
+            check("auto_collapse_thinking", "settings.auto_collapse_thinking"),
+            mode,
+            check("auto_collapse_settled_groups", "settings.auto_collapse_settled_groups"),
+            check("show_turn_usage", "settings.show_turn_usage"),
+        ]
+        save = translate("settings.save_defaults", loc)
+        return {"rows": rows, "save": save, "status": self.status.value}
+
+    def _draw_panel(self, change: object = None) -> None:
+        self._panel = dict(self.panel_state())
+
+    def _on_panel_message(self, widget: object, content: Any, buffers: object) -> None:
+        """A choice made in the panel's own view. The view is untrusted: only the panel's
+        settings are set, with values the settings accept (anything else is ignored)."""
+        if not isinstance(content, dict):
+            return
+        if content.get("type") == "save":
+            self.save_defaults()
+        elif content.get("type") == "set" and content.get("name") in self._controls():
+            with contextlib.suppress(traitlets.TraitError):
+                setattr(self.settings, str(content["name"]), content.get("value"))
 
     # --- linking -------------------------------------------------------------------------------
 
@@ -311,3 +431,7 @@ class SettingsWidget(widgets.VBox):  # type: ignore[misc]
         bundle: dict[str, Any] = dict(super()._repr_mimebundle_(**kwargs) or {})
         bundle["text/plain"] = self.summary()
         return bundle
+
+
+if __name__ == "__main__":
+    sys.stdout.write(typescript())

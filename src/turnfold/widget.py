@@ -6,10 +6,13 @@ as the view model of :mod:`turnfold.render.viewmodel`; the JS view in ``js/`` (b
 
 How state travels, and why:
 
-* ``_view`` (synced once, at construction) is the *wire form* of the view model
-  (:mod:`turnfold.ondemand`): every turn's header and answer, but a closed process only as its
-  header and a large hidden output only as its row. A settled transcript paints closed from the
-  first frame (P-8) at about the cost of its text rendering (Q-2).
+* ``_view`` is the *wire form* of the view model (:mod:`turnfold.ondemand`), compressed
+  (:func:`turnfold.transport.pack_view`): a view within ``WHOLE_VIEW_BUDGET`` whole, so a
+  notebook saved with widget state folds completely with no kernel (N-1); a larger one as every
+  turn's header and answer, a closed process only as its header and a large hidden output only as
+  its row. A settled transcript paints closed from the first frame (P-8) at about the cost of its
+  text rendering (Q-2). It is set at construction, renewed when displayed and when a cell ends
+  (what a notebook saves), never per change.
 * What a reader opens is asked for by key (``content``) and sent to that view alone; the whole of
   a capped output likewise (``output``, in parts).
 * After that, changes travel as small custom messages: the widget observes its transcript, coalesces
@@ -31,6 +34,7 @@ The display bundle also carries the deterministic ``text/plain`` and ``text/html
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 import weakref
@@ -42,6 +46,7 @@ import anywidget
 import traitlets
 
 from turnfold.config import load_settings
+from turnfold.display import kernel_shell
 from turnfold.gcpause import collector_paused
 from turnfold.i18n import normalize_locale, plural, translate
 from turnfold.keys import TIMELINE
@@ -63,6 +68,7 @@ from turnfold.transport import Coalescer, SearchHit, ViewTransport
 __all__ = ["SYNCED_SETTINGS", "USAGE_KEY", "TranscriptWidget", "view_bundle", "view_css"]
 
 _STATIC = Path(__file__).parent / "static"
+_LOG = logging.getLogger(__name__)
 
 #: The DisplaySettings traits a TranscriptWidget mirrors under the same names, so a settings
 #: widget can ``traitlets.link`` to either (T-4).
@@ -179,7 +185,7 @@ class TranscriptWidget(anywidget.AnyWidget):
 
     running = traitlets.Bool(None, allow_none=True)
 
-    _view = traitlets.Dict().tag(sync=True)
+    _view = traitlets.Bytes().tag(sync=True)
     _folds = traitlets.Dict().tag(sync=True)
     _strings = traitlets.Dict().tag(sync=True)
 
@@ -220,7 +226,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         super().__init__(
             **initial,
             running=running,
-            _view=self._transport.wire_view(),
+            _view=self._transport.saved(),
             _strings=ui_strings(self.settings.locale),
             **kwargs,
         )
@@ -247,6 +253,26 @@ class TranscriptWidget(anywidget.AnyWidget):
                 widget._schedule()
 
         self._stop_usage: Callable[[], None] = self._usage.observe(usage_changed)
+        self._stop_saving = self._save_after_cells(self_ref)
+
+    def _save_after_cells(self, self_ref: weakref.ref[TranscriptWidget]) -> Callable[[], None]:
+        """N-1: renew the saved view when a cell of the kernel ends, so a notebook saved then
+        (``nbconvert --execute``, JupyterLab) keeps the transcript as the cell left it; in
+        between, views follow patches. Returns what stops it (nothing to stop outside a kernel)."""
+        shell = kernel_shell()
+        if shell is None:
+            return lambda: None
+
+        def after_cell() -> None:
+            widget = self_ref()
+            try:
+                if widget is not None:
+                    widget.save_view()
+            except Exception:  # a failed save must never disturb the notebook's run (X-2)
+                _LOG.exception("turnfold: could not save the transcript view")
+
+        shell.events.register("post_execute", after_cell)
+        return lambda: shell.events.unregister("post_execute", after_cell)
 
     # --- scheduling ---------------------------------------------------------------------------
 
@@ -290,6 +316,14 @@ class TranscriptWidget(anywidget.AnyWidget):
             view = self._build(self.running)
             self._updates.timed(time.perf_counter() - started)
             self._transport.publish(view)
+
+    def save_view(self) -> None:
+        """Renew the ``_view`` trait (what a saved notebook keeps) if the view changed since
+        (N-1). Called when the widget is displayed and when a cell ends."""
+        self.flush()
+        with self._flush_lock:
+            if not self._closed and self._transport.saved_rev != self._transport.rev:
+                self._view = self._transport.saved()
 
     def refresh(self) -> None:
         """Rebuild every turn and send what changed (after entries were changed in place)."""
@@ -418,7 +452,7 @@ class TranscriptWidget(anywidget.AnyWidget):
             return None
         data, metadata = bundle
         self._timeline.lay_out()  # the static renderings draw the timeline (U-4)
-        self.flush()
+        self.save_view()  # N-1: the state a notebook saves, current and, if it fits, whole
         view = self.view
         data = {
             **data,
@@ -433,6 +467,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         if updates is not None and updates.close():  # None: __init__ failed before it got here
             self._stop_observing()
             self._stop_usage()
+            self._stop_saving()
             self.settings.unobserve(self._on_setting, names=list(SYNCED_SETTINGS))
             for link in self._links:
                 link.unlink()

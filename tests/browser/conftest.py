@@ -38,7 +38,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from labkit import CHROMIUM, CHROMIUM_ARGS, STATIC, Lab, LabServer, missing, running_lab
+from labkit import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    STATIC,
+    Lab,
+    LabServer,
+    missing,
+    new_page,
+    running_lab,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Dialog, Request
@@ -90,29 +99,26 @@ def chromium() -> Iterator[Browser]:
 
 @pytest.fixture
 def lab(chromium: Browser, lab_server: LabServer) -> Iterator[Lab]:
-    context = chromium.new_context(viewport={"width": 1280, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    helper = Lab(page, lab_server)
+    with new_page(chromium) as page:
+        helper = Lab(page, lab_server)
 
-    def on_console(message: ConsoleMessage) -> None:
-        helper.console.append(f"{message.type}: {message.text}")
+        def on_console(message: ConsoleMessage) -> None:
+            helper.console.append(f"{message.type}: {message.text}")
 
-    def on_dialog(dialog: Dialog) -> None:
-        helper.dialogs.append(f"{dialog.type}: {dialog.message}")
-        dialog.dismiss()
+        def on_dialog(dialog: Dialog) -> None:
+            helper.dialogs.append(f"{dialog.type}: {dialog.message}")
+            dialog.dismiss()
 
-    def on_request(request: Request) -> None:
-        helper.requests.append(request.url)
+        def on_request(request: Request) -> None:
+            helper.requests.append(request.url)
 
-    page.on("console", on_console)
-    page.on("dialog", on_dialog)
-    page.on("request", on_request)
-    try:
-        yield helper
-    finally:
-        # Shut the kernels of this test down so the next one starts clean.
-        # (The page may already be gone; the server is torn down at the end anyway.)
-        with contextlib.suppress(Exception):
-            page.evaluate("() => window.jupyterapp?.serviceManager.sessions.shutdownAll()")
-        context.close()
+        page.on("console", on_console)
+        page.on("dialog", on_dialog)
+        page.on("request", on_request)
+        try:
+            yield helper
+        finally:
+            # Shut the kernels of this test down so the next one starts clean.
+            # (The page may already be gone; the server is torn down at the end anyway.)
+            with contextlib.suppress(Exception):
+                page.evaluate("() => window.jupyterapp?.serviceManager.sessions.shutdownAll()")

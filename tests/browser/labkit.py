@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page
+    from playwright.sync_api import Browser, Locator, Page
 
 HERE = Path(__file__).parent
 ARTIFACTS = HERE.parent / "artifacts"
@@ -106,12 +106,22 @@ def running_lab(base: Path) -> Iterator[LabServer]:
     ]  # fmt: skip
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI containers run as root
         command.append("--allow-root")
+    url = f"http://127.0.0.1:{port}"
+    with serving(command, env, log, f"{url}/api/status?token={token}") as process:
+        yield LabServer(url, token, root, process, log)
+
+
+@contextmanager
+def serving(
+    command: list[str], env: dict[str, str], log: Path, ready: str
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A server process (its output in ``log``) for as long as the context lasts, from the
+    moment the URL ``ready`` answers."""
     with log.open("wb") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env)
-    server = LabServer(f"http://127.0.0.1:{port}", token, root, process, log)
     try:
-        _wait_until_up(server)
-        yield server
+        _wait_until_up(process, ready, log)
+        yield process
     finally:
         process.terminate()
         try:
@@ -121,20 +131,45 @@ def running_lab(base: Path) -> Iterator[LabServer]:
             process.wait()
 
 
-def _wait_until_up(server: LabServer) -> None:
+def _wait_until_up(process: subprocess.Popen[bytes], ready: str, log: Path) -> None:
     deadline = time.monotonic() + TIMEOUT_MS / 1000
-    status = f"{server.url}/api/status?token={server.token}"
     while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(f"JupyterLab exited:\n{server.log.read_text(errors='replace')}")
+        if process.poll() is not None:
+            raise RuntimeError(f"{process.args!r} exited:\n{log.read_text(errors='replace')}")
         try:
-            with urllib.request.urlopen(status, timeout=2) as response:
+            with urllib.request.urlopen(ready, timeout=2) as response:
                 if response.status == 200:
                     return
         except (urllib.error.URLError, OSError):
             pass
         time.sleep(0.25)
-    raise RuntimeError(f"JupyterLab did not answer:\n{server.log.read_text(errors='replace')}")
+    raise RuntimeError(f"{process.args!r} did not answer:\n{log.read_text(errors='replace')}")
+
+
+def code_notebook(cells: list[str]) -> Any:
+    """A notebook of code cells for the python3 kernel (an ``nbformat`` node)."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    return notebook
+
+
+@contextmanager
+def new_page(browser: Browser) -> Iterator[Page]:
+    """A page in a fresh browser context (no cookies, no cache), closed with the context."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        yield page
+    finally:
+        context.close()
 
 
 @dataclass
@@ -153,15 +188,8 @@ class Lab:
         """A notebook of code cells in the server's root, for the python3 kernel."""
         import nbformat
 
-        notebook = nbformat.v4.new_notebook()
-        notebook.metadata["kernelspec"] = {
-            "name": "python3",
-            "display_name": "Python 3",
-            "language": "python",
-        }
-        notebook.cells = [nbformat.v4.new_code_cell(source) for source in cells]
         path = self.server.root / name
-        nbformat.write(notebook, path)
+        nbformat.write(code_notebook(cells), path)
         return path
 
     def open(self, name: str) -> None:

@@ -285,3 +285,11 @@ def test_T4_the_panel_speaks_chinese(lab: Lab) -> None:
     _mode(panel, "平铺显示").click()  # the Chinese controls drive the transcript too
     expect(widget.locator(".tf-group")).to_have_count(0, timeout=REDRAW_MS)
     expect(child).to_be_hidden(timeout=REDRAW_MS)
+
+
+def test_T4_the_save_button_shows_its_whole_label(lab: Lab) -> None:
+    lab.open_notebook("settings-save.ipynb", [_setup("widget"), "widget", "panel"])
+    button = _panel(lab, 2).get_by_role("button", name="Save as my defaults")
+    expect(button).to_be_visible()
+    scroll, client = button.evaluate("(b) => [b.scrollWidth, b.clientWidth]")
+    assert scroll <= client  # nothing of the label is cut off ("Save as my de…")

@@ -446,8 +446,12 @@ def test_Q2_closed_content_and_a_5_MB_output_are_fetched_only_when_opened(lab: L
     assert tool.locator("script").count() == 0
 
 
-def test_Q2_a_fold_whose_content_never_comes_says_the_kernel_did_not_answer(lab: Lab) -> None:
-    widget = lab.open_notebook("nokernel.ipynb", [DEMO_SETUP, "widget"])
+def test_N1_Q2_a_fold_whose_content_never_comes_says_it_needs_the_running_notebook(
+    lab: Lab,
+) -> None:
+    # Sent in parts, as a view past the budget is (a small one travels whole, N-1).
+    in_parts = "import turnfold.ondemand\nturnfold.ondemand.WHOLE_VIEW_BUDGET = 0\n"
+    widget = lab.open_notebook("nokernel.ipynb", [in_parts + DEMO_SETUP, "widget"])
     lab.page.evaluate(
         """async () => {
             const session = window.jupyterapp.shell.currentWidget.sessionContext.session;
@@ -456,7 +460,7 @@ def test_Q2_a_fold_whose_content_never_comes_says_the_kernel_did_not_answer(lab:
     )
     lab.toggle(widget, PROCESS)  # its rows were never sent, and nobody can send them now
     note = lab.keyed(widget, PROCESS).locator(".tf-loading")
-    note.filter(has_text="the kernel did not answer").wait_for(timeout=20_000)
+    note.filter(has_text="needs the running notebook").wait_for(timeout=20_000)
     assert note.get_attribute("role") == "status"
 
 
@@ -537,3 +541,58 @@ def test_A2_L5_a_framework_s_run_followed_on_a_worker_thread_folds_live_in_the_c
     # then the answer arrives in the same view and the run settles
     expect(widget.locator(".tf-answer")).to_contain_text("1+2=3; explode failed.", timeout=30_000)
     expect(widget.locator(".tf-head .tf-status").first).to_contain_text("Completed", timeout=20_000)
+
+
+# --- rough edges a new user sees (issue 17) -------------------------------------------------------
+
+HEADINGS_SETUP = """\
+from turnfold.model import ToolResult
+from turnfold.recording import Recorder
+
+rec = Recorder(clock=lambda: "2026-01-01T00:00:00Z")
+rec.user("Ask a sub-agent to check the config")
+call = rec.start_tool("Task", {"description": "check the config"})
+rec.finish_tool(call, ToolResult(text="# Findings\\n\\n## Port\\n\\nThe port is 3000.",
+                                 kind="subagent"))
+rec.assistant("# Summary\\n\\nThe config is fine.")
+rec.transcript"""
+
+
+def test_W5_headings_inside_a_turns_work_step_down_and_the_answer_keeps_its_size(
+    lab: Lab,
+) -> None:
+    widget = lab.open_notebook("headings.ipynb", [HEADINGS_SETUP])
+    lab.toggle(widget, "process:turn:e0")
+    lab.toggle(widget, "e1")  # the sub-agent's row: its result, a Markdown report
+    size = "(e) => parseFloat(getComputedStyle(e).fontSize)"
+    text = widget.evaluate(size)
+    inside = widget.locator(".tf-process h1").first
+    expect(inside).to_have_text("Findings")
+    answer = widget.locator(".tf-answer h1").first
+    expect(answer).to_have_text("Summary")
+    assert inside.evaluate(size) <= 1.2 * text  # about the text's size, not 2em
+    assert widget.locator(".tf-process h2").first.evaluate(size) <= inside.evaluate(size)
+    assert answer.evaluate(size) >= 1.5 * text  # the answer's heading is a heading
+
+
+LONG_PROMPT_SETUP = """\
+from turnfold.recording import Recorder
+
+rec = Recorder(clock=lambda: "2026-01-01T00:00:00Z")
+rec.user("Why does this fail?\\n" + "\\n".join(f"log line {n}" for n in range(200)))
+rec.assistant("Line 150 says why.")
+rec.transcript"""
+
+
+def test_W5_a_prompt_of_200_pasted_lines_shows_its_first_lines_and_opens_whole(lab: Lab) -> None:
+    widget = lab.open_notebook("long-prompt.ipynb", [LONG_PROMPT_SETUP])
+    user = widget.locator(".tf-user").first
+    box = user.bounding_box()
+    assert box is not None
+    assert box["height"] < 400  # a dozen lines, not two hundred, above the turn
+    expect(user).not_to_contain_text("log line 150")
+    more = user.get_by_role("button", name="Show the whole message (189 more lines)")
+    more.click()
+    expect(more).to_have_attribute("aria-expanded", "true")
+    expect(user).to_contain_text("log line 150")
+    expect(user).to_contain_text("log line 199")

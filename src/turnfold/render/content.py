@@ -60,6 +60,7 @@ _LOG = logging.getLogger(__name__)
 
 __all__ = [
     "ansi_html",
+    "capped_text",
     "content_css",
     "diff_html",
     "edit_diff",
@@ -734,6 +735,21 @@ def _markdown_cut(source: str, cut: int) -> int:
     if fence is not None and fence_start > 0:
         return fence_start
     return cut
+
+
+def capped_text(text: str, max_lines: int, max_chars: int) -> tuple[str, str | None, int]:
+    """Plain text escaped for HTML (as :func:`escape`), cut as a tool's output is (F-12): the
+    first ``max_lines`` lines within ``max_chars``, the rest (None when nothing was cut), and
+    the number of lines in the rest.
+
+    >>> capped_text("a\\nb\\nc <d>\\n", 2, 100)
+    ('a\\nb\\n', 'c &lt;d&gt;\\n', 1)
+    """
+    plain = plain_text(text)
+    head, tail = _split(plain, _cut_offset(plain, max_lines, max_chars))
+    if tail is None:
+        return html.escape(head), None, 0
+    return html.escape(head), html.escape(tail), _line_count(tail)
 
 
 def _split(text: str, cut: int | None) -> tuple[str, str | None]:

@@ -83,6 +83,8 @@ class _Names:
             return "string"
         if hint is bool:
             return "boolean"
+        if hint is bytes:  # a binary trait: ipywidgets hands the JS a DataView
+            return "DataView"
         if hint is int or hint is float:
             return "number"
         if hint is type(None):

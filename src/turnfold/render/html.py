@@ -201,6 +201,11 @@ _RULES = """\
 .turnfold .tf-stopped > .tf-head .tf-status { color: var(--tf-warn); }
 .turnfold .tf-running > .tf-process > .tf-head .tf-status { color: var(--tf-accent); }
 .turnfold .tf-pbody { padding: 4px 0 2px; }
+.turnfold .tf-pbody :is(h1, h2, h3, h4, h5, h6) { font-size: 1em; line-height: 1.4;
+  margin: 0.6em 0 0.2em; }
+.turnfold .tf-pbody h1 { font-size: 1.15em; }
+.turnfold .tf-pbody h2 { font-size: 1.1em; }
+.turnfold .tf-pbody h3 { font-size: 1.05em; }
 .turnfold .tf-group > .tf-body { position: relative; padding-left: 12px; }
 .turnfold .tf-group > .tf-body::before {
   content: ""; position: absolute; left: 4px; top: 0; bottom: 0; width: 2px;
@@ -420,6 +425,11 @@ class _Renderer:
             f'</div>\n<div class="tf-utext">{code}'
         )
         self.fragment(node["html"])
+        more = node.get("more_label")
+        if more:  # a long message: the rest behind "Show the whole message", as an output's
+            self.out.append(f'<details class="tf-more"><summary>{_escaped(more)}</summary>')
+            self.fragment(node.get("more_html", ""))
+            self.out.append("</details>")
         self.out.append("</div></div>")
 
     def system(self, node: SystemNode) -> None:

@@ -139,11 +139,16 @@ class NoticeNode(TypedDict):
 
 
 class UserNode(TypedDict):
+    """A user's message; a long one is capped as a long output is (the rest behind
+    ``more_label``, both absent when the whole message shows)."""
+
     kind: Literal["user"]
     key: str
     label: str
     command: str | None  #: escaped
-    html: str  #: the escaped text, then the pasted images' boxes
+    html: str  #: the escaped text (its first lines, when capped), then the pasted images' boxes
+    more_html: NotRequired[str]  #: the escaped rest of a capped message
+    more_label: NotRequired[str]  #: "Show the whole message (N more lines)"
 
 
 class SystemNode(TypedDict):

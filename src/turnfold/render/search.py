@@ -38,7 +38,7 @@ def searchable_text(node: Mapping[str, Any]) -> Iterator[str]:
         yield html.unescape(str(node["command"]))
     if kind == "summary":
         yield str(node.get("text") or "")
-    for field in ("html", "summary_html"):
+    for field in ("html", "more_html", "summary_html"):  # more_html: a long message's rest
         if node.get(field):
             yield html_to_text(str(node[field]))
     for option in node.get("options") or []:

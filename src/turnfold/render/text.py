@@ -257,7 +257,11 @@ class _Outline:
             boxes = markup.find("<div class=")
             said, pasted = (markup, "") if boxes < 0 else (markup[:boxes], markup[boxes:])
             self.row(depth, [(node["label"], "label")])
-            self.block(depth + 1, said_command + html.unescape(said))
+            more = node.get("more_label")
+            shown = html.unescape(said)
+            self.block(depth + 1, said_command + (shown.rstrip("\n") if more else shown))
+            if more:  # a long message is capped as an output is, saying how much more there is
+                self.row(depth + 1, [(more, "dim")], CLOSED)
             for fragment in re.findall(r"<img [^>]*>|<div class=\"tf-note\">[^<]*", pasted):
                 label = _image_label(fragment) if fragment.startswith("<img") else None
                 shown = f"[{label}]" if label else html.unescape(fragment.split(">", 1)[1])

@@ -52,6 +52,7 @@ from turnfold.process import (
 )
 from turnfold.render.content import (
     MORE_CHARS,
+    capped_text,
     escape,
     image_html,
     image_note,
@@ -86,6 +87,7 @@ from turnfold.render.nodes import (
     TopNode,
     TurnHeader,
     TurnNode,
+    UserNode,
     View,
 )
 from turnfold.session import SessionFacts, session_facts, short_model, utc
@@ -95,6 +97,11 @@ from turnfold.tools import display_name, format_duration
 from turnfold.usage import TOKEN_FIELDS, total_of
 
 SCHEMA_VERSION = 1
+#: A user's message longer than this many lines, or characters, shows its first lines and the
+#: rest behind "Show the whole message": 200 pasted lines must not fill the screen above the
+#: turn they asked for (the caps of a tool's output, F-12, on prose).
+USER_LINES = 12
+USER_CHARS = 2_000
 #: Tool statuses during which no output is expected yet, so "no output recorded" is not said.
 _ACTIVE_STATUSES = frozenset({"pending", "executing", "confirming"})
 
@@ -406,13 +413,7 @@ def _top_level(
 ) -> TopNode:
     locale = options.settings.locale
     if isinstance(item, UserMessage):
-        return {
-            "kind": "user",
-            "key": keys.entry(item.id, prefix),
-            "label": translate("user.label", locale),
-            "command": escape(item.command) if item.command else None,
-            "html": escape(item.text) + _pasted_images(item.images, locale),
-        }
+        return _user(item, locale, prefix)
     if isinstance(item, SystemNotice):
         return {"kind": "system", "key": keys.entry(item.id, prefix), "level": item.level,
                 "html": escape(item.text)}  # fmt: skip
@@ -422,6 +423,22 @@ def _top_level(
         "text": translate("turn.compacted", locale),
         "summary_html": markdown_html(item.summary) if item.summary else None,
     }
+
+
+def _user(item: UserMessage, locale: str, prefix: str) -> UserNode:
+    """A user's message, a long one capped (:data:`USER_LINES`) with the rest one click away."""
+    head, rest, more = capped_text(item.text, USER_LINES, USER_CHARS)
+    node: UserNode = {
+        "kind": "user",
+        "key": keys.entry(item.id, prefix),
+        "label": translate("user.label", locale),
+        "command": escape(item.command) if item.command else None,
+        "html": head + _pasted_images(item.images, locale),
+    }
+    if rest is not None:
+        node["more_html"] = rest
+        node["more_label"] = _counted("user.show_more", more, locale)
+    return node
 
 
 def _turn(turn: Turn, options: _Options, usage: str | None) -> TurnNode:
@@ -738,6 +755,8 @@ _FOLDS = frozenset({"group", "thinking", "summary", "tool"})
 
 __all__ = [
     "SCHEMA_VERSION",
+    "USER_CHARS",
+    "USER_LINES",
     "ViewHead",
     "ViewPlan",
     "ancestor_path",

@@ -1,0 +1,109 @@
+"""turnfold's widgets in a real marimo server, driven by Chromium (spec N-2).
+
+The server runs ``notebooks/marimo_quickstart.py`` (``marimo run``) on a free loopback port with a
+token; the page draws the transcript through ``mo.ui.anywidget`` and the settings panel through
+its own view. Fixtures of the browser suite: ``conftest.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import pytest
+from labkit import TIMEOUT_MS, _free_port, new_page, serving
+from playwright.sync_api import expect
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Locator, Page
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOK = Path(__file__).parents[2] / "notebooks" / "marimo_quickstart.py"
+PROCESS = "process:turn:e0"  # the demo session's first turn, as in test_widget_browser.py
+GROUP_TITLE = "Thought, searched and read files"
+
+
+@pytest.fixture(scope="module")
+def marimo_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``marimo run`` of the quickstart, until the module's tests are done: its URL."""
+    base = tmp_path_factory.mktemp("marimo")
+    token = secrets.token_hex(16)
+    port = _free_port()
+    env = {
+        **os.environ,
+        "MARIMO_SKIP_UPDATE_CHECK": "1",  # no look-up of marimo's latest version
+        "XDG_CONFIG_HOME": str(base / "config"),  # the reader's own marimo settings stay out
+        "XDG_STATE_HOME": str(base / "state"),
+        "XDG_CACHE_HOME": str(base / "cache"),
+        "JUPYTER_CONFIG_DIR": str(base / "jupyter"),  # and turnfold's saved defaults
+    }
+    command = [
+        sys.executable, "-m", "marimo", "run", str(NOTEBOOK),
+        "--headless", "--host", "127.0.0.1", "--port", str(port), "--token",
+        "--token-password", token, "--no-sandbox",
+    ]  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    with serving(command, env, base / "server.log", f"{url}/health"):
+        yield f"{url}/?access_token={token}"
+
+
+@pytest.fixture
+def page(chromium: Browser, marimo_url: str) -> Iterator[Page]:
+    with new_page(chromium) as page:
+        page.goto(marimo_url)
+        yield page
+
+
+def _header(widget: Locator, key: str) -> Locator:
+    return widget.locator(f'[data-key="{key}"]').first.locator(":scope > .tf-toggle")
+
+
+def test_N2_the_transcript_shows_and_folds_in_marimo(page: Page) -> None:
+    widgets = page.locator(".tf-widget")
+    expect(widgets).to_have_count(3, timeout=TIMEOUT_MS)
+    demo = widgets.first
+    expect(demo.locator(".tf-answer").first).to_contain_text("parseConfig now defaults port")
+    process = _header(demo, PROCESS)
+    expect(process).to_have_attribute("aria-expanded", "false")  # P-8: settled, closed
+    process.click()
+    expect(process).to_have_attribute("aria-expanded", "true")
+    group = demo.get_by_role("button", name=GROUP_TITLE)
+    expect(group).to_be_visible()
+    group.click()  # one level at a time: the group's rows, from the kernel's view model
+    expect(group).to_have_attribute("aria-expanded", "true")
+    expect(demo.locator(".tf-summary").first).to_be_visible()
+    process.click()
+    expect(group).to_be_hidden()
+    # Every request went to the marimo server on loopback.
+    urls = page.evaluate("() => performance.getEntriesByType('resource').map((e) => e.name)")
+    hosts = {urlsplit(url).hostname for url in urls if url.startswith(("http:", "https:"))}
+    assert hosts <= {"127.0.0.1"}
+
+
+def test_N2_T4_the_settings_panel_redraws_the_transcript_in_marimo(page: Page) -> None:
+    demo = page.locator(".tf-widget").nth(1)  # the view the panel is linked to, under it
+    expect(demo).to_be_visible(timeout=TIMEOUT_MS)
+    panel = page.locator(".tf-settings")
+    expect(panel.get_by_role("checkbox", name="Show thinking")).to_be_checked()
+    _header(demo, PROCESS).click()
+    expect(demo.locator(".tf-group").first).to_be_visible()
+    flat = panel.get_by_role("button", name="Flat", exact=True)
+    flat.click()  # P-4: no nested groups
+    expect(flat).to_have_attribute("aria-pressed", "true")
+    expect(demo.locator(".tf-group")).to_have_count(0)
+    expect(_header(demo, PROCESS)).to_have_attribute("aria-expanded", "true")  # P-10: kept
+    # T-4: the child of Process display hides under Flat, and comes back with its value.
+    child = panel.get_by_role("checkbox", name="Auto-collapse settled groups")
+    expect(child).to_have_count(0)
+    panel.get_by_role("button", name="Fully folded", exact=True).click()
+    expect(child).to_be_checked()
+    expect(demo.locator(".tf-group").first).to_be_visible()
+    # P-5: with thinking hidden, the first group keeps one row, which stands on its own.
+    panel.get_by_role("checkbox", name="Show thinking").uncheck()
+    expect(demo.get_by_role("button", name=GROUP_TITLE)).to_have_count(0)
