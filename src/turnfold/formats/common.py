@@ -188,6 +188,31 @@ def as_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def counted_usage(
+    input_tokens: int | None,
+    output_tokens: int | None,
+    cache_read_tokens: int | None = None,
+    cache_write_tokens: int | None = None,
+    reasoning_tokens: int | None = None,
+) -> Usage | None:
+    """A :class:`Usage` of the counts a source recorded, None when it recorded none.
+
+    >>> counted_usage(None, None) is None
+    True
+    """
+    if (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens) == (
+        None, None, None, None, None,
+    ):  # fmt: skip
+        return None
+    return Usage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_tokens=cache_read_tokens,
+        cache_write_tokens=cache_write_tokens,
+        reasoning_tokens=reasoning_tokens,
+    )
+
+
 def usage_from(
     raw: Any, *, cache_apart: bool = False, **paths: str | tuple[str, ...]
 ) -> Usage | None:

@@ -83,6 +83,7 @@ from turnfold.formats.common import (
     MessageBuilder,
     NameSet,
     as_int,
+    counted_usage,
     describe_args,
     stringify,
     text_result,
@@ -686,22 +687,19 @@ def lc_usage(raw: Any) -> Usage | None:
         raw = dict(raw) if isinstance(raw, Mapping) else None
         if raw is None:
             return None
+    # Most messages have no details: no Mapping test is made for them.
     inputs = raw.get("input_token_details")
     outputs = raw.get("output_token_details")
-    counts = (
+    cache_read, cache_write = (
+        _counts(inputs, "cache_read", "cache_creation") if inputs else (None, None)
+    )
+    reasoning = _counts(outputs, "reasoning")[0] if outputs else None
+    return counted_usage(
         as_int(raw.get("input_tokens")),
         as_int(raw.get("output_tokens")),
-        *(_counts(inputs, "cache_read", "cache_creation") if inputs else (None, None)),
-        _counts(outputs, "reasoning")[0] if outputs else None,
-    )
-    if counts == (None, None, None, None, None):
-        return None
-    return Usage(
-        input_tokens=counts[0],
-        output_tokens=counts[1],
-        cache_read_tokens=counts[2],
-        cache_write_tokens=counts[3],
-        reasoning_tokens=counts[4],
+        cache_read,
+        cache_write,
+        reasoning,
     )
 
 

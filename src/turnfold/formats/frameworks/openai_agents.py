@@ -54,7 +54,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MAPPINGS, NameSet, as_int, text_result
+from turnfold.formats.common import MAPPINGS, NameSet, as_int, counted_usage, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.openai_responses import ResponsesBuilder, output_content
@@ -464,21 +464,12 @@ def agents_usage(raw: Any) -> Usage | None:
     outputs = _first(raw.get("output_tokens_details"))
     inputs = inputs if isinstance(inputs, MAPPINGS) else {}
     outputs = outputs if isinstance(outputs, MAPPINGS) else {}
-    counts = (
+    return counted_usage(
         as_int(raw.get("input_tokens")),
         as_int(raw.get("output_tokens")),
         as_int(inputs.get("cached_tokens")),
         as_int(inputs.get("cache_write_tokens")),
         as_int(outputs.get("reasoning_tokens")),
-    )
-    if counts == (None, None, None, None, None):
-        return None
-    return Usage(
-        input_tokens=counts[0],
-        output_tokens=counts[1],
-        cache_read_tokens=counts[2],
-        cache_write_tokens=counts[3],
-        reasoning_tokens=counts[4],
     )
 
 
