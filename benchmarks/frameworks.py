@@ -2,7 +2,8 @@
 
 Each framework's run is scripted on its own offline model (as in the tests) with ``--steps``
 tool calls, each answered, so a run holds about ``2 x steps`` messages. Measured in the same
-run, best of ``--runs`` alternating runs:
+run, best of ``--runs`` alternating runs (of ten times as many for a conversion, which takes
+milliseconds):
 
   convert   ``turnfold.load(run object)`` against the framework's own serialization of the
             same object (``to_input_list()``, ``messages_to_dict``,
@@ -217,7 +218,7 @@ def measure(case: Case, runs: int) -> tuple[float, float]:
     adapter = adapter_of(result)
     assert adapter is not None
     own, ours, copy = best_of(
-        runs,
+        10 * runs,
         lambda: case.serialize(result),
         lambda: turnfold.load(result),
         lambda: adapter.plain(result),  # the records load reads, before any entry is made
