@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests" / "browser"))
 
-from labkit import CHROMIUM, CHROMIUM_ARGS, STATIC, TIMEOUT_MS, Lab, missing, running_lab
+from labkit import STATIC, TIMEOUT_MS, Lab, browsing_lab, missing
 
 from load import SMALL_OUTPUT_SIZES, generate_turns
 
@@ -463,16 +463,7 @@ class Results:
 def measure(source: Path, page: Path, turns: int, key: str, runs: int) -> Results:
     """Everything in the browser, ``runs`` times: the widget's first paint and its DOM, one of its
     turns opened, the static page loaded."""
-    from playwright.sync_api import sync_playwright
-
-    with (
-        tempfile.TemporaryDirectory() as base,
-        running_lab(Path(base)) as server,
-        sync_playwright() as playwright,
-    ):
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
+    with browsing_lab() as (browser, server, base):
         context = browser.new_context(viewport={"width": 1280, "height": 1000})
         tab = context.new_page()
         tab.set_default_timeout(TIMEOUT_MS)
@@ -496,12 +487,11 @@ def measure(source: Path, page: Path, turns: int, key: str, runs: int) -> Result
             # The second widget, shown again each run (a new view, nothing opened yet).
             results.wholes.append(whole_output(lab))
 
-        report = Path(base) / "kernel.json"
+        report = base / "kernel.json"
         lab.execute(REPORT.format(path=str(report)))
         results.kernel = json.loads(report.read_text(encoding="utf-8"))
         with contextlib.suppress(Exception):  # the server is torn down right after anyway
             tab.evaluate("() => window.jupyterapp.serviceManager.sessions.shutdownAll()")
-        browser.close()
     return results
 
 

@@ -57,9 +57,12 @@ class Follow:
         format: str | None = None,
         transcript: Transcript | None = None,
         display: bool = True,
+        agent: Any = None,
     ) -> None:
         self.events = events
         self.transcript = transcript if transcript is not None else Transcript()
+        #: The agent the run was made with, for what its events leave out (see :func:`follow`).
+        self.agent = agent
         self._adapter: ModuleType | None = None
         if format is not None:
             from turnfold.formats.frameworks import adapter_named
@@ -205,9 +208,13 @@ class Follow:
                     "the run was not followed. Pass format= to name the framework"
                 )
             return False
+        from turnfold.formats import agent_keyword
+
         self._adapter = adapter
         self.transcript.metadata.setdefault("source_format", adapter.NAME)
-        self._follower = adapter.Follower(self.transcript)
+        self._follower = adapter.Follower(
+            self.transcript, **agent_keyword(adapter, "the followed run", self.agent)
+        )
         if self.run is not None and hasattr(self._follower, "begin"):
             self._follower.begin(self.run)
         held, self._undecided = self._undecided, []
@@ -246,6 +253,7 @@ def follow(
     format: str | None = None,
     transcript: Transcript | None = None,
     display: bool = True,
+    agent: Any = None,
 ) -> Follow:
     """Follow an agent framework's event stream live (spec A-2).
 
@@ -257,6 +265,7 @@ def follow(
     In a notebook kernel the live :class:`~turnfold.widget.TranscriptWidget` is shown from the
     first event (``display=False``: not shown; ``.widget`` still makes one). ``.transcript``
     holds the run, and when the stream ends it holds what ``turnfold.load`` of the run's final
-    object gives.
+    object gives. ``agent`` is the agent the run was made with, for a framework whose events
+    leave out what the agent knows, as ``load``'s (Google ADK: which tools are agents).
     """
-    return Follow(events, format=format, transcript=transcript, display=display)
+    return Follow(events, format=format, transcript=transcript, display=display, agent=agent)

@@ -322,12 +322,15 @@ def diff_timeline(
 #: Coalescing window for changes: a burst of appends becomes one rebuild.
 MIN_DELAY_S = 0.05
 MAX_DELAY_S = 1.0
+#: The share of a live run's time its view's updates may take (the follow bar, A-2): the next
+#: update waits nine times as long as the last one took to build and send (up to MAX_DELAY_S).
+REDRAW_SHARE = 0.1
 
 
 class Coalescer:
     """Runs ``work`` soon on a timer thread, once however many times :meth:`schedule` is called
     meanwhile; the delay grows with the cost of the last run, so a fast agent on a long
-    transcript spends at most about a third of its time redrawing.
+    transcript spends at most about a tenth of its time redrawing (:data:`REDRAW_SHARE`).
 
     :meth:`schedule` only starts a timer: it is called from whatever thread changed the
     transcript, while the transcript is locked. A failing ``work`` is logged, never raised on
@@ -352,7 +355,8 @@ class Coalescer:
 
     def timed(self, seconds: float) -> None:
         """Tell the coalescer what a run cost, to set the next delay."""
-        self._delay = min(MAX_DELAY_S, max(MIN_DELAY_S, 2 * seconds))
+        wait = seconds * (1 / REDRAW_SHARE - 1)
+        self._delay = min(MAX_DELAY_S, max(MIN_DELAY_S, wait))
 
     @property
     def closed(self) -> bool:

@@ -12,6 +12,7 @@ import secrets
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -129,6 +130,26 @@ def serving(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextmanager
+def browsing_lab() -> Iterator[tuple[Browser, LabServer, Path]]:
+    """For a script (the benchmarks; the tests have ``conftest.py``'s fixtures): headless
+    Chromium, a JupyterLab server and the temporary directory it runs in."""
+    from playwright.sync_api import sync_playwright
+
+    with (
+        tempfile.TemporaryDirectory() as base,
+        running_lab(Path(base)) as server,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield browser, server, Path(base)
+        finally:
+            browser.close()
 
 
 def _wait_until_up(process: subprocess.Popen[bytes], ready: str, log: Path) -> None:

@@ -157,6 +157,12 @@ def _runner() -> Any:
     return InMemoryRunner(agent=calc, app_name=APP)
 
 
+def root_agent() -> Any:
+    """``calc``, the root agent of :func:`run`, built again: the same tree of agents and tools
+    (what ``load(session, agent=...)`` reads of it is which tools are agents)."""
+    return _runner().agent
+
+
 def _handoff_runner() -> Any:
     """``triage`` hands off to ``billing``, which calls ``add`` and hands off to its own
     sub-agent ``refunds``; ``refunds`` calls ``add`` and hands back to ``billing`` (its

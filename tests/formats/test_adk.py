@@ -305,6 +305,57 @@ def test_L3_an_agent_tool_s_steps_are_not_in_the_session_so_none_are_shown() -> 
     assert "researcher" not in authors
 
 
+def _agent_tool_calls(session: Any, agent: Any) -> list[tuple[str, str]]:
+    """The framework's own account of the calls of agents used as tools: each call in the
+    session's events (``Event.get_function_calls()``) of a tool the agent tree holds as an
+    ``AgentTool`` (``isinstance``, the ADK's type), with that tool's agent's name."""
+    from google.adk.tools.agent_tool import AgentTool
+
+    tools = {t.name: t.agent.name for t in agent.tools if type(t) is AgentTool}
+    return [
+        (call.id, tools[call.name])
+        for event in session.events
+        if not event.partial
+        for call in event.get_function_calls()
+        if call.name in tools
+    ]
+
+
+def test_L1_given_the_agent_an_agent_tool_s_call_is_a_sub_agent_without_its_steps() -> None:
+    pytest.importorskip("google.adk")
+    import adk_runs
+
+    agent = adk_runs.root_agent()
+    session, _ = adk_runs.run()
+    transcript = turnfold.load(session, agent=agent)
+    shown = [
+        (c.call_id, c.subagent.name)
+        for c in all_calls(transcript)
+        if c.subagent is not None and c.subagent.steps_missing
+    ]
+    assert shown == _agent_tool_calls(session, agent) == [("call_4", "researcher")]
+    research = _calls(transcript)["call_4"].subagent
+    assert research is not None
+    assert (research.task, research.transcript) == ("why?", None)
+    helper = _calls(transcript)["call_3"].subagent  # single_turn: its steps are in the session
+    assert helper is not None
+    assert helper.transcript is not None
+    assert not helper.steps_missing
+    # Only the agent tool's line changes; the saved file and the Runner read the same.
+    without = _shape(turnfold.load(session))
+    assert [row for row in _shape(transcript) if row not in without] == [
+        ("call_4", "researcher", {"request": "why?"}, "success", "Because tools fail.",
+         ("researcher", None, "why?", True)),
+    ]  # fmt: skip
+    assert _shape(turnfold.load(SESSION, agent=agent)) == _shape(transcript)
+    assert _shape(turnfold.load(session, agent=adk_runs._runner())) == _shape(transcript)
+
+
+def test_L4_agent_is_refused_where_the_run_says_itself_what_ran() -> None:
+    with pytest.raises(ValueError, match="agent="):
+        turnfold.load([{"role": "user", "content": "hi"}], agent=object())
+
+
 def test_A1_usage_model_and_timestamps_come_from_each_event() -> None:
     transcript = turnfold.load(SESSION)
     raw = json.loads(SESSION.read_text(encoding="utf-8"))["events"]
@@ -567,6 +618,26 @@ def test_A2_following_run_async_gives_what_a_load_of_the_session_gives(stream: b
     assert not any(isinstance(e, UserMessage) for e in live.entries)
     texts = [e.text for e in live.entries if isinstance(e, AssistantText)]
     assert texts == ["Handing over.", "1+2=3, 3+4=7; explode failed."]  # the answer on top
+
+
+def test_A2_following_with_the_agent_shows_its_agent_tool_as_a_load_with_it_does() -> None:
+    pytest.importorskip("google.adk")
+    import adk_runs
+
+    agent = adk_runs.root_agent()
+    followed: list[Any] = []
+
+    def wrap(events: Any) -> Any:
+        followed.append(turnfold.follow(events, agent=agent, display=False))
+        return followed[0]
+
+    session, _ = adk_runs.run(wrap)
+    live = followed[0].transcript
+    assert live.warnings == []
+    assert _shape(live) == _shape(turnfold.load(session, agent=agent))
+    research = _calls(live)["call_4"].subagent
+    assert research is not None
+    assert (research.name, research.steps_missing) == ("researcher", True)
 
 
 def test_A2_a_followed_run_whose_tool_raises_shows_the_error() -> None:

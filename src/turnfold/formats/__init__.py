@@ -128,7 +128,11 @@ def _detect(source: Source) -> ModuleType:
 
 
 def read_source(
-    source: Source, format: str | None, sample: Any = None, epoch: int | None = None
+    source: Source,
+    format: str | None,
+    sample: Any = None,
+    epoch: int | None = None,
+    agent: Any = None,
 ) -> Transcript:
     """The transcript of an opened :class:`Source`, as :func:`load` reads it: one whose head
     was already read (to detect its format, say) is not read again."""
@@ -136,7 +140,9 @@ def read_source(
     module = _module(format) if format is not None else _detect(source)
     if not source.head:
         raise TranscriptFormatError(source.name, [module.NAME], None, "the source is empty")
-    chosen = _sample_choice(module, source.name, sample, epoch)
+    chosen = _sample_choice(module, source.name, sample, epoch) | agent_keyword(
+        module, source.name, agent
+    )
     with collector_paused():
         transcript: Transcript = module.read(source, **chosen)
     return settle_load(transcript, source, module)
@@ -165,6 +171,20 @@ def _sample_choice(module: ModuleType, name: str, sample: Any, epoch: int | None
     return {}
 
 
+def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
+    """``agent=`` for a format whose runs leave out what only the agent knows (``READS_AGENT``:
+    which of an ADK agent's tools are agents); giving it to any other format is an error, not
+    silently ignored."""
+    if agent is None:
+        return {}
+    if not getattr(module, "READS_AGENT", False):
+        raise ValueError(
+            f"{name} is read as {module.NAME}, whose run says itself what ran: agent= tells "
+            "an ADK session which tools of its agents are agents (AgentTool)"
+        )
+    return {"agent": agent}
+
+
 #: Formats that read a file themselves (an archive; a log too big to parse whole): besides
 #: ``detect``/``read``, such a module has ``detect_path(path) -> Evidence | None`` (None: not
 #: mine, read the file as JSON) and ``read_path(path, *, sample, epoch) -> Transcript`` (its
@@ -188,7 +208,9 @@ def _path_of(source: Any) -> Path | None:
     return None
 
 
-def _read_path(path: Path, format: str | None, sample: Any, epoch: int | None) -> Transcript | None:
+def _read_path(
+    path: Path, format: str | None, sample: Any, epoch: int | None, agent: Any
+) -> Transcript | None:
     """The transcript of ``path`` read by a format that reads files itself, None when none
     claims it."""
     if format is not None:
@@ -201,7 +223,9 @@ def _read_path(path: Path, format: str | None, sample: Any, epoch: int | None) -
         if name is None:
             return None
         module = _module(name)
-    chosen = _sample_choice(module, str(path), sample, epoch)
+    chosen = _sample_choice(module, str(path), sample, epoch) | agent_keyword(
+        module, str(path), agent
+    )
     with collector_paused():
         transcript: Transcript = module.read_path(path, **chosen)
     accounting = transcript.accounting
@@ -239,7 +263,12 @@ def report_losses(
 
 
 def load(
-    source: Any, format: str | None = None, *, sample: Any = None, epoch: int | None = None
+    source: Any,
+    format: str | None = None,
+    *,
+    sample: Any = None,
+    epoch: int | None = None,
+    agent: Any = None,
 ) -> Transcript:
     """Read a transcript.
 
@@ -253,21 +282,28 @@ def load(
     An eval log holds one transcript per sample and epoch (spec §11): ``sample`` (its id) and
     ``epoch`` pick one; a log of one sample needs neither, a log of several names them in the
     error. Formats without samples refuse ``sample``/``epoch`` with a ``ValueError``.
+
+    ``agent`` is the agent a Google ADK session was made with (its root agent, or the
+    ``Runner``): the session does not say which tools are agents (``AgentTool``), the agent
+    does, and their calls then show as sub-agents whose steps the session does not hold. Other
+    formats refuse it with a ``ValueError``.
     """
     if format is not None and format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; known formats: {', '.join(FORMATS)}")
     if isinstance(source, Transcript):
-        if sample is not None or epoch is not None:
-            raise ValueError("sample= and epoch= pick one sample of an eval log, not a Transcript")
+        if sample is not None or epoch is not None or agent is not None:
+            raise ValueError(
+                "sample=, epoch= and agent= are for reading a source, not a Transcript"
+            )
         return source
     path = _path_of(source)
     if path is not None:
-        read = _read_path(path, format, sample, epoch)
+        read = _read_path(path, format, sample, epoch, agent)
         if read is not None:
             return read
     opened, stream = open_source(source)
     try:
-        return read_source(opened, format, sample, epoch)
+        return read_source(opened, format, sample, epoch, agent)
     finally:
         if stream is not None:
             stream.close()

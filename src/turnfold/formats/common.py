@@ -56,6 +56,8 @@ _DESCRIPTION_KEYS: dict[str, tuple[str, ...]] = {
     "agent": ("description", "task", "objective", "prompt", "message"),
     "other": ("description", "query", "url", "path", "file_path", "command", "prompt", "name"),
 }
+#: The same keys as sets: most calls' arguments hold none of them, which one set test says.
+_DESCRIPTION_KEY_SETS = {category: frozenset(keys) for category, keys in _DESCRIPTION_KEYS.items()}
 
 
 def parse_arguments(raw: Any) -> Any:
@@ -97,7 +99,10 @@ def describe_args(name: str, args: Any, cwd: str | None = None) -> str | None:
         return _one_line(args, cwd) if tool_category(name) == "command" else None
     if not isinstance(args, MAPPINGS):
         return None
-    for key in _DESCRIPTION_KEYS[tool_category(name)]:
+    category = tool_category(name)
+    if _DESCRIPTION_KEY_SETS[category].isdisjoint(args):
+        return None
+    for key in _DESCRIPTION_KEYS[category]:
         value = args.get(key)
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
             value = _command_text(value) if key in ("command", "cmd") else ", ".join(value)
@@ -178,7 +183,34 @@ def stringify(value: Any) -> str:
 
 def as_int(value: Any) -> int | None:
     """An integer count from JSON; bools and everything else are None."""
+    if type(value) is int:  # the usual case, answered by one test (a bool's type is bool)
+        return value
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def counted_usage(
+    input_tokens: int | None,
+    output_tokens: int | None,
+    cache_read_tokens: int | None = None,
+    cache_write_tokens: int | None = None,
+    reasoning_tokens: int | None = None,
+) -> Usage | None:
+    """A :class:`Usage` of the counts a source recorded, None when it recorded none.
+
+    >>> counted_usage(None, None) is None
+    True
+    """
+    if (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens) == (
+        None, None, None, None, None,
+    ):  # fmt: skip
+        return None
+    return Usage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_tokens=cache_read_tokens,
+        cache_write_tokens=cache_write_tokens,
+        reasoning_tokens=reasoning_tokens,
+    )
 
 
 def usage_from(

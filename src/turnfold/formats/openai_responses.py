@@ -60,6 +60,7 @@ from typing import Any
 
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
+    MAPPINGS,
     MessageBuilder,
     NameSet,
     describe_args,
@@ -242,6 +243,8 @@ def prompt_text(text: str, counts: Mapping[str, int]) -> str:
 
 def output_content(value: Any) -> tuple[str | None, list[ImageData]]:
     """A tool output (string, content list or object) as display text and inline images."""
+    if type(value) is str:  # most outputs: no further test
+        return value, []
     if isinstance(value, Mapping) and isinstance(value.get("type"), str):
         value = [value]  # a single content item
     text, images = text_and_images(value, _output_part)
@@ -305,10 +308,10 @@ def patch_text(name: str, args: Any) -> str | None:
     if name in _PATCH_TOOLS:
         if isinstance(args, str):
             return args
-        if isinstance(args, Mapping):
+        if isinstance(args, MAPPINGS):
             patch = args.get("input") or args.get("patch")
             return patch if isinstance(patch, str) else None
-    command = args.get("command") if isinstance(args, Mapping) else None
+    command = args.get("command") if isinstance(args, MAPPINGS) else None
     if isinstance(command, list) and len(command) == 2 and command[0] in _PATCH_TOOLS:
         return command[1] if isinstance(command[1], str) else None  # older Codex: shell argv
     return None

@@ -17,6 +17,9 @@ or a renamed function in an old one, is caught by the type checker, not by a use
   (:class:`EventFollower`).
 - :class:`ResumableFormat`: a format whose pass over a file can stop after a line and go on
   later (a growing file, spec C-4): ``reader(source)`` gives a :class:`RecordReader`.
+- :class:`AgentReader`: a framework whose runs leave out what only the agent knows (ADK:
+  which tools are agents): ``READS_AGENT``, ``read(source, *, agent)`` and
+  ``Follower(transcript, *, agent)`` (``load(..., agent=)``, ``follow(..., agent=)``).
 """
 
 from __future__ import annotations
@@ -137,6 +140,22 @@ class ResumableFormat(SourceFormat, Protocol):
         ...
 
 
+class AgentReader(Protocol):
+    """A framework whose run objects leave out what only the agent that made them knows."""
+
+    READS_AGENT: bool
+
+    def read(self, source: Source, *, agent: Any = None) -> Transcript:
+        """The transcript of ``source``, told by ``agent`` (its root agent, or the runner) what
+        the run does not say."""
+        ...
+
+    @property
+    def Follower(self) -> Callable[..., EventFollower]:
+        """``Follower(transcript, *, agent=None)``."""
+        ...
+
+
 if TYPE_CHECKING:  # mypy proves every registered module implements its protocols
 
     def _conforms() -> None:
@@ -176,10 +195,12 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,
             strands,
         ]  # fmt: skip
-        del formats, sampled, paths, frameworks, resumable
+        agent_readers: list[AgentReader] = [adk]
+        del formats, sampled, paths, frameworks, resumable, agent_readers
 
 
 __all__ = [
+    "AgentReader",
     "EventFollower",
     "FrameworkAdapter",
     "PathFormat",

@@ -380,6 +380,25 @@ def plain_value(value: Any) -> Any:
     return copy.copy(value)
 
 
+def flat_fields(value: Any) -> dict[str, Any] | None:
+    """The fields of a dict or a pydantic model whose values are all strings, numbers, bools
+    or None, as a new dict (which shares nothing mutable with ``value``); None for anything
+    else (then :func:`plain_value` is the way).
+
+    A pydantic model keeps its fields in ``__dict__``: for a flat one (a function call: its
+    name, id and arguments string) this is what ``model_dump`` would give at half the cost,
+    except that fields never set are there too, as their defaults.
+    """
+    fields = value if type(value) is dict else None
+    if fields is None and hasattr(value, "model_dump"):
+        fields = getattr(value, "__dict__", None)
+        if getattr(value, "__pydantic_extra__", None):  # extra fields are dumped, not in __dict__
+            return None
+    if type(fields) is not dict or not _ATOMS.issuperset(map(type, fields.values())):
+        return None
+    return dict(fields)
+
+
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 

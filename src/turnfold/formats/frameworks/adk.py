@@ -59,11 +59,13 @@ The session's ``id``, ``app_name``, ``user_id`` → ``metadata`` (``session_id``
 
 What the session does not record stays absent (L-3): an agent used through ``AgentTool``
 runs in a session of its own that the ADK discards, so the parent's session holds only its
-call and response, which read as any other tool call (nothing in the events says an agent
-ran: the call is named like the agent and answered like any function, so no sub-agent, not
-even one with ``steps_missing``, is shown for it); the
-live stream does not repeat the user's message (``run_async`` yields only the agents' events),
-so a followed run starts at the first agent event.
+call and response, named like the agent and answered like any function: nothing in the events
+says an agent ran. The agent tree does (an ``AgentTool`` among an agent's ``tools``), so
+``load(session, agent=root_agent)`` (or ``agent=runner``, and ``follow(..., agent=)`` alike)
+shows each call of such a tool as a :class:`SubAgent` naming that agent, its ``request`` as
+the task, with ``steps_missing``; without the agent it reads as a plain call. The live stream
+does not repeat the user's message (``run_async`` yields only the agents' events), so a
+followed run starts at the first agent event.
 """
 
 from __future__ import annotations
@@ -197,12 +199,23 @@ class _Scope:
 
 
 class AdkBuilder:
-    """ADK events (as JSON) into a transcript, for a load and for a follower (``live``)."""
+    """ADK events (as JSON) into a transcript, for a load and for a follower (``live``).
 
-    def __init__(self, transcript: Transcript, source_name: str, *, live: bool = False) -> None:
+    ``agent_tools`` names the tools that are agents (:func:`agent_tools`), whose calls are
+    sub-agents the session holds no steps of."""
+
+    def __init__(
+        self,
+        transcript: Transcript,
+        source_name: str,
+        *,
+        live: bool = False,
+        agent_tools: Mapping[str, str] | None = None,
+    ) -> None:
         self.transcript = transcript
         self.source_name = source_name
         self.live = live
+        self.agent_tools = dict(agent_tools or {})
         self.root = _Scope(transcript)
         #: Every call by its id: the call and the scope that holds it.
         self.calls: dict[str, tuple[ToolCall, _Scope]] = {}
@@ -482,6 +495,11 @@ class AdkBuilder:
         running = field(event, "long_running_tool_ids")
         if isinstance(running, list) and call_id in running:
             meta["long_running"] = True
+        subagent = None
+        if name in self.agent_tools:  # an AgentTool: its run is in a session the ADK discards
+            request = args.get("request") if isinstance(args, Mapping) else None
+            task = request if isinstance(request, str) and request else None
+            subagent = SubAgent(name=self.agent_tools[name], task=task, steps_missing=True)
         tool = ToolCall(
             call_id=call_id,
             name=name,
@@ -492,6 +510,7 @@ class AdkBuilder:
             started_at=ts,
             timestamp=ts,
             memory=memory_operation({"name": name}),
+            subagent=subagent,
             meta=meta,
         )
         self.open[call_id] = tool
@@ -831,6 +850,50 @@ def plain(value: Any) -> Any:
     return plain_value(value)
 
 
+# --- the agent tree (load(..., agent=)) ------------------------------------------------------
+
+#: ``load(..., agent=)`` is read: the agent tree says which tools are agents.
+READS_AGENT = True
+
+
+def agent_tools(agent: Any) -> dict[str, str]:
+    """The tools that are agents (``AgentTool``) anywhere in the tree of ``agent`` (a root
+    agent, a ``Runner`` by its ``agent`` or an ``App`` by its ``root_agent``): each tool's name
+    and its agent's name.
+
+    Recognised by class name, as every ADK object is here (spec A-3), so nothing is imported.
+    A sub-agent the ADK exposes as a tool (``mode="single_turn"``) is not among them: it runs
+    inside the session, whose events nest under its call."""
+    root = (
+        agent
+        if hasattr(agent, "sub_agents")
+        else getattr(agent, "agent", None) or getattr(agent, "root_agent", None)
+    )
+    found: dict[str, str] = {}
+    seen: set[int] = set()
+    waiting = [root] if root is not None else []
+    while waiting:
+        current = waiting.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        children = list(getattr(current, "sub_agents", None) or ())
+        for tool in getattr(current, "tools", None) or ():
+            inner = getattr(tool, "agent", None)
+            name = getattr(inner, "name", None)
+            if _is_agent_tool(tool) and isinstance(name, str) and inner not in children:
+                found[str(getattr(tool, "name", name))] = name
+        waiting += children
+    return found
+
+
+def _is_agent_tool(tool: Any) -> bool:
+    return any(
+        cls.__name__ == "AgentTool" and cls.__module__.startswith("google.adk")
+        for cls in type(tool).__mro__
+    )
+
+
 # --- reading -----------------------------------------------------------------------------
 
 _SESSION_FIELDS: dict[str, str] = {
@@ -842,10 +905,11 @@ _SESSION_FIELDS: dict[str, str] = {
 }
 
 
-def read(source: Source) -> Transcript:
-    """The events of ``source`` (a session, a list of events or one event), nested by branch."""
+def read(source: Source, *, agent: Any = None) -> Transcript:
+    """The events of ``source`` (a session, a list of events or one event), nested by branch;
+    ``agent`` (the run's root agent or runner) names the tools that are agents."""
     transcript = Transcript(metadata={"source_format": NAME})
-    builder = AdkBuilder(transcript, source.name)
+    builder = AdkBuilder(transcript, source.name, agent_tools=agent_tools(agent))
     document = source.document if source.is_document else None
     if isinstance(document, Mapping) and OTHER_OBJECT in document:
         _refuse(source, document[OTHER_OBJECT])
@@ -932,10 +996,10 @@ class Follower:
     response arrives; at :meth:`close` those still open are ``unknown``, as a load leaves them.
     """
 
-    def __init__(self, transcript: Transcript) -> None:
+    def __init__(self, transcript: Transcript, *, agent: Any = None) -> None:
         transcript.metadata.setdefault("source_format", NAME)
         self.transcript = transcript
-        self.builder = AdkBuilder(transcript, "<follow>", live=True)
+        self.builder = AdkBuilder(transcript, "<follow>", live=True, agent_tools=agent_tools(agent))
         self._line = 0
 
     def feed(self, event: Any) -> None:

@@ -79,9 +79,11 @@ from typing import Any
 
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
+    MAPPINGS,
     MessageBuilder,
     NameSet,
     as_int,
+    counted_usage,
     describe_args,
     stringify,
     text_result,
@@ -89,7 +91,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import output_content
-from turnfold.formats.source import Source, plain_value, type_of_record
+from turnfold.formats.source import Source, flat_fields, plain_value, type_of_record
 from turnfold.model import (
     AssistantText,
     Entry,
@@ -103,7 +105,6 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import USAGE_KINDS
 
 NAME = "langchain"
 
@@ -148,9 +149,15 @@ _STATUS: dict[str, ToolStatus] = {"error": "error", "success": "success"}
 
 
 def message_of(record: Any) -> tuple[str, Mapping[str, Any]] | None:
-    """A record's message type and fields: ``{"type", "data"}`` (``messages_to_dict``),
-    ``{"lc": 1, ..., "kwargs"}`` (``dumpd``) or the fields themselves (``model_dump``)."""
-    if type(record) is not dict:  # records are dicts; the exact test is the fast one
+    """A record's message type and fields: a message object (its own fields, read in place),
+    ``{"type", "data"}`` (``messages_to_dict``), ``{"lc": 1, ..., "kwargs"}`` (``dumpd``) or
+    the fields themselves (``model_dump``)."""
+    if type(record) is not dict:  # records are dicts or messages; the exact test is the fast one
+        fields = message_fields(record)
+        if fields is not None:
+            kind = fields.get("type")
+            base = _BASE_TYPES.get(kind) if type(kind) is str else None
+            return (base, fields) if base is not None else None
         if not isinstance(record, Mapping):
             return None
         record = dict(record)
@@ -183,7 +190,7 @@ def record_type(record: Any, found: tuple[str, Any] | None = None) -> str:
     found = found if found is not None else message_of(record)
     if found is None:
         return type_of_record(record)
-    raw = record.get("type") if isinstance(record, Mapping) else None
+    raw = (record if type(record) is dict else found[1]).get("type")
     return raw if isinstance(raw, str) and raw in _CHUNK_TYPES else found[0]
 
 
@@ -193,61 +200,44 @@ def record_type(record: Any, found: tuple[str, Any] | None = None) -> str:
 def _copied(value: Any) -> Any:
     """A copy of a JSON-like value (tool arguments): faster than ``copy.deepcopy``."""
     if type(value) is dict:
-        return {k: _copied(v) for k, v in value.items()}
+        flat = flat_fields(value)  # the usual arguments: a dict of strings and numbers
+        return flat if flat is not None else {k: _copied(v) for k, v in value.items()}
     if type(value) is list:
         return [_copied(v) for v in value]
     return value
 
 
-def plain_message(message: Any) -> Any:
-    """A LangChain message object as ``messages_to_dict`` writes it, read from its fields
-    (no ``model_dump``, which costs more than the rest of the load); the message's mutable
-    values the transcript keeps (tool arguments, artifacts) are copied."""
-    kind = getattr(message, "type", None)
-    content = getattr(message, "content", None)
-    if not isinstance(kind, str) or content is None:
-        return plain_value(message)
-    data: dict[str, Any] = {
-        "content": content,
-        "additional_kwargs": getattr(message, "additional_kwargs", None) or {},
-        "response_metadata": getattr(message, "response_metadata", None) or {},
-        "type": kind,
-        "name": getattr(message, "name", None),
-        "id": getattr(message, "id", None),
-    }
-    base = _CHUNK_TYPES.get(kind, kind)
-    if base == "ai":
-        data["tool_calls"] = [
-            {**call, "args": _copied(call.get("args"))}
-            for call in getattr(message, "tool_calls", None) or []
-            if isinstance(call, Mapping)
-        ]
-        data["invalid_tool_calls"] = [
-            dict(call) for call in getattr(message, "invalid_tool_calls", None) or []
-        ]
-        data["usage_metadata"] = getattr(message, "usage_metadata", None)
-    elif base == "tool":
-        data["tool_call_id"] = getattr(message, "tool_call_id", None)
-        data["status"] = getattr(message, "status", None)
-        artifact = getattr(message, "artifact", None)
-        data["artifact"] = None if artifact is None else plain_value(artifact)
-    elif base == "chat":
-        data["role"] = getattr(message, "role", None)
-    return {"type": kind, "data": data}
+#: Each message class met, and whether it is a LangChain message (by its module and fields).
+_MESSAGE_CLASSES: dict[type, bool] = {}
 
 
-def _is_message(value: Any) -> bool:
-    return type(value).__module__.startswith("langchain_core.messages") and hasattr(
-        value, "content"
-    )
+def message_fields(value: Any) -> dict[str, Any] | None:
+    """A LangChain message object's own fields, what ``messages_to_dict`` would dump of it
+    (``type``, ``content``, ``tool_calls``…), read in place: no copy, no ``model_dump`` (which
+    costs more than the rest of the load). None for anything else.
+
+    The builder never modifies them and copies what an entry keeps (tool arguments,
+    artifacts), so a load neither changes nor shares the messages."""
+    kind = type(value)
+    known = _MESSAGE_CLASSES.get(kind)
+    if known is None:
+        fields = getattr(value, "__dict__", None)
+        known = _MESSAGE_CLASSES[kind] = (
+            kind.__module__.startswith("langchain_core.messages")
+            and isinstance(fields, dict)
+            and "content" in fields
+            and "type" in fields
+        )
+    return value.__dict__ if known else None
 
 
 def plain(value: Any) -> Any:
     """A list of messages, a graph result (``{"messages": [...], ...}``) or one message as
-    the records :func:`read` reads; other values of a result's state are kept only where
+    the records :func:`read` reads: the messages themselves (read in place, see
+    :func:`message_fields`); other values of a result's state are kept only where
     :func:`read` shows them (scalars, ``structured_response``)."""
     if isinstance(value, (list, tuple)):
-        return [plain_message(m) if _is_message(m) else plain_value(m) for m in value]
+        return [m if message_fields(m) is not None else plain_value(m) for m in value]
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for key, item in value.items():
@@ -258,8 +248,8 @@ def plain(value: Any) -> Any:
             else:
                 out[key] = {"(state)": type(item).__name__}  # the state's own objects: unread
         return out
-    if _is_message(value):
-        return [plain_message(value)]
+    if message_fields(value) is not None:
+        return [value]
     return plain_value(value)
 
 
@@ -452,40 +442,42 @@ class LangChainBuilder(MessageBuilder):
         model = _model(data.get("response_metadata"))
         if model:
             self.root.metadata.setdefault("model", model)
-        entries: list[Entry] = []
+        # Every entry of an AI message may carry its usage (turnfold.usage.USAGE_KINDS).
+        entries: list[Thinking | AssistantText | ToolCall] = []
         extra = data.get("additional_kwargs")
         reasoning = extra.get("reasoning_content") if type(extra) is dict else None
         if type(reasoning) is str and reasoning.strip():
             entries.append(Thinking(text=reasoning, meta=dict(meta)))
-        texts: list[str] = []
         content = data.get("content")
         if type(content) is str:
-            texts.append(content)
-        elif type(content) is list:
-            for block in content:
+            text = content
+        else:
+            texts: list[str] = []
+            for block in content if type(content) is list else ():
                 thinking = self._block(block, texts, line)
                 if thinking is not None:
                     thinking.meta = dict(meta)
                     entries.append(thinking)
+            text = "".join(texts)
         usage = lc_usage(data.get("usage_metadata"))
-        text = "".join(texts)
         if text:
             entries.append(AssistantText(text=text, model=model, usage=usage, meta=dict(meta)))
-        calls = [self._new_call(c, batch, meta, line) for c in data.get("tool_calls") or ()]
-        invalid = [
-            self._new_call(c, batch, {**meta, "invalid": True}, line, invalid=True)
-            for c in data.get("invalid_tool_calls") or ()
+        for call in data.get("tool_calls") or ():
+            entries.append(self._new_call(call, batch, meta, line))
+        invalid = data.get("invalid_tool_calls") or ()
+        unrun = [
+            self._new_call(call, batch, {**meta, "invalid": True}, line, invalid=True)
+            for call in invalid
         ]
-        entries += calls + invalid
-        carriers = [e for e in entries if isinstance(e, USAGE_KINDS)]
-        if usage is not None and not text and carriers:
-            carriers[0].usage = usage  # no text to carry it (turnfold.usage)
+        entries += unrun
+        if usage is not None and not text and entries:
+            entries[0].usage = usage  # no text to carry it (turnfold.usage)
         for entry in entries:
-            if isinstance(entry, ToolCall):
+            if type(entry) is ToolCall:
                 self._start(entry)
             else:
                 self._emit(entry)
-        for entry, raw in zip(invalid, data.get("invalid_tool_calls") or (), strict=False):
+        for entry, raw in zip(unrun, invalid, strict=False):
             error = raw.get("error") if isinstance(raw, Mapping) else None
             why = error if isinstance(error, str) and error else "invalid tool call (not run)"
             self._settle(entry, "error", text_result(why))
@@ -524,7 +516,7 @@ class LangChainBuilder(MessageBuilder):
         self, call: Any, batch: str, meta: dict[str, Any], line: int, *, invalid: bool = False
     ) -> ToolCall:
         """A :class:`ToolCall` of a ``tool_calls`` item, not yet in the transcript."""
-        call = call if isinstance(call, Mapping) else {}
+        call = call if isinstance(call, MAPPINGS) else {}
         name = call.get("name")
         name = name if type(name) is str else ""
         call_id = call.get("id")
@@ -532,7 +524,7 @@ class LangChainBuilder(MessageBuilder):
             call_id = f"call@{line}.{len(self._calls)}"
             if not invalid:
                 self.warn("tool call without an id", line)
-        args = call.get("args")  # a record's own value: parsed JSON, or a copy (plain)
+        args = _copied(call.get("args"))  # the message's own value (message_fields)
         return ToolCall(
             call_id=call_id,
             name=name,
@@ -545,7 +537,7 @@ class LangChainBuilder(MessageBuilder):
 
     def _start(self, call: ToolCall) -> ToolCall:
         """Show ``call``: appended, or the streamed message's call updated (its outcome kept)."""
-        shown = self._reused_call(call.call_id)
+        shown = self._reused_call(call.call_id) if self._reuse else None
         if shown is not None:
             self.home(shown).update(
                 shown,
@@ -576,7 +568,8 @@ class LangChainBuilder(MessageBuilder):
             )
         text, images = output_content(data.get("content"))
         artifact = data.get("artifact")
-        result = text_result(text, images=images, structured=artifact)
+        structured = None if artifact is None else plain_value(artifact)  # the message's own
+        result = text_result(text, images=images, structured=structured)
         self._settle(call, _STATUS.get(str(data.get("status")), "unknown"), result)
 
     def _function(self, data: Mapping[str, Any], line: int) -> None:
@@ -679,7 +672,7 @@ def _reasoning(block: Mapping[str, Any]) -> Thinking | None:
 
 
 def _model(metadata: Any) -> str | None:
-    if not isinstance(metadata, Mapping):
+    if not isinstance(metadata, MAPPINGS):
         return None
     for key in ("model_name", "model"):
         value = metadata.get(key)
@@ -694,26 +687,27 @@ def lc_usage(raw: Any) -> Usage | None:
         raw = dict(raw) if isinstance(raw, Mapping) else None
         if raw is None:
             return None
+    # Most messages have no details: no Mapping test is made for them.
     inputs = raw.get("input_token_details")
     outputs = raw.get("output_token_details")
-    inputs = inputs if isinstance(inputs, Mapping) else {}
-    outputs = outputs if isinstance(outputs, Mapping) else {}
-    counts = (
+    cache_read, cache_write = (
+        _counts(inputs, "cache_read", "cache_creation") if inputs else (None, None)
+    )
+    reasoning = _counts(outputs, "reasoning")[0] if outputs else None
+    return counted_usage(
         as_int(raw.get("input_tokens")),
         as_int(raw.get("output_tokens")),
-        as_int(inputs.get("cache_read")),
-        as_int(inputs.get("cache_creation")),
-        as_int(outputs.get("reasoning")),
+        cache_read,
+        cache_write,
+        reasoning,
     )
-    if counts == (None, None, None, None, None):
-        return None
-    return Usage(
-        input_tokens=counts[0],
-        output_tokens=counts[1],
-        cache_read_tokens=counts[2],
-        cache_write_tokens=counts[3],
-        reasoning_tokens=counts[4],
-    )
+
+
+def _counts(details: Any, *keys: str) -> tuple[int | None, ...]:
+    """The counts under ``keys`` of a usage's details (None each where it has none)."""
+    if not isinstance(details, MAPPINGS):
+        return (None,) * len(keys)
+    return tuple(as_int(details.get(key)) for key in keys)
 
 
 # --- detection -----------------------------------------------------------------------------
@@ -785,14 +779,11 @@ def read(source: Source) -> Transcript:
         if len(warnings) > before:
             source.note(kind, "warned")
         else:
-            source.note(kind, "ignored" if kind in _IGNORED else "mapped")
+            source.note(kind, "ignored" if kind == "remove" else "mapped")
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no LangChain messages")
     builder.end_turn()
     return transcript
-
-
-_IGNORED = NameSet({"remove"})
 
 
 def _state_key(source: Source, transcript: Transcript, key: str, value: Any) -> None:
@@ -988,8 +979,7 @@ class Follower:
         own_id = _id_of(message)
         if run.pending_id is not None and run.pending_id != own_id:
             self._finish_pending(run)
-        record = plain_message(message) if _is_message(message) else message
-        found = message_of(record)
+        found = message_of(message)
         if found is None:
             run.builder.warn(f"not a LangChain message ({type(message).__name__})", run.line)
             return

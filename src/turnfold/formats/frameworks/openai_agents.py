@@ -7,9 +7,10 @@ the handoffs between agents, and usage per model response.
 
 Input shapes: a document with ``generated_items`` (the run state; its ``new_items`` spelling
 too), or a bare list of serialised run items ``{type: "*_item", agent: {name}, raw_item}``.
-``load`` turns Python objects into dicts of their fields, so a ``RunResult`` (``new_items``,
-``raw_responses``, ``input``, ``final_output``) and a list of ``RunItem`` objects read the same
-way; their private fields (the agents themselves, resume bookkeeping) are left out.
+``load`` turns Python objects into dicts of the fields read here (:func:`plain`), so a
+``RunResult`` (``new_items``, ``raw_responses``, ``input``, ``final_output``) and a list of
+``RunItem`` objects read the same way; the agents themselves (each item names its agent) and
+the resume bookkeeping are left out.
 
 Mapping (each item's ``raw_item`` is a Responses item, converted by
 :class:`~turnfold.formats.openai_responses.ResponsesBuilder`):
@@ -53,11 +54,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import NameSet, as_int, text_result
+from turnfold.formats.common import MAPPINGS, NameSet, as_int, counted_usage, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.openai_responses import ResponsesBuilder, output_content
-from turnfold.formats.source import Source, plain_value, type_of_record
+from turnfold.formats.source import Source, flat_fields, plain_value, type_of_record
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantText,
@@ -435,7 +436,7 @@ class AgentsBuilder(ResponsesBuilder):
 
 
 def _agent_name(value: Any) -> str | None:
-    name = value.get("name") if isinstance(value, Mapping) else None
+    name = value.get("name") if isinstance(value, MAPPINGS) else None
     return name if isinstance(name, str) and name else None
 
 
@@ -457,31 +458,32 @@ def _first(value: Any) -> Any:
 
 def agents_usage(raw: Any) -> Usage | None:
     """``agents.usage.serialize_usage`` output as a :class:`Usage`."""
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, MAPPINGS):
         return None
     inputs = _first(raw.get("input_tokens_details"))
     outputs = _first(raw.get("output_tokens_details"))
-    inputs = inputs if isinstance(inputs, Mapping) else {}
-    outputs = outputs if isinstance(outputs, Mapping) else {}
-    usage = Usage(
-        input_tokens=as_int(raw.get("input_tokens")),
-        output_tokens=as_int(raw.get("output_tokens")),
-        cache_read_tokens=as_int(inputs.get("cached_tokens")),
-        cache_write_tokens=as_int(inputs.get("cache_write_tokens")),
-        reasoning_tokens=as_int(outputs.get("reasoning_tokens")),
+    inputs = inputs if isinstance(inputs, MAPPINGS) else {}
+    outputs = outputs if isinstance(outputs, MAPPINGS) else {}
+    return counted_usage(
+        as_int(raw.get("input_tokens")),
+        as_int(raw.get("output_tokens")),
+        as_int(inputs.get("cached_tokens")),
+        as_int(inputs.get("cache_write_tokens")),
+        as_int(outputs.get("reasoning_tokens")),
     )
-    return None if usage == Usage() else usage
 
 
 def _raw_keys(raw: Any) -> list[str]:
-    if not isinstance(raw, Mapping):
+    """The keys that name a Responses item among a response's outputs: its type with its
+    ``id`` and with its ``call_id``."""
+    if not isinstance(raw, MAPPINGS):
         return []
-    keys = []
-    for key in ("id", "call_id"):
-        value = raw.get(key)
-        if isinstance(value, str) and value:
-            keys.append(f"{raw.get('type')}:{value}")
-    return keys
+    kind = raw.get("type")
+    return [
+        f"{kind}:{value}"
+        for value in (raw.get("id"), raw.get("call_id"))
+        if value and type(value) is str
+    ]
 
 
 class _Responses:
@@ -494,11 +496,15 @@ class _Responses:
         self.usages: list[Usage | None] = []
         self.entries: list[list[Entry]] = []
         for response in responses if isinstance(responses, list) else []:
-            response = response if isinstance(response, Mapping) else {}
+            response = response if isinstance(response, MAPPINGS) else {}
             self.add(response.get("response_id"), response.get("usage"), response.get("output"))
 
     def of(self, raw: Any) -> int | None:
-        return next((self.owner[k] for k in _raw_keys(raw) if k in self.owner), None)
+        for key in _raw_keys(raw):
+            index = self.owner.get(key)
+            if index is not None:
+                return index
+        return None
 
     def add(self, response_id: Any, usage: Any, output: Any) -> None:
         """One more model response, as a live stream completes it."""
@@ -508,7 +514,7 @@ class _Responses:
         )
         self.usages.append(agents_usage(usage))
         self.entries.append([])
-        for raw in output if isinstance(output, list) else []:
+        for raw in output if isinstance(output, list) else ():
             for key in _raw_keys(raw):
                 self.owner.setdefault(key, index)
 
@@ -535,6 +541,13 @@ class _Responses:
 #: Fields of a run item that hold an agent: only its name is read, and copying the agent
 #: itself (its tools, MCP connections, locks) would be slow or impossible.
 _AGENT_FIELDS = ("agent", "source_agent", "target_agent")
+#: The fields :func:`read` reads of a run item of each type, besides ``type``, ``agent`` and
+#: ``raw_item`` (the rest, ``output`` say, repeats the raw item or is the SDK's own).
+_ITEM_FIELDS: dict[str, tuple[str, ...]] = {
+    "tool_call_item": ("description", "tool_origin"),
+    "handoff_output_item": ("source_agent", "target_agent"),
+    "tool_approval_item": ("tool_name",),
+}
 
 
 def _agent_ref(agent: Any) -> dict[str, Any] | None:
@@ -543,29 +556,77 @@ def _agent_ref(agent: Any) -> dict[str, Any] | None:
 
 
 def plain_item(item: Any) -> Any:
-    """A ``RunItem`` object as the SDK's saved state writes it: its fields, each agent by
-    its name alone."""
-    if not dataclasses.is_dataclass(item) or isinstance(item, type):
+    """A ``RunItem`` object as the SDK's saved state writes it, as far as :func:`read` reads
+    it: its type, raw item and the fields of :data:`_ITEM_FIELDS`, each agent by its name."""
+    # The item's own fields: the SDK's ``__getattribute__`` is a Python call per attribute.
+    fields: Any = getattr(item, "__dict__", None)
+    kind = fields.get("type") if type(fields) is dict else None
+    if not isinstance(kind, str) or "raw_item" not in fields:
         return plain_value(item)
-    out: dict[str, Any] = {}
-    for field in dataclasses.fields(item):
-        if field.name.startswith("_"):  # the SDK's own references (a weakref to the agent)
-            continue
-        value = getattr(item, field.name, None)
-        out[field.name] = _agent_ref(value) if field.name in _AGENT_FIELDS else plain_value(value)
+    out = {"type": kind, "agent": _agent_ref(_agent(item, fields, "agent"))}
+    out["raw_item"] = _plain_raw(fields["raw_item"])
+    for name in _ITEM_FIELDS.get(kind, ()):
+        if name in _AGENT_FIELDS:
+            out[name] = _agent_ref(_agent(item, fields, name))
+        else:
+            out[name] = _plain_field(fields.get(name))
     return out
 
 
-def _plain_response(response: Any) -> dict[str, Any]:
+def _agent(item: Any, fields: dict[str, Any], name: str) -> Any:
+    """An item's agent; one the SDK released (``release_agent``) through its weak reference."""
+    agent = fields.get(name)
+    return agent if agent is not None else getattr(item, name, None)
+
+
+def _plain_raw(raw: Any) -> Any:
+    """A raw item (or usage details) as plain values: a flat one (a call, its output) copied
+    field by field, any other dumped by pydantic."""
+    flat = flat_fields(raw)
+    return flat if flat is not None else plain_value(raw)
+
+
+def _plain_field(value: Any) -> Any:
+    """A run item's field; a ``ToolOrigin`` as the saved state writes it (``to_json_dict``,
+    a new dict of strings)."""
+    to_json = getattr(value, "to_json_dict", None)
+    return to_json() if callable(to_json) else plain_value(value)
+
+
+def _plain_usage(usage: Any) -> dict[str, Any] | None:
+    """``agents.usage.Usage`` as ``serialize_usage`` writes what :func:`agents_usage` and
+    :func:`_top_level` read."""
+    if usage is None:
+        return None
+    inputs = getattr(usage, "input_tokens_details", None)
+    outputs = getattr(usage, "output_tokens_details", None)
+    return {
+        "requests": getattr(usage, "requests", None),
+        "input_tokens": getattr(usage, "input_tokens", None),
+        "output_tokens": getattr(usage, "output_tokens", None),
+        "total_tokens": getattr(usage, "total_tokens", None),
+        "input_tokens_details": {
+            "cached_tokens": getattr(inputs, "cached_tokens", None),
+            "cache_write_tokens": getattr(inputs, "cache_write_tokens", None),
+        },
+        "output_tokens_details": {"reasoning_tokens": getattr(outputs, "reasoning_tokens", None)},
+    }
+
+
+def _plain_response(response: Any, raw_items: Mapping[int, Any]) -> dict[str, Any]:
     """A ``ModelResponse`` as far as :func:`read` reads it: its id, usage and which items it
-    produced (their items themselves are the run items)."""
+    produced. Those are the run items' raw items (``raw_items``: their plain forms by the
+    ``id()`` of the SDK's object), so each is named by its plain form, not copied again."""
     output = []
     for item in getattr(response, "output", None) or []:
-        ids = {k: getattr(item, k, None) for k in ("type", "id", "call_id")}
-        output.append({k: v for k, v in ids.items() if isinstance(v, str)})
+        plain_item = raw_items.get(id(item))
+        if plain_item is None:
+            ids = {k: getattr(item, k, None) for k in ("type", "id", "call_id")}
+            plain_item = {k: v for k, v in ids.items() if isinstance(v, str)}
+        output.append(plain_item)
     return {
         "response_id": getattr(response, "response_id", None),
-        "usage": plain_value(getattr(response, "usage", None)),
+        "usage": _plain_usage(getattr(response, "usage", None)),
         "output": output,
     }
 
@@ -577,15 +638,21 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain_item(item) for item in value]
     if hasattr(value, "new_items") and hasattr(value, "raw_responses"):
+        items = [plain_item(item) for item in value.new_items]
+        raw_items = {
+            id(getattr(item, "raw_item", None)): record.get("raw_item")
+            for item, record in zip(value.new_items, items, strict=True)
+            if isinstance(record, MAPPINGS)
+        }
         out: dict[str, Any] = {
             "input": plain_value(getattr(value, "input", None)),
-            "new_items": [plain_item(item) for item in value.new_items],
-            "raw_responses": [_plain_response(response) for response in value.raw_responses],
+            "new_items": items,
+            "raw_responses": [_plain_response(r, raw_items) for r in value.raw_responses],
             "final_output": plain_value(getattr(value, "final_output", None)),
         }
         usage = getattr(getattr(value, "context_wrapper", None), "usage", None)
         if usage is not None:
-            out["context_wrapper"] = {"usage": plain_value(usage)}
+            out["context_wrapper"] = {"usage": _plain_usage(usage)}
         last = _agent_ref(getattr(value, "last_agent", None))
         if last is not None:
             out["_last_agent"] = last
@@ -683,12 +750,11 @@ def _feed(
     source: Source, builder: AgentsBuilder, item: Any, line: int, responses: _Responses
 ) -> None:
     """One run item: the entries of its ``raw_item``, in its agent's name."""
-    kind = item.get("type") if isinstance(item, Mapping) else None
-    if not isinstance(item, Mapping) or kind not in RUN_ITEMS:
+    kind = item.get("type") if isinstance(item, MAPPINGS) else None
+    if not isinstance(kind, str) or kind not in RUN_ITEMS:
         record = kind if isinstance(kind, str) else type_of_record(item)
         source.warn(f"run item {record!r} skipped", line, record_type=record)
         return
-    record = str(kind)
     builder.switch_agent(_agent_name(item.get("agent")), line)
     raw = item.get("raw_item")
     # An output item is input to the next response, which never lists it among its outputs.
@@ -697,25 +763,25 @@ def _feed(
     warned = len(builder.root.warnings)
     builder._response_batch = responses.ids[index] if index is not None else None
     try:
-        ok = _feed_item(builder, record, item, raw, line)
+        ok = _feed_item(builder, kind, item, raw, line)
     finally:
         builder._response_batch = None
     if index is not None:
-        responses.entries[index].extend(builder.appended[before:])
+        responses.entries[index] += builder.appended[before:]
     if builder.live and builder.level is not builder.top:
         builder.touch(builder.transcript)  # the widget hears of a nested level's change
     if not ok:
-        raw_type = raw.get("type") if isinstance(raw, Mapping) else None
+        raw_type = raw.get("type") if isinstance(raw, MAPPINGS) else None
         reason = (
-            f"{record} of Responses type {raw_type!r} not read, skipped"
+            f"{kind} of Responses type {raw_type!r} not read, skipped"
             if isinstance(raw_type, str)
-            else f"{record} without a readable raw_item skipped"
+            else f"{kind} without a readable raw_item skipped"
         )
-        source.warn(reason, line, record_type=record)
+        source.warn(reason, line, record_type=kind)
     elif len(builder.root.warnings) > warned:
-        source.note(record, "warned")
+        source.note(kind, "warned")
     else:
-        source.note(record, "ignored" if record in SILENT_ITEMS else "mapped")
+        source.note(kind, "ignored" if kind in SILENT_ITEMS else "mapped")
 
 
 def _feed_item(
@@ -729,7 +795,7 @@ def _feed_item(
         return builder.approval(item, line)
     if kind in SILENT_ITEMS:
         return True
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, MAPPINGS):
         return False
     calls = len(builder._calls)
     if not builder.feed_item(raw, line):
@@ -747,7 +813,7 @@ def _call_meta(builder: AgentsBuilder, call: ToolCall, item: Mapping[str, Any]) 
     if isinstance(description, str) and description:
         call.meta["tool_description"] = description
     origin = item.get("tool_origin")
-    if isinstance(origin, Mapping):
+    if isinstance(origin, MAPPINGS):
         call.meta["tool_origin"] = dict(origin)
         if origin.get("type") == "agent_as_tool":
             name = origin.get("agent_name")
