@@ -11,6 +11,8 @@
  * - `patch` {rev, base, upsert: [{after, node}], remove: [key], fields?}: top-level changes;
  *   applied only on top of revision `base`, otherwise the view asks for the whole view again.
  * - `full` {to, rev, view}: the whole current view, for the view that said `hello`.
+ * - `replace` {rev, view, folds}: another transcript in place of this one (a session browser's
+ *   reused widget): drawn whole, with `folds` as the reader's choices instead of the old ones.
  * - `reveal` {key, path, nodes, to?}: open exactly `path`, once, and scroll to `key` (P-11);
  *   `nodes` holds the content of the deferred disclosures on the path; `to`: the view that asked.
  * - `search` {to, id, hits, total, label, nodes}: the answer to this view's query (P-11).
@@ -65,6 +67,8 @@ function initialize({ model }) {
     if (message.type === "patch" && message.base === known.rev) {
       latest.set(model, { view: applyPatch(known.view, message), rev: message.rev });
     } else if (message.type === "full" && message.view && message.rev > known.rev) {
+      latest.set(model, { view: message.view, rev: message.rev });
+    } else if (message.type === "replace") {
       latest.set(model, { view: message.view, rev: message.rev });
     }
   };
@@ -303,6 +307,13 @@ function render({ model, el }) {
         loaded.clear();
         drawAll();
       }
+    } else if (message.type === "replace" && message.view) {
+      askedForFull = false;
+      memory.reset(message.folds);
+      view = message.view;
+      rev = message.rev;
+      loaded.clear();
+      drawAll();
     } else if (message.type === "reveal" && (message.to == null || message.to === viewId)) {
       receiveContent(message.nodes);
       reveal(message.key, message.path ?? []);

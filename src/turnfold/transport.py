@@ -3,9 +3,9 @@
 A widget builds view models (:mod:`turnfold.render.viewmodel`); this module sends them. It owns:
 
 * the **messages**, declared as ``TypedDict``s (and generated for the JS as
-  ``js/src/messages.d.ts``): what the kernel sends (``patch``, ``full``, ``content``, ``output``,
-  ``reveal``, ``search``) and what a view asks (``hello``, ``content``, ``output``, ``search``,
-  ``reveal``);
+  ``js/src/messages.d.ts``): what the kernel sends (``patch``, ``full``, ``replace``,
+  ``content``, ``output``, ``reveal``, ``search``) and what a view asks (``hello``,
+  ``content``, ``output``, ``search``, ``reveal``);
 * **diffing** (:func:`diff_nodes`): after the first view, only the top-level nodes that changed
   travel, each with the key of the node it follows; the timeline's turns likewise
   (:func:`diff_timeline`);
@@ -13,7 +13,8 @@ A widget builds view models (:mod:`turnfold.render.viewmodel`); this module send
 * the **update timer** (:class:`Coalescer`): bursts of changes from any thread become one
   rebuild, with a delay that grows with the cost of the last one;
 * the **late-view greeting**: a view that mounts later says ``hello`` and gets the current view,
-  addressed to it alone.
+  addressed to it alone;
+* **replacing** the transcript shown (``replace``): a widget reused for another transcript.
 
 A widget hands :class:`ViewTransport` its ``send``, its synced fold choices and each new view;
 the view's requests are routed back through :meth:`ViewTransport.receive`.
@@ -90,6 +91,16 @@ class FullMessage(TypedDict):
     to: str
     rev: int
     view: View | None
+
+
+class ReplaceMessage(TypedDict):
+    """Another transcript in place of the one shown (a session browser's reused widget, B-1):
+    draw ``view`` whole and take ``folds`` as the reader's fold choices, forgetting the old."""
+
+    type: Literal["replace"]
+    rev: int
+    view: View
+    folds: dict[str, Literal["open", "closed", "owned"]]
 
 
 class ContentMessage(TypedDict):
@@ -188,15 +199,21 @@ class TranscriptTraits(TypedDict):
 
 
 KernelMessage = (
-    PatchMessage | FullMessage | ContentMessage | OutputMessage | RevealMessage | SearchMessage
+    PatchMessage
+    | FullMessage
+    | ReplaceMessage
+    | ContentMessage
+    | OutputMessage
+    | RevealMessage
+    | SearchMessage
 )
 ViewRequest = HelloRequest | ContentRequest | OutputRequest | SearchRequest | RevealRequest
 
 #: Every message class, in the order the JS declarations are written.
 MESSAGES: tuple[type, ...] = (
-    Upsert, TimelineUpsert, TimelinePatch, PatchMessage, FullMessage, ContentMessage,
-    OutputMessage, RevealMessage, SearchHit, SearchMessage, HelloRequest, ContentRequest,
-    OutputRequest, SearchRequest, RevealRequest, TranscriptTraits,
+    Upsert, TimelineUpsert, TimelinePatch, PatchMessage, FullMessage, ReplaceMessage,
+    ContentMessage, OutputMessage, RevealMessage, SearchHit, SearchMessage, HelloRequest,
+    ContentRequest, OutputRequest, SearchRequest, RevealRequest, TranscriptTraits,
 )  # fmt: skip
 MESSAGE_UNIONS: dict[str, object] = {"KernelMessage": KernelMessage, "ViewRequest": ViewRequest}
 
@@ -425,6 +442,16 @@ class ViewTransport:
             message["timeline"] = timeline
         self._send(message)
 
+    def replace(self, view: View) -> None:
+        """Make ``view``, another transcript's, current and send it whole to every view, with
+        the fold choices it is to take (``replace``)."""
+        self.view = view
+        self.index = NodeIndex(view["nodes"])
+        self._timeline_shown = False
+        self.rev += 1
+        folds = dict(self._folds())
+        self._send({"type": "replace", "rev": self.rev, "view": self.wire_view(), "folds": folds})
+
     def contents(
         self, keys: list[str], *, deferred_only: bool = False
     ) -> dict[str, Mapping[str, Any] | None]:
@@ -512,6 +539,7 @@ __all__ = [
     "OutputMessage",
     "OutputRequest",
     "PatchMessage",
+    "ReplaceMessage",
     "RevealMessage",
     "RevealRequest",
     "SearchHit",
