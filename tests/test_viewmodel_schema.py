@@ -31,7 +31,11 @@ MODES = ("flat", "command-first", "fully-folded")
 
 @pytest.mark.parametrize(
     ("file", "module"),
-    [("nodes.d.ts", "turnfold.render.nodes"), ("messages.d.ts", "turnfold.transport")],
+    [
+        ("nodes.d.ts", "turnfold.render.nodes"),
+        ("messages.d.ts", "turnfold.transport"),
+        ("browser.d.ts", "turnfold.browser"),
+    ],
 )
 def test_the_js_declarations_are_generated_from_the_schema(file: str, module: str) -> None:
     written = (ROOT / "js" / "src" / file).read_text(encoding="utf-8")

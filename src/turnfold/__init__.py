@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from turnfold.batches import BatchView, SummaryRow, ToolRow, build_batch_view, iter_batches
+    from turnfold.browser import SessionBrowser
     from turnfold.config import ConfigWarning, load_settings, save_user_defaults
     from turnfold.corpus import Corpus, scan
     from turnfold.display import register_display
@@ -66,6 +67,7 @@ __version__ = "0.1.0.dev0"
 #: The module each public name lives in, imported when the name is first read.
 _HOMES: dict[str, tuple[str, ...]] = {
     "turnfold.batches": ("BatchView", "SummaryRow", "ToolRow", "build_batch_view", "iter_batches"),
+    "turnfold.browser": ("SessionBrowser",),
     "turnfold.config": ("ConfigWarning", "load_settings", "save_user_defaults"),
     "turnfold.corpus": ("Corpus", "scan"),
     "turnfold.display": ("register_display",),
@@ -166,6 +168,7 @@ __all__ = [
     "MessageSync",
     "PendingAction",
     "Recorder",
+    "SessionBrowser",
     "SettingsWidget",
     "SubAgent",
     "SummaryRow",

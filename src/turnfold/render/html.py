@@ -63,6 +63,7 @@ __all__ = [
     "nodes_encoded",
     "nodes_html",
     "notice_html",
+    "palette_css",
     "render_html",
     "session_html",
     "timeline_html",
@@ -316,6 +317,18 @@ def turnfold_css(*, standalone: bool) -> str:
     group (P-12) is drawn by CSS alone and is visual only: closing a group by clicking its rail
     needs script, which static HTML does not have; the group's title closes it.
     """
+    parts = [palette_css(standalone=standalone)]
+    if standalone:
+        parts.append(_PAGE_RULES)
+    parts.append(_RULES)
+    parts.append(_TIMELINE_RULES)
+    parts.append(content_css())
+    return "\n".join(parts)
+
+
+def palette_css(*, standalone: bool) -> str:
+    """The colours every rendering draws with, as CSS variables under ``.turnfold``: light, dark
+    where a host says so, and on a standalone page (``body.tf-page``) as the system prefers."""
     parts = [
         _variables(".turnfold", _LIGHT),
         _variables(", ".join(f"{host} .turnfold" for host in _DARK_HOSTS), _DARK),
@@ -324,10 +337,6 @@ def turnfold_css(*, standalone: bool) -> str:
         dark = _variables("body.tf-page, body.tf-page .turnfold", _DARK)
         parts.append(_variables("body.tf-page", _LIGHT))
         parts.append(f"@media (prefers-color-scheme: dark) {{ {dark} }}")
-        parts.append(_PAGE_RULES)
-    parts.append(_RULES)
-    parts.append(_TIMELINE_RULES)
-    parts.append(content_css())
     return "\n".join(parts)
 
 
