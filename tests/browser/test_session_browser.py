@@ -117,7 +117,10 @@ def test_B1_keyboard_moves_opens_and_turns_the_page(lab: Lab) -> None:
     expect(browser.locator(".tf-b-range")).to_have_text("1–100 of 250")
     expect(browser.locator('tr[aria-selected="true"]')).to_have_attribute("aria-rowindex", "101")
     # The notebook did not take the keys: its cells stayed where they were.
-    assert lab.page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex") == 2
+    assert (
+        lab.page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex")
+        == 2
+    )
 
 
 def test_C6_P11_slash_searches_every_run_and_a_hit_opens_revealed(lab: Lab) -> None:

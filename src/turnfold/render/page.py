@@ -64,12 +64,18 @@ def write_page(
         plan = plan_view(transcript, settings, more_chars=more_chars)
         locale = plan.head.locale
 
-        def draw(items: list[PlannedItem]) -> list[bytes]:
+        def draw(chunk: tuple[int, list[PlannedItem]]) -> list[bytes]:
+            first_turn, items = chunk
             nodes = plan.nodes(items)
-            return nodes_encoded(open_all(nodes) if expand else nodes, locale)
+            return nodes_encoded(open_all(nodes) if expand else nodes, locale, first_turn)
 
         size = -(-len(plan.items) // _CHUNKS) or 1  # ceiling division: at most _CHUNKS chunks
-        chunks = [plan.items[i : i + size] for i in range(0, len(plan.items), size)]
+        chunks = []
+        turns = 1  # the number of each chunk's first turn: its anchor (B-2)
+        for start in range(0, len(plan.items), size):
+            items = plan.items[start : start + size]
+            chunks.append((turns, items))
+            turns += sum(1 for item in items if item.segment is not None)
         before, after = html_frame(plan.view([]), title=title)
         # U-3, U-4, H-6: the session header, the timeline and the outcome above the turns, as
         # render_html draws them.
