@@ -28,7 +28,7 @@ from turnfold.render.html import (
     timeline_html,
 )
 from turnfold.render.viewmodel import open_all, plan_view
-from turnfold.settings import DisplaySettings
+from turnfold.settings import DisplaySettings, SettingsSnapshot
 
 __all__ = ["FORK_MIN_ENTRIES", "render_page", "write_page"]
 
@@ -44,19 +44,23 @@ _CHUNKS = 64
 def write_page(
     stream: BinaryIO,
     transcript: Transcript,
-    settings: DisplaySettings | None = None,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
     *,
     title: str | None = None,
     more_chars: int | None = MORE_CHARS,
     expand: bool = False,
     fork: bool | None = None,
+    end: bool = True,
 ) -> int:
     """Write the standalone page of ``transcript`` to ``stream`` as UTF-8; returns its size.
 
     ``expand`` opens every fold. ``fork`` chooses whether a forked child shares the work: None
     (the default) forks for transcripts of at least :data:`FORK_MIN_ENTRIES` entries when a core
     is idle (:func:`turnfold.forking.free_core`), True whenever
-    :func:`turnfold.forking.can_fork`; the page is the same either way.
+    :func:`turnfold.forking.can_fork`; the page is the same either way. ``end=False`` stops
+    after the transcript, before what closes the page (:func:`~turnfold.render.html.page_end`),
+    for a caller that ends it itself: a static site adds the links to the pages beside it once
+    it knows them (B-2).
     """
     if fork is None:
         fork = len(transcript.entries) >= FORK_MIN_ENTRIES and free_core()
@@ -91,6 +95,8 @@ def write_page(
             for piece in pieces:
                 stream.write(piece)
                 written += len(piece)
+    if not end:
+        return written
     tail = after.encode("utf-8")
     stream.write(tail)
     return written + len(tail)
