@@ -262,9 +262,11 @@ def test_B1_opening_a_row_shows_its_run_in_one_reused_transcript_widget_with_its
     corpus = corpus_of({"a": first, "b": second}, rows)
     browser = SessionBrowser(corpus)
     browsers.append(browser)
-    widget = browser.transcript_widget
-    assert browser._transcript is widget
+    assert browser.transcript_widget is None  # made with the first run opened
     browser.show("a")
+    widget = browser.transcript_widget
+    assert widget is not None
+    assert browser._transcript is widget
     assert widget.transcript is first
     widget._folds = {"process:turn:x": "open"}  # as the view writes them
     browser._on_view_message(browser, {"type": "open", "key": "b", "entry": None}, [])
@@ -298,13 +300,21 @@ def test_C6_a_search_across_runs_lists_hits_and_opening_one_reveals_it(
     hit = hits["hits"][0]
     assert "readme" in hit["snippet"].lower()
     assert hit["title"] != hit["key"]  # the run's title, as its row shows it
-    wire = Wire(browser.transcript_widget)
     opening = {"type": "open", "key": hit["key"], "entry": hit["entry"]}
-    browser._on_view_message(browser, opening, [])
+    browser._on_view_message(browser, opening, [])  # the first run opened: a new widget
     assert browser.selected == hit["key"]
-    reveals = wire.custom("reveal")
-    assert reveals
-    assert reveals[-1]["key"].endswith(hit["entry"])
+    widget = browser.transcript_widget
+    assert widget is not None
+    wire = Wire(widget)
+    assert wire.custom("reveal") == []  # no view yet to open a path in
+    widget._msg_callbacks(widget, {"type": "hello", "view": "v1"}, [])  # its view is up
+    (reveal,) = wire.custom("reveal")
+    assert reveal["key"].endswith(hit["entry"])
+    wire.clear()
+    browser.show(browser.corpus.keys[0])
+    browser._on_view_message(browser, opening, [])  # the same widget, shown again: at once
+    (reveal,) = wire.custom("reveal")
+    assert reveal["key"].endswith(hit["entry"])
     browser.search("")
     assert browser._hits is None
 

@@ -104,7 +104,7 @@ export interface BrowserTraits {
   _choices: Choices;
   _hits: Hits | null;
   _strings: Record<string, string>;
-  _transcript: string;
+  _transcript: string | null;
 }
 
 export type BrowserRequest = OpenRequest | SearchRequest;

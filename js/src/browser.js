@@ -6,8 +6,8 @@
  * reader wants. It holds one page of rows at a time (`_page`) and writes the reader's `query`
  * (sort, filters, columns, the page's first row) for the next. A search across runs is a
  * `search` request answered in `_hits`; opening a row or a hit is an `open` request, answered by
- * the kernel showing that run in the transcript widget under the table (`_transcript`, drawn
- * here through anywidget's host) and marking it `selected`.
+ * the kernel showing that run in the transcript widget under the table (`_transcript`, made
+ * with the first run opened, drawn here through anywidget's host) and marking it `selected`.
  *
  * Traits and requests are declared in src/turnfold/browser.py, generated as ./browser.d.ts.
  * Keyboard: the grid's arrow keys, Home/End, PageUp/PageDown and Enter (see grid.js); `/`
@@ -109,20 +109,26 @@ function render({ model, el, host, signal }) {
   drawSelected();
   drawHits();
 
-  // The run a reader opens shows under the table in the one transcript widget the kernel
-  // reuses for every run (its own view, drawn through anywidget's host).
-  const ref = model.get("_transcript");
-  if (ref && host) {
+  // The run a reader opens shows under the table in the one transcript widget the kernel makes
+  // with the first run and reuses for every other (its own view, drawn through anywidget's host).
+  let mounted = false;
+  const mountTranscript = () => {
+    const ref = model.get("_transcript");
+    if (mounted || !ref || !host) return;
+    mounted = true;
     host
       .getWidget(ref)
       .then((child) => child.render({ el: transcript, signal }))
       .catch((error) => console.warn("turnfold: could not draw the transcript widget", error));
-  }
+  };
+  model.on("change:_transcript", mountTranscript);
+  mountTranscript();
 
   return () => {
     model.off("change:_page", drawPage);
     model.off("change:selected", drawSelected);
     model.off("change:_hits", drawHits);
+    model.off("change:_transcript", mountTranscript);
   };
 }
 

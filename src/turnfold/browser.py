@@ -13,9 +13,10 @@ An anywidget over a :class:`~turnfold.corpus.Corpus`. Python decides and the JS 
 * A search across runs (``search`` request, C-6) reads the items again in the corpus's workers,
   on a thread of its own so the kernel keeps answering; its hits arrive in ``_hits``.
 * Opening a row (``open`` request, or :meth:`SessionBrowser.show`) loads that item and shows it
-  under the table in one :class:`~turnfold.widget.TranscriptWidget`, reused for every item
-  (:meth:`~turnfold.widget.TranscriptWidget.show`); the reader's folds of each item are kept
-  while the browser lives (P-10), and a search hit opens with its entry revealed (P-11).
+  under the table in one :class:`~turnfold.widget.TranscriptWidget`, made with the first item
+  and reused for every other (:meth:`~turnfold.widget.TranscriptWidget.show`); the reader's
+  folds of each item are kept while the browser lives (P-10), and a search hit opens with its
+  entry revealed (P-11).
 
 Messages and traits are declared below and generated for the JS as ``js/src/browser.d.ts``
 (``python -m turnfold.browser``). The display bundle also carries a static table of the first
@@ -125,8 +126,8 @@ class BrowserTraits(TypedDict):
     _hits: Hits | None
     #: The phrases of the view's own controls.
     _strings: dict[str, str]
-    #: The transcript widget under the table (``anywidget:<model id>``).
-    _transcript: str
+    #: The transcript widget under the table (``anywidget:<model id>``), once a run is opened.
+    _transcript: str | None
 
 
 BrowserRequest = OpenRequest | SearchRequest
@@ -138,8 +139,8 @@ def typescript() -> str:
     from turnfold.render.declarations import typescript as declare
 
     classes = (
-        paging.Filter, paging.Query, paging.ColumnHead, columns.Cell, paging.Row, paging.Page,
-        paging.ColumnChoice, paging.Option, paging.Control, paging.Choices, Hit, Hits,
+        paging.Filter, paging.Query, columns.ColumnHead, columns.Cell, columns.Row, paging.Page,
+        paging.ColumnChoice, columns.Option, paging.Control, paging.Choices, Hit, Hits,
         OpenRequest, SearchRequest, BrowserTraits,
     )  # fmt: skip
     return declare(classes, {"BrowserRequest": BrowserRequest}, source="src/turnfold/browser.py")
@@ -200,12 +201,15 @@ class SessionBrowser(anywidget.AnyWidget):
         self.settings = settings if settings is not None else load_settings()
         locale = self.settings.locale
         self._paging = Paging(corpus.to_arrow(), locale)
-        # Made now, empty, so its view is up before the reader opens anything: a reveal sent
-        # with the first item it shows must find a view to open its path in (P-11).
-        self.transcript_widget = TranscriptWidget(Transcript(), self.settings)
+        #: The one widget that shows every run opened, made with the first (its code and style
+        #: are most of what a browser would send up front otherwise, Q-5).
+        self.transcript_widget: TranscriptWidget | None = None
         #: The key whose transcript is shown, and the reader's folds of every item opened.
         self._shown: str | None = None
         self._folds: dict[str, dict[str, str]] = {}
+        #: What to reveal once the new widget's first view is up (P-11): it cannot open a path
+        #: before it is drawn.
+        self._reveal_when_drawn: str | None = None
         self._search_lock = threading.Lock()
         self._search_count = 0
         query, problems = self._paging.query(kwargs.pop("query", None))
@@ -214,7 +218,6 @@ class SessionBrowser(anywidget.AnyWidget):
             _page=self._paging.page(query, problems),
             _choices=self._paging.choices(),
             _strings={name: translate(key, locale) for name, key in _UI_KEYS.items()},
-            _transcript=self.transcript_widget,
             **kwargs,
         )
         self.observe(self._on_query, names=["query"])
@@ -240,19 +243,33 @@ class SessionBrowser(anywidget.AnyWidget):
         reveal the entry ``reveal`` (a search hit's) in it (P-11)."""
         if key not in self.corpus:
             raise KeyError(key)
-        widget = self.transcript_widget
-        if self._shown is not None:
-            self._folds[self._shown] = dict(widget._folds)
         try:
             transcript = self.corpus[key]
         except Exception as exc:  # its row says why too (C-7): say it where it would show
             transcript = Transcript([SystemNotice(text=str(exc) or type(exc).__name__,
                                                   level="error")])  # fmt: skip
-        widget.show(transcript, self._folds.get(key))
+        widget = self.transcript_widget
+        if widget is None:
+            widget = self.transcript_widget = TranscriptWidget(transcript, self.settings)
+            widget.on_msg(self._on_transcript_view)
+            self._reveal_when_drawn = reveal
+            self._transcript = widget
+        else:
+            if self._shown is not None:
+                self._folds[self._shown] = dict(widget._folds)
+            widget.show(transcript, self._folds.get(key))
+            if reveal:
+                widget.reveal(reveal)
         self._shown = key
         self.selected = key
-        if reveal:
-            widget.reveal(reveal)
+
+    def _on_transcript_view(self, widget: Any, content: Any, buffers: Any) -> None:
+        """The transcript widget's first view is up (its ``hello``): reveal what the first
+        opening asked for."""
+        if isinstance(content, dict) and content.get("type") == "hello":
+            reveal, self._reveal_when_drawn = self._reveal_when_drawn, None
+            if reveal and self.transcript_widget is not None:
+                self.transcript_widget.reveal(reveal)
 
     def _on_selected(self, change: Any) -> None:
         key = change["new"]
@@ -339,7 +356,7 @@ class SessionBrowser(anywidget.AnyWidget):
 
     def close(self) -> None:
         """Close the browser and the transcript widget under it. Idempotent."""
-        widget = getattr(self, "transcript_widget", None)  # None: __init__ failed before it
+        widget = getattr(self, "transcript_widget", None)  # None: nothing opened yet
         if widget is not None:
             widget.close()
         super().close()

@@ -16,6 +16,7 @@ alone. Pure Python: no Arrow, no widget.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal, TypedDict
@@ -32,16 +33,25 @@ else:  # pragma: no cover - Python 3.10
     from typing_extensions import NotRequired
 
 __all__ = [
+    "CHOICE_COLUMNS",
     "DEFAULT_COLUMNS",
     "DERIVED",
+    "TOKEN_PARTS",
     "Cell",
     "Column",
+    "ColumnHead",
     "Kind",
+    "Option",
+    "Row",
     "Tone",
     "cell",
     "column",
     "columns_of",
+    "derived",
+    "heads_of",
     "label",
+    "options_of",
+    "row_of",
 ]
 
 Kind = Literal[
@@ -54,6 +64,11 @@ Tone = Literal["pass", "fail", "error", "incomplete", "other", "dim"]
 #: A column that is no C-2 column but is worth a glance: input plus output tokens, as the
 #: session header counts them (input includes cached input, U-1).
 DERIVED = ("tokens",)
+#: The columns ``tokens`` adds up; missing when both are.
+TOKEN_PARTS = ("input_tokens", "output_tokens")
+#: The columns whose values a filter offers as a choice, and how many of them at most.
+CHOICE_COLUMNS = ("agent", "model", "outcome")
+OPTION_LIMIT = 100
 #: What a table shows until the reader picks other columns (issue 16).
 DEFAULT_COLUMNS = (
     "title", "agent", "model", "started", "duration_s", "turns", "tool_calls", "failed_tools",
@@ -98,6 +113,32 @@ class Cell(TypedDict):
     text: str
     tone: NotRequired[Tone]
     title: NotRequired[str]
+
+
+class ColumnHead(TypedDict):
+    """A shown column's heading, with how it is sorted now (``aria-sort``)."""
+
+    name: str
+    label: str
+    numeric: bool
+    sort: Literal["ascending", "descending"] | None
+
+
+class Option(TypedDict):
+    """A value of a choice column, how it reads, and how many rows hold it."""
+
+    value: str
+    label: str
+    count: int
+
+
+class Row(TypedDict):
+    """One row as a table draws it: its item's key, its cells in the order of the columns,
+    and ``tone: "error"`` for an item that could not be read (its title cell says why)."""
+
+    key: str
+    cells: list[Cell]
+    tone: NotRequired[Tone]
 
 
 def column(name: str, kind: Kind | None = None) -> Column:
@@ -152,3 +193,51 @@ def cell(col: Column, value: Any, locale: str) -> Cell:
         return {"text": f"{value:g}"}
     text = str(value)
     return {"text": text, "title": text} if len(text) > _LONG else {"text": text}
+
+
+def derived(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (a corpus row as a dict) with the derived columns: ``tokens``, the
+    :data:`TOKEN_PARTS` added (:class:`~turnfold.corpus.paging.Paging` adds them over whole
+    columns)."""
+    parts = [row.get(name) for name in TOKEN_PARTS]
+    tokens = None if parts == [None] * len(parts) else sum(part or 0 for part in parts)
+    return {**row, "tokens": tokens}
+
+
+def heads_of(
+    shown: list[Column], locale: str, sort: str | None = None, descending: bool = False
+) -> list[ColumnHead]:
+    """The headings of the ``shown`` columns, the one named ``sort`` marked as sorted."""
+    heads: list[ColumnHead] = []
+    for col in shown:
+        order: Literal["ascending", "descending"] | None = None
+        if col.name == sort:
+            order = "descending" if descending else "ascending"
+        heads.append({"name": col.name, "label": label(col.name, locale), "numeric": col.numeric,
+                      "sort": order})  # fmt: skip
+    return heads
+
+
+def row_of(values: dict[str, Any], shown: list[Column], locale: str) -> Row:
+    """A row as a table draws it: ``values`` (the row's ``key``, ``error`` and the shown
+    columns' values) as cells; an item that could not be read says why in its title cell."""
+    cells = [cell(col, values.get(col.name), locale) for col in shown]
+    row: Row = {"key": str(values["key"]), "cells": cells}
+    error = values.get("error")
+    if error is not None:
+        row["tone"] = "error"
+        for at, col in enumerate(shown):
+            if col.name == "title":
+                cells[at] = cell(column("error"), error, locale)
+    return row
+
+
+def options_of(col: Column, counted: Iterable[tuple[Any, int]], locale: str) -> list[Option]:
+    """The values a choice filter of ``col`` offers, from ``(value, rows)`` pairs: the
+    commonest first (ties by value), at most :data:`OPTION_LIMIT`, missing values left out."""
+    found = sorted(((value, count) for value, count in counted if value is not None),
+                   key=lambda pair: (-pair[1], pair[0]))  # fmt: skip
+    return [
+        {"value": value, "label": cell(col, value, locale)["text"], "count": count}
+        for value, count in found[:OPTION_LIMIT]
+    ]

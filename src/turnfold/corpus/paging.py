@@ -32,23 +32,27 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from turnfold.corpus.columns import (
+    CHOICE_COLUMNS,
     DEFAULT_COLUMNS,
-    Cell,
+    TOKEN_PARTS,
     Column,
+    ColumnHead,
     Kind,
-    Tone,
-    cell,
-    column,
+    Option,
+    Row,
     columns_of,
+    heads_of,
     label,
+    options_of,
+    row_of,
 )
 from turnfold.corpus.summarize import COLUMNS
 from turnfold.i18n import translate
 
 if sys.version_info >= (3, 11):
-    from typing import NotRequired
+    pass
 else:  # pragma: no cover - Python 3.10
-    from typing_extensions import NotRequired
+    pass
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -58,22 +62,15 @@ __all__ = [
     "PAGE_ROWS",
     "Choices",
     "ColumnChoice",
-    "ColumnHead",
     "Control",
     "Filter",
-    "Option",
     "Page",
     "Paging",
     "Query",
-    "Row",
 ]
 
 #: Rows in one page: what a view holds at a time (issue 16: 50 to 200).
 PAGE_ROWS = 100
-#: Values offered for a column's choice filter (agent, model, outcome), the commonest first.
-OPTION_LIMIT = 100
-#: The columns whose values are offered as a choice.
-CHOICE_COLUMNS = ("agent", "model", "outcome")
 Op = Literal["==", "!=", ">=", "<=", "contains"]
 OPS: tuple[Op, ...] = ("==", "!=", ">=", "<=", "contains")
 
@@ -98,24 +95,6 @@ class Query(TypedDict):
     offset: int
 
 
-class ColumnHead(TypedDict):
-    """A shown column's heading, with how it is sorted now (``aria-sort``)."""
-
-    name: str
-    label: str
-    numeric: bool
-    sort: Literal["ascending", "descending"] | None
-
-
-class Row(TypedDict):
-    """One row of a page: its item's key, its cells in the order of the page's columns, and
-    ``tone: "error"`` for an item that could not be read (its title cell says why)."""
-
-    key: str
-    cells: list[Cell]
-    tone: NotRequired[Tone]
-
-
 class Page(TypedDict):
     """One page of the answer to ``query``: ``total`` rows match, ``rows`` start at
     ``query.offset``; ``label`` says which (``1–100 of 3,412``); ``problems`` what of the
@@ -136,14 +115,6 @@ class ColumnChoice(TypedDict):
     label: str
     kind: Kind
     ops: list[Op]
-
-
-class Option(TypedDict):
-    """A value of a choice column, how it reads, and how many rows hold it."""
-
-    value: str
-    label: str
-    count: int
 
 
 class Control(TypedDict):
@@ -318,32 +289,16 @@ class Paging:
             part = self.table.slice(offset, size).select(wanted)
         else:
             part = self.table.select(wanted).take(order.slice(offset, size))
-        rows = [self._row(values, shown) for values in part.to_pylist()]
+        columns = [self.columns[name] for name in shown]
+        rows = [row_of(values, columns, self.locale) for values in part.to_pylist()]
         return {
             "query": query,
             "total": total,
-            "columns": [self._head(name, query) for name in shown],
+            "columns": heads_of(columns, self.locale, query["sort"], query["descending"]),
             "rows": rows,
             "label": self._label(offset, len(rows), total),
             "problems": list(problems or []),
         }
-
-    def _row(self, values: dict[str, Any], shown: list[str]) -> Row:
-        cells = [cell(self.columns[name], values[name], self.locale) for name in shown]
-        row: Row = {"key": str(values["key"]), "cells": cells}
-        error = values["error"]
-        if error is not None:
-            row["tone"] = "error"
-            if "title" in shown:  # why the item could not be read stands in for its title
-                cells[shown.index("title")] = cell(column("error"), error, self.locale)
-        return row
-
-    def _head(self, name: str, query: Query) -> ColumnHead:
-        sort: Literal["ascending", "descending"] | None = None
-        if query["sort"] == name:
-            sort = "descending" if query["descending"] else "ascending"
-        numeric = self.columns[name].numeric
-        return {"name": name, "label": label(name, self.locale), "numeric": numeric, "sort": sort}
 
     def _label(self, offset: int, count: int, total: int) -> str:
         if not total:
@@ -389,28 +344,23 @@ class Paging:
         import pyarrow.compute as pc
 
         counts: Any = pc.value_counts(self.table.column(name))
-        counted = [c for c in counts.to_pylist() if c["values"] is not None]
-        counted.sort(key=lambda c: (-c["counts"], c["values"]))
-        col = self.columns[name]
-        return [
-            {"value": c["values"], "label": cell(col, c["values"], self.locale)["text"],
-             "count": c["counts"]}
-            for c in counted[:OPTION_LIMIT]
-        ]  # fmt: skip
+        counted = ((c["values"], c["counts"]) for c in counts.to_pylist())
+        return options_of(self.columns[name], counted, self.locale)
 
     def _t(self, key: str, **params: Any) -> str:
         return translate(key, self.locale, **params)
 
 
 def _with_derived(table: pa.Table) -> pa.Table:
-    """``table`` with the derived columns (``tokens``: input plus output, null when neither
-    was recorded) after its own, unless a table source named a column so already."""
+    """``table`` with the derived columns after its own (``tokens``: :data:`TOKEN_PARTS`
+    added, as :func:`~turnfold.corpus.columns.derived` adds them, over whole columns), unless a
+    table source named a column so already."""
     import pyarrow.compute as pc
 
     if "tokens" in table.column_names:
         return table
-    given: Any = table.column("input_tokens")  # the stubs' ChunkedArray has no arithmetic
-    made: Any = table.column("output_tokens")
+    parts: list[Any] = [table.column(name) for name in TOKEN_PARTS]  # the stubs: no arithmetic
+    given, made = parts
     total = pc.add(pc.fill_null(given, 0), pc.fill_null(made, 0))
     neither = pc.and_(pc.is_null(given), pc.is_null(made))
     return table.append_column("tokens", pc.if_else(neither, None, total))

@@ -27,16 +27,28 @@ import hashlib
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from turnfold.corpus.columns import (
+    CHOICE_COLUMNS,
+    DEFAULT_COLUMNS,
+    Column,
+    Row,
+    column,
+    derived,
+    heads_of,
+    label,
+    options_of,
+    row_of,
+)
 from turnfold.corpus.discover import Item, discover
 from turnfold.corpus.engine import spread, worth_workers
-from turnfold.corpus.paging import Paging, Row
-from turnfold.corpus.summarize import COLUMNS, DATETIME_COLUMNS, Summary, examine
+from turnfold.corpus.summarize import DATETIME_COLUMNS, Summary, examine
 from turnfold.i18n import translate
 from turnfold.model import Transcript, UserMessage
 from turnfold.render.content import escape
@@ -45,9 +57,6 @@ from turnfold.render.page import write_page
 from turnfold.render.scripts import policy, script_tag
 from turnfold.render.table import RUNS_CSS, runs_table
 from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
-
-if TYPE_CHECKING:
-    import pyarrow as pa
 
 __all__ = ["INDEX", "MANIFEST", "RUNS", "SiteReport", "build_site"]
 
@@ -325,44 +334,26 @@ body.tf-page .turnfold.tf-site-index { max-width: 1400px; }
 """
 
 
-def _table(runs: list[dict[str, Any]]) -> pa.Table:
-    import pyarrow as pa
-
-    from turnfold.corpus.tables import row_schema
-
-    rows = [{name: _moment(name, run["row"].get(name)) for name in COLUMNS} for run in runs]
-    return pa.Table.from_pylist(rows, schema=row_schema())
-
-
-def _moment(name: str, value: Any) -> Any:
-    return datetime.fromisoformat(value) if name in DATETIME_COLUMNS and value else value
-
-
 def _index_html(runs: list[dict[str, Any]], counts: str, locale: str) -> str:
-    paging = Paging(_table(runs), locale)
-    query, _ = paging.query(None)
-    page = paging.page(query, size=max(1, len(runs)))
-    by_key = {run["row"]["key"]: run for run in runs}
-    shown = query["columns"]
+    """The index: every run in the browser's default columns and cells. Built from the rows
+    as they are (no Arrow: a rebuild of one run costs what that run costs)."""
+    shown = [column(name) for name in DEFAULT_COLUMNS]
+    rows: list[Row] = []
+    attributes: dict[str, str] = {}
+    for run in runs:
+        plain = derived(run["row"])  # moments as ISO text, as the manifest keeps them
+        rows.append(row_of({name: _moment(name, value) for name, value in plain.items()},
+                           shown, locale))  # fmt: skip
+        attributes[plain["key"]] = _row_attributes(plain, run["prompt"], shown)
+    pages = {run["row"]["key"]: run["page"] for run in runs}
 
     def link(row: Row) -> str | None:
-        name = by_key[row["key"]]["page"]
+        name = pages[row["key"]]
         return f"{RUNS}/{name}" if name else None
 
-    def attributes(row: Row) -> str:
-        run = by_key[row["key"]]
-        values = run["row"]
-        sort = [_sort_value(name, values) for name in shown]
-        text = " ".join(f"{values['title'] or ''} {run['prompt']}".split()).lower()
-        facts = {
-            "data-sort": json.dumps(sort, ensure_ascii=False), "data-text": text,
-            "data-failed": "1" if values["failed_tools"] else "0",
-            **{f"data-{name}": values[name] or "" for name in ("agent", "model", "outcome")},
-        }  # fmt: skip
-        return "".join(f' {name}="{escape(str(value))}"' for name, value in facts.items())
-
     title = escape(translate("site.title", locale))
-    table = runs_table(page["columns"], page["rows"], link=link, row_attrs=attributes)
+    table = runs_table(heads_of(shown, locale), rows, link=link,
+                       row_attrs=lambda row: attributes[row["key"]])  # fmt: skip
     return (
         f'<!DOCTYPE html>\n<html lang="{escape(locale)}">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{policy([INDEX_SCRIPT])}">\n'
@@ -371,40 +362,54 @@ def _index_html(runs: list[dict[str, Any]], counts: str, locale: str) -> str:
         f"<title>{title}</title>\n<style>\n{turnfold_css(standalone=True)}\n{RUNS_CSS}\n"
         f"{_INDEX_RULES}</style>\n</head>\n"
         f'<body class="tf-page">\n<main class="turnfold tf-site-index">\n<h1>{title}</h1>\n'
-        f'<p class="tf-site-counts">{escape(counts)}</p>\n{_filters(paging, locale)}\n{table}\n'
+        f'<p class="tf-site-counts">{escape(counts)}</p>\n{_filters(runs, locale)}\n{table}\n'
         f"</main>\n{script_tag(INDEX_SCRIPT)}\n</body>\n</html>\n"
     )
+
+
+def _moment(name: str, value: Any) -> Any:
+    return datetime.fromisoformat(value) if name in DATETIME_COLUMNS and value else value
+
+
+def _row_attributes(values: dict[str, Any], prompt: str, shown: list[Column]) -> str:
+    """What the index's script reads of a row: each cell's value to sort by, the title and
+    first prompt to search, the values its filters compare."""
+    text = " ".join(f"{values['title'] or ''} {prompt}".split()).lower()
+    facts = {
+        "data-sort": json.dumps([_sort_value(col.name, values) for col in shown],
+                                ensure_ascii=False),
+        "data-text": text,
+        "data-failed": "1" if values["failed_tools"] else "0",
+        **{f"data-{name}": values[name] or "" for name in CHOICE_COLUMNS},
+    }  # fmt: skip
+    return "".join(f' {name}="{escape(str(value))}"' for name, value in facts.items())
 
 
 def _sort_value(name: str, row: dict[str, Any]) -> Any:
     """How the index's script orders a cell: numbers as numbers, words regardless of case,
     moments by their ISO text; missing values (null) last."""
-    if name == "tokens":
-        counts = [row.get("input_tokens"), row.get("output_tokens")]
-        return None if counts == [None, None] else sum(n or 0 for n in counts)
     value = row.get(name)
     return value.lower() if isinstance(value, str) and name not in DATETIME_COLUMNS else value
 
 
-def _filters(paging: Paging, locale: str) -> str:
+def _filters(runs: list[dict[str, Any]], locale: str) -> str:
     """The index's filters, hidden until its script runs (without script they could do
-    nothing): the search, a choice per agent, model and outcome, and has failures."""
-    parts = [f'<input type="search" aria-label="{escape(translate("site.filter", locale))}" '
-             f'placeholder="{escape(translate("site.filter", locale))}">']  # fmt: skip
-    for control in paging.choices()["controls"]:
-        label = escape(control["label"])
-        if control["kind"] == "choice":
-            options = "".join(
-                f'<option value="{escape(option["value"])}">{escape(option["label"])} '
-                f"({option['count']})</option>"
-                for option in control["options"]
-            )
-            column = escape(control["column"])
-            any_value = escape(translate("browser.any", locale))
-            parts.append(f'<label>{label} <select data-column="{column}"><option value="">'
-                         f"{any_value}</option>{options}</select></label>")  # fmt: skip
-        elif control["kind"] == "flag":
-            parts.append(f'<label><input type="checkbox" data-failed> {label}</label>')
+    nothing): the search, a choice of agent, model and outcome, and "has failures"."""
+    search = escape(translate("site.filter", locale))
+    parts = [f'<input type="search" aria-label="{search}" placeholder="{search}">']
+    any_value = escape(translate("browser.any", locale))
+    for name in CHOICE_COLUMNS:
+        counted = Counter(run["row"][name] for run in runs)
+        options = "".join(
+            f'<option value="{escape(option["value"])}">{escape(option["label"])} '
+            f"({option['count']})</option>"
+            for option in options_of(column(name), counted.items(), locale)
+        )
+        heading = escape(label(name, locale))
+        parts.append(f'<label>{heading} <select data-column="{name}"><option value="">'
+                     f"{any_value}</option>{options}</select></label>")  # fmt: skip
+    failures = escape(translate("browser.has_failures", locale))
+    parts.append(f'<label><input type="checkbox" data-failed> {failures}</label>')
     template = escape(translate("site.shown", locale, shown="{shown}", total="{total}"))
     parts.append(
         f'<span class="tf-site-shown" aria-live="polite" data-template="{template}"></span>'

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from turnfold.corpus.columns import Cell
-from turnfold.corpus.paging import ColumnHead, Paging, Query, Row
+from turnfold.corpus.columns import Cell, ColumnHead, Row
+from turnfold.corpus.paging import Paging, Query
 from turnfold.render.content import escape
 from turnfold.render.html import palette_css
 
