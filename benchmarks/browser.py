@@ -31,7 +31,8 @@ are printed as the last line.
 The session browser (issue 16, B-1, Q-5), on a corpus scanned from a generated Parquet file of
 ``--rows`` short trajectories (``benchmarks/corpus.py``'s generator), in the same JupyterLab:
 
-  state     the bytes of the browser's initial state, with the transcript widget under it
+  state     the bytes of the browser's initial state (the transcript widget under it is
+            made when a run is first opened)
   paint     ``display(SessionBrowser(corpus))`` until its first page of rows is drawn (two
             animation frames after), from the moment its output reached the page
   trips     a sort (a heading clicked, ascending and descending in turn), a filter (the
@@ -543,16 +544,14 @@ BROWSER_DISPLAY_CELL = """\
 browser = turnfold.SessionBrowser(corpus)
 display(browser)"""
 
-# The bytes of the browser's state and of the transcript widget's under it, as their comm_open
-# messages carry them.
+# The bytes of the browser's state as its comm_open carries them (the transcript widget under
+# it is made, and sent, when a run is first opened), read after the round trips: one page.
 BROWSER_REPORT = """\
 from ipywidgets.widgets.widget import _remove_buffers
 
-sizes = {{}}
-for name, each in (("browser", browser), ("transcript", browser.transcript_widget)):
-    state, _, buffers = _remove_buffers(each.get_state())
-    sizes[name] = len(json.dumps(state).encode()) + sum(memoryview(b).nbytes for b in buffers)
-Path({path!r}).write_text(json.dumps({{"rows": len(corpus), **sizes}}))"""
+state, _, buffers = _remove_buffers(browser.get_state())
+size = len(json.dumps(state).encode()) + sum(memoryview(b).nbytes for b in buffers)
+Path({path!r}).write_text(json.dumps({{"rows": len(corpus), "state": size}}))"""
 
 # Runs the display cell and waits for the browser's first page of rows; the clock starts as the
 # display message reaches the page (the cell's output appears) and stops two frames after the
@@ -618,7 +617,7 @@ class BrowserFigures:
     """The session browser's figures: its state, first paint and round trips (ms)."""
 
     rows: int
-    state: int  # bytes: the browser's state and its transcript widget's
+    state: int  # bytes: the browser's state, one page of rows
     paint: dict[str, Any]
     trips: dict[str, list[float]]
 
@@ -657,7 +656,7 @@ def measure_browser(source: Path, trips: int) -> BrowserFigures:
         with contextlib.suppress(Exception):
             tab.evaluate("() => window.jupyterapp.serviceManager.sessions.shutdownAll()")
         browser.close()
-    return BrowserFigures(sizes["rows"], sizes["browser"] + sizes["transcript"], paint, found)
+    return BrowserFigures(sizes["rows"], sizes["state"], paint, found)
 
 
 def report_browser(rows: int, trips: int) -> str:
