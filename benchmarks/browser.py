@@ -63,6 +63,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -487,25 +488,7 @@ class Results:
 def measure(source: Path, page: Path, turns: int, key: str, runs: int) -> Results:
     """Everything in the browser, ``runs`` times: the widget's first paint and its DOM, one of its
     turns opened, the static page loaded."""
-    from playwright.sync_api import sync_playwright
-
-    with (
-        tempfile.TemporaryDirectory() as base,
-        running_lab(Path(base)) as server,
-        sync_playwright() as playwright,
-    ):
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        context = browser.new_context(viewport={"width": 1280, "height": 1000})
-        tab = context.new_page()
-        tab.set_default_timeout(TIMEOUT_MS)
-
-        def dismiss(dialog: Dialog) -> None:
-            dialog.dismiss()
-
-        tab.on("dialog", dismiss)
-        lab = Lab(tab, server)
+    with lab_session() as (browser, lab, base):
         cells = [SETUP_CELL.format(source=str(source)), DISPLAY_CELL, BIG_OUTPUT_CELL]
         lab.write_notebook("browser.ipynb", cells)
         lab.open("browser.ipynb")
@@ -520,13 +503,38 @@ def measure(source: Path, page: Path, turns: int, key: str, runs: int) -> Result
             # The second widget, shown again each run (a new view, nothing opened yet).
             results.wholes.append(whole_output(lab))
 
-        report = Path(base) / "kernel.json"
+        report = base / "kernel.json"
         lab.execute(REPORT.format(path=str(report)))
         results.kernel = json.loads(report.read_text(encoding="utf-8"))
-        with contextlib.suppress(Exception):  # the server is torn down right after anyway
-            tab.evaluate("() => window.jupyterapp.serviceManager.sessions.shutdownAll()")
-        browser.close()
     return results
+
+
+@contextlib.contextmanager
+def lab_session() -> Iterator[tuple[Browser, Lab, Path]]:
+    """Chromium on a JupyterLab of its own, in a folder of its own, for as long as it lasts."""
+    from playwright.sync_api import sync_playwright
+
+    with (
+        tempfile.TemporaryDirectory() as base,
+        running_lab(Path(base)) as server,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        tab = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+        tab.set_default_timeout(TIMEOUT_MS)
+
+        def dismiss(dialog: Dialog) -> None:
+            dialog.dismiss()
+
+        tab.on("dialog", dismiss)
+        try:
+            yield browser, Lab(tab, server), Path(base)
+        finally:
+            with contextlib.suppress(Exception):  # the server is torn down right after anyway
+                tab.evaluate("() => window.jupyterapp.serviceManager.sessions.shutdownAll()")
+            browser.close()
 
 
 # --- the session browser (issue 16) ---------------------------------------------------------------
@@ -625,19 +633,8 @@ class BrowserFigures:
 def measure_browser(source: Path, trips: int) -> BrowserFigures:
     """The session browser of ``source`` in JupyterLab: its first paint, then ``trips`` round
     trips of each kind."""
-    from playwright.sync_api import sync_playwright
-
-    with (
-        tempfile.TemporaryDirectory() as base,
-        running_lab(Path(base)) as server,
-        sync_playwright() as playwright,
-    ):
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        tab = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-        tab.set_default_timeout(TIMEOUT_MS)
-        lab = Lab(tab, server)
+    with lab_session() as (_, lab, base):
+        tab = lab.page
         lab.write_notebook("sessions.ipynb", [
             BROWSER_SETUP_CELL.format(source=str(source)), BROWSER_DISPLAY_CELL,
         ])  # fmt: skip
@@ -650,12 +647,9 @@ def measure_browser(source: Path, trips: int) -> BrowserFigures:
             for act, times in found.items():
                 arguments = {"act": act, "turn": turn, "timeout": WAIT_MS}
                 times.append(float(tab.evaluate(BROWSER_TRIP_JS, arguments)))
-        report = Path(base) / "browser.json"
+        report = base / "browser.json"
         lab.execute(BROWSER_REPORT.format(path=str(report)))
         sizes = json.loads(report.read_text(encoding="utf-8"))
-        with contextlib.suppress(Exception):
-            tab.evaluate("() => window.jupyterapp.serviceManager.sessions.shutdownAll()")
-        browser.close()
     return BrowserFigures(sizes["rows"], sizes["state"], paint, found)
 
 

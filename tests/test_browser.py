@@ -21,22 +21,18 @@ import turnfold
 from turnfold.browser import SessionBrowser
 from turnfold.corpus import COLUMNS, Corpus, scan
 from turnfold.corpus.discover import Item
-from turnfold.corpus.index import CACHE_ENV
 from turnfold.corpus.paging import PAGE_ROWS, Paging
 from turnfold.corpus.tables import row_schema
 from turnfold.model import AssistantText, Transcript, UserMessage
+from turnfold.samples import demo_session
+from turnfold.settings import DisplaySettings
+from turnfold.settings_widget import SettingsWidget
 
+from .test_corpus import cache_dir  # noqa: F401  every test its own index, never the user's
 from .test_widget import WIDGET_MIME, Wire, _Shell
 
 TREE = Path(__file__).parent / "fixtures" / "corpus"
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
-
-
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_ENV, str(folder))
-    return folder
 
 
 @pytest.fixture
@@ -280,6 +276,25 @@ def test_B1_opening_a_row_shows_its_run_in_one_reused_transcript_widget_with_its
     browser._on_view_message(browser, {"type": "open", "key": "nope"}, [])  # untrusted: ignored
     browser._on_view_message(browser, ["not", "a", "request"], [])
     assert browser.selected == "a"
+
+
+def test_B1_a_settings_widget_linked_to_the_browser_redraws_the_run_under_it(
+    browsers: list[SessionBrowser],
+) -> None:
+    settings = DisplaySettings()
+    browser = SessionBrowser(corpus_of({"a": demo_session()}, [{"key": "a"}]), settings)
+    browsers.append(browser)
+    panel = SettingsWidget(browser.settings)
+    try:
+        browser.show("a")
+        widget = browser.transcript_widget
+        assert widget is not None
+        panel.settings.transcript_display_mode = "flat"
+        assert widget.transcript_display_mode == "flat"
+        widget.flush()
+        assert widget.view["mode"] == "flat"
+    finally:
+        panel.close()
 
 
 def test_C6_a_search_across_runs_lists_hits_and_opening_one_reveals_it(
