@@ -691,12 +691,9 @@ def main() -> None:
         raise SystemExit("the widget bundle is not built: run `npm ci && npm run build` in js/")
 
     builtin_defaults()
-    sessions = None
-    if options.only != "transcript":
-        sessions = report_browser(options.rows, options.trips)
-        if options.only == "sessions":
-            print(sessions)
-            return
+    if options.only == "sessions":
+        print(report_browser(options.rows, options.trips))
+        return
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         folder = options.keep or Path(tmp)
@@ -742,6 +739,7 @@ def main() -> None:
         f"{whole.longest:.0f} ms, {frames:.1f}x the median frame ({whole.frame:.0f} ms)"
     )
     print(f"best of {options.runs} runs, {time.perf_counter() - started:.0f} s in all")
+    sessions = report_browser(options.rows, options.trips) if options.only is None else None
     print(
         f"elements/turn = {per_turn:.1f} (bar {DOM_BAR:.0f}); "
         f"first paint/page load = {ratio:.2f}x (bar {PAINT_BAR}x); "
