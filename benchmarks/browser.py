@@ -26,13 +26,30 @@ notebook; the size of the file is printed. Then, in JupyterLab in headless Chrom
 
 Bars (issue #7): <= 30 elements per turn; first paint <= 1.0x the page load; while the whole
 5 MB output is drawn, no frame longer than 1.5x the median frame (no frame dropped). The figures
-are printed as the last line. Times are best of ``--runs`` alternating runs. JupyterLab runs with
-its own settings and config directories (``tests/browser/labkit.py``, as the browser tests do), and,
-as in the test suite, the display defaults are the built-in ones: TURNFOLD_* display and fast-model
-variables are ignored, so the widget and the page show the same thing and nothing is summarized
-over the network.
+are printed as the last line.
 
-    python benchmarks/browser.py [--turns 2000] [--runs 3] [--keep DIR]
+The session browser (issue 16, B-1, Q-5), on a corpus scanned from a generated Parquet file of
+``--rows`` short trajectories (``benchmarks/corpus.py``'s generator), in the same JupyterLab:
+
+  state     the bytes of the browser's initial state (the transcript widget under it is
+            made when a run is first opened)
+  paint     ``display(SessionBrowser(corpus))`` until its first page of rows is drawn (two
+            animation frames after), from the moment its output reached the page
+  trips     a sort (a heading clicked, ascending and descending in turn), a filter (the
+            reader's own, ``title contains``, added and removed in turn) and a page turn (next
+            and previous in turn): each from the click until the new rows are drawn, ``--trips``
+            times, the median
+
+Bars (issue 16): state <= 128 KB; each round trip <= 150 ms; first paint <= 1 s.
+
+Times are best of ``--runs`` alternating runs. JupyterLab runs with its own settings and config
+directories (``tests/browser/labkit.py``, as the browser tests do), and, as in the test suite,
+the display defaults are the built-in ones: TURNFOLD_* display and fast-model variables are
+ignored, so the widget and the page show the same thing and nothing is summarized over the
+network.
+
+    python benchmarks/browser.py [--turns 2000] [--runs 3] [--keep DIR] [--rows 100000]
+                                 [--trips 20] [--only transcript|sessions]
 """
 
 from __future__ import annotations
@@ -42,9 +59,11 @@ import contextlib
 import io
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,6 +75,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests" / "brows
 
 from labkit import STATIC, TIMEOUT_MS, Lab, browsing_lab, missing
 
+from corpus import trajectories
 from load import SMALL_OUTPUT_SIZES, generate_turns
 
 if TYPE_CHECKING:
@@ -67,6 +87,11 @@ PAINT_BAR = 1.0
 FRAME_BAR = 1.5
 #: How long the page may take to draw 2,000 turns or open one before the run is abandoned.
 WAIT_MS = 300_000
+#: The session browser's bars (issue 16): bytes of its initial state, ms of a round trip and of
+#: its first paint.
+STATE_BAR = 128 * 1024
+TRIP_BAR = 150.0
+BROWSER_PAINT_BAR = 1000.0
 
 SETUP_CELL = """\
 import json, time
@@ -463,16 +488,7 @@ class Results:
 def measure(source: Path, page: Path, turns: int, key: str, runs: int) -> Results:
     """Everything in the browser, ``runs`` times: the widget's first paint and its DOM, one of its
     turns opened, the static page loaded."""
-    with browsing_lab() as (browser, server, base):
-        context = browser.new_context(viewport={"width": 1280, "height": 1000})
-        tab = context.new_page()
-        tab.set_default_timeout(TIMEOUT_MS)
-
-        def dismiss(dialog: Dialog) -> None:
-            dialog.dismiss()
-
-        tab.on("dialog", dismiss)
-        lab = Lab(tab, server)
+    with lab_session() as (browser, lab, base):
         cells = [SETUP_CELL.format(source=str(source)), DISPLAY_CELL, BIG_OUTPUT_CELL]
         lab.write_notebook("browser.ipynb", cells)
         lab.open("browser.ipynb")
@@ -490,9 +506,163 @@ def measure(source: Path, page: Path, turns: int, key: str, runs: int) -> Result
         report = base / "kernel.json"
         lab.execute(REPORT.format(path=str(report)))
         results.kernel = json.loads(report.read_text(encoding="utf-8"))
-        with contextlib.suppress(Exception):  # the server is torn down right after anyway
-            tab.evaluate("() => window.jupyterapp.serviceManager.sessions.shutdownAll()")
     return results
+
+
+@contextlib.contextmanager
+def lab_session() -> Iterator[tuple[Browser, Lab, Path]]:
+    """Chromium on a JupyterLab of its own, in a folder of its own, for as long as it lasts."""
+    with browsing_lab() as (browser, server, base):
+        tab = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+        tab.set_default_timeout(TIMEOUT_MS)
+
+        def dismiss(dialog: Dialog) -> None:
+            dialog.dismiss()
+
+        tab.on("dialog", dismiss)
+        try:
+            yield browser, Lab(tab, server), base
+        finally:
+            with contextlib.suppress(Exception):  # the server is torn down right after anyway
+                tab.evaluate("() => window.jupyterapp.serviceManager.sessions.shutdownAll()")
+
+
+# --- the session browser (issue 16) ---------------------------------------------------------------
+
+BROWSER_SETUP_CELL = """\
+import json, os, tempfile
+os.environ["TURNFOLD_CACHE_DIR"] = tempfile.mkdtemp()
+from pathlib import Path
+import turnfold
+
+corpus = turnfold.scan({source!r})
+browser = None"""
+
+BROWSER_DISPLAY_CELL = """\
+browser = turnfold.SessionBrowser(corpus)
+display(browser)"""
+
+# The bytes of the browser's state as its comm_open carries them (the transcript widget under
+# it is made, and sent, when a run is first opened), read after the round trips: one page.
+BROWSER_REPORT = """\
+from ipywidgets.widgets.widget import _remove_buffers
+
+state, _, buffers = _remove_buffers(browser.get_state())
+size = len(json.dumps(state).encode()) + sum(memoryview(b).nbytes for b in buffers)
+Path({path!r}).write_text(json.dumps({{"rows": len(corpus), "state": size}}))"""
+
+# Runs the display cell and waits for the browser's first page of rows; the clock starts as the
+# display message reaches the page (the cell's output appears) and stops two frames after the
+# rows are in the DOM.
+BROWSER_PAINT_JS = f"""async ({{ index, timeout }}) => {{
+  {JS_HELPERS}
+  const app = window.jupyterapp;
+  const panel = app.shell.currentWidget;
+  const notebook = panel.content;
+  const kernel = panel.sessionContext.session.kernel;
+  let shown = null;
+  const onMessage = (_, message) => {{
+    if (shown === null && message.header.msg_type === "display_data") shown = performance.now();
+  }};
+  const painted = () => notebook.node.querySelector(".tf-browser .tf-b-grid tbody tr") !== null;
+  notebook.activeCellIndex = index;
+  kernel.iopubMessage.connect(onMessage);
+  try {{
+    const start = performance.now();
+    app.commands.execute("notebook:run-cell");
+    await until(notebook.node, {{ childList: true, subtree: true }}, painted, timeout, "rows");
+    const end = await frames();
+    return {{ total: end - start, shown: shown === null ? null : end - shown }};
+  }} finally {{
+    kernel.iopubMessage.disconnect(onMessage);
+  }}
+}}"""
+
+# One round trip: `act` asks for other rows (its `turn`-th time: a sort goes back and forth, a
+# filter is added then removed, a page turns back, or on from the first); the clock stops two
+# frames after the grid holds new rows, drawn from the kernel's answer.
+BROWSER_TRIP_JS = f"""async ({{ act, turn, timeout }}) => {{
+  {JS_HELPERS}
+  const root = document.querySelector(".tf-browser");
+  const body = root.querySelector(".tf-b-grid tbody");
+  for (const row of body.children) row.__tfOld = true;
+  const fresh = () => body.firstElementChild !== null && !body.firstElementChild.__tfOld;
+  const acts = {{
+    sort: () => root.querySelectorAll(".tf-b-grid th button")[5].click(),  // Turns
+    page: () => {{
+      const [previous, next] = root.querySelectorAll(".tf-b-pager button");
+      (previous.disabled ? next : previous).click();
+    }},
+    filter: () => {{
+      if (turn % 2) return root.querySelector(".tf-b-chip button").click();
+      const [column, op] = root.querySelectorAll(".tf-b-builder select");
+      column.value = "title";
+      column.dispatchEvent(new Event("change"));
+      op.value = "contains";
+      root.querySelector(".tf-b-builder input").value = "Task 1";
+      root.querySelector(".tf-b-builder button").click();
+    }},
+  }};
+  const start = performance.now();
+  acts[act]();
+  await until(body, {{ childList: true }}, fresh, timeout, `rows after ${{act}}`);
+  return (await frames()) - start;
+}}"""
+
+
+@dataclass
+class BrowserFigures:
+    """The session browser's figures: its state, first paint and round trips (ms)."""
+
+    rows: int
+    state: int  # bytes: the browser's state, one page of rows
+    paint: dict[str, Any]
+    trips: dict[str, list[float]]
+
+
+def measure_browser(source: Path, trips: int) -> BrowserFigures:
+    """The session browser of ``source`` in JupyterLab: its first paint, then ``trips`` round
+    trips of each kind."""
+    with lab_session() as (_, lab, base):
+        tab = lab.page
+        lab.write_notebook("sessions.ipynb", [
+            BROWSER_SETUP_CELL.format(source=str(source)), BROWSER_DISPLAY_CELL,
+        ])  # fmt: skip
+        lab.open("sessions.ipynb")
+        lab.run_cell(0)  # the scan is done before anything is timed
+        paint = tab.evaluate(BROWSER_PAINT_JS, {"index": 1, "timeout": WAIT_MS})
+        lab.wait_idle()
+        found: dict[str, list[float]] = {"sort": [], "filter": [], "page": []}
+        for turn in range(trips):
+            for act, times in found.items():
+                arguments = {"act": act, "turn": turn, "timeout": WAIT_MS}
+                times.append(float(tab.evaluate(BROWSER_TRIP_JS, arguments)))
+        report = base / "browser.json"
+        lab.execute(BROWSER_REPORT.format(path=str(report)))
+        sizes = json.loads(report.read_text(encoding="utf-8"))
+    return BrowserFigures(sizes["rows"], sizes["state"], paint, found)
+
+
+def report_browser(rows: int, trips: int) -> str:
+    """Measure the session browser on a corpus of ``rows`` generated trajectories; its line."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "rollouts.parquet"
+        trajectories(source, rows)
+        figures = measure_browser(source, trips)
+    medians = {act: statistics.median(times) for act, times in figures.trips.items()}
+    paint = figures.paint
+    print(f"session browser of {figures.rows:,} rows: initial state {figures.state / 1024:.1f} KB")
+    print(f"first paint: {_shown(paint['shown'])} after its output appeared "
+          f"({paint['total']:.0f} ms after the cell ran)")  # fmt: skip
+    for act, times in figures.trips.items():
+        print(f"{act} round trip: median {medians[act]:.0f} ms of {len(times)} "
+              f"(fastest {min(times):.0f}, slowest {max(times):.0f})")  # fmt: skip
+    trips_line = ", ".join(f"{act} {ms:.0f} ms" for act, ms in medians.items())
+    return (
+        f"session browser: state {figures.state / 1024:.1f} KB (bar {STATE_BAR // 1024} KB); "
+        f"round trips {trips_line} (bar {TRIP_BAR:.0f} ms); first paint "
+        f"{_shown(paint['shown'])} after the output appeared (bar {BROWSER_PAINT_BAR:.0f} ms)"
+    )
 
 
 def main() -> None:
@@ -500,14 +670,20 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="keep the session and the page in this folder")
+    parser.add_argument("--rows", type=int, default=100_000, help="the session browser's corpus")
+    parser.add_argument("--trips", type=int, default=20, help="round trips of each kind")
+    parser.add_argument("--only", choices=("transcript", "sessions"), default=None)
     options = parser.parse_args()
     reason = missing()
     if reason is not None:
         raise SystemExit(f"cannot run in a browser here: {reason}")
-    if not (STATIC / "widget.js").is_file():
+    if not (STATIC / "widget.js").is_file() or not (STATIC / "browser.js").is_file():
         raise SystemExit("the widget bundle is not built: run `npm ci && npm run build` in js/")
 
     builtin_defaults()
+    if options.only == "sessions":
+        print(report_browser(options.rows, options.trips))
+        return
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         folder = options.keep or Path(tmp)
@@ -553,11 +729,13 @@ def main() -> None:
         f"{whole.longest:.0f} ms, {frames:.1f}x the median frame ({whole.frame:.0f} ms)"
     )
     print(f"best of {options.runs} runs, {time.perf_counter() - started:.0f} s in all")
+    sessions = report_browser(options.rows, options.trips) if options.only is None else None
     print(
         f"elements/turn = {per_turn:.1f} (bar {DOM_BAR:.0f}); "
         f"first paint/page load = {ratio:.2f}x (bar {PAINT_BAR}x); "
         f"open = {opening.after - opening.before:+,} elements in {opening.drawn:.0f} ms (no bar); "
         f"whole 5 MB output: longest frame {frames:.1f}x the median (bar {FRAME_BAR}x)"
+        + (f"; {sessions}" if sessions else "")
     )
 
 

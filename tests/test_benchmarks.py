@@ -27,6 +27,7 @@ CASES = [
     ("batches.py", ["--batches", "500", "--runs", "1"], "build_batch_view, zh:"),
     ("scale.py", ["--mb", "1", "--turns", "20", "--runs", "1"], "projection/parse = "),
     ("corpus.py", ["--sessions", "5", "--mb", "2", "--rows", "200"], "corpus: first/baseline = "),
+    ("site.py", ["--sessions", "5", "--mb", "2", "--runs", "1"], "site: first/baseline = "),
     ("harnesses.py", ["--mb", "0.3", "--runs", "1"], "harnesses: all/parse = "),
     ("traces.py", ["--mb", "0.2", "--runs", "1"], "traces: load/parse = "),
     ("frameworks.py", ["--steps", "5", "--runs", "1"], "frameworks: convert/serialize = "),
@@ -61,4 +62,5 @@ def test_the_one_command_for_every_benchmark_knows_their_names() -> None:
         check=False,
     )
     assert done.returncode == 2
-    assert "choose from load, render, batches, scale, browser, corpus, harnesses" in done.stderr
+    names = "load, render, batches, scale, browser, corpus, site, harnesses"
+    assert f"choose from {names}" in done.stderr

@@ -14,6 +14,7 @@ the first lines of a unified diff.
 
 from __future__ import annotations
 
+import base64
 import difflib
 import hashlib
 import os
@@ -48,7 +49,8 @@ from turnfold.model import (
     UserMessage,
 )
 from turnfold.render.content import MORE_CHARS, content_css
-from turnfold.render.html import CSP, nodes_html, render_html, turnfold_css
+from turnfold.render.html import CSP, DEEP_LINKS, nodes_html, render_html, turnfold_css
+from turnfold.render.scripts import script_tag, source
 from turnfold.render.viewmodel import build_view_model, iter_nodes
 from turnfold.settings import DisplaySettings
 
@@ -63,6 +65,17 @@ CASES = [(path, locale, "fully-folded") for path in SOURCES for locale in ("en",
     (DEMO, locale, mode) for mode in MODES[:2] for locale in ("en", "zh")
 ]
 STYLE = re.compile(r"<style>.*?</style>", re.S)
+#: The page's own script, and its hash in the policy, are checked once (test_B2_…), not in
+#: every golden file.
+SCRIPT = re.compile(r"<script>.*?</script>", re.S)
+SCRIPT_HASH = re.compile(r"'sha256-[A-Za-z0-9+/=]+'")
+
+
+def golden_page(page: str) -> str:
+    """A page as its golden file holds it: the style, the script and its hash as markers."""
+    page = STYLE.sub("<style>/* see page.css */</style>", page)
+    page = SCRIPT.sub("<script>/* see render/scripts/deeplinks.js */</script>", page)
+    return SCRIPT_HASH.sub("'sha256-…'", page)
 
 
 def case_id(case: tuple[Path, str, str]) -> str:
@@ -198,7 +211,7 @@ def nodes_by_key(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def test_W4_html_rendering_matches_golden_file(case: tuple[Path, str, str]) -> None:
     path, locale, mode = case
     page = render_html(view_of(path, locale, mode), title=path.name)
-    check_golden(f"{case_id(case)}.html", STYLE.sub("<style>/* see page.css */</style>", page))
+    check_golden(f"{case_id(case)}.html", golden_page(page))
 
 
 def test_W4_stylesheets_match_golden_files() -> None:
@@ -327,16 +340,29 @@ def test_P8_details_open_exactly_where_the_view_model_says(view: dict[str, Any])
             assert "open" in details.attrs, key
 
 
+def without_own_script(page: str) -> str:
+    """``page`` less its deep-link script (B-2), which it holds at most once and exactly as
+    ``render/scripts/deeplinks.js`` is written: no other script, nothing from a transcript."""
+    tag = script_tag(DEEP_LINKS)
+    assert page.lower().count("<script") == page.count(tag) <= 1
+    return page.replace(tag, "")
+
+
 @pytest.mark.parametrize("path", SOURCES, ids=[p.name for p in SOURCES])
 def test_X1_page_is_self_contained_with_strict_csp(path: Path) -> None:
     page = render_html(view_of(path), title=path.name)
-    assert "<script" not in page.lower()
-    root = parse(page)
+    assert script_tag(DEEP_LINKS) in page
+    root = parse(without_own_script(page))
     metas = [e for e in root.walk() if e.tag == "meta"]
     assert metas[0].attrs == {"charset": "utf-8"}
     csp = [e for e in metas if e.attrs.get("http-equiv") == "Content-Security-Policy"]
     assert [e.attrs["content"] for e in csp] == [CSP]
-    assert CSP == "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+    # B-2: one script may run, the page's own, named by its hash; nothing else.
+    digest = hashlib.sha256(source(DEEP_LINKS).encode("utf-8")).digest()
+    allowed = f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+    assert (
+        f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src {allowed}" == CSP
+    )
     head = next(e for e in root.walk() if e.tag == "head")
     assert head.children.index(csp[0]) < [c.tag for c in head.children].index("style")
     assert_no_external_resources(root)
@@ -581,7 +607,7 @@ def test_L4_warnings_render_as_one_quiet_closed_notice() -> None:
 def test_W4_title_is_escaped() -> None:
     page = render_html(view_of(DEMO), title="</title><script>x</script>")
     assert "<title>&lt;/title&gt;&lt;script&gt;x&lt;/script&gt;</title>" in page
-    assert "<script" not in page
+    assert "<script" not in without_own_script(page)
 
 
 # --- hostile content (X-1) ------------------------------------------------------------------------
@@ -696,7 +722,7 @@ class Audit(HTMLParser):
                 self.problems.append(f"href {value!r}")
             if name == "src" and not DATA_IMAGE.fullmatch(value):
                 self.problems.append(f"src {value!r}")
-            if name == "id" and not re.fullmatch(r"call-e\d+(?:/e\d+)*", value):
+            if name == "id" and not re.fullmatch(r"call-e\d+(?:/e\d+)*|turn-\d+", value):
                 self.problems.append(f"id {value!r}")
             if name in ("x", "y", "width", "height") and not re.fullmatch(NUMBER, value):
                 self.problems.append(f"{name} {value!r}")
@@ -714,6 +740,7 @@ class Audit(HTMLParser):
 
 
 def audit(page: str) -> None:
+    page = without_own_script(page)
     assert not re.search(r"<\s*/?\s*script", page, re.I)
     assert not FORBIDDEN_CHARACTERS.search(page.replace("\n", "")), "control or bidi character"
     parser = Audit()

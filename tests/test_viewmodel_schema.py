@@ -36,6 +36,7 @@ MODES = ("flat", "command-first", "fully-folded")
         ("messages.d.ts", "turnfold.transport"),
         ("compare.d.ts", "turnfold.render.compare_nodes"),
         ("settings.d.ts", "turnfold.settings_widget"),
+        ("browser.d.ts", "turnfold.browser"),
     ],
 )
 def test_the_js_declarations_are_generated_from_the_schema(file: str, module: str) -> None:

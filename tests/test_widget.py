@@ -18,7 +18,7 @@ import pytest
 import traitlets
 
 from turnfold.display import register_display, transcript_mimebundle
-from turnfold.model import Transcript
+from turnfold.model import Transcript, UserMessage
 from turnfold.recording import Recorder
 from turnfold.render.html import render_html
 from turnfold.render.search import search_view
@@ -316,6 +316,36 @@ def test_P10_a_view_mounted_later_gets_the_current_view_once(
     assert [n["key"] for n in full["view"]["nodes"]] == [n["key"] for n in widget.view["nodes"]]
 
 
+# --- B-1: one widget reused for another transcript ------------------------------------------------
+
+
+def test_B1_show_draws_another_transcript_whole_with_its_own_folds(
+    widgets: list[TranscriptWidget],
+) -> None:
+    first = demo_session()
+    widget = make(widgets, first)
+    wire = Wire(widget)
+    other = recorded(2).transcript
+    widget.show(other, {"process:turn:other": "open"})
+    (message,) = wire.custom("replace")
+    assert message["rev"] == 1
+    assert message["folds"] == {"process:turn:other": "open"}
+    assert [n["key"] for n in message["view"]["nodes"]] == [
+        n["key"] for n in build_view_model(other)["nodes"]
+    ]
+    assert widget.transcript is other
+    assert widget._folds == {"process:turn:other": "open"}
+    # The old transcript is no longer followed; the new one is (W-2).
+    wire.clear()
+    first.append(UserMessage(text="an old session's new line"))
+    widget.flush()
+    assert wire.custom("patch") == []
+    other.append(UserMessage(text="the shown session's new line"))
+    widget.flush()
+    (patch,) = wire.custom("patch")
+    assert patch["base"] == 1
+
+
 # --- P-11: reveal and search ----------------------------------------------------------------------
 
 
@@ -332,6 +362,18 @@ def test_P11_reveal_sends_only_the_ancestor_path(
     assert message == {"type": "reveal", "key": "e3", "path": path}
     assert list(nodes) == ["process:turn:e0"]
     assert nodes["process:turn:e0"]["children"]
+
+
+def test_B2_reveal_takes_the_anchors_of_a_static_page(widgets: list[TranscriptWidget]) -> None:
+    widget = make(widgets, demo_session())
+    wire = Wire(widget)
+    assert widget.reveal("#call-e3") == ["process:turn:e0", "group:e1", "summary:e2"]
+    assert widget.reveal("call-e3") == ["process:turn:e0", "group:e1", "summary:e2"]
+    turns = [n["key"] for n in widget.view["nodes"] if n["kind"] == "turn"]
+    assert widget.reveal("#turn-2") == []  # a turn is at the top: nothing to open, scrolled to
+    assert [m["key"] for m in wire.custom("reveal")] == ["e3", "e3", turns[1]]
+    assert widget.reveal("#turn-99") is None
+    assert widget.reveal("#call-nothing") is None
 
 
 def test_P11_hidden_thinking_stays_hidden(widgets: list[TranscriptWidget]) -> None:
@@ -439,8 +481,9 @@ def test_A1_framework_run_objects_display_as_their_transcript_by_type_name() -> 
     shell = _Shell(kernel=object())
     assert register_display(shell) is True
     by_name = shell.display_formatter.mimebundle_formatter.by_name
-    assert set(by_name) == set(RUN_OBJECTS)  # registered by name: no framework imported
-    assert set(by_name.values()) == {run_mimebundle}
+    runs = {name: function for name, function in by_name.items() if name in RUN_OBJECTS}
+    assert set(runs) == set(RUN_OBJECTS)  # registered by name: no framework imported
+    assert set(runs.values()) == {run_mimebundle}
     state = Path(__file__).parent / "fixtures/frameworks/openai-agents"
     run = json.loads(next(state.glob("*_run-state_*.json")).read_text(encoding="utf-8"))
     data, _ = run_mimebundle(run)

@@ -29,10 +29,20 @@ export class DisclosureMemory {
   constructor(initial = {}, onChange = () => {}) {
     /** @type {Map<string, Choice>} */
     this.choices = new Map();
+    this.reset(initial);
+    this.onChange = onChange;
+  }
+
+  /**
+   * Forget every choice and take these instead (another transcript shown in the same view, whose
+   * keys may name other entries). Nothing is saved: the choices came from the kernel.
+   * @param {Record<string, unknown>} [initial]
+   */
+  reset(initial = {}) {
+    this.choices.clear();
     for (const [key, value] of Object.entries(initial ?? {})) {
       if (typeof value === "string" && CHOICES.has(value)) this.choices.set(key, /** @type {Choice} */ (value));
     }
-    this.onChange = onChange;
   }
 
   /** @param {string} key @returns {Choice | undefined} */

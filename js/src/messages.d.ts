@@ -36,6 +36,13 @@ export interface FullMessage {
   view: View | null;
 }
 
+export interface ReplaceMessage {
+  type: "replace";
+  rev: number;
+  view: View;
+  folds: Record<string, "open" | "closed" | "owned">;
+}
+
 export interface ContentMessage {
   type: "content";
   to: string;
@@ -117,6 +124,6 @@ export interface TranscriptTraits {
   _strings: Record<string, string>;
 }
 
-export type KernelMessage = PatchMessage | FullMessage | ContentMessage | OutputMessage | RevealMessage | SearchMessage;
+export type KernelMessage = PatchMessage | FullMessage | ReplaceMessage | ContentMessage | OutputMessage | RevealMessage | SearchMessage;
 
 export type ViewRequest = HelloRequest | ContentRequest | OutputRequest | SearchRequest | RevealRequest;

@@ -15,6 +15,8 @@
  * - `patch` {rev, base, upsert: [{after, node}], remove: [key], fields?}: top-level changes;
  *   applied only on top of revision `base`, otherwise the view asks for the whole view again.
  * - `full` {to, rev, view}: the whole current view, for the view that said `hello`.
+ * - `replace` {rev, view, folds}: another transcript in place of this one (a session browser's
+ *   reused widget): drawn whole, with `folds` as the reader's choices instead of the old ones.
  * - `reveal` {key, path, nodes, to?}: open exactly `path`, once, and scroll to `key` (P-11);
  *   `nodes` holds the content of the deferred disclosures on the path; `to`: the view that asked.
  * - `search` {to, id, hits, total, label, nodes}: the answer to this view's query (P-11).
@@ -116,6 +118,9 @@ class Latest {
       this.view = applyPatch(this.view, message);
       this.rev = message.rev;
     } else if (message.type === "full" && message.view && message.rev > this.rev) {
+      this.view = message.view;
+      this.rev = message.rev;
+    } else if (message.type === "replace" && message.view) {
       this.view = message.view;
       this.rev = message.rev;
     }
@@ -344,6 +349,13 @@ async function render({ model, el }) {
         loader.clear();
         drawAll();
       }
+    } else if (message.type === "replace" && message.view) {
+      askedForFull = false;
+      memory.reset(message.folds);
+      view = message.view;
+      rev = message.rev;
+      loader.clear();
+      drawAll();
     } else if (message.type === "reveal" && (message.to == null || message.to === viewId)) {
       loader.receive(message.nodes);
       reveal(message.key, message.path ?? []);

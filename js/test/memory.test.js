@@ -198,3 +198,15 @@ describe("P-11 reveal and search open exactly the ancestor path, once", () => {
     assert.equal(new DisclosureMemory(m.snapshot()).isOpen(GROUP, true, INSIDE_GROUP), false);
   });
 });
+
+describe("another transcript in the same view (a session browser's reused widget)", () => {
+  test("reset forgets every choice, takes the given ones, and saves nothing", () => {
+    const { m, saved } = memory({ [PROCESS]: "open", [GROUP]: "closed" });
+    m.reset({ [TOOL]: "open", bogus: "sideways" });
+    assert.equal(m.choice(PROCESS), undefined);
+    assert.equal(m.choice(GROUP), undefined);
+    assert.equal(m.choice(TOOL), "open");
+    assert.equal(m.choice("bogus"), undefined);
+    assert.deepEqual(saved, []);
+  });
+});

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from turnfold.batches import BatchView, SummaryRow, ToolRow, build_batch_view, iter_batches
+    from turnfold.browser import SessionBrowser
     from turnfold.compare_widget import CompareWidget, compare
     from turnfold.config import ConfigWarning, load_settings, save_user_defaults
     from turnfold.corpus import Corpus, scan
@@ -68,6 +69,7 @@ __version__ = "0.1.0.dev0"
 _HOMES: dict[str, tuple[str, ...]] = {
     "turnfold.batches": ("BatchView", "SummaryRow", "ToolRow", "build_batch_view", "iter_batches"),
     "turnfold.compare_widget": ("CompareWidget", "compare"),
+    "turnfold.browser": ("SessionBrowser",),
     "turnfold.config": ("ConfigWarning", "load_settings", "save_user_defaults"),
     "turnfold.corpus": ("Corpus", "scan"),
     "turnfold.display": ("register_display",),
@@ -169,6 +171,7 @@ __all__ = [
     "MessageSync",
     "PendingAction",
     "Recorder",
+    "SessionBrowser",
     "SettingsWidget",
     "SubAgent",
     "SummaryRow",

@@ -4,6 +4,7 @@ Two commands share one set of options::
 
     turnfold render session.jsonl            # writes session.html, a standalone page
     turnfold render session.jsonl -o -       # the page on stdout
+    turnfold render ~/.claude/projects -o site/   # a site: an index and a page per run
     turnfold show session.jsonl --mode flat  # the outline in the terminal (colour with rich)
     turnfold render --compare a.eval b.eval  # two runs side by side (B-3): a-vs-b.html
 
@@ -48,6 +49,8 @@ _EPILOG = """\
 examples:
   turnfold render session.jsonl                 write session.html next to the file
   turnfold render session.jsonl -o page.html    choose where the page goes ("-o -": stdout)
+  turnfold render runs/ -o site/                a site of every run in a folder or eval log:
+                                                site/index.html, one page per run
   turnfold show session.jsonl --mode flat       print the outline to the terminal
   turnfold show session.jsonl --expand | less   everything open, as plain text
   turnfold render --compare a.eval b.eval       two runs side by side: the samples that
@@ -127,7 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--output",
         metavar="PAGE",
         default=None,
-        help='where to write the page; "-" for stdout (default: FILE with the suffix .html)',
+        help='where to write the page; "-" for stdout (default: FILE with the suffix .html); '
+        "a folder (SITE/) for a site of every run in FILE, a folder or an eval log (the "
+        "default for a folder: FOLDER-site/)",
     )
     render.add_argument(
         "--full-output",
@@ -284,6 +289,39 @@ def _render_compare(options: argparse.Namespace, stdout: TextIO) -> int:
     return _write(target, lambda stream: stream.write(encoded), stdout)
 
 
+def _site_folder(options: argparse.Namespace) -> Path | None:
+    """Where ``render`` writes a site (B-2): a folder named by ``-o`` (ending in ``/`` or
+    already one), or ``FOLDER-site`` for a folder of runs; None for a single page."""
+    if options.command != "render":
+        return None
+    output: str | None = options.output
+    if output is not None and output != "-":
+        if output.endswith(("/", os.sep)) or Path(output).is_dir():
+            return Path(output)
+        return None
+    source: Path = options.file
+    return source.with_name(source.name + "-site") if source.is_dir() and output is None else None
+
+
+def _render_site(options: argparse.Namespace, folder: Path) -> int:
+    from turnfold.render.site import build_site
+
+    if not options.file.exists():
+        print(f"turnfold: {options.file}: no such file or folder", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        report = build_site(options.file, folder, _settings(options))
+    except OSError as error:
+        print(f"turnfold: cannot write {folder}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_CANNOT_WRITE
+    print(
+        f"turnfold: wrote {report.index} ({report.rows} runs; {report.written} pages written, "
+        f"{report.kept} unchanged; {report.skipped} files skipped)",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def _show(options: argparse.Namespace, view: View, stdout: TextIO) -> int:
     if stdout.isatty() and options.width is None:
         from rich.console import Console
@@ -304,6 +342,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _render_compare(options, sys.stdout)
     if options.file is None:
         parser.error("the following arguments are required: FILE")
+    site = _site_folder(options)
+    if site is not None:
+        return _render_site(options, site)
     transcript = _load(options, sys.stderr)
     if transcript is None:
         return EXIT_BAD_INPUT

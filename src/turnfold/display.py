@@ -2,8 +2,9 @@
 
 Importing turnfold inside a Jupyter kernel calls :func:`register_display`, which teaches IPython's
 display formatters to draw a transcript evaluated as the last expression of a cell as the widget,
-and an agent framework's run object (:data:`turnfold.formats.frameworks.RUN_OBJECTS`) as the
-widget of its transcript.
+an agent framework's run object (:data:`turnfold.formats.frameworks.RUN_OBJECTS`) as the
+widget of its transcript, and a :class:`~turnfold.corpus.Corpus` as a
+:class:`~turnfold.browser.SessionBrowser` (B-1).
 The registration lives here, not on the model, so :mod:`turnfold.model` never imports a UI
 library; the widget module itself (anywidget, ipywidgets) is imported only when a transcript is
 first displayed.
@@ -19,7 +20,13 @@ from typing import Any
 
 from turnfold.model import Transcript
 
-__all__ = ["kernel_shell", "register_display", "run_mimebundle", "transcript_mimebundle"]
+__all__ = [
+    "corpus_mimebundle",
+    "kernel_shell",
+    "register_display",
+    "run_mimebundle",
+    "transcript_mimebundle",
+]
 
 
 def transcript_mimebundle(
@@ -29,6 +36,16 @@ def transcript_mimebundle(
     from turnfold.widget import TranscriptWidget
 
     bundle = TranscriptWidget(transcript)._repr_mimebundle_(include=include, exclude=exclude)
+    return bundle if bundle is not None else ({}, {})
+
+
+def corpus_mimebundle(
+    corpus: Any, include: Any = None, exclude: Any = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The display bundle of a new session browser of ``corpus`` (spec B-1)."""
+    from turnfold.browser import SessionBrowser
+
+    bundle = SessionBrowser(corpus)._repr_mimebundle_(include=include, exclude=exclude)
     return bundle if bundle is not None else ({}, {})
 
 
@@ -57,6 +74,8 @@ def register_display(shell: Any = None) -> bool:
         return False
     formatter = shell.display_formatter.mimebundle_formatter
     formatter.for_type(Transcript, transcript_mimebundle)
+    # B-1: a corpus shows as the session browser; by name, so registering imports no Arrow.
+    formatter.for_type_by_name("turnfold.corpus", "Corpus", corpus_mimebundle)
     from turnfold.formats.frameworks import RUN_OBJECTS
 
     for module, name in RUN_OBJECTS:  # by name: no framework is imported (spec A-3)

@@ -3,9 +3,9 @@
 A widget builds view models (:mod:`turnfold.render.viewmodel`); this module sends them. It owns:
 
 * the **messages**, declared as ``TypedDict``s (and generated for the JS as
-  ``js/src/messages.d.ts``): what the kernel sends (``patch``, ``full``, ``content``, ``output``,
-  ``reveal``, ``search``) and what a view asks (``hello``, ``content``, ``output``, ``search``,
-  ``reveal``);
+  ``js/src/messages.d.ts``): what the kernel sends (``patch``, ``full``, ``replace``,
+  ``content``, ``output``, ``reveal``, ``search``) and what a view asks (``hello``,
+  ``content``, ``output``, ``search``, ``reveal``);
 * **diffing** (:func:`diff_nodes`): after the first view, only the top-level nodes that changed
   travel, each with the key of the node it follows; the timeline's turns likewise
   (:func:`diff_timeline`);
@@ -18,6 +18,7 @@ A widget builds view models (:mod:`turnfold.render.viewmodel`); this module send
   (:func:`pack_view`), which is what a notebook saves as the widget's state. A view small enough
   travels whole (:class:`turnfold.ondemand.WholeSize`), so the saved state alone folds
   completely with no kernel; the widget renews the trait when a cell ends, not on every patch.
+* **replacing** the transcript shown (``replace``): a widget reused for another transcript.
 
 A widget hands :class:`ViewTransport` its ``send``, its synced fold choices and each new view;
 the view's requests are routed back through :meth:`ViewTransport.receive`.
@@ -95,6 +96,16 @@ class FullMessage(TypedDict):
     to: str
     rev: int
     view: View | None
+
+
+class ReplaceMessage(TypedDict):
+    """Another transcript in place of the one shown (a session browser's reused widget, B-1):
+    draw ``view`` whole and take ``folds`` as the reader's fold choices, forgetting the old."""
+
+    type: Literal["replace"]
+    rev: int
+    view: View
+    folds: dict[str, Literal["open", "closed", "owned"]]
 
 
 class ContentMessage(TypedDict):
@@ -204,15 +215,21 @@ class TranscriptTraits(TypedDict):
 
 
 KernelMessage = (
-    PatchMessage | FullMessage | ContentMessage | OutputMessage | RevealMessage | SearchMessage
+    PatchMessage
+    | FullMessage
+    | ReplaceMessage
+    | ContentMessage
+    | OutputMessage
+    | RevealMessage
+    | SearchMessage
 )
 ViewRequest = HelloRequest | ContentRequest | OutputRequest | SearchRequest | RevealRequest
 
 #: Every message class, in the order the JS declarations are written.
 MESSAGES: tuple[type, ...] = (
-    Upsert, TimelineUpsert, TimelinePatch, PatchMessage, FullMessage, ContentMessage,
-    OutputMessage, RevealMessage, SearchHit, SearchMessage, HelloRequest, ContentRequest,
-    OutputRequest, SearchRequest, RevealRequest, SavedView, TranscriptTraits,
+    Upsert, TimelineUpsert, TimelinePatch, PatchMessage, FullMessage, ReplaceMessage,
+    ContentMessage, OutputMessage, RevealMessage, SearchHit, SearchMessage, HelloRequest,
+    ContentRequest, OutputRequest, SearchRequest, RevealRequest, SavedView, TranscriptTraits,
 )  # fmt: skip
 MESSAGE_UNIONS: dict[str, object] = {"KernelMessage": KernelMessage, "ViewRequest": ViewRequest}
 
@@ -482,6 +499,17 @@ class ViewTransport:
             message["timeline"] = timeline
         self._send(message)
 
+    def replace(self, view: View) -> None:
+        """Make ``view``, another transcript's, current and send it whole to every view, with
+        the fold choices it is to take (``replace``)."""
+        self.view = view
+        self.index = NodeIndex(view["nodes"])
+        self.whole = self._fits(view)  # N-1: the other transcript may fit whole, or not
+        self._timeline_shown = False
+        self.rev += 1
+        folds = dict(self._folds())
+        self._send({"type": "replace", "rev": self.rev, "view": self.wire_view(), "folds": folds})
+
     def contents(
         self, keys: list[str], *, deferred_only: bool = False
     ) -> dict[str, Mapping[str, Any] | None]:
@@ -573,6 +601,7 @@ __all__ = [
     "OutputMessage",
     "OutputRequest",
     "PatchMessage",
+    "ReplaceMessage",
     "RevealMessage",
     "RevealRequest",
     "SavedView",

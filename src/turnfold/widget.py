@@ -53,6 +53,7 @@ from turnfold.keys import TIMELINE
 from turnfold.model import Transcript, TranscriptChange
 from turnfold.ondemand import call_for_key, output_parts
 from turnfold.process import ProjectionPlanner
+from turnfold.render.anchors import key_of_anchor
 from turnfold.render.content import content_css, escape
 from turnfold.render.html import render_html, timeline_css
 from turnfold.render.nodes import TimelineNode, TopNode, View
@@ -197,27 +198,12 @@ class TranscriptWidget(anywidget.AnyWidget):
         running: bool | None = None,
         **kwargs: Any,
     ) -> None:
-        if not isinstance(transcript, Transcript):
-            raise TypeError(f"TranscriptWidget shows a Transcript, not {type(transcript).__name__}")
-        self.transcript = transcript
         # T-5: without explicit settings, the layered defaults (Jupyter config, environment).
         self.settings = settings if settings is not None else load_settings()
         self._flush_lock = threading.RLock()
-        self._updates = Coalescer(self.flush)
-        # Q-3: the projection planned as the transcript grows, and the top-level nodes built
-        # from it by key, reused while the planner does not plan their item anew.
-        self._planner = ProjectionPlanner(transcript)
-        self._nodes: dict[str, TopNode] = {}
-        self._dirty: set[str] = set()  # ids of the entries changed since the last build
-        # U-3: the session header's facts, updated by the entries that changed (Q-3).
-        self._tally = SessionTally(transcript)
-        self._tally_current = False
-        # U-4: the timeline's layout, kept turn by turn like the nodes (Q-3), and made only when
-        # a reader opens it or a static rendering draws it (Q-2).
-        self._timeline = Timeline(lazy=True)
         self._dirty_lock = threading.Lock()
-        # S-8: what the fast model cost for this transcript, shown as a footer line when non-zero.
-        self._usage: UsageTracker = usage_for(transcript)
+        self._take(transcript)
+        self._updates = Coalescer(self.flush)
         initial = {name: getattr(self.settings, name) for name in SYNCED_SETTINGS}
         # W-2, Q-2: what the views were sent, and how changes and requests travel.
         self._transport = ViewTransport(
@@ -236,6 +222,30 @@ class TranscriptWidget(anywidget.AnyWidget):
         self.settings.observe(self._on_setting, names=list(SYNCED_SETTINGS))
         self.observe(self._on_running, names=["running"])
         self.on_msg(self._on_view_message)
+        self._follow()
+
+    def _take(self, transcript: Transcript) -> None:
+        """Make ``transcript`` the one shown: what the builds keep about it starts afresh."""
+        if not isinstance(transcript, Transcript):
+            raise TypeError(f"TranscriptWidget shows a Transcript, not {type(transcript).__name__}")
+        self.transcript = transcript
+        with self._dirty_lock:
+            # Q-3: the projection planned as the transcript grows, and the top-level nodes
+            # built from it by key, reused while the planner does not plan their item anew.
+            self._planner = ProjectionPlanner(transcript)
+            self._nodes: dict[str, TopNode] = {}
+            self._dirty: set[str] = set()  # ids of the entries changed since the last build
+            # U-3: the session header's facts, updated by the entries that changed (Q-3).
+            self._tally = SessionTally(transcript)
+            self._tally_current = False
+            # U-4: the timeline's layout, kept turn by turn like the nodes (Q-3), and made only
+            # when a reader opens it or a static rendering draws it (Q-2).
+            self._timeline = Timeline(lazy=True)
+        # S-8: what the fast model cost for this transcript, shown as a footer line when non-zero.
+        self._usage: UsageTracker = usage_for(transcript)
+
+    def _follow(self) -> None:
+        """Redraw when the transcript or its fast model's usage changes (W-2, S-8)."""
         # A weak reference: a transcript outliving its widget does not keep the widget alive.
         self_ref = weakref.ref(self)
 
@@ -245,7 +255,7 @@ class TranscriptWidget(anywidget.AnyWidget):
                 widget._changed(change)
                 widget._schedule()
 
-        self._stop_observing: Callable[[], None] = transcript.observe(observer)
+        self._stop_observing: Callable[[], None] = self.transcript.observe(observer)
 
         def usage_changed() -> None:
             widget = self_ref()
@@ -273,6 +283,25 @@ class TranscriptWidget(anywidget.AnyWidget):
 
         shell.events.register("post_execute", after_cell)
         return lambda: shell.events.unregister("post_execute", after_cell)
+
+    def show(self, transcript: Transcript, folds: Mapping[str, str] | None = None) -> None:
+        """Show ``transcript`` instead, in this widget and every view of it, with the reader's
+        fold choices ``folds`` (P-10; none: its defaults).
+
+        A session browser reuses one widget for every session it opens (B-1): a view draws the
+        new transcript whole and forgets the old one's folds, whose keys could name entries of
+        the new one. Settings stay as they are; what the widget followed before it no longer
+        follows.
+        """
+        with self._flush_lock:
+            if self._closed:
+                return
+            self._stop_observing()
+            self._stop_usage()
+            self._take(transcript)
+            self._follow()
+            self._folds = dict(folds or {})
+            self._transport.replace(self._build(self.running))
 
     # --- scheduling ---------------------------------------------------------------------------
 
@@ -422,7 +451,8 @@ class TranscriptWidget(anywidget.AnyWidget):
         """Open the ancestor path of an entry in every view and scroll to it (P-11).
 
         ``entry_id`` is the id of an entry of this transcript, or any view-model key (an entry of
-        a sub-agent's transcript is ``"<key of the spawning call>/<its id>"``).
+        a sub-agent's transcript is ``"<key of the spawning call>/<its id>"``), or a static
+        page's anchor (``"#turn-3"``, ``"#call-<key>"``: B-2's deep links).
 
         Only the keys that must open to show the entry are opened (its turn's process, its group,
         summary row or sub-agent call), once: a later manual close stands. Returns that path, or
@@ -431,11 +461,15 @@ class TranscriptWidget(anywidget.AnyWidget):
         """
         self.flush()
         with self._flush_lock:
-            path = ancestor_path(self.view, entry_id)
-            if path is None:
+            key = entry_id if not entry_id.startswith("#") else None
+            path = ancestor_path(self.view, key) if key is not None else None
+            if path is None:  # no key of the view: a static page's anchor names it (B-2)
+                key = key_of_anchor(self.view, entry_id)
+                path = ancestor_path(self.view, key) if key is not None else None
+            if key is None or path is None:
                 return None
             # What must open to show the entry travels with the request, so it opens at once.
-            self._transport.reveal(entry_id, path)
+            self._transport.reveal(key, path)
         return path
 
     def search(self, query: str) -> tuple[list[dict[str, Any]], int]:

@@ -1,4 +1,4 @@
-"""``benchmarks/browser.py`` runs end to end on a tiny session (issue #7).
+"""``benchmarks/browser.py`` runs end to end on a tiny session and corpus (issues #7, 16).
 
 A smoke test: the script starts its own JupyterLab and Chromium, so it runs as a subprocess, as a
 reader would run it. Only that it completes and prints its summary line is checked: timings on a
@@ -13,18 +13,23 @@ import sys
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "browser.py"
+#: A session of 20 turns, once; a session browser of 300 rows, two round trips of each kind.
+TINY = ["--turns", "20", "--runs", "1", "--rows", "300", "--trips", "2"]
 NUMBER = r"[0-9][0-9,]*(?:\.[0-9]+)?"
 SUMMARY = re.compile(
     rf"elements/turn = {NUMBER} \(bar 30\); "
     rf"first paint/page load = {NUMBER}x \(bar 1\.0x\); "
     rf"open = [+-]{NUMBER} elements in {NUMBER} ms \(no bar\); "
-    rf"whole 5 MB output: longest frame {NUMBER}x the median \(bar 1\.5x\)"
+    rf"whole 5 MB output: longest frame {NUMBER}x the median \(bar 1\.5x\); "
+    rf"session browser: state {NUMBER} KB \(bar 128 KB\); round trips sort {NUMBER} ms, "
+    rf"filter {NUMBER} ms, page {NUMBER} ms \(bar 150 ms\); first paint {NUMBER} ms after the "
+    rf"output appeared \(bar 1000 ms\)"
 )
 
 
 def test_the_browser_benchmark_completes_and_prints_its_summary(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--turns", "20", "--runs", "1", "--keep", str(tmp_path)],
+        [sys.executable, str(SCRIPT), *TINY, "--keep", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=300,  # a cold JupyterLab on CI is slow; here it takes about 15 s

@@ -22,11 +22,9 @@ summarises one.
 
 from __future__ import annotations
 
-import html
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,8 +54,6 @@ __all__ = ["COLUMNS", "Corpus", "Item", "SearchHit", "examine", "scan", "summari
 
 #: Column names that say "these are the messages" in a table of trajectories.
 MESSAGE_COLUMNS = ("messages", "trajectory", "conversation", "history", "chat", "transcript")
-#: Rows shown by a Corpus as a cell's last expression (C-8 of the issue: a plain table).
-HTML_ROWS = 50
 #: Summaries written to the index per transaction.
 STORE_EVERY = 64
 #: Progress bars appear only for scans longer than this (seconds).
@@ -254,7 +250,8 @@ class Corpus:
 
     # --- display ---------------------------------------------------------------------------------
 
-    def _counts(self) -> str:
+    def describe(self) -> str:
+        """Its counts in a line: ``12 rows, 1 error, 0 skipped``."""
         rows, errors = len(self), self.errors
         parts = [
             f"{rows} row{'s' if rows != 1 else ''}",
@@ -264,25 +261,16 @@ class Corpus:
         return ", ".join(parts)
 
     def __repr__(self) -> str:
-        return f"<Corpus: {self._counts()}>"
+        return f"<Corpus: {self.describe()}>"
 
     def _repr_html_(self) -> str:
-        """A plain table of the first rows, with the counts (until the browser of §14)."""
-        head = self._rows.slice(0, HTML_ROWS).to_pylist()
-        cells = "".join(f"<th>{html.escape(name)}</th>" for name in COLUMNS)
-        lines = [
-            '<div class="turnfold-corpus">',
-            f"<p>{html.escape(self._counts())}</p>",
-            f'<table class="dataframe"><thead><tr>{cells}</tr></thead><tbody>',
-        ]
-        for row in head:
-            tds = "".join(f"<td>{html.escape(_cell(row[name]))}</td>" for name in COLUMNS)
-            lines.append(f"<tr>{tds}</tr>")
-        lines.append("</tbody></table>")
-        if len(self) > HTML_ROWS:
-            lines.append(f"<p>… {len(self) - HTML_ROWS} more rows: corpus.to_pandas()</p>")
-        lines.append("</div>")
-        return "\n".join(lines)
+        """The counts and a table of the first rows, as the session browser's notebook
+        fallback draws them (in a kernel a Corpus shows as the browser itself, B-1)."""
+        from turnfold.corpus.paging import Paging
+        from turnfold.render.table import runs_html
+
+        paging = Paging(self.to_arrow())
+        return runs_html(paging, paging.query(None)[0], self.describe())
 
 
 def _add_search_item(items: list[Item], item: Item) -> None:
@@ -301,16 +289,6 @@ def _add_search_item(items: list[Item], item: Item) -> None:
     log = replace(item, key=item.key[: -len(item.sample) - 1], sample=None)
     if not items or items[-1] != log:
         items.append(log)
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S")
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
 
 
 def _need(module: str, extra: str) -> None:

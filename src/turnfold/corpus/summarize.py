@@ -14,7 +14,7 @@ import glob
 import math
 import pickle
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -78,6 +78,9 @@ TITLE_LIMIT = 120
 #: The locale of the turn headers the counts are read from (counts do not depend on it).
 LOCALE = "en"
 ERROR_LINE_LIMIT = 200
+#: What :func:`examine` can be asked to do with each transcript it reads, and that transcript's
+#: row, before it drops the transcript (a static site writes its page: B-2).
+Visit = Callable[[Transcript, dict[str, Any]], None]
 
 #: What reading an item found: rows (one for a session; one per sample and epoch of an eval
 #: log, none for a log of no sample is an error row), a file no loader recognises
@@ -207,16 +210,18 @@ def _is_eval_log(item: Item) -> bool:
         return False
 
 
-def examine(item: Item, *, tables: bool = True) -> Summary:
+def examine(item: Item, *, tables: bool = True, visit: Visit | None = None) -> Summary:
     """Read ``item`` and summarise it; the tool-call and turn rows too when ``tables``.
 
     An eval log file (no ``sample`` named) gives one row per sample and epoch, the log opened
     once (:func:`_examine_log`); an OpenHands eval output one per instance
-    (:func:`_examine_instances`)."""
+    (:func:`_examine_instances`). ``visit`` is called with each transcript read and its row
+    (a row may still change its key afterwards: a file of one instance is keyed by its path).
+    """
     if _is_eval_log(item) and item.sample is None:
-        return _examine_log(item, tables)
+        return _examine_log(item, tables, visit)
     if item.grew and item.path is not None and item.sample is None:
-        growing = _examine_growing(item, tables)
+        growing = _examine_growing(item, tables, visit)
         if growing is not None:
             return growing
     format = item.format
@@ -229,7 +234,7 @@ def examine(item: Item, *, tables: bool = True) -> Summary:
             try:
                 format = _detect(source)
                 if format == openhands.NAME and not source.is_document and item.sample is None:
-                    found = _examine_instances(item, tables)
+                    found = _examine_instances(item, tables, visit)
                     if found is not None:
                         return found
                 if item.sample is None:
@@ -246,10 +251,10 @@ def examine(item: Item, *, tables: bool = True) -> Summary:
         return Summary(exc.kind)
     except Exception as exc:  # a scan never aborts on one item (C-7)
         return _one(_error_row(item, _reason(exc), format))
-    return _summarized(transcript, item, format, tables)
+    return _summarized(transcript, item, format, tables, visit)
 
 
-def _examine_growing(item: Item, tables: bool) -> Summary | None:
+def _examine_growing(item: Item, tables: bool, visit: Visit | None) -> Summary | None:
     """A file seen growing, read on from its checkpoint (C-4), with its checkpoint now; None
     when its format is read whole (as any changed file is)."""
     from turnfold.formats.resume import Checkpoint, read_growing, resumable
@@ -275,16 +280,21 @@ def _examine_growing(item: Item, tables: bool) -> Summary | None:
         return Summary(exc.kind)
     except Exception as exc:  # a scan never aborts on one item (C-7)
         return _one(_error_row(item, _reason(exc), format))
-    found = _summarized(transcript, item, format, tables)
+    found = _summarized(transcript, item, format, tables, visit)
     found.checkpoint = pickle.dumps(kept, pickle.HIGHEST_PROTOCOL) if kept is not None else None
     return found
 
 
-def _summarized(transcript: Transcript, item: Item, format: str | None, tables: bool) -> Summary:
+def _summarized(
+    transcript: Transcript, item: Item, format: str | None, tables: bool, visit: Visit | None
+) -> Summary:
     try:
-        return _summary(transcript, item, format, tables)
+        found = _summary(transcript, item, format, tables)
     except Exception as exc:  # a loader's transcript the projection cannot take is still a row
         return _one(_error_row(item, _reason(exc), format))
+    if visit is not None:
+        visit(transcript, found.rows[0])
+    return found
 
 
 def log_transcripts(item: Item) -> Iterator[tuple[Item, Transcript | Exception]]:
@@ -316,7 +326,7 @@ def log_transcripts(item: Item) -> Iterator[tuple[Item, Transcript | Exception]]
             yield each, exc
 
 
-def _examine_log(item: Item, tables: bool) -> Summary:
+def _examine_log(item: Item, tables: bool, visit: Visit | None) -> Summary:
     """Every sample of an eval log, each a row keyed ``path#id/epoch`` (C-1, H-1); one that
     cannot be read is a row with its ``error``, a log that cannot be read one error row."""
     found = Summary("rows")
@@ -325,7 +335,7 @@ def _examine_log(item: Item, tables: bool) -> Summary:
             if isinstance(transcript, Exception):
                 found.extend(_one(_error_row(each, _reason(transcript), inspect_log.NAME)))
             else:
-                found.extend(_summarized(transcript, each, inspect_log.NAME, tables))
+                found.extend(_summarized(transcript, each, inspect_log.NAME, tables, visit))
             if len(found.rows) >= PACK_ROWS:
                 found.pack()
     except Exception as exc:
@@ -336,7 +346,7 @@ def _examine_log(item: Item, tables: bool) -> Summary:
     return found
 
 
-def _examine_instances(item: Item, tables: bool) -> Summary | None:
+def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary | None:
     """Every instance of an OpenHands eval ``output.jsonl``, each a row keyed
     ``path#instance_id`` (as an eval log's samples are), the file read once; a file of one
     instance stays one row keyed by its path. None when the file is no such output (an event
@@ -348,7 +358,7 @@ def _examine_instances(item: Item, tables: bool) -> Summary | None:
         for instance_id, transcript in openhands.instances(source):
             each = Item(key=f"{item.key}#{instance_id}", path=item.path, sample=instance_id,
                         format=openhands.NAME, size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
-            found.extend(_summarized(transcript, each, openhands.NAME, tables))
+            found.extend(_summarized(transcript, each, openhands.NAME, tables, visit))
     except openhands.NotAnEvalOutput:
         return None
     except Exception as exc:  # the file broke off: the instances read so far stay rows (C-7)

@@ -143,7 +143,7 @@ def _pair(pair: PairNode, gaps: Sequence[str], locale: str, budget: int | None) 
         if not nodes:
             inner = f'<div class="tf-gap">{escape(gap)}</div>'
         elif budget is None:
-            inner = nodes_html(nodes, locale)
+            inner = nodes_html(nodes, locale, first_turn=None)
         else:
             inner = "".join(budgeted_nodes(nodes, locale, budget))
             budget = max(0, budget - len(inner))
@@ -166,7 +166,11 @@ def render_compare_html(
     """Two transcripts side by side: a whole page (strict CSP, no script) or a fragment;
     ``budget`` as :func:`compare_body`'s."""
     before, after = html_frame(
-        _frame(view, view["locale"]), title=title, standalone=standalone, css=COMPARE_CSS
+        _frame(view, view["locale"]),
+        title=title,
+        standalone=standalone,
+        css=COMPARE_CSS,
+        deep_links=False,
     )
     return before + compare_body(view, budget=budget) + after
 
@@ -225,5 +229,7 @@ def render_corpus_html(
             f"{compare_body(view, budget=budget)}</div>\n"
         )
     frame = _frame(views[0] if views else None, locale)
-    before, after = html_frame(frame, title=title, standalone=standalone, css=COMPARE_CSS)
+    before, after = html_frame(
+        frame, title=title, standalone=standalone, css=COMPARE_CSS, deep_links=False
+    )
     return before + "".join(body) + after

@@ -1,7 +1,7 @@
 """Static HTML for a view model: ``<details>`` folds that work with no kernel and no script (W-4).
 
 :func:`render_html` draws the tree of :func:`turnfold.render.viewmodel.build_view_model` as
-self-contained HTML: inline CSS, no JavaScript, nothing loaded from anywhere. Every disclosure is
+self-contained HTML: inline CSS, nothing loaded from anywhere. Every disclosure is
 a native ``<details>``/``<summary>``, so folding works on GitHub, nbviewer, in nbconvert exports
 and in the notebook's ``text/html`` output alike; each starts open or closed as the view model's
 default ``open`` flag says (P-8).
@@ -14,10 +14,13 @@ ids, descriptions, arguments, user text, sub-agent lines, options, warnings), wh
 as they are so nothing is escaped twice.
 
 The output is deterministic (W-4): no ids from counters, no clock, no hash ordering. Elements
-carry ``data-key`` with the node's stable key, which tests and readers can rely on.
+carry ``data-key`` with the node's stable key, which tests and readers can rely on, and deep
+links' anchors (B-2, :mod:`turnfold.render.anchors`): each top-level turn ``id="turn-<n>"``,
+each tool row ``id="call-<key>"``. A standalone page runs one script of its own, which opens
+the folds around the anchor a link names (:mod:`turnfold.render.scripts`).
 
 >>> page = render_html({"locale": "en", "notice": None, "nodes": []}, title="<t>")
->>> "<title>&lt;t&gt;</title>" in page and "<script" not in page
+>>> "<title>&lt;t&gt;</title>" in page and page.count("<script") == 1  # its deep links'
 True
 """
 
@@ -25,10 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 from urllib.parse import quote
 
 from turnfold.i18n import translate
+from turnfold.render.anchors import call_anchor, turn_anchor
 from turnfold.render.content import content_css, escape
 from turnfold.render.nodes import (
     AnyNode,
@@ -56,13 +61,21 @@ from turnfold.render.nodes import (
     UserNode,
     View,
 )
+from turnfold.render.scripts import policy, script_tag
+
+#: The page's own script: its deep links open the folds around what they name (B-2).
+DEEP_LINKS = "deeplinks.js"
 
 __all__ = [
     "CSP",
+    "DEEP_LINKS",
+    "NO_SCRIPT",
     "html_frame",
     "nodes_encoded",
     "nodes_html",
     "notice_html",
+    "page_end",
+    "palette_css",
     "render_html",
     "session_html",
     "timeline_html",
@@ -70,9 +83,12 @@ __all__ = [
     "wrap_html",
 ]
 
-#: The page may load nothing but inline images and its own inline style (X-1). With no
-#: ``script-src`` a browser refuses every script, even one a sanitizer bug let through.
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+#: The page may load nothing but inline images and its own inline style, and run nothing but
+#: its deep links' few lines, named by their hash (X-1, B-2): a browser refuses every other
+#: script, even one a sanitizer bug let through.
+CSP = policy([DEEP_LINKS])
+#: The policy of a page with no script (a comparison's: its folds are not linked, B-3).
+NO_SCRIPT = policy([])
 
 
 def _text(value: object) -> str:
@@ -88,15 +104,9 @@ def _key(node: AnyNode) -> str:
     return f' data-key="{_text(node["key"])}"'
 
 
-def _anchor(key: str) -> str:
-    """The ``id`` of the row of the call ``key``: ``call-<key>`` (spec B-2), so the timeline
-    (and any page) can link to it; following the link opens its ``<details>`` ancestors."""
-    return "call-" + key
-
-
 def _link(key: str) -> str:
     """The ``href`` of a link to the row of the call ``key``, escaped for an attribute."""
-    return _text("#" + quote(_anchor(key), safe="/:@!$&'()*+,;=-._~"))
+    return _text("#" + quote(call_anchor(key), safe="/:@!$&'()*+,;=-._~"))
 
 
 # --- the stylesheet (P-12, W-3) ------------------------------------------------------------------
@@ -321,6 +331,18 @@ def turnfold_css(*, standalone: bool) -> str:
     group (P-12) is drawn by CSS alone and is visual only: closing a group by clicking its rail
     needs script, which static HTML does not have; the group's title closes it.
     """
+    parts = [palette_css(standalone=standalone)]
+    if standalone:
+        parts.append(_PAGE_RULES)
+    parts.append(_RULES)
+    parts.append(_TIMELINE_RULES)
+    parts.append(content_css())
+    return "\n".join(parts)
+
+
+def palette_css(*, standalone: bool) -> str:
+    """The colours every rendering draws with, as CSS variables under ``.turnfold``: light, dark
+    where a host says so, and on a standalone page (``body.tf-page``) as the system prefers."""
     parts = [
         _variables(".turnfold", _LIGHT),
         _variables(", ".join(f"{host} .turnfold" for host in _DARK_HOSTS), _DARK),
@@ -329,10 +351,6 @@ def turnfold_css(*, standalone: bool) -> str:
         dark = _variables("body.tf-page, body.tf-page .turnfold", _DARK)
         parts.append(_variables("body.tf-page", _LIGHT))
         parts.append(f"@media (prefers-color-scheme: dark) {{ {dark} }}")
-        parts.append(_PAGE_RULES)
-    parts.append(_RULES)
-    parts.append(_TIMELINE_RULES)
-    parts.append(content_css())
     return "\n".join(parts)
 
 
@@ -370,8 +388,12 @@ class _Renderer:
     HTML, an answer) as parts of their own: they are copied once, by the final join.
     """
 
-    def __init__(self, locale: str) -> None:
+    def __init__(self, locale: str, first_turn: int | None = 1) -> None:
         self.locale = locale
+        #: The number of the next top-level turn (its anchor, B-2; None: no turn has one), and
+        #: how deep in sub-agents' transcripts the drawing is: their turns have no anchor.
+        self.turn_number = first_turn
+        self.depth = 0
         self.out: list[str] = []
         #: Where in :attr:`out` the long fragments of content are (see :func:`_utf8`).
         self.long: list[int] = []
@@ -465,6 +487,9 @@ class _Renderer:
         out = self.out
         status = _text(node["status"])
         key = _key(node)
+        if not self.depth and self.turn_number is not None:
+            key += f' id="{turn_anchor(self.turn_number)}"'
+            self.turn_number += 1
         process = node["process"]
         if process:
             header = self.turn_header(node["header"], foldable=True)
@@ -615,7 +640,7 @@ class _Renderer:
         out = self.out
         status = _text(node["status"])
         struck = " tf-struck" if node["struck"] else ""
-        anchor = _text(_anchor(node["key"]))
+        anchor = _text(call_anchor(node["key"]))
         head = f'\n<div class="tf-tool tf-s-{status}{struck}"{_key(node)} id="{anchor}">'
         result, args = node["result"], node["args"]
         fold = node["fold"]
@@ -635,8 +660,10 @@ class _Renderer:
                 out.append(f'\n<div class="tf-note">{_text(no_output)}</div>')
             if subagent:  # the child transcript, nested in the row that spawned it
                 out.append('\n<div class="tf-subagent">')
+                self.depth += 1
                 for child in subagent["nodes"]:
                     self.top(child)
+                self.depth -= 1
                 out.append("</div>")
             out.append("</div></details>")
         else:
@@ -680,17 +707,19 @@ class _Renderer:
         return translate(key, self.locale)
 
 
-def nodes_html(nodes: list[TopNode], locale: str) -> str:
-    """The HTML of some top-level nodes, in order: a piece of a page's body."""
-    renderer = _Renderer(locale)
+def nodes_html(nodes: list[TopNode], locale: str, first_turn: int | None = 1) -> str:
+    """The HTML of some top-level nodes, in order: a piece of a page's body, whose first turn
+    is the transcript's ``first_turn``-th (its anchor, B-2); with None, turns have no anchor
+    (a comparison's sides, whose pairs are anchored instead)."""
+    renderer = _Renderer(locale, first_turn)
     for node in nodes:
         renderer.top(node)
     return "".join(renderer.out)
 
 
-def nodes_encoded(nodes: list[TopNode], locale: str) -> list[bytes]:
+def nodes_encoded(nodes: list[TopNode], locale: str, first_turn: int = 1) -> list[bytes]:
     """:func:`nodes_html` as UTF-8, in pieces to write one after the other (W-6)."""
-    renderer = _Renderer(locale)
+    renderer = _Renderer(locale, first_turn)
     for node in nodes:
         renderer.top(node)
     return _utf8(renderer.out, renderer.long)
@@ -874,15 +903,17 @@ def budgeted_nodes(nodes: list[TopNode], locale: str, budget: int) -> list[str]:
     drawn: list[str] = []
     used = 0
     over = False
-    for node in reversed(nodes):
+    # Each node's turn number (B-2's anchors), though they are drawn from the last.
+    numbers = list(accumulate((node["kind"] == "turn" for node in nodes), initial=1))
+    for number, node in zip(reversed(numbers[:-1]), reversed(nodes), strict=True):
         if not over:
-            piece = nodes_html([node], locale)
+            piece = nodes_html([node], locale, number)
             over = used + len(piece) > budget and node.get("kind") == "turn"
             if not over:
                 used += len(piece)
                 drawn.append(piece)
                 continue
-        drawn.append(nodes_html([_without_process(node)], locale))
+        drawn.append(nodes_html([_without_process(node)], locale, number))
     drawn.reverse()
     return drawn
 
@@ -900,10 +931,16 @@ def wrap_html(body: str, view: View, *, title: str | None = None, standalone: bo
 
 
 def html_frame(
-    view: View, *, title: str | None = None, standalone: bool = True, css: str = ""
+    view: View,
+    *,
+    title: str | None = None,
+    standalone: bool = True,
+    css: str = "",
+    deep_links: bool = True,
 ) -> tuple[str, str]:
     """What goes before and after the body of ``view``: a page's head, or a fragment's style;
-    ``css`` is added to the stylesheet (a comparison's layout, B-3)."""
+    ``css`` is added to the stylesheet (a comparison's layout, B-3). A page without
+    ``deep_links`` runs no script at all, its policy allowing none."""
     locale = _text(view.get("locale") or "en")
     mode = _text(view.get("mode") or "")
     if not standalone:
@@ -912,11 +949,19 @@ def html_frame(
         return before, "</div>"
     heading = _text(title) if title else "turnfold"
     head = f"<h1>{_text(title)}</h1>" if title else ""
+    csp = CSP if deep_links else NO_SCRIPT
     return (
         f'<!DOCTYPE html>\n<html lang="{locale}">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
         '<meta name="referrer" content="no-referrer">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{heading}</title>\n<style>\n{turnfold_css(standalone=True)}{css}</style>\n</head>\n"
         f'<body class="tf-page">\n<main class="turnfold" data-mode="{mode}">{head}'
-    ), "</main>\n</body>\n</html>\n"
+    ), page_end(deep_links=deep_links)
+
+
+def page_end(nav: str = "", *, deep_links: bool = True) -> str:
+    """What closes a standalone page after its transcript: ``nav`` (a site's links to the
+    pages beside it, drawn above the transcript by CSS), then the page's deep-link script."""
+    script = script_tag(DEEP_LINKS) if deep_links else ""
+    return f"</main>\n{nav}{script}\n</body>\n</html>\n"

@@ -28,7 +28,7 @@ from turnfold.render.html import (
     timeline_html,
 )
 from turnfold.render.viewmodel import open_all, plan_view
-from turnfold.settings import DisplaySettings
+from turnfold.settings import DisplaySettings, SettingsSnapshot
 
 __all__ = ["FORK_MIN_ENTRIES", "render_page", "write_page"]
 
@@ -44,19 +44,23 @@ _CHUNKS = 64
 def write_page(
     stream: BinaryIO,
     transcript: Transcript,
-    settings: DisplaySettings | None = None,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
     *,
     title: str | None = None,
     more_chars: int | None = MORE_CHARS,
     expand: bool = False,
     fork: bool | None = None,
+    end: bool = True,
 ) -> int:
     """Write the standalone page of ``transcript`` to ``stream`` as UTF-8; returns its size.
 
     ``expand`` opens every fold. ``fork`` chooses whether a forked child shares the work: None
     (the default) forks for transcripts of at least :data:`FORK_MIN_ENTRIES` entries when a core
     is idle (:func:`turnfold.forking.free_core`), True whenever
-    :func:`turnfold.forking.can_fork`; the page is the same either way.
+    :func:`turnfold.forking.can_fork`; the page is the same either way. ``end=False`` stops
+    after the transcript, before what closes the page (:func:`~turnfold.render.html.page_end`),
+    for a caller that ends it itself: a static site adds the links to the pages beside it once
+    it knows them (B-2).
     """
     if fork is None:
         fork = len(transcript.entries) >= FORK_MIN_ENTRIES and free_core()
@@ -64,12 +68,18 @@ def write_page(
         plan = plan_view(transcript, settings, more_chars=more_chars)
         locale = plan.head.locale
 
-        def draw(items: list[PlannedItem]) -> list[bytes]:
+        def draw(chunk: tuple[int, list[PlannedItem]]) -> list[bytes]:
+            first_turn, items = chunk
             nodes = plan.nodes(items)
-            return nodes_encoded(open_all(nodes) if expand else nodes, locale)
+            return nodes_encoded(open_all(nodes) if expand else nodes, locale, first_turn)
 
         size = -(-len(plan.items) // _CHUNKS) or 1  # ceiling division: at most _CHUNKS chunks
-        chunks = [plan.items[i : i + size] for i in range(0, len(plan.items), size)]
+        chunks = []
+        turns = 1  # the number of each chunk's first turn: its anchor (B-2)
+        for start in range(0, len(plan.items), size):
+            items = plan.items[start : start + size]
+            chunks.append((turns, items))
+            turns += sum(1 for item in items if item.segment is not None)
         before, after = html_frame(plan.view([]), title=title)
         # U-3, U-4, H-6: the session header, the timeline and the outcome above the turns, as
         # render_html draws them.
@@ -85,6 +95,8 @@ def write_page(
             for piece in pieces:
                 stream.write(piece)
                 written += len(piece)
+    if not end:
+        return written
     tail = after.encode("utf-8")
     stream.write(tail)
     return written + len(tail)

@@ -1,0 +1,135 @@
+// @ts-check
+/**
+ * The anywidget view of turnfold's SessionBrowser (spec B-1, Q-5).
+ *
+ * Python sorts, filters, searches and pages; this view draws what it sent and says what the
+ * reader wants. It holds one page of rows at a time (`_page`) and writes the reader's `query`
+ * (sort, filters, columns, the page's first row) for the next. A search across runs is a
+ * `search` request answered in `_hits`; opening a row or a hit is an `open` request, answered by
+ * the kernel showing that run in the transcript widget under the table (`_transcript`, made
+ * with the first run opened, drawn here through anywidget's host) and marking it `selected`.
+ *
+ * Traits and requests are declared in src/turnfold/browser.py, generated as ./browser.d.ts.
+ * Keyboard: the grid's arrow keys, Home/End, PageUp/PageDown and Enter (see grid.js); `/`
+ * anywhere in the browser focuses the search box; Escape there clears the search.
+ */
+
+import { h, text } from "./dom.js";
+import { Filters } from "./filters.js";
+import { RunsGrid } from "./grid.js";
+import { HitList } from "./hits.js";
+
+/** @typedef {import("./browser").BrowserTraits} BrowserTraits */
+/** @typedef {import("./browser").BrowserRequest} BrowserRequest */
+/** @typedef {import("./browser").Query} Query */
+/** @typedef {import("@anywidget/types").AnyModel<BrowserTraits>} Model */
+
+/** @param {Model} model @param {BrowserRequest} request */
+function ask(model, request) {
+  model.send(request);
+}
+
+/** @param {{model: Model, el: HTMLElement, host?: import("@anywidget/types").Host, signal?: AbortSignal}} context */
+function render({ model, el, host, signal }) {
+  const strings = () => model.get("_strings") ?? {};
+
+  /** Ask for rows: the query the last page answered, with `patch`. @param {Partial<Query>} patch */
+  const query = (patch) => {
+    model.set("query", { ...model.get("_page").query, ...patch });
+    model.save_changes();
+  };
+  /** @param {string} key @param {string | null} entry */
+  const open = (key, entry = null) => ask(model, { type: "open", key, entry });
+
+  const root = h("div", "turnfold tf-browser");
+  // Keys typed here are the browser's: JupyterLab's command-mode shortcuts (arrows move cells,
+  // Enter edits one) must not take them.
+  const controls = h("div", "tf-b-controls", { "data-lm-suppress-shortcuts": "true" });
+  const search = h("input", "tf-b-search", { type: "search", placeholder: strings().search ?? "", "aria-label": strings().search ?? "" });
+  const hint = text("span", "tf-b-keys", strings().keys);
+  const bar = h("div", "tf-b-bar");
+  bar.append(search, hint);
+  const hits = new HitList(strings, (key, entry) => open(key, entry), () => {
+    search.value = "";
+    ask(model, { type: "search", query: "" });
+  });
+  const filters = new Filters(model.get("_choices"), strings, query);
+  const grid = new RunsGrid({ query, open: (key) => open(key) }, strings);
+  const pager = h("div", "tf-b-pager");
+  const previous = h("button", "", { type: "button" });
+  const next = h("button", "", { type: "button" });
+  previous.textContent = strings().previous ?? "";
+  next.textContent = strings().next ?? "";
+  previous.addEventListener("click", () => grid.previous("first"));
+  next.addEventListener("click", () => grid.next());
+  const range = h("span", "tf-b-range", { "aria-live": "polite" });
+  const problems = h("span", "tf-b-problems");
+  pager.append(previous, range, next, problems);
+  controls.append(bar, hits.element, filters.element, grid.scroller, pager);
+  const transcript = h("div", "tf-b-transcript");
+  root.append(controls, transcript);
+  el.replaceChildren(root);
+
+  search.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") ask(model, { type: "search", query: search.value });
+    else if (event.key === "Escape") {
+      search.value = "";
+      ask(model, { type: "search", query: "" });
+    }
+  });
+  controls.addEventListener("keydown", (event) => {
+    const target = /** @type {HTMLElement} */ (event.target);
+    const typing = target.closest("input, select, textarea");
+    if (event.key === "/" && !typing) {
+      search.focus();
+      event.preventDefault();
+    }
+  });
+
+  function drawPage() {
+    const page = model.get("_page");
+    grid.draw(page);
+    filters.update(page);
+    range.textContent = page.label;
+    problems.textContent = page.problems.join(" · ");
+    previous.disabled = page.query.offset === 0;
+    next.disabled = page.query.offset + page.rows.length >= page.total;
+  }
+  function drawSelected() {
+    const key = model.get("selected");
+    grid.markOpen(key);
+    transcript.hidden = key == null;
+  }
+  const drawHits = () => hits.update(model.get("_hits"));
+
+  model.on("change:_page", drawPage);
+  model.on("change:selected", drawSelected);
+  model.on("change:_hits", drawHits);
+  drawPage();
+  drawSelected();
+  drawHits();
+
+  // The run a reader opens shows under the table in the one transcript widget the kernel makes
+  // with the first run and reuses for every other (its own view, drawn through anywidget's host).
+  let mounted = false;
+  const mountTranscript = () => {
+    const ref = model.get("_transcript");
+    if (mounted || !ref || !host) return;
+    mounted = true;
+    host
+      .getWidget(ref)
+      .then((child) => child.render({ el: transcript, signal }))
+      .catch((error) => console.warn("turnfold: could not draw the transcript widget", error));
+  };
+  model.on("change:_transcript", mountTranscript);
+  mountTranscript();
+
+  return () => {
+    model.off("change:_page", drawPage);
+    model.off("change:selected", drawSelected);
+    model.off("change:_hits", drawHits);
+    model.off("change:_transcript", mountTranscript);
+  };
+}
+
+export default { render };

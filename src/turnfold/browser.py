@@ -1,0 +1,366 @@
+"""Browsing many runs in the notebook (spec B-1, Q-5): ``SessionBrowser(corpus)``.
+
+An anywidget over a :class:`~turnfold.corpus.Corpus`. Python decides and the JS view in
+``js/src/browser.js`` (bundled as ``turnfold/static/browser.js``) draws:
+
+* The view writes the reader's :attr:`SessionBrowser.query` (sort column, filters, columns
+  shown, the page's first row); the kernel answers with ``_page``, one page of rows with every
+  cell as a person reads it, computed by :class:`~turnfold.corpus.paging.Paging` with Arrow
+  compute. The view never holds more than a page, so a corpus of 100,000 rows costs per
+  request what one page costs (Q-5).
+* ``_choices`` holds what the filters offer (agent, model and outcome values with their counts,
+  "has failures", a date range, any column), computed once.
+* A search across runs (``search`` request, C-6) reads the items again in the corpus's workers,
+  on a thread of its own so the kernel keeps answering; its hits arrive in ``_hits``.
+* Opening a row (``open`` request, or :meth:`SessionBrowser.show`) loads that item and shows it
+  under the table in one :class:`~turnfold.widget.TranscriptWidget`, made with the first item
+  and reused for every other (:meth:`~turnfold.widget.TranscriptWidget.show`); the reader's
+  folds of each item are kept while the browser lives (P-10), and a search hit opens with its
+  entry revealed (P-11).
+
+Messages and traits are declared below and generated for the JS as ``js/src/browser.d.ts``
+(``python -m turnfold.browser``). The display bundle also carries a static table of the first
+rows and the counts (W-4), deterministic for nbval.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+import anywidget
+import traitlets
+
+from turnfold.config import load_settings
+from turnfold.corpus import Corpus
+from turnfold.corpus.paging import Choices, Page, Paging, Query
+from turnfold.i18n import plural, translate
+from turnfold.model import SystemNotice, Transcript
+from turnfold.render.html import palette_css
+from turnfold.render.table import RUNS_CSS, runs_html
+from turnfold.settings import DisplaySettings
+from turnfold.widget import TranscriptWidget
+
+if TYPE_CHECKING:
+    import pandas
+
+__all__ = ["HIT_LIMIT", "SessionBrowser", "typescript"]
+
+_STATIC = Path(__file__).parent / "static"
+_BUNDLE_MISSING = "The turnfold browser bundle is not built: run `npm run build` in js/."
+#: Hits a search across runs lists at most (C-6 stops reading once it has them).
+HIT_LIMIT = 100
+
+# The phrases of the view's own controls, by the names the JS reads them with.
+_UI_KEYS = {
+    "label": "browser.label",
+    "search": "browser.search",
+    "searching": "browser.searching",
+    "close_hits": "browser.close_hits",
+    "filters": "browser.filters",
+    "columns": "browser.columns",
+    "any": "browser.any",
+    "add": "browser.add_filter",
+    "value": "browser.value",
+    "remove": "browser.remove_filter",
+    "clear": "browser.clear",
+    "previous": "browser.previous",
+    "next": "browser.next",
+    "keys": "browser.keys",
+    "loading": "widget.loading",
+}
+
+
+# --- what travels (generated as js/src/browser.d.ts) ----------------------------------------------
+
+
+class Hit(TypedDict):
+    """A search hit (C-6): its item, the item's title, where (``turn 3``), the entry it names
+    (revealed when opened, P-11) and the text around the match."""
+
+    key: str
+    title: str
+    where: str
+    entry: str
+    snippet: str
+
+
+class Hits(TypedDict):
+    """The answer to the latest search: its hits, or ``searching`` while it reads."""
+
+    query: str
+    searching: bool
+    hits: list[Hit]
+    label: str
+
+
+class OpenRequest(TypedDict):
+    """Open the item ``key`` under the table, revealing ``entry`` (a hit's) if given."""
+
+    type: Literal["open"]
+    key: str
+    entry: str | None
+
+
+class SearchRequest(TypedDict):
+    """Search every run for ``query`` ("": no search)."""
+
+    type: Literal["search"]
+    query: str
+
+
+class BrowserTraits(TypedDict):
+    """The traits a ``SessionBrowser`` syncs with its views."""
+
+    #: What the reader asked for; written by the views (and by code).
+    query: Query
+    #: The key of the item shown under the table, or None.
+    selected: str | None
+    #: The answer to ``query``.
+    _page: Page
+    #: What the filters offer.
+    _choices: Choices
+    #: The answer to the latest search, or None.
+    _hits: Hits | None
+    #: The phrases of the view's own controls.
+    _strings: dict[str, str]
+    #: The transcript widget under the table (``anywidget:<model id>``), once a run is opened.
+    _transcript: str | None
+
+
+BrowserRequest = OpenRequest | SearchRequest
+
+
+def typescript() -> str:
+    """The browser's traits and messages as TypeScript (``js/src/browser.d.ts``)."""
+    from turnfold.corpus import columns, paging
+    from turnfold.render.declarations import typescript as declare
+
+    classes = (
+        paging.Filter, paging.Query, columns.ColumnHead, columns.Cell, columns.Row, paging.Page,
+        paging.ColumnChoice, columns.Option, paging.Control, paging.Choices, Hit, Hits,
+        OpenRequest, SearchRequest, BrowserTraits,
+    )  # fmt: skip
+    return declare(classes, {"BrowserRequest": BrowserRequest}, source="src/turnfold/browser.py")
+
+
+# --- the widget -----------------------------------------------------------------------------------
+
+
+def _esm() -> str | Path:
+    built = _STATIC / "browser.js"
+    if built.is_file():
+        return built
+    return f"export default {{ render({{ el }}) {{ el.textContent = {_BUNDLE_MISSING!r}; }} }}\n"
+
+
+def _css() -> str:
+    built = _STATIC / "browser.css"
+    own = built.read_text(encoding="utf-8") if built.is_file() else ""
+    # A multi-line string, so anywidget takes it as CSS text rather than a file name.
+    return f"{own}\n{palette_css(standalone=False)}\n{RUNS_CSS}\n"
+
+
+class SessionBrowser(anywidget.AnyWidget):
+    """The runs of a corpus as a table to sort, filter, search and open (spec B-1).
+
+    >>> import turnfold
+    >>> from turnfold.samples import demo_session
+    >>> browser = SessionBrowser(turnfold.scan([demo_session()]))
+    >>> browser.query = {"sort": "turns", "descending": True}
+    >>> browser._page["label"], browser.rows.shape[0]
+    ('1–1 of 1', 1)
+    >>> browser.show("#0")
+    >>> browser.selected, len(browser.transcript_widget.transcript.entries) > 0
+    ('#0', True)
+    >>> browser.close()
+
+    ``settings`` are the display settings of the transcript shown under the table (link a
+    :class:`~turnfold.SettingsWidget` to :attr:`settings`); without them, the layered defaults.
+    """
+
+    _esm = _esm()
+    _css = _css()
+
+    query = traitlets.Dict().tag(sync=True)
+    selected = traitlets.Unicode(None, allow_none=True).tag(sync=True)
+    _page = traitlets.Dict().tag(sync=True)
+    _choices = traitlets.Dict().tag(sync=True)
+    _hits = traitlets.Any(None).tag(sync=True)  # Hits, or None: no search
+    _strings = traitlets.Dict().tag(sync=True)
+    _transcript = anywidget.WidgetTrait().tag(sync=True)
+
+    def __init__(
+        self, corpus: Corpus, settings: DisplaySettings | None = None, **kwargs: Any
+    ) -> None:
+        if not isinstance(corpus, Corpus):
+            raise TypeError(f"SessionBrowser shows a Corpus, not {type(corpus).__name__}")
+        self.corpus = corpus
+        self.settings = settings if settings is not None else load_settings()
+        locale = self.settings.locale
+        self._paging = Paging(corpus.to_arrow(), locale)
+        #: The one widget that shows every run opened, made with the first (its code and style
+        #: are most of what a browser would send up front otherwise, Q-5).
+        self.transcript_widget: TranscriptWidget | None = None
+        #: The key whose transcript is shown, and the reader's folds of every item opened.
+        self._shown: str | None = None
+        self._folds: dict[str, dict[str, str]] = {}
+        #: What to reveal once the new widget's first view is up (P-11): it cannot open a path
+        #: before it is drawn.
+        self._reveal_when_drawn: str | None = None
+        self._search_lock = threading.Lock()
+        self._search_count = 0
+        query, problems = self._paging.query(kwargs.pop("query", None))
+        super().__init__(
+            query=query,
+            _page=self._paging.page(query, problems),
+            _choices=self._paging.choices(),
+            _strings={name: translate(key, locale) for name, key in _UI_KEYS.items()},
+            **kwargs,
+        )
+        self.observe(self._on_query, names=["query"])
+        self.observe(self._on_selected, names=["selected"])
+        self.on_msg(self._on_view_message)
+
+    # --- rows ------------------------------------------------------------------------------------
+
+    def _on_query(self, change: Any) -> None:
+        query, problems = self._paging.query(change["new"])
+        self._page = dict(self._paging.page(query, problems))
+
+    @property
+    def rows(self) -> pandas.DataFrame:
+        """The rows the reader's filters keep, in the order they sorted them (pandas)."""
+        query, _ = self._paging.query(self.query)
+        return self._paging.selection(query).to_pandas()
+
+    # --- opening ---------------------------------------------------------------------------------
+
+    def show(self, key: str, reveal: str | None = None) -> None:
+        """Show the item ``key`` under the table, with the folds the reader left it in, and
+        reveal the entry ``reveal`` (a search hit's) in it (P-11)."""
+        if key not in self.corpus:
+            raise KeyError(key)
+        try:
+            transcript = self.corpus[key]
+        except Exception as exc:  # its row says why too (C-7): say it where it would show
+            transcript = Transcript([SystemNotice(text=str(exc) or type(exc).__name__,
+                                                  level="error")])  # fmt: skip
+        widget = self.transcript_widget
+        if widget is None:
+            widget = self.transcript_widget = TranscriptWidget(transcript, self.settings)
+            widget.on_msg(self._on_transcript_view)
+            self._reveal_when_drawn = reveal
+            self._transcript = widget
+        else:
+            if self._shown is not None:
+                self._folds[self._shown] = dict(widget._folds)
+            widget.show(transcript, self._folds.get(key))
+            if reveal:
+                widget.reveal(reveal)
+        self._shown = key
+        self.selected = key
+
+    def _on_transcript_view(self, widget: Any, content: Any, buffers: Any) -> None:
+        """The transcript widget's first view is up (its ``hello``): reveal what the first
+        opening asked for."""
+        if isinstance(content, dict) and content.get("type") == "hello":
+            reveal, self._reveal_when_drawn = self._reveal_when_drawn, None
+            if reveal and self.transcript_widget is not None:
+                self.transcript_widget.reveal(reveal)
+
+    def _on_selected(self, change: Any) -> None:
+        key = change["new"]
+        if key is not None and key != self._shown:
+            self.show(key)
+
+    # --- search across runs (C-6) ----------------------------------------------------------------
+
+    def search(self, query: str) -> None:
+        """Search every run for ``query``: the hits arrive in the view when the search ends
+        (a thread of its own reads the items; a newer search makes an older one's hits moot)."""
+        query = query.strip()
+        with self._search_lock:
+            self._search_count += 1
+            number = self._search_count
+        if not query:
+            self._hits = None
+            return
+        self._hits = {"query": query, "searching": True, "hits": [], "label": ""}
+        thread = threading.Thread(target=self._search, args=(query, number), daemon=True,
+                                  name="turnfold-browser-search")  # fmt: skip
+        thread.start()
+
+    def _search(self, query: str, number: int) -> None:
+        locale = self.settings.locale
+        try:
+            found = self.corpus.search(query, limit=HIT_LIMIT)
+            titles = self._titles({hit.key for hit in found})
+            hits: list[Hit] = [
+                {"key": hit.key, "title": titles.get(hit.key) or hit.key,
+                 "where": translate("browser.hit_turn", locale, turn=hit.turn) if hit.turn else "",
+                 "entry": hit.entry_id, "snippet": hit.snippet}
+                for hit in found
+            ]  # fmt: skip
+            if not hits:
+                label = translate("browser.no_hits", locale)
+            elif len(hits) >= HIT_LIMIT:
+                label = translate("browser.hits_limited", locale, count=len(hits))
+            else:
+                label = plural("browser.hits", len(hits), locale)
+        except Exception as exc:  # a bad pattern, an unreadable corpus: said, never raised
+            hits, label = [], str(exc) or type(exc).__name__
+        with self._search_lock:
+            if number == self._search_count:
+                self._hits = {"query": query, "searching": False, "hits": hits, "label": label}
+
+    def _titles(self, keys: set[str]) -> dict[str, str]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        table = self.corpus.to_arrow().select(["key", "title"])
+        found = table.filter(pc.is_in(table.column("key"), pa.array(sorted(keys), pa.string())))
+        return {row["key"]: row["title"] for row in found.to_pylist() if row["title"]}
+
+    # --- the view's requests ---------------------------------------------------------------------
+
+    def _on_view_message(self, widget: Any, content: Any, buffers: Any) -> None:
+        """Answer one request of a view (anything else is ignored: the view is untrusted)."""
+        if not isinstance(content, dict):
+            return
+        kind = content.get("type")
+        if kind == "open" and isinstance(content.get("key"), str) and content["key"] in self.corpus:
+            entry = content.get("entry")
+            self.show(content["key"], entry if isinstance(entry, str) else None)
+        elif kind == "search":
+            self.search(str(content.get("query") or ""))
+
+    # --- outputs (W-4) ---------------------------------------------------------------------------
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The widget view plus the counts as ``text/plain`` and the first rows as ``text/html``,
+        in the reader's order (W-4): deterministic, for a saved notebook and nbval."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is None:
+            return None
+        data, metadata = bundle
+        counts = self.corpus.describe()
+        query, _ = self._paging.query(self.query)
+        return {
+            **data,
+            "text/plain": f"SessionBrowser: {counts}; showing {self._page['label']}",
+            "text/html": runs_html(self._paging, query, counts),
+        }, metadata
+
+    def close(self) -> None:
+        """Close the browser and the transcript widget under it. Idempotent."""
+        widget = getattr(self, "transcript_widget", None)  # None: nothing opened yet
+        if widget is not None:
+            widget.close()
+        super().close()
+
+
+if __name__ == "__main__":
+    sys.stdout.write(typescript())

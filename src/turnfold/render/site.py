@@ -1,0 +1,417 @@
+"""Many runs as a static site (spec B-2): ``turnfold render DIR_OR_LOG -o SITE/``.
+
+``SITE/index.html``
+    every run as a row, in the session browser's columns and cells (:mod:`turnfold.render.table`),
+    sorted, filtered and searched (titles and first prompts) by a script of the page's own that
+    its Content-Security-Policy allows by hash alone (:mod:`turnfold.render.scripts`); without
+    script, the whole table.
+``SITE/runs/*.html``
+    one standalone page per run (:func:`turnfold.render.page.write_page`: folds, timeline, deep
+    links), linked to the index and to the runs before and after it.
+``SITE/.turnfold-site.json``
+    what each page was built from (its file's path, size and modification time, turnfold's
+    version and the display settings), so a rebuild reads and writes only what changed.
+
+Each session file is read once: a worker process summarises it into its rows (C-2) and writes the
+page of every run it holds while it has the run's transcript (``examine(..., visit=...)``), so a
+site costs about what its pages cost, spread over every core by the corpus engine. Which runs
+stand beside a page is known only once every file is read, so a worker writes a page up to its
+end and this process ends it (:func:`~turnfold.render.html.page_end`), later rewriting only that
+end when a neighbour changes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from turnfold.corpus.columns import (
+    CHOICE_COLUMNS,
+    DEFAULT_COLUMNS,
+    Column,
+    Row,
+    column,
+    derived,
+    heads_of,
+    label,
+    options_of,
+    row_of,
+)
+from turnfold.corpus.discover import Item, discover
+from turnfold.corpus.engine import spread, worth_workers
+from turnfold.corpus.summarize import DATETIME_COLUMNS, Summary, examine
+from turnfold.i18n import translate
+from turnfold.model import Transcript, UserMessage
+from turnfold.render.content import escape
+from turnfold.render.html import page_end, turnfold_css
+from turnfold.render.page import write_page
+from turnfold.render.scripts import policy, script_tag
+from turnfold.render.table import RUNS_CSS, runs_table
+from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
+
+__all__ = ["INDEX", "MANIFEST", "RUNS", "SiteReport", "build_site"]
+
+INDEX = "index.html"
+#: The folder of the runs' pages, beside the index.
+RUNS = "runs"
+MANIFEST = ".turnfold-site.json"
+#: The index's own script: sort, filter, search.
+INDEX_SCRIPT = "site-index.js"
+#: Characters of a run's first prompt the index's search reads (its title is the first line).
+PROMPT_LIMIT = 1000
+#: Progress bars appear only for builds longer than this (seconds).
+PROGRESS_DELAY_S = 1.0
+#: Changes when what a page holds changes without turnfold's version changing.
+_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class SiteReport:
+    """What a build did: rows in the index, pages written and kept as they were, files that are
+    no run (unrecognised, or part of another run)."""
+
+    index: Path
+    rows: int
+    written: int
+    kept: int
+    skipped: int
+
+
+# --- the workers: read each file once, write its runs' pages ------------------------------------
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A run as a worker read it: its C-2 row, its page (None: it could not be read), the bytes
+    written before the page's end, and its first prompt (for the index's search)."""
+
+    row: dict[str, Any]
+    page: str | None
+    body: int
+    prompt: str
+
+
+@dataclass(frozen=True)
+class _File:
+    kind: str
+    runs: list[_Run]
+
+
+@dataclass(frozen=True)
+class _PageWriter:
+    """Picklable: a chunk of files' runs, each run's page written as its file is read."""
+
+    folder: str
+    settings: SettingsSnapshot
+
+    def __call__(self, items: list[Item]) -> list[_File]:
+        return [self.read(item) for item in items]
+
+    def read(self, item: Item) -> _File:
+        runs = Path(self.folder) / RUNS
+        written: list[tuple[dict[str, Any], Path, int, str]] = []
+
+        def visit(transcript: Transcript, row: dict[str, Any]) -> None:
+            # Named once the row's key is final (a file of one instance ends up keyed by its path).
+            part = runs / f".{os.getpid()}-{len(written)}.part"
+            with part.open("wb") as stream:
+                body = write_page(stream, transcript, self.settings, title=_title(row),
+                                  fork=False, end=False)  # fmt: skip
+            written.append((row, part, body, _first_prompt(transcript)))
+
+        found = examine(item, tables=False, visit=visit)
+        pages: dict[str, tuple[str | None, int, str]] = {}
+        for row, part, body, prompt in written:
+            name = page_name(row["key"])
+            os.replace(part, runs / name)
+            pages[row["key"]] = (name, body, prompt)
+        built = []
+        for row in _rows(found):
+            # A run that could not be read has no page: its row says why.
+            page, body, prompt = pages.get(row["key"], (None, 0, ""))
+            built.append(_Run(row, page, body, prompt))
+        return _File(found.kind, built)
+
+
+def _rows(found: Summary) -> Iterator[dict[str, Any]]:
+    """Every row of a summary, those an eval log packed into record batches first."""
+    for rows, _, _ in found.packed:
+        yield from rows.to_pylist()
+    yield from found.rows
+
+
+def _title(row: dict[str, Any]) -> str:
+    return str(row["title"] or Path(str(row["key"])).name)
+
+
+def _first_prompt(transcript: Transcript) -> str:
+    for entry in transcript.entries:
+        if isinstance(entry, UserMessage) and entry.text.strip():
+            return entry.text[:PROMPT_LIMIT]
+    return ""
+
+
+def page_name(key: str) -> str:
+    """The file name of a run's page: readable, and unique by a digest of its key.
+
+    >>> page_name("/home/me/.claude/projects/shop/5c0375b4.jsonl")
+    '5c0375b4.jsonl-eb7c295262.html'
+    """
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "-", key.replace("#", "-").rsplit("/", 1)[-1])
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
+    return f"{readable.strip('-.')[:60]}-{digest}.html"
+
+
+# --- the build ------------------------------------------------------------------------------------
+
+
+def build_site(
+    source: str | os.PathLike[str],
+    folder: str | os.PathLike[str],
+    settings: DisplaySettings | SettingsSnapshot | None = None,
+    *,
+    workers: int | None = None,
+    progress: bool = True,
+) -> SiteReport:
+    """Write the site of every run in ``source`` (a folder, an eval log, a list of paths) into
+    ``folder``; a page whose inputs did not change since the last build is left as it is.
+    ``workers``: worker processes (None: every core)."""
+    snapshot = snapshot_of(settings)
+    out = Path(folder)
+    (out / RUNS).mkdir(parents=True, exist_ok=True)
+    found = discover(source, None)
+    before = _read_manifest(out)
+    prints = {item.key: _fingerprint(item, snapshot) for item in found.items}
+    todo = [item for item in found.items if not _fresh(before.get(item.key), prints[item.key], out)]
+    read: dict[str, _File] = {}
+    from tqdm.auto import tqdm
+
+    with tqdm(total=len(todo), desc="Rendering", unit="file", delay=PROGRESS_DELAY_S,
+              disable=not progress) as bar:  # fmt: skip
+        writer = _PageWriter(str(out), snapshot)
+        for at, done in spread(writer, todo, workers=workers, parallel=worth_workers(todo)):
+            read[todo[at].key] = done
+            bar.update(1)
+    files: dict[str, dict[str, Any]] = {}
+    for item in found.items:
+        fresh = read.get(item.key)
+        files[item.key] = before[item.key] if fresh is None else _entry(prints[item.key], fresh)
+    runs = [run for entry in files.values() for run in entry["runs"]]
+    _end_pages(out, [run for run in runs if run["page"]], snapshot.locale)
+    _forget(out, before, files)
+    index = out / INDEX
+    counts, skipped = _counts(found.skipped, files, runs)
+    _atomic_write(index, _index_html(runs, counts, snapshot.locale).encode("utf-8"))
+    _atomic_write(out / MANIFEST, json.dumps({"files": files}, ensure_ascii=False).encode())
+    written = sum(1 for entry in read.values() for run in entry.runs if run.page)
+    pages = sum(1 for run in runs if run["page"])
+    return SiteReport(index, len(runs), written, pages - written, skipped)
+
+
+def _fingerprint(item: Item, settings: SettingsSnapshot) -> str:
+    """What a file's pages are built from, as one digest."""
+    from turnfold import __version__
+
+    facts = [item.path, item.size, item.mtime_ns, __version__, _FORMAT,
+             dataclasses.asdict(settings)]  # fmt: skip
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _fresh(entry: dict[str, Any] | None, fingerprint: str, out: Path) -> bool:
+    """Whether a file's pages, as the last build recorded them, can stay as they are."""
+    if entry is None or entry.get("fingerprint") != fingerprint:
+        return False
+    return all((out / RUNS / run["page"]).is_file() for run in entry["runs"] if run["page"])
+
+
+def _entry(fingerprint: str, built: _File) -> dict[str, Any]:
+    """A file's record in the manifest: its runs' rows (moments as ISO text) and pages."""
+    runs = [
+        {"row": {name: _plain(value) for name, value in run.row.items()}, "page": run.page,
+         "body": run.body, "prompt": run.prompt, "nav": None}
+        for run in built.runs
+    ]  # fmt: skip
+    return {"fingerprint": fingerprint, "kind": built.kind, "runs": runs}
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _read_manifest(out: Path) -> dict[str, dict[str, Any]]:
+    """The files the last build recorded, by key; none when there is no readable manifest."""
+    try:
+        files = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return files if isinstance(files, dict) else {}
+
+
+def _end_pages(out: Path, pages: list[dict[str, Any]], locale: str) -> None:
+    """End each page with links to the index and to the pages before and after it; a page
+    whose end already links to those is left as it is."""
+    for at, run in enumerate(pages):
+        previous = pages[at - 1]["page"] if at else None
+        following = pages[at + 1]["page"] if at + 1 < len(pages) else None
+        if run["nav"] == [previous, following]:
+            continue
+        with (out / RUNS / run["page"]).open("r+b") as stream:
+            stream.seek(run["body"])
+            stream.write(page_end(_nav_html(previous, following, locale)).encode("utf-8"))
+            stream.truncate()
+        run["nav"] = [previous, following]
+
+
+#: A run page's links stay at the bottom of the window (they end the page, after the transcript).
+_NAV_STYLE = (
+    "position:sticky;bottom:0;display:flex;gap:24px;justify-content:center;padding:6px;"
+    "background:var(--tf-bg);border-top:1px solid var(--tf-border)"
+)
+
+
+def _nav_html(previous: str | None, following: str | None, locale: str) -> str:
+    """The links of a run's page, kept in view at the bottom of the window."""
+    links = [f'<a href="../{INDEX}">{escape(translate("site.index", locale))}</a>']
+    if previous:
+        label = escape(translate("site.previous", locale))
+        links.insert(0, f'<a rel="prev" href="{escape(previous)}">← {label}</a>')
+    if following:
+        label = escape(translate("site.next", locale))
+        links.append(f'<a rel="next" href="{escape(following)}">{label} →</a>')
+    return f'<nav class="tf-site-nav" style="{_NAV_STYLE}">{"".join(links)}</nav>\n'
+
+
+def _forget(out: Path, before: dict[str, dict[str, Any]], files: dict[str, dict[str, Any]]) -> None:
+    """Delete the pages of runs that are gone, and any a build left half written."""
+    kept = {run["page"] for entry in files.values() for run in entry["runs"] if run["page"]}
+    for entry in before.values():
+        for run in entry.get("runs", []):
+            if run.get("page") and run["page"] not in kept:
+                (out / RUNS / run["page"]).unlink(missing_ok=True)
+    for part in (out / RUNS).glob(".*.part"):
+        part.unlink(missing_ok=True)
+
+
+def _counts(
+    skipped: int, files: dict[str, dict[str, Any]], runs: list[dict[str, Any]]
+) -> tuple[str, int]:
+    """The index's line of counts, as a corpus says it, and the files that are no run."""
+    others = skipped + sum(1 for entry in files.values() if entry["kind"] != "rows")
+    errors = sum(1 for run in runs if run["row"]["error"] is not None)
+    rows = len(runs)
+    line = (f"{rows} row{'s' if rows != 1 else ''}, {errors} error{'s' if errors != 1 else ''}, "
+            f"{others} skipped")  # fmt: skip
+    return line, others
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    partial = path.with_name(f".{path.name}.part")
+    partial.write_bytes(data)
+    os.replace(partial, path)
+
+
+# --- the index ------------------------------------------------------------------------------------
+
+_INDEX_RULES = """\
+body.tf-page .turnfold.tf-site-index { max-width: 1400px; }
+.tf-site-index .tf-site-filters { display: flex; flex-wrap: wrap; gap: 8px 12px;
+  align-items: center; margin: 0 0 8px; color: var(--tf-dim); }
+.tf-site-index .tf-site-filters[hidden] { display: none; }
+.tf-site-index .tf-site-filters input[type=search] { flex: 1 1 18em; max-width: 32em; }
+.tf-site-index th button { font: inherit; color: inherit; background: none; border: 0; padding: 0;
+  cursor: pointer; }
+.tf-site-index th[aria-sort=ascending] button::after { content: " \\25B2"; font-size: 0.8em; }
+.tf-site-index th[aria-sort=descending] button::after { content: " \\25BC"; font-size: 0.8em; }
+"""
+
+
+def _index_html(runs: list[dict[str, Any]], counts: str, locale: str) -> str:
+    """The index: every run in the browser's default columns and cells. Built from the rows
+    as they are (no Arrow: a rebuild of one run costs what that run costs)."""
+    shown = [column(name) for name in DEFAULT_COLUMNS]
+    rows: list[Row] = []
+    attributes: dict[str, str] = {}
+    for run in runs:
+        plain = derived(run["row"])  # moments as ISO text, as the manifest keeps them
+        rows.append(row_of({name: _moment(name, value) for name, value in plain.items()},
+                           shown, locale))  # fmt: skip
+        attributes[plain["key"]] = _row_attributes(plain, run["prompt"], shown)
+    pages = {run["row"]["key"]: run["page"] for run in runs}
+
+    def link(row: Row) -> str | None:
+        name = pages[row["key"]]
+        return f"{RUNS}/{name}" if name else None
+
+    title = escape(translate("site.title", locale))
+    table = runs_table(heads_of(shown, locale), rows, link=link,
+                       row_attrs=lambda row: attributes[row["key"]])  # fmt: skip
+    return (
+        f'<!DOCTYPE html>\n<html lang="{escape(locale)}">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy([INDEX_SCRIPT])}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{title}</title>\n<style>\n{turnfold_css(standalone=True)}\n{RUNS_CSS}\n"
+        f"{_INDEX_RULES}</style>\n</head>\n"
+        f'<body class="tf-page">\n<main class="turnfold tf-site-index">\n<h1>{title}</h1>\n'
+        f'<p class="tf-site-counts">{escape(counts)}</p>\n{_filters(runs, locale)}\n{table}\n'
+        f"</main>\n{script_tag(INDEX_SCRIPT)}\n</body>\n</html>\n"
+    )
+
+
+def _moment(name: str, value: Any) -> Any:
+    return datetime.fromisoformat(value) if name in DATETIME_COLUMNS and value else value
+
+
+def _row_attributes(values: dict[str, Any], prompt: str, shown: list[Column]) -> str:
+    """What the index's script reads of a row: each cell's value to sort by, the title and
+    first prompt to search, the values its filters compare."""
+    text = " ".join(f"{values['title'] or ''} {prompt}".split()).lower()
+    facts = {
+        "data-sort": json.dumps([_sort_value(col.name, values) for col in shown],
+                                ensure_ascii=False),
+        "data-text": text,
+        "data-failed": "1" if values["failed_tools"] else "0",
+        **{f"data-{name}": values[name] or "" for name in CHOICE_COLUMNS},
+    }  # fmt: skip
+    return "".join(f' {name}="{escape(str(value))}"' for name, value in facts.items())
+
+
+def _sort_value(name: str, row: dict[str, Any]) -> Any:
+    """How the index's script orders a cell: numbers as numbers, words regardless of case,
+    moments by their ISO text; missing values (null) last."""
+    value = row.get(name)
+    return value.lower() if isinstance(value, str) and name not in DATETIME_COLUMNS else value
+
+
+def _filters(runs: list[dict[str, Any]], locale: str) -> str:
+    """The index's filters, hidden until its script runs (without script they could do
+    nothing): the search, a choice of agent, model and outcome, and "has failures"."""
+    search = escape(translate("site.filter", locale))
+    parts = [f'<input type="search" aria-label="{search}" placeholder="{search}">']
+    any_value = escape(translate("browser.any", locale))
+    for name in CHOICE_COLUMNS:
+        counted = Counter(run["row"][name] for run in runs)
+        options = "".join(
+            f'<option value="{escape(option["value"])}">{escape(option["label"])} '
+            f"({option['count']})</option>"
+            for option in options_of(column(name), counted.items(), locale)
+        )
+        heading = escape(label(name, locale))
+        parts.append(f'<label>{heading} <select data-column="{name}"><option value="">'
+                     f"{any_value}</option>{options}</select></label>")  # fmt: skip
+    failures = escape(translate("browser.has_failures", locale))
+    parts.append(f'<label><input type="checkbox" data-failed> {failures}</label>')
+    template = escape(translate("site.shown", locale, shown="{shown}", total="{total}"))
+    parts.append(
+        f'<span class="tf-site-shown" aria-live="polite" data-template="{template}"></span>'
+    )
+    return f'<div class="tf-site-filters" role="search" hidden>{"".join(parts)}</div>'

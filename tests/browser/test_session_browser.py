@@ -1,0 +1,164 @@
+"""The session browser in real JupyterLab, driven by Chromium (issue 16; B-1, C-6, P-11, X-1).
+
+Fixtures and helpers are documented in ``conftest.py``. The browser is the ``.tf-browser`` of
+the cell's output; the run opened from it shows under its table in a ``.tf-widget``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from labkit import Lab
+from playwright.sync_api import Locator, expect
+from test_widget_browser import _hostile_transcript, _load_test_module
+
+from turnfold.model import Transcript, UserMessage
+
+TREE = Path(__file__).resolve().parent.parent / "fixtures" / "corpus"
+
+SETUP = """\
+import os, tempfile
+os.environ["TURNFOLD_CACHE_DIR"] = tempfile.mkdtemp()  # the test's own index
+import turnfold"""
+
+#: 250 short runs as a table of trajectories: three pages of rows.
+MANY = """\
+import pandas as pd
+rows = [{"task": f"t{i}", "agent_name": "a" if i % 2 else "b", "messages": [
+    {"role": "user", "content": f"Task {i}: what is {i} + {i}?"},
+    {"role": "assistant", "content": f"It is {2 * i}."}]} for i in range(250)]
+corpus = turnfold.scan(pd.DataFrame(rows), workers=1)"""
+
+
+def browser_of(lab: Lab, name: str, cells: list[str]) -> Locator:
+    lab.write_notebook(name, cells)
+    lab.open(name)
+    lab.run_all()
+    panel = lab.page.evaluate("() => window.jupyterapp.shell.currentWidget.id")
+    browser = lab.page.locator(f"#{panel} .tf-browser").first
+    browser.wait_for()
+    return browser
+
+
+def rows(browser: Locator) -> Locator:
+    return browser.locator(".tf-b-grid tbody tr")
+
+
+def column(browser: Locator, label: str) -> list[str]:
+    """The text of each shown row's cell in the column headed ``label``."""
+    return browser.evaluate(
+        """(root, label) => {
+            const heads = [...root.querySelectorAll('.tf-b-grid th')].map((th) => th.innerText);
+            const at = heads.findIndex((text) => text.startsWith(label));
+            return [...root.querySelectorAll('.tf-b-grid tbody tr')]
+                .map((tr) => tr.children[at].textContent);
+        }""",
+        label,
+    )
+
+
+def test_B1_sort_by_a_column_and_filter_by_agent_in_the_kernel(lab: Lab) -> None:
+    browser = browser_of(lab, "sort.ipynb", [SETUP, f"turnfold.scan({str(TREE)!r}, workers=1)"])
+    grid = browser.locator(".tf-b-grid")
+    assert grid.get_attribute("role") == "grid"
+    count = rows(browser).count()
+    assert count >= 5
+    assert grid.get_attribute("aria-rowcount") == str(count + 1)
+    assert browser.locator(".tf-b-range").inner_text() == f"1–{count} of {count}"
+
+    tools = browser.locator("th", has_text="Tools")
+    tools.locator("button").click()
+    expect(tools).to_have_attribute("aria-sort", "descending")  # numbers: largest first
+    shown = [int(text or "-1") for text in column(browser, "Tools")]
+    assert shown == sorted(shown, reverse=True)
+    tools.locator("button").click()
+    expect(tools).to_have_attribute("aria-sort", "ascending")
+
+    browser.locator(".tf-b-choice", has_text="Agent").locator("select").select_option("codex")
+    expect(browser.locator(".tf-b-range")).to_have_text(f"1–1 of 1 ({count} in all)")
+    assert column(browser, "Agent") == ["codex"]
+    browser.locator(".tf-b-clear").click()
+    expect(rows(browser)).to_have_count(count)
+
+
+def test_B1_outcome_and_failures_read_at_a_glance_by_glyph_and_colour(lab: Lab) -> None:
+    browser = browser_of(lab, "glance.ipynb", [SETUP, f"turnfold.scan({str(TREE)!r}, workers=1)"])
+    failed = browser.locator("td.tf-tone-fail").first
+    assert failed.inner_text().startswith("✖ ")
+    red = failed.evaluate("(e) => getComputedStyle(e).color")
+    plain = browser.locator("td:not([class])").first.evaluate("(e) => getComputedStyle(e).color")
+    assert red != plain
+    unreadable = browser.locator("tr.tf-tone-row-error td.tf-tone-error").first
+    assert unreadable.inner_text().startswith("⚠ ")
+
+
+def test_B1_keyboard_moves_opens_and_turns_the_page(lab: Lab) -> None:
+    browser = browser_of(lab, "keys.ipynb", [SETUP, MANY, "corpus"])
+    expect(browser.locator(".tf-b-range")).to_have_text("1–100 of 250")
+    rows(browser).first.click()  # opens the first run, and the grid has the focus
+    transcript = browser.locator(".tf-b-transcript .tf-widget")
+    expect(transcript).to_contain_text("Task 0: what is 0 + 0?")
+    lab.page.keyboard.press("ArrowDown")
+    lab.page.keyboard.press("Enter")
+    expect(transcript).to_contain_text("Task 1: what is 1 + 1?")
+    expect(browser.locator("tr.tf-b-open")).to_have_attribute("aria-rowindex", "3")
+    lab.screenshot("session-browser.png", browser)
+
+    lab.page.keyboard.press("End")
+    lab.page.keyboard.press("ArrowDown")  # past the last row: the next page, from the kernel
+    expect(browser.locator(".tf-b-range")).to_have_text("101–200 of 250")
+    active = browser.locator('tr[aria-selected="true"]')
+    expect(active).to_have_attribute("aria-rowindex", "102")
+    expect(active).to_be_focused()
+    assert rows(browser).count() == 100  # the view holds one page
+    lab.page.keyboard.press("Enter")
+    expect(transcript).to_contain_text("Task 100: what is 100 + 100?")
+    lab.page.keyboard.press("ArrowUp")  # back past the first row: the page before, its last row
+    expect(browser.locator(".tf-b-range")).to_have_text("1–100 of 250")
+    expect(browser.locator('tr[aria-selected="true"]')).to_have_attribute("aria-rowindex", "101")
+    # The notebook did not take the keys: its cells stayed where they were.
+    assert (
+        lab.page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex")
+        == 2
+    )
+
+
+def test_C6_P11_slash_searches_every_run_and_a_hit_opens_revealed(lab: Lab) -> None:
+    browser = browser_of(lab, "search.ipynb", [SETUP, f"turnfold.scan({str(TREE)!r}, workers=1)"])
+    rows(browser).first.focus()  # nothing opened yet: the hit opens the first run
+    lab.page.keyboard.press("/")
+    search = browser.locator(".tf-b-search")
+    expect(search).to_be_focused()
+    search.fill("readme")
+    search.press("Enter")
+    hits = browser.locator(".tf-b-hit")
+    expect(hits.first).to_be_visible(timeout=60_000)
+    assert "readme" in hits.first.locator(".tf-b-hit-snippet").inner_text().lower()
+    key, entry = (hits.first.get_attribute(name) or "" for name in ("data-key", "data-entry"))
+    hits.first.click()
+    expect(browser.locator("tr.tf-b-open")).to_have_attribute("data-key", key)
+    revealed = browser.locator(".tf-b-transcript .tf-revealed")
+    expect(revealed).to_have_count(1)
+    expect(revealed).to_be_visible()  # its folds opened: exactly its ancestors (P-11)
+    assert (revealed.get_attribute("data-key") or "").endswith(entry)
+
+
+def test_X1_a_hostile_corpus_stays_text_in_the_browser_and_its_transcripts(lab: Lab) -> None:
+    security = _load_test_module("test_security")
+    folder = lab.server.root / "hostile-runs"
+    folder.mkdir()
+    transcript = _hostile_transcript()
+    for number, payload in enumerate([*security.PAYLOADS[:12], "<img src=x onerror=alert(1)>"]):
+        run = Transcript([UserMessage(text=payload), *transcript.entries])  # the payload: a title
+        (folder / f"run-{number:02d}.jsonl").write_text(run.dump(), encoding="utf-8")
+    browser = browser_of(lab, "hostile.ipynb", [SETUP, f"turnfold.scan({str(folder)!r})"])
+    expect(rows(browser)).to_have_count(13)
+    for index in range(3):
+        rows(browser).nth(index).click()
+        expect(browser.locator(".tf-b-transcript .tf-widget .tf-turn").first).to_be_visible()
+    lab.page.wait_for_timeout(1000)  # give any injected handler time to fire
+    assert lab.dialogs == []
+    assert not [line for line in lab.console if "TF-PWNED" in line]
+    assert not [url for url in lab.requests if "evil.test" in url]
+    assert browser.locator("script, iframe, object, embed, form, img[onerror]").count() == 0
+    assert "<img src=x onerror=alert(1)>" in browser.locator(".tf-b-grid").inner_text()

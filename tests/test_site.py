@@ -1,0 +1,166 @@
+"""The static site of many runs (spec B-2): ``turnfold render DIR_OR_LOG -o SITE/``.
+
+Read as a visitor reads it: an index with a row per run, a page per run linked both ways, pages
+that only change when their run does, and no script but the site's own. The site in a real
+Chromium from ``file://``, with JavaScript on and off: ``tests/browser/test_site_browser.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import turnfold
+from turnfold.cli import main
+from turnfold.model import AssistantText, Transcript, UserMessage
+from turnfold.render import site
+from turnfold.render.html import DEEP_LINKS
+from turnfold.render.page import render_page
+from turnfold.render.scripts import policy, script_tag
+from turnfold.render.site import INDEX, MANIFEST, RUNS, build_site, page_name
+
+TREE = Path(__file__).parent / "fixtures" / "corpus"
+EVAL_LOG = Path(__file__).parent / "fixtures" / "harnesses" / "inspect" / "mockllm_two-epochs.eval"
+HREF = re.compile(r'<a (?:rel="(prev|next)" )?href="([^"]+)"')
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    target = tmp_path / "tree"
+    shutil.copytree(TREE, target)
+    return target
+
+
+def stamps(folder: Path) -> dict[str, int]:
+    """Each page of a site and when it was last written."""
+    return {page.name: page.stat().st_mtime_ns for page in (folder / RUNS).glob("*.html")}
+
+
+def nav(page: Path) -> dict[str | None, str]:
+    """A run page's links at its end: previous, index, next."""
+    end = page.read_text(encoding="utf-8").rsplit("</main>", 1)[1]
+    return dict(HREF.findall(end))
+
+
+def index_links(folder: Path) -> list[str]:
+    return re.findall(r'<td[^>]*><a href="runs/([^"]+)"', (folder / INDEX).read_text("utf-8"))
+
+
+def test_B2_an_index_and_a_page_per_run_linked_both_ways(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    report = build_site(tree, out, workers=1, progress=False)
+    corpus = turnfold.scan(tree, workers=1, cache=False)
+    readable = [row["key"] for row in corpus if row["error"] is None]
+    assert report.rows == len(corpus)
+    assert report.written == len(readable)
+    files = [path for path in tree.rglob("*") if path.is_file()]
+    assert report.skipped == len(files) - len({row["path"] for row in corpus})  # no run of its own
+    assert index_links(out) == [page_name(key) for key in readable]  # the corpus's order
+    pages = index_links(out)
+    for at, name in enumerate(pages):
+        links = nav(out / RUNS / name)
+        assert links[""] == "../index.html"
+        assert links.get("prev") == (pages[at - 1] if at else None)
+        assert links.get("next") == (pages[at + 1] if at + 1 < len(pages) else None)
+    index = (out / INDEX).read_text("utf-8")
+    assert index.count("<tr ") == len(corpus)  # unreadable runs are rows too, without a page
+    assert index.count("⚠ ") == len(corpus) - len(readable)
+
+
+def test_B2_a_run_s_page_is_its_standalone_page_with_the_site_s_links(
+    tree: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    build_site(tree, out, workers=1, progress=False)
+    (path,) = tree.glob("codex/sessions/**/*09-59-55*.jsonl")  # the other is its sub-agent's
+    (row,) = turnfold.scan([path], workers=1, cache=False)
+    alone = render_page(turnfold.load(path), title=row["title"])
+    page = (out / RUNS / page_name(str(path))).read_text("utf-8")
+    assert page.startswith(alone.rsplit("</main>", 1)[0] + '</main>\n<nav class="tf-site-nav"')
+    assert page.endswith(f"{script_tag(DEEP_LINKS)}\n</body>\n</html>\n")
+
+
+def test_B2_a_rebuild_writes_only_what_changed(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build_site(tree, out, workers=1, progress=False)
+    first = stamps(out)
+    again = build_site(tree, out, workers=1, progress=False)
+    assert (again.written, again.kept) == (0, len(first))
+    assert stamps(out) == first  # no page rewritten
+
+    changed = next(tree.glob("claude/projects/*/ses_stage0_small.jsonl"))
+    changed.write_text(changed.read_text("utf-8") + "\n", encoding="utf-8")
+    report = build_site(tree, out, workers=1, progress=False)
+    assert report.written == 1
+    now = stamps(out)
+    assert {name for name in now if now[name] != first.get(name)} == {page_name(str(changed))}
+
+
+def test_B2_a_new_run_ends_its_neighbours_pages_anew_and_a_gone_run_s_page_goes(
+    tree: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    build_site(tree, out, workers=1, progress=False)
+    pages = index_links(out)
+    added = tree / "claude" / "projects" / "-home-dev-shop" / "new.jsonl"
+    shutil.copyfile(next(tree.glob("claude/projects/*/ses_stage0_small.jsonl")), added)
+    report = build_site(tree, out, workers=1, progress=False)
+    assert report.written == 1
+    after = index_links(out)
+    at = after.index(page_name(str(added)))
+    assert nav(out / RUNS / after[at - 1])["next"] == after[at]
+    assert nav(out / RUNS / after[at + 1])["prev"] == after[at]
+    added.unlink()
+    build_site(tree, out, workers=1, progress=False)
+    assert index_links(out) == pages
+    assert sorted(p.name for p in (out / RUNS).iterdir()) == sorted(pages)
+
+
+def test_B2_an_eval_log_is_a_page_per_sample(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    report = build_site(EVAL_LOG, out, workers=1, progress=False)
+    corpus = turnfold.scan(EVAL_LOG, workers=1, cache=False)
+    assert report.rows == len(corpus) > 1
+    assert index_links(out) == [page_name(key) for key in corpus.keys]
+
+
+def test_B2_the_site_is_the_same_built_on_one_core_or_many(tree: Path, tmp_path: Path) -> None:
+    alone, shared = tmp_path / "one", tmp_path / "two"
+    build_site(tree, alone, workers=1, progress=False)
+    build_site(tree, shared, workers=2, progress=False)
+    for name in [INDEX, *(f"{RUNS}/{page}" for page in index_links(alone))]:
+        assert (alone / name).read_bytes() == (shared / name).read_bytes(), name
+
+
+def test_X1_B2_the_site_runs_only_its_own_scripts_and_titles_stay_text(tmp_path: Path) -> None:
+    hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for number in range(3):
+        run = Transcript([UserMessage(text=f"{hostile} {number}"), AssistantText(text=hostile)])
+        (runs / f"run-{number}.jsonl").write_text(run.dump(), encoding="utf-8")
+    out = tmp_path / "site"
+    build_site(runs, out, workers=1, progress=False)
+    index = (out / INDEX).read_text("utf-8")
+    assert f'content="{policy([site.INDEX_SCRIPT])}"' in index
+    assert index.count("<script") == 1
+    assert script_tag(site.INDEX_SCRIPT) in index
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in index
+    assert "<img" not in index
+    for page in (out / RUNS).glob("*.html"):
+        text = page.read_text("utf-8")
+        assert text.count("<script") == 1  # the deep links' (render/html.py checks the rest)
+        assert "<img" not in text
+
+
+def test_W6_turnfold_render_of_a_folder_writes_a_site(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["render", str(tree), "-o", f"{out}/"]) == 0
+    assert (out / INDEX).is_file()
+    assert main(["render", str(tree)]) == 0  # a folder without -o: FOLDER-site/
+    assert (tree.with_name("tree-site") / INDEX).is_file()
+    assert main(["render", str(tmp_path / "missing"), "-o", f"{out}/"]) == 2
+    assert (out / MANIFEST).is_file()
