@@ -424,6 +424,57 @@ def test_A1_a_run_result_and_its_new_items_read_like_the_saved_state() -> None:
     assert usages == [e.usage for e in state.entries if isinstance(e, AssistantText)]
 
 
+def test_A1_a_chat_completions_model_s_placeholder_ids_name_no_batch_and_no_response() -> None:
+    """A model that is not the Responses API's (Chat Completions, LiteLLM) gives every item the
+    id ``__fake_id__`` and every response none: its responses are still told apart by order,
+    so each response's calls are one batch of their own and its usage lands on its entries."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+    from agents.models.chatcmpl_converter import Converter
+    from agents.testing import ModelStep, ScriptedModel
+    from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageFunctionToolCall
+    from openai.types.chat.chat_completion_message_function_tool_call import Function
+
+    from agents import Agent, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)  # the default exporter wants OPENAI_API_KEY
+
+    @function_tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    def step(n: int, text: str | None, *calls: str) -> ModelStep:
+        message = ChatCompletionMessage(
+            role="assistant",
+            content=text,
+            tool_calls=[
+                ChatCompletionMessageFunctionToolCall(
+                    id=call,
+                    type="function",
+                    function=Function(name="add", arguments='{"a":1,"b":2}'),
+                )
+                for call in calls
+            ]
+            or None,
+        )  # the SDK's own conversion of a Chat Completions message, as its model does it
+        output = Converter.message_to_output_items(message)
+        return ModelStep(output=output, usage=openai_agents_runs._usage(n), response_id=None)
+
+    steps = [step(1, "Adding twice.", "c1", "c2"), step(2, "Once more.", "c3"), step(3, "3.")]
+    assert {item.id for s in steps for item in s.output} == {"__fake_id__"}
+    agent = Agent(name="adder", tools=[add], model=ScriptedModel(steps))
+    transcript = turnfold.load(openai_agents_runs.run(lambda: agent, "Add."))
+    calls = calls_by_id(transcript)
+    assert [calls[c].batch_id for c in ("c1", "c2", "c3")] == ["resp-0", "resp-0", "resp-1"]
+    texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert [(t.text, t.usage and t.usage.input_tokens) for t in texts] == [
+        ("Adding twice.", 10),
+        ("Once more.", 20),
+        ("3.", 30),
+    ]
+
+
 def _follow(
     agent: Any = None, prompt: str = PROMPT, *, events_only: bool = False
 ) -> tuple[turnfold.Follow, Any, list[list[Any]]]:

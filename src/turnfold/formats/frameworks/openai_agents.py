@@ -50,6 +50,7 @@ The state records no model name and no timestamps, so neither is shown (L-3).
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -473,17 +474,23 @@ def agents_usage(raw: Any) -> Usage | None:
     )
 
 
+#: The id the SDK gives every item and response of a model that is not the Responses API's
+#: (Chat Completions, LiteLLM, any-llm: ``agents.models.fake_id.FAKE_RESPONSES_ID``): it names
+#: nothing, or every call of a run would be one batch and every usage the first response's.
+PLACEHOLDER_ID = "__fake_id__"
+
+
+def _named(value: Any) -> bool:
+    return bool(value) and type(value) is str and value != PLACEHOLDER_ID
+
+
 def _raw_keys(raw: Any) -> list[str]:
     """The keys that name a Responses item among a response's outputs: its type with its
-    ``id`` and with its ``call_id``."""
+    ``id`` and with its ``call_id`` (none for an item whose ids are the placeholder)."""
     if not isinstance(raw, MAPPINGS):
         return []
     kind = raw.get("type")
-    return [
-        f"{kind}:{value}"
-        for value in (raw.get("id"), raw.get("call_id"))
-        if value and type(value) is str
-    ]
+    return [f"{kind}:{value}" for value in (raw.get("id"), raw.get("call_id")) if _named(value)]
 
 
 class _Responses:
@@ -492,6 +499,9 @@ class _Responses:
 
     def __init__(self, responses: Any) -> None:
         self.owner: dict[str, int] = {}
+        #: The responses of the items no id names, per item type, in order: the run's items
+        #: come in the order of the responses' outputs, so each takes the next of its type.
+        self.unnamed: dict[str, deque[int]] = {}
         self.ids: list[str] = []
         self.usages: list[Usage | None] = []
         self.entries: list[list[Entry]] = []
@@ -500,23 +510,30 @@ class _Responses:
             self.add(response.get("response_id"), response.get("usage"), response.get("output"))
 
     def of(self, raw: Any) -> int | None:
-        for key in _raw_keys(raw):
+        keys = _raw_keys(raw)
+        for key in keys:
             index = self.owner.get(key)
             if index is not None:
                 return index
-        return None
+        waiting = (
+            None
+            if keys or not isinstance(raw, MAPPINGS)
+            else self.unnamed.get(str(raw.get("type")))
+        )
+        return waiting.popleft() if waiting else None
 
     def add(self, response_id: Any, usage: Any, output: Any) -> None:
         """One more model response, as a live stream completes it."""
         index = len(self.ids)
-        self.ids.append(
-            response_id if isinstance(response_id, str) and response_id else f"resp-{index}"
-        )
+        self.ids.append(response_id if _named(response_id) else f"resp-{index}")
         self.usages.append(agents_usage(usage))
         self.entries.append([])
         for raw in output if isinstance(output, list) else ():
-            for key in _raw_keys(raw):
+            keys = _raw_keys(raw)
+            for key in keys:
                 self.owner.setdefault(key, index)
+            if not keys and isinstance(raw, MAPPINGS):
+                self.unnamed.setdefault(str(raw.get("type")), deque()).append(index)
 
     def attach(self, start: int = 0, builder: AgentsBuilder | None = None) -> None:
         """Each response's usage, from the ``start``-th on, on its last text (else in its
