@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
-from labkit import TIMEOUT_MS, code_notebook, new_page
+from labkit import TIMEOUT_MS, Lab, code_notebook, new_page
 from playwright.sync_api import expect
 
 if TYPE_CHECKING:
@@ -215,3 +215,64 @@ def test_N1_W4_the_notebook_exported_without_widget_state_shows_the_static_html(
     process.locator(":scope > summary").click()
     expect(process.locator(f'[data-key="{GROUP}"]')).to_be_visible()
     assert served.refused == []
+
+
+# --- JupyterLab's own "Save Widget State Automatically" ----------------------------------------
+
+#: Where the test server keeps the widget manager's user setting (``labkit.running_lab``).
+SAVE_STATE = Path("@jupyter-widgets") / "jupyterlab-manager" / "plugin.jupyterlab-settings"
+
+
+@pytest.fixture
+def saving_lab(lab: Lab) -> Iterator[Lab]:
+    """The test server's JupyterLab with "Save Widget State Automatically" on (its menu item
+    writes this setting), for this test alone: the pages opened after it read the default."""
+    setting = lab.server.root.parent / "settings" / SAVE_STATE
+    setting.parent.mkdir(parents=True, exist_ok=True)
+    setting.write_text(json.dumps({"saveState": True}), encoding="utf-8")
+    try:
+        yield lab
+    finally:
+        setting.unlink()
+
+
+def test_N1_a_notebook_saved_in_jupyterlab_with_widget_state_folds_with_no_kernel(
+    saving_lab: Lab, chromium: Browser
+) -> None:
+    """The reader's path: run the cells in JupyterLab with "Save Widget State Automatically"
+    on, open a fold, save; the saved notebook exported to HTML shows the transcript with no
+    kernel, everything opening, and the fold the reader opened open."""
+    import nbformat
+
+    lab = saving_lab
+    widget = lab.open_notebook("saved.ipynb", [CELLS[0]])
+    lab.toggle(widget, PROCESS)
+    expect(widget.locator(f'[data-key="{GROUP}"]')).to_be_visible()
+    lab.wait_idle()  # the fold choice has reached the kernel's model
+    lab.command("docmanager:save")
+    path = lab.server.root / "saved.ipynb"
+    saved = nbformat.read(path, as_version=4)
+    for _ in range(100):  # the save may still be on its way to the disk
+        if saved.metadata.get("widgets"):
+            break
+        lab.page.wait_for_timeout(100)
+        saved = nbformat.read(path, as_version=4)
+    state = saved.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    views = [m for m in state.values() if "_view" in m["state"] or m.get("buffers")]
+    assert views, "JupyterLab saved no transcript widget's state"
+
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(path.parent / "export-config")}
+    _nbconvert("--to", "html", "saved.ipynb", cwd=path.parent, env=env)
+    served = Served({"saved.html": path.with_suffix(".html")})
+    with new_page(chromium) as page:
+        page.context.route("**/*", served.route)
+        page.goto(f"{ORIGIN}/saved.html")
+        shown = page.locator(".tf-widget")
+        expect(shown).to_have_count(1, timeout=TIMEOUT_MS)
+        expect(shown.locator(".tf-answer").first).to_contain_text("parseConfig now defaults port")
+        # The fold the reader opened is open, with its content; the rest opens from the page.
+        expect(shown.locator(f'[data-key="{GROUP}"]')).to_be_visible()
+        for key in (GROUP, SUMMARY, TOOL):
+            _toggle(shown, key)
+        expect(shown.locator(f'[data-key="{TOOL}"]')).to_contain_text("src/config.ts:12")
+        assert served.refused == []
