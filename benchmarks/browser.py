@@ -31,8 +31,8 @@ are printed as the last line.
 The session browser (issue 16, B-1, Q-5), on a corpus scanned from a generated Parquet file of
 ``--rows`` short trajectories (``benchmarks/corpus.py``'s generator), in the same JupyterLab:
 
-  state     the bytes of the browser's initial state (the transcript widget under it is
-            made when a run is first opened)
+  state     the bytes of the browser's initial state, with the transcript widget made
+            with it (empty until a run is opened: its code and style)
   paint     ``display(SessionBrowser(corpus))`` until its first page of rows is drawn (two
             animation frames after), from the moment its output reached the page
   trips     a sort (a heading clicked, ascending and descending in turn), a filter (the
@@ -542,13 +542,15 @@ BROWSER_DISPLAY_CELL = """\
 browser = turnfold.SessionBrowser(corpus)
 display(browser)"""
 
-# The bytes of the browser's state as its comm_open carries them (the transcript widget under
-# it is made, and sent, when a run is first opened), read after the round trips: one page.
+# The bytes of the browser's state as the comm_opens carry them, its own and the empty
+# transcript widget's made with it (its code and style), read after the round trips: one page.
 BROWSER_REPORT = """\
 from ipywidgets.widgets.widget import _remove_buffers
 
-state, _, buffers = _remove_buffers(browser.get_state())
-size = len(json.dumps(state).encode()) + sum(memoryview(b).nbytes for b in buffers)
+size = 0
+for made in (browser, browser.transcript_widget):
+    state, _, buffers = _remove_buffers(made.get_state())
+    size += len(json.dumps(state).encode()) + sum(memoryview(b).nbytes for b in buffers)
 Path({path!r}).write_text(json.dumps({{"rows": len(corpus), "state": size}}))"""
 
 # Runs the display cell and waits for the browser's first page of rows; the clock starts as the

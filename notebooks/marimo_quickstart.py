@@ -1,4 +1,5 @@
-"""turnfold in marimo (spec N-2): a transcript and its settings panel through ``mo.ui.anywidget``.
+"""turnfold in marimo (spec N-2): a transcript, its settings panel and a browser of runs through
+``mo.ui.anywidget``.
 
 marimo edit notebooks/marimo_quickstart.py     # or: marimo run notebooks/marimo_quickstart.py
 """
@@ -70,6 +71,21 @@ def _(mo, turnfold):
         [
             mo.md("A real Claude Code session, with sub-agents working inline:"),
             mo.ui.anywidget(session),
+        ]
+    )
+    return
+
+
+@app.cell
+def _(mo, turnfold):
+    runs = turnfold.scan([turnfold.samples.demo_session(), turnfold.samples.claude_code_session()])
+    mo.vstack(
+        [
+            mo.md(
+                "Many runs: `turnfold.scan` makes a corpus of them, and the session browser "
+                "shows it as a table to sort, filter and search; open a row to read its run."
+            ),
+            mo.ui.anywidget(turnfold.SessionBrowser(runs)),
         ]
     )
     return

@@ -258,11 +258,11 @@ def test_B1_opening_a_row_shows_its_run_in_one_reused_transcript_widget_with_its
     corpus = corpus_of({"a": first, "b": second}, rows)
     browser = SessionBrowser(corpus)
     browsers.append(browser)
-    assert browser.transcript_widget is None  # made with the first run opened
-    browser.show("a")
-    widget = browser.transcript_widget
-    assert widget is not None
+    widget = browser.transcript_widget  # made with the browser, empty, for every front end
     assert browser._transcript is widget
+    assert widget.transcript.entries == []
+    browser.show("a")
+    assert browser.transcript_widget is widget
     assert widget.transcript is first
     widget._folds = {"process:turn:x": "open"}  # as the view writes them
     browser._on_view_message(browser, {"type": "open", "key": "b", "entry": None}, [])
@@ -316,11 +316,10 @@ def test_C6_a_search_across_runs_lists_hits_and_opening_one_reveals_it(
     assert "readme" in hit["snippet"].lower()
     assert hit["title"] != hit["key"]  # the run's title, as its row shows it
     opening = {"type": "open", "key": hit["key"], "entry": hit["entry"]}
-    browser._on_view_message(browser, opening, [])  # the first run opened: a new widget
-    assert browser.selected == hit["key"]
     widget = browser.transcript_widget
-    assert widget is not None
     wire = Wire(widget)
+    browser._on_view_message(browser, opening, [])  # the first run opened
+    assert browser.selected == hit["key"]
     assert wire.custom("reveal") == []  # no view yet to open a path in
     widget._msg_callbacks(widget, {"type": "hello", "view": "v1"}, [])  # its view is up
     (reveal,) = wire.custom("reveal")

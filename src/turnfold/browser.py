@@ -13,8 +13,8 @@ An anywidget over a :class:`~turnfold.corpus.Corpus`. Python decides and the JS 
 * A search across runs (``search`` request, C-6) reads the items again in the corpus's workers,
   on a thread of its own so the kernel keeps answering; its hits arrive in ``_hits``.
 * Opening a row (``open`` request, or :meth:`SessionBrowser.show`) loads that item and shows it
-  under the table in one :class:`~turnfold.widget.TranscriptWidget`, made with the first item
-  and reused for every other (:meth:`~turnfold.widget.TranscriptWidget.show`); the reader's
+  under the table in one :class:`~turnfold.widget.TranscriptWidget`, made empty with the
+  browser and reused for every item (:meth:`~turnfold.widget.TranscriptWidget.show`); the reader's
   folds of each item are kept while the browser lives (P-10), and a search hit opens with its
   entry revealed (P-11).
 
@@ -201,9 +201,14 @@ class SessionBrowser(anywidget.AnyWidget):
         self.settings = settings if settings is not None else load_settings()
         locale = self.settings.locale
         self._paging = Paging(corpus.to_arrow(), locale)
-        #: The one widget that shows every run opened, made with the first (its code and style
-        #: are most of what a browser would send up front otherwise, Q-5).
-        self.transcript_widget: TranscriptWidget | None = None
+        #: The one widget that shows every run opened, made empty with the browser: a front end
+        #: may draw only the widgets a cell run made (marimo does), and a widget made later, by
+        #: a row opened, would never show there. Its code and style are most of the browser's
+        #: initial state with it (Q-5, ``benchmarks/browser.py``).
+        self.transcript_widget = TranscriptWidget(Transcript([]), self.settings)
+        self.transcript_widget.on_msg(self._on_transcript_view)
+        #: A view of the transcript widget is up (its ``hello``): a path can be revealed in it.
+        self._drawn = False
         #: The key whose transcript is shown, and the reader's folds of every item opened.
         self._shown: str | None = None
         self._folds: dict[str, dict[str, str]] = {}
@@ -218,6 +223,7 @@ class SessionBrowser(anywidget.AnyWidget):
             _page=self._paging.page(query, problems),
             _choices=self._paging.choices(),
             _strings={name: translate(key, locale) for name, key in _UI_KEYS.items()},
+            _transcript=self.transcript_widget,
             **kwargs,
         )
         self.observe(self._on_query, names=["query"])
@@ -249,26 +255,23 @@ class SessionBrowser(anywidget.AnyWidget):
             transcript = Transcript([SystemNotice(text=str(exc) or type(exc).__name__,
                                                   level="error")])  # fmt: skip
         widget = self.transcript_widget
-        if widget is None:
-            widget = self.transcript_widget = TranscriptWidget(transcript, self.settings)
-            widget.on_msg(self._on_transcript_view)
+        if self._shown is not None:
+            self._folds[self._shown] = dict(widget._folds)
+        widget.show(transcript, self._folds.get(key))
+        if reveal and self._drawn:
+            widget.reveal(reveal)
+        else:  # no view to open a path in yet: when one is up
             self._reveal_when_drawn = reveal
-            self._transcript = widget
-        else:
-            if self._shown is not None:
-                self._folds[self._shown] = dict(widget._folds)
-            widget.show(transcript, self._folds.get(key))
-            if reveal:
-                widget.reveal(reveal)
         self._shown = key
         self.selected = key
 
     def _on_transcript_view(self, widget: Any, content: Any, buffers: Any) -> None:
-        """The transcript widget's first view is up (its ``hello``): reveal what the first
-        opening asked for."""
+        """A view of the transcript widget is up (its ``hello``): reveal what an opening
+        asked for before."""
         if isinstance(content, dict) and content.get("type") == "hello":
+            self._drawn = True
             reveal, self._reveal_when_drawn = self._reveal_when_drawn, None
-            if reveal and self.transcript_widget is not None:
+            if reveal:
                 self.transcript_widget.reveal(reveal)
 
     def _on_selected(self, change: Any) -> None:
@@ -356,7 +359,7 @@ class SessionBrowser(anywidget.AnyWidget):
 
     def close(self) -> None:
         """Close the browser and the transcript widget under it. Idempotent."""
-        widget = getattr(self, "transcript_widget", None)  # None: nothing opened yet
+        widget = getattr(self, "transcript_widget", None)  # None: closed before it was made
         if widget is not None:
             widget.close()
         super().close()

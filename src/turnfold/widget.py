@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 import weakref
@@ -121,13 +122,20 @@ def view_bundle(name: str = "widget.js") -> str | Path:
     return f"export default {{ render({{ el }}) {{ el.textContent = {message}; }} }}\n"
 
 
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
 def view_css(extra: str = "") -> str:
     """The view's stylesheet, ``extra`` rules (a comparison's layout), and the CSS of the
     content fragments (code, ANSI, diffs) and of the timeline, which the static page shares."""
     built = _STATIC / "widget.css"
     own = built.read_text(encoding="utf-8") if built.is_file() else ""
+    shared = f"{content_css()}\n{timeline_css()}\n"
+    # Every view's state carries it (and every saved notebook, N-1): the comments Pygments
+    # writes after each token's rule (``/* Keyword */``) are an eighth of it, and go.
+    shared = _CSS_COMMENT.sub("", shared)
     # A multi-line string, so anywidget takes it as CSS text rather than a file name.
-    return f"{own}\n{extra}{content_css()}\n{timeline_css()}\n"
+    return f"{own}\n{extra}{shared}"
 
 
 def ui_strings(locale: str) -> dict[str, str]:

@@ -107,3 +107,16 @@ def test_N2_T4_the_settings_panel_redraws_the_transcript_in_marimo(page: Page) -
     # P-5: with thinking hidden, the first group keeps one row, which stands on its own.
     panel.get_by_role("checkbox", name="Show thinking").uncheck()
     expect(demo.get_by_role("button", name=GROUP_TITLE)).to_have_count(0)
+
+
+def test_N2_B1_the_session_browser_sorts_and_opens_a_run_in_marimo(page: Page) -> None:
+    browser = page.locator(".tf-browser")
+    expect(browser).to_be_visible(timeout=TIMEOUT_MS)
+    rows = browser.locator(".tf-b-grid tbody tr")
+    expect(rows).to_have_count(2)
+    expect(browser.locator(".tf-b-range")).to_have_text("1–2 of 2")
+    rows.first.click()  # the run opens under the table, in the transcript widget
+    transcript = browser.locator(".tf-b-transcript .tf-widget")
+    expect(transcript.locator(".tf-answer").first).to_be_visible(timeout=TIMEOUT_MS)
+    _header(transcript, PROCESS).click()
+    expect(_header(transcript, PROCESS)).to_have_attribute("aria-expanded", "true")
