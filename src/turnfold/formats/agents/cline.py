@@ -15,10 +15,13 @@ tags) and ``prompts/responses.ts`` (the result texts):
   its result as user text blocks: a header ``[read_file for 'a.ts'] Result:`` followed by the
   output blocks. Each tag is a :class:`ToolCall` with its parameters as ``args``, paired with the
   next header naming it. Newer versions use ``tool_use`` / ``tool_result`` blocks, read as
-  Anthropic's;
+  Anthropic's; a ``tool_use`` whose id Cline could not map (an OpenAI-compatible provider, say)
+  gets its result as a header text block too (``ToolResultUtils``), paired the same way
+  (``[subagents]`` / ``[subagent: name]`` name ``use_subagents``);
 - a result reading ``The user denied this operation.``, or a call skipped after a denial
   (``Skipping tool … due to user rejecting a previous tool.``), is ``cancelled``; one starting
-  ``The tool execution failed`` or ``[ERROR]`` is ``error``; any other is ``success``;
+  ``The tool execution failed``, ``[ERROR]`` or a command's ``Command failed with exit code N.``
+  / ``Command terminated by signal …`` is ``error``; any other is ``success``;
 - ``attempt_completion`` (tag or ``tool_use``) is the final :class:`AssistantText` (its
   ``result``); ``plan_mode_respond`` is an :class:`AssistantText` of its ``response``;
   ``<thinking>`` in the text is :class:`Thinking`;
@@ -115,7 +118,10 @@ _GREEDY = ("content", "diff")
 
 _TAG = re.compile(r"<([a-z_]+)>")
 _PATH = re.compile(r"<path>(.*?)</path>", re.DOTALL)
-_HEADER = re.compile(r"\[([a-z_]+)(?: for .*?)?\] Result:", re.DOTALL)
+_HEADER = re.compile(r"\[([a-z_]+)(?: for .*?|: [^\]]*)?\] Result:", re.DOTALL)
+#: Headers that do not name their tool (``SubagentToolHandler.getDescription``: ``[subagents]``,
+#: ``[subagent: <name>]``).
+_HEADER_TOOLS = {"subagents": "use_subagents", "subagent": "use_subagents"}
 _SKIPPED = re.compile(
     r"(?:Skipping tool \[([a-z_]+).*?due to user rejecting"
     r"|Tool \[([a-z_]+).*?(?:was interrupted and not executed|was not executed because))",
@@ -125,7 +131,13 @@ _WRAPPED = re.compile(r"<(task|feedback|answer|user_message)>\n?(.*?)\n?</\1>", 
 _ENVIRONMENT = re.compile(r"<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
 _DENIED = "The user denied this operation."
 _CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
-_FAILED = ("The tool execution failed", "[ERROR]")
+_FAILED = (
+    "The tool execution failed",
+    "[ERROR]",
+    # execute_command's own status line (CommandOrchestrator): "Command failed with exit code 1."
+    "Command failed with exit code",
+    "Command terminated by signal",
+)
 
 
 def status_of(text: str | None) -> ToolStatus:
@@ -231,7 +243,12 @@ class ClineBuilder(AnthropicBuilder):
                     self._replies.add(block["id"])
                 reply = args.get(_REPLIES[str(name)])
                 return self._reply(reply if isinstance(reply, str) else "", model)
-        return super()._assistant_entry(block, batch_id, model, line)
+        entry = super()._assistant_entry(block, batch_id, model, line)
+        if isinstance(entry, ToolCall):
+            # Its result may come back as a text header: Cline writes one when the call's id
+            # is not in its toolUseIdMap (ToolResultUtils.createToolResultBlock, id "cline").
+            self._waiting.append(entry)
+        return entry
 
     def _assistant_text(self, text: str, batch_id: str, model: str | None) -> Entry | None:
         last: Entry | None = None
@@ -321,6 +338,9 @@ class ClineBuilder(AnthropicBuilder):
             else:
                 kept.append(_unwrap(text))
         settle()
+        # Cline answers every call of an assistant message in the next user message: a call
+        # still waiting was cut off (a resumed task), and a later header is not its result.
+        self._waiting.clear()
         if kept:
             super()._feed_user(kept, line)
 
@@ -354,7 +374,9 @@ class ClineBuilder(AnthropicBuilder):
         return False
 
     def _take(self, name: str) -> ToolCall | None:
-        """The first call written as a tag named ``name`` still waiting for its result."""
+        """The first call named ``name`` (a tag, or a ``tool_use`` block) still waiting for
+        its result."""
+        name = _HEADER_TOOLS.get(name, name)
         for i, call in enumerate(self._waiting):
             if call.name == name:
                 return self._waiting.pop(i)
@@ -379,6 +401,8 @@ class ClineBuilder(AnthropicBuilder):
         if call is None:
             super()._settle(block, line)  # warns of the unknown id
             return
+        if call in self._waiting:
+            self._waiting.remove(call)
         status, result = anthropic_blocks.result_of(block)
         # Newer versions put the old header in the result's text: ``[read_file for 'a'] Result:``.
         text = result.text
