@@ -401,8 +401,7 @@ class ClineBuilder(AnthropicBuilder):
         if call is None:
             super()._settle(block, line)  # warns of the unknown id
             return
-        if call in self._waiting:
-            self._waiting.remove(call)
+        self._waiting = [c for c in self._waiting if c is not call]
         status, result = anthropic_blocks.result_of(block)
         # Newer versions put the old header in the result's text: ``[read_file for 'a'] Result:``.
         text = result.text
