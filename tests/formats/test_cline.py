@@ -168,14 +168,15 @@ def test_H5_native_tool_calls_answered_by_header_texts_are_paired() -> None:
     assert texts[0].startswith("Subagent results:")
     assert texts[1:] == [
         "1 | import { Pool } from 'pg';",
-        "Command failed with exit code 1.\nOutput:\n1 failing\n\n"
-        "# TODO LIST UPDATE REQUIRED - You MUST include the task_progress parameter in your "
-        "NEXT tool call.",  # Cline's reminder to the model follows the last result
+        "Command failed with exit code 1.\nOutput:\n1 failing",  # not the focus chain's reminder
         None,
         "<answer>\nyes\n</answer>",
     ]
+    # After attempt_completion: Cline's "Done" and its sentence are not the user's words.
     users = [e.text for e in transcript.entries if isinstance(e, UserMessage)]
-    assert users == ["Move the app to the new project.", "Use demo-dev."]
+    assert users == ["Move the app to the new project.", "Use demo-dev.", "Also update the README."]
+    answers = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
+    assert answers[-2:] == ["Moved to demo-dev.", "Moved to demo-dev; README updated."]
 
 
 @pytest.mark.parametrize(

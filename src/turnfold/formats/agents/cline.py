@@ -29,7 +29,9 @@ tags) and ``prompts/responses.ts`` (the result texts):
   ``<answer>`` or ``<user_message>``: each is a :class:`UserMessage` of the text inside. The
   ``<environment_details>`` block Cline appends to every user turn (open tabs, terminals, the
   file list) is context the model saw, not the user's words: it is left out, but the workspace
-  folder it names is ``metadata["cwd"]``;
+  folder it names is ``metadata["cwd"]``; so are the focus chain's instructions (a block
+  starting ``# task_progress`` or ``# TODO LIST UPDATE REQUIRED``) and, after
+  ``attempt_completion``, Cline's ``Done`` and its sentence before the user's ``<feedback>``;
 - ``[ERROR] You did not use a tool…`` (Cline nudging the model) is a warning
   :class:`SystemNotice`; ``[TASK RESUMPTION]`` an info one.
 
@@ -130,6 +132,14 @@ _SKIPPED = re.compile(
 _WRAPPED = re.compile(r"<(task|feedback|answer|user_message)>\n?(.*?)\n?</\1>", re.DOTALL)
 _ENVIRONMENT = re.compile(r"<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
 _DENIED = "The user denied this operation."
+#: What Cline writes before the user's feedback (``formatResponse``, AttemptCompletionHandler,
+#: which puts the sentence and ``<feedback>`` in blocks of their own).
+_FEEDBACK_SENTENCES = ("The user provided the following feedback", "The user has provided feedback")
+#: The focus chain's instructions to the model (``focus-chain/index.ts``, ``prompts.ts``), a
+#: block of their own after the results: context, like ``<environment_details>``.
+_FOCUS_CHAIN = ("# task_progress", "# TODO LIST UPDATE REQUIRED")
+#: attempt_completion's result when the user answers: ``[attempt_completion] Result: Done``.
+_COMPLETION_MARK = "Done"
 _CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
 _FAILED = (
     "The tool execution failed",
@@ -292,7 +302,7 @@ class ClineBuilder(AnthropicBuilder):
                 text = "\n\n".join(result) or None
                 self.transcript.update(target, status=status_of(text), result=text_result(text))
             elif result:  # a header for no call (attempt_completion): the user's feedback
-                kept.extend(result)
+                kept.extend(_unwrap(t) for t in result if t != _COMPLETION_MARK)
             result, target = None, None
 
         for block in blocks:
@@ -314,7 +324,7 @@ class ClineBuilder(AnthropicBuilder):
                 self._note_cwd(text)
                 text = _ENVIRONMENT.sub("", text)
             text = text.strip()
-            if not text:
+            if not text or text.startswith(_FOCUS_CHAIN):
                 continue
             header = _HEADER.match(text)
             if header is not None:
@@ -327,11 +337,11 @@ class ClineBuilder(AnthropicBuilder):
                 continue
             if self._notice(text, settle):
                 continue
-            if text.startswith("The user provided the following feedback") or (
-                text.startswith("The user has provided feedback")
-            ):
+            if text.startswith(_FEEDBACK_SENTENCES):
                 settle()
-                kept.append(_unwrap(text))
+                if _WRAPPED.search(text) is not None:
+                    kept.append(_unwrap(text))
+                # else Cline's sentence alone: the <feedback> block after it holds the words
                 continue
             if result is not None:
                 result.append(text)
