@@ -473,3 +473,34 @@ def test_C4_an_index_another_scan_is_creating_is_waited_for_not_refused() -> Non
     assert busy.calls == 4
     with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
         index._write_ahead(Busy(1, "disk I/O error"))  # type: ignore[arg-type]
+
+
+def test_C1_a_claude_workflow_run_s_agents_are_rows_and_its_journal_is_not(tmp_path: Path) -> None:
+    """Claude Code's Workflow tool runs its agents in ``<session>/subagents/workflows/<runId>/``
+    (``agent-<id>.jsonl``, ``.meta.json`` with ``agentType: workflow-subagent``, and the run's
+    ``journal.jsonl`` of ``started`` / ``result`` records; shapes of daaain/claude-code-log's
+    ``test/test_data/workflow_scriptpath``). The session's loader does not nest them under the
+    Workflow call, so they must not vanish from a scan as a Task call's files would."""
+    session = "22220000-0000-4000-8000-000000000002"
+    run = tmp_path / session / "subagents" / "workflows" / "wf_sp01"
+    run.mkdir(parents=True)
+    base = {"isSidechain": False, "userType": "external", "cwd": "/repo", "version": "2.1.2"}
+    user = {**base, "type": "user", "uuid": "u1", "parentUuid": None, "sessionId": session,
+            "timestamp": "2026-06-28T09:00:00.000Z",
+            "message": {"role": "user", "content": "Run the docs sweep workflow."}}  # fmt: skip
+    (tmp_path / f"{session}.jsonl").write_text(json.dumps(user) + "\n")
+    agent = {**user, "isSidechain": True, "agentId": "agsp0001",
+             "sessionId": f"{session}#agent-agsp0001",
+             "message": {"role": "user", "content": "Sweep docs batches a and b."}}  # fmt: skip
+    (run / "agent-agsp0001.jsonl").write_text(json.dumps(agent) + "\n")
+    (run / "agent-agsp0001.meta.json").write_text('{"agentType": "workflow-subagent"}')
+    journal = [
+        {"type": "started", "key": "v2:hsp0", "agentId": "agsp0001"},
+        {"type": "result", "key": "v2:hsp0", "agentId": "agsp0001", "result": "Swept."},
+    ]
+    (run / "journal.jsonl").write_text("".join(json.dumps(r) + "\n" for r in journal))
+    corpus = scan(tmp_path, workers=1, cache=False)
+    assert _relative(corpus, tmp_path) == {
+        f"{session}.jsonl",
+        f"{session}/subagents/workflows/wf_sp01/agent-agsp0001.jsonl",
+    }

@@ -83,12 +83,15 @@ def _codex_header(path: Path) -> dict[str, Any]:
 
 
 def codex(path: Path, _depth: int = 0) -> int:
-    """Per rollout: its tool-call response items; outputs whose call the file does not hold
-    (the call ran before the file's start); inter-agent mail items (one row each); end events
-    of code-mode calls (``call_id`` held by no response item); and, recursively, the rollouts
-    beside it whose ``session_meta`` names this thread as their parent."""
+    """Per rollout: its tool-call response items (bare ones in the mid-2025 layout); outputs
+    whose call the file does not hold (the call ran before the file's start); inter-agent mail
+    items (one row each); end events of code-mode calls (``call_id`` held by no response item);
+    and, recursively, the rollouts beside it whose ``session_meta`` names this thread as their
+    parent."""
     lines = [r for r in records(path) if isinstance(r, dict)]
     items = [r["payload"] for r in lines if r.get("type") == "response_item"]
+    if lines and "type" not in lines[0] and {"id", "timestamp"} <= lines[0].keys():
+        items = [r for r in lines[1:] if "type" in r]  # mid-2025: bare items after a header
     item_ids = {p.get("call_id") for p in items if isinstance(p, dict)}
     count, calls = 0, set()
     for payload in items:

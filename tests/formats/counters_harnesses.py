@@ -115,8 +115,13 @@ def _json_lines(path: Path) -> Iterator[Any]:
 
 def swe_agent(path: Path) -> int:
     """SWE-agent ``.traj``: one call per trajectory step with an action (sweagent/types.py
-    ``TrajectoryStep.action``, the command the step ran)."""
-    steps = _document(path).get("trajectory") or []
+    ``TrajectoryStep.action``, the command the step ran); a demonstration (a history and no
+    trajectory): one per assistant history item with an action."""
+    document = _document(path)
+    steps = document.get("trajectory")
+    if steps is None:
+        steps = [m for m in document.get("history") or [] if isinstance(m, dict)]
+        steps = [m for m in steps if m.get("role") == "assistant" and not m.get("is_demo")]
     return sum(1 for s in steps if isinstance(s, dict) and str(s.get("action") or "").strip())
 
 

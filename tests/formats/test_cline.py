@@ -32,6 +32,7 @@ FOLDER = FIXTURES / "cline_v3.x_hand-made_xml-tools"
 XML = FOLDER / "api_conversation_history.json"
 NATIVE = FIXTURES / "cline_v3.3x_hand-made_native-tools.json"
 ROO = FIXTURES / "roo-code_v3.2x_hand-made_xml-tools.json"
+TEXT_RESULTS = FIXTURES / "cline_v3.x_hand-made_native-tools-text-results.json"
 
 
 def test_H5_xml_tool_tags_are_calls_with_their_args_results_and_status() -> None:
@@ -144,6 +145,51 @@ def test_H5_native_tool_calls_lose_the_result_header_and_keep_the_status() -> No
     final = transcript.entries[-1]
     assert isinstance(final, AssistantText)  # attempt_completion is the answer, not a call
     assert final.text == "`add` subtracted; it now adds, and `npm test` passes."
+
+
+def test_H5_native_tool_calls_answered_by_header_texts_are_paired() -> None:
+    """Cline writes a ``tool_use`` block's result as a ``[tool for 'x'] Result:`` text block
+    when it has no id for the call (ToolResultUtils, seen with an OpenAI-compatible provider
+    in a real history of April 2026): each header settles the next call of its name in the
+    message before it; a call cut off by a resumed task keeps no later call's result."""
+    transcript = turnfold.load(TEXT_RESULTS)
+    assert transcript.metadata["source_format"] == "cline"
+    assert transcript.warnings == []
+    calls = transcript.tool_calls()
+    assert [(c.call_id, c.name, c.status) for c in calls] == [
+        ("tooluse_A1", "use_subagents", "success"),  # its header: [subagents]
+        ("tooluse_B1", "read_file", "success"),
+        ("tooluse_B2", "execute_command", "error"),  # Command failed with exit code 1.
+        ("tooluse_C1", "ask_followup_question", "unknown"),  # cut off: [TASK RESUMPTION]
+        ("tooluse_D1", "ask_followup_question", "success"),
+    ]  # fmt: skip
+    texts = [c.result.text if c.result is not None else None for c in calls]
+    assert texts[0] is not None
+    assert texts[0].startswith("Subagent results:")
+    assert texts[1:] == [
+        "1 | import { Pool } from 'pg';",
+        "Command failed with exit code 1.\nOutput:\n1 failing",  # not the focus chain's reminder
+        None,
+        "<answer>\nyes\n</answer>",
+    ]
+    # After attempt_completion: Cline's "Done" and its sentence are not the user's words.
+    users = [e.text for e in transcript.entries if isinstance(e, UserMessage)]
+    assert users == ["Move the app to the new project.", "Use demo-dev.", "Also update the README."]
+    answers = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
+    assert answers[-2:] == ["Moved to demo-dev.", "Moved to demo-dev; README updated."]
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("Command executed successfully (exit code 0).\nOutput:\nok", "success"),
+        ("Command failed with exit code 2.\nOutput:\nboom", "error"),
+        ("Command terminated by signal SIGTERM.", "error"),
+        ("Command executed.", "success"),
+    ],
+)
+def test_H5_a_command_s_status_line_decides(text: str, status: str) -> None:
+    assert status_of(text) == status
 
 
 def test_H5_roo_code_reads_nested_paths_one_tool_per_message_and_timestamps() -> None:

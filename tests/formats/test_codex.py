@@ -1312,6 +1312,9 @@ def calls_by_id(transcript: Transcript) -> dict[str, ToolCall]:
         ("apply_patch verification failed: Failed to find expected lines in a.py", True),
         ("command timed out after 1000 milliseconds", True),
         ("collab spawn failed: agent thread limit reached", True),
+        ('error: Failed to find expected lines ["x = 1"] in /src/a.py', True),  # Codex 0.3x
+        ("tool call error: tool call failed for `memory/add_observations`", True),  # 0.3x MCP
+        ("no error: all 3 checks passed", False),
         ("Process exited with code 0", False),
         ("exit code: 0", False),
         ("a.txt\nb.txt\n", False),
@@ -1333,6 +1336,27 @@ def test_issue11_6_codex_040_plain_string_failures_are_errors() -> None:
     assert success.result.text == "Success. Updated the following files:\nM src/app.py\n"
     assert success.args.startswith("*** Begin Patch")  # the patch once: the edit's content
     assert failed.result.text.startswith("apply_patch verification failed: Failed to find")
+
+
+LEGACY_FAILURES = CODEX_DIR / "v0.3x-legacy_hand-made_apply-patch-and-mcp-failures.jsonl"
+
+
+def test_L3_codex_legacy_rollout_states_its_own_failures() -> None:
+    """Codex 0.2x-0.3x wrote no event beside an output: a patch run through ``shell`` that
+    does not apply (``error: …``) and a failed MCP call (``tool call error: …``) say so only
+    in their text (the shapes of a real rollout of September 2025)."""
+    t = turnfold.load(LEGACY_FAILURES)
+    status = {c.call_id: c.status for c in t.tool_calls()}
+    assert status == {
+        "call_01": "unknown",  # an MCP result: content blocks, no success flag
+        "call_02": "error",  # tool call error: tool call failed for `memory/add_observations`
+        "call_03": "success",
+        "call_04": "error",  # error: Failed to find expected lines [...]
+        "call_05": "success",
+        "call_06": "error",  # failed in sandbox ... exit code: 1
+        "call_07": "unknown",
+    }
+    assert t.warnings == []
 
 
 def test_issue11_6_codex_apply_patch_message_is_on_the_page_and_the_patch_once() -> None:

@@ -2,7 +2,8 @@
 
 Fixtures: two real trajectories from SWE-agent's own repository (``tests/fixtures/SOURCES.md``):
 a 0.x run whose history holds a demonstration, and a 1.x function-calling run with an edit
-rejected for a syntax error; the rest are small hand-made documents below.
+rejected for a syntax error; a real demonstration file (a history, no trajectory); the rest are
+small hand-made documents below.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from counters_harnesses import swe_agent as count_calls
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "harnesses" / "swe-agent"
 V0 = FIXTURES / "swe-agent_v0_test-repo-i1_demo-in-history.traj"
 V1 = FIXTURES / "swe-agent_v1_marshmallow-1867_function-calling-replace.traj"
+DEMO = FIXTURES / "swe-agent_v1_demonstration_function-calling-simple.traj"
 
 
 def _trajectory(*steps: dict[str, Any], **info: Any) -> dict[str, Any]:
@@ -46,7 +48,7 @@ def _step(action: str, observation: str = "", thought: str = "") -> dict[str, An
             "execution_time": 0.5}  # fmt: skip
 
 
-@pytest.mark.parametrize("path", [V0, V1], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [V0, V1, DEMO], ids=lambda p: p.name)
 def test_H2_each_step_is_a_thought_and_a_tool_call_with_its_result(path: Path) -> None:
     transcript = turnfold.load(path)
     assert transcript.metadata["source_format"] == "swe-agent"
@@ -265,3 +267,46 @@ def test_H6_a_run_s_report_is_parsed_once_for_all_its_trajectories_and_again_whe
     assert outcome is not None
     assert outcome[0] == "pass"
     assert len(parsed) == 2
+
+
+# --- demonstrations: a history without a trajectory ----------------------------------------------
+
+
+def test_H2_a_demonstration_reads_its_steps_from_the_history() -> None:
+    """``trajectories/demonstrations/*.traj``: ``{"history": [...]}``, which SWE-agent loads
+    as an example run. It is SWE-agent's, not a Chat message list: the tool results carry
+    ``tool_call_ids`` (plural), and each action is one call with the call id it was given."""
+    transcript = turnfold.load(DEMO)
+    assert transcript.metadata["source_format"] == "swe-agent"
+    assert transcript.metadata["demonstration"] is True
+    assert transcript.metadata["system"].startswith("SETTING: You are an autonomous programmer")
+    calls = transcript.tool_calls()
+    assert [c.name for c in calls] == ["find_file", "open", "edit", "bash", "submit"]
+    assert calls[0].call_id == "call_PbWErNIge3YTrli3fiVvmIid"
+    assert calls[0].result.text.startswith('Found 1 matches for "missing_colon.py"')
+    assert calls[-1].result.kind == "diff"
+    assert transcript.warnings == []
+
+
+def test_H2_a_text_demonstration_pairs_each_action_with_the_observation_after_it() -> None:
+    history = [
+        {"role": "system", "content": "SETTING: ...", "agent": "main"},
+        {"role": "user", "content": "Fix the bug.", "agent": "main", "message_type": "observation"},
+        {"role": "assistant", "content": "Look first.\n```\nls\n```", "thought": "Look first.",
+         "action": "ls", "agent": "main", "message_type": "action"},
+        {"role": "user", "content": "a.py", "agent": "main", "message_type": "observation"},
+        {"role": "assistant", "content": "Run it.", "thought": "Run it.",
+         "action": "python a.py", "agent": "main", "message_type": "action"},
+        {"role": "user", "content": "bash: python: command not found", "agent": "main",
+         "message_type": "observation"},
+        {"role": "assistant", "content": "Done.", "agent": "main", "message_type": "thought"},
+    ]  # fmt: skip
+    transcript = turnfold.load(json.dumps({"history": history, "replay_config": "{}"}))
+    assert transcript.metadata["source_format"] == "swe-agent"
+    assert [e.kind for e in transcript] == [
+        "user", "assistant", "tool_call", "assistant", "tool_call", "assistant",
+    ]  # fmt: skip
+    ls, run = transcript.tool_calls()
+    assert (ls.call_id, ls.status, ls.result.text) == ("step-1", "unknown", "a.py")
+    assert (run.call_id, run.status) == ("step-2", "error")
+    assert transcript.accounting.unaccounted == []

@@ -117,11 +117,18 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
     """Whether a session file is a sub-agent's and so belongs to its parent (C-1).
 
     Claude Code writes ``agent-<id>.jsonl`` in ``<session>/subagents/`` (v2.1) or beside the
-    session (v2.0); Codex writes a child thread as a rollout whose ``session_meta`` names its
-    parent thread; Gemini CLI writes ``chats/<parentSessionId>/<sessionId>.jsonl``. The parent's
+    session (v2.0); a Workflow run's agents in ``subagents/workflows/<runId>/`` are rows of
+    their own, its ``journal.jsonl`` is not. Codex writes a child thread as a rollout whose
+    ``session_meta`` names its parent thread; Gemini CLI writes
+    ``chats/<parentSessionId>/<sessionId>.jsonl``. The parent's
     loader reads each of them into the call that spawned it.
     """
     if format == "claude-code":
+        run = path.parent.parent
+        if run.name == "workflows" and run.parent.name == "subagents":
+            # A Workflow run (<session>/subagents/workflows/<runId>/): its journal is the run's
+            # bookkeeping; its agents answer no Task call, so no parent nests them: rows.
+            return path.name == "journal.jsonl"
         return path.name.startswith("agent-") or path.parent.name == "subagents"
     if format == "codex":
         for value in head:

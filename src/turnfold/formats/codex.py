@@ -29,7 +29,8 @@ beyond the API (:class:`CodexBuilder`):
   ``patch_apply_end.success``, ``mcp_tool_call_end`` (``Ok`` / ``Err`` / ``isError``) and
   ``dynamic_tool_call_response.success`` decide; an output of ``aborted`` is ``cancelled``; a
   plain-text output whose first line states a failure (non-zero exit code, rejected,
-  verification failed, timed out: :func:`states_failure`, the one place of that rule) is
+  verification failed, timed out, older Codex's ``error:`` / ``tool call error:``:
+  :func:`states_failure`, the one place of that rule) is
   ``error``; Codex's own multi-agent tools (``spawn_agent``, ``wait_agent``, ``send_message``,
   ``list_agents``, ``followup_task``, ``wait`` …, namespaces ``multi_agent_v1`` and
   ``collaboration``) are ``success`` when they answered otherwise; anything else stays
@@ -350,7 +351,10 @@ _IMAGE_PLACEHOLDER = re.compile(r"\[Image #\d+\]")
 #: What a plain-text result says when its call failed (issue 11.6): one rule, on its first line.
 _STATED_EXIT = re.compile(r"\bexit[ _]code\W{0,3}(-?\d+)", re.IGNORECASE)
 _STATED_FAILURE = re.compile(
-    r"\b(?:rejected|verification failed|timed out|failed in sandbox)\b|\bfailed:",
+    r"\b(?:rejected|verification failed|timed out|failed in sandbox)\b|\bfailed:"
+    # Older Codex's own messages at the start: an ``apply_patch`` run through ``shell`` that
+    # does not apply (``error: {parse_error:#}``) and a failed MCP call (``tool call error:``).
+    r"|^(?:tool call )?error: ",
     re.IGNORECASE,
 )
 _FAILURE_SCAN = 400
@@ -462,6 +466,10 @@ def states_failure(text: str) -> bool:
     the first line is read, where Codex puts its own failure messages.
 
     >>> states_failure("failed in sandbox LinuxSeccomp with execution error: exit code: 2")
+    True
+    >>> states_failure("error: Failed to find expected lines ['x'] in /a.txt")
+    True
+    >>> states_failure("tool call error: tool call failed for `memory/add_observations`")
     True
     >>> states_failure("Exit code: 0 and all is well"), states_failure("a.txt\\nb.txt")
     (False, False)

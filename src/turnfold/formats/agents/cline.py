@@ -15,10 +15,13 @@ tags) and ``prompts/responses.ts`` (the result texts):
   its result as user text blocks: a header ``[read_file for 'a.ts'] Result:`` followed by the
   output blocks. Each tag is a :class:`ToolCall` with its parameters as ``args``, paired with the
   next header naming it. Newer versions use ``tool_use`` / ``tool_result`` blocks, read as
-  Anthropic's;
+  Anthropic's; a ``tool_use`` whose id Cline could not map (an OpenAI-compatible provider, say)
+  gets its result as a header text block too (``ToolResultUtils``), paired the same way
+  (``[subagents]`` / ``[subagent: name]`` name ``use_subagents``);
 - a result reading ``The user denied this operation.``, or a call skipped after a denial
   (``Skipping tool … due to user rejecting a previous tool.``), is ``cancelled``; one starting
-  ``The tool execution failed`` or ``[ERROR]`` is ``error``; any other is ``success``;
+  ``The tool execution failed``, ``[ERROR]`` or a command's ``Command failed with exit code N.``
+  / ``Command terminated by signal …`` is ``error``; any other is ``success``;
 - ``attempt_completion`` (tag or ``tool_use``) is the final :class:`AssistantText` (its
   ``result``); ``plan_mode_respond`` is an :class:`AssistantText` of its ``response``;
   ``<thinking>`` in the text is :class:`Thinking`;
@@ -26,7 +29,9 @@ tags) and ``prompts/responses.ts`` (the result texts):
   ``<answer>`` or ``<user_message>``: each is a :class:`UserMessage` of the text inside. The
   ``<environment_details>`` block Cline appends to every user turn (open tabs, terminals, the
   file list) is context the model saw, not the user's words: it is left out, but the workspace
-  folder it names is ``metadata["cwd"]``;
+  folder it names is ``metadata["cwd"]``; so are the focus chain's instructions (a block
+  starting ``# task_progress`` or ``# TODO LIST UPDATE REQUIRED``) and, after
+  ``attempt_completion``, Cline's ``Done`` and its sentence before the user's ``<feedback>``;
 - ``[ERROR] You did not use a tool…`` (Cline nudging the model) is a warning
   :class:`SystemNotice`; ``[TASK RESUMPTION]`` an info one.
 
@@ -115,7 +120,10 @@ _GREEDY = ("content", "diff")
 
 _TAG = re.compile(r"<([a-z_]+)>")
 _PATH = re.compile(r"<path>(.*?)</path>", re.DOTALL)
-_HEADER = re.compile(r"\[([a-z_]+)(?: for .*?)?\] Result:", re.DOTALL)
+_HEADER = re.compile(r"\[([a-z_]+)(?: for .*?|: [^\]]*)?\] Result:", re.DOTALL)
+#: Headers that do not name their tool (``SubagentToolHandler.getDescription``: ``[subagents]``,
+#: ``[subagent: <name>]``).
+_HEADER_TOOLS = {"subagents": "use_subagents", "subagent": "use_subagents"}
 _SKIPPED = re.compile(
     r"(?:Skipping tool \[([a-z_]+).*?due to user rejecting"
     r"|Tool \[([a-z_]+).*?(?:was interrupted and not executed|was not executed because))",
@@ -124,8 +132,22 @@ _SKIPPED = re.compile(
 _WRAPPED = re.compile(r"<(task|feedback|answer|user_message)>\n?(.*?)\n?</\1>", re.DOTALL)
 _ENVIRONMENT = re.compile(r"<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
 _DENIED = "The user denied this operation."
+#: What Cline writes before the user's feedback (``formatResponse``, AttemptCompletionHandler,
+#: which puts the sentence and ``<feedback>`` in blocks of their own).
+_FEEDBACK_SENTENCES = ("The user provided the following feedback", "The user has provided feedback")
+#: The focus chain's instructions to the model (``focus-chain/index.ts``, ``prompts.ts``), a
+#: block of their own after the results: context, like ``<environment_details>``.
+_FOCUS_CHAIN = ("# task_progress", "# TODO LIST UPDATE REQUIRED")
+#: attempt_completion's result when the user answers: ``[attempt_completion] Result: Done``.
+_COMPLETION_MARK = "Done"
 _CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
-_FAILED = ("The tool execution failed", "[ERROR]")
+_FAILED = (
+    "The tool execution failed",
+    "[ERROR]",
+    # execute_command's own status line (CommandOrchestrator): "Command failed with exit code 1."
+    "Command failed with exit code",
+    "Command terminated by signal",
+)
 
 
 def status_of(text: str | None) -> ToolStatus:
@@ -231,7 +253,12 @@ class ClineBuilder(AnthropicBuilder):
                     self._replies.add(block["id"])
                 reply = args.get(_REPLIES[str(name)])
                 return self._reply(reply if isinstance(reply, str) else "", model)
-        return super()._assistant_entry(block, batch_id, model, line)
+        entry = super()._assistant_entry(block, batch_id, model, line)
+        if isinstance(entry, ToolCall):
+            # Its result may come back as a text header: Cline writes one when the call's id
+            # is not in its toolUseIdMap (ToolResultUtils.createToolResultBlock, id "cline").
+            self._waiting.append(entry)
+        return entry
 
     def _assistant_text(self, text: str, batch_id: str, model: str | None) -> Entry | None:
         last: Entry | None = None
@@ -275,7 +302,7 @@ class ClineBuilder(AnthropicBuilder):
                 text = "\n\n".join(result) or None
                 self.transcript.update(target, status=status_of(text), result=text_result(text))
             elif result:  # a header for no call (attempt_completion): the user's feedback
-                kept.extend(result)
+                kept.extend(_unwrap(t) for t in result if t != _COMPLETION_MARK)
             result, target = None, None
 
         for block in blocks:
@@ -297,7 +324,7 @@ class ClineBuilder(AnthropicBuilder):
                 self._note_cwd(text)
                 text = _ENVIRONMENT.sub("", text)
             text = text.strip()
-            if not text:
+            if not text or text.startswith(_FOCUS_CHAIN):
                 continue
             header = _HEADER.match(text)
             if header is not None:
@@ -310,17 +337,20 @@ class ClineBuilder(AnthropicBuilder):
                 continue
             if self._notice(text, settle):
                 continue
-            if text.startswith("The user provided the following feedback") or (
-                text.startswith("The user has provided feedback")
-            ):
+            if text.startswith(_FEEDBACK_SENTENCES):
                 settle()
-                kept.append(_unwrap(text))
+                if _WRAPPED.search(text) is not None:
+                    kept.append(_unwrap(text))
+                # else Cline's sentence alone: the <feedback> block after it holds the words
                 continue
             if result is not None:
                 result.append(text)
             else:
                 kept.append(_unwrap(text))
         settle()
+        # Cline answers every call of an assistant message in the next user message: a call
+        # still waiting was cut off (a resumed task), and a later header is not its result.
+        self._waiting.clear()
         if kept:
             super()._feed_user(kept, line)
 
@@ -354,7 +384,9 @@ class ClineBuilder(AnthropicBuilder):
         return False
 
     def _take(self, name: str) -> ToolCall | None:
-        """The first call written as a tag named ``name`` still waiting for its result."""
+        """The first call named ``name`` (a tag, or a ``tool_use`` block) still waiting for
+        its result."""
+        name = _HEADER_TOOLS.get(name, name)
         for i, call in enumerate(self._waiting):
             if call.name == name:
                 return self._waiting.pop(i)
@@ -379,6 +411,7 @@ class ClineBuilder(AnthropicBuilder):
         if call is None:
             super()._settle(block, line)  # warns of the unknown id
             return
+        self._waiting = [c for c in self._waiting if c is not call]
         status, result = anthropic_blocks.result_of(block)
         # Newer versions put the old header in the result's text: ``[read_file for 'a'] Result:``.
         text = result.text

@@ -45,6 +45,14 @@ Mapping:
   instance (the trajectory's file name) is the outcome: ``pass`` when resolved, ``fail`` when
   not, ``error`` when the evaluation failed; ``metadata["resolution"]`` names the report.
 
+A **demonstration** (``trajectories/demonstrations/*.traj``; ``sweagent run-traj-to-demo``
+writes the same as YAML) is ``{"history": [...], "replay_config"?}`` without a trajectory:
+SWE-agent shows its history to the model as an example run (``_add_demonstration_to_history``).
+Its steps are read from the history: each assistant item with an ``action`` is a
+:class:`ToolCall` (its ``thought`` the text before it, its id the first ``tool_calls`` id when
+function calling recorded one), and the ``tool`` or ``user`` item after it is its observation,
+with the status rule above.
+
 The format records no timestamps, so entries have none.
 """
 
@@ -74,6 +82,12 @@ RECORDS = Records(
         "observation → its result (error when it states a failure)",
         "history/system": 'the system prompt: metadata["system"]',
         "history/task": "the task: user messages before the first action (UserMessage)",
+        "history/action": "a demonstration's step (no trajectory): thought → assistant text; "
+        "action → a tool call named by its command",
+        "history/observation": "a demonstration's observation (no trajectory): the result of "
+        "the action before it",
+        "history/text": "a demonstration's assistant text without an action, or a user "
+        "message after the task",
         "info": "exit status, submission, cost, tokens and version: metadata (outcome, cost_usd)",
         "environment": 'the environment\'s name: metadata["environment"]',
         "other key": "other top-level keys: kept in metadata under their names",
@@ -241,6 +255,8 @@ def detect(source: Source) -> Evidence:
     if not isinstance(document, Mapping):
         return Evidence.none("not a trajectory object")
     steps = document.get("trajectory")
+    if steps is None and isinstance(document.get("history"), list):
+        return _detect_demonstration(document["history"])
     if not isinstance(steps, list) or not ("history" in document or "info" in document):
         return Evidence.none("no trajectory with history or info")
     sampled = sample(steps)
@@ -254,18 +270,39 @@ def detect(source: Source) -> Evidence:
     return Evidence(share=1.0, marks=marks + 1)  # +1: the document itself
 
 
+def _detect_demonstration(history: list[Any]) -> Evidence:
+    """A demonstration: a history whose items carry SWE-agent's own keys, with an action."""
+    messages = sample(history)
+    marks = sum(1 for m in messages if _classify_history(m) == DISTINCTIVE)
+    acts = any(isinstance(m, Mapping) and isinstance(m.get("action"), str) for m in messages)
+    if not marks or not acts:
+        return Evidence.none("no SWE-agent history item with an action")
+    return Evidence(share=1.0, marks=marks + 1)
+
+
 # --- reading -----------------------------------------------------------------------------
 
 
 def read(source: Source) -> Transcript:
     """The steps of ``source``'s trajectory as tool calls, with the task and ``info``."""
     document = source.document if source.is_document else None
-    if not isinstance(document, Mapping) or not isinstance(document.get("trajectory"), list):
+    demonstration = (
+        isinstance(document, Mapping)
+        and document.get("trajectory") is None
+        and isinstance(document.get("history"), list)
+    )
+    if not isinstance(document, Mapping) or not (
+        demonstration or isinstance(document.get("trajectory"), list)
+    ):
         raise TranscriptFormatError(source.name, [NAME], None, "no trajectory list")
     transcript = Transcript(metadata={"source_format": NAME, "agent": "swe-agent"})
     for key, value in document.items():
         _top_level(source, transcript, key, value)
     history = document.get("history")
+    if demonstration:
+        transcript.metadata["demonstration"] = True
+        _read_demonstration(source, transcript, document["history"])
+        return transcript
     if isinstance(history, list):
         _read_history(source, transcript, history)
     if source.path is not None and "outcome" not in transcript.metadata:
@@ -364,6 +401,76 @@ def _read_history(source: Source, transcript: Transcript, history: list[Any]) ->
             source.warn(f"history item with unknown role {role!r} skipped", record_type="history")
     if task:
         transcript.append(UserMessage(text="\n\n".join(task)))
+
+
+def _read_demonstration(source: Source, transcript: Transcript, history: list[Any]) -> None:
+    """A demonstration's history: the task, then each action as a call and the observation
+    after it as its result (there is no trajectory to read them from)."""
+    task: list[str] = []
+    step = 0
+    pending: ToolCall | None = None  # the last action, until its observation
+    for message in history:
+        if not isinstance(message, Mapping):
+            source.warn("history item is not an object", record_type="history/(item)")
+            continue
+        role = message.get("role")
+        text = _content_text(message.get("content"))
+        action = message.get("action")
+        if message.get("is_demo"):
+            source.ignored("history/demo")
+        elif role == "system":
+            if text:
+                previous = transcript.metadata.get("system")
+                transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
+            source.mapped("history/system")
+        elif role == "assistant" and isinstance(action, str) and action.strip():
+            if task:
+                transcript.append(UserMessage(text="\n\n".join(task)))
+                task = []
+            step += 1
+            thought = message.get("thought")
+            thought = thought.strip() if isinstance(thought, str) else text
+            if thought:
+                transcript.append(AssistantText(text=thought, meta={"step": step}))
+            pending = _demonstration_call(message, action.strip(), step)
+            transcript.append(pending)
+            source.mapped("history/action")
+        elif role in ("tool", "user") and pending is not None:
+            status: ToolStatus = "error" if failure_stated(text) else "unknown"
+            is_diff = text.startswith("diff --git")
+            result = text_result(text, "diff" if is_diff else None)
+            transcript.update(pending, status=status, result=result)
+            pending = None
+            source.mapped("history/observation")
+        elif role == "user" and step == 0:
+            if text:
+                task.append(text)
+            source.mapped("history/task")
+        elif role in ("assistant", "user", "tool"):
+            if text:
+                entry = AssistantText(text=text) if role == "assistant" else UserMessage(text=text)
+                transcript.append(entry)
+            source.mapped("history/text")
+        else:
+            source.warn(f"history item with unknown role {role!r} skipped", record_type="history")
+    if task:
+        transcript.append(UserMessage(text="\n\n".join(task)))
+
+
+def _demonstration_call(message: Mapping[str, Any], action: str, step: int) -> ToolCall:
+    name, args = command_call(action, None)
+    calls = message.get("tool_calls")
+    first = calls[0] if isinstance(calls, list) and calls else None
+    call_id = first.get("id") if isinstance(first, Mapping) else None
+    return ToolCall(
+        call_id=call_id if isinstance(call_id, str) and call_id else f"step-{step}",
+        name=name,
+        args=args,
+        description=describe_args(name, args, None),
+        status="unknown",
+        batch_id=f"step-{step}",
+        meta={"step": step},
+    )
 
 
 def _content_text(content: Any) -> str:
