@@ -1359,6 +1359,35 @@ def test_L3_codex_legacy_rollout_states_its_own_failures() -> None:
     assert t.warnings == []
 
 
+def test_L2_a_shell_command_that_feeds_apply_patch_a_heredoc_is_an_edit_as_codex_runs_it() -> None:
+    """``["bash", "-lc", "apply_patch << 'PATCH' …"]``: Codex runs it as its patch tool
+    (``extract_apply_patch_from_bash``), so it reads as an edit of the files it names; the
+    name it was called by and its command are kept."""
+    from turnfold.formats.openai_responses import patch_text
+    from turnfold.process import tool_category
+
+    calls = calls_by_id(turnfold.load(LEGACY_FAILURES))
+    for call_id in ("call_04", "call_05"):
+        call = calls[call_id]
+        assert (call.name, call.meta["called_as"], tool_category(call.name)) == (
+            "apply_patch", "shell", "edit",
+        )  # fmt: skip
+        assert call.description == "src/App.tsx"
+        assert call.args["command"][:2] == ["bash", "-lc"]
+    assert calls["call_05"].result is not None  # the tool's message; the patch is its args
+    assert calls["call_05"].result.text.startswith("Success. Updated the following files:")
+    assert calls["call_03"].name == "shell"  # a command that is no patch stays one
+    patch = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch"
+    for script, found in [
+        (f"apply_patch <<'EOF'\n{patch}\nEOF\n", True),
+        (f"cd src && applypatch <<EOF\n{patch}\nEOF", True),
+        (f'apply_patch <<"EOF"\n{patch}\nEOF', True),
+        (f"apply_patch <<'EOF'\n{patch}\nEOF\nrm -rf build", False),  # more than the patch
+        (f"cat <<'EOF'\n{patch}\nEOF", False),
+    ]:
+        assert (patch_text("shell", {"command": ["bash", "-lc", script]}) == patch) is found
+
+
 def test_issue11_6_codex_apply_patch_message_is_on_the_page_and_the_patch_once() -> None:
     from turnfold.render.page import render_page
 

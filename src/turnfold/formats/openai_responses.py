@@ -54,6 +54,7 @@ conversation). Any other item type is skipped with one warning per line (spec L-
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -153,7 +154,8 @@ _HOSTED_STATUS: dict[str, ToolStatus] = {
 }
 _TEXT_PARTS = NameSet({"input_text", "output_text", "text"})
 _TYPED_PARTS = NameSet({"input_text", "output_text", "input_image", "input_file"})
-_PATCH_TOOLS = NameSet({"apply_patch"})
+_PATCH_TOOL = "apply_patch"
+_PATCH_TOOLS = NameSet({_PATCH_TOOL})
 _PLAN_TOOLS = NameSet({"update_plan"})
 _PLAN_MARKS = {"completed": "[x]", "in_progress": "[-]"}
 
@@ -303,17 +305,36 @@ def responses_usage(usage: Any) -> Usage | None:
     )
 
 
+#: The names Codex runs as its own patch tool when a shell command calls them.
+_PATCH_COMMANDS = frozenset({"apply_patch", "applypatch"})
+_SHELLS = frozenset({"bash", "zsh", "sh"})
+#: A script that is only a patch fed to the patch tool, as Codex recognises it
+#: (``extract_apply_patch_from_bash``): ``[cd DIR &&] apply_patch <<'EOF'`` … ``EOF``.
+_HEREDOC_PATCH = re.compile(
+    r"\s*(?:cd\s+\S+\s*&&\s*)?(?:apply_patch|applypatch)\s*<<\s*(['\"]?)(\w+)\1[ \t]*\n"
+    r"(.*?)\n\2\s*",
+    re.DOTALL,
+)
+
+
 def patch_text(name: str, args: Any) -> str | None:
-    """The patch an ``apply_patch`` call applies (freeform input or ``{"input": ...}``)."""
+    """The patch an ``apply_patch`` call applies (freeform input or ``{"input": ...}``), or a
+    shell command that is one: Codex runs ``["apply_patch", PATCH]`` and
+    ``["bash", "-lc", "apply_patch <<'EOF' …"]`` as its patch tool, not as commands."""
     if name in _PATCH_TOOLS:
         if isinstance(args, str):
             return args
-        if isinstance(args, MAPPINGS):
-            patch = args.get("input") or args.get("patch")
-            return patch if isinstance(patch, str) else None
+        patch = (args.get("input") or args.get("patch")) if isinstance(args, MAPPINGS) else None
+        if isinstance(patch, str):
+            return patch
     command = args.get("command") if isinstance(args, MAPPINGS) else None
-    if isinstance(command, list) and len(command) == 2 and command[0] in _PATCH_TOOLS:
-        return command[1] if isinstance(command[1], str) else None  # older Codex: shell argv
+    if not isinstance(command, list) or not all(isinstance(part, str) for part in command):
+        return None
+    if len(command) == 2 and command[0] in _PATCH_COMMANDS:
+        return command[1]  # older Codex: shell argv
+    if len(command) == 3 and command[0] in _SHELLS and command[1] in ("-lc", "-c"):
+        heredoc = _HEREDOC_PATCH.fullmatch(command[2])
+        return heredoc.group(3) if heredoc else None
     return None
 
 
@@ -330,9 +351,10 @@ def patch_files(patch: str) -> list[str]:
 def describe_call(name: str, args: Any, cwd: str | None) -> str | None:
     """``common.describe_args``, except that a patch is described by the files it touches."""
     patch = patch_text(name, args)
-    if patch is not None and name in _PATCH_TOOLS:
+    if patch is not None:
         files = [_relative(f, cwd) for f in patch_files(patch)]
-        return describe_args(name, {"path": files}, cwd) if files else None
+        if files:
+            return describe_args(_PATCH_TOOL, {"path": files}, cwd)
     return describe_args(name, args, cwd)
 
 
@@ -632,9 +654,16 @@ class ResponsesBuilder(MessageBuilder):
         *,
         batch: bool = True,
     ) -> ToolCall:
-        """Append a call; ``status`` None means still running (live) or not recorded (static)."""
+        """Append a call; ``status`` None means still running (live) or not recorded (static).
+
+        A shell command that only feeds a patch to the patch tool is that tool's call, as Codex
+        runs and shows it (an edit, not a command); the name it was called by stays in its
+        ``meta`` (``called_as``) and the command in its arguments."""
         if status is None:
             status = self.open_status
+        if name not in _PATCH_TOOLS and patch_text(name, args) is not None:
+            meta = {**(meta or {}), "called_as": name}
+            name = _PATCH_TOOL
         previous = self._open.get(call_id)
         if previous is not None:
             self.warn(f"tool call id {call_id!r} reused before its result arrived", line)
