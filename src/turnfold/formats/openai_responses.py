@@ -331,7 +331,7 @@ def patch_text(name: str, args: Any) -> str | None:
     if not isinstance(command, list) or not all(isinstance(part, str) for part in command):
         return None
     if len(command) == 2 and command[0] in _PATCH_COMMANDS:
-        return command[1]  # older Codex: shell argv
+        return str(command[1])  # older Codex: shell argv
     if len(command) == 3 and command[0] in _SHELLS and command[1] in ("-lc", "-c"):
         heredoc = _HEREDOC_PATCH.fullmatch(command[2])
         return heredoc.group(3) if heredoc else None
