@@ -117,7 +117,10 @@ def price_of(model: str, provider: str | None, day: date | None) -> Price | None
     price, found = _table_price(model, provider, day)
     keeping: Kept | None = None
     if price is not None:
-        starts, drawn = price.lines()
+        try:
+            starts, drawn = price.lines()
+        except Exception:  # a stretch the table cannot price: this price is not kept
+            return price
         keeping = (found, starts, [None if line is None else list(line) for line in drawn])
     book.keep(model, provider, day, keeping, table_version())
     return price
