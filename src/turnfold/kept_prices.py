@@ -4,7 +4,7 @@ genai-prices' import takes a fifth of a second (pydantic models of the whole tab
 client of its updater): every ``turnfold render``, ``show`` and first view in a notebook of a
 session with a cost paid it, for one or two models' prices. What :mod:`turnfold.prices` asks the
 table about a model on one day is a few numbers (the provider it was found at, where its tiers
-start, one line per stretch between them), so they are kept in ``prices.json`` in turnfold's
+start, one line per stretch between them), so they are kept in :data:`FILE_NAME` in turnfold's
 cache directory (:func:`turnfold.caches.cache_dir`) under a stamp of the installed table (its
 data module's path, size and modification time): another version of genai-prices, or an
 update in place, finds the file's prices stale and starts it anew. The lines are floats that
@@ -32,7 +32,9 @@ __all__ = ["FILE_NAME", "MISSING", "Kept", "PriceBook", "price_book"]
 
 _LOG = logging.getLogger(__name__)
 
-FILE_NAME = "prices.json"
+#: JSON, but not named ``.json``: the corpus scanner reads such files as candidate sessions, and
+#: the cache folder may lie inside a folder it scans.
+FILE_NAME = "kept-prices"
 #: A model's kept price: the provider the table found it at (None: by the model alone), where
 #: its tiers start, and the line of each stretch (None: priced by the table itself).
 Kept = tuple[str | None, list[int], list[list[float] | None]]
