@@ -76,10 +76,11 @@ def write_page(
             return nodes_encoded(open_all(nodes) if expand else nodes, locale, first_turn)
 
         size = -(-len(plan.items) // _CHUNKS) or 1  # ceiling division: at most _CHUNKS chunks
-        # The heading is a piece of work like the turns' chunks, and the first: it is the
-        # session's facts, its price and its timeline, a third of a second on a 50 MB session
-        # (most of it genai-prices' import), which a forked child or this process then builds
-        # while the other draws turns. Without a fork it is built first, as it is written.
+        # The heading is a piece of work like the turns' chunks, and the first: the session's
+        # facts, its price and its timeline walk every entry (a tenth of a second on a 50 MB
+        # session, a third when the price table must be imported: turnfold.kept_prices), and a
+        # forked child or this process builds it while the other draws turns. Without a fork it
+        # is built first, as it is written.
         chunks: list[tuple[int, list[PlannedItem]] | None] = [None]
         turns = 1  # the number of each chunk's first turn: its anchor (B-2)
         for start in range(0, len(plan.items), size):

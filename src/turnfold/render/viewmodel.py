@@ -170,9 +170,9 @@ class ViewPlan:
     @cached_property
     def head(self) -> ViewHead:
         """The view's fields besides ``nodes``, computed when first asked for: the session's
-        facts, its price (genai-prices' import, a fifth of a second, with the first estimate)
-        and its timeline are the longest single piece of a page, which a page builds beside
-        its turns (:mod:`turnfold.render.page`)."""
+        facts, its price and its timeline are the longest single piece of a page (a walk over
+        every entry; a fifth of a second more when the price table must be imported), which a
+        page builds beside its turns (:mod:`turnfold.render.page`)."""
         transcript, items, snapshot = self.transcript, self.items, self.options.settings
         facts = self.facts
         if facts is None:
