@@ -24,6 +24,7 @@ import sys
 from datetime import date
 from importlib.util import find_spec
 from pathlib import Path
+from threading import get_ident
 from typing import Any
 
 from turnfold.caches import cache_dir
@@ -91,7 +92,8 @@ class PriceBook:
         prices: dict[str, Any] = latest["prices"] if isinstance(latest.get("prices"), dict) else {}
         prices[_key(model, provider, day)] = list(kept) if kept is not None else None
         self._file = {"stamp": self.stamp, "version": version, "prices": prices}
-        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        # A writer's own temporary file (process and thread), renamed over the file when whole.
+        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.{get_ident()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temporary.write_text(json.dumps(self._file), encoding="utf-8")
