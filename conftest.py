@@ -20,5 +20,8 @@ _DISPLAY_VARIABLES = {f"TURNFOLD_{name.upper()}" for name in SETTING_NAMES}
 
 def pytest_configure() -> None:
     os.environ["JUPYTER_CONFIG_DIR"] = tempfile.mkdtemp(prefix="turnfold-nbval-config-")
+    # turnfold's caches (the corpus index, kept prices) in a folder of the run's own, never the
+    # developer's; a test of a cache points it at its own folder.
+    os.environ["TURNFOLD_CACHE_DIR"] = tempfile.mkdtemp(prefix="turnfold-cache-")
     for name in [n for n in os.environ if n in _DISPLAY_VARIABLES or n.startswith("TURNFOLD_FAST")]:
         del os.environ[name]

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from turnfold import kept_prices
 from turnfold.cost import estimate, session_cost
+from turnfold.kept_prices import FILE_NAME, PriceBook
 from turnfold.model import AssistantText, Transcript, Usage
 from turnfold.prices import price_of
 from turnfold.samples import claude_code_session
@@ -89,3 +96,69 @@ def test_U2_a_response_costs_what_the_price_table_itself_says(
     cache_write = int((fed - cache_read) * written)
     counts = (fed, out, cache_read, cache_write)
     assert price(counts) == pytest.approx(float(price.exact(counts)), rel=1e-9, abs=1e-12)
+
+
+_PRICE_IN_A_PROCESS = """
+import sys
+from datetime import datetime, timezone
+from turnfold.cost import estimate
+tokens = {"input_tokens": 250_000, "output_tokens": 900, "cache_read_tokens": 30_000}
+when = datetime(2026, 6, 1, tzinfo=timezone.utc)
+both = [("claude-sonnet-4-5", tokens), ("gpt-4o", tokens)]
+cost = estimate(both, provider="anthropic", when=when)
+print(repr(cost.usd), cost.source, "genai_prices" in sys.modules)
+"""
+
+
+def _price_in_a_process(cache: Path) -> tuple[str, str]:
+    env = {**os.environ, "TURNFOLD_CACHE_DIR": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", _PRICE_IN_A_PROCESS], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    *priced, imported = done.stdout.split()
+    return " ".join(priced), imported
+
+
+def test_U2_a_price_kept_by_one_process_prices_the_next_without_the_table(tmp_path: Path) -> None:
+    """genai-prices' import is a fifth of a second of every command that shows a cost: the
+    first process keeps the prices it found, the next prices the same, to the last digit,
+    without importing the table (kept_prices)."""
+    first, imported = _price_in_a_process(tmp_path)
+    assert imported == "True"
+    assert (tmp_path / FILE_NAME).exists()
+    again, imported = _price_in_a_process(tmp_path)
+    assert (again, imported) == (first, "False")
+
+
+def test_U2_kept_prices_of_another_table_or_unreadable_are_not_used(tmp_path: Path) -> None:
+    first, _ = _price_in_a_process(tmp_path)
+    kept = tmp_path / FILE_NAME
+    stored = json.loads(kept.read_text())
+    wrong = {key: [found, starts, [[1.0] * 5 for _ in lines]]
+             for key, (found, starts, lines) in stored["prices"].items()}  # fmt: skip
+    # Another installed table (a new genai-prices version): its prices are not this one's.
+    kept.write_text(json.dumps({**stored, "stamp": "elsewhere", "prices": wrong}))
+    assert _price_in_a_process(tmp_path) == (first, "True")
+    for broken in ("{not json", json.dumps({**stored, "prices": {k: [1] for k in wrong}})):
+        kept.write_text(broken)
+        assert _price_in_a_process(tmp_path)[0] == first
+
+
+def test_U2_a_kept_price_still_asks_the_table_about_counts_it_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path))
+    day = LATER.date()
+    book = PriceBook(tmp_path / FILE_NAME, "a table")
+    book.keep("gpt-4o", None, day, (None, [], [[0.0, 1.0, 1.0, 0.0, 0.0]]), "0")
+    monkeypatch.setattr(kept_prices, "_table_stamp", lambda: "a table")
+    price_of.cache_clear()
+    try:
+        price = price_of("gpt-4o", None, day)
+        assert price is not None
+        assert price((10, 5, 0, 0)) == 15.0  # the kept line, whatever the table says
+        with pytest.raises(ValueError, match="cannot exceed"):
+            price((10, 0, 20, 0))  # more cached than input tokens: the table refuses it
+    finally:
+        price_of.cache_clear()

@@ -30,7 +30,6 @@ from turnfold.model import Transcript
 from turnfold.render.content import MORE_CHARS
 from turnfold.render.nodes import View
 from turnfold.render.page import write_page
-from turnfold.render.text import render_terminal, render_text
 from turnfold.render.viewmodel import build_view_model, open_all
 from turnfold.settings import DISPLAY_MODES, DisplaySettings
 
@@ -323,6 +322,9 @@ def _render_site(options: argparse.Namespace, folder: Path) -> int:
 
 
 def _show(options: argparse.Namespace, view: View, stdout: TextIO) -> int:
+    # Imported here: ``render`` never draws text, and the text renderer brings html.parser.
+    from turnfold.render.text import render_terminal, render_text
+
     if stdout.isatty() and options.width is None:
         from rich.console import Console
 

@@ -16,10 +16,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 DEFAULT_LOCALE = "en"
 SUPPORTED_LOCALES = ("en", "zh")
+#: The message catalogs, one JSON file per supported locale.
+_LOCALES = Path(__file__).parent / "locales"
 
 # CLDR plural rules for cardinal numbers, one per supported locale. Two rules do not justify a
 # dependency on Babel's locale database; a new locale adds its rule here.
@@ -48,11 +51,9 @@ def normalize_locale(locale: str | None) -> str:
 @cache
 def catalog(locale: str) -> dict[str, Any]:
     """The message catalog of a supported locale (keys starting with ``_`` are comments)."""
-    # importlib.resources (tempfile, shutil, zipfile) is imported by the first phrase asked for,
-    # not by every program that imports turnfold.tools (issue 19).
-    from importlib import resources
-
-    text = (resources.files("turnfold") / "locales" / f"{locale}.json").read_text("utf-8")
+    # Read beside this module, as render/scripts.py reads its scripts: importlib.resources
+    # would bring tempfile, random and shutil into every render (issue 19).
+    text = (_LOCALES / f"{locale}.json").read_text("utf-8")
     messages: dict[str, Any] = json.loads(text)
     return {key: value for key, value in messages.items() if not key.startswith("_")}
 

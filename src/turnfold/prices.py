@@ -12,7 +12,9 @@ function of the counts (the table's own prices, not turnfold's), checks that lin
 table at another point, and prices each response on it. A stretch whose check fails, and any
 response the table would refuse (more cached than input tokens), is priced by the table itself.
 
-genai-prices is imported on the first price, never by a load: it takes a tenth of a second.
+genai-prices is imported on the first price, never by a load: it takes a fifth of a second. A
+model's price on a day is kept for later processes (:mod:`turnfold.kept_prices`), which then
+price without importing the table at all.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from datetime import date, datetime, time, timezone
 from decimal import Decimal
 from functools import cache, lru_cache
 from typing import Any
+
+from turnfold.kept_prices import MISSING, Kept, price_book
 
 #: A response's counts in the order a :class:`Price` takes them (genai-prices' names): input
 #: (cached input included), output, cache reads and cache writes (parts of the input).
@@ -35,12 +39,26 @@ _Line = tuple[float, float, float, float, float]
 class Price:
     """One model's price at one provider on one day, as a function of one response's counts."""
 
-    def __init__(self, exact: Callable[[Counts], Decimal], tier_starts: list[int]) -> None:
+    def __init__(
+        self,
+        exact: Callable[[Counts], Decimal],
+        tier_starts: list[int],
+        lines: list[_Line | None] | None = None,
+    ) -> None:
         #: The table's own price of a response (a ValueError for counts it refuses).
         self.exact = exact
         #: A tier applies to requests of more input tokens than its start (genai-prices' cliff).
         self._starts = sorted(set(tier_starts))
-        self._lines: dict[int, _Line | None] = {}
+        #: Each stretch's line, found when first needed unless given (:meth:`lines`).
+        self._lines: dict[int, _Line | None] = dict(enumerate(lines)) if lines is not None else {}
+
+    def lines(self) -> tuple[list[int], list[_Line | None]]:
+        """Where the tiers start and every stretch's line: what a later process needs to price
+        as this one does (:mod:`turnfold.kept_prices`)."""
+        for stretch in range(len(self._starts) + 1):
+            if stretch not in self._lines:
+                self._lines[stretch] = self._line(stretch)
+        return self._starts, [self._lines[stretch] for stretch in range(len(self._starts) + 1)]
 
     def __call__(self, counts: Counts) -> float:
         """The price of one response in US dollars; a ValueError when the table refuses it."""
@@ -82,11 +100,40 @@ _UNKNOWN: set[tuple[str, str | None]] = set()
 @lru_cache(maxsize=512)
 def price_of(model: str, provider: str | None, day: date | None) -> Price | None:
     """``model``'s price at ``provider`` (else wherever the table finds the model) on ``day``
-    (None: today); None when the table does not know it, or genai-prices is not installed."""
+    (None: today); None when the table does not know it, or genai-prices is not installed.
+
+    A price of a day is kept for later processes (:mod:`turnfold.kept_prices`), so only the
+    first process to price a model on a day imports the table."""
+    book = price_book() if day is not None else None
+    if book is None or day is None:
+        return _table_price(model, provider, day)[0]
+    kept = book.get(model, provider, day)
+    if kept is not MISSING:
+        if kept is None:
+            return None
+        found, starts, lines = kept
+        when = datetime.combine(day, time(), timezone.utc)
+        return Price(_exact_later(model, found, when), starts, [_as_line(x) for x in lines])
+    price, found = _table_price(model, provider, day)
+    keeping: Kept | None = None
+    if price is not None:
+        try:
+            starts, drawn = price.lines()
+        except Exception:  # a stretch the table cannot price: this price is not kept
+            return price
+        keeping = (found, starts, [None if line is None else list(line) for line in drawn])
+    book.keep(model, provider, day, keeping, table_version())
+    return price
+
+
+def _table_price(
+    model: str, provider: str | None, day: date | None
+) -> tuple[Price | None, str | None]:
+    """:func:`price_of` from the table itself, and the provider it found the model at."""
     try:
         import genai_prices
     except ImportError:  # pragma: no cover - a dependency; an install without it shows no cost
-        return None
+        return None, None
     when = datetime.combine(day, time(), timezone.utc) if day is not None else None
     for candidate in (provider, None) if provider else (None,):
         if (model, candidate) in _UNKNOWN:
@@ -103,9 +150,30 @@ def price_of(model: str, provider: str | None, day: date | None) -> Price | None
             _UNKNOWN.add((model, candidate))
             continue
         except Exception:  # the table could not price even one token: no price, never a guess
-            return None
-        return Price(_exact(genai_prices, model, candidate, when), _tier_starts(found.model_price))
-    return None
+            return None, None
+        exact = _exact(genai_prices, model, candidate, when)
+        return Price(exact, _tier_starts(found.model_price)), candidate
+    return None, None
+
+
+def _as_line(line: list[float] | None) -> _Line | None:
+    return None if line is None else (line[0], line[1], line[2], line[3], line[4])
+
+
+def _exact_later(model: str, provider: str | None, when: datetime) -> Callable[[Counts], Decimal]:
+    """The table's own price of a kept model's response, the table imported when first asked
+    (counts the table refuses, a stretch that is not a line)."""
+    exact: Callable[[Counts], Decimal] | None = None
+
+    def later(counts: Counts) -> Decimal:
+        nonlocal exact
+        if exact is None:
+            import genai_prices
+
+            exact = _exact(genai_prices, model, provider, when)
+        return exact(counts)
+
+    return later
 
 
 def _exact(
@@ -135,6 +203,9 @@ def _tier_starts(model_price: Any) -> list[int]:
 @cache
 def table_version() -> str:
     """The version of genai-prices, whose table the prices come from."""
+    book = price_book()
+    if book is not None and book.version is not None:
+        return book.version  # kept with the prices: importlib.metadata is not imported
     from importlib.metadata import version
 
     return version("genai-prices")

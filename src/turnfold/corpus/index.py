@@ -34,13 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from turnfold.caches import CACHE_ENV as CACHE_ENV  # where the tests point the index
+from turnfold.caches import cache_dir
 from turnfold.corpus.discover import Item
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-#: Set it to a folder to keep the index elsewhere (tests point it at a temporary folder).
-CACHE_ENV = "TURNFOLD_CACHE_DIR"
 INDEX_NAME = "corpus-index.sqlite"
 #: The layout of the ``files`` table and of the batches in it; an index of another layout is
 #: emptied when opened (a cache: it fills again on the next scan).
@@ -68,16 +68,6 @@ CREATE TABLE IF NOT EXISTS checkpoints (
 )
 #: Paths looked up per query (SQLite's limit on parameters is far above it).
 LOOKUP_CHUNK = 500
-
-
-def cache_dir() -> Path:
-    """Where the index lives: ``$TURNFOLD_CACHE_DIR``, else the user's cache directory."""
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("turnfold"))
 
 
 def _version() -> str:

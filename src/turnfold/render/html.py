@@ -26,7 +26,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from itertools import accumulate
 from typing import Any
@@ -931,16 +931,17 @@ def wrap_html(body: str, view: View, *, title: str | None = None, standalone: bo
 
 
 def html_frame(
-    view: View,
+    view: Mapping[str, object],
     *,
     title: str | None = None,
     standalone: bool = True,
     css: str = "",
     deep_links: bool = True,
 ) -> tuple[str, str]:
-    """What goes before and after the body of ``view``: a page's head, or a fragment's style;
-    ``css`` is added to the stylesheet (a comparison's layout, B-3). A page without
-    ``deep_links`` runs no script at all, its policy allowing none."""
+    """What goes before and after the body of ``view`` (of which only its ``locale`` and
+    ``mode`` are read): a page's head, or a fragment's style; ``css`` is added to the
+    stylesheet (a comparison's layout, B-3). A page without ``deep_links`` runs no script at
+    all, its policy allowing none."""
     locale = _text(view.get("locale") or "en")
     mode = _text(view.get("mode") or "")
     if not standalone:

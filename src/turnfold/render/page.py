@@ -27,7 +27,7 @@ from turnfold.render.html import (
     session_html,
     timeline_html,
 )
-from turnfold.render.viewmodel import open_all, plan_view
+from turnfold.render.viewmodel import ViewPlan, open_all, plan_view
 from turnfold.settings import DisplaySettings, SettingsSnapshot
 
 __all__ = ["FORK_MIN_ENTRIES", "render_page", "write_page"]
@@ -65,28 +65,31 @@ def write_page(
     if fork is None:
         fork = len(transcript.entries) >= FORK_MIN_ENTRIES and free_core()
     with collector_paused():  # as build_view_model: millions of new objects, few of them garbage
-        plan = plan_view(transcript, settings, more_chars=more_chars)
-        locale = plan.head.locale
+        plan = plan_view(transcript, settings, more_chars=more_chars, head=False)
+        locale = plan.options.settings.locale
 
-        def draw(chunk: tuple[int, list[PlannedItem]]) -> list[bytes]:
+        def draw(chunk: tuple[int, list[PlannedItem]] | None) -> list[bytes]:
+            if chunk is None:  # the heading
+                return [_heading(plan).encode("utf-8")]
             first_turn, items = chunk
             nodes = plan.nodes(items)
             return nodes_encoded(open_all(nodes) if expand else nodes, locale, first_turn)
 
         size = -(-len(plan.items) // _CHUNKS) or 1  # ceiling division: at most _CHUNKS chunks
-        chunks = []
+        # The heading is a piece of work like the turns' chunks, and the first: the session's
+        # facts, its price and its timeline walk every entry (a tenth of a second on a 50 MB
+        # session, a third when the price table must be imported: turnfold.kept_prices), and a
+        # forked child or this process builds it while the other draws turns. Without a fork it
+        # is built first, as it is written.
+        chunks: list[tuple[int, list[PlannedItem]] | None] = [None]
         turns = 1  # the number of each chunk's first turn: its anchor (B-2)
         for start in range(0, len(plan.items), size):
             items = plan.items[start : start + size]
             chunks.append((turns, items))
             turns += sum(1 for item in items if item.segment is not None)
-        before, after = html_frame(plan.view([]), title=title)
-        # U-3, U-4, H-6: the session header, the timeline and the outcome above the turns, as
-        # render_html draws them.
-        heading = session_html(plan.head.session) + timeline_html(plan.head.timeline)
-        heading += outcome_html(plan.head.outcome)
-        frame = before + heading + notice_html(plan.head.notice, locale)
-        head = frame.encode("utf-8")
+        mode = plan.options.settings.transcript_display_mode
+        before, after = html_frame({"locale": locale, "mode": mode}, title=title)
+        head = before.encode("utf-8")
         stream.write(head)
         written = len(head)
         # Each chunk is written as soon as it is drawn (in one process): a page of tens of
@@ -100,6 +103,14 @@ def write_page(
     tail = after.encode("utf-8")
     stream.write(tail)
     return written + len(tail)
+
+
+def _heading(plan: ViewPlan) -> str:
+    """U-3, U-4, H-6, L-4: the session header, the timeline, the outcome and the notice above
+    the turns, as render_html draws them."""
+    head = plan.head
+    heading = session_html(head.session) + timeline_html(head.timeline)
+    return heading + outcome_html(head.outcome) + notice_html(head.notice, head.locale)
 
 
 def render_page(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import PurePath
 from typing import Any
 
@@ -158,12 +158,34 @@ class ViewPlan:
     ``{**plan.head, "nodes": plan.nodes(plan.items)}`` is :func:`build_view_model`'s result.
     """
 
-    head: ViewHead
-    """The view's fields besides ``nodes``."""
     items: list[PlannedItem]
     """The projection still to do: one item per top-level node."""
     options: _Options
     transcript: Transcript
+    facts: SessionFacts | None = None
+    """The session's facts when the caller keeps them (else counted for :attr:`head`)."""
+    timeline: Timeline | None = None
+    """The timeline that keeps its turns' layout (else a fresh one, for :attr:`head`)."""
+
+    @cached_property
+    def head(self) -> ViewHead:
+        """The view's fields besides ``nodes``, computed when first asked for: the session's
+        facts, its price and its timeline are the longest single piece of a page (a walk over
+        every entry; a fifth of a second more when the price table must be imported), which a
+        page builds beside its turns (:mod:`turnfold.render.page`)."""
+        transcript, items, snapshot = self.transcript, self.items, self.options.settings
+        facts = self.facts
+        if facts is None:
+            facts = session_facts(transcript, turns=sum(1 for i in items if i.segment is not None))
+        return ViewHead(
+            locale=snapshot.locale,
+            mode=snapshot.transcript_display_mode,
+            show_thinking=snapshot.show_thinking,
+            session=session_header(transcript, snapshot.locale, facts),
+            timeline=(self.timeline or Timeline()).node(items, snapshot.locale, facts),
+            outcome=outcome_badge(transcript.metadata, snapshot.locale),
+            notice=_warnings_notice(transcript, snapshot.locale),
+        )
 
     def nodes(self, items: list[PlannedItem]) -> list[TopNode]:
         """The top-level nodes of ``items`` (a slice of :attr:`items`)."""
@@ -194,6 +216,7 @@ def plan_view(
     items: list[PlannedItem] | None = None,
     facts: SessionFacts | None = None,
     timeline: Timeline | None = None,
+    head: bool = True,
 ) -> ViewPlan:
     """The head of ``transcript``'s view model and its projection, still to be done.
 
@@ -201,22 +224,16 @@ def plan_view(
     growing transcript plans with a :class:`turnfold.process.ProjectionPlanner`), ``facts``
     the session's facts when it keeps them (:class:`turnfold.session.SessionTally`), and
     ``timeline`` the :class:`~turnfold.timeline.Timeline` that keeps its turns' layout.
+    ``head=False`` leaves :attr:`ViewPlan.head` to be computed when first asked for; by default
+    it is computed now, before any node, as a caller that keeps a timeline or a tally expects.
     """
     snapshot = snapshot_of(settings)
     if items is None:
         items = plan_projection(transcript, snapshot, running=running)
-    if facts is None:
-        facts = session_facts(transcript, turns=sum(1 for i in items if i.segment is not None))
-    head = ViewHead(
-        locale=snapshot.locale,
-        mode=snapshot.transcript_display_mode,
-        show_thinking=snapshot.show_thinking,
-        session=session_header(transcript, snapshot.locale, facts),
-        timeline=(timeline or Timeline()).node(items, snapshot.locale, facts),
-        outcome=outcome_badge(transcript.metadata, snapshot.locale),
-        notice=_warnings_notice(transcript, snapshot.locale),
-    )
-    return ViewPlan(head, items, _Options(snapshot, more_chars), transcript)
+    plan = ViewPlan(items, _Options(snapshot, more_chars), transcript, facts, timeline)
+    if head:
+        plan.head  # noqa: B018  # computed now, cached on the plan
+    return plan
 
 
 def _nodes(

@@ -21,14 +21,18 @@ from __future__ import annotations
 import contextlib
 import os
 import struct
-import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from turnfold.formats.source import Bounded
+
+if TYPE_CHECKING:
+    # Imported where a zip is opened: zipfile brings shutil, bz2 and lzma, and every load
+    # imports this module to ask the Inspect format whether its file is a log (issue 19).
+    import zipfile
 
 #: Zip compression method of Zstandard (APPNOTE 4.4.5).
 ZSTANDARD = 93
@@ -117,6 +121,8 @@ def open_archive(path: Path, limits: ArchiveLimits | None = None) -> Iterator[zi
                 f"{limits.max_directory_bytes:,} (ArchiveLimits.max_directory_bytes)",
             )
         stream.seek(0)
+        import zipfile
+
         try:
             archive = zipfile.ZipFile(stream)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
@@ -174,6 +180,8 @@ class _Zstandard:
 @contextlib.contextmanager
 def open_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, *, name: str) -> Iterator[Any]:
     """A stream of one member's decompressed bytes (``read(size)``), any supported method."""
+    import zipfile
+
     if info.compress_type == ZSTANDARD:
         member: Any = _Zstandard(archive, info, name)
     else:
@@ -201,6 +209,8 @@ def read_member(
     reading it), then the bytes actually decompressed, chunk by chunk (a lying header is
     caught before more than ``limit`` bytes are held). ``setting`` names the limit in the error.
     """
+    import zipfile
+
     too_big = f"decompresses to more than {limit:,} bytes (ArchiveLimits.{setting})"
     if info.file_size > limit:
         raise ArchiveError(name, too_big, info.filename)

@@ -1,0 +1,151 @@
+"""Models' prices kept between processes, so a cost needs no import of the table (U-2, Q-1).
+
+genai-prices' import takes a fifth of a second (pydantic models of the whole table, and the HTTP
+client of its updater): every ``turnfold render``, ``show`` and first view in a notebook of a
+session with a cost paid it, for one or two models' prices. What :mod:`turnfold.prices` asks the
+table about a model on one day is a few numbers (the provider it was found at, where its tiers
+start, one line per stretch between them), so they are kept in :data:`FILE_NAME` in turnfold's
+cache directory (:func:`turnfold.caches.cache_dir`) under a stamp of the installed table (its
+data module's path, size and modification time): another version of genai-prices, or an
+update in place, finds the file's prices stale and starts it anew. The lines are floats that
+JSON carries exactly, so a kept price prices every response as the table's line did.
+
+Nothing is kept or read for today's prices (``day`` None: today changes), nor in a process whose
+table was replaced at run time (genai-prices' ``UpdatePrices`` sets a custom snapshot). A cache
+that cannot be read or written is no error: the prices then come from the table.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from datetime import date
+from importlib.util import find_spec
+from pathlib import Path
+from threading import get_ident
+from typing import Any
+
+from turnfold.caches import cache_dir
+
+__all__ = ["FILE_NAME", "MISSING", "Kept", "PriceBook", "price_book"]
+
+_LOG = logging.getLogger(__name__)
+
+#: JSON, but not named ``.json``: the corpus scanner reads such files as candidate sessions, and
+#: the cache folder may lie inside a folder it scans.
+FILE_NAME = "kept-prices"
+#: A model's kept price: the provider the table found it at (None: by the model alone), where
+#: its tiers start, and the line of each stretch (None: priced by the table itself).
+Kept = tuple[str | None, list[int], list[list[float] | None]]
+#: What :meth:`PriceBook.get` answers for a price it does not keep.
+MISSING: Any = object()
+
+
+class PriceBook:
+    """The kept prices of one installed price table (its ``stamp``)."""
+
+    def __init__(self, path: Path, stamp: str) -> None:
+        self.path = path
+        self.stamp = stamp
+        self._file = self._read()
+
+    def _read(self) -> dict[str, Any]:
+        """The file's content if it was written for this table; empty otherwise."""
+        try:
+            found = json.loads(self.path.read_bytes())
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as error:
+            _LOG.debug("kept prices unreadable (%s); the table prices", error)
+            return {}
+        if not isinstance(found, dict) or found.get("stamp") != self.stamp:
+            return {}
+        return found
+
+    @property
+    def version(self) -> str | None:
+        """The table's version, as it was when a price was kept."""
+        version = self._file.get("version")
+        return version if isinstance(version, str) else None
+
+    def get(self, model: str, provider: str | None, day: date) -> Kept | None:
+        """The kept price of ``model``, None when the table has none, else :data:`MISSING`."""
+        prices = self._file.get("prices")
+        if not isinstance(prices, dict):
+            return MISSING  # type: ignore[no-any-return]  # nothing kept for this table yet
+        entry = prices.get(_key(model, provider, day), MISSING)
+        if entry is MISSING or entry is None:
+            return entry  # MISSING, or no price kept as such
+        try:
+            found, starts, lines = entry
+            return found, [int(s) for s in starts], [_line(line) for line in lines]
+        except (TypeError, ValueError):  # a file edited by hand: the table prices
+            return MISSING  # type: ignore[no-any-return]
+
+    def keep(
+        self, model: str, provider: str | None, day: date, kept: Kept | None, version: str
+    ) -> None:
+        """Keep ``model``'s price (None: the table has none) for the next process."""
+        latest = self._read()  # what another process kept meanwhile stays
+        prices: dict[str, Any] = latest["prices"] if isinstance(latest.get("prices"), dict) else {}
+        prices[_key(model, provider, day)] = list(kept) if kept is not None else None
+        self._file = {"stamp": self.stamp, "version": version, "prices": prices}
+        # A writer's own temporary file (process and thread), renamed over the file when whole.
+        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.{get_ident()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_text(json.dumps(self._file), encoding="utf-8")
+            os.replace(temporary, self.path)  # whole or not at all, for a reader at the same time
+        except OSError as error:
+            _LOG.debug("prices not kept (%s)", error)
+
+
+#: The books this process opened, by file and stamp: a file is read once per process.
+_BOOKS: dict[tuple[Path, str], PriceBook] = {}
+
+
+def price_book() -> PriceBook | None:
+    """The kept prices of the installed table; None without genai-prices, or when this
+    process replaced its table."""
+    snapshot = sys.modules.get("genai_prices.data_snapshot")
+    if snapshot is not None and getattr(snapshot, "_custom_snapshot", None) is not None:
+        return None
+    stamp = _table_stamp()
+    if stamp is None:
+        return None
+    path = cache_dir() / FILE_NAME
+    book = _BOOKS.get((path, stamp))
+    if book is None:
+        book = _BOOKS[path, stamp] = PriceBook(path, stamp)
+    return book
+
+
+def _table_stamp() -> str | None:
+    """Where genai-prices' table is installed, its size and its time; found without importing
+    it (a top-level package's spec is only looked up)."""
+    try:
+        spec = find_spec("genai_prices")
+    except (ImportError, ValueError):
+        return None
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        data = Path(folder, "data.py")
+        try:
+            stat = data.stat()
+        except OSError:
+            continue
+        return f"{data}:{stat.st_size}:{stat.st_mtime_ns}"
+    return None
+
+
+def _key(model: str, provider: str | None, day: date) -> str:
+    return json.dumps([model, provider, day.isoformat()])
+
+
+def _line(line: Any) -> list[float] | None:
+    if line is None:
+        return None
+    if len(line) != 5:
+        raise ValueError("a line is five numbers")
+    return [float(value) for value in line]
