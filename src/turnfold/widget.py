@@ -59,7 +59,7 @@ from turnfold.render.html import render_html, timeline_css
 from turnfold.render.nodes import TimelineNode, TopNode, View
 from turnfold.render.search import search_view
 from turnfold.render.text import render_text
-from turnfold.render.viewmodel import ancestor_path, plan_view
+from turnfold.render.viewmodel import NodeReuse, ancestor_path, plan_view
 from turnfold.session import SessionTally
 from turnfold.settings import DisplaySettings, normalize_settings
 from turnfold.summaries.usage import UsageTracker, usage_footer, usage_for
@@ -234,6 +234,8 @@ class TranscriptWidget(anywidget.AnyWidget):
             # built from it by key, reused while the planner does not plan their item anew.
             self._planner = ProjectionPlanner(transcript)
             self._nodes: dict[str, TopNode] = {}
+            # Q-3: the nodes inside a growing turn, reused for what its projection reused.
+            self._reuse = NodeReuse()
             self._dirty: set[str] = set()  # ids of the entries changed since the last build
             # U-3: the session header's facts, updated by the entries that changed (Q-3).
             self._tally = SessionTally(transcript)
@@ -323,6 +325,7 @@ class TranscriptWidget(anywidget.AnyWidget):
             self._strings = ui_strings(change["new"])
         with self._dirty_lock:
             self._nodes = {}  # every node depends on the settings
+            self._reuse = NodeReuse()
         self._schedule(0.0)  # one setting, or a burst of linked ones, redraws once
 
     def _on_running(self, change: Mapping[str, Any]) -> None:
@@ -358,6 +361,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         """Rebuild every turn and send what changed (after entries were changed in place)."""
         with self._dirty_lock:
             self._nodes = {}
+            self._reuse = NodeReuse()
             self._planner = ProjectionPlanner(self.transcript)
             self._tally_current = False  # entries changed in place: read them all again
             self._timeline = Timeline(lazy=not self._timeline.laid_out)
@@ -367,7 +371,8 @@ class TranscriptWidget(anywidget.AnyWidget):
         """The decorated view model, rebuilding only the nodes whose entries changed (Q-3)."""
         with self._dirty_lock:
             dirty, self._dirty = self._dirty, set()
-            cache = self._nodes
+            cache, reuse = self._nodes, self._reuse
+        reuse.changed(dirty)
         snapshot = self.settings.snapshot()
         # A first build of a long session is millions of new objects, like a load (Q-1).
         with collector_paused():
@@ -385,9 +390,10 @@ class TranscriptWidget(anywidget.AnyWidget):
                 key = item.key
                 node = cache.get(key)
                 if node is None or key in fresh or item.running:
-                    (node,) = plan.nodes([item])
+                    (node,) = plan.nodes([item], reuse)
                 built[key] = node
                 nodes.append(node)
+            reuse.next_build()
         with self._dirty_lock:
             if self._nodes is cache:  # not cleared by a settings change meanwhile
                 self._nodes = built
