@@ -402,42 +402,36 @@ export class Renderer {
    * @param {HTMLElement} container @param {Node[]} items  the list now @param {import("./messages").NodePatch} patch
    */
   patchList(container, items, patch) {
-    /** @type {Map<string, HTMLElement>} */
-    const drawn = new Map();
-    for (const element of container.children) {
-      const key = /** @type {HTMLElement} */ (element).dataset.key;
-      if (key) drawn.set(key, /** @type {HTMLElement} */ (element));
-    }
+    // Looked up by key as needed (the browser's selector engine), never by walking the list: a
+    // followed run's batch holds hundreds of rows.
+    /** @param {string} key */
+    const drawn = (key) => /** @type {HTMLElement | null} */ (container.querySelector(`:scope > [data-key="${CSS.escape(key)}"]`));
     for (const key of patch.remove ?? []) {
-      const element = drawn.get(key);
-      if (!element) continue;
-      this.retire(element);
-      drawn.delete(key);
+      const element = drawn(key);
+      if (element) this.retire(element);
     }
     for (const { after, node } of patch.upsert ?? []) {
-      const old = drawn.get(node.key);
+      const old = drawn(node.key);
       const fresh = this.child(/** @type {ChildNode} */ (node));
-      const anchor = after == null ? null : drawn.get(after) ?? null;
-      const firstKeyed = [...drawn.values()].find((element) => element.isConnected) ?? null;
-      if (old && old.isConnected && previousKeyed(old) === anchor) replaceKeepingFocus(old, fresh);
+      const anchor = after == null ? null : drawn(after);
+      if (old && previousKeyed(old) === anchor) replaceKeepingFocus(old, fresh);
       else {
         old?.remove();
+        const first = after == null ? container.querySelector(":scope > [data-key]") : null;
         if (anchor) anchor.after(fresh);
-        else if (after == null && firstKeyed && firstKeyed !== old) firstKeyed.before(fresh);
+        else if (first) first.before(fresh);
+        // An empty list (or an anchor not drawn, which never should be): before the batch's
+        // memory and label lines, if any, else last.
         else container.insertBefore(fresh, container.querySelector(":scope > .tf-memory, :scope > .tf-label"));
       }
-      drawn.set(node.key, fresh);
     }
     if (patch.change?.length) {
       const byKey = new Map(items.map((item) => [item.key, item]));
       for (const change of patch.change) {
-        const element = drawn.get(change.key);
+        const element = drawn(change.key);
         const node = byKey.get(change.key);
         if (!element || !node) continue;
-        if (!this.update(element, node, change)) {
-          const fresh = this.child(/** @type {ChildNode} */ (node));
-          replaceKeepingFocus(element, fresh);
-        }
+        if (!this.update(element, node, change)) replaceKeepingFocus(element, this.child(/** @type {ChildNode} */ (node)));
       }
     }
     return true;

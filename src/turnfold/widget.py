@@ -18,9 +18,12 @@ How state travels, and why:
 * After that, changes travel as small custom messages: the widget observes its transcript, coalesces
   bursts on a timer thread (so an agent appending from any thread updates the view while a cell is
   still running, L-5), rebuilds only the turns whose entries changed (the running turn, a turn a
-  new label names) and sends only the top-level nodes that changed, each with the key of the node
-  it follows. One appended tool call therefore costs the bytes of its own turn, not of the
-  transcript, and Python work of about its turn (W-2, Q-3). Settings changes rebuild everything.
+  new label names), and within the running turn only the steps that changed (the projection and
+  the nodes of the rest are reused, ``process.TurnMemo`` and ``viewmodel.NodeReuse``), and sends
+  only what changed: a new top-level node whole, with the key of the node it follows, and a turn
+  that grew as a patch of what it gained (:mod:`turnfold.patches`). One appended tool call
+  therefore costs the bytes of its own row, not of its turn or the transcript (W-2, Q-3).
+  Settings changes rebuild everything.
 * A view that mounts later (the widget displayed again in another cell) says ``hello`` and is sent
   the current view once, addressed to it alone.
 * ``_folds`` (synced, written only by the JS) holds the reader's open/closed choices keyed by the
