@@ -128,6 +128,7 @@ class NodeReuse:
         """These entries changed in place since the last build: their tools are built anew."""
         for entry_id in entry_ids:
             self._tools.pop(entry_id, None)
+            self._tools_now.pop(entry_id, None)  # a build that failed midway kept some
 
     def tool(self, call: ToolCall, row: ToolRow, build: Callable[[], ToolNode]) -> ToolNode:
         """The node of ``call`` on ``row``: the one built last time if the call is the same,
