@@ -131,31 +131,39 @@ def test_W1_the_bundle_is_referenced_and_the_css_includes_content_styles() -> No
 
 def _bytes_for_one_appended_tool_call(
     widgets: list[TranscriptWidget], turns: int
-) -> tuple[int, list[dict[str, Any]]]:
+) -> tuple[int, list[dict[str, Any]], str]:
+    """The bytes sent for one call appended to the last of ``turns`` turns, the messages, and
+    the key of that turn."""
     rec = recorded(turns)
     widget = make(widgets, rec.transcript)
     wire = Wire(widget)
     rec.start_tool("Grep", {"pattern": "needle", "path": "src"})
     widget.flush()
     messages = wire.custom()
-    return sum(Wire.size(m) for m in wire.messages), messages
+    return sum(Wire.size(m) for m in wire.messages), messages, widget.view["nodes"][-1]["key"]
 
 
 def test_W2_bytes_for_one_appended_tool_call_do_not_grow_with_the_transcript(
     widgets: list[TranscriptWidget],
 ) -> None:
-    small, small_messages = _bytes_for_one_appended_tool_call(widgets, 10)
-    large, large_messages = _bytes_for_one_appended_tool_call(widgets, 1000)
-    print(f"\nW-2 bytes for one appended tool call: 10 turns {small} B, 1000 turns {large} B")
-    for messages in (small_messages, large_messages):
+    # Compared within each regime of N-1: a view that travels whole (10 and 400 turns), and one
+    # past the budget (1000 and 3000 turns), where the turn the call joins was sent deferred, so
+    # its process, open now that the turn runs, travels whole once.
+    sizes = {}
+    for turns in (10, 400, 1000, 3000):
+        sizes[turns], messages, turn = _bytes_for_one_appended_tool_call(widgets, turns)
         (patch,) = messages
         assert patch["type"] == "patch"
-        assert [u["node"]["kind"] for u in patch["upsert"]] == ["turn"]  # only the last turn
+        # Only the last turn, and only what changed in it: a patch of it, not the turn whole.
+        assert patch["upsert"] == []
+        assert [change["key"] for change in patch["change"]] == [turn]
         assert patch["remove"] == []
         assert "nodes" not in patch
         assert set(patch.get("fields", {})) <= {"session"}  # U-3: the header counts one more
-    assert large / small < 1.5
-    assert large < 10_000
+    print(f"\nW-2 bytes for one appended tool call, by turns: {sizes}")
+    assert sizes[400] / sizes[10] < 1.5
+    assert sizes[3000] / sizes[1000] < 1.5
+    assert max(sizes.values()) < 10_000
 
 
 def test_W2_a_status_change_resends_only_its_turn(widgets: list[TranscriptWidget]) -> None:
@@ -166,7 +174,8 @@ def test_W2_a_status_change_resends_only_its_turn(widgets: list[TranscriptWidget
     rec.finish_tool(call, "done")
     widget.flush()
     (patch,) = wire.custom("patch")
-    assert [u["node"]["key"] for u in patch["upsert"]] == [widget.view["nodes"][-1]["key"]]
+    assert patch["upsert"] == []
+    assert [change["key"] for change in patch["change"]] == [widget.view["nodes"][-1]["key"]]
     assert patch["base"] == patch["rev"] - 1
 
 
@@ -274,7 +283,7 @@ def test_T4_a_setting_change_sends_only_what_changed(widgets: list[TranscriptWid
     widget.flush()
     (patch,) = wire.custom("patch")
     assert patch["fields"] == {"show_thinking": False}
-    sent = {u["node"]["key"] for u in patch["upsert"]}
+    sent = {u["node"]["key"] for u in patch["upsert"]} | {c["key"] for c in patch["change"]}
     assert sent
     assert all(key.startswith("turn:") for key in sent)
     assert widget.view["show_thinking"] is False

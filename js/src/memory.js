@@ -64,6 +64,7 @@ export class DisclosureMemory {
    * @param {Iterable<string>} [inside] keys of every disclosure nested in this one
    */
   isOpen(key, defaultOpen, inside = []) {
+    if (!this.choices.size) return Boolean(defaultOpen); // nothing chosen: no need to walk `inside`
     const own = this.choices.get(key);
     if (own !== undefined) return own !== "closed";
     for (const nested of inside) {

@@ -1,11 +1,24 @@
 // Generated from src/turnfold/transport.py by `python -m turnfold.transport`; do not edit: the tests
 // fail when the two differ. Read by tsc --strict through the JS view's JSDoc imports.
 
-import type { View, TimelineTurn, TopNode, AnyNode } from "./nodes";
+import type { View, TimelineTurn, TopNode, ChildNode, RowNode, AnyNode } from "./nodes";
 
 export interface Upsert {
   after: string | null;
   node: TopNode;
+}
+
+export interface ChildUpsert {
+  after: string | null;
+  node: ChildNode | RowNode;
+}
+
+export interface NodePatch {
+  key: string;
+  fields?: Record<string, unknown>;
+  upsert?: ChildUpsert[];
+  remove?: string[];
+  change?: NodePatch[];
 }
 
 export interface TimelineUpsert {
@@ -25,6 +38,7 @@ export interface PatchMessage {
   base: number;
   upsert: Upsert[];
   remove: string[];
+  change?: NodePatch[];
   fields?: Record<string, unknown>;
   timeline?: TimelinePatch;
 }

@@ -11,7 +11,7 @@
  */
 
 import { byKey, escapedText, h, setHtml, text, token } from "./dom.js";
-import { keysInside } from "./tree.js";
+import { NESTED, keysInside } from "./tree.js";
 
 /** @typedef {import("./tree.js").Node} Node */
 /** @typedef {import("./nodes").TopNode} TopNode */
@@ -24,6 +24,9 @@ import { keysInside } from "./tree.js";
  * @property {string} key
  * @property {(open: boolean) => void} apply  show open or closed (no memory change)
  * @property {HTMLButtonElement} button
+ * @property {(spec: DisclosureSpec) => void} respec  draw the header anew from `spec`, which
+ *   fills the body from now on, and show the fold as the memory says on top of its default
+ * @property {() => HTMLElement | null} body  the body, if it was drawn (it is, once opened)
  */
 
 /**
@@ -39,6 +42,7 @@ import { keysInside } from "./tree.js";
  * @property {string} key
  * @property {boolean} defaultOpen  the view model's `open` (P-8)
  * @property {Iterable<string>} [inside]  keys nested inside, for the memory's container rule
+ *   (read only when the memory needs them)
  * @property {string} className  classes of the wrapper
  * @property {string} headerClass  classes of the header button
  * @property {(header: HTMLButtonElement) => void} header
@@ -46,6 +50,9 @@ import { keysInside } from "./tree.js";
  * @property {string} [bodyClass]
  * @property {boolean} [rail]  a fold rail in the body's gutter (P-12)
  */
+
+/** How long a vanished hidden-reasoning indicator takes to fade out (P-9). */
+export const FADE_MS = 220;
 
 /** How long a fold waits for its content before it says the kernel did not answer. */
 const LOAD_TIMEOUT_MS = 5000;
@@ -81,8 +88,9 @@ export class Renderer {
 
   // --- the disclosure ---------------------------------------------------------------------------
 
-  /** @param {DisclosureSpec} spec */
-  disclosure(spec) {
+  /** @param {DisclosureSpec} first */
+  disclosure(first) {
+    let spec = first;
     const wrap = h("div", `tf-disc ${spec.className}`, { "data-key": spec.key });
     const button = h("button", `tf-toggle ${spec.headerClass}`, { type: "button", "aria-expanded": "false" });
     spec.header(button);
@@ -94,7 +102,8 @@ export class Renderer {
       button.setAttribute("aria-expanded", String(open));
       wrap.classList.toggle("tf-open", open);
       if (open && body === null) {
-        // Q-2: what a closed disclosure holds is drawn only when it is first opened.
+        // Q-2: what a closed disclosure holds is drawn only when it is first opened, from the
+        // latest node a patch left (`respec`).
         body = h("div", `tf-body ${spec.bodyClass ?? ""}`.trim());
         if (spec.rail) body.append(this.rail(spec.key, apply, button));
         spec.body(body);
@@ -107,7 +116,14 @@ export class Renderer {
       apply(open);
       this.onToggle(spec.key, open);
     });
-    this.controls.set(wrap, { key: spec.key, apply, button });
+    /** @param {DisclosureSpec} next */
+    const respec = (next) => {
+      spec = next;
+      button.replaceChildren();
+      spec.header(button);
+      apply(this.memory.isOpen(spec.key, spec.defaultOpen, spec.inside ?? []));
+    };
+    this.controls.set(wrap, { key: spec.key, apply, button, respec, body: () => body });
     apply(this.memory.isOpen(spec.key, spec.defaultOpen, spec.inside ?? []));
     return wrap;
   }
@@ -253,37 +269,187 @@ export class Renderer {
   /** @param {import("./nodes").TurnNode} node */
   turn(node) {
     const section = h("section", `tf-turn tf-${token(node.status)}`, { "data-key": node.key });
-    const process = node.process;
-    if (process) {
-      section.append(
-        this.disclosure({
-          key: process.key,
-          defaultOpen: Boolean(process.open),
-          inside: keysUnder(process.children),
-          className: "tf-process",
-          headerClass: "tf-head",
-          header: (button) => this.turnHeader(button, node.header, true),
-          bodyClass: "tf-pbody",
-          body: (body) =>
-            process.deferred
-              ? this.onDemand(body, process.key, (/** @type {import("./nodes").ProcessNode} */ full) =>
-                  this.children(body, full.children),
-                )
-              : this.children(body, process.children),
-        }),
-      );
-    } else {
+    if (node.process) section.append(this.disclosure(this.processSpec(node, node.process)));
+    else {
       const head = h("div", "tf-head");
       this.turnHeader(head, node.header, false);
       section.append(head);
     }
+    this.turnTail(section, node);
+    return section;
+  }
+
+  /** P-3, P-2: what follows the process: the surfaces outside the fold, then the answer. @param {HTMLElement} section @param {import("./nodes").TurnNode} node */
+  turnTail(section, node) {
     for (const surface of node.outside ?? []) section.append(this.outside(surface));
     const answer = node.answer;
     if (answer) {
       const css = answer.tentative ? "tf-answer tf-tentative" : "tf-answer";
       section.append(setHtml(h("div", css, { "data-key": answer.key }), answer.html));
     }
-    return section;
+  }
+
+  /**
+   * The disclosure of a turn's process, under the turn's header.
+   * @param {import("./nodes").TurnNode} node @param {import("./nodes").ProcessNode} process
+   * @returns {DisclosureSpec}
+   */
+  processSpec(node, process) {
+    return {
+      key: process.key,
+      defaultOpen: Boolean(process.open),
+      inside: keysUnder(process.children),
+      className: "tf-process",
+      headerClass: "tf-head",
+      header: (button) => this.turnHeader(button, node.header, true),
+      bodyClass: "tf-pbody",
+      body: (body) =>
+        process.deferred
+          ? this.onDemand(body, process.key, (/** @type {import("./nodes").ProcessNode} */ full) =>
+              this.children(body, full.children),
+            )
+          : this.children(body, process.children),
+    };
+  }
+
+  // --- patched in place (W-2) -------------------------------------------------------------------
+
+  /**
+   * Make `element`, drawn for an earlier form of `node`, show `node` (a patch applied to it,
+   * `tree.applyNodePatch`), redrawing only what `patch` says changed: fields of its own, and in
+   * its list of nested nodes the ones upserted, removed or changed. Folds stay as they were, and
+   * a body never opened stays undrawn (it draws the latest node when it opens, Q-2). False when
+   * it cannot (a process that appeared, went, or was deferred): the caller draws `node` anew.
+   * @param {Element} element @param {Node} node @param {import("./messages").NodePatch} patch
+   * @returns {boolean}
+   */
+  update(element, node, patch) {
+    switch (node.kind) {
+      case "turn":
+        return this.updateTurn(/** @type {HTMLElement} */ (element), node, patch);
+      case "group":
+        return this.updateList(element, node, patch, this.groupSpec(node));
+      case "summary":
+        return this.updateList(element, node, patch, this.summarySpec(node));
+      case "batch":
+        return this.updateBatch(/** @type {HTMLElement} */ (element), node, patch);
+      default:
+        return false;
+    }
+  }
+
+  /** @param {HTMLElement} section @param {import("./nodes").TurnNode} node @param {import("./messages").NodePatch} patch */
+  updateTurn(section, node, patch) {
+    const fields = patch.fields ?? {};
+    if ("process" in fields) return false;
+    section.className = `tf-turn tf-${token(node.status)}`;
+    const process = node.process;
+    const disclosure = process ? childByKey(section, process.key) : null;
+    if (process && !disclosure) return false;
+    if (process && disclosure) {
+      const change = (patch.change ?? []).find((nested) => nested.key === process.key);
+      if (change || "header" in fields) {
+        if (!this.updateList(disclosure, process, change ?? { key: process.key }, this.processSpec(node, process))) return false;
+      }
+    } else if ("header" in fields) {
+      const head = section.querySelector(":scope > .tf-head");
+      if (!head) return false;
+      head.replaceChildren();
+      this.turnHeader(/** @type {HTMLElement} */ (head), node.header, false);
+    }
+    if ("outside" in fields || "answer" in fields) {
+      for (const old of section.querySelectorAll(":scope > .tf-outside, :scope > .tf-answer")) old.remove();
+      this.turnTail(section, node);
+    }
+    return true;
+  }
+
+  /**
+   * A disclosure that holds a list (a process, a group, a summary row): its header and fold from
+   * `spec`, then, if its body was drawn, the changes to its list.
+   * @param {Element} element @param {Node} node @param {import("./messages").NodePatch} patch @param {DisclosureSpec} spec
+   */
+  updateList(element, node, patch, spec) {
+    const control = this.controls.get(element);
+    if (!control) return false;
+    const body = control.body(); // before respec, which may draw it whole from `node`
+    const listChanged = Boolean(patch.upsert?.length || patch.remove?.length || patch.change?.length);
+    // A deferred process's body was drawn from content fetched by key, which the patch does not
+    // describe: drawn anew, it fetches the new content.
+    if (body && listChanged && /** @type {{deferred?: boolean}} */ (node).deferred) return false;
+    control.respec(spec);
+    if (!body || !listChanged) return true;
+    const field = NESTED[node.kind];
+    return this.patchList(body, /** @type {Node[]} */ (/** @type {Record<string, any>} */ (node)[field] ?? []), patch);
+  }
+
+  /** F-10 … F-15: a batch's rows patched, its memory and label lines drawn anew if they changed. @param {HTMLElement} box @param {import("./nodes").BatchNode} node @param {import("./messages").NodePatch} patch */
+  updateBatch(box, node, patch) {
+    const fields = patch.fields ?? {};
+    if (!this.patchList(box, node.rows ?? [], patch)) return false;
+    if ("memory" in fields || "label" in fields) {
+      for (const line of box.querySelectorAll(":scope > .tf-memory, :scope > .tf-label")) line.remove();
+      if (node.memory) box.append(text("div", "tf-row tf-dim tf-memory", node.memory));
+      if (node.label) box.append(text("div", "tf-row tf-dim tf-label", node.label));
+    }
+    return true;
+  }
+
+  /**
+   * The keyed children of `container` after `patch`'s changes to its list: removed ones go (a
+   * hidden-reasoning indicator fades out, P-9), upserted ones are drawn and put after their
+   * anchor (in place of their old element), changed ones are patched in place.
+   * @param {HTMLElement} container @param {Node[]} items  the list now @param {import("./messages").NodePatch} patch
+   */
+  patchList(container, items, patch) {
+    // Looked up by key as needed (the browser's selector engine), never by walking the list: a
+    // followed run's batch holds hundreds of rows.
+    /** @param {string} key */
+    const drawn = (key) => /** @type {HTMLElement | null} */ (container.querySelector(`:scope > [data-key="${CSS.escape(key)}"]`));
+    for (const key of patch.remove ?? []) {
+      const element = drawn(key);
+      if (element) this.retire(element);
+    }
+    for (const { after, node } of patch.upsert ?? []) {
+      const old = drawn(node.key);
+      const fresh = this.child(/** @type {ChildNode} */ (node));
+      const anchor = after == null ? null : drawn(after);
+      if (old && previousKeyed(old) === anchor) replaceKeepingFocus(old, fresh);
+      else {
+        old?.remove();
+        const first = after == null ? container.querySelector(":scope > [data-key]") : null;
+        if (anchor) anchor.after(fresh);
+        else if (first) first.before(fresh);
+        // An empty list (or an anchor not drawn, which never should be): before the batch's
+        // memory and label lines, if any, else last.
+        else container.insertBefore(fresh, container.querySelector(":scope > .tf-memory, :scope > .tf-label"));
+      }
+    }
+    if (patch.change?.length) {
+      const byKey = new Map(items.map((item) => [item.key, item]));
+      for (const change of patch.change) {
+        const element = drawn(change.key);
+        const node = byKey.get(change.key);
+        if (!element || !node) continue;
+        if (!this.update(element, node, change)) replaceKeepingFocus(element, this.child(/** @type {ChildNode} */ (node)));
+      }
+    }
+    return true;
+  }
+
+  /** A removed row goes; a hidden-reasoning indicator fades out where it was (P-9). @param {HTMLElement} element */
+  retire(element) {
+    if (!element.classList.contains("tf-indicator")) {
+      element.remove();
+      return;
+    }
+    const ghost = /** @type {HTMLElement} */ (element.cloneNode(true));
+    ghost.classList.add("tf-fading");
+    ghost.removeAttribute("data-key");
+    ghost.removeAttribute("role");
+    ghost.setAttribute("aria-hidden", "true");
+    element.replaceWith(ghost);
+    setTimeout(() => ghost.remove(), FADE_MS);
   }
 
   /**
@@ -355,7 +521,12 @@ export class Renderer {
 
   /** P-6, P-12: title · count ▸, rows indented 12 px with the fold rail in the gutter. @param {import("./nodes").GroupNode} node */
   group(node) {
-    return this.disclosure({
+    return this.disclosure(this.groupSpec(node));
+  }
+
+  /** @param {import("./nodes").GroupNode} node @returns {DisclosureSpec} */
+  groupSpec(node) {
+    return {
       key: node.key,
       defaultOpen: Boolean(node.open),
       inside: keysInside(node),
@@ -368,7 +539,7 @@ export class Renderer {
       },
       rail: true,
       body: (body) => this.children(body, node.children),
-    });
+    };
   }
 
   /** P-9: a reasoning row; withheld reasoning is labelled, never an empty box. @param {import("./nodes").ThinkingNode} node */
@@ -406,7 +577,12 @@ export class Renderer {
 
   /** F-10a: the summary row opens to its tools, each a row of its own. @param {import("./nodes").SummaryNode} node */
   summary(node) {
-    return this.disclosure({
+    return this.disclosure(this.summarySpec(node));
+  }
+
+  /** @param {import("./nodes").SummaryNode} node @returns {DisclosureSpec} */
+  summarySpec(node) {
+    return {
       key: node.key,
       defaultOpen: Boolean(node.open),
       inside: keysInside(node),
@@ -414,7 +590,7 @@ export class Renderer {
       headerClass: "tf-row",
       header: (button) => button.append(text("span", "tf-stext tf-clip", node.text), chevron()),
       body: (body) => this.children(body, node.tools),
-    });
+    };
   }
 
   // --- one tool (F-7, F-10, F-12, F-13, P-12) ---------------------------------------------------
@@ -577,10 +753,49 @@ export class Renderer {
   }
 }
 
-/** Keys of every node in `nodes` and below. @param {Node[]} nodes */
+/**
+ * Keys of every node in `nodes` and below, walked only when read: the memory reads them only
+ * when the reader chose something (a long turn's process is redrawn at every patch).
+ * @param {Node[]} nodes @returns {Iterable<string>}
+ */
 function keysUnder(nodes) {
-  /** @type {string[]} */
-  const out = [];
-  for (const node of nodes ?? []) out.push(node.key, ...keysInside(node));
-  return out;
+  return {
+    *[Symbol.iterator]() {
+      for (const node of nodes ?? []) {
+        yield node.key;
+        yield* keysInside(node);
+      }
+    },
+  };
+}
+
+/** The nearest keyed element before `element` among its siblings. @param {Element} element */
+function previousKeyed(element) {
+  let before = element.previousElementSibling;
+  while (before && !(/** @type {HTMLElement} */ (before).dataset.key)) before = before.previousElementSibling;
+  return before;
+}
+
+/** The child of `parent` drawn for `key`. @param {Element} parent @param {string} key */
+function childByKey(parent, key) {
+  for (const child of parent.children) if (/** @type {HTMLElement} */ (child).dataset.key === key) return child;
+  return null;
+}
+
+/**
+ * `old` replaced by `fresh`, keyboard focus moving to the same disclosure's header or element in
+ * `fresh` if it was inside `old`.
+ * @param {HTMLElement} old @param {HTMLElement} fresh
+ */
+export function replaceKeepingFocus(old, fresh) {
+  const active = document.activeElement;
+  const focused = active && old.contains(active) ? /** @type {HTMLElement | null} */ (active.closest("[data-key]")) : null;
+  old.replaceWith(fresh);
+  if (!focused) return;
+  const header = active?.classList.contains("tf-toggle") ?? false;
+  queueMicrotask(() => {
+    const target = byKey(fresh, focused.dataset.key ?? "") ?? (fresh.dataset.key === focused.dataset.key ? fresh : null);
+    const element = header ? target?.querySelector(":scope > .tf-toggle") : target;
+    /** @type {HTMLElement | null | undefined} */ (element)?.focus({ preventScroll: true });
+  });
 }

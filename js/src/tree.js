@@ -8,6 +8,7 @@
 /** @typedef {import("./nodes").AnyNode} Node */
 /** @typedef {import("./nodes").View} View */
 /** @typedef {import("./messages").PatchMessage} Patch */
+/** @typedef {import("./messages").NodePatch} NodePatch */
 
 /**
  * The nodes directly inside `node`, in reading order (mirrors `viewmodel._walk`).
@@ -89,13 +90,60 @@ export function applyTimeline(timeline, patch) {
 }
 
 /**
+ * The kinds of node that hold a list of nested nodes, and the field that holds it: what a node
+ * patch reaches into (mirrors `ondemand.NESTED`).
+ * @type {Record<string, "children" | "rows" | "tools">}
+ */
+export const NESTED = { process: "children", group: "children", batch: "rows", summary: "tools" };
+
+/**
+ * A node after a patch of what changed inside it (`NodePatch`, W-2): its own fields replaced,
+ * its list of nested nodes upserted and removed by key, nested nodes patched in turn (a turn's
+ * process among them). Returns a new node; what did not change is shared with the old one. A
+ * deferred process holds no children here (they come when it opens): only its fields change.
+ * @template {Node} T
+ * @param {T} node @param {NodePatch} patch @returns {T}
+ */
+export function applyNodePatch(node, patch) {
+  /** @type {Record<string, any>} */
+  const next = { ...node, ...(patch.fields ?? {}) };
+  const field = NESTED[next.kind];
+  if (field && !next.deferred) {
+    /** @type {Node[]} */
+    let items = next[field] ?? [];
+    if (patch.upsert?.length || patch.remove?.length) {
+      const upserts = (patch.upsert ?? []).map(({ after, node: item }) => ({ after, item: /** @type {Node} */ (item) }));
+      items = upsertKeyed(items, upserts, patch.remove ?? []);
+    }
+    next[field] = applyChanges(items, patch.change);
+  }
+  if (next.kind === "turn" && next.process) next.process = applyChanges([next.process], patch.change)[0];
+  return /** @type {T} */ (next);
+}
+
+/**
+ * `items` with each node a patch names patched (`applyNodePatch`).
+ * @template {Node} T
+ * @param {T[]} items @param {NodePatch[] | undefined} changes @returns {T[]}
+ */
+function applyChanges(items, changes) {
+  if (!changes?.length) return items;
+  const byKey = new Map(changes.map((change) => [change.key, change]));
+  return items.map((item) => {
+    const change = byKey.get(item.key);
+    return change ? applyNodePatch(item, change) : item;
+  });
+}
+
+/**
  * The view after a patch from Python: removed keys dropped, each upserted node put after the node
- * with key `after` (first when null), replacing any node with its key. Returns a new view.
+ * with key `after` (first when null), replacing any node with its key, each changed node patched
+ * (`applyNodePatch`). Returns a new view.
  * @param {View} view @param {Patch} patch @returns {View}
  */
 export function applyPatch(view, patch) {
   const upserts = (patch.upsert ?? []).map(({ after, node }) => ({ after, item: node }));
-  const nodes = upsertKeyed(view.nodes, upserts, patch.remove ?? []);
+  const nodes = applyChanges(upsertKeyed(view.nodes, upserts, patch.remove ?? []), patch.change);
   const next = { ...view, .../** @type {Partial<View>} */ (patch.fields ?? {}), nodes };
   if (patch.timeline && next.timeline) next.timeline = applyTimeline(next.timeline, patch.timeline);
   return next;

@@ -12,8 +12,10 @@
  * it, a closed part asks the kernel, and says it needs the running notebook when none answers.
  *
  * Messages from Python (declared in src/turnfold/transport.py, generated as ./messages.d.ts):
- * - `patch` {rev, base, upsert: [{after, node}], remove: [key], fields?}: top-level changes;
- *   applied only on top of revision `base`, otherwise the view asks for the whole view again.
+ * - `patch` {rev, base, upsert: [{after, node}], remove: [key], change?: [node patch], fields?}:
+ *   top-level changes, a node changed inside patched in place (W-2: a growing turn redraws what
+ *   it gained); applied only on top of revision `base`, otherwise the view asks for the whole
+ *   view again.
  * - `full` {to, rev, view}: the whole current view, for the view that said `hello`.
  * - `replace` {rev, view, folds}: another transcript in place of this one (a session browser's
  *   reused widget): drawn whole, with `folds` as the reader's choices instead of the old ones.
@@ -31,7 +33,7 @@
 import { byKey, h } from "./dom.js";
 import { ContentLoader } from "./loader.js";
 import { DisclosureMemory } from "./memory.js";
-import { Renderer } from "./render.js";
+import { FADE_MS, Renderer } from "./render.js";
 import { SearchBox } from "./search.js";
 import { Timeline } from "./timeline.js";
 import { applyPatch } from "./tree.js";
@@ -48,8 +50,6 @@ function ask(model, request) {
   model.send(request);
 }
 
-/** How long the hidden-reasoning indicator takes to fade out (P-9). */
-const FADE_MS = 220;
 /** Fold choices reach the kernel at most this often. */
 const SAVE_DELAY_MS = 150;
 /** How long a view waits for the kernel to greet it before it takes it that none runs (N-1). */
@@ -228,6 +228,7 @@ async function render({ model, el }) {
   /** @param {Patch} patch */
   function patchView(patch) {
     loader.clear(); // what was fetched may have changed with this patch
+    view = applyPatch(view, patch);
     for (const key of patch.remove ?? []) {
       drawn.get(key)?.remove();
       drawn.delete(key);
@@ -245,7 +246,19 @@ async function render({ model, el }) {
       }
       drawn.set(node.key, fresh);
     }
-    view = applyPatch(view, patch);
+    // W-2: a node changed inside (a growing turn) is patched in place, drawn anew only when the
+    // renderer cannot patch it.
+    if (patch.change?.length) {
+      const nodes = new Map(view.nodes.map((node) => [node.key, node]));
+      for (const change of patch.change) {
+        const old = drawn.get(change.key);
+        const node = nodes.get(change.key);
+        if (!old || !node || renderer.update(old, node, change)) continue;
+        const fresh = redraw(old, node);
+        old.replaceWith(fresh);
+        drawn.set(node.key, fresh);
+      }
+    }
     const fields = patch.fields ?? {};
     if (["session", "notice", "outcome", "locale"].some((field) => field in fields)) drawNotice();
     if ("timeline" in fields) drawTimeline();

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { applyPatch, applyTimeline, childrenOf, keysInside } from "../src/tree.js";
+import { applyNodePatch, applyPatch, applyTimeline, childrenOf, keysInside } from "../src/tree.js";
 
 const user = (key) => ({ kind: "user", key, html: key });
 const view = (...keys) => ({ locale: "en", mode: "fully-folded", nodes: keys.map(user) });
@@ -98,4 +98,74 @@ test("a closed timeline keeps only its fields until it is opened", () => {
   assert.deepEqual(next.turns, []);
   assert.equal(next.deferred, true);
   assert.equal(next.note, "one bar per turn");
+});
+
+// W-2: a node that kept its key and place travels as a patch of what changed inside it.
+const row = (key) => ({ kind: "tool", key });
+const batch = (key, ...rows) => ({ kind: "batch", key, active: false, rows: rows.map(row), memory: null, label: null });
+const growing = (...batches) => ({
+  kind: "turn",
+  key: "turn:e0",
+  status: "running",
+  header: { label: "Running", count: "1 tool" },
+  process: {
+    kind: "process",
+    key: "process:turn:e0",
+    open: true,
+    children: [{ kind: "group", key: "group:b1", title: "Ran commands", children: batches }],
+  },
+  outside: [],
+  answer: null,
+});
+
+test("a turn patch changes its fields and, by key, the nested lists of its process", () => {
+  const first = batch("b1", "e1", "e2");
+  const before = { ...view("a"), nodes: [user("a"), growing(first)] };
+  const next = applyPatch(before, {
+    upsert: [],
+    remove: [],
+    change: [
+      {
+        key: "turn:e0",
+        fields: { header: { label: "Running", count: "3 tools" } },
+        change: [
+          {
+            key: "process:turn:e0",
+            change: [
+              {
+                key: "group:b1",
+                fields: { title: "Ran commands and read files" },
+                upsert: [{ after: "b1", node: batch("b2", "e4") }],
+                change: [{ key: "b1", upsert: [{ after: "e2", node: row("e3") }], remove: ["e1"] }],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+  const turn = next.nodes[1];
+  assert.equal(turn.header.count, "3 tools");
+  const group = turn.process.children[0];
+  assert.equal(group.title, "Ran commands and read files");
+  assert.deepEqual(group.children.map((b) => [b.key, b.rows.map((r) => r.key)]), [["b1", ["e2", "e3"]], ["b2", ["e4"]]]);
+  // Nothing of the old view changed, and what the patch did not touch is shared.
+  assert.deepEqual(before.nodes[1].process.children[0].children[0].rows.map((r) => r.key), ["e1", "e2"]);
+  assert.equal(next.nodes[0], before.nodes[0]);
+  assert.equal(next.nodes[1].outside, before.nodes[1].outside);
+});
+
+test("a deferred process takes a patch's fields and leaves its content to be asked for", () => {
+  const process = { kind: "process", key: "p", open: false, active: false, children: [], deferred: true };
+  const next = applyNodePatch(process, { key: "p", fields: { active: true }, upsert: [{ after: null, node: batch("b1", "e1") }] });
+  assert.equal(next.active, true);
+  assert.deepEqual(next.children, []);
+});
+
+test("a turn's process replaced whole by a field is taken as it comes", () => {
+  const before = growing(batch("b1", "e1"));
+  const replaced = { kind: "process", key: "process:turn:e0", open: false, active: false, children: [], deferred: true };
+  const next = applyNodePatch(before, { key: "turn:e0", fields: { process: replaced, status: "completed" } });
+  assert.equal(next.process, replaced);
+  assert.equal(next.status, "completed");
 });

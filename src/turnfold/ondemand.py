@@ -39,6 +39,7 @@ from turnfold.timeline import closed
 
 __all__ = [
     "INLINE_HIDDEN_CHARS",
+    "NESTED",
     "OUTPUT_PART_CHARS",
     "PYTHON_ONLY",
     "WHOLE_VIEW_BUDGET",
@@ -46,7 +47,11 @@ __all__ = [
     "WholeSize",
     "call_for_key",
     "output_parts",
+    "process_deferred",
+    "wire_child",
+    "wire_header",
     "wire_node",
+    "wire_process",
     "wire_timeline",
 ]
 
@@ -70,6 +75,9 @@ OUTPUT_PART_CHARS = 256 * 1024
 WHOLE_VIEW_BUDGET = 1_000_000
 
 _OPENED = ("open", "owned")
+
+#: The kinds of node that hold a list of nested nodes, and the field that holds it.
+NESTED = {"process": "children", "group": "children", "batch": "rows", "summary": "tools"}
 
 #: Fields of the view model that no view reads, by the kind of node (``result``: a tool's result).
 PYTHON_ONLY: dict[str, frozenset[str]] = {
@@ -102,15 +110,35 @@ def wire_node(node: Node, folds: Folds, *, whole: bool = False) -> Node:
     if node.get("kind") != "turn":
         return node
     turn = _without(node, "turn")
-    turn["header"] = _without(node["header"], "header")
+    turn["header"] = wire_header(node["header"])
     process = node.get("process")
     if process is not None:
-        if not whole and _deferred(process, folds):
-            turn["process"] = {**process, "children": [], "deferred": True}
-        else:
-            children = _children(process["children"], folds, whole)
-            turn["process"] = {**process, "children": children}
+        turn["process"] = wire_process(process, folds, whole=whole)
     return turn
+
+
+def wire_header(header: Node) -> Wire:
+    """The wire form of a turn's header (what its process's disclosure draws)."""
+    return _without(header, "header")
+
+
+def wire_process(process: Node, folds: Folds, *, whole: bool = False) -> Wire:
+    """The wire form of a turn's process: closed and not opened by the reader, only its fields
+    (``deferred``), unless the view travels ``whole``."""
+    if process_deferred(process, folds, whole=whole):
+        return {**process, "children": [], "deferred": True}
+    return {**process, "children": _children(process["children"], folds, whole)}
+
+
+def process_deferred(process: Node, folds: Folds, *, whole: bool = False) -> bool:
+    """Whether the wire form of ``process`` leaves its children out (:func:`wire_process`)."""
+    return not whole and _deferred(process, folds)
+
+
+def wire_child(node: Node, folds: Folds, *, whole: bool = False) -> Node:
+    """The wire form of a node inside a process (a group, a batch, a row): its tools' large
+    hidden parts deferred unless ``whole``."""
+    return _child(node, folds, whole)
 
 
 def wire_timeline(
@@ -207,30 +235,57 @@ class WholeSize:
 
     Each top-level node's whole wire form is measured once, and remembered while the widget
     reuses the node (the same object: its turn did not change), so an update measures only the
-    turns that changed (Q-3); past the budget, the nodes after it are not measured at all.
+    turns that changed (Q-3); past the budget, the nodes after it are not measured at all. A
+    turn's process is measured child by child, each child remembered the same way, so a turn
+    that grows is measured at the cost of what it gained (the JSON of a list is its items and
+    the commas between them: the sum is exact).
     """
 
     def __init__(self, budget: int | None = None) -> None:
         self.budget = WHOLE_VIEW_BUDGET if budget is None else budget
         self._sizes: dict[str, tuple[Node, int]] = {}
+        self._children: dict[str, tuple[Node, int]] = {}
+        self._children_now: dict[str, tuple[Node, int]] = {}
 
     def fits(self, nodes: Sequence[Node], head: Sequence[Node | None] = ()) -> bool:
         """Whether ``nodes`` whole, and the head's fields ``head`` (the timeline laid out,
         the session header), are at most the budget together."""
         total = sum(len(codec.dump_bytes(part)) for part in head if part is not None)
         sizes: dict[str, tuple[Node, int]] = {}
+        self._children_now = {}
         for node in nodes:
             known = self._sizes.get(node["key"])
-            if known is not None and known[0] is node:
-                size = known[1]
-            else:
-                size = len(codec.dump_bytes(wire_node(node, {}, whole=True)))
+            size = known[1] if known is not None and known[0] is node else self._top(node)
             sizes[node["key"]] = (node, size)
             total += size
             if total > self.budget:
                 break
         self._sizes = sizes
+        self._children = self._children_now
         return total <= self.budget
+
+    def _top(self, node: Node) -> int:
+        process = node.get("process") if node.get("kind") == "turn" else None
+        if not process:
+            return len(codec.dump_bytes(wire_node(node, {}, whole=True)))
+        shell = wire_node({**node, "process": {**process, "children": []}}, {}, whole=True)
+        return len(codec.dump_bytes(shell)) + self._list(process["children"])
+
+    def _list(self, nodes: Sequence[Node]) -> int:
+        return sum(self._child(node) for node in nodes) + max(len(nodes) - 1, 0)
+
+    def _child(self, node: Node) -> int:
+        known = self._children.get(node["key"])
+        if known is not None and known[0] is node:
+            size = known[1]
+        elif node.get("kind") in NESTED:
+            field = NESTED[node["kind"]]
+            shell = {**node, field: []}
+            size = len(codec.dump_bytes(shell)) + self._list(node[field])
+        else:
+            size = len(codec.dump_bytes(_child(node, {}, whole=True)))
+        self._children_now[node["key"]] = (node, size)
+        return size
 
 
 class NodeIndex:

@@ -12,10 +12,10 @@ its fold state while entries are appended, the mode changes, or a single item be
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from typing import Literal, TypeAlias
+from functools import lru_cache, partial
+from typing import Literal, TypeAlias, TypeVar
 
 from turnfold import keys
 from turnfold.batches import (
@@ -309,15 +309,95 @@ def _counted(key: str, count: int, locale: str) -> str:
     return plural(key, count, locale)
 
 
+_Row = TypeVar("_Row", ThinkingRow, ProgressRow)
+
+
+class TurnMemo:
+    """What projecting a growing turn made last time, handed back where nothing changed (Q-3).
+
+    A followed run is one turn that grows with every call, and it is projected again at every
+    update. Its earlier batches, rows and groups are the same as last time unless an entry of
+    theirs was updated, so they are reused as the *same objects*: building a batch's view is
+    skipped, and the view model builder and the transport's diff, which go by identity, skip
+    them too. An item is reused only when it is made of the very entries it was made of, none
+    of them changed since (:meth:`forget`), under the same settings (the planner makes a new
+    memo when they change).
+    """
+
+    def __init__(self) -> None:
+        #: A batch's first call id -> its calls, its label and the pieces made of them.
+        self._batches: dict[str, tuple[tuple[ToolCall, ...], object, list[ActivityItem]]] = {}
+        #: A row's entry id -> the row (thinking, progress).
+        self._rows: dict[str, ThinkingRow | ProgressRow] = {}
+        self._groups: dict[str, ActivityGroup] = {}
+        #: An entry id -> the key its item is memoized under, to forget it when it changes.
+        self._owner: dict[str, str] = {}
+
+    def forget(self, entry_id: str) -> None:
+        """The entry ``entry_id`` changed: what was made of it is made anew."""
+        owner = self._owner.pop(entry_id, None)
+        if owner is not None:
+            self._batches.pop(owner, None)
+            self._rows.pop(owner, None)
+
+    def pieces(
+        self, batch: list[ToolCall], label: object, make: Callable[[], list[ActivityItem]]
+    ) -> list[ActivityItem]:
+        """The pieces of ``batch`` made last time, or made now by ``make``.
+
+        A batch that holds a sub-agent is always made anew: its child transcript grows without
+        its parent's call being updated."""
+        first = batch[0].id
+        known = self._batches.get(first)
+        if (
+            known is not None
+            and known[1] is label
+            and len(known[0]) == len(batch)
+            and all(a is b for a, b in zip(known[0], batch, strict=True))
+        ):
+            return known[2]
+        pieces = make()
+        if all(call.subagent is None for call in batch):
+            self._batches[first] = (tuple(batch), label, pieces)
+            for call in batch:
+                self._owner[call.id] = first
+        return pieces
+
+    def row(self, entry: Entry, made: _Row) -> _Row:
+        """The row made last time for ``entry`` if it equals ``made`` (its entry unchanged)."""
+        known = self._rows.get(entry.id)
+        if known is not None and type(known) is type(made) and known == made:
+            return known
+        self._rows[entry.id] = made
+        self._owner[entry.id] = entry.id
+        return made
+
+    def group(self, made: ActivityGroup) -> ActivityGroup:
+        """The group made last time under this key if it holds the very same items."""
+        known = self._groups.get(made.key)
+        if (
+            known is not None
+            and len(known.items) == len(made.items)
+            and all(a is b for a, b in zip(known.items, made.items, strict=True))
+            and (known.title, known.count_text, known.open, known.active)
+            == (made.title, made.count_text, made.open, made.active)
+        ):
+            return known
+        self._groups[made.key] = made
+        return made
+
+
 @dataclass
 class ProjectionContext:
     """What projecting one turn needs beyond its entries: the settings, the fast model's
-    labels, whether the turn is still running, and the key prefix of a sub-agent's transcript."""
+    labels, whether the turn is still running, the key prefix of a sub-agent's transcript, and
+    the memo of a turn projected again as it grows."""
 
     settings: SettingsSnapshot
     labels: dict[str, ToolUseSummary]
     running: bool
     key_prefix: str
+    memo: TurnMemo | None = None
 
 
 def _pieces(batch: list[ToolCall], view: BatchView, ctx: ProjectionContext) -> list[ActivityItem]:
@@ -446,8 +526,9 @@ def _group_items(
                 # P-8: the group of the step now executing is open; one that recorded a
                 # failure stays open during recovery; other finished groups are closed.
                 is_open = owns_current or _has_failure(run)
-            out.append(ActivityGroup(keys.group(run[0].key), title, count, is_open,
-                                     owns_current, tuple(run)))  # fmt: skip
+            group = ActivityGroup(keys.group(run[0].key), title, count, is_open,
+                                  owns_current, tuple(run))  # fmt: skip
+            out.append(ctx.memo.group(group) if ctx.memo is not None else group)
         else:
             out.extend(run)
         run.clear()
@@ -473,6 +554,21 @@ def _thinking_open(entry: Thinking, is_current: bool, ctx: ProjectionContext) ->
     return True
 
 
+def _batch_pieces(
+    batch: list[ToolCall], label: ToolUseSummary | None, ctx: ProjectionContext
+) -> list[ActivityItem]:
+    """The rows of one tool batch (F-10 … F-15), as the pieces the display mode puts them in."""
+    settings = ctx.settings
+    view = build_batch_view(
+        batch,
+        full_detail=settings.full_detail,
+        show_tool_call_args=settings.show_tool_call_args,
+        label=label,
+        locale=settings.locale,
+    )
+    return _pieces(batch, view, ctx)
+
+
 def _project_turn(segment: Segment, ctx: ProjectionContext) -> Turn:
     entries = segment.entries
     status = _status(entries, ctx.running)
@@ -486,16 +582,12 @@ def _project_turn(segment: Segment, ctx: ProjectionContext) -> Turn:
     last_activity = next((e for e in reversed(grouped) if not isinstance(e, AssistantText)), None)
     items: list[ActivityItem | ProgressRow] = []
     current: object = None
+    memo = ctx.memo
     for part in grouped:
         if isinstance(part, list):
-            view = build_batch_view(
-                part,
-                full_detail=settings.full_detail,
-                show_tool_call_args=settings.show_tool_call_args,
-                label=label_for(part, ctx.labels),
-                locale=settings.locale,
-            )
-            pieces = _pieces(part, view, ctx)
+            label = label_for(part, ctx.labels)
+            make = partial(_batch_pieces, part, label, ctx)
+            pieces = memo.pieces(part, label, make) if memo is not None else make()
             items.extend(pieces)
             if part is last_activity and ctx.running:
                 # The step now executing: the last piece that shows rows (not a label tail).
@@ -508,6 +600,8 @@ def _project_turn(segment: Segment, ctx: ProjectionContext) -> Turn:
             if settings.show_thinking:
                 key = keys.entry(part.id, prefix)
                 row = ThinkingRow(key, part, _thinking_open(part, is_current, ctx))
+                if memo is not None:
+                    row = memo.row(part, row)
                 items.append(row)
                 if is_current:
                     current = row
@@ -516,7 +610,8 @@ def _project_turn(segment: Segment, ctx: ProjectionContext) -> Turn:
                 items.append(indicator)
                 current = indicator
         elif isinstance(part, AssistantText):
-            items.append(ProgressRow(keys.entry(part.id, prefix), part))
+            progress = ProgressRow(keys.entry(part.id, prefix), part)
+            items.append(memo.row(part, progress) if memo is not None else progress)
     process_items = _group_items(items, current, ctx)
     process = (
         TurnProcess(
@@ -627,6 +722,8 @@ class ProjectionPlanner:
         self._settings: SettingsSnapshot | None = None
         self._running: bool | None = None
         self._last = -1
+        #: The last turn, which grows, and the memo of its projection (Q-3).
+        self._memo: tuple[int, TurnMemo] | None = None
 
     def plan(
         self,
@@ -643,6 +740,8 @@ class ProjectionPlanner:
         snapshot = snapshot_of(settings)
         stale: set[int] = set()
         if snapshot != self._settings or running != self._running:
+            if snapshot != self._settings:
+                self._memo = None  # what the memo holds was made under the old settings
             self._settings, self._running = snapshot, running
             self._planned.clear()  # every context changes
         entries = self.transcript.entries
@@ -671,9 +770,12 @@ class ProjectionPlanner:
                     labels_changed = True
             elif index is not None and index >= 0:
                 stale.add(index)
+                if self._memo is not None and self._memo[0] == index:
+                    self._memo[1].forget(key)
         if labels_changed:
             self._labels = labels_by_call(entries)
             self._planned.clear()
+            self._memo = None
         out = self._splitter.out
         last = self._splitter.last_segment
         if running:
@@ -688,18 +790,24 @@ class ProjectionPlanner:
                 continue
             planned = self._planned.get(index)
             if planned is None or index in stale:
-                planned = self._item(item, hint=bool(running) and index == last)
+                planned = self._item(item, index, hint=bool(running) and index == last)
                 self._planned[index] = planned
                 fresh.add(planned.key)
             items.append(planned)
         return items, fresh
 
-    def _item(self, item: _Item, *, hint: bool) -> PlannedItem:
+    def _item(self, item: _Item, index: int, *, hint: bool) -> PlannedItem:
         if not isinstance(item, Segment):
             return PlannedItem(item)
         assert self._settings is not None
         running = _is_running(item.entries, hint)
-        context = ProjectionContext(self._settings, self._labels, running, self.key_prefix)
+        memo = None
+        if index == self._splitter.last_segment:
+            # Only the last turn grows, so only its projection is worth remembering.
+            if self._memo is None or self._memo[0] != index:
+                self._memo = (index, TurnMemo())
+            memo = self._memo[1]
+        context = ProjectionContext(self._settings, self._labels, running, self.key_prefix, memo)
         return PlannedItem(None, item, context)
 
 
@@ -719,6 +827,7 @@ __all__ = [
     "TopLevel",
     "Turn",
     "TurnHeader",
+    "TurnMemo",
     "TurnProcess",
     "plan_projection",
     "project",

@@ -6,8 +6,9 @@ A widget builds view models (:mod:`turnfold.render.viewmodel`); this module send
   ``js/src/messages.d.ts``): what the kernel sends (``patch``, ``full``, ``replace``,
   ``content``, ``output``, ``reveal``, ``search``) and what a view asks (``hello``,
   ``content``, ``output``, ``search``, ``reveal``);
-* **diffing** (:func:`diff_nodes`): after the first view, only the top-level nodes that changed
-  travel, each with the key of the node it follows; the timeline's turns likewise
+* **diffing** (:mod:`turnfold.patches`): after the first view, only what changed travels: a
+  top-level node new or moved whole, with the key of the node it follows, and a node changed in
+  place (a growing turn) as a patch of what changed inside it; the timeline's turns likewise
   (:func:`diff_timeline`);
 * the **wire form** of each node (:mod:`turnfold.ondemand`): closed content is sent when opened;
 * the **update timer** (:class:`Coalescer`): bursts of changes from any thread become one
@@ -30,12 +31,21 @@ import logging
 import sys
 import threading
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, Protocol, TypedDict
 
 from turnfold import codec, keys
 from turnfold.ondemand import Folds, NodeIndex, WholeSize, wire_node, wire_timeline
-from turnfold.render.nodes import AnyNode, TimelineNode, TimelineTurn, TopNode, View
+from turnfold.patches import Patcher, diff_nodes
+from turnfold.render.nodes import (
+    AnyNode,
+    ChildNode,
+    RowNode,
+    TimelineNode,
+    TimelineTurn,
+    TopNode,
+    View,
+)
 from turnfold.render.viewmodel import ancestor_path
 
 if sys.version_info >= (3, 11):
@@ -59,6 +69,29 @@ class Upsert(TypedDict):
     node: TopNode
 
 
+class ChildUpsert(TypedDict):
+    """A node inside a process, a group, a batch or a summary row, to insert or replace whole,
+    after its sibling keyed ``after`` (None: first)."""
+
+    after: str | None
+    node: ChildNode | RowNode
+
+
+class NodePatch(TypedDict):
+    """What changed inside the node ``key``, which the view has (:mod:`turnfold.patches`):
+    its own ``fields`` that changed (each whole; a turn's ``process`` whole only when it
+    appeared, went or is deferred), and the changes to its nested nodes: ``upsert`` and
+    ``remove`` in its list (``ondemand.NESTED``: a process's or a group's ``children``, a
+    batch's ``rows``, a summary's ``tools``), ``change`` patching a nested node in place (a
+    turn's process, or a node of its list that holds a list in turn)."""
+
+    key: str
+    fields: NotRequired[dict[str, Any]]
+    upsert: NotRequired[list[ChildUpsert]]
+    remove: NotRequired[list[str]]
+    change: NotRequired[list[NodePatch]]
+
+
 class TimelineUpsert(TypedDict):
     """A turn of the timeline to insert or replace, after the turn keyed ``after``."""
 
@@ -78,13 +111,17 @@ class TimelinePatch(TypedDict):
 class PatchMessage(TypedDict):
     """Top-level changes on top of revision ``base``; a view on another revision asks anew.
 
-    ``fields.timeline`` replaces the timeline (its wire form); ``timeline`` changes it."""
+    ``upsert`` and ``remove``: top-level nodes new, moved or removed; ``change``: top-level
+    nodes that kept their key and place, changed inside (W-2: a growing turn sends what it
+    gained). ``fields.timeline`` replaces the timeline (its wire form); ``timeline`` changes
+    it."""
 
     type: Literal["patch"]
     rev: int
     base: int
     upsert: list[Upsert]
     remove: list[str]
+    change: NotRequired[list[NodePatch]]
     fields: NotRequired[dict[str, Any]]
     timeline: NotRequired[TimelinePatch]
 
@@ -227,9 +264,10 @@ ViewRequest = HelloRequest | ContentRequest | OutputRequest | SearchRequest | Re
 
 #: Every message class, in the order the JS declarations are written.
 MESSAGES: tuple[type, ...] = (
-    Upsert, TimelineUpsert, TimelinePatch, PatchMessage, FullMessage, ReplaceMessage,
-    ContentMessage, OutputMessage, RevealMessage, SearchHit, SearchMessage, HelloRequest,
-    ContentRequest, OutputRequest, SearchRequest, RevealRequest, SavedView, TranscriptTraits,
+    Upsert, ChildUpsert, NodePatch, TimelineUpsert, TimelinePatch, PatchMessage, FullMessage,
+    ReplaceMessage, ContentMessage, OutputMessage, RevealMessage, SearchHit, SearchMessage,
+    HelloRequest, ContentRequest, OutputRequest, SearchRequest, RevealRequest, SavedView,
+    TranscriptTraits,
 )  # fmt: skip
 MESSAGE_UNIONS: dict[str, object] = {"KernelMessage": KernelMessage, "ViewRequest": ViewRequest}
 
@@ -246,7 +284,12 @@ def typescript() -> str:
         imports={
             "./nodes": (
                 (nodes.View, nodes.TimelineTurn),
-                {"TopNode": nodes.TopNode, "AnyNode": nodes.AnyNode},
+                {
+                    "TopNode": nodes.TopNode,
+                    "ChildNode": nodes.ChildNode,
+                    "RowNode": nodes.RowNode,
+                    "AnyNode": nodes.AnyNode,
+                },
             )
         },
     )
@@ -272,42 +315,6 @@ def unpack_view(data: bytes) -> SavedView:
 
 
 # --- diffing (W-2, Q-3) --------------------------------------------------------------------------
-
-
-def diff_nodes(
-    old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """The top-level changes that turn ``old`` into ``new``: ``(upserts, removed keys)``.
-
-    Each upsert is ``{"after": key or None, "node": node}``: the node to insert or replace, placed
-    after the node with key ``after`` (None: first). A node is sent when it is new, when it
-    differs (JSON equality), or when the node before it changed, so the receiver can keep order
-    with no list of every key: an append sends one node, whatever the length of the list.
-    Nodes the widget reused are the same objects, so the unchanged head of the list is skipped
-    by identity: the work is about the size of what changed (Q-3).
-    """
-    start, limit = 0, min(len(old), len(new))
-    while start < limit and old[start] is new[start]:
-        start += 1
-    anchor = str(new[start - 1]["key"]) if start else None
-    old, new = old[start:], new[start:]
-    new_keys = [str(node["key"]) for node in new]
-    present = set(new_keys)
-    removed = [str(node["key"]) for node in old if node["key"] not in present]
-    kept = [node for node in old if node["key"] in present]
-    before: dict[str, str | None] = {}
-    previous: str | None = anchor
-    for node in kept:
-        before[str(node["key"])] = previous
-        previous = str(node["key"])
-    old_by_key = {str(node["key"]): node for node in kept}
-    upserts: list[dict[str, Any]] = []
-    previous = anchor
-    for key, node in zip(new_keys, new, strict=True):
-        if key not in old_by_key or old_by_key[key] != node or before[key] != previous:
-            upserts.append({"after": previous, "node": node})
-        previous = key
-    return upserts, removed
 
 
 def diff_timeline(
@@ -468,12 +475,14 @@ class ViewTransport:
 
     def publish(self, view: View) -> None:
         """Make ``view`` current and send every view what changed, as one ``patch`` (W-2)."""
-        upserts, removed = diff_nodes(self.view["nodes"], view["nodes"])
         changed = {
             name: view.get(name) for name in VIEW_FIELDS if self.view.get(name) != view.get(name)
         }
         folds = self._folds()
-        self.whole = whole = self._fits(view)
+        whole_before, self.whole = self.whole, self._fits(view)
+        whole = self.whole
+        patcher = Patcher(folds, whole_before=whole_before, whole=whole)
+        upserts, removed, changes = patcher.top(self.view["nodes"], view["nodes"])
         replaced, timeline = diff_timeline(
             self.view.get("timeline"),
             view.get("timeline"),
@@ -483,16 +492,18 @@ class ViewTransport:
         changed.update(replaced)
         self.view = view
         self.index = NodeIndex(view["nodes"])
-        if not upserts and not removed and not changed and timeline is None:
+        if not upserts and not removed and not changes and not changed and timeline is None:
             return
         self.rev += 1
         message: dict[str, Any] = {
             "type": "patch",
             "rev": self.rev,
             "base": self.rev - 1,
-            "upsert": [{**u, "node": wire_node(u["node"], folds, whole=whole)} for u in upserts],
+            "upsert": upserts,
             "remove": removed,
         }
+        if changes:
+            message["change"] = changes
         if changed:
             message["fields"] = changed
         if timeline is not None:
@@ -592,12 +603,14 @@ __all__ = [
     "MESSAGES",
     "VIEW_FIELDS",
     "Answers",
+    "ChildUpsert",
     "Coalescer",
     "ContentMessage",
     "ContentRequest",
     "FullMessage",
     "HelloRequest",
     "KernelMessage",
+    "NodePatch",
     "OutputMessage",
     "OutputRequest",
     "PatchMessage",

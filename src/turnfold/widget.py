@@ -18,9 +18,12 @@ How state travels, and why:
 * After that, changes travel as small custom messages: the widget observes its transcript, coalesces
   bursts on a timer thread (so an agent appending from any thread updates the view while a cell is
   still running, L-5), rebuilds only the turns whose entries changed (the running turn, a turn a
-  new label names) and sends only the top-level nodes that changed, each with the key of the node
-  it follows. One appended tool call therefore costs the bytes of its own turn, not of the
-  transcript, and Python work of about its turn (W-2, Q-3). Settings changes rebuild everything.
+  new label names), and within the running turn only the steps that changed (the projection and
+  the nodes of the rest are reused, ``process.TurnMemo`` and ``viewmodel.NodeReuse``), and sends
+  only what changed: a new top-level node whole, with the key of the node it follows, and a turn
+  that grew as a patch of what it gained (:mod:`turnfold.patches`). One appended tool call
+  therefore costs the bytes of its own row, not of its turn or the transcript (W-2, Q-3).
+  Settings changes rebuild everything.
 * A view that mounts later (the widget displayed again in another cell) says ``hello`` and is sent
   the current view once, addressed to it alone.
 * ``_folds`` (synced, written only by the JS) holds the reader's open/closed choices keyed by the
@@ -60,7 +63,7 @@ from turnfold.render.html import render_html, timeline_css
 from turnfold.render.nodes import TimelineNode, TopNode, View
 from turnfold.render.search import search_view
 from turnfold.render.text import render_text
-from turnfold.render.viewmodel import ancestor_path, plan_view
+from turnfold.render.viewmodel import NodeReuse, ancestor_path, plan_view
 from turnfold.session import SessionTally
 from turnfold.settings import DisplaySettings, normalize_settings
 from turnfold.summaries.usage import UsageTracker, usage_footer, usage_for
@@ -242,6 +245,8 @@ class TranscriptWidget(anywidget.AnyWidget):
             # built from it by key, reused while the planner does not plan their item anew.
             self._planner = ProjectionPlanner(transcript)
             self._nodes: dict[str, TopNode] = {}
+            # Q-3: the nodes inside a growing turn, reused for what its projection reused.
+            self._reuse = NodeReuse()
             self._dirty: set[str] = set()  # ids of the entries changed since the last build
             # U-3: the session header's facts, updated by the entries that changed (Q-3).
             self._tally = SessionTally(transcript)
@@ -331,6 +336,7 @@ class TranscriptWidget(anywidget.AnyWidget):
             self._strings = ui_strings(change["new"])
         with self._dirty_lock:
             self._nodes = {}  # every node depends on the settings
+            self._reuse = NodeReuse()
         self._schedule(0.0)  # one setting, or a burst of linked ones, redraws once
 
     def _on_running(self, change: Mapping[str, Any]) -> None:
@@ -366,6 +372,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         """Rebuild every turn and send what changed (after entries were changed in place)."""
         with self._dirty_lock:
             self._nodes = {}
+            self._reuse = NodeReuse()
             self._planner = ProjectionPlanner(self.transcript)
             self._tally_current = False  # entries changed in place: read them all again
             self._timeline = Timeline(lazy=not self._timeline.laid_out)
@@ -375,7 +382,8 @@ class TranscriptWidget(anywidget.AnyWidget):
         """The decorated view model, rebuilding only the nodes whose entries changed (Q-3)."""
         with self._dirty_lock:
             dirty, self._dirty = self._dirty, set()
-            cache = self._nodes
+            cache, reuse = self._nodes, self._reuse
+        reuse.changed(dirty)
         snapshot = self.settings.snapshot()
         # A first build of a long session is millions of new objects, like a load (Q-1).
         with collector_paused():
@@ -393,9 +401,10 @@ class TranscriptWidget(anywidget.AnyWidget):
                 key = item.key
                 node = cache.get(key)
                 if node is None or key in fresh or item.running:
-                    (node,) = plan.nodes([item])
+                    (node,) = plan.nodes([item], reuse)
                 built[key] = node
                 nodes.append(node)
+            reuse.next_build()
         with self._dirty_lock:
             if self._nodes is cache:  # not cleared by a settings change meanwhile
                 self._nodes = built

@@ -171,6 +171,35 @@ def test_P10_live_updates_keep_what_the_reader_opened_and_settle_the_rest(lab: L
     assert not lab.expanded(widget, current)  # untouched: settled closed
 
 
+GROWING_SETUP = """\
+from turnfold.recording import Recorder
+from turnfold.widget import TranscriptWidget
+
+rec = Recorder()
+rec.user("Count to twenty")
+for n in range(20):  # one response's calls: one batch that grows, as a followed run's does
+    rec.finish_tool(rec.start_tool("Bash", {"command": f"echo {n}"}), str(n))
+widget = TranscriptWidget(rec.transcript, running=True)"""
+
+
+def test_W2_a_growing_turn_redraws_only_the_rows_it_gained(lab: Lab) -> None:
+    widget = lab.open_notebook("growing.ipynb", [GROWING_SETUP, "widget"])
+    first = lab.keyed(widget, "e1")  # the first call's row
+    first.wait_for()
+    lab.toggle(widget, "e1")  # the reader opens it
+    first.evaluate("e => { e.tfKept = true; }")  # a mark only this very element carries
+    process = str(widget.locator(".tf-process").first.get_attribute("data-key"))
+
+    lab.execute('rec.finish_tool(rec.start_tool("Bash", {"command": "echo 20"}), "20")')
+    lab.keyed(widget, "e21").wait_for()  # the new call's row, drawn into the batch
+    expect(lab.header(widget, process)).to_contain_text("21 tools")  # the header, patched
+    # The earlier row was not drawn anew: the same element, still open as the reader left it.
+    assert first.evaluate("e => e.tfKept === true && e.isConnected")
+    assert lab.expanded(widget, "e1")
+    keys = widget.locator(".tf-batch > .tf-tool").evaluate_all("r => r.map(e => e.dataset.key)")
+    assert keys == [f"e{n}" for n in range(1, 22)]
+
+
 def test_P10_focus_inside_a_group_makes_it_the_readers_without_toggling(lab: Lab) -> None:
     widget = lab.open_notebook("owned.ipynb", [LIVE_SETUP, "widget"])
     current = str(widget.locator(".tf-group").nth(1).get_attribute("data-key"))

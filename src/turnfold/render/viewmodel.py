@@ -14,7 +14,7 @@ choices applies them on top. The full schema is documented in ``docs/view-model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import PurePath
@@ -106,12 +106,63 @@ USER_CHARS = 2_000
 _ACTIVE_STATUSES = frozenset({"pending", "executing", "confirming"})
 
 
+class NodeReuse:
+    """The nodes built for a turn's process items last time, by item (Q-3).
+
+    A growing turn's projection hands back the very item objects it made before for what did
+    not change (:class:`turnfold.process.TurnMemo`); their nodes are handed back the same way,
+    so the nodes of a followed run's earlier steps are built once, and the transport's diff
+    passes over them by identity. Only the last build's nodes are kept.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[object, ChildNode]] = {}
+        self._now: dict[str, tuple[object, ChildNode]] = {}
+        #: A tool's node by its call's id, with the call and the row it was built from: a
+        #: batch that grows (calls of one response arriving one by one) is a new item every
+        #: time, but its earlier rows are not.
+        self._tools: dict[str, tuple[ToolCall, ToolRow, ToolNode]] = {}
+        self._tools_now: dict[str, tuple[ToolCall, ToolRow, ToolNode]] = {}
+
+    def changed(self, entry_ids: Iterable[str]) -> None:
+        """These entries changed in place since the last build: their tools are built anew."""
+        for entry_id in entry_ids:
+            self._tools.pop(entry_id, None)
+            self._tools_now.pop(entry_id, None)  # a build that failed midway kept some
+
+    def tool(self, call: ToolCall, row: ToolRow, build: Callable[[], ToolNode]) -> ToolNode:
+        """The node of ``call`` on ``row``: the one built last time if the call is the same,
+        unchanged (:meth:`changed`), holds no sub-agent (whose transcript grows without its
+        call changing) and its row is equal; else ``build()``."""
+        known = self._tools.get(call.id) or self._tools_now.get(call.id)
+        if known is not None and known[0] is call and known[1] == row and call.subagent is None:
+            node = known[2]
+        else:
+            node = build()
+        self._tools_now[call.id] = (call, row, node)
+        return node
+
+    def node(self, item: ProcessItem, build: Callable[[], ChildNode]) -> ChildNode:
+        """The node of ``item``: the one built for this very object last time, or ``build()``."""
+        known = self._last.get(item.key) or self._now.get(item.key)
+        node = known[1] if known is not None and known[0] is item else build()
+        self._now[item.key] = (item, node)
+        return node
+
+    def next_build(self) -> None:
+        """A build is done: the next one reuses what this one built, and nothing older."""
+        self._last, self._now = self._now, {}
+        self._tools, self._tools_now = self._tools_now, {}
+
+
 @dataclass(frozen=True)
 class _Options:
     """What every node of one view is built with."""
 
     settings: SettingsSnapshot
     more_chars: int | None
+    #: The nodes of the last build, reused for the same process items (a live widget's).
+    reuse: NodeReuse | None = None
 
 
 def build_view_model(
@@ -187,9 +238,11 @@ class ViewPlan:
             notice=_warnings_notice(transcript, snapshot.locale),
         )
 
-    def nodes(self, items: list[PlannedItem]) -> list[TopNode]:
-        """The top-level nodes of ``items`` (a slice of :attr:`items`)."""
-        return [_planned(item, self.transcript, self.options, "") for item in items]
+    def nodes(self, items: list[PlannedItem], reuse: NodeReuse | None = None) -> list[TopNode]:
+        """The top-level nodes of ``items`` (a slice of :attr:`items`); ``reuse``: the nodes
+        of the last build, handed back for the process items that are the same objects."""
+        options = self.options if reuse is None else replace(self.options, reuse=reuse)
+        return [_planned(item, self.transcript, options, "") for item in items]
 
     def view(self, nodes: list[TopNode]) -> View:
         """The view of these top-level nodes, in the view's key order."""
@@ -530,6 +583,8 @@ def _child(item: ProcessItem, options: _Options) -> ChildNode:
     build = _CHILDREN.get(type(item))
     if build is None:
         raise TypeError(f"unknown process item {item!r}")
+    if options.reuse is not None:
+        return options.reuse.node(item, lambda: build(item, options))
     return build(item, options)
 
 
@@ -574,7 +629,7 @@ def _progress(item: ProgressRow, options: _Options) -> ProgressNode:
 def _command(item: CommandRow, options: _Options) -> CommandNode:
     tool_key = keys.entry(item.row.entry_id, keys.prefix_of(item.key))  # the entry's own key
     return {"kind": "command", "key": item.key,
-            "tool": _tool(item.call, item.row, tool_key, options)}  # fmt: skip
+            "tool": _reused_tool(item.call, item.row, tool_key, options)}  # fmt: skip
 
 
 def _batch(piece: BatchPiece, options: _Options) -> BatchNode:
@@ -583,7 +638,7 @@ def _batch(piece: BatchPiece, options: _Options) -> BatchNode:
     rows: list[RowNode] = []
 
     def tool(row: ToolRow) -> ToolNode:
-        return _tool(calls[row.entry_id], row, keys.entry(row.entry_id, prefix), options)
+        return _reused_tool(calls[row.entry_id], row, keys.entry(row.entry_id, prefix), options)
 
     for item in piece.items:
         if isinstance(item, SummaryRow):
@@ -624,6 +679,12 @@ def _arguments(args: Any) -> str | None:
     return escape(args if isinstance(args, str) else pretty_json(args))
 
 
+def _reused_tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode:
+    if options.reuse is None:
+        return _tool(call, row, key, options)
+    return options.reuse.tool(call, row, lambda: _tool(call, row, key, options))
+
+
 def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode:
     locale = options.settings.locale
     subagent: SubagentView | None = None
@@ -631,7 +692,10 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode
         child = call.subagent.transcript
         subagent = {
             "line": escape(row.subagent_line) if row.subagent_line else None,
-            "nodes": _nodes(child, options, running=None, prefix=keys.child_prefix(key))
+            # A sub-agent's transcript is projected afresh: no item of it is reused.
+            "nodes": _nodes(
+                child, replace(options, reuse=None), running=None, prefix=keys.child_prefix(key)
+            )
             if child
             else [],
         }
@@ -774,6 +838,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "USER_CHARS",
     "USER_LINES",
+    "NodeReuse",
     "ViewHead",
     "ViewPlan",
     "ancestor_path",
