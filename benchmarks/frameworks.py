@@ -79,11 +79,16 @@ def openai_agents(steps: int) -> Case:
         return a + b
 
     def agent() -> Any:
+        # Each response its own id, as the Responses API gives them (ModelStep's default is
+        # one id for all: every call of the run would be one batch of 500).
         script = [
-            ModelStep(output=[function_call("add", {"a": n, "b": 1}, call_id=f"call_{n}")])
+            ModelStep(
+                output=[function_call("add", {"a": n, "b": 1}, call_id=f"call_{n}")],
+                response_id=f"resp_{n}",
+            )
             for n in range(steps)
         ]
-        script.append(ModelStep(output=[assistant_message("done")]))
+        script.append(ModelStep(output=[assistant_message("done")], response_id="resp_done"))
         return Agent(name="calc", tools=[add], model=ScriptedModel(script))
 
     def run() -> Any:

@@ -27,6 +27,8 @@ pytestmark = pytest.mark.browser
 NOTEBOOK = Path(__file__).parents[2] / "notebooks" / "marimo_quickstart.py"
 PROCESS = "process:turn:e0"  # the demo session's first turn, as in test_widget_browser.py
 GROUP_TITLE = "Thought, searched and read files"
+#: The notebook's own transcript views: not the one under the session browser's table.
+TRANSCRIPTS = ".tf-widget:not(.tf-browser *)"
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +67,7 @@ def _header(widget: Locator, key: str) -> Locator:
 
 
 def test_N2_the_transcript_shows_and_folds_in_marimo(page: Page) -> None:
-    widgets = page.locator(".tf-widget")
+    widgets = page.locator(TRANSCRIPTS)
     expect(widgets).to_have_count(3, timeout=TIMEOUT_MS)
     demo = widgets.first
     expect(demo.locator(".tf-answer").first).to_contain_text("parseConfig now defaults port")
@@ -87,7 +89,7 @@ def test_N2_the_transcript_shows_and_folds_in_marimo(page: Page) -> None:
 
 
 def test_N2_T4_the_settings_panel_redraws_the_transcript_in_marimo(page: Page) -> None:
-    demo = page.locator(".tf-widget").nth(1)  # the view the panel is linked to, under it
+    demo = page.locator(TRANSCRIPTS).nth(1)  # the view the panel is linked to, under it
     expect(demo).to_be_visible(timeout=TIMEOUT_MS)
     panel = page.locator(".tf-settings")
     expect(panel.get_by_role("checkbox", name="Show thinking")).to_be_checked()
