@@ -343,8 +343,11 @@ def diff_timeline(
 
 # --- the update timer ----------------------------------------------------------------------------
 
-#: Coalescing window for changes: a burst of appends becomes one rebuild.
-MIN_DELAY_S = 0.05
+#: Coalescing window for changes: a burst of appends becomes one rebuild. Five updates a second
+#: read as live; more cost the run the browser's redraws and the server's relaying, which share
+#: its cores (20 a second made a 500-step LangGraph run 1.27-1.43x slower in JupyterLab, 5 a
+#: second 1.11x: ``benchmarks/frameworks.py --browser``).
+MIN_DELAY_S = 0.2
 MAX_DELAY_S = 1.0
 #: The share of a live run's time its view's updates may take (the follow bar, A-2): the next
 #: update waits nine times as long as the last one took to build and send (up to MAX_DELAY_S).
