@@ -386,9 +386,7 @@ def _read_history(source: Source, transcript: Transcript, history: list[Any]) ->
         if message.get("is_demo"):
             source.ignored("history/demo")
         elif role == "system":
-            if text:
-                previous = transcript.metadata.get("system")
-                transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
+            _add_system(transcript, text)
             source.mapped("history/system")
         elif role == "user" and not acted:
             if text:
@@ -401,6 +399,13 @@ def _read_history(source: Source, transcript: Transcript, history: list[Any]) ->
             source.warn(f"history item with unknown role {role!r} skipped", record_type="history")
     if task:
         transcript.append(UserMessage(text="\n\n".join(task)))
+
+
+def _add_system(transcript: Transcript, text: str | None) -> None:
+    """A system message of the history, after those before it, in the transcript's metadata."""
+    if text:
+        previous = transcript.metadata.get("system")
+        transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
 
 
 def _read_demonstration(source: Source, transcript: Transcript, history: list[Any]) -> None:
@@ -419,9 +424,7 @@ def _read_demonstration(source: Source, transcript: Transcript, history: list[An
         if message.get("is_demo"):
             source.ignored("history/demo")
         elif role == "system":
-            if text:
-                previous = transcript.metadata.get("system")
-                transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
+            _add_system(transcript, text)
             source.mapped("history/system")
         elif role == "assistant" and isinstance(action, str) and action.strip():
             if task:
