@@ -351,10 +351,9 @@ def patch_files(patch: str) -> list[str]:
 def describe_call(name: str, args: Any, cwd: str | None) -> str | None:
     """``common.describe_args``, except that a patch is described by the files it touches."""
     patch = patch_text(name, args)
-    if patch is not None:
+    if patch is not None and name in _PATCH_TOOLS:
         files = [_relative(f, cwd) for f in patch_files(patch)]
-        if files:
-            return describe_args(_PATCH_TOOL, {"path": files}, cwd)
+        return describe_args(name, {"path": files}, cwd) if files else None
     return describe_args(name, args, cwd)
 
 
