@@ -29,16 +29,19 @@ from typing import Any
 
 from turnfold.caches import cache_dir
 
-__all__ = ["FILE_NAME", "MISSING", "Kept", "PriceBook", "price_book"]
+__all__ = ["FILE_NAME", "MISSING", "Kept", "Line", "PriceBook", "price_book"]
 
 _LOG = logging.getLogger(__name__)
 
 #: JSON, but not named ``.json``: the corpus scanner reads such files as candidate sessions, and
 #: the cache folder may lie inside a folder it scans.
 FILE_NAME = "kept-prices"
+#: One stretch's price of a response: a base and a price per input, output, cache-read and
+#: cache-write token (:class:`turnfold.prices.Price`).
+Line = tuple[float, float, float, float, float]
 #: A model's kept price: the provider the table found it at (None: by the model alone), where
 #: its tiers start, and the line of each stretch (None: priced by the table itself).
-Kept = tuple[str | None, list[int], list[list[float] | None]]
+Kept = tuple[str | None, list[int], list[Line | None]]
 #: What :meth:`PriceBook.get` answers for a price it does not keep.
 MISSING: Any = object()
 
@@ -143,9 +146,8 @@ def _key(model: str, provider: str | None, day: date) -> str:
     return json.dumps([model, provider, day.isoformat()])
 
 
-def _line(line: Any) -> list[float] | None:
+def _line(line: Any) -> Line | None:
     if line is None:
         return None
-    if len(line) != 5:
-        raise ValueError("a line is five numbers")
-    return [float(value) for value in line]
+    base, per_in, per_out, per_read, per_write = map(float, line)  # a ValueError unless five
+    return base, per_in, per_out, per_read, per_write

@@ -26,14 +26,12 @@ from decimal import Decimal
 from functools import cache, lru_cache
 from typing import Any
 
-from turnfold.kept_prices import MISSING, Kept, price_book
+from turnfold.kept_prices import MISSING, Kept, Line, price_book
 
 #: A response's counts in the order a :class:`Price` takes them (genai-prices' names): input
 #: (cached input included), output, cache reads and cache writes (parts of the input).
 COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 Counts = tuple[int, int, int, int]
-#: A stretch's line: the price of no tokens, then the price of one more token of each count.
-_Line = tuple[float, float, float, float, float]
 
 
 class Price:
@@ -43,16 +41,16 @@ class Price:
         self,
         exact: Callable[[Counts], Decimal],
         tier_starts: list[int],
-        lines: list[_Line | None] | None = None,
+        lines: list[Line | None] | None = None,
     ) -> None:
         #: The table's own price of a response (a ValueError for counts it refuses).
         self.exact = exact
         #: A tier applies to requests of more input tokens than its start (genai-prices' cliff).
         self._starts = sorted(set(tier_starts))
         #: Each stretch's line, found when first needed unless given (:meth:`lines`).
-        self._lines: dict[int, _Line | None] = dict(enumerate(lines)) if lines is not None else {}
+        self._lines: dict[int, Line | None] = dict(enumerate(lines)) if lines is not None else {}
 
-    def lines(self) -> tuple[list[int], list[_Line | None]]:
+    def lines(self) -> tuple[list[int], list[Line | None]]:
         """Where the tiers start and every stretch's line: what a later process needs to price
         as this one does (:mod:`turnfold.kept_prices`)."""
         for stretch in range(len(self._starts) + 1):
@@ -74,7 +72,7 @@ class Price:
         base, per_in, per_out, per_read, per_write = line
         return base + per_in * fed + per_out * out + per_read * read + per_write * written
 
-    def _line(self, stretch: int) -> _Line | None:
+    def _line(self, stretch: int) -> Line | None:
         """The stretch's price as a line through the table's prices, checked at another point."""
         low = self._starts[stretch - 1] + 1 if stretch else 1
         high = self._starts[stretch] if stretch < len(self._starts) else None
@@ -113,7 +111,7 @@ def price_of(model: str, provider: str | None, day: date | None) -> Price | None
             return None
         found, starts, lines = kept
         when = datetime.combine(day, time(), timezone.utc)
-        return Price(_exact_later(model, found, when), starts, [_as_line(x) for x in lines])
+        return Price(_exact_later(model, found, when), starts, lines)
     price, found = _table_price(model, provider, day)
     keeping: Kept | None = None
     if price is not None:
@@ -121,7 +119,7 @@ def price_of(model: str, provider: str | None, day: date | None) -> Price | None
             starts, drawn = price.lines()
         except Exception:  # a stretch the table cannot price: this price is not kept
             return price
-        keeping = (found, starts, [None if line is None else list(line) for line in drawn])
+        keeping = (found, starts, drawn)
     book.keep(model, provider, day, keeping, table_version())
     return price
 
@@ -154,10 +152,6 @@ def _table_price(
         exact = _exact(genai_prices, model, candidate, when)
         return Price(exact, _tier_starts(found.model_price)), candidate
     return None, None
-
-
-def _as_line(line: list[float] | None) -> _Line | None:
-    return None if line is None else (line[0], line[1], line[2], line[3], line[4])
 
 
 def _exact_later(model: str, provider: str | None, when: datetime) -> Callable[[Counts], Decimal]:
