@@ -349,12 +349,7 @@ class TurnMemo:
         its parent's call being updated."""
         first = batch[0].id
         known = self._batches.get(first)
-        if (
-            known is not None
-            and known[1] is label
-            and len(known[0]) == len(batch)
-            and all(a is b for a, b in zip(known[0], batch, strict=True))
-        ):
+        if known is not None and known[1] is label and _same_objects(known[0], batch):
             return known[2]
         pieces = make()
         if all(call.subagent is None for call in batch):
@@ -377,14 +372,18 @@ class TurnMemo:
         known = self._groups.get(made.key)
         if (
             known is not None
-            and len(known.items) == len(made.items)
-            and all(a is b for a, b in zip(known.items, made.items, strict=True))
+            and _same_objects(known.items, made.items)
             and (known.title, known.count_text, known.open, known.active)
             == (made.title, made.count_text, made.open, made.active)
         ):
             return known
         self._groups[made.key] = made
         return made
+
+
+def _same_objects(known: Sequence[object], made: Sequence[object]) -> bool:
+    """Whether two sequences hold the very same objects, in order (what the memo reuses by)."""
+    return len(known) == len(made) and all(a is b for a, b in zip(known, made, strict=True))
 
 
 @dataclass
