@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import PurePath
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from turnfold import keys
 from turnfold.batches import SummaryRow, ToolRow
@@ -106,6 +106,32 @@ USER_CHARS = 2_000
 _ACTIVE_STATUSES = frozenset({"pending", "executing", "confirming"})
 
 
+_Built = TypeVar("_Built")
+
+
+class _Builds(Generic[_Built]):
+    """What the last build and this one made, by key: the next build sees both (a build that
+    failed midway kept some of this one's), and nothing older."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, _Built] = {}
+        self._now: dict[str, _Built] = {}
+
+    def get(self, key: str) -> _Built | None:
+        known = self._last.get(key)
+        return known if known is not None else self._now.get(key)
+
+    def put(self, key: str, made: _Built) -> None:
+        self._now[key] = made
+
+    def drop(self, key: str) -> None:
+        self._last.pop(key, None)
+        self._now.pop(key, None)
+
+    def next_build(self) -> None:
+        self._last, self._now = self._now, {}
+
+
 class NodeReuse:
     """The nodes built for a turn's process items last time, by item (Q-3).
 
@@ -116,43 +142,40 @@ class NodeReuse:
     """
 
     def __init__(self) -> None:
-        self._last: dict[str, tuple[object, ChildNode]] = {}
-        self._now: dict[str, tuple[object, ChildNode]] = {}
+        self._items: _Builds[tuple[object, ChildNode]] = _Builds()
         #: A tool's node by its call's id, with the call and the row it was built from: a
         #: batch that grows (calls of one response arriving one by one) is a new item every
         #: time, but its earlier rows are not.
-        self._tools: dict[str, tuple[ToolCall, ToolRow, ToolNode]] = {}
-        self._tools_now: dict[str, tuple[ToolCall, ToolRow, ToolNode]] = {}
+        self._tools: _Builds[tuple[ToolCall, ToolRow, ToolNode]] = _Builds()
 
     def changed(self, entry_ids: Iterable[str]) -> None:
         """These entries changed in place since the last build: their tools are built anew."""
         for entry_id in entry_ids:
-            self._tools.pop(entry_id, None)
-            self._tools_now.pop(entry_id, None)  # a build that failed midway kept some
+            self._tools.drop(entry_id)
 
     def tool(self, call: ToolCall, row: ToolRow, build: Callable[[], ToolNode]) -> ToolNode:
         """The node of ``call`` on ``row``: the one built last time if the call is the same,
         unchanged (:meth:`changed`), holds no sub-agent (whose transcript grows without its
         call changing) and its row is equal; else ``build()``."""
-        known = self._tools.get(call.id) or self._tools_now.get(call.id)
+        known = self._tools.get(call.id)
         if known is not None and known[0] is call and known[1] == row and call.subagent is None:
             node = known[2]
         else:
             node = build()
-        self._tools_now[call.id] = (call, row, node)
+        self._tools.put(call.id, (call, row, node))
         return node
 
     def node(self, item: ProcessItem, build: Callable[[], ChildNode]) -> ChildNode:
         """The node of ``item``: the one built for this very object last time, or ``build()``."""
-        known = self._last.get(item.key) or self._now.get(item.key)
+        known = self._items.get(item.key)
         node = known[1] if known is not None and known[0] is item else build()
-        self._now[item.key] = (item, node)
+        self._items.put(item.key, (item, node))
         return node
 
     def next_build(self) -> None:
         """A build is done: the next one reuses what this one built, and nothing older."""
-        self._last, self._now = self._now, {}
-        self._tools, self._tools_now = self._tools_now, {}
+        self._items.next_build()
+        self._tools.next_build()
 
 
 @dataclass(frozen=True)
