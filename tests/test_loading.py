@@ -353,3 +353,43 @@ def test_L2_json_text_longer_than_a_file_name_is_text() -> None:
     # One line of JSON text, no newline, longer than any file name a system allows.
     messages = [{"role": "user", "content": "x" * 300}, {"role": "assistant", "content": "ok"}]
     assert len(load(json.dumps(messages)).entries) == 2
+
+
+def _every_fixture_source() -> list[Path]:
+    """Every JSON and JSON-lines file the tests hold, of every format."""
+    return sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".json", ".jsonl"))
+
+
+def test_L2_conclusive_evidence_belongs_to_one_format_alone() -> None:
+    """A load stops asking formats at the first conclusive evidence (issue 19): that is the
+    choice of weighing every format only while no two formats are conclusive on one sample.
+    Every fixture of every format is weighed by every format here."""
+    weighed = 0
+    for path in _every_fixture_source():
+        try:
+            opened, stream = source.open_source(path)
+        except Exception:  # not a source load() opens as JSON (a fixture of a path format)
+            continue
+        try:
+            candidates = turnfold.formats.evidence(opened)
+            conclusive = [name for name, found in candidates if found.conclusive]
+            assert len(conclusive) <= 1, (path, candidates)
+            try:
+                full = detection.choose(candidates)
+            except detection.AmbiguousFormat:
+                full = "ambiguous"
+            try:
+                quick = turnfold.formats.which_format(opened)
+            except detection.AmbiguousFormat:
+                quick = "ambiguous"
+            assert quick == full, path
+            weighed += bool(conclusive)
+        finally:
+            if stream is not None:
+                stream.close()
+    assert weighed > 20  # the stop is taken on most fixtures, not a path no file reaches
+
+
+def test_the_formats_that_read_paths_are_listed() -> None:
+    readers = [m.NAME for m in turnfold.formats._modules() if hasattr(m, "read_path")]
+    assert sorted(readers) == sorted(turnfold.formats.PATH_FORMATS)

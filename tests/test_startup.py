@@ -98,8 +98,12 @@ def test_import_turnfold_imports_nothing_but_the_package() -> None:
 def test_loading_a_claude_code_file_imports_no_notebook_corpus_or_client_module() -> None:
     modules = imported_by(f"import turnfold; assert turnfold.load({str(SAMPLE)!r}).entries")
     assert _offending(modules) == []
-    # Auto-detection asks every format for its evidence; nothing that renders is needed.
-    assert {"turnfold.formats.claude_code", "turnfold.formats.codex"} <= modules
+    # Auto-detection stops at the Claude Code format's conclusive evidence: of the formats'
+    # modules, only those asked before it and the two that read paths are imported.
+    readers = {turnfold.formats._MODULE_NAMES[name] for name in FORMATS}
+    asked = {turnfold.formats._MODULE_NAMES[name] for name in ("turnfold", "claude-code")}
+    path_readers = {turnfold.formats._MODULE_NAMES[n] for n in turnfold.formats.PATH_FORMATS}
+    assert modules & readers == asked | path_readers
     assert not {m for m in modules if m.startswith(("turnfold.render", "turnfold.corpus"))}
     assert (
         not {"turnfold.widget", "turnfold.settings", "turnfold.summaries", "turnfold.process"}

@@ -25,9 +25,11 @@ from turnfold.model import Accounting, LoadWarning, Transcript
 
 __all__ = ["FORMATS", "TranscriptFormatError", "evidence", "load", "which_format"]
 
-# Every format is asked for its evidence (detection.py); this order only lists them. Each is its
-# format's NAME and the module that reads it, imported when first needed (issue 19): a load with
-# format= imports that module alone, detection imports every one.
+# Every format is asked for its evidence (detection.py), in this order. Each is its format's NAME
+# and the module that reads it, imported when first needed (issue 19): a load with format=
+# imports that module alone, and detection stops at the first conclusive evidence
+# (Evidence.conclusive), so a Claude Code session imports the native format's module and its
+# own. The order changes which modules a load imports, never the format it picks.
 _REGISTRY: tuple[tuple[str, str], ...] = (
     ("turnfold", "turnfold.formats.native"),
     ("claude-code", "turnfold.formats.claude_code"),
@@ -95,12 +97,25 @@ def evidence(source: Source) -> list[tuple[str, detection.Evidence]]:
     return [(m.NAME, m.detect(source)) for m in _modules()]
 
 
+def _weigh(source: Source) -> list[tuple[str, detection.Evidence]]:
+    """:func:`evidence`, up to the first conclusive evidence, which no later format can beat
+    (:attr:`~turnfold.formats.detection.Evidence.conclusive`): the formats after it are
+    neither asked nor imported."""
+    candidates = []
+    for name in FORMATS:
+        found = _module(name).detect(source)
+        candidates.append((name, found))
+        if found.conclusive:
+            break
+    return candidates
+
+
 def which_format(source: Source) -> str | None:
     """The name of the format ``load()`` would read ``source`` as, None when none fits.
 
     Raises :class:`~turnfold.formats.detection.AmbiguousFormat` when two fit equally well.
     """
-    return detection.choose(evidence(source))
+    return detection.choose(_weigh(source))
 
 
 def _choose(
@@ -116,7 +131,7 @@ def _choose(
 
 def _detect(source: Source) -> ModuleType:
     """The format whose evidence is best (issue 11); an error naming every candidate if none."""
-    candidates = evidence(source)
+    candidates = _weigh(source)
     name = _choose(source.name, candidates, source.head[0][0] if source.head else None)
     if name is None:
         line, reason = _first_offending_line(source)
@@ -190,9 +205,14 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
 #: mine, read the file as JSON) and ``read_path(path, *, sample, epoch) -> Transcript`` (its
 #: warnings and ``accounting`` set). ``load()`` asks them about a file before opening it as
 #: JSON lines, so binary files (zips) and huge documents never reach :func:`open_source`.
+#: The formats with ``read_path``, named here so that a load imports their modules alone, not
+#: every format's (a test keeps this list equal to the modules that have one).
+PATH_FORMATS: tuple[str, ...] = ("inspect", "aider")
+
+
 @cache
 def _path_readers() -> tuple[ModuleType, ...]:
-    return tuple(m for m in _modules() if hasattr(m, "read_path"))
+    return tuple(_module(name) for name in PATH_FORMATS)
 
 
 def _path_of(source: Any) -> Path | None:

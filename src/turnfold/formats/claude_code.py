@@ -323,8 +323,12 @@ def _classify(value: Any) -> int:
         # A broken line of a session is still the session's (Qwen's lines have ``parts``).
         qwen = isinstance(message, dict) and "parts" in message
         return READABLE if "sessionId" in value and not qwen else NOT_MINE
-    if "sessionId" in value or value["type"] in BOOKKEEPING or value["type"] in TITLE_KEYS:
-        return READABLE  # system and bookkeeping records of a session
+    if value["type"] in BOOKKEEPING or value["type"] in TITLE_KEYS:
+        # Record types no other agent writes; with the session's id, a session's own line.
+        return DISTINCTIVE if "sessionId" in value else READABLE
+    if "sessionId" in value:
+        # System records. Qwen Code writes ``system`` lines of its own, never ``userType``.
+        return DISTINCTIVE if "userType" in value else READABLE
     return NOT_MINE
 
 

@@ -37,6 +37,7 @@ class Evidence:
     share: float = 0.0  # of the sampled records, the share this format reads (0..1)
     marks: int = 0  # sampled records that only this format writes
     lacks: str = ""  # what the sample lacked, for the error when no format fits
+    sampled: int = 0  # the records weighed (0: evidence not counted record by record)
 
     @classmethod
     def of(cls, values: Iterable[Any], classify: Callable[[Any], int], lacks: str) -> Evidence:
@@ -46,7 +47,12 @@ class Evidence:
             return cls(lacks="no records")
         readable = sum(1 for v in verdicts if v)
         marks = sum(1 for v in verdicts if v == DISTINCTIVE)
-        return cls(share=readable / len(verdicts), marks=marks, lacks="" if marks else lacks)
+        return cls(
+            share=readable / len(verdicts),
+            marks=marks,
+            lacks="" if marks else lacks,
+            sampled=len(verdicts),
+        )
 
     @classmethod
     def none(cls, lacks: str) -> Evidence:
@@ -55,6 +61,14 @@ class Evidence:
     @property
     def fits(self) -> bool:
         return self.share >= MIN_SHARE
+
+    @property
+    def conclusive(self) -> bool:
+        """Every sampled record read, each with a mark of this format: no other format's
+        evidence can be better (:func:`choose`), so a load need not ask the formats after it,
+        nor import their modules (issue 19). Only equal evidence could tie with it, and the
+        detection tests weigh every fixture against every format to find none."""
+        return self.sampled > 0 and self.marks == self.sampled
 
 
 class AmbiguousFormat(Exception):
