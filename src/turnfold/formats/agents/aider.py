@@ -57,7 +57,6 @@ as rounded as aider printed them; entries have no times but their session's star
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -256,6 +255,9 @@ def _blocks(lines: list[str]) -> Iterator[_Block]:
 
 
 def _diff(path: str | None, search: str, replace: str) -> str:
+    # Imported here: every load of a path imports this module to sniff the file (detect_path).
+    import difflib
+
     name = path or "file"
     return "".join(
         difflib.unified_diff(
