@@ -63,6 +63,11 @@ def apply_node_patch(node: dict[str, Any], patch: dict[str, Any]) -> dict[str, A
         out[field] = apply_changes(items, patch.get("change"))
     if out["kind"] == "turn" and out["process"]:
         (out["process"],) = apply_changes([out["process"]], patch.get("change"))
+    if out["kind"] == "tool" and out.get("subagent"):
+        nodes = upsert_keyed(
+            out["subagent"]["nodes"], patch.get("upsert", []), patch.get("remove", [])
+        )
+        out["subagent"] = {**out["subagent"], "nodes": apply_changes(nodes, patch.get("change"))}
     return out
 
 
@@ -87,6 +92,8 @@ STEPS = st.lists(
         st.tuples(st.just("label"), st.none()),
         st.tuples(st.just("mode"), st.sampled_from(("flat", "command-first", "fully-folded"))),
         st.tuples(st.just("settle"), st.booleans()),
+        st.tuples(st.just("subagent"), st.none()),
+        st.tuples(st.just("child"), st.sampled_from(("tool", "finish", "text", "think"))),
     ),
     min_size=1,
     max_size=40,
@@ -103,6 +110,8 @@ class Growth:
         self.sent: list[dict[str, Any]] = []
         self.widget._transport._send = self.sent.append
         self.count = 0
+        #: The sub-agents' own recorders, growing apart from the run (as a framework's do).
+        self.children: list[Recorder] = []
 
     def step(self, kind: str, arg: Any) -> None:
         rec, self.count = self.rec, self.count + 1
@@ -127,6 +136,26 @@ class Growth:
             self.widget.transcript_display_mode = arg
         elif kind == "settle":
             self.widget.running = arg
+        elif kind == "subagent":
+            child = Recorder(clock=lambda: "2026-01-01T00:00:00Z")
+            child.user(f"Sub-task {self.count}")
+            call = rec.start_tool("Task", {"description": f"sub-task {self.count}"})
+            rec.attach_subagent(call, child.transcript, name="helper")
+            self.children.append(child)
+        elif kind == "child" and self.children:
+            self.grow_child(self.children[-1], arg)
+
+    def grow_child(self, child: Recorder, kind: str) -> None:
+        """A step of the latest sub-agent: its transcript alone changes, not its call."""
+        running = [c for c in child.transcript.tool_calls() if c.status == "executing"]
+        if kind == "tool":
+            child.start_tool("Bash", {"command": f"make {self.count}"})
+        elif kind == "finish" and running:
+            child.finish_tool(running[0], f"built {self.count}\n")
+        elif kind == "text":
+            child.assistant(f"Sub-step {self.count}")
+        elif kind == "think":
+            child.thinking(f"Sub-reasoning {self.count}")
 
     def patches(self, steps: list[tuple[str, Any]]) -> Iterator[tuple[Any, Any, Any]]:
         """Each step's ``(view before, patch, view after)``, as the views were sent them."""
@@ -145,21 +174,82 @@ class Growth:
 
 
 def comparable(view: dict[str, Any], like: dict[str, Any]) -> dict[str, Any]:
-    """``view`` with the processes ``like`` defers left as their fields: a view may hold the
-    content of a process sent before it was deferred, which it no longer draws from (N-1)."""
-    deferred = {
-        node["process"]["key"]
-        for node in like["nodes"]
-        if node["kind"] == "turn" and node["process"] and node["process"].get("deferred")
-    }
+    """``view`` as the view ``like`` sends what it holds differently only by N-1's regimes.
 
-    def fields_only(node: dict[str, Any]) -> dict[str, Any]:
-        process = node["process"] if node["kind"] == "turn" else None
-        if process is None or process["key"] not in deferred:
-            return node
-        return {**node, "process": {**process, "children": [], "deferred": True}}
+    A view may hold the content of a process or a tool sent while the view fitted whole, which
+    is deferred since (it no longer draws from it: left as ``like`` sends it); and a process
+    sent deferred may stay so after the view fits whole again (its content is asked for when it
+    opens: taken as ``like`` sends it when their fields agree).
+    """
+    sent = {node["key"]: node for node in _walk(like["nodes"])}
 
-    return {**view, "nodes": [fields_only(node) for node in view["nodes"]]}
+    def normalized(node: dict[str, Any]) -> dict[str, Any]:
+        now = sent.get(node["key"])
+        if (
+            now is not None
+            and node["kind"] == "process"
+            and node.get("deferred") != now.get("deferred")
+        ):
+            if now.get("deferred"):
+                node = {**node, "children": [], "deferred": True}
+            elif _fields(node, "children") == _fields(now, "children"):
+                node = now
+        elif (
+            now is not None
+            and node["kind"] == "tool"
+            and now.get("deferred")
+            and not node.get("deferred")
+        ):
+            fold, subagent = node["fold"], node["subagent"]
+            node = {**node, "deferred": True}
+            if fold["result"]:
+                node["result"] = None
+            if fold["subagent"]:
+                node["subagent"] = {**subagent, "nodes": []}
+        return _map_nodes(node, normalized)
+
+    return {**view, "nodes": [normalized(node) for node in view["nodes"]]}
+
+
+def _fields(node: dict[str, Any], nested: str) -> dict[str, Any]:
+    return {k: v for k, v in node.items() if k not in (nested, "deferred")}
+
+
+def _inside(node: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """Where a wire node holds nodes: ``(field, None)`` for a list, ``(field, "nodes")`` for a
+    tool's sub-agent; a turn's process is ``("process", "")``."""
+    if node["kind"] == "turn":
+        return [("process", "")] if node.get("process") else []
+    if node["kind"] in NESTED:
+        return [(NESTED[node["kind"]], None)]
+    if node["kind"] == "tool" and node.get("subagent"):
+        return [("subagent", "nodes")]
+    return []
+
+
+def _map_nodes(node: dict[str, Any], change: Any) -> dict[str, Any]:
+    """``node`` with ``change`` applied to every node directly inside it."""
+    out = dict(node)
+    for field, inner in _inside(node):
+        if inner == "":
+            out[field] = change(node[field])
+        elif inner is None:
+            out[field] = [change(child) for child in node[field]]
+        else:
+            out[field] = {**node[field], inner: [change(c) for c in node[field][inner]]}
+    return out
+
+
+def _walk(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for node in nodes:
+        yield node
+        for field, inner in _inside(node):
+            if inner == "":
+                yield from _walk([node[field]])
+            elif inner is None:
+                yield from _walk(node[field])
+            else:
+                yield from _walk(node[field][inner])
 
 
 def _check(steps: list[tuple[str, Any]]) -> None:
@@ -296,6 +386,8 @@ def test_W2_the_js_view_applies_the_patches_to_the_same_views(tmp_path: Path) ->
     steps += [("end_batch", None), ("think", None), ("tool", "Bash"), ("text", None)]
     steps += [("tool", "Edit"), ("label", None), ("finish", "error"), ("mode", "command-first")]
     steps += [("tool", "Bash"), ("user", None), ("tool", "Task"), ("settle", False)]
+    steps += [("settle", True), ("subagent", None), ("child", "tool"), ("child", "think")]
+    steps += [("child", "finish"), ("child", "text"), ("child", "tool")]
     try:
         first = growth.widget._transport.wire_view()
         seen = [(patch, after) for _, patch, after in growth.patches(steps) if patch is not None]

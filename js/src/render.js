@@ -61,6 +61,8 @@ const LOAD_TIMEOUT_MS = 5000;
 const BLOCK_CHARS = 64 * 1024;
 
 const chevron = () => h("span", "tf-chev", { "aria-hidden": "true" });
+/** A tool row's classes: its status, struck when cancelled (F-10). @param {ToolNode} node */
+const toolClass = (node) => `tf-tool tf-s-${token(node.status)}${node.struck ? " tf-struck" : ""}`;
 const separator = () => text("span", "tf-sep", "·");
 
 export class Renderer {
@@ -333,9 +335,28 @@ export class Renderer {
         return this.updateList(element, node, patch, this.summarySpec(node));
       case "batch":
         return this.updateBatch(/** @type {HTMLElement} */ (element), node, patch);
+      case "tool":
+        return this.updateTool(element, node, patch);
       default:
         return false;
     }
+  }
+
+  /**
+   * A tool whose sub-agent's transcript grew (W-2): the sub-agent's nodes patched where its
+   * body was drawn; its row drawn anew (false) when the tool's own fields changed.
+   * @param {Element} row @param {ToolNode} node @param {import("./messages").NodePatch} patch
+   */
+  updateTool(row, node, patch) {
+    if (Object.keys(patch.fields ?? {}).length) return false;
+    const control = this.controls.get(row);
+    if (!control) return false;
+    const body = control.body();
+    control.respec(this.toolSpec(node));
+    if (!body) return true; // drawn from the latest node when it opens
+    const nested = /** @type {HTMLElement | null} */ (body.querySelector(":scope > .tf-subagent"));
+    if (!nested) return false;
+    return this.patchList(nested, /** @type {Node[]} */ (node.subagent?.nodes ?? []), patch, (top) => this.top(/** @type {TopNode} */ (top)));
   }
 
   /** @param {HTMLElement} section @param {import("./nodes").TurnNode} node @param {import("./messages").NodePatch} patch */
@@ -400,8 +421,9 @@ export class Renderer {
    * hidden-reasoning indicator fades out, P-9), upserted ones are drawn and put after their
    * anchor (in place of their old element), changed ones are patched in place.
    * @param {HTMLElement} container @param {Node[]} items  the list now @param {import("./messages").NodePatch} patch
+   * @param {(node: Node) => HTMLElement} [draw]  how a node of the list is drawn (a sub-agent's are top-level nodes)
    */
-  patchList(container, items, patch) {
+  patchList(container, items, patch, draw = (node) => this.child(/** @type {ChildNode} */ (node))) {
     // Looked up by key as needed (the browser's selector engine), never by walking the list: a
     // followed run's batch holds hundreds of rows.
     /** @param {string} key */
@@ -412,7 +434,7 @@ export class Renderer {
     }
     for (const { after, node } of patch.upsert ?? []) {
       const old = drawn(node.key);
-      const fresh = this.child(/** @type {ChildNode} */ (node));
+      const fresh = draw(node);
       const anchor = after == null ? null : drawn(after);
       if (old && previousKeyed(old) === anchor) replaceKeepingFocus(old, fresh);
       else {
@@ -431,7 +453,7 @@ export class Renderer {
         const element = drawn(change.key);
         const node = byKey.get(change.key);
         if (!element || !node) continue;
-        if (!this.update(element, node, change)) replaceKeepingFocus(element, this.child(/** @type {ChildNode} */ (node)));
+        if (!this.update(element, node, change)) replaceKeepingFocus(element, draw(node));
       }
     }
     return true;
@@ -602,29 +624,13 @@ export class Renderer {
    * @param {ToolNode} node
    */
   tool(node) {
-    const css = `tf-tool tf-s-${token(node.status)}${node.struck ? " tf-struck" : ""}`;
     const fold = node.fold;
     /** @type {HTMLElement} */
     let row;
     if (fold.args || fold.result || fold.note || fold.subagent) {
-      row = this.disclosure({
-        key: node.key,
-        defaultOpen: Boolean(node.open),
-        inside: keysInside(node),
-        className: css,
-        headerClass: "tf-row tf-tool-head",
-        header: (button) => {
-          this.toolTitle(button, node);
-          button.append(chevron());
-        },
-        bodyClass: "tf-tbody",
-        body: (body) =>
-          node.deferred
-            ? this.onDemand(body, node.key, (/** @type {ToolNode} */ full) => this.toolHidden(body, full, full.fold ?? fold))
-            : this.toolHidden(body, node, fold),
-      });
+      row = this.disclosure(this.toolSpec(node));
     } else {
-      row = h("div", css, { "data-key": node.key });
+      row = h("div", toolClass(node), { "data-key": node.key });
       const head = h("div", "tf-row tf-tool-head");
       this.toolTitle(head, node);
       row.append(head);
@@ -632,6 +638,27 @@ export class Renderer {
     if (node.args && node.show_args) row.append(this.args(node.args));
     if (node.result && !fold.result) row.append(this.result(node.key, node.result));
     return row;
+  }
+
+  /** A tool's row as a disclosure of what it hides. @param {ToolNode} node @returns {DisclosureSpec} */
+  toolSpec(node) {
+    const fold = node.fold;
+    return {
+      key: node.key,
+      defaultOpen: Boolean(node.open),
+      inside: keysInside(node),
+      className: toolClass(node),
+      headerClass: "tf-row tf-tool-head",
+      header: (button) => {
+        this.toolTitle(button, node);
+        button.append(chevron());
+      },
+      bodyClass: "tf-tbody",
+      body: (body) =>
+        node.deferred
+          ? this.onDemand(body, node.key, (/** @type {ToolNode} */ full) => this.toolHidden(body, full, full.fold ?? fold))
+          : this.toolHidden(body, node, fold),
+    };
   }
 
   /** F-13: the name in bold; the sub-agent line (F-7) or the description; a non-success status. @param {HTMLElement} head @param {ToolNode} node */

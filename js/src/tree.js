@@ -99,8 +99,9 @@ export const NESTED = { process: "children", group: "children", batch: "rows", s
 /**
  * A node after a patch of what changed inside it (`NodePatch`, W-2): its own fields replaced,
  * its list of nested nodes upserted and removed by key, nested nodes patched in turn (a turn's
- * process among them). Returns a new node; what did not change is shared with the old one. A
- * deferred process holds no children here (they come when it opens): only its fields change.
+ * process among them, and a tool's sub-agent nodes). Returns a new node; what did not change is
+ * shared with the old one. A deferred process holds no children here (they come when it
+ * opens): only its fields change.
  * @template {Node} T
  * @param {T} node @param {NodePatch} patch @returns {T}
  */
@@ -118,6 +119,12 @@ export function applyNodePatch(node, patch) {
     next[field] = applyChanges(items, patch.change);
   }
   if (next.kind === "turn" && next.process) next.process = applyChanges([next.process], patch.change)[0];
+  if (next.kind === "tool" && next.subagent) {
+    // A sub-agent's nodes are top-level nodes of its own transcript, patched as the view's are.
+    const upserts = (patch.upsert ?? []).map(({ after, node: item }) => ({ after, item: /** @type {Node} */ (item) }));
+    const nodes = upsertKeyed(/** @type {Node[]} */ (next.subagent.nodes ?? []), upserts, patch.remove ?? []);
+    next.subagent = { ...next.subagent, nodes: applyChanges(nodes, patch.change) };
+  }
   return /** @type {T} */ (next);
 }
 

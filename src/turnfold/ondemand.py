@@ -194,25 +194,51 @@ def _child(node: Node, folds: Folds, whole: bool = False) -> Node:
     return node
 
 
-def _tool(node: Node, folds: Folds, *, expand: bool = False, whole: bool = False) -> Wire:
+def subagent_on_wire(node: Node, folds: Folds, *, whole: bool = False) -> bool:
+    """Whether the wire form of tool ``node`` holds its sub-agent's nodes (a patch may then
+    reach into them: :class:`turnfold.patches.Patcher`)."""
+    return bool((node.get("subagent") or {}).get("nodes")) and not _tool_deferred(
+        node, folds, expand=whole
+    )
+
+
+def wire_tool_fields(node: Node, folds: Folds, *, whole: bool = False) -> Wire:
+    """The wire form of tool ``node`` with its sub-agent's nodes left out (``[]``)."""
+    return _tool(node, folds, whole=whole, nested=False)
+
+
+def _tool_deferred(node: Node, folds: Folds, *, expand: bool) -> bool:
+    """Whether a tool's hidden part is left out of its wire form (asked for when opened)."""
+    return not (
+        expand or folds.get(node["key"]) in _OPENED or _hidden_size(node) <= INLINE_HIDDEN_CHARS
+    )
+
+
+def _tool(
+    node: Node, folds: Folds, *, expand: bool = False, whole: bool = False, nested: bool = True
+) -> Wire:
     """A tool's wire form; ``expand``: with its hidden part, whatever its size; ``whole``: with
-    everything under it too (a sub-agent's processes)."""
+    everything under it too (a sub-agent's processes); ``nested=False``: its sub-agent's nodes
+    left out."""
     expand = expand or whole
     tool = _without(node, "tool")
     result = node.get("result")
     if result is not None:
         tool["result"] = _without(result, "result")
+    deferred = _tool_deferred(node, folds, expand=expand)
+    fold = node.get("fold") or {}
     subagent = node.get("subagent")
     if subagent:
-        nested = [wire_node(child, folds, whole=whole) for child in subagent.get("nodes") or []]
-        tool["subagent"] = {**subagent, "nodes": nested}
-    if expand or folds.get(node["key"]) in _OPENED or _hidden_size(node) <= INLINE_HIDDEN_CHARS:
+        # A folded sub-agent's transcript is left out before its wire form is made: a followed
+        # sub-agent's row is sent at every step it takes (Q-3).
+        nodes = subagent.get("nodes") or []
+        if not nested or (deferred and fold.get("subagent")):
+            nodes = []
+        tool["subagent"] = {**subagent, "nodes": [wire_node(n, folds, whole=whole) for n in nodes]}
+    if not deferred:
         return tool
-    fold = node.get("fold") or {}
     if fold.get("result"):
         tool["result"] = None
-    if fold.get("subagent"):
-        tool["subagent"] = {**tool["subagent"], "nodes": []}
     tool["deferred"] = True
     return tool
 
@@ -282,8 +308,23 @@ class WholeSize:
             field = NESTED[node["kind"]]
             shell = {**node, field: []}
             size = len(codec.dump_bytes(shell)) + self._list(node[field])
+        elif node.get("kind") == "tool" and (node.get("subagent") or {}).get("nodes"):
+            # A sub-agent's transcript, measured node by node like the view's own (each
+            # remembered while it is the same object), so a followed sub-agent's step costs
+            # what it added.
+            nested = node["subagent"]["nodes"]
+            shell = {**node, "subagent": {**node["subagent"], "nodes": []}}
+            size = len(codec.dump_bytes(_child(shell, {}, whole=True)))
+            size += sum(map(self._nested_top, nested)) + len(nested) - 1
         else:
             size = len(codec.dump_bytes(_child(node, {}, whole=True)))
+        self._children_now[node["key"]] = (node, size)
+        return size
+
+    def _nested_top(self, node: Node) -> int:
+        """The size of a top-level node of a sub-agent's transcript, remembered as a child's."""
+        known = self._children.get(node["key"])
+        size = known[1] if known is not None and known[0] is node else self._top(node)
         self._children_now[node["key"]] = (node, size)
         return size
 

@@ -12,7 +12,10 @@ nested nodes, by key, recursively:
   fields (``open``, ``active``, a group's ``title`` and ``count``, a batch's ``label``…) and
   its list of nested nodes (``children``, ``rows``, ``tools``): the new or moved ones whole,
   the removed ones by key, the changed ones of these kinds patched in turn, every other
-  changed one whole (a tool, a thinking row, a progress note).
+  changed one whole (a tool, a thinking row, a progress note);
+* a tool whose sub-agent's transcript is on the wire, before and now: its own fields, and the
+  sub-agent's nodes (``subagent.nodes``) patched as the top-level nodes are, so a followed
+  sub-agent's step costs its own bytes, not its whole transcript's.
 
 So one appended call costs the bytes of its own row (and of the fields it changed), whatever
 the length of the turn or of its batch, and the JS view redraws only that row.
@@ -35,10 +38,12 @@ from turnfold.ondemand import (
     NESTED,
     Folds,
     process_deferred,
+    subagent_on_wire,
     wire_child,
     wire_header,
     wire_node,
     wire_process,
+    wire_tool_fields,
 )
 
 __all__ = ["Patcher", "diff_keyed", "diff_nodes"]
@@ -172,10 +177,33 @@ class Patcher:
         for after, node, was in steps:
             if was is not None and node["kind"] in NESTED:
                 change = self._nested(was, node)
-                if change is not None:
-                    changes.append(change)
+            elif was is not None and self._subagent_patchable(was, node):
+                change = self._subagent(was, node)
+            else:
+                upserts.append(
+                    {"after": after, "node": wire_child(node, self.folds, whole=self.whole)}
+                )
                 continue
-            upserts.append({"after": after, "node": wire_child(node, self.folds, whole=self.whole)})
+            if change is not None:
+                changes.append(change)
+        return _patch(new["key"], fields, upserts, removed, changes)
+
+    def _subagent_patchable(self, old: Node, new: Node) -> bool:
+        """A tool whose sub-agent's nodes a view holds and will hold, under the same line."""
+        return (
+            new["kind"] == "tool"
+            and old["kind"] == "tool"
+            and subagent_on_wire(old, self.folds, whole=self.whole_before)
+            and subagent_on_wire(new, self.folds, whole=self.whole)
+            and old["subagent"].get("line") == new["subagent"].get("line")
+        )
+
+    def _subagent(self, old: Node, new: Node) -> dict[str, Any] | None:
+        """The patch of a tool whose sub-agent grew: its own fields, its nodes as the top's."""
+        was = wire_tool_fields(old, self.folds, whole=self.whole_before)
+        now = wire_tool_fields(new, self.folds, whole=self.whole)
+        fields = _changed_fields(was, now, frozenset({"kind", "key", "subagent"}))
+        upserts, removed, changes = self.top(old["subagent"]["nodes"], new["subagent"]["nodes"])
         return _patch(new["key"], fields, upserts, removed, changes)
 
 

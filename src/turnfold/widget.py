@@ -246,7 +246,7 @@ class TranscriptWidget(anywidget.AnyWidget):
             self._planner = ProjectionPlanner(transcript)
             self._nodes: dict[str, TopNode] = {}
             # Q-3: the nodes inside a growing turn, reused for what its projection reused.
-            self._reuse = NodeReuse()
+            self._reuse = self._node_reuse()
             self._dirty: set[str] = set()  # ids of the entries changed since the last build
             # U-3: the session header's facts, updated by the entries that changed (Q-3).
             self._tally = SessionTally(transcript)
@@ -331,12 +331,26 @@ class TranscriptWidget(anywidget.AnyWidget):
         with self._dirty_lock:
             self._dirty.add(change.entry.id)
 
+    def _node_reuse(self) -> NodeReuse:
+        """What the builds reuse, told when a sub-agent's transcript grows under a call: its
+        call's turn is built again, and the views updated (W-2), as when the call changes."""
+        self_ref = weakref.ref(self)
+
+        def subagent_changed(call_id: str) -> None:
+            widget = self_ref()
+            if widget is not None:
+                with widget._dirty_lock:
+                    widget._dirty.add(call_id)
+                widget._schedule()
+
+        return NodeReuse(subagent_changed)
+
     def _on_setting(self, change: Mapping[str, Any]) -> None:
         if change["name"] == "locale":
             self._strings = ui_strings(change["new"])
         with self._dirty_lock:
             self._nodes = {}  # every node depends on the settings
-            self._reuse = NodeReuse()
+            self._reuse = self._node_reuse()
         self._schedule(0.0)  # one setting, or a burst of linked ones, redraws once
 
     def _on_running(self, change: Mapping[str, Any]) -> None:
@@ -372,7 +386,7 @@ class TranscriptWidget(anywidget.AnyWidget):
         """Rebuild every turn and send what changed (after entries were changed in place)."""
         with self._dirty_lock:
             self._nodes = {}
-            self._reuse = NodeReuse()
+            self._reuse = self._node_reuse()
             self._planner = ProjectionPlanner(self.transcript)
             self._tally_current = False  # entries changed in place: read them all again
             self._timeline = Timeline(lazy=not self._timeline.laid_out)

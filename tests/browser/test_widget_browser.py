@@ -200,6 +200,39 @@ def test_W2_a_growing_turn_redraws_only_the_rows_it_gained(lab: Lab) -> None:
     assert keys == [f"e{n}" for n in range(1, 22)]
 
 
+SUBAGENT_SETUP = """\
+from turnfold.recording import Recorder
+from turnfold.widget import TranscriptWidget
+
+rec = Recorder()
+rec.user("Delegate the count")
+task = rec.start_tool("Task", {"description": "count"})
+child = Recorder()  # the sub-agent's own run, growing apart from its call (Q-3)
+child.user("Count")
+for n in range(5):
+    child.finish_tool(child.start_tool("Bash", {"command": f"echo {n}"}), str(n))
+child.start_tool("Bash", {"command": "echo 5"})
+rec.attach_subagent(task, child.transcript, name="counter")
+widget = TranscriptWidget(rec.transcript, running=True)"""
+
+
+def test_W2_a_growing_sub_agent_redraws_only_the_rows_it_gained(lab: Lab) -> None:
+    widget = lab.open_notebook("sub-agent.ipynb", [SUBAGENT_SETUP, "widget"])
+    lab.keyed(widget, "e1").wait_for()  # the Task call's row
+    lab.toggle(widget, "e1")  # the reader opens the sub-agent
+    first = lab.keyed(widget, "e1/e1")  # the sub-agent's first call
+    first.wait_for()
+    first.evaluate("e => { e.tfKept = true; }")
+
+    # Only the sub-agent's transcript changes, not its call: the widget follows it all the same.
+    lab.execute('child.finish_tool(child.transcript.tool_calls()[-1], "5")')
+    lab.execute('child.start_tool("Bash", {"command": "echo 6"})')
+    lab.keyed(widget, "e1/e7").wait_for()
+    expect(lab.header(widget, "e1/process:turn:e0")).to_contain_text("7 tools")
+    assert first.evaluate("e => e.tfKept === true && e.isConnected")  # not drawn anew
+    assert lab.expanded(widget, "e1")
+
+
 def test_P10_focus_inside_a_group_makes_it_the_readers_without_toggling(lab: Lab) -> None:
     widget = lab.open_notebook("owned.ipynb", [LIVE_SETUP, "widget"])
     current = str(widget.locator(".tf-group").nth(1).get_attribute("data-key"))

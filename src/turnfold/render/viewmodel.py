@@ -14,6 +14,8 @@ choices applies them on top. The full schema is documented in ``docs/view-model.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
@@ -44,6 +46,7 @@ from turnfold.process import (
     PlannedItem,
     ProcessItem,
     ProgressRow,
+    ProjectionPlanner,
     Segment,
     ThinkingIndicator,
     ThinkingRow,
@@ -139,14 +142,23 @@ class NodeReuse:
     not change (:class:`turnfold.process.TurnMemo`); their nodes are handed back the same way,
     so the nodes of a followed run's earlier steps are built once, and the transport's diff
     passes over them by identity. Only the last build's nodes are kept.
+
+    A sub-agent's transcript grows on its own, under a call that does not change: each one is
+    followed by a :class:`SubagentReuse`, which builds it at the cost of what changed in it and
+    calls ``on_change`` with its call's id when it changes, so the call's turn is built again.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, on_change: Callable[[str], None] | None = None) -> None:
         self._items: _Builds[tuple[object, ChildNode]] = _Builds()
         #: A tool's node by its call's id, with the call and the row it was built from: a
         #: batch that grows (calls of one response arriving one by one) is a new item every
         #: time, but its earlier rows are not.
         self._tools: _Builds[tuple[ToolCall, ToolRow, ToolNode]] = _Builds()
+        #: Every sub-agent followed so far, by its call's id. Kept for as long as this object
+        #: (a widget makes a new one when its settings change), whether or not the last build
+        #: drew its call: a change inside it must still reach the call's turn.
+        self._subagents: dict[str, SubagentReuse] = {}
+        self.on_change = on_change
 
     def changed(self, entry_ids: Iterable[str]) -> None:
         """These entries changed in place since the last build: their tools are built anew."""
@@ -172,10 +184,80 @@ class NodeReuse:
         self._items.put(item.key, (item, node))
         return node
 
+    def subagent_nodes(
+        self, call: ToolCall, child: Transcript, prefix: str, options: _Options
+    ) -> list[TopNode]:
+        """The nodes of ``call``'s sub-agent transcript ``child``, built at the cost of what
+        changed in it since the last build."""
+        known = self._subagents.get(call.id)
+        if known is None or known.transcript is not child or known.prefix != prefix:
+            known = SubagentReuse(child, prefix, call.id, self.on_change)
+            self._subagents[call.id] = known
+        return known.nodes(options)
+
     def next_build(self) -> None:
         """A build is done: the next one reuses what this one built, and nothing older."""
         self._items.next_build()
         self._tools.next_build()
+
+
+class SubagentReuse:
+    """A sub-agent's transcript as a live view follows it (Q-3): planned by a
+    :class:`~turnfold.process.ProjectionPlanner` and built like the widget's own transcript,
+    each build re-planning and rebuilding only the turns that show a changed entry.
+
+    It observes the transcript (weakly: a reuse no longer kept stops observing), collects the
+    ids of what changed for the next build, and tells ``on_change`` the id of the call the
+    sub-agent runs under. A sub-agent of the sub-agent tells this one the same way.
+    """
+
+    def __init__(
+        self,
+        transcript: Transcript,
+        prefix: str,
+        call_id: str,
+        on_change: Callable[[str], None] | None,
+    ) -> None:
+        self.transcript = transcript
+        self.prefix = prefix
+        self._call_id = call_id
+        self._on_change = on_change
+        self._lock = threading.Lock()
+        self._dirty: set[str] = set()  # ids of the entries changed since the last build
+        own = weakref.ref(self)  # held weakly by what it observes, so it can be let go
+
+        def changed(entry_id: str) -> None:
+            reuse = own()
+            if reuse is not None:
+                reuse._changed(entry_id)
+
+        self._planner = ProjectionPlanner(transcript, prefix)
+        self._reuse = NodeReuse(changed)
+        self._nodes: dict[str, TopNode] = {}
+        weakref.finalize(self, transcript.observe(lambda change: changed(change.entry.id)))
+
+    def _changed(self, entry_id: str) -> None:
+        """An entry of this transcript changed (or a sub-agent under it): build it again."""
+        with self._lock:
+            self._dirty.add(entry_id)
+        if self._on_change is not None:
+            self._on_change(self._call_id)
+
+    def nodes(self, options: _Options) -> list[TopNode]:
+        with self._lock:
+            dirty, self._dirty = self._dirty, set()
+        self._reuse.changed(dirty)
+        items, fresh = self._planner.plan(options.settings, running=None, changed=dirty)
+        inner = replace(options, reuse=self._reuse)
+        built: dict[str, TopNode] = {}
+        for item in items:
+            node = self._nodes.get(item.key)
+            if node is None or item.key in fresh or item.running:
+                node = _planned(item, self.transcript, inner, self.prefix)
+            built[item.key] = node
+        self._reuse.next_build()
+        self._nodes = built
+        return list(built.values())
 
 
 @dataclass(frozen=True)
@@ -713,14 +795,15 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode
     subagent: SubagentView | None = None
     if call.subagent is not None:
         child = call.subagent.transcript
+        prefix = keys.child_prefix(key)
+        nodes: list[TopNode] = []
+        if child and options.reuse is not None:  # a live view: built as it changed
+            nodes = options.reuse.subagent_nodes(call, child, prefix, options)
+        elif child:
+            nodes = _nodes(child, options, running=None, prefix=prefix)
         subagent = {
             "line": escape(row.subagent_line) if row.subagent_line else None,
-            # A sub-agent's transcript is projected afresh: no item of it is reused.
-            "nodes": _nodes(
-                child, replace(options, reuse=None), running=None, prefix=keys.child_prefix(key)
-            )
-            if child
-            else [],
+            "nodes": nodes,
         }
     args = _arguments(call.args)
     result = _result(call.result, options)
