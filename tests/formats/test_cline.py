@@ -414,3 +414,45 @@ def test_L3_attempt_completion_s_command_without_a_result_stays_unknown() -> Non
     transcript = turnfold.load(task, format="cline")
     [command] = transcript.tool_calls()
     assert (command.status, command.result) == ("unknown", None)
+
+
+_RUNNING = (
+    "Command is still running in the user's terminal.\nHere's the output so far:\nserving"
+    "\n\nThe user provided the following feedback:\n<feedback>\nuse port 8080\n</feedback>"
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "result"),
+    [
+        pytest.param(
+            [_text("<execute_command>\n<command>npm start</command>\n</execute_command>")],
+            [_text("[execute_command for 'npm start'] Result:"), _text(_RUNNING)],
+            id="xml-tags",
+        ),
+        pytest.param(
+            [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_run",
+                    "name": "execute_command",
+                    "input": {"command": "npm start"},
+                }
+            ],
+            [{"type": "tool_result", "tool_use_id": "toolu_run", "content": _RUNNING}],
+            id="tool-use",
+        ),
+    ],
+)
+def test_H5_feedback_typed_while_any_command_ran_is_the_user_s_message(
+    answer: list[object], result: list[object]
+) -> None:
+    transcript = turnfold.load(_completion_task(answer, result), format="cline")
+    assert _kinds(transcript)[1:] == [
+        (
+            "tool_call",
+            "execute_command success: Command is still running in the user's "
+            "terminal.\nHere's the output so far:\nserving",
+        ),
+        ("user", "use port 8080"),
+    ]

@@ -473,9 +473,15 @@ class ClineBuilder(AnthropicBuilder):
         if text is not None and header is not None:
             text = text[header.end() :].lstrip("\n")
             result = replace(result, text=text, kind=result_kind(text))
+        feedback = None
+        if text is not None and _FEEDBACK_IN_RESULT in text:
+            text, feedback = _split_feedback(text)
+            result = replace(result, text=text, kind=result_kind(text))
         if status == "success":
             status = status_of(text)
         self.transcript.update(call, status=status, result=result)
+        if feedback:
+            self._append(UserMessage(text=feedback))
 
     def _completion_result(self, texts: list[str], command: ToolCall | None) -> str:
         """Settle ``command`` with the output in attempt_completion's result ``texts``; the
