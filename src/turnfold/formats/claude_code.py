@@ -826,7 +826,7 @@ class _Reader:
                 task_id = _str(extra.get("agentId")) or task_id
             if task_id:
                 self.background.setdefault(task_id, call)
-            if call.name in workflows.WORKFLOW_TOOLS:
+            if call.name in workflows.WORKFLOW_TOOL_NAMES:
                 self.workflow_launched(call, extra, line)
 
     def workflow_launched(self, call: ToolCall, extra: dict[str, Any], line: int) -> None:

@@ -54,6 +54,8 @@ from turnfold.model import (
 
 #: The tool that launches a workflow run.
 WORKFLOW_TOOLS = NameSet({"Workflow"})
+#: The same, for a call's name (always a str): a plain set's test, on the per-result path.
+WORKFLOW_TOOL_NAMES = frozenset(WORKFLOW_TOOLS)
 #: The name of each agent's call in a run's child transcript: the script's ``agent()``.
 AGENT_CALL = "agent"
 
