@@ -14,6 +14,7 @@ Shapes: the ``toolUseResult`` is Claude Code's own ``WorkflowOutput`` type (``sd
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -304,3 +305,57 @@ def test_C1_workflow_agent_files_without_their_session_stay_rows(tmp_path: Path)
     corpus = scan(tmp_path, workers=1, cache=False)
     paths = sorted(Path(r["path"]).name for r in corpus)
     assert paths == ["agent-ag1.jsonl", "agent-ag2.jsonl"]
+
+
+# --- a run written by the real Claude Code ------------------------------------------------------
+
+REAL = Path(__file__).parent.parent / "fixtures" / "claude-code" / "v2.1.332_workflow"
+REAL_SESSION = "11111111-2222-3333-4444-666666666666"
+
+
+def test_L1_a_real_workflow_run_nests_as_claude_code_2_1_332_wrote_it() -> None:
+    """Claude Code 2.1.332 against the scripted model (``tests/fixtures/SOURCES.md``): a
+    Workflow script running two agents in parallel, each running one command."""
+    session = REAL / f"{REAL_SESSION}.jsonl"
+    run_dir = next((REAL / REAL_SESSION / "subagents" / "workflows").iterdir())
+    snapshot_file = REAL / REAL_SESSION / "workflows" / f"{run_dir.name}.json"
+    raw = json.loads(snapshot_file.read_text(encoding="utf-8"))
+    listed = [p for p in raw["workflowProgress"] if p["type"] == "workflow_agent"]
+    transcript = load(session)
+    assert transcript.warnings == []
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    call = workflow_call(transcript)
+    run = call.subagent
+    assert run is not None
+    assert run.transcript is not None
+    assert (run.name, run.task) == (raw["workflowName"], raw["summary"])
+    assert (run.tool_count, run.duration_ms) == (raw["totalToolCalls"], raw["durationMs"])
+    assert call.status == "success"  # its task notification: <status>completed</status>
+    agents = run.transcript.tool_calls()
+    assert [a.subagent.agent_id for a in agents if a.subagent] == [p["agentId"] for p in listed]
+    for agent, item in zip(agents, listed, strict=True):
+        assert agent.subagent is not None
+        assert agent.subagent.transcript is not None
+        assert (agent.description, agent.status) == (item["label"], "success")
+        # The task is what the script computed, not the harness's frame around it.
+        assert agent.subagent.task == item["promptPreview"]
+        assert agent.result is not None
+        assert agent.result.text == item["resultPreview"]
+        [command] = agent.subagent.transcript.tool_calls()
+        assert (command.name, command.status) == ("Bash", "success")
+    corpus = scan(REAL, workers=1, cache=False)
+    assert [Path(r["path"]).name for r in corpus] == [session.name]
+
+
+def test_L1_without_its_snapshot_a_real_agent_s_task_is_its_prompt_unframed(
+    tmp_path: Path,
+) -> None:
+    copy = tmp_path / "run"
+    shutil.copytree(REAL, copy)
+    shutil.rmtree(copy / REAL_SESSION / "workflows")
+    call = workflow_call(load(copy / f"{REAL_SESSION}.jsonl"))
+    assert call.subagent is not None
+    assert call.subagent.transcript is not None
+    tasks = [a.subagent.task for a in call.subagent.transcript.tool_calls() if a.subagent]
+    assert tasks == ["TF-WF-AGENT a: echo a", "TF-WF-AGENT b: echo b"]  # the journal's order

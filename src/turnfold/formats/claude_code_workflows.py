@@ -340,7 +340,7 @@ def _agent_call(
 ) -> ToolCall:
     progress = item.progress
     label = _str(progress.get("label"))
-    prompt = _first_prompt(transcript) or _str(progress.get("promptPreview"))
+    prompt = _str(progress.get("promptPreview")) or _computed_task(_first_prompt(transcript))
     status = _AGENT_STATE.get(str(progress.get("state")), "unknown")
     result = results.get(item.agent_id or "") or _str(progress.get("resultPreview"))
     key = item.agent_id or (f"#{item.index}" if item.index is not None else "?")
@@ -457,6 +457,20 @@ def _first_line(text: str | None) -> str | None:
 def _first_prompt(transcript: Transcript | None) -> str | None:
     entries: Iterable[Any] = transcript.entries if transcript is not None else ()
     return next((e.text for e in entries if isinstance(e, UserMessage) and e.text), None)
+
+
+#: How Claude Code frames the prompt a workflow script computed (``promptFramed: true``): a
+#: notice that the script, not the user, wrote it, then the text with every line indented.
+_FRAME_START = "[Workflow harness"
+_FRAME_END = "follows:\n"
+
+
+def _computed_task(prompt: str | None) -> str | None:
+    """The task the script computed, without the harness's frame around it."""
+    if prompt is None or not prompt.startswith(_FRAME_START) or _FRAME_END not in prompt:
+        return prompt
+    body = prompt.split(_FRAME_END, 1)[1]
+    return "\n".join(line.removeprefix("  ") for line in body.splitlines()) or prompt
 
 
 def _first_time(transcript: Transcript | None) -> str | None:
