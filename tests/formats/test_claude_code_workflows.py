@@ -262,21 +262,38 @@ def test_L4_a_run_no_call_names_is_shown_at_the_end_with_a_warning(tmp_path: Pat
     assert any("names no Workflow call" in w.reason for w in transcript.warnings)
 
 
-def test_L1_a_cached_agent_is_read_from_the_run_it_ran_in(tmp_path: Path) -> None:
-    """Resumed with ``resumeFromRunId``: a replayed agent's file is in the earlier run."""
+def test_L1_a_cached_agent_s_steps_are_shown_once_under_the_run_it_ran_in(
+    tmp_path: Path,
+) -> None:
+    """Resumed with ``resumeFromRunId``: a replayed agent did not run again; its file is in the
+    earlier run, shown under that run (here named by no call: at the end), never twice."""
     path = workflow_session().write(tmp_path / f"{SESSION}.jsonl")
     earlier = tmp_path / SESSION / "subagents" / "workflows" / "wf_earlier"
     earlier.mkdir(parents=True)
     agent_file(earlier, "ag9", "Sweep batch a", "Swept before.")
-    snapshot(tmp_path, status="completed", agentCount=1,
-             workflowProgress=[progress(0, "ag9", "sweep:a", "done", cached=True)])  # fmt: skip
+    snapshot(
+        tmp_path,
+        status="completed",
+        agentCount=1,
+        workflowProgress=[progress(0, "ag9", "sweep:a", "done", cached=True, resultPreview="ok")],
+    )
     transcript = load(path)
-    [agent] = workflow_call(transcript).subagent.transcript.tool_calls()  # type: ignore[union-attr]
-    assert agent.meta["cached"] is True
-    assert agent.subagent is not None
-    assert agent.subagent.transcript is not None
-    # The earlier run is named by no call of this session: shown once, at the end.
-    assert sum(1 for c in transcript.tool_calls() if c.name == "Workflow") == 2
+    first, second = [c for c in transcript.tool_calls() if c.name == "Workflow"]
+    assert first.subagent is not None
+    assert first.subagent.transcript is not None
+    [replayed] = first.subagent.transcript.tool_calls()
+    assert replayed.meta["cached"] is True
+    assert replayed.description == "sweep:a (from an earlier run)"
+    assert replayed.subagent is not None
+    assert replayed.subagent.transcript is None
+    assert not replayed.subagent.steps_missing
+    assert second.meta["synthetic"] == "unclaimed workflow run"
+    assert second.subagent is not None
+    assert second.subagent.transcript is not None
+    [ran] = second.subagent.transcript.tool_calls()
+    assert ran.subagent is not None
+    assert ran.subagent.transcript is not None
+    assert sum(c.name == "Grep" for c in transcript.tool_calls(nested=True)) == 1
 
 
 def test_X1_run_and_agent_ids_never_leave_the_session_directory(tmp_path: Path) -> None:

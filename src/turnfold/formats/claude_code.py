@@ -1247,7 +1247,7 @@ class _Reader:
             child.metadata["agent_id"] = spawn.agent_id
         return child
 
-    def read_child_file(self, path: Path, line: int) -> Transcript | None:
+    def read_child_file(self, path: Path, line: int | None) -> Transcript | None:
         """A sub-agent's file read by this same loader; None when it holds nothing readable
         (said with a warning on ``line``, the call's)."""
         if path in self.context.loading:

@@ -24,8 +24,8 @@ opens the Workflow line onto one F-7 line per agent, each opening onto what the 
 The files are looked up only where Claude Code writes them, below the session's own directory,
 by a ``runId`` / ``agentId`` that is a plain name (spec X-1): ``transcriptDir`` is an absolute
 path of the machine that wrote it, so it only names the run when ``runId`` is absent. An agent
-replayed from an earlier run's cache (``cached: true``) has its transcript in that run's
-directory, so every run directory of the session is searched for it. An agent the snapshot
+replayed from an earlier run's cache (``cached: true``, ``resumeFromRunId``) did not run again:
+its line says so, and its steps are shown once, under the run it ran in. An agent the snapshot
 lists but whose file is missing says so (``steps_missing``) instead of opening onto nothing,
 and so does a run with no files at all. Run directories no Workflow call of the session names
 (the call's result line was never written: the session was killed mid-call) are still shown, as
@@ -82,7 +82,7 @@ _AGENT_STATE: dict[str, ToolStatus] = {
 
 #: Reads one agent file with the session's own loader (its records accounted for in the
 #: session's accounting); None when it holds nothing readable (the loader has warned).
-ReadChild = Callable[[Path, int], Transcript | None]
+ReadChild = Callable[[Path, int | None], Transcript | None]
 
 
 @dataclass(slots=True)
@@ -118,18 +118,10 @@ class WorkflowRuns:
         return self.session_dir / "workflows" / f"{run_id}.json"
 
     def agent_file(self, run_id: str, agent_id: str) -> Path | None:
-        """``agent-<agentId>.jsonl`` of this run, else of another run of the session (an agent
-        replayed from an earlier run's cache ran there)."""
-        if not _plain(agent_id):
-            return None
-        name = f"agent-{agent_id}.jsonl"
+        """``agent-<agentId>.jsonl`` of this run, when it is there."""
         own = self.run_dir(run_id)
-        if own is not None and (own / name).is_file():
-            return own / name
-        for other in self.all_runs():
-            if (other / name).is_file():
-                return other / name
-        return None
+        path = own / f"agent-{agent_id}.jsonl" if own is not None and _plain(agent_id) else None
+        return path if path is not None and path.is_file() else None
 
     def all_runs(self) -> list[Path]:
         runs = self.runs_dir
@@ -234,7 +226,9 @@ def _fill(
     child = Transcript(metadata={"source_format": "claude-code", "workflow_run": run_id})
     for item in _agents(run_id, runs, snapshot, journal):
         path = runs.agent_file(run_id, item.agent_id) if item.agent_id else item.path
-        transcript = read_child(path, line or 0) if path is not None else None
+        if item.progress.get("cached") is True:
+            path = None  # replayed, not run again: its steps are under the run it ran in
+        transcript = read_child(path, line) if path is not None else None
         child.append(_agent_call(run_id, item, transcript, journal.results))
     if child.entries:
         agent.transcript = child
@@ -280,9 +274,8 @@ def _apply_snapshot(agent: SubAgent, call: ToolCall, snapshot: dict[str, Any]) -
 
 def _expects_agents(snapshot: dict[str, Any]) -> bool:
     """Whether the run should have left agent files: a snapshot saying none ran, no."""
-    count = snapshot.get("agentCount")
-    return not (isinstance(count, int) and count == 0 and snapshot.get("workflowProgress") in
-                (None, []))  # fmt: skip
+    none_ran = snapshot.get("agentCount") == 0 and not snapshot.get("workflowProgress")
+    return not none_ran
 
 
 @dataclass(slots=True)
@@ -339,6 +332,7 @@ def _agent_call(
     results: dict[str, str],
 ) -> ToolCall:
     progress = item.progress
+    cached = progress.get("cached") is True
     label = _str(progress.get("label"))
     prompt = _str(progress.get("promptPreview")) or _computed_task(_first_prompt(transcript))
     status = _AGENT_STATE.get(str(progress.get("state")), "unknown")
@@ -353,7 +347,7 @@ def _agent_call(
         duration_ms=_number(progress.get("durationMs")),
         reason=_str(progress.get("error")) if status in ("error", "cancelled") else None,
         # The snapshot lists the agent, yet no file holds its steps (L-1, issue 21.14).
-        steps_missing=transcript is None and status != "cancelled",
+        steps_missing=transcript is None and status != "cancelled" and not cached,
     )
     if transcript is not None and item.agent_id:
         transcript.metadata["agent_id"] = item.agent_id
@@ -363,17 +357,18 @@ def _agent_call(
     if prompt:
         args["prompt"] = prompt
     meta: dict[str, Any] = {"workflow_run": run_id}
-    if progress.get("cached") is True:
+    if cached:
         meta["cached"] = True  # replayed from an earlier run's cache
     return ToolCall(
         call_id=f"{run_id}/{key}",
         name=AGENT_CALL,
         args=args,
-        description=label,
+        description=f"{label} (from an earlier run)" if cached and label else label,
         status=status,
         result=ToolResult(text=result, kind="subagent") if result else None,
         started_at=_first_time(transcript),
         timestamp=_first_time(transcript),
+        duration_ms=subagent.duration_ms,  # the agent's run is the call's
         subagent=subagent,
         meta=meta,
     )
