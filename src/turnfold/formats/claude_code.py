@@ -415,7 +415,7 @@ class _Context:
     loading: frozenset[Path] = frozenset()
     _meta_links: dict[str, Path] | None = None
     #: The session's Workflow runs (:mod:`.claude_code_workflows`), one object for them all.
-    workflows: workflows.WorkflowRuns = field(default_factory=workflows.WorkflowRuns)
+    workflow_runs: workflows.WorkflowRuns = field(default_factory=workflows.WorkflowRuns)
 
     def meta_links(self) -> dict[str, Path]:
         """``toolUseId`` → agent file, from the ``agent-*.meta.json`` files (read once)."""
@@ -445,7 +445,7 @@ def _context_for(path: Path | None) -> _Context:
     return _Context(
         dirs=tuple(d for d in dirs if d.is_dir()),
         loading=frozenset({path}),
-        workflows=workflows.WorkflowRuns(path.parent / path.stem),
+        workflow_runs=workflows.WorkflowRuns(path.parent / path.stem),
     )
 
 
@@ -1184,7 +1184,7 @@ class _Reader:
     def attach_workflows(self, entries: list[Entry]) -> None:
         """Each Workflow call's agents under it; the session file's own reader also shows the
         runs no call named (:mod:`.claude_code_workflows`)."""
-        runs = self.context.workflows
+        runs = self.context.workflow_runs
         warn = self.source.warnings.append
         for launch in self.workflow_launches:
             workflows.attach(launch, runs, self.read_child_file, warn, self.source.name)
