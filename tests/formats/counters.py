@@ -40,10 +40,16 @@ def claude_code(path: Path) -> int:
 
     A sub-agent's step in a progress record is ``data.message``: a user/assistant record whose
     ``message`` holds the blocks, or (some writers) the bare message itself. A background
-    task's notification is a user record too, but never a shell command.
+    task's notification is a user record too, but never a shell command. A Workflow run's
+    agents (``subagents/workflows/<runId>/agent-*.jsonl``) are one ``agent`` call each, plus
+    the calls in their files.
     """
     files = [path, *sorted((path.parent / path.stem / "subagents").glob("agent-*.jsonl"))]
     files += sorted(p for p in path.parent.glob("agent-*.jsonl") if p != path)
+    workflow_agents = sorted(
+        (path.parent / path.stem / "subagents").glob("workflows/*/agent-*.jsonl")
+    )
+    files += workflow_agents
     ids: set[str] = set()
     shells = 0
     for file in files:
@@ -63,7 +69,7 @@ def claude_code(path: Path) -> int:
             shell = isinstance(content, str) and "<bash-input>" in content
             notified = (record.get("origin") or {}).get("kind") == "task-notification"
             shells += record.get("type") == "user" and shell and not notified
-    return len(ids) + shells
+    return len(ids) + shells + len(workflow_agents)
 
 
 #: Codex response items that are tool calls, and those that are their outputs.

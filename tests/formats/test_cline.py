@@ -186,6 +186,8 @@ def test_H5_native_tool_calls_answered_by_header_texts_are_paired() -> None:
         ("Command failed with exit code 2.\nOutput:\nboom", "error"),
         ("Command terminated by signal SIGTERM.", "error"),
         ("Command executed.", "success"),
+        ("The user denied the command execution.", "cancelled"),
+        ("Command cancelled. \nOutput captured before cancellation:\nx", "cancelled"),
     ],
 )
 def test_H5_a_command_s_status_line_decides(text: str, status: str) -> None:
@@ -269,3 +271,188 @@ def test_L4_bad_messages_are_warnings_naming_the_file(tmp_path: Path) -> None:
     assert all(w.source == str(bad) for w in transcript.warnings)
     assert transcript.accounting is not None
     assert transcript.accounting.unaccounted == []
+
+
+# --- attempt_completion's command (AttemptCompletionHandler, CommandOrchestrator) -------------
+
+ENVIRONMENT = (
+    "<environment_details>\n# Current Working Directory (/site) Files\nindex.html\n"
+    "</environment_details>"
+)
+FEEDBACK = (
+    "The user has provided feedback on the results. Consider their input to continue the task, "
+    "and then attempt completion again.\n<feedback>\nMake the title bigger\n</feedback>"
+)
+
+
+def _completion_task(answer: list[object], result: list[object]) -> list[dict[str, object]]:
+    """A task whose answer is ``answer``'s blocks and whose next user message is ``result``."""
+    return [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "<task>\nBuild the page\n</task>"},
+                {"type": "text", "text": ENVIRONMENT},
+            ],
+        },
+        {"role": "assistant", "content": answer},
+        {"role": "user", "content": [*result, {"type": "text", "text": ENVIRONMENT}]},
+    ]
+
+
+def _text(value: str) -> dict[str, str]:
+    return {"type": "text", "text": value}
+
+
+_TAGS = _text(
+    "<attempt_completion>\n<result>\nThe page renders.\n</result>\n"
+    "<command>open index.html</command>\n</attempt_completion>"
+)
+_TOOL_USE = {
+    "type": "tool_use",
+    "id": "toolu_done",
+    "name": "attempt_completion",
+    "input": {"result": "The page renders.", "command": "open index.html"},
+}
+
+
+def _kinds(transcript: turnfold.Transcript) -> list[tuple[str, str]]:
+    shown = []
+    for entry in transcript.entries:
+        if isinstance(entry, (AssistantText, UserMessage)):
+            shown.append((entry.kind, entry.text))
+        elif isinstance(entry, turnfold.ToolCall):
+            result = entry.result.text if entry.result is not None else None
+            shown.append((entry.kind, f"{entry.name} {entry.status}: {result}"))
+    return shown
+
+
+@pytest.mark.parametrize(
+    ("answer", "result", "call_id"),
+    [
+        # Tags: pushToolResult writes the header, then the handler's blocks.
+        pytest.param(
+            [_TAGS],
+            [
+                _text("[attempt_completion] Result:"),
+                _text("Command executed.\nOutput:\nopened"),
+                _text(FEEDBACK),
+            ],
+            "msg-2-attempt_completion-1",
+            id="xml-tags",
+        ),
+        # Native tool_use: the handler's blocks, its own header first, in the tool_result.
+        pytest.param(
+            [_TOOL_USE],
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_done",
+                    "content": [
+                        _text("[attempt_completion] Result:"),
+                        _text("Command executed.\nOutput:\nopened"),
+                        _text(FEEDBACK),
+                    ],
+                }
+            ],
+            "toolu_done#command",
+            id="tool-use",
+        ),
+    ],
+)
+def test_H5_attempt_completion_s_command_output_is_its_call_s_result(
+    answer: list[object], result: list[object], call_id: str
+) -> None:
+    transcript = turnfold.load(_completion_task(answer, result), format="cline")
+    assert transcript.warnings == []
+    assert _kinds(transcript)[1:] == [
+        ("assistant", "The page renders."),
+        ("tool_call", "execute_command success: Command executed.\nOutput:\nopened"),
+        ("user", "Make the title bigger"),
+    ]
+    [command] = transcript.tool_calls()
+    assert command.args == {"command": "open index.html"}
+    assert command.description == "open index.html"
+    assert command.call_id == call_id
+
+
+def test_H5_attempt_completion_s_command_denied_is_cancelled_not_said() -> None:
+    """The handler returns a string: pushToolResult writes the header and that text."""
+    denied = [
+        _text("[attempt_completion] Result:"),
+        _text("The user denied the command execution."),
+    ]
+    transcript = turnfold.load(_completion_task([_TAGS], denied), format="cline")
+    assert _kinds(transcript)[1:] == [
+        ("assistant", "The page renders."),
+        ("tool_call", "execute_command cancelled: The user denied the command execution."),
+    ]
+
+
+def test_H5_feedback_given_while_the_command_ran_is_the_user_s() -> None:
+    """CommandOrchestrator: the user typed while the command ran (``userRejected``)."""
+    running = (
+        "Command is still running in the user's terminal.\nHere's the output so far:\nserving"
+        "\n\nThe user provided the following feedback:\n<feedback>\nlooks off\n</feedback>"
+    )
+    result = [{"type": "tool_result", "tool_use_id": "toolu_done", "content": running}]
+    transcript = turnfold.load(_completion_task([_TOOL_USE], result), format="cline")
+    assert _kinds(transcript)[1:] == [
+        ("assistant", "The page renders."),
+        (
+            "tool_call",
+            "execute_command success: Command is still running in the user's "
+            "terminal.\nHere's the output so far:\nserving",
+        ),
+        ("user", "looks off"),
+    ]
+
+
+def test_L3_attempt_completion_s_command_without_a_result_stays_unknown() -> None:
+    """The user accepted the answer (Cline writes nothing more): no outcome is recorded."""
+    task = _completion_task([_TOOL_USE], [])[:2]
+    transcript = turnfold.load(task, format="cline")
+    [command] = transcript.tool_calls()
+    assert (command.status, command.result) == ("unknown", None)
+
+
+_RUNNING = (
+    "Command is still running in the user's terminal.\nHere's the output so far:\nserving"
+    "\n\nThe user provided the following feedback:\n<feedback>\nuse port 8080\n</feedback>"
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "result"),
+    [
+        pytest.param(
+            [_text("<execute_command>\n<command>npm start</command>\n</execute_command>")],
+            [_text("[execute_command for 'npm start'] Result:"), _text(_RUNNING)],
+            id="xml-tags",
+        ),
+        pytest.param(
+            [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_run",
+                    "name": "execute_command",
+                    "input": {"command": "npm start"},
+                }
+            ],
+            [{"type": "tool_result", "tool_use_id": "toolu_run", "content": _RUNNING}],
+            id="tool-use",
+        ),
+    ],
+)
+def test_H5_feedback_typed_while_any_command_ran_is_the_user_s_message(
+    answer: list[object], result: list[object]
+) -> None:
+    transcript = turnfold.load(_completion_task(answer, result), format="cline")
+    assert _kinds(transcript)[1:] == [
+        (
+            "tool_call",
+            "execute_command success: Command is still running in the user's "
+            "terminal.\nHere's the output so far:\nserving",
+        ),
+        ("user", "use port 8080"),
+    ]

@@ -1581,3 +1581,37 @@ def test_issue11_codex_every_record_accounted_for() -> None:
     assert accounting.counts["event_msg/exec_command_begin"] == {"ignored": 1}
     assert accounting.counts["response_item/message"] == {"mapped": 1}
     assert set(accounting.counts) <= codex.RECORDS.known() | {"event_msg/brand_new_event"}
+
+
+def test_Q1_codex_works_out_each_call_s_patch_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``patch_text`` runs a regex over every shell command: once per call, not once for the
+    rename, once for the description and twice more when the output arrives."""
+    from turnfold.formats import openai_responses
+
+    seen: list[str] = []
+    real = openai_responses.patch_text
+
+    def counting(name: str, args: Any) -> str | None:
+        seen.append(name)
+        return real(name, args)
+
+    monkeypatch.setattr(openai_responses, "patch_text", counting)
+    heredoc = ["bash", "-lc", PATCH_CMD]
+    t = load(
+        call("c1", "shell", command=["bash", "-lc", "ls"]),
+        output("c1", "a.py\n"),
+        call("p1", "shell", command=heredoc),
+        output("p1", "Success. Updated the following files:\nM notes.txt\n"),
+    )
+    assert len(seen) == 2
+    ls, patch = t.tool_calls()
+    assert (ls.name, ls.description) == ("shell", "ls")
+    assert ls.result is not None
+    assert ls.result.kind != "diff"
+    assert (patch.name, patch.meta["called_as"], patch.description) == (
+        "apply_patch",
+        "shell",
+        "notes.txt",
+    )
+    assert patch.result is not None
+    assert patch.result.text == "Success. Updated the following files:\nM notes.txt\n"

@@ -35,6 +35,7 @@ FILES = sorted(
     and p.suffix in SUFFIXES
     and not {"LICENSES", "corpus"} & set(p.relative_to(FIXTURES).parts)
     and "/subagents/" not in str(p)
+    and "/workflows/" not in str(p)  # a Claude Code Workflow run's snapshot, read with its session
     and not p.name.startswith("agent-")
     and not p.name.endswith(".meta.json")
     and p.name not in ("ui_messages.json", "task_metadata.json")  # beside a Cline history

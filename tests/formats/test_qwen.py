@@ -728,3 +728,80 @@ def test_X2_qwen_every_record_type_is_mapped_ignored_or_warned() -> None:
     }
     assert any("brand_new_subtype" in w.reason for w in transcript.warnings)
     assert accounting.types("ignored") <= set(qwen.RECORDS.ignored)
+
+
+# --- records whose uuid is no id: trimmed, missing, a shared placeholder (L-4) ----------------
+
+
+def _session(**uuids: str | None) -> list[dict[str, Any]]:
+    """A prompt, a call, its result and an answer, linked by uuid; ``uuids`` replaces ids."""
+    records = [
+        user("u1", None, "read a.py"),
+        assistant("a1", "u1", fcall("c1")),
+        result("r1", "a1", "c1"),
+        assistant("a2", "r1", {"text": "a.py is empty."}),
+    ]
+    for record in records:
+        if record["uuid"] in uuids:
+            replacement = uuids[record["uuid"]]
+            if replacement is None:
+                del record["uuid"]
+            else:
+                record["uuid"] = replacement
+    return records
+
+
+def _shown(transcript: Transcript) -> list[str]:
+    return [type(e).__name__ for e in transcript.entries]
+
+
+@pytest.mark.parametrize(
+    "uuids",
+    [
+        pytest.param({"u1": None, "a1": None, "r1": None, "a2": None}, id="missing"),
+        pytest.param({"u1": "", "a1": "", "r1": "", "a2": ""}, id="empty"),
+        # Trimmed to one placeholder: every record would fold into the last one.
+        pytest.param(dict.fromkeys(("u1", "a1", "r1", "a2"), "[trimmed]"), id="placeholder"),
+    ],
+)
+def test_L4_qwen_records_without_usable_uuids_are_read_in_file_order(
+    tmp_path: Path, uuids: dict[str, str | None]
+) -> None:
+    path = tmp_path / "chat.jsonl"
+    records = _session(**uuids)
+    if uuids["u1"] == "[trimmed]":
+        for record in records[1:]:
+            record["parentUuid"] = "[trimmed]"
+    path.write_text(jsonl(*records), encoding="utf-8")
+    transcript = turnfold.load(path)  # detected, not only read when asked for
+    assert transcript.metadata["source_format"] == "qwen"
+    assert _shown(transcript) == ["UserMessage", "ToolCall", "AssistantText"]
+    assert transcript.tool_calls()[0].status == "success"
+    # One warning that says what is wrong, naming the file and the first line.
+    [warning] = transcript.warnings
+    assert (warning.source, warning.line) == (str(path), 1 if uuids["u1"] != "[trimmed]" else 2)
+    assert "no usable uuid" in warning.reason
+    assert "read in file order" in warning.reason
+    assert "nothing to show" not in str(warning)
+
+
+def test_L4_qwen_some_records_without_a_uuid_keep_their_place() -> None:
+    transcript = load(*_session(a1=None, r1=None))
+    assert _shown(transcript) == ["UserMessage", "ToolCall", "AssistantText"]
+    assert [w.line for w in transcript.warnings] == [2, 4]  # the two id-less; a2's lost parent
+
+
+def test_L2_qwen_a_record_rewritten_under_its_uuid_still_replaces_it() -> None:
+    """The rule the placeholder test must not break: a streamed record re-written whole."""
+    first = assistant("a1", "u1", {"text": "partial", "thought": True})
+    final = assistant("a1", "u1", {"text": "whole thought", "thought": True}, {"text": "Hi."})
+    transcript = load(user("u1", None, "hello"), first, final)
+    assert texts(transcript) == ["hello", "whole thought", "Hi."]
+    assert transcript.warnings == []
+
+
+def test_L4_qwen_the_user_s_records_are_not_modified() -> None:
+    records = _session(u1=None, a1="")
+    before = json.dumps(records)
+    turnfold.load(records, format="qwen")
+    assert json.dumps(records) == before

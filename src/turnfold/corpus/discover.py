@@ -117,8 +117,10 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
     """Whether a session file is a sub-agent's and so belongs to its parent (C-1).
 
     Claude Code writes ``agent-<id>.jsonl`` in ``<session>/subagents/`` (v2.1) or beside the
-    session (v2.0); a Workflow run's agents in ``subagents/workflows/<runId>/`` are rows of
-    their own, its ``journal.jsonl`` is not. Codex writes a child thread as a rollout whose
+    session (v2.0), and a Workflow run's agents (and its ``journal.jsonl``) in
+    ``<session>/subagents/workflows/<runId>/``; the session's loader nests every run of the
+    session (:mod:`turnfold.formats.claude_code_workflows`), so they are rows only when the
+    session file itself is gone. Codex writes a child thread as a rollout whose
     ``session_meta`` names its parent thread; Gemini CLI writes
     ``chats/<parentSessionId>/<sessionId>.jsonl``. The parent's
     loader reads each of them into the call that spawned it.
@@ -127,8 +129,11 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
         run = path.parent.parent
         if run.name == "workflows" and run.parent.name == "subagents":
             # A Workflow run (<session>/subagents/workflows/<runId>/): its journal is the run's
-            # bookkeeping; its agents answer no Task call, so no parent nests them: rows.
-            return path.name == "journal.jsonl"
+            # bookkeeping; its agents nest in the session, when there is one to nest them.
+            session = run.parent.parent
+            if path.name == "journal.jsonl":
+                return True
+            return session.with_name(session.name + ".jsonl").is_file()
         return path.name.startswith("agent-") or path.parent.name == "subagents"
     if format == "codex":
         for value in head:

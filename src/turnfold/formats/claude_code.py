@@ -91,6 +91,10 @@ used as the output count). Its transcript comes from:
    exist, so no call is counted twice; steps under a call that is no Task/Agent call still nest
    under it, steps under a call the file does not hold are a warning.
 
+A ``Workflow`` call's run (``toolUseResult.runId``) becomes its :class:`SubAgent`, whose
+transcript holds one ``agent`` call per agent of the run, each with that agent's file as its own
+sub-agent (:mod:`turnfold.formats.claude_code_workflows`).
+
 Timestamps that are not ISO-8601 (``"[trimmed for fixture]"``) become ``None``, with one warning
 for the whole file. Nothing is kept of the raw records but the entries built from them; the
 entries are mutated freely while the file is read, because the transcript that observers see is
@@ -102,13 +106,14 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from turnfold import codec
 from turnfold.formats import anthropic_blocks as blocks
+from turnfold.formats import claude_code_workflows as workflows
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
@@ -413,6 +418,8 @@ class _Context:
     dirs: tuple[Path, ...] = ()
     loading: frozenset[Path] = frozenset()
     _meta_links: dict[str, Path] | None = None
+    #: The session's Workflow runs (:mod:`.claude_code_workflows`), one object for them all.
+    workflow_runs: workflows.WorkflowRuns = field(default_factory=workflows.WorkflowRuns)
 
     def meta_links(self) -> dict[str, Path]:
         """``toolUseId`` → agent file, from the ``agent-*.meta.json`` files (read once)."""
@@ -439,7 +446,11 @@ def _context_for(path: Path | None) -> _Context:
     if path is None:
         return _Context()
     dirs = [path.parent / path.stem / "subagents", path.parent]
-    return _Context(dirs=tuple(d for d in dirs if d.is_dir()), loading=frozenset({path}))
+    return _Context(
+        dirs=tuple(d for d in dirs if d.is_dir()),
+        loading=frozenset({path}),
+        workflow_runs=workflows.WorkflowRuns(path.parent / path.stem),
+    )
 
 
 def read(source: Source) -> Transcript:
@@ -497,6 +508,7 @@ class _Reader:
         self.responses: dict[str, _Response] = {}
         self.spawns: list[_Spawn] = []
         self.spawn_of: dict[str, _Spawn] = {}  # call id → spawn
+        self.workflow_launches: list[workflows.WorkflowLaunch] = []
         self.metadata: dict[str, Any] = {"source_format": NAME}
         self.cwd: str | None = None  # the session's working directory, once a record gives it
         self.titles: dict[str, str] = {}
@@ -818,6 +830,18 @@ class _Reader:
                 task_id = _str(extra.get("agentId")) or task_id
             if task_id:
                 self.background.setdefault(task_id, call)
+            if call.name in workflows.WORKFLOW_TOOL_NAMES:
+                self.workflow_launched(call, extra, line)
+
+    def workflow_launched(self, call: ToolCall, extra: dict[str, Any], line: int) -> None:
+        """A Workflow call's run: its agents are nested under it at the end; its task
+        notification (``<task-id>`` = ``taskId``) settles it."""
+        launch = workflows.launched(call, extra, line)
+        if launch is not None:
+            self.workflow_launches.append(launch)
+        task_id = _str(extra.get("taskId"))
+        if task_id:
+            self.background.setdefault(task_id, call)
 
     def shaped_result(
         self, call: ToolCall, status: ToolStatus, result: ToolResult, extra: Any
@@ -1082,6 +1106,7 @@ class _Reader:
         entries = list(self.assemble(self.main.nodes))
         for spawn in self.spawns:
             self.attach_subagent(spawn)
+        self.attach_workflows(entries)
         if self.owns_steps:
             self.attach_stray_steps()
         self.finish_metadata()
@@ -1160,6 +1185,17 @@ class _Reader:
         if spawn.call.status in ("error", "cancelled") and spawn.call.result is not None:
             agent.reason = _first_line(spawn.call.result.text)
 
+    def attach_workflows(self, entries: list[Entry]) -> None:
+        """Each Workflow call's agents under it; the session file's own reader also shows the
+        runs no call named (:mod:`.claude_code_workflows`)."""
+        runs = self.context.workflow_runs
+        warn = self.source.warnings.append
+        for launch in self.workflow_launches:
+            workflows.attach(launch, runs, self.read_child_file, warn, self.source.name)
+        path = self.source.path
+        if path is not None and runs.session_dir == path.parent / path.stem:
+            entries += workflows.unclaimed(runs, self.read_child_file, warn, self.source.name)
+
     def child_of_steps(self, spawn: _Spawn, steps: _Steps) -> Transcript | None:
         """A sub-agent's transcript from its ``agent_progress`` steps (Claude Code 2.1), read
         by this same loader; the steps were accounted for as the parent's records."""
@@ -1210,16 +1246,26 @@ class _Reader:
         if path is None or path in self.context.loading:
             return None
         self.fill_from_meta(spawn, path.with_name(path.name.removesuffix(".jsonl") + ".meta.json"))
+        child = self.read_child_file(path, spawn.line)
+        if child is not None and spawn.agent_id:
+            child.metadata["agent_id"] = spawn.agent_id
+        return child
+
+    def read_child_file(self, path: Path, line: int | None) -> Transcript | None:
+        """A sub-agent's file read by this same loader; None when it holds nothing readable
+        (said with a warning on ``line``, the call's)."""
+        if path in self.context.loading:
+            return None
         try:
             source, stream = open_source(path)
         except OSError as exc:
-            self.source.warn(f"sub-agent file {path.name} unreadable: {exc}", spawn.line)
+            self.source.warn(f"sub-agent file {path.name} unreadable: {exc}", line)
             return None
-        context = _Context(self.context.dirs, self.context.loading | {path})
+        context = replace(self.context, loading=self.context.loading | {path})
         try:
             child = read_through(_Reader(source, context)) if source.head else None
         except TranscriptFormatError as exc:
-            self.source.warn(f"sub-agent file {path.name}: {exc.reason}", spawn.line)
+            self.source.warn(f"sub-agent file {path.name}: {exc.reason}", line)
             child = None
         finally:
             if stream is not None:
@@ -1227,8 +1273,6 @@ class _Reader:
         self.source.accounting.merge(source.accounting)  # nothing of the child file unaccounted
         if child is not None:
             child.warnings[:0] = source.warnings
-            if spawn.agent_id:
-                child.metadata["agent_id"] = spawn.agent_id
         return child
 
     def fill_from_meta(self, spawn: _Spawn, meta_path: Path) -> None:

@@ -128,7 +128,6 @@ from turnfold.formats.openai_responses import (
     describe_call,
     output_content,
     parts_text,
-    patch_text,
     plain_copy,
     prompt_text,
     reasoning_thinking,
@@ -1402,11 +1401,11 @@ class CodexBuilder(ResponsesBuilder):
                 changes["duration_ms"] = facts.duration_ms
         status = _derived_status(call, text, facts, success)
         diff = self._diffs.pop(call.call_id, None)
-        patch = call.name == _PATCH_TOOL or patch_text(call.name, call.args) is not None
+        patch = call.name == _PATCH_TOOL or self.patch_of(call) is not None
         if patch or diff is not None:  # a FileChange item names a patch run by exec_command
             result = patch_result(text, diff, status, images)
         else:
-            result = tool_result(call, text, images, status)
+            result = tool_result(call, text, images, status, patch=None)
         if call.name in _SPAWN_TOOLS and text and call.subagent is not None:
             spawned = _spawn_output(text)
             if spawned:

@@ -317,6 +317,14 @@ _HEREDOC_PATCH = re.compile(
 )
 
 
+class NotComputed:
+    """The patch of a call not worked out yet: :func:`patch_text` runs a regex over every
+    shell command, so a builder works it out once per call and hands the answer on."""
+
+
+NOT_COMPUTED = NotComputed()
+
+
 def patch_text(name: str, args: Any) -> str | None:
     """The patch an ``apply_patch`` call applies (freeform input or ``{"input": ...}``), or a
     shell command that is one: Codex runs ``["apply_patch", PATCH]`` and
@@ -348,9 +356,13 @@ def patch_files(patch: str) -> list[str]:
     return files
 
 
-def describe_call(name: str, args: Any, cwd: str | None) -> str | None:
-    """``common.describe_args``, except that a patch is described by the files it touches."""
-    patch = patch_text(name, args)
+def describe_call(
+    name: str, args: Any, cwd: str | None, patch: str | NotComputed | None = NOT_COMPUTED
+) -> str | None:
+    """``common.describe_args``, except that a patch is described by the files it touches
+    (``patch``: the call's :func:`patch_text`, when the caller has it already)."""
+    if isinstance(patch, NotComputed):
+        patch = patch_text(name, args)
     if patch is not None and name in _PATCH_TOOLS:
         files = [_relative(f, cwd) for f in patch_files(patch)]
         return describe_args(name, {"path": files}, cwd) if files else None
@@ -382,11 +394,17 @@ def plan_result(args: Any, output: str | None) -> ToolResult | None:
 
 
 def tool_result(
-    call: ToolCall, text: str | None, images: list[ImageData], status: ToolStatus
+    call: ToolCall,
+    text: str | None,
+    images: list[ImageData],
+    status: ToolStatus,
+    patch: str | NotComputed | None = NOT_COMPUTED,
 ) -> ToolResult:
-    """A call's result: a diff for a patch, a plan for ``update_plan``, otherwise text."""
+    """A call's result: a diff for a patch, a plan for ``update_plan``, otherwise text
+    (``patch``: the call's :func:`patch_text`, when the caller has it already)."""
     if status != "error":
-        patch = patch_text(call.name, call.args)
+        if isinstance(patch, NotComputed):
+            patch = patch_text(call.name, call.args)
         if patch is not None:
             structured = {"output": text} if text else None
             return ToolResult(text=patch, kind="diff", images=images, structured=structured)
@@ -426,6 +444,8 @@ class ResponsesBuilder(MessageBuilder):
         self.recognized = 0
         # The calls still waiting for an output, by call id (``_calls`` holds every call).
         self._open: dict[str, ToolCall] = {}
+        # Each open call's patch (patch_text), worked out once when the call starts.
+        self._patches: dict[str, tuple[ToolCall, str | None]] = {}
         self._batch: str | None = None
         self._response_batch: str | None = None
         self._last_text: AssistantText | None = None
@@ -634,7 +654,7 @@ class ResponsesBuilder(MessageBuilder):
         """
         text, images = output_content(value)
         status: ToolStatus = "cancelled" if call.status == "cancelled" else "unknown"
-        return status, tool_result(call, text, images, status), {}
+        return status, tool_result(call, text, images, status, self.patch_of(call)), {}
 
     def new_batch_id(self, line: int) -> str:
         return f"batch-{line}"
@@ -660,7 +680,8 @@ class ResponsesBuilder(MessageBuilder):
         ``meta`` (``called_as``) and the command in its arguments."""
         if status is None:
             status = self.open_status
-        if name not in _PATCH_TOOLS and patch_text(name, args) is not None:
+        patch = patch_text(name, args)
+        if name not in _PATCH_TOOLS and patch is not None:
             meta = {**(meta or {}), "called_as": name}
             name = _PATCH_TOOL
         previous = self._open.get(call_id)
@@ -671,7 +692,7 @@ class ResponsesBuilder(MessageBuilder):
             call_id=call_id,
             name=name,
             args=args,
-            description=describe_call(name, args, self.cwd),
+            description=describe_call(name, args, self.cwd, patch),
             status=status,
             batch_id=self.batch_id(line) if batch else None,
             started_at=timestamp,
@@ -680,11 +701,20 @@ class ResponsesBuilder(MessageBuilder):
         )
         self._append(call)
         self._calls[call_id] = call
+        self._patches[call_id] = (call, patch)
         return call
+
+    def patch_of(self, call: ToolCall) -> str | None:
+        """The patch ``call`` applies (:func:`patch_text`), as worked out when it started."""
+        known = self._patches.get(call.call_id)
+        return (
+            known[1] if known is not None and known[0] is call else patch_text(call.name, call.args)
+        )
 
     def finish_call(self, call: ToolCall, value: Any, timestamp: str | None) -> None:
         """Settle ``call`` with its output through :meth:`Transcript.update` (observers see it)."""
         status, result, changes = self.outcome(call, value)
+        self._patches.pop(call.call_id, None)
         if self._open.get(call.call_id) is call:
             del self._open[call.call_id]
         self.transcript.update(call, status=status, result=result, ended_at=timestamp, **changes)

@@ -13,7 +13,11 @@ when earlier records exist the walk goes on from the record just before it in th
 missing parent means a lost line, and stopping there would hide entries that can be read (L-4).
 Two records glued onto one line (``…}{…``) arrive split by ``Source``, with one line number.
 A record with no ``parentUuid`` key at all (not even null) follows the record before it in the
-file, so records written without links keep their order (issue 11.4).
+file, so records written without links keep their order (issue 11.4). So does a record whose
+``uuid`` is no id: missing or empty, its own ``parentUuid``, or one a record of another type
+already has (a file whose ids were trimmed to a placeholder such as ``"[trimmed]"``, which would
+otherwise fold every record into the last one); one warning names the file and the first such
+line.
 
 **Records** (``type`` / ``subtype``):
 
@@ -159,20 +163,27 @@ _FIRST_FACTS = (("sessionId", "session_id"), ("cwd", "cwd"), ("gitBranch", "git_
 Order = tuple[int, int]  # (line, position on a glued line)
 
 
-def _is_qwen_record(value: Any) -> bool:
-    if not isinstance(value, dict) or not isinstance(value.get("uuid"), str):
-        return False
+def _has_qwen_content(value: dict[str, Any]) -> bool:
+    """Gemini-style ``message.parts``, or a tool result's or system record's payload."""
     message = value.get("message")
     return (isinstance(message, dict) and isinstance(message.get("parts"), list)) or isinstance(
         value.get("toolCallResult") or value.get("systemPayload"), dict
     )
 
 
+def _is_qwen_record(value: Any) -> bool:
+    return (
+        isinstance(value, dict) and isinstance(value.get("uuid"), str) and _has_qwen_content(value)
+    )
+
+
 def _classify(value: Any) -> int:
     if _is_qwen_record(value):
         return DISTINCTIVE
-    if isinstance(value, dict) and isinstance(value.get("uuid"), str) and "type" in value:
-        return READABLE  # a system record of the chat tree
+    if not isinstance(value, dict) or "type" not in value:
+        return NOT_MINE
+    if isinstance(value.get("uuid"), str) or _has_qwen_content(value):
+        return READABLE  # a system record of the chat tree, or a record whose uuid was trimmed
     return NOT_MINE
 
 
@@ -190,8 +201,9 @@ def read(source: Source) -> Transcript:
         order = (line, order[1] + 1 if order[0] == line else 0)
         reader.feed(order, value)
     if not reader.recognised:
-        reason = "no Qwen Code chat record (uuid with message.parts) found"
+        reason = "no Qwen Code chat record (message.parts, toolCallResult or systemPayload) found"
         raise TranscriptFormatError(source.name, [NAME], reader.first_unknown, reason)
+    reader.warn_without_ids()
     _read_subagent_files(source, reader)
     return reader.transcript()
 
@@ -256,6 +268,8 @@ class _Node:
     #: Whether the record has a ``parentUuid`` key at all (null included); records without one
     #: follow the record before them in the file (issue 11.4).
     linked: bool = True
+    #: The record's ``type``: a later record under the same uuid replaces it only if it has it.
+    kind: Any = None
 
 
 @dataclass
@@ -268,6 +282,8 @@ class _Reader:
     #: Sidechain group → the id of the call that spawned it (a sub-agent file's meta).
     spawned_by: dict[str, str] = field(default_factory=dict)
     _dangling: set[str] = field(default_factory=set)
+    #: Lines of records whose ``uuid`` is no id, read in file order (one warning for them all).
+    _without_ids: list[int] = field(default_factory=list)
 
     # --- reading ---------------------------------------------------------------------------------
 
@@ -277,10 +293,15 @@ class _Reader:
         if isinstance(value, MalformedLine):
             self.source.warn(value.reason, line)
             return
-        if not isinstance(value, dict) or not isinstance(value.get("uuid"), str):
+        if not isinstance(value, dict):
             self.first_unknown = self.first_unknown or line
-            self.source.warn("record without a uuid skipped", line)
+            self.source.warn("not a JSON object; skipped", line)
             return
+        if not self._has_id(value):
+            # Kept in file order under a key of its own (the user's record is not modified).
+            self._without_ids.append(line)
+            value = {k: v for k, v in value.items() if k != "parentUuid"}
+            value["uuid"] = f"line {line}.{order[1]}" + ("" if group is None else f" {group}")
         self.recognised = self.recognised or _is_qwen_record(value)
         group = _group(value) or group
         if group is None:
@@ -300,7 +321,27 @@ class _Reader:
             shown=bool(items) or _text(value.get("type")) in _CONVERSATION,
             timestamp=stamp,
             linked="parentUuid" in value,
+            kind=value.get("type"),
         )
+
+    def _has_id(self, value: dict[str, Any]) -> bool:
+        """Whether the record's ``uuid`` identifies it: a non-empty string that is not its own
+        parent and not the uuid of a record of another type (a placeholder left by trimming;
+        a record re-written under its uuid, such as a streamed thought, keeps its type)."""
+        uuid = value.get("uuid")
+        if not isinstance(uuid, str) or not uuid or uuid == value.get("parentUuid"):
+            return False
+        earlier = self.nodes.get(uuid)
+        return earlier is None or earlier.kind == value.get("type")
+
+    def warn_without_ids(self) -> None:
+        if self._without_ids:
+            count, first = len(self._without_ids), self._without_ids[0]
+            reason = (
+                f"{count} record(s) have no usable uuid (missing, empty, or a placeholder "
+                "shared by other records); read in file order"
+            )
+            self.source.warn(reason, first)
 
     def _remember(self, record: dict[str, Any]) -> None:
         """Session facts for the metadata, from main-chain records (the first, or the last)."""

@@ -25,6 +25,14 @@ tags) and ``prompts/responses.ts`` (the result texts):
 - ``attempt_completion`` (tag or ``tool_use``) is the final :class:`AssistantText` (its
   ``result``); ``plan_mode_respond`` is an :class:`AssistantText` of its ``response``;
   ``<thinking>`` in the text is :class:`Thinking`;
+- an ``attempt_completion`` with a ``command`` (a demo for the user: ``open index.html``) also
+  runs that command (``AttemptCompletionHandler`` → ``executeCommandTool``): it is an
+  ``execute_command`` :class:`ToolCall` after the answer (id ``<tool_use id>#command``, or the
+  tag's), and what comes back under the ``[attempt_completion] Result:`` header before the
+  user's ``<feedback>`` is its result (``Command executed.`` / ``Command failed with exit code
+  N.`` …, ``The user denied the command execution.`` → ``cancelled``), never the user's words.
+  Feedback given while any command ran (``…\n\nThe user provided the following feedback:
+  <feedback>…``, ``CommandOrchestrator``) is split off the result as the user's message;
 - the first prompt is wrapped in ``<task>``, later words of the user in ``<feedback>``,
   ``<answer>`` or ``<user_message>``: each is a :class:`UserMessage` of the text inside. The
   ``<environment_details>`` block Cline appends to every user turn (open tabs, terminals, the
@@ -131,7 +139,13 @@ _SKIPPED = re.compile(
 )
 _WRAPPED = re.compile(r"<(task|feedback|answer|user_message)>\n?(.*?)\n?</\1>", re.DOTALL)
 _ENVIRONMENT = re.compile(r"<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
-_DENIED = "The user denied this operation."
+#: Results saying the call did not run: a denied operation; attempt_completion's command
+#: denied (``AttemptCompletionHandler``) or cancelled from the UI (``CommandOrchestrator``).
+_DENIED = (
+    "The user denied this operation.",
+    "The user denied the command execution.",
+    "Command cancelled.",
+)
 #: What Cline writes before the user's feedback (``formatResponse``, AttemptCompletionHandler,
 #: which puts the sentence and ``<feedback>`` in blocks of their own).
 _FEEDBACK_SENTENCES = ("The user provided the following feedback", "The user has provided feedback")
@@ -140,6 +154,8 @@ _FEEDBACK_SENTENCES = ("The user provided the following feedback", "The user has
 _FOCUS_CHAIN = ("# task_progress", "# TODO LIST UPDATE REQUIRED")
 #: attempt_completion's result when the user answers: ``[attempt_completion] Result: Done``.
 _COMPLETION_MARK = "Done"
+#: Where the user's feedback given while a command ran starts in that command's result.
+_FEEDBACK_IN_RESULT = "\n\nThe user provided the following feedback:"
 _CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
 _FAILED = (
     "The tool execution failed",
@@ -234,6 +250,8 @@ class ClineBuilder(AnthropicBuilder):
         super().__init__(transcript, source_name)
         self._waiting: list[ToolCall] = []  # calls written as tags, in order, awaiting a header
         self._replies: set[str] = set()  # tool_use ids of attempt_completion and the like
+        #: attempt_completion's command calls, by the tool_use id of their attempt_completion.
+        self._completion_commands: dict[str, ToolCall] = {}
         self._serial = 0
 
     # --- assistant ----------------------------------------------------------------------------
@@ -252,7 +270,10 @@ class ClineBuilder(AnthropicBuilder):
                 if isinstance(block.get("id"), str):
                     self._replies.add(block["id"])
                 reply = args.get(_REPLIES[str(name)])
-                return self._reply(reply if isinstance(reply, str) else "", model)
+                entry = self._reply(reply if isinstance(reply, str) else "", model)
+                own_id = block.get("id") if isinstance(block.get("id"), str) else None
+                self._completion_command(name, args, own_id, batch_id)
+                return entry
         entry = super()._assistant_entry(block, batch_id, model, line)
         if isinstance(entry, ToolCall):
             # Its result may come back as a text header: Cline writes one when the call's id
@@ -271,6 +292,7 @@ class ClineBuilder(AnthropicBuilder):
                 name, args = value
                 if name in _REPLY_TOOLS:
                     last = self._reply(args.get(_REPLIES[name], ""), model)
+                    self._completion_command(name, args, None, batch_id)
                     continue
                 self._serial += 1
                 call = ToolCall(
@@ -288,6 +310,30 @@ class ClineBuilder(AnthropicBuilder):
     def _reply(self, text: str, model: str | None) -> Entry | None:
         return self._append(AssistantText(text=text.strip(), model=model)) if text.strip() else None
 
+    def _completion_command(
+        self, name: Any, args: Mapping[str, Any], own_id: str | None, batch_id: str
+    ) -> None:
+        """The command an ``attempt_completion`` runs to show its result, as a call of its own:
+        the command's output comes back in the next user message, as attempt_completion's."""
+        command = args.get("command") if name == "attempt_completion" else None
+        if not isinstance(command, str) or not command.strip():
+            return
+        self._serial += 1
+        call_args = {"command": command.strip()}
+        call = ToolCall(
+            call_id=f"{own_id}#command" if own_id else f"{batch_id}-{name}-{self._serial}",
+            name="execute_command",
+            args=call_args,
+            description=describe_args("execute_command", call_args, self.cwd),
+            status=self.open_status,
+            batch_id=batch_id,
+            meta={"completion_command": True},
+        )
+        if own_id:
+            self._completion_commands[own_id] = call
+        self._waiting.append(call)
+        self._append(call)
+
     # --- user ---------------------------------------------------------------------------------
 
     def _feed_user(self, content: str | list[Any], line: int) -> None:
@@ -299,8 +345,12 @@ class ClineBuilder(AnthropicBuilder):
         def settle() -> None:
             nonlocal result, target
             if result is not None and target is not None:
-                text = "\n\n".join(result) or None
+                if target.meta.get("completion_command"):
+                    result = [t for t in result if t != _COMPLETION_MARK]
+                text, feedback = _split_feedback("\n\n".join(result))
                 self.transcript.update(target, status=status_of(text), result=text_result(text))
+                if feedback:
+                    kept.append(feedback)
             elif result:  # a header for no call (attempt_completion): the user's feedback
                 kept.extend(_unwrap(t) for t in result if t != _COMPLETION_MARK)
             result, target = None, None
@@ -385,25 +435,29 @@ class ClineBuilder(AnthropicBuilder):
 
     def _take(self, name: str) -> ToolCall | None:
         """The first call named ``name`` (a tag, or a ``tool_use`` block) still waiting for
-        its result."""
-        name = _HEADER_TOOLS.get(name, name)
-        for i, call in enumerate(self._waiting):
-            if call.name == name:
-                return self._waiting.pop(i)
-        return None
+        its result; ``attempt_completion``'s header answers the command it ran."""
+        if name == "attempt_completion":
+            found = (i for i, c in enumerate(self._waiting) if c.meta.get("completion_command"))
+        else:
+            name = _HEADER_TOOLS.get(name, name)
+            found = (i for i, c in enumerate(self._waiting) if c.name == name)
+        index = next(found, None)
+        return self._waiting.pop(index) if index is not None else None
 
     def _settle(self, block: Mapping[str, Any], line: int) -> None:
         call_id = block.get("tool_use_id")
         if isinstance(call_id, str) and call_id in self._replies:
-            # attempt_completion's result: the user's feedback on the answer, if any.
+            # attempt_completion's result: its command's output, if it ran one, then the
+            # user's feedback on the answer, if any.
             content = block.get("content")
             parts = [content] if isinstance(content, str) else content
             texts = [
-                _unwrap(b if isinstance(b, str) else b["text"])
+                b if isinstance(b, str) else b["text"]
                 for b in (parts if isinstance(parts, list) else [])
                 if isinstance(b, str) or (isinstance(b, Mapping) and isinstance(b.get("text"), str))
             ]
-            said = "\n\n".join(t for t in texts if t)
+            command = self._completion_commands.get(call_id)
+            said = self._completion_result(texts, command)
             if said:
                 self._append(UserMessage(text=said))
             return
@@ -419,9 +473,51 @@ class ClineBuilder(AnthropicBuilder):
         if text is not None and header is not None:
             text = text[header.end() :].lstrip("\n")
             result = replace(result, text=text, kind=result_kind(text))
+        feedback = None
+        if text is not None and _FEEDBACK_IN_RESULT in text:
+            text, feedback = _split_feedback(text)
+            result = replace(result, text=text, kind=result_kind(text))
         if status == "success":
             status = status_of(text)
         self.transcript.update(call, status=status, result=result)
+        if feedback:
+            self._append(UserMessage(text=feedback))
+
+    def _completion_result(self, texts: list[str], command: ToolCall | None) -> str:
+        """Settle ``command`` with the output in attempt_completion's result ``texts``; the
+        user's words in them, returned."""
+        output: list[str] = []
+        said: list[str] = []
+        for text in texts:
+            text = text.strip()
+            header = _HEADER.match(text)
+            if header is not None:
+                text = text[header.end() :].strip()
+            if not text or text == _COMPLETION_MARK:
+                continue
+            if command is None or text.startswith(_FEEDBACK_SENTENCES) or _WRAPPED.match(text):
+                said.append(_unwrap(text))
+            else:
+                output.append(text)
+        if command is not None:
+            self._waiting = [c for c in self._waiting if c is not command]
+            result, feedback = _split_feedback("\n\n".join(output))
+            if feedback:
+                said.insert(0, feedback)
+            if output:
+                update = {"status": status_of(result), "result": text_result(result)}
+                self.transcript.update(command, **update)
+        return "\n\n".join(s for s in said if s)
+
+
+def _split_feedback(text: str) -> tuple[str | None, str | None]:
+    """A result, and the user's feedback given while the command ran (``CommandOrchestrator``:
+    ``…\n\nThe user provided the following feedback:\n<feedback>…</feedback>``), apart."""
+    at = text.find(_FEEDBACK_IN_RESULT)
+    if at < 0:
+        return text or None, None
+    feedback = _unwrap(text[at + len(_FEEDBACK_IN_RESULT) :])
+    return text[:at].strip() or None, feedback or None
 
 
 # --- detection ----------------------------------------------------------------------------------

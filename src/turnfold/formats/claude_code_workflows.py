@@ -1,0 +1,473 @@
+"""Claude Code's ``Workflow`` tool: each run's agents nested under the call that launched it.
+
+A ``Workflow`` call runs a script that starts agents (``agent()`` / ``parallel()`` /
+``pipeline()``) in the background. Its result line's ``toolUseResult`` (Claude Code's own
+``WorkflowOutput`` type) says ``status: "async_launched"`` and gives ``runId``, ``taskId``,
+``workflowName``, ``summary`` and ``transcriptDir``. Claude Code then writes, under the session's
+directory ``<project>/<sessionId>/``:
+
+- ``subagents/workflows/<runId>/agent-<agentId>.jsonl``: each agent's transcript (a Claude Code
+  session file of its own, ``agent-<agentId>.meta.json`` beside it), and ``journal.jsonl``
+  (``started`` / ``result`` records by ``agentId``: the order agents started, what each
+  returned);
+- ``workflows/<runId>.json``: the run's snapshot (``status``, ``workflowName``, ``summary``,
+  ``durationMs``, ``agentCount``, ``totalToolCalls``, ``error``, ``result``, and
+  ``workflowProgress``: one ``workflow_agent`` item per ``index`` with ``label``, ``agentId``,
+  ``state``, ``toolCalls``, ``durationMs``, ``phaseTitle``, ``promptPreview``,
+  ``resultPreview``, ``cached``).
+
+A call holds one :class:`SubAgent` (spec L-1), and a run has several agents, so the run is the
+Workflow call's sub-agent and its child transcript holds one ``agent`` call per agent (the
+script's own ``agent()`` call), each with that agent's transcript as *its* sub-agent. A reader
+opens the Workflow line onto one F-7 line per agent, each opening onto what the agent did.
+
+The files are looked up only where Claude Code writes them, below the session's own directory,
+by a ``runId`` / ``agentId`` that is a plain name (spec X-1): ``transcriptDir`` is an absolute
+path of the machine that wrote it, so it only names the run when ``runId`` is absent. An agent
+replayed from an earlier run's cache (``cached: true``, ``resumeFromRunId``) did not run again:
+its line says so, and its steps are shown once, under the run it ran in. An agent the snapshot
+lists but whose file is missing says so (``steps_missing``) instead of opening onto nothing,
+and so does a run with no files at all. Run directories no Workflow call of the session names
+(the call's result line was never written: the session was killed mid-call) are still shown, as
+a Workflow call of their own at the end of the session with a warning: the corpus counts these
+files as the session's (spec C-1), so nothing may be left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from turnfold import codec
+from turnfold.formats.common import NameSet, stringify
+from turnfold.model import (
+    LoadWarning,
+    SubAgent,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+    Transcript,
+    UserMessage,
+)
+
+#: The tool that launches a workflow run.
+WORKFLOW_TOOLS = NameSet({"Workflow"})
+#: The same, for a call's name (always a str): a plain set's test, on the per-result path.
+WORKFLOW_TOOL_NAMES = frozenset(WORKFLOW_TOOLS)
+#: The name of each agent's call in a run's child transcript: the script's ``agent()``.
+AGENT_CALL = "agent"
+
+#: ``status`` of a run's snapshot → the Workflow call's status (others stay ``unknown``, L-3).
+_RUN_STATUS: dict[str, ToolStatus] = {
+    "completed": "success",
+    "failed": "error",
+    "killed": "cancelled",
+    "cancelled": "cancelled",
+    "stopped": "cancelled",
+    "aborted": "cancelled",
+}
+#: ``state`` of a ``workflow_agent`` progress item → its agent call's status.
+_AGENT_STATE: dict[str, ToolStatus] = {
+    "done": "success",
+    "completed": "success",
+    "error": "error",
+    "failed": "error",
+    "cancelled": "cancelled",
+    "killed": "cancelled",
+    "stopped": "cancelled",
+    "skipped": "cancelled",
+}
+
+#: Reads one agent file with the session's own loader (its records accounted for in the
+#: session's accounting); None when it holds nothing readable (the loader has warned).
+ReadChild = Callable[[Path, int | None], Transcript | None]
+
+
+@dataclass(slots=True)
+class WorkflowLaunch:
+    """A Workflow call whose result line named its run."""
+
+    call: ToolCall
+    line: int
+    run_id: str | None
+    workflow_name: str | None = None
+    summary: str | None = None
+    remote: bool = False
+
+
+@dataclass
+class WorkflowRuns:
+    """The run directories of one session, shared by the session and the sub-agents it loads
+    (a sub-agent may launch a workflow too), so that each run is nested once."""
+
+    session_dir: Path | None = None
+    claimed: set[str] = field(default_factory=set)
+
+    @property
+    def runs_dir(self) -> Path | None:
+        return self.session_dir / "subagents" / "workflows" if self.session_dir else None
+
+    def run_dir(self, run_id: str) -> Path | None:
+        return self.runs_dir / run_id if self.runs_dir and _plain(run_id) else None
+
+    def snapshot_path(self, run_id: str) -> Path | None:
+        if self.session_dir is None or not _plain(run_id):
+            return None
+        return self.session_dir / "workflows" / f"{run_id}.json"
+
+    def agent_file(self, run_id: str, agent_id: str) -> Path | None:
+        """``agent-<agentId>.jsonl`` of this run, when it is there."""
+        own = self.run_dir(run_id)
+        path = own / f"agent-{agent_id}.jsonl" if own is not None and _plain(agent_id) else None
+        return path if path is not None and path.is_file() else None
+
+    def all_runs(self) -> list[Path]:
+        runs = self.runs_dir
+        if runs is None or not runs.is_dir():
+            return []
+        return sorted(p for p in runs.iterdir() if p.is_dir() and _plain(p.name))
+
+
+def launched(call: ToolCall, extra: Any, line: int) -> WorkflowLaunch | None:
+    """The run a Workflow result line names (``toolUseResult``), or None when it names none
+    (a syntax error: the call's own result says so)."""
+    if not isinstance(extra, dict):
+        return None
+    status = extra.get("status")
+    if status not in ("async_launched", "remote_launched"):
+        return None
+    run_id = _str(extra.get("runId"))
+    if run_id is None and (folder := _str(extra.get("transcriptDir"))):
+        run_id = folder.replace("\\", "/").rstrip("/").rpartition("/")[2] or None
+    return WorkflowLaunch(
+        call,
+        line,
+        run_id,
+        workflow_name=_str(extra.get("workflowName")),
+        summary=_str(extra.get("summary")),
+        remote=status == "remote_launched",
+    )
+
+
+def attach(
+    launch: WorkflowLaunch,
+    runs: WorkflowRuns,
+    read_child: ReadChild,
+    warn: Callable[[LoadWarning], None],
+    source_name: str,
+) -> None:
+    """Give ``launch``'s call its run as a :class:`SubAgent` whose transcript lists the agents."""
+    call = launch.call
+    agent = SubAgent(name=launch.workflow_name, task=launch.summary or call.description)
+    call.subagent = agent
+    run_id = launch.run_id
+    if launch.remote or run_id is None:
+        # Dispatched to a cloud session (or the line names no run): nothing is written here.
+        agent.steps_missing = call.status not in ("error", "cancelled")
+        return
+    if runs.session_dir is None:
+        return  # read from text or a stream: there is no directory to look in
+    runs.claimed.add(run_id)
+    _fill(agent, call, run_id, runs, read_child, warn, source_name, launch.line)
+
+
+def unclaimed(
+    runs: WorkflowRuns,
+    read_child: ReadChild,
+    warn: Callable[[LoadWarning], None],
+    source_name: str,
+) -> list[ToolCall]:
+    """A Workflow call for each run directory of the session that no call named."""
+    calls: list[ToolCall] = []
+    for folder in runs.all_runs():
+        run_id = folder.name
+        if run_id in runs.claimed or not any(folder.glob("agent-*.jsonl")):
+            continue
+        runs.claimed.add(run_id)
+        warn(
+            LoadWarning(
+                reason=f"workflow run {run_id!r} names no Workflow call of the session; its "
+                "agents are shown at the end",
+                source=source_name,
+            )
+        )
+        call = ToolCall(
+            call_id=f"workflow:{run_id}",
+            name="Workflow",
+            args={"runId": run_id},
+            status="unknown",
+            meta={"synthetic": "unclaimed workflow run"},
+        )
+        agent = SubAgent()
+        call.subagent = agent
+        _fill(agent, call, run_id, runs, read_child, warn, source_name, None)
+        calls.append(call)
+    return calls
+
+
+# --- one run ------------------------------------------------------------------------------------
+
+
+def _fill(
+    agent: SubAgent,
+    call: ToolCall,
+    run_id: str,
+    runs: WorkflowRuns,
+    read_child: ReadChild,
+    warn: Callable[[LoadWarning], None],
+    source_name: str,
+    line: int | None,
+) -> None:
+    snapshot = _read_json(runs.snapshot_path(run_id), warn)
+    _apply_snapshot(agent, call, snapshot)
+    journal = _read_journal(runs.run_dir(run_id), warn)
+    child = Transcript(metadata={"source_format": "claude-code", "workflow_run": run_id})
+    for item in _agents(run_id, runs, snapshot, journal):
+        path = runs.agent_file(run_id, item.agent_id) if item.agent_id else item.path
+        if item.progress.get("cached") is True:
+            path = None  # replayed, not run again: its steps are under the run it ran in
+        transcript = read_child(path, line) if path is not None else None
+        child.append(_agent_call(run_id, item, transcript, journal.results))
+    if child.entries:
+        agent.transcript = child
+        agent.subagent_count = len(child.entries)
+    elif call.status not in ("error", "cancelled") and _expects_agents(snapshot):
+        agent.steps_missing = True
+        where = runs.run_dir(run_id)
+        warn(
+            LoadWarning(
+                reason=f"workflow run {run_id!r}: no agent transcripts in {where}; the run's "
+                "steps are not shown",
+                line=line,
+                source=source_name,
+            )
+        )
+
+
+def _apply_snapshot(agent: SubAgent, call: ToolCall, snapshot: dict[str, Any]) -> None:
+    if not snapshot:
+        return
+    agent.name = agent.name or _str(snapshot.get("workflowName"))
+    agent.task = agent.task or _str(snapshot.get("summary")) or _str(snapshot.get("title"))
+    count = snapshot.get("totalToolCalls")
+    if isinstance(count, int) and not isinstance(count, bool):
+        agent.tool_count = count
+    duration = _number(snapshot.get("durationMs"))
+    if duration is not None:
+        agent.duration_ms = duration
+    status = _RUN_STATUS.get(str(snapshot.get("status")))
+    if call.status == "unknown" and status is not None:
+        # Launched in the background, the call stayed unknown; the snapshot has the outcome
+        # (a task notification, when there was one, settled the call already).
+        call.status = status
+        result = snapshot.get("result")
+        if result is not None:
+            before = call.result.text if call.result and call.result.text else ""
+            text = "\n\n".join(p for p in (before, stringify(result)) if p)
+            call.result = ToolResult(text=text)
+    error = _str(snapshot.get("error"))
+    if error is not None:
+        agent.reason = error.splitlines()[0]
+
+
+def _expects_agents(snapshot: dict[str, Any]) -> bool:
+    """Whether the run should have left agent files: a snapshot saying none ran, no."""
+    none_ran = snapshot.get("agentCount") == 0 and not snapshot.get("workflowProgress")
+    return not none_ran
+
+
+@dataclass(slots=True)
+class _AgentItem:
+    """One agent of a run: what the snapshot says of it, and where its file is."""
+
+    index: int | None
+    agent_id: str | None
+    progress: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+
+@dataclass(slots=True)
+class _Journal:
+    order: list[str] = field(default_factory=list)  # agent ids, in the order they started
+    results: dict[str, str] = field(default_factory=dict)  # agent id → what it returned
+
+
+def _agents(
+    run_id: str, runs: WorkflowRuns, snapshot: dict[str, Any], journal: _Journal
+) -> list[_AgentItem]:
+    """The run's agents, in the order they were started: the snapshot's items by ``index``,
+    then files the snapshot does not list, by the journal's start order, then by name."""
+    items: dict[int, _AgentItem] = {}
+    progress = snapshot.get("workflowProgress")
+    for entry in progress if isinstance(progress, list) else []:
+        if not isinstance(entry, dict) or entry.get("type") != "workflow_agent":
+            continue
+        index = entry.get("index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            continue
+        merged = {**items[index].progress, **entry} if index in items else dict(entry)
+        items[index] = _AgentItem(index, _str(merged.get("agentId")), merged)
+    ordered = [items[i] for i in sorted(items)]
+    listed = {item.agent_id for item in ordered if item.agent_id}
+    folder = runs.run_dir(run_id)
+    files = sorted(folder.glob("agent-*.jsonl")) if folder and folder.is_dir() else []
+    started = {agent_id: n for n, agent_id in enumerate(journal.order)}
+    extra: list[tuple[float, str, Path]] = []
+    for path in files:
+        agent_id = path.name.removeprefix("agent-").removesuffix(".jsonl")
+        if agent_id not in listed:
+            extra.append((started.get(agent_id, float("inf")), path.name, path))
+    for _, _, path in sorted(extra):
+        agent_id = path.name.removeprefix("agent-").removesuffix(".jsonl")
+        ordered.append(_AgentItem(None, agent_id if _plain(agent_id) else None, path=path))
+    return ordered
+
+
+def _agent_call(
+    run_id: str,
+    item: _AgentItem,
+    transcript: Transcript | None,
+    results: dict[str, str],
+) -> ToolCall:
+    progress = item.progress
+    cached = progress.get("cached") is True
+    label = _str(progress.get("label"))
+    prompt = _str(progress.get("promptPreview")) or _computed_task(_first_prompt(transcript))
+    status = _AGENT_STATE.get(str(progress.get("state")), "unknown")
+    result = results.get(item.agent_id or "") or _str(progress.get("resultPreview"))
+    key = item.agent_id or (f"#{item.index}" if item.index is not None else "?")
+    subagent = SubAgent(
+        name=label or _str(progress.get("agentType")),
+        task=_first_line(prompt),
+        transcript=transcript,
+        agent_id=item.agent_id,
+        tool_count=_count(progress.get("toolCalls")),
+        duration_ms=_number(progress.get("durationMs")),
+        reason=_str(progress.get("error")) if status in ("error", "cancelled") else None,
+        # The snapshot lists the agent, yet no file holds its steps (L-1, issue 21.14).
+        steps_missing=transcript is None and status != "cancelled" and not cached,
+    )
+    if transcript is not None and item.agent_id:
+        transcript.metadata["agent_id"] = item.agent_id
+    args: dict[str, Any] = {"label": label} if label else {}
+    if _str(progress.get("phaseTitle")):
+        args["phase"] = progress["phaseTitle"]
+    if prompt:
+        args["prompt"] = prompt
+    meta: dict[str, Any] = {"workflow_run": run_id}
+    if cached:
+        meta["cached"] = True  # replayed from an earlier run's cache
+    return ToolCall(
+        call_id=f"{run_id}/{key}",
+        name=AGENT_CALL,
+        args=args,
+        description=f"{label} (from an earlier run)" if cached and label else label,
+        status=status,
+        result=ToolResult(text=result, kind="subagent") if result else None,
+        started_at=_first_time(transcript),
+        timestamp=_first_time(transcript),
+        duration_ms=subagent.duration_ms,  # the agent's run is the call's
+        subagent=subagent,
+        meta=meta,
+    )
+
+
+# --- reading the run's own files ----------------------------------------------------------------
+
+
+def _read_json(path: Path | None, warn: Callable[[LoadWarning], None]) -> dict[str, Any]:
+    if path is None or not path.is_file():
+        return {}
+    try:
+        value = codec.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        warn(LoadWarning(reason=f"workflow snapshot unreadable: {exc}", source=str(path)))
+        return {}
+    if not isinstance(value, dict):
+        warn(LoadWarning(reason="workflow snapshot is not a JSON object", source=str(path)))
+        return {}
+    return value
+
+
+def _read_journal(folder: Path | None, warn: Callable[[LoadWarning], None]) -> _Journal:
+    journal = _Journal()
+    path = folder / "journal.jsonl" if folder is not None else None
+    if path is None or not path.is_file():
+        return journal
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        warn(LoadWarning(reason=f"workflow journal unreadable: {exc}", source=str(path)))
+        return journal
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            record = codec.loads(text)
+        except ValueError:
+            warn(LoadWarning(reason="malformed journal line; skipped", line=number,
+                             source=str(path)))  # fmt: skip
+            continue
+        agent_id = _str(record.get("agentId")) if isinstance(record, dict) else None
+        if agent_id is None:
+            continue
+        if record.get("type") == "started" and agent_id not in journal.order:
+            journal.order.append(agent_id)
+        elif record.get("type") == "result" and record.get("result") is not None:
+            journal.results[agent_id] = stringify(record["result"])
+    return journal
+
+
+# --- small helpers ------------------------------------------------------------------------------
+
+
+def _plain(name: str) -> bool:
+    """Run and agent ids come from the files: only plain names may become part of a path."""
+    return bool(name) and name.replace("-", "").replace("_", "").isalnum()
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return None
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _first_line(text: str | None) -> str | None:
+    for line in (text or "").splitlines():
+        if line.strip():
+            return line.strip()
+    return None
+
+
+def _first_prompt(transcript: Transcript | None) -> str | None:
+    entries: Iterable[Any] = transcript.entries if transcript is not None else ()
+    return next((e.text for e in entries if isinstance(e, UserMessage) and e.text), None)
+
+
+#: How Claude Code frames the prompt a workflow script computed (``promptFramed: true``): a
+#: notice that the script, not the user, wrote it, then the text with every line indented.
+_FRAME_START = "[Workflow harness"
+_FRAME_END = "follows:\n"
+
+
+def _computed_task(prompt: str | None) -> str | None:
+    """The task the script computed, without the harness's frame around it."""
+    if prompt is None or not prompt.startswith(_FRAME_START) or _FRAME_END not in prompt:
+        return prompt
+    body = prompt.split(_FRAME_END, 1)[1]
+    return "\n".join(line.removeprefix("  ") for line in body.splitlines()) or prompt
+
+
+def _first_time(transcript: Transcript | None) -> str | None:
+    entries: Iterable[Any] = transcript.entries if transcript is not None else ()
+    return next((e.timestamp for e in entries if e.timestamp), None)
