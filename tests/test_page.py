@@ -254,3 +254,110 @@ def test_Q1_nothing_to_share_means_no_fork() -> None:
     assert fork_map(str, []) == []
     assert fork_map(str, [7]) == ["7"]
     assert fork_map(str, [1, 2], fork=False) == ["1", "2"]
+
+
+# --- a partner forked before the input is read (turnfold render of a large session) ------------
+
+
+@needs_fork
+def test_Q1_a_partner_reads_the_input_itself_and_shares_the_chunks() -> None:
+    out = run_fresh(
+        """
+        import os, time
+        from turnfold.forking import Partner
+
+        parent = os.getpid()
+        partner = Partner()
+        chunks = list(range(12))  # read by each process for itself, after the fork
+
+        def work(chunk):
+            time.sleep(0.05)  # long enough that the child takes chunks however busy the cores
+            return chunk, os.getpid()
+
+        done = list(partner.imap(work, chunks, b"the same input"))
+        assert os.getpid() == parent  # imap never returns in the child
+        assert [chunk for chunk, _ in done] == chunks
+        print(len({pid for _, pid in done}))
+        """
+    )
+    assert out.strip() == "2"  # each took some, none twice
+
+
+@needs_fork
+def test_Q1_a_partner_that_read_another_input_leaves_its_share_here() -> None:
+    """A file that grew between the two reads: nothing the child built is used."""
+    out = run_fresh(
+        """
+        import os
+        from turnfold.forking import Partner
+
+        parent = os.getpid()
+        partner = Partner()
+        read = b"10 lines" if os.getpid() == parent else b"11 lines"
+        done = list(partner.imap(lambda chunk: (chunk, os.getpid()), list(range(20)), read))
+        print(sorted({pid == parent for _, pid in done}), [chunk for chunk, _ in done][:3])
+        """
+    )
+    assert out.strip() == "[True] [0, 1, 2]"
+
+
+@needs_fork
+def test_Q1_a_partner_whose_work_is_not_done_is_stopped() -> None:
+    out = run_fresh(
+        """
+        import os
+        from turnfold.forking import Partner
+
+        partner = Partner()
+        partner.leave()  # in the child: it ends here
+        try:
+            os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            print("reaped")
+        """
+    )
+    assert out.strip() == "reaped"
+
+
+@needs_fork
+def test_Q1_render_with_a_partner_writes_the_same_page(tmp_path: Path) -> None:
+    page = tmp_path / "partner.html"
+    out = run_fresh(
+        f"""
+        import io, os
+        import turnfold
+        from turnfold import cli
+        from turnfold.render.page import write_page
+
+        cli.PARTNER_MIN_BYTES = 1  # every file is large
+        cli.free_core = lambda: True
+        parent = os.getpid()
+        assert cli.main(["render", {str(SOURCES[-1])!r}, "-o", {str(page)!r}]) == 0
+        assert os.getpid() == parent
+        t = turnfold.load({str(SOURCES[-1])!r})
+        alone = io.BytesIO()
+        options = cli.build_parser().parse_args(["render", {str(SOURCES[-1])!r}])
+        write_page(alone, t, cli._settings(options), title=cli._title(t, options.file),
+                   fork=False)
+        print(alone.getvalue() == open({str(page)!r}, "rb").read())
+        """
+    )
+    assert out.strip() == "True"
+
+
+def test_Q1_what_two_reads_agree_on_differs_when_the_file_grew() -> None:
+    from turnfold.model import ToolCall
+    from turnfold.render.page import _read_alike
+    from turnfold.render.viewmodel import plan_view
+
+    def agreed(transcript: turnfold.Transcript) -> bytes:
+        return _read_alike(transcript, plan_view(transcript, head=False))
+
+    first, again = turnfold.load(SOURCES[-1]), turnfold.load(SOURCES[-1])
+    assert agreed(first) == agreed(again)
+    again.append(turnfold.model.UserMessage(id="late", text="one more line"))
+    assert agreed(first) != agreed(again)
+    settled = turnfold.load(SOURCES[-1])
+    call = next(e for e in settled.entries if isinstance(e, ToolCall))
+    settled.update(call, status="error" if call.status != "error" else "success")
+    assert agreed(first) != agreed(settled)

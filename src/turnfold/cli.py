@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn, TextIO
 
+from turnfold.forking import Partner, can_fork, free_core
 from turnfold.formats import FORMATS, TranscriptFormatError, load
 from turnfold.model import Transcript
 from turnfold.render.content import MORE_CHARS
@@ -225,7 +227,27 @@ def _output_path(source: Path, output: str | None) -> Path | None:
     return target if target != source else source.with_name(source.name + ".html")
 
 
-def _render(options: argparse.Namespace, transcript: Transcript, stdout: TextIO) -> int:
+#: Files from this size up are read by a partner too (Q-1): reading and drawing such a session
+#: takes about half a second, which a second core halves, at the price of reading it twice.
+PARTNER_MIN_BYTES = 16 * 2**20
+
+
+def _partner(options: argparse.Namespace) -> Partner | None:
+    """A child forked before a large session is read, to draw half of its page
+    (:class:`turnfold.forking.Partner`), when a core is idle for it."""
+    try:
+        large = options.file.stat().st_size >= PARTNER_MIN_BYTES
+    except OSError:
+        return None  # _load says what is wrong with the file
+    return Partner() if large and can_fork() and free_core() else None
+
+
+def _render(
+    options: argparse.Namespace,
+    transcript: Transcript,
+    stdout: TextIO,
+    partner: Partner | None = None,
+) -> int:
     target = _output_path(options.file, options.output)
 
     def write(stream: BinaryIO) -> int:
@@ -236,8 +258,11 @@ def _render(options: argparse.Namespace, transcript: Transcript, stdout: TextIO)
             title=_title(transcript, options.file),
             more_chars=None if options.full_output else MORE_CHARS,
             expand=options.expand,
+            partner=partner,
         )
 
+    if partner is not None and partner.is_child:
+        return write(io.BytesIO())  # its share, sent to this process (the page goes nowhere)
     return _write(target, write, stdout)
 
 
@@ -347,13 +372,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     site = _site_folder(options)
     if site is not None:
         return _render_site(options, site)
+    partner = _partner(options) if options.command == "render" else None
+    if partner is not None and partner.is_child:
+        try:  # the partner reads the file and draws its share of the page, silently
+            transcript = _load(options, sys.stderr)
+            if transcript is not None:
+                _render(options, transcript, sys.stdout, partner)
+        finally:
+            partner.leave()
+    try:
+        return _main(options, partner)
+    finally:
+        if partner is not None:
+            partner.leave()
+
+
+def _main(options: argparse.Namespace, partner: Partner | None) -> int:
+    """:func:`main` for one file, read and shown or rendered."""
     transcript = _load(options, sys.stderr)
     if transcript is None:
         return EXIT_BAD_INPUT
     stdout = sys.stdout
     try:
         if options.command == "render":
-            return _render(options, transcript, stdout)
+            return _render(options, transcript, stdout, partner)
         view = build_view_model(transcript, _settings(options))
         if options.expand:
             expand_all(view)

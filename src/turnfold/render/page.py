@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 from typing import BinaryIO
 
-from turnfold.forking import fork_imap, free_core
+from turnfold.forking import Partner, fork_imap, free_core
 from turnfold.gcpause import collector_paused
 from turnfold.model import Transcript
 from turnfold.process import PlannedItem
@@ -51,6 +51,7 @@ def write_page(
     expand: bool = False,
     fork: bool | None = None,
     end: bool = True,
+    partner: Partner | None = None,
 ) -> int:
     """Write the standalone page of ``transcript`` to ``stream`` as UTF-8; returns its size.
 
@@ -60,10 +61,12 @@ def write_page(
     :func:`turnfold.forking.can_fork`; the page is the same either way. ``end=False`` stops
     after the transcript, before what closes the page (:func:`~turnfold.render.html.page_end`),
     for a caller that ends it itself: a static site adds the links to the pages beside it once
-    it knows them (B-2).
+    it knows them (B-2). A ``partner`` forked before ``transcript`` was read, which read it too,
+    shares the chunks instead (:class:`turnfold.forking.Partner`; in the partner this call
+    does not return).
     """
     if fork is None:
-        fork = len(transcript.entries) >= FORK_MIN_ENTRIES and free_core()
+        fork = partner is None and len(transcript.entries) >= FORK_MIN_ENTRIES and free_core()
     with collector_paused():  # as build_view_model: millions of new objects, few of them garbage
         plan = plan_view(transcript, settings, more_chars=more_chars, head=False)
         locale = plan.options.settings.locale
@@ -88,13 +91,17 @@ def write_page(
             chunks.append((turns, items))
             turns += sum(1 for item in items if item.segment is not None)
         mode = plan.options.settings.transcript_display_mode
+        if partner is not None:
+            drawn = partner.imap(draw, chunks, _read_alike(transcript, plan))
+        else:
+            drawn = fork_imap(draw, chunks, fork=fork)
         before, after = html_frame({"locale": locale, "mode": mode}, title=title)
         head = before.encode("utf-8")
         stream.write(head)
         written = len(head)
         # Each chunk is written as soon as it is drawn (in one process): a page of tens of
         # megabytes is never held whole, and its memory is reused by the next chunk (Q-1).
-        for pieces in fork_imap(draw, chunks, fork=fork):
+        for pieces in drawn:
             for piece in pieces:
                 stream.write(piece)
                 written += len(piece)
@@ -103,6 +110,28 @@ def write_page(
     tail = after.encode("utf-8")
     stream.write(tail)
     return written + len(tail)
+
+
+def _read_alike(transcript: Transcript, plan: ViewPlan) -> bytes:
+    """What two processes that read one input each for itself agree on when they read the
+    same (:class:`~turnfold.forking.Partner`): the planned items, and of the transcript and
+    every sub-agent's, the entries, warnings, last entry and every call's status. A file that
+    grew between the two reads, or a line half written when one of them read it, differs."""
+    import hashlib
+
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update("\n".join(item.key for item in plan.items).encode("utf-8", "replace"))
+    pending = [transcript]
+    while pending:
+        read = pending.pop()
+        last = read.entries[-1].id if read.entries else ""
+        counts = f"|{len(read.entries)},{len(read.warnings)},{last}"
+        digest.update(counts.encode("utf-8", "replace"))
+        for call in read.tool_calls():
+            digest.update(f"{call.id}:{call.status};".encode("utf-8", "replace"))
+            if call.subagent is not None and call.subagent.transcript is not None:
+                pending.append(call.subagent.transcript)
+    return digest.digest()
 
 
 def _heading(plan: ViewPlan) -> str:
