@@ -6,7 +6,9 @@ and imports included), in the same run:
 
   baselines  a fresh ``python -c`` that reads the file and decodes every line, once with
              ``json.loads`` and once with ``msgspec.json.decode`` (the codec under turnfold)
-  measured   a fresh ``python -m turnfold render FILE -o PAGE``
+  measured   a fresh ``python -m turnfold render FILE -o PAGE`` (a partner process reads the
+             session beside it and draws half the page: turnfold.forking.Partner), and the
+             same with no partner, the child forked after the load instead
   size       the page's size over the input's size
   stages     a fresh process that times imports, load, the page (projection, view model and
              HTML), its write and its exit (the interpreter freeing the transcript) apart; the
@@ -54,6 +56,13 @@ decode = msgspec.json.Decoder().decode
 with open(sys.argv[1], "rb") as stream:
     for line in stream:
         decode(line)
+"""
+#: ``turnfold render`` with no partner: the page shared with a child forked after the load.
+_RENDER_FORK_AFTER = """\
+import sys, turnfold.cli as cli
+cli.PARTNER_MIN_BYTES = 1 << 62
+sys.argv[0] = "turnfold"
+cli.run()
 """
 #: One render timed stage by stage (argv: source, page, "fork" or "one"); prints the seconds of
 #: imports, load, page and write, then the clock as it ends its work: what follows, until the
@@ -113,10 +122,12 @@ def main() -> None:
         stage_page = folder / "session.stage.html"
         size = generate(source, options.mb)
         lines = sum(1 for _ in source.open("rb"))
+        render_args = ["render", str(source), "-o", str(stage_page)]
         commands = {
             "json": [python, "-c", _PARSE_JSON, str(source)],
             "msgspec": [python, "-c", _PARSE_MSGSPEC, str(source)],
             "render": [python, "-m", "turnfold", "render", str(source), "-o", str(page)],
+            "render-fork-after": [python, "-c", _RENDER_FORK_AFTER, *render_args],
             "start-up": [python, "-c", "pass"],
             "one": [python, "-c", _STAGES, str(source), str(stage_page), "one"],
             "fork": [python, "-c", _STAGES, str(source), str(stage_page), "fork"],
@@ -139,6 +150,12 @@ def main() -> None:
     print(
         f"whole processes: json.loads per line {parse:.2f}s, msgspec {fast:.2f}s, "
         f"turnfold render {rendered:.2f}s (python -c pass {best['start-up']:.2f}s)"
+    )
+    after = best["render-fork-after"]
+    print(
+        f"turnfold render {rendered / parse:.2f}x the json.loads process (a partner reads "
+        f"files of 16 MB and more beside it); with no partner, a child forked after the load "
+        f"when the session has 5,000 entries: {after / parse:.2f}x"
     )
     for name, label in (("one", "page in one process"), ("fork", "page shared with a child")):
         imports, load, built, write, leaving = stages[name]
