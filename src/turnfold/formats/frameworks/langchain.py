@@ -757,6 +757,10 @@ def read(source: Source) -> Transcript:
         records: Any = enumerate(document["messages"], start=1)
     elif isinstance(document, Mapping):
         records = [(1, document)]
+    elif isinstance(document, list):
+        # A message list (what plain() makes of a run's messages): read in place, as a
+        # result's messages are; the loop below notes every record itself.
+        records = enumerate(document, start=1)
     else:
         records = source.records()
     first_line: int | None = None

@@ -287,7 +287,7 @@ class AgentsBuilder(ResponsesBuilder):
         status, result, changes = self.outcome(call, value)
         if self._open.get(call.call_id) is call:
             del self._open[call.call_id]
-        self.update(call, status=status, result=result, ended_at=timestamp, **changes)
+        self.owner(call).update(call, status=status, result=result, ended_at=timestamp, **changes)
 
     def outcome(self, call: ToolCall, value: Any) -> tuple[ToolStatus, ToolResult, dict[str, Any]]:
         status, result, changes = super().outcome(call, value)
