@@ -363,6 +363,32 @@ def test_L4_a_run_item_it_cannot_read_is_a_warning_naming_the_source_and_line() 
     assert [e.text for e in transcript.entries if isinstance(e, AssistantText)] == ["hello"]
 
 
+def test_X2_each_run_item_is_accounted_for_by_its_type() -> None:
+    items = [
+        _item("tool_call_item", "a", _call("c1", "look")),
+        _item("mcp_list_tools_item", "a", {"type": "mcp_list_tools", "id": "l1"}),
+        _item("tool_call_output_item", "a", _output("c1", "seen")),
+        _item("a_future_item", "a", _message("later")),
+        {"type": ["not", "a", "name"], "raw_item": {}, "agent": None},
+        _item("message_output_item", "a", _message("Seen.")),
+    ]
+    transcript = turnfold.load(items)
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts == {
+        "tool_call_item": {"mapped": 1},
+        "mcp_list_tools_item": {"ignored": 1},
+        "tool_call_output_item": {"mapped": 1},
+        "a_future_item": {"warned": 1},
+        "(object)": {"warned": 1},
+        "message_output_item": {"mapped": 1},
+    }
+    assert transcript.accounting.unaccounted == []
+    assert [(w.line, w.reason) for w in transcript.warnings] == [
+        (4, "run item 'a_future_item' skipped"),
+        (5, "run item '(object)' skipped"),
+    ]
+
+
 def test_L4_a_state_without_run_items_is_a_format_error() -> None:
     with pytest.raises(TranscriptFormatError):
         turnfold.load({"generated_items": [1, 2], "model_responses": []}, format="openai-agents")
@@ -422,6 +448,22 @@ def test_A1_a_run_result_and_its_new_items_read_like_the_saved_state() -> None:
     assert whole.metadata["usage"] == state.metadata["usage"]
     usages = [e.usage for e in whole.entries if isinstance(e, AssistantText)]
     assert usages == [e.usage for e in state.entries if isinstance(e, AssistantText)]
+
+
+def test_A1_a_run_whose_items_released_their_agents_reads_as_before() -> None:
+    """``RunItem.release_agent()`` (the SDK calls it once a run is over) leaves the agent
+    behind a weak reference: the items are read past the SDK's ``__getattribute__``, and
+    the agent still names each item's writer."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    result = openai_agents_runs.run()
+    before = turnfold.load(result)
+    for item in result.new_items:
+        item.release_agent()
+    assert all(item.__dict__["agent"] is None for item in result.new_items)
+    assert turnfold.load(result) == before
+    assert turnfold.load(result).dump() == before.dump()
 
 
 def test_A1_a_chat_completions_model_s_placeholder_ids_name_no_batch_and_no_response() -> None:

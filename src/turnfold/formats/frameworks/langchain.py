@@ -464,11 +464,16 @@ class LangChainBuilder(MessageBuilder):
             entries.append(AssistantText(text=text, model=model, usage=usage, meta=dict(meta)))
         for call in data.get("tool_calls") or ():
             entries.append(self._new_call(call, batch, meta, line))
+        # Garbled calls are rare: the usual message pays for no comprehension and no zip.
         invalid = data.get("invalid_tool_calls") or ()
-        unrun = [
-            self._new_call(call, batch, {**meta, "invalid": True}, line, invalid=True)
-            for call in invalid
-        ]
+        unrun = (
+            [
+                self._new_call(call, batch, {**meta, "invalid": True}, line, invalid=True)
+                for call in invalid
+            ]
+            if invalid
+            else []
+        )
         entries += unrun
         if usage is not None and not text and entries:
             entries[0].usage = usage  # no text to carry it (turnfold.usage)
@@ -477,10 +482,11 @@ class LangChainBuilder(MessageBuilder):
                 self._start(entry)
             else:
                 self._emit(entry)
-        for entry, raw in zip(unrun, invalid, strict=False):
-            error = raw.get("error") if isinstance(raw, Mapping) else None
-            why = error if isinstance(error, str) and error else "invalid tool call (not run)"
-            self._settle(entry, "error", text_result(why))
+        if unrun:
+            for entry, raw in zip(unrun, invalid, strict=False):
+                error = raw.get("error") if isinstance(raw, Mapping) else None
+                why = error if isinstance(error, str) and error else "invalid tool call (not run)"
+                self._settle(entry, "error", text_result(why))
 
     def _block(self, block: Any, texts: list[str], line: int) -> Thinking | None:
         """One content block: text is collected in ``texts``, thinking returned."""
@@ -757,6 +763,10 @@ def read(source: Source) -> Transcript:
         records: Any = enumerate(document["messages"], start=1)
     elif isinstance(document, Mapping):
         records = [(1, document)]
+    elif isinstance(document, list):
+        # A message list (what plain() makes of a run's messages): read in place, as a
+        # result's messages are; the loop below notes every record itself.
+        records = enumerate(document, start=1)
     else:
         records = source.records()
     first_line: int | None = None

@@ -92,12 +92,23 @@ RESPONSES_ITEMS = NameSet(
         "input_item",
     }
 )
-HANDOFF_ITEMS = NameSet({"handoff_call_item", "handoff_output_item"})
 #: Bookkeeping without a step of the conversation (the Responses loader skips them too).
 _SILENT = ("mcp_list_tools_item", "mcp_approval_request_item", "mcp_approval_response_item")
-SILENT_ITEMS = NameSet(_SILENT)
-RUN_ITEMS = NameSet(RESPONSES_ITEMS | HANDOFF_ITEMS | SILENT_ITEMS | {"tool_approval_item"})
-_OUTPUT_ITEMS = NameSet({"tool_call_output_item", "handoff_output_item", "tool_search_output_item"})
+#: What :func:`_feed` does with each run item type: its raw item read by the Responses
+#: builder, a step of the agents' own (a handoff, an approval), or nothing (bookkeeping).
+#: One lookup per item tells that the type is a run item's, and which.
+_ROLES: dict[str, str] = {
+    **dict.fromkeys(RESPONSES_ITEMS, "responses"),
+    "handoff_call_item": "handoff_call",
+    "handoff_output_item": "handoff_output",
+    "tool_approval_item": "approval",
+    **dict.fromkeys(_SILENT, "silent"),
+}
+RUN_ITEMS = NameSet(_ROLES)
+#: The run items whose raw item answers a call (tested with a string only: a plain set).
+_OUTPUT_ITEMS = frozenset(
+    {"tool_call_output_item", "handoff_output_item", "tool_search_output_item"}
+)
 #: The document keys that hold the run items, the run state's name first (``new_items`` is
 #: ``RunResult``'s, which ``load`` turns into a dict of its fields).
 ITEM_KEYS = ("generated_items", "new_items")
@@ -276,7 +287,7 @@ class AgentsBuilder(ResponsesBuilder):
         status, result, changes = self.outcome(call, value)
         if self._open.get(call.call_id) is call:
             del self._open[call.call_id]
-        self.update(call, status=status, result=result, ended_at=timestamp, **changes)
+        self.owner(call).update(call, status=status, result=result, ended_at=timestamp, **changes)
 
     def outcome(self, call: ToolCall, value: Any) -> tuple[ToolStatus, ToolResult, dict[str, Any]]:
         status, result, changes = super().outcome(call, value)
@@ -452,19 +463,20 @@ def _handoff_target(tool_name: str) -> str | None:
 # --- usage -------------------------------------------------------------------------------
 
 
-def _first(value: Any) -> Any:
-    """The SDK serialises token details as a one-element list; older states as an object."""
-    return value[0] if isinstance(value, list) and value else value
+def _details(value: Any) -> Mapping[str, Any]:
+    """A usage's token details: the SDK serialises them as a one-element list, older states
+    as an object; empty when there are none."""
+    if type(value) is list:
+        value = value[0] if value else None
+    return value if type(value) is dict or isinstance(value, Mapping) else {}
 
 
 def agents_usage(raw: Any) -> Usage | None:
     """``agents.usage.serialize_usage`` output as a :class:`Usage`."""
-    if not isinstance(raw, MAPPINGS):
-        return None
-    inputs = _first(raw.get("input_tokens_details"))
-    outputs = _first(raw.get("output_tokens_details"))
-    inputs = inputs if isinstance(inputs, MAPPINGS) else {}
-    outputs = outputs if isinstance(outputs, MAPPINGS) else {}
+    if type(raw) is not dict and not isinstance(raw, Mapping):
+        return None  # (read once per model response: exact type tests before the ABC's)
+    inputs = _details(raw.get("input_tokens_details"))
+    outputs = _details(raw.get("output_tokens_details"))
     return counted_usage(
         as_int(raw.get("input_tokens")),
         as_int(raw.get("output_tokens")),
@@ -484,13 +496,19 @@ def _named(value: Any) -> bool:
     return bool(value) and type(value) is str and value != PLACEHOLDER_ID
 
 
-def _raw_keys(raw: Any) -> list[str]:
+def _raw_keys(raw: Any) -> list[tuple[str, str]]:
     """The keys that name a Responses item among a response's outputs: its type with its
     ``id`` and with its ``call_id`` (none for an item whose ids are the placeholder)."""
-    if not isinstance(raw, MAPPINGS):
+    if type(raw) is not dict and not isinstance(raw, MAPPINGS):
         return []
     kind = raw.get("type")
-    return [f"{kind}:{value}" for value in (raw.get("id"), raw.get("call_id")) if _named(value)]
+    kind = kind if type(kind) is str else str(kind)
+    # Written out (no comprehension, no call per id): it runs for every item and output.
+    keys = []
+    for value in (raw.get("id"), raw.get("call_id")):
+        if type(value) is str and value and value != PLACEHOLDER_ID:
+            keys.append((kind, value))
+    return keys
 
 
 class _Responses:
@@ -498,7 +516,7 @@ class _Responses:
     entries join that response's usage and batch."""
 
     def __init__(self, responses: Any) -> None:
-        self.owner: dict[str, int] = {}
+        self.owner: dict[tuple[str, str], int] = {}
         #: The responses of the items no id names, per item type, in order: the run's items
         #: come in the order of the responses' outputs, so each takes the next of its type.
         self.unnamed: dict[str, deque[int]] = {}
@@ -575,19 +593,37 @@ def _agent_ref(agent: Any) -> dict[str, Any] | None:
 def plain_item(item: Any) -> Any:
     """A ``RunItem`` object as the SDK's saved state writes it, as far as :func:`read` reads
     it: its type, raw item and the fields of :data:`_ITEM_FIELDS`, each agent by its name."""
-    # The item's own fields: the SDK's ``__getattribute__`` is a Python call per attribute.
-    fields: Any = getattr(item, "__dict__", None)
+    return _plain_item(item)[0]
+
+
+#: Reads an object's own ``__dict__`` past its class's ``__getattribute__``: the SDK's run
+#: items override it (for their agent's weak reference) in Python, a call per attribute.
+_own_attribute = object.__getattribute__
+
+
+def _plain_item(item: Any) -> tuple[Any, Any]:
+    """:func:`plain_item`, and the SDK's raw item it read (None for an object that is not a
+    run item), which names the record's raw item among the model responses' outputs."""
+    try:
+        fields: Any = _own_attribute(item, "__dict__")
+    except AttributeError:
+        fields = None
     kind = fields.get("type") if type(fields) is dict else None
-    if not isinstance(kind, str) or "raw_item" not in fields:
-        return plain_value(item)
-    out = {"type": kind, "agent": _agent_ref(_agent(item, fields, "agent"))}
-    out["raw_item"] = _plain_raw(fields["raw_item"])
+    if type(kind) is not str or "raw_item" not in fields:
+        return plain_value(item), None
+    raw = fields["raw_item"]
+    flat = flat_fields(raw)  # a call or its output: copied field by field, not dumped
+    out = {
+        "type": kind,
+        "agent": _agent_ref(_agent(item, fields, "agent")),
+        "raw_item": flat if flat is not None else plain_value(raw),
+    }
     for name in _ITEM_FIELDS.get(kind, ()):
         if name in _AGENT_FIELDS:
             out[name] = _agent_ref(_agent(item, fields, name))
         else:
             out[name] = _plain_field(fields.get(name))
-    return out
+    return out, raw
 
 
 def _agent(item: Any, fields: dict[str, Any], name: str) -> Any:
@@ -596,16 +632,11 @@ def _agent(item: Any, fields: dict[str, Any], name: str) -> Any:
     return agent if agent is not None else getattr(item, name, None)
 
 
-def _plain_raw(raw: Any) -> Any:
-    """A raw item (or usage details) as plain values: a flat one (a call, its output) copied
-    field by field, any other dumped by pydantic."""
-    flat = flat_fields(raw)
-    return flat if flat is not None else plain_value(raw)
-
-
 def _plain_field(value: Any) -> Any:
     """A run item's field; a ``ToolOrigin`` as the saved state writes it (``to_json_dict``,
     a new dict of strings)."""
+    if value is None or type(value) is str:  # a call's description: nothing to convert
+        return value
     to_json = getattr(value, "to_json_dict", None)
     return to_json() if callable(to_json) else plain_value(value)
 
@@ -655,12 +686,13 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain_item(item) for item in value]
     if hasattr(value, "new_items") and hasattr(value, "raw_responses"):
-        items = [plain_item(item) for item in value.new_items]
-        raw_items = {
-            id(getattr(item, "raw_item", None)): record.get("raw_item")
-            for item, record in zip(value.new_items, items, strict=True)
-            if isinstance(record, MAPPINGS)
-        }
+        items = []
+        raw_items: dict[int, Any] = {}  # each record's raw item by the SDK object's id()
+        for item in value.new_items:
+            record, raw = _plain_item(item)
+            items.append(record)
+            if raw is not None:
+                raw_items[id(raw)] = record["raw_item"]
         out: dict[str, Any] = {
             "input": plain_value(getattr(value, "input", None)),
             "new_items": items,
@@ -768,7 +800,7 @@ def _feed(
 ) -> None:
     """One run item: the entries of its ``raw_item``, in its agent's name."""
     kind = item.get("type") if isinstance(item, MAPPINGS) else None
-    if not isinstance(kind, str) or kind not in RUN_ITEMS:
+    if not isinstance(kind, str) or (role := _ROLES.get(kind)) is None:
         record = kind if isinstance(kind, str) else type_of_record(item)
         source.warn(f"run item {record!r} skipped", line, record_type=record)
         return
@@ -780,7 +812,7 @@ def _feed(
     warned = len(builder.root.warnings)
     builder._response_batch = responses.ids[index] if index is not None else None
     try:
-        ok = _feed_item(builder, kind, item, raw, line)
+        ok = _feed_item(builder, role, kind, item, raw, line)
     finally:
         builder._response_batch = None
     if index is not None:
@@ -798,29 +830,30 @@ def _feed(
     elif len(builder.root.warnings) > warned:
         source.note(kind, "warned")
     else:
-        source.note(kind, "ignored" if kind in SILENT_ITEMS else "mapped")
+        source.note(kind, "ignored" if role == "silent" else "mapped")
 
 
 def _feed_item(
-    builder: AgentsBuilder, kind: str, item: Mapping[str, Any], raw: Any, line: int
+    builder: AgentsBuilder, role: str, kind: str, item: Mapping[str, Any], raw: Any, line: int
 ) -> bool:
-    if kind == "handoff_call_item":
-        return builder.handoff_call(item, line) is not None
-    if kind == "handoff_output_item":
-        return builder.handoff_output(item, line)
-    if kind == "tool_approval_item":
-        return builder.approval(item, line)
-    if kind in SILENT_ITEMS:
+    """The entries of one run item of ``role`` (:data:`_ROLES`); False when unreadable."""
+    if role == "responses":
+        if not isinstance(raw, MAPPINGS):
+            return False
+        calls = len(builder._calls)
+        if not builder.feed_item(raw, line):
+            return False
+        if kind == "tool_call_item" and len(builder._calls) > calls:
+            call = next(reversed(builder._calls.values()))
+            _call_meta(builder, call, item)
         return True
-    if not isinstance(raw, MAPPINGS):
-        return False
-    calls = len(builder._calls)
-    if not builder.feed_item(raw, line):
-        return False
-    if kind == "tool_call_item" and len(builder._calls) > calls:
-        call = next(reversed(builder._calls.values()))
-        _call_meta(builder, call, item)
-    return True
+    if role == "handoff_call":
+        return builder.handoff_call(item, line) is not None
+    if role == "handoff_output":
+        return builder.handoff_output(item, line)
+    if role == "approval":
+        return builder.approval(item, line)
+    return True  # silent: bookkeeping, no step
 
 
 def _call_meta(builder: AgentsBuilder, call: ToolCall, item: Mapping[str, Any]) -> None:
