@@ -502,7 +502,11 @@ def test_C1_a_claude_workflow_run_s_agents_and_journal_belong_to_the_session(
         {"type": "result", "key": "v2:hsp0", "agentId": "agsp0001", "result": "Swept."},
     ]
     (run / "journal.jsonl").write_text("".join(json.dumps(r) + "\n" for r in journal))
+    # The run's snapshot, read by the session's loader too: neither a row nor a skipped file.
+    (tmp_path / session / "workflows").mkdir()
+    (tmp_path / session / "workflows" / "wf_sp01.json").write_text('{"runId": "wf_sp01"}')
     corpus = scan(tmp_path, workers=1, cache=False)
     assert _relative(corpus, tmp_path) == {f"{session}.jsonl"}
+    assert corpus.skipped == 0
     [row] = list(corpus)
     assert (row["subagents"], row["warnings"]) == (2, 1)  # the run, its agent; "names no call"

@@ -151,6 +151,21 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
     return False
 
 
+def is_session_bookkeeping(path: Path) -> bool:
+    """Whether ``path`` is a file a session's loader reads beside the session, told by its
+    place and name alone (no row of its own, and not skipped: it is read, with its session).
+    Claude Code writes a sub-agent's ``agent-<id>.meta.json`` beside its ``agent-<id>.jsonl``,
+    and a Workflow run's snapshot, ``<session>/workflows/<runId>.json``, beside
+    ``<session>.jsonl`` (:mod:`turnfold.formats.claude_code_workflows`)."""
+    name = path.name
+    if name.startswith("agent-") and name.endswith(".meta.json"):
+        return path.with_name(name.removesuffix(".meta.json") + ".jsonl").is_file()
+    if path.suffix != ".json" or path.parent.name != "workflows":
+        return False
+    session = path.parent.parent
+    return session.with_name(session.name + ".jsonl").is_file()
+
+
 def iter_paths(items: Iterable[Item]) -> Iterator[str]:
     """The paths of file items (for cache pruning)."""
     for item in items:

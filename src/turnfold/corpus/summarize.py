@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from turnfold import codec
-from turnfold.corpus.discover import Item, is_subagent_file
+from turnfold.corpus.discover import Item, is_session_bookkeeping, is_subagent_file
 from turnfold.cost import spend_of
 from turnfold.formats import TranscriptFormatError, load, read_source, which_format
 from turnfold.formats.detection import AmbiguousFormat
@@ -225,6 +225,8 @@ def examine(item: Item, *, tables: bool = True, visit: Visit | None = None) -> S
         if growing is not None:
             return growing
     format = item.format
+    if item.path is not None and format is None and is_session_bookkeeping(Path(item.path)):
+        return Summary("child")
     try:
         transcript: Transcript | None = None
         if item.path is not None and format is None:
