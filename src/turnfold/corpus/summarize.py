@@ -41,7 +41,6 @@ from turnfold.process import (
     Segment,
     TurnHeader,
     plan_projection,
-    recorded_duration_ms,
     segment_header,
 )
 from turnfold.session import session_facts, utc
@@ -636,7 +635,7 @@ def _turn_tables(
     # The turn's responses once each, and what its calls' sub-agents spent (U-1, U-2), as its
     # header shows them with show_turn_usage.
     spent = spend_of(transcript, everything, started)
-    duration = None if header.status == "running" else recorded_duration_ms(segment)
+    duration = header.duration_ms  # the header's own (None while the turn runs)
     turn_rows.append({
         "key": key, "turn": turn, "status": header.status, "started": started,
         "duration_s": duration / 1000 if duration is not None else None,
