@@ -76,8 +76,12 @@ def _preload() -> list[str]:
     than once per worker and scan."""
     from turnfold.formats import _MODULE_NAMES
 
-    # genai-prices prices the rows (U-2): a tenth of a second to import, once here too.
-    return ["__main__", "turnfold.corpus", "genai_prices", *_MODULE_NAMES.values()]
+    # genai-prices prices the rows (U-2): a tenth of a second to import, once here too. Its
+    # table (``genai_prices.data``) is imported at the first price a process asks the table
+    # for, and platformdirs where turnfold keeps prices (kept_prices): each worker imported
+    # them on its first chunk, a few hundredths of a second each.
+    return ["__main__", "turnfold.corpus", "genai_prices", "genai_prices.data", "platformdirs",
+            *_MODULE_NAMES.values()]  # fmt: skip
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
