@@ -209,6 +209,12 @@ def _pids(items: list[Item]) -> list[tuple[str, int]]:
     return [(item.key, os.getpid()) for item in items]
 
 
+def _pids_each(items: list[Item]) -> list[tuple[str, int]]:
+    """:func:`_pids` at a hundredth of a second per item, as files cost."""
+    time.sleep(0.01 * len(items))
+    return [(item.key, os.getpid()) for item in items]
+
+
 def _slow_start(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     """Workers that take ``seconds`` to come up, as on a busy machine or a cold forkserver."""
     real: Callable[..., None] = engine_module._Starter._start
@@ -252,6 +258,21 @@ def test_C5_spread_starts_the_largest_first_and_does_small_ones_here(
     assert by_here
     assert by_worker
     assert min(by_worker[:6]) > max(by_here)  # workers took the largest, this process the least
+
+
+def test_C5_the_rest_of_a_chunk_begun_here_goes_to_the_workers_once_they_are_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(engine_module, "CHUNK_ITEMS", 150)
+    _slow_start(monkeypatch, 0.1)
+    items = _items(300)  # two chunks, each 1.5 s of work: the workers are up well before
+    done = list(engine_module.spread(_pids_each, items, workers=2))
+    assert sorted(index for index, _ in done) == list(range(len(items)))
+    assert all(items[index].key == key for index, (key, _) in done)
+    here = [index for index, (_, pid) in done if pid == os.getpid()]
+    # This process began a chunk, and left the rest of it to the workers: it did not hold
+    # them idle until it ended it.
+    assert 0 < len(here) < 150
 
 
 def test_C5_a_scan_that_ends_before_its_workers_start_does_not_wait_for_them(

@@ -20,7 +20,7 @@ from typing import cast
 
 from turnfold.model import AssistantText, Entry, ToolCall, Transcript
 from turnfold.prices import COUNTS, Counts, price_of, table_version
-from turnfold.usage import Tokens, responses, tokens_spent
+from turnfold.usage import Tokens, add_into, responses
 
 #: The provider each agent's own format talks to, when its records do not name one.
 PROVIDERS: dict[str, str] = {
@@ -51,7 +51,9 @@ def responses_by_model(
     found: list[tuple[str | None, Tokens]] = []
     for entry in entries:
         child = _delegated(entry)
-        if child is not None and _depth < 64:  # a transcript that holds itself: counted once
+        # A transcript that holds itself stops where :func:`turnfold.usage.subagent_tokens`
+        # stops (65 levels down), so a turn's tokens and the responses it is priced on agree.
+        if child is not None and _depth <= 64:
             named = child.metadata.get("model")
             found += responses_by_model(
                 child.entries, named if isinstance(named, str) else default, _depth=_depth + 1
@@ -145,9 +147,20 @@ def spend_of(
     transcript: Transcript, entries: Sequence[Entry], when: datetime | None = None
 ) -> Spend:
     """What ``entries`` of ``transcript`` spent, priced at ``when``: a turn's tokens and cost,
-    as its header (``show_turn_usage``) and the corpus's ``turns()`` table both show them."""
-    tokens = tokens_spent(entries)
-    return Spend(tokens, entries_cost(transcript, entries, when) if tokens else None)
+    as its header (``show_turn_usage``) and the corpus's ``turns()`` table both show them.
+
+    The responses are found once and both counted and priced: their counts added up are
+    :func:`turnfold.usage.tokens_spent` (each response once, the sub-agents' included), which
+    finding them twice, once to count and once to price, cost a corpus scan a tenth of its
+    turn rows."""
+    model = transcript.metadata.get("model")
+    found = responses_by_model(entries, model if isinstance(model, str) else None)
+    tokens: Tokens = {}
+    for _, counts in found:
+        add_into(tokens, counts)
+    if not tokens:
+        return Spend(tokens, None)
+    return Spend(tokens, estimate(found, provider=provider_of(transcript), when=when))
 
 
 def session_cost(transcript: Transcript, when: datetime | None = None) -> Cost | None:

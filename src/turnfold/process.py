@@ -131,6 +131,9 @@ class TurnHeader:
     duration: str | None
     tool_count: int
     count_text: str
+    duration_ms: float | None = None
+    """The duration ``duration`` shows, in milliseconds (:func:`recorded_duration_ms`), for
+    the corpus's turn rows to take from the header rather than find again."""
 
 
 @dataclass(frozen=True)
@@ -299,6 +302,7 @@ def _header(segment: Segment, status: TurnStatus, locale: str) -> TurnHeader:
         duration=format_duration(duration_ms, hide_trailing_zeros=True) if duration_ms else None,
         tool_count=tools,
         count_text=_counted("header.tools", tools, locale),
+        duration_ms=duration_ms,
     )
 
 

@@ -76,8 +76,12 @@ def _preload() -> list[str]:
     than once per worker and scan."""
     from turnfold.formats import _MODULE_NAMES
 
-    # genai-prices prices the rows (U-2): a tenth of a second to import, once here too.
-    return ["__main__", "turnfold.corpus", "genai_prices", *_MODULE_NAMES.values()]
+    # genai-prices prices the rows (U-2): a tenth of a second to import, once here too. Its
+    # table (``genai_prices.data``) is imported at the first price a process asks the table
+    # for, and platformdirs where turnfold keeps prices (kept_prices): each worker imported
+    # them on its first chunk, a few hundredths of a second each.
+    return ["__main__", "turnfold.corpus", "genai_prices", "genai_prices.data", "platformdirs",
+            *_MODULE_NAMES.values()]  # fmt: skip
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
@@ -177,7 +181,10 @@ def spread(
     work ends, for a consumer that puts the results in place itself.
 
     The largest files go to the workers first, so that no large one is left running alone at
-    the end while the other workers idle; the smallest are done here while the workers start.
+    the end while the other workers idle; the smallest are done here while the workers start,
+    one file at a time: the rest of a chunk begun here goes to the workers once they are up,
+    which otherwise waited idle until this process ended the chunk (a few hundredths of a
+    second of every core).
     """
     count = default_workers() if workers is None else max(1, workers)
     if count == 1 or not parallel:
@@ -194,10 +201,14 @@ def spread(
     starter = _Starter(count)
     try:
         while planned and not starter.ready.is_set():
-            smallest = [items[i] for i in planned[-1]]
-            if not _small(smallest):
+            if not _small([items[i] for i in planned[-1]]):
                 break
-            yield from zip(planned.pop(), func(smallest), strict=True)
+            indices = planned.pop()
+            for done, index in enumerate(indices):
+                if done and starter.ready.is_set():
+                    planned.append(indices[done:])
+                    break
+                yield index, func([items[index]])[0]
         if not planned:
             return
         pool = starter.wait()

@@ -41,7 +41,6 @@ from turnfold.process import (
     Segment,
     TurnHeader,
     plan_projection,
-    recorded_duration_ms,
     segment_header,
 )
 from turnfold.session import session_facts, utc
@@ -634,11 +633,13 @@ def _turn_tables(
         if moment is not None and (started is None or moment < started):
             started = moment
         if isinstance(entry, ToolCall):
-            tool_rows.append(_tool_row(key, turn, entry))
+            # The call's moment, just read, is its start unless it records one of its own.
+            began = utc(entry.started_at) if entry.started_at else moment
+            tool_rows.append(_tool_row(key, turn, entry, began))
     # The turn's responses once each, and what its calls' sub-agents spent (U-1, U-2), as its
     # header shows them with show_turn_usage.
     spent = spend_of(transcript, everything, started)
-    duration = None if header.status == "running" else recorded_duration_ms(segment)
+    duration = header.duration_ms  # the header's own (None while the turn runs)
     turn_rows.append({
         "key": key, "turn": turn, "status": header.status, "started": started,
         "duration_s": duration / 1000 if duration is not None else None,
@@ -648,12 +649,11 @@ def _turn_tables(
     })  # fmt: skip
 
 
-def _tool_row(key: str, turn: int, call: ToolCall) -> dict[str, Any]:
+def _tool_row(key: str, turn: int, call: ToolCall, started: datetime | None) -> dict[str, Any]:
     failed = call.status == "error" and call.result is not None
     return {
         "key": key, "turn": turn, "call_id": call.call_id, "name": call.name,
-        "category": tool_category(call.name), "status": call.status,
-        "started": utc(call.started_at or call.timestamp),
+        "category": tool_category(call.name), "status": call.status, "started": started,
         "duration_ms": call.recorded_duration_ms, "description": safe_description(call.description),
         "error": _first_line(call.result.text) if failed and call.result else None,
     }  # fmt: skip
