@@ -109,6 +109,9 @@ class Growth:
         self.widget = TranscriptWidget(self.rec.transcript, running=True)
         self.sent: list[dict[str, Any]] = []
         self.widget._transport._send = self.sent.append
+        # Each step is flushed by hand (patches): the update timer, whose thread may run a step
+        # late on a busy machine, would split one step's changes over two patches.
+        self.widget._schedule = lambda delay=None: None  # type: ignore[method-assign]
         self.count = 0
         #: The sub-agents' own recorders, growing apart from the run (as a framework's do).
         self.children: list[Recorder] = []
