@@ -130,8 +130,8 @@ class Partner:
     each says what it read (``agreed``), and when the two differ (a file that grew in between)
     this process builds every chunk itself.
 
-    Only the work differs between the two: the child must not say anything or write anywhere
-    (its standard streams go nowhere), and :meth:`imap` never returns in it.
+    The child says nothing and writes nowhere (its standard streams go to the null device),
+    and :meth:`imap` never returns in it.
     """
 
     def __init__(self) -> None:
