@@ -373,18 +373,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if site is not None:
         return _render_site(options, site)
     partner = _partner(options) if options.command == "render" else None
-    if partner is not None and partner.is_child:
-        try:  # the partner reads the file and draws its share of the page, silently
-            transcript = _load(options, sys.stderr)
-            if transcript is not None:
-                _render(options, transcript, sys.stdout, partner)
-        finally:
-            partner.leave()
-    try:
+    try:  # the partner reads the file too and draws its share of the page, silently
         return _main(options, partner)
     finally:
         if partner is not None:
-            partner.leave()
+            partner.leave()  # the partner ends here; this process stops one not asked for
 
 
 def _main(options: argparse.Namespace, partner: Partner | None) -> int:

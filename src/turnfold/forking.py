@@ -141,6 +141,7 @@ class Partner:
             quiet = os.open(os.devnull, os.O_WRONLY)
             os.dup2(quiet, 1)
             os.dup2(quiet, 2)
+            os.close(quiet)
 
     def imap(
         self, func: Callable[[Chunk], Result], chunks: Sequence[Chunk], agreed: bytes

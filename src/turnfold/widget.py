@@ -63,7 +63,7 @@ from turnfold.render.html import render_html, timeline_css
 from turnfold.render.nodes import TimelineNode, TopNode, View
 from turnfold.render.search import search_view
 from turnfold.render.text import render_text
-from turnfold.render.viewmodel import NodeReuse, ancestor_path, plan_view
+from turnfold.render.viewmodel import NodeReuse, ancestor_path, plan_view, rebuilt
 from turnfold.session import SessionTally
 from turnfold.settings import DisplaySettings, normalize_settings
 from turnfold.summaries.usage import UsageTracker, usage_footer, usage_for
@@ -409,15 +409,8 @@ class TranscriptWidget(anywidget.AnyWidget):
                 self.transcript, snapshot, more_chars=OUTPUT_REST_CHARS, items=items, facts=facts,
                 timeline=self._timeline,
             )  # fmt: skip
-            nodes: list[TopNode] = []
-            built: dict[str, TopNode] = {}
-            for item in items:
-                key = item.key
-                node = cache.get(key)
-                if node is None or key in fresh or item.running:
-                    (node,) = plan.nodes([item], reuse)
-                built[key] = node
-                nodes.append(node)
+            built = rebuilt(items, fresh, cache, lambda item: plan.nodes([item], reuse)[0])
+            nodes: list[TopNode] = list(built.values())
             reuse.next_build()
         with self._dirty_lock:
             if self._nodes is cache:  # not cleared by a settings change meanwhile

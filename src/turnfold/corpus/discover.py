@@ -130,10 +130,9 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
         if run.name == "workflows" and run.parent.name == "subagents":
             # A Workflow run (<session>/subagents/workflows/<runId>/): its journal is the run's
             # bookkeeping; its agents nest in the session, when there is one to nest them.
-            session = run.parent.parent
             if path.name == "journal.jsonl":
                 return True
-            return session.with_name(session.name + ".jsonl").is_file()
+            return _session_file_beside(run.parent.parent)
         return path.name.startswith("agent-") or path.parent.name == "subagents"
     if format == "codex":
         for value in head:
@@ -162,8 +161,12 @@ def is_session_bookkeeping(path: Path) -> bool:
         return path.with_name(name.removesuffix(".meta.json") + ".jsonl").is_file()
     if path.suffix != ".json" or path.parent.name != "workflows":
         return False
-    session = path.parent.parent
-    return session.with_name(session.name + ".jsonl").is_file()
+    return _session_file_beside(path.parent.parent)
+
+
+def _session_file_beside(folder: Path) -> bool:
+    """Whether Claude Code's session folder ``<session>/`` has its ``<session>.jsonl`` beside it."""
+    return folder.with_name(folder.name + ".jsonl").is_file()
 
 
 def iter_paths(items: Iterable[Item]) -> Iterator[str]:

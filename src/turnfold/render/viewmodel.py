@@ -249,15 +249,33 @@ class SubagentReuse:
         self._reuse.changed(dirty)
         items, fresh = self._planner.plan(options.settings, running=None, changed=dirty)
         inner = replace(options, reuse=self._reuse)
-        built: dict[str, TopNode] = {}
-        for item in items:
-            node = self._nodes.get(item.key)
-            if node is None or item.key in fresh or item.running:
-                node = _planned(item, self.transcript, inner, self.prefix)
-            built[item.key] = node
+        built = rebuilt(
+            items,
+            fresh,
+            self._nodes,
+            lambda item: _planned(item, self.transcript, inner, self.prefix),
+        )
         self._reuse.next_build()
         self._nodes = built
         return list(built.values())
+
+
+def rebuilt(
+    items: Sequence[PlannedItem],
+    fresh: set[str],
+    last: Mapping[str, TopNode],
+    build: Callable[[PlannedItem], TopNode],
+) -> dict[str, TopNode]:
+    """The top-level nodes of ``items`` by key, in their order (Q-3): the node of the last
+    build (``last``) again, unless its item was planned anew (``fresh``, what
+    :meth:`~turnfold.process.ProjectionPlanner.plan` says) or runs; ``build`` makes the rest."""
+    built: dict[str, TopNode] = {}
+    for item in items:
+        node = last.get(item.key)
+        if node is None or item.key in fresh or item.running:
+            node = build(item)
+        built[item.key] = node
+    return built
 
 
 @dataclass(frozen=True)
@@ -954,6 +972,7 @@ __all__ = [
     "note_text",
     "open_all",
     "plan_view",
+    "rebuilt",
     "session_header",
     "turn_usage",
 ]
