@@ -389,6 +389,126 @@ def test_C4_a_grown_file_is_read_alone_then_on_from_its_last_complete_line(
         assert db.execute("SELECT count(*) FROM checkpoints").fetchone() == (0,)
 
 
+#: Sessions whose sub-agents run in files of their own, each as its agent lays them out: the
+#: session file, the folder of its sub-agents' files, and one sub-agent's file.
+SUBAGENT_LAYOUTS = {
+    "claude-code v2.1": (
+        "claude-code/v2.1_progress-and-subagent-file.jsonl",
+        "claude-code/v2.1_progress-and-subagent-file",
+        "subagents/agent-ab12cd34ef56ab78c.jsonl",
+    ),
+    "claude-code workflow": (
+        "claude-code/v2.1.332_workflow/11111111-2222-3333-4444-666666666666.jsonl",
+        "claude-code/v2.1.332_workflow/11111111-2222-3333-4444-666666666666",
+        "subagents/workflows/wf_306ba340-b64/agent-a3454888b50a34f18.jsonl",
+    ),
+    "qwen": (
+        "qwen/background-agent/chats/62c225bc-6b43-451c-baad-3eaede03a4f2.jsonl",
+        "qwen/background-agent/subagents",
+        "62c225bc-6b43-451c-baad-3eaede03a4f2/"
+        "agent-general-purpose-call_3_1796160830575880678.jsonl",
+    ),
+    "cursor": (
+        "cursor/3f0c9a52-8d41-4e7b-b1a6-0c2e5f7d9a13/3f0c9a52-8d41-4e7b-b1a6-0c2e5f7d9a13.jsonl",
+        "cursor/3f0c9a52-8d41-4e7b-b1a6-0c2e5f7d9a13/subagents",
+        "b7e2d4f0-5c1a-4e93-8f60-2a9d1c3e4b57.jsonl",
+    ),
+}
+
+
+def _copy_layout(layout: str, root: Path) -> tuple[Path, Path]:
+    """The session and its sub-agents' folder of ``layout``, copied under ``root`` (a new
+    folder: the test's own holds the index); the session's file and the sub-agent's."""
+    session_name, folder_name, child_name = SUBAGENT_LAYOUTS[layout]
+    session = root / Path(session_name).relative_to(Path(session_name).parts[0])
+    folder = root / Path(folder_name).relative_to(Path(folder_name).parts[0])
+    session.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(FIXTURES / session_name, session)
+    shutil.copytree(FIXTURES / folder_name, folder, dirs_exist_ok=True)
+    return session, folder / child_name
+
+
+@pytest.mark.parametrize("layout", list(SUBAGENT_LAYOUTS))
+def test_C1_a_subagents_file_is_no_row_of_its_own_in_every_layout(
+    layout: str, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs"
+    session, _ = _copy_layout(layout, runs)
+    corpus = scan(runs, workers=1, cache=False)
+    assert corpus.keys == [str(session)]
+    assert (corpus.skipped, corpus.errors) == (0, 0)
+
+
+@pytest.mark.parametrize("layout", ["claude-code workflow", "qwen", "cursor"])
+def test_C1_a_subagents_file_whose_session_is_gone_is_a_row(layout: str, tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    session, child = _copy_layout(layout, runs)
+    session.unlink()  # no session to nest it in: the sub-agent's run is shown on its own
+    assert str(child) in scan(runs, workers=1, cache=False).keys
+
+
+def test_C4_a_subagents_file_names_its_session_in_every_format() -> None:
+    """The pattern a sub-agent's file gives for its session (read again when the file
+    changes) matches that session's file and no other file of the tree."""
+    from fnmatch import fnmatchcase
+
+    from turnfold.corpus.discover import session_of
+    from turnfold.formats.source import open_source
+
+    claude = TREE / "claude/projects/-home-dev-shop"
+    claude_session = claude / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+    codex = TREE / "codex/sessions/2026/05/12"
+    chats = TREE / "gemini/tmp/907f2064/chats"
+    cases = {  # a sub-agent's file: its format, its session's file
+        claude / "agent-d4e5f6.jsonl": ("claude-code", claude_session),
+        claude_session.with_suffix("") / "subagents/agent-a1b2c3.jsonl": (
+            "claude-code", claude_session),
+        codex / "rollout-2026-05-12T10-00-01-b2c3d4e5-f6a7-8901-bcde-f12345678901.jsonl": (
+            "codex",
+            codex / "rollout-2026-05-12T09-59-55-a1b2c3d4-e5f6-7890-abcd-ef1234567890.jsonl"),
+        chats / "37b7abef-713d-4522-85f0-8ff15a4e6d17/c0ffee00.json": (
+            "gemini", chats / "session-2026-01-16T11-01-37b7abef.json"),
+    }  # fmt: skip
+    files = [str(p) for p in TREE.rglob("*") if p.is_file()]
+    for child, (format, session) in cases.items():
+        source, stream = open_source(child)
+        try:
+            pattern = session_of(child, format, source.head_values())
+        finally:
+            if stream is not None:
+                stream.close()
+        assert pattern is not None, child
+        assert [f for f in files if fnmatchcase(f, pattern)] == [str(session)], child
+
+
+#: The layouts whose session's row counts its sub-agents' tokens (Cursor records none).
+COUNTED = [layout for layout in SUBAGENT_LAYOUTS if layout != "cursor"]
+
+
+@pytest.mark.parametrize("layout", COUNTED)
+def test_C4_a_changed_subagent_file_reads_its_session_again(
+    layout: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = tmp_path / "runs"
+    session, child = _copy_layout(layout, runs)
+    # The sub-agent has done half its work when the session is scanned: then its file grows,
+    # and the session's does not (it waits for its sub-agent).
+    lines = child.read_bytes().splitlines(keepends=True)
+    child.write_bytes(b"".join(lines[: len(lines) // 2]))
+    first = scan(runs, workers=1)
+    child.write_bytes(b"".join(lines))
+    reads = _Reads(monkeypatch)
+    again = scan(runs, workers=1)
+    assert (again.read, again.cached) == (2, first.read - 2)  # the sub-agent's file, its session
+    assert sorted(reads.opened) == sorted([str(child), str(session)])
+    fresh = scan(runs, workers=1, cache=False)
+    assert not fresh.to_arrow().equals(first.to_arrow())  # the row counts the sub-agent's work
+    for name in ("to_arrow", "tool_calls", "turns"):
+        assert getattr(again, name)().equals(getattr(fresh, name)()), name
+    assert (again.errors, again.skipped) == (0, 0)
+    assert scan(runs, workers=1).read == 0  # and kept: the next rescan reads nothing
+
+
 def test_C4_a_deleted_file_leaves_the_corpus_and_the_index(tree: Path, cache_dir: Path) -> None:
     first = scan(tree, workers=1)
     gone = tree / "claude/projects/-home-dev-shop/ses_stage0_small.jsonl"

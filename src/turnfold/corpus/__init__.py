@@ -378,15 +378,19 @@ class _Run:
         self.tool_calls.extend(summary.tool_calls)
         self.turns.extend(summary.turns)
 
-    def tally(self, stored: Stored) -> None:
+    def tally(self, stored: Stored, *, retract: bool = False) -> None:
         """Count a file's rows, errors and what it is (C-7), as it is read or found in the
-        index; :meth:`take_file` adds its rows, in the order of the items, once all are."""
+        index; :meth:`take_file` adds its rows, in the order of the items, once all are.
+        ``retract`` takes back the count of a file found in the index but read again."""
         rows = stored.rows
-        if not self._counted(stored.kind) or rows is None:
+        if stored.kind != "rows" or rows is None:
+            if not retract:
+                self._counted(stored.kind)
             return
+        sign = -1 if retract else 1
         errors = rows.column(len(COLUMNS) - 1)  # ``error`` is the last column (C-2)
-        self.errors += len(errors) - errors.null_count
-        self.tallied += rows.num_rows
+        self.errors += sign * (len(errors) - errors.null_count)
+        self.tallied += sign * rows.num_rows
 
     def take_file(self, stored: Stored, position: int) -> None:
         """A file's rows as record batches, read now or from the index (C-4)."""
@@ -428,7 +432,8 @@ def scan(
     list of paths, a Parquet file, a ``pyarrow.Table`` or pandas DataFrame of trajectories (the
     ``messages`` column, found by name when not given; other columns kept as row metadata), or
     a list of :class:`~turnfold.Transcript`. ``format`` forces a loader. ``cache=False``
-    bypasses the index of already-read files (C-4). ``workers`` is the number of worker
+    bypasses the index of already-read files (C-4: a file is read again when it changed, or
+    when a sub-agent's file of its session did). ``workers`` is the number of worker
     processes (None: every core; 1: this process); ``client`` a ``distributed.Client``, whose
     cluster then does the work (C-5).
     """
@@ -494,22 +499,38 @@ def _scan_files(
         # its place once all are read. Their rows are kept either way, so this costs no memory.
         read: dict[int, Stored] = {}
         pending: list[tuple[Item, Stored]] = []
+        sessions: list[str] = []  # of the sub-agents' files read now: their sessions' patterns
+
+        def took(position: int, summary: Summary) -> None:
+            nonlocal pending
+            stored = read[position] = _stored(summary)
+            run.read += 1
+            run.tally(stored)
+            if summary.session is not None:
+                sessions.append(summary.session)
+            if index is not None:
+                pending.append((items[position], stored))
+                if len(pending) >= STORE_EVERY:
+                    index.store(pending)
+                    pending = []
+
         with _progress(len(items), "Scanning") as bar:
             for position in known:
                 run.tally(known[position])
             run.cached = len(known)
             bar.update(len(known))
             for index_in_todo, summary in _spread(todo, workers, client):
-                position = places[index_in_todo]
-                stored = read[position] = _stored(summary)
-                run.read += 1
-                run.tally(stored)
-                if index is not None:
-                    pending.append((items[position], stored))
-                    if len(pending) >= STORE_EVERY:
-                        index.store(pending)
-                        pending = []
+                took(places[index_in_todo], summary)
                 bar.update(1)
+                _report(bar, run)
+            # A sub-agent's file that changed changes its session's row, though the session
+            # file did not (its agent still runs while the session waits): read it again.
+            again = _sessions_known(items, known, sessions)
+            for position in again:
+                run.tally(known.pop(position), retract=True)
+                run.cached -= 1
+            for index_in_again, summary in _spread([items[p] for p in again], workers, client):
+                took(again[index_in_again], summary)
                 _report(bar, run)
         for position in range(len(items)):
             run.take_file(known.get(position) or read[position], position)
@@ -527,6 +548,23 @@ def _scan_files(
         return Item(key=row["key"], path=row["path"], sample=row["sample"], format=row["format"])
 
     return _corpus(run, opener, None, workers, client)
+
+
+def _sessions_known(items: list[Item], known: dict[int, Stored], sessions: list[str]) -> list[int]:
+    """The positions of the session files the index gave rows for whose paths match one of
+    ``sessions`` (patterns from :func:`~turnfold.corpus.discover.session_of`)."""
+    if not sessions:
+        return []
+    from fnmatch import fnmatchcase
+
+    patterns = set(sessions)
+    return [
+        position
+        for position, stored in known.items()
+        if stored.kind == "rows"
+        and (path := items[position].path) is not None
+        and any(fnmatchcase(os.path.abspath(path), pattern) for pattern in patterns)
+    ]
 
 
 def _examine_chunk(items: list[Item]) -> list[Summary]:

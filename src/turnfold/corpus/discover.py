@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import glob as globbing
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,8 +123,11 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
     session (:mod:`turnfold.formats.claude_code_workflows`), so they are rows only when the
     session file itself is gone. Codex writes a child thread as a rollout whose
     ``session_meta`` names its parent thread; Gemini CLI writes
-    ``chats/<parentSessionId>/<sessionId>.jsonl``. The parent's
-    loader reads each of them into the call that spawned it.
+    ``chats/<parentSessionId>/<sessionId>.jsonl``; Qwen Code
+    ``subagents/<sessionId>/agent-*.jsonl`` beside ``chats/<sessionId>.jsonl``; Cursor
+    ``<sessionId>/subagents/*.jsonl`` beside ``<sessionId>/<sessionId>.jsonl``. The parent's
+    loader reads each of them into the call that spawned it; Qwen's and Cursor's are rows only
+    when their session file is gone, as Claude Code's Workflow agents are.
     """
     if format == "claude-code":
         run = path.parent.parent
@@ -135,18 +139,13 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
             return _session_file_beside(run.parent.parent)
         return path.name.startswith("agent-") or path.parent.name == "subagents"
     if format == "codex":
-        for value in head:
-            if isinstance(value, dict) and value.get("type") == "session_meta":
-                payload = value.get("payload")
-                origin = payload.get("source") if isinstance(payload, dict) else None
-                subagent = origin.get("subagent") if isinstance(origin, dict) else None
-                spawn = subagent.get("thread_spawn") if isinstance(subagent, dict) else None
-                return isinstance(spawn, dict) and bool(spawn.get("parent_thread_id"))
-        return False
+        return _parent_thread(head) is not None
     if format == "gemini":
         if path.parent.parent.name == "chats":
             return True
         return any(isinstance(v, dict) and v.get("kind") == "subagent" for v in head[:1])
+    if format in ("qwen", "cursor"):
+        return _subagents_session(path, format) is not None
     return False
 
 
@@ -162,6 +161,80 @@ def is_session_bookkeeping(path: Path) -> bool:
     if path.suffix != ".json" or path.parent.name != "workflows":
         return False
     return _session_file_beside(path.parent.parent)
+
+
+def session_of(path: Path, format: str | None, head: list[Any]) -> str | None:
+    """The session file a sub-agent's file, or a session's bookkeeping file, belongs to, as a
+    pattern of its path (:func:`fnmatch.fnmatchcase`); None when neither the file's place nor
+    its first records tell.
+
+    A change to such a file is a change to its session's row, though the session file itself
+    did not change (a sub-agent still running while its parent waits): the scan reads that
+    session again (C-4). The pattern is matched against the files the scan already knows, so
+    finding the session costs no search of the file system. Each format's loader finds its
+    sub-agents' files where this finds their session: Claude Code by place (and a v2.0 file
+    beside the session by its ``sessionId``), Codex by the parent thread's id in the rollout's
+    name, Gemini CLI by the first eight characters of the session id in the chat's name.
+    """
+    folder = path.parent
+    if format in ("claude-code", None):
+        if folder.name == "workflows" and path.suffix == ".json":  # <session>/workflows/<run>.json
+            return _beside(folder.parent)
+        if folder.parent.name == "workflows" and folder.parent.parent.name == "subagents":
+            return _beside(folder.parent.parent.parent)
+        if folder.name == "subagents":
+            return _beside(folder.parent)
+        session = next((v.get("sessionId") for v in head if isinstance(v, dict)), None)
+        if isinstance(session, str) and _SAFE_NAME.match(session):  # v2.0: beside its session
+            return globbing.escape(str(folder / session)) + ".jsonl"
+        return None
+    if format == "codex":
+        parent = _parent_thread(head)
+        if parent is None or not _SAFE_NAME.match(parent):
+            return None
+        day = folder.parts[-3:]
+        root = folder.parents[2] if len(day) == 3 and all(p.isdigit() for p in day) else folder
+        return globbing.escape(str(root)) + f"/*{parent}.jsonl"
+    if format == "gemini" and folder.parent.name == "chats" and _SAFE_NAME.match(folder.name):
+        return globbing.escape(str(folder.parent)) + f"/*{folder.name[:8]}.json*"
+    if format in ("qwen", "cursor"):
+        session = _subagents_session(path, format)
+        return globbing.escape(str(session)) if session is not None else None
+    return None
+
+
+def _subagents_session(path: Path, format: str) -> Path | None:
+    """The session file beside a Qwen Code or Cursor sub-agent's folder, if it is there."""
+    folder = path.parent
+    if format == "qwen" and folder.parent.name == "subagents":
+        session = folder.parent.parent / "chats" / (folder.name + ".jsonl")
+    elif format == "cursor" and folder.name == "subagents":
+        session = folder.parent / (folder.parent.name + ".jsonl")
+    else:
+        return None
+    return session if session.is_file() else None
+
+
+#: An id that may stand in a pattern of a path as it is: no separator, no wildcard.
+_SAFE_NAME = re.compile(r"^[0-9A-Za-z_.-]{1,80}$")
+
+
+def _beside(folder: Path) -> str:
+    """The pattern of Claude Code's ``<session>.jsonl`` beside its folder ``<session>/``."""
+    return globbing.escape(str(folder.with_name(folder.name + ".jsonl")))
+
+
+def _parent_thread(head: list[Any]) -> str | None:
+    """The parent thread's id a Codex rollout's ``session_meta`` names, if it is a child's."""
+    for value in head:
+        if isinstance(value, dict) and value.get("type") == "session_meta":
+            payload = value.get("payload")
+            origin = payload.get("source") if isinstance(payload, dict) else None
+            subagent = origin.get("subagent") if isinstance(origin, dict) else None
+            spawn = subagent.get("thread_spawn") if isinstance(subagent, dict) else None
+            parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
+            return parent if isinstance(parent, str) and parent else None
+    return None
 
 
 def _session_file_beside(folder: Path) -> bool:

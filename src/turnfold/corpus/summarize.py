@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from turnfold import codec
-from turnfold.corpus.discover import Item, is_session_bookkeeping, is_subagent_file
+from turnfold.corpus.discover import Item, is_session_bookkeeping, is_subagent_file, session_of
 from turnfold.cost import spend_of
 from turnfold.formats import TranscriptFormatError, load, read_source, which_format
 from turnfold.formats.detection import AmbiguousFormat
@@ -109,6 +109,9 @@ class Summary:
     (:meth:`pack`), in their order, before :attr:`rows`."""
     checkpoint: bytes | None = None
     """A file seen growing: where to read it on from next time (:func:`_examine_growing`)."""
+    session: str | None = None
+    """A sub-agent's (``child``) file: the pattern of its session file's path, when it can be
+    told (:func:`~turnfold.corpus.discover.session_of`)."""
 
     @property
     def count(self) -> int:
@@ -225,7 +228,7 @@ def examine(item: Item, *, tables: bool = True, visit: Visit | None = None) -> S
             return growing
     format = item.format
     if item.path is not None and format is None and is_session_bookkeeping(Path(item.path)):
-        return Summary("child")
+        return Summary("child", session=session_of(Path(item.path), None, []))
     try:
         transcript: Transcript | None = None
         if item.path is not None and format is None:
@@ -249,7 +252,7 @@ def examine(item: Item, *, tables: bool = True, visit: Visit | None = None) -> S
         if format == "gemini" and item.path is not None and _is_resume_stub(item.path, transcript):
             return Summary("part")
     except _NotASession as exc:
-        return Summary(exc.kind)
+        return Summary(exc.kind, session=exc.session)
     except Exception as exc:  # a scan never aborts on one item (C-7)
         return _one(_error_row(item, _reason(exc), format))
     return _summarized(transcript, item, format, tables, visit)
@@ -278,7 +281,7 @@ def _examine_growing(item: Item, tables: bool, visit: Visit | None) -> Summary |
             return None
         transcript, kept = read_growing(Path(item.path), format, checkpoint)
     except _NotASession as exc:
-        return Summary(exc.kind)
+        return Summary(exc.kind, session=exc.session)
     except Exception as exc:  # a scan never aborts on one item (C-7)
         return _one(_error_row(item, _reason(exc), format))
     found = _summarized(transcript, item, format, tables, visit)
@@ -437,9 +440,10 @@ class _Unreadable(ValueError):
 
 
 class _NotASession(Exception):
-    def __init__(self, kind: Kind) -> None:
+    def __init__(self, kind: Kind, session: str | None = None) -> None:
         super().__init__(kind)
         self.kind: Kind = kind
+        self.session = session  # a sub-agent's file: its session's (Summary.session)
 
 
 def _reason(exc: BaseException) -> str:
@@ -469,7 +473,7 @@ def _detect(source: Source) -> str:
         raise _NotASession("skipped")
     assert source.path is not None
     if is_subagent_file(source.path, format, head):
-        raise _NotASession("child")
+        raise _NotASession("child", session_of(source.path, format, head))
     return format
 
 
