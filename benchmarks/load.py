@@ -72,13 +72,19 @@ def _output(rng: random.Random, sizes: tuple[int, ...]) -> str:
     return "\n".join(lines)
 
 
+#: When a generated session starts: 2026-01-01, UTC.
+START = 1_767_225_600.0
+
+
 class _Session:
-    def __init__(self, seed: int, output_sizes: tuple[int, ...] = OUTPUT_SIZES) -> None:
+    def __init__(
+        self, seed: int, output_sizes: tuple[int, ...] = OUTPUT_SIZES, start: float = START
+    ) -> None:
         self.rng = random.Random(seed)
         self.output_sizes = output_sizes
         self.parent: str | None = None
         self.n = 0
-        self.clock = 1_767_225_600.0
+        self.clock = start
 
     def line(self, kind: str, message: dict[str, Any], **extra: Any) -> str:
         self.n += 1
@@ -146,10 +152,11 @@ def _write(path: Path, session: _Session, more: Callable[[int, int], bool]) -> i
     return written
 
 
-def generate(path: Path, megabytes: float, seed: int = 11) -> int:
-    """Write the session; returns its size in bytes."""
+def generate(path: Path, megabytes: float, seed: int = 11, start: float = START) -> int:
+    """Write the session, its first line at ``start`` (seconds since the epoch); its size in
+    bytes."""
     target = int(megabytes * 1024 * 1024)
-    return _write(path, _Session(seed), lambda _, written: written < target)
+    return _write(path, _Session(seed, start=start), lambda _, written: written < target)
 
 
 def generate_turns(
