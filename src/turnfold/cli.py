@@ -33,7 +33,7 @@ from turnfold.render.content import MORE_CHARS
 from turnfold.render.nodes import View
 from turnfold.render.page import write_page
 from turnfold.render.viewmodel import build_view_model, open_all
-from turnfold.settings import DISPLAY_MODES, DisplaySettings
+from turnfold.settings import DISPLAY_MODES, SettingsSnapshot, snapshot_of
 
 __all__ = ["build_parser", "expand_all", "main"]
 
@@ -160,13 +160,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _settings(options: argparse.Namespace) -> DisplaySettings:
+def _settings(options: argparse.Namespace) -> SettingsSnapshot:
+    """The display settings the options choose, as a snapshot: a page is built from one, and
+    live settings (``DisplaySettings``) would import traitlets for nothing (issue 19)."""
     values: dict[str, Any] = {"show_thinking": not options.no_thinking}
     if options.mode:
         values["transcript_display_mode"] = options.mode
     if options.locale:
         values["locale"] = options.locale
-    return DisplaySettings(**values)
+    return snapshot_of(values)
 
 
 def expand_all(view: View) -> View:

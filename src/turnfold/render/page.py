@@ -12,7 +12,7 @@ re-encoded.
 from __future__ import annotations
 
 import io
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from turnfold.forking import Partner, fork_imap, free_core
 from turnfold.gcpause import collector_paused
@@ -28,7 +28,10 @@ from turnfold.render.html import (
     timeline_html,
 )
 from turnfold.render.viewmodel import ViewPlan, open_all, plan_view
-from turnfold.settings import DisplaySettings, SettingsSnapshot
+from turnfold.settings import SettingsSnapshot
+
+if TYPE_CHECKING:  # a name for types only: the class imports traitlets (issue 19)
+    from turnfold.live_settings import DisplaySettings
 
 __all__ = ["FORK_MIN_ENTRIES", "render_page", "write_page"]
 
@@ -144,7 +147,7 @@ def _heading(plan: ViewPlan) -> str:
 
 def render_page(
     transcript: Transcript,
-    settings: DisplaySettings | None = None,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
     *,
     title: str | None = None,
     more_chars: int | None = MORE_CHARS,

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import PurePath
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from turnfold import keys
 from turnfold.batches import SummaryRow, ToolRow
@@ -94,10 +94,13 @@ from turnfold.render.nodes import (
     View,
 )
 from turnfold.session import SessionFacts, session_facts, short_model, utc
-from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
+from turnfold.settings import SettingsSnapshot, snapshot_of
 from turnfold.timeline import Timeline
 from turnfold.tools import display_name, format_duration
 from turnfold.usage import TOKEN_FIELDS, total_of
+
+if TYPE_CHECKING:  # a name for types only: the class imports traitlets (issue 19)
+    from turnfold.live_settings import DisplaySettings
 
 SCHEMA_VERSION = 1
 #: A user's message longer than this many lines, or characters, shows its first lines and the
@@ -290,7 +293,7 @@ class _Options:
 
 def build_view_model(
     transcript: Transcript,
-    settings: DisplaySettings | None = None,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
     *,
     running: bool | None = None,
     more_chars: int | None = MORE_CHARS,
