@@ -28,16 +28,16 @@ The price is the second read, on a core that would otherwise wait for the first.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = ["Partner", "can_fork", "cores", "fork_imap", "fork_map", "free_core"]
-
-_LOG = logging.getLogger(__name__)
 
 Chunk = TypeVar("Chunk")
 Result = TypeVar("Result")
@@ -242,10 +242,11 @@ class _Split:
             _reap()
             return results  # type: ignore[return-value]  # every slot is filled above
         _, status = os.waitpid(self._pid, 0)
+        log = _logger()
         if status:
-            _LOG.warning("the forked child failed (status %s); building its part here", status)
+            log.warning("the forked child failed (status %s); building its part here", status)
         else:
-            _LOG.debug("the forked child read another input; building its part here")
+            log.debug("the forked child read another input; building its part here")
         for number, finished in enumerate(done):
             if not finished:
                 results[number] = func(chunks[number])
@@ -261,6 +262,15 @@ class _Split:
             os.kill(self._pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(self._pid, 0)
+
+
+def _logger() -> logging.Logger:
+    """This module's logger, imported only when there is something to say: a fork that goes
+    well says nothing, and ``import logging`` takes milliseconds a render need not pay
+    (issue 19)."""
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 def _record(pickled: bytes) -> bytes:
