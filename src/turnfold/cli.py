@@ -24,16 +24,18 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
 
 from turnfold.forking import Partner, can_fork, free_core
 from turnfold.formats import FORMATS, TranscriptFormatError, load
 from turnfold.model import Transcript
 from turnfold.render.content import MORE_CHARS
-from turnfold.render.nodes import View
 from turnfold.render.page import write_page
 from turnfold.render.viewmodel import build_view_model, open_all
 from turnfold.settings import DISPLAY_MODES, SettingsSnapshot, snapshot_of
+
+if TYPE_CHECKING:  # the view model's schema, for types only (issue 19: not imported by a page)
+    from turnfold.render.nodes import View
 
 __all__ = ["build_parser", "expand_all", "main"]
 

@@ -29,39 +29,41 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from itertools import accumulate
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from turnfold.i18n import translate
 from turnfold.render.anchors import call_anchor, turn_anchor
 from turnfold.render.content import content_css, escape
-from turnfold.render.nodes import (
-    AnyNode,
-    BatchNode,
-    ChildNode,
-    CommandNode,
-    CompactionNode,
-    GroupNode,
-    NoticeNode,
-    OutcomeNode,
-    OutsideNode,
-    ProgressNode,
-    ResultView,
-    SessionNode,
-    SummaryNode,
-    SystemNode,
-    ThinkingIndicatorNode,
-    ThinkingNode,
-    TimelineNode,
-    TimelineTurn,
-    ToolNode,
-    TopNode,
-    TurnHeader,
-    TurnNode,
-    UserNode,
-    View,
-)
 from turnfold.render.scripts import policy, script_tag
+
+if TYPE_CHECKING:  # the view model's schema, for types only (issue 19: not imported by a page)
+    from turnfold.render.nodes import (
+        AnyNode,
+        BatchNode,
+        ChildNode,
+        CommandNode,
+        CompactionNode,
+        GroupNode,
+        NoticeNode,
+        OutcomeNode,
+        OutsideNode,
+        ProgressNode,
+        ResultView,
+        SessionNode,
+        SummaryNode,
+        SystemNode,
+        ThinkingIndicatorNode,
+        ThinkingNode,
+        TimelineNode,
+        TimelineTurn,
+        ToolNode,
+        TopNode,
+        TurnHeader,
+        TurnNode,
+        UserNode,
+        View,
+    )
 
 #: The page's own script: its deep links open the folds around what they name (B-2).
 DEEP_LINKS = "deeplinks.js"

@@ -64,43 +64,43 @@ from turnfold.render.content import (
     result_view,
     thinking_html,
 )
-from turnfold.render.nodes import (
-    AnswerNode,
-    AnyNode,
-    BatchNode,
-    ChildNode,
-    CommandNode,
-    GroupNode,
-    NoticeNode,
-    OutcomeNode,
-    OutsideNode,
-    ProcessNode,
-    ProgressNode,
-    ResultNote,
-    ResultView,
-    RowNode,
-    SessionNode,
-    SessionPart,
-    SubagentView,
-    ThinkingIndicatorNode,
-    ThinkingNode,
-    TimelineNode,
-    ToolFold,
-    ToolNode,
-    TopNode,
-    TurnHeader,
-    TurnNode,
-    UserNode,
-    View,
-)
 from turnfold.session import SessionFacts, session_facts, short_model, utc
 from turnfold.settings import SettingsSnapshot, snapshot_of
 from turnfold.timeline import Timeline
 from turnfold.tools import display_name, format_duration
 from turnfold.usage import TOKEN_FIELDS, total_of
 
-if TYPE_CHECKING:  # a name for types only: the class imports traitlets (issue 19)
+if TYPE_CHECKING:  # names for types only: traitlets and the schema are not needed (issue 19)
     from turnfold.live_settings import DisplaySettings
+    from turnfold.render.nodes import (
+        AnswerNode,
+        AnyNode,
+        BatchNode,
+        ChildNode,
+        CommandNode,
+        GroupNode,
+        NoticeNode,
+        OutcomeNode,
+        OutsideNode,
+        ProcessNode,
+        ProgressNode,
+        ResultNote,
+        ResultView,
+        RowNode,
+        SessionNode,
+        SessionPart,
+        SubagentView,
+        ThinkingIndicatorNode,
+        ThinkingNode,
+        TimelineNode,
+        ToolFold,
+        ToolNode,
+        TopNode,
+        TurnHeader,
+        TurnNode,
+        UserNode,
+        View,
+    )
 
 SCHEMA_VERSION = 1
 #: A user's message longer than this many lines, or characters, shows its first lines and the
