@@ -24,6 +24,7 @@ from turnfold.render.html import (
     nodes_encoded,
     notice_html,
     outcome_html,
+    page_end,
     session_html,
     timeline_html,
 )
@@ -73,10 +74,12 @@ def write_page(
     with collector_paused():  # as build_view_model: millions of new objects, few of them garbage
         plan = plan_view(transcript, settings, more_chars=more_chars, head=False)
         locale = plan.options.settings.locale
+        mode = plan.options.settings.transcript_display_mode
 
         def draw(chunk: tuple[int, list[PlannedItem]] | None) -> list[bytes]:
-            if chunk is None:  # the heading
-                return [_heading(plan).encode("utf-8")]
+            if chunk is None:  # the page's head and the transcript's heading
+                before, _ = html_frame({"locale": locale, "mode": mode}, title=title)
+                return [before.encode("utf-8"), _heading(plan).encode("utf-8")]
             first_turn, items = chunk
             nodes = plan.nodes(items)
             return nodes_encoded(open_all(nodes) if expand else nodes, locale, first_turn)
@@ -86,22 +89,19 @@ def write_page(
         # facts, its price and its timeline walk every entry (a tenth of a second on a 50 MB
         # session, a third when the price table must be imported: turnfold.kept_prices), and a
         # forked child or this process builds it while the other draws turns. Without a fork it
-        # is built first, as it is written.
+        # is built first, as it is written. The page's head goes with it: its stylesheet imports
+        # Pygments for the colours of code, which need not wait for the turns (issue 19).
         chunks: list[tuple[int, list[PlannedItem]] | None] = [None]
         turns = 1  # the number of each chunk's first turn: its anchor (B-2)
         for start in range(0, len(plan.items), size):
             items = plan.items[start : start + size]
             chunks.append((turns, items))
             turns += sum(1 for item in items if item.segment is not None)
-        mode = plan.options.settings.transcript_display_mode
         if partner is not None:
             drawn = partner.imap(draw, chunks, _read_alike(transcript, plan))
         else:
             drawn = fork_imap(draw, chunks, fork=fork)
-        before, after = html_frame({"locale": locale, "mode": mode}, title=title)
-        head = before.encode("utf-8")
-        stream.write(head)
-        written = len(head)
+        written = 0
         # Each chunk is written as soon as it is drawn (in one process): a page of tens of
         # megabytes is never held whole, and its memory is reused by the next chunk.
         for pieces in drawn:
@@ -110,7 +110,7 @@ def write_page(
                 written += len(piece)
     if not end:
         return written
-    tail = after.encode("utf-8")
+    tail = page_end().encode("utf-8")  # html_frame's end of a page
     stream.write(tail)
     return written + len(tail)
 
