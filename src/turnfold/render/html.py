@@ -27,7 +27,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -87,10 +87,25 @@ __all__ = [
 
 #: The page may load nothing but inline images and its own inline style, and run nothing but
 #: its deep links' few lines, named by their hash (X-1, B-2): a browser refuses every other
-#: script, even one a sanitizer bug let through.
-CSP = policy([DEEP_LINKS])
+#: script, even one a sanitizer bug let through. Computed when first read (:func:`_policy`):
+#: the hash imports hashlib, which a page's head needs only once it is drawn (issue 19).
+CSP: str
 #: The policy of a page with no script (a comparison's: its folds are not linked, B-3).
 NO_SCRIPT = policy([])
+
+
+@cache
+def _policy() -> str:
+    """:data:`CSP`."""
+    return policy([DEEP_LINKS])
+
+
+if not TYPE_CHECKING:  # mypy reads CSP as declared above
+
+    def __getattr__(name: str) -> str:
+        if name == "CSP":
+            return _policy()
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _text(value: object) -> str:
@@ -952,7 +967,7 @@ def html_frame(
         return before, "</div>"
     heading = _text(title) if title else "turnfold"
     head = f"<h1>{_text(title)}</h1>" if title else ""
-    csp = CSP if deep_links else NO_SCRIPT
+    csp = _policy() if deep_links else NO_SCRIPT
     return (
         f'<!DOCTYPE html>\n<html lang="{locale}">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'

@@ -119,22 +119,22 @@ def _read_alike(transcript: Transcript, plan: ViewPlan) -> bytes:
     """What two processes that read one input each for itself agree on when they read the
     same (:class:`~turnfold.forking.Partner`): the planned items, and of the transcript and
     every sub-agent's, the entries, warnings, last entry and every call's status. A file that
-    grew between the two reads, or a line half written when one of them read it, differs."""
-    import hashlib
+    grew between the two reads, or a line half written when one of them read it, differs.
 
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update("\n".join(item.key for item in plan.items).encode("utf-8", "replace"))
+    It is sent as ``hash()`` of all that: a partner is forked from this process, so both share
+    the interpreter's hash key, and 64 bits tell two reads apart as well as a digest would,
+    without importing hashlib for it (issue 19)."""
+    said = ["\n".join(item.key for item in plan.items)]
     pending = [transcript]
     while pending:
         read = pending.pop()
         last = read.entries[-1].id if read.entries else ""
-        counts = f"|{len(read.entries)},{len(read.warnings)},{last}"
-        digest.update(counts.encode("utf-8", "replace"))
+        said.append(f"|{len(read.entries)},{len(read.warnings)},{last}")
         for call in read.tool_calls():
-            digest.update(f"{call.id}:{call.status};".encode("utf-8", "replace"))
+            said.append(f"{call.id}:{call.status};")
             if call.subagent is not None and call.subagent.transcript is not None:
                 pending.append(call.subagent.transcript)
-    return digest.digest()
+    return hash("".join(said)).to_bytes(8, "little", signed=True)
 
 
 def _heading(plan: ViewPlan) -> str:
