@@ -20,6 +20,8 @@ import turnfold
 from turnfold.formats import FORMATS
 
 SAMPLE = Path(turnfold.__file__).parent / "samples" / "claude-code-session.jsonl"
+#: A session of plain prose and output: no Markdown syntax anywhere.
+PLAIN = Path(__file__).parent / "fixtures" / "codex_rollout_v0.129_two-turns.jsonl"
 
 #: What neither ``import turnfold`` nor loading a file needs: the notebook (IPython, the widgets,
 #: traitlets and its config machinery, Jupyter's paths), the fast-model clients (asyncio and ssl,
@@ -109,6 +111,31 @@ def test_loading_a_claude_code_file_imports_no_notebook_corpus_or_client_module(
         not {"turnfold.widget", "turnfold.settings", "turnfold.summaries", "turnfold.process"}
         & modules
     )
+
+
+def test_W6_rendering_a_page_imports_only_what_the_page_draws(tmp_path: Path) -> None:
+    """``turnfold render`` builds its page from a snapshot of its options and draws it: no
+    live settings (traitlets), no view-model schema (types only), no text renderer; and a page
+    with no Markdown in it sanitizes nothing, logs nothing, and imports neither. The price
+    table is imported by the first render of a model on a day only (turnfold.kept_prices), so
+    each session is rendered once here first, as a user's every later render finds it."""
+    from turnfold.cli import main
+
+    def rendered(session: Path) -> set[str]:
+        page = tmp_path / f"{session.stem}.html"
+        argv = ["render", str(session), "-o", str(page)]
+        assert main(argv) == 0  # keeps the prices of its models, in this run's cache folder
+        modules = imported_by(f"import turnfold.cli\nassert turnfold.cli.main({argv!r}) == 0")
+        assert page.stat().st_size > 0
+        return modules
+
+    with_markdown, plain = rendered(SAMPLE), rendered(PLAIN)
+    never = {"turnfold.live_settings", "turnfold.render.nodes", "turnfold.render.text", "difflib"}
+    for modules in (with_markdown, plain):
+        assert _offending(modules) == []
+        assert not never & modules
+    assert {"markdown", "nh3"} <= with_markdown  # what a page with Markdown does need
+    assert not {"markdown", "nh3", "logging"} & plain
 
 
 def test_a_named_format_imports_that_format_alone() -> None:

@@ -17,23 +17,31 @@ tried and the first offending line) or holds nothing to show, 1 when the output 
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import io
-import os
-import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any, BinaryIO, NoReturn, TextIO
+from turnfold.gcpause import collector_paused
 
-from turnfold.forking import Partner, can_fork, free_core
-from turnfold.formats import FORMATS, TranscriptFormatError, load
-from turnfold.model import Transcript
-from turnfold.render.content import MORE_CHARS
-from turnfold.render.nodes import View
-from turnfold.render.page import write_page
-from turnfold.render.viewmodel import build_view_model, open_all
-from turnfold.settings import DISPLAY_MODES, DisplaySettings
+# What a command imports is tens of thousands of functions, classes and dicts that live as long
+# as the process: the cyclic collector would walk them some fifty times on the way, a few
+# milliseconds of every command for nothing (issue 19).
+with collector_paused():
+    import argparse
+    import contextlib
+    import io
+    import os
+    import sys
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+    from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
+
+    from turnfold.forking import Partner, can_fork, free_core
+    from turnfold.formats import FORMATS, TranscriptFormatError, load
+    from turnfold.model import Transcript
+    from turnfold.render.content import MORE_CHARS
+    from turnfold.render.page import write_page
+    from turnfold.render.viewmodel import build_view_model, open_all
+    from turnfold.settings import DISPLAY_MODES, SettingsSnapshot, snapshot_of
+
+if TYPE_CHECKING:  # the view model's schema, for types only (issue 19: not imported by a page)
+    from turnfold.render.nodes import View
 
 __all__ = ["build_parser", "expand_all", "main"]
 
@@ -160,13 +168,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _settings(options: argparse.Namespace) -> DisplaySettings:
+def _settings(options: argparse.Namespace) -> SettingsSnapshot:
+    """The display settings the options choose, as a snapshot: a page is built from one, and
+    live settings (``DisplaySettings``) would import traitlets for nothing (issue 19)."""
     values: dict[str, Any] = {"show_thinking": not options.no_thinking}
     if options.mode:
         values["transcript_display_mode"] = options.mode
     if options.locale:
         values["locale"] = options.locale
-    return DisplaySettings(**values)
+    return snapshot_of(values)
 
 
 def expand_all(view: View) -> View:

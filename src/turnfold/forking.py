@@ -28,16 +28,16 @@ The price is the second read, on a core that would otherwise wait for the first.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = ["Partner", "can_fork", "cores", "fork_imap", "fork_map", "free_core"]
-
-_LOG = logging.getLogger(__name__)
 
 Chunk = TypeVar("Chunk")
 Result = TypeVar("Result")
@@ -105,13 +105,13 @@ def fork_imap(
 ) -> Iterator[Result]:
     """:func:`fork_map`'s results in order, each as soon as it can be had: built one at a time
     as they are asked for when there is no fork (so a page can be written as it is drawn),
-    all at once when a child shares the work."""
+    and with a child, as soon as it and every one before it are built, here or there."""
     if not fork or not 2 <= len(chunks) <= _MAX_CHUNKS or not can_fork():
         return map(func, chunks)
-    return iter(_shared(func, chunks))
+    return _shared(func, chunks)
 
 
-def _shared(func: Callable[[Chunk], Result], chunks: Sequence[Chunk]) -> list[Result]:
+def _shared(func: Callable[[Chunk], Result], chunks: Sequence[Chunk]) -> Iterator[Result]:
     """The work of :func:`fork_map` with a forked child."""
     split = _Split(len(chunks))
     if split.forked_child:
@@ -149,7 +149,7 @@ class Partner:
         """``map(func, chunks)``, shared with the child; in the child, its share, then exit."""
         if self.is_child:
             self._split.serve(func, chunks, agreed)
-        return iter(self._split.collect(func, chunks, agreed))
+        return self._split.collect(func, chunks, agreed)
 
     def leave(self) -> None:
         """The work is done, or will not be (the input could not be read): in the child, this
@@ -181,6 +181,8 @@ class _Split:
         self.forked_child = self._pid == 0
         #: The child's results were gathered, and the child reaped or left to be.
         self.collected = False
+        #: The child said it read what this process read (its first record).
+        self._alike = False
 
     def serve(
         self, func: Callable[[Chunk], Result], chunks: Sequence[Chunk], agreed: bytes = b""
@@ -208,12 +210,14 @@ class _Split:
 
     def collect(
         self, func: Callable[[Chunk], Result], chunks: Sequence[Chunk], agreed: bytes = b""
-    ) -> list[Result]:
-        """In this process: build what it takes, then gather the child's results; whatever
-        the child did not build, or built from another input than ``agreed``, is built here."""
+    ) -> Iterator[Result]:
+        """In this process: build what it takes and gather the child's results as they arrive,
+        giving each result, in chunk order, as soon as it and every one before it are had: a
+        page is written while the two processes still draw it, not after (Q-1). Whatever the
+        child did not build, or built from another input than ``agreed``, is built here."""
         os.close(self._write_end)
-        results: list[Result | None] = [None] * len(chunks)
-        done = [False] * len(chunks)
+        results: dict[int, Result] = {}  # built or received, not given yet
+        given = 0  # the results given so far: chunks 0 … given - 1
         inbox = bytearray()
         read_end = self._read_end
         try:
@@ -221,35 +225,42 @@ class _Split:
             for number in _taken(self._queue_out):
                 if number < len(chunks):
                     results[number] = func(chunks[number])
-                    done[number] = True
                 _receive(read_end, inbox)
+                self._accept(inbox, agreed, results)
+                while given in results:
+                    yield results.pop(given)
+                    given += 1
             os.set_blocking(read_end, True)
             _receive(read_end, inbox)  # to the end: the child's last chunks
-        except BaseException:
+            self._accept(inbox, agreed, results)
+        except BaseException:  # an error here, or a caller that stopped asking
             self.dismiss()
             raise
         finally:
             os.close(self._queue_out)
             os.close(read_end)
-        records = _records(inbox)
-        if next(records, None) == (-1, agreed):  # the child read what this process read
-            for number, result in records:
-                results[number] = result
-                done[number] = True
         self.collected = True
-        if all(done):
+        if given + len(results) == len(chunks):
             _unreaped.append(self._pid)  # leaving: the next call or this process's end reaps it
             _reap()
-            return results  # type: ignore[return-value]  # every slot is filled above
-        _, status = os.waitpid(self._pid, 0)
-        if status:
-            _LOG.warning("the forked child failed (status %s); building its part here", status)
         else:
-            _LOG.debug("the forked child read another input; building its part here")
-        for number, finished in enumerate(done):
-            if not finished:
-                results[number] = func(chunks[number])
-        return results  # type: ignore[return-value]
+            _, status = os.waitpid(self._pid, 0)
+            log = _logger()
+            if status:
+                log.warning("the forked child failed (status %s); building its part here", status)
+            else:
+                log.debug("the forked child read another input; building its part here")
+        for number in range(given, len(chunks)):
+            yield results.pop(number) if number in results else func(chunks[number])
+
+    def _accept(self, inbox: bytearray, agreed: bytes, results: dict[int, Any]) -> None:
+        """Take the whole records at the start of ``inbox`` out of it: the child's first says
+        what it read, and its results are kept only when that is ``agreed``."""
+        for number, result in _taken_records(inbox):
+            if number == -1:
+                self._alike = result == agreed
+            elif self._alike:
+                results[number] = result
 
     def dismiss(self) -> None:
         """Stop the child and reap it, unless its results were gathered (it is gone, or
@@ -261,6 +272,15 @@ class _Split:
             os.kill(self._pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(self._pid, 0)
+
+
+def _logger() -> logging.Logger:
+    """This module's logger, imported only when there is something to say: a fork that goes
+    well says nothing, and ``import logging`` takes milliseconds a render need not pay
+    (issue 19)."""
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 def _record(pickled: bytes) -> bytes:
@@ -302,19 +322,23 @@ def _receive(pipe: int, inbox: bytearray) -> None:
         pass  # nothing more for now
 
 
-def _records(inbox: bytearray) -> Iterator[tuple[int, Any]]:
-    """The ``(number, result)`` records in ``inbox``, up to the last whole one."""
+def _taken_records(inbox: bytearray) -> list[tuple[int, Any]]:
+    """The whole ``(number, result)`` records at the start of ``inbox``, taken out of it (a
+    record still arriving, or cut short by a child that died sending it, stays)."""
     import pickle
 
-    view = memoryview(inbox)
+    records = []
     at = 0
-    while at + _LENGTH <= len(view):
-        length = int.from_bytes(view[at : at + _LENGTH], "little")
-        end = at + _LENGTH + length
-        if end > len(view):
-            break  # the child died while sending this one
-        yield pickle.loads(view[at + _LENGTH : end])
-        at = end
+    with memoryview(inbox) as view:
+        while at + _LENGTH <= len(view):
+            length = int.from_bytes(view[at : at + _LENGTH], "little")
+            end = at + _LENGTH + length
+            if end > len(view):
+                break
+            records.append(pickle.loads(view[at + _LENGTH : end]))
+            at = end
+    del inbox[:at]
+    return records
 
 
 def _reap() -> None:

@@ -18,20 +18,20 @@ that cannot be read or written is no error: the prices then come from the table.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 from datetime import date
 from importlib.util import find_spec
 from pathlib import Path
 from threading import get_ident
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import logging
 
 from turnfold.caches import cache_dir
 
 __all__ = ["FILE_NAME", "MISSING", "Kept", "Line", "PriceBook", "price_book"]
-
-_LOG = logging.getLogger(__name__)
 
 #: JSON, but not named ``.json``: the corpus scanner reads such files as candidate sessions, and
 #: the cache folder may lie inside a folder it scans.
@@ -61,7 +61,7 @@ class PriceBook:
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as error:
-            _LOG.debug("kept prices unreadable (%s); the table prices", error)
+            _logger().debug("kept prices unreadable (%s); the table prices", error)
             return {}
         if not isinstance(found, dict) or found.get("stamp") != self.stamp:
             return {}
@@ -102,7 +102,7 @@ class PriceBook:
             temporary.write_text(json.dumps(self._file), encoding="utf-8")
             os.replace(temporary, self.path)  # whole or not at all, for a reader at the same time
         except OSError as error:
-            _LOG.debug("prices not kept (%s)", error)
+            _logger().debug("prices not kept (%s)", error)
 
 
 #: The books this process opened, by file and stamp: a file is read once per process.
@@ -140,6 +140,14 @@ def _table_stamp() -> str | None:
             continue
         return f"{data}:{stat.st_size}:{stat.st_mtime_ns}"
     return None
+
+
+def _logger() -> logging.Logger:
+    """This module's logger, imported only when there is something to say: ``import logging``
+    takes milliseconds that a render whose prices are kept need not pay (issue 19)."""
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 def _key(model: str, provider: str | None, day: date) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
-from typing import Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar
 
 from turnfold import keys
 from turnfold.batches import (
@@ -45,8 +45,11 @@ from turnfold.model import (
     UserMessage,
     span_ms,
 )
-from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
+from turnfold.settings import SettingsSnapshot, snapshot_of
 from turnfold.tools import format_duration, tool_category
+
+if TYPE_CHECKING:  # a name for types only: the class imports traitlets (issue 19)
+    from turnfold.live_settings import DisplaySettings
 
 TurnStatus: TypeAlias = Literal["completed", "running", "stopped", "failed"]
 

@@ -3,7 +3,9 @@
 Settings arrive from old files, Jupyter config, the settings widget and keyword arguments, in
 either snake_case or the seeds' camelCase. :func:`normalize_settings` turns any of those into one
 complete snake_case dict, and :class:`DisplaySettings` holds the result as traitlets so widgets can
-``traitlets.link`` to it.
+``traitlets.link`` to it. A view is built from a :class:`SettingsSnapshot` of them, which needs
+no traitlets: :class:`DisplaySettings` lives in :mod:`turnfold.live_settings`, imported when first
+named, so ``turnfold render`` never imports traitlets (issue 19).
 
 >>> s = normalize_settings({"transcriptDisplayMode": "flat", "thinkingDisplayMode": "compact"})
 >>> s["transcript_display_mode"], s["show_thinking"]
@@ -19,12 +21,13 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
-
-import traitlets
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from turnfold.i18n import normalize_locale
+
+if TYPE_CHECKING:
+    from turnfold.live_settings import DisplaySettings
 
 __all__ = [
     "DEFAULT_DISPLAY_MODE",
@@ -87,7 +90,7 @@ def _pick(mapping: Mapping[Any, Any], snake: str) -> Any:
 
 
 def _is_internal(module: str) -> bool:
-    return module == __name__ or module == "traitlets" or module.startswith("traitlets.")
+    return module in (__name__, _LIVE) or module == "traitlets" or module.startswith("traitlets.")
 
 
 def _warn_all(problems: list[str]) -> None:
@@ -200,7 +203,7 @@ def normalize_settings(mapping: Mapping[str, Any] | DisplaySettings | None) -> d
     """
     if mapping is None:
         return dict(_DEFAULTS)
-    if isinstance(mapping, DisplaySettings):
+    if _is_live(mapping):
         return mapping.to_dict()
     if not isinstance(mapping, Mapping):
         raise TypeError(f"display settings must be a mapping, got {type(mapping).__name__}")
@@ -224,108 +227,41 @@ class SettingsSnapshot:
     show_turn_usage: bool
 
 
-def snapshot_of(settings: DisplaySettings | SettingsSnapshot | None) -> SettingsSnapshot:
-    """``settings`` as a snapshot; None means the defaults."""
+#: The defaults as a snapshot: what a view is built with when no settings are given.
+DEFAULT_SNAPSHOT = SettingsSnapshot(**{f.name: _DEFAULTS[f.name] for f in fields(SettingsSnapshot)})
+
+
+def snapshot_of(
+    settings: DisplaySettings | SettingsSnapshot | Mapping[str, Any] | None,
+) -> SettingsSnapshot:
+    """``settings`` as a snapshot; None means the defaults, and a mapping is normalized as by
+    :func:`normalize_settings` (neither needs traitlets: ``turnfold render`` builds its page
+    from a snapshot of its options)."""
     if isinstance(settings, SettingsSnapshot):
         return settings
-    return (settings or DisplaySettings()).snapshot()
+    if settings is None:
+        return DEFAULT_SNAPSHOT
+    if _is_live(settings):
+        return settings.snapshot()
+    normalized = normalize_settings(settings)
+    return SettingsSnapshot(**{f.name: normalized[f.name] for f in fields(SettingsSnapshot)})
 
 
-class _AnyValue(traitlets.Any):
-    """An Any trait whose None also reaches the @validate handler.
-
-    T-2 says an invalid mode resolves to fully-folded "everywhere it is read", so a non-string
-    must reach the validator instead of raising TraitError (as Unicode would), and so must None,
-    which plain Any lets through unvalidated (and ``allow_none=False`` cannot switch off).
-    """
-
-    allow_none = False
+#: The module of :class:`DisplaySettings`, which imports traitlets.
+_LIVE = "turnfold.live_settings"
 
 
-class DisplaySettings(traitlets.HasTraits):
-    """Live display settings (T-1) that transcript and settings widgets can ``traitlets.link``.
+def _is_live(value: object) -> TypeGuard[DisplaySettings]:
+    """Whether ``value`` is a :class:`DisplaySettings`, asked without importing traitlets: there
+    is none before its module was imported."""
+    live = sys.modules.get(_LIVE)
+    return live is not None and isinstance(value, live.DisplaySettings)
 
-    >>> s = DisplaySettings.from_mapping({"transcriptDisplayMode": "command-first"})
-    >>> s.transcript_display_mode
-    'command-first'
-    >>> s.update({"showThinking": False})
-    >>> s.show_thinking
-    False
-    """
 
-    show_thinking = traitlets.Bool(True)
-    transcript_display_mode = _AnyValue(DEFAULT_DISPLAY_MODE)
-    auto_collapse_settled_groups = traitlets.Bool(True)
-    auto_collapse_thinking = traitlets.Bool(True)
-    emit_tool_use_summaries = traitlets.Bool(True)
-    fast_model = traitlets.Any(None)
-    locale = traitlets.Unicode("en")
-    # Per-view toggles: full_detail forces every tool onto its own row (F-14).
-    full_detail = traitlets.Bool(False)
-    show_tool_call_args = traitlets.Bool(False)
-    # U-3: tokens and ≈ cost on each turn header, beside its duration and tool count.
-    show_turn_usage = traitlets.Bool(False)
+def __getattr__(name: str) -> object:
+    """:class:`DisplaySettings`, imported from its module when first named here."""
+    if name == "DisplaySettings":
+        from turnfold.live_settings import DisplaySettings
 
-    @traitlets.validate("transcript_display_mode")
-    def _validate_mode(self, proposal: Mapping[str, Any]) -> str:
-        problems: list[str] = []
-        mode = _coerce_mode(proposal["value"], problems)
-        _warn_all(problems)
-        return mode
-
-    @traitlets.validate("fast_model")
-    def _validate_fast_model(self, proposal: Mapping[str, Any]) -> FastModel:
-        problems: list[str] = []
-        model = _coerce_fast_model(proposal["value"], problems)
-        _warn_all(problems)
-        return model
-
-    @traitlets.validate("locale")
-    def _validate_locale(self, proposal: Mapping[str, Any]) -> str:
-        return normalize_locale(proposal["value"])
-
-    @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any] | None) -> DisplaySettings:
-        """Build settings from any mapping accepted by :func:`normalize_settings`."""
-        return cls(**normalize_settings(mapping))
-
-    def to_dict(self) -> dict[str, Any]:
-        """Every setting as a normalized snake_case dict; legacy keys are never written (T-2)."""
-        return {name: getattr(self, name) for name in SETTING_NAMES}
-
-    def snapshot(self) -> SettingsSnapshot:
-        """What a view is built with, as it is now, read at plain-attribute speed.
-
-        Building a long session's view reads the settings tens of thousands of times; a trait
-        read costs several times a plain attribute (Q-1), and a snapshot cannot change halfway.
-        """
-        return SettingsSnapshot(
-            show_thinking=self.show_thinking,
-            transcript_display_mode=self.transcript_display_mode,
-            auto_collapse_settled_groups=self.auto_collapse_settled_groups,
-            auto_collapse_thinking=self.auto_collapse_thinking,
-            locale=self.locale,
-            full_detail=self.full_detail,
-            show_tool_call_args=self.show_tool_call_args,
-            show_turn_usage=self.show_turn_usage,
-        )
-
-    def update(self, mapping: Mapping[str, Any]) -> None:
-        """Apply only the settings named in ``mapping``, normalized exactly as when loading.
-
-        An invalid value therefore resolves to its default (T-2) rather than keeping the old one.
-        A lone legacy ``thinking_display_mode`` still counts as setting ``show_thinking``.
-        """
-        if not isinstance(mapping, Mapping):
-            raise TypeError(f"display settings must be a mapping, got {type(mapping).__name__}")
-        problems: list[str] = []
-        normalized = _normalize(mapping, problems)
-        _warn_all(problems)
-        present = {_ALIASES[key] for key in mapping if key in _ALIASES}
-        if _LEGACY_THINKING in present:
-            present.add("show_thinking")
-        # One notification burst, so linked widgets redraw once with a consistent state.
-        with self.hold_trait_notifications():
-            for name in SETTING_NAMES:
-                if name in present:
-                    setattr(self, name, normalized[name])
+        return DisplaySettings
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

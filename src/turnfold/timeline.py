@@ -35,15 +35,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from operator import itemgetter
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from turnfold import keys
 from turnfold.i18n import plural, translate
 from turnfold.model import ACTIVE_STATUSES, FAILED_STATUSES, Entry, ToolCall
 from turnfold.process import PlannedItem, Segment, recorded_duration_ms
-from turnfold.render.nodes import TimelineBar, TimelineGap, TimelineNode, TimelineTurn
 from turnfold.session import SessionFacts
 from turnfold.tools import display_name, format_duration, safe_description, tool_category
+
+if TYPE_CHECKING:  # the view model's schema, for types only (issue 19: not imported by a page)
+    from turnfold.render.nodes import TimelineBar, TimelineGap, TimelineNode, TimelineTurn
 
 #: Idle stretches longer than this many seconds are shortened on the axis.
 GAP_S = 60.0

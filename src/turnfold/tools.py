@@ -276,6 +276,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 def clean_text(raw: str) -> str:
     """Strip ANSI escape sequences and turn every control character into a space."""
+    if raw.isprintable():  # no ESC, no control: most names and descriptions, in one C pass (Q-1)
+        return raw
     return _CONTROL.sub(" ", _ANSI.sub("", raw))
 
 
@@ -308,6 +310,8 @@ def safe_description(raw: Any) -> str | None:
 
 
 def _field(tool: Any, key: str) -> Any:
+    if isinstance(tool, ToolCall):  # most often, and quicker to ask than the ABC below (Q-1)
+        return getattr(tool, key, None)
     if isinstance(tool, Mapping):
         return tool.get(key)
     return getattr(tool, key, None)

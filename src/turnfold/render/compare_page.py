@@ -15,7 +15,7 @@ from turnfold.corpus import Corpus
 from turnfold.model import Transcript
 from turnfold.render.compare_html import render_compare_html, render_corpus_html
 from turnfold.render.compare_view import build_compare_view, build_pair_table, compare_runs
-from turnfold.settings import DisplaySettings, snapshot_of
+from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
 
 __all__ = ["STATIC_TABLE_ROWS", "render_compare_page"]
 
@@ -27,7 +27,7 @@ STATIC_TABLE_ROWS = 500
 def render_compare_page(
     a: Run,
     b: Run,
-    settings: DisplaySettings | None = None,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
     *,
     key: Any = None,
     names: Sequence[str] = ("A", "B"),

@@ -29,10 +29,8 @@ safe). Its rules, each explained where it is implemented:
 
 from __future__ import annotations
 
-import difflib
 import html
 import io
-import logging
 import re
 import threading
 import unicodedata
@@ -41,7 +39,6 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
-import nh3
 from pygments.token import STANDARD_TYPES
 
 from turnfold import codec
@@ -50,13 +47,12 @@ from turnfold.model import ImageData, Thinking, ToolResult
 
 if TYPE_CHECKING:  # imported where they are used: a page of prose and plain output needs none
     import markdown
+    import nh3
     from pygments.formatters import HtmlFormatter
     from rich.color import Color
     from rich.console import Console
     from rich.style import Style
     from rich.text import Text
-
-_LOG = logging.getLogger(__name__)
 
 __all__ = [
     "ansi_html",
@@ -284,20 +280,26 @@ def _filter_url(tag: str, attribute: str, value: str) -> str | None:
     return value
 
 
-_SANITIZER = nh3.Cleaner(
-    tags=set(MARKDOWN_TAGS),
-    clean_content_tags={"script", "style"},
-    attributes={tag: set(names) for tag, names in MARKDOWN_ATTRIBUTES.items()},
-    attribute_filter=_filter_url,
-    strip_comments=True,
-    link_rel=LINK_REL,
-    tag_attribute_values=_ALIGN,
-    set_tag_attribute_values={"a": {"target": "_blank"}},
-    url_schemes=set(LINK_SCHEMES | {"data"}),
-    allowed_classes={tag: set(names) for tag, names in MARKDOWN_CLASSES.items()},
-    # A relative URL resolves against the notebook server: an image would load from it.
-    url_relative="deny",
-)
+@cache
+def _sanitizer() -> nh3.Cleaner:
+    """The cleaner of the allow-list above, made when first needed: a page of plain prose and
+    output sanitizes nothing, and need not import nh3 (issue 19)."""
+    import nh3
+
+    return nh3.Cleaner(
+        tags=set(MARKDOWN_TAGS),
+        clean_content_tags={"script", "style"},
+        attributes={tag: set(names) for tag, names in MARKDOWN_ATTRIBUTES.items()},
+        attribute_filter=_filter_url,
+        strip_comments=True,
+        link_rel=LINK_REL,
+        tag_attribute_values=_ALIGN,
+        set_tag_attribute_values={"a": {"target": "_blank"}},
+        url_schemes=set(LINK_SCHEMES | {"data"}),
+        allowed_classes={tag: set(names) for tag, names in MARKDOWN_CLASSES.items()},
+        # A relative URL resolves against the notebook server: an image would load from it.
+        url_relative="deny",
+    )
 
 
 def sanitize(fragment: str) -> str:
@@ -309,7 +311,7 @@ def sanitize(fragment: str) -> str:
     >>> sanitize('<p onclick="x()">hi<script>alert(1)</script></p>')
     '<p>hi</p>'
     """
-    return _SANITIZER.clean(fragment)
+    return _sanitizer().clean(fragment)
 
 
 #: Task states and their glyphs: text, never ``<input>`` (forms are not allowed, and a checkbox
@@ -389,7 +391,11 @@ def _converted(source: str) -> str:
         rendered = converter.convert(source)
     except Exception as error:  # untrusted input must not break the view (X-2)
         # E.g. RecursionError from lists nested hundreds deep; its traceback would be huge.
-        _LOG.warning("could not render Markdown (%r); showing it as plain text", error)
+        import logging  # only to say so: a page that goes well imports no logging (issue 19)
+
+        logging.getLogger(__name__).warning(
+            "could not render Markdown (%r); showing it as plain text", error
+        )
         _LOCAL.markdown = None  # its parser state is unknown now: start the next one afresh
         return _markdown_fallback(source)
     return f'<div class="tf-md">{sanitize(rendered)}</div>'
@@ -605,6 +611,8 @@ def edit_diff(old: str, new: str, path: str) -> str:
     -b
     +c
     """
+    import difflib  # only here: a page never diffs, and need not import it (issue 19)
+
     name = " ".join(plain_text(path).split())  # a path with a newline must not forge a header
     out = []
     for line in difflib.unified_diff(_lines(old), _lines(new), f"a/{name}", f"b/{name}"):

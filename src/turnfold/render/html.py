@@ -27,41 +27,43 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import accumulate
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from turnfold.i18n import translate
 from turnfold.render.anchors import call_anchor, turn_anchor
 from turnfold.render.content import content_css, escape
-from turnfold.render.nodes import (
-    AnyNode,
-    BatchNode,
-    ChildNode,
-    CommandNode,
-    CompactionNode,
-    GroupNode,
-    NoticeNode,
-    OutcomeNode,
-    OutsideNode,
-    ProgressNode,
-    ResultView,
-    SessionNode,
-    SummaryNode,
-    SystemNode,
-    ThinkingIndicatorNode,
-    ThinkingNode,
-    TimelineNode,
-    TimelineTurn,
-    ToolNode,
-    TopNode,
-    TurnHeader,
-    TurnNode,
-    UserNode,
-    View,
-)
 from turnfold.render.scripts import policy, script_tag
+
+if TYPE_CHECKING:  # the view model's schema, for types only (issue 19: not imported by a page)
+    from turnfold.render.nodes import (
+        AnyNode,
+        BatchNode,
+        ChildNode,
+        CommandNode,
+        CompactionNode,
+        GroupNode,
+        NoticeNode,
+        OutcomeNode,
+        OutsideNode,
+        ProgressNode,
+        ResultView,
+        SessionNode,
+        SummaryNode,
+        SystemNode,
+        ThinkingIndicatorNode,
+        ThinkingNode,
+        TimelineNode,
+        TimelineTurn,
+        ToolNode,
+        TopNode,
+        TurnHeader,
+        TurnNode,
+        UserNode,
+        View,
+    )
 
 #: The page's own script: its deep links open the folds around what they name (B-2).
 DEEP_LINKS = "deeplinks.js"
@@ -85,10 +87,25 @@ __all__ = [
 
 #: The page may load nothing but inline images and its own inline style, and run nothing but
 #: its deep links' few lines, named by their hash (X-1, B-2): a browser refuses every other
-#: script, even one a sanitizer bug let through.
-CSP = policy([DEEP_LINKS])
+#: script, even one a sanitizer bug let through. Computed when first read (:func:`_policy`):
+#: the hash imports hashlib, which a page's head needs only once it is drawn (issue 19).
+CSP: str
 #: The policy of a page with no script (a comparison's: its folds are not linked, B-3).
 NO_SCRIPT = policy([])
+
+
+@cache
+def _policy() -> str:
+    """:data:`CSP`."""
+    return policy([DEEP_LINKS])
+
+
+if not TYPE_CHECKING:  # mypy reads CSP as declared above
+
+    def __getattr__(name: str) -> str:
+        if name == "CSP":
+            return _policy()
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _text(value: object) -> str:
@@ -950,7 +967,7 @@ def html_frame(
         return before, "</div>"
     heading = _text(title) if title else "turnfold"
     head = f"<h1>{_text(title)}</h1>" if title else ""
-    csp = CSP if deep_links else NO_SCRIPT
+    csp = _policy() if deep_links else NO_SCRIPT
     return (
         f'<!DOCTYPE html>\n<html lang="{locale}">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'

@@ -12,7 +12,7 @@ re-encoded.
 from __future__ import annotations
 
 import io
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from turnfold.forking import Partner, fork_imap, free_core
 from turnfold.gcpause import collector_paused
@@ -24,11 +24,15 @@ from turnfold.render.html import (
     nodes_encoded,
     notice_html,
     outcome_html,
+    page_end,
     session_html,
     timeline_html,
 )
 from turnfold.render.viewmodel import ViewPlan, open_all, plan_view
-from turnfold.settings import DisplaySettings, SettingsSnapshot
+from turnfold.settings import SettingsSnapshot
+
+if TYPE_CHECKING:  # a name for types only: the class imports traitlets (issue 19)
+    from turnfold.live_settings import DisplaySettings
 
 __all__ = ["FORK_MIN_ENTRIES", "render_page", "write_page"]
 
@@ -70,10 +74,12 @@ def write_page(
     with collector_paused():  # as build_view_model: millions of new objects, few of them garbage
         plan = plan_view(transcript, settings, more_chars=more_chars, head=False)
         locale = plan.options.settings.locale
+        mode = plan.options.settings.transcript_display_mode
 
         def draw(chunk: tuple[int, list[PlannedItem]] | None) -> list[bytes]:
-            if chunk is None:  # the heading
-                return [_heading(plan).encode("utf-8")]
+            if chunk is None:  # the page's head and the transcript's heading
+                before, _ = html_frame({"locale": locale, "mode": mode}, title=title)
+                return [before.encode("utf-8"), _heading(plan).encode("utf-8")]
             first_turn, items = chunk
             nodes = plan.nodes(items)
             return nodes_encoded(open_all(nodes) if expand else nodes, locale, first_turn)
@@ -83,22 +89,19 @@ def write_page(
         # facts, its price and its timeline walk every entry (a tenth of a second on a 50 MB
         # session, a third when the price table must be imported: turnfold.kept_prices), and a
         # forked child or this process builds it while the other draws turns. Without a fork it
-        # is built first, as it is written.
+        # is built first, as it is written. The page's head goes with it: its stylesheet imports
+        # Pygments for the colours of code, which need not wait for the turns (issue 19).
         chunks: list[tuple[int, list[PlannedItem]] | None] = [None]
         turns = 1  # the number of each chunk's first turn: its anchor (B-2)
         for start in range(0, len(plan.items), size):
             items = plan.items[start : start + size]
             chunks.append((turns, items))
             turns += sum(1 for item in items if item.segment is not None)
-        mode = plan.options.settings.transcript_display_mode
         if partner is not None:
             drawn = partner.imap(draw, chunks, _read_alike(transcript, plan))
         else:
             drawn = fork_imap(draw, chunks, fork=fork)
-        before, after = html_frame({"locale": locale, "mode": mode}, title=title)
-        head = before.encode("utf-8")
-        stream.write(head)
-        written = len(head)
+        written = 0
         # Each chunk is written as soon as it is drawn (in one process): a page of tens of
         # megabytes is never held whole, and its memory is reused by the next chunk (Q-1).
         for pieces in drawn:
@@ -107,7 +110,7 @@ def write_page(
                 written += len(piece)
     if not end:
         return written
-    tail = after.encode("utf-8")
+    tail = page_end().encode("utf-8")  # html_frame's end of a page
     stream.write(tail)
     return written + len(tail)
 
@@ -116,22 +119,22 @@ def _read_alike(transcript: Transcript, plan: ViewPlan) -> bytes:
     """What two processes that read one input each for itself agree on when they read the
     same (:class:`~turnfold.forking.Partner`): the planned items, and of the transcript and
     every sub-agent's, the entries, warnings, last entry and every call's status. A file that
-    grew between the two reads, or a line half written when one of them read it, differs."""
-    import hashlib
+    grew between the two reads, or a line half written when one of them read it, differs.
 
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update("\n".join(item.key for item in plan.items).encode("utf-8", "replace"))
+    It is sent as ``hash()`` of all that: a partner is forked from this process, so both share
+    the interpreter's hash key, and 64 bits tell two reads apart as well as a digest would,
+    without importing hashlib for it (issue 19)."""
+    said = ["\n".join(item.key for item in plan.items)]
     pending = [transcript]
     while pending:
         read = pending.pop()
         last = read.entries[-1].id if read.entries else ""
-        counts = f"|{len(read.entries)},{len(read.warnings)},{last}"
-        digest.update(counts.encode("utf-8", "replace"))
+        said.append(f"|{len(read.entries)},{len(read.warnings)},{last}")
         for call in read.tool_calls():
-            digest.update(f"{call.id}:{call.status};".encode("utf-8", "replace"))
+            said.append(f"{call.id}:{call.status};")
             if call.subagent is not None and call.subagent.transcript is not None:
                 pending.append(call.subagent.transcript)
-    return digest.digest()
+    return hash("".join(said)).to_bytes(8, "little", signed=True)
 
 
 def _heading(plan: ViewPlan) -> str:
@@ -144,7 +147,7 @@ def _heading(plan: ViewPlan) -> str:
 
 def render_page(
     transcript: Transcript,
-    settings: DisplaySettings | None = None,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
     *,
     title: str | None = None,
     more_chars: int | None = MORE_CHARS,

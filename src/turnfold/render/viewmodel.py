@@ -20,11 +20,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import PurePath
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from turnfold import keys
 from turnfold.batches import SummaryRow, ToolRow
-from turnfold.cost import format_usd, spend_of
 from turnfold.gcpause import collector_paused
 from turnfold.i18n import plural, translate
 from turnfold.model import (
@@ -64,40 +63,46 @@ from turnfold.render.content import (
     result_view,
     thinking_html,
 )
-from turnfold.render.nodes import (
-    AnswerNode,
-    AnyNode,
-    BatchNode,
-    ChildNode,
-    CommandNode,
-    GroupNode,
-    NoticeNode,
-    OutcomeNode,
-    OutsideNode,
-    ProcessNode,
-    ProgressNode,
-    ResultNote,
-    ResultView,
-    RowNode,
-    SessionNode,
-    SessionPart,
-    SubagentView,
-    ThinkingIndicatorNode,
-    ThinkingNode,
-    TimelineNode,
-    ToolFold,
-    ToolNode,
-    TopNode,
-    TurnHeader,
-    TurnNode,
-    UserNode,
-    View,
-)
-from turnfold.session import SessionFacts, session_facts, short_model, utc
-from turnfold.settings import DisplaySettings, SettingsSnapshot, snapshot_of
-from turnfold.timeline import Timeline
+from turnfold.settings import SettingsSnapshot, snapshot_of
 from turnfold.tools import display_name, format_duration
 from turnfold.usage import TOKEN_FIELDS, total_of
+
+# The session's facts, price and timeline make the view's head alone: their modules are imported
+# where the head (or a turn's usage) is built, which a page does beside its turns
+# (turnfold.render.page), and named below for types.
+if TYPE_CHECKING:  # names for types only: traitlets and the schema are not needed (issue 19)
+    from turnfold.live_settings import DisplaySettings
+    from turnfold.render.nodes import (
+        AnswerNode,
+        AnyNode,
+        BatchNode,
+        ChildNode,
+        CommandNode,
+        GroupNode,
+        NoticeNode,
+        OutcomeNode,
+        OutsideNode,
+        ProcessNode,
+        ProgressNode,
+        ResultNote,
+        ResultView,
+        RowNode,
+        SessionNode,
+        SessionPart,
+        SubagentView,
+        ThinkingIndicatorNode,
+        ThinkingNode,
+        TimelineNode,
+        ToolFold,
+        ToolNode,
+        TopNode,
+        TurnHeader,
+        TurnNode,
+        UserNode,
+        View,
+    )
+    from turnfold.session import SessionFacts
+    from turnfold.timeline import Timeline
 
 SCHEMA_VERSION = 1
 #: A user's message longer than this many lines, or characters, shows its first lines and the
@@ -290,7 +295,7 @@ class _Options:
 
 def build_view_model(
     transcript: Transcript,
-    settings: DisplaySettings | None = None,
+    settings: DisplaySettings | SettingsSnapshot | None = None,
     *,
     running: bool | None = None,
     more_chars: int | None = MORE_CHARS,
@@ -347,6 +352,11 @@ class ViewPlan:
         facts, its price and its timeline are the longest single piece of a page (a walk over
         every entry; a fifth of a second more when the price table must be imported), which a
         page builds beside its turns (:mod:`turnfold.render.page`)."""
+        # Imported here: only the head walks the session for its facts, price and timeline, and
+        # a page builds it beside its turns (turnfold.render.page; issue 19).
+        from turnfold.session import session_facts
+        from turnfold.timeline import Timeline
+
         transcript, items, snapshot = self.transcript, self.items, self.options.settings
         facts = self.facts
         if facts is None:
@@ -434,6 +444,9 @@ def turn_usage(transcript: Transcript, segment: Segment, locale: str) -> str | N
     """U-3: a turn's tokens and ≈ cost, for its header (``show_turn_usage``): the numbers the
     corpus's ``turns()`` table carries (:func:`turnfold.cost.spend_of` at the turn's start);
     None when the turn records no tokens."""
+    from turnfold.cost import format_usd, spend_of  # as the head's (see ViewPlan.head)
+    from turnfold.session import utc
+
     everything = ([segment.user] if segment.user else []) + segment.entries
     moments = [moment for entry in everything if (moment := utc(entry.timestamp)) is not None]
     spent = spend_of(transcript, everything, min(moments, default=None))
@@ -451,6 +464,9 @@ def session_header(
 
     ``facts`` are :func:`~turnfold.session.session_facts` when the caller keeps them already
     (a live widget keeps a :class:`~turnfold.session.SessionTally`)."""
+    from turnfold.cost import format_usd  # as the head's (see ViewPlan.head)
+    from turnfold.session import session_facts, short_model
+
     if facts is None:
         facts = session_facts(transcript)
     parts: list[SessionPart] = []
