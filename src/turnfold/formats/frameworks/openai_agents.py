@@ -10,7 +10,9 @@ too), or a bare list of serialised run items ``{type: "*_item", agent: {name}, r
 ``load`` turns Python objects into dicts of the fields read here (:func:`plain`), so a
 ``RunResult`` (``new_items``, ``raw_responses``, ``input``, ``final_output``) and a list of
 ``RunItem`` objects read the same way; the agents themselves (each item names its agent) and
-the resume bookkeeping are left out.
+the resume bookkeeping are left out. A ``RunResult``'s items and model responses are read in
+place (a function call and its output from the SDK's own fields, any other item as its
+plain record), giving the transcript their copies give.
 
 Mapping (each item's ``raw_item`` is a Responses item, converted by
 :class:`~turnfold.formats.openai_responses.ResponsesBuilder`):
@@ -781,7 +783,8 @@ def _plain_usage(usage: Any) -> dict[str, Any] | None:
 def plain(value: Any) -> Any:
     """A ``RunResult`` (or ``RunResultStreaming``), a ``RunState`` or a list of run items as
     the records :func:`read` reads: the fields a transcript shows, never the agents
-    themselves or the user's run context."""
+    themselves or the user's run context. A ``RunResult``'s ``new_items`` and
+    ``raw_responses`` are its own objects, which :func:`read` reads in place."""
     if isinstance(value, (list, tuple)):
         return [plain_item(item) for item in value]
     if hasattr(value, "new_items") and hasattr(value, "raw_responses"):
