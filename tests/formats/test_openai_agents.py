@@ -605,3 +605,65 @@ def test_A2_following_only_the_events_shows_the_run_without_its_prompt() -> None
     live, loaded = follow.transcript, turnfold.load(result)
     assert live.metadata["source_format"] == "openai-agents"  # known by the events' type
     assert _summary(live) == [r for r in _summary(loaded) if r[0] != "UserMessage"]
+
+
+# --- a RunResult read in place (issue 22) ------------------------------------------------
+
+
+def _copied(result: Any) -> dict[str, Any]:
+    """A ``RunResult`` as plain records, every item and response copied: what ``plain()``
+    gave before the run was read in place, which the saved state reads like."""
+    from turnfold.formats.frameworks import openai_agents
+
+    items, raws = [], {}
+    for item in result.new_items:
+        record, raw = openai_agents._plain_item(item)
+        items.append(record)
+        if raw is not None:
+            raws[id(raw)] = record["raw_item"]
+
+    def output(item: Any) -> Any:
+        if id(item) in raws:
+            return raws[id(item)]
+        ids = {k: getattr(item, k, None) for k in ("type", "id", "call_id")}
+        return {k: v for k, v in ids.items() if isinstance(v, str)}
+
+    responses = [
+        {
+            "response_id": response.response_id,
+            "usage": openai_agents._plain_usage(response.usage),
+            "output": [output(item) for item in response.output],
+        }
+        for response in result.raw_responses
+    ]
+    return {**openai_agents.plain(result), "new_items": items, "raw_responses": responses}
+
+
+def _benchmark_run(steps: int) -> Any:
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    import frameworks
+
+    return frameworks.CASES["openai-agents"](steps).run()
+
+
+def test_A1_a_run_result_read_in_place_reads_as_its_copied_records() -> None:
+    """Loading a ``RunResult`` reads its items and responses in place; the transcript is the
+    one its copied records give: entries, statuses, usage, batches, nesting, warnings and
+    accounting alike (the benchmark's run, the handoffs, placeholder ids, agents as tools)."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    runs = [
+        _benchmark_run(40),
+        openai_agents_runs.run(),
+        openai_agents_runs.run_chain(),
+    ]
+    for result in runs:
+        read = turnfold.load(result)
+        copied = turnfold.load(_copied(result), format="openai-agents")
+        assert read == copied
+        assert read.dump() == copied.dump()
+        assert read.accounting == copied.accounting
+        assert [c.subagent for c in read.tool_calls(nested=True)] == [
+            c.subagent for c in copied.tool_calls(nested=True)
+        ]

@@ -389,14 +389,24 @@ def flat_fields(value: Any) -> dict[str, Any] | None:
     name, id and arguments string) this is what ``model_dump`` would give at half the cost,
     except that fields never set are there too, as their defaults.
     """
-    fields = value if type(value) is dict else None
-    if fields is None and hasattr(value, "model_dump"):
-        fields = getattr(value, "__dict__", None)
-        if getattr(value, "__pydantic_extra__", None):  # extra fields are dumped, not in __dict__
-            return None
-    if type(fields) is not dict or not _ATOMS.issuperset(map(type, fields.values())):
+    fields = value if type(value) is dict else flat_model_fields(value)
+    if fields is None or (fields is value and not _ATOMS.issuperset(map(type, value.values()))):
         return None
     return dict(fields)
+
+
+def flat_model_fields(value: Any) -> dict[str, Any] | None:
+    """A flat pydantic model's own field dict, read in place (not copied: the caller only
+    reads it), as :func:`flat_fields` would copy it; None for a dict, a model with a
+    nested value or extra fields, and anything else."""
+    if type(value) is dict or not hasattr(value, "model_dump"):
+        return None
+    fields = getattr(value, "__dict__", None)
+    if getattr(value, "__pydantic_extra__", None):  # extra fields are dumped, not in __dict__
+        return None
+    if type(fields) is not dict or not _ATOMS.issuperset(map(type, fields.values())):
+        return None
+    return fields
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}

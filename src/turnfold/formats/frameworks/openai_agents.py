@@ -10,7 +10,9 @@ too), or a bare list of serialised run items ``{type: "*_item", agent: {name}, r
 ``load`` turns Python objects into dicts of the fields read here (:func:`plain`), so a
 ``RunResult`` (``new_items``, ``raw_responses``, ``input``, ``final_output``) and a list of
 ``RunItem`` objects read the same way; the agents themselves (each item names its agent) and
-the resume bookkeeping are left out.
+the resume bookkeeping are left out. A ``RunResult``'s items and model responses are read in
+place (a function call and its output from the SDK's own fields, any other item as its
+plain record), giving the transcript their copies give.
 
 Mapping (each item's ``raw_item`` is a Responses item, converted by
 :class:`~turnfold.formats.openai_responses.ResponsesBuilder`):
@@ -59,7 +61,13 @@ from turnfold.formats.common import MAPPINGS, NameSet, as_int, counted_usage, te
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.openai_responses import ResponsesBuilder, output_content
-from turnfold.formats.source import Source, flat_fields, plain_value, type_of_record
+from turnfold.formats.source import (
+    Source,
+    flat_fields,
+    flat_model_fields,
+    plain_value,
+    type_of_record,
+)
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantText,
@@ -501,21 +509,99 @@ def _raw_keys(raw: Any) -> list[tuple[str, str]]:
     ``id`` and with its ``call_id`` (none for an item whose ids are the placeholder)."""
     if type(raw) is not dict and not isinstance(raw, MAPPINGS):
         return []
-    kind = raw.get("type")
+    return _keys(raw.get("type"), raw.get("id"), raw.get("call_id"))
+
+
+def _keys(kind: Any, own_id: Any, call_id: Any) -> list[tuple[str, str]]:
+    """:func:`_raw_keys` of an item's type and ids."""
     kind = kind if type(kind) is str else str(kind)
     # Written out (no comprehension, no call per id): it runs for every item and output.
     keys = []
-    for value in (raw.get("id"), raw.get("call_id")):
+    for value in (own_id, call_id):
         if type(value) is str and value and value != PLACEHOLDER_ID:
             keys.append((kind, value))
     return keys
+
+
+#: The type of an output that is not a record (no type to wait for an unnamed item of).
+_NOT_A_RECORD = object()
+
+
+def _usage_of(usage: Any) -> Usage | None:
+    """``agents.usage.Usage`` read in place, as :func:`agents_usage` reads its plain form."""
+    if usage is None:
+        return None
+    inputs = getattr(usage, "input_tokens_details", None)
+    outputs = getattr(usage, "output_tokens_details", None)
+    return counted_usage(
+        as_int(getattr(usage, "input_tokens", None)),
+        as_int(getattr(usage, "output_tokens", None)),
+        as_int(getattr(inputs, "cached_tokens", None)),
+        as_int(getattr(inputs, "cache_write_tokens", None)),
+        as_int(getattr(outputs, "reasoning_tokens", None)),
+    )
+
+
+def _set_ids(output: Any) -> tuple[Any, Any, Any] | None:
+    """A pydantic output's ``type``, ``id`` and ``call_id`` when its plain form (a dump of
+    the fields set) and its attributes give the same ones: each is a string it was given, or
+    None; None when they might differ (then it matters which the copy read)."""
+    given = getattr(output, "model_fields_set", None)
+    if type(given) is not set:
+        return None
+    ids = (
+        getattr(output, "type", None),
+        getattr(output, "id", None),
+        getattr(output, "call_id", None),
+    )
+    for name, value in zip(("type", "id", "call_id"), ids, strict=True):
+        if value is not None and (type(value) is not str or name not in given):
+            return None
+    return ids
+
+
+class _RawItems:
+    """The raw items of a run's items by the ``id()`` of the SDK's object, made only when a
+    response's output is asked for that its own fields do not name (:meth:`ids_of`)."""
+
+    def __init__(self, items: Any) -> None:
+        self._items = items
+        self._by_id: dict[int, Any] | None = None
+
+    def ids_of(self, output: Any) -> tuple[list[tuple[str, str]], Any]:
+        """The keys (:func:`_keys`) and type of a response's output object, read as the
+        copied run used to read it: by the plain form of the run item's raw item it is, else
+        by its own ``type``, ``id`` and ``call_id``."""
+        fields = flat_model_fields(output) or {}
+        kind = fields.get("type")
+        if type(kind) is str:  # a function call: both ways give its own fields
+            return _keys(kind, fields.get("id"), fields.get("call_id")), kind
+        ids = _set_ids(output)
+        if ids is not None:  # a message, a reasoning item: both ways give these ids
+            return _keys(*ids), ids[0]
+        if self._by_id is None:
+            self._by_id = {}
+            for item in self._items:
+                raw = _raw_item_of(item)
+                if raw is not None:
+                    self._by_id[id(raw)] = raw
+        raw = self._by_id.get(id(output))
+        if raw is not None:
+            flat = flat_fields(raw)
+            record = flat if flat is not None else plain_value(raw)
+        else:
+            own = {k: getattr(output, k, None) for k in ("type", "id", "call_id")}
+            record = {k: v for k, v in own.items() if isinstance(v, str)}
+        if not isinstance(record, MAPPINGS):
+            return [], _NOT_A_RECORD
+        return _raw_keys(record), record.get("type")
 
 
 class _Responses:
     """Which model response produced each output item (by its type and id), so an item's
     entries join that response's usage and batch."""
 
-    def __init__(self, responses: Any) -> None:
+    def __init__(self, responses: Any, items: Any = ()) -> None:
         self.owner: dict[tuple[str, str], int] = {}
         #: The responses of the items no id names, per item type, in order: the run's items
         #: come in the order of the responses' outputs, so each takes the next of its type.
@@ -523,35 +609,55 @@ class _Responses:
         self.ids: list[str] = []
         self.usages: list[Usage | None] = []
         self.entries: list[list[Entry]] = []
+        raws = _RawItems(items)
         for response in responses if isinstance(responses, list) else []:
-            response = response if isinstance(response, MAPPINGS) else {}
-            self.add(response.get("response_id"), response.get("usage"), response.get("output"))
+            if type(response) is dict:
+                self.add(response.get("response_id"), response.get("usage"), response.get("output"))
+            elif hasattr(response, "response_id"):  # a ModelResponse, read in place
+                output = [raws.ids_of(raw) for raw in getattr(response, "output", None) or ()]
+                usage = _usage_of(getattr(response, "usage", None))
+                self._add(getattr(response, "response_id", None), usage, output)
+            elif isinstance(response, Mapping):
+                self.add(response.get("response_id"), response.get("usage"), response.get("output"))
+            else:
+                self.add(None, None, None)
 
     def of(self, raw: Any) -> int | None:
-        keys = _raw_keys(raw)
+        if not isinstance(raw, MAPPINGS):
+            return self.of_ids(_raw_keys(raw), None)
+        return self.of_ids(_raw_keys(raw), raw.get("type"))
+
+    def of_ids(self, keys: list[tuple[str, str]], kind: Any) -> int | None:
+        """The response of an item named by ``keys`` (:func:`_keys`) of type ``kind``, the
+        next response of its type when no id names it (None: not a plain record)."""
         for key in keys:
             index = self.owner.get(key)
             if index is not None:
                 return index
-        waiting = (
-            None
-            if keys or not isinstance(raw, MAPPINGS)
-            else self.unnamed.get(str(raw.get("type")))
-        )
+        waiting = None if keys or kind is None else self.unnamed.get(str(kind))
         return waiting.popleft() if waiting else None
 
     def add(self, response_id: Any, usage: Any, output: Any) -> None:
         """One more model response, as a live stream completes it."""
+        outputs = [
+            (_raw_keys(raw), raw.get("type") if isinstance(raw, MAPPINGS) else _NOT_A_RECORD)
+            for raw in (output if isinstance(output, list) else ())
+        ]
+        self._add(response_id, agents_usage(usage), outputs)
+
+    def _add(
+        self, response_id: Any, usage: Usage | None, outputs: list[tuple[list[Any], Any]]
+    ) -> None:
+        """A response by its id, usage and each output's keys and type."""
         index = len(self.ids)
         self.ids.append(response_id if _named(response_id) else f"resp-{index}")
-        self.usages.append(agents_usage(usage))
+        self.usages.append(usage)
         self.entries.append([])
-        for raw in output if isinstance(output, list) else ():
-            keys = _raw_keys(raw)
+        for keys, kind in outputs:
             for key in keys:
                 self.owner.setdefault(key, index)
-            if not keys and isinstance(raw, MAPPINGS):
-                self.unnamed.setdefault(str(raw.get("type")), deque()).append(index)
+            if not keys and kind is not _NOT_A_RECORD:
+                self.unnamed.setdefault(str(kind), deque()).append(index)
 
     def attach(self, start: int = 0, builder: AgentsBuilder | None = None) -> None:
         """Each response's usage, from the ``start``-th on, on its last text (else in its
@@ -601,14 +707,27 @@ def plain_item(item: Any) -> Any:
 _own_attribute = object.__getattribute__
 
 
-def _plain_item(item: Any) -> tuple[Any, Any]:
-    """:func:`plain_item`, and the SDK's raw item it read (None for an object that is not a
-    run item), which names the record's raw item among the model responses' outputs."""
+def _own_fields(item: Any) -> dict[str, Any]:
+    """A run item's own ``__dict__`` (empty when it has none)."""
     try:
         fields: Any = _own_attribute(item, "__dict__")
     except AttributeError:
-        fields = None
-    kind = fields.get("type") if type(fields) is dict else None
+        return {}
+    return fields if type(fields) is dict else {}
+
+
+def _raw_item_of(item: Any) -> Any:
+    """The SDK's raw item of a run item object (None for anything else)."""
+    fields = _own_fields(item)
+    kind = fields.get("type")
+    return fields["raw_item"] if type(kind) is str and "raw_item" in fields else None
+
+
+def _plain_item(item: Any) -> tuple[Any, Any]:
+    """:func:`plain_item`, and the SDK's raw item it read (None for an object that is not a
+    run item), which names the record's raw item among the model responses' outputs."""
+    fields = _own_fields(item)
+    kind = fields.get("type")
     if type(kind) is not str or "raw_item" not in fields:
         return plain_value(item), None
     raw = fields["raw_item"]
@@ -661,42 +780,21 @@ def _plain_usage(usage: Any) -> dict[str, Any] | None:
     }
 
 
-def _plain_response(response: Any, raw_items: Mapping[int, Any]) -> dict[str, Any]:
-    """A ``ModelResponse`` as far as :func:`read` reads it: its id, usage and which items it
-    produced. Those are the run items' raw items (``raw_items``: their plain forms by the
-    ``id()`` of the SDK's object), so each is named by its plain form, not copied again."""
-    output = []
-    for item in getattr(response, "output", None) or []:
-        plain_item = raw_items.get(id(item))
-        if plain_item is None:
-            ids = {k: getattr(item, k, None) for k in ("type", "id", "call_id")}
-            plain_item = {k: v for k, v in ids.items() if isinstance(v, str)}
-        output.append(plain_item)
-    return {
-        "response_id": getattr(response, "response_id", None),
-        "usage": _plain_usage(getattr(response, "usage", None)),
-        "output": output,
-    }
-
-
 def plain(value: Any) -> Any:
     """A ``RunResult`` (or ``RunResultStreaming``), a ``RunState`` or a list of run items as
     the records :func:`read` reads: the fields a transcript shows, never the agents
-    themselves or the user's run context."""
+    themselves or the user's run context. A ``RunResult``'s ``new_items`` and
+    ``raw_responses`` are its own objects, which :func:`read` reads in place."""
     if isinstance(value, (list, tuple)):
         return [plain_item(item) for item in value]
     if hasattr(value, "new_items") and hasattr(value, "raw_responses"):
-        items = []
-        raw_items: dict[int, Any] = {}  # each record's raw item by the SDK object's id()
-        for item in value.new_items:
-            record, raw = _plain_item(item)
-            items.append(record)
-            if raw is not None:
-                raw_items[id(raw)] = record["raw_item"]
         out: dict[str, Any] = {
             "input": plain_value(getattr(value, "input", None)),
-            "new_items": items,
-            "raw_responses": [_plain_response(r, raw_items) for r in value.raw_responses],
+            # The run's items and model responses are read in place (:func:`_feed_object`,
+            # :class:`_Responses`), never modified or shared: copying them first cost as much
+            # as the SDK's own ``to_input_list()``.
+            "new_items": list(value.new_items),
+            "raw_responses": list(value.raw_responses),
             "final_output": plain_value(getattr(value, "final_output", None)),
         }
         usage = getattr(getattr(value, "context_wrapper", None), "usage", None)
@@ -723,11 +821,16 @@ def read(source: Source) -> Transcript:
     document = source.document if source.is_document else None
     found = _item_list(document)
     if isinstance(document, Mapping) and found is not None:
-        responses = _Responses(next((document[k] for k in RESPONSE_KEYS if k in document), None))
+        responses = _Responses(
+            next((document[k] for k in RESPONSE_KEYS if k in document), None), found[1]
+        )
         for key, value in document.items():
             _top_level(source, builder, key, value)
         for line, item in enumerate(found[1], start=1):
-            _feed(source, builder, item, line, responses)
+            if type(item) is dict:
+                _feed(source, builder, item, line, responses)
+            else:  # a RunResult's item, read in place (plain)
+                _feed_object(source, builder, item, line, responses)
         builder.end_turn()
         responses.attach()
     else:
@@ -831,6 +934,88 @@ def _feed(
         source.note(kind, "warned")
     else:
         source.note(kind, "ignored" if role == "silent" else "mapped")
+
+
+def _feed_object(
+    source: Source, builder: AgentsBuilder, item: Any, line: int, responses: _Responses
+) -> None:
+    """One run item of a ``RunResult``, read in place: a function call and its output (most of
+    a run) straight from the SDK's fields, as :func:`_feed` reads their plain records; any
+    other item as its plain record (:func:`plain_item`)."""
+    fields = _own_fields(item)
+    kind = fields.get("type")
+    if kind == "tool_call_item":
+        raw = flat_model_fields(fields.get("raw_item"))
+        if raw is not None and raw.get("type") == "function_call":
+            _function_call(source, builder, item, fields, raw, line, responses)
+            return
+    elif kind == "tool_call_output_item":
+        raw = fields.get("raw_item")
+        if (
+            type(raw) is dict
+            and raw.get("type") == "function_call_output"
+            and _function_output(source, builder, item, fields, raw, line)
+        ):
+            return
+    _feed(source, builder, plain_item(item), line, responses)
+
+
+def _function_call(
+    source: Source,
+    builder: AgentsBuilder,
+    item: Any,
+    fields: dict[str, Any],
+    raw: dict[str, Any],
+    line: int,
+    responses: _Responses,
+) -> None:
+    """A ``tool_call_item`` of a function call, as :func:`_feed` and :func:`_feed_item` read
+    its plain record (``raw``: the call's own fields, read in place)."""
+    builder.switch_agent(_agent_name(_agent_ref(_agent(item, fields, "agent"))), line)
+    index = responses.of_ids(_keys("function_call", raw.get("id"), raw.get("call_id")), None)
+    before = len(builder.appended)
+    warned = len(builder.root.warnings)
+    builder._response_batch = responses.ids[index] if index is not None else None
+    try:
+        calls = len(builder._calls)
+        builder.recognized += 1
+        builder._deferred_call(raw, line, None)
+        if len(builder._calls) > calls:
+            call = next(reversed(builder._calls.values()))
+            origin = _plain_field(fields.get("tool_origin"))
+            _call_meta(
+                builder, call, {"description": fields.get("description"), "tool_origin": origin}
+            )
+    finally:
+        builder._response_batch = None
+    if index is not None:
+        responses.entries[index] += builder.appended[before:]
+    source.note("tool_call_item", "warned" if len(builder.root.warnings) > warned else "mapped")
+
+
+def _function_output(
+    source: Source,
+    builder: AgentsBuilder,
+    item: Any,
+    fields: dict[str, Any],
+    raw: dict[str, Any],
+    line: int,
+) -> bool:
+    """A ``tool_call_output_item`` of a function call's output, as :func:`_feed` reads its
+    plain record; False (nothing done) unless it answers a call of the run."""
+    call_id = raw.get("call_id")
+    call = builder._calls.get(call_id) if type(call_id) is str else None
+    if call is None:
+        return False  # the unusual path (a warning) is the plain record's
+    builder.switch_agent(_agent_name(_agent_ref(_agent(item, fields, "agent"))), line)
+    warned = len(builder.root.warnings)
+    builder.recognized += 1
+    builder.close_batch()  # the next call belongs to the next response
+    builder.finish_call(call, raw["output"] if "output" in raw else raw.get("tools"), None)
+    source.note(
+        "tool_call_output_item", "warned" if len(builder.root.warnings) > warned else "mapped"
+    )
+    return True
 
 
 def _feed_item(
