@@ -101,11 +101,11 @@ def test_loading_a_claude_code_file_imports_no_notebook_corpus_or_client_module(
     modules = imported_by(f"import turnfold; assert turnfold.load({str(SAMPLE)!r}).entries")
     assert _offending(modules) == []
     # Auto-detection stops at the Claude Code format's conclusive evidence: of the formats'
-    # modules, only those asked before it and the two that read paths are imported.
+    # modules, only those asked before it are imported; not the ones that read files
+    # themselves, since the file opens with a record (JSON lines).
     readers = {turnfold.formats._MODULE_NAMES[name] for name in FORMATS}
     asked = {turnfold.formats._MODULE_NAMES[name] for name in ("turnfold", "claude-code")}
-    path_readers = {turnfold.formats._MODULE_NAMES[n] for n in turnfold.formats.PATH_FORMATS}
-    assert modules & readers == asked | path_readers
+    assert modules & readers == asked
     assert not {m for m in modules if m.startswith(("turnfold.render", "turnfold.corpus"))}
     assert (
         not {"turnfold.widget", "turnfold.settings", "turnfold.summaries", "turnfold.process"}

@@ -215,6 +215,34 @@ def _path_readers() -> tuple[ModuleType, ...]:
     return tuple(_module(name) for name in PATH_FORMATS)
 
 
+#: How much of a file :func:`_opens_with_a_record` reads to find its first line.
+_FIRST_LINE_LIMIT = 64 * 1024
+
+
+def _opens_with_a_record(path: Path) -> bool:
+    """Whether the file's first line is a whole JSON object or array: JSON lines (or a
+    document of one line), which every format reads from its records, so no format that reads
+    files itself (:data:`PATH_FORMATS`: zips, Markdown, logs written indented) is asked about
+    it, nor imported (issue 19: their modules were a twentieth of a session's load)."""
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(_FIRST_LINE_LIMIT)
+    except OSError:
+        return False
+    end = head.find(b"\n")
+    if end < 0 and len(head) == _FIRST_LINE_LIMIT:
+        return False  # a first line longer than this: the formats are asked, as before
+    first = head[: end if end >= 0 else len(head)].strip()
+    if not first.startswith((b"{", b"[")):
+        return False
+    from turnfold import codec
+
+    try:
+        return isinstance(codec.fast_loads(first), (dict, list))
+    except codec.FastDecodeError:
+        return False
+
+
 def _path_of(source: Any) -> Path | None:
     """The file ``source`` names, if it names one (a path, or a ``str`` that is no JSON text)."""
     if isinstance(source, str) and looks_like_text(source):
@@ -238,6 +266,8 @@ def _read_path(
         if not hasattr(module, "read_path"):
             return None
     else:
+        if _opens_with_a_record(path):
+            return None
         claims = [(m.NAME, e) for m in _path_readers() if (e := m.detect_path(path)) is not None]
         name = _choose(str(path), claims, None)
         if name is None:
