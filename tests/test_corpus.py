@@ -509,6 +509,24 @@ def test_C4_a_changed_subagent_file_reads_its_session_again(
     assert scan(runs, workers=1).read == 0  # and kept: the next rescan reads nothing
 
 
+@pytest.mark.parametrize("layout", COUNTED)
+def test_C4_a_deleted_subagent_file_reads_its_session_again(
+    layout: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = tmp_path / "runs"
+    session, child = _copy_layout(layout, runs)
+    first = scan(runs, workers=1)
+    child.unlink()
+    reads = _Reads(monkeypatch)
+    again = scan(runs, workers=1)
+    assert reads.opened == [str(session)]  # the session alone: its sub-agent's file is gone
+    fresh = scan(runs, workers=1, cache=False)
+    assert not fresh.to_arrow().equals(first.to_arrow())
+    for name in ("to_arrow", "tool_calls", "turns"):
+        assert getattr(again, name)().equals(getattr(fresh, name)()), name
+    assert scan(runs, workers=1).read == 0
+
+
 def test_C4_a_deleted_file_leaves_the_corpus_and_the_index(tree: Path, cache_dir: Path) -> None:
     first = scan(tree, workers=1)
     gone = tree / "claude/projects/-home-dev-shop/ses_stage0_small.jsonl"

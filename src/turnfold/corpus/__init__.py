@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from turnfold.corpus.discover import Item, discover
+from turnfold.corpus.discover import Item, discover, iter_paths
 from turnfold.corpus.engine import default_workers, ordered_map, spread, worth_workers
 from turnfold.corpus.search import SearchHit, SearchMany
 from turnfold.corpus.summarize import (
@@ -499,7 +499,11 @@ def _scan_files(
         # its place once all are read. Their rows are kept either way, so this costs no memory.
         read: dict[int, Stored] = {}
         pending: list[tuple[Item, Stored]] = []
-        sessions: list[str] = []  # of the sub-agents' files read now: their sessions' patterns
+        # A deleted file leaves the index; a sub-agent's deleted file, its session's row too.
+        roots = _roots(source) if index is not None else []
+        gone = index.missing(roots, iter_paths(items)) if index is not None and roots else {}
+        # The sessions' patterns of the sub-agents' files read now, or gone.
+        sessions: list[str] = [session for session in gone.values() if session is not None]
 
         def took(position: int, summary: Summary) -> None:
             nonlocal pending
@@ -523,8 +527,9 @@ def _scan_files(
                 took(places[index_in_todo], summary)
                 bar.update(1)
                 _report(bar, run)
-            # A sub-agent's file that changed changes its session's row, though the session
-            # file did not (its agent still runs while the session waits): read it again.
+            # A sub-agent's file that changed (or went) changes its session's row, though the
+            # session file did not (its agent still runs while the session waits): read it
+            # again.
             again = _sessions_known(items, known, sessions)
             for position in again:
                 run.tally(known.pop(position), retract=True)
@@ -536,9 +541,7 @@ def _scan_files(
             run.take_file(known.get(position) or read[position], position)
         if index is not None:
             index.store(pending)
-            roots = _roots(source)
-            if roots:
-                index.forget_missing(roots, (item.path for item in items if item.path))
+            index.forget(gone)
     finally:
         if index is not None:
             index.close()
@@ -591,7 +594,7 @@ def _stored(summary: Summary) -> Stored:
     from turnfold.corpus.tables import summary_batches
 
     if summary.kind != "rows":
-        return Stored(summary.kind)
+        return Stored(summary.kind, session=summary.session)
     return Stored("rows", *summary_batches(summary), checkpoint=summary.checkpoint)
 
 

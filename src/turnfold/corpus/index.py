@@ -6,14 +6,15 @@ and turnfold's version are what they were when it was written, and the scan aske
 their tool-call and turn rows, or the verdict that the file is not a session (skipped, a
 sub-agent's file, part of another file's session) come from here and the file is not opened.
 
-A file that changed is read again, alone. A file that grew (a live agent's) is read on from its
-last complete line where its format allows (:mod:`turnfold.formats.resume`): a row's counts come
-from the whole transcript, and a later line can change what an earlier one made (a result
-settles a call, a message id seen again replaces its message), so what is kept is the reader's
-whole state at that line, a *checkpoint*, about as large as the transcript. It is kept only for
-a file seen growing: the first growth a scan sees is read whole and checkpointed, the next ones
-are read on from the checkpoint, and a scan that finds the file unchanged (the agent stopped)
-forgets it.
+A file that changed is read again, alone; so is the session of a sub-agent's file that changed
+or went (the sub-agent's entry keeps its session's pattern for that). A file that grew (a live
+agent's) is read on from its last complete line where its format allows
+(:mod:`turnfold.formats.resume`): a row's counts come from the whole transcript, and a later
+line can change what an earlier one made (a result settles a call, a message id seen again
+replaces its message), so what is kept is the reader's whole state at that line, a *checkpoint*,
+about as large as the transcript. It is kept only for a file seen growing: the first growth a
+scan sees is read whole and checkpointed, the next ones are read on from the checkpoint, and a
+scan that finds the file unchanged (the agent stopped) forgets it.
 
 The rows are kept as Arrow record batches in IPC form, the form the corpus's tables are made of:
 a rescan reads them back without building one Python object per row (decoding rows kept as JSON
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 INDEX_NAME = "corpus-index.sqlite"
 #: The layout of the ``files`` table and of the batches in it; an index of another layout is
 #: emptied when opened (a cache: it fills again on the next scan).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _SCHEMA = (
     """
 CREATE TABLE IF NOT EXISTS files (
@@ -57,7 +58,8 @@ CREATE TABLE IF NOT EXISTS files (
     key TEXT NOT NULL,
     rows BLOB,
     tool_calls BLOB,
-    turns BLOB
+    turns BLOB,
+    session TEXT
 )""",
     """
 CREATE TABLE IF NOT EXISTS checkpoints (
@@ -80,14 +82,19 @@ def _version() -> str:
 class Stored:
     """What the index holds for one file: its kind and, for ``rows``, its rows, tool-call rows
     and turn rows as record batches, the last two perhaps still in IPC form (decoded when the
-    corpus's ``tool_calls()`` or ``turns()`` is first asked for); and, for a file seen growing,
-    the checkpoint to read it on from (a pickled :class:`~turnfold.formats.resume.Checkpoint`)."""
+    corpus's ``tool_calls()`` or ``turns()`` is first asked for); for a file seen growing,
+    the checkpoint to read it on from (a pickled :class:`~turnfold.formats.resume.Checkpoint`);
+    for a sub-agent's file, its session."""
 
     kind: str
     rows: pa.RecordBatch | None = None
     tool_calls: pa.RecordBatch | bytes | None = None
     turns: pa.RecordBatch | bytes | None = None
     checkpoint: bytes | None = None
+    #: A sub-agent's file (``child``): the pattern of its session's path, when it was told
+    #: (:func:`~turnfold.corpus.discover.session_of`), so that its deletion reads that
+    #: session again.
+    session: str | None = None
 
 
 def _blob(part: pa.RecordBatch | bytes | None) -> bytes | None:
@@ -254,8 +261,8 @@ class Index:
                 continue
             where = self._where(item)
             blobs = (_blob(stored.rows), _blob(stored.tool_calls), _blob(stored.turns))
-            values.append((where, item.size, item.mtime_ns, self.version,
-                           item.format or "", stored.kind, item.key, *blobs))  # fmt: skip
+            values.append((where, item.size, item.mtime_ns, self.version, item.format or "",
+                           stored.kind, item.key, *blobs, stored.session))  # fmt: skip
             if stored.checkpoint is not None:
                 kept.append((where, self.version, stored.checkpoint))
             else:
@@ -264,7 +271,7 @@ class Index:
             return
         self._db.execute("BEGIN IMMEDIATE")
         try:
-            self._db.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)",
+            self._db.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                                  values)  # fmt: skip
             self._db.executemany("INSERT OR REPLACE INTO checkpoints VALUES (?,?,?)", kept)
             self._db.executemany("DELETE FROM checkpoints WHERE path = ?", forgotten)
@@ -286,26 +293,33 @@ class Index:
             self._db.execute("ROLLBACK")
             raise
 
-    def forget_missing(self, roots: Iterable[str], present: Iterable[str]) -> int:
-        """Drop entries of files under ``roots`` that are gone; how many were dropped."""
+    def missing(self, roots: Iterable[str], present: Iterable[str]) -> dict[str, str | None]:
+        """The entries of files under ``roots`` that are gone: each path, with its session's
+        pattern when it was a sub-agent's file (that session is read again: C-4)."""
         keep = {os.path.abspath(p) for p in present}
-        gone: list[str] = []
+        gone: dict[str, str | None] = {}
         for root in roots:
             prefix = os.path.join(os.path.abspath(root), "")
             cursor = self._db.execute(
-                "SELECT path FROM files WHERE substr(path, 1, ?) = ?", (len(prefix), prefix)
+                "SELECT path, session FROM files WHERE substr(path, 1, ?) = ?",
+                (len(prefix), prefix),
             )
-            gone.extend(p for (p,) in cursor if p not in keep)
-        if gone:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in gone])
-                self._db.executemany("DELETE FROM checkpoints WHERE path = ?", [(p,) for p in gone])
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        return len(gone)
+            gone.update((p, session) for p, session in cursor if p not in keep)
+        return gone
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """Drop the entries of these files (gone: :meth:`missing`)."""
+        rows = [(p,) for p in paths]
+        if not rows:
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.executemany("DELETE FROM files WHERE path = ?", rows)
+            self._db.executemany("DELETE FROM checkpoints WHERE path = ?", rows)
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     def stats(self) -> Mapping[str, int]:
         """How many entries the index holds (for tests and the curious)."""
