@@ -31,6 +31,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -161,8 +162,7 @@ class Index:
 
     def _migrate(self) -> None:
         """Empty an index of another layout (or none), once, whoever else opens it now."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             (layout,) = self._db.execute("PRAGMA user_version").fetchone()
             if layout != SCHEMA_VERSION:  # another kernel may have done it while we waited
                 self._db.execute("DROP TABLE IF EXISTS entries")  # the JSON rows of layout 1
@@ -171,10 +171,18 @@ class Index:
                 for table in _SCHEMA:
                     self._db.execute(table)
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            self._db.execute("COMMIT")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction: the database held for writing from its start (another
+        kernel's writes wait for it, or it for them), all of it committed or none."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
+        self._db.execute("COMMIT")
 
     def __enter__(self) -> Index:
         return self
@@ -269,29 +277,19 @@ class Index:
                 forgotten.append((where,))
         if not values:
             return
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                                  values)  # fmt: skip
             self._db.executemany("INSERT OR REPLACE INTO checkpoints VALUES (?,?,?)", kept)
             self._db.executemany("DELETE FROM checkpoints WHERE path = ?", forgotten)
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
 
     def stopped_growing(self, items: Iterable[Item]) -> None:
         """Forget the checkpoints of these files, found unchanged (their agent stopped)."""
         paths = [(self._where(item),) for item in items if item.path]
         if not paths or not self._db.execute("SELECT 1 FROM checkpoints LIMIT 1").fetchone():
             return
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             self._db.executemany("DELETE FROM checkpoints WHERE path = ?", paths)
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
 
     def missing(self, roots: Iterable[str], present: Iterable[str]) -> dict[str, str | None]:
         """The entries of files under ``roots`` that are gone: each path, with its session's
@@ -312,14 +310,9 @@ class Index:
         rows = [(p,) for p in paths]
         if not rows:
             return
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             self._db.executemany("DELETE FROM files WHERE path = ?", rows)
             self._db.executemany("DELETE FROM checkpoints WHERE path = ?", rows)
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
 
     def stats(self) -> Mapping[str, int]:
         """How many entries the index holds (for tests and the curious)."""
