@@ -509,6 +509,20 @@ def test_C4_a_changed_subagent_file_reads_its_session_again(
     assert scan(runs, workers=1).read == 0  # and kept: the next rescan reads nothing
 
 
+def test_C4_a_changed_subagent_file_reads_its_session_again_under_a_relative_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, child = _copy_layout("claude-code v2.1", tmp_path / "runs")
+    monkeypatch.chdir(tmp_path)  # scanned as "runs": items, and so patterns, are relative
+    lines = child.read_bytes().splitlines(keepends=True)
+    child.write_bytes(b"".join(lines[: len(lines) // 2]))
+    first = scan("runs", workers=1)
+    child.write_bytes(b"".join(lines))
+    again = scan("runs", workers=1)
+    assert (again.read, again.cached) == (2, first.read - 2)
+    assert again.to_arrow().equals(scan("runs", workers=1, cache=False).to_arrow())
+
+
 @pytest.mark.parametrize("layout", COUNTED)
 def test_C4_a_deleted_subagent_file_reads_its_session_again(
     layout: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

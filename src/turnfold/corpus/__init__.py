@@ -507,11 +507,12 @@ def _scan_files(
 
         def took(position: int, summary: Summary) -> None:
             nonlocal pending
+            if summary.session is not None:
+                summary.session = _absolute(summary.session)
+                sessions.append(summary.session)
             stored = read[position] = _stored(summary)
             run.read += 1
             run.tally(stored)
-            if summary.session is not None:
-                sessions.append(summary.session)
             if index is not None:
                 pending.append((items[position], stored))
                 if len(pending) >= STORE_EVERY:
@@ -561,13 +562,25 @@ def _sessions_known(items: list[Item], known: dict[int, Stored], sessions: list[
     from fnmatch import fnmatchcase
 
     patterns = set(sessions)
-    return [
-        position
-        for position, stored in known.items()
-        if stored.kind == "rows"
-        and (path := items[position].path) is not None
-        and any(fnmatchcase(os.path.abspath(path), pattern) for pattern in patterns)
-    ]
+    again = []
+    for position, stored in known.items():
+        path = items[position].path
+        if stored.kind != "rows" or path is None:
+            continue
+        where = os.path.abspath(path)  # as the index names it, and as _absolute the patterns
+        if any(fnmatchcase(where, pattern) for pattern in patterns):
+            again.append(position)
+    return again
+
+
+def _absolute(pattern: str) -> str:
+    """A session's pattern made from a path as this process named it (relative, when the scan's
+    source was), as an absolute one: a worker, even on another machine, was handed that name."""
+    if os.path.isabs(pattern):
+        return pattern
+    from glob import escape
+
+    return os.path.join(escape(os.getcwd()), pattern)
 
 
 def _examine_chunk(items: list[Item]) -> list[Summary]:
