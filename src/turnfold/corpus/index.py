@@ -179,10 +179,10 @@ class Index:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield
-        except BaseException:
+            self._db.execute("COMMIT")
+        except BaseException:  # the work, or the commit itself, failed: undo all of it
             self._db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
 
     def __enter__(self) -> Index:
         return self
