@@ -16,8 +16,8 @@ and imports included), in the same run:
              turnfold.render.page), to show whether the fork still wins
 
 Every child runs without ``PYTHONDONTWRITEBYTECODE`` and after one warm-up run, so imports read
-bytecode as they do for a user, and the price of the session's model on its day is kept
-(turnfold.kept_prices) as for a user's every render after the first of that model and day.
+bytecode as they do for a user, and the price of the session's model is kept
+(turnfold.kept_prices) as for a user's every render after the first of that model.
 Bars (issue 19): render <= 2.5x the ``json.loads`` process; page <= 0.5x the input size.
 Closed content is kept in the page (nothing silently dropped, X-2), so the page size is mostly
 tool output. The figures are printed as the last line. Times

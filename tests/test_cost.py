@@ -103,17 +103,22 @@ import sys
 from datetime import datetime, timezone
 from turnfold.cost import estimate
 tokens = {"input_tokens": 250_000, "output_tokens": 900, "cache_read_tokens": 30_000}
-when = datetime(2026, 6, 1, tzinfo=timezone.utc)
-both = [("claude-sonnet-4-5", tokens), ("gpt-4o", tokens)]
-cost = estimate(both, provider="anthropic", when=when)
+day, *models = sys.argv[1:]
+when = datetime.fromisoformat(day).replace(tzinfo=timezone.utc) if day != "today" else None
+cost = estimate([(model, tokens) for model in models], provider="anthropic", when=when)
 print(repr(cost.usd), cost.source, "genai_prices" in sys.modules)
 """
 
 
-def _price_in_a_process(cache: Path) -> tuple[str, str]:
+def _price_in_a_process(
+    cache: Path, day: str = "2026-06-01", models: tuple[str, ...] = ("claude-sonnet-4-5", "gpt-4o")
+) -> tuple[str, str]:
     env = {**os.environ, "TURNFOLD_CACHE_DIR": str(cache)}
     done = subprocess.run(
-        [sys.executable, "-c", _PRICE_IN_A_PROCESS], env=env, capture_output=True, text=True
+        [sys.executable, "-c", _PRICE_IN_A_PROCESS, day, *models],
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     *priced, imported = done.stdout.split()
@@ -129,6 +134,25 @@ def test_U2_a_price_kept_by_one_process_prices_the_next_without_the_table(tmp_pa
     assert (tmp_path / FILE_NAME).exists()
     again, imported = _price_in_a_process(tmp_path)
     assert (again, imported) == (first, "False")
+
+
+def test_U2_a_price_that_holds_every_day_is_kept_for_every_day(tmp_path: Path) -> None:
+    """Claude Sonnet 4.5 and GPT-4o have one price whatever the date in the table: once kept,
+    a session of another day, or of today, is priced without the table, as the table prices
+    it. Claude Sonnet 4.6's price changed on a date: it is kept for the day asked for only."""
+    fixed = ("claude-sonnet-4-5", "gpt-4o")
+    _price_in_a_process(tmp_path, "2026-06-01", fixed)
+    fresh = tmp_path / "fresh"  # another cache: the table prices every day itself
+    for day in ("2025-11-20", "today"):
+        expected, imported = _price_in_a_process(fresh / day, day, fixed)
+        assert imported == "True"
+        assert _price_in_a_process(tmp_path, day, fixed) == (expected, "False")
+    changed = ("claude-sonnet-4-6",)
+    _price_in_a_process(tmp_path, "2026-06-01", changed)
+    assert _price_in_a_process(tmp_path, "2026-06-01", changed)[1] == "False"
+    expected, _ = _price_in_a_process(fresh / "changed", "2026-01-10", changed)
+    assert _price_in_a_process(tmp_path, "2026-01-10", changed) == (expected, "True")
+    assert _price_in_a_process(tmp_path, "today", changed)[1] == "True"  # today's is not kept
 
 
 def test_U2_kept_prices_of_another_table_or_unreadable_are_not_used(tmp_path: Path) -> None:

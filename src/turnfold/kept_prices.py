@@ -3,16 +3,19 @@
 genai-prices' import takes a fifth of a second (pydantic models of the whole table, and the HTTP
 client of its updater): every ``turnfold render``, ``show`` and first view in a notebook of a
 session with a cost paid it, for one or two models' prices. What :mod:`turnfold.prices` asks the
-table about a model on one day is a few numbers (the provider it was found at, where its tiers
-start, one line per stretch between them), so they are kept in :data:`FILE_NAME` in turnfold's
+table about a model is a few numbers (the provider it was found at, where its tiers start, one
+line per stretch between them), so they are kept in :data:`FILE_NAME` in turnfold's
 cache directory (:func:`turnfold.caches.cache_dir`) under a stamp of the installed table (its
 data module's path, size and modification time): another version of genai-prices, or an
 update in place, finds the file's prices stale and starts it anew. The lines are floats that
 JSON carries exactly, so a kept price prices every response as the table's line did.
 
-Nothing is kept or read for today's prices (``day`` None: today changes), nor in a process whose
-table was replaced at run time (genai-prices' ``UpdatePrices`` sets a custom snapshot). A cache
-that cannot be read or written is no error: the prices then come from the table.
+A price is kept for every day when the table gives the model one price whatever the date (most
+models: a session of a new day, or of today, is then priced without the table), else for the
+day it was asked for; today's price of a model whose price depends on the date is not kept
+(today changes). Nothing is kept or read in a process whose table was replaced at run time
+(genai-prices' ``UpdatePrices`` sets a custom snapshot). A cache that cannot be read or written
+is no error: the prices then come from the table.
 """
 
 from __future__ import annotations
@@ -73,12 +76,15 @@ class PriceBook:
         version = self._file.get("version")
         return version if isinstance(version, str) else None
 
-    def get(self, model: str, provider: str | None, day: date) -> Kept | None:
-        """The kept price of ``model``, None when the table has none, else :data:`MISSING`."""
+    def get(self, model: str, provider: str | None, day: date | None) -> Kept | None:
+        """The kept price of ``model`` on ``day`` (None: today), None when the table has none,
+        else :data:`MISSING`: the price kept for that day, or the one kept for every day."""
         prices = self._file.get("prices")
         if not isinstance(prices, dict):
             return MISSING  # type: ignore[no-any-return]  # nothing kept for this table yet
-        entry = prices.get(_key(model, provider, day), MISSING)
+        entry = prices.get(_key(model, provider, day), MISSING) if day is not None else MISSING
+        if entry is MISSING:
+            entry = prices.get(_key(model, provider, None), MISSING)
         if entry is MISSING or entry is None:
             return entry  # MISSING, or no price kept as such
         try:
@@ -88,9 +94,10 @@ class PriceBook:
             return MISSING  # type: ignore[no-any-return]
 
     def keep(
-        self, model: str, provider: str | None, day: date, kept: Kept | None, version: str
+        self, model: str, provider: str | None, day: date | None, kept: Kept | None, version: str
     ) -> None:
-        """Keep ``model``'s price (None: the table has none) for the next process."""
+        """Keep ``model``'s price (None: the table has none) on ``day`` (None: on every day)
+        for the next process."""
         latest = self._read()  # what another process kept meanwhile stays
         prices: dict[str, Any] = latest["prices"] if isinstance(latest.get("prices"), dict) else {}
         prices[_key(model, provider, day)] = list(kept) if kept is not None else None
@@ -150,8 +157,8 @@ def _logger() -> logging.Logger:
     return logging.getLogger(__name__)
 
 
-def _key(model: str, provider: str | None, day: date) -> str:
-    return json.dumps([model, provider, day.isoformat()])
+def _key(model: str, provider: str | None, day: date | None) -> str:
+    return json.dumps([model, provider, day.isoformat() if day is not None else "every day"])
 
 
 def _line(line: Any) -> Line | None:

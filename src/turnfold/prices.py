@@ -13,8 +13,9 @@ table at another point, and prices each response on it. A stretch whose check fa
 response the table would refuse (more cached than input tokens), is priced by the table itself.
 
 genai-prices is imported on the first price, never by a load: it takes a fifth of a second. A
-model's price on a day is kept for later processes (:mod:`turnfold.kept_prices`), which then
-price without importing the table at all.
+model's price is kept for later processes (:mod:`turnfold.kept_prices`), which then price
+without importing the table at all: for every day when the table gives the model one price
+whatever the date (most models), else for the day it was asked for.
 """
 
 from __future__ import annotations
@@ -100,19 +101,23 @@ def price_of(model: str, provider: str | None, day: date | None) -> Price | None
     """``model``'s price at ``provider`` (else wherever the table finds the model) on ``day``
     (None: today); None when the table does not know it, or genai-prices is not installed.
 
-    A price of a day is kept for later processes (:mod:`turnfold.kept_prices`), so only the
-    first process to price a model on a day imports the table."""
-    book = price_book() if day is not None else None
-    if book is None or day is None:
+    A price is kept for later processes (:mod:`turnfold.kept_prices`), so only the first
+    process to price a model imports the table: the first on any day when the model's price
+    does not depend on the date, else the first on that day (today's price, which holds for a
+    day that changes, is then not kept)."""
+    book = price_book()
+    if book is None:
         return _table_price(model, provider, day)[0]
     kept = book.get(model, provider, day)
     if kept is not MISSING:
         if kept is None:
             return None
         found, starts, lines = kept
-        when = datetime.combine(day, time(), timezone.utc)
+        when = datetime.combine(day, time(), timezone.utc) if day is not None else None
         return Price(_exact_later(model, found, when), starts, lines)
-    price, found = _table_price(model, provider, day)
+    price, found, every_day = _table_price(model, provider, day)
+    if day is None and not every_day:
+        return price
     keeping: Kept | None = None
     if price is not None:
         try:
@@ -120,18 +125,20 @@ def price_of(model: str, provider: str | None, day: date | None) -> Price | None
         except Exception:  # a stretch the table cannot price: this price is not kept
             return price
         keeping = (found, starts, drawn)
-    book.keep(model, provider, day, keeping, table_version())
+    book.keep(model, provider, None if every_day else day, keeping, table_version())
     return price
 
 
 def _table_price(
     model: str, provider: str | None, day: date | None
-) -> tuple[Price | None, str | None]:
-    """:func:`price_of` from the table itself, and the provider it found the model at."""
+) -> tuple[Price | None, str | None, bool]:
+    """:func:`price_of` from the table itself, the provider it found the model at, and whether
+    that holds on every day: the table gives the model one price, not prices that depend on
+    the date (or the time of day), or does not know the model at all."""
     try:
         import genai_prices
     except ImportError:  # pragma: no cover - a dependency; an install without it shows no cost
-        return None, None
+        return None, None, False
     when = datetime.combine(day, time(), timezone.utc) if day is not None else None
     for candidate in (provider, None) if provider else (None,):
         if (model, candidate) in _UNKNOWN:
@@ -148,13 +155,18 @@ def _table_price(
             _UNKNOWN.add((model, candidate))
             continue
         except Exception:  # the table could not price even one token: no price, never a guess
-            return None, None
+            return None, None, False
         exact = _exact(genai_prices, model, candidate, when)
-        return Price(exact, _tier_starts(found.model_price)), candidate
-    return None, None
+        # A list of prices, each with its condition (from a date, at a time of day), depends on
+        # the date; a single price does not.
+        every_day = not isinstance(getattr(found.model, "prices", None), list)
+        return Price(exact, _tier_starts(found.model_price)), candidate, every_day
+    return None, None, True
 
 
-def _exact_later(model: str, provider: str | None, when: datetime) -> Callable[[Counts], Decimal]:
+def _exact_later(
+    model: str, provider: str | None, when: datetime | None
+) -> Callable[[Counts], Decimal]:
     """The table's own price of a kept model's response, the table imported when first asked
     (counts the table refuses, a stretch that is not a line)."""
     exact: Callable[[Counts], Decimal] | None = None
