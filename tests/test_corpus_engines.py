@@ -61,6 +61,22 @@ def test_C5_worker_processes_return_the_rows_of_an_in_process_scan(
     assert spread.search("readme") == here.search("readme")
 
 
+def test_C5_workers_import_the_price_table_up_front_only_until_prices_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The forkserver imports genai-prices (a fifth of a second before any worker starts) for a
+    first scan; once prices are kept (kept_prices), most rows are priced without it."""
+    from turnfold.kept_prices import price_book
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    assert "genai_prices" in engine_module._preload()
+    book = price_book()
+    assert book is not None
+    book.keep("claude-sonnet-4-5", None, (None, None), False, None, "0")
+    assert "genai_prices" not in engine_module._preload()
+    assert "turnfold.corpus" in engine_module._preload()
+
+
 def test_C5_dask_cluster_returns_the_same_rows() -> None:
     distributed = pytest.importorskip("distributed")
     here = scan(TREE, workers=1, cache=False)

@@ -136,35 +136,55 @@ def test_U2_a_price_kept_by_one_process_prices_the_next_without_the_table(tmp_pa
     assert (again, imported) == (first, "False")
 
 
-def test_U2_a_price_that_holds_every_day_is_kept_for_every_day(tmp_path: Path) -> None:
-    """Claude Sonnet 4.5 and GPT-4o have one price whatever the date in the table: once kept,
-    a session of another day, or of today, is priced without the table, as the table prices
-    it. Claude Sonnet 4.6's price changed on a date: it is kept for the day asked for only."""
-    fixed = ("claude-sonnet-4-5", "gpt-4o")
-    _price_in_a_process(tmp_path, "2026-06-01", fixed)
-    fresh = tmp_path / "fresh"  # another cache: the table prices every day itself
-    for day in ("2025-11-20", "today"):
-        expected, imported = _price_in_a_process(fresh / day, day, fixed)
+@pytest.mark.parametrize(
+    ("models", "kept_on", "same_price", "other_price"),
+    [
+        # One price whatever the date: kept for every day, today included.
+        (("claude-sonnet-4-5", "gpt-4o"), "2026-06-01", ("2025-11-20", "today"), ()),
+        # A new price from 2026-03-13: kept from then on; an earlier day asks the table.
+        (("claude-sonnet-4-6",), "2026-06-01", ("2026-09-30", "today"), ("2026-01-10",)),
+        # A new price from 2026-08-17, and off-peak prices by the time of day: a day's price
+        # (at its midnight) is kept from the start date on; the price now never is.
+        (("deepseek-v4-pro",), "2026-09-01", ("2026-08-17",), ("2026-08-16", "today")),
+    ],
+)
+def test_U2_a_price_is_kept_for_the_days_it_holds_for(
+    tmp_path: Path,
+    models: tuple[str, ...],
+    kept_on: str,
+    same_price: tuple[str, ...],
+    other_price: tuple[str, ...],
+) -> None:
+    """The table changes a model's price only on the start dates it lists: a price kept for
+    one day prices a session of another day of the same span, or of today, without importing
+    the table, as the table prices it; a day of another span asks the table."""
+    _price_in_a_process(tmp_path, kept_on, models)
+    for day in (*same_price, *other_price):
+        fresh = tmp_path / f"fresh-{day}"  # another cache: the table prices that day itself
+        expected, imported = _price_in_a_process(fresh, day, models)
         assert imported == "True"
-        assert _price_in_a_process(tmp_path, day, fixed) == (expected, "False")
-    changed = ("claude-sonnet-4-6",)
-    _price_in_a_process(tmp_path, "2026-06-01", changed)
-    assert _price_in_a_process(tmp_path, "2026-06-01", changed)[1] == "False"
-    expected, _ = _price_in_a_process(fresh / "changed", "2026-01-10", changed)
-    assert _price_in_a_process(tmp_path, "2026-01-10", changed) == (expected, "True")
-    assert _price_in_a_process(tmp_path, "today", changed)[1] == "True"  # today's is not kept
+        table = "False" if day in same_price else "True"
+        assert _price_in_a_process(tmp_path, day, models) == (expected, table), day
 
 
 def test_U2_kept_prices_of_another_table_or_unreadable_are_not_used(tmp_path: Path) -> None:
     first, _ = _price_in_a_process(tmp_path)
     kept = tmp_path / FILE_NAME
     stored = json.loads(kept.read_text())
-    wrong = {key: [found, starts, [[1.0] * 5 for _ in lines]]
-             for key, (found, starts, lines) in stored["prices"].items()}  # fmt: skip
+    wrong = {
+        key: {**entry, "spans": [[first_day, end, [found, starts, [[1.0] * 5 for _ in lines]]]
+                                 for first_day, end, (found, starts, lines) in entry["spans"]]}
+        for key, entry in stored["prices"].items()
+    }  # fmt: skip
     # Another installed table (a new genai-prices version): its prices are not this one's.
     kept.write_text(json.dumps({**stored, "stamp": "elsewhere", "prices": wrong}))
     assert _price_in_a_process(tmp_path) == (first, "True")
-    for broken in ("{not json", json.dumps({**stored, "prices": {k: [1] for k in wrong}})):
+    bad_spans = {key: {"timed": False, "spans": [[None, None, [1]]]} for key in wrong}
+    old_layout = {key: [1] for key in wrong}  # a line per model and day, as kept before
+    for broken in (
+        "{not json",
+        *(json.dumps({**stored, "prices": bad}) for bad in (bad_spans, old_layout)),
+    ):
         kept.write_text(broken)
         assert _price_in_a_process(tmp_path)[0] == first
 
@@ -175,7 +195,7 @@ def test_U2_a_kept_price_still_asks_the_table_about_counts_it_refuses(
     monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path))
     day = LATER.date()
     book = PriceBook(tmp_path / FILE_NAME, "a table")
-    book.keep("gpt-4o", None, day, (None, [], [[0.0, 1.0, 1.0, 0.0, 0.0]]), "0")
+    book.keep("gpt-4o", None, (None, None), False, (None, [], [[0.0, 1.0, 1.0, 0.0, 0.0]]), "0")
     monkeypatch.setattr(kept_prices, "_table_stamp", lambda: "a table")
     price_of.cache_clear()
     try:

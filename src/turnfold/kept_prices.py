@@ -10,12 +10,14 @@ data module's path, size and modification time): another version of genai-prices
 update in place, finds the file's prices stale and starts it anew. The lines are floats that
 JSON carries exactly, so a kept price prices every response as the table's line did.
 
-A price is kept for every day when the table gives the model one price whatever the date (most
-models: a session of a new day, or of today, is then priced without the table), else for the
-day it was asked for; today's price of a model whose price depends on the date is not kept
-(today changes). Nothing is kept or read in a process whose table was replaced at run time
-(genai-prices' ``UpdatePrices`` sets a custom snapshot). A cache that cannot be read or written
-is no error: the prices then come from the table.
+A price is kept with the span of days it holds for (:data:`Span`): the table changes a model's
+price only on the start dates it lists, so a price found for one day prices every day until the
+next, and a model with a single price has one span, every day. A session of another day, or of
+today, is then priced without the table. A model whose price also depends on the time of day
+(off-peak prices) is priced at midnight of a session's day, as the table would on that day, and
+its price now is never kept. Nothing is kept or read in a process whose table was replaced at
+run time (genai-prices' ``UpdatePrices`` sets a custom snapshot). A cache that cannot be read or
+written is no error: the prices then come from the table.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from datetime import date
+from datetime import date, datetime, timezone
 from importlib.util import find_spec
 from pathlib import Path
 from threading import get_ident
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 
 from turnfold.caches import cache_dir
 
-__all__ = ["FILE_NAME", "MISSING", "Kept", "Line", "PriceBook", "price_book"]
+__all__ = ["FILE_NAME", "MISSING", "Kept", "Line", "PriceBook", "Span", "price_book"]
 
 #: JSON, but not named ``.json``: the corpus scanner reads such files as candidate sessions, and
 #: the cache folder may lie inside a folder it scans.
@@ -45,8 +47,13 @@ Line = tuple[float, float, float, float, float]
 #: A model's kept price: the provider the table found it at (None: by the model alone), where
 #: its tiers start, and the line of each stretch (None: priced by the table itself).
 Kept = tuple[str | None, list[int], list[Line | None]]
+#: The days a price holds for: from the first (None: from the table's first) up to the second,
+#: not included (None: on, until the table changes).
+Span = tuple[date | None, date | None]
 #: What :meth:`PriceBook.get` answers for a price it does not keep.
 MISSING: Any = object()
+#: The layout of the file's prices, part of its stamp: a file of another layout starts anew.
+_LAYOUT = "spans"
 
 
 class PriceBook:
@@ -71,36 +78,55 @@ class PriceBook:
         return found
 
     @property
+    def empty(self) -> bool:
+        """Whether no price is kept for this table yet (a first scan's workers import it)."""
+        return not self._file.get("prices")
+
+    @property
     def version(self) -> str | None:
         """The table's version, as it was when a price was kept."""
         version = self._file.get("version")
         return version if isinstance(version, str) else None
 
     def get(self, model: str, provider: str | None, day: date | None) -> Kept | None:
-        """The kept price of ``model`` on ``day`` (None: today), None when the table has none,
-        else :data:`MISSING`: the price kept for that day, or the one kept for every day."""
+        """The kept price of ``model`` on ``day`` (None: now), None when the table has none,
+        else :data:`MISSING`."""
         prices = self._file.get("prices")
-        if not isinstance(prices, dict):
-            return MISSING  # type: ignore[no-any-return]  # nothing kept for this table yet
-        entry = prices.get(_key(model, provider, day), MISSING) if day is not None else MISSING
-        if entry is MISSING:
-            entry = prices.get(_key(model, provider, None), MISSING)
-        if entry is MISSING or entry is None:
-            return entry  # MISSING, or no price kept as such
+        entry = prices.get(_key(model, provider)) if isinstance(prices, dict) else None
+        if not isinstance(entry, dict):
+            return MISSING  # type: ignore[no-any-return]  # nothing kept for this model yet
+        if day is None and entry.get("timed") is not False:
+            return MISSING  # type: ignore[no-any-return]  # its price now depends on the time
+        on = (day or _today()).isoformat()  # ISO dates sort as the days they name
         try:
-            found, starts, lines = entry
-            return found, [int(s) for s in starts], [_line(line) for line in lines]
-        except (TypeError, ValueError):  # a file edited by hand: the table prices
-            return MISSING  # type: ignore[no-any-return]
+            for first, end, kept in entry["spans"]:
+                if (first is None or first <= on) and (end is None or on < end):
+                    if kept is None:
+                        return None
+                    found, starts, lines = kept
+                    return found, [int(s) for s in starts], [_line(line) for line in lines]
+        except (KeyError, TypeError, ValueError):  # a file edited by hand: the table prices
+            pass
+        return MISSING  # type: ignore[no-any-return]
 
     def keep(
-        self, model: str, provider: str | None, day: date | None, kept: Kept | None, version: str
+        self,
+        model: str,
+        provider: str | None,
+        span: Span,
+        timed: bool,
+        kept: Kept | None,
+        version: str,
     ) -> None:
-        """Keep ``model``'s price (None: the table has none) on ``day`` (None: on every day)
-        for the next process."""
+        """Keep ``model``'s price (None: the table has none) for the days of ``span``, for the
+        next process; ``timed``: its price also depends on the time of day."""
         latest = self._read()  # what another process kept meanwhile stays
         prices: dict[str, Any] = latest["prices"] if isinstance(latest.get("prices"), dict) else {}
-        prices[_key(model, provider, day)] = list(kept) if kept is not None else None
+        entry = prices.get(_key(model, provider))
+        spans = entry.get("spans") if isinstance(entry, dict) else None
+        spans = [s for s in spans if s[:2] != list(_days(span))] if isinstance(spans, list) else []
+        spans.append([*_days(span), list(kept) if kept is not None else None])
+        prices[_key(model, provider)] = {"timed": timed, "spans": spans}
         self._file = {"stamp": self.stamp, "version": version, "prices": prices}
         # A writer's own temporary file (process and thread), renamed over the file when whole.
         temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.{get_ident()}.tmp")
@@ -133,8 +159,8 @@ def price_book() -> PriceBook | None:
 
 
 def _table_stamp() -> str | None:
-    """Where genai-prices' table is installed, its size and its time; found without importing
-    it (a top-level package's spec is only looked up)."""
+    """Where genai-prices' table is installed, its size and its time, after the layout of the
+    kept prices; found without importing it (a top-level package's spec is only looked up)."""
     try:
         spec = find_spec("genai_prices")
     except (ImportError, ValueError):
@@ -145,7 +171,7 @@ def _table_stamp() -> str | None:
             stat = data.stat()
         except OSError:
             continue
-        return f"{data}:{stat.st_size}:{stat.st_mtime_ns}"
+        return f"{_LAYOUT}:{data}:{stat.st_size}:{stat.st_mtime_ns}"
     return None
 
 
@@ -157,8 +183,18 @@ def _logger() -> logging.Logger:
     return logging.getLogger(__name__)
 
 
-def _key(model: str, provider: str | None, day: date | None) -> str:
-    return json.dumps([model, provider, day.isoformat() if day is not None else "every day"])
+def _key(model: str, provider: str | None) -> str:
+    return json.dumps([model, provider])
+
+
+def _days(span: Span) -> tuple[str | None, str | None]:
+    first, end = span
+    return (first.isoformat() if first else None, end.isoformat() if end else None)
+
+
+def _today() -> date:
+    """Today in UTC, the day the table dates a request by."""
+    return datetime.now(timezone.utc).date()
 
 
 def _line(line: Any) -> Line | None:

@@ -13,9 +13,8 @@ table at another point, and prices each response on it. A stretch whose check fa
 response the table would refuse (more cached than input tokens), is priced by the table itself.
 
 genai-prices is imported on the first price, never by a load: it takes a fifth of a second. A
-model's price is kept for later processes (:mod:`turnfold.kept_prices`), which then price
-without importing the table at all: for every day when the table gives the model one price
-whatever the date (most models), else for the day it was asked for.
+model's price is kept for later processes with the span of days it holds for
+(:mod:`turnfold.kept_prices`), which then price without importing the table at all.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from decimal import Decimal
 from functools import cache, lru_cache
 from typing import Any
 
-from turnfold.kept_prices import MISSING, Kept, Line, price_book
+from turnfold.kept_prices import MISSING, Kept, Line, Span, price_book
 
 #: A response's counts in the order a :class:`Price` takes them (genai-prices' names): input
 #: (cached input included), output, cache reads and cache writes (parts of the input).
@@ -99,12 +98,11 @@ _UNKNOWN: set[tuple[str, str | None]] = set()
 @lru_cache(maxsize=512)
 def price_of(model: str, provider: str | None, day: date | None) -> Price | None:
     """``model``'s price at ``provider`` (else wherever the table finds the model) on ``day``
-    (None: today); None when the table does not know it, or genai-prices is not installed.
+    (None: now); None when the table does not know it, or genai-prices is not installed.
 
-    A price is kept for later processes (:mod:`turnfold.kept_prices`), so only the first
-    process to price a model imports the table: the first on any day when the model's price
-    does not depend on the date, else the first on that day (today's price, which holds for a
-    day that changes, is then not kept)."""
+    A price is kept for later processes with the days it holds for
+    (:mod:`turnfold.kept_prices`), so only the first process to price a model in a span of
+    days imports the table."""
     book = price_book()
     if book is None:
         return _table_price(model, provider, day)[0]
@@ -115,9 +113,12 @@ def price_of(model: str, provider: str | None, day: date | None) -> Price | None
         found, starts, lines = kept
         when = datetime.combine(day, time(), timezone.utc) if day is not None else None
         return Price(_exact_later(model, found, when), starts, lines)
-    price, found, every_day = _table_price(model, provider, day)
-    if day is None and not every_day:
+    price, found, holds = _table_price(model, provider, day)
+    if holds is None:
         return price
+    span, timed = holds
+    if day is None and timed:
+        return price  # its price now depends on the time: never kept
     keeping: Kept | None = None
     if price is not None:
         try:
@@ -125,20 +126,20 @@ def price_of(model: str, provider: str | None, day: date | None) -> Price | None
         except Exception:  # a stretch the table cannot price: this price is not kept
             return price
         keeping = (found, starts, drawn)
-    book.keep(model, provider, None if every_day else day, keeping, table_version())
+    book.keep(model, provider, span, timed, keeping, table_version())
     return price
 
 
 def _table_price(
     model: str, provider: str | None, day: date | None
-) -> tuple[Price | None, str | None, bool]:
-    """:func:`price_of` from the table itself, the provider it found the model at, and whether
-    that holds on every day: the table gives the model one price, not prices that depend on
-    the date (or the time of day), or does not know the model at all."""
+) -> tuple[Price | None, str | None, tuple[Span, bool] | None]:
+    """:func:`price_of` from the table itself, the provider it found the model at, and the
+    days that holds for with whether the model's price also depends on the time of day (None:
+    not to be kept)."""
     try:
         import genai_prices
     except ImportError:  # pragma: no cover - a dependency; an install without it shows no cost
-        return None, None, False
+        return None, None, None
     when = datetime.combine(day, time(), timezone.utc) if day is not None else None
     for candidate in (provider, None) if provider else (None,):
         if (model, candidate) in _UNKNOWN:
@@ -155,13 +156,29 @@ def _table_price(
             _UNKNOWN.add((model, candidate))
             continue
         except Exception:  # the table could not price even one token: no price, never a guess
-            return None, None, False
+            return None, None, None
         exact = _exact(genai_prices, model, candidate, when)
-        # A list of prices, each with its condition (from a date, at a time of day), depends on
-        # the date; a single price does not.
-        every_day = not isinstance(getattr(found.model, "prices", None), list)
-        return Price(exact, _tier_starts(found.model_price)), candidate, every_day
-    return None, None, True
+        price = Price(exact, _tier_starts(found.model_price))
+        return price, candidate, _holds(found.model, day)
+    return None, None, ((None, None), False)  # unknown on every day, until the table changes
+
+
+def _holds(model: Any, day: date | None) -> tuple[Span, bool]:
+    """The days ``model``'s price on ``day`` (None: today) holds for, and whether it also
+    depends on the time of day. A model's prices are one price, or a list of prices with
+    conditions, the last that holds winning: a start date, or a daily stretch of time (off-peak
+    prices). The price of a day changes only on the start dates, so it holds from the last of
+    them up to that day until the next."""
+    prices = getattr(model, "prices", None)
+    if not isinstance(prices, list):
+        return (None, None), False
+    constraints = [getattr(conditional, "constraint", None) for conditional in prices]
+    starts = {at for c in constraints if isinstance(at := getattr(c, "start_date", None), date)}
+    timed = any(getattr(c, "start_time", None) is not None for c in constraints)
+    on = day or datetime.now(timezone.utc).date()
+    first = max((start for start in starts if start <= on), default=None)
+    end = min((start for start in starts if start > on), default=None)
+    return (first, end), timed
 
 
 def _exact_later(

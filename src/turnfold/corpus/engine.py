@@ -70,18 +70,22 @@ def default_workers() -> int:
 
 
 def _preload() -> list[str]:
-    """The modules the forkserver imports before it forks any worker: the corpus, the price
-    table and every format module (detection asks them all). A worker then forks with them
-    instead of importing them itself, a third of a second each, paid once per kernel rather
-    than once per worker and scan."""
+    """The modules the forkserver imports before it forks any worker: the corpus, every format
+    module (detection asks them all) and, unless prices are kept already, the price table. A
+    worker then forks with them instead of importing them itself, a third of a second each,
+    paid once per kernel rather than once per worker and scan."""
     from turnfold.formats import _MODULE_NAMES
+    from turnfold.kept_prices import price_book
 
-    # genai-prices prices the rows (U-2): a tenth of a second to import, once here too. Its
+    # genai-prices prices the rows (U-2): a fifth of a second to import, before any worker
+    # starts. Prices kept by earlier processes (kept_prices, each for the days it holds for)
+    # price most rows without it, and a worker that meets another model imports it then. Its
     # table (``genai_prices.data``) is imported at the first price a process asks the table
-    # for, and platformdirs where turnfold keeps prices (kept_prices): each worker imported
-    # them on its first chunk, a few hundredths of a second each.
-    return ["__main__", "turnfold.corpus", "genai_prices", "genai_prices.data", "platformdirs",
-            *_MODULE_NAMES.values()]  # fmt: skip
+    # for, and platformdirs where turnfold keeps prices: each worker imported them on its
+    # first chunk, a few hundredths of a second each.
+    book = price_book()
+    prices = ["genai_prices", "genai_prices.data"] if book is None or book.empty else []
+    return ["__main__", "turnfold.corpus", *prices, "platformdirs", *_MODULE_NAMES.values()]
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
