@@ -60,7 +60,13 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import MAPPINGS, NameSet, as_int, counted_usage, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.openai_responses import ResponsesBuilder, output_content
+from turnfold.formats.openai_responses import (
+    NOT_COMPUTED,
+    NotComputed,
+    ResponsesBuilder,
+    output_content,
+    output_outcome,
+)
 from turnfold.formats.source import (
     Source,
     flat_fields,
@@ -298,10 +304,8 @@ class AgentsBuilder(ResponsesBuilder):
         self.owner(call).update(call, status=status, result=result, ended_at=timestamp, **changes)
 
     def outcome(self, call: ToolCall, value: Any) -> tuple[ToolStatus, ToolResult, dict[str, Any]]:
-        status, result, changes = super().outcome(call, value)
-        if isinstance(value, str) and value.startswith(DEFAULT_TOOL_ERROR):
-            status = "error"
-        return status, result, changes
+        status, result = tool_outcome(call, value, self.patch_of(call))
+        return status, result, {}
 
     # --- agents and handoffs -------------------------------------------------------------
 
@@ -453,6 +457,18 @@ class AgentsBuilder(ResponsesBuilder):
             )
         )
         return True
+
+
+def tool_outcome(
+    call: ToolCall, value: Any, patch: str | NotComputed | None = NOT_COMPUTED
+) -> tuple[ToolStatus, ToolResult]:
+    """A call's status and result once its output ``value`` is known, as for any Responses
+    call (:func:`~turnfold.formats.openai_responses.output_outcome`), except that the SDK's
+    default tool-error text makes it ``error``."""
+    status, result = output_outcome(call, value, patch)
+    if isinstance(value, str) and value.startswith(DEFAULT_TOOL_ERROR):
+        status = "error"
+    return status, result
 
 
 def _agent_name(value: Any) -> str | None:
@@ -745,6 +761,11 @@ def _plain_item(item: Any) -> tuple[Any, Any]:
     return out, raw
 
 
+def _item_agent(item: Any, fields: dict[str, Any]) -> str | None:
+    """The name of the agent that wrote a run item (``fields``: its own ``__dict__``)."""
+    return _agent_name(_agent_ref(_agent(item, fields, "agent")))
+
+
 def _agent(item: Any, fields: dict[str, Any], name: str) -> Any:
     """An item's agent; one the SDK released (``release_agent``) through its weak reference."""
     agent = fields.get(name)
@@ -971,7 +992,7 @@ def _function_call(
 ) -> None:
     """A ``tool_call_item`` of a function call, as :func:`_feed` and :func:`_feed_item` read
     its plain record (``raw``: the call's own fields, read in place)."""
-    builder.switch_agent(_agent_name(_agent_ref(_agent(item, fields, "agent"))), line)
+    builder.switch_agent(_item_agent(item, fields), line)
     index = responses.of_ids(_keys("function_call", raw.get("id"), raw.get("call_id")), None)
     before = len(builder.appended)
     warned = len(builder.root.warnings)
@@ -983,9 +1004,9 @@ def _function_call(
         if len(builder._calls) > calls:
             call = next(reversed(builder._calls.values()))
             origin = _plain_field(fields.get("tool_origin"))
-            _call_meta(
-                builder, call, {"description": fields.get("description"), "tool_origin": origin}
-            )
+            subagent = tool_meta(call, fields.get("description"), origin)
+            if subagent is not None:
+                builder.update(call, subagent=subagent)
     finally:
         builder._response_batch = None
     if index is not None:
@@ -1007,7 +1028,7 @@ def _function_output(
     call = builder._calls.get(call_id) if type(call_id) is str else None
     if call is None:
         return False  # the unusual path (a warning) is the plain record's
-    builder.switch_agent(_agent_name(_agent_ref(_agent(item, fields, "agent"))), line)
+    builder.switch_agent(_item_agent(item, fields), line)
     warned = len(builder.root.warnings)
     builder.recognized += 1
     builder.close_batch()  # the next call belongs to the next response
@@ -1042,18 +1063,25 @@ def _feed_item(
 
 
 def _call_meta(builder: AgentsBuilder, call: ToolCall, item: Mapping[str, Any]) -> None:
-    """A tool's description and origin; an agent used as a tool is a sub-agent whose steps
-    the state does not hold (``as_tool()`` runs are absent from the items)."""
-    description = item.get("description")
+    """:func:`tool_meta` of a call already in its transcript."""
+    subagent = tool_meta(call, item.get("description"), item.get("tool_origin"))
+    if subagent is not None:
+        builder.update(call, subagent=subagent)
+
+
+def tool_meta(call: ToolCall, description: Any, origin: Any) -> SubAgent | None:
+    """A tool's description and origin (its plain form) in ``call.meta``; for an agent used
+    as a tool, the sub-agent the call is, whose steps the state does not hold (``as_tool()``
+    runs are absent from the items), for the caller to set."""
     if isinstance(description, str) and description:
         call.meta["tool_description"] = description
-    origin = item.get("tool_origin")
-    if isinstance(origin, MAPPINGS):
-        call.meta["tool_origin"] = dict(origin)
-        if origin.get("type") == "agent_as_tool":
-            name = origin.get("agent_name")
-            name = name if isinstance(name, str) and name else call.name
-            builder.update(call, subagent=SubAgent(name=name, steps_missing=True))
+    if not isinstance(origin, MAPPINGS):
+        return None
+    call.meta["tool_origin"] = dict(origin)
+    if origin.get("type") != "agent_as_tool":
+        return None
+    name = origin.get("agent_name")
+    return SubAgent(name=name if isinstance(name, str) and name else call.name, steps_missing=True)
 
 
 # --- following a run live (spec A-2) -------------------------------------------------------
