@@ -155,8 +155,7 @@ _HOSTED_STATUS: dict[str, ToolStatus] = {
 _TEXT_PARTS = NameSet({"input_text", "output_text", "text"})
 _TYPED_PARTS = NameSet({"input_text", "output_text", "input_image", "input_file"})
 _PATCH_TOOL = "apply_patch"
-_PATCH_TOOLS = NameSet({_PATCH_TOOL})
-_PLAN_TOOLS = NameSet({"update_plan"})
+_PLAN_TOOL = "update_plan"
 _PLAN_MARKS = {"completed": "[x]", "in_progress": "[-]"}
 
 
@@ -329,7 +328,7 @@ def patch_text(name: str, args: Any) -> str | None:
     """The patch an ``apply_patch`` call applies (freeform input or ``{"input": ...}``), or a
     shell command that is one: Codex runs ``["apply_patch", PATCH]`` and
     ``["bash", "-lc", "apply_patch <<'EOF' …"]`` as its patch tool, not as commands."""
-    if name in _PATCH_TOOLS:
+    if name == _PATCH_TOOL:
         if isinstance(args, str):
             return args
         patch = (args.get("input") or args.get("patch")) if isinstance(args, MAPPINGS) else None
@@ -363,7 +362,7 @@ def describe_call(
     (``patch``: the call's :func:`patch_text`, when the caller has it already)."""
     if isinstance(patch, NotComputed):
         patch = patch_text(name, args)
-    if patch is not None and name in _PATCH_TOOLS:
+    if patch is not None and name == _PATCH_TOOL:
         files = [_relative(f, cwd) for f in patch_files(patch)]
         return describe_args(name, {"path": files}, cwd) if files else None
     return describe_args(name, args, cwd)
@@ -408,7 +407,7 @@ def tool_result(
         if patch is not None:
             structured = {"output": text} if text else None
             return ToolResult(text=patch, kind="diff", images=images, structured=structured)
-        if call.name in _PLAN_TOOLS:
+        if call.name == _PLAN_TOOL:
             plan = plan_result(call.args, text)
             if plan is not None:
                 return plan
@@ -442,7 +441,7 @@ def new_call(
     runs and shows it (an edit, not a command); the name it was called by stays in its
     ``meta`` (``called_as``) and the command in its arguments."""
     patch = patch_text(name, args)
-    if name not in _PATCH_TOOLS and patch is not None:
+    if name != _PATCH_TOOL and patch is not None:
         meta = {**(meta or {}), "called_as": name}
         name = _PATCH_TOOL
     call = ToolCall(

@@ -641,7 +641,9 @@ class _Responses:
             if type(response) is dict:
                 self.add(response.get("response_id"), response.get("usage"), response.get("output"))
             elif hasattr(response, "response_id"):  # a ModelResponse, read in place
-                output = [raws.ids_of(raw) for raw in getattr(response, "output", None) or ()]
+                output = []
+                for raw in getattr(response, "output", None) or ():  # (no comprehension's frame)
+                    output.append(raws.ids_of(raw))
                 usage = _usage_of(getattr(response, "usage", None))
                 self._add(getattr(response, "response_id", None), usage, output)
             elif isinstance(response, Mapping):
@@ -1079,6 +1081,9 @@ _HANDED_ITEMS = frozenset({"message_output_item", "reasoning_item"})
 class _FlatRun:
     """What :func:`_flat_run` made of a run's items, before any of it enters the transcript."""
 
+    #: The builder's, for the calls made as it would make them.
+    cwd: str | None
+    open_status: ToolStatus
     #: Each function call, settled.
     calls: list[ToolCall] = dataclasses.field(default_factory=list)
     #: The index of the model response that made each call.
@@ -1140,7 +1145,7 @@ def _append_calls(
 def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -> _FlatRun | None:
     """The settled calls and handed items of a run :func:`_read_flat` reads; None for a run
     it leaves to the builder."""
-    run = _FlatRun()
+    run = _FlatRun(builder.cwd, builder.open_status)
     made: set[str] = set()
     waiting: dict[str, tuple[ToolCall, str | None]] = {}  # each call and its patch, by call id
     writer: Any = None  # the last item's agent object, whose name is ``agent``
@@ -1163,9 +1168,9 @@ def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -
             if type(call_id) is not str or not call_id or call_id in made:
                 return None
             made.add(call_id)
-            batch = responses.ids[index]
-            waiting[call_id] = _started_call(builder, fields, read[0], line, batch, run.agent)
-            run.calls.append(waiting[call_id][0])
+            call, patch = _started_call(run, fields, read[0], line, responses.ids[index])
+            waiting[call_id] = call, patch
+            run.calls.append(call)
             run.responses.append(index)
         elif kind == "tool_call_output_item":
             output = fields.get("raw_item")
@@ -1187,22 +1192,17 @@ def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -
 
 
 def _started_call(
-    builder: AgentsBuilder,
-    fields: dict[str, Any],
-    raw: dict[str, Any],
-    line: int,
-    batch: str,
-    agent: str | None,
+    run: _FlatRun, fields: dict[str, Any], raw: dict[str, Any], line: int, batch: str
 ) -> tuple[ToolCall, str | None]:
     """A ``tool_call_item``'s function call (``raw``: its fields) and its patch, as the
-    builder starts it (:meth:`AgentsBuilder.start_call`, :func:`tool_meta`) when ``agent``
-    holds control; not yet in a transcript."""
+    builder starts it (:meth:`AgentsBuilder.start_call`, :func:`tool_meta`) while the run's
+    agent holds control; not yet in a transcript."""
     call_id, name, args, status, meta = deferred_call(raw, line)
     call, patch = new_call(
-        call_id, name, args, builder.cwd, status or builder.open_status, batch, None, meta
+        call_id, name, args, run.cwd, status or run.open_status, batch, None, meta
     )
-    if agent is not None:
-        call.meta["agent"] = agent
+    if run.agent is not None:
+        call.meta["agent"] = run.agent
     origin = _plain_field(fields.get("tool_origin"))
     call.subagent = tool_meta(call, fields.get("description"), origin)
     return call, patch
