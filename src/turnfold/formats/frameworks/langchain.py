@@ -13,7 +13,10 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   ``metadata["structured_response"]``.
 
 :func:`plain` reads a message's fields directly (what ``messages_to_dict`` writes, without its
-``model_dump``); nothing of the value is modified or shared.
+``model_dump``); nothing of the value is modified or shared. A finished run of one agent is
+read flat (:func:`_read_flat`: each call made already settled by its tool message, every entry
+appended at once); the builder reads any other message by message, and both give the same
+transcript.
 
 Mapping (:class:`LangChainBuilder`, one builder for the static load and the live stream):
 

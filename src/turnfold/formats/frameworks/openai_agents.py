@@ -12,7 +12,10 @@ too), or a bare list of serialised run items ``{type: "*_item", agent: {name}, r
 ``RunItem`` objects read the same way; the agents themselves (each item names its agent) and
 the resume bookkeeping are left out. A ``RunResult``'s items and model responses are read in
 place (a function call and its output from the SDK's own fields, any other item as its
-plain record), giving the transcript their copies give.
+plain record), giving the transcript their copies give. A finished run of one agent whose
+items are function calls, their outputs, texts and reasoning is read flat (:func:`_read_flat`:
+each call made already settled by its output, the calls appended at once); the builder reads
+any other run item by item, and both give the same transcript.
 
 Mapping (each item's ``raw_item`` is a Responses item, converted by
 :class:`~turnfold.formats.openai_responses.ResponsesBuilder`):
