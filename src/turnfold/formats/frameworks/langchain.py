@@ -796,15 +796,14 @@ def read(source: Source) -> Transcript:
         # A message list (what plain() makes of a run's messages): read in place, as a
         # result's messages are; the loop below notes every record itself.
         messages = document
-    if messages is not None and _read_flat(source, builder, messages):
-        return transcript
-    records: Any = (
-        enumerate(messages, start=1)
-        if messages is not None
-        else [(1, document)]
-        if isinstance(document, Mapping)
-        else source.records()
-    )
+    if messages is not None:
+        if _read_flat(source, builder, messages):
+            return transcript
+        records: Any = enumerate(messages, start=1)
+    elif isinstance(document, Mapping):
+        records = [(1, document)]
+    else:
+        records = source.records()
     first_line: int | None = None
     warnings = transcript.warnings
     for line, record in records:

@@ -1038,9 +1038,7 @@ def _function_call(
         if len(builder._calls) > calls:
             call = next(reversed(builder._calls.values()))
             origin = _plain_field(fields.get("tool_origin"))
-            subagent = tool_meta(call, fields.get("description"), origin)
-            if subagent is not None:
-                builder.update(call, subagent=subagent)
+            _call_meta(builder, call, fields.get("description"), origin)
     finally:
         builder._response_batch = None
     if index is not None:
@@ -1125,7 +1123,7 @@ def _read_flat(
         _feed_object(source, builder, item, line, responses)
     _append_calls(builder, responses, run, done, len(run.calls))
     if run.agent is not None and run.agent != builder.agent:
-        builder.switch_agent(run.agent, 0)
+        builder.switch_agent(run.agent, 0)  # the builder ends where an item-by-item read would
     builder.recognized += len(run.calls) + run.outputs
     for kind, count in (("tool_call_item", len(run.calls)), ("tool_call_output_item", run.outputs)):
         if count:
@@ -1166,8 +1164,10 @@ def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -
             read = responses.call_of(fields.get("raw_item"))
             index = read[1] if read is not None else None
             if read is None or index is None:
-                return None  # not a function call, or one of no response (then its batch
-            call_id = read[0].get("call_id")  # is the builder's to count)
+                # Another kind of call, or one no response names (whose batch is the
+                # builder's to count).
+                return None
+            call_id = read[0].get("call_id")
             if type(call_id) is not str or not call_id or call_id in made:
                 return None
             made.add(call_id)
@@ -1223,7 +1223,7 @@ def _feed_item(
             return False
         if kind == "tool_call_item" and len(builder._calls) > calls:
             call = next(reversed(builder._calls.values()))
-            _call_meta(builder, call, item)
+            _call_meta(builder, call, item.get("description"), item.get("tool_origin"))
         return True
     if role == "handoff_call":
         return builder.handoff_call(item, line) is not None
@@ -1234,9 +1234,9 @@ def _feed_item(
     return True  # silent: bookkeeping, no step
 
 
-def _call_meta(builder: AgentsBuilder, call: ToolCall, item: Mapping[str, Any]) -> None:
+def _call_meta(builder: AgentsBuilder, call: ToolCall, description: Any, origin: Any) -> None:
     """:func:`tool_meta` of a call already in its transcript."""
-    subagent = tool_meta(call, item.get("description"), item.get("tool_origin"))
+    subagent = tool_meta(call, description, origin)
     if subagent is not None:
         builder.update(call, subagent=subagent)
 
