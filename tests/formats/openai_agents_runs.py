@@ -371,6 +371,64 @@ def solo() -> Any:
     )
 
 
+def random_agent(chance: Any) -> Any:
+    """An agent whose scripted responses ``chance`` (a ``random.Random``) shapes: each holds
+    reasoning (raw text, a summary, encrypted only, or none), texts before and after its
+    calls, and one to three calls of ``add`` or of ``explode`` (which raises); counted usage
+    on most (the others count zero).
+    The last response answers."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+    from openai.types.responses import ResponseReasoningItem
+    from openai.types.responses.response_reasoning_item import Content, Summary
+
+    from agents import Agent, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+    @function_tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    @function_tool
+    def explode(x: str) -> str:
+        """Always fails."""
+        raise ValueError(f"boom: {x}")
+
+    def reasoning(n: int) -> list[Any]:
+        form = chance.choice(["text", "summary", "encrypted", None])
+        if form is None:
+            return []
+        item = ResponseReasoningItem(id=f"rs_{n}", type="reasoning", summary=[])
+        if form == "text":
+            item.content = [Content(text=f"thinking {n}", type="reasoning_text")]
+        elif form == "summary":
+            item.summary = [Summary(text=f"summary {n}", type="summary_text")]
+        else:
+            item.encrypted_content = f"opaque {n}"
+        return [item]
+
+    def text(n: int, where: str) -> list[Any]:
+        if chance.random() < 0.4:
+            return [assistant_message(f"{where} {n}", item_id=f"msg_{where}_{n}")]
+        return []
+
+    script = []
+    for n in range(chance.randint(1, 5)):
+        calls = [
+            function_call("add", {"a": n, "b": k}, call_id=f"call_{n}_{k}")
+            if chance.random() < 0.7
+            else function_call("explode", {"x": str(k)}, call_id=f"call_{n}_{k}")
+            for k in range(chance.randint(1, 3))
+        ]
+        output = [*reasoning(n), *text(n, "before"), *calls, *text(n, "after")]
+        counted = {"usage": _usage(n + 1)} if chance.random() < 0.8 else {}  # else all zero
+        script.append(ModelStep(output=output, response_id=f"resp_{n}", **counted))
+    answer = [*reasoning(99), assistant_message("Done.", item_id="msg_done")]
+    script.append(ModelStep(output=answer, response_id="resp_done"))
+    return Agent(name="random", tools=[add, explode], model=ScriptedModel(script))
+
+
 def documents() -> dict[str, Any]:
     """File name → the JSON value saved under it (the SDK's own serialisations)."""
     from agents.version import __version__

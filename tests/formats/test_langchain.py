@@ -654,12 +654,12 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_message_by_me
         "garbled": (garbled, False),
         "result before its call": (early, False),
     }
-    read_flat = adapter._flat_scan
+    flat_scan = adapter._flat_scan
     for name, (value, flat) in inputs.items():
         taken: list[bool] = []
 
         def spy(*args: Any, taken: list[bool] = taken) -> Any:
-            found = read_flat(*args)
+            found = flat_scan(*args)
             taken.append(found is not None)
             return found
 

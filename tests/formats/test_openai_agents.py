@@ -682,12 +682,12 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_item_by_item(
             False,
         ),
     }
-    read_flat = openai_agents._flat_run
+    flat_run = openai_agents._flat_run
     for name, (result, flat) in runs.items():
         taken: list[bool] = []
 
         def spy(*args: Any, taken: list[bool] = taken) -> Any:
-            made = read_flat(*args)
+            made = flat_run(*args)
             taken.append(made is not None)
             return made
 
@@ -703,3 +703,23 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_item_by_item(
         assert [c.subagent for c in read.tool_calls(nested=True)] == [
             c.subagent for c in built.tool_calls(nested=True)
         ], name
+
+
+def test_A1_random_runs_of_one_agent_read_flat_as_the_builder_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Runs of random shapes (reasoning in each of its forms, texts before and after calls,
+    one to three calls per response, failing tools, usage or none) read flat and item by
+    item give the same transcript."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import random
+
+    import openai_agents_runs
+
+    for seed in range(8):
+        agent = openai_agents_runs.random_agent(random.Random(seed))
+        result = openai_agents_runs.run(lambda agent=agent: agent, "Go.")
+        read, built = turnfold.load(result), _item_by_item(result, monkeypatch)
+        assert read == built, seed
+        assert read.dump() == built.dump(), seed
+        assert read.accounting == built.accounting, seed
