@@ -14,7 +14,7 @@ UserMessage(id='e0', timestamp=None, meta={}, text='Fix the failing test', comma
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, ClassVar, Literal, TypeAlias, get_args
@@ -361,14 +361,7 @@ class Transcript:
         self._next = 0
         self._lock = threading.RLock()
         self._observers: list[Observer] = []
-        # What append() does, without the lock and the observers, which a transcript being made
-        # does not have yet: a loader hands over all its entries here (issue 19).
-        by_id, kept = self._by_id, self.entries
-        for entry in entries or ():
-            if not entry.id or entry.id in by_id:
-                entry.id = self._fresh_id(entry.id)
-            by_id[entry.id] = entry
-            kept.append(entry)
+        self.extend(entries or ())  # a loader hands over all its entries here (issue 19)
 
     def append(self, entry: Entry) -> Entry:
         """Add ``entry`` at the end, giving it a fresh id if it has none, and return it.
@@ -383,6 +376,24 @@ class Transcript:
             if self._observers:
                 self._notify(TranscriptChange("append", entry))
         return entry
+
+    def extend(self, entries: Iterable[Entry]) -> None:
+        """:meth:`append` each of ``entries`` in order, under one lock.
+
+        A transcript being made has no observers yet: then the entries are added without a
+        call per entry, which a large load would pay for each of them (issue 19, issue 22).
+        """
+        with self._lock:
+            if self._observers:
+                for entry in entries:
+                    self.append(entry)
+                return
+            by_id, kept = self._by_id, self.entries
+            for entry in entries:
+                if not entry.id or entry.id in by_id:
+                    entry.id = self._fresh_id(entry.id)
+                by_id[entry.id] = entry
+                kept.append(entry)
 
     def append_unless(self, entry: Entry, condition: Callable[[], bool]) -> Entry | None:
         """:meth:`append` ``entry`` unless ``condition()`` holds; the entry, or None.

@@ -78,16 +78,21 @@ def attach_usage(
 ) -> None:
     """Put a response's usage where the rules say: on its last text, else on its first
     reasoning or call; through ``transcript.update`` when given, so a live view hears of it."""
-    if usage is None or not entries:
+    if usage is None:
         return
-    texts = [e for e in entries if isinstance(e, AssistantText)]
-    carriers: list[Entry] = [*texts[-1:]] or [e for e in entries if isinstance(e, USAGE_KINDS)]
-    if not carriers:
+    carrier: Entry | None = None
+    # One pass, no list made: a load attaches the usage of every response it reads.
+    for entry in entries:
+        if isinstance(entry, AssistantText):
+            carrier = entry  # a later text wins over anything before it
+        elif carrier is None and isinstance(entry, USAGE_KINDS):
+            carrier = entry  # the first reasoning or call, unless a text follows
+    if carrier is None:
         return
     if transcript is not None:
-        transcript.update(carriers[0], usage=usage)
+        transcript.update(carrier, usage=usage)
     else:
-        setattr(carriers[0], "usage", usage)  # noqa: B010 (a USAGE_KINDS entry)
+        setattr(carrier, "usage", usage)  # noqa: B010 (a USAGE_KINDS entry)
 
 
 class TokenCount:

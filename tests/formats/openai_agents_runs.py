@@ -32,8 +32,9 @@ CHAIN_PROMPT = "Add the numbers, and let the writer and the editor check them."
 CHAIN_ANSWER = "1+2=3, 3+4=7 and 3+7=10, checked by the editor."
 
 
-def run(agent: Callable[[], Any] | None = None, prompt: str = PROMPT) -> Any:
-    """The scripted run's ``RunResult`` (the handoff run's unless ``agent`` makes another)."""
+def run(agent: Callable[[], Any] | None = None, prompt: str | list[Any] = PROMPT) -> Any:
+    """The scripted run's ``RunResult`` (the handoff run's unless ``agent`` makes another;
+    ``prompt``: a text, or input items, a previous run's say)."""
     from agents import Runner
 
     # On a thread of its own: run_sync refuses to start beside a running event loop, and some
@@ -231,6 +232,201 @@ def chain() -> Any:
             ]
         ),
     )
+
+
+def chat_completions() -> Any:
+    """An agent on a model that is not the Responses API's (Chat Completions, LiteLLM): the
+    SDK gives every item the id ``__fake_id__`` and every response none. It calls ``add``
+    twice in one response, once more in the next, and answers."""
+    from agents.models.chatcmpl_converter import Converter
+    from agents.testing import ModelStep, ScriptedModel
+    from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageFunctionToolCall
+    from openai.types.chat.chat_completion_message_function_tool_call import Function
+
+    from agents import Agent, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+    @function_tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    def step(n: int, text: str | None, *calls: str) -> ModelStep:
+        message = ChatCompletionMessage(
+            role="assistant",
+            content=text,
+            tool_calls=[
+                ChatCompletionMessageFunctionToolCall(
+                    id=call,
+                    type="function",
+                    function=Function(name="add", arguments='{"a":1,"b":2}'),
+                )
+                for call in calls
+            ]
+            or None,
+        )  # the SDK's own conversion of a Chat Completions message, as its model does it
+        output = Converter.message_to_output_items(message)
+        return ModelStep(output=output, usage=_usage(n), response_id=None)
+
+    steps = [step(1, "Adding twice.", "c1", "c2"), step(2, "Once more.", "c3"), step(3, "3.")]
+    return Agent(name="adder", tools=[add], model=ScriptedModel(steps))
+
+
+def solo() -> Any:
+    """One agent, every kind of step the flat read of a finished run knows (issue 22):
+    reasoning (a summary, then encrypted only), a text before a call in one response and one
+    after a call in another, two calls in one (one raises: the SDK's error text), an agent
+    used as a tool, a patch tool (a diff), a plan tool (a checklist) and usage with cached and
+    reasoning tokens."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+    from agents.usage import Usage
+    from openai.types.responses import ResponseReasoningItem
+    from openai.types.responses.response_reasoning_item import Summary
+    from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+
+    from agents import Agent, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+    @function_tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    @function_tool
+    def explode(x: str) -> str:
+        """Always fails."""
+        raise ValueError(f"boom: {x}")
+
+    @function_tool
+    def apply_patch(input: str) -> str:
+        """Apply a patch."""
+        return "Done!"
+
+    @function_tool(strict_mode=False)  # a plan's steps are objects of free keys
+    def update_plan(plan: list[dict[str, str]]) -> str:
+        """Record the plan."""
+        return "Plan updated"
+
+    def usage(n: int) -> Usage:
+        return Usage(
+            requests=1,
+            input_tokens=10 * n,
+            input_tokens_details=InputTokensDetails(cached_tokens=n, cache_write_tokens=0),
+            output_tokens=n,
+            output_tokens_details=OutputTokensDetails(reasoning_tokens=n // 2),
+            total_tokens=11 * n,
+        )
+
+    def step(n: int, *output: Any) -> Any:
+        return ModelStep(output=list(output), usage=usage(n), response_id=f"resp_s{n}")
+
+    summary = Summary(text="Add, then the risky tools.", type="summary_text")
+    patch = "*** Begin Patch\n*** Update File: src/a.py\n@@\n-x = 1\n+x = 2\n*** End Patch"
+    researcher = Agent(
+        name="researcher",
+        model=ScriptedModel([step(9, assistant_message("Tools fail.", item_id="msg_r"))]),
+    )
+    research = researcher.as_tool(tool_name="research", tool_description="Ask the researcher.")
+    script = [
+        step(
+            1,
+            ResponseReasoningItem(id="rs_1", type="reasoning", summary=[summary]),
+            assistant_message("Adding first.", item_id="msg_1"),
+            function_call("add", {"a": 1, "b": 2}, call_id="call_s1"),
+        ),
+        step(
+            2,
+            function_call("explode", {"x": "y"}, call_id="call_s2"),
+            function_call("research", {"input": "why?"}, call_id="call_s3"),
+        ),
+        step(
+            3,
+            assistant_message("Now the edit.", item_id="msg_3"),
+            function_call("apply_patch", {"input": patch}, call_id="call_s4"),
+        ),
+        step(
+            4,
+            function_call(
+                "update_plan",
+                {"plan": [{"step": "edit", "status": "completed"}]},
+                call_id="call_s5",
+            ),
+            assistant_message("Planned.", item_id="msg_4"),
+        ),
+        step(
+            5,
+            ResponseReasoningItem(
+                id="rs_6", type="reasoning", summary=[], encrypted_content="opaque"
+            ),
+            assistant_message("Done: 3, a failure, an edit and a plan.", item_id="msg_6"),
+        ),
+    ]
+    return Agent(
+        name="solo",
+        instructions="You are terse.",
+        tools=[add, explode, research, apply_patch, update_plan],
+        model=ScriptedModel(script),
+    )
+
+
+def random_agent(chance: Any) -> Any:
+    """An agent whose scripted responses ``chance`` (a ``random.Random``) shapes: each holds
+    reasoning (raw text, a summary, encrypted only, or none), texts before and after its
+    calls, and one to three calls of ``add`` or of ``explode`` (which raises); counted usage
+    on most (the others count zero).
+    The last response answers."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+    from openai.types.responses import ResponseReasoningItem
+    from openai.types.responses.response_reasoning_item import Content, Summary
+
+    from agents import Agent, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+    @function_tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    @function_tool
+    def explode(x: str) -> str:
+        """Always fails."""
+        raise ValueError(f"boom: {x}")
+
+    def reasoning(n: int) -> list[Any]:
+        form = chance.choice(["text", "summary", "encrypted", None])
+        if form is None:
+            return []
+        item = ResponseReasoningItem(id=f"rs_{n}", type="reasoning", summary=[])
+        if form == "text":
+            item.content = [Content(text=f"thinking {n}", type="reasoning_text")]
+        elif form == "summary":
+            item.summary = [Summary(text=f"summary {n}", type="summary_text")]
+        else:
+            item.encrypted_content = f"opaque {n}"
+        return [item]
+
+    def text(n: int, where: str) -> list[Any]:
+        if chance.random() < 0.4:
+            return [assistant_message(f"{where} {n}", item_id=f"msg_{where}_{n}")]
+        return []
+
+    script = []
+    for n in range(chance.randint(1, 5)):
+        calls = [
+            function_call("add", {"a": n, "b": k}, call_id=f"call_{n}_{k}")
+            if chance.random() < 0.7
+            else function_call("explode", {"x": str(k)}, call_id=f"call_{n}_{k}")
+            for k in range(chance.randint(1, 3))
+        ]
+        output = [*reasoning(n), *text(n, "before"), *calls, *text(n, "after")]
+        counted = {"usage": _usage(n + 1)} if chance.random() < 0.8 else {}  # else all zero
+        script.append(ModelStep(output=output, response_id=f"resp_{n}", **counted))
+    answer = [*reasoning(99), assistant_message("Done.", item_id="msg_done")]
+    script.append(ModelStep(output=answer, response_id="resp_done"))
+    return Agent(name="random", tools=[add, explode], model=ScriptedModel(script))
 
 
 def documents() -> dict[str, Any]:

@@ -574,3 +574,104 @@ def test_A2_following_a_handoff_graph_ends_with_what_load_gives(mode: Any, subgr
     answer = transcript.entries[-1]
     assert isinstance(answer, AssistantText)
     assert answer.text == runs.HANDOFF_ANSWER
+
+
+# --- a finished run read flat (issue 22) ---------------------------------------------------
+
+
+def _benchmark_run(steps: int) -> Any:
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    import frameworks
+
+    return frameworks.CASES["langchain"](steps).run()
+
+
+def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_message_by_message(
+    monkeypatch: pytest.MonkeyPatch, result: dict[str, Any]
+) -> None:
+    """A finished run of one agent is read flat, each call made already settled by its tool
+    message: the transcript is the one the builder makes message by message, to the last
+    field (entries and ids, thinking, texts, statuses, handled tool errors, artifacts, usage
+    details, model, metadata, warnings and the accounting of every record). A run the flat
+    read does not know (handoffs, garbled calls, a result before its call) is the
+    builder's alone, and reads as before."""
+    from langchain_core.messages import (
+        AIMessage,
+        AIMessageChunk,
+        HumanMessage,
+        SystemMessage,
+        ToolMessage,
+        messages_to_dict,
+    )
+
+    two_turns = [
+        SystemMessage(content="You are terse."),
+        HumanMessage(content=[{"type": "text", "text": "look"}, {"type": "image_url"}]),
+        AIMessage(
+            content=[{"type": "text", "text": "Looking."}, {"type": "mystery"}],
+            tool_calls=[
+                {"name": "search", "args": {"query": "x"}, "id": "c1"},
+                {"name": "Bash", "args": {"command": "ls"}, "id": "c2"},
+            ],
+            response_metadata={"model": "m-2"},
+        ),
+        ToolMessage(content="found", tool_call_id="c1", artifact={"hits": [1, 2]}),
+        HumanMessage(content="again"),
+        AIMessage(
+            content="Done.",
+            usage_metadata={"input_tokens": 5, "output_tokens": 2, "total_tokens": 7},
+        ),
+    ]  # c2 never answered; the unknown block warns
+    chunks = [
+        HumanMessage(content="hi"),
+        AIMessageChunk(content="Looking", id="m1")
+        + AIMessageChunk(
+            content=" it up.",
+            id="m1",
+            tool_call_chunks=[{"name": "search", "args": '{"query": "x"}', "id": "c1", "index": 0}],
+        ),
+        ToolMessage(content="found", tool_call_id="c1", status="success"),
+    ]
+    garbled = [
+        HumanMessage(content="go"),
+        AIMessage(
+            content="",
+            invalid_tool_calls=[
+                {"name": "g", "args": "{oops", "id": "c9", "error": "bad JSON", "type": "x"}
+            ],
+        ),
+    ]
+    early = [HumanMessage(content="go"), ToolMessage(content="?", tool_call_id="c1")]
+    inputs = {  # name: (what is loaded, whether it is read flat)
+        "benchmark": (_benchmark_run(40), True),
+        "result": (result, True),
+        "messages": (result["messages"], True),
+        "messages_to_dict": (messages_to_dict(result["messages"]), True),
+        "dumpd file": (DUMPD, True),
+        "two turns": (two_turns, True),
+        "chunks": (chunks, True),
+        "handoffs": (HANDOFFS, False),
+        "garbled": (garbled, False),
+        "result before its call": (early, False),
+    }
+    flat_scan = adapter._flat_scan
+    for name, (value, flat) in inputs.items():
+        taken: list[bool] = []
+
+        def spy(*args: Any, taken: list[bool] = taken) -> Any:
+            found = flat_scan(*args)
+            taken.append(found is not None)
+            return found
+
+        with monkeypatch.context() as patched:
+            patched.setattr(adapter, "_flat_scan", spy)
+            read = turnfold.load(value)
+        with monkeypatch.context() as patched:
+            patched.setattr(adapter, "_read_flat", lambda *args: False)
+            built = turnfold.load(value)
+        assert taken == [flat], name
+        assert read == built, name
+        assert read.dump() == built.dump(), name
+        assert read.accounting == built.accounting, name
+        assert read.warnings == built.warnings, name
+    assert turnfold.load(two_turns).warnings  # the unknown block: read flat, warned alike

@@ -472,41 +472,11 @@ def test_A1_a_chat_completions_model_s_placeholder_ids_name_no_batch_and_no_resp
     so each response's calls are one batch of their own and its usage lands on its entries."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
     import openai_agents_runs
-    from agents.models.chatcmpl_converter import Converter
-    from agents.testing import ModelStep, ScriptedModel
-    from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageFunctionToolCall
-    from openai.types.chat.chat_completion_message_function_tool_call import Function
 
-    from agents import Agent, function_tool, set_tracing_disabled
-
-    set_tracing_disabled(True)  # the default exporter wants OPENAI_API_KEY
-
-    @function_tool
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
-        return a + b
-
-    def step(n: int, text: str | None, *calls: str) -> ModelStep:
-        message = ChatCompletionMessage(
-            role="assistant",
-            content=text,
-            tool_calls=[
-                ChatCompletionMessageFunctionToolCall(
-                    id=call,
-                    type="function",
-                    function=Function(name="add", arguments='{"a":1,"b":2}'),
-                )
-                for call in calls
-            ]
-            or None,
-        )  # the SDK's own conversion of a Chat Completions message, as its model does it
-        output = Converter.message_to_output_items(message)
-        return ModelStep(output=output, usage=openai_agents_runs._usage(n), response_id=None)
-
-    steps = [step(1, "Adding twice.", "c1", "c2"), step(2, "Once more.", "c3"), step(3, "3.")]
-    assert {item.id for s in steps for item in s.output} == {"__fake_id__"}
-    agent = Agent(name="adder", tools=[add], model=ScriptedModel(steps))
-    transcript = turnfold.load(openai_agents_runs.run(lambda: agent, "Add."))
+    result = openai_agents_runs.run(openai_agents_runs.chat_completions, "Add.")
+    made = [item.raw_item for item in result.new_items if item.type != "tool_call_output_item"]
+    assert {raw.id for raw in made} == {"__fake_id__"}
+    transcript = turnfold.load(result)
     calls = calls_by_id(transcript)
     assert [calls[c].batch_id for c in ("c1", "c2", "c3")] == ["resp-0", "resp-0", "resp-1"]
     texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
@@ -667,3 +637,89 @@ def test_A1_a_run_result_read_in_place_reads_as_its_copied_records() -> None:
         assert [c.subagent for c in read.tool_calls(nested=True)] == [
             c.subagent for c in copied.tool_calls(nested=True)
         ]
+
+
+# --- a finished run read flat (issue 22) ---------------------------------------------------
+
+
+def _item_by_item(result: Any, monkeypatch: pytest.MonkeyPatch) -> Transcript:
+    """``result`` loaded by the builder item by item: the flat read of a finished run (a
+    load's first try) says it does not read the run."""
+    from turnfold.formats.frameworks import openai_agents
+
+    with monkeypatch.context() as patched:
+        patched.setattr(openai_agents, "_read_flat", lambda *args: False)
+        return turnfold.load(result)
+
+
+def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_item_by_item(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A finished run of one agent is read flat, its calls made already settled: the
+    transcript is the one the builder makes item by item, to the last field (entries and ids,
+    statuses, failed tools, results as diffs and plans, an agent used as a tool, texts and
+    reasoning between calls, batches, usage per response, metadata, warnings and the
+    accounting of every record). A run the flat read does not know (handoffs, calls in its
+    input) is the builder's alone, and reads as before."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    from turnfold.formats.frameworks import openai_agents
+
+    first = openai_agents_runs.run(openai_agents_runs.solo, "Go.")
+    again = [*first.to_input_list(), {"role": "user", "content": "Again."}]
+    runs = {  # name: (the run, whether it is read flat)
+        "benchmark": (_benchmark_run(40), True),
+        "solo": (first, True),
+        "chat completions": (
+            openai_agents_runs.run(openai_agents_runs.chat_completions, "Add."),
+            True,
+        ),
+        "handoff": (openai_agents_runs.run(), False),
+        "chain": (openai_agents_runs.run_chain(), False),
+        "input with calls": (
+            openai_agents_runs.run(openai_agents_runs.solo, again),
+            False,
+        ),
+    }
+    flat_run = openai_agents._flat_run
+    for name, (result, flat) in runs.items():
+        taken: list[bool] = []
+
+        def spy(*args: Any, taken: list[bool] = taken) -> Any:
+            made = flat_run(*args)
+            taken.append(made is not None)
+            return made
+
+        with monkeypatch.context() as patched:
+            patched.setattr(openai_agents, "_flat_run", spy)
+            read = turnfold.load(result)
+        assert any(taken) == flat, name
+        built = _item_by_item(result, monkeypatch)
+        assert read == built, name
+        assert read.dump() == built.dump(), name
+        assert read.accounting == built.accounting, name
+        assert read.warnings == built.warnings == [], name
+        assert [c.subagent for c in read.tool_calls(nested=True)] == [
+            c.subagent for c in built.tool_calls(nested=True)
+        ], name
+
+
+def test_A1_random_runs_of_one_agent_read_flat_as_the_builder_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Runs of random shapes (reasoning in each of its forms, texts before and after calls,
+    one to three calls per response, failing tools, usage or none) read flat and item by
+    item give the same transcript."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import random
+
+    import openai_agents_runs
+
+    for seed in range(8):
+        agent = openai_agents_runs.random_agent(random.Random(seed))
+        result = openai_agents_runs.run(lambda agent=agent: agent, "Go.")
+        read, built = turnfold.load(result), _item_by_item(result, monkeypatch)
+        assert read == built, seed
+        assert read.dump() == built.dump(), seed
+        assert read.accounting == built.accounting, seed

@@ -155,8 +155,7 @@ _HOSTED_STATUS: dict[str, ToolStatus] = {
 _TEXT_PARTS = NameSet({"input_text", "output_text", "text"})
 _TYPED_PARTS = NameSet({"input_text", "output_text", "input_image", "input_file"})
 _PATCH_TOOL = "apply_patch"
-_PATCH_TOOLS = NameSet({_PATCH_TOOL})
-_PLAN_TOOLS = NameSet({"update_plan"})
+_PLAN_TOOL = "update_plan"
 _PLAN_MARKS = {"completed": "[x]", "in_progress": "[-]"}
 
 
@@ -329,7 +328,7 @@ def patch_text(name: str, args: Any) -> str | None:
     """The patch an ``apply_patch`` call applies (freeform input or ``{"input": ...}``), or a
     shell command that is one: Codex runs ``["apply_patch", PATCH]`` and
     ``["bash", "-lc", "apply_patch <<'EOF' …"]`` as its patch tool, not as commands."""
-    if name in _PATCH_TOOLS:
+    if name == _PATCH_TOOL:
         if isinstance(args, str):
             return args
         patch = (args.get("input") or args.get("patch")) if isinstance(args, MAPPINGS) else None
@@ -363,7 +362,7 @@ def describe_call(
     (``patch``: the call's :func:`patch_text`, when the caller has it already)."""
     if isinstance(patch, NotComputed):
         patch = patch_text(name, args)
-    if patch is not None and name in _PATCH_TOOLS:
+    if patch is not None and name == _PATCH_TOOL:
         files = [_relative(f, cwd) for f in patch_files(patch)]
         return describe_args(name, {"path": files}, cwd) if files else None
     return describe_args(name, args, cwd)
@@ -408,11 +407,55 @@ def tool_result(
         if patch is not None:
             structured = {"output": text} if text else None
             return ToolResult(text=patch, kind="diff", images=images, structured=structured)
-        if call.name in _PLAN_TOOLS:
+        if call.name == _PLAN_TOOL:
             plan = plan_result(call.args, text)
             if plan is not None:
                 return plan
     return text_result(text, images=images)
+
+
+def output_outcome(
+    call: ToolCall, value: Any, patch: str | NotComputed | None = NOT_COMPUTED
+) -> tuple[ToolStatus, ToolResult]:
+    """Status and result of ``call`` given its output ``value``. The Responses API records no
+    error flag, so the status is ``unknown`` (spec L-3), except that a call already cut off
+    stays ``cancelled``."""
+    text, images = output_content(value)
+    status: ToolStatus = "cancelled" if call.status == "cancelled" else "unknown"
+    return status, tool_result(call, text, images, status, patch)
+
+
+def new_call(
+    call_id: str,
+    name: str,
+    args: Any,
+    cwd: str | None,
+    status: ToolStatus,
+    batch_id: str | None,
+    timestamp: str | None,
+    meta: dict[str, Any] | None,
+) -> tuple[ToolCall, str | None]:
+    """A call entry, not yet in any transcript, and the patch it applies (:func:`patch_text`).
+
+    A shell command that only feeds a patch to the patch tool is that tool's call, as Codex
+    runs and shows it (an edit, not a command); the name it was called by stays in its
+    ``meta`` (``called_as``) and the command in its arguments."""
+    patch = patch_text(name, args)
+    if name != _PATCH_TOOL and patch is not None:
+        meta = {**(meta or {}), "called_as": name}
+        name = _PATCH_TOOL
+    call = ToolCall(
+        call_id=call_id,
+        name=name,
+        args=args,
+        description=describe_call(name, args, cwd, patch),
+        status=status,
+        batch_id=batch_id,
+        started_at=timestamp,
+        timestamp=timestamp,
+        meta=meta or {},
+    )
+    return call, patch
 
 
 # --- the builder ---------------------------------------------------------------------------------
@@ -572,13 +615,8 @@ class ResponsesBuilder(MessageBuilder):
         self.add_compaction(None, timestamp, "compacted")
 
     def _deferred_call(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
-        kind = str(item.get("type"))
-        name, args = _call_name_args(kind, item, DEFERRED_CALLS[kind])
-        status: ToolStatus | None = "cancelled" if item.get("status") == "incomplete" else None
-        meta = {"namespace": item["namespace"]} if isinstance(item.get("namespace"), str) else {}
-        call = self.start_call(
-            _call_id(item, kind, line), name, args, line, timestamp, status, meta
-        )
+        call_id, name, args, status, meta = deferred_call(item, line)
+        call = self.start_call(call_id, name, args, line, timestamp, status, meta)
         if status is None:
             self._open[call.call_id] = call
 
@@ -647,14 +685,10 @@ class ResponsesBuilder(MessageBuilder):
         self._append(CompactionBoundary(summary=summary or None, timestamp=timestamp))
 
     def outcome(self, call: ToolCall, value: Any) -> tuple[ToolStatus, ToolResult, dict[str, Any]]:
-        """Status, result and other field changes of ``call`` once its output ``value`` arrives.
-
-        The Responses API records no error flag, so the status is ``unknown`` (spec L-3),
-        except that a call already cut off stays ``cancelled``.
-        """
-        text, images = output_content(value)
-        status: ToolStatus = "cancelled" if call.status == "cancelled" else "unknown"
-        return status, tool_result(call, text, images, status, self.patch_of(call)), {}
+        """Status, result and other field changes of ``call`` once its output ``value`` arrives
+        (:func:`output_outcome`)."""
+        status, result = output_outcome(call, value, self.patch_of(call))
+        return status, result, {}
 
     def new_batch_id(self, line: int) -> str:
         return f"batch-{line}"
@@ -673,31 +707,21 @@ class ResponsesBuilder(MessageBuilder):
         *,
         batch: bool = True,
     ) -> ToolCall:
-        """Append a call; ``status`` None means still running (live) or not recorded (static).
-
-        A shell command that only feeds a patch to the patch tool is that tool's call, as Codex
-        runs and shows it (an edit, not a command); the name it was called by stays in its
-        ``meta`` (``called_as``) and the command in its arguments."""
-        if status is None:
-            status = self.open_status
-        patch = patch_text(name, args)
-        if name not in _PATCH_TOOLS and patch is not None:
-            meta = {**(meta or {}), "called_as": name}
-            name = _PATCH_TOOL
+        """Append a call (:func:`new_call`); ``status`` None means still running (live) or not
+        recorded (static)."""
         previous = self._open.get(call_id)
         if previous is not None:
             self.warn(f"tool call id {call_id!r} reused before its result arrived", line)
             del self._open[call_id]
-        call = ToolCall(
-            call_id=call_id,
-            name=name,
-            args=args,
-            description=describe_call(name, args, self.cwd, patch),
-            status=status,
-            batch_id=self.batch_id(line) if batch else None,
-            started_at=timestamp,
-            timestamp=timestamp,
-            meta=meta or {},
+        call, patch = new_call(
+            call_id,
+            name,
+            args,
+            self.cwd,
+            self.open_status if status is None else status,
+            self.batch_id(line) if batch else None,
+            timestamp,
+            meta,
         )
         self._append(call)
         self._calls[call_id] = call
@@ -814,6 +838,19 @@ def _shell_output(chunks: Any) -> tuple[str, ToolStatus | None]:
             elif status is None:
                 status = "success"
     return "".join(t if t.endswith("\n") else t + "\n" for t in texts).rstrip("\n"), status
+
+
+def deferred_call(
+    item: Mapping[str, Any], line: int
+) -> tuple[str, str, Any, ToolStatus | None, dict[str, Any]]:
+    """A deferred call item (:data:`DEFERRED_CALLS`) as its call id, tool name, parsed
+    arguments, the status the item itself states (``cancelled`` when it was cut off; None: its
+    output will tell) and ``meta``."""
+    kind = str(item.get("type"))
+    name, args = _call_name_args(kind, item, DEFERRED_CALLS[kind])
+    status: ToolStatus | None = "cancelled" if item.get("status") == "incomplete" else None
+    meta = {"namespace": item["namespace"]} if isinstance(item.get("namespace"), str) else {}
+    return _call_id(item, kind, line), name, args, status, meta
 
 
 def _call_name_args(kind: str, item: Mapping[str, Any], default_name: str) -> tuple[str, Any]:

@@ -13,7 +13,10 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   ``metadata["structured_response"]``.
 
 :func:`plain` reads a message's fields directly (what ``messages_to_dict`` writes, without its
-``model_dump``); nothing of the value is modified or shared.
+``model_dump``); nothing of the value is modified or shared. A finished run of one agent is
+read flat (:func:`_read_flat`: each call made already settled by its tool message, every entry
+appended at once); the builder reads any other message by message, and both give the same
+transcript.
 
 Mapping (:class:`LangChainBuilder`, one builder for the static load and the live stream):
 
@@ -94,12 +97,14 @@ from turnfold.formats.openai_responses import output_content
 from turnfold.formats.source import Source, flat_fields, plain_value, type_of_record
 from turnfold.model import (
     AssistantText,
+    Disposition,
     Entry,
     LoadWarning,
     PendingAction,
     SubAgent,
     Thinking,
     ToolCall,
+    ToolResult,
     ToolStatus,
     Transcript,
     Usage,
@@ -420,12 +425,9 @@ class LangChainBuilder(MessageBuilder):
 
     def _user(self, data: Mapping[str, Any]) -> None:
         self.end_turn()  # the user speaks: the last turn, and its handoffs, are over
-        text, counts = _prompt(data.get("content"))
-        meta: dict[str, Any] = dict(counts)
-        if isinstance(data.get("name"), str):
-            meta["name"] = data["name"]
-        if text:
-            self._emit(UserMessage(text=text, meta=meta))
+        message = user_message(data)
+        if message is not None:
+            self._emit(message)
 
     def _system(self, data: Mapping[str, Any]) -> None:
         text, _ = _prompt(data.get("content"))
@@ -434,6 +436,20 @@ class LangChainBuilder(MessageBuilder):
             self.root.metadata["system"] = f"{previous}\n\n{text}" if previous else text
 
     def _assistant(self, data: Mapping[str, Any], line: int) -> None:
+        entries, unrun = self.assistant_entries(data, line)
+        for entry in entries:
+            if type(entry) is ToolCall:
+                self._start(entry)
+            else:
+                self._emit(entry)
+        for call, why in unrun:
+            self._settle(call, "error", text_result(why))
+
+    def assistant_entries(
+        self, data: Mapping[str, Any], line: int
+    ) -> tuple[list[Thinking | AssistantText | ToolCall], list[tuple[ToolCall, str]]]:
+        """An AI message's entries, not yet shown (its agent has control: :meth:`enter`),
+        and its garbled calls among them, each with why it never ran."""
         own_id = data.get("id")
         batch = own_id if type(own_id) is str and own_id else f"msg-{line}"
         agent = data.get("name")
@@ -477,16 +493,14 @@ class LangChainBuilder(MessageBuilder):
         entries += unrun
         if usage is not None and not text and entries:
             entries[0].usage = usage  # no text to carry it (turnfold.usage)
-        for entry in entries:
-            if type(entry) is ToolCall:
-                self._start(entry)
-            else:
-                self._emit(entry)
-        if unrun:
-            for entry, raw in zip(unrun, invalid, strict=False):
-                error = raw.get("error") if isinstance(raw, Mapping) else None
-                why = error if isinstance(error, str) and error else "invalid tool call (not run)"
-                self._settle(entry, "error", text_result(why))
+        if not unrun:
+            return entries, []
+        reasons = []
+        for entry, raw in zip(unrun, invalid, strict=False):
+            error = raw.get("error") if isinstance(raw, Mapping) else None
+            why = error if isinstance(error, str) and error else "invalid tool call (not run)"
+            reasons.append((entry, why))
+        return entries, reasons
 
     def _block(self, block: Any, texts: list[str], line: int) -> Thinking | None:
         """One content block: text is collected in ``texts``, thinking returned."""
@@ -572,11 +586,7 @@ class LangChainBuilder(MessageBuilder):
             call = self._start(
                 self._new_call({"name": name, "id": own_id}, f"tool@{line}", {}, line)
             )
-        text, images = output_content(data.get("content"))
-        artifact = data.get("artifact")
-        structured = None if artifact is None else plain_value(artifact)  # the message's own
-        result = text_result(text, images=images, structured=structured)
-        self._settle(call, _STATUS.get(str(data.get("status")), "unknown"), result)
+        self._settle(call, *tool_outcome(data))
 
     def _function(self, data: Mapping[str, Any], line: int) -> None:
         name = data.get("name") if isinstance(data.get("name"), str) else ""
@@ -629,6 +639,26 @@ class LangChainBuilder(MessageBuilder):
             if call.status == "executing":
                 self.home(call).update(call, status="unknown")
         self.end_turn()
+
+
+def user_message(data: Mapping[str, Any]) -> UserMessage | None:
+    """A ``human`` message as a :class:`UserMessage` (None when it holds nothing to show)."""
+    text, counts = _prompt(data.get("content"))
+    meta: dict[str, Any] = dict(counts)
+    if isinstance(data.get("name"), str):
+        meta["name"] = data["name"]
+    return UserMessage(text=text, meta=meta) if text else None
+
+
+def tool_outcome(data: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult]:
+    """A ``tool`` message as its call's status and result: ``status`` says error or success
+    (anything else is unknown, L-3), ``content`` is the text and images, ``artifact`` the
+    structured value (a copy: the message's own)."""
+    text, images = output_content(data.get("content"))
+    artifact = data.get("artifact")
+    structured = None if artifact is None else plain_value(artifact)
+    result = text_result(text, images=images, structured=structured)
+    return _STATUS.get(str(data.get("status")), "unknown"), result
 
 
 def _blocks(content: Any) -> list[Any]:
@@ -756,17 +786,22 @@ def read(source: Source) -> Transcript:
     transcript = Transcript(metadata={"source_format": NAME})
     builder = LangChainBuilder(transcript, source.name)
     document = source.document if source.is_document else None
+    messages: list[Any] | None = None
     if isinstance(document, Mapping) and isinstance(document.get("messages"), list):
         for key, value in document.items():
             if key != "messages":
                 _state_key(source, transcript, key, value)
-        records: Any = enumerate(document["messages"], start=1)
-    elif isinstance(document, Mapping):
-        records = [(1, document)]
+        messages = document["messages"]
     elif isinstance(document, list):
         # A message list (what plain() makes of a run's messages): read in place, as a
         # result's messages are; the loop below notes every record itself.
-        records = enumerate(document, start=1)
+        messages = document
+    if messages is not None:
+        if _read_flat(source, builder, messages):
+            return transcript
+        records: Any = enumerate(messages, start=1)
+    elif isinstance(document, Mapping):
+        records = [(1, document)]
     else:
         records = source.records()
     first_line: int | None = None
@@ -794,6 +829,99 @@ def read(source: Source) -> Transcript:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no LangChain messages")
     builder.end_turn()
     return transcript
+
+
+# --- a finished run, read flat (issue 22) ----------------------------------------------------
+
+#: No AI message seen yet (its ``name`` may be None).
+_NOBODY = object()
+
+
+def _read_flat(source: Source, builder: LangChainBuilder, messages: list[Any]) -> bool:
+    """A finished run's messages read flat: each AI message's calls are made already
+    settled by their tool messages (found by call id in one pass over the messages) and every
+    entry is appended at once, where the builder shows each message's entries, then settles
+    each call through the transcript, with bookkeeping per message. Entries, statuses,
+    warnings and accounting are those the builder gives message by message (a test holds
+    them equal).
+
+    Only a run of one agent (every AI message of the same ``name``) made of human, AI, tool
+    and system messages, each call with an id of its own and at most one result after it,
+    none garbled, is read so. For any other (a handoff, a legacy function message, a result
+    before its call) this returns False having changed nothing, and the builder reads the
+    run message by message."""
+    scanned = _flat_scan(messages)
+    if scanned is None:
+        return False
+    found, results = scanned
+    warnings = builder.root.warnings
+    entries: list[Entry] = []
+    tally: dict[tuple[str, Disposition], int] = {}  # the accounting, noted once per type
+    for line, record, kind, data in found:
+        warned = len(warnings)
+        if kind == "ai":
+            made, _ = builder.assistant_entries(data, line)  # none garbled (the scan)
+            for entry in made:
+                if type(entry) is ToolCall:
+                    builder._calls[entry.call_id] = entry
+                    result = results.get(entry.call_id)
+                    if result is not None:
+                        # Not in a transcript yet: its outcome is set, not updated (no
+                        # observer to tell).
+                        entry.status, entry.result = tool_outcome(result)
+            entries += made
+        elif kind == "human":
+            message = user_message(data)  # a turn of one agent: no handoff to end
+            if message is not None:
+                entries.append(message)
+        elif kind == "system":
+            builder._system(data)
+        # a tool message: its call is settled already
+        disposition: Disposition = "warned" if len(warnings) > warned else "mapped"
+        counted = record_type(record, (kind, data)), disposition
+        tally[counted] = tally.get(counted, 0) + 1
+    builder.transcript.extend(entries)
+    builder.recognized += len(found)
+    for (name, disposition), count in tally.items():
+        source.accounting.note(name, disposition, count)
+    return True
+
+
+def _flat_scan(
+    messages: list[Any],
+) -> tuple[list[tuple[int, Any, str, Mapping[str, Any]]], dict[str, Mapping[str, Any]]] | None:
+    """Each message of a run :func:`_read_flat` reads (its line, record, type and fields),
+    and each call's tool message by call id; None for a run it leaves to the builder."""
+    found = []
+    results: dict[str, Mapping[str, Any]] = {}
+    called: set[str] = set()
+    agent: Any = _NOBODY
+    for line, record in enumerate(messages, start=1):
+        message = message_of(record)
+        if message is None:
+            return None
+        kind, data = message
+        if kind == "ai":
+            if agent is _NOBODY:
+                agent = data.get("name")
+            elif data.get("name") != agent:
+                return None  # another agent: maybe a handoff, which nests (the builder's)
+            if data.get("invalid_tool_calls"):
+                return None
+            for call in data.get("tool_calls") or ():
+                call_id = call.get("id") if type(call) is dict else None
+                if type(call_id) is not str or not call_id or call_id in called:
+                    return None
+                called.add(call_id)
+        elif kind == "tool":
+            call_id = data.get("tool_call_id")
+            if type(call_id) is not str or call_id not in called or call_id in results:
+                return None
+            results[call_id] = data
+        elif kind != "human" and kind != "system":
+            return None
+        found.append((line, record, kind, data))
+    return (found, results) if found else None  # no message: the builder's error to raise
 
 
 def _state_key(source: Source, transcript: Transcript, key: str, value: Any) -> None:

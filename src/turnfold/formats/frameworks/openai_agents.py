@@ -12,7 +12,10 @@ too), or a bare list of serialised run items ``{type: "*_item", agent: {name}, r
 ``RunItem`` objects read the same way; the agents themselves (each item names its agent) and
 the resume bookkeeping are left out. A ``RunResult``'s items and model responses are read in
 place (a function call and its output from the SDK's own fields, any other item as its
-plain record), giving the transcript their copies give.
+plain record), giving the transcript their copies give. A finished run of one agent whose
+items are function calls, their outputs, texts and reasoning is read flat (:func:`_read_flat`:
+each call made already settled by its output, the calls appended at once); the builder reads
+any other run item by item, and both give the same transcript.
 
 Mapping (each item's ``raw_item`` is a Responses item, converted by
 :class:`~turnfold.formats.openai_responses.ResponsesBuilder`):
@@ -60,7 +63,15 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import MAPPINGS, NameSet, as_int, counted_usage, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.openai_responses import ResponsesBuilder, output_content
+from turnfold.formats.openai_responses import (
+    NOT_COMPUTED,
+    NotComputed,
+    ResponsesBuilder,
+    deferred_call,
+    new_call,
+    output_content,
+    output_outcome,
+)
 from turnfold.formats.source import (
     Source,
     flat_fields,
@@ -298,10 +309,8 @@ class AgentsBuilder(ResponsesBuilder):
         self.owner(call).update(call, status=status, result=result, ended_at=timestamp, **changes)
 
     def outcome(self, call: ToolCall, value: Any) -> tuple[ToolStatus, ToolResult, dict[str, Any]]:
-        status, result, changes = super().outcome(call, value)
-        if isinstance(value, str) and value.startswith(DEFAULT_TOOL_ERROR):
-            status = "error"
-        return status, result, changes
+        status, result = tool_outcome(call, value, self.patch_of(call))
+        return status, result, {}
 
     # --- agents and handoffs -------------------------------------------------------------
 
@@ -455,6 +464,18 @@ class AgentsBuilder(ResponsesBuilder):
         return True
 
 
+def tool_outcome(
+    call: ToolCall, value: Any, patch: str | NotComputed | None = NOT_COMPUTED
+) -> tuple[ToolStatus, ToolResult]:
+    """A call's status and result once its output ``value`` is known, as for any Responses
+    call (:func:`~turnfold.formats.openai_responses.output_outcome`), except that the SDK's
+    default tool-error text makes it ``error``."""
+    status, result = output_outcome(call, value, patch)
+    if isinstance(value, str) and value.startswith(DEFAULT_TOOL_ERROR):
+        status = "error"
+    return status, result
+
+
 def _agent_name(value: Any) -> str | None:
     name = value.get("name") if isinstance(value, MAPPINGS) else None
     return name if isinstance(name, str) and name else None
@@ -560,6 +581,10 @@ def _set_ids(output: Any) -> tuple[Any, Any, Any] | None:
     return ids
 
 
+#: A flat output object's own fields and its keys (:func:`_keys`).
+_ReadOutput = tuple[dict[str, Any], list[tuple[str, str]]]
+
+
 class _RawItems:
     """The raw items of a run's items by the ``id()`` of the SDK's object, made only when a
     response's output is asked for that its own fields do not name (:meth:`ids_of`)."""
@@ -567,6 +592,9 @@ class _RawItems:
     def __init__(self, items: Any) -> None:
         self._items = items
         self._by_id: dict[int, Any] | None = None
+        #: Each flat output (a function call) read, by the ``id()`` of the SDK's object, which
+        #: its run item holds too: the item's reader finds its fields and keys here.
+        self.flat: dict[int, _ReadOutput] = {}
 
     def ids_of(self, output: Any) -> tuple[list[tuple[str, str]], Any]:
         """The keys (:func:`_keys`) and type of a response's output object, read as the
@@ -575,7 +603,9 @@ class _RawItems:
         fields = flat_model_fields(output) or {}
         kind = fields.get("type")
         if type(kind) is str:  # a function call: both ways give its own fields
-            return _keys(kind, fields.get("id"), fields.get("call_id")), kind
+            keys = _keys(kind, fields.get("id"), fields.get("call_id"))
+            self.flat[id(output)] = (fields, keys)
+            return keys, kind
         ids = _set_ids(output)
         if ids is not None:  # a message, a reasoning item: both ways give these ids
             return _keys(*ids), ids[0]
@@ -609,18 +639,34 @@ class _Responses:
         self.ids: list[str] = []
         self.usages: list[Usage | None] = []
         self.entries: list[list[Entry]] = []
-        raws = _RawItems(items)
+        self._raws = raws = _RawItems(items)
         for response in responses if isinstance(responses, list) else []:
             if type(response) is dict:
                 self.add(response.get("response_id"), response.get("usage"), response.get("output"))
             elif hasattr(response, "response_id"):  # a ModelResponse, read in place
-                output = [raws.ids_of(raw) for raw in getattr(response, "output", None) or ()]
+                output = []
+                for raw in getattr(response, "output", None) or ():  # (no comprehension's frame)
+                    output.append(raws.ids_of(raw))
                 usage = _usage_of(getattr(response, "usage", None))
                 self._add(getattr(response, "response_id", None), usage, output)
             elif isinstance(response, Mapping):
                 self.add(response.get("response_id"), response.get("usage"), response.get("output"))
             else:
                 self.add(None, None, None)
+
+    def call_of(self, raw: Any) -> tuple[dict[str, Any], int | None] | None:
+        """A ``tool_call_item``'s raw item object (``raw``) as its own fields and the index of
+        the response that made it (:meth:`of_ids`); None unless it is a flat function call.
+        A response's outputs are the run items' raw items: one read here was read once."""
+        read = self._raws.flat.get(id(raw))
+        if read is None:
+            fields = flat_model_fields(raw)
+            if fields is None:
+                return None
+            read = fields, _keys(fields.get("type"), fields.get("id"), fields.get("call_id"))
+        if read[0].get("type") != "function_call":
+            return None
+        return read[0], self.of_ids(read[1], None)
 
     def of(self, raw: Any) -> int | None:
         if not isinstance(raw, MAPPINGS):
@@ -667,8 +713,10 @@ class _Responses:
             entries, usage = self.entries[index], self.usages[index]
             if not entries or usage is None:
                 continue
-            texts = [e for e in entries if isinstance(e, AssistantText)]
-            target = texts[-1] if texts else entries[0]
+            target = entries[0]
+            for entry in entries:  # its last text, else its first entry
+                if isinstance(entry, AssistantText):
+                    target = entry
             if builder is None:
                 attach_usage([target], usage)
             else:
@@ -743,6 +791,11 @@ def _plain_item(item: Any) -> tuple[Any, Any]:
         else:
             out[name] = _plain_field(fields.get(name))
     return out, raw
+
+
+def _item_agent(item: Any, fields: dict[str, Any]) -> str | None:
+    """The name of the agent that wrote a run item (``fields``: its own ``__dict__``)."""
+    return _agent_name(_agent_ref(_agent(item, fields, "agent")))
 
 
 def _agent(item: Any, fields: dict[str, Any], name: str) -> Any:
@@ -826,11 +879,12 @@ def read(source: Source) -> Transcript:
         )
         for key, value in document.items():
             _top_level(source, builder, key, value)
-        for line, item in enumerate(found[1], start=1):
-            if type(item) is dict:
-                _feed(source, builder, item, line, responses)
-            else:  # a RunResult's item, read in place (plain)
-                _feed_object(source, builder, item, line, responses)
+        if not _read_flat(source, builder, found[1], responses):
+            for line, item in enumerate(found[1], start=1):
+                if type(item) is dict:
+                    _feed(source, builder, item, line, responses)
+                else:  # a RunResult's item, read in place (plain)
+                    _feed_object(source, builder, item, line, responses)
         builder.end_turn()
         responses.attach()
     else:
@@ -945,9 +999,9 @@ def _feed_object(
     fields = _own_fields(item)
     kind = fields.get("type")
     if kind == "tool_call_item":
-        raw = flat_model_fields(fields.get("raw_item"))
-        if raw is not None and raw.get("type") == "function_call":
-            _function_call(source, builder, item, fields, raw, line, responses)
+        call = responses.call_of(fields.get("raw_item"))
+        if call is not None:
+            _function_call(source, builder, item, fields, *call, line, responses)
             return
     elif kind == "tool_call_output_item":
         raw = fields.get("raw_item")
@@ -966,13 +1020,14 @@ def _function_call(
     item: Any,
     fields: dict[str, Any],
     raw: dict[str, Any],
+    index: int | None,
     line: int,
     responses: _Responses,
 ) -> None:
     """A ``tool_call_item`` of a function call, as :func:`_feed` and :func:`_feed_item` read
-    its plain record (``raw``: the call's own fields, read in place)."""
-    builder.switch_agent(_agent_name(_agent_ref(_agent(item, fields, "agent"))), line)
-    index = responses.of_ids(_keys("function_call", raw.get("id"), raw.get("call_id")), None)
+    its plain record (``raw``: the call's own fields, read in place; ``index``: its model
+    response's, :meth:`_Responses.call_of`)."""
+    builder.switch_agent(_item_agent(item, fields), line)
     before = len(builder.appended)
     warned = len(builder.root.warnings)
     builder._response_batch = responses.ids[index] if index is not None else None
@@ -983,9 +1038,7 @@ def _function_call(
         if len(builder._calls) > calls:
             call = next(reversed(builder._calls.values()))
             origin = _plain_field(fields.get("tool_origin"))
-            _call_meta(
-                builder, call, {"description": fields.get("description"), "tool_origin": origin}
-            )
+            _call_meta(builder, call, fields.get("description"), origin)
     finally:
         builder._response_batch = None
     if index is not None:
@@ -1007,7 +1060,7 @@ def _function_output(
     call = builder._calls.get(call_id) if type(call_id) is str else None
     if call is None:
         return False  # the unusual path (a warning) is the plain record's
-    builder.switch_agent(_agent_name(_agent_ref(_agent(item, fields, "agent"))), line)
+    builder.switch_agent(_item_agent(item, fields), line)
     warned = len(builder.root.warnings)
     builder.recognized += 1
     builder.close_batch()  # the next call belongs to the next response
@@ -1016,6 +1069,146 @@ def _function_output(
         "tool_call_output_item", "warned" if len(builder.root.warnings) > warned else "mapped"
     )
     return True
+
+
+# --- a finished run, read flat (issue 22) ----------------------------------------------------
+
+#: The run items :func:`_read_flat` hands to the builder in their place: few in a run, of
+#: many forms (refusals, raw reasoning, summaries, encrypted reasoning).
+_HANDED_ITEMS = frozenset({"message_output_item", "reasoning_item"})
+
+
+@dataclasses.dataclass
+class _FlatRun:
+    """What :func:`_flat_run` made of a run's items, before any of it enters the transcript."""
+
+    #: The builder's, for the calls made as it would make them.
+    cwd: str | None
+    open_status: ToolStatus
+    #: Each function call, settled.
+    calls: list[ToolCall] = dataclasses.field(default_factory=list)
+    #: The index of the model response that made each call.
+    responses: list[int] = dataclasses.field(default_factory=list)
+    #: The items handed to the builder: how many calls come before each, its line, the item
+    #: and the agent that wrote the items so far (an item that names none is that agent's).
+    handed: list[tuple[int, int, Any, str | None]] = dataclasses.field(default_factory=list)
+    outputs: int = 0
+    agent: str | None = None
+
+
+def _read_flat(
+    source: Source, builder: AgentsBuilder, items: list[Any], responses: _Responses
+) -> bool:
+    """A finished ``RunResult``'s items read flat: each function call is made and settled by
+    its output item before it enters the transcript, where the builder starts it, then
+    settles it through two layers with bookkeeping per item; the calls are appended at once,
+    and texts and reasoning handed to the builder in their place. Entries, statuses, usage,
+    batches and accounting are those :func:`_feed_object` gives item by item (a test holds
+    them equal).
+
+    Only a run of one agent whose items are all function calls, their outputs, texts and
+    reasoning is read so. For any other (a handoff, another kind of tool, a call no model
+    response names, an output before its call or twice, calls already made by the input)
+    this returns False having changed nothing, and the builder reads the whole run.
+    """
+    run = None if builder._calls else _flat_run(items, responses, builder)
+    if run is None:
+        return False
+    done = 0
+    for position, line, item, agent in run.handed:
+        _append_calls(builder, responses, run, done, position)
+        done = position
+        if agent is not None and agent != builder.agent:
+            builder.switch_agent(agent, line)  # the run's one agent, named: no notice
+        _feed_object(source, builder, item, line, responses)
+    _append_calls(builder, responses, run, done, len(run.calls))
+    if run.agent is not None and run.agent != builder.agent:
+        builder.switch_agent(run.agent, 0)  # the builder ends where an item-by-item read would
+    builder.recognized += len(run.calls) + run.outputs
+    for kind, count in (("tool_call_item", len(run.calls)), ("tool_call_output_item", run.outputs)):
+        if count:
+            source.accounting.note(kind, "mapped", count)
+    return True
+
+
+def _append_calls(
+    builder: AgentsBuilder, responses: _Responses, run: _FlatRun, start: int, end: int
+) -> None:
+    """The run's settled calls from ``start`` to ``end`` into the transcript, each among its
+    model response's entries."""
+    calls = run.calls[start:end]
+    builder.transcript.extend(calls)
+    for call, index in zip(calls, run.responses[start:end], strict=True):
+        responses.entries[index].append(call)
+        builder._calls[call.call_id] = call
+
+
+def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -> _FlatRun | None:
+    """The settled calls and handed items of a run :func:`_read_flat` reads; None for a run
+    it leaves to the builder."""
+    run = _FlatRun(builder.cwd, builder.open_status)
+    made: set[str] = set()
+    waiting: dict[str, tuple[ToolCall, str | None]] = {}  # each call and its patch, by call id
+    writer: Any = None  # the last item's agent object, whose name is ``agent``
+    agent: str | None = None
+    for line, item in enumerate(items, start=1):
+        fields = _own_fields(item)
+        kind = fields.get("type")
+        if fields.get("agent") is not writer or writer is None:
+            writer, agent = fields.get("agent"), _item_agent(item, fields)
+        if agent is not None:
+            if run.agent is not None and agent != run.agent:
+                return None  # a second agent: its steps nest under a handoff (the builder's)
+            run.agent = agent
+        if kind == "tool_call_item":
+            read = responses.call_of(fields.get("raw_item"))
+            index = read[1] if read is not None else None
+            if read is None or index is None:
+                # Another kind of call, or one no response names (whose batch is the
+                # builder's to count).
+                return None
+            call_id = read[0].get("call_id")
+            if type(call_id) is not str or not call_id or call_id in made:
+                return None
+            made.add(call_id)
+            call, patch = _started_call(run, fields, read[0], line, responses.ids[index])
+            waiting[call_id] = call, patch
+            run.calls.append(call)
+            run.responses.append(index)
+        elif kind == "tool_call_output_item":
+            output = fields.get("raw_item")
+            if type(output) is not dict or output.get("type") != "function_call_output":
+                return None
+            call_id = output.get("call_id")
+            if type(call_id) is not str or call_id not in waiting:
+                return None
+            call, patch = waiting.pop(call_id)
+            # Not in a transcript yet: its outcome is set, not updated (no observer to tell).
+            value = output["output"] if "output" in output else output.get("tools")
+            call.status, call.result = tool_outcome(call, value, patch)
+            run.outputs += 1
+        elif kind in _HANDED_ITEMS:
+            run.handed.append((len(run.calls), line, item, run.agent))
+        else:
+            return None
+    return run
+
+
+def _started_call(
+    run: _FlatRun, fields: dict[str, Any], raw: dict[str, Any], line: int, batch: str
+) -> tuple[ToolCall, str | None]:
+    """A ``tool_call_item``'s function call (``raw``: its fields) and its patch, as the
+    builder starts it (:meth:`AgentsBuilder.start_call`, :func:`tool_meta`) while the run's
+    agent holds control; not yet in a transcript."""
+    call_id, name, args, status, meta = deferred_call(raw, line)
+    call, patch = new_call(
+        call_id, name, args, run.cwd, status or run.open_status, batch, None, meta
+    )
+    if run.agent is not None:
+        call.meta["agent"] = run.agent
+    origin = _plain_field(fields.get("tool_origin"))
+    call.subagent = tool_meta(call, fields.get("description"), origin)
+    return call, patch
 
 
 def _feed_item(
@@ -1030,7 +1223,7 @@ def _feed_item(
             return False
         if kind == "tool_call_item" and len(builder._calls) > calls:
             call = next(reversed(builder._calls.values()))
-            _call_meta(builder, call, item)
+            _call_meta(builder, call, item.get("description"), item.get("tool_origin"))
         return True
     if role == "handoff_call":
         return builder.handoff_call(item, line) is not None
@@ -1041,19 +1234,26 @@ def _feed_item(
     return True  # silent: bookkeeping, no step
 
 
-def _call_meta(builder: AgentsBuilder, call: ToolCall, item: Mapping[str, Any]) -> None:
-    """A tool's description and origin; an agent used as a tool is a sub-agent whose steps
-    the state does not hold (``as_tool()`` runs are absent from the items)."""
-    description = item.get("description")
+def _call_meta(builder: AgentsBuilder, call: ToolCall, description: Any, origin: Any) -> None:
+    """:func:`tool_meta` of a call already in its transcript."""
+    subagent = tool_meta(call, description, origin)
+    if subagent is not None:
+        builder.update(call, subagent=subagent)
+
+
+def tool_meta(call: ToolCall, description: Any, origin: Any) -> SubAgent | None:
+    """A tool's description and origin (its plain form) in ``call.meta``; for an agent used
+    as a tool, the sub-agent the call is, whose steps the state does not hold (``as_tool()``
+    runs are absent from the items), for the caller to set."""
     if isinstance(description, str) and description:
         call.meta["tool_description"] = description
-    origin = item.get("tool_origin")
-    if isinstance(origin, MAPPINGS):
-        call.meta["tool_origin"] = dict(origin)
-        if origin.get("type") == "agent_as_tool":
-            name = origin.get("agent_name")
-            name = name if isinstance(name, str) and name else call.name
-            builder.update(call, subagent=SubAgent(name=name, steps_missing=True))
+    if not isinstance(origin, MAPPINGS):
+        return None
+    call.meta["tool_origin"] = dict(origin)
+    if origin.get("type") != "agent_as_tool":
+        return None
+    name = origin.get("agent_name")
+    return SubAgent(name=name if isinstance(name, str) and name else call.name, steps_missing=True)
 
 
 # --- following a run live (spec A-2) -------------------------------------------------------
