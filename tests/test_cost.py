@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -103,19 +103,22 @@ import sys
 from datetime import datetime, timezone
 from turnfold.cost import estimate
 tokens = {"input_tokens": 250_000, "output_tokens": 900, "cache_read_tokens": 30_000}
-day, *models = sys.argv[1:]
+provider, day, *models = sys.argv[1:]
 when = datetime.fromisoformat(day).replace(tzinfo=timezone.utc) if day != "today" else None
-cost = estimate([(model, tokens) for model in models], provider="anthropic", when=when)
+cost = estimate([(model, tokens) for model in models], provider=provider, when=when)
 print(repr(cost.usd), cost.source, "genai_prices" in sys.modules)
 """
 
 
 def _price_in_a_process(
-    cache: Path, day: str = "2026-06-01", models: tuple[str, ...] = ("claude-sonnet-4-5", "gpt-4o")
+    cache: Path,
+    day: str = "2026-06-01",
+    models: tuple[str, ...] = ("claude-sonnet-4-5", "gpt-4o"),
+    provider: str = "anthropic",
 ) -> tuple[str, str]:
     env = {**os.environ, "TURNFOLD_CACHE_DIR": str(cache)}
     done = subprocess.run(
-        [sys.executable, "-c", _PRICE_IN_A_PROCESS, day, *models],
+        [sys.executable, "-c", _PRICE_IN_A_PROCESS, provider, day, *models],
         env=env,
         capture_output=True,
         text=True,
@@ -136,35 +139,62 @@ def test_U2_a_price_kept_by_one_process_prices_the_next_without_the_table(tmp_pa
     assert (again, imported) == (first, "False")
 
 
-@pytest.mark.parametrize(
-    ("models", "kept_on", "same_price", "other_price"),
-    [
-        # One price whatever the date: kept for every day, today included.
-        (("claude-sonnet-4-5", "gpt-4o"), "2026-06-01", ("2025-11-20", "today"), ()),
-        # A new price from 2026-03-13: kept from then on; an earlier day asks the table.
-        (("claude-sonnet-4-6",), "2026-06-01", ("2026-09-30", "today"), ("2026-01-10",)),
-        # A new price from 2026-08-17, and off-peak prices by the time of day: a day's price
-        # (at its midnight) is kept from the start date on; the price now never is.
-        (("deepseek-v4-pro",), "2026-09-01", ("2026-08-17",), ("2026-08-16", "today")),
-    ],
-)
-def test_U2_a_price_is_kept_for_the_days_it_holds_for(
-    tmp_path: Path,
-    models: tuple[str, ...],
-    kept_on: str,
-    same_price: tuple[str, ...],
-    other_price: tuple[str, ...],
-) -> None:
+def _a_model_priced(shape: str) -> tuple[str, str, list[date]]:
+    """A model of the installed price table whose prices have ``shape``, as (provider, model,
+    the start dates its prices list): ``one`` price whatever the date, prices that change on
+    ``dates``, or dates and the ``time`` of day (off-peak prices). Found in the table itself,
+    so a later table with other prices still has cases to test."""
+    import genai_prices
+    from genai_prices import data
+
+    for provider in data.providers:
+        for model in provider.models:
+            prices = model.prices
+            constraints = [c.constraint for c in prices] if isinstance(prices, list) else []
+            starts = sorted({at for c in constraints if (at := getattr(c, "start_date", None))})
+            timed = any(hasattr(c, "start_time") for c in constraints)
+            found = {"one": not constraints, "dates": bool(starts) and not timed,
+                     "time": bool(starts) and timed}[shape]  # fmt: skip
+            if not found:
+                continue
+            try:
+                priced = genai_prices.calc_price(
+                    genai_prices.Usage(input_tokens=1), model.id, provider_id=provider.id
+                )
+            except Exception:
+                continue
+            if priced.model.id == model.id:  # the table finds it by its own id
+                return provider.id, model.id, starts
+    pytest.skip(f"the installed price table has no model priced by {shape}")
+
+
+@pytest.mark.parametrize("shape", ["one", "dates", "time"])
+def test_U2_a_price_is_kept_for_the_days_it_holds_for(tmp_path: Path, shape: str) -> None:
     """The table changes a model's price only on the start dates it lists: a price kept for
-    one day prices a session of another day of the same span, or of today, without importing
-    the table, as the table prices it; a day of another span asks the table."""
-    _price_in_a_process(tmp_path, kept_on, models)
-    for day in (*same_price, *other_price):
-        fresh = tmp_path / f"fresh-{day}"  # another cache: the table prices that day itself
-        expected, imported = _price_in_a_process(fresh, day, models)
+    one day prices a session of another day of the same span without importing the table, as
+    the table prices it; a day of another span asks the table. Today's price is kept like any
+    day's, unless it depends on the time of day."""
+    provider, model, starts = _a_model_priced(shape)
+    day = timedelta(days=1)
+    if not starts:  # one price: every day is one span
+        kept_on, same, other = "2026-06-01", ["2025-11-20", "today"], []
+    else:  # the span from the first start date, up to the next
+        first, end = starts[0], starts[1] if len(starts) > 1 else None
+        last_day = end - day if end is not None else first + 30 * day
+        kept_on = first.isoformat()
+        same = [last_day.isoformat()]
+        other = [(first - day).isoformat()]
+        if end is None and shape == "dates" and first <= date.today():
+            same.append("today")
+        if shape == "time":
+            other.append("today")  # the price now depends on the time: never kept
+    _price_in_a_process(tmp_path, kept_on, (model,), provider)
+    for when in (*same, *other):
+        fresh = tmp_path / f"fresh-{when}"  # another cache: the table prices that day itself
+        expected, imported = _price_in_a_process(fresh, when, (model,), provider)
         assert imported == "True"
-        table = "False" if day in same_price else "True"
-        assert _price_in_a_process(tmp_path, day, models) == (expected, table), day
+        table = "False" if when in same else "True"
+        assert _price_in_a_process(tmp_path, when, (model,), provider) == (expected, table), when
 
 
 def test_U2_kept_prices_of_another_table_or_unreadable_are_not_used(tmp_path: Path) -> None:
@@ -195,7 +225,7 @@ def test_U2_a_kept_price_still_asks_the_table_about_counts_it_refuses(
     monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path))
     day = LATER.date()
     book = PriceBook(tmp_path / FILE_NAME, "a table")
-    book.keep("gpt-4o", None, (None, None), False, (None, [], [[0.0, 1.0, 1.0, 0.0, 0.0]]), "0")
+    book.keep("gpt-4o", None, (None, None), False, (None, [], [(0.0, 1.0, 1.0, 0.0, 0.0)]), "0")
     monkeypatch.setattr(kept_prices, "_table_stamp", lambda: "a table")
     price_of.cache_clear()
     try:
