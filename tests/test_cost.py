@@ -184,7 +184,7 @@ def test_U2_a_price_is_kept_for_the_days_it_holds_for(tmp_path: Path, shape: str
         kept_on = first.isoformat()
         same = [last_day.isoformat()]
         other = [(first - day).isoformat()]
-        if end is None and shape == "dates" and first <= date.today():
+        if end is None and shape == "dates" and first <= datetime.now(timezone.utc).date():
             same.append("today")
         if shape == "time":
             other.append("today")  # the price now depends on the time: never kept
