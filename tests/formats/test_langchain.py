@@ -593,8 +593,8 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_message_by_me
     message: the transcript is the one the builder makes message by message, to the last
     field (entries and ids, thinking, texts, statuses, handled tool errors, artifacts, usage
     details, model, metadata, warnings and the accounting of every record). A run the flat
-    read does not know (handoffs, garbled calls, a result before its call) is the
-    builder's alone, and reads as before."""
+    read does not know (handoffs, garbled calls, a result before its call or a second one)
+    is the builder's alone, and reads as before."""
     from langchain_core.messages import (
         AIMessage,
         AIMessageChunk,
@@ -642,6 +642,12 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_message_by_me
         ),
     ]
     early = [HumanMessage(content="go"), ToolMessage(content="?", tool_call_id="c1")]
+    # Read flat up to the second result of c1: the system prompt, model and warning the flat
+    # read met first are the builder's once, not twice.
+    answered_twice = [
+        *two_turns[:4],
+        ToolMessage(content="again", tool_call_id="c1"),
+    ]
     inputs = {  # name: (what is loaded, whether it is read flat)
         "benchmark": (_benchmark_run(40), True),
         "result": (result, True),
@@ -653,21 +659,22 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_message_by_me
         "handoffs": (HANDOFFS, False),
         "garbled": (garbled, False),
         "result before its call": (early, False),
+        "a second result": (answered_twice, False),
     }
-    flat_scan = adapter._flat_scan
+    read_flat = adapter._read_flat
     for name, (value, flat) in inputs.items():
         taken: list[bool] = []
 
         def spy(*args: Any, taken: list[bool] = taken) -> Any:
-            found = flat_scan(*args)
-            taken.append(found is not None)
-            return found
+            read = read_flat(*args)
+            taken.append(read is not None)
+            return read
 
         with monkeypatch.context() as patched:
-            patched.setattr(adapter, "_flat_scan", spy)
+            patched.setattr(adapter, "_read_flat", spy)
             read = turnfold.load(value)
         with monkeypatch.context() as patched:
-            patched.setattr(adapter, "_read_flat", lambda *args: False)
+            patched.setattr(adapter, "_read_flat", lambda *args: None)
             built = turnfold.load(value)
         assert taken == [flat], name
         assert read == built, name

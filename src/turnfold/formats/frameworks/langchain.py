@@ -88,6 +88,7 @@ from turnfold.formats.common import (
     as_int,
     counted_usage,
     describe_args,
+    result_kind,
     stringify,
     text_result,
 )
@@ -656,9 +657,14 @@ def tool_outcome(data: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult]:
     structured value (a copy: the message's own)."""
     text, images = output_content(data.get("content"))
     artifact = data.get("artifact")
-    structured = None if artifact is None else plain_value(artifact)
-    result = text_result(text, images=images, structured=structured)
-    return _STATUS.get(str(data.get("status")), "unknown"), result
+    status = data.get("status")  # a string the usual time: no str() of it
+    # The result made as text_result would make it, without its keyword-argument dict.
+    return _STATUS.get(status if type(status) is str else str(status), "unknown"), ToolResult(
+        text=text,
+        kind=result_kind(text),
+        images=images,
+        structured=None if artifact is None else plain_value(artifact),
+    )
 
 
 def _blocks(content: Any) -> list[Any]:
@@ -797,8 +803,9 @@ def read(source: Source) -> Transcript:
         # result's messages are; the loop below notes every record itself.
         messages = document
     if messages is not None:
-        if _read_flat(source, builder, messages):
-            return transcript
+        flat = _read_flat(source, transcript.metadata, messages)
+        if flat is not None:
+            return flat
         records: Any = enumerate(messages, start=1)
     elif isinstance(document, Mapping):
         records = [(1, document)]
@@ -837,70 +844,34 @@ def read(source: Source) -> Transcript:
 _NOBODY = object()
 
 
-def _read_flat(source: Source, builder: LangChainBuilder, messages: list[Any]) -> bool:
-    """A finished run's messages read flat: each AI message's calls are made already
-    settled by their tool messages (found by call id in one pass over the messages) and every
-    entry is appended at once, where the builder shows each message's entries, then settles
-    each call through the transcript, with bookkeeping per message. Entries, statuses,
-    warnings and accounting are those the builder gives message by message (a test holds
-    them equal).
+def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) -> Transcript | None:
+    """A finished run's messages read flat, in one pass: each AI message's calls are made
+    and kept by id, each tool message sets its call's outcome there (the call is in no
+    transcript yet: no observer to tell), and every entry is appended at once, where the
+    builder shows each message's entries, then settles each call through the transcript, with
+    bookkeeping per message. Entries, statuses, warnings and accounting are those the builder
+    gives message by message (a test holds them equal).
 
     Only a run of one agent (every AI message of the same ``name``) made of human, AI, tool
     and system messages, each call with an id of its own and at most one result after it,
     none garbled, is read so. For any other (a handoff, a legacy function message, a result
-    before its call) this returns False having changed nothing, and the builder reads the
-    run message by message."""
-    scanned = _flat_scan(messages)
-    if scanned is None:
-        return False
-    found, results = scanned
+    before its call) this returns None, and the builder reads the run message by message: the
+    flat read writes into a transcript of its own (``metadata`` copied), so what it made of
+    the messages before it met one it does not know is dropped with it, and nothing is
+    noted in ``source`` until the end."""
+    builder = LangChainBuilder(Transcript(metadata=metadata), source.name)
     warnings = builder.root.warnings
     entries: list[Entry] = []
+    called: set[str] = set()  # the ids of the calls made (checked before they are made)
+    calls: dict[str, ToolCall] = {}  # every call made, by its id
     tally: dict[tuple[str, Disposition], int] = {}  # the accounting, noted once per type
-    for line, record, kind, data in found:
-        warned = len(warnings)
-        if kind == "ai":
-            made, _ = builder.assistant_entries(data, line)  # none garbled (the scan)
-            for entry in made:
-                if type(entry) is ToolCall:
-                    builder._calls[entry.call_id] = entry
-                    result = results.get(entry.call_id)
-                    if result is not None:
-                        # Not in a transcript yet: its outcome is set, not updated (no
-                        # observer to tell).
-                        entry.status, entry.result = tool_outcome(result)
-            entries += made
-        elif kind == "human":
-            message = user_message(data)  # a turn of one agent: no handoff to end
-            if message is not None:
-                entries.append(message)
-        elif kind == "system":
-            builder._system(data)
-        # a tool message: its call is settled already
-        disposition: Disposition = "warned" if len(warnings) > warned else "mapped"
-        counted = record_type(record, (kind, data)), disposition
-        tally[counted] = tally.get(counted, 0) + 1
-    builder.transcript.extend(entries)
-    builder.recognized += len(found)
-    for (name, disposition), count in tally.items():
-        source.accounting.note(name, disposition, count)
-    return True
-
-
-def _flat_scan(
-    messages: list[Any],
-) -> tuple[list[tuple[int, Any, str, Mapping[str, Any]]], dict[str, Mapping[str, Any]]] | None:
-    """Each message of a run :func:`_read_flat` reads (its line, record, type and fields),
-    and each call's tool message by call id; None for a run it leaves to the builder."""
-    found = []
-    results: dict[str, Mapping[str, Any]] = {}
-    called: set[str] = set()
     agent: Any = _NOBODY
     for line, record in enumerate(messages, start=1):
-        message = message_of(record)
-        if message is None:
+        found = message_of(record)
+        if found is None:
             return None
-        kind, data = message
+        kind, data = found
+        warned = len(warnings)
         if kind == "ai":
             if agent is _NOBODY:
                 agent = data.get("name")
@@ -911,17 +882,38 @@ def _flat_scan(
             for call in data.get("tool_calls") or ():
                 call_id = call.get("id") if type(call) is dict else None
                 if type(call_id) is not str or not call_id or call_id in called:
-                    return None
+                    return None  # a call without an id of its own: the builder's to warn on
                 called.add(call_id)
+            made, _ = builder.assistant_entries(data, line)  # none garbled
+            for entry in made:
+                if type(entry) is ToolCall:
+                    calls[entry.call_id] = entry
+            entries += made
         elif kind == "tool":
             call_id = data.get("tool_call_id")
-            if type(call_id) is not str or call_id not in called or call_id in results:
+            call = calls.get(call_id) if type(call_id) is str else None
+            # A made call has no result until its tool message sets one: a second is the
+            # builder's to warn about, as a result before its call is.
+            if call is None or call.result is not None:
                 return None
-            results[call_id] = data
-        elif kind != "human" and kind != "system":
+            call.status, call.result = tool_outcome(data)
+        elif kind == "human":
+            message = user_message(data)  # a turn of one agent: no handoff to end
+            if message is not None:
+                entries.append(message)
+        elif kind == "system":
+            builder._system(data)
+        else:
             return None
-        found.append((line, record, kind, data))
-    return (found, results) if found else None  # no message: the builder's error to raise
+        disposition: Disposition = "warned" if len(warnings) > warned else "mapped"
+        counted = record_type(record, found), disposition
+        tally[counted] = tally.get(counted, 0) + 1
+    if not tally:
+        return None  # no message: the builder's error to raise
+    builder.transcript.extend(entries)
+    for (name, disposition), count in tally.items():
+        source.accounting.note(name, disposition, count)
+    return builder.root
 
 
 def _state_key(source: Source, transcript: Transcript, key: str, value: Any) -> None:
