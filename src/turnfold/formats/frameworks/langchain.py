@@ -159,7 +159,9 @@ def message_of(record: Any) -> tuple[str, Mapping[str, Any]] | None:
     ``{"type", "data"}`` (``messages_to_dict``), ``{"lc": 1, ..., "kwargs"}`` (``dumpd``) or
     the fields themselves (``model_dump``)."""
     if type(record) is not dict:  # records are dicts or messages; the exact test is the fast one
-        fields = message_fields(record)
+        # A class met before and known to be a message's is read without a further call.
+        known = _MESSAGE_CLASSES.get(type(record))
+        fields = record.__dict__ if known else message_fields(record)
         if fields is not None:
             kind = fields.get("type")
             base = _BASE_TYPES.get(kind) if type(kind) is str else None
@@ -714,7 +716,7 @@ def _reasoning(block: Mapping[str, Any]) -> Thinking | None:
 
 
 def _model(metadata: Any) -> str | None:
-    if not isinstance(metadata, MAPPINGS):
+    if not isinstance(metadata, MAPPINGS) or not metadata:  # an empty one: no key asked
         return None
     for key in ("model_name", "model"):
         value = metadata.get(key)
@@ -877,14 +879,14 @@ def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) ->
                 agent = data.get("name")
             elif data.get("name") != agent:
                 return None  # another agent: maybe a handoff, which nests (the builder's)
-            if data.get("invalid_tool_calls"):
-                return None
             for call in data.get("tool_calls") or ():
                 call_id = call.get("id") if type(call) is dict else None
                 if type(call_id) is not str or not call_id or call_id in called:
                     return None  # a call without an id of its own: the builder's to warn on
                 called.add(call_id)
-            made, _ = builder.assistant_entries(data, line)  # none garbled
+            made, garbled = builder.assistant_entries(data, line)
+            if garbled:
+                return None  # calls never run, settled by the builder as it shows them
             for entry in made:
                 if type(entry) is ToolCall:
                     calls[entry.call_id] = entry
