@@ -866,7 +866,9 @@ def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) ->
     entries: list[Entry] = []
     called: set[str] = set()  # the ids of the calls made (checked before they are made)
     calls: dict[str, ToolCall] = {}  # every call made, by its id
-    tally: dict[tuple[str, Disposition], int] = {}  # the accounting, noted once per type
+    # The accounting, noted once per record type at the end: how many were mapped, and how
+    # many warned (few: a dict each, so no key is made of the two).
+    tally: dict[Disposition, dict[str, int]] = {"mapped": {}, "warned": {}}
     agent: Any = _NOBODY
     for line, record in enumerate(messages, start=1):
         found = message_of(record)
@@ -907,14 +909,15 @@ def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) ->
             builder._system(data)
         else:
             return None
-        disposition: Disposition = "warned" if len(warnings) > warned else "mapped"
-        counted = record_type(record, found), disposition
-        tally[counted] = tally.get(counted, 0) + 1
-    if not tally:
+        counts = tally["warned" if len(warnings) > warned else "mapped"]
+        name = record_type(record, found)
+        counts[name] = counts.get(name, 0) + 1
+    if not messages:
         return None  # no message: the builder's error to raise
     builder.transcript.extend(entries)
-    for (name, disposition), count in tally.items():
-        source.accounting.note(name, disposition, count)
+    for disposition, counts in tally.items():
+        for name, count in counts.items():
+            source.accounting.note(name, disposition, count)
     return builder.root
 
 
