@@ -593,8 +593,8 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_message_by_me
     message: the transcript is the one the builder makes message by message, to the last
     field (entries and ids, thinking, texts, statuses, handled tool errors, artifacts, usage
     details, model, metadata, warnings and the accounting of every record). A run the flat
-    read does not know (handoffs, garbled calls, a result before its call) is the
-    builder's alone, and reads as before."""
+    read does not know (handoffs, garbled calls, a result before its call or a second one)
+    is the builder's alone, and reads as before."""
     from langchain_core.messages import (
         AIMessage,
         AIMessageChunk,
@@ -642,6 +642,12 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_message_by_me
         ),
     ]
     early = [HumanMessage(content="go"), ToolMessage(content="?", tool_call_id="c1")]
+    # Read flat up to the second result of c1: the system prompt, model and warning the flat
+    # read met first are the builder's once, not twice.
+    answered_twice = [
+        *two_turns[:4],
+        ToolMessage(content="again", tool_call_id="c1"),
+    ]
     inputs = {  # name: (what is loaded, whether it is read flat)
         "benchmark": (_benchmark_run(40), True),
         "result": (result, True),
@@ -653,21 +659,22 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_message_by_me
         "handoffs": (HANDOFFS, False),
         "garbled": (garbled, False),
         "result before its call": (early, False),
+        "a second result": (answered_twice, False),
     }
-    flat_scan = adapter._flat_scan
+    read_flat = adapter._read_flat
     for name, (value, flat) in inputs.items():
         taken: list[bool] = []
 
         def spy(*args: Any, taken: list[bool] = taken) -> Any:
-            found = flat_scan(*args)
-            taken.append(found is not None)
-            return found
+            read = read_flat(*args)
+            taken.append(read is not None)
+            return read
 
         with monkeypatch.context() as patched:
-            patched.setattr(adapter, "_flat_scan", spy)
+            patched.setattr(adapter, "_read_flat", spy)
             read = turnfold.load(value)
         with monkeypatch.context() as patched:
-            patched.setattr(adapter, "_read_flat", lambda *args: False)
+            patched.setattr(adapter, "_read_flat", lambda *args: None)
             built = turnfold.load(value)
         assert taken == [flat], name
         assert read == built, name
@@ -675,3 +682,110 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_message_by_me
         assert read.accounting == built.accounting, name
         assert read.warnings == built.warnings, name
     assert turnfold.load(two_turns).warnings  # the unknown block: read flat, warned alike
+
+
+def _random_run(chance: Any) -> list[Any]:
+    """Messages of a finished run of one agent whose shapes ``chance`` (a ``random.Random``)
+    picks: a system prompt or none; one to three turns, each of one to four responses with
+    reasoning (``reasoning_content``, a thinking block, a reasoning block with a summary, or
+    none), text as a string, as blocks or none, zero to three calls (some never answered), a
+    model or none, usage with details, without, or none; results as text or blocks, failed or
+    succeeded, with an artifact or not."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+    agent = chance.choice([None, "calc"])
+    messages: list[Any] = []
+    if chance.random() < 0.3:
+        messages.append(SystemMessage(content="Be brief."))
+    for turn in range(chance.randint(1, 3)):
+        messages.append(HumanMessage(content=f"task {turn}"))
+        for n in range(chance.randint(1, 4)):
+            step = f"{turn}_{n}"
+            blocks: list[Any] = []
+            extra: dict[str, Any] = {}
+            reasoning = chance.choice(["kwargs", "thinking", "summary", None])
+            if reasoning == "kwargs":
+                extra["reasoning_content"] = f"pondering {step}"
+            elif reasoning == "thinking":
+                blocks.append({"type": "thinking", "thinking": f"hmm {step}"})
+            elif reasoning == "summary":
+                blocks.append({"type": "reasoning", "summary": [{"text": f"sum {step}"}]})
+            text = chance.choice(["", f"note {step}"])
+            if text:
+                blocks.append({"type": "text", "text": text})
+            calls = [
+                {
+                    "name": chance.choice(["add", "Bash", "search"]),
+                    "args": {"a": k},
+                    "id": f"c{step}_{k}",
+                }
+                for k in range(chance.randint(0, 3))
+            ]
+            usage = chance.choice([None, "plain", "details"])
+            counted: dict[str, Any] = {}
+            if usage is not None:
+                counted["usage_metadata"] = {
+                    "input_tokens": n + 1,
+                    "output_tokens": 2,
+                    "total_tokens": n + 3,
+                }
+                if usage == "details":
+                    counted["usage_metadata"]["input_token_details"] = {"cache_read": 1}
+                    counted["usage_metadata"]["output_token_details"] = {"reasoning": 1}
+            messages.append(
+                AIMessage(
+                    content=blocks if blocks and chance.random() < 0.7 else text,
+                    additional_kwargs=extra,
+                    tool_calls=calls,
+                    name=agent,
+                    response_metadata={"model_name": "m-1"} if chance.random() < 0.5 else {},
+                    **counted,
+                )
+            )
+            for call in calls:
+                if chance.random() < 0.15:
+                    continue  # never answered
+                output = f"out {call['id']}"
+                messages.append(
+                    ToolMessage(
+                        content=output
+                        if chance.random() < 0.6
+                        else [{"type": "text", "text": output}],
+                        tool_call_id=call["id"],
+                        status=chance.choice(["success", "error"]),
+                        artifact={"raw": output} if chance.random() < 0.3 else None,
+                    )
+                )
+    return messages
+
+
+def test_A1_random_runs_of_one_agent_read_flat_as_the_builder_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Runs of random shapes (reasoning in each form, texts as strings and blocks, zero to
+    three calls per response, unanswered and failing calls, artifacts, usage with and without
+    details, models, system prompts, several turns) read flat and message by message give the
+    same transcript, its warnings and its accounting."""
+    import random
+
+    read_flat = adapter._read_flat
+    for seed in range(12):
+        messages = _random_run(random.Random(seed))
+        taken: list[bool] = []
+
+        def spy(*args: Any, taken: list[bool] = taken) -> Any:
+            read = read_flat(*args)
+            taken.append(read is not None)
+            return read
+
+        with monkeypatch.context() as patched:
+            patched.setattr(adapter, "_read_flat", spy)
+            read = turnfold.load(messages)
+        with monkeypatch.context() as patched:
+            patched.setattr(adapter, "_read_flat", lambda *args: None)
+            built = turnfold.load(messages)
+        assert taken == [True], seed
+        assert read == built, seed
+        assert read.dump() == built.dump(), seed
+        assert read.accounting == built.accounting, seed
+        assert read.warnings == built.warnings, seed

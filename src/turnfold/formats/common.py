@@ -200,9 +200,14 @@ def counted_usage(
     >>> counted_usage(None, None) is None
     True
     """
-    if (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens) == (
-        None, None, None, None, None,
-    ):  # fmt: skip
+    # One count tells: the usual response has its input count, so no tuple is made and compared.
+    if (
+        input_tokens is None
+        and output_tokens is None
+        and cache_read_tokens is None
+        and cache_write_tokens is None
+        and reasoning_tokens is None
+    ):
         return None
     return Usage(
         input_tokens=input_tokens,

@@ -88,6 +88,7 @@ from turnfold.formats.common import (
     as_int,
     counted_usage,
     describe_args,
+    result_kind,
     stringify,
     text_result,
 )
@@ -158,7 +159,9 @@ def message_of(record: Any) -> tuple[str, Mapping[str, Any]] | None:
     ``{"type", "data"}`` (``messages_to_dict``), ``{"lc": 1, ..., "kwargs"}`` (``dumpd``) or
     the fields themselves (``model_dump``)."""
     if type(record) is not dict:  # records are dicts or messages; the exact test is the fast one
-        fields = message_fields(record)
+        # A class met before and known to be a message's is read without a further call.
+        known = _MESSAGE_CLASSES.get(type(record))
+        fields = record.__dict__ if known else message_fields(record)
         if fields is not None:
             kind = fields.get("type")
             base = _BASE_TYPES.get(kind) if type(kind) is str else None
@@ -656,9 +659,14 @@ def tool_outcome(data: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult]:
     structured value (a copy: the message's own)."""
     text, images = output_content(data.get("content"))
     artifact = data.get("artifact")
-    structured = None if artifact is None else plain_value(artifact)
-    result = text_result(text, images=images, structured=structured)
-    return _STATUS.get(str(data.get("status")), "unknown"), result
+    status = data.get("status")  # a string the usual time: no str() of it
+    # The result made as text_result would make it, without its keyword-argument dict.
+    return _STATUS.get(status if type(status) is str else str(status), "unknown"), ToolResult(
+        text=text,
+        kind=result_kind(text),
+        images=images,
+        structured=None if artifact is None else plain_value(artifact),
+    )
 
 
 def _blocks(content: Any) -> list[Any]:
@@ -708,7 +716,7 @@ def _reasoning(block: Mapping[str, Any]) -> Thinking | None:
 
 
 def _model(metadata: Any) -> str | None:
-    if not isinstance(metadata, MAPPINGS):
+    if not isinstance(metadata, MAPPINGS) or not metadata:  # an empty one: no key asked
         return None
     for key in ("model_name", "model"):
         value = metadata.get(key)
@@ -797,8 +805,9 @@ def read(source: Source) -> Transcript:
         # result's messages are; the loop below notes every record itself.
         messages = document
     if messages is not None:
-        if _read_flat(source, builder, messages):
-            return transcript
+        flat = _read_flat(source, transcript.metadata, messages)
+        if flat is not None:
+            return flat
         records: Any = enumerate(messages, start=1)
     elif isinstance(document, Mapping):
         records = [(1, document)]
@@ -837,91 +846,79 @@ def read(source: Source) -> Transcript:
 _NOBODY = object()
 
 
-def _read_flat(source: Source, builder: LangChainBuilder, messages: list[Any]) -> bool:
-    """A finished run's messages read flat: each AI message's calls are made already
-    settled by their tool messages (found by call id in one pass over the messages) and every
-    entry is appended at once, where the builder shows each message's entries, then settles
-    each call through the transcript, with bookkeeping per message. Entries, statuses,
-    warnings and accounting are those the builder gives message by message (a test holds
-    them equal).
+def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) -> Transcript | None:
+    """A finished run's messages read flat, in one pass: each AI message's calls are made
+    and kept by id, each tool message sets its call's outcome there (the call is in no
+    transcript yet: no observer to tell), and every entry is appended at once, where the
+    builder shows each message's entries, then settles each call through the transcript, with
+    bookkeeping per message. Entries, statuses, warnings and accounting are those the builder
+    gives message by message (a test holds them equal).
 
     Only a run of one agent (every AI message of the same ``name``) made of human, AI, tool
     and system messages, each call with an id of its own and at most one result after it,
     none garbled, is read so. For any other (a handoff, a legacy function message, a result
-    before its call) this returns False having changed nothing, and the builder reads the
-    run message by message."""
-    scanned = _flat_scan(messages)
-    if scanned is None:
-        return False
-    found, results = scanned
+    before its call) this returns None, and the builder reads the run message by message: the
+    flat read writes into a transcript of its own (``metadata`` copied), so what it made of
+    the messages before it met one it does not know is dropped with it, and nothing is
+    noted in ``source`` until the end."""
+    builder = LangChainBuilder(Transcript(metadata=metadata), source.name)
     warnings = builder.root.warnings
     entries: list[Entry] = []
-    tally: dict[tuple[str, Disposition], int] = {}  # the accounting, noted once per type
-    for line, record, kind, data in found:
+    called: set[str] = set()  # the ids of the calls made (checked before they are made)
+    calls: dict[str, ToolCall] = {}  # every call made, by its id
+    # The accounting, noted once per record type at the end: how many were mapped, and how
+    # many warned (few: a dict each, so no key is made of the two).
+    tally: dict[Disposition, dict[str, int]] = {"mapped": {}, "warned": {}}
+    agent: Any = _NOBODY
+    for line, record in enumerate(messages, start=1):
+        found = message_of(record)
+        if found is None:
+            return None
+        kind, data = found
         warned = len(warnings)
         if kind == "ai":
-            made, _ = builder.assistant_entries(data, line)  # none garbled (the scan)
+            if agent is _NOBODY:
+                agent = data.get("name")
+            elif data.get("name") != agent:
+                return None  # another agent: maybe a handoff, which nests (the builder's)
+            for call in data.get("tool_calls") or ():
+                call_id = call.get("id") if type(call) is dict else None
+                if type(call_id) is not str or not call_id or call_id in called:
+                    return None  # a call without an id of its own: the builder's to warn on
+                called.add(call_id)
+            made, garbled = builder.assistant_entries(data, line)
+            if garbled:
+                return None  # calls never run, settled by the builder as it shows them
             for entry in made:
                 if type(entry) is ToolCall:
-                    builder._calls[entry.call_id] = entry
-                    result = results.get(entry.call_id)
-                    if result is not None:
-                        # Not in a transcript yet: its outcome is set, not updated (no
-                        # observer to tell).
-                        entry.status, entry.result = tool_outcome(result)
+                    calls[entry.call_id] = entry
             entries += made
+        elif kind == "tool":
+            call_id = data.get("tool_call_id")
+            call = calls.get(call_id) if type(call_id) is str else None
+            # A made call has no result until its tool message sets one: a second is the
+            # builder's to warn about, as a result before its call is.
+            if call is None or call.result is not None:
+                return None
+            call.status, call.result = tool_outcome(data)
         elif kind == "human":
             message = user_message(data)  # a turn of one agent: no handoff to end
             if message is not None:
                 entries.append(message)
         elif kind == "system":
             builder._system(data)
-        # a tool message: its call is settled already
-        disposition: Disposition = "warned" if len(warnings) > warned else "mapped"
-        counted = record_type(record, (kind, data)), disposition
-        tally[counted] = tally.get(counted, 0) + 1
+        else:
+            return None
+        counts = tally["warned" if len(warnings) > warned else "mapped"]
+        name = record_type(record, found)
+        counts[name] = counts.get(name, 0) + 1
+    if not messages:
+        return None  # no message: the builder's error to raise
     builder.transcript.extend(entries)
-    builder.recognized += len(found)
-    for (name, disposition), count in tally.items():
-        source.accounting.note(name, disposition, count)
-    return True
-
-
-def _flat_scan(
-    messages: list[Any],
-) -> tuple[list[tuple[int, Any, str, Mapping[str, Any]]], dict[str, Mapping[str, Any]]] | None:
-    """Each message of a run :func:`_read_flat` reads (its line, record, type and fields),
-    and each call's tool message by call id; None for a run it leaves to the builder."""
-    found = []
-    results: dict[str, Mapping[str, Any]] = {}
-    called: set[str] = set()
-    agent: Any = _NOBODY
-    for line, record in enumerate(messages, start=1):
-        message = message_of(record)
-        if message is None:
-            return None
-        kind, data = message
-        if kind == "ai":
-            if agent is _NOBODY:
-                agent = data.get("name")
-            elif data.get("name") != agent:
-                return None  # another agent: maybe a handoff, which nests (the builder's)
-            if data.get("invalid_tool_calls"):
-                return None
-            for call in data.get("tool_calls") or ():
-                call_id = call.get("id") if type(call) is dict else None
-                if type(call_id) is not str or not call_id or call_id in called:
-                    return None
-                called.add(call_id)
-        elif kind == "tool":
-            call_id = data.get("tool_call_id")
-            if type(call_id) is not str or call_id not in called or call_id in results:
-                return None
-            results[call_id] = data
-        elif kind != "human" and kind != "system":
-            return None
-        found.append((line, record, kind, data))
-    return (found, results) if found else None  # no message: the builder's error to raise
+    for disposition, counts in tally.items():
+        for name, count in counts.items():
+            source.accounting.note(name, disposition, count)
+    return builder.root
 
 
 def _state_key(source: Source, transcript: Transcript, key: str, value: Any) -> None:
