@@ -536,11 +536,11 @@ def _raw_keys(raw: Any) -> list[tuple[str, str]]:
 def _keys(kind: Any, own_id: Any, call_id: Any) -> list[tuple[str, str]]:
     """:func:`_raw_keys` of an item's type and ids."""
     kind = kind if type(kind) is str else str(kind)
-    # Written out (no comprehension, no call per id): it runs for every item and output.
-    keys = []
-    for value in (own_id, call_id):
-        if type(value) is str and value and value != PLACEHOLDER_ID:
-            keys.append((kind, value))
+    # Written out (no loop, no call per id): it runs for every item and output. A call id
+    # equal to the item's id (the SDK's own models give both) is one key.
+    keys = [(kind, own_id)] if type(own_id) is str and own_id and own_id != PLACEHOLDER_ID else []
+    if call_id != own_id and type(call_id) is str and call_id and call_id != PLACEHOLDER_ID:
+        keys.append((kind, call_id))
     return keys
 
 
@@ -1149,17 +1149,17 @@ def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -
     run = _FlatRun(builder.cwd, builder.open_status)
     made: set[str] = set()
     waiting: dict[str, tuple[ToolCall, str | None]] = {}  # each call and its patch, by call id
-    writer: Any = None  # the last item's agent object, whose name is ``agent``
-    agent: str | None = None
+    writer: Any = None  # the last item's agent object (its name read once)
     for line, item in enumerate(items, start=1):
         fields = _own_fields(item)
         kind = fields.get("type")
         if fields.get("agent") is not writer or writer is None:
+            # A new writer (items of one agent share its object): is it another agent?
             writer, agent = fields.get("agent"), _item_agent(item, fields)
-        if agent is not None:
-            if run.agent is not None and agent != run.agent:
-                return None  # a second agent: its steps nest under a handoff (the builder's)
-            run.agent = agent
+            if agent is not None:
+                if run.agent is not None and agent != run.agent:
+                    return None  # a second agent: its steps nest under a handoff (the builder's)
+                run.agent = agent
         if kind == "tool_call_item":
             read = responses.call_of(fields.get("raw_item"))
             index = read[1] if read is not None else None
