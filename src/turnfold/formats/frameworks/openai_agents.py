@@ -1223,7 +1223,9 @@ def _feed_item(
             return False
         if kind == "tool_call_item" and len(builder._calls) > calls:
             call = next(reversed(builder._calls.values()))
-            _call_meta(builder, call, item.get("description"), item.get("tool_origin"))
+            # The record's origin is the input's: the call gets a copy of its own (L-4).
+            origin = plain_value(item.get("tool_origin"))
+            _call_meta(builder, call, item.get("description"), origin)
         return True
     if role == "handoff_call":
         return builder.handoff_call(item, line) is not None
@@ -1242,14 +1244,18 @@ def _call_meta(builder: AgentsBuilder, call: ToolCall, description: Any, origin:
 
 
 def tool_meta(call: ToolCall, description: Any, origin: Any) -> SubAgent | None:
-    """A tool's description and origin (its plain form) in ``call.meta``; for an agent used
-    as a tool, the sub-agent the call is, whose steps the state does not hold (``as_tool()``
-    runs are absent from the items), for the caller to set."""
+    """A tool's description and origin in ``call.meta``; for an agent used as a tool, the
+    sub-agent the call is, whose steps the state does not hold (``as_tool()`` runs are absent
+    from the items), for the caller to set.
+
+    ``origin`` is its plain form, a copy the call keeps as it is (:func:`_plain_field` and
+    :func:`~turnfold.formats.source.plain_value` make one): copying it again would cost a
+    dict per call of a run."""
     if isinstance(description, str) and description:
         call.meta["tool_description"] = description
     if not isinstance(origin, MAPPINGS):
         return None
-    call.meta["tool_origin"] = dict(origin)
+    call.meta["tool_origin"] = origin if type(origin) is dict else dict(origin)
     if origin.get("type") != "agent_as_tool":
         return None
     name = origin.get("agent_name")
