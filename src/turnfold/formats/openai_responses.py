@@ -439,7 +439,8 @@ def new_call(
 
     A shell command that only feeds a patch to the patch tool is that tool's call, as Codex
     runs and shows it (an edit, not a command); the name it was called by stays in its
-    ``meta`` (``called_as``) and the command in its arguments."""
+    ``meta`` (``called_as``) and the command in its arguments. ``meta``, empty or not, is
+    kept as the call's own (every caller makes a fresh one: no second dict per call)."""
     patch = patch_text(name, args)
     if name != _PATCH_TOOL and patch is not None:
         meta = {**(meta or {}), "called_as": name}
@@ -456,7 +457,7 @@ def new_call(
         batch_id=batch_id,
         started_at=timestamp,
         timestamp=timestamp,
-        meta=meta or {},
+        meta=meta if meta is not None else {},
     )
     return call, patch
 
