@@ -141,6 +141,28 @@ def test_L1_an_agent_used_as_a_tool_is_a_sub_agent_whose_steps_are_not_recorded(
     }  # fmt: skip
 
 
+def test_L4_each_call_keeps_a_tool_origin_of_its_own() -> None:
+    """A call's tool origin is a copy of its own: changing it changes neither the saved state
+    it was read from nor another call's, whichever way the run was read (a state's records,
+    a finished run read flat, a run read item by item)."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    state = json.loads(STATE.read_text(encoding="utf-8"))
+    kept = json.loads(STATE.read_text(encoding="utf-8"))
+    read = calls_by_id(turnfold.load(state, format="openai-agents"))
+    read["call_2r"].meta["tool_origin"]["agent_name"] = "changed"
+    assert state == kept
+    for result in (
+        openai_agents_runs.run(openai_agents_runs.solo, "Go."),
+        openai_agents_runs.run(),
+    ):
+        calls = turnfold.load(result).tool_calls(nested=True)
+        origins = [c.meta["tool_origin"] for c in calls if "tool_origin" in c.meta]
+        assert len(origins) > 1
+        assert len({id(origin) for origin in origins}) == len(origins)
+
+
 def test_L1_a_handoff_nests_the_new_agent_s_steps_and_leaves_its_answer_on_top() -> None:
     transcript = turnfold.load(STATE)
     handoff = transcript.entries[-2]

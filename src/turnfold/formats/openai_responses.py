@@ -439,7 +439,8 @@ def new_call(
 
     A shell command that only feeds a patch to the patch tool is that tool's call, as Codex
     runs and shows it (an edit, not a command); the name it was called by stays in its
-    ``meta`` (``called_as``) and the command in its arguments."""
+    ``meta`` (``called_as``) and the command in its arguments. ``meta``, empty or not, is
+    kept as the call's own (every caller makes a fresh one: no second dict per call)."""
     patch = patch_text(name, args)
     if name != _PATCH_TOOL and patch is not None:
         meta = {**(meta or {}), "called_as": name}
@@ -448,12 +449,15 @@ def new_call(
         call_id=call_id,
         name=name,
         args=args,
-        description=describe_call(name, args, cwd, patch),
+        # Without a patch it is described as any call (no files to list).
+        description=describe_args(name, args, cwd)
+        if patch is None
+        else describe_call(name, args, cwd, patch),
         status=status,
         batch_id=batch_id,
         started_at=timestamp,
         timestamp=timestamp,
-        meta=meta or {},
+        meta=meta if meta is not None else {},
     )
     return call, patch
 

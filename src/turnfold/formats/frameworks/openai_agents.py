@@ -536,11 +536,11 @@ def _raw_keys(raw: Any) -> list[tuple[str, str]]:
 def _keys(kind: Any, own_id: Any, call_id: Any) -> list[tuple[str, str]]:
     """:func:`_raw_keys` of an item's type and ids."""
     kind = kind if type(kind) is str else str(kind)
-    # Written out (no comprehension, no call per id): it runs for every item and output.
-    keys = []
-    for value in (own_id, call_id):
-        if type(value) is str and value and value != PLACEHOLDER_ID:
-            keys.append((kind, value))
+    # Written out (no loop, no call per id): it runs for every item and output. A call id
+    # equal to the item's id (the SDK's own models give both) is one key.
+    keys = [(kind, own_id)] if type(own_id) is str and own_id and own_id != PLACEHOLDER_ID else []
+    if call_id != own_id and type(call_id) is str and call_id and call_id != PLACEHOLDER_ID:
+        keys.append((kind, call_id))
     return keys
 
 
@@ -1149,17 +1149,17 @@ def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -
     run = _FlatRun(builder.cwd, builder.open_status)
     made: set[str] = set()
     waiting: dict[str, tuple[ToolCall, str | None]] = {}  # each call and its patch, by call id
-    writer: Any = None  # the last item's agent object, whose name is ``agent``
-    agent: str | None = None
+    writer: Any = None  # the last item's agent object (its name read once)
     for line, item in enumerate(items, start=1):
         fields = _own_fields(item)
         kind = fields.get("type")
         if fields.get("agent") is not writer or writer is None:
+            # A new writer (items of one agent share its object): is it another agent?
             writer, agent = fields.get("agent"), _item_agent(item, fields)
-        if agent is not None:
-            if run.agent is not None and agent != run.agent:
-                return None  # a second agent: its steps nest under a handoff (the builder's)
-            run.agent = agent
+            if agent is not None:
+                if run.agent is not None and agent != run.agent:
+                    return None  # a second agent: its steps nest under a handoff (the builder's)
+                run.agent = agent
         if kind == "tool_call_item":
             read = responses.call_of(fields.get("raw_item"))
             index = read[1] if read is not None else None
@@ -1223,7 +1223,9 @@ def _feed_item(
             return False
         if kind == "tool_call_item" and len(builder._calls) > calls:
             call = next(reversed(builder._calls.values()))
-            _call_meta(builder, call, item.get("description"), item.get("tool_origin"))
+            # The record's origin is the input's: the call gets a copy of its own (L-4).
+            origin = plain_value(item.get("tool_origin"))
+            _call_meta(builder, call, item.get("description"), origin)
         return True
     if role == "handoff_call":
         return builder.handoff_call(item, line) is not None
@@ -1242,14 +1244,18 @@ def _call_meta(builder: AgentsBuilder, call: ToolCall, description: Any, origin:
 
 
 def tool_meta(call: ToolCall, description: Any, origin: Any) -> SubAgent | None:
-    """A tool's description and origin (its plain form) in ``call.meta``; for an agent used
-    as a tool, the sub-agent the call is, whose steps the state does not hold (``as_tool()``
-    runs are absent from the items), for the caller to set."""
+    """A tool's description and origin in ``call.meta``; for an agent used as a tool, the
+    sub-agent the call is, whose steps the state does not hold (``as_tool()`` runs are absent
+    from the items), for the caller to set.
+
+    ``origin`` is its plain form, a copy the call keeps as it is (:func:`_plain_field` and
+    :func:`~turnfold.formats.source.plain_value` make one): copying it again would cost a
+    dict per call of a run."""
     if isinstance(description, str) and description:
         call.meta["tool_description"] = description
     if not isinstance(origin, MAPPINGS):
         return None
-    call.meta["tool_origin"] = dict(origin)
+    call.meta["tool_origin"] = origin if type(origin) is dict else dict(origin)
     if origin.get("type") != "agent_as_tool":
         return None
     name = origin.get("agent_name")
