@@ -68,17 +68,9 @@ def run_streamed(
         return pool.submit(asyncio.run, main()).result()
 
 
-def _triage() -> Any:
-    """The run's first agent, its tools, the agent it uses as a tool and the one it hands
-    off to, each on a scripted model."""
-    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
-    from agents.usage import Usage
-    from openai.types.responses import ResponseReasoningItem
-    from openai.types.responses.response_reasoning_item import Summary
-
-    from agents import Agent, function_tool, handoff, set_tracing_disabled
-
-    set_tracing_disabled(True)  # the default exporter wants OPENAI_API_KEY
+def _tools() -> tuple[Any, Any]:
+    """The scripted runs' tools: ``add``, and ``explode``, which always fails."""
+    from agents import function_tool
 
     @function_tool
     def add(a: int, b: int) -> int:
@@ -89,6 +81,23 @@ def _triage() -> Any:
     def explode(x: str) -> str:
         """Always fails."""
         raise ValueError(f"boom: {x}")
+
+    return add, explode
+
+
+def _triage() -> Any:
+    """The run's first agent, its tools, the agent it uses as a tool and the one it hands
+    off to, each on a scripted model."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+    from agents.usage import Usage
+    from openai.types.responses import ResponseReasoningItem
+    from openai.types.responses.response_reasoning_item import Summary
+
+    from agents import Agent, handoff, set_tracing_disabled
+
+    set_tracing_disabled(True)  # the default exporter wants OPENAI_API_KEY
+
+    add, explode = _tools()
 
     def usage(n: int) -> Usage:
         return Usage(requests=1, input_tokens=10 * n, output_tokens=n, total_tokens=11 * n)
@@ -176,14 +185,11 @@ def chain() -> Any:
     """The chain run's first agent: ``triage`` → ``writer`` → ``editor`` → back to ``writer``."""
     from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 
-    from agents import Agent, function_tool, set_tracing_disabled
+    from agents import Agent, set_tracing_disabled
 
     set_tracing_disabled(True)
 
-    @function_tool
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
-        return a + b
+    add, _ = _tools()
 
     def step(n: int, *output: Any) -> Any:
         return ModelStep(output=list(output), usage=_usage(n), response_id=f"resp_c{n}")
@@ -243,14 +249,11 @@ def chat_completions() -> Any:
     from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageFunctionToolCall
     from openai.types.chat.chat_completion_message_function_tool_call import Function
 
-    from agents import Agent, function_tool, set_tracing_disabled
+    from agents import Agent, set_tracing_disabled
 
     set_tracing_disabled(True)
 
-    @function_tool
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
-        return a + b
+    add, _ = _tools()
 
     def step(n: int, text: str | None, *calls: str) -> ModelStep:
         message = ChatCompletionMessage(
@@ -289,15 +292,7 @@ def solo() -> Any:
 
     set_tracing_disabled(True)
 
-    @function_tool
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
-        return a + b
-
-    @function_tool
-    def explode(x: str) -> str:
-        """Always fails."""
-        raise ValueError(f"boom: {x}")
+    add, explode = _tools()
 
     @function_tool
     def apply_patch(input: str) -> str:
@@ -381,19 +376,11 @@ def random_agent(chance: Any) -> Any:
     from openai.types.responses import ResponseReasoningItem
     from openai.types.responses.response_reasoning_item import Content, Summary
 
-    from agents import Agent, function_tool, set_tracing_disabled
+    from agents import Agent, set_tracing_disabled
 
     set_tracing_disabled(True)
 
-    @function_tool
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
-        return a + b
-
-    @function_tool
-    def explode(x: str) -> str:
-        """Always fails."""
-        raise ValueError(f"boom: {x}")
+    add, explode = _tools()
 
     def reasoning(n: int) -> list[Any]:
         form = chance.choice(["text", "summary", "encrypted", None])

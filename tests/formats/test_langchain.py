@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import langchain_runs as runs
 from counters_langchain import langchain as count_saved_calls
 from counters_langchain import langchain_by_agent as count_by_agent
+from flat_reads import assert_read_alike, read_both
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "langchain"
 TO_DICT = FIXTURES / "langchain_v1.8.3_messages-to-dict_tool-error.json"
@@ -661,26 +662,12 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_message_by_me
         "result before its call": (early, False),
         "a second result": (answered_twice, False),
     }
-    read_flat = adapter._read_flat
     for name, (value, flat) in inputs.items():
-        taken: list[bool] = []
-
-        def spy(*args: Any, taken: list[bool] = taken) -> Any:
-            read = read_flat(*args)
-            taken.append(read is not None)
-            return read
-
-        with monkeypatch.context() as patched:
-            patched.setattr(adapter, "_read_flat", spy)
-            read = turnfold.load(value)
-        with monkeypatch.context() as patched:
-            patched.setattr(adapter, "_read_flat", lambda *args: None)
-            built = turnfold.load(value)
-        assert taken == [flat], name
-        assert read == built, name
-        assert read.dump() == built.dump(), name
-        assert read.accounting == built.accounting, name
-        assert read.warnings == built.warnings, name
+        read, built, taken = read_both(
+            monkeypatch, adapter, value, tried="_read_flat", declined=None
+        )
+        assert taken == flat, name
+        assert_read_alike(read, built, name)
     assert turnfold.load(two_turns).warnings  # the unknown block: read flat, warned alike
 
 
@@ -768,24 +755,10 @@ def test_A1_random_runs_of_one_agent_read_flat_as_the_builder_reads_them(
     same transcript, its warnings and its accounting."""
     import random
 
-    read_flat = adapter._read_flat
     for seed in range(12):
         messages = _random_run(random.Random(seed))
-        taken: list[bool] = []
-
-        def spy(*args: Any, taken: list[bool] = taken) -> Any:
-            read = read_flat(*args)
-            taken.append(read is not None)
-            return read
-
-        with monkeypatch.context() as patched:
-            patched.setattr(adapter, "_read_flat", spy)
-            read = turnfold.load(messages)
-        with monkeypatch.context() as patched:
-            patched.setattr(adapter, "_read_flat", lambda *args: None)
-            built = turnfold.load(messages)
-        assert taken == [True], seed
-        assert read == built, seed
-        assert read.dump() == built.dump(), seed
-        assert read.accounting == built.accounting, seed
-        assert read.warnings == built.warnings, seed
+        read, built, taken = read_both(
+            monkeypatch, adapter, messages, tried="_read_flat", declined=None
+        )
+        assert taken, seed
+        assert_read_alike(read, built, seed)

@@ -36,6 +36,7 @@ from turnfold.model import (
 sys.path.insert(0, str(Path(__file__).parent))
 from counters_openai_agents import calls_by_agent
 from counters_openai_agents import openai_agents as count_calls
+from flat_reads import assert_read_alike, read_both
 from nesting import calls_by_id, calls_by_level
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "openai-agents"
@@ -664,16 +665,6 @@ def test_A1_a_run_result_read_in_place_reads_as_its_copied_records() -> None:
 # --- a finished run read flat (issue 22) ---------------------------------------------------
 
 
-def _item_by_item(result: Any, monkeypatch: pytest.MonkeyPatch) -> Transcript:
-    """``result`` loaded by the builder item by item: the flat read of a finished run (a
-    load's first try) says it does not read the run."""
-    from turnfold.formats.frameworks import openai_agents
-
-    with monkeypatch.context() as patched:
-        patched.setattr(openai_agents, "_read_flat", lambda *args: False)
-        return turnfold.load(result)
-
-
 def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_item_by_item(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -704,24 +695,13 @@ def test_A1_a_finished_run_read_flat_reads_as_the_builder_reads_it_item_by_item(
             False,
         ),
     }
-    flat_run = openai_agents._flat_run
     for name, (result, flat) in runs.items():
-        taken: list[bool] = []
-
-        def spy(*args: Any, taken: list[bool] = taken) -> Any:
-            made = flat_run(*args)
-            taken.append(made is not None)
-            return made
-
-        with monkeypatch.context() as patched:
-            patched.setattr(openai_agents, "_flat_run", spy)
-            read = turnfold.load(result)
-        assert any(taken) == flat, name
-        built = _item_by_item(result, monkeypatch)
-        assert read == built, name
-        assert read.dump() == built.dump(), name
-        assert read.accounting == built.accounting, name
-        assert read.warnings == built.warnings == [], name
+        read, built, taken = read_both(
+            monkeypatch, openai_agents, result, tried="_flat_run", declined=False
+        )
+        assert taken == flat, name
+        assert_read_alike(read, built, name)
+        assert read.warnings == [], name
         assert [c.subagent for c in read.tool_calls(nested=True)] == [
             c.subagent for c in built.tool_calls(nested=True)
         ], name
@@ -738,10 +718,13 @@ def test_A1_random_runs_of_one_agent_read_flat_as_the_builder_reads_them(
 
     import openai_agents_runs
 
+    from turnfold.formats.frameworks import openai_agents
+
     for seed in range(8):
         agent = openai_agents_runs.random_agent(random.Random(seed))
         result = openai_agents_runs.run(lambda agent=agent: agent, "Go.")
-        read, built = turnfold.load(result), _item_by_item(result, monkeypatch)
-        assert read == built, seed
-        assert read.dump() == built.dump(), seed
-        assert read.accounting == built.accounting, seed
+        read, built, taken = read_both(
+            monkeypatch, openai_agents, result, tried="_flat_run", declined=False
+        )
+        assert taken, seed
+        assert_read_alike(read, built, seed)
