@@ -209,7 +209,7 @@ def test_U2_kept_prices_of_another_table_or_unreadable_are_not_used(tmp_path: Pa
     # Another installed table (a new genai-prices version): its prices are not this one's.
     kept.write_text(json.dumps({**stored, "stamp": "elsewhere", "prices": wrong}))
     assert _price_in_a_process(tmp_path) == (first, "True")
-    bad_spans = {key: {"timed": False, "spans": [[None, None, [1]]]} for key in wrong}
+    bad_spans = {key: {"timed": False, "spans": [[None, None, [1]], 1]} for key in wrong}
     old_layout = {key: [1] for key in wrong}  # a line per model and day, as kept before
     for broken in (
         "{not json",

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 from turnfold.caches import cache_dir
 
-__all__ = ["FILE_NAME", "MISSING", "Kept", "Line", "PriceBook", "Span", "price_book"]
+__all__ = ["FILE_NAME", "MISSING", "Kept", "Line", "PriceBook", "Span", "price_book", "utc_today"]
 
 #: JSON, but not named ``.json``: the corpus scanner reads such files as candidate sessions, and
 #: the cache folder may lie inside a folder it scans.
@@ -97,7 +97,7 @@ class PriceBook:
             return MISSING  # type: ignore[no-any-return]  # nothing kept for this model yet
         if day is None and entry.get("timed") is not False:
             return MISSING  # type: ignore[no-any-return]  # its price now depends on the time
-        on = (day or _today()).isoformat()  # ISO dates sort as the days they name
+        on = (day or utc_today()).isoformat()  # ISO dates sort as the days they name
         try:
             for first, end, kept in entry["spans"]:
                 if (first is None or first <= on) and (end is None or on < end):
@@ -122,10 +122,14 @@ class PriceBook:
         next process; ``timed``: its price also depends on the time of day."""
         latest = self._read()  # what another process kept meanwhile stays
         prices: dict[str, Any] = latest["prices"] if isinstance(latest.get("prices"), dict) else {}
+        days = list(_days(span))
         entry = prices.get(_key(model, provider))
-        spans = entry.get("spans") if isinstance(entry, dict) else None
-        spans = [s for s in spans if s[:2] != list(_days(span))] if isinstance(spans, list) else []
-        spans.append([*_days(span), list(kept) if kept is not None else None])
+        earlier = entry.get("spans") if isinstance(entry, dict) else None
+        # This span's earlier price goes, as do a hand-edited file's lines that are no span.
+        spans = [s for s in earlier if isinstance(s, list) and s[:2] != days] if isinstance(
+            earlier, list
+        ) else []  # fmt: skip
+        spans.append([*days, list(kept) if kept is not None else None])
         prices[_key(model, provider)] = {"timed": timed, "spans": spans}
         self._file = {"stamp": self.stamp, "version": version, "prices": prices}
         # A writer's own temporary file (process and thread), renamed over the file when whole.
@@ -192,7 +196,7 @@ def _days(span: Span) -> tuple[str | None, str | None]:
     return (first.isoformat() if first else None, end.isoformat() if end else None)
 
 
-def _today() -> date:
+def utc_today() -> date:
     """Today in UTC, the day the table dates a request by."""
     return datetime.now(timezone.utc).date()
 

@@ -26,7 +26,7 @@ from decimal import Decimal
 from functools import cache, lru_cache
 from typing import Any
 
-from turnfold.kept_prices import MISSING, Kept, Line, Span, price_book
+from turnfold.kept_prices import MISSING, Kept, Line, Span, price_book, utc_today
 
 #: A response's counts in the order a :class:`Price` takes them (genai-prices' names): input
 #: (cached input included), output, cache reads and cache writes (parts of the input).
@@ -175,7 +175,7 @@ def _holds(model: Any, day: date | None) -> tuple[Span, bool]:
     constraints = [getattr(conditional, "constraint", None) for conditional in prices]
     starts = {at for c in constraints if isinstance(at := getattr(c, "start_date", None), date)}
     timed = any(getattr(c, "start_time", None) is not None for c in constraints)
-    on = day or datetime.now(timezone.utc).date()
+    on = day or utc_today()
     first = max((start for start in starts if start <= on), default=None)
     end = min((start for start in starts if start > on), default=None)
     return (first, end), timed

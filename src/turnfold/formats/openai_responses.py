@@ -449,10 +449,7 @@ def new_call(
         call_id=call_id,
         name=name,
         args=args,
-        # Without a patch it is described as any call (no files to list).
-        description=describe_args(name, args, cwd)
-        if patch is None
-        else describe_call(name, args, cwd, patch),
+        description=describe_call(name, args, cwd, patch),
         status=status,
         batch_id=batch_id,
         started_at=timestamp,

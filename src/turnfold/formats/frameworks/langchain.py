@@ -861,6 +861,8 @@ def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) ->
     flat read writes into a transcript of its own (``metadata`` copied), so what it made of
     the messages before it met one it does not know is dropped with it, and nothing is
     noted in ``source`` until the end."""
+    if not messages:
+        return None  # no message: the builder's error to raise
     builder = LangChainBuilder(Transcript(metadata=metadata), source.name)
     warnings = builder.root.warnings
     entries: list[Entry] = []
@@ -912,8 +914,6 @@ def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) ->
         counts = tally["warned" if len(warnings) > warned else "mapped"]
         name = record_type(record, found)
         counts[name] = counts.get(name, 0) + 1
-    if not messages:
-        return None  # no message: the builder's error to raise
     builder.transcript.extend(entries)
     for disposition, counts in tally.items():
         for name, count in counts.items():
