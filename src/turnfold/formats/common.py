@@ -58,6 +58,9 @@ _DESCRIPTION_KEYS: dict[str, tuple[str, ...]] = {
 }
 #: The same keys as sets: most calls' arguments hold none of them, which one set test says.
 _DESCRIPTION_KEY_SETS = {category: frozenset(keys) for category, keys in _DESCRIPTION_KEYS.items()}
+#: Every key any category describes a call by: arguments holding none of them (``{"a": 1}``)
+#: are described by nothing, which one set test says before the tool's category is looked up.
+_ANY_DESCRIPTION_KEY = frozenset().union(*_DESCRIPTION_KEY_SETS.values())
 
 
 def parse_arguments(raw: Any) -> Any:
@@ -97,7 +100,7 @@ def describe_args(name: str, args: Any, cwd: str | None = None) -> str | None:
     """
     if isinstance(args, str):
         return _one_line(args, cwd) if tool_category(name) == "command" else None
-    if not isinstance(args, MAPPINGS):
+    if not isinstance(args, MAPPINGS) or _ANY_DESCRIPTION_KEY.isdisjoint(args):
         return None
     category = tool_category(name)
     if _DESCRIPTION_KEY_SETS[category].isdisjoint(args):

@@ -95,7 +95,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import output_content
-from turnfold.formats.source import Source, flat_fields, plain_value, type_of_record
+from turnfold.formats.source import ATOMS, Source, plain_value, type_of_record
 from turnfold.model import (
     AssistantText,
     Disposition,
@@ -208,8 +208,9 @@ def record_type(record: Any, found: tuple[str, Any] | None = None) -> str:
 def _copied(value: Any) -> Any:
     """A copy of a JSON-like value (tool arguments): faster than ``copy.deepcopy``."""
     if type(value) is dict:
-        flat = flat_fields(value)  # the usual arguments: a dict of strings and numbers
-        return flat if flat is not None else {k: _copied(v) for k, v in value.items()}
+        if ATOMS.issuperset(map(type, value.values())):
+            return dict(value)  # the usual arguments: a dict of strings and numbers
+        return {k: _copied(v) for k, v in value.items()}
     if type(value) is list:
         return [_copied(v) for v in value]
     return value
@@ -458,13 +459,14 @@ class LangChainBuilder(MessageBuilder):
         agent = data.get("name")
         self.enter(agent)
         meta: dict[str, Any] = {"agent": agent} if type(agent) is str and agent else {}
-        model = _model(data.get("response_metadata"))
+        metadata = data.get("response_metadata")
+        model = _model(metadata) if metadata else None  # often empty: no call
         if model:
             self.root.metadata.setdefault("model", model)
         # Every entry of an AI message may carry its usage (turnfold.usage.USAGE_KINDS).
         entries: list[Thinking | AssistantText | ToolCall] = []
         extra = data.get("additional_kwargs")
-        reasoning = extra.get("reasoning_content") if type(extra) is dict else None
+        reasoning = extra.get("reasoning_content") if extra and type(extra) is dict else None
         if type(reasoning) is str and reasoning.strip():
             entries.append(Thinking(text=reasoning, meta=dict(meta)))
         content = data.get("content")
@@ -657,7 +659,9 @@ def tool_outcome(data: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult]:
     """A ``tool`` message as its call's status and result: ``status`` says error or success
     (anything else is unknown, L-3), ``content`` is the text and images, ``artifact`` the
     structured value (a copy: the message's own)."""
-    text, images = output_content(data.get("content"))
+    content = data.get("content")
+    # Most results are a string, which output_content keeps as it is: no call for them.
+    text, images = (content, []) if type(content) is str else output_content(content)
     artifact = data.get("artifact")
     status = data.get("status")  # a string the usual time: no str() of it
     # The result made as text_result would make it, without its keyword-argument dict.
@@ -734,6 +738,12 @@ def lc_usage(raw: Any) -> Usage | None:
     # Most messages have no details: no Mapping test is made for them.
     inputs = raw.get("input_token_details")
     outputs = raw.get("output_token_details")
+    if not inputs and not outputs:
+        counts = raw.get("input_tokens"), raw.get("output_tokens")
+        if type(counts[0]) is int and type(counts[1]) is int:
+            # Both counts recorded, as integers (``as_int``): what ``counted_usage`` makes of
+            # them, without its checks (every AI message's usage: issue 22's bar).
+            return Usage(input_tokens=counts[0], output_tokens=counts[1])
     cache_read, cache_write = (
         _counts(inputs, "cache_read", "cache_creation") if inputs else (None, None)
     )
@@ -868,16 +878,15 @@ def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) ->
     entries: list[Entry] = []
     called: set[str] = set()  # the ids of the calls made (checked before they are made)
     calls: dict[str, ToolCall] = {}  # every call made, by its id
-    # The accounting, noted once per record type at the end: how many were mapped, and how
-    # many warned (few: a dict each, so no key is made of the two).
-    tally: dict[Disposition, dict[str, int]] = {"mapped": {}, "warned": {}}
+    # The accounting, noted once per record type at the end: how many of each were read
+    # (those that warned are told apart there, by their warnings' lines).
+    read: dict[str, int] = {}
     agent: Any = _NOBODY
     for line, record in enumerate(messages, start=1):
         found = message_of(record)
         if found is None:
             return None
         kind, data = found
-        warned = len(warnings)
         if kind == "ai":
             if agent is _NOBODY:
                 agent = data.get("name")
@@ -911,13 +920,24 @@ def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) ->
             builder._system(data)
         else:
             return None
-        counts = tally["warned" if len(warnings) > warned else "mapped"]
-        name = record_type(record, found)
-        counts[name] = counts.get(name, 0) + 1
+        # A message object of its base type (the usual one) is named by it; any other record
+        # as record_type names it (a chunk by its own name).
+        name = (
+            kind if data is not record and data.get("type") == kind else record_type(record, found)
+        )
+        read[name] = read.get(name, 0) + 1
     builder.transcript.extend(entries)
-    for disposition, counts in tally.items():
+    # The messages that warned: every warning of the builder names its message's line.
+    warned: dict[str, int] = {}
+    for line in sorted({warning.line for warning in warnings if warning.line}):
+        name = record_type(messages[line - 1])
+        warned[name] = warned.get(name, 0) + 1
+        read[name] -= 1
+    tally: tuple[tuple[Disposition, dict[str, int]], ...] = (("mapped", read), ("warned", warned))
+    for disposition, counts in tally:
         for name, count in counts.items():
-            source.accounting.note(name, disposition, count)
+            if count:
+                source.accounting.note(name, disposition, count)
     return builder.root
 
 
