@@ -424,18 +424,37 @@ export class Renderer {
    * @param {(node: Node) => HTMLElement} [draw]  how a node of the list is drawn (a sub-agent's are top-level nodes)
    */
   patchList(container, items, patch, draw = (node) => this.child(/** @type {ChildNode} */ (node))) {
-    // Looked up by key as needed (the browser's selector engine), never by walking the list: a
-    // followed run's batch holds hundreds of rows.
-    /** @param {string} key */
-    const drawn = (key) => /** @type {HTMLElement | null} */ (container.querySelector(`:scope > [data-key="${CSS.escape(key)}"]`));
+    // The keyed children by key, read once and kept as they change: a followed run's group
+    // gains a hundred batches per patch among hundreds, each looked up twice (itself, its anchor).
+    /** @type {Map<string, HTMLElement> | null} */
+    let index = null;
+    /** @param {string} key @returns {HTMLElement | null} */
+    const drawn = (key) => {
+      if (index === null) {
+        index = new Map();
+        for (const child of container.children) {
+          const own = /** @type {HTMLElement} */ (child).dataset.key;
+          if (own && !index.has(own)) index.set(own, /** @type {HTMLElement} */ (child));
+        }
+      }
+      return index.get(key) ?? null;
+    };
+    /** @param {string} key @param {HTMLElement | null} element */
+    const keep = (key, element) => {
+      if (index === null) return;
+      if (element) index.set(key, element);
+      else index.delete(key);
+    };
     for (const key of patch.remove ?? []) {
       const element = drawn(key);
       if (element) this.retire(element);
+      keep(key, null);
     }
     for (const { after, node } of patch.upsert ?? []) {
       const old = drawn(node.key);
       const fresh = draw(node);
       const anchor = after == null ? null : drawn(after);
+      keep(node.key, fresh);
       if (old && previousKeyed(old) === anchor) replaceKeepingFocus(old, fresh);
       else {
         old?.remove();
@@ -452,8 +471,10 @@ export class Renderer {
       for (const change of patch.change) {
         const element = drawn(change.key);
         const node = byKey.get(change.key);
-        if (!element || !node) continue;
-        if (!this.update(element, node, change)) replaceKeepingFocus(element, draw(node));
+        if (!element || !node || this.update(element, node, change)) continue;
+        const fresh = draw(node);
+        replaceKeepingFocus(element, fresh);
+        keep(change.key, fresh);
       }
     }
     return true;
@@ -551,7 +572,7 @@ export class Renderer {
     return {
       key: node.key,
       defaultOpen: Boolean(node.open),
-      inside: keysInside(node),
+      inside: keysUnder([node], false),
       className: "tf-group",
       headerClass: "tf-row",
       header: (button) => {
@@ -607,7 +628,7 @@ export class Renderer {
     return {
       key: node.key,
       defaultOpen: Boolean(node.open),
-      inside: keysInside(node),
+      inside: keysUnder([node], false),
       className: "tf-summary",
       headerClass: "tf-row",
       header: (button) => button.append(text("span", "tf-stext tf-clip", node.text), chevron()),
@@ -646,7 +667,7 @@ export class Renderer {
     return {
       key: node.key,
       defaultOpen: Boolean(node.open),
-      inside: keysInside(node),
+      inside: keysUnder([node], false),
       className: toolClass(node),
       headerClass: "tf-row tf-tool-head",
       header: (button) => {
@@ -781,15 +802,16 @@ export class Renderer {
 }
 
 /**
- * Keys of every node in `nodes` and below, walked only when read: the memory reads them only
- * when the reader chose something (a long turn's process is redrawn at every patch).
- * @param {Node[]} nodes @returns {Iterable<string>}
+ * Keys of every node in `nodes` and below (`own`: their own keys too), walked only when read:
+ * the memory reads them only when the reader chose something (a long turn's process and its
+ * live group are redrawn at every patch).
+ * @param {Node[]} nodes @param {boolean} [own] @returns {Iterable<string>}
  */
-function keysUnder(nodes) {
+function keysUnder(nodes, own = true) {
   return {
     *[Symbol.iterator]() {
       for (const node of nodes ?? []) {
-        yield node.key;
+        if (own) yield node.key;
         yield* keysInside(node);
       }
     },

@@ -58,18 +58,62 @@ export function keysInside(node) {
 
 /**
  * A keyed list after upserts and removals: removed keys dropped, each upserted item put after
- * the item with key `after` (first when null), replacing any item with its key.
+ * the item with key `after` (first when null), replacing any item with its key. Applied in
+ * order, as if one at a time, but in time linear in the list and the upserts (a followed run's
+ * group gains a hundred batches per patch among hundreds): the list is linked by key once.
  * @template {{key: string}} T
  * @param {T[]} items @param {{after: string | null, item: T}[]} upserts @param {string[]} removed
  * @returns {T[]}
  */
 export function upsertKeyed(items, upserts, removed) {
   const gone = new Set(removed);
-  let out = items.filter((item) => !gone.has(item.key));
+  const kept = items.filter((item) => !gone.has(item.key));
+  if (!upserts.length) return kept;
+  /** @typedef {{item: T | null, prev: Link | null, next: Link | null}} Link */
+  /** @type {Link} */
+  const head = { item: null, prev: null, next: null };
+  let tail = head;
+  /** @type {Map<string, Link>} */
+  const links = new Map();
+  for (const item of kept) {
+    const link = { item, prev: tail, next: null };
+    tail.next = link;
+    tail = link;
+    links.set(item.key, link);
+  }
+  if (links.size !== kept.length) return upsertEach(kept, upserts); // a key twice: never sent
+  for (const { after, item } of upserts) {
+    const old = links.get(item.key);
+    if (old) {
+      /** @type {Link} */ (old.prev).next = old.next;
+      if (old.next) old.next.prev = old.prev;
+      else tail = /** @type {Link} */ (old.prev);
+      links.delete(item.key);
+    }
+    // An anchor that is not there (it never should be) appends rather than losing the item.
+    const anchor = after == null ? head : links.get(after) ?? tail;
+    const link = { item, prev: anchor, next: anchor.next };
+    if (anchor.next) anchor.next.prev = link;
+    else tail = link;
+    anchor.next = link;
+    links.set(item.key, link);
+  }
+  /** @type {T[]} */
+  const out = [];
+  for (let link = head.next; link; link = link.next) out.push(/** @type {T} */ (link.item));
+  return out;
+}
+
+/**
+ * `upsertKeyed`'s upserts one at a time, each replacing every item with its key.
+ * @template {{key: string}} T
+ * @param {T[]} items @param {{after: string | null, item: T}[]} upserts @returns {T[]}
+ */
+function upsertEach(items, upserts) {
+  let out = items;
   for (const { after, item } of upserts) {
     out = out.filter((existing) => existing.key !== item.key);
     const index = after == null ? 0 : out.findIndex((existing) => existing.key === after) + 1;
-    // An anchor that is not there (it never should be) appends rather than losing the item.
     if (after != null && index === 0) out.push(item);
     else out.splice(index, 0, item);
   }

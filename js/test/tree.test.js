@@ -169,3 +169,33 @@ test("a turn's process replaced whole by a field is taken as it comes", () => {
   assert.equal(next.process, replaced);
   assert.equal(next.status, "completed");
 });
+
+test("upsertKeyed gives what upserting one at a time gives, moves and missing anchors included", async () => {
+  const { upsertKeyed } = await import("../src/tree.js");
+  /** The upserts applied one by one, each in a list scanned whole (the reference). */
+  const oneByOne = (items, upserts, removed) => {
+    let out = items.filter((item) => !removed.includes(item.key));
+    for (const { after, item } of upserts) {
+      out = out.filter((existing) => existing.key !== item.key);
+      const index = after == null ? 0 : out.findIndex((existing) => existing.key === after) + 1;
+      if (after != null && index === 0) out.push(item);
+      else out.splice(index, 0, item);
+    }
+    return out;
+  };
+  let seed = 7;
+  const random = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const pool = "abcdefghij".split("");
+  for (let round = 0; round < 500; round++) {
+    const items = pool.filter(() => random(2)).map((key) => ({ key, v: 0 }));
+    const removed = pool.filter(() => random(5) === 0);
+    const upserts = Array.from({ length: random(6) }, (_, n) => {
+      const anchor = random(4) === 0 ? null : pool[random(pool.length)] + (random(8) === 0 ? "?" : "");
+      return { after: anchor, item: { key: pool[random(pool.length)], v: n + 1 } };
+    });
+    assert.deepEqual(upsertKeyed(items, upserts, removed), oneByOne(items, upserts, removed), JSON.stringify({ items, upserts, removed }));
+  }
+});

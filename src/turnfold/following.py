@@ -118,8 +118,9 @@ class Follow:
             if self._widget is None:
                 from turnfold.widget import TranscriptWidget
 
-                self._widget = TranscriptWidget(self.transcript)
-                self._widget.running = not self._ended
+                # Made running (not told so after): the first view is built as the run is, and
+                # no second build follows at once on the update timer, beside the display.
+                self._widget = TranscriptWidget(self.transcript, running=not self._ended)
             return self._widget
 
     def _show(self) -> None:
