@@ -19,6 +19,7 @@ from turnfold.model import (
     ToolStatus,
     Transcript,
     Usage,
+    bare,
 )
 from turnfold.tools import tool_category
 
@@ -128,9 +129,23 @@ def result_kind(text: str | None) -> ResultKind:
     return "ansi" if text and "\x1b" in text and "\x1b[" in text else "text"
 
 
-def text_result(text: str | None, kind: ResultKind | None = None, **extra: Any) -> ToolResult:
-    """A tool result from output text, its kind detected unless given."""
-    return ToolResult(text=text, kind=kind or result_kind(text), **extra)
+def text_result(
+    text: str | None,
+    kind: ResultKind | None = None,
+    *,
+    images: list[ImageData] | None = None,
+    structured: Any = None,
+) -> ToolResult:
+    """A tool result from output text, its kind detected unless given (no ``images``: none)."""
+    result = bare(ToolResult)  # ToolResult(...) at half the cost: one per call of a load
+    ToolResult.__init__(
+        result,
+        text=text,
+        kind=kind or result_kind(text),
+        images=[] if images is None else images,
+        structured=structured,
+    )
+    return result
 
 
 def text_and_images(
@@ -209,13 +224,16 @@ def counted_usage(
         and reasoning_tokens is None
     ):
         return None
-    return Usage(
+    usage = bare(Usage)  # Usage(...) at half the cost: one per model response of a load
+    Usage.__init__(
+        usage,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
         cache_read_tokens=cache_read_tokens,
         cache_write_tokens=cache_write_tokens,
         reasoning_tokens=reasoning_tokens,
     )
+    return usage
 
 
 def usage_from(

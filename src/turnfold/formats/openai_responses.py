@@ -89,6 +89,7 @@ from turnfold.model import (
     Transcript,
     Usage,
     UserMessage,
+    bare,
 )
 from turnfold.usage import attach_usage
 
@@ -445,7 +446,9 @@ def new_call(
     if name != _PATCH_TOOL and patch is not None:
         meta = {**(meta or {}), "called_as": name}
         name = _PATCH_TOOL
-    call = ToolCall(
+    call = bare(ToolCall)  # ToolCall(...) at half the cost: every call of a load is made here
+    ToolCall.__init__(
+        call,
         call_id=call_id,
         name=name,
         args=args,
