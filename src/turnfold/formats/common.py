@@ -204,26 +204,44 @@ def as_int(value: Any) -> int | None:
 
 
 def counted_usage(
-    input_tokens: int | None,
-    output_tokens: int | None,
-    cache_read_tokens: int | None = None,
-    cache_write_tokens: int | None = None,
-    reasoning_tokens: int | None = None,
+    input_tokens: Any,
+    output_tokens: Any,
+    cache_read_tokens: Any = None,
+    cache_write_tokens: Any = None,
+    reasoning_tokens: Any = None,
 ) -> Usage | None:
-    """A :class:`Usage` of the counts a source recorded, None when it recorded none.
+    """A :class:`Usage` of the counts a source recorded, None when it recorded none: each
+    count is an integer (:func:`as_int`; any other value, a bool too, is no count).
 
     >>> counted_usage(None, None) is None
     True
+    >>> counted_usage(3, True).output_tokens is None
+    True
     """
-    # One count tells: the usual response has its input count, so no tuple is made and compared.
-    if (
-        input_tokens is None
-        and output_tokens is None
-        and cache_read_tokens is None
-        and cache_write_tokens is None
-        and reasoning_tokens is None
+    # The SDKs' usage objects hold every count as an int: five type tests, no call (issue 22:
+    # a load makes one Usage per model response).
+    if not (
+        type(input_tokens) is int
+        and type(output_tokens) is int
+        and type(cache_read_tokens) is int
+        and type(cache_write_tokens) is int
+        and type(reasoning_tokens) is int
     ):
-        return None
+        input_tokens, output_tokens = as_int(input_tokens), as_int(output_tokens)
+        cache_read_tokens, cache_write_tokens = (
+            as_int(cache_read_tokens),
+            as_int(cache_write_tokens),
+        )
+        reasoning_tokens = as_int(reasoning_tokens)
+        # One count tells: the usual response has its input count, so no tuple is made.
+        if (
+            input_tokens is None
+            and output_tokens is None
+            and cache_read_tokens is None
+            and cache_write_tokens is None
+            and reasoning_tokens is None
+        ):
+            return None
     usage = bare(Usage)  # Usage(...) at half the cost: one per model response of a load
     Usage.__init__(
         usage,

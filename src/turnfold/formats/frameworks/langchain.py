@@ -739,8 +739,8 @@ def lc_usage(raw: Any) -> Usage | None:
     )
     reasoning = _counts(outputs, "reasoning")[0] if outputs else None
     return counted_usage(
-        as_int(raw.get("input_tokens")),
-        as_int(raw.get("output_tokens")),
+        raw.get("input_tokens"),
+        raw.get("output_tokens"),
         cache_read,
         cache_write,
         reasoning,

@@ -507,11 +507,11 @@ def agents_usage(raw: Any) -> Usage | None:
     inputs = _details(raw.get("input_tokens_details"))
     outputs = _details(raw.get("output_tokens_details"))
     return counted_usage(
-        as_int(raw.get("input_tokens")),
-        as_int(raw.get("output_tokens")),
-        as_int(inputs.get("cached_tokens")),
-        as_int(inputs.get("cache_write_tokens")),
-        as_int(outputs.get("reasoning_tokens")),
+        raw.get("input_tokens"),
+        raw.get("output_tokens"),
+        inputs.get("cached_tokens"),
+        inputs.get("cache_write_tokens"),
+        outputs.get("reasoning_tokens"),
     )
 
 
@@ -555,11 +555,11 @@ def _usage_of(usage: Any) -> Usage | None:
     inputs = getattr(usage, "input_tokens_details", None)
     outputs = getattr(usage, "output_tokens_details", None)
     return counted_usage(
-        as_int(getattr(usage, "input_tokens", None)),
-        as_int(getattr(usage, "output_tokens", None)),
-        as_int(getattr(inputs, "cached_tokens", None)),
-        as_int(getattr(inputs, "cache_write_tokens", None)),
-        as_int(getattr(outputs, "reasoning_tokens", None)),
+        getattr(usage, "input_tokens", None),
+        getattr(usage, "output_tokens", None),
+        getattr(inputs, "cached_tokens", None),
+        getattr(inputs, "cache_write_tokens", None),
+        getattr(outputs, "reasoning_tokens", None),
     )
 
 
