@@ -803,11 +803,13 @@ def refusal_text(content: Any) -> str:
 
 
 def _call_id(item: Mapping[str, Any], kind: str, line: int) -> str:
-    for key in ("call_id", "id"):
-        value = item.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return f"{kind}@{line}"  # hosted calls of older Codex builds carry no id at all
+    """The item's ``call_id``, else its ``id`` (hosted calls have no call id)."""
+    value = item.get("call_id")
+    if not (isinstance(value, str) and value):
+        value = item.get("id")
+        if not (isinstance(value, str) and value):
+            return f"{kind}@{line}"  # hosted calls of older Codex builds carry no id at all
+    return value
 
 
 def _stated_output(kind: str, item: Mapping[str, Any]) -> tuple[Any, ToolStatus | None]:
@@ -850,10 +852,12 @@ def deferred_call(
     """A deferred call item (:data:`DEFERRED_CALLS`) as its call id, tool name, parsed
     arguments, the status the item itself states (``cancelled`` when it was cut off; None: its
     output will tell) and ``meta``."""
-    kind = str(item.get("type"))
+    kind = item.get("type")
+    kind = kind if type(kind) is str else str(kind)
     name, args = _call_name_args(kind, item, DEFERRED_CALLS[kind])
     status: ToolStatus | None = "cancelled" if item.get("status") == "incomplete" else None
-    meta = {"namespace": item["namespace"]} if isinstance(item.get("namespace"), str) else {}
+    namespace = item.get("namespace")
+    meta = {"namespace": namespace} if isinstance(namespace, str) else {}
     return _call_id(item, kind, line), name, args, status, meta
 
 

@@ -1147,9 +1147,12 @@ def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -
     """The settled calls and handed items of a run :func:`_read_flat` reads; None for a run
     it leaves to the builder."""
     run = _FlatRun(builder.cwd, builder.open_status)
-    made: set[str] = set()
-    waiting: dict[str, tuple[ToolCall, str | None]] = {}  # each call and its patch, by call id
+    # Bound once: the loop runs for every item of the run (issue 22).
+    calls, made_by, call_of, batches = run.calls, run.responses, responses.call_of, responses.ids
+    # Each call made and its patch by call id; None once its output settled it.
+    made: dict[str, tuple[ToolCall, str | None] | None] = {}
     writer: Any = None  # the last item's agent object (its name read once)
+    outputs = 0
     for line, item in enumerate(items, start=1):
         fields = _own_fields(item)
         kind = fields.get("type")
@@ -1161,36 +1164,37 @@ def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -
                     return None  # a second agent: its steps nest under a handoff (the builder's)
                 run.agent = agent
         if kind == "tool_call_item":
-            read = responses.call_of(fields.get("raw_item"))
+            read = call_of(fields.get("raw_item"))
             index = read[1] if read is not None else None
             if read is None or index is None:
                 # Another kind of call, or one no response names (whose batch is the
                 # builder's to count).
                 return None
-            call_id = read[0].get("call_id")
+            raw = read[0]
+            call_id = raw.get("call_id")
             if type(call_id) is not str or not call_id or call_id in made:
                 return None
-            made.add(call_id)
-            call, patch = _started_call(run, fields, read[0], line, responses.ids[index])
-            waiting[call_id] = call, patch
-            run.calls.append(call)
-            run.responses.append(index)
+            call, patch = made[call_id] = _started_call(run, fields, raw, line, batches[index])
+            calls.append(call)
+            made_by.append(index)
         elif kind == "tool_call_output_item":
             output = fields.get("raw_item")
             if type(output) is not dict or output.get("type") != "function_call_output":
                 return None
             call_id = output.get("call_id")
-            if type(call_id) is not str or call_id not in waiting:
-                return None
-            call, patch = waiting.pop(call_id)
+            if type(call_id) is not str or (started := made.get(call_id)) is None:
+                return None  # no call of the run, or one already settled
+            made[call_id] = None
+            call, patch = started
             # Not in a transcript yet: its outcome is set, not updated (no observer to tell).
             value = output["output"] if "output" in output else output.get("tools")
             call.status, call.result = tool_outcome(call, value, patch)
-            run.outputs += 1
+            outputs += 1
         elif kind in _HANDED_ITEMS:
-            run.handed.append((len(run.calls), line, item, run.agent))
+            run.handed.append((len(calls), line, item, run.agent))
         else:
             return None
+    run.outputs = outputs
     return run
 
 
