@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -548,6 +548,11 @@ def _keys(kind: Any, own_id: Any, call_id: Any) -> list[tuple[str, str]]:
 _NOT_A_RECORD = object()
 
 
+def _record_ids(raw: Any) -> tuple[list[tuple[str, str]], Any]:
+    """The keys (:func:`_raw_keys`) and type of a response's output record."""
+    return _raw_keys(raw), raw.get("type") if isinstance(raw, MAPPINGS) else _NOT_A_RECORD
+
+
 def _usage_of(usage: Any) -> Usage | None:
     """``agents.usage.Usage`` read in place, as :func:`agents_usage` reads its plain form."""
     if usage is None:
@@ -644,11 +649,12 @@ class _Responses:
             if type(response) is dict:
                 self.add(response.get("response_id"), response.get("usage"), response.get("output"))
             elif hasattr(response, "response_id"):  # a ModelResponse, read in place
-                output = []
-                for raw in getattr(response, "output", None) or ():  # (no comprehension's frame)
-                    output.append(raws.ids_of(raw))
-                usage = _usage_of(getattr(response, "usage", None))
-                self._add(getattr(response, "response_id", None), usage, output)
+                self._add(
+                    getattr(response, "response_id", None),
+                    _usage_of(getattr(response, "usage", None)),
+                    getattr(response, "output", None) or (),
+                    raws.ids_of,
+                )
             elif isinstance(response, Mapping):
                 self.add(response.get("response_id"), response.get("usage"), response.get("output"))
             else:
@@ -685,23 +691,27 @@ class _Responses:
 
     def add(self, response_id: Any, usage: Any, output: Any) -> None:
         """One more model response, as a live stream completes it."""
-        outputs = [
-            (_raw_keys(raw), raw.get("type") if isinstance(raw, MAPPINGS) else _NOT_A_RECORD)
-            for raw in (output if isinstance(output, list) else ())
-        ]
-        self._add(response_id, agents_usage(usage), outputs)
+        outputs = output if isinstance(output, list) else ()
+        self._add(response_id, agents_usage(usage), outputs, _record_ids)
 
     def _add(
-        self, response_id: Any, usage: Usage | None, outputs: list[tuple[list[Any], Any]]
+        self,
+        response_id: Any,
+        usage: Usage | None,
+        outputs: Iterable[Any],
+        ids_of: Callable[[Any], tuple[list[tuple[str, str]], Any]],
     ) -> None:
-        """A response by its id, usage and each output's keys and type."""
+        """A response by its id, usage and outputs, each named by its keys and type
+        (``ids_of``: :func:`_record_ids` of a record, :meth:`_RawItems.ids_of` of an object)."""
         index = len(self.ids)
         self.ids.append(response_id if _named(response_id) else f"resp-{index}")
         self.usages.append(usage)
         self.entries.append([])
-        for keys, kind in outputs:
+        owner = self.owner
+        for output in outputs:
+            keys, kind = ids_of(output)
             for key in keys:
-                self.owner.setdefault(key, index)
+                owner.setdefault(key, index)
             if not keys and kind is not _NOT_A_RECORD:
                 self.unnamed.setdefault(str(kind), deque()).append(index)
 
