@@ -853,12 +853,20 @@ def deferred_call(
     arguments, the status the item itself states (``cancelled`` when it was cut off; None: its
     output will tell) and ``meta``."""
     kind = item.get("type")
-    kind = kind if type(kind) is str else str(kind)
-    name, args = _call_name_args(kind, item, DEFERRED_CALLS[kind])
+    name, call_id = item.get("name"), item.get("call_id")
+    if kind == "function_call" and type(name) is str and name and type(call_id) is str and call_id:
+        # Nearly every call a model makes (issue 22: a run's 500 calls), read as
+        # _call_name_args and _call_id read it (its own name, its arguments parsed, its
+        # call id) without their dispatch on the type.
+        args = parsed_arguments(item.get("arguments"))
+    else:
+        kind = kind if type(kind) is str else str(kind)
+        name, args = _call_name_args(kind, item, DEFERRED_CALLS[kind])
+        call_id = _call_id(item, kind, line)
     status: ToolStatus | None = "cancelled" if item.get("status") == "incomplete" else None
     namespace = item.get("namespace")
     meta = {"namespace": namespace} if isinstance(namespace, str) else {}
-    return _call_id(item, kind, line), name, args, status, meta
+    return call_id, name, args, status, meta
 
 
 def _call_name_args(kind: str, item: Mapping[str, Any], default_name: str) -> tuple[str, Any]:
