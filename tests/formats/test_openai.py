@@ -829,3 +829,46 @@ def test_L3_shell_apply_patch_and_program_calls_take_the_outcome_their_outputs_s
     assert calls["p1"].result is not None
     assert calls["p1"].result.text == "hunk did not apply"
     assert calls["g1"].args == {"code": "print(1)"}
+
+
+_CALL = {"type": "function_call", "name": "add", "arguments": '{"a": 1}', "call_id": "c1"}
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        pytest.param(_CALL, id="the common shape: the fast path"),
+        pytest.param({**_CALL, "arguments": {"a": 1}}, id="arguments given as an object"),
+        pytest.param({**_CALL, "arguments": "not json"}, id="arguments that are not JSON"),
+        pytest.param({**_CALL, "id": "fc_1"}, id="an id beside the call id"),
+        pytest.param({**_CALL, "status": "incomplete", "namespace": "ns"}, id="cut off"),
+        pytest.param({**_CALL, "name": ""}, id="no name: the general path"),
+        pytest.param({**_CALL, "name": ["add"]}, id="a name that is no string"),
+        pytest.param({**_CALL, "call_id": "", "id": "fc_1"}, id="no call id: its id"),
+        pytest.param({**_CALL, "call_id": 7}, id="a call id that is no string"),
+        pytest.param({"type": "function_call", "arguments": "{}"}, id="no ids at all"),
+        pytest.param({**_CALL, "type": "custom_tool_call", "input": "x"}, id="another kind"),
+    ],
+)
+def test_issue22_a_function_call_reads_alike_on_its_fast_path_and_the_general_one(
+    item: dict[str, Any],
+) -> None:
+    """``deferred_call`` reads the usual function call without dispatching on its type; every
+    call reads as ``_call_name_args`` and ``_call_id`` read it, and one that is not of that
+    shape (no name, no call id, another kind) takes their path."""
+    from turnfold.formats import openai_responses as responses
+
+    call_id, name, args, status, meta = responses.deferred_call(item, 4)
+    kind = item["type"]
+    general_name, general_args = responses._call_name_args(
+        kind, item, responses.DEFERRED_CALLS[kind]
+    )
+    assert (call_id, name, args) == (
+        responses._call_id(item, kind, 4),
+        general_name,
+        general_args,
+    )
+    assert status == ("cancelled" if item.get("status") == "incomplete" else None)
+    assert meta == ({"namespace": "ns"} if "namespace" in item else {})
+    if isinstance(item.get("arguments"), dict):
+        assert args is not item["arguments"]  # a copy, never the input's own (L-4)

@@ -19,6 +19,7 @@ from turnfold.model import (
     ToolStatus,
     Transcript,
     Usage,
+    bare,
 )
 from turnfold.tools import tool_category
 
@@ -131,9 +132,23 @@ def result_kind(text: str | None) -> ResultKind:
     return "ansi" if text and "\x1b" in text and "\x1b[" in text else "text"
 
 
-def text_result(text: str | None, kind: ResultKind | None = None, **extra: Any) -> ToolResult:
-    """A tool result from output text, its kind detected unless given."""
-    return ToolResult(text=text, kind=kind or result_kind(text), **extra)
+def text_result(
+    text: str | None,
+    kind: ResultKind | None = None,
+    *,
+    images: list[ImageData] | None = None,
+    structured: Any = None,
+) -> ToolResult:
+    """A tool result from output text, its kind detected unless given (no ``images``: none)."""
+    result = bare(ToolResult)  # ToolResult(...) at half the cost: one per call of a load
+    ToolResult.__init__(
+        result,
+        text=text,
+        kind=kind or result_kind(text),
+        images=[] if images is None else images,
+        structured=structured,
+    )
+    return result
 
 
 def text_and_images(
@@ -192,18 +207,33 @@ def as_int(value: Any) -> int | None:
 
 
 def counted_usage(
-    input_tokens: int | None,
-    output_tokens: int | None,
-    cache_read_tokens: int | None = None,
-    cache_write_tokens: int | None = None,
-    reasoning_tokens: int | None = None,
+    input_tokens: Any,
+    output_tokens: Any,
+    cache_read_tokens: Any = None,
+    cache_write_tokens: Any = None,
+    reasoning_tokens: Any = None,
 ) -> Usage | None:
-    """A :class:`Usage` of the counts a source recorded, None when it recorded none.
+    """A :class:`Usage` of the counts a source recorded, None when it recorded none: each
+    count is an integer (:func:`as_int`; any other value, a bool too, is no count).
 
     >>> counted_usage(None, None) is None
     True
+    >>> counted_usage(3, True).output_tokens is None
+    True
     """
-    # One count tells: the usual response has its input count, so no tuple is made and compared.
+    # Sources hold counts as ints, or leave them out: a type test or two per count, and
+    # as_int's call only for anything else (issue 22: a load makes one Usage per response).
+    if input_tokens is not None and type(input_tokens) is not int:
+        input_tokens = as_int(input_tokens)
+    if output_tokens is not None and type(output_tokens) is not int:
+        output_tokens = as_int(output_tokens)
+    if cache_read_tokens is not None and type(cache_read_tokens) is not int:
+        cache_read_tokens = as_int(cache_read_tokens)
+    if cache_write_tokens is not None and type(cache_write_tokens) is not int:
+        cache_write_tokens = as_int(cache_write_tokens)
+    if reasoning_tokens is not None and type(reasoning_tokens) is not int:
+        reasoning_tokens = as_int(reasoning_tokens)
+    # One count tells: the usual response has its input count, so no tuple is made.
     if (
         input_tokens is None
         and output_tokens is None
@@ -212,13 +242,16 @@ def counted_usage(
         and reasoning_tokens is None
     ):
         return None
-    return Usage(
+    usage = bare(Usage)  # Usage(...) at half the cost: one per model response of a load
+    Usage.__init__(
+        usage,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
         cache_read_tokens=cache_read_tokens,
         cache_write_tokens=cache_write_tokens,
         reasoning_tokens=reasoning_tokens,
     )
+    return usage
 
 
 def usage_from(

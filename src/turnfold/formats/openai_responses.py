@@ -89,6 +89,7 @@ from turnfold.model import (
     Transcript,
     Usage,
     UserMessage,
+    bare,
 )
 from turnfold.usage import attach_usage
 
@@ -445,7 +446,9 @@ def new_call(
     if name != _PATCH_TOOL and patch is not None:
         meta = {**(meta or {}), "called_as": name}
         name = _PATCH_TOOL
-    call = ToolCall(
+    call = bare(ToolCall)  # ToolCall(...) at half the cost: every call of a load is made here
+    ToolCall.__init__(
+        call,
         call_id=call_id,
         name=name,
         args=args,
@@ -800,11 +803,13 @@ def refusal_text(content: Any) -> str:
 
 
 def _call_id(item: Mapping[str, Any], kind: str, line: int) -> str:
-    for key in ("call_id", "id"):
-        value = item.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return f"{kind}@{line}"  # hosted calls of older Codex builds carry no id at all
+    """The item's ``call_id``, else its ``id`` (hosted calls have no call id)."""
+    value = item.get("call_id")
+    if not (isinstance(value, str) and value):
+        value = item.get("id")
+        if not (isinstance(value, str) and value):
+            return f"{kind}@{line}"  # hosted calls of older Codex builds carry no id at all
+    return value
 
 
 def _stated_output(kind: str, item: Mapping[str, Any]) -> tuple[Any, ToolStatus | None]:
@@ -847,11 +852,21 @@ def deferred_call(
     """A deferred call item (:data:`DEFERRED_CALLS`) as its call id, tool name, parsed
     arguments, the status the item itself states (``cancelled`` when it was cut off; None: its
     output will tell) and ``meta``."""
-    kind = str(item.get("type"))
-    name, args = _call_name_args(kind, item, DEFERRED_CALLS[kind])
+    kind = item.get("type")
+    name, call_id = item.get("name"), item.get("call_id")
+    if kind == "function_call" and type(name) is str and name and type(call_id) is str and call_id:
+        # Nearly every call a model makes (issue 22: a run's 500 calls), read as
+        # _call_name_args and _call_id read it (its own name, its arguments parsed, its
+        # call id) without their dispatch on the type.
+        args = parsed_arguments(item.get("arguments"))
+    else:
+        kind = kind if type(kind) is str else str(kind)
+        name, args = _call_name_args(kind, item, DEFERRED_CALLS[kind])
+        call_id = _call_id(item, kind, line)
     status: ToolStatus | None = "cancelled" if item.get("status") == "incomplete" else None
-    meta = {"namespace": item["namespace"]} if isinstance(item.get("namespace"), str) else {}
-    return _call_id(item, kind, line), name, args, status, meta
+    namespace = item.get("namespace")
+    meta = {"namespace": namespace} if isinstance(namespace, str) else {}
+    return call_id, name, args, status, meta
 
 
 def _call_name_args(kind: str, item: Mapping[str, Any], default_name: str) -> tuple[str, Any]:

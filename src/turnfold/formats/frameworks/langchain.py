@@ -88,7 +88,6 @@ from turnfold.formats.common import (
     as_int,
     counted_usage,
     describe_args,
-    result_kind,
     stringify,
     text_result,
 )
@@ -110,6 +109,7 @@ from turnfold.model import (
     Transcript,
     Usage,
     UserMessage,
+    bare,
 )
 
 NAME = "langchain"
@@ -550,7 +550,9 @@ class LangChainBuilder(MessageBuilder):
             if not invalid:
                 self.warn("tool call without an id", line)
         args = _copied(call.get("args"))  # the message's own value (message_fields)
-        return ToolCall(
+        made = bare(ToolCall)  # ToolCall(...) at half the cost: every call of a run is made here
+        ToolCall.__init__(
+            made,
             call_id=call_id,
             name=name,
             args=args,
@@ -559,6 +561,7 @@ class LangChainBuilder(MessageBuilder):
             batch_id=batch,
             meta=dict(meta),
         )
+        return made
 
     def _start(self, call: ToolCall) -> ToolCall:
         """Show ``call``: appended, or the streamed message's call updated (its outcome kept)."""
@@ -664,12 +667,8 @@ def tool_outcome(data: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult]:
     text, images = (content, []) if type(content) is str else output_content(content)
     artifact = data.get("artifact")
     status = data.get("status")  # a string the usual time: no str() of it
-    # The result made as text_result would make it, without its keyword-argument dict.
-    return _STATUS.get(status if type(status) is str else str(status), "unknown"), ToolResult(
-        text=text,
-        kind=result_kind(text),
-        images=images,
-        structured=None if artifact is None else plain_value(artifact),
+    return _STATUS.get(status if type(status) is str else str(status), "unknown"), text_result(
+        text, images=images, structured=None if artifact is None else plain_value(artifact)
     )
 
 
@@ -738,19 +737,13 @@ def lc_usage(raw: Any) -> Usage | None:
     # Most messages have no details: no Mapping test is made for them.
     inputs = raw.get("input_token_details")
     outputs = raw.get("output_token_details")
-    if not inputs and not outputs:
-        counts = raw.get("input_tokens"), raw.get("output_tokens")
-        if type(counts[0]) is int and type(counts[1]) is int:
-            # Both counts recorded, as integers (``as_int``): what ``counted_usage`` makes of
-            # them, without its checks (every AI message's usage: issue 22's bar).
-            return Usage(input_tokens=counts[0], output_tokens=counts[1])
     cache_read, cache_write = (
         _counts(inputs, "cache_read", "cache_creation") if inputs else (None, None)
     )
     reasoning = _counts(outputs, "reasoning")[0] if outputs else None
     return counted_usage(
-        as_int(raw.get("input_tokens")),
-        as_int(raw.get("output_tokens")),
+        raw.get("input_tokens"),
+        raw.get("output_tokens"),
         cache_read,
         cache_write,
         reasoning,

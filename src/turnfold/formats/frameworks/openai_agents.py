@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -507,11 +507,11 @@ def agents_usage(raw: Any) -> Usage | None:
     inputs = _details(raw.get("input_tokens_details"))
     outputs = _details(raw.get("output_tokens_details"))
     return counted_usage(
-        as_int(raw.get("input_tokens")),
-        as_int(raw.get("output_tokens")),
-        as_int(inputs.get("cached_tokens")),
-        as_int(inputs.get("cache_write_tokens")),
-        as_int(outputs.get("reasoning_tokens")),
+        raw.get("input_tokens"),
+        raw.get("output_tokens"),
+        inputs.get("cached_tokens"),
+        inputs.get("cache_write_tokens"),
+        outputs.get("reasoning_tokens"),
     )
 
 
@@ -548,6 +548,11 @@ def _keys(kind: Any, own_id: Any, call_id: Any) -> list[tuple[str, str]]:
 _NOT_A_RECORD = object()
 
 
+def _record_ids(raw: Any) -> tuple[list[tuple[str, str]], Any]:
+    """The keys (:func:`_raw_keys`) and type of a response's output record."""
+    return _raw_keys(raw), raw.get("type") if isinstance(raw, MAPPINGS) else _NOT_A_RECORD
+
+
 def _usage_of(usage: Any) -> Usage | None:
     """``agents.usage.Usage`` read in place, as :func:`agents_usage` reads its plain form."""
     if usage is None:
@@ -555,11 +560,11 @@ def _usage_of(usage: Any) -> Usage | None:
     inputs = getattr(usage, "input_tokens_details", None)
     outputs = getattr(usage, "output_tokens_details", None)
     return counted_usage(
-        as_int(getattr(usage, "input_tokens", None)),
-        as_int(getattr(usage, "output_tokens", None)),
-        as_int(getattr(inputs, "cached_tokens", None)),
-        as_int(getattr(inputs, "cache_write_tokens", None)),
-        as_int(getattr(outputs, "reasoning_tokens", None)),
+        getattr(usage, "input_tokens", None),
+        getattr(usage, "output_tokens", None),
+        getattr(inputs, "cached_tokens", None),
+        getattr(inputs, "cache_write_tokens", None),
+        getattr(outputs, "reasoning_tokens", None),
     )
 
 
@@ -644,11 +649,12 @@ class _Responses:
             if type(response) is dict:
                 self.add(response.get("response_id"), response.get("usage"), response.get("output"))
             elif hasattr(response, "response_id"):  # a ModelResponse, read in place
-                output = []
-                for raw in getattr(response, "output", None) or ():  # (no comprehension's frame)
-                    output.append(raws.ids_of(raw))
-                usage = _usage_of(getattr(response, "usage", None))
-                self._add(getattr(response, "response_id", None), usage, output)
+                self._add(
+                    getattr(response, "response_id", None),
+                    _usage_of(getattr(response, "usage", None)),
+                    getattr(response, "output", None) or (),
+                    raws.ids_of,
+                )
             elif isinstance(response, Mapping):
                 self.add(response.get("response_id"), response.get("usage"), response.get("output"))
             else:
@@ -685,23 +691,27 @@ class _Responses:
 
     def add(self, response_id: Any, usage: Any, output: Any) -> None:
         """One more model response, as a live stream completes it."""
-        outputs = [
-            (_raw_keys(raw), raw.get("type") if isinstance(raw, MAPPINGS) else _NOT_A_RECORD)
-            for raw in (output if isinstance(output, list) else ())
-        ]
-        self._add(response_id, agents_usage(usage), outputs)
+        outputs = output if isinstance(output, list) else ()
+        self._add(response_id, agents_usage(usage), outputs, _record_ids)
 
     def _add(
-        self, response_id: Any, usage: Usage | None, outputs: list[tuple[list[Any], Any]]
+        self,
+        response_id: Any,
+        usage: Usage | None,
+        outputs: Iterable[Any],
+        ids_of: Callable[[Any], tuple[list[tuple[str, str]], Any]],
     ) -> None:
-        """A response by its id, usage and each output's keys and type."""
+        """A response by its id, usage and outputs, each named by its keys and type
+        (``ids_of``: :func:`_record_ids` of a record, :meth:`_RawItems.ids_of` of an object)."""
         index = len(self.ids)
         self.ids.append(response_id if _named(response_id) else f"resp-{index}")
         self.usages.append(usage)
         self.entries.append([])
-        for keys, kind in outputs:
+        owner = self.owner
+        for output in outputs:
+            keys, kind = ids_of(output)
             for key in keys:
-                self.owner.setdefault(key, index)
+                owner.setdefault(key, index)
             if not keys and kind is not _NOT_A_RECORD:
                 self.unnamed.setdefault(str(kind), deque()).append(index)
 
@@ -1147,9 +1157,12 @@ def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -
     """The settled calls and handed items of a run :func:`_read_flat` reads; None for a run
     it leaves to the builder."""
     run = _FlatRun(builder.cwd, builder.open_status)
-    made: set[str] = set()
-    waiting: dict[str, tuple[ToolCall, str | None]] = {}  # each call and its patch, by call id
+    # Bound once: the loop runs for every item of the run (issue 22).
+    calls, made_by, call_of, batches = run.calls, run.responses, responses.call_of, responses.ids
+    # Each call made and its patch by call id; None once its output settled it.
+    made: dict[str, tuple[ToolCall, str | None] | None] = {}
     writer: Any = None  # the last item's agent object (its name read once)
+    outputs = 0
     for line, item in enumerate(items, start=1):
         fields = _own_fields(item)
         kind = fields.get("type")
@@ -1161,36 +1174,37 @@ def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -
                     return None  # a second agent: its steps nest under a handoff (the builder's)
                 run.agent = agent
         if kind == "tool_call_item":
-            read = responses.call_of(fields.get("raw_item"))
+            read = call_of(fields.get("raw_item"))
             index = read[1] if read is not None else None
             if read is None or index is None:
                 # Another kind of call, or one no response names (whose batch is the
                 # builder's to count).
                 return None
-            call_id = read[0].get("call_id")
+            raw = read[0]
+            call_id = raw.get("call_id")
             if type(call_id) is not str or not call_id or call_id in made:
                 return None
-            made.add(call_id)
-            call, patch = _started_call(run, fields, read[0], line, responses.ids[index])
-            waiting[call_id] = call, patch
-            run.calls.append(call)
-            run.responses.append(index)
+            call, patch = made[call_id] = _started_call(run, fields, raw, line, batches[index])
+            calls.append(call)
+            made_by.append(index)
         elif kind == "tool_call_output_item":
             output = fields.get("raw_item")
             if type(output) is not dict or output.get("type") != "function_call_output":
                 return None
             call_id = output.get("call_id")
-            if type(call_id) is not str or call_id not in waiting:
-                return None
-            call, patch = waiting.pop(call_id)
+            if type(call_id) is not str or (started := made.get(call_id)) is None:
+                return None  # no call of the run, or one already settled
+            made[call_id] = None
+            call, patch = started
             # Not in a transcript yet: its outcome is set, not updated (no observer to tell).
             value = output["output"] if "output" in output else output.get("tools")
             call.status, call.result = tool_outcome(call, value, patch)
-            run.outputs += 1
+            outputs += 1
         elif kind in _HANDED_ITEMS:
-            run.handed.append((len(run.calls), line, item, run.agent))
+            run.handed.append((len(calls), line, item, run.agent))
         else:
             return None
+    run.outputs = outputs
     return run
 
 
