@@ -105,11 +105,12 @@ export function upsertKeyed(items, upserts, removed) {
 }
 
 /**
- * `upsertKeyed`'s upserts one at a time, each replacing every item with its key.
+ * `upsertKeyed`'s upserts one at a time, each replacing every item with its key: what it gives
+ * for a list with a key twice, and the reference its tests hold it to.
  * @template {{key: string}} T
  * @param {T[]} items @param {{after: string | null, item: T}[]} upserts @returns {T[]}
  */
-function upsertEach(items, upserts) {
+export function upsertEach(items, upserts) {
   let out = items;
   for (const { after, item } of upserts) {
     out = out.filter((existing) => existing.key !== item.key);

@@ -171,18 +171,10 @@ test("a turn's process replaced whole by a field is taken as it comes", () => {
 });
 
 test("upsertKeyed gives what upserting one at a time gives, moves and missing anchors included", async () => {
-  const { upsertKeyed } = await import("../src/tree.js");
+  const { upsertKeyed, upsertEach } = await import("../src/tree.js");
   /** The upserts applied one by one, each in a list scanned whole (the reference). */
-  const oneByOne = (items, upserts, removed) => {
-    let out = items.filter((item) => !removed.includes(item.key));
-    for (const { after, item } of upserts) {
-      out = out.filter((existing) => existing.key !== item.key);
-      const index = after == null ? 0 : out.findIndex((existing) => existing.key === after) + 1;
-      if (after != null && index === 0) out.push(item);
-      else out.splice(index, 0, item);
-    }
-    return out;
-  };
+  const oneByOne = (items, upserts, removed) =>
+    upsertEach(items.filter((item) => !removed.includes(item.key)), upserts);
   let seed = 7;
   const random = (n) => {
     seed = (seed * 1103515245 + 12345) % 2147483648;
