@@ -42,7 +42,8 @@ class _Bare(Protocol):
 #: defaults and fields, at about half the cost. Calling a class goes through ``type.__call__``,
 #: which (CPython 3.11) packs the keywords into a dict for ``__init__`` to unpack again: 0.3 µs
 #: of a ToolCall's 0.6 µs. Only the makers a large load calls for every call, result and
-#: response use it (``new_call``, ``text_result``, ``counted_usage``; issue 22).
+#: response use it (``new_call``, LangChain's ``_new_call``, ``text_result``, ``counted_usage``;
+#: issue 22).
 bare: _Bare = object.__new__
 
 ThinkingForm: TypeAlias = Literal["text", "summary", "redacted", "encrypted"]

@@ -350,7 +350,7 @@ def type_of_record(value: Any) -> str:
 
 
 #: Values that are their own plain form (immutable: nothing to copy).
-ATOMS = frozenset({str, int, float, bool, type(None)})
+_ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 def plain_value(value: Any) -> Any:
@@ -362,7 +362,7 @@ def plain_value(value: Any) -> Any:
     converted again).
     """
     kind = type(value)
-    if kind in ATOMS:
+    if kind in _ATOMS:
         return value
     if kind is dict:
         return {k: plain_value(v) for k, v in value.items()}
@@ -390,7 +390,7 @@ def flat_fields(value: Any) -> dict[str, Any] | None:
     except that fields never set are there too, as their defaults.
     """
     fields = value if type(value) is dict else flat_model_fields(value)
-    if fields is None or (fields is value and not ATOMS.issuperset(map(type, value.values()))):
+    if fields is None or (fields is value and not _ATOMS.issuperset(map(type, value.values()))):
         return None
     return dict(fields)
 
@@ -404,7 +404,7 @@ def flat_model_fields(value: Any) -> dict[str, Any] | None:
     fields = getattr(value, "__dict__", None)
     if getattr(value, "__pydantic_extra__", None):  # extra fields are dumped, not in __dict__
         return None
-    if type(fields) is not dict or not ATOMS.issuperset(map(type, fields.values())):
+    if type(fields) is not dict or not _ATOMS.issuperset(map(type, fields.values())):
         return None
     return fields
 

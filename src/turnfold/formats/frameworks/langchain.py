@@ -94,7 +94,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import output_content
-from turnfold.formats.source import ATOMS, Source, plain_value, type_of_record
+from turnfold.formats.source import Source, flat_fields, plain_value, type_of_record
 from turnfold.model import (
     AssistantText,
     Disposition,
@@ -208,9 +208,8 @@ def record_type(record: Any, found: tuple[str, Any] | None = None) -> str:
 def _copied(value: Any) -> Any:
     """A copy of a JSON-like value (tool arguments): faster than ``copy.deepcopy``."""
     if type(value) is dict:
-        if ATOMS.issuperset(map(type, value.values())):
-            return dict(value)  # the usual arguments: a dict of strings and numbers
-        return {k: _copied(v) for k, v in value.items()}
+        flat = flat_fields(value)  # the usual arguments: a dict of strings and numbers
+        return flat if flat is not None else {k: _copied(v) for k, v in value.items()}
     if type(value) is list:
         return [_copied(v) for v in value]
     return value
@@ -459,8 +458,7 @@ class LangChainBuilder(MessageBuilder):
         agent = data.get("name")
         self.enter(agent)
         meta: dict[str, Any] = {"agent": agent} if type(agent) is str and agent else {}
-        metadata = data.get("response_metadata")
-        model = _model(metadata) if metadata else None  # often empty: no call
+        model = _model(data.get("response_metadata"))
         if model:
             self.root.metadata.setdefault("model", model)
         # Every entry of an AI message may carry its usage (turnfold.usage.USAGE_KINDS).
@@ -662,9 +660,7 @@ def tool_outcome(data: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult]:
     """A ``tool`` message as its call's status and result: ``status`` says error or success
     (anything else is unknown, L-3), ``content`` is the text and images, ``artifact`` the
     structured value (a copy: the message's own)."""
-    content = data.get("content")
-    # Most results are a string, which output_content keeps as it is: no call for them.
-    text, images = (content, []) if type(content) is str else output_content(content)
+    text, images = output_content(data.get("content"))
     artifact = data.get("artifact")
     status = data.get("status")  # a string the usual time: no str() of it
     return _STATUS.get(status if type(status) is str else str(status), "unknown"), text_result(
@@ -913,11 +909,7 @@ def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) ->
             builder._system(data)
         else:
             return None
-        # A message object of its base type (the usual one) is named by it; any other record
-        # as record_type names it (a chunk by its own name).
-        name = (
-            kind if data is not record and data.get("type") == kind else record_type(record, found)
-        )
+        name = record_type(record, found)
         read[name] = read.get(name, 0) + 1
     builder.transcript.extend(entries)
     # The messages that warned: every warning of the builder names its message's line.
