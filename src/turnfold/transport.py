@@ -343,11 +343,12 @@ def diff_timeline(
 
 # --- the update timer ----------------------------------------------------------------------------
 
-#: Coalescing window for changes: a burst of appends becomes one rebuild. Five updates a second
-#: read as live; more cost the run the browser's redraws and the server's relaying, which share
-#: its cores (20 a second made a 500-step LangGraph run 1.27-1.43x slower in JupyterLab, 5 a
-#: second 1.11x: ``benchmarks/frameworks.py --browser``).
-MIN_DELAY_S = 0.2
+#: Coalescing window for changes: a burst of appends becomes one rebuild. Three updates a second
+#: read as live; each more costs the run a redraw in the browser (about 30 ms of wall time for a
+#: LangGraph run in JupyterLab on two cores: Chromium's style, layout and paint, and the server's
+#: relaying, share the kernel's cores). In ``benchmarks/frameworks.py --browser`` a 500-step
+#: LangGraph run took 1.27-1.43x its bare time at 20 updates a second, 1.14x at 5 and 1.08-1.10x at 3.
+MIN_DELAY_S = 0.3
 MAX_DELAY_S = 1.0
 #: The share of a live run's time its view's updates may take (the follow bar, A-2): the next
 #: update waits nine times as long as the last one took to build and send (up to MAX_DELAY_S).
