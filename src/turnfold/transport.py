@@ -347,7 +347,8 @@ def diff_timeline(
 #: read as live; each more costs the run a redraw in the browser (about 30 ms of wall time for a
 #: LangGraph run in JupyterLab on two cores: Chromium's style, layout and paint, and the server's
 #: relaying, share the kernel's cores). In ``benchmarks/frameworks.py --browser`` a 500-step
-#: LangGraph run took 1.27-1.43x its bare time at 20 updates a second, 1.14x at 5 and 1.08-1.10x at 3.
+#: LangGraph run took 1.27-1.43x its bare time at 20 updates a second, 1.14-1.17x at 5 and
+#: 1.08-1.13x at 3.
 MIN_DELAY_S = 0.3
 MAX_DELAY_S = 1.0
 #: The share of a live run's time its view's updates may take (the follow bar, A-2): the next
