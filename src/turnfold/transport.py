@@ -348,7 +348,7 @@ def diff_timeline(
 #: LangGraph run in JupyterLab on two cores: Chromium's style, layout and paint, and the server's
 #: relaying, share the kernel's cores). In ``benchmarks/frameworks.py --browser`` a 500-step
 #: LangGraph run took 1.27-1.43x its bare time at 20 updates a second, 1.14-1.17x at 5 and
-#: 1.08-1.13x at 3.
+#: 1.08-1.15x at 3.
 MIN_DELAY_S = 0.3
 MAX_DELAY_S = 1.0
 #: The share of a live run's time its view's updates may take (the follow bar, A-2): the next
