@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -279,6 +280,27 @@ def test_C7_unreadable_and_empty_items_are_rows_with_their_error() -> None:
     assert errors == {"empty.jsonl": "the file is empty", "garbage.jsonl": errors["garbage.jsonl"]}
     assert "invalid JSON" in errors["garbage.jsonl"]
     assert corpus.errors == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_C7_a_named_pipe_is_skipped_unopened_and_a_broken_link_is_an_error_row(
+    tmp_path: Path,
+) -> None:
+    """Opening a pipe waits for a writer that may never come: a scan passes it over (found by
+    a walk, a glob or its own name) instead of hanging; a glob's broken link is a row that says
+    why it could not be read, not left out silently."""
+    shutil.copy(FIXTURES / "codex_rollout_v0.129_two-turns.jsonl", tmp_path / "good.jsonl")
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    (tmp_path / "gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+    for source in (tmp_path, str(tmp_path / "*.jsonl"), [tmp_path / "pipe.jsonl",
+                                                         tmp_path / "good.jsonl"]):  # fmt: skip
+        corpus = scan(source, workers=1, cache=False)
+        rows = {Path(row["key"]).name: row["error"] for row in corpus}
+        assert "pipe.jsonl" not in rows
+        assert rows["good.jsonl"] is None
+        assert corpus.skipped == 1
+        if not isinstance(source, list):
+            assert "No such file" in rows["gone.jsonl"]
 
 
 def test_C7_a_loader_that_raises_is_a_row_not_an_aborted_scan(

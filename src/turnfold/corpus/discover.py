@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 #: Files worth opening: every loader reads JSON lines or one JSON document, or an Inspect
@@ -61,12 +62,25 @@ class Found:
 
 
 def _file_item(path: str, format: str | None) -> Item | None:
+    """The item of the file at ``path``; None for anything that is not a regular file."""
     try:
         stat = os.stat(path)
     except OSError:
         # Vanished between listing and stat, or unreadable: an error row says so (C-7).
         return Item(key=path, path=path, format=format)
+    if not S_ISREG(stat.st_mode):
+        # A named pipe, a socket or a device: reading one could wait for a writer forever, or
+        # never end, and its size and time say nothing of what it holds.
+        return None
     return Item(key=path, path=path, format=format, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
+
+
+def _add_file(path: str, format: str | None, found: Found) -> None:
+    item = _file_item(path, format)
+    if item is None:
+        found.skipped += 1
+    else:
+        found.items.append(item)
 
 
 def _walk(root: str, format: str | None, found: Found) -> None:
@@ -81,9 +95,7 @@ def _walk(root: str, format: str | None, found: Found) -> None:
             if not name.endswith(CANDIDATE_SUFFIXES):
                 found.skipped += 1
                 continue
-            item = _file_item(path, format)
-            if item is not None:
-                found.items.append(item)
+            _add_file(path, format, found)
 
 
 def _is_glob(text: str) -> bool:
@@ -100,17 +112,13 @@ def discover(source: str | os.PathLike[str] | Iterable[Any], format: str | None)
             for match in sorted(globbing.glob(text, recursive=True)):
                 if os.path.isdir(match):
                     _walk(match, format, found)
-                elif os.path.isfile(match):
-                    item = _file_item(match, format)
-                    if item is not None:
-                        found.items.append(item)
+                else:
+                    _add_file(match, format, found)
             continue
         if os.path.isdir(text):
             _walk(text, format, found)
         else:
-            item = _file_item(text, format)
-            if item is not None:
-                found.items.append(item)
+            _add_file(text, format, found)
     return found
 
 
