@@ -131,6 +131,49 @@ def test_L4_non_utf8_bytes_are_a_warning_not_a_crash() -> None:
     assert any("UTF-8" in w.reason and w.line == 6 for w in transcript.warnings)
 
 
+def test_X1_a_value_nested_too_deeply_or_a_number_too_long_is_a_warned_line(
+    tmp_path: Path,
+) -> None:
+    """Neither JSON reader can hold a line nested 100,000 deep (Python's recursion limit) or
+    an integer of 5,000 digits (``sys.get_int_max_str_digits``): each is one warned line, and
+    the lines around it still load; alone in a file, it is the file's clear error."""
+    user = {"type": "user", "uuid": "u1", "sessionId": "s", "message": {"content": "hi"}}
+    deep = "[" * 100_000 + "]" * 100_000
+    long = json.dumps(user | {"uuid": "u2"})[:-1] + ', "n": ' + "9" * 5_000 + "}"
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join([json.dumps(user), deep, long, json.dumps(user | {"uuid": "u3"})]))
+    transcript = load(path)
+    assert [e.text for e in transcript.entries] == ["hi", "hi"]  # type: ignore[attr-defined]
+    reasons = {w.line: w.reason for w in transcript.warnings}
+    assert "nested too deeply" in reasons[2]
+    assert "a number too long to read" in reasons[3]
+    alone = tmp_path / "deep.jsonl"
+    alone.write_text(deep)
+    with pytest.raises(TranscriptFormatError, match=r"deep\.jsonl, line 1: .*nested too deeply"):
+        load(alone)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-16-be", "utf-32"])
+def test_L4_a_file_with_a_byte_order_mark_reads_as_its_utf8_twin(
+    tmp_path: Path, encoding: str
+) -> None:
+    """Windows tools write JSON with a byte order mark, and PowerShell 5's ``>`` writes UTF-16:
+    such a file loads, and scans, as the same text in UTF-8 does."""
+    text = (FIXTURES / "codex_rollout_v0.129_two-turns.jsonl").read_text("utf-8")
+    data = text.encode(encoding)
+    if encoding == "utf-16-be":  # Python's big-endian codec writes no mark of its own
+        data = b"\xfe\xff" + data
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(data)
+    twin = load(text.encode("utf-8"))
+    loaded = load(path)
+    assert loaded.entries == twin.entries
+    assert loaded.warnings == twin.warnings
+    (row,) = turnfold.scan(tmp_path, workers=1, cache=False)
+    assert row["error"] is None
+    assert row["tool_calls"] == len(twin.tool_calls())
+
+
 def test_L4_unknown_format_name_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="unknown format 'nope'"):
         load(FIXTURES / FIXTURE_NAMES[0], format="nope")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -32,13 +33,41 @@ _encode = msgspec.json.Encoder().encode
 def loads(data: bytes | bytearray | str) -> Any:
     """The value of one JSON text.
 
-    Raises :class:`JSONDecodeError` for text that is not JSON, and ``UnicodeDecodeError`` for
-    bytes that are not UTF-8 (the caller decides how to show them).
+    Raises :class:`JSONDecodeError` for text that is not JSON, or that no reader can hold
+    (nested deeper than Python's recursion limit, a number of thousands of digits), and
+    ``UnicodeDecodeError`` for bytes that are not UTF-8 (the caller decides how to show them).
+    A UTF-8 byte order mark before the text (Windows tools write one) is passed over.
     """
     try:
         return _decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
+        pass
+    if data[:1] == "\ufeff":
+        return loads(data[1:])
+    if data[:3] == _BOM:
+        return loads(data[3:])
+    try:
         return json.loads(data)
+    except JSONDecodeError:
+        raise
+    except RecursionError:
+        raise _unreadable(data, "nested too deeply to read") from None
+    except ValueError:  # an integer past sys.get_int_max_str_digits()
+        limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+        digits = f" (over {limit} digits)" if limit else ""
+        raise _unreadable(data, f"a number too long to read{digits}") from None
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+class UnreadableJSON(JSONDecodeError):
+    """JSON that no reader here can hold: nested too deeply, or a number too long."""
+
+
+def _unreadable(data: bytes | bytearray | str, reason: str) -> UnreadableJSON:
+    text = data if isinstance(data, str) else bytes(data[:200]).decode("utf-8", "replace")
+    return UnreadableJSON(reason, text, 0)
 
 
 #: The value of one JSON line (bytes, or a view of them), or raises ``msgspec.DecodeError`` for
@@ -48,8 +77,9 @@ def loads(data: bytes | bytearray | str) -> Any:
 fast_loads: Callable[[bytes | memoryview], Any] = _decode
 
 
-#: What :func:`fast_loads` raises.
-FastDecodeError = msgspec.DecodeError
+#: What :func:`fast_loads` raises: msgspec's error, or Python's recursion limit reached by a
+#: value nested thousands deep (a hostile line must not end the load).
+FastDecodeError = (msgspec.DecodeError, RecursionError)
 
 
 def dumps(

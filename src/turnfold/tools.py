@@ -11,13 +11,13 @@
 from __future__ import annotations
 
 import fnmatch
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal, TypeAlias, get_args
 
+from turnfold import codec
 from turnfold.i18n import plural, translate
 from turnfold.model import MemoryOperation, ToolCall
 
@@ -298,7 +298,7 @@ def safe_description(raw: Any) -> str | None:
         return None
     if text[0] in "{[":
         try:
-            parsed = json.loads(text)
+            parsed = codec.loads(text)  # a value too deep to read is refused, not raised
         except ValueError:
             return text
         if isinstance(parsed, (dict, list)):

@@ -29,7 +29,13 @@ from typing import IO, Any
 
 from turnfold.formats import _module, settle_load
 from turnfold.formats.protocol import RecordReader
-from turnfold.formats.source import Bounded, Source, from_binary_stream, json_lines
+from turnfold.formats.source import (
+    Bounded,
+    Source,
+    from_binary_stream,
+    json_lines,
+    marked_encoding,
+)
 from turnfold.gcpause import collector_paused
 from turnfold.model import Transcript
 
@@ -67,6 +73,8 @@ def read_growing(
     module = _module(format)
     name = str(path)
     with path.open("rb") as stream, collector_paused():
+        if marked_encoding(stream) is not None:  # UTF-16: decoded whole, offsets not kept
+            return _whole(stream, name, path, module), None
         info = os.fstat(stream.fileno())
         complete = _complete(stream, info.st_size)
         inode = (info.st_dev, info.st_ino)

@@ -470,10 +470,11 @@ def _glued_values(line: str) -> list[Any]:
     while index < end:
         try:
             value, index = _DECODER.raw_decode(line, index)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a value too deep or long
             if values:
+                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
                 values.append(
-                    MalformedLine(f"invalid JSON after {len(values)} glued objects: {exc.msg}")
+                    MalformedLine(f"invalid JSON after {len(values)} glued objects: {reason}")
                 )
             return values
         values.append(value)
@@ -496,6 +497,8 @@ def _careful(text: str, number: int) -> Iterator[tuple[int, Any]]:
         return
     try:
         yield number, codec.loads(text)
+    except codec.UnreadableJSON as exc:
+        yield number, MalformedLine(exc.msg)
     except json.JSONDecodeError as exc:
         glued = _glued_values(text.lstrip())
         if len(glued) < 2:
@@ -527,6 +530,7 @@ def from_binary_stream(
     """A byte stream of JSON lines or of one JSON document (pretty-printed JSON included)."""
     warnings: list[LoadWarning] = []
     limit = record_limit()
+    stream = _utf8_of(stream)
     progress = _Progress(size, name) if size is not None and size >= PROGRESS_MIN_BYTES else None
     chunked = _Lines(stream, limit, progress) if hasattr(stream, "readline") else None
     lines: Iterator[tuple[int, bytes | Oversized]]
@@ -576,6 +580,46 @@ def from_binary_stream(
     # A chain, not a generator: no frame of ours to resume for each record.
     head = ((number, value),) if second is None else ((number, value), second)
     return Source(name, itertools.chain(head, others), path=path, warnings=warnings)
+
+
+#: The byte order marks of the encodings other than UTF-8 a JSON file may come in: Windows
+#: PowerShell 5 writes UTF-16 with ``>`` and ``Out-File``.
+_BYTE_ORDER_MARKS = {
+    b"\xff\xfe\x00\x00": "utf-32",
+    b"\x00\x00\xfe\xff": "utf-32",
+    b"\xff\xfe": "utf-16",
+    b"\xfe\xff": "utf-16",
+}
+
+
+def marked_encoding(stream: Any) -> str | None:
+    """The encoding other than UTF-8 a file's byte order mark names (None: UTF-8, or a stream
+    that cannot be peeked at)."""
+    peek = getattr(stream, "peek", None)
+    start = peek(4)[:4] if peek is not None else b""
+    return next((code for mark, code in _BYTE_ORDER_MARKS.items() if start.startswith(mark)), None)
+
+
+def _utf8_of(stream: Any) -> Any:
+    """``stream`` as UTF-8 bytes: a file that starts with a UTF-16 or UTF-32 byte order mark is
+    decoded as it is read (a UTF-8 mark is passed over by the parse itself)."""
+    encoding = marked_encoding(stream)
+    return stream if encoding is None else _Transcoded(stream, encoding)
+
+
+class _Transcoded:
+    """A binary stream in another encoding, read as UTF-8. Undecodable bytes are shown as
+    U+FFFD, as a UTF-8 file's are."""
+
+    def __init__(self, stream: IO[bytes], encoding: str) -> None:
+        self._text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="")
+
+    def read(self, size: int = -1) -> bytes:
+        text = self._text.read(size if size < 0 else max(1, size // 2))
+        return text.encode("utf-8", "surrogatepass")
+
+    def readline(self) -> bytes:  # what from_binary_stream looks for in a byte stream
+        return self._text.readline().encode("utf-8", "surrogatepass")
 
 
 def _whole_document(
