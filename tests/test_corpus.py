@@ -282,6 +282,25 @@ def test_C7_unreadable_and_empty_items_are_rows_with_their_error() -> None:
     assert corpus.errors == 2
 
 
+def test_C7_a_file_whose_name_is_not_utf8_is_skipped_by_name(tmp_path: Path) -> None:
+    """Linux allows any bytes in a name; Python holds the undecodable ones as lone surrogates,
+    which neither the index nor an Arrow table can store: the file is skipped and named in a
+    warning that points at the scan's line, and the rest of the folder is read."""
+    fixture = (FIXTURES / "codex_rollout_v0.129_two-turns.jsonl").read_bytes()
+    (tmp_path / "ok.jsonl").write_bytes(fixture)
+    try:
+        with open(os.fsencode(tmp_path) + b"/caf\xe9.jsonl", "wb") as odd:
+            odd.write(fixture)
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    said = r"caf\\xe9\.jsonl: skipped, its name is not UTF-8"
+    with pytest.warns(UserWarning, match=said) as seen:
+        corpus = scan(tmp_path, workers=1)
+    assert seen[0].filename == __file__
+    assert [Path(row["key"]).name for row in corpus] == ["ok.jsonl"]
+    assert corpus.skipped == 1
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
 def test_C7_a_named_pipe_is_skipped_unopened_and_a_broken_link_is_an_error_row(
     tmp_path: Path,

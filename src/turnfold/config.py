@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 import tempfile
 import warnings
 from collections.abc import Iterable, Mapping
@@ -32,6 +31,7 @@ import traitlets
 from jupyter_core.paths import jupyter_config_dir, jupyter_config_path
 
 from turnfold.settings import SETTING_NAMES, DisplaySettings, normalize_settings
+from turnfold.userwarn import warn_at_caller
 
 __all__ = [
     "ENV_PREFIX",
@@ -70,14 +70,7 @@ class ConfigWarning(UserWarning):
 
 def _warn(message: str) -> None:
     """Warn, attributed to the first frame outside turnfold (the reader's cell, not our code)."""
-    level, frame = 1, sys._getframe(0)
-    while frame.f_back is not None and _is_internal(frame.f_globals.get("__name__", "")):
-        level, frame = level + 1, frame.f_back
-    warnings.warn(message, ConfigWarning, stacklevel=level)
-
-
-def _is_internal(module: str) -> bool:
-    return module.partition(".")[0] in ("turnfold", "traitlets", "ipywidgets")
+    warn_at_caller(message, ConfigWarning)
 
 
 def _report(message: str) -> None:

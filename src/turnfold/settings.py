@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import re
 import sys
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from turnfold.i18n import normalize_locale
+from turnfold.userwarn import warn_at_caller
 
 if TYPE_CHECKING:
     from turnfold.live_settings import DisplaySettings
@@ -99,13 +99,8 @@ def _warn_all(problems: list[str]) -> None:
     Coercers only collect problems so that the warning points at the user's line (a settings
     call, a trait assignment, a ``traitlets.link``) however deep traitlets' own call chain is.
     """
-    if not problems:
-        return
-    level, frame = 1, sys._getframe(0)
-    while frame.f_back is not None and _is_internal(frame.f_globals.get("__name__", "")):
-        level, frame = level + 1, frame.f_back
     for message in problems:
-        warnings.warn(message, UserWarning, stacklevel=level)
+        warn_at_caller(message, UserWarning, _is_internal)
 
 
 def _coerce_mode(value: object, problems: list[str]) -> str:

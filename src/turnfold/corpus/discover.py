@@ -19,6 +19,8 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any
 
+from turnfold.userwarn import warn_at_caller
+
 #: Files worth opening: every loader reads JSON lines or one JSON document, or an Inspect
 #: ``.eval`` zip (one item per sample and epoch, listed by the worker that opens it: H-1).
 #: Anything else in a walked folder is counted as skipped without being opened (C-7).
@@ -76,11 +78,26 @@ def _file_item(path: str, format: str | None) -> Item | None:
 
 
 def _add_file(path: str, format: str | None, found: Found) -> None:
+    if not path.isascii() and not _is_text(path):
+        # A name that is not UTF-8 (Python holds its bytes as lone surrogates) cannot be a key
+        # of the index or of an Arrow table: the file is passed over, by name (C-7).
+        found.skipped += 1
+        shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        warn_at_caller(f"{shown}: skipped, its name is not UTF-8 text (rename the file to read it)")
+        return
     item = _file_item(path, format)
     if item is None:
         found.skipped += 1
     else:
         found.items.append(item)
+
+
+def _is_text(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _walk(root: str, format: str | None, found: Found) -> None:
