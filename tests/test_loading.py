@@ -6,6 +6,7 @@ import hashlib
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -262,6 +263,24 @@ def test_a_stream_is_read_line_by_line() -> None:
     transcript = load(stream)
     assert stream.served == len(lines)
     assert transcript.metadata["source_format"] == "codex"
+
+
+def test_L4_python_records_that_hold_themselves_are_warned_lines() -> None:
+    """A copy of a value that refers to itself (or nests past Python's recursion limit) never
+    ends: such a record is one warned record and the others load; such an object alone is
+    the clear error of a load."""
+    messages: list[Any] = [{"role": "user", "content": "hi"}, {"role": "assistant"},
+                           {"role": "user", "content": "again"}]  # fmt: skip
+    messages[1]["content"], messages[1]["self"] = "yo", messages[1]
+    transcript = load(messages)
+    assert [e.text for e in transcript.entries] == ["hi", "again"]  # type: ignore[attr-defined]
+    (warning,) = transcript.warnings
+    assert warning.line == 2
+    assert "holds itself" in warning.reason
+    assert messages[1]["self"] is messages[1]  # the reader's object is left as it was
+    alone = messages[1]
+    with pytest.raises(TranscriptFormatError, match="the object holds itself"):
+        load(alone)
 
 
 def test_L2_python_objects_are_copied_not_shared() -> None:

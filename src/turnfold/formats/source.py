@@ -442,8 +442,32 @@ def from_object(obj: Any, name: str = "<object>") -> Source:
         source = Source(name, _document_records(document), document=document)
         source.format = adapter.NAME
         return source
-    document = plain_value(obj)
+    try:
+        document = plain_value(obj)
+    except RecursionError:
+        document = _plain_parts(obj, name)
     return Source(name, _document_records(document), document=document)
+
+
+#: What stands in for a value :func:`plain_value` cannot copy.
+_UNCOPIED = "holds itself, or nests deeper than Python's recursion limit: not read"
+
+
+def _plain_parts(obj: Any, name: str) -> list[Any]:
+    """A list of records copied one by one, each that holds itself (a message that refers to
+    itself, or to the list) or nests too deeply a :class:`MalformedLine` the loader warns of;
+    anything else that cannot be copied is refused with a clear error."""
+    if not isinstance(obj, (list, tuple)):
+        from turnfold.formats.errors import TranscriptFormatError
+
+        raise TranscriptFormatError(name, (), None, f"the object {_UNCOPIED}")
+    parts: list[Any] = []
+    for value in obj:
+        try:
+            parts.append(plain_value(value))
+        except RecursionError:
+            parts.append(MalformedLine(f"a record that {_UNCOPIED}"))
+    return parts
 
 
 def _text_of(raw: bytes, number: int, name: str, warnings: list[LoadWarning]) -> str:
