@@ -282,6 +282,19 @@ def test_C7_unreadable_and_empty_items_are_rows_with_their_error() -> None:
     assert corpus.errors == 2
 
 
+def test_C1_any_iterable_of_paths_scans_and_anything_else_is_a_clear_type_error(
+    tmp_path: Path,
+) -> None:
+    for name in ("a.jsonl", "b.jsonl"):
+        shutil.copy(FIXTURES / "codex_rollout_v0.129_two-turns.jsonl", tmp_path / name)
+    corpus = scan(tmp_path.glob("*.jsonl"), workers=1, cache=False)  # a generator of paths
+    assert sorted(Path(row["key"]).name for row in corpus) == ["a.jsonl", "b.jsonl"]
+    with pytest.raises(TypeError, match=r"scan\(\) takes a folder, .*; got int$"):
+        scan(123)
+    with pytest.raises(TypeError, match=r"; got NoneType among them$"):
+        scan([tmp_path / "a.jsonl", None])
+
+
 def test_C7_a_file_whose_name_is_not_utf8_is_skipped_by_name(tmp_path: Path) -> None:
     """Linux allows any bytes in a name; Python holds the undecodable ones as lone surrogates,
     which neither the index nor an Arrow table can store: the file is skipped and named in a

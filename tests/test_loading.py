@@ -265,6 +265,17 @@ def test_a_stream_is_read_line_by_line() -> None:
     assert transcript.metadata["source_format"] == "codex"
 
 
+def test_L4_an_address_or_a_stream_is_refused_with_what_to_do_instead() -> None:
+    """load() reads files and finished runs: an address is not fetched, and a generator is not
+    used up (it may be a framework's live stream, which turnfold.follow reads)."""
+    with pytest.raises(ValueError, match=r"https://example\.com/s\.jsonl: load\(\) reads files"):
+        load("https://example.com/s.jsonl")
+    records = ({"role": "user", "content": "hi"} for _ in range(2))
+    with pytest.raises(TypeError, match=r"a generator is a stream: .*turnfold\.follow"):
+        load(records)
+    assert len(list(records)) == 2  # not one record taken
+
+
 def test_L4_python_records_that_hold_themselves_are_warned_lines() -> None:
     """A copy of a value that refers to itself (or nests past Python's recursion limit) never
     ends: such a record is one warned record and the others load; such an object alone is

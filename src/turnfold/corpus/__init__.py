@@ -23,7 +23,7 @@ summarises one.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -443,13 +443,32 @@ def scan(
         workers = default_workers()
     if isinstance(source, Transcript):
         source = [source]
-    if isinstance(source, (list, tuple)) and source and all(
-        isinstance(s, Transcript) for s in source
-    ):  # fmt: skip
-        return _scan_transcripts(list(source))
     if _is_arrow_table(source) or _is_dataframe(source) or _is_parquet(source):
         return _scan_table(source, format, messages, workers, client)
+    if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping, os.PathLike)):
+        source = list(source)  # Path.glob(...), a generator of Transcripts...
+    if source and isinstance(source, list) and all(isinstance(s, Transcript) for s in source):
+        return _scan_transcripts(source)
+    if not _is_paths(source):
+        raise TypeError(
+            "scan() takes a folder, a glob, a file or a list of paths, a Parquet file, a "
+            "pyarrow Table or pandas DataFrame of trajectories, or a list of Transcripts; got "
+            f"{_kind(source)}"
+        )
     return _scan_files(source, format, cache, workers, client)
+
+
+def _is_paths(source: Any) -> bool:
+    if isinstance(source, (str, os.PathLike)):
+        return True
+    return isinstance(source, list) and all(isinstance(e, (str, os.PathLike)) for e in source)
+
+
+def _kind(source: Any) -> str:
+    if isinstance(source, list):
+        odd = next(e for e in source if not isinstance(e, (str, os.PathLike)))
+        return f"{type(odd).__name__} among them"
+    return type(source).__name__
 
 
 def _scan_transcripts(transcripts: list[Transcript]) -> Corpus:

@@ -14,8 +14,9 @@ import io
 import itertools
 import json
 import os
+import re
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -442,6 +443,13 @@ def from_object(obj: Any, name: str = "<object>") -> Source:
         source = Source(name, _document_records(document), document=document)
         source.format = adapter.NAME
         return source
+    if isinstance(obj, (Iterator, AsyncIterator)):
+        # Reading it would use it up, and a framework's live stream is the follower's to read.
+        raise TypeError(
+            f"a {type(obj).__name__} is a stream: load() reads a finished run, a file or a list "
+            "of records; follow a framework's stream with turnfold.follow(...), or load "
+            "list(...) of the records it gives"
+        )
     try:
         document = plain_value(obj)
     except RecursionError:
@@ -748,6 +756,11 @@ def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:
         return from_binary_stream(io.BytesIO(source.encode("utf-8")), "<text>"), None
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
+        if isinstance(source, str) and _URL.match(source) and not path.exists():
+            raise ValueError(
+                f"{source}: load() reads files, not addresses; download it first (for instance "
+                "urllib.request.urlretrieve(url, 'session.jsonl')) and load the file"
+            )
         if path.is_dir():
             raise IsADirectoryError(
                 f"{path} is a folder: load() reads one session file; pass one of its files, "
@@ -779,6 +792,10 @@ class _BinaryLines:
             yield from iter(self._stream.readline, b"")
         else:
             yield from io.BytesIO(self._stream.read())
+
+
+#: An address (``https://…``, ``s3://…``), not a path.
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def looks_like_text(source: str) -> bool:
