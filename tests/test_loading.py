@@ -16,6 +16,7 @@ import turnfold
 from turnfold import TranscriptFormatError, load
 from turnfold.formats import FORMATS, detection, source
 from turnfold.formats.detection import Evidence
+from turnfold.formats.harnesses.inspect_log import SampleSelectionError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE_FORMATS = {
@@ -265,6 +266,36 @@ def test_a_stream_is_read_line_by_line() -> None:
     assert transcript.metadata["source_format"] == "codex"
 
 
+def test_L4_a_record_the_reader_fails_on_is_one_warned_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shape no version seen here wrote may still trip a reader: that record is warned of
+    and the rest of the session is read, by a load and by a scan (which reads on from
+    checkpoints through the same pass)."""
+    from turnfold.formats import claude_code
+
+    path = tmp_path / "session.jsonl"
+    path.write_bytes((FIXTURES / "claude-code_v2.1.x_schema-coverage.jsonl").read_bytes())
+    whole = load(path)
+    feed = claude_code._Reader.feed
+
+    def tripping(reader: Any, line: int, record: Any) -> None:
+        if line == 3:
+            raise TypeError("a shape never seen")
+        feed(reader, line, record)
+
+    monkeypatch.setattr(claude_code._Reader, "feed", tripping)
+    tripped = load(path)
+    assert [(w.line, w.reason) for w in tripped.warnings if w.line == 3] == [
+        (3, "not read: TypeError: a shape never seen")
+    ]
+    assert len(tripped.entries) >= len(whole.entries) - 1
+    assert tripped.entries[-1] == whole.entries[-1]
+    (row,) = turnfold.scan(path, workers=1, cache=False)
+    assert row["error"] is None
+    assert row["warnings"] == len(tripped.warnings)
+
+
 def test_L4_an_address_or_a_stream_is_refused_with_what_to_do_instead() -> None:
     """load() reads files and finished runs: an address is not fetched, and a generator is not
     used up (it may be a framework's live stream, which turnfold.follow reads)."""
@@ -346,6 +377,47 @@ def test_L4_values_of_unexpected_shape_never_crash(name: str, data: st.DataObjec
     except TranscriptFormatError:
         return
     assert load(transcript.dump()) == transcript
+
+
+#: Every JSON or JSON-lines fixture of every format: frameworks' dumps, harnesses, traces...
+EVERY_FIXTURE = sorted(
+    str(path.relative_to(FIXTURES))
+    for path in FIXTURES.rglob("*")
+    if path.suffix in (".json", ".jsonl") and path.is_file()
+)
+
+
+@pytest.mark.parametrize("name", EVERY_FIXTURE)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_L4_any_fixture_with_values_of_unexpected_shape_never_crashes(
+    name: str, data: st.DataObject
+) -> None:
+    """As above, for every fixture of every format: a record whose values have another shape
+    than its format's (a list where a string was, a number where a list was) is read or warned
+    of, never a crash of the load (found so: a type that is a dict, content that is a number,
+    an OTLP span's events that are a boolean)."""
+    raw = (FIXTURES / name).read_bytes()
+    try:
+        if name.endswith(".json"):
+            document = json.loads(raw)
+        else:
+            records = [json.loads(line) for line in raw.splitlines() if line.strip()]
+    except ValueError:
+        return  # a fixture of bad input on purpose
+    if name.endswith(".json"):
+        mutated = json.dumps(_mutate(document, data)).encode()
+    elif not records:
+        return
+    else:
+        for _ in range(data.draw(st.integers(1, 4))):
+            index = data.draw(st.integers(0, len(records) - 1))
+            records[index] = _mutate(records[index], data)
+        mutated = b"\n".join(json.dumps(r).encode() for r in records)
+    try:
+        load(mutated)
+    except (TranscriptFormatError, SampleSelectionError):
+        return  # clear errors naming the source (an eval log left with no sample to show)
 
 
 @pytest.mark.parametrize(

@@ -117,6 +117,7 @@ from turnfold.formats import claude_code_workflows as workflows
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
+    as_list,
     checked_timestamp,
     describe_args,
     stringify,
@@ -1636,7 +1637,7 @@ def _unified_diff(
         if not all(isinstance(n, int) for n in numbers):
             continue
         lines.append("@@ -{},{} +{},{} @@".format(*numbers))
-        lines.extend(x for x in hunk.get("lines") or [] if isinstance(x, str))
+        lines.extend(x for x in as_list(hunk.get("lines")) if isinstance(x, str))
     if len(lines) == 2 and extra.get("type") == "create" and isinstance(extra.get("content"), str):
         added = extra["content"].split("\n")
         lines[0] = "--- /dev/null"

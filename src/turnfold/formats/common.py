@@ -199,6 +199,12 @@ def stringify(value: Any) -> str:
     return codec.pretty(value, default=str)
 
 
+def as_list(value: Any) -> list[Any]:
+    """A list from JSON, or an empty one for anything else (a record's value of another shape
+    than its format's: iterated, a number or a boolean would raise, a string give letters)."""
+    return value if type(value) is list else []
+
+
 def as_int(value: Any) -> int | None:
     """An integer count from JSON; bools and everything else are None."""
     if type(value) is int:  # the usual case, answered by one test (a bool's type is bool)

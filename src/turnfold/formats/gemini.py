@@ -73,7 +73,7 @@ from pathlib import Path
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import NameSet, checked_timestamp
+from turnfold.formats.common import NameSet, as_list, checked_timestamp
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.gemini_parts import (
@@ -209,7 +209,7 @@ def detect(source: Source) -> Evidence:
     if isinstance(document, dict):
         if not _is_header(document):
             return Evidence.none("no sessionId header")
-        messages = _list(document.get("messages"))
+        messages = as_list(document.get("messages"))
         if not messages:
             return Evidence(share=1.0, marks=1)
         return Evidence.of(messages[:60], _classify_message, _LACKS)
@@ -338,7 +338,7 @@ class _Reader:
                 inner = part.get(key)
                 if isinstance(inner, dict) and isinstance(inner.get("id"), str):
                     self.known_calls.add(inner["id"])
-        for call in _list(record.get("toolCalls")):
+        for call in as_list(record.get("toolCalls")):
             if isinstance(call, dict) and isinstance(call.get("id"), str):
                 self.known_calls.add(call["id"])
         text = joined_text(content, sep="\n").strip()
@@ -480,7 +480,7 @@ class _Reader:
         raw_calls = record.get("toolCalls")
         calls = [c for c in raw_calls if isinstance(c, dict)] if isinstance(raw_calls, list) else []
         call_ids = frozenset(c["id"] for c in calls if isinstance(c.get("id"), str))
-        thoughts = [t for t in map(_thought, _list(record.get("thoughts")), repeat(stamp)) if t]
+        thoughts = [t for t in map(_thought, as_list(record.get("thoughts")), repeat(stamp)) if t]
         parts = _content(record)
         if thoughts:  # a resume's copy of the message repeats them as thought parts
             parts = [p for p in parts if p.get("thought") is not True]
@@ -542,10 +542,6 @@ class _Reader:
         if self.model:
             metadata["model"] = self.model
         return metadata
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _text(value: Any) -> str | None:

@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MessageBuilder, NameSet, usage_from
+from turnfold.formats.common import MessageBuilder, NameSet, as_list, usage_from
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.openai_responses import (
@@ -213,7 +213,7 @@ class OpenAIChatBuilder(MessageBuilder):
         refusal = message.get("refusal") or refusal_text(message.get("content"))
         if isinstance(refusal, str) and refusal:
             self._text(refusal, model, timestamp, {"refusal": True})
-        for index, call in enumerate(message.get("tool_calls") or []):
+        for index, call in enumerate(as_list(message.get("tool_calls"))):
             if isinstance(call, Mapping):
                 self._start_call(call, f"{line}.{index}", line, batch, timestamp)
         legacy = message.get("function_call")

@@ -64,6 +64,7 @@ from turnfold.formats.common import (
     MAPPINGS,
     MessageBuilder,
     NameSet,
+    as_list,
     describe_args,
     parse_arguments,
     stringify,
@@ -545,7 +546,7 @@ class ResponsesBuilder(MessageBuilder):
         self._last_text = None
         written = len(self.transcript.entries)
         try:
-            for item in response.get("output") or []:
+            for item in as_list(response.get("output")):
                 if not isinstance(item, Mapping) or not self.feed_item(item, line, timestamp):
                     kind = item.get("type") if isinstance(item, Mapping) else None
                     self.warn(f"unknown Responses item type {kind!r} skipped", line)

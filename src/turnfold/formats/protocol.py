@@ -24,7 +24,7 @@ or a renamed function in an old one, is caught by the type checker, not by a use
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -126,10 +126,24 @@ class RecordReader(Protocol):
 def read_through(reader: RecordReader) -> Transcript:
     """``reader`` fed every record of its source, then finished: the whole pass that
     ``read(source)`` of a resumable format is."""
-    feed = reader.feed
-    for line, record in reader.source.records():
-        feed(line, record)
+    feed_each(reader, reader.source.records())
     return reader.finish()
+
+
+def feed_each(reader: RecordReader, records: Iterable[tuple[int, Any]]) -> None:
+    """``reader`` fed each of ``records``. A record the reader fails on (a shape of a version
+    of the format no one here has seen) is one warned record, and the records after it are
+    read: the load loses that record, not the session (L-4)."""
+    from turnfold.formats.errors import TranscriptFormatError
+
+    feed = reader.feed
+    for line, record in records:
+        try:
+            feed(line, record)
+        except (TranscriptFormatError, MemoryError):
+            raise  # the source as a whole is unreadable, or the machine is out of memory
+        except Exception as exc:
+            reader.source.warn(f"not read: {type(exc).__name__}: {exc}", line)
 
 
 class ResumableFormat(SourceFormat, Protocol):

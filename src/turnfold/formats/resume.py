@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from turnfold.formats import _module, settle_load
-from turnfold.formats.protocol import RecordReader
+from turnfold.formats.protocol import RecordReader, feed_each
 from turnfold.formats.source import (
     Bounded,
     Source,
@@ -90,8 +90,7 @@ def read_growing(
             if source.is_document or not source.head:
                 return _whole(stream, name, path, module), None
             reader, lines = module.reader(source), 0
-        for line, record in source.records():
-            reader.feed(line, record)
+        feed_each(reader, source.records())
         lines += part.newlines
         kept = _checkpoint(reader, source, format, complete, lines, inode, stream)
         if info.st_size > complete:  # the line the agent is still writing, read as load reads it
@@ -100,8 +99,7 @@ def read_growing(
                               first_line=lines + 1, warnings=source.warnings,
                               accounting=source.accounting)  # fmt: skip
             reader.source = tail
-            for line, record in tail.records():
-                reader.feed(line, record)
+            feed_each(reader, tail.records())
         transcript = reader.finish()
     return settle_load(transcript, source, module), kept
 

@@ -158,6 +158,9 @@ class _Reader:
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
         kind = record.get("type")
+        if not isinstance(kind, str):
+            self.source.warn(f"an event whose type is {type(kind).__name__} skipped", line)
+            return
         if kind in _ITEM_EVENTS:
             item = record.get("item")
             if not isinstance(item, Mapping) or not isinstance(item.get("type"), str):

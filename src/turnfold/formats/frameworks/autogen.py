@@ -296,10 +296,11 @@ class AutogenBuilder(MessageBuilder):
         kind = message_type(message)
         source = message.get("source")
         source = source if isinstance(source, str) else ""
-        if kind == "ToolCallExecutionEvent" and any(
-            isinstance(r, Mapping) and r.get("call_id") in self._open
-            for r in message.get("content") or []
-        ):
+        results = message.get("content")
+        if kind == "ToolCallExecutionEvent" and isinstance(results, list) and any(
+            isinstance(r, Mapping) and isinstance(r.get("call_id"), str)
+            and r["call_id"] in self._open for r in results
+        ):  # fmt: skip
             return self
         if kind == "TextMessage" and source == USER:
             owner = self._task_owner(message.get("content"))

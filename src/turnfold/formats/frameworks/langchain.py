@@ -481,10 +481,12 @@ class LangChainBuilder(MessageBuilder):
         usage = lc_usage(data.get("usage_metadata"))
         if text:
             entries.append(AssistantText(text=text, model=model, usage=usage, meta=dict(meta)))
-        for call in data.get("tool_calls") or ():
+        calls = data.get("tool_calls")
+        for call in calls if type(calls) is list else ():
             entries.append(self._new_call(call, batch, meta, line))
         # Garbled calls are rare: the usual message pays for no comprehension and no zip.
-        invalid = data.get("invalid_tool_calls") or ()
+        invalid = data.get("invalid_tool_calls")
+        invalid = invalid if type(invalid) is list else ()
         unrun = (
             [
                 self._new_call(call, batch, {**meta, "invalid": True}, line, invalid=True)
@@ -881,7 +883,8 @@ def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) ->
                 agent = data.get("name")
             elif data.get("name") != agent:
                 return None  # another agent: maybe a handoff, which nests (the builder's)
-            for call in data.get("tool_calls") or ():
+            asked = data.get("tool_calls")
+            for call in asked if type(asked) is list else ():
                 call_id = call.get("id") if type(call) is dict else None
                 if type(call_id) is not str or not call_id or call_id in called:
                     return None  # a call without an id of its own: the builder's to warn on

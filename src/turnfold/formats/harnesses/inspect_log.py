@@ -65,6 +65,7 @@ from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     as_int,
+    as_list,
     checked_timestamp,
     describe_args,
     stringify,
@@ -732,7 +733,7 @@ class _Conversation:
                 call = self._server_tool(part, batch, timestamp)
                 first_call = first_call or call
         flush()
-        for raw in message.get("tool_calls") or []:
+        for raw in as_list(message.get("tool_calls")):
             if isinstance(raw, Mapping):
                 call = self.start_call(raw, batch, timestamp)
                 first_call = first_call or call

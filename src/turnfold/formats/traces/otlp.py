@@ -61,7 +61,14 @@ from typing import Any
 
 from turnfold import codec
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import NameSet, as_int, parse_arguments, stringify, text_result
+from turnfold.formats.common import (
+    NameSet,
+    as_int,
+    as_list,
+    parse_arguments,
+    stringify,
+    text_result,
+)
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.gemini_parts import corrected_status
@@ -254,7 +261,7 @@ def _span(raw: Mapping[str, Any], line: int) -> Span | None:
     attributes = attributes_of(raw.get("attributes"))
     name = raw.get("name") if isinstance(raw.get("name"), str) else ""
     events = []
-    for event in raw.get("events") or []:
+    for event in as_list(raw.get("events")):
         if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
             events.append((event["name"], attributes_of(event.get("attributes"))))
     raw_status = raw.get("status")
@@ -285,14 +292,13 @@ def raw_spans(request: Any) -> Iterator[Mapping[str, Any]]:
     """Every span object of an ``ExportTraceServiceRequest``."""
     if not isinstance(request, _MAPS):
         return
-    for resource in request.get("resourceSpans") or []:
+    for resource in as_list(request.get("resourceSpans")):
         if not isinstance(resource, _MAPS):
             continue
-        for scope in (
-            resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []
-        ):
+        scopes = resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans")
+        for scope in as_list(scopes):
             if isinstance(scope, _MAPS):
-                yield from (s for s in scope.get("spans") or [] if isinstance(s, _MAPS))
+                yield from (s for s in as_list(scope.get("spans")) if isinstance(s, _MAPS))
 
 
 def record_type(op: str) -> str:
@@ -494,7 +500,7 @@ def _openinference(message: Mapping[str, Any]) -> dict[str, Any]:
         content = "\n\n".join(t for t in texts if isinstance(t, str)) or None
     if isinstance(content, str):
         chat["content"] = content
-    calls = [c.get("tool_call") for c in inner.get("tool_calls") or [] if isinstance(c, _MAPS)]
+    calls = [c.get("tool_call") for c in as_list(inner.get("tool_calls")) if isinstance(c, _MAPS)]
     if calls:
         chat["tool_calls"] = [
             _call(c.get("id"), (c.get("function") or {}).get("name"),
