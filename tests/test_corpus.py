@@ -658,6 +658,18 @@ def test_C6_search_stops_at_the_limit_and_takes_regular_expressions() -> None:
     assert corpus.search("no such text anywhere 4b8e") == []
     with pytest.raises(Exception, match=r"unterminated|missing"):
         corpus.search("(", regex=True)
+    with pytest.raises(ValueError, match="the query is empty"):
+        corpus.search("")  # would match every message
+    with pytest.raises(TypeError, match="looks for a str, not NoneType"):
+        corpus.search(None)  # type: ignore[arg-type]
+
+
+def test_C2_a_position_given_for_a_key_says_how_a_corpus_is_read() -> None:
+    corpus = scan(TREE, workers=1, cache=False)
+    with pytest.raises(KeyError, match=r"read by key .*the row there is '.*"):
+        corpus[0]  # type: ignore[index]
+    with pytest.raises(KeyError, match=r"^'no such key'$"):
+        corpus["no such key"]
 
 
 def test_C4_an_index_another_scan_is_creating_is_waited_for_not_refused() -> None:

@@ -75,6 +75,16 @@ def test_U3_a_session_that_records_nothing_has_no_header() -> None:
     assert build_view_model(Transcript())["session"] is None
 
 
+def test_U3_a_timestamp_of_no_calendar_day_is_no_moment_not_a_crash() -> None:
+    """A loader that keeps a start time as written may keep "2025-99-99T…" or a 30th of
+    February: the header shows what the other times tell (it raised ValueError)."""
+    entries = [AssistantText(text="hi", timestamp="2025-01-02T03:04:05Z")]
+    for broken in ("2025-99-99T99:99:99Z", "2025-02-30T10:00:00Z"):
+        facts = session_facts(Transcript(entries, metadata={"started_at": broken}))
+        assert facts.duration_s is None
+        assert session_header(Transcript(entries, metadata={"started_at": broken}), "en")
+
+
 def test_U3_a_cost_the_source_recorded_is_shown_as_recorded() -> None:
     transcript = Transcript([AssistantText(text="hi")], metadata={"cost_usd": 0.4213})
     header = session_header(transcript, "en")

@@ -451,6 +451,10 @@ DURATIONS = [
     (3_660_000, False, "1h 1m"),
     (3_601_000, False, "1h 1s"),
     (90_061_000, False, "25h 1m 1s"),
+    # A broken record's duration: shown, past what Decimal's 28 digits round (it raised).
+    (3.6e18, False, "1000000000000h"),
+    (float("inf"), False, "∞"),
+    (float("nan"), False, "0s"),
 ]
 
 
@@ -472,6 +476,9 @@ TOKENS = [
     (15_999, "15k"),
     (123_456, "123k"),
     (1_234_567, "1234k"),
+    (10**30, "1000000000000000000000000000k"),
+    (float("inf"), "∞"),
+    (float("nan"), "?"),
 ]
 
 

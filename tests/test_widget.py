@@ -724,3 +724,23 @@ def test_Q2_the_whole_of_a_structured_output_is_the_json_the_view_showed(
     assert tool["result"]["all_label"]
     parts = _ask(widget, wire, type="output", key=call.id)
     assert "".join(p["text"] for p in parts) == pretty_json(records)
+
+
+def test_a_widget_whose_first_build_failed_is_collected_quietly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ipywidgets closes a widget when it is collected, even one whose ``__init__`` raised:
+    closing the half-made widget must not print "Exception ignored" under the real error."""
+    import gc
+    import sys
+
+    def broken(self: TranscriptWidget, running: bool | None) -> Any:
+        raise RuntimeError("the view could not be built")
+
+    unraisable: list[Any] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    monkeypatch.setattr(TranscriptWidget, "_build", broken)
+    with pytest.raises(RuntimeError, match="could not be built"):
+        TranscriptWidget(Transcript([UserMessage(text="hi")]))
+    gc.collect()
+    assert unraisable == []

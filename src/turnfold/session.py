@@ -91,7 +91,10 @@ def session_facts(transcript: Transcript, *, turns: int | None = None) -> Sessio
 #: its fraction. Most sources write UTC in one ISO form, whose key takes no parsing: a session's
 #: first and last moments are found among thousands of stamps in a few milliseconds (Q-3).
 _Key = tuple[str, str]
-_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.(\d+))?(?:Z|\+00:00)?")
+_CANONICAL = re.compile(
+    r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d"
+    r"(?:\.(\d+))?(?:Z|\+00:00)?"
+)
 
 
 class _Part(NamedTuple):
@@ -269,7 +272,8 @@ class SessionTally:
             first, last = _earlier(first, started_meta), _later(last, started_meta)
         if first is not None and last is not None:
             facts.started, facts.ended = _moment(first), _moment(last)
-            facts.duration_s = (facts.ended - facts.started).total_seconds() or None
+            if facts.started is not None and facts.ended is not None:
+                facts.duration_s = (facts.ended - facts.started).total_seconds() or None
         duration_ms = meta.get("duration_ms")
         if facts.duration_s is None and isinstance(duration_ms, (int, float)) and duration_ms > 0:
             facts.duration_s = duration_ms / 1000
@@ -315,9 +319,14 @@ def _key(stamp: Any) -> _Key | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%S"), fraction
 
 
-def _moment(key: _Key) -> datetime:
+def _moment(key: _Key) -> datetime | None:
+    """The moment of a key; None for a day no calendar has (a 30th of February), which the
+    shape :data:`_CANONICAL` reads cannot tell."""
     seconds, fraction = key
-    moment = datetime.fromisoformat(seconds).replace(tzinfo=timezone.utc)
+    try:
+        moment = datetime.fromisoformat(seconds).replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
     return moment.replace(microsecond=int(fraction[:6].ljust(6, "0"))) if fraction else moment
 
 

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import fnmatch
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -362,6 +363,11 @@ def build_tool_summary(
 # --- F-6: formatting helpers ----------------------------------------------------------------------
 
 
+#: Past this, a duration (ms) or a count is shown whole, without Decimal's rounding, whose 28
+#: digits it would overflow: no run lasts 31,000 years or holds 10^15 tokens.
+_LARGE = 1e15
+
+
 def _round_half_up(value: Decimal, places: str = "1") -> Decimal:
     return value.quantize(Decimal(places), rounding=ROUND_HALF_UP)
 
@@ -374,6 +380,8 @@ def format_duration(ms: float, hide_trailing_zeros: bool = False) -> str:
     """
     if not ms or ms != ms or ms <= 0:  # zero, NaN or negative
         return "0s"
+    if ms >= _LARGE:  # a broken record's duration (or infinity): past what Decimal rounds
+        return f"{int(ms // 3_600_000)}h" if ms != math.inf else "∞"
     exact = Decimal(ms)
     whole_ms = _round_half_up(exact)
     if whole_ms < 1000:
@@ -393,6 +401,10 @@ def format_duration(ms: float, hide_trailing_zeros: bool = False) -> str:
 
 def format_token_count(n: float) -> str:
     """``999``, ``2.4k``, ``15k`` (spec F-6)."""
+    if n != n or n == -math.inf:  # NaN from a broken record: no count to show
+        return "?"
+    if n >= _LARGE:
+        return f"{int(n // 1000)}k" if n != math.inf else "∞"
     exact = Decimal(n)
     if exact < 1000:
         return str(_round_half_up(exact))

@@ -522,7 +522,9 @@ class TranscriptWidget(anywidget.AnyWidget):
     def close(self) -> None:
         """Stop following the transcript and the settings, then close the widget. Idempotent."""
         updates = getattr(self, "_updates", None)
-        if updates is not None and updates.close():  # None: __init__ failed before it got here
+        # None, or no observers yet: __init__ failed before it got there (a widget that never
+        # was is still closed by ipywidgets when it is collected).
+        if updates is not None and hasattr(self, "_stop_observing") and updates.close():
             self._stop_observing()
             self._stop_usage()
             self._stop_saving()

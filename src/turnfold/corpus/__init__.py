@@ -131,7 +131,7 @@ class Corpus:
         """The item's transcript, loaded now (the scan kept none)."""
         position = self._positions.get(key)
         if position is None:
-            raise KeyError(key)
+            raise KeyError(_not_a_key(key, self.keys))
         from turnfold.corpus.summarize import load_item
 
         row = self._rows.slice(position, 1).to_pylist()[0]
@@ -202,6 +202,10 @@ class Corpus:
 
         Items are read again, in the scan's workers, and reading stops once ``limit`` is met.
         """
+        if not isinstance(query, str):
+            raise TypeError(f"search() looks for a str, not {type(query).__name__}")
+        if not query:
+            raise ValueError("search() needs something to look for: the query is empty")
         if limit <= 0:
             return []
         if regex:
@@ -456,6 +460,14 @@ def scan(
             f"{_kind(source)}"
         )
     return _scan_files(source, format, cache, workers, client)
+
+
+def _not_a_key(key: object, keys: list[str]) -> object:
+    """What a ``KeyError`` for ``key`` says: the key itself, or for a position, how to read it."""
+    if type(key) is int and -len(keys) <= key < len(keys):
+        return (f"{key}: a corpus is read by key (its rows' 'key' column), not by position; "
+                f"the row there is {keys[key]!r}")  # fmt: skip
+    return key
 
 
 def _is_paths(source: Any) -> bool:
