@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
@@ -266,32 +267,65 @@ def test_a_stream_is_read_line_by_line() -> None:
     assert transcript.metadata["source_format"] == "codex"
 
 
+#: A format's reader, the method it reads one record with, and a file of the format whose third
+#: record it reads (a JSON-lines session, or a message list).
+TRIPPED_READERS = [
+    ("claude_code", "_Reader", "feed", "claude-code_v2.1.x_schema-coverage.jsonl"),
+    ("codex", "_Pass", "feed", "codex_rollout_schema-coverage.jsonl"),
+    ("qwen", "_Reader", "feed", "qwen-code_chatrecord.jsonl"),
+    (
+        "agents.claude_stream",
+        "StreamReader",
+        "feed",
+        "agents/claude-stream-json/claude-code_v2.1.332_stream-json_subagent.jsonl",
+    ),
+    (
+        "agents.codex_exec",
+        "_Reader",
+        "event",
+        "agents/codex-exec-json/hand-made_exec-json_every-item.jsonl",
+    ),
+    ("common", "MessageBuilder", "feed_noted", "messages/openai_trailing-session-meta.json"),
+]
+
+
+@pytest.mark.parametrize(("module", "reader", "method", "fixture"), TRIPPED_READERS)
 def test_L4_a_record_the_reader_fails_on_is_one_warned_record(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, reader: str, method: str,
+    fixture: str,
+) -> None:  # fmt: skip
     """A shape no version seen here wrote may still trip a reader: that record is warned of
     and the rest of the session is read, by a load and by a scan (which reads on from
     checkpoints through the same pass)."""
-    from turnfold.formats import claude_code
+    import importlib
 
-    path = tmp_path / "session.jsonl"
-    path.write_bytes((FIXTURES / "claude-code_v2.1.x_schema-coverage.jsonl").read_bytes())
+    path = tmp_path / Path(fixture).name
+    path.write_bytes((FIXTURES / fixture).read_bytes())
     whole = load(path)
-    feed = claude_code._Reader.feed
+    cls = getattr(importlib.import_module(f"turnfold.formats.{module}"), reader)
+    real = getattr(cls, method)
+    tripped_at: list[int] = []
 
-    def tripping(reader: Any, line: int, record: Any) -> None:
-        if line == 3:
+    def tripping(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # The line is the int argument (Qwen's reader takes (line, order within the line)).
+        given = [a[0] if type(a) is tuple and a else a for a in args]
+        line = next(a for a in given if type(a) is int)
+        if not tripped_at and line >= 2:
+            tripped_at.append(line)
             raise TypeError("a shape never seen")
-        feed(reader, line, record)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(claude_code._Reader, "feed", tripping)
-    tripped = load(path)
-    assert [(w.line, w.reason) for w in tripped.warnings if w.line == 3] == [
-        (3, "not read: TypeError: a shape never seen")
+    monkeypatch.setattr(cls, method, tripping)
+    named = whole.metadata["source_format"]  # detection, which may read records, left out
+    tripped = load(path, format=named)
+    (line,) = tripped_at
+    assert [w.reason for w in tripped.warnings if w.line == line] == [
+        "not read: TypeError: a shape never seen"
     ]
-    assert len(tripped.entries) >= len(whole.entries) - 1
-    assert tripped.entries[-1] == whole.entries[-1]
-    (row,) = turnfold.scan(path, workers=1, cache=False)
+    last = dataclasses.replace(tripped.entries[-1], id=whole.entries[-1].id)
+    assert last == whole.entries[-1]  # read on to the end
+    tripped_at.clear()
+    (row,) = turnfold.scan(path, format=named, workers=1, cache=False)
     assert row["error"] is None
     assert row["warnings"] == len(tripped.warnings)
 

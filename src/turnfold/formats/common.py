@@ -9,6 +9,7 @@ from typing import Any
 
 from turnfold import codec
 from turnfold.formats.errors import MalformedLine
+from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source, type_of_record
 from turnfold.model import (
     ImageData,
@@ -360,5 +361,8 @@ class MessageBuilder:
                 self.warn(record.reason, line)
                 source.note(type_of_record(record), "warned")
             else:
-                self.feed_noted(source, record, line, record_type(record), ignored=ignored)
+                try:
+                    self.feed_noted(source, record, line, record_type(record), ignored=ignored)
+                except Exception as exc:
+                    not_read(source, line, exc)
         return first_line

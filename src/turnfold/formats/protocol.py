@@ -134,16 +134,25 @@ def feed_each(reader: RecordReader, records: Iterable[tuple[int, Any]]) -> None:
     """``reader`` fed each of ``records``. A record the reader fails on (a shape of a version
     of the format no one here has seen) is one warned record, and the records after it are
     read: the load loses that record, not the session (L-4)."""
-    from turnfold.formats.errors import TranscriptFormatError
-
     feed = reader.feed
     for line, record in records:
         try:
             feed(line, record)
-        except (TranscriptFormatError, MemoryError):
-            raise  # the source as a whole is unreadable, or the machine is out of memory
         except Exception as exc:
-            reader.source.warn(f"not read: {type(exc).__name__}: {exc}", line)
+            not_read(reader.source, line, exc)
+
+
+def not_read(source: Source, line: int, exc: Exception) -> None:
+    """Warn that the record on ``line`` was not read because its reader raised ``exc``; raise
+    it again when it is about the whole source (a :class:`TranscriptFormatError`, on purpose)
+    or the machine (out of memory). A reader's loop over records calls this from its
+    ``except Exception``, so one record of a shape no one here has seen is lost, not the
+    session (L-4)."""
+    from turnfold.formats.errors import TranscriptFormatError
+
+    if isinstance(exc, (TranscriptFormatError, MemoryError)):
+        raise exc
+    source.warn(f"not read: {type(exc).__name__}: {exc}", line)
 
 
 class ResumableFormat(SourceFormat, Protocol):

@@ -88,6 +88,7 @@ from turnfold.formats.gemini_parts import (
     response_text,
     usage_from,
 )
+from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source, open_source
 from turnfold.model import (
     AbortMarker,
@@ -199,7 +200,10 @@ def read(source: Source) -> Transcript:
     order: Order = (0, 0)
     for line, value in source.records():
         order = (line, order[1] + 1 if order[0] == line else 0)
-        reader.feed(order, value)
+        try:
+            reader.feed(order, value)
+        except Exception as exc:
+            not_read(source, line, exc)
     if not reader.recognised:
         reason = "no Qwen Code chat record (message.parts, toolCallResult or systemPayload) found"
         raise TranscriptFormatError(source.name, [NAME], reader.first_unknown, reason)

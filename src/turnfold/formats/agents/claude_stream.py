@@ -48,6 +48,7 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, checked_timestamp
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
+from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source
 from turnfold.model import (
     AssistantError,
@@ -368,7 +369,10 @@ def read(source: Source) -> Transcript:
     """The session's events, sub-agents' events nested under the calls that started them."""
     reader = StreamReader(source)
     for line, record in source.records():
-        reader.feed(record, line)
+        try:
+            reader.feed(record, line)
+        except Exception as exc:
+            not_read(source, line, exc)
     return reader.finish()
 
 

@@ -47,6 +47,7 @@ from turnfold.formats.common import NameSet, describe_args, stringify, text_resu
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.openai_responses import output_content, plan_result
+from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source
 from turnfold.model import (
     AssistantError,
@@ -364,7 +365,10 @@ def read(source: Source) -> Transcript:
         elif not isinstance(record, Mapping):
             source.warn("not an exec event", line)
         else:
-            reader.event(record, line)
+            try:
+                reader.event(record, line)
+            except Exception as exc:
+                not_read(source, line, exc)
     for entry in reader.transcript.tool_calls():
         if entry.status in ("pending", "executing"):
             reader.transcript.update(entry, status="unknown")
