@@ -282,6 +282,24 @@ def test_C7_unreadable_and_empty_items_are_rows_with_their_error() -> None:
     assert corpus.errors == 2
 
 
+def test_C7_a_count_past_64_bits_is_null_in_the_table_and_said(tmp_path: Path) -> None:
+    """Arrow's int64 cannot hold a broken record's 10**30 tokens (the scan raised OverflowError):
+    that cell is null, a warning names the row and column, and the other counts stay."""
+    from turnfold.model import AssistantText, Usage, UserMessage
+
+    answer = AssistantText(text="hi", usage=Usage(input_tokens=10**30, output_tokens=7))
+    transcript = turnfold.Transcript([UserMessage(text="q"), answer])
+    with pytest.warns(UserWarning, match=r"#0: input_tokens past 64 bits, null in the table"):
+        (row,) = scan([transcript])
+    assert row["input_tokens"] is None
+    assert row["output_tokens"] == 7
+    path = tmp_path / "session.jsonl"  # a file's rows are packed by the worker that reads it
+    path.write_text(transcript.dump())
+    with pytest.warns(UserWarning, match=r"session\.jsonl: input_tokens past 64 bits"):
+        (row,) = scan(path, workers=1)
+    assert (row["input_tokens"], row["output_tokens"]) == (None, 7)
+
+
 def test_C1_any_iterable_of_paths_scans_and_anything_else_is_a_clear_type_error(
     tmp_path: Path,
 ) -> None:

@@ -70,11 +70,19 @@ def file_batches(
     rows: list[dict[str, Any]], tool_calls: list[dict[str, Any]], turns: list[dict[str, Any]]
 ) -> tuple[pa.RecordBatch, pa.RecordBatch, pa.RecordBatch]:
     """One file's rows, tool-call rows and turn rows as three record batches."""
+    return (batch_of(rows, row_schema()), batch_of(tool_calls, tool_call_schema()),
+            batch_of(turns, turn_schema()))  # fmt: skip
+
+
+def batch_of(rows: list[dict[str, Any]], columns: pa.Schema) -> pa.RecordBatch:
+    """``rows`` as a record batch of ``columns``; an integer an ``int64`` column cannot hold
+    (a broken record's count past 64 bits) is null there, said in a warning naming its row."""
     import pyarrow as pa
 
-    return (pa.RecordBatch.from_pylist(rows, row_schema()),
-            pa.RecordBatch.from_pylist(tool_calls, tool_call_schema()),
-            pa.RecordBatch.from_pylist(turns, turn_schema()))  # fmt: skip
+    try:
+        return pa.RecordBatch.from_pylist(rows, columns)
+    except OverflowError:
+        return pa.RecordBatch.from_pylist(_within_64_bits(rows), columns)
 
 
 def summary_batches(summary: Summary) -> tuple[pa.RecordBatch, pa.RecordBatch, pa.RecordBatch]:
@@ -145,9 +153,7 @@ class TableBuilder:
 
     def _flush(self) -> None:
         if self._pending:
-            import pyarrow as pa
-
-            self._batches.append(pa.RecordBatch.from_pylist(self._pending, self.arrow_schema))
+            self._batches.append(batch_of(self._pending, self.arrow_schema))
             self._pending = []
 
     def table(self) -> pa.Table:
@@ -160,6 +166,25 @@ class TableBuilder:
         if len(batches) > 1 and table.num_rows < SMALL_BATCH * len(batches):
             table = table.combine_chunks()
         return table
+
+
+#: The integers an Arrow ``int64`` column holds.
+_INT64 = range(-(2**63), 2**63)
+
+
+def _within_64_bits(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with every integer an ``int64`` column cannot hold made null, each said in a
+    warning (the transcript keeps the value; the table cannot)."""
+    from turnfold.userwarn import warn_at_caller
+
+    kept = []
+    for row in rows:
+        wide = [k for k, v in row.items() if type(v) is int and v not in _INT64]
+        if wide:
+            warn_at_caller(f"{row.get('key')}: {', '.join(wide)} past 64 bits, null in the table")
+            row = {**row, **dict.fromkeys(wide)}
+        kept.append(row)
+    return kept
 
 
 def encode(batch: pa.RecordBatch) -> bytes:
