@@ -102,6 +102,28 @@ def test_C1_arrow_table_rows_are_trajectories_with_their_columns_kept() -> None:
     assert corpus["#2"] == turnfold.load(_trajectory(2))
 
 
+def test_C1_the_parquet_shards_of_a_dataset_scan_as_one_table(tmp_path: Path) -> None:
+    """A dataset of trajectories is often written in shards (``train-00000-of-00002.parquet``):
+    a folder, a glob or a list of them scans as one table, each row keyed by its own file and
+    row, a column one shard lacks null in its rows; a shard that is no Parquet says which."""
+    data = tmp_path / "data"
+    data.mkdir()
+    first, second = data / "train-00000-of-00002.parquet", data / "train-00001-of-00002.parquet"
+    pq.write_table(_table(3), first)
+    pq.write_table(_table(5).slice(3).drop_columns(["reward"]), second)
+    for source in (data, str(data / "*.parquet"), [first, second]):
+        corpus = scan(source, workers=1)
+        assert corpus.keys == [f"{first}#0", f"{first}#1", f"{first}#2", f"{second}#0",
+                               f"{second}#1"]  # fmt: skip
+        assert [row["path"] for row in corpus] == [str(first)] * 3 + [str(second)] * 2
+        assert corpus.to_arrow().column("reward").to_pylist() == [0.0, 1.0, 0.0, None, None]
+        assert corpus.to_arrow().column("task_id").to_pylist() == [f"t{i}" for i in range(5)]
+        assert corpus[f"{second}#1"] == turnfold.load(_trajectory(4))
+    (data / "notes.parquet").write_bytes(b"PAR1 not a table PAR1")
+    with pytest.raises(ValueError, match=r"notes\.parquet: not a readable Parquet file"):
+        scan(data, workers=1)
+
+
 def test_C1_pandas_dataframe_and_messages_naming_the_column() -> None:
     pandas = pytest.importorskip("pandas")
     frame = pandas.DataFrame({"id": [1, 2], "steps": [_trajectory(0), _trajectory(1)],

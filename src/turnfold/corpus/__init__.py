@@ -22,13 +22,15 @@ summarises one.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from turnfold.corpus.discover import Item, discover, iter_paths
+from turnfold.corpus.discover import CANDIDATE_SUFFIXES, Item, discover, iter_paths
 from turnfold.corpus.engine import default_workers, ordered_map, spread, worth_workers
 from turnfold.corpus.search import SearchHit, SearchMany
 from turnfold.corpus.summarize import (
@@ -319,6 +321,42 @@ def _is_parquet(value: Any) -> bool:
     ) and os.path.isfile(value)  # fmt: skip
 
 
+def _parquet_files(source: Any) -> list[str] | None:
+    """The Parquet files of a folder, glob or list that holds nothing else a scan reads (the
+    shards of a dataset of trajectories: ``data/train-00000-of-00004.parquet``...)."""
+    if isinstance(source, list) and source and all(_is_parquet(s) for s in source):
+        return [os.fspath(s) for s in source]
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    text = os.fspath(source)
+    if os.path.isdir(text):
+        root = Path(text)
+        every = (f for f in root.rglob("*") if f.is_file())
+        # Hidden folders and files (.git, caches) are passed over, as a walk passes them.
+        found = sorted(
+            str(f) for f in every if not any(p.startswith(".") for p in f.relative_to(root).parts)
+        )
+    elif isinstance(source, str) and any(char in text for char in "*?["):
+        import glob
+
+        found = sorted(glob.glob(text, recursive=True))
+    else:
+        return None
+    shards = [f for f in found if _is_parquet(f)]
+    sessions = [f for f in found if f.endswith(CANDIDATE_SUFFIXES)]
+    return shards if shards and not sessions else None
+
+
+def _parquet_file(path: str) -> Any:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise ValueError(f"{path}: not a readable Parquet file ({exc})") from exc
+
+
 def _is_list_cell(value: Any) -> bool:
     """A DataFrame cell holding a list of messages (a list, or a numpy array from Arrow)."""
     if isinstance(value, (list, tuple)):
@@ -433,9 +471,11 @@ def scan(
     """Scan ``source`` into a :class:`Corpus` of one row per session (spec C-1).
 
     ``source`` is a folder (walked; sub-agent files belong to their parent), a glob, a file, a
-    list of paths, a Parquet file, a ``pyarrow.Table`` or pandas DataFrame of trajectories (the
-    ``messages`` column, found by name when not given; other columns kept as row metadata), or
-    a list of :class:`~turnfold.Transcript`. ``format`` forces a loader. ``cache=False``
+    list (or any iterable) of paths, a Parquet file or the shards of one dataset (a folder, glob
+    or list of nothing but Parquet files), a ``pyarrow.Table`` or pandas DataFrame of
+    trajectories (the ``messages`` column, found by name when not given; other columns kept as
+    row metadata), or a list of :class:`~turnfold.Transcript`. ``format`` forces a loader.
+    ``cache=False``
     bypasses the index of already-read files (C-4: a file is read again when it changed, or
     when a sub-agent's file of its session did). ``workers`` is the number of worker
     processes (None: every core; 1: this process); ``client`` a ``distributed.Client``, whose
@@ -451,6 +491,9 @@ def scan(
         return _scan_table(source, format, messages, workers, client)
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping, os.PathLike)):
         source = list(source)  # Path.glob(...), a generator of Transcripts...
+    shards = _parquet_files(source)
+    if shards is not None:
+        return _scan_table(shards, format, messages, workers, client)
     if source and isinstance(source, list) and all(isinstance(s, Transcript) for s in source):
         return _scan_transcripts(source)
     if not _is_paths(source):
@@ -657,8 +700,12 @@ def _scan_table(
 ) -> Corpus:
     import pyarrow as pa
 
-    path: str | None = None
     cells: Callable[[], Iterator[Any]]
+
+    def where(i: int) -> tuple[str | None, int]:
+        """The file of the ``i``-th row (None for an object in memory) and its row there."""
+        return None, i
+
     if _is_dataframe(source):
         names = [str(c) for c in source.columns]
         first = source.head(1)
@@ -681,15 +728,15 @@ def _scan_table(
             table = source
             schema = table.schema
         else:
-            path = os.fspath(source)
-            parquet = pq.ParquetFile(path)
-            schema = parquet.schema_arrow
+            files = [os.fspath(f) for f in (source if isinstance(source, list) else [source])]
+            opened = [_parquet_file(f) for f in files]
+            schema = opened[0].schema_arrow
         names = list(schema.names)
         types = {f.name: "list" for f in schema if pa.types.is_list(f.type)
                  or pa.types.is_large_list(f.type)}  # fmt: skip
         column = _messages_column(names, messages, types)
         others = [n for n in names if n != column]
-        if path is None:
+        if _is_arrow_table(source):
             extra = table.select(others)
             count = table.num_rows
 
@@ -701,19 +748,34 @@ def _scan_table(
                 return table.column(column)[i].as_py()
 
         else:
-            parquet_path = path
-            extra = pq.read_table(parquet_path, columns=others)
-            count = extra.num_rows if others else pq.ParquetFile(parquet_path).metadata.num_rows
+            # One file, or the shards of a dataset (each its own rows, keyed by its own path).
+            for name, one in zip(files, opened, strict=True):
+                if column not in one.schema_arrow.names:
+                    raise ValueError(f"{name}: no column {column!r}, which the first file's "
+                                     "messages are in")  # fmt: skip
+            parts = [pq.read_table(name, columns=[c for c in others if c in one.schema_arrow.names])
+                     for name, one in zip(files, opened, strict=True)]  # fmt: skip
+            # Shards may each hold other columns: a column a shard lacks is null in its rows.
+            extra = pa.concat_tables(parts, promote_options="default")
+            sizes = (one.metadata.num_rows for one in opened)
+            starts = list(itertools.accumulate(sizes, initial=0))
+            count = starts[-1]
 
             def cells() -> Iterator[Any]:
-                reader = pq.ParquetFile(parquet_path)
-                for batch in reader.iter_batches(batch_size=TABLE_BATCH, columns=[column]):
-                    yield from batch.column(0).to_pylist()
+                for name in files:
+                    reader = pq.ParquetFile(name)
+                    for batch in reader.iter_batches(batch_size=TABLE_BATCH, columns=[column]):
+                        yield from batch.column(0).to_pylist()
+
+            def where(i: int) -> tuple[str | None, int]:
+                shard = bisect.bisect_right(starts, i) - 1
+                return files[shard], i - starts[shard]
 
             def cell(i: int) -> Any:
-                return pq.read_table(parquet_path, columns=[column]).column(0)[i].as_py()
+                shard = bisect.bisect_right(starts, i) - 1
+                values = pq.read_table(files[shard], columns=[column]).column(0)
+                return values[i - starts[shard]].as_py()
 
-    prefix = path or ""
     guessed = format is None
     if guessed:
         # One table, one format: detect it on the first trajectory instead of on every row
@@ -731,7 +793,8 @@ def _scan_table(
 
     def items() -> Iterator[Item]:
         for i, value in enumerate(cells()):
-            yield Item(key=f"{prefix}#{i}", sample=str(i), format=chosen, messages=value,
+            name, row = where(i)
+            yield Item(key=f"{name or ''}#{row}", sample=str(row), format=chosen, messages=value,
                        format_guessed=guessed and chosen is not None)  # fmt: skip
 
     run = _Run()
@@ -741,7 +804,7 @@ def _scan_table(
     with _progress(count, "Scanning") as bar:
         for position, summary in enumerate(results):
             run.read += 1
-            run.take(summary, position, path)
+            run.take(summary, position, where(position)[0])
             bar.update(1)
             _report(bar, run)
     if extra.num_columns and len(run.positions) != extra.num_rows:
