@@ -101,7 +101,19 @@ def _is_text(path: str) -> bool:
 
 
 def _walk(root: str, format: str | None, found: Found) -> None:
-    for folder, dirs, files in os.walk(root):
+    # A linked folder is walked (sessions kept on another disk and linked in), each real folder
+    # once: a link back up the tree would otherwise be walked for ever.
+    seen: set[tuple[int, int]] = set()
+    for folder, dirs, files in os.walk(root, followlinks=True):
+        try:
+            real = os.stat(folder)
+        except OSError:
+            dirs.clear()
+            continue
+        if (real.st_dev, real.st_ino) in seen:
+            dirs.clear()
+            continue
+        seen.add((real.st_dev, real.st_ino))
         # Sorted, so rows come in the same order on every machine; hidden folders (.git, caches)
         # hold no sessions.
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
