@@ -102,6 +102,49 @@ def test_C1_arrow_table_rows_are_trajectories_with_their_columns_kept() -> None:
     assert corpus["#2"] == turnfold.load(_trajectory(2))
 
 
+#: A script that scans with worker processes at its top level, as quick scripts are written:
+#: with no ``if __name__ == "__main__":`` guard (the workers' start must not run it again).
+#: With an argument, it first starts a thread (a kernel has several), so its workers start
+#: from a forkserver, which a guard then keeps from running the scan again.
+_SCRIPT = """
+import sys, threading
+import turnfold
+from turnfold.corpus import engine
+engine.LOCAL_BYTES, engine.CHUNK_ITEMS = 0, 2  # spread even this little work,
+engine.HERE_BYTES = -1  # all of it to the workers
+def scanned():
+    corpus = turnfold.scan(sys.argv[1], workers=2, cache=False)
+    print(len(corpus), corpus.errors)
+if len(sys.argv) > 2:
+    stop = threading.Event()
+    threading.Thread(target=stop.wait, daemon=True).start()
+    if __name__ == "__main__":
+        scanned()
+        stop.set()
+else:
+    scanned()
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_C5_a_script_scans_with_workers_whether_or_not_it_has_threads(
+    tmp_path: Path, threads: int
+) -> None:
+    """One thread: the workers are forked from the script, which no worker runs again (an
+    unguarded script broke the pool: every forkserver worker ran its scan again). Two: they
+    start from a forkserver, as in a kernel."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "scan_sessions.py"
+    script.write_text(_SCRIPT)
+    extra = ["threaded"] if threads == 2 else []
+    done = subprocess.run([sys.executable, str(script), str(TREE), *extra], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(len(scan(TREE, workers=1, cache=False))), "2"]
+
+
 def test_C1_the_parquet_shards_of_a_dataset_scan_as_one_table(tmp_path: Path) -> None:
     """A dataset of trajectories is often written in shards (``train-00000-of-00002.parquet``):
     a folder, a glob or a list of them scans as one table, each row keyed by its own file and

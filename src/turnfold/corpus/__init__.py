@@ -58,8 +58,6 @@ __all__ = ["COLUMNS", "Corpus", "Item", "SearchHit", "examine", "scan", "summari
 MESSAGE_COLUMNS = ("messages", "trajectory", "conversation", "history", "chat", "transcript")
 #: Summaries written to the index per transaction.
 STORE_EVERY = 64
-#: Progress bars appear only for scans longer than this (seconds).
-PROGRESS_DELAY_S = 1.0
 #: Rows of a table read per batch.
 TABLE_BATCH = 1024
 
@@ -448,9 +446,9 @@ class _Run:
 
 
 def _progress(total: int | None, desc: str) -> Any:
-    from tqdm.auto import tqdm
+    from turnfold import progress
 
-    return tqdm(total=total, desc=desc, unit="item", delay=PROGRESS_DELAY_S, leave=True)
+    return progress.bar(total, desc, "item", delay=progress.DELAY_S, leave=True)
 
 
 def _report(bar: Any, run: _Run) -> None:

@@ -5,8 +5,12 @@ flight, so memory stays bounded however many items there are, and a consumer tha
 (a search at its limit) stops the work. :func:`ordered_map` hands the results back in the order
 of the items; :func:`spread` (a scan's files) as they end, the largest files started first.
 
-Worker processes fork from a forkserver that has imported the corpus and every format module
-once; while it starts, the scanning process does the first small chunks itself.
+Worker processes fork from this process when it has one thread (a script, the command line):
+each starts at once with what this process imported, and none imports the script again (a
+forkserver's or a spawned worker runs an unguarded script's top level again, scan and all, so a
+script without ``if __name__ == "__main__":`` broke the pool). In a kernel, which has threads,
+they fork from a forkserver that has imported the corpus and every format module once; while it
+starts, the scanning process does the first small chunks itself.
 """
 
 from __future__ import annotations
@@ -88,13 +92,10 @@ def _preload() -> list[str]:
     return ["__main__", "turnfold.corpus", *prices, "platformdirs", *_MODULE_NAMES.values()]
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
+def _pool(workers: int, method: str) -> ProcessPoolExecutor:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    # Not fork: a kernel has threads (ZeroMQ, the widget's), and forking a threaded process can
-    # deadlock the child. forkserver starts workers from a clean process where it exists.
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     if method == "forkserver":
         # Only heeded when the forkserver starts (once per process): later scans reuse it warm.
@@ -102,18 +103,54 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, mp_context=context)
 
 
+def _forked_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool whose workers are forked from this process, which has one thread, now.
+
+    A pool of the ``fork`` method forks all its workers in the thread of its first submission,
+    before it starts threads of its own, so no lock another thread holds is inherited locked.
+    This process first imports what the forkserver would (a tenth of a second, once), so the
+    workers of this scan and of every later one start with it.
+    """
+    import importlib
+
+    from turnfold.gcpause import collector_paused
+
+    # The collector would walk every object imported so far (pandas', pyarrow's): most of
+    # the time the imports take.
+    with collector_paused():
+        for module in _preload():
+            if module != "__main__":  # this process's own: not imported again
+                importlib.import_module(module)
+    pool = _pool(workers, "fork")
+    pool.submit(os.getpid)  # forks every worker, in this thread
+    return pool
+
+
 class _Starter:
-    """Starts a pool's workers on a thread of its own, so this process can do the first chunks
-    itself meanwhile: a worker is ready only once the forkserver has started and imported what
-    it needs (a third of a second or more), and the scanning process, which has, would
-    otherwise wait idle for it. A scan that ends first does not wait for them at all."""
+    """Starts a pool's workers: forked here and now from a process with one thread, else from
+    a forkserver (or spawned where there is none) on a thread of their own, so this process can
+    do the first chunks itself meanwhile: such a worker is ready only once the forkserver has
+    started and imported what it needs (a third of a second or more), and the scanning process,
+    which has, would otherwise wait idle for it. A scan that ends first does not wait for them
+    at all."""
 
     def __init__(self, workers: int) -> None:
+        import multiprocessing
         import threading
 
-        self.pool = _pool(workers)
+        from turnfold.forking import can_fork
+
         self.ready = threading.Event()
         self._failure: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        if can_fork():
+            self.pool = _forked_pool(workers)
+            self.ready.set()
+            return
+        # A kernel has threads (ZeroMQ's, the widget's): a child forked from it can deadlock on
+        # a lock one of them held.
+        methods = multiprocessing.get_all_start_methods()
+        self.pool = _pool(workers, "forkserver" if "forkserver" in methods else "spawn")
         self._thread = threading.Thread(target=self._start, args=(workers,), daemon=True,
                                         name="turnfold-workers")  # fmt: skip
         self._thread.start()
@@ -131,7 +168,8 @@ class _Starter:
 
     def wait(self) -> ProcessPoolExecutor:
         """The pool, once its workers are up."""
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
         if self._failure is not None:
             raise self._failure
         return self.pool

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from turnfold import codec
+from turnfold import codec, progress
 from turnfold.formats.errors import MalformedLine
 from turnfold.model import Accounting, Disposition, LoadWarning, Transcript
 
@@ -29,7 +29,7 @@ HEAD_SIZE = 30
 #: Files at least this big show a progress bar (after tqdm's delay, so fast loads stay quiet).
 PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 #: A load that ends sooner shows no bar at all.
-PROGRESS_DELAY_S = 1.0
+PROGRESS_DELAY_S = progress.DELAY_S
 _PROGRESS_STEP = 1024 * 1024
 NO_DOCUMENT: Any = object()
 #: The largest record (one JSON line, or a whole JSON document) a load reads, in bytes; larger
@@ -688,8 +688,7 @@ class _Progress:
     """A progress bar over the bytes of a file, shown once reading it has taken
     :data:`PROGRESS_DELAY_S`; the clock is read once a :data:`_PROGRESS_STEP`, not once a line.
 
-    tqdm is imported only then: with its notebook support it costs about a tenth of a second,
-    as much as loading a few megabytes, and most loads end before any bar would show.
+    tqdm is imported only then (:mod:`turnfold.progress`): as much as loading a few megabytes.
     """
 
     def __init__(self, size: int, name: str) -> None:
@@ -729,17 +728,8 @@ class _Progress:
 
 
 def _progress_bar(size: int, name: str, done: int) -> Any:
-    from tqdm.auto import tqdm
-
-    class Progress(tqdm):  # type: ignore[type-arg]
-        # No monitor thread: it only tunes the refresh rate of stalled bars, and a second
-        # thread would keep `turnfold render` from sharing work with a forked child.
-        monitor_interval = 0
-
-    return Progress(
-        total=size, initial=done, unit="B", unit_scale=True, desc=f"Loading {Path(name).name}",
-        leave=False,
-    )  # fmt: skip
+    return progress.bar(size, f"Loading {Path(name).name}", "B", initial=done, unit_scale=True,
+                        leave=False)  # fmt: skip
 
 
 def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:

@@ -68,8 +68,6 @@ MANIFEST = ".turnfold-site.json"
 INDEX_SCRIPT = "site-index.js"
 #: Characters of a run's first prompt the index's search reads (its title is the first line).
 PROMPT_LIMIT = 1000
-#: Progress bars appear only for builds longer than this (seconds).
-PROGRESS_DELAY_S = 1.0
 #: Changes when what a page holds changes without turnfold's version changing.
 _FORMAT = 1
 
@@ -193,10 +191,10 @@ def build_site(
     prints = {item.key: _fingerprint(item, snapshot) for item in found.items}
     todo = [item for item in found.items if not _fresh(before.get(item.key), prints[item.key], out)]
     read: dict[str, _File] = {}
-    from tqdm.auto import tqdm
+    from turnfold import progress as bars
 
-    with tqdm(total=len(todo), desc="Rendering", unit="file", delay=PROGRESS_DELAY_S,
-              disable=not progress) as bar:  # fmt: skip
+    with bars.bar(len(todo), "Rendering", "file", delay=bars.DELAY_S,
+                  disable=not progress) as bar:  # fmt: skip
         writer = _PageWriter(str(out), snapshot)
         for at, done in spread(writer, todo, workers=workers, parallel=worth_workers(todo)):
             read[todo[at].key] = done
