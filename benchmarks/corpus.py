@@ -60,7 +60,7 @@ if importlib.util.find_spec("pandas"):
     import pandas
 paths = json.loads(sys.argv[1])
 source = paths if isinstance(paths, list) else paths
-if len(sys.argv) > 2:  # a kernel that has scanned before: its workers' forkserver is up
+if len(sys.argv) > 2:  # a process that has scanned before: what the workers need is imported
     turnfold.scan(sys.argv[2], workers=2)
 began = time.perf_counter()
 corpus = turnfold.scan(source, workers=2)
@@ -200,7 +200,7 @@ def main() -> None:
         print(f"{len(paths)} sessions, {size / 1e6:.0f} MB")
         quarter = [str(p) for p in paths[: max(1, len(paths) // 4)]]
         small = scan_in_process(quarter, work / "cache-quarter")
-        # Another user's folder, scanned first in the "kernel that has scanned before" case:
+        # Another user's folder, scanned first in the "process that has scanned before" case:
         # sessions of other days, so no price of the corpus's days is kept by it.
         other = work / "other"
         other.mkdir()
@@ -219,8 +219,8 @@ def main() -> None:
         print(f"baseline json.loads, one core: {parse:.2f}s (best of {len(parses)})")
         print(f"first scan, 2 workers, in a fresh process: {first['seconds']:.2f}s, "
               f"{first['rows']:.0f} rows, {first['errors']:.0f} errors")  # fmt: skip
-        print(f"first scan, 2 workers, in a process that scanned another folder before (its "
-              f"workers' forkserver up): {warm['seconds']:.2f}s")  # fmt: skip
+        print(f"first scan, 2 workers, in a process that scanned another folder before (what "
+              f"its workers need imported already): {warm['seconds']:.2f}s")  # fmt: skip
         print(f"rescan: {again['seconds']:.3f}s, {again['read']:.0f} files read")
         grow(paths[0], 1)
         after = scan_in_process(str(folder), work / "cache-0")
