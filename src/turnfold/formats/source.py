@@ -640,8 +640,9 @@ def _utf8_of(stream: Any) -> Any:
 
 
 class _Transcoded:
-    """A binary stream in another encoding, read as UTF-8. Undecodable bytes are shown as
-    U+FFFD, as a UTF-8 file's are."""
+    """A binary stream in another encoding, read as UTF-8. What does not decode (a lone
+    surrogate: the UTF-16 codec takes no other handler) is shown as U+FFFD, without the
+    warning an invalid UTF-8 line gets."""
 
     def __init__(self, stream: IO[bytes], encoding: str) -> None:
         self._text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="")
