@@ -30,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from turnfold.corpus.discover import CANDIDATE_SUFFIXES, Item, discover, iter_paths
+from turnfold.corpus.discover import PARQUET_SUFFIXES, Found, Item, discover, iter_paths
 from turnfold.corpus.engine import default_workers, ordered_map, spread, worth_workers
 from turnfold.corpus.search import SearchHit, SearchMany
 from turnfold.corpus.summarize import (
@@ -315,34 +315,8 @@ def _is_dataframe(value: Any) -> bool:
 
 def _is_parquet(value: Any) -> bool:
     return isinstance(value, (str, os.PathLike)) and os.fspath(value).endswith(
-        (".parquet", ".pq")
+        PARQUET_SUFFIXES
     ) and os.path.isfile(value)  # fmt: skip
-
-
-def _parquet_files(source: Any) -> list[str] | None:
-    """The Parquet files of a folder, glob or list that holds nothing else a scan reads (the
-    shards of a dataset of trajectories: ``data/train-00000-of-00004.parquet``...)."""
-    if isinstance(source, list) and source and all(_is_parquet(s) for s in source):
-        return [os.fspath(s) for s in source]
-    if not isinstance(source, (str, os.PathLike)):
-        return None
-    text = os.fspath(source)
-    if os.path.isdir(text):
-        root = Path(text)
-        every = (f for f in root.rglob("*") if f.is_file())
-        # Hidden folders and files (.git, caches) are passed over, as a walk passes them.
-        found = sorted(
-            str(f) for f in every if not any(p.startswith(".") for p in f.relative_to(root).parts)
-        )
-    elif isinstance(source, str) and any(char in text for char in "*?["):
-        import glob
-
-        found = sorted(glob.glob(text, recursive=True))
-    else:
-        return None
-    shards = [f for f in found if _is_parquet(f)]
-    sessions = [f for f in found if f.endswith(CANDIDATE_SUFFIXES)]
-    return shards if shards and not sessions else None
 
 
 def _parquet_file(path: str) -> Any:
@@ -489,9 +463,6 @@ def scan(
         return _scan_table(source, format, messages, workers, client)
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping, os.PathLike)):
         source = list(source)  # Path.glob(...), a generator of Transcripts...
-    shards = _parquet_files(source)
-    if shards is not None:
-        return _scan_table(shards, format, messages, workers, client)
     if source and isinstance(source, list) and all(isinstance(s, Transcript) for s in source):
         return _scan_transcripts(source)
     if not _is_paths(source):
@@ -500,7 +471,11 @@ def scan(
             "pyarrow Table or pandas DataFrame of trajectories, or a list of Transcripts; got "
             f"{_kind(source)}"
         )
-    return _scan_files(source, format, cache, workers, client)
+    found = discover(source, format)
+    if found.parquet and not found.items:
+        # Nothing but Parquet files: the shards of one dataset of trajectories.
+        return _scan_table(found.parquet, format, messages, workers, client)
+    return _scan_files(source, found, cache, workers, client)
 
 
 def _not_a_key(key: object, keys: list[str]) -> object:
@@ -548,10 +523,7 @@ def _corpus(
     )  # fmt: skip
 
 
-def _scan_files(
-    source: Any, format: str | None, cache: bool, workers: int | None, client: Any
-) -> Corpus:
-    found = discover(source, format)
+def _scan_files(source: Any, found: Found, cache: bool, workers: int | None, client: Any) -> Corpus:
     items = found.items
     run = _Run()
     run.skipped = found.skipped
@@ -765,14 +737,16 @@ def _scan_table(
                     for batch in reader.iter_batches(batch_size=TABLE_BATCH, columns=[column]):
                         yield from batch.column(0).to_pylist()
 
-            def where(i: int) -> tuple[str | None, int]:
+            def shard_of(i: int) -> tuple[str, int]:
                 shard = bisect.bisect_right(starts, i) - 1
                 return files[shard], i - starts[shard]
 
+            def where(i: int) -> tuple[str | None, int]:
+                return shard_of(i)
+
             def cell(i: int) -> Any:
-                shard = bisect.bisect_right(starts, i) - 1
-                values = pq.read_table(files[shard], columns=[column]).column(0)
-                return values[i - starts[shard]].as_py()
+                name, row = shard_of(i)
+                return pq.read_table(name, columns=[column]).column(0)[row].as_py()
 
     guessed = format is None
     if guessed:

@@ -14,7 +14,7 @@ import glob as globbing
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any
@@ -25,6 +25,8 @@ from turnfold.userwarn import warn_at_caller
 #: ``.eval`` zip (one item per sample and epoch, listed by the worker that opens it: H-1).
 #: Anything else in a walked folder is counted as skipped without being opened (C-7).
 CANDIDATE_SUFFIXES = (".jsonl", ".json", ".ndjson", ".traj", ".eval")
+#: Parquet files: a table of trajectories each, not a session (``scan`` reads them as tables).
+PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class Found:
 
     items: list[Item]
     skipped: int = 0
+    #: The Parquet files among those passed over (the shards of a dataset of trajectories).
+    parquet: list[str] = field(default_factory=list)
 
 
 def _file_item(path: str, format: str | None) -> Item | None:
@@ -78,6 +82,10 @@ def _file_item(path: str, format: str | None) -> Item | None:
 
 
 def _add_file(path: str, format: str | None, found: Found) -> None:
+    if path.endswith(PARQUET_SUFFIXES):
+        found.skipped += 1
+        found.parquet.append(path)
+        return
     if not path.isascii() and not _is_text(path):
         # A name that is not UTF-8 (Python holds its bytes as lone surrogates) cannot be a key
         # of the index or of an Arrow table: the file is passed over, by name (C-7).
@@ -121,10 +129,10 @@ def _walk(root: str, format: str | None, found: Found) -> None:
             if name.startswith("."):
                 continue
             path = os.path.join(folder, name)
-            if not name.endswith(CANDIDATE_SUFFIXES):
+            if name.endswith(CANDIDATE_SUFFIXES + PARQUET_SUFFIXES):
+                _add_file(path, format, found)
+            else:
                 found.skipped += 1
-                continue
-            _add_file(path, format, found)
 
 
 def _is_glob(text: str) -> bool:
