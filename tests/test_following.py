@@ -179,14 +179,29 @@ def test_L5_a_run_followed_on_a_worker_thread_is_seen_by_an_observer_here() -> N
     assert len(followed.transcript.tool_calls()) == 2
 
 
-def test_X2_a_follower_that_fails_is_said_and_the_run_goes_on() -> None:
-    run = [Said("first"), Said("boom"), Said("never shown"), Called("c1", "Read")]
+def test_X2_an_event_the_follower_fails_on_is_said_and_the_run_followed_on() -> None:
+    """As a load reads on past a record its reader fails on (L-4), the event is lost, not
+    the rest of the run; every event still reaches the user's loop."""
+    run = [Said("first"), Said("boom"), Said("after"), Called("c1", "Read")]
     followed = turnfold.follow(run, display=False)
-    assert list(followed) == run  # every event still reaches the user's loop
-    assert _shown(followed.transcript) == [("assistant", "first")]
+    assert list(followed) == run
+    # The run's end is followed too: the call it never answered is settled as a load would.
+    assert _shown(followed.transcript) == [
+        ("assistant", "first"), ("assistant", "after"), ("tool_call", "unknown")
+    ]  # fmt: skip
     (warning,) = followed.transcript.warnings
-    assert "stopped following at an event of type Said" in warning.reason
-    assert "the follower broke" in warning.reason
+    assert warning.reason == "an event of type Said not followed: RuntimeError: the follower broke"
+
+
+def test_X2_a_follower_that_fails_again_and_again_stops_following_and_says_so() -> None:
+    run = [Said("first"), *[Said("boom")] * 30, Said("never shown")]
+    followed = turnfold.follow(run, display=False)
+    assert list(followed) == run
+    assert _shown(followed.transcript) == [("assistant", "first")]
+    *lost, stopped = followed.transcript.warnings
+    assert len(lost) == 19
+    assert all("not followed" in w.reason for w in lost)
+    assert stopped.reason.startswith("stopped following after 20 events it could not map")
 
 
 def test_X2_a_stream_no_framework_sends_is_passed_on_and_said() -> None:

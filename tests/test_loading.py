@@ -6,6 +6,9 @@ import dataclasses
 import hashlib
 import io
 import json
+import os
+import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -328,6 +331,46 @@ def test_L4_a_record_the_reader_fails_on_is_one_warned_record(
     (row,) = turnfold.scan(path, format=named, workers=1, cache=False)
     assert row["error"] is None
     assert row["warnings"] == len(tripped.warnings)
+
+
+#: Sessions whose loader reads sibling files (sub-agents' sessions and metadata): the tree to
+#: copy, the session in it, and the names of pipes its sibling reads would have opened.
+SIBLING_READERS = [
+    ("claude-code/v2.1_progress-and-subagent-file", "../v2.1_progress-and-subagent-file.jsonl",
+     ["subagents/agent-0pipe.meta.json", "subagents/agent-0pipe.jsonl"]),
+    ("qwen/background-agent", "chats/62c225bc-6b43-451c-baad-3eaede03a4f2.jsonl",
+     ["subagents/62c225bc-6b43-451c-baad-3eaede03a4f2/agent-0pipe.jsonl",
+      "subagents/62c225bc-6b43-451c-baad-3eaede03a4f2/agent-0pipe.meta.json"]),
+    ("cursor/3f0c9a52-8d41-4e7b-b1a6-0c2e5f7d9a13", "3f0c9a52-8d41-4e7b-b1a6-0c2e5f7d9a13.jsonl",
+     ["subagents/0pipe.jsonl"]),
+    ("codex/threads", "rollout-2026-05-12T10-00-00-019c1a00-0000-7000-8000-0000000000aa.jsonl",
+     ["0-019c1a00-0000-7000-8000-0000000000c1.jsonl", "0pipe.jsonl"]),
+]  # fmt: skip
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize(("tree", "session", "pipes"), SIBLING_READERS)
+def test_L4_a_named_pipe_among_a_session_s_sibling_files_is_passed_over(
+    tmp_path: Path, tree: str, session: str, pipes: list[str]
+) -> None:
+    """Opening a pipe waits for a writer that may never come. A loader opens a session's
+    sibling files unasked, so it reads regular files only (a pipe the user names is read)."""
+    folder = tmp_path / Path(tree).name
+    shutil.copytree(FIXTURES / tree, folder)
+    if session.startswith("../"):  # the session file sits beside its folder
+        shutil.copy(FIXTURES / tree / session, folder / session)
+    whole = load(folder / session)
+    assert any(call.subagent and call.subagent.transcript for call in whole.tool_calls())
+    for name in pipes:
+        os.mkfifo(folder / name)
+
+    loaded: list[Any] = []
+    # On a thread of its own: a load that waits on a pipe fails the test instead of hanging it.
+    loading = threading.Thread(target=lambda: loaded.append(load(folder / session)), daemon=True)
+    loading.start()
+    loading.join(30)
+    assert not loading.is_alive(), "the load waits on a named pipe"
+    assert loaded == [whole]
 
 
 def test_L4_an_address_or_a_stream_is_refused_with_what_to_do_instead() -> None:

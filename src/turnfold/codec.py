@@ -166,14 +166,16 @@ def dumps_exact(value: Any, *, indent: int | None = None) -> str:
 
     For turnfold's own lossless format (``Transcript.dump``): the compact encoder writes
     non-finite floats as ``null``, so a value holding one is written by the stdlib, which
-    writes ``NaN`` and ``Infinity`` as :func:`loads` reads them.
+    writes ``NaN`` and ``Infinity`` as :func:`loads` reads them. A value JSON has no form for
+    (a Python object a framework's message held, kept as it was) is written as its ``str``,
+    as every view shows it: a file can hold no more of it.
     """
     if indent is None and not _has_non_finite(value):
         try:
             return _encode(value).decode("utf-8")
         except (TypeError, OverflowError, UnicodeEncodeError):
             pass
-    return json.dumps(value, ensure_ascii=False, indent=indent)
+    return json.dumps(value, ensure_ascii=False, indent=indent, default=str)
 
 
 def _has_non_finite(value: Any) -> bool:

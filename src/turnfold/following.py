@@ -40,6 +40,9 @@ _LOG = logging.getLogger(__name__)
 #: Events kept while none of them shows which framework sent them (Strands' first events are
 #: plain dicts); past this many, following stops and says so rather than hold the stream.
 _UNDECIDED_LIMIT = 64
+#: Events a follower fails on before following stops: each is warned of and the run followed
+#: on, but a follower that fails at every event would bury the run under its warnings.
+_FAILURE_LIMIT = 20
 
 
 class Follow:
@@ -78,6 +81,7 @@ class Follow:
         self._undecided: list[Any] = []
         self._gave_up = False
         self._failed = False
+        self._failures = 0
         self._ended = False
         self._display = display
         self._widget: TranscriptWidget | None = None
@@ -179,7 +183,7 @@ class Follow:
 
     def see(self, event: Any) -> None:
         """Map one event into the transcript (what iterating does for each event); never
-        raises: a failure is logged and shown once as a warning, and following stops."""
+        raises: an event it fails on is logged and warned of, and the next one followed."""
         with self._lock:
             if self._failed or self._gave_up or self._ended:
                 return
@@ -189,7 +193,7 @@ class Follow:
                     return
                 self._follower.feed(event)
             except Exception as exc:  # the agent's run must go on whatever turnfold makes of it
-                self._fail(f"stopped following at an event of type {type(event).__name__}", exc)
+                self._lost(event, exc)
 
     def _start(self, event: Any) -> bool:
         """Find the framework (by the event's type, spec A-3) and replay the events held back
@@ -238,6 +242,18 @@ class Follow:
             finally:
                 if self._widget is not None:
                     self._widget.running = False
+
+    def _lost(self, event: Any, exc: Exception) -> None:
+        """An event the follower failed on (a shape no one here has seen) is one warned event,
+        and the run is followed on, as a load reads on past such a record (L-4); a follower
+        that fails again and again stops following, so the warnings do not drown the run."""
+        self._failures += 1
+        if self._failures >= _FAILURE_LIMIT:
+            self._fail(f"stopped following after {self._failures} events it could not map", exc)
+        else:
+            what = f"an event of type {type(event).__name__} not followed"
+            _LOG.warning("turnfold.follow: %s", what, exc_info=exc)
+            self._warn(f"{what}: {type(exc).__name__}: {exc}")
 
     def _fail(self, what: str, exc: Exception) -> None:
         self._failed = True

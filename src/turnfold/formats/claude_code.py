@@ -111,7 +111,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from turnfold import codec
 from turnfold.formats import anthropic_blocks as blocks
 from turnfold.formats import claude_code_workflows as workflows
 from turnfold.formats.catalog import Records
@@ -126,7 +125,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.protocol import read_through
-from turnfold.formats.source import Source, open_source
+from turnfold.formats.source import Source, json_object_file, open_source, sibling_files
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -427,20 +426,12 @@ class _Context:
         if self._meta_links is None:
             self._meta_links = {}
             for directory in self.dirs:
-                for meta in sorted(directory.glob("agent-*.meta.json")):
-                    tool_use_id = _read_meta(meta).get("toolUseId")
+                for meta in sibling_files(directory, "agent-*.meta.json"):
+                    tool_use_id = json_object_file(meta).get("toolUseId")
                     target = meta.with_name(meta.name.replace(".meta.json", ".jsonl"))
                     if isinstance(tool_use_id, str) and target.is_file():
                         self._meta_links.setdefault(tool_use_id, target)
         return self._meta_links
-
-
-def _read_meta(path: Path) -> dict[str, Any]:
-    try:
-        value = codec.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _context_for(path: Path | None) -> _Context:
@@ -1278,9 +1269,9 @@ class _Reader:
 
     def fill_from_meta(self, spawn: _Spawn, meta_path: Path) -> None:
         agent = spawn.call.subagent
-        if agent is None or not meta_path.is_file():
+        if agent is None:
             return
-        meta = _read_meta(meta_path)
+        meta = json_object_file(meta_path)
         agent.name = agent.name or _str(meta.get("agentType"))
         agent.task = agent.task or _str(meta.get("description"))
 

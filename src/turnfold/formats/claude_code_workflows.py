@@ -42,6 +42,7 @@ from typing import Any
 
 from turnfold import codec
 from turnfold.formats.common import NameSet, stringify
+from turnfold.formats.source import sibling_files
 from turnfold.model import (
     LoadWarning,
     SubAgent,
@@ -312,7 +313,7 @@ def _agents(
     ordered = [items[i] for i in sorted(items)]
     listed = {item.agent_id for item in ordered if item.agent_id}
     folder = runs.run_dir(run_id)
-    files = sorted(folder.glob("agent-*.jsonl")) if folder and folder.is_dir() else []
+    files = sibling_files(folder, "agent-*.jsonl") if folder and folder.is_dir() else []
     started = {agent_id: n for n, agent_id in enumerate(journal.order)}
     extra: list[tuple[float, str, Path]] = []
     for path in files:

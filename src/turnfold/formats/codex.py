@@ -134,7 +134,7 @@ from turnfold.formats.openai_responses import (
     tool_result,
 )
 from turnfold.formats.protocol import read_through
-from turnfold.formats.source import Source, open_source, type_of_record
+from turnfold.formats.source import Source, open_source, sibling_files, type_of_record
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -760,17 +760,17 @@ class _ChildThreads:
         if not _SAFE_ID.match(thread_id):
             return None
         folder = self.path.parent
-        names = sorted(p for p in folder.glob(f"*{thread_id}.jsonl") if p != self.path)
+        names = [p for p in sibling_files(folder, f"*{thread_id}.jsonl") if p != self.path]
         day = folder.parts[-3:]
         if not names and len(folder.parts) > 4 and all(part.isdigit() for part in day):
             root = folder.parents[2]  # .../sessions/YYYY/MM/DD → .../sessions
-            names = sorted(root.glob(f"*/*/*/*{thread_id}.jsonl"))
+            names = sibling_files(root, f"*/*/*/*{thread_id}.jsonl")
         names = [p for p in names if p not in self._used]
         return names[0] if names else None
 
     def _by_header(self, thread_id: str | None, nickname: str | None) -> Path | None:
         if self._headers is None:
-            files = sorted(p for p in self.path.parent.glob("*.jsonl") if p != self.path)
+            files = [p for p in sibling_files(self.path.parent, "*.jsonl") if p != self.path]
             self._headers = {}
             for file in files[:_MAX_SCANNED_FILES]:
                 header = thread_header(file)

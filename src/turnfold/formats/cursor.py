@@ -53,7 +53,7 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, checked_timestamp
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine
-from turnfold.formats.source import Source, open_source, type_of_record
+from turnfold.formats.source import Source, open_source, sibling_files, type_of_record
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -325,7 +325,7 @@ def _attach_subagents(source: Source, transcript: Transcript, folder: Path) -> N
     if not folder.is_dir():
         return
     open_calls = [c for c in transcript.tool_calls() if _task_of(c) is not None]
-    for path in sorted(folder.glob("*.jsonl")):
+    for path in sibling_files(folder, "*.jsonl"):
         try:
             child_source, stream = open_source(path)
         except OSError as exc:

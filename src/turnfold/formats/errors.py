@@ -10,9 +10,12 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class MalformedLine:
-    """Stands in for a line that is not valid JSON, so a loader can skip it with a warning."""
+    """Stands in for a line that is not valid JSON, or a framework's object that could not be
+    turned into a record, so a loader can skip it with a warning."""
 
     reason: str
+    #: Its type in a load's accounting.
+    record_type: str = "(invalid JSON)"
 
 
 class TranscriptFormatError(ValueError):

@@ -65,10 +65,8 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, checked_timestamp, stringify
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
@@ -89,7 +87,7 @@ from turnfold.formats.gemini_parts import (
     usage_from,
 )
 from turnfold.formats.protocol import not_read
-from turnfold.formats.source import Source, open_source
+from turnfold.formats.source import Source, json_object_file, open_source, sibling_files
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -223,8 +221,8 @@ def _read_subagent_files(source: Source, reader: _Reader) -> None:
     folder = source.path.parent.parent / "subagents" / session_id
     if "/" in session_id or not folder.is_dir():
         return
-    for index, path in enumerate(sorted(folder.glob("agent-*.jsonl")), start=1):
-        meta = _read_meta(path.with_name(path.stem + ".meta.json"))
+    for index, path in enumerate(sibling_files(folder, "agent-*.jsonl"), start=1):
+        meta = json_object_file(path.with_name(path.stem + ".meta.json"))
         group = _text(meta.get("agentId")) or path.stem.removeprefix("agent-")
         if isinstance(meta.get("toolUseId"), str):
             reader.spawned_by[group] = meta["toolUseId"]
@@ -245,14 +243,6 @@ def _read_subagent_files(source: Source, reader: _Reader) -> None:
                 stream.close()
         source.warnings += child.warnings
         source.accounting.merge(child.accounting)
-
-
-def _read_meta(path: Path) -> dict[str, Any]:
-    try:
-        meta = codec.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return meta if isinstance(meta, dict) else {}
 
 
 @dataclass(slots=True)

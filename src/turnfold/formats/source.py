@@ -16,12 +16,12 @@ import json
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
 from turnfold import codec, progress
-from turnfold.formats.errors import MalformedLine
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.model import Accounting, Disposition, LoadWarning, Transcript
 
 #: How many records detection may look at.
@@ -340,7 +340,7 @@ def type_of_record(value: Any) -> str:
     """A record's type for accounting when its loader did not name one: its ``type`` (or
     ``role``) field, else what kind of value it is."""
     if isinstance(value, MalformedLine):
-        return "(invalid JSON)"
+        return value.record_type
     if isinstance(value, dict):
         for key in ("type", "role"):
             name = value.get(key)
@@ -410,6 +410,35 @@ def flat_model_fields(value: Any) -> dict[str, Any] | None:
     return fields
 
 
+#: The accounting type of a framework's object :func:`plain_each` could not turn into a record.
+UNREAD_OBJECT = "(object not read)"
+
+
+def plain_each(values: Iterable[Any], convert: Callable[[Any], Any]) -> list[Any]:
+    """Each of a run's objects (its messages, items, events, steps) as the record ``convert``
+    makes of it. One that ``convert`` fails on (an object changed after the framework made
+    it, a value its serializer does not know, one that holds itself) is a
+    :class:`MalformedLine` naming the object and the failure, which the reader warns of: the
+    load loses that object, not the run (L-4)."""
+    items = values if isinstance(values, (list, tuple)) else list(values)
+    try:  # the usual case: every object converts, at the cost of a comprehension
+        return [convert(value) for value in items]
+    except MemoryError:
+        raise
+    except Exception:
+        pass
+    out: list[Any] = []
+    for value in items:
+        try:
+            out.append(convert(value))
+        except MemoryError:
+            raise
+        except Exception as exc:
+            reason = f"{type(value).__name__} not read: {type(exc).__name__}: {exc}"
+            out.append(MalformedLine(reason[:500], UNREAD_OBJECT))
+    return out
+
+
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
@@ -439,7 +468,13 @@ def from_object(obj: Any, name: str = "<object>") -> Source:
 
     adapter = adapter_of(obj)
     if adapter is not None:
-        document = adapter.plain(obj)
+        try:
+            document = adapter.plain(obj)
+        except MemoryError:
+            raise
+        except Exception as exc:  # its parts are read one by one: this is the whole object
+            reason = f"the {type(obj).__name__} could not be read: {type(exc).__name__}: {exc}"
+            raise TranscriptFormatError(name, [adapter.NAME], None, reason[:500]) from exc
         source = Source(name, _document_records(document), document=document)
         source.format = adapter.NAME
         return source
@@ -466,8 +501,6 @@ def _plain_parts(obj: Any, name: str) -> list[Any]:
     itself, or to the list) or nests too deeply a :class:`MalformedLine` the loader warns of;
     anything else that cannot be copied is refused with a clear error."""
     if not isinstance(obj, (list, tuple)):
-        from turnfold.formats.errors import TranscriptFormatError
-
         raise TranscriptFormatError(name, (), None, f"the object {_UNCOPIED}")
     parts: list[Any] = []
     for value in obj:
@@ -668,8 +701,6 @@ def _whole_document(
     for number, line in lines:
         size += len(line)
         if isinstance(line, Oversized) or size > limit:
-            from turnfold.formats.errors import TranscriptFormatError
-
             reason = (
                 f"a JSON document over the limit of {limit:,} bytes "
                 "(TURNFOLD_MAX_RECORD_BYTES); not read"
@@ -731,6 +762,25 @@ class _Progress:
 def _progress_bar(size: int, name: str, done: int) -> Any:
     return progress.bar(size, f"Loading {Path(name).name}", "B", initial=done, unit_scale=True,
                         leave=False)  # fmt: skip
+
+
+def sibling_files(folder: Path, pattern: str) -> list[Path]:
+    """The regular files in ``folder`` that match ``pattern``, in name order: a session's
+    sibling files (its sub-agents' sessions and their metadata), which a loader opens unasked,
+    so a named pipe or a device among them is passed over, never waited on forever."""
+    return sorted(path for path in folder.glob(pattern) if path.is_file())
+
+
+def json_object_file(path: Path) -> dict[str, Any]:
+    """The JSON object in a sibling file (a sub-agent's ``.meta.json``); empty when there is
+    none: no such regular file, unreadable, or not an object (it only adds a link or a name)."""
+    if not path.is_file():
+        return {}
+    try:
+        value = codec.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:

@@ -86,7 +86,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import unix_timestamp
-from turnfold.formats.source import Source, plain_value, type_of_record
+from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -825,7 +825,7 @@ def plain(value: Any) -> Any:
     """A ``Session``, an ``Event`` or a list of events as the JSON the ADK writes for them;
     any other ADK object as a marker naming its type (an agent or a runner is never copied)."""
     if isinstance(value, (list, tuple)):
-        return [plain(item) for item in value]
+        return plain_each(value, plain)
     if isinstance(value, Mapping):
         return {k: plain(v) for k, v in value.items()}
     kind = type(value).__name__
@@ -837,7 +837,7 @@ def plain(value: Any) -> Any:
                 "id": getattr(value, "id", None),
                 "app_name": value.app_name,
                 "user_id": getattr(value, "user_id", None),
-                "events": [_dump(e) for e in value.events],
+                "events": plain_each(value.events, plain),
             }
     if (
         hasattr(value, "author")

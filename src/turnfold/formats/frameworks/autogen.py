@@ -996,7 +996,7 @@ def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> 
 
 def _feed(source: Source, builder: AutogenBuilder, message: Any, line: int) -> None:
     if isinstance(message, MalformedLine):
-        source.warn(message.reason, line, record_type="(invalid JSON)")
+        source.warn(message.reason, line, record_type=type_of_record(message))
         return
     kind = message_type(message)
     if isinstance(message, Mapping) and _OBJECT_KEY in message:

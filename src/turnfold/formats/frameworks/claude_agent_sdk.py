@@ -61,7 +61,7 @@ from turnfold.formats.agents.claude_stream import StreamReader
 from turnfold.formats.catalog import Records
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.source import Source, field_names, plain_value
+from turnfold.formats.source import Source, field_names, plain_each, plain_value
 from turnfold.model import Transcript
 
 NAME = "claude-agent-sdk"
@@ -193,7 +193,7 @@ def plain(value: Any) -> Any:
     """The SDK's messages (a list, a tuple or one message) as the stream-json lines the CLI
     printed for them; the messages are read, never modified."""
     messages = value if isinstance(value, (list, tuple)) else [value]
-    return [record_of(message) for message in messages]
+    return plain_each(messages, record_of)
 
 
 # --- messages saved with dataclasses.asdict ---------------------------------------------------

@@ -94,7 +94,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import output_content
-from turnfold.formats.source import Source, flat_fields, plain_value, type_of_record
+from turnfold.formats.source import Source, flat_fields, plain_each, plain_value, type_of_record
 from turnfold.model import (
     AssistantText,
     Disposition,
@@ -245,7 +245,7 @@ def plain(value: Any) -> Any:
     :func:`message_fields`); other values of a result's state are kept only where
     :func:`read` shows them (scalars, ``structured_response``)."""
     if isinstance(value, (list, tuple)):
-        return [m if message_fields(m) is not None else plain_value(m) for m in value]
+        return plain_each(value, _plain_message)
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for key, item in value.items():
@@ -259,6 +259,10 @@ def plain(value: Any) -> Any:
     if message_fields(value) is not None:
         return [value]
     return plain_value(value)
+
+
+def _plain_message(value: Any) -> Any:
+    return value if message_fields(value) is not None else plain_value(value)
 
 
 def _is_scalar(value: Any) -> bool:

@@ -62,7 +62,7 @@ from typing import Any
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import MAPPINGS, NameSet, as_int, counted_usage, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
-from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import (
     NOT_COMPUTED,
     NotComputed,
@@ -72,10 +72,12 @@ from turnfold.formats.openai_responses import (
     output_content,
     output_outcome,
 )
+from turnfold.formats.protocol import not_read
 from turnfold.formats.source import (
     Source,
     flat_fields,
     flat_model_fields,
+    plain_each,
     plain_value,
     type_of_record,
 )
@@ -849,7 +851,7 @@ def plain(value: Any) -> Any:
     themselves or the user's run context. A ``RunResult``'s ``new_items`` and
     ``raw_responses`` are its own objects, which :func:`read` reads in place."""
     if isinstance(value, (list, tuple)):
-        return [plain_item(item) for item in value]
+        return plain_each(value, plain_item)
     if hasattr(value, "new_items") and hasattr(value, "raw_responses"):
         out: dict[str, Any] = {
             "input": plain_value(getattr(value, "input", None)),
@@ -891,16 +893,22 @@ def read(source: Source) -> Transcript:
             _top_level(source, builder, key, value)
         if not _read_flat(source, builder, found[1], responses):
             for line, item in enumerate(found[1], start=1):
-                if type(item) is dict:
-                    _feed(source, builder, item, line, responses)
-                else:  # a RunResult's item, read in place (plain)
-                    _feed_object(source, builder, item, line, responses)
+                try:
+                    if type(item) is dict or isinstance(item, MalformedLine):
+                        _feed(source, builder, item, line, responses)
+                    else:  # a RunResult's item, read in place (plain)
+                        _feed_object(source, builder, item, line, responses)
+                except Exception as exc:  # one item of a shape no one here has seen
+                    not_read(source, line, exc)
         builder.end_turn()
         responses.attach()
     else:
         responses = _Responses(None)
         for line, item in source.records():
-            _feed(source, builder, item, line, responses)
+            try:
+                _feed(source, builder, item, line, responses)
+            except Exception as exc:
+                not_read(source, line, exc)
         builder.end_turn()
     if not transcript.entries and builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], None, "no run items")
@@ -969,7 +977,8 @@ def _feed(
     kind = item.get("type") if isinstance(item, MAPPINGS) else None
     if not isinstance(kind, str) or (role := _ROLES.get(kind)) is None:
         record = kind if isinstance(kind, str) else type_of_record(item)
-        source.warn(f"run item {record!r} skipped", line, record_type=record)
+        reason = item.reason if isinstance(item, MalformedLine) else f"run item {record!r} skipped"
+        source.warn(reason, line, record_type=record)
         return
     builder.switch_agent(_agent_name(item.get("agent")), line)
     raw = item.get("raw_item")
@@ -1121,7 +1130,12 @@ def _read_flat(
     response names, an output before its call or twice, calls already made by the input)
     this returns False having changed nothing, and the builder reads the whole run.
     """
-    run = None if builder._calls else _flat_run(items, responses, builder)
+    try:
+        run = None if builder._calls else _flat_run(items, responses, builder)
+    except MemoryError:
+        raise
+    except Exception:  # an item of a shape no one here has seen: the builder warns of it
+        run = None
     if run is None:
         return False
     done = 0

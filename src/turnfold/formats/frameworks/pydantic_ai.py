@@ -67,14 +67,15 @@ from turnfold.formats.common import (
     MessageBuilder,
     NameSet,
     as_int,
+    as_list,
     checked_timestamp,
     describe_args,
     stringify,
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
-from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.source import Source, plain_value, type_of_record
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantText,
@@ -259,7 +260,7 @@ def plain_message(message: Any) -> dict[str, Any]:
     request = kind == "request"
     out: dict[str, Any] = {
         "kind": kind,
-        "parts": [plain_part(p, request) for p in message.parts],
+        "parts": plain_each(message.parts, lambda part: plain_part(part, request)),
         "timestamp": _iso(message.timestamp),
         "run_id": message.run_id,
         "conversation_id": message.conversation_id,
@@ -279,6 +280,10 @@ def _is_message_object(value: Any) -> bool:
     return getattr(value, "kind", None) in KINDS and hasattr(value, "parts")
 
 
+def _plain_record(value: Any) -> Any:
+    return plain_message(value) if _is_message_object(value) else plain_value(value)
+
+
 def plain(value: Any) -> Any:
     """An ``AgentRunResult`` (or the ``AgentRunResultEvent`` holding one, or a finished
     ``AgentRun``), a list of messages or one message as the records :func:`read` reads;
@@ -287,7 +292,7 @@ def plain(value: Any) -> Any:
     if result is not None and hasattr(result, "all_messages"):
         value = result  # AgentRunResultEvent, a finished AgentRun
     if isinstance(value, (list, tuple)):
-        return [plain_message(m) if _is_message_object(m) else plain_value(m) for m in value]
+        return plain_each(value, _plain_record)
     if _is_message_object(value):
         return [plain_message(value)]
     all_messages = getattr(value, "all_messages", None)
@@ -296,7 +301,7 @@ def plain(value: Any) -> Any:
         if callable(usage) and not hasattr(usage, "input_tokens"):
             usage = usage()  # a method in older releases
         return {
-            "messages": [plain_message(m) for m in all_messages()],
+            "messages": plain_each(all_messages(), plain_message),
             "output": plain_value(value.output),
             "usage": _plain_usage(usage),
             "run_id": getattr(value, "run_id", None),
@@ -304,7 +309,7 @@ def plain(value: Any) -> Any:
         }
     messages = getattr(value, "messages", None)
     if isinstance(messages, list):  # a Conversation
-        return {"messages": [plain_message(m) for m in messages if _is_message_object(m)]}
+        return {"messages": plain_each(filter(_is_message_object, messages), plain_message)}
     return plain_value(value)
 
 
@@ -467,7 +472,10 @@ class PydanticAIBuilder(MessageBuilder):
         parts = message.get("parts") if isinstance(message, Mapping) else None
         if kind not in KINDS or not isinstance(parts, list):
             record = type_of_record(message)
-            self.warn(f"not a pydantic-ai message ({record}) skipped", line)
+            if isinstance(message, MalformedLine):
+                self.warn(message.reason, line)
+            else:
+                self.warn(f"not a pydantic-ai message ({record}) skipped", line)
             self.note(record, "warned")
             return
         if kind == "request":
@@ -979,11 +987,19 @@ class Follower:
         """The run's result: what the events lack, from its messages (once, at the end)."""
         self._finished = True
         document = plain(result)
+        if not isinstance(document, Mapping):
+            return
         streamed = iter(self._streamed)
-        for message in document["messages"]:
+        for message in as_list(document.get("messages")):
+            if not isinstance(message, Mapping):
+                # Which response it was is not known: the ones after it would take another's
+                # usage and model, so they keep what their events gave.
+                reason = message.reason if isinstance(message, MalformedLine) else "not a message"
+                self.builder.warn(f"the run's result: {reason}", None)
+                break
             if message.get("kind") == "request":
-                for part in message.get("parts") or []:
-                    if part.get("part_kind") == "system-prompt":
+                for part in as_list(message.get("parts")):
+                    if isinstance(part, Mapping) and part.get("part_kind") == "system-prompt":
                         self.builder.system(part.get("content") or "")
                 if message.get("instructions"):
                     self.builder.system(message["instructions"])

@@ -84,7 +84,7 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import describe_args, parse_arguments, stringify, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source
+from turnfold.formats.source import Source, plain_each, type_of_record
 from turnfold.model import (
     AssistantText,
     Entry,
@@ -743,7 +743,7 @@ def _plain_agent(agent: Any, depth: int = 0) -> dict[str, Any]:
             "model_id": model_id if isinstance(model_id, str) else None,
         },
         "system_prompt": getattr(getattr(memory, "system_prompt", None), "system_prompt", None),
-        "steps": [plain_step(s) for s in memory.steps],
+        "steps": plain_each(memory.steps, plain_step),
     }
     managed = getattr(agent, "managed_agents", None) or {}
     if isinstance(managed, Mapping) and managed and depth < 8:
@@ -770,18 +770,18 @@ def _plain(value: Any) -> Any:
     if "AgentMemory" in names:
         return {
             "system_prompt": getattr(value.system_prompt, "system_prompt", None),
-            "steps": [plain_step(s) for s in value.steps],
+            "steps": plain_each(value.steps, plain_step),
         }
     if "RunResult" in names:
         return {
             "output": _jsonable(value.output),
             "state": value.state,
-            "steps": [_without_history(step) for step in value.steps or []],
+            "steps": plain_each(value.steps or [], _without_history),
             "token_usage": _token_usage(value.token_usage),
             "timing": _timing(value.timing),
         }
     if isinstance(value, (list, tuple)):
-        return [_plain_item(item) for item in value]
+        return plain_each(value, _plain_item)
     return [_plain_item(value)]
 
 
@@ -882,7 +882,7 @@ def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> 
 
 def _feed(source: Source, builder: StepsBuilder, record: Any, line: int) -> None:
     if isinstance(record, MalformedLine):
-        source.warn(record.reason, line, record_type="(invalid JSON)")
+        source.warn(record.reason, line, record_type=type_of_record(record))
         return
     kind = step_kind(record)
     if kind is not None:

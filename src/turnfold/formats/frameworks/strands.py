@@ -107,7 +107,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.source import Source, plain_each, type_of_record
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantError,
@@ -373,7 +373,10 @@ class ConverseBuilder(MessageBuilder):
         it (streamed text, reasoning, calls), updated in place instead of appended again;
         ``usage`` is a response's own usage, for a message without ``metadata``."""
         if not isinstance(message, Mapping):
-            self.warn("not a message object", line)
+            self.warn(
+                message.reason if isinstance(message, MalformedLine) else "not a message object",
+                line,
+            )
             return []
         role = message.get("role")
         content = message.get("content")
@@ -729,7 +732,7 @@ def plain(value: Any) -> Any:
     """An ``Agent`` as a Converse request (its messages, model and system prompt) with its
     description; an ``AgentResult`` as its last message and metrics; a list as its items."""
     if isinstance(value, (list, tuple)):
-        return [plain(item) for item in value]
+        return plain_each(value, plain)
     messages = getattr(value, "messages", None)
     if isinstance(messages, list) and hasattr(value, "tool_registry"):
         description = agent_description(value)
