@@ -180,6 +180,21 @@ def test_L4_a_file_with_a_byte_order_mark_reads_as_its_utf8_twin(
     assert row["tool_calls"] == len(twin.tool_calls())
 
 
+def test_L4_bytes_of_a_utf16_file_that_do_not_decode_are_warned_of_on_their_line(
+    tmp_path: Path,
+) -> None:
+    """A lone surrogate in a UTF-16 file is shown as U+FFFD, and said, as invalid UTF-8 is."""
+    user = '{"role": "user", "content": "hi"}\n'.encode("utf-16-le")
+    broken = '{"role": "assistant", "content": "yo'.encode("utf-16-le") + b"\x00\xd8"
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\xff\xfe" + user + broken + '"}\n'.encode("utf-16-le"))
+    loaded = load(path)
+    assert [e.text for e in loaded.entries] == ["hi", "yo\ufffd"]  # type: ignore[attr-defined]
+    (warning,) = loaded.warnings
+    assert warning.line == 2
+    assert "undecodable bytes shown as U+FFFD" in warning.reason
+
+
 def test_L4_unknown_format_name_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="unknown format 'nope'"):
         load(FIXTURES / FIXTURE_NAMES[0], format="nope")

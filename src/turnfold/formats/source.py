@@ -8,6 +8,7 @@ Python objects become ``document``; its items (or the document itself) are also 
 
 from __future__ import annotations
 
+import codecs
 import copy
 import dataclasses
 import io
@@ -672,20 +673,32 @@ def _utf8_of(stream: Any) -> Any:
     return stream if encoding is None else _Transcoded(stream, encoding)
 
 
+def _kept_undecodable(error: UnicodeError) -> tuple[str, int]:
+    """What does not decode in a UTF-16 or UTF-32 file (a lone surrogate, a cut-off last
+    character) as the one byte 0xFF (written by ``surrogateescape``), which UTF-8 never holds:
+    the line it is on is then an invalid UTF-8 line, shown with U+FFFD and warned of like any
+    other (:func:`_text_of`)."""
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    return "\udcff", error.end
+
+
+codecs.register_error("turnfold-kept", _kept_undecodable)
+
+
 class _Transcoded:
-    """A binary stream in another encoding, read as UTF-8. What does not decode (a lone
-    surrogate: the UTF-16 codec takes no other handler) is shown as U+FFFD, without the
-    warning an invalid UTF-8 line gets."""
+    """A binary stream in another encoding, read as UTF-8; what does not decode is kept as
+    bytes UTF-8 cannot hold, so its line is warned of (:func:`_kept_undecodable`)."""
 
     def __init__(self, stream: IO[bytes], encoding: str) -> None:
-        self._text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="")
+        self._text = io.TextIOWrapper(stream, encoding=encoding, errors="turnfold-kept", newline="")
 
     def read(self, size: int = -1) -> bytes:
         text = self._text.read(size if size < 0 else max(1, size // 2))
-        return text.encode("utf-8", "surrogatepass")
+        return text.encode("utf-8", "surrogateescape")
 
     def readline(self) -> bytes:  # what from_binary_stream looks for in a byte stream
-        return self._text.readline().encode("utf-8", "surrogatepass")
+        return self._text.readline().encode("utf-8", "surrogateescape")
 
 
 def _whole_document(
