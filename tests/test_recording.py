@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 import pickle
 import threading
 
 import pytest
 
+from turnfold.display import transcript_mimebundle
 from turnfold.model import (
     AssistantText,
     ToolCall,
@@ -141,6 +143,35 @@ def test_L5_unknown_call_and_field_are_clear_errors() -> None:
         rec.transcript.update(call, id="other")
     with pytest.raises(KeyError):
         rec.transcript.update(ToolCall(id=call.id, name="Read"), status="success")
+
+
+def test_L5_a_value_of_the_wrong_kind_is_refused_at_the_call() -> None:
+    """The agent's own line gets the error, not the view later (it failed on a None text or
+    an unknown status when drawn), and the transcript is left as it was."""
+    rec, _ = recorder()
+    with pytest.raises(TypeError, match=r"Recorder\.user\(\) takes text \(a str\), not NoneType"):
+        rec.user(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"Recorder\.assistant\(\) takes text .*not list"):
+        rec.assistant(["done"])  # type: ignore[arg-type]
+    call = rec.start_tool("Bash", {"command": "ls"})
+    with pytest.raises(ValueError, match=r"no tool status 'done'; one of pending, executing"):
+        rec.finish_tool(call, "ok", status="done")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no tool status 'ok'"):
+        rec.start_tool("Read", status="ok")  # type: ignore[arg-type]
+    assert [e.kind for e in rec.transcript.entries] == ["tool_call"]
+    assert call.status == "executing"
+
+
+def test_L5_a_tool_s_output_of_any_kind_is_shown_as_a_loader_shows_it() -> None:
+    """Tools return dicts, lists and numbers: the result is their readable JSON."""
+    rec, _ = recorder()
+    call = rec.finish_tool(rec.start_tool("lookup", {"q": "x"}), {"rows": 2, "ok": True})
+    assert call.result is not None
+    assert json.loads(call.result.text or "") == {"rows": 2, "ok": True}
+    counted = rec.finish_tool(rec.start_tool("count"), 3)
+    assert counted.result is not None
+    assert counted.result.text == "3"
+    transcript_mimebundle(rec.transcript)
 
 
 def test_L5_observers_can_stop_and_see_only_later_changes() -> None:

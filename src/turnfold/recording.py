@@ -21,9 +21,10 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any, Protocol, TypeVar
 
-from turnfold.formats.common import describe_args, text_result
+from turnfold.formats.common import describe_args, stringify, text_result
 from turnfold.model import (
     ACTIVE_STATUSES,
+    TOOL_STATUSES,
     AbortMarker,
     AssistantError,
     AssistantText,
@@ -153,7 +154,7 @@ class Recorder:
         """The user's request; it closes any open batch."""
         with self._lock:
             self._close_batch()
-            return self._append(UserMessage(text=text, command=command))
+            return self._append(UserMessage(text=_text(text, "user"), command=command))
 
     def assistant(
         self, text: str, *, model: str | None = None, usage: Usage | None = None
@@ -161,7 +162,8 @@ class Recorder:
         """Assistant text: a progress note, or the answer if nothing follows it (spec P-2)."""
         with self._lock:
             self._close_batch()
-            return self._append(AssistantText(text=text, model=model, usage=usage))
+            entry = AssistantText(text=_text(text, "assistant"), model=model, usage=usage)
+            return self._append(entry)
 
     def thinking(
         self, text: str = "", *, form: ThinkingForm = "text", streaming: bool = False
@@ -169,18 +171,19 @@ class Recorder:
         """Reasoning; ``streaming=True`` while it is still arriving (see :meth:`stream`)."""
         with self._lock:
             self._close_batch()
-            return self._append(Thinking(text=text, form=form, streaming=streaming))
+            entry = Thinking(text=_text(text, "thinking"), form=form, streaming=streaming)
+            return self._append(entry)
 
     def stream(self, entry: AssistantText | Thinking, more: str, *, done: bool = False) -> None:
         """Append ``more`` text to a streaming answer or thinking row; ``done`` ends a stream."""
-        changes: dict[str, Any] = {"text": entry.text + more}
+        changes: dict[str, Any] = {"text": entry.text + _text(more, "stream")}
         if isinstance(entry, Thinking) and done:
             changes["streaming"] = False
         self.transcript.update(entry, **changes)
 
     def notice(self, text: str, *, level: str = "info") -> SystemNotice:
         """A message from the runtime rather than the model."""
-        notice = SystemNotice(text=text, level=level)  # type: ignore[arg-type]
+        notice = SystemNotice(text=_text(text, "notice"), level=level)  # type: ignore[arg-type]
         return self._append(notice)
 
     # --- tool calls --------------------------------------------------------------------------
@@ -196,6 +199,7 @@ class Recorder:
         user_initiated: bool = False,
     ) -> ToolCall:
         """A tool call begins; it joins the open batch or opens a new one."""
+        _status(status, "start_tool")
         with self._lock:
             if self._batch is None:
                 self._batches += 1
@@ -225,9 +229,9 @@ class Recorder:
         target = self._call(call)
         changes: dict[str, Any] = {}
         if status is not None:
-            changes["status"] = status
+            changes["status"] = _status(status, "update_tool")
         if result is not None:
-            changes["result"] = result if isinstance(result, ToolResult) else text_result(result)
+            changes["result"] = _result(result)
         self.transcript.update(target, **changes)
         return target
 
@@ -239,12 +243,12 @@ class Recorder:
         status: ToolStatus = "success",
     ) -> ToolCall:
         """A call finished with ``status`` (``success``, ``error`` or ``cancelled``)."""
-        if status in ACTIVE_STATUSES:
+        if _status(status, "finish_tool") in ACTIVE_STATUSES:
             raise ValueError(f"a finished call cannot be {status!r}; use update_tool")
         target = self._call(call)
         changes: dict[str, Any] = {"status": status, "ended_at": self._clock()}
         if result is not None:
-            changes["result"] = result if isinstance(result, ToolResult) else text_result(result)
+            changes["result"] = _result(result)
         self.transcript.update(target, **changes)
         return target
 
@@ -282,7 +286,9 @@ class Recorder:
         self, action: PendingKind, text: str, *, call_id: str | None = None
     ) -> PendingAction:
         """A decision waiting on the user: a permission, a question, a plan or a goal."""
-        return self._append(PendingAction(action=action, text=text, call_id=call_id))
+        return self._append(
+            PendingAction(action=action, text=_text(text, "pending"), call_id=call_id)
+        )
 
     def abort(self, reason: str | None = None) -> AbortMarker:
         """The user stopped the turn: running calls become cancelled, the header reads stopped."""
@@ -302,7 +308,7 @@ class Recorder:
         """The turn failed (an API error, a crash); shown outside the fold (spec P-3)."""
         with self._lock:
             self._close_batch()
-            return self._append(AssistantError(message=message))
+            return self._append(AssistantError(message=_text(message, "fail")))
 
     # --- internals ---------------------------------------------------------------------------
 
@@ -319,6 +325,28 @@ class Recorder:
             if candidate.call_id == call:
                 return candidate
         raise KeyError(f"no tool call with call_id {call!r}")
+
+
+def _text(value: Any, method: str) -> str:
+    """The text a method was given, refused at the call when it is not a string: the view
+    would fail on it later, far from the line of the agent's code that passed it."""
+    if not isinstance(value, str):
+        raise TypeError(f"Recorder.{method}() takes text (a str), not {type(value).__name__}")
+    return value
+
+
+def _status(value: Any, method: str) -> ToolStatus:
+    for status in TOOL_STATUSES:
+        if value == status:
+            return status
+    statuses = ", ".join(TOOL_STATUSES)
+    raise ValueError(f"Recorder.{method}(): no tool status {value!r}; one of {statuses}")
+
+
+def _result(value: Any) -> ToolResult:
+    """A tool's output as a :class:`ToolResult`: its text, or whatever the tool returned (a
+    dict, a list, a number) as readable JSON, as a loader shows a recorded tool's output."""
+    return value if isinstance(value, ToolResult) else text_result(stringify(value))
 
 
 class MessageSync:
