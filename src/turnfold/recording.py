@@ -223,9 +223,10 @@ class Recorder:
         call: ToolCall | str,
         *,
         status: ToolStatus | None = None,
-        result: ToolResult | str | None = None,
+        result: Any = None,
     ) -> ToolCall:
-        """Change a running call's status (``confirming`` while it awaits approval) or output."""
+        """Change a running call's status (``confirming`` while it awaits approval) or output
+        (text, a :class:`ToolResult`, or any value the tool returned, shown as JSON)."""
         target = self._call(call)
         changes: dict[str, Any] = {}
         if status is not None:
@@ -238,11 +239,12 @@ class Recorder:
     def finish_tool(
         self,
         call: ToolCall | str,
-        result: ToolResult | str | None = None,
+        result: Any = None,
         *,
         status: ToolStatus = "success",
     ) -> ToolCall:
-        """A call finished with ``status`` (``success``, ``error`` or ``cancelled``)."""
+        """A call finished with ``status`` (``success``, ``error`` or ``cancelled``) and its
+        output (text, a :class:`ToolResult`, or any value the tool returned, shown as JSON)."""
         if _status(status, "finish_tool") in ACTIVE_STATUSES:
             raise ValueError(f"a finished call cannot be {status!r}; use update_tool")
         target = self._call(call)
