@@ -386,3 +386,6 @@ def test_B1_a_corpus_as_a_cell_s_last_expression_shows_the_browser() -> None:
 def test_B1_the_browser_refuses_what_is_not_a_corpus() -> None:
     with pytest.raises(TypeError, match="Corpus"):
         SessionBrowser([])  # type: ignore[arg-type]
+    # A name that is none of its traits is an error, where traitlets dropped it unsaid.
+    with pytest.raises(TypeError, match=r"no argument 'locale'; give display settings as"):
+        SessionBrowser(corpus_of({}, rows_of(3)), locale="zh")

@@ -293,6 +293,8 @@ def test_B3_messages_of_the_view_are_checked_and_odd_ones_ignored(
     assert [m["text"] for m in _custom(sent, "output")] == [""]
     with pytest.raises(TypeError, match="two transcripts or two corpora"):
         CompareWidget(three_turns(), turnfold.scan([three_turns()]))
+    with pytest.raises(TypeError, match=r"no argument 'mode'; give display settings as"):
+        CompareWidget(three_turns(), three_turns(), mode="flat")
 
 
 def test_B3_two_eval_logs_show_the_regressions_first_and_open_one_side_by_side(

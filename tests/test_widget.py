@@ -266,6 +266,23 @@ def test_T2_an_invalid_mode_resolves_alike_on_both_sides(widgets: list[Transcrip
     assert widget.transcript_display_mode == settings.transcript_display_mode == "fully-folded"
 
 
+def test_T1_a_setting_given_by_name_is_that_setting_and_an_unknown_name_is_refused(
+    widgets: list[TranscriptWidget],
+) -> None:
+    """``TranscriptWidget(t, locale="zh")`` sets the locale (it failed with "multiple values
+    for keyword argument"); a name that is no setting nor a widget's trait (``mode=``) is an
+    error, where traitlets dropped it; a bad value is checked as the settings check it, and
+    its warning points at the user's line."""
+    widget = make(widgets, demo_session(), locale="zh", show_thinking=False)
+    assert (widget.locale, widget.settings.locale, widget.show_thinking) == ("zh", "zh", False)
+    assert widget._strings["search"] == "搜索此记录"
+    with pytest.raises(TypeError, match=r"no argument 'mode'; its display settings are show_"):
+        TranscriptWidget(demo_session(), mode="flat")
+    with pytest.warns(UserWarning, match="invalid transcript_display_mode") as warned:
+        make(widgets, demo_session(), transcript_display_mode="sideways")
+    assert warned[0].filename == __file__
+
+
 def test_T4_a_settings_widget_can_link_to_the_widget_traits(
     widgets: list[TranscriptWidget],
 ) -> None:

@@ -41,7 +41,7 @@ from turnfold.model import SystemNotice, Transcript
 from turnfold.render.html import palette_css
 from turnfold.render.table import RUNS_CSS, runs_html
 from turnfold.settings import DisplaySettings
-from turnfold.widget import TranscriptWidget
+from turnfold.widget import TranscriptWidget, refuse_unknown
 
 if TYPE_CHECKING:
     import pandas
@@ -197,6 +197,7 @@ class SessionBrowser(anywidget.AnyWidget):
     ) -> None:
         if not isinstance(corpus, Corpus):
             raise TypeError(f"SessionBrowser shows a Corpus, not {type(corpus).__name__}")
+        refuse_unknown(self, kwargs, "give display settings as settings=DisplaySettings(...)")
         self.corpus = corpus
         self.settings = settings if settings is not None else load_settings()
         locale = self.settings.locale

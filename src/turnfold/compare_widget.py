@@ -54,6 +54,7 @@ from turnfold.transport import SearchHit, ViewTransport
 from turnfold.widget import (
     OUTPUT_REST_CHARS,
     STATIC_HTML_BUDGET,
+    refuse_unknown,
     ui_strings,
     view_bundle,
     view_css,
@@ -112,6 +113,7 @@ class CompareWidget(anywidget.AnyWidget):
         settings: DisplaySettings | None = None,
         **kwargs: Any,
     ) -> None:
+        refuse_unknown(self, kwargs, "give display settings as settings=DisplaySettings(...)")
         # T-5: without explicit settings, the layered defaults. A comparison is drawn once:
         # the settings it was made with stay its settings.
         self.settings: SettingsSnapshot = (settings or load_settings()).snapshot()

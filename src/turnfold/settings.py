@@ -90,7 +90,12 @@ def _pick(mapping: Mapping[Any, Any], snake: str) -> Any:
 
 
 def _is_internal(module: str) -> bool:
-    return module in (__name__, _LIVE) or module == "traitlets" or module.startswith("traitlets.")
+    # The widget too: ``TranscriptWidget(t, transcript_display_mode=...)`` sets the setting.
+    return (
+        module in (__name__, _LIVE, "turnfold.widget")
+        or module == "traitlets"
+        or module.startswith("traitlets.")
+    )
 
 
 def _warn_all(problems: list[str]) -> None:

@@ -146,6 +146,15 @@ def ui_strings(locale: str) -> dict[str, str]:
     return {name: translate(key, locale) for name, key in _UI_KEYS.items()}
 
 
+def refuse_unknown(widget: traitlets.HasTraits, kwargs: dict[str, Any], hint: str) -> None:
+    """Refuse a keyword argument that is no trait of ``widget``'s class (a misspelt setting,
+    ``mode=`` for ``transcript_display_mode=``): traitlets would drop it with a deprecation
+    warning few ever see, and the widget would show something else than was asked."""
+    unknown = sorted(set(kwargs) - set(widget.class_trait_names()))
+    if unknown:
+        raise TypeError(f"{type(widget).__name__}() got no argument {unknown[0]!r}; {hint}")
+
+
 class _ModeTrait(traitlets.Any):
     """``transcript_display_mode`` normalized exactly as DisplaySettings does (T-2).
 
@@ -209,8 +218,15 @@ class TranscriptWidget(anywidget.AnyWidget):
         running: bool | None = None,
         **kwargs: Any,
     ) -> None:
+        # T-1: a display setting given by name (``TranscriptWidget(t, locale="zh")``) is that
+        # setting, checked as DisplaySettings checks it. Any other name that is no trait of a
+        # widget is refused: traitlets would drop it with a warning few ever see.
+        chosen = {name: kwargs.pop(name) for name in SYNCED_SETTINGS if name in kwargs}
+        refuse_unknown(self, kwargs, f"its display settings are {', '.join(SYNCED_SETTINGS)}")
         # T-5: without explicit settings, the layered defaults (Jupyter config, environment).
         self.settings = settings if settings is not None else load_settings()
+        for name, value in chosen.items():
+            setattr(self.settings, name, value)
         self._flush_lock = threading.RLock()
         self._dirty_lock = threading.Lock()
         self._take(transcript)
