@@ -689,12 +689,23 @@ def test_C6_search_stops_at_the_limit_and_takes_regular_expressions() -> None:
     assert corpus.search("e", limit=3) == every[:3]
     assert corpus.search(r"READ\w+\.md", regex=True) == corpus.search("readme.md")
     assert corpus.search("no such text anywhere 4b8e") == []
-    with pytest.raises(Exception, match=r"unterminated|missing"):
+    with pytest.raises(ValueError, match=r"'\(' is no regular expression: missing \)"):
         corpus.search("(", regex=True)
     with pytest.raises(ValueError, match="the query is empty"):
         corpus.search("")  # would match every message
     with pytest.raises(TypeError, match="looks for a str, not NoneType"):
         corpus.search(None)  # type: ignore[arg-type]
+    assert corpus.search("e", limit=0) == []
+    for limit in (-1, "3", 2.5):  # a negative limit returned nothing, a string failed inside
+        with pytest.raises(ValueError, match=f"a limit of 0 or more hits, not {limit!r}"):
+            corpus.search("e", limit=limit)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("workers", [0, -2, "2", 1.5, True])
+def test_C5_a_worker_count_that_is_no_count_of_processes_is_refused(workers: Any) -> None:
+    """Before, 0 and -2 ran in this process and "2" failed inside the pool."""
+    with pytest.raises(ValueError, match=r"scan\(\) takes workers=1 or more .* not "):
+        scan(TREE, workers=workers, cache=False)
 
 
 def test_C2_a_position_given_for_a_key_says_how_a_corpus_is_read() -> None:

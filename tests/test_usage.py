@@ -199,7 +199,7 @@ def test_U1_the_widget_tally_follows_usage_changed_in_place() -> None:
 
 
 def test_U1_corpus_rows_carry_the_header_numbers() -> None:
-    corpus = turnfold.scan([SAMPLE], cache=False, workers=0)
+    corpus = turnfold.scan([SAMPLE], cache=False, workers=1)
     row = next(iter(corpus))
     facts = session_facts(turnfold.load(SAMPLE))
     for name in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):

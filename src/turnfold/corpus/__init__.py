@@ -206,12 +206,17 @@ class Corpus:
             raise TypeError(f"search() looks for a str, not {type(query).__name__}")
         if not query:
             raise ValueError("search() needs something to look for: the query is empty")
-        if limit <= 0:
+        if type(limit) is not int or limit < 0:
+            raise ValueError(f"search() takes a limit of 0 or more hits, not {limit!r}")
+        if limit == 0:
             return []
         if regex:
             import re
 
-            re.compile(query)  # a bad pattern fails here, not once per item in a worker
+            try:  # a bad pattern fails here, not once per item in a worker
+                re.compile(query)
+            except re.error as exc:
+                raise ValueError(f"search(): {query!r} is no regular expression: {exc}") from exc
         rows = self._rows.select(["key", "path", "sample", "format", "error"]).to_pylist()
         items: list[Item] = []
         for i, row in enumerate(rows):
@@ -455,6 +460,10 @@ def scan(
     """
     if format is not None and format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; known formats: {', '.join(FORMATS)}")
+    if workers is not None and (type(workers) is not int or workers < 1):
+        raise ValueError(
+            f"scan() takes workers=1 or more (1: this process; None: every core), not {workers!r}"
+        )
     if workers is None and client is None:
         workers = default_workers()
     if isinstance(source, Transcript):
