@@ -164,3 +164,7 @@ def test_W6_turnfold_render_of_a_folder_writes_a_site(tree: Path, tmp_path: Path
     assert (tree.with_name("tree-site") / INDEX).is_file()
     assert main(["render", str(tmp_path / "missing"), "-o", f"{out}/"]) == 2
     assert (out / MANIFEST).is_file()
+    # A folder is never one page: -o names the site's folder without a trailing slash too
+    # (it said the folder was "not a transcript file").
+    assert main(["render", str(tree), "-o", str(tmp_path / "named")]) == 0
+    assert (tmp_path / "named" / INDEX).is_file()

@@ -325,16 +325,19 @@ def _render_compare(options: argparse.Namespace, stdout: TextIO) -> int:
 
 def _site_folder(options: argparse.Namespace) -> Path | None:
     """Where ``render`` writes a site (B-2): a folder named by ``-o`` (ending in ``/`` or
-    already one), or ``FOLDER-site`` for a folder of runs; None for a single page."""
+    already one), or ``FOLDER-site`` for a folder of runs; None for a single page. A folder of
+    runs is never one page: ``-o`` names its site's folder, whatever its name ends with."""
     if options.command != "render":
         return None
     output: str | None = options.output
-    if output is not None and output != "-":
-        if output.endswith(("/", os.sep)) or Path(output).is_dir():
-            return Path(output)
-        return None
     source: Path = options.file
-    return source.with_name(source.name + "-site") if source.is_dir() and output is None else None
+    if output == "-":
+        return None
+    if source.is_dir():
+        return Path(output) if output is not None else source.with_name(source.name + "-site")
+    if output is not None and (output.endswith(("/", os.sep)) or Path(output).is_dir()):
+        return Path(output)
+    return None
 
 
 def _render_site(options: argparse.Namespace, folder: Path) -> int:
