@@ -376,6 +376,22 @@ def test_L1_tool_call_accepts_each_status(status: str) -> None:
     assert load(t.dump()).tool_calls()[0].status == status
 
 
+def test_L1_a_transcript_refuses_what_is_no_entry_and_an_unknown_status() -> None:
+    """A message dict or a string appended by hand (load() reads those) and a status the view
+    has no name for are errors at the call: the first failed on a missing ``id``, the second
+    only when the widget drew it."""
+    transcript = Transcript()
+    for add in (lambda: transcript.append("hi"),  # type: ignore[arg-type]
+                lambda: transcript.extend([{"role": "user"}]),  # type: ignore[list-item]
+                lambda: Transcript([UserMessage(text="a"), "b"])):  # type: ignore[list-item]  # fmt: skip
+        with pytest.raises(TypeError, match=r"a transcript holds entries .*, not (str|dict)"):
+            add()
+    call = transcript.append(ToolCall(name="Read"))
+    with pytest.raises(ValueError, match="no tool status 'done'; one of pending"):
+        transcript.update(call, status="done")
+    assert call.status == "pending"
+
+
 START = "2025-01-01T00:00:00Z"
 
 

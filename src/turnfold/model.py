@@ -350,6 +350,13 @@ class TranscriptChange:
 Observer: TypeAlias = Callable[[TranscriptChange], None]
 
 
+def _not_an_entry(value: Any) -> TypeError:
+    return TypeError(
+        f"a transcript holds entries (UserMessage, AssistantText, ToolCall…), not "
+        f"{type(value).__name__}: turnfold.load() reads messages and records"
+    )
+
+
 class Transcript:
     """An ordered list of entries with stable ids, the metadata of its source and load warnings.
 
@@ -385,8 +392,11 @@ class Transcript:
         Ids are never reused or renumbered, so a view keyed on them survives any later append.
         """
         with self._lock:
-            if not entry.id or entry.id in self._by_id:
-                entry.id = self._fresh_id(entry.id)
+            try:
+                if not entry.id or entry.id in self._by_id:
+                    entry.id = self._fresh_id(entry.id)
+            except AttributeError:
+                raise _not_an_entry(entry) from None
             self._by_id[entry.id] = entry
             self.entries.append(entry)
             if self._observers:
@@ -405,11 +415,17 @@ class Transcript:
                     self.append(entry)
                 return
             by_id, kept = self._by_id, self.entries
-            for entry in entries:
-                if not entry.id or entry.id in by_id:
-                    entry.id = self._fresh_id(entry.id)
-                by_id[entry.id] = entry
-                kept.append(entry)
+            value: Any = None
+            try:  # no test per entry: a load hands over every one of its entries here
+                for value in entries:
+                    if not value.id or value.id in by_id:
+                        value.id = self._fresh_id(value.id)
+                    by_id[value.id] = value
+                    kept.append(value)
+            except AttributeError:
+                if isinstance(value, Entry):
+                    raise
+                raise _not_an_entry(value) from None
 
     def append_unless(self, entry: Entry, condition: Callable[[], bool]) -> Entry | None:
         """:meth:`append` ``entry`` unless ``condition()`` holds; the entry, or None.
@@ -438,6 +454,9 @@ class Transcript:
             if not names.issuperset(changes):  # one set test: updates are every load's work
                 name = next(name for name in changes if name not in names)
                 raise AttributeError(f"{type(target).__name__} has no field {name!r} to update")
+            if "status" in changes and changes["status"] not in TOOL_STATUSES:
+                statuses = ", ".join(TOOL_STATUSES)
+                raise ValueError(f"no tool status {changes['status']!r}; one of {statuses}")
             for name, value in changes.items():
                 setattr(target, name, value)
             if self._observers:
