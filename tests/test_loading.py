@@ -417,6 +417,36 @@ def test_L4_python_records_that_hold_themselves_are_warned_lines() -> None:
         load(alone)
 
 
+def test_L2_one_trajectory_of_a_dataset_read_with_pandas_or_pyarrow_loads(tmp_path: Path) -> None:
+    """``pd.read_parquet(...)["messages"][0]`` is a NumPy array of dicts, a row a Series, a
+    pyarrow cell a scalar, and counts NumPy integers: each loads as the list it holds (they
+    were "no known transcript structure"). A whole table is many runs: scan() reads it."""
+    pandas = pytest.importorskip("pandas")
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    messages = [{"role": "user", "content": "add 1 and 2"},
+                {"role": "assistant", "content": "3"}]  # fmt: skip
+    pq.write_table(pa.table({"messages": [messages], "reward": [1.0]}), tmp_path / "d.parquet")
+    frame = pandas.read_parquet(tmp_path / "d.parquet")
+    table = pq.read_table(tmp_path / "d.parquet")
+    whole = load(messages)
+    for row in (frame["messages"][0], frame.iloc[0], table["messages"][0]):
+        assert load(row).entries == whole.entries
+    function = {"name": "add", "arguments": {"a": np.int64(1), "b": np.int64(2)}}
+    called = [
+        messages[0],
+        {"role": "assistant", "tool_calls": [{"id": "c1", "function": function}]},
+    ]
+    (call,) = load(called).tool_calls()
+    assert call.args == {"a": 1, "b": 2}
+    assert {type(value) for value in call.args.values()} == {int}  # JSON's own, dumped as such
+    for many in (frame, table):
+        with pytest.raises(TypeError, match=r"holds many runs: turnfold\.scan\(table\)"):
+            load(many)
+
+
 def test_L2_python_objects_are_copied_not_shared() -> None:
     messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     snapshot = json.dumps(messages)

@@ -379,6 +379,22 @@ def plain_value(value: Any) -> Any:
         return dump(mode="json", exclude_unset=True)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {name: plain_value(getattr(value, name)) for name in field_names(kind)}
+    if kind.__module__.startswith(_TABLE_LIBRARIES):
+        return plain_value(_table_value(value))
+    return copy.copy(value)
+
+
+#: The libraries whose values a dataset's row holds once read with pandas or pyarrow.
+_TABLE_LIBRARIES = ("numpy", "pyarrow", "pandas")
+
+
+def _table_value(value: Any) -> Any:
+    """A NumPy array or number, a pyarrow scalar or a pandas row (what ``df.messages[0]`` of a
+    Parquet dataset read with pandas is: an array of dicts) as the Python values it holds."""
+    for method in ("as_py", "to_dict", "tolist"):  # pyarrow, pandas, NumPy
+        convert = getattr(value, method, None)
+        if callable(convert):
+            return convert()
     return copy.copy(value)
 
 
@@ -479,6 +495,13 @@ def from_object(obj: Any, name: str = "<object>") -> Source:
         source = Source(name, _document_records(document), document=document)
         source.format = adapter.NAME
         return source
+    if type(obj).__module__.startswith((*_TABLE_LIBRARIES, "polars")) and (
+        hasattr(obj, "column_names") or hasattr(obj, "columns")  # pyarrow's, pandas' or Polars'
+    ):
+        raise TypeError(
+            f"a {type(obj).__name__} holds many runs: turnfold.scan(table) reads them all, and "
+            "turnfold.load(table['messages'][i]) one of them"
+        )
     if isinstance(obj, (Iterator, AsyncIterator)):
         # Reading it would use it up, and a framework's live stream is the follower's to read.
         raise TypeError(
