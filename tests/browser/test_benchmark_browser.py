@@ -7,10 +7,14 @@ shared CI machine are noise, and the bars are the benchmark's business, not the 
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "browser.py"
 #: A session of 20 turns, once; a session browser of 300 rows, two round trips of each kind.
@@ -28,13 +32,24 @@ SUMMARY = re.compile(
 
 
 def test_the_browser_benchmark_completes_and_prints_its_summary(tmp_path: Path) -> None:
-    done = subprocess.run(
+    # A session of its own: a run that hangs is ended with the JupyterLab and Chromium it
+    # started, and what it printed until then is in the failure (a CI run once timed out
+    # here with nothing to show why).
+    script = subprocess.Popen(
         [sys.executable, str(SCRIPT), *TINY, "--keep", str(tmp_path)],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=300,  # a cold JupyterLab on CI is slow; here it takes about 15 s
-        check=False,
+        start_new_session=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},  # each line out as it is printed
     )
+    try:
+        stdout, stderr = script.communicate(timeout=300)  # here it takes about 15 s
+    except subprocess.TimeoutExpired:
+        os.killpg(script.pid, signal.SIGKILL)
+        stdout, stderr = script.communicate()
+        pytest.fail(f"no summary after 300 s; it printed:\n{stdout}\n{stderr}")
+    done = subprocess.CompletedProcess(script.args, script.returncode, stdout, stderr)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     lines = done.stdout.splitlines()
     assert lines, done.stderr
