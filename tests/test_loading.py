@@ -388,6 +388,23 @@ def test_L4_a_named_pipe_among_a_session_s_sibling_files_is_passed_over(
     assert loaded == [whole]
 
 
+def test_L2_a_path_from_home_is_read_as_a_shell_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A notebook has no shell to expand ``~``: load() and scan() do (``~/.claude/projects``
+    was "no such file")."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "runs").mkdir()
+    session = FIXTURES / "codex_rollout_v0.129_two-turns.jsonl"
+    shutil.copy(session, tmp_path / "runs" / "s.jsonl")
+    assert load("~/runs/s.jsonl") == load(session)
+    assert load(Path("~/runs/s.jsonl")) == load(session)
+    for typed in ("~/runs", "~/runs/*.jsonl", ["~/runs/s.jsonl"]):
+        (row,) = turnfold.scan(typed, workers=1, cache=False)
+        assert row["error"] is None
+        assert row["key"] == str(tmp_path / "runs" / "s.jsonl")
+
+
 def test_L4_an_address_or_a_stream_is_refused_with_what_to_do_instead() -> None:
     """load() reads files and finished runs: an address is not fetched, and a generator is not
     used up (it may be a framework's live stream, which turnfold.follow reads)."""

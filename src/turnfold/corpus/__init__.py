@@ -43,6 +43,7 @@ from turnfold.corpus.summarize import (
     summarize,
 )
 from turnfold.formats import FORMATS, load
+from turnfold.formats.source import expanded
 from turnfold.model import Transcript
 
 if TYPE_CHECKING:
@@ -447,7 +448,8 @@ def scan(
 ) -> Corpus:
     """Scan ``source`` into a :class:`Corpus` of one row per session (spec C-1).
 
-    ``source`` is a folder (walked; sub-agent files belong to their parent), a glob, a file, a
+    ``source`` is a folder (walked; sub-agent files belong to their parent; a path may start
+    with ``~``, the home folder), a glob, a file, a
     list (or any iterable) of paths, a Parquet file or the shards of one dataset (a folder, glob
     or list of nothing but Parquet files), a ``pyarrow.Table`` or pandas DataFrame of
     trajectories (the ``messages`` column, found by name when not given; other columns kept as
@@ -468,6 +470,8 @@ def scan(
         workers = default_workers()
     if isinstance(source, Transcript):
         source = [source]
+    if isinstance(source, (str, os.PathLike)):
+        source = expanded(os.fspath(source))  # "~/.claude/projects"
     if _is_arrow_table(source) or _is_dataframe(source) or _is_parquet(source):
         return _scan_table(source, format, messages, workers, client)
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping, os.PathLike)):

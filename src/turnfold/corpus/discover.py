@@ -19,6 +19,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any
 
+from turnfold.formats.source import expanded
 from turnfold.userwarn import warn_at_caller
 
 #: Files worth opening: every loader reads JSON lines or one JSON document, or an Inspect
@@ -144,7 +145,7 @@ def discover(source: str | os.PathLike[str] | Iterable[Any], format: str | None)
     found = Found([])
     paths: Iterable[Any] = [source] if isinstance(source, (str, os.PathLike)) else source
     for entry in paths:
-        text = os.fspath(entry)
+        text = expanded(os.fspath(entry))
         if isinstance(entry, str) and _is_glob(text) and not os.path.exists(text):
             for match in sorted(globbing.glob(text, recursive=True)):
                 if os.path.isdir(match):

@@ -322,8 +322,9 @@ def load(
 ) -> Transcript:
     """Read a transcript.
 
-    ``source`` is a path (``str`` or ``os.PathLike``), JSON/JSONL text, bytes, an open file, or
-    Python objects (a dict, a list of messages or records, SDK objects). ``format`` forces one of
+    ``source`` is a path (``str`` or ``os.PathLike``; ``~`` is the home folder), JSON/JSONL
+    text, bytes, an open file, or Python objects (a dict, a list of messages or records, SDK
+    objects, a row of a dataset read with pandas or pyarrow). ``format`` forces one of
     :data:`FORMATS`; by default the format that reads the most of the first records wins
     (:mod:`turnfold.formats.detection`). Input that is not a transcript raises
     :class:`TranscriptFormatError`; nothing the caller passed is modified. The transcript's

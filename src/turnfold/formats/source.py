@@ -800,6 +800,12 @@ def _progress_bar(size: int, name: str, done: int) -> Any:
                         leave=False)  # fmt: skip
 
 
+def expanded(path: str) -> str:
+    """``~`` (or ``~user``) at the start of a path typed in a notebook, read as a shell reads
+    it (none is there to do it), unless a file of that very name exists."""
+    return os.path.expanduser(path) if path.startswith("~") and not os.path.exists(path) else path
+
+
 def sibling_files(folder: Path, pattern: str) -> list[Path]:
     """The regular files in ``folder`` that match ``pattern``, in name order: a session's
     sibling files (its sub-agents' sessions and their metadata), which a loader opens unasked,
@@ -832,7 +838,7 @@ def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:
     if isinstance(source, str) and looks_like_text(source):
         return from_binary_stream(io.BytesIO(source.encode("utf-8")), "<text>"), None
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
+        path = Path(expanded(os.fspath(source)))
         if isinstance(source, str) and _URL.match(source) and not path.exists():
             raise ValueError(
                 f"{source}: load() reads files, not addresses; download it first (for instance "
