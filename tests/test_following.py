@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 import turnfold
+from turnfold.following import Follow
 from turnfold.formats import frameworks
 from turnfold.model import AssistantText, ToolCall, Transcript
 
@@ -204,6 +205,47 @@ def test_X2_a_follower_that_fails_again_and_again_stops_following_and_says_so() 
     assert stopped.reason.startswith("stopped following after 20 events it could not map")
 
 
+def _raising(events: list[Any], error: BaseException) -> Iterator[Any]:
+    yield from events
+    raise error
+
+
+def test_A2_a_run_that_raises_ends_in_its_error_and_the_error_reaches_the_user() -> None:
+    """The transcript says the run failed, as a session file records a failed turn (P-3),
+    instead of ending as if the run had just stopped; the user's loop gets the exception."""
+    followed = turnfold.follow(_raising(RUN[:5], RuntimeError("API down")), display=False)
+    with pytest.raises(RuntimeError, match="API down"):
+        for _ in followed:
+            pass
+    assert _shown(followed.transcript)[-2:] == [("tool_call", "unknown"), ("error", "")]
+    assert followed.transcript.entries[-1].message == "RuntimeError: API down"  # type: ignore[attr-defined]
+
+
+def test_A2_leaving_the_loop_early_is_no_failure_of_the_run() -> None:
+    followed = turnfold.follow(iter(RUN), display=False)
+    for event in followed:
+        if isinstance(event, Called):
+            break
+    assert [kind for kind, _ in _shown(followed.transcript)] == ["assistant", "tool_call"]
+
+
+def test_A2_an_async_run_that_raises_ends_in_its_error() -> None:
+    async def events() -> AsyncIterator[Any]:
+        for event in RUN[:3]:
+            yield event
+        raise ValueError("bad tool schema")
+
+    async def main() -> Follow:
+        followed = turnfold.follow(events(), display=False)
+        with pytest.raises(ValueError, match="bad tool schema"):
+            async for _ in followed:
+                pass
+        return followed
+
+    followed = asyncio.run(main())
+    assert followed.transcript.entries[-1].message == "ValueError: bad tool schema"  # type: ignore[attr-defined]
+
+
 def test_X2_a_stream_no_framework_sends_is_passed_on_and_said() -> None:
     run = [{"n": n} for n in range(100)]
     followed = turnfold.follow(run, display=False)
@@ -234,7 +276,10 @@ def test_A2_the_stream_breaking_off_still_ends_the_followed_run() -> None:
     with pytest.raises(KeyboardInterrupt):
         list(followed)
     (call,) = followed.transcript.tool_calls()
-    assert call.status == "unknown"  # closed: not left "executing" forever
+    # Closed, not left "executing" forever; cut off by an interrupt, so cancelled (the loaders'
+    # rule), and the run's end reads stopped (P-7).
+    assert call.status == "cancelled"
+    assert followed.transcript.entries[-1].kind == "abort"
     assert followed.widget.running is False
     followed.widget.close()
 

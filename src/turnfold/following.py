@@ -22,13 +22,20 @@ so a fast stream never floods the notebook's connection.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import AsyncIterator, Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from turnfold.model import LoadWarning, Transcript
+from turnfold.model import (
+    ACTIVE_STATUSES,
+    AbortMarker,
+    AssistantError,
+    LoadWarning,
+    Transcript,
+)
 
 if TYPE_CHECKING:
     from turnfold.widget import TranscriptWidget
@@ -164,6 +171,9 @@ class Follow:
             for event in self.events:
                 self.see(event)
                 yield event
+        except BaseException as exc:
+            self._broke_off(exc)
+            raise
         finally:
             self.end()
 
@@ -172,8 +182,28 @@ class Follow:
             async for event in self.events:
                 self.see(event)
                 yield event
+        except BaseException as exc:
+            self._broke_off(exc)
+            raise
         finally:
             self.end()
+
+    def _broke_off(self, exc: BaseException) -> None:
+        """The stream raised ``exc``: the run's end says so in the transcript, as a session file
+        records a failed turn (spec P-3) or an interrupted one (P-7), not as a run that just
+        stopped. The user's loop leaving early (``break``) is no failure of the run."""
+        if isinstance(exc, GeneratorExit):
+            return
+        with self._lock:
+            if self._ended:
+                return
+            if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
+                for call in self.transcript.tool_calls():
+                    if call.status in ACTIVE_STATUSES:
+                        self.transcript.update(call, status="cancelled")
+                self.transcript.append(AbortMarker(reason="interrupted"))
+            elif isinstance(exc, Exception):
+                self.transcript.append(AssistantError(message=f"{type(exc).__name__}: {exc}"))
 
     async def _async_over_sync(self) -> AsyncIterator[Any]:
         for event in self._sync():
