@@ -192,6 +192,14 @@ def test_L4_a_message_its_framework_cannot_serialize_is_one_warned_record() -> N
     assert all("unknown tool_call_id" in w.reason for w in rest)
     assert transcript.accounting.counts["(object not read)"] == {"warned": 1}
     assert transcript.entries[-1].text == whole.entries[-1].text  # type: ignore[attr-defined]
+    # One part of a message: that part is lost and said, the message's others are read.
+    changed = copy.deepcopy(messages)
+    changed[1].parts[0] = object()
+    (warning,) = turnfold.load(changed).warnings
+    assert (warning.line, warning.reason) == (
+        2, "response part: object not read: PydanticSerializationError: Unable to serialize "
+        "unknown type: <class 'object'>"
+    )  # fmt: skip
 
 
 @pytest.mark.filterwarnings("ignore")

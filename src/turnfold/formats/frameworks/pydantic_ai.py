@@ -713,6 +713,9 @@ class PydanticAIBuilder(MessageBuilder):
         return self.transcript.append(entry)
 
     def _unknown(self, where: str, part: Any, line: int) -> None:
+        if isinstance(part, MalformedLine):  # a part pydantic-ai's serializer failed on
+            self.warn(f"{where} part: {part.reason}", line)
+            return
         kind = part.get("part_kind") if isinstance(part, Mapping) else None
         name = kind if isinstance(kind, str) else type_of_record(part)
         self.warn(f"{where} part of unknown kind {name!r} skipped", line)
