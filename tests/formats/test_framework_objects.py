@@ -25,8 +25,8 @@ from turnfold.formats import TranscriptFormatError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-#: Values of other shapes than a framework's fields hold. The containers are made anew for
-#: each change (:func:`_weird`), so a change never puts a container inside itself by accident.
+#: Values of other shapes than a framework's fields hold, each made anew for each change, so
+#: that one change never puts a container that is already in the object inside itself.
 _WEIRD: list[Callable[[], Any]] = [
     lambda: None, lambda: 0, lambda: -1, lambda: 10**30, lambda: float("nan"), lambda: "",
     lambda: "x", lambda: "2025-99-99", lambda: [], lambda: {}, lambda: [1, "a"],
@@ -147,9 +147,10 @@ def _changed_copies(
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("name", sorted(RUN_OBJECTS))
 def test_L4_a_run_object_with_values_of_unexpected_shape_never_crashes(name: str) -> None:
-    """Found so: a ToolOrigin whose type is a number, a pydantic-ai message whose parts are
-    not a list, an ADK event holding a value its serializer does not know, a list holding
-    itself, a TaskResult whose messages are a number (each of them crashed the load)."""
+    """Found so (by longer runs of these changes): a ToolOrigin whose type is a number, a
+    pydantic-ai message whose parts are not a list, an ADK event holding a value its
+    serializer does not know, a list holding itself, a TaskResult whose messages are a number
+    (each of them crashed the load)."""
     make, part = RUN_OBJECTS[name]
     for value in _changed_copies(make, part, seed=sum(map(ord, name)), n=12):
         try:
