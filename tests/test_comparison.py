@@ -245,6 +245,13 @@ def test_B3_a_key_function_joins_what_the_default_would_not() -> None:
     assert compare_rows(a, b).changed == []  # the samples are named apart
     [pair] = compare_rows(a, b, key=lambda r: r["title"]).changed
     assert (pair.key, pair.change) == ("What is 2 + 2?", "regressed")
+    # A column's name joins by that column (a dataset's id, say), as pandas' merge(on=) does;
+    # it failed with "'str' object is not callable".
+    assert compare_rows(a, b, key="title").changed == [pair]
+    with pytest.raises(ValueError, match=r"key='id'\): no such column; the rows have .*title"):
+        compare_rows(a, b, key="id")
+    with pytest.raises(TypeError, match="a function of a row or a column's name, not 5"):
+        compare_rows(a, b, key=5)  # type: ignore[arg-type]
 
 
 def test_B3_two_rows_of_one_corpus_with_one_key_are_refused_not_paired_at_random() -> None:

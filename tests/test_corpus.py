@@ -232,6 +232,10 @@ def test_C3_tool_calls_and_turns_tables_agree_with_the_rows(tmp_path: Path) -> N
     assert sorted(written) == ["sessions", "tool_calls", "turns"]
     assert pq.read_table(written["sessions"]).equals(corpus.to_arrow())
     assert pq.read_table(written["tool_calls"]).num_rows == calls.num_rows
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(NotADirectoryError, match=r"notes\.txt is a file: write_parquet\(\)"):
+        corpus.write_parquet(tmp_path / "notes.txt")  # was "[Errno 17] File exists"
+    assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
 def test_C3_polars_and_a_clear_error_naming_the_extra_when_it_is_missing(

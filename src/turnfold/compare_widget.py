@@ -79,9 +79,9 @@ def compare(
     ``a`` and ``b`` are transcripts, corpora (:func:`turnfold.scan`), or anything
     :func:`turnfold.comparison.open_run` reads: a folder or an eval log of several samples is
     scanned, anything else loaded. Two corpora are joined by ``key``, a function of a row (C-2) to a
-    value both runs of a sample share; by default an eval sample's task, id and epoch, else the
-    row's ``sample`` or file name (:class:`turnfold.comparison.SampleKey`). ``names`` are what the
-    headers call the two runs.
+    value both runs of a sample share, or the name of a column holding one (a dataset's ``id``);
+    by default an eval sample's task, id and epoch, else the row's ``sample`` or file name
+    (:class:`turnfold.comparison.SampleKey`). ``names`` are what the headers call the two runs.
 
     >>> from turnfold.samples import demo_session
     >>> widget = compare(demo_session(), demo_session())

@@ -552,15 +552,18 @@ JoinKey = Callable[[Row], Hashable]
 
 
 def compare_rows(
-    rows_a: Sequence[Row], rows_b: Sequence[Row], key: JoinKey | None = None
+    rows_a: Sequence[Row], rows_b: Sequence[Row], key: JoinKey | str | None = None
 ) -> CorpusComparison:
-    """Rows of two corpora (C-2) joined by ``key`` (default: :class:`SampleKey`).
+    """Rows of two corpora (C-2) joined by ``key`` (default: :class:`SampleKey`): a function of
+    a row, or the name of a column (one of the row's metadata columns, say a dataset's ``id``).
 
     A row whose item could not be read (its ``error`` is set, C-7) has no run to compare: it
     counts in its corpus's totals only. A key shared by two rows of one corpus cannot say which
     pairs with which: that raises ``ValueError``, naming the key, rather than pairing at random.
     """
-    join = key or SampleKey()
+    join = _column_key(key, [*rows_a, *rows_b]) if isinstance(key, str) else key or SampleKey()
+    if not callable(join):
+        raise TypeError(f"compare(key=) takes a function of a row or a column's name, not {key!r}")
     by_key_b = _by_key(rows_b, join, "b")
     seen: set[Hashable] = set()
     kinds: dict[Change, list[RowPair]] = {change: [] for change in CHANGES}
@@ -580,6 +583,15 @@ def compare_rows(
     only_b = [_key_text(k) for k in by_key_b if k not in seen]
     changed = [pair for change in CHANGES for pair in kinds[change]]
     return CorpusComparison(changed, same, only_a, only_b, totals(rows_a), totals(rows_b))
+
+
+def _column_key(name: str, rows: Sequence[Row]) -> JoinKey:
+    """The join by the column ``name``, which every row must have."""
+    missing = next((row for row in rows if name not in row), None)
+    if missing is not None:
+        columns = ", ".join(sorted(missing))
+        raise ValueError(f"compare(key={name!r}): no such column; the rows have {columns}")
+    return lambda row: row[name]
 
 
 def _by_key(rows: Sequence[Row], key: JoinKey, side: str) -> dict[Hashable, Row]:

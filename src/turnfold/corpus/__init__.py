@@ -185,7 +185,12 @@ class Corpus:
         """Write ``sessions``, ``tool_calls`` and ``turns`` as Parquet files in ``directory``."""
         import pyarrow.parquet as pq
 
-        folder = Path(directory)
+        folder = Path(expanded(os.fspath(directory)))
+        if folder.exists() and not folder.is_dir():
+            raise NotADirectoryError(
+                f"{folder} is a file: write_parquet() writes sessions.parquet, tool_calls.parquet "
+                "and turns.parquet into a folder; name one"
+            )
         folder.mkdir(parents=True, exist_ok=True)
         written = {}
         for name, table in (("sessions", self.to_arrow()), ("tool_calls", self.tool_calls()),
