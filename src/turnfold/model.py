@@ -350,6 +350,15 @@ class TranscriptChange:
 Observer: TypeAlias = Callable[[TranscriptChange], None]
 
 
+def checked_status(value: Any) -> ToolStatus:
+    """``value`` when it is one of the seven tool statuses; a ``ValueError`` naming them else
+    (the view has no name for another, and would fail on it only when it drew it)."""
+    for status in TOOL_STATUSES:
+        if value == status:
+            return status
+    raise ValueError(f"no tool status {value!r}; one of {', '.join(TOOL_STATUSES)}")
+
+
 def _not_an_entry(value: Any) -> TypeError:
     return TypeError(
         f"a transcript holds entries (UserMessage, AssistantText, ToolCall…), not "
@@ -455,8 +464,7 @@ class Transcript:
                 name = next(name for name in changes if name not in names)
                 raise AttributeError(f"{type(target).__name__} has no field {name!r} to update")
             if "status" in changes and changes["status"] not in TOOL_STATUSES:
-                statuses = ", ".join(TOOL_STATUSES)
-                raise ValueError(f"no tool status {changes['status']!r}; one of {statuses}")
+                checked_status(changes["status"])  # raises, naming the statuses
             for name, value in changes.items():
                 setattr(target, name, value)
             if self._observers:

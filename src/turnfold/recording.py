@@ -24,7 +24,6 @@ from typing import Any, Protocol, TypeVar
 from turnfold.formats.common import describe_args, stringify, text_result
 from turnfold.model import (
     ACTIVE_STATUSES,
-    TOOL_STATUSES,
     AbortMarker,
     AssistantError,
     AssistantText,
@@ -42,6 +41,7 @@ from turnfold.model import (
     Transcript,
     Usage,
     UserMessage,
+    checked_status,
 )
 
 E = TypeVar("E", bound=Entry)
@@ -199,7 +199,7 @@ class Recorder:
         user_initiated: bool = False,
     ) -> ToolCall:
         """A tool call begins; it joins the open batch or opens a new one."""
-        _status(status, "start_tool")
+        checked_status(status)  # a ToolCall made here takes it unchecked
         with self._lock:
             if self._batch is None:
                 self._batches += 1
@@ -230,7 +230,7 @@ class Recorder:
         target = self._call(call)
         changes: dict[str, Any] = {}
         if status is not None:
-            changes["status"] = _status(status, "update_tool")
+            changes["status"] = status  # checked by Transcript.update
         if result is not None:
             changes["result"] = _result(result)
         self.transcript.update(target, **changes)
@@ -245,7 +245,7 @@ class Recorder:
     ) -> ToolCall:
         """A call finished with ``status`` (``success``, ``error`` or ``cancelled``) and its
         output (text, a :class:`ToolResult`, or any value the tool returned, shown as JSON)."""
-        if _status(status, "finish_tool") in ACTIVE_STATUSES:
+        if status in ACTIVE_STATUSES:  # any other is checked by Transcript.update
             raise ValueError(f"a finished call cannot be {status!r}; use update_tool")
         target = self._call(call)
         changes: dict[str, Any] = {"status": status, "ended_at": self._clock()}
@@ -335,14 +335,6 @@ def _text(value: Any, method: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"Recorder.{method}() takes text (a str), not {type(value).__name__}")
     return value
-
-
-def _status(value: Any, method: str) -> ToolStatus:
-    for status in TOOL_STATUSES:
-        if value == status:
-            return status
-    statuses = ", ".join(TOOL_STATUSES)
-    raise ValueError(f"Recorder.{method}(): no tool status {value!r}; one of {statuses}")
 
 
 def _result(value: Any) -> ToolResult:
