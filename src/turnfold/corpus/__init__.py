@@ -43,7 +43,7 @@ from turnfold.corpus.summarize import (
     summarize,
 )
 from turnfold.formats import FORMATS, load
-from turnfold.formats.source import expanded
+from turnfold.formats.source import expanded, is_arrow_table, is_dataframe
 from turnfold.model import Transcript
 
 if TYPE_CHECKING:
@@ -316,14 +316,6 @@ def _need(module: str, extra: str) -> None:
 # --- scan ---------------------------------------------------------------------------------------
 
 
-def _is_arrow_table(value: Any) -> bool:
-    return type(value).__module__.startswith("pyarrow") and hasattr(value, "column_names")
-
-
-def _is_dataframe(value: Any) -> bool:
-    return type(value).__module__.startswith("pandas") and hasattr(value, "columns")
-
-
 def _is_parquet(value: Any) -> bool:
     return isinstance(value, (str, os.PathLike)) and os.fspath(value).endswith(
         PARQUET_SUFFIXES
@@ -477,7 +469,7 @@ def scan(
         source = [source]
     if isinstance(source, (str, os.PathLike)):
         source = expanded(os.fspath(source))  # "~/.claude/projects"
-    if _is_arrow_table(source) or _is_dataframe(source) or _is_parquet(source):
+    if is_arrow_table(source) or is_dataframe(source) or _is_parquet(source):
         return _scan_table(source, format, messages, workers, client)
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping, os.PathLike)):
         source = list(source)  # Path.glob(...), a generator of Transcripts...
@@ -694,7 +686,7 @@ def _scan_table(
         """The file of the ``i``-th row (None for an object in memory) and its row there."""
         return None, i
 
-    if _is_dataframe(source):
+    if is_dataframe(source):
         names = [str(c) for c in source.columns]
         first = source.head(1)
         types = {n: "list" for n in names if len(first) and _is_list_cell(first[n].iloc[0])}
@@ -712,7 +704,7 @@ def _scan_table(
     else:
         import pyarrow.parquet as pq
 
-        if _is_arrow_table(source):
+        if is_arrow_table(source):
             table = source
             schema = table.schema
         else:
@@ -724,7 +716,7 @@ def _scan_table(
                  or pa.types.is_large_list(f.type)}  # fmt: skip
         column = _messages_column(names, messages, types)
         others = [n for n in names if n != column]
-        if _is_arrow_table(source):
+        if is_arrow_table(source):
             extra = table.select(others)
             count = table.num_rows
 

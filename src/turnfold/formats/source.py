@@ -384,6 +384,20 @@ def plain_value(value: Any) -> Any:
     return copy.copy(value)
 
 
+def is_arrow_table(value: Any) -> bool:
+    """A pyarrow ``Table`` (or record batch), known by its module: pyarrow is not imported."""
+    return type(value).__module__.startswith("pyarrow") and hasattr(value, "column_names")
+
+
+def is_dataframe(value: Any) -> bool:
+    """A pandas ``DataFrame``, known by its module: pandas is not imported."""
+    return type(value).__module__.startswith("pandas") and hasattr(value, "columns")
+
+
+def _is_polars_frame(value: Any) -> bool:
+    return type(value).__module__.startswith("polars") and hasattr(value, "columns")
+
+
 #: The libraries whose values a dataset's row holds once read with pandas or pyarrow.
 _TABLE_LIBRARIES = ("numpy", "pyarrow", "pandas")
 
@@ -495,12 +509,10 @@ def from_object(obj: Any, name: str = "<object>") -> Source:
         source = Source(name, _document_records(document), document=document)
         source.format = adapter.NAME
         return source
-    if type(obj).__module__.startswith((*_TABLE_LIBRARIES, "polars")) and (
-        hasattr(obj, "column_names") or hasattr(obj, "columns")  # pyarrow's, pandas' or Polars'
-    ):
+    if is_arrow_table(obj) or is_dataframe(obj) or _is_polars_frame(obj):
         raise TypeError(
-            f"a {type(obj).__name__} holds many runs: turnfold.scan(table) reads them all, and "
-            "turnfold.load(table['messages'][i]) one of them"
+            f"a {type(obj).__name__} holds many runs: turnfold.scan(table) reads them all (a "
+            "Polars one as table.to_arrow()), and turnfold.load(table['messages'][i]) one of them"
         )
     if isinstance(obj, (Iterator, AsyncIterator)):
         # Reading it would use it up, and a framework's live stream is the follower's to read.
