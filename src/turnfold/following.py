@@ -281,12 +281,14 @@ class Follow:
         if self._failures >= _FAILURE_LIMIT:
             self._fail(f"stopped following after {self._failures} events it could not map", exc)
         else:
-            what = f"an event of type {type(event).__name__} not followed"
-            _LOG.warning("turnfold.follow: %s", what, exc_info=exc)
-            self._warn(f"{what}: {type(exc).__name__}: {exc}")
+            self._warn_of(f"an event of type {type(event).__name__} not followed", exc)
 
     def _fail(self, what: str, exc: Exception) -> None:
         self._failed = True
+        self._warn_of(what, exc)
+
+    def _warn_of(self, what: str, exc: Exception) -> None:
+        """``what`` failed with ``exc``: logged with its traceback, and said in a warning."""
         _LOG.warning("turnfold.follow: %s", what, exc_info=exc)
         self._warn(f"{what}: {type(exc).__name__}: {exc}")
 

@@ -733,17 +733,16 @@ def _scan_table(
                 if column not in one.schema_arrow.names:
                     raise ValueError(f"{name}: no column {column!r}, which the first file's "
                                      "messages are in")  # fmt: skip
-            parts = [pq.read_table(name, columns=[c for c in others if c in one.schema_arrow.names])
-                     for name, one in zip(files, opened, strict=True)]  # fmt: skip
+            parts = [one.read(columns=[c for c in others if c in one.schema_arrow.names])
+                     for one in opened]  # fmt: skip
             # Shards may each hold other columns: a column a shard lacks is null in its rows.
             extra = pa.concat_tables(parts, promote_options="default")
             sizes = (one.metadata.num_rows for one in opened)
             starts = list(itertools.accumulate(sizes, initial=0))
             count = starts[-1]
 
-            def cells() -> Iterator[Any]:
-                for name in files:
-                    reader = pq.ParquetFile(name)
+            def cells() -> Iterator[Any]:  # the files opened above: their footers read once
+                for reader in opened:
                     for batch in reader.iter_batches(batch_size=TABLE_BATCH, columns=[column]):
                         yield from batch.column(0).to_pylist()
 
