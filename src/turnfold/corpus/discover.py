@@ -19,13 +19,15 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any
 
+from turnfold.formats.compressed import candidate_names
 from turnfold.formats.source import expanded
 from turnfold.userwarn import warn_at_caller
 
-#: Files worth opening: every loader reads JSON lines or one JSON document, or an Inspect
-#: ``.eval`` zip (one item per sample and epoch, listed by the worker that opens it: H-1).
-#: Anything else in a walked folder is counted as skipped without being opened (C-7).
-CANDIDATE_SUFFIXES = (".jsonl", ".json", ".ndjson", ".traj", ".eval")
+#: Files worth opening: every loader reads JSON lines or one JSON document, compressed or not
+#: (``rollouts.jsonl.gz``), or an Inspect ``.eval`` zip (one item per sample and epoch, listed
+#: by the worker that opens it: H-1). Anything else in a walked folder is counted as skipped
+#: without being opened (C-7).
+CANDIDATE_SUFFIXES = (*candidate_names((".jsonl", ".json", ".ndjson", ".traj")), ".eval")
 #: Parquet files: a table of trajectories each, not a session (``scan`` reads them as tables).
 PARQUET_SUFFIXES = (".parquet", ".pq")
 

@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from turnfold.formats import detection
+from turnfold.formats.compressed import decompressed
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, looks_like_text, open_source
 from turnfold.gcpause import collector_paused
@@ -89,6 +90,8 @@ def _first_offending_line(source: Source) -> tuple[int | None, str]:
             return line, value.reason
     if source.head:
         return source.head[0][0], "no known transcript structure"
+    if source.warnings:  # why nothing was read: compressed data cut off, say
+        return None, f"nothing read: {source.warnings[0].reason}"
     return None, "the source is empty"
 
 
@@ -226,7 +229,9 @@ def _opens_with_a_record(path: Path) -> bool:
     it, nor imported (issue 19: their modules were a twentieth of a session's load)."""
     try:
         with path.open("rb") as stream:
-            head = stream.read(_FIRST_LINE_LIMIT)
+            # A compressed file's first line is read through its decompressor.
+            text = decompressed(stream, _FIRST_LINE_LIMIT, lambda reason: None)
+            head = text.read(_FIRST_LINE_LIMIT)
     except OSError:
         return False
     end = head.find(b"\n")

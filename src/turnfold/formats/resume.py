@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from turnfold.formats import _module, settle_load
+from turnfold.formats.compressed import compression_of
 from turnfold.formats.protocol import RecordReader, feed_each
 from turnfold.formats.source import (
     Bounded,
@@ -73,7 +74,8 @@ def read_growing(
     module = _module(format)
     name = str(path)
     with path.open("rb") as stream, collector_paused():
-        if marked_encoding(stream) is not None:  # UTF-16: decoded whole, offsets not kept
+        if marked_encoding(stream) is not None or compression_of(stream) is not None:
+            # UTF-16 or compressed: decoded whole, no offset in the file names a line
             return _whole(stream, name, path, module), None
         info = os.fstat(stream.fileno())
         complete = _complete(stream, info.st_size)

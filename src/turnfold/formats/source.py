@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from turnfold import codec, progress
+from turnfold.formats import compressed
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.model import Accounting, Disposition, LoadWarning, Transcript
 
@@ -631,7 +632,14 @@ def from_binary_stream(
     """A byte stream of JSON lines or of one JSON document (pretty-printed JSON included)."""
     warnings: list[LoadWarning] = []
     limit = record_limit()
-    stream = _utf8_of(stream)
+
+    def stopped(reason: str) -> None:
+        warnings.append(LoadWarning(reason=reason, source=name))
+
+    text = compressed.decompressed(stream, limit, stopped)
+    if text is not stream:
+        size = None  # the bar would count the text against the compressed size
+    stream = _utf8_of(text)
     progress = _Progress(size, name) if size is not None and size >= PROGRESS_MIN_BYTES else None
     chunked = _Lines(stream, limit, progress) if hasattr(stream, "readline") else None
     lines: Iterator[tuple[int, bytes | Oversized]]
@@ -872,6 +880,8 @@ def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:
             text = source.read()
             data = text.encode("utf-8") if isinstance(text, str) else text
             return from_binary_stream(io.BytesIO(data), name, path=named), None
+        if compressed.compression_of(binary) is not None:  # read through its decompressor
+            return from_binary_stream(binary, name, path=named), None
         return from_binary_stream(_BinaryLines(binary), name, path=named), None
     return from_object(source), None
 
