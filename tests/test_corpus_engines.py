@@ -167,6 +167,43 @@ def test_C1_the_parquet_shards_of_a_dataset_scan_as_one_table(tmp_path: Path) ->
         scan(data, workers=1)
 
 
+def test_C1_a_polars_dataframe_scans_as_its_arrow_table() -> None:
+    """A Polars DataFrame was refused ("Series among them": it iterates as its columns); it is
+    a table of runs like pyarrow's and pandas', and one of its cells (a Series) loads."""
+    polars = pytest.importorskip("polars")
+    frame = polars.from_arrow(_table(4))
+    assert isinstance(frame, polars.DataFrame)
+    corpus = scan(frame, workers=1)
+    # The same rows; its own columns keep Polars' types (large strings).
+    assert corpus.to_arrow().to_pylist() == scan(_table(4), workers=1).to_arrow().to_pylist()
+    assert corpus["#3"] == turnfold.load(frame["messages"][3]) == turnfold.load(_trajectory(3))
+    with pytest.raises(TypeError, match=r"holds many runs: turnfold\.scan\(table\)"):
+        turnfold.load(frame)
+
+
+def test_C1_a_hugging_face_dataset_scans_its_rows_as_selected() -> None:
+    """``datasets.load_dataset(...)["train"]`` is how RL rollouts and SFT trajectories are held:
+    a ``Dataset`` is read as its Arrow table, in the order and selection of its rows (a shuffle,
+    a ``select`` or a ``filter`` keeps the table and an index of rows); a ``DatasetDict`` and a
+    streamed ``IterableDataset`` are refused with what to do instead."""
+    datasets = pytest.importorskip("datasets")
+    dataset = datasets.Dataset(_table(6))
+    corpus = scan(dataset, workers=1)
+    assert corpus.to_arrow().equals(scan(_table(6), workers=1).to_arrow())
+    picked = dataset.select([4, 1]).filter(lambda row: row["task_id"] != "t9")
+    chosen = scan(picked, workers=1)
+    assert chosen.to_arrow().column("task_id").to_pylist() == ["t4", "t1"]
+    assert chosen["#0"] == turnfold.load(picked[0]["messages"]) == turnfold.load(_trajectory(4))
+    splits = datasets.DatasetDict(train=dataset, test=picked)
+    with pytest.raises(TypeError, match=r"one table per split \('train', 'test'\): scan one"):
+        scan(splits)
+    with pytest.raises(TypeError, match=r"without streaming=True"):
+        scan(dataset.to_iterable_dataset())
+    for many in (dataset, splits):
+        with pytest.raises(TypeError, match="holds many runs"):
+            turnfold.load(many)
+
+
 def test_C1_pandas_dataframe_and_messages_naming_the_column() -> None:
     pandas = pytest.importorskip("pandas")
     frame = pandas.DataFrame({"id": [1, 2], "steps": [_trajectory(0), _trajectory(1)],

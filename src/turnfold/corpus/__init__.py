@@ -43,7 +43,13 @@ from turnfold.corpus.summarize import (
     summarize,
 )
 from turnfold.formats import FORMATS, load
-from turnfold.formats.source import expanded, is_arrow_table, is_dataframe
+from turnfold.formats.source import (
+    expanded,
+    holds_runs,
+    is_arrow_table,
+    is_dataframe,
+    table_of_runs,
+)
 from turnfold.model import Transcript
 
 if TYPE_CHECKING:
@@ -448,9 +454,11 @@ def scan(
     ``source`` is a folder (walked; sub-agent files belong to their parent; a path may start
     with ``~``, the home folder), a glob, a file, a
     list (or any iterable) of paths, a Parquet file or the shards of one dataset (a folder, glob
-    or list of nothing but Parquet files), a ``pyarrow.Table`` or pandas DataFrame of
-    trajectories (the ``messages`` column, found by name when not given; other columns kept as
-    row metadata), or a list of :class:`~turnfold.Transcript`. ``format`` forces a loader.
+    or list of nothing but Parquet files), a ``pyarrow.Table``, pandas or Polars DataFrame or
+    Hugging Face ``datasets.Dataset`` of trajectories (the ``messages`` column, found by name
+    when not given; other columns kept as row metadata), or a list of
+    :class:`~turnfold.Transcript`. Session files may be compressed (gzip, bzip2, xz,
+    Zstandard). ``format`` forces a loader.
     ``cache=False``
     bypasses the index of already-read files (C-4: a file is read again when it changed, or
     when a sub-agent's file of its session did). ``workers`` is the number of worker
@@ -469,8 +477,13 @@ def scan(
         source = [source]
     if isinstance(source, (str, os.PathLike)):
         source = expanded(os.fspath(source))  # "~/.claude/projects"
-    if is_arrow_table(source) or is_dataframe(source) or _is_parquet(source):
+    table = table_of_runs(source)
+    if table is not None:
+        return _scan_table(table, format, messages, workers, client)
+    if _is_parquet(source):
         return _scan_table(source, format, messages, workers, client)
+    if holds_runs(source):  # a DatasetDict of splits, or a streamed IterableDataset
+        raise TypeError(_one_table(source))
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping, os.PathLike)):
         source = list(source)  # Path.glob(...), a generator of Transcripts...
     if source and isinstance(source, list) and all(isinstance(s, Transcript) for s in source):
@@ -478,7 +491,8 @@ def scan(
     if not _is_paths(source):
         raise TypeError(
             "scan() takes a folder, a glob, a file or a list of paths, a Parquet file, a "
-            "pyarrow Table or pandas DataFrame of trajectories, or a list of Transcripts; got "
+            "pyarrow Table, pandas or Polars DataFrame or Hugging Face Dataset of "
+            "trajectories, or a list of Transcripts; got "
             f"{_kind(source)}"
         )
     found = discover(source, format)
@@ -494,6 +508,18 @@ def _not_a_key(key: object, keys: list[str]) -> object:
         return (f"{key}: a corpus is read by key (its rows' 'key' column), not by position; "
                 f"the row there is {keys[key]!r}")  # fmt: skip
     return key
+
+
+def _one_table(source: Any) -> str:
+    """Why scan() does not read a Hugging Face dataset that is no one ``Dataset``."""
+    kind = type(source).__name__
+    if isinstance(source, Mapping):
+        splits = ", ".join(repr(str(name)) for name in source)
+        return (f"a {kind} holds one table per split ({splits}): scan one of them, "
+                "turnfold.scan(dataset['train'])")  # fmt: skip
+    return (f"this {kind} is read one example at a time, from its source: load it without "
+            "streaming=True to scan it, or scan the examples you take as a pandas DataFrame, "
+            "turnfold.scan(pandas.DataFrame(dataset.take(1000)))")  # fmt: skip
 
 
 def _is_paths(source: Any) -> bool:

@@ -399,14 +399,45 @@ def _is_polars_frame(value: Any) -> bool:
     return type(value).__module__.startswith("polars") and hasattr(value, "columns")
 
 
-#: The libraries whose values a dataset's row holds once read with pandas or pyarrow.
-_TABLE_LIBRARIES = ("numpy", "pyarrow", "pandas")
+def _is_hf_dataset(value: Any) -> bool:
+    """A Hugging Face ``datasets.Dataset`` (not a streamed ``IterableDataset``), known by its
+    module: ``datasets`` is not imported."""
+    kind = type(value)
+    return kind.__module__.startswith("datasets.") and kind.__name__ == "Dataset"
+
+
+def table_of_runs(value: Any) -> Any:
+    """A table whose rows are runs, as :func:`turnfold.scan` reads it: a pyarrow Table or a
+    pandas DataFrame as it is, a Polars DataFrame or a Hugging Face ``Dataset`` (its rows as
+    selected, shuffled or filtered) as a pyarrow Table; None for any other value."""
+    if is_arrow_table(value) or is_dataframe(value):
+        return value
+    if _is_polars_frame(value) and callable(getattr(value, "to_arrow", None)):
+        return value.to_arrow()
+    if _is_hf_dataset(value):
+        # A slice of the Arrow table itself (memory-mapped, not copied) unless rows were
+        # selected, shuffled or filtered: then those rows, in that order.
+        return value.with_format("arrow")[:]
+    return None
+
+
+def holds_runs(value: Any) -> bool:
+    """Whether ``value`` is a table of many runs (:func:`table_of_runs`), or a dict of such
+    tables by split (a ``datasets.DatasetDict``)."""
+    if is_arrow_table(value) or is_dataframe(value) or _is_polars_frame(value):
+        return True
+    return type(value).__module__.startswith("datasets.") and hasattr(value, "column_names")
+
+
+#: The libraries whose values a dataset's row holds once read with pandas, pyarrow or Polars.
+_TABLE_LIBRARIES = ("numpy", "pyarrow", "pandas", "polars")
 
 
 def _table_value(value: Any) -> Any:
-    """A NumPy array or number, a pyarrow scalar or a pandas row (what ``df.messages[0]`` of a
-    Parquet dataset read with pandas is: an array of dicts) as the Python values it holds."""
-    for method in ("as_py", "to_dict", "tolist"):  # pyarrow, pandas, NumPy
+    """A NumPy array or number, a pyarrow scalar, a pandas row (what ``df.messages[0]`` of a
+    Parquet dataset read with pandas is: an array of dicts) or a Polars cell (a Series) as the
+    Python values it holds."""
+    for method in ("as_py", "to_dict", "tolist", "to_list"):  # pyarrow, pandas, NumPy, Polars
         convert = getattr(value, method, None)
         if callable(convert):
             return convert()
@@ -510,10 +541,10 @@ def from_object(obj: Any, name: str = "<object>") -> Source:
         source = Source(name, _document_records(document), document=document)
         source.format = adapter.NAME
         return source
-    if is_arrow_table(obj) or is_dataframe(obj) or _is_polars_frame(obj):
+    if holds_runs(obj):
         raise TypeError(
-            f"a {type(obj).__name__} holds many runs: turnfold.scan(table) reads them all (a "
-            "Polars one as table.to_arrow()), and turnfold.load(table['messages'][i]) one of them"
+            f"this {type(obj).__name__} holds many runs: turnfold.scan(table) reads them all, and "
+            "turnfold.load(table['messages'][i]) one of them"
         )
     if isinstance(obj, (Iterator, AsyncIterator)):
         # Reading it would use it up, and a framework's live stream is the follower's to read.
