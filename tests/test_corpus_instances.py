@@ -216,7 +216,11 @@ def _pids_each(items: list[Item]) -> list[tuple[str, int]]:
 
 
 def _slow_start(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
-    """Workers that take ``seconds`` to come up, as on a busy machine or a cold forkserver."""
+    """Workers that take ``seconds`` to come up, as on a busy machine or a cold forkserver: a
+    kernel's, which has threads (this process alone has one, and would fork them at once)."""
+    from turnfold import forking
+
+    monkeypatch.setattr(forking, "can_fork", lambda: False)
     real: Callable[..., None] = engine_module._Starter._start
 
     def start(self: Any, workers: int) -> None:

@@ -252,6 +252,21 @@ def cursor(path: Path) -> int:
     )
 
 
+def sharegpt(path: Path) -> int:
+    """The calls of ``function_call`` messages: one ``{name, arguments}`` each, or a list."""
+    count = 0
+    for row in records(path):
+        messages = row.get("conversations") if isinstance(row, dict) else [row]
+        for message in messages if isinstance(messages, list) else []:
+            if isinstance(message, dict) and message.get("from") == "function_call":
+                try:
+                    value = json.loads(message.get("value"))
+                except (TypeError, ValueError):
+                    value = None
+                count += len(value) if isinstance(value, list) else 1
+    return count
+
+
 COUNTERS: dict[str, Callable[[Path], int]] = {
     "claude-code": claude_code,
     "codex": codex,
@@ -261,4 +276,5 @@ COUNTERS: dict[str, Callable[[Path], int]] = {
     "openai": openai,
     "openai-responses": openai_responses,
     "cursor": cursor,
+    "sharegpt": sharegpt,
 }

@@ -50,6 +50,7 @@ from turnfold.formats.source import (
     is_dataframe,
     table_of_runs,
 )
+from turnfold.formats.wrappers import MESSAGE_KEYS
 from turnfold.model import Transcript
 
 if TYPE_CHECKING:
@@ -61,8 +62,6 @@ if TYPE_CHECKING:
 
 __all__ = ["COLUMNS", "Corpus", "Item", "SearchHit", "examine", "scan", "summarize"]
 
-#: Column names that say "these are the messages" in a table of trajectories.
-MESSAGE_COLUMNS = ("messages", "trajectory", "conversation", "history", "chat", "transcript")
 #: Summaries written to the index per transaction.
 STORE_EVERY = 64
 #: Rows of a table read per batch.
@@ -296,18 +295,20 @@ class Corpus:
 
 def _add_search_item(items: list[Item], item: Item) -> None:
     """Append ``item`` to what a search reads; the samples of one eval log file (the instances
-    of one OpenHands eval output), rows in a row, become that file, read once (a ``.json`` log
-    is parsed whole to reach any one sample; an output is read to its instance)."""
+    of one OpenHands eval output, the records of a file of runs), rows in a row, become that
+    file, read once (a ``.json`` log is parsed whole to reach any one sample; an output or a
+    file of runs is read to its instance or record)."""
     from dataclasses import replace
 
+    from turnfold.corpus import runs
     from turnfold.formats.harnesses import inspect_log, openhands
 
-    if item.path is None or item.sample is None or item.format not in (
-        inspect_log.NAME, openhands.NAME,
-    ):  # fmt: skip
+    if item.path is None or item.sample is None:
         items.append(item)
         return
-    log = replace(item, key=item.key[: -len(item.sample) - 1], sample=None)
+    # A row of a file with samples: an eval log's, an eval output's, else a dataset's record.
+    kind = item.format if item.format in (inspect_log.NAME, openhands.NAME) else runs.FILE
+    log = replace(item, key=item.key[: -len(item.sample) - 1], sample=None, format=kind)
     if not items or items[-1] != log:
         items.append(log)
 
@@ -350,7 +351,7 @@ def _messages_column(names: list[str], messages: str | None, types: dict[str, An
         if messages not in names:
             raise ValueError(f"no column {messages!r}; the columns are {', '.join(names)}")
         return messages
-    for name in MESSAGE_COLUMNS:
+    for name in MESSAGE_KEYS:  # the names that say "these are the messages"
         if name in names:
             return name
     lists = [n for n in names if types.get(n) == "list"]

@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from turnfold import codec
+from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
 from turnfold.corpus.summarize import entries_by_turn, load_item, log_transcripts
+from turnfold.formats import load
 from turnfold.formats.harnesses import inspect_log, openhands
 from turnfold.formats.source import open_source
 from turnfold.model import (
@@ -76,6 +78,8 @@ def search_item(item: Item, query: str, regex: bool, limit: int) -> list[SearchH
         found = _search_instances(item, pattern, limit)
         if found is not None:
             return found
+    if item.path is not None and item.sample is None and item.format == runs.FILE:
+        return _search_runs(item, pattern, limit)
     try:
         transcript = load_item(item, item.format)
     except Exception:  # the row already says why it cannot be read (C-7)
@@ -125,6 +129,25 @@ def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> list[
             stream.close()
     if len(ids) == 1:
         return [SearchHit(item.key, h.turn, h.entry_id, h.snippet) for h in hits]
+    return hits
+
+
+def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> list[SearchHit]:
+    """The hits of every record of a file of runs, the file read once, keyed as the scan keys
+    them (``path#n``); a record that cannot be read has none (its row says why)."""
+    assert item.path is not None
+    hits: list[SearchHit] = []
+    try:
+        for place, _, record in runs.records(item.path):
+            try:
+                transcript = load(record)
+            except Exception:
+                continue
+            hits += _hits(f"{item.key}#{place}", transcript, pattern, limit - len(hits))
+            if len(hits) >= limit:
+                break
+    except Exception:  # the file cannot be read: its rows say so (C-7)
+        pass
     return hits
 
 

@@ -15,12 +15,13 @@ import math
 import pickle
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from turnfold import codec
+from turnfold.corpus import runs
 from turnfold.corpus.discover import Item, is_session_bookkeeping, is_subagent_file, session_of
 from turnfold.cost import spend_of
 from turnfold.formats import TranscriptFormatError, load, read_source, which_format
@@ -28,6 +29,7 @@ from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.harnesses import inspect_log, openhands
 from turnfold.formats.source import Source, open_source
+from turnfold.formats.wrappers import runs_key
 from turnfold.model import (
     AssistantError,
     Entry,
@@ -164,12 +166,14 @@ def summarize(item: Item) -> dict[str, Any]:
             return _error_row(item, why, inspect_log.NAME)
         item = listed[0]
     found = examine(item, tables=False)
-    if len(found.rows) > 1:  # an eval output of several instances
+    if len(found.rows) > 1:  # an eval output of several instances, or a dataset's rows
         names = ", ".join(repr(row["sample"]) for row in found.rows[:5])
         more = ", …" if len(found.rows) > 5 else ""
-        why = (f"an eval output of {len(found.rows)} instances: name one as Item(sample=…): "
-               f"{names}{more}")  # fmt: skip
-        return _error_row(item, why, found.rows[0]["format"])
+        format = found.rows[0]["format"]
+        many = (f"an eval output of {len(found.rows)} instances" if format == openhands.NAME
+                else f"a file of {len(found.rows)} runs")  # fmt: skip
+        why = f"{many}: name one as Item(sample=…): {names}{more}"
+        return _error_row(item, why, format)
     if found.rows:
         return found.rows[0]
     why = {
@@ -236,7 +240,12 @@ def examine(item: Item, *, tables: bool = True, visit: Visit | None = None) -> S
             # sample of it is picked by load_item).
             source, stream = open_source(item.path)
             try:
-                format = _detect(source)
+                try:
+                    format = _detect(source)
+                except _NotASession as exc:
+                    if exc.kind != "skipped" or runs_key(source) is None:
+                        raise
+                    return _examine_runs(item, tables, visit)  # a dataset's rows, one per run
                 if format == openhands.NAME and not source.is_document and item.sample is None:
                     found = _examine_instances(item, tables, visit)
                     if found is not None:
@@ -281,6 +290,8 @@ def _examine_growing(item: Item, tables: bool, visit: Visit | None) -> Summary |
             return None
         transcript, kept = read_growing(Path(item.path), format, checkpoint)
     except _NotASession as exc:
+        if exc.kind == "skipped":
+            return None  # no session: maybe a dataset's rows, which examine() reads whole
         return Summary(exc.kind, session=exc.session)
     except Exception as exc:  # a scan never aborts on one item (C-7)
         return _one(_error_row(item, _reason(exc), format))
@@ -381,6 +392,34 @@ def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary
             row["warnings"] += shared
     if len(found.rows) == 1:
         _one_instance(found, item.key)
+    return found
+
+
+def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
+    """Every record of a file of runs (:mod:`turnfold.corpus.runs`), each a row keyed
+    ``path#n`` read as ``load(record)`` reads it; the one ``item.sample`` names when it names
+    one. A record that cannot be read is a row with its ``error`` (C-7)."""
+    assert item.path is not None
+    found = Summary("rows")
+    for place, line, record in runs.records(item.path):
+        if item.sample is not None and str(place) != item.sample:
+            continue
+        key = item.key if item.sample is not None else f"{item.key}#{place}"
+        each = Item(key=key, path=item.path, sample=str(place), size=item.size,
+                    mtime_ns=item.mtime_ns)  # fmt: skip
+        try:
+            if isinstance(record, MalformedLine):
+                raise _Unreadable(f"line {line}: {record.reason}")
+            transcript = load(record)
+        except Exception as exc:
+            found.extend(_one(_error_row(each, _reason(exc))))
+            continue
+        format = _text(transcript.metadata.get("source_format"))
+        found.extend(_summarized(transcript, replace(each, format=format), format, tables, visit))
+        if len(found.rows) >= PACK_ROWS:
+            found.pack()
+    if not found.count:
+        return _one(_error_row(item, f"no record #{item.sample}" if item.sample else "no runs"))
     return found
 
 
@@ -485,6 +524,8 @@ def load_item(item: Item, format: str | None) -> Transcript:
     if item.path is not None and item.sample is not None:
         if format == openhands.NAME:  # an instance of an eval output: ``sample`` is its id
             return load(item.path, format=format, sample=item.sample)
+        if format not in (None, inspect_log.NAME):  # a row of a file of runs: its place
+            return load(runs.record_at(item.path, int(item.sample)), format=format)
         sample, epoch = sample_of(item.sample)
         return load(item.path, format=format or inspect_log.NAME, sample=sample, epoch=epoch)
     if item.path is not None:

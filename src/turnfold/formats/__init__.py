@@ -21,6 +21,7 @@ from turnfold.formats import detection
 from turnfold.formats.compressed import decompressed
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, looks_like_text, open_source
+from turnfold.formats.wrappers import runs_key
 from turnfold.gcpause import collector_paused
 from turnfold.model import Accounting, LoadWarning, Transcript
 
@@ -55,6 +56,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("strands", "turnfold.formats.frameworks.strands"),
     ("cline", "turnfold.formats.agents.cline"),
     ("aider", "turnfold.formats.agents.aider"),
+    ("sharegpt", "turnfold.formats.sharegpt"),
     ("anthropic", "turnfold.formats.anthropic"),
     ("openai-responses", "turnfold.formats.openai_responses"),
     ("openai", "turnfold.formats.openai_chat"),
@@ -139,7 +141,13 @@ def _detect(source: Source) -> ModuleType:
     if name is None:
         line, reason = _first_offending_line(source)
         near = [c for c in candidates if c[1].share > 0]
-        if near and reason == "no known transcript structure":
+        runs = runs_key(source) if reason == "no known transcript structure" else None
+        if runs is not None:  # the rows of a dataset: many runs, not one session
+            reason = (
+                f"a file of runs (each record holds one, under {runs!r}): turnfold.scan() reads "
+                "each as a row; turnfold.load(record) reads one"
+            )
+        elif near and reason == "no known transcript structure":
             reason += "; closest: " + detection.describe(near)
         raise TranscriptFormatError(source.name, FORMATS, line, reason)
     return _module(name)

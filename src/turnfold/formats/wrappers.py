@@ -19,10 +19,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from turnfold.formats.source import Source
 from turnfold.model import Transcript
 
-#: Keys a wrapper keeps its message list under, most common first.
-MESSAGE_KEYS = ("messages", "traj", "trajectory", "history", "conversation", "chat", "items")
+#: Keys a wrapper (or a dataset's row) keeps its message list under, most common first.
+MESSAGE_KEYS = (
+    "messages", "conversations", "traj", "trajectory", "history", "conversation", "chat",
+    "transcript", "items",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -84,3 +88,29 @@ def keep_wrapper_keys(transcript: Transcript, rest: Mapping[str, Any]) -> None:
     wins over a wrapper key of the same name."""
     for key, value in metadata_names(rest).items():
         transcript.metadata.setdefault(key, value)
+
+
+def _message_list(value: Any) -> bool:
+    """A non-empty list of dicts, as a dataset's row keeps its run's messages."""
+    return (
+        isinstance(value, list) and bool(value) and all(isinstance(m, Mapping) for m in value[:5])
+    )
+
+
+def runs_key(source: Source) -> str | None:
+    """The key under which the records of ``source`` keep their runs' messages, when they are
+    the rows of a dataset (JSON lines or a JSON array: at least two, most of them objects
+    holding such a list); None otherwise. A file no session format reads may be one: each
+    record is then a run of its own, not a message of one session."""
+    if source.is_document and not isinstance(source.document, list):
+        return None  # one JSON object: one run at most, which load() reads
+    rows = [value for value in source.head_values() if isinstance(value, Mapping)]
+    if len(rows) < 2 or len(rows) * 2 < len(source.head):
+        return None
+    first = rows[0]
+    named = [key for key in MESSAGE_KEYS if _message_list(first.get(key))]
+    lists = [key for key, value in first.items() if _message_list(value)]
+    key = named[0] if named else (lists[0] if len(lists) == 1 else None)
+    if key is None or sum(_message_list(row.get(key)) for row in rows) * 2 < len(rows):
+        return None
+    return key
