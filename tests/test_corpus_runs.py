@@ -65,6 +65,7 @@ def test_C1_json_lines_of_trajectories_are_one_row_each(tmp_path: Path) -> None:
     opened = corpus[f"{path}#2"]
     assert opened == turnfold.load(_rows(3)[2])
     assert opened.metadata["task_id"] == "t2"  # the row's other fields, as load(record) keeps them
+    assert list(rows["score"]) == [0, 1, 0]  # a rollout's reward is its score (H-6)
     assert corpus.tool_calls().num_rows == 3
 
 

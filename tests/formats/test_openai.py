@@ -711,6 +711,7 @@ def test_X2_issue11_2_eval_trajectory_wrapper_is_read(fmt: str | None) -> None:
     transcript = turnfold.load(MESSAGES / "openai_eval-trajectory-wrapper.json", format=fmt)
     assert transcript.metadata["source_format"] == "openai"
     assert transcript.metadata["reward"] == 1.0
+    assert transcript.metadata["score"] == 1.0  # a rollout's reward is its score (H-6)
     assert transcript.metadata["info"]["task_id"] == "count-py-files"
     assert [c.call_id for c in transcript.tool_calls()] == ["call_a1", "call_a2", "call_a3"]
     assert transcript.accounting is not None

@@ -85,9 +85,15 @@ def metadata_names(rest: Mapping[str, Any]) -> dict[str, Any]:
 def keep_wrapper_keys(transcript: Transcript, rest: Mapping[str, Any]) -> None:
     """The wrapper's other keys as ``transcript.metadata`` (issue 11): a reward, a session id, the
     saving agent's name. What the loader already set (``source_format``, ``system``, ``model``)
-    wins over a wrapper key of the same name."""
+    wins over a wrapper key of the same name. A numeric ``reward`` (an RL rollout's) is also
+    the ``score`` of the run (H-6), which its header and its corpus row show, unless the
+    wrapper names a score of its own."""
+    metadata = transcript.metadata
     for key, value in metadata_names(rest).items():
-        transcript.metadata.setdefault(key, value)
+        metadata.setdefault(key, value)
+    reward = metadata.get("reward")
+    if isinstance(reward, (int, float)) and not isinstance(reward, bool):
+        metadata.setdefault("score", reward)
 
 
 def _message_list(value: Any) -> bool:
