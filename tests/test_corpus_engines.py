@@ -99,6 +99,8 @@ def test_C1_arrow_table_rows_are_trajectories_with_their_columns_kept() -> None:
     assert corpus.keys == [f"#{i}" for i in range(5)]
     assert frame.column("format").to_pylist() == ["openai"] * 5
     assert frame.column("tool_calls").to_pylist() == [1] * 5
+    # A rollout's reward is its score (H-6), as a row of a file of runs gives it.
+    assert frame.column("score").to_pylist() == table.column("reward").to_pylist()
     assert corpus["#2"] == turnfold.load(_trajectory(2))
 
 

@@ -553,11 +553,29 @@ def _corpus(
     run: _Run, opener: Callable[[int, dict[str, Any]], Item], extra: pa.Table | None,
     workers: int | None, client: Any,
 ) -> Corpus:  # fmt: skip
+    rows = run.rows.table()
+    if extra is not None:
+        rows = _reward_scores(rows, extra)
     return Corpus(
-        run.rows.table(), run.tool_calls.table, run.turns.table, skipped=run.skipped,
-        opener=opener, extra=extra, workers=workers, client=client, read=run.read,
-        cached=run.cached,
+        rows, run.tool_calls.table, run.turns.table, skipped=run.skipped, opener=opener,
+        extra=extra, workers=workers, client=client, read=run.read, cached=run.cached,
     )  # fmt: skip
+
+
+def _reward_scores(rows: pa.Table, extra: pa.Table) -> pa.Table:
+    """A table source's numeric ``reward`` column as each row's ``score`` where its run records
+    none (H-6), as a reward kept beside a run's messages is (``wrappers.keep_wrapper_keys``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if "reward" not in extra.column_names:
+        return rows
+    reward = extra.column("reward")
+    if not (pa.types.is_integer(reward.type) or pa.types.is_floating(reward.type)):
+        return rows
+    kind = rows.schema.field("score").type
+    scores = pc.coalesce(rows.column("score"), pc.cast(reward, kind))
+    return rows.set_column(rows.column_names.index("score"), "score", scores)
 
 
 def _scan_files(source: Any, found: Found, cache: bool, workers: int | None, client: Any) -> Corpus:
