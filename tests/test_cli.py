@@ -118,6 +118,30 @@ def test_L4_bad_file_exits_2_with_the_loader_message(tmp_path: Path) -> None:
     assert not (tmp_path / "notes.html").exists()
 
 
+def test_L4_a_file_of_many_runs_exits_2_and_render_names_the_site_that_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An eval log of many samples, or a dataset's JSON lines, is many runs, not one page: the
+    command said so with a traceback (inspect's SampleSelectionError). It now exits 2 with the
+    loader's words, and ``render`` names the site that writes a page for each run."""
+    log = TESTS / "fixtures" / "harnesses" / "inspect" / "mockllm_two-epochs.eval"
+    rows = tmp_path / "train.jsonl"
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    rows.write_text("".join(json.dumps({"messages": messages, "n": n}) + "\n" for n in range(3)))
+    for source, says in ((log, "holds 4 samples"), (rows, "a file of runs")):
+        assert main(["show", str(source)]) == 2
+        shown = capsys.readouterr().err
+        assert says in shown
+        assert "-o SITE/" not in shown
+        assert main(["render", str(source)]) == 2
+        rendered = capsys.readouterr().err
+        assert says in rendered
+        assert rendered.rstrip().endswith(f"turnfold render {source} -o SITE/")
+        assert main(["render", str(source), "-o", str(tmp_path / source.stem) + "/"]) == 0
+        assert (tmp_path / source.stem / "index.html").is_file()
+    assert "Traceback" not in run("show", str(log)).stderr
+
+
 def test_X2_a_file_with_nothing_to_show_exits_2_and_writes_nothing(tmp_path: Path) -> None:
     # Issue 11: a file that maps to no entry is never an empty page that looks like success.
     empty = tmp_path / "snapshots.jsonl"

@@ -199,8 +199,12 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
         return None
     try:
         transcript = load(path, format=options.format)
-    except TranscriptFormatError as error:
-        print(f"turnfold: {error}", file=stderr)
+    except ValueError as error:  # not a transcript, or many (an eval log of many samples…)
+        message = str(error)
+        if "turnfold.scan(" in message and options.command == "render":
+            # load() tells a Python user to scan a file of many runs; here, a site does it.
+            message += f"; to write a page for each run: turnfold render {path} -o SITE/"
+        print(f"turnfold: {message}", file=stderr)
         return None
     except OSError as error:
         print(f"turnfold: {path}: cannot read: {error.strerror or error}", file=stderr)
