@@ -85,6 +85,18 @@ def test_C1_a_glob_a_list_of_paths_and_one_file() -> None:
     assert len(single) == 1
 
 
+def test_C1_a_file_met_twice_is_one_row() -> None:
+    """A list naming a file twice, a folder and a file in it, or ``**`` (which matches the
+    folders as well as their files) gave a row per meeting: rows of one key, which the corpus
+    could open only one of, and files counted as skipped twice."""
+    whole = scan(TREE, workers=1, cache=False)
+    first = next(iter(whole))["key"]
+    for source in ([first, first, str(TREE)], [str(TREE), str(TREE)], f"{TREE}/**"):
+        again = scan(source, workers=1, cache=False)
+        assert len(again) == len(set(again.keys)) == len(whole), source
+        assert again.skipped == whole.skipped, source
+
+
 def test_C1_a_list_of_transcripts_each_keyed_and_returned_as_it_is() -> None:
     transcripts = [turnfold.load(TREE / p) for p in sorted(PARENTS)]
     corpus = scan(transcripts)

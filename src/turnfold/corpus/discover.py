@@ -68,6 +68,10 @@ class Found:
     skipped: int = 0
     #: The Parquet files among those passed over (the shards of a dataset of trajectories).
     parquet: list[str] = field(default_factory=list)
+    #: Every file met so far (normalised): one named twice, or met again in a folder or by a
+    #: glob (``runs/**`` matches the folders and their files), is one item, not two rows of
+    #: one key.
+    seen: set[str] = field(default_factory=set)
 
 
 def _file_item(path: str, format: str | None) -> Item | None:
@@ -85,6 +89,10 @@ def _file_item(path: str, format: str | None) -> Item | None:
 
 
 def _add_file(path: str, format: str | None, found: Found) -> None:
+    where = os.path.normpath(path)
+    if where in found.seen:
+        return
+    found.seen.add(where)
     if path.endswith(PARQUET_SUFFIXES):
         found.skipped += 1
         found.parquet.append(path)
@@ -134,7 +142,8 @@ def _walk(root: str, format: str | None, found: Found) -> None:
             path = os.path.join(folder, name)
             if name.endswith(CANDIDATE_SUFFIXES + PARQUET_SUFFIXES):
                 _add_file(path, format, found)
-            else:
+            elif os.path.normpath(path) not in found.seen:
+                found.seen.add(os.path.normpath(path))
                 found.skipped += 1
 
 
