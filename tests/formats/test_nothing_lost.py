@@ -27,13 +27,14 @@ COUNTERS: dict[str, Callable[[Path], int]] = {
 SUFFIXES = (".json", ".jsonl", ".traj", ".eval", ".md")  # .md: Aider chat histories
 DOCS = Path(__file__).parents[2] / "docs" / "formats.md"
 #: Session files of every format, the shared fixtures and the hand-made shapes beside them (the
-#: corpus tree holds files that are no transcript on purpose: the scan tests count them).
+#: corpus tree holds files that are no transcript on purpose: the scan tests count them; a
+#: dataset's file holds many runs, each loaded as a record of it: test_corpus_runs.py).
 FILES = sorted(
     p
     for p in FIXTURES.rglob("*")
     if p.is_file()
     and p.suffix in SUFFIXES
-    and not {"LICENSES", "corpus"} & set(p.relative_to(FIXTURES).parts)
+    and not {"LICENSES", "corpus", "datasets"} & set(p.relative_to(FIXTURES).parts)
     and "/subagents/" not in str(p)
     and "/workflows/" not in str(p)  # a Claude Code Workflow run's snapshot, read with its session
     and not p.name.startswith("agent-")
