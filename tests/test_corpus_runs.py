@@ -89,6 +89,19 @@ def test_L4_load_of_a_file_of_runs_says_how_to_read_them(tmp_path: Path) -> None
     path = _jsonl(tmp_path / "train.jsonl", _rows(3))
     with pytest.raises(TranscriptFormatError, match=r"a file of runs .*under 'messages'.*scan"):
         turnfold.load(path)
+    # sample= names one by its place, as the scan keys it (path#n).
+    assert turnfold.load(path, sample=2) == turnfold.load(_rows(3)[2])
+    assert turnfold.load(path, sample="0") == turnfold.load(_rows(3)[0])
+    with pytest.raises(ValueError, match=r"holds 3 runs: no sample=3 \(they are 0 to 2\)"):
+        turnfold.load(path, sample=3)
+    with pytest.raises(ValueError, match=r"a record's place in it .*not sample='t1'"):
+        turnfold.load(path, sample="t1")
+    # A format with samples of its own still reads them (an OTLP file's records hold lists).
+    otlp = (
+        Path(__file__).parent / "fixtures" / "traces" / "otlp" / "genai_openai_weather-agent.jsonl"
+    )
+    with pytest.raises(ValueError, match=r"no conversation '0'; it holds"):
+        turnfold.load(otlp, sample="0")
     one = _jsonl(tmp_path / "one.jsonl", _rows(1))  # one run: a document load() reads
     assert turnfold.load(one) == turnfold.load(_rows(1)[0])
 

@@ -33,11 +33,3 @@ def records(path: str) -> Iterator[tuple[int, int, Any]]:
     finally:
         if stream is not None:
             stream.close()
-
-
-def record_at(path: str, place: int) -> Any:
-    """The record at ``place`` among the file's records (an IndexError past its last)."""
-    for at, _, value in records(path):
-        if at == place:
-            return value
-    raise IndexError(f"{path} holds no record #{place}")

@@ -525,7 +525,7 @@ def load_item(item: Item, format: str | None) -> Transcript:
         if format == openhands.NAME:  # an instance of an eval output: ``sample`` is its id
             return load(item.path, format=format, sample=item.sample)
         if format not in (None, inspect_log.NAME):  # a row of a file of runs: its place
-            return load(runs.record_at(item.path, int(item.sample)), format=format)
+            return load(item.path, sample=item.sample)
         sample, epoch = sample_of(item.sample)
         return load(item.path, format=format or inspect_log.NAME, sample=sample, epoch=epoch)
     if item.path is not None:

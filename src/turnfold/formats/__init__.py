@@ -145,7 +145,7 @@ def _detect(source: Source) -> ModuleType:
         if runs is not None:  # the rows of a dataset: many runs, not one session
             reason = (
                 f"a file of runs (each record holds one, under {runs!r}): turnfold.scan() reads "
-                "each as a row; turnfold.load(record) reads one"
+                "each as a row; turnfold.load(path, sample=n) reads the n-th, from 0"
             )
         elif near and reason == "no known transcript structure":
             reason += "; closest: " + detection.describe(near)
@@ -163,7 +163,13 @@ def read_source(
     """The transcript of an opened :class:`Source`, as :func:`load` reads it: one whose head
     was already read (to detect its format, say) is not read again."""
     format = format if format is not None else source.format
-    module = _module(format) if format is not None else _detect(source)
+    try:
+        module = _module(format) if format is not None else _detect(source)
+    except TranscriptFormatError:
+        # No format reads it: the rows of a dataset, of which ``sample`` names one by its place.
+        if sample is None or runs_key(source) is None:
+            raise
+        return _run_of(source, sample, epoch, agent)
     if not source.head:
         raise TranscriptFormatError(source.name, [module.NAME], None, "the source is empty")
     chosen = _sample_choice(module, source.name, sample, epoch) | agent_keyword(
@@ -172,6 +178,28 @@ def read_source(
     with collector_paused():
         transcript: Transcript = module.read(source, **chosen)
     return settle_load(transcript, source, module)
+
+
+def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Transcript:
+    """The run a file of runs (``wrappers.runs_key``) holds at place ``sample`` (from 0, as
+    ``scan`` keys it ``path#n``), read as ``load(record)`` reads it."""
+    place = int(sample) if type(sample) is int or str(sample).isdigit() else None
+    if place is None or epoch is not None:
+        raise ValueError(
+            f"{source.name} is a file of runs: sample= is a record's place in it (0, 1, …), "
+            f"with no epoch; not sample={sample!r}" + (f", epoch={epoch!r}" if epoch else "")
+        )
+    count = 0
+    for count, (_, record) in enumerate(source.records(), start=1):
+        if count - 1 == place:
+            if isinstance(record, MalformedLine):
+                raise TranscriptFormatError(
+                    source.name, FORMATS, None, f"#{place}: {record.reason}"
+                )
+            return load(record, agent=agent)
+    raise ValueError(
+        f"{source.name} holds {count} runs: no sample={place} (they are 0 to {count - 1})"
+    )
 
 
 def settle_load(transcript: Transcript, source: Source, module: ModuleType) -> Transcript:
