@@ -413,9 +413,12 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
             transcript = load(record)
         except Exception as exc:
             found.extend(_one(_error_row(each, _reason(exc))))
-            continue
-        format = _text(transcript.metadata.get("source_format"))
-        found.extend(_summarized(transcript, replace(each, format=format), format, tables, visit))
+        else:
+            format = _text(transcript.metadata.get("source_format"))
+            each = replace(each, format=format)
+            found.extend(_summarized(transcript, each, format, tables, visit))
+        if item.sample is not None:
+            break  # the one asked for: the rest of the file is not read
         if len(found.rows) >= PACK_ROWS:
             found.pack()
     if not found.count:
