@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import turnfold
+from turnfold.comparison import compare_rows
 from turnfold.corpus import summarize
 from turnfold.corpus.discover import Item
 from turnfold.formats.errors import TranscriptFormatError
@@ -168,3 +169,15 @@ def test_C6_search_reads_a_file_of_runs_once_and_keys_each_hit_by_its_record(
     assert [hit.key for hit in corpus.search("list the files", limit=2)] == [
         f"{path}#0", f"{path}#1",
     ]  # fmt: skip
+
+
+def test_B3_two_files_of_runs_compare_record_by_record_by_their_rewards(tmp_path: Path) -> None:
+    """A baseline's rollouts against a candidate's: joined by their place in the file, a reward
+    that fell is a regression (the rewards are the scores, H-6)."""
+    baseline = _rows(4)
+    candidate = [{**row, "reward": 1 - row["reward"]} for row in baseline]
+    a = turnfold.scan(_jsonl(tmp_path / "baseline.jsonl", baseline), workers=1)
+    b = turnfold.scan(_jsonl(tmp_path / "candidate.jsonl", candidate), workers=1)
+    compared = compare_rows(a.rows, b.rows)
+    changes = {pair.key: pair.change for pair in compared.changed}
+    assert changes == {"0": "improved", "1": "regressed", "2": "improved", "3": "regressed"}
