@@ -416,7 +416,8 @@ def table_of_runs(value: Any) -> Any:
         return value.to_arrow()
     if _is_hf_dataset(value):
         # A slice of the Arrow table itself (memory-mapped, not copied) unless rows were
-        # selected, shuffled or filtered: then those rows, in that order.
+        # selected, shuffled or filtered: then those rows, in that order, taken into memory
+        # (as pandas would hold them; ``dataset.flatten_indices()`` first keeps them on disk).
         return value.with_format("arrow")[:]
     return None
 
