@@ -136,10 +136,36 @@ def test_L4_a_file_of_many_runs_exits_2_and_render_names_the_site_that_reads_it(
         assert main(["render", str(source)]) == 2
         rendered = capsys.readouterr().err
         assert says in rendered
-        assert rendered.rstrip().endswith(f"turnfold render {source} -o SITE/")
+        assert f"turnfold render {source} -o SITE/" in rendered
+        assert f"turnfold render '{source}#ID'" in rendered
         assert main(["render", str(source), "-o", str(tmp_path / source.stem) + "/"]) == 0
         assert (tmp_path / source.stem / "index.html").is_file()
     assert "Traceback" not in run("show", str(log)).stderr
+
+
+def test_W6_file_hash_id_is_one_run_of_a_file_of_many(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``FILE#ID`` names one run as a scan keys it: an eval log's ``#sample/epoch``, a
+    dataset's ``#n``; its page is written beside the file under a name of its own."""
+    log = TESTS / "fixtures" / "harnesses" / "inspect" / "mockllm_two-epochs.eval"
+    assert main(["show", f"{log}#1/2"]) == 0
+    shown = capsys.readouterr().out
+    expected = turnfold.load(log, sample=1, epoch=2)
+    assert shown.rstrip("\n") == render_text(
+        build_view_model(expected, DisplaySettings()), width=100
+    )
+    rows = tmp_path / "train.jsonl"
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    rows.write_text("".join(json.dumps({"messages": messages, "n": n}) + "\n" for n in range(3)))
+    assert main(["render", f"{rows}#2"]) == 0
+    assert (tmp_path / "train-2.html").is_file()
+    assert not (tmp_path / "train.html").exists()
+    capsys.readouterr()
+    assert main(["show", f"{rows}#7"]) == 2
+    assert "holds 3 runs: no sample=7 (they are 0 to 2)" in capsys.readouterr().err
+    assert main(["show", f"{tmp_path / 'gone.jsonl'}#1"]) == 2
+    assert "gone.jsonl#1: no such file" in capsys.readouterr().err
 
 
 def test_X2_a_file_with_nothing_to_show_exits_2_and_writes_nothing(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ with collector_paused():
     import contextlib
     import io
     import os
+    import re
     import sys
     from collections.abc import Callable, Sequence
     from pathlib import Path
@@ -58,6 +59,7 @@ _EPILOG = """\
 examples:
   turnfold render session.jsonl                 write session.html next to the file
   turnfold render session.jsonl -o page.html    choose where the page goes ("-o -": stdout)
+  turnfold show log.eval#7/1                    one run of a file of many, by its scan key
   turnfold render runs/ -o site/                a site of every run in a folder or eval log:
                                                 site/index.html, one page per run
   turnfold show session.jsonl --mode flat       print the outline to the terminal
@@ -75,7 +77,8 @@ def _add_common_options(parser: argparse.ArgumentParser, *, file_optional: bool 
         type=Path,
         metavar="FILE",
         nargs="?" if file_optional else None,
-        help="the transcript file to read",
+        help="the transcript file to read; FILE#ID is one run of a file of many, as a scan "
+        "keys it (an eval log's FILE#sample/epoch, a dataset's FILE#3)",
     )
     parser.add_argument(
         "--mode",
@@ -188,6 +191,27 @@ def expand_all(view: View) -> View:
     return view
 
 
+def _run_of(file: Path) -> tuple[Path, str | None]:
+    """``FILE#SAMPLE``, a corpus's key (``log.eval#id/epoch``, ``train.jsonl#3``), as the file
+    and the run it names in it; a path that exists is the file itself, whatever it holds."""
+    base, hash_sign, sample = str(file).rpartition("#")
+    if hash_sign and sample and not file.exists() and Path(base).is_file():
+        return Path(base), sample
+    return file, None
+
+
+def _picked(path: Path, sample: str | None) -> dict[str, Any]:
+    """``load()``'s keywords for the run ``sample`` names: an eval log's is ``id/epoch``."""
+    if sample is None:
+        return {}
+    from turnfold.formats.harnesses import inspect_log
+
+    name, slash, epoch = sample.rpartition("/")
+    if slash and epoch.isdigit() and inspect_log.detect_path(path) is not None:
+        return {"sample": name, "epoch": int(epoch)}
+    return {"sample": sample}
+
+
 def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
     """The transcript, or None after saying on stderr why it cannot be read (L-4)."""
     path: Path = options.file
@@ -198,12 +222,13 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
         print(f"turnfold: {path}: is a directory, not a transcript file", file=stderr)
         return None
     try:
-        transcript = load(path, format=options.format)
+        transcript = load(path, format=options.format, **_picked(path, options.sample))
     except ValueError as error:  # not a transcript, or many (an eval log of many samples…)
         message = str(error)
         if "turnfold.scan(" in message and options.command == "render":
             # load() tells a Python user to scan a file of many runs; here, a site does it.
-            message += f"; to write a page for each run: turnfold render {path} -o SITE/"
+            message += (f"; to write a page for each run: turnfold render {path} -o SITE/, or "
+                        f"for one: turnfold render '{path}#ID' (as a scan keys it)")  # fmt: skip
         print(f"turnfold: {message}", file=stderr)
         return None
     except OSError as error:
@@ -225,17 +250,22 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
     return transcript
 
 
-def _title(transcript: Transcript, path: Path) -> str:
+def _title(transcript: Transcript, path: Path, sample: str | None = None) -> str:
     title = transcript.metadata.get("title")
-    return title if isinstance(title, str) and title.strip() else path.name
+    if isinstance(title, str) and title.strip():
+        return title
+    return path.name if sample is None else f"{path.name}#{sample}"
 
 
-def _output_path(source: Path, output: str | None) -> Path | None:
-    """Where ``render`` writes: ``-o``, else the source with ``.html`` (None means stdout)."""
+def _output_path(source: Path, output: str | None, sample: str | None = None) -> Path | None:
+    """Where ``render`` writes: ``-o``, else the source with ``.html`` (None means stdout); one
+    run of a file of many is ``<file>-<sample>.html``, so two runs never write one page."""
     if output == "-":
         return None
     if output is not None:
         return Path(output)
+    if sample is not None:
+        return source.with_name(f"{source.stem}-{re.sub(r'[^A-Za-z0-9._-]+', '_', sample)}.html")
     target = source.with_suffix(".html")
     # Never overwrite the transcript itself, even when it is called something.html.
     return target if target != source else source.with_name(source.name + ".html")
@@ -262,14 +292,14 @@ def _render(
     stdout: TextIO,
     partner: Partner | None = None,
 ) -> int:
-    target = _output_path(options.file, options.output)
+    target = _output_path(options.file, options.output, options.sample)
 
     def write(stream: BinaryIO) -> int:
         return write_page(
             stream,
             transcript,
             _settings(options),
-            title=_title(transcript, options.file),
+            title=_title(transcript, options.file, options.sample),
             more_chars=None if options.full_output else MORE_CHARS,
             expand=options.expand,
             partner=partner,
@@ -386,6 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _render_compare(options, sys.stdout)
     if options.file is None:
         parser.error("the following arguments are required: FILE")
+    options.file, options.sample = _run_of(options.file)
     site = _site_folder(options)
     if site is not None:
         return _render_site(options, site)
