@@ -88,6 +88,14 @@ def test_L4_unknown_speakers_and_stray_results_are_warned_and_the_rest_read() ->
     assert transcript.accounting.unaccounted == []
 
 
+def test_L4_a_value_that_is_no_text_is_shown_as_its_json_and_none_as_nothing() -> None:
+    messages = [{"from": "human", "value": ["part one", {"x": 1}]}, {"from": "gpt", "value": None}]
+    prompt, *rest = turnfold.load(messages).entries
+    assert isinstance(prompt, UserMessage)
+    assert prompt.text == '["part one", {"x": 1}]'
+    assert not any(isinstance(e, AssistantText) and e.text == "null" for e in rest)
+
+
 def test_L4_a_list_of_no_messages_is_no_sharegpt() -> None:
     with pytest.raises(TranscriptFormatError):
         turnfold.load([{"from": "narrator", "value": "x"}], format="sharegpt")

@@ -141,7 +141,12 @@ class _Reader:
 
     def _chat(self, speaker: str, value: Any, line: int) -> dict[str, Any] | None:
         """The Chat Completions message a ShareGPT one stands for (None: an unknown speaker)."""
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        # A value that is no text (a list of parts, a number) is shown as its JSON; none at all
+        # is no text.
+        if isinstance(value, str) or value is None:
+            text = value or ""
+        else:
+            text = json.dumps(value, ensure_ascii=False, default=str)
         role = _ROLES.get(speaker)
         if role is not None:
             return {"role": role, "content": text}
