@@ -191,7 +191,7 @@ def expand_all(view: View) -> View:
     return view
 
 
-def _run_of(file: Path) -> tuple[Path, str | None]:
+def _file_and_run(file: Path) -> tuple[Path, str | None]:
     """``FILE#SAMPLE``, a corpus's key (``log.eval#id/epoch``, ``train.jsonl#3``), as the file
     and the run it names in it; a path that exists is the file itself, whatever it holds."""
     base, hash_sign, sample = str(file).rpartition("#")
@@ -416,7 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _render_compare(options, sys.stdout)
     if options.file is None:
         parser.error("the following arguments are required: FILE")
-    options.file, options.sample = _run_of(options.file)
+    options.file, options.sample = _file_and_run(options.file)
     site = _site_folder(options)
     if site is not None:
         return _render_site(options, site)

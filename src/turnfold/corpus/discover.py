@@ -73,6 +73,14 @@ class Found:
     #: one key.
     seen: set[str] = field(default_factory=set)
 
+    def first_time(self, path: str) -> bool:
+        """Whether ``path`` is met for the first time (and remember it)."""
+        where = os.path.normpath(path)
+        if where in self.seen:
+            return False
+        self.seen.add(where)
+        return True
+
 
 def _file_item(path: str, format: str | None) -> Item | None:
     """The item of the file at ``path``; None for anything that is not a regular file."""
@@ -89,10 +97,8 @@ def _file_item(path: str, format: str | None) -> Item | None:
 
 
 def _add_file(path: str, format: str | None, found: Found) -> None:
-    where = os.path.normpath(path)
-    if where in found.seen:
+    if not found.first_time(path):
         return
-    found.seen.add(where)
     if path.endswith(PARQUET_SUFFIXES):
         found.skipped += 1
         found.parquet.append(path)
@@ -142,8 +148,7 @@ def _walk(root: str, format: str | None, found: Found) -> None:
             path = os.path.join(folder, name)
             if name.endswith(CANDIDATE_SUFFIXES + PARQUET_SUFFIXES):
                 _add_file(path, format, found)
-            elif os.path.normpath(path) not in found.seen:
-                found.seen.add(os.path.normpath(path))
+            elif found.first_time(path):
                 found.skipped += 1
 
 
