@@ -5,6 +5,7 @@ one trajectory per line) or as one JSON array of rows is scanned one row per rec
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ from turnfold.corpus import summarize
 from turnfold.corpus.discover import Item
 from turnfold.formats.errors import TranscriptFormatError
 
-MESSAGES = Path(__file__).parent / "fixtures" / "messages"
+FIXTURES = Path(__file__).parent / "fixtures"
+MESSAGES = FIXTURES / "messages"
 SHAREGPT = MESSAGES / "sharegpt_llama-factory_function-calls.json"
 
 
@@ -156,13 +158,13 @@ def test_C6_search_reads_a_file_of_runs_once_and_keys_each_hit_by_its_record(
     path = _jsonl(tmp_path / "train.jsonl", _rows(5))
     corpus = turnfold.scan(path, workers=1)
     passes: list[str] = []
-    real = runs.records
+    real = runs.Records.__init__
 
-    def counted(name: str) -> Any:
+    def counted(self: runs.Records, name: str, span: runs.Span | None = None) -> None:
         passes.append(name)
-        return real(name)
+        real(self, name, span)
 
-    monkeypatch.setattr(runs, "records", counted)
+    monkeypatch.setattr(runs.Records, "__init__", counted)
     hits = corpus.search("file_3")
     assert [(hit.key, hit.snippet) for hit in hits] == [(f"{path}#3", "file_3.py")]
     assert passes == [str(path)]  # one pass over the file, not one per row
@@ -181,3 +183,201 @@ def test_B3_two_files_of_runs_compare_record_by_record_by_their_rewards(tmp_path
     compared = compare_rows(a.rows, b.rows)
     changes = {pair.key: pair.change for pair in compared.changed}
     assert changes == {"0": "improved", "1": "regressed", "2": "improved", "3": "regressed"}
+
+
+def _quirky(path: Path) -> Path:
+    """A file of runs with what a dataset written by many hands holds: a UTF-8 byte order mark,
+    blank and white lines, a cut-off line, two objects glued on one line, a record that is no
+    run, a line of invalid UTF-8, and a last line with no end."""
+    rows = [json.dumps(row) for row in _rows(40)]
+    rows[3] = rows[3][:50]
+    rows[7] = rows[7] + rows[8]
+    rows[11] = json.dumps({"task_id": "none", "messages": [{"speaker": "nobody"}]})
+    rows[13] = ""
+    rows[14] = "   \t"
+    rows[20] = rows[20].replace("Done with", "Done \udcff with")
+    text = "\ufeff" + "\n".join(rows)  # no end to the last line
+    path.write_bytes(text.encode("utf-8", "surrogateescape").replace(b"\xed\xb3\xbf", b"\xff"))
+    return path
+
+
+def test_C5_a_large_file_of_runs_is_read_in_parts_by_every_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each part numbers its records from 0; the scan renumbers them after the parts before it,
+    so the rows, tool calls and turns are those of the file read whole, in one worker."""
+    from turnfold.corpus import engine, runs
+    from turnfold.corpus.summarize import runs_parts
+
+    path = _quirky(tmp_path / "rollouts.jsonl")
+    whole = turnfold.scan(path, workers=1, cache=False)
+    assert len(whole) == 39
+    assert whole.errors == 2
+    assert whole.to_pandas()["warnings"][19] == 1  # its line's invalid UTF-8, said (L-4)
+    assert "invalid UTF-8" in str(whole[f"{path}#19"].warnings[0])
+    monkeypatch.setattr(engine, "LOCAL_BYTES", 0)  # the parts go to the workers, small as they are
+    monkeypatch.setattr(runs, "SPAN_BYTES", 700)  # about three records a part
+    monkeypatch.setattr(runs, "SPLIT_BYTES", 1400)
+    parts = runs_parts(Item(key=str(path), path=str(path), size=path.stat().st_size))
+    assert parts is not None
+    assert len(parts) > 8
+    read: list[runs.Span | None] = []
+    real = runs.Records.__init__
+
+    def counted(self: runs.Records, name: str, span: runs.Span | None = None) -> None:
+        read.append(span)
+        real(self, name, span)
+
+    monkeypatch.setattr(runs.Records, "__init__", counted)
+    alone = turnfold.scan(path, workers=1, cache=False)  # no workers to share it: read whole
+    assert read == [None]
+    assert alone.to_arrow().equals(whole.to_arrow())
+    split = turnfold.scan(path, workers=2, cache=False)
+    assert split.to_arrow().equals(whole.to_arrow())
+    assert split.tool_calls().equals(whole.tool_calls())
+    assert split.turns().equals(whole.turns())
+    rows = split.to_pandas()
+    assert rows["error"][3].startswith("line 4: invalid JSON")  # the file's line, not the part's
+    assert split.keys[8] == f"{path}#8"
+    assert split[f"{path}#8"] == turnfold.load(_rows(40)[8])
+    assert split[f"{path}#38"] == turnfold.load(_rows(40)[39])
+
+
+def test_C5_the_parts_of_a_file_of_runs_cover_it_line_by_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import random
+
+    from turnfold.corpus import runs
+
+    monkeypatch.setattr(runs, "_BLOCK", 64)  # cuts near and across the ends of blocks
+    chooser = random.Random(7)
+    for trial in range(60):
+        monkeypatch.setattr(runs, "SPAN_BYTES", chooser.randint(1, 300))
+        lines = [b"x" * chooser.choice((0, 1, 5, 80, 400)) for _ in range(chooser.randint(1, 40))]
+        data = b"\n".join(lines) + chooser.choice((b"", b"\n"))
+        path = tmp_path / f"{trial}.jsonl"
+        path.write_bytes(data)
+        spans = runs.spans(str(path), len(data))
+        if spans is None:
+            continue
+        assert spans[0].start == 0
+        assert spans[-1].end == len(data)
+        for before, after in itertools.pairwise(spans):
+            assert before.end == after.start
+            assert data[after.start - 1 : after.start] == b"\n"
+        for span in spans:
+            assert span.line == data[: span.start].count(b"\n") + 1
+            assert span.end > span.start
+
+
+def test_C5_what_is_not_cut_in_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compressed file, one in UTF-16, a JSON array and a session of any size are each read
+    by one worker, as before."""
+    from turnfold.corpus import runs
+    from turnfold.corpus.summarize import runs_parts
+
+    monkeypatch.setattr(runs, "SPAN_BYTES", 300)
+    monkeypatch.setattr(runs, "SPLIT_BYTES", 600)
+    text = "".join(json.dumps(row) + "\n" for row in _rows(10))
+    files = {
+        "rollouts.jsonl.gz": gzip.compress(text.encode()),
+        "utf16.jsonl": text.encode("utf-16"),
+        "array.json": json.dumps(_rows(10)).encode(),
+        "session.jsonl": (FIXTURES / "codex_rollout_v0.129_two-turns.jsonl").read_bytes(),
+        "plain.jsonl": text.encode(),
+    }
+    cut = {}
+    for name, data in files.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        item = Item(key=str(path), path=str(path), size=len(data))
+        cut[name] = runs_parts(item) is not None
+    assert cut == {"rollouts.jsonl.gz": False, "utf16.jsonl": False, "array.json": False,
+                   "session.jsonl": False, "plain.jsonl": True}  # fmt: skip
+    corpus = turnfold.scan(tmp_path, workers=2, cache=False)
+    assert len(corpus) == 41
+    assert corpus.errors == 0
+
+
+def test_C4_a_file_of_runs_read_in_parts_is_one_entry_of_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from turnfold.corpus import runs
+
+    monkeypatch.setattr(runs, "SPAN_BYTES", 500)
+    monkeypatch.setattr(runs, "SPLIT_BYTES", 1000)
+    path = _jsonl(tmp_path / "train.jsonl", _rows(12))
+    first = turnfold.scan(tmp_path, workers=2)
+    again = turnfold.scan(tmp_path, workers=2)
+    assert (first.read, again.read, again.cached) == (1, 0, 1)
+    assert again.to_arrow().equals(first.to_arrow())
+    assert again.tool_calls().equals(first.tool_calls())
+    with path.open("a") as out:
+        out.write(json.dumps(_rows(13)[12]) + "\n")
+    grown = turnfold.scan(tmp_path, workers=2)
+    assert grown.keys == [f"{path}#{n}" for n in range(13)]
+    assert grown.to_arrow().equals(turnfold.scan(path, workers=1, cache=False).to_arrow())
+
+
+def test_C4_a_file_of_runs_that_grew_is_read_on_from_its_last_complete_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A training run appends rollouts as it goes: once a scan has seen the file grow (and
+    marked it, read whole), the next ones read its new lines alone and keep the rows of the old
+    ones from the index, as a growing session file is read on (C-4). Every scan's rows are
+    those of the file read afresh."""
+    from turnfold.corpus import engine, runs
+
+    path = tmp_path / "rollouts.jsonl"
+    lines = [json.dumps(row) + "\n" for row in _rows(30)]
+    path.write_text("".join(lines[:10]))
+    read: list[runs.Span | None] = []
+    real = runs.Records.__init__
+
+    def counted(self: runs.Records, name: str, span: runs.Span | None = None) -> None:
+        read.append(span)
+        real(self, name, span)
+
+    monkeypatch.setattr(runs.Records, "__init__", counted)
+
+    def scan(workers: int = 1) -> turnfold.Corpus:
+        read.clear()
+        corpus = turnfold.scan(tmp_path, workers=workers)
+        spans = list(read)
+        fresh = turnfold.scan(path, workers=1, cache=False)
+        read[:] = spans
+        assert corpus.to_arrow().equals(fresh.to_arrow())
+        assert corpus.tool_calls().equals(fresh.tool_calls())
+        assert corpus.turns().equals(fresh.turns())
+        return corpus
+
+    scan()
+    assert read == [None]
+    with path.open("a") as out:  # the first growth a scan sees: read whole, and marked
+        out.write(lines[10])
+    scan()
+    assert read == [None]
+    old = path.stat().st_size
+    with path.open("a") as out:  # read on: the new lines alone, the last one still written
+        out.write(lines[11] + lines[12][:-1].rstrip("\n") + lines[13][:30])
+    grown = scan()
+    assert [(span.start, span.line) for span in read[:1] if span] == [(old, 12)]
+    assert grown.errors == 1  # the line being written: a row that says so, for now
+    with path.open("a") as out:  # ...which the next scan reads again, whole
+        out.write(lines[13][30:] + lines[14] + lines[15].replace("Task", "Tâche"))
+    assert scan().errors == 0
+    assert read[0] is not None
+    assert read[0].start > old
+    # Parts of the new lines for every worker, after the rows kept of the old ones.
+    monkeypatch.setattr(engine, "LOCAL_BYTES", 0)
+    monkeypatch.setattr(runs, "SPAN_BYTES", 600)
+    with path.open("a") as out:
+        out.write("".join(lines[16:30]))
+    assert len(scan(workers=2)) == 30
+    # A file rewritten (another run's rollouts, longer): no longer what was marked, read whole.
+    path.write_text("".join(lines[29::-1]) + lines[0])
+    read.clear()
+    rewritten = scan()
+    assert read == [None]
+    assert len(rewritten) == 31

@@ -257,6 +257,16 @@ def test_large_files_stream_with_a_progress_bar(
     monkeypatch.setattr(source, "_PROGRESS_STEP", 1)  # the clock is read once per step
     assert load(path) == small
     assert "Loading big.jsonl" in capsys.readouterr().err
+    # A scan's bar counts its items: no bar of each file read (in a worker, whose standard
+    # error is the terminal's too, or here), and none of a search's.
+    import turnfold
+
+    monkeypatch.setenv("TURNFOLD_CACHE_DIR", str(tmp_path / "cache"))
+    corpus = turnfold.scan(path, workers=1)
+    assert corpus.search("nothing like this") == []
+    assert "Loading" not in capsys.readouterr().err
+    assert load(path) == small  # and a load after them still shows its own
+    assert "Loading big.jsonl" in capsys.readouterr().err
 
 
 def test_a_stream_is_read_line_by_line() -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any
 
+from turnfold.corpus.runs import Span
 from turnfold.formats.compressed import candidate_names
 from turnfold.formats.source import expanded
 from turnfold.userwarn import warn_at_caller
@@ -58,6 +59,9 @@ class Item:
     #: and checkpointed for the next scan when there is none yet.
     grew: bool = False
     checkpoint: bytes | None = None
+    #: A part of a large file of runs, read by a worker of its own (its rows keyed from
+    #: ``#0``: the scan renumbers them after the parts before it).
+    span: Span | None = None
 
 
 @dataclass

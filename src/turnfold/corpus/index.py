@@ -119,6 +119,29 @@ def _rekey(batch: pa.RecordBatch, stored: str, item: Item, path: bool) -> pa.Rec
     return batch
 
 
+def _restored(
+    item: Item, kind: str, key: str, rows: bytes, tool_calls: bytes, turns: bytes,
+    decoded: bool = False,
+) -> Stored:  # fmt: skip
+    """An entry as :class:`Stored`, its keys the item's (:func:`_rekey`); its tool-call and
+    turn rows left in IPC form unless ``decoded`` or rekeyed."""
+    from turnfold.corpus.tables import decode, row_schema, tool_call_schema, turn_schema
+
+    if kind != "rows":
+        return Stored(kind)
+    if key == item.key:
+        if not decoded:
+            return Stored(kind, decode(rows, row_schema()), tool_calls, turns)
+        return Stored(kind, decode(rows, row_schema()), decode(tool_calls, tool_call_schema()),
+                      decode(turns, turn_schema()))  # fmt: skip
+    return Stored(
+        kind,
+        _rekey(decode(rows, row_schema()), key, item, True),
+        _rekey(decode(tool_calls, tool_call_schema()), key, item, False),
+        _rekey(decode(turns, turn_schema()), key, item, False),
+    )
+
+
 #: How long a scan waits for another process that holds the index's lock.
 _BUSY_TIMEOUT_S = 60.0
 
@@ -219,8 +242,6 @@ class Index:
 
     def lookup(self, items: list[Item]) -> dict[int, Stored]:
         """What the index holds, still valid, for ``items``, by position in ``items``."""
-        from turnfold.corpus.tables import decode, row_schema, tool_call_schema, turn_schema
-
         found: dict[int, Stored] = {}
         columns = "size, mtime_ns, version, format, kind, key, rows, tool_calls, turns"
         for position, item, entry in self._entries(items, range(len(items)), columns):
@@ -229,18 +250,18 @@ class Index:
                 item.size, item.mtime_ns, self.version, item.format or "",
             ):  # fmt: skip
                 continue
-            if kind != "rows":
-                found[position] = Stored(kind)
-                continue
-            if key == item.key:
-                found[position] = Stored(kind, decode(rows, row_schema()), tool_calls, turns)
-                continue
-            found[position] = Stored(
-                kind,
-                _rekey(decode(rows, row_schema()), key, item, True),
-                _rekey(decode(tool_calls, tool_call_schema()), key, item, False),
-                _rekey(decode(turns, turn_schema()), key, item, False),
-            )
+            found[position] = _restored(item, kind, key, rows, tool_calls, turns)
+        return found
+
+    def previous(self, items: list[Item], positions: Iterable[int]) -> dict[int, Stored]:
+        """The rows the index holds for the files at ``positions``, which changed since: a
+        file of runs that grew keeps those of its records before its mark (C-4)."""
+        found: dict[int, Stored] = {}
+        columns = "version, format, kind, key, rows, tool_calls, turns"
+        for position, item, entry in self._entries(items, positions, columns):
+            version, format, kind, key, rows, tool_calls, turns = entry
+            if (version, format, kind) == (self.version, item.format or "", "rows"):
+                found[position] = _restored(item, kind, key, rows, tool_calls, turns, decoded=True)
         return found
 
     def growth(self, items: list[Item], positions: Iterable[int]) -> dict[int, bytes | None]:

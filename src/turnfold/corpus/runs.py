@@ -7,29 +7,315 @@ row, its run's messages under one key (``messages``, ``conversations``…) and i
 the messages of one session but many runs. A scan makes each record a row of its own, keyed
 ``<path>#<n>`` (its place among the file's records, from 0, as a Parquet file's rows are), and
 reads it as ``load(record)`` reads it: its messages, its other fields as the transcript's
-metadata. The file is read once, one record at a time. Such a file is told by
-:func:`~turnfold.formats.wrappers.runs_key`.
+metadata. Such a file is told by :func:`~turnfold.formats.wrappers.runs_key`.
+
+A file of JSON lines is read one record at a time, and a large one in parts (:class:`Span`,
+cut at the ends of lines) that the scan's workers read at once: a training run's rollouts are
+one file of a gigabyte as often as a thousand small ones. A part cannot know how many records
+the parts before it hold (a line may hold none, or several glued objects), so it numbers its
+own from 0 and the scan renumbers them once the parts before it are read (:func:`joined`).
+
+A training run appends its rollouts as it goes. Reading such a file also says where it can be
+read on from (:class:`Mark`: the end of its last complete line, and the records before it), so
+a scan that finds it grown reads the new lines alone and keeps the rows of the old ones (C-4),
+as it reads on a session file that grew.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pickle
 from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from turnfold.formats.source import open_source
+from turnfold.formats import TranscriptFormatError, read_record
+from turnfold.formats.compressed import compression_of
+from turnfold.formats.errors import MalformedLine
+from turnfold.formats.resume import CountedLines, complete_lines, fingerprint
+from turnfold.formats.source import Bounded, json_lines, marked_encoding, open_source
+from turnfold.formats.source import warned_records as warned_records
+from turnfold.model import LoadWarning
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from turnfold.corpus.index import Stored
+    from turnfold.corpus.summarize import Summary
+    from turnfold.model import Transcript
 
 #: What a search names a file of runs by (``Item.format``), its rows read in one pass: a row
 #: opened alone is read to its place, so each read alone would read the file once per row.
 FILE = "(a file of runs)"
+#: A part of a large file of runs holds about this many bytes of its lines (the scan's chunk of
+#: files: one worker round trip worth its cost).
+SPAN_BYTES = 4 * 1024 * 1024
+#: A file of runs at least this large is read in parts.
+SPLIT_BYTES = 2 * SPAN_BYTES
+#: The file is read this much at a time to find where its parts start.
+_BLOCK = 1 << 20
 
 
-def records(path: str) -> Iterator[tuple[int, int, Any]]:
-    """Each record of the file at ``path``: its place among the records (from 0), its line and
-    its value (a :class:`~turnfold.formats.errors.MalformedLine` for a line that is no JSON)."""
-    source, stream = open_source(path)
-    try:
-        for place, (line, value) in enumerate(source.records()):
-            yield place, line, value
-    finally:
-        if stream is not None:
-            stream.close()
+class Span(NamedTuple):
+    """A part of a file of JSON lines: the bytes from ``start`` up to ``end``, which begin a
+    line (numbered ``line`` in the file) and end one (or the file)."""
+
+    start: int
+    end: int
+    line: int
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Where a file of runs in JSON lines can be read on from: past its last complete line
+    (``offset``, the number of that line ``lines``), after ``places`` records; and what tells
+    that the file was appended to, not rewritten (its inode, a digest of the bytes before
+    ``offset``), as a session's checkpoint does (:mod:`turnfold.formats.resume`)."""
+
+    offset: int
+    lines: int
+    places: int
+    inode: tuple[int, int]
+    digest: bytes
+
+    def after(self, before: int) -> Mark:
+        """This mark of a part, with the records of the parts before it counted."""
+        return replace(self, places=self.places + before)
+
+    def fits(self, path: str, size: int) -> bool:
+        """Whether the file at ``path``, now ``size`` bytes, is the one marked, appended to."""
+        try:
+            with open(path, "rb") as stream:
+                info = os.fstat(stream.fileno())
+                return (
+                    (info.st_dev, info.st_ino) == self.inode
+                    and self.offset <= size
+                    and fingerprint(stream, self.offset) == self.digest
+                )
+        except OSError:
+            return False
+
+
+def mark_of(blob: bytes | None) -> Mark | None:
+    """The mark a scan's index kept for a file (its checkpoint), when it is a file of runs'."""
+    if blob is None:
+        return None
+    with contextlib.suppress(Exception):  # another make's, or a session's checkpoint
+        mark = pickle.loads(blob)
+        return mark if isinstance(mark, Mark) else None
+    return None
+
+
+def _is_json_lines(stream: IO[bytes]) -> bool:
+    """Whether a file of runs is JSON lines as written (each record an object on its line), not
+    compressed, in UTF-16 or UTF-32, or one JSON array: only such a file can be cut at its
+    lines' ends, and read on from one."""
+    if compression_of(stream) is not None or marked_encoding(stream) is not None:
+        return False
+    start: bytes = stream.peek(64)[:64]  # type: ignore[attr-defined]
+    return start.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{")
+
+
+class Records:
+    """The records of the file at ``path`` (of its part ``span``), iterated once: for each, its
+    place among the records (from 0, in the part), its line, its value (a
+    :class:`MalformedLine` for a line that is no JSON) and what reading its line warned of
+    (invalid UTF-8, shown as U+FFFD). Once they are read, :attr:`mark` says where the file
+    can be read on from (None for a file of runs that is not JSON lines: it is read whole)."""
+
+    def __init__(self, path: str, span: Span | None = None) -> None:
+        self.path = path
+        self.span = span
+        self.mark: Mark | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, int, Any, list[LoadWarning]]]:
+        with open(self.path, "rb") as stream:
+            span = self.span
+            if span is None and _is_json_lines(stream):
+                span = Span(0, os.fstat(stream.fileno()).st_size, 1)
+            if span is None:
+                source, opened = open_source(self.path)
+                try:
+                    for place, (line, value, warned) in enumerate(warned_records(source)):
+                        yield place, line, value, warned
+                finally:
+                    if opened is not None:
+                        opened.close()
+                return
+            yield from self._lines(stream, span)
+
+    def _lines(
+        self, stream: IO[bytes], span: Span
+    ) -> Iterator[tuple[int, int, Any, list[LoadWarning]]]:
+        """The records of ``span``: those of its complete lines, then of the line after them
+        (one still being written), as a growing session file is read (``read_growing``)."""
+        complete = max(span.start, complete_lines(stream, span.end))
+        stream.seek(span.start)
+        whole = CountedLines(stream, complete - span.start)
+        source = json_lines(whole, self.path, path=Path(self.path), first_line=span.line)
+        place = -1
+        for place, (line, value, warned) in enumerate(warned_records(source)):
+            yield place, line, value, warned
+        lines = span.line - 1 + whole.newlines
+        info = os.fstat(stream.fileno())
+        self.mark = Mark(complete, lines, place + 1, (info.st_dev, info.st_ino),
+                         fingerprint(stream, complete))  # fmt: skip
+        if complete < span.end:
+            stream.seek(complete)
+            rest = json_lines(Bounded(stream, span.end - complete), self.path,
+                              path=Path(self.path), first_line=lines + 1)  # fmt: skip
+            for more, (line, value, warned) in enumerate(warned_records(rest), start=place + 1):
+                yield more, line, value, warned
+
+
+class Runs:
+    """:class:`Records`, each read as ``load(record)`` reads it, with the warnings of its line:
+    ``(place, line, transcript)``, or the record's :class:`MalformedLine`, or the exception its
+    load raised; :attr:`mark` once read.
+
+    The records of one dataset are of one format: it is detected on the first record read and
+    given for the next ones (detection costs as much as the read of a short run); a record it
+    does not fit is detected on its own.
+    """
+
+    def __init__(self, path: str, span: Span | None = None) -> None:
+        self._records = Records(path, span)
+
+    @property
+    def mark(self) -> Mark | None:
+        return self._records.mark
+
+    def __iter__(self) -> Iterator[tuple[int, int, Any]]:
+        format: str | None = None
+        for place, line, record, warned in self._records:
+            result: Transcript | MalformedLine | Exception
+            if isinstance(record, MalformedLine):
+                result = record
+            else:
+                try:
+                    result = _read(record, format, warned)
+                except Exception as exc:
+                    result = exc
+                else:
+                    format = result.metadata.get("source_format")
+                    format = format if isinstance(format, str) else None
+            yield place, line, result
+
+
+def _read(record: Any, format: str | None, warned: list[LoadWarning]) -> Transcript:
+    transcript: Transcript | None = None
+    if format is not None:
+        with contextlib.suppress(TranscriptFormatError):
+            transcript = read_record(record, format)
+    if transcript is None:
+        transcript = read_record(record)
+    transcript.warnings[:0] = warned
+    return transcript
+
+
+def spans(path: str, size: int, mark: Mark | None = None) -> list[Span] | None:
+    """The file's bytes up to ``size`` (from ``mark`` on, when given) as parts of about
+    :data:`SPAN_BYTES`, each cut after a line's end; None when it cannot be cut so (it is not
+    JSON lines: :func:`_is_json_lines`). The part is read once, to count its lines."""
+    found: list[Span] = []
+    with open(path, "rb") as stream:
+        if mark is None and not _is_json_lines(stream):
+            return None
+        start, line = (0, 1) if mark is None else (mark.offset, mark.lines + 1)
+        stream.seek(start)
+        cut = start + SPAN_BYTES  # the part being measured ends at the first line end past it
+        offset, newlines = start, line - 1  # where the block starts; the lines ended before it
+        while offset < size and (block := stream.read(min(_BLOCK, size - offset))):
+            at = 0  # the lines ended before ``offset + at`` are counted in ``newlines``
+            while (want := max(at, cut - offset)) < len(block):
+                end = block.find(b"\n", want)
+                if end < 0:
+                    break
+                newlines += block.count(b"\n", at, end + 1)
+                at = end + 1
+                found.append(Span(start, offset + at, line))
+                start, line = offset + at, newlines + 1
+                cut = start + SPAN_BYTES
+            newlines += block.count(b"\n", at)
+            offset += len(block)
+    if start < offset:
+        found.append(Span(start, offset, line))
+    return found
+
+
+def joined(parts: list[Summary], key: str, grew: bool) -> Summary:
+    """The summary of a file of runs from the summaries of its parts, in order: each part's
+    records renumbered after those of the parts before it (keys ``key#n``, samples ``n``);
+    with the file's mark as its checkpoint when it ``grew`` (C-4)."""
+    from turnfold.corpus.summarize import Summary
+    from turnfold.corpus.tables import summary_batches
+
+    whole = Summary("rows")
+    before = 0
+    mark: Mark | None = None
+    for part in parts:
+        rows, tool_calls, turns = summary_batches(part)
+        whole.packed.append((
+            _renumbered(rows, key, before, sample=True),
+            _renumbered(tool_calls, key, before),
+            _renumbered(turns, key, before),
+        ))  # fmt: skip
+        last = mark_of(part.checkpoint)
+        mark = last.after(before) if last is not None else None
+        before += rows.num_rows
+    if grew and mark is not None:
+        whole.checkpoint = pickle.dumps(mark, pickle.HIGHEST_PROTOCOL)
+    return whole
+
+
+def kept(stored: Stored, places: int) -> Summary | None:
+    """The rows of a file's first ``places`` records, from what a scan's index kept of it (its
+    rows in order, one per record, decoded), as a part that the new lines' parts follow; None
+    when it holds fewer."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from turnfold.corpus.summarize import Summary
+
+    rows, tool_calls, turns = stored.rows, stored.tool_calls, stored.turns
+    if rows is None or rows.num_rows < places:
+        return None
+    assert isinstance(tool_calls, pa.RecordBatch)
+    assert isinstance(turns, pa.RecordBatch)
+
+    def first(batch: pa.RecordBatch) -> pa.RecordBatch:
+        if not batch.num_rows:
+            return batch
+        return batch.filter(pc.less(_numbers(batch), pa.scalar(places, pa.int64())))
+
+    return Summary("rows", packed=[(rows.slice(0, places), first(tool_calls), first(turns))])
+
+
+def _numbers(batch: pa.RecordBatch) -> Any:  # an Int64Array
+    """The record each row of ``batch`` is of: its key is ``<path>#n``, ``n`` what follows the
+    last ``#``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    tails = pc.split_pattern(batch.column("key"), "#", max_splits=1, reverse=True)
+    return pc.cast(pc.list_element(tails, 1), pa.int64())
+
+
+def _renumbered(
+    batch: pa.RecordBatch, key: str, before: int, sample: bool = False
+) -> pa.RecordBatch:
+    """``batch`` with its keys (``key#n``, and ``sample`` ``n`` when asked) ``before`` places on."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not batch.num_rows or not before:
+        return batch
+    places = pc.add(_numbers(batch), pa.scalar(before, pa.int64()))
+    text = pc.cast(places, pa.string())
+    keys = pc.utf8_replace_slice(text, start=0, stop=0, replacement=f"{key}#")  # a prefix
+    batch = batch.set_column(0, "key", keys)
+    if sample:
+        batch = batch.set_column(batch.schema.get_field_index("sample"), "sample", text)
+    return batch

@@ -11,11 +11,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from turnfold import codec
+from turnfold import codec, progress
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
 from turnfold.corpus.summarize import entries_by_turn, load_item, log_transcripts
-from turnfold.formats import load
 from turnfold.formats.harnesses import inspect_log, openhands
 from turnfold.formats.source import open_source
 from turnfold.model import (
@@ -138,10 +137,8 @@ def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> list[Searc
     assert item.path is not None
     hits: list[SearchHit] = []
     try:
-        for place, _, record in runs.records(item.path):
-            try:
-                transcript = load(record)
-            except Exception:
+        for place, _, transcript in runs.Runs(item.path):
+            if not isinstance(transcript, Transcript):
                 continue
             hits += _hits(f"{item.key}#{place}", transcript, pattern, limit - len(hits))
             if len(hits) >= limit:
@@ -177,4 +174,5 @@ class SearchMany:
     limit: int
 
     def __call__(self, items: list[Item]) -> list[list[SearchHit]]:
-        return [search_item(item, self.query, self.regex, self.limit) for item in items]
+        with progress.muted():  # no bar of each file read: the worker's output is the user's
+            return [search_item(item, self.query, self.regex, self.limit) for item in items]

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from turnfold import codec
+from turnfold import codec, progress
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item, is_session_bookkeeping, is_subagent_file, session_of
 from turnfold.cost import spend_of
@@ -224,6 +224,13 @@ def examine(item: Item, *, tables: bool = True, visit: Visit | None = None) -> S
     (:func:`_examine_instances`). ``visit`` is called with each transcript read and its row
     (a row may still change its key afterwards: a file of one instance is keyed by its path).
     """
+    with progress.muted():  # the scan's bar counts the item: no bar of its file's own
+        return _examine(item, tables, visit)
+
+
+def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
+    if item.span is not None:
+        return _examine_runs(item, tables, visit)
     if _is_eval_log(item) and item.sample is None:
         return _examine_log(item, tables, visit)
     if item.grew and item.path is not None and item.sample is None:
@@ -277,6 +284,8 @@ def _examine_growing(item: Item, tables: bool, visit: Visit | None) -> Summary |
     if item.checkpoint is not None:
         with contextlib.suppress(Exception):  # one of another make or a broken blob: unused
             checkpoint = pickle.loads(item.checkpoint)
+        if not isinstance(checkpoint, Checkpoint):  # a file of runs' mark (runs.Mark)
+            checkpoint = None
     format = item.format or (checkpoint.format if checkpoint is not None else None)
     try:
         if format is None:
@@ -396,34 +405,77 @@ def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary
 
 
 def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
-    """Every record of a file of runs (:mod:`turnfold.corpus.runs`), each a row keyed
-    ``path#n`` read as ``load(record)`` reads it; the one ``item.sample`` names when it names
-    one. A record that cannot be read is a row with its ``error`` (C-7)."""
+    """Every record of a file of runs (:mod:`turnfold.corpus.runs`), or of its part
+    ``item.span``, each a row keyed ``path#n`` read as ``load(record)`` reads it; the one
+    ``item.sample`` names when it names one. A record that cannot be read is a row with its
+    ``error`` (C-7). A part's summary holds its mark, for the scan to join the parts; a file
+    seen growing, its own, to be read on from next time (C-4)."""
     assert item.path is not None
     found = Summary("rows")
-    for place, line, record in runs.records(item.path):
+    reading = runs.Runs(item.path, item.span)
+    for place, line, result in reading:
         if item.sample is not None and str(place) != item.sample:
             continue
         key = item.key if item.sample is not None else f"{item.key}#{place}"
         each = Item(key=key, path=item.path, sample=str(place), size=item.size,
                     mtime_ns=item.mtime_ns)  # fmt: skip
-        try:
-            if isinstance(record, MalformedLine):
-                raise _Unreadable(f"line {line}: {record.reason}")
-            transcript = load(record)
-        except Exception as exc:
-            found.extend(_one(_error_row(each, _reason(exc))))
+        if isinstance(result, Transcript):
+            format = _text(result.metadata.get("source_format"))
+            found.extend(_summarized(result, replace(each, format=format), format, tables, visit))
+        elif isinstance(result, MalformedLine):
+            reason = _reason(_Unreadable(f"line {line}: {result.reason}"))
+            found.extend(_one(_error_row(each, reason)))
         else:
-            format = _text(transcript.metadata.get("source_format"))
-            each = replace(each, format=format)
-            found.extend(_summarized(transcript, each, format, tables, visit))
+            found.extend(_one(_error_row(each, _reason(result))))
         if item.sample is not None:
             break  # the one asked for: the rest of the file is not read
         if len(found.rows) >= PACK_ROWS:
             found.pack()
-    if not found.count:
+    if not found.count and item.span is None:
         return _one(_error_row(item, f"no record #{item.sample}" if item.sample else "no runs"))
+    if reading.mark is not None and (item.span is not None or item.grew):
+        found.checkpoint = pickle.dumps(reading.mark, pickle.HIGHEST_PROTOCOL)
     return found
+
+
+def runs_parts(item: Item, mark: runs.Mark | None = None) -> list[Item] | None:
+    """``item`` as the parts a scan's workers read at once, when it is a large file of runs in
+    JSON lines (:func:`~turnfold.corpus.runs.spans`); None for any other item. From ``mark``
+    on (a file of runs that grew, C-4): its new lines, as one part or more."""
+    if item.path is None or item.size is None or item.sample is not None:
+        return None
+    if mark is None and (item.size < runs.SPLIT_BYTES or item.format is not None
+                         or not _holds_runs(item.path)):  # fmt: skip
+        return None
+    try:
+        spans = runs.spans(item.path, item.size, mark)
+    except OSError:
+        return None
+    if spans is None or (mark is None and len(spans) < 2) or not spans:
+        return None
+    return [replace(item, span=span, size=span.end - span.start, checkpoint=None)
+            for span in spans]  # fmt: skip
+
+
+def _holds_runs(path: str) -> bool:
+    """Whether the file at ``path`` is a file of runs: no session format reads it, and its
+    records hold runs (:func:`~turnfold.formats.wrappers.runs_key`)."""
+    try:
+        source, stream = open_source(path)
+    except Exception:  # its worker says what is wrong with it
+        return False
+    try:
+        if source.is_document or runs_key(source) is None:
+            return False
+        _detect(source)
+        return False  # a session some format reads, however large
+    except _NotASession as exc:
+        return exc.kind == "skipped"
+    except Exception:
+        return False
+    finally:
+        if stream is not None:
+            stream.close()
 
 
 def _one_instance(found: Summary, key: str) -> None:

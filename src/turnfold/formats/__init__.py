@@ -20,7 +20,13 @@ from typing import Any
 from turnfold.formats import detection
 from turnfold.formats.compressed import decompressed
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source, looks_like_text, open_source
+from turnfold.formats.source import (
+    Source,
+    from_json_value,
+    looks_like_text,
+    open_source,
+    warned_records,
+)
 from turnfold.formats.wrappers import runs_key
 from turnfold.gcpause import collector_paused
 from turnfold.model import Accounting, LoadWarning, Transcript
@@ -190,16 +196,27 @@ def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Trans
             f"with no epoch; not sample={sample!r}" + (f", epoch={epoch!r}" if epoch else "")
         )
     count = 0
-    for count, (_, record) in enumerate(source.records(), start=1):
+    for count, (_, record, warned) in enumerate(warned_records(source), start=1):
         if count - 1 == place:
             if isinstance(record, MalformedLine):
                 raise TranscriptFormatError(
                     source.name, FORMATS, None, f"#{place}: {record.reason}"
                 )
-            return load(record, agent=agent)
+            transcript = read_record(record, agent=agent)
+            transcript.warnings[:0] = warned  # its line's, as a scan's row counts them
+            return transcript
     raise ValueError(
         f"{source.name} holds {count} runs: no sample={place} (they are 0 to {count - 1})"
     )
+
+
+def read_record(record: Any, format: str | None = None, agent: Any = None) -> Transcript:
+    """The run a record of a file of runs holds, as ``load(record, format)`` reads it: a value
+    this process decoded from JSON, which is neither copied nor searched for a framework's
+    objects first (:func:`~turnfold.formats.source.from_json_value`)."""
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; known formats: {', '.join(FORMATS)}")
+    return read_source(from_json_value(record), format, agent=agent)
 
 
 def settle_load(transcript: Transcript, source: Source, module: ModuleType) -> Transcript:

@@ -78,7 +78,7 @@ def read_growing(
             # UTF-16 or compressed: decoded whole, no offset in the file names a line
             return _whole(stream, name, path, module), None
         info = os.fstat(stream.fileno())
-        complete = _complete(stream, info.st_size)
+        complete = complete_lines(stream, info.st_size)
         inode = (info.st_dev, info.st_ino)
         restored = _restore(stream, name, path, checkpoint, format, inode, complete)
         if restored is not None:
@@ -87,7 +87,7 @@ def read_growing(
             if complete == 0:  # no complete line yet: nothing to keep
                 return _whole(stream, name, path, module), None
             stream.seek(0)
-            part = _Counted(stream, complete)
+            part = CountedLines(stream, complete)
             source = from_binary_stream(part, name, path=path)
             if source.is_document or not source.head:
                 return _whole(stream, name, path, module), None
@@ -116,22 +116,22 @@ def _whole(stream: IO[bytes], name: str, path: Path, module: Any) -> Transcript:
 def _restore(
     stream: IO[bytes], name: str, path: Path, checkpoint: Checkpoint | None, format: str,
     inode: tuple[int, int], complete: int,
-) -> tuple[RecordReader, Source, _Counted, int] | None:  # fmt: skip
+) -> tuple[RecordReader, Source, CountedLines, int] | None:  # fmt: skip
     """The checkpoint's reader on a source of the lines after it, when it fits the file."""
     if checkpoint is None or checkpoint.format != format or checkpoint.inode != inode:
         return None
-    if checkpoint.offset > complete or _mark(stream, checkpoint.offset) != checkpoint.mark:
+    if checkpoint.offset > complete or fingerprint(stream, checkpoint.offset) != checkpoint.mark:
         return None
     reader, warnings, accounting = pickle.loads(checkpoint.state)
     stream.seek(checkpoint.offset)
-    part = _Counted(stream, complete - checkpoint.offset)
+    part = CountedLines(stream, complete - checkpoint.offset)
     source = json_lines(part, name, path=path, first_line=checkpoint.lines + 1,
                         warnings=warnings, accounting=accounting)  # fmt: skip
     reader.source = source
     return reader, source, part, checkpoint.lines
 
 
-class _Counted(Bounded):
+class CountedLines(Bounded):
     """:class:`Bounded`, counting the newlines it hands out: the lines of a part of complete
     lines (blank lines have a number and no record, so the records cannot count them)."""
 
@@ -153,10 +153,10 @@ def _checkpoint(
         state = pickle.dumps((reader, source.warnings, source.accounting), pickle.HIGHEST_PROTOCOL)
     finally:
         reader.source = source
-    return Checkpoint(format, offset, lines, inode, _mark(stream, offset), state)
+    return Checkpoint(format, offset, lines, inode, fingerprint(stream, offset), state)
 
 
-def _complete(stream: IO[bytes], size: int) -> int:
+def complete_lines(stream: IO[bytes], size: int) -> int:
     """The offset just past the file's last newline (0 when it has none)."""
     end = size
     while end > 0:
@@ -169,10 +169,12 @@ def _complete(stream: IO[bytes], size: int) -> int:
     return 0
 
 
-def _mark(stream: IO[bytes], offset: int) -> bytes:
+def fingerprint(stream: IO[bytes], offset: int) -> bytes:
     start = max(0, offset - MARK_BYTES)
     stream.seek(start)
     return hashlib.blake2b(stream.read(offset - start), digest_size=16).digest()
 
 
-__all__ = ["Checkpoint", "read_growing", "resumable"]
+__all__ = [
+    "Checkpoint", "CountedLines", "complete_lines", "fingerprint", "read_growing", "resumable",
+]  # fmt: skip

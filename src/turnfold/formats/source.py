@@ -326,6 +326,22 @@ class Source:
 _ID_KEYS = ("uuid", "id", "call_id", "event_id")
 
 
+def warned_records(source: Source) -> Iterator[tuple[int, Any, list[LoadWarning]]]:
+    """The records of ``source`` (``line, value``), each with what reading its line warned of
+    (invalid UTF-8, shown as U+FFFD) and what the source warned of since the record before
+    (data cut off): each record of a file of runs is a run of its own, and these warnings are
+    that run's. A warning of a line that holds no record (a blank one) is no run's."""
+    warned = source.warnings
+    at = 0
+    for line, value in source.records():  # read ahead (the head): warnings are matched by line
+        own: list[LoadWarning] = []
+        while at < len(warned) and (warned[at].line or 0) <= line:
+            if warned[at].line in (None, line):
+                own.append(warned[at])
+            at += 1
+        yield line, value, own
+
+
 def _record_id(value: Any) -> str | None:
     """The record's own id, so a warning names the record, not just its line (issue 21.15)."""
     if not isinstance(value, dict):
@@ -521,6 +537,13 @@ def _document_records(document: Any) -> Iterator[tuple[int, Any]]:
         yield 1, document
 
 
+def from_json_value(value: Any, name: str = "<object>") -> Source:
+    """A value decoded from JSON here (a record of a file of runs), read as :func:`from_object`
+    reads it: only plain values, and no one else's, so neither searched for a framework's
+    objects nor copied (a sixth of the read of a short run)."""
+    return Source(name, _document_records(value), document=value)
+
+
 def from_object(obj: Any, name: str = "<object>") -> Source:
     """Python objects: a dict, a list of messages or records, SDK objects. Copied, never shared.
 
@@ -672,13 +695,14 @@ def from_binary_stream(
     if text is not stream:
         size = None  # the bar would count the text against the compressed size
     stream = _utf8_of(text)
-    progress = _Progress(size, name) if size is not None and size >= PROGRESS_MIN_BYTES else None
-    chunked = _Lines(stream, limit, progress) if hasattr(stream, "readline") else None
+    shown = size is not None and size >= PROGRESS_MIN_BYTES and not progress.is_muted()
+    counter = _Progress(size, name) if shown and size is not None else None
+    chunked = _Lines(stream, limit, counter) if hasattr(stream, "readline") else None
     lines: Iterator[tuple[int, bytes | Oversized]]
     if chunked is not None:
         lines = chunked.lines()
     else:
-        lines = enumerate(stream if progress is None else progress.counted(stream), start=1)
+        lines = enumerate(stream if counter is None else counter.counted(stream), start=1)
 
     def rest() -> Iterator[tuple[int, Any]]:
         """The parsed values of the lines after those taken from ``lines``."""
