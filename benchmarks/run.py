@@ -18,8 +18,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = (
-    "load", "render", "batches", "scale", "browser", "corpus", "site", "harnesses", "traces",
-    "frameworks", "compare",
+    "load", "render", "batches", "scale", "browser", "corpus", "runs", "site", "harnesses",
+    "traces", "frameworks", "compare",
 )  # fmt: skip
 
 

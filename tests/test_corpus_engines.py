@@ -77,14 +77,29 @@ def test_C5_workers_import_the_price_table_up_front_only_until_prices_are_kept(
     assert "turnfold.corpus" in engine_module._preload()
 
 
-def test_C5_dask_cluster_returns_the_same_rows() -> None:
+def test_C5_dask_cluster_returns_the_same_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sessions of a folder, and a file of runs read in parts (C-1), as here."""
+    from turnfold.corpus import runs
+    from turnfold.corpus.discover import Item
+    from turnfold.corpus.summarize import runs_parts
+
     distributed = pytest.importorskip("distributed")
-    here = scan(TREE, workers=1, cache=False)
+    rollouts = tmp_path / "rollouts.jsonl"
+    rollouts.write_text("".join(json.dumps(row) + "\n" for row in _table(20).to_pylist()))
+    monkeypatch.setattr(runs, "SPAN_BYTES", 1000)
+    monkeypatch.setattr(runs, "SPLIT_BYTES", 2000)
+    whole = Item(key=str(rollouts), path=str(rollouts), size=rollouts.stat().st_size)
+    assert len(runs_parts(whole) or []) > 2
+    source = [TREE, rollouts]
+    here = scan(source, workers=1, cache=False)
+    assert len(here) == len(scan(TREE, workers=1, cache=False)) + 20
     cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     )
     with cluster, distributed.Client(cluster) as client:
-        there = scan(TREE, client=client, cache=False)
+        there = scan(source, client=client, cache=False)
         assert there.to_arrow().equals(here.to_arrow())
         assert there.turns().equals(here.turns())
         assert there.search("readme", limit=2) == here.search("readme", limit=2)
