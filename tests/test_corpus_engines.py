@@ -233,6 +233,35 @@ def test_C1_pandas_dataframe_and_messages_naming_the_column() -> None:
     assert corpus["#1"] == turnfold.load(_trajectory(1))
 
 
+def test_C1_a_dataframe_cell_of_framework_messages_is_read_and_left_as_it_was() -> None:
+    """A cell of plain values is read without a second copy; one holding a framework's objects
+    (LangChain messages kept in a DataFrame) is still read as load() reads it. Neither the
+    user's cells nor their messages change (L-4: nothing the user passed is modified)."""
+    import copy
+
+    pandas = pytest.importorskip("pandas")
+    messages = pytest.importorskip("langchain_core.messages")
+    steps = [
+        messages.HumanMessage("list the files"),
+        messages.AIMessage(
+            "", tool_calls=[{"name": "bash", "args": {"command": "ls"}, "id": "call_1"}]
+        ),
+        messages.ToolMessage("a.py", tool_call_id="call_1"),
+        messages.AIMessage("One file."),
+    ]
+    frame = pandas.DataFrame({"messages": [steps, _trajectory(1)], "id": [1, 2]})
+    before = copy.deepcopy(frame["messages"].tolist())
+    corpus = scan(frame, workers=1)
+    assert corpus.errors == 0
+    assert [row["tool_calls"] for row in corpus] == [1, 1]
+    # The format the first row was read as is tried first for the next; its row names the one
+    # it was read as.
+    assert [row["format"] for row in corpus] == ["langchain", "openai"]
+    assert corpus["#0"] == turnfold.load(steps)
+    assert corpus["#1"] == turnfold.load(_trajectory(1))
+    assert frame["messages"].tolist() == before
+
+
 def test_C1_parquet_file_streams_its_rows_keyed_by_path_and_row(tmp_path: Path) -> None:
     path = tmp_path / "rollouts.parquet"
     pq.write_table(_table(70), path, row_group_size=16)

@@ -44,7 +44,7 @@ from turnfold.corpus.summarize import (
     runs_parts,
     summarize,
 )
-from turnfold.formats import FORMATS, load
+from turnfold.formats import FORMATS
 from turnfold.formats.source import (
     expanded,
     holds_runs,
@@ -877,9 +877,9 @@ def _scan_table(
         first = next(iter(cells()), None)
         if first is not None:
             try:
-                from turnfold.corpus.summarize import _plain_messages
+                from turnfold.corpus.summarize import read_messages
 
-                format = load(_plain_messages(first)).metadata.get("source_format")
+                format = read_messages(first).metadata.get("source_format")
             except Exception:
                 format = None
     chosen = format

@@ -24,7 +24,7 @@ from turnfold import codec, progress
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item, is_session_bookkeeping, is_subagent_file, session_of
 from turnfold.cost import spend_of
-from turnfold.formats import TranscriptFormatError, load, read_source, which_format
+from turnfold.formats import TranscriptFormatError, load, read_record, read_source, which_format
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.harnesses import inspect_log, openhands
@@ -264,7 +264,8 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
                     stream.close()
         if transcript is None:
             transcript = load_item(item, format)
-        format = format or _text(transcript.metadata.get("source_format"))
+        if format is None or item.format_guessed:  # a row the table's format did not fit
+            format = _text(transcript.metadata.get("source_format")) or format
         if format == "gemini" and item.path is not None and _is_resume_stub(item.path, transcript):
             return Summary("part")
     except _NotASession as exc:
@@ -585,35 +586,54 @@ def load_item(item: Item, format: str | None) -> Transcript:
         return load(item.path, format=format or inspect_log.NAME, sample=sample, epoch=epoch)
     if item.path is not None:
         return load(item.path, format=format)
-    messages = _plain_messages(item.messages)
     if item.format_guessed:
         try:
-            return load(messages, format=format)
+            return read_messages(item.messages, format)
         except TranscriptFormatError:
-            return load(messages)
-    return load(messages, format=format)
+            return read_messages(item.messages)
+    return read_messages(item.messages, format)
 
 
-def _plain_messages(value: Any) -> Any:
-    """A table cell as plain messages: JSON text parsed; Arrow's null struct fields dropped.
+def read_messages(cell: Any, format: str | None = None) -> Transcript:
+    """The run a table's cell of messages holds, as ``load(messages, format)`` reads it: JSON
+    text parsed; Arrow's null struct fields dropped (Arrow gives every struct in a column every
+    field of the column's type, so a message without ``tool_calls`` comes back with
+    ``tool_calls: None``, which loaders expect absent).
 
-    Arrow gives every struct in a column every field of the column's type, so a message without
-    ``tool_calls`` comes back with ``tool_calls: None``; loaders expect such a field absent.
-    """
-    if isinstance(value, (str, bytes)):
-        return codec.loads(value)
-    if hasattr(value, "tolist") and not isinstance(value, (list, dict)):
-        value = value.tolist()  # a numpy array out of pandas
-    return _drop_nulls(value)
+    The messages are copied as the nulls are dropped, so a cell of plain values only (Arrow's,
+    or parsed text) is read as it is, with neither a second copy nor a search for a
+    framework's objects (:func:`~turnfold.formats.read_record`); a cell holding other objects
+    (a pandas cell of LangChain messages) is read by ``load``."""
+    if isinstance(cell, (str, bytes)):
+        return read_record(codec.loads(cell), format)
+    if hasattr(cell, "tolist") and not isinstance(cell, (list, dict)):
+        cell = cell.tolist()  # a numpy array out of pandas
+    others: list[Any] = []
+    messages = _drop_nulls(cell, others)
+    return load(messages, format=format) if others else read_record(messages, format)
 
 
-def _drop_nulls(value: Any) -> Any:
+#: The values that are plain JSON as they are.
+_ATOMS = frozenset({str, int, float, bool})
+
+
+def _drop_nulls(value: Any, others: list[Any]) -> Any:
+    """``value`` with the null fields of its mappings dropped, copied; each value that is no
+    plain JSON (a framework's object, a date) kept as it is, and listed in ``others``."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _drop_nulls(v, others) for k, v in value.items() if v is not None}
+    if kind is list or kind is tuple:
+        return [_drop_nulls(v, others) for v in value]
+    if kind in _ATOMS or value is None:
+        return value
     if isinstance(value, Mapping):
-        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+        return {k: _drop_nulls(v, others) for k, v in value.items() if v is not None}
     if isinstance(value, (list, tuple)):
-        return [_drop_nulls(v) for v in value]
+        return [_drop_nulls(v, others) for v in value]
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        return _drop_nulls(value.tolist())
+        return _drop_nulls(value.tolist(), others)
+    others.append(value)
     return value
 
 
