@@ -63,5 +63,5 @@ def test_the_one_command_for_every_benchmark_knows_their_names() -> None:
         check=False,
     )
     assert done.returncode == 2
-    names = "load, render, batches, scale, browser, corpus, site, harnesses"
+    names = "load, render, batches, scale, browser, corpus, runs, site, harnesses"
     assert f"choose from {names}" in done.stderr

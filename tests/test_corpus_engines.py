@@ -278,3 +278,95 @@ def test_C1_parquet_file_streams_its_rows_keyed_by_path_and_row(tmp_path: Path) 
     in_memory = scan(_table(70), workers=1).rows
     same = [{k: v for k, v in row.items() if k not in ("key", "path")} for row in rows]
     assert same == [{k: v for k, v in row.items() if k not in ("key", "path")} for row in in_memory]
+
+
+def test_C4_a_parquet_file_is_an_entry_of_the_index(tmp_path: Path) -> None:
+    """An unchanged rescan of a dataset reads none of it (it read every row again); a shard
+    that changed is read again alone."""
+    data = tmp_path / "data"
+    data.mkdir()
+    first, second = data / "train-0.parquet", data / "train-1.parquet"
+    pq.write_table(_table(6), first)
+    pq.write_table(_table(4), second)
+    scanned = scan(data, workers=1)
+    again = scan(data, workers=1)
+    assert (scanned.read, again.read, again.cached) == (2, 0, 2)
+    assert again.to_arrow().equals(scanned.to_arrow())
+    assert again.tool_calls().equals(scanned.tool_calls())
+    pq.write_table(_table(5), second)
+    changed = scan(data, workers=1)
+    assert (changed.read, changed.cached, len(changed)) == (1, 1, 11)
+    assert changed.to_arrow().equals(scan(data, workers=1, cache=False).to_arrow())
+    # Another column named for the messages is another reading of the file: not the entry's.
+    renamed = _table(6).rename_columns(["task_id", "reward", "steps"])
+    pq.write_table(renamed.append_column("messages", renamed.column("steps")), first)
+    assert scan(first, messages="steps", workers=1).read == 1
+
+
+def test_C5_a_parquet_file_is_read_in_parts_by_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each worker reads its own rows from the file (the scanning process reads none of them):
+    whole row groups, or a large one cut into as many parts as there are workers. The rows,
+    tool calls and turns are those of the file read whole, and of the same table in memory."""
+    from turnfold.corpus import parquet
+
+    path = tmp_path / "rollouts.parquet"
+    pq.write_table(_table(90), path, row_group_size=20)
+    whole = scan(path, workers=1, cache=False)
+    monkeypatch.setattr(parquet, "PART_BYTES", 1500)
+    monkeypatch.setattr(parquet, "PART_ROWS", 8)
+    parts = parquet.parts(str(path), "messages", 2)
+    assert parts is not None
+    assert [part for part, _ in parts] == [
+        parquet.Rows(a, b)
+        for a, b in (
+            (0, 10),
+            (10, 20),
+            (20, 30),
+            (30, 40),
+            (40, 50),
+            (50, 60),
+            (60, 70),
+            (70, 80),
+            (80, 90),
+        )
+    ]  # fmt: skip (each group of 20 rows cut in two; the last, of 10, too small to cut)
+    monkeypatch.setattr(engine_module, "LOCAL_BYTES", 0)
+    split = scan(path, workers=2, cache=False)
+    assert split.to_arrow().equals(whole.to_arrow())
+    assert split.tool_calls().equals(whole.tool_calls())
+    assert split.turns().equals(whole.turns())
+    in_memory = scan(_table(90), workers=1)
+    for column in ("sample", "format", "turns", "tool_calls", "task_id", "reward"):
+        assert split.to_arrow().column(column).equals(in_memory.to_arrow().column(column))
+    assert split[f"{path}#87"] == turnfold.load(_trajectory(87))
+    # Small row groups gather into one part of about PART_BYTES.
+    monkeypatch.setattr(parquet, "PART_BYTES", 10**9)
+    assert parquet.parts(str(path), "messages", 2) is None
+
+
+def test_C6_search_reads_a_parquet_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search read the file's column once per row it opened (minutes for a few thousand
+    rows); it reads each file once, and keys each hit by its row."""
+    from turnfold.corpus import parquet
+
+    path = tmp_path / "rollouts.parquet"
+    pq.write_table(_table(300), path, row_group_size=64)
+    corpus = scan(path, workers=1)
+    reads: list[str] = []
+    real = parquet.cells
+
+    def counted(name: str, column: str, part: Any = None) -> Any:
+        reads.append(name)
+        return real(name, column, part)
+
+    monkeypatch.setattr(parquet, "cells", counted)
+    hits = corpus.search("file_277.py")
+    assert [(hit.key, hit.snippet) for hit in hits] == [(f"{path}#277", "file_277.py")]
+    assert reads == [str(path)]
+    assert [hit.key for hit in corpus.search("list the files", limit=2)] == [
+        f"{path}#0", f"{path}#1",
+    ]  # fmt: skip

@@ -22,7 +22,6 @@ summarises one.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -30,8 +29,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from turnfold.corpus import runs
-from turnfold.corpus.discover import PARQUET_SUFFIXES, Found, Item, discover, iter_paths
+from turnfold.corpus import parquet, runs
+from turnfold.corpus.discover import (
+    PARQUET_SUFFIXES,
+    Found,
+    Item,
+    discover,
+    file_item,
+    iter_paths,
+)
 from turnfold.corpus.engine import default_workers, ordered_map, spread, worth_workers
 from turnfold.corpus.search import SearchHit, SearchMany
 from turnfold.corpus.summarize import (
@@ -43,12 +49,12 @@ from turnfold.corpus.summarize import (
     examine_many,
     runs_parts,
     summarize,
+    table_file_parts,
 )
 from turnfold.formats import FORMATS
 from turnfold.formats.source import (
     expanded,
     holds_runs,
-    is_arrow_table,
     is_dataframe,
     table_of_runs,
 )
@@ -331,16 +337,6 @@ def _is_parquet(value: Any) -> bool:
     ) and os.path.isfile(value)  # fmt: skip
 
 
-def _parquet_file(path: str) -> Any:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        return pq.ParquetFile(path)
-    except (pa.ArrowException, OSError) as exc:
-        raise ValueError(f"{path}: not a readable Parquet file ({exc})") from exc
-
-
 def _is_list_cell(value: Any) -> bool:
     """A DataFrame cell holding a list of messages (a list, or a numpy array from Arrow)."""
     if isinstance(value, (list, tuple)):
@@ -484,7 +480,7 @@ def scan(
     if table is not None:
         return _scan_table(table, format, messages, workers, client)
     if _is_parquet(source):
-        return _scan_table(source, format, messages, workers, client)
+        return _scan_parquet([source], format, messages, cache, workers, client)
     if holds_runs(source):  # a DatasetDict of splits, or a streamed IterableDataset
         raise TypeError(_one_table(source))
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping, os.PathLike)):
@@ -501,7 +497,7 @@ def scan(
     found = discover(source, format)
     if found.parquet and not found.items:
         # Nothing but Parquet files: the shards of one dataset of trajectories.
-        return _scan_table(found.parquet, format, messages, workers, client)
+        return _scan_parquet(found.parquet, format, messages, cache, workers, client)
     return _scan_files(source, found, cache, workers, client)
 
 
@@ -581,6 +577,18 @@ def _reward_scores(rows: pa.Table, extra: pa.Table) -> pa.Table:
 
 
 def _scan_files(source: Any, found: Found, cache: bool, workers: int | None, client: Any) -> Corpus:
+    run = _read_files(source, found, cache, workers, client)
+
+    def opener(position: int, row: dict[str, Any]) -> Item:
+        # ``sample`` names one sample of an eval log (``id/epoch``), None for a session file.
+        return Item(key=row["key"], path=row["path"], sample=row["sample"], format=row["format"])
+
+    return _corpus(run, opener, None, workers, client)
+
+
+def _read_files(source: Any, found: Found, cache: bool, workers: int | None, client: Any) -> _Run:
+    """The rows of the files ``found`` in ``source``: from the index where they did not change
+    (C-4), the others read by the workers (C-5), in the order of the files."""
     items = found.items
     run = _Run()
     run.skipped = found.skipped
@@ -666,12 +674,7 @@ def _scan_files(source: Any, found: Found, cache: bool, workers: int | None, cli
     finally:
         if index is not None:
             index.close()
-
-    def opener(position: int, row: dict[str, Any]) -> Item:
-        # ``sample`` names one sample of an eval log (``id/epoch``), None for a session file.
-        return Item(key=row["key"], path=row["path"], sample=row["sample"], format=row["format"])
-
-    return _corpus(run, opener, None, workers, client)
+    return run
 
 
 def _sessions_known(items: list[Item], known: dict[int, Stored], sessions: list[str]) -> list[int]:
@@ -739,9 +742,13 @@ def _in_parts(
     work: list[Item] = []
     owners: list[int] = []
     parts: dict[int, int] = {}
+    share = workers or 2  # a Dask cluster's: at least two
     for index_in_todo, item in enumerate(todo):
         mark = marks.get(index_in_todo)
-        split = runs_parts(item, mark) if mark is not None or split_large else None
+        if item.column is not None:
+            split = table_file_parts(item, share) if split_large else None
+        else:
+            split = runs_parts(item, mark) if mark is not None or split_large else None
         if split is not None:
             parts[index_in_todo] = len(split)
         work += split or [item]
@@ -787,17 +794,63 @@ def _roots(source: Any) -> list[str]:
             and os.path.isdir(e)]  # fmt: skip
 
 
+def _scan_parquet(
+    files: list[Any], format: str | None, messages: str | None, cache: bool,
+    workers: int | None, client: Any,
+) -> Corpus:  # fmt: skip
+    """A Parquet file of trajectories, or the shards of one dataset, each row a run
+    (:mod:`turnfold.corpus.parquet`): read by the workers as files, from the index where they
+    did not change; their other columns read here, as the rows' metadata (C-1)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    paths = [os.fspath(f) for f in files]
+    schemas = []
+    for path in paths:
+        file = parquet.opened(path)
+        schemas.append(file.schema_arrow)
+        file.close()
+    types = {f.name: "list" for f in schemas[0] if pa.types.is_list(f.type)
+             or pa.types.is_large_list(f.type)}  # fmt: skip
+    column = _messages_column(list(schemas[0].names), messages, types)
+    for path, schema in zip(paths, schemas, strict=True):
+        if column not in schema.names:
+            raise ValueError(f"{path}: no column {column!r}, which the first file's "
+                             "messages are in")  # fmt: skip
+    found = Found([])
+    for path in paths:
+        item = file_item(path, format)
+        if item is not None and found.first_time(path):
+            found.items.append(replace(item, column=column))
+    run = _read_files(files, found, cache, workers, client)
+    # Shards may each hold other columns: a column a shard lacks is null in its rows.
+    parts = [pq.read_table(path, columns=[n for n in schema.names if n != column])
+             for path, schema in zip(paths, schemas, strict=True)]  # fmt: skip
+    extra = pa.concat_tables(parts, promote_options="default")
+    rows = run.rows.table()
+    if rows.num_rows != extra.num_rows:  # a file that could not be read is one row, not its own
+        starts = itertools.accumulate((part.num_rows for part in parts), initial=0)
+        at = {os.path.normpath(path): start for path, start in zip(paths, starts, strict=False)}
+        where = zip(rows.column("path").to_pylist(), rows.column("sample").to_pylist(),
+                    strict=True)  # fmt: skip
+        places = [None if row is None else at[os.path.normpath(str(path))] + int(row)
+                  for path, row in where]  # fmt: skip
+        extra = extra.take(pa.array(places, pa.int64()))
+    kept = extra if extra.num_columns else None
+
+    def opener(position: int, row: dict[str, Any]) -> Item:
+        return Item(key=row["key"], path=row["path"], sample=row["sample"], format=row["format"],
+                    column=column)  # fmt: skip
+
+    return _corpus(run, opener, kept, workers, client)
+
+
 def _scan_table(
     source: Any, format: str | None, messages: str | None, workers: int | None, client: Any
 ) -> Corpus:
     import pyarrow as pa
 
     cells: Callable[[], Iterator[Any]]
-
-    def where(i: int) -> tuple[str | None, int]:
-        """The file of the ``i``-th row (None for an object in memory) and its row there."""
-        return None, i
-
     if is_dataframe(source):
         names = [str(c) for c in source.columns]
         first = source.head(1)
@@ -814,60 +867,21 @@ def _scan_table(
             return frame[column].iloc[i]
 
     else:
-        import pyarrow.parquet as pq
-
-        if is_arrow_table(source):
-            table = source
-            schema = table.schema
-        else:
-            files = [os.fspath(f) for f in (source if isinstance(source, list) else [source])]
-            opened = [_parquet_file(f) for f in files]
-            schema = opened[0].schema_arrow
+        table = source
+        schema = table.schema
         names = list(schema.names)
         types = {f.name: "list" for f in schema if pa.types.is_list(f.type)
                  or pa.types.is_large_list(f.type)}  # fmt: skip
         column = _messages_column(names, messages, types)
-        others = [n for n in names if n != column]
-        if is_arrow_table(source):
-            extra = table.select(others)
-            count = table.num_rows
+        extra = table.select([n for n in names if n != column])
+        count = table.num_rows
 
-            def cells() -> Iterator[Any]:
-                for batch in table.select([column]).to_batches(max_chunksize=TABLE_BATCH):
-                    yield from batch.column(0).to_pylist()
+        def cells() -> Iterator[Any]:
+            for batch in table.select([column]).to_batches(max_chunksize=TABLE_BATCH):
+                yield from batch.column(0).to_pylist()
 
-            def cell(i: int) -> Any:
-                return table.column(column)[i].as_py()
-
-        else:
-            # One file, or the shards of a dataset (each its own rows, keyed by its own path).
-            for name, one in zip(files, opened, strict=True):
-                if column not in one.schema_arrow.names:
-                    raise ValueError(f"{name}: no column {column!r}, which the first file's "
-                                     "messages are in")  # fmt: skip
-            parts = [one.read(columns=[c for c in others if c in one.schema_arrow.names])
-                     for one in opened]  # fmt: skip
-            # Shards may each hold other columns: a column a shard lacks is null in its rows.
-            extra = pa.concat_tables(parts, promote_options="default")
-            sizes = (one.metadata.num_rows for one in opened)
-            starts = list(itertools.accumulate(sizes, initial=0))
-            count = starts[-1]
-
-            def cells() -> Iterator[Any]:  # the files opened above: their footers read once
-                for reader in opened:
-                    for batch in reader.iter_batches(batch_size=TABLE_BATCH, columns=[column]):
-                        yield from batch.column(0).to_pylist()
-
-            def shard_of(i: int) -> tuple[str, int]:
-                shard = bisect.bisect_right(starts, i) - 1
-                return files[shard], i - starts[shard]
-
-            def where(i: int) -> tuple[str | None, int]:
-                return shard_of(i)
-
-            def cell(i: int) -> Any:
-                name, row = shard_of(i)
-                return pq.read_table(name, columns=[column]).column(0)[row].as_py()
+        def cell(i: int) -> Any:
+            return table.column(column)[i].as_py()
 
     guessed = format is None
     if guessed:
@@ -885,9 +899,8 @@ def _scan_table(
     chosen = format
 
     def items() -> Iterator[Item]:
-        for i, value in enumerate(cells()):
-            name, row = where(i)
-            yield Item(key=f"{name or ''}#{row}", sample=str(row), format=chosen, messages=value,
+        for row, value in enumerate(cells()):
+            yield Item(key=f"#{row}", sample=str(row), format=chosen, messages=value,
                        format_guessed=guessed and chosen is not None)  # fmt: skip
 
     run = _Run()
@@ -897,7 +910,7 @@ def _scan_table(
     with _progress(count, "Scanning") as bar:
         for position, summary in enumerate(results):
             run.read += 1
-            run.take(summary, position, where(position)[0])
+            run.take(summary, position)
             bar.update(1)
             _report(bar, run)
     if extra.num_columns and len(run.positions) != extra.num_rows:

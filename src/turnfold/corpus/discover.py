@@ -19,6 +19,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any
 
+from turnfold.corpus.parquet import Rows
 from turnfold.corpus.runs import Span
 from turnfold.formats.compressed import candidate_names
 from turnfold.formats.source import expanded
@@ -59,9 +60,17 @@ class Item:
     #: and checkpointed for the next scan when there is none yet.
     grew: bool = False
     checkpoint: bytes | None = None
-    #: A part of a large file of runs, read by a worker of its own (its rows keyed from
-    #: ``#0``: the scan renumbers them after the parts before it).
-    span: Span | None = None
+    #: A part of a large file of runs (its bytes) or of a Parquet file (its rows), read by a
+    #: worker of its own: its rows are keyed from ``#0``, and the scan renumbers them after
+    #: the parts before it.
+    part: Span | Rows | None = None
+    #: The column of a Parquet file's trajectories: each of its rows is a run.
+    column: str | None = None
+
+    def asked(self) -> str:
+        """What a scan asked of the file, which the index's entry for it must match: its format
+        (none: detected), and the column of a Parquet file's trajectories."""
+        return (self.format or "") + (f"#{self.column}" if self.column is not None else "")
 
 
 @dataclass
@@ -86,7 +95,7 @@ class Found:
         return True
 
 
-def _file_item(path: str, format: str | None) -> Item | None:
+def file_item(path: str, format: str | None) -> Item | None:
     """The item of the file at ``path``; None for anything that is not a regular file."""
     try:
         stat = os.stat(path)
@@ -114,7 +123,7 @@ def _add_file(path: str, format: str | None, found: Found) -> None:
         shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         warn_at_caller(f"{shown}: skipped, its name is not UTF-8 text (rename the file to read it)")
         return
-    item = _file_item(path, format)
+    item = file_item(path, format)
     if item is None:
         found.skipped += 1
     else:

@@ -247,7 +247,7 @@ class Index:
         for position, item, entry in self._entries(items, range(len(items)), columns):
             size, mtime_ns, version, format, kind, key, rows, tool_calls, turns = entry
             if (size, mtime_ns, version, format) != (
-                item.size, item.mtime_ns, self.version, item.format or "",
+                item.size, item.mtime_ns, self.version, item.asked(),
             ):  # fmt: skip
                 continue
             found[position] = _restored(item, kind, key, rows, tool_calls, turns)
@@ -260,7 +260,7 @@ class Index:
         columns = "version, format, kind, key, rows, tool_calls, turns"
         for position, item, entry in self._entries(items, positions, columns):
             version, format, kind, key, rows, tool_calls, turns = entry
-            if (version, format, kind) == (self.version, item.format or "", "rows"):
+            if (version, format, kind) == (self.version, item.asked(), "rows"):
                 found[position] = _restored(item, kind, key, rows, tool_calls, turns, decoded=True)
         return found
 
@@ -274,7 +274,7 @@ class Index:
             size, version, format, kind, kept_version, checkpoint = entry
             assert item.size is not None
             if kind == "rows" and size < item.size and (version, format) == (
-                self.version, item.format or "",
+                self.version, item.asked(),
             ):  # fmt: skip
                 grown[position] = checkpoint if kept_version == self.version else None
         return grown
@@ -290,7 +290,7 @@ class Index:
                 continue
             where = self._where(item)
             blobs = (_blob(stored.rows), _blob(stored.tool_calls), _blob(stored.turns))
-            values.append((where, item.size, item.mtime_ns, self.version, item.format or "",
+            values.append((where, item.size, item.mtime_ns, self.version, item.asked(),
                            stored.kind, item.key, *blobs, stored.session))  # fmt: skip
             if stored.checkpoint is not None:
                 kept.append((where, self.version, stored.checkpoint))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
@@ -175,9 +175,7 @@ class Runs:
     ``(place, line, transcript)``, or the record's :class:`MalformedLine`, or the exception its
     load raised; :attr:`mark` once read.
 
-    The records of one dataset are of one format: it is detected on the first record read and
-    given for the next ones (detection costs as much as the read of a short run); a record it
-    does not fit is detected on its own.
+    The records of one dataset are read in one format where they can be (:class:`OneFormat`).
     """
 
     def __init__(self, path: str, span: Span | None = None) -> None:
@@ -188,31 +186,44 @@ class Runs:
         return self._records.mark
 
     def __iter__(self) -> Iterator[tuple[int, int, Any]]:
-        format: str | None = None
+        read = OneFormat(read_record)
         for place, line, record, warned in self._records:
             result: Transcript | MalformedLine | Exception
             if isinstance(record, MalformedLine):
                 result = record
             else:
                 try:
-                    result = _read(record, format, warned)
+                    result = read(record)
                 except Exception as exc:
                     result = exc
                 else:
-                    format = result.metadata.get("source_format")
-                    format = format if isinstance(format, str) else None
+                    result.warnings[:0] = warned
             yield place, line, result
 
 
-def _read(record: Any, format: str | None, warned: list[LoadWarning]) -> Transcript:
-    transcript: Transcript | None = None
-    if format is not None:
-        with contextlib.suppress(TranscriptFormatError):
-            transcript = read_record(record, format)
-    if transcript is None:
-        transcript = read_record(record)
-    transcript.warnings[:0] = warned
-    return transcript
+class OneFormat:
+    """Reads the runs of one dataset with ``read(value, format)``: they are of one format, so
+    the format of the first run read is given for the next ones (detection costs as much as
+    the read of a short run), and a run it does not fit is detected on its own. A format the
+    user named (``format``) is given to every run, as ``load(value, format)`` would."""
+
+    def __init__(
+        self, read: Callable[[Any, str | None], Transcript], format: str | None = None
+    ) -> None:
+        self._read = read
+        self._named = format
+        self._found: str | None = None
+
+    def __call__(self, value: Any) -> Transcript:
+        if self._named is not None:
+            return self._read(value, self._named)
+        if self._found is not None:
+            with contextlib.suppress(TranscriptFormatError):
+                return self._read(value, self._found)
+        transcript = self._read(value, None)
+        found = transcript.metadata.get("source_format")
+        self._found = found if isinstance(found, str) else None
+        return transcript
 
 
 def spans(path: str, size: int, mark: Mark | None = None) -> list[Span] | None:

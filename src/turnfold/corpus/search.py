@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from turnfold import codec, progress
-from turnfold.corpus import runs
+from turnfold.corpus import parquet, runs
 from turnfold.corpus.discover import Item
-from turnfold.corpus.summarize import entries_by_turn, load_item, log_transcripts
+from turnfold.corpus.summarize import entries_by_turn, load_item, log_transcripts, read_messages
 from turnfold.formats.harnesses import inspect_log, openhands
 from turnfold.formats.source import open_source
 from turnfold.model import (
@@ -132,12 +133,21 @@ def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> list[
 
 
 def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> list[SearchHit]:
-    """The hits of every record of a file of runs, the file read once, keyed as the scan keys
-    them (``path#n``); a record that cannot be read has none (its row says why)."""
+    """The hits of every record of a file of runs, or row of a Parquet file of trajectories,
+    the file read once, keyed as the scan keys them (``path#n``); a record that cannot be read
+    has none (its row says why)."""
     assert item.path is not None
     hits: list[SearchHit] = []
     try:
-        for place, _, transcript in runs.Runs(item.path):
+        if item.column is not None:
+            read = runs.OneFormat(read_messages)
+            found: Iterator[tuple[int, Any]] = (
+                (place, _or_none(read, cell))
+                for place, cell in enumerate(parquet.cells(item.path, item.column))
+            )
+        else:
+            found = ((place, transcript) for place, _, transcript in runs.Runs(item.path))
+        for place, transcript in found:
             if not isinstance(transcript, Transcript):
                 continue
             hits += _hits(f"{item.key}#{place}", transcript, pattern, limit - len(hits))
@@ -146,6 +156,13 @@ def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> list[Searc
     except Exception:  # the file cannot be read: its rows say so (C-7)
         pass
     return hits
+
+
+def _or_none(read: runs.OneFormat, cell: Any) -> Transcript | None:
+    try:
+        return read(cell)
+    except Exception:
+        return None
 
 
 def _hits(

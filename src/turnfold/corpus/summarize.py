@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from turnfold import codec, progress
-from turnfold.corpus import runs
+from turnfold.corpus import parquet, runs
 from turnfold.corpus.discover import Item, is_session_bookkeeping, is_subagent_file, session_of
+from turnfold.corpus.parquet import Rows
 from turnfold.cost import spend_of
 from turnfold.formats import TranscriptFormatError, load, read_record, read_source, which_format
 from turnfold.formats.detection import AmbiguousFormat
@@ -229,7 +230,9 @@ def examine(item: Item, *, tables: bool = True, visit: Visit | None = None) -> S
 
 
 def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
-    if item.span is not None:
+    if item.column is not None:
+        return _examine_table_file(item, tables, visit)
+    if item.part is not None:
         return _examine_runs(item, tables, visit)
     if _is_eval_log(item) and item.sample is None:
         return _examine_log(item, tables, visit)
@@ -407,13 +410,14 @@ def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary
 
 def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
     """Every record of a file of runs (:mod:`turnfold.corpus.runs`), or of its part
-    ``item.span``, each a row keyed ``path#n`` read as ``load(record)`` reads it; the one
+    ``item.part``, each a row keyed ``path#n`` read as ``load(record)`` reads it; the one
     ``item.sample`` names when it names one. A record that cannot be read is a row with its
     ``error`` (C-7). A part's summary holds its mark, for the scan to join the parts; a file
     seen growing, its own, to be read on from next time (C-4)."""
     assert item.path is not None
     found = Summary("rows")
-    reading = runs.Runs(item.path, item.span)
+    assert not isinstance(item.part, Rows)
+    reading = runs.Runs(item.path, item.part)
     for place, line, result in reading:
         if item.sample is not None and str(place) != item.sample:
             continue
@@ -432,11 +436,56 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
             break  # the one asked for: the rest of the file is not read
         if len(found.rows) >= PACK_ROWS:
             found.pack()
-    if not found.count and item.span is None:
+    if not found.count and item.part is None:
         return _one(_error_row(item, f"no record #{item.sample}" if item.sample else "no runs"))
-    if reading.mark is not None and (item.span is not None or item.grew):
+    if reading.mark is not None and (item.part is not None or item.grew):
         found.checkpoint = pickle.dumps(reading.mark, pickle.HIGHEST_PROTOCOL)
     return found
+
+
+def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summary:
+    """Every row of a Parquet file of trajectories (:mod:`turnfold.corpus.parquet`), or of its
+    part ``item.part``, each a row keyed ``path#n`` read as ``load(messages)`` reads its
+    messages. A row that cannot be read is a row with its ``error`` (C-7); a file that is no
+    Parquet, or lacks the column, is one."""
+    assert item.path is not None
+    assert item.column is not None
+    assert not isinstance(item.part, runs.Span)
+    found = Summary("rows")
+    read = runs.OneFormat(read_messages, item.format)
+    try:
+        for place, cell in enumerate(parquet.cells(item.path, item.column, item.part)):
+            each = Item(key=f"{item.key}#{place}", path=item.path, sample=str(place),
+                        size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
+            try:
+                transcript = read(cell)
+            except Exception as exc:
+                found.extend(_one(_error_row(each, _reason(exc), item.format)))
+            else:
+                format = _text(transcript.metadata.get("source_format"))
+                found.extend(_summarized(transcript, replace(each, format=format), format,
+                                         tables, visit))  # fmt: skip
+            if len(found.rows) >= PACK_ROWS:
+                found.pack()
+    except Exception as exc:  # the file itself (changed since the scan began, say)
+        if found.count:
+            raise
+        return _one(_error_row(item, _reason(exc), item.format))
+    return found
+
+
+def table_file_parts(item: Item, share: int) -> list[Item] | None:
+    """A Parquet file of trajectories as the parts ``share`` workers read at once
+    (:func:`~turnfold.corpus.parquet.parts`); None when it is one part."""
+    if item.path is None or item.column is None or item.sample is not None:
+        return None
+    try:
+        rows = parquet.parts(item.path, item.column, share)
+    except ValueError:
+        return None  # its worker says what is wrong with it
+    if rows is None:
+        return None
+    return [replace(item, part=part, size=weight) for part, weight in rows]
 
 
 def runs_parts(item: Item, mark: runs.Mark | None = None) -> list[Item] | None:
@@ -454,7 +503,7 @@ def runs_parts(item: Item, mark: runs.Mark | None = None) -> list[Item] | None:
         return None
     if spans is None or (mark is None and len(spans) < 2) or not spans:
         return None
-    return [replace(item, span=span, size=span.end - span.start, checkpoint=None)
+    return [replace(item, part=span, size=span.end - span.start, checkpoint=None)
             for span in spans]  # fmt: skip
 
 
@@ -577,6 +626,8 @@ def load_item(item: Item, format: str | None) -> Transcript:
     names one), or its trajectory's messages read as ``format``."""
     if isinstance(item.transcript, Transcript):
         return item.transcript
+    if item.column is not None and item.path is not None and item.sample is not None:
+        return read_messages(parquet.cell(item.path, item.column, int(item.sample)), format)
     if item.path is not None and item.sample is not None:
         if format == openhands.NAME:  # an instance of an eval output: ``sample`` is its id
             return load(item.path, format=format, sample=item.sample)
