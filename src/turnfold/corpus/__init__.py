@@ -39,6 +39,7 @@ from turnfold.corpus.discover import (
     iter_paths,
 )
 from turnfold.corpus.engine import default_workers, ordered_map, spread, worth_workers
+from turnfold.corpus.parts import Parts, read_on
 from turnfold.corpus.search import SearchHit, SearchMany
 from turnfold.corpus.summarize import (
     COLUMNS,
@@ -47,9 +48,7 @@ from turnfold.corpus.summarize import (
     Summary,
     examine,
     examine_many,
-    runs_parts,
     summarize,
-    table_file_parts,
 )
 from turnfold.formats import FORMATS
 from turnfold.formats.source import (
@@ -66,7 +65,7 @@ if TYPE_CHECKING:
     import polars
     import pyarrow as pa
 
-    from turnfold.corpus.index import Index, Stored
+    from turnfold.corpus.index import Stored
 
 __all__ = ["COLUMNS", "Corpus", "Item", "SearchHit", "examine", "scan", "summarize"]
 
@@ -305,10 +304,7 @@ def _add_search_item(items: list[Item], item: Item) -> None:
     """Append ``item`` to what a search reads; the samples of one eval log file (the instances
     of one OpenHands eval output, the records of a file of runs), rows in a row, become that
     file, read once (a ``.json`` log is parsed whole to reach any one sample; an output or a
-    file of runs is read to its instance or record)."""
-    from dataclasses import replace
-
-    from turnfold.corpus import runs
+    file of runs is read to its instance or record; a Parquet file, to its row)."""
     from turnfold.formats.harnesses import inspect_log, openhands
 
     if item.path is None or item.sample is None:
@@ -605,7 +601,7 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
             index.stopped_growing(items[position] for position in known)
         # C-4: a file of runs that grew is read on from its mark: its new lines alone, after
         # the rows the index kept of its old ones.
-        heads = _read_on(index, items, places) if index is not None else {}
+        heads = read_on(index, items, places) if index is not None else {}
         todo = [items[position] for position in places]
         # The files read now end in any order (the largest are started first): each is put in
         # its place once all are read. Their rows are kept either way, so this costs no memory.
@@ -631,31 +627,20 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
                     index.store(pending)
                     pending = []
 
-        # A large file of runs is read in parts, by every worker at once (spec C-5).
-        marks = {i: heads[p][1] for i, p in enumerate(places) if p in heads}
-        work, owners, parts = _in_parts(todo, workers, client, marks)
-        pieces: dict[int, dict[int, Summary]] = {}
-        with _progress(len(items) + len(work) - len(todo), "Scanning") as bar:
+        # A large file is read in parts, by every worker at once (spec C-5).
+        parts = Parts(todo, workers, client,
+                      {i: heads[p] for i, p in enumerate(places) if p in heads})  # fmt: skip
+        with _progress(len(items) + len(parts.work) - len(todo), "Scanning") as bar:
             for position in known:
                 run.tally(known[position])
             run.cached = len(known)
             bar.update(len(known))
-            for index_in_work, summary in _spread(work, workers, client):
+            for index_in_work, summary in _spread(parts.work, workers, client):
                 bar.update(1)
-                index_in_todo = owners[index_in_work]
-                if index_in_todo in parts:  # a part of a file: the file, once all are read
-                    got = pieces.setdefault(index_in_todo, {})
-                    got[index_in_work] = summary
-                    if len(got) < parts[index_in_todo]:
-                        continue
-                    file = todo[index_in_todo]
-                    head = heads.get(places[index_in_todo])
-                    ordered = [got[w] for w in sorted(got)]
-                    summary = runs.joined(ordered if head is None else [head[0], *ordered],
-                                          file.key, file.grew)  # fmt: skip
-                    del pieces[index_in_todo]
-                took(places[index_in_todo], summary)
-                _report(bar, run)
+                file = parts.done(index_in_work, summary)
+                if file is not None:
+                    took(places[file[0]], file[1])
+                    _report(bar, run)
             # A sub-agent's file that changed (or went) changes its session's row, though the
             # session file did not (its agent still runs while the session waits): read it
             # again.
@@ -704,56 +689,6 @@ def _absolute(pattern: str) -> str:
     from glob import escape
 
     return os.path.join(escape(os.getcwd()), pattern)
-
-
-def _read_on(
-    index: Index, items: list[Item], places: list[int]
-) -> dict[int, tuple[Summary, runs.Mark]]:
-    """For each file of runs at ``places`` that grew and still fits its mark, the rows of its
-    records before the mark (from the index), and the mark; by position in ``items``. One
-    that does not fit (rewritten, or its rows gone) is read whole, and marked anew."""
-    marks = {p: mark for p in places if items[p].grew
-             and (mark := runs.mark_of(items[p].checkpoint)) is not None}  # fmt: skip
-    if not marks:
-        return {}
-    previous = index.previous(items, marks)
-    heads: dict[int, tuple[Summary, runs.Mark]] = {}
-    for position, mark in marks.items():
-        item = items[position]
-        kept = runs.kept(previous[position], mark.places) if position in previous else None
-        if kept is None or not mark.fits(item.path or "", item.size or 0):
-            items[position] = replace(item, checkpoint=None)
-        else:
-            heads[position] = (kept, mark)
-    return heads
-
-
-def _in_parts(
-    todo: list[Item], workers: int | None, client: Any, marks: dict[int, runs.Mark]
-) -> tuple[list[Item], list[int], dict[int, int]]:
-    """The work of reading ``todo``: each large file of runs in it as its parts
-    (:func:`~turnfold.corpus.summarize.runs_parts`) when there are workers to share them, and
-    each file of runs read on from its mark (``marks``, by index in ``todo``) as those of its
-    new lines; for each item of the work, the index of its file in ``todo``; and how many
-    parts each file read in parts has."""
-    split_large = client is not None or (workers or default_workers()) >= 2
-    if not split_large and not marks:
-        return todo, list(range(len(todo))), {}
-    work: list[Item] = []
-    owners: list[int] = []
-    parts: dict[int, int] = {}
-    share = workers or 2  # a Dask cluster's: at least two
-    for index_in_todo, item in enumerate(todo):
-        mark = marks.get(index_in_todo)
-        if item.column is not None:
-            split = table_file_parts(item, share) if split_large else None
-        else:
-            split = runs_parts(item, mark) if mark is not None or split_large else None
-        if split is not None:
-            parts[index_in_todo] = len(split)
-        work += split or [item]
-        owners += [index_in_todo] * len(split or [item])
-    return work, owners, parts
 
 
 def _examine_chunk(items: list[Item]) -> list[Summary]:

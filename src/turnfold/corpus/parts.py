@@ -1,0 +1,97 @@
+"""A scan's files read in parts (spec C-4, C-5): where one file is more work than one worker's.
+
+A large file of runs in JSON lines (:mod:`turnfold.corpus.runs`) or a Parquet file of
+trajectories (:mod:`turnfold.corpus.parquet`) is cut into parts that every worker reads at once,
+and a file of runs that grew since the last scan is read from its mark on, its new lines alone,
+after the rows the index kept of its old ones. :class:`Parts` plans that work and puts each
+file's summary back together once all its parts are read, whatever order they end in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from turnfold.corpus import runs
+from turnfold.corpus.discover import Item
+from turnfold.corpus.engine import default_workers
+from turnfold.corpus.summarize import Summary, runs_parts, table_file_parts
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from turnfold.corpus.index import Index
+
+
+def read_on(
+    index: Index, items: list[Item], places: list[int]
+) -> dict[int, tuple[Summary, runs.Mark]]:
+    """For each file of runs at ``places`` that grew and still fits its mark, the rows of its
+    records before the mark (from the index), and the mark; by position in ``items``. One
+    that does not fit (rewritten, or its rows gone) is read whole, and marked anew."""
+    marks = {p: mark for p in places if items[p].grew
+             and (mark := runs.mark_of(items[p].checkpoint)) is not None}  # fmt: skip
+    if not marks:
+        return {}
+    previous = index.previous(items, marks)
+    heads: dict[int, tuple[Summary, runs.Mark]] = {}
+    for position, mark in marks.items():
+        item = items[position]
+        kept = runs.kept(previous[position], mark.places) if position in previous else None
+        if kept is None or not mark.fits(item.path or "", item.size or 0):
+            items[position] = replace(item, checkpoint=None)
+        else:
+            heads[position] = (kept, mark)
+    return heads
+
+
+class Parts:
+    """The work of reading ``todo`` (:attr:`work`): each large file of runs or Parquet file in
+    it as its parts when there are workers to share them, and each file of runs read on from
+    its mark (``heads``, by index in ``todo``: the rows kept of it, and the mark) as the parts
+    of its new lines; :meth:`done` gives each file's summary once all its parts are read."""
+
+    def __init__(
+        self,
+        todo: list[Item],
+        workers: int | None,
+        client: Any,
+        heads: dict[int, tuple[Summary, runs.Mark]],
+    ) -> None:
+        self._todo = todo
+        self._heads = heads
+        self.work: list[Item] = []
+        self._owners: list[int] = []  # for each item of the work, the index of its file
+        self._counts: dict[int, int] = {}  # how many parts each file read in parts has
+        self._got: dict[int, dict[int, Summary]] = {}
+        shared = client is not None or (workers or default_workers()) >= 2
+        share = workers or 2  # a Dask cluster's: at least two
+        for index_in_todo, item in enumerate(todo):
+            head = heads.get(index_in_todo)
+            split: list[Item] | None = None
+            if item.column is not None:
+                split = table_file_parts(item, share) if shared else None
+            elif head is not None or shared:
+                split = runs_parts(item, head[1] if head is not None else None)
+            if split is not None:
+                self._counts[index_in_todo] = len(split)
+            self.work += split or [item]
+            self._owners += [index_in_todo] * len(split or [item])
+
+    def done(self, index_in_work: int, summary: Summary) -> tuple[int, Summary] | None:
+        """The file an item of the work is of (its index in ``todo``) and its summary, once
+        every part of it is read; None while some are not."""
+        index_in_todo = self._owners[index_in_work]
+        count = self._counts.get(index_in_todo)
+        if count is None:
+            return index_in_todo, summary
+        got = self._got.setdefault(index_in_todo, {})
+        got[index_in_work] = summary
+        if len(got) < count:
+            return None
+        del self._got[index_in_todo]
+        ordered = [got[w] for w in sorted(got)]
+        head = self._heads.get(index_in_todo)
+        file = self._todo[index_in_todo]
+        return index_in_todo, runs.joined(ordered if head is None else [head[0], *ordered],
+                                          file.key, file.grew)  # fmt: skip
