@@ -370,3 +370,25 @@ def test_C6_search_reads_a_parquet_file_once(
     assert [hit.key for hit in corpus.search("list the files", limit=2)] == [
         f"{path}#0", f"{path}#1",
     ]  # fmt: skip
+
+
+def test_C5_a_part_of_a_parquet_file_is_its_rows_whatever_its_row_groups(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import random
+
+    from turnfold.corpus import parquet
+
+    monkeypatch.setattr(parquet, "BATCH_ROWS", 5)  # batches across and inside the groups
+    path = tmp_path / "rollouts.parquet"
+    table = _table(70)
+    pq.write_table(table, path, row_group_size=16)
+    column = table.column("messages")
+    chooser = random.Random(3)
+    for _ in range(40):
+        start = chooser.randrange(70)
+        end = chooser.randint(start + 1, 70)
+        got = list(parquet.cells(str(path), "messages", parquet.Rows(start, end)))
+        assert got == column.slice(start, end - start).to_pylist(), (start, end)
+    assert list(parquet.cells(str(path), "messages")) == column.to_pylist()
+    assert parquet.cell(str(path), "messages", 33) == column[33].as_py()

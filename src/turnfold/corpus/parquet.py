@@ -88,22 +88,27 @@ def parts(path: str, column: str, share: int) -> list[tuple[Rows, int]] | None:
 
 def cells(path: str, column: str, part: Rows | None = None) -> Iterator[Any]:
     """The cells of ``column`` in the file's rows (of its part), as Python values, in order;
-    read a row group at a time, converted :data:`BATCH_ROWS` at a time."""
+    read :data:`BATCH_ROWS` at a time, so a worker holds one batch of a row group, not the
+    group (the rows of a part that starts inside a group are decoded from the group's start,
+    and only its own converted)."""
     file = opened(path)
     try:
         meta = file.metadata
         start, end = (0, meta.num_rows) if part is None else part
-        first = 0  # the first row of the group
+        groups: list[int] = []  # the row groups the rows are in
+        row = at = 0  # the first row of the first of them; of each group
         for group in range(meta.num_row_groups):
             rows = meta.row_group(group).num_rows
-            if first + rows > start and first < end:
-                values = file.read_row_group(group, columns=[column]).column(0)
-                begin, stop = max(start, first) - first, min(end, first + rows) - first
-                for at in range(begin, stop, BATCH_ROWS):
-                    yield from values.slice(at, min(BATCH_ROWS, stop - at)).to_pylist()
-                del values
-            first += rows
-            if first >= end:
+            if at + rows > start and at < end:
+                row = at if not groups else row
+                groups.append(group)
+            at += rows
+        for batch in file.iter_batches(BATCH_ROWS, row_groups=groups, columns=[column]):
+            begin, stop = max(start - row, 0), min(end - row, batch.num_rows)
+            if begin < stop:
+                yield from batch.column(0).slice(begin, stop - begin).to_pylist()
+            row += batch.num_rows
+            if row >= end:
                 break
     finally:
         file.close()
