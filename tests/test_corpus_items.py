@@ -85,6 +85,31 @@ def test_C1_a_log_of_many_samples_is_summarised_in_packed_parts_to_the_same_tabl
     assert summary.rows == []
 
 
+def test_C5_a_large_eval_log_is_read_in_parts_of_its_samples_by_every_worker(
+    logs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each worker reads its own samples' members of a ``.eval`` zip; the rows are the log's
+    read whole, in its order, keyed by their samples. A ``.json`` log, streamed whole to reach
+    any sample, is not cut."""
+    from turnfold.corpus import engine, runs
+
+    whole = scan(logs, workers=1, cache=False)
+    monkeypatch.setattr(runs, "SPAN_BYTES", 1)  # as many parts as samples
+    monkeypatch.setattr(runs, "SPLIT_BYTES", 1)
+    monkeypatch.setattr(engine, "LOCAL_BYTES", 0)
+    log = logs / "mockllm_two-epochs.eval"
+    item = Item(key=str(log), path=str(log), size=log.stat().st_size)
+    parts = summarize_module.file_parts(item, 2)
+    assert [part.part for part in parts or []] == [inspect_log.Samples(n, n + 1) for n in range(4)]
+    json_log = logs / "mockllm_one-sample.json"
+    assert summarize_module.file_parts(Item(key=str(json_log), path=str(json_log),
+                                            size=json_log.stat().st_size), 2) is None  # fmt: skip
+    split = scan(logs, workers=2, cache=False)
+    assert split.to_arrow().equals(whole.to_arrow())
+    assert split.tool_calls().equals(whole.tool_calls())
+    assert split.turns().equals(whole.turns())
+
+
 def test_C2_each_sample_row_counts_what_its_widget_shows_and_carries_its_outcome(
     logs: Path,
 ) -> None:

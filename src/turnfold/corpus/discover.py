@@ -22,6 +22,7 @@ from typing import Any
 from turnfold.corpus.parquet import Rows
 from turnfold.corpus.runs import Span
 from turnfold.formats.compressed import candidate_names
+from turnfold.formats.harnesses.inspect_log import Samples
 from turnfold.formats.source import expanded
 from turnfold.userwarn import warn_at_caller
 
@@ -60,10 +61,10 @@ class Item:
     #: and checkpointed for the next scan when there is none yet.
     grew: bool = False
     checkpoint: bytes | None = None
-    #: A part of a large file of runs (its bytes) or of a Parquet file (its rows), read by a
-    #: worker of its own: its rows are keyed from ``#0``, and the scan renumbers them after
-    #: the parts before it.
-    part: Span | Rows | None = None
+    #: A part of a large file, read by a worker of its own: of a file of runs, its bytes; of a
+    #: Parquet file, its rows (the rows of either are keyed from ``#0``, and the scan
+    #: renumbers them after the parts before it); of an eval log, its samples.
+    part: Span | Rows | Samples | None = None
     #: The column of a Parquet file's trajectories: each of its rows is a run.
     column: str | None = None
 

@@ -1,7 +1,8 @@
 """A scan's files read in parts (spec C-4, C-5): where one file is more work than one worker's.
 
-A large file of runs in JSON lines (:mod:`turnfold.corpus.runs`) or a Parquet file of
-trajectories (:mod:`turnfold.corpus.parquet`) is cut into parts that every worker reads at once,
+A large file of runs in JSON lines (:mod:`turnfold.corpus.runs`), Parquet file of trajectories
+(:mod:`turnfold.corpus.parquet`) or ``.eval`` log (its samples, each a member of the zip) is
+cut into parts that every worker reads at once,
 and a file of runs that grew since the last scan is read from its mark on, its new lines alone,
 after the rows the index kept of its old ones. :class:`Parts` plans that work and puts each
 file's summary back together once all its parts are read, whatever order they end in.
@@ -15,7 +16,8 @@ from typing import TYPE_CHECKING
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
 from turnfold.corpus.engine import default_workers
-from turnfold.corpus.summarize import Summary, runs_parts, table_file_parts
+from turnfold.corpus.summarize import Summary, file_parts
+from turnfold.formats.harnesses.inspect_log import Samples
 
 if TYPE_CHECKING:
     from typing import Any
@@ -69,10 +71,8 @@ class Parts:
         for index_in_todo, item in enumerate(todo):
             head = heads.get(index_in_todo)
             split: list[Item] | None = None
-            if item.column is not None:
-                split = table_file_parts(item, share) if shared else None
-            elif head is not None or shared:
-                split = runs_parts(item, head[1] if head is not None else None)
+            if head is not None or shared:
+                split = file_parts(item, share, head[1] if head is not None else None)
             if split is not None:
                 self._counts[index_in_todo] = len(split)
             self.work += split or [item]
@@ -93,5 +93,8 @@ class Parts:
         ordered = [got[w] for w in sorted(got)]
         head = self._heads.get(index_in_todo)
         file = self._todo[index_in_todo]
-        return index_in_todo, runs.joined(ordered if head is None else [head[0], *ordered],
-                                          file.key, file.grew)  # fmt: skip
+        # An eval log's rows are keyed by their samples' ids, the others' by their places.
+        numbered = not isinstance(self.work[index_in_work].part, Samples)
+        joined = runs.joined(ordered if head is None else [head[0], *ordered], file.key,
+                             file.grew, numbered)  # fmt: skip
+        return index_in_todo, joined

@@ -256,10 +256,11 @@ def spans(path: str, size: int, mark: Mark | None = None) -> list[Span] | None:
     return found
 
 
-def joined(parts: list[Summary], key: str, grew: bool) -> Summary:
-    """The summary of a file of runs from the summaries of its parts, in order: each part's
-    records renumbered after those of the parts before it (keys ``key#n``, samples ``n``);
-    with the file's mark as its checkpoint when it ``grew`` (C-4)."""
+def joined(parts: list[Summary], key: str, grew: bool, numbered: bool = True) -> Summary:
+    """The summary of a file from the summaries of its parts, in order: each part's records
+    renumbered after those of the parts before it (keys ``key#n``, samples ``n``) when they
+    are ``numbered`` (an eval log's are named); with the file's mark as its checkpoint when it
+    ``grew`` (C-4)."""
     from turnfold.corpus.summarize import Summary
     from turnfold.corpus.tables import summary_batches
 
@@ -268,10 +269,11 @@ def joined(parts: list[Summary], key: str, grew: bool) -> Summary:
     mark: Mark | None = None
     for part in parts:
         rows, tool_calls, turns = summary_batches(part)
+        on = before if numbered else 0
         whole.packed.append((
-            _renumbered(rows, key, before, sample=True),
-            _renumbered(tool_calls, key, before),
-            _renumbered(turns, key, before),
+            _renumbered(rows, key, on, sample=True),
+            _renumbered(tool_calls, key, on),
+            _renumbered(turns, key, on),
         ))  # fmt: skip
         last = mark_of(part.checkpoint)
         mark = last.after(before) if last is not None else None

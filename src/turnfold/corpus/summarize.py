@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import itertools
 import math
 import pickle
 import re
@@ -28,7 +29,7 @@ from turnfold.cost import spend_of
 from turnfold.formats import TranscriptFormatError, load, read_record, read_source, which_format
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
-from turnfold.formats.harnesses import inspect_log, openhands
+from turnfold.formats.harnesses import archive, inspect_log, openhands
 from turnfold.formats.source import Source, open_source
 from turnfold.formats.wrappers import runs_key
 from turnfold.model import (
@@ -232,6 +233,8 @@ def examine(item: Item, *, tables: bool = True, visit: Visit | None = None) -> S
 def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
     if item.column is not None:
         return _examine_table_file(item, tables, visit)
+    if isinstance(item.part, inspect_log.Samples):
+        return _examine_log(item, tables, visit)
     if item.part is not None:
         return _examine_runs(item, tables, visit)
     if _is_eval_log(item) and item.sample is None:
@@ -333,16 +336,18 @@ def log_transcripts(item: Item) -> Iterator[tuple[Item, Transcript | Exception]]
     sample that cannot be read, the rest are loaded one by one, so one bad sample costs no other
     its transcript (C-7). Raises when the log itself cannot be read (not a zip, truncated)."""
     assert item.path is not None
+    part = item.part if isinstance(item.part, inspect_log.Samples) else None
     done = 0
     try:
-        for (sample, epoch), transcript in inspect_log.transcripts(item.path):
+        for (sample, epoch), transcript in inspect_log.transcripts(item.path, part=part):
             yield _sample_item(item, sample, epoch), transcript
             done += 1
         return
     except Exception as exc:
         failure = exc
     try:
-        rest = log_items(item)[done:]
+        every = log_items(item)
+        rest = (every if part is None else every[part.start : part.end])[done:]
     except Exception:
         raise failure from None
     if rest:
@@ -355,8 +360,9 @@ def log_transcripts(item: Item) -> Iterator[tuple[Item, Transcript | Exception]]
 
 
 def _examine_log(item: Item, tables: bool, visit: Visit | None) -> Summary:
-    """Every sample of an eval log, each a row keyed ``path#id/epoch`` (C-1, H-1); one that
-    cannot be read is a row with its ``error``, a log that cannot be read one error row."""
+    """Every sample of an eval log (of its part ``item.part``), each a row keyed
+    ``path#id/epoch`` (C-1, H-1); one that cannot be read is a row with its ``error``, a log
+    that cannot be read one error row."""
     found = Summary("rows")
     try:
         for each, transcript in log_transcripts(item):
@@ -416,7 +422,7 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
     seen growing, its own, to be read on from next time (C-4)."""
     assert item.path is not None
     found = Summary("rows")
-    assert not isinstance(item.part, Rows)
+    assert item.part is None or isinstance(item.part, runs.Span)
     reading = runs.Runs(item.path, item.part)
     for place, line, result in reading:
         if item.sample is not None and str(place) != item.sample:
@@ -450,7 +456,7 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
     Parquet, or lacks the column, is one."""
     assert item.path is not None
     assert item.column is not None
-    assert not isinstance(item.part, runs.Span)
+    assert item.part is None or isinstance(item.part, Rows)
     found = Summary("rows")
     read = runs.OneFormat(read_messages, item.format)
     try:
@@ -472,6 +478,36 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
             raise
         return _one(_error_row(item, _reason(exc), item.format))
     return found
+
+
+def file_parts(item: Item, share: int, mark: runs.Mark | None = None) -> list[Item] | None:
+    """``item`` as the parts ``share`` workers read at once, when it is a large file of many
+    runs: a Parquet file of trajectories, an ``.eval`` log, a file of runs in JSON lines (read
+    on from ``mark`` when given: its new lines, as one part or more); None for any other."""
+    if item.column is not None:
+        return table_file_parts(item, share)
+    if mark is None and _is_eval_log(item):
+        return eval_log_parts(item, share)
+    return runs_parts(item, mark)
+
+
+def eval_log_parts(item: Item, share: int) -> list[Item] | None:
+    """A large ``.eval`` log as parts of its samples (each part's members read by its worker
+    alone); None for a ``.json`` log (streamed whole to reach any sample) or a small one."""
+    if item.path is None or item.size is None or item.sample is not None:
+        return None
+    if item.size < runs.SPLIT_BYTES or not archive.is_zip(Path(item.path)):
+        return None
+    try:
+        count = len(inspect_log.samples(item.path))
+    except Exception:  # its worker says what is wrong with it
+        return None
+    pieces = min(count, max(share, item.size // runs.SPAN_BYTES))
+    if pieces < 2:
+        return None
+    cuts = [count * k // pieces for k in range(pieces + 1)]
+    return [replace(item, part=inspect_log.Samples(a, b), size=item.size * (b - a) // count)
+            for a, b in itertools.pairwise(cuts)]  # fmt: skip
 
 
 def table_file_parts(item: Item, share: int) -> list[Item] | None:

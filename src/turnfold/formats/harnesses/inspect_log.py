@@ -59,7 +59,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 from turnfold import codec
 from turnfold.formats.catalog import Records
@@ -495,12 +495,23 @@ def _of_log(source: Source, log: Any, record: Any) -> Transcript:
     return transcript
 
 
+class Samples(NamedTuple):
+    """A part of a log: its samples from ``start`` up to ``end``, in the log's order (a scan's
+    workers read a large ``.eval`` log in parts, each its own members)."""
+
+    start: int
+    end: int
+
+
 def transcripts(
-    path: str | Path, *, limits: archive.ArchiveLimits | None = None
+    path: str | Path,
+    *,
+    limits: archive.ArchiveLimits | None = None,
+    part: Samples | None = None,
 ) -> Iterator[tuple[tuple[SampleId, int], Transcript]]:
-    """Every sample of the log at ``path`` as ``((id, epoch), transcript)``, in the log's order,
-    the file opened and its directory read once (a scan of all samples; ``load(path,
-    sample=, epoch=)`` opens the log each time). One sample is held at a time.
+    """Every sample of the log at ``path`` (of its ``part``) as ``((id, epoch), transcript)``,
+    in the log's order, the file opened and its directory read once (a scan of all samples;
+    ``load(path, sample=, epoch=)`` opens the log each time). One sample is held at a time.
 
     >>> [key for key, _ in transcripts("tests/fixtures/harnesses/inspect/mockllm_one-sample.json")]
     [(1, 1)]
@@ -510,7 +521,10 @@ def transcripts(
     path = Path(path)
     module = sys.modules[__name__]
     with _opened(path, limits) as log:
-        for key, record in log.items(lambda key: True):
+        wanted = None if part is None else set(log.listing.keys[part.start : part.end])
+        for key, record in log.items(lambda key: wanted is None or key in wanted):
+            if record is None:
+                continue
             source = Source(f"{path}#{key[0]}/{key[1]}", iter(()), path=path)
             transcript = _of_log(source, log, record)
             # The same warnings as load(path, sample=, epoch=): nothing is lost silently.
