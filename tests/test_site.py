@@ -127,6 +127,34 @@ def test_B2_an_eval_log_is_a_page_per_sample(tmp_path: Path) -> None:
     assert index_links(out) == [page_name(key) for key in corpus.keys]
 
 
+def test_B2_a_dataset_of_trajectories_is_a_page_per_run(tmp_path: Path) -> None:
+    """A Parquet file of rollouts (or the shards of one) and a JSON-lines file of them: a page
+    per row, as a scan keys them (their site had no page at all: the Parquet file was
+    skipped); an unchanged file's pages are kept by a rebuild."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [{"task": f"t{i}", "messages": [{"role": "user", "content": f"Task {i}"},
+                                           {"role": "assistant", "content": f"Done {i}."}]}
+            for i in range(5)]  # fmt: skip
+    data = tmp_path / "data"
+    data.mkdir()
+    pq.write_table(pa.Table.from_pylist(rows), data / "train.parquet")
+    jsonl = tmp_path / "rollouts.jsonl"
+    jsonl.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    for source in (data, jsonl):
+        out = tmp_path / f"site-{source.name}"
+        report = build_site(source, out, workers=1, progress=False)
+        corpus = turnfold.scan(source, workers=1, cache=False)
+        assert report.rows == report.written == len(corpus) == 5
+        assert index_links(out) == [page_name(key) for key in corpus.keys]
+        assert "Task 3" in (out / RUNS / page_name(corpus.keys[3])).read_text("utf-8")
+        again = build_site(source, out, workers=1, progress=False)
+        assert (again.written, again.kept) == (0, 5)
+
+
 def test_B2_the_site_is_the_same_built_on_one_core_or_many(tree: Path, tmp_path: Path) -> None:
     alone, shared = tmp_path / "one", tmp_path / "two"
     build_site(tree, alone, workers=1, progress=False)

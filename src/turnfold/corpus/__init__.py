@@ -35,8 +35,9 @@ from turnfold.corpus.discover import (
     Found,
     Item,
     discover,
-    file_item,
     iter_paths,
+    messages_column,
+    parquet_files,
 )
 from turnfold.corpus.engine import default_workers, ordered_map, spread, worth_workers
 from turnfold.corpus.parts import Parts, read_on
@@ -57,7 +58,6 @@ from turnfold.formats.source import (
     is_dataframe,
     table_of_runs,
 )
-from turnfold.formats.wrappers import MESSAGE_KEYS
 from turnfold.model import Transcript
 
 if TYPE_CHECKING:
@@ -338,23 +338,6 @@ def _is_list_cell(value: Any) -> bool:
     if isinstance(value, (list, tuple)):
         return True
     return type(value).__name__ == "ndarray" and getattr(value, "ndim", 0) == 1
-
-
-def _messages_column(names: list[str], messages: str | None, types: dict[str, Any]) -> str:
-    if messages is not None:
-        if messages not in names:
-            raise ValueError(f"no column {messages!r}; the columns are {', '.join(names)}")
-        return messages
-    for name in MESSAGE_KEYS:  # the names that say "these are the messages"
-        if name in names:
-            return name
-    lists = [n for n in names if types.get(n) == "list"]
-    if len(lists) == 1:
-        return lists[0]
-    raise ValueError(
-        "which column holds the messages? pass scan(..., messages=<column>); "
-        f"the columns are {', '.join(names)}"
-    )
 
 
 class _Run:
@@ -739,24 +722,10 @@ def _scan_parquet(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    paths = [os.fspath(f) for f in files]
-    schemas = []
-    for path in paths:
-        file = parquet.opened(path)
-        schemas.append(file.schema_arrow)
-        file.close()
-    types = {f.name: "list" for f in schemas[0] if pa.types.is_list(f.type)
-             or pa.types.is_large_list(f.type)}  # fmt: skip
-    column = _messages_column(list(schemas[0].names), messages, types)
-    for path, schema in zip(paths, schemas, strict=True):
-        if column not in schema.names:
-            raise ValueError(f"{path}: no column {column!r}, which the first file's "
-                             "messages are in")  # fmt: skip
-    found = Found([])
-    for path in paths:
-        item = file_item(path, format)
-        if item is not None and found.first_time(path):
-            found.items.append(replace(item, column=column))
+    found = parquet_files(files, format, messages)
+    column = found.items[0].column if found.items else None
+    paths = [item.path for item in found.items if item.path is not None]
+    schemas = [parquet.schema_of(path) for path in paths]
     run = _read_files(files, found, cache, workers, client)
     # Shards may each hold other columns: a column a shard lacks is null in its rows.
     parts = [pq.read_table(path, columns=[n for n in schema.names if n != column])
@@ -790,7 +759,7 @@ def _scan_table(
         names = [str(c) for c in source.columns]
         first = source.head(1)
         types = {n: "list" for n in names if len(first) and _is_list_cell(first[n].iloc[0])}
-        column = _messages_column(names, messages, types)
+        column = messages_column(names, messages, types)
         frame = source
         extra = pa.Table.from_pandas(frame.drop(columns=[column]), preserve_index=False)
         count = len(frame)
@@ -807,7 +776,7 @@ def _scan_table(
         names = list(schema.names)
         types = {f.name: "list" for f in schema if pa.types.is_list(f.type)
                  or pa.types.is_large_list(f.type)}  # fmt: skip
-        column = _messages_column(names, messages, types)
+        column = messages_column(names, messages, types)
         extra = table.select([n for n in names if n != column])
         count = table.num_rows
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
 #: A part holds about this many bytes of the column, uncompressed (the scan's chunk of files).
@@ -49,6 +50,15 @@ def opened(path: str) -> pq.ParquetFile:
         return pq.ParquetFile(path)
     except (pa.ArrowException, OSError) as exc:
         raise ValueError(f"{path}: not a readable Parquet file ({exc})") from exc
+
+
+def schema_of(path: str) -> pa.Schema:
+    """The Arrow schema of the Parquet file at ``path`` (its footer alone is read)."""
+    file = opened(path)
+    try:
+        return file.schema_arrow
+    finally:
+        file.close()
 
 
 def parts(path: str, column: str, share: int) -> list[tuple[Rows, int]] | None:

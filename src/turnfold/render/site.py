@@ -46,7 +46,7 @@ from turnfold.corpus.columns import (
     options_of,
     row_of,
 )
-from turnfold.corpus.discover import Item, discover
+from turnfold.corpus.discover import Item, discover, parquet_files
 from turnfold.corpus.engine import spread, worth_workers
 from turnfold.corpus.summarize import DATETIME_COLUMNS, Summary, examine
 from turnfold.i18n import translate
@@ -180,13 +180,16 @@ def build_site(
     workers: int | None = None,
     progress: bool = True,
 ) -> SiteReport:
-    """Write the site of every run in ``source`` (a folder, an eval log, a list of paths) into
-    ``folder``; a page whose inputs did not change since the last build is left as it is.
+    """Write the site of every run in ``source`` (a folder, an eval log, a file of runs, a
+    Parquet file of trajectories or the shards of one, a list of paths) into ``folder``; a
+    page whose inputs did not change since the last build is left as it is.
     ``workers``: worker processes (None: every core)."""
     snapshot = snapshot_of(settings)
     out = Path(folder)
     (out / RUNS).mkdir(parents=True, exist_ok=True)
     found = discover(source, None)
+    if found.parquet and not found.items:  # nothing but Parquet files: a dataset's shards
+        found = parquet_files(found.parquet, None, None)
     before = _read_manifest(out)
     prints = {item.key: _fingerprint(item, snapshot) for item in found.items}
     todo = [item for item in found.items if not _fresh(before.get(item.key), prints[item.key], out)]
@@ -221,6 +224,8 @@ def _fingerprint(item: Item, settings: SettingsSnapshot) -> str:
 
     facts = [item.path, item.size, item.mtime_ns, __version__, _FORMAT,
              dataclasses.asdict(settings)]  # fmt: skip
+    if item.column is not None:  # a Parquet file's: the column its runs were read from
+        facts.append(item.column)
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode("utf-8")).hexdigest()
 
 
