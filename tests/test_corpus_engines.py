@@ -309,7 +309,7 @@ def test_C5_a_parquet_file_is_read_in_parts_by_the_workers(
     """Each worker reads its own rows from the file (the scanning process reads none of them):
     whole row groups, or a large one cut into as many parts as there are workers. The rows,
     tool calls and turns are those of the file read whole, and of the same table in memory."""
-    from turnfold.corpus import parquet
+    from turnfold.formats import tables as parquet
 
     path = tmp_path / "rollouts.parquet"
     pq.write_table(_table(90), path, row_group_size=20)
@@ -351,7 +351,7 @@ def test_C6_search_reads_a_parquet_file_once(
 ) -> None:
     """A search read the file's column once per row it opened (minutes for a few thousand
     rows); it reads each file once, and keys each hit by its row."""
-    from turnfold.corpus import parquet
+    from turnfold.formats import tables as parquet
 
     path = tmp_path / "rollouts.parquet"
     pq.write_table(_table(300), path, row_group_size=64)
@@ -377,7 +377,7 @@ def test_C5_a_part_of_a_parquet_file_is_its_rows_whatever_its_row_groups(
 ) -> None:
     import random
 
-    from turnfold.corpus import parquet
+    from turnfold.formats import tables as parquet
 
     monkeypatch.setattr(parquet, "BATCH_ROWS", 5)  # batches across and inside the groups
     path = tmp_path / "rollouts.parquet"
@@ -392,3 +392,27 @@ def test_C5_a_part_of_a_parquet_file_is_its_rows_whatever_its_row_groups(
         assert got == column.slice(start, end - start).to_pylist(), (start, end)
     assert list(parquet.cells(str(path), "messages")) == column.to_pylist()
     assert parquet.cell(str(path), "messages", 33) == column[33].as_py()
+
+
+def test_L4_load_of_a_parquet_file_of_runs_says_how_to_read_them_and_reads_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``load`` of a Parquet file said "line 1: invalid JSON"; it says what the file is, and
+    ``sample=n`` reads its ``n``-th row as a scan keys it (``turnfold show data.parquet#n``)."""
+    from turnfold.cli import main
+
+    path = tmp_path / "rollouts.parquet"
+    pq.write_table(_table(40), path, row_group_size=16)
+    with pytest.raises(turnfold.TranscriptFormatError, match=r"a Parquet file of runs .*scan"):
+        turnfold.load(path)
+    assert turnfold.load(path, sample=33) == turnfold.load(_trajectory(33))
+    assert turnfold.load(str(path), sample="2") == scan(path, workers=1)[f"{path}#2"]
+    with pytest.raises(ValueError, match=r"holds 40 runs: no sample=40 \(they are 0 to 39\)"):
+        turnfold.load(path, sample=40)
+    with pytest.raises(turnfold.TranscriptFormatError, match=r"not sample='t1'"):
+        turnfold.load(path, sample="t1")
+    unnamed = tmp_path / "rollouts.bin"  # known by its first bytes, not its name
+    unnamed.write_bytes(path.read_bytes())
+    assert turnfold.load(unnamed, sample=1) == turnfold.load(_trajectory(1))
+    assert main(["show", f"{path}#5", "--expand"]) == 0
+    assert "Task 5: list the files" in capsys.readouterr().out

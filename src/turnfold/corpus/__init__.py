@@ -29,14 +29,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from turnfold.corpus import parquet, runs
+from turnfold.corpus import runs
 from turnfold.corpus.discover import (
     PARQUET_SUFFIXES,
     Found,
     Item,
     discover,
     iter_paths,
-    messages_column,
     parquet_files,
 )
 from turnfold.corpus.engine import default_workers, ordered_map, spread, worth_workers
@@ -52,6 +51,7 @@ from turnfold.corpus.summarize import (
     summarize,
 )
 from turnfold.formats import FORMATS
+from turnfold.formats import tables as table_runs  # corpus.tables is the corpus's own
 from turnfold.formats.source import (
     expanded,
     holds_runs,
@@ -717,7 +717,7 @@ def _scan_parquet(
     workers: int | None, client: Any,
 ) -> Corpus:  # fmt: skip
     """A Parquet file of trajectories, or the shards of one dataset, each row a run
-    (:mod:`turnfold.corpus.parquet`): read by the workers as files, from the index where they
+    (:mod:`turnfold.formats.tables`): read by the workers as files, from the index where they
     did not change; their other columns read here, as the rows' metadata (C-1)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -725,7 +725,7 @@ def _scan_parquet(
     found = parquet_files(files, format, messages)
     column = found.items[0].column if found.items else None
     paths = [item.path for item in found.items if item.path is not None]
-    schemas = [parquet.schema_of(path) for path in paths]
+    schemas = [table_runs.schema_of(path) for path in paths]
     run = _read_files(files, found, cache, workers, client)
     # Shards may each hold other columns: a column a shard lacks is null in its rows.
     parts = [pq.read_table(path, columns=[n for n in schema.names if n != column])
@@ -759,7 +759,7 @@ def _scan_table(
         names = [str(c) for c in source.columns]
         first = source.head(1)
         types = {n: "list" for n in names if len(first) and _is_list_cell(first[n].iloc[0])}
-        column = messages_column(names, messages, types)
+        column = table_runs.messages_column(names, messages, types)
         frame = source
         extra = pa.Table.from_pandas(frame.drop(columns=[column]), preserve_index=False)
         count = len(frame)
@@ -772,11 +772,8 @@ def _scan_table(
 
     else:
         table = source
-        schema = table.schema
-        names = list(schema.names)
-        types = {f.name: "list" for f in schema if pa.types.is_list(f.type)
-                 or pa.types.is_large_list(f.type)}  # fmt: skip
-        column = messages_column(names, messages, types)
+        names = list(table.schema.names)
+        column = table_runs.messages_column(names, messages, table_runs.list_columns(table.schema))
         extra = table.select([n for n in names if n != column])
         count = table.num_rows
 
@@ -795,9 +792,7 @@ def _scan_table(
         first = next(iter(cells()), None)
         if first is not None:
             try:
-                from turnfold.corpus.summarize import read_messages
-
-                format = read_messages(first).metadata.get("source_format")
+                format = table_runs.read_messages(first).metadata.get("source_format")
             except Exception:
                 format = None
     chosen = format

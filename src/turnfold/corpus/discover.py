@@ -19,12 +19,13 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any
 
-from turnfold.corpus.parquet import Rows
 from turnfold.corpus.runs import Span
+from turnfold.formats import tables
 from turnfold.formats.compressed import candidate_names
 from turnfold.formats.harnesses.inspect_log import Samples
 from turnfold.formats.source import expanded
-from turnfold.formats.wrappers import MESSAGE_KEYS
+from turnfold.formats.tables import PARQUET_SUFFIXES as PARQUET_SUFFIXES
+from turnfold.formats.tables import Rows
 from turnfold.userwarn import warn_at_caller
 
 #: Files worth opening: every loader reads JSON lines or one JSON document, compressed or not
@@ -32,8 +33,6 @@ from turnfold.userwarn import warn_at_caller
 #: by the worker that opens it: H-1). Anything else in a walked folder is counted as skipped
 #: without being opened (C-7).
 CANDIDATE_SUFFIXES = (*candidate_names((".jsonl", ".json", ".ndjson", ".traj")), ".eval")
-#: Parquet files: a table of trajectories each, not a session (``scan`` reads them as tables).
-PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
 @dataclass(frozen=True)
@@ -326,39 +325,14 @@ def iter_paths(items: Iterable[Item]) -> Iterator[str]:
             yield item.path
 
 
-def messages_column(names: list[str], messages: str | None, types: dict[str, Any]) -> str:
-    """The column of a table of trajectories that holds their messages: ``messages`` when the
-    user named it, else one named as messages are (``messages``, ``conversations``…), else the
-    one column of lists (``types``: ``"list"`` for each)."""
-    if messages is not None:
-        if messages not in names:
-            raise ValueError(f"no column {messages!r}; the columns are {', '.join(names)}")
-        return messages
-    for name in MESSAGE_KEYS:  # the names that say "these are the messages"
-        if name in names:
-            return name
-    lists = [n for n in names if types.get(n) == "list"]
-    if len(lists) == 1:
-        return lists[0]
-    raise ValueError(
-        "which column holds the messages? pass scan(..., messages=<column>); "
-        f"the columns are {', '.join(names)}"
-    )
-
-
 def parquet_files(files: Iterable[Any], format: str | None, messages: str | None) -> Found:
     """The items of Parquet files of trajectories, or the shards of one dataset: each a file
     whose rows are runs, their messages in the column :func:`messages_column` picks from the
     first file's (every file must hold it). A file that is no Parquet raises, naming it."""
-    import pyarrow as pa
-
-    from turnfold.corpus import parquet
-
     paths = [os.fspath(f) for f in files]
-    schemas = [parquet.schema_of(path) for path in paths]
-    types = {f.name: "list" for f in schemas[0] if pa.types.is_list(f.type)
-             or pa.types.is_large_list(f.type)}  # fmt: skip
-    column = messages_column(list(schemas[0].names), messages, types)
+    schemas = [tables.schema_of(path) for path in paths]
+    column = tables.messages_column(list(schemas[0].names), messages,
+                                    tables.list_columns(schemas[0]))  # fmt: skip
     found = Found([])
     for path, schema in zip(paths, schemas, strict=True):
         if column not in schema.names:

@@ -1,7 +1,7 @@
 """A scan's files read in parts (spec C-4, C-5): where one file is more work than one worker's.
 
 A large file of runs in JSON lines (:mod:`turnfold.corpus.runs`), Parquet file of trajectories
-(:mod:`turnfold.corpus.parquet`) or ``.eval`` log (its samples, each a member of the zip) is
+(:mod:`turnfold.formats.tables`) or ``.eval`` log (its samples, each a member of the zip) is
 cut into parts that every worker reads at once,
 and a file of runs that grew since the last scan is read from its mark on, its new lines alone,
 after the rows the index kept of its old ones. :class:`Parts` plans that work and puts each

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from turnfold import codec, progress
-from turnfold.corpus import parquet, runs
+from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
-from turnfold.corpus.summarize import entries_by_turn, load_item, log_transcripts, read_messages
+from turnfold.corpus.summarize import entries_by_turn, load_item, log_transcripts
+from turnfold.formats import tables
 from turnfold.formats.harnesses import inspect_log, openhands
 from turnfold.formats.source import open_source
 from turnfold.model import (
@@ -140,10 +141,10 @@ def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> list[Searc
     hits: list[SearchHit] = []
     try:
         if item.column is not None:
-            read = runs.OneFormat(read_messages)
+            read = runs.OneFormat(tables.read_messages)
             found: Iterator[tuple[int, Any]] = (
                 (place, _or_none(read, cell))
-                for place, cell in enumerate(parquet.cells(item.path, item.column))
+                for place, cell in enumerate(tables.cells(item.path, item.column))
             )
         else:
             found = ((place, transcript) for place, _, transcript in runs.Runs(item.path))

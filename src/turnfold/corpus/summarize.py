@@ -21,12 +21,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from turnfold import codec, progress
-from turnfold.corpus import parquet, runs
+from turnfold import progress
+from turnfold.corpus import runs
 from turnfold.corpus.discover import Item, is_session_bookkeeping, is_subagent_file, session_of
-from turnfold.corpus.parquet import Rows
 from turnfold.cost import spend_of
-from turnfold.formats import TranscriptFormatError, load, read_record, read_source, which_format
+from turnfold.formats import (
+    TranscriptFormatError,
+    load,
+    read_source,
+    which_format,
+)
+from turnfold.formats import tables as table_runs  # ``tables``: whether to build them
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.harnesses import archive, inspect_log, openhands
@@ -450,17 +455,17 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
 
 
 def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summary:
-    """Every row of a Parquet file of trajectories (:mod:`turnfold.corpus.parquet`), or of its
+    """Every row of a Parquet file of trajectories (:mod:`turnfold.formats.tables`), or of its
     part ``item.part``, each a row keyed ``path#n`` read as ``load(messages)`` reads its
     messages. A row that cannot be read is a row with its ``error`` (C-7); a file that is no
     Parquet, or lacks the column, is one."""
     assert item.path is not None
     assert item.column is not None
-    assert item.part is None or isinstance(item.part, Rows)
+    assert item.part is None or isinstance(item.part, table_runs.Rows)
     found = Summary("rows")
-    read = runs.OneFormat(read_messages, item.format)
+    read = runs.OneFormat(table_runs.read_messages, item.format)
     try:
-        for place, cell in enumerate(parquet.cells(item.path, item.column, item.part)):
+        for place, cell in enumerate(table_runs.cells(item.path, item.column, item.part)):
             each = Item(key=f"{item.key}#{place}", path=item.path, sample=str(place),
                         size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
             try:
@@ -512,11 +517,11 @@ def eval_log_parts(item: Item, share: int) -> list[Item] | None:
 
 def table_file_parts(item: Item, share: int) -> list[Item] | None:
     """A Parquet file of trajectories as the parts ``share`` workers read at once
-    (:func:`~turnfold.corpus.parquet.parts`); None when it is one part."""
+    (:func:`~turnfold.formats.tables.parts`); None when it is one part."""
     if item.path is None or item.column is None or item.sample is not None:
         return None
     try:
-        rows = parquet.parts(item.path, item.column, share)
+        rows = table_runs.parts(item.path, item.column, share)
     except ValueError:
         return None  # its worker says what is wrong with it
     if rows is None:
@@ -663,7 +668,9 @@ def load_item(item: Item, format: str | None) -> Transcript:
     if isinstance(item.transcript, Transcript):
         return item.transcript
     if item.column is not None and item.path is not None and item.sample is not None:
-        return read_messages(parquet.cell(item.path, item.column, int(item.sample)), format)
+        return table_runs.read_messages(
+            table_runs.cell(item.path, item.column, int(item.sample)), format
+        )
     if item.path is not None and item.sample is not None:
         if format == openhands.NAME:  # an instance of an eval output: ``sample`` is its id
             return load(item.path, format=format, sample=item.sample)
@@ -675,53 +682,10 @@ def load_item(item: Item, format: str | None) -> Transcript:
         return load(item.path, format=format)
     if item.format_guessed:
         try:
-            return read_messages(item.messages, format)
+            return table_runs.read_messages(item.messages, format)
         except TranscriptFormatError:
-            return read_messages(item.messages)
-    return read_messages(item.messages, format)
-
-
-def read_messages(cell: Any, format: str | None = None) -> Transcript:
-    """The run a table's cell of messages holds, as ``load(messages, format)`` reads it: JSON
-    text parsed; Arrow's null struct fields dropped (Arrow gives every struct in a column every
-    field of the column's type, so a message without ``tool_calls`` comes back with
-    ``tool_calls: None``, which loaders expect absent).
-
-    The messages are copied as the nulls are dropped, so a cell of plain values only (Arrow's,
-    or parsed text) is read as it is, with neither a second copy nor a search for a
-    framework's objects (:func:`~turnfold.formats.read_record`); a cell holding other objects
-    (a pandas cell of LangChain messages) is read by ``load``."""
-    if isinstance(cell, (str, bytes)):
-        return read_record(codec.loads(cell), format)
-    if hasattr(cell, "tolist") and not isinstance(cell, (list, dict)):
-        cell = cell.tolist()  # a numpy array out of pandas
-    others: list[Any] = []
-    messages = _drop_nulls(cell, others)
-    return load(messages, format=format) if others else read_record(messages, format)
-
-
-#: The values that are plain JSON as they are.
-_ATOMS = frozenset({str, int, float, bool})
-
-
-def _drop_nulls(value: Any, others: list[Any]) -> Any:
-    """``value`` with the null fields of its mappings dropped, copied; each value that is no
-    plain JSON (a framework's object, a date) kept as it is, and listed in ``others``."""
-    kind = type(value)
-    if kind is dict:
-        return {k: _drop_nulls(v, others) for k, v in value.items() if v is not None}
-    if kind is list or kind is tuple:
-        return [_drop_nulls(v, others) for v in value]
-    if kind in _ATOMS or value is None:
-        return value
-    if isinstance(value, Mapping):
-        return {k: _drop_nulls(v, others) for k, v in value.items() if v is not None}
-    if isinstance(value, (list, tuple)):
-        return [_drop_nulls(v, others) for v in value]
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        return _drop_nulls(value.tolist(), others)
-    others.append(value)
-    return value
+            return table_runs.read_messages(item.messages)
+    return table_runs.read_messages(item.messages, format)
 
 
 def _error_row(item: Item, error: str, format: str | None = None) -> dict[str, Any]:

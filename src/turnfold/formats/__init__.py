@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from turnfold.formats import detection
+from turnfold.formats import detection, tables
 from turnfold.formats.compressed import decompressed
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import (
@@ -406,6 +406,8 @@ def load(
             )
         return source
     path = _path_of(source)
+    if path is not None and tables.is_parquet(path):  # a table of runs: one row of it, or none
+        return tables.run_of(path, format, sample, epoch)
     if path is not None:
         read = _read_path(path, format, sample, epoch, agent)
         if read is not None:

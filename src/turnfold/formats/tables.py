@@ -1,0 +1,257 @@
+"""A run held in a table (spec C-1): a row of a Parquet file, a DataFrame or a Dataset whose
+messages are in one column, its other columns beside them.
+
+Datasets of runs on the Hugging Face Hub, or written by a training loop, are most often
+Parquet. This module says which column holds a table's messages (:func:`messages_column`),
+reads a cell of it as ``load(messages)`` reads them (:func:`read_messages`), and reads a Parquet
+file's rows (:func:`cells`), a part of them at a time: a scan's workers each read their own
+part of a large file (:func:`parts`), and ``load(path, sample=n)`` its ``n``-th row alone.
+
+A part is a range of rows. Parquet is read by row group, and a row group's column is decoded
+from its start (C++, a tenth of the conversion of its rows to Python values), so a part holds
+whole row groups when they are small, and a large row group is shared by at most as many parts
+as there are workers, each converting its own rows.
+"""
+
+from __future__ import annotations
+
+import itertools
+import stat
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from turnfold import codec
+from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.wrappers import MESSAGE_KEYS
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from turnfold.model import Transcript
+
+#: The file name endings of Parquet files.
+PARQUET_SUFFIXES = (".parquet", ".pq")
+#: What a Parquet file starts (and ends) with.
+_MAGIC = b"PAR1"
+
+#: A part holds about this many bytes of the column, uncompressed (the scan's chunk of files).
+PART_BYTES = 4 * 1024 * 1024
+#: ...and at least this many rows.
+PART_ROWS = 64
+#: Rows converted to Python values at a time.
+BATCH_ROWS = 1024
+
+
+class Rows(NamedTuple):
+    """A part of a Parquet file: its rows from ``start`` up to ``end``."""
+
+    start: int
+    end: int
+
+
+def opened(path: str) -> pq.ParquetFile:
+    """The Parquet file at ``path``; a ``ValueError`` naming it when it is none."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise ValueError(f"{path}: not a readable Parquet file ({exc})") from exc
+
+
+def schema_of(path: str) -> pa.Schema:
+    """The Arrow schema of the Parquet file at ``path`` (its footer alone is read)."""
+    file = opened(path)
+    try:
+        return file.schema_arrow
+    finally:
+        file.close()
+
+
+def parts(path: str, column: str, share: int) -> list[tuple[Rows, int]] | None:
+    """The file's rows as parts of about :data:`PART_BYTES` of ``column``, uncompressed: whole
+    row groups, or a large row group cut into at most ``share`` parts (the workers), each with
+    those bytes (the work of reading it: a file's own size says little, its text compressing
+    tenfold); None for one part."""
+    file = opened(path)
+    meta = file.metadata
+    file.close()
+    leaves = [i for i in range(meta.num_columns)
+              if (meta.schema.column(i).path + ".").startswith(column + ".")]  # fmt: skip
+    found: list[tuple[Rows, int]] = []
+    start = row = size = 0  # the part being gathered starts at ``start``; ``size`` its bytes
+    for group in range(meta.num_row_groups):
+        info = meta.row_group(group)
+        rows = info.num_rows
+        weight = sum(info.column(i).total_uncompressed_size for i in leaves)
+        if weight >= 2 * PART_BYTES and rows >= 2 * PART_ROWS:  # a large group: cut, and shared
+            if row > start:
+                found.append((Rows(start, row), size))  # the small groups before it
+            pieces = max(1, min(share, weight // PART_BYTES, rows // PART_ROWS))
+            cuts = [row + rows * k // pieces for k in range(pieces + 1)]
+            found += [(Rows(a, b), weight // pieces) for a, b in itertools.pairwise(cuts)]
+            row += rows
+            start, size = row, 0
+            continue
+        row += rows
+        size += weight
+        if size >= PART_BYTES and row - start >= PART_ROWS:
+            found.append((Rows(start, row), size))
+            start, size = row, 0
+    if row > start:
+        found.append((Rows(start, row), size))
+    return found if len(found) > 1 else None
+
+
+def cells(path: str, column: str, part: Rows | None = None) -> Iterator[Any]:
+    """The cells of ``column`` in the file's rows (of its part), as Python values, in order;
+    read :data:`BATCH_ROWS` at a time, so a worker holds one batch of a row group, not the
+    group (the rows of a part that starts inside a group are decoded from the group's start,
+    and only its own converted)."""
+    file = opened(path)
+    try:
+        meta = file.metadata
+        start, end = (0, meta.num_rows) if part is None else part
+        groups: list[int] = []  # the row groups the rows are in
+        row = at = 0  # the first row of the first of them; of each group
+        for group in range(meta.num_row_groups):
+            rows = meta.row_group(group).num_rows
+            if at + rows > start and at < end:
+                row = at if not groups else row
+                groups.append(group)
+            at += rows
+        for batch in file.iter_batches(BATCH_ROWS, row_groups=groups, columns=[column]):
+            begin, stop = max(start - row, 0), min(end - row, batch.num_rows)
+            if begin < stop:
+                yield from batch.column(0).slice(begin, stop - begin).to_pylist()
+            row += batch.num_rows
+            if row >= end:
+                break
+    finally:
+        file.close()
+
+
+def cell(path: str, column: str, row: int) -> Any:
+    """The cell of ``column`` in the file's row ``row`` (from 0): its row group alone is read."""
+    return next(cells(path, column, Rows(row, row + 1)))
+
+
+# --- the messages of a run held in a table ------------------------------------------------------
+
+
+def messages_column(names: list[str], messages: str | None, types: dict[str, Any]) -> str:
+    """The column of a table of trajectories that holds their messages: ``messages`` when the
+    user named it, else one named as messages are (``messages``, ``conversations``…), else the
+    one column of lists (``types``: ``"list"`` for each)."""
+    if messages is not None:
+        if messages not in names:
+            raise ValueError(f"no column {messages!r}; the columns are {', '.join(names)}")
+        return messages
+    for name in MESSAGE_KEYS:  # the names that say "these are the messages"
+        if name in names:
+            return name
+    lists = [n for n in names if types.get(n) == "list"]
+    if len(lists) == 1:
+        return lists[0]
+    raise ValueError(
+        "which column holds the messages? pass scan(..., messages=<column>); "
+        f"the columns are {', '.join(names)}"
+    )
+
+
+def list_columns(schema: pa.Schema) -> dict[str, Any]:
+    """The columns of an Arrow schema that hold lists, as :func:`messages_column` takes them."""
+    import pyarrow as pa
+
+    return {f.name: "list" for f in schema
+            if pa.types.is_list(f.type) or pa.types.is_large_list(f.type)}  # fmt: skip
+
+
+def read_messages(cell: Any, format: str | None = None) -> Transcript:
+    """The run a table's cell of messages holds, as ``load(messages, format)`` reads it: JSON
+    text parsed; Arrow's null struct fields dropped (Arrow gives every struct in a column every
+    field of the column's type, so a message without ``tool_calls`` comes back with
+    ``tool_calls: None``, which loaders expect absent).
+
+    The messages are copied as the nulls are dropped, so a cell of plain values only (Arrow's,
+    or parsed text) is read as it is, with neither a second copy nor a search for a
+    framework's objects (:func:`~turnfold.formats.read_record`); a cell holding other objects
+    (a pandas cell of LangChain messages) is read by ``load``."""
+    from turnfold.formats import load, read_record  # the package imports this module
+
+    if isinstance(cell, (str, bytes)):
+        return read_record(codec.loads(cell), format)
+    if hasattr(cell, "tolist") and not isinstance(cell, (list, dict)):
+        cell = cell.tolist()  # a numpy array out of pandas
+    others: list[Any] = []
+    messages = _drop_nulls(cell, others)
+    return load(messages, format=format) if others else read_record(messages, format)
+
+
+#: The values that are plain JSON as they are.
+_ATOMS = frozenset({str, int, float, bool})
+
+
+def _drop_nulls(value: Any, others: list[Any]) -> Any:
+    """``value`` with the null fields of its mappings dropped, copied; each value that is no
+    plain JSON (a framework's object, a date) kept as it is, and listed in ``others``."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _drop_nulls(v, others) for k, v in value.items() if v is not None}
+    if kind is list or kind is tuple:
+        return [_drop_nulls(v, others) for v in value]
+    if kind in _ATOMS or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return {k: _drop_nulls(v, others) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_drop_nulls(v, others) for v in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return _drop_nulls(value.tolist(), others)
+    others.append(value)
+    return value
+
+
+# --- load() of a Parquet file -------------------------------------------------------------------
+
+
+def is_parquet(path: Path) -> bool:
+    """Whether the file at ``path`` is Parquet: by its name, or its first bytes."""
+    if path.name.endswith(PARQUET_SUFFIXES):
+        return True
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a pipe's first bytes are not to be taken
+            return False
+        with path.open("rb") as stream:
+            return stream.read(len(_MAGIC)) == _MAGIC
+    except OSError:
+        return False
+
+
+def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Transcript:
+    """The run in row ``sample`` (from 0, as ``scan`` keys it ``path#n``) of a Parquet file
+    of trajectories, as ``load(messages)`` reads its messages; the file alone names no run."""
+    name = str(path)
+    place = int(sample) if type(sample) is int or str(sample).isdigit() else None
+    if sample is None or place is None or epoch is not None:
+        reason = (
+            "a Parquet file of runs (each row holds one): turnfold.scan() reads each as a row; "
+            "turnfold.load(path, sample=n) reads the n-th, from 0"
+        )
+        if sample is not None:
+            reason += f"; not sample={sample!r}" + (f", epoch={epoch!r}" if epoch else "")
+        raise TranscriptFormatError(name, [], None, reason)
+    file = opened(name)
+    try:
+        count, schema = file.metadata.num_rows, file.schema_arrow
+    finally:
+        file.close()
+    column = messages_column(list(schema.names), None, list_columns(schema))
+    if not 0 <= place < count:
+        raise ValueError(
+            f"{name} holds {count} runs: no sample={place} (they are 0 to {count - 1})"
+        )
+    return read_messages(cell(name, column, place), format)
