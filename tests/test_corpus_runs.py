@@ -51,6 +51,22 @@ def _jsonl(path: Path, rows: list[Any]) -> Path:
     return path
 
 
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
+    """What this process reads of files of runs from now on: each file, and its part read (None:
+    the whole file)."""
+    from turnfold.corpus import runs
+
+    reads: list[tuple[str, Any]] = []
+    real = runs.Records.__init__
+
+    def counted(self: runs.Records, name: str, span: runs.Span | None = None) -> None:
+        reads.append((name, span))
+        real(self, name, span)
+
+    monkeypatch.setattr(runs.Records, "__init__", counted)
+    return reads
+
+
 def test_C1_json_lines_of_trajectories_are_one_row_each(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "train.jsonl", _rows(3))
     corpus = turnfold.scan(path, workers=1)
@@ -153,21 +169,13 @@ def test_C2_summarize_names_one_run_of_a_file_of_runs(tmp_path: Path) -> None:
 def test_C6_search_reads_a_file_of_runs_once_and_keys_each_hit_by_its_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from turnfold.corpus import runs
 
     path = _jsonl(tmp_path / "train.jsonl", _rows(5))
     corpus = turnfold.scan(path, workers=1)
-    passes: list[str] = []
-    real = runs.Records.__init__
-
-    def counted(self: runs.Records, name: str, span: runs.Span | None = None) -> None:
-        passes.append(name)
-        real(self, name, span)
-
-    monkeypatch.setattr(runs.Records, "__init__", counted)
+    reads = _reads(monkeypatch)
     hits = corpus.search("file_3")
     assert [(hit.key, hit.snippet) for hit in hits] == [(f"{path}#3", "file_3.py")]
-    assert passes == [str(path)]  # one pass over the file, not one per row
+    assert reads == [(str(path), None)]  # one pass over the file, not one per row
     assert [hit.key for hit in corpus.search("list the files", limit=2)] == [
         f"{path}#0", f"{path}#1",
     ]  # fmt: skip
@@ -221,16 +229,9 @@ def test_C5_a_large_file_of_runs_is_read_in_parts_by_every_worker(
     parts = runs_parts(Item(key=str(path), path=str(path), size=path.stat().st_size))
     assert parts is not None
     assert len(parts) > 8
-    read: list[runs.Span | None] = []
-    real = runs.Records.__init__
-
-    def counted(self: runs.Records, name: str, span: runs.Span | None = None) -> None:
-        read.append(span)
-        real(self, name, span)
-
-    monkeypatch.setattr(runs.Records, "__init__", counted)
+    reads = _reads(monkeypatch)
     alone = turnfold.scan(path, workers=1, cache=False)  # no workers to share it: read whole
-    assert read == [None]
+    assert reads == [(str(path), None)]
     assert alone.to_arrow().equals(whole.to_arrow())
     split = turnfold.scan(path, workers=2, cache=False)
     assert split.to_arrow().equals(whole.to_arrow())
@@ -332,21 +333,14 @@ def test_C4_a_file_of_runs_that_grew_is_read_on_from_its_last_complete_line(
     path = tmp_path / "rollouts.jsonl"
     lines = [json.dumps(row) + "\n" for row in _rows(30)]
     path.write_text("".join(lines[:10]))
-    read: list[runs.Span | None] = []
-    real = runs.Records.__init__
-
-    def counted(self: runs.Records, name: str, span: runs.Span | None = None) -> None:
-        read.append(span)
-        real(self, name, span)
-
-    monkeypatch.setattr(runs.Records, "__init__", counted)
+    reads = _reads(monkeypatch)
+    read: list[runs.Span | None] = []  # the parts of the file the last scan read
 
     def scan(workers: int = 1) -> turnfold.Corpus:
-        read.clear()
+        reads.clear()
         corpus = turnfold.scan(tmp_path, workers=workers)
-        spans = list(read)
+        read[:] = [span for _, span in reads]
         fresh = turnfold.scan(path, workers=1, cache=False)
-        read[:] = spans
         assert corpus.to_arrow().equals(fresh.to_arrow())
         assert corpus.tool_calls().equals(fresh.tool_calls())
         assert corpus.turns().equals(fresh.turns())
