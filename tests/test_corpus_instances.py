@@ -129,6 +129,41 @@ def test_C7_a_bad_line_warns_every_instance_and_an_id_met_again_is_said(outputs:
     assert any("again" in w.reason and w.line == len(lines) + 2 for w in _file_warnings(output))
 
 
+def test_C5_a_large_eval_output_is_read_in_parts_by_every_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each worker reads its own lines of an ``output.jsonl`` (one instance a line); the rows
+    are the file's read whole: an instance met again in a later part is no row, and a bad line
+    of any part is counted in every instance's row."""
+    from turnfold.corpus import runs
+
+    lines = (OPENHANDS / OUTPUT).read_text().splitlines()
+    instances = [json.loads(line) for line in lines]
+    many = [{**instances[n % len(instances)], "instance_id": f"task-{n}"} for n in range(12)]
+    text = [json.dumps(instance) for instance in many]
+    text.insert(7, "{not json")  # a bad line in a later part
+    text.append(json.dumps(many[1]))  # task-1 again, at the end
+    output = tmp_path / "output.jsonl"
+    output.write_text("\n".join(text) + "\n")
+    whole = scan(output, workers=1, cache=False)
+    assert len(whole) == 12
+    monkeypatch.setattr(runs, "SPAN_BYTES", max(1, output.stat().st_size // 5))
+    monkeypatch.setattr(runs, "SPLIT_BYTES", 1)
+    monkeypatch.setattr(engine_module, "LOCAL_BYTES", 0)
+    parts = summarize_module.runs_parts(Item(key=str(output), path=str(output),
+                                             size=output.stat().st_size))  # fmt: skip
+    assert parts is not None
+    assert len(parts) >= 4
+    assert {part.format for part in parts} == {"openhands"}
+    split = scan(output, workers=2, cache=False)
+    assert split.to_arrow().equals(whole.to_arrow())
+    assert split.tool_calls().equals(whole.tool_calls())
+    assert split.turns().equals(whole.turns())
+    assert split.keys == [f"{output}#task-{n}" for n in range(12)]
+    for row in split:  # the bad line and the id met again, in each row beside its own
+        assert row["warnings"] == len(turnfold.load(output, sample=row["sample"]).warnings) + 1
+
+
 def _file_warnings(path: Path) -> list[Any]:
     from turnfold.formats.source import open_source
 

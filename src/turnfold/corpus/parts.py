@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
 from turnfold.corpus.engine import default_workers
-from turnfold.corpus.summarize import Summary, file_parts
+from turnfold.corpus.summarize import Summary, file_parts, joined_instances
+from turnfold.formats.harnesses import openhands
 from turnfold.formats.harnesses.inspect_log import Samples
 
 if TYPE_CHECKING:
@@ -93,8 +94,11 @@ class Parts:
         ordered = [got[w] for w in sorted(got)]
         head = self._heads.get(index_in_todo)
         file = self._todo[index_in_todo]
+        part = self.work[index_in_work]
+        if part.format == openhands.NAME:  # keyed by their instances' ids
+            return index_in_todo, joined_instances(ordered, file.key)
         # An eval log's rows are keyed by their samples' ids, the others' by their places.
-        numbered = not isinstance(self.work[index_in_work].part, Samples)
+        numbered = not isinstance(part.part, Samples)
         joined = runs.joined(ordered if head is None else [head[0], *ordered], file.key,
                              file.grew, numbered)  # fmt: skip
         return index_in_todo, joined

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
     from turnfold.corpus.index import Stored
     from turnfold.corpus.summarize import Summary
+    from turnfold.formats.source import Source
     from turnfold.model import Transcript
 
 #: What a search names a file of runs by (``Item.format``), its rows read in one pass: a row
@@ -116,6 +117,15 @@ def _is_json_lines(stream: IO[bytes]) -> bool:
         return False
     start: bytes = stream.peek(64)[:64]  # type: ignore[attr-defined]
     return start.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{")
+
+
+def part_source(path: str, span: Span) -> tuple[Source, IO[bytes]]:
+    """The JSON lines of a part of the file at ``path``, and the file opened (to close)."""
+    stream = open(path, "rb")  # noqa: SIM115 (the caller closes it, as open_source's)
+    stream.seek(span.start)
+    lines = json_lines(Bounded(stream, span.end - span.start), path, path=Path(path),
+                       first_line=span.line)  # fmt: skip
+    return lines, stream
 
 
 class Records:

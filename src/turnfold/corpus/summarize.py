@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from turnfold import progress
 from turnfold.corpus import runs
@@ -121,6 +121,9 @@ class Summary:
     session: str | None = None
     """A sub-agent's (``child``) file: the pattern of its session file's path, when it can be
     told (:func:`~turnfold.corpus.discover.session_of`)."""
+    shared: int = 0
+    """An eval output's: its warnings that concern the file, not one instance (an unreadable
+    line), each counted in every instance's row."""
 
     @property
     def count(self) -> int:
@@ -240,6 +243,10 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
         return _examine_table_file(item, tables, visit)
     if isinstance(item.part, inspect_log.Samples):
         return _examine_log(item, tables, visit)
+    if item.part is not None and item.format == openhands.NAME:
+        return _examine_instances(item, tables, visit) or _one(
+            _error_row(item, "a part of an eval output holds a line that is no instance")
+        )
     if item.part is not None:
         return _examine_runs(item, tables, visit)
     if _is_eval_log(item) and item.sample is None:
@@ -391,7 +398,11 @@ def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary
     instance stays one row keyed by its path. None when the file is no such output (an event
     list): it is then read as one transcript."""
     assert item.path is not None
-    source, stream = open_source(item.path)
+    stream: IO[bytes] | None
+    if isinstance(item.part, runs.Span):
+        source, stream = runs.part_source(item.path, item.part)
+    else:
+        source, stream = open_source(item.path)
     found = Summary("rows")
     try:
         for instance_id, transcript in openhands.instances(source):
@@ -410,11 +421,11 @@ def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary
     if not found.rows:
         return None
     # What concerns the file (an unreadable line) is a warning of every instance's load.
-    shared = len(source.warnings)
+    found.shared = len(source.warnings)
     for row in found.rows:
         if row["error"] is None:
-            row["warnings"] += shared
-    if len(found.rows) == 1:
+            row["warnings"] += found.shared
+    if len(found.rows) == 1 and item.part is None:  # a part's rows are joined with the others'
         _one_instance(found, item.key)
     return found
 
@@ -530,43 +541,98 @@ def table_file_parts(item: Item, share: int) -> list[Item] | None:
 
 
 def runs_parts(item: Item, mark: runs.Mark | None = None) -> list[Item] | None:
-    """``item`` as the parts a scan's workers read at once, when it is a large file of runs in
-    JSON lines (:func:`~turnfold.corpus.runs.spans`); None for any other item. From ``mark``
-    on (a file of runs that grew, C-4): its new lines, as one part or more."""
+    """``item`` as the parts a scan's workers read at once, when it is a large file of many
+    runs in JSON lines, cut at its lines' ends (:func:`~turnfold.corpus.runs.spans`): a file
+    of runs, or an OpenHands eval output (its parts read as that format); None for any other
+    item. From ``mark`` on (a file of runs that grew, C-4): its new lines, as one part or more."""
     if item.path is None or item.size is None or item.sample is not None:
         return None
-    if mark is None and (item.size < runs.SPLIT_BYTES or item.format is not None
-                         or not _holds_runs(item.path)):  # fmt: skip
-        return None
+    kind: str | None = FILE_OF_RUNS
+    if mark is None:
+        if item.size < runs.SPLIT_BYTES or item.format is not None:
+            return None
+        kind = _many_runs(item.path)
+        if kind is None:
+            return None
     try:
         spans = runs.spans(item.path, item.size, mark)
     except OSError:
         return None
     if spans is None or (mark is None and len(spans) < 2) or not spans:
         return None
-    return [replace(item, part=span, size=span.end - span.start, checkpoint=None)
+    format = openhands.NAME if kind == openhands.NAME else None
+    return [replace(item, part=span, size=span.end - span.start, checkpoint=None, format=format)
             for span in spans]  # fmt: skip
 
 
-def _holds_runs(path: str) -> bool:
-    """Whether the file at ``path`` is a file of runs: no session format reads it, and its
-    records hold runs (:func:`~turnfold.formats.wrappers.runs_key`)."""
+#: What :func:`_many_runs` calls a file of runs (:mod:`turnfold.corpus.runs`).
+FILE_OF_RUNS = "runs"
+
+
+def _many_runs(path: str) -> str | None:
+    """What the file at ``path`` is, when each of its records is a run: a file of runs (no
+    session format reads it, and its records hold runs: :func:`~turnfold.formats.wrappers.
+    runs_key`), or an OpenHands eval output in JSON lines (one instance a line)."""
     try:
         source, stream = open_source(path)
     except Exception:  # its worker says what is wrong with it
-        return False
+        return None
     try:
-        if source.is_document or runs_key(source) is None:
-            return False
-        _detect(source)
-        return False  # a session some format reads, however large
+        if source.is_document:
+            return None
+        format = _detect(source)
+        return openhands.NAME if format == openhands.NAME else None
     except _NotASession as exc:
-        return exc.kind == "skipped"
+        return FILE_OF_RUNS if exc.kind == "skipped" and runs_key(source) is not None else None
     except Exception:
-        return False
+        return None
     finally:
         if stream is not None:
             stream.close()
+
+
+def joined_instances(parts: list[Summary], key: str) -> Summary:
+    """The summary of an OpenHands eval output from those of its parts, in order: an instance
+    met again in a later part is no row (the first is: ``load(path, sample=ID)`` reads it), and
+    what concerns the file (an unreadable line, an instance met again: :attr:`Summary.shared`)
+    is counted in every instance's row, as :func:`_examine_instances` counts it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from turnfold.corpus.tables import summary_batches
+
+    batches = [summary_batches(part) for part in parts]
+    seen: set[str] = set()
+    kept: list[tuple[Summary, tuple[pa.RecordBatch, pa.RecordBatch, pa.RecordBatch]]] = []
+    again = 0
+    for part, (rows, tool_calls, turns) in zip(parts, batches, strict=True):
+        keys = [str(k) for k in rows.column("key").to_pylist()]
+        fresh = [k not in seen for k in keys]
+        again += fresh.count(False)
+        seen.update(keys)
+        if not all(fresh):
+            mask = pa.array(fresh)
+            dropped = pa.array([k for k, f in zip(keys, fresh, strict=True) if not f], pa.string())
+            rows = rows.filter(mask)
+            tool_calls = tool_calls.filter(pc.invert(pc.is_in(tool_calls.column("key"), dropped)))
+            turns = turns.filter(pc.invert(pc.is_in(turns.column("key"), dropped)))
+        kept.append((part, (rows, tool_calls, turns)))
+    shared = again + sum(part.shared for part in parts)
+    whole = Summary("rows", shared=shared)
+    for part, (rows, tool_calls, turns) in kept:
+        more = shared - part.shared
+        if more and rows.num_rows:
+            at = rows.schema.get_field_index("warnings")
+            read = pc.is_null(rows.column("error"))  # an error row counts no warnings
+            added = pc.if_else(read, pc.add(rows.column(at), more), rows.column(at))
+            rows = rows.set_column(at, "warnings", added)
+        whole.packed.append((rows, tool_calls, turns))
+    if whole.count == 1:  # a file of one instance is one row keyed by its path
+        rows, tool_calls, turns = summary_batches(whole)
+        whole = Summary("rows", rows.to_pylist(), tool_calls.to_pylist(), turns.to_pylist(),
+                        shared=shared)  # fmt: skip
+        _one_instance(whole, key)
+    return whole
 
 
 def _one_instance(found: Summary, key: str) -> None:
