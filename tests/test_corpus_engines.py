@@ -341,9 +341,20 @@ def test_C5_a_parquet_file_is_read_in_parts_by_the_workers(
     for column in ("sample", "format", "turns", "tool_calls", "task_id", "reward"):
         assert split.to_arrow().column(column).equals(in_memory.to_arrow().column(column))
     assert split[f"{path}#87"] == turnfold.load(_trajectory(87))
-    # Small row groups gather into one part of about PART_BYTES.
+    # Small row groups gather into one part of about PART_BYTES...
     monkeypatch.setattr(parquet, "PART_BYTES", 10**9)
     assert parquet.parts(str(path), "messages", 2) is None
+    # ...and of at most PART_MOST_ROWS rows: a group of many short runs is cut for them.
+    monkeypatch.setattr(parquet, "PART_MOST_ROWS", 16)
+    one_group = tmp_path / "one-group.parquet"
+    pq.write_table(_table(90), one_group)
+    cut = parquet.parts(str(one_group), "messages", 2) or []
+    assert [part for part, _ in cut] == [parquet.Rows(15 * k, 15 * k + 15) for k in range(6)]
+    assert (
+        scan(one_group, workers=2, cache=False)
+        .to_arrow()
+        .equals(scan(one_group, workers=1, cache=False).to_arrow())
+    )
 
 
 def test_C6_search_reads_a_parquet_file_once(

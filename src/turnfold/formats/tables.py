@@ -36,10 +36,17 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 #: What a Parquet file starts (and ends) with.
 _MAGIC = b"PAR1"
 
-#: A part holds about this many bytes of the column, uncompressed (the scan's chunk of files).
+#: A part holds about this many bytes of the column, uncompressed (the scan's chunk of files)...
 PART_BYTES = 4 * 1024 * 1024
-#: ...and at least this many rows.
+#: ...at most this many rows (a short run costs more than its bytes say: its summary)...
+PART_MOST_ROWS = 2048
+#: ...and at least this many.
 PART_ROWS = 64
+#: A row's work, in bytes of its column, is at least this: what a part weighs in the engine.
+ROW_WORK_BYTES = 2048
+#: A row group cut into parts is decoded by each from its start: cut for its many rows alone,
+#: it is cut into no more parts than would decode this many bytes more than once.
+DECODED_AGAIN_BYTES = 64 * 1024 * 1024
 #: Rows converted to Python values at a time.
 BATCH_ROWS = 1024
 
@@ -72,38 +79,54 @@ def schema_of(path: str) -> pa.Schema:
 
 
 def parts(path: str, column: str, share: int) -> list[tuple[Rows, int]] | None:
-    """The file's rows as parts of about :data:`PART_BYTES` of ``column``, uncompressed: whole
-    row groups, or a large row group cut into at most ``share`` parts (the workers), each with
-    those bytes (the work of reading it: a file's own size says little, its text compressing
-    tenfold); None for one part."""
+    """The file's rows as parts of about :data:`PART_BYTES` of ``column``, uncompressed, and
+    at most :data:`PART_MOST_ROWS` rows: small row groups together, a large one cut
+    (:func:`_pieces`); each with its work in bytes (a file's own size says little, its text
+    compressing tenfold, and a short run's summary costs more than its bytes). None for one
+    part."""
     file = opened(path)
     meta = file.metadata
     file.close()
     leaves = [i for i in range(meta.num_columns)
               if (meta.schema.column(i).path + ".").startswith(column + ".")]  # fmt: skip
     found: list[tuple[Rows, int]] = []
+
+    def part(start: int, end: int, weight: int) -> None:
+        found.append((Rows(start, end), max(weight, (end - start) * ROW_WORK_BYTES)))
+
     start = row = size = 0  # the part being gathered starts at ``start``; ``size`` its bytes
     for group in range(meta.num_row_groups):
         info = meta.row_group(group)
         rows = info.num_rows
         weight = sum(info.column(i).total_uncompressed_size for i in leaves)
-        if weight >= 2 * PART_BYTES and rows >= 2 * PART_ROWS:  # a large group: cut, and shared
+        pieces = _pieces(rows, weight, share)
+        if pieces > 1:
             if row > start:
-                found.append((Rows(start, row), size))  # the small groups before it
-            pieces = max(1, min(share, weight // PART_BYTES, rows // PART_ROWS))
+                part(start, row, size)  # the small groups before it
             cuts = [row + rows * k // pieces for k in range(pieces + 1)]
-            found += [(Rows(a, b), weight // pieces) for a, b in itertools.pairwise(cuts)]
+            for a, b in itertools.pairwise(cuts):
+                part(a, b, weight // pieces)
             row += rows
             start, size = row, 0
             continue
         row += rows
         size += weight
-        if size >= PART_BYTES and row - start >= PART_ROWS:
-            found.append((Rows(start, row), size))
+        if (size >= PART_BYTES or row - start >= PART_MOST_ROWS) and row - start >= PART_ROWS:
+            part(start, row, size)
             start, size = row, 0
     if row > start:
-        found.append((Rows(start, row), size))
+        part(start, row, size)
     return found if len(found) > 1 else None
+
+
+def _pieces(rows: int, weight: int, share: int) -> int:
+    """How many parts a row group of ``rows`` rows and ``weight`` bytes is cut into: a large
+    one into as many as there are workers (``share``; each decodes the group, in C++, and
+    converts its own rows), one of many short rows into parts of :data:`PART_MOST_ROWS` rows
+    while decoding it again stays cheap; never into parts of fewer than :data:`PART_ROWS`."""
+    by_bytes = min(share, weight // PART_BYTES)
+    by_rows = min(-(-rows // PART_MOST_ROWS), max(1, DECODED_AGAIN_BYTES // max(weight, 1)))
+    return max(1, min(rows // PART_ROWS, max(by_bytes, by_rows)))
 
 
 def cells(path: str, column: str, part: Rows | None = None) -> Iterator[Any]:
