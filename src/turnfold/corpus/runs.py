@@ -35,8 +35,13 @@ from turnfold.formats import TranscriptFormatError, read_record
 from turnfold.formats.compressed import compression_of
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.resume import CountedLines, complete_lines, fingerprint
-from turnfold.formats.source import Bounded, json_lines, marked_encoding, open_source
-from turnfold.formats.source import warned_records as warned_records
+from turnfold.formats.source import (
+    Bounded,
+    json_lines,
+    marked_encoding,
+    open_source,
+    warned_records,
+)
 from turnfold.model import LoadWarning
 
 if TYPE_CHECKING:
