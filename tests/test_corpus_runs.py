@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import turnfold
 from turnfold.comparison import compare_rows
@@ -375,3 +377,62 @@ def test_C4_a_file_of_runs_that_grew_is_read_on_from_its_last_complete_line(
     rewritten = scan()
     assert read == [None]
     assert len(rewritten) == 31
+
+
+_LINES = st.sampled_from(
+    [
+        "good",
+        "good",
+        "good",
+        "glued",
+        "blank",
+        "white",
+        "cut",
+        "nothing",
+        "utf8",
+        "list",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(kinds=st.lists(_LINES, min_size=2, max_size=30), span=st.integers(1, 900),
+       end=st.sampled_from(["\n", ""]))  # fmt: skip
+def test_C5_any_file_of_runs_cut_anywhere_reads_as_whole(
+    kinds: list[str], span: int, end: str
+) -> None:
+    """Whatever a file of runs holds, and wherever its parts are cut, the scan's rows, tool
+    calls and turns are those of the file read whole (the renumbering of each part's rows)."""
+    import tempfile
+
+    from turnfold.corpus import runs
+    from turnfold.corpus.summarize import runs_parts
+
+    texts = {
+        "good": lambda i: json.dumps(_rows(i + 1)[i]),
+        "glued": lambda i: json.dumps(_rows(i + 1)[i]) + json.dumps(_rows(i + 2)[i + 1]),
+        "blank": lambda i: "",
+        "white": lambda i: " \t",
+        "cut": lambda i: json.dumps(_rows(i + 1)[i])[:30],
+        "nothing": lambda i: json.dumps({"task_id": f"n{i}"}),
+        "utf8": lambda i: json.dumps(_rows(i + 1)[i]).replace("Task", "T\udcffask"),
+        "list": lambda i: json.dumps([1, 2]),
+    }
+    lines = [json.dumps(row) for row in _rows(6)]  # a file of runs by its first records
+    lines += [texts[kind](i) for i, kind in enumerate(kinds)]
+    data = ("\n".join(lines) + end).encode("utf-8", "surrogateescape")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "rollouts.jsonl"
+        path.write_bytes(data)
+        whole = turnfold.scan(path, workers=1, cache=False)
+        original = runs.SPAN_BYTES, runs.SPLIT_BYTES
+        runs.SPAN_BYTES, runs.SPLIT_BYTES = span, 1
+        try:
+            # Not a file of runs by its first records (mostly no runs), or one part: not cut.
+            assume(runs_parts(Item(key=str(path), path=str(path), size=len(data))) is not None)
+            split = turnfold.scan(path, workers=2, cache=False)
+        finally:
+            runs.SPAN_BYTES, runs.SPLIT_BYTES = original
+    assert split.to_arrow().equals(whole.to_arrow())
+    assert split.tool_calls().equals(whole.tool_calls())
+    assert split.turns().equals(whole.turns())
