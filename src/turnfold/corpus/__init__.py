@@ -430,18 +430,20 @@ def scan(
     """Scan ``source`` into a :class:`Corpus` of one row per session (spec C-1).
 
     ``source`` is a folder (walked; sub-agent files belong to their parent; a path may start
-    with ``~``, the home folder), a glob, a file, a
-    list (or any iterable) of paths, a Parquet file or the shards of one dataset (a folder, glob
-    or list of nothing but Parquet files), a ``pyarrow.Table``, pandas or Polars DataFrame or
-    Hugging Face ``datasets.Dataset`` of trajectories (the ``messages`` column, found by name
-    when not given; other columns kept as row metadata), or a list of
-    :class:`~turnfold.Transcript`. Session files may be compressed (gzip, bzip2, xz,
-    Zstandard). ``format`` forces a loader.
-    ``cache=False``
-    bypasses the index of already-read files (C-4: a file is read again when it changed, or
-    when a sub-agent's file of its session did). ``workers`` is the number of worker
+    with ``~``, the home folder), a glob, a file, a list (or any iterable) of paths, a Parquet
+    file or the shards of one dataset (a folder, glob or list of nothing but Parquet files), a
+    ``pyarrow.Table``, pandas or Polars DataFrame or Hugging Face ``datasets.Dataset`` of
+    trajectories (the ``messages`` column, found by name when not given; other columns kept
+    as row metadata), or a list of :class:`~turnfold.Transcript`. A file of many runs (an eval
+    log, a dataset's JSON lines, a Parquet file) is a row per run, keyed ``path#…``. Session
+    files may be compressed (gzip, bzip2, xz, Zstandard). ``format`` forces a loader.
+
+    ``cache=False`` bypasses the index of already-read files (C-4: a file is read again when
+    it changed, or when a sub-agent's file of its session did; a session or a file of runs
+    that grew is read on from its last complete line). ``workers`` is the number of worker
     processes (None: every core; 1: this process); ``client`` a ``distributed.Client``, whose
-    cluster then does the work (C-5).
+    cluster then does the work (C-5). A large file of many runs is read in parts, by every
+    worker at once.
     """
     if format is not None and format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; known formats: {', '.join(FORMATS)}")
