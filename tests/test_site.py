@@ -155,6 +155,40 @@ def test_B2_a_dataset_of_trajectories_is_a_page_per_run(tmp_path: Path) -> None:
         assert (again.written, again.kept) == (0, 5)
 
 
+def test_B2_a_large_dataset_or_eval_log_is_written_in_parts_to_the_same_site(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Parquet file's rows and an eval log's samples are written by every worker at once,
+    each its own part's pages: the site is the one a single worker writes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from turnfold.corpus import engine, runs
+    from turnfold.formats import tables
+
+    rows = [{"task": f"t{i}", "messages": [{"role": "user", "content": f"Task {i}"},
+                                           {"role": "assistant", "content": f"Done {i}."}]}
+            for i in range(40)]  # fmt: skip
+    data = tmp_path / "data"
+    data.mkdir()
+    pq.write_table(pa.Table.from_pylist(rows), data / "train.parquet", row_group_size=8)
+    for source in (data, EVAL_LOG):
+        alone, shared = tmp_path / f"one-{source.name}", tmp_path / f"two-{source.name}"
+        build_site(source, alone, workers=1, progress=False)
+        with monkeypatch.context() as patched:
+            patched.setattr(tables, "PART_MOST_ROWS", 8)
+            patched.setattr(tables, "PART_ROWS", 4)
+            patched.setattr(runs, "SPAN_BYTES", 1)
+            patched.setattr(runs, "SPLIT_BYTES", 1)
+            patched.setattr(engine, "LOCAL_BYTES", 0)
+            assert len(tables.parts(str(data / "train.parquet"), "messages", 2) or []) == 5
+            build_site(source, shared, workers=2, progress=False)
+        names = [INDEX, *(f"{RUNS}/{page}" for page in index_links(alone))]
+        assert len(names) > 4
+        for name in names:
+            assert (alone / name).read_bytes() == (shared / name).read_bytes(), name
+
+
 def test_B2_the_site_is_the_same_built_on_one_core_or_many(tree: Path, tmp_path: Path) -> None:
     alone, shared = tmp_path / "one", tmp_path / "two"
     build_site(tree, alone, workers=1, progress=False)

@@ -11,18 +11,15 @@ file's summary back together once all its parts are read, whatever order they en
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
 from turnfold.corpus.engine import default_workers
 from turnfold.corpus.summarize import Summary, file_parts, joined_instances
 from turnfold.formats.harnesses import openhands
-from turnfold.formats.harnesses.inspect_log import Samples
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from turnfold.corpus.index import Index
 
 
@@ -49,10 +46,16 @@ def read_on(
 
 
 class Parts:
-    """The work of reading ``todo`` (:attr:`work`): each large file of runs or Parquet file in
-    it as its parts when there are workers to share them, and each file of runs read on from
-    its mark (``heads``, by index in ``todo``: the rows kept of it, and the mark) as the parts
-    of its new lines; :meth:`done` gives each file's summary once all its parts are read."""
+    """The work of reading ``todo`` (:attr:`work`): each large file of many runs in it as its
+    parts when there are workers to share them, and each file of runs read on from its mark
+    (``heads``, by index in ``todo``: the rows kept of it, and the mark) as the parts of its
+    new lines. :meth:`gathered` gives each file's results (what each item's work gives) once
+    all its parts are read; :meth:`done`, a scan's summary of it.
+
+    ``numbered``: whether a file may be cut whose parts number their rows from 0, which a scan
+    renumbers once they are joined (a file of runs in JSON lines, an eval output: a part
+    cannot know what the lines before it hold). A site, whose pages are named by their rows'
+    keys as they are written, cuts only the others (Parquet files, eval logs)."""
 
     def __init__(
         self,
@@ -60,13 +63,14 @@ class Parts:
         workers: int | None,
         client: Any,
         heads: dict[int, tuple[Summary, runs.Mark]],
+        numbered: bool = True,
     ) -> None:
         self._todo = todo
         self._heads = heads
         self.work: list[Item] = []
         self._owners: list[int] = []  # for each item of the work, the index of its file
         self._counts: dict[int, int] = {}  # how many parts each file read in parts has
-        self._got: dict[int, dict[int, Summary]] = {}
+        self._got: dict[int, dict[int, Any]] = {}
         shared = client is not None or (workers or default_workers()) >= 2
         share = workers or 2  # a Dask cluster's: at least two
         for index_in_todo, item in enumerate(todo):
@@ -74,31 +78,43 @@ class Parts:
             split: list[Item] | None = None
             if head is not None or shared:
                 split = file_parts(item, share, head[1] if head is not None else None)
+            if split is not None and not numbered and isinstance(split[0].part, runs.Span):
+                split = None
             if split is not None:
                 self._counts[index_in_todo] = len(split)
             self.work += split or [item]
             self._owners += [index_in_todo] * len(split or [item])
 
-    def done(self, index_in_work: int, summary: Summary) -> tuple[int, Summary] | None:
-        """The file an item of the work is of (its index in ``todo``) and its summary, once
-        every part of it is read; None while some are not."""
+    def gathered(self, index_in_work: int, result: Any) -> tuple[int, list[Any]] | None:
+        """The file an item of the work is of (its index in ``todo``) and the results of its
+        parts in order, once every part of it is read; None while some are not."""
         index_in_todo = self._owners[index_in_work]
         count = self._counts.get(index_in_todo)
         if count is None:
-            return index_in_todo, summary
+            return index_in_todo, [result]
         got = self._got.setdefault(index_in_todo, {})
-        got[index_in_work] = summary
+        got[index_in_work] = result
         if len(got) < count:
             return None
         del self._got[index_in_todo]
-        ordered = [got[w] for w in sorted(got)]
+        return index_in_todo, [got[w] for w in sorted(got)]
+
+    def done(self, index_in_work: int, summary: Summary) -> tuple[int, Summary] | None:
+        """:meth:`gathered`, the parts' summaries joined into the file's."""
+        gathered = self.gathered(index_in_work, summary)
+        if gathered is None:
+            return None
+        index_in_todo, summaries = gathered
+        if index_in_todo not in self._counts:
+            return index_in_todo, summary
         head = self._heads.get(index_in_todo)
         file = self._todo[index_in_todo]
         part = self.work[index_in_work]
         if part.format == openhands.NAME:  # keyed by their instances' ids
-            return index_in_todo, joined_instances(ordered, file.key)
-        # An eval log's rows are keyed by their samples' ids, the others' by their places.
-        numbered = not isinstance(part.part, Samples)
-        joined = runs.joined(ordered if head is None else [head[0], *ordered], file.key,
+            return index_in_todo, joined_instances(summaries, file.key)
+        # A part of a file of runs in JSON lines numbers its rows from 0; a Parquet file's
+        # and an eval log's are keyed as the file's (their rows, their samples' ids).
+        numbered = isinstance(part.part, runs.Span)
+        joined = runs.joined(summaries if head is None else [head[0], *summaries], file.key,
                              file.grew, numbered)  # fmt: skip
         return index_in_todo, joined

@@ -467,7 +467,8 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
 
 def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summary:
     """Every row of a Parquet file of trajectories (:mod:`turnfold.formats.tables`), or of its
-    part ``item.part``, each a row keyed ``path#n`` read as ``load(messages)`` reads its
+    part ``item.part``, each a row keyed ``path#n`` (its row in the file) read as
+    ``load(messages)`` reads its
     messages. A row that cannot be read is a row with its ``error`` (C-7); a file that is no
     Parquet, or lacks the column, is one."""
     assert item.path is not None
@@ -475,8 +476,9 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
     assert item.part is None or isinstance(item.part, table_runs.Rows)
     found = Summary("rows")
     read = runs.OneFormat(table_runs.read_messages, item.format)
+    first = item.part.start if item.part is not None else 0  # rows are keyed as the file's
     try:
-        for place, cell in enumerate(table_runs.cells(item.path, item.column, item.part)):
+        for place, cell in enumerate(table_runs.cells(item.path, item.column, item.part), first):
             each = Item(key=f"{item.key}#{place}", path=item.path, sample=str(place),
                         size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
             try:

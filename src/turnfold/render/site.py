@@ -48,6 +48,7 @@ from turnfold.corpus.columns import (
 )
 from turnfold.corpus.discover import Item, discover, parquet_files
 from turnfold.corpus.engine import spread, worth_workers
+from turnfold.corpus.parts import Parts
 from turnfold.corpus.summarize import DATETIME_COLUMNS, Summary, examine
 from turnfold.i18n import translate
 from turnfold.model import Transcript, UserMessage
@@ -196,12 +197,20 @@ def build_site(
     read: dict[str, _File] = {}
     from turnfold import progress as bars
 
-    with bars.bar(len(todo), "Rendering", "file", delay=bars.DELAY_S,
+    # A large Parquet file or eval log is written in parts, by every worker at once (their
+    # rows are keyed as the file's, so each page is named as it is written).
+    parts = Parts(todo, workers, None, {}, numbered=False)
+    work = parts.work
+    with bars.bar(len(work), "Rendering", "file", delay=bars.DELAY_S,
                   disable=not progress) as bar:  # fmt: skip
         writer = _PageWriter(str(out), snapshot)
-        for at, done in spread(writer, todo, workers=workers, parallel=worth_workers(todo)):
-            read[todo[at].key] = done
+        for at, done in spread(writer, work, workers=workers, parallel=worth_workers(work)):
             bar.update(1)
+            file = parts.gathered(at, done)
+            if file is not None:
+                at_todo, built = file
+                pages = [run for one in built for run in one.runs]
+                read[todo[at_todo].key] = _File(built[0].kind, pages)
     files: dict[str, dict[str, Any]] = {}
     for item in found.items:
         fresh = read.get(item.key)
