@@ -209,8 +209,8 @@ def build_site(
             file = parts.gathered(at, done)
             if file is not None:
                 at_todo, built = file
-                pages = [run for one in built for run in one.runs]
-                read[todo[at_todo].key] = _File(built[0].kind, pages)
+                read[todo[at_todo].key] = _File(built[0].kind,
+                                                [r for one in built for r in one.runs])  # fmt: skip
     files: dict[str, dict[str, Any]] = {}
     for item in found.items:
         fresh = read.get(item.key)
