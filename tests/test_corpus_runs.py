@@ -246,6 +246,37 @@ def test_C5_a_large_file_of_runs_is_read_in_parts_by_every_worker(
     assert split[f"{path}#38"] == turnfold.load(_rows(40)[39])
 
 
+def test_C5_a_run_reads_in_the_dataset_s_format_whatever_part_it_is_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that only its dataset's format reads (detection alone finds no format in it: its
+    messages are half broken) is read in that format, the dataset's first run's, whether it is
+    read whole, in a part that begins with it, or alone by ``load(path, sample=n)``
+    (``corpus[key]``). A part began with detection, and so made the run an error row (found
+    by a fuzz of cut files)."""
+    from turnfold.corpus import runs
+    from turnfold.corpus.summarize import runs_parts
+
+    odd = _rows(3)[2]
+    odd["messages"] = [*odd["messages"][:2], {**odd["messages"][2], "content": {"a": 1}},
+                       {"role": "tool", "tool_call_id": "call_2"},
+                       {"content": "It reads: # demo"}]  # fmt: skip
+    with pytest.raises(TranscriptFormatError):
+        turnfold.load(odd)  # alone, no format reads it
+    path = _jsonl(tmp_path / "train.jsonl", [*_rows(2), odd, *_rows(5)[3:]])
+    whole = turnfold.scan(path, workers=1, cache=False)
+    assert whole.errors == 0
+    assert whole[f"{path}#2"] == turnfold.load(odd, format="openai")
+    assert turnfold.load(path, sample=2) == whole[f"{path}#2"]
+    monkeypatch.setattr(runs, "SPAN_BYTES", len(path.read_text().split("\n")[0]) * 2)
+    monkeypatch.setattr(runs, "SPLIT_BYTES", 1)
+    parts = runs_parts(Item(key=str(path), path=str(path), size=path.stat().st_size))
+    assert parts is not None
+    assert parts[1].part is not None
+    assert parts[1].part.line == 3  # the odd run begins the second part
+    assert turnfold.scan(path, workers=2, cache=False).to_arrow().equals(whole.to_arrow())
+
+
 def test_C5_the_parts_of_a_file_of_runs_cover_it_line_by_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -26,12 +26,12 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from turnfold.formats import TranscriptFormatError, read_record
+from turnfold.formats import read_record
 from turnfold.formats.compressed import compression_of
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.resume import CountedLines, complete_lines, fingerprint
@@ -42,6 +42,7 @@ from turnfold.formats.source import (
     open_source,
     warned_records,
 )
+from turnfold.formats.wrappers import UNKNOWN, OneFormat
 from turnfold.model import LoadWarning
 
 if TYPE_CHECKING:
@@ -85,6 +86,8 @@ class Mark:
     places: int
     inode: tuple[int, int]
     digest: bytes
+    #: The dataset's format, its first run's (:class:`OneFormat`), given to the new lines.
+    guess: str | None = None
 
     def after(self, before: int) -> Mark:
         """This mark of a part, with the records of the parts before it counted."""
@@ -190,18 +193,23 @@ class Runs:
     ``(place, line, transcript)``, or the record's :class:`MalformedLine`, or the exception its
     load raised; :attr:`mark` once read.
 
-    The records of one dataset are read in one format where they can be (:class:`OneFormat`).
+    The records of one dataset are read in one format where they can be
+    (:class:`~turnfold.formats.wrappers.OneFormat`): a part of the file is given ``guess``,
+    the format of the file's first run (:func:`first_format`).
     """
 
-    def __init__(self, path: str, span: Span | None = None) -> None:
+    def __init__(self, path: str, span: Span | None = None, guess: str | None = UNKNOWN) -> None:
         self._records = Records(path, span)
+        self._read = OneFormat(read_record, guess=guess)
 
     @property
     def mark(self) -> Mark | None:
-        return self._records.mark
+        """Where the file can be read on from, with the dataset's format."""
+        mark, guess = self._records.mark, self._read.guess
+        return None if mark is None else replace(mark, guess=None if guess == UNKNOWN else guess)
 
     def __iter__(self) -> Iterator[tuple[int, int, Any]]:
-        read = OneFormat(read_record)
+        read = self._read
         for place, line, record, warned in self._records:
             result: Transcript | MalformedLine | Exception
             if isinstance(record, MalformedLine):
@@ -216,29 +224,17 @@ class Runs:
             yield place, line, result
 
 
-class OneFormat:
-    """Reads the runs of one dataset with ``read(value, format)``: they are of one format, so
-    the format of the first run read is given for the next ones (detection costs as much as
-    the read of a short run), and a run it does not fit is detected on its own. A format the
-    user named (``format``) is given to every run, as ``load(value, format)`` would."""
-
-    def __init__(
-        self, read: Callable[[Any, str | None], Transcript], format: str | None = None
-    ) -> None:
-        self._read = read
-        self._named = format
-        self._found: str | None = None
-
-    def __call__(self, value: Any) -> Transcript:
-        if self._named is not None:
-            return self._read(value, self._named)
-        if self._found is not None:
-            with contextlib.suppress(TranscriptFormatError):
-                return self._read(value, self._found)
-        transcript = self._read(value, None)
-        found = transcript.metadata.get("source_format")
-        self._found = found if isinstance(found, str) else None
-        return transcript
+def first_format(path: str) -> str | None:
+    """The format of the first run of the file of runs at ``path`` (its first record that is
+    JSON) as ``load(record)`` reads it: the dataset's format (:class:`OneFormat`); None when
+    that run cannot be read."""
+    read = OneFormat(read_record)
+    for _, _, record, _ in Records(path):
+        if not isinstance(record, MalformedLine):
+            with contextlib.suppress(Exception):
+                read(record)
+            break
+    return read.guess if read.guess != UNKNOWN else None
 
 
 def spans(path: str, size: int, mark: Mark | None = None) -> list[Span] | None:

@@ -19,6 +19,7 @@ from turnfold.corpus.summarize import entries_by_turn, load_item, log_transcript
 from turnfold.formats import tables
 from turnfold.formats.harnesses import inspect_log, openhands
 from turnfold.formats.source import open_source
+from turnfold.formats.wrappers import OneFormat
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -141,7 +142,7 @@ def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> list[Searc
     hits: list[SearchHit] = []
     try:
         if item.column is not None:
-            read = runs.OneFormat(tables.read_messages)
+            read = OneFormat(tables.read_messages)
             found: Iterator[tuple[int, Any]] = (
                 (place, _or_none(read, cell))
                 for place, cell in enumerate(tables.cells(item.path, item.column))
@@ -159,7 +160,7 @@ def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> list[Searc
     return hits
 
 
-def _or_none(read: runs.OneFormat, cell: Any) -> Transcript | None:
+def _or_none(read: OneFormat, cell: Any) -> Transcript | None:
     try:
         return read(cell)
     except Exception:

@@ -36,7 +36,7 @@ from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.harnesses import archive, inspect_log, openhands
 from turnfold.formats.source import Source, open_source
-from turnfold.formats.wrappers import runs_key
+from turnfold.formats.wrappers import UNKNOWN, OneFormat, runs_key
 from turnfold.model import (
     AssistantError,
     Entry,
@@ -243,7 +243,7 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
         return _examine_table_file(item, tables, visit)
     if isinstance(item.part, inspect_log.Samples):
         return _examine_log(item, tables, visit)
-    if item.part is not None and item.format == openhands.NAME:
+    if item.part is not None and item.format == openhands.NAME and not item.format_guessed:
         return _examine_instances(item, tables, visit) or _one(
             _error_row(item, "a part of an eval output holds a line that is no instance")
         )
@@ -439,7 +439,7 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
     assert item.path is not None
     found = Summary("rows")
     assert item.part is None or isinstance(item.part, runs.Span)
-    reading = runs.Runs(item.path, item.part)
+    reading = runs.Runs(item.path, item.part, item.format if item.format_guessed else UNKNOWN)
     for place, line, result in reading:
         if item.sample is not None and str(place) != item.sample:
             continue
@@ -475,7 +475,10 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
     assert item.column is not None
     assert item.part is None or isinstance(item.part, table_runs.Rows)
     found = Summary("rows")
-    read = runs.OneFormat(table_runs.read_messages, item.format)
+    if item.format_guessed:  # a part: the file's first row's format
+        read = OneFormat(table_runs.read_messages, guess=item.format)
+    else:
+        read = OneFormat(table_runs.read_messages, item.format)
     first = item.part.start if item.part is not None else 0  # rows are keyed as the file's
     try:
         for place, cell in enumerate(table_runs.cells(item.path, item.column, item.part), first):
@@ -539,7 +542,14 @@ def table_file_parts(item: Item, share: int) -> list[Item] | None:
         return None  # its worker says what is wrong with it
     if rows is None:
         return None
-    return [replace(item, part=part, size=weight) for part, weight in rows]
+    format, guessed = item.format, False
+    if format is None:  # each part is given the dataset's format: the file's first row's
+        read = OneFormat(table_runs.read_messages)
+        with contextlib.suppress(Exception):
+            read(table_runs.cell(item.path, item.column, 0))
+        format, guessed = (read.guess if read.guess != UNKNOWN else None), True
+    return [replace(item, part=part, size=weight, format=format, format_guessed=guessed)
+            for part, weight in rows]  # fmt: skip
 
 
 def runs_parts(item: Item, mark: runs.Mark | None = None) -> list[Item] | None:
@@ -562,9 +572,12 @@ def runs_parts(item: Item, mark: runs.Mark | None = None) -> list[Item] | None:
         return None
     if spans is None or (mark is None and len(spans) < 2) or not spans:
         return None
-    format = openhands.NAME if kind == openhands.NAME else None
-    return [replace(item, part=span, size=span.end - span.start, checkpoint=None, format=format)
-            for span in spans]  # fmt: skip
+    format: str | None = openhands.NAME
+    guessed = kind != openhands.NAME
+    if guessed:  # each part is given the dataset's format: the file's first run's
+        format = mark.guess if mark is not None else runs.first_format(item.path)
+    return [replace(item, part=span, size=span.end - span.start, checkpoint=None, format=format,
+                    format_guessed=guessed) for span in spans]  # fmt: skip
 
 
 #: What :func:`_many_runs` calls a file of runs (:mod:`turnfold.corpus.runs`).

@@ -10,6 +10,7 @@ recognises (spec L-2, L-4) and what a load passed over (spec X-2).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from functools import cache
@@ -27,7 +28,7 @@ from turnfold.formats.source import (
     open_source,
     warned_records,
 )
-from turnfold.formats.wrappers import runs_key
+from turnfold.formats.wrappers import UNKNOWN, OneFormat, runs_key
 from turnfold.gcpause import collector_paused
 from turnfold.model import Accounting, LoadWarning, Transcript
 
@@ -188,13 +189,15 @@ def read_source(
 
 def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Transcript:
     """The run a file of runs (``wrappers.runs_key``) holds at place ``sample`` (from 0, as
-    ``scan`` keys it ``path#n``), read as ``load(record)`` reads it."""
+    ``scan`` keys it ``path#n``), read as ``load(record)`` reads it, in the dataset's format
+    where it fits (its first run's: ``wrappers.OneFormat``), as a scan reads it."""
     place = int(sample) if type(sample) is int or str(sample).isdigit() else None
     if place is None or epoch is not None:
         raise ValueError(
             f"{source.name} is a file of runs: sample= is a record's place in it (0, 1, …), "
             f"with no epoch; not sample={sample!r}" + (f", epoch={epoch!r}" if epoch else "")
         )
+    read = OneFormat(lambda value, format: read_record(value, format, agent))
     count = 0
     for count, (_, record, warned) in enumerate(warned_records(source), start=1):
         if count - 1 == place:
@@ -202,9 +205,12 @@ def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Trans
                 raise TranscriptFormatError(
                     source.name, FORMATS, None, f"#{place}: {record.reason}"
                 )
-            transcript = read_record(record, agent=agent)
+            transcript = read(record)
             transcript.warnings[:0] = warned  # its line's, as a scan's row counts them
             return transcript
+        if read.guess == UNKNOWN and not isinstance(record, MalformedLine):
+            with contextlib.suppress(Exception):  # the dataset's first run: its format
+                read(record)
     raise ValueError(
         f"{source.name} holds {count} runs: no sample={place} (they are 0 to {count - 1})"
     )

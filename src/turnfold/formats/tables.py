@@ -15,6 +15,7 @@ as there are workers, each converting its own rows.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import stat
 from collections.abc import Iterator, Mapping
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnfold import codec
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.wrappers import MESSAGE_KEYS
+from turnfold.formats.wrappers import MESSAGE_KEYS, OneFormat
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -277,4 +278,8 @@ def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Tr
         raise ValueError(
             f"{name} holds {count} runs: no sample={place} (they are 0 to {count - 1})"
         )
-    return read_messages(cell(name, column, place), format)
+    read = OneFormat(read_messages, format)
+    if format is None and place:  # the dataset's format, its first row's, as a scan reads it
+        with contextlib.suppress(Exception):
+            read(cell(name, column, 0))
+    return read(cell(name, column, place))

@@ -14,11 +14,13 @@ message-shaped objects the wrapper holds; the wrapper's other keys are kept as m
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source
 from turnfold.model import Transcript
 
@@ -120,3 +122,44 @@ def runs_key(source: Source) -> str | None:
     if key is None or sum(_message_list(row.get(key)) for row in rows) * 2 < len(rows):
         return None
     return key
+
+
+#: :class:`OneFormat` has not read a run yet: the dataset's format is not known.
+UNKNOWN = "(not known yet)"
+
+
+class OneFormat:
+    """Reads the runs of one dataset (the records of a file of runs, the rows of a table) with
+    ``read(value, format)``. They are of one format, which is detection's answer for the
+    dataset's first run: it is given for every run after it (detection costs as much as the
+    read of a short run), and a run it does not fit is detected on its own. A format the user
+    named (``format``) is given to every run, as ``load(value, format)`` would.
+
+    ``guess`` is the dataset's format when it is known already (:data:`UNKNOWN`: the first run
+    read is the dataset's first; None: that run could not be read, so each run is detected on
+    its own). A part of a dataset is given its first run's format, so that a run reads the
+    same whatever part it is read in, and as ``load(path, sample=n)`` reads it."""
+
+    def __init__(
+        self,
+        read: Callable[[Any, str | None], Transcript],
+        format: str | None = None,
+        guess: str | None = UNKNOWN,
+    ) -> None:
+        self._read = read
+        self._named = format
+        self.guess = guess
+
+    def __call__(self, value: Any) -> Transcript:
+        if self._named is not None:
+            return self._read(value, self._named)
+        if self.guess == UNKNOWN:
+            self.guess = None  # should the first run not read, each is detected on its own
+            transcript = self._read(value, None)
+            found = transcript.metadata.get("source_format")
+            self.guess = found if isinstance(found, str) else None
+            return transcript
+        if self.guess is not None:
+            with contextlib.suppress(TranscriptFormatError):
+                return self._read(value, self.guess)
+        return self._read(value, None)
