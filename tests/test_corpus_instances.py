@@ -144,9 +144,13 @@ def test_C5_a_large_eval_output_is_read_in_parts_by_every_worker(
     text.insert(7, "{not json")  # a bad line in a later part
     text.append(json.dumps(many[1]))  # task-1 again, at the end
     output = tmp_path / "output.jsonl"
-    output.write_text("\n".join(text) + "\n")
+    output.write_text("\n".join(text) + "\n" + "\n  \n")  # a part may hold no instance
     whole = scan(output, workers=1, cache=False)
     assert len(whole) == 12
+    for span in (1, 40, 900):  # each line a part, parts across lines
+        monkeypatch.setattr(runs, "SPAN_BYTES", span)
+        monkeypatch.setattr(runs, "SPLIT_BYTES", 1)
+        assert scan(output, workers=2, cache=False).to_arrow().equals(whole.to_arrow())
     monkeypatch.setattr(runs, "SPAN_BYTES", max(1, output.stat().st_size // 5))
     monkeypatch.setattr(runs, "SPLIT_BYTES", 1)
     monkeypatch.setattr(engine_module, "LOCAL_BYTES", 0)

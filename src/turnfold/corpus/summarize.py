@@ -244,9 +244,12 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
     if isinstance(item.part, inspect_log.Samples):
         return _examine_log(item, tables, visit)
     if item.part is not None and item.format == openhands.NAME and not item.format_guessed:
-        return _examine_instances(item, tables, visit) or _one(
-            _error_row(item, "a part of an eval output holds a line that is no instance")
-        )
+        try:  # a part of an eval output
+            found = _examine_instances(item, tables, visit)
+        except Exception as exc:  # a scan never aborts on one item (C-7)
+            return _one(_error_row(item, _reason(exc), openhands.NAME))
+        reason = "a part of an eval output holds a line that is no instance"
+        return found or _one(_error_row(item, reason, openhands.NAME))
     if item.part is not None:
         return _examine_runs(item, tables, visit)
     if _is_eval_log(item) and item.sample is None:
@@ -418,7 +421,7 @@ def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary
     finally:
         if stream is not None:
             stream.close()
-    if not found.rows:
+    if not found.rows and item.part is None:  # a part of blank lines holds no instance
         return None
     # What concerns the file (an unreadable line) is a warning of every instance's load.
     found.shared = len(source.warnings)
