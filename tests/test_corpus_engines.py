@@ -337,6 +337,15 @@ def test_C5_a_parquet_file_is_read_in_parts_by_the_workers(
     assert split.to_arrow().equals(whole.to_arrow())
     assert split.tool_calls().equals(whole.tool_calls())
     assert split.turns().equals(whole.turns())
+    # A row no format reads, in a later part: an error row naming no format, as when whole.
+    broken = tmp_path / "broken.parquet"
+    rows = _table(90).to_pylist()
+    rows[47]["messages"] = []
+    pq.write_table(pa.Table.from_pylist(rows), broken, row_group_size=20)
+    alone = scan(broken, workers=1, cache=False)
+    assert alone.rows[47]["error"] is not None
+    assert alone.rows[47]["format"] is None
+    assert scan(broken, workers=2, cache=False).to_arrow().equals(alone.to_arrow())
     in_memory = scan(_table(90), workers=1)
     for column in ("sample", "format", "turns", "tool_calls", "task_id", "reward"):
         assert split.to_arrow().column(column).equals(in_memory.to_arrow().column(column))

@@ -471,17 +471,16 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
 def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summary:
     """Every row of a Parquet file of trajectories (:mod:`turnfold.formats.tables`), or of its
     part ``item.part``, each a row keyed ``path#n`` (its row in the file) read as
-    ``load(messages)`` reads its
-    messages. A row that cannot be read is a row with its ``error`` (C-7); a file that is no
-    Parquet, or lacks the column, is one."""
+    ``load(messages)`` reads its messages. A row that cannot be read is a row with its
+    ``error`` (C-7); so is a file that is no Parquet or lacks the column, and one that breaks
+    off (changed since the scan began), after the rows read before."""
     assert item.path is not None
     assert item.column is not None
     assert item.part is None or isinstance(item.part, table_runs.Rows)
     found = Summary("rows")
-    if item.format_guessed:  # a part: the file's first row's format
-        read = OneFormat(table_runs.read_messages, guess=item.format)
-    else:
-        read = OneFormat(table_runs.read_messages, item.format)
+    named = None if item.format_guessed else item.format  # the user's, not a part's guess
+    guess = item.format if item.format_guessed else UNKNOWN  # a part's: the file's first row's
+    read = OneFormat(table_runs.read_messages, named, guess)
     first = item.part.start if item.part is not None else 0  # rows are keyed as the file's
     try:
         for place, cell in enumerate(table_runs.cells(item.path, item.column, item.part), first):
@@ -490,7 +489,7 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
             try:
                 transcript = read(cell)
             except Exception as exc:
-                found.extend(_one(_error_row(each, _reason(exc), item.format)))
+                found.extend(_one(_error_row(each, _reason(exc), named)))
             else:
                 format = _text(transcript.metadata.get("source_format"))
                 found.extend(_summarized(transcript, replace(each, format=format), format,
@@ -498,9 +497,7 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
             if len(found.rows) >= PACK_ROWS:
                 found.pack()
     except Exception as exc:  # the file itself (changed since the scan began, say)
-        if found.count:
-            raise
-        return _one(_error_row(item, _reason(exc), item.format))
+        found.extend(_one(_error_row(item, _reason(exc), named)))
     return found
 
 
