@@ -544,10 +544,7 @@ def table_file_parts(item: Item, share: int) -> list[Item] | None:
         return None
     format, guessed = item.format, False
     if format is None:  # each part is given the dataset's format: the file's first row's
-        read = OneFormat(table_runs.read_messages)
-        with contextlib.suppress(Exception):
-            read(table_runs.cell(item.path, item.column, 0))
-        format, guessed = (read.guess if read.guess != UNKNOWN else None), True
+        format, guessed = table_runs.first_format(item.path, item.column), True
     return [replace(item, part=part, size=weight, format=format, format_guessed=guessed)
             for part, weight in rows]  # fmt: skip
 
@@ -761,11 +758,8 @@ def load_item(item: Item, format: str | None) -> Transcript:
         return load(item.path, format=format or inspect_log.NAME, sample=sample, epoch=epoch)
     if item.path is not None:
         return load(item.path, format=format)
-    if item.format_guessed:
-        try:
-            return table_runs.read_messages(item.messages, format)
-        except TranscriptFormatError:
-            return table_runs.read_messages(item.messages)
+    if item.format_guessed:  # the table's first trajectory's: a row it does not fit is detected
+        return OneFormat(table_runs.read_messages, guess=format)(item.messages)
     return table_runs.read_messages(item.messages, format)
 
 

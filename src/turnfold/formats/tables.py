@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnfold import codec
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.wrappers import MESSAGE_KEYS, OneFormat
+from turnfold.formats.wrappers import MESSAGE_KEYS, UNKNOWN, OneFormat
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -278,8 +278,18 @@ def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Tr
         raise ValueError(
             f"{name} holds {count} runs: no sample={place} (they are 0 to {count - 1})"
         )
-    read = OneFormat(read_messages, format)
-    if format is None and place:  # the dataset's format, its first row's, as a scan reads it
-        with contextlib.suppress(Exception):
-            read(cell(name, column, 0))
-    return read(cell(name, column, place))
+    if format is not None:
+        return read_messages(cell(name, column, place), format)
+    # The dataset's format, its first row's, as a scan reads it.
+    guess = first_format(name, column) if place else UNKNOWN
+    return OneFormat(read_messages, guess=guess)(cell(name, column, place))
+
+
+def first_format(path: str, column: str) -> str | None:
+    """The format of the first run of a Parquet file of trajectories, as ``load(messages)``
+    reads it: the dataset's format (:class:`~turnfold.formats.wrappers.OneFormat`); None when
+    that run cannot be read."""
+    read = OneFormat(read_messages)
+    with contextlib.suppress(Exception):
+        read(cell(path, column, 0))
+    return read.guess if read.guess != UNKNOWN else None
