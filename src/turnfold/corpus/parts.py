@@ -1,11 +1,12 @@
 """A scan's files read in parts (spec C-4, C-5): where one file is more work than one worker's.
 
-A large file of runs in JSON lines (:mod:`turnfold.corpus.runs`), Parquet file of trajectories
-(:mod:`turnfold.formats.tables`) or ``.eval`` log (its samples, each a member of the zip) is
-cut into parts that every worker reads at once,
-and a file of runs that grew since the last scan is read from its mark on, its new lines alone,
-after the rows the index kept of its old ones. :class:`Parts` plans that work and puts each
-file's summary back together once all its parts are read, whatever order they end in.
+A large file of many runs is cut into parts that every worker reads at once: a file of runs in
+JSON lines (:mod:`turnfold.corpus.runs`) or an OpenHands eval output, at its lines' ends; a
+Parquet file of trajectories (:mod:`turnfold.formats.tables`), by its rows; an ``.eval`` log,
+by its samples (each a member of the zip). A file of runs that grew since the last scan is read
+from its mark on, its new lines alone, after the rows the index kept of its old ones.
+:class:`Parts` plans that work and puts each file's summary back together once all its parts
+are read, whatever order they end in.
 """
 
 from __future__ import annotations
