@@ -724,14 +724,13 @@ def _scan_parquet(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    found = parquet_files(files, format, messages)
+    found, schemas = parquet_files(files, format, messages)
     column = found.items[0].column if found.items else None
     paths = [item.path for item in found.items if item.path is not None]
-    schemas = [table_runs.schema_of(path) for path in paths]
     run = _read_files(files, found, cache, workers, client)
     # Shards may each hold other columns: a column a shard lacks is null in its rows.
-    parts = [pq.read_table(path, columns=[n for n in schema.names if n != column])
-             for path, schema in zip(paths, schemas, strict=True)]  # fmt: skip
+    parts = [pq.read_table(path, columns=[n for n in schemas[path].names if n != column])
+             for path in paths]  # fmt: skip
     extra = pa.concat_tables(parts, promote_options="default")
     rows = run.rows.table()
     if rows.num_rows != extra.num_rows:  # a file that could not be read is one row, not its own

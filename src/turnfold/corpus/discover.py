@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus.runs import Span
 from turnfold.formats import tables
@@ -27,6 +27,9 @@ from turnfold.formats.source import expanded
 from turnfold.formats.tables import PARQUET_SUFFIXES as PARQUET_SUFFIXES
 from turnfold.formats.tables import Rows
 from turnfold.userwarn import warn_at_caller
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: Files worth opening: every loader reads JSON lines or one JSON document, compressed or not
 #: (``rollouts.jsonl.gz``), or an Inspect ``.eval`` zip (one item per sample and epoch, listed
@@ -61,9 +64,10 @@ class Item:
     #: and checkpointed for the next scan when there is none yet.
     grew: bool = False
     checkpoint: bytes | None = None
-    #: A part of a large file, read by a worker of its own: of a file of runs, its bytes; of a
-    #: Parquet file, its rows (the rows of either are keyed from ``#0``, and the scan
-    #: renumbers them after the parts before it); of an eval log, its samples.
+    #: A part of a large file, read by a worker of its own: of a file of runs or an eval
+    #: output, its bytes (a file of runs' part keys its rows from ``#0``, and the scan
+    #: renumbers them after the parts before it); of a Parquet file, its rows; of an eval
+    #: log, its samples.
     part: Span | Rows | Samples | None = None
     #: The column of a Parquet file's trajectories: each of its rows is a run.
     column: str | None = None
@@ -325,10 +329,13 @@ def iter_paths(items: Iterable[Item]) -> Iterator[str]:
             yield item.path
 
 
-def parquet_files(files: Iterable[Any], format: str | None, messages: str | None) -> Found:
+def parquet_files(
+    files: Iterable[Any], format: str | None, messages: str | None
+) -> tuple[Found, dict[str, pa.Schema]]:
     """The items of Parquet files of trajectories, or the shards of one dataset: each a file
-    whose rows are runs, their messages in the column :func:`messages_column` picks from the
-    first file's (every file must hold it). A file that is no Parquet raises, naming it."""
+    whose rows are runs, their messages in the column :func:`~turnfold.formats.tables.
+    messages_column` picks from the first file's (every file must hold it); and the schema of
+    each file, by path. A file that is no Parquet raises, naming it."""
     paths = [os.fspath(f) for f in files]
     schemas = [tables.schema_of(path) for path in paths]
     column = tables.messages_column(list(schemas[0].names), messages,
@@ -341,4 +348,4 @@ def parquet_files(files: Iterable[Any], format: str | None, messages: str | None
         item = file_item(path, format)
         if item is not None and found.first_time(path):
             found.items.append(replace(item, column=column))
-    return found
+    return found, dict(zip(paths, schemas, strict=True))

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
 from turnfold.corpus.engine import default_workers
-from turnfold.corpus.summarize import Summary, file_parts, joined_instances
-from turnfold.formats.harnesses import openhands
+from turnfold.corpus.summarize import Summary, file_parts, is_instances_part, joined_instances
 
 if TYPE_CHECKING:
     from turnfold.corpus.index import Index
@@ -78,9 +77,7 @@ class Parts:
             head = heads.get(index_in_todo)
             split: list[Item] | None = None
             if head is not None or shared:
-                split = file_parts(item, share, head[1] if head is not None else None)
-            if split is not None and not numbered and isinstance(split[0].part, runs.Span):
-                split = None
+                split = file_parts(item, share, head[1] if head is not None else None, numbered)
             if split is not None:
                 self._counts[index_in_todo] = len(split)
             self.work += split or [item]
@@ -111,7 +108,7 @@ class Parts:
         head = self._heads.get(index_in_todo)
         file = self._todo[index_in_todo]
         part = self.work[index_in_work]
-        if part.format == openhands.NAME:  # keyed by their instances' ids
+        if is_instances_part(part):  # keyed by their instances' ids
             return index_in_todo, joined_instances(summaries, file.key)
         # A part of a file of runs in JSON lines numbers its rows from 0; a Parquet file's
         # and an eval log's are keyed as the file's (their rows, their samples' ids).

@@ -205,8 +205,8 @@ class Runs:
     @property
     def mark(self) -> Mark | None:
         """Where the file can be read on from, with the dataset's format."""
-        mark, guess = self._records.mark, self._read.guess
-        return None if mark is None else replace(mark, guess=None if guess == UNKNOWN else guess)
+        mark = self._records.mark
+        return None if mark is None else replace(mark, guess=self._read.found)
 
     def __iter__(self) -> Iterator[tuple[int, int, Any]]:
         read = self._read
@@ -231,10 +231,9 @@ def first_format(path: str) -> str | None:
     read = OneFormat(read_record)
     for _, _, record, _ in Records(path):
         if not isinstance(record, MalformedLine):
-            with contextlib.suppress(Exception):
-                read(record)
+            read.learn(record)
             break
-    return read.guess if read.guess != UNKNOWN else None
+    return read.found
 
 
 def spans(path: str, size: int, mark: Mark | None = None) -> list[Span] | None:

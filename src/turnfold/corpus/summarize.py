@@ -243,8 +243,8 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
         return _examine_table_file(item, tables, visit)
     if isinstance(item.part, inspect_log.Samples):
         return _examine_log(item, tables, visit)
-    if item.part is not None and item.format == openhands.NAME and not item.format_guessed:
-        try:  # a part of an eval output
+    if is_instances_part(item):
+        try:
             found = _examine_instances(item, tables, visit)
         except Exception as exc:  # a scan never aborts on one item (C-7)
             return _one(_error_row(item, _reason(exc), openhands.NAME))
@@ -501,15 +501,25 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
     return found
 
 
-def file_parts(item: Item, share: int, mark: runs.Mark | None = None) -> list[Item] | None:
+def file_parts(
+    item: Item, share: int, mark: runs.Mark | None = None, numbered: bool = True
+) -> list[Item] | None:
     """``item`` as the parts ``share`` workers read at once, when it is a large file of many
-    runs: a Parquet file of trajectories, an ``.eval`` log, a file of runs in JSON lines (read
-    on from ``mark`` when given: its new lines, as one part or more); None for any other."""
+    runs: a Parquet file of trajectories, an ``.eval`` log, a file of runs in JSON lines or an
+    eval output (read on from ``mark`` when given: its new lines, as one part or more); None
+    for any other. ``numbered``: whether a file may be cut whose parts number their rows from
+    0 (the last two: a part cannot know what the lines before it hold)."""
     if item.column is not None:
         return table_file_parts(item, share)
     if mark is None and _is_eval_log(item):
         return eval_log_parts(item, share)
-    return runs_parts(item, mark)
+    return runs_parts(item, mark) if numbered else None
+
+
+def is_instances_part(item: Item) -> bool:
+    """Whether ``item`` is a part of an OpenHands eval output (:func:`runs_parts`), whose rows
+    are keyed by their instances' ids."""
+    return item.part is not None and item.format == openhands.NAME and not item.format_guessed
 
 
 def eval_log_parts(item: Item, share: int) -> list[Item] | None:

@@ -10,7 +10,6 @@ recognises (spec L-2, L-4) and what a load passed over (spec X-2).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from functools import cache
@@ -28,7 +27,7 @@ from turnfold.formats.source import (
     open_source,
     warned_records,
 )
-from turnfold.formats.wrappers import UNKNOWN, OneFormat, runs_key
+from turnfold.formats.wrappers import UNKNOWN, OneFormat, no_such_run, run_place, runs_key
 from turnfold.gcpause import collector_paused
 from turnfold.model import Accounting, LoadWarning, Transcript
 
@@ -191,7 +190,7 @@ def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Trans
     """The run a file of runs (``wrappers.runs_key``) holds at place ``sample`` (from 0, as
     ``scan`` keys it ``path#n``), read as ``load(record)`` reads it, in the dataset's format
     where it fits (its first run's: ``wrappers.OneFormat``), as a scan reads it."""
-    place = int(sample) if type(sample) is int or str(sample).isdigit() else None
+    place = run_place(sample)
     if place is None or epoch is not None:
         raise ValueError(
             f"{source.name} is a file of runs: sample= is a record's place in it (0, 1, …), "
@@ -209,11 +208,8 @@ def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Trans
             transcript.warnings[:0] = warned  # its line's, as a scan's row counts them
             return transcript
         if read.guess == UNKNOWN and not isinstance(record, MalformedLine):
-            with contextlib.suppress(Exception):  # the dataset's first run: its format
-                read(record)
-    raise ValueError(
-        f"{source.name} holds {count} runs: no sample={place} (they are 0 to {count - 1})"
-    )
+            read.learn(record)  # the dataset's first run: its format
+    raise no_such_run(source.name, count, place)
 
 
 def read_record(record: Any, format: str | None = None, agent: Any = None) -> Transcript:

@@ -695,8 +695,9 @@ def from_binary_stream(
     if text is not stream:
         size = None  # the bar would count the text against the compressed size
     stream = _utf8_of(text)
-    shown = size is not None and size >= PROGRESS_MIN_BYTES and not progress.is_muted()
-    counter = _Progress(size, name) if shown and size is not None else None
+    counter = None
+    if size is not None and size >= PROGRESS_MIN_BYTES and not progress.is_muted():
+        counter = _Progress(size, name)
     chunked = _Lines(stream, limit, counter) if hasattr(stream, "readline") else None
     lines: Iterator[tuple[int, bytes | Oversized]]
     if chunked is not None:

@@ -9,13 +9,13 @@ part of a large file (:func:`parts`), and ``load(path, sample=n)`` its ``n``-th 
 
 A part is a range of rows. Parquet is read by row group, and a row group's column is decoded
 from its start (C++, a tenth of the conversion of its rows to Python values), so a part holds
-whole row groups when they are small, and a large row group is shared by at most as many parts
-as there are workers, each converting its own rows.
+whole row groups when they are small, and a large row group is cut: into as many parts as
+there are workers when its bytes are many, into parts of a bounded number of rows when its runs
+are many and short (:func:`_pieces`), each part converting its own rows.
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import stat
 from collections.abc import Iterator, Mapping
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnfold import codec
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.wrappers import MESSAGE_KEYS, UNKNOWN, OneFormat
+from turnfold.formats.wrappers import MESSAGE_KEYS, UNKNOWN, OneFormat, no_such_run, run_place
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -259,7 +259,7 @@ def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Tr
     """The run in row ``sample`` (from 0, as ``scan`` keys it ``path#n``) of a Parquet file
     of trajectories, as ``load(messages)`` reads its messages; the file alone names no run."""
     name = str(path)
-    place = int(sample) if type(sample) is int or str(sample).isdigit() else None
+    place = run_place(sample)
     if sample is None or place is None or epoch is not None:
         reason = (
             "a Parquet file of runs (each row holds one): turnfold.scan() reads each as a row; "
@@ -275,9 +275,7 @@ def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Tr
         file.close()
     column = messages_column(list(schema.names), None, list_columns(schema))
     if not 0 <= place < count:
-        raise ValueError(
-            f"{name} holds {count} runs: no sample={place} (they are 0 to {count - 1})"
-        )
+        raise no_such_run(name, count, place)
     if format is not None:
         return read_messages(cell(name, column, place), format)
     # The dataset's format, its first row's, as a scan reads it.
@@ -290,6 +288,5 @@ def first_format(path: str, column: str) -> str | None:
     reads it: the dataset's format (:class:`~turnfold.formats.wrappers.OneFormat`); None when
     that run cannot be read."""
     read = OneFormat(read_messages)
-    with contextlib.suppress(Exception):
-        read(cell(path, column, 0))
-    return read.guess if read.guess != UNKNOWN else None
+    read.learn(cell(path, column, 0))
+    return read.found

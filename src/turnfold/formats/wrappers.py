@@ -163,3 +163,25 @@ class OneFormat:
             with contextlib.suppress(TranscriptFormatError):
                 return self._read(value, self.guess)
         return self._read(value, None)
+
+    @property
+    def found(self) -> str | None:
+        """The dataset's format; None while no run is read, or when its first did not read."""
+        return None if self.guess == UNKNOWN else self.guess
+
+    def learn(self, value: Any) -> None:
+        """Read ``value``, the dataset's first run, for its format alone (a run that does not
+        read leaves each run to be detected on its own)."""
+        with contextlib.suppress(Exception):
+            self(value)
+
+
+def run_place(sample: Any) -> int | None:
+    """The place (from 0) ``sample`` names in a file of runs, as a scan keys a run
+    ``path#n``; None for anything but a place."""
+    return int(sample) if type(sample) is int or str(sample).isdigit() else None
+
+
+def no_such_run(name: str, count: int, place: int) -> ValueError:
+    """The error of a place past the runs a file of ``count`` runs holds."""
+    return ValueError(f"{name} holds {count} runs: no sample={place} (they are 0 to {count - 1})")

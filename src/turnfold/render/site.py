@@ -190,7 +190,7 @@ def build_site(
     (out / RUNS).mkdir(parents=True, exist_ok=True)
     found = discover(source, None)
     if found.parquet and not found.items:  # nothing but Parquet files: a dataset's shards
-        found = parquet_files(found.parquet, None, None)
+        found, _ = parquet_files(found.parquet, None, None)
     before = _read_manifest(out)
     prints = {item.key: _fingerprint(item, snapshot) for item in found.items}
     todo = [item for item in found.items if not _fresh(before.get(item.key), prints[item.key], out)]
