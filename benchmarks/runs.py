@@ -10,6 +10,8 @@ calls each, about 3.5 KB) to one JSONL file, then measures in the same run, in t
   whole     the same scan read by one worker (workers=1), as every file of runs was before
   parquet   the same rows as a Parquet file, scanned with 2 workers (a table's rows), and
             scanned again unchanged (its rows from the index)
+  search    corpus.search of a text no run holds (so every record is read), with 2 workers
+            (the file searched in its parts at once) against one worker (searched whole)
   grown     after 1% more rows were appended twice: the first growth a scan sees is read whole
             (and marked), the second is read on from the mark, the new lines alone (C-4)
 
@@ -73,6 +75,17 @@ def timed_scan(source: Path, cache: Path, workers: int) -> tuple[float, int]:
     return time.perf_counter() - began, len(corpus)
 
 
+def timed_search(source: Path, cache: Path, workers: int) -> float:
+    """A search of a text no run holds (every record read) in the scan of ``source``."""
+    import turnfold
+
+    os.environ["TURNFOLD_CACHE_DIR"] = str(cache)
+    corpus = turnfold.scan(source, workers=workers)  # from the index: scanned before
+    began = time.perf_counter()
+    assert corpus.search("a text no run holds") == []
+    return time.perf_counter() - began
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=20_000)
@@ -103,10 +116,16 @@ def main() -> None:
             tables.append(timed_scan(parquet, work / f"parquet-{run}", 2)[0])
         parse, part, whole, table_s = min(parses), min(parts), min(wholes), min(tables)
         rescan = timed_scan(parquet, work / "parquet-0", 2)[0]
+        searched = [timed_search(path, work / "parts-0", 2) for _ in range(max(1, args.repeat))]
+        searched_whole = [timed_search(path, work / "whole-0", 1)
+                          for _ in range(max(1, args.repeat))]  # fmt: skip
+        search, search_whole = min(searched), min(searched_whole)
         print(f"baseline json.loads, one core: {parse:.2f}s (best of {len(parses)})")
         print(f"scan, 2 workers, read in parts: {part:.2f}s; one worker, read whole: {whole:.2f}s; "
               f"the same rows as Parquet, 2 workers: {table_s:.2f}s, again unchanged: "
               f"{rescan:.3f}s")  # fmt: skip
+        print(f"search of a text no run holds, 2 workers, in parts: {search:.2f}s; one worker, "
+              f"whole: {search_whole:.2f}s")  # fmt: skip
         more = max(1, args.rows // 100)
         write(path, args.rows, more, "a")
         first, _ = timed_scan(path, work / "parts-0", 2)  # first growth seen: whole, marked
@@ -119,6 +138,7 @@ def main() -> None:
         f"runs: parts/baseline = {part / parse:.2f}x, whole/baseline = {whole / parse:.2f}x, "
         f"parts/whole = {part / whole:.2f}x, parquet/baseline = {table_s / parse:.2f}x, "
         f"parquet rescan/first = {rescan / table_s:.3f}x, "
+        f"search parts/whole = {search / search_whole:.2f}x, "
         f"read on/whole = {on / first:.3f}x"
     )
 

@@ -392,6 +392,38 @@ def test_C6_search_reads_a_parquet_file_once(
     ]  # fmt: skip
 
 
+def test_C6_a_large_parquet_file_is_searched_in_parts_to_the_same_hits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each worker searches its own rows, as a scan reads them; the hits are keyed by their
+    rows in the file, and are those of the file searched whole, at any limit."""
+    from turnfold.formats import tables as parquet
+
+    path = tmp_path / "rollouts.parquet"
+    pq.write_table(_table(90), path, row_group_size=20)
+    whole = scan(path, workers=1, cache=False)
+    expected = {q: whole.search(q, limit=1000) for q in ("list the files", "file_77.py", "ls 4")}
+    assert [hit.key for hit in expected["ls 4"]][:2] == [f"{path}#4", f"{path}#40"]
+    monkeypatch.setattr(parquet, "PART_BYTES", 1500)
+    monkeypatch.setattr(parquet, "PART_ROWS", 8)
+    split = scan(path, workers=2, cache=False)
+    parts: list[Any] = []
+    real = parquet.cells
+
+    def counted(name: str, column: str, part: Any = None) -> Any:
+        parts.append(part)
+        return real(name, column, part)
+
+    monkeypatch.setattr(parquet, "cells", counted)  # the work stays here: too little for workers
+    for query, hits in expected.items():
+        for limit in (1, 3, 1000):
+            assert split.search(query, limit=limit) == hits[:limit]
+    assert {parquet.Rows(10 * k, 10 * k + 10) for k in range(9)} <= set(parts)  # each alone
+    assert None not in parts  # never the file whole
+    monkeypatch.setattr(engine_module, "LOCAL_BYTES", 0)  # the parts go to the workers
+    assert split.search("list the files", limit=1000) == expected["list the files"]
+
+
 def test_C5_a_part_of_a_parquet_file_is_its_rows_whatever_its_row_groups(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

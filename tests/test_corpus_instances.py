@@ -168,6 +168,41 @@ def test_C5_a_large_eval_output_is_read_in_parts_by_every_worker(
         assert row["warnings"] == len(turnfold.load(output, sample=row["sample"]).warnings) + 1
 
 
+def test_C6_a_large_eval_output_is_searched_in_parts_to_the_same_hits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each worker searches its own lines of an ``output.jsonl``; an instance met again in a
+    later part has no hits (the first is its row), so the hits are those of the file searched
+    whole; a file of one instance (written twice) is keyed by its path."""
+    from turnfold.corpus import runs
+
+    lines = (OPENHANDS / OUTPUT).read_text().splitlines()
+    instances = [json.loads(line) for line in lines]
+    many = [{**instances[n % len(instances)], "instance_id": f"task-{n}"} for n in range(12)]
+    text = [json.dumps(instance) for instance in many]
+    text.insert(7, "{not json")
+    text.append(json.dumps({**many[2], "history": []}))  # task-2 again, at the end
+    output = tmp_path / "output.jsonl"
+    output.write_text("\n".join(text) + "\n" + "\n  \n")
+    single = tmp_path / "one" / "output.jsonl"
+    single.parent.mkdir()
+    single.write_text(text[0] + "\n" + text[0] + "\n")  # one instance, met again: one row
+    whole = scan(tmp_path, workers=1, cache=False)
+    query = "calc"
+    expected = whole.search(query, limit=1000)
+    keys = [hit.key for hit in expected]
+    assert {f"{output}#task-{n}" for n in range(12)} <= set(keys)
+    assert str(single) in keys
+    for span in (1, 40, 900):  # each line a part, parts across lines
+        monkeypatch.setattr(runs, "SPAN_BYTES", span)
+        monkeypatch.setattr(runs, "SPLIT_BYTES", 1)
+        split = scan(tmp_path, workers=2, cache=False)
+        for limit in (1, 7, 1000):
+            assert split.search(query, limit=limit) == expected[:limit], (span, limit)
+    monkeypatch.setattr(engine_module, "LOCAL_BYTES", 0)  # the parts go to the workers
+    assert split.search(query, limit=1000) == expected
+
+
 def _file_warnings(path: Path) -> list[Any]:
     from turnfold.formats.source import open_source
 

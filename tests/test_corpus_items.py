@@ -285,6 +285,32 @@ def test_C1_a_gemini_file_of_the_briefing_alone_with_no_session_beside_it_is_a_r
     assert corpus.rows[0]["error"] is None
 
 
+def test_C6_a_large_eval_log_is_searched_in_parts_of_its_samples_to_the_same_hits(
+    logs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from turnfold.corpus import engine, runs
+
+    whole = scan(logs, workers=1, cache=False)
+    expected = whole.search("look up the key", limit=1000)
+    assert [hit.key for hit in expected] == whole.keys
+    monkeypatch.setattr(runs, "SPAN_BYTES", 1)  # as many parts as samples
+    monkeypatch.setattr(runs, "SPLIT_BYTES", 1)
+    split = scan(logs, workers=2, cache=False)
+    parts: list[Any] = []
+    real = inspect_log.transcripts
+
+    def counted(path: Any, **kw: Any) -> Iterator[Any]:
+        parts.append(kw.get("part"))
+        yield from real(path, **kw)
+
+    monkeypatch.setattr(inspect_log, "transcripts", counted)  # the work stays here
+    for limit in (1, 3, 1000):
+        assert split.search("look up the key", limit=limit) == expected[:limit]
+    assert inspect_log.Samples(3, 4) in parts  # each sample of the two-epoch log alone
+    monkeypatch.setattr(engine, "LOCAL_BYTES", 0)  # the parts go to the workers
+    assert split.search("look up the key", limit=1000) == expected
+
+
 def test_C6_search_reads_an_eval_log_once_and_keys_each_hit_by_its_sample(
     logs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -246,6 +246,37 @@ def test_C5_a_large_file_of_runs_is_read_in_parts_by_every_worker(
     assert split[f"{path}#38"] == turnfold.load(_rows(40)[39])
 
 
+def test_C6_a_large_file_of_runs_is_searched_in_parts_to_the_same_hits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each worker searches its own part of the file, as a scan reads it; a part numbers its
+    records from 0, and its hits are renumbered after the records of the parts before it, so
+    the hits are the file's searched whole, keyed by their rows, at any limit."""
+    from turnfold.corpus import engine, runs
+
+    path = _quirky(tmp_path / "rollouts.jsonl")
+    whole = turnfold.scan(path, workers=1, cache=False)
+    queries = ("list the files", "file_3", "done with task 3", "\\bfile_\\d9\\b")
+    expected = {q: whole.search(q, regex=q.startswith("\\"), limit=1000) for q in queries}
+    assert len(expected["list the files"]) == 37  # every readable run's prompt
+    # Task 30 is record 29: two blank lines hold none, a line of two glued objects two.
+    assert [h.key for h in expected["done with task 3"]][:2] == [f"{path}#29", f"{path}#30"]
+    monkeypatch.setattr(runs, "SPAN_BYTES", 700)  # about three records a part
+    monkeypatch.setattr(runs, "SPLIT_BYTES", 1400)
+    split = turnfold.scan(path, workers=2, cache=False)
+    reads = _reads(monkeypatch)  # the work stays in this process: too little for workers
+    for query, hits in expected.items():
+        for limit in (1, 5, 1000):
+            assert split.search(query, regex=query.startswith("\\"), limit=limit) == hits[:limit]
+    assert len({span for _, span in reads if span is not None}) > 8  # read in its parts
+    monkeypatch.setattr(engine, "LOCAL_BYTES", 0)  # the parts go to the workers
+    assert split.search("list the files", limit=1000) == expected["list the files"]
+    for hit in expected["done with task 3"]:  # each hit opens on its entry
+        entry = split[hit.key].get(hit.entry_id)
+        assert entry is not None
+        assert "task 3" in entry.text.lower()
+
+
 def test_C5_a_run_reads_in_the_dataset_s_format_whatever_part_it_is_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

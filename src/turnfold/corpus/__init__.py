@@ -38,9 +38,15 @@ from turnfold.corpus.discover import (
     iter_paths,
     parquet_files,
 )
-from turnfold.corpus.engine import default_workers, ordered_map, spread, worth_workers
+from turnfold.corpus.engine import (
+    default_workers,
+    ordered_map,
+    part_share,
+    spread,
+    worth_workers,
+)
 from turnfold.corpus.parts import Parts, read_on
-from turnfold.corpus.search import SearchHit, SearchMany
+from turnfold.corpus.search import InOrder, SearchHit, SearchMany, search_parts
 from turnfold.corpus.summarize import (
     COLUMNS,
     TOOL_CALL_COLUMNS,
@@ -240,19 +246,20 @@ class Corpus:
         for i, row in enumerate(rows):
             if row["error"] is None:
                 _add_search_item(items, self._search_item(i, row))
-        readable = {row["key"] for row in rows if row["error"] is None}
+        share = part_share(self._workers, self._client)
+        if share is not None:  # a large file is searched in the parts a scan reads it in
+            items = [part for item in items for part in search_parts(item, share) or [item]]
         sizes = [item for item in items if item.path is not None]
         parallel = worth_workers(sizes) if len(sizes) == len(items) else len(items) >= 64
         hits: list[SearchHit] = []
+        in_order = InOrder({row["key"] for row in rows if row["error"] is None})
         results = ordered_map(
             SearchMany(query, regex, limit), items, workers=self._workers,
             client=self._client, parallel=parallel,
         )  # fmt: skip
         try:
-            for found in results:
-                # An eval log's samples are read as one item: its unreadable ones give no hit.
-                found = [hit for hit in found if hit.key in readable]
-                hits.extend(found[: limit - len(hits)])
+            for item, found in zip(items, results, strict=False):
+                hits.extend(in_order(item, found)[: limit - len(hits)])
                 if len(hits) >= limit:
                     break
         finally:

@@ -65,6 +65,16 @@ def worth_workers(items: list[Item]) -> bool:
     return len(items) >= LOCAL_ITEMS
 
 
+def part_share(workers: int | None, client: Any) -> int | None:
+    """How many workers share the parts of a large file (:mod:`turnfold.corpus.parts`): every
+    worker of this machine, at least two of a Dask cluster; None when one worker reads every
+    file whole."""
+    if client is not None:
+        return workers or 2
+    count = workers or default_workers()
+    return count if count >= 2 else None
+
+
 def default_workers() -> int:
     """Every core this process may use."""
     try:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
-from turnfold.corpus.engine import default_workers
+from turnfold.corpus.engine import part_share
 from turnfold.corpus.summarize import Summary, file_parts, is_instances_part, joined_instances
 
 if TYPE_CHECKING:
@@ -71,13 +71,13 @@ class Parts:
         self._owners: list[int] = []  # for each item of the work, the index of its file
         self._counts: dict[int, int] = {}  # how many parts each file read in parts has
         self._got: dict[int, dict[int, Any]] = {}
-        shared = client is not None or (workers or default_workers()) >= 2
-        share = workers or 2  # a Dask cluster's: at least two
+        share = part_share(workers, client)
         for index_in_todo, item in enumerate(todo):
             head = heads.get(index_in_todo)
             split: list[Item] | None = None
-            if head is not None or shared:
-                split = file_parts(item, share, head[1] if head is not None else None, numbered)
+            if head is not None or share is not None:
+                split = file_parts(item, share or 1, head[1] if head is not None else None,
+                                   numbered)  # fmt: skip
             if split is not None:
                 self._counts[index_in_todo] = len(split)
             self.work += split or [item]

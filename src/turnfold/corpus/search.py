@@ -3,23 +3,35 @@
 No full-text index yet: each item is read again by a worker and its prompts, answers, thinking,
 tool arguments and outputs (and errors and notices) are matched. A hit names the entry, so
 ``TranscriptWidget.reveal(hit.entry_id)`` on ``corpus[hit.key]`` opens the folds around it (P-11).
+
+A large file of many runs is searched in the parts a scan reads it in (:func:`search_parts`),
+by every worker at once: a dataset of rollouts in one file is most of a corpus's text. The hits
+of its parts are keyed as the scan keys its rows (:class:`InOrder`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import IO, Any
 
 from turnfold import codec, progress
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
-from turnfold.corpus.summarize import entries_by_turn, load_item, log_transcripts
+from turnfold.corpus.summarize import (
+    entries_by_turn,
+    eval_log_parts,
+    is_instances_part,
+    load_item,
+    log_transcripts,
+    runs_parts,
+    table_file_parts,
+)
 from turnfold.formats import tables
 from turnfold.formats.harnesses import inspect_log, openhands
 from turnfold.formats.source import open_source
-from turnfold.formats.wrappers import OneFormat
+from turnfold.formats.wrappers import UNKNOWN, OneFormat
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -68,14 +80,30 @@ def _snippet(text: str, start: int, end: int) -> str:
     return ("…" if left else "") + body + ("…" if right < len(text) else "")
 
 
-def search_item(item: Item, query: str, regex: bool, limit: int) -> list[SearchHit]:
-    """Up to ``limit`` hits in one item, at most one per entry; an unreadable item has none.
+@dataclass(frozen=True)
+class Found:
+    """What searching one item of the work gave: its ``hits``; of a part of a file of runs in
+    JSON lines, how many ``records`` it holds (it numbers them from 0, as a scan's part does:
+    :class:`InOrder` renumbers its hits after the parts before it); of a part of an eval
+    output, the ``instances`` it met (one met again in a later part is no row)."""
+
+    hits: list[SearchHit]
+    records: int = 0
+    instances: tuple[str, ...] = ()
+
+
+def search_item(item: Item, query: str, regex: bool, limit: int) -> Found:
+    """Up to ``limit`` hits in one item (or part of a file, :func:`search_parts`), at most one
+    per entry; an unreadable item has none.
 
     An eval log named without a sample is every sample of it, the log read once, each hit
-    keyed by its sample (``path#id/epoch``)."""
+    keyed by its sample (``path#id/epoch``); so are a file of runs' records (``path#n``), a
+    Parquet file's rows and an eval output's instances."""
     pattern = re.compile(query if regex else re.escape(query), re.IGNORECASE)
+    if item.part is not None:
+        return _search_part(item, pattern, limit)
     if item.path is not None and item.sample is None and item.format == inspect_log.NAME:
-        return _search_log(item, pattern, limit)
+        return Found(_search_log(item, pattern, limit))
     if item.path is not None and item.sample is None and item.format == openhands.NAME:
         found = _search_instances(item, pattern, limit)
         if found is not None:
@@ -85,8 +113,65 @@ def search_item(item: Item, query: str, regex: bool, limit: int) -> list[SearchH
     try:
         transcript = load_item(item, item.format)
     except Exception:  # the row already says why it cannot be read (C-7)
-        return []
-    return _hits(item.key, transcript, pattern, limit)
+        return Found([])
+    return Found(_hits(item.key, transcript, pattern, limit))
+
+
+def search_parts(item: Item, share: int) -> list[Item] | None:
+    """A file a search reads in one pass (:func:`search_item`) as the parts a scan reads it in,
+    for ``share`` workers: a large eval log, Parquet file, file of runs or eval output; None
+    for any other item, and for a file too small to cut."""
+    if item.path is None or item.sample is not None:
+        return None
+    if item.format == inspect_log.NAME:
+        return eval_log_parts(item, share)
+    if item.format not in (runs.FILE, openhands.NAME):
+        return None
+    plain = replace(item, format=None)  # told apart again, as a scan tells them
+    return table_file_parts(plain, share) if item.column is not None else runs_parts(plain)
+
+
+class InOrder:
+    """The hits of a search's work, given in its order, keyed as the scan keys its rows: a part
+    of a file of runs numbers its records from 0, so its hits are renumbered after the records
+    of the parts before it; an instance of an eval output met in an earlier part has no hits
+    (the first is the row), and a file of one instance is keyed by its path. Every part before
+    the one a search stops at was read whole (it held fewer hits than the limit), so each
+    renumbering knows what came before it."""
+
+    def __init__(self, readable: set[str]) -> None:
+        self._readable = readable
+        self._before: dict[str, int] = {}
+        self._met: dict[str, set[str]] = {}
+
+    def __call__(self, item: Item, found: Found) -> list[SearchHit]:
+        hits = found.hits
+        if is_instances_part(item):
+            met = self._met.setdefault(item.key, set())
+            hits = [hit for hit in hits if _place(item, hit) not in met]
+            met.update(found.instances)
+            if item.key in self._readable:  # a file of one instance: its row is the path's
+                hits = [replace(hit, key=item.key) for hit in hits]
+        elif isinstance(item.part, runs.Span):
+            before = self._before.get(item.key, 0)
+            self._before[item.key] = before + found.records
+            hits = [replace(hit, key=f"{item.key}#{before + int(_place(item, hit))}")
+                    for hit in hits]  # fmt: skip
+        # An eval log's samples are read as one item: its unreadable ones give no hit.
+        return [hit for hit in hits if hit.key in self._readable]
+
+
+def _place(item: Item, hit: SearchHit) -> str:
+    """What follows the file's key in a hit's key: its record's place, its instance's id."""
+    return hit.key[len(item.key) + 1 :]
+
+
+def _search_part(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
+    if isinstance(item.part, inspect_log.Samples):  # keyed by their samples
+        return Found(_search_log(item, pattern, limit))
+    if is_instances_part(item):
+        return _search_instances(item, pattern, limit) or Found([])
+    return _search_runs(item, pattern, limit)
 
 
 def _search_log(item: Item, pattern: re.Pattern[str], limit: int) -> list[SearchHit]:
@@ -102,17 +187,22 @@ def _search_log(item: Item, pattern: re.Pattern[str], limit: int) -> list[Search
     return hits
 
 
-def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> list[SearchHit] | None:
-    """The hits of every instance of an OpenHands eval output, the file read once, keyed as the
-    scan keys them (``path#instance_id``; the path alone for a file of one instance). None when
-    the file is no eval output (an event list): it is then searched as one transcript."""
+def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> Found | None:
+    """The hits of every instance of an OpenHands eval output (of its part), the file read
+    once, keyed as the scan keys them (``path#instance_id``; the path alone for a file of one
+    instance). None when the file is no eval output (an event list): it is then searched as
+    one transcript."""
     assert item.path is not None
     hits: list[SearchHit] = []
     ids: list[str] = []
+    stream: IO[bytes] | None
     try:
-        source, stream = open_source(item.path)
+        if isinstance(item.part, runs.Span):
+            source, stream = runs.part_source(item.path, item.part)
+        else:
+            source, stream = open_source(item.path)
     except Exception:  # the row already says why it cannot be read (C-7)
-        return []
+        return Found([])
     try:
         if source.is_document:
             return None
@@ -129,27 +219,35 @@ def _search_instances(item: Item, pattern: re.Pattern[str], limit: int) -> list[
     finally:
         if stream is not None:
             stream.close()
-    if len(ids) == 1:
-        return [SearchHit(item.key, h.turn, h.entry_id, h.snippet) for h in hits]
-    return hits
+    if len(ids) == 1 and item.part is None:  # a part's keys are the file's to settle
+        return Found([SearchHit(item.key, h.turn, h.entry_id, h.snippet) for h in hits])
+    return Found(hits, instances=tuple(ids))
 
 
-def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> list[SearchHit]:
-    """The hits of every record of a file of runs, or row of a Parquet file of trajectories,
-    the file read once, keyed as the scan keys them (``path#n``); a record that cannot be read
+def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
+    """The hits of every record of a file of runs, or row of a Parquet file of trajectories
+    (of its part), the file read once, keyed as the scan keys them (``path#n``; from 0 in a
+    part of a file of runs, with how many records it holds); a record that cannot be read
     has none (its row says why)."""
     assert item.path is not None
     hits: list[SearchHit] = []
+    records = 0
+    guess = item.format if item.format_guessed else UNKNOWN  # a part's: the file's first run's
     try:
         if item.column is not None:
-            read = OneFormat(tables.read_messages)
+            read = OneFormat(tables.read_messages, guess=guess)
+            part = item.part if isinstance(item.part, tables.Rows) else None
+            cells = tables.cells(item.path, item.column, part)
+            first = part.start if part is not None else 0  # rows are keyed as the file's
             found: Iterator[tuple[int, Any]] = (
-                (place, _or_none(read, cell))
-                for place, cell in enumerate(tables.cells(item.path, item.column))
+                (place, _or_none(read, cell)) for place, cell in enumerate(cells, first)
             )
         else:
-            found = ((place, transcript) for place, _, transcript in runs.Runs(item.path))
+            span = item.part if isinstance(item.part, runs.Span) else None
+            found = ((place, transcript)
+                     for place, _, transcript in runs.Runs(item.path, span, guess))  # fmt: skip
         for place, transcript in found:
+            records = place + 1
             if not isinstance(transcript, Transcript):
                 continue
             hits += _hits(f"{item.key}#{place}", transcript, pattern, limit - len(hits))
@@ -157,7 +255,7 @@ def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> list[Searc
                 break
     except Exception:  # the file cannot be read: its rows say so (C-7)
         pass
-    return hits
+    return Found(hits, records=records)
 
 
 def _or_none(read: OneFormat, cell: Any) -> Transcript | None:
@@ -192,6 +290,6 @@ class SearchMany:
     regex: bool
     limit: int
 
-    def __call__(self, items: list[Item]) -> list[list[SearchHit]]:
+    def __call__(self, items: list[Item]) -> list[Found]:
         with progress.muted():  # no bar of each file read: the worker's output is the user's
             return [search_item(item, self.query, self.regex, self.limit) for item in items]
