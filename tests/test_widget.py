@@ -166,6 +166,38 @@ def test_W2_bytes_for_one_appended_tool_call_do_not_grow_with_the_transcript(
     assert max(sizes.values()) < 10_000
 
 
+def test_W2_a_large_patch_delays_the_next_update_by_what_drawing_it_costs(
+    widgets: list[TranscriptWidget], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next update waits nine times what the last one cost, its drawing in the browser
+    included, which the kernel cannot hear while a cell runs: it is estimated from the
+    patch's size. A row or two keep the view updating three times a second; a burst of a
+    fast agent's hundreds of rows waits longer, up to a second."""
+    from turnfold import transport
+
+    rec = recorded(2)
+    widget = make(widgets, rec.transcript)
+    wire = Wire(widget)
+    monkeypatch.setattr(time, "perf_counter", lambda: 0.0)  # building costs nothing
+    delay = widget._updates._delay
+    assert delay == transport.MIN_DELAY_S
+    rec.start_tool("Grep", {"pattern": "needle", "path": "src"})
+    widget.flush()
+    (small,) = wire.custom("patch")
+    assert widget._updates._delay == transport.MIN_DELAY_S  # a row: three updates a second
+    wire.clear()
+    for n in range(300):
+        call = rec.start_tool("Read", {"file_path": f"src/module_{n}.py"})
+        rec.finish_tool(call, "x = 1\n" * 20)
+    widget.flush()
+    (large,) = wire.custom("patch")
+    drawing = Wire.size(large) * transport.DRAW_S_PER_BYTE
+    assert drawing > transport.MIN_DELAY_S / 9  # enough to matter
+    expected = min(transport.MAX_DELAY_S, drawing * (1 / transport.REDRAW_SHARE - 1))
+    assert widget._updates._delay == pytest.approx(expected, rel=0.05)
+    assert Wire.size(small) * transport.DRAW_S_PER_BYTE * 9 < transport.MIN_DELAY_S
+
+
 def test_W2_a_status_change_resends_only_its_turn(widgets: list[TranscriptWidget]) -> None:
     rec = recorded(3)
     call = rec.start_tool("Bash", {"command": "make"})

@@ -68,7 +68,7 @@ from turnfold.session import SessionTally
 from turnfold.settings import DisplaySettings, normalize_settings
 from turnfold.summaries.usage import UsageTracker, usage_footer, usage_for
 from turnfold.timeline import Timeline
-from turnfold.transport import Coalescer, SearchHit, ViewTransport
+from turnfold.transport import DRAW_S_PER_BYTE, Coalescer, SearchHit, ViewTransport
 
 __all__ = ["SYNCED_SETTINGS", "USAGE_KEY", "TranscriptWidget", "view_bundle", "view_css"]
 
@@ -386,9 +386,9 @@ class TranscriptWidget(anywidget.AnyWidget):
             if self._closed:
                 return
             started = time.perf_counter()
-            self._transport.publish(self._build(self.running))
-            # Sending costs as much as building a long turn: both count (REDRAW_SHARE).
-            self._updates.timed(time.perf_counter() - started)
+            sent = self._transport.publish(self._build(self.running))
+            # Building, sending and the browser's drawing all count (REDRAW_SHARE).
+            self._updates.timed(time.perf_counter() - started + sent * DRAW_S_PER_BYTE)
 
     def save_view(self) -> None:
         """Renew the ``_view`` trait (what a saved notebook keeps) if the view changed since
