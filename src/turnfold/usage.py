@@ -73,13 +73,9 @@ def add_into(totals: Tokens, tokens: Mapping[str, int]) -> None:
         totals[name] = totals.get(name, 0) + value
 
 
-def attach_usage(
-    entries: Sequence[Entry], usage: Usage | None, transcript: Transcript | None = None
-) -> None:
-    """Put a response's usage where the rules say: on its last text, else on its first
-    reasoning or call; through ``transcript.update`` when given, so a live view hears of it."""
-    if usage is None:
-        return
+def usage_carrier(entries: Iterable[Entry]) -> Entry | None:
+    """The entry a response's usage goes on (:func:`attach_usage`): its last text, else its
+    first reasoning or call; None when it has none of them."""
     carrier: Entry | None = None
     # One pass, no list made: a load attaches the usage of every response it reads.
     for entry in entries:
@@ -87,6 +83,17 @@ def attach_usage(
             carrier = entry  # a later text wins over anything before it
         elif carrier is None and isinstance(entry, USAGE_KINDS):
             carrier = entry  # the first reasoning or call, unless a text follows
+    return carrier
+
+
+def attach_usage(
+    entries: Sequence[Entry], usage: Usage | None, transcript: Transcript | None = None
+) -> None:
+    """Put a response's usage where the rules say: on its last text, else on its first
+    reasoning or call; through ``transcript.update`` when given, so a live view hears of it."""
+    if usage is None:
+        return
+    carrier = usage_carrier(entries)
     if carrier is None:
         return
     if transcript is not None:

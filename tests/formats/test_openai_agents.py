@@ -341,6 +341,30 @@ def test_A1_agent_as_tool_approval_and_an_unannounced_agent_change() -> None:
     assert pending.text == "Approve delete?"
 
 
+def test_U1_a_response_s_usage_is_not_lost_when_an_approval_comes_first() -> None:
+    """A response whose first call waits for approval and whose second ran: its usage goes
+    on the call that ran, as every reader puts it (its last text, else its first reasoning or
+    call); it went on the first entry, the approval, which holds none, and was lost."""
+    state = {
+        "new_items": [
+            _item("tool_approval_item", "a", _call("c1", "delete"), tool_name="delete"),
+            _item("tool_call_item", "a", _call("c2", "look")),
+            _item("tool_call_output_item", "a", _output("c2", "seen")),
+        ],
+        "raw_responses": [{
+            "response_id": "r1",
+            "usage": {"requests": 1, "input_tokens": 12, "output_tokens": 3, "total_tokens": 15},
+            "output": [_call("c1", "delete"), _call("c2", "look")],
+        }],
+    }  # fmt: skip
+    transcript = turnfold.load(state, format="openai-agents")
+    pending, call = transcript.entries
+    assert isinstance(pending, PendingAction)
+    assert isinstance(call, ToolCall)
+    assert call.usage is not None
+    assert (call.usage.input_tokens, call.usage.output_tokens) == (12, 3)
+
+
 def test_A1_a_new_prompt_ends_the_turn_of_the_agent_handed_off_to() -> None:
     handoff = _call("h1", "transfer_to_b")
     items = [
@@ -660,6 +684,31 @@ def test_A1_a_run_result_read_in_place_reads_as_its_copied_records() -> None:
         assert [c.subagent for c in read.tool_calls(nested=True)] == [
             c.subagent for c in copied.tool_calls(nested=True)
         ]
+
+
+def test_A1_function_calls_with_a_nested_field_are_read_in_place_as_their_records() -> None:
+    """A call a program made (the Responses API's ``caller``, a nested object) is read in
+    place by its named fields, as a flat call is, and gives what its copied record gives.
+    Only the fields a call is read by are tested, not every value of the SDK's object."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    from openai.types.responses.response_function_tool_call import CallerProgram
+
+    from turnfold.formats.frameworks import openai_agents
+
+    result = _benchmark_run(6)
+    calls = [item.raw_item for item in result.new_items if item.type == "tool_call_item"]
+    for n, call in enumerate(calls[::2]):
+        call.caller = CallerProgram(caller_id=f"program_{n}", type="program")
+    responses = openai_agents._Responses(result.raw_responses, result.new_items)
+    read = [responses.call_of(call) for call in calls]
+    assert all(found is not None for found in read)  # each read in place, none left out
+    assert [found[1] for found in read if found is not None] == list(range(6))  # its response
+    loaded = turnfold.load(result)
+    copied = turnfold.load(_copied(result), format="openai-agents")
+    assert loaded == copied
+    assert loaded.dump() == copied.dump()
+    assert loaded.accounting == copied.accounting
+    assert [c.name for c in loaded.tool_calls()] == ["add"] * 6
 
 
 # --- a finished run read flat (issue 22) ---------------------------------------------------

@@ -480,14 +480,23 @@ def flat_model_fields(value: Any) -> dict[str, Any] | None:
     """A flat pydantic model's own field dict, read in place (not copied: the caller only
     reads it), as :func:`flat_fields` would copy it; None for a dict, a model with a
     nested value or extra fields, and anything else."""
+    fields = model_fields(value)
+    if fields is None or not _ATOMS.issuperset(map(type, fields.values())):
+        return None
+    return fields
+
+
+def model_fields(value: Any) -> dict[str, Any] | None:
+    """A pydantic model's own field dict, read in place, its values whatever they are: for a
+    reader that takes a few fields by name and tests each (a call's name, id and arguments),
+    where testing every value (:func:`flat_model_fields`) would cost more than reading them;
+    None for a dict, a model with extra fields, and anything else."""
     if type(value) is dict or not hasattr(value, "model_dump"):
         return None
     fields = getattr(value, "__dict__", None)
     if getattr(value, "__pydantic_extra__", None):  # extra fields are dumped, not in __dict__
         return None
-    if type(fields) is not dict or not _ATOMS.issuperset(map(type, fields.values())):
-        return None
-    return fields
+    return fields if type(fields) is dict else None
 
 
 #: The accounting type of a framework's object :func:`plain_each` could not turn into a record.

@@ -77,6 +77,7 @@ from turnfold.formats.source import (
     Source,
     flat_fields,
     flat_model_fields,
+    model_fields,
     plain_each,
     plain_value,
     type_of_record,
@@ -96,7 +97,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import attach_usage
+from turnfold.usage import attach_usage, usage_carrier
 
 NAME = "openai-agents"
 
@@ -599,17 +600,19 @@ class _RawItems:
     def __init__(self, items: Any) -> None:
         self._items = items
         self._by_id: dict[int, Any] | None = None
-        #: Each flat output (a function call) read, by the ``id()`` of the SDK's object, which
-        #: its run item holds too: the item's reader finds its fields and keys here.
+        #: Each function call (or other flat output) read, by the ``id()`` of the SDK's object,
+        #: which its run item holds too: the item's reader finds its fields and keys here.
         self.flat: dict[int, _ReadOutput] = {}
 
     def ids_of(self, output: Any) -> tuple[list[tuple[str, str]], Any]:
         """The keys (:func:`_keys`) and type of a response's output object, read as the
         copied run used to read it: by the plain form of the run item's raw item it is, else
         by its own ``type``, ``id`` and ``call_id``."""
-        fields = flat_model_fields(output) or {}
+        fields = model_fields(output) or {}
         kind = fields.get("type")
-        if type(kind) is str:  # a function call: both ways give its own fields
+        # A function call (most outputs, read by name: its values need no test), or another
+        # flat output: both ways give its own fields.
+        if kind == "function_call" or (type(kind) is str and flat_model_fields(output)):
             keys = _keys(kind, fields.get("id"), fields.get("call_id"))
             self.flat[id(output)] = (fields, keys)
             return keys, kind
@@ -664,11 +667,11 @@ class _Responses:
 
     def call_of(self, raw: Any) -> tuple[dict[str, Any], int | None] | None:
         """A ``tool_call_item``'s raw item object (``raw``) as its own fields and the index of
-        the response that made it (:meth:`of_ids`); None unless it is a flat function call.
+        the response that made it (:meth:`of_ids`); None unless it is a function call.
         A response's outputs are the run items' raw items: one read here was read once."""
         read = self._raws.flat.get(id(raw))
         if read is None:
-            fields = flat_model_fields(raw)
+            fields = model_fields(raw)  # a function call's fields are read by name
             if fields is None:
                 return None
             read = fields, _keys(fields.get("type"), fields.get("id"), fields.get("call_id"))
@@ -718,20 +721,18 @@ class _Responses:
                 self.unnamed.setdefault(str(kind), deque()).append(index)
 
     def attach(self, start: int = 0, builder: AgentsBuilder | None = None) -> None:
-        """Each response's usage, from the ``start``-th on, on its last text (else in its
-        first entry's meta); through the transcript holding that entry when a ``builder``
-        follows a run live, so its observers hear of it."""
+        """Each response's usage, from the ``start``-th on, where :func:`attach_usage` puts it
+        (its last text, else its first reasoning or call); through the transcript holding that
+        entry when a ``builder`` follows a run live, so its observers hear of it."""
         for index in range(start, len(self.ids)):
             entries, usage = self.entries[index], self.usages[index]
             if not entries or usage is None:
                 continue
-            target = entries[0]
-            for entry in entries:  # its last text, else its first entry
-                if isinstance(entry, AssistantText):
-                    target = entry
             if builder is None:
-                attach_usage([target], usage)
-            else:
+                attach_usage(entries, usage)
+                continue
+            target = usage_carrier(entries)
+            if target is not None:
                 owner = builder.owner(target)
                 attach_usage([target], usage, owner)
                 builder.touch(owner)
