@@ -224,7 +224,8 @@ class Corpus:
         """Hits for ``query`` (case-insensitive; a regular expression when ``regex``) across
         prompts, answers, thinking, tool arguments and outputs, in row order, at most ``limit``.
 
-        Items are read again, in the scan's workers, and reading stops once ``limit`` is met.
+        Items are read again, in the scan's workers (a large file in the parts a scan reads it
+        in, by all of them at once), and reading stops once ``limit`` is met.
         """
         if not isinstance(query, str):
             raise TypeError(f"search() looks for a str, not {type(query).__name__}")
