@@ -80,7 +80,8 @@ def test_C5_workers_import_the_price_table_up_front_only_until_prices_are_kept(
 def test_C5_dask_cluster_returns_the_same_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The sessions of a folder, and a file of runs read in parts (C-1), as here."""
+    """The sessions of a folder, and a file of runs read and searched in parts (C-1, C-6),
+    as here."""
     from turnfold.corpus import runs
     from turnfold.corpus.discover import Item
     from turnfold.corpus.summarize import runs_parts
@@ -103,6 +104,11 @@ def test_C5_dask_cluster_returns_the_same_rows(
         assert there.to_arrow().equals(here.to_arrow())
         assert there.turns().equals(here.turns())
         assert there.search("readme", limit=2) == here.search("readme", limit=2)
+        # The file of runs searched in its parts by the cluster's workers, one for each thread.
+        assert engine_module.part_share(None, client) == 2
+        every = here.search("list the files", limit=1000)
+        assert len(every) == 20
+        assert there.search("list the files", limit=1000) == every
 
 
 def test_C1_arrow_table_rows_are_trajectories_with_their_columns_kept() -> None:

@@ -67,10 +67,10 @@ def worth_workers(items: list[Item]) -> bool:
 
 def part_share(workers: int | None, client: Any) -> int | None:
     """How many workers share the parts of a large file (:mod:`turnfold.corpus.parts`): every
-    worker of this machine, at least two of a Dask cluster; None when one worker reads every
-    file whole."""
+    worker of this machine, every thread of a Dask cluster (at least two); None when one
+    worker reads every file whole."""
     if client is not None:
-        return workers or 2
+        return workers or max(2, _dask_threads(client))
     count = workers or default_workers()
     return count if count >= 2 else None
 
@@ -291,11 +291,15 @@ def _index_chunks(items: list[Item], order: list[int]) -> Iterator[list[int]]:
 
 
 def _dask_window(client: Any) -> int:
+    return max(2, _dask_threads(client) * WINDOW_PER_WORKER)
+
+
+def _dask_threads(client: Any) -> int:
+    """The threads of a Dask cluster's workers."""
     try:
-        threads = int(sum(client.nthreads().values()))
-    except Exception:  # an older or remote client: a modest window still overlaps the work
-        threads = 2
-    return max(2, threads * WINDOW_PER_WORKER)
+        return int(sum(client.nthreads().values()))
+    except Exception:  # an older or remote client: a modest count still overlaps the work
+        return 2
 
 
 def _windowed(
