@@ -361,7 +361,7 @@ REDRAW_SHARE = 0.1
 #: thread on the 290 KB of patches of a 500-step LangGraph run followed live (new rows' DOM,
 #: style, layout and paint), and the kernel 0.05 s building them; sending them made the run
 #: 1.12x its bare time, building them alone 1.04x. A slow agent's patches of a row or two still
-#: update the view three times a second; a fast one's of a hundred rows, about twice.
+#: update the view three times a second; a fast one's of a hundred rows, once or twice.
 DRAW_S_PER_BYTE = 1e-6
 
 

@@ -22,6 +22,7 @@ from turnfold.corpus.discover import Item
 from turnfold.corpus.summarize import (
     entries_by_turn,
     eval_log_parts,
+    guessed_format,
     is_instances_part,
     load_item,
     log_transcripts,
@@ -31,7 +32,7 @@ from turnfold.corpus.summarize import (
 from turnfold.formats import tables
 from turnfold.formats.harnesses import inspect_log, openhands
 from turnfold.formats.source import open_source
-from turnfold.formats.wrappers import UNKNOWN, OneFormat
+from turnfold.formats.wrappers import OneFormat
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -232,7 +233,7 @@ def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
     assert item.path is not None
     hits: list[SearchHit] = []
     records = 0
-    guess = item.format if item.format_guessed else UNKNOWN  # a part's: the file's first run's
+    guess = guessed_format(item)
     try:
         if item.column is not None:
             read = OneFormat(tables.read_messages, guess=guess)
@@ -247,7 +248,7 @@ def _search_runs(item: Item, pattern: re.Pattern[str], limit: int) -> Found:
             found = ((place, transcript)
                      for place, _, transcript in runs.Runs(item.path, span, guess))  # fmt: skip
         for place, transcript in found:
-            records = place + 1
+            records += 1
             if not isinstance(transcript, Transcript):
                 continue
             hits += _hits(f"{item.key}#{place}", transcript, pattern, limit - len(hits))

@@ -442,7 +442,7 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
     assert item.path is not None
     found = Summary("rows")
     assert item.part is None or isinstance(item.part, runs.Span)
-    reading = runs.Runs(item.path, item.part, item.format if item.format_guessed else UNKNOWN)
+    reading = runs.Runs(item.path, item.part, guessed_format(item))
     for place, line, result in reading:
         if item.sample is not None and str(place) != item.sample:
             continue
@@ -479,8 +479,7 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
     assert item.part is None or isinstance(item.part, table_runs.Rows)
     found = Summary("rows")
     named = None if item.format_guessed else item.format  # the user's, not a part's guess
-    guess = item.format if item.format_guessed else UNKNOWN  # a part's: the file's first row's
-    read = OneFormat(table_runs.read_messages, named, guess)
+    read = OneFormat(table_runs.read_messages, named, guessed_format(item))
     first = item.part.start if item.part is not None else 0  # rows are keyed as the file's
     try:
         for place, cell in enumerate(table_runs.cells(item.path, item.column, item.part), first):
@@ -499,6 +498,13 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
     except Exception as exc:  # the file itself (changed since the scan began, say)
         found.extend(_one(_error_row(item, _reason(exc), named)))
     return found
+
+
+def guessed_format(item: Item) -> str | None:
+    """The dataset's format a part of a file was given (its file's first run's, which its
+    runs are read in first: :class:`~turnfold.formats.wrappers.OneFormat`), else
+    :data:`~turnfold.formats.wrappers.UNKNOWN`."""
+    return item.format if item.format_guessed else UNKNOWN
 
 
 def file_parts(

@@ -471,9 +471,14 @@ def flat_fields(value: Any) -> dict[str, Any] | None:
     except that fields never set are there too, as their defaults.
     """
     fields = value if type(value) is dict else flat_model_fields(value)
-    if fields is None or (fields is value and not _ATOMS.issuperset(map(type, value.values()))):
+    if fields is None or (fields is value and not is_flat(value)):
         return None
     return dict(fields)
+
+
+def is_flat(fields: Mapping[str, Any]) -> bool:
+    """Whether every value of ``fields`` is a string, a number, a bool or None."""
+    return _ATOMS.issuperset(map(type, fields.values()))
 
 
 def flat_model_fields(value: Any) -> dict[str, Any] | None:
@@ -481,9 +486,7 @@ def flat_model_fields(value: Any) -> dict[str, Any] | None:
     reads it), as :func:`flat_fields` would copy it; None for a dict, a model with a
     nested value or extra fields, and anything else."""
     fields = model_fields(value)
-    if fields is None or not _ATOMS.issuperset(map(type, fields.values())):
-        return None
-    return fields
+    return fields if fields is not None and is_flat(fields) else None
 
 
 def model_fields(value: Any) -> dict[str, Any] | None:

@@ -76,7 +76,7 @@ from turnfold.formats.protocol import not_read
 from turnfold.formats.source import (
     Source,
     flat_fields,
-    flat_model_fields,
+    is_flat,
     model_fields,
     plain_each,
     plain_value,
@@ -612,7 +612,7 @@ class _RawItems:
         kind = fields.get("type")
         # A function call (most outputs, read by name: its values need no test), or another
         # flat output: both ways give its own fields.
-        if kind == "function_call" or (type(kind) is str and flat_model_fields(output)):
+        if kind == "function_call" or (type(kind) is str and is_flat(fields)):
             keys = _keys(kind, fields.get("id"), fields.get("call_id"))
             self.flat[id(output)] = (fields, keys)
             return keys, kind
