@@ -649,6 +649,10 @@ def test_X2_gemini_legacy_messages_are_accounted_for_one_by_one() -> None:
         ("error: pathspec 'x' did not match", "error"),
         ("Command timed out after 120000 ms", "error"),
         ("Tool call was rejected by the user.", "error"),
+        # What a tool returned, holding the words: no failure it states (the output of a call
+        # recorded as a success, a read file's first line).
+        ('{"status":"success","labels":["Approved","Rejected"]}', None),
+        ("Why the request timed out last week: the proxy dropped it.", None),
         ("Output: hi\nProcess Group PGID: 1", None),
         ("Successfully updated the todo list.", None),
         ("# Notes\nAn error: here is only in the body", None),
@@ -663,6 +667,19 @@ def test_L3_21_11_a_result_whose_text_states_a_failure_is_an_error(
     from turnfold.formats.gemini_parts import stated_outcome
 
     assert stated_outcome(text) == expected
+
+
+def test_L3_21_11_gemini_success_whose_output_only_mentions_a_rejection_stays_a_success() -> None:
+    labels = call("c1", "get_labels")
+    labels["result"][0]["functionResponse"]["response"] = {
+        "output": '{"status":"success","labels":["Approved","Rejected"]}'
+    }
+    read = call("c2", "read_file")
+    read["result"][0]["functionResponse"]["response"] = {
+        "output": "Why the request timed out last week: the proxy dropped it."
+    }
+    transcript = load_lines(user("u1", "go"), model("g1", toolCalls=[labels, read]))
+    assert [c.status for c in transcript.tool_calls()] == ["success", "success"]
 
 
 def test_L3_21_11_gemini_success_whose_output_says_exit_code_1_is_an_error() -> None:

@@ -230,9 +230,15 @@ _EXIT_CODE = re.compile(
     r"^(?:Exit Code:|Command exited with code|Process exited with code) *(-?\d+)\b",
     re.MULTILINE | re.IGNORECASE,
 )
-#: Failures a tool reports in the first line of its output rather than in a status.
+#: Failures a tool reports in the first line of its output rather than in a status: a line
+#: that starts ``Error``, or a sentence about the call itself (``Command timed out after 120s``,
+#: ``Tool call was rejected by the user.``). The words alone are not enough: a result that
+#: merely holds them (a read file's first line, a JSON list of labels named ``Rejected``) is
+#: what the tool returned, not a failure it states.
 _FAILED_FIRST_LINE = re.compile(
-    r"^(?:error\b(?!\s*:?\s*\(none\))|.*\btimed out\b|.*\brejected\b)",
+    r"^(?:error\b(?!\s*:?\s*\(none\))"
+    r"|(?:the )?(?:command|tool(?: call)?|call|request|operation|execution|process)\b"
+    r"[^.\n]{0,80}?\b(?:timed out|rejected)\b)",
     re.IGNORECASE,
 )
 #: Gemini CLI wraps tool output in this tag (prompt-injection fencing); it is not the output.
@@ -245,7 +251,8 @@ def stated_outcome(text: str | None, display: Any = None) -> ToolStatus | None:
     Gemini CLI and Qwen Code record a shell command that failed as ``status: "success"``: the
     failure is only in the output (``Exit Code: 2``). One rule for both formats: a non-zero exit
     code, ``Command exited with code N``, a first line ``Error: …`` (not Qwen Code's
-    ``Error: (none)`` header field), ``timed out`` or ``rejected`` is ``error``; ``Exit Code: 0``
+    ``Error: (none)`` header field), or one saying the call timed out or was rejected
+    (:data:`_FAILED_FIRST_LINE`) is ``error``; ``Exit Code: 0``
     is ``success``. Qwen Code's ``shell_result`` display states its ``exitCode`` too.
 
     >>> stated_outcome("Output: ls: cannot access 'x'\\nExit Code: 2")
