@@ -85,6 +85,28 @@ def test_C1_a_glob_a_list_of_paths_and_one_file() -> None:
     assert len(single) == 1
 
 
+def test_C1_an_aider_history_is_a_row_whether_walked_or_named(tmp_path: Path) -> None:
+    """Aider writes its Markdown history as ``.aider.chat.history.md`` in the folder it ran in:
+    a walk passed it over as hidden, and a scan of the file itself told formats apart from
+    JSON records alone, so neither gave a row (nor an error), though ``load(path)`` reads it."""
+    fixture = FIXTURES / "aider" / "aider_0.86.2_edits-commands.md"
+    project = tmp_path / "project"
+    project.mkdir()
+    history = project / ".aider.chat.history.md"
+    shutil.copyfile(fixture, history)
+    (project / ".aider.input.history").write_text("+hello\n")  # aider's, but no transcript
+    expected = turnfold.load(history)
+    for source in (tmp_path, history):
+        corpus = scan(source, workers=1, cache=False)
+        rows = list(corpus)
+        assert [(r["key"], r["format"], r["error"]) for r in rows] == [
+            (str(history), "aider", None)
+        ], source
+        assert rows[0]["tool_calls"] == len(expected.tool_calls()) > 0
+        assert corpus.skipped == 0
+        assert corpus[str(history)].tool_calls() == expected.tool_calls()
+
+
 def test_C1_a_file_met_twice_is_one_row() -> None:
     """A list naming a file twice, a folder and a file in it, or ``**`` (which matches the
     folders as well as their files) gave a row per meeting: rows of one key, which the corpus

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 #: by the worker that opens it: H-1). Anything else in a walked folder is counted as skipped
 #: without being opened (C-7).
 CANDIDATE_SUFFIXES = (*candidate_names((".jsonl", ".json", ".ndjson", ".traj")), ".eval")
+#: Files worth opening by their name alone, hidden or not: aider's chat history (Markdown, in
+#: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``).
+CANDIDATE_NAMES = frozenset({".aider.chat.history.md"})
 
 
 @dataclass(frozen=True)
@@ -161,10 +164,10 @@ def _walk(root: str, format: str | None, found: Found) -> None:
         # hold no sessions.
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
-            if name.startswith("."):
+            if name.startswith(".") and name not in CANDIDATE_NAMES:
                 continue
             path = os.path.join(folder, name)
-            if name.endswith(CANDIDATE_SUFFIXES + PARQUET_SUFFIXES):
+            if name.endswith(CANDIDATE_SUFFIXES + PARQUET_SUFFIXES) or name in CANDIDATE_NAMES:
                 _add_file(path, format, found)
             elif found.first_time(path):
                 found.skipped += 1

@@ -28,6 +28,7 @@ from turnfold.cost import spend_of
 from turnfold.formats import (
     TranscriptFormatError,
     load,
+    path_format,
     read_source,
     which_format,
 )
@@ -226,6 +227,13 @@ def _is_eval_log(item: Item) -> bool:
         return False
 
 
+def _path_format(path: str) -> str | None:
+    try:
+        return path_format(Path(path))
+    except OSError:  # unreadable: opening it as JSON lines says why (C-7)
+        return None
+
+
 def examine(item: Item, *, tables: bool = True, visit: Visit | None = None) -> Summary:
     """Read ``item`` and summarise it; the tool-call and turn rows too when ``tables``.
 
@@ -261,6 +269,10 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
     format = item.format
     if item.path is not None and format is None and is_session_bookkeeping(Path(item.path)):
         return Summary("child", session=session_of(Path(item.path), None, []))
+    if item.path is not None and format is None and item.sample is None:
+        # A file a format reads itself (aider's Markdown history), which no format tells from
+        # JSON records: as load(path) reads it.
+        format = _path_format(item.path)
     try:
         transcript: Transcript | None = None
         if item.path is not None and format is None:

@@ -316,6 +316,16 @@ def _path_of(source: Any) -> Path | None:
     return None
 
 
+def path_format(path: Path) -> str | None:
+    """The format that reads the file at ``path`` itself (:data:`PATH_FORMATS`: an eval log's
+    zip, aider's Markdown history) when one claims it; None for a file of JSON records, which
+    the other formats read from its records, and for a file none claims."""
+    if _opens_with_a_record(path):
+        return None
+    claims = [(m.NAME, e) for m in _path_readers() if (e := m.detect_path(path)) is not None]
+    return _choose(str(path), claims, None)
+
+
 def _read_path(
     path: Path, format: str | None, sample: Any, epoch: int | None, agent: Any
 ) -> Transcript | None:
@@ -326,10 +336,7 @@ def _read_path(
         if not hasattr(module, "read_path"):
             return None
     else:
-        if _opens_with_a_record(path):
-            return None
-        claims = [(m.NAME, e) for m in _path_readers() if (e := m.detect_path(path)) is not None]
-        name = _choose(str(path), claims, None)
+        name = path_format(path)
         if name is None:
             return None
         module = _module(name)
