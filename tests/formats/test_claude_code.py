@@ -1097,6 +1097,25 @@ def test_L4_claude_code_summary_only_file_is_an_empty_titled_transcript() -> Non
     assert transcript.entries == []
 
 
+def test_L4_claude_code_a_summary_of_another_session_is_not_this_session_s_title() -> None:
+    """Claude Code writes the summaries of earlier sessions at the top of a new session's file
+    (for ``/resume``); their ``leafUuid`` names a message of the other session's file. The
+    title is this session's own summary (its leaf in this file), or none; the others are kept
+    apart."""
+    other = {"type": "summary", "summary": "Another session", "leafUuid": "elsewhere"}
+    s = Session()
+    s.user("create a TODO app")
+    leaf = s.assistant("m1", text("Done."))
+    untitled = load(json.dumps(other) + "\n" + s.text())
+    assert "title" not in untitled.metadata
+    assert untitled.metadata["other_summaries"] == [
+        {"summary": "Another session", "leafUuid": "elsewhere"}
+    ]
+    own = {"type": "summary", "summary": "TODO app", "leafUuid": leaf}
+    titled = load(json.dumps(other) + "\n" + s.text() + json.dumps(own) + "\n")
+    assert titled.metadata["title"] == "TODO app"
+
+
 # --- detection ------------------------------------------------------------------------------------
 
 

@@ -504,6 +504,8 @@ class _Reader:
         self.metadata: dict[str, Any] = {"source_format": NAME}
         self.cwd: str | None = None  # the session's working directory, once a record gives it
         self.titles: dict[str, str] = {}
+        #: Each ``summary`` record's text and the message it summarises (``leafUuid``).
+        self.summaries: list[tuple[str, str | None]] = []
         self.requested_model: str | None = None  # from api-request records
         self.recognised = False
         self.first_line: int | None = None
@@ -634,7 +636,9 @@ class _Reader:
 
     def title(self, kind: str, record: dict[str, Any]) -> None:
         text = _str(record.get(TITLE_KEYS[kind]))
-        if text:
+        if text and kind == "summary":
+            self.summaries.append((text, _str(record.get("leafUuid"))))
+        elif text:
             self.titles[kind] = text
 
     # --- user lines ---------------------------------------------------------------------------
@@ -1278,10 +1282,27 @@ class _Reader:
     def finish_metadata(self) -> None:
         if self.requested_model and "model" not in self.metadata:
             self.metadata["model"] = self.requested_model
+        summary = self.own_summary()
+        if summary is not None:
+            self.titles["summary"] = summary
         for kind in ("custom-title", "ai-title", "summary"):
             if kind in self.titles:
                 self.metadata["title"] = self.titles[kind]
                 break
+
+    def own_summary(self) -> str | None:
+        """The last summary of this session: one whose ``leafUuid`` is a message of this file.
+        Claude Code also writes, at the top of a new session's file, the summaries of the
+        sessions before it (for ``/resume``), whose leaves are in their own files: those are
+        kept as ``other_summaries``, never this session's title. A file of summaries alone
+        (no message of its own) is titled by its last."""
+        own = [text for text, leaf in self.summaries if leaf is None or leaf in self.thread_of]
+        others = [{"summary": text, "leafUuid": leaf} for text, leaf in self.summaries
+                  if leaf is not None and leaf not in self.thread_of]  # fmt: skip
+        if others and self.thread_of:
+            self.metadata["other_summaries"] = others
+            return own[-1] if own else None
+        return self.summaries[-1][0] if self.summaries else None
 
     def summarise_warnings(self) -> None:
         if self.bad_times:
