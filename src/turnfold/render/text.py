@@ -103,9 +103,14 @@ class _TextExtractor(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self._pre = 0
+        #: The lists the text is inside, innermost last: the next number of an ``<ol>``, None
+        #: for a ``<ul>``.
+        self._lists: list[int | None] = []
+        self._marked = False  # a list item's mark was the last thing written
 
     def _newline(self) -> None:
-        if self.parts and not self.parts[-1].endswith("\n"):
+        # A loose list item's paragraph (``<li><p>``) starts on its mark's line.
+        if self.parts and not self.parts[-1].endswith("\n") and not self._marked:
             self.parts.append("\n")
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -113,8 +118,20 @@ class _TextExtractor(HTMLParser):
             self.parts.append("\n")
         elif tag in self._BLOCKS:
             self._newline()
-        if tag == "li":
-            self.parts.append("• ")
+        if tag == "ol":
+            start = dict(attrs).get("start")
+            self._lists.append(int(start) if start and start.isdigit() else 1)
+        elif tag == "ul":
+            self._lists.append(None)
+        elif tag == "li":
+            number = self._lists[-1] if self._lists else None
+            indent = "  " * max(0, len(self._lists) - 1)
+            if number is None:
+                self.parts.append(indent + "• ")
+            else:
+                self.parts.append(f"{indent}{number}. ")
+                self._lists[-1] = number + 1
+            self._marked = True
         elif tag == "pre":
             self._pre += 1
         elif tag in ("td", "th") and self.parts and not self.parts[-1].endswith("\n"):
@@ -123,7 +140,10 @@ class _TextExtractor(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "pre":
             self._pre = max(0, self._pre - 1)
+        if tag in ("ol", "ul") and self._lists:
+            self._lists.pop()
         if tag in self._BLOCKS:
+            self._marked = False
             self._newline()
 
     def handle_data(self, data: str) -> None:
@@ -136,8 +156,11 @@ class _TextExtractor(HTMLParser):
             collapsed = " " + collapsed
         if data[-1:].isspace() and collapsed:
             collapsed += " "
+        if self._marked:
+            collapsed = collapsed.lstrip()  # the text follows its mark directly
         if collapsed:
             self.parts.append(collapsed)
+            self._marked = False
 
 
 def html_to_text(fragment: str) -> str:
@@ -145,6 +168,8 @@ def html_to_text(fragment: str) -> str:
 
     >>> html_to_text('<div class="tf-md"><p>a &amp; <b>b</b></p><ul><li>x</li></ul></div>')
     'a & b\\n• x'
+    >>> html_to_text('<ol start="3"><li><p>loose</p></li><li>tight<ul><li>in</li></ul></li></ol>')
+    '3. loose\\n4. tight\\n  • in'
     """
     parser = _TextExtractor()
     parser.feed(fragment)
