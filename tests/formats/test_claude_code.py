@@ -1330,6 +1330,23 @@ def test_issue11_7_a_background_command_notification_settles_its_bash_call() -> 
     )
 
 
+def test_issue11_7_a_notification_that_names_no_call_keeps_all_its_text() -> None:
+    """A notification no call is named by is a notice of its text: one without tags (a user
+    line whose ``origin.kind`` alone says it is a notification) was an empty notice, and the
+    text after a notification's tags was dropped."""
+    s = Session()
+    s.user("first")
+    s.assistant("m1", text("ok"))
+    s.user("List files", origin={"kind": "task-notification"})
+    s.user("<task-notification>\n<task-id>gone</task-id>\n<status>completed</status>\n"
+           "</task-notification>\nRead the output file to see it.",
+           origin={"kind": "task-notification"})  # fmt: skip
+    notices = [n.text for n in of(s.load(), SystemNotice) if n.subtype == "task_notification"]
+    assert notices[0] == "List files"
+    assert "Read the output file to see it." in notices[1]
+    assert "gone" in notices[1]
+
+
 def test_issue21_10_the_recorded_turn_duration_wins_over_timestamps() -> None:
     transcript = load(HANDMADE / "v2.1_queued-prompts-and-wrappers.jsonl")
     texts = of(transcript, AssistantText)

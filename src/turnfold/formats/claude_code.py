@@ -1387,8 +1387,15 @@ def _wrappers(text: str) -> list[str] | None:
 
 
 def _without_tags(text: str) -> str:
-    """The inner text of a wrapper-only text, its elements on lines of their own."""
-    return "\n".join(m.group(2).strip() for m in _WRAPPER.finditer(text) if m.group(2).strip())
+    """A text with its wrapper elements' tags taken out: each element's inner text, and the
+    text around them, on lines of their own (a line with no element is its own text)."""
+    parts: list[str] = []
+    end = 0
+    for match in _WRAPPER.finditer(text):
+        parts += [text[end : match.start()].strip(), _without_tags(match.group(2))]
+        end = match.end()
+    parts.append(text[end:].strip())
+    return "\n".join(part for part in parts if part)
 
 
 def _wrapper_notice(text: str, tags: list[str], stamp: str | None) -> SystemNotice | None:
