@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -1345,6 +1346,30 @@ def test_issue11_7_a_notification_that_names_no_call_keeps_all_its_text() -> Non
     assert notices[0] == "List files"
     assert "Read the output file to see it." in notices[1]
     assert "gone" in notices[1]
+
+
+def test_issue11_a_subagent_file_no_call_names_is_shown_at_the_end_and_said(
+    tmp_path: Path,
+) -> None:
+    """A file in ``<session>/subagents`` whose call the session does not hold (the session
+    file cut after its prompt) was not read, and nothing said so."""
+    name = "v2.1_progress-and-subagent-file"
+    shutil.copytree(HANDMADE / name, tmp_path / name)
+    whole = (HANDMADE / f"{name}.jsonl").read_text(encoding="utf-8")
+    session = tmp_path / f"{name}.jsonl"
+    session.write_text(whole.splitlines(keepends=True)[0], encoding="utf-8")
+    cut = load(session)
+    [call] = cut.tool_calls()
+    assert call.meta["synthetic"] == "unclaimed sub-agent file"
+    assert call.subagent is not None
+    assert call.subagent.transcript is not None
+    assert call.subagent.task == "Read README heading"
+    assert call.subagent.transcript.tool_calls()  # the agent's own steps
+    assert any("names no call of the session" in w.reason for w in cut.warnings)
+    # The whole session names the file: no warning, no second call.
+    full = load(HANDMADE / f"{name}.jsonl")
+    assert not any("names no call" in w.reason for w in full.warnings)
+    assert "synthetic" not in full.tool_calls()[0].meta
 
 
 def test_issue21_10_the_recorded_turn_duration_wins_over_timestamps() -> None:

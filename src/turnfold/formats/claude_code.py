@@ -504,6 +504,8 @@ class _Reader:
         self.metadata: dict[str, Any] = {"source_format": NAME}
         self.cwd: str | None = None  # the session's working directory, once a record gives it
         self.titles: dict[str, str] = {}
+        #: The sub-agent files a call of the session named (:meth:`child_file`).
+        self.claimed_files: set[Path] = set()
         #: Each ``summary`` record's text and the message it summarises (``leafUuid``).
         self.summaries: list[tuple[str, str | None]] = []
         self.requested_model: str | None = None  # from api-request records
@@ -1103,6 +1105,7 @@ class _Reader:
         for spawn in self.spawns:
             self.attach_subagent(spawn)
         self.attach_workflows(entries)
+        self.attach_unclaimed_files(entries)
         if self.owns_steps:
             self.attach_stray_steps()
         self.finish_metadata()
@@ -1241,11 +1244,46 @@ class _Reader:
             path = self.context.meta_links().get(spawn.call.call_id)
         if path is None or path in self.context.loading:
             return None
+        self.claimed_files.add(path)
         self.fill_from_meta(spawn, path.with_name(path.name.removesuffix(".jsonl") + ".meta.json"))
         child = self.read_child_file(path, spawn.line)
         if child is not None and spawn.agent_id:
             child.metadata["agent_id"] = spawn.agent_id
         return child
+
+    def attach_unclaimed_files(self, entries: list[Entry]) -> None:
+        """The sub-agent files in ``<session>/subagents`` that no call of the session names
+        (its call lost with the end of a cut file, say): each shown at the end under a call of
+        its own and said in a warning, as an unclaimed Workflow run is
+        (:func:`.claude_code_workflows.unclaimed`). Only the session file's own reader looks:
+        v2.0's files beside the sessions may be any session's."""
+        path = self.source.path
+        if path is None or self.context.loading != frozenset({path}):
+            return
+        folder = path.parent / path.stem / "subagents"
+        if not folder.is_dir():
+            return
+        for file in sibling_files(folder, "agent-*.jsonl"):
+            if file in self.claimed_files:
+                continue
+            agent_id = file.name.removeprefix("agent-").removesuffix(".jsonl")
+            meta = json_object_file(file.with_name(f"agent-{agent_id}.meta.json"))
+            self.source.warn(
+                f"sub-agent file {file.name} names no call of the session; its agent is shown "
+                "at the end"
+            )
+            task = _str(meta.get("description"))
+            call = ToolCall(
+                call_id=_str(meta.get("toolUseId")) or f"agent:{agent_id}",
+                name="Agent",
+                args={"description": task} if task else {},
+                status="unknown",
+                meta={"synthetic": "unclaimed sub-agent file"},
+            )
+            call.subagent = SubAgent(name=_str(meta.get("agentType")), task=task,
+                                     agent_id=agent_id)  # fmt: skip
+            call.subagent.transcript = self.read_child_file(file, None)
+            entries.append(call)
 
     def read_child_file(self, path: Path, line: int | None) -> Transcript | None:
         """A sub-agent's file read by this same loader; None when it holds nothing readable
