@@ -130,6 +130,17 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
+def _plan_split(text: str) -> tuple[str, list[str]]:
+    """A plan-mode reply without its ``<proposed_plan>`` blocks (what Codex's agent_message
+    event says), and the plans; an unterminated block runs to the end."""
+    said, plans = "", []
+    while "<proposed_plan>" in text:
+        head, _, rest = text.partition("<proposed_plan>")
+        plan, _, text = rest.partition("</proposed_plan>")
+        said, plans = said + head, [*plans, plan]
+    return said + text, plans
+
+
 def raw_counts(path: Path) -> dict[str, int]:
     """What a reader of the raw file expects, by the rules of the issue (not the loader's code)."""
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -195,13 +206,22 @@ def raw_counts(path: Path) -> dict[str, int]:
     ) + sum(
         1 for e in events if e["type"] == "agent_reasoning" and _norm(e["text"]) not in summaries
     )
-    answers = Counter(
-        _norm(_texts(i["content"]))
+    replies = [
+        _plan_split(_texts(i["content"]))
         for i in items
         if i["type"] == "message" and i["role"] == "assistant"
-    )
+    ]
+    answers = Counter(_norm(said) for said, _ in replies)
     agent_messages = Counter(_norm(e["message"]) for e in events if e["type"] == "agent_message")
     texts = sum(answers.values()) + sum((agent_messages - answers).values())
+    # A plan-mode Plan item is a text of its own only when no reply carries its plan.
+    shown_plans = {_norm(plan) for _, plans in replies for plan in plans}
+    plan_items = [
+        e["item"].get("text") or ""
+        for e in events
+        if e["type"] == "item_completed" and (e.get("item") or {}).get("type") == "Plan"
+    ]
+    texts += sum(1 for plan in plan_items if plan.strip() and _norm(plan) not in shown_plans)
     said = set(answers) | set(agent_messages)
     for e in events:  # a review's answer, unless an assistant text repeats it (issue 21.9)
         review = e.get("review_output") or {} if e["type"] == "exited_review_mode" else {}
@@ -624,6 +644,97 @@ def test_L3_codex_command_execution_item_gives_the_exit_code() -> None:
     assert c.result.text == "boom\n"
 
 
+# Paginated rollouts keep item_completed and drop mcp_tool_call_end (rollout/src/policy.rs):
+# the item is the only record of the call's outcome.
+MCP_FAILED = {"type": "McpToolCall", "id": "m1", "server": "docs", "tool": "search",
+              "arguments": {"q": "x"}, "status": "failed",
+              "result": {"content": [{"type": "text", "text": "index unavailable"}],
+                         "isError": True},
+              "duration": {"secs": 0, "nanos": 500_000_000}}  # fmt: skip
+MCP_CASES = [
+    ("mcp-failed", MCP_FAILED, "error", "index unavailable", 500.0),
+    (
+        "mcp-transport-error",
+        {**MCP_FAILED, "result": None, "error": {"message": "server down"}},
+        "error",
+        "server down",
+        500.0,
+    ),
+    (
+        "mcp-completed",
+        {**MCP_FAILED, "status": "completed",
+         "result": {"content": [{"type": "text", "text": "3 pages"}], "isError": False}},
+        "success",
+        "3 pages",
+        500.0,
+    ),
+    (
+        "dynamic-failed",
+        {"type": "DynamicToolCall", "id": "m1", "tool": "lookup_ticket", "arguments": {"id": 7},
+         "status": "failed", "success": False,
+         "content_items": [{"type": "inputText", "text": "ticket 7 does not exist"}],
+         "duration": {"secs": 0, "nanos": 100_000_000}},
+        "error",
+        "ticket 7 does not exist",
+        100.0,
+    ),
+    (
+        "dynamic-error-before-answering",
+        {"type": "DynamicToolCall", "id": "m1", "tool": "lookup_ticket", "arguments": {},
+         "status": "failed", "error": "no client answered"},
+        "error",
+        "no client answered",
+        None,
+    ),
+    (
+        "dynamic-completed",
+        {"type": "DynamicToolCall", "id": "m1", "tool": "lookup_ticket", "arguments": {},
+         "status": "completed", "content_items": []},
+        "success",
+        None,
+        None,
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("done", "status", "text", "duration"),
+    [c[1:] for c in MCP_CASES],
+    ids=[c[0] for c in MCP_CASES],
+)
+def test_L3_codex_mcp_and_dynamic_items_settle_their_calls(
+    done: dict[str, Any], status: str, text: str | None, duration: float | None
+) -> None:
+    t = load(
+        call("m1", name="search", q="x"),
+        event("item_completed", turn_id="t1", item=done),
+    )
+    c = only_call(t)
+    assert (c.status, c.duration_ms) == (status, duration)
+    assert (c.result.text if c.result else None) == text
+    assert t.warnings == []
+
+
+def test_L3_codex_paginated_mcp_failure_survives_its_output() -> None:
+    """The output the model read (a wall-time header and the text) states no outcome: the
+    item's stays, and the result is the output's."""
+    plain = [{"type": "input_text", "text": "Wall time: 0.5000 seconds\nOutput:"},
+             {"type": "input_text", "text": "index unavailable"}]  # fmt: skip
+    t = load(
+        meta(history_mode="paginated"),
+        item("function_call", name="search", namespace="mcp__docs", arguments="{}", call_id="m1"),
+        event("item_completed", turn_id="t1", item=MCP_FAILED),
+        output("m1", plain),
+        with_meta=False,
+    )
+    c = only_call(t)
+    assert (c.name, c.status, c.duration_ms) == ("mcp__docs__search", "error", 500.0)
+    assert c.result is not None
+    assert c.result.text == "index unavailable"
+    assert t.accounting is not None
+    assert t.accounting.counts["event_msg/item_completed"] == {"mapped": 1}
+
+
 def test_L3_codex_other_completed_items_echo_what_was_read() -> None:
     message = {"type": "AgentMessage", "id": "m1", "content": [{"type": "Text", "text": "hi"}]}
     t = load(assistant_item("hi"), event("item_completed", item=message))
@@ -704,14 +815,25 @@ def test_P7_codex_turn_aborted_cancels_unfinished_calls() -> None:
             2,
             "A",
         ),
+        ([item("context_compaction", id="cmp_1", encrypted_content="x")], 1, None),
+        ([item("context_compaction", encrypted_content="x"), event("context_compacted")], 1, None),
     ],
-    ids=["item-then-event", "event-then-item", "empty-summary", "remote", "apart"],
+    ids=[
+        "item-then-event",
+        "event-then-item",
+        "empty-summary",
+        "remote",
+        "apart",
+        "server-side",
+        "server-side-then-event",
+    ],
 )
 def test_P1_codex_compaction_boundary(records: list[Any], boundaries: int, summary: Any) -> None:
     t = load(user_item("x"), *records)
     found = of(t, CompactionBoundary)
     assert len(found) == boundaries
     assert found[0].summary == summary
+    assert t.warnings == []
 
 
 def test_P7_codex_turn_duration_goes_to_the_answer_or_the_prompt() -> None:
@@ -1615,3 +1737,137 @@ def test_Q1_codex_works_out_each_call_s_patch_once(monkeypatch: pytest.MonkeyPat
     )
     assert patch.result is not None
     assert patch.result.text == "Success. Updated the following files:\nM notes.txt\n"
+
+
+# --- plan mode (core/src/session/turn.rs): the reply, its event copy and its Plan item ---------
+
+PLAN_REPLY = (
+    "I looked at the repo.\n<proposed_plan>\n1. Add tests\n2. Fix the parser\n</proposed_plan>"
+    "\nShall I proceed?"
+)
+PLAN_SHOWN = (
+    "I looked at the repo.\n\n**Proposed plan**\n\n1. Add tests\n2. Fix the parser"
+    "\n\n---\n\nShall I proceed?"
+)
+PLAN_TEXT = "1. Add tests\n2. Fix the parser\n"
+
+
+def plan_item(text: str = PLAN_TEXT) -> dict[str, Any]:
+    return event(
+        "item_completed", turn_id="t1", item={"type": "Plan", "id": "t1-plan", "text": text}
+    )
+
+
+def plan_event() -> dict[str, Any]:
+    return event("agent_message", message="I looked at the repo.\nShall I proceed?")
+
+
+PLAN_MODE = env(
+    "turn_context",
+    {"turn_id": "t1", "cwd": "/repo", "collaboration_mode": {"mode": "plan", "settings": {}}},
+)
+PLAN_ORDERS = {
+    # today's order: the Plan item, the reply's event, then the reply (turn.rs)
+    "plan-event-item": [plan_item(), plan_event(), assistant_item(PLAN_REPLY)],
+    "item-event-plan": [PLAN_MODE, assistant_item(PLAN_REPLY), plan_event(), plan_item()],
+    "task-started-says-plan": [
+        event("task_started", turn_id="t1", collaboration_mode_kind="plan"),
+        assistant_item(PLAN_REPLY),
+        plan_event(),
+        plan_item(),
+    ],
+    "paginated": [
+        PLAN_MODE,
+        plan_item(),
+        assistant_item(PLAN_REPLY),
+        event(
+            "item_completed",
+            turn_id="t1",
+            item={
+                "type": "AgentMessage",
+                "id": "m",
+                "content": [{"type": "Text", "text": "I looked at the repo.\nShall I proceed?"}],
+            },
+        ),
+    ],
+}
+
+
+@pytest.mark.parametrize("records", list(PLAN_ORDERS.values()), ids=list(PLAN_ORDERS))
+def test_P2_codex_plan_mode_reply_is_one_answer_with_its_plan(records: list[Any]) -> None:
+    from turnfold.process import Turn, project
+
+    t = load(user_item("Plan the fix."), *records, event("task_complete", duration_ms=2400))
+    (answer,) = of(t, AssistantText)
+    assert answer.text == PLAN_SHOWN
+    assert answer.meta["proposed_plan"] == "1. Add tests\n2. Fix the parser"
+    assert answer.meta["turn_duration_ms"] == 2400
+    (turn,) = [x for x in project(t) if isinstance(x, Turn)]
+    assert turn.answer is answer  # the plan is in the answer, not folded in the process
+    assert t.warnings == []
+
+
+def test_P2_codex_plan_item_no_reply_carried_is_kept() -> None:
+    t = load(
+        PLAN_MODE,
+        user_item("Plan the fix."),
+        plan_item(),
+        event("task_complete"),
+        user_item("next"),
+    )
+    (plan,) = of(t, AssistantText)
+    assert plan.text == "**Proposed plan**\n\n1. Add tests\n2. Fix the parser"
+    assert t.entries.index(plan) < t.entries.index(of(t, UserMessage)[1])  # in its own turn
+
+
+def test_L2_codex_proposed_plan_tag_outside_plan_mode_is_plain_text() -> None:
+    """Codex parses the block in Plan mode only; elsewhere the tag is just text."""
+    t = load(user_item("q"), assistant_item(PLAN_REPLY))
+    assert [a.text for a in of(t, AssistantText)] == [PLAN_REPLY]
+
+
+# --- inter-agent mail of June 2026 builds, goals, new bookkeeping records ---------------------
+
+
+def test_issue21_8_codex_inter_agent_communication_record_is_mail() -> None:
+    mail = {"id": "amsg_1", "author": "/root/worker", "recipient": "/root",
+            "other_recipients": ["/root/reviewer"], "content": "Tests: 2 FAILED.",
+            "trigger_turn": True}  # fmt: skip
+    sealed = {**mail, "id": "amsg_2", "content": "", "encrypted_content": "gAAA"}
+    t = load(
+        user_item("Ask the worker to run the tests."),
+        env("inter_agent_communication", mail),
+        env("inter_agent_communication", sealed),
+        assistant_item("Done."),
+    )
+    first, second = t.tool_calls()
+    assert (first.call_id, first.name, first.status) == ("amsg_1", "agent_message", "success")
+    assert first.description == "/root/worker → /root, /root/reviewer"
+    assert first.result is not None
+    assert first.result.text == "Tests: 2 FAILED."
+    assert second.result is not None
+    assert second.result.text == "*(encrypted)*"
+    assert t.warnings == []
+    assert t.accounting is not None
+    assert t.accounting.counts["inter_agent_communication"] == {"mapped": 2}
+
+
+def test_L2_codex_thread_goal_kept_and_noticed_when_it_changes() -> None:
+    def goal(status: str, used: int) -> dict[str, Any]:
+        return event("thread_goal_updated", threadId="th", turnId="t1",
+                     goal={"threadId": "th", "objective": "Ship the parser fix",
+                           "status": status, "tokensUsed": used})  # fmt: skip
+
+    t = load(user_item("go"), goal("active", 0), goal("active", 900), goal("budgetLimited", 2000))
+    assert [n.text for n in of(t, SystemNotice)] == [
+        "Goal: Ship the parser fix",
+        "Goal budget limited: Ship the parser fix",
+    ]
+    assert t.metadata["goal"] == {"objective": "Ship the parser fix", "status": "budgetLimited"}
+
+
+def test_issue11_codex_security_risk_score_is_bookkeeping() -> None:
+    t = load(env("security_risk_score", {"scores": {"prompt_injection": 0.01}}), user_item("hi"))
+    assert t.warnings == []
+    assert t.accounting is not None
+    assert t.accounting.counts["security_risk_score"] == {"ignored": 1}

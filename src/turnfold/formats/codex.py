@@ -4,7 +4,8 @@ Layouts:
 
 - current: one ``{"timestamp", "type", "payload"}`` envelope per line, ``type`` one of
   ``session_meta``, ``turn_context``, ``response_item``, ``event_msg``, ``compacted`` (newer
-  builds add ``world_state`` and ``inter_agent_communication*``, read as bookkeeping);
+  builds add ``inter_agent_communication`` mail, and ``world_state``,
+  ``inter_agent_communication_metadata`` and ``security_risk_score`` read as bookkeeping);
 - legacy (mid-2025): a bare ``{"id", "timestamp", "instructions", "git"}`` first line, then bare
   Responses items and ``{"record_type": "state"}`` lines, without timestamps.
 
@@ -22,12 +23,19 @@ beyond the API (:class:`CodexBuilder`):
   after ``## My request for Codex:`` (the editor context goes to ``meta["ide_context"]``).
 - **Assistant text and reasoning** come from the ``response_item``; ``agent_message`` and
   ``agent_reasoning`` events that repeat them are dropped (an event with no item copy is kept).
+- **Plan mode.** The model writes its plan inside the reply, in a ``<proposed_plan>`` block;
+  the ``agent_message`` event carries the reply without it and a ``Plan`` item
+  (``item_completed``) the plan alone. One :class:`AssistantText` shows the reply with the
+  plan in its place as a Markdown section (:func:`plan_sections`, plan in
+  ``meta["proposed_plan"]``); a ``Plan`` item no reply carried is its own AssistantText at the
+  end of the turn.
 - **Tool calls** pair with their outputs by ``call_id``. Codex records no error flag, so the
   status is derived (spec L-3): an exit code in the output (``{"output", "metadata":
   {"exit_code"}}`` JSON, or an ``Exit code: N`` / ``Process exited with code N`` header) gives
   ``success`` when 0 and ``error`` otherwise; otherwise ``exec_command_end.exit_code``,
-  ``patch_apply_end.success``, ``mcp_tool_call_end`` (``Ok`` / ``Err`` / ``isError``) and
-  ``dynamic_tool_call_response.success`` decide; an output of ``aborted`` is ``cancelled``; a
+  ``patch_apply_end.success``, ``mcp_tool_call_end`` (``Ok`` / ``Err`` / ``isError``),
+  ``dynamic_tool_call_response.success`` and the ``McpToolCall`` / ``DynamicToolCall`` items of
+  ``item_completed`` (their ``status``) decide; an output of ``aborted`` is ``cancelled``; a
   plain-text output whose first line states a failure (non-zero exit code, rejected,
   verification failed, timed out, older Codex's ``error:`` / ``tool call error:``:
   :func:`states_failure`, the one place of that rule) is
@@ -64,7 +72,7 @@ beyond the API (:class:`CodexBuilder`):
 - **Compaction.** ``compacted`` (its ``message`` is the summary; ``replacement_history`` replays
   earlier items and is not shown again) and ``event_msg/context_compacted`` → one
   :class:`CompactionBoundary` when nothing lies between them, as does a remote ``compaction``
-  item.
+  or server-side ``context_compaction`` item.
 - **Session.** The first ``session_meta`` gives ``metadata``: ``session_id``, ``started_at``,
   ``cwd``, ``version`` (and ``cli_version``), ``originator``, ``source``, ``model_provider``,
   ``git``, ``forked_from_id``; for a sub-agent's own rollout (``source.subagent``) also
@@ -86,12 +94,15 @@ beyond the API (:class:`CodexBuilder`):
   ``thread_rolled_back`` and ``undo_completed`` → :class:`SystemNotice`; ``entered_review_mode``
   → a notice naming what the review covers. ``exited_review_mode``'s findings are the answer,
   unless the assistant text that follows repeats them; a review prompt written twice is shown
-  once. Inter-agent mail (``agent_message`` items) is one ``agent_message`` row inside the
-  turn (``author → recipient``, the payload as Markdown, encrypted parts said once).
+  once. Inter-agent mail (``agent_message`` items, ``inter_agent_communication`` records of
+  older builds) is one ``agent_message`` row inside the turn (``author → recipient``, the
+  payload as Markdown, encrypted parts said once). ``thread_goal_updated`` keeps the goal in
+  ``metadata["goal"]`` and is a notice when its objective or status changes.
 
 Every line is accounted for (issue 11) under its type (``event_msg/token_count``,
 ``compacted``): :data:`RECORDS` lists what each type becomes, and the types left out by design
-with the reason: ``world_state``, ``inter_agent_communication*``, ``{"record_type": "state"}``,
+with the reason: ``world_state``, ``inter_agent_communication_metadata``,
+``security_risk_score``, ``{"record_type": "state"}``,
 ``ghost_snapshot`` items, and the events in :data:`SILENT_EVENTS` (deltas, ``*_begin``,
 approvals, ``item_*``, ``collab_*`` other than the spawn …). Other unknown event and record
 types get one warning per type (every line of them counted as warned); unknown
@@ -160,8 +171,8 @@ ENVELOPE_TYPES = NameSet(
 )
 SILENT_RECORDS = NameSet(
     {
-        "world_state", "inter_agent_communication", "inter_agent_communication_metadata",
-        "token_usage_record",
+        "world_state", "inter_agent_communication_metadata", "token_usage_record",
+        "security_risk_score",
     }
 )  # fmt: skip
 _NOTICE_EVENTS: dict[str, Literal["info", "warning"]] = {
@@ -212,7 +223,7 @@ _IGNORED_EVENTS: dict[str, str] = {
     ),
     **dict.fromkeys(
         (
-            "session_configured", "thread_goal_updated", "mcp_startup_update",
+            "session_configured", "mcp_startup_update",
             "mcp_startup_complete", "shutdown_complete", "get_history_entry_response",
             "mcp_list_tools_response", "list_custom_prompts_response", "list_skills_response",
             "model_reroute",
@@ -230,6 +241,8 @@ RECORDS = Records(
         " marks a resume or fork",
         "turn_context": "the model and working directory of the turn's responses",
         "compacted": "compaction boundary with its summary",
+        "inter_agent_communication": "inter-agent mail of older builds: one row in the turn"
+        " (from → to)",
         "(legacy header)": "session metadata of an envelope-less rollout",
         "response_item/message": "user prompt or assistant text; injected context left out",
         "response_item/reasoning": "thinking (summary, raw text or encrypted)",
@@ -251,6 +264,7 @@ RECORDS = Records(
         "response_item/computer_call_output": "the result of its computer-use call",
         "response_item/compaction": "compaction boundary (remote, encrypted)",
         "response_item/compaction_summary": "compaction boundary (remote, encrypted)",
+        "response_item/context_compaction": "compaction boundary (server-side, encrypted)",
         "response_item/agent_message": "inter-agent mail: one row in the turn (from → to)",
         "event_msg/user_message": "user prompt (once, with the response_item copy)",
         "event_msg/agent_message": "assistant text when no response_item copies it",
@@ -267,14 +281,17 @@ RECORDS = Records(
         "event_msg/exec_command_end": "exit code, duration and output of its command call",
         "event_msg/patch_apply_end": "outcome and unified diff of its patch call",
         "event_msg/item_completed": "a `FileChange`: outcome and unified diff of its patch call;"
-        " a `CommandExecution`: exit code and duration of its command call; other items echo"
-        " records already read",
+        " a `CommandExecution`: exit code and duration of its command call; an `McpToolCall` or"
+        " `DynamicToolCall`: outcome, error and duration of its call; a `Plan`: the proposed"
+        " plan (shown in the reply that wrote it); other items echo records already read",
         "event_msg/mcp_tool_call_end": "outcome of its MCP call; a code-mode call nested in"
         " its `exec`",
         "event_msg/dynamic_tool_call_response": "outcome of its dynamic tool call",
         "event_msg/collab_agent_spawn_end": "thread id, name and outcome of a spawned agent",
         "event_msg/sub_agent_activity": "thread id and path of a spawned agent",
         "event_msg/thread_name_updated": "session title",
+        "event_msg/thread_goal_updated": "the goal in metadata; a notice when its objective or"
+        " status changes",
         "event_msg/thread_settings_applied": "the model of the responses that follow",
         "event_msg/entered_review_mode": "notice naming what the review covers",
         "event_msg/exited_review_mode": "the review's answer, unless the answer that follows"
@@ -288,8 +305,10 @@ RECORDS = Records(
     },
     ignored={
         "world_state": "the harness's baseline of context files, not a step of the agent",
-        "inter_agent_communication": "delivery bookkeeping; the mail itself is a response_item",
-        "inter_agent_communication_metadata": "delivery bookkeeping of inter-agent mail",
+        "inter_agent_communication_metadata": "delivery bookkeeping of inter-agent mail (does it"
+        " start a turn); the mail itself is its own record",
+        "security_risk_score": "a safety classifier's scores, kept out of the thread's view by"
+        " Codex itself",
         "token_usage_record": "billing bookkeeping; event_msg/token_count carries the usage",
         "record_type/state": "legacy resume bookkeeping",
         "response_item/ghost_snapshot": "an undo checkpoint (a git commit id), nothing shown",
@@ -329,6 +348,14 @@ _FINISHED = NameSet({"success", "error", "cancelled"})
 #: ``FileChange.status`` values of a patch that ended ("inProgress" has not): only
 #: ``completed`` applied it (``declined``: the user refused it).
 _FILE_CHANGE_ENDED = frozenset({"completed", "failed", "declined"})
+#: The ``status`` of a finished ``McpToolCall`` / ``DynamicToolCall`` item (items.rs:
+#: ``completed`` / ``failed``; ``inProgress`` / ``in_progress`` has not finished).
+_ITEM_STATUS: dict[str, ToolStatus] = {"completed": "success", "failed": "error"}
+#: Plan mode's plan inside a reply (codex-rs/utils/stream-parser ``proposed_plan.rs``: the block
+#: runs to its closing tag, or to the end of an unterminated reply).
+_PLAN_BLOCK = re.compile(r"<proposed_plan>(.*?)(?:</proposed_plan>|\Z)", re.DOTALL)
+_PLAN_HEADING = "**Proposed plan**"
+_CAMEL_BREAK = re.compile(r"(?<=[a-z])(?=[A-Z])")  # budgetLimited → budget Limited
 _PATCH_TOOL = "apply_patch"
 _CODE_MODE_TOOL = "exec"  # code mode: one custom tool whose input is a script calling the tools
 _MAIL_TOOL = "agent_message"  # the row inter-agent mail becomes (issue 21.8)
@@ -583,6 +610,47 @@ def _echo_key(text: str) -> str:
     return " ".join(text.split())
 
 
+def plan_sections(text: str) -> tuple[str, str, list[str]]:
+    """A plan-mode reply as shown, as Codex says it, and its plans: each ``<proposed_plan>``
+    block becomes a *Proposed plan* section in its place (a rule after it when the reply goes
+    on); what Codex says is the reply without its blocks (its ``agent_message`` event).
+
+    >>> shown, said, plans = plan_sections(
+    ...     "Looked.\\n<proposed_plan>\\n1. Fix\\n</proposed_plan>\\nGo ahead?"
+    ... )
+    >>> print(shown)
+    Looked.
+    <BLANKLINE>
+    **Proposed plan**
+    <BLANKLINE>
+    1. Fix
+    <BLANKLINE>
+    ---
+    <BLANKLINE>
+    Go ahead?
+    >>> said, plans
+    ('Looked.\\n\\nGo ahead?', ['1. Fix'])
+    """
+    pieces: list[tuple[bool, str]] = []  # (is a plan, its text), in the reply's order
+    end = 0
+    for match in _PLAN_BLOCK.finditer(text):
+        pieces += [(False, text[end : match.start()]), (True, match.group(1).strip("\n"))]
+        end = match.end()
+    pieces.append((False, text[end:]))
+    shown: list[str] = []
+    after_plan = False
+    for is_plan, body in pieces:
+        if not body.strip():
+            continue
+        if is_plan:
+            shown.append(f"{_PLAN_HEADING}\n\n{body}")
+        else:
+            shown += ["---", body.strip("\n")] if after_plan else [body.strip("\n")]
+        after_plan = is_plan
+    plans = [body for is_plan, body in pieces if is_plan and body.strip()]
+    return "\n\n".join(shown), _PLAN_BLOCK.sub("", text), plans
+
+
 def _shrank(total: Usage, before: Usage) -> bool:
     """Whether a cumulative total fell below the previous one (the count started again)."""
     return any((getattr(total, n) or 0) < (getattr(before, n) or 0) for n in TOKEN_FIELDS)
@@ -801,13 +869,25 @@ class CodexBuilder(ResponsesBuilder):
         live: bool = False,
     ) -> None:
         super().__init__(transcript, source_name, cwd=cwd, live=live)
-        self._handlers.update(agent_message=self._inter_agent, ghost_snapshot=_skip)
+        self._handlers.update(
+            agent_message=self._inter_agent,
+            ghost_snapshot=_skip,
+            # models.rs ``ResponseItem::ContextCompaction``: the encrypted summary the server
+            # left when it compacted the context, kept beside ``Compaction`` wherever Codex
+            # rebuilds a history (compact_remote.rs ``should_keep_compacted_history_item``).
+            context_compaction=self._compaction,
+        )
         self._records: dict[str, PayloadHandler] = {
             "response_item": self._response_item,
             "event_msg": self._event,
             "session_meta": self._session_meta,
             "turn_context": self._turn_context,
             "compacted": self._compacted,
+            # Builds of June 2026 (upstream 64bdeed9f7) stored inter-agent mail only as this
+            # record (protocol.rs ``InterAgentCommunication``); later ones write a
+            # response_item/agent_message with the same author, recipient and content
+            # (core/src/session ``record_inter_agent_communication``).
+            "inter_agent_communication": self._inter_agent,
         }
         self._events: dict[str, PayloadHandler] = {
             "user_message": self._user_event,
@@ -831,6 +911,7 @@ class CodexBuilder(ResponsesBuilder):
             "sub_agent_activity": self._agent_activity,
             "thread_settings_applied": self._settings_applied,
             "thread_name_updated": self._thread_name,
+            "thread_goal_updated": self._goal_updated,
             "entered_review_mode": self._review_started,
             "exited_review_mode": self._review_ended,
             "thread_rolled_back": self._rolled_back,
@@ -856,6 +937,10 @@ class CodexBuilder(ResponsesBuilder):
         self._response_first: Entry | None = None  # first entry of the model response
         self._review: tuple[str, str | None] | None = None  # answer of an ended review, waiting
         self._review_answers: set[str] = set()  # echo keys of answers the review also gave
+        self._plan_mode = False  # the collaboration mode of the turn is Plan
+        self._plans_waiting: list[tuple[str, str | None]] = []  # Plan items no reply showed yet
+        self._plans_shown = 0  # plans replies of the turn showed before their Plan item came
+        self._goal: tuple[str, str | None] | None = None  # objective and status last shown
         self._unknown: set[str] = set()
         self._session_seen = False
         self._bad_times = 0
@@ -979,6 +1064,8 @@ class CodexBuilder(ResponsesBuilder):
     def _turn_context(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         model, cwd = payload.get("model"), payload.get("cwd")
         self._use_model(model)
+        mode = payload.get("collaboration_mode")
+        self._collaboration_mode(mode.get("mode") if isinstance(mode, Mapping) else None)
         if isinstance(cwd, str) and cwd:
             self.cwd = cwd
             self.transcript.metadata.setdefault("cwd", cwd)
@@ -989,6 +1076,13 @@ class CodexBuilder(ResponsesBuilder):
             self.model = model
             self.transcript.metadata.setdefault("model", model)
 
+    def _collaboration_mode(self, kind: Any) -> None:
+        """Whether the turn runs in Plan mode (config_types.rs ``ModeKind``: ``plan`` or
+        ``default``), as ``task_started.collaboration_mode_kind`` and
+        ``turn_context.collaboration_mode.mode`` say."""
+        if isinstance(kind, str):
+            self._plan_mode = kind == "plan"
+
     def _settings_applied(
         self, payload: Mapping[str, Any], line: int, timestamp: str | None
     ) -> None:
@@ -997,6 +1091,7 @@ class CodexBuilder(ResponsesBuilder):
         self._use_model(found)
 
     def _start_turn(self) -> None:
+        self._flush_plans()  # the turn that ends keeps its plans
         self._turn += 1
         self._turn_batches = 0
         self._open = {}  # calls of earlier turns that never got an output stay as they are
@@ -1008,12 +1103,14 @@ class CodexBuilder(ResponsesBuilder):
         self.close_batch()
 
     def _task_started(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        self._collaboration_mode(payload.get("collaboration_mode_kind"))
         # Some builds write the prompt just before task_started: that prompt opens this turn.
         if not self._turn_prompted or self._turn_busy:
             self._start_turn()
 
     def _task_complete(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         self._flush_review()
+        self._flush_plans()
         error = payload.get("error")
         message = error.get("message") if isinstance(error, Mapping) else None
         if isinstance(message, str) and message:
@@ -1127,8 +1224,26 @@ class CodexBuilder(ResponsesBuilder):
             if any(said == a or said.startswith(a) for a in self._review_answers):
                 self._review = None  # the assistant says the review's answer itself
                 self._review_answers = set()
-        key = "text:" + _echo_key(text)
-        if self._model_echoes.take(origin, key) is not None:
+        said, planned = text, False
+        if (
+            origin == "item"
+            and "<proposed_plan>" in text
+            and (self._plan_mode or self._plans_waiting)
+        ):
+            # Plan mode (core/src/session/turn.rs): the reply's <proposed_plan> block is its
+            # plan, which the agent_message event leaves out and a Plan item repeats alone.
+            # The reply is shown once with the plan in its place: the plan is what the turn
+            # answers, so it belongs in the answer, in the order the model wrote it.
+            text, said, plans = plan_sections(text)
+            if plans:
+                meta = {**meta, "proposed_plan": "\n\n".join(plans)}
+                planned = True
+                self._plan_written()
+        key = "text:" + _echo_key(said)
+        twin = self._model_echoes.take(origin, key)
+        if twin is not None:
+            if planned:  # the event came first, without the plan: the item's text is whole
+                self.transcript.update(twin, text=text, meta={**twin.meta, **meta})
             return
         entry = AssistantText(text=text, model=self.model, timestamp=timestamp, meta=meta)
         self._append(entry)
@@ -1187,7 +1302,10 @@ class CodexBuilder(ResponsesBuilder):
         """Developer and system messages in a rollout are injected context: not shown."""
 
     def _inter_agent(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
-        """Inter-agent mail: one row inside the turn, never a turn boundary (issue 21.8)."""
+        """Inter-agent mail: one row inside the turn, never a turn boundary (issue 21.8). An
+        ``agent_message`` item (models.rs: ``content`` parts) or an older build's
+        ``inter_agent_communication`` record (protocol.rs: ``content`` a string, and
+        ``other_recipients``): the same ``author``, ``recipient`` and ``encrypted_content``."""
         content = item.get("content")
         parts = content if isinstance(content, list) else []
         encrypted = isinstance(item.get("encrypted_content"), str) or any(
@@ -1196,6 +1314,8 @@ class CodexBuilder(ResponsesBuilder):
         envelope, payload = mail_envelope(parts_text(content))
         author, recipient = _first_str(item, ("author",)), _first_str(item, ("recipient",))
         author = author or envelope.get("sender")
+        others = item.get("other_recipients")  # the older record's copies to other agents
+        others = [r for r in others if isinstance(r, str) and r] if isinstance(others, list) else []
         text = payload.strip()
         if encrypted:
             text = f"{text}\n\n*(encrypted content not shown)*" if text else "*(encrypted)*"
@@ -1207,7 +1327,7 @@ class CodexBuilder(ResponsesBuilder):
         call = ToolCall(
             call_id=own_id if own_id and own_id not in self._calls else f"agent_message@{line}",
             name=_MAIL_TOOL,
-            description=f"{author or '?'} → {recipient or '?'}",
+            description=f"{author or '?'} → {', '.join([recipient or '?', *others])}",
             status="success",  # recorded in the history: it was delivered
             result=ToolResult(text=text or None, kind="markdown"),
             started_at=timestamp,
@@ -1288,6 +1408,26 @@ class CodexBuilder(ResponsesBuilder):
 
     def _thread_name(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         _put(self.transcript.metadata, "title", payload.get("thread_name"))
+
+    def _goal_updated(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        """The thread's goal (protocol.rs ``ThreadGoal``: ``objective``, ``status``) in
+        ``metadata["goal"]``, and a notice when its objective or status changes: Codex writes
+        the event again each time it counts the tokens the goal used."""
+        goal = payload.get("goal")
+        objective = _first_str(goal, ("objective",))
+        if objective is None:
+            return
+        status = _first_str(goal, ("status",))
+        self.transcript.metadata["goal"] = {"objective": objective} | (
+            {"status": status} if status else {}
+        )
+        if (objective, status) == self._goal:
+            return
+        self._goal = (objective, status)
+        state = _CAMEL_BREAK.sub(" ", status).lower() if status and status != "active" else None
+        self._notice(
+            f"Goal {state}: {objective}" if state else f"Goal: {objective}", "goal", timestamp
+        )
 
     def _review_started(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         """One notice that says a review ran, and on what (issue 21.9)."""
@@ -1434,19 +1574,24 @@ class CodexBuilder(ResponsesBuilder):
         self.transcript.update(call, **_patch_changes(payload, diff))
 
     def _item_completed(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
-        """A finished item of the app-server protocol. Codex 0.171 writes these instead of
-        ``patch_apply_end`` / ``exec_command_end``: a ``FileChange`` (an ``apply_patch``, also
-        one run through ``exec_command``) gives its call's status and diff, a
-        ``CommandExecution`` its exit code and duration. Other items (messages, reasoning,
-        agent calls) echo records already read; like every event, it only enriches a call
-        still waiting for its output."""
+        """A finished item (protocol/src/items.rs ``TurnItem``). Codex 0.171 writes these
+        instead of ``patch_apply_end`` / ``exec_command_end``, and a paginated rollout keeps
+        them in place of ``mcp_tool_call_end`` too (rollout/src/policy.rs): a ``FileChange``
+        (an ``apply_patch``, also one run through ``exec_command``) gives its call's status and
+        diff, a ``CommandExecution`` its exit code and duration, an ``McpToolCall`` or a
+        ``DynamicToolCall`` its outcome, error and duration. A ``Plan`` is a plan-mode plan
+        (:meth:`_plan_item`). Other items (messages, reasoning, agent calls) echo records
+        already read; like every event, it only enriches a call still waiting for its output."""
         item = payload.get("item")
         if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
+            return
+        kind = item.get("type")
+        if kind == "Plan":
+            self._plan_item(item, timestamp)
             return
         call = self._open.get(item["id"])
         if call is None:
             return
-        kind = item.get("type")
         if kind == "FileChange":
             diff = changes_diff(item.get("changes"))
             if diff is not None:
@@ -1456,17 +1601,58 @@ class CodexBuilder(ResponsesBuilder):
             self.transcript.update(call, **_patch_changes({**item, **ended}, diff))
         elif kind == "CommandExecution":
             self.transcript.update(call, **_exec_changes(call, item))
+        elif kind == "McpToolCall":
+            self._settle(call, _mcp_item_changes(item))
+        elif kind == "DynamicToolCall":
+            self._settle(call, _dynamic_changes(item))
+
+    def _plan_item(self, item: Mapping[str, Any], timestamp: str | None) -> None:
+        """A ``Plan`` item: the plan core/src/session/turn.rs takes from a plan-mode reply's
+        ``<proposed_plan>`` block, written before or after the reply. The reply shows it in
+        place (:meth:`add_assistant`); a plan no reply of the turn has shown waits for one
+        until the turn ends (:meth:`_flush_plans`)."""
+        text = item.get("text")
+        if not isinstance(text, str) or not text.strip():
+            return
+        if self._plans_shown:
+            self._plans_shown -= 1  # the reply that wrote it shows it already
+        else:
+            self._plans_waiting.append((text, timestamp))
+
+    def _plan_written(self) -> None:
+        """A reply showed its plan: its ``Plan`` item, come or to come, is a copy."""
+        if self._plans_waiting:
+            del self._plans_waiting[0]
+        else:
+            self._plans_shown += 1
+
+    def _flush_plans(self) -> None:
+        """The turn ends: a ``Plan`` item no reply showed (the reply is missing) is shown on
+        its own, so the plan is not lost."""
+        waiting, self._plans_waiting, self._plans_shown = self._plans_waiting, [], 0
+        for text, timestamp in waiting:
+            plan = text.strip("\n")
+            shown = f"{_PLAN_HEADING}\n\n{plan}"
+            self._append(
+                AssistantText(
+                    text=shown, model=self.model, timestamp=timestamp, meta={"proposed_plan": plan}
+                )
+            )
+
+    def _settle(self, call: ToolCall, changes: dict[str, Any]) -> None:
+        """An end event's or finished item's outcome on its call; a result the call has
+        already is kept."""
+        if call.result is not None:
+            changes.pop("result", None)
+        if changes:
+            self.transcript.update(call, **changes)
 
     def _mcp_end(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         call = self._open_call(payload)
         if call is None:
             self._inner_call("mcp", payload, timestamp)
             return
-        changes = _mcp_changes(payload)
-        if call.result is not None:
-            changes.pop("result", None)
-        if changes:
-            self.transcript.update(call, **changes)
+        self._settle(call, _mcp_changes(payload))
 
     def _inner_call(self, kind: str, payload: Mapping[str, Any], timestamp: str | None) -> None:
         """An end event whose call no response item holds: a call a code-mode script made
@@ -1524,16 +1710,8 @@ class CodexBuilder(ResponsesBuilder):
 
     def _dynamic_end(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         call = self._open_call(payload)
-        if call is None:
-            return
-        changes: dict[str, Any] = {}
-        if isinstance(payload.get("success"), bool):
-            changes["status"] = "success" if payload["success"] else "error"
-        duration = _duration_ms(payload.get("duration"))
-        if duration is not None:
-            changes["duration_ms"] = duration
-        if changes:
-            self.transcript.update(call, **changes)
+        if call is not None:
+            self._settle(call, _dynamic_changes(payload))
 
     def _spawn_end(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         call_id = payload.get("call_id")
@@ -1591,6 +1769,7 @@ class CodexBuilder(ResponsesBuilder):
     ) -> None:
         """Session totals into ``metadata``; child threads' rollouts linked in (issue 21.1)."""
         self._flush_review()
+        self._flush_plans()
         meta = self.transcript.metadata
         if self._session_usage:
             meta["usage"] = dict(self._session_usage)
@@ -1787,6 +1966,61 @@ def _mcp_changes(payload: Mapping[str, Any]) -> dict[str, Any]:
     if text or images:
         changes["result"] = text_result(text, images=images)
     return changes
+
+
+def _mcp_item_changes(item: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`_mcp_changes` of an ``McpToolCall`` item (items.rs ``McpToolCallItem``,
+    camelCase): its ``error`` is the end event's ``Err`` (the tool never answered), its
+    ``result`` the ``Ok``; its ``status`` is Codex's own verdict on the call."""
+    error = item.get("error")
+    message = error.get("message") if isinstance(error, Mapping) else error
+    result = item.get("result")
+    outcome: Any = None
+    if isinstance(message, str) and message:
+        outcome = {"Err": message}
+    elif isinstance(result, Mapping):
+        outcome = {"Ok": result}
+    changes = _mcp_changes({"result": outcome, "duration": item.get("duration")})
+    status = _ITEM_STATUS.get(str(item.get("status")))
+    if status is not None:
+        changes["status"] = status
+    return changes
+
+
+def _dynamic_changes(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Status, duration and result of a dynamic tool call. ``dynamic_tool_call_response``
+    (protocol.rs) and the ``DynamicToolCall`` item (items.rs) share ``success``,
+    ``content_items``, ``error`` (why it failed before answering) and ``duration``; the
+    item's ``status`` speaks when ``success`` is absent."""
+    changes: dict[str, Any] = {}
+    success = payload.get("success")
+    status: ToolStatus | None = _ITEM_STATUS.get(str(payload.get("status")))
+    if isinstance(success, bool):
+        status = "success" if success else "error"
+    if status is not None:
+        changes["status"] = status
+    duration = _duration_ms(payload.get("duration"))
+    if duration is not None:
+        changes["duration_ms"] = duration
+    text, images = output_content(_dynamic_content(payload.get("content_items")))
+    error = payload.get("error")
+    said = [t for t in (text, error) if isinstance(t, str) and t]
+    if said or images:
+        changes["result"] = text_result("\n".join(said) or None, images=images)
+    return changes
+
+
+def _dynamic_content(items: Any) -> Any:
+    """``content_items`` (dynamic_tools.rs: ``inputText {text}``, ``inputImage {imageUrl}``)
+    as the parts :func:`output_content` reads."""
+    if not isinstance(items, list):
+        return None
+    return [
+        {"type": "input_image", "image_url": part.get("imageUrl")}
+        if isinstance(part, Mapping) and part.get("type") == "inputImage"
+        else part
+        for part in items
+    ]
 
 
 def _skip(payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
