@@ -1481,6 +1481,36 @@ def test_L3_codex_legacy_rollout_states_its_own_failures() -> None:
     assert t.warnings == []
 
 
+def test_L2_codex_legacy_mcp_result_shows_its_blocks_text_and_images() -> None:
+    """Codex of mid-2025 wrote an MCP call's result as its content blocks encoded in the
+    output string: shown as escaped JSON (``[{"text":"Line one\\nLine two",…}]``). Its text
+    blocks are its text, an image block an image; other output stays as it is."""
+    calls = calls_by_id(turnfold.load(LEGACY_FAILURES))
+    read_graph = calls["call_01"].result
+    assert read_graph is not None
+    assert read_graph.text is not None
+    assert read_graph.text.startswith("{")  # the block's own text, a JSON document
+    assert '"type"' not in read_graph.text
+    blocks = [{"type": "text", "text": "Line one\nLine two"},
+              {"type": "image", "data": "aGk=", "mimeType": "image/png"}]  # fmt: skip
+    output = json.dumps(blocks)
+    records = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
+        {"type": "function_call", "name": "web__fetch", "arguments": "{}", "call_id": "c1"},
+        {"type": "function_call_output", "call_id": "c1", "output": output},
+        {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c2"},
+        {"type": "function_call_output", "call_id": "c2", "output": output},
+    ]
+    head = {"id": "s", "timestamp": "2025-09-10T18:58:38.331Z", "instructions": None}
+    text = "".join(json.dumps(r) + "\n" for r in [head, *records])
+    fetched, shell = turnfold.load(text, format="codex").tool_calls()
+    assert fetched.result is not None
+    assert fetched.result.text == "Line one\nLine two"
+    assert [(i.media_type, i.data) for i in fetched.result.images] == [("image/png", "aGk=")]
+    assert shell.result is not None
+    assert shell.result.text == output  # not an MCP tool: its output as it printed it
+
+
 def test_L2_a_shell_command_that_feeds_apply_patch_a_heredoc_is_an_edit_as_codex_runs_it() -> None:
     """``["bash", "-lc", "apply_patch << 'PATCH' …"]``: Codex runs it as its patch tool
     (``extract_apply_patch_from_bash``), so it reads as an edit of the files it names; the

@@ -1526,6 +1526,8 @@ class CodexBuilder(ResponsesBuilder):
         says (L-3, :func:`states_failure`), else unknown."""
         self._response_first = None  # the next items are the next response's
         value, success = _unwrap_output(value)
+        if "__" in call.name:  # an MCP tool (``server__tool``, ``mcp__server__tool``)
+            value = _mcp_blocks(value)
         text, images = output_content(value)
         changes: dict[str, Any] = {}
         facts = exec_output(text) if text else None
@@ -2043,6 +2045,27 @@ def _summary_parts(item: Mapping[str, Any]) -> list[str]:
     if not isinstance(summary, list):
         return []
     return [p["text"] for p in summary if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
+
+
+#: The content blocks of an MCP tool's result (MCP ``CallToolResult.content``).
+_MCP_BLOCKS = frozenset({"text", "image", "audio", "resource", "resource_link"})
+
+
+def _mcp_blocks(value: Any) -> Any:
+    """An MCP call's output as its content blocks, when Codex wrote them as a JSON string
+    (rollouts of mid-2025: ``serde_json::to_string(&result.content)`` as the output), so they
+    show as their text and images, not as escaped JSON; any other output as it is."""
+    if not (isinstance(value, str) and value.startswith("[{")):
+        return value
+    try:
+        blocks = codec.loads(value)
+    except ValueError:
+        return value
+    if isinstance(blocks, list) and all(
+        isinstance(block, dict) and block.get("type") in _MCP_BLOCKS for block in blocks
+    ):
+        return blocks
+    return value
 
 
 def _unwrap_output(value: Any) -> tuple[Any, bool | None]:

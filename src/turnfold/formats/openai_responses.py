@@ -264,6 +264,11 @@ def _output_part(part: Mapping[str, Any]) -> str | ImageData | None:
         image = data_url_image(url)
         if image is not None:
             return image
+        # An MCP result's image block (``{"type": "image", "data", "mimeType"}``), which
+        # Codex passes on as the call's output.
+        data, media_type = part.get("data"), part.get("mimeType") or part.get("mime_type")
+        if isinstance(data, str) and data and str(media_type).startswith("image/"):
+            return ImageData(media_type=str(media_type), data=data)
         if isinstance(url, str) and url:
             return f"[image: {url}]"  # remote images are named, never loaded
         return None
