@@ -16,6 +16,14 @@ concurrency. Every run of the ``tools`` kind holds:
 The ``limit`` kind stops at a message limit (``sample.limit``); the ``error`` kind raises an
 ordinary exception in a tool, which fails the sample (``sample.error``).
 
+The ``parts`` kind answers each of its samples with one message of the parts providers put in
+assistant output besides text: a Gemini model's image and audio (Inspect's Google provider), a
+video and a document (the ``Content`` union allows them), and Anthropic's model fallback marker.
+The ``compaction`` kind compacts the context with Inspect's own compaction handler and
+``CompactionNative``; ``mockllm`` has no compaction endpoint, so its ``compact`` returns the
+messages Inspect makes of OpenAI's and of Anthropic's (:func:`_native_compact`), one provider
+per sample, and a third sample is compacted by Anthropic's server inside an ordinary response.
+
 ``mockllm`` counts tokens with ``tiktoken``, whose encoding is downloaded on first use; the
 tests run offline, so :func:`write_log` replaces ``tiktoken.get_encoding`` with a rough
 counter while the eval runs.
@@ -42,13 +50,23 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.agent import Agent, AgentState, agent, as_tool
 from inspect_ai.dataset import Sample
 from inspect_ai.model import (
+    ChatMessage,
     ChatMessageAssistant,
+    ChatMessageUser,
+    CompactionNative,
+    ContentAudio,
+    ContentData,
+    ContentDocument,
+    ContentImage,
     ContentReasoning,
     ContentText,
+    ContentVideo,
     ModelOutput,
+    compaction,
     execute_tools,
     get_model,
 )
+from inspect_ai.model._providers.mockllm import MockLLM
 from inspect_ai.scorer import includes, match
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver, use_tools
 from inspect_ai.tool import Tool, ToolCall, ToolError, tool
@@ -56,7 +74,7 @@ from inspect_ai.util import subtask
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "harnesses" / "inspect"
 
-Kind = Literal["tools", "limit", "error"]
+Kind = Literal["tools", "limit", "error", "parts", "compaction"]
 
 
 class _RoughEncoding:
@@ -183,6 +201,128 @@ def _script(input: list[Any], tools: list[Any], tool_choice: Any, config: Any) -
     return ModelOutput.from_content(model, str(2 * number + 1))
 
 
+#: A 1×1 PNG and a few bytes of WAV, MP4 and PDF: the media of the ``parts`` kind.
+PNG = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEh"
+    "QGAhKmMIQAAAABJRU5ErkJggg=="
+)
+_WAV = "data:audio/wav;base64,UklGRiQAAABXQVZF"
+_MP4 = "data:video/mp4;base64,AAAAGGZ0eXBtcDQy"
+_PDF = "data:application/pdf;base64,JVBERi0xLjQK"
+#: The summary Anthropic's compaction writes, and OpenAI's opaque compacted context: both
+#: longer than 100 characters, so that Inspect keeps them as ``attachment://`` references.
+SUMMARY = (
+    "The user asked what 1 + 2 is. The add tool returned 3; the answer is still to be given, "
+    "after one more addition to check it."
+)
+ENCRYPTED = "gAAAAB" + "opaque-compacted-context-" * 8
+
+
+def _parts_task() -> Task:
+    dataset = [
+        Sample(input="Draw a cat and say meow.", target="cat", id="gemini"),
+        Sample(input="Answer even if you would rather not.", target="3", id="fallback"),
+    ]
+    return Task(dataset=dataset, solver=generate(), scorer=match())
+
+
+def _parts_script(input: list[Any], tools: list[Any], tool_choice: Any, config: Any) -> ModelOutput:
+    """What the providers write: Inspect's Google provider turns a Gemini model's
+    ``inline_data`` into ``ContentImage`` and ``ContentAudio`` (``_providers/google.py``);
+    its Anthropic provider keeps a fallback block as ``ContentData`` (``_providers/anthropic.py``,
+    ``_content_data_for_fallback``)."""
+    model = "mockllm/model"
+    prompt = next((m.text for m in input if m.role == "user"), "")
+    if prompt.startswith("Draw"):
+        content: list[Any] = [
+            ContentText(text="Here is the cat:"),
+            ContentImage(image=PNG),
+            ContentAudio(audio=_WAV, format="wav"),
+            ContentVideo(video=_MP4, format="mp4"),
+            ContentDocument(document=_PDF),
+        ]
+    else:
+        fallback = {"type": "anthropic_fallback", "from": {"model": "claude-opus-5"},
+                    "to": {"model": "claude-sonnet-5"}}  # fmt: skip
+        content = [ContentData(data={"fallback_metadata": fallback}), ContentText(text="3")]
+    return ModelOutput.from_message(ChatMessageAssistant(content=content, model=model))
+
+
+def _anthropic_compaction() -> ContentData:
+    """Anthropic's compaction block as Inspect keeps it (``_content_data_for_compaction``)."""
+    return ContentData(
+        data={"compaction_metadata": {"type": "anthropic_compact", "content": SUMMARY}}
+    )
+
+
+async def _native_compact(
+    self: MockLLM, input: list[ChatMessage], tools: Any, config: Any, instructions: Any = None
+) -> tuple[list[ChatMessage], None]:
+    """The messages Inspect makes of a provider's compacted context: OpenAI's compaction item
+    as a user message of one ``ContentData`` (``chat_messages_from_compact_response`` in
+    ``model/_openai_responses.py``); Anthropic's as the assistant message holding the
+    compaction block and a user message asking to go on (``compact`` in ``anthropic.py``)."""
+    if "OpenAI" in next((m.text for m in input if m.role == "user"), ""):
+        item = {"type": "openai_compact", "id": "cmp_1", "encrypted_content": ENCRYPTED}
+        data = ContentData(data={"compaction_metadata": item})
+        return [ChatMessageUser(content=[data], source="generate")], None
+    summary = ChatMessageAssistant(content=[_anthropic_compaction()], model="mockllm/model")
+    return [summary, ChatMessageUser(content="Please continue working.")], None
+
+
+def _compaction_task() -> Task:
+    @solver
+    def compacting() -> Solver:
+        """Three model calls, the second on a context compacted natively (forced), as an
+        agent does with Inspect's compaction handler (``compact_input`` before each call)."""
+
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            tools = [add()]
+            native = "natively" in state.input_text
+            compact = compaction(CompactionNative(), prefix=[], tools=tools)
+            for turn in range(3):
+                input, _ = await compact.compact_input(state.messages, force=native and turn == 1)
+                state.output = await get_model().generate(input, tools=tools)
+                await compact.record_output(input, state.output)
+                state.messages.append(state.output.message)
+                state.messages.extend((await execute_tools(state.messages, tools)).messages)
+            return state
+
+        return solve
+
+    dataset = [
+        Sample(input="Compact natively with OpenAI.", target="3", id="openai"),
+        Sample(input="Compact natively with Anthropic.", target="3", id="anthropic"),
+        Sample(input="Compact on Anthropic's server.", target="3", id="server"),
+    ]
+    return Task(dataset=dataset, solver=compacting(), scorer=match())
+
+
+def _compaction_script(
+    input: list[Any], tools: list[Any], tool_choice: Any, config: Any
+) -> ModelOutput:
+    """Add 1 and 2, add once more on the compacted context, answer. Anthropic's server
+    compacts inside the second response (``context_management``): its compaction block comes
+    first in that response's content."""
+    model = "mockllm/model"
+    results = sum(1 for m in input if m.role == "tool")
+    compacted = any(
+        isinstance(m.content, list) and any(c.type == "data" for c in m.content) for m in input
+    )
+    server = "server" in next((m.text for m in input if m.role == "user"), "")
+    if results == 0 and not compacted:
+        return ModelOutput.for_tool_call(model, "add", {"x": 1, "y": 2}, tool_call_id="call-add")
+    if (compacted and results == 0) or (server and results == 1):
+        content: list[Any] = [_anthropic_compaction()] if server else []
+        message = ChatMessageAssistant(
+            content=[*content, ContentText(text="Adding once more.")],
+            tool_calls=[ToolCall(id="call-again", function="add", arguments={"x": 2, "y": 1})],
+            model=model,
+        )
+        return ModelOutput.from_message(message)
+    return ModelOutput.from_content(model, "3")
+
+
 def write_log(
     directory: Path,
     *,
@@ -195,15 +335,22 @@ def write_log(
 
     Inspect's ``eval()`` starts an event loop of its own, which it cannot do in a thread where
     one already runs (a notebook's, or Playwright's in the browser tests of the same session),
-    so it runs on a thread of its own.
+    so it runs on a thread of its own. The ``parts`` and ``compaction`` kinds hold their own
+    samples, one epoch each (``samples`` and ``epochs`` are for the others).
     """
 
     def run() -> Path:
-        with _offline_tokens():
+        if kind == "parts":
+            task, script = _parts_task(), _parts_script
+        elif kind == "compaction":
+            task, script = _compaction_task(), _compaction_script
+        else:
+            task, script = _task(kind, samples, epochs), _script
+        with _offline_tokens(), mock.patch.object(MockLLM, "compact", _native_compact):
             [log] = inspect_eval(
-                _task(kind, samples, epochs),
+                task,
                 model="mockllm/model",
-                model_args={"custom_outputs": _script},
+                model_args={"custom_outputs": script},
                 log_dir=str(directory),
                 log_format=format,
                 display="none",

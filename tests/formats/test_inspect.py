@@ -30,6 +30,7 @@ from turnfold.model import (
     AbortMarker,
     AssistantError,
     AssistantText,
+    CompactionBoundary,
     Thinking,
     ToolCall,
     Transcript,
@@ -627,12 +628,173 @@ def test_H1_inspect_s_own_objects_load(written: dict[str, Path]) -> None:
     assert [c.name for c in one.tool_calls()] == ["fetch_notes", "add", "lookup", "researcher"]
 
 
+# --- what providers put in messages besides text (written by the installed inspect_ai) ------
+
+
+@pytest.fixture(scope="module")
+def provider_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Media and data parts in assistant output; native compaction (``inspect_logs``)."""
+    pytest.importorskip("inspect_ai")
+    import inspect_logs
+
+    root = tmp_path_factory.mktemp("inspect-parts")
+    return {
+        "parts": inspect_logs.write_log(root / "parts", format="eval", kind="parts"),
+        "compaction": inspect_logs.write_log(root / "compaction", format="json", kind="compaction"),
+    }
+
+
+def _lossless(transcript: Transcript) -> Transcript:
+    assert transcript.warnings == []
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    return transcript
+
+
+def test_H1_media_the_model_returned_are_named_in_its_text(
+    provider_logs: dict[str, Path],
+) -> None:
+    """Inspect's Google provider writes a Gemini model's images and audio into the assistant
+    message; an AssistantText holds no images, so each medium is named where it stood, and the
+    image, whose data is not shown, is said in a warning."""
+    transcript = turnfold.load(provider_logs["parts"], sample="gemini", epoch=1)
+    assert [w.reason for w in transcript.warnings] == [
+        "an image in a model's message is named, not shown: only prompts and tool results "
+        "show images"
+    ]
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    [answer] = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert answer.text == "Here is the cat:\n\n[image]\n\n[audio]\n\n[video]\n\n[document]"
+    assert answer.meta == {"images": 1}
+    assert answer.usage is not None  # the response's usage stays on its text
+
+
+def test_H1_a_model_fallback_names_both_models(provider_logs: dict[str, Path]) -> None:
+    """Anthropic's fallback block (the requested model declined, another answered) is a data
+    part of the answer: it says which models, before the text the other one wrote."""
+    transcript = _lossless(turnfold.load(provider_logs["parts"], sample="fallback", epoch=1))
+    [answer] = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert answer.text == "[model fallback: claude-opus-5 → claude-sonnet-5]\n\n3"
+
+
+def _shape(transcript: Transcript) -> list[str]:
+    """What a user sees, in order: prompts, compactions (their summary), calls, texts."""
+    shown: list[str] = []
+    for entry in transcript.entries:
+        if isinstance(entry, UserMessage):
+            shown.append(f"user: {entry.text}")
+        elif isinstance(entry, CompactionBoundary):
+            shown.append(f"compacted: {entry.meta.get('native')}: {entry.summary}")
+        elif isinstance(entry, ToolCall):
+            shown.append(f"call: {entry.call_id}")
+        elif isinstance(entry, AssistantText):
+            shown.append(f"assistant: {entry.text}")
+    return shown
+
+
+def test_H1_openai_native_compaction_is_a_boundary_never_a_prompt(
+    provider_logs: dict[str, Path],
+) -> None:
+    """OpenAI's compacted context reaches the log as a user message of one data part, in the
+    input of every later model call: one boundary (the compaction event's), no prompt."""
+    transcript = _lossless(turnfold.load(provider_logs["compaction"], sample="openai", epoch=1))
+    assert _shape(transcript) == [
+        "user: Compact natively with OpenAI.",
+        "assistant: tool call for tool add",
+        "call: call-add",
+        "compacted: openai_compact: None",
+        "assistant: Adding once more.",
+        "call: call-again",
+        "assistant: 3",
+    ]
+    [boundary] = [e for e in transcript.entries if isinstance(e, CompactionBoundary)]
+    assert boundary.pre_tokens is not None  # the compaction event's own boundary, joined
+
+
+def test_H1_a_native_compaction_without_its_event_or_ids_is_shown_once(
+    provider_logs: dict[str, Path],
+) -> None:
+    """A log without the compaction event (the reviewer's case), and copies of the compacted
+    message without ids (nothing to tell them apart by but their content): one boundary where
+    the compaction first appears."""
+    sample = _sample(provider_logs["compaction"], "openai")
+    sample["events"] = [e for e in sample["events"] if e.get("event") != "compaction"]
+    for message in sample["events_data"]["messages"]:
+        if isinstance(message["content"], list):
+            message.pop("id")
+    # named: a plain sample's messages read as an OpenAI Chat request too, and it has more marks
+    transcript = _lossless(turnfold.load(sample, format="inspect"))
+    assert [e for e in _shape(transcript) if not e.startswith(("call", "assistant"))] == [
+        "user: Compact natively with OpenAI.",
+        "compacted: openai_compact: None",
+    ]
+
+
+def test_H1_anthropic_native_compaction_gives_the_boundary_its_summary(
+    provider_logs: dict[str, Path],
+) -> None:
+    """Anthropic's compaction is an assistant message of the compacted input, its summary in a
+    data part (kept as an attachment): the boundary's summary, never hidden as history."""
+    import inspect_logs
+
+    transcript = _lossless(turnfold.load(provider_logs["compaction"], sample="anthropic", epoch=1))
+    assert _shape(transcript)[3:5] == [
+        f"compacted: anthropic_compact: {inspect_logs.SUMMARY}",
+        "user: Please continue working.",  # what Inspect's compact() asks after the summary
+    ]
+    assert len([e for e in transcript.entries if isinstance(e, CompactionBoundary)]) == 1
+
+
+def test_H1_a_compaction_inside_a_response_is_a_boundary_in_its_place(
+    provider_logs: dict[str, Path],
+) -> None:
+    """Anthropic's server compacts inside an ordinary response (no compaction event): the
+    boundary stands where the block stood, before that response's text."""
+    import inspect_logs
+
+    transcript = _lossless(turnfold.load(provider_logs["compaction"], sample="server", epoch=1))
+    assert _shape(transcript)[2:5] == [
+        "call: call-add",
+        f"compacted: anthropic_compact: {inspect_logs.SUMMARY}",
+        "assistant: Adding once more.",
+    ]
+
+
+def test_H1_a_compaction_event_joins_only_the_compaction_it_logged(
+    provider_logs: dict[str, Path],
+) -> None:
+    """A compaction event stands for the input of the model call right after it: an earlier
+    one (a trim, which brings no message of its own) is not the server's later compaction."""
+    sample = _sample(provider_logs["compaction"], "server")
+    first = next(i for i, e in enumerate(sample["events"]) if e.get("event") == "model")
+    trim = {"event": "compaction", "type": "trim", "tokens_before": 90, "source": "inspect"}
+    sample["events"].insert(first, trim)
+    transcript = _lossless(turnfold.load(sample, format="inspect"))
+    boundaries = [e for e in transcript.entries if isinstance(e, CompactionBoundary)]
+    assert [(b.trigger, b.meta.get("native")) for b in boundaries] == [
+        ("trim", None),
+        (None, "anthropic_compact"),
+    ]
+
+
+def test_L4_an_assistant_part_that_is_not_an_object_is_a_warning() -> None:
+    sample = _sample(ONE)
+    model = next(e for e in sample["events"] if e.get("event") == "model")
+    model["output"]["choices"][0]["message"]["content"].append(42)
+    transcript = _load_sample(sample)
+    assert any("not an object" in w.reason for w in transcript.warnings)
+
+
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _sample(path: Path) -> dict[str, Any]:
+def _sample(path: Path, sample_id: inspect_log.SampleId | None = None) -> dict[str, Any]:
+    """A sample of a ``.json`` log as a dict (its first, or the one with ``sample_id``)."""
     document = json.loads(path.read_text(encoding="utf-8"))
-    sample: dict[str, Any] = copy.deepcopy(document["samples"][0])
+    samples = document["samples"]
+    chosen = next(s for s in samples if sample_id is None or s["id"] == sample_id)
+    sample: dict[str, Any] = copy.deepcopy(chosen)
     return sample
 
 

@@ -24,6 +24,14 @@ that ``messages`` lose):
   :class:`AssistantText` with the call's usage and model, each tool call as a :class:`ToolCall`
   (one batch per message); a model error is an :class:`AssistantError`. Inputs pooled in
   ``events_data`` (``input_refs``) and ``attachment://`` references are resolved;
+- media the model returned (images, audio, video, documents) and provider data parts are named
+  in the text of the assistant entry in their place (``[image]``, ``[audio]``, ``[model fallback:
+  A → B]``, ``[data]``; ``meta["images"]`` counts the images): an :class:`AssistantText` holds
+  no images;
+- a provider's native compaction (a ``compaction_metadata`` data part: OpenAI's in a user
+  message, Anthropic's in an assistant message) is a :class:`CompactionBoundary`, never a
+  prompt: it joins the boundary of the ``compaction`` event before it, and the later inputs
+  that repeat it add nothing;
 - ``tool`` events settle the call with their id: ``error`` → ``error`` (a ``cancelled`` error →
   ``cancelled``), else ``success`` (Inspect records every tool failure as an error, so a result
   without one succeeded); result text and images; start and completion times. The events of an
@@ -116,8 +124,8 @@ RECORDS = Records(
         "event/compaction": "CompactionBoundary: the context was compacted",
         "event/info": "SystemNotice with the data the solver logged",
         "message/system": 'the system message: metadata["system"]',
-        "message/user": "a prompt (UserMessage)",
-        "message/assistant": "reasoning, text and tool calls, in order",
+        "message/user": "a prompt (UserMessage); a native compaction → CompactionBoundary",
+        "message/assistant": "reasoning, text, media named in the text, and tool calls, in order",
         "message/tool": "settles the call with its tool_call_id: error → error, else success",
     },
     ignored={
@@ -664,6 +672,58 @@ def _part_text(part: Mapping[str, Any]) -> str | ImageData | None:
     return None
 
 
+class _NativeCompaction(NamedTuple):
+    """A provider's own compaction of the context, carried in a ``ContentData`` part."""
+
+    kind: str  # the provider's: "openai_compact", "anthropic_compact"
+    key: str  # what every copy of it shares: the later inputs that repeat it
+    summary: str | None
+
+
+def _native_compaction(part: Any) -> _NativeCompaction | None:
+    """The native compaction a content part carries, None for any other part.
+
+    Inspect keeps a provider's compaction as ``ContentData(data={"compaction_metadata":
+    {"type": ...}})``: OpenAI's (``type: "openai_compact"``, opaque ``encrypted_content``) in a
+    ``ChatMessageUser`` of its own (``chat_messages_from_compact_response`` in
+    ``inspect_ai/model/_openai_responses.py``), Anthropic's (``type: "anthropic_compact"``, the
+    summary in ``content``) in the assistant message (``_content_data_for_compaction`` in
+    ``inspect_ai/model/_providers/anthropic.py``). The encrypted content is nothing a reader
+    can show: the boundary keeps only what kind of compaction it was.
+    """
+    if not isinstance(part, Mapping) or part.get("type") != "data":
+        return None
+    data = part.get("data")
+    metadata = data.get("compaction_metadata") if isinstance(data, Mapping) else None
+    if not isinstance(metadata, Mapping):
+        return None
+    kind = _string(metadata.get("type"), "compaction")
+    summary = _string(metadata.get("content"), None) or None
+    return _NativeCompaction(kind, stringify(metadata), summary)
+
+
+def _placeholder(part: Mapping[str, Any]) -> str:
+    """A part of an assistant message that is no text, named in the text in its place.
+
+    Assistant output holds media: Inspect's Google provider writes the images and audio a
+    Gemini model returns as ``ContentImage`` and ``ContentAudio`` (``inspect_ai/model/
+    _providers/google.py``, ``inline_data`` parts), and the ``Content`` union
+    (``inspect_ai/_util/content.py``) lets any message hold video, documents and ``ContentData``.
+    An :class:`AssistantText` holds no images, so each part is named where it stood, as the
+    prompts' media are (:func:`_part_text`). A data part is a provider's internal payload;
+    Anthropic's model fallback (``_content_data_for_fallback`` in ``anthropic.py``: the
+    requested model declined and another wrote the rest) says which models.
+    """
+    kind = part.get("type")
+    data = part.get("data")
+    fallback = data.get("fallback_metadata") if isinstance(data, Mapping) else None
+    if kind == "data" and isinstance(fallback, Mapping):
+        ends = [fallback.get(end) for end in ("from", "to")]
+        models = [(_string(e.get("model")) or "?") if isinstance(e, Mapping) else "?" for e in ends]
+        return f"[model fallback: {models[0]} → {models[1]}]"
+    return f"[{kind}]" if isinstance(kind, str) and kind else "[part]"
+
+
 class _Conversation:
     """Entries of one transcript from Inspect messages, fed in order."""
 
@@ -673,6 +733,11 @@ class _Conversation:
         self.calls: dict[str, ToolCall] = {}
         self.seen: set[str] = set()  # ids of messages already shown
         self.errored = False  # an error event or message was shown
+        self.compactions: set[str] = set()  # keys of the native compactions already shown
+        #: The boundary of a ``compaction`` event whose compacted messages the next model
+        #: input brings (``compact_fn`` in ``inspect_ai/model/_compaction/_compaction.py``
+        #: logs the event, then the model is called with the compacted input).
+        self.compacting: CompactionBoundary | None = None
 
     def append(self, entry: Entry) -> Entry:
         return self.transcript.append(entry)
@@ -701,7 +766,11 @@ class _Conversation:
                 previous = self.transcript.metadata.get("system")
                 self.transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
         elif role == "user":
-            text, images = text_and_images(message.get("content"), _part_text)
+            content = message.get("content")
+            if isinstance(content, list):  # OpenAI's compaction comes as a user message
+                self.compaction_parts(content, timestamp)
+                content = [part for part in content if _native_compaction(part) is None]
+            text, images = text_and_images(content, _part_text)
             if text or images:
                 self.append(UserMessage(text=text or "", images=images, timestamp=timestamp))
         elif role == "assistant":
@@ -715,6 +784,29 @@ class _Conversation:
         if noted:
             self.context.source.mapped(f"message/{role}")
 
+    def compaction_parts(self, parts: Sequence[Any], timestamp: str | None) -> None:
+        """The native compactions among a message's content parts, each shown once.
+
+        A compaction is shown where it first appears: the compacted context it stands for is
+        the input of every later model call, and each repeats it. The boundary a
+        ``compaction`` event just added is the same compaction: it is joined, not doubled.
+        """
+        for part in parts:
+            native = _native_compaction(part)
+            if native is None or native.key in self.compactions:
+                continue
+            self.compactions.add(native.key)
+            boundary, self.compacting = self.compacting, None
+            if boundary is None:
+                meta = {"native": native.kind}
+                self.append(
+                    CompactionBoundary(summary=native.summary, timestamp=timestamp, meta=meta)
+                )
+            else:
+                meta = {**boundary.meta, "native": native.kind}
+                summary = boundary.summary or native.summary
+                self.transcript.update(boundary, summary=summary, meta=meta)
+
     def assistant(
         self, message: Mapping[str, Any], timestamp: str | None, usage: Usage | None
     ) -> None:
@@ -722,23 +814,32 @@ class _Conversation:
         content = message.get("content")
         parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
         texts: list[str] = []
+        images = 0  # images named among ``texts``
         last_text: AssistantText | None = None
         batch = _string(message.get("id"), None)
         first_call: ToolCall | None = None
 
         def flush() -> None:
-            nonlocal last_text
+            nonlocal last_text, images
             if texts:
-                last_text = AssistantText(text="\n\n".join(texts), model=model, timestamp=timestamp)
+                last_text = AssistantText(
+                    text="\n\n".join(texts),
+                    model=model,
+                    timestamp=timestamp,
+                    meta={"images": images} if images else {},
+                )
                 self.append(last_text)
                 texts.clear()
+                images = 0
 
         for part in parts:
             if not isinstance(part, Mapping):
+                self.context.warn("an assistant content part that is not an object skipped")
                 continue
             kind = part.get("type")
-            if kind == "text" and isinstance(part.get("text"), str) and part["text"]:
-                texts.append(part["text"])
+            if kind == "text":
+                if isinstance(part.get("text"), str) and part["text"]:
+                    texts.append(part["text"])
             elif kind == "reasoning":
                 flush()
                 self.append(_thinking(part, timestamp))
@@ -746,6 +847,18 @@ class _Conversation:
                 flush()
                 call = self._server_tool(part, batch, timestamp)
                 first_call = first_call or call
+            elif _native_compaction(part) is not None:
+                flush()
+                self.compaction_parts([part], timestamp)
+            else:
+                texts.append(_placeholder(part))
+                if kind == "image":
+                    images += 1
+                    # As the OpenTelemetry reader says of a model's image: its data is lost.
+                    self.context.warn(
+                        "an image in a model's message is named, not shown: only prompts and "
+                        "tool results show images"
+                    )
         flush()
         for raw in as_list(message.get("tool_calls")):
             if isinstance(raw, Mapping):
@@ -984,7 +1097,13 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
             continue
         role = message.get("role") if isinstance(message, Mapping) else None
         if role == "assistant":
-            continue  # an earlier answer this scope did not see: history, not a new step
+            # An earlier answer this scope did not see: history, not a new step. But Anthropic's
+            # native compaction is an assistant message of the compacted input (``compact`` in
+            # ``inspect_ai/model/_providers/anthropic.py``): its summary is the boundary's.
+            content = events.context.resolve(message.get("content"))
+            if isinstance(content, list):
+                conversation.compaction_parts(content, started)
+            continue
         if role == "tool":
             # A result only the next input shows (tools an agent ran out of Inspect's sight,
             # in a sandbox agent bridge) settles its call; any other is history.
@@ -992,6 +1111,7 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
             if call is None or call.result is not None:
                 continue
         conversation.read_message(message, timestamp=started)
+    conversation.compacting = None  # the input a compaction event stood for has been read
     output = event.get("output")
     choices = output.get("choices") if isinstance(output, Mapping) else None
     choice = choices[0] if isinstance(choices, list) and choices else None
@@ -1149,13 +1269,13 @@ def _interrupt_event(
 def _compaction_event(
     events: _Events, conversation: _Conversation, event: Mapping[str, Any]
 ) -> None:
-    conversation.append(
-        CompactionBoundary(
-            trigger=_string(event.get("type"), None),
-            pre_tokens=as_int(event.get("tokens_before")),
-            timestamp=_times(event)[0],
-        )
+    boundary = CompactionBoundary(
+        trigger=_string(event.get("type"), None),
+        pre_tokens=as_int(event.get("tokens_before")),
+        timestamp=_times(event)[0],
     )
+    conversation.append(boundary)
+    conversation.compacting = boundary
 
 
 def _info_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
