@@ -20,6 +20,7 @@ from turnfold.model import (
     AssistantError,
     AssistantText,
     CompactionBoundary,
+    ImageData,
     SystemNotice,
     Thinking,
     ToolCall,
@@ -171,6 +172,23 @@ def _run(exit_code: int | None, success: bool | None = None) -> dict[str, Any]:
     return event
 
 
+#: What ``call_tool_mcp`` (OpenHands 0.62.0, ``openhands/mcp/utils.py``) writes for a timeout.
+_MCP_TIMEOUT = json.dumps(
+    {"isError": True, "error": 'Tool "fetch" timed out after 30 seconds', "content": []}
+)
+
+
+def _mcp_call(text: str, is_error: bool, **fields: Any) -> str:
+    """A ``CallToolResult`` as ``call_tool_mcp`` writes it: ``model_dump(mode="json")``."""
+    content = [{"type": "text", "text": text, "annotations": None, "meta": None}]
+    result = {"meta": None, "content": content, "structuredContent": None, "isError": is_error}
+    return json.dumps({**result, **fields})
+
+
+def _mcp(content: str) -> dict[str, Any]:
+    return {"observation": "mcp", "content": content, "extras": {"name": "fetch"}}
+
+
 @pytest.mark.parametrize(
     ("observation", "status"),
     [
@@ -184,6 +202,9 @@ def _run(exit_code: int | None, success: bool | None = None) -> dict[str, Any]:
         ({"observation": "edit", "content": "--- a\n+++ b"}, "success"),
         ({"observation": "delegate", "content": "X encountered an error during execution."},
          "error"),
+        (_mcp(_MCP_TIMEOUT), "error"), (_mcp(_mcp_call("Error: 404 Not Found", True)), "error"),
+        (_mcp(_mcp_call("ok", False)), "success"), (_mcp('{"ok": true}'), "success"),
+        (_mcp("plain text"), "success"),
     ],
 )  # fmt: skip
 def test_H3_status_rule(observation: dict[str, Any], status: str) -> None:
@@ -216,6 +237,43 @@ def test_H3_events_as_json_lines_pair_by_tool_call_id_and_mcp_names() -> None:
     assert len(transcript.warnings) == 2  # the unknown action and the broken line
     assert transcript.accounting is not None
     assert transcript.accounting.unaccounted == []
+
+
+def test_H3_an_mcp_result_is_its_content_and_isError_its_status() -> None:
+    """``isError`` (a timeout or an McpError OpenHands caught, or an error result of the
+    server) makes the call an error; the result is the text of the content blocks, an image
+    block an image, ``structuredContent`` structured data, not the JSON OpenHands wrote."""
+    image = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png", "meta": None}
+    observations = [
+        _MCP_TIMEOUT,
+        _mcp_call("Error: 404 Not Found", True),
+        _mcp_call("TF-PAGE", False, structuredContent={"status": 200}),
+        json.dumps({"meta": None, "content": [image], "structuredContent": None, "isError": False}),
+    ]
+    events: list[dict[str, Any]] = []
+    for index, content in enumerate(observations):
+        call_id = f"toolu_{index}"
+        metadata = {"function_name": "fetch", "tool_call_id": call_id}
+        events += [
+            {"id": 2 * index, "source": "agent", "action": "call_tool_mcp",
+             "tool_call_metadata": metadata,
+             "args": {"name": "fetch", "arguments": {"url": f"https://x/{index}"}, "thought": ""}},
+            {"id": 2 * index + 1, "cause": 2 * index, "source": "agent", "observation": "mcp",
+             "content": content, "tool_call_metadata": metadata,
+             "extras": {"name": "fetch", "arguments": {"url": f"https://x/{index}"}}},
+        ]  # fmt: skip
+    calls = turnfold.load(events).tool_calls()
+    assert [c.status for c in calls] == ["error", "error", "success", "success"]
+    results = [c.result for c in calls]
+    assert all(r is not None for r in results)
+    assert [(r.text, r.structured) for r in results if r is not None][:3] == [
+        ('Tool "fetch" timed out after 30 seconds', None),
+        ("Error: 404 Not Found", None),
+        ("TF-PAGE", {"status": 200}),
+    ]
+    last = results[3]
+    assert last is not None
+    assert last.images == [ImageData(media_type="image/png", data="iVBORw0KGgo=")]
 
 
 def test_H3_a_cut_off_delegate_keeps_its_steps() -> None:

@@ -25,7 +25,15 @@ import pytest
 import turnfold
 from turnfold.formats import TranscriptFormatError
 from turnfold.formats.traces import otlp
-from turnfold.model import AssistantError, AssistantText, ToolCall, Transcript, UserMessage
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    ImageData,
+    ToolCall,
+    Transcript,
+    UserMessage,
+)
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "traces" / "otlp"
 STYLES = ("openinference", "genai")
@@ -466,6 +474,202 @@ def test_H4_spans_of_no_genai_operation_are_left_out_by_design() -> None:
         "span/chat": {"mapped": 1},
         "request/(empty)": {"ignored": 1},
     }
+
+
+# --- message parts of the GenAI schemas (semantic-conventions-genai, model/gen-ai/) ----------
+
+#: A 1x1 PNG, base64, as a ``BlobPart`` carries it.
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJ"
+    "RU5ErkJggg=="
+)
+
+
+def _chat_span(span_id: str, start: int, inputs: list[Any], outputs: list[Any]) -> dict[str, Any]:
+    attributes = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(inputs)}
+    if outputs:
+        attributes["gen_ai.output.messages"] = json.dumps(outputs)
+    return _span("chat gpt-5", span_id, attributes, start=start)
+
+
+def test_H4_server_tools_images_and_compactions_of_genai_parts_are_entries() -> None:
+    """A ``server_tool_call`` is a call its ``server_tool_call_response`` settles, a
+    ``compaction`` a boundary with its summary, a ``blob`` image in a prompt the prompt's
+    image, a ``uri`` a line naming it (never fetched); a model's own image, which no entry of
+    a model's message can show, is named and warned about once, though every later model span
+    repeats it in its input."""
+    prompt = {
+        "role": "user",
+        "parts": [
+            {"type": "text", "content": "TF-DRAW: the weather in Paris, drawn like this one."},
+            {"type": "blob", "modality": "image", "mime_type": "image/png", "content": PNG},
+            {
+                "type": "uri",
+                "modality": "image",
+                "mime_type": "image/jpeg",
+                "uri": "https://example.org/style.jpg",
+            },
+        ],
+    }
+    answer = {
+        "role": "assistant",
+        "parts": [
+            {
+                "type": "server_tool_call",
+                "id": "ws_1",
+                "name": "web_search",
+                "server_tool_call": {"type": "web_search", "query": "Paris weather today"},
+            },
+            {
+                "type": "server_tool_call_response",
+                "id": "ws_1",
+                "server_tool_call_response": {
+                    "type": "web_search",
+                    "results": [
+                        {"url": "https://meteo.example/paris", "title": "Paris: 21C sunny"}
+                    ],
+                },
+            },
+            {"type": "text", "content": "TF-SUNNY: 21C and sunny. Here is a drawing:"},
+            {"type": "blob", "modality": "image", "mime_type": "image/png", "content": PNG},
+            {"type": "compaction", "id": "cmp_1", "content": "TF-SUMMARY: Paris weather asked."},
+        ],
+        "finish_reason": "stop",
+    }
+    thanks = {"role": "user", "parts": [{"type": "text", "content": "TF-THANKS"}]}
+    transcript = turnfold.load(_request(
+        _chat_span("1" * 16, 1, [prompt], [answer]),
+        _chat_span("2" * 16, 2, [prompt, answer, thanks], []),
+    ))  # fmt: skip
+    assert [type(e).__name__ for e in transcript.entries] == [
+        "UserMessage", "ToolCall", "AssistantText", "CompactionBoundary", "UserMessage"
+    ]  # fmt: skip
+    user, search, text, boundary, _ = transcript.entries
+    assert isinstance(user, UserMessage)
+    assert user.text == (
+        "TF-DRAW: the weather in Paris, drawn like this one.\n\n"
+        "[attachment: https://example.org/style.jpg · image/jpeg]"
+    )
+    assert user.images == [ImageData(media_type="image/png", data=PNG)]
+    assert isinstance(search, ToolCall)
+    assert search.result is not None
+    assert (search.call_id, search.name, search.args, search.status) == (
+        "ws_1", "web_search", {"type": "web_search", "query": "Paris weather today"}, "success"
+    )  # fmt: skip
+    assert "https://meteo.example/paris" in (search.result.text or "")
+    assert search.result.structured["results"][0]["title"] == "Paris: 21C sunny"
+    assert isinstance(text, AssistantText)
+    assert text.text == (
+        "TF-SUNNY: 21C and sunny. Here is a drawing:\n\n[attachment: image · image/png · 70 B]"
+    )
+    assert isinstance(boundary, CompactionBoundary)
+    assert boundary.summary == "TF-SUMMARY: Paris weather asked."
+    assert [w.reason for w in transcript.warnings] == [
+        "an image (image/png) in a message of role 'assistant' is named, not shown: only "
+        "prompts and tool results show images"
+    ]
+
+
+def test_H4_a_tool_message_s_blob_image_is_its_result_s_and_server_calls_pair_without_ids() -> None:
+    """The schemas make a server tool call's id optional: a response without one settles the
+    server call still waiting; an image beside a ``tool_call_response`` is that result's."""
+    asked = {
+        "role": "assistant",
+        "parts": [
+            {
+                "type": "server_tool_call",
+                "name": "code_interpreter",
+                "server_tool_call": {"type": "code_interpreter", "code": "1/0"},
+            },
+            {
+                "type": "server_tool_call_response",
+                "server_tool_call_response": {
+                    "type": "code_interpreter",
+                    "outputs": [{"type": "logs", "logs": "ZeroDivisionError"}],
+                    "status": "failed",
+                },
+            },
+            {"type": "tool_call", "id": "c1", "name": "screenshot", "arguments": {}},
+        ],
+    }
+    shot = {
+        "role": "tool",
+        "parts": [
+            {"type": "tool_call_response", "id": "c1", "response": "TF-SHOT"},
+            {"type": "blob", "modality": "image", "mime_type": "image/png", "content": PNG},
+        ],
+    }
+    transcript = turnfold.load(_request(
+        _chat_span("1" * 16, 1, [_said_parts("user", "go")], [asked]),
+        _chat_span("2" * 16, 2, [_said_parts("user", "go"), asked, shot], []),
+    ))  # fmt: skip
+    interpreter, screenshot = transcript.tool_calls()
+    assert (interpreter.name, interpreter.status) == ("code_interpreter", "error")
+    assert interpreter.result is not None
+    assert interpreter.result.text == "ZeroDivisionError"
+    assert screenshot.result is not None
+    assert (screenshot.result.text, screenshot.result.images) == (
+        "TF-SHOT", [ImageData(media_type="image/png", data=PNG)]
+    )  # fmt: skip
+    assert transcript.warnings == []
+
+
+def _said_parts(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"type": "text", "content": text}]}
+
+
+def test_H4_a_part_of_no_schema_type_is_named_and_warned_about_once() -> None:
+    """A ``GenericPart`` of a type the schemas do not define (an extension's card) is shown by
+    its name with a warning, and a part that is no object is not skipped silently."""
+    prompt = {
+        "role": "user",
+        "parts": [
+            {"type": "text", "content": "TF-APPROVE"},
+            {"type": "microsoft.a365.adaptive_card", "card_id": "ac-1", "action": "approved"},
+            7,
+        ],
+    }
+    reply = _said_parts("assistant", "TF-OK")
+    transcript = turnfold.load(_request(
+        _chat_span("1" * 16, 1, [prompt], [reply]),
+        _chat_span("2" * 16, 2, [prompt, reply, _said_parts("user", "again")], []),
+    ))  # fmt: skip
+    assert outline(transcript) == [
+        ("user", "TF-APPROVE\n\n[microsoft.a365.adaptive_card]"), ("text", "TF-OK"),
+        ("user", "again"),
+    ]  # fmt: skip
+    assert [w.reason for w in transcript.warnings] == [
+        "a message part of type 'microsoft.a365.adaptive_card' is shown by its name only",
+        "a message part that is not an object was skipped",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("response", "status", "text"),
+    [
+        ({"type": "code_interpreter", "outputs": [{"type": "logs", "logs": "(10, 20)"}]},
+         "success", "(10, 20)"),
+        ({"type": "code_execution", "result": "1", "is_error": False}, "success", "1"),
+        ({"type": "code_execution", "result": "Traceback", "is_error": True}, "error", "Traceback"),
+        ({"type": "mcp_tool_result", "content": "file contents"}, "success", "file contents"),
+        ({"type": "web_search_tool_result", "content": {
+            "type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}},
+         "error", None),
+        ({"type": "code_execution", "output": "", "outcome": "OUTCOME_DEADLINE_EXCEEDED"},
+         "error", ""),
+        ({"type": "image_generation"}, "success", None),
+    ],
+)  # fmt: skip
+def test_H4_a_server_tool_response_states_its_outcome_as_its_provider_writes_it(
+    response: dict[str, Any], status: str, text: str | None
+) -> None:
+    """OpenAI's code interpreter ``outputs``, Google's code execution (``is_error``,
+    ``outcome``), Anthropic's server results (``*_error`` content): the payload is kept."""
+    got, result = otlp.server_tool_outcome(response)
+    assert got == status
+    if text is not None:
+        assert result.text == text
+    assert result.structured == response
 
 
 def test_H4_an_otlp_file_is_detected_as_otlp_and_nothing_else() -> None:

@@ -27,7 +27,10 @@ Mapping:
   ``tool_call_id``). Status (:func:`status_of`): a command's exit code (0 success, anything
   else, ``-1`` for "still running / timed out" included, error), ``error`` observations and
   browser errors are errors, a rejected action is cancelled; ``run_ipython`` output states its
-  failure (a traceback, ``ERROR:``); file and MCP observations are only written on success.
+  failure (a traceback, ``ERROR:``); file observations are only written on success. An MCP
+  observation holds the server's ``CallToolResult`` as JSON (:func:`mcp_call_result`):
+  ``isError`` is the status, its content blocks the result (text and images; ``structuredContent``
+  kept as data; the error OpenHands writes for a timeout first).
   An edit's diff (``extras.diff``, or a content that is a unified diff) is a ``diff`` result;
 - ``delegate`` starts a sub-agent: the events up to its ``delegate`` observation are the
   child's transcript (the delegate runs in the same stream), the observation its report;
@@ -49,6 +52,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from turnfold import codec
+from turnfold.formats.anthropic_blocks import attachment_line
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
@@ -56,6 +61,7 @@ from turnfold.formats.common import (
     checked_timestamp,
     describe_args,
     stringify,
+    text_and_images,
     text_result,
     usage_from,
 )
@@ -186,9 +192,39 @@ def status_of(observation: Mapping[str, Any]) -> ToolStatus:
         return "error" if extras.get("error") is True else "success"
     if kind == "delegate":
         return "error" if _DELEGATE_FAILED in _content(observation) else "success"
-    if kind in ("read", "write", "edit", "mcp", "success", "task_tracking", "download"):
+    if kind == "mcp":
+        # MCP's isError is the outcome (absent: the call did not fail); OpenHands sets it on
+        # the server's error results and on the timeouts and McpErrors it writes itself.
+        call = mcp_call_result(observation)
+        return "error" if call is not None and call.get("isError") is True else "success"
+    if kind in ("read", "write", "edit", "success", "task_tracking", "download"):
         return "success"  # OpenHands writes these only when the action worked
     return "unknown"
+
+
+def mcp_call_result(observation: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """An MCP observation's content as the object it holds, None when it holds none.
+
+    ``call_tool_mcp`` (``openhands/mcp/utils.py``) writes ``MCPObservation.content`` as JSON:
+    the server's ``CallToolResult`` (``response.model_dump(mode="json")``: ``content``,
+    ``structuredContent``, ``isError``, ``meta``), or for a timeout or an ``McpError``
+    ``{"isError": true, "error": "...", "content": []}``.
+
+    >>> mcp_call_result({"content": '{"isError": true, "error": "timed out", "content": []}'})
+    {'isError': True, 'error': 'timed out', 'content': []}
+    >>> mcp_call_result({"content": "plain text"}) is None
+    True
+    """
+    content = observation.get("content")
+    if not isinstance(content, str) or not content.startswith("{"):
+        return None
+    try:
+        value = codec.loads(content)
+    except ValueError:
+        return None
+    if isinstance(value, Mapping) and ("content" in value or "isError" in value):
+        return value
+    return None
 
 
 def outcome_of(instance: Mapping[str, Any]) -> str | None:
@@ -651,6 +687,10 @@ _DATA_URL = re.compile(r"data:(image/[\w.+-]+);base64,(.+)", re.DOTALL)
 
 def _result(kind: str, event: Mapping[str, Any], extras: Mapping[str, Any]) -> ToolResult:
     text = _content(event)
+    if kind == "mcp":
+        call = mcp_call_result(event)
+        if call is not None:
+            return _mcp_result(call, text)
     if kind == "run":
         metadata = extras.get("metadata")
         suffix = metadata.get("suffix") if isinstance(metadata, Mapping) else None
@@ -668,6 +708,58 @@ def _result(kind: str, event: Mapping[str, Any], extras: Mapping[str, Any]) -> T
         if match:
             result.images.append(ImageData(media_type=match.group(1), data=match.group(2)))
     return result
+
+
+def _mcp_result(call: Mapping[str, Any], raw: str) -> ToolResult:
+    """An MCP call's result as its content blocks read (the text the tool returned, its
+    images), after the error OpenHands wrote for a timeout or an ``McpError``;
+    ``structuredContent`` stays structured data. Content that reads as nothing keeps the JSON
+    OpenHands wrote."""
+    text, images = text_and_images(call.get("content"), _mcp_block)
+    error = call.get("error")
+    if isinstance(error, str) and error:
+        text = f"{error}\n{text}" if text else error
+    structured = call.get("structuredContent")
+    if text is None and not images and structured is None:
+        text = "" if call.get("content") == [] else raw  # an empty list: it returned nothing
+    return text_result(text, images=images, structured=structured)
+
+
+def _mcp_block(block: Mapping[str, Any]) -> str | ImageData | None:
+    """One MCP ``ContentBlock`` (``mcp.types``: ``TextContent``, ``ImageContent``,
+    ``AudioContent``, ``ResourceLink``, ``EmbeddedResource``) as text, an image, or a line
+    naming what is not shown (a link is never followed)."""
+    kind = block.get("type")
+    mime = block.get("mimeType")
+    if kind == "text" and isinstance(block.get("text"), str):
+        text: str = block["text"]
+        return text
+    if kind == "image" and isinstance(block.get("data"), str):
+        return ImageData(media_type=mime if isinstance(mime, str) else "image", data=block["data"])
+    if kind == "resource":
+        resource = block.get("resource")
+        resource = resource if isinstance(resource, Mapping) else {}
+        if isinstance(resource.get("text"), str):
+            embedded: str = resource["text"]
+            return embedded
+        return _named(resource.get("uri"), resource.get("mimeType"), resource.get("blob"))
+    if kind == "resource_link":
+        return _named(block.get("uri") or block.get("name"), mime, None, block.get("size"))
+    if kind == "audio":
+        return _named("audio", mime, block.get("data"))
+    return stringify(block)
+
+
+def _named(name: Any, mime: Any, data: Any, size: Any = None) -> str:
+    """What a block holds that is not shown, as the line other loaders name attachments by."""
+    return attachment_line(
+        {
+            "name": name if isinstance(name, str) and name else None,
+            "media_type": mime if isinstance(mime, str) else None,
+            "size": size,
+            "source": {"data": data},
+        }
+    )
 
 
 def _recall_text(extras: Mapping[str, Any]) -> str:

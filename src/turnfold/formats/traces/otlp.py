@@ -29,7 +29,16 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   (``gen_ai.system.message``, ``gen_ai.user.message``, ``gen_ai.assistant.message``,
   ``gen_ai.tool.message``, ``gen_ai.choice``). Each model call's input repeats the history, so
   only the messages not seen before are added (the history as a prefix, else by content);
-  messages then map as Chat Completions messages do (:mod:`~turnfold.formats.openai_chat`);
+  messages then map as Chat Completions messages do (:mod:`~turnfold.formats.openai_chat`),
+  the parts of a GenAI message in their order (:func:`_from_parts`, the part types of the
+  semantic conventions' ``gen-ai-input-messages.json`` / ``gen-ai-output-messages.json``):
+  a ``server_tool_call`` is a :class:`~turnfold.model.ToolCall` its
+  ``server_tool_call_response`` settles (:func:`server_tool_outcome`), a ``compaction`` a
+  :class:`~turnfold.model.CompactionBoundary` with its summary, a ``blob`` image an image of
+  the prompt or tool result it is in (in a model's message, where no image is shown, a line
+  naming it and a warning), a ``uri`` or ``file`` part and any other blob a line naming it
+  (never fetched); a part of a type the schemas do not define is shown by its name, with a
+  warning;
   usage (``gen_ai.usage.*``, ``llm.token_count.*``) and model go on the span's last text; a
   model span with an error status is an :class:`~turnfold.model.AssistantError`;
 - a tool span (``execute_tool``, ``TOOL``) settles the call with its id (``gen_ai.tool.call.id``,
@@ -55,11 +64,12 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
 from turnfold import codec
+from turnfold.formats.anthropic_blocks import attachment_line
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
@@ -73,13 +83,16 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.gemini_parts import corrected_status
 from turnfold.formats.openai_chat import OpenAIChatBuilder
-from turnfold.formats.openai_responses import describe_call, output_content
+from turnfold.formats.openai_responses import describe_call, output_content, plain_copy
 from turnfold.formats.source import Source
 from turnfold.model import (
     AssistantError,
     AssistantText,
+    CompactionBoundary,
+    ImageData,
     SubAgent,
     ToolCall,
+    ToolResult,
     ToolStatus,
     Transcript,
     Usage,
@@ -420,9 +433,36 @@ def _text_of(content: Any) -> str | None:
     return content if isinstance(content, str) and content else None
 
 
+#: Private keys of the Chat messages :func:`_from_parts` makes, read by :class:`_Builder`.
+#: ``_PART``: a message that is one part with no place in a Chat message (a server tool's call
+#: or response, a compaction), made an entry of its own in the order of the parts.
+_PART = "turnfold.part"
+#: ``_IMAGES``: the inline images of a user's prompt or a tool's response (the entries that
+#: show images: model.UserMessage, model.ToolResult), as ``[media type, base64 data]`` pairs.
+_IMAGES = "turnfold.images"
+#: ``_UNSHOWN``: why parts of the message are named rather than shown, warned when the message
+#: is fed (a model span's input repeats the history, converted again for every span).
+_UNSHOWN = "turnfold.unshown"
+#: Parts of the GenAI message schemas (gen-ai-input-messages.json, gen-ai-output-messages.json)
+#: that are entries of their own: ``ServerToolCallPart``, ``ServerToolCallResponsePart``,
+#: ``CompactionPart``.
+_ENTRY_PARTS = NameSet({"server_tool_call", "server_tool_call_response", "compaction"})
+#: Parts that carry data by value (``BlobPart``), by URI (``UriPart``) or by a provider's file
+#: id (``FilePart``).
+_MEDIA_PARTS = NameSet({"blob", "uri", "file"})
+
+
 def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     """A GenAI message (``{role, parts}``, or older ``{role, content, tool_calls}``) as Chat
-    messages; a ``tool_call_response`` part is a tool message of its own."""
+    messages, in the order of its parts; a ``tool_call_response`` part is a tool message of
+    its own, a server tool's call or response and a compaction a message of their own
+    (``_PART``).
+
+    >>> [m.get("content") or m[_PART]["type"] for m in _from_parts({"role": "assistant",
+    ...     "parts": [{"type": "server_tool_call", "name": "web_search", "server_tool_call": {}},
+    ...               {"type": "text", "content": "Sunny."}]})]
+    ['server_tool_call', 'Sunny.']
+    """
     role = message.get("role")
     role = role if isinstance(role, str) else "assistant"
     parts = message.get("parts")
@@ -431,9 +471,12 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     texts: list[str] = []
     reasoning: list[str] = []
     calls: list[dict[str, Any]] = []
+    images: list[list[str]] = []
+    unshown: list[str] = []
     out: list[dict[str, Any]] = []
     for part in parts:
         if not isinstance(part, _MAPS):
+            unshown.append("a message part that is not an object was skipped")
             continue
         kind = part.get("type")
         content = part.get("content")
@@ -443,11 +486,57 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
             reasoning.append(content)
         elif kind == "tool_call":
             calls.append(_call(part.get("id"), part.get("name"), part.get("arguments")))
-        elif kind == "tool_call_response":
-            response = part.get("response", part.get("result"))
-            out.append({"role": "tool", "tool_call_id": part.get("id"), "content": _text(response)})
-        elif isinstance(kind, str):
-            texts.append(f"[{kind}]")  # a blob, file or uri part: shown as what it is
+        elif kind == "tool_call_response" or kind in _ENTRY_PARTS:
+            if texts or reasoning or calls or images or unshown:
+                out.append(_chat(role, texts, reasoning, calls, images, unshown))
+                texts, reasoning, calls, images, unshown = [], [], [], [], []
+            if kind == "tool_call_response":
+                response = part.get("response", part.get("result"))
+                out.append(
+                    {"role": "tool", "tool_call_id": part.get("id"), "content": _text(response)}
+                )
+            else:
+                out.append({"role": role, _PART: part})
+        elif kind in _MEDIA_PARTS:
+            image = _blob_image(part) if kind == "blob" else None
+            # In a tool's message, media go with the response they follow.
+            into = (
+                out[-1]
+                if role == "tool" and out and not texts and "tool_call_id" in out[-1]
+                else None
+            )
+            if image is not None and (role == "user" or into is not None):
+                (images if into is None else into.setdefault(_IMAGES, [])).append(image)
+            else:
+                line = _attachment(part, str(kind))
+                if into is not None:
+                    into["content"] = f"{into['content']}\n{line}" if into["content"] else line
+                else:
+                    texts.append(line)
+                if image is not None:
+                    # Only prompts and tool results hold images (model.UserMessage,
+                    # model.ToolResult): a model's own image is named, and said not to be shown.
+                    unshown.append(
+                        f"an image ({image[0]}) in a message of role {role!r} is named, not shown: "
+                        "only prompts and tool results show images"
+                    )
+        else:
+            label = kind if isinstance(kind, str) and kind else "part"
+            texts.append(f"[{label}]")
+            unshown.append(f"a message part of type {label!r} is shown by its name only")
+    if texts or reasoning or calls or images or unshown or not out:
+        out.append(_chat(role, texts, reasoning, calls, images, unshown))
+    return out
+
+
+def _chat(
+    role: str,
+    texts: list[str],
+    reasoning: list[str],
+    calls: list[dict[str, Any]],
+    images: list[list[str]],
+    unshown: list[str],
+) -> dict[str, Any]:
     chat: dict[str, Any] = {"role": role}
     if texts:
         chat["content"] = "\n\n".join(texts)
@@ -455,7 +544,89 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
         chat["reasoning_content"] = "\n\n".join(reasoning)
     if calls:
         chat["tool_calls"] = calls
-    return ([chat] if texts or reasoning or calls or not out else []) + out
+    if images:
+        chat[_IMAGES] = images
+    if unshown:
+        chat[_UNSHOWN] = unshown
+    return chat
+
+
+def _blob_image(part: Mapping[str, Any]) -> list[str] | None:
+    """A ``BlobPart`` that is an image, as ``[media type, base64 data]``; None otherwise."""
+    data, mime = part.get("content"), part.get("mime_type")
+    mime = mime if isinstance(mime, str) and mime else None
+    is_image = part.get("modality") == "image" or (mime or "").startswith("image/")
+    return [mime or "image", data] if is_image and isinstance(data, str) and data else None
+
+
+def _attachment(part: Mapping[str, Any], kind: str) -> str:
+    """A blob, URI or file part as a line naming it (a URI is never fetched, spec X-1), then
+    the transcript the schemas give audio.
+
+    >>> _attachment({"type": "uri", "modality": "image", "uri": "https://a.b/c.png"}, "uri")
+    '[attachment: https://a.b/c.png]'
+    """
+    media = part.get("mime_type")
+    line = attachment_line(
+        {
+            "name": part.get("uri") or part.get("file_id") or part.get("modality") or kind,
+            "media_type": media if isinstance(media, str) else None,
+            "source": {"data": part.get("content") if kind == "blob" else None},
+        }
+    )
+    transcript = part.get("transcript")
+    return f"{line}\n{transcript}" if isinstance(transcript, str) and transcript else line
+
+
+#: Where a server tool's response keeps its output, by provider: OpenAI's code interpreter
+#: ``outputs``, Google's code execution ``output`` / ``result``, Anthropic's ``*_tool_result``
+#: ``content``, a web search's ``results``.
+_SERVER_OUTPUTS = ("output", "outputs", "result", "results", "content")
+#: Gemini's ``CodeExecutionResult.outcome`` values that are failures.
+_FAILED_OUTCOMES = frozenset({"OUTCOME_FAILED", "OUTCOME_DEADLINE_EXCEEDED"})
+
+
+def server_tool_outcome(response: Any) -> tuple[ToolStatus, ToolResult]:
+    """The status and result a ``server_tool_call_response``'s payload reports. The schemas
+    leave the payload to the provider (``GenericServerToolCallResponse``: only ``type``), so
+    it is ``success`` unless it states a failure as the providers write one (``is_error``, an
+    ``error``, an ``error_code`` or a ``*_error`` type, a ``failed`` status or outcome); the
+    whole payload stays the result's structured data.
+
+    >>> server_tool_outcome({"type": "code_interpreter", "outputs": [{"logs": "4"}]})[1].text
+    '4'
+    >>> server_tool_outcome({"type": "web_search_tool_result",
+    ...                      "content": {"type": "web_search_tool_result_error"}})[0]
+    'error'
+    """
+    if not isinstance(response, _MAPS):
+        text, images = output_content(response)
+        return "success", text_result(text, images=images)
+    value = next((response[k] for k in _SERVER_OUTPUTS if response.get(k) is not None), None)
+    if value is not None:
+        text, images = output_content(value)
+    else:
+        rest = {k: v for k, v in response.items() if k != "type"}
+        text, images = (stringify(rest) if rest else None), []
+    status: ToolStatus = (
+        "error" if _states_failure(response) or _states_failure(value) else "success"
+    )
+    return status, text_result(text, images=images, structured=plain_copy(dict(response)))
+
+
+def _states_failure(value: Any) -> bool:
+    if not isinstance(value, _MAPS):
+        return False
+    kind = value.get("type")
+    return (
+        value.get("is_error") is True
+        or value.get("isError") is True
+        or bool(value.get("error"))
+        or "error_code" in value
+        or (isinstance(kind, str) and kind.endswith("_error"))
+        or value.get("status") == "failed"
+        or value.get("outcome") in _FAILED_OUTCOMES
+    )
 
 
 def _older_message(role: str, message: Mapping[str, Any]) -> dict[str, Any]:
@@ -717,6 +888,8 @@ class _Builder(OpenAIChatBuilder):
         self.fed: list[dict[str, Any]] = []
         self._counts: Counter[str] | None = None
         self.history = _History()
+        #: Server tool calls whose response has not come, oldest first.
+        self._server_open: list[ToolCall] = []
 
     def calls(self) -> dict[str, ToolCall]:
         return self._calls
@@ -762,6 +935,88 @@ class _Builder(OpenAIChatBuilder):
             status = corrected_status(call.status, call.result.text)
             if status != call.status:
                 self.transcript.update(call, status=status)
+            images = message.get(_IMAGES)
+            if images:
+                shown = [*call.result.images, *(ImageData(media_type=m, data=d) for m, d in images)]
+                self.transcript.update(call, result=replace(call.result, images=shown))
+
+    # --- what the Chat shape has no place for (_from_parts) ---------------------------------
+
+    def _message(self, message: Mapping[str, Any], line: int) -> None:
+        part = message.get(_PART)
+        if part is not None:
+            self._part(part, line)
+            return
+        super()._message(message, line)
+        for reason in message.get(_UNSHOWN, ()):
+            self.warn(reason, line)
+
+    def _user(self, message: Mapping[str, Any]) -> None:
+        images = message.get(_IMAGES)
+        if not images:
+            super()._user(message)
+            return
+        self.recognized += 1
+        text = message.get("content")
+        shown = [ImageData(media_type=m, data=d) for m, d in images]
+        self._append(
+            UserMessage(
+                text=text if isinstance(text, str) else "",
+                images=shown,
+                meta={"images": len(shown)},  # as the Chat and Anthropic loaders count them
+            )
+        )
+
+    def _part(self, part: Mapping[str, Any], line: int) -> None:
+        kind = part.get("type")
+        if kind == "compaction":
+            summary = part.get("content")  # the schema's unencrypted summary, when available
+            summary = summary if isinstance(summary, str) and summary else None
+            self._append(CompactionBoundary(summary=summary))
+        elif kind == "server_tool_call":
+            self._server_call(part, line)
+        else:
+            self._server_response(part, line)
+
+    def _server_call(self, part: Mapping[str, Any], line: int) -> None:
+        """A tool the provider runs (web search, code interpreter…): a call like any other,
+        named by the part's ``name``, its arguments the ``server_tool_call`` payload; its
+        response settles it, as a hosted call of the Responses API is shown."""
+        payload = part.get("server_tool_call")
+        name = part.get("name")
+        if not (isinstance(name, str) and name) and isinstance(payload, _MAPS):
+            name = payload.get("type")
+        call_id = part.get("id")
+        if not (isinstance(call_id, str) and call_id):  # the schemas' id is optional
+            call_id = f"server_tool_call@{line}.{len(self.transcript.entries)}"
+        name = name if isinstance(name, str) else ""
+        call = self._new_call(call_id, name, payload, f"msg-{line}", None, line)
+        self._calls[call_id] = call
+        self._server_open.append(call)
+
+    def _server_response(self, part: Mapping[str, Any], line: int) -> None:
+        """A server tool's response settles the call with its id; without an id, the last
+        server call still waiting for one."""
+        call_id = part.get("id")
+        call: ToolCall | None = None
+        if isinstance(call_id, str) and call_id:
+            call = self._calls.get(call_id)
+        elif self._server_open:
+            call = self._server_open[-1]
+        response = part.get("server_tool_call_response")
+        if call is None:
+            self.warn(f"server tool response for an unknown call id {call_id!r}", line)
+            name = response.get("type") if isinstance(response, _MAPS) else None
+            own = call_id if isinstance(call_id, str) and call_id else f"server_tool@{line}"
+            call = self._new_call(
+                own, name if isinstance(name, str) else "", None, None, None, line
+            )
+            self._calls[own] = call
+        self._server_open = [c for c in self._server_open if c is not call]
+        if call.result is not None:  # settled already: the response is repeated history
+            return
+        status, result = server_tool_outcome(response)
+        self.transcript.update(call, status=status, result=result)
 
     def add_new(
         self,
