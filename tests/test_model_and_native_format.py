@@ -67,7 +67,9 @@ def make_assistant(tag: str = "assistant") -> AssistantText:
         reasoning_tokens=64,
         response_id=f"msg_{tag}",
     )
-    return AssistantText(**_common(tag), text=f"答案 {tag} ✅", model="claude-x-1", usage=usage)
+    return AssistantText(
+        **_common(tag), text=f"答案 {tag} ✅", model="claude-x-1", usage=usage, images=[IMAGE_2]
+    )
 
 
 def make_thinking(tag: str = "thinking", form: str = "summary") -> Thinking:

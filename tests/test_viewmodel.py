@@ -236,3 +236,32 @@ def test_W5_a_long_user_message_shows_its_first_lines_and_the_rest_one_click_awa
     assert [hit["key"] for hit in hits] == [user["key"]]
     (plain,) = build_view_model(short.transcript)["nodes"]
     assert "more_label" not in plain  # a short message carries nothing more
+
+
+def test_L1_a_model_s_images_show_after_its_text_as_a_prompt_s_do() -> None:
+    """An image the model returned with its text (a Gemini answer's, in an Inspect log or a
+    trace) is shown after the text, in the answer and in a progress note, as a pasted image
+    is; the terminal names it; an image no page can show is a note, never dropped."""
+    from turnfold.model import AssistantText, ImageData, ToolCall, UserMessage
+    from turnfold.render.html import render_html
+    from turnfold.render.text import render_text
+
+    png = ImageData(media_type="image/png", data="iVBORw0KGgo=")
+    svg = ImageData(media_type="image/svg+xml", data="PHN2Zy8+")
+    transcript = Transcript([
+        UserMessage(text="Draw it"),
+        AssistantText(text="A first sketch:", images=[png]),
+        ToolCall(call_id="c1", name="Read", args={"file_path": "a.py"}, status="success"),
+        AssistantText(text="The drawing:", images=[png, svg]),
+    ])  # fmt: skip
+    view = build_view_model(transcript)
+    (turn,) = [node for node in view["nodes"] if node["kind"] == "turn"]
+    shown = 'src="data:image/png;base64,iVBORw0KGgo='
+    assert turn["answer"]["html"].startswith('<div class="tf-md"><p>The drawing:</p></div>')
+    assert turn["answer"]["html"].count(shown) == 1
+    assert 'class="tf-note"' in turn["answer"]["html"]  # the SVG: named, not shown
+    progress = [n for n in iter_nodes(view) if n.get("kind") == "progress"]
+    assert progress
+    assert shown in progress[0]["html"]
+    assert shown in render_html(view)
+    assert "[image/png]" in render_text(view)

@@ -93,12 +93,14 @@ class Usage:
 
 @dataclass(kw_only=True)
 class AssistantText(Entry):
-    """Text the model wrote: a progress note or, if nothing follows it, the turn's answer."""
+    """Text the model wrote: a progress note or, if nothing follows it, the turn's answer.
+    ``images`` are the images the model returned with it (a Gemini model's, say)."""
 
     kind: ClassVar[str] = "assistant"
     text: str = ""
     model: str | None = None
     usage: Usage | None = None
+    images: list[ImageData] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)

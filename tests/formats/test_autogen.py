@@ -136,6 +136,20 @@ def test_L3_autogen_s_is_error_flag_decides_each_call_s_status() -> None:
     assert turnfold.load(messages, format="autogen").tool_calls()[0].status == "unknown"
 
 
+def test_A1_an_agent_s_multimodal_message_shows_its_images_with_its_text() -> None:
+    """A ``MultiModalMessage`` an agent wrote: its images (``Image.to_base64``: PNG) are its
+    text's, as a user's are their prompt's; they were counted and dropped."""
+    messages = [
+        _msg("TextMessage", "user", content="Draw a cat"),
+        _msg("MultiModalMessage", "painter", content=["Here:", {"data": "aGk="}]),
+    ]
+    entries = turnfold.load(messages, format="autogen").entries
+    answer = entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == "Here:"
+    assert [(i.media_type, i.data) for i in answer.images] == [("image/png", "aGk=")]
+
+
 def test_L1_an_agent_tool_s_inner_run_is_nested_as_the_call_s_sub_agent() -> None:
     research = calls_by_id(turnfold.load(RESULT))["call_3"]
     assert research.result is not None

@@ -651,23 +651,21 @@ def _lossless(transcript: Transcript) -> Transcript:
     return transcript
 
 
-def test_H1_media_the_model_returned_are_named_in_its_text(
+def test_H1_media_the_model_returned_are_its_text_s_images_or_named_in_it(
     provider_logs: dict[str, Path],
 ) -> None:
     """Inspect's Google provider writes a Gemini model's images and audio into the assistant
-    message; an AssistantText holds no images, so each medium is named where it stood, and the
-    image, whose data is not shown, is said in a warning."""
-    transcript = turnfold.load(provider_logs["parts"], sample="gemini", epoch=1)
-    assert [w.reason for w in transcript.warnings] == [
-        "an image in a model's message is named, not shown: only prompts and tool results "
-        "show images"
-    ]
-    assert transcript.accounting is not None
-    assert transcript.accounting.unaccounted == []
+    message: an image is the text's own, shown after it; audio, video and documents, which
+    no entry shows, are named where they stood."""
+    transcript = _lossless(turnfold.load(provider_logs["parts"], sample="gemini", epoch=1))
     [answer] = [e for e in transcript.entries if isinstance(e, AssistantText)]
-    assert answer.text == "Here is the cat:\n\n[image]\n\n[audio]\n\n[video]\n\n[document]"
-    assert answer.meta == {"images": 1}
+    assert answer.text == "Here is the cat:\n\n[audio]\n\n[video]\n\n[document]"
+    assert [image.media_type for image in answer.images] == ["image/png"]
+    assert answer.images[0].data
     assert answer.usage is not None  # the response's usage stays on its text
+    from turnfold.render.page import render_page
+
+    assert f"data:image/png;base64,{answer.images[0].data}" in render_page(transcript)
 
 
 def test_H1_a_model_fallback_names_both_models(provider_logs: dict[str, Path]) -> None:

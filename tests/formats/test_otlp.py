@@ -495,9 +495,8 @@ def _chat_span(span_id: str, start: int, inputs: list[Any], outputs: list[Any]) 
 def test_H4_server_tools_images_and_compactions_of_genai_parts_are_entries() -> None:
     """A ``server_tool_call`` is a call its ``server_tool_call_response`` settles, a
     ``compaction`` a boundary with its summary, a ``blob`` image in a prompt the prompt's
-    image, a ``uri`` a line naming it (never fetched); a model's own image, which no entry of
-    a model's message can show, is named and warned about once, though every later model span
-    repeats it in its input."""
+    image, a ``uri`` a line naming it (never fetched); a model's own image its text's image,
+    once, though every later model span repeats it in its input."""
     prompt = {
         "role": "user",
         "parts": [
@@ -559,15 +558,11 @@ def test_H4_server_tools_images_and_compactions_of_genai_parts_are_entries() -> 
     assert "https://meteo.example/paris" in (search.result.text or "")
     assert search.result.structured["results"][0]["title"] == "Paris: 21C sunny"
     assert isinstance(text, AssistantText)
-    assert text.text == (
-        "TF-SUNNY: 21C and sunny. Here is a drawing:\n\n[attachment: image · image/png · 70 B]"
-    )
+    assert text.text == "TF-SUNNY: 21C and sunny. Here is a drawing:"
+    assert text.images == [ImageData(media_type="image/png", data=PNG)]
     assert isinstance(boundary, CompactionBoundary)
     assert boundary.summary == "TF-SUMMARY: Paris weather asked."
-    assert [w.reason for w in transcript.warnings] == [
-        "an image (image/png) in a message of role 'assistant' is named, not shown: only "
-        "prompts and tool results show images"
-    ]
+    assert transcript.warnings == []
 
 
 def test_H4_a_tool_message_s_blob_image_is_its_result_s_and_server_calls_pair_without_ids() -> None:

@@ -330,7 +330,9 @@ def test_L1_builtin_tools_files_compaction_and_a_cut_off_response_read_alike_sav
         "compaction",
         "assistant",
     ]
-    thinking, search = transcript.entries[1], transcript.entries[2]
+    thinking, search, drawn = transcript.entries[1], transcript.entries[2], transcript.entries[3]
+    assert isinstance(drawn, AssistantText)  # a file the model returned: its image is shown
+    assert [(i.media_type, i.data) for i in drawn.images] == [("image/png", "cG5n")]
     assert isinstance(thinking, Thinking)
     assert (thinking.form, thinking.data) == ("encrypted", "sig")
     assert isinstance(search, ToolCall)

@@ -128,7 +128,7 @@ def _subagent(data: dict[str, Any]) -> SubAgent:
 
 _NESTED: dict[type[Entry], dict[str, Any]] = {
     UserMessage: {"images": _images},
-    AssistantText: {"usage": lambda d: Usage(**d)},
+    AssistantText: {"usage": lambda d: Usage(**d), "images": _images},
     Thinking: {"usage": lambda d: Usage(**d)},
     ToolCall: {"result": _tool_result, "subagent": _subagent, "usage": lambda d: Usage(**d)},
 }

@@ -116,6 +116,9 @@ class _TextExtractor(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "br":
             self.parts.append("\n")
+        elif tag == "img":  # an inline image (a model's, in its text): named by its alt text
+            self.parts.append(f"[{dict(attrs).get('alt') or 'image'}]")
+            self._marked = False
         elif tag in self._BLOCKS:
             self._newline()
         if tag == "ol":

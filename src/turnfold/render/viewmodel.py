@@ -603,8 +603,8 @@ def _published(warning: LoadWarning) -> LoadWarning:
 
 
 def _pasted_images(images: list[ImageData], locale: str) -> str:
-    """Images pasted into a prompt, shown the way a tool result's images are (issue 21.4):
-    after the escaped text (which holds no markup), each in its own box, or a note."""
+    """Images pasted into a prompt, or returned by the model with its text, shown the way a
+    tool result's images are (issue 21.4): after the text, each in its own box, or a note."""
     boxes = []
     for image in images:
         shown = image_html(image)
@@ -670,7 +670,8 @@ def _turn(turn: Turn, options: _Options, usage: str | None) -> TurnNode:
         answer_node = {
             "kind": "answer",
             "key": _entry_key(turn.key, answer.id),
-            "html": markdown_html(answer.text),
+            "html": markdown_html(answer.text)
+            + _pasted_images(answer.images, options.settings.locale),
             "tentative": turn.tentative,
         }
     header_node: TurnHeader = {
@@ -762,7 +763,8 @@ def _indicator(item: ThinkingIndicator, options: _Options) -> ThinkingIndicatorN
 
 
 def _progress(item: ProgressRow, options: _Options) -> ProgressNode:
-    return {"kind": "progress", "key": item.key, "html": markdown_html(item.entry.text)}
+    images = _pasted_images(item.entry.images, options.settings.locale)
+    return {"kind": "progress", "key": item.key, "html": markdown_html(item.entry.text) + images}
 
 
 def _command(item: CommandRow, options: _Options) -> CommandNode:

@@ -16,8 +16,8 @@ Mapping (each message's ``source`` is the agent that wrote it, kept in ``meta["a
 - ``TextMessage`` from ``user`` (a task) → :class:`UserMessage`; from an agent →
   :class:`AssistantText`; from a user proxy after its ``UserInputRequestedEvent`` → the
   user's :class:`UserMessage` (``meta["agent"]`` names the proxy);
-  ``MultiModalMessage`` → the same, its images on the user's message (an agent's images are
-  counted in ``meta["images"]``: the text entry holds none); ``StructuredMessage[...]`` →
+  ``MultiModalMessage`` → the same, its images on the user's message or the agent's text;
+  ``StructuredMessage[...]`` →
   :class:`AssistantText` of its ``format_string`` or its JSON, the content in
   ``meta["structured"]``;
 - ``ThoughtEvent`` → :class:`Thinking`;
@@ -536,15 +536,19 @@ class AutogenBuilder(MessageBuilder):
         timestamp: str | None,
         usage: Usage | None,
         meta: dict[str, Any],
+        images: list[ImageData] | None = None,
     ) -> None:
         own = message.get("id")
         if isinstance(own, str):
             meta = {**meta, "message_id": own}
+        shown = images or []
         streamed = self._take_stream(message, message.get("source"))
         if streamed is not None:
-            self._update(streamed, text=text, usage=usage, timestamp=timestamp, meta=meta)
+            self._update(streamed, text=text, usage=usage, timestamp=timestamp, meta=meta,
+                         images=shown)  # fmt: skip
         else:
-            self._append(AssistantText(text=text, usage=usage, timestamp=timestamp, meta=meta))
+            self._append(AssistantText(text=text, usage=usage, timestamp=timestamp, meta=meta,
+                                       images=shown))  # fmt: skip
 
     def _user(self, text: str, timestamp: str | None, meta: dict[str, Any], **extra: Any) -> None:
         self._append(UserMessage(text=text, timestamp=timestamp, meta=meta, **extra))
@@ -587,9 +591,7 @@ class AutogenBuilder(MessageBuilder):
             self._user(text, ts, meta, images=images)
             return
         self._speaker(source)
-        if images:
-            meta = {**meta, "images": len(images)}
-        self._answer(m, text, ts, usage, meta)
+        self._answer(m, text, ts, usage, meta, images)
 
     def _on_StructuredMessage(
         self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,

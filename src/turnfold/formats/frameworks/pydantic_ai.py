@@ -654,9 +654,12 @@ class PydanticAIBuilder(MessageBuilder):
         elif kind == "file":
             _, images, _ = content_of([part.get("content")])
             text, _, _ = content_of([{**(part.get("content") or {}), "data": None}])
-            entry = self._append(AssistantText(text=text or "[file]", model=model, timestamp=stamp))
-            if images:
-                self.transcript.update(entry, meta={"images": len(images)})
+            # A file the model returned: an image is the text's own, any other file a line
+            # naming it.
+            shown = text or ("" if images else "[file]")
+            entry = self._append(
+                AssistantText(text=shown, model=model, timestamp=stamp, images=images)
+            )
         elif kind == "speech":
             text = part.get("transcript")
             if isinstance(text, str) and text:

@@ -24,10 +24,9 @@ that ``messages`` lose):
   :class:`AssistantText` with the call's usage and model, each tool call as a :class:`ToolCall`
   (one batch per message); a model error is an :class:`AssistantError`. Inputs pooled in
   ``events_data`` (``input_refs``) and ``attachment://`` references are resolved;
-- media the model returned (images, audio, video, documents) and provider data parts are named
-  in the text of the assistant entry in their place (``[image]``, ``[audio]``, ``[model fallback:
-  A → B]``, ``[data]``; ``meta["images"]`` counts the images): an :class:`AssistantText` holds
-  no images;
+- images the model returned are its text's images (shown after it); other media (audio, video,
+  documents, a remote image) and provider data parts are named in the text in their place
+  (``[audio]``, ``[model fallback: A → B]``, ``[data]``);
 - a provider's native compaction (a ``compaction_metadata`` data part: OpenAI's in a user
   message, Anthropic's in an assistant message) is a :class:`CompactionBoundary`, never a
   prompt: it joins the boundary of the ``compaction`` event before it, and the later inputs
@@ -709,8 +708,9 @@ def _placeholder(part: Mapping[str, Any]) -> str:
     Gemini model returns as ``ContentImage`` and ``ContentAudio`` (``inspect_ai/model/
     _providers/google.py``, ``inline_data`` parts), and the ``Content`` union
     (``inspect_ai/_util/content.py``) lets any message hold video, documents and ``ContentData``.
-    An :class:`AssistantText` holds no images, so each part is named where it stood, as the
-    prompts' media are (:func:`_part_text`). A data part is a provider's internal payload;
+    An inline image is the text's own (``AssistantText.images``); any other part is named where
+    it stood, as the prompts' media are (:func:`_part_text`). A data part is a provider's
+    internal payload;
     Anthropic's model fallback (``_content_data_for_fallback`` in ``anthropic.py``: the
     requested model declined and another wrote the rest) says which models.
     """
@@ -814,23 +814,20 @@ class _Conversation:
         content = message.get("content")
         parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
         texts: list[str] = []
-        images = 0  # images named among ``texts``
+        images: list[ImageData] = []  # the model's images, shown after the text they are in
         last_text: AssistantText | None = None
         batch = _string(message.get("id"), None)
         first_call: ToolCall | None = None
 
         def flush() -> None:
-            nonlocal last_text, images
-            if texts:
+            nonlocal last_text
+            if texts or images:
                 last_text = AssistantText(
-                    text="\n\n".join(texts),
-                    model=model,
-                    timestamp=timestamp,
-                    meta={"images": images} if images else {},
+                    text="\n\n".join(texts), model=model, timestamp=timestamp, images=list(images)
                 )
                 self.append(last_text)
                 texts.clear()
-                images = 0
+                images.clear()
 
         for part in parts:
             if not isinstance(part, Mapping):
@@ -850,15 +847,10 @@ class _Conversation:
             elif _native_compaction(part) is not None:
                 flush()
                 self.compaction_parts([part], timestamp)
+            elif kind == "image" and (image := _image(part.get("image"))) is not None:
+                images.append(image)  # a Gemini answer's image (google.py ``inline_data``)
             else:
-                texts.append(_placeholder(part))
-                if kind == "image":
-                    images += 1
-                    # As the OpenTelemetry reader says of a model's image: its data is lost.
-                    self.context.warn(
-                        "an image in a model's message is named, not shown: only prompts and "
-                        "tool results show images"
-                    )
+                texts.append(_placeholder(part))  # a remote image is named, never fetched
         flush()
         for raw in as_list(message.get("tool_calls")):
             if isinstance(raw, Mapping):

@@ -35,8 +35,9 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   a ``server_tool_call`` is a :class:`~turnfold.model.ToolCall` its
   ``server_tool_call_response`` settles (:func:`server_tool_outcome`), a ``compaction`` a
   :class:`~turnfold.model.CompactionBoundary` with its summary, a ``blob`` image an image of
-  the prompt or tool result it is in (in a model's message, where no image is shown, a line
-  naming it and a warning), a ``uri`` or ``file`` part and any other blob a line naming it
+  the prompt, model text or tool result it is in (in a system message, where no image is
+  shown, a line naming it and a warning), a ``uri`` or ``file`` part and any other blob a line
+  naming it
   (never fetched); a part of a type the schemas do not define is shown by its name, with a
   warning;
   usage (``gen_ai.usage.*``, ``llm.token_count.*``) and model go on the span's last text; a
@@ -505,7 +506,7 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
                 if role == "tool" and out and not texts and "tool_call_id" in out[-1]
                 else None
             )
-            if image is not None and (role == "user" or into is not None):
+            if image is not None and (role in ("user", "assistant") or into is not None):
                 (images if into is None else into.setdefault(_IMAGES, [])).append(image)
             else:
                 line = _attachment(part, str(kind))
@@ -514,11 +515,11 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
                 else:
                     texts.append(line)
                 if image is not None:
-                    # Only prompts and tool results hold images (model.UserMessage,
-                    # model.ToolResult): a model's own image is named, and said not to be shown.
+                    # Prompts, the model's texts and tool results hold images: one of another
+                    # role's message (a system prompt's) is named, and said not to be shown.
                     unshown.append(
                         f"an image ({image[0]}) in a message of role {role!r} is named, not shown: "
-                        "only prompts and tool results show images"
+                        "only prompts, the model's texts and tool results show images"
                     )
         else:
             label = kind if isinstance(kind, str) and kind else "part"
@@ -947,9 +948,19 @@ class _Builder(OpenAIChatBuilder):
         if part is not None:
             self._part(part, line)
             return
+        before = len(self.transcript.entries)
         super()._message(message, line)
         for reason in message.get(_UNSHOWN, ()):
             self.warn(reason, line)
+        images = message.get(_IMAGES) if message.get("role") == "assistant" else None
+        if images and len(self.transcript.entries) > before:  # not history already shown
+            shown = [ImageData(media_type=m, data=d) for m, d in images]
+            added = self.transcript.entries[before:]
+            text = next((e for e in reversed(added) if isinstance(e, AssistantText)), None)
+            if text is None:
+                self._append(AssistantText(images=shown))
+            else:
+                self.transcript.update(text, images=[*text.images, *shown])
 
     def _user(self, message: Mapping[str, Any]) -> None:
         images = message.get(_IMAGES)
