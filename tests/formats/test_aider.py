@@ -1,6 +1,6 @@
 """Aider's chat history Markdown (spec H-5, H-6): a file aider 0.86.2 wrote itself (driven
-offline against a scripted model, tests/fixtures/aider/README.md) and a hand-made one written
-from aider's source for what that run could not show."""
+offline against a scripted model, tests/fixtures/aider/README.md) and hand-made ones written
+from aider's source for what that run could not show (tests/fixtures/SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ import turnfold
 from turnfold.formats import TranscriptFormatError
 from turnfold.formats.agents import aider
 from turnfold.model import AssistantText, SystemNotice, ToolCall, Transcript, UserMessage
+from turnfold.usage import count_tokens
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "aider"
 REAL = FIXTURES / "aider_0.86.2_edits-commands.md"
 HANDMADE = FIXTURES / "aider_handmade_cache-whole-dry-run.md"
+MODES = FIXTURES / "aider_handmade_ask-architect-editor.md"
 
 
 def _of(transcript: Transcript, kind: type) -> list:
@@ -167,3 +169,103 @@ def test_H5_text_and_samples_are_refused_with_a_reason() -> None:
         turnfold.load(REAL.read_text(encoding="utf-8"))  # path-only: text is parsed as JSON
     with pytest.raises(ValueError, match="sample="):
         turnfold.load(REAL, sample=1)
+
+
+# --- input aider logs itself: a chat command's message, the architect's reply to its editor ----
+
+
+def test_H5_a_chat_command_s_message_logged_again_is_one_prompt() -> None:
+    """``/ask X`` runs a coder with X, whose ``run(with_message=X)`` logs ``#### X`` again
+    (``_generic_chat_command``): one prompt. ``/ok`` and ``/help`` send words of aider's own,
+    kept with the prompt; a command aider could not tell (``Ambiguous command``) sent nothing."""
+    transcript = turnfold.load(MODES)
+    assert transcript.warnings == []
+    prompts = [(m.command, m.text) for m in _of(transcript, UserMessage)]
+    assert prompts == [
+        ("/ask", "what does hello.py do?"),
+        ("/architect", "make greet say hi"),
+        (None, "make greet say hey"),
+        (None, "make it shout"),
+        (None, 'Make `greet` print "HEY" and add a comment.'),
+        ("/ok", ""),
+        ("/help", "how do I undo?"),
+        ("/a", "what is hello.py?"),
+        (None, "what is hello.py?"),  # typed again after aider's "Ambiguous command"
+    ]
+    sent = {m.command: m.meta.get("sent_text") for m in _of(transcript, UserMessage)}
+    assert sent["/ask"] is None  # the same words: nothing more to keep
+    assert sent["/ok"] == "Ok, please go ahead and make those changes."
+    assert (sent["/help"] or "").startswith("# Question: how do I undo?\n\n# Relevant docs:\n")
+    assert (sent["/help"] or "").endswith("Model: openai/fake-model with ask edit format")
+
+
+def test_H5_the_architect_s_reply_sent_to_its_editor_is_a_notice_not_a_prompt() -> None:
+    """``ArchitectCoder.reply_completed`` runs the editor with the architect's reply (its
+    reasoning removed; the last reply when aider replied again after adding a file), which
+    ``#### `` logs: a notice in the architect's turn, the exact text kept; the editor's replies
+    are the editor model's. A reply the user declined to edit with is sent nowhere."""
+    transcript = turnfold.load(MODES)
+    handoffs = [n for n in _of(transcript, SystemNotice) if n.subtype == "editor_input"]
+    assert [n.meta["editor_input"] for n in handoffs] == [
+        'In hello.py, change `greet` so that it prints "hi" instead of "hello".\n\n'
+        "Nothing else changes.",
+        'In hello.py, make `greet` print "hey".\n\n> Keep the function name.\n\nThat is all.',
+    ]
+    assert (
+        handoffs[0].text
+        == "aider sent the architect's reply above to the editor model to make its edits"
+    )
+    assert "(openai/fake-editor)" in handoffs[1].text  # the banner's Editor model
+    entries = transcript.entries
+    for handoff in handoffs:
+        at = entries.index(handoff)
+        before = next(e for e in reversed(entries[:at]) if not isinstance(e, SystemNotice))
+        after = next(e for e in entries[at + 1 :] if not isinstance(e, SystemNotice))
+        assert isinstance(before, AssistantText)  # the architect's reply
+        assert isinstance(after, (AssistantText, ToolCall))  # the editor's, in the same turn
+    editor = entries[entries.index(handoffs[1]) + 1]
+    assert isinstance(editor, AssistantText)
+    assert (editor.text, editor.model) == ("Changing the greeting.", "openai/fake-editor")
+    architect = [t for t in _of(transcript, AssistantText) if t.text == "That is all."]
+    assert architect[0].model == "openai/fake-model"
+
+
+def test_H6_a_reply_of_edit_blocks_alone_carries_its_usage_on_its_first_call() -> None:
+    """usage.py: a response that wrote no text has its usage on its first call; every token
+    report of the file is counted once."""
+    transcript = turnfold.load(MODES)
+    calls = [c for c in _of(transcript, ToolCall) if c.usage is not None]
+    assert [(c.usage.input_tokens, c.usage.output_tokens, c.meta["cost_usd"]) for c in calls] == [
+        (1300, 24, pytest.approx(0.0042)),  # the editor's block, after the one-shot /architect
+        (1200, 20, pytest.approx(0.0039)),  # /ok's
+    ]
+    assert count_tokens(transcript.entries) == {"input_tokens": 14500, "output_tokens": 182}
+
+
+def test_H5_the_qa_repro_has_two_prompts(tmp_path: Path) -> None:
+    """QA's reproduction: ``/ask`` and ``/architect`` each logged twice, and the architect's
+    reply logged as the editor's input, read as five prompts for the user's two."""
+    history = tmp_path / ".aider.chat.history.md"
+    history.write_text(
+        "\n# aider chat started at 2025-05-23 16:51:58\n\n> Aider v0.83.1  \n"
+        "> Main model: openai/gpt-4o with architect edit format  \n\n"
+        "#### /ask what does main.py do?  \n\n#### what does main.py do?  \n\n"
+        "It prints hello.\n\n> Tokens: 1.2k sent, 20 received.  \n\n"
+        "#### /architect rename the greeting to hi  \n\n#### rename the greeting to hi  \n\n"
+        'Change the string "hello" to "hi" in main.py.\n\n> Tokens: 1.3k sent, 25 received.  \n\n'
+        '#### Change the string "hello" to "hi" in main.py.  \n\n'
+        'main.py\n```\nprint("hi")\n```\n\n> Tokens: 900 sent, 10 received.  \n'
+        "> Applied edit to main.py  \n",
+        encoding="utf-8",
+    )
+    transcript = turnfold.load(history)
+    assert [m.text for m in _of(transcript, UserMessage)] == [
+        "what does main.py do?",
+        "rename the greeting to hi",
+    ]
+    [handoff] = [n for n in _of(transcript, SystemNotice) if n.subtype == "editor_input"]
+    assert handoff.meta["editor_input"] == 'Change the string "hello" to "hi" in main.py.'
+    editor = _of(transcript, AssistantText)[-1]
+    assert editor.usage is not None
+    assert editor.usage.input_tokens == 900
+    assert editor.model is None  # no Editor model line: aider may use another model

@@ -26,6 +26,7 @@ from turnfold.formats.agents.cline import parse_tool, split_text, status_of
 from turnfold.formats.source import from_object
 from turnfold.model import AssistantText, SystemNotice, Thinking, UserMessage
 from turnfold.tools import tool_category
+from turnfold.usage import count_tokens
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "cline"
 FOLDER = FIXTURES / "cline_v3.x_hand-made_xml-tools"
@@ -94,6 +95,13 @@ def test_H6_the_task_folder_gives_times_usage_cost_and_model() -> None:
     assert [(t.usage.input_tokens, t.usage.output_tokens) for t in texts if t.usage] == [
         (5600, 170), (6400, 12), (6500, 30)
     ]  # fmt: skip
+    # The others wrote a thought or calls alone: it goes on the first of them (usage.py), with
+    # the request's cost.
+    carriers = [e for e in entries if getattr(e, "usage", None) is not None]
+    assert [(e.kind, e.usage.input_tokens) for e in carriers if e.kind != "assistant"] == [
+        ("thinking", 5210), ("tool_call", 5890), ("tool_call", 6120), ("tool_call", 6230)
+    ]  # fmt: skip
+    assert sum(e.meta["cost_usd"] for e in carriers) == pytest.approx(0.1338)
     assert texts[-1].timestamp == "2025-12-01T09:01:01+00:00"
     assert transcript.tool_calls()[0].timestamp == "2025-12-01T09:00:01+00:00"
 
@@ -456,3 +464,118 @@ def test_H5_feedback_typed_while_any_command_ran_is_the_user_s_message(
         ),
         ("user", "use port 8080"),
     ]
+
+
+# --- each assistant message's modelInfo and metrics (ClineStorageMessage, since v3.37 / v3.40) --
+
+
+def test_H6_metrics_give_each_response_its_usage_and_model_info_its_model() -> None:
+    """Every assistant message of the hand-made history (in the shape of a real one of April
+    2026) records ``modelInfo`` and ``metrics.tokens``: each response's usage sits where usage.py
+    puts it, a call when the response wrote no text; the model is its texts' and the session's."""
+    transcript = turnfold.load(TEXT_RESULTS)
+    assert transcript.warnings == []
+    carriers = [e for e in transcript.entries if getattr(e, "usage", None) is not None]
+    shown = [
+        (e.kind, getattr(e, "call_id", None), e.usage.input_tokens, e.usage.output_tokens)
+        for e in carriers
+    ]
+    assert shown == [
+        ("tool_call", "tooluse_A1", 1000, 100),  # use_subagents alone
+        ("tool_call", "tooluse_B1", 1000, 100),  # the first of two parallel calls
+        ("tool_call", "tooluse_C1", 1000, 100),
+        ("assistant", None, 1000, 100),  # "Using demo-dev." before its call
+        ("assistant", None, 1000, 100),  # attempt_completion's result is the text
+        ("assistant", None, 1200, 80),
+    ]
+    # providerId openai: the handler's prompt_tokens already count the cached tokens (none here).
+    assert all(e.usage.cache_read_tokens is None for e in carriers)
+    assert count_tokens(transcript.entries) == {"input_tokens": 6200, "output_tokens": 580}
+    texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert {t.model for t in texts} == {"claude_4_5_opus"}
+    assert transcript.metadata["model"] == "claude_4_5_opus"
+    assert transcript.metadata["model_provider"] == "openai"
+    assert "cost_usd" not in transcript.metadata  # metrics without a cost
+
+
+def _answer(provider: str, tokens: dict[str, int], cost: float | None = None) -> dict[str, object]:
+    metrics: dict[str, object] = {"tokens": tokens}
+    if cost is not None:
+        metrics["cost"] = cost
+    return {
+        "role": "assistant",
+        "content": [_text("<thinking>Look first.</thinking>"), _text("Here it is.")],
+        "modelInfo": {"modelId": "claude-sonnet-4-5", "providerId": provider, "mode": "act"},
+        "metrics": metrics,
+        "ts": 1777073173494,
+    }
+
+
+@pytest.mark.parametrize(
+    ("provider", "input_tokens"),
+    [
+        # AnthropicHandler reports input_tokens without the cache: Cline's cached is added in.
+        pytest.param("anthropic", 1300, id="cache-apart"),
+        pytest.param("openrouter", 1300, id="cache-subtracted"),
+        # OpenAiHandler passes prompt_tokens on: the cached tokens are already counted.
+        pytest.param("openai", 1000, id="prompt-holds-cache"),
+    ],
+)
+def test_H6_cached_tokens_count_in_the_prompt_once_whatever_the_provider(
+    provider: str, input_tokens: int
+) -> None:
+    history = [
+        {"role": "user", "content": [_text("<task>\nShow it\n</task>"), _text(ENVIRONMENT)]},
+        _answer(provider, {"prompt": 1000, "completion": 50, "cached": 300}, cost=0.0123),
+        {"role": "user", "content": [_text("<feedback>\nthanks\n</feedback>")]},
+        _answer(provider, {"prompt": 1100, "completion": 20, "cached": 0}, cost=0.002),
+    ]
+    transcript = turnfold.load(history, format="cline")
+    assert transcript.warnings == []
+    first, second = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert first.usage is not None
+    assert first.usage.input_tokens == input_tokens
+    assert first.usage.output_tokens == 50
+    # Cline's cached lumps cache reads and writes: neither count, the number kept beside.
+    assert (first.usage.cache_read_tokens, first.usage.cache_write_tokens) == (None, None)
+    assert first.meta["cached_tokens"] == 300
+    assert first.meta["cost_usd"] == pytest.approx(0.0123)
+    assert first.model == "claude-sonnet-4-5"
+    assert first.timestamp == "2026-04-24T23:26:13.494000+00:00"
+    assert second.usage is not None
+    assert second.usage.input_tokens == 1100
+    assert "cached_tokens" not in second.meta
+    assert transcript.metadata["cost_usd"] == pytest.approx(0.0143)
+    assert transcript.metadata["model_provider"] == provider
+
+
+def test_H6_the_task_folder_s_requests_tell_cache_reads_from_writes(tmp_path: Path) -> None:
+    """With ``ui_messages.json`` beside the history, its ``api_req_started`` counts of the same
+    request win (reads and writes apart), added to tokensIn by the provider's rule."""
+    history = [
+        {"role": "user", "content": [_text("<task>\nShow it\n</task>"), _text(ENVIRONMENT)]},
+        _answer("anthropic", {"prompt": 1000, "completion": 50, "cached": 300}),
+        {"role": "user", "content": [_text("<feedback>\nagain\n</feedback>")]},
+        _answer("openai", {"prompt": 1300, "completion": 40, "cached": 300}),
+    ]
+    requests = [
+        {"tokensIn": 1000, "tokensOut": 50, "cacheWrites": 100, "cacheReads": 200, "cost": 0.01},
+        {"tokensIn": 1300, "tokensOut": 40, "cacheWrites": 0, "cacheReads": 300, "cost": 0.02},
+    ]
+    ui = [
+        {"ts": 1777073170000 + n, "type": "say", "say": "api_req_started", "text": json.dumps(r)}
+        for n, r in enumerate(requests)
+    ]
+    (tmp_path / "api_conversation_history.json").write_text(json.dumps(history))
+    (tmp_path / "ui_messages.json").write_text(json.dumps(ui))
+    transcript = turnfold.load(tmp_path / "api_conversation_history.json")
+    anthropic, openai = [e.usage for e in transcript.entries if isinstance(e, AssistantText)]
+    assert anthropic is not None
+    assert openai is not None
+    assert (anthropic.input_tokens, anthropic.cache_read_tokens, anthropic.cache_write_tokens) == (
+        1300,
+        200,
+        100,
+    )
+    assert (openai.input_tokens, openai.cache_read_tokens) == (1300, 300)  # not 1600
+    assert transcript.metadata["cost_usd"] == pytest.approx(0.03)

@@ -17,6 +17,24 @@ piece becomes:
   when the command fails, so "Added N lines of output" marks it an ``error``, no such line a
   ``success``; ``/run`` records no exit status (``unknown``). Other slash commands are prompts
   with ``command`` set;
+- ``#### `` is also what ``Coder.run(with_message=…)`` logs of a message aider sends on its
+  own (``io.user_input``), so two more kinds of input are not the user's:
+
+  - a chat command with a message (``/ask``, ``/code``, ``/architect``, ``/context``;
+    ``_generic_chat_command`` in ``aider/commands.py``) runs a coder with it, which logs it
+    again: the next ``####`` block that is that message is the same prompt, not a second one.
+    ``/ok`` (aider after 0.86.2) sends "Ok, please go ahead and make those changes." and
+    ``/help`` its question with the docs found for it (``aider/help.py``): that block is the
+    prompt's ``meta["sent_text"]``. A command aider did not run (``Ambiguous command``,
+    ``Invalid command``) sends nothing;
+  - in architect mode the architect's reply, once accepted (``Edit the files?``, or at once
+    with ``--yes-always``), is the editor coder's message (``ArchitectCoder.reply_completed``
+    in ``aider/coders/architect_coder.py``; its reasoning removed): a block that is the
+    architect's last reply (aider replies again after a reflected message, such as the files
+    its reply named being added) is a :class:`SystemNotice` (``subtype="editor_input"``, the
+    block in ``meta["editor_input"]``) in the same turn, and the replies after it up to the
+    next prompt are the editor model's (the banner's ``Editor model:``, else unknown: a model's
+    settings may name another);
 - the assistant's reply (``ai_output``: the model's Markdown after a blank line) →
   :class:`AssistantText`, split around each SEARCH/REPLACE block (the file name line, the
   fence and ``<<<<<<< SEARCH`` … ``=======`` … ``>>>>>>> REPLACE``, as
@@ -34,9 +52,10 @@ piece becomes:
     others were applied (aider writes the blocks that matched before it raises); when it names
     none (a malformed reply), every pending block fails;
   - ``Tokens: 1.3k sent, [N cache write, N cache hit,] 46 received. [Cost: $0.0046 message,
-    $0.0091 session.]`` → the :class:`~turnfold.model.Usage` of the reply's last text (aider
-    rounds to thousands above 1,000: ``1.3k`` is 1300) and ``meta["cost_usd"]``; the file's
-    ``cost_usd`` is the sum of each session's last session cost;
+    $0.0091 session.]`` → the :class:`~turnfold.model.Usage` of the reply before it (aider
+    rounds to thousands above 1,000: ``1.3k`` is 1300) and ``meta["cost_usd"]``, on its last
+    text, else on its first edit call (:mod:`turnfold.usage`: an editor's reply is often blocks
+    alone); the file's ``cost_usd`` is the sum of each session's last session cost;
   - ``Commit abc1234 message`` → a notice (``subtype="commit"``, ``meta["commit"]``);
   - the commands of a reply's shell block (```` ```bash ````) and ``Run shell command? … : y``
     (``handle_shell_commands``) → a ``command`` call: ``cancelled`` when declined, else
@@ -52,7 +71,10 @@ path-only. Detection: the file's first non-blank line is ``# aider chat started 
 Limits: the Markdown does not say where a reply ends, so a line of the model's own reply that
 begins with ``> `` (a Markdown quote) or ``#### `` (a heading) reads as aider's output or the
 user's input, as in aider's own ``split_chat_history_markdown``; token counts above 1,000 are
-as rounded as aider printed them; entries have no times but their session's start.
+as rounded as aider printed them; entries have no times but their session's start. The
+editor's input is told by its text alone (the file does not say it), so a reply aider wrote in
+pieces (a retry, a continued long answer) is sent as one message that no longer matches it,
+and stays a prompt.
 """
 
 from __future__ import annotations
@@ -78,6 +100,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.usage import attach_usage, usage_carrier
 
 NAME = "aider"
 
@@ -126,6 +149,17 @@ _NO_MATCH = re.compile(
 _LOCAL_TIME = re.compile(r"[\d-]+ [\d:]+")
 _VERSION = re.compile(r"Aider v(\S+)")
 _MODEL = re.compile(r"(?:Main model|Model): (\S+)")
+_EDITOR_MODEL = re.compile(r"Editor model: (\S+)")
+#: The chat commands that send a message through a coder of their own (``Coder.run``, which
+#: logs it again: ``_generic_chat_command``, ``cmd_ok``, ``cmd_help`` in aider/commands.py).
+_CHAT_COMMANDS = ("/ask", "/code", "/architect", "/context", "/ok", "/help")
+_OK = "Ok, please go ahead and make those changes."
+#: What ``Commands.run`` says when a command word names no one command: nothing was sent.
+_NOT_RUN = ("Ambiguous command:", "Invalid command:")
+#: The reasoning a reply's text may hold, which ``remove_reasoning_content`` takes out of
+#: what the editor is sent (``aider/reasoning_tags.py``: aider's own tag, or a model's
+#: ``reasoning_tag``, ``think`` in its model settings).
+_REASONING_END = re.compile(r"</(?:thinking-content-[0-9a-f]+|think)>")
 #: ``handle_shell_commands``' question about the commands of a reply's shell block, answered.
 _RUN_QUESTION = re.compile(r"Run shell commands?\? \(Y\)es/\(N\)o.*\]: (?P<answer>\w)")
 _EDIT_ERROR = "The LLM did not conform to the edit format."
@@ -195,6 +229,27 @@ def _line_text(line: str) -> str:
 def _tokens(value: str) -> int:
     """``1.3k`` → 1300, ``46`` → 46 (aider's ``format_tokens``)."""
     return round(float(value[:-1]) * 1000) if value.endswith("k") else int(float(value))
+
+
+def _sent_by(word: str, args: str, text: str) -> bool:
+    """Whether ``text`` is the message the chat command ``word`` (a name or the start of one,
+    as ``Commands.matching_commands`` reads it) sends for ``args``."""
+    for name in _CHAT_COMMANDS:
+        if len(word) < 2 or not name.startswith(word):
+            continue
+        if name == "/ok" and text == (f"{_OK} {args}" if args else _OK):  # cmd_ok → cmd_code
+            return True
+        if name == "/help" and text.startswith(f"# Question: {args}\n"):  # Help.ask's document
+            return True
+        if name not in ("/ok", "/help") and args and text == args:
+            return True
+    return False
+
+
+def _squeezed(text: str) -> str:
+    """``text`` without its whitespace: how a message and its copy in the log are compared (the
+    log joins its lines with aider's line breaks and strips the reply)."""
+    return "".join(text.split())
 
 
 @dataclass
@@ -276,6 +331,7 @@ def _diff(path: str | None, search: str, replace: str) -> str:
 class _Session:
     cost: float | None = None
     model: str | None = None
+    editor_model: str | None = None  # architect mode's (the banner's ``Editor model:``)
 
 
 @dataclass
@@ -283,8 +339,17 @@ class _Reader:
     source: Source
     transcript: Transcript = field(default_factory=Transcript)
     _pending: list[ToolCall] = field(default_factory=list)  # edit calls of the last reply
-    _last_text: AssistantText | None = None
+    #: The entries of the replies since the last token report or prompt: what the next report
+    #: counts (its usage goes where usage.py puts a response's).
+    _response: list[Entry] = field(default_factory=list)
     _command: ToolCall | None = None  # the /run or /test call aider's output answers
+    #: The last prompt, while it is a chat command whose message aider has yet to log again:
+    #: the prompt, its command word and the words after it.
+    _asked: tuple[UserMessage, str, str] | None = None
+    #: The lines of each reply since the last prompt (first, past-the-last): the architect
+    #: sends its editor the last of them (after a reflected message, aider replies again).
+    _replies: list[tuple[int, int]] = field(default_factory=list)
+    _editing: bool = False  # the replies since the last prompt are the editor's
     _sessions: list[_Session] = field(default_factory=list)
     _calls: int = 0
 
@@ -317,6 +382,8 @@ class _Reader:
     def _session(self, lines: list[str], i: int) -> int:
         self._settle_rest()
         self._command = None
+        self._asked, self._editing = None, False
+        self._replies.clear()
         started = lines[i][len(_STARTED) :].strip()
         self._sessions.append(_Session())
         banner, j = self._quoted_run(lines, i + 1, skip_blank=True)
@@ -333,6 +400,8 @@ class _Reader:
                 version = m[1]
             elif m := _MODEL.match(text):
                 session.model = m[1]
+            elif m := _EDITOR_MODEL.match(text):
+                session.editor_model = m[1]
         if len(self._sessions) == 1:
             metadata = self.transcript.metadata
             metadata["started_at"] = notice.timestamp
@@ -385,8 +454,19 @@ class _Reader:
             i += 1
         prompt = "\n".join(texts)
         self.source.mapped("user")
-        self._last_text = None
+        self._response.clear()
         self._command = None
+        asked, self._asked = self._asked, None
+        if asked is not None and _sent_by(asked[1], asked[2], prompt):
+            # The chat command's message, logged again by the coder it ran: the same prompt.
+            if prompt != asked[2]:
+                asked[0].meta["sent_text"] = prompt
+            return i
+        if self._editor_input(prompt, lines):
+            self._handoff(prompt)
+            return i
+        self._replies.clear()
+        self._editing = False
         word, _, rest = prompt.partition(" ")
         if prompt.startswith("!"):
             word, rest = "!", prompt[1:]
@@ -404,10 +484,43 @@ class _Reader:
             self._command = call
             self._add(call)
         elif prompt.startswith("/"):
-            self._add(UserMessage(text=rest, command=word))
+            message = UserMessage(text=rest, command=word)
+            self._add(message)
+            self._asked = (message, word, rest.strip())
         else:
             self._add(UserMessage(text=prompt))
         return i
+
+    def _editor_input(self, prompt: str, lines: list[str]) -> bool:
+        """Whether ``prompt`` is the architect's last reply, which it sends its editor
+        (``ArchitectCoder.reply_completed``: the reply without its reasoning). A reply that a
+        line of aider's broke in two (a quote in it) is tried whole."""
+        if not self._replies or self._editing or not prompt.strip():
+            return False
+        sent = _squeezed(prompt)
+        end = self._replies[-1][1]
+        for start, _ in reversed(self._replies):
+            reply = "\n".join(lines[start:end])
+            if sent == _squeezed(reply):
+                return True
+            ends = list(_REASONING_END.finditer(reply))
+            if ends and sent == _squeezed(reply[ends[-1].end() :]):
+                return True
+        return False
+
+    def _handoff(self, prompt: str) -> None:
+        """The architect's reply, sent to the editor: a notice in the same turn; the replies
+        after it are the editor model's."""
+        model = self._sessions[-1].editor_model if self._sessions else None
+        editor = f"the editor model ({model})" if model else "the editor model"
+        notice = SystemNotice(
+            text=f"aider sent the architect's reply above to {editor} to make its edits",
+            subtype="editor_input",
+        )
+        notice.meta["editor_input"] = prompt
+        self._add(notice)
+        self._replies.clear()
+        self._editing = True
 
     # replies
 
@@ -425,6 +538,8 @@ class _Reader:
             self.source.ignored("blank")
         self._settle_rest()
         self._command = None
+        self._asked = None
+        self._replies.append((start, end))
         body = lines[start:end]
         self.source.mapped("assistant")
         at = 0
@@ -442,6 +557,7 @@ class _Reader:
                 status="pending",
             )
             self._add(call)
+            self._response.append(call)
             self.source.mapped("assistant/edit")
             self._pending.append(call)
             at = block.end
@@ -459,10 +575,11 @@ class _Reader:
     def _text(self, lines: list[str], start: int) -> None:
         text = "\n".join(lines).strip()
         if text:
-            model = self._sessions[-1].model if self._sessions else None
+            session = self._sessions[-1] if self._sessions else _Session()
+            model = session.editor_model if self._editing else session.model
             entry = AssistantText(text=text, model=model)
             self._add(entry)
-            self._last_text = entry
+            self._response.append(entry)
 
     # aider's output
 
@@ -471,6 +588,8 @@ class _Reader:
         if text == _EDIT_ERROR:
             return self._edit_error(lines, i)
         message, j = self._message(lines, i)
+        if message.startswith(_NOT_RUN):
+            self._asked = None  # the command did not run: it sends nothing
         if m := _APPLIED.fullmatch(message):
             self._applied(m["path"].strip(), "success", i)
         elif m := _DRY_RUN.fullmatch(message):
@@ -605,15 +724,17 @@ class _Reader:
         self.source.mapped("output/tokens")
         m = _TOKENS.search(message)
         cost = _COST.search(message)
-        target = self._last_text
-        if m is not None and target is not None:
+        target = usage_carrier(self._response)
+        if m is not None:
             cache = {c["kind"]: _tokens(c["count"]) for c in _CACHE.finditer(m["rest"])}
-            target.usage = Usage(
+            usage = Usage(
                 input_tokens=_tokens(m["sent"]),
                 output_tokens=_tokens(m["received"]),
                 cache_write_tokens=cache.get("write"),
                 cache_read_tokens=cache.get("hit"),
             )
+            attach_usage(self._response, usage)
+        self._response.clear()
         if cost is not None:
             if target is not None:
                 target.meta["cost_usd"] = float(cost["message"])

@@ -43,17 +43,39 @@ tags) and ``prompts/responses.ts`` (the result texts):
 - ``[ERROR] You did not use a tool…`` (Cline nudging the model) is a warning
   :class:`SystemNotice`; ``[TASK RESUMPTION]`` an info one.
 
-The history records no times or usage. When it sits in its task folder (``ui_messages.json``
-beside it), the ``api_req_started`` say messages there (JSON text with ``tokensIn``,
-``tokensOut``, ``cacheReads``, ``cacheWrites``, ``cost``; one per API request) give each
-assistant message, in order, its usage and the time of its request (``ts``, ms since the
-epoch), and their costs add up to ``metadata["cost_usd"]``; when their number differs from the
-assistant messages' (a history truncated for the context window), only the total is kept.
-Roo Code writes ``ts`` on the messages themselves, used when present.
-``task_metadata.json``'s last ``model_usage`` entry gives ``metadata["model"]``, and the
-extension folder the task sits in (``saoudrizwan.claude-dev``, ``rooveterinaryinc.roo-cline``)
-``metadata["agent"]`` (``cline``, ``roo-code``). Usage of an assistant message with no text (a
-call alone) stays in the session's cost only: :class:`AssistantText` is what carries usage.
+Times, usage and the model. Cline writes on each assistant message (``ClineStorageMessage``,
+``src/shared/messages/content.ts``) ``modelInfo {modelId, providerId}`` (since v3.37; ``mode``,
+``plan`` or ``act``, since v3.40) and ``metrics {tokens {prompt, completion, cached}, cost}``
+(since v3.40: ``src/shared/messages/metrics.ts``, cline/cline 09692d7d), and newer versions
+``ts`` (ms since the epoch) on every message, as Roo Code does. ``modelId`` is the model of the
+message's :class:`AssistantText`; ``metrics`` is the usage of that one response, put where
+:func:`~turnfold.usage.attach_usage` puts it (its last text, else its first reasoning or call),
+and its ``cost`` that entry's ``meta["cost_usd"]``; the costs add up to
+``metadata["cost_usd"]``. The last ``modelId`` and ``providerId`` are ``metadata["model"]``
+and ``metadata["model_provider"]``.
+
+When the history sits in its task folder (``ui_messages.json`` beside it), the
+``api_req_started`` say messages there (JSON text with ``tokensIn``, ``tokensOut``,
+``cacheReads``, ``cacheWrites``, ``cost``; one per API request) give each assistant message, in
+order, the time of its request (when it has no ``ts``) and its usage, which tells cache reads
+from writes where ``metrics`` lumps them together; their costs add up to
+``metadata["cost_usd"]``. When their number differs from the assistant messages' (a history
+truncated for the context window), only their total is kept. ``task_metadata.json``'s last
+``model_usage`` entry gives ``metadata["model"]``, and the extension folder the task sits in
+(``saoudrizwan.claude-dev``, ``rooveterinaryinc.roo-cline``) ``metadata["agent"]``
+(``cline``, ``roo-code``).
+
+Both count a request the way Cline's task loop adds up its handler's usage chunks
+(``src/core/task/index.ts``: ``prompt``/``tokensIn`` is the sum of ``inputTokens``,
+``cached`` of ``cacheWriteTokens + cacheReadTokens``), and what ``inputTokens`` holds depends
+on the provider's handler (``src/core/api/providers/``): most report the prompt without its
+cached tokens (Anthropic's ``input_tokens``; ``openrouter.ts``, ``cline.ts``, ``gemini.ts``,
+``openai-native.ts`` subtract them), so they are added in; the OpenAI-compatible handlers of
+:data:`PROMPT_HOLDS_CACHE` pass the API's ``prompt_tokens`` on, cached ones included. So
+``metrics.ts``'s comment ("prompt: Total input tokens (includes cached + non-cached)") holds
+only for those. ``cached`` cannot be split into reads and writes (and some of those handlers
+count DeepSeek's cache misses in it), so a usage read from ``metrics`` has no cache counts; the
+entry's ``meta["cached_tokens"]`` keeps the number.
 
 Detection: a list of Anthropic messages with Cline's marks (``<task>``, ``<environment_details>``,
 a ``[tool] Result:`` header, a tool tag in the assistant's text); the file's name
@@ -76,10 +98,11 @@ from turnfold.formats.anthropic import _verdict as anthropic_verdict
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
+    as_int,
+    counted_usage,
     describe_args,
     result_kind,
     text_result,
-    usage_from,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.source import Source, type_of_record
@@ -91,8 +114,10 @@ from turnfold.model import (
     ToolCall,
     ToolStatus,
     Transcript,
+    Usage,
     UserMessage,
 )
+from turnfold.usage import attach_usage, usage_carrier
 
 NAME = "cline"
 
@@ -109,6 +134,17 @@ RECORDS = Records(
 HISTORY_NAME = "api_conversation_history.json"
 UI_NAME = "ui_messages.json"
 METADATA_NAME = "task_metadata.json"
+
+#: The providers (``modelInfo.providerId``, ``ApiProvider`` in ``src/shared/api.ts``) whose
+#: handler passes the API's ``prompt_tokens`` on as ``inputTokens``, cached tokens included, and
+#: may report some (``src/core/api/providers/openai.ts``, ``openai-codex.ts``, ``xai.ts``,
+#: ``zai.ts``, ``fireworks.ts``, ``doubao.ts``, ``qwen.ts``, ``hicap.ts``, ``lmstudio.ts``,
+#: ``litellm.ts``, ``oca.ts``, ``requesty.ts``). Every other handler that reports cached tokens
+#: leaves them out of ``inputTokens`` (module docstring).
+PROMPT_HOLDS_CACHE = frozenset(
+    {"openai", "openai-codex", "xai", "zai", "fireworks", "doubao", "qwen", "hicap", "lmstudio",
+     "litellm", "oca", "requesty"}
+)  # fmt: skip
 
 #: Tool tags Cline (``toolUseNames``) and Roo Code write in the assistant's text.
 TOOL_NAMES = NameSet(
@@ -255,6 +291,15 @@ class ClineBuilder(AnthropicBuilder):
         self._serial = 0
 
     # --- assistant ----------------------------------------------------------------------------
+
+    def _feed_assistant(
+        self, message: Mapping[str, Any], content: str | list[Any], line: int
+    ) -> None:
+        # Cline names the model in ``modelInfo`` (ClineStorageMessage), not Anthropic's ``model``.
+        model = _model_info(message, "modelId")
+        if model is not None and not isinstance(message.get("model"), str):
+            message = {**message, "model": model}
+        super()._feed_assistant(message, content, line)
 
     def _assistant_entry(
         self, block: Any, batch_id: str, model: str | None, line: int
@@ -638,34 +683,72 @@ def _agent(path: Path | None) -> str | None:
     return _EXTENSIONS.get(path.parts[-4].lower())
 
 
-def _usage(info: Mapping[str, Any]) -> Any:
-    return usage_from(
-        info,
-        cache_apart=True,
-        input_tokens="tokensIn",
-        output_tokens="tokensOut",
-        cache_read_tokens="cacheReads",
-        cache_write_tokens="cacheWrites",
-    )
+def _model_info(message: Any, key: str) -> str | None:
+    """``modelInfo[key]`` of a message (``modelId``, ``providerId``); None when it names none."""
+    info = message.get("modelInfo") if isinstance(message, Mapping) else None
+    value = info.get(key) if isinstance(info, Mapping) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _request_usage(info: Mapping[str, Any], provider: str | None) -> Usage | None:
+    """The usage an ``api_req_started`` message records: its cache reads and writes added to
+    ``tokensIn`` unless the provider's handler counted them in it (:data:`PROMPT_HOLDS_CACHE`)."""
+    tokens_in = as_int(info.get("tokensIn"))
+    reads, writes = as_int(info.get("cacheReads")), as_int(info.get("cacheWrites"))
+    if tokens_in is not None and provider not in PROMPT_HOLDS_CACHE:
+        tokens_in += (reads or 0) + (writes or 0)
+    return counted_usage(tokens_in, info.get("tokensOut"), reads, writes)
+
+
+def _message_usage(message: Mapping[str, Any]) -> tuple[Usage | None, int | None]:
+    """The usage an assistant message's ``metrics.tokens`` records, and its ``cached`` count.
+
+    ``prompt`` is the task loop's ``inputTokens`` and ``cached`` its ``cacheWriteTokens +
+    cacheReadTokens`` (``src/core/task/index.ts``); ``cached`` is added to ``prompt`` unless
+    the provider's handler already counted it there (:data:`PROMPT_HOLDS_CACHE`). Reads and
+    writes lumped together are neither count of a :class:`Usage`."""
+    metrics = message.get("metrics")
+    tokens = metrics.get("tokens") if isinstance(metrics, Mapping) else None
+    if not isinstance(tokens, Mapping):
+        return None, None
+    prompt, cached = as_int(tokens.get("prompt")), as_int(tokens.get("cached"))
+    if (
+        prompt is not None
+        and cached
+        and _model_info(message, "providerId") not in PROMPT_HOLDS_CACHE
+    ):
+        prompt += cached
+    return counted_usage(prompt, tokens.get("completion")), cached
+
+
+def _cost(value: Any) -> float | None:
+    """A request's cost in US dollars (``metrics.cost``, ``api_req_started``'s ``cost``)."""
+    if (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and 0 <= value < float("inf")
+    ):
+        return float(value)
+    return None
 
 
 def read(source: Source) -> Transcript:
-    """Every message fed to a :class:`ClineBuilder`; times and usage from ``ui_messages.json``
-    beside the file when there is one."""
+    """Every message fed to a :class:`ClineBuilder`, with the usage, cost and model each
+    assistant message records; times and usage from ``ui_messages.json`` beside the file when
+    there is one."""
     transcript = Transcript(metadata={"source_format": NAME})
     builder = ClineBuilder(transcript, source.name)
     messages = source.document if isinstance(source.document, list) else [source.document]
     ui = _beside(source.path, UI_NAME)
     requests = _requests(ui)
-    model = _model(_beside(source.path, METADATA_NAME))
-    if model is not None:
-        transcript.metadata["model"] = model
     agent = _agent(source.path)
     if agent is not None:
         transcript.metadata["agent"] = agent
     assistants = sum(1 for m in messages if isinstance(m, Mapping) and m.get("role") == "assistant")
     paired = bool(requests) and len(requests) == assistants
     turn = 0
+    costs: list[float] = []  # metrics.cost of each assistant message that records one
+    model = provider = None  # the last modelInfo's
     for line, message in enumerate(messages, start=1):
         before = len(transcript.entries)
         builder.feed_noted(source, message, line, _role_of(message))
@@ -674,22 +757,43 @@ def read(source: Source) -> Transcript:
         if line == 1 and stamp is None:
             stamp = _task_time(ui)
         if isinstance(message, Mapping) and message.get("role") == "assistant":
+            own_provider = _model_info(message, "providerId")
+            model = _model_info(message, "modelId") or model
+            provider = own_provider or provider
+            usage, cached = _message_usage(message)
+            metrics = message.get("metrics")
+            cost = _cost(metrics.get("cost") if isinstance(metrics, Mapping) else None)
+            if cost is not None:
+                costs.append(cost)
             if paired:
                 info = requests[turn]
                 stamp = stamp or _iso(info.get("ts"))
-                texts = [e for e in added if isinstance(e, AssistantText)]
-                usage = _usage(info)
-                if texts and usage is not None and texts[-1].usage is None:
-                    transcript.update(texts[-1], usage=usage)
+                # The same request's counts, with cache reads and writes apart.
+                request = _request_usage(info, own_provider)
+                usage, cached = (request, None) if request is not None else (usage, cached)
+                cost = _cost(info.get("cost")) if cost is None else cost
+            carrier = usage_carrier(added)
+            if carrier is not None and getattr(carrier, "usage", None) is None:
+                attach_usage(added, usage, transcript)  # Anthropic's own ``usage`` wins
+            if carrier is not None:
+                if cached:
+                    carrier.meta["cached_tokens"] = cached
+                if cost is not None:
+                    carrier.meta["cost_usd"] = cost
             turn += 1
         for entry in added:
             if stamp and entry.timestamp is None:
                 transcript.update(entry, timestamp=stamp)
     if requests:
-        costs = [c for r in requests if isinstance(c := r.get("cost"), (int, float))]
-        if costs:
-            transcript.metadata["cost_usd"] = round(sum(costs), 6)
         transcript.metadata["api_requests"] = len(requests)
+        # Every request's, those of messages cut from a truncated history too.
+        costs = [c for r in requests if (c := _cost(r.get("cost"))) is not None] or costs
+    if costs:
+        transcript.metadata["cost_usd"] = round(sum(costs), 6)
+    model = _model(_beside(source.path, METADATA_NAME)) or model
+    for key, value in (("model", model), ("model_provider", provider)):
+        if value is not None:
+            transcript.metadata[key] = value
     return transcript
 
 
