@@ -116,10 +116,29 @@ def test_L2_openai_chat_user_images_and_refusal() -> None:
     t = turnfold.load(messages)
     first, second = of(t, UserMessage)
     assert (first.text, first.meta) == ("What is this?", {"images": 1})
-    assert (second.text, second.meta) == ("[image]", {"images": 1})
+    # The inline image is the prompt's (it was counted, its data dropped); a remote one is
+    # named, never fetched.
+    assert [image.media_type for image in first.images] == ["image/png"]
+    assert (second.text, second.meta, second.images) == ("[image]", {"images": 1}, [])
     (refusal,) = of(t, AssistantText)
     assert refusal.text == "I can't help with that."
     assert refusal.meta == {"refusal": True}
+
+
+def test_X2_openai_chat_content_parts_no_chat_reader_reads_are_warned_about() -> None:
+    """A part of another schema (LLaMA-Factory's ``{"type": "text", "value": …}``) or of an
+    unknown type was dropped with the message said to be mapped, and no warning."""
+    asked = [{"type": "text", "text": "q"}, {"type": "text", "value": "LOST"}]
+    messages = [
+        {"role": "user", "content": asked},
+        {"role": "assistant", "content": [{"type": "reasoning", "value": "hm"}, "bare"]},
+    ]
+    t = turnfold.load(messages, format="openai")
+    assert [w.reason for w in t.warnings] == [
+        "1 content part(s) of a user message not read ('text')",
+        "2 content part(s) of a assistant message not read ('reasoning', no type)",
+    ]
+    assert [w.line for w in t.warnings] == [1, 2]
 
 
 class SDKMessage:

@@ -45,9 +45,11 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.openai_responses import (
     attachment_counts,
+    data_url_image,
     describe_call,
     output_content,
     parsed_arguments,
+    part_image_url,
     parts_text,
     prompt_text,
     refusal_text,
@@ -60,6 +62,7 @@ from turnfold.model import (
     AssistantError,
     AssistantText,
     Entry,
+    ImageData,
     SystemNotice,
     Thinking,
     ThinkingForm,
@@ -92,6 +95,38 @@ _ROLES = NameSet({"system", "developer", "user", "assistant", "tool", "function"
 _CHAT_KEYS = ("tool_calls", "tool_call_id", "function_call", "reasoning_content", "refusal")
 _CHAT_PARTS = NameSet({"text", "image_url", "input_audio", "file", "refusal"})
 _TEXT = NameSet({"text"})
+
+
+def _unread_parts(content: Any) -> list[str]:
+    """The parts of a message's content list no Chat reader reads (their types): a part of
+    another schema (``{"type": "text", "value": …}``), of an unknown type, or no object. A
+    reader that passed over them lost them, and said nothing (spec X-2)."""
+    if not isinstance(content, list):
+        return []
+    unread = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, Mapping) else None
+        if kind == "text" and isinstance(part.get("text"), str):
+            continue
+        if kind in _CHAT_PARTS and kind != "text":
+            continue
+        unread.append(repr(kind) if isinstance(kind, str) else "no type")
+    return unread
+
+
+def _prompt_images(content: Any) -> list[ImageData]:
+    """The inline images of a prompt's content list (``image_url`` parts holding a ``data:``
+    URL); a remote image is counted, never fetched (X-1)."""
+    if not isinstance(content, list):
+        return []
+    found = (
+        data_url_image(part_image_url(part))
+        for part in content
+        if isinstance(part, Mapping) and part.get("type") == "image_url"
+    )
+    return [image for image in found if image is not None]
+
+
 _REASONING_DETAILS: dict[str, tuple[str, ThinkingForm]] = {
     "reasoning.text": ("text", "text"),
     "reasoning.summary": ("summary", "summary"),
@@ -161,6 +196,10 @@ class OpenAIChatBuilder(MessageBuilder):
 
     def _message(self, message: Mapping[str, Any], line: int) -> None:
         role = message.get("role")
+        unread = _unread_parts(message.get("content"))
+        if unread and role in _ROLES:
+            shown = ", ".join(unread[:3]) + (", …" if len(unread) > 3 else "")
+            self.warn(f"{len(unread)} content part(s) of a {role} message not read ({shown})", line)
         if role == "user":
             self._user(message)
         elif role == "assistant":
@@ -182,12 +221,14 @@ class OpenAIChatBuilder(MessageBuilder):
         self.recognized += 1
         content = message.get("content")
         counts = attachment_counts(content)
-        text = prompt_text(parts_text(content, _TEXT, "\n\n"), counts)
+        images = _prompt_images(content)
+        text = parts_text(content, _TEXT, "\n\n")
+        text = text if text or images else prompt_text(text, counts)
         meta: dict[str, Any] = dict(counts)
         if isinstance(message.get("name"), str):
             meta["name"] = message["name"]
-        if text:
-            self._append(UserMessage(text=text, meta=meta))
+        if text or images:
+            self._append(UserMessage(text=text, images=images, meta=meta))
 
     def _assistant(
         self,

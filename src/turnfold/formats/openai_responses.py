@@ -195,7 +195,7 @@ def data_url_image(url: Any) -> ImageData | None:
     return ImageData(media_type=head[5:].split(";", 1)[0], data=data)
 
 
-def _image_url(part: Mapping[str, Any]) -> Any:
+def part_image_url(part: Mapping[str, Any]) -> Any:
     url = part.get("image_url")
     return url.get("url") if isinstance(url, Mapping) else url  # Chat nests it: {"url": ...}
 
@@ -260,7 +260,7 @@ def _output_part(part: Mapping[str, Any]) -> str | ImageData | None:
         text: str = part["text"]
         return text
     if part.get("type") in ("input_image", "image_url", "computer_screenshot", "image"):
-        url = _image_url(part) or part.get("url")
+        url = part_image_url(part) or part.get("url")
         image = data_url_image(url)
         if image is not None:
             return image
