@@ -314,6 +314,12 @@ TRIPPED_READERS = [
         "agents/codex-exec-json/hand-made_exec-json_every-item.jsonl",
     ),
     ("common", "MessageBuilder", "feed_noted", "messages/openai_trailing-session-meta.json"),
+    (
+        "agents.gemini_stream",
+        "_Reader",
+        "event",
+        "agents/gemini-stream-json/gemini-cli_v0.61.0_stream-json_tools-subagent.jsonl",
+    ),
 ]
 
 

@@ -26,7 +26,8 @@ from turnfold.usage import Tokens, add_into, responses
 PROVIDERS: dict[str, str] = {
     "claude-code": "anthropic", "claude-stream-json": "anthropic", "claude-agent-sdk": "anthropic",
     "anthropic": "anthropic", "codex": "openai", "codex-exec-json": "openai", "openai": "openai",
-    "openai-responses": "openai", "gemini": "google", "qwen": "alibaba",
+    "openai-responses": "openai", "gemini": "google", "gemini-stream-json": "google",
+    "qwen": "alibaba",
 }  # fmt: skip
 
 

@@ -182,6 +182,18 @@ def qwen(path: Path) -> int:
     return len(ids)
 
 
+def gemini_stream_json(path: Path) -> int:
+    """Distinct ``tool_id`` of the ``tool_use`` events Gemini CLI's ``--output-format
+    stream-json`` prints (a sub-agent's own calls are not printed)."""
+    return len(
+        {
+            str(event.get("tool_id"))
+            for event in records(path)
+            if isinstance(event, dict) and event.get("type") == "tool_use"
+        }
+    )
+
+
 _LIST_KEYS = ("messages", "traj", "trajectory", "history", "conversation", "chat", "items")
 
 
@@ -272,6 +284,7 @@ COUNTERS: dict[str, Callable[[Path], int]] = {
     "codex": codex,
     "gemini": gemini,
     "qwen": qwen,
+    "gemini-stream-json": gemini_stream_json,
     "anthropic": anthropic,
     "openai": openai,
     "openai-responses": openai_responses,

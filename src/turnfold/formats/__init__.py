@@ -52,6 +52,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("otlp", "turnfold.formats.traces.otlp"),
     ("claude-stream-json", "turnfold.formats.agents.claude_stream"),
     ("codex-exec-json", "turnfold.formats.agents.codex_exec"),
+    ("gemini-stream-json", "turnfold.formats.agents.gemini_stream"),
     ("openai-agents", "turnfold.formats.frameworks.openai_agents"),
     ("langchain", "turnfold.formats.frameworks.langchain"),
     ("pydantic-ai", "turnfold.formats.frameworks.pydantic_ai"),

@@ -225,9 +225,11 @@ def response_text(response: Any) -> tuple[str | None, bool]:
 # --- what a result's own text says of the outcome ----------------------------------------------
 
 #: ``Exit Code: 2`` (Gemini CLI's and Qwen Code's shell output header), ``Command exited with
-#: code 2``; a line of its own, so a file that merely mentions exit codes is not read as one.
+#: code 2`` (``Command exited with code: 2``, what Gemini CLI's shell tool displays for a command
+#: that printed nothing: ``packages/core/src/tools/shell.ts``); a line of its own, so a file that
+#: merely mentions exit codes is not read as one.
 _EXIT_CODE = re.compile(
-    r"^(?:Exit Code:|Command exited with code|Process exited with code) *(-?\d+)\b",
+    r"^(?:Exit Code:|Command exited with code:?|Process exited with code) *(-?\d+)\b",
     re.MULTILINE | re.IGNORECASE,
 )
 #: Failures a tool reports in the first line of its output rather than in a status: a line

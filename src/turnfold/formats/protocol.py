@@ -194,7 +194,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             qwen,
             sharegpt,
         )
-        from turnfold.formats.agents import aider, claude_stream, cline, codex_exec
+        from turnfold.formats.agents import aider, claude_stream, cline, codex_exec, gemini_stream
         from turnfold.formats.frameworks import (
             adk,
             autogen,
@@ -210,8 +210,8 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
 
         formats: list[SourceFormat] = [
             native, claude_code, codex, gemini, qwen, cursor, swe_agent, mini_swe_agent,
-            claude_stream, codex_exec, cline, aider, sharegpt, anthropic, openai_responses,
-            openai_chat,
+            claude_stream, codex_exec, gemini_stream, cline, aider, sharegpt, anthropic,
+            openai_responses, openai_chat,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
         sampled: list[SampledFormat] = [inspect_log, openhands, otlp]

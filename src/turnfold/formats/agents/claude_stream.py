@@ -4,7 +4,8 @@
 Events (``type``, and ``subtype`` for ``system`` and ``result``):
 
 - ``system/init`` → metadata: ``session_id``, ``model``, ``cwd``, ``version``
-  (``claude_code_version``), ``agent`` ``claude-code``;
+  (``claude_code_version``), ``agent`` ``claude-code``; Qwen Code's ``qwen -p --output-format
+  stream-json`` prints the same events, its init with ``qwen_code_version`` (``agent`` ``qwen``);
 - ``assistant`` → the Anthropic message's blocks (:mod:`~turnfold.formats.anthropic_blocks`, as
   the ``anthropic`` loader maps them). Claude Code writes one event per content block, each with
   the whole message's ``usage``: the usage is counted once per ``message.id``, on its last text
@@ -405,9 +406,13 @@ def _message(
 
 def _init(transcript: Transcript, record: Mapping[str, Any]) -> None:
     meta = transcript.metadata
-    meta["agent"] = "claude-code"
+    # Qwen Code prints the same events (``qwen -p --output-format stream-json``), its init
+    # naming its own version.
+    qwen = isinstance(record.get("qwen_code_version"), str)
+    meta["agent"] = "qwen" if qwen else "claude-code"
+    version = "qwen_code_version" if qwen else "claude_code_version"
     for key, name in (("session_id", "session_id"), ("model", "model"), ("cwd", "cwd"),
-                      ("claude_code_version", "version")):  # fmt: skip
+                      (version, "version")):  # fmt: skip
         value = record.get(key)
         if isinstance(value, str) and value:
             meta[name] = value
