@@ -138,8 +138,14 @@ def test_C7_a_record_that_cannot_be_read_is_a_row_with_its_error(tmp_path: Path)
     assert len(rows) == 4
     assert corpus.errors == 2
     assert rows["error"][1].startswith("line 2: invalid JSON")
-    assert "not a transcript" in rows["error"][2]
+    # The file and its line, not the record read as an object of its own ("<object>, line 1").
+    assert rows["error"][2].startswith(f"{path}, line 3: not a transcript (")
     assert list(rows["tool_calls"][[0, 3]]) == [1, 1]
+    # Opening a row that cannot be read says why as its row does (it was read as a sample of
+    # an eval log: "the log holds no samples"), and so does load(path, sample=n).
+    for opened in (lambda: corpus[f"{path}#2"], lambda: turnfold.load(path, sample=2)):
+        with pytest.raises(TranscriptFormatError, match=rf"{path}, line 3: .*run #2: "):
+            opened()
 
 
 def test_C4_a_file_of_runs_comes_from_the_index_and_a_grown_one_is_read_again(

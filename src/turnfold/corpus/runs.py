@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from turnfold.formats import read_record
+from turnfold.formats import TranscriptFormatError, read_record, run_error
 from turnfold.formats.compressed import compression_of
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.resume import CountedLines, complete_lines, fingerprint
@@ -199,6 +199,7 @@ class Runs:
     """
 
     def __init__(self, path: str, span: Span | None = None, guess: str | None = UNKNOWN) -> None:
+        self._path = path
         self._records = Records(path, span)
         self._read = OneFormat(read_record, guess=guess)
 
@@ -217,6 +218,8 @@ class Runs:
             else:
                 try:
                     result = read(record)
+                except TranscriptFormatError as exc:  # named as the file's, not "<object>"
+                    result = run_error(exc, self._path, line)
                 except Exception as exc:
                     result = exc
                 else:

@@ -780,8 +780,8 @@ def load_item(item: Item, format: str | None) -> Transcript:
     if item.path is not None and item.sample is not None:
         if format == openhands.NAME:  # an instance of an eval output: ``sample`` is its id
             return load(item.path, format=format, sample=item.sample)
-        if format not in (None, inspect_log.NAME):  # a row of a file of runs: its place
-            return load(item.path, sample=item.sample)
+        if format not in (None, inspect_log.NAME) or (format is None and not _is_eval_log(item)):
+            return load(item.path, sample=item.sample)  # a row of a file of runs: its place
         sample, epoch = sample_of(item.sample)
         return load(item.path, format=format or inspect_log.NAME, sample=sample, epoch=epoch)
     if item.path is not None:

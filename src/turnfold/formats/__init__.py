@@ -199,18 +199,31 @@ def _run_of(source: Source, sample: Any, epoch: int | None, agent: Any) -> Trans
         )
     read = OneFormat(lambda value, format: read_record(value, format, agent))
     count = 0
-    for count, (_, record, warned) in enumerate(warned_records(source), start=1):
+    for count, (line, record, warned) in enumerate(warned_records(source), start=1):
         if count - 1 == place:
             if isinstance(record, MalformedLine):
                 raise TranscriptFormatError(
-                    source.name, FORMATS, None, f"#{place}: {record.reason}"
+                    source.name, FORMATS, line, f"#{place}: {record.reason}"
                 )
-            transcript = read(record)
+            try:
+                transcript = read(record)
+            except TranscriptFormatError as exc:
+                raise run_error(exc, source.name, line, place) from None
             transcript.warnings[:0] = warned  # its line's, as a scan's row counts them
             return transcript
         if read.guess == UNKNOWN and not isinstance(record, MalformedLine):
             read.learn(record)  # the dataset's first run: its format
     raise no_such_run(source.name, count, place)
+
+
+def run_error(
+    exc: TranscriptFormatError, name: str, line: int | None, place: int | None = None
+) -> TranscriptFormatError:
+    """A run's read error as its file's: the record was read as an object of its own
+    (``<object>``, its line 1), while the user looks for the file and the line (and the run's
+    place, where it is known: a part of a file numbers its runs from 0)."""
+    reason = f"run #{place}: {exc.reason}" if place is not None else exc.reason
+    return TranscriptFormatError(name, exc.tried, line, reason)
 
 
 def read_record(record: Any, format: str | None = None, agent: Any = None) -> Transcript:
