@@ -18,10 +18,15 @@ def _attributes(span: dict[str, Any]) -> dict[str, Any]:
     return {a["key"]: next(iter(a["value"].values()), None) for a in span.get("attributes", [])}
 
 
+_AGENTS = ("invoke_agent", "AGENT")
+_TOOLS = ("execute_tool", "TOOL")
+
+
 def otlp(path: Path) -> int:
     """Tool executions: the ``execute_tool`` / ``TOOL`` spans, or the distinct tool-call ids the
     model spans' outputs asked for where more (content captured, tools not traced), plus agent
-    spans started straight from another agent span (a sub-agent with no tool span of its own)."""
+    spans run by another agent with no tool span between them (a sub-agent with no tool span
+    of its own: smolagents' managed agents run inside the manager's ``CHAIN`` step)."""
     spans = [
         span
         for request in records(path)
@@ -30,19 +35,30 @@ def otlp(path: Path) -> int:
         for span in scope.get("spans", [])
     ]
     kinds = {}
+    parents = {}
     asked: set[str] = set()
     for span in spans:
         a = _attributes(span)
         kinds[span["spanId"]] = a.get("gen_ai.operation.name") or a.get("openinference.span.kind")
+        parents[span["spanId"]] = span.get("parentSpanId")
         for message in json.loads(a.get("gen_ai.output.messages") or "[]"):
             asked |= {p["id"] for p in message.get("parts", []) if p.get("type") == "tool_call"}
         asked |= {v for k, v in a.items() if k.startswith("llm.output_messages.")
                   and k.endswith(".tool_call.id")}  # fmt: skip
-    tools = sum(1 for kind in kinds.values() if kind in ("execute_tool", "TOOL"))
+
+    def runner(span_id: str) -> str | None:
+        """The kind of the nearest agent or tool span above ``span_id``."""
+        parent = parents.get(span_id)
+        for _ in spans:
+            if parent is None or kinds.get(parent) in _AGENTS + _TOOLS:
+                break
+            parent = parents.get(parent)
+        return kinds.get(parent) if parent is not None else None
+
+    tools = sum(1 for kind in kinds.values() if kind in _TOOLS)
     direct = sum(
         1 for span in spans
-        if kinds[span["spanId"]] in ("invoke_agent", "AGENT")
-        and kinds.get(span.get("parentSpanId", "")) in ("invoke_agent", "AGENT")
+        if kinds[span["spanId"]] in _AGENTS and runner(span["spanId"]) in _AGENTS
     )  # fmt: skip
     return max(tools, len(asked)) + direct
 

@@ -6,6 +6,11 @@ by the real OpenInference and OpenTelemetry GenAI instrumentors, with agent and 
 by the real ``opentelemetry-sdk`` as agent frameworks make them, encoded by the OTLP exporter's
 own encoder. ``test_H4_the_installed_instrumentors_write_what_the_loader_reads`` writes them again
 with the installed versions; ``TURNFOLD_UPDATE_FIXTURES=1`` rewrites the committed files.
+Agent frameworks' own tracing makes the others: Strands Agents' tracer in its three modes
+(:func:`write_strands_trace`) and OpenInference's smolagents instrumentor
+(:func:`write_smolagents_trace`), on the scripted runs of ``strands_runs.py`` and
+``smolagents_runs.py``, checked the same way by
+``test_H4_the_installed_frameworks_trace_what_the_loader_reads``.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from turnfold.model import (
     AssistantText,
     CompactionBoundary,
     ImageData,
+    Thinking,
     ToolCall,
     Transcript,
     UserMessage,
@@ -271,6 +277,8 @@ def outline(transcript: Transcript) -> list[tuple[Any, ...]]:
             rows.append(("text", entry.text))
         elif isinstance(entry, AssistantError):
             rows.append(("error", entry.message))
+        elif isinstance(entry, Thinking):
+            rows.append(("thinking", entry.text))
         elif isinstance(entry, ToolCall):
             child = entry.subagent.transcript if entry.subagent else None
             rows.append((
@@ -672,3 +680,334 @@ def test_H4_an_otlp_file_is_detected_as_otlp_and_nothing_else() -> None:
 
     for style in STYLES:
         assert which_format(_source(fixture_path(style).read_text())) == "otlp"
+
+
+# --- agent frameworks' own tracing: Strands Agents, smolagents through OpenInference ----------
+
+#: Strands' tracer in its three modes (strands/telemetry/tracer.py, read from
+#: ``OTEL_SEMCONV_STABILITY_OPT_IN`` when the tracer is made): the older per-message events
+#: with Bedrock Converse content, the latest conventions on the details event, and the
+#: latest conventions as span attributes.
+STRANDS_MODES = {
+    "events": "",
+    "latest": "gen_ai_latest_experimental",
+    "latest-attributes": "gen_ai_latest_experimental,gen_ai_span_attributes_only",
+}
+SMOLAGENTS_RUNS = ("tool-calling", "code")
+
+
+def strands_fixture(mode: str) -> Path:
+    return FIXTURES / f"strands_calc-agent_{mode}.jsonl"
+
+
+def smolagents_fixture(run: str) -> Path:
+    return FIXTURES / f"openinference-smolagents_{run}.jsonl"
+
+
+def _request_line(exporter: Any) -> str:
+    """The exporter's spans as one OTLP JSON request line, as the file exporters write them;
+    exception stack traces (this machine's paths) trimmed: the loader reads their type and
+    message."""
+    from google.protobuf.json_format import MessageToDict
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    request = _hex_ids(MessageToDict(encode_spans(exporter.get_finished_spans())))
+    for resource in request["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                for event in span.get("events", []):
+                    for attribute in event.get("attributes", []):
+                        if attribute["key"] == "exception.stacktrace":
+                            attribute["value"] = {"stringValue": "[trimmed for fixture]"}
+    return json.dumps(request) + "\n"
+
+
+def _memory_provider() -> tuple[Any, Any]:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider, exporter
+
+
+@contextmanager
+def _strands_tracing(mode: str) -> Iterator[Any]:
+    """Strands' own tracer in ``mode``, exporting to memory: the tracer reads the opt-in when
+    it is made and is one per process (``get_tracer``), so one is made for the run and put in
+    its place, sending to this provider rather than the global one."""
+    from strands.telemetry import tracer as strands_tracer
+
+    provider, exporter = _memory_provider()
+    saved_env = os.environ.get("OTEL_SEMCONV_STABILITY_OPT_IN")
+    os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = STRANDS_MODES[mode]
+    try:
+        tracer = strands_tracer.Tracer()
+    finally:
+        if saved_env is None:
+            os.environ.pop("OTEL_SEMCONV_STABILITY_OPT_IN", None)
+        else:
+            os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = saved_env
+    tracer.tracer = provider.get_tracer(tracer.service_name)
+    saved = strands_tracer._tracer_instance
+    strands_tracer._tracer_instance = tracer  # type: ignore[assignment]
+    try:
+        yield exporter
+    finally:
+        strands_tracer._tracer_instance = saved
+
+
+def write_strands_trace(mode: str, path: Path) -> Path:
+    """The strands fixture's run (tests/formats/strands_runs.py: ``calc`` calls ``add`` twice
+    in one response, ``explode``, which raises, and ``researcher``, an agent used as a tool,
+    which calls ``add``; then it reasons and answers) traced by Strands itself, one line."""
+    import strands_runs
+
+    with _strands_tracing(mode) as exporter:
+        strands_runs.run(trace_attributes={"session.id": "tf-strands-1"})
+        path.write_text(_request_line(exporter))
+    return path
+
+
+def write_smolagents_trace(run: str, path: Path) -> Path:
+    """The smolagents fixtures' runs (tests/formats/smolagents_runs.py: a ToolCallingAgent
+    with a managed agent ``helper``, a CodeAgent) traced by openinference-instrumentation-
+    smolagents, one line. The scripted model is no smolagents model class, so there are no
+    LLM spans: the AGENT spans' task, answer and token counts are all there is of the model."""
+    import smolagents_runs
+    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+
+    provider, exporter = _memory_provider()
+    instrumentor = SmolagentsInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        smolagents_runs.run() if run == "tool-calling" else smolagents_runs.run_code()
+    finally:
+        instrumentor.uninstrument()
+    path.write_text(_request_line(exporter))
+    return path
+
+
+STRANDS_PROMPT = "add 1 and 2 and 3 and 4, explode y, ask the researcher"
+EXPECTED_STRANDS = [
+    ("user", STRANDS_PROMPT),
+    ("call", "add", {"a": 1, "b": 2}, "success", "3", None),
+    ("call", "add", {"a": 3, "b": 4}, "success", "7", None),
+    ("text", "Now the failing one. "),
+    ("call", "explode", {"x": "y"}, "error", "Error: boom: y", None),
+    ("call", "researcher", {"input": "what is 5+6?"}, "success", "It is 11. \n", [
+        ("user", "what is 5+6?"),
+        ("call", "add", {"a": 5, "b": 6}, "success", "11", None),
+        ("text", "It is 11. "),
+    ]),
+    ("thinking", "All done; explode failed."),
+    ("text", "1+2=3, 3+4=7; explode failed; the researcher says 11. "),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", STRANDS_MODES)
+def test_H4_strands_own_tracing_reads_as_the_run_it_traced(mode: str) -> None:
+    """Strands writes Bedrock Converse content (``[{"text"}]``, ``toolUse``, ``toolResult``) in
+    its events, or GenAI parts with Converse blocks in them, and starts every model and tool
+    span inside an ``execute_event_loop_cycle`` span: the prompt comes first, the calls are
+    settled by their tool spans (a failing one with the error its model saw), the agent used
+    as a tool is that call's sub-agent, the reasoning and answer come last and once (the agent
+    span's ``str(AgentResult)`` repeats the answer with a newline)."""
+    transcript = turnfold.load(strands_fixture(mode))
+    assert outline(transcript) == EXPECTED_STRANDS
+    assert transcript.warnings == []
+    meta = transcript.metadata
+    assert (meta["agent"], meta["model"], meta["system"], meta["session_id"]) == (
+        "calc", "scripted-1", "You are terse.", "tf-strands-1"
+    )  # fmt: skip
+    researcher = transcript.tool_calls()[-1].subagent
+    assert researcher is not None
+    assert (researcher.name, researcher.task) == ("researcher", "what is 5+6?")
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["span/execute_event_loop_cycle"] == {"ignored": 6}
+
+
+@pytest.mark.parametrize("mode", STRANDS_MODES)
+def test_H4_strands_tokens_are_the_chat_spans_not_the_agent_spans_sums_again(mode: str) -> None:
+    """Every ``chat`` span records its response's usage and every ``invoke_agent`` span the sum
+    of its agent's (``accumulated_usage``): each response counted once, the sub-agent's apart."""
+    from turnfold.usage import transcript_tokens
+
+    transcript = turnfold.load(strands_fixture(mode))
+    tokens = transcript_tokens(transcript)
+    assert tokens.own == {"input_tokens": 70, "output_tokens": 24,
+                          "cache_read_tokens": 30, "cache_write_tokens": 2}  # fmt: skip
+    assert tokens.subagents == {"input_tokens": 20, "output_tokens": 10}
+    texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert [t.usage.output_tokens if t.usage else None for t in texts] == [5, 9]
+
+
+EXPECTED_SMOLAGENTS = {
+    "tool-calling": [
+        ("user", "Plan, add 1 and 2, try explode, add twice at once, ask the helper, then answer."),
+        ("call", "add", {"a": 1, "b": 2}, "success", "3", None),
+        ("call", "explode", {"x": "y"}, "error", "ValueError: boom: y", None),
+        ("call", "add", {"a": 2, "b": 2}, "success", "4", None),
+        ("call", "add", {"a": 3, "b": 3}, "success", "6", None),
+        ("call", "invoke_agent", {"agent": "helper", "prompt": "HELPER-TASK"}, "success", "11", [
+            ("user", "HELPER-TASK"),
+            ("call", "add", {"a": 5, "b": 6}, "success", "11", None),
+            ("call", "final_answer", {"answer": "11"}, "success", "11", None),
+            ("text", "11"),
+        ]),
+        ("call", "final_answer", {"answer": "1+2=3; explode failed; 2+2=4 and 3+3=6; the helper "
+                                  "says 11."}, "success",
+         "1+2=3; explode failed; 2+2=4 and 3+3=6; the helper says 11.", None),
+        ("text", "1+2=3; explode failed; 2+2=4 and 3+3=6; the helper says 11."),
+    ],
+    "code": [
+        ("user", "Add 1 and 2 in code, try explode, then answer."),
+        ("call", "add", {"a": 1, "b": 2}, "success", "3", None),
+        ("call", "explode", {"x": "y"}, "error", "ValueError: boom: y", None),
+        ("call", "final_answer", {"answer": "done: 3"}, "success", "done: 3", None),
+        ("text", "done: 3"),
+    ],
+}  # fmt: skip
+
+
+def _helper_task(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The outline with the managed agent's task (smolagents' ``managed_agent`` prompt
+    template around ``add 5 and 6``) named ``HELPER-TASK``."""
+
+    def named(value: Any) -> Any:
+        if isinstance(value, str) and "\nTask:\nadd 5 and 6\n" in value:
+            return "HELPER-TASK"
+        if isinstance(value, dict):
+            return {k: named(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(named(v) for v in value)
+        return value
+
+    return [named(row) for row in rows]
+
+
+@pytest.mark.parametrize("run", SMOLAGENTS_RUNS)
+def test_H4_smolagents_traced_by_openinference_reads_as_its_run(run: str) -> None:
+    """OpenInference's smolagents instrumentor writes the agent's ``run`` arguments as the
+    AGENT span's ``input.value`` (``{"task": …}``), the answer as its ``output.value`` (``11``
+    is JSON too), a tool's call as ``{"args", "sanitize_inputs_outputs", "kwargs"}``, and a
+    managed agent's AGENT span inside the manager's CHAIN step: the task is the prompt, the
+    arguments are the model's, the managed agent is a sub-agent with its task and answer."""
+    transcript = turnfold.load(smolagents_fixture(run))
+    assert _helper_task(outline(transcript)) == EXPECTED_SMOLAGENTS[run]
+    assert transcript.warnings == []
+    if run == "tool-calling":
+        helper = transcript.tool_calls()[4].subagent
+        assert helper is not None
+        assert helper.name == "helper"
+        assert helper.task is not None
+        assert "Task:\nadd 5 and 6" in helper.task
+
+
+def test_H4_smolagents_agent_spans_token_counts_are_its_usage_when_no_llm_span_has_one() -> None:
+    """Without LLM spans, the AGENT span's ``llm.token_count.*`` (the agent monitor's totals)
+    is the only record of the run's usage: counted, the managed agent's under its call."""
+    from turnfold.usage import transcript_tokens
+
+    tokens = transcript_tokens(turnfold.load(smolagents_fixture("tool-calling")))
+    assert tokens.own == {"input_tokens": 50, "output_tokens": 29}
+    assert tokens.subagents == {"input_tokens": 20, "output_tokens": 5}
+
+
+_WRITERS = {
+    **{strands_fixture(m).name: (write_strands_trace, m, "strands") for m in STRANDS_MODES},
+    **{smolagents_fixture(r).name: (write_smolagents_trace, r, "openinference.instrumentation."
+                                    "smolagents") for r in SMOLAGENTS_RUNS},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", _WRITERS)
+def test_H4_the_installed_frameworks_trace_what_the_loader_reads(name: str, tmp_path: Path) -> None:
+    """Compatibility with the installed strands-agents, smolagents and OpenInference
+    instrumentor: a trace written now reads as the committed fixture does
+    (``TURNFOLD_UPDATE_FIXTURES=1`` rewrites those)."""
+    write, variant, package = _WRITERS[name]
+    pytest.importorskip(package)
+    target = FIXTURES / name if os.environ.get("TURNFOLD_UPDATE_FIXTURES") else tmp_path / name
+    written = turnfold.load(write(variant, target))
+    assert outline(written) == outline(turnfold.load(FIXTURES / name))
+    assert written.warnings == []
+    assert written.accounting is not None
+    assert written.accounting.unaccounted == []
+
+
+@pytest.mark.parametrize("mode", ["events", "latest"])
+def test_H4_strands_converse_blocks_of_every_kind_are_read(mode: str) -> None:
+    """Strands' tracer driven as its event loop drives it, with the Converse blocks the run
+    above has none of, and its system prompt (a ``gen_ai.system.message`` event, or
+    ``gen_ai.system_instructions`` on the details event of a model span): media (whose bytes
+    the tracer writes as ``"<replaced>"``: named by a line), a prompt-cache marker (nothing),
+    guarded and cited text, an interrupt's response, reasoning that is a signature alone, a
+    tool result of ``json`` content and ``status: "error"`` with no tool span (the older
+    events keep the status; the latest parts drop it, so the result's text is all there is)."""
+    pytest.importorskip("strands")
+    from strands.telemetry import tracer as strands_tracer
+
+    png = base64.b64decode(PNG)
+    prompt = {"role": "user", "content": [
+        {"text": "TF-LOOK"},
+        {"image": {"format": "png", "source": {"bytes": png}}},
+        {"document": {"format": "pdf", "name": "report", "source": {"bytes": b"%PDF-1.7"}}},
+        {"cachePoint": {"type": "default"}},
+        {"guardContent": {"text": {"text": "TF-GUARDED"}}},
+    ]}  # fmt: skip
+    asked = {"role": "assistant", "content": [
+        {"reasoningContent": {"reasoningText": {"signature": "sig-9"}}},
+        {"toolUse": {"toolUseId": "t1", "name": "lookup", "input": {"q": "x"}}},
+    ]}  # fmt: skip
+    failed = {"role": "user", "content": [{"toolResult": {
+        "toolUseId": "t1", "status": "error", "content": [{"text": "TF-NOT-FOUND"},
+                                                          {"json": {"code": 404}}]}}]}  # fmt: skip
+    resumed = {"role": "user", "content": [
+        {"interruptResponse": {"interruptId": "i1", "response": "approved"}}]}  # fmt: skip
+    answer = {"role": "assistant", "content": [
+        {"citationsContent": {"content": [{"text": "TF-CITED"}], "citations": []}}]}  # fmt: skip
+    usage = {"inputTokens": 3, "outputTokens": 2, "totalTokens": 5}
+    with _strands_tracing(mode) as exporter:
+        tracer = strands_tracer.get_tracer()
+        for inputs, output, stop in (
+            ([prompt], asked, "tool_use"),
+            ([prompt, asked, failed, resumed], answer, "end_turn"),
+        ):
+            span = tracer.start_model_invoke_span(
+                messages=inputs,  # type: ignore[arg-type]
+                model_id="m1",
+                custom_trace_attributes={"session.id": "tf-blocks"},
+                system_prompt="TF-SYSTEM",
+            )
+            tracer.end_model_invoke_span(span, output, usage, {"latencyMs": 1}, stop)  # type: ignore[arg-type]
+        text = _request_line(exporter)
+    transcript = turnfold.load(text)
+    assert outline(transcript) == [
+        ("user", "TF-LOOK\n\n[attachment: image · png]\n\n[attachment: document · report · pdf]"
+                 "\n\nTF-GUARDED"),
+        ("thinking", ""),
+        ("call", "lookup", {"q": "x"}, "error" if mode == "events" else "unknown",
+         'TF-NOT-FOUND\n{\n  "code": 404\n}', None),
+        ("user", "[interrupt response: approved]"),
+        ("text", "TF-CITED"),
+    ]  # fmt: skip
+    thinking = transcript.entries[1]
+    assert isinstance(thinking, Thinking)
+    assert (thinking.form, thinking.data) == ("encrypted", "sig-9")
+    assert transcript.metadata["system"] == "TF-SYSTEM"
+    assert transcript.warnings == []
+
+
+def test_H4_a_tool_response_whose_id_is_no_string_is_warned_of_not_a_crash() -> None:
+    """A ``tool_call_response`` part's ``id`` of another type (here a list) is an unknown id,
+    warned of, as the Chat reader warns of one; it was looked up as a key and raised."""
+    inputs = [{"role": "tool", "parts": [{"type": "tool_call_response", "id": [1],
+                                          "response": "TF-ORPHAN"}]}]  # fmt: skip
+    transcript = turnfold.load(_request(_chat_span("1" * 16, 1, inputs, [])))
+    assert outline(transcript) == [("call", "", None, "unknown", "TF-ORPHAN", None)]
+    assert [w.reason for w in transcript.warnings] == [
+        "tool result for an unknown tool_call_id [1]"
+    ]

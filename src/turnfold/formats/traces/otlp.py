@@ -6,7 +6,10 @@ document. Span ids are hex as the OTLP JSON encoding says, or base64 as a plain 
 mapping writes them; ``intValue`` may be a string. Every span is one record of the accounting,
 typed ``span/<operation>``: the GenAI ``gen_ai.operation.name`` (``chat``, ``execute_tool``,
 ``invoke_agent``…) or the OpenInference ``openinference.span.kind`` (``LLM``, ``TOOL``,
-``AGENT``, ``CHAIN``…); spans of neither (HTTP, database) are ``span/(other)``, left out.
+``AGENT``, ``CHAIN``…); spans of neither (HTTP, database) are ``span/(other)``, left out, and
+so are Strands' ``execute_event_loop_cycle`` spans; a span under a span left out hangs from the
+nearest span read above it (:func:`reparent`: Strands starts every model and tool span inside
+an event-loop cycle).
 
 One conversation is one transcript: a trace belongs to the conversation its spans name
 (``gen_ai.conversation.id``, else OpenInference's ``session.id``), else it is a conversation of
@@ -20,7 +23,8 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
 - the spans of a conversation are taken in start order; an agent span (``invoke_agent``,
   ``AGENT``) inside another agent's tree is a sub-agent: its own spans make its own transcript,
   nested under the tool call that ran it (the ``execute_tool`` span it sits in), else under a
-  call of its own named ``invoke_agent``;
+  call of its own named ``invoke_agent`` (a smolagents managed agent, run inside its manager's
+  step);
 - a model span (``chat``, ``LLM``) gives its input and output messages: ``gen_ai.input.messages``
   / ``gen_ai.output.messages`` (JSON strings or structured values, the ``parts`` form; also on
   the ``gen_ai.client.inference.operation.details`` event), OpenInference's flattened
@@ -39,17 +43,28 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   shown, a line naming it and a warning), a ``uri`` or ``file`` part and any other blob a line
   naming it
   (never fetched); a part of a type the schemas do not define is shown by its name, with a
-  warning;
+  warning. Strands writes Bedrock Converse content: in its older events the blocks themselves
+  (``[{"text"}, {"toolUse"}, {"toolResult"}]``), in its latest mode the parts it maps them to,
+  the blocks without a schema type as ``{"type": <block key>, "content"}``: both read alike
+  (:func:`converse_parts`), reasoning as :class:`~turnfold.model.Thinking`, guarded and cited
+  text as text, media as a line naming them (the tracer writes no bytes), cache points as
+  nothing;
   usage (``gen_ai.usage.*``, ``llm.token_count.*``) and model go on the span's last text; a
   model span with an error status is an :class:`~turnfold.model.AssistantError`;
 - a tool span (``execute_tool``, ``TOOL``) settles the call with its id (``gen_ai.tool.call.id``,
-  ``tool_call.id``, ``tool.id``) with its result (``gen_ai.tool.call.result``, ``output.value``),
-  its times, and its status: an error status or an ``exception`` event is ``error``, a result
-  whose text states a failure (a non-zero exit code, timed out, rejected) is ``error``
+  ``tool_call.id``, ``tool.id``; without one, the first unsettled call of its name) with its
+  result (``gen_ai.tool.call.result``, ``output.value``, else its output messages' or Strands'
+  ``gen_ai.choice`` event's: :func:`tool_response`), its times, and its status: an error
+  status or an ``exception`` event is ``error``, a result whose text states a failure (a
+  non-zero exit code, timed out, rejected) is ``error``
   (:func:`~turnfold.formats.gemini_parts.corrected_status`), any other ended span ``success``. A
-  tool span no model span asked for (content capture off) is a call of its own;
+  tool span no model span asked for (content capture off) is a call of its own, its arguments
+  those of :func:`tool_arguments` (smolagents' as the model gave them);
 - an agent span's own input and output (``gen_ai.input.messages``, ``input.value`` /
-  ``output.value`` as text) are the prompt and the reply when no model span carried them;
+  ``output.value`` as text, :func:`value_text`: smolagents' run arguments as their ``task``)
+  are the prompt and the reply when no model span carried them (Strands' reply repeats the
+  last model text with a newline: not shown twice); its usage (the sum of its model calls')
+  counts only when none of its model spans recorded any (:meth:`_Rebuild._run`);
 - metadata (H-6): ``session_id`` (the conversation), ``agent`` (``gen_ai.agent.name``,
   ``agent.name``), ``model``, ``outcome`` ``error`` when the outermost agent span failed.
 
@@ -82,6 +97,8 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.frameworks.strands import BLOCK_KEYS, image_of, thinking_of
+from turnfold.formats.frameworks.strands import attachment_line as converse_attachment
 from turnfold.formats.gemini_parts import corrected_status
 from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.openai_responses import describe_call, output_content, plain_copy
@@ -92,6 +109,7 @@ from turnfold.model import (
     CompactionBoundary,
     ImageData,
     SubAgent,
+    Thinking,
     ToolCall,
     ToolResult,
     ToolStatus,
@@ -118,7 +136,10 @@ RECORDS = Records(
         "span/create_agent": "the agent's name (metadata)",
     },
     ignored={
-        "span/(other)": "spans of no GenAI operation (HTTP, database, framework internals)",
+        "span/(other)": "spans of no GenAI operation (HTTP, database, framework internals); "
+        "the spans under them are read as if under the span above them",
+        "span/execute_event_loop_cycle": "Strands' event-loop cycles: their messages repeat "
+        "those of the model and tool spans under them, which are read",
         "span/embeddings": "embedding calls carry no conversation",
         "span/EMBEDDING": "embedding calls carry no conversation",
         "span/RETRIEVER": "retrieval steps: their documents are not messages",
@@ -451,13 +472,152 @@ _ENTRY_PARTS = NameSet({"server_tool_call", "server_tool_call_response", "compac
 #: Parts that carry data by value (``BlobPart``), by URI (``UriPart``) or by a provider's file
 #: id (``FilePart``).
 _MEDIA_PARTS = NameSet({"blob", "uri", "file"})
+#: ``_FAILED``: a tool message whose result states it failed (a Converse ``toolResult`` of
+#: ``status: "error"``), read by :class:`_Builder` when no tool span settles its call.
+_FAILED = "turnfold.failed"
+
+
+# --- Strands' Bedrock Converse content --------------------------------------------------------
+
+#: The keys of a Converse content block, and ``json``, which only a tool result's content holds.
+_CONVERSE_KEYS = NameSet({*BLOCK_KEYS, "json"})
+#: Converse's media blocks: named by a line, an image shown where its bytes are in the trace.
+_CONVERSE_MEDIA = NameSet({"image", "document", "video", "audio"})
+#: Converse blocks whose text is shown: a guardrail's content, a cited answer.
+_CONVERSE_TEXTS = NameSet({"guardContent", "citationsContent"})
+
+
+def is_converse(value: Any) -> bool:
+    """A list of Bedrock Converse content blocks: dicts of a Converse key each and no ``type``
+    (Chat, Anthropic and GenAI parts always carry one).
+
+    >>> is_converse([{"text": "hi"}, {"toolUse": {"toolUseId": "c1", "name": "ls", "input": {}}}])
+    True
+    >>> is_converse([{"type": "text", "text": "hi"}]), is_converse([])
+    (False, False)
+    """
+    return (
+        type(value) is list
+        and bool(value)
+        and all(
+            isinstance(block, _MAPS)
+            and "type" not in block
+            and any(key in _CONVERSE_KEYS for key in block)
+            for block in value
+        )
+    )
+
+
+def converse_parts(blocks: list[Any]) -> list[Any]:
+    """Converse content blocks as the GenAI parts Strands' tracer makes of them when it writes
+    the latest conventions (strands/telemetry/tracer.py, ``_map_content_blocks_to_otel_parts``):
+    ``text``, ``toolUse`` and ``toolResult`` as the schemas' parts (a result's ``status`` kept,
+    which that mapping drops), ``interruptResponse`` as its ``interrupt_response``, any other
+    block as ``{"type": its key, "content": its value}``. Its older mode writes the blocks
+    themselves (``serialize(message["content"])``), so the two modes read the same.
+
+    >>> converse_parts([{"text": "hi"}, {"cachePoint": {"type": "default"}}])
+    [{'type': 'text', 'content': 'hi'}, {'type': 'cachePoint', 'content': {'type': 'default'}}]
+    """
+    parts: list[Any] = []
+    for block in blocks:
+        if not isinstance(block, _MAPS):
+            parts.append(block)  # warned about by _from_parts
+        elif "interruptResponse" in block:
+            value = block["interruptResponse"]
+            value = value if isinstance(value, _MAPS) else {}
+            parts.append({"type": "interrupt_response", "id": value.get("interruptId"),
+                          "response": value.get("response")})  # fmt: skip
+        elif "text" in block:
+            parts.append({"type": "text", "content": block["text"]})
+        elif "toolUse" in block:
+            use = block["toolUse"] if isinstance(block["toolUse"], _MAPS) else {}
+            parts.append({"type": "tool_call", "name": use.get("name"), "id": use.get("toolUseId"),
+                          "arguments": use.get("input")})  # fmt: skip
+        elif "toolResult" in block:
+            result = block["toolResult"] if isinstance(block["toolResult"], _MAPS) else {}
+            parts.append({"type": "tool_call_response", "id": result.get("toolUseId"),
+                          "response": result.get("content"),
+                          "status": result.get("status")})  # fmt: skip
+        else:
+            parts += [{"type": key, "content": value} for key, value in block.items()]
+    return parts
+
+
+def converse_result(content: list[Any]) -> tuple[str | None, list[ImageData]]:
+    """A Converse ``toolResult``'s content as text and images, as the strands loader reads it
+    (:mod:`~turnfold.formats.frameworks.strands`): texts one a line, ``json`` as JSON.
+
+    >>> converse_result([{"text": "3"}, {"json": {"sum": 3}}])
+    ('3\\n{\\n  "sum": 3\\n}', [])
+    """
+    texts: list[str] = []
+    images: list[ImageData] = []
+    for block in content:
+        key = (
+            next((k for k in block if k in _CONVERSE_KEYS), None)
+            if isinstance(block, _MAPS)
+            else None
+        )
+        value = block.get(key) if key is not None else None
+        if key == "text" and isinstance(value, str):
+            texts.append(value)
+        elif key == "json":
+            texts.append(stringify(value))
+        elif key == "image" and (image := _converse_image(value)) is not None:
+            images.append(image)
+        elif key in _CONVERSE_MEDIA and isinstance(value, _MAPS):
+            texts.append(_converse_line(str(key), value))
+        else:
+            texts.append(stringify(block))
+    return ("\n".join(texts) if texts else None), images
+
+
+def _converse_image(value: Any) -> ImageData | None:
+    """A Converse ``image`` block's image, when its bytes are in the trace: Strands' tracer
+    writes bytes, which JSON cannot hold, as ``"<replaced>"`` (``JSONEncoder._process_value``)."""
+    image = image_of(value)
+    return image if image is not None and _decodable(image.data) else None
+
+
+def _decodable(data: Any) -> bool:
+    if not isinstance(data, str) or not data:
+        return False
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _converse_line(key: str, value: Mapping[str, Any]) -> str:
+    """A Converse media block as a line naming it (bytes that are not in the trace, as
+    :func:`_converse_image` says, are not counted)."""
+    source = value.get("source")
+    if isinstance(source, _MAPS) and "bytes" in source and not _decodable(source["bytes"]):
+        value = {**value, "source": {k: v for k, v in source.items() if k != "bytes"}}
+    return converse_attachment(key, value)
+
+
+def _converse_text(key: str, value: Any) -> str:
+    """The text of a ``guardContent`` (``{"text": {"text"}}``) or ``citationsContent``
+    (``{"content": [{"text"}]}``) block."""
+    if not isinstance(value, _MAPS):
+        return ""
+    if key == "guardContent":
+        text = value.get("text")
+        text = text.get("text") if isinstance(text, _MAPS) else text
+        return text if isinstance(text, str) else ""
+    texts = [c.get("text") for c in as_list(value.get("content")) if isinstance(c, _MAPS)]
+    return "".join(t for t in texts if isinstance(t, str))
 
 
 def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     """A GenAI message (``{role, parts}``, or older ``{role, content, tool_calls}``) as Chat
     messages, in the order of its parts; a ``tool_call_response`` part is a tool message of
     its own, a server tool's call or response and a compaction a message of their own
-    (``_PART``).
+    (``_PART``). Strands' parts for Converse blocks the schemas have no type for
+    (:func:`converse_parts`) are read as Strands means them.
 
     >>> [m.get("content") or m[_PART]["type"] for m in _from_parts({"role": "assistant",
     ...     "parts": [{"type": "server_tool_call", "name": "web_search", "server_tool_call": {}},
@@ -475,6 +635,14 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     images: list[list[str]] = []
     unshown: list[str] = []
     out: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        """The parts gathered so far as one message, before a part that is a message."""
+        if texts or reasoning or calls or images or unshown:
+            out.append(_chat(role, texts[:], reasoning[:], calls[:], images[:], unshown[:]))
+            for gathered in (texts, reasoning, calls, images, unshown):
+                gathered.clear()
+
     for part in parts:
         if not isinstance(part, _MAPS):
             unshown.append("a message part that is not an object was skipped")
@@ -488,14 +656,9 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
         elif kind == "tool_call":
             calls.append(_call(part.get("id"), part.get("name"), part.get("arguments")))
         elif kind == "tool_call_response" or kind in _ENTRY_PARTS:
-            if texts or reasoning or calls or images or unshown:
-                out.append(_chat(role, texts, reasoning, calls, images, unshown))
-                texts, reasoning, calls, images, unshown = [], [], [], [], []
+            flush()
             if kind == "tool_call_response":
-                response = part.get("response", part.get("result"))
-                out.append(
-                    {"role": "tool", "tool_call_id": part.get("id"), "content": _text(response)}
-                )
+                out.append(_response_message(part))
             else:
                 out.append({"role": role, _PART: part})
         elif kind in _MEDIA_PARTS:
@@ -521,6 +684,29 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
                         f"an image ({image[0]}) in a message of role {role!r} is named, not shown: "
                         "only prompts, the model's texts and tool results show images"
                     )
+        elif kind == "reasoningContent":
+            thinking = thinking_of(content)
+            if thinking is not None and thinking.text:
+                reasoning.append(thinking.text)
+            elif thinking is not None:  # a signature alone, or redacted: an entry of its own
+                flush()
+                out.append({"role": role, _PART: part})
+            else:
+                unshown.append("a reasoningContent part without reasoning was skipped")
+        elif kind in _CONVERSE_TEXTS:
+            text = _converse_text(str(kind), content)
+            if text:
+                texts.append(text)
+        elif kind == "cachePoint":
+            pass  # a prompt-cache marker (Converse's cachePoint block): nothing to show
+        elif kind == "interrupt_response":
+            texts.append(f"[interrupt response: {stringify(part.get('response'))}]")
+        elif kind in _CONVERSE_MEDIA and isinstance(content, _MAPS):
+            shown = _converse_image(content) if kind == "image" else None
+            if shown is not None and role in ("user", "assistant"):
+                images.append([shown.media_type, shown.data or ""])
+            else:
+                texts.append(_converse_line(str(kind), content))
         else:
             label = kind if isinstance(kind, str) and kind else "part"
             texts.append(f"[{label}]")
@@ -528,6 +714,23 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     if texts or reasoning or calls or images or unshown or not out:
         out.append(_chat(role, texts, reasoning, calls, images, unshown))
     return out
+
+
+def _response_message(part: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``tool_call_response`` part as a tool message; a response that is Converse tool
+    result content (Strands') is read as such, its ``status`` kept (:func:`converse_parts`)."""
+    response = part.get("response", part.get("result"))
+    message: dict[str, Any] = {"role": "tool", "tool_call_id": part.get("id")}
+    if is_converse(response):
+        text, shown = converse_result(response)
+        message["content"] = text or ""
+        if shown:
+            message[_IMAGES] = [[image.media_type, image.data or ""] for image in shown]
+    else:
+        message["content"] = _text(response)
+    if part.get("status") == "error":
+        message[_FAILED] = True
+    return message
 
 
 def _chat(
@@ -768,15 +971,38 @@ def _event_messages(span: Span) -> tuple[list[dict[str, Any]], list[dict[str, An
             inputs += _genai_list(attributes.get("gen_ai.input.messages")) or []
             outputs += _genai_list(attributes.get("gen_ai.output.messages")) or []
         elif name in _MESSAGE_EVENTS:
-            body = _json(attributes.get("gen_ai.event.content", attributes.get("content")))
-            body = body if isinstance(body, _MAPS) else {"content": body}
+            raw = attributes.get("gen_ai.event.content", attributes.get("content"))
+            body = _json(raw)
+            role = _MESSAGE_EVENTS[name]
+            if is_converse(body):
+                # Strands' older mode: the message's Converse blocks; a user message that holds
+                # toolResult blocks is a gen_ai.tool.message (tracer._get_event_name_for_message)
+                role = "user" if role == "tool" else role
+                inputs += _from_parts({"role": role, "parts": converse_parts(body)})
+                continue
+            body = body if isinstance(body, _MAPS) else {"content": _plain(raw, body)}
             fields = {**attributes, **body}
-            inputs.append(_older_message(_MESSAGE_EVENTS[name], fields))
+            inputs.append(_older_message(role, fields))
         elif name == "gen_ai.choice":
-            body = _json(attributes.get("gen_ai.event.content", attributes.get("message")))
-            body = body.get("message", body) if isinstance(body, _MAPS) else {"content": body}
+            raw = attributes.get("gen_ai.event.content", attributes.get("message"))
+            body = _json(raw)
+            if is_converse(body):  # Strands' model span: the reply's Converse blocks
+                outputs += _from_parts({"role": "assistant", "parts": converse_parts(body)})
+                continue
+            body = (
+                body.get("message", body)
+                if isinstance(body, _MAPS)
+                else {"content": _plain(raw, body)}
+            )
             outputs.append(_older_message("assistant", body if isinstance(body, _MAPS) else {}))
     return inputs, outputs
+
+
+def _plain(raw: Any, decoded: Any) -> Any:
+    """An event's content that is no message object: a list as decoded (content parts), else
+    the text as written. Strands' agent span ends with ``str(AgentResult)``, plain text that
+    may happen to read as JSON (an answer ``11``)."""
+    return decoded if isinstance(decoded, list) or not isinstance(raw, str) else raw
 
 
 def model_messages(
@@ -831,6 +1057,143 @@ def span_usage(a: Mapping[str, Any]) -> Usage | None:
                                "llm.token_count.completion_details.reasoning"),
     )  # fmt: skip
     return None if usage == Usage() else usage
+
+
+def tool_arguments(span: Span) -> Any:
+    """A tool span's arguments, for a call no model span asked for: ``gen_ai.tool.call.arguments``,
+    OpenInference's ``input.value`` (smolagents' as the tool was called:
+    :func:`_smolagents_arguments`), the ``tool_call`` part of its input messages (Strands'
+    latest mode) or Strands' older ``gen_ai.tool.message`` event, whose ``content`` is the
+    tool's input (strands/telemetry/tracer.py, ``start_tool_call_span``)."""
+    a = span.attributes
+    if "gen_ai.tool.call.arguments" in a:
+        return parse_arguments(a["gen_ai.tool.call.arguments"])
+    if "input.value" in a:
+        return _smolagents_arguments(parse_arguments(a["input.value"]), a)
+    inputs, _ = model_messages(span)
+    for message in inputs:
+        for call in as_list(message.get("tool_calls")):
+            return parse_arguments((call.get("function") or {}).get("arguments"))
+    for name, attributes in span.events:
+        if name == "gen_ai.tool.message" and "content" in attributes:
+            return parse_arguments(attributes["content"])
+    return None
+
+
+#: The parameters OpenInference's smolagents instrumentor binds a tool span's ``input.value``
+#: to: those of ``Tool.__call__(self, *args, sanitize_inputs_outputs=False, **kwargs)``
+#: (openinference-instrumentation-smolagents ``_ToolCallWrapper``, smolagents ``tools.py``).
+_SMOLAGENTS_CALL = frozenset({"args", "sanitize_inputs_outputs", "kwargs"})
+
+
+def _smolagents_arguments(value: Any, attributes: Mapping[str, Any]) -> Any:
+    """A smolagents tool's arguments as the model gave them, not the wrapper of its call:
+    keyword arguments as they are, one dict of the tool's inputs as ``Tool.__call__`` takes it,
+    positional ones (a CodeAgent's ``final_answer("done")``) by the names of the tool's inputs
+    (``tool.parameters``, in the order ``forward`` takes them).
+
+    >>> _smolagents_arguments({"args": ["done"], "sanitize_inputs_outputs": False, "kwargs": {}},
+    ...                       {"tool.parameters": '{"answer": {"type": "any"}}'})
+    {'answer': 'done'}
+    """
+    if not isinstance(value, _MAPS) or set(value) != _SMOLAGENTS_CALL:
+        return value
+    args, kwargs = value["args"], value["kwargs"]
+    if not isinstance(args, list) or not isinstance(kwargs, _MAPS):
+        return value
+    if len(args) == 1 and not kwargs and isinstance(args[0], _MAPS):
+        return args[0]
+    names = _json(attributes.get("tool.parameters"))
+    names = list(names) if isinstance(names, _MAPS) else []
+    if len(args) > len(names):
+        return value
+    return {**dict(zip(names, args, strict=False)), **kwargs}
+
+
+def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
+    """A tool span's result: ``gen_ai.tool.call.result`` or OpenInference's ``output.value``,
+    else the ``tool_call_response`` of its output messages (Strands' latest mode, which writes
+    ``gen_ai.tool.call.result`` only for a success) or Strands' older ``gen_ai.choice`` event,
+    whose ``message`` is the result's content (``end_tool_call_span``). Strands' results are
+    Converse tool result content (``[{"text": …}]``)."""
+    a = span.attributes
+    raw = a.get("gen_ai.tool.call.result", a.get("output.value"))
+    if raw is not None:
+        value = _json(raw)
+        return converse_result(value) if is_converse(value) else output_content(value)
+    value = a.get("gen_ai.output.messages")
+    messages = _genai_list(value) if value is not None else None
+    for name, attributes in span.events if messages is None else ():
+        if name == _DETAILS_EVENT:
+            messages = (messages or []) + (
+                _genai_list(attributes.get("gen_ai.output.messages")) or []
+            )
+        elif name == "gen_ai.choice" and "message" in attributes:
+            body = _json(attributes["message"])
+            if is_converse(body):
+                return converse_result(body)
+            return output_content(_plain(attributes["message"], body))
+    for message in messages or ():
+        if message.get("role") == "tool" and "tool_call_id" in message:
+            images = [ImageData(media_type=m, data=d) for m, d in message.get(_IMAGES, ())]
+            return message.get("content"), images
+    return None, []
+
+
+def system_instructions(span: Span) -> Any:
+    """A span's ``gen_ai.system_instructions``: an attribute, or on the details event."""
+    if "gen_ai.system_instructions" in span.attributes:
+        return span.attributes["gen_ai.system_instructions"]
+    for name, attributes in span.events:
+        if name == _DETAILS_EVENT and "gen_ai.system_instructions" in attributes:
+            return attributes["gen_ai.system_instructions"]
+    return None
+
+
+def value_text(value: Any, *, prompt: bool) -> str | None:
+    """An OpenInference ``input.value`` / ``output.value`` as the text of a prompt or reply:
+    text as written (a JSON string decoded); a prompt written as the arguments of smolagents'
+    ``MultiStepAgent.run`` (openinference-instrumentation-smolagents ``_RunWrapper``: JSON of
+    ``{"task", "stream", "reset", …}``) its ``task``; other JSON as written, never dropped.
+
+    >>> value_text('{"task": "add 1 and 2", "stream": false}', prompt=True)
+    'add 1 and 2'
+    >>> value_text("11", prompt=False)
+    '11'
+    """
+    if not isinstance(value, str) or not value:
+        return None
+    decoded = _json(value)
+    if isinstance(decoded, str):
+        return decoded or None
+    task = decoded.get("task") if prompt and isinstance(decoded, _MAPS) else None
+    return task if isinstance(task, str) else value
+
+
+def agent_span_name(span: Span) -> str:
+    """The name of an agent that its span's attributes do not name, from the span's name:
+    ``invoke_agent {name}`` (GenAI), ``{name}.run`` (OpenInference's smolagents instrumentor,
+    ``_RunWrapper``, whose spans carry ``smolagents.*`` attributes)."""
+    name = span.name.removeprefix("invoke_agent ")
+    if any(key.startswith("smolagents.") for key in span.attributes):
+        name = name.removesuffix(".run")
+    return name
+
+
+def _repeats_reply(builder: _Builder, message: Mapping[str, Any]) -> bool:
+    """Whether an agent span's reply is the text its last model span already gave: Strands'
+    agent span ends with ``str(AgentResult)``, the last message's texts each followed by a
+    newline (strands/agent/agent_result.py ``__str__``), so the two differ in white space."""
+    text = message.get("content")
+    if message.get("role") != "assistant" or not isinstance(text, str) or len(message) > 2:
+        return False
+    texts: list[str] = []
+    for entry in reversed(builder.transcript.entries):
+        if isinstance(entry, AssistantText):
+            texts.append(entry.text or "")
+        elif not isinstance(entry, Thinking):
+            break
+    return bool(texts) and "".join("".join(texts).split()) == "".join(text.split())
 
 
 def _str(a: Mapping[str, Any], *keys: str) -> str | None:
@@ -891,6 +1254,9 @@ class _Builder(OpenAIChatBuilder):
         self.history = _History()
         #: Server tool calls whose response has not come, oldest first.
         self._server_open: list[ToolCall] = []
+        #: How many model spans' usage was put on entries (an agent span's own usage counts
+        #: only where none was: :meth:`_Rebuild._run`).
+        self.model_usages = 0
 
     def calls(self) -> dict[str, ToolCall]:
         return self._calls
@@ -926,14 +1292,18 @@ class _Builder(OpenAIChatBuilder):
         return None
 
     def _tool_result(self, message: Mapping[str, Any], line: int) -> None:
-        call = self._calls.get(message.get("tool_call_id"))  # type: ignore[arg-type]
+        call_id = message.get("tool_call_id")
+        # An id of another type (a list, a number) is warned about as unknown by the base class.
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
         if call is not None and call.result is not None:
             self.recognized += 1
             return
         super()._tool_result(message, line)
-        call = self._calls.get(message.get("tool_call_id"))  # type: ignore[arg-type]
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
         if call is not None and call.result is not None:
-            status = corrected_status(call.status, call.result.text)
+            status = (
+                "error" if message.get(_FAILED) else corrected_status(call.status, call.result.text)
+            )
             if status != call.status:
                 self.transcript.update(call, status=status)
             images = message.get(_IMAGES)
@@ -986,6 +1356,10 @@ class _Builder(OpenAIChatBuilder):
             self._append(CompactionBoundary(summary=summary))
         elif kind == "server_tool_call":
             self._server_call(part, line)
+        elif kind == "reasoningContent":  # Strands' reasoning without text (_from_parts)
+            thinking = thinking_of(part.get("content"))
+            if thinking is not None:
+                self._append(thinking)
         else:
             self._server_response(part, line)
 
@@ -1139,28 +1513,52 @@ class _Rebuild:
 
     def _agent(self, builder: _Builder, span: Span) -> None:
         """The session's own agent span: its prompt, its spans, then its reply."""
+        self._run(builder, span)
+
+    def _run(self, builder: _Builder, span: Span) -> None:
+        """An agent span's prompt, the spans of its tree, then its reply; the agent span's own
+        usage only where none of its model spans recorded any. Instrumentors write on the
+        agent span the sum of its model calls' usage (Strands' ``end_agent_span``:
+        ``accumulated_usage``; smolagents' ``_RunWrapper``: the agent monitor's totals), which
+        model spans, when there are any, record call by call: counted once, as Phoenix counts
+        only LLM spans' ``llm.token_count.*`` (Arize-ai/phoenix#12775)."""
         inner: list[Span] = []
         for child in span.children:
             inner += self._walk(child)
+        self._system(builder, span)
         self._agent_io(builder, span, before=True)
+        start, counted = len(builder.transcript.entries), builder.model_usages
         self._scope(builder, sorted(inner, key=lambda s: s.start))
         self._agent_io(builder, span, before=False)
+        if builder.model_usages == counted:
+            usage = span_usage(span.attributes)
+            attach_usage(builder.transcript.entries[start:], usage, builder.transcript)
 
     def _agent_io(self, builder: _Builder, span: Span, *, before: bool) -> None:
         inputs, outputs = model_messages(span)
         if not inputs and not outputs:
             key = "input.value" if before else "output.value"
-            text = _json(span.attributes.get(key))
-            if isinstance(text, str) and text:
+            text = value_text(span.attributes.get(key), prompt=before)
+            if text:
                 role = "user" if before else "assistant"
                 (inputs if before else outputs).append({"role": role, "content": text})
-        messages = inputs if before else outputs
+        messages = inputs if before else [m for m in outputs if not _repeats_reply(builder, m)]
         if messages:
             fed = builder.add_new(messages, span.line)
             self._stamp(builder, len(fed), span.started_at if before else span.ended_at)
         if not before and span.failed:
             text = span.status_message or _exception_text(span) or "The agent run failed."
             builder.transcript.append(AssistantError(message=text, timestamp=span.ended_at))
+
+    def _system(self, builder: _Builder, span: Span) -> None:
+        """``gen_ai.system_instructions`` of a model or agent span (a span attribute, or on
+        the details event as Strands' latest mode writes it) as the system prompt."""
+        system = _json(system_instructions(span))
+        if isinstance(system, list):
+            texts = [p.get("content") for p in system if isinstance(p, _MAPS)]
+            system = "\n\n".join(t for t in texts if isinstance(t, str))
+        if isinstance(system, str) and system and "system" not in builder.transcript.metadata:
+            builder.transcript.metadata["system"] = system
 
     def _stamp(self, builder: _Builder, count: int, when: str | None) -> None:
         """Give the entries the last messages added their span's time (the source has no
@@ -1172,12 +1570,7 @@ class _Rebuild:
 
     def _model(self, builder: _Builder, span: Span) -> None:
         inputs, outputs = model_messages(span, builder.history)
-        system = _json(span.attributes.get("gen_ai.system_instructions"))
-        if isinstance(system, list):
-            texts = [p.get("content") for p in system if isinstance(p, _MAPS)]
-            system = "\n\n".join(t for t in texts if isinstance(t, str))
-        if isinstance(system, str) and system and "system" not in builder.transcript.metadata:
-            builder.transcript.metadata["system"] = system
+        self._system(builder, span)
         before = len(builder.transcript.entries)
         builder.add_new(inputs, span.line, builder.history)
         for entry in builder.transcript.entries[before:]:
@@ -1198,6 +1591,7 @@ class _Rebuild:
         if usage is not None:
             response = _str(span.attributes, "gen_ai.response.id")
             usage.response_id = response  # one chat span is one response (U-1)
+            builder.model_usages += 1
             attach_usage(builder.transcript.entries[middle:], usage, builder.transcript)
         if span.failed:
             text = span.status_message or _exception_text(span) or "The model call failed."
@@ -1211,8 +1605,7 @@ class _Rebuild:
         if call is None and call_id is None:
             call = builder.unclaimed(name)
         if call is None:
-            raw = a.get("gen_ai.tool.call.arguments", a.get("input.value"))
-            args = parse_arguments(raw) if isinstance(raw, str) else raw
+            args = tool_arguments(span)
             own = call_id or f"span-{span.span_id}"
             call = ToolCall(
                 call_id=own,
@@ -1225,8 +1618,7 @@ class _Rebuild:
             builder.transcript.append(call)
             builder.calls()[own] = call
         builder.claim(span.span_id, call)
-        raw_result = a.get("gen_ai.tool.call.result", a.get("output.value"))
-        text, images = output_content(_json(raw_result)) if raw_result is not None else (None, [])
+        text, images = tool_response(span)
         status: ToolStatus
         if span.failed or _exception_text(span):
             status = "error"
@@ -1244,15 +1636,8 @@ class _Rebuild:
     def _subagent(self, builder: _Builder, span: Span) -> None:
         child = Transcript(metadata={"source_format": NAME})
         sub = _Builder(child, self.name)
-        inner: list[Span] = []
-        for grandchild in span.children:
-            inner += self._walk(grandchild)
-        self._agent_io(sub, span, before=True)
-        self._scope(sub, sorted(inner, key=lambda s: s.start))
-        self._agent_io(sub, span, before=False)
-        name = _str(span.attributes, "gen_ai.agent.name", "agent.name") or span.name.removeprefix(
-            "invoke_agent "
-        )
+        self._run(sub, span)
+        name = _str(span.attributes, "gen_ai.agent.name", "agent.name") or agent_span_name(span)
         task = next((e.text for e in child.entries if isinstance(e, UserMessage)), None)
         subagent = SubAgent(
             name=name or None,
@@ -1327,6 +1712,9 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
         raise ValueError(f"{source.name}: OTLP conversations have no epochs; pass sample= only")
     spans: list[Span] = []
     kinds: list[str] = []
+    #: The parents of the spans left out, by (trace id, span id), to hang the spans read under
+    #: them from the span above (:func:`reparent`).
+    left_out: dict[tuple[str, str], str | None] = {}
     for line, record in source.records():
         if isinstance(record, MalformedLine):
             source.warn(record.reason, line)
@@ -1346,8 +1734,11 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
             if kind in RECORDS.mapped:
                 spans.append(span)
                 kinds.append(kind)
+            else:
+                left_out[(span.trace_id, span.span_id)] = span.parent_id
         if not found:
             source.ignored("request/(empty)")
+    reparent(spans, left_out)
     grouped = conversations(spans)
     if not grouped:
         transcript = Transcript(metadata={"source_format": NAME})
@@ -1372,6 +1763,24 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
     if len(grouped) > 1:
         transcript.metadata["sample"] = key
     return transcript
+
+
+def reparent(spans: list[Span], left_out: Mapping[tuple[str, str], str | None]) -> None:
+    """Hang each span whose parent was left out from the nearest span read above it (or make
+    it a root). Strands' tracer starts every model and tool span of an agent inside an
+    ``execute_event_loop_cycle`` span (strands/event_loop/event_loop.py,
+    ``start_event_loop_cycle_span``): read through, they are the agent's own spans, not roots
+    of their own that would come after the agent's reply; an HTTP server span above an agent
+    is read through the same way."""
+    if not left_out:
+        return
+    for span in spans:
+        parent = span.parent_id
+        for _ in range(len(left_out)):  # a bound: a malformed file's parents may loop
+            if parent is None or (span.trace_id, parent) not in left_out:
+                break
+            parent = left_out[(span.trace_id, parent)]
+        span.parent_id = parent
 
 
 def _set_aside(source: Source, spans: list[Span], kinds: list[str], chosen: set[int]) -> None:
