@@ -93,6 +93,12 @@ class Price:
 
 #: The (model, provider) pairs the price table does not know, looked for once per process.
 _UNKNOWN: set[tuple[str, str | None]] = set()
+#: The provider id under which genai-prices reads a model named ``provider/model``, the names
+#: LiteLLM gives models and Inspect AI too (``openai/gpt-4o-mini``): the prefix is the provider
+#: when the table knows one by that name, the rest its model (``find_provider_model`` in
+#: ``genai_prices/data_snapshot.py``); a prefix it knows no provider by (``ollama/``,
+#: ``mockllm/``) leaves the whole name, which then finds nothing.
+_PREFIXED = "litellm"
 
 
 @lru_cache(maxsize=512)
@@ -100,9 +106,23 @@ def price_of(model: str, provider: str | None, day: date | None) -> Price | None
     """``model``'s price at ``provider`` (else wherever the table finds the model) on ``day``
     (None: now); None when the table does not know it, or genai-prices is not installed.
 
+    A model the table does not know by a name of the form ``provider/model`` is looked for at
+    the provider its prefix names, as genai-prices reads such names (:data:`_PREFIXED`); a
+    prefix that names no provider the table knows finds nothing.
+
     A price is kept for later processes with the days it holds for
     (:mod:`turnfold.kept_prices`), so only the first process to price a model in a span of
     days imports the table."""
+    price = _price(model, provider, day)
+    if price is None and "/" in model and provider != _PREFIXED:
+        # Kept under a key of its own: the name's lookup is kept as unknown (by this process,
+        # or an earlier one of a turnfold that did not look further), and stays so.
+        return price_of(model, _PREFIXED, day)
+    return price
+
+
+def _price(model: str, provider: str | None, day: date | None) -> Price | None:
+    """:func:`price_of` of ``model`` by its name as it is: kept, else from the table."""
     book = price_book()
     if book is None:
         return _table_price(model, provider, day)[0]

@@ -16,6 +16,12 @@ concurrency. Every run of the ``tools`` kind holds:
 The ``limit`` kind stops at a message limit (``sample.limit``); the ``error`` kind raises an
 ordinary exception in a tool, which fails the sample (``sample.error``).
 
+The ``sandbox`` kind runs a tool that does its work in a sandbox (Inspect's ``local`` one:
+commands run on this machine) and counts its runs in the sample's store: Inspect records the
+commands as ``sandbox`` events and the count as a ``store`` event in the tool's span, as it does
+for ``bash`` in a container or a web browser's tools. Its model answers with the calls alone, no
+text, and names itself as OpenAI's API does (``gpt-4o-mini-2024-07-18``: a priced model).
+
 The ``parts`` kind answers each of its samples with one message of the parts providers put in
 assistant output besides text: a Gemini model's image and audio (Inspect's Google provider), a
 video and a document (the ``Content`` union allows them), and Anthropic's model fallback marker.
@@ -70,11 +76,11 @@ from inspect_ai.model._providers.mockllm import MockLLM
 from inspect_ai.scorer import includes, match
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver, use_tools
 from inspect_ai.tool import Tool, ToolCall, ToolError, tool
-from inspect_ai.util import subtask
+from inspect_ai.util import sandbox, store, subtask
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "harnesses" / "inspect"
 
-Kind = Literal["tools", "limit", "error", "parts", "compaction"]
+Kind = Literal["tools", "limit", "error", "sandbox", "parts", "compaction"]
 
 
 class _RoughEncoding:
@@ -199,6 +205,47 @@ def _script(input: list[Any], tools: list[Any], tool_choice: Any, config: Any) -
             model, "researcher", {"input": "check 1 + 2"}, tool_call_id="call-researcher"
         )
     return ModelOutput.from_content(model, str(2 * number + 1))
+
+
+#: The model the ``sandbox`` kind's scripted answers name, as OpenAI's API names it.
+SANDBOX_MODEL = "gpt-4o-mini-2024-07-18"
+
+
+@tool
+def shell() -> Tool:
+    """A tool that runs its command in the sample's sandbox, counting its runs in the store."""
+
+    async def execute(cmd: str) -> str:
+        """Run a shell command.
+
+        Args:
+            cmd: The command.
+        """
+        store().set("commands", store().get("commands", 0) + 1)
+        return (await sandbox().exec(["sh", "-c", cmd])).stdout
+
+    return execute
+
+
+def _sandbox_task() -> Task:
+    dataset = [Sample(input="Say hello from the sandbox, twice.", target="hello", id="shell")]
+    return Task(
+        dataset=dataset, solver=[use_tools([shell()]), generate()], scorer=match(), sandbox="local"
+    )
+
+
+def _sandbox_script(
+    input: list[Any], tools: list[Any], tool_choice: Any, config: Any
+) -> ModelOutput:
+    """Two calls of ``shell`` (one response each, calls and no text), then the answer."""
+    results = sum(1 for m in input if m.role == "tool")
+    if results < 2:
+        call = ToolCall(
+            id=f"call-shell-{results}", function="shell", arguments={"cmd": "echo hello"}
+        )
+        message = ChatMessageAssistant(content="", tool_calls=[call], model=SANDBOX_MODEL)
+        return ModelOutput.from_message(message)
+    return ModelOutput.from_message(ChatMessageAssistant(content="hello", model=SANDBOX_MODEL))
 
 
 #: A 1×1 PNG and a few bytes of WAV, MP4 and PDF: the media of the ``parts`` kind.
@@ -335,13 +382,15 @@ def write_log(
 
     Inspect's ``eval()`` starts an event loop of its own, which it cannot do in a thread where
     one already runs (a notebook's, or Playwright's in the browser tests of the same session),
-    so it runs on a thread of its own. The ``parts`` and ``compaction`` kinds hold their own
-    samples, one epoch each (``samples`` and ``epochs`` are for the others).
+    so it runs on a thread of its own. The ``sandbox``, ``parts`` and ``compaction`` kinds hold
+    their own samples, one epoch each (``samples`` and ``epochs`` are for the others).
     """
 
     def run() -> Path:
         if kind == "parts":
             task, script = _parts_task(), _parts_script
+        elif kind == "sandbox":
+            task, script = _sandbox_task(), _sandbox_script
         elif kind == "compaction":
             task, script = _compaction_task(), _compaction_script
         else:

@@ -15,15 +15,20 @@ asks for ``sample=ID, epoch=N``. :func:`samples` lists a log's ``(id, epoch)`` p
 corpus keys its items ``path#id/epoch``).
 
 Mapping of one sample. Its ``events`` are preferred when present (they carry timing and nesting
-that ``messages`` lose):
+that ``messages`` lose; logs before 0.3.42 keep them, and the content they refer to, under
+``transcript``):
 
-- ``model`` events: the messages of their input not seen before (prompts as
-  :class:`UserMessage`, the system message to ``metadata["system"]``, a tool result that settles
-  a call no ``tool`` event settled; earlier assistant messages are history), then the output:
-  reasoning parts as :class:`Thinking` (``redacted`` ones with their opaque payload), text as
-  :class:`AssistantText` with the call's usage and model, each tool call as a :class:`ToolCall`
-  (one batch per message); a model error is an :class:`AssistantError`. Inputs pooled in
-  ``events_data`` (``input_refs``) and ``attachment://`` references are resolved;
+- ``model`` events: the messages of their input not seen before (by id; a message without one,
+  as all were before 0.3.73, by its content: a copy is new past as many as were shown) as
+  prompts (:class:`UserMessage`), the system message to ``metadata["system"]``, a tool result
+  that settles a call no ``tool`` event settled; earlier assistant messages are history. Then
+  the output, at the time the call completed: reasoning parts as :class:`Thinking`
+  (``redacted`` ones with their opaque payload), text as :class:`AssistantText`, each tool
+  call as a :class:`ToolCall` (one batch per message), the call's usage on its last text (else
+  its first reasoning or call, with the model's name), the model the message names (else the
+  output's, else the event's); a model error is an :class:`AssistantError`. Inputs pooled in
+  ``events_data`` (``input_refs``) and ``attachment://`` (older ``tc://``) references are
+  resolved;
 - images the model returned are its text's images (shown after it); other media (audio, video,
   documents, a remote image) and provider data parts are named in the text in their place
   (``[audio]``, ``[model fallback: A → B]``, ``[data]``);
@@ -35,13 +40,15 @@ that ``messages`` lose):
   ``cancelled``), else ``success`` (Inspect records every tool failure as an error, so a result
   without one succeeded); result text and images; start and completion times. The events of an
   agent the tool ran (``agent_span_id``: ``as_tool`` agents and handoffs), of its ``tool`` span,
-  or nested in the event (older logs) become the call's sub-agent transcript;
+  or nested in the event (older logs) become the call's sub-agent transcript, when they show
+  anything (a span of sandbox commands and store changes alone leaves a plain call);
 - ``subtask`` events are calls of their own (name, input, result), the events of their span
   their sub-agent transcript;
 - ``sample_limit`` → :class:`AbortMarker` (the limit stopped the run); ``error`` →
   :class:`AssistantError`; ``interrupt`` → :class:`AbortMarker`; ``compaction`` →
   :class:`CompactionBoundary`; ``info`` → :class:`SystemNotice`; ``sample_init`` gives the
-  opening messages; the events of the scorers are left out (scores go to metadata).
+  opening messages; the events of the scorers (their spans, or before spans their ``step``
+  of type ``scorer``) are left out (scores go to metadata).
 
 Without events, ``messages`` are read alike (system, user, assistant; a ``tool`` message
 settles its call: ``error`` → ``error``, else ``success``).
@@ -63,6 +70,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,6 +108,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
+from turnfold.usage import usage_carrier
 
 NAME = "inspect"
 #: ``turnfold.load(path, sample=ID, epoch=N)`` picks one of a log's samples.
@@ -158,6 +167,10 @@ _IGNORED_EVENTS = frozenset(
 _SCORING_SPANS = frozenset({"scorers", "scorer"})
 _SAMPLE_MEMBER = re.compile(r"samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json")
 _ATTACHMENT = "attachment://"
+#: The content references of logs before 0.3.42, which Inspect reads as ``attachment://`` ones
+#: (``resolve_attachment_fn`` in ``inspect_ai/log/_condense.py``: "previous flavor of content
+#: reference").
+_CONTENT = "tc://"
 #: How Inspect counts letter grades (``value_to_float``).
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 
@@ -393,7 +406,7 @@ def _is_sample(value: Any) -> bool:
     return (
         isinstance(value, Mapping)
         and isinstance(value.get("id"), (str, int))
-        and ("messages" in value or "events" in value)
+        and ("messages" in value or "events" in value or "events" in _legacy_transcript(value))
         and ("epoch" in value or "target" in value or "scores" in value)
     )
 
@@ -606,7 +619,7 @@ def _transcript(source: Source, header: Mapping[str, Any], record: Any) -> Trans
     source.mapped("sample")
     context = _Context(source, record)
     conversation = _Conversation(context, transcript)
-    events = record.get("events")
+    events = _events_of(record)
     if isinstance(events, list) and events:
         if record.get("messages"):
             source.ignored("messages")
@@ -619,25 +632,44 @@ def _transcript(source: Source, header: Mapping[str, Any], record: Any) -> Trans
     return transcript
 
 
+def _legacy_transcript(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The ``transcript`` of a sample of an older log (before 0.3.42): ``{events, content}``,
+    which Inspect reads as the sample's ``events`` and ``attachments`` (``migrate_deprecated``
+    of ``EvalSample`` in ``inspect_ai/log/_log.py``); empty for any other sample."""
+    legacy = record.get("transcript")
+    return legacy if isinstance(legacy, Mapping) else {}
+
+
+def _events_of(record: Mapping[str, Any]) -> Any:
+    """A sample's events: its own, else those of its older ``transcript``."""
+    events = record.get("events")
+    if isinstance(events, list) and events:
+        return events
+    return _legacy_transcript(record).get("events", events)
+
+
 class _Context:
     """What every part of one sample's mapping shares: the accounting, the attachments and the
     message pool that condensed events refer to."""
 
     def __init__(self, source: Source, record: Mapping[str, Any]) -> None:
         self.source = source
-        attachments = record.get("attachments")
-        self.attachments: Mapping[str, Any] = (
-            attachments if isinstance(attachments, Mapping) else {}
-        )
+        attachments: dict[str, Any] = {}
+        for found in (_legacy_transcript(record).get("content"), record.get("attachments")):
+            if isinstance(found, Mapping):
+                attachments.update(found)
+        self.attachments: Mapping[str, Any] = attachments
         data = record.get("events_data")
         pool = data.get("messages") if isinstance(data, Mapping) else None
         self.pool: list[Any] = pool if isinstance(pool, list) else []
 
     def resolve(self, value: Any) -> Any:
-        """``value`` with its ``attachment://`` references replaced by what they refer to."""
+        """``value`` with its ``attachment://`` (and older ``tc://``) references replaced by
+        what they refer to; a reference to nothing the sample holds stays as it is."""
         if isinstance(value, str):
-            if value.startswith(_ATTACHMENT):
-                return self.attachments.get(value[len(_ATTACHMENT) :], value)
+            for protocol in (_ATTACHMENT, _CONTENT):
+                if value.startswith(protocol):
+                    return self.attachments.get(value[len(protocol) :], value)
             return value
         if isinstance(value, list):
             return [self.resolve(v) for v in value]
@@ -724,6 +756,14 @@ def _placeholder(part: Mapping[str, Any]) -> str:
     return f"[{kind}]" if isinstance(kind, str) and kind else "[part]"
 
 
+def _message_key(message: Mapping[str, Any]) -> str:
+    """What tells a message without an id (its references resolved) from another: its role,
+    its content and the calls it makes or answers, not where it came from (``source``)."""
+    return stringify(
+        [message.get(k) for k in ("role", "content", "tool_calls", "tool_call_id", "function")]
+    )
+
+
 class _Conversation:
     """Entries of one transcript from Inspect messages, fed in order."""
 
@@ -732,6 +772,8 @@ class _Conversation:
         self.transcript = transcript
         self.calls: dict[str, ToolCall] = {}
         self.seen: set[str] = set()  # ids of messages already shown
+        #: Messages without an id already shown, by :func:`_message_key`: how many of each.
+        self.unnamed: Counter[str] = Counter()
         self.errored = False  # an error event or message was shown
         self.compactions: set[str] = set()  # keys of the native compactions already shown
         #: The boundary of a ``compaction`` event whose compacted messages the next model
@@ -760,6 +802,8 @@ class _Conversation:
         own_id = message.get("id")
         if isinstance(own_id, str):
             self.seen.add(own_id)
+        else:
+            self.unnamed[_message_key(message)] += 1
         if role == "system":
             text, _ = text_and_images(message.get("content"), _part_text)
             if text:
@@ -815,17 +859,15 @@ class _Conversation:
         parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
         texts: list[str] = []
         images: list[ImageData] = []  # the model's images, shown after the text they are in
-        last_text: AssistantText | None = None
         batch = _string(message.get("id"), None)
-        first_call: ToolCall | None = None
+        start = len(self.transcript.entries)
 
         def flush() -> None:
-            nonlocal last_text
             if texts or images:
-                last_text = AssistantText(
+                text = AssistantText(
                     text="\n\n".join(texts), model=model, timestamp=timestamp, images=list(images)
                 )
-                self.append(last_text)
+                self.append(text)
                 texts.clear()
                 images.clear()
 
@@ -842,8 +884,7 @@ class _Conversation:
                 self.append(_thinking(part, timestamp))
             elif kind == "tool_use":
                 flush()
-                call = self._server_tool(part, batch, timestamp)
-                first_call = first_call or call
+                self._server_tool(part, batch, timestamp)
             elif _native_compaction(part) is not None:
                 flush()
                 self.compaction_parts([part], timestamp)
@@ -854,13 +895,13 @@ class _Conversation:
         flush()
         for raw in as_list(message.get("tool_calls")):
             if isinstance(raw, Mapping):
-                call = self.start_call(raw, batch, timestamp)
-                first_call = first_call or call
-        if usage is not None:
-            if last_text is not None:
-                self.transcript.update(last_text, usage=usage)
-            elif first_call is not None:  # no text to carry it: keep it, never drop it
-                first_call.usage = usage
+                self.start_call(raw, batch, timestamp)
+        carrier = usage_carrier(self.transcript.entries[start:])
+        if usage is not None and carrier is not None:
+            # A response of reasoning or calls alone keeps its usage too, and says which model
+            # wrote it: only a text names its model, and a cost is priced by it (turnfold.cost).
+            named = {"model": model} if model and not isinstance(carrier, AssistantText) else {}
+            self.transcript.update(carrier, usage=usage, meta={**carrier.meta, **named})
 
     def start_call(
         self, raw: Mapping[str, Any], batch: str | None, timestamp: str | None
@@ -959,7 +1000,6 @@ def _thinking(part: Mapping[str, Any], timestamp: str | None) -> Thinking:
 
 
 _ROOT = ""  # the scope of the sample's own events
-_SPAN_MARKS = frozenset({"span_begin", "span_end"})
 
 
 class _Events:
@@ -1011,8 +1051,20 @@ class _Events:
                     break
         self._spans = spans
         self._claimed = claimed
+        scoring = 0  # how many old scorer steps are open
         for event in events:
             scope = self._scope(event) if isinstance(event, Mapping) else _ROOT
+            # Before spans (0.3.94), a scorer ran in a ``step`` of type ``scorer``
+            # (``transcript().step(name=scorer_name, type="scorer")`` in
+            # ``inspect_ai/_eval/task/run.py``): its events, a model-graded scorer's model call
+            # among them, are the scoring's, as a scorer span's are.
+            step = isinstance(event, Mapping) and event.get("event") == "step"
+            if step and event.get("type") in _SCORING_SPANS and event.get("action") == "begin":
+                scoring += 1
+            if scoring:
+                scope = "scoring"
+            if step and event.get("type") in _SCORING_SPANS and event.get("action") == "end":
+                scoring = max(0, scoring - 1)
             self.scopes.setdefault(scope, []).append(event)
 
     def _scope(self, event: Mapping[str, Any]) -> str:
@@ -1053,14 +1105,17 @@ class _Events:
                 source.ignored("scoring")
 
     def child(self, scope: str, nested: Any) -> Transcript | None:
-        """The transcript of a call's scope (or of events nested in its event), None if empty.
+        """The transcript of a call's scope (or of events nested in its event), None when it
+        shows nothing.
 
-        A scope of span marks alone is empty: Inspect opens a ``tool`` span around every tool
-        it runs, and closes it inside the span, so a tool that ran no agent has a scope holding
-        only its own ``span_end``: a plain call, not a sub-agent of no steps."""
-        held = self.scopes.get(scope, ())
-        ran = any(isinstance(e, Mapping) and e.get("event") not in _SPAN_MARKS for e in held)
-        if not ran and not (isinstance(nested, list) and nested):
+        Inspect opens a ``tool`` span around every tool it runs (``span(name=call.function,
+        type="tool")`` in ``inspect_ai/model/_call_tools.py``), so a tool that ran no agent has
+        a scope too: its own ``span_end``, and what the tool did there that is no step of a
+        conversation: its sandbox commands and file access (``sandbox`` events, from
+        ``inspect_ai/util/_sandbox/events.py``), its store changes (``store``), log records.
+        Those are accounted for as they are read, and the call stays a plain call, not a
+        sub-agent of no steps."""
+        if scope not in self.scopes and not (isinstance(nested, list) and nested):
             return None
         child = Transcript()
         conversation = _Conversation(self.context, child)
@@ -1068,7 +1123,7 @@ class _Events:
             self.read(conversation, scope)
         if isinstance(nested, list) and nested:  # older logs nest a call's events in it
             _Events(self.context, nested).read(conversation, _ROOT)
-        return child
+        return child if child.entries else None
 
 
 def _times(event: Mapping[str, Any]) -> tuple[str | None, str | None]:
@@ -1076,17 +1131,26 @@ def _times(event: Mapping[str, Any]) -> tuple[str | None, str | None]:
 
 
 def _model_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
-    started, _ = _times(event)
+    started, completed = _times(event)
     inputs = event.get("input")
     if not inputs and isinstance(event.get("input_refs"), list):
         inputs = []
         for ref in event["input_refs"]:
             if isinstance(ref, list) and len(ref) == 2 and all(isinstance(i, int) for i in ref):
                 inputs.extend(events.context.pool[ref[0] : ref[1]])
+    copies: Counter[str] = Counter()  # of each message without an id in this input
     for message in inputs if isinstance(inputs, list) else []:
         own_id = message.get("id") if isinstance(message, Mapping) else None
         if isinstance(own_id, str) and own_id in conversation.seen:
             continue
+        if own_id is None and isinstance(message, Mapping):
+            # Messages had no id before 0.3.73 (``ChatMessage.id``), and each input
+            # repeats the conversation so far: a copy is new only past as many copies of its
+            # content as were shown (a prompt said twice is two prompts).
+            key = _message_key(events.context.resolve(message))
+            copies[key] += 1
+            if copies[key] <= conversation.unnamed[key]:
+                continue
         role = message.get("role") if isinstance(message, Mapping) else None
         if role == "assistant":
             # An earlier answer this scope did not see: history, not a new step. But Anthropic's
@@ -1104,6 +1168,10 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
                 continue
         conversation.read_message(message, timestamp=started)
     conversation.compacting = None  # the input a compaction event stood for has been read
+    # The answer came when the call completed (``completed``, since 0.3.71). Without it, the
+    # event's time is the only one: the answer's up to 0.3.47 (the event was written after the
+    # call), the call's start after it (written before the call, ``pending``).
+    answered = completed or started
     output = event.get("output")
     choices = output.get("choices") if isinstance(output, Mapping) else None
     choice = choices[0] if isinstance(choices, list) and choices else None
@@ -1120,12 +1188,23 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
             reasoning_tokens="reasoning_tokens",
         )
         message = dict(message)
-        if not isinstance(message.get("model"), str) and isinstance(event.get("model"), str):
-            message["model"] = event["model"]
-        conversation.read_message(message, timestamp=started, usage=usage)
+        message["model"] = _response_model(message, output, event)
+        conversation.read_message(message, timestamp=answered, usage=usage)
     error = event.get("error")
     if isinstance(error, str) and error:
-        conversation.append(AssistantError(message=error, timestamp=started))
+        conversation.append(AssistantError(message=error, timestamp=answered))
+
+
+def _response_model(message: Mapping[str, Any], output: Any, event: Mapping[str, Any]) -> Any:
+    """The model that wrote a response: the message's own (``ChatMessageAssistant.model``,
+    since 0.3.83), else the output's (``ModelOutput.model``: the provider's name of it,
+    ``gpt-4o-mini-2024-07-18``; ``""`` when unknown), else the event's (Inspect's name of the
+    model it was asked for, ``openai/gpt-4o-mini``)."""
+    said = output.get("model") if isinstance(output, Mapping) else None
+    for model in (message.get("model"), said, event.get("model")):
+        if isinstance(model, str) and model:
+            return model
+    return None
 
 
 def _cache_apart(usage: Any) -> bool:
