@@ -128,10 +128,23 @@ def swe_agent(path: Path) -> int:
 _MINI_BLOCK = re.compile(r"```(?:mswea_bash_command|bash)\s*\n(.*?)\n```", re.DOTALL)
 
 
+def _mini_rejected_calls(response: Any) -> int:
+    """The calls of a response a format error rejected (2.3.1+ keep it in the error message's
+    ``extra.response``): a Chat response's ``tool_calls``, a Responses one's ``function_call``
+    items. None of them ran."""
+    if not isinstance(response, dict):
+        return 0
+    if response.get("object") == "response":
+        return sum(1 for i in response.get("output") or [] if i.get("type") == "function_call")
+    choices = response.get("choices") or [{}]
+    return len((choices[0].get("message") or {}).get("tool_calls") or [])
+
+
 def mini_swe_agent(path: Path) -> int:
     """mini-swe-agent: the commands each model response asked for. ``extra.actions`` when
     recorded (2.x); else Chat ``tool_calls``, Responses ``function_call`` items, or the
-    fenced block of a text response (exactly one: ``parse_regex_actions`` rejects others)."""
+    fenced block of a text response (exactly one: ``parse_regex_actions`` rejects others);
+    and the calls of the responses format errors rejected."""
     document = _document(path)
     messages = document.get("messages", []) if isinstance(document, dict) else document
     total = 0
@@ -139,7 +152,9 @@ def mini_swe_agent(path: Path) -> int:
         if not isinstance(message, dict):
             continue
         extra = message.get("extra") if isinstance(message.get("extra"), dict) else {}
-        if message.get("object") == "response":
+        if message.get("role") == "user" and extra.get("interrupt_type") == "FormatError":
+            total += _mini_rejected_calls(extra.get("response"))
+        elif message.get("object") == "response":
             total += sum(1 for i in message.get("output") or [] if i.get("type") == "function_call")
         elif message.get("role") != "assistant":
             continue

@@ -1,9 +1,11 @@
-"""mini-swe-agent trajectories (spec H-2, H-6, issue 13).
+"""mini-swe-agent trajectories (spec H-2, H-6, U-1, issue 13).
 
 The fixtures under ``tests/fixtures/harnesses/mini-swe-agent/`` were written by the real
 ``mini-swe-agent`` package (its ``DeterministicModel`` family from
-``minisweagent/models/test_models.py`` and a ``LocalEnvironment`` in a temporary folder, no
+``minisweagent/models/test_models.py``, or its ``LitellmModel`` against a scripted Chat
+Completions server on 127.0.0.1, and a ``LocalEnvironment`` in a temporary folder, no
 network) with :func:`write_runs`; ``python tests/formats/test_mini_swe_agent.py`` rewrites them.
+One more is a real DeepSeek run from mini-swe-agent's repository, trimmed (``SOURCES.md``).
 The tests below also run the package again when it is installed (the ``test`` extra), so a new
 release's trajectories are read as well.
 """
@@ -14,7 +16,10 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +29,15 @@ import turnfold
 from turnfold.formats import which_format
 from turnfold.formats.harnesses import mini_swe_agent
 from turnfold.formats.source import open_source
-from turnfold.model import AssistantError, SystemNotice, ToolCall, UserMessage
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    SystemNotice,
+    ToolCall,
+    Usage,
+    UserMessage,
+)
+from turnfold.usage import count_tokens
 
 sys.path.insert(0, str(Path(__file__).parent))
 from counters_harnesses import mini_swe_agent as count_calls
@@ -72,12 +85,101 @@ def _parsing_toolcall_model() -> type:
     return ParsingToolcallModel
 
 
+def _bash(call_id: str, command: str, name: str = "bash") -> dict[str, Any]:
+    return {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps({"command": command})}}  # fmt: skip
+
+
+#: What the scripted Chat Completions server answers, in order: a command; text without a
+#: call (the real parser's "No tool calls found"); a call of a tool mini-swe-agent does not
+#: have (its "Unknown tool"); the submit command.
+CHAT_REPLIES: list[dict[str, Any]] = [
+    {"role": "assistant", "content": "Look first.", "tool_calls": [_bash("call_1", "ls")]},
+    {"role": "assistant", "content": "I think I am done."},
+    {"role": "assistant", "content": "Run it in Python.",
+     "tool_calls": [_bash("call_2", "print(1 / 0)", name="python")]},
+    {"role": "assistant", "content": None, "tool_calls": [_bash("call_3", SUBMIT)]},
+]  # fmt: skip
+
+
+def chat_usage(index: int) -> dict[str, Any]:
+    """The usage the server writes on its ``index``-th answer (cached tokens part of the
+    prompt's, as OpenAI counts them)."""
+    return {"prompt_tokens": 1000 * (index + 1), "completion_tokens": 10 + index,
+            "total_tokens": 1000 * (index + 1) + 10 + index,
+            "prompt_tokens_details": {"cached_tokens": 512 * index},
+            "completion_tokens_details": {"reasoning_tokens": 0}}  # fmt: skip
+
+
+@contextmanager
+def _chat_server() -> Iterator[str]:
+    """A loopback Chat Completions server answering :data:`CHAT_REPLIES` in turn."""
+    answered = [0]
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            index = answered[0]
+            answered[0] += 1
+            message = CHAT_REPLIES[index]
+            finish = "tool_calls" if message.get("tool_calls") else "stop"
+            reply = {"id": f"chatcmpl-{index}", "object": "chat.completion",
+                     "created": 1767225600 + index, "model": "gpt-4o-mini-2024-07-18",
+                     "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                     "usage": chat_usage(index)}  # fmt: skip
+            data = json.dumps(reply).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/v1"
+    finally:
+        server.shutdown()
+
+
+def _litellm_run(folder: Path, out: Path, **agent: Any) -> dict[str, Any]:
+    """mini-swe-agent's own LitellmModel (mini.yaml's templates, as ``mini`` runs it) against
+    the scripted server: the trajectory keeps each ``response`` with its usage, and the format
+    errors keep the responses they rejected."""
+    import yaml
+    from minisweagent.agents.default import DefaultAgent
+    from minisweagent.environments.local import LocalEnvironment
+    from minisweagent.models.litellm_model import LitellmModel
+
+    config = Path(sys.modules["minisweagent"].__file__ or "").parent / "config" / "mini.yaml"
+    templates = yaml.safe_load(config.read_text())["model"]
+    with _chat_server() as url:
+        model = LitellmModel(
+            model_name="openai/gpt-4o-mini",
+            model_kwargs={"api_base": url, "api_key": "sk-fake"},
+            format_error_template=templates["format_error_template"],
+            observation_template=templates["observation_template"],
+        )
+        env = LocalEnvironment(cwd=str(folder), env={"PAGER": "cat", "GIT_PAGER": "cat"})
+        run = DefaultAgent(model, env, system_template="You are a helpful assistant.",
+                           instance_template="Please solve this issue: {{task}}",
+                           output_path=out, cost_limit=0, **agent)  # fmt: skip
+        run.run("calc.py divides by zero")
+    data: dict[str, Any] = json.loads(out.read_text())
+    return data
+
+
 def _run(kind: str, folder: Path, out: Path, **agent: Any) -> dict[str, Any]:
     """One scripted run of mini-swe-agent's DefaultAgent; its trajectory as saved."""
     from minisweagent.agents.default import DefaultAgent
     from minisweagent.environments.local import LocalEnvironment
     from minisweagent.models import test_models as tm
 
+    if kind == "litellm":
+        return _litellm_run(folder, out, **agent)
     fix = "sed -i 's/return a \\/ b/return a \\/ b if b else 0/' calc.py && python3 calc.py"
     model: Any
     _ParsingToolcallModel = _parsing_toolcall_model()
@@ -141,6 +243,7 @@ RUNS: dict[str, tuple[str, dict[str, Any]]] = {
     "mini-swe-agent_v2.4.6_textbased_submitted.traj.json": ("textbased", {}),
     "mini-swe-agent_v2.4.6_toolcall_format-error.traj.json": ("toolcall", {}),
     "mini-swe-agent_v2.4.6_response-api_step-limit.traj.json": ("response-api", {"step_limit": 2}),
+    "mini-swe-agent_v2.4.6_litellm_usage-rejected-responses.traj.json": ("litellm", {}),
 }
 
 
@@ -173,6 +276,8 @@ def _quiet_config() -> None:
     """mini-swe-agent reads (and creates) a global config folder on import: a temporary one."""
     os.environ.setdefault("MSWEA_GLOBAL_CONFIG_DIR", tempfile.mkdtemp(prefix="mswea-config-"))
     os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
+    # litellm prices the scripted model's calls from its own copy of the price map, offline.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 def _real_package() -> None:
@@ -367,3 +472,157 @@ def test_H2_runs_of_the_installed_package_read_like_the_fixtures(name: str, tmp_
 if __name__ == "__main__":
     for written_path in write_runs(FIXTURES):
         print(written_path)
+
+
+DEEPSEEK = "mini-swe-agent_v2.2.7_deepseek_sqlfluff-2419_trimmed.traj.json"
+LITELLM = "mini-swe-agent_v2.4.6_litellm_usage-rejected-responses.traj.json"
+
+
+def _recorded_usage(path: Path) -> dict[str, int]:
+    """The sum of every ``extra.response.usage`` the file holds, read apart from the loader."""
+    totals: dict[str, int] = {}
+    for message in json.loads(path.read_text())["messages"]:
+        usage = ((message.get("extra") or {}).get("response") or {}).get("usage")
+        if not usage:
+            continue
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+        for name, count in (("input_tokens", usage["prompt_tokens"]),
+                            ("output_tokens", usage["completion_tokens"]),
+                            ("cache_read_tokens", cached)):  # fmt: skip
+            if count is not None:
+                totals[name] = totals.get(name, 0) + count
+    return totals
+
+
+def test_U1_each_response_s_usage_and_model_are_read_from_a_real_run() -> None:
+    """A real DeepSeek run (2.2.7): each assistant message's ``extra.response`` holds litellm's
+    usage, cached tokens part of the prompt's; the run's cost is ``info.model_stats``."""
+    path = _fixture(DEEPSEEK)
+    transcript = turnfold.load(path)
+    responses = [m for m in json.loads(path.read_text())["messages"] if m["role"] == "assistant"]
+    carried = [e.usage for e in transcript if isinstance(e, (AssistantText, ToolCall)) and e.usage]
+    assert [u.response_id for u in carried] == [m["extra"]["response"]["id"] for m in responses]
+    assert count_tokens(transcript.entries) == _recorded_usage(path)
+    assert carried[0] == Usage(input_tokens=1540, output_tokens=85, cache_read_tokens=320,
+                               response_id="5939e557-58d3-45f4-b926-0783c5b88aeb")  # fmt: skip
+    texts = [e for e in transcript if isinstance(e, AssistantText)]
+    assert {t.model for t in texts} == {"deepseek-chat"}  # the response's, as the API named it
+    meta = transcript.metadata
+    assert (meta["model"], meta["api_calls"]) == ("deepseek/deepseek-chat", 41)
+    assert meta["cost_usd"] == pytest.approx(0.014207648)  # the whole run's, trimmed or not
+    assert transcript.warnings == []
+
+
+def test_U1_a_rejected_response_is_shown_with_its_usage_and_its_calls_cancelled() -> None:
+    """Since 2.3.1 a format error keeps the response it rejected (``extra.response``, with its
+    ``cost``): its text is shown, marked rejected, with its usage; its call never ran."""
+    transcript = turnfold.load(_fixture(LITELLM))
+    shown = [
+        (type(e).__name__, getattr(e, "name", None) or getattr(e, "text", "")[:17],
+         e.meta.get("rejected", False) if isinstance(e, AssistantText) else e.status)
+        if not isinstance(e, (UserMessage, SystemNotice)) else (type(e).__name__, e.text[:17], "")
+        for e in transcript.entries
+    ]  # fmt: skip
+    assert shown == [
+        ("UserMessage", "Please solve this", ""),
+        ("AssistantText", "Look first.", False),
+        ("ToolCall", "bash", "success"),
+        ("AssistantText", "I think I am done", True),
+        ("SystemNotice", "Tool call error:\n", ""),
+        ("AssistantText", "Run it in Python.", True),
+        ("ToolCall", "python", "cancelled"),
+        ("SystemNotice", "Tool call error:\n", ""),
+        ("ToolCall", "bash", "success"),
+    ]
+    expected: dict[str, int] = {}
+    for index in range(len(CHAT_REPLIES)):
+        usage = chat_usage(index)
+        for name, count in (("input_tokens", usage["prompt_tokens"]),
+                            ("output_tokens", usage["completion_tokens"]),
+                            ("cache_read_tokens", usage["prompt_tokens_details"]["cached_tokens"]),
+                            ("reasoning_tokens", 0)):  # fmt: skip
+            expected[name] = expected.get(name, 0) + count
+    assert count_tokens(transcript.entries) == expected  # every billed response, once
+    rejected = transcript.entries[3]
+    assert isinstance(rejected, AssistantText)
+    assert rejected.model == "gpt-4o-mini-2024-07-18"
+    assert rejected.usage is not None
+    assert rejected.usage.response_id == "chatcmpl-1"
+    assert rejected.meta["cost"] > 0
+    submit = transcript.entries[-1]  # a response of a call alone: the call keeps what it has
+    assert isinstance(submit, ToolCall)
+    assert submit.usage is not None
+    assert submit.usage.response_id == "chatcmpl-3"
+    assert submit.meta["model"] == "gpt-4o-mini-2024-07-18"
+    assert submit.meta["cost"] > 0
+    stats = json.loads(_fixture(LITELLM).read_text())["info"]["model_stats"]
+    assert transcript.metadata["cost_usd"] == pytest.approx(stats["instance_cost"])
+    assert transcript.metadata["api_calls"] == 4 == len(CHAT_REPLIES)
+
+
+@pytest.mark.parametrize(
+    ("response", "usage"),
+    [
+        ({"id": "r", "usage": {"prompt_tokens": 1995, "completion_tokens": 93,
+                               "prompt_tokens_details": {"cached_tokens": 320},
+                               "completion_tokens_details": None}},
+         Usage(input_tokens=1995, output_tokens=93, cache_read_tokens=320, response_id="r")),
+        # Anthropic through litellm: its prompt_tokens already hold the cache reads and writes.
+        ({"id": "msg", "usage": {"prompt_tokens": 1300, "completion_tokens": 20,
+                                 "prompt_tokens_details": {"cached_tokens": 1000,
+                                                           "cache_creation_tokens": 200},
+                                 "cache_creation_input_tokens": 200}},
+         Usage(input_tokens=1300, output_tokens=20, cache_read_tokens=1000,
+               cache_write_tokens=200, response_id="msg")),
+        ({"object": "response", "id": "resp_1",
+          "usage": {"input_tokens": 500, "output_tokens": 40,
+                    "input_tokens_details": {"cached_tokens": 128},
+                    "output_tokens_details": {"reasoning_tokens": 32}}},
+         Usage(input_tokens=500, output_tokens=40, cache_read_tokens=128, reasoning_tokens=32,
+               response_id="resp_1")),
+        ({"id": "r", "usage": None}, None),
+        ({"id": "r"}, None),
+    ],
+)  # fmt: skip
+def test_U1_response_usage_rule(response: dict[str, Any], usage: Usage | None) -> None:
+    assert mini_swe_agent.response_usage(response) == usage
+
+
+def test_U1_a_responses_api_message_carries_its_own_usage_and_model() -> None:
+    message = {
+        "object": "response", "id": "resp_1", "model": "gpt-5-mini",
+        "output": [{"type": "message", "content": [{"type": "output_text", "text": "Listing."}]},
+                   {"type": "function_call", "call_id": "fc_1", "name": "bash",
+                    "arguments": json.dumps({"command": "ls"})}],
+        "usage": {"input_tokens": 500, "output_tokens": 40,
+                  "input_tokens_details": {"cached_tokens": 128}},
+        "extra": {"actions": [{"command": "ls", "tool_call_id": "fc_1"}], "cost": 0.001},
+    }  # fmt: skip
+    document = {"info": {"mini_version": "2.4.6", "model_stats": {"instance_cost": 0.001,
+                                                                  "api_calls": 1}},
+                "messages": [{"role": "user", "content": "Go."}, message],
+                "trajectory_format": "mini-swe-agent-1.1"}  # fmt: skip
+    transcript = turnfold.load(document)
+    text = transcript.entries[1]
+    assert isinstance(text, AssistantText)
+    assert (text.model, text.meta) == ("gpt-5-mini", {"cost": 0.001})
+    assert text.usage == Usage(input_tokens=500, output_tokens=40, cache_read_tokens=128,
+                               response_id="resp_1")  # fmt: skip
+    assert transcript.metadata["model"] == "gpt-5-mini"  # no info.config names one
+
+
+@pytest.mark.parametrize(
+    ("stats", "cost"),
+    [({"instance_cost": 0.25, "api_calls": 3}, 0.25),
+     ({"instance_cost": 0.0, "api_calls": 3}, None),  # cost_tracking: ignore_errors
+     ({"instance_cost": 0.0, "api_calls": 0}, 0.0)],  # no call made: it cost nothing
+)  # fmt: skip
+def test_H6_cost_usd_is_the_run_s_recorded_cost(stats: dict[str, Any], cost: float | None) -> None:
+    """``instance_cost`` is the run's cost, but a call mini-swe-agent could not price adds 0.0
+    (``cost_tracking: ignore_errors``): 0 for calls made is no recorded cost (spec U-2)."""
+    document = {"info": {"mini_version": "2.4.6", "model_stats": stats, "exit_status": ""},
+                "messages": [{"role": "user", "content": "Go."}],
+                "trajectory_format": "mini-swe-agent-1.1"}  # fmt: skip
+    meta = turnfold.load(document).metadata
+    assert meta.get("cost_usd") == cost
+    assert meta["api_calls"] == stats["api_calls"]

@@ -1,8 +1,10 @@
 """OpenHands event lists and eval outputs (spec H-3, H-6, issue 13).
 
 Fixtures: two real trajectories from OpenHands' own tests (``tests/runtime/trajs``, see
-``tests/fixtures/SOURCES.md``), and hand-made ``output.jsonl`` instances in the shapes of
-``evaluation/utils/shared.py`` (``EvalOutput``) and ``openhands/events/serialization``.
+``tests/fixtures/SOURCES.md``), hand-made ``output.jsonl`` instances in the shapes of
+``evaluation/utils/shared.py`` (``EvalOutput``) and ``openhands/events/serialization``, and two
+real outputs, trimmed: an instance of OpenHands' Multi-SWE-bench example output and the
+resolver output OpenHands keeps as a unit-test mock (``ResolverOutput``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,17 @@ GUI = FIXTURES / "openhands_trajectory_basic-gui-mode.json"
 RENAME = FIXTURES / "openhands_trajectory_wrong-initial-state.json"
 OUTPUT = FIXTURES / "openhands_output-jsonl_hand-made_delegate-and-errors.jsonl"
 PAIRS = FIXTURES / "openhands_output-jsonl_hand-made_old-history-pairs.jsonl"
+PONYC = FIXTURES / "openhands_output-jsonl_multi-swe-bench_ponyc-4593_trimmed.jsonl"
+ISSUE_5 = FIXTURES / "openhands_resolver-output-jsonl_pr-viewer-issue-5.jsonl"
+ISSUE_1 = FIXTURES / "openhands_resolver-output-jsonl_pr-viewer-issue-1_trimmed.jsonl"
+
+
+@pytest.fixture
+def resolver_output(tmp_path: Path) -> Path:
+    """The resolver's ``output.jsonl`` as OpenHands keeps it: issue 5, then issue 1."""
+    path = tmp_path / "output.jsonl"
+    path.write_text(ISSUE_5.read_text(encoding="utf-8") + ISSUE_1.read_text(encoding="utf-8"))
+    return path
 
 
 def _all_calls(transcript: Transcript) -> list[ToolCall]:
@@ -43,7 +56,9 @@ def _all_calls(transcript: Transcript) -> list[ToolCall]:
     return transcript.tool_calls(nested=True)
 
 
-@pytest.mark.parametrize("path", [GUI, RENAME, OUTPUT, PAIRS], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [GUI, RENAME, OUTPUT, PAIRS, PONYC, ISSUE_5, ISSUE_1], ids=lambda p: p.name
+)
 def test_H3_every_event_is_accounted_for_and_every_action_is_a_call(path: Path) -> None:
     transcript = turnfold.load(path)
     assert transcript.metadata["source_format"] == "openhands"
@@ -185,6 +200,11 @@ def _mcp_call(text: str, is_error: bool, **fields: Any) -> str:
     return json.dumps({**result, **fields})
 
 
+def _editor(kind: str, content: str) -> dict[str, Any]:
+    """A read or edit by the runtime's editor (``impl_source: oh_aci``)."""
+    return {"observation": kind, "content": content, "extras": {"impl_source": "oh_aci"}}
+
+
 def _mcp(content: str) -> dict[str, Any]:
     return {"observation": "mcp", "content": content, "extras": {"name": "fetch"}}
 
@@ -200,6 +220,13 @@ def _mcp(content: str) -> dict[str, Any]:
         ({"observation": "run_ipython", "content": "[Code executed successfully]"}, "success"),
         ({"observation": "browse", "content": "", "extras": {"error": True}}, "error"),
         ({"observation": "edit", "content": "--- a\n+++ b"}, "success"),
+        (_editor("edit", "ERROR:\nNo replacement was performed, old_str `x` did not appear"),
+         "error"),
+        (_editor("read", "ERROR:\nInvalid `view_range` parameter: [100, 150]."), "error"),
+        (_editor("edit", "The file /a.py has been edited."), "success"),
+        ({"observation": "read", "content": "ERROR: a log line of the file read"}, "success"),
+        ({"observation": "run", "content": "", "extras": {"exit_code": 1}}, "error"),
+        ({"observation": "run", "content": "", "extras": {"exit_code": 0}}, "success"),
         ({"observation": "delegate", "content": "X encountered an error during execution."},
          "error"),
         (_mcp(_MCP_TIMEOUT), "error"), (_mcp(_mcp_call("Error: 404 Not Found", True)), "error"),
@@ -304,3 +331,106 @@ def test_an_eval_output_instance_is_picked_by_its_id() -> None:
         turnfold.load(OUTPUT, sample="nope")
     with pytest.raises(ValueError, match="no epochs"):
         turnfold.load(OUTPUT, epoch=2)
+
+
+def test_H3_a_failed_editor_call_is_an_error() -> None:
+    """The runtime's editor reports a failure as a read or edit observation whose content starts
+    ``ERROR:`` (``_execute_file_editor``, ``openhands/runtime/action_execution_server.py``),
+    not as an ``error`` observation: those calls failed (a real Multi-SWE-bench instance)."""
+    transcript = turnfold.load(PONYC)
+    editor = [c for c in transcript.tool_calls() if c.name.startswith("str_replace_editor")]
+    shown = [
+        (c.name, c.status, (c.result.text or "").split("\n")[1][:24] if c.status == "error" else "")
+        for c in editor
+        if c.result is not None
+    ]
+    assert shown == [
+        ("str_replace_editor view", "error", "Invalid `view_range` par"),
+        ("str_replace_editor view", "success", ""),
+        ("str_replace_editor str_replace", "error", "Parameter `old_str` is r"),
+        ("str_replace_editor str_replace", "error", "No replacement was perfo"),
+        ("str_replace_editor insert", "success", ""),
+        ("str_replace_editor str_replace", "error", "No replacement was perfo"),
+    ]
+    assert len(editor) == len(shown)
+    # The validation error OpenHands writes for a call it could not run answers no action.
+    assert any(
+        isinstance(e, AssistantError) and "Parameter 'command'" in e.message for e in transcript
+    )
+
+
+def test_H3_H6_a_resolver_output_is_read_issue_by_issue(resolver_output: Path) -> None:
+    """A resolver's ``output.jsonl`` (``ResolverOutput``, ``history`` of
+    ``dataclasses.asdict(event)``: no ``args``, ``extras``, ids or sources) is read like an
+    eval output: one issue a line, picked by its number; each observation answers the action
+    before it; the resolver's verdict is the outcome."""
+    first = turnfold.load(resolver_output)
+    meta = first.metadata
+    assert (meta["sample"], meta["task"], meta["title"]) == (
+        5,
+        "neubig/pr-viewer",
+        "Add MIT license",
+    )
+    assert (meta["outcome"], meta["success"], meta["issue_type"]) == ("pass", True, "issue")
+    assert meta["cost_usd"] == pytest.approx(0.070713)
+    assert meta["git_patch"].startswith("diff --git a/LICENSE b/LICENSE")
+    assert "MIT License" in meta["result_explanation"]
+    calls = first.tool_calls()
+    assert [(c.name, c.status, c.description) for c in calls] == [
+        ("run", "success", "touch LICENSE"),
+        ("run_ipython", "success", 'mit_license = """MIT License'),
+        ("run", "success", "cat LICENSE"),
+    ]
+    assert calls[2].result is not None
+    assert (calls[2].result.text or "").startswith("MIT License")
+    assert calls[0].args == {"command": "touch LICENSE", "keep_prompt": True,
+                             "is_confirmed": "confirmed", "action_risk": None}  # fmt: skip
+    [user] = [e for e in first.entries if isinstance(e, UserMessage)]  # the prompt, once
+    assert user.text.startswith("Please fix the following issue")
+    assert isinstance(first.entries[-1], AssistantText)
+    assert "successfully added" in first.entries[-1].text
+    assert any("sample=ID" in w.reason and "(1)" in w.reason for w in first.warnings)
+    second = turnfold.load(resolver_output, sample=1)
+    assert (second.metadata["sample"], second.metadata["title"]) == (
+        1,
+        "Add a toggle for dark mode",
+    )
+    assert len(second.tool_calls()) == count_calls(ISSUE_1)
+    with pytest.raises(ValueError, match=r"no instance 7; its instances: 5, 1"):
+        turnfold.load(resolver_output, sample=7)
+
+
+@pytest.mark.parametrize(
+    ("event", "source"),
+    [
+        ({"action": "message", "content": "Fix it.", "wait_for_response": False}, "user"),
+        ({"action": "message", "content": "Which file?", "wait_for_response": True}, "agent"),
+        ({"action": "message", "args": {"content": "hi", "wait_for_response": True}}, "agent"),
+        ({"action": "message", "source": "user", "args": {"wait_for_response": True}}, "user"),
+    ],
+)
+def test_H3_a_message_without_its_source_is_the_agents_when_it_waits(
+    event: dict[str, Any], source: str
+) -> None:
+    """``dataclasses.asdict`` and ``event_to_memory`` drop ``source``: CodeActAgent's messages
+    wait for a reply (``MessageAction(..., wait_for_response=True)``), the user's do not."""
+    history = [event, {"action": "finish", "outputs": {}, "thought": "Done."}]
+    document = {"issue": {"owner": "o", "repo": "r", "number": 3, "title": "t"},
+                "issue_type": "issue", "history": history,
+                "success": False, "error": None}  # fmt: skip
+    transcript = turnfold.load(json.dumps(document) + "\n")
+    first = transcript.entries[0]
+    assert isinstance(first, UserMessage if source == "user" else AssistantText)
+    assert transcript.metadata["outcome"] == "fail"
+
+
+def test_C2_a_resolver_output_scans_as_one_row_per_issue(resolver_output: Path) -> None:
+    corpus = turnfold.scan(resolver_output, cache=False, workers=1)
+    assert corpus.errors == 0
+    assert [(r["sample"], r["outcome"], r["tool_calls"]) for r in corpus.rows] == [
+        ("5", "pass", count_calls(ISSUE_5)),
+        ("1", "pass", count_calls(ISSUE_1)),
+    ]
+    for key in corpus.keys:  # each row opens the load of its own issue, the same each time
+        assert corpus[key] == turnfold.load(resolver_output, sample=key.rpartition("#")[2])
+    assert corpus[corpus.keys[1]].metadata["title"] == "Add a toggle for dark mode"

@@ -38,8 +38,14 @@ The messages are Chat Completions messages with mini-swe-agent's ``extra``:
   exception is an :class:`AssistantError`; a limit a warning notice.
 
 ``extra.timestamp`` (Unix seconds) gives entry times; ``extra.cost`` is kept in ``meta``.
+Each model response's usage (:func:`response_usage`: ``extra.response.usage`` of a Chat
+message, a Responses-API message's own ``usage``) sits on what it wrote (:mod:`turnfold.usage`),
+its ``model`` on its text. Since 2.3.1 a ``FormatError`` message keeps the response it rejected
+in ``extra.response``: its text is shown marked ``rejected`` with its usage, the calls it asked
+for ``cancelled`` (none ran).
 Metadata (H-6): ``agent`` ``"mini-swe-agent"``, ``model`` (``info.config.model.model_name``),
-``exit_status``, ``submission``, ``cost_usd`` (``instance_cost``), ``api_calls``,
+``exit_status``, ``submission``, ``cost_usd`` (``instance_cost``, the run's cost, unless it is
+0 for calls made: mini-swe-agent's price of a call it could not price), ``api_calls``,
 ``version``; ``outcome`` (:func:`outcome_of`): ``incomplete`` for ``LimitsExceeded`` /
 ``TimeExceeded``, ``error`` for ``RepeatedFormatError`` and exceptions; a ``Submitted`` run has
 no outcome (the patch is graded elsewhere).
@@ -53,7 +59,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import NameSet, parse_arguments, text_result
+from turnfold.formats.common import NameSet, counted_usage, parse_arguments, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses.swe_agent import info_metadata
@@ -68,15 +74,18 @@ from turnfold.model import (
     ToolCall,
     ToolStatus,
     Transcript,
+    Usage,
     UserMessage,
 )
+from turnfold.usage import usage_carrier
 
 NAME = "mini-swe-agent"
 
 RECORDS = Records(
     mapped={
         "system": 'the system prompt: metadata["system"]',
-        "user": "the task, a command's output (its result), an interruption or a format error",
+        "user": "the task, a command's output (its result), an interruption or a format error "
+        "(and the response it rejected)",
         "assistant": "the THOUGHT as text; each fenced command or tool call a bash call",
         "tool": "a tool-calling model's command output, by tool_call_id",
         "response": "a Responses-API model's output: text, reasoning and function calls",
@@ -133,6 +142,44 @@ def outcome_of(exit_status: Any) -> str | None:
     if exit_status.endswith(("Error", "Exception")) or exit_status == "KeyboardInterrupt":
         return "error"
     return None
+
+
+def response_usage(response: Mapping[str, Any]) -> Usage | None:
+    """The token usage of one model response as mini-swe-agent keeps it: litellm's ``usage``
+    (``response.model_dump()``, ``models/litellm_model.py``), whose ``prompt_tokens`` count the
+    cached tokens too (litellm adds Anthropic's cache reads and writes in, as
+    :mod:`turnfold.usage` counts them), or a Responses-API ``usage``; with the response's id.
+    None when the response records none.
+
+    >>> response_usage({"id": "r1", "usage": {"prompt_tokens": 1995, "completion_tokens": 93,
+    ...                 "prompt_tokens_details": {"cached_tokens": 320}}})  # doctest: +ELLIPSIS
+    Usage(input_tokens=1995, output_tokens=93, cache_read_tokens=320, ..., response_id='r1')
+    """
+    usage = response.get("usage")
+    if not isinstance(usage, Mapping):
+        return None
+    if "prompt_tokens" in usage or "completion_tokens" in usage:
+        prompt = _mapping(usage.get("prompt_tokens_details"))
+        written = prompt.get("cache_creation_tokens")
+        counted = counted_usage(
+            usage.get("prompt_tokens"),
+            usage.get("completion_tokens"),
+            prompt.get("cached_tokens"),
+            written if written is not None else usage.get("cache_creation_input_tokens"),
+            _mapping(usage.get("completion_tokens_details")).get("reasoning_tokens"),
+        )
+    else:  # a Responses-API model's (models/litellm_response_model.py)
+        counted = counted_usage(
+            usage.get("input_tokens"),
+            usage.get("output_tokens"),
+            _mapping(usage.get("input_tokens_details")).get("cached_tokens"),
+            None,
+            _mapping(usage.get("output_tokens_details")).get("reasoning_tokens"),
+        )
+    if counted is not None:
+        key = response.get("id")
+        counted.response_id = key if isinstance(key, str) and key else None
+    return counted
 
 
 def commands_in(text: str) -> list[str]:
@@ -249,6 +296,11 @@ def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> 
             source.warn("info is not an object", record_type="info")
             return
         info_metadata(transcript.metadata, value)
+        if transcript.metadata.get("cost_usd") == 0 and transcript.metadata.get("api_calls"):
+            # A call mini-swe-agent could not price costs 0.0 with cost_tracking
+            # "ignore_errors" (models/litellm_model.py _calculate_cost; it raises otherwise):
+            # no cost was recorded, and genai-prices may estimate one (spec U-2).
+            del transcript.metadata["cost_usd"]
         outcome = outcome_of(value.get("exit_status"))
         if outcome is not None:
             transcript.metadata["outcome"] = outcome
@@ -329,6 +381,8 @@ class _Reader:
         interrupt = extra.get("interrupt_type")
         if isinstance(interrupt, str) or (self.task_seen and _FORMAT_ERROR.search(text)):
             self._cancel_pending()
+            if isinstance(extra.get("response"), Mapping):
+                self._rejected(extra["response"], extra)
             if interrupt is None or interrupt == "FormatError":
                 notice = SystemNotice(
                     text=text.strip(), level="warning", subtype="format_error", timestamp=stamp
@@ -346,15 +400,27 @@ class _Reader:
         if text.strip():
             self._append(UserMessage(text=text.strip(), timestamp=stamp))
 
-    def _assistant(self, message: Mapping[str, Any]) -> None:
+    def _assistant(
+        self,
+        message: Mapping[str, Any],
+        response: Mapping[str, Any] | None = None,
+        rejected: Mapping[str, Any] | None = None,
+    ) -> None:
+        """A Chat message the model wrote; ``response`` is its whole response (``extra.response``
+        unless given); ``rejected`` the format error's ``extra`` when mini-swe-agent rejected
+        it (:meth:`_rejected`): its commands then never ran."""
         self.task_seen = True
         self.pending = []  # commands whose output never came stay unknown (spec L-3)
         self.by_id = {}
         self.step += 1
-        extra = _extra(message)
+        extra = _extra(message) if rejected is None else rejected
+        if response is None:
+            response = _mapping(extra.get("response"))
+        written = len(self.transcript.entries)
         stamp = unix_time(extra.get("timestamp"))
         batch = f"step-{self.step}"
-        meta = {"cost": extra["cost"]} if isinstance(extra.get("cost"), (int, float)) else {}
+        meta = _response_meta(extra, rejected is not None)
+        model = _model(response)
         text = _text(message.get("content"))
         reasoning = message.get("reasoning_content")
         if isinstance(reasoning, str) and reasoning.strip():
@@ -362,19 +428,21 @@ class _Reader:
         calls = message.get("tool_calls")
         if isinstance(calls, list) and calls:
             if text.strip():
-                self._append(AssistantText(text=text.strip(), timestamp=stamp, meta=meta))
+                self._append(AssistantText(text=text.strip(), model=model, timestamp=stamp,
+                                           meta=meta))  # fmt: skip
             for index, call in enumerate(calls):
                 self._chat_call(call, batch, index, stamp)
-            return
-        commands = _recorded_commands(extra)
-        if commands is None:
-            commands = commands_in(text)
-        thought = _FENCE.sub("", text).strip() if commands else text.strip()
-        if thought:
-            self._append(AssistantText(text=thought, timestamp=stamp, meta=meta))
-        for index, command in enumerate(commands):
-            call = self._call(f"{batch}.{index}", {"command": command}, batch, stamp)
-            self.pending.append(call)
+        else:
+            commands = _recorded_commands(extra) if rejected is None else []
+            if commands is None:
+                commands = commands_in(text)
+            thought = _FENCE.sub("", text).strip() if commands else text.strip()
+            if thought:
+                self._append(AssistantText(text=thought, model=model, timestamp=stamp, meta=meta))
+            for index, command in enumerate(commands):
+                call = self._call(f"{batch}.{index}", {"command": command}, batch, stamp)
+                self.pending.append(call)
+        self._usage(written, response, meta)
 
     def _chat_call(self, call: Any, batch: str, index: int, stamp: str | None) -> None:
         spec = call.get("function") if isinstance(call, Mapping) else None
@@ -387,18 +455,28 @@ class _Reader:
             call_id, parse_arguments(spec.get("arguments")), batch, stamp, name
         )
 
-    def _response(self, message: Mapping[str, Any]) -> None:
+    def _response(
+        self, message: Mapping[str, Any], rejected: Mapping[str, Any] | None = None
+    ) -> None:
+        """A Responses-API response (the message is the response: its ``usage`` and ``model``
+        are its own); ``rejected`` as for :meth:`_assistant`."""
         self.task_seen = True
         self.step += 1
         batch = f"step-{self.step}"
-        stamp = unix_time(_extra(message).get("timestamp"))
+        extra = _extra(message) if rejected is None else rejected
+        stamp = unix_time(extra.get("timestamp"))
+        written = len(self.transcript.entries)
+        meta = _response_meta(extra, rejected is not None)
+        model = _model(message)
         output = message.get("output")
         for index, item in enumerate(output if isinstance(output, list) else []):
             kind = item.get("type") if isinstance(item, Mapping) else None
             if kind == "message":
                 text = _text(item.get("content")).strip()
                 if text:
-                    self._append(AssistantText(text=text, timestamp=stamp))
+                    self._append(
+                        AssistantText(text=text, model=model, timestamp=stamp, meta=dict(meta))
+                    )
             elif kind == "reasoning":
                 summary = _text(item.get("summary")).strip()
                 if summary:
@@ -411,6 +489,49 @@ class _Reader:
                 self.by_id[call_id] = self._call(call_id, args, batch, stamp, name)
             else:
                 self.source.warn(f"response output item {kind!r} skipped")
+        self._usage(written, message, meta)
+
+    def _rejected(self, response: Mapping[str, Any], extra: Mapping[str, Any]) -> None:
+        """The response a format error rejected, which mini-swe-agent keeps in the error
+        message's ``extra.response`` since 2.3.1 (``model.query()`` "must persist the response
+        and cost on FormatError", models/litellm_model.py): no assistant message holds it,
+        and the run's cost counts it. What it wrote is shown marked rejected, with its usage;
+        the calls it asked for did not run (the whole response is rejected)."""
+        if response.get("object") == "response":
+            self._response(response, rejected=extra)
+        else:
+            choices = response.get("choices")
+            first = choices[0] if isinstance(choices, list) and choices else None
+            message = first.get("message") if isinstance(first, Mapping) else None
+            self._assistant(_mapping(message), response=response, rejected=extra)
+        self._cancel_pending()
+
+    def _usage(self, written: int, response: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
+        """A response's usage on what it wrote (its last text, else its first reasoning or
+        call, :mod:`turnfold.usage`); a reasoning or call that carries it also keeps the
+        response's model and cost (``meta``), which only a text holds otherwise (a cost is
+        priced by that model, turnfold.cost). A response that wrote nothing is warned about:
+        its tokens are then not counted."""
+        usage = response_usage(response)
+        if usage is None:
+            return
+        model = _model(response)
+        if model is not None:
+            self.transcript.metadata.setdefault("model", model)
+        carrier = usage_carrier(self.transcript.entries[written:])
+        if carrier is None:
+            self.source.warn(
+                f"a model response ({usage.response_id or 'no id'}) wrote nothing: its usage "
+                "is not counted",
+                record_type="assistant",
+            )
+            return
+        own: dict[str, Any] = {}
+        if not isinstance(carrier, AssistantText):
+            own = {k: v for k, v in meta.items() if k == "cost"}
+            if model is not None:
+                own["model"] = model
+        self.transcript.update(carrier, usage=usage, meta={**carrier.meta, **own})
 
     def _output_by_id(
         self, call_id: Any, message: Mapping[str, Any], content: Any, line: int
@@ -505,6 +626,27 @@ class _Reader:
         """Calls whose output never came stay ``unknown`` (spec L-3)."""
         self.pending = []
         self.by_id = {}
+
+
+def _response_meta(extra: Mapping[str, Any], rejected: bool) -> dict[str, Any]:
+    """What a response's text keeps in ``meta``: its ``extra.cost``, and whether mini-swe-agent
+    rejected it."""
+    meta: dict[str, Any] = {}
+    cost = extra.get("cost")
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+        meta["cost"] = cost
+    if rejected:
+        meta["rejected"] = True
+    return meta
+
+
+def _model(response: Mapping[str, Any]) -> str | None:
+    model = response.get("model")
+    return model if isinstance(model, str) and model else None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
 
 
 def _submits(call: ToolCall) -> bool:

@@ -1,6 +1,7 @@
 """OpenHands event streams and eval outputs (spec H-3).
 
-Shapes read (``openhands/events/serialization/event.py``, ``evaluation/utils/shared.py``):
+Shapes read (``openhands/events/serialization/event.py``, ``evaluation/utils/shared.py``,
+``openhands/resolver/``):
 
 - a **list of events** (a saved trajectory), as one JSON array or as JSON lines. An event is
   ``{id, timestamp, source: "user"|"agent"|"environment", message, cause?, tool_call_metadata?,
@@ -10,7 +11,14 @@ Shapes read (``openhands/events/serialization/event.py``, ``evaluation/utils/sha
   test_result, metadata, metrics, error, instance}``; ``history`` is a list of events (or, in old
   outputs, of ``[action, observation]`` pairs). ``load(path, sample=ID)`` shows the instance
   with that ``instance_id``; without ``sample`` it shows the first and warns about the others.
-  :func:`instances` reads every instance in one pass (a corpus scan: one row each).
+  :func:`instances` reads every instance in one pass (a corpus scan: one row each);
+- a resolver's **``output.jsonl``** (``ResolverOutput``): one issue per line, ``{issue,
+  issue_type, instruction, base_commit, git_patch, history, metrics, success, comment_success,
+  result_explanation, error}``, read as an eval output's instances, each picked by its issue
+  number (:func:`instance_id_of`). Its ``history`` holds ``dataclasses.asdict(event)``: each
+  event's own fields side by side, without ``args``, ``extras``, ``id``, ``source`` or
+  ``cause`` (:func:`_is_flat`); an observation answers the action before it, a message is the
+  agent's when it waits for a reply (:func:`_source`).
 
 Mapping:
 
@@ -27,7 +35,9 @@ Mapping:
   ``tool_call_id``). Status (:func:`status_of`): a command's exit code (0 success, anything
   else, ``-1`` for "still running / timed out" included, error), ``error`` observations and
   browser errors are errors, a rejected action is cancelled; ``run_ipython`` output states its
-  failure (a traceback, ``ERROR:``); file observations are only written on success. An MCP
+  failure (a traceback, ``ERROR:``), and so does the editor's (``impl_source: oh_aci``: a
+  ``read`` or ``edit`` whose content starts ``ERROR:``); other file actions fail with an
+  ``error`` observation, so theirs are written on success only. An MCP
   observation holds the server's ``CallToolResult`` as JSON (:func:`mcp_call_result`):
   ``isError`` is the status, its content blocks the result (text and images; ``structuredContent``
   kept as data; the error OpenHands writes for a timeout first).
@@ -41,7 +51,9 @@ Mapping:
   (``metrics.accumulated_cost``, else the last event's ``llm_metrics``), ``usage``, ``sample``
   (``instance_id``), ``task`` (the dataset), ``outcome`` (:func:`outcome_of`:
   ``test_result.report.resolved`` → ``pass`` / ``fail``, a failed evaluation or an instance
-  ``error`` → ``error``).
+  ``error`` → ``error``, a resolver's verdict ``success`` → ``pass`` / ``fail``); a resolver
+  output's ``sample`` is its issue number, ``task`` the repository, ``title`` the issue's, and
+  its ``issue``, ``git_patch``, ``success`` and ``result_explanation`` are kept.
 """
 
 from __future__ import annotations
@@ -125,7 +137,8 @@ RECORDS = Records(
         "observation/loop_detection": "a warning notice: the agent was stuck in a loop",
         "observation/agent_state_changed/error": "the agent stopped with an error (AssistantError)",
         "observation/agent_state_changed/rate_limited": "a warning notice",
-        "instance": "an eval output's metadata, metrics and test result (outcome)",
+        "instance": "an eval output's (or a resolver output's) metadata, metrics and test "
+        "result or verdict (outcome)",
     },
     ignored={
         "observation/null": "no observation: an action without output was done",
@@ -180,6 +193,8 @@ def status_of(observation: Mapping[str, Any]) -> ToolStatus:
     if kind == "run":
         metadata = extras.get("metadata")
         code = as_int(metadata.get("exit_code")) if isinstance(metadata, Mapping) else None
+        if code is None:  # before CmdOutputMetadata (0.19) the observation's own field, which
+            code = as_int(extras.get("exit_code"))  # observation_from_dict still moves into it
         if code is not None:
             return "success" if code == 0 else "error"
         success = observation.get("success")
@@ -197,8 +212,13 @@ def status_of(observation: Mapping[str, Any]) -> ToolStatus:
         # the server's error results and on the timeouts and McpErrors it writes itself.
         call = mcp_call_result(observation)
         return "error" if call is not None and call.get("isError") is True else "success"
+    if kind in ("read", "edit") and extras.get("impl_source") == "oh_aci":
+        # The runtime's editor (openhands_aci's OHEditor) turns its failures into text, not an
+        # ErrorObservation: _execute_file_editor returns f"ERROR:\n{error}", which read() and
+        # edit() wrap in a FileRead/FileEditObservation (runtime/action_execution_server.py).
+        return "error" if _content(observation).startswith("ERROR:") else "success"
     if kind in ("read", "write", "edit", "success", "task_tracking", "download"):
-        return "success"  # OpenHands writes these only when the action worked
+        return "success"  # the runtime's other file actions fail with an ErrorObservation
     return "unknown"
 
 
@@ -234,6 +254,8 @@ def outcome_of(instance: Mapping[str, Any]) -> str | None:
     'pass'
     >>> outcome_of({"test_result": {"git_patch": ""}, "error": "Agent got stuck in a loop"})
     'error'
+    >>> outcome_of({"issue": {"number": 5}, "issue_type": "issue", "success": True, "error": None})
+    'pass'
     """
     result = instance.get("test_result")
     report = result.get("report") if isinstance(result, Mapping) else None
@@ -247,6 +269,12 @@ def outcome_of(instance: Mapping[str, Any]) -> str | None:
     error = instance.get("error")
     if isinstance(error, str) and error.strip():
         return "error"
+    success = instance.get("success")
+    if isinstance(success, bool) and _is_resolver_output(instance):
+        # A resolver output is graded by no test: ``success`` is the resolver's own verdict
+        # (``guess_success``, a model's reading of the issue, the history and the patch), the
+        # one it opens a pull request on (``resolver/send_pull_request.py``).
+        return "pass" if success else "fail"
     return None
 
 
@@ -264,11 +292,31 @@ def _is_event(value: Any) -> bool:
 
 
 def _is_instance(value: Any) -> bool:
+    """An eval output's instance (``EvalOutput``) or a resolver's (``ResolverOutput``)."""
     return (
         isinstance(value, Mapping)
         and isinstance(value.get("history"), list)
-        and ("instance_id" in value or "test_result" in value)
+        and ("instance_id" in value or "test_result" in value or _is_resolver_output(value))
     )
+
+
+def _is_resolver_output(value: Mapping[str, Any]) -> bool:
+    """A ``ResolverOutput`` (``openhands/resolver/resolver_output.py``): the issue it worked on
+    (``issue``: owner, repo, number, title, ...) and its ``issue_type``."""
+    return isinstance(value.get("issue"), Mapping) and "issue_type" in value
+
+
+def instance_id_of(instance: Mapping[str, Any]) -> str:
+    """The id ``load(path, sample=ID)`` picks an instance by: an eval's ``instance_id``; a
+    resolver output's issue number, as ``load_single_resolver_output`` finds one
+    (``openhands/resolver/io_utils.py``).
+
+    >>> instance_id_of({"issue": {"owner": "o", "repo": "r", "number": 5}, "issue_type": "issue"})
+    '5'
+    """
+    if "instance_id" not in instance and _is_resolver_output(instance):
+        return str(instance["issue"].get("number"))
+    return str(instance.get("instance_id"))
 
 
 def _classify(value: Any) -> int:
@@ -345,7 +393,7 @@ class _Reader:
         if kind == "message":
             text = _text(args.get("content")) or _text(event.get("message"))
             meta = _attachments(args)
-            if event.get("source") == "user":
+            if _source(event, args) == "user":
                 transcript.append(UserMessage(text=text, timestamp=stamp, meta=meta))
             else:
                 entry = AssistantText(text=text, timestamp=stamp, meta=meta)
@@ -424,7 +472,10 @@ class _Reader:
         event_id = as_int(event.get("id"))
         call_id = metadata.get("tool_call_id")
         if not isinstance(call_id, str) or not call_id:
-            call_id = f"event-{event_id}" if event_id is not None else f"event@{id(event)}"
+            # A resolver's events have no id: their place among the calls, the same each load.
+            call_id = (
+                f"event-{event_id}" if event_id is not None else f"call-{len(self.by_call_id)}"
+            )
         name = tool_name(kind, args, metadata.get("function_name"))
         call_args = _call_args(kind, args)
         response = _response_id(metadata)
@@ -783,14 +834,41 @@ def _recall_text(extras: Mapping[str, Any]) -> str:
 
 
 def _events(history: list[Any]) -> Iterator[tuple[Any, bool]]:
-    """Events of a history, flattening old ``[action, observation]`` pairs (``True`` marks an
-    observation that answers the action just before it)."""
+    """Events of a history, flattening old ``[action, observation]`` pairs and nesting a
+    resolver's flat events (:func:`_nested`); ``True`` marks an observation that answers the
+    action just before it (a pair's, or a flat event's: it has no ``cause`` to say which)."""
     for item in history:
         if isinstance(item, list):
             for index, event in enumerate(item[:2]):
                 yield event, index == 1
+        elif _is_flat(item):
+            nested = _nested(item)
+            yield nested, "observation" in nested
         else:
             yield item, False
+
+
+def _is_flat(event: Any) -> bool:
+    """An event as ``dataclasses.asdict`` writes it (a resolver output's ``history``,
+    ``resolver/issue_resolver.py``): the action's or observation's own fields side by side,
+    no ``args`` or ``extras``, and none of the stream's ``id``, ``source``, ``cause`` or
+    ``timestamp`` (they are no dataclass fields of ``Event``)."""
+    if not isinstance(event, Mapping) or "source" in event:
+        return False
+    if isinstance(event.get("action"), str):
+        return "args" not in event
+    return isinstance(event.get("observation"), str) and "extras" not in event
+
+
+def _nested(event: Mapping[str, Any]) -> dict[str, Any]:
+    """A flat event in ``event_to_dict``'s shape, which the reader maps: an action's fields
+    as its ``args``, an observation's (but its ``content``) as its ``extras``."""
+    if isinstance(event.get("action"), str):
+        return {"action": event["action"],
+                "args": {k: v for k, v in event.items() if k != "action"}}  # fmt: skip
+    extras = {k: v for k, v in event.items() if k not in ("observation", "content")}
+    return {"observation": event["observation"], "content": event.get("content", ""),
+            "extras": extras}  # fmt: skip
 
 
 def _read_history(reader: _Reader, history: list[Any], first_line: int) -> None:
@@ -806,6 +884,8 @@ def _instance(reader: _Reader, instance: Mapping[str, Any], line: int) -> None:
     instance_id = instance.get("instance_id")
     if isinstance(instance_id, (str, int)):
         metadata["sample"] = instance_id
+    if _is_resolver_output(instance):
+        _resolver_metadata(metadata, instance)
     meta = instance.get("metadata")
     if isinstance(meta, Mapping):
         if isinstance(meta.get("agent_class"), str):
@@ -853,11 +933,46 @@ def _instance(reader: _Reader, instance: Mapping[str, Any], line: int) -> None:
         reader.root.transcript.append(AssistantError(message=error.strip()))
 
 
+def _resolver_metadata(metadata: dict[str, Any], output: Mapping[str, Any]) -> None:
+    """A resolver output's issue (``sample``: its number, ``title``, ``task``: its repository),
+    patch, and the resolver's verdict with its explanation (``outcome`` is :func:`outcome_of`'s)."""
+    issue: Mapping[str, Any] = output["issue"]
+    metadata["issue"] = dict(issue)
+    if isinstance(issue.get("number"), (str, int)):
+        metadata["sample"] = issue["number"]
+    if isinstance(issue.get("title"), str) and issue["title"]:
+        metadata["title"] = issue["title"]
+    owner, repo = issue.get("owner"), issue.get("repo")
+    if isinstance(owner, str) and isinstance(repo, str) and owner and repo:
+        metadata["task"] = f"{owner}/{repo}"
+    for key in ("issue_type", "base_commit", "git_patch", "result_explanation"):
+        if isinstance(output.get(key), str) and output[key]:
+            metadata[key] = output[key]
+    if isinstance(output.get("success"), bool):
+        metadata["success"] = output["success"]
+    if isinstance(output.get("comment_success"), list):
+        metadata["comment_success"] = list(output["comment_success"])
+
+
 def _has_prompt(history: list[Any]) -> bool:
     return any(
-        isinstance(e, Mapping) and e.get("action") == "message" and e.get("source") == "user"
+        isinstance(e, Mapping)
+        and e.get("action") == "message"
+        and _source(e, _mapping(e.get("args"))) == "user"
         for e, _ in _events(history)
     )
+
+
+def _source(event: Mapping[str, Any], args: Mapping[str, Any]) -> Any:
+    """Who wrote an event. A message without its ``source`` (``dataclasses.asdict`` and
+    ``event_to_memory`` leave it out) is the agent's when it waits for a reply: CodeActAgent
+    writes its messages as ``MessageAction(content, wait_for_response=True)``
+    (``agenthub/codeact_agent/function_calling.py``), the user's and the fake user's replies
+    keep the default ``False`` (``core/main.py``, ``resolver/issue_resolver.py``)."""
+    source = event.get("source")
+    if source is None and event.get("action") == "message":
+        return "agent" if args.get("wait_for_response") is True else "user"
+    return source
 
 
 #: An eval output holds one instance per line; ``load(path, sample=ID)`` picks one (spec §10).
@@ -875,7 +990,7 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
     if isinstance(document, Mapping):
         if not _is_instance(document):
             raise TranscriptFormatError(source.name, [NAME], None, "no OpenHands events")
-        _check_sample(source.name, sample, [str(document.get("instance_id"))])
+        _check_sample(source.name, sample, [instance_id_of(document)])
         _instance(reader, document, 1)
     elif isinstance(document, list):
         if sample is not None:
@@ -889,7 +1004,7 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
             if isinstance(record, MalformedLine):
                 source.warn(record.reason, line)
             elif _is_instance(record):
-                instance_id = str(record.get("instance_id"))
+                instance_id = instance_id_of(record)
                 wanted = instance_id == str(sample) if sample is not None else shown is None
                 if wanted and shown is None:
                     shown = instance_id
@@ -941,7 +1056,7 @@ def instances(source: Source) -> Iterator[tuple[str, Transcript]]:
             continue
         if not _is_instance(record):
             raise NotAnEvalOutput(f"{source.name}: line {line} is no eval instance")
-        instance_id = str(record.get("instance_id"))
+        instance_id = instance_id_of(record)
         if instance_id in seen:
             source.warn(
                 f"instance {instance_id} again (first on line {seen[instance_id]}): "
