@@ -85,6 +85,32 @@ def test_C1_a_glob_a_list_of_paths_and_one_file() -> None:
     assert len(single) == 1
 
 
+def test_C1_an_otlp_file_of_several_conversations_is_a_row_per_conversation(
+    tmp_path: Path,
+) -> None:
+    """An OTLP export of several conversations was one error row ("2 conversations in one
+    file"), though ``load(path, sample=<conversation id>)`` reads each: it is a row per
+    conversation keyed ``path#<conversation id>``, as an eval log's samples are, the file read
+    once; a file of one conversation stays one row keyed by its path."""
+    fixture = FIXTURES / "traces" / "otlp" / "genai_openai_weather-agent.jsonl"
+    first, second = fixture.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "traces.jsonl"
+    path.write_text(f"{first}\n{second.replace('tf-conversation-1', 'tf-conversation-2')}\n")
+    corpus = scan(path, workers=1, cache=False)
+    rows = list(corpus)
+    assert [(r["key"], r["sample"], r["format"], r["error"]) for r in rows] == [
+        (f"{path}#tf-conversation-{n}", f"tf-conversation-{n}", "otlp", None) for n in (1, 2)
+    ]
+    for row in rows:
+        loaded = turnfold.load(path, sample=row["sample"])
+        assert corpus[row["key"]] == loaded
+        assert row["tool_calls"] == len(loaded.tool_calls())
+        assert row["warnings"] == len(loaded.warnings)
+    assert {hit.key for hit in corpus.search("weather")} <= {r["key"] for r in rows}
+    (one,) = scan(fixture, workers=1, cache=False)
+    assert (one["key"], one["sample"], one["error"]) == (str(fixture), None, None)
+
+
 def test_C1_an_aider_history_is_a_row_whether_walked_or_named(tmp_path: Path) -> None:
     """Aider writes its Markdown history as ``.aider.chat.history.md`` in the folder it ran in:
     a walk passed it over as hidden, and a scan of the file itself told formats apart from

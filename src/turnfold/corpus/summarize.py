@@ -37,6 +37,7 @@ from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.harnesses import archive, inspect_log, openhands
 from turnfold.formats.source import Source, open_source
+from turnfold.formats.traces import otlp
 from turnfold.formats.wrappers import UNKNOWN, OneFormat, runs_key
 from turnfold.model import (
     AssistantError,
@@ -290,6 +291,8 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
                     found = _examine_instances(item, tables, visit)
                     if found is not None:
                         return found
+                if format == otlp.NAME and item.sample is None:
+                    return _examine_conversations(source, item, tables, visit)
                 if item.sample is None:
                     transcript = read_source(source, format)
             finally:
@@ -442,6 +445,23 @@ def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary
             row["warnings"] += found.shared
     if len(found.rows) == 1 and item.part is None:  # a part's rows are joined with the others'
         _one_instance(found, item.key)
+    return found
+
+
+def _examine_conversations(
+    source: Source, item: Item, tables: bool, visit: Visit | None
+) -> Summary:
+    """Every conversation of an OTLP file, each a row keyed ``path#<conversation id>`` (as an
+    eval log's samples are), the file read once; a file of one conversation is one row keyed
+    by its path, as ``load(path)`` reads it."""
+    found = Summary("rows")
+    for conversation, transcript in otlp.read_each(source):
+        key = item.key if conversation is None else f"{item.key}#{conversation}"
+        each = Item(key=key, path=item.path, sample=conversation, format=otlp.NAME,
+                    size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
+        found.extend(_summarized(transcript, each, otlp.NAME, tables, visit))
+        if len(found.rows) >= PACK_ROWS:
+            found.pack()
     return found
 
 
@@ -778,7 +798,7 @@ def load_item(item: Item, format: str | None) -> Transcript:
             table_runs.cell(item.path, item.column, int(item.sample)), format
         )
     if item.path is not None and item.sample is not None:
-        if format == openhands.NAME:  # an instance of an eval output: ``sample`` is its id
+        if format in (openhands.NAME, otlp.NAME):  # an instance, a conversation: by its id
             return load(item.path, format=format, sample=item.sample)
         if format not in (None, inspect_log.NAME) or (format is None and not _is_eval_log(item)):
             return load(item.path, sample=item.sample)  # a row of a file of runs: its place

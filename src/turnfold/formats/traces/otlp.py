@@ -76,8 +76,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import json
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -104,6 +106,7 @@ from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.openai_responses import describe_call, output_content, plain_copy
 from turnfold.formats.source import Source
 from turnfold.model import (
+    Accounting,
     AssistantError,
     AssistantText,
     CompactionBoundary,
@@ -1710,6 +1713,60 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
     traces have no epochs, so ``epoch`` is refused."""
     if epoch is not None:
         raise ValueError(f"{source.name}: OTLP conversations have no epochs; pass sample= only")
+    spans, kinds = _read_spans(source)
+    grouped = conversations(spans)
+    if not grouped:
+        transcript = Transcript(metadata={"source_format": NAME})
+        return transcript
+    if sample is None and len(grouped) > 1:
+        listed = ", ".join(list(grouped)[:10]) + (", …" if len(grouped) > 10 else "")
+        raise TranscriptFormatError(
+            source.name,
+            [NAME],
+            None,
+            f"{len(grouped)} conversations in one file ({listed}); load one with "
+            "turnfold.load(path, sample=<conversation id>)",
+        )
+    key = sample if sample is not None else next(iter(grouped))
+    if key not in grouped:
+        raise TranscriptFormatError(
+            source.name, [NAME], None, f"no conversation {key!r}; it holds {', '.join(grouped)}"
+        )
+    _set_aside(source.accounting, spans, kinds, set(map(id, grouped[key])))
+    return _conversation(source.name, key, grouped, sample)
+
+
+def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
+    """Every conversation of ``source``, the file read once, as its id (None when the file
+    holds one, which ``load(path)`` reads) and the transcript ``load(path, sample=id)`` gives:
+    the rows a scan makes of a file of several (``path#<conversation id>``), as it makes one
+    per sample of an eval log. The file's own warnings (a line that is no JSON) are each one's.
+    """
+    from turnfold.formats import report_losses
+
+    spans, kinds = _read_spans(source)
+    grouped = conversations(spans)
+    module = sys.modules[__name__]
+    if not grouped:  # no span of a conversation: one empty transcript, as read() gives
+        empty = Transcript(metadata={"source_format": NAME})
+        empty.warnings[:0] = source.warnings
+        empty.accounting = source.accounting
+        report_losses(source.name, source.accounting, empty, module)
+        yield None, empty
+    for key, chosen in grouped.items():
+        accounting = copy.deepcopy(source.accounting)
+        _set_aside(accounting, spans, kinds, set(map(id, chosen)))
+        several = len(grouped) > 1
+        transcript = _conversation(source.name, key, grouped, key if several else None)
+        transcript.warnings[:0] = source.warnings
+        transcript.accounting = accounting
+        report_losses(source.name, accounting, transcript, module)
+        yield (key if several else None), transcript
+
+
+def _read_spans(source: Source) -> tuple[list[Span], list[str]]:
+    """The spans of ``source`` read (their parents left out hung from the span above), each
+    with its record type; every span is noted in the source's accounting."""
     spans: list[Span] = []
     kinds: list[str] = []
     #: The parents of the spans left out, by (trace id, span id), to hang the spans read under
@@ -1739,26 +1796,14 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
         if not found:
             source.ignored("request/(empty)")
     reparent(spans, left_out)
-    grouped = conversations(spans)
-    if not grouped:
-        transcript = Transcript(metadata={"source_format": NAME})
-        return transcript
-    if sample is None and len(grouped) > 1:
-        listed = ", ".join(list(grouped)[:10]) + (", …" if len(grouped) > 10 else "")
-        raise TranscriptFormatError(
-            source.name,
-            [NAME],
-            None,
-            f"{len(grouped)} conversations in one file ({listed}); load one with "
-            "turnfold.load(path, sample=<conversation id>)",
-        )
-    key = sample if sample is not None else next(iter(grouped))
-    if key not in grouped:
-        raise TranscriptFormatError(
-            source.name, [NAME], None, f"no conversation {key!r}; it holds {', '.join(grouped)}"
-        )
-    _set_aside(source, spans, kinds, set(map(id, grouped[key])))
-    transcript = _Rebuild(grouped[key], source.name).transcript()
+    return spans, kinds
+
+
+def _conversation(
+    name: str, key: str, grouped: Mapping[str, list[Span]], sample: str | None
+) -> Transcript:
+    """The transcript of conversation ``key`` (``sample``: its id when the file holds several)."""
+    transcript = _Rebuild(grouped[key], name).transcript()
     transcript.metadata["session_id"] = key
     if len(grouped) > 1:
         transcript.metadata["sample"] = key
@@ -1783,10 +1828,12 @@ def reparent(spans: list[Span], left_out: Mapping[tuple[str, str], str | None]) 
         span.parent_id = parent
 
 
-def _set_aside(source: Source, spans: list[Span], kinds: list[str], chosen: set[int]) -> None:
+def _set_aside(
+    accounting: Accounting, spans: list[Span], kinds: list[str], chosen: set[int]
+) -> None:
     """Spans of the conversations not read were counted as mapped when they were read (the
     choice needs the whole file): count them as left out instead."""
-    counts = source.accounting.counts
+    counts = accounting.counts
     for span, kind in zip(spans, kinds, strict=True):
         if id(span) not in chosen:
             counts[kind]["mapped"] -= 1
@@ -1794,4 +1841,4 @@ def _set_aside(source: Source, spans: list[Span], kinds: list[str], chosen: set[
                 del counts[kind]["mapped"]
                 if not counts[kind]:
                     del counts[kind]
-            source.accounting.note("span/(other conversation)", "ignored")
+            accounting.note("span/(other conversation)", "ignored")
