@@ -108,13 +108,16 @@ RECORDS = Records(
     mapped={
         "session": "a notice: the session's start time and aider's startup banner; version and "
         "model → metadata",
-        "user": "a prompt (consecutive #### lines); /run and /test: a command call",
+        "user": "a prompt (consecutive #### lines; a chat command's message logged again is the"
+        " same prompt); /run and /test: a command call; the architect's reply sent to its"
+        " editor: a notice in the turn",
         "assistant": "the reply's Markdown as text, around its edit blocks",
         "assistant/edit": "a SEARCH/REPLACE block: an edit call {file_path, search, replace}, "
         "its diff as the result",
         "output/applied": "Applied edit to X: X's pending edit calls succeed",
         "output/edit_error": "the edit-format error: the blocks it names fail with its text",
-        "output/tokens": "usage of the reply's last text, cost in meta and metadata",
+        "output/tokens": "usage of the reply (its last text, else its first edit call), cost in"
+        " meta and metadata",
         "output/commit": "a notice with the commit's hash and message",
         "output/command": "a reply's shell commands aider asked to run: a command call; what "
         "aider said after them or after /run and /test: the call's result",
