@@ -17,6 +17,9 @@ ADK's own ``MockModel`` needs pytest), so nothing reaches a network. ``calc``, t
 ``raising_run`` is a run without the error callback: the tool's exception becomes an
 ``Event(error_code=...)`` and is then raised out of ``run_async``.
 
+``long_running_run`` calls a ``LongRunningFunctionTool`` and waits until the client answers
+it; ``confirming_run`` waits for the user to confirm a tool (``require_confirmation``).
+
 ``python tests/formats/adk_runs.py`` rewrites the files under ``tests/fixtures/frameworks/adk/``.
 """
 
@@ -268,6 +271,94 @@ def raising_run(
 ) -> tuple[Any, list[Any], BaseException | None]:
     """The run whose tool raises: the session, the events yielded and the exception raised."""
     return _on_thread(_run(_raising_runner(), wrap, False))  # type: ignore[no-any-return]
+
+
+# --- a long-running tool, and a tool that needs confirmation ---------------------------------
+
+REFUND_PROMPT = "Refund order A1."
+
+
+def ask_approval(amount: int) -> dict[str, str]:
+    """Ask a manager to approve a refund (long running): returns at once, pending."""
+    return {"status": "pending", "ticket": "T-1"}
+
+
+def delete(path: str) -> dict[str, str]:
+    """Delete a path."""
+    return {"deleted": path}
+
+
+def _waiting_runner() -> Any:
+    """``refunds`` calls ``lookup`` (an ordinary tool, ``add``) and ``ask_approval``, a
+    ``LongRunningFunctionTool`` whose return is an interim response; it says it waits. Given
+    the client's answer (a ``function_response`` of the user with the call's id), it answers."""
+    from google.adk.agents import LlmAgent
+    from google.adk.runners import InMemoryRunner
+    from google.adk.tools.long_running_tool import LongRunningFunctionTool
+
+    refunds = LlmAgent(
+        name="refunds",
+        model=_scripted(
+            [[("add", {"a": 40, "b": 2}, "l_1"), ("ask_approval", {"amount": 42}, "l_2")],
+             ["Waiting for approval of ticket T-1."],
+             ["Refund of 42 approved."]],
+            10,
+        ),
+        tools=[add, LongRunningFunctionTool(func=ask_approval)],
+    )  # fmt: skip
+    return InMemoryRunner(agent=refunds, app_name=APP)
+
+
+async def _waiting(wrap: Callable[[Any], Any]) -> tuple[Any, Any]:
+    from google.genai import types
+
+    runner = _waiting_runner()
+    session = await runner.session_service.create_session(app_name=APP, user_id=USER)
+    asked = types.Content(role="user", parts=[types.Part(text=REFUND_PROMPT)])
+    async for _ in wrap(runner.run_async(user_id=USER, session_id=session.id, new_message=asked)):
+        pass
+    waiting = await runner.session_service.get_session(
+        app_name=APP, user_id=USER, session_id=session.id
+    )
+    answer = types.FunctionResponse(id="l_2", name="ask_approval", response={"status": "approved"})
+    answered = types.Content(role="user", parts=[types.Part(function_response=answer)])
+    async for _ in runner.run_async(user_id=USER, session_id=session.id, new_message=answered):
+        pass
+    done = await runner.session_service.get_session(
+        app_name=APP, user_id=USER, session_id=session.id
+    )
+    return waiting, done
+
+
+def long_running_run(wrap: Callable[[Any], Any] = lambda events: events) -> tuple[Any, Any]:
+    """The long-running tool's run: the session while the call waits (after the first
+    ``run_async``, its events passed through ``wrap``) and after the client's answer (a copy
+    of the same session, taken after the second ``run_async``)."""
+    return _on_thread(_waiting(wrap))  # type: ignore[no-any-return]
+
+
+def _confirming_runner() -> Any:
+    """``ops`` calls ``delete``, a tool that needs the user's confirmation
+    (``FunctionTool(require_confirmation=True)``): the ADK asks the client with an
+    ``adk_request_confirmation`` call, and the run waits."""
+    from google.adk.agents import LlmAgent
+    from google.adk.runners import InMemoryRunner
+    from google.adk.tools.function_tool import FunctionTool
+
+    ops = LlmAgent(
+        name="ops",
+        model=_scripted([[("delete", {"path": "/a"}, "d_1")], ["Deleted."]], 10),
+        tools=[FunctionTool(delete, require_confirmation=True)],
+    )
+    return InMemoryRunner(agent=ops, app_name=APP)
+
+
+def confirming_run(
+    wrap: Callable[[Any], Any] = lambda events: events,
+) -> tuple[Any, list[Any]]:
+    """The run that waits for the user's confirmation: the session and the events yielded."""
+    session, events, _ = _on_thread(_run(_confirming_runner(), wrap, False, "Delete /a."))
+    return session, events
 
 
 def main() -> None:

@@ -238,6 +238,159 @@ def long_run(responses: int) -> Any:
     return on_thread(lambda: long.run_sync("count", usage_limits=limits))
 
 
+# --- a run that ends waiting on deferred calls, and one whose retries run out -------------------
+
+#: A 1×1 PNG, the image a tool returns.
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63f8cfc0f00f0004850180848a9921000000004945414e44ae426082"
+)
+DEFERRED_PROMPT = "Take a photo, delete /a, ask me for a name and fetch the report."
+
+
+def _deferred_parts() -> list[Any]:
+    """One response: ``photo`` returns an image (``BinaryContent``, alone, not in a list);
+    ``delete`` needs approval (``requires_approval=True``); ``ask`` defers itself as a question
+    (``CallDeferred(kind="question")``, with metadata); ``fetch`` is run outside the agent
+    (``CallDeferred()``)."""
+    from pydantic_ai.messages import ThinkingPart, ToolCallPart
+
+    return [
+        ThinkingPart("Photo first, then the rest."),
+        ToolCallPart("photo", {}, tool_call_id="p1"),
+        ToolCallPart("delete", {"path": "/a"}, tool_call_id="d1"),
+        ToolCallPart("ask", {"question": "Which name?"}, tool_call_id="q1"),
+        ToolCallPart("fetch", {"url": "https://example.com/r"}, tool_call_id="x1"),
+    ]
+
+
+def deferred_agent() -> Any:
+    """The agent of the deferred run (its output type admits ``DeferredToolRequests``)."""
+    from pydantic_ai import Agent, BinaryContent, CallDeferred, DeferredToolRequests
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import DeltaThinkingPart, DeltaToolCall, FunctionModel
+
+    def respond(messages: list[Any], info: Any) -> Any:
+        if _step(messages) == 1:
+            return ModelResponse(parts=_deferred_parts(), model_name="scripted-1")
+        return ModelResponse(parts=[TextPart("done")], model_name="scripted-1")
+
+    async def stream(messages: list[Any], info: Any) -> AsyncIterator[Any]:
+        if _step(messages) > 1:
+            yield "done"
+            return
+        for index, part in enumerate(_deferred_parts()):
+            if isinstance(part, ToolCallPart):
+                args = json.dumps(part.args)
+                yield {index: DeltaToolCall(part.tool_name, args, tool_call_id=part.tool_call_id)}
+            else:
+                yield {index: DeltaThinkingPart(content=part.content)}
+
+    deferred = Agent(
+        FunctionModel(respond, stream_function=stream), output_type=[str, DeferredToolRequests]
+    )
+
+    @deferred.tool_plain
+    def photo() -> Any:  # a BinaryContent (a local import: no annotation can name it)
+        """Take a photo."""
+        return BinaryContent(PNG, media_type="image/png")
+
+    @deferred.tool_plain(requires_approval=True)
+    def delete(path: str) -> str:
+        """Delete a path."""
+        return f"deleted {path}"
+
+    @deferred.tool_plain
+    def ask(question: str) -> str:
+        """Ask the user."""
+        raise CallDeferred({"form": "name"}, kind="question")
+
+    @deferred.tool_plain
+    def fetch(url: str) -> str:
+        """Fetched by the caller."""
+        raise CallDeferred()
+
+    return deferred
+
+
+def deferred_run() -> Any:
+    """The deferred run's ``AgentRunResult`` (its output a ``DeferredToolRequests``)."""
+    return on_thread(lambda: deferred_agent().run_sync(DEFERRED_PROMPT))
+
+
+async def _deferred_followed(follow: Callable[[Any], Any]) -> tuple[Any, Any]:
+    async with deferred_agent().iter(DEFERRED_PROMPT) as agent_run:
+        followed = follow(agent_run)
+        async for _ in followed:
+            pass
+    return followed, agent_run.result
+
+
+def deferred_followed(follow: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """``follow(agent_run)`` of the deferred run's ``agent.iter()``, consumed: what ``follow``
+    returned, and the run's result."""
+    followed: tuple[Any, Any] = on_thread(lambda: asyncio.run(_deferred_followed(follow)))
+    return followed
+
+
+async def _deferred_events() -> list[Any]:
+    async with deferred_agent().run_stream_events(DEFERRED_PROMPT) as events:
+        seen: list[Any] = [event async for event in events]
+    return seen
+
+
+def deferred_events() -> list[Any]:
+    """The deferred run's ``run_stream_events()`` events (``DeferredToolRequestsEvent``
+    among them)."""
+    events: list[Any] = on_thread(lambda: asyncio.run(_deferred_events()))
+    return events
+
+
+def retries_agent() -> Any:
+    """An agent whose tool always raises ``ModelRetry``: its third call (``retries=2``) ends
+    the run in ``UnexpectedModelBehavior``."""
+    from pydantic_ai import Agent, ModelRetry
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    def respond(messages: list[Any], info: Any) -> Any:
+        step = _step(messages)
+        call = ToolCallPart("flaky", {"n": step}, tool_call_id=f"r{step}")
+        return ModelResponse(parts=[call], model_name="scripted-1")
+
+    retrying = Agent(FunctionModel(respond), retries=2)
+
+    @retrying.tool_plain
+    def flaky(n: int) -> str:
+        """Always asks for a retry."""
+        raise ModelRetry(f"try again ({n})")
+
+    return retrying
+
+
+async def _retries_followed(follow: Callable[[Any], Any]) -> tuple[Any, BaseException, list[Any]]:
+    from pydantic_ai import capture_run_messages
+
+    with capture_run_messages() as captured:
+        try:
+            async with retries_agent().iter("go") as agent_run:
+                followed = follow(agent_run)
+                async for _ in followed:
+                    pass
+        except Exception as exc:  # the run's own end: its retries ran out
+            return followed, exc, captured
+    raise AssertionError("the retries did not run out")
+
+
+def retries_followed(follow: Callable[[Any], Any]) -> tuple[Any, BaseException, list[Any]]:
+    """``follow(agent_run)`` of the run whose retries run out, consumed to its exception:
+    what ``follow`` returned, the exception, and the messages ``capture_run_messages`` kept."""
+    ended: tuple[Any, BaseException, list[Any]] = on_thread(
+        lambda: asyncio.run(_retries_followed(follow))
+    )
+    return ended
+
+
 def documents() -> dict[str, Any]:
     """File name → the JSON value saved under it (pydantic-ai's own serialisation)."""
     from importlib.metadata import version

@@ -300,6 +300,86 @@ def long_run(cycles: int, on_event: Callable[[Any], None]) -> Any:
     return on_fresh_thread(go)
 
 
+# --- a run stopped by interrupts -----------------------------------------------------------------
+
+INTERRUPT_PROMPT = "read /a, delete /a and /b"
+INTERRUPT_ANSWER = "Read /a, deleted /a, kept /b."
+
+
+def interrupting_agent() -> Any:
+    """``ops`` calls ``read`` and ``delete`` twice in one response; a ``BeforeToolCallEvent``
+    hook interrupts each ``delete`` for approval (``event.interrupt(...)``), so the run stops
+    (``stop_reason`` ``"interrupt"``) after ``read`` ran; resumed with the answers (yes for
+    /a, no for /b: the hook cancels that call), it answers."""
+    from strands import Agent, tool
+    from strands.hooks import BeforeToolCallEvent
+
+    @tool
+    def read(path: str) -> str:
+        """Read a path."""
+        return f"contents of {path}"
+
+    @tool
+    def delete(path: str) -> str:
+        """Delete a path."""
+        return f"deleted {path}"
+
+    def approve(event: Any) -> None:
+        if event.tool_use["name"] == "delete":
+            answer = event.interrupt(
+                "approve-delete", reason={"path": event.tool_use["input"]["path"]}
+            )
+            if answer != "yes":
+                event.cancel_tool = f"user said {answer}"
+
+    agent = Agent(
+        name="ops",
+        tools=[read, delete],
+        callback_handler=None,
+        model=scripted_model(
+            [
+                turn(
+                    ("tool", "i_1", "read", {"path": "/a"}),
+                    ("tool", "i_2", "delete", {"path": "/a"}),
+                    ("tool", "i_3", "delete", {"path": "/b"}),
+                    stop="tool_use",
+                ),
+                turn(("text", INTERRUPT_ANSWER), stop="end_turn"),
+            ]
+        ),
+    )
+    agent.hooks.add_callback(BeforeToolCallEvent, approve)
+    return agent
+
+
+def interrupted_run(follow: bool = False) -> tuple[Any, Any]:
+    """The ``ops`` agent stopped by its interrupts, and the run's ``AgentResult`` (or, with
+    ``follow``, the ``turnfold.follow`` of its ``stream_async``)."""
+
+    async def go() -> tuple[Any, Any]:
+        agent = interrupting_agent()
+        if not follow:
+            return agent, await agent.invoke_async(INTERRUPT_PROMPT)
+        import turnfold
+
+        followed = turnfold.follow(agent.stream_async(INTERRUPT_PROMPT), display=False)
+        async for _ in followed:
+            pass
+        return agent, followed
+
+    return on_fresh_thread(go)
+
+
+def resume(agent: Any, result: Any) -> Any:
+    """``agent`` resumed with the answers to ``result``'s interrupts: yes for /a, no for /b."""
+    answers = [
+        {"interruptResponse": {"interruptId": i.id,
+                               "response": "yes" if i.reason["path"] == "/a" else "no"}}
+        for i in result.interrupts
+    ]  # fmt: skip
+    return on_fresh_thread(lambda: agent.invoke_async(answers))
+
+
 def version() -> str:
     from importlib.metadata import version as installed
 

@@ -23,11 +23,13 @@ import pytest
 import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.frameworks import adk
+from turnfold.formats.openai_responses import unix_timestamp
 from turnfold.formats.source import open_source
 from turnfold.model import (
     AssistantError,
     AssistantText,
     CompactionBoundary,
+    PendingAction,
     SystemNotice,
     Thinking,
     ToolCall,
@@ -656,6 +658,109 @@ def test_A2_a_followed_run_whose_tool_raises_shows_the_error() -> None:
     assert _shape(live) == _shape(turnfold.load(session))
     assert [c.status for c in live.tool_calls()] == ["success", "error"]
     assert len(live.tool_calls()) == _objects_calls(session)
+
+
+# --- long-running tools and calls that wait on the user (the real ADK) -------------------------
+
+
+def _followed(run: Any) -> Any:
+    """``run(wrap)`` with its ``run_async`` events followed: its result and the transcript."""
+    followed: list[Any] = []
+
+    def wrap(events: Any) -> Any:
+        followed.append(turnfold.follow(events, display=False))
+        return followed[0]
+
+    return run(wrap), followed[0].transcript
+
+
+def test_L3_a_long_running_call_runs_on_with_its_interim_response_until_the_client_answers() -> (
+    None
+):
+    """A ``LongRunningFunctionTool`` returns an interim response at once ("pending", a
+    ticket) and its result comes later from the client. The call was ``success`` while it
+    waited, and the client's answer replaced the interim response without a trace."""
+    pytest.importorskip("google.adk")
+    import adk_runs
+
+    waiting, done = adk_runs.long_running_run()
+    for saved in (waiting, waiting.model_dump_json(by_alias=True, exclude_none=True)):
+        transcript = turnfold.load(saved)
+        assert transcript.warnings == []
+        lookup, approval = transcript.tool_calls()
+        assert lookup.status == "success"
+        assert (approval.name, approval.status, approval.ended_at) == (
+            "ask_approval", "executing", None,
+        )  # fmt: skip
+        assert approval.meta["long_running"] is True
+        assert approval.result is not None
+        assert json.loads(approval.result.text or "") == {"status": "pending", "ticket": "T-1"}
+    answered = _calls(turnfold.load(done))["l_2"]
+    assert answered.status == "success"
+    assert answered.result is not None
+    assert json.loads(answered.result.text or "") == {"status": "approved"}
+    assert answered.meta["interim_responses"] == [{"status": "pending", "ticket": "T-1"}]
+    client = next(
+        e for e in done.events if e.author == "user" and e.content.parts[0].function_response
+    )
+    assert answered.ended_at == unix_timestamp(client.timestamp)
+
+
+def test_A2_a_followed_long_running_call_runs_on_as_a_load_shows_it() -> None:
+    """Followed, the call waiting on the client ended ``success`` (its interim response taken
+    for the result); at the stream's end it runs on, as a load of the session shows it."""
+    pytest.importorskip("google.adk")
+    import adk_runs
+
+    (waiting, _), live = _followed(adk_runs.long_running_run)
+    assert live.warnings == []
+    assert _shape(live) == _shape(turnfold.load(waiting))
+    assert [c.status for c in live.tool_calls()] == ["success", "executing"]
+
+
+def test_L1_a_confirmation_the_run_waits_on_is_confirming_with_its_pending_action() -> None:
+    """A tool that needs confirmation (``require_confirmation``): the ADK asks the client with
+    an ``adk_request_confirmation`` call and the run stops. That call was ``unknown`` and
+    nothing said the run waits on the user; loaded or followed, it is ``confirming`` with a
+    pending action, and answered it is settled."""
+    pytest.importorskip("google.adk")
+    import adk_runs
+
+    (session, _), live = _followed(adk_runs.confirming_run)
+    loaded = turnfold.load(session)
+    for transcript in (loaded, live):
+        assert transcript.warnings == []
+        delete, asked = transcript.tool_calls()
+        assert delete.status == "error"  # the ADK's own response: it needs confirmation
+        assert (asked.name, asked.status) == ("adk_request_confirmation", "confirming")
+        pending = transcript.entries[-1]
+        assert isinstance(pending, PendingAction)
+        assert (pending.action, pending.text, pending.call_id) == (
+            "permission", "Approve delete?", asked.call_id,
+        )  # fmt: skip
+        assert "approve or reject" in pending.meta["hint"]
+    events = json.loads(session.model_dump_json())["events"]
+    asked_id = loaded.tool_calls()[1].call_id
+    answer = _event("user", [_fr(asked_id, "adk_request_confirmation", {"confirmed": True})])
+    answered = turnfold.load([*events, answer])
+    assert not any(isinstance(e, PendingAction) for e in answered.entries)
+    assert answered.tool_calls()[1].status == "success"
+
+
+def test_L1_a_request_for_input_left_open_is_a_question_even_from_an_older_session() -> None:
+    """``adk_request_input`` asks the user (a workflow's ``RequestInput``); an older session
+    lists no ``long_running_tool_ids`` for it, and the ADK knows it by its name alike."""
+    asked = _fc("adk-1", "adk_request_input", {"message": "Which account?", "payload": None})
+    events = [_event("user", [{"text": "Pay the bill."}]), _event("billing", [asked])]
+    for saved in (events, [events[0], {**events[1], "long_running_tool_ids": ["adk-1"]}]):
+        transcript = turnfold.load(saved)
+        assert transcript.warnings == []
+        assert [c.status for c in transcript.tool_calls()] == ["confirming"]
+        pending = transcript.entries[-1]
+        assert isinstance(pending, PendingAction)
+        assert (pending.action, pending.text, pending.call_id) == (
+            "question", "Which account?", "adk-1",
+        )  # fmt: skip
 
 
 def test_L4_other_adk_objects_are_refused_by_name() -> None:

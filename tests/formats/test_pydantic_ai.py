@@ -21,7 +21,9 @@ from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.frameworks import pydantic_ai as adapter
 from turnfold.formats.source import open_source
 from turnfold.model import (
+    AssistantError,
     AssistantText,
+    PendingAction,
     SystemNotice,
     Thinking,
     ToolCall,
@@ -449,6 +451,127 @@ def test_A2_turnfold_follow_passes_nodes_through_and_picks_the_format() -> None:
     assert list(run) == nodes
     assert run.transcript.metadata["source_format"] == adapter.NAME
     assert _outline(run.transcript) == _outline(turnfold.load(result))
+
+
+# --- a tool's image, deferred calls, retries run out (the real pydantic-ai) ---------------------
+
+
+@pytest.fixture(scope="module")
+def deferred() -> Any:
+    return runs.deferred_run()
+
+
+#: The deferred run's calls: how each waits, and the pending action shown for it.
+WAITING = {
+    "p1": ("success", None),
+    "d1": ("confirming", ("permission", "Approve delete?", "approval")),
+    "q1": ("pending", ("question", "ask: Which name?", "question")),
+    "x1": ("pending", ("question", "Result of fetch, run outside the agent", "external")),
+}
+
+
+def _waiting(transcript: Transcript) -> dict[str, Any]:
+    """Each call's status and its pending action (action, text, what it waits for)."""
+    actions = {
+        e.call_id: (e.action, e.text, e.meta.get("deferred"))
+        for e in transcript.entries
+        if isinstance(e, PendingAction)
+    }
+    return {c.call_id: (c.status, actions.get(c.call_id)) for c in transcript.tool_calls()}
+
+
+def _image_of(transcript: Transcript) -> list[tuple[str, str]]:
+    photo = _calls(transcript)["p1"]
+    assert photo.result is not None
+    assert photo.result.text is None  # no JSON dump of the image's bytes
+    return [(i.media_type, i.data) for i in photo.result.images]
+
+
+def test_A1_an_image_a_tool_returns_alone_is_the_result_s_image(deferred: Any) -> None:
+    """A tool returning one ``BinaryContent`` leaves it as the return's whole content (not a
+    list), which pydantic-ai reads as a file: it was shown as a JSON dump of its base64 data,
+    with no image."""
+    import base64
+
+    png = [("image/png", base64.b64encode(runs.PNG).decode("ascii"))]
+    assert type(deferred.all_messages()[2].parts[0].content).__name__ == "BinaryContent"
+    assert _image_of(turnfold.load(deferred)) == png
+    assert _image_of(turnfold.load(deferred.all_messages_json())) == png
+    assert _image_of(_follow(runs.deferred_events())[0]) == png
+
+
+def test_A1_a_run_ending_on_deferred_calls_shows_each_waiting_with_its_pending_action(
+    deferred: Any,
+) -> None:
+    """A run whose output is ``DeferredToolRequests`` waits on its calls: an approval, a
+    question, a call run outside the agent. Each was a bare ``unknown`` call, with nothing
+    saying the run waits on the user."""
+    from pydantic import TypeAdapter
+    from pydantic_ai.run import AgentRunResult
+
+    assert type(deferred.output).__name__ == "DeferredToolRequests"
+    transcript = turnfold.load(deferred)
+    assert transcript.warnings == []
+    assert _waiting(transcript) == WAITING
+    asked = next(
+        e for e in transcript.entries if isinstance(e, PendingAction) and e.call_id == "q1"
+    )
+    assert asked.meta["metadata"] == {"form": "name"}  # CallDeferred's metadata for the call
+    assert _calls(transcript)["d1"].meta["deferred"] == "approval"
+    from pydantic_ai import DeferredToolRequests
+
+    saved = TypeAdapter(AgentRunResult[str | DeferredToolRequests]).dump_json(deferred)
+    assert turnfold.load(saved).entries == transcript.entries
+    # The messages alone do not say the run waits (the output does): nothing is invented.
+    history = turnfold.load(deferred.all_messages_json())
+    assert not any(isinstance(e, PendingAction) for e in history.entries)
+    assert {c.call_id: c.status for c in history.tool_calls()}["d1"] == "unknown"
+
+
+def test_A2_a_followed_run_ending_on_deferred_calls_shows_them_waiting_as_load_does(
+    deferred: Any,
+) -> None:
+    """``DeferredToolRequestsEvent`` was an event "not shown" (a warning), and the calls ended
+    ``unknown``; followed from its events, its nodes, or only up to that event (an
+    ``event_stream_handler`` sees no closing result), the run shows what a load shows. Its
+    nodes left the photo's call ``unknown``: its return is in no node."""
+    loaded = _waiting(turnfold.load(deferred))
+    events = runs.deferred_events()
+    transcript, _, statuses = _follow(events)
+    assert transcript.warnings == []
+    assert _waiting(transcript) == loaded
+    asked = events.index(next(e for e in events if type(e).__name__ == "DeferredToolRequestsEvent"))
+    assert statuses[asked]["d1"] == "confirming"  # waiting from its event on
+    handled, _, _ = _follow(events[:-1])
+    assert handled.warnings == []
+    assert _waiting(handled) == loaded
+    # Its nodes, with the run handle: the last request (the photo's return) is in the run's
+    # history only, after the last node's message.
+    from turnfold.following import follow
+
+    followed, result = runs.deferred_followed(lambda run: follow(run, display=False))
+    assert followed.transcript.warnings == []
+    assert followed.transcript.entries == turnfold.load(result).entries
+
+
+def test_A2_a_followed_run_whose_retries_run_out_ends_its_last_call_in_error() -> None:
+    """The run raises ``UnexpectedModelBehavior`` when a tool used up its retries, and its
+    history holds no return for that last call: followed, the call was left ``unknown`` beside
+    the error that names the tool."""
+    from turnfold.following import follow
+
+    followed, failure, captured = runs.retries_followed(lambda run: follow(run, display=False))
+    assert type(failure).__name__ == "UnexpectedModelBehavior"
+    transcript = followed.transcript
+    last = _calls(transcript)["r3"]
+    assert last.status == "error"
+    assert last.result is not None
+    assert last.result.text == "Tool 'flaky' exceeded max retries count of 2"
+    assert (last.meta["outcome"], last.meta["retries_exceeded"]) == ("retried", 2)
+    assert [c.status for c in transcript.tool_calls()] == ["error", "error", "error"]
+    assert isinstance(transcript.entries[-1], AssistantError)
+    # The captured messages alone say nothing of it: a load leaves the call unknown (L-3).
+    assert _calls(turnfold.load(captured))["r3"].status == "unknown"
 
 
 # --- no cost when unused (A-3) ------------------------------------------------------------------

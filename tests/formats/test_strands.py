@@ -19,7 +19,15 @@ import pytest
 import turnfold
 from turnfold.formats import TranscriptFormatError
 from turnfold.formats.frameworks import adapter_of, strands
-from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, Usage, UserMessage
+from turnfold.model import (
+    AssistantText,
+    PendingAction,
+    Thinking,
+    ToolCall,
+    Transcript,
+    Usage,
+    UserMessage,
+)
 from turnfold.usage import counts_of
 
 pytest.importorskip("strands")
@@ -546,3 +554,92 @@ def test_L2_a_text_only_converse_list_is_strands_and_a_typed_one_is_not() -> Non
     assert turnfold.load(typed).metadata["source_format"] != "strands"
     with_system = {"system": "Be brief.", "messages": typed}
     assert turnfold.load(with_system).metadata["source_format"] == "anthropic"
+
+
+# --- a run stopped by interrupts (the real Strands, a BeforeToolCallEvent hook) ------------------
+
+#: The stopped run: ``read`` ran (its result is in the agent's interrupt state only), each
+#: ``delete`` waits for its interrupt's answer.
+STOPPED = [
+    ("i_1", "read", {"path": "/a"}, "success", "contents of /a"),
+    ("i_2", "delete", {"path": "/a"}, "confirming", None),
+    ("i_3", "delete", {"path": "/b"}, "confirming", None),
+]
+
+
+def pending_of(transcript: Transcript) -> list[tuple[Any, ...]]:
+    return [
+        (e.action, e.text, e.call_id, e.meta["name"], e.meta["reason"])
+        for e in transcript.entries
+        if isinstance(e, PendingAction)
+    ]
+
+
+PENDING = [
+    ("question", 'approve-delete: {"path":"/a"}', "i_2", "approve-delete", {"path": "/a"}),
+    ("question", 'approve-delete: {"path":"/b"}', "i_3", "approve-delete", {"path": "/b"}),
+]
+
+
+def test_A1_an_agent_stopped_by_interrupts_shows_them_pending_and_the_calls_that_ran() -> None:
+    """``load(agent)`` of a run stopped by a hook's interrupts showed every call ``unknown``
+    (``read``'s result is in the agent's interrupt state, not its messages) and nothing of the
+    interrupts; ``load(AgentResult)`` did not show them either."""
+    agent, result = strands_runs.interrupted_run()
+    assert result.stop_reason == "interrupt"
+    loaded = turnfold.load(agent)
+    assert loaded.warnings == []
+    assert calls_of(loaded) == STOPPED
+    assert pending_of(loaded) == PENDING
+    assert isinstance(loaded.entries[-1], PendingAction)
+    from_result = turnfold.load(result)
+    assert pending_of(from_result) == PENDING
+    assert [c.status for c in from_result.tool_calls()] == ["unknown", "confirming", "confirming"]
+    # Resumed with the answers, the interrupts are gone and the calls settled by Strands.
+    strands_runs.resume(agent, result)
+    resumed = turnfold.load(agent)
+    assert pending_of(resumed) == []
+    assert [c.status for c in resumed.tool_calls()] == ["success", "success", "error"]
+    assert answer_of(resumed) == strands_runs.INTERRUPT_ANSWER + " "  # turn() adds a space
+
+
+def test_A2_a_followed_run_stopped_by_interrupts_ends_as_load_of_the_agent() -> None:
+    """Followed, the stopped run ended with its calls ``executing`` where a load says what
+    became of them, and its ``tool_interrupt_event`` events were passed over in silence."""
+    agent, followed = strands_runs.interrupted_run(follow=True)
+    transcript = followed.transcript
+    assert transcript.warnings == []
+    assert transcript == turnfold.load(agent)
+    assert calls_of(transcript) == STOPPED
+    assert pending_of(transcript) == PENDING
+
+
+def test_A2_an_event_of_a_kind_not_shown_is_warned_of_once() -> None:
+    """Events the follower does not show were dropped in silence (X-2)."""
+    transcript = Transcript()
+    follower = strands.Follower(transcript)
+    events: list[dict[str, Any]] = [
+        {"init_event_loop": True}, {"mystery": 1}, {"mystery": 2}, {"delta": {}},
+        {"force_stop": True, "force_stop_reason": "limit"},
+    ]  # fmt: skip
+    for event in events:
+        follower.feed(event)
+    follower.close()
+    assert [w.reason for w in transcript.warnings] == ["event {mystery} not shown"]
+    assert [type(e).__name__ for e in transcript.entries] == ["AssistantError"]  # force_stop
+
+
+def test_A2_a_stream_that_ends_with_calls_open_leaves_them_unknown_as_load_does() -> None:
+    """A stream that ends (breaks off) before its calls' results left them ``executing``,
+    where a load of the same messages says ``unknown`` (L-3)."""
+    agent, events = strands_runs.live_run()
+    first = next(i for i, e in enumerate(events) if isinstance(e, dict) and "message" in e)
+    transcript = Transcript()
+    follower = strands.Follower(transcript)
+    for event in events[: first + 1]:  # up to the first response, whose calls then run
+        follower.feed(event)
+    follower.close()
+    assert [(c.call_id, c.status) for c in transcript.tool_calls()] == [
+        ("call_1", "unknown"), ("call_2", "unknown"),
+    ]  # fmt: skip
+    assert calls_of(transcript) == calls_of(turnfold.load(agent.messages[:2]))

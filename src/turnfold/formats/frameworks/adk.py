@@ -24,6 +24,15 @@ Mapping, per event:
   is ``error`` (ADK's own ``on_tool_error_callback`` convention), any other response
   ``success``: the ADK sends a response only for a tool that returned, so a response without
   an error is the ADK's own success signal. ``{"result": x}`` shows ``x``;
+- a call its event lists in ``long_running_tool_ids`` (a ``LongRunningFunctionTool``,
+  ``meta["long_running"]``) runs on after the function returned: the response the agent
+  sends back at once is an interim one ("pending", a ticket), shown as its result while the
+  call stays ``executing``; the client's ``function_response`` (an event of the user) settles
+  it later, and each response a later one replaces is kept in ``meta["interim_responses"]``.
+  A long-running call never answered is still ``executing`` at the end. The calls the ADK
+  makes to the client to ask the user (``adk_request_confirmation``,
+  ``adk_request_credential``, ``adk_request_input``) left open are ``confirming``, each with
+  a :class:`PendingAction` (the tool to approve, the input's message) at the end;
 - an event with ``error_code`` while calls of its agent are open is the tool failure ADK
   records before raising the exception: those calls become ``error`` with the code and message
   as their result. Without open calls (a model error: safety, token limits) it is an
@@ -94,6 +103,8 @@ from turnfold.model import (
     Entry,
     ImageData,
     LoadWarning,
+    PendingAction,
+    PendingKind,
     SubAgent,
     SystemNotice,
     Thinking,
@@ -221,6 +232,9 @@ class AdkBuilder:
         self.calls: dict[str, tuple[ToolCall, _Scope]] = {}
         #: Calls without a result yet, by id: an error event of their agent fails them.
         self.open: dict[str, ToolCall] = {}
+        #: The last response of each long-running call (``long_running_tool_ids``), by id:
+        #: the response a later one replaces is kept in that call's ``meta``.
+        self.responses: dict[str, Any] = {}
         #: The child scope of each sub-agent call, by call id, and of each node path nested.
         self.children: dict[str, _Scope] = {}
         self.paths: dict[str, _Scope] = {}
@@ -576,13 +590,39 @@ class AdkBuilder:
                 continue
             call, owner = found
             self.open.pop(call.call_id, None)
-            text, failed = _response_text(response.get("response"))
+            raw = response.get("response")
+            text, failed = _response_text(raw)
             result = text_result(text, images=images)
             images = []  # a response event's inline data goes with its first response
-            owner.transcript.update(
-                call, status="error" if failed else "success", result=result, ended_at=ts
-            )
+            status: ToolStatus = "error" if failed else "success"
+            changes: dict[str, Any] = {}
+            if call.meta.get("long_running") is True:
+                status = self._long_running(call, raw, event, failed, changes)
+            if status != "executing":  # an interim response does not end the call
+                changes["ended_at"] = ts
+            owner.transcript.update(call, status=status, result=result, **changes)
             self._refresh(call)
+
+    def _long_running(
+        self, call: ToolCall, raw: Any, event: Mapping[str, Any], failed: bool,
+        changes: dict[str, Any],
+    ) -> ToolStatus:  # fmt: skip
+        """A response to a long-running call (``LongRunningFunctionTool``: one the event that
+        made it lists in ``long_running_tool_ids``). The function's own return, which the ADK
+        sends back at once, is an interim response ("pending", a ticket): the operation goes
+        on, and its result comes later from the client, as a ``function_response`` of the user
+        with the call's id (``google/adk/tools/long_running_tool.py``; ``events/_interrupts.py``
+        counts the call open until then). The call runs while it waits, its interim response
+        shown; a later response settles it, and the one it replaces is kept in
+        ``meta["interim_responses"]``."""
+        previous = self.responses.get(call.call_id, _NONE)
+        self.responses[call.call_id] = plain_value(raw)
+        if previous is not _NONE:
+            kept = [*call.meta.get("interim_responses", []), previous]
+            changes["meta"] = {**call.meta, "interim_responses": kept}
+        if event.get("author") != "user" and not failed:
+            return "executing"
+        return "error" if failed else "success"
 
     def _refresh(self, call: ToolCall) -> None:
         """A sub-agent call's counts, from its child transcript as it stands."""
@@ -733,12 +773,25 @@ class AdkBuilder:
         self._append(self.root, dataclasses.replace(answer, id=""))
 
     def finish(self) -> None:
-        """The run ended: calls without a result stay unknown (L-3), streamed text settles,
-        the turn's answer is shown at the top level, and every sub-agent's counts are final."""
+        """The run ended: calls without a result stay unknown (L-3), but a long-running call
+        runs on (its result comes from the client later), streamed text settles, the turn's
+        answer is shown at the top level, and every sub-agent's counts are final."""
+        asking: list[tuple[ToolCall, PendingKind]] = []
         for call in list(self.open.values()):
-            if call.status != "unknown":
+            running = call.meta.get("long_running") is True
+            # Older sessions list no ids for these two: the ADK knows them by name
+            # (``extract_event_interrupt_ids`` in ``events/_interrupts.py``).
+            asks = running or call.name in ("adk_request_input", "adk_request_credential")
+            action = _CLIENT_CALLS.get(call.name) if asks else None
+            status: ToolStatus = "unknown"
+            if action is not None:
+                status = "confirming"
+                asking.append((call, action))
+            elif running:
+                status = "executing"
+            if call.status != status:
                 owner = self.calls.get(call.call_id, (None, self.root))[1]
-                owner.transcript.update(call, status="unknown")
+                owner.transcript.update(call, status=status)
         self.open.clear()
         for entries in self._streaming.values():
             for entry in entries:
@@ -750,8 +803,45 @@ class AdkBuilder:
                     owner_scope.transcript.update(entry, streaming=False)
         self._streaming.clear()
         self.end_turn()
+        for call, action in asking:  # the run waits on the user: said where the user reads
+            self._append(self.root, _asked(call, action))
         for call_id in self.children:
             self._refresh(self.calls[call_id][0])
+
+
+#: No response yet (a response may be JSON ``null``).
+_NONE = object()
+#: The calls the ADK makes to its client to ask the user (``CLIENT_FUNCTION_CALL_NAMES`` of
+#: ``google/adk/utils/_function_call_names.py``): a tool's confirmation, credentials, a
+#: workflow's ``RequestInput``. Each is listed in its event's ``long_running_tool_ids`` and
+#: is answered by a ``function_response`` of the user; one still open when the run ends is
+#: what the run waits on (``events/_interrupts.py``, ``index_open_interrupts``).
+_CLIENT_CALLS: dict[str, PendingKind] = {
+    "adk_request_confirmation": "permission",
+    "adk_request_credential": "permission",
+    "adk_request_input": "question",
+}
+
+
+def _asked(call: ToolCall, action: PendingKind) -> PendingAction:
+    """The pending action of a client call the run waits on, in the words of its arguments:
+    the tool to confirm (``originalFunctionCall``, with ``toolConfirmation.hint``), the
+    ``message`` of a ``RequestInput``."""
+    args = call.args if isinstance(call.args, Mapping) else {}
+    meta: dict[str, Any] = {"agent": call.meta["agent"]} if call.meta.get("agent") else {}
+    if call.name == "adk_request_confirmation":
+        original = field(args, "original_function_call")
+        name = field(original, "name")
+        hint = field(field(args, "tool_confirmation"), "hint")
+        if isinstance(hint, str) and hint:
+            meta["hint"] = hint
+        text = f"Approve {name}?" if isinstance(name, str) and name else "Approve the call?"
+    elif call.name == "adk_request_input":
+        message = field(args, "message")
+        text = message if isinstance(message, str) and message else "Input requested"
+    else:
+        text = "Credentials requested"
+    return PendingAction(action=action, text=text, call_id=call.call_id, meta=meta)
 
 
 def _first_line(code: Any) -> str | None:
@@ -993,7 +1083,8 @@ class Follower:
     Each event is fed as :func:`read` feeds a session's event, after the ADK's own
     serialization of it: a partial event grows its agent's text as it streams, and the final
     event of that response settles it (text, usage, calls). Calls are ``executing`` until their
-    response arrives; at :meth:`close` those still open are ``unknown``, as a load leaves them.
+    response arrives; at :meth:`close` those still open are ``unknown``, as a load leaves them
+    (a long-running call runs on, and a client call asking the user waits for the answer).
     """
 
     def __init__(self, transcript: Transcript, *, agent: Any = None) -> None:
@@ -1019,9 +1110,12 @@ RECORDS = Records(
         "user": "UserMessage (text; inline data as its images)",
         "model": "Thinking (thought parts), AssistantText (text, model_version, usage), "
         "ToolCall (function_call; executable_code as code_execution), in part order; "
+        "a client call asking the user left open → confirming, PendingAction; "
         "inline or file data the model returned → SystemNotice",
         "function_response": "settles each call with its id: error for a response holding "
-        "`error`, else success (the ADK's own signal); transfer_to_agent → SubAgent of the "
+        "`error`, else success (the ADK's own signal); a long-running call's interim response "
+        "(the agent's) leaves it executing, the client's settles it (earlier responses in "
+        "meta['interim_responses']); transfer_to_agent → SubAgent of the "
         "agent handed to, holding its events until control leaves it (its closing text, the "
         "turn's answer, stays at the top level); a transfer no call explains → SystemNotice",
         "error": "error_code/error_message: the agent's open calls become error (a tool's "

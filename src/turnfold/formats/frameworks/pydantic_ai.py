@@ -14,7 +14,8 @@ Mapping, part by part (the message is one record, each part another, ``request/<
 - ``system-prompt`` and a request's ``instructions`` → ``metadata["system"]`` (each distinct
   text once, as the other loaders keep instructions); ``user-prompt`` → :class:`UserMessage`
   (text, text content, inline images; URLs and other files as attachment lines), its own
-  ``timestamp``;
+  ``timestamp``; a tool return's content reads the same, a file returned alone (not in a
+  list: an image a tool returned, say) as one item, as pydantic-ai reads it;
 - ``text`` → :class:`AssistantText` with the response's ``model_name``; ``thinking`` →
   :class:`Thinking` (an empty one with a ``signature`` is ``encrypted``); ``file`` → an
   attachment line of the answer; ``speech`` → its transcript; ``compaction`` →
@@ -37,7 +38,12 @@ Mapping, part by part (the message is one record, each part another, ``request/<
 - instruction, tool-availability, capability and model-settings deltas and baselines are the
   framework's prompt-cache bookkeeping: ignored by design;
 - an ``AgentRunResult``'s ``output`` → ``metadata["final_output"]``, its ``usage`` (the run's
-  ``RunUsage``) → ``metadata["usage"]``, ``run_id`` / ``conversation_id`` → metadata.
+  ``RunUsage``) → ``metadata["usage"]``, ``run_id`` / ``conversation_id`` → metadata. An
+  output that is a ``DeferredToolRequests`` (the run ended waiting on deferred calls) makes
+  each of its calls wait: one in ``approvals`` is ``confirming`` with a :class:`PendingAction`
+  ``permission`` ("Approve <tool>?"), one in ``calls`` (a question, ``_kinds``, or a call run
+  outside the agent) is ``pending`` with a :class:`PendingAction` ``question``; its
+  ``metadata`` for the call goes to the action's ``meta``.
 
 Sub-agents: pydantic-ai's "agent delegation" runs another agent inside a tool; the child's
 messages are not in the parent's history, so the call reads as a plain tool call (nothing is
@@ -49,14 +55,22 @@ Live (:class:`Follower`): the nodes of ``agent.iter()`` (``ModelRequestNode.requ
 / ``PartEndEvent`` build text, thinking and calls as they stream; ``FunctionToolCallEvent``
 makes a call ``executing``; ``FunctionToolResultEvent`` settles it; the closing
 ``AgentRunResultEvent`` adds what the events lack: usage, model and timestamps per response,
-the output and the run's usage). The events do not carry the prompt: given the
-``AgentRunEvents`` handle first (``begin(events)``), the follower reads the requests before the
-first response from the handle's history, once, at the first event; without it the prompt is
-not shown live (the system prompt reaches ``metadata`` with the closing result).
+the output and the run's usage). ``DeferredToolRequestsEvent`` makes its calls wait at once;
+the ones no handler answered in the run are shown waiting at the end, with their pending
+actions, as a load of the result shows them (from the result's output, else from the events).
+A stream that ends in the ``UnexpectedModelBehavior`` of a tool that used up its retries
+makes that tool's open call an error (its history records no return for it). The events do
+not carry the prompt: given the ``AgentRunEvents`` handle first (``begin(events)``), the
+follower reads the requests before the first response from the handle's history, once, at the
+first event; without it the prompt is not shown live (the system prompt reaches ``metadata``
+with the closing result). Given an ``AgentRun`` (``agent.iter()``), the follower reads at
+``End`` the requests its history holds after the last node's message (the returns of the calls
+that ran beside deferred ones are in a last request no node carries).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -78,11 +92,14 @@ from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
+    AssistantError,
     AssistantText,
     CompactionBoundary,
     Disposition,
     Entry,
     ImageData,
+    PendingAction,
+    PendingKind,
     SystemNotice,
     Thinking,
     ToolCall,
@@ -112,6 +129,15 @@ OUTCOMES: dict[str, ToolStatus] = {
     "retried": "error",
     "denied": "cancelled",
     "interrupted": "cancelled",
+}
+#: ``DeferredToolRequests.kind()`` (``pydantic_ai/_deferred.py``): what a deferred call waits
+#: for → the call's status while it waits, and the pending action shown for it. A call waiting
+#: for its approval awaits the user's confirmation; a question's answer, or the result of a
+#: call run outside the agent, is an answer the run waits for before the call has one.
+DEFERRED: dict[str, tuple[ToolStatus, PendingKind]] = {
+    "approval": ("confirming", "permission"),
+    "question": ("pending", "question"),
+    "external": ("pending", "question"),
 }
 #: ``pydantic_ai.messages.INVALID_JSON_KEY``: what ``args_as_dict()`` makes of arguments that
 #: are no JSON object.
@@ -413,6 +439,14 @@ def _content_item(item: Any) -> tuple[str | None, ImageData | None, str | None]:
     return None, None, f"[{label}: {described}]" if described else f"[{label}]"
 
 
+#: The ``kind`` of each of pydantic-ai's ``MultiModalContent`` types (``ImageUrl``,
+#: ``AudioUrl``, ``DocumentUrl``, ``VideoUrl``, ``BinaryContent``, ``UploadedFile`` in
+#: ``pydantic_ai/messages.py``).
+FILE_KINDS = NameSet(
+    {"image-url", "audio-url", "document-url", "video-url", "binary", "uploaded-file"}
+)
+
+
 def content_of(value: Any) -> tuple[str | None, list[ImageData], int]:
     """Prompt or tool-return content as text, inline images and how many items were
     attachments."""
@@ -420,9 +454,14 @@ def content_of(value: Any) -> tuple[str | None, list[ImageData], int]:
         return None, [], 0
     if isinstance(value, str):
         return value, [], 0
-    if not isinstance(value, list) or not any(
-        isinstance(i, Mapping) and isinstance(i.get("kind"), str) for i in value
-    ):
+    if not isinstance(value, list):
+        # A tool that returns one file (an image, say) leaves it as the return's whole
+        # content, not in a list; pydantic-ai reads it as a file all the same
+        # (``BaseToolReturnPart._split_content``: ``is_multi_modal_content(self.content)``).
+        if not isinstance(value, Mapping) or value.get("kind") not in FILE_KINDS:
+            return stringify(value), [], 0
+        value = [value]
+    elif not any(isinstance(i, Mapping) and isinstance(i.get("kind"), str) for i in value):
         return stringify(value), [], 0
     texts: list[str] = []
     images: list[ImageData] = []
@@ -464,6 +503,8 @@ class PydanticAIBuilder(MessageBuilder):
         self.responses = 0
         self._systems: set[str] = set()
         self._builtin: set[str] = set()
+        #: The calls the run ended waiting on (:meth:`deferred`), by id.
+        self.waiting: set[str] = set()
 
     # --- messages ------------------------------------------------------------------------
 
@@ -725,10 +766,79 @@ class PydanticAIBuilder(MessageBuilder):
         self.note(f"{where}/{name}", "warned")
 
     def settle_open(self) -> None:
-        """Calls whose return never came: ``unknown``, as a static load leaves them."""
+        """Calls whose return never came: ``unknown``, as a static load leaves them; a call
+        the run left waiting (:meth:`deferred`) keeps waiting."""
         for call in self._calls.values():
-            if call.status in ("pending", "executing"):
+            if call.status in ("pending", "executing") and call.call_id not in self.waiting:
                 self.transcript.update(call, status="unknown")
+
+    # --- deferred calls ------------------------------------------------------------------
+
+    def deferred(self, requests: Any) -> bool:
+        """A ``DeferredToolRequests`` (as JSON): the calls the run ended waiting on, each
+        waiting for an approval (``approvals``) or for an answer or the result of a run
+        outside the agent (``calls``). Each is ``confirming`` or ``pending`` and has its
+        :class:`PendingAction`, once. False (and nothing shown) when ``requests`` is no such
+        thing: a run's output of another type, or calls this transcript does not hold."""
+        if not isinstance(requests, Mapping):
+            return False
+        approvals, others = requests.get("approvals"), requests.get("calls")
+        if type(approvals) is not list or type(others) is not list or not approvals + others:
+            return False
+        # ``_kinds`` is how a DeferredToolRequests keeps which of its ``calls`` are questions
+        # (serialized only when there are any); every other one is ``external``.
+        kinds = requests.get("_kinds")
+        kinds = kinds if isinstance(kinds, Mapping) else {}
+        metadata = requests.get("metadata")
+        metadata = metadata if isinstance(metadata, Mapping) else {}
+        found: list[tuple[ToolCall, str]] = []
+        for part, approval in [(p, True) for p in approvals] + [(p, False) for p in others]:
+            call_id = part.get("tool_call_id") if isinstance(part, Mapping) else None
+            call = self._calls.get(call_id) if isinstance(call_id, str) else None
+            if call is None:
+                return False
+            kind = "approval" if approval else kinds.get(call.call_id)
+            found.append((call, kind if kind in DEFERRED else "external"))
+        for call, kind in found:
+            if call.call_id in self.waiting or call.status not in _OPEN:
+                continue  # shown already, or answered since (a handler's results)
+            status, action = DEFERRED[kind]
+            self.waiting.add(call.call_id)
+            self.transcript.update(call, status=status, meta={**call.meta, "deferred": kind})
+            meta: dict[str, Any] = {"deferred": kind}
+            extra = metadata.get(call.call_id)
+            if extra:
+                meta["metadata"] = plain_value(extra)
+            self._append(
+                PendingAction(
+                    action=action, text=_waiting_text(call, kind), call_id=call.call_id, meta=meta
+                )
+            )
+        return True
+
+
+#: The error ``ToolManager._check_max_retries`` (``pydantic_ai/tool_manager.py``) raises when
+#: a tool asks for one retry more than its ``max_retries``, as the followed stream's error row
+#: (``<type>: <message>``) shows it.
+_RETRIES_EXCEEDED = re.compile(
+    r"UnexpectedModelBehavior: (?P<reason>Tool (?P<name>'[^']*'|\"[^\"]*\") exceeded max "
+    r"retries count of (?P<count>\d+))"
+)
+#: The statuses of a call without its return yet.
+_OPEN = NameSet({"pending", "executing", "confirming", "unknown"})
+
+
+def _waiting_text(call: ToolCall, kind: str) -> str:
+    """What a deferred call waits for, in the words of the pending action."""
+    name = call.name or "tool"
+    if kind == "approval":
+        return f"Approve {name}?"
+    if kind == "question":  # what is asked: its one text argument (AskUser's question)
+        args = call.args if isinstance(call.args, Mapping) else {}
+        texts = [value for value in args.values() if isinstance(value, str) and value]
+        asked = call.description or (texts[0] if len(texts) == 1 else None)
+        return f"{name}: {asked}" if asked else f"Answer {name}"
+    return f"Result of {name}, run outside the agent"
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -748,7 +858,7 @@ def read(source: Source) -> Transcript:
             builder.feed(message, line)
         for key, value in document.items():
             if key != "messages":
-                _top_level(source, transcript, key, value)
+                _top_level(source, builder, key, value)
     else:
         for line, record in source.records():
             builder.feed(record, line)
@@ -767,9 +877,11 @@ def run_metadata(transcript: Transcript, output: Any, usage: Any) -> None:
             transcript.metadata["usage"] = totals
 
 
-def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> None:
+def _top_level(source: Source, builder: PydanticAIBuilder, key: str, value: Any) -> None:
+    transcript = builder.transcript
     if key == "output":
         run_metadata(transcript, value, None)
+        builder.deferred(value)  # a run that ended waiting on its deferred calls
     elif key == "usage":
         run_metadata(transcript, None, value)
     elif key in ("run_id", "conversation_id"):
@@ -799,6 +911,9 @@ _QUIET_EVENTS = NameSet(
         "enqueued_messages",
         "custom",
         "capability",
+        # A handler's answers to deferred calls: each answered call's own
+        # FunctionToolResultEvent follows and settles it (``DeferredToolResultsEvent``).
+        "deferred_tool_results",
     }
 )
 
@@ -824,11 +939,18 @@ class Follower:
         self._streamed: list[list[Entry]] = []
         self._finished = False
         self._handle: Any = None
+        #: The run handle given to :meth:`begin`, kept for the run's last request (see
+        #: :meth:`_trailing_requests`), and the messages fed, by identity.
+        self._run: Any = None
+        self._fed: set[int] = set()
+        #: The ``DeferredToolRequests`` of each ``DeferredToolRequestsEvent`` (as JSON): the
+        #: calls still waiting when the run ends are shown waiting, as a load shows them.
+        self._deferred: list[Any] = []
 
     def begin(self, run: Any) -> None:
         """The handle whose events are followed (``run_stream_events()``'s ``AgentRunEvents``):
         its history, read once at the first event, holds the prompt the events lack."""
-        self._handle = run
+        self._handle = self._run = run
 
     def feed(self, event: Any) -> None:
         if self._handle is not None:
@@ -842,6 +964,7 @@ class Follower:
         elif name in ("ModelRequest", "ModelResponse"):
             self._message(event)
         elif name == "End":
+            self._trailing_requests()
             data = getattr(event, "data", None)
             self._output(getattr(data, "output", None))
         elif name == "UserPromptNode":
@@ -862,13 +985,39 @@ class Follower:
                 break
             self._message(message)
 
+    def _trailing_requests(self) -> None:
+        """The requests the run's history holds after the last node's message: a run that
+        ends on deferred calls records the returns of the calls that did run beside them in a
+        last request, which no node carries (``End`` follows the ``CallToolsNode``). Read from
+        the run handle, when one was given, after the last message a node fed."""
+        run = self._run
+        if run is None or not self._fed:
+            return
+        try:
+            messages = run.all_messages()
+        except Exception:  # the handle's own refusal: the nodes are still followed
+            return
+        trailing: list[Any] = []
+        for message in reversed(messages):
+            if id(message) in self._fed:
+                break
+            if not _is_message_object(message) or message.kind != "request":
+                return  # not only requests after it: its place in the history is unknown
+            trailing.append(message)
+        else:
+            return  # no fed message in the history: where the nodes stand is not known
+        for message in reversed(trailing):
+            self._message(message)
+
     def _message(self, message: Any) -> None:
+        self._fed.add(id(message))
         self._streaming = False
         self.builder.feed(plain_message(message), self.builder.responses + 1)
 
     def _output(self, output: Any) -> None:
         if output is not None:
-            self.transcript.metadata["final_output"] = plain_value(output)
+            value = self.transcript.metadata["final_output"] = plain_value(output)
+            self.builder.deferred(value)
 
     # --- stream events -------------------------------------------------------------------
 
@@ -892,6 +1041,14 @@ class Follower:
             if content is not None:
                 prompt = plain_part(_prompt_part(content), True)
                 self.builder.user_prompt(prompt.get("content"), prompt.get("timestamp"))
+        elif kind == "deferred_tool_requests":
+            # The calls wait from here (each had its FunctionToolCallEvent): for an approval,
+            # an answer or an outside result. A handler may still answer them in the run
+            # (``HandleDeferredToolCalls``), so what is left waiting is shown at the end.
+            self._streaming = False
+            requests = plain_value(event.requests)
+            self._deferred.append(requests)
+            self._wait(requests)
         elif kind == "agent_run_result":
             self._result(event.result)
         elif kind in _QUIET_EVENTS:
@@ -1015,6 +1172,7 @@ class Follower:
                 break
             self._settle_response(message, entries)
         run_metadata(self.transcript, document.get("output"), document.get("usage"))
+        self.builder.deferred(document.get("output"))
 
     def _settle_response(self, message: Mapping[str, Any], entries: list[Entry]) -> None:
         stamp = checked_timestamp(message.get("timestamp"))
@@ -1030,13 +1188,58 @@ class Follower:
             self.transcript.update(entry, **changes)
         self.builder.response_meta(message, entries)
 
+    def _wait(self, requests: Any) -> None:
+        """The deferred calls of ``requests`` wait (``confirming`` or ``pending``) from now."""
+        if not isinstance(requests, Mapping):
+            return
+        kinds = requests.get("_kinds")
+        kinds = kinds if isinstance(kinds, Mapping) else {}
+        for key, approval in (("approvals", True), ("calls", False)):
+            for part in as_list(requests.get(key)):
+                call_id = part.get("tool_call_id") if isinstance(part, Mapping) else None
+                call = self.builder._calls.get(call_id) if isinstance(call_id, str) else None
+                if call is None or call.status not in ("pending", "executing"):
+                    continue
+                kind = "approval" if approval else kinds.get(call.call_id)
+                status = DEFERRED[kind if kind in DEFERRED else "external"][0]
+                self.transcript.update(call, status=status)
+
     def _warn_once(self, name: str) -> None:
         if name not in self._warned:
             self._warned.add(name)
             self.builder.warn(f"event {name} not shown", None)
 
     def close(self) -> None:
+        for requests in self._deferred:  # no closing result said it: the events did
+            self.builder.deferred(requests)
+        self._retries_exceeded()
         self.builder.settle_open()
+
+    def _retries_exceeded(self) -> None:
+        """A run that ended raising ``UnexpectedModelBehavior`` because a tool used up its
+        retries: that tool's last call failed. The history has no return for it (pydantic-ai
+        raises instead of recording one), so only the error says so: the followed stream
+        ended in it (its row is the transcript's last), naming the tool."""
+        entries = self.transcript.entries
+        last = entries[-1] if entries else None
+        match = _RETRIES_EXCEEDED.match(last.message) if isinstance(last, AssistantError) else None
+        if match is None:
+            return
+        name = match["name"][1:-1]  # the tool's name as repr() writes it
+        open_calls = [
+            call
+            for call in self.builder._calls.values()
+            if call.name == name and call.status in ("pending", "executing")
+        ]
+        if len(open_calls) != 1:
+            return  # which of its calls raised is not said
+        call = open_calls[0]
+        self.transcript.update(
+            call,
+            status="error",
+            result=text_result(match["reason"]),
+            meta={**call.meta, "outcome": "retried", "retries_exceeded": int(match["count"])},
+        )
 
 
 def _prompt_part(content: Any) -> Any:
@@ -1068,7 +1271,8 @@ RECORDS = Records(
         "response/file": "AssistantText: an attachment line of the file",
         "response/speech": "AssistantText of its transcript",
         "response/compaction": "CompactionBoundary with its summary",
-        "output": "an AgentRunResult's output: metadata['final_output']",
+        "output": "an AgentRunResult's output: metadata['final_output']; a "
+        "DeferredToolRequests makes its calls wait (confirming / pending), a PendingAction each",
         "usage": "an AgentRunResult's RunUsage: metadata['usage']",
         "run_id": "metadata['run_id']",
         "conversation_id": "metadata['conversation_id']",

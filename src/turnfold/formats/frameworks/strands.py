@@ -63,6 +63,12 @@ call's result; every other call of it, and a function that makes its agent insid
 only its code knows), has ``steps_missing``. Swarm and Graph runs keep each node's messages in
 that node's agent; nothing of them is in the messages read here.
 
+A run stopped by interrupts (``stop_reason`` ``"interrupt"``: a hook's
+``event.interrupt(...)``, or a tool's) holds its last calls without results: the agent's
+interrupt state (as Strands' session stores it) has the results of the calls that ran, which
+settle them, and its interrupts, each a :class:`PendingAction` ``question`` (``name: reason``)
+whose call waits ``confirming``; an ``AgentResult`` lists its interrupts alike.
+
 The messages record no timestamps and no durations, so none is shown (L-3); only a session's
 stored messages have one, ``created_at`` (when the message was stored), which becomes the
 ``timestamp`` of that message's entries. An agent's conversation manager drops the oldest
@@ -83,7 +89,11 @@ followed into the transcript of its call's :class:`SubAgent`, which grows while 
 so every call keeps its own run where a load has only the last. An agent a plain ``@tool``
 function calls streams nothing: when the stream ends its last run is nested as a load nests
 it. ``force_stop`` is an :class:`AssistantError`. What a sliding window later drops from
-``agent.messages`` stays in the followed transcript.
+``agent.messages`` stays in the followed transcript. A ``tool_interrupt_event`` makes its
+call wait (``confirming``) with a pending action per interrupt, and the closing ``result``
+adds any other interrupt; when the stream ends, the calls that ran before the run stopped
+are settled from the agent's interrupt state and the calls still open are ``unknown``, as a
+load of the agent shows them. An event of a kind not shown is said in a warning, once.
 """
 
 from __future__ import annotations
@@ -93,6 +103,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     MessageBuilder,
@@ -107,13 +118,14 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source, plain_each, type_of_record
+from turnfold.formats.source import Source, plain_each, plain_value, type_of_record
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantError,
     AssistantText,
     Entry,
     ImageData,
+    PendingAction,
     SubAgent,
     SystemNotice,
     Thinking,
@@ -355,6 +367,8 @@ class ConverseBuilder(MessageBuilder):
         self.agent_runs: dict[str, Mapping[str, Any]] = {}
         self.recognized = 0
         self._unknown_blocks: set[str] = set()
+        #: The interrupts shown, by id.
+        self.interrupts: set[str] = set()
 
     # --- feeding ------------------------------------------------------------------------------
 
@@ -531,6 +545,67 @@ class ConverseBuilder(MessageBuilder):
             result=text_result(text, images=images, structured=structured),
         )
 
+    # --- a run stopped by interrupts ---------------------------------------------------------
+
+    def interrupted(self, interrupts: Any, results: Any = ()) -> None:
+        """A run stopped for a human's answer (``stop_reason`` ``"interrupt"``): the results of
+        the calls that ran before it stopped (``completed_tool_results`` of the agent's
+        interrupt state, which ``agent.messages`` holds only once the run resumes) settle
+        their calls; each interrupt not yet answered is a :class:`PendingAction`, and the call
+        it stopped waits for it (``confirming``)."""
+        for result in results if isinstance(results, list) else ():
+            call_id = result.get("toolUseId") if isinstance(result, Mapping) else None
+            call = self._calls.get(call_id) if isinstance(call_id, str) else None
+            if call is not None and call.status in _OPEN:
+                self._settle(result, 0)
+        for interrupt in interrupts if isinstance(interrupts, list) else ():
+            self.interrupt(interrupt)
+
+    def interrupt(self, interrupt: Any, call: ToolCall | None = None) -> None:
+        """One ``Interrupt`` (as ``Interrupt.to_dict()`` writes it): a pending action, once,
+        unless it was answered; ``call`` is the call it stopped, when the event says it."""
+        if not isinstance(interrupt, Mapping) or interrupt.get("response") is not None:
+            return
+        interrupt_id = interrupt.get("id")
+        if not isinstance(interrupt_id, str) or interrupt_id in self.interrupts:
+            return
+        self.interrupts.add(interrupt_id)
+        if call is None:
+            # Strands calls the id opaque; the ids it makes for a tool's interrupts name the
+            # tool use (``v1:before_tool_call:<toolUseId>:…`` in ``hooks/events.py``,
+            # ``v1:tool_call:<toolUseId>:…`` in ``types/tools.py``): used only to point the
+            # action at its call, which is otherwise left as it is.
+            call = next(
+                (c for c in self._calls.values()
+                 if c.status in _OPEN and f":{c.call_id}:" in interrupt_id),
+                None,
+            )  # fmt: skip
+        if call is not None and call.status in _OPEN:
+            self.transcript.update(call, status="confirming")
+        name = interrupt.get("name")
+        name = name if isinstance(name, str) and name else "interrupt"
+        reason = interrupt.get("reason")
+        text = name
+        if reason not in (None, ""):
+            text += ": " + (reason if isinstance(reason, str) else codec.dumps(reason, default=str))
+        meta = {"interrupt_id": interrupt_id, "name": name}
+        if reason is not None:
+            meta["reason"] = reason
+        self.transcript.append(
+            PendingAction(
+                action="question",
+                text=text,
+                call_id=call.call_id if call is not None else None,
+                meta=meta,
+            )
+        )
+
+    def settle_open(self) -> None:
+        """Calls whose result never came: ``unknown``, as a static load leaves them."""
+        for call in self._calls.values():
+            if call.status in ("pending", "executing"):
+                self.transcript.update(call, status="unknown")
+
     def _unknown(self, block: Any, line: int) -> None:
         key = _key_of(block) if isinstance(block, Mapping) else None
         kind = key or (",".join(map(str, block)) if isinstance(block, Mapping) else None)
@@ -538,6 +613,19 @@ class ConverseBuilder(MessageBuilder):
         if kind not in self._unknown_blocks:  # one warning per block type, not per block
             self._unknown_blocks.add(kind)
             self.warn(f"unknown content block {kind!r} skipped", line)
+
+
+#: Keys of ``stream_async`` events (``types/_events.py``) that add nothing the messages do not
+#: hold: the loop's start markers; a throttled loop's wait; a citation, a reasoning signature
+#: or any other model delta (``delta``; its message settles the block); a cancelled call
+#: (``tool_cancel_event``: its toolResult comes in the next message); the structured output
+#: (the output tool's call and result are in the messages).
+_QUIET_EVENTS = NameSet(
+    {"init_event_loop", "start", "start_event_loop", "event_loop_throttled_delay", "delta",
+     "citation", "reasoning_signature", "tool_cancel_event", "structured_output"}
+)  # fmt: skip
+#: The statuses of a call without its result yet, static or live.
+_OPEN = NameSet({"unknown", "pending", "executing"})
 
 
 def _key_of(block: Any) -> str | None:
@@ -648,7 +736,32 @@ def agent_description(agent: Any, depth: int = 0) -> dict[str, Any]:
     if removed:
         out["removed_messages"] = removed
         out["conversation_manager"] = type(manager).__name__
+    stopped = _interrupt_state(agent)
+    if stopped is not None:
+        out["interrupt_state"] = stopped
     return out
+
+
+def _interrupt_state(agent: Any) -> dict[str, Any] | None:
+    """An agent stopped by interrupts: its interrupts and the results of the calls that ran
+    before it stopped, from its interrupt state as Strands' own session stores it
+    (``_InterruptState.to_dict()``, ``types/session.py``); None while it is not stopped."""
+    state = getattr(agent, "_interrupt_state", None)
+    if state is None or getattr(state, "activated", False) is not True:
+        return None
+    try:
+        saved = state.to_dict()
+    except Exception:  # a state Strands cannot serialize itself: the messages still read
+        return None
+    interrupts = saved.get("interrupts") if isinstance(saved, Mapping) else None
+    pending = saved.get("pending_tool_execution") if isinstance(saved, Mapping) else None
+    results = pending.get("completed_tool_results") if isinstance(pending, Mapping) else None
+    return {
+        "interrupts": plain_value(list(interrupts.values()))
+        if isinstance(interrupts, Mapping)
+        else [],
+        "completed_tool_results": _encoded(list(results)) if isinstance(results, list) else [],
+    }
 
 
 def _is_agent(value: Any) -> bool:
@@ -720,12 +833,20 @@ def _result_record(result: Any) -> dict[str, Any]:
             if (value := as_int(getattr(counts, key, None))) is not None
         }
     usage = getattr(metrics, "accumulated_usage", None)
+    interrupts = getattr(result, "interrupts", None)
     return {
         "message": _encoded(getattr(result, "message", None)),
         "stop_reason": getattr(result, "stop_reason", None),
         "tool_metrics": tools,
         "accumulated_usage": dict(usage) if isinstance(usage, Mapping) else None,
+        "interrupts": [_interrupt(i) for i in interrupts] if interrupts else [],
     }
+
+
+def _interrupt(interrupt: Any) -> Any:
+    """An ``Interrupt`` as Strands serializes it (``Interrupt.to_dict()``)."""
+    to_dict = getattr(interrupt, "to_dict", None)
+    return plain_value(to_dict() if callable(to_dict) else interrupt)
 
 
 def plain(value: Any) -> Any:
@@ -931,6 +1052,10 @@ def _read_document(source: Source, builder: ConverseBuilder, document: Mapping[s
             source.ignored("other key")
             continue
         source.mapped(key)
+    if isinstance(description, Mapping):  # after the messages: it settles their calls
+        stopped = description.get("interrupt_state")
+        if isinstance(stopped, Mapping):
+            builder.interrupted(stopped.get("interrupts"), stopped.get("completed_tool_results"))
 
 
 def _stop_notice(builder: ConverseBuilder, reason: Any) -> None:
@@ -963,6 +1088,7 @@ def _read_result(builder: ConverseBuilder, record: Mapping[str, Any]) -> None:
     )
     builder.transcript.append(SystemNotice(text=text, subtype="partial"))
     builder.feed_message(record.get("message"), 1)
+    builder.interrupted(record.get("interrupts"))
 
 
 # --- live (spec A-2) --------------------------------------------------------------------------
@@ -984,6 +1110,7 @@ class Follower:
         self._parts: list[str] = []
         #: The run of each agent used as a tool, followed from its events, by call id.
         self._children: dict[str, Follower] = {}
+        self._warned: set[str] = set()
 
     def feed(self, event: Any) -> None:
         if not isinstance(event, Mapping):
@@ -1006,9 +1133,19 @@ class Follower:
             self._message(event["message"])
         elif event.get("type") == "tool_stream":
             self._tool_stream(event.get("tool_stream_event"))
+        elif "tool_interrupt_event" in event:
+            self._interrupt(event["tool_interrupt_event"])
+        elif "result" in event:
+            # The AgentResult: a run stopped by interrupts lists them (an invocation's own
+            # interrupts come in no tool's event).
+            interrupts = getattr(event["result"], "interrupts", None)
+            for interrupt in interrupts or ():
+                self.builder.interrupt(_interrupt(interrupt))
         elif event.get("force_stop"):
             reason = event.get("force_stop_reason")
             self.transcript.append(AssistantError(message=f"Stopped: {reason}"))
+        elif not any(key in _QUIET_EVENTS for key in event):
+            self._warn_once(event)
 
     def close(self) -> None:
         self._end_block()
@@ -1020,8 +1157,15 @@ class Follower:
                 sub = dataclasses.replace(call.subagent, tool_count=count)
                 self.transcript.update(call, subagent=sub)
         if self._agent is not None:  # the agents used as tools now hold their last runs
-            apply_agent(self.builder, agent_description(self._agent))
+            description = agent_description(self._agent)
+            apply_agent(self.builder, description)
             attach_agent_runs(self.builder)
+            stopped = description.get("interrupt_state")
+            if isinstance(stopped, Mapping):  # the results no event carried, as a load
+                self.builder.interrupted(
+                    stopped.get("interrupts"), stopped.get("completed_tool_results")
+                )
+        self.builder.settle_open()
 
     # --- what the stream shows ----------------------------------------------------------------
 
@@ -1111,6 +1255,25 @@ class Follower:
             message, len(self._fed), reuse=reuse if role == "assistant" else None
         )
 
+    def _warn_once(self, event: Mapping[str, Any]) -> None:
+        """An event of a kind not shown: said once per kind (its keys), never silently."""
+        kind = ", ".join(sorted(str(key) for key in event)) or "empty"
+        if kind not in self._warned:
+            self._warned.add(kind)
+            self.builder.warn(f"event {{{kind}}} not shown", len(self._fed) or None)
+
+    def _interrupt(self, event: Any) -> None:
+        """``tool_interrupt_event``: a hook or the tool itself interrupted the call for a
+        human's answer (``ToolInterruptEvent`` in ``types/_events.py``); the run stops once
+        its calls are done, and the call waits."""
+        if not isinstance(event, Mapping):
+            return
+        tool_use = event.get("tool_use")
+        call_id = tool_use.get("toolUseId") if isinstance(tool_use, Mapping) else None
+        call = self.builder._calls.get(call_id) if isinstance(call_id, str) else None
+        for interrupt in event.get("interrupts") or ():
+            self.builder.interrupt(_interrupt(interrupt), call)
+
     def _tool_stream(self, stream: Any) -> None:
         """A tool's progress. An agent used as a tool streams its own run's events inside
         the parent's (those of its model carry that agent): they are followed into the
@@ -1155,11 +1318,13 @@ RECORDS = Records(
         AGENT_KEY: "a Strands Agent's name, model id and agent tools (their calls are "
         "sub-agents; each one's last run, its messages from its last prompt on, is the "
         "transcript of its last call when it ends with that call's result, other calls have "
-        "steps missing); messages its conversation manager removed: a warning notice",
+        "steps missing); messages its conversation manager removed: a warning notice; its "
+        "interrupt state when stopped: the calls' completed results, a PendingAction per "
+        "interrupt (its call confirming)",
         "session_message": "a stored SessionMessage (message_<n>.json): its message (the "
         "redacted one when redacted), its entries stamped with created_at",
         RESULT_KEY: "an AgentResult: its last message, a notice that the calls are not in it, "
-        "its per-tool counts and usage in metadata",
+        "its per-tool counts and usage in metadata, a PendingAction per interrupt",
     },
     ignored={
         **dict.fromkeys(_SETTINGS, "request or response settings, no step of the conversation"),
