@@ -1,8 +1,11 @@
 """An independent tool-call counter for LangChain's saved messages (issue 22), written from
 ``langchain_core.messages`` (``messages_to_dict`` writes ``{"type", "data"}``; ``dumpd`` writes
 ``{"lc": 1, "type": "constructor", "id": [..., class name], "kwargs"}``) apart from the loader:
-a call is an id of an AI message's ``tool_calls`` or ``invalid_tool_calls``, or the
-``tool_call_id`` of a tool message answering none of them.
+a call is an id of an AI message's ``tool_calls`` or ``invalid_tool_calls``, of a provider's
+own tool call in its content (``langchain_core.messages.content.ServerToolCall``'s
+``server_tool_call``, or Anthropic's ``server_tool_use`` / ``mcp_tool_use`` blocks, which
+langchain-anthropic keeps out of ``tool_calls``), or the ``tool_call_id`` of a tool message
+answering none of them.
 
 ``COUNTERS`` maps the format's ``NAME`` to it, like ``tests/formats/counters.py``.
 """
@@ -13,6 +16,9 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+#: Content blocks of a call a provider ran itself.
+SERVER_CALLS = ("server_tool_call", "server_tool_use", "mcp_tool_use")
 
 
 def _fields(record: Any) -> tuple[str, dict[str, Any]]:
@@ -34,6 +40,10 @@ def langchain(path: Path) -> int:
         if kind in ("ai", "AIMessageChunk"):
             for call in (data.get("tool_calls") or []) + (data.get("invalid_tool_calls") or []):
                 ids.add(str(call.get("id")))
+            content = data.get("content")
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") in SERVER_CALLS:
+                    ids.add(str(block.get("id")))
         elif kind in ("tool", "ToolMessageChunk"):
             ids.add(str(data.get("tool_call_id")))
     return len(ids)

@@ -9,7 +9,11 @@ of ``add`` (success), a call of ``explode`` (a ``ToolException`` the tool handle
 response. The parent run calls ``ask_helper``, a tool that invokes a child agent.
 ``handoff_graph`` is a swarm of agents handing off with ``transfer_to_<name>`` tools that
 return ``Command(goto=<name>, graph=Command.PARENT)``: triage -> billing -> refunds -> back
-to billing, which answers.
+to billing, which answers. Further runs: ``command_graph`` (a hand-built ``ToolNode`` graph
+whose tool answers with a ``Command``), ``image_agent`` (a tool returning image blocks in
+every form), ``server_tool_agent`` (a model that ran a provider's own web search),
+``interrupt_agent`` (``interrupt()`` in a tool, or ``HumanInTheLoopMiddleware``) and
+``parallel_parent`` (two agents used as tools, called in parallel).
 
 ``python tests/formats/langchain_runs.py`` writes the fixtures under
 ``tests/fixtures/frameworks/langchain/``.
@@ -71,6 +75,8 @@ def _chunks(message: BaseMessage) -> list[AIMessageChunk]:
                 )
         elif isinstance(block, str):  # a string content streams as string chunks
             chunks += [AIMessageChunk(content=piece) for piece in _words(block)]
+        elif isinstance(block, dict):  # any other block (a server tool's) streams whole
+            chunks.append(AIMessageChunk(content=[{**block, "index": index}]))
     call_chunks = [
         {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": n}
         for n, c in enumerate(message.tool_calls)
@@ -328,6 +334,221 @@ def stream_handoffs(stream_mode: Any, *, subgraphs: bool = False) -> tuple[list[
         )
     )
     return events, graph.get_state(config).values
+
+
+# --- a ToolNode writing a Command beside a plain result (one update per write) ------------
+
+
+@tool
+def set_flag(tool_call_id: Annotated[str, InjectedToolCallId]) -> Command[Any]:
+    """Set a flag: the tool answers with a ``Command(update=...)`` of its own message."""
+    done = ToolMessage("flag set", tool_call_id=tool_call_id)
+    return Command(update={"messages": [done]})
+
+
+def command_graph() -> Any:
+    """The classic hand-built ReAct graph (``StateGraph`` + ``ToolNode`` + ``tools_condition``)
+    whose one AI message calls ``add`` and ``set_flag``: the one ``ToolNode`` task writes the
+    ``messages`` channel twice, so its ``updates`` event lists two updates."""
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    model = FakeToolModel(
+        responses=[
+            AIMessage("", tool_calls=[
+                {"name": "add", "args": {"a": 1, "b": 2}, "id": "c1"},
+                {"name": "set_flag", "args": {}, "id": "c2"},
+            ]),
+            AIMessage("Added and flagged."),
+        ]
+    )  # fmt: skip
+    graph = StateGraph(MessagesState)
+    graph.add_node("agent", lambda state: {"messages": [model.invoke(state["messages"])]})
+    graph.add_node("tools", ToolNode([add, set_flag]))
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    return graph.compile(checkpointer=InMemorySaver())
+
+
+def stream_graph(graph: Any, prompt: str, stream_mode: Any, **kwargs: Any) -> tuple[list[Any], Any]:
+    """``graph``'s run streamed, and its final state (from the checkpointer)."""
+    config = _config(f"{id(graph)}-{stream_mode}")
+    events = list(
+        graph.stream({"messages": [("user", prompt)]}, config, stream_mode=stream_mode, **kwargs)
+    )
+    return events, graph.get_state(config).values
+
+
+# --- images in a tool's result --------------------------------------------------------------
+
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5E"
+    "rkJggg=="
+)
+#: A tool's image content blocks in each form LangChain passes on
+#: (``langchain_core.messages.content.ImageContentBlock``, the v0 ``source_type`` form,
+#: Anthropic's ``source``, OpenAI's ``image_url``) and a file block, with what the
+#: result must show of each: an image, or a line naming it (never fetched).
+IMAGE_BLOCKS: list[tuple[dict[str, Any], str | None]] = [
+    ({"type": "image", "base64": PNG, "mime_type": "image/png"}, None),
+    ({"type": "image", "url": f"data:image/png;base64,{PNG}"}, None),
+    ({"type": "image", "url": "https://example.com/a.png"}, "[image: https://example.com/a.png]"),
+    ({"type": "image", "file_id": "file-abc"}, "[image: file-abc]"),
+    ({"type": "image", "source_type": "base64", "data": PNG, "mime_type": "image/png"}, None),
+    ({"type": "image", "source_type": "id", "id": "file-v0"}, "[image: file-v0]"),
+    ({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}, None),
+    (
+        {"type": "image", "source": {"type": "url", "url": "https://example.com/b.png"}},
+        "[image: https://example.com/b.png]",
+    ),
+    ({"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}}, None),
+    (
+        {
+            "type": "file",
+            "base64": "JVBERi0=",
+            "mime_type": "application/pdf",
+            "extras": {"filename": "report.pdf"},
+        },
+        "[file: report.pdf · application/pdf]",
+    ),
+]
+
+
+@tool
+def screenshot(page: str) -> list[Any]:
+    """Take a screenshot: the page's text, then its images in every form."""
+    return [{"type": "text", "text": f"page {page}"}, *(block for block, _ in IMAGE_BLOCKS)]
+
+
+def image_agent() -> Any:
+    return create_agent(
+        FakeToolModel(
+            responses=[
+                AIMessage(
+                    "", tool_calls=[{"name": "screenshot", "args": {"page": "a"}, "id": "s1"}]
+                ),
+                AIMessage("It shows a dot."),
+            ]
+        ),
+        tools=[screenshot],
+        checkpointer=InMemorySaver(),
+    )
+
+
+# --- a provider's own (server-side) tools ----------------------------------------------------
+
+#: Anthropic's web search as langchain-anthropic keeps it in the content (the call is not in
+#: ``tool_calls``): ``server_tool_use`` answered by ``web_search_tool_result``.
+ANTHROPIC_SEARCH: list[Any] = [
+    {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+     "input": {"query": "weather"}},
+    {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+     "content": [{"type": "web_search_result", "url": "https://w.example", "title": "Weather"}]},
+    {"type": "text", "text": "It is sunny."},
+]  # fmt: skip
+
+
+def server_tool_agent(standard: bool) -> Any:
+    """An agent whose model searched the web itself (Anthropic's blocks, or LangChain's
+    standard ``server_tool_call`` / ``server_tool_result`` that ``content_blocks`` makes of
+    them), then calls ``add``."""
+    searched = AIMessage(
+        content=ANTHROPIC_SEARCH,
+        tool_calls=[{"name": "add", "args": {"a": 1, "b": 2}, "id": "c1"}],
+        response_metadata={"model_provider": "anthropic", "model_name": MODEL},
+    )
+    if standard:
+        searched = AIMessage(
+            content=searched.content_blocks,  # type: ignore[arg-type]
+            tool_calls=searched.tool_calls,
+            response_metadata={"output_version": "v1", "model_name": MODEL},
+        )
+    return create_agent(
+        FakeToolModel(responses=[searched, AIMessage("Sunny; 1+2=3.")]),
+        tools=[add],
+        checkpointer=InMemorySaver(),
+    )
+
+
+# --- interrupts (human in the loop) ----------------------------------------------------------
+
+
+@tool
+def delete_file(path: str) -> str:
+    """Delete a file once a human says yes."""
+    from langgraph.types import interrupt
+
+    answer = interrupt({"question": f"Delete {path}?", "path": path})
+    return f"deleted {path}" if answer == "yes" else f"kept {path}"
+
+
+def interrupt_agent(paths: list[str], middleware: Any = ()) -> Any:
+    """An agent whose one response calls ``delete_file`` on each of ``paths`` (``d1``,
+    ``d2``…); the tool asks a human with ``interrupt()`` unless ``middleware`` asks first."""
+    calls = [
+        {"name": "delete_file", "args": {"path": path}, "id": f"d{n}"}
+        for n, path in enumerate(paths, start=1)
+    ]
+    return create_agent(
+        FakeToolModel(responses=[AIMessage("", tool_calls=calls), AIMessage("Done.")]),
+        tools=[delete_file],
+        middleware=list(middleware),
+        checkpointer=InMemorySaver(),
+    )
+
+
+# --- two agents used as tools, called in parallel ------------------------------------------
+
+
+def parallel_parent(wrapped: bool = False) -> Any:
+    """A parent whose one response calls ``ask_alice`` and ``ask_bob``, each a tool that
+    invokes a child agent; the tools return the child's answer (``wrapped``: inside text of
+    their own, so no answer equals its result)."""
+
+    def child(name: str, a: int, b: int, call_id: str) -> Any:
+        return create_agent(
+            FakeToolModel(
+                responses=[
+                    AIMessage("", tool_calls=[{"name": "add", "args": {"a": a, "b": b},
+                                               "id": call_id}]),
+                    AIMessage(f"{name}: {a + b}"),
+                ]
+            ),
+            tools=[add],
+            name=name,
+        )  # fmt: skip
+
+    alice, bob = child("alice", 1, 2, "ca"), child("bob", 3, 4, "cb")
+
+    def answer(agent: Any, question: str) -> str:
+        text = str(agent.invoke({"messages": [("user", question)]})["messages"][-1].content)
+        return f"The helper said: {text}" if wrapped else text
+
+    @tool
+    def ask_alice(question: str) -> str:
+        """Ask alice."""
+        return answer(alice, question)
+
+    @tool
+    def ask_bob(question: str) -> str:
+        """Ask bob."""
+        return answer(bob, question)
+
+    return create_agent(
+        FakeToolModel(
+            responses=[
+                AIMessage("", tool_calls=[
+                    {"name": "ask_alice", "args": {"question": "1+2"}, "id": "p1"},
+                    {"name": "ask_bob", "args": {"question": "3+4"}, "id": "p2"},
+                ]),
+                AIMessage("alice 3, bob 7"),
+            ]
+        ),
+        tools=[ask_alice, ask_bob],
+        name="parent",
+        checkpointer=InMemorySaver(),
+    )  # fmt: skip
 
 
 def main() -> None:

@@ -29,6 +29,7 @@ from turnfold.formats.frameworks import langchain as adapter
 from turnfold.formats.source import open_source
 from turnfold.model import (
     AssistantText,
+    PendingAction,
     Thinking,
     ToolCall,
     Transcript,
@@ -762,3 +763,367 @@ def test_A1_random_runs_of_one_agent_read_flat_as_the_builder_reads_them(
         )
         assert taken, seed
         assert_read_alike(read, built, seed)
+
+
+# --- what QA found running real LangGraph runs (spec A-1, A-2, X-2) -------------------------
+
+
+def _pending(transcript: Transcript) -> list[tuple[str, str | None, str, list[str]]]:
+    """Each pending action: its kind, call, text and options."""
+    return [
+        (e.action, e.call_id, e.text, e.options)
+        for e in transcript.entries
+        if isinstance(e, PendingAction)
+    ]
+
+
+@pytest.mark.parametrize("mode", ["updates", ["updates", "messages"], "values"], ids=str)
+def test_A2_a_tool_node_whose_updates_are_listed_settles_every_call(mode: Any) -> None:
+    """A ``ToolNode`` whose tools answer with a ``Command(update=...)`` beside a plain result
+    writes its channel twice, and ``updates`` lists the two updates under the node: each is
+    read, so every call ends with its result, as the load of the final state says."""
+    events, final = runs.stream_graph(runs.command_graph(), "go", mode)
+    if mode == "updates":
+        assert any(isinstance(e.get("tools"), list) for e in events)  # the shape at hand
+    transcript, _ = follow(events)
+    assert transcript.warnings == []
+    assert outcome(transcript) == outcome(turnfold.load(final))
+    assert [(c.call_id, c.status, c.result.text if c.result else None)
+            for c in transcript.tool_calls()] == [("c1", "success", "3"),
+                                                   ("c2", "success", "flag set")]  # fmt: skip
+
+
+def test_A1_a_tool_s_images_in_every_form_langchain_passes_on_are_its_result_s_images(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A tool's image blocks (LangChain's standard ``base64`` / ``url`` / ``file_id``, the v0
+    ``source_type`` form, Anthropic's ``source``, OpenAI's ``image_url``) are the result's
+    images when they hold the image, and named when they point at one (never fetched); a
+    file block is named, its data not shown as text."""
+    from turnfold.model import ImageData
+
+    result = runs.image_agent().invoke({"messages": [("user", "shot")]}, runs._config("images"))
+    transcript = turnfold.load(result)
+    assert transcript.warnings == []
+    (call,) = transcript.tool_calls()
+    assert call.result is not None
+    inline = [block for block, named in runs.IMAGE_BLOCKS if named is None]
+    assert call.result.images == [ImageData(media_type="image/png", data=runs.PNG)] * len(inline)
+    assert call.result.text == "\n".join(
+        ["page a", *(named for _, named in runs.IMAGE_BLOCKS if named is not None)]
+    )
+    read, built, taken = read_both(monkeypatch, adapter, result, tried="_read_flat", declined=None)
+    assert taken
+    assert_read_alike(read, built, "images")
+    events, _ = runs.stream_graph(runs.image_agent(), "shot", "updates")
+    followed, _ = follow(events)
+    assert followed.tool_calls()[0].result == call.result
+
+
+@pytest.mark.parametrize("standard", [False, True], ids=["anthropic", "standard"])
+def test_A1_a_provider_s_own_tool_calls_are_calls_settled_by_their_results(
+    standard: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Anthropic's ``server_tool_use`` + ``web_search_tool_result`` blocks, and the standard
+    ``server_tool_call`` + ``server_tool_result`` that ``content_blocks`` makes of them, are
+    in no ``tool_calls``: each is a call of its message's batch, before its text, settled by
+    its result; read flat as the builder reads it, and followed alike."""
+    from langchain_core.messages import messages_to_dict
+
+    result = runs.server_tool_agent(standard).invoke(
+        {"messages": [("user", "weather?")]}, runs._config(f"server-{standard}")
+    )
+    searched = result["messages"][1]
+    assert searched.tool_calls[0]["id"] == "c1"  # the search is not among them
+    transcript = turnfold.load(result)
+    assert transcript.warnings == []
+    assert [(type(e).__name__, getattr(e, "name", None) or getattr(e, "text", None))
+            for e in transcript.entries] == [
+        ("UserMessage", "weather?"), ("ToolCall", "web_search"), ("AssistantText", "It is sunny."),
+        ("ToolCall", "add"), ("AssistantText", "Sunny; 1+2=3."),
+    ]  # fmt: skip
+    search, add = transcript.tool_calls()
+    assert (search.call_id, search.args, search.status) == (
+        "srvtoolu_1", {"query": "weather"}, "success",
+    )  # fmt: skip
+    assert search.result is not None
+    assert search.result.text == "Weather — https://w.example"
+    assert search.meta == {"server": True}
+    assert search.batch_id == add.batch_id == searched.id
+    saved = tmp_path / "server.json"
+    saved.write_text(json_text(messages_to_dict(result["messages"])), encoding="utf-8")
+    assert count_saved_calls(saved) == len(all_calls(turnfold.load(saved))) == 2
+    read, built, taken = read_both(monkeypatch, adapter, result, tried="_read_flat", declined=None)
+    assert taken
+    assert_read_alike(read, built, standard)
+    for mode in (["updates", "messages"], "updates", "values"):
+        events, final = runs.stream_graph(runs.server_tool_agent(standard), "weather?", mode)
+        followed, _ = follow(events)
+        assert followed.warnings == [], mode
+        assert outcome(followed) == outcome(turnfold.load(final)), mode
+        kinds = [type(e).__name__ for e in transcript.entries]
+        # In its place, live too; the prompt where the stream has it (values)
+        expected = kinds if mode == "values" else kinds[1:]
+        assert [type(e).__name__ for e in followed.entries] == expected, mode
+    follower = adapter.Follower(Transcript())
+    for event in runs.stream_graph(runs.server_tool_agent(standard), "weather?", "updates")[0]:
+        follower.feed(event)
+    assert follower._root.builder.open_calls() == []  # settled in its message: not open
+
+
+def json_text(value: Any) -> str:
+    import json
+
+    return json.dumps(value)
+
+
+def test_A1_server_calls_in_every_shape_are_settled_or_warned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hand-made, in the block shapes of ``langchain_core.messages.content`` and of
+    ``block_translators.anthropic``: a streamed call (``partial_json``, a
+    ``server_tool_call_chunk``), an MCP connector's call and its failed result, each
+    settled in its message; a turn the provider paused (its call in one message, its result
+    in the next) settles the call; a result for no call, or a call block without an id,
+    warns. Both reads agree; those of one message are read flat."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    use = {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"q": "x"}}
+    hit = {"type": "web_search_result", "url": "https://x", "title": "X"}
+    found = {"type": "web_search_tool_result", "tool_use_id": "s1", "content": [hit]}
+    shapes = [HumanMessage("go"), AIMessage([
+        {"type": "server_tool_use", "id": "s2", "name": "web_fetch", "input": {},
+         "partial_json": '{"url": "https://y"}'},
+        {"type": "server_tool_call_chunk", "id": "s3", "name": "code_interpreter",
+         "args": '{"code": "1+1"}'},
+        {"type": "server_tool_result", "tool_call_id": "s3", "status": "error",
+         "output": [{"type": "logs", "logs": "boom"}]},
+        {"type": "mcp_tool_use", "id": "m1", "name": "lookup", "server_name": "kb",
+         "input": {"k": 1}},
+        {"type": "mcp_tool_result", "tool_use_id": "m1", "is_error": True,
+         "content": [{"type": "text", "text": "no such key"}]},
+        "Done.",
+    ])]  # fmt: skip
+    paused = [HumanMessage("go"), AIMessage([use]), AIMessage([found, "Found X."])]
+    orphan = [HumanMessage("go"), AIMessage([{**found, "tool_use_id": "s9"}, "Found."])]
+    no_id = [HumanMessage("go"), AIMessage([{k: v for k, v in use.items() if k != "id"}])]
+    for name, messages, flat in (("shapes", shapes, True), ("paused", paused, False),
+                                 ("orphan", orphan, False), ("no id", no_id, True)):  # fmt: skip
+        read, built, taken = read_both(
+            monkeypatch, adapter, messages, tried="_read_flat", declined=None
+        )
+        assert taken == flat, name
+        assert_read_alike(read, built, name)
+    assert [
+        (c.call_id, c.name, c.args, c.status, c.result.text if c.result else None)
+        for c in turnfold.load(shapes).tool_calls()
+    ] == [
+        ("s2", "web_fetch", {"url": "https://y"}, "unknown", None),  # no result recorded
+        ("s3", "code_interpreter", {"code": "1+1"}, "error", "boom"),
+        ("m1", "lookup", {"k": 1}, "error", "no such key"),
+    ]
+    (call,) = turnfold.load(paused).tool_calls()
+    assert (call.call_id, call.status) == ("s1", "success")
+    assert call.result is not None
+    assert call.result.text == "X — https://x"
+    assert [w.reason for w in turnfold.load(orphan).warnings] == [
+        "server tool result for an unknown call id 's9'"
+    ]
+    unnamed = turnfold.load(no_id)
+    assert [w.reason for w in unnamed.warnings] == ["server_tool_use block without an id"]
+    assert [c.name for c in unnamed.tool_calls()] == ["web_search"]
+
+
+def test_A1_an_interrupted_result_ends_with_what_it_waits_for_on_the_call_it_stopped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``invoke`` of a run stopped on ``interrupt()`` returns its interrupts under
+    ``__interrupt__``: each is a pending action at the end, on the call it came from where
+    it can be told (the one call waiting; the call a ``HumanInTheLoopMiddleware`` request
+    names, by its arguments or its id), else on none."""
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    def load_stopped(paths: list[str], middleware: Any = ()) -> Transcript:
+        agent = runs.interrupt_agent(paths, middleware)
+        result = agent.invoke({"messages": [("user", "rm")]}, runs._config("stopped"))
+        assert result["__interrupt__"]
+        read, built, taken = read_both(
+            monkeypatch, adapter, result, tried="_read_flat", declined=None
+        )
+        assert taken
+        assert_read_alike(read, built, paths)
+        return read
+
+    one = load_stopped(["/a"])
+    assert one.warnings == []
+    assert isinstance(one.entries[-1], PendingAction)
+    ((action, call_id, text, _),) = _pending(one)
+    assert (action, call_id) == ("question", "d1")
+    assert '"question": "Delete /a?"' in text
+    assert one.accounting is not None
+    assert one.accounting.counts["__interrupt__"] == {"mapped": 1}
+    assert "other state" not in one.accounting.counts
+    # Two calls stopped in parallel: which interrupt is whose, the result does not say.
+    assert sorted(_pending(load_stopped(["/a", "/b"])))[0][:2] == ("question", None)
+    approvals = ["approve", "edit", "reject", "respond"]
+    for mode in ("batched", "per_call"):
+        gate = HumanInTheLoopMiddleware(interrupt_on={"delete_file": True}, interrupt_mode=mode)
+        # per call, the two tasks interrupt in the order their threads ran
+        asked = sorted(_pending(load_stopped(["/a", "/b"], [gate])), key=lambda a: str(a[1]))
+        assert [(a, c, o) for a, c, _, o in asked] == [
+            ("permission", "d1", approvals), ("permission", "d2", approvals),
+        ], mode  # fmt: skip
+        assert "Args: {'path': '/a'}" in asked[0][2]
+    # Hand-made: the interrupt in its {"value", "id"} form; a call of an earlier turn never
+    # answered is not the one waiting.
+    state = {
+        "messages": [
+            {"type": "human", "data": {"content": "one"}},
+            {"type": "ai", "data": {"content": "", "id": "a1",
+                                    "tool_calls": [{"name": "f", "args": {}, "id": "old"}]}},
+            {"type": "human", "data": {"content": "two"}},
+            {"type": "ai", "data": {"content": "", "id": "a2",
+                                    "tool_calls": [{"name": "f", "args": {}, "id": "new"}]}},
+        ],
+        "__interrupt__": [{"value": "Go on?", "id": "i1"}],
+    }  # fmt: skip
+    stopped = turnfold.load(state)
+    assert _pending(stopped) == [("question", "new", "Go on?", [])]
+    assert stopped.entries[-1].meta == {"interrupt_id": "i1"}
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        ["updates", "messages"],
+        "updates",
+        ["updates", "tasks"],
+        ["values", "tasks"],
+        ["values", "debug"],
+    ],
+    ids=str,
+)
+def test_A2_following_an_interrupted_run_shows_what_it_waits_for_once_on_its_call(
+    mode: Any,
+) -> None:
+    """Live, an interrupt is shown once (it comes both as an ``__interrupt__`` update and in
+    its task's ``tasks`` result), on the call it stopped: the one call waiting, or the call
+    of the tool task the ``tasks`` result names, as the load of the result shows it."""
+    agent = runs.interrupt_agent(["/a"])
+    result = agent.invoke({"messages": [("user", "rm")]}, runs._config("loaded"))
+    events, _ = runs.stream_graph(runs.interrupt_agent(["/a"]), "rm", mode)
+    transcript, _ = follow(events)
+    assert transcript.warnings == []
+    assert _pending(transcript) == _pending(turnfold.load(result))
+    assert _pending(transcript)[0][:2] == ("question", "d1")
+    if "values" in mode:  # two calls stopped in parallel: each task names its own call
+        events, _ = runs.stream_graph(runs.interrupt_agent(["/a", "/b"]), "rm", mode)
+        transcript, _ = follow(events)
+        assert sorted(str(c) for _, c, _, _ in _pending(transcript)) == ["d1", "d2"]
+
+
+@pytest.mark.parametrize(
+    "mode", ["updates", ["updates", "messages"], ["updates", "tasks"]], ids=str
+)
+def test_A2_agents_called_as_tools_in_parallel_nest_under_their_own_calls(mode: Any) -> None:
+    """Two agents run as tools in parallel, streamed with ``subgraphs=True``: each run is
+    nested under its own call, from ``updates`` alone too (nothing there names the call a
+    run of ``tools:<task id>`` belongs to; the result that is a run's answer does)."""
+    events, final = runs.stream_graph(runs.parallel_parent(), "ask", mode, subgraphs=True)
+    transcript, _ = follow(events)
+    assert transcript.warnings == []
+    assert outcome(transcript) == outcome(turnfold.load(final))
+    nested = {}
+    for call in transcript.tool_calls():
+        assert call.subagent is not None, call.call_id
+        assert call.subagent.transcript is not None, call.call_id
+        nested[call.call_id] = (call.subagent.name, outcome(call.subagent.transcript))
+    assert nested == {
+        "p1": ("alice", ([("ca", "add", {"a": 1, "b": 2}, "success", "3")], "alice: 3")),
+        "p2": ("bob", ([("cb", "add", {"a": 3, "b": 4}, "success", "7")], "bob: 7")),
+    }
+
+
+def test_A2_parallel_agent_runs_nothing_matches_to_a_call_are_nested_by_a_guess_and_said() -> None:
+    """When no event and no result tells which call a run is of (the tools wrap their
+    agents' answers, ``updates`` only), the runs' steps are still shown: each nested under
+    the call most likely its own (a tool named after its agent), with a warning saying so."""
+    events, _ = runs.stream_graph(runs.parallel_parent(wrapped=True), "ask", "updates",
+                                  subgraphs=True)  # fmt: skip
+    transcript, _ = follow(events)
+    # Each guess is said (a run that went on past the other call's result is told apart, and
+    # needs none: how many there are depends on how the threads ran)
+    assert all("was guessed to be that of call" in w.reason for w in transcript.warnings)
+    subagents = {c.call_id: c.subagent for c in transcript.tool_calls()}
+    assert {k: v.name if v else None for k, v in subagents.items()} == {"p1": "alice", "p2": "bob"}
+    assert len(all_calls(transcript)) == 4  # no child step dropped
+
+
+#: Hand-made: a parent's calls of two tools that each run an agent.
+ASK_CALLS = [
+    {"name": "ask_one", "args": {}, "id": "p1"},
+    {"name": "ask_two", "args": {}, "id": "p2"},
+]
+
+
+def _update_event(node: str, message: Any, namespace: tuple[str, ...] = ()) -> Any:
+    """An ``updates`` event of ``subgraphs=True``: ``(namespace, {node: {"messages"}})``."""
+    return namespace, {node: {"messages": [message]}}
+
+
+def test_A2_a_child_run_going_on_past_a_result_is_not_that_call_s_run() -> None:
+    """Hand-made ``updates`` events (subgraphs) in an order LangGraph may stream them: two
+    runs begin while ``p1`` and ``p2`` run; ``p1``'s result (not a run's answer) comes while
+    the run of ``tools:b`` goes on, so that run is ``p2``'s, and the other ``p1``'s: no
+    guess, no warning."""
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    update, calls = _update_event, ASK_CALLS
+    events = [
+        update("model", AIMessage("", id="m0", tool_calls=calls)),
+        update("model", AIMessage("A started.", id="a1", name="x"), ("tools:a",)),
+        update("model", AIMessage("B started.", id="b1", name="y"), ("tools:b",)),
+        update("tools", ToolMessage("wrapped A", tool_call_id="p1", id="t1")),
+        update("model", AIMessage("B done.", id="b2", name="y"), ("tools:b",)),
+        update("tools", ToolMessage("wrapped B", tool_call_id="p2", id="t2")),
+    ]
+    transcript, _ = follow(events)
+    assert transcript.warnings == []
+    subagents = {c.call_id: c.subagent.name if c.subagent else None
+                 for c in transcript.tool_calls()}  # fmt: skip
+    assert subagents == {"p1": "x", "p2": "y"}
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [(("two", "one"), {"p1": "one", "p2": "two"}), (("x", "y"), {"p1": "y", "p2": "x"})],
+    ids=["by name", "by order"],
+)
+def test_A2_child_runs_no_event_tells_apart_are_nested_by_a_guess_said_in_a_warning(
+    names: tuple[str, str], expected: dict[str, str]
+) -> None:
+    """Hand-made ``updates`` events (subgraphs): both runs end before any result, and no
+    result is a run's answer. Their steps are still shown, each run nested under the call
+    whose tool is named after its agent, else in order (the run that ended first with the
+    call whose result came first), each guess said in a warning."""
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    update, calls = _update_event, ASK_CALLS
+    events = [
+        update("model", AIMessage("", id="m0", tool_calls=calls)),
+        update("model", AIMessage("A.", id="a1", name=names[0]), ("tools:a",)),
+        update("model", AIMessage("B.", id="b1", name=names[1]), ("tools:b",)),
+        update("tools", ToolMessage("wrapped", tool_call_id="p2", id="t2")),
+        update("tools", ToolMessage("wrapped", tool_call_id="p1", id="t1")),
+    ]
+    transcript, _ = follow(events)
+    subagents = {c.call_id: c.subagent.name if c.subagent else None
+                 for c in transcript.tool_calls()}  # fmt: skip
+    assert subagents == expected
+    assert sorted(w.reason for w in transcript.warnings) == [
+        f"the run of namespace tools:{run} was guessed to be that of call {call!r} "
+        "(no event named its call)"
+        for run, call in sorted(
+            ("a" if name == names[0] else "b", call) for call, name in expected.items()
+        )
+    ]

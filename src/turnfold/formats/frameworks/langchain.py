@@ -10,7 +10,9 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   ``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs": {...}}``;
 - a graph result (``agent.invoke(...)``): a dict whose ``messages`` hold the messages; its
   other scalar keys go to ``metadata`` and ``structured_response`` to
-  ``metadata["structured_response"]``.
+  ``metadata["structured_response"]``; the ``__interrupt__`` of a run stopped on
+  ``interrupt()`` ends the transcript with a :class:`PendingAction` of each interrupt
+  (:func:`pending_actions`).
 
 :func:`plain` reads a message's fields directly (what ``messages_to_dict`` writes, without its
 ``model_dump``); nothing of the value is modified or shared. A finished run of one agent is
@@ -34,17 +36,23 @@ Mapping (:class:`LangChainBuilder`, one builder for the static load and the live
   ``invalid_tool_calls`` (arguments the model garbled, never run) → a call with status
   ``error`` and the parse error as its result. The message's ``name`` (the agent's name in
   ``create_agent(name=...)``) is ``meta["agent"]``. Tool-use blocks in the content repeat
-  ``tool_calls`` and are not read twice;
+  ``tool_calls`` and are not read twice. A provider's own tools, which the content alone
+  holds (Anthropic's ``server_tool_use`` / ``mcp_tool_use`` with their ``*_tool_result``,
+  LangChain's standard ``server_tool_call`` / ``server_tool_result``), are calls of the
+  message's batch (``meta["server"]``, before its text), each settled by its result block;
 - ``tool`` → settles the call with its ``tool_call_id``: ``status`` ``"error"`` (a tool error
   LangChain handled, ``ToolException`` with ``handle_tool_error``) → ``error``, ``"success"``
   → ``success``, anything else ``unknown``; ``content`` (a string or content blocks) is the
-  result's text and images, ``artifact`` its ``structured`` value; a result for an unknown id
-  is a call of its own, with a warning;
+  result's text and images (:func:`tool_content`: image blocks in LangChain's standard, v0,
+  Anthropic and OpenAI forms; a remote image or a stored file named, never fetched),
+  ``artifact`` its ``structured`` value; a result for an unknown id is a call of its own,
+  with a warning;
 - ``function`` (the legacy ``FunctionMessage``) settles the last open call of its ``name``;
   ``remove`` (``RemoveMessage``, a deletion order for the state) is left out.
 
 Live (:class:`Follower`): every event of ``graph.stream(...)`` / ``astream`` in any stream
-mode: ``updates`` (``{node: {"messages": [...]}}``), ``values`` (the whole state each step:
+mode: ``updates`` (``{node: {"messages": [...]}}``, or a list of such updates when the node
+wrote more than once in its step), ``values`` (the whole state each step:
 only messages not yet seen are fed, by id), ``messages`` (``(message chunk, metadata)``: the
 chunks of one message, by its id, grow a streaming :class:`Thinking` / :class:`AssistantText`
 until the message is complete, which then takes those entries over), ``tasks`` / ``debug``
@@ -54,9 +62,14 @@ in an update, or in two states) is fed once. A namespace ``("tools:<task id>",)`
 of a graph called inside the tool call that task ran (an agent used as a tool): its messages
 become a :class:`SubAgent` transcript on that call, matched by the ``tasks`` event of the task,
 else by the parent's ``ToolMessage`` whose ``langgraph_checkpoint_ns`` names the namespace,
-else (until then) by the one parent call still running; the sub-agent's name is its messages'
-``name``. Other namespaces (a graph used as a node) are left out: the node's update in the
-parent carries their messages. An ``__interrupt__`` update is a :class:`PendingAction`.
+else by the one parent call still running (when the run begins, or once the others' results
+came while it went on, or the others have their runs), else by the result that is the run's
+answer; a run none of these tells is nested by a guess at the stream's end, with a warning
+(:meth:`Follower._match_by_order`). The sub-agent's name is its messages' ``name``. Other
+namespaces (a graph used as a node) are left out: the node's update in the parent carries
+their messages. An interrupt (an ``__interrupt__`` update, or a ``tasks`` result's
+``interrupts``, which also says the tool call it stopped) is a :class:`PendingAction`,
+shown once.
 
 Handoffs between agents (a multi-agent graph in the langgraph-swarm / langgraph-supervisor
 pattern, whose agents are nodes that hand control on with a ``transfer_to_<agent>`` tool
@@ -78,8 +91,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
+from turnfold.formats import anthropic_blocks
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     MAPPINGS,
@@ -88,17 +102,20 @@ from turnfold.formats.common import (
     as_int,
     counted_usage,
     describe_args,
+    parse_arguments,
     stringify,
+    text_and_images,
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.openai_responses import output_content
+from turnfold.formats.openai_responses import data_url_image, output_content, part_image_url
 from turnfold.formats.source import Source, flat_fields, plain_each, plain_value, type_of_record
 from turnfold.model import (
     AssistantText,
     Disposition,
     Entry,
+    ImageData,
     LoadWarning,
     PendingAction,
     SubAgent,
@@ -142,11 +159,22 @@ _CLASS_TYPES = {
 _CALL_BLOCKS = NameSet(
     {"tool_use", "tool_call", "tool_call_chunk", "function_call", "input_json_delta"}
 )
-_SERVER_BLOCKS = NameSet(
-    {"server_tool_use", "server_tool_call", "server_tool_result", "web_search_tool_result"}
+#: A provider's own (server-side) tool calls, which LangChain keeps in the content only, never
+#: in ``tool_calls``: Anthropic's ``server_tool_use`` / ``mcp_tool_use`` (langchain-anthropic
+#: puts only ``tool_use`` blocks there) and LangChain's standard ``server_tool_call`` (and its
+#: streamed ``server_tool_call_chunk``), ``langchain_core.messages.content.ServerToolCall``.
+_SERVER_CALLS = NameSet(
+    {"server_tool_use", "mcp_tool_use", "server_tool_call", "server_tool_call_chunk"}
 )
 _IMAGE_BLOCKS = NameSet({"image", "image_url", "input_image"})
 _FILE_BLOCKS = NameSet({"file", "input_file", "audio", "input_audio", "video", "document"})
+#: A call to settle once its message's entries are shown: the call (or, from an earlier
+#: message, its id), its status and its result.
+Settlement: TypeAlias = tuple[ToolCall | str, ToolStatus, ToolResult]
+#: LangChain's standard data blocks other than images (``content.FileContentBlock``,
+#: ``AudioContentBlock``, ``VideoContentBlock``, ``PlainTextContentBlock``): a tool result
+#: names them rather than showing their base64 data as text.
+_DATA_BLOCKS = NameSet({"file", "audio", "video", "text-plain"})
 _TEXT_BLOCKS = NameSet({"text", "output_text", "input_text"})
 _STATUS: dict[str, ToolStatus] = {"error": "error", "success": "success"}
 
@@ -251,7 +279,7 @@ def plain(value: Any) -> Any:
         for key, item in value.items():
             if key == "messages" and isinstance(item, (list, tuple)):
                 out[key] = plain(item)
-            elif key == "structured_response" or _is_scalar(item):
+            elif key in ("structured_response", "__interrupt__") or _is_scalar(item):
                 out[key] = plain_value(item)
             else:
                 out[key] = {"(state)": type(item).__name__}  # the state's own objects: unread
@@ -443,20 +471,25 @@ class LangChainBuilder(MessageBuilder):
             self.root.metadata["system"] = f"{previous}\n\n{text}" if previous else text
 
     def _assistant(self, data: Mapping[str, Any], line: int) -> None:
-        entries, unrun = self.assistant_entries(data, line)
+        entries, later = self.assistant_entries(data, line)
         for entry in entries:
             if type(entry) is ToolCall:
                 self._start(entry)
             else:
                 self._emit(entry)
-        for call, why in unrun:
-            self._settle(call, "error", text_result(why))
+        for target, status, result in later:
+            call = target if type(target) is ToolCall else self._calls.get(str(target))
+            if call is None:
+                self.warn(f"server tool result for an unknown call id {target!r}", line)
+            else:
+                self._settle(call, status, result)
 
     def assistant_entries(
         self, data: Mapping[str, Any], line: int
-    ) -> tuple[list[Thinking | AssistantText | ToolCall], list[tuple[ToolCall, str]]]:
+    ) -> tuple[list[Thinking | AssistantText | ToolCall], list[Settlement]]:
         """An AI message's entries, not yet shown (its agent has control: :meth:`enter`),
-        and its garbled calls among them, each with why it never ran."""
+        and what settles once they are shown: its garbled calls, each with why it never ran,
+        and the results of server calls of earlier messages (by call id)."""
         own_id = data.get("id")
         batch = own_id if type(own_id) is str and own_id else f"msg-{line}"
         agent = data.get("name")
@@ -472,15 +505,24 @@ class LangChainBuilder(MessageBuilder):
         if type(reasoning) is str and reasoning.strip():
             entries.append(Thinking(text=reasoning, meta=dict(meta)))
         content = data.get("content")
+        later: list[Settlement] = []
         if type(content) is str:
             text = content
         else:
             texts: list[str] = []
+            results: list[Mapping[str, Any]] = []
             for block in content if type(content) is list else ():
-                thinking = self._block(block, texts, line)
-                if thinking is not None:
-                    thinking.meta = dict(meta)
-                    entries.append(thinking)
+                made = self._block(block, texts, results, line)
+                if made is not None:
+                    if type(made) is ToolCall:
+                        if not made.call_id:  # an id no other call of the run can have
+                            made.call_id = f"server@{line}.{len(entries)}"
+                        made.batch_id, made.meta = batch, {**meta, "server": True}
+                    else:
+                        made.meta = dict(meta)
+                    entries.append(made)
+            if results:  # a provider's own tool answered: rare
+                later = _server_results(entries, results)
             text = "".join(texts)
         usage = lc_usage(data.get("usage_metadata"))
         if text:
@@ -503,16 +545,18 @@ class LangChainBuilder(MessageBuilder):
         if usage is not None and not text and entries:
             entries[0].usage = usage  # no text to carry it (turnfold.usage)
         if not unrun:
-            return entries, []
-        reasons = []
+            return entries, later
         for entry, raw in zip(unrun, invalid, strict=False):
             error = raw.get("error") if isinstance(raw, Mapping) else None
             why = error if isinstance(error, str) and error else "invalid tool call (not run)"
-            reasons.append((entry, why))
-        return entries, reasons
+            later.append((entry, "error", text_result(why)))
+        return entries, later
 
-    def _block(self, block: Any, texts: list[str], line: int) -> Thinking | None:
-        """One content block: text is collected in ``texts``, thinking returned."""
+    def _block(
+        self, block: Any, texts: list[str], results: list[Mapping[str, Any]], line: int
+    ) -> Thinking | ToolCall | None:
+        """One content block: text is collected in ``texts``, a server tool's result in
+        ``results``; thinking or a server tool's call (not yet in a batch) returned."""
         if type(block) is str:
             texts.append(block)
             return None
@@ -533,13 +577,43 @@ class LangChainBuilder(MessageBuilder):
         if kind == "reasoning":
             return _reasoning(block)
         if kind == "non_standard" and isinstance(block.get("value"), Mapping):
-            return self._block(block["value"], texts, line)
-        if kind in _CALL_BLOCKS or kind in _SERVER_BLOCKS:
-            return None  # the message's tool_calls (or the provider's own tools) say it
+            return self._block(block["value"], texts, results, line)
+        if kind in _CALL_BLOCKS:
+            return None  # the message's tool_calls say it
+        if kind in _SERVER_CALLS:
+            return self._server_call(block, line)
+        if kind == "server_tool_result" or (
+            kind != "tool_result" and anthropic_blocks.is_result_type(kind)
+        ):
+            results.append(block)  # settles its call once the message's calls are made
+            return None
         if kind in _IMAGE_BLOCKS or kind in _FILE_BLOCKS:
             return None  # an output image or file of the model: no entry shows one
         self.warn(f"content block of type {kind!r} skipped", line)
         return None
+
+    def _server_call(self, block: Mapping[str, Any], line: int) -> ToolCall:
+        """A provider's own tool call: Anthropic's ``server_tool_use`` / ``mcp_tool_use``
+        (``input``; streamed, ``partial_json`` while ``input`` is still ``{}``, as
+        ``langchain_core.messages.block_translators.anthropic`` reads it) or the standard
+        ``server_tool_call`` (``args``; a JSON string in a ``server_tool_call_chunk``)."""
+        args = block.get("args") if "args" in block else block.get("input")
+        if args == {} and isinstance(block.get("partial_json"), str):
+            args = block["partial_json"]
+        args = _copied(parse_arguments(args))  # the message's own value (message_fields)
+        call_id, name = block.get("id"), block.get("name")
+        if not isinstance(call_id, str) or not call_id:
+            # Its result cannot be paired with it; the caller gives it an id of its own.
+            self.warn(f"{block.get('type')} block without an id", line)
+            call_id = ""
+        name = name if isinstance(name, str) else ""
+        return ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=describe_args(name, args, self.cwd),
+            status=self.open_status,
+        )
 
     def _new_call(
         self, call: Any, batch: str, meta: dict[str, Any], line: int, *, invalid: bool = False
@@ -571,6 +645,10 @@ class LangChainBuilder(MessageBuilder):
         """Show ``call``: appended, or the streamed message's call updated (its outcome kept)."""
         shown = self._reused_call(call.call_id) if self._reuse else None
         if shown is not None:
+            # A server call comes settled by its message: the complete form's outcome holds.
+            outcome = {"status": call.status, "result": call.result} if call.result else {}
+            if outcome:
+                self._open.pop(shown.call_id, None)
             self.home(shown).update(
                 shown,
                 name=call.name,
@@ -578,13 +656,15 @@ class LangChainBuilder(MessageBuilder):
                 description=call.description,
                 batch_id=call.batch_id,
                 meta=call.meta,
+                **outcome,
             )
             return shown
         self.transcript.append(call)
         self._calls[call.call_id] = call
         if self.transcript is not self.root:
             self._home[call.call_id] = self.transcript
-        self._open[call.call_id] = call
+        if call.result is None:  # a server call settled by its own message is not open
+            self._open[call.call_id] = call
         self._by_name.setdefault(call.name, []).append(call)
         return call
 
@@ -606,7 +686,7 @@ class LangChainBuilder(MessageBuilder):
         if not waiting:
             self.warn(f"function result for an unknown call of {name!r}", line)
             return
-        text, images = output_content(data.get("content"))
+        text, images = tool_content(data.get("content"))
         self._settle(waiting[0], "unknown", text_result(text, images=images))
 
     def _settle(self, call: ToolCall, status: ToolStatus, result: Any) -> None:
@@ -666,12 +746,129 @@ def tool_outcome(data: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult]:
     """A ``tool`` message as its call's status and result: ``status`` says error or success
     (anything else is unknown, L-3), ``content`` is the text and images, ``artifact`` the
     structured value (a copy: the message's own)."""
-    text, images = output_content(data.get("content"))
+    text, images = tool_content(data.get("content"))
     artifact = data.get("artifact")
     status = data.get("status")  # a string the usual time: no str() of it
     return _STATUS.get(status if type(status) is str else str(status), "unknown"), text_result(
         text, images=images, structured=None if artifact is None else plain_value(artifact)
     )
+
+
+def _server_results(
+    entries: list[Thinking | AssistantText | ToolCall], results: list[Mapping[str, Any]]
+) -> list[Settlement]:
+    """Settle the server calls among a message's ``entries`` (not yet shown) with the
+    ``results`` of the same message; a result for a call of an earlier message (a turn the
+    provider paused, its result in the next response) is returned, to settle once shown."""
+    made = {entry.call_id: entry for entry in entries if type(entry) is ToolCall}
+    later: list[Settlement] = []
+    for block in results:
+        call_id, status, result = server_outcome(block)
+        call = made.get(call_id)
+        if call is not None:
+            call.status, call.result = status, result
+        else:
+            later.append((call_id, status, result))
+    return later
+
+
+def server_outcome(block: Mapping[str, Any]) -> tuple[str, ToolStatus, ToolResult]:
+    """A server tool's result block as its call's id, status and result: LangChain's
+    standard ``server_tool_result`` (``tool_call_id``, ``status`` "success" / "error",
+    ``output``: ``langchain_core.messages.content.ServerToolResult``) or Anthropic's own
+    ``*_tool_result`` (``tool_use_id``; read as the Anthropic reader reads it)."""
+    if block.get("type") == "server_tool_result":
+        call_id, status = block.get("tool_call_id"), block.get("status")
+        text, images = tool_content(block.get("output"))
+        # No status (OpenAI's call still in progress keeps it in extras): not recorded.
+        outcome = _STATUS.get(status if type(status) is str else "", "unknown")
+        result = text_result(text, images=images)
+    else:
+        call_id = block.get("tool_use_id")
+        outcome, result = anthropic_blocks.result_of(block)
+    return (call_id if isinstance(call_id, str) else ""), outcome, result
+
+
+def tool_content(content: Any) -> tuple[str | None, list[ImageData]]:
+    """A tool's content (a string or content blocks) as text and inline images: LangChain's
+    standard blocks and Anthropic's read here (:func:`_tool_part`), any other part as the
+    Responses reader reads it (``output_content``: OpenAI's, MCP's, text, JSON)."""
+    if type(content) is str:  # most results: no further test
+        return content, []
+    if isinstance(content, Mapping) and isinstance(content.get("type"), str):
+        content = [content]  # a single content block
+    text, images = text_and_images(content, _tool_part)
+    # An empty list still ran and returned nothing: "", not "not recorded" (output_content).
+    return ("" if text is None and not images and isinstance(content, list) else text), images
+
+
+def _tool_part(part: Mapping[str, Any]) -> str | ImageData | None:
+    text = part.get("text")
+    if type(text) is str:  # the usual block first, as output_content reads it
+        return text
+    kind = part.get("type")
+    if kind in _IMAGE_BLOCKS:
+        return _image(part)
+    if kind in _DATA_BLOCKS:
+        return _data_line(part)
+    if kind == "search_result" or kind == "web_search_result":
+        title, url = part.get("title"), part.get("url") or part.get("source")
+        named = [p for p in (title, url) if isinstance(p, str) and p]
+        return " — ".join(named) or "[search result]"
+    shown, images = output_content([part])
+    return images[0] if images else shown or None
+
+
+def _image(part: Mapping[str, Any]) -> str | ImageData:
+    """An image block of a tool's result, in any form LangChain passes on
+    (``langchain_core.messages.content.ImageContentBlock`` and the v0 form
+    ``block_translators.langchain_v0`` reads): inline data as :class:`ImageData`; a remote
+    URL or a stored file named, never fetched (X-1).
+
+    - standard (v1): ``base64`` + ``mime_type``, or ``url``, or ``file_id``;
+    - v0: ``source_type`` "base64" (``data``), "url" (``url``) or "id" (``id``);
+    - Anthropic: ``source`` of type "base64" (``data``, ``media_type``), "url" or "file";
+    - OpenAI: ``image_url`` (a data URL or a remote one), ``file_id``."""
+    source = part.get("source")
+    source = source if isinstance(source, Mapping) else part
+    mime = source.get("mime_type") or source.get("media_type") or part.get("mimeType")
+    mime = mime if isinstance(mime, str) and mime else "image"
+    for key in ("base64", "data"):
+        data = source.get(key)
+        if isinstance(data, str) and data and not data.startswith("data:"):
+            return ImageData(media_type=mime, data=data)
+    url = part_image_url(part) or source.get("url") or source.get("data")
+    image = data_url_image(url)
+    if image is not None:
+        return image
+    if isinstance(url, str) and url:
+        return f"[image: {url}]"
+    file_id = source.get("file_id") or (part.get("id") if part.get("source_type") == "id" else None)
+    if isinstance(file_id, str) and file_id:
+        return f"[image: {file_id}]"
+    return "[image]"  # an image the result held, in a form not known here
+
+
+def _data_line(part: Mapping[str, Any]) -> str:
+    """A file, audio or video block of a tool's result as one line naming it (its data is
+    not shown as text): its name, where it is kept, its media type."""
+    extras = part.get("extras")
+    extras = extras if isinstance(extras, Mapping) else {}
+    where = (
+        part.get("url"),
+        part.get("file_id"),
+        part.get("id") if part.get("source_type") == "id" else None,
+    )
+    named = [
+        value
+        for value in (
+            extras.get("filename") or part.get("filename") or part.get("title"),
+            next((w for w in where if isinstance(w, str) and w), None),
+            part.get("mime_type"),
+        )
+        if isinstance(value, str) and value
+    ]
+    return f"[{part.get('type')}: {' · '.join(named)}]" if named else f"[{part.get('type')}]"
 
 
 def _blocks(content: Any) -> list[Any]:
@@ -800,9 +997,13 @@ def read(source: Source) -> Transcript:
     builder = LangChainBuilder(transcript, source.name)
     document = source.document if source.is_document else None
     messages: list[Any] | None = None
+    interrupts: Any = None
     if isinstance(document, Mapping) and isinstance(document.get("messages"), list):
         for key, value in document.items():
-            if key != "messages":
+            if key == "__interrupt__":
+                interrupts = value  # shown once the messages are read: they hold its call
+                source.mapped(key)
+            elif key != "messages":
                 _state_key(source, transcript, key, value)
         messages = document["messages"]
     elif isinstance(document, list):
@@ -812,7 +1013,7 @@ def read(source: Source) -> Transcript:
     if messages is not None:
         flat = _read_flat(source, transcript.metadata, messages)
         if flat is not None:
-            return flat
+            return _interrupted(flat, interrupts, messages)
         records: Any = enumerate(messages, start=1)
     elif isinstance(document, Mapping):
         records = [(1, document)]
@@ -842,7 +1043,110 @@ def read(source: Source) -> Transcript:
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no LangChain messages")
     builder.end_turn()
+    return _interrupted(transcript, interrupts, messages)
+
+
+def _interrupted(transcript: Transcript, interrupts: Any, messages: list[Any] | None) -> Transcript:
+    """A result of a run that stopped on ``interrupt()`` (``invoke`` returns its pending
+    interrupts under ``__interrupt__``: ``langgraph.types.Interrupt``, ``value`` and ``id``)
+    ends with what it waits for: a :class:`PendingAction` of each, on the call it came from
+    where it can be told among the unanswered calls of the last AI message
+    (:func:`pending_actions`)."""
+    if interrupts is None or not messages:
+        return transcript
+    batch = None
+    for line in range(len(messages), 0, -1):
+        found = message_of(messages[line - 1])
+        if found is not None and found[0] == "ai":
+            own = found[1].get("id")
+            batch = own if isinstance(own, str) and own else f"msg-{line}"
+            break
+    waiting = [
+        call
+        for call in transcript.tool_calls(nested=True)
+        if call.batch_id == batch and call.result is None and not call.meta.get("server")
+    ]
+    for interrupt in interrupts if isinstance(interrupts, (list, tuple)) else [interrupts]:
+        for action in pending_actions(interrupt, waiting):
+            transcript.append(action)
     return transcript
+
+
+def pending_actions(
+    interrupt: Any, waiting: list[ToolCall], call_id: str | None = None
+) -> list[PendingAction]:
+    """What an interrupt (a ``langgraph.types.Interrupt`` or its ``{"value", "id"}``
+    form) waits for, each on the call it stops where it can be told: the call its value
+    names, else ``call_id`` (a ``tasks`` event said which tool task stopped), else the one
+    call of ``waiting`` (the calls still unanswered).
+
+    ``HumanInTheLoopMiddleware`` (``langchain.agents.middleware.human_in_the_loop``) asks
+    for approval: batched, one ``HITLRequest`` whose ``action_requests`` (``name``,
+    ``args``, ``description``) are each a permission on the waiting call of that name and
+    arguments, its ``review_configs``' ``allowed_decisions`` the options; per call, a
+    ``ToolApprovalRequest`` naming its ``tool_call_id``. Any other value (a tool's own
+    ``interrupt(value)``) is a question, shown as the value's text."""
+    if isinstance(interrupt, Mapping) and "value" in interrupt:
+        value, own_id = interrupt.get("value"), interrupt.get("id")
+        schema = interrupt.get("response_schema")
+    else:
+        value, own_id = getattr(interrupt, "value", interrupt), getattr(interrupt, "id", None)
+        schema = getattr(interrupt, "response_schema", None)
+    meta = {"interrupt_id": own_id} if isinstance(own_id, str) and own_id else {}
+    requests = value.get("action_requests") if isinstance(value, Mapping) else None
+    if isinstance(value, Mapping) and isinstance(requests, list) and requests:
+        configs = value.get("review_configs")
+        options = {
+            str(c.get("action_name")): [str(d) for d in c.get("allowed_decisions") or ()]
+            for c in (configs if isinstance(configs, list) else ())
+            if isinstance(c, Mapping)
+        }
+        free = list(waiting)
+        actions = []
+        for request in requests:
+            request = request if isinstance(request, Mapping) else {}
+            name, args = request.get("name"), request.get("args")
+            call = next((c for c in free if c.name == name and c.args == args), None)
+            if call is not None:
+                free.remove(call)
+            actions.append(
+                PendingAction(
+                    action="permission",
+                    text=_request_text(request),
+                    call_id=call.call_id if call is not None else None,
+                    options=options.get(str(name), []),
+                    meta=dict(meta),
+                )
+            )
+        return actions
+    named = value.get("tool_call_id") if isinstance(value, Mapping) else None
+    if isinstance(named, str) and named:
+        call_id = named
+    elif call_id is None and len(waiting) == 1:
+        call_id = waiting[0].call_id
+    if isinstance(value, Mapping) and value.get("type") == "tool_approval":
+        # Its decisions are the response schema's (``_decision_schema``: one per kind).
+        kinds = schema.get("discriminator") if isinstance(schema, Mapping) else None
+        kinds = kinds.get("mapping") if isinstance(kinds, Mapping) else None
+        return [
+            PendingAction(
+                action="permission",
+                text=_request_text(value),
+                call_id=call_id,
+                options=[str(k) for k in kinds] if isinstance(kinds, Mapping) else [],
+                meta=meta,
+            )
+        ]
+    text = value if isinstance(value, str) else stringify(plain_value(value))
+    return [PendingAction(action="question", text=text, call_id=call_id, meta=meta)]
+
+
+def _request_text(request: Mapping[str, Any]) -> str:
+    """An approval request's text: its description, else the call it asks about."""
+    description = request.get("description")
+    if isinstance(description, str) and description:
+        return description
+    return f"Approve {request.get('name') or 'tool'}?"
 
 
 # --- a finished run, read flat (issue 22) ----------------------------------------------------
@@ -893,9 +1197,11 @@ def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) ->
                 if type(call_id) is not str or not call_id or call_id in called:
                     return None  # a call without an id of its own: the builder's to warn on
                 called.add(call_id)
-            made, garbled = builder.assistant_entries(data, line)
-            if garbled:
-                return None  # calls never run, settled by the builder as it shows them
+            made, later = builder.assistant_entries(data, line)
+            if later:
+                # Calls never run, or a server call of an earlier message answered here:
+                # settled by the builder as it shows them.
+                return None
             for entry in made:
                 if type(entry) is ToolCall:
                     calls[entry.call_id] = entry
@@ -980,6 +1286,9 @@ class _Run:
         #: The entries of messages shown from their merged chunks, by id, until their
         #: complete form arrives.
         self.merged: dict[str, list[Entry]] = {}
+        #: The ids of the parent's calls that were running when this run began (which of
+        #: them it is the run of, when no event says), until it is matched.
+        self.candidates: list[str] = []
 
 
 class Follower:
@@ -997,6 +1306,13 @@ class Follower:
         self._task_calls: dict[str, str] = {}
         self._skipped: set[tuple[str, ...]] = set()
         self._line = 0
+        #: The pending actions shown of each interrupt, by its id: an interrupt comes both as
+        #: an ``__interrupt__`` update and in its task's ``tasks`` result.
+        self._interrupts: dict[str, list[PendingAction]] = {}
+        #: How many child runs no event has matched to their call yet, and the calls whose
+        #: results arrived meanwhile without a run, in the order they arrived.
+        self._unmatched = 0
+        self._answered: list[str] = []
 
     # --- events ----------------------------------------------------------------------------
 
@@ -1006,12 +1322,14 @@ class Follower:
         if mode is None:
             mode = _mode_of(chunk)
         if mode in ("tasks", "debug"):
-            self._task(chunk if mode == "tasks" else _debug_task(chunk))
+            self._task(namespace, chunk if mode == "tasks" else _debug_task(chunk))
             return
         run = self._run(namespace)
         if run is None:
             return
         run.line = self._line
+        if run.candidates and run.call is None:
+            self._narrow(run)
         if mode == "messages":
             self._token(run, chunk)
         elif mode == "updates":
@@ -1027,6 +1345,8 @@ class Follower:
     def close(self) -> None:
         for run in list(self._runs.values()):
             self._finish_pending(run)
+        if self._unmatched:
+            self._match_by_order()
         for run in list(self._runs.values()):
             run.builder.close()
             if run is not self._root and run.call is None and run.builder.root.entries:
@@ -1055,10 +1375,18 @@ class Follower:
         task = namespace[-1][len(_TOOLS_NAMESPACE) :]
         call_id = self._task_calls.get(task)
         call = parent.builder._calls.get(call_id) if call_id else None
+        self._unmatched += 1
         if call is None:
             taken = {r.call.call_id for r in self._runs.values() if r.call is not None}
-            running = [c for c in parent.builder.open_calls() if c.call_id not in taken]
-            call = running[0] if len(running) == 1 else None
+            running = [
+                c.call_id
+                for c in parent.builder.open_calls()
+                if c.call_id not in taken and not c.meta.get("server")
+            ]
+            if len(running) == 1:
+                call = parent.builder._calls[running[0]]
+            else:
+                run.candidates = running  # told apart later (_match_answer, _match_by_order)
         if call is not None:
             self._attach(run, call)
         return run
@@ -1069,8 +1397,101 @@ class Follower:
             return
         if run.call is not None:  # a guess the task's own record corrects
             parent.builder.home(run.call).update(run.call, subagent=None)
+        else:
+            self._unmatched -= 1
         run.call = call
         parent.builder.home(call).update(call, subagent=run.subagent)
+        if self._unmatched:
+            self._eliminate(parent, call.call_id)
+
+    def _eliminate(self, parent: _Run, call_id: str) -> None:
+        """``call_id`` has its run: it is no other run's; a run left with one call it may
+        be the run of is that call's (as a run that began while one call ran is)."""
+        for other in list(self._runs.values()):
+            if other.parent is parent and other.call is None and call_id in other.candidates:
+                other.candidates.remove(call_id)
+                if len(other.candidates) == 1:
+                    call = parent.builder._calls.get(other.candidates[0])
+                    if call is not None and call.subagent is None:
+                        self._attach(other, call)
+
+    def _narrow(self, run: _Run) -> None:
+        """``run`` goes on: it is not the run of a call whose result has arrived. A tool
+        that runs an agent returns once the agent's run is over, and every event of that run
+        is streamed before the tool task's own update."""
+        parent = run.parent
+        if parent is None:
+            return
+        calls = parent.builder._calls
+        running = [c for c in run.candidates if c in calls and calls[c].result is None]
+        # None left (a run outliving every call, say one a tool left running): nothing to
+        # tell, and its candidates are kept for the guess at the end.
+        if running and len(running) < len(run.candidates):
+            run.candidates = running
+            if len(running) == 1 and calls[running[0]].subagent is None:
+                self._attach(run, calls[running[0]])
+
+    def _match_answer(self, parent: _Run, call_id: Any) -> None:
+        """A tool's result arrived in ``parent``: of the runs that began while its call ran
+        and no event matched, the one whose answer (its last text) is the result is the
+        call's. An agent used as a tool returns its answer, and with ``stream_mode="updates"``
+        alone nothing else ties the run of ``tools:<task id>`` to its call: the namespace
+        names the task, whose call only a ``tasks`` event, or a ``messages`` event's
+        ``langgraph_checkpoint_ns``, tells."""
+        call = parent.builder._calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None or call.subagent is not None or call.result is None:
+            return
+        self._answered.append(call.call_id)
+        answered = [
+            run
+            for run in self._runs.values()
+            if run.parent is parent
+            and run.call is None
+            and call.call_id in run.candidates
+            and _answer(run.builder.root) == call.result.text
+        ]
+        if len(answered) == 1:
+            self._attach(answered[0], call)
+
+    def _match_by_order(self) -> None:
+        """The stream ended with runs no event matched (they all ended before any of their
+        calls' results came, and no result is an answer): each run is guessed to be that of
+        a call it may be the run of, one whose tool is named after the run's agent first
+        (``ask_alice`` runs ``alice``), else in order, the run that ended first with the
+        first call whose result came (a call never answered last, in the order the model
+        made them). Each guess is said in a warning (a run matched by elimination after one
+        too): its steps are shown, nested where they most likely belong."""
+        arrived = {call_id: n for n, call_id in enumerate(self._answered)}
+
+        def rank(run: _Run, call: ToolCall) -> tuple[bool, int]:
+            agent = ((run.subagent.name if run.subagent else None) or "").lower()
+            tool = call.name.lower()
+            named = bool(agent and tool) and (agent in tool or tool in agent)
+            return not named, arrived.get(call.call_id, len(arrived))
+
+        guessed = sorted(
+            (
+                run
+                for run in self._runs.values()
+                if run.parent is not None and run.call is None and run.builder.root.entries
+            ),
+            key=lambda run: run.line,  # the line of its last event
+        )
+        for run in guessed:
+            if run.call is None and run.parent is not None:
+                calls = run.parent.builder._calls
+                free = [calls[c] for c in run.candidates if c in calls]
+                free = [call for call in free if call.subagent is None]
+                if free:
+                    self._attach(run, min(free, key=lambda call: rank(run, call)))
+        for run in guessed:
+            if run.call is not None:
+                self.transcript.warnings.append(
+                    _warning(
+                        f"the run of namespace {'/'.join(run.namespace)} was guessed to be "
+                        f"that of call {run.call.call_id!r} (no event named its call)"
+                    )
+                )
 
     def _link(self, namespace: tuple[str, ...], call_id: str) -> None:
         run = self._runs.get(namespace)
@@ -1079,9 +1500,21 @@ class Follower:
         if run is not None and call is not None:
             self._attach(run, call)
 
-    def _task(self, task: Any) -> None:
-        """A ``tasks`` event of a tool task: which call it runs (its input is the call)."""
-        if not isinstance(task, Mapping) or task.get("name") != "tools" or "input" not in task:
+    def _task(self, namespace: tuple[str, ...], task: Any) -> None:
+        """A ``tasks`` event: a tool task starting (its input is the call it runs), or a
+        task's result, whose ``interrupts`` (``langgraph.pregel.debug.TaskResultPayload``)
+        are what the run stopped on in that task."""
+        if not isinstance(task, Mapping):
+            return
+        interrupts = task.get("interrupts")
+        if interrupts and isinstance(interrupts, (list, tuple)):
+            run = self._run(namespace)
+            task_id = task.get("id")
+            call_id = self._task_calls.get(task_id) if isinstance(task_id, str) else None
+            if run is not None:
+                for interrupt in interrupts:
+                    self._interrupt(run, interrupt, call_id)
+        if task.get("name") != "tools" or "input" not in task:
             return
         task_id, value = task.get("id"), task.get("input")
         calls = value if isinstance(value, list) else [value]
@@ -1100,14 +1533,42 @@ class Follower:
     def _update(self, run: _Run, node: str, update: Any) -> None:
         if node == "__interrupt__":
             for interrupt in update if isinstance(update, (list, tuple)) else [update]:
-                value = getattr(interrupt, "value", interrupt)
-                text = value if isinstance(value, str) else stringify(plain_value(value))
-                run.builder.transcript.append(PendingAction(action="permission", text=text))
+                self._interrupt(run, interrupt, None)
+            return
+        if isinstance(update, (list, tuple)):
+            # A node that wrote its channels more than once in a step (a ToolNode whose
+            # tools return a Command beside plain results) has its writes listed, one
+            # update each: ``langgraph.pregel._io.map_output_updates`` groups a task's
+            # updates per node and lists them when there are several.
+            for each in update:
+                self._update(run, node, each)
             return
         messages = update.get("messages") if isinstance(update, Mapping) else None
         for message in messages if isinstance(messages, (list, tuple)) else [messages]:
             if message is not None:
                 self._message(run, message)
+
+    def _interrupt(self, run: _Run, interrupt: Any, call_id: str | None) -> None:
+        """The run stopped on ``interrupt()``: what it waits for, shown once (by the
+        interrupt's id), on the call it came from where it can be told (the task's call,
+        else :func:`pending_actions`' rules)."""
+        own_id = (
+            interrupt.get("id")
+            if isinstance(interrupt, Mapping)
+            else getattr(interrupt, "id", None)
+        )
+        shown = self._interrupts.get(own_id) if isinstance(own_id, str) else None
+        if shown is not None:
+            # Seen already: the tasks event may name the call the update could not.
+            if call_id is not None and len(shown) == 1 and shown[0].call_id is None:
+                run.builder.root.update(shown[0], call_id=call_id)
+            return
+        waiting = [c for c in run.builder.open_calls() if not c.meta.get("server")]
+        actions = pending_actions(interrupt, waiting, call_id)
+        for action in actions:
+            run.builder.root.append(action)
+        if isinstance(own_id, str):
+            self._interrupts[own_id] = actions
 
     def _values(self, run: _Run, state: Any) -> None:
         messages = state.get("messages") if isinstance(state, Mapping) else None
@@ -1148,6 +1609,8 @@ class Follower:
             if run.merging:
                 run.merged[own_id] = list(run.entries) + entries
             run.pending_id, run.chunks, run.entries, run.text, run.thinking = None, [], [], "", ""
+        if kind == "tool" and self._unmatched:
+            self._match_answer(run, data.get("tool_call_id"))
         self._touch(run)
 
     def _complete(self, run: _Run, own_id: str, kind: str, data: Mapping[str, Any]) -> None:
@@ -1201,6 +1664,8 @@ class Follower:
                     thinking += block["thinking"]
                 elif kind == "reasoning" and isinstance(block.get("reasoning"), str):
                     thinking += block["reasoning"]
+                elif kind in _SERVER_CALLS and isinstance(block.get("id"), str) and block["id"]:
+                    self._grow_call(run, block, message)
         transcript = run.builder.transcript
         if thinking:
             run.thinking += thinking
@@ -1216,6 +1681,16 @@ class Follower:
                 run.entries.append(transcript.append(AssistantText(text=run.text)))
             else:
                 transcript.update(found, text=run.text)
+
+    def _grow_call(self, run: _Run, block: Mapping[str, Any], message: Any) -> None:
+        """A server tool's call streams in its message (its first chunk has its id): shown
+        now, in its place among the message's entries, settled by the complete message."""
+        if any(type(e) is ToolCall and e.call_id == block["id"] for e in run.entries):
+            return
+        call = run.builder._server_call(block, run.line)
+        call.batch_id = _id_of(message) or run.pending_id
+        call.meta = {"server": True}
+        run.entries.append(run.builder._start(call))
 
     def _finish_pending(self, run: _Run) -> None:
         """The streamed message ended before its complete form came: its chunks, merged."""
@@ -1302,9 +1777,18 @@ def _mode_of(chunk: Any) -> str | None:
 
 
 def _debug_task(event: Any) -> Any:
-    """A ``debug`` event's task, when it starts one (``{"type": "task", "payload": ...}``)."""
-    if isinstance(event, Mapping) and event.get("type") == "task":
+    """A ``debug`` event's task, when it starts one or ends (``{"type": "task" or
+    "task_result", "payload": ...}``, the ``tasks`` mode's payloads)."""
+    if isinstance(event, Mapping) and event.get("type") in ("task", "task_result"):
         return event.get("payload")
+    return None
+
+
+def _answer(transcript: Transcript) -> str | None:
+    """A run's answer: its last text."""
+    for entry in reversed(transcript.entries):
+        if type(entry) is AssistantText:
+            return entry.text
     return None
 
 
@@ -1313,11 +1797,14 @@ RECORDS = Records(
         "human": "UserMessage (text; images and files counted in meta)",
         "ai": "Thinking (thinking/reasoning blocks, additional_kwargs.reasoning_content), "
         "AssistantText (model from response_metadata, usage_metadata as Usage), a ToolCall "
-        "per tool_calls item (one batch), invalid_tool_calls as calls with status error; the "
-        "message of an agent handed to by a transfer_to_<name> call (by its name) goes to that "
-        "call's SubAgent, the turn's closing text to the top level",
+        "per tool_calls item (one batch), invalid_tool_calls as calls with status error; a "
+        "provider's own tools (server_tool_use / mcp_tool_use, server_tool_call) as calls "
+        "settled by their result blocks (meta['server']); the message of an agent handed to "
+        "by a transfer_to_<name> call (by its name) goes to that call's SubAgent, the turn's "
+        "closing text to the top level",
         "tool": "settles the call with its tool_call_id: status error → error, success → "
-        "success, else unknown; content as the result, artifact as its structured value",
+        "success, else unknown; content as the result (images in every standard form as "
+        "images, remote ones named), artifact as its structured value",
         "system": 'metadata["system"]',
         "chat": "by its role, as human, ai or system",
         "function": "settles the last open call of its name (status unknown)",
@@ -1330,6 +1817,9 @@ RECORDS = Records(
         "structured_response": "a graph result's structured response: "
         'metadata["structured_response"]',
         "other key": "a graph result's other scalar values: metadata under their names",
+        "__interrupt__": "a graph result's pending interrupts: a PendingAction each, on the "
+        "call it stopped where it can be told (HumanInTheLoopMiddleware's requests: a "
+        "permission per call, with its decisions)",
     },
     ignored={
         "remove": "RemoveMessage: an order to delete a message from the graph's state",
