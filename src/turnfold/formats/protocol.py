@@ -24,7 +24,7 @@ or a renamed function in an old one, is caught by the type checker, not by a use
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -142,6 +142,25 @@ def feed_each(reader: RecordReader, records: Iterable[tuple[int, Any]]) -> None:
             not_read(reader.source, line, exc)
 
 
+def read_events(source: Source, event: Callable[[Mapping[str, Any], int], None], what: str) -> None:
+    """Each record of ``source``, a JSON object, given to ``event`` with its line: the loop of a
+    format whose records are a program's events (a CLI's JSON lines). A line that is no JSON,
+    or no object, is warned of (``not <what>``); a record ``event`` fails on is one warned
+    record (:func:`not_read`)."""
+    from turnfold.formats.errors import MalformedLine
+
+    for line, record in source.records():
+        if isinstance(record, MalformedLine):
+            source.warn(record.reason, line)
+        elif not isinstance(record, Mapping):
+            source.warn(f"not {what}", line)
+        else:
+            try:
+                event(record, line)
+            except Exception as exc:
+                not_read(source, line, exc)
+
+
 def not_read(source: Source, line: int, exc: Exception) -> None:
     """Warn that the record on ``line`` was not read because its reader raised ``exc``; raise
     it again when it is about the whole source (a :class:`TranscriptFormatError`, on purpose)
@@ -188,13 +207,21 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             codex,
             cursor,
             gemini,
+            llama_factory,
             native,
             openai_chat,
             openai_responses,
             qwen,
             sharegpt,
         )
-        from turnfold.formats.agents import aider, claude_stream, cline, codex_exec, gemini_stream
+        from turnfold.formats.agents import (
+            aider,
+            claude_stream,
+            cline,
+            cline_messages,
+            codex_exec,
+            gemini_stream,
+        )
         from turnfold.formats.frameworks import (
             adk,
             autogen,
@@ -210,8 +237,8 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
 
         formats: list[SourceFormat] = [
             native, claude_code, codex, gemini, qwen, cursor, swe_agent, mini_swe_agent,
-            claude_stream, codex_exec, gemini_stream, cline, aider, sharegpt, anthropic,
-            openai_responses, openai_chat,
+            claude_stream, codex_exec, gemini_stream, cline, cline_messages, aider, sharegpt,
+            llama_factory, anthropic, openai_responses, openai_chat,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
         sampled: list[SampledFormat] = [inspect_log, openhands, otlp]

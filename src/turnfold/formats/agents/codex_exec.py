@@ -45,9 +45,8 @@ from typing import Any
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, describe_args, stringify, text_result, usage_from
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
-from turnfold.formats.errors import MalformedLine
 from turnfold.formats.openai_responses import output_content, plan_result
-from turnfold.formats.protocol import not_read
+from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source
 from turnfold.model import (
     AssistantError,
@@ -359,16 +358,7 @@ def _collab(
 def read(source: Source) -> Transcript:
     """Every event in order; an item's later events update the entry its first one made."""
     reader = _Reader(source)
-    for line, record in source.records():
-        if isinstance(record, MalformedLine):
-            source.warn(record.reason, line)
-        elif not isinstance(record, Mapping):
-            source.warn("not an exec event", line)
-        else:
-            try:
-                reader.event(record, line)
-            except Exception as exc:
-                not_read(source, line, exc)
+    read_events(source, reader.event, "an exec event")
     for entry in reader.transcript.tool_calls():
         if entry.status in ("pending", "executing"):
             reader.transcript.update(entry, status="unknown")

@@ -58,9 +58,8 @@ from turnfold.formats.common import (
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
-from turnfold.formats.errors import MalformedLine
 from turnfold.formats.gemini_parts import corrected_status, is_agent_call, make_call
-from turnfold.formats.protocol import not_read
+from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source
 from turnfold.model import (
     AssistantError,
@@ -387,14 +386,5 @@ def _usage(stats: Mapping[str, Any]) -> Usage | None:
 def read(source: Source) -> Transcript:
     """Every event in order; a result settles the call its ``tool_id`` names."""
     reader = _Reader(source)
-    for line, record in source.records():
-        if isinstance(record, MalformedLine):
-            source.warn(record.reason, line)
-        elif not isinstance(record, Mapping):
-            source.warn("not a stream-json event", line)
-        else:
-            try:
-                reader.event(record, line)
-            except Exception as exc:
-                not_read(source, line, exc)
+    read_events(source, reader.event, "a stream-json event")
     return reader.finish()
