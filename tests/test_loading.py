@@ -320,6 +320,13 @@ TRIPPED_READERS = [
         "event",
         "agents/gemini-stream-json/gemini-cli_v0.61.0_stream-json_tools-subagent.jsonl",
     ),
+    (
+        "agents.cline_messages",
+        "ClineMessagesBuilder",
+        "feed_noted",
+        "cline/cline-4.x_hand-made_session/1784200000000_q7w2e/1784200000000_q7w2e.messages.json",
+    ),
+    ("llama_factory", "_Reader", "feed", "messages/llama-factory_v1_reason-tool-use_row.json"),
 ]
 
 

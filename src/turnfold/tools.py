@@ -164,6 +164,11 @@ BUILTIN_TOOL_CATEGORIES: dict[str, ToolCategory] = {
     "browser_action": "other",
     "use_mcp_tool": "other",
     "new_task": "agent",
+    # Cline 4 (the Cline SDK's DefaultToolNames; apply_patch and spawn_agent are above).
+    "read_files": "read",
+    "search_codebase": "search",
+    "run_commands": "command",
+    "editor": "edit",
 }
 
 #: Tools that read or write the agent's memory (spec F-11), by exact name.

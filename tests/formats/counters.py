@@ -279,6 +279,20 @@ def sharegpt(path: Path) -> int:
     return count
 
 
+def llama_factory(path: Path) -> int:
+    """The ``tool_call`` parts of the messages of a row (or of a list of messages)."""
+    count = 0
+    for value in records(path):
+        messages = value.get("messages") if isinstance(value, dict) else [value]
+        for message in messages if isinstance(messages, list) else []:
+            parts = message.get("content") if isinstance(message, dict) else None
+            count += sum(
+                isinstance(part, dict) and part.get("type") == "tool_call"
+                for part in (parts if isinstance(parts, list) else [])
+            )
+    return count
+
+
 COUNTERS: dict[str, Callable[[Path], int]] = {
     "claude-code": claude_code,
     "codex": codex,
@@ -290,4 +304,5 @@ COUNTERS: dict[str, Callable[[Path], int]] = {
     "openai-responses": openai_responses,
     "cursor": cursor,
     "sharegpt": sharegpt,
+    "llama-factory": llama_factory,
 }

@@ -1,10 +1,11 @@
-"""An independent tool-call counter for Cline and Roo Code task histories (issue 13), written
+"""Independent tool-call counters for Cline and Roo Code task histories (issue 13), written
 from Cline's source (``toolUseNames`` in ``src/core/assistant-message/index.ts``; tool_use blocks
-in newer versions) apart from the loader.
+in newer versions) apart from the loader, and for Cline 4's ``<session>.messages.json``.
 
 A call is a ``tool_use`` block, or an XML tool tag opening a line of an assistant's text, except
 the tools that are the assistant's reply rather than an action (``attempt_completion``,
-``plan_mode_respond``).
+``plan_mode_respond``). A Cline 4 session's calls are the ``tool_use`` blocks of its messages
+and of its sub-agents' files (``"agent": "subagent"``) in its session folder.
 """
 
 from __future__ import annotations
@@ -54,4 +55,25 @@ def count_cline(path: Path) -> int:
     return count
 
 
-COUNTERS: dict[str, Callable[[Path], int]] = {"cline": count_cline}
+def count_cline_messages(path: Path) -> int:
+    files = [path]
+    if path.name == path.parent.name + ".messages.json":  # the session's own: its sub-agents too
+        files += sorted(p for p in path.parent.glob("*.messages.json") if p != path)
+    count = 0
+    for file in files:
+        document = json.loads(file.read_text(encoding="utf-8"))
+        if file != path and document.get("agent") != "subagent":
+            continue
+        for message in document["messages"]:
+            content = message.get("content")
+            count += sum(
+                isinstance(block, dict) and block.get("type") == "tool_use"
+                for block in (content if isinstance(content, list) else [])
+            )
+    return count
+
+
+COUNTERS: dict[str, Callable[[Path], int]] = {
+    "cline": count_cline,
+    "cline-messages": count_cline_messages,
+}

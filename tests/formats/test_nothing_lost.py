@@ -40,6 +40,8 @@ FILES = sorted(
     and not p.name.startswith("agent-")
     and not p.name.endswith(".meta.json")
     and p.name not in ("ui_messages.json", "task_metadata.json")  # beside a Cline history
+    # Beside a Cline 4 session's messages: its manifest, <session>.json.
+    and not p.with_name(p.stem + ".messages.json").is_file()
     and p.name not in ("README.md", "SOURCES.md")  # notes on fixtures, not sessions
 )
 _MODULES = {m.NAME: m for m in formats._modules()}

@@ -208,9 +208,11 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
     ``session_meta`` names its parent thread; Gemini CLI writes
     ``chats/<parentSessionId>/<sessionId>.jsonl``; Qwen Code
     ``subagents/<sessionId>/agent-*.jsonl`` beside ``chats/<sessionId>.jsonl``; Cursor
-    ``<sessionId>/subagents/*.jsonl`` beside ``<sessionId>/<sessionId>.jsonl``. The parent's
-    loader reads each of them into the call that spawned it; Qwen's and Cursor's are rows only
-    when their session file is gone, as Claude Code's Workflow agents are.
+    ``<sessionId>/subagents/*.jsonl`` beside ``<sessionId>/<sessionId>.jsonl``; Cline 4
+    ``<sessionId>/<agentId>.messages.json`` (``"agent": "subagent"``) beside
+    ``<sessionId>/<sessionId>.messages.json``. The parent's loader reads each of them into the
+    call that spawned it; Qwen's, Cursor's and Cline's are rows only when their session file is
+    gone, as Claude Code's Workflow agents are (a Cline teammate's file is a row of its own).
     """
     if format == "claude-code":
         run = path.parent.parent
@@ -229,6 +231,9 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
         return any(isinstance(v, dict) and v.get("kind") == "subagent" for v in head[:1])
     if format in ("qwen", "cursor"):
         return _subagents_session(path, format) is not None
+    if format == "cline-messages":
+        agent = next((v.get("agent") for v in head if isinstance(v, dict)), None)
+        return agent == "subagent" and _cline_session(path) is not None
     return False
 
 
@@ -237,8 +242,13 @@ def is_session_bookkeeping(path: Path) -> bool:
     place and name alone (no row of its own, and not skipped: it is read, with its session).
     Claude Code writes a sub-agent's ``agent-<id>.meta.json`` beside its ``agent-<id>.jsonl``,
     and a Workflow run's snapshot, ``<session>/workflows/<runId>.json``, beside
-    ``<session>.jsonl`` (:mod:`turnfold.formats.claude_code_workflows`)."""
+    ``<session>.jsonl`` (:mod:`turnfold.formats.claude_code_workflows`). Cline 4 writes a
+    session's manifest ``<sessionId>.json`` and its compacted history
+    ``<sessionId>.compaction.json`` (a sidecar the messages file makes redundant) beside
+    ``<sessionId>.messages.json`` (:mod:`turnfold.formats.agents.cline_messages`)."""
     name = path.name
+    if _cline_sidecar_of(path) is not None:
+        return True
     if name.startswith("agent-") and name.endswith(".meta.json"):
         return path.with_name(name.removesuffix(".meta.json") + ".jsonl").is_file()
     if path.suffix != ".json" or path.parent.name != "workflows":
@@ -260,6 +270,11 @@ def session_of(path: Path, format: str | None, head: list[Any]) -> str | None:
     name, Gemini CLI by the first eight characters of the session id in the chat's name.
     """
     folder = path.parent
+    cline = _cline_sidecar_of(path) if format is None else None
+    if cline is None and format == "cline-messages":
+        cline = _cline_session(path)
+    if cline is not None:
+        return globbing.escape(str(cline))
     if format in ("claude-code", None):
         if folder.name == "workflows" and path.suffix == ".json":  # <session>/workflows/<run>.json
             return _beside(folder.parent)
@@ -296,6 +311,33 @@ def _subagents_session(path: Path, format: str) -> Path | None:
     else:
         return None
     return session if session.is_file() else None
+
+
+#: Cline 4's session files (``SessionArtifacts``, cline/cline
+#: ``sdk/packages/core/src/services/session-artifacts.ts``).
+_CLINE_MESSAGES = ".messages.json"
+_CLINE_COMPACTION = ".compaction.json"
+
+
+def _cline_session(path: Path) -> Path | None:
+    """The session's messages file in the Cline 4 session folder a sub-agent's file sits in
+    (``<sessionId>/<sessionId>.messages.json``), if it is there."""
+    session = path.with_name(path.parent.name + _CLINE_MESSAGES)
+    return session if session != path and session.is_file() else None
+
+
+def _cline_sidecar_of(path: Path) -> Path | None:
+    """The messages file a Cline 4 manifest (``<sessionId>.json``) or compacted history
+    (``<sessionId>.compaction.json``) sits beside, if it is there."""
+    name = path.name
+    if name.endswith(_CLINE_COMPACTION):
+        stem = name.removesuffix(_CLINE_COMPACTION)
+    elif path.suffix == ".json" and not name.endswith(_CLINE_MESSAGES):
+        stem = path.stem
+    else:
+        return None
+    session = path.with_name(stem + _CLINE_MESSAGES)
+    return session if stem and session.is_file() else None
 
 
 #: An id that may stand in a pattern of a path as it is: no separator, no wildcard.

@@ -4,7 +4,8 @@ Datasets of chat and agent trajectories on the Hugging Face hub are often in thi
 ShareGPT dumps; LLaMA-Factory's ``sharegpt`` formatting, in which function-calling data such as
 glaive's is published): a row holds ``conversations``, a list of messages each naming its
 speaker in ``from`` and its text in ``value``, with the row's ``system`` prompt and ``tools``
-(their JSON schemas, as one JSON string) beside it.
+(their JSON schemas, as one JSON string) beside it. (LLaMA-Factory's v1 trainer converts such
+rows into its own messages format, read by :mod:`~turnfold.formats.llama_factory`.)
 
 Mapping: each message becomes the Chat Completions message it stands for and is read by the
 ``openai`` format's builder (:class:`~turnfold.formats.openai_chat.OpenAIChatBuilder`), so the

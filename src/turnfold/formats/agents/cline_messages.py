@@ -1,0 +1,762 @@
+"""Cline 4.x sessions (``<sessionId>.messages.json``), as the Cline SDK (``@cline/core``) writes
+them for the VS Code extension, the CLI and the desktop app.
+
+Cline 4 moved its tasks off ``api_conversation_history.json`` (read by
+:mod:`~turnfold.formats.agents.cline`, which the extension now only reads, as legacy data:
+``apps/vscode/src/sdk/legacy-state-reader.ts``). A session is a folder
+``~/.cline/data/sessions/<sessionId>/`` (``resolveSessionDataDir``,
+``sdk/packages/shared/src/storage/paths.ts``; ``CLINE_DATA_DIR`` / ``CLINE_SESSION_DATA_DIR``
+move it) holding (``SessionArtifacts``, ``sdk/packages/core/src/services/session-artifacts.ts``):
+
+- ``<sessionId>.messages.json``: ``{version: 1, updated_at, agent: "lead" | "subagent" |
+  "teammate", sessionId, taskType?, origin, messages, system_prompt?}``
+  (``buildMessagesFilePayload``, ``sdk/packages/core/src/services/session-data.ts``; the
+  contract is ``sdk/packages/core/docs/messages-contract-v1.md``). Read here;
+- ``<sessionId>.json``, the manifest (``SessionManifestSchema``,
+  ``session/models/session-manifest.ts``): ``cwd``, ``status``, ``started_at``, ``ended_at``,
+  ``provider``, ``model``, ``metadata.title``. Read beside the messages for the session's
+  facts;
+- ``<sessionId>.compaction.json``: the compacted history the model was last sent, a sidecar
+  that is "safe to delete" (``session-manifest-store.ts``): the messages file holds every
+  message, so it is not read;
+- a sub-agent's messages, ``<agentId>.messages.json`` (``agent: "subagent"``, ``sessionId``
+  ``<root>__<agentId>``), and a teammate's, ``<agentId>__<teamTaskId>.messages.json``
+  (``childArtifactFileStem``).
+
+Messages (``MessageWithMetadata``, ``sdk/packages/shared/src/llms/messages.ts``) are
+Anthropic-shaped, ``role`` ``user`` or ``assistant``, with Cline's own fields and blocks on top.
+They are read with :class:`~turnfold.formats.anthropic.AnthropicBuilder`'s block mapping
+(text, ``thinking``, ``redacted_thinking``, ``tool_use``, ``tool_result``), and:
+
+- ``modelInfo {id, provider, family}`` names the message's model, and ``metrics
+  {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, cost}`` is the usage of the
+  model call that wrote it (``usageDelta``, ``sdk/packages/agents/src/agent-runtime.ts``;
+  Cline 3's were ``modelInfo {modelId, providerId}`` and ``metrics {tokens {prompt,
+  completion, cached}, cost}``). ``inputTokens`` is the AI SDK's ``inputTokens.total``, the
+  cached tokens included (``normalizeUsage``, ``sdk/packages/llms/src/providers/ai-sdk.ts``,
+  whose pricing takes the cache reads and writes back out of it), which is turnfold's
+  convention as it is. ``cost`` is the entry's ``meta["cost_usd"]``; the costs add up to
+  ``metadata["cost_usd"]``. ``ts`` (ms since the epoch) is each entry's time;
+- an ``image`` block is ``{data, mediaType}`` (not Anthropic's ``source``); a ``file`` block
+  ``{path, content}`` is a file the user attached (an attachment line); a ``media`` block is
+  what the model generated (an image on its text, or a line naming it);
+- a ``tool_result``'s ``content`` is what the tool returned (``toPersistedToolResultContent``,
+  ``sdk/packages/core/src/session/persisted-tool-result-content.ts``): a string, a list of
+  blocks, a list of ``ToolOperationResult`` ``{query, result, error?, success}`` (one per file
+  read or command run: ``extensions/tools/types.ts``), or the JSON of an object (one
+  ``ToolOperationResult``; ``{"error": …}`` when the tool failed, was skipped or denied:
+  ``executePreparedTool``). ``is_error`` is the error flag; an operation with ``success:
+  false`` fails the call too; a denial (``tool-approval-denial.ts``, ``agent-runtime.ts``'s
+  ``was not approved``, the CLI's ``acp/permissions.ts``) is ``cancelled``, and the feedback
+  the user gave with it their :class:`UserMessage`;
+- the user's words are wrapped ``<user_input mode="act">…</user_input>`` (or ``<user_command
+  slash="…">``), after a ``<mode_notice>`` when they switched modes
+  (``sdk/packages/shared/src/prompt/format.ts``): the words are the :class:`UserMessage`
+  (``meta["mode"]``, ``command``), a notice an info :class:`SystemNotice`. Messages the
+  runtime wrote in the user's role (``metadata.displayRole`` ``system``: hook context; a
+  task resumption; the plan-to-act continuation: ``isSyntheticSdkUserMessage``,
+  ``apps/vscode/src/sdk/sdk-user-message-mapping.ts``) are notices too, and a compaction
+  summary (``metadata.kind: "compaction_summary"``) a :class:`CompactionBoundary`;
+- a ``spawn_agent`` call's sub-agent is the sub-agent file in the session's folder whose first
+  prompt is the call's ``task`` (the file records no other link: ``spawn-agent-tool.ts`` runs
+  the sub-agent on ``input.task``), its result the sub-agent's answer.
+
+Detection: a JSON object with Cline's envelope (``version``, ``sessionId``, ``agent``,
+``messages``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from turnfold import codec
+from turnfold.formats import anthropic_blocks
+from turnfold.formats.anthropic import AnthropicBuilder
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    MAPPINGS,
+    as_int,
+    counted_usage,
+    describe_args,
+    stringify,
+    text_result,
+)
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
+from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.protocol import not_read
+from turnfold.formats.source import (
+    Source,
+    json_object_file,
+    open_source,
+    sibling_files,
+    type_of_record,
+)
+from turnfold.formats.wrappers import keep_wrapper_keys, sample
+from turnfold.model import (
+    AssistantText,
+    CompactionBoundary,
+    Entry,
+    ImageData,
+    SubAgent,
+    SystemNotice,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+    Transcript,
+    UserMessage,
+)
+from turnfold.usage import attach_usage, usage_carrier
+
+NAME = "cline-messages"
+
+RECORDS = Records(
+    mapped={
+        "user": "the user's words (UserMessage, <user_input> unwrapped; images, attached "
+        "files), tool results, or a message of the runtime's (SystemNotice, "
+        "CompactionBoundary)",
+        "assistant": "text, thinking and tool calls in order; modelInfo, metrics (usage, "
+        "cost) and ts",
+    },
+)
+
+#: The messages file's suffix (``SessionArtifacts.sessionMessagesPath``).
+MESSAGES_SUFFIX = ".messages.json"
+#: ``agent`` of a sub-agent's file (``resolveMessagesFileContext``).
+SUBAGENT = "subagent"
+
+_ROLES = ("user", "assistant")
+_USER_INPUT = re.compile(r"<user_input\b([^>]*)>(.*?)</user_input>", re.S)
+_MODE = re.compile(r'\bmode="([a-z]+)"')
+_USER_COMMAND = re.compile(
+    r'<user_command\b[^>]*?\bslash="([^"]+)"[^>]*>(.*?)</user_command>', re.S
+)
+_MODE_NOTICE = re.compile(r"<mode_notice>(.*?)</mode_notice>", re.S)
+#: Prompts the extension sends that the user did not write (``isSyntheticUserPrompt``).
+_TASK_RESUMPTION = "[TASK RESUMPTION]"
+_ACT_CONTINUATION = "The user approved switching to act mode. Continue with the approved plan now."
+_HOOK_CONTEXT = "<hook_context"
+#: Reasons a call was denied, not failed: the extension's (``tool-approval-denial.ts``), the
+#: runtime's default (``agent-runtime.ts``) and the CLI's (``acp/permissions.ts``).
+_DENIED = (
+    "User denied the tool execution",
+    "The user denied this edit.",
+    "Tool execution was cancelled because the user sent a follow-up message.",
+    "User rejected the tool call",
+    "Permission request was cancelled",
+)
+_NOT_APPROVED = re.compile(r'Tool "[^"]*" was not approved')
+#: What follows a denial when the user typed something (``buildToolApprovalDenialReason``).
+_FEEDBACK = re.compile(r"\s*The user provided the following feedback:\s*<feedback>\s*(.*?)\s*"
+                       r"</feedback>\s*$", re.S)  # fmt: skip
+
+
+def _iso(ms: Any) -> str | None:
+    """A message's ``ts`` (ms since the epoch) as ISO 8601; None when it is no time."""
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not ms > 0:
+        return None
+    try:
+        return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat()
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+# --- the user's words -----------------------------------------------------------------------------
+
+
+def unwrap_prompt(text: str) -> tuple[str, dict[str, Any], list[str]]:
+    """The user's words in a prompt as the runtime persisted it, what the wrappers said (``mode``,
+    ``command``) and the mode notices before them (``formatUserInputBlock``,
+    ``formatUserCommandBlock``, ``formatModeSwitchNotice``).
+
+    >>> unwrap_prompt('<mode_notice>The user switched.</mode_notice>\\n'
+    ...               '<user_input mode="plan">fix it</user_input>')
+    ('fix it', {'mode': 'plan'}, ['The user switched.'])
+    """
+    notices = [n.strip() for n in _MODE_NOTICE.findall(text) if n.strip()]
+    text = _MODE_NOTICE.sub("", text)
+    said: dict[str, Any] = {}
+    found = _USER_INPUT.search(text)
+    if found is not None:
+        mode = _MODE.search(found.group(1))
+        if mode is not None:
+            said["mode"] = mode.group(1)
+        text = text[: found.start()] + found.group(2) + text[found.end() :]
+    command = _USER_COMMAND.search(text)
+    if command is not None:
+        said["command"] = "/" + command.group(1)  # as Claude Code's are named: "/review"
+        text = text[: command.start()] + command.group(2) + text[command.end() :]
+    return text.strip(), said, notices
+
+
+def _synthetic(message: Mapping[str, Any], text: str) -> Entry | None:
+    """The entry a message the runtime wrote in the user's role stands for; None for the
+    user's own (``isSyntheticSdkUserMessage``)."""
+    metadata = message.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    if metadata.get("kind") == "compaction_summary":  # CompactionSummaryMetadata
+        summary = _text(metadata.get("summary")) or text or None
+        return CompactionBoundary(summary=summary, pre_tokens=as_int(metadata.get("tokensBefore")))
+    role = metadata.get("displayRole")
+    if isinstance(role, str) and role.strip().lower() in ("system", "status"):
+        subtype = "hook_context" if text.startswith(_HOOK_CONTEXT) else "runtime"
+        return SystemNotice(text=text, level="info", subtype=subtype)
+    if text.startswith(_HOOK_CONTEXT):
+        return SystemNotice(text=text, level="info", subtype="hook_context")
+    if text.startswith(_TASK_RESUMPTION):
+        return SystemNotice(text=text.splitlines()[0], level="info", subtype="task_resumption")
+    if text == _ACT_CONTINUATION:
+        return SystemNotice(text=text, level="info", subtype="mode_switch")
+    return None
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    return [
+        b["text"]
+        for b in content if isinstance(content, list)
+        if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]  # fmt: skip
+
+
+# --- tool results ---------------------------------------------------------------------------------
+
+
+def _image(block: Mapping[str, Any]) -> ImageData | None:
+    """Cline's ``image`` block, ``{data, mediaType}`` (base64), or an Anthropic one."""
+    data = block.get("data")
+    if isinstance(data, str) and data:
+        media_type = block.get("mediaType")
+        return ImageData(
+            media_type=media_type if isinstance(media_type, str) else "image", data=data
+        )
+    return anthropic_blocks.image_of(block)
+
+
+def _file_line(block: Mapping[str, Any], cwd: str | None = None) -> str:
+    """A ``file`` block, ``{path, content}``: the file the user attached, as one line."""
+    content = block.get("content")
+    size = len(content.encode("utf-8", "replace")) if isinstance(content, str) else None
+    path = _text(block.get("path"))
+    return anthropic_blocks.attachment_line(
+        {"type": "file", "name": _relative(path, cwd) if path else None, "size": size}
+    )
+
+
+def _media(block: Mapping[str, Any]) -> ImageData | str:
+    """A ``media`` block (``GeneratedMedia``, ``sdk/packages/shared/src/llms/media.ts``): a
+    base64 image, else a line naming what was generated."""
+    media = block.get("media")
+    media = media if isinstance(media, Mapping) else {}
+    source = media.get("source")
+    source = source if isinstance(source, Mapping) else {}
+    media_type = _text(media.get("mediaType")) or "media"
+    if media.get("modality") == "image" and source.get("type") == "base64":
+        data = _text(source.get("data"))
+        if data is not None:
+            return ImageData(media_type=media_type, data=data)
+    name = _text(media.get("name")) or _text(source.get("url")) or _text(media.get("id"))
+    return f"[{media.get('modality') or 'media'}: {' · '.join(p for p in (name, media_type) if p)}]"
+
+
+def _is_operation(value: Any) -> bool:
+    """A ``ToolOperationResult``: ``{query, result, error?, success}``."""
+    return (
+        isinstance(value, MAPPINGS) and "query" in value and isinstance(value.get("success"), bool)
+    )
+
+
+def _parts(value: Any, texts: list[str], images: list[ImageData]) -> None:
+    """The text and images of an operation's ``result`` or a result's blocks."""
+    if value is None or value == "":
+        return
+    if isinstance(value, str):
+        texts.append(value)
+        return
+    if not isinstance(value, list):
+        texts.append(stringify(value))
+        return
+    for item in value:
+        if isinstance(item, str):
+            texts.append(item)
+        elif not isinstance(item, MAPPINGS):
+            texts.append(stringify(item))
+        elif item.get("type") == "image" and (image := _image(item)) is not None:
+            images.append(image)
+        elif item.get("type") == "file":
+            texts.append(_file_line(item))
+        else:  # Anthropic's blocks (a web_search_result's title and URL); else its JSON
+            text, found = anthropic_blocks.content_of([item])
+            images += found
+            if text is not None or not found:
+                texts.append(text if text is not None else stringify(item))
+
+
+def _operations(operations: list[Any], images: list[ImageData]) -> tuple[str, bool]:
+    """``ToolOperationResult``s as one text (each headed by its ``query`` when there are several),
+    and whether one failed."""
+    shown: list[str] = []
+    failed = False
+    for operation in operations:
+        texts: list[str] = []
+        _parts(operation.get("result"), texts, images)
+        error = _text(operation.get("error"))
+        if operation.get("success") is False:
+            failed = True
+        if error is not None and any(error in t for t in texts):
+            error = None  # a command's output opens with it: [Command exited with code 1]
+        body = "\n".join(t for t in (error, *texts) if t)
+        query = _text(operation.get("query"))
+        shown.append(f"{query}\n{body}" if len(operations) > 1 and query else body)
+    return "\n\n".join(s for s in shown if s), failed
+
+
+def tool_outcome(block: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult, str | None, Any]:
+    """A ``tool_result``'s status, result, the feedback the user gave with a denial, and the
+    object the tool returned when it returned one (a ``spawn_agent``'s output)."""
+    content = block.get("content")
+    flagged = block.get("is_error") is True
+    images: list[ImageData] = []
+    returned: Any = None
+    if isinstance(content, str) and content.lstrip().startswith(("{", "[")):
+        try:
+            returned = codec.loads(content)
+        except ValueError:
+            returned = None
+    failed = False
+    if isinstance(returned, Mapping) and _is_operation(returned):
+        text, failed = _operations([returned], images)
+    elif isinstance(returned, Mapping) and set(returned) == {"error"}:
+        text = returned["error"] if isinstance(returned["error"], str) else stringify(returned)
+    elif isinstance(content, list) and content and all(_is_operation(c) for c in content):
+        text, failed = _operations(content, images)
+    elif isinstance(content, str):
+        text = content
+    else:
+        texts: list[str] = []
+        _parts(content, texts, images)
+        text = "\n".join(texts)
+    feedback = None
+    if flagged and (found := _FEEDBACK.search(text)) is not None:
+        feedback = found.group(1) or None
+        text = text[: found.start()]
+    status: ToolStatus = "error" if flagged or failed else "success"
+    if flagged and (text.startswith(_DENIED) or _NOT_APPROVED.match(text)):
+        status = "cancelled"
+    structured = returned if isinstance(returned, Mapping) else None
+    return (
+        status,
+        text_result(text or None, images=images, structured=structured),
+        feedback,
+        returned,
+    )
+
+
+# --- descriptions ---------------------------------------------------------------------------------
+
+
+def _relative(path: str, cwd: str | None) -> str:
+    root = cwd.rstrip("/") + "/" if cwd else None
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
+#: The argument that lists what each of Cline 4's batch tools acts on (``ReadFilesInputSchema``,
+#: ``RunCommandsInputSchema``, ``SearchCodebaseInputSchema``, ``FetchWebContentInputSchema``).
+_LISTED = {"read_files": "files", "run_commands": "commands", "search_codebase": "queries",
+           "fetch_web_content": "requests"}  # fmt: skip
+
+
+def describe(name: str, args: Any, cwd: str | None) -> str | None:
+    """What a call of one of Cline 4's tools acted on (``sdk/packages/core/src/extensions/tools/
+    schemas.ts``): the files of ``read_files``, the commands of ``run_commands``, the queries of
+    ``search_codebase``, the URLs of ``fetch_web_content``; else :func:`describe_args`."""
+    if isinstance(args, Mapping):
+        items = args.get(_LISTED.get(name, ""))
+        if isinstance(items, (str, Mapping)):
+            items = [items]
+        if isinstance(items, list) and items:
+            named = []
+            for item in items:
+                if isinstance(item, Mapping):  # {path, start_line}, {command, args}, {url}
+                    item = item.get("path") or item.get("url") or item.get("command")
+                if isinstance(item, str) and item.strip():
+                    named.append(_relative(item.strip(), cwd))
+            if named:  # made one line and cut to length as every description is
+                return describe_args("", {"description": ", ".join(named)})
+    return describe_args(name, args, cwd)
+
+
+# --- the builder ----------------------------------------------------------------------------------
+
+
+class ClineMessagesBuilder(AnthropicBuilder):
+    """An :class:`AnthropicBuilder` that reads Cline 4's blocks, wrappers and tool outputs."""
+
+    def __init__(self, transcript: Transcript, source_name: str, *, cwd: str | None) -> None:
+        super().__init__(transcript, source_name, cwd=cwd)
+        #: The time of the message being fed: when its results came back.
+        self.stamp: str | None = None
+
+    def feed(self, message: Mapping[str, Any], line: int) -> None:
+        if isinstance(message, Mapping) and message.get("role") == "user":
+            content = message.get("content")
+            results = isinstance(content, list) and any(
+                isinstance(b, Mapping) and anthropic_blocks.is_result_block(b) for b in content
+            )
+            text, _, _ = unwrap_prompt("\n\n".join(_texts(content)))
+            synthetic = None if results else _synthetic(message, text)
+            if synthetic is not None:
+                self._append(synthetic)
+                return
+        super().feed(message, line)
+
+    def _feed_assistant(
+        self, message: Mapping[str, Any], content: str | list[Any], line: int
+    ) -> None:
+        # The model is modelInfo.id (MessageWithMetadata), not Anthropic's ``model``.
+        info = message.get("modelInfo")
+        model = _text(info.get("id")) if isinstance(info, Mapping) else None
+        if model is not None:
+            message = {**message, "model": model}
+        super()._feed_assistant(message, content, line)
+
+    def _assistant_entry(
+        self, block: Any, batch_id: str, model: str | None, line: int
+    ) -> Entry | None:
+        if isinstance(block, Mapping) and block.get("type") == "media":
+            made = _media(block)
+            if isinstance(made, ImageData):
+                return self._append(AssistantText(text="", model=model, images=[made]))
+            return self._append(AssistantText(text=made, model=model))
+        entry = super()._assistant_entry(block, batch_id, model, line)
+        if isinstance(entry, ToolCall):
+            named = describe(entry.name, entry.args, self.cwd)
+            if named != entry.description:
+                self.transcript.update(entry, description=named)
+        return entry
+
+    def _feed_user(self, content: str | list[Any], line: int) -> None:
+        kept: list[Any] = []
+        said: dict[str, Any] = {}
+        for block in [content] if isinstance(content, str) else content:
+            text = block if isinstance(block, str) else None
+            if isinstance(block, Mapping) and block.get("type") == "text":
+                text = block.get("text") if isinstance(block.get("text"), str) else None
+            if text is not None:
+                words, wrapped, notices = unwrap_prompt(text)
+                for notice in notices:
+                    self._append(SystemNotice(text=notice, level="info", subtype="mode_switch"))
+                said.update(wrapped)
+                if words:
+                    kept.append({"type": "text", "text": words})
+            elif isinstance(block, Mapping) and block.get("type") == "file":
+                kept.append({"type": "text", "text": _file_line(block, self.cwd)})
+            elif (
+                isinstance(block, Mapping)
+                and block.get("type") == "image"
+                and "source" not in block
+            ):
+                image = _image(block)
+                kept.append(
+                    {"type": "image", "source": {"type": "base64", "media_type": image.media_type,
+                                                 "data": image.data}}
+                    if image is not None else {"type": "text", "text": "[image]"}
+                )  # fmt: skip
+            else:
+                kept.append(block)
+        before = len(self.transcript.entries)
+        super()._feed_user(kept, line)
+        if not said:
+            return
+        for entry in self.transcript.entries[before:]:
+            if isinstance(entry, UserMessage):
+                meta = {**entry.meta, **({"mode": said["mode"]} if "mode" in said else {})}
+                self.transcript.update(entry, command=said.get("command"), meta=meta)
+
+    def _settle(self, block: Mapping[str, Any], line: int) -> None:
+        call_id = block.get("tool_use_id")
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None:
+            super()._settle(block, line)  # warns of the unknown id
+            return
+        status, result, feedback, returned = tool_outcome(block)
+        update: dict[str, Any] = {"status": status, "result": result}
+        if call.name == "spawn_agent" and isinstance(returned, Mapping) and "text" in returned:
+            # SpawnAgentOutput {text, iterations, finishReason, usage}: the answer is its text;
+            # its steps are in its own file, nested later (_nest_subagents).
+            update["result"] = text_result(_text(returned.get("text")), structured=returned)
+            update["subagent"] = _subagent(call, returned)
+        if self.stamp is not None:
+            update["ended_at"] = self.stamp
+        self.transcript.update(call, **update)
+        if feedback:
+            self._append(UserMessage(text=feedback))
+
+
+# --- detection ------------------------------------------------------------------------------------
+
+
+def is_envelope(document: Any) -> bool:
+    """Whether ``document`` is a messages file's object (``buildMessagesFilePayload``)."""
+    return (
+        isinstance(document, Mapping)
+        and isinstance(document.get("messages"), list)
+        and isinstance(document.get("sessionId"), str)
+        and isinstance(document.get("agent"), str)
+        and "version" in document
+    )
+
+
+_ENVELOPE = object()  # the envelope, weighed as one more record of the sample
+
+
+def _classify(value: Any) -> int:
+    if value is _ENVELOPE:
+        return DISTINCTIVE
+    if not isinstance(value, Mapping) or value.get("role") not in _ROLES:
+        return NOT_MINE
+    # Inside Cline's envelope, every message is Cline's.
+    return DISTINCTIVE if isinstance(value.get("content"), (str, list)) else NOT_MINE
+
+
+def detect(source: Source) -> Evidence:
+    """A JSON object with Cline's envelope; its messages, each Cline's."""
+    if not source.is_document or not is_envelope(source.document):
+        return Evidence.none("no Cline messages file (version, sessionId, agent, messages)")
+    return Evidence.of([_ENVELOPE, *sample(source.document["messages"])], _classify, "")
+
+
+# --- reading --------------------------------------------------------------------------------------
+
+#: The envelope's keys and the metadata they are (the rest are kept under their own names).
+_ENVELOPE_KEYS = {"sessionId": "session_id", "updated_at": "updated_at", "agent": "agent_role",
+                  "taskType": "task_type", "origin": "origin"}  # fmt: skip
+
+
+def manifest_beside(path: Path | None) -> dict[str, Any]:
+    """The session's manifest, ``<sessionId>.json`` beside ``<sessionId>.messages.json``; empty
+    when there is none (it only adds the session's facts)."""
+    if path is None or not path.name.endswith(MESSAGES_SUFFIX):
+        return {}
+    return json_object_file(path.with_name(path.name.removesuffix(MESSAGES_SUFFIX) + ".json"))
+
+
+def _manifest_metadata(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """What the manifest says of the session (``SessionManifestSchema``)."""
+    found: dict[str, Any] = {}
+    for key, name in (("cwd", "cwd"), ("workspace_root", "workspace_root"),
+                      ("status", "status"), ("started_at", "started_at"),
+                      ("ended_at", "ended_at"), ("source", "source"), ("model", "model"),
+                      ("provider", "model_provider")):  # fmt: skip
+        if _text(manifest.get(key)) is not None:
+            found[name] = manifest[key]
+    if isinstance(manifest.get("exit_code"), int):
+        found["exit_code"] = manifest["exit_code"]
+    extra = manifest.get("metadata")
+    if isinstance(extra, Mapping):
+        for key in ("title", "mode"):
+            if _text(extra.get(key)) is not None:
+                found[key] = extra[key]
+    return found
+
+
+def _messages(source: Source) -> tuple[Iterator[tuple[int, Any]], dict[str, Any]]:
+    """The numbered messages of ``source`` and its envelope's other keys."""
+    if not source.is_document:
+        return source.records(), {}  # JSON lines of messages, each noted as it is read
+    document = source.document
+    if isinstance(document, Mapping) and isinstance(document.get("messages"), list):
+        rest = {k: v for k, v in document.items() if k != "messages"}
+        return enumerate(document["messages"], start=1), rest
+    if isinstance(document, list):
+        return enumerate(document, start=1), {}
+    raise TranscriptFormatError(source.name, [NAME], 1, "no Cline messages file")
+
+
+def _role_of(message: Any) -> str:
+    role = message.get("role") if isinstance(message, Mapping) else None
+    return role if isinstance(role, str) and role else type_of_record(message)
+
+
+def read(source: Source) -> Transcript:
+    """Every message of a messages file, with the usage, cost, model and time each records, the
+    manifest beside it, and its sub-agents' files nested in the calls that spawned them."""
+    return _read(source, nest=True)
+
+
+def _read(source: Source, *, nest: bool) -> Transcript:
+    # The agent as Cline 3's task folders name it (``cline``), whatever app wrote the session.
+    transcript = Transcript(metadata={"source_format": NAME, "agent": "cline"})
+    manifest = manifest_beside(source.path)
+    facts = _manifest_metadata(manifest)
+    builder = ClineMessagesBuilder(transcript, source.name, cwd=_text(facts.get("cwd")))
+    numbered, rest = _messages(source)
+    costs: list[float] = []
+    model = provider = None
+    for line, message in numbered:
+        stamp = _iso(message.get("ts")) if isinstance(message, Mapping) else None
+        builder.stamp = stamp
+        before = len(transcript.entries)
+        try:
+            builder.feed_noted(source, message, line, _role_of(message))
+        except Exception as exc:
+            not_read(source, line, exc)
+            if source.is_document:  # a line of JSON lines is noted by its warning
+                source.note(_role_of(message), "warned")
+            continue
+        added = transcript.entries[before:]
+        if isinstance(message, Mapping) and message.get("role") == "assistant":
+            info = message.get("modelInfo")
+            info = info if isinstance(info, Mapping) else {}
+            model = _text(info.get("id")) or model
+            provider = _text(info.get("provider")) or provider
+            cost = _response(message, added, transcript)
+            if cost is not None:
+                costs.append(cost)
+        for entry in added:
+            if stamp is not None and entry.timestamp is None:
+                update: dict[str, Any] = {"timestamp": stamp}
+                if isinstance(entry, ToolCall):
+                    update["started_at"] = stamp
+                transcript.update(entry, **update)
+    metadata = transcript.metadata
+    for key, name in _ENVELOPE_KEYS.items():
+        if rest.get(key) is not None:
+            metadata[name] = rest.pop(key)
+    system = rest.pop("system_prompt", None)
+    if _text(system) is not None:
+        metadata["system"] = system
+    rest.pop("version", None)
+    for key, value in (("model", model), ("model_provider", provider)):
+        if value is not None:
+            metadata[key] = value
+    for key, value in facts.items():
+        metadata.setdefault(key, value)
+    if costs:
+        metadata["cost_usd"] = round(sum(costs), 6)
+    keep_wrapper_keys(transcript, rest)
+    if nest:
+        _nest_subagents(source, transcript)
+    return transcript
+
+
+def _response(
+    message: Mapping[str, Any], added: list[Entry], transcript: Transcript
+) -> float | None:
+    """Put an assistant message's ``metrics`` on the entries it wrote; its cost."""
+    metrics = message.get("metrics")
+    if not isinstance(metrics, Mapping):
+        return None
+    usage = counted_usage(
+        metrics.get("inputTokens"), metrics.get("outputTokens"),
+        metrics.get("cacheReadTokens"), metrics.get("cacheWriteTokens"),
+    )  # fmt: skip
+    if usage is not None:
+        usage.response_id = _text(message.get("id"))
+        attach_usage(added, usage, transcript)
+    cost = metrics.get("cost")
+    if not isinstance(cost, (int, float)) or isinstance(cost, bool) or not 0 <= cost < float("inf"):
+        return None
+    carrier = usage_carrier(added)
+    if carrier is not None:
+        carrier.meta["cost_usd"] = float(cost)
+    return float(cost)
+
+
+# --- sub-agents -----------------------------------------------------------------------------------
+
+
+def root_messages(path: Path) -> Path:
+    """The root session's messages file in the session folder ``path`` sits in."""
+    return path.parent / (path.parent.name + MESSAGES_SUFFIX)
+
+
+def _nest_subagents(source: Source, transcript: Transcript) -> None:
+    """Each sub-agent file of the session's folder becomes the sub-agent of the ``spawn_agent``
+    call (of the session, or of a sub-agent nested before it) whose ``task`` was its prompt."""
+    path = source.path
+    if path is None or root_messages(path) != path:
+        return  # no session folder: the calls' sub-agents are not here
+    children = []
+    for sibling in sibling_files(path.parent, "*" + MESSAGES_SUFFIX):
+        if sibling == path:
+            continue
+        try:
+            child_source, stream = open_source(sibling)
+        except OSError as exc:
+            source.warn(f"sub-agent session {sibling.name} could not be read: {exc.strerror}")
+            continue
+        try:
+            document = child_source.document if child_source.is_document else None
+            if not isinstance(document, Mapping) or not is_envelope(document):
+                continue  # no session
+            if document.get("agent") != SUBAGENT:
+                continue  # a teammate's: a row of its own
+            child = _read(child_source, nest=False)
+        finally:
+            if stream is not None:
+                stream.close()
+        source.accounting.merge(child_source.accounting)
+        transcript.warnings.extend(child.warnings)
+        children.append((sibling, child))
+    # The calls that may have spawned a sub-agent, with the transcript each is in.
+    spawns = [(c, transcript) for c in transcript.tool_calls() if _task(c) is not None]
+    while children:
+        matched = False
+        for sibling, child in list(children):
+            prompt = next((e.text.strip() for e in child.entries if isinstance(e, UserMessage)), "")
+            found = next((s for s in spawns if (_task(s[0]) or "").strip() == prompt), None)
+            if found is None or not prompt:
+                continue
+            children.remove((sibling, child))
+            spawns.remove(found)
+            spawns += [(c, child) for c in child.tool_calls() if _task(c) is not None]
+            origin = child.metadata.get("origin")
+            agent_id = origin.get("subagent") if isinstance(origin, Mapping) else None
+            child.metadata["agent_id"] = agent_id or sibling.name.removesuffix(MESSAGES_SUFFIX)
+            call, owner = found
+            agent = call.subagent or _subagent(call, {})
+            owner.update(call, subagent=replace(
+                agent, transcript=child, agent_id=child.metadata["agent_id"],
+                tool_count=len(child.tool_calls()), steps_missing=False,
+            ))  # fmt: skip
+            cost = child.metadata.get("cost_usd")
+            if isinstance(cost, float):  # the session's cost holds its sub-agents', as tokens do
+                total = transcript.metadata.get("cost_usd", 0.0)
+                transcript.metadata["cost_usd"] = round(total + cost, 6)
+            matched = True
+        if not matched:
+            break
+    for sibling, _ in children:
+        source.warn(f"sub-agent session {sibling.name} matches no spawn_agent call's task; "
+                    "not shown")  # fmt: skip
+
+
+def _task(call: ToolCall) -> str | None:
+    """The ``task`` a ``spawn_agent`` call gave its sub-agent (``SpawnAgentInputSchema``)."""
+    task = call.args.get("task") if isinstance(call.args, Mapping) else None
+    ok = call.name == "spawn_agent" and isinstance(task, str) and task.strip()
+    return task if ok else None
+
+
+def _subagent(call: ToolCall, output: Mapping[str, Any]) -> SubAgent:
+    """The :class:`SubAgent` a ``spawn_agent`` call ran, from what the tool returned
+    (``SpawnAgentOutput``: ``usage.outputTokens``, ``finishReason``); its steps are in its own
+    file (``steps_missing`` until that is found)."""
+    usage = output.get("usage")
+    finish = output.get("finishReason")
+    return SubAgent(
+        task=_task(call),
+        output_tokens=as_int(usage.get("outputTokens")) if isinstance(usage, Mapping) else None,
+        reason=finish if isinstance(finish, str) and finish not in ("completed", "") else None,
+        steps_missing=True,
+    )
