@@ -244,13 +244,16 @@ def prompt_text(text: str, counts: Mapping[str, int]) -> str:
     return "\n".join(f"[{key[:-1]}]" for key, n in counts.items() for _ in range(n))
 
 
-def output_content(value: Any) -> tuple[str | None, list[ImageData]]:
-    """A tool output (string, content list or object) as display text and inline images."""
+def output_content(
+    value: Any, part: Callable[[Mapping[str, Any]], str | ImageData | None] | None = None
+) -> tuple[str | None, list[ImageData]]:
+    """A tool output (string, content list or object) as display text and inline images, each
+    typed part read by ``part`` (a format's own blocks; the Responses API's by default)."""
     if type(value) is str:  # most outputs: no further test
         return value, []
     if isinstance(value, Mapping) and isinstance(value.get("type"), str):
         value = [value]  # a single content item
-    text, images = text_and_images(value, _output_part)
+    text, images = text_and_images(value, part or _output_part)
     # An output that is an empty list still ran and returned nothing: "", not "not recorded".
     return ("" if text is None and not images and isinstance(value, list) else text), images
 

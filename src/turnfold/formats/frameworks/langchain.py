@@ -104,7 +104,6 @@ from turnfold.formats.common import (
     describe_args,
     parse_arguments,
     stringify,
-    text_and_images,
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
@@ -793,13 +792,7 @@ def tool_content(content: Any) -> tuple[str | None, list[ImageData]]:
     """A tool's content (a string or content blocks) as text and inline images: LangChain's
     standard blocks and Anthropic's read here (:func:`_tool_part`), any other part as the
     Responses reader reads it (``output_content``: OpenAI's, MCP's, text, JSON)."""
-    if type(content) is str:  # most results: no further test
-        return content, []
-    if isinstance(content, Mapping) and isinstance(content.get("type"), str):
-        content = [content]  # a single content block
-    text, images = text_and_images(content, _tool_part)
-    # An empty list still ran and returned nothing: "", not "not recorded" (output_content).
-    return ("" if text is None and not images and isinstance(content, list) else text), images
+    return output_content(content, _tool_part)
 
 
 def _tool_part(part: Mapping[str, Any]) -> str | ImageData | None:
