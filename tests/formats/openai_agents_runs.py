@@ -366,12 +366,142 @@ def solo() -> Any:
     )
 
 
-def random_agent(chance: Any) -> Any:
+def reused_ids(handoff: bool = False) -> Any:
+    """An agent whose texts all have the id the SDK's own ``assistant_message`` gives by
+    default (``scripted-message``), as a provider may reuse ids too: ``r0`` calls ``add``;
+    ``r1`` writes a text and calls ``add`` (or, with ``handoff``, hands off to ``writer``,
+    which makes the rest); ``r2`` writes two texts (one id twice in one response) and calls
+    ``add``; ``r3`` answers. Input tokens: :data:`REUSED_USAGE`."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+    from agents.usage import Usage
+
+    from agents import Agent, set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+    add, _ = _tools()
+
+    def step(n: int, *output: Any) -> Any:
+        tokens = REUSED_USAGE[n]
+        usage = Usage(requests=1, input_tokens=tokens, output_tokens=1, total_tokens=tokens + 1)
+        return ModelStep(output=list(output), usage=usage, response_id=f"r{n}")
+
+    later = [
+        step(
+            2,
+            assistant_message("one"),
+            assistant_message("two"),
+            function_call("add", {"a": 5, "b": 5}, call_id="w1"),
+        ),
+        step(3, assistant_message("final")),
+    ]
+    name = "transfer_to_writer" if handoff else "add"
+    first = [
+        step(0, function_call("add", {"a": 1, "b": 2}, call_id="c1")),
+        step(1, assistant_message("let me hand off"), function_call(name, {}, call_id="h1")),
+    ]
+    if not handoff:
+        return Agent(name="solo", tools=[add], model=ScriptedModel(first + later))
+    writer = Agent(name="writer", tools=[add], model=ScriptedModel(later))
+    return Agent(name="triage", tools=[add], handoffs=[writer], model=ScriptedModel(first))
+
+
+#: :func:`reused_ids`' responses' input tokens, and the entry (a text, a call id) each
+#: response's usage goes on: its last text, else its first call.
+REUSED_USAGE = [50, 100, 200, 300]
+REUSED_CARRIERS = {"c1": 50, "let me hand off": 100, "two": 200, "final": 300}
+
+
+APPROVAL_PROMPT = "Read and delete /a."
+
+
+def approval() -> Any:
+    """An agent whose ``delete`` tool needs the user's approval (``needs_approval=True``):
+    its first response calls ``read`` and ``delete``, so the run stops with ``delete``
+    waiting (``RunResult.interruptions``); resumed (:func:`run_approved`), it answers."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+    from agents import Agent, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+    @function_tool(needs_approval=True)
+    def delete(path: str) -> str:
+        """Delete a file."""
+        return f"deleted {path}"
+
+    @function_tool
+    def read(path: str) -> str:
+        """Read a file."""
+        return f"contents of {path}"
+
+    script = [
+        ModelStep(
+            output=[
+                function_call("read", {"path": "/a"}, call_id="c1"),
+                function_call("delete", {"path": "/a"}, call_id="c2"),
+            ],
+            usage=_usage(1),
+            response_id="r1",
+        ),
+        ModelStep(
+            output=[assistant_message("Done with /a.", item_id="m2")],
+            usage=_usage(2),
+            response_id="r2",
+        ),
+    ]
+    return Agent(name="fs", tools=[delete, read], model=ScriptedModel(script))
+
+
+def run_approved(approve: bool, *, resume: bool = True) -> tuple[Any, Any]:
+    """:func:`approval`'s run stopped for ``delete``, which the user approves (or rejects)
+    through the run's state: the stopped ``RunResult`` and the state decided, resumed
+    (the resumed ``RunResult``) unless ``resume`` is False."""
+    agent = approval()
+    stopped = run(lambda: agent, APPROVAL_PROMPT)
+    state = stopped.to_state()
+    for waiting in stopped.interruptions:
+        if approve:
+            state.approve(waiting)
+        else:
+            state.reject(waiting)
+    return stopped, run(lambda: agent, state) if resume else state
+
+
+def strict(calls: int = 1) -> Any:
+    """An agent whose ``strict`` tool has no ``failure_error_function``: its exception ends
+    the run (the SDK raises ``UserError("Error running tool strict: …")``). Its response
+    calls ``add`` and ``strict`` (``calls`` times: which one raised, the error does not say)."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+    from agents import Agent, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+    add, _ = _tools()
+
+    @function_tool(failure_error_function=None)
+    def strict(x: str) -> str:
+        """Always fails, and the SDK raises."""
+        raise RuntimeError(f"strict {x}")
+
+    first = [function_call("add", {"a": 1, "b": 2}, call_id="c1")] + [
+        function_call("strict", {"x": "y"}, call_id=f"s{n}") for n in range(1, calls + 1)
+    ]
+    script = [
+        ModelStep(output=first, usage=_usage(1), response_id="r1"),
+        ModelStep(output=[assistant_message("Never.", item_id="m2")], usage=_usage(2)),
+    ]
+    return Agent(name="a", tools=[add, strict], model=ScriptedModel(script))
+
+
+def random_agent(chance: Any, *, reuse_ids: bool = False) -> Any:
     """An agent whose scripted responses ``chance`` (a ``random.Random``) shapes: each holds
     reasoning (raw text, a summary, encrypted only, or none), texts before and after its
     calls, and one to three calls of ``add`` or of ``explode`` (which raises); counted usage
     on most (the others count zero).
-    The last response answers."""
+    The last response answers. With ``reuse_ids`` the texts have the SDK's default id
+    (``scripted-message``) and the reasoning items one id of their own, in every response."""
     from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
     from openai.types.responses import ResponseReasoningItem
     from openai.types.responses.response_reasoning_item import Content, Summary
@@ -386,7 +516,8 @@ def random_agent(chance: Any) -> Any:
         form = chance.choice(["text", "summary", "encrypted", None])
         if form is None:
             return []
-        item = ResponseReasoningItem(id=f"rs_{n}", type="reasoning", summary=[])
+        own = "rs" if reuse_ids else f"rs_{n}"
+        item = ResponseReasoningItem(id=own, type="reasoning", summary=[])
         if form == "text":
             item.content = [Content(text=f"thinking {n}", type="reasoning_text")]
         elif form == "summary":
@@ -397,7 +528,8 @@ def random_agent(chance: Any) -> Any:
 
     def text(n: int, where: str) -> list[Any]:
         if chance.random() < 0.4:
-            return [assistant_message(f"{where} {n}", item_id=f"msg_{where}_{n}")]
+            own = "scripted-message" if reuse_ids else f"msg_{where}_{n}"
+            return [assistant_message(f"{where} {n}", item_id=own)]
         return []
 
     script = []
@@ -411,7 +543,8 @@ def random_agent(chance: Any) -> Any:
         output = [*reasoning(n), *text(n, "before"), *calls, *text(n, "after")]
         counted = {"usage": _usage(n + 1)} if chance.random() < 0.8 else {}  # else all zero
         script.append(ModelStep(output=output, response_id=f"resp_{n}", **counted))
-    answer = [*reasoning(99), assistant_message("Done.", item_id="msg_done")]
+    own = "scripted-message" if reuse_ids else "msg_done"
+    answer = [*reasoning(99), assistant_message("Done.", item_id=own)]
     script.append(ModelStep(output=answer, response_id="resp_done"))
     return Agent(name="random", tools=[add, explode], model=ScriptedModel(script))
 

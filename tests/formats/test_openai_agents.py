@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.source import open_source
 from turnfold.model import (
+    AssistantError,
     AssistantText,
     PendingAction,
     SystemNotice,
@@ -777,3 +779,216 @@ def test_A1_random_runs_of_one_agent_read_flat_as_the_builder_reads_them(
         )
         assert taken, seed
         assert_read_alike(read, built, seed)
+
+
+# --- ids a run repeats ---------------------------------------------------------------------
+
+
+def _usage_by_entry(transcript: Transcript) -> dict[str | None, int | None]:
+    """The input tokens of each entry that carries usage (nested ones too), by its text or
+    call id."""
+    return {
+        (entry.call_id if isinstance(entry, ToolCall) else getattr(entry, "text", None)): (
+            entry.usage.input_tokens
+        )
+        for entry in _entries(transcript)
+        if getattr(entry, "usage", None) is not None
+    }
+
+
+def test_U1_a_text_id_the_run_reuses_takes_no_other_response_s_usage(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The SDK's own ``assistant_message`` gives every text the id ``scripted-message`` (a
+    provider may reuse ids too): each response's usage still goes on its own entries, its
+    last text or first call, never on a later response's text with the same id (the last
+    response's usage was lost, the run's answer took an earlier one's). Read flat, item by
+    item, from the saved state and from copied records alike."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    from turnfold.formats.frameworks import openai_agents
+
+    for handoff in (False, True):
+        result = openai_agents_runs.run(partial(openai_agents_runs.reused_ids, handoff), "Go.")
+        texts = [item.raw_item for item in result.new_items if item.type == "message_output_item"]
+        assert {raw.id for raw in texts} == {"scripted-message"}
+        assert len(texts) == 4
+        read, built, taken = read_both(
+            monkeypatch, openai_agents, result, tried="_flat_run", declined=False
+        )
+        assert taken == (not handoff)  # one agent: read flat
+        assert_read_alike(read, built, handoff)
+        assert _usage_by_entry(read) == openai_agents_runs.REUSED_CARRIERS, handoff
+        saved = turnfold.load(result.to_state().to_json())
+        assert _usage_by_entry(saved) == openai_agents_runs.REUSED_CARRIERS, handoff
+        copied = turnfold.load(_copied(result), format="openai-agents")
+        assert_read_alike(read, copied, handoff)
+
+
+def test_A2_following_a_run_that_reuses_text_ids_puts_each_usage_where_a_load_does() -> None:
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    for handoff in (False, True):
+        follow, result, _ = _follow(partial(openai_agents_runs.reused_ids, handoff), "Go.")
+        live, loaded = follow.transcript, turnfold.load(result)
+        assert live.warnings == []
+        assert live == loaded, handoff
+        assert _usage_by_entry(live) == openai_agents_runs.REUSED_CARRIERS, handoff
+
+
+def test_U1_random_runs_that_reuse_ids_keep_every_response_s_usage_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Random runs whose texts share one id and whose reasoning items share another: read
+    flat and item by item alike, and every response's usage is on exactly one entry."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import random
+
+    import openai_agents_runs
+
+    from turnfold.formats.frameworks import openai_agents
+
+    for seed in range(8):
+        agent = partial(openai_agents_runs.random_agent, random.Random(seed), reuse_ids=True)
+        result = openai_agents_runs.run(agent, "Go.")
+        read, built, taken = read_both(
+            monkeypatch, openai_agents, result, tried="_flat_run", declined=False
+        )
+        assert taken, seed
+        assert_read_alike(read, built, seed)
+        counted = [r.usage.input_tokens for r in result.raw_responses]
+        carried = [e.usage.input_tokens for e in _entries(read) if getattr(e, "usage", None)]
+        assert sorted(carried) == sorted(counted), seed
+
+
+# --- approvals (human in the loop) ---------------------------------------------------------
+
+
+def _approvals(transcript: Transcript) -> list[Any]:
+    """Each call's id, status, result and recorded approval, and each pending action's."""
+    rows: list[Any] = []
+    for entry in transcript.entries:
+        if isinstance(entry, ToolCall):
+            result = entry.result.text if entry.result else None
+            rows.append((entry.call_id, entry.status, result, entry.meta.get("approval")))
+        elif isinstance(entry, PendingAction):
+            rows.append(("pending", entry.call_id, entry.text))
+    return rows
+
+
+def test_A2_following_a_run_that_stops_for_an_approval_ends_with_it_pending() -> None:
+    """No event carries the approval a run stops for (the SDK streams no
+    ``ToolApprovalItem``): when the stream ends, the run's ``interruptions`` tell it, so the
+    followed run ends waiting for it, as its load does."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    follow, result, _ = _follow(openai_agents_runs.approval, openai_agents_runs.APPROVAL_PROMPT)
+    assert [item.raw_item.call_id for item in result.interruptions] == ["c2"]
+    live, loaded = follow.transcript, turnfold.load(result)
+    assert live.warnings == []
+    assert live == loaded
+    assert _approvals(live) == [
+        ("c1", "unknown", "contents of /a", None),
+        ("c2", "unknown", None, None),
+        ("pending", "c2", "Approve delete?"),
+    ]
+
+
+def test_A1_an_approval_the_user_decided_is_pending_no_longer() -> None:
+    """A run resumed after the user's decision keeps the approval item, then the call's
+    output: nothing waits any more. The call keeps the decision the SDK's state records:
+    approved (the tool ran), or rejected (it never ran: ``cancelled``, the SDK's rejection
+    text its result). The run, its saved state and a state decided but not yet resumed
+    read alike."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    for approve, status, answer in (
+        (True, "unknown", "deleted /a"),
+        (False, "cancelled", "Tool execution was not approved."),
+    ):
+        decision = "approved" if approve else "rejected"
+        _, resumed = openai_agents_runs.run_approved(approve)
+        assert "tool_approval_item" in [item.type for item in resumed.new_items]
+        expected = [
+            ("c1", "unknown", "contents of /a", None),
+            ("c2", status, answer, decision),
+        ]
+        for value in (resumed, resumed.to_state().to_json()):
+            transcript = turnfold.load(value)
+            assert transcript.warnings == []
+            assert _approvals(transcript) == expected, (decision, type(value))
+            assert isinstance(transcript.entries[-1], AssistantText)
+        _, decided = openai_agents_runs.run_approved(approve, resume=False)
+        assert _approvals(turnfold.load(decided.to_json())) == [
+            ("c1", "unknown", "contents of /a", None),
+            ("c2", "unknown", None, decision),  # decided, not yet run
+        ]
+
+
+def test_A1_an_approval_whose_call_was_answered_is_pending_no_longer() -> None:
+    """Run items alone record no decision: an approval whose call's output follows (or came
+    before it) was decided all the same (``decided``); one whose call has none still waits.
+    A state that records a rejection of every call of the tool makes an answered call
+    ``cancelled``, whichever came first."""
+    rejected = "Tool execution was not approved."
+    items = [
+        _item("tool_call_item", "a", _call("c1", "delete")),
+        _item("tool_call_item", "a", _call("c2", "delete")),
+        _item("tool_call_item", "a", _call("c3", "delete")),
+        _item("tool_call_output_item", "a", _output("c3", rejected)),
+        _item("tool_approval_item", "a", _call("c1", "delete"), tool_name="delete"),
+        _item("tool_approval_item", "a", _call("c2", "delete"), tool_name="delete"),
+        _item("tool_approval_item", "a", _call("c3", "delete"), tool_name="delete"),
+        _item("tool_call_output_item", "a", _output("c1", rejected)),
+    ]
+    transcript = turnfold.load(items)
+    assert transcript.warnings == []
+    assert _approvals(transcript) == [
+        ("c1", "unknown", rejected, "decided"),
+        ("c2", "unknown", None, None),
+        ("c3", "unknown", rejected, "decided"),
+        ("pending", "c2", "Approve delete?"),
+    ]
+    always = {"approvals": {"delete": {"approved": [], "rejected": True}}}
+    state = turnfold.load({"generated_items": items, "context": always})
+    assert _approvals(state) == [
+        ("c1", "cancelled", rejected, "rejected"),
+        ("c2", "unknown", None, "rejected"),  # rejected, not yet answered
+        ("c3", "cancelled", rejected, "rejected"),
+    ]
+
+
+# --- a run a tool's exception ends -----------------------------------------------------------
+
+
+def test_A2_the_call_whose_exception_ends_a_followed_run_is_its_error() -> None:
+    """A tool without a ``failure_error_function`` ends the run with the SDK's
+    ``UserError("Error running tool strict: …")``: the one call of that tool the run's data
+    leaves unanswered is the failed one, ``error`` with the exception's text; with two such
+    calls the error does not say which, and neither is guessed."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    from agents import UserError
+
+    followed: list[turnfold.Follow] = []
+
+    def wrap(run: Any) -> turnfold.Follow:
+        followed.append(turnfold.follow(run, display=False))
+        return followed[-1]
+
+    for calls, expected in (
+        (1, [("s1", "error", "Error running tool strict: strict y")]),
+        (2, [("s1", "unknown", None), ("s2", "unknown", None)]),
+    ):
+        with pytest.raises(UserError, match="Error running tool strict: strict y"):
+            openai_agents_runs.run_streamed(wrap, partial(openai_agents_runs.strict, calls))
+        live = followed[-1].transcript
+        shown = [(c.call_id, c.status, c.result and c.result.text) for c in live.tool_calls()]
+        assert shown == [("c1", "unknown", "3"), *expected], calls
+        assert isinstance(live.entries[-1], AssistantError)
+        assert live.entries[-1].message == "UserError: Error running tool strict: strict y"

@@ -40,13 +40,20 @@ Mapping (each item's ``raw_item`` is a Responses item, converted by
   (a level that held only the answer keeps no transcript). No notice: the call line says it.
   An agent change without a handoff item (a resumed state) gets a notice (subtype
   ``agent``);
-- ``tool_approval_item`` → :class:`PendingAction` (a call waiting for approval);
+- ``tool_approval_item`` → :class:`PendingAction` (a call waiting for approval); one the
+  user decided (the SDK's state records it, or the call's output follows) waits no longer:
+  its call keeps the decision (``meta["approval"]``), a rejected call ``cancelled``. A
+  followed run reads what it stopped for from the run's ``interruptions`` (no event carries
+  it); a call whose tool raised with no ``failure_error_function`` (which ends the run) is
+  ``error`` with the exception's text when the run's data names it;
   ``input_item``, ``compaction_item`` and the tool-search items → their Responses item;
   MCP listing and approval items are bookkeeping and left out (as in ``openai-responses``);
 - ``original_input`` (a ``RunResult``'s ``input``) → the prompt (a string, or Responses input
   items); a ``RunResult``'s ``final_output`` → ``metadata["final_output"]``;
 - ``model_responses[i].usage`` → the usage of that response's last text (else
-  ``usage`` of its first thinking or call); its ``response_id`` is the batch of its calls;
+  ``usage`` of its first thinking or call), each item found among the responses' outputs
+  by its type and id (in turn, when an id names outputs of several responses: the SDK's
+  scripted model gives every text one id); its ``response_id`` is the batch of its calls;
   ``context.usage`` → ``metadata["usage"]``; ``current_agent`` → ``metadata["agent"]``.
 
 The state records no model name and no timestamps, so neither is shown (L-3).
@@ -54,9 +61,10 @@ The state records no model name and no timestamps, so neither is shown (L-3).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -251,6 +259,19 @@ class AgentsBuilder(ResponsesBuilder):
         self._levels: dict[int, _Level] = {id(transcript): self.level}
         #: Every entry appended, in order: the entries one run item added (:func:`_feed`).
         self.appended: list[Entry] = []
+        #: The run's items when it is read whole, so an approval can tell whether its call
+        #: was answered later (:meth:`approval`); a followed run's are yet to come.
+        self.items: Sequence[Any] = ()
+        self._answered: dict[str, int] | None = None
+        #: The SDK's record of each approval decision, by tool name and call id: True
+        #: approved, False rejected, None none (``RunContextWrapper.is_tool_approved``, or
+        #: :func:`_approval_lookup` of a saved state).
+        self.decision: Callable[[str, str], bool | None] = _no_decision
+        #: The decisions told when the call's output arrives, by call id (:meth:`outcome`):
+        #: a saved state's, whose items keep no approval, and those of calls yet to answer.
+        self.decisions: dict[str, bool] = {}
+        #: Each approval still waiting, by call id.
+        self.pending: dict[str, PendingAction] = {}
 
     @property
     def agent(self) -> str | None:
@@ -313,7 +334,14 @@ class AgentsBuilder(ResponsesBuilder):
 
     def outcome(self, call: ToolCall, value: Any) -> tuple[ToolStatus, ToolResult, dict[str, Any]]:
         status, result = tool_outcome(call, value, self.patch_of(call))
-        return status, result, {}
+        approved = self.decisions.get(call.call_id) if self.decisions else None
+        if approved is None:
+            return status, result, {}
+        return (
+            status if approved else _REJECTED,
+            result,
+            {"meta": {**call.meta, "approval": "approved" if approved else "rejected"}},
+        )
 
     # --- agents and handoffs -------------------------------------------------------------
 
@@ -451,20 +479,136 @@ class AgentsBuilder(ResponsesBuilder):
             level = level.parent
 
     def approval(self, item: Mapping[str, Any], line: int) -> bool:
+        """A ``tool_approval_item``: a :class:`PendingAction` while its call waits. A decided
+        one waits no longer: a resumed run keeps the item, and the SDK's state records the
+        decision (:attr:`decision`) or the call's output follows (approved, the tool ran;
+        rejected, the SDK answered with the rejection message). Its call keeps the decision
+        in ``meta["approval"]`` instead, ``approved`` or ``rejected`` as the state records
+        it, ``decided`` where nothing does; a rejected call never ran: ``cancelled``."""
         raw = item.get("raw_item")
         if not isinstance(raw, Mapping):
             return False
         name = item.get("tool_name") or raw.get("name") or "tool"
         call_id = raw.get("call_id") or raw.get("id")
-        self._append(
-            PendingAction(
-                action="permission",
-                text=f"Approve {name}?",
-                call_id=call_id if isinstance(call_id, str) else None,
-                meta={"agent": self.agent} if self.agent else {},
-            )
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
+        if call is not None:
+            try:
+                decision = self.decision(str(name), call.call_id)
+            except Exception:  # the SDK's own lookup, on a state it may not expect
+                decision = None
+            if decision is not None or self._answered_at(call, line):
+                said = "decided" if decision is None else "approved" if decision else "rejected"
+                changes: dict[str, Any] = {"meta": {**call.meta, "approval": said}}
+                if decision is False and self._open.get(call.call_id) is not call:
+                    changes["status"] = _REJECTED  # answered already
+                elif decision is not None:
+                    self.decisions[call.call_id] = decision  # told again by its output
+                self.update(call, **changes)
+                return True
+        pending = PendingAction(
+            action="permission",
+            text=f"Approve {name}?",
+            call_id=call_id if isinstance(call_id, str) else None,
+            meta={"agent": self.agent} if self.agent else {},
         )
+        self._append(pending)
+        if pending.call_id is not None:
+            self.pending[pending.call_id] = pending
         return True
+
+    def _answered_at(self, call: ToolCall, line: int) -> bool:
+        """Whether ``call``, whose approval is the item on ``line``, was answered: its output
+        came before it, or comes after it among the run's :attr:`items`."""
+        if self._open.get(call.call_id) is not call and call.result is not None:
+            return True
+        if self._answered is None:  # once per run, at its first approval
+            self._answered = {}
+            for at, item in enumerate(self.items, start=1):
+                answered = _answered_call(item)
+                if answered is not None:
+                    self._answered[answered] = at
+        return self._answered.get(call.call_id, 0) > line
+
+
+def _no_decision(tool_name: str, call_id: str) -> bool | None:
+    return None
+
+
+#: The status of a call whose approval the user rejected: the SDK answers it with the
+#: rejection message (``agents.tool.DEFAULT_APPROVAL_REJECTION_MESSAGE`` or the user's) and
+#: never runs the tool.
+_REJECTED: ToolStatus = "cancelled"
+
+
+def _answered_call(item: Any) -> str | None:
+    """The call id a ``tool_call_output_item`` (a record or the SDK's object) answers."""
+    if isinstance(item, MAPPINGS):
+        kind, raw = item.get("type"), item.get("raw_item")
+    else:
+        fields = _own_fields(item)
+        kind, raw = fields.get("type"), fields.get("raw_item")
+    if kind != "tool_call_output_item":
+        return None
+    call_id = raw.get("call_id") if isinstance(raw, MAPPINGS) else getattr(raw, "call_id", None)
+    return call_id if isinstance(call_id, str) else None
+
+
+def _approval_records(context: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:
+    """The approval decisions a saved state's ``context`` records by tool name
+    (``RunState.to_json``: ``function_tool_approvals``, each an agent's tool's
+    ``decision``, and the older ``approvals`` by tool name)."""
+    records: dict[str, list[Mapping[str, Any]]] = {}
+    for entry in context.get("function_tool_approvals") or ():
+        if isinstance(entry, Mapping) and isinstance(entry.get("decision"), Mapping):
+            records.setdefault(str(entry.get("tool_key")), []).append(entry["decision"])
+    legacy = context.get("approvals")
+    for tool, decision in legacy.items() if isinstance(legacy, Mapping) else ():
+        if isinstance(decision, Mapping):
+            records.setdefault(str(tool), []).append(decision)
+    return records
+
+
+def _calls_decided(records: dict[str, list[Mapping[str, Any]]]) -> dict[str, bool]:
+    """The calls the decision records name one by one (not a tool's every call), each
+    approved (True) or rejected, the approval first as the SDK reads them."""
+    decided: dict[str, bool] = {}
+    for record in (r for each in records.values() for r in each):
+        for approved, key in ((False, "rejected"), (True, "approved")):
+            named = record.get(key)
+            for call_id in named if isinstance(named, list) else ():
+                if isinstance(call_id, str):
+                    decided[call_id] = approved
+    return decided
+
+
+def _approval_lookup(
+    records: dict[str, list[Mapping[str, Any]]],
+) -> Callable[[str, str], bool | None]:
+    """The decision ``records`` hold on a call of a tool, read as
+    ``RunContextWrapper.is_tool_approved`` reads the SDK's own (``agents.run_context``)."""
+
+    def decision(tool_name: str, call_id: str) -> bool | None:
+        for record in records.get(tool_name, ()):
+            found = _recorded_decision(record, call_id)
+            if found is not None:
+                return found
+        return None
+
+    return decision
+
+
+def _recorded_decision(record: Mapping[str, Any], call_id: str) -> bool | None:
+    """One decision record's word on ``call_id``, as the SDK reads it
+    (``RunContextWrapper._get_approval_status_for_record``): a decision for the call itself
+    first, then one for every call of the tool, approval first."""
+    approved, rejected = record.get("approved"), record.get("rejected")
+    if isinstance(approved, list) and call_id in approved:
+        return True
+    if isinstance(rejected, list) and call_id in rejected:
+        return False
+    if approved is True:
+        return True
+    return False if rejected is True else None
 
 
 def tool_outcome(
@@ -642,6 +786,7 @@ class _Responses:
     entries join that response's usage and batch."""
 
     def __init__(self, responses: Any, items: Any = ()) -> None:
+        #: The response of each key (:func:`_keys`): the first that lists it.
         self.owner: dict[tuple[str, str], int] = {}
         #: The responses of the items no id names, per item type, in order: the run's items
         #: come in the order of the responses' outputs, so each takes the next of its type.
@@ -649,8 +794,18 @@ class _Responses:
         self.ids: list[str] = []
         self.usages: list[Usage | None] = []
         self.entries: list[list[Entry]] = []
+        #: How many responses have had all their items (:meth:`attach`, live).
+        self.settled = 0
+        #: Whether a key names outputs of two responses (:meth:`_repeat`).
+        self._repeated = False
+        #: Each key that names more than one output: the response of each of them, in order,
+        #: and how many of them items took (:meth:`_of_repeated_ids`).
+        self._spots: dict[tuple[str, str], list[int]] = {}
+        self._taken: dict[tuple[str, str], int] = {}
         self._raws = raws = _RawItems(items)
-        for response in responses if isinstance(responses, list) else []:
+        if not isinstance(responses, list):
+            return
+        for response in responses:
             if type(response) is dict:
                 self.add(response.get("response_id"), response.get("usage"), response.get("output"))
             elif hasattr(response, "response_id"):  # a ModelResponse, read in place
@@ -664,6 +819,8 @@ class _Responses:
                 self.add(response.get("response_id"), response.get("usage"), response.get("output"))
             else:
                 self.add(None, None, None)
+        if self._repeated:
+            self._count_spots(responses)
 
     def call_of(self, raw: Any) -> tuple[dict[str, Any], int | None] | None:
         """A ``tool_call_item``'s raw item object (``raw``) as its own fields and the index of
@@ -686,13 +843,42 @@ class _Responses:
 
     def of_ids(self, keys: list[tuple[str, str]], kind: Any) -> int | None:
         """The response of an item named by ``keys`` (:func:`_keys`) of type ``kind``, the
-        next response of its type when no id names it (None: not a plain record)."""
+        next response of its type when no id names it (None: not a plain record).
+
+        A run whose ids repeat reads its items by :meth:`_of_repeated_ids` instead."""
         for key in keys:
             index = self.owner.get(key)
             if index is not None:
                 return index
         waiting = None if keys or kind is None else self.unnamed.get(str(kind))
         return waiting.popleft() if waiting else None
+
+    def _of_repeated_ids(self, keys: list[tuple[str, str]], kind: Any) -> int | None:
+        """:meth:`of_ids` of a run in which some key names outputs of several responses.
+
+        A key no other output shares names its response. An item named only by a repeated
+        key takes the next output it names: the run's items come in the order of the
+        responses' outputs (``agents.run_internal.turn_resolution.process_model_response``
+        makes a response's items from its outputs in order, and the run appends each turn's
+        after the last), and each item type is read in its order. Its key's type is its
+        item's type, so texts and calls, read apart on the flat path, count apart. A call is
+        named by its ``call_id``, which no other output shares (the SDK refuses a reused one:
+        ``agents.run_internal.tool_planning``), so :func:`_flat_run`, which reads only calls,
+        takes no output that the builder, reading the run again, would then miss."""
+        spots, owner = self._spots, self.owner
+        for key in keys:
+            if key not in spots:
+                index = owner.get(key)
+                if index is not None:
+                    return index
+        for key in keys:
+            found = spots.get(key)
+            if found is not None:
+                taken = self._taken.get(key, 0)
+                self._taken[key] = taken + 1
+                # More items than outputs (items of an earlier run, say): the last it names.
+                return found[min(taken, len(found) - 1)]
+        return _Responses.of_ids(self, keys, kind)
 
     def add(self, response_id: Any, usage: Any, output: Any) -> None:
         """One more model response, as a live stream completes it."""
@@ -716,14 +902,49 @@ class _Responses:
         for output in outputs:
             keys, kind = ids_of(output)
             for key in keys:
-                owner.setdefault(key, index)
+                # One test of what was there (the comparison is all a run of unique ids pays).
+                if owner.setdefault(key, index) != index:
+                    self._repeat(key, index)
             if not keys and kind is not _NOT_A_RECORD:
                 self.unnamed.setdefault(str(kind), deque()).append(index)
+
+    def _repeat(self, key: tuple[str, str], index: int) -> None:
+        """``key`` names an output of response ``index`` and of an earlier one: the SDK's own
+        ``agents.testing.assistant_message`` gives every text the id ``scripted-message``, and
+        a provider may reuse ids too. Followed live, the earlier response has had all its
+        items (:attr:`settled`: the SDK streams a response's items once it completed, before
+        it asks the model again, ``agents.run_internal.run_loop``), so the key names this
+        one's from now on; read whole, the items take the responses naming it in turn
+        (:meth:`_count_spots`)."""
+        if self.owner[key] < self.settled:
+            self.owner[key] = index
+        else:
+            self._repeated = True
+
+    def _count_spots(self, responses: list[Any]) -> None:
+        """Each key naming more than one output (two texts of one response too), with the
+        response of each output it names, in order; the items are then read by
+        :meth:`_of_repeated_ids`. Only a run whose ids repeat is read twice so."""
+        spots: dict[tuple[str, str], list[int]] = {}
+        for index, response in enumerate(responses):  # told apart as __init__ tells them
+            found: Any = ()
+            ids_of: Callable[[Any], tuple[list[tuple[str, str]], Any]] = _record_ids
+            if type(response) is not dict and hasattr(response, "response_id"):
+                found, ids_of = getattr(response, "output", None) or (), self._raws.ids_of
+            elif isinstance(response, Mapping) and isinstance(response.get("output"), list):
+                found = response["output"]
+            for output in found:
+                for key in ids_of(output)[0]:
+                    spots.setdefault(key, []).append(index)
+        self._spots = {key: at for key, at in spots.items() if len(at) > 1}
+        self.of_ids = self._of_repeated_ids  # type: ignore[method-assign]
 
     def attach(self, start: int = 0, builder: AgentsBuilder | None = None) -> None:
         """Each response's usage, from the ``start``-th on, where :func:`attach_usage` puts it
         (its last text, else its first reasoning or call); through the transcript holding that
-        entry when a ``builder`` follows a run live, so its observers hear of it."""
+        entry when a ``builder`` follows a run live, so its observers hear of it. Their items
+        have all arrived (:attr:`settled`)."""
+        self.settled = len(self.ids)
         for index in range(start, len(self.ids)):
             entries, usage = self.entries[index], self.usages[index]
             if not entries or usage is None:
@@ -863,9 +1084,13 @@ def plain(value: Any) -> Any:
             "raw_responses": list(value.raw_responses),
             "final_output": plain_value(getattr(value, "final_output", None)),
         }
-        usage = getattr(getattr(value, "context_wrapper", None), "usage", None)
+        wrapper = getattr(value, "context_wrapper", None)
+        usage = getattr(wrapper, "usage", None)
         if usage is not None:
             out["context_wrapper"] = {"usage": _plain_usage(usage)}
+        approved = getattr(wrapper, "is_tool_approved", None)
+        if callable(approved):  # asked only of an approval its run decided (:meth:`approval`)
+            out.setdefault("context_wrapper", {})["is_tool_approved"] = approved
         last = _agent_ref(getattr(value, "last_agent", None))
         if last is not None:
             out["_last_agent"] = last
@@ -892,6 +1117,7 @@ def read(source: Source) -> Transcript:
         )
         for key, value in document.items():
             _top_level(source, builder, key, value)
+        builder.items = found[1]
         if not _read_flat(source, builder, found[1], responses):
             for line, item in enumerate(found[1], start=1):
                 try:
@@ -905,6 +1131,8 @@ def read(source: Source) -> Transcript:
         responses.attach()
     else:
         responses = _Responses(None)
+        if isinstance(document, list):  # a list of run items (JSON lines stream by)
+            builder.items = document
         for line, item in source.records():
             try:
                 _feed(source, builder, item, line, responses)
@@ -935,6 +1163,13 @@ def _top_level(source: Source, builder: AgentsBuilder, key: str, value: Any) -> 
         }
         if totals:
             metadata["usage"] = totals
+        lookup = value.get("is_tool_approved") if isinstance(value, Mapping) else None
+        if callable(lookup):  # a run's own (plain)
+            builder.decision = lookup
+        elif isinstance(value, Mapping) and (records := _approval_records(value)):
+            # A saved state keeps no approval item of a decided call: its output tells it.
+            builder.decision = _approval_lookup(records)
+            builder.decisions.update(_calls_decided(records))
     elif key in ("current_agent", "_last_agent"):
         name = _agent_name(value)
         if name:
@@ -1351,15 +1586,38 @@ class Follower:
         self._attached = len(self.responses.ids)
 
     def close(self) -> None:
-        """The run ended: its usage settles, calls without an output are ``unknown`` as a
-        load leaves them (L-3), and the turn ends as a load ends it (the answer on top)."""
+        """The run ended: the approvals it waits for are told, its usage settles, calls
+        without an output are ``unknown`` as a load leaves them (L-3), and the turn ends as a
+        load ends it (the answer on top)."""
+        if self._run is not None:
+            self._interruptions(self._run)
         self._settle_responses()
+        failed = _failed_call(self._run) if self._run is not None else None
+        call = self.builder._open.pop(failed[0], None) if failed is not None else None
+        if failed is not None and call is not None:
+            self.builder.update(call, status="error", result=text_result(failed[1]))
         for call in list(self.builder._open.values()):
             self.builder.update(call, status="unknown")
         self.builder._open.clear()
         self.builder.end_turn()
         if self._run is not None:
             self._finished(self._run)
+
+    def _interruptions(self, run: Any) -> None:
+        """The approvals the run stopped for (``RunResultStreaming.interruptions``), which no
+        event carries (``agents.run_internal.streaming.stream_step_items_to_queue`` skips a
+        ``ToolApprovalItem``: "approvals represent interruptions, not streamed items"); they
+        are the last of the run's items, where a load reads them."""
+        for item in getattr(run, "interruptions", None) or ():
+            record = plain_item(item)
+            raw = record.get("raw_item") if isinstance(record, Mapping) else None
+            call_id = raw.get("call_id") if isinstance(raw, Mapping) else None
+            if call_id in self.builder.pending:
+                continue  # streamed after all (a later release of the SDK)
+            self._line += 1
+            warned = len(self.source.warnings)
+            _feed(self.source, self.builder, record, self._line, self.responses)
+            self.transcript.warnings.extend(self.source.warnings[warned:])
 
     def _finished(self, run: Any) -> None:
         """What a load of the finished run reads beside its items: its final output, total
@@ -1372,6 +1630,39 @@ class Follower:
         last = _agent_ref(getattr(run, "last_agent", None))
         if last is not None:
             _top_level(self.source, self.builder, "_last_agent", last)
+
+
+#: How the SDK words a tool's exception when the tool has no ``failure_error_function``
+#: (``agents.run_internal.tool_execution``: ``UserError(f"Error running tool {name}: {e}")``),
+#: which ends the run.
+_TOOL_RAISED = "Error running tool "
+
+
+def _failed_call(run: Any) -> tuple[str, str] | None:
+    """The call whose tool's exception ended a streamed run, and the exception's text: the
+    tool it names (:data:`_TOOL_RAISED`) has one call in the run data's last model response
+    that no output answers (``run_data``, which the SDK sets on the exception of the run's
+    task, ``RunResultStreaming._check_errors``). None when it names none, or several."""
+    task: Any = getattr(run, "run_loop_task", None)
+    if not isinstance(task, asyncio.Future) or not task.done() or task.cancelled():
+        return None  # still running (the loop left early), or cancelled
+    exc = task.exception()
+    text = str(exc) if exc is not None else ""
+    data = getattr(exc, "run_data", None)
+    if not text.startswith(_TOOL_RAISED) or data is None:
+        return None
+    tool = text[len(_TOOL_RAISED) :].partition(": ")[0]
+    responses = getattr(data, "raw_responses", None) or ()
+    answered = {_answered_call(item) for item in getattr(data, "new_items", None) or ()}
+    named = [
+        call_id
+        for output in (getattr(responses[-1], "output", None) or () if responses else ())
+        if getattr(output, "type", None) == "function_call"
+        and getattr(output, "name", None) == tool
+        and isinstance(call_id := getattr(output, "call_id", None), str)
+        and call_id not in answered
+    ]
+    return (named[0], text) if len(named) == 1 else None
 
 
 _ITEM_DOC = "its raw_item as a Responses item (see openai-responses), in its agent's name"
