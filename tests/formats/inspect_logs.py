@@ -29,6 +29,9 @@ The ``compaction`` kind compacts the context with Inspect's own compaction handl
 ``CompactionNative``; ``mockllm`` has no compaction endpoint, so its ``compact`` returns the
 messages Inspect makes of OpenAI's and of Anthropic's (:func:`_native_compact`), one provider
 per sample, and a third sample is compacted by Anthropic's server inside an ordinary response.
+A fourth is compacted by Inspect's own ``CompactionSummary``: the model is asked to summarize
+the conversation (the scripted model answers with :data:`SUMMARIZED`), and the summary, a user
+message Inspect writes, replaces the conversation in the input of every later call.
 
 ``mockllm`` counts tokens with ``tiktoken``, whose encoding is downloaded on first use; the
 tests run offline, so :func:`write_log` replaces ``tiktoken.get_encoding`` with a rough
@@ -60,6 +63,7 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageUser,
     CompactionNative,
+    CompactionSummary,
     ContentAudio,
     ContentData,
     ContentDocument,
@@ -263,6 +267,10 @@ SUMMARY = (
     "after one more addition to check it."
 )
 ENCRYPTED = "gAAAAB" + "opaque-compacted-context-" * 8
+#: What the scripted model answers when ``CompactionSummary`` asks it to summarize: its analysis
+#: (which Inspect drops) and the summary, which Inspect wraps in a user message of its own.
+SUMMARIZED = "The user asked what 1 + 2 is; the add tool returned 3. Next: check it once more."
+SUMMARY_ANSWER = f"<analysis>One call of add so far.</analysis>\n\n<summary>{SUMMARIZED}</summary>"
 
 
 def _parts_task() -> Task:
@@ -320,15 +328,22 @@ async def _native_compact(
 def _compaction_task() -> Task:
     @solver
     def compacting() -> Solver:
-        """Three model calls, the second on a context compacted natively (forced), as an
-        agent does with Inspect's compaction handler (``compact_input`` before each call)."""
+        """Three model calls, the second on a context compacted (forced) natively or by a
+        summary, as an agent does with Inspect's compaction handler (``compact_input`` before
+        each call, the summary it returns appended to the history)."""
 
         async def solve(state: TaskState, generate: Generate) -> TaskState:
             tools = [add()]
-            native = "natively" in state.input_text
-            compact = compaction(CompactionNative(), prefix=[], tools=tools)
+            summary = "summary" in state.input_text
+            forced = summary or "natively" in state.input_text
+            strategy = CompactionSummary() if summary else CompactionNative()
+            compact = compaction(strategy, prefix=[], tools=tools)
             for turn in range(3):
-                input, _ = await compact.compact_input(state.messages, force=native and turn == 1)
+                input, summarized = await compact.compact_input(
+                    state.messages, force=forced and turn == 1
+                )
+                if summarized is not None:
+                    state.messages.append(summarized)
                 state.output = await get_model().generate(input, tools=tools)
                 await compact.record_output(input, state.output)
                 state.messages.append(state.output.message)
@@ -341,6 +356,7 @@ def _compaction_task() -> Task:
         Sample(input="Compact natively with OpenAI.", target="3", id="openai"),
         Sample(input="Compact natively with Anthropic.", target="3", id="anthropic"),
         Sample(input="Compact on Anthropic's server.", target="3", id="server"),
+        Sample(input="Compact by a summary.", target="3", id="summary"),
     ]
     return Task(dataset=dataset, solver=compacting(), scorer=match())
 
@@ -350,11 +366,16 @@ def _compaction_script(
 ) -> ModelOutput:
     """Add 1 and 2, add once more on the compacted context, answer. Anthropic's server
     compacts inside the second response (``context_management``): its compaction block comes
-    first in that response's content."""
+    first in that response's content. ``CompactionSummary`` asks for a summary in a user
+    message of its own, after the conversation (``compact`` in ``_compaction/summary.py``)."""
     model = "mockllm/model"
+    if input and input[-1].role == "user" and "summarizing conversations" in input[-1].text:
+        return ModelOutput.from_content(model, SUMMARY_ANSWER)
     results = sum(1 for m in input if m.role == "tool")
     compacted = any(
-        isinstance(m.content, list) and any(c.type == "data" for c in m.content) for m in input
+        (isinstance(m.content, list) and any(c.type == "data" for c in m.content))
+        or (m.metadata or {}).get("summary")
+        for m in input
     )
     server = "server" in next((m.text for m in input if m.role == "user"), "")
     if results == 0 and not compacted:

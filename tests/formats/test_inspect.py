@@ -781,8 +781,7 @@ def test_H1_a_native_compaction_without_its_event_or_ids_is_shown_once(
     for message in sample["events_data"]["messages"]:
         if isinstance(message["content"], list):
             message.pop("id")
-    # named: a plain sample's messages read as an OpenAI Chat request too, and it has more marks
-    transcript = _lossless(turnfold.load(sample, format="inspect"))
+    transcript = _lossless(turnfold.load(sample))
     assert [e for e in _shape(transcript) if not e.startswith(("call", "assistant"))] == [
         "user: Compact natively with OpenAI.",
         "compacted: openai_compact: None",
@@ -828,12 +827,188 @@ def test_H1_a_compaction_event_joins_only_the_compaction_it_logged(
     first = next(i for i, e in enumerate(sample["events"]) if e.get("event") == "model")
     trim = {"event": "compaction", "type": "trim", "tokens_before": 90, "source": "inspect"}
     sample["events"].insert(first, trim)
-    transcript = _lossless(turnfold.load(sample, format="inspect"))
+    transcript = _lossless(turnfold.load(sample))
     boundaries = [e for e in transcript.entries if isinstance(e, CompactionBoundary)]
     assert [(b.trigger, b.meta.get("native")) for b in boundaries] == [
         ("trim", None),
         (None, "anthropic_compact"),
     ]
+
+
+# --- Inspect's own summary compaction (CompactionSummary, written by the installed inspect_ai) --
+
+
+def _summary_boundary(transcript: Transcript) -> CompactionBoundary:
+    [boundary] = [e for e in transcript.entries if isinstance(e, CompactionBoundary)]
+    return boundary
+
+
+def _summarizing_calls(transcript: Transcript) -> int:
+    assert transcript.accounting is not None
+    return transcript.accounting.counts.get("summarizing", {}).get("mapped", 0)
+
+
+def _summary_steps(summary: str) -> list[str]:
+    """What a user sees of the ``summary`` sample: the summary where the conversation was."""
+    return [
+        "user: Compact by a summary.",
+        "assistant: tool call for tool add",
+        "call: call-add",
+        f"compacted: None: {summary}",
+        "assistant: Adding once more.",
+        "call: call-again",
+        "assistant: 3",
+    ]
+
+
+def test_H1_a_summary_compaction_is_a_boundary_with_its_summary_never_a_prompt(
+    provider_logs: dict[str, Path],
+) -> None:
+    """``CompactionSummary`` puts a user message of its own in place of the conversation (its
+    ``metadata`` says ``summary``), repeated in the input of every later call: one boundary
+    with that summary, where the compaction event stood, and no prompt the user never typed."""
+    import inspect_logs
+
+    transcript = _lossless(turnfold.load(provider_logs["compaction"], sample="summary", epoch=1))
+    boundary = _summary_boundary(transcript)
+    assert boundary.summary is not None
+    assert boundary.summary.startswith("[CONTEXT COMPACTION SUMMARY]")
+    assert inspect_logs.SUMMARIZED in boundary.summary
+    assert "<analysis>" not in boundary.summary  # Inspect's rewrite, not the model's answer
+    assert (boundary.trigger, boundary.pre_tokens is not None) == ("summary", True)
+    assert _shape(transcript) == _summary_steps(boundary.summary)
+    sample = _sample(provider_logs["compaction"], "summary")
+    pool = sample["events_data"]["messages"]
+    given = [
+        message
+        for event in sample["events"]
+        if event["event"] == "model"
+        for start, end in event["input_refs"]
+        for message in pool[start:end]
+    ]
+    assert len([m for m in given if "summary" in (m.get("metadata") or {})]) >= 2  # repeated
+
+
+def test_H1_the_model_call_that_wrote_a_summary_is_set_apart_not_a_turn(
+    provider_logs: dict[str, Path],
+) -> None:
+    """Inspect asks the model for the summary in an ordinary model call (no span, no role of
+    its own): neither its prompt nor its answer is a step of the conversation; it is counted as
+    the compaction's."""
+    import inspect_logs
+
+    transcript = _lossless(turnfold.load(provider_logs["compaction"], sample="summary", epoch=1))
+    shown = " ".join(_shape(transcript))
+    assert "summarizing conversations" not in shown  # the summary prompt
+    assert inspect_logs.SUMMARY_ANSWER not in shown
+    texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert [t.text for t in texts] == ["tool call for tool add", "Adding once more.", "3"]
+    assert _summarizing_calls(transcript) == 1
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["event/model"] == {"mapped": 3}  # of four model events
+
+
+def test_H1_a_sample_that_ended_at_its_summary_compaction_keeps_the_model_s_summary(
+    provider_logs: dict[str, Path],
+) -> None:
+    """No later call brings the summary message: the boundary keeps what the summarizing call
+    answered, which would otherwise be lost with the call set apart."""
+    import inspect_logs
+
+    sample = _sample(provider_logs["compaction"], "summary")
+    end = next(i for i, e in enumerate(sample["events"]) if e["event"] == "compaction")
+    sample["events"] = sample["events"][: end + 1]
+    transcript = _lossless(turnfold.load(sample))
+    assert _summary_boundary(transcript).summary == inspect_logs.SUMMARY_ANSWER
+    assert _summarizing_calls(transcript) == 1
+    assert _shape(transcript)[-1] == f"compacted: None: {inspect_logs.SUMMARY_ANSWER}"
+
+
+def test_H1_a_summary_in_the_sample_s_messages_is_a_boundary(
+    provider_logs: dict[str, Path],
+) -> None:
+    """A sample read from its messages (no events) holds the summary once, where the agent
+    appended it to the history: a boundary too, never a prompt."""
+    sample = _sample(provider_logs["compaction"], "summary")
+    sample["events"] = []
+    transcript = _lossless(turnfold.load(sample))
+    boundary = _summary_boundary(transcript)
+    assert boundary.summary is not None
+    assert boundary.summary.startswith("[CONTEXT COMPACTION SUMMARY]")
+    assert _shape(transcript) == _summary_steps(boundary.summary)
+
+
+def test_H1_the_agent_s_answer_right_before_a_summarizing_call_stays_a_turn(
+    provider_logs: dict[str, Path],
+) -> None:
+    """Only calls whose answer no later input holds are set apart: the agent's answer just
+    before the compaction (here with its tool's events taken out) is in the summarizing call's
+    own input, and stays a turn."""
+    sample = _sample(provider_logs["compaction"], "summary")
+    events = sample["events"]
+    tool_spans = {e["id"] for e in events if e["event"] == "span_begin" and e["type"] == "tool"}
+    sample["events"] = [
+        e for e in events if e["event"] != "tool" and e.get("span_id") not in tool_spans
+    ]
+    transcript = _lossless(turnfold.load(sample))
+    assert _shape(transcript)[:3] == [
+        "user: Compact by a summary.",
+        "assistant: tool call for tool add",
+        "call: call-add",
+    ]
+    assert _summarizing_calls(transcript) == 1
+
+
+def test_H1_a_compaction_naming_no_summary_strategy_is_told_by_its_summary_message(
+    provider_logs: dict[str, Path],
+) -> None:
+    """An older ``CompactionAuto`` named itself, not the strategy that applied: the summary
+    message the next call is given tells a summary (its call set apart) from a native
+    compaction, before which the agent's own turn (its answer never given again) stays."""
+    summary = _sample(provider_logs["compaction"], "summary")
+    native = _sample(provider_logs["compaction"], "openai")
+    for sample in (summary, native):
+        for event in sample["events"]:
+            if event["event"] == "compaction":
+                event["metadata"] = {**event["metadata"], "strategy": "CompactionAuto"}
+    transcript = _lossless(turnfold.load(summary))
+    assert _shape(transcript) == _summary_steps(_summary_boundary(transcript).summary or "")
+    assert _summarizing_calls(transcript) == 1
+    transcript = _lossless(turnfold.load(native))
+    assert _shape(transcript)[1:4] == [
+        "assistant: tool call for tool add",
+        "call: call-add",
+        "compacted: openai_compact: None",
+    ]
+    assert _summarizing_calls(transcript) == 0
+
+
+# --- a parsed sample is told by its keys ----------------------------------------------------
+
+
+def test_H1_a_parsed_sample_of_plain_messages_is_inspect_s_not_a_chat_request(
+    provider_logs: dict[str, Path],
+) -> None:
+    """A sample whose messages are all plain chat messages reads as a Chat Completions request
+    too; its keys (``id``, ``epoch``, ``input``, ``target``, ``events``, ``scores``) say it is a
+    sample, whose events, scores and metadata only this reader keeps: a dict or Inspect's own
+    ``EvalSample``."""
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(provider_logs["compaction"]))
+    assert log.samples is not None
+    for sample in log.samples:
+        assert which_format(from_object(sample)) == "inspect", sample.id
+        assert which_format(from_object(sample.model_dump(mode="json"))) == "inspect"
+        transcript = turnfold.load(sample)
+        assert transcript.metadata["source_format"] == "inspect"
+        assert (transcript.metadata["sample"], transcript.metadata["score"]) == (sample.id, 1.0)
+    request = {
+        "id": "chatcmpl-1",
+        "model": "gpt-4o",
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    assert which_format(from_object(request)) == "openai"  # a request is no sample
 
 
 def test_L4_an_assistant_part_that_is_not_an_object_is_a_warning() -> None:

@@ -36,6 +36,10 @@ that ``messages`` lose; logs before 0.3.42 keep them, and the content they refer
   message, Anthropic's in an assistant message) is a :class:`CompactionBoundary`, never a
   prompt: it joins the boundary of the ``compaction`` event before it, and the later inputs
   that repeat it add nothing;
+- Inspect's own summary compaction (``CompactionSummary``) alike: the user message it puts in
+  place of the conversation (``metadata`` ``summary``) is the boundary's summary, never a
+  prompt; the model call that wrote the summary is set apart (not a turn), its answer the
+  boundary's summary until that message comes;
 - ``tool`` events settle the call with their id: ``error`` → ``error`` (a ``cancelled`` error →
   ``cancelled``), else ``success`` (Inspect records every tool failure as an error, so a result
   without one succeeded); result text and images; start and completion times. The events of an
@@ -52,6 +56,11 @@ that ``messages`` lose; logs before 0.3.42 keep them, and the content they refer
 
 Without events, ``messages`` are read alike (system, user, assistant; a ``tool`` message
 settles its call: ``error`` → ``error``, else ``success``).
+
+A parsed sample is told from a bare chat request by the keys of Inspect's ``EvalSample``
+(``id``, ``epoch``, ``input``, ``target`` with its ``messages`` and its ``events``, ``scores``
+or ``model_usage``): its messages alone may read as plain chat messages, but only this reader
+keeps its events, scores and metadata.
 
 Metadata (H-6): ``task``, ``model``, ``agent`` (the eval's solver, when it names one),
 ``sample``, ``epoch``, ``target``, ``scores`` (every scorer: value, answer, explanation),
@@ -91,6 +100,7 @@ from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.harnesses import archive
 from turnfold.formats.source import Source
+from turnfold.formats.wrappers import sample as detection_sample
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -129,12 +139,17 @@ RECORDS = Records(
         "event/sample_limit": "AbortMarker: the limit that stopped the run",
         "event/error": "AssistantError: the error that ended the sample",
         "event/interrupt": "AbortMarker: the run was interrupted",
-        "event/compaction": "CompactionBoundary: the context was compacted",
+        "event/compaction": "CompactionBoundary: the context was compacted (a summary "
+        "compaction's summary joins it)",
         "event/info": "SystemNotice with the data the solver logged",
         "message/system": 'the system message: metadata["system"]',
-        "message/user": "a prompt (UserMessage); a native compaction → CompactionBoundary",
+        "message/user": "a prompt (UserMessage); a native compaction, or the summary of "
+        "Inspect's summary compaction (metadata.summary) → CompactionBoundary",
         "message/assistant": "reasoning, text, media named in the text, and tool calls, in order",
         "message/tool": "settles the call with its tool_call_id: error → error, else success",
+        "summarizing": "the model call that wrote a summary compaction's summary "
+        "(CompactionSummary): set apart, not a turn; its answer is the boundary's summary "
+        "until the summary message of the next input replaces it",
     },
     ignored={
         "messages": "the sample's final messages: its events hold the same, with timing",
@@ -165,6 +180,13 @@ _IGNORED_EVENTS = frozenset(
     t.removeprefix("event/") for t in RECORDS.ignored if t.startswith("event/")
 )
 _SCORING_SPANS = frozenset({"scorers", "scorer"})
+#: The scope of the model calls that wrote a summary compaction's summary (:class:`_Events`).
+_SUMMARIZING = "summarizing"
+#: The strategy a ``compaction`` event names when the model was asked for a summary
+#: (``CompactionSummary`` in ``inspect_ai/model/_compaction/summary.py``): ``compact_fn`` in
+#: ``_compaction/_compaction.py`` logs its class name as ``metadata["strategy"]``, and as
+#: ``strategy_applied`` when the strategy handed the work on (``CompactionAuto``).
+_SUMMARY_STRATEGY = "CompactionSummary"
 _SAMPLE_MEMBER = re.compile(r"samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json")
 _ATTACHMENT = "attachment://"
 #: The content references of logs before 0.3.42, which Inspect reads as ``attachment://`` ones
@@ -411,6 +433,26 @@ def _is_sample(value: Any) -> bool:
     )
 
 
+#: The fields of every sample Inspect writes (``EvalSample`` in ``inspect_ai/log/_log.py``
+#: requires ``id``, ``epoch``, ``input`` and ``target``; ``messages`` is its conversation), and
+#: those only a sample that ran holds: a document with them is a sample, however plain its
+#: messages.
+_SAMPLE_FIELDS = ("id", "epoch", "input", "target", "messages")
+_RUN_FIELDS = ("events", "scores", "model_usage")
+
+
+def _is_whole_sample(value: Any) -> bool:
+    return (
+        _is_sample(value)
+        and all(key in value for key in _SAMPLE_FIELDS)
+        and as_int(value["epoch"]) is not None
+        and isinstance(value["input"], (str, list))
+        and isinstance(value["target"], (str, list))
+        and isinstance(value["messages"], list)
+        and any(key in value for key in _RUN_FIELDS)
+    )
+
+
 def _is_log(value: Any) -> bool:
     return (
         isinstance(value, Mapping)
@@ -555,6 +597,15 @@ def transcripts(
 def detect(source: Source) -> Evidence:
     """A parsed log or sample (a dict or Inspect's own objects)."""
     document = source.document if source.is_document else None
+    if isinstance(document, Mapping) and _is_whole_sample(document):
+        # Its messages alone read as a chat request (Chat Completions marks plain messages
+        # with tool calls as its own), a reading that loses the sample's events, scores and
+        # metadata. Every record of a sample (each sampled item of its lists) is Inspect's, and
+        # the sample itself one more: no reading of one of its lists has as many marks.
+        records = 1 + sum(
+            len(detection_sample(v)) for v in document.values() if isinstance(v, list)
+        )
+        return Evidence(share=1.0, marks=records, sampled=records)
     if _is_log(document) or _is_sample(document):
         return Evidence(share=1.0, marks=1)
     return Evidence.none("no eval log or sample")
@@ -809,6 +860,8 @@ class _Conversation:
             if text:
                 previous = self.transcript.metadata.get("system")
                 self.transcript.metadata["system"] = f"{previous}\n\n{text}" if previous else text
+        elif role == "user" and _is_summary(message):
+            self.compaction_summary(message.get("content"), timestamp)
         elif role == "user":
             content = message.get("content")
             if isinstance(content, list):  # OpenAI's compaction comes as a user message
@@ -850,6 +903,22 @@ class _Conversation:
                 meta = {**boundary.meta, "native": native.kind}
                 summary = boundary.summary or native.summary
                 self.transcript.update(boundary, summary=summary, meta=meta)
+
+    def compaction_summary(self, content: Any, timestamp: str | None) -> None:
+        """The user message a summary compaction puts in place of the conversation: the
+        boundary's summary, never a prompt (Inspect says as much in it: "it is not a message
+        from the user", ``CompactionSummary.compact``).
+
+        It joins the boundary of the ``compaction`` event before it; without one (a sample
+        read from its messages) it is a boundary of its own. Every later input repeats it: it
+        is read once, as each message is (by its id).
+        """
+        text, _ = text_and_images(content, _part_text)
+        boundary, self.compacting = self.compacting, None
+        if boundary is None:
+            self.append(CompactionBoundary(summary=text or None, timestamp=timestamp))
+        else:
+            self.transcript.update(boundary, summary=text or boundary.summary)
 
     def assistant(
         self, message: Mapping[str, Any], timestamp: str | None, usage: Usage | None
@@ -1008,7 +1077,8 @@ class _Events:
 
     Inspect records every event in one list, each with the ``span_id`` of the span it happened
     in; spans nest by ``parent_id``. An event belongs to the nearest enclosing span that a call
-    claims; the scorers' spans are set apart.
+    claims; the scorers' spans are set apart, and so are the model calls that wrote the summary
+    of a summary compaction (:func:`_summarizing_calls`).
     """
 
     def __init__(self, context: _Context, events: list[Any]) -> None:
@@ -1051,9 +1121,14 @@ class _Events:
                     break
         self._spans = spans
         self._claimed = claimed
+        #: The summarizing calls of each summary compaction, by the ``id()`` of its event.
+        self.summarizers = _summarizing_calls(events, context.pool)
+        set_apart = {id(call) for calls in self.summarizers.values() for call in calls}
         scoring = 0  # how many old scorer steps are open
         for event in events:
             scope = self._scope(event) if isinstance(event, Mapping) else _ROOT
+            if id(event) in set_apart:
+                scope = _SUMMARIZING
             # Before spans (0.3.94), a scorer ran in a ``step`` of type ``scorer``
             # (``transcript().step(name=scorer_name, type="scorer")`` in
             # ``inspect_ai/_eval/task/run.py``): its events, a model-graded scorer's model call
@@ -1103,6 +1178,8 @@ class _Events:
         if scope == _ROOT:
             for _ in self.scopes.get("scoring", []):
                 source.ignored("scoring")
+            for _ in self.scopes.get(_SUMMARIZING, []):
+                source.mapped(_SUMMARIZING)  # in the boundary of its compaction event
 
     def child(self, scope: str, nested: Any) -> Transcript | None:
         """The transcript of a call's scope (or of events nested in its event), None when it
@@ -1126,20 +1203,130 @@ class _Events:
         return child if child.entries else None
 
 
+def _is_summary(message: Any) -> bool:
+    """Whether ``message`` is the summary a summary compaction put in place of the
+    conversation: Inspect marks it ``metadata={"summary": True}`` (``CompactionSummary.compact``
+    in ``inspect_ai/model/_compaction/summary.py``) and finds it by the key alone
+    (``"summary" in (m.metadata or {})``, there and in ``model/_trim.py``)."""
+    metadata = message.get("metadata") if isinstance(message, Mapping) else None
+    return isinstance(metadata, Mapping) and "summary" in metadata
+
+
+def _summarizing_calls(events: list[Any], pool: list[Any]) -> dict[int, list[Mapping[str, Any]]]:
+    """The model calls that wrote the summary of each summary compaction, in the order they
+    ran, by the ``id()`` of its ``compaction`` event.
+
+    Inspect marks no such call: ``CompactionSummary.compact`` calls ``model.generate`` on the
+    conversation and a prompt of its own, with no span of its own (the event is in the span of
+    the agent it compacts, its ``role`` the compacted model's), once per pass
+    (``_perform_compaction`` in ``_compaction/_compaction.py`` summarizes again while the
+    input is over the threshold); then ``compact_fn`` logs the ``compaction`` event. So they
+    are the model events of that span right before the event whose answer no model call was
+    ever given: the summary reaches the conversation rewritten, as a user message of its own,
+    while each answer of the agent's is in the next input (the summarizing call's among them).
+    """
+    found: dict[int, list[Mapping[str, Any]]] = {}
+    given: set[str] | None = None  # ids of the messages some model call was given
+    for index, event in enumerate(events):
+        if not isinstance(event, Mapping) or event.get("event") != "compaction":
+            continue
+        if event.get("type") != "summary" or not _summarized(events, index, pool):
+            continue
+        if given is None:
+            given = {
+                m["id"]
+                for e in events
+                if isinstance(e, Mapping) and e.get("event") == "model"
+                for m in _model_input(e, pool)
+                if isinstance(m, Mapping) and isinstance(m.get("id"), str)
+            }
+        calls: list[Mapping[str, Any]] = []
+        for earlier in events[index - 1 :: -1] if index else ():
+            if not isinstance(earlier, Mapping) or earlier.get("span_id") != event.get("span_id"):
+                continue  # an event of another span, run alongside
+            kind = earlier.get("event")
+            answer = _answer(earlier) if kind == "model" else None
+            if answer is not None and isinstance(answer.get("id"), str):
+                if answer["id"] in given:
+                    break  # the agent's own answer: the compaction came before its next call
+                calls.append(earlier)
+            elif kind not in _IGNORED_EVENTS:  # a log record between them is no step
+                break
+        if calls:
+            found[id(event)] = calls[::-1]
+    return found
+
+
+def _summarized(events: list[Any], index: int, pool: list[Any]) -> bool:
+    """Whether the ``compaction`` event at ``index`` had the model write a summary: it names
+    ``CompactionSummary`` as the strategy that applied, or (a strategy of another name: an
+    older ``CompactionAuto`` did not say which of native compaction and a summary applied, a
+    subclass has a name of its own) the next model call of its span is given a summary message
+    that no call was given before."""
+    event = events[index]
+    metadata = event.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    if (metadata.get("strategy_applied") or metadata.get("strategy")) == _SUMMARY_STRATEGY:
+        return True
+    span = event.get("span_id")
+    after = next(
+        (
+            e
+            for e in events[index + 1 :]
+            if isinstance(e, Mapping) and e.get("event") == "model" and e.get("span_id") == span
+        ),
+        None,
+    )
+    summaries = [m for m in _model_input(after, pool) if _is_summary(m)] if after else []
+    if not summaries:
+        return False
+    before = {
+        m.get("id")
+        for e in events[:index]
+        if isinstance(e, Mapping) and e.get("event") == "model"
+        for m in _model_input(e, pool)
+        if isinstance(m, Mapping)
+    }
+    return any(m.get("id") not in before for m in summaries)
+
+
+def _answer_text(context: _Context, event: Mapping[str, Any]) -> str | None:
+    """The text a model event answered (its reasoning and calls left out)."""
+    answer = _answer(event)
+    content = context.resolve(answer.get("content")) if answer is not None else None
+    text, _ = text_and_images(content, _part_text)
+    return text or None
+
+
 def _times(event: Mapping[str, Any]) -> tuple[str | None, str | None]:
     return checked_timestamp(event.get("timestamp")), checked_timestamp(event.get("completed"))
 
 
-def _model_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
-    started, completed = _times(event)
+def _model_input(event: Mapping[str, Any], pool: list[Any]) -> list[Any]:
+    """The input messages of a model event: its own, else the ranges of the sample's message
+    pool (``events_data``) its ``input_refs`` name."""
     inputs = event.get("input")
     if not inputs and isinstance(event.get("input_refs"), list):
         inputs = []
         for ref in event["input_refs"]:
             if isinstance(ref, list) and len(ref) == 2 and all(isinstance(i, int) for i in ref):
-                inputs.extend(events.context.pool[ref[0] : ref[1]])
+                inputs.extend(pool[ref[0] : ref[1]])
+    return inputs if isinstance(inputs, list) else []
+
+
+def _answer(event: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The message a model event's output holds (its first choice's), None without one."""
+    output = event.get("output")
+    choices = output.get("choices") if isinstance(output, Mapping) else None
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    message = choice.get("message") if isinstance(choice, Mapping) else None
+    return message if isinstance(message, Mapping) else None
+
+
+def _model_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
+    started, completed = _times(event)
     copies: Counter[str] = Counter()  # of each message without an id in this input
-    for message in inputs if isinstance(inputs, list) else []:
+    for message in _model_input(event, events.context.pool):
         own_id = message.get("id") if isinstance(message, Mapping) else None
         if isinstance(own_id, str) and own_id in conversation.seen:
             continue
@@ -1173,10 +1360,8 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
     # call), the call's start after it (written before the call, ``pending``).
     answered = completed or started
     output = event.get("output")
-    choices = output.get("choices") if isinstance(output, Mapping) else None
-    choice = choices[0] if isinstance(choices, list) and choices else None
-    message = choice.get("message") if isinstance(choice, Mapping) else None
-    if isinstance(message, Mapping):
+    message = _answer(event)
+    if message is not None:
         raw_usage = output.get("usage") if isinstance(output, Mapping) else None
         usage = usage_from(
             raw_usage,
@@ -1340,7 +1525,13 @@ def _interrupt_event(
 def _compaction_event(
     events: _Events, conversation: _Conversation, event: Mapping[str, Any]
 ) -> None:
+    # A summary compaction's summary is the answer of its last summarizing call (the one whose
+    # result was kept), until the summary message of the next input says it as Inspect wrote
+    # it into the conversation (:meth:`_Conversation.compaction_summary`): a sample that ended
+    # right after the compaction has no such input.
+    summarizers = events.summarizers.get(id(event))
     boundary = CompactionBoundary(
+        summary=_answer_text(events.context, summarizers[-1]) if summarizers else None,
         trigger=_string(event.get("type"), None),
         pre_tokens=as_int(event.get("tokens_before")),
         timestamp=_times(event)[0],
