@@ -491,12 +491,14 @@ MESSAGES = Path(__file__).parents[1] / "fixtures" / "messages"
 
 def test_X2_issue11_1_sdk_session_wrapper_is_read_whole_and_keeps_its_keys() -> None:
     # {"version", "updated_at", "agent", "sessionId", "messages"} was read as Gemini CLI: empty.
+    # It is the envelope of Cline's SDK (buildMessagesFilePayload), read by its own reader.
     transcript = load(MESSAGES / "anthropic_sdk-session-wrapper.json")
     assert transcript.metadata == {
-        "source_format": "anthropic",
+        "source_format": "cline-messages",
+        "agent": "cline",
+        "agent_role": "sdk-agent",
         "version": 2,
         "updated_at": "2025-09-30T14:02:11.512Z",
-        "agent": "sdk-agent",
         "session_id": "7d1f6c52-3a0e-4a49-9d3c-2f1f0c5e8b10",
     }
     calls = transcript.tool_calls()

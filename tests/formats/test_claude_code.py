@@ -1366,6 +1366,17 @@ def test_issue11_a_subagent_file_no_call_names_is_shown_at_the_end_and_said(
     assert call.subagent.task == "Read README heading"
     assert call.subagent.transcript.tool_calls()  # the agent's own steps
     assert any("names no call of the session" in w.reason for w in cut.warnings)
+    # A file there that holds no sub-agent's records (a copy of a session) is not shown as
+    # one: it is said, and left out.
+    odd = tmp_path / name / "subagents" / "agent-copy.jsonl"
+    odd.write_text(whole, encoding="utf-8")
+    again = load(session)
+    assert len(again.tool_calls()) == 1
+    assert any(
+        w.reason == "sub-agent file agent-copy.jsonl names no call of the session and holds no "
+        "sub-agent's records; not read"
+        for w in again.warnings
+    )
     # The whole session names the file: no warning, no second call.
     full = load(HANDMADE / f"{name}.jsonl")
     assert not any("names no call" in w.reason for w in full.warnings)

@@ -111,6 +111,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from turnfold import codec
 from turnfold.formats import anthropic_blocks as blocks
 from turnfold.formats import claude_code_workflows as workflows
 from turnfold.formats.catalog import Records
@@ -1266,6 +1267,12 @@ class _Reader:
         for file in sibling_files(folder, "agent-*.jsonl"):
             if file in self.claimed_files:
                 continue
+            if not _opens_a_sidechain(file):
+                self.source.warn(
+                    f"sub-agent file {file.name} names no call of the session and holds no "
+                    "sub-agent's records; not read"
+                )
+                continue
             agent_id = file.name.removeprefix("agent-").removesuffix(".jsonl")
             meta = json_object_file(file.with_name(f"agent-{agent_id}.meta.json"))
             self.source.warn(
@@ -1422,6 +1429,18 @@ def _wrappers(text: str) -> list[str] | None:
         tags.append(match.group(1))
         position = match.end()
     return tags or None
+
+
+def _opens_a_sidechain(path: Path) -> bool:
+    """Whether the file's first record is a sub-agent's: Claude Code writes every record of an
+    ``agent-<id>.jsonl`` with ``isSidechain: true`` and its ``agentId``."""
+    try:
+        with path.open("rb") as stream:
+            first = stream.readline(1 << 20)
+        record = codec.loads(first)
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and (record.get("isSidechain") is True or "agentId" in record)
 
 
 def _without_tags(text: str) -> str:

@@ -635,7 +635,6 @@ def _read(source: Source, *, nest: bool) -> Transcript:
     system = rest.pop("system_prompt", None)
     if _text(system) is not None:
         metadata["system"] = system
-    rest.pop("version", None)
     for key, value in (("model", model), ("model_provider", provider)):
         if value is not None:
             metadata[key] = value
