@@ -270,10 +270,6 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
     format = item.format
     if item.path is not None and format is None and is_session_bookkeeping(Path(item.path)):
         return Summary("child", session=session_of(Path(item.path), None, []))
-    if item.path is not None and format is None and item.sample is None:
-        # A file a format reads itself (aider's Markdown history), which no format tells from
-        # JSON records: as load(path) reads it.
-        format = _path_format(item.path)
     try:
         transcript: Transcript | None = None
         if item.path is not None and format is None:
@@ -283,10 +279,16 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
             try:
                 try:
                     format = _detect(source)
-                except _NotASession as exc:
-                    if exc.kind != "skipped" or runs_key(source) is None:
-                        raise
-                    return _examine_runs(item, tables, visit)  # a dataset's rows, one per run
+                except (_NotASession, _Unreadable) as exc:
+                    # A file a format reads itself (aider's Markdown history), which no format
+                    # tells from JSON records: as load(path) reads it. Asked only here, so a
+                    # session file is not opened once more for it.
+                    format = _path_format(item.path) if item.sample is None else None
+                    if format is None:
+                        skipped = isinstance(exc, _NotASession) and exc.kind == "skipped"
+                        if not skipped or runs_key(source) is None:
+                            raise
+                        return _examine_runs(item, tables, visit)  # a dataset's rows, one each
                 if format == openhands.NAME and not source.is_document and item.sample is None:
                     found = _examine_instances(item, tables, visit)
                     if found is not None:
