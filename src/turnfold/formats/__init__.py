@@ -237,13 +237,16 @@ def read_record(record: Any, format: str | None = None, agent: Any = None) -> Tr
     return read_source(from_json_value(record), format, agent=agent)
 
 
-def settle_load(transcript: Transcript, source: Source, module: ModuleType) -> Transcript:
+def settle_load(
+    transcript: Transcript, source: Source, module: ModuleType, accounting: Accounting | None = None
+) -> Transcript:
     """What a load adds to the transcript a format read from ``source``: the source's own
-    warnings first, its accounting, and a warning for what was passed over (X-2)."""
+    warnings first, its accounting (``accounting``: the part of it that is this transcript's,
+    when the source holds several), and a warning for what was passed over (X-2)."""
     if source.warnings:
         transcript.warnings[:0] = source.warnings
-    transcript.accounting = source.accounting
-    report_losses(source.name, source.accounting, transcript, module)
+    kept = transcript.accounting = source.accounting if accounting is None else accounting
+    report_losses(source.name, kept, transcript, module)
     return transcript
 
 

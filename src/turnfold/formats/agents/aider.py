@@ -100,7 +100,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import attach_usage, usage_carrier
+from turnfold.usage import usage_carrier
 
 NAME = "aider"
 
@@ -736,7 +736,8 @@ class _Reader:
                 cache_write_tokens=cache.get("write"),
                 cache_read_tokens=cache.get("hit"),
             )
-            attach_usage(self._response, usage)
+            if target is not None:  # where attach_usage puts it: found once, above
+                target.usage = usage  # type: ignore[attr-defined]
         self._response.clear()
         if cost is not None:
             if target is not None:

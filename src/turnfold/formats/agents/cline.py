@@ -117,7 +117,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import attach_usage, usage_carrier
+from turnfold.usage import usage_carrier
 
 NAME = "cline"
 
@@ -773,8 +773,9 @@ def read(source: Source) -> Transcript:
                 usage, cached = (request, None) if request is not None else (usage, cached)
                 cost = _cost(info.get("cost")) if cost is None else cost
             carrier = usage_carrier(added)
-            if carrier is not None and getattr(carrier, "usage", None) is None:
-                attach_usage(added, usage, transcript)  # Anthropic's own ``usage`` wins
+            own = getattr(carrier, "usage", None)  # Anthropic's own ``usage`` wins
+            if carrier is not None and usage is not None and own is None:
+                transcript.update(carrier, usage=usage)
             if carrier is not None:
                 if cached:
                     carrier.meta["cached_tokens"] = cached

@@ -74,7 +74,7 @@ from turnfold.model import (
     UserMessage,
 )
 from turnfold.tools import tool_category
-from turnfold.usage import attach_usage, counts_of
+from turnfold.usage import add_into, attach_usage, counts_of
 
 NAME = "gemini-stream-json"
 
@@ -340,8 +340,7 @@ class _Reader:
         usage = _usage(stats)
         if usage is not None:
             attach_usage(self.run, usage, self.transcript)
-            for key, count in counts_of(usage).items():
-                self.totals[key] = self.totals.get(key, 0) + count
+            add_into(self.totals, counts_of(usage))
             meta["usage"] = dict(self.totals)
         for key in ("duration_ms", "tool_calls"):
             number = as_int(stats.get(key))

@@ -810,7 +810,9 @@ def _placeholder(part: Mapping[str, Any]) -> str:
 def _message_key(message: Mapping[str, Any]) -> str:
     """What tells a message without an id (its references resolved) from another: its role,
     its content and the calls it makes or answers, not where it came from (``source``)."""
-    return stringify(
+    # Compact: only compared with other keys, and made again for every message each model
+    # input repeats (the whole conversation, before message ids).
+    return codec.dumps_exact(
         [message.get(k) for k in ("role", "content", "tool_calls", "tool_call_id", "function")]
     )
 

@@ -1504,7 +1504,7 @@ class _Rebuild:
         for span in spans:
             if span.op in _AGENT_OPS and (outermost or span is not spans[0]):
                 if outermost:
-                    self._agent(builder, span)
+                    self._run(builder, span)  # the session's own agent span
                 else:
                     self._subagent(builder, span)
             elif span.op in _MODEL_OPS:
@@ -1513,10 +1513,6 @@ class _Rebuild:
                 self._tool(builder, span)
             elif span.op == "CHAIN" and outermost and span.parent_id is None:
                 self._agent_io(builder, span, before=True)
-
-    def _agent(self, builder: _Builder, span: Span) -> None:
-        """The session's own agent span: its prompt, its spans, then its reply."""
-        self._run(builder, span)
 
     def _run(self, builder: _Builder, span: Span) -> None:
         """An agent span's prompt, the spans of its tree, then its reply; the agent span's own
@@ -1733,7 +1729,7 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
             source.name, [NAME], None, f"no conversation {key!r}; it holds {', '.join(grouped)}"
         )
     _set_aside(source.accounting, spans, kinds, set(map(id, grouped[key])))
-    return _conversation(source.name, key, grouped, sample)
+    return _conversation(source.name, key, grouped)
 
 
 def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
@@ -1742,26 +1738,21 @@ def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
     the rows a scan makes of a file of several (``path#<conversation id>``), as it makes one
     per sample of an eval log. The file's own warnings (a line that is no JSON) are each one's.
     """
-    from turnfold.formats import report_losses
+    from turnfold.formats import settle_load
 
     spans, kinds = _read_spans(source)
     grouped = conversations(spans)
     module = sys.modules[__name__]
     if not grouped:  # no span of a conversation: one empty transcript, as read() gives
-        empty = Transcript(metadata={"source_format": NAME})
-        empty.warnings[:0] = source.warnings
-        empty.accounting = source.accounting
-        report_losses(source.name, source.accounting, empty, module)
-        yield None, empty
+        yield None, settle_load(Transcript(metadata={"source_format": NAME}), source, module)
     for key, chosen in grouped.items():
         accounting = copy.deepcopy(source.accounting)
         _set_aside(accounting, spans, kinds, set(map(id, chosen)))
-        several = len(grouped) > 1
-        transcript = _conversation(source.name, key, grouped, key if several else None)
-        transcript.warnings[:0] = source.warnings
-        transcript.accounting = accounting
-        report_losses(source.name, accounting, transcript, module)
-        yield (key if several else None), transcript
+        transcript = _conversation(source.name, key, grouped)
+        yield (
+            (key if len(grouped) > 1 else None),
+            settle_load(transcript, source, module, accounting),
+        )
 
 
 def _read_spans(source: Source) -> tuple[list[Span], list[str]]:
@@ -1799,10 +1790,9 @@ def _read_spans(source: Source) -> tuple[list[Span], list[str]]:
     return spans, kinds
 
 
-def _conversation(
-    name: str, key: str, grouped: Mapping[str, list[Span]], sample: str | None
-) -> Transcript:
-    """The transcript of conversation ``key`` (``sample``: its id when the file holds several)."""
+def _conversation(name: str, key: str, grouped: Mapping[str, list[Span]]) -> Transcript:
+    """The transcript of conversation ``key`` (named its ``sample`` when the file holds
+    several)."""
     transcript = _Rebuild(grouped[key], name).transcript()
     transcript.metadata["session_id"] = key
     if len(grouped) > 1:
