@@ -4,7 +4,9 @@ The fixture ``claude-code_v2.1.332_stream-json_subagent.jsonl`` is the stdout of
 ``claude -p … --output-format stream-json --verbose`` (Claude Code 2.1.332 from
 ``tests/agents``) against the harness's scripted model on 127.0.0.1 (recipe:
 ``tests/agents``, scenario in the commit that added it); ``…_as-array.json`` holds the same
-events saved as one JSON array.
+events saved as one JSON array. The ``qwen-stream-json/…_tokens-*`` files are the stdout of the
+real Qwen Code 0.24.4, a run and its ``--resume``, each response with token counts of its own
+(recipe: that folder's README).
 """
 
 from __future__ import annotations
@@ -19,10 +21,14 @@ import turnfold
 from turnfold.formats import which_format
 from turnfold.formats.source import open_source
 from turnfold.model import AssistantError, AssistantText, Thinking, ToolCall, UserMessage
+from turnfold.usage import transcript_tokens
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "agents" / "claude-stream-json"
 REAL = FIXTURES / "claude-code_v2.1.332_stream-json_subagent.jsonl"
 ARRAY = FIXTURES / "claude-code_v2.1.332_stream-json_as-array.json"
+QWEN = FIXTURES.parent / "qwen-stream-json"
+QWEN_FIRST = QWEN / "qwen-code_v0.24.4_stream-json_tokens-first.jsonl"
+QWEN_RESUMED = QWEN / "qwen-code_v0.24.4_stream-json_tokens-resumed.jsonl"
 
 
 def _calls(path: Path) -> list[tuple[str, str]]:
@@ -139,3 +145,103 @@ def test_H5_a_tool_call_in_the_stream_is_paired_with_its_result() -> None:
     (only,) = turnfold.load("\n".join(json.dumps(e) for e in events)).tool_calls()
     assert isinstance(only, ToolCall)
     assert (only.status, only.result.text if only.result else None) == ("error", "Exit code 1")
+
+
+# --- Qwen Code's stream-json ---------------------------------------------------------------
+
+
+def _stream(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _own_usage(path: Path) -> dict[str, int]:
+    """The usage of the session's own responses as the stream records them: each response's
+    last message's (the others carry the CLI's empty default), its input the whole prompt."""
+    totals = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0}
+    for event in _stream(path):
+        usage = event.get("message", {}).get("usage")
+        if event["type"] != "assistant" or event["parent_tool_use_id"] or not usage["input_tokens"]:
+            continue
+        totals["input_tokens"] += usage["input_tokens"]
+        totals["output_tokens"] += usage["output_tokens"]
+        totals["cache_read_tokens"] += usage["cache_read_input_tokens"]
+    return totals
+
+
+def test_U1_a_resumed_qwen_run_counts_its_own_responses_not_the_session_s_total() -> None:
+    """Qwen Code's ``result.usage`` is every request of the session so far: a resume replays
+    the earlier runs' counts into it. The run's tokens are its two responses'."""
+    transcript = turnfold.load(QWEN_RESUMED)
+    result = _stream(QWEN_RESUMED)[-1]
+    assert result["usage"]["input_tokens"] == 9600  # 5500 of the first run, 4100 of this one
+    assert transcript_tokens(transcript).own == _own_usage(QWEN_RESUMED) == {
+        "input_tokens": 4100, "output_tokens": 110, "cache_read_tokens": 3600
+    }  # fmt: skip
+    assert "usage" not in transcript.metadata
+    assert transcript.metadata["session_usage"] == result["usage"]
+    assert "session_usage" not in turnfold.load(REAL).metadata  # Claude Code's is the run's
+    assert turnfold.load(REAL).metadata["usage"]["input_tokens"] == 60
+
+
+def test_U1_each_qwen_response_is_counted_once_on_its_text() -> None:
+    """A response is one message per kind of block, ids apart, its usage on the last one only:
+    the usage goes on the response's text, the zero counts of the others record nothing, and
+    cached input is part of ``input_tokens``, not added to it."""
+    transcript = turnfold.load(QWEN_FIRST)
+    assert transcript.warnings == []
+    carried = [
+        (type(e).__name__, e.usage.input_tokens, e.usage.cache_read_tokens)
+        for e in transcript.entries
+        if isinstance(e, (AssistantText, Thinking, ToolCall)) and e.usage is not None
+    ]
+    assert carried == [
+        ("AssistantText", 1200, 0), ("ToolCall", 1500, 1000), ("AssistantText", 1700, 1500)
+    ]  # fmt: skip
+    look = transcript.entries[1]
+    assert isinstance(look, AssistantText)
+    assert look.text.startswith("TF-LOOK-T")
+    tokens = transcript_tokens(transcript)
+    assert tokens.own == _own_usage(QWEN_FIRST)
+    # The sub-agent's messages carry only the empty default: its tokens are not recorded.
+    assert tokens.subagents == {}
+
+
+def test_U1_a_qwen_response_ends_at_its_usage_or_the_next_user_event() -> None:
+    """A response the API gave no usage for does not take the next response's, and a response
+    that follows another without a user event between keeps its own."""
+    empty = {"input_tokens": 0, "output_tokens": 0}
+    usage = {"input_tokens": 7, "output_tokens": 2, "total_tokens": 9}
+    call = {"type": "tool_use", "id": "c1", "name": "run_shell_command", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "c1", "content": "ok"}
+    events = [
+        _event("system", subtype="init", qwen_code_version="0.24.4"),
+        _event("assistant", parent_tool_use_id=None, message={
+            "id": "a", "role": "assistant", "content": [{"type": "text", "text": "A"}],
+            "usage": empty}),
+        _event("assistant", parent_tool_use_id=None, message={
+            "id": "b", "role": "assistant", "content": [call], "usage": empty}),
+        _event("user", parent_tool_use_id=None, message={"role": "user", "content": [result]}),
+        _event("assistant", parent_tool_use_id=None, message={
+            "id": "c", "role": "assistant", "content": [{**call, "id": "c2"}], "usage": usage}),
+        _event("assistant", parent_tool_use_id=None, message={
+            "id": "d", "role": "assistant", "content": [{"type": "text", "text": "D"}],
+            "usage": {**usage, "output_tokens": 3}}),
+    ]  # fmt: skip
+    transcript = turnfold.load("\n".join(json.dumps(e) for e in events))
+    first, second = transcript.tool_calls()
+    text = transcript.entries[0]
+    assert isinstance(text, AssistantText)
+    assert (first.usage, text.usage) == (None, None)
+    assert second.usage is not None
+    assert (second.usage.input_tokens, second.usage.output_tokens) == (7, 2)
+    assert transcript_tokens(transcript).own == {"input_tokens": 14, "output_tokens": 5}
+
+
+@pytest.mark.parametrize(
+    "path", [QWEN_FIRST, QWEN_RESUMED, REAL], ids=["qwen", "qwen-resumed", "claude"]
+)
+def test_H5_the_run_s_own_prompt_is_not_in_the_stream_so_its_turn_has_none(path: Path) -> None:
+    """``-p`` is not echoed (nor a prompt on stdin with ``--input-format stream-json``): the
+    transcript starts with the model's answer; no prompt is made up."""
+    transcript = turnfold.load(path)
+    assert not any(isinstance(e, UserMessage) for e in transcript.entries)

@@ -5,15 +5,22 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
 
 - ``system/init`` → metadata: ``session_id``, ``model``, ``cwd``, ``version``
   (``claude_code_version``), ``agent`` ``claude-code``; Qwen Code's ``qwen -p --output-format
-  stream-json`` prints the same events, its init with ``qwen_code_version`` (``agent`` ``qwen``);
+  stream-json`` prints the same events, its init with ``qwen_code_version`` (``agent`` ``qwen``,
+  and the differences below);
 - ``assistant`` → the Anthropic message's blocks (:mod:`~turnfold.formats.anthropic_blocks`, as
   the ``anthropic`` loader maps them). Claude Code writes one event per content block, each with
   the whole message's ``usage``: the usage is counted once per ``message.id``, on its last text
   (a message without text: on its first thinking or call). An event with an ``error``
   (``rate_limit``, ``authentication_failed``…: the CLI's message for a failed API request) is
-  an :class:`~turnfold.model.AssistantError` holding its text;
+  an :class:`~turnfold.model.AssistantError` holding its text. Qwen Code starts a new message,
+  with an id of its own, at each change of block kind within one response, and only the
+  response's last message carries its usage (the others the CLI's empty default, both counts
+  0, which records nothing): its messages up to that one are one response, whose usage goes on
+  its last text. Its ``input_tokens`` count the cached ones too (``cache_read_input_tokens`` is
+  their part); a sub-agent's messages carry no usage of their own;
 - ``user`` → the ``tool_result`` blocks settle their calls (``is_error`` → ``error``); text is a
-  prompt (``-p`` does not echo the first prompt; a sub-agent's task arrives this way);
+  prompt (a sub-agent's task arrives this way). Neither CLI echoes the run's own prompt (``-p``,
+  or one written on stdin with ``--input-format stream-json``), so a run's turn has none;
 - events with a ``parent_tool_use_id`` belong to the sub-agent that ``Task``/``Agent`` call
   started: they make its own transcript, nested under that call (F-7), at any depth;
 - ``system/compact_boundary`` → a :class:`~turnfold.model.CompactionBoundary`;
@@ -21,7 +28,9 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   ``error_*`` subtypes or ``is_error`` → ``error``, ``success`` → ``pass``), ``cost_usd``
   (``total_cost_usd``), ``duration_ms``, ``num_turns``, the run's total ``usage`` and
   ``model_usage`` (``modelUsage``); a failed run's ``result`` or ``errors`` text is an
-  :class:`~turnfold.model.AssistantError`;
+  :class:`~turnfold.model.AssistantError`. Qwen Code's ``usage`` counts every model request the
+  session has made so far (a resumed run's earlier runs and sub-agents' requests included), not
+  this run's: it is kept as ``session_usage``, and the run's tokens are its responses' own;
 - ``conversation_reset`` (``/clear``) → a :class:`~turnfold.model.SystemNotice`;
 - the sub-agent task events (``system/task_*``), thinking-token estimates and partial-message
   ``stream_event`` records are left out: the messages above hold what they announce.
@@ -46,7 +55,7 @@ from typing import Any, TypeVar
 from turnfold.formats.anthropic import AnthropicBuilder
 from turnfold.formats.anthropic_blocks import usage_of
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import NameSet, checked_timestamp
+from turnfold.formats.common import NameSet, checked_timestamp, usage_from
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.protocol import not_read
@@ -61,6 +70,7 @@ from turnfold.model import (
     Thinking,
     ToolCall,
     Transcript,
+    Usage,
     UserMessage,
 )
 from turnfold.usage import USAGE_KINDS
@@ -99,6 +109,8 @@ _MESSAGE_TYPES = NameSet({"assistant", "user"})
 #: Every event type the reader knows (what :attr:`StreamReader.recognized` counts).
 _KNOWN = NameSet(RECORDS.known() | _MESSAGE_TYPES)
 _OUTCOMES = {"success": "pass", "error_max_turns": "incomplete"}
+#: The usage Qwen Code gives a message before its response's usage is known.
+_QWEN_NO_USAGE = {"input_tokens": 0, "output_tokens": 0}
 
 
 def _kind(record: Mapping[str, Any]) -> str:
@@ -174,12 +186,15 @@ class _Thread:
             transcript = Transcript(metadata={"source_format": format})
         self.transcript = transcript
         self.builder = _Builder(self.transcript, name, live=live)
-        self.last_text: dict[str, AssistantText] = {}  # message id → its last text so far
-        self.parked: dict[str, Entry] = {}  # message id → the entry its usage waits on
+        self.last_text: dict[str, AssistantText] = {}  # response key → its last text so far
+        self.parked: dict[str, Entry] = {}  # response key → the entry its usage waits on
+        self.response: str | None = None  # Qwen Code: the key of the response being written
         self.growing: dict[int, Entry] = {}  # content block index → its partial entry
 
-    def assistant(self, record: Mapping[str, Any], message: Mapping[str, Any], line: int) -> None:
-        """One content block's event; the message's usage moves to its newest text. A message
+    def assistant(
+        self, record: Mapping[str, Any], message: Mapping[str, Any], line: int, *, qwen: bool
+    ) -> None:
+        """One content block's event; the response's usage moves to its newest text. A message
         the CLI wrote for a failed API request (``error``) is an :class:`AssistantError`."""
         own_id = message.get("id")
         error = record.get("error")
@@ -206,8 +221,15 @@ class _Thread:
                 self.transcript.append(AssistantError(message=text, meta={"error": error}))
             )
         texts = [e for e in self.builder.fed if isinstance(e, AssistantText)]
-        usage = usage_of(message.get("usage"))
         key = own_id if isinstance(own_id, str) else f"line-{line}"
+        if qwen:
+            # One response is several messages, ids apart; its usage comes on the last one.
+            key = self.response = self.response or key
+            usage = _qwen_usage(message.get("usage"))
+            if usage is not None:
+                self.response = None
+        else:
+            usage = usage_of(message.get("usage"))
         if texts:
             previous = self.last_text.get(key)
             if previous is not None and previous is not texts[-1] and previous.usage is not None:
@@ -217,12 +239,15 @@ class _Thread:
                 self.transcript.update(parked, usage=None)
             self.last_text[key] = texts[-1]
             self.transcript.update(texts[-1], usage=usage)
-        elif usage is not None and key not in self.last_text and self.builder.fed:
-            # A message of calls and thinking only: its usage on its first entry (as
-            # attach_usage does), until a text of the same message takes it.
-            first = self.parked.setdefault(key, self.builder.fed[0])
-            if isinstance(first, USAGE_KINDS):
-                self.transcript.update(first, usage=usage)
+        elif usage is not None:
+            carrier: Entry | None = self.last_text.get(key)
+            if carrier is None and self.builder.fed:
+                # A message of calls and thinking only: its usage on its first entry (as
+                # attach_usage does), until a text of the same message takes it.
+                carrier = self.parked.setdefault(key, self.builder.fed[0])
+            # Claude Code repeats the usage its text already has; Qwen Code's comes after it.
+            if isinstance(carrier, USAGE_KINDS) and carrier.usage != usage:
+                self.transcript.update(carrier, usage=usage)
 
     def partial(self, event: Mapping[str, Any]) -> None:
         """One partial-message event of a live feed: text and thinking deltas grow an entry
@@ -282,6 +307,7 @@ class StreamReader:
         self.threads: dict[str | None, _Thread] = {None: self.main}
         #: How many records were events of the stream (not warned about as something else).
         self.recognized = 0
+        self.qwen = False  # Qwen Code's stream (its init says so)
         self._nested: set[str] = set()
 
     def feed(self, record: Any, line: int) -> None:
@@ -305,9 +331,10 @@ class StreamReader:
         elif kind in RECORDS.ignored:
             source.ignored(kind)
         elif kind in _MESSAGE_TYPES:
-            _message(source, self._thread(record), record, kind, line)
+            _message(source, self._thread(record), record, kind, line, qwen=self.qwen)
         elif kind == "system/init":
             _init(main.transcript, record)
+            self.qwen = main.transcript.metadata["agent"] == "qwen"
             source.mapped(kind)
         elif kind == "system/compact_boundary":
             meta = record.get("compact_metadata")
@@ -328,7 +355,7 @@ class StreamReader:
             )
             source.mapped(kind)
         elif kind == "result":
-            _result(main.transcript, record)
+            _result(main.transcript, record, qwen=self.qwen)
             source.mapped(kind)
         else:
             source.warn(f"unknown stream-json event {kind!r} skipped", line, record_type=kind)
@@ -378,7 +405,7 @@ def read(source: Source) -> Transcript:
 
 
 def _message(
-    source: Source, thread: _Thread, record: Mapping[str, Any], kind: str, line: int
+    source: Source, thread: _Thread, record: Mapping[str, Any], kind: str, line: int, *, qwen: bool
 ) -> None:
     message = record.get("message")
     if not isinstance(message, Mapping):
@@ -388,8 +415,9 @@ def _message(
     before = len(warnings)
     thread.builder.fed = []
     if kind == "assistant":
-        thread.assistant(record, message, line)
+        thread.assistant(record, message, line, qwen=qwen)
     else:
+        thread.response = None  # a response ends where the next user event begins
         thread.builder.feed(message, line)
     stamp = checked_timestamp(record.get("timestamp"))
     if stamp is not None:
@@ -418,7 +446,20 @@ def _init(transcript: Transcript, record: Mapping[str, Any]) -> None:
             meta[name] = value
 
 
-def _result(transcript: Transcript, record: Mapping[str, Any]) -> None:
+def _qwen_usage(raw: Any) -> Usage | None:
+    """A Qwen Code message's usage, whose input counts the cached tokens too; None for the
+    CLI's empty default, which records nothing."""
+    if raw == _QWEN_NO_USAGE:
+        return None
+    return usage_from(
+        raw,
+        input_tokens="input_tokens",
+        output_tokens="output_tokens",
+        cache_read_tokens="cache_read_input_tokens",
+    )
+
+
+def _result(transcript: Transcript, record: Mapping[str, Any], *, qwen: bool) -> None:
     meta = transcript.metadata
     subtype = record.get("subtype")
     stopped = subtype == "error_max_turns"  # the run was cut short, not broken
@@ -436,7 +477,10 @@ def _result(transcript: Transcript, record: Mapping[str, Any]) -> None:
         value = record.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             meta[key] = value
-    for key, name in (("usage", "usage"), ("modelUsage", "model_usage")):
+    # Qwen Code's total is the session's so far (a resume replays the earlier runs' counts
+    # into it), its sub-agents' requests included: not this run's own total.
+    total = "session_usage" if qwen else "usage"
+    for key, name in (("usage", total), ("modelUsage", "model_usage")):
         value = record.get(key)
         if isinstance(value, Mapping) and value:
             meta[name] = dict(value)
