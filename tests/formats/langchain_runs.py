@@ -173,28 +173,28 @@ def run_result() -> dict[str, Any]:
     return result
 
 
-def stream_run(stream_mode: Any, *, subgraphs: bool = False) -> tuple[list[Any], Any]:
-    """The events of ``agent.stream(..., stream_mode)`` and the run's final state (read from
-    the checkpointer, so it is the very run the events came from)."""
+def stream_run(stream_mode: Any, **kwargs: Any) -> tuple[list[Any], Any]:
+    """The events of ``agent.stream(..., stream_mode, **kwargs)`` and the run's final state
+    (read from the checkpointer, so it is the very run the events came from)."""
     agent = scripted_agent()
     config = _config(f"stream-{stream_mode}")
     events = list(
-        agent.stream(
-            {"messages": [("user", PROMPT)]}, config, stream_mode=stream_mode, subgraphs=subgraphs
-        )
+        agent.stream({"messages": [("user", PROMPT)]}, config, stream_mode=stream_mode, **kwargs)
     )
     return events, agent.get_state(config).values
 
 
-async def follow_astream(stream_mode: Any) -> tuple[Any, list[Any], Any]:
-    """``turnfold.follow`` over ``agent.astream(...)`` with ``async for``: the follow, the
-    events it passed on, and the run's final state."""
+async def follow_astream(
+    stream_mode: Any, agent: Any = None, prompt: str = PROMPT
+) -> tuple[Any, list[Any], Any]:
+    """``turnfold.follow`` over ``agent.astream(...)`` (the scripted agent's unless given)
+    with ``async for``: the follow, the events it passed on, and the run's final state."""
     import turnfold
 
-    agent = scripted_agent()
+    agent = scripted_agent() if agent is None else agent
     config = _config(f"astream-{stream_mode}")
     run = turnfold.follow(
-        agent.astream({"messages": [("user", PROMPT)]}, config, stream_mode=stream_mode),
+        agent.astream({"messages": [("user", prompt)]}, config, stream_mode=stream_mode),
         display=False,
     )
     events = [event async for event in run]

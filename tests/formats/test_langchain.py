@@ -308,6 +308,39 @@ def test_L4_a_bad_record_among_good_ones_is_a_warning_and_the_rest_is_shown(
     assert outcome(transcript) == outcome(turnfold.load(TO_DICT))
 
 
+def test_L4_calls_without_an_id_each_get_one_no_other_call_has() -> None:
+    """Hand-made, in the shapes of ``langchain_core.messages.tool.ToolCall`` (whose ``id``
+    may be None) and Anthropic's server block: calls without an id, two in one message and
+    a server call in each of two messages fed in one event, are each shown as a call of its
+    own, with a warning each (but the garbled call, never run)."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    search = {"type": "server_tool_use", "name": "web_search", "input": {}}
+    messages = [
+        HumanMessage("go", id="h1"),
+        AIMessage(
+            [search],
+            tool_calls=[
+                {"name": "f", "args": {}, "id": None},
+                {"name": "g", "args": {}, "id": None},
+            ],
+            invalid_tool_calls=[{"name": "h", "args": "{", "id": None, "error": "bad"}],
+            id="a1",
+        ),
+        AIMessage([search], id="a2"),
+    ]
+    loaded = turnfold.load(messages)
+    followed, _ = follow([{"messages": messages}])  # one values event: one line for both
+    for transcript in (loaded, followed):
+        calls = transcript.tool_calls()
+        assert [c.name for c in calls] == ["web_search", "f", "g", "h", "web_search"]
+        assert len({c.call_id for c in calls}) == 5
+        assert sorted(w.reason for w in transcript.warnings) == [
+            "server_tool_use block without an id", "server_tool_use block without an id",
+            "tool call without an id", "tool call without an id",
+        ]  # fmt: skip
+
+
 # --- A-2: live ---------------------------------------------------------------------------------
 
 
@@ -327,6 +360,24 @@ def test_A2_following_the_stream_ends_with_what_load_gives_for_the_final_state(m
     kinds = [(type(e).__name__, getattr(e, "text", None)) for e in transcript.entries]
     expected = [(type(e).__name__, getattr(e, "text", None)) for e in loaded.entries]
     assert kinds == (expected if "values" in mode else expected[1:])
+
+
+@pytest.mark.parametrize(
+    "mode", [["updates", "messages"], "values", "updates", ["values", "messages", "tasks"]], ids=str
+)
+@pytest.mark.parametrize("subgraphs", [False, True], ids=["", "subgraphs"])
+def test_A2_a_version_2_stream_is_followed_as_its_version_1_twin(
+    mode: Any, subgraphs: bool
+) -> None:
+    """``stream(..., version="v2")`` yields ``StreamPart`` dicts (``{"type", "ns", "data"}``,
+    ``langgraph.types``) in every mode: followed, they end as the same run streamed in the
+    default form does, and as the load of its final state."""
+    parts, final = runs.stream_run(mode, subgraphs=subgraphs, version="v2")
+    assert all(set(part) >= {"type", "ns", "data"} for part in parts)
+    events, _ = runs.stream_run(mode, subgraphs=subgraphs)
+    followed, _ = follow(parts)
+    assert followed.warnings == []
+    assert outcome(followed) == outcome(follow(events)[0]) == outcome(turnfold.load(final))
 
 
 def test_A2_streamed_tokens_grow_one_entry_and_calls_run_until_their_result() -> None:
@@ -959,12 +1010,15 @@ def test_A1_an_interrupted_result_ends_with_what_it_waits_for_on_the_call_it_sto
     assert isinstance(one.entries[-1], PendingAction)
     ((action, call_id, text, _),) = _pending(one)
     assert (action, call_id) == ("question", "d1")
+    assert _statuses(one) == {"d1": "confirming"}  # it waits for the human's answer
     assert '"question": "Delete /a?"' in text
     assert one.accounting is not None
     assert one.accounting.counts["__interrupt__"] == {"mapped": 1}
     assert "other state" not in one.accounting.counts
     # Two calls stopped in parallel: which interrupt is whose, the result does not say.
-    assert sorted(_pending(load_stopped(["/a", "/b"])))[0][:2] == ("question", None)
+    both = load_stopped(["/a", "/b"])
+    assert sorted(_pending(both))[0][:2] == ("question", None)
+    assert set(_statuses(both).values()) == {"unknown"}
     approvals = ["approve", "edit", "reject", "respond"]
     for mode in ("batched", "per_call"):
         gate = HumanInTheLoopMiddleware(interrupt_on={"delete_file": True}, interrupt_mode=mode)
@@ -974,6 +1028,9 @@ def test_A1_an_interrupted_result_ends_with_what_it_waits_for_on_the_call_it_sto
             ("permission", "d1", approvals), ("permission", "d2", approvals),
         ], mode  # fmt: skip
         assert "Args: {'path': '/a'}" in asked[0][2]
+        assert _statuses(load_stopped(["/a", "/b"], [gate])) == {
+            "d1": "confirming", "d2": "confirming"
+        }, mode  # fmt: skip
     # Hand-made: the interrupt in its {"value", "id"} form; a call of an earlier turn never
     # answered is not the one waiting.
     state = {
@@ -992,34 +1049,118 @@ def test_A1_an_interrupted_result_ends_with_what_it_waits_for_on_the_call_it_sto
     assert stopped.entries[-1].meta == {"interrupt_id": "i1"}
 
 
+def _statuses(transcript: Transcript) -> dict[str, str]:
+    return {call.call_id: call.status for call in transcript.tool_calls()}
+
+
+def test_A1_a_version_2_result_loads_as_its_version_1_twin() -> None:
+    """``invoke(..., version="v2")`` returns a ``GraphOutput`` (``langgraph.types``), the
+    state in ``value`` and the interrupts apart in ``interrupts``: it loads as the result of
+    the same run in the default form, stopped on an interrupt or finished."""
+    for paths in (["/a"], ["/a", "/b"]):
+        one, two = runs.interrupt_agent(paths), runs.interrupt_agent(paths)
+        prompt = {"messages": [("user", "rm")]}
+        output = one.invoke(prompt, runs._config("v2"), version="v2")
+        assert type(output).__name__ == "GraphOutput"
+        assert output.interrupts
+        result = two.invoke(prompt, runs._config("v1"))
+        loaded, twin = turnfold.load(output), turnfold.load(result)
+        # Two calls stopped in parallel come in the order their threads reached interrupt().
+        assert sorted(_pending(loaded), key=repr) == sorted(_pending(twin), key=repr)
+        assert outcome(loaded) == outcome(twin)
+        assert loaded.accounting == twin.accounting
+    finished = runs.scripted_agent().invoke(
+        {"messages": [("user", runs.PROMPT)]}, runs._config("v2-done"), version="v2"
+    )
+    assert not finished.interrupts
+    assert outcome(turnfold.load(finished)) == outcome(turnfold.load(runs.run_result()))
+
+
+#: Stream modes, alone and in lists: an interrupt comes as an ``__interrupt__`` update, in the
+#: state of a ``values`` event (``PregelLoop.output_writes``) and in its task's ``tasks``
+#: result (``debug`` wraps it).
+INTERRUPTED_MODES = [
+    ["updates", "messages"],
+    "updates",
+    ["updates", "tasks"],
+    "values",
+    ["values", "messages"],
+    ["values", "tasks"],
+    ["values", "debug"],
+]
+
+
 @pytest.mark.parametrize(
-    "mode",
-    [
-        ["updates", "messages"],
-        "updates",
-        ["updates", "tasks"],
-        ["values", "tasks"],
-        ["values", "debug"],
-    ],
-    ids=str,
+    "form", [{}, {"subgraphs": True}, {"version": "v2"}], ids=["", "subgraphs", "v2"]
 )
+@pytest.mark.parametrize("mode", INTERRUPTED_MODES, ids=str)
 def test_A2_following_an_interrupted_run_shows_what_it_waits_for_once_on_its_call(
-    mode: Any,
+    mode: Any, form: dict[str, Any]
 ) -> None:
-    """Live, an interrupt is shown once (it comes both as an ``__interrupt__`` update and in
-    its task's ``tasks`` result), on the call it stopped: the one call waiting, or the call
-    of the tool task the ``tasks`` result names, as the load of the result shows it."""
+    """Live, an interrupt is shown once (it comes as an ``__interrupt__`` update, in the
+    state of the last ``values`` event or beside it in a version 2 part, and in its task's
+    ``tasks`` result), on the call it stopped, which waits (``confirming``): the one call
+    waiting, or the call of the tool task the ``tasks`` result names, as the load of the
+    result shows it."""
     agent = runs.interrupt_agent(["/a"])
     result = agent.invoke({"messages": [("user", "rm")]}, runs._config("loaded"))
-    events, _ = runs.stream_graph(runs.interrupt_agent(["/a"]), "rm", mode)
+    events, _ = runs.stream_graph(runs.interrupt_agent(["/a"]), "rm", mode, **form)
+    transcript, _ = follow(events)
+    loaded = turnfold.load(result)
+    assert transcript.warnings == []
+    assert _pending(transcript) == _pending(loaded)
+    assert _pending(transcript)[0][:2] == ("question", "d1")
+    assert outcome(transcript) == outcome(loaded)
+    assert _statuses(transcript) == {"d1": "confirming"}
+    events, _ = runs.stream_graph(runs.interrupt_agent(["/a", "/b"]), "rm", mode)
+    transcript, _ = follow(events)
+    named = sorted(str(c) for _, c, _, _ in _pending(transcript))
+    if "tasks" in mode or "debug" in mode:  # two calls stopped in parallel: each task names its own
+        assert named == ["d1", "d2"]
+        assert _statuses(transcript) == {"d1": "confirming", "d2": "confirming"}
+    else:  # which interrupt is whose, nothing else says
+        assert named == ["None", "None"]
+        assert _statuses(transcript) == {"d1": "unknown", "d2": "unknown"}
+
+
+@pytest.mark.parametrize("mode", ["updates", "values", ["values", "messages"]], ids=str)
+def test_A2_a_followed_approval_request_shows_a_permission_on_each_waiting_call(
+    mode: Any,
+) -> None:
+    """``HumanInTheLoopMiddleware`` stops the run before its tools run: followed in any
+    mode, each call asked about waits (``confirming``) with a permission naming it and the
+    decisions allowed, as the load of the result shows them."""
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    def gate() -> Any:
+        return HumanInTheLoopMiddleware(interrupt_on={"delete_file": True})
+
+    agent = runs.interrupt_agent(["/a", "/b"], [gate()])
+    loaded = turnfold.load(agent.invoke({"messages": [("user", "rm")]}, runs._config("hitl")))
+    events, _ = runs.stream_graph(runs.interrupt_agent(["/a", "/b"], [gate()]), "rm", mode)
     transcript, _ = follow(events)
     assert transcript.warnings == []
-    assert _pending(transcript) == _pending(turnfold.load(result))
-    assert _pending(transcript)[0][:2] == ("question", "d1")
-    if "values" in mode:  # two calls stopped in parallel: each task names its own call
-        events, _ = runs.stream_graph(runs.interrupt_agent(["/a", "/b"]), "rm", mode)
-        transcript, _ = follow(events)
-        assert sorted(str(c) for _, c, _, _ in _pending(transcript)) == ["d1", "d2"]
+    assert _pending(transcript) == _pending(loaded)
+    assert [(a, c) for a, c, _, _ in _pending(transcript)] == [
+        ("permission", "d1"), ("permission", "d2"),
+    ]  # fmt: skip
+    assert outcome(transcript) == outcome(loaded)
+    assert _statuses(transcript) == {"d1": "confirming", "d2": "confirming"}
+
+
+def test_A2_an_interrupted_astream_in_values_mode_ends_like_the_load_of_its_result() -> None:
+    """``turnfold.follow`` over ``astream(stream_mode="values")`` of a run stopped on
+    ``interrupt()``: the same pending question on the same waiting call as its result."""
+    agent = runs.interrupt_agent(["/a"])
+    loaded = turnfold.load(agent.invoke({"messages": [("user", "rm")]}, runs._config("sync")))
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        run, events, _ = pool.submit(
+            asyncio.run, runs.follow_astream("values", runs.interrupt_agent(["/a"]), "rm")
+        ).result()
+    assert "__interrupt__" in events[-1]  # what the values stream says of the interrupt
+    assert _pending(run.transcript) == _pending(loaded)
+    assert outcome(run.transcript) == outcome(loaded)
+    assert _statuses(run.transcript) == {"d1": "confirming"}
 
 
 @pytest.mark.parametrize(

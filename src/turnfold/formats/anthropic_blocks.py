@@ -21,6 +21,8 @@ use``, ``mcp_tool_use``
 ``image`` in a result          :class:`ImageData` (base64 sources only)
 ``tool_reference`` in a        a line naming the tool it references (a tool search's
 result                         result is made of them)
+``search_result``, ``web_      a line naming it: its title and URL (:func:`search_line`)
+search_result`` in a result
 ``document``, ``file``,        an attachment line (name, media type, size): the user
 ``container_upload``           attached it (:func:`attachment_line`)
 =============================  ===========================================================
@@ -248,11 +250,13 @@ def _content_part(block: Mapping[str, Any]) -> str | ImageData | None:
     if kind in ("file", "container_upload"):
         return attachment_line(block)
     if kind in ("search_result", "web_search_result"):
-        return _search_line(block)
+        return search_line(block)
     return None
 
 
-def _search_line(block: Mapping[str, Any]) -> str:
+def search_line(block: Mapping[str, Any]) -> str:
+    """A search result (``search_result``, ``web_search_result``) as one line: its title
+    and where it is (``url``, else ``source``), what a reader needs to tell results apart."""
     title, url = block.get("title"), block.get("url") or block.get("source")
     parts = [p for p in (title, url) if isinstance(p, str) and p]
     return " — ".join(parts) or "[search result]"

@@ -52,6 +52,7 @@ _ADAPTERS: tuple[tuple[str, str], ...] = (
 RUN_OBJECTS: tuple[tuple[str, str], ...] = (
     ("agents.result", "RunResult"),
     ("agents.result", "RunResultStreaming"),
+    ("langgraph.types", "GraphOutput"),  # invoke(..., version="v2"); its v1 result is a dict
     ("pydantic_ai.run", "AgentRunResult"),
     ("smolagents.memory", "AgentMemory"),
     ("smolagents.agents", "RunResult"),

@@ -8,11 +8,12 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   their ``*Chunk`` forms), as objects or as ``langchain_core.messages.messages_to_dict`` output
   ``[{"type": "ai", "data": {...}}, ...]`` (also from a JSON file), or as ``dumpd`` output
   ``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs": {...}}``;
-- a graph result (``agent.invoke(...)``): a dict whose ``messages`` hold the messages; its
+- a graph result (``agent.invoke(...)``, or its ``GraphOutput`` with ``version="v2"``, the
+  interrupts beside the state): a dict whose ``messages`` hold the messages; its
   other scalar keys go to ``metadata`` and ``structured_response`` to
   ``metadata["structured_response"]``; the ``__interrupt__`` of a run stopped on
   ``interrupt()`` ends the transcript with a :class:`PendingAction` of each interrupt
-  (:func:`pending_actions`).
+  (:func:`pending_actions`), the call it stopped (where it can be told) ``confirming``.
 
 :func:`plain` reads a message's fields directly (what ``messages_to_dict`` writes, without its
 ``model_dump``); nothing of the value is modified or shared. A finished run of one agent is
@@ -56,8 +57,9 @@ wrote more than once in its step), ``values`` (the whole state each step:
 only messages not yet seen are fed, by id), ``messages`` (``(message chunk, metadata)``: the
 chunks of one message, by its id, grow a streaming :class:`Thinking` / :class:`AssistantText`
 until the message is complete, which then takes those entries over), ``tasks`` / ``debug``
-(which task ran which tool call), a list of modes (``(mode, chunk)``), and ``subgraphs=True``
-(``(namespace, mode, chunk)`` or ``(namespace, chunk)``). A message seen twice (as chunks and
+(which task ran which tool call), a list of modes (``(mode, chunk)``), ``subgraphs=True``
+(``(namespace, mode, chunk)`` or ``(namespace, chunk)``), and ``version="v2"``'s
+``{"type": mode, "ns": namespace, "data": chunk}`` parts. A message seen twice (as chunks and
 in an update, or in two states) is fed once. A namespace ``("tools:<task id>",)`` is the run
 of a graph called inside the tool call that task ran (an agent used as a tool): its messages
 become a :class:`SubAgent` transcript on that call, matched by the ``tasks`` event of the task,
@@ -67,9 +69,9 @@ came while it went on, or the others have their runs), else by the result that i
 answer; a run none of these tells is nested by a guess at the stream's end, with a warning
 (:meth:`Follower._match_by_order`). The sub-agent's name is its messages' ``name``. Other
 namespaces (a graph used as a node) are left out: the node's update in the parent carries
-their messages. An interrupt (an ``__interrupt__`` update, or a ``tasks`` result's
-``interrupts``, which also says the tool call it stopped) is a :class:`PendingAction`,
-shown once.
+their messages. An interrupt (an ``__interrupt__`` update, the ``__interrupt__`` of the
+``values`` state a run stopped in, or a ``tasks`` result's ``interrupts``, which also says the
+tool call it stopped) is a :class:`PendingAction`, shown once, its call ``confirming``.
 
 Handoffs between agents (a multi-agent graph in the langgraph-swarm / langgraph-supervisor
 pattern, whose agents are nodes that hand control on with a ``transfer_to_<agent>`` tool
@@ -267,10 +269,11 @@ def message_fields(value: Any) -> dict[str, Any] | None:
 
 
 def plain(value: Any) -> Any:
-    """A list of messages, a graph result (``{"messages": [...], ...}``) or one message as
-    the records :func:`read` reads: the messages themselves (read in place, see
-    :func:`message_fields`); other values of a result's state are kept only where
-    :func:`read` shows them (scalars, ``structured_response``)."""
+    """A list of messages, a graph result (``{"messages": [...], ...}``, or the
+    ``GraphOutput`` of ``invoke(..., version="v2")``) or one message as the records
+    :func:`read` reads: the messages themselves (read in place, see :func:`message_fields`);
+    other values of a result's state are kept only where :func:`read` shows them (scalars,
+    ``structured_response``, ``__interrupt__``)."""
     if isinstance(value, (list, tuple)):
         return plain_each(value, _plain_message)
     if isinstance(value, Mapping):
@@ -285,6 +288,12 @@ def plain(value: Any) -> Any:
         return out
     if message_fields(value) is not None:
         return [value]
+    if type(value).__name__ == "GraphOutput" and isinstance(getattr(value, "value", None), Mapping):
+        # ``langgraph.types.GraphOutput`` keeps the interrupts apart from the state: put back
+        # where a version 1 result has them.
+        interrupts = getattr(value, "interrupts", None)
+        state = value.value
+        return plain({**state, "__interrupt__": interrupts} if interrupts else state)
     return plain_value(value)
 
 
@@ -315,6 +324,8 @@ class LangChainBuilder(MessageBuilder):
         self._reuse: list[Entry] = []
         self._by_name: dict[str, list[ToolCall]] = {}
         self._open: dict[str, ToolCall] = {}
+        #: How many calls came without an id (each is given one of its own).
+        self._unnamed = 0
         #: The transcript of the whole run; ``transcript`` is the one being written, the
         #: child of a handoff while the agent handed to has control.
         self.root = self.transcript
@@ -512,14 +523,11 @@ class LangChainBuilder(MessageBuilder):
             results: list[Mapping[str, Any]] = []
             for block in content if type(content) is list else ():
                 made = self._block(block, texts, results, line)
-                if made is not None:
-                    if type(made) is ToolCall:
-                        if not made.call_id:  # an id no other call of the run can have
-                            made.call_id = f"server@{line}.{len(entries)}"
-                        made.batch_id, made.meta = batch, {**meta, "server": True}
-                    else:
-                        made.meta = dict(meta)
+                if isinstance(made, Thinking):
+                    made.meta = dict(meta)
                     entries.append(made)
+                elif made is not None:
+                    entries.append(self._new_call(made, batch, meta, line, server=True))
             if results:  # a provider's own tool answered: rare
                 later = _server_results(entries, results)
             text = "".join(texts)
@@ -553,9 +561,10 @@ class LangChainBuilder(MessageBuilder):
 
     def _block(
         self, block: Any, texts: list[str], results: list[Mapping[str, Any]], line: int
-    ) -> Thinking | ToolCall | None:
+    ) -> Thinking | Mapping[str, Any] | None:
         """One content block: text is collected in ``texts``, a server tool's result in
-        ``results``; thinking or a server tool's call (not yet in a batch) returned."""
+        ``results``; thinking returned, or a server tool's call block (for the caller, which
+        knows the message's batch, to make a call of)."""
         if type(block) is str:
             texts.append(block)
             return None
@@ -580,7 +589,7 @@ class LangChainBuilder(MessageBuilder):
         if kind in _CALL_BLOCKS:
             return None  # the message's tool_calls say it
         if kind in _SERVER_CALLS:
-            return self._server_call(block, line)
+            return block
         if kind == "server_tool_result" or (
             kind != "tool_result" and anthropic_blocks.is_result_type(kind)
         ):
@@ -591,42 +600,45 @@ class LangChainBuilder(MessageBuilder):
         self.warn(f"content block of type {kind!r} skipped", line)
         return None
 
-    def _server_call(self, block: Mapping[str, Any], line: int) -> ToolCall:
-        """A provider's own tool call: Anthropic's ``server_tool_use`` / ``mcp_tool_use``
-        (``input``; streamed, ``partial_json`` while ``input`` is still ``{}``, as
-        ``langchain_core.messages.block_translators.anthropic`` reads it) or the standard
-        ``server_tool_call`` (``args``; a JSON string in a ``server_tool_call_chunk``)."""
-        args = block.get("args") if "args" in block else block.get("input")
-        if args == {} and isinstance(block.get("partial_json"), str):
-            args = block["partial_json"]
-        args = _copied(parse_arguments(args))  # the message's own value (message_fields)
-        call_id, name = block.get("id"), block.get("name")
-        if not isinstance(call_id, str) or not call_id:
-            # Its result cannot be paired with it; the caller gives it an id of its own.
-            self.warn(f"{block.get('type')} block without an id", line)
-            call_id = ""
-        name = name if isinstance(name, str) else ""
-        return ToolCall(
-            call_id=call_id,
-            name=name,
-            args=args,
-            description=describe_args(name, args, self.cwd),
-            status=self.open_status,
-        )
-
     def _new_call(
-        self, call: Any, batch: str, meta: dict[str, Any], line: int, *, invalid: bool = False
+        self,
+        call: Any,
+        batch: str | None,
+        meta: dict[str, Any],
+        line: int,
+        *,
+        invalid: bool = False,
+        server: bool = False,
     ) -> ToolCall:
-        """A :class:`ToolCall` of a ``tool_calls`` item, not yet in the transcript."""
+        """A :class:`ToolCall` of a ``tool_calls`` item (``{name, args, id}``), not yet in
+        the transcript; ``server``, of a provider's own tool call block instead (``meta``
+        says so): Anthropic's ``server_tool_use`` / ``mcp_tool_use`` (``input``; streamed,
+        ``partial_json`` while ``input`` is still ``{}``, as
+        ``langchain_core.messages.block_translators.anthropic`` reads it) or the standard
+        ``server_tool_call`` (``args``; a JSON string in a ``server_tool_call_chunk``).
+
+        A call without an id gets one no other call of the run has (its result cannot be
+        paired with it), said in a warning unless it is ``invalid`` (never run)."""
         call = call if isinstance(call, MAPPINGS) else {}
         name = call.get("name")
         name = name if type(name) is str else ""
+        if server:
+            args = call.get("args") if "args" in call else call.get("input")
+            if args == {} and isinstance(call.get("partial_json"), str):
+                args = call["partial_json"]
+            args = parse_arguments(args)
+            meta = {**meta, "server": True}
+        else:
+            args = call.get("args")
         call_id = call.get("id")
         if type(call_id) is not str or not call_id:
-            call_id = f"call@{line}.{len(self._calls)}"
-            if not invalid:
+            self._unnamed += 1
+            call_id = f"call@{line}.{self._unnamed}"
+            if server:
+                self.warn(f"{call.get('type')} block without an id", line)
+            elif not invalid:
                 self.warn("tool call without an id", line)
-        args = _copied(call.get("args"))  # the message's own value (message_fields)
+        args = _copied(args)  # the message's own value (message_fields)
         made = bare(ToolCall)  # ToolCall(...) at half the cost: every call of a run is made here
         ToolCall.__init__(
             made,
@@ -719,6 +731,13 @@ class LangChainBuilder(MessageBuilder):
                 return old
         return self.transcript.append(entry)
 
+    def confirming(self, call_id: str | None) -> None:
+        """An interrupt stopped the call ``call_id``: still open, it waits for a human's
+        answer (``confirming``)."""
+        call = self._open.get(call_id) if call_id is not None else None
+        if call is not None:
+            self.home(call).update(call, status="confirming")
+
     def open_calls(self) -> list[ToolCall]:
         """The calls whose result has not arrived, oldest first."""
         return list(self._open.values())
@@ -805,9 +824,7 @@ def _tool_part(part: Mapping[str, Any]) -> str | ImageData | None:
     if kind in _DATA_BLOCKS:
         return _data_line(part)
     if kind == "search_result" or kind == "web_search_result":
-        title, url = part.get("title"), part.get("url") or part.get("source")
-        named = [p for p in (title, url) if isinstance(p, str) and p]
-        return " — ".join(named) or "[search result]"
+        return anthropic_blocks.search_line(part)
     shown, images = output_content([part])
     return images[0] if images else shown or None
 
@@ -1044,7 +1061,7 @@ def _interrupted(transcript: Transcript, interrupts: Any, messages: list[Any] | 
     interrupts under ``__interrupt__``: ``langgraph.types.Interrupt``, ``value`` and ``id``)
     ends with what it waits for: a :class:`PendingAction` of each, on the call it came from
     where it can be told among the unanswered calls of the last AI message
-    (:func:`pending_actions`)."""
+    (:func:`pending_actions`), which then waits for a human's answer (``confirming``)."""
     if interrupts is None or not messages:
         return transcript
     batch = None
@@ -1061,6 +1078,11 @@ def _interrupted(transcript: Transcript, interrupts: Any, messages: list[Any] | 
     ]
     for interrupt in interrupts if isinstance(interrupts, (list, tuple)) else [interrupts]:
         for action in pending_actions(interrupt, waiting):
+            call = next((c for c in waiting if c.call_id == action.call_id), None)
+            if call is not None:
+                # Set in place, as the flat read sets outcomes: a transcript being loaded has
+                # no observer to tell, and the call may be in a handoff's child.
+                call.status = "confirming"
             transcript.append(action)
     return transcript
 
@@ -1554,26 +1576,36 @@ class Follower:
         if shown is not None:
             # Seen already: the tasks event may name the call the update could not.
             if call_id is not None and len(shown) == 1 and shown[0].call_id is None:
+                run.builder.confirming(call_id)
                 run.builder.root.update(shown[0], call_id=call_id)
             return
         waiting = [c for c in run.builder.open_calls() if not c.meta.get("server")]
         actions = pending_actions(interrupt, waiting, call_id)
         for action in actions:
+            run.builder.confirming(action.call_id)
             run.builder.root.append(action)
         if isinstance(own_id, str):
             self._interrupts[own_id] = actions
 
     def _values(self, run: _Run, state: Any) -> None:
-        messages = state.get("messages") if isinstance(state, Mapping) else None
-        if not isinstance(messages, (list, tuple)):
+        """A ``values`` event: the state after a step. A run stopped on ``interrupt()`` has
+        its interrupts in the state of its last one, under ``__interrupt__``, as
+        ``PregelLoop.output_writes`` writes it (the whole state beside them; a graph whose
+        output is one channel, ``{"__interrupt__": ...}`` alone)."""
+        if not isinstance(state, Mapping):
             return
-        start = run.values_count
-        if not (0 < start <= len(messages) and _id_of(messages[start - 1]) == run.values_last):
-            start = 0  # the list was rewritten (trimmed, summarised): look at it all
-        for message in messages[start:]:
-            self._message(run, message)
-        run.values_count = len(messages)
-        run.values_last = _id_of(messages[-1]) if messages else None
+        messages = state.get("messages")
+        if isinstance(messages, (list, tuple)):
+            start = run.values_count
+            if not (0 < start <= len(messages) and _id_of(messages[start - 1]) == run.values_last):
+                start = 0  # the list was rewritten (trimmed, summarised): look at it all
+            for message in messages[start:]:
+                self._message(run, message)
+            run.values_count = len(messages)
+            run.values_last = _id_of(messages[-1]) if messages else None
+        interrupts = state.get("__interrupt__")
+        if interrupts is not None:
+            self._update(run, "__interrupt__", interrupts)
 
     def _message(self, run: _Run, message: Any, metadata: Any = None) -> None:
         """A complete message: fed once (by id), taking over its streaming entries."""
@@ -1658,7 +1690,7 @@ class Follower:
                 elif kind == "reasoning" and isinstance(block.get("reasoning"), str):
                     thinking += block["reasoning"]
                 elif kind in _SERVER_CALLS and isinstance(block.get("id"), str) and block["id"]:
-                    self._grow_call(run, block, message)
+                    self._grow_call(run, block)
         transcript = run.builder.transcript
         if thinking:
             run.thinking += thinking
@@ -1675,14 +1707,13 @@ class Follower:
             else:
                 transcript.update(found, text=run.text)
 
-    def _grow_call(self, run: _Run, block: Mapping[str, Any], message: Any) -> None:
+    def _grow_call(self, run: _Run, block: Mapping[str, Any]) -> None:
         """A server tool's call streams in its message (its first chunk has its id): shown
-        now, in its place among the message's entries, settled by the complete message."""
+        now, in its place among the message's entries (the batch of the message's id),
+        settled by the complete message."""
         if any(type(e) is ToolCall and e.call_id == block["id"] for e in run.entries):
             return
-        call = run.builder._server_call(block, run.line)
-        call.batch_id = _id_of(message) or run.pending_id
-        call.meta = {"server": True}
+        call = run.builder._new_call(block, run.pending_id, {}, run.line, server=True)
         run.entries.append(run.builder._start(call))
 
     def _finish_pending(self, run: _Run) -> None:
@@ -1744,8 +1775,10 @@ def _id_of(message: Any) -> str | None:
 
 def _split(event: Any) -> tuple[tuple[str, ...], str | None, Any]:
     """An event as (namespace, mode or None, chunk), whichever of LangGraph's shapes it has:
-    ``(ns, mode, chunk)``, ``(mode, chunk)``, ``(ns, chunk)``, ``(message, metadata)`` or a
-    bare chunk."""
+    ``(ns, mode, chunk)``, ``(mode, chunk)``, ``(ns, chunk)``, ``(message, metadata)``, a
+    bare chunk, or ``stream(..., version="v2")``'s :func:`_stream_part`."""
+    if type(event) is dict and event.get("type") in STREAM_MODES and "data" in event:
+        return _stream_part(event)
     if isinstance(event, tuple):
         if len(event) == 3 and isinstance(event[0], tuple) and event[1] in STREAM_MODES:
             return tuple(str(p) for p in event[0]), str(event[1]), event[2]
@@ -1757,6 +1790,17 @@ def _split(event: Any) -> tuple[tuple[str, ...], str | None, Any]:
                 return head, None, chunk
             return (), "messages", event
     return (), None, event
+
+
+def _stream_part(part: dict[str, Any]) -> tuple[tuple[str, ...], str, Any]:
+    """A ``StreamPart`` (``langgraph.types``): ``{"type": mode, "ns": namespace, "data":
+    chunk}``. A ``values`` part holds its interrupts apart (``interrupts``): they are put
+    back where a version 1 state has them, under ``__interrupt__``."""
+    ns, data, interrupts = part.get("ns"), part["data"], part.get("interrupts")
+    namespace = tuple(str(p) for p in ns) if isinstance(ns, (tuple, list)) else ()
+    if interrupts and isinstance(data, Mapping):
+        data = {**data, "__interrupt__": interrupts}
+    return namespace, part["type"], data
 
 
 def _mode_of(chunk: Any) -> str | None:
@@ -1811,8 +1855,8 @@ RECORDS = Records(
         'metadata["structured_response"]',
         "other key": "a graph result's other scalar values: metadata under their names",
         "__interrupt__": "a graph result's pending interrupts: a PendingAction each, on the "
-        "call it stopped where it can be told (HumanInTheLoopMiddleware's requests: a "
-        "permission per call, with its decisions)",
+        "call it stopped where it can be told, which is confirming (HumanInTheLoopMiddleware's "
+        "requests: a permission per call, with its decisions)",
     },
     ignored={
         "remove": "RemoveMessage: an order to delete a message from the graph's state",
