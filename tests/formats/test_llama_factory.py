@@ -1,7 +1,8 @@
 """LLaMA-Factory v1 messages datasets (spec L-2, C-1): rows of ``{role, content: [{type,
-value}]}`` messages. The fixtures are real rows of hiyouga/LLaMA-Factory's
-``data/reason_tool_use_demo_50.jsonl`` and ``data/v1_sft_demo.jsonl`` (Apache-2.0; see
-tests/fixtures/SOURCES.md)."""
+value}]}`` messages, and preference rows (v1 and alpaca). The fixtures are real rows of
+hiyouga/LLaMA-Factory's ``data/reason_tool_use_demo_50.jsonl``, ``data/v1_sft_demo.jsonl`` and
+``data/v1_dpo_demo.jsonl``, and rows of its ``data/dpo_en_demo.json`` put in the alpaca
+columns (Apache-2.0; see tests/fixtures/SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from turns_shown import turns_shown
 
 import turnfold
 from turnfold.formats import which_format
@@ -170,3 +172,126 @@ def test_L2_detection_tells_v1_messages_from_chat_and_sharegpt_rows() -> None:
     assert which_format(from_object(chat)) == "openai"
     sharegpt = {"conversations": [{"from": "human", "value": "hi"}]}
     assert which_format(from_object(sharegpt)) == "sharegpt"
+
+
+def test_L2_a_tool_call_part_reads_as_a_sharegpt_function_call_does() -> None:
+    """LLaMA-Factory's sharegpt converter copies each ``function_call`` JSON into a
+    ``tool_call`` part as it is: ``parameters`` in some datasets; a list is one batch."""
+    renamed = json.dumps({"name": "area", "parameters": {"radius": 2}})
+    listed = json.dumps([{"name": "look", "arguments": {"at": "left"}},
+                         {"name": "look", "arguments": {"at": "right"}}])  # fmt: skip
+    transcript = turnfold.load(
+        [_message("user", ("text", "go")), _message("assistant", ("tool_call", renamed)),
+         _message("assistant", ("tool_call", listed))]
+    )  # fmt: skip
+    area, left, right = transcript.tool_calls()
+    assert (area.name, area.args) == ("area", {"radius": 2})
+    assert (left.args, right.args) == ({"at": "left"}, {"at": "right"})
+    assert left.batch_id == right.batch_id != area.batch_id
+    assert transcript.warnings == []
+
+
+# --- preference (ranking) rows: the chosen reply is the answer, the rejected one shown marked --
+
+V1_PAIR_ROW = FIXTURES / "messages" / "llama-factory_v1_dpo-demo_row.json"
+V1_PAIRS = FIXTURES / "datasets" / "llama-factory_v1_dpo-demo_three-rows.jsonl"
+ALPACA_PAIRS = (
+    FIXTURES / "datasets" / "llama-factory_alpaca_preference_from-dpo-en-demo_three-rows.json"
+)
+
+
+def test_L2_a_v1_preference_row_answers_with_the_chosen_reply_and_shows_the_rejected_one() -> None:
+    """A ``DPOSample`` (``data/v1_dpo_demo.jsonl``): the conversation both lists start with is
+    read once; the rejected reply is shown, marked, before the chosen one, the answer."""
+    row = json.loads(V1_PAIR_ROW.read_text())
+    transcript = turnfold.load(V1_PAIR_ROW)
+    assert transcript.metadata["source_format"] == "llama-factory"
+    assert transcript.metadata["system"] == row["chosen_messages"][0]["content"][0]["value"]
+    assert "chosen_messages" not in transcript.metadata
+    assert "rejected_messages" not in transcript.metadata
+    prompt, rejected, chosen = transcript.entries
+    assert isinstance(prompt, UserMessage)
+    assert isinstance(rejected, AssistantText)
+    assert isinstance(chosen, AssistantText)
+    assert rejected.text == row["rejected_messages"][2]["content"][0]["value"]
+    assert rejected.meta == {"loss_weight": 1.0, "rejected": True}
+    assert chosen.text == row["chosen_messages"][2]["content"][0]["value"]
+    assert chosen.meta == {"loss_weight": 1.0}
+    assert turns_shown(transcript) == [([rejected.text.strip()], chosen.text)]
+    assert transcript.warnings == []
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts == {
+        "system": {"mapped": 1}, "user": {"mapped": 1}, "assistant": {"mapped": 1},
+        "rejected": {"mapped": 1}, "rejected/conversation": {"ignored": 2},
+    }  # fmt: skip
+
+
+def test_L2_a_rejected_reply_s_call_takes_no_result_of_the_chosen_reply() -> None:
+    """The rejected reply's calls never ran: the chosen reply's results answer its own calls."""
+    prompt = _message("user", ("text", "How big is the circle?"))
+    transcript = turnfold.load({
+        "chosen_messages": [
+            prompt,
+            _message("assistant", _call("circle_area", radius=2)),
+            _message("tool", ("text", "12.57")),
+            _message("assistant", ("text", "About 12.57.")),
+        ],
+        "rejected_messages": [prompt, _message("assistant", _call("guess"))],
+    })  # fmt: skip
+    guess, area = transcript.tool_calls()
+    assert (guess.name, guess.result, guess.meta) == ("guess", None, {"rejected": True})
+    assert area.result is not None
+    assert area.result.text == "12.57"
+    assert guess.batch_id != area.batch_id
+    assert turns_shown(transcript)[-1][1] == "About 12.57."
+    assert transcript.warnings == []
+
+
+def test_L4_a_rejected_list_with_another_prompt_keeps_its_reply_and_says_so() -> None:
+    chosen = [_message("user", ("text", "Say hi")), _message("assistant", ("text", "Hi!"))]
+    rejected = [_message("user", ("text", "Say hi!")), _message("assistant", ("text", "No."))]
+    transcript = turnfold.load({"chosen_messages": chosen, "rejected_messages": rejected})
+    assert [(type(e).__name__, getattr(e, "text", None), e.meta) for e in transcript.entries] == [
+        ("UserMessage", "Say hi", {}),
+        ("AssistantText", "No.", {"rejected": True}),
+        ("AssistantText", "Hi!", {}),
+    ]
+    (warning,) = transcript.warnings
+    assert "another conversation" in warning.reason
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["rejected/conversation"] == {"warned": 1}
+    assert transcript.accounting.unaccounted == []
+
+
+def test_L2_an_alpaca_preference_row_reads_as_its_prompt_and_both_replies() -> None:
+    """The ``alpaca`` formatting's ranking row: ``system``, ``history`` pairs, the prompt of
+    ``instruction`` and ``input`` on two lines, then the rejected and the chosen texts."""
+    rows = json.loads(ALPACA_PAIRS.read_text())
+    transcript = turnfold.load(rows[2])
+    assert transcript.metadata["source_format"] == "llama-factory"
+    texts = [(type(e).__name__, e.meta) for e in transcript.entries]
+    assert texts == [
+        ("UserMessage", {}), ("AssistantText", {}), ("UserMessage", {}), ("AssistantText", {}),
+        ("UserMessage", {}), ("AssistantText", {"rejected": True}), ("AssistantText", {}),
+    ]  # fmt: skip
+    history = [t for pair in rows[2]["history"] for t in pair]
+    shown = [e.text for e in transcript.entries if isinstance(e, (UserMessage, AssistantText))]
+    assert shown[:4] == [t.strip() for t in history]
+    assert turns_shown(transcript)[-1] == ([rows[2]["rejected"].strip()], rows[2]["chosen"].strip())
+    assert set(transcript.metadata) == {"source_format"}  # every column read
+    system = turnfold.load(rows[1])
+    assert system.metadata["system"] == rows[1]["system"]
+    both = turnfold.load({"instruction": "Translate:", "input": "Bonjour", "chosen": "Hello",
+                          "rejected": "Goodbye"})  # fmt: skip
+    prompt = both.entries[0]
+    assert isinstance(prompt, UserMessage)
+    assert prompt.text == "Translate:\nBonjour"
+
+
+@pytest.mark.parametrize("path", [V1_PAIRS, ALPACA_PAIRS], ids=lambda p: p.name)
+def test_C1_a_preference_dataset_is_scanned_a_row_per_pair(path: Path) -> None:
+    rows = turnfold.scan(path, workers=1).to_pandas()
+    assert list(rows["format"]) == ["llama-factory"] * 3
+    assert rows["error"].isna().all()
+    last = turnfold.load(path, sample=2).entries
+    assert [e.meta.get("rejected", False) for e in last[-2:]] == [True, False]

@@ -1,6 +1,7 @@
 """ShareGPT conversations (``from``/``value``), as Hugging Face datasets of chat and agent
-trajectories hold them (LLaMA-Factory's ``sharegpt`` formatting): the fixture is hand-made in
-that shape (see tests/fixtures/SOURCES.md)."""
+trajectories hold them (LLaMA-Factory's ``sharegpt`` formatting): the function-calling fixture
+is hand-made in that shape, the preference rows are real rows of LLaMA-Factory's
+``data/dpo_en_demo.json`` (see tests/fixtures/SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from turns_shown import turns_shown
 
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError
@@ -113,3 +115,60 @@ def test_C1_a_dataset_of_conversations_scans_by_its_conversations_column() -> No
     assert list(rows["tool_calls"]) == [4, 0]
     assert list(rows["turns"]) == [2, 1]
     assert corpus["#0"].tool_calls() == turnfold.load(row["conversations"]).tool_calls()
+
+
+# --- preference (ranking) rows: LLaMA-Factory's dpo_en_demo.json ------------------------------
+
+PAIR_ROW = FIXTURE / "sharegpt_llama-factory_dpo-en-demo_row.json"
+PAIRS = (
+    Path(__file__).parents[1]
+    / "fixtures"
+    / "datasets"
+    / ("llama-factory_sharegpt_dpo-en-demo_three-rows.json")
+)
+
+
+def test_L2_a_preference_row_answers_with_the_chosen_reply_and_shows_the_rejected_one() -> None:
+    """The conversation ends on a prompt; ``chosen`` answers it and ``rejected`` is shown before
+    it, marked: neither a turn of its own nor the answer."""
+    row = json.loads(PAIR_ROW.read_text())
+    transcript = turnfold.load(PAIR_ROW)
+    assert transcript.metadata["source_format"] == "sharegpt"
+    assert set(transcript.metadata) == {"source_format"}  # the replies are no metadata
+    *conversation, rejected, chosen = transcript.entries
+    assert len(conversation) == len(row["conversations"])
+    assert isinstance(rejected, AssistantText)
+    assert (rejected.text, rejected.meta) == (row["rejected"]["value"], {"rejected": True})
+    assert isinstance(chosen, AssistantText)
+    assert (chosen.text, chosen.meta) == (row["chosen"]["value"], {})
+    turns = turns_shown(transcript)
+    assert len(turns) == 3  # one per prompt
+    assert turns[-1] == ([rejected.text], chosen.text)
+    assert transcript.warnings == []
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts == {
+        "human": {"mapped": 3}, "gpt": {"mapped": 3}, "rejected": {"mapped": 1},
+    }  # fmt: skip
+
+
+def test_L4_a_reply_that_is_no_assistant_s_stays_in_the_metadata() -> None:
+    row = {"conversations": [{"from": "human", "value": "hi"}],
+           "chosen": {"from": "gpt", "value": "hello"},
+           "rejected": {"from": "human", "value": "hi again"}}  # fmt: skip
+    transcript = turnfold.load(row)
+    assert [type(e).__name__ for e in transcript.entries] == ["UserMessage", "AssistantText"]
+    assert transcript.metadata["rejected"] == row["rejected"]
+
+
+def test_C1_a_preference_dataset_is_scanned_a_row_per_pair() -> None:
+    corpus = turnfold.scan(PAIRS, workers=1, cache=False)
+    rows = corpus.to_pandas()
+    assert list(rows["format"]) == ["sharegpt"] * 3
+    assert list(rows["turns"]) == [1, 1, 3]
+    assert rows["error"].isna().all()
+    for place, row in enumerate(json.loads(PAIRS.read_text())):
+        *_, rejected, chosen = turnfold.load(PAIRS, sample=place).entries
+        assert isinstance(rejected, AssistantText)
+        assert (rejected.text, rejected.meta) == (row["rejected"]["value"], {"rejected": True})
+        assert isinstance(chosen, AssistantText)
+        assert chosen.text == row["chosen"]["value"]

@@ -40,16 +40,35 @@ concatenated, ``reasoning`` parts as ``reasoning_content``, ``tool_call`` parts 
 ``loss_weight`` (whether the trainer learns from the message) is each of its entries'
 ``meta["loss_weight"]``. No timestamps, usage or model are recorded.
 
+Preference (ranking) rows, for reward modelling and DPO, hold two replies to one conversation:
+the chosen one, read after the conversation (its answer), and the rejected one, read before it
+with its entries marked ``meta["rejected"]`` (as a response mini-swe-agent rejected is), so that
+it is shown but is neither the answer nor a turn of its own; a call it makes is answered by
+nothing that follows. Two shapes are read:
+
+- v1's ``{chosen_messages, rejected_messages, tools?}`` (``DPOSample``; ``data/v1_dpo_demo.jsonl``):
+  two lists of messages, each the whole conversation with its reply. The messages both start
+  with are the conversation, read once; the rest of each is its reply. When the rejected ones
+  part from the chosen before their reply (another prompt), only their reply is read after the
+  chosen's last prompt, with a warning;
+- the ``alpaca`` formatting's ``{instruction, input?, chosen, rejected, system?, history?}``
+  (``data/README.md``; the ultrafeedback dataset): the prompt is ``instruction`` and ``input``
+  on two lines, after the ``system`` prompt and ``history``'s ``[prompt, response]`` pairs, as
+  LLaMA-Factory's converter aligns it (``src/llamafactory/data/converter.py``); the replies are
+  text. Each is read as the message it becomes.
+
+(A preference row of the ``sharegpt`` formatting is :mod:`~turnfold.formats.sharegpt`'s.)
+
 Detection: a row (or a list, or JSON lines) of messages whose content parts are ``{type,
-value}`` objects: the ``value`` key is the mark (Chat Completions parts hold ``text``).
+value}`` objects: the ``value`` key is the mark (Chat Completions parts hold ``text``); an
+alpaca row whose ``instruction``, ``chosen`` and ``rejected`` are text.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -58,6 +77,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.protocol import not_read
+from turnfold.formats.sharegpt import chat_calls, mark_rejected, parse_tools
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wrappers import keep_wrapper_keys, sample
 from turnfold.model import Transcript
@@ -73,6 +93,13 @@ RECORDS = Records(
         "assistant": "reasoning parts as Thinking, text parts, tool_call parts as one batch of "
         "calls",
         "tool": "its text parts: the results of the calls still waiting, oldest first",
+        "rejected": "a preference row's rejected reply (rejected_messages past the conversation; "
+        "an alpaca row's rejected text): read before the chosen reply (the answer), its "
+        'entries marked meta["rejected"]',
+    },
+    ignored={
+        "rejected/conversation": "the conversation rejected_messages repeat: read once, from "
+        "chosen_messages",
     },
 )
 
@@ -80,6 +107,13 @@ _ROLES = ("system", "user", "assistant", "tool")
 #: ``Content.type`` (``src/llamafactory/v1/utils/types.py``), media by the word a line shows.
 _MEDIA = {"image_url": "image", "video_url": "video", "audio_url": "audio"}
 _TEXT, _REASONING, _CALL = "text", "reasoning", "tool_call"
+#: The roles of a reply: what follows a conversation's last prompt.
+_REPLY_ROLES = ("assistant", "tool")
+#: A v1 preference row's lists (``DPOSample``).
+_CHOSEN_MESSAGES, _REJECTED_MESSAGES = "chosen_messages", "rejected_messages"
+_REJECTED, _REJECTED_CONVERSATION = "rejected", "rejected/conversation"
+#: A numbered message: its line (its place in the row), the message.
+_Numbered = tuple[int, Any]
 
 
 def _classify(message: Any) -> int:
@@ -97,15 +131,33 @@ def _classify(message: Any) -> int:
 _LACKS = "no {type, value} content parts"
 
 
+def _is_alpaca(row: Any) -> bool:
+    """An ``alpaca`` formatting's preference row: its prompt and both replies as text."""
+    return isinstance(row, Mapping) and all(
+        isinstance(row.get(key), str) for key in ("instruction", "chosen", "rejected")
+    )
+
+
 def detect(source: Source) -> Evidence:
-    """A row of messages, a list of them or JSON lines of them, with ``{type, value}`` parts."""
+    """A row of messages, a list of them or JSON lines of them, with ``{type, value}`` parts;
+    an alpaca preference row."""
     if not source.is_document:
         return Evidence.of(source.head_values(), _classify, _LACKS)
     document = source.document
+    if _is_alpaca(document):
+        return Evidence(share=1.0, marks=1)
     messages = document.get("messages") if isinstance(document, Mapping) else document
+    if isinstance(document, Mapping) and messages is None:
+        messages = document.get(_CHOSEN_MESSAGES)
     if not isinstance(messages, list) or not messages:
         return Evidence.none("no messages list")
     return Evidence.of(sample(messages), _classify, _LACKS)
+
+
+def _record_of(message: Any) -> str:
+    """The record type a message is accounted for as: its role."""
+    role = message.get("role") if isinstance(message, Mapping) else None
+    return role if isinstance(role, str) and role else type_of_record(message)
 
 
 def _value(part: Mapping[str, Any]) -> str:
@@ -145,9 +197,10 @@ class _Reader:
         self.waiting: deque[tuple[str, str]] = deque()  # (id, tool name) of calls without results
         self.calls = 0
 
-    def feed(self, message: Any, line: int) -> None:
+    def feed(self, message: Any, line: int, record: str | None = None) -> None:
+        """Read one message, accounted for as ``record`` (else by its role)."""
         role = message.get("role") if isinstance(message, Mapping) else None
-        record = role if isinstance(role, str) and role else type_of_record(message)
+        record = record or _record_of(message)
         if isinstance(message, MalformedLine):
             self.source.warn(message.reason, line, record_type=record)
             return
@@ -192,27 +245,18 @@ class _Reader:
         if parts[_REASONING]:
             chat["reasoning_content"] = "".join(parts[_REASONING])
         if parts[_CALL]:
-            chat["tool_calls"] = [self._call(value, line) for value in parts[_CALL]]
+            chat["tool_calls"] = self._calls(parts[_CALL], line)
         return [chat]
 
-    def _call(self, value: str, line: int) -> dict[str, Any]:
-        """A ``tool_call`` part's call, given the id of its place."""
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, Mapping) and isinstance(parsed.get("name"), str) and parsed["name"]:
-            name, arguments = parsed["name"], parsed.get("arguments")
-        else:
-            self.builder.warn("a tool_call that is no {name, arguments} JSON", line)
-            name, arguments = _CALL, {"text": value}
-        self.calls += 1
-        call_id = f"call-{self.calls}"
-        self.waiting.append((call_id, name))
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments if arguments is not None else {})
-        return {"id": call_id, "type": "function",
-                "function": {"name": name, "arguments": arguments}}  # fmt: skip
+    def _calls(self, values: list[str], line: int) -> list[dict[str, Any]]:
+        """The calls of a message's ``tool_call`` parts, each waiting for its result."""
+        calls: list[dict[str, Any]] = []
+        for value in values:
+            made = chat_calls(value, _CALL, self.calls, lambda why: self.builder.warn(why, line))
+            self.calls += len(made)
+            self.waiting.extend((call["id"], call["function"]["name"]) for call in made)
+            calls += made
+        return calls
 
     def _results(self, texts: list[str], line: int) -> list[dict[str, Any]]:
         """A ``tool`` message's text parts as the results of the calls waiting, in order."""
@@ -228,36 +272,126 @@ class _Reader:
         return results
 
 
-def read(source: Source) -> Transcript:
-    """Every message of a row (or a list of messages, or JSON lines of them), each accounted for
-    by its role (:data:`RECORDS`); the row's other keys (``tools``, ``extra_info``) kept in
-    ``metadata``."""
-    transcript = Transcript(metadata={"source_format": NAME})
-    reader = _Reader(source, transcript)
-    rest: dict[str, Any] = {}
-    if source.is_document:
-        document = source.document
-        messages = document.get("messages") if isinstance(document, Mapping) else document
-        if not isinstance(messages, list):
-            raise TranscriptFormatError(source.name, [NAME], 1, "no messages list")
-        if isinstance(document, Mapping):
-            rest = {k: v for k, v in document.items() if k != "messages"}
-        records: Any = enumerate(messages, start=1)
-    else:
-        records = source.records()
-    for line, message in records:
+def _replies(message: Any) -> bool:
+    return isinstance(message, Mapping) and message.get("role") in _REPLY_ROLES
+
+
+def _reply_start(messages: list[Any]) -> int:
+    """Where the reply after the last prompt (or system message) of ``messages`` starts."""
+    return next((at + 1 for at in range(len(messages) - 1, -1, -1)
+                 if not _replies(messages[at])), 0)  # fmt: skip
+
+
+def _pair(
+    row: dict[str, Any], source: Source
+) -> tuple[list[_Numbered], list[_Numbered], list[_Numbered]]:
+    """A v1 preference row's conversation, its rejected reply and its chosen one (taken out of
+    ``row``); the conversation the rejected messages repeat is accounted for here. A message
+    is numbered by its place in ``chosen_messages``, or after them in ``rejected_messages``."""
+    chosen, rejected = row.pop(_CHOSEN_MESSAGES), row.pop(_REJECTED_MESSAGES)
+    shared = next(
+        (at for at, (one, other) in enumerate(zip(chosen, rejected, strict=False)) if one != other),
+        min(len(chosen), len(rejected)),
+    )
+    cut, rejected_cut = shared, shared
+    if all(_replies(message) for message in rejected[shared:]):
+        for _ in range(shared):
+            source.note(_REJECTED_CONVERSATION, "ignored")
+    else:  # another prompt: the rejected reply is read after the chosen conversation's
+        cut, rejected_cut = _reply_start(chosen), _reply_start(rejected)
+        source.warn(
+            "rejected_messages hold another conversation than chosen_messages: only their "
+            "reply is read", len(chosen) + 1, record_type=_REJECTED_CONVERSATION,
+        )  # fmt: skip
+        for _ in range(rejected_cut - 1):
+            source.note(_REJECTED_CONVERSATION, "warned")
+    numbered = list(enumerate(chosen, start=1))
+    replied = list(enumerate(rejected, start=len(chosen) + 1))[rejected_cut:]
+    return numbered[:cut], replied, numbered[cut:]
+
+
+def _alpaca(row: dict[str, Any]) -> tuple[list[_Numbered], list[_Numbered], list[_Numbered]]:
+    """An alpaca preference row as v1 messages, numbered in their order (its keys taken out of
+    ``row``): the conversation, the rejected reply, the chosen one."""
+
+    def text(role: str, value: str) -> dict[str, Any]:
+        return {"role": role, "content": [{"type": _TEXT, "value": value}]}
+
+    messages = []
+    if isinstance(row.get("system"), str):
+        messages.append(text("system", row.pop("system")))
+    history = row.get("history")
+    if isinstance(history, list) and all(
+        isinstance(pair, list) and len(pair) == 2 and all(isinstance(t, str) for t in pair)
+        for pair in history
+    ):
+        del row["history"]
+        for prompt, response in history:
+            messages += [text("user", prompt), text("assistant", response)]
+    query = row.pop("input") if isinstance(row.get("input"), str) else ""
+    # "prompt\nquery", as the converter joins them (an empty one left out).
+    messages.append(text("user", "\n".join(t for t in (row.pop("instruction"), query) if t)))
+    after = len(messages)
+    return (
+        list(enumerate(messages, start=1)),
+        [(after + 1, text("assistant", row.pop("rejected")))],
+        [(after + 2, text("assistant", row.pop("chosen")))],
+    )
+
+
+def _row(
+    document: Any, source: Source
+) -> tuple[list[_Numbered], list[_Numbered], list[_Numbered], dict[str, Any]]:
+    """A document's conversation, its rejected and chosen replies (none but for a preference
+    row), and the row's other keys."""
+    if isinstance(document, list):
+        return list(enumerate(document, start=1)), [], [], {}
+    row = dict(document) if isinstance(document, Mapping) else {}
+    if _is_alpaca(row):
+        return (*_alpaca(row), row)
+    messages = row.pop("messages", None)
+    if messages is None and all(
+        isinstance(row.get(key), list) for key in (_CHOSEN_MESSAGES, _REJECTED_MESSAGES)
+    ):
+        return (*_pair(row, source), row)
+    if not isinstance(messages, list):
+        raise TranscriptFormatError(source.name, [NAME], 1, "no messages list")
+    return list(enumerate(messages, start=1)), [], [], row
+
+
+def _feed(
+    reader: _Reader, source: Source, numbered: Iterable[_Numbered], record: str | None = None
+) -> None:
+    for line, message in numbered:
         try:
-            reader.feed(message, line)
+            reader.feed(message, line, record)
         except Exception as exc:
             not_read(source, line, exc)
             if source.is_document:  # a line of JSON lines is noted by its warning
-                role = message.get("role") if isinstance(message, Mapping) else None
-                source.note(role if isinstance(role, str) and role else type_of_record(message),
-                            "warned")  # fmt: skip
+                source.note(record or _record_of(message), "warned")
+
+
+def read(source: Source) -> Transcript:
+    """Every message of a row (or a list of messages, or JSON lines of them), each accounted for
+    by its role (:data:`RECORDS`), a preference row's rejected reply as ``rejected``; the row's
+    other keys (``tools``, ``extra_info``) kept in ``metadata``."""
+    transcript = Transcript(metadata={"source_format": NAME})
+    reader = _Reader(source, transcript)
+    conversation: Iterable[_Numbered]
+    if source.is_document:
+        conversation, rejected, chosen, rest = _row(source.document, source)
+    else:
+        conversation, rejected, chosen, rest = source.records(), [], [], {}
+    _feed(reader, source, conversation)
+    # The rejected reply's calls never ran: no result of the chosen reply answers them.
+    since, waiting = len(transcript.entries), reader.waiting.copy()
+    _feed(reader, source, rejected, _REJECTED)
+    reader.waiting = waiting
+    mark_rejected(transcript, since)
+    _feed(reader, source, chosen)
     if reader.builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], 1, "no LLaMA-Factory messages")
-    if isinstance(rest.get("tools"), str):  # the schemas as one JSON string: as a list
-        with contextlib.suppress(ValueError):  # else kept as the text it is
-            rest["tools"] = json.loads(rest["tools"])
+    if "tools" in rest:
+        rest["tools"] = parse_tools(rest["tools"])
     keep_wrapper_keys(transcript, rest)
     return transcript

@@ -23,6 +23,14 @@ rules of that format hold here too:
 A ``function_call`` whose value is not such JSON is kept as a call named ``function_call``
 holding the text, with a warning. No timestamps, usage or model are recorded.
 
+A preference (ranking) row, as LLaMA-Factory's ``sharegpt`` formatting writes it for reward
+modelling and DPO (``data/dpo_en_demo.json``), ends its ``conversations`` on a prompt and holds
+the two replies to it beside them, each one message: ``chosen``, the better, is read after the
+conversation, its answer; ``rejected`` is read before it, its entries marked
+``meta["rejected"]`` (as a response mini-swe-agent rejected is), so that it is shown but is
+neither the answer nor a turn of its own. A reply that is no assistant's message (no
+``gpt``, no ``function_call``) stays in the metadata, as LLaMA-Factory takes no other.
+
 Detection: a list (or a row holding one) whose every message has ``from`` and ``value`` and no
 ``role``; ``from`` values no other format writes (``human``, ``gpt``, ``function_call``,
 ``observation``) are its marks.
@@ -33,7 +41,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -62,6 +70,8 @@ RECORDS = Records(
         "observation": "the result of the oldest call still waiting for one",
         "tool": "the result of the oldest call still waiting for one",
         "function": "the result of the oldest call still waiting for one",
+        "rejected": "a preference row's rejected reply: read before the chosen one (the answer), "
+        'its entries marked meta["rejected"]',
     },
 )
 
@@ -76,6 +86,9 @@ _RESULTS = ("observation", "tool", "function")
 _MARKS = frozenset({"human", "gpt", "chatgpt", "bard", "bing", _CALL, "observation"})
 #: Keys a row keeps its conversation under (LLaMA-Factory's ``conversations`` first).
 _LIST_KEYS = ("conversations", "conversation", "messages", "items")
+#: A preference row's replies, each one message (LLaMA-Factory's ``columns``: ``chosen``,
+#: ``rejected``).
+_CHOSEN, _REJECTED = "chosen", "rejected"
 
 
 def _classify(message: Any) -> int:
@@ -87,6 +100,14 @@ def _classify(message: Any) -> int:
     if not isinstance(speaker, str):
         return NOT_MINE
     return DISTINCTIVE if speaker in _MARKS else READABLE
+
+
+def _is_reply(message: Any) -> bool:
+    """Whether ``message`` is the assistant's: a preference row's reply (LLaMA-Factory takes
+    no other)."""
+    if _classify(message) == NOT_MINE:
+        return False
+    return message["from"] == _CALL or _ROLES.get(message["from"]) == "assistant"
 
 
 def _conversation(document: Any) -> tuple[list[Any], dict[str, Any]] | None:
@@ -121,9 +142,11 @@ class _Reader:
         self.waiting: deque[str] = deque()  # the ids of the calls still without a result
         self.calls = 0
 
-    def feed(self, message: Any, line: int) -> None:
+    def feed(self, message: Any, line: int, record: str | None = None) -> None:
+        """Read one message, accounted for as ``record`` (else by its speaker)."""
         speaker = message.get("from") if isinstance(message, Mapping) else None
-        record = speaker if isinstance(speaker, str) else type_of_record(message)
+        if record is None:
+            record = speaker if isinstance(speaker, str) else type_of_record(message)
         if isinstance(message, MalformedLine):
             self.source.warn(message.reason, line, record_type=record)
             return
@@ -152,44 +175,72 @@ class _Reader:
         if role is not None:
             return {"role": role, "content": text}
         if speaker == _CALL:
-            return {"role": "assistant", "content": None, "tool_calls": self._calls(value, line)}
+            calls = chat_calls(value, _CALL, self.calls, lambda why: self.builder.warn(why, line))
+            self.calls += len(calls)
+            self.waiting.extend(call["id"] for call in calls)
+            return {"role": "assistant", "content": None, "tool_calls": calls}
         if speaker in _RESULTS:
             call_id = self.waiting.popleft() if self.waiting else f"result-{line}"
             return {"role": "tool", "tool_call_id": call_id, "content": text}
         return None
 
-    def _calls(self, value: Any, line: int) -> list[dict[str, Any]]:
-        """A ``function_call`` value's calls, each given the id of its place."""
-        parsed = value
-        if isinstance(value, str):
-            try:
-                parsed = json.loads(value)
-            except ValueError:
-                parsed = None
-        made = parsed if isinstance(parsed, list) else [parsed]
-        calls = []
-        for each in made:
-            if isinstance(each, Mapping) and isinstance(each.get("name"), str) and each["name"]:
-                name, arguments = each["name"], each.get("arguments", each.get("parameters"))
-            else:
-                self.builder.warn("a function_call that is no {name, arguments} JSON", line)
-                name, arguments = _CALL, {"text": value}
-            self.calls += 1
-            call_id = f"call-{self.calls}"
-            self.waiting.append(call_id)
-            if not isinstance(arguments, str):
-                arguments = json.dumps(arguments if arguments is not None else {})
-            calls.append(
-                {"id": call_id, "type": "function",
-                 "function": {"name": name, "arguments": arguments}}
-            )  # fmt: skip
-        return calls
+    def rejected(self, message: Any, line: int) -> None:
+        """A preference row's rejected reply, marked so."""
+        since = len(self.builder.transcript.entries)
+        self.feed(message, line, _REJECTED)
+        mark_rejected(self.builder.transcript, since)
+
+
+def chat_calls(
+    value: Any, kind: str, first: int, warn: Callable[[str], object]
+) -> list[dict[str, Any]]:
+    """The Chat Completions tool calls a ``kind`` value (``function_call``, a v1 ``tool_call``
+    part) makes: its JSON is one ``{"name", "arguments"}`` (``parameters`` in some datasets) or
+    a list of them, one batch. The format records no call ids: each is ``call-<n>``, its place,
+    counted on from the ``first`` calls before it. One that is no such JSON is kept as a call
+    named ``kind`` holding the value, and ``warn`` is told."""
+    parsed = value
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = None
+    made = parsed if isinstance(parsed, list) else [parsed]
+    calls = []
+    for place, each in enumerate(made, start=first + 1):
+        if isinstance(each, Mapping) and isinstance(each.get("name"), str) and each["name"]:
+            name, arguments = each["name"], each.get("arguments", each.get("parameters"))
+        else:
+            warn(f"a {kind} that is no {{name, arguments}} JSON")
+            name, arguments = kind, {"text": value}
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments if arguments is not None else {})
+        calls.append(
+            {"id": f"call-{place}", "type": "function",
+             "function": {"name": name, "arguments": arguments}}
+        )  # fmt: skip
+    return calls
+
+
+def parse_tools(tools: Any) -> Any:
+    """A row's ``tools``: the tools' JSON schemas as one JSON string, as the list it holds; any
+    other value (text that is no JSON) as it is."""
+    if isinstance(tools, str):
+        with contextlib.suppress(ValueError):
+            return json.loads(tools)
+    return tools
+
+
+def mark_rejected(transcript: Transcript, since: int) -> None:
+    """Mark the entries from ``since`` on as a preference pair's rejected reply."""
+    for entry in transcript.entries[since:]:
+        transcript.update(entry, meta={**entry.meta, "rejected": True})
 
 
 def read(source: Source) -> Transcript:
     """Every message of ``source`` (a conversation, a row holding one, or JSON lines of
-    messages), each accounted for by its speaker (:data:`RECORDS`); a row's other keys
-    (``system``, ``tools``, an id) kept in ``metadata``."""
+    messages), each accounted for by its speaker (:data:`RECORDS`), a preference row's replies
+    after them; a row's other keys (``system``, ``tools``, an id) kept in ``metadata``."""
     transcript = Transcript(metadata={"source_format": NAME})
     reader = _Reader(source, transcript)
     found = _conversation(source.document) if source.is_document else None
@@ -198,11 +249,17 @@ def read(source: Source) -> Transcript:
         system = rest.pop("system", None)
         if isinstance(system, str) and system:
             transcript.metadata["system"] = system
-        if isinstance(rest.get("tools"), str):  # the schemas as one JSON string: as a list
-            with contextlib.suppress(ValueError):  # else kept as the text it is
-                rest["tools"] = json.loads(rest["tools"])
+        if "tools" in rest:
+            rest["tools"] = parse_tools(rest["tools"])
         for line, message in enumerate(messages, start=1):
             reader.feed(message, line)
+        # A reply that is no assistant's message stays in the metadata, as any key of the row.
+        line = len(messages)
+        if _is_reply(rest.get(_REJECTED)):
+            line += 1
+            reader.rejected(rest.pop(_REJECTED), line)
+        if _is_reply(rest.get(_CHOSEN)):
+            reader.feed(rest.pop(_CHOSEN), line + 1)
         keep_wrapper_keys(transcript, rest)
     else:
         for line, record in source.records():

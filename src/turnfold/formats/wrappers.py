@@ -119,9 +119,27 @@ def runs_key(source: Source) -> str | None:
     named = [key for key in MESSAGE_KEYS if _message_list(first.get(key))]
     lists = [key for key, value in first.items() if _message_list(value)]
     key = named[0] if named else (lists[0] if len(lists) == 1 else None)
-    if key is None or sum(_message_list(row.get(key)) for row in rows) * 2 < len(rows):
+    if key is None:
+        key = _pair_key(first)
+        if key is None or sum(_pair_key(row) == key for row in rows) * 2 < len(rows):
+            return None
+        return key
+    if sum(_message_list(row.get(key)) for row in rows) * 2 < len(rows):
         return None
     return key
+
+
+def _pair_key(row: Mapping[str, Any]) -> str | None:
+    """The key of a preference pair's chosen reply, when ``row`` is one as LLaMA-Factory's
+    ranking datasets hold them: two lists of messages (``chosen_messages`` and
+    ``rejected_messages``, its v1 form), or an instruction and two replies as text (``chosen``
+    and ``rejected``, its alpaca form); None otherwise. A pair is one run, the rejected reply
+    shown beside the chosen one."""
+    if _message_list(row.get("chosen_messages")) and _message_list(row.get("rejected_messages")):
+        return "chosen_messages"
+    if all(isinstance(row.get(k), str) for k in ("instruction", "chosen", "rejected")):
+        return "chosen"
+    return None
 
 
 #: :class:`OneFormat` has not read a run yet: the dataset's format is not known.
