@@ -25,8 +25,11 @@ _TOOLS = ("execute_tool", "TOOL")
 def otlp(path: Path) -> int:
     """Tool executions: the ``execute_tool`` / ``TOOL`` spans, or the distinct tool-call ids the
     model spans' outputs asked for where more (content captured, tools not traced), plus agent
-    spans run by another agent with no tool span between them (a sub-agent with no tool span
-    of its own: smolagents' managed agents run inside the manager's ``CHAIN`` step)."""
+    spans run by another agent with no tool span between them and no call of their name asked
+    for (a sub-agent with no tool span of its own: smolagents' managed agents run inside the
+    manager's ``CHAIN`` step, as the call of their name when the model spans are traced). In
+    a smolagents trace (spans with ``smolagents.*`` attributes) a ``final_answer`` call is the
+    answer, not a call (as counters_smolagents.py counts)."""
     spans = [
         span
         for request in records(path)
@@ -34,17 +37,22 @@ def otlp(path: Path) -> int:
         for scope in resource.get("scopeSpans", [])
         for span in scope.get("spans", [])
     ]
+    attributes = {span["spanId"]: _attributes(span) for span in spans}
+    smolagents = any(k.startswith("smolagents.") for a in attributes.values() for k in a)
+    answer = "final_answer" if smolagents else ""  # "": a name no tool has
     kinds = {}
     parents = {}
-    asked: set[str] = set()
+    asked: dict[str, str] = {}  # call id -> tool name
     for span in spans:
-        a = _attributes(span)
+        a = attributes[span["spanId"]]
         kinds[span["spanId"]] = a.get("gen_ai.operation.name") or a.get("openinference.span.kind")
         parents[span["spanId"]] = span.get("parentSpanId")
         for message in json.loads(a.get("gen_ai.output.messages") or "[]"):
-            asked |= {p["id"] for p in message.get("parts", []) if p.get("type") == "tool_call"}
-        asked |= {v for k, v in a.items() if k.startswith("llm.output_messages.")
-                  and k.endswith(".tool_call.id")}  # fmt: skip
+            asked |= {p["id"]: p.get("name") for p in message.get("parts", [])
+                      if p.get("type") == "tool_call"}  # fmt: skip
+        for key, value in a.items():
+            if key.startswith("llm.output_messages.") and key.endswith(".tool_call.id"):
+                asked[value] = a.get(key.removesuffix("id") + "function.name")
 
     def runner(span_id: str) -> str | None:
         """The kind of the nearest agent or tool span above ``span_id``."""
@@ -55,12 +63,22 @@ def otlp(path: Path) -> int:
             parent = parents.get(parent)
         return kinds.get(parent) if parent is not None else None
 
-    tools = sum(1 for kind in kinds.values() if kind in _TOOLS)
+    def agent_name(span: dict[str, Any]) -> str:
+        a = attributes[span["spanId"]]
+        name = a.get("gen_ai.agent.name") or a.get("agent.name") or span["name"]
+        return str(name).removeprefix("invoke_agent ").removesuffix(".run")
+
+    tools = sum(
+        1 for span in spans
+        if kinds[span["spanId"]] in _TOOLS and attributes[span["spanId"]].get("tool.name") != answer
+    )  # fmt: skip
+    calls = [name for name in asked.values() if name != answer]
     direct = sum(
         1 for span in spans
         if kinds[span["spanId"]] in _AGENTS and runner(span["spanId"]) in _AGENTS
+        and agent_name(span) not in calls
     )  # fmt: skip
-    return max(tools, len(asked)) + direct
+    return max(tools, len(calls)) + direct
 
 
 def claude_stream_json(path: Path) -> int:

@@ -411,6 +411,31 @@ def test_H4_a_file_of_several_conversations_names_them_and_sample_picks_one() ->
     }  # fmt: skip
 
 
+def test_H4_each_conversation_read_from_a_file_keeps_the_accounting_its_own_load_gives() -> None:
+    """``read_each`` (a scan's rows) gives each conversation the accounting ``load(path,
+    sample=id)`` gives it: its own spans mapped, the others' set aside, each row its own copy."""
+    text = _request(
+        _span("chat m", "1" * 16, {"gen_ai.operation.name": "chat", "gen_ai.conversation.id": "c-1",
+              "gen_ai.input.messages": _said("user", "one")}),
+        _span("execute_tool t", "3" * 16, {"gen_ai.operation.name": "execute_tool",
+              "gen_ai.conversation.id": "c-1"}, start=1),
+        _span("chat m", "2" * 16, {"gen_ai.operation.name": "chat", "session.id": "c-2",
+              "gen_ai.input.messages": _said("user", "two")},
+              trace="b" * 32, start=2),
+    ) + "not json\n"  # fmt: skip
+    each = dict(otlp.read_each(_source(text)))
+    assert list(each) == ["c-1", "c-2"]
+    for key, transcript in each.items():
+        loaded = turnfold.load(text, sample=key)
+        assert transcript.accounting == loaded.accounting
+        assert transcript.warnings == loaded.warnings
+    assert each["c-2"].accounting is not None
+    assert each["c-2"].accounting.counts == {
+        "span/chat": {"mapped": 1}, "span/(other conversation)": {"ignored": 2},
+        "(invalid JSON)": {"warned": 1},
+    }  # fmt: skip
+
+
 def _source(text: str) -> Any:
     from turnfold.formats.source import open_source
 
@@ -693,7 +718,9 @@ STRANDS_MODES = {
     "latest": "gen_ai_latest_experimental",
     "latest-attributes": "gen_ai_latest_experimental,gen_ai_span_attributes_only",
 }
-SMOLAGENTS_RUNS = ("tool-calling", "code")
+#: smolagents_runs' scripted runs; ``llm-spans`` is the tool-calling run on a model class the
+#: instrumentor traces (:func:`_served_model`), with one more failure.
+SMOLAGENTS_RUNS = ("tool-calling", "code", "llm-spans")
 
 
 def strands_fixture(mode: str) -> Path:
@@ -771,22 +798,84 @@ def write_strands_trace(mode: str, path: Path) -> Path:
     return path
 
 
-def write_smolagents_trace(run: str, path: Path) -> Path:
-    """The smolagents fixtures' runs (tests/formats/smolagents_runs.py: a ToolCallingAgent
-    with a managed agent ``helper``, a CodeAgent) traced by openinference-instrumentation-
-    smolagents, one line. The scripted model is no smolagents model class, so there are no
-    LLM spans: the AGENT spans' task, answer and token counts are all there is of the model."""
+def _served_model(replies: list[Any]) -> Any:
+    """smolagents' ``OpenAIModel`` on the real ``openai`` client, whose HTTP requests httpx's
+    ``MockTransport`` answers with the scripted replies (smolagents ``ChatMessage``) as Chat
+    Completions responses, in order: the instrumentor wraps the ``generate`` of smolagents' own
+    model classes, so each model call is an LLM span."""
+    import httpx
+    from smolagents import OpenAIModel
+
+    def completion(index: int, reply: Any) -> dict[str, Any]:
+        calls = [
+            {"id": c.id, "type": "function", "function": {
+                "name": c.function.name, "arguments": json.dumps(c.function.arguments)}}
+            for c in reply.tool_calls or []
+        ]  # fmt: skip
+        usage = reply.token_usage
+        return {
+            "id": f"chatcmpl-{index}", "object": "chat.completion", "created": 1_700_000_000,
+            "model": "scripted-1",
+            "choices": [{"index": 0, "finish_reason": "tool_calls" if calls else "stop",
+                         "message": {"role": "assistant", "content": reply.content,
+                                     **({"tool_calls": calls} if calls else {})}}],
+            "usage": {"prompt_tokens": usage.input_tokens,
+                      "completion_tokens": usage.output_tokens,
+                      "total_tokens": usage.input_tokens + usage.output_tokens},
+        }  # fmt: skip
+
+    queue = [completion(index, reply) for index, reply in enumerate(replies)]
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json=queue.pop(0)))
+    return OpenAIModel(
+        "scripted-1",
+        api_base="http://scripted.invalid/v1",
+        api_key="sk-fake",
+        client_kwargs={"http_client": httpx.Client(transport=transport), "max_retries": 0},
+    )
+
+
+def _llm_spans_agent() -> Any:
+    """smolagents_runs' main run (a plan, ``add``, ``explode`` raising, two calls in one step,
+    the managed agent ``helper``, ``final_answer``) with a call of a tool the agent lacks
+    after ``explode`` (its step fails with no tool span), each agent on :func:`_served_model`."""
+    import smolagents_runs
+
+    agent = smolagents_runs.make_agent()
+    replies = agent.model.replies
+    replies.insert(3, smolagents_runs._message(None, ("multiply", {"a": 2, "b": 3}, "call_2b")))
+    agent.model = _served_model(replies)
+    helper = agent.managed_agents["helper"]
+    helper.model = _served_model(helper.model.replies)
+    return agent
+
+
+def trace_smolagents(run: str) -> tuple[Any, str]:
+    """A smolagents run of tests/formats/smolagents_runs.py (a ToolCallingAgent with a managed
+    agent ``helper``, a CodeAgent) traced by openinference-instrumentation-smolagents: the
+    finished agent and its spans as one line. Their scripted model overrides ``generate``, which
+    the instrumentor wraps only on smolagents' own model classes, so there are no LLM spans:
+    the AGENT spans' task, answer and token counts are all there is of the model; the
+    ``llm-spans`` run has them (:func:`_llm_spans_agent`)."""
     import smolagents_runs
     from openinference.instrumentation.smolagents import SmolagentsInstrumentor
 
+    agent = {
+        "tool-calling": smolagents_runs.make_agent,
+        "code": smolagents_runs.make_code_agent,
+        "llm-spans": _llm_spans_agent,
+    }[run]()
     provider, exporter = _memory_provider()
     instrumentor = SmolagentsInstrumentor()
     instrumentor.instrument(tracer_provider=provider)
     try:
-        smolagents_runs.run() if run == "tool-calling" else smolagents_runs.run_code()
+        agent.run(smolagents_runs.CODE_TASK if run == "code" else smolagents_runs.TASK)
     finally:
         instrumentor.uninstrument()
-    path.write_text(_request_line(exporter))
+    return agent, _request_line(exporter)
+
+
+def write_smolagents_trace(run: str, path: Path) -> Path:
+    path.write_text(trace_smolagents(run)[1])
     return path
 
 
@@ -844,6 +933,14 @@ def test_H4_strands_tokens_are_the_chat_spans_not_the_agent_spans_sums_again(mod
     assert [t.usage.output_tokens if t.usage else None for t in texts] == [5, 9]
 
 
+_SMOLAGENTS_ANSWER = "1+2=3; explode failed; 2+2=4 and 3+3=6; the helper says 11."
+_HELPER = [
+    ("user", "HELPER-TASK"),
+    ("call", "add", {"a": 5, "b": 6}, "success", "11", None),
+    ("text", "11"),
+]
+#: What each run reads as: a ``final_answer`` call is the answer (as the smolagents loader
+#: shows it), not a call.
 EXPECTED_SMOLAGENTS = {
     "tool-calling": [
         ("user", "Plan, add 1 and 2, try explode, add twice at once, ask the helper, then answer."),
@@ -851,23 +948,29 @@ EXPECTED_SMOLAGENTS = {
         ("call", "explode", {"x": "y"}, "error", "ValueError: boom: y", None),
         ("call", "add", {"a": 2, "b": 2}, "success", "4", None),
         ("call", "add", {"a": 3, "b": 3}, "success", "6", None),
-        ("call", "invoke_agent", {"agent": "helper", "prompt": "HELPER-TASK"}, "success", "11", [
-            ("user", "HELPER-TASK"),
-            ("call", "add", {"a": 5, "b": 6}, "success", "11", None),
-            ("call", "final_answer", {"answer": "11"}, "success", "11", None),
-            ("text", "11"),
-        ]),
-        ("call", "final_answer", {"answer": "1+2=3; explode failed; 2+2=4 and 3+3=6; the helper "
-                                  "says 11."}, "success",
-         "1+2=3; explode failed; 2+2=4 and 3+3=6; the helper says 11.", None),
-        ("text", "1+2=3; explode failed; 2+2=4 and 3+3=6; the helper says 11."),
+        ("call", "invoke_agent", {"agent": "helper", "prompt": "HELPER-TASK"}, "success", "11",
+         _HELPER),
+        ("text", _SMOLAGENTS_ANSWER),
     ],
     "code": [
         ("user", "Add 1 and 2 in code, try explode, then answer."),
         ("call", "add", {"a": 1, "b": 2}, "success", "3", None),
         ("call", "explode", {"x": "y"}, "error", "ValueError: boom: y", None),
-        ("call", "final_answer", {"answer": "done: 3"}, "success", "done: 3", None),
         ("text", "done: 3"),
+    ],
+    "llm-spans": [
+        ("user", "Plan, add 1 and 2, try explode, add twice at once, ask the helper, then answer."),
+        ("thinking", "1. add 1 and 2\n2. try explode\n3. ask the helper"),
+        ("text", "Let me add first."),
+        ("call", "add", {"a": 1, "b": 2}, "success", "3", None),
+        ("call", "explode", {"x": "y"}, "error", "ValueError: boom: y", None),
+        ("call", "multiply", {"a": 2, "b": 3}, "error",
+         "Unknown tool multiply, should be one of: add, explode, final_answer, helper.", None),
+        ("text", "Two sums at once."),
+        ("call", "add", {"a": 2, "b": 2}, "success", "4", None),
+        ("call", "add", {"a": 3, "b": 3}, "success", "6", None),
+        ("call", "helper", {"task": "add 5 and 6"}, "success", "11", _HELPER),
+        ("text", _SMOLAGENTS_ANSWER),
     ],
 }  # fmt: skip
 
@@ -894,7 +997,10 @@ def test_H4_smolagents_traced_by_openinference_reads_as_its_run(run: str) -> Non
     AGENT span's ``input.value`` (``{"task": …}``), the answer as its ``output.value`` (``11``
     is JSON too), a tool's call as ``{"args", "sanitize_inputs_outputs", "kwargs"}``, and a
     managed agent's AGENT span inside the manager's CHAIN step: the task is the prompt, the
-    arguments are the model's, the managed agent is a sub-agent with its task and answer."""
+    arguments are the model's, the managed agent is a sub-agent with its task and answer;
+    a ``final_answer`` call is the answer (as the smolagents loader shows it), not a call. With
+    LLM spans, a plan is the agent's thinking and the managed agent nests under the call of
+    its name."""
     transcript = turnfold.load(smolagents_fixture(run))
     assert _helper_task(outline(transcript)) == EXPECTED_SMOLAGENTS[run]
     assert transcript.warnings == []
@@ -914,6 +1020,107 @@ def test_H4_smolagents_agent_spans_token_counts_are_its_usage_when_no_llm_span_h
     tokens = transcript_tokens(turnfold.load(smolagents_fixture("tool-calling")))
     assert tokens.own == {"input_tokens": 50, "output_tokens": 29}
     assert tokens.subagents == {"input_tokens": 20, "output_tokens": 5}
+
+
+def test_H4_smolagents_llm_spans_count_each_response_once() -> None:
+    """Each LLM span records its response's usage and each AGENT span their sum again: every
+    response counted once, on what it wrote (the plan, a step's text or calls, the answer its
+    ``final_answer`` call gave), the managed agent's under its call."""
+    from turnfold.usage import transcript_tokens
+
+    transcript = turnfold.load(smolagents_fixture("llm-spans"))
+    tokens = transcript_tokens(transcript)
+    assert tokens.own == {"input_tokens": 70, "output_tokens": 41}
+    assert tokens.subagents == {"input_tokens": 20, "output_tokens": 5}
+    carried = [e.usage.output_tokens for e in transcript.entries if getattr(e, "usage", None)]
+    assert carried == [7, 5, 5, 5, 5, 5, 9]
+
+
+def _calls_outline(transcript: Transcript) -> list[tuple[Any, ...]]:
+    """Every call as (name, arguments, status, its sub-agent's calls)."""
+    return [
+        (call.name, call.args, call.status,
+         _calls_outline(call.subagent.transcript)
+         if call.subagent is not None and call.subagent.transcript is not None else None)
+        for call in transcript.tool_calls()
+    ]  # fmt: skip
+
+
+def test_H4_smolagents_llm_spans_read_as_the_agent_itself_loads(tmp_path: Path) -> None:
+    """A smolagents run traced with its model calls reads as ``turnfold.load(agent)`` reads
+    the run: the task once (the LLM spans' input is the agent's memory written again: ``New
+    task:``, the plan, each step's text apart from its ``tool-call`` and ``tool-response``
+    messages), the same calls with the same statuses (a call of a tool the agent lacks has no
+    tool span: its step's error settles it; the managed agent nests under the call of its
+    name), the same answer once, the same system prompt, model and tokens."""
+    pytest.importorskip("openinference.instrumentation.smolagents")
+    from turnfold.usage import transcript_tokens
+
+    agent, line = trace_smolagents("llm-spans")
+    path = tmp_path / "trace.jsonl"
+    path.write_text(line)
+    traced, loaded = turnfold.load(path), turnfold.load(agent)
+    assert traced.warnings == []
+    assert _calls_outline(traced) == _calls_outline(loaded)
+
+    def prompts(transcript: Transcript) -> list[str]:
+        return [e.text for e in transcript.entries if isinstance(e, UserMessage)]
+
+    def answer(transcript: Transcript) -> list[str | None]:
+        return [e.text for e in transcript.entries if isinstance(e, AssistantText)][-1:]
+
+    assert prompts(traced) == prompts(loaded) == [agent.task]
+    assert answer(traced) == answer(loaded) == [_SMOLAGENTS_ANSWER]
+    assert transcript_tokens(traced) == transcript_tokens(loaded)
+    for key in ("system", "model"):
+        assert traced.metadata[key] == loaded.metadata[key]
+    traced_helper, loaded_helper = (
+        c.subagent for t in (traced, loaded) for c in t.tool_calls() if c.name == "helper"
+    )
+    assert traced_helper is not None
+    assert loaded_helper is not None
+    assert traced_helper.task == loaded_helper.task == "add 5 and 6"
+
+
+def test_H4_each_model_span_s_calls_are_one_batch() -> None:
+    """A trace's spans are all on one line of the file: the calls of one model span (one
+    response) are one batch, those of the next another."""
+    calls = {c.call_id: c for c in turnfold.load(smolagents_fixture("llm-spans")).tool_calls()}
+    assert calls["call_3a"].batch_id == calls["call_3b"].batch_id
+    assert len({calls[i].batch_id for i in ("call_1", "call_2", "call_2b", "call_3a")}) == 4
+
+
+def test_H4_tool_spans_without_a_call_id_settle_the_call_of_their_arguments(
+    tmp_path: Path,
+) -> None:
+    """smolagents runs a response's calls in a thread pool, so their TOOL spans (which carry
+    no call id) may start in any order: each settles the call of its arguments, not the first
+    unsettled call of its name."""
+    document = json.loads(smolagents_fixture("llm-spans").read_text())
+    spans = [
+        span
+        for resource in document["resourceSpans"]
+        for scope in resource["scopeSpans"]
+        for span in scope["spans"]
+    ]
+
+    def tool_span(kwargs: str) -> dict[str, Any]:
+        return next(
+            s for s in spans
+            if any(a["key"] == "input.value" and kwargs in a["value"].get("stringValue", "")
+                   for a in s.get("attributes", []))
+            and s["name"] == "SimpleTool"
+        )  # fmt: skip
+
+    first, second = tool_span('"kwargs": {"a": 2, "b": 2}'), tool_span('"kwargs": {"a": 3, "b": 3}')
+    first["startTimeUnixNano"], second["startTimeUnixNano"] = (
+        second["startTimeUnixNano"], first["startTimeUnixNano"]
+    )  # fmt: skip
+    path = tmp_path / "swapped.jsonl"
+    path.write_text(json.dumps(document) + "\n")
+    calls = {c.call_id: c for c in turnfold.load(path).tool_calls()}
+    results = [calls[i].result for i in ("call_3a", "call_3b")]
+    assert [r.text if r else None for r in results] == ["4", "6"]
 
 
 _WRITERS = {
@@ -936,6 +1143,21 @@ def test_H4_the_installed_frameworks_trace_what_the_loader_reads(name: str, tmp_
     assert written.warnings == []
     assert written.accounting is not None
     assert written.accounting.unaccounted == []
+
+
+def test_H4_converse_bytes_strands_tracer_replaced_are_no_image() -> None:
+    """Strands' tracer writes bytes as ``"<replaced>"``: such an image block has no image
+    (not one whose data is that text) and its line counts no bytes, in the strands loader's
+    reading as in a trace's."""
+    from turnfold.formats.frameworks.strands import attachment_line, image_of
+
+    replaced = {"format": "png", "source": {"bytes": "<replaced>"}}
+    assert image_of(replaced) is None
+    assert attachment_line("image", replaced) == "[attachment: image · png]"
+    message = {"role": "user", "content": [{"text": "look"}, {"image": replaced}]}
+    (prompt,) = turnfold.load(json.dumps([message])).entries
+    assert isinstance(prompt, UserMessage)
+    assert (prompt.text, prompt.images) == ("look\n\n[attachment: image · png]", [])
 
 
 @pytest.mark.parametrize("mode", ["events", "latest"])

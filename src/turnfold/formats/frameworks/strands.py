@@ -100,7 +100,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from turnfold import codec
@@ -149,7 +149,9 @@ _MARK_KEYS = NameSet(
     {"toolUse", "toolResult", "reasoningContent", "cachePoint", "guardContent",
      "citationsContent", "interruptResponse"}
 )  # fmt: skip
-_MEDIA_KEYS = NameSet({"image", "document", "video", "audio"})
+#: Converse's media blocks: an image is shown where its bytes are at hand, any of them named by
+#: a line otherwise (:func:`attachment_line`).
+MEDIA_KEYS = NameSet({"image", "document", "video", "audio"})
 _ROLES = NameSet({"user", "assistant"})
 #: The document key of :func:`plain`'s agent description.
 AGENT_KEY = "strands_agent"
@@ -164,18 +166,23 @@ _SETTINGS = (
 )  # fmt: skip
 
 
-# --- bytes ------------------------------------------------------------------------------------
+# --- Converse content (the strands loader's, and the otlp reader's of Strands' traces) --------
+
+#: What Strands' tracer writes for bytes, which JSON cannot hold (strands/telemetry/tracer.py,
+#: ``JSONEncoder._process_value``): bytes that are not in the trace.
+_REPLACED = "<replaced>"
 
 
 def _base64(value: Any) -> str | None:
     """Bytes as base64 text: raw bytes (a live message), Strands' session encoding
-    ``{"__bytes_encoded__": true, "data"}``, or a string already base64 (boto3's JSON)."""
+    ``{"__bytes_encoded__": true, "data"}``, or a string already base64 (boto3's JSON); None
+    for what Strands' tracer writes in their place."""
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, Mapping) and value.get("__bytes_encoded__"):
         data = value.get("data")
         return data if isinstance(data, str) else None
-    return value if isinstance(value, str) and value else None
+    return value if isinstance(value, str) and value and value != _REPLACED else None
 
 
 def _size(value: Any) -> int | None:
@@ -225,6 +232,58 @@ def attachment_line(key: str, value: Any) -> str:
     return f"[attachment: {' · '.join(parts)}]"
 
 
+def key_of(block: Any) -> str | None:
+    """The block's Converse key (``json`` too, for tool result content)."""
+    if not isinstance(block, Mapping):
+        return None
+    return next((k for k in block if k in BLOCK_KEYS or k == "json"), None)
+
+
+def guard_text(value: Any) -> str:
+    """The text of a ``guardContent`` block (``{"text": {"text"}}``)."""
+    text = value.get("text") if isinstance(value, Mapping) else None
+    text = text.get("text") if isinstance(text, Mapping) else text
+    return text if isinstance(text, str) else ""
+
+
+def citations_text(value: Any) -> str:
+    """The text of a ``citationsContent`` block (``{"content": [{"text"}]}``)."""
+    content = value.get("content") if isinstance(value, Mapping) else None
+    blocks = content if isinstance(content, list) else []
+    texts = [c.get("text") for c in blocks if isinstance(c, Mapping)]
+    return "".join(t for t in texts if isinstance(t, str))
+
+
+def tool_result_content(
+    content: Any, unknown: Callable[[Any], str | None]
+) -> tuple[str | None, list[ImageData], Any]:
+    """A ``toolResult``'s content as its text (texts one a line, ``json`` as JSON, media
+    named by a line), its images and its structured value (the first ``json``); a block of no
+    such kind is the line ``unknown`` makes of it, or left out when that gives None.
+
+    >>> tool_result_content([{"text": "3"}, {"json": {"sum": 3}}], str)
+    ('3\\n{\\n  "sum": 3\\n}', [], {'sum': 3})
+    """
+    texts: list[str] = []
+    images: list[ImageData] = []
+    structured: Any = None
+    for part in content if isinstance(content, list) else []:
+        key = key_of(part)
+        value = part.get(key) if isinstance(part, Mapping) and key else None
+        if key == "text" and isinstance(value, str):
+            texts.append(value)
+        elif key == "json":
+            structured = value if structured is None else structured
+            texts.append(stringify(value))
+        elif key == "image" and (image := image_of(value)) is not None:
+            images.append(image)
+        elif key in MEDIA_KEYS:
+            texts.append(attachment_line(str(key), value))
+        elif (line := unknown(part)) is not None:
+            texts.append(line)
+    return ("\n".join(texts) if texts else None), images, structured
+
+
 # --- detection --------------------------------------------------------------------------------
 
 
@@ -239,7 +298,7 @@ def _block_verdict(block: Any) -> int:
         if key in _MARK_KEYS:
             return DISTINCTIVE
         value = block[key]
-        if key in _MEDIA_KEYS and isinstance(value, Mapping) and "format" in value:
+        if key in MEDIA_KEYS and isinstance(value, Mapping) and "format" in value:
             return DISTINCTIVE
     return READABLE
 
@@ -406,17 +465,17 @@ class ConverseBuilder(MessageBuilder):
         texts: list[str] = []
         images: list[ImageData] = []
         for block in content:
-            key = _key_of(block)
+            key = key_of(block)
             value = block.get(key) if isinstance(block, Mapping) and key else None
             if key == "toolResult":
                 self._settle(value, line)
             elif key == "text" and isinstance(value, str):
                 texts.append(value)
             elif key == "guardContent":
-                texts.append(_guard_text(value))
+                texts.append(guard_text(value))
             elif key == "image" and (image := image_of(value)) is not None:
                 images.append(image)
-            elif key in _MEDIA_KEYS:
+            elif key in MEDIA_KEYS:
                 texts.append(attachment_line(str(key), value))
             elif key == "interruptResponse":
                 texts.append(f"[interrupt response: {stringify(value)}]")
@@ -455,7 +514,7 @@ class ConverseBuilder(MessageBuilder):
         return entries
 
     def _assistant_entry(self, block: Any, batch_id: str, line: int) -> Entry | None:
-        key = _key_of(block)
+        key = key_of(block)
         value = block.get(key) if isinstance(block, Mapping) and key else None
         if key == "text":
             return AssistantText(text=value) if isinstance(value, str) and value else None
@@ -464,12 +523,12 @@ class ConverseBuilder(MessageBuilder):
         if key == "toolUse" and isinstance(value, Mapping):
             return self._call(value, batch_id, line)
         if key == "citationsContent":
-            text = _citations_text(value)
+            text = citations_text(value)
             return AssistantText(text=text) if text else None
         if key == "guardContent":
-            text = _guard_text(value)
+            text = guard_text(value)
             return AssistantText(text=text) if text else None
-        if key in _MEDIA_KEYS:
+        if key in MEDIA_KEYS:
             return AssistantText(text=attachment_line(str(key), value))
         if key != "cachePoint":
             self._unknown(block, line)
@@ -520,25 +579,9 @@ class ConverseBuilder(MessageBuilder):
         if call is None or not isinstance(result, Mapping):
             self.warn(f"toolResult for an unknown toolUseId {call_id!r}", line)
             return
-        texts: list[str] = []
-        images: list[ImageData] = []
-        structured: Any = None
-        content = result.get("content")
-        for part in content if isinstance(content, list) else []:
-            key = _key_of(part)
-            value = part.get(key) if isinstance(part, Mapping) and key else None
-            if key == "text" and isinstance(value, str):
-                texts.append(value)
-            elif key == "json":
-                structured = value if structured is None else structured
-                texts.append(stringify(value))
-            elif key == "image" and (image := image_of(value)) is not None:
-                images.append(image)
-            elif key in _MEDIA_KEYS:
-                texts.append(attachment_line(str(key), value))
-            else:
-                self._unknown(part, line)
-        text = "\n".join(texts) if texts else None
+        text, images, structured = tool_result_content(
+            result.get("content"), lambda part: self._unknown(part, line)
+        )
         self.transcript.update(
             call,
             status=_status(result.get("status")),
@@ -607,7 +650,7 @@ class ConverseBuilder(MessageBuilder):
                 self.transcript.update(call, status="unknown")
 
     def _unknown(self, block: Any, line: int) -> None:
-        key = _key_of(block) if isinstance(block, Mapping) else None
+        key = key_of(block) if isinstance(block, Mapping) else None
         kind = key or (",".join(map(str, block)) if isinstance(block, Mapping) else None)
         kind = kind or type(block).__name__
         if kind not in self._unknown_blocks:  # one warning per block type, not per block
@@ -628,19 +671,12 @@ _QUIET_EVENTS = NameSet(
 _OPEN = NameSet({"unknown", "pending", "executing"})
 
 
-def _key_of(block: Any) -> str | None:
-    """The block's Converse key (``json`` too, for tool result content)."""
-    if not isinstance(block, Mapping):
-        return None
-    return next((k for k in block if k in BLOCK_KEYS or k == "json"), None)
-
-
 def _is_prompt(message: Any) -> bool:
     """A user message with something besides tool results (a prompt, not the loop's report)."""
     if not isinstance(message, Mapping) or message.get("role") != "user":
         return False
     content = message.get("content")
-    return isinstance(content, list) and any(_key_of(b) != "toolResult" for b in content)
+    return isinstance(content, list) and any(key_of(b) != "toolResult" for b in content)
 
 
 def _same_block(shown: Entry, entry: Entry) -> bool:
@@ -666,18 +702,6 @@ def thinking_of(value: Any) -> Thinking | None:
     if "redactedContent" in value:
         return Thinking(form="redacted", data=_base64(value.get("redactedContent")))
     return None
-
-
-def _guard_text(value: Any) -> str:
-    text = value.get("text") if isinstance(value, Mapping) else None
-    text = text.get("text") if isinstance(text, Mapping) else text
-    return text if isinstance(text, str) else ""
-
-
-def _citations_text(value: Any) -> str:
-    content = value.get("content") if isinstance(value, Mapping) else None
-    texts = [c.get("text") for c in content or [] if isinstance(c, Mapping)]
-    return "".join(t for t in texts if isinstance(t, str))
 
 
 # --- Strands objects (spec A-1) ---------------------------------------------------------------

@@ -22,9 +22,9 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
 
 - the spans of a conversation are taken in start order; an agent span (``invoke_agent``,
   ``AGENT``) inside another agent's tree is a sub-agent: its own spans make its own transcript,
-  nested under the tool call that ran it (the ``execute_tool`` span it sits in), else under a
-  call of its own named ``invoke_agent`` (a smolagents managed agent, run inside its manager's
-  step);
+  nested under the tool call that ran it (the ``execute_tool`` span it sits in), else under
+  the unsettled call of its name a model span asked for (a smolagents managed agent, run
+  inside its manager's step), else under a call of its own named ``invoke_agent``;
 - a model span (``chat``, ``LLM``) gives its input and output messages: ``gen_ai.input.messages``
   / ``gen_ai.output.messages`` (JSON strings or structured values, the ``parts`` form; also on
   the ``gen_ai.client.inference.operation.details`` event), OpenInference's flattened
@@ -49,10 +49,13 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   (:func:`converse_parts`), reasoning as :class:`~turnfold.model.Thinking`, guarded and cited
   text as text, media as a line naming them (the tracer writes no bytes), cache points as
   nothing;
-  usage (``gen_ai.usage.*``, ``llm.token_count.*``) and model go on the span's last text; a
-  model span with an error status is an :class:`~turnfold.model.AssistantError`;
+  usage (``gen_ai.usage.*``, ``llm.token_count.*``) and model go on the span's last text, its
+  calls are one batch (one response's); a model span with an error status is an
+  :class:`~turnfold.model.AssistantError`;
 - a tool span (``execute_tool``, ``TOOL``) settles the call with its id (``gen_ai.tool.call.id``,
-  ``tool_call.id``, ``tool.id``; without one, the first unsettled call of its name) with its
+  ``tool_call.id``, ``tool.id``; without one, the first unsettled call of its name, or of
+  that call's response the one with the span's arguments: a response's calls may run in
+  parallel) with its
   result (``gen_ai.tool.call.result``, ``output.value``, else its output messages' or Strands'
   ``gen_ai.choice`` event's: :func:`tool_response`), its times, and its status: an error
   status or an ``exception`` event is ``error``, a result whose text states a failure (a
@@ -65,6 +68,13 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   are the prompt and the reply when no model span carried them (Strands' reply repeats the
   last model text with a newline: not shown twice); its usage (the sum of its model calls')
   counts only when none of its model spans recorded any (:meth:`_Rebuild._run`);
+- a smolagents run traced by OpenInference (its agent span has ``smolagents.*`` attributes)
+  reads as the smolagents loader reads the run itself
+  (:mod:`~turnfold.formats.frameworks.smolagents`): its model spans' input is the agent's
+  memory written again, of which only the system prompt is read
+  (:func:`smolagents_model_messages`); a model span right under the agent span (a plan) is
+  thinking; a ``final_answer`` call is the answer, not a call; a step (``CHAIN`` span) that
+  failed settles the calls it asked for that no tool span ran (an unknown tool) as ``error``;
 - metadata (H-6): ``session_id`` (the conversation), ``agent`` (``gen_ai.agent.name``,
   ``agent.name``), ``model``, ``outcome`` ``error`` when the outermost agent span failed.
 
@@ -76,7 +86,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import copy
+import itertools
 import json
 import re
 import sys
@@ -99,7 +109,15 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.frameworks.strands import BLOCK_KEYS, image_of, thinking_of
+from turnfold.formats.frameworks.strands import (
+    MEDIA_KEYS,
+    citations_text,
+    guard_text,
+    image_of,
+    key_of,
+    thinking_of,
+    tool_result_content,
+)
 from turnfold.formats.frameworks.strands import attachment_line as converse_attachment
 from turnfold.formats.gemini_parts import corrected_status
 from turnfold.formats.openai_chat import OpenAIChatBuilder
@@ -482,10 +500,6 @@ _FAILED = "turnfold.failed"
 
 # --- Strands' Bedrock Converse content --------------------------------------------------------
 
-#: The keys of a Converse content block, and ``json``, which only a tool result's content holds.
-_CONVERSE_KEYS = NameSet({*BLOCK_KEYS, "json"})
-#: Converse's media blocks: named by a line, an image shown where its bytes are in the trace.
-_CONVERSE_MEDIA = NameSet({"image", "document", "video", "audio"})
 #: Converse blocks whose text is shown: a guardrail's content, a cited answer.
 _CONVERSE_TEXTS = NameSet({"guardContent", "citationsContent"})
 
@@ -503,9 +517,7 @@ def is_converse(value: Any) -> bool:
         type(value) is list
         and bool(value)
         and all(
-            isinstance(block, _MAPS)
-            and "type" not in block
-            and any(key in _CONVERSE_KEYS for key in block)
+            isinstance(block, _MAPS) and "type" not in block and key_of(block) is not None
             for block in value
         )
     )
@@ -549,70 +561,14 @@ def converse_parts(blocks: list[Any]) -> list[Any]:
 
 def converse_result(content: list[Any]) -> tuple[str | None, list[ImageData]]:
     """A Converse ``toolResult``'s content as text and images, as the strands loader reads it
-    (:mod:`~turnfold.formats.frameworks.strands`): texts one a line, ``json`` as JSON.
+    (:func:`~turnfold.formats.frameworks.strands.tool_result_content`), a block of no known
+    kind as its JSON.
 
     >>> converse_result([{"text": "3"}, {"json": {"sum": 3}}])
     ('3\\n{\\n  "sum": 3\\n}', [])
     """
-    texts: list[str] = []
-    images: list[ImageData] = []
-    for block in content:
-        key = (
-            next((k for k in block if k in _CONVERSE_KEYS), None)
-            if isinstance(block, _MAPS)
-            else None
-        )
-        value = block.get(key) if key is not None else None
-        if key == "text" and isinstance(value, str):
-            texts.append(value)
-        elif key == "json":
-            texts.append(stringify(value))
-        elif key == "image" and (image := _converse_image(value)) is not None:
-            images.append(image)
-        elif key in _CONVERSE_MEDIA and isinstance(value, _MAPS):
-            texts.append(_converse_line(str(key), value))
-        else:
-            texts.append(stringify(block))
-    return ("\n".join(texts) if texts else None), images
-
-
-def _converse_image(value: Any) -> ImageData | None:
-    """A Converse ``image`` block's image, when its bytes are in the trace: Strands' tracer
-    writes bytes, which JSON cannot hold, as ``"<replaced>"`` (``JSONEncoder._process_value``)."""
-    image = image_of(value)
-    return image if image is not None and _decodable(image.data) else None
-
-
-def _decodable(data: Any) -> bool:
-    if not isinstance(data, str) or not data:
-        return False
-    try:
-        base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return True
-
-
-def _converse_line(key: str, value: Mapping[str, Any]) -> str:
-    """A Converse media block as a line naming it (bytes that are not in the trace, as
-    :func:`_converse_image` says, are not counted)."""
-    source = value.get("source")
-    if isinstance(source, _MAPS) and "bytes" in source and not _decodable(source["bytes"]):
-        value = {**value, "source": {k: v for k, v in source.items() if k != "bytes"}}
-    return converse_attachment(key, value)
-
-
-def _converse_text(key: str, value: Any) -> str:
-    """The text of a ``guardContent`` (``{"text": {"text"}}``) or ``citationsContent``
-    (``{"content": [{"text"}]}``) block."""
-    if not isinstance(value, _MAPS):
-        return ""
-    if key == "guardContent":
-        text = value.get("text")
-        text = text.get("text") if isinstance(text, _MAPS) else text
-        return text if isinstance(text, str) else ""
-    texts = [c.get("text") for c in as_list(value.get("content")) if isinstance(c, _MAPS)]
-    return "".join(t for t in texts if isinstance(t, str))
+    text, images, _ = tool_result_content(content, stringify)
+    return text, images
 
 
 def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -664,8 +620,8 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
                 out.append(_response_message(part))
             else:
                 out.append({"role": role, _PART: part})
-        elif kind in _MEDIA_PARTS:
-            image = _blob_image(part) if kind == "blob" else None
+        elif kind in _MEDIA_PARTS or (kind in MEDIA_KEYS and isinstance(content, _MAPS)):
+            image = _media_image(part, str(kind))
             # In a tool's message, media go with the response they follow.
             into = (
                 out[-1]
@@ -675,7 +631,7 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
             if image is not None and (role in ("user", "assistant") or into is not None):
                 (images if into is None else into.setdefault(_IMAGES, [])).append(image)
             else:
-                line = _attachment(part, str(kind))
+                line = _media_line(part, str(kind))
                 if into is not None:
                     into["content"] = f"{into['content']}\n{line}" if into["content"] else line
                 else:
@@ -697,19 +653,13 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
             else:
                 unshown.append("a reasoningContent part without reasoning was skipped")
         elif kind in _CONVERSE_TEXTS:
-            text = _converse_text(str(kind), content)
+            text = guard_text(content) if kind == "guardContent" else citations_text(content)
             if text:
                 texts.append(text)
         elif kind == "cachePoint":
             pass  # a prompt-cache marker (Converse's cachePoint block): nothing to show
         elif kind == "interrupt_response":
             texts.append(f"[interrupt response: {stringify(part.get('response'))}]")
-        elif kind in _CONVERSE_MEDIA and isinstance(content, _MAPS):
-            shown = _converse_image(content) if kind == "image" else None
-            if shown is not None and role in ("user", "assistant"):
-                images.append([shown.media_type, shown.data or ""])
-            else:
-                texts.append(_converse_line(str(kind), content))
         else:
             label = kind if isinstance(kind, str) and kind else "part"
             texts.append(f"[{label}]")
@@ -758,21 +708,31 @@ def _chat(
     return chat
 
 
-def _blob_image(part: Mapping[str, Any]) -> list[str] | None:
-    """A ``BlobPart`` that is an image, as ``[media type, base64 data]``; None otherwise."""
+def _media_image(part: Mapping[str, Any], kind: str) -> list[str] | None:
+    """A media part that is an image whose bytes are in the trace, as ``[media type, base64
+    data]``: a ``BlobPart`` of an image, or a Converse ``image`` block (Strands' part
+    ``{"type": "image", "content": {"format", "source"}}``: its tracer writes no bytes)."""
+    if kind in MEDIA_KEYS:
+        image = image_of(part.get("content")) if kind == "image" else None
+        return [image.media_type, image.data or ""] if image is not None else None
+    if kind != "blob":
+        return None
     data, mime = part.get("content"), part.get("mime_type")
     mime = mime if isinstance(mime, str) and mime else None
     is_image = part.get("modality") == "image" or (mime or "").startswith("image/")
     return [mime or "image", data] if is_image and isinstance(data, str) and data else None
 
 
-def _attachment(part: Mapping[str, Any], kind: str) -> str:
-    """A blob, URI or file part as a line naming it (a URI is never fetched, spec X-1), then
-    the transcript the schemas give audio.
+def _media_line(part: Mapping[str, Any], kind: str) -> str:
+    """A media part as a line naming it: a Converse media block as the strands loader names it;
+    a blob, URI or file part (a URI is never fetched, spec X-1), then the transcript the
+    schemas give audio.
 
-    >>> _attachment({"type": "uri", "modality": "image", "uri": "https://a.b/c.png"}, "uri")
+    >>> _media_line({"type": "uri", "modality": "image", "uri": "https://a.b/c.png"}, "uri")
     '[attachment: https://a.b/c.png]'
     """
+    if kind in MEDIA_KEYS:
+        return converse_attachment(kind, part.get("content"))
     media = part.get("mime_type")
     line = attachment_line(
         {
@@ -1178,9 +1138,65 @@ def agent_span_name(span: Span) -> str:
     ``invoke_agent {name}`` (GenAI), ``{name}.run`` (OpenInference's smolagents instrumentor,
     ``_RunWrapper``, whose spans carry ``smolagents.*`` attributes)."""
     name = span.name.removeprefix("invoke_agent ")
-    if any(key.startswith("smolagents.") for key in span.attributes):
+    if is_smolagents(span):
         name = name.removesuffix(".run")
     return name
+
+
+# --- smolagents, traced by OpenInference --------------------------------------------------------
+
+#: smolagents' tool whose call ends a run with its answer (``FinalAnswerTool``): the answer, as
+#: the smolagents loader shows it (:mod:`~turnfold.formats.frameworks.smolagents`), not a call.
+SMOLAGENTS_FINAL_ANSWER = "final_answer"
+
+
+def is_smolagents(span: Span) -> bool:
+    """Whether an agent span is a smolagents run's (OpenInference's ``_RunWrapper`` writes
+    ``smolagents.*`` attributes)."""
+    return any(key.startswith("smolagents.") for key in span.attributes)
+
+
+def smolagents_model_messages(
+    inputs: list[dict[str, Any]], outputs: list[dict[str, Any]], *, planning: bool
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
+    """A smolagents model span's messages as the smolagents loader shows its run, and whether
+    the output is the run's final answer.
+
+    Its input is the agent's memory written again for the model (``write_memory_to_messages``:
+    the task after ``New task:``, a step's text apart from its calls, the calls and results as
+    ``tool-call`` / ``tool-response`` text): what it holds, the agent, model and tool spans
+    record themselves, so only its system prompt is read. A model call the agent made outside
+    its steps (its parent the agent span: a plan, ``planning_interval``) writes the agent's plan,
+    its thinking; a ``final_answer`` call is the answer's text."""
+    system = [m for m in inputs if m.get("role") == "system"]
+    shown: list[dict[str, Any]] = []
+    answered = False
+    for message in outputs:
+        if planning and "content" in message:
+            message = dict(message)
+            message["reasoning_content"] = message.pop("content")
+        calls = as_list(message.get("tool_calls"))
+        finals = [c for c in calls if _function(c).get("name") == SMOLAGENTS_FINAL_ANSWER]
+        if finals:
+            message = {**message, "tool_calls": [c for c in calls if c not in finals]}
+        shown.append(message)
+        for call in finals:
+            shown.append({"role": "assistant", "content": _final_answer(call)})
+            answered = True
+    return system, shown, answered
+
+
+def _function(call: Any) -> Mapping[str, Any]:
+    function = call.get("function") if isinstance(call, _MAPS) else None
+    return function if isinstance(function, _MAPS) else {}
+
+
+def _final_answer(call: Mapping[str, Any]) -> str:
+    """The answer a ``final_answer`` call gives: its ``answer`` argument, else its arguments
+    (as smolagents' ``ToolCallingAgent.process_tool_calls`` takes them)."""
+    args = parse_arguments(_function(call).get("arguments"))
+    answer = args.get("answer", args) if isinstance(args, _MAPS) else args
+    return answer if isinstance(answer, str) else stringify(answer)
 
 
 def _repeats_reply(builder: _Builder, message: Mapping[str, Any]) -> bool:
@@ -1201,6 +1217,17 @@ def _repeats_reply(builder: _Builder, message: Mapping[str, Any]) -> bool:
 
 def _str(a: Mapping[str, Any], *keys: str) -> str | None:
     return next((a[k] for k in keys if isinstance(a.get(k), str) and a[k]), None)
+
+
+def _exception_message(span: Span) -> str | None:
+    """The message of a span's first ``exception`` event, or of the ``agent.step_recovery``
+    event OpenInference's smolagents instrumentor writes for a step's tool error."""
+    for name, attributes in span.events:
+        if name in ("exception", "agent.step_recovery"):
+            message = attributes.get("exception.message", attributes.get("message"))
+            if isinstance(message, str) and message:
+                return message
+    return None
 
 
 def _exception_text(span: Span) -> str | None:
@@ -1260,6 +1287,12 @@ class _Builder(OpenAIChatBuilder):
         #: How many model spans' usage was put on entries (an agent span's own usage counts
         #: only where none was: :meth:`_Rebuild._run`).
         self.model_usages = 0
+        #: Whether these are a smolagents run's spans (:func:`smolagents_model_messages`),
+        #: whether its last model span gave the answer, and the calls each step (the ``CHAIN``
+        #: span, by id) asked for.
+        self.smolagents = False
+        self.answered = False
+        self.step_calls: dict[str, list[ToolCall]] = {}
 
     def calls(self) -> dict[str, ToolCall]:
         return self._calls
@@ -1273,9 +1306,12 @@ class _Builder(OpenAIChatBuilder):
         self.by_span[span_id] = call
         self._claimed[id(call)] += 1
 
-    def unclaimed(self, name: str) -> ToolCall | None:
+    def unclaimed(self, name: str, args: Any = None) -> ToolCall | None:
         """The first call named ``name`` that no tool span has settled: a tool span without a
-        call id (OpenInference's often have none) is the run of the call asked for first.
+        call id (OpenInference's often have none) is the run of the call asked for first, or,
+        when the span records its ``args``, of the first of that response's calls with those
+        arguments (a response's calls may run in parallel, in any order: smolagents runs them
+        in a thread pool).
 
         Searched from where the last search for the name stopped, not from the first call:
         claimed calls stay claimed and new ones come last, so the calls before it are still
@@ -1290,6 +1326,13 @@ class _Builder(OpenAIChatBuilder):
             call = ordered[index]
             if call.name == name and not claimed[id(call)]:
                 self._cursors[name] = index
+                if args is None or call.args == args or call.batch_id is None:
+                    return call
+                for later in itertools.islice(ordered, index + 1, None):
+                    if later.batch_id != call.batch_id:
+                        break
+                    if later.name == name and not claimed[id(later)] and later.args == args:
+                        return later
                 return call
         self._cursors[name] = len(ordered)
         return None
@@ -1513,6 +1556,10 @@ class _Rebuild:
                 self._tool(builder, span)
             elif span.op == "CHAIN" and outermost and span.parent_id is None:
                 self._agent_io(builder, span, before=True)
+        if builder.smolagents:
+            for span in spans:
+                if span.op == "CHAIN":
+                    self._failed_step(builder, span)
 
     def _run(self, builder: _Builder, span: Span) -> None:
         """An agent span's prompt, the spans of its tree, then its reply; the agent span's own
@@ -1524,6 +1571,8 @@ class _Rebuild:
         inner: list[Span] = []
         for child in span.children:
             inner += self._walk(child)
+        builder.smolagents = builder.smolagents or is_smolagents(span)
+        builder.answered = False
         self._system(builder, span)
         self._agent_io(builder, span, before=True)
         start, counted = len(builder.transcript.entries), builder.model_usages
@@ -1541,6 +1590,8 @@ class _Rebuild:
             if text:
                 role = "user" if before else "assistant"
                 (inputs if before else outputs).append({"role": role, "content": text})
+        if not before and builder.answered:
+            outputs = []  # smolagents' str(answer) of the answer its final_answer call gave
         messages = inputs if before else [m for m in outputs if not _repeats_reply(builder, m)]
         if messages:
             fed = builder.add_new(messages, span.line)
@@ -1569,6 +1620,12 @@ class _Rebuild:
 
     def _model(self, builder: _Builder, span: Span) -> None:
         inputs, outputs = model_messages(span, builder.history)
+        if builder.smolagents:
+            parent = self.by_id.get((span.trace_id, span.parent_id or ""))
+            planning = parent is not None and parent.op in _AGENT_OPS
+            inputs, outputs, builder.answered = smolagents_model_messages(
+                inputs, outputs, planning=planning
+            )
         self._system(builder, span)
         before = len(builder.transcript.entries)
         builder.add_new(inputs, span.line, builder.history)
@@ -1585,7 +1642,12 @@ class _Rebuild:
             if isinstance(entry, AssistantText):
                 entry.model = entry.model or model
             if isinstance(entry, ToolCall):
+                # One model span is one response: its calls one batch (the spans of a trace
+                # are often all on one line, which the builder would make one batch of).
+                entry.batch_id = f"span-{span.span_id}"
                 entry.started_at = entry.started_at or span.ended_at
+                if builder.smolagents:
+                    builder.step_calls.setdefault(span.parent_id or "", []).append(entry)
         usage = span_usage(span.attributes)
         if usage is not None:
             response = _str(span.attributes, "gen_ai.response.id")
@@ -1601,10 +1663,12 @@ class _Rebuild:
         call_id = _str(a, "gen_ai.tool.call.id", "tool_call.id", "tool.id")
         call = builder.calls().get(call_id) if call_id else None
         name = _str(a, "gen_ai.tool.name", "tool.name") or span.name.removeprefix("execute_tool ")
+        if builder.smolagents and name == SMOLAGENTS_FINAL_ANSWER:
+            return  # the answer: its model call's, or the agent span's output
+        args = tool_arguments(span) if call is None else None
         if call is None and call_id is None:
-            call = builder.unclaimed(name)
+            call = builder.unclaimed(name, args)
         if call is None:
-            args = tool_arguments(span)
             own = call_id or f"span-{span.span_id}"
             call = ToolCall(
                 call_id=own,
@@ -1645,19 +1709,38 @@ class _Rebuild:
             agent_id=_str(span.attributes, "gen_ai.agent.id"),
             tool_count=len(child.tool_calls()),
         )
+        answer = next(
+            (e.text for e in reversed(child.entries) if isinstance(e, AssistantText)), None
+        )
+        status: ToolStatus = "error" if span.failed else "success" if span.ended_at else "unknown"
         host = self._host_call(builder, span)
         if host is not None:
             builder.transcript.update(host, subagent=subagent)
             return
-        answer = next(
-            (e.text for e in reversed(child.entries) if isinstance(e, AssistantText)), None
-        )
+        # An agent called as a tool of its name with no tool span (a smolagents managed agent,
+        # run by its manager's step): the call the model asked for.
+        host = builder.unclaimed(name) if name else None
+        if host is not None:
+            builder.claim(span.span_id, host)
+            given = host.args.get("task") if isinstance(host.args, dict) else None
+            if isinstance(given, str) and given:  # the task before smolagents wraps it
+                subagent.task = given
+            result = host.result or (text_result(answer) if answer else None)
+            builder.transcript.update(
+                host,
+                subagent=subagent,
+                status=status,
+                result=result,
+                started_at=span.started_at,
+                ended_at=span.ended_at,
+            )
+            return
         call = ToolCall(
             call_id=f"agent-{span.span_id}",
             name="invoke_agent",
             args={"agent": name, "prompt": task} if task else {"agent": name},
             description=name or None,
-            status="error" if span.failed else "success" if span.ended_at else "unknown",
+            status=status,
             result=text_result(answer) if answer else None,
             started_at=span.started_at,
             ended_at=span.ended_at,
@@ -1665,6 +1748,21 @@ class _Rebuild:
             subagent=subagent,
         )
         builder.transcript.append(call)
+
+    def _failed_step(self, builder: _Builder, step: Span) -> None:
+        """A smolagents step that failed (its ``CHAIN`` span's error, or the recovery event
+        OpenInference writes for a tool error the agent goes on from) settles the calls it
+        asked for that no tool span ran (an unknown tool, a managed agent that raised): as the
+        smolagents loader reads a step's error, its only call, or those the message names,
+        ``error`` with the message as their result."""
+        message = _exception_message(step) or step.status_message
+        if not message and not step.failed:
+            return
+        calls = builder.step_calls.get(step.span_id, [])
+        message = message or "The step failed."
+        for call in calls:
+            if call.status == "unknown" and (len(calls) == 1 or f"'{call.name}'" in message):
+                builder.transcript.update(call, status="error", result=text_result(message))
 
     def _host_call(self, builder: _Builder, span: Span) -> ToolCall | None:
         """The call of the nearest tool span above ``span``, if the agent ran as a tool."""
@@ -1709,7 +1807,7 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
     traces have no epochs, so ``epoch`` is refused."""
     if epoch is not None:
         raise ValueError(f"{source.name}: OTLP conversations have no epochs; pass sample= only")
-    spans, kinds = _read_spans(source)
+    spans = _read_spans(source)
     grouped = conversations(spans)
     if not grouped:
         transcript = Transcript(metadata={"source_format": NAME})
@@ -1728,7 +1826,8 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
         raise TranscriptFormatError(
             source.name, [NAME], None, f"no conversation {key!r}; it holds {', '.join(grouped)}"
         )
-    _set_aside(source.accounting, spans, kinds, set(map(id, grouped[key])))
+    held = _kinds_held(grouped)
+    _set_aside(source.accounting, sum(held.values(), Counter()) - held[key])
     return _conversation(source.name, key, grouped)
 
 
@@ -1740,14 +1839,19 @@ def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
     """
     from turnfold.formats import settle_load
 
-    spans, kinds = _read_spans(source)
-    grouped = conversations(spans)
+    grouped = conversations(_read_spans(source))
     module = sys.modules[__name__]
     if not grouped:  # no span of a conversation: one empty transcript, as read() gives
         yield None, settle_load(Transcript(metadata={"source_format": NAME}), source, module)
-    for key, chosen in grouped.items():
-        accounting = copy.deepcopy(source.accounting)
-        _set_aside(accounting, spans, kinds, set(map(id, chosen)))
+    held = _kinds_held(grouped)
+    every = sum(held.values(), Counter())
+    for key in grouped:
+        base = source.accounting
+        accounting = Accounting(
+            counts={kind: dict(per_type) for kind, per_type in base.counts.items()},
+            unaccounted=list(base.unaccounted),
+        )
+        _set_aside(accounting, every - held[key])
         transcript = _conversation(source.name, key, grouped)
         yield (
             (key if len(grouped) > 1 else None),
@@ -1755,11 +1859,10 @@ def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
         )
 
 
-def _read_spans(source: Source) -> tuple[list[Span], list[str]]:
-    """The spans of ``source`` read (their parents left out hung from the span above), each
-    with its record type; every span is noted in the source's accounting."""
+def _read_spans(source: Source) -> list[Span]:
+    """The spans of ``source`` read (their parents left out hung from the span above); every
+    span is noted in the source's accounting."""
     spans: list[Span] = []
-    kinds: list[str] = []
     #: The parents of the spans left out, by (trace id, span id), to hang the spans read under
     #: them from the span above (:func:`reparent`).
     left_out: dict[tuple[str, str], str | None] = {}
@@ -1781,13 +1884,12 @@ def _read_spans(source: Source) -> tuple[list[Span], list[str]]:
             source.note(kind, "ignored" if kind in RECORDS.ignored else "mapped")
             if kind in RECORDS.mapped:
                 spans.append(span)
-                kinds.append(kind)
             else:
                 left_out[(span.trace_id, span.span_id)] = span.parent_id
         if not found:
             source.ignored("request/(empty)")
     reparent(spans, left_out)
-    return spans, kinds
+    return spans
 
 
 def _conversation(name: str, key: str, grouped: Mapping[str, list[Span]]) -> Transcript:
@@ -1818,17 +1920,22 @@ def reparent(spans: list[Span], left_out: Mapping[tuple[str, str], str | None]) 
         span.parent_id = parent
 
 
-def _set_aside(
-    accounting: Accounting, spans: list[Span], kinds: list[str], chosen: set[int]
-) -> None:
+def _kinds_held(grouped: Mapping[str, list[Span]]) -> dict[str, Counter[str]]:
+    """How many spans of each record type each conversation holds (every span read is a
+    mapped one: :func:`_read_spans`)."""
+    return {key: Counter(record_type(span.op) for span in spans) for key, spans in grouped.items()}
+
+
+def _set_aside(accounting: Accounting, others: Counter[str]) -> None:
     """Spans of the conversations not read were counted as mapped when they were read (the
-    choice needs the whole file): count them as left out instead."""
+    choice needs the whole file): count them as left out instead (``others``: how many of
+    each record type)."""
     counts = accounting.counts
-    for span, kind in zip(spans, kinds, strict=True):
-        if id(span) not in chosen:
-            counts[kind]["mapped"] -= 1
-            if not counts[kind]["mapped"]:
-                del counts[kind]["mapped"]
-                if not counts[kind]:
-                    del counts[kind]
-            accounting.note("span/(other conversation)", "ignored")
+    for kind, count in others.items():
+        counts[kind]["mapped"] -= count
+        if not counts[kind]["mapped"]:
+            del counts[kind]["mapped"]
+            if not counts[kind]:
+                del counts[kind]
+    if others.total():
+        accounting.note("span/(other conversation)", "ignored", others.total())
