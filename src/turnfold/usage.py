@@ -3,8 +3,9 @@
 The rules:
 
 * **Where usage sits.** A model response's :class:`~turnfold.model.Usage` sits on an entry that
-  response wrote: its text, or, when it wrote none, its first reasoning or tool call. Entries of
-  any other kind carry none.
+  response wrote: its text, or, when it wrote none, its first reasoning or tool call (which then
+  names the response's model in ``meta["model"]``: a cost is priced by it). Entries of any other
+  kind carry none.
 * **Each response once.** Usages with the same ``response_id`` are one response's, however many
   entries carry them (a source may write the usage on every content block, as Claude Code does
   on every line of one message): it is counted once, at the largest count recorded for each
@@ -87,19 +88,33 @@ def usage_carrier(entries: Iterable[Entry]) -> Entry | None:
 
 
 def attach_usage(
-    entries: Sequence[Entry], usage: Usage | None, transcript: Transcript | None = None
-) -> None:
+    entries: Sequence[Entry],
+    usage: Usage | None,
+    transcript: Transcript | None = None,
+    *,
+    model: str | None = None,
+) -> Entry | None:
     """Put a response's usage where the rules say: on its last text, else on its first
-    reasoning or call; through ``transcript.update`` when given, so a live view hears of it."""
+    reasoning or call; through ``transcript.update`` when given, so a live view hears of it.
+    A reasoning or call that carries it also keeps the response's ``model`` in
+    ``meta["model"]``: only a text has a field for it, and a cost is priced by it
+    (turnfold.cost). The entry that took the usage, None when none did."""
     if usage is None:
-        return
+        return None
     carrier = usage_carrier(entries)
     if carrier is None:
-        return
-    if transcript is not None:
+        return None
+    named = model and not isinstance(carrier, AssistantText)
+    meta = {**carrier.meta, "model": model} if named else None
+    if transcript is None:
+        setattr(carrier, "usage", usage)  # noqa: B010 (a USAGE_KINDS entry)
+        if meta is not None:
+            carrier.meta = meta
+    elif meta is None:
         transcript.update(carrier, usage=usage)
     else:
-        setattr(carrier, "usage", usage)  # noqa: B010 (a USAGE_KINDS entry)
+        transcript.update(carrier, usage=usage, meta=meta)
+    return carrier
 
 
 class TokenCount:

@@ -574,6 +574,12 @@ def test_U1_a_rejected_response_is_shown_with_its_usage_and_its_calls_cancelled(
                                  "cache_creation_input_tokens": 200}},
          Usage(input_tokens=1300, output_tokens=20, cache_read_tokens=1000,
                cache_write_tokens=200, response_id="msg")),
+        # Older litellm names the cache writes at the top only; a count of them alone is usage.
+        ({"id": "msg", "usage": {"prompt_tokens": 1300, "completion_tokens": 20,
+                                 "cache_creation_input_tokens": 200}},
+         Usage(input_tokens=1300, output_tokens=20, cache_write_tokens=200, response_id="msg")),
+        ({"id": "msg", "usage": {"completion_tokens": None, "cache_creation_input_tokens": 200}},
+         Usage(cache_write_tokens=200, response_id="msg")),
         ({"object": "response", "id": "resp_1",
           "usage": {"input_tokens": 500, "output_tokens": 40,
                     "input_tokens_details": {"cached_tokens": 128},

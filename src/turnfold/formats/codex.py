@@ -47,7 +47,11 @@ beyond the API (:class:`CodexBuilder`):
   is the recorded ``duration_ms``. An ``apply_patch`` call's patch is its arguments; its result
   is the tool's own message ("Success. Updated the following files: …", or why it failed),
   followed by ``patch_apply_end``'s unified diff when recorded. ``update_plan`` results are
-  plans. MCP calls (``namespace: "mcp__<server>…"``) are named ``mcp__<server>__<tool>``.
+  plans. MCP calls (``namespace: "mcp__<server>…"``) are named ``mcp__<server>__<tool>``;
+  their results are MCP content blocks as :mod:`turnfold.formats.mcp` shows them (in the
+  output, a block that is neither text nor image is its JSON in an ``input_text`` part, read as
+  the block it is); a block type MCP does not define, in an end event or item, is warned about
+  once.
   Events only enrich calls still waiting for their output.
 - **Code mode.** A ``custom_tool_call`` ``exec`` whose input is a script calling ``tools.*``
   is described by the commands it ran (``tools.exec_command({cmd})``, else the tools it
@@ -123,12 +127,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from turnfold import codec
+from turnfold.formats import mcp
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
     as_int,
     checked_timestamp,
     describe_args,
+    stringify,
     text_result,
     usage_from,
 )
@@ -151,6 +157,7 @@ from turnfold.model import (
     AssistantError,
     AssistantText,
     Entry,
+    ImageData,
     SubAgent,
     SystemNotice,
     Thinking,
@@ -1527,8 +1534,9 @@ class CodexBuilder(ResponsesBuilder):
         self._response_first = None  # the next items are the next response's
         value, success = _unwrap_output(value)
         if "__" in call.name:  # an MCP tool (``server__tool``, ``mcp__server__tool``)
-            value = _mcp_blocks(value)
-        text, images = output_content(value)
+            text, images = output_content(_mcp_blocks(value), _mcp_part)
+        else:
+            text, images = output_content(value)
         changes: dict[str, Any] = {}
         facts = exec_output(text) if text else None
         if facts is not None:
@@ -1604,6 +1612,7 @@ class CodexBuilder(ResponsesBuilder):
         elif kind == "CommandExecution":
             self.transcript.update(call, **_exec_changes(call, item))
         elif kind == "McpToolCall":
+            self._unknown_blocks(item.get("result"), line)
             self._settle(call, _mcp_item_changes(item))
         elif kind == "DynamicToolCall":
             self._settle(call, _dynamic_changes(item))
@@ -1650,11 +1659,23 @@ class CodexBuilder(ResponsesBuilder):
             self.transcript.update(call, **changes)
 
     def _mcp_end(self, payload: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        outcome = payload.get("result")
+        self._unknown_blocks(outcome.get("Ok") if isinstance(outcome, Mapping) else None, line)
         call = self._open_call(payload)
         if call is None:
             self._inner_call("mcp", payload, timestamp)
             return
         self._settle(call, _mcp_changes(payload))
+
+    def _unknown_blocks(self, result: Any, line: int) -> None:
+        """Warn of an MCP result's content blocks of a type MCP does not define (shown as their
+        JSON), once per type."""
+        blocks = result.get("content") if isinstance(result, Mapping) else None
+        for kind in mcp.unknown_types(blocks):
+            what = f"MCP content block type {kind!r}"
+            if what not in self._unknown:
+                self._unknown.add(what)
+                self.warn(f"unknown {what} shown as JSON", line)
 
     def _inner_call(self, kind: str, payload: Mapping[str, Any], timestamp: str | None) -> None:
         """An end event whose call no response item holds: a call a code-mode script made
@@ -1957,16 +1978,16 @@ def _mcp_changes(payload: Mapping[str, Any]) -> dict[str, Any]:
         return changes
     if "Err" in outcome:
         changes["status"] = "error"  # the transport failed: the tool never answered
-        content: Any = outcome["Err"]
+        result = mcp.call_result({}, stringify(outcome["Err"]))
     else:
         ok = outcome.get("Ok")
         ok = ok if isinstance(ok, Mapping) else {}
         # MCP: an absent isError means the call did not fail.
         changes["status"] = "error" if ok.get("isError") is True else "success"
-        content = ok.get("content")
-    text, images = output_content(content)
-    if text or images:
-        changes["result"] = text_result(text, images=images)
+        result = mcp.call_result(ok)
+    # An empty text says nothing the status does not: the output, if any, is the result.
+    if result is not None and (result.text or result.images or result.structured is not None):
+        changes["result"] = result
     return changes
 
 
@@ -2047,10 +2068,6 @@ def _summary_parts(item: Mapping[str, Any]) -> list[str]:
     return [p["text"] for p in summary if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
 
 
-#: The content blocks of an MCP tool's result (MCP ``CallToolResult.content``).
-_MCP_BLOCKS = frozenset({"text", "image", "audio", "resource", "resource_link"})
-
-
 def _mcp_blocks(value: Any) -> Any:
     """An MCP call's output as its content blocks, when Codex wrote them as a JSON string
     (rollouts of mid-2025: ``serde_json::to_string(&result.content)`` as the output), so they
@@ -2062,10 +2079,47 @@ def _mcp_blocks(value: Any) -> Any:
     except ValueError:
         return value
     if isinstance(blocks, list) and all(
-        isinstance(block, dict) and block.get("type") in _MCP_BLOCKS for block in blocks
+        isinstance(block, dict) and str(block.get("type")) in mcp.BLOCK_TYPES for block in blocks
     ):
         return blocks
     return value
+
+
+def _mcp_part(part: Mapping[str, Any]) -> str | ImageData | None:
+    """A part of an MCP call's output, read as the content block it came from. Codex hands a
+    text block on as ``input_text``, an image as an ``input_image`` data URL, and any other
+    block as ``input_text`` holding the block's JSON (models.rs
+    ``convert_mcp_content_to_items``); rollouts of mid-2025 hold the blocks themselves."""
+    kind = part.get("type")
+    if kind == "input_text" and isinstance(part.get("text"), str):
+        text: str = part["text"]
+        written = _written_block(text)
+        return text if written is None else mcp.block(written)
+    if isinstance(kind, str) and kind in mcp.BLOCK_TYPES:
+        return mcp.block(part)
+    shown, images = output_content([part])  # another Responses part: an image
+    return images[0] if images else shown
+
+
+#: The blocks Codex writes as JSON text: every kind but text (an image only when it lacks its
+#: data), so that a tool's own JSON text (``{"type":"text",…}``) stays text.
+_WRITTEN_BLOCKS = mcp.BLOCK_TYPES - {"text"}
+_WRITTEN_MARKS = tuple(f'"type":"{kind}"' for kind in sorted(_WRITTEN_BLOCKS))
+
+
+def _written_block(text: str) -> dict[str, Any] | None:
+    """The block an ``input_text`` part holds as its JSON (``serde_json::to_string``: compact,
+    the server's key order), None for any other text."""
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
+    if not any(mark in text for mark in _WRITTEN_MARKS):
+        return None  # a tool's JSON text, not parsed for nothing
+    try:
+        value = codec.loads(text)
+    except ValueError:
+        return None
+    kind = value.get("type") if isinstance(value, dict) else None
+    return value if isinstance(kind, str) and kind in _WRITTEN_BLOCKS else None
 
 
 def _unwrap_output(value: Any) -> tuple[Any, bool | None]:

@@ -118,7 +118,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import usage_carrier
+from turnfold.usage import attach_usage
 
 NAME = "inspect"
 #: ``turnfold.load(path, sample=ID, epoch=N)`` picks one of a log's samples.
@@ -967,12 +967,8 @@ class _Conversation:
         for raw in as_list(message.get("tool_calls")):
             if isinstance(raw, Mapping):
                 self.start_call(raw, batch, timestamp)
-        carrier = usage_carrier(self.transcript.entries[start:])
-        if usage is not None and carrier is not None:
-            # A response of reasoning or calls alone keeps its usage too, and says which model
-            # wrote it: only a text names its model, and a cost is priced by it (turnfold.cost).
-            named = {"model": model} if model and not isinstance(carrier, AssistantText) else {}
-            self.transcript.update(carrier, usage=usage, meta={**carrier.meta, **named})
+        # A response of reasoning or calls alone keeps its usage too, and names its model.
+        attach_usage(self.transcript.entries[start:], usage, self.transcript, model=model)
 
     def start_call(
         self, raw: Mapping[str, Any], batch: str | None, timestamp: str | None

@@ -59,10 +59,12 @@ from datetime import datetime, timezone
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import NameSet, counted_usage, parse_arguments, text_result
+from turnfold.formats.common import NameSet, as_int, parse_arguments, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses.swe_agent import info_metadata
+from turnfold.formats.openai_chat import chat_usage
+from turnfold.formats.openai_responses import responses_usage
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
@@ -77,7 +79,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import usage_carrier
+from turnfold.usage import attach_usage
 
 NAME = "mini-swe-agent"
 
@@ -146,10 +148,11 @@ def outcome_of(exit_status: Any) -> str | None:
 
 def response_usage(response: Mapping[str, Any]) -> Usage | None:
     """The token usage of one model response as mini-swe-agent keeps it: litellm's ``usage``
-    (``response.model_dump()``, ``models/litellm_model.py``), whose ``prompt_tokens`` count the
-    cached tokens too (litellm adds Anthropic's cache reads and writes in, as
-    :mod:`turnfold.usage` counts them), or a Responses-API ``usage``; with the response's id.
-    None when the response records none.
+    (``response.model_dump()``, ``models/litellm_model.py``), a Chat Completions usage
+    (:func:`chat_usage`) whose ``prompt_tokens`` count the cached tokens too (litellm adds
+    Anthropic's cache reads and writes in, as :mod:`turnfold.usage` counts them) and which
+    also names the cache writes, or a Responses-API ``usage`` (:func:`responses_usage`); with
+    the response's id. None when the response records none.
 
     >>> response_usage({"id": "r1", "usage": {"prompt_tokens": 1995, "completion_tokens": 93,
     ...                 "prompt_tokens_details": {"cached_tokens": 320}}})  # doctest: +ELLIPSIS
@@ -159,23 +162,17 @@ def response_usage(response: Mapping[str, Any]) -> Usage | None:
     if not isinstance(usage, Mapping):
         return None
     if "prompt_tokens" in usage or "completion_tokens" in usage:
-        prompt = _mapping(usage.get("prompt_tokens_details"))
-        written = prompt.get("cache_creation_tokens")
-        counted = counted_usage(
-            usage.get("prompt_tokens"),
-            usage.get("completion_tokens"),
-            prompt.get("cached_tokens"),
-            written if written is not None else usage.get("cache_creation_input_tokens"),
-            _mapping(usage.get("completion_tokens_details")).get("reasoning_tokens"),
-        )
+        counted = chat_usage(usage)
+        # litellm's count of Anthropic's cache writes, which Chat Completions does not name.
+        written = _mapping(usage.get("prompt_tokens_details")).get("cache_creation_tokens")
+        if written is None:
+            written = usage.get("cache_creation_input_tokens")
+        written = as_int(written)
+        if written is not None:
+            counted = counted or Usage()
+            counted.cache_write_tokens = written
     else:  # a Responses-API model's (models/litellm_response_model.py)
-        counted = counted_usage(
-            usage.get("input_tokens"),
-            usage.get("output_tokens"),
-            _mapping(usage.get("input_tokens_details")).get("cached_tokens"),
-            None,
-            _mapping(usage.get("output_tokens_details")).get("reasoning_tokens"),
-        )
+        counted = responses_usage(usage)
     if counted is not None:
         key = response.get("id")
         counted.response_id = key if isinstance(key, str) and key else None
@@ -518,20 +515,16 @@ class _Reader:
         model = _model(response)
         if model is not None:
             self.transcript.metadata.setdefault("model", model)
-        carrier = usage_carrier(self.transcript.entries[written:])
+        entries = self.transcript.entries[written:]
+        carrier = attach_usage(entries, usage, self.transcript, model=model)
         if carrier is None:
             self.source.warn(
                 f"a model response ({usage.response_id or 'no id'}) wrote nothing: its usage "
                 "is not counted",
                 record_type="assistant",
             )
-            return
-        own: dict[str, Any] = {}
-        if not isinstance(carrier, AssistantText):
-            own = {k: v for k, v in meta.items() if k == "cost"}
-            if model is not None:
-                own["model"] = model
-        self.transcript.update(carrier, usage=usage, meta={**carrier.meta, **own})
+        elif "cost" in meta and not isinstance(carrier, AssistantText):
+            self.transcript.update(carrier, meta={**carrier.meta, "cost": meta["cost"]})
 
     def _output_by_id(
         self, call_id: Any, message: Mapping[str, Any], content: Any, line: int

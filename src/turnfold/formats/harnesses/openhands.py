@@ -39,8 +39,10 @@ Mapping:
   ``read`` or ``edit`` whose content starts ``ERROR:``); other file actions fail with an
   ``error`` observation, so theirs are written on success only. An MCP
   observation holds the server's ``CallToolResult`` as JSON (:func:`mcp_call_result`):
-  ``isError`` is the status, its content blocks the result (text and images; ``structuredContent``
-  kept as data; the error OpenHands writes for a timeout first).
+  ``isError`` is the status, its content blocks the result as :mod:`turnfold.formats.mcp` reads
+  them (text, images, lines naming audio, links and blobs; ``structuredContent`` kept as data; a
+  block of a type MCP does not define shown as JSON and warned about; the error OpenHands writes
+  for a timeout first).
   An edit's diff (``extras.diff``, or a content that is a unified diff) is a ``diff`` result;
 - ``delegate`` starts a sub-agent: the events up to its ``delegate`` observation are the
   child's transcript (the delegate runs in the same stream), the observation its report;
@@ -65,7 +67,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from turnfold import codec
-from turnfold.formats.anthropic_blocks import attachment_line
+from turnfold.formats import mcp
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
@@ -73,7 +75,6 @@ from turnfold.formats.common import (
     checked_timestamp,
     describe_args,
     stringify,
-    text_and_images,
     text_result,
     usage_from,
 )
@@ -362,6 +363,7 @@ class _Reader:
         self.by_event: dict[int, tuple[_Context, ToolCall]] = {}
         self.by_call_id: dict[str, tuple[_Context, ToolCall]] = {}
         self.cost: float | None = None
+        self.unknown_blocks: set[str] = set()  # the MCP block types warned about
 
     # --- events ---------------------------------------------------------------------------
 
@@ -555,6 +557,8 @@ class _Reader:
             context.transcript.update(
                 call, status=status_of(event), result=_result(kind, event, extras), ended_at=stamp
             )
+            if kind == "mcp" and self._unknown_blocks(event, line, record):
+                return
             self.source.mapped(record)
             return
         transcript = self.context.transcript
@@ -582,6 +586,20 @@ class _Reader:
             self.source.warn(f"unknown observation {kind!r} skipped", line, record_type=record)
             return
         self.source.mapped(record)
+
+    def _unknown_blocks(self, event: Mapping[str, Any], line: int, record: str) -> bool:
+        """Warn of MCP content blocks of a type MCP does not define (shown as their JSON),
+        once per type; True when it warned (the event is then accounted as warned about)."""
+        call = mcp_call_result(event)
+        kinds = mcp.unknown_types(call.get("content") if call is not None else None)
+        new = [kind for kind in kinds if kind not in self.unknown_blocks]
+        if not new:
+            return False
+        self.unknown_blocks.update(new)
+        named = ", ".join(repr(kind) for kind in new)
+        self.source.warn(f"unknown MCP content block type {named} shown as JSON", line,
+                         record_type=record)  # fmt: skip
+        return True
 
     def _target(
         self, event: Mapping[str, Any], paired: ToolCall | None
@@ -762,55 +780,14 @@ def _result(kind: str, event: Mapping[str, Any], extras: Mapping[str, Any]) -> T
 
 
 def _mcp_result(call: Mapping[str, Any], raw: str) -> ToolResult:
-    """An MCP call's result as its content blocks read (the text the tool returned, its
-    images), after the error OpenHands wrote for a timeout or an ``McpError``;
-    ``structuredContent`` stays structured data. Content that reads as nothing keeps the JSON
-    OpenHands wrote."""
-    text, images = text_and_images(call.get("content"), _mcp_block)
+    """An MCP call's result as :func:`turnfold.formats.mcp.call_result` reads it, after the
+    error OpenHands wrote for a timeout or an ``McpError``. Content that reads as nothing keeps
+    the JSON OpenHands wrote."""
     error = call.get("error")
-    if isinstance(error, str) and error:
-        text = f"{error}\n{text}" if text else error
-    structured = call.get("structuredContent")
-    if text is None and not images and structured is None:
-        text = "" if call.get("content") == [] else raw  # an empty list: it returned nothing
-    return text_result(text, images=images, structured=structured)
-
-
-def _mcp_block(block: Mapping[str, Any]) -> str | ImageData | None:
-    """One MCP ``ContentBlock`` (``mcp.types``: ``TextContent``, ``ImageContent``,
-    ``AudioContent``, ``ResourceLink``, ``EmbeddedResource``) as text, an image, or a line
-    naming what is not shown (a link is never followed)."""
-    kind = block.get("type")
-    mime = block.get("mimeType")
-    if kind == "text" and isinstance(block.get("text"), str):
-        text: str = block["text"]
-        return text
-    if kind == "image" and isinstance(block.get("data"), str):
-        return ImageData(media_type=mime if isinstance(mime, str) else "image", data=block["data"])
-    if kind == "resource":
-        resource = block.get("resource")
-        resource = resource if isinstance(resource, Mapping) else {}
-        if isinstance(resource.get("text"), str):
-            embedded: str = resource["text"]
-            return embedded
-        return _named(resource.get("uri"), resource.get("mimeType"), resource.get("blob"))
-    if kind == "resource_link":
-        return _named(block.get("uri") or block.get("name"), mime, None, block.get("size"))
-    if kind == "audio":
-        return _named("audio", mime, block.get("data"))
-    return stringify(block)
-
-
-def _named(name: Any, mime: Any, data: Any, size: Any = None) -> str:
-    """What a block holds that is not shown, as the line other loaders name attachments by."""
-    return attachment_line(
-        {
-            "name": name if isinstance(name, str) and name else None,
-            "media_type": mime if isinstance(mime, str) else None,
-            "size": size,
-            "source": {"data": data},
-        }
-    )
+    result = mcp.call_result(call, error if isinstance(error, str) else None)
+    if result is None:  # an empty list: it returned nothing
+        return text_result("" if call.get("content") == [] else raw)
+    return result
 
 
 def _recall_text(extras: Mapping[str, Any]) -> str:
