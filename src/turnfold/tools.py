@@ -100,6 +100,7 @@ BUILTIN_TOOL_CATEGORIES: dict[str, ToolCategory] = {
     "apply_patch": "edit",
     "view_image": "read",
     "spawn_agent": "agent",
+    "team_run_task": "agent",  # Cline 4: a teammate's run, nested as a sub-agent
     # Gemini CLI and Qwen Code internal names.
     "read_file": "read",
     "read_many_files": "read",

@@ -5,7 +5,8 @@ in newer versions) apart from the loader, and for Cline 4's ``<session>.messages
 A call is a ``tool_use`` block, or an XML tool tag opening a line of an assistant's text, except
 the tools that are the assistant's reply rather than an action (``attempt_completion``,
 ``plan_mode_respond``). A Cline 4 session's calls are the ``tool_use`` blocks of its messages
-and of its sub-agents' files (``"agent": "subagent"``) in its session folder.
+and of its sub-agents' and teammates' files (``"agent": "subagent"``, ``"teammate"``) in its
+session folder, each message once (a teammate's continued run repeats its earlier runs').
 """
 
 from __future__ import annotations
@@ -57,14 +58,18 @@ def count_cline(path: Path) -> int:
 
 def count_cline_messages(path: Path) -> int:
     files = [path]
-    if path.name == path.parent.name + ".messages.json":  # the session's own: its sub-agents too
+    if path.name == path.parent.name + ".messages.json":  # the session's own: its children too
         files += sorted(p for p in path.parent.glob("*.messages.json") if p != path)
     count = 0
+    seen: set[str] = set()  # a teammate's continued run repeats its earlier runs' messages
     for file in files:
         document = json.loads(file.read_text(encoding="utf-8"))
-        if file != path and document.get("agent") != "subagent":
+        if file != path and document.get("agent") not in ("subagent", "teammate"):
             continue
         for message in document["messages"]:
+            if document.get("agent") == "teammate" and message.get("id") in seen:
+                continue
+            seen.add(message.get("id"))
             content = message.get("content")
             count += sum(
                 isinstance(block, dict) and block.get("type") == "tool_use"

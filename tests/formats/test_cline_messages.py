@@ -1,7 +1,7 @@
 """Cline 4.x sessions, ``<sessionId>.messages.json`` (spec H-5, H-6, C-1).
 
-The fixture is hand-made (Cline cannot run here: its extension and CLI drive a live model),
-written from the Cline SDK's writer at cline/cline 21cb8d25 (see tests/fixtures/SOURCES.md):
+The fixture is hand-made, written from the Cline SDK's writer at cline/cline 21cb8d25 (see
+tests/fixtures/SOURCES.md; test_cline_teams.py's was written by the real CLI):
 ``cline-4.x_hand-made_session/<sessionId>/`` holds the session's messages, its manifest
 ``<sessionId>.json`` and a sub-agent's ``agent_<id>.messages.json``.
 """
@@ -254,6 +254,14 @@ def test_H5_messages_the_runtime_wrote_in_the_user_s_role_are_notices() -> None:
     assert switched.subtype == "mode_switch"
 
 
+def test_L4_a_message_whose_content_is_no_text_or_list_is_warned_of() -> None:
+    transcript = turnfold.load(_session({"role": "user", "content": 5}, _user("hi")))
+    assert [(w.line, w.reason) for w in transcript.warnings] == [
+        (1, "not an Anthropic message (role 'user')")
+    ]
+    assert [type(e).__name__ for e in transcript.entries] == ["UserMessage"]
+
+
 @pytest.mark.parametrize(
     ("block", "status", "text"),
     [
@@ -307,16 +315,15 @@ def test_C1_a_scan_of_cline_s_sessions_folder_is_a_row_per_session(tmp_path: Pat
     compaction = {"version": 1, "updated_at": "2026-07-16T11:08:00.000Z",
                   "source_message_count": 2, "messages": [_user("summary")]}  # fmt: skip
     (sessions / SESSION_ID / f"{SESSION_ID}.compaction.json").write_text(json.dumps(compaction))
-    # A teammate's file is a run of its own (no call in the session names it).
+    # A teammate's file is a run of the session too (test_cline_teams.py), even one no call
+    # in the session started (the session's warning says so).
     teammate = json.loads(SUBAGENT.read_text())
     teammate.update(agent="teammate", sessionId=f"{SESSION_ID}__teamtask__coder__a1B2c3",
                     taskType="team")  # fmt: skip
     (sessions / SESSION_ID / "coder__a1B2c3.messages.json").write_text(json.dumps(teammate))
     corpus = turnfold.scan(sessions, workers=1)
     rows = corpus.to_pandas().set_index("key")
-    assert sorted(Path(k).name for k in rows.index) == [
-        f"{SESSION_ID}.messages.json", "coder__a1B2c3.messages.json",
-    ]  # fmt: skip
+    assert [Path(k).name for k in rows.index] == [f"{SESSION_ID}.messages.json"]
     session = rows.loc[str(sessions / SESSION_ID / SESSION.name)]
     assert (session["format"], session["agent"]) == ("cline-messages", "cline")
     assert rows["error"].isna().all()

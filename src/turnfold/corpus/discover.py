@@ -209,10 +209,11 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
     ``chats/<parentSessionId>/<sessionId>.jsonl``; Qwen Code
     ``subagents/<sessionId>/agent-*.jsonl`` beside ``chats/<sessionId>.jsonl``; Cursor
     ``<sessionId>/subagents/*.jsonl`` beside ``<sessionId>/<sessionId>.jsonl``; Cline 4
-    ``<sessionId>/<agentId>.messages.json`` (``"agent": "subagent"``) beside
+    ``<sessionId>/<agentId>.messages.json`` (``"agent": "subagent"``) and a teammate's run
+    ``<sessionId>/<agentId>__<teamTaskId>.messages.json`` (``"agent": "teammate"``) beside
     ``<sessionId>/<sessionId>.messages.json``. The parent's loader reads each of them into the
     call that spawned it; Qwen's, Cursor's and Cline's are rows only when their session file is
-    gone, as Claude Code's Workflow agents are (a Cline teammate's file is a row of its own).
+    gone, as Claude Code's Workflow agents are.
     """
     if format == "claude-code":
         run = path.parent.parent
@@ -233,7 +234,7 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
         return _subagents_session(path, format) is not None
     if format == "cline-messages":
         agent = next((v.get("agent") for v in head if isinstance(v, dict)), None)
-        return agent == "subagent" and _cline_session(path) is not None
+        return agent in _CLINE_CHILDREN and _cline_session(path) is not None
     return False
 
 
@@ -317,6 +318,9 @@ def _subagents_session(path: Path, format: str) -> Path | None:
 #: ``sdk/packages/core/src/services/session-artifacts.ts``).
 _CLINE_MESSAGES = ".messages.json"
 _CLINE_COMPACTION = ".compaction.json"
+#: The ``agent`` of the files whose runs belong to the session they sit in
+#: (``resolveMessagesFileContext``, ``services/session-data.ts``).
+_CLINE_CHILDREN = ("subagent", "teammate")
 
 
 def _cline_session(path: Path) -> Path | None:

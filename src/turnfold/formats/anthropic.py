@@ -153,7 +153,7 @@ class AnthropicBuilder(MessageBuilder):
     ) -> None:
         own_id = message.get("id")
         batch_id = own_id if isinstance(own_id, str) and own_id else f"msg-{line}"
-        model = message.get("model") if isinstance(message.get("model"), str) else None
+        model = self._model_of(message)
         written = len(self.transcript.entries)
         for block in [content] if isinstance(content, str) else content:
             self._assistant_entry(block, batch_id, model, line)
@@ -162,6 +162,12 @@ class AnthropicBuilder(MessageBuilder):
             usage.response_id = own_id if isinstance(own_id, str) and own_id else None
             attach_usage(self.transcript.entries[written:], usage, self.transcript)
         self._stop_reason(message.get("stop_reason"))
+
+    def _model_of(self, message: Mapping[str, Any]) -> str | None:
+        """The model that wrote an assistant message: its ``model``. A format that names it
+        elsewhere (Cline's ``modelInfo``) says where here."""
+        model = message.get("model")
+        return model if isinstance(model, str) else None
 
     def _assistant_entry(
         self, block: Any, batch_id: str, model: str | None, line: int
@@ -337,14 +343,14 @@ def read(source: Source) -> Transcript:
         messages, meta, rest = _messages_of(source.document)
         transcript.metadata.update(meta)
         for line, message in enumerate(messages, start=1):
-            builder.feed_noted(source, message, line, _role_of(message))
+            builder.feed_noted(source, message, line, role_of(message))
         keep_wrapper_keys(transcript, rest)
         return transcript
-    builder.feed_records(source, _role_of)
+    builder.feed_records(source, role_of)
     return transcript
 
 
-def _role_of(message: Any) -> str:
+def role_of(message: Any) -> str:
     """A message by its role (a response object is ``{"type": "message", "role": ...}``)."""
     role = message.get("role") if isinstance(message, Mapping) else None
     return role if isinstance(role, str) and role else type_of_record(message)

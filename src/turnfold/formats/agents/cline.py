@@ -93,7 +93,7 @@ from typing import Any
 
 from turnfold import codec
 from turnfold.formats import anthropic_blocks
-from turnfold.formats.anthropic import AnthropicBuilder
+from turnfold.formats.anthropic import AnthropicBuilder, role_of
 from turnfold.formats.anthropic import _verdict as anthropic_verdict
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
@@ -103,9 +103,10 @@ from turnfold.formats.common import (
     describe_args,
     result_kind,
     text_result,
+    usage_from,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
-from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.source import Source
 from turnfold.model import (
     AssistantText,
     Entry,
@@ -269,7 +270,9 @@ def _unwrap(text: str) -> str:
     return "\n\n".join(f for f in found if f) if found else text.strip()
 
 
-def _iso(ms: Any) -> str | None:
+def ms_to_iso(ms: Any) -> str | None:
+    """A message's ``ts`` (ms since the epoch, as Cline 3 and the Cline 4 SDK write it) as
+    ISO 8601; None when it is no time."""
     value = ms if isinstance(ms, (int, float)) and not isinstance(ms, bool) else None
     if value is None or value <= 0:
         return None
@@ -292,14 +295,10 @@ class ClineBuilder(AnthropicBuilder):
 
     # --- assistant ----------------------------------------------------------------------------
 
-    def _feed_assistant(
-        self, message: Mapping[str, Any], content: str | list[Any], line: int
-    ) -> None:
-        # Cline names the model in ``modelInfo`` (ClineStorageMessage), not Anthropic's ``model``.
-        model = _model_info(message, "modelId")
-        if model is not None and not isinstance(message.get("model"), str):
-            message = {**message, "model": model}
-        super()._feed_assistant(message, content, line)
+    def _model_of(self, message: Mapping[str, Any]) -> str | None:
+        # Cline names the model in ``modelInfo`` (ClineStorageMessage), Anthropic in ``model``.
+        own = super()._model_of(message)
+        return own if own is not None else _model_info(message, "modelId")
 
     def _assistant_entry(
         self, block: Any, batch_id: str, model: str | None, line: int
@@ -656,7 +655,9 @@ def _task_time(ui: Any) -> str | None:
     """When the task was given: the ``say: "task"`` message that opens ``ui_messages.json``."""
     first = ui[0] if isinstance(ui, list) and ui else None
     return (
-        _iso(first.get("ts")) if isinstance(first, Mapping) and first.get("say") == "task" else None
+        ms_to_iso(first.get("ts"))
+        if isinstance(first, Mapping) and first.get("say") == "task"
+        else None
     )
 
 
@@ -693,11 +694,10 @@ def _model_info(message: Any, key: str) -> str | None:
 def _request_usage(info: Mapping[str, Any], provider: str | None) -> Usage | None:
     """The usage an ``api_req_started`` message records: its cache reads and writes added to
     ``tokensIn`` unless the provider's handler counted them in it (:data:`PROMPT_HOLDS_CACHE`)."""
-    tokens_in = as_int(info.get("tokensIn"))
-    reads, writes = as_int(info.get("cacheReads")), as_int(info.get("cacheWrites"))
-    if tokens_in is not None and provider not in PROMPT_HOLDS_CACHE:
-        tokens_in += (reads or 0) + (writes or 0)
-    return counted_usage(tokens_in, info.get("tokensOut"), reads, writes)
+    return usage_from(
+        info, cache_apart=provider not in PROMPT_HOLDS_CACHE, input_tokens="tokensIn",
+        output_tokens="tokensOut", cache_read_tokens="cacheReads", cache_write_tokens="cacheWrites",
+    )  # fmt: skip
 
 
 def _message_usage(message: Mapping[str, Any]) -> tuple[Usage | None, int | None]:
@@ -751,9 +751,9 @@ def read(source: Source) -> Transcript:
     model = provider = None  # the last modelInfo's
     for line, message in enumerate(messages, start=1):
         before = len(transcript.entries)
-        builder.feed_noted(source, message, line, _role_of(message))
+        builder.feed_noted(source, message, line, role_of(message))
         added = transcript.entries[before:]
-        stamp = _iso(message.get("ts")) if isinstance(message, Mapping) else None
+        stamp = ms_to_iso(message.get("ts")) if isinstance(message, Mapping) else None
         if line == 1 and stamp is None:
             stamp = _task_time(ui)
         if isinstance(message, Mapping) and message.get("role") == "assistant":
@@ -767,7 +767,7 @@ def read(source: Source) -> Transcript:
                 costs.append(cost)
             if paired:
                 info = requests[turn]
-                stamp = stamp or _iso(info.get("ts"))
+                stamp = stamp or ms_to_iso(info.get("ts"))
                 # The same request's counts, with cache reads and writes apart.
                 request = _request_usage(info, own_provider)
                 usage, cached = (request, None) if request is not None else (usage, cached)
@@ -796,8 +796,3 @@ def read(source: Source) -> Transcript:
         if value is not None:
             transcript.metadata[key] = value
     return transcript
-
-
-def _role_of(message: Any) -> str:
-    role = message.get("role") if isinstance(message, Mapping) else None
-    return role if isinstance(role, str) and role else type_of_record(message)

@@ -20,8 +20,11 @@ move it) holding (``SessionArtifacts``, ``sdk/packages/core/src/services/session
   that is "safe to delete" (``session-manifest-store.ts``): the messages file holds every
   message, so it is not read;
 - a sub-agent's messages, ``<agentId>.messages.json`` (``agent: "subagent"``, ``sessionId``
-  ``<root>__<agentId>``), and a teammate's, ``<agentId>__<teamTaskId>.messages.json``
-  (``childArtifactFileStem``).
+  ``<root>__<agentId>``), and each run of a teammate's (agent teams: the CLI and the SDK),
+  ``<agentId>__<teamTaskId>.messages.json`` (``agent: "teammate"``, ``sessionId``
+  ``<root>__teamtask__<agentId>__<teamTaskId>``: ``childArtifactFileStem``,
+  ``session/models/session-graph.ts``), written empty when the run starts and whole when it
+  ends (``team/team-child-session-manager.ts``).
 
 Messages (``MessageWithMetadata``, ``sdk/packages/shared/src/llms/messages.ts``) are
 Anthropic-shaped, ``role`` ``user`` or ``assistant``, with Cline's own fields and blocks on top.
@@ -56,10 +59,19 @@ They are read with :class:`~turnfold.formats.anthropic.AnthropicBuilder`'s block
   runtime wrote in the user's role (``metadata.displayRole`` ``system``: hook context; a
   task resumption; the plan-to-act continuation: ``isSyntheticSdkUserMessage``,
   ``apps/vscode/src/sdk/sdk-user-message-mapping.ts``) are notices too, and a compaction
-  summary (``metadata.kind: "compaction_summary"``) a :class:`CompactionBoundary`;
+  summary (``metadata.kind: "compaction_summary"``) a :class:`CompactionBoundary`; so is the
+  runtime's report of teammate runs that ended (``System-delivered teammate async run
+  updates``: ``buildTeamRunContinuationPrompt``);
 - a ``spawn_agent`` call's sub-agent is the sub-agent file in the session's folder whose first
   prompt is the call's ``task`` (the file records no other link: ``spawn-agent-tool.ts`` runs
-  the sub-agent on ``input.task``), its result the sub-agent's answer.
+  the sub-agent on ``input.task``), its result the sub-agent's answer;
+- a ``team_run_task`` call (``team-tools.ts``; the lead's or a teammate's) gives a teammate,
+  its ``agentId``, a task: its sub-agent is that teammate's file whose run was given the task,
+  which may follow the teammate's unread mail in its prompt (``routeToTeammate``,
+  ``multi-agent.ts``), and its result the teammate's answer (``runMode: "sync"``) or the run it
+  queued (``async``). A run that continues the teammate's conversation
+  (``continueConversation``) writes the earlier runs' messages again: shown with their own runs,
+  not twice.
 
 Detection: a JSON object with Cline's envelope (``version``, ``sessionId``, ``agent``,
 ``messages``).
@@ -69,14 +81,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
-from datetime import datetime, timezone
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from turnfold import codec
 from turnfold.formats import anthropic_blocks
-from turnfold.formats.anthropic import AnthropicBuilder
+from turnfold.formats.agents.cline import ms_to_iso
+from turnfold.formats.anthropic import AnthropicBuilder, role_of
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     MAPPINGS,
@@ -94,7 +106,6 @@ from turnfold.formats.source import (
     json_object_file,
     open_source,
     sibling_files,
-    type_of_record,
 )
 from turnfold.formats.wrappers import keep_wrapper_keys, sample
 from turnfold.model import (
@@ -126,8 +137,9 @@ RECORDS = Records(
 
 #: The messages file's suffix (``SessionArtifacts.sessionMessagesPath``).
 MESSAGES_SUFFIX = ".messages.json"
-#: ``agent`` of a sub-agent's file (``resolveMessagesFileContext``).
+#: ``agent`` of a sub-agent's file and of a teammate's (``resolveMessagesFileContext``).
 SUBAGENT = "subagent"
+TEAMMATE = "teammate"
 
 _ROLES = ("user", "assistant")
 _USER_INPUT = re.compile(r"<user_input\b([^>]*)>(.*?)</user_input>", re.S)
@@ -140,6 +152,9 @@ _MODE_NOTICE = re.compile(r"<mode_notice>(.*?)</mode_notice>", re.S)
 _TASK_RESUMPTION = "[TASK RESUMPTION]"
 _ACT_CONTINUATION = "The user approved switching to act mode. Continue with the approved plan now."
 _HOOK_CONTEXT = "<hook_context"
+#: What the runtime tells the lead when the teammate runs it queued end
+#: (``buildTeamRunContinuationPrompt``, ``session/team/team-session-coordinator.ts``).
+_TEAM_RUN_UPDATES = "System-delivered teammate async run updates:"
 #: Reasons a call was denied, not failed: the extension's (``tool-approval-denial.ts``), the
 #: runtime's default (``agent-runtime.ts``) and the CLI's (``acp/permissions.ts``).
 _DENIED = (
@@ -153,16 +168,6 @@ _NOT_APPROVED = re.compile(r'Tool "[^"]*" was not approved')
 #: What follows a denial when the user typed something (``buildToolApprovalDenialReason``).
 _FEEDBACK = re.compile(r"\s*The user provided the following feedback:\s*<feedback>\s*(.*?)\s*"
                        r"</feedback>\s*$", re.S)  # fmt: skip
-
-
-def _iso(ms: Any) -> str | None:
-    """A message's ``ts`` (ms since the epoch) as ISO 8601; None when it is no time."""
-    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not ms > 0:
-        return None
-    try:
-        return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat()
-    except (OverflowError, OSError, ValueError):
-        return None
 
 
 def _text(value: Any) -> str | None:
@@ -215,17 +220,21 @@ def _synthetic(message: Mapping[str, Any], text: str) -> Entry | None:
         return SystemNotice(text=text.splitlines()[0], level="info", subtype="task_resumption")
     if text == _ACT_CONTINUATION:
         return SystemNotice(text=text, level="info", subtype="mode_switch")
+    if text.startswith(_TEAM_RUN_UPDATES):
+        return SystemNotice(text=text, level="info", subtype="team_run_updates")
     return None
 
 
 def _texts(content: Any) -> list[str]:
     if isinstance(content, str):
         return [content]
+    if not isinstance(content, list):
+        return []
     return [
         b["text"]
-        for b in content if isinstance(content, list)
+        for b in content
         if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
-    ]  # fmt: skip
+    ]
 
 
 # --- tool results ---------------------------------------------------------------------------------
@@ -419,15 +428,11 @@ class ClineMessagesBuilder(AnthropicBuilder):
                 return
         super().feed(message, line)
 
-    def _feed_assistant(
-        self, message: Mapping[str, Any], content: str | list[Any], line: int
-    ) -> None:
+    def _model_of(self, message: Mapping[str, Any]) -> str | None:
         # The model is modelInfo.id (MessageWithMetadata), not Anthropic's ``model``.
         info = message.get("modelInfo")
         model = _text(info.get("id")) if isinstance(info, Mapping) else None
-        if model is not None:
-            message = {**message, "model": model}
-        super()._feed_assistant(message, content, line)
+        return model if model is not None else super()._model_of(message)
 
     def _assistant_entry(
         self, block: Any, batch_id: str, model: str | None, line: int
@@ -495,6 +500,16 @@ class ClineMessagesBuilder(AnthropicBuilder):
             # its steps are in its own file, nested later (_nest_subagents).
             update["result"] = text_result(_text(returned.get("text")), structured=returned)
             update["subagent"] = _subagent(call, returned)
+        elif (
+            call.name == "team_run_task"
+            and isinstance(returned, Mapping)
+            and returned.get("dispatched") is True
+        ):
+            # TeamRunTaskToolResult: the teammate's answer (runMode sync), or the run it queued
+            # (async); the run's steps are in its own file, nested later.
+            said = _text(returned.get("text")) or _text(returned.get("message"))
+            update["result"] = text_result(said, structured=returned)
+            update["subagent"] = _subagent(call, returned)
         if self.stamp is not None:
             update["ended_at"] = self.stamp
         self.transcript.update(call, **update)
@@ -505,7 +520,7 @@ class ClineMessagesBuilder(AnthropicBuilder):
 # --- detection ------------------------------------------------------------------------------------
 
 
-def is_envelope(document: Any) -> bool:
+def is_envelope(document: Any) -> TypeGuard[Mapping[str, Any]]:
     """Whether ``document`` is a messages file's object (``buildMessagesFilePayload``)."""
     return (
         isinstance(document, Mapping)
@@ -536,10 +551,6 @@ def detect(source: Source) -> Evidence:
 
 
 # --- reading --------------------------------------------------------------------------------------
-
-#: The envelope's keys and the metadata they are (the rest are kept under their own names).
-_ENVELOPE_KEYS = {"sessionId": "session_id", "updated_at": "updated_at", "agent": "agent_role",
-                  "taskType": "task_type", "origin": "origin"}  # fmt: skip
 
 
 def manifest_beside(path: Path | None) -> dict[str, Any]:
@@ -582,18 +593,15 @@ def _messages(source: Source) -> tuple[Iterator[tuple[int, Any]], dict[str, Any]
     raise TranscriptFormatError(source.name, [NAME], 1, "no Cline messages file")
 
 
-def _role_of(message: Any) -> str:
-    role = message.get("role") if isinstance(message, Mapping) else None
-    return role if isinstance(role, str) and role else type_of_record(message)
-
-
 def read(source: Source) -> Transcript:
     """Every message of a messages file, with the usage, cost, model and time each records, the
-    manifest beside it, and its sub-agents' files nested in the calls that spawned them."""
+    manifest beside it, and its sub-agents' and teammates' files nested in the calls that
+    started their runs."""
     return _read(source, nest=True)
 
 
-def _read(source: Source, *, nest: bool) -> Transcript:
+def _read(source: Source, *, nest: bool, skip: int = 0) -> Transcript:
+    """``source`` read; the first ``skip`` messages are shown elsewhere (:func:`_earlier_runs`)."""
     # The agent as Cline 3's task folders name it (``cline``), whatever app wrote the session.
     transcript = Transcript(metadata={"source_format": NAME, "agent": "cline"})
     manifest = manifest_beside(source.path)
@@ -603,15 +611,18 @@ def _read(source: Source, *, nest: bool) -> Transcript:
     costs: list[float] = []
     model = provider = None
     for line, message in numbered:
-        stamp = _iso(message.get("ts")) if isinstance(message, Mapping) else None
+        if line <= skip:  # an earlier run of a teammate's conversation, shown with that run
+            source.note(role_of(message), "mapped")
+            continue
+        stamp = ms_to_iso(message.get("ts")) if isinstance(message, Mapping) else None
         builder.stamp = stamp
         before = len(transcript.entries)
         try:
-            builder.feed_noted(source, message, line, _role_of(message))
+            builder.feed_noted(source, message, line, role_of(message))
         except Exception as exc:
             not_read(source, line, exc)
             if source.is_document:  # a line of JSON lines is noted by its warning
-                source.note(_role_of(message), "warned")
+                source.note(role_of(message), "warned")
             continue
         added = transcript.entries[before:]
         if isinstance(message, Mapping) and message.get("role") == "assistant":
@@ -629,9 +640,6 @@ def _read(source: Source, *, nest: bool) -> Transcript:
                     update["started_at"] = stamp
                 transcript.update(entry, **update)
     metadata = transcript.metadata
-    for key, name in _ENVELOPE_KEYS.items():
-        if rest.get(key) is not None:
-            metadata[name] = rest.pop(key)
     system = rest.pop("system_prompt", None)
     if _text(system) is not None:
         metadata["system"] = system
@@ -642,6 +650,8 @@ def _read(source: Source, *, nest: bool) -> Transcript:
         metadata.setdefault(key, value)
     if costs:
         metadata["cost_usd"] = round(sum(costs), 6)
+    if "agent" in rest:  # the file's part in the session (lead, subagent, teammate), not Cline
+        rest["agent_role"] = rest.pop("agent")
     keep_wrapper_keys(transcript, rest)
     if nest:
         _nest_subagents(source, transcript)
@@ -671,7 +681,13 @@ def _response(
     return float(cost)
 
 
-# --- sub-agents -----------------------------------------------------------------------------------
+# --- sub-agents and teammates ---------------------------------------------------------------------
+
+#: The call that starts the run a child's file holds, by the file's ``agent``: a sub-agent's
+#: ``spawn_agent`` (``SpawnAgentInputSchema``), a teammate's ``team_run_task``
+#: (``TeamRunTaskInputSchema``); each gives the child its ``task``.
+_STARTED_BY = {SUBAGENT: "spawn_agent", TEAMMATE: "team_run_task"}
+_STARTERS = frozenset(_STARTED_BY.values())
 
 
 def root_messages(path: Path) -> Path:
@@ -679,13 +695,94 @@ def root_messages(path: Path) -> Path:
     return path.parent / (path.parent.name + MESSAGES_SUFFIX)
 
 
+@dataclass
+class _Child:
+    """A sub-agent's or a teammate's file in the session's folder, opened, not yet read."""
+
+    path: Path
+    source: Source
+    agent: str  # SUBAGENT or TEAMMATE
+    #: A teammate's ``agentId`` (``origin.subagent``), which its ``team_run_task`` names.
+    teammate: str | None
+    #: Each prompt of its messages: the message's position and the words.
+    prompts: list[tuple[int, str]]
+    #: Its messages' ids, in order (a continued teammate's file repeats its earlier run's).
+    ids: list[Any]
+
+
+def _child(path: Path, source: Source) -> _Child | None:
+    """The child ``source`` holds; None for a file that is no child's, or holds no message yet
+    (the SDK writes an empty file when the run starts, its messages when it ends:
+    ``initializeMessagesFile``, ``onTeamTaskEnd``, ``handleSubAgentEnd``)."""
+    document = source.document if source.is_document else None
+    if not is_envelope(document) or document["agent"] not in _STARTED_BY:
+        return None  # no session, or another lead's
+    messages = document["messages"]
+    if not messages:
+        return None
+    teammate = None
+    if document["agent"] == TEAMMATE:
+        origin = document.get("origin")
+        named = origin.get("subagent") if isinstance(origin, Mapping) else None
+        # <agentId>__<teamTaskId>.messages.json (childArtifactFileStem)
+        stem = path.name.removesuffix(MESSAGES_SUFFIX).rpartition("__")[0]
+        teammate = named if isinstance(named, str) and named else stem
+    prompts = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, Mapping) or message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if not isinstance(content, (str, list)):
+            continue
+        if isinstance(content, list) and any(
+            isinstance(b, Mapping) and anthropic_blocks.is_result_block(b) for b in content
+        ):
+            continue
+        words, _, _ = unwrap_prompt("\n\n".join(_texts(content)))
+        if words and _synthetic(message, words) is None:
+            prompts.append((index, words))
+    ids = [m.get("id") if isinstance(m, Mapping) else None for m in messages]
+    return _Child(path, source, document["agent"], teammate, prompts, ids)
+
+
+def _gives(task: str, words: str, agent: str) -> bool:
+    """Whether a prompt is the ``task`` a call gave: a sub-agent runs on the task itself
+    (``spawn-agent-tool.ts``); a teammate's run may open with its unread mail, or a recovered
+    run's notice, before it (``routeToTeammate``, ``buildRecoveredRunMessage``)."""
+    if words == task:
+        return True
+    return agent == TEAMMATE and words.endswith(task) and words[-len(task) - 1].isspace()
+
+
+def _match(
+    child: _Child, calls: list[tuple[ToolCall, Transcript]]
+) -> tuple[int, tuple[ToolCall, Transcript]] | None:
+    """The prompt of ``child`` that opened its run, and the call (with the transcript it is in)
+    that gave it. A sub-agent's run opens its file; a teammate's run is the last of its file
+    (a run that continues the teammate's conversation holds the earlier runs' messages too)."""
+    name = _STARTED_BY[child.agent]
+    prompts = child.prompts[:1] if child.agent == SUBAGENT else reversed(child.prompts)
+    for index, words in prompts:
+        for found in calls:
+            call = found[0]
+            task = _task(call)
+            if call.name != name or task is None:
+                continue
+            if child.teammate is not None and call.args.get("agentId") != child.teammate:
+                continue
+            if _gives(task.strip(), words, child.agent):
+                return index, found
+    return None
+
+
 def _nest_subagents(source: Source, transcript: Transcript) -> None:
-    """Each sub-agent file of the session's folder becomes the sub-agent of the ``spawn_agent``
-    call (of the session, or of a sub-agent nested before it) whose ``task`` was its prompt."""
+    """Each sub-agent's and teammate's file of the session's folder becomes the sub-agent of the
+    call whose task its run was given: a ``spawn_agent`` or ``team_run_task`` call of the
+    session, or of a sub-agent or teammate nested before it (a teammate routes tasks too)."""
     path = source.path
     if path is None or root_messages(path) != path:
         return  # no session folder: the calls' sub-agents are not here
-    children = []
+    children: list[_Child] = []
     for sibling in sibling_files(path.parent, "*" + MESSAGES_SUFFIX):
         if sibling == path:
             continue
@@ -694,66 +791,93 @@ def _nest_subagents(source: Source, transcript: Transcript) -> None:
         except OSError as exc:
             source.warn(f"sub-agent session {sibling.name} could not be read: {exc.strerror}")
             continue
-        try:
-            document = child_source.document if child_source.is_document else None
-            if not isinstance(document, Mapping) or not is_envelope(document):
-                continue  # no session
-            if document.get("agent") != SUBAGENT:
-                continue  # a teammate's: a row of its own
-            child = _read(child_source, nest=False)
-        finally:
-            if stream is not None:
-                stream.close()
-        source.accounting.merge(child_source.accounting)
-        transcript.warnings.extend(child.warnings)
-        children.append((sibling, child))
-    # The calls that may have spawned a sub-agent, with the transcript each is in.
-    spawns = [(c, transcript) for c in transcript.tool_calls() if _task(c) is not None]
+        if stream is not None:
+            stream.close()  # a messages file is one JSON document, read whole when opened
+        child = _child(sibling, child_source)
+        if child is not None:
+            children.append(child)
+    # In the order the runs ended, so that runs given the same task take their calls in turn.
+    children.sort(key=lambda c: (str(c.source.document.get("updated_at") or ""), c.path.name))
+    every = list(children)
+    # The calls that may have started a run, with the transcript each is in.
+    calls = [(c, transcript) for c in transcript.tool_calls() if _task(c) is not None]
     while children:
         matched = False
-        for sibling, child in list(children):
-            prompt = next((e.text.strip() for e in child.entries if isinstance(e, UserMessage)), "")
-            found = next((s for s in spawns if (_task(s[0]) or "").strip() == prompt), None)
-            if found is None or not prompt:
+        for child in list(children):
+            found = _match(child, calls)
+            if found is None:
                 continue
-            children.remove((sibling, child))
-            spawns.remove(found)
-            spawns += [(c, child) for c in child.tool_calls() if _task(c) is not None]
-            origin = child.metadata.get("origin")
-            agent_id = origin.get("subagent") if isinstance(origin, Mapping) else None
-            child.metadata["agent_id"] = agent_id or sibling.name.removesuffix(MESSAGES_SUFFIX)
-            call, owner = found
-            agent = call.subagent or _subagent(call, {})
-            owner.update(call, subagent=replace(
-                agent, transcript=child, agent_id=child.metadata["agent_id"],
-                tool_count=len(child.tool_calls()), steps_missing=False,
-            ))  # fmt: skip
-            cost = child.metadata.get("cost_usd")
+            index, (call, owner) = found
+            children.remove(child)
+            calls.remove((call, owner))
+            nested = _read(child.source, nest=False, skip=_earlier_runs(child, index, every))
+            source.accounting.merge(child.source.accounting)
+            # Its source's warnings first, as a load puts them (settle_load).
+            transcript.warnings.extend([*child.source.warnings, *nested.warnings])
+            calls += [(c, nested) for c in nested.tool_calls() if _task(c) is not None]
+            _nest(call, owner, nested, child)
+            cost = nested.metadata.get("cost_usd")
             if isinstance(cost, float):  # the session's cost holds its sub-agents', as tokens do
                 total = transcript.metadata.get("cost_usd", 0.0)
                 transcript.metadata["cost_usd"] = round(total + cost, 6)
             matched = True
         if not matched:
             break
-    for sibling, _ in children:
-        source.warn(f"sub-agent session {sibling.name} matches no spawn_agent call's task; "
+    for child in children:
+        source.warn(f"{'teammate' if child.agent == TEAMMATE else 'sub-agent'} session "
+                    f"{child.path.name} matches no {_STARTED_BY[child.agent]} call's task; "
                     "not shown")  # fmt: skip
 
 
+def _earlier_runs(child: _Child, index: int, others: list[_Child]) -> int:
+    """How many messages open a teammate's file before the run it holds: those of the earlier
+    runs its run continued (``continueConversation``), when the files of those runs hold
+    them (the same messages, by id), and are nested under their own calls; else none."""
+    if index == 0 or child.agent != TEAMMATE:
+        return 0
+    held = {
+        i
+        for c in others
+        if c is not child and c.teammate == child.teammate
+        for i in c.ids
+        if isinstance(i, str)
+    }
+    earlier = child.ids[:index]
+    return index if all(isinstance(i, str) and i in held for i in earlier) else 0
+
+
+def _nest(call: ToolCall, owner: Transcript, nested: Transcript, child: _Child) -> None:
+    """Make ``nested``, the run of ``child``, the sub-agent of ``call`` in ``owner``."""
+    stem = child.path.name.removesuffix(MESSAGES_SUFFIX)
+    origin = nested.metadata.get("origin")
+    agent_id = origin.get("subagent") if isinstance(origin, Mapping) else None
+    # A teammate's agentId names it in every run; its file's name tells the runs apart.
+    nested.metadata["agent_id"] = stem if child.agent == TEAMMATE else agent_id or stem
+    agent = call.subagent or _subagent(call, {})
+    owner.update(call, subagent=replace(
+        agent, transcript=nested, agent_id=nested.metadata["agent_id"],
+        tool_count=len(nested.tool_calls()), steps_missing=False,
+    ))  # fmt: skip
+
+
 def _task(call: ToolCall) -> str | None:
-    """The ``task`` a ``spawn_agent`` call gave its sub-agent (``SpawnAgentInputSchema``)."""
+    """The ``task`` a ``spawn_agent`` or ``team_run_task`` call gave the run it started."""
     task = call.args.get("task") if isinstance(call.args, Mapping) else None
-    ok = call.name == "spawn_agent" and isinstance(task, str) and task.strip()
+    ok = call.name in _STARTERS and isinstance(task, str) and task.strip()
     return task if ok else None
 
 
 def _subagent(call: ToolCall, output: Mapping[str, Any]) -> SubAgent:
-    """The :class:`SubAgent` a ``spawn_agent`` call ran, from what the tool returned
-    (``SpawnAgentOutput``: ``usage.outputTokens``, ``finishReason``); its steps are in its own
-    file (``steps_missing`` until that is found)."""
+    """The :class:`SubAgent` a ``spawn_agent`` or ``team_run_task`` call ran, from what the tool
+    returned (``SpawnAgentOutput``: ``usage.outputTokens``, ``finishReason``); a teammate is
+    named by its ``agentId``. Its steps are in its own file (``steps_missing`` until that is
+    found)."""
     usage = output.get("usage")
     finish = output.get("finishReason")
+    args = call.args if isinstance(call.args, Mapping) else {}
+    teammate = args.get("agentId") if call.name == _STARTED_BY[TEAMMATE] else None
     return SubAgent(
+        name=teammate if isinstance(teammate, str) and teammate else None,
         task=_task(call),
         output_tokens=as_int(usage.get("outputTokens")) if isinstance(usage, Mapping) else None,
         reason=finish if isinstance(finish, str) and finish not in ("completed", "") else None,
