@@ -93,3 +93,31 @@ def test_H5_a_call_s_status_follows_its_status_and_exit_code(
 def test_H5_exec_json_is_not_read_as_a_codex_rollout() -> None:
     assert which_format(open_source(REAL)[0]) == "codex-exec-json"
     assert which_format(open_source(EVERY)[0]) == "codex-exec-json"
+
+
+def test_H5_an_mcp_call_s_result_shows_every_block_kind() -> None:
+    """``codex exec --json`` writes an MCP call's ``CallToolResult`` as the server sent it
+    (``McpToolCallItemResult``: ``content`` and ``structured_content``): a link, an embedded
+    resource and audio are named as MCP results are everywhere (:mod:`turnfold.formats.mcp`),
+    not shown as their JSON."""
+    content = [
+        {"type": "text", "text": "found"},
+        {"type": "resource_link", "uri": "file:///docs/a.md", "name": "a.md"},
+        {"type": "resource", "resource": {"uri": "file:///b.txt", "text": "embedded text"}},
+        {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
+    ]
+    item = {"id": "item_1", "type": "mcp_tool_call", "server": "docs", "tool": "search",
+            "arguments": {}, "status": "completed", "error": None,
+            "result": {"content": content, "structured_content": {"hits": 1}}}  # fmt: skip
+    events = [
+        {"type": "thread.started", "thread_id": "t"},
+        {"type": "item.completed", "item": item},
+    ]
+    (call,) = turnfold.load(events, format="codex-exec-json").tool_calls()
+    assert call.result is not None
+    assert call.result.structured == {"hits": 1}
+    lines = (call.result.text or "").splitlines()
+    assert [lines[0], lines[2]] == ["found", "embedded text"]
+    assert "file:///docs/a.md" in lines[1]
+    assert "audio/wav" in lines[3]
+    assert "{" not in (call.result.text or "")

@@ -65,12 +65,12 @@ from turnfold.formats.common import (
     MessageBuilder,
     NameSet,
     as_list,
+    counted_usage,
     describe_args,
     parse_arguments,
     stringify,
     text_and_images,
     text_result,
-    usage_from,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
@@ -304,13 +304,19 @@ def _part_texts(parts: Any) -> list[str]:
 
 
 def responses_usage(usage: Any) -> Usage | None:
-    """A Responses ``usage`` object (``input_tokens``, ``output_tokens`` and their details)."""
-    return usage_from(
-        usage,
-        input_tokens="input_tokens",
-        output_tokens="output_tokens",
-        cache_read_tokens=("input_tokens_details", "cached_tokens"),
-        reasoning_tokens=("output_tokens_details", "reasoning_tokens"),
+    """A Responses ``usage`` object (``input_tokens``, ``output_tokens`` and their details).
+
+    Read by name, not through :func:`~turnfold.formats.common.usage_from`'s table: a load
+    reads one per model response, and this costs a fifth of that."""
+    if not isinstance(usage, MAPPINGS):
+        return None
+    inputs, outputs = usage.get("input_tokens_details"), usage.get("output_tokens_details")
+    return counted_usage(
+        usage.get("input_tokens"),
+        usage.get("output_tokens"),
+        inputs.get("cached_tokens") if isinstance(inputs, MAPPINGS) else None,
+        None,
+        outputs.get("reasoning_tokens") if isinstance(outputs, MAPPINGS) else None,
     )
 
 

@@ -42,10 +42,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from turnfold.formats import mcp
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, describe_args, stringify, text_result, usage_from
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
-from turnfold.formats.openai_responses import output_content, plan_result
+from turnfold.formats.openai_responses import plan_result
 from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source
 from turnfold.model import (
@@ -326,7 +327,7 @@ def _mcp_result(item: Mapping[str, Any]) -> ToolResult | None:
     result = item.get("result")
     if not isinstance(result, Mapping):
         return None
-    text, images = output_content(result.get("content"))
+    text, images = mcp.content(result.get("content"))
     structured = result.get("structured_content")
     return text_result(text, images=images, structured=structured)
 
