@@ -747,6 +747,24 @@ def test_L1_a_confirmation_the_run_waits_on_is_confirming_with_its_pending_actio
     assert answered.tool_calls()[1].status == "success"
 
 
+def test_L1_a_confirmation_of_a_call_it_does_not_name_asks_to_approve_the_call() -> None:
+    """``originalFunctionCall`` without a name: the pending action still asks, for the call."""
+    args = {"originalFunctionCall": {"id": "c1", "args": {}}, "toolConfirmation": {"hint": "Ok?"}}
+    asked = _fc("adk-1", "adk_request_confirmation", args)
+    events = [
+        _event("user", [{"text": "Delete it."}]),
+        _event("root", [asked], long_running_tool_ids=["adk-1"]),
+    ]
+    transcript = turnfold.load(events)
+    assert transcript.warnings == []
+    assert [c.status for c in transcript.tool_calls()] == ["confirming"]
+    pending = transcript.entries[-1]
+    assert isinstance(pending, PendingAction)
+    assert (pending.action, pending.text, pending.call_id, pending.meta) == (
+        "permission", "Approve the call?", "adk-1", {"agent": "root", "hint": "Ok?"},
+    )  # fmt: skip
+
+
 def test_L1_a_request_for_input_left_open_is_a_question_even_from_an_older_session() -> None:
     """``adk_request_input`` asks the user (a workflow's ``RequestInput``); an older session
     lists no ``long_running_tool_ids`` for it, and the ADK knows it by its name alike."""

@@ -528,6 +528,18 @@ def test_A1_a_run_ending_on_deferred_calls_shows_each_waiting_with_its_pending_a
     assert {c.call_id: c.status for c in history.tool_calls()}["d1"] == "unknown"
 
 
+def test_L1_a_deferred_approval_of_a_nameless_call_asks_for_the_tool() -> None:
+    """The approval names the tool; a call the file left nameless reads as ``tool``, as this
+    reader's other deferred texts do (ADK's reads ``the call``)."""
+    nameless = _call("d1", name="")
+    output = {"approvals": [nameless], "calls": []}
+    transcript = turnfold.load({"messages": [_request(), _response(nameless)], "output": output})
+    assert transcript.warnings == []
+    assert _waiting(transcript) == {
+        "d1": ("confirming", ("permission", "Approve the call?", "approval")),
+    }
+
+
 def test_A2_a_followed_run_ending_on_deferred_calls_shows_them_waiting_as_load_does(
     deferred: Any,
 ) -> None:

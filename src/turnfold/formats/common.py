@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -12,8 +12,11 @@ from turnfold.formats.errors import MalformedLine
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source, type_of_record
 from turnfold.model import (
+    Entry,
     ImageData,
     LoadWarning,
+    PendingAction,
+    PendingKind,
     ResultKind,
     ToolCall,
     ToolResult,
@@ -299,12 +302,102 @@ reasoning_tokens=None, response_id=None)
     return Usage(**counts)
 
 
-class MessageBuilder:
+#: The statuses of a call without its outcome yet: running, or waiting on the user.
+UNSETTLED = NameSet({"pending", "executing", "confirming", "unknown"})
+
+
+def approval_text(name: Any) -> str:
+    """What a call waiting for the user's permission asks, in every reader's words: ``Approve
+    <tool>?``, or ``Approve the call?`` when its name is missing (or no string).
+
+    >>> approval_text("delete"), approval_text(None), approval_text("")
+    ('Approve delete?', 'Approve the call?', 'Approve the call?')
+    """
+    return f"Approve {name if isinstance(name, str) and name else 'the call'}?"
+
+
+class TranscriptBuilder:
+    """What every builder of a transcript shares, whatever it is fed (messages, a framework's
+    events or steps): the transcript it writes into, its warnings, and how a call ends without
+    its result, waiting on the user (:meth:`wait_on_user`) or with no recorded outcome
+    (:meth:`settle_open`). ``live`` says whether a call without a result is still running (a
+    growing run) or just has no recorded outcome (a static load, spec L-3).
+    """
+
+    def __init__(
+        self,
+        transcript: Transcript | None = None,
+        source_name: str = "<messages>",
+        *,
+        live: bool = False,
+    ) -> None:
+        self.transcript = transcript if transcript is not None else Transcript()
+        self.source_name = source_name
+        self.live = live
+        self._warned: set[str] = set()
+
+    @property
+    def open_status(self) -> ToolStatus:
+        """The status of a call whose result has not arrived."""
+        return "executing" if self.live else "unknown"
+
+    def warn(self, reason: str, line: int | None) -> None:
+        """Record a problem with the input as a load warning of the transcript (spec L-4)."""
+        self.transcript.warnings.append(
+            LoadWarning(reason=reason, line=line, source=self.source_name)
+        )
+
+    def warn_once(self, reason: str, line: int | None = None) -> None:
+        """:meth:`warn`, unless this builder gave ``reason`` already: a follower says once of
+        each kind of event it does not show, not once per event."""
+        if reason not in self._warned:
+            self._warned.add(reason)
+            self.warn(reason, line)
+
+    def update(self, entry: Entry, **changes: Any) -> None:
+        """:meth:`Transcript.update` of ``entry`` where it is shown (a builder that writes
+        sub-agents' transcripts, or tells their callers, says where)."""
+        self.transcript.update(entry, **changes)
+
+    def wait_on_user(
+        self,
+        call: ToolCall | None,
+        action: PendingKind,
+        text: str,
+        *,
+        status: ToolStatus = "confirming",
+        meta: dict[str, Any] | None = None,
+        call_meta: Mapping[str, Any] | None = None,
+    ) -> PendingAction:
+        """The run waits on the user for ``call`` (None: for no call it names): the call waits
+        (``status``, ``call_meta`` added to its ``meta``) unless it has its outcome already,
+        and the :class:`PendingAction` saying what for is returned, for the caller to append
+        where the user reads it (ADK: at the top level, after the turn's answer)."""
+        # A call already waiting as asked is not updated again: its observers hear of no change.
+        if call is not None and call.status in UNSETTLED and (call.status != status or call_meta):
+            changes = {"meta": {**call.meta, **call_meta}} if call_meta else {}
+            self.update(call, status=status, **changes)
+        return PendingAction(
+            action=action,
+            text=text,
+            call_id=call.call_id if call is not None else None,
+            meta={} if meta is None else meta,
+        )
+
+    def settle_open(self, calls: Iterable[ToolCall], *, waiting: Container[str] = ()) -> None:
+        """The run ended: each of ``calls`` still running (``pending``, ``executing``) has no
+        recorded outcome, ``unknown`` as a static load leaves it (spec L-3); one waiting on
+        the user keeps waiting (``confirming``, or its id in ``waiting``)."""
+        for call in calls:
+            if call.status in ("pending", "executing") and call.call_id not in waiting:
+                self.update(call, status="unknown")
+
+
+class MessageBuilder(TranscriptBuilder):
     """What every builder of a transcript from fed messages shares (docs/formats.md).
 
     A builder writes into ``transcript`` (a new one if not given) and pairs results with the
-    calls in ``_calls``. ``live`` says whether a call without a result is still running (a
-    growing message list) or just has no recorded outcome (a static load, spec L-3).
+    calls in ``_calls``.
     """
 
     def __init__(
@@ -315,26 +408,13 @@ class MessageBuilder:
         cwd: str | None = None,
         live: bool = False,
     ) -> None:
-        self.transcript = transcript if transcript is not None else Transcript()
-        self.source_name = source_name
+        super().__init__(transcript, source_name, live=live)
         self.cwd = cwd
-        self.live = live
         self._calls: dict[str, ToolCall] = {}
-
-    @property
-    def open_status(self) -> ToolStatus:
-        """The status of a call whose result has not arrived."""
-        return "executing" if self.live else "unknown"
 
     def feed(self, message: Mapping[str, Any], line: int) -> None:
         """Add one message of the builder's format (each builder defines it)."""
         raise TypeError(f"{type(self).__name__} reads no messages")
-
-    def warn(self, reason: str, line: int | None) -> None:
-        """Record a problem with the input as a load warning of the transcript (spec L-4)."""
-        self.transcript.warnings.append(
-            LoadWarning(reason=reason, line=line, source=self.source_name)
-        )
 
     def feed_noted(
         self, source: Source, message: Any, line: int, record_type: str, *, ignored: Any = ()

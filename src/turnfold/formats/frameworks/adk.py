@@ -86,6 +86,8 @@ from typing import Any
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
+    TranscriptBuilder,
+    approval_text,
     as_int,
     describe_args,
     parse_arguments,
@@ -102,7 +104,6 @@ from turnfold.model import (
     CompactionBoundary,
     Entry,
     ImageData,
-    LoadWarning,
     PendingAction,
     PendingKind,
     SubAgent,
@@ -209,7 +210,7 @@ class _Scope:
     owner: _Scope | None = None
 
 
-class AdkBuilder:
+class AdkBuilder(TranscriptBuilder):
     """ADK events (as JSON) into a transcript, for a load and for a follower (``live``).
 
     ``agent_tools`` names the tools that are agents (:func:`agent_tools`), whose calls are
@@ -223,9 +224,7 @@ class AdkBuilder:
         live: bool = False,
         agent_tools: Mapping[str, str] | None = None,
     ) -> None:
-        self.transcript = transcript
-        self.source_name = source_name
-        self.live = live
+        super().__init__(transcript, source_name, live=live)
         self.agent_tools = dict(agent_tools or {})
         self.root = _Scope(transcript)
         #: Every call by its id: the call and the scope that holds it.
@@ -249,14 +248,10 @@ class AdkBuilder:
         self.speaker: str | None = None
         self.events_fed = 0
 
-    @property
-    def open_status(self) -> ToolStatus:
-        return "executing" if self.live else "unknown"
-
-    def warn(self, reason: str, line: int | None) -> None:
-        self.transcript.warnings.append(
-            LoadWarning(reason=reason, line=line, source=self.source_name)
-        )
+    def update(self, entry: Entry, **changes: Any) -> None:
+        """In the transcript of the scope that holds ``entry`` (a call's; else the root)."""
+        found = self.calls.get(entry.call_id) if isinstance(entry, ToolCall) else None
+        (found[1] if found is not None else self.root).transcript.update(entry, **changes)
 
     # --- where an event goes -----------------------------------------------------------
 
@@ -776,22 +771,20 @@ class AdkBuilder:
         """The run ended: calls without a result stay unknown (L-3), but a long-running call
         runs on (its result comes from the client later), streamed text settles, the turn's
         answer is shown at the top level, and every sub-agent's counts are final."""
-        asking: list[tuple[ToolCall, PendingKind]] = []
+        asking: list[PendingAction] = []
         for call in list(self.open.values()):
             running = call.meta.get("long_running") is True
             # Older sessions list no ids for these two: the ADK knows them by name
             # (``extract_event_interrupt_ids`` in ``events/_interrupts.py``).
             asks = running or call.name in ("adk_request_input", "adk_request_credential")
             action = _CLIENT_CALLS.get(call.name) if asks else None
-            status: ToolStatus = "unknown"
             if action is not None:
-                status = "confirming"
-                asking.append((call, action))
-            elif running:
-                status = "executing"
+                text, meta = _asked(call)
+                asking.append(self.wait_on_user(call, action, text, meta=meta))
+                continue
+            status: ToolStatus = "executing" if running else "unknown"
             if call.status != status:
-                owner = self.calls.get(call.call_id, (None, self.root))[1]
-                owner.transcript.update(call, status=status)
+                self.update(call, status=status)
         self.open.clear()
         for entries in self._streaming.values():
             for entry in entries:
@@ -803,8 +796,8 @@ class AdkBuilder:
                     owner_scope.transcript.update(entry, streaming=False)
         self._streaming.clear()
         self.end_turn()
-        for call, action in asking:  # the run waits on the user: said where the user reads
-            self._append(self.root, _asked(call, action))
+        for pending in asking:  # the run waits on the user: said where the user reads
+            self._append(self.root, pending)
         for call_id in self.children:
             self._refresh(self.calls[call_id][0])
 
@@ -823,10 +816,10 @@ _CLIENT_CALLS: dict[str, PendingKind] = {
 }
 
 
-def _asked(call: ToolCall, action: PendingKind) -> PendingAction:
-    """The pending action of a client call the run waits on, in the words of its arguments:
-    the tool to confirm (``originalFunctionCall``, with ``toolConfirmation.hint``), the
-    ``message`` of a ``RequestInput``."""
+def _asked(call: ToolCall) -> tuple[str, dict[str, Any]]:
+    """The text and meta of the pending action of a client call the run waits on, in the words
+    of its arguments: the tool to confirm (``originalFunctionCall``, with
+    ``toolConfirmation.hint``), the ``message`` of a ``RequestInput``."""
     args = call.args if isinstance(call.args, Mapping) else {}
     meta: dict[str, Any] = {"agent": call.meta["agent"]} if call.meta.get("agent") else {}
     if call.name == "adk_request_confirmation":
@@ -835,13 +828,13 @@ def _asked(call: ToolCall, action: PendingKind) -> PendingAction:
         hint = field(field(args, "tool_confirmation"), "hint")
         if isinstance(hint, str) and hint:
             meta["hint"] = hint
-        text = f"Approve {name}?" if isinstance(name, str) and name else "Approve the call?"
+        text = approval_text(name)
     elif call.name == "adk_request_input":
         message = field(args, "message")
         text = message if isinstance(message, str) and message else "Input requested"
     else:
         text = "Credentials requested"
-    return PendingAction(action=action, text=text, call_id=call.call_id, meta=meta)
+    return text, meta
 
 
 def _first_line(code: Any) -> str | None:

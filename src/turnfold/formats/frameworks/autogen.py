@@ -269,7 +269,8 @@ class AutogenBuilder(MessageBuilder):
         self._changed()
         return entry
 
-    def _update(self, entry: Entry, **changes: Any) -> None:
+    def update(self, entry: Entry, **changes: Any) -> None:
+        """In this run's transcript, its caller told (:meth:`_changed`)."""
         self.transcript.update(entry, **changes)
         self._changed()
 
@@ -280,7 +281,7 @@ class AutogenBuilder(MessageBuilder):
             return
         agent = self.host.subagent
         if agent is not None:
-            self.parent._update(
+            self.parent.update(
                 self.host, subagent=replace(agent, tool_count=len(self.transcript.tool_calls()))
             )
 
@@ -358,8 +359,8 @@ class AutogenBuilder(MessageBuilder):
         task = _task_of(call) or ""
         if call.description is None and task.strip():
             line = task.strip().splitlines()[0]
-            self._update(call, description=line if len(line) <= 120 else line[:119] + "…")
-        self._update(
+            self.update(call, description=line if len(line) <= 120 else line[:119] + "…")
+        self.update(
             call,
             subagent=SubAgent(name=call.name, task=_task_of(call), transcript=child.transcript),
         )
@@ -394,11 +395,9 @@ class AutogenBuilder(MessageBuilder):
     def _finish_level(self) -> None:
         for call_id, child in list(self._children.items()):
             host = self._calls[call_id]
-            self._update(host, subagent=self._child_summary(child, host))
+            self.update(host, subagent=self._child_summary(child, host))
         self._children.clear()
-        for call in [*self._open.values(), *self._code.values()]:
-            if call.status == "executing":
-                self._update(call, status="unknown")
+        self.settle_open([*self._open.values(), *self._code.values()])
         self._open.clear()
         self._code.clear()
 
@@ -427,14 +426,14 @@ class AutogenBuilder(MessageBuilder):
         ancestor = self._ancestor(target)
         if ancestor is not None:
             self._returns.add(call.call_id)
-            self._update(call, subagent=SubAgent(name=target, task=task))
+            self.update(call, subagent=SubAgent(name=target, task=task))
             ancestor._close_handoff()
             return
         child = AutogenBuilder(
             Transcript(), self.source_name, live=self.live, parent=self, host=call, handoff=True
         )
         self._handoff = child
-        self._update(call, subagent=SubAgent(name=target, task=task, transcript=child.transcript))
+        self.update(call, subagent=SubAgent(name=target, task=task, transcript=child.transcript))
 
     def _close_handoff(self) -> None:
         """Control came back here: the runs handed off to end, each call's sub-agent gets
@@ -456,7 +455,7 @@ class AutogenBuilder(MessageBuilder):
             subagent_count=child._spawned(),
             output_tokens=child._output_tokens,
         )
-        self._update(host, subagent=summary)
+        self.update(host, subagent=summary)
 
     def end_turn(self) -> None:
         """The turn ended (the run's end, or the person speaks again): the last text of the
@@ -473,7 +472,7 @@ class AutogenBuilder(MessageBuilder):
             answer = last
             # Transcripts only grow, so the agent's transcript is made again without it.
             deepest.transcript = Transcript(entries[:-1])
-            parent._update(host, subagent=replace(host.subagent, transcript=deepest.transcript))
+            parent.update(host, subagent=replace(host.subagent, transcript=deepest.transcript))
         self._close_handoff()
         self.agent = deepest.agent or self.agent  # its handoff call told the change
         if answer is not None:
@@ -544,8 +543,8 @@ class AutogenBuilder(MessageBuilder):
         shown = images or []
         streamed = self._take_stream(message, message.get("source"))
         if streamed is not None:
-            self._update(streamed, text=text, usage=usage, timestamp=timestamp, meta=meta,
-                         images=shown)  # fmt: skip
+            self.update(streamed, text=text, usage=usage, timestamp=timestamp, meta=meta,
+                        images=shown)  # fmt: skip
         else:
             self._append(AssistantText(text=text, usage=usage, timestamp=timestamp, meta=meta,
                                        images=shown))  # fmt: skip
@@ -614,7 +613,7 @@ class AutogenBuilder(MessageBuilder):
         self._speaker(source)
         streamed = self._take_stream(m, source)
         if streamed is not None:  # the chunks were the thought, not an answer
-            self._update(streamed, text="", meta={**streamed.meta, "streamed_as": "thinking"})
+            self.update(streamed, text="", meta={**streamed.meta, "streamed_as": "thinking"})
         self._append(Thinking(text=_text(m.get("content")), timestamp=ts, meta=meta))
 
     def _on_ModelClientStreamingChunkEvent(
@@ -630,7 +629,7 @@ class AutogenBuilder(MessageBuilder):
             self._streams[key] = AssistantText(text=chunk, timestamp=ts, meta=meta)
             self._append(self._streams[key])
         else:
-            self._update(entry, text=entry.text + chunk)
+            self.update(entry, text=entry.text + chunk)
 
     def _new_call(
         self,
@@ -699,7 +698,7 @@ class AutogenBuilder(MessageBuilder):
         if child is not None:
             changes["subagent"] = self._child_summary(child, call)
         self._open.pop(call.call_id, None)
-        self._update(call, **changes)
+        self.update(call, **changes)
 
     def _on_ToolCallExecutionEvent(
         self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
@@ -772,7 +771,7 @@ class AutogenBuilder(MessageBuilder):
                     return  # the call line says it: no notice (rule A-1.3)
                 if call.subagent is None:
                     handoff = SubAgent(name=target, task=f"handoff from {source}")
-                    self._update(call, subagent=handoff)
+                    self.update(call, subagent=handoff)
                 break
         # No call to nest under, or control goes back to the person: a notice tells it.
         self._append(
@@ -889,7 +888,7 @@ class AutogenBuilder(MessageBuilder):
         code = as_int(result.get("exit_code"))
         status: ToolStatus = "unknown" if code is None else "success" if code == 0 else "error"
         output = result.get("output")
-        self._update(
+        self.update(
             call,
             status=status,
             result=text_result(_text(output) if output is not None else None),

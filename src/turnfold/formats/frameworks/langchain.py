@@ -101,6 +101,7 @@ from turnfold.formats.common import (
     MAPPINGS,
     MessageBuilder,
     NameSet,
+    approval_text,
     as_int,
     counted_usage,
     describe_args,
@@ -1161,7 +1162,7 @@ def _request_text(request: Mapping[str, Any]) -> str:
     description = request.get("description")
     if isinstance(description, str) and description:
         return description
-    return f"Approve {request.get('name') or 'tool'}?"
+    return approval_text(request.get("name"))
 
 
 # --- a finished run, read flat (issue 22) ----------------------------------------------------
@@ -1354,7 +1355,9 @@ class Follower:
         elif mode == "values":
             self._values(run, chunk)
         elif mode not in STREAM_MODES:
-            self._warn_once(f"stream event of unknown shape ({type(event).__name__}) skipped")
+            self._root.builder.warn_once(
+                f"stream event of unknown shape ({type(event).__name__}) skipped"
+            )
         # "custom", "checkpoints" and "events" carry no message of the run
 
     def close(self) -> None:
@@ -1754,10 +1757,6 @@ class Follower:
         parent, call = run.parent, run.call
         if parent is not None and call is not None and run.subagent is not None:
             parent.builder.home(call).update(call, subagent=run.subagent)
-
-    def _warn_once(self, reason: str) -> None:
-        if not any(w.reason == reason for w in self.transcript.warnings):
-            self.transcript.warnings.append(_warning(reason))
 
 
 def _warning(reason: str) -> Any:

@@ -78,8 +78,10 @@ from typing import Any
 from turnfold import codec
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
+    UNSETTLED,
     MessageBuilder,
     NameSet,
+    approval_text,
     as_int,
     as_list,
     checked_timestamp,
@@ -98,7 +100,6 @@ from turnfold.model import (
     Disposition,
     Entry,
     ImageData,
-    PendingAction,
     PendingKind,
     SystemNotice,
     Thinking,
@@ -765,13 +766,6 @@ class PydanticAIBuilder(MessageBuilder):
         self.warn(f"{where} part of unknown kind {name!r} skipped", line)
         self.note(f"{where}/{name}", "warned")
 
-    def settle_open(self) -> None:
-        """Calls whose return never came: ``unknown``, as a static load leaves them; a call
-        the run left waiting (:meth:`deferred`) keeps waiting."""
-        for call in self._calls.values():
-            if call.status in ("pending", "executing") and call.call_id not in self.waiting:
-                self.transcript.update(call, status="unknown")
-
     # --- deferred calls ------------------------------------------------------------------
 
     def deferred(self, requests: Any) -> bool:
@@ -800,18 +794,18 @@ class PydanticAIBuilder(MessageBuilder):
             kind = "approval" if approval else kinds.get(call.call_id)
             found.append((call, kind if kind in DEFERRED else "external"))
         for call, kind in found:
-            if call.call_id in self.waiting or call.status not in _OPEN:
+            if call.call_id in self.waiting or call.status not in UNSETTLED:
                 continue  # shown already, or answered since (a handler's results)
             status, action = DEFERRED[kind]
             self.waiting.add(call.call_id)
-            self.transcript.update(call, status=status, meta={**call.meta, "deferred": kind})
             meta: dict[str, Any] = {"deferred": kind}
             extra = metadata.get(call.call_id)
             if extra:
                 meta["metadata"] = plain_value(extra)
+            text = _waiting_text(call, kind)
             self._append(
-                PendingAction(
-                    action=action, text=_waiting_text(call, kind), call_id=call.call_id, meta=meta
+                self.wait_on_user(
+                    call, action, text, status=status, meta=meta, call_meta={"deferred": kind}
                 )
             )
         return True
@@ -824,15 +818,13 @@ _RETRIES_EXCEEDED = re.compile(
     r"UnexpectedModelBehavior: (?P<reason>Tool (?P<name>'[^']*'|\"[^\"]*\") exceeded max "
     r"retries count of (?P<count>\d+))"
 )
-#: The statuses of a call without its return yet.
-_OPEN = NameSet({"pending", "executing", "confirming", "unknown"})
 
 
 def _waiting_text(call: ToolCall, kind: str) -> str:
     """What a deferred call waits for, in the words of the pending action."""
-    name = call.name or "tool"
     if kind == "approval":
-        return f"Approve {name}?"
+        return approval_text(call.name)
+    name = call.name or "tool"
     if kind == "question":  # what is asked: its one text argument (AskUser's question)
         args = call.args if isinstance(call.args, Mapping) else {}
         texts = [value for value in args.values() if isinstance(value, str) and value]
@@ -930,7 +922,6 @@ class Follower:
     def __init__(self, transcript: Transcript) -> None:
         self.transcript = transcript
         self.builder = PydanticAIBuilder(transcript, "<follow>", live=True)
-        self._warned: set[str] = set()
         # The streamed response: its entries by part index, and the raw arguments so far.
         self._parts: dict[int, Entry] = {}
         self._args: dict[int, str] = {}
@@ -1054,7 +1045,7 @@ class Follower:
         elif kind in _QUIET_EVENTS:
             pass
         else:
-            self._warn_once(type(event).__name__)
+            self.builder.warn_once(f"event {type(event).__name__} not shown")
 
     def _response(self) -> list[Entry]:
         """The entries of the response being streamed (a new one after tool events)."""
@@ -1204,16 +1195,11 @@ class Follower:
                 status = DEFERRED[kind if kind in DEFERRED else "external"][0]
                 self.transcript.update(call, status=status)
 
-    def _warn_once(self, name: str) -> None:
-        if name not in self._warned:
-            self._warned.add(name)
-            self.builder.warn(f"event {name} not shown", None)
-
     def close(self) -> None:
         for requests in self._deferred:  # no closing result said it: the events did
             self.builder.deferred(requests)
         self._retries_exceeded()
-        self.builder.settle_open()
+        self.builder.settle_open(self.builder._calls.values(), waiting=self.builder.waiting)
 
     def _retries_exceeded(self) -> None:
         """A run that ended raising ``UnexpectedModelBehavior`` because a tool used up its

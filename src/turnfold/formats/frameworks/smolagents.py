@@ -81,14 +81,19 @@ from enum import Enum
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import describe_args, parse_arguments, stringify, text_result
+from turnfold.formats.common import (
+    TranscriptBuilder,
+    describe_args,
+    parse_arguments,
+    stringify,
+    text_result,
+)
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, plain_each, type_of_record
 from turnfold.model import (
     AssistantText,
     Entry,
-    LoadWarning,
     SubAgent,
     SystemNotice,
     Thinking,
@@ -290,7 +295,7 @@ def _task_of(args: Any) -> str | None:
 # --- the builder ---------------------------------------------------------------------------
 
 
-class StepsBuilder:
+class StepsBuilder(TranscriptBuilder):
     """Entries of smolagents steps, fed one at a time: by :func:`read` (static) and by
     :class:`Follower` (``live``, where a step's calls arrive before the step itself)."""
 
@@ -303,9 +308,7 @@ class StepsBuilder:
         model: str | None = None,
         managed: set[str] | None = None,
     ) -> None:
-        self.transcript = transcript
-        self.source_name = source_name
-        self.live = live
+        super().__init__(transcript, source_name, live=live)
         self.model = model
         #: Names of the agent's managed agents (known when the agent itself was given).
         self.managed = managed or set()
@@ -337,11 +340,6 @@ class StepsBuilder:
     def _append(self, entry: Entry) -> Entry:
         self._entries.append(entry)
         return self.transcript.append(entry)
-
-    def warn(self, reason: str, line: int | None) -> None:
-        self.transcript.warnings.append(
-            LoadWarning(reason=reason, line=line, source=self.source_name)
-        )
 
     def _end_step(self) -> None:
         self._calls = {}
@@ -433,7 +431,7 @@ class StepsBuilder:
             name=shown,
             args=args,
             description=describe_args(shown, args),
-            status=("executing" if self.live else "unknown"),
+            status=self.open_status,
             batch_id=self._batch,
             meta=meta,
         )
@@ -596,9 +594,7 @@ class StepsBuilder:
 
     def close(self) -> None:
         """The stream ended: calls never settled have no recorded outcome (L-3)."""
-        for call in list(self._calls.values()):
-            if call.status == "executing":
-                self.transcript.update(call, status="unknown")
+        self.settle_open(self._calls.values())
         if self._draft is not None:
             self.transcript.update(self._draft, streaming=False)
         self._end_step()

@@ -125,7 +125,6 @@ from turnfold.model import (
     AssistantText,
     Entry,
     ImageData,
-    PendingAction,
     SubAgent,
     SystemNotice,
     Thinking,
@@ -425,7 +424,6 @@ class ConverseBuilder(MessageBuilder):
         #: The last run of each agent tool, by tool name (:func:`agent_description`).
         self.agent_runs: dict[str, Mapping[str, Any]] = {}
         self.recognized = 0
-        self._unknown_blocks: set[str] = set()
         #: The interrupts shown, by id.
         self.interrupts: set[str] = set()
 
@@ -623,8 +621,6 @@ class ConverseBuilder(MessageBuilder):
                  if c.status in _OPEN and f":{c.call_id}:" in interrupt_id),
                 None,
             )  # fmt: skip
-        if call is not None and call.status in _OPEN:
-            self.transcript.update(call, status="confirming")
         name = interrupt.get("name")
         name = name if isinstance(name, str) and name else "interrupt"
         reason = interrupt.get("reason")
@@ -634,28 +630,13 @@ class ConverseBuilder(MessageBuilder):
         meta = {"interrupt_id": interrupt_id, "name": name}
         if reason is not None:
             meta["reason"] = reason
-        self.transcript.append(
-            PendingAction(
-                action="question",
-                text=text,
-                call_id=call.call_id if call is not None else None,
-                meta=meta,
-            )
-        )
-
-    def settle_open(self) -> None:
-        """Calls whose result never came: ``unknown``, as a static load leaves them."""
-        for call in self._calls.values():
-            if call.status in ("pending", "executing"):
-                self.transcript.update(call, status="unknown")
+        self.transcript.append(self.wait_on_user(call, "question", text, meta=meta))
 
     def _unknown(self, block: Any, line: int) -> None:
         key = key_of(block) if isinstance(block, Mapping) else None
         kind = key or (",".join(map(str, block)) if isinstance(block, Mapping) else None)
         kind = kind or type(block).__name__
-        if kind not in self._unknown_blocks:  # one warning per block type, not per block
-            self._unknown_blocks.add(kind)
-            self.warn(f"unknown content block {kind!r} skipped", line)
+        self.warn_once(f"unknown content block {kind!r} skipped", line)  # not once per block
 
 
 #: Keys of ``stream_async`` events (``types/_events.py``) that add nothing the messages do not
@@ -1134,7 +1115,6 @@ class Follower:
         self._parts: list[str] = []
         #: The run of each agent used as a tool, followed from its events, by call id.
         self._children: dict[str, Follower] = {}
-        self._warned: set[str] = set()
 
     def feed(self, event: Any) -> None:
         if not isinstance(event, Mapping):
@@ -1189,7 +1169,7 @@ class Follower:
                 self.builder.interrupted(
                     stopped.get("interrupts"), stopped.get("completed_tool_results")
                 )
-        self.builder.settle_open()
+        self.builder.settle_open(self.builder._calls.values())
 
     # --- what the stream shows ----------------------------------------------------------------
 
@@ -1282,9 +1262,7 @@ class Follower:
     def _warn_once(self, event: Mapping[str, Any]) -> None:
         """An event of a kind not shown: said once per kind (its keys), never silently."""
         kind = ", ".join(sorted(str(key) for key in event)) or "empty"
-        if kind not in self._warned:
-            self._warned.add(kind)
-            self.builder.warn(f"event {{{kind}}} not shown", len(self._fed) or None)
+        self.builder.warn_once(f"event {{{kind}}} not shown", len(self._fed) or None)
 
     def _interrupt(self, event: Any) -> None:
         """``tool_interrupt_event``: a hook or the tool itself interrupted the call for a
