@@ -80,9 +80,18 @@ def parse_arguments(raw: Any) -> Any:
     return raw
 
 
+def relative(path: str, cwd: str | None) -> str:
+    """``path`` relative to ``cwd`` when it lies under it, else as it is.
+
+    >>> relative("/repo/src/a.ts", "/repo/"), relative("/etc/hosts", "/repo")
+    ('src/a.ts', '/etc/hosts')
+    """
+    root = cwd.rstrip("/") + "/" if cwd else None
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
 def _one_line(text: str, cwd: str | None) -> str | None:
-    if cwd and text.startswith(cwd.rstrip("/") + "/"):
-        text = text[len(cwd.rstrip("/")) + 1 :]
+    text = relative(text, cwd)
     if text.isprintable():  # no line breaks (all are unprintable): no list of lines to make
         line = text.strip()
     else:

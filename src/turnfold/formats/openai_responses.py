@@ -68,6 +68,7 @@ from turnfold.formats.common import (
     counted_usage,
     describe_args,
     parse_arguments,
+    relative,
     stringify,
     text_and_images,
     text_result,
@@ -379,14 +380,9 @@ def describe_call(
     if isinstance(patch, NotComputed):
         patch = patch_text(name, args)
     if patch is not None and name == _PATCH_TOOL:
-        files = [_relative(f, cwd) for f in patch_files(patch)]
+        files = [relative(f, cwd) for f in patch_files(patch)]
         return describe_args(name, {"path": files}, cwd) if files else None
     return describe_args(name, args, cwd)
-
-
-def _relative(path: str, cwd: str | None) -> str:
-    prefix = cwd.rstrip("/") + "/" if cwd else None
-    return path[len(prefix) :] if prefix and path.startswith(prefix) else path
 
 
 def plan_result(args: Any, output: str | None) -> ToolResult | None:

@@ -95,6 +95,7 @@ from turnfold.formats.common import (
     as_int,
     counted_usage,
     describe_args,
+    relative,
     stringify,
     text_result,
 )
@@ -257,7 +258,7 @@ def _file_line(block: Mapping[str, Any], cwd: str | None = None) -> str:
     size = len(content.encode("utf-8", "replace")) if isinstance(content, str) else None
     path = _text(block.get("path"))
     return anthropic_blocks.attachment_line(
-        {"type": "file", "name": _relative(path, cwd) if path else None, "size": size}
+        {"type": "file", "name": relative(path, cwd) if path else None, "size": size}
     )
 
 
@@ -373,11 +374,6 @@ def tool_outcome(block: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult, str 
 # --- descriptions ---------------------------------------------------------------------------------
 
 
-def _relative(path: str, cwd: str | None) -> str:
-    root = cwd.rstrip("/") + "/" if cwd else None
-    return path[len(root) :] if root and path.startswith(root) else path
-
-
 #: The argument that lists what each of Cline 4's batch tools acts on (``ReadFilesInputSchema``,
 #: ``RunCommandsInputSchema``, ``SearchCodebaseInputSchema``, ``FetchWebContentInputSchema``).
 _LISTED = {"read_files": "files", "run_commands": "commands", "search_codebase": "queries",
@@ -398,7 +394,7 @@ def describe(name: str, args: Any, cwd: str | None) -> str | None:
                 if isinstance(item, Mapping):  # {path, start_line}, {command, args}, {url}
                     item = item.get("path") or item.get("url") or item.get("command")
                 if isinstance(item, str) and item.strip():
-                    named.append(_relative(item.strip(), cwd))
+                    named.append(relative(item.strip(), cwd))
             if named:  # made one line and cut to length as every description is
                 return describe_args("", {"description": ", ".join(named)})
     return describe_args(name, args, cwd)

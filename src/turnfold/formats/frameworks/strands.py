@@ -104,6 +104,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from turnfold import codec
+from turnfold.formats.anthropic import role_of
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     MessageBuilder,
@@ -898,7 +899,7 @@ def read(source: Source) -> Transcript:
             elif is_session_message(record):
                 _session_message(source, builder, record, line)
             else:
-                builder.feed_noted(source, record, line, _role_of(record))
+                builder.feed_noted(source, record, line, role_of(record))
     attach_agent_runs(builder)
     if builder.recognized == 0:
         kind = document.get("(object)") if isinstance(document, Mapping) else None
@@ -935,11 +936,6 @@ def _session_message(
             builder.transcript.update(entry, timestamp=timestamp)
     warned_now = len(builder.transcript.warnings) > warned
     source.note("session_message", "warned" if warned_now else "mapped")
-
-
-def _role_of(message: Any) -> str:
-    role = message.get("role") if isinstance(message, Mapping) else None
-    return role if isinstance(role, str) and role else type_of_record(message)
 
 
 def apply_agent(builder: ConverseBuilder, description: Mapping[str, Any]) -> None:
@@ -1015,7 +1011,7 @@ def _removed_notice(builder: ConverseBuilder, description: Mapping[str, Any]) ->
 def _read_document(source: Source, builder: ConverseBuilder, document: Mapping[str, Any]) -> None:
     metadata = builder.transcript.metadata
     if "role" in document and "content" in document:  # one message
-        builder.feed_noted(source, document, 1, _role_of(document))
+        builder.feed_noted(source, document, 1, role_of(document))
         return
     description = document.get(AGENT_KEY)
     if isinstance(description, Mapping):
@@ -1025,7 +1021,7 @@ def _read_document(source: Source, builder: ConverseBuilder, document: Mapping[s
     for key, value in document.items():
         if key == "messages" and isinstance(value, list):
             for line, message in enumerate(value, start=1):
-                builder.feed_noted(source, message, line, _role_of(message))
+                builder.feed_noted(source, message, line, role_of(message))
             continue
         if key == "output" and isinstance(value, Mapping):
             builder.feed_message(value.get("message"), 1, usage=document.get("usage"))
