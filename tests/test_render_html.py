@@ -880,3 +880,53 @@ def test_W4_a_budget_keeps_the_latest_turns_whole_and_says_what_it_left_out() ->
         assert key in elements  # the latest turn keeps its work
     zh = build_view_model(turnfold.load(DEMO), DisplaySettings(locale="zh"))
     assert "此轮的工作过程未包含在内" in render_html(zh, budget=1)
+
+
+# --- a rejected reply (a preference pair's, a response the harness refused) -----------------------
+
+
+def rejected_reply(marked: object = True) -> Transcript:
+    """A preference pair as the readers give it: the rejected reply before the chosen one."""
+    rejected = {"rejected": marked}
+    return Transcript([
+        UserMessage(text="How big is the circle?"),
+        Thinking(text="Guessing is quicker.", meta=rejected),
+        AssistantText(text="About 10.", meta=rejected),
+        ToolCall(call_id="c1", name="Bash", description="guess", status="cancelled",
+                 meta=rejected),
+        AssistantText(text="About 12.57."),
+    ])  # fmt: skip
+
+
+def test_L2_a_rejected_reply_is_muted_with_its_label_beside_it() -> None:
+    view = build_view_model(rejected_reply())
+    elements = keyed(parse(render_html(view)))
+    thinking, text, tool = (elements[key] for key in ("e1", "e2", "e3"))
+    for element in (thinking, text, tool):
+        assert "tf-rejected" in element.classes
+        labels = [e for e in element.walk() if "tf-rlabel" in e.classes]
+        assert [(e.tag, e.all_text()) for e in labels] == [("span", "Rejected")]
+    # Beside what it marks: in the title row of a fold, before the text of a note.
+    assert "tf-rlabel" in thinking.children[0].children[-2].classes
+    assert "tf-rlabel" in text.children[0].classes
+    assert tool.children[0].children[0].children[-2].classes == ["tf-rlabel"]
+    answer = elements["e4"]
+    assert "tf-rejected" not in answer.classes
+    assert "Rejected" not in answer.all_text()
+    css = turnfold_css(standalone=False)
+    assert ".turnfold .tf-rejected { color: var(--tf-dim); }" in css
+    assert ".turnfold .tf-rlabel {" in css
+    zh = render_html(build_view_model(rejected_reply(), DisplaySettings(locale="zh")))
+    assert zh.count('<span class="tf-rlabel">被拒绝</span>') == 3
+
+
+def test_X1_only_a_reader_s_true_marks_a_reply_rejected_and_never_with_its_markup() -> None:
+    """The label is the catalog's text; a source's own value under ``rejected`` (markup, a
+    string) marks nothing and reaches the page nowhere."""
+    payload = '<img src=x onerror="alert(1)">'
+    view = build_view_model(rejected_reply(payload))
+    assert not [n for n in iter_nodes(view) if "rejected_label" in n]
+    page = render_html(view)
+    audit(page)
+    assert "tf-rejected" not in nodes_html(view["nodes"], "en")
+    assert "onerror" not in page

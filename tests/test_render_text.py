@@ -201,3 +201,37 @@ def test_html_to_text_keeps_blocks_lists_and_preformatted_text() -> None:
         "</ul><pre>  indented\n    code</pre></div>"
     )
     assert html_to_text(fragment) == "Title\none two <x>\n• a\n• b\n  indented\n    code"
+
+
+def rejected_reply() -> Transcript:
+    """A preference pair as the readers give it: the rejected reply (marked) before the chosen
+    one, the answer."""
+    rejected = {"rejected": True}
+    return Transcript([
+        UserMessage(text="How big is the circle?"),
+        Thinking(text="Guessing is quicker.", meta=rejected),
+        AssistantText(text="About 10.", meta=rejected),
+        ToolCall(call_id="c1", name="Bash", description="guess", status="cancelled",
+                 meta=rejected),
+        AssistantText(text="About 12.57."),
+    ])  # fmt: skip
+
+
+def test_L2_a_rejected_reply_is_labelled_and_dim_and_the_answer_is_not() -> None:
+    view = expand_all(build_view_model(rejected_reply()))
+    lines = render_text(view).split("\n")
+    assert f"  {OPEN} Thinking [Rejected]" in lines
+    at = lines.index("  [Rejected]")  # the label, then the text it marks
+    assert lines[at + 1] == "  About 10."
+    assert f"  {OPEN} Bash guess [Cancelled] [Rejected]" in lines
+    assert lines[-1] == "About 12.57."
+    assert sum("Rejected" in line for line in lines) == 3
+    zh = render_text(expand_all(build_view_model(rejected_reply(), DisplaySettings(locale="zh"))))
+    assert zh.count("[被拒绝]") == 3
+    console = Console(record=True, force_terminal=True, width=90, color_system="standard",
+                      file=io.StringIO())  # fmt: skip
+    render_terminal(view, console)
+    styled = console.export_text(styles=True, clear=False)
+    assert "\x1b[2mAbout 10.\x1b[0m" in styled  # muted
+    assert "\x1b[33m[Rejected]\x1b[0m" in styled
+    assert "\x1b[2mAbout 12.57" not in styled

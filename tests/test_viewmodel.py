@@ -265,3 +265,72 @@ def test_L1_a_model_s_images_show_after_its_text_as_a_prompt_s_do() -> None:
     assert shown in progress[0]["html"]
     assert shown in render_html(view)
     assert "[image/png]" in render_text(view)
+
+
+# --- a rejected reply: shown, and said to be rejected ---------------------------------------------
+
+
+def _preference_row() -> Transcript:
+    """A LLaMA-Factory preference row whose rejected reply reasons, writes and reads a file:
+    read before the chosen reply, the answer, its entries marked ``meta["rejected"]``."""
+
+    def message(role: str, *parts: tuple[str, str]) -> dict[str, object]:
+        return {"role": role, "content": [{"type": kind, "value": value} for kind, value in parts]}
+
+    prompt = message("user", ("text", "How big is the circle?"))
+    call = json.dumps({"name": "read_file", "arguments": {"path": "circle.txt"}})
+    return turnfold.load({
+        "chosen_messages": [prompt, message("assistant", ("text", "About 12.57."))],
+        "rejected_messages": [prompt, message(
+            "assistant", ("reasoning", "Guessing is quicker."), ("text", "Let me read it."),
+            ("tool_call", call),
+        )],
+    })  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_L2_a_rejected_reply_s_nodes_say_so_and_the_chosen_answer_s_does_not(mode: str) -> None:
+    """Every node of the rejected reply carries the label, in the reader's language; the
+    summary row that stands for its call does too; nothing of the chosen reply does."""
+    transcript = _preference_row()
+    for locale, label in (("en", "Rejected"), ("zh", "被拒绝")):
+        settings = DisplaySettings(transcript_display_mode=mode, locale=locale)
+        view = build_view_model(transcript, settings)
+        marked = [(n["kind"], n.get("rejected_label")) for n in iter_nodes(view)]
+        assert marked == [
+            ("user", None), ("turn", None), ("thinking", label), ("progress", label),
+            ("batch", None), ("summary", label), ("tool", label), ("answer", None),
+        ]  # fmt: skip
+        json.dumps(view)
+
+
+def test_L2_a_summary_row_is_rejected_only_when_all_its_tools_are() -> None:
+    from turnfold.model import AssistantText, ToolCall, UserMessage
+
+    rejected = {"rejected": True}
+    transcript = Transcript([
+        UserMessage(text="Read both"),
+        ToolCall(call_id="c1", name="Read", args={"file_path": "a.py"}, status="success",
+                 meta=rejected, batch_id="b"),
+        ToolCall(call_id="c2", name="Read", args={"file_path": "b.py"}, status="success",
+                 batch_id="b"),
+        AssistantText(text="Done."),
+    ])  # fmt: skip
+    view = build_view_model(transcript)
+    (summary,) = [n for n in iter_nodes(view) if n["kind"] == "summary"]
+    assert "rejected_label" not in summary
+    assert [t.get("rejected_label") for t in summary["tools"]] == ["Rejected", None]
+
+
+def test_U1_a_response_mini_swe_agent_rejected_is_labelled_even_as_a_turn_s_answer() -> None:
+    """A format error's notice ends the turn, so the text it rejected is the turn's answer:
+    the answer says it was rejected, as a progress note does."""
+    path = (
+        Path(__file__).parent / "fixtures" / "harnesses" / "mini-swe-agent"
+        / "mini-swe-agent_v2.4.6_litellm_usage-rejected-responses.traj.json"
+    )  # fmt: skip
+    view = build_view_model(turnfold.load(path))
+    first, second, _ = [n for n in view["nodes"] if n["kind"] == "turn"]
+    assert first["answer"]["rejected_label"] == "Rejected"
+    texts = [n for n in iter_nodes({"nodes": [first, second]}) if n["kind"] == "progress"]
+    assert [n.get("rejected_label") for n in texts] == [None, "Rejected"]  # "Look first." is not

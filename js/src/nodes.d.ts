@@ -166,6 +166,7 @@ export interface AnswerNode {
   key: string;
   html: string;
   tentative: boolean;
+  rejected_label?: string;
 }
 
 export interface GroupNode {
@@ -187,6 +188,7 @@ export interface ThinkingNode {
   html: string;
   open: boolean;
   streaming: boolean;
+  rejected_label?: string;
 }
 
 export interface ThinkingIndicatorNode {
@@ -199,6 +201,7 @@ export interface ProgressNode {
   kind: "progress";
   key: string;
   html: string;
+  rejected_label?: string;
 }
 
 export interface CommandNode {
@@ -223,6 +226,7 @@ export interface SummaryNode {
   active: boolean;
   open: boolean;
   tools: ToolNode[];
+  rejected_label?: string;
 }
 
 export interface ToolNode {
@@ -244,6 +248,7 @@ export interface ToolNode {
   open: boolean;
   fold: ToolFold;
   subagent: SubagentView | null;
+  rejected_label?: string;
   deferred?: boolean;
 }
 

@@ -61,8 +61,23 @@ const LOAD_TIMEOUT_MS = 5000;
 const BLOCK_CHARS = 64 * 1024;
 
 const chevron = () => h("span", "tf-chev", { "aria-hidden": "true" });
-/** A tool row's classes: its status, struck when cancelled (F-10). @param {ToolNode} node */
-const toolClass = (node) => `tf-tool tf-s-${token(node.status)}${node.struck ? " tf-struck" : ""}`;
+/** The class of a rejected entry's node (Python says which: `rejected_label`). @param {{rejected_label?: string}} node */
+const rejected = (node) => (node.rejected_label ? " tf-rejected" : "");
+/** A tool row's classes: its status, struck when cancelled (F-10), muted when rejected. @param {ToolNode} node */
+const toolClass = (node) => `tf-tool tf-s-${token(node.status)}${node.struck ? " tf-struck" : ""}${rejected(node)}`;
+/** Its label, drawn beside the node, or nothing. @param {HTMLElement} parent @param {{rejected_label?: string}} node */
+const rejectedLabel = (parent, node) => {
+  if (node.rejected_label) parent.append(text("span", "tf-rlabel", node.rejected_label));
+};
+/**
+ * A text of the reply (a progress note, the answer): a rejected one's label above it.
+ * @param {string} className @param {import("./nodes").ProgressNode | import("./nodes").AnswerNode} node
+ */
+const prose = (className, node) => {
+  const box = setHtml(h("div", className + rejected(node), { "data-key": node.key }), node.html);
+  if (node.rejected_label) box.prepend(text("span", "tf-rlabel", node.rejected_label));
+  return box;
+};
 const separator = () => text("span", "tf-sep", "·");
 
 export class Renderer {
@@ -286,8 +301,7 @@ export class Renderer {
     for (const surface of node.outside ?? []) section.append(this.outside(surface));
     const answer = node.answer;
     if (answer) {
-      const css = answer.tentative ? "tf-answer tf-tentative" : "tf-answer";
-      section.append(setHtml(h("div", css, { "data-key": answer.key }), answer.html));
+      section.append(prose(answer.tentative ? "tf-answer tf-tentative" : "tf-answer", answer));
     }
   }
 
@@ -541,7 +555,7 @@ export class Renderer {
       case "thinking-indicator":
         return this.indicator(node);
       case "progress":
-        return setHtml(h("div", "tf-progress", { "data-key": node.key }), node.html);
+        return prose("tf-progress", node);
       case "command": {
         const box = h("div", "tf-command", { "data-key": node.key });
         box.append(this.tool(node.tool));
@@ -590,11 +604,12 @@ export class Renderer {
     return this.disclosure({
       key: node.key,
       defaultOpen: Boolean(node.open),
-      className: "tf-thinking",
+      className: `tf-thinking${rejected(node)}`,
       headerClass: "tf-row",
       header: (button) => {
         button.append(text("span", node.streaming ? "tf-tlabel tf-shimmer" : "tf-tlabel", node.label));
         if (node.form_label) button.append(separator(), text("span", "tf-clip tf-dim", node.form_label));
+        rejectedLabel(button, node);
         button.append(chevron());
       },
       bodyClass: "tf-tbody",
@@ -629,9 +644,13 @@ export class Renderer {
       key: node.key,
       defaultOpen: Boolean(node.open),
       inside: keysUnder([node], false),
-      className: "tf-summary",
+      className: `tf-summary${rejected(node)}`,
       headerClass: "tf-row",
-      header: (button) => button.append(text("span", "tf-stext tf-clip", node.text), chevron()),
+      header: (button) => {
+        button.append(text("span", "tf-stext tf-clip", node.text));
+        rejectedLabel(button, node);
+        button.append(chevron());
+      },
       body: (body) => this.children(body, node.tools),
     };
   }
@@ -688,6 +707,7 @@ export class Renderer {
     if (node.subagent?.line) head.append(escapedText("span", "tf-agent-line tf-clip", node.subagent.line));
     else if (node.description) head.append(escapedText("span", "tf-desc tf-clip", node.description));
     if (node.status_label) head.append(text("span", "tf-st", node.status_label));
+    rejectedLabel(head, node);
   }
 
   /** @param {HTMLElement} body @param {ToolNode} node @param {import("./nodes").ToolFold} fold */

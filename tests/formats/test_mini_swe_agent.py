@@ -519,20 +519,19 @@ def test_U1_a_rejected_response_is_shown_with_its_usage_and_its_calls_cancelled(
     transcript = turnfold.load(_fixture(LITELLM))
     shown = [
         (type(e).__name__, getattr(e, "name", None) or getattr(e, "text", "")[:17],
-         e.meta.get("rejected", False) if isinstance(e, AssistantText) else e.status)
-        if not isinstance(e, (UserMessage, SystemNotice)) else (type(e).__name__, e.text[:17], "")
+         e.status if isinstance(e, ToolCall) else "", e.meta.get("rejected", False))
         for e in transcript.entries
     ]  # fmt: skip
-    assert shown == [
-        ("UserMessage", "Please solve this", ""),
-        ("AssistantText", "Look first.", False),
-        ("ToolCall", "bash", "success"),
-        ("AssistantText", "I think I am done", True),
-        ("SystemNotice", "Tool call error:\n", ""),
-        ("AssistantText", "Run it in Python.", True),
-        ("ToolCall", "python", "cancelled"),
-        ("SystemNotice", "Tool call error:\n", ""),
-        ("ToolCall", "bash", "success"),
+    assert shown == [  # a rejected response's call is marked so too, not only its text
+        ("UserMessage", "Please solve this", "", False),
+        ("AssistantText", "Look first.", "", False),
+        ("ToolCall", "bash", "success", False),
+        ("AssistantText", "I think I am done", "", True),
+        ("SystemNotice", "Tool call error:\n", "", False),
+        ("AssistantText", "Run it in Python.", "", True),
+        ("ToolCall", "python", "cancelled", True),
+        ("SystemNotice", "Tool call error:\n", "", False),
+        ("ToolCall", "bash", "success", False),
     ]
     expected: dict[str, int] = {}
     for index in range(len(CHAT_REPLIES)):

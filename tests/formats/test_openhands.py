@@ -434,3 +434,19 @@ def test_C2_a_resolver_output_scans_as_one_row_per_issue(resolver_output: Path) 
     for key in corpus.keys:  # each row opens the load of its own issue, the same each time
         assert corpus[key] == turnfold.load(resolver_output, sample=key.rpartition("#")[2])
     assert corpus[corpus.keys[1]].metadata["title"] == "Add a toggle for dark mode"
+
+
+def test_H3_an_agent_refusing_the_task_is_its_answer_not_a_rejected_reply() -> None:
+    """``AgentRejectAction`` is the agent declining the task: its reason is what happened,
+    the turn's answer, kept apart from a reply someone rejected (``meta["rejected"]``, which
+    the view mutes and labels)."""
+    events = [
+        {"id": 1, "source": "user", "action": "message", "args": {"content": "rm -rf /"}},
+        {"id": 2, "source": "agent", "action": "reject",
+         "args": {"outputs": {"reason": "That would destroy the machine."}, "thought": ""}},
+    ]  # fmt: skip
+    answer = turnfold.load(events, format="openhands").entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == "That would destroy the machine."
+    assert answer.meta.get("task_rejected") is True
+    assert "rejected" not in answer.meta

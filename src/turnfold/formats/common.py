@@ -315,6 +315,15 @@ reasoning_tokens=None, response_id=None)
 UNSETTLED = NameSet({"pending", "executing", "confirming", "unknown"})
 
 
+def mark_rejected(transcript: Transcript, since: int) -> None:
+    """Mark the entries from ``since`` on as a reply that was rejected (``meta["rejected"]``:
+    a preference pair's rejected reply, a response the harness refused): shown, muted and
+    labelled, but not what the run went on from."""
+    for entry in transcript.entries[since:]:
+        if entry.meta.get("rejected") is not True:
+            transcript.update(entry, meta={**entry.meta, "rejected": True})
+
+
 def approval_text(name: Any) -> str:
     """What a call waiting for the user's permission asks, in every reader's words: ``Approve
     <tool>?``, or ``Approve the call?`` when its name is missing (or no string).

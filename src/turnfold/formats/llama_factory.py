@@ -72,12 +72,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import stringify
+from turnfold.formats.common import mark_rejected, stringify
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.protocol import not_read
-from turnfold.formats.sharegpt import chat_calls, mark_rejected, parse_tools
+from turnfold.formats.sharegpt import chat_calls, parse_tools
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wrappers import keep_wrapper_keys, sample
 from turnfold.model import Transcript

@@ -45,6 +45,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from turnfold.formats.catalog import Records
+from turnfold.formats.common import mark_rejected
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_chat import OpenAIChatBuilder
@@ -229,12 +230,6 @@ def parse_tools(tools: Any) -> Any:
         with contextlib.suppress(ValueError):
             return json.loads(tools)
     return tools
-
-
-def mark_rejected(transcript: Transcript, since: int) -> None:
-    """Mark the entries from ``since`` on as a preference pair's rejected reply."""
-    for entry in transcript.entries[since:]:
-        transcript.update(entry, meta={**entry.meta, "rejected": True})
 
 
 def read(source: Source) -> Transcript:

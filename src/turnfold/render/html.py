@@ -39,6 +39,7 @@ from turnfold.render.scripts import policy, script_tag
 
 if TYPE_CHECKING:  # the view model's schema, for types only (issue 19: not imported by a page)
     from turnfold.render.nodes import (
+        AnswerNode,
         AnyNode,
         BatchNode,
         ChildNode,
@@ -119,6 +120,17 @@ def _text(value: object) -> str:
 
 def _key(node: AnyNode) -> str:
     return f' data-key="{_text(node["key"])}"'
+
+
+def _rejected(
+    node: AnswerNode | ProgressNode | ThinkingNode | SummaryNode | ToolNode,
+) -> tuple[str, str]:
+    """The class and the label of a rejected entry's node (``rejected_label``), else two
+    empty strings: drawn beside it, the node muted."""
+    label = node.get("rejected_label")
+    if not label:
+        return "", ""
+    return " tf-rejected", f'<span class="tf-rlabel">{_text(label)}</span>'
 
 
 def _link(key: str) -> str:
@@ -283,6 +295,11 @@ _RULES = """\
 .turnfold .tf-options { margin: 4px 0 0; padding-left: 1.4em; }
 .turnfold .tf-answer { margin: 6px 0 2px; }
 .turnfold .tf-tentative { opacity: 0.85; }
+.turnfold .tf-rejected { color: var(--tf-dim); }
+.turnfold .tf-rlabel {
+  flex: none; display: inline-block; font-size: 0.85em; line-height: 1.3; color: var(--tf-warn);
+  border: 1px solid currentColor; border-radius: 3px; padding: 0 4px;
+}
 .turnfold .tf-session { color: var(--tf-dim); margin: 0 0 6px; font-size: 12px; }
 .turnfold .tf-session .tf-sp-agent { color: var(--tf-fg); font-weight: 600; }
 .turnfold .tf-outcome { color: var(--tf-dim); margin: 0 0 4px; }
@@ -530,7 +547,8 @@ class _Renderer:
         answer = node["answer"]
         if answer:
             tentative = " tf-tentative" if answer["tentative"] else ""
-            out.append(f'\n<div class="tf-answer{tentative}"{_key(answer)}>')
+            rejected, label = _rejected(answer)
+            out.append(f'\n<div class="tf-answer{tentative}{rejected}"{_key(answer)}>{label}')
             self.fragment(answer["html"])
             out.append("</div></section>")
         else:
@@ -580,10 +598,12 @@ class _Renderer:
         withheld = ""
         if phrase:
             withheld = f'{_SEP}<span class="tf-clip tf-dim">{_text(phrase)}</span>'
+        rejected, label = _rejected(node)
         self.out.append(
-            f'\n<details class="tf-thinking"{_key(node)}{" open" if node["open"] else ""}>'
-            f'<summary class="tf-row"><span class="tf-tlabel{shimmer}">{_text(node["label"])}'
-            f'</span>{withheld}{_CHEVRON}</summary>\n<div class="tf-tbody">'
+            f'\n<details class="tf-thinking{rejected}"{_key(node)}'
+            f'{" open" if node["open"] else ""}><summary class="tf-row">'
+            f'<span class="tf-tlabel{shimmer}">{_text(node["label"])}</span>{withheld}{label}'
+            f'{_CHEVRON}</summary>\n<div class="tf-tbody">'
         )
         self.fragment(node["html"] or "")
         self.out.append("</div></details>")
@@ -596,7 +616,8 @@ class _Renderer:
         )
 
     def progress(self, node: ProgressNode) -> None:
-        self.out.append(f'\n<div class="tf-progress"{_key(node)}>')
+        rejected, label = _rejected(node)
+        self.out.append(f'\n<div class="tf-progress{rejected}"{_key(node)}>{label}')
         self.fragment(node["html"])
         self.out.append("</div>")
 
@@ -622,10 +643,12 @@ class _Renderer:
 
     def summary_row(self, node: SummaryNode) -> None:
         """The collapsible tools of a batch as one line that opens to its tools (F-10a)."""
+        rejected, label = _rejected(node)
         self.out.append(
-            f'\n<details class="tf-summary"{_key(node)}{" open" if node["open"] else ""}>'
-            f'<summary class="tf-row"><span class="tf-stext tf-clip">{_text(node["text"])}'
-            f'</span>{_CHEVRON}</summary>\n<div class="tf-body">'
+            f'\n<details class="tf-summary{rejected}"{_key(node)}'
+            f'{" open" if node["open"] else ""}><summary class="tf-row">'
+            f'<span class="tf-stext tf-clip">{_text(node["text"])}</span>{label}{_CHEVRON}'
+            '</summary>\n<div class="tf-body">'
         )
         for tool in node["tools"]:
             self.tool(tool)
@@ -646,7 +669,7 @@ class _Renderer:
         status = node["status_label"]
         if status is not None:
             title += f'<span class="tf-st">{_text(status)}</span>'
-        return title
+        return title + _rejected(node)[1]
 
     def tool(self, node: ToolNode) -> None:
         """Title, a closed ``<details>`` for what is folded, and what is never folded beneath.
@@ -657,8 +680,9 @@ class _Renderer:
         out = self.out
         status = _text(node["status"])
         struck = " tf-struck" if node["struck"] else ""
+        rejected = _rejected(node)[0]
         anchor = _text(call_anchor(node["key"]))
-        head = f'\n<div class="tf-tool tf-s-{status}{struck}"{_key(node)} id="{anchor}">'
+        head = f'\n<div class="tf-tool tf-s-{status}{struck}{rejected}"{_key(node)} id="{anchor}">'
         result, args = node["result"], node["args"]
         fold = node["fold"]
         no_output = fold["note"]

@@ -17,6 +17,9 @@ Conventions, for every node:
   renderer escapes, except the few the builder escaped already (``escaped`` below).
 - Phrases and fold facts (``fold``, ``status_label``, ``more_label``, ``form_label``, …) are
   computed here once, in the reader's language; no renderer derives them (W-1).
+- ``rejected_label`` ("Rejected") is on the node of an entry its source marks rejected
+  (``meta["rejected"]``: a preference pair's rejected reply, a response the harness refused),
+  and absent elsewhere: every renderer draws it beside the node, muted.
 
 A node kind added later changes this module, the builder and one draw function per renderer;
 the type checkers point at anything missed.
@@ -205,6 +208,8 @@ class AnswerNode(TypedDict):
     key: str
     html: str
     tentative: bool
+    #: "Rejected", on a rejected entry's node only (see the module's conventions).
+    rejected_label: NotRequired[str]
 
 
 class ProcessNode(TypedDict):
@@ -258,6 +263,8 @@ class ThinkingNode(TypedDict):
     html: str
     open: bool
     streaming: bool
+    #: "Rejected", on a rejected entry's node only (see the module's conventions).
+    rejected_label: NotRequired[str]
 
 
 class ThinkingIndicatorNode(TypedDict):
@@ -270,6 +277,8 @@ class ProgressNode(TypedDict):
     kind: Literal["progress"]
     key: str
     html: str
+    #: "Rejected", on a rejected entry's node only (see the module's conventions).
+    rejected_label: NotRequired[str]
 
 
 class CommandNode(TypedDict):
@@ -289,6 +298,8 @@ class SummaryNode(TypedDict):
     active: bool
     open: bool
     tools: list[ToolNode]
+    #: "Rejected" when every tool it holds is rejected: its one line stands for them.
+    rejected_label: NotRequired[str]
 
 
 class BatchNode(TypedDict):
@@ -372,6 +383,8 @@ class ToolNode(TypedDict):
     open: bool
     fold: ToolFold
     subagent: SubagentView | None
+    #: "Rejected", on a rejected entry's node only (see the module's conventions).
+    rejected_label: NotRequired[str]
     #: Wire form only (:mod:`turnfold.ondemand`): the hidden part is sent when opened.
     deferred: NotRequired[bool]
 

@@ -39,12 +39,14 @@ else:  # pragma: no cover - Python 3.10
 from turnfold.i18n import translate
 from turnfold.render.content import escape
 from turnfold.render.nodes import (
+    AnswerNode,
     BatchNode,
     ChildNode,
     GroupNode,
     NoticeNode,
     OutsideNode,
     ProcessNode,
+    ProgressNode,
     ResultView,
     SummaryNode,
     ThinkingNode,
@@ -81,6 +83,7 @@ STYLES: dict[str, str] = {
     "del": "red",
     "hunk": "cyan",
     "struck": "strike",
+    "rejected": "yellow",
 }
 
 
@@ -219,6 +222,12 @@ def _style(roles: str) -> str:
     return " ".join(STYLES[role] for role in roles.split() if role in STYLES)
 
 
+def _rejected(node: ThinkingNode | SummaryNode | ToolNode) -> list[tuple[str, str]]:
+    """The label of a rejected entry's title row (``rejected_label``), as the row's last part."""
+    label = node.get("rejected_label")
+    return [(f" [{label}]", "rejected")] if label else []
+
+
 def _chevron(node: GroupNode | ThinkingNode | SummaryNode | ToolNode | ProcessNode) -> str:
     return OPEN if node.get("open") else CLOSED
 
@@ -322,7 +331,14 @@ class _Outline:
             self.outside(surface, depth)
         answer = node.get("answer")
         if answer:
-            self.block(depth, html_to_text(answer["html"]))
+            self.prose(answer, depth)
+
+    def prose(self, node: ProgressNode | AnswerNode, depth: int) -> None:
+        """A text of the reply; a rejected one under its label, dim."""
+        label = node.get("rejected_label")
+        if label:
+            self.row(depth, [(f"[{label}]", "rejected")])
+        self.block(depth, html_to_text(node["html"]), "dim" if label else "")
 
     def outside(self, node: OutsideNode, depth: int) -> None:
         if node["kind"] == "pending":
@@ -355,13 +371,13 @@ class _Outline:
             parts = [(node["label"], "dim")]
             if node["form_label"]:
                 parts.append((" · " + node["form_label"], "dim"))
-            self.row(depth, parts, _chevron(node))
+            self.row(depth, parts + _rejected(node), _chevron(node))
             if node.get("open") and node.get("html"):
                 self.block(depth + 1, html_to_text(node["html"]), "dim")
         elif node["kind"] == "thinking-indicator":
             self.row(depth, [(node["label"] + "…", "dim")])
         elif node["kind"] == "progress":
-            self.block(depth, html_to_text(node["html"]))
+            self.prose(node, depth)
         elif node["kind"] == "command":
             self.tool(node["tool"], depth)
         elif node["kind"] == "batch":
@@ -372,7 +388,7 @@ class _Outline:
     def batch(self, node: BatchNode, depth: int) -> None:
         for row in node.get("rows", []):
             if row["kind"] == "summary":  # F-10a: a disclosure that opens to its tools
-                self.row(depth, [(row["text"], "name")], _chevron(row))
+                self.row(depth, [(row["text"], "name"), *_rejected(row)], _chevron(row))
                 if row.get("open"):
                     for tool in row.get("tools", []):
                         self.tool(tool, depth + 1)
@@ -418,7 +434,7 @@ class _Outline:
         if node["status_label"] is not None:
             style = "error" if node["status"] == "error" else "dim"
             parts.append((f" [{node['status_label']}]", style))
-        return parts
+        return parts + _rejected(node)
 
     def arguments(self, args: str, depth: int) -> None:
         self.row(depth, [(self.t("tool.arguments"), "dim")])

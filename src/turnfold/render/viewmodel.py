@@ -30,6 +30,7 @@ from turnfold.model import (
     AbortMarker,
     AssistantError,
     CompactionBoundary,
+    Entry,
     ImageData,
     LoadWarning,
     PendingAction,
@@ -90,6 +91,7 @@ if TYPE_CHECKING:  # names for types only: traitlets and the schema are not need
         SessionNode,
         SessionPart,
         SubagentView,
+        SummaryNode,
         ThinkingIndicatorNode,
         ThinkingNode,
         TimelineNode,
@@ -674,6 +676,7 @@ def _turn(turn: Turn, options: _Options, usage: str | None) -> TurnNode:
             + _pasted_images(answer.images, options.settings.locale),
             "tentative": turn.tentative,
         }
+        _mark_rejected(answer_node, answer, options.settings.locale)
     header_node: TurnHeader = {
         "label": header.label,
         "duration": header.duration,
@@ -742,7 +745,7 @@ def _group(item: ActivityGroup, options: _Options) -> GroupNode:
 
 def _thinking(item: ThinkingRow, options: _Options) -> ThinkingNode:
     locale, entry = options.settings.locale, item.entry
-    return {
+    node: ThinkingNode = {
         "kind": "thinking",
         "key": item.key,
         "label": translate("thinking.label", locale),
@@ -755,6 +758,8 @@ def _thinking(item: ThinkingRow, options: _Options) -> ThinkingNode:
         "open": item.open,
         "streaming": entry.streaming,
     }
+    _mark_rejected(node, entry, locale)
+    return node
 
 
 def _indicator(item: ThinkingIndicator, options: _Options) -> ThinkingIndicatorNode:
@@ -763,8 +768,15 @@ def _indicator(item: ThinkingIndicator, options: _Options) -> ThinkingIndicatorN
 
 
 def _progress(item: ProgressRow, options: _Options) -> ProgressNode:
-    images = _pasted_images(item.entry.images, options.settings.locale)
-    return {"kind": "progress", "key": item.key, "html": markdown_html(item.entry.text) + images}
+    locale = options.settings.locale
+    images = _pasted_images(item.entry.images, locale)
+    node: ProgressNode = {
+        "kind": "progress",
+        "key": item.key,
+        "html": markdown_html(item.entry.text) + images,
+    }
+    _mark_rejected(node, item.entry, locale)
+    return node
 
 
 def _command(item: CommandRow, options: _Options) -> CommandNode:
@@ -783,14 +795,19 @@ def _batch(piece: BatchPiece, options: _Options) -> BatchNode:
 
     for item in piece.items:
         if isinstance(item, SummaryRow):
-            rows.append({
+            summary: SummaryNode = {
                 "kind": "summary",
                 "key": keys.summary(item.rows[0].entry_id, prefix),
                 "text": item.text,
                 "active": item.active,
                 "open": False,  # P-8: no leaf payload opens by default
                 "tools": [tool(r) for r in item.rows],
-            })  # fmt: skip
+            }
+            # Its one line stands for its tools: rejected when they all are (the calls of one
+            # rejected reply), else the rejected ones say so when it is opened.
+            if all(_rejected(calls[r.entry_id]) for r in item.rows):
+                summary["rejected_label"] = _rejected_label(options.settings.locale)
+            rows.append(summary)
         else:
             rows.append(tool(item))
     return {
@@ -812,6 +829,25 @@ _CHILDREN: dict[type, Callable[[Any, _Options], ChildNode]] = {
     CommandRow: _command,
     BatchPiece: _batch,
 }
+
+
+def _rejected(entry: Entry) -> bool:
+    """Whether the source marks ``entry`` rejected (``meta["rejected"]``): a preference pair's
+    rejected reply, a response the harness refused. It is shown, but is not what happened."""
+    return entry.meta.get("rejected") is True
+
+
+def _rejected_label(locale: str) -> str:
+    return translate("entry.rejected", locale)
+
+
+def _mark_rejected(
+    node: AnswerNode | ProgressNode | ThinkingNode | ToolNode, entry: Entry, locale: str
+) -> None:
+    """Label the node of a rejected entry, which every renderer draws beside it, muted: the
+    one place a rejected reply is told from an ordinary one."""
+    if _rejected(entry):
+        node["rejected_label"] = _rejected_label(locale)
 
 
 def _arguments(args: Any) -> str | None:
@@ -851,7 +887,7 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode
         "note": translate("tool.no_output", locale) if no_output else None,
         "subagent": bool(subagent and subagent["nodes"]),
     }
-    return {
+    node: ToolNode = {
         "kind": "tool",
         "key": key,
         "call_id": escape(call.call_id),
@@ -872,6 +908,8 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode
         "fold": fold,
         "subagent": subagent,
     }
+    _mark_rejected(node, call, locale)
+    return node
 
 
 def _result(result: Any, options: _Options) -> ResultView | None:

@@ -59,7 +59,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import NameSet, as_int, parse_arguments, text_result
+from turnfold.formats.common import NameSet, as_int, mark_rejected, parse_arguments, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses.swe_agent import info_metadata
@@ -439,6 +439,8 @@ class _Reader:
             for index, command in enumerate(commands):
                 call = self._call(f"{batch}.{index}", {"command": command}, batch, stamp)
                 self.pending.append(call)
+        if rejected is not None:  # its thinking and calls too, not only its text
+            mark_rejected(self.transcript, written)
         self._usage(written, response, meta)
 
     def _chat_call(self, call: Any, batch: str, index: int, stamp: str | None) -> None:
@@ -486,6 +488,8 @@ class _Reader:
                 self.by_id[call_id] = self._call(call_id, args, batch, stamp, name)
             else:
                 self.source.warn(f"response output item {kind!r} skipped")
+        if rejected is not None:
+            mark_rejected(self.transcript, written)
         self._usage(written, message, meta)
 
     def _rejected(self, response: Mapping[str, Any], extra: Mapping[str, Any]) -> None:

@@ -114,7 +114,7 @@ RECORDS = Records(
         "action/system": 'the system prompt: metadata["system"], version and agent class',
         "action/think": "the agent's thought (Thinking)",
         "action/finish": "the agent's closing text; task_completed → metadata",
-        "action/reject": "the agent's closing text, marked rejected",
+        "action/reject": 'the agent\'s closing text, refusing the task (meta["task_rejected"])',
         **{
             f"action/{a}": "a tool call (its thought as text before it)"
             for a in sorted(TOOL_ACTIONS)
@@ -449,7 +449,9 @@ class _Reader:
             or _text(args.get("thought"))
             or _text(outputs.get("reason") if kind == "reject" else None)
         )
-        meta: dict[str, Any] = {"rejected": True} if kind == "reject" else {}
+        # The agent refused the task: what it says is what happened (its answer), unlike a
+        # reply someone rejected (meta["rejected"]), shown aside.
+        meta: dict[str, Any] = {"task_rejected": True} if kind == "reject" else {}
         if outputs:
             meta["outputs"] = dict(outputs)
         if text:
