@@ -3,7 +3,8 @@
 A scenario is written in abstract actions ("read this file", "run this command", "start a
 sub-agent"); each agent's module (:mod:`tests.agents.clis`) turns an action into its own tool and
 argument names. What the server finally sends is a :class:`Reply` of concrete calls, and that is
-what the truth check compares the loaded transcript with.
+what the truth check compares the loaded transcript with, as it compares the loaded token
+counts with the :class:`SentUsage` each reply carried.
 """
 
 from __future__ import annotations
@@ -86,9 +87,57 @@ class ConcreteCall:
 
 
 @dataclass(frozen=True)
+class SentUsage:
+    """The token counts the server sent with one response, in turnfold's convention (input
+    includes the cached reads and writes, output the reasoning: :mod:`turnfold.usage`), so that
+    they compare with a loaded :class:`~turnfold.model.Usage` as they are. A count the wire API
+    has no field for is None; each wire module writes the rest in its own fields."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+    @classmethod
+    def numbered(cls, n: int, counts: frozenset[str]) -> SentUsage:
+        """The counts of the play's ``n``-th response (from 1), for a wire API that has the
+        ``counts`` named. Every count of every response differs from every other (the field is
+        the last digits, ``n`` the rest), so a count loaded in the wrong field or from the wrong
+        response, or a response counted twice, shows in the totals; input keeps an uncached
+        part of its own and output a visible one, so either may be written apart."""
+        read = 1000 * n + 20 if "cache_read_tokens" in counts else None
+        write = 1000 * n + 30 if "cache_write_tokens" in counts else None
+        reasoning = 10 * n + 4 if "reasoning_tokens" in counts else None
+        return cls(
+            input_tokens=1000 * n + 100 + (read or 0) + (write or 0),
+            output_tokens=10 * n + 5 + (reasoning or 0),
+            cache_read_tokens=read,
+            cache_write_tokens=write,
+            reasoning_tokens=reasoning,
+        )
+
+    def counts(self) -> dict[str, int]:
+        """The counts sent, by :data:`turnfold.usage.TOKEN_FIELDS` name (those the wire has)."""
+        return {k: v for k, v in vars(self).items() if v is not None}
+
+    @property
+    def uncached_input(self) -> int:
+        """Input neither read from nor written to the cache (Anthropic's ``input_tokens``)."""
+        return self.input_tokens - (self.cache_read_tokens or 0) - (self.cache_write_tokens or 0)
+
+    @property
+    def visible_output(self) -> int:
+        """Output that is not reasoning (Gemini's ``candidatesTokenCount``)."""
+        return self.output_tokens - (self.reasoning_tokens or 0)
+
+
+@dataclass(frozen=True)
 class Reply:
-    """A model response as the server streams it (one wire module turns it into SSE)."""
+    """A model response as the server streams it (one wire module turns it into SSE), with the
+    token counts the server numbered it with (None until it has)."""
 
     thinking: str | None = None
     text: str | None = None
     calls: tuple[ConcreteCall, ...] = ()
+    usage: SentUsage | None = None

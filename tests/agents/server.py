@@ -7,7 +7,8 @@ and the CLIs' side requests (titles, routing checks) therefore never shift the s
 end of a script the server answers with plain text, which ends the turn.
 
 The record (:class:`Record`) is the truth of the run: every call the server issued, in order,
-and every tool result the agent sent back, as the wire carried it.
+every tool result the agent sent back, as the wire carried it, and every response's token
+counts, each response's its own (:meth:`~tests.agents.script.SentUsage.numbered`).
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ import socket
 import threading
 import time
 import traceback
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tests.agents.script import Call, ConcreteCall, Prompt, Reply, Scenario, Turn
+from tests.agents.script import Call, ConcreteCall, Prompt, Reply, Scenario, SentUsage, Turn
 from tests.agents.wire import Request, SeenResult
 
 if TYPE_CHECKING:
@@ -66,7 +67,9 @@ class Context:
 
 @dataclass
 class Exchange:
-    """One model request and the server's answer, for the record and for debugging."""
+    """One model request and the server's answer (its token counts in ``reply.usage``), for
+    the record and for debugging. ``side`` marks a request beside the conversation (a title, a
+    routing check), ``thread`` None one of no scenario's conversations."""
 
     path: str
     thread: str | None
@@ -74,6 +77,8 @@ class Exchange:
     reply: Reply
     side: bool = False
     at: float = field(default_factory=time.time)
+    #: Its place in the record, from 1: what its token counts are numbered by.
+    number: int = 0
 
 
 @dataclass
@@ -100,6 +105,11 @@ class Record:
 
     def replies(self, thread: str) -> list[Reply]:
         return [e.reply for e in self.exchanges if e.thread == thread and not e.side]
+
+    def conversation(self, threads: Iterable[str]) -> list[Exchange]:
+        """The answers of the conversations ``threads``, side requests left out, in order."""
+        wanted = set(threads)
+        return [e for e in self.exchanges if e.thread in wanted and not e.side]
 
 
 class ScriptedServer:
@@ -149,7 +159,7 @@ class ScriptedServer:
             self.record.bodies.append(body)
             if len(self.record.exchanges) >= MAX_REQUESTS:
                 self.record.errors.append(f"more than {MAX_REQUESTS} model requests")
-                return Reply(text=EXTRA_TEXT)
+                return self._exchange(Exchange(path, None, None, Reply(text=EXTRA_TEXT), True))
             for message in request.messages:
                 if message.role == "user" and message.text:
                     self.record.user_texts.add(message.text)
@@ -157,12 +167,19 @@ class ScriptedServer:
                     self.record.results[result.call_id] = result
             thread, step = self._position(request)
             if thread is None or self.agent.is_side_request(request):
-                reply = wire.side_reply(request)
-                self.record.exchanges.append(Exchange(path, thread, step, reply, side=True))
-                return reply
+                side = Exchange(path, thread, step, wire.side_reply(request), side=True)
+                return self._exchange(side)
             reply = self._play(request, self._threads[thread], thread, step)
-            self.record.exchanges.append(Exchange(path, thread, step, reply))
-            return reply
+            return self._exchange(Exchange(path, thread, step, reply))
+
+    def _exchange(self, exchange: Exchange) -> Reply:
+        """Record ``exchange`` with the token counts of the play's next response (under the
+        lock: the numbers are the record's order)."""
+        exchange.number = len(self.record.exchanges) + 1
+        usage = SentUsage.numbered(exchange.number, self.agent.wire.COUNTS)
+        exchange.reply = replace(exchange.reply, usage=usage)
+        self.record.exchanges.append(exchange)
+        return exchange.reply
 
     def _position(self, request: Request) -> tuple[str | None, int]:
         for index in range(len(request.messages) - 1, -1, -1):

@@ -5,6 +5,10 @@ order it issued them; a result is what the agent sent back to the model; a statu
 that result by one rule per agent (:meth:`~tests.agents.clis.Agent.failed`: the wire's error
 flag, else a non-zero exit code in the text), whatever status field the agent wrote itself.
 
+Tokens are the server's too: every response carried counts of its own, and the counts loaded
+(each response once, where it belongs) and the totals a session's header and its corpus row show
+must be the server's, summed under :mod:`turnfold.usage`'s convention.
+
 Each finding names the check it belongs to (:data:`CHECKS`), so that a test can ask for one
 check and the drift report can group them.
 """
@@ -20,7 +24,7 @@ from typing import Any
 
 import turnfold
 from tests.agents.play import Play
-from tests.agents.server import EXTRA_TEXT, Issued
+from tests.agents.server import EXTRA_TEXT, Exchange, Issued
 from turnfold import (
     AbortMarker,
     AssistantText,
@@ -31,6 +35,10 @@ from turnfold import (
     Transcript,
     UserMessage,
 )
+from turnfold.corpus.discover import Item
+from turnfold.corpus.summarize import TOKEN_COLUMNS, summarize
+from turnfold.session import SessionTally, session_facts
+from turnfold.usage import Tokens, add_into, responses
 
 #: The checks, in the order the report shows them.
 CHECKS: dict[str, str] = {
@@ -41,6 +49,7 @@ CHECKS: dict[str, str] = {
     "subagent": "the sub-agent's steps nested under the call that started it",
     "resume": "every prompt of a resumed session in one transcript",
     "texts": "the model's texts and thinking, as the server sent them",
+    "tokens": "each response's token counts once, as the server sent them; the totals their sums",
     "extra": "no entry that the run did not produce",
     "accounting": "every record accounted for, none of an unknown type",
 }
@@ -84,6 +93,8 @@ def check(play: Play) -> list[Finding]:
     if sub is not None and record.calls(sub.marker):
         findings += _check_subagent(play, main, issued, record.calls(sub.marker))
     findings += _check_texts(play, main, threads)
+    main_path = next(p for p, t in transcripts if t is main)
+    findings += _check_tokens(play, main_path, main)
     for _, transcript in transcripts:  # the main one, and any stub beside it (_main_transcript)
         findings += _check_extra(play, transcript, issued)
     for path, transcript in transcripts:
@@ -220,11 +231,12 @@ def _check_subagent(
     if agent is None or agent.transcript is None:
         return [Finding("subagent", f"{spawn.name} {spawn.call_id}: no sub-agent transcript")]
     findings = _check_calls(play, agent.transcript, child, "subagent", "sub-agent ")
-    task = play.scenario.subagent.text if play.scenario.subagent else ""
+    sub = play.scenario.subagent
+    task, marker = (sub.text, sub.marker) if sub is not None else ("", "")
     prompts = _prompts(agent.transcript)
     if prompts and prompts != [task]:
         findings.append(Finding("subagent", f"sub-agent prompts {prompts!r}, not [{task!r}]"))
-    texts = [r.text for r in play.record.replies(play.scenario.subagent.marker) if r.text]
+    texts = [r.text for r in play.record.replies(marker) if r.text]
     shown = _texts(agent.transcript)
     missing = [t for t in texts if t not in shown and t != EXTRA_TEXT]
     if missing:
@@ -332,3 +344,113 @@ def _check_accounting(play: Play, name: str, transcript: Transcript) -> list[Fin
 
 def _raw_text(play: Play) -> str:
     return "\n".join(p.read_text(errors="replace") for p in play.all_files)
+
+
+def _check_tokens(play: Play, path: Path, main: Transcript) -> list[Finding]:
+    """Each response's counts loaded once, where its conversation is (the sub-agent's in the
+    transcript nested under the call that started it), and nothing else; the session's header
+    (a load's and a live widget's), its corpus row and the sub-agent's line show the sums of
+    what the server sent."""
+    record = play.record
+    own = record.conversation(p.marker for p in play.scenario.prompts)
+    sub = play.scenario.subagent
+    child = record.conversation([sub.marker]) if sub is not None else []
+    findings: list[Finding] = []
+    loaded: dict[int, str] = {}  # each response's number, and where it was counted
+    for name, transcript in _with_subagents("session", main):
+        sent = own if transcript is main else child
+        findings += _check_responses(play, name, transcript, sent, loaded)
+    findings += [
+        Finding("tokens", f"response {e.number} ({e.thread} step {e.step}): not counted")
+        for e in own + child
+        if e.number not in loaded
+    ]
+    expected, expected_child = _sum(own + child), _sum(child)
+    facts = session_facts(main)
+    row = summarize(Item(key=path.name, path=str(path)))
+    shown = {
+        "the header's totals": (facts.tokens, expected),
+        "a live header's totals": (SessionTally(main).facts().tokens, expected),
+        "the header's sub-agent part": (facts.subagent_tokens, expected_child),
+        "the corpus row": (
+            {k: row[k] for k in TOKEN_COLUMNS if row[k] is not None},
+            {k: v for k, v in expected.items() if k in TOKEN_COLUMNS},
+        ),
+    }
+    for what, (counted, sent_sum) in shown.items():
+        if _seen(play, counted) != sent_sum:
+            findings.append(
+                Finding("tokens", f"{what}: {_seen(play, counted)}, not the server's {sent_sum}")
+            )
+    findings += _check_subagent_line(main, expected_child.get("output_tokens"))
+    return findings
+
+
+def _check_responses(
+    play: Play, name: str, transcript: Transcript, sent: list[Exchange], loaded: dict[int, str]
+) -> list[Finding]:
+    """The responses ``transcript`` counts (:func:`turnfold.usage.responses`: each once, by
+    its response id): each one of ``sent``, with its counts, and not counted elsewhere too
+    (``loaded`` gathers where each was found, over the nested transcripts)."""
+    findings = []
+    by_count = {v: e for e in play.record.exchanges for v in _counts(e).values()}
+    wanted = {e.number for e in sent}
+    for entry, counts in responses(transcript.entries, lambda e: e):
+        seen = _seen(play, counts)
+        where = f"{name}: {entry.kind} {entry.id}"
+        # Every count of every response is a number of its own (SentUsage.numbered): any one
+        # names the response; a count that names none was never sent.
+        exchange = next((by_count[v] for v in seen.values() if v in by_count), None)
+        if exchange is None:
+            findings.append(Finding("tokens", f"{where}: {seen}, no response the server sent"))
+            continue
+        n = exchange.number
+        if n in loaded:
+            findings.append(Finding("tokens", f"{where}: response {n} counted again ({loaded[n]})"))
+            continue
+        loaded[n] = where
+        if n not in wanted:
+            what = "beside the conversation" if exchange.side else f"of {exchange.thread}"
+            findings.append(Finding("tokens", f"{where}: response {n}, {what}, counted here"))
+        elif seen != _counts(exchange):
+            findings.append(
+                Finding("tokens", f"{where}: response {n} as {seen}, sent {_counts(exchange)}")
+            )
+    return findings
+
+
+def _check_subagent_line(main: Transcript, output: int | None) -> list[Finding]:
+    """The tokens a sub-agent's line shows (spec F-7, ``SubAgent.output_tokens``), where the
+    loader has them, are what its responses wrote."""
+    findings = []
+    for call in main.tool_calls():
+        shown = call.subagent.output_tokens if call.subagent is not None else None
+        if shown is not None and shown != output:
+            findings.append(
+                Finding(
+                    "tokens",
+                    f"{call.name} {call.call_id}: the sub-agent's line shows {shown} output"
+                    f" tokens, its responses wrote {output}",
+                )
+            )
+    return findings
+
+
+def _counts(exchange: Exchange) -> Tokens:
+    """The counts ``exchange``'s response carried, in turnfold's names."""
+    usage = exchange.reply.usage
+    return usage.counts() if usage is not None else {}
+
+
+def _sum(exchanges: list[Exchange]) -> Tokens:
+    total: Tokens = {}
+    for exchange in exchanges:
+        add_into(total, _counts(exchange))
+    return total
+
+
+def _seen(play: Play, counts: Tokens) -> Tokens:
+    """Loaded counts, less a zero in a count the wire API has no field for: the agent wrote
+    that there were none (Codex 0.171 writes ``cache_write_input_tokens: 0`` for the Responses
+    API), which counts nothing the server did not send."""
+    return {k: v for k, v in counts.items() if v or k in play.agent.wire.COUNTS}

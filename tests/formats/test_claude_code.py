@@ -270,7 +270,12 @@ def test_L2_claude_code_inline_fixture_in_detail() -> None:
     assert agent is not None
     assert agent.transcript is not None
     assert (agent.name, agent.task) == ("general-purpose", "Check package configuration")
-    assert (agent.tool_count, agent.duration_ms, agent.output_tokens) == (2, 21194.0, 308)
+    # toolUseResult.usage says 308: the sub-agent's last response's output; it wrote 485 in all.
+    assert (agent.tool_count, agent.duration_ms, agent.output_tokens) == (
+        2,
+        21194.0,
+        107 + 70 + 308,
+    )
     assert [e.kind for e in agent.transcript] == [
         "user",
         "assistant",
@@ -785,8 +790,9 @@ def task_result(s: Session, agent_id: str | None) -> None:
     extra: dict[str, Any] = {
         "totalToolUseCount": 1,
         "totalDurationMs": 2500,
+        # Claude Code's are the sub-agent's last response's alone (agent_records' "sub2").
         "totalTokens": 900,
-        "usage": {"output_tokens": 42},
+        "usage": {"output_tokens": 12},
         "status": "completed",
     }
     if agent_id:
@@ -800,9 +806,10 @@ def agent_records(s: Session, agent_id: str | None, prompt: str = "Look around")
     fields: dict[str, Any] = {"isSidechain": True, **({"agentId": agent_id} if agent_id else {})}
     main = s.last
     s.user(prompt, parent=None, **fields)
-    s.assistant("sub1", tool_use("sub-t1", "Grep", pattern="needle"), **fields)
+    grep = tool_use("sub-t1", "Grep", pattern="needle")
+    s.assistant("sub1", grep, usage={"output_tokens": 30}, **fields)
     s.result("sub-t1", "a.py:1: needle", **fields)
-    s.assistant("sub2", text("Found it."), **fields)
+    s.assistant("sub2", text("Found it."), usage={"output_tokens": 12}, **fields)
     s.last = main  # the main conversation goes on from where it was
 
 
@@ -812,7 +819,8 @@ def assert_nested(transcript: Transcript) -> None:
     assert agent is not None
     assert agent.transcript is not None
     assert (agent.name, agent.task, agent.tool_count) == ("explorer", "explore", 1)
-    assert (agent.duration_ms, agent.output_tokens) == (2500.0, 42)
+    # Its line's tokens are all its responses wrote, not its last response's usage (U-1).
+    assert (agent.duration_ms, agent.output_tokens) == (2500.0, 30 + 12)
     assert [e.kind for e in agent.transcript] == ["user", "tool_call", "assistant"]
     assert agent.transcript.tool_calls()[0].status == "success"
     assert task.result
@@ -877,6 +885,7 @@ def test_L2_claude_code_sibling_agent_file(tmp_path: Path) -> None:
     unlinked = from_text.tool_calls()[0].subagent
     assert unlinked is not None
     assert unlinked.transcript is None
+    assert unlinked.output_tokens is None  # not its last response's usage: a part, not its all
 
 
 def test_L2_claude_code_subagents_directory_by_agent_id(tmp_path: Path) -> None:

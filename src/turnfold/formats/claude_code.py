@@ -72,9 +72,10 @@ such branches are dropped (``metadata["skipped_branches"]`` counts them). Everyt
 including records whose ``parentUuid`` points nowhere (a warning each), is kept in file order.
 
 Sub-agents (Task / Agent calls) get a :class:`SubAgent` (``subagent_type`` → name, ``description``
-→ task; ``toolUseResult`` ``agentId``, ``totalToolUseCount``, ``totalDurationMs`` and
-``usage.output_tokens`` → stats; ``totalTokens`` also counts input and cache tokens, so it is not
-used as the output count). Its transcript comes from:
+→ task; ``toolUseResult`` ``agentId``, ``totalToolUseCount`` and ``totalDurationMs`` → stats; its
+output tokens are counted from its transcript, each response once: ``toolUseResult.usage`` and
+``totalTokens`` are the sub-agent's *last* response's alone, so they are not used). Its transcript
+comes from:
 
 1. inline sidechains (≤ v1.0): ``isSidechain`` records starting at a user root with
    ``parentUuid: null``; the root is matched to the call by ``agentId`` or, failing that, by its
@@ -142,7 +143,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
-from turnfold.usage import USAGE_KINDS
+from turnfold.usage import USAGE_KINDS, count_tokens
 
 NAME = "claude-code"
 
@@ -1175,6 +1176,8 @@ class _Reader:
             if agent.transcript is None and steps is not None:
                 agent.transcript = self.child_of_steps(spawn, steps)
         child = agent.transcript
+        if child is not None:
+            agent.output_tokens = count_tokens(child.entries).get("output_tokens")
         ran = bool(agent.tool_count) or spawn.call.status == "success"
         agent.steps_missing = child is None and ran
         if child is not None and spawn.call.status == "cancelled":
@@ -1588,9 +1591,6 @@ def _record_stats(spawn: _Spawn, extra: dict[str, Any]) -> None:
     duration = extra.get("totalDurationMs")
     if isinstance(duration, (int, float)) and not isinstance(duration, bool):
         agent.duration_ms = float(duration)
-    usage = blocks.usage_of(extra.get("usage"))
-    if usage is not None:
-        agent.output_tokens = usage.output_tokens
 
 
 def _command(text: str, stamp: str | None) -> UserMessage:

@@ -27,6 +27,11 @@ line.
 - ``assistant`` → ``thought: true`` parts → ``Thinking(form="text")`` (Qwen Code stores the model's
   reasoning text there), text → ``AssistantText`` (``model``; ``usageMetadata`` → ``Usage``),
   ``functionCall`` → ``ToolCall`` (``call_id`` = ``functionCall.id``, ``batch_id`` = record uuid).
+  ``usageMetadata`` has Gemini's names, but from an OpenAI-compatible API its candidates count
+  is the completion's, reasoning included: a ``totalTokenCount`` of prompt plus candidates says
+  so, and the thoughts are not added to the output again (:func:`_usage`). A record with the
+  usage and nothing else (Qwen Code 0.24's sub-agent writes a response's usage so, its calls on
+  the next record) gives the usage to that next record, its child.
 - ``tool_result`` → the result of the call with that id: ``functionResponse`` output (else
   ``toolCallResult.resultDisplay``), status from ``toolCallResult.status`` (success / error /
   cancelled), ``error`` when the response carries one or its text states a failure (Qwen Code
@@ -98,8 +103,10 @@ from turnfold.model import (
     ToolCall,
     ToolStatus,
     Transcript,
+    Usage,
     UserMessage,
 )
+from turnfold.usage import attach_usage
 
 NAME = "qwen"
 
@@ -264,6 +271,8 @@ class _Node:
     linked: bool = True
     #: The record's ``type``: a later record under the same uuid replaces it only if it has it.
     kind: Any = None
+    #: A response's usage that the record holds with no entry to carry it: its child's.
+    usage: Usage | None = None
 
 
 @dataclass
@@ -316,6 +325,9 @@ class _Reader:
             timestamp=stamp,
             linked="parentUuid" in value,
             kind=value.get("type"),
+            usage=_usage(value.get("usageMetadata"))
+            if value.get("type") == "assistant" and not items
+            else None,
         )
 
     def _has_id(self, value: dict[str, Any]) -> bool:
@@ -456,7 +468,13 @@ class _Reader:
     def _assemble(self, path: list[_Node]) -> tuple[list[Entry], list[tuple[Order, ToolCall]]]:
         assembler = Assembler(self.source, warn_unmatched=True, overwrite=True)
         calls: list[tuple[Order, ToolCall]] = []
+        carried: _Node | None = None  # a record of usage alone, waiting for its child
         for node in path:
+            if carried is not None and node.parent == carried.uuid:
+                entries = [i for i in node.items if isinstance(i, Entry)]
+                if not any(getattr(e, "usage", None) for e in entries):
+                    attach_usage(entries, carried.usage)
+            carried = node if node.usage is not None else None
             for item in node.items:
                 if _repeats_command(assembler.entries, item):
                     continue
@@ -567,10 +585,29 @@ def _assistant_entries(
         timestamp=stamp,
         batch_id=record["uuid"],
         model=model if isinstance(model, str) else None,
-        usage=usage_from(record.get("usageMetadata")),
+        usage=_usage(record.get("usageMetadata")),
         thought_form="text",
         cwd=cwd if isinstance(cwd, str) else None,
     )
+
+
+def _usage(raw: Any) -> Usage | None:
+    """``usageMetadata`` as :class:`Usage`, its thoughts in the output once.
+
+    Gemini counts thoughts apart from the candidates (its total adds both), but Qwen Code's
+    OpenAI converter writes the completion's count, reasoning included, as the candidates (its
+    total is prompt plus candidates): then the candidates are the whole output. Without a total
+    that tells, Gemini's names are read as Gemini means them.
+    """
+    usage = usage_from(raw)
+    if usage is None or not usage.reasoning_tokens:
+        return usage
+    prompt, candidates, total = (
+        _number(raw.get(k)) for k in ("promptTokenCount", "candidatesTokenCount", "totalTokenCount")
+    )
+    if prompt is not None and candidates is not None and total == prompt + candidates:
+        usage.output_tokens = candidates
+    return usage
 
 
 def _tool_results(

@@ -2,7 +2,8 @@
 
 Each module reads a request body into a :class:`Request` (the conversation the agent sent, with
 every tool result and its error flag) and writes a :class:`~tests.agents.script.Reply` as the
-agent's SDK expects it. Only what the four CLIs were seen to need is implemented; anything else
+agent's SDK expects it, its token counts (:class:`~tests.agents.script.SentUsage`) in the API's
+own usage fields. Only what the four CLIs were seen to need is implemented; anything else
 they ask for gets a small well-formed answer so that no retry loop starts.
 """
 
@@ -13,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from tests.agents.script import Reply
+from tests.agents.script import Reply, SentUsage
 
 
 @dataclass
@@ -58,13 +59,23 @@ class Response:
 
 
 class Wire(Protocol):
-    """The interface each wire module provides (as module-level functions)."""
+    """The interface each wire module provides (as module-level names): ``COUNTS``, the token
+    counts its usage has fields for, and the functions."""
+
+    COUNTS: frozenset[str]
 
     def is_model_request(self, path: str) -> bool: ...
     def parse(self, body: dict[str, Any], path: str) -> Request: ...
     def respond(self, reply: Reply, request: Request, path: str) -> Response: ...
     def side_reply(self, request: Request) -> Reply: ...
     def other(self, path: str) -> Response: ...
+
+
+def sent_usage(reply: Reply) -> SentUsage:
+    """The counts the server numbered ``reply`` with: every answer carries its own."""
+    if reply.usage is None:
+        raise ValueError(f"a reply the server did not number: {reply!r}")
+    return reply.usage
 
 
 def json_response(obj: Any, status: int = 200) -> Response:

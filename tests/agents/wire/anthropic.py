@@ -1,4 +1,9 @@
-"""Anthropic Messages API (``POST /v1/messages``, SSE), as Claude Code uses it."""
+"""Anthropic Messages API (``POST /v1/messages``, SSE), as Claude Code uses it.
+
+Its usage counts cached input apart from ``input_tokens`` and has no reasoning count (thinking
+is part of ``output_tokens``). A stream states the input counts in ``message_start`` with an
+output count of 1, as the API does, and the final counts (cumulative) in ``message_delta``.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,19 @@ import json
 import time
 from typing import Any
 
-from tests.agents.script import Reply
-from tests.agents.wire import Message, Request, Response, SeenResult, block_text, json_response, sse
+from tests.agents.script import Reply, SentUsage
+from tests.agents.wire import (
+    Message,
+    Request,
+    Response,
+    SeenResult,
+    block_text,
+    json_response,
+    sent_usage,
+    sse,
+)
+
+COUNTS = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"})
 
 
 def is_model_request(path: str) -> bool:
@@ -77,10 +93,20 @@ def _delta(block: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _usage(sent: SentUsage, output_tokens: int) -> dict[str, Any]:
+    return {
+        "input_tokens": sent.uncached_input,
+        "cache_creation_input_tokens": sent.cache_write_tokens,
+        "cache_read_input_tokens": sent.cache_read_tokens,
+        "output_tokens": output_tokens,
+    }
+
+
 def respond(reply: Reply, request: Request, path: str) -> Response:
     blocks = _blocks(reply)
+    sent = sent_usage(reply)
     stop = "tool_use" if reply.calls else "end_turn"
-    message = {
+    message: dict[str, Any] = {
         "id": f"msg_{time.time_ns()}",
         "type": "message",
         "role": "assistant",
@@ -88,11 +114,11 @@ def respond(reply: Reply, request: Request, path: str) -> Response:
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 1},
+        "usage": _usage(sent, 1),
     }
     if not request.stream:
         done = {**message, "content": blocks, "stop_reason": stop}
-        return json_response({**done, "usage": {"input_tokens": 10, "output_tokens": 5}})
+        return json_response({**done, "usage": _usage(sent, sent.output_tokens)})
     events: list[tuple[str | None, dict[str, Any]]] = [
         ("message_start", {"type": "message_start", "message": message})
     ]
@@ -114,7 +140,7 @@ def respond(reply: Reply, request: Request, path: str) -> Response:
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": stop, "stop_sequence": None},
-                "usage": {"output_tokens": 5},
+                "usage": _usage(sent, sent.output_tokens),
             },
         )
     )

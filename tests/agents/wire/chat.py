@@ -1,6 +1,8 @@
 """OpenAI Chat Completions (``POST /v1/chat/completions``, streamed chunks), as Qwen Code uses it.
 
 A ``role: "tool"`` message is a result; the protocol has no error flag, so only its text tells.
+Usage comes in a last chunk with no choices (``stream_options.include_usage``): prompt tokens
+include the cached ones, completion tokens the reasoning ones; no cache-write count.
 """
 
 from __future__ import annotations
@@ -10,7 +12,18 @@ import time
 from typing import Any
 
 from tests.agents.script import Reply
-from tests.agents.wire import Message, Request, Response, SeenResult, block_text, json_response, sse
+from tests.agents.wire import (
+    Message,
+    Request,
+    Response,
+    SeenResult,
+    block_text,
+    json_response,
+    sent_usage,
+    sse,
+)
+
+COUNTS = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"})
 
 
 def is_model_request(path: str) -> bool:
@@ -43,7 +56,14 @@ def side_reply(request: Request) -> Reply:
 
 def respond(reply: Reply, request: Request, path: str) -> Response:
     base = {"id": f"chatcmpl-{time.time_ns()}", "created": int(time.time()), "model": request.model}
-    usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+    sent = sent_usage(reply)
+    usage = {
+        "prompt_tokens": sent.input_tokens,
+        "completion_tokens": sent.output_tokens,
+        "total_tokens": sent.input_tokens + sent.output_tokens,
+        "prompt_tokens_details": {"cached_tokens": sent.cache_read_tokens},
+        "completion_tokens_details": {"reasoning_tokens": sent.reasoning_tokens},
+    }
     calls = [
         {
             "index": i,

@@ -1,5 +1,9 @@
 """Gemini API (``models/<m>:streamGenerateContent?alt=sse`` and ``:generateContent``), as Gemini
-CLI uses it. A ``functionResponse`` whose response holds ``error`` is the wire's failure flag."""
+CLI uses it. A ``functionResponse`` whose response holds ``error`` is the wire's failure flag.
+
+``usageMetadata``'s prompt count includes the cached tokens; its candidates count leaves out the
+thoughts, counted apart (``totalTokenCount`` adds all three); no cache-write count.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +13,16 @@ import time
 from typing import Any
 
 from tests.agents.script import Reply
-from tests.agents.wire import Message, Request, Response, SeenResult, json_response, sse
+from tests.agents.wire import Message, Request, Response, SeenResult, json_response, sent_usage, sse
+
+COUNTS = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"})
 
 _PATH = re.compile(r"models/([^:/?]+):(\w+)")
 
 
 def is_model_request(path: str) -> bool:
     match = _PATH.search(path)
-    return bool(match) and match.group(2) in ("generateContent", "streamGenerateContent")
+    return match is not None and match.group(2) in ("generateContent", "streamGenerateContent")
 
 
 def _result(part: dict[str, Any]) -> SeenResult:
@@ -68,11 +74,18 @@ def respond(reply: Reply, request: Request, path: str) -> Response:
     parts += [
         {"functionCall": {"id": c.call_id, "name": c.name, "args": c.args}} for c in reply.calls
     ]
+    sent = sent_usage(reply)
     body = {
         "candidates": [
             {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
         ],
-        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        "usageMetadata": {
+            "promptTokenCount": sent.input_tokens,
+            "cachedContentTokenCount": sent.cache_read_tokens,
+            "candidatesTokenCount": sent.visible_output,
+            "thoughtsTokenCount": sent.reasoning_tokens,
+            "totalTokenCount": sent.input_tokens + sent.output_tokens,
+        },
         "modelVersion": request.model,
         "responseId": f"r{time.time_ns()}",
     }

@@ -2,6 +2,8 @@
 
 Responses input is a flat list of items; consecutive model items (reasoning, calls, assistant
 messages) are one model turn, and a ``function_call_output`` carries a result with no error flag.
+Usage comes once, in ``response.completed``: input includes the cached tokens, output the
+reasoning ones; no cache-write count.
 """
 
 from __future__ import annotations
@@ -11,7 +13,18 @@ import time
 from typing import Any
 
 from tests.agents.script import Reply
-from tests.agents.wire import Message, Request, Response, SeenResult, block_text, json_response, sse
+from tests.agents.wire import (
+    Message,
+    Request,
+    Response,
+    SeenResult,
+    block_text,
+    json_response,
+    sent_usage,
+    sse,
+)
+
+COUNTS = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"})
 
 _MODEL_ITEMS = {"reasoning", "function_call", "custom_tool_call", "local_shell_call"}
 _OUTPUT_ITEMS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
@@ -119,12 +132,13 @@ def respond(reply: Reply, request: Request, path: str) -> Response:
             events.append(("response.output_text.delta", delta))
         done = {"type": "response.output_item.done", "output_index": k, "item": item}
         events.append(("response.output_item.done", done))
+    sent = sent_usage(reply)
     usage = {
-        "input_tokens": 10,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": 5,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 15,
+        "input_tokens": sent.input_tokens,
+        "input_tokens_details": {"cached_tokens": sent.cache_read_tokens},
+        "output_tokens": sent.output_tokens,
+        "output_tokens_details": {"reasoning_tokens": sent.reasoning_tokens},
+        "total_tokens": sent.input_tokens + sent.output_tokens,
     }
     completed = {"id": rid, "object": "response", "status": "completed", "output": items}
     events.append(
