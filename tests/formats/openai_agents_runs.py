@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -37,11 +38,15 @@ def run(agent: Callable[[], Any] | None = None, prompt: str | list[Any] = PROMPT
     ``prompt``: a text, or input items, a previous run's say)."""
     from agents import Runner
 
-    # On a thread of its own: run_sync refuses to start beside a running event loop, and some
-    # test before this one may leave one running on the main thread (the Inspect tests do the
-    # same).
+    return on_thread(lambda: Runner.run_sync((agent or _triage)(), prompt))
+
+
+def on_thread(work: Callable[[], Any]) -> Any:
+    """``work()`` on a thread of its own: ``run_sync`` and ``asyncio.run`` refuse to start
+    beside a running event loop, and some test before this one may leave one running on the
+    main thread (the Inspect tests do the same)."""
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(Runner.run_sync, (agent or _triage)(), prompt).result()
+        return pool.submit(work).result()
 
 
 def run_chain() -> Any:
@@ -64,8 +69,7 @@ def run_streamed(
             pass
         return result
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, main()).result()
+    return on_thread(lambda: asyncio.run(main()))
 
 
 def _tools() -> tuple[Any, Any]:
@@ -240,40 +244,75 @@ def chain() -> Any:
     )
 
 
+def _chat_step(n: int, text: str | None, *calls: str, tool: str = "add") -> Any:
+    """A scripted response of a Chat Completions model: ``text`` and calls of ``tool`` (ids
+    ``calls``) as the SDK converts its message (every item's id ``__fake_id__``, the
+    response's none); input tokens ``10 * n``."""
+    from agents.models.chatcmpl_converter import Converter
+    from agents.testing import ModelStep
+    from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageFunctionToolCall
+    from openai.types.chat.chat_completion_message_function_tool_call import Function
+
+    message = ChatCompletionMessage(
+        role="assistant",
+        content=text,
+        tool_calls=[
+            ChatCompletionMessageFunctionToolCall(
+                id=call,
+                type="function",
+                function=Function(name=tool, arguments='{"a":1,"b":2}'),
+            )
+            for call in calls
+        ]
+        or None,
+    )  # the SDK's own conversion of a Chat Completions message, as its model does it
+    output = Converter.message_to_output_items(message)
+    return ModelStep(output=output, usage=_usage(n), response_id=None)
+
+
 def chat_completions() -> Any:
     """An agent on a model that is not the Responses API's (Chat Completions, LiteLLM): the
     SDK gives every item the id ``__fake_id__`` and every response none. It calls ``add``
     twice in one response, once more in the next, and answers."""
-    from agents.models.chatcmpl_converter import Converter
-    from agents.testing import ModelStep, ScriptedModel
-    from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageFunctionToolCall
-    from openai.types.chat.chat_completion_message_function_tool_call import Function
+    from agents.testing import ScriptedModel
 
     from agents import Agent, set_tracing_disabled
 
     set_tracing_disabled(True)
 
     add, _ = _tools()
-
-    def step(n: int, text: str | None, *calls: str) -> ModelStep:
-        message = ChatCompletionMessage(
-            role="assistant",
-            content=text,
-            tool_calls=[
-                ChatCompletionMessageFunctionToolCall(
-                    id=call,
-                    type="function",
-                    function=Function(name="add", arguments='{"a":1,"b":2}'),
-                )
-                for call in calls
-            ]
-            or None,
-        )  # the SDK's own conversion of a Chat Completions message, as its model does it
-        output = Converter.message_to_output_items(message)
-        return ModelStep(output=output, usage=_usage(n), response_id=None)
-
-    steps = [step(1, "Adding twice.", "c1", "c2"), step(2, "Once more.", "c3"), step(3, "3.")]
+    steps = [
+        _chat_step(1, "Adding twice.", "c1", "c2"),
+        _chat_step(2, "Once more.", "c3"),
+        _chat_step(3, "3."),
+    ]
     return Agent(name="adder", tools=[add], model=ScriptedModel(steps))
+
+
+def gated(gate: threading.Event) -> Any:
+    """An agent on a Chat Completions model (no ids) whose first response calls ``add``, its
+    second ``wait``, which returns only once ``gate`` is set, and its third answers: the run
+    is held after its first response's items, with its second response streamed already."""
+    from agents.testing import ScriptedModel
+
+    from agents import Agent, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+    add, _ = _tools()
+
+    @function_tool
+    def wait(a: int, b: int) -> str:
+        """Wait for the gate."""
+        gate.wait(timeout=10)
+        return "waited"
+
+    steps = [
+        _chat_step(1, None, "c1"),
+        _chat_step(2, "Waiting.", "c2", tool="wait"),
+        _chat_step(3, "Done."),
+    ]
+    return Agent(name="gated", tools=[add, wait], model=ScriptedModel(steps))
 
 
 def solo() -> Any:
@@ -415,10 +454,13 @@ REUSED_CARRIERS = {"c1": 50, "let me hand off": 100, "two": 200, "final": 300}
 APPROVAL_PROMPT = "Read and delete /a."
 
 
-def approval() -> Any:
+def approval(texts: bool = False) -> Any:
     """An agent whose ``delete`` tool needs the user's approval (``needs_approval=True``):
     its first response calls ``read`` and ``delete``, so the run stops with ``delete``
-    waiting (``RunResult.interruptions``); resumed (:func:`run_approved`), it answers."""
+    waiting (``RunResult.interruptions``); resumed (:func:`run_approved`), it answers.
+    With ``texts``, a response writes ``Reading.`` and calls ``read`` before that one,
+    which writes ``Deleting.`` too, and every text has the SDK's default id
+    (``scripted-message``, as :func:`reused_ids`'); input tokens 10, 20 and 30."""
     from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 
     from agents import Agent, function_tool, set_tracing_disabled
@@ -435,29 +477,30 @@ def approval() -> Any:
         """Read a file."""
         return f"contents of {path}"
 
-    script = [
-        ModelStep(
-            output=[
-                function_call("read", {"path": "/a"}, call_id="c1"),
-                function_call("delete", {"path": "/a"}, call_id="c2"),
-            ],
-            usage=_usage(1),
-            response_id="r1",
-        ),
-        ModelStep(
-            output=[assistant_message("Done with /a.", item_id="m2")],
-            usage=_usage(2),
-            response_id="r2",
-        ),
-    ]
+    def step(n: int, *output: Any) -> Any:
+        return ModelStep(output=list(output), usage=_usage(n), response_id=f"r{n}")
+
+    read_a = function_call("read", {"path": "/a"}, call_id="c1")
+    delete_a = function_call("delete", {"path": "/a"}, call_id="c2")
+    if texts:
+        script = [
+            step(1, assistant_message("Reading."), read_a),
+            step(2, assistant_message("Deleting."), delete_a),
+            step(3, assistant_message("Done with /a.")),
+        ]
+    else:
+        script = [
+            step(1, read_a, delete_a),
+            step(2, assistant_message("Done with /a.", item_id="m2")),
+        ]
     return Agent(name="fs", tools=[delete, read], model=ScriptedModel(script))
 
 
-def run_approved(approve: bool, *, resume: bool = True) -> tuple[Any, Any]:
-    """:func:`approval`'s run stopped for ``delete``, which the user approves (or rejects)
-    through the run's state: the stopped ``RunResult`` and the state decided, resumed
-    (the resumed ``RunResult``) unless ``resume`` is False."""
-    agent = approval()
+def run_approved(approve: bool, *, resume: bool = True, agent: Any = None) -> tuple[Any, Any]:
+    """:func:`approval`'s run (of ``agent``, one it made) stopped for ``delete``, which the
+    user approves (or rejects) through the run's state: the stopped ``RunResult`` and the
+    state decided, resumed (the resumed ``RunResult``) unless ``resume`` is False."""
+    agent = agent or approval()
     stopped = run(lambda: agent, APPROVAL_PROMPT)
     state = stopped.to_state()
     for waiting in stopped.interruptions:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -881,7 +882,10 @@ def _approvals(transcript: Transcript) -> list[Any]:
 def test_A2_following_a_run_that_stops_for_an_approval_ends_with_it_pending() -> None:
     """No event carries the approval a run stops for (the SDK streams no
     ``ToolApprovalItem``): when the stream ends, the run's ``interruptions`` tell it, so the
-    followed run ends waiting for it, as its load does."""
+    followed run ends waiting for it, as its load does: the call ``confirming`` (as every
+    adapter shows a call awaiting approval), never settled ``unknown`` as a call the stream
+    left without an output is (it was, once confirming: the followed run and its load
+    differed)."""
     pytest.importorskip("agents", reason="openai-agents is in the test extra")
     import openai_agents_runs
 
@@ -892,9 +896,136 @@ def test_A2_following_a_run_that_stops_for_an_approval_ends_with_it_pending() ->
     assert live == loaded
     assert _approvals(live) == [
         ("c1", "unknown", "contents of /a", None),
-        ("c2", "unknown", None, None),
+        ("c2", "confirming", None, None),
         ("pending", "c2", "Approve delete?"),
     ]
+
+
+def test_A1_a_call_awaiting_approval_is_confirming_in_the_run_and_its_state() -> None:
+    """The stopped run, its state and the state's JSON all show the call the run stopped for
+    ``confirming``, with the action that asks for it."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    stopped = openai_agents_runs.run(
+        openai_agents_runs.approval, openai_agents_runs.APPROVAL_PROMPT
+    )
+    for value in (stopped, stopped.to_state(), stopped.to_state().to_json()):
+        transcript = turnfold.load(value)
+        assert transcript.warnings == [], type(value)
+        assert _approvals(transcript) == [
+            ("c1", "unknown", "contents of /a", None),
+            ("c2", "confirming", None, None),
+            ("pending", "c2", "Approve delete?"),
+        ], type(value)
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    """Wait (a few seconds at most) until ``condition()`` holds, the run going on meanwhile."""
+    import asyncio
+
+    for _ in range(500):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the run did not get there")
+
+
+def _follow_resumed(
+    approve: bool, *, late: bool = False, texts: bool = False
+) -> tuple[Transcript, Any]:
+    """:func:`openai_agents_runs.run_approved`'s run (of ``approval(texts)``) resumed streamed
+    from its decided state and followed (``late``: only after the resumed run went on, its
+    events waiting): the followed transcript and the finished ``RunResultStreaming``."""
+    import asyncio
+
+    import openai_agents_runs
+
+    from agents import Runner
+
+    agent = openai_agents_runs.approval(texts)
+    _, state = openai_agents_runs.run_approved(approve, resume=False, agent=agent)
+    followed: list[turnfold.Follow] = []
+
+    async def main() -> Any:
+        result = Runner.run_streamed(agent, state)
+        if late:  # the run resumes and asks the model again before it is followed
+            await _until(lambda: len(result.raw_responses) == 2)
+        followed.append(turnfold.follow(result, display=False))
+        async for _ in followed[0]:
+            pass
+        return result
+
+    result = openai_agents_runs.on_thread(lambda: asyncio.run(main()))
+    return followed[0].transcript, result
+
+
+def test_A2_following_a_resumed_run_shows_the_items_it_resumed_with() -> None:
+    """A run resumed from its state (``Runner.run_streamed(agent, state)``) streams only what
+    it adds; the items and responses of the state are the run's from the start, and the
+    followed transcript holds them, as a load of the finished run does (it held only the
+    new ones, and warned of an output for an unknown call). Followed late, the events of
+    what the run holds already are not read twice."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    for approve, status, answer in (
+        (True, "unknown", "deleted /a"),
+        (False, "cancelled", "Tool execution was not approved."),
+    ):
+        for late in (False, True):
+            live, result = _follow_resumed(approve, late=late)
+            loaded = turnfold.load(result)
+            assert live.warnings == [], (approve, late)
+            assert live == loaded, (approve, late)
+            assert _approvals(live) == [
+                ("c1", "unknown", "contents of /a", None),
+                ("c2", status, answer, "approved" if approve else "rejected"),
+            ], (approve, late)
+            assert _usage_by_entry(live) == {"c1": 10, "Done with /a.": 20}, (approve, late)
+
+
+def test_A2_a_resumed_run_whose_texts_share_an_id_puts_each_usage_where_a_load_does() -> None:
+    """The responses a resumed run holds reuse a text id (the SDK's default), and so does
+    the response it streams next: that response's text takes its own usage, not that of the
+    last earlier response naming the id (the followed run's reading of repeated ids stops
+    with the responses it held)."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    live, result = _follow_resumed(True, texts=True)
+    loaded = turnfold.load(result)
+    assert live.warnings == []
+    assert live == loaded
+    assert _usage_by_entry(live) == {"Reading.": 10, "Deleting.": 20, "Done with /a.": 30}
+
+
+def test_A2_a_run_followed_after_it_went_on_reads_each_response_once() -> None:
+    """Followed only once it went on (its first response's items made, its second streamed,
+    its tool holding it), a run's items so far are read from the run and their events
+    skipped, and so is the completed response they belong to: read again, it gave the
+    next response's call (no id names either: a Chat Completions model) its usage."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import asyncio
+    import threading
+
+    import openai_agents_runs
+
+    from agents import Runner
+
+    gate = threading.Event()
+    followed: list[turnfold.Follow] = []
+
+    async def main() -> Any:
+        result = Runner.run_streamed(openai_agents_runs.gated(gate), "Add, then wait.")
+        await _until(lambda: len(result.raw_responses) == 1)
+        followed.append(turnfold.follow(result, display=False))
+        gate.set()
+        async for _ in followed[0]:
+            pass
+        return result
+
+    result = openai_agents_runs.on_thread(lambda: asyncio.run(main()))
+    live, loaded = followed[0].transcript, turnfold.load(result)
+    assert live.warnings == []
+    assert live == loaded
+    assert _usage_by_entry(live) == {"c1": 10, "Waiting.": 20, "Done.": 30}
 
 
 def test_A1_an_approval_the_user_decided_is_pending_no_longer() -> None:
@@ -949,7 +1080,7 @@ def test_A1_an_approval_whose_call_was_answered_is_pending_no_longer() -> None:
     assert transcript.warnings == []
     assert _approvals(transcript) == [
         ("c1", "unknown", rejected, "decided"),
-        ("c2", "unknown", None, None),
+        ("c2", "confirming", None, None),  # the one still waiting
         ("c3", "unknown", rejected, "decided"),
         ("pending", "c2", "Approve delete?"),
     ]

@@ -40,12 +40,14 @@ Mapping (each item's ``raw_item`` is a Responses item, converted by
   (a level that held only the answer keeps no transcript). No notice: the call line says it.
   An agent change without a handoff item (a resumed state) gets a notice (subtype
   ``agent``);
-- ``tool_approval_item`` → :class:`PendingAction` (a call waiting for approval); one the
-  user decided (the SDK's state records it, or the call's output follows) waits no longer:
-  its call keeps the decision (``meta["approval"]``), a rejected call ``cancelled``. A
-  followed run reads what it stopped for from the run's ``interruptions`` (no event carries
-  it); a call whose tool raised with no ``failure_error_function`` (which ends the run) is
-  ``error`` with the exception's text when the run's data names it;
+- ``tool_approval_item`` → :class:`PendingAction` (a call waiting for approval), its call
+  ``confirming`` meanwhile; one the user decided (the SDK's state records it, or the call's
+  output follows) waits no longer: its call keeps the decision (``meta["approval"]``), a
+  rejected call ``cancelled``. A followed run reads what it stopped for from the run's
+  ``interruptions`` (no event carries it), and a run resumed from a state the items it
+  resumed with (no event carries them either: :meth:`Follower.begin`); a call whose tool
+  raised with no ``failure_error_function`` (which ends the run) is ``error`` with the
+  exception's text when the run's data names it;
   ``input_item``, ``compaction_item`` and the tool-search items → their Responses item;
   MCP listing and approval items are bookkeeping and left out (as in ``openai-responses``);
 - ``original_input`` (a ``RunResult``'s ``input``) → the prompt (a string, or Responses input
@@ -68,7 +70,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MAPPINGS, NameSet, as_int, counted_usage, text_result
+from turnfold.formats.common import (
+    MAPPINGS,
+    NameSet,
+    approval_text,
+    as_int,
+    counted_usage,
+    text_result,
+)
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import (
@@ -479,8 +488,9 @@ class AgentsBuilder(ResponsesBuilder):
             level = level.parent
 
     def approval(self, item: Mapping[str, Any], line: int) -> bool:
-        """A ``tool_approval_item``: a :class:`PendingAction` while its call waits. A decided
-        one waits no longer: a resumed run keeps the item, and the SDK's state records the
+        """A ``tool_approval_item``: a :class:`PendingAction` while its call waits
+        (``confirming``, as every adapter shows a call awaiting approval). A decided one waits
+        no longer: a resumed run keeps the item, and the SDK's state records the
         decision (:attr:`decision`) or the call's output follows (approved, the tool ran;
         rejected, the SDK answered with the rejection message). Its call keeps the decision
         in ``meta["approval"]`` instead, ``approved`` or ``rejected`` as the state records
@@ -505,9 +515,11 @@ class AgentsBuilder(ResponsesBuilder):
                     self.decisions[call.call_id] = decision  # told again by its output
                 self.update(call, **changes)
                 return True
+        if call is not None and self._open.get(call.call_id) is call:
+            self.update(call, status="confirming")  # waits for the user, as the action says
         pending = PendingAction(
             action="permission",
-            text=f"Approve {name}?",
+            text=approval_text(name),
             call_id=call_id if isinstance(call_id, str) else None,
             meta={"agent": self.agent} if self.agent else {},
         )
@@ -733,6 +745,8 @@ def _set_ids(output: Any) -> tuple[Any, Any, Any] | None:
     return ids
 
 
+#: How the keys (:func:`_keys`) and type of a model response's output are read.
+_IdsOf = Callable[[Any], tuple[list[tuple[str, str]], Any]]
 #: A flat output object's own fields and its keys (:func:`_keys`).
 _ReadOutput = tuple[dict[str, Any], list[tuple[str, str]]]
 
@@ -802,25 +816,38 @@ class _Responses:
         #: and how many of them items took (:meth:`_of_repeated_ids`).
         self._spots: dict[tuple[str, str], list[int]] = {}
         self._taken: dict[tuple[str, str], int] = {}
-        self._raws = raws = _RawItems(items)
+        self._raws = _RawItems(items)
+        self._ids_of = self._raws.ids_of
         if not isinstance(responses, list):
             return
+        read, add = self._read, self._add
         for response in responses:
-            if type(response) is dict:
-                self.add(response.get("response_id"), response.get("usage"), response.get("output"))
-            elif hasattr(response, "response_id"):  # a ModelResponse, read in place
-                self._add(
-                    getattr(response, "response_id", None),
-                    _usage_of(getattr(response, "usage", None)),
-                    getattr(response, "output", None) or (),
-                    raws.ids_of,
-                )
-            elif isinstance(response, Mapping):
-                self.add(response.get("response_id"), response.get("usage"), response.get("output"))
-            else:
-                self.add(None, None, None)
+            add(*read(response))
         if self._repeated:
             self._count_spots(responses)
+
+    def _read(self, response: Any) -> tuple[Any, Usage | None, Iterable[Any], _IdsOf]:
+        """A model response's id, usage and outputs, with the reader of its outputs' keys and
+        types: a record's (a dict, any other mapping) by :func:`_record_ids`, a
+        ``ModelResponse`` read in place by :meth:`_RawItems.ids_of`; none of anything else."""
+        if type(response) is not dict:  # (a dict, most records, is told at once)
+            if hasattr(response, "response_id"):
+                return (
+                    response.response_id,
+                    _usage_of(getattr(response, "usage", None)),
+                    getattr(response, "output", None) or (),
+                    self._ids_of,
+                )
+            if not isinstance(response, Mapping):
+                return None, None, (), _record_ids
+        output = response.get("output")
+        outputs = output if isinstance(output, list) else ()
+        return (
+            response.get("response_id"),
+            agents_usage(response.get("usage")),
+            outputs,
+            _record_ids,
+        )
 
     def call_of(self, raw: Any) -> tuple[dict[str, Any], int | None] | None:
         """A ``tool_call_item``'s raw item object (``raw``) as its own fields and the index of
@@ -890,7 +917,7 @@ class _Responses:
         response_id: Any,
         usage: Usage | None,
         outputs: Iterable[Any],
-        ids_of: Callable[[Any], tuple[list[tuple[str, str]], Any]],
+        ids_of: _IdsOf,
     ) -> None:
         """A response by its id, usage and outputs, each named by its keys and type
         (``ids_of``: :func:`_record_ids` of a record, :meth:`_RawItems.ids_of` of an object)."""
@@ -926,18 +953,20 @@ class _Responses:
         response of each output it names, in order; the items are then read by
         :meth:`_of_repeated_ids`. Only a run whose ids repeat is read twice so."""
         spots: dict[tuple[str, str], list[int]] = {}
-        for index, response in enumerate(responses):  # told apart as __init__ tells them
-            found: Any = ()
-            ids_of: Callable[[Any], tuple[list[tuple[str, str]], Any]] = _record_ids
-            if type(response) is not dict and hasattr(response, "response_id"):
-                found, ids_of = getattr(response, "output", None) or (), self._raws.ids_of
-            elif isinstance(response, Mapping) and isinstance(response.get("output"), list):
-                found = response["output"]
-            for output in found:
+        for index, response in enumerate(responses):
+            _, _, outputs, ids_of = self._read(response)
+            for output in outputs:
                 for key in ids_of(output)[0]:
                     spots.setdefault(key, []).append(index)
         self._spots = {key: at for key, at in spots.items() if len(at) > 1}
         self.of_ids = self._of_repeated_ids  # type: ignore[method-assign]
+
+    def go_on_live(self) -> None:
+        """The responses read whole so far (a resumed run's, :meth:`Follower.begin`) are
+        followed on live: an id a later response repeats names it from then on
+        (:meth:`_repeat`), not the next of the outputs it named among those read whole."""
+        self.__dict__.pop("of_ids", None)  # :meth:`_count_spots`' reading, if it chose it
+        self._spots, self._taken = {}, {}
 
     def attach(self, start: int = 0, builder: AgentsBuilder | None = None) -> None:
         """Each response's usage, from the ``start``-th on, where :func:`attach_usage` puts it
@@ -1554,16 +1583,57 @@ class Follower:
         self._attached = 0
         self._line = 0
         self._run: Any = None
+        #: The ``id()`` of each run item and of each model response's first output that
+        #: :meth:`begin` read from the run, whose events (if any are still to come) are
+        #: skipped; with the items and responses themselves, which keep those ids theirs.
+        self._read_items: set[int] = set()
+        self._read_outputs: set[int] = set()
+        self._held: tuple[list[Any], list[Any]] = ([], [])
 
     def begin(self, run: Any) -> None:
-        """The streamed run itself (``follow(Runner.run_streamed(...))``): its input, which no
-        event carries (and, at the end, what only the finished run holds)."""
+        """The streamed run itself (``follow(Runner.run_streamed(...))``): what no event
+        carries: its input, the SDK's record of approval decisions, and the items it holds
+        already (and, at the end, what only the finished run holds).
+
+        A run resumed from a state (``Runner.run_streamed(agent, state)``) holds the state's
+        items and model responses from the start (``AgentRunner.run_streamed`` makes its
+        ``RunResultStreaming`` with them) and streams only what it adds: they are read here as
+        a load reads them. So are the items of a run followed after it went on (its events
+        wait in its queue): the events that bring them again are skipped by identity (each
+        streamed item is the object ``new_items`` holds, and a completed response's outputs
+        the objects its ``ModelResponse`` holds, ``agents.run_internal.run_loop``)."""
         self._run = run
         _original_input(self.builder, plain_value(getattr(run, "input", None)))
+        approved = getattr(getattr(run, "context_wrapper", None), "is_tool_approved", None)
+        if callable(approved):  # asked only of an approval its run decided, as in a load
+            self.builder.decision = approved
+        items = list(getattr(run, "new_items", None) or ())
+        if items:
+            self._read_held(items, list(getattr(run, "raw_responses", None) or ()))
+
+    def _read_held(self, items: list[Any], responses: list[Any]) -> None:
+        """The items and model responses the run held when following began (:meth:`begin`),
+        read as :func:`read` reads a ``RunResult``'s, item by item."""
+        self._held = items, responses
+        self._read_items = {id(item) for item in items}
+        firsts = (_first_output(response) for response in responses)
+        self._read_outputs = {id(first) for first in firsts if first is not None}
+        self.responses = _Responses(responses, items)
+        warned = len(self.source.warnings)
+        for item in items:
+            self._line += 1
+            try:
+                _feed_object(self.source, self.builder, item, self._line, self.responses)
+            except Exception as exc:
+                not_read(self.source, self._line, exc)
+        self.transcript.warnings.extend(self.source.warnings[warned:])
+        self.responses.go_on_live()
 
     def feed(self, event: Any) -> None:
         kind = getattr(event, "type", None)
         if kind == "run_item_stream_event":
+            if self._read_items and id(getattr(event, "item", None)) in self._read_items:
+                return  # read from the run already (:meth:`begin`)
             self._line += 1
             warned = len(self.source.warnings)
             _feed(self.source, self.builder, plain_item(event.item), self._line, self.responses)
@@ -1572,6 +1642,8 @@ class Follower:
             data = getattr(event, "data", None)
             if getattr(data, "type", None) == "response.completed":
                 response = getattr(data, "response", None)
+                if self._read_outputs and id(_first_output(response)) in self._read_outputs:
+                    return  # read from the run already (:meth:`begin`)
                 self._settle_responses()
                 self.responses.add(
                     getattr(response, "id", None),
@@ -1587,8 +1659,9 @@ class Follower:
 
     def close(self) -> None:
         """The run ended: the approvals it waits for are told, its usage settles, calls
-        without an output are ``unknown`` as a load leaves them (L-3), and the turn ends as a
-        load ends it (the answer on top)."""
+        without an output are ``unknown`` as a load leaves them (L-3), but for those awaiting
+        approval (``confirming``, as loaded), and the turn ends as a load ends it (the answer
+        on top)."""
         if self._run is not None:
             self._interruptions(self._run)
         self._settle_responses()
@@ -1596,8 +1669,7 @@ class Follower:
         call = self.builder._open.pop(failed[0], None) if failed is not None else None
         if failed is not None and call is not None:
             self.builder.update(call, status="error", result=text_result(failed[1]))
-        for call in list(self.builder._open.values()):
-            self.builder.update(call, status="unknown")
+        self.builder.settle_open(self.builder._open.values())  # a confirming one waits on
         self.builder._open.clear()
         self.builder.end_turn()
         if self._run is not None:
@@ -1630,6 +1702,14 @@ class Follower:
         last = _agent_ref(getattr(run, "last_agent", None))
         if last is not None:
             _top_level(self.source, self.builder, "_last_agent", last)
+
+
+def _first_output(response: Any) -> Any:
+    """The first output of a ``ModelResponse`` or of the ``Response`` a completed event
+    carries (the same object: ``agents.run_internal.run_loop`` makes the one of the other's
+    outputs); None when it has none."""
+    output = getattr(response, "output", None)
+    return output[0] if type(output) is list and output else None
 
 
 #: How the SDK words a tool's exception when the tool has no ``failure_error_function``
