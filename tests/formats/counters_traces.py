@@ -29,7 +29,11 @@ def otlp(path: Path) -> int:
     for (a sub-agent with no tool span of its own: smolagents' managed agents run inside the
     manager's ``CHAIN`` step, as the call of their name when the model spans are traced). In
     a smolagents trace (spans with ``smolagents.*`` attributes) a ``final_answer`` call is the
-    answer, not a call (as counters_smolagents.py counts)."""
+    answer, not a call (as counters_smolagents.py counts), and a CodeAgent's step (a ``CHAIN``
+    span whose ``LLM`` span was offered no tools, ``llm.tools.*``, and asked for none) is one
+    call, its code, unless smolagents could not parse code from the reply
+    (``AgentParsingError``): the tool spans under it ran from that code, and the first agent
+    span under it is that call's sub-agent."""
     spans = [
         span
         for request in records(path)
@@ -68,17 +72,46 @@ def otlp(path: Path) -> int:
         name = a.get("gen_ai.agent.name") or a.get("agent.name") or span["name"]
         return str(name).removeprefix("invoke_agent ").removesuffix(".run")
 
+    def step(span_id: str) -> str | None:
+        """The nearest ``CHAIN`` span above ``span_id`` below its agent span."""
+        parent = parents.get(span_id)
+        for _ in spans:
+            if parent is None or kinds.get(parent) in _AGENTS:
+                return None
+            if kinds.get(parent) == "CHAIN":
+                return parent
+            parent = parents.get(parent)
+        return None
+
+    def unparsed(span: dict[str, Any]) -> bool:
+        return any(
+            _attributes(event).get("exception.type", "").endswith("AgentParsingError")
+            for event in span.get("events", [])
+        )
+
+    code_steps = {
+        parents[span["spanId"]] for span in spans
+        if smolagents and kinds[span["spanId"]] == "LLM"
+        and kinds.get(parents[span["spanId"]]) == "CHAIN"
+        and not any(k.startswith("llm.tools.") or ".message.tool_calls." in k
+                    for k in attributes[span["spanId"]])
+    } - {span["spanId"] for span in spans if unparsed(span)}  # fmt: skip
     tools = sum(
         1 for span in spans
         if kinds[span["spanId"]] in _TOOLS and attributes[span["spanId"]].get("tool.name") != answer
+        and step(span["spanId"]) not in code_steps
     )  # fmt: skip
     calls = [name for name in asked.values() if name != answer]
     direct = sum(
         1 for span in spans
         if kinds[span["spanId"]] in _AGENTS and runner(span["spanId"]) in _AGENTS
-        and agent_name(span) not in calls
+        and agent_name(span) not in calls and step(span["spanId"]) not in code_steps
     )  # fmt: skip
-    return max(tools, len(calls)) + direct
+    # Agents a code step ran beyond the one its call holds are calls of their own.
+    run_by_code = [step(s["spanId"]) for s in spans if kinds[s["spanId"]] in _AGENTS]
+    run_by_code = [s for s in run_by_code if s in code_steps]
+    more = len(run_by_code) - len(set(run_by_code))
+    return max(tools, len(calls)) + direct + len(code_steps) + more
 
 
 def claude_stream_json(path: Path) -> int:

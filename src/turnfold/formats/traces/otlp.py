@@ -72,9 +72,14 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   reads as the smolagents loader reads the run itself
   (:mod:`~turnfold.formats.frameworks.smolagents`): its model spans' input is the agent's
   memory written again, of which only the system prompt is read
-  (:func:`smolagents_model_messages`); a model span right under the agent span (a plan) is
+  (:func:`smolagents_model_messages`); the model's text (a plan, a step's thought) is
   thinking; a ``final_answer`` call is the answer, not a call; a step (``CHAIN`` span) that
   failed settles the calls it asked for that no tool span ran (an unknown tool) as ``error``;
+  a ``CodeAgent``'s step (its model span offered no tools and asked for no call) is one
+  ``python`` call of the code the model wrote (:func:`smolagents_code`), its result and
+  status the step's (its observations, its error), the tool spans its code ran part of it;
+  a step whose code could not be parsed is an error notice;
+  the calls of a step no model span recorded are one batch;
 - metadata (H-6): ``session_id`` (the conversation), ``agent`` (``gen_ai.agent.name``,
   ``agent.name``), ``model``, ``outcome`` ``error`` when the outermost agent span failed.
 
@@ -103,12 +108,14 @@ from turnfold.formats.common import (
     NameSet,
     as_int,
     as_list,
+    describe_args,
     parse_arguments,
     stringify,
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.frameworks.smolagents import CODE_TOOL, CODE_TOOL_SHOWN
 from turnfold.formats.frameworks.strands import (
     MEDIA_KEYS,
     citations_text,
@@ -130,6 +137,7 @@ from turnfold.model import (
     CompactionBoundary,
     ImageData,
     SubAgent,
+    SystemNotice,
     Thinking,
     ToolCall,
     ToolResult,
@@ -149,11 +157,13 @@ RECORDS = Records(
         "span/generate_content": "a model call, as span/chat",
         "span/LLM": "an OpenInference model call, as span/chat",
         "span/execute_tool": "the result, times and status of the tool call with its id",
-        "span/TOOL": "an OpenInference tool run, as span/execute_tool",
+        "span/TOOL": "an OpenInference tool run, as span/execute_tool; run by a smolagents "
+        "CodeAgent's code, part of that step's python call",
         "span/invoke_agent": "an agent run: the outermost is the session, nested ones sub-agents",
         "span/AGENT": "an OpenInference agent run, as span/invoke_agent",
         "span/CHAIN": "an OpenInference step: its model and tool spans are read; its own "
-        "input and output only when it is the outermost span",
+        "input and output only when it is the outermost span; a smolagents CodeAgent step's "
+        "output and error are its python call's result",
         "span/create_agent": "the agent's name (metadata)",
     },
     ignored={
@@ -1145,6 +1155,8 @@ def agent_span_name(span: Span) -> str:
 
 # --- smolagents, traced by OpenInference --------------------------------------------------------
 
+#: The attribute OpenInference writes for the first tool a model call was offered.
+_TOOLS_OFFERED = "llm.tools.0.tool.json_schema"
 #: smolagents' tool whose call ends a run with its answer (``FinalAnswerTool``): the answer, as
 #: the smolagents loader shows it (:mod:`~turnfold.formats.frameworks.smolagents`), not a call.
 SMOLAGENTS_FINAL_ANSWER = "final_answer"
@@ -1157,7 +1169,7 @@ def is_smolagents(span: Span) -> bool:
 
 
 def smolagents_model_messages(
-    inputs: list[dict[str, Any]], outputs: list[dict[str, Any]], *, planning: bool
+    inputs: list[dict[str, Any]], outputs: list[dict[str, Any]]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
     """A smolagents model span's messages as the smolagents loader shows its run, and whether
     the output is the run's final answer.
@@ -1165,14 +1177,14 @@ def smolagents_model_messages(
     Its input is the agent's memory written again for the model (``write_memory_to_messages``:
     the task after ``New task:``, a step's text apart from its calls, the calls and results as
     ``tool-call`` / ``tool-response`` text): what it holds, the agent, model and tool spans
-    record themselves, so only its system prompt is read. A model call the agent made outside
-    its steps (its parent the agent span: a plan, ``planning_interval``) writes the agent's plan,
-    its thinking; a ``final_answer`` call is the answer's text."""
+    record themselves, so only its system prompt is read. The model's text is thinking (the
+    loader's: a step's ``model_output``, the text before it acts, or a plan, ``PlanningStep``);
+    a ``final_answer`` call is the answer's text."""
     system = [m for m in inputs if m.get("role") == "system"]
     shown: list[dict[str, Any]] = []
     answered = False
     for message in outputs:
-        if planning and "content" in message:
+        if "content" in message:
             message = dict(message)
             message["reasoning_content"] = message.pop("content")
         calls = as_list(message.get("tool_calls"))
@@ -1184,6 +1196,39 @@ def smolagents_model_messages(
             shown.append({"role": "assistant", "content": _final_answer(call)})
             answered = True
     return system, shown, answered
+
+
+#: Where a ``CodeAgent``'s reply holds its code, with the closing tag the stop sequences of its
+#: model call cut off: its default ``code_block_tags``, else the Markdown block smolagents
+#: falls back to (``parse_code_blobs``; also its ``code_block_tags="markdown"``).
+_CODE_BLOCKS = (
+    ("</code>", re.compile(r"<code>(.*?)</code>", re.DOTALL)),
+    ("\n```", re.compile(r"```(?:python|py)(.*?)\n```", re.DOTALL)),
+)
+
+
+def smolagents_code(text: str) -> tuple[str, str]:
+    """A ``CodeAgent``'s reply as its thought and the code it ran, as smolagents parses it
+    (``parse_code_blobs``, the closing tag added when the reply stops before it): the code of
+    every block, the thought the text before the first without the ``Thought:`` label (as the
+    smolagents loader shows it). A reply with no block was run whole: smolagents runs a reply
+    that parses as Python, so an agent of other tags ran it (the default agent's closing tag
+    added, no reply parses: the step failed, ``AgentParsingError``, and no code is read).
+
+    >>> smolagents_code("Thought: add.\\n<code>\\nprint(add(a=1, b=2))\\n")
+    ('add.', 'print(add(a=1, b=2))')
+    """
+    for closing, pattern in _CODE_BLOCKS:
+        found = list(pattern.finditer(text if text.rstrip().endswith(closing) else text + closing))
+        if found:
+            code = "\n\n".join(match.group(1).strip() for match in found)
+            return _thought(text[: found[0].start()]), code
+    return "", text.strip()
+
+
+def _thought(text: str) -> str:
+    text = text.strip()
+    return text.removeprefix("Thought:").strip()
 
 
 def _function(call: Any) -> Mapping[str, Any]:
@@ -1219,14 +1264,17 @@ def _str(a: Mapping[str, Any], *keys: str) -> str | None:
     return next((a[k] for k in keys if isinstance(a.get(k), str) and a[k]), None)
 
 
-def _exception_message(span: Span) -> str | None:
-    """The message of a span's first ``exception`` event, or of the ``agent.step_recovery``
-    event OpenInference's smolagents instrumentor writes for a step's tool error."""
+def _step_error(span: Span) -> tuple[str, str] | None:
+    """The type (its class name) and message of a span's first ``exception`` event, or of the
+    ``agent.step_recovery`` event OpenInference's smolagents instrumentor writes for a step's
+    tool error (``AgentError.dict()``)."""
     for name, attributes in span.events:
         if name in ("exception", "agent.step_recovery"):
             message = attributes.get("exception.message", attributes.get("message"))
             if isinstance(message, str) and message:
-                return message
+                kind = attributes.get("exception.type", attributes.get("type"))
+                kind = kind.rsplit(".", 1)[-1] if isinstance(kind, str) and kind else "AgentError"
+                return kind, message
     return None
 
 
@@ -1293,6 +1341,9 @@ class _Builder(OpenAIChatBuilder):
         self.smolagents = False
         self.answered = False
         self.step_calls: dict[str, list[ToolCall]] = {}
+        #: The python call of each step read as a ``CodeAgent``'s (by the step's span id): the
+        #: tool spans and managed agents under the step ran from its code.
+        self.code_calls: dict[str, ToolCall] = {}
 
     def calls(self) -> dict[str, ToolCall]:
         return self._calls
@@ -1620,11 +1671,11 @@ class _Rebuild:
 
     def _model(self, builder: _Builder, span: Span) -> None:
         inputs, outputs = model_messages(span, builder.history)
-        if builder.smolagents:
-            parent = self.by_id.get((span.trace_id, span.parent_id or ""))
-            planning = parent is not None and parent.op in _AGENT_OPS
-            inputs, outputs, builder.answered = smolagents_model_messages(
-                inputs, outputs, planning=planning
+        step = self._code_step(span, outputs) if builder.smolagents else None
+        shown = outputs
+        if builder.smolagents:  # a CodeAgent's step: its thought and code (_code_action)
+            inputs, shown, builder.answered = smolagents_model_messages(
+                inputs, outputs if step is None else []
             )
         self._system(builder, span)
         before = len(builder.transcript.entries)
@@ -1632,7 +1683,9 @@ class _Rebuild:
         for entry in builder.transcript.entries[before:]:
             entry.timestamp = entry.timestamp or span.started_at
         middle = len(builder.transcript.entries)
-        builder.add_new(outputs, span.line)
+        builder.add_new(shown, span.line)
+        if step is not None:
+            self._code_action(builder, span, step, outputs)
         model = _str(span.attributes, "gen_ai.response.model", "llm.model_name",
                      "gen_ai.request.model")  # fmt: skip
         if model:
@@ -1646,7 +1699,7 @@ class _Rebuild:
                 # are often all on one line, which the builder would make one batch of).
                 entry.batch_id = f"span-{span.span_id}"
                 entry.started_at = entry.started_at or span.ended_at
-                if builder.smolagents:
+                if builder.smolagents and step is None:
                     builder.step_calls.setdefault(span.parent_id or "", []).append(entry)
         usage = span_usage(span.attributes)
         if usage is not None:
@@ -1663,8 +1716,11 @@ class _Rebuild:
         call_id = _str(a, "gen_ai.tool.call.id", "tool_call.id", "tool.id")
         call = builder.calls().get(call_id) if call_id else None
         name = _str(a, "gen_ai.tool.name", "tool.name") or span.name.removeprefix("execute_tool ")
+        step = self._step_of(span) if builder.smolagents else None
         if builder.smolagents and name == SMOLAGENTS_FINAL_ANSWER:
             return  # the answer: its model call's, or the agent span's output
+        if step is not None and step.span_id in builder.code_calls:
+            return  # run by the code of a CodeAgent's step: part of its python call
         args = tool_arguments(span) if call is None else None
         if call is None and call_id is None:
             call = builder.unclaimed(name, args)
@@ -1677,6 +1733,9 @@ class _Rebuild:
                 description=describe_call(name, args, None),
                 status="unknown",
                 timestamp=span.started_at,
+                # The calls one smolagents step ran: one response's, the order of the
+                # parallel ones not recorded without its model span (a thread pool runs them).
+                batch_id=f"span-{step.span_id}" if step is not None else None,
             )
             builder.transcript.append(call)
             builder.calls()[own] = call
@@ -1714,6 +1773,10 @@ class _Rebuild:
         )
         status: ToolStatus = "error" if span.failed else "success" if span.ended_at else "unknown"
         host = self._host_call(builder, span)
+        if host is None:  # a managed agent a CodeAgent's code called: its step's python call
+            step = self._step_of(span) if builder.smolagents else None
+            host = builder.code_calls.get(step.span_id) if step is not None else None
+            host = host if host is not None and host.subagent is None else None
         if host is not None:
             builder.transcript.update(host, subagent=subagent)
             return
@@ -1749,13 +1812,73 @@ class _Rebuild:
         )
         builder.transcript.append(call)
 
+    def _code_step(self, span: Span, outputs: list[dict[str, Any]]) -> Span | None:
+        """The step (``CHAIN`` span) whose model call ``span`` is, when that is a
+        ``CodeAgent``'s: it offered the model no tools (a ``ToolCallingAgent`` offers its
+        tools, ``final_answer`` at least, on every step's call: OpenInference's ``llm.tools``)
+        and the model asked for no call but wrote text, its code."""
+        parent = self.by_id.get((span.trace_id, span.parent_id or ""))
+        if parent is None or parent.op != "CHAIN" or span.failed:
+            return None
+        if _TOOLS_OFFERED in span.attributes or any(m.get("tool_calls") for m in outputs):
+            return None
+        return parent if any(isinstance(m.get("content"), str) for m in outputs) else None
+
+    def _code_action(
+        self, builder: _Builder, span: Span, step: Span, outputs: list[dict[str, Any]]
+    ) -> None:
+        """A ``CodeAgent``'s step as the smolagents loader reads it: the thought, then a
+        ``python`` call of the code (smolagents' ``python_interpreter``, :func:`smolagents_code`),
+        its result the step's observations (``output.value``: execution logs and last output),
+        with the error when the step failed. A step that could not parse code from the reply
+        (``AgentParsingError``) ran none: the reply is the thought, the error a notice."""
+        reply = "\n".join(m["content"] for m in outputs if isinstance(m.get("content"), str))
+        error = _step_error(step)
+        unparsed = error is not None and error[0] == "AgentParsingError"
+        thought, code = (_thought(reply), None) if unparsed else smolagents_code(reply)
+        if thought:
+            builder.transcript.append(Thinking(text=thought, form="text"))
+        if code is None and error is not None:
+            notice = SystemNotice(text=f"{error[0]}: {error[1]}", level="error", subtype="step")
+            builder.transcript.append(notice)
+            return
+        observations = _str(step.attributes, "output.value")
+        status: ToolStatus = "success" if step.ended_at else "unknown"
+        text = observations
+        if error is not None or step.failed:
+            message = error[1] if error is not None else step.status_message or "The step failed."
+            status, text = "error", f"{observations}\n{message}" if observations else message
+        call = ToolCall(
+            call_id=f"span-{span.span_id}",
+            name=CODE_TOOL_SHOWN,
+            args=code,
+            description=describe_args(CODE_TOOL_SHOWN, code),
+            status=status,
+            result=text_result(text) if text is not None else None,
+            started_at=span.ended_at,
+            ended_at=step.ended_at,
+            meta={"tool_name": CODE_TOOL},
+        )
+        builder.transcript.append(call)
+        builder.code_calls[step.span_id] = call
+
+    def _step_of(self, span: Span) -> Span | None:
+        """The nearest step (``CHAIN`` span) above ``span`` in its agent's tree."""
+        parent = self.by_id.get((span.trace_id, span.parent_id or ""))
+        while parent is not None and parent.op not in _AGENT_OPS:
+            if parent.op == "CHAIN":
+                return parent
+            parent = self.by_id.get((parent.trace_id, parent.parent_id or ""))
+        return None
+
     def _failed_step(self, builder: _Builder, step: Span) -> None:
         """A smolagents step that failed (its ``CHAIN`` span's error, or the recovery event
         OpenInference writes for a tool error the agent goes on from) settles the calls it
         asked for that no tool span ran (an unknown tool, a managed agent that raised): as the
         smolagents loader reads a step's error, its only call, or those the message names,
         ``error`` with the message as their result."""
-        message = _exception_message(step) or step.status_message
+        error = _step_error(step)
+        message = error[1] if error is not None else step.status_message
         if not message and not step.failed:
             return
         calls = builder.step_calls.get(step.span_id, [])
