@@ -26,6 +26,7 @@ from rich.cells import cell_len
 from rich.console import Console
 
 import turnfold
+from tests.test_render_html import rejected_reply
 from turnfold.cli import expand_all
 from turnfold.model import AssistantText, Thinking, ToolCall, ToolResult, Transcript, UserMessage
 from turnfold.render.text import CLOSED, OPEN, html_to_text, render_terminal, render_text
@@ -201,20 +202,6 @@ def test_html_to_text_keeps_blocks_lists_and_preformatted_text() -> None:
         "</ul><pre>  indented\n    code</pre></div>"
     )
     assert html_to_text(fragment) == "Title\none two <x>\n• a\n• b\n  indented\n    code"
-
-
-def rejected_reply() -> Transcript:
-    """A preference pair as the readers give it: the rejected reply (marked) before the chosen
-    one, the answer."""
-    rejected = {"rejected": True}
-    return Transcript([
-        UserMessage(text="How big is the circle?"),
-        Thinking(text="Guessing is quicker.", meta=rejected),
-        AssistantText(text="About 10.", meta=rejected),
-        ToolCall(call_id="c1", name="Bash", description="guess", status="cancelled",
-                 meta=rejected),
-        AssistantText(text="About 12.57."),
-    ])  # fmt: skip
 
 
 def test_L2_a_rejected_reply_is_labelled_and_dim_and_the_answer_is_not() -> None:
