@@ -1,8 +1,8 @@
 """Play one scenario on one agent: temp HOME and work folder, the scripted server, the CLI runs.
 
 The result (:class:`Play`) holds the server's record (the truth), the session files the runs
-wrote, and enough of each run (command, exit code, the ends of its output) to tell a harness
-failure from a loader one.
+wrote, what each run printed on stdout (a stream of JSON events), and enough of each run
+(command, exit code, the ends of its output) to tell a harness failure from a loader one.
 """
 
 from __future__ import annotations
@@ -56,6 +56,8 @@ class Play:
     runs: list[CliRun] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     all_files: list[Path] = field(default_factory=list)
+    #: Each run's stdout, the JSON events it printed, in a file of its own (a run per prompt).
+    streams: list[Path] = field(default_factory=list)
     isolated: bool = False
     #: The problems of an earlier attempt that :func:`play_again` replaced.
     retried: list[str] = field(default_factory=list)
@@ -124,6 +126,9 @@ def play(
                 argv = namespace.wrap(argv)
             run = _run(argv, env, work, started if scenario.interrupt else None)
             result.runs.append(run)
+            stream = root / f"stdout-{index}.jsonl"
+            stream.write_text(run.stdout)
+            result.streams.append(stream)
             if index == 0:
                 session = agent.session_id(run.stdout) or session
             if run.returncode != 0 and not scenario.interrupt:

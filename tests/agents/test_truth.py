@@ -122,3 +122,21 @@ def test_a_side_request_counted_in_the_session_is_a_finding() -> None:
     found = _token_findings(_token_play(title, first), _answer(1), _answer(2), sent=[first])
     assert len(found) == 1
     assert found[0].endswith(": response 1, beside the conversation, counted here")
+
+
+def test_a_count_a_stream_does_not_record_must_load_as_not_recorded() -> None:
+    # Claude Code's stream writes each message with message_start's output count (1).
+    first = _numbered(1)
+    sent = SentUsage.numbered(1, responses.COUNTS)
+    inputs = frozenset({"input_tokens", "cache_read_tokens"})
+    for output, found in ((1, 1), (None, 0)):
+        usage = Usage(
+            input_tokens=sent.input_tokens,
+            output_tokens=output,
+            cache_read_tokens=sent.cache_read_tokens,
+        )
+        transcript = Transcript([AssistantText(text="x", usage=usage)])
+        findings = truth._check_responses(
+            _token_play(first), "s", transcript, [first], {}, inputs, "stream"
+        )
+        assert [f.check for f in findings] == ["stream"] * found

@@ -7,7 +7,9 @@ flag, else a non-zero exit code in the text), whatever status field the agent wr
 
 Tokens are the server's too: every response carried counts of its own, and the counts loaded
 (each response once, where it belongs) and the totals a session's header and its corpus row show
-must be the server's, summed under :mod:`turnfold.usage`'s convention.
+must be the server's, summed under :mod:`turnfold.usage`'s convention. Each run's stdout stream
+is held to the same, for the counts it records (:class:`~tests.agents.clis.StreamTokens`): a
+count it does not record must load as not recorded, never as a number.
 
 Each finding names the check it belongs to (:data:`CHECKS`), so that a test can ask for one
 check and the drift report can group them.
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,7 @@ from turnfold import (
 from turnfold.corpus.discover import Item
 from turnfold.corpus.summarize import TOKEN_COLUMNS, summarize
 from turnfold.session import SessionTally, session_facts
-from turnfold.usage import Tokens, add_into, responses
+from turnfold.usage import Tokens, add_into, counts_of, responses
 
 #: The checks, in the order the report shows them.
 CHECKS: dict[str, str] = {
@@ -50,6 +52,8 @@ CHECKS: dict[str, str] = {
     "resume": "every prompt of a resumed session in one transcript",
     "texts": "the model's texts and thinking, as the server sent them",
     "tokens": "each response's token counts once, as the server sent them; the totals their sums",
+    "stream": "the tokens of each run's stdout stream, as far as it records them: each response's"
+    " counts once; the run's and the session's totals the server's sums",
     "extra": "no entry that the run did not produce",
     "accounting": "every record accounted for, none of an unknown type",
 }
@@ -95,6 +99,7 @@ def check(play: Play) -> list[Finding]:
     findings += _check_texts(play, main, threads)
     main_path = next(p for p, t in transcripts if t is main)
     findings += _check_tokens(play, main_path, main)
+    findings += _check_streams(play)
     for _, transcript in transcripts:  # the main one, and any stub beside it (_main_transcript)
         findings += _check_extra(play, transcript, issued)
     for path, transcript in transcripts:
@@ -387,11 +392,18 @@ def _check_tokens(play: Play, path: Path, main: Transcript) -> list[Finding]:
 
 
 def _check_responses(
-    play: Play, name: str, transcript: Transcript, sent: list[Exchange], loaded: dict[int, str]
+    play: Play,
+    name: str,
+    transcript: Transcript,
+    sent: list[Exchange],
+    loaded: dict[int, str],
+    recorded: frozenset[str] | None = None,
+    check: str = "tokens",
 ) -> list[Finding]:
     """The responses ``transcript`` counts (:func:`turnfold.usage.responses`: each once, by
-    its response id): each one of ``sent``, with its counts, and not counted elsewhere too
-    (``loaded`` gathers where each was found, over the nested transcripts)."""
+    its response id): each one of ``sent``, with its counts (those ``recorded``, where the
+    source records only some), and not counted elsewhere too (``loaded`` gathers where each
+    was found, over the nested transcripts)."""
     findings = []
     by_count = {v: e for e in play.record.exchanges for v in _counts(e).values()}
     wanted = {e.number for e in sent}
@@ -402,21 +414,121 @@ def _check_responses(
         # names the response; a count that names none was never sent.
         exchange = next((by_count[v] for v in seen.values() if v in by_count), None)
         if exchange is None:
-            findings.append(Finding("tokens", f"{where}: {seen}, no response the server sent"))
+            findings.append(Finding(check, f"{where}: {seen}, no response the server sent"))
             continue
         n = exchange.number
         if n in loaded:
-            findings.append(Finding("tokens", f"{where}: response {n} counted again ({loaded[n]})"))
+            findings.append(Finding(check, f"{where}: response {n} counted again ({loaded[n]})"))
             continue
         loaded[n] = where
+        expected = _only(_counts(exchange), recorded)
         if n not in wanted:
             what = "beside the conversation" if exchange.side else f"of {exchange.thread}"
-            findings.append(Finding("tokens", f"{where}: response {n}, {what}, counted here"))
-        elif seen != _counts(exchange):
-            findings.append(
-                Finding("tokens", f"{where}: response {n} as {seen}, sent {_counts(exchange)}")
-            )
+            findings.append(Finding(check, f"{where}: response {n}, {what}, counted here"))
+        elif seen != expected:
+            told = "sent" if recorded is None else "the source records"
+            findings.append(Finding(check, f"{where}: response {n} as {seen}, {told} {expected}"))
     return findings
+
+
+def _check_streams(play: Play) -> list[Finding]:
+    """The tokens of each run's stdout stream, as the agent's stream records them
+    (:class:`~tests.agents.clis.StreamTokens`): each response's recorded counts once, in its own
+    conversation (the sub-agent's where the stream shows them); the header (a load's and a live
+    one's), the corpus row and the sub-agent part the sums of what the server sent that the
+    stream records; the session's total so far the sum over this run and the ones before it. A
+    run cut short (an exit code not 0) may end before its totals: they are checked if there."""
+    findings: list[Finding] = []
+    for index, (path, run) in enumerate(zip(play.streams, play.runs, strict=True)):
+        name = f"stdout of run {index + 1}"
+        try:
+            transcript = load(path)
+        except Exception as exc:
+            findings.append(Finding("stream", f"{name}: {exc!r}"))
+            continue
+        ended = run.returncode == 0
+        findings += _check_stream(play, name, path, transcript, index, ended=ended)
+    return findings
+
+
+def _check_stream(
+    play: Play, name: str, path: Path, main: Transcript, index: int, *, ended: bool
+) -> list[Finding]:
+    stream, record = play.agent.stream, play.record
+    markers = [p.marker for p in play.scenario.prompts]
+    own = record.conversation([markers[index]])
+    child = _children(play, markers[index : index + 1])
+    findings: list[Finding] = []
+    loaded: dict[int, str] = {}
+    for where, transcript in _with_subagents(name, main):
+        if transcript is not main:
+            findings += _check_responses(
+                play, where, transcript, child, loaded, stream.subagent, "stream"
+            )
+        elif stream.responses:
+            findings += _check_responses(
+                play, where, transcript, own, loaded, stream.responses, "stream"
+            )
+    if stream.responses:
+        findings += [
+            Finding("stream", f"{name}: response {e.number} (step {e.step}): not counted")
+            for e in own
+            if e.number not in loaded
+        ]
+    # The sub-agent's responses the stream shows: it may leave some out.
+    sub_part = _only(_sum([e for e in child if e.number in loaded]), stream.subagent)
+    if stream.run_total and (ended or "usage" in main.metadata):
+        totalled = own + child if stream.run_total_subagents else own
+        expected = _only(_sum(totalled), stream.run_total)
+    else:
+        expected = _only(_sum(own), stream.responses)
+    add_into(expected, sub_part)
+    facts = session_facts(main)
+    row = summarize(Item(key=path.name, path=str(path)))
+    shown = {
+        "the header's totals": (facts.tokens, expected),
+        "a live header's totals": (SessionTally(main).facts().tokens, expected),
+        "the header's sub-agent part": (facts.subagent_tokens, sub_part),
+        "the corpus row": (
+            {k: row[k] for k in TOKEN_COLUMNS if row[k] is not None},
+            {k: v for k, v in expected.items() if k in TOKEN_COLUMNS},
+        ),
+    }
+    session = main.metadata.get("session_usage")
+    if stream.session_total and (ended or session is not None):
+        so_far = record.conversation(markers[: index + 1])
+        if stream.session_total_subagents:
+            so_far += _children(play, markers[: index + 1])
+        total = counts_of(session) if isinstance(session, Mapping) else {}
+        shown["the session's total so far"] = (
+            _only(total, stream.session_total),
+            _only(_sum(so_far), stream.session_total),
+        )
+    for what, (counted, sent_sum) in shown.items():
+        if _seen(play, counted) != sent_sum:
+            findings.append(
+                Finding(
+                    "stream",
+                    f"{name}: {what}: {_seen(play, counted)}, not the server's {sent_sum}",
+                )
+            )
+    output = _sum(child).get("output_tokens")
+    findings += [
+        Finding("stream", f"{name}: {f.message}") for f in _check_subagent_line(main, output)
+    ]
+    return findings
+
+
+def _children(play: Play, markers: list[str]) -> list[Exchange]:
+    """The sub-agent's responses, if a call of the conversations ``markers`` started it."""
+    sub = play.scenario.subagent
+    spawned = any(i.call.action == "spawn" for m in markers for i in play.record.calls(m))
+    return play.record.conversation([sub.marker]) if sub is not None and spawned else []
+
+
+def _only(counts: Tokens, names: frozenset[str] | None) -> Tokens:
+    """``counts`` but those not among ``names`` (None: all of them)."""
+    return dict(counts) if names is None else {k: v for k, v in counts.items() if k in names}
 
 
 def _check_subagent_line(main: Transcript, output: int | None) -> list[Finding]:

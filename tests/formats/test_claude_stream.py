@@ -4,9 +4,10 @@ The fixture ``claude-code_v2.1.332_stream-json_subagent.jsonl`` is the stdout of
 ``claude -p … --output-format stream-json --verbose`` (Claude Code 2.1.332 from
 ``tests/agents``) against the harness's scripted model on 127.0.0.1 (recipe:
 ``tests/agents``, scenario in the commit that added it); ``…_as-array.json`` holds the same
-events saved as one JSON array. The ``qwen-stream-json/…_tokens-*`` files are the stdout of the
-real Qwen Code 0.24.4, a run and its ``--resume``, each response with token counts of its own
-(recipe: that folder's README).
+events saved as one JSON array. The ``…_tokens-*`` files are the stdout of the real Claude
+Code 2.1.332 (a run, its ``--resume``, two prompts in one process) and the ``qwen-stream-json/
+…_tokens-*`` files that of the real Qwen Code 0.24.4 (a run and its ``--resume``), each response
+with token counts of its own (recipes: each folder's README).
 """
 
 from __future__ import annotations
@@ -21,11 +22,15 @@ import turnfold
 from turnfold.formats import which_format
 from turnfold.formats.source import open_source
 from turnfold.model import AssistantError, AssistantText, Thinking, ToolCall, UserMessage
-from turnfold.usage import transcript_tokens
+from turnfold.session import session_facts
+from turnfold.usage import Tokens, add_into, responses, transcript_tokens
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "agents" / "claude-stream-json"
 REAL = FIXTURES / "claude-code_v2.1.332_stream-json_subagent.jsonl"
 ARRAY = FIXTURES / "claude-code_v2.1.332_stream-json_as-array.json"
+TOKENS_FIRST = FIXTURES / "claude-code_v2.1.332_stream-json_tokens-first.jsonl"
+TOKENS_RESUMED = FIXTURES / "claude-code_v2.1.332_stream-json_tokens-resumed.jsonl"
+TOKENS_TWO_PROMPTS = FIXTURES / "claude-code_v2.1.332_stream-json_tokens-two-prompts.jsonl"
 QWEN = FIXTURES.parent / "qwen-stream-json"
 QWEN_FIRST = QWEN / "qwen-code_v0.24.4_stream-json_tokens-first.jsonl"
 QWEN_RESUMED = QWEN / "qwen-code_v0.24.4_stream-json_tokens-resumed.jsonl"
@@ -145,6 +150,80 @@ def test_H5_a_tool_call_in_the_stream_is_paired_with_its_result() -> None:
     (only,) = turnfold.load("\n".join(json.dumps(e) for e in events)).tool_calls()
     assert isinstance(only, ToolCall)
     assert (only.status, only.result.text if only.result else None) == ("error", "Exit code 1")
+
+
+# --- Claude Code's token counts ------------------------------------------------------------
+
+
+def _sent(*numbers: int) -> Tokens:
+    """What the scripted server sent with the play's responses ``numbers`` (README: every count
+    a number of its own), summed in turnfold's names: cached input is part of the input."""
+    total: Tokens = {}
+    for n in numbers:
+        add_into(
+            total,
+            {
+                "input_tokens": 3000 * n + 150,
+                "output_tokens": 10 * n + 5,
+                "cache_read_tokens": 1000 * n + 20,
+                "cache_write_tokens": 1000 * n + 30,
+            },
+        )
+    return total
+
+
+def _without_output(counts: Tokens) -> Tokens:
+    return {k: v for k, v in counts.items() if k != "output_tokens"}
+
+
+def test_U1_a_claude_code_message_s_output_count_is_not_recorded() -> None:
+    """Every message is written with the API's ``message_start`` usage: its input and cache
+    counts are the response's, its ``output_tokens`` (1) the count at the response's start,
+    never its final one. The output is not recorded; the input and cache counts are."""
+    assert {
+        json.loads(line)["message"]["usage"]["output_tokens"]
+        for line in TOKENS_FIRST.read_text().splitlines()
+        if json.loads(line)["type"] == "assistant"
+    } == {1}
+    transcript = turnfold.load(TOKENS_FIRST)
+    assert [counts for _, counts in responses(transcript.entries, type)] == [
+        _without_output(_sent(n)) for n in (1, 2, 5)
+    ]
+    agent = transcript.tool_calls()[-1].subagent
+    assert agent is not None
+    assert agent.transcript is not None
+    # The sub-agent's last response (4) is not in the stream: its call's result holds its text.
+    assert [c for _, c in responses(agent.transcript.entries, type)] == [_without_output(_sent(3))]
+
+
+def test_U1_the_result_gives_the_run_s_total_in_turnfold_s_names() -> None:
+    """The ``result``'s ``usage`` is the session's own responses (not the sub-agent's), cached
+    input apart as Anthropic counts it: kept with the cache added in, it is the header's own
+    part, output included; the sub-agent's part is what its messages record."""
+    transcript = turnfold.load(TOKENS_FIRST)
+    assert transcript.metadata["usage"] == _sent(1, 2, 5)
+    tokens = transcript_tokens(transcript)
+    assert tokens.own == _sent(1, 2, 5)
+    assert tokens.subagents == _without_output(_sent(3))
+    assert session_facts(transcript).tokens == tokens.combined
+    assert tokens.combined["output_tokens"] == 15 + 25 + 55  # no sub-agent's start count added
+    result = _stream(TOKENS_FIRST)[-1]
+    assert transcript.metadata["model_usage"] == result["modelUsage"]  # kept as it was
+
+
+def test_U1_a_resumed_run_s_result_counts_this_run_only() -> None:
+    transcript = turnfold.load(TOKENS_RESUMED)
+    assert transcript_tokens(transcript).own == transcript.metadata["usage"] == _sent(6, 7)
+
+
+def test_U1_the_results_of_several_prompts_in_one_stream_add_up() -> None:
+    """With ``--input-format stream-json`` each prompt ends in a ``result`` of its own whose
+    ``usage`` counts that prompt's responses (its ``modelUsage`` and cost, all so far)."""
+    results = [e for e in _stream(TOKENS_TWO_PROMPTS) if e["type"] == "result"]
+    assert [r["usage"]["input_tokens"] for r in results] == [1100 + 2100, 3100 + 4100]
+    transcript = turnfold.load(TOKENS_TWO_PROMPTS)
+    assert transcript.metadata["usage"] == _sent(1, 2, 3, 4)
+    assert transcript.metadata["cost_usd"] == results[-1]["total_cost_usd"]
 
 
 # --- Qwen Code's stream-json ---------------------------------------------------------------

@@ -13,7 +13,7 @@ import json
 import os
 import re
 from abc import ABC, abstractmethod
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -32,6 +32,28 @@ def exit_code(text: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+@dataclass(frozen=True)
+class StreamTokens:
+    """What an agent's stdout stream (the JSON events its :meth:`Agent.command` prints) records
+    of the token counts the server sent (the ``stream`` check of :mod:`tests.agents.truth`
+    holds a load of it to this). Counts are :data:`turnfold.usage.TOKEN_FIELDS` names; an
+    empty set records none. A stream that records less than every count is no loader bug:
+    what it does not record must load as not recorded, and what it does, as sent."""
+
+    #: The counts each response of the run's own conversation carries.
+    responses: frozenset[str] = frozenset()
+    #: The counts each sub-agent response carries, of those the stream shows at all.
+    subagent: frozenset[str] = frozenset()
+    #: The counts of the run's own total (``metadata["usage"]``), and whether it holds the
+    #: sub-agents' responses too.
+    run_total: frozenset[str] = frozenset()
+    run_total_subagents: bool = False
+    #: The counts of the session's total so far, every earlier run of a resumed session
+    #: included (``metadata["session_usage"]``), and whether it holds the sub-agents' too.
+    session_total: frozenset[str] = frozenset()
+    session_total_subagents: bool = False
+
+
 class Agent(ABC):
     """One coding-agent CLI, as the harness drives it."""
 
@@ -48,6 +70,8 @@ class Agent(ABC):
     supports: frozenset[Action]
     #: Whether a SIGINT during a tool call leaves a session file that records the interruption.
     interruptible: bool = False
+    #: What its stdout stream records of the tokens.
+    stream: StreamTokens = StreamTokens()
 
     def executable(self, bin_dir: Path) -> Path:
         return bin_dir / self.binary

@@ -6,11 +6,14 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from tests.agents.clis import Agent, clean_env
+from tests.agents.clis import Agent, StreamTokens, clean_env
 from tests.agents.script import Call, ConcreteCall, Prompt
 from tests.agents.server import Context
 from tests.agents.wire import Request
 from tests.agents.wire import anthropic as wire
+
+#: The counts a message of the stdout stream carries as the response had them.
+INPUT_COUNTS = frozenset({"input_tokens", "cache_read_tokens", "cache_write_tokens"})
 
 
 class Claude(Agent):
@@ -21,6 +24,10 @@ class Claude(Agent):
     loader = "claude_code"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write", "spawn"})
     interruptible = True
+    #: Each message is written as the API's ``message_start`` gave it: its output count is
+    #: the start's (1), not the response's; the ``result`` holds the run's own total. A
+    #: sub-agent's last message is not printed (its call's result holds its text).
+    stream = StreamTokens(responses=INPUT_COUNTS, subagent=INPUT_COUNTS, run_total=wire.COUNTS)
 
     def setup(self, home: Path, work: Path, base_url: str) -> dict[str, str]:
         return clean_env(

@@ -13,7 +13,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from tests.agents.clis import Agent, clean_env
+from tests.agents.clis import Agent, StreamTokens, clean_env
 from tests.agents.script import Call, ConcreteCall, Prompt
 from tests.agents.server import Context
 from tests.agents.wire import responses as wire
@@ -53,6 +53,9 @@ class Codex(Agent):
     loader = "codex"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write", "spawn", "wait"})
     interruptible = True
+    #: ``turn.completed`` holds the thread's usage since it started (a resumed thread's earlier
+    #: runs included, a spawned agent's thread not), and nothing holds a response's or a run's.
+    stream = StreamTokens(session_total=wire.COUNTS)
 
     def setup(self, home: Path, work: Path, base_url: str) -> dict[str, str]:
         (home / ".codex").mkdir(parents=True)

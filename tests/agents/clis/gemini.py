@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tests.agents.clis import Agent, clean_env, exit_code
+from tests.agents.clis import Agent, StreamTokens, clean_env, exit_code
 from tests.agents.script import Call, ConcreteCall, Prompt, Turn
 from tests.agents.server import Context
 from tests.agents.wire import Request, SeenResult
@@ -35,6 +35,12 @@ class Gemini(Agent):
     #: A model message's ``toolCalls`` are written only once the calls finish: after a SIGINT
     #: during one the file holds an empty model message, nothing a loader could show.
     interruptible = False
+    #: Only the run's total (``result.stats``), its sub-agents' requests included; its output
+    #: counts the thoughts too, which it does not count apart.
+    stream = StreamTokens(
+        run_total=frozenset({"input_tokens", "output_tokens", "cache_read_tokens"}),
+        run_total_subagents=True,
+    )
 
     def setup(self, home: Path, work: Path, base_url: str) -> dict[str, str]:
         (home / ".gemini").mkdir(parents=True)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.agents.clis import Agent, clean_env
+from tests.agents.clis import Agent, StreamTokens, clean_env
 from tests.agents.script import Call, ConcreteCall, Prompt
 from tests.agents.server import Context
 from tests.agents.wire import Request
@@ -29,6 +29,13 @@ class Qwen(Agent):
     loader = "qwen"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write", "spawn"})
     interruptible = True
+    #: Each response's own counts but its reasoning; a sub-agent's messages carry none; the
+    #: ``result`` holds the session's so far, in its own names (input and output read alike).
+    stream = StreamTokens(
+        responses=frozenset({"input_tokens", "output_tokens", "cache_read_tokens"}),
+        session_total=frozenset({"input_tokens", "output_tokens"}),
+        session_total_subagents=True,
+    )
 
     def setup(self, home: Path, work: Path, base_url: str) -> dict[str, str]:
         (home / ".qwen").mkdir(parents=True)

@@ -10,7 +10,11 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
 - ``assistant`` → the Anthropic message's blocks (:mod:`~turnfold.formats.anthropic_blocks`, as
   the ``anthropic`` loader maps them). Claude Code writes one event per content block, each with
   the whole message's ``usage``: the usage is counted once per ``message.id``, on its last text
-  (a message without text: on its first thinking or call). An event with an ``error``
+  (a message without text: on its first thinking or call). It is the usage of the API's
+  ``message_start``: the input and cache counts are the response's, but ``output_tokens`` is
+  the count at its start (1, say), as the CLI writes a block before the response's final count
+  arrives and never writes it again; the message's output is not recorded (the run's total
+  is the ``result``'s). An event with an ``error``
   (``rate_limit``, ``authentication_failed``…: the CLI's message for a failed API request) is
   an :class:`~turnfold.model.AssistantError` holding its text. Qwen Code starts a new message,
   with an id of its own, at each change of block kind within one response, and only the
@@ -26,8 +30,12 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
 - ``system/compact_boundary`` → a :class:`~turnfold.model.CompactionBoundary`;
 - ``result`` → metadata (H-6): ``outcome`` (``error_max_turns`` → ``incomplete``, other
   ``error_*`` subtypes or ``is_error`` → ``error``, ``success`` → ``pass``), ``cost_usd``
-  (``total_cost_usd``), ``duration_ms``, ``num_turns``, the run's total ``usage`` and
-  ``model_usage`` (``modelUsage``); a failed run's ``result`` or ``errors`` text is an
+  (``total_cost_usd``), ``duration_ms``, ``num_turns`` and ``model_usage`` (``modelUsage``),
+  each the last ``result``'s, and the run's total ``usage`` in :mod:`turnfold.usage`'s names
+  (cached input added in): a ``result``'s ``usage`` counts the session's own responses since
+  the previous ``result`` (its sub-agents' apart), so a stream of several prompts adds them
+  up, where its ``modelUsage`` and cost count every request the session has made so far,
+  sub-agents' included. A failed run's ``result`` or ``errors`` text is an
   :class:`~turnfold.model.AssistantError`. Qwen Code's ``usage`` counts every model request the
   session has made so far (a resumed run's earlier runs and sub-agents' requests included), not
   this run's: it is kept as ``session_usage``, and the run's tokens are its responses' own;
@@ -73,7 +81,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import USAGE_KINDS
+from turnfold.usage import USAGE_KINDS, Tokens, add_into, counts_of
 
 NAME = "claude-stream-json"
 
@@ -229,7 +237,7 @@ class _Thread:
             if usage is not None:
                 self.response = None
         else:
-            usage = usage_of(message.get("usage"))
+            usage = _claude_usage(message.get("usage"))
         if texts:
             previous = self.last_text.get(key)
             if previous is not None and previous is not texts[-1] and previous.usage is not None:
@@ -308,6 +316,7 @@ class StreamReader:
         #: How many records were events of the stream (not warned about as something else).
         self.recognized = 0
         self.qwen = False  # Qwen Code's stream (its init says so)
+        self.totals: Tokens = {}  # the usage of every result so far (Claude Code's)
         self._nested: set[str] = set()
 
     def feed(self, record: Any, line: int) -> None:
@@ -355,7 +364,7 @@ class StreamReader:
             )
             source.mapped(kind)
         elif kind == "result":
-            _result(main.transcript, record, qwen=self.qwen)
+            _result(main.transcript, record, self.totals, qwen=self.qwen)
             source.mapped(kind)
         else:
             source.warn(f"unknown stream-json event {kind!r} skipped", line, record_type=kind)
@@ -446,6 +455,18 @@ def _init(transcript: Transcript, record: Mapping[str, Any]) -> None:
             meta[name] = value
 
 
+def _claude_usage(raw: Any) -> Usage | None:
+    """A Claude Code message's usage: its input, cached input added in, and cache counts. Its
+    ``output_tokens`` is ``message_start``'s, not the response's (see the module's notes)."""
+    return usage_from(
+        raw,
+        cache_apart=True,
+        input_tokens="input_tokens",
+        cache_read_tokens="cache_read_input_tokens",
+        cache_write_tokens="cache_creation_input_tokens",
+    )
+
+
 def _qwen_usage(raw: Any) -> Usage | None:
     """A Qwen Code message's usage, whose input counts the cached tokens too; None for the
     CLI's empty default, which records nothing."""
@@ -459,7 +480,9 @@ def _qwen_usage(raw: Any) -> Usage | None:
     )
 
 
-def _result(transcript: Transcript, record: Mapping[str, Any], *, qwen: bool) -> None:
+def _result(
+    transcript: Transcript, record: Mapping[str, Any], totals: Tokens, *, qwen: bool
+) -> None:
     meta = transcript.metadata
     subtype = record.get("subtype")
     stopped = subtype == "error_max_turns"  # the run was cut short, not broken
@@ -479,11 +502,15 @@ def _result(transcript: Transcript, record: Mapping[str, Any], *, qwen: bool) ->
             meta[key] = value
     # Qwen Code's total is the session's so far (a resume replays the earlier runs' counts
     # into it), its sub-agents' requests included: not this run's own total.
-    total = "session_usage" if qwen else "usage"
-    for key, name in (("usage", total), ("modelUsage", "model_usage")):
-        value = record.get(key)
-        if isinstance(value, Mapping) and value:
-            meta[name] = dict(value)
+    raw = record.get("usage")
+    if qwen and isinstance(raw, Mapping) and raw:
+        meta["session_usage"] = dict(raw)
+    elif not qwen and (usage := usage_of(raw)) is not None:
+        add_into(totals, counts_of(usage))
+        meta["usage"] = dict(totals)
+    model_usage = record.get("modelUsage")
+    if isinstance(model_usage, Mapping) and model_usage:
+        meta["model_usage"] = dict(model_usage)
     if isinstance(record.get("session_id"), str):
         meta.setdefault("session_id", record["session_id"])
     if failed or stopped:

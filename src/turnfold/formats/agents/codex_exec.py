@@ -30,8 +30,12 @@ the thread events of ``codex-rs/exec/src/exec_events.rs``:
   A call's status (:func:`call_status`): ``failed`` or a non-zero ``exit_code`` is ``error``,
   ``declined`` is ``error`` (the command was rejected), ``completed`` is ``success``; a call
   still ``in_progress`` when the stream ends has no recorded outcome (``unknown``, spec L-3);
-- ``turn.completed {usage}`` → the turn's usage on its last text; ``turn.failed {error}`` and
-  ``error {message}`` → :class:`~turnfold.model.AssistantError` and ``outcome`` ``error`` (H-6);
+- ``turn.completed {usage}`` → ``metadata["session_usage"]``, in :mod:`turnfold.usage`'s names:
+  the usage is the thread's since it started (Codex's ``total_token_usage``), a resumed
+  thread's earlier runs included and its spawned agents' own threads not, so it is not this
+  run's, and the stream records no response's usage: the transcript's tokens are not known;
+- ``turn.failed {error}`` and ``error {message}`` → :class:`~turnfold.model.AssistantError` and
+  ``outcome`` ``error`` (H-6);
 - ``request_user_input`` → a :class:`~turnfold.model.PendingAction` question;
 - ``turn.started`` and ``item.plan.delta`` are left out (the prompt is not in the stream; the
   plan item holds the whole text).
@@ -62,6 +66,7 @@ from turnfold.model import (
     ToolStatus,
     Transcript,
 )
+from turnfold.usage import counts_of
 
 NAME = "codex-exec-json"
 
@@ -83,7 +88,7 @@ RECORDS = Records(
         "item/web_search": "a web_search call",
         "item/todo_list": "an update_plan call shown as a checklist",
         "item/error": "a warning notice",
-        "turn.completed": "the turn's token usage, on its last text",
+        "turn.completed": "the thread's token usage so far (session_usage)",
         "turn.failed": "an error; outcome error",
         "error": "an error; outcome error",
         "request_user_input": "a question waiting on the user",
@@ -155,7 +160,6 @@ class _Reader:
         self.source = source
         self.transcript = Transcript(metadata={"source_format": NAME, "agent": "codex"})
         self.items: dict[str, Entry] = {}
-        self.turn_text: AssistantText | None = None
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
         kind = record.get("type")
@@ -189,9 +193,8 @@ class _Reader:
                 cache_read_tokens="cached_input_tokens",
                 reasoning_tokens="reasoning_output_tokens",
             )
-            if usage is not None and self.turn_text is not None:
-                self.transcript.update(self.turn_text, usage=usage)
-            self.turn_text = None
+            if usage is not None:  # the latest is the thread's total so far
+                self.transcript.metadata["session_usage"] = counts_of(usage)
             self.source.mapped("turn.completed")
         elif kind in ("turn.failed", "error"):
             error = record.get("error") if kind == "turn.failed" else record
@@ -242,8 +245,6 @@ class _Reader:
                 meta = {"plan": True} if kind == "plan" else {}
                 entry = self.transcript.append(AssistantText(text=text, meta=meta))
                 self.items[item_id] = entry
-            if isinstance(self.items.get(item_id), AssistantText):
-                self.turn_text = self.items[item_id]  # type: ignore[assignment]
         elif kind == "reasoning":
             if isinstance(known, Thinking):
                 self.transcript.update(known, text=text)

@@ -30,7 +30,8 @@ Mapping (see ``claude-stream-json`` for the details):
   (``rate_limit``…) makes its text an :class:`AssistantError`. The CLI splits one API message
   into several ``AssistantMessage`` objects with the same ``message_id``, each holding the
   ``message_start`` usage: that usage is counted once per ``message_id``, on its last text
-  (else on its first thinking or call);
+  (else on its first thinking or call), its output count not (``message_start``'s 1, never the
+  final count);
 - ``UserMessage`` → ``ToolResultBlock`` settles its call: ``is_error`` true → ``error``, else
   ``success`` (the API's default); ``tool_use_result`` (the tool's structured output) is not
   shown; text is a prompt (a sub-agent's task; ``query()``'s own prompt is not among the
@@ -41,9 +42,10 @@ Mapping (see ``claude-stream-json`` for the details):
   CLI 2.1.332 sends after its call's result, start without it);
 - ``ResultMessage`` → metadata: ``outcome`` (from ``subtype`` and ``is_error``),
   ``cost_usd`` (``total_cost_usd``), ``duration_ms``, ``duration_api_ms``, ``num_turns``,
-  ``usage`` (the run's totals) and ``model_usage``; a failed run's ``result``/``errors`` an
-  :class:`AssistantError`. A stream with several turns (a background agent's notification
-  starts one of its own) has a result per turn: the last one's values are kept;
+  ``usage`` (the run's totals, in turnfold's names) and ``model_usage``; a failed run's
+  ``result``/``errors`` an :class:`AssistantError`. A stream with several turns (a background
+  agent's notification starts one of its own) has a result per turn: their ``usage`` is added
+  up (each counts its own turn), the last one's other values are kept;
 - ``StreamEvent`` (``include_partial_messages=True``): left out of a load; followed live, its
   text and thinking deltas grow the entry that the block's ``AssistantMessage`` then settles.
 
