@@ -175,3 +175,74 @@ def test_U3_a_corpus_row_says_what_the_session_header_says(path: Path) -> None:
     for name in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
         assert row[name] == facts.tokens.get(name), name
     assert row["model"] == (facts.models[0] if facts.models else None)
+
+
+CODEX_EXEC = Path(__file__).parent / "fixtures" / "agents" / "codex-exec-json"
+QWEN = Path(__file__).parent / "fixtures" / "agents" / "qwen-stream-json"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "exact"),
+    [("tokens-first", "26.8k tokens in the session so far", "26,776"),
+     ("tokens-resumed", "57.3k tokens in the session so far", "57,334")],
+)  # fmt: skip
+def test_U1_a_stream_without_its_own_tokens_shows_the_session_s_so_far_labelled_so(
+    name: str, text: str, exact: str
+) -> None:
+    """codex exec --json records only the thread's tokens so far (a resumed run's earlier runs
+    included): the header says so, and the run's own tokens and cost stay unknown."""
+    from turnfold.corpus.discover import Item
+    from turnfold.corpus.summarize import summarize
+
+    path = CODEX_EXEC / f"codex_v0.171.0_exec-json_{name}.jsonl"
+    transcript = turnfold.load(path)
+    facts = session_facts(transcript)
+    assert facts.session_usage == transcript.metadata["session_usage"]
+    assert (facts.tokens, facts.total_tokens, facts.cost) == ({}, None, None)
+    header = session_header(transcript, "en")
+    assert header is not None
+    parts = {p["name"]: p for p in header["parts"]}
+    assert "tokens" not in parts
+    assert parts["tokens_so_far"]["text"] == text
+    assert parts["tokens_so_far"]["title"].startswith(f"{exact} tokens spent by the whole session")
+    zh = session_header(transcript, "zh")
+    assert zh is not None
+    assert zh["text"].endswith("会话至今 " + text.split()[0] + " 个 token")
+    row = summarize(Item(key=str(path), path=str(path)))
+    for column in ("input_tokens", "output_tokens", "cache_read_tokens", "cost_usd"):
+        assert row[column] is None, column
+
+
+def test_U1_the_session_s_tokens_so_far_are_not_shown_beside_the_run_s_own() -> None:
+    """Qwen Code records its responses' usage and the session's so far: the run's own win."""
+    transcript = turnfold.load(QWEN / "qwen-code_v0.24.4_stream-json_tokens-resumed.jsonl")
+    assert transcript.metadata["session_usage"]
+    facts = session_facts(transcript)
+    assert (facts.session_usage, facts.total_tokens) == ({}, 4210)
+    header = session_header(transcript, "en")
+    assert header is not None
+    assert [p["name"] for p in header["parts"]][-1] == "tokens"
+    # A total the source recorded for the run's own responses is its own tokens too.
+    so_far = {"input_tokens": 100, "output_tokens": 5}
+    recorded = Transcript(
+        [AssistantText(text="hi")], metadata={"usage": {"input_tokens": 7}, "session_usage": so_far}
+    )
+    assert session_facts(recorded).session_usage == {}
+    alone = Transcript([AssistantText(text="hi")], metadata={"session_usage": so_far})
+    assert session_facts(alone).session_usage == so_far
+    assert session_facts(alone).tokens == {}
+
+
+def test_U1_the_session_s_tokens_so_far_show_in_the_page_the_text_and_the_widget() -> None:
+    transcript = turnfold.load(CODEX_EXEC / "codex_v0.171.0_exec-json_tokens-resumed.jsonl")
+    view = build_view_model(transcript)
+    assert view["session"] is not None
+    assert view["session"]["text"].endswith(" · 57.3k tokens in the session so far")
+    page = render_html(view, title="t")
+    assert '<span class="tf-sp tf-sp-tokens_so_far" title="57,334 tokens spent' in page
+    assert render_text(view).split("\n")[0] == view["session"]["text"]
+    widget = TranscriptWidget(transcript)
+    try:
+        assert unpack_view(widget._view)["view"]["session"] == view["session"]
+    finally:
+        widget.close()

@@ -67,6 +67,11 @@ class SessionFacts:
     recorded), its sub-agents' included (:mod:`turnfold.usage` counts each response once)."""
     subagent_tokens: dict[str, int] = field(default_factory=dict)
     """The part of ``tokens`` its sub-agents spent."""
+    session_usage: dict[str, int] = field(default_factory=dict)
+    """The tokens the whole session had spent when the source was written, a resumed session's
+    earlier runs included (``metadata["session_usage"]``), kept only when the transcript's own
+    are unknown (the run's own tokens say more). It is not this run's, so it is never in
+    ``tokens``, the cost, a corpus row or a comparison."""
     cost_usd: float | None = None
     """A cost the source recorded for the session."""
     cost: Cost | None = None
@@ -258,6 +263,9 @@ class SessionTally:
         facts.subagent_tokens = subagent_tokens(c for c in calls if c is not None)
         facts.tokens = dict(own)
         add_into(facts.tokens, facts.subagent_tokens)
+        so_far = meta.get("session_usage")
+        if not own and isinstance(so_far, Mapping):
+            facts.session_usage = counts_of(so_far)
         # Priced again only when the tokens changed: a live session's updates are mostly not
         # new responses, and pricing walks every response (Q-3).
         priced = (facts.tokens, _text(meta.get("model")), meta.get("cost_usd"))

@@ -513,6 +513,11 @@ def session_header(
                 "session.tokens_subagents_title", locale, tokens=f"{delegated:,}"
             )
         part("tokens", text, breakdown)
+    so_far = total_of(facts.session_usage)
+    if so_far:  # U-1: not this run's tokens, and labelled so (facts.session_usage says when)
+        part("tokens_so_far",
+             translate("session.tokens_so_far", locale, tokens=compact_count(so_far)),
+             translate("session.tokens_so_far_title", locale, tokens=f"{so_far:,}"))  # fmt: skip
     if facts.cost is not None:
         cost = format_usd(facts.cost.usd)
         if facts.cost.recorded:
