@@ -268,6 +268,30 @@ def test_A1_the_real_cli_s_messages_read_with_the_failing_bash_and_the_sub_agent
     assert len(with_usage) == len(set(ids))
 
 
+def test_A1_with_partial_messages_each_response_s_output_is_its_message_delta_s() -> None:
+    """``include_partial_messages``: each response's ``StreamEvent`` ``message_delta`` holds
+    its final output count (its ``AssistantMessage`` objects, ``message_start``'s 1). The SDK's
+    ``StreamEvent`` has no message id: the delta is of the message its agent's last
+    ``message_start`` began. Without partial messages, or for the sub-agent's responses (which
+    have no ``StreamEvent``), the output is not recorded."""
+    saved = json.loads(CLI_PARTIAL.read_text(encoding="utf-8"))
+    deltas = [m["event"] for m in saved if m.get("event", {}).get("type") == "message_delta"]
+    assert [d["usage"]["output_tokens"] for d in deltas] == [5] * 5
+    assert {m["usage"]["output_tokens"] for m in saved if "message_id" in m} == {1}
+
+    def outputs(transcript: Transcript) -> list[int | None]:
+        usages = [getattr(e, "usage", None) for e in transcript.entries]
+        return [u.output_tokens for u in usages if u is not None]
+
+    partial, whole = turnfold.load(CLI_PARTIAL), turnfold.load(CLI)
+    assert outputs(partial) == [5] * 5
+    assert outputs(whole) == [None] * 5
+    agent = partial.tool_calls()[-1].subagent
+    assert agent is not None
+    assert agent.transcript is not None
+    assert outputs(agent.transcript) == [None, None]
+
+
 def test_A2_following_the_real_cli_s_partial_messages_ends_as_their_load() -> None:
     saved = json.loads(CLI_PARTIAL.read_text(encoding="utf-8"))
     assert sum("event" in m for m in saved) > 20  # StreamEvents

@@ -5,7 +5,8 @@ The fixture ``claude-code_v2.1.332_stream-json_subagent.jsonl`` is the stdout of
 ``tests/agents``) against the harness's scripted model on 127.0.0.1 (recipe:
 ``tests/agents``, scenario in the commit that added it); ``…_as-array.json`` holds the same
 events saved as one JSON array. The ``…_tokens-*`` files are the stdout of the real Claude
-Code 2.1.332 (a run, its ``--resume``, two prompts in one process) and the ``qwen-stream-json/
+Code 2.1.332 (a run, its ``--resume``, two prompts in one process; ``…_partial-messages`` a run
+with ``--include-partial-messages``) and the ``qwen-stream-json/
 …_tokens-*`` files that of the real Qwen Code 0.24.4 (a run and its ``--resume``), each response
 with token counts of its own (recipes: each folder's README).
 """
@@ -20,6 +21,7 @@ import pytest
 
 import turnfold
 from turnfold.formats import which_format
+from turnfold.formats.agents.claude_stream import StreamReader
 from turnfold.formats.source import open_source
 from turnfold.model import AssistantError, AssistantText, Thinking, ToolCall, UserMessage
 from turnfold.session import session_facts
@@ -31,6 +33,7 @@ ARRAY = FIXTURES / "claude-code_v2.1.332_stream-json_as-array.json"
 TOKENS_FIRST = FIXTURES / "claude-code_v2.1.332_stream-json_tokens-first.jsonl"
 TOKENS_RESUMED = FIXTURES / "claude-code_v2.1.332_stream-json_tokens-resumed.jsonl"
 TOKENS_TWO_PROMPTS = FIXTURES / "claude-code_v2.1.332_stream-json_tokens-two-prompts.jsonl"
+PARTIAL = FIXTURES / "claude-code_v2.1.332_stream-json_partial-messages.jsonl"
 QWEN = FIXTURES.parent / "qwen-stream-json"
 QWEN_FIRST = QWEN / "qwen-code_v0.24.4_stream-json_tokens-first.jsonl"
 QWEN_RESUMED = QWEN / "qwen-code_v0.24.4_stream-json_tokens-resumed.jsonl"
@@ -226,6 +229,60 @@ def test_U1_the_results_of_several_prompts_in_one_stream_add_up() -> None:
     assert transcript.metadata["cost_usd"] == results[-1]["total_cost_usd"]
 
 
+def _events(path: Path, kind: str) -> list[dict[str, Any]]:
+    """The raw streaming events of type ``kind`` in a ``--include-partial-messages`` stream."""
+    return [
+        {**e["event"], "api_message_id": e.get("api_message_id")}
+        for e in _stream(path)
+        if e["type"] == "stream_event" and e["event"]["type"] == kind
+    ]
+
+
+def test_U1_with_partial_messages_a_response_s_output_is_its_message_delta_s() -> None:
+    """``--include-partial-messages`` adds the API's streaming events; each response's
+    ``message_delta`` holds its final output count, written after the response's
+    ``assistant`` events (their ``message_start`` count 1): it goes on the entry that carries
+    the response's usage. A sub-agent's responses have no partial events: their output stays
+    not recorded."""
+    starts = [e["message"]["id"] for e in _events(PARTIAL, "message_start")]
+    # The message_start's id is the assistant events' message.id (and the CLI's api_message_id).
+    assert starts == list(dict.fromkeys(
+        e["message"]["id"] for e in _stream(PARTIAL)
+        if e["type"] == "assistant" and not e["parent_tool_use_id"]
+    ))  # fmt: skip
+    deltas = _events(PARTIAL, "message_delta")
+    assert [d["api_message_id"] for d in deltas] == starts
+    assert [d["usage"]["output_tokens"] for d in deltas] == [15, 25, 55]
+    assert not any(
+        e["type"] == "stream_event" and e["parent_tool_use_id"] for e in _stream(PARTIAL)
+    )
+    transcript = turnfold.load(PARTIAL)
+    assert transcript.warnings == []
+    assert [counts for _, counts in responses(transcript.entries, type)] == [
+        _sent(n) for n in (1, 2, 5)
+    ]
+    tokens = transcript_tokens(transcript)
+    assert tokens.own == transcript.metadata["usage"] == _sent(1, 2, 5)
+    assert tokens.subagents == _without_output(_sent(3))
+
+
+def test_A2_following_partial_messages_gives_the_output_when_its_delta_arrives() -> None:
+    """Live, the entry that carries a response's usage gets its output count from the
+    ``message_delta``, and the follow ends as the load."""
+    source, _ = open_source(PARTIAL)
+    reader = StreamReader(source, live=True)
+    outputs: list[int | None] = []
+    for line, record in source.records():
+        reader.feed(record, line)
+        if record.get("event", {}).get("type") == "message_delta":
+            carrier = [e for e in reader.main.transcript.entries if getattr(e, "usage", None)][-1]
+            assert isinstance(carrier, (AssistantText, ToolCall))
+            assert carrier.usage is not None
+            outputs.append(carrier.usage.output_tokens)
+    assert outputs == [15, 25, 55]
+    assert reader.finish().dump() == turnfold.load(PARTIAL).dump()
+
+
 # --- Qwen Code's stream-json ---------------------------------------------------------------
 
 
@@ -257,7 +314,12 @@ def test_U1_a_resumed_qwen_run_counts_its_own_responses_not_the_session_s_total(
         "input_tokens": 4100, "output_tokens": 110, "cache_read_tokens": 3600
     }  # fmt: skip
     assert "usage" not in transcript.metadata
-    assert transcript.metadata["session_usage"] == result["usage"]
+    raw = result["usage"]  # in turnfold's names: its input holds the cached tokens already
+    assert transcript.metadata["session_usage"] == {
+        "input_tokens": raw["input_tokens"],
+        "output_tokens": raw["output_tokens"],
+        "cache_read_tokens": raw["cache_read_input_tokens"],
+    }
     assert "session_usage" not in turnfold.load(REAL).metadata  # Claude Code's is the run's
     assert turnfold.load(REAL).metadata["usage"]["input_tokens"] == 60
 

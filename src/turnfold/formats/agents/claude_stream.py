@@ -13,8 +13,10 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   (a message without text: on its first thinking or call). It is the usage of the API's
   ``message_start``: the input and cache counts are the response's, but ``output_tokens`` is
   the count at its start (1, say), as the CLI writes a block before the response's final count
-  arrives and never writes it again; the message's output is not recorded (the run's total
-  is the ``result``'s). An event with an ``error``
+  arrives and never writes it again. The response's output count is its ``message_delta``'s
+  (below); without one (no ``--include-partial-messages``, or a sub-agent's response, which
+  has no partial events) it is not recorded (the run's total is the ``result``'s). An event
+  with an ``error``
   (``rate_limit``, ``authentication_failed``…: the CLI's message for a failed API request) is
   an :class:`~turnfold.model.AssistantError` holding its text. Qwen Code starts a new message,
   with an id of its own, at each change of block kind within one response, and only the
@@ -40,7 +42,13 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   session has made so far (a resumed run's earlier runs and sub-agents' requests included), not
   this run's: it is kept as ``session_usage``, and the run's tokens are its responses' own;
 - ``conversation_reset`` (``/clear``) → a :class:`~turnfold.model.SystemNotice`;
-- the sub-agent task events (``system/task_*``), thinking-token estimates and partial-message
+- ``stream_event`` (``--include-partial-messages``: the API's raw streaming events) →
+  ``message_delta``'s ``usage.output_tokens``, the response's final count, goes on the entry
+  that carries the response's usage. Its message is the one the agent's last
+  ``message_start`` began (``message.id``, the ``message.id`` of its ``assistant`` events;
+  the CLI's ``api_message_id`` says the same, the SDK's ``StreamEvent`` drops it): one agent's
+  responses do not overlap, and a sub-agent's events are its own thread;
+- the sub-agent task events (``system/task_*``), thinking-token estimates and the other
   ``stream_event`` records are left out: the messages above hold what they announce.
 
 :class:`StreamReader` reads the events one at a time, for :func:`read` and live (the Claude
@@ -57,7 +65,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any, TypeVar
 
 from turnfold.formats.anthropic import AnthropicBuilder
@@ -89,6 +97,8 @@ RECORDS = Records(
     mapped={
         "system/init": "metadata: session id, model, working folder, Claude Code version",
         "assistant": "text, thinking and tool calls of one content block (usage once per message)",
+        "stream_event/message_delta": "the response's final output count, on the entry that "
+        "carries its usage",
         "user": "tool results settling their calls; text as a prompt",
         "system/compact_boundary": "a compaction boundary",
         "result": "outcome, cost, duration, turns and total usage (metadata); a failure as "
@@ -107,7 +117,7 @@ RECORDS = Records(
         "system/hook_response": "a hook's output",
         "system/status": "a status line of the CLI",
         "system/api_retry": "a retried API request; the retried answer is shown",
-        "stream_event": "partial-message deltas; the assistant events hold whole blocks",
+        "stream_event": "the other partial-message events; the assistant events hold whole blocks",
         "rate_limit_event": "rate-limit state of the account",
     },
 )
@@ -119,6 +129,8 @@ _KNOWN = NameSet(RECORDS.known() | _MESSAGE_TYPES)
 _OUTCOMES = {"success": "pass", "error_max_turns": "incomplete"}
 #: The usage Qwen Code gives a message before its response's usage is known.
 _QWEN_NO_USAGE = {"input_tokens": 0, "output_tokens": 0}
+#: The one partial-message event a load maps (the others are left out).
+_DELTA = "stream_event/message_delta"
 
 
 def _kind(record: Mapping[str, Any]) -> str:
@@ -127,6 +139,9 @@ def _kind(record: Mapping[str, Any]) -> str:
     subtype = record.get("subtype")
     if kind == "system" and isinstance(subtype, str) and subtype:
         return f"system/{subtype}"
+    event = record.get("event")
+    if kind == "stream_event" and isinstance(event, Mapping):
+        return _DELTA if event.get("type") == "message_delta" else kind
     return kind
 
 
@@ -198,6 +213,7 @@ class _Thread:
         self.parked: dict[str, Entry] = {}  # response key → the entry its usage waits on
         self.response: str | None = None  # Qwen Code: the key of the response being written
         self.growing: dict[int, Entry] = {}  # content block index → its partial entry
+        self.streamed: str | None = None  # the message id of the last message_start
 
     def assistant(
         self, record: Mapping[str, Any], message: Mapping[str, Any], line: int, *, qwen: bool
@@ -258,14 +274,21 @@ class _Thread:
                 self.transcript.update(carrier, usage=usage)
 
     def partial(self, event: Mapping[str, Any]) -> None:
-        """One partial-message event of a live feed: text and thinking deltas grow an entry
-        that the block's whole message later settles (:class:`_Builder`)."""
+        """One partial-message event: ``message_delta`` gives its message's final output
+        count; in a live feed, text and thinking deltas grow an entry that the block's whole
+        message later settles (:class:`_Builder`)."""
         kind = event.get("type")
         if kind == "message_start":
+            message = event.get("message")
+            own_id = message.get("id") if isinstance(message, Mapping) else None
+            self.streamed = own_id if isinstance(own_id, str) else None
             self.builder.pending.clear()  # what an unfinished message grew stays as it was
             self.growing.clear()
             return
-        if kind != "content_block_delta":
+        if kind == "message_delta":
+            self._final_output(event.get("usage"))
+            return
+        if kind != "content_block_delta" or not self.builder.live:
             return
         index, delta = event.get("index"), event.get("delta")
         if not isinstance(index, int) or not isinstance(delta, Mapping):
@@ -280,6 +303,19 @@ class _Thread:
             if not isinstance(entry, Thinking):
                 entry = self._grow(index, Thinking(streaming=True))
             self.transcript.update(entry, text=entry.text + delta["thinking"])
+
+    def _final_output(self, usage: Any) -> None:
+        """The streamed message's final output count (cumulative) on the entry that carries
+        its usage: the API sends ``message_delta`` after every block's ``content_block_stop``,
+        where the CLI writes the block's event, so the carrier is settled by then."""
+        count = usage.get("output_tokens") if isinstance(usage, Mapping) else None
+        key = self.streamed
+        if key is None or not isinstance(count, int) or isinstance(count, bool):
+            return
+        carrier: Entry | None = self.last_text.get(key)
+        carrier = self.parked.get(key) if carrier is None else carrier
+        if isinstance(carrier, USAGE_KINDS) and carrier.usage is not None:
+            self.transcript.update(carrier, usage=replace(carrier.usage, output_tokens=count))
 
     def _grow(self, index: int, entry: _E) -> _E:
         self.transcript.append(entry)
@@ -331,12 +367,14 @@ class StreamReader:
         kind = _kind(record)
         if kind in _KNOWN:
             self.recognized += 1
-        if kind == "stream_event" and self.live:
-            thread = self._thread(record)
+        if kind in ("stream_event", _DELTA):
             event = record.get("event")
             if isinstance(event, Mapping):
-                thread.partial(event)
-            source.ignored(kind)
+                self._thread(record).partial(event)
+            if kind == _DELTA:
+                source.mapped(kind)
+            else:
+                source.ignored(kind)
         elif kind in RECORDS.ignored:
             source.ignored(kind)
         elif kind in _MESSAGE_TYPES:
@@ -503,9 +541,10 @@ def _result(
     # Qwen Code's total is the session's so far (a resume replays the earlier runs' counts
     # into it), its sub-agents' requests included: not this run's own total.
     raw = record.get("usage")
-    if qwen and isinstance(raw, Mapping) and raw:
-        meta["session_usage"] = dict(raw)
-    elif not qwen and (usage := usage_of(raw)) is not None:
+    if qwen:
+        if (usage := _qwen_usage(raw)) is not None:
+            meta["session_usage"] = counts_of(usage)  # in turnfold's names, as codex exec's
+    elif (usage := usage_of(raw)) is not None:
         add_into(totals, counts_of(usage))
         meta["usage"] = dict(totals)
     model_usage = record.get("modelUsage")

@@ -31,7 +31,7 @@ Mapping (see ``claude-stream-json`` for the details):
   into several ``AssistantMessage`` objects with the same ``message_id``, each holding the
   ``message_start`` usage: that usage is counted once per ``message_id``, on its last text
   (else on its first thinking or call), its output count not (``message_start``'s 1, never the
-  final count);
+  final count) unless a ``StreamEvent`` gives it (below);
 - ``UserMessage`` → ``ToolResultBlock`` settles its call: ``is_error`` true → ``error``, else
   ``success`` (the API's default); ``tool_use_result`` (the tool's structured output) is not
   shown; text is a prompt (a sub-agent's task; ``query()``'s own prompt is not among the
@@ -46,8 +46,11 @@ Mapping (see ``claude-stream-json`` for the details):
   ``result``/``errors`` an :class:`AssistantError`. A stream with several turns (a background
   agent's notification starts one of its own) has a result per turn: their ``usage`` is added
   up (each counts its own turn), the last one's other values are kept;
-- ``StreamEvent`` (``include_partial_messages=True``): left out of a load; followed live, its
-  text and thinking deltas grow the entry that the block's ``AssistantMessage`` then settles.
+- ``StreamEvent`` (``include_partial_messages=True``): a ``message_delta``'s output count is
+  its response's final one, on the entry that carries the response's usage (the event has no
+  message id: its message is the one its agent's last ``message_start`` began); the other
+  events are left out of a load; followed live, their text and thinking deltas grow the entry
+  that the block's ``AssistantMessage`` then settles.
 
 The messages record no timestamps and no tool durations, so neither is shown (L-3).
 :class:`Follower` takes the SDK's message objects, or the same messages as saved dicts.
