@@ -216,6 +216,57 @@ def run_code() -> Any:
     return agent
 
 
+CODE_MANAGER_TASK = "Ask the helper in code, then twice more and the scribe in one step."
+CODE_MANAGER_ANSWER = "11, then 15; noted"
+
+
+def _managed(name: str, replies: list[Any]) -> Any:
+    """A managed ``ToolCallingAgent`` with ``add``, scripted with ``replies``."""
+    from smolagents import ToolCallingAgent
+
+    add, _ = _tools()
+    return ToolCallingAgent(
+        tools=[add],
+        name=name,
+        description=f"The {name}: does what its manager asks.",
+        verbosity_level=0,
+        logger=_quiet(),
+        model=_model_class()(replies),
+    )
+
+
+def make_code_manager() -> Any:
+    """A ``CodeAgent`` whose code calls its managed agents: ``helper`` in step 1; ``helper``
+    twice and ``scribe`` once in step 2 (a managed agent's memory keeps only its last run:
+    after the run, ``helper`` holds step 2's second); ``final_answer`` in step 3."""
+    from smolagents import CodeAgent
+
+    helper = _managed("helper", [
+        _message(None, ("add", {"a": 5, "b": 6}, "h_1"), tokens=3),
+        _message(None, ("final_answer", {"answer": "11"}, "h_2"), tokens=2),
+        _message(None, ("final_answer", {"answer": "2"}, "h_3"), tokens=2),
+        _message(None, ("add", {"a": 7, "b": 8}, "h_4"), tokens=3),
+        _message(None, ("final_answer", {"answer": "15"}, "h_5"), tokens=2),
+    ])  # fmt: skip
+    scribe = _managed("scribe", [_message(None, ("final_answer", {"answer": "noted"}, "s_1"))])
+    add, _ = _tools()
+    replies = [
+        _message("Thought: ask the helper.\n<code>\nprint(helper(task='add 5 and 6'))\n</code>"),
+        _message(
+            "Thought: twice, and the scribe.\n<code>\nhelper(task='add 1 and 1')\n"
+            "print(helper(task='add 7 and 8'))\nscribe('note 15')\n</code>"
+        ),
+        _message(f"Thought: done.\n<code>\nfinal_answer('{CODE_MANAGER_ANSWER}')\n</code>"),
+    ]
+    return CodeAgent(
+        tools=[add],
+        managed_agents=[helper, scribe],
+        verbosity_level=0,
+        logger=_quiet(),
+        model=_model_class()(replies),
+    )
+
+
 def make_long_agent(steps: int) -> Any:
     """A ``ToolCallingAgent`` scripted for ``steps`` calls of ``add`` and an answer."""
     from smolagents import ToolCallingAgent

@@ -272,6 +272,133 @@ def test_A1_a_code_agent_s_code_is_a_python_call_with_its_observation() -> None:
     assert answers_of(followed.transcript) == [runs.CODE_ANSWER]
 
 
+# --- a CodeAgent's managed agents (L-1) -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def code_manager() -> Any:
+    agent = runs.make_code_manager()
+    agent.run(runs.CODE_MANAGER_TASK)
+    return agent
+
+
+def managed_outline(transcript: Transcript) -> list[tuple[Any, ...]]:
+    """Each call's id and name, and its sub-agent's name, task, ``steps_missing`` and calls."""
+    return [
+        (c.call_id, c.name, None if c.subagent is None else (
+            c.subagent.name, c.subagent.task, c.subagent.steps_missing,
+            None if c.subagent.transcript is None else calls_of(c.subagent.transcript)))
+        for c in transcript.tool_calls()
+    ]  # fmt: skip
+
+
+#: The code manager's helper runs, as its scripted model answers them: step 1's, then step
+#: 2's two (the memory keeps the last), each with its calls.
+STEP_1_HELPER = [("h_1", "add", {"a": 5, "b": 6}, "success", "11")]
+STEP_2_HELPER = [("h_4", "add", {"a": 7, "b": 8}, "success", "15")]
+CODE_MANAGER_LOADED = [
+    ("call_1", "python", ("helper", "add 5 and 6", True, None)),  # its run is not kept
+    ("call_2", "python", ("helper", "add 7 and 8", False, STEP_2_HELPER)),
+    ("call_2-scribe", "scribe", ("scribe", "note 15", False, [])),
+    ("call_3", "python", None),
+]
+
+
+def test_L1_a_managed_agent_a_code_agent_s_code_called_nests_under_that_step_s_python_call(
+    code_manager: Any,
+) -> None:
+    from smolagents.memory import ActionStep
+
+    # smolagents' own record: the helper's memory holds step 2's second run, in step 2's time.
+    steps = [s for s in code_manager.memory.steps if isinstance(s, ActionStep)]
+    helper = code_manager.managed_agents["helper"]
+    kept = [s for s in helper.memory.steps if isinstance(s, ActionStep)]
+    assert steps[1].timing.start_time <= kept[0].timing.start_time
+    assert kept[-1].timing.end_time <= steps[1].timing.end_time
+    assert "add 7 and 8" in helper.memory.steps[0].task
+
+    transcript = turnfold.load(code_manager)
+    assert transcript.warnings == []
+    assert managed_outline(transcript) == CODE_MANAGER_LOADED
+    calls = {c.call_id: c for c in transcript.tool_calls()}
+    sub = calls["call_2"].subagent
+    assert sub is not None
+    assert sub.transcript is not None
+    assert calls_of(sub.transcript) == calls_of(turnfold.load(helper))
+    assert answers_of(sub.transcript) == ["15"]
+    assert sub.duration_ms == pytest.approx(
+        (kept[-1].timing.end_time - kept[0].timing.start_time) * 1000
+    )
+    # The scribe ran from the same code: a call of its own after the python call, made by it.
+    scribe = calls["call_2-scribe"]
+    assert (scribe.status, scribe.result.text if scribe.result else None) == ("success", "noted")
+    assert (scribe.meta["called_by"], scribe.batch_id) == ("call_2", calls["call_2"].batch_id)
+    nested = [c for c in all_calls(transcript) if "called_by" not in c.meta]
+    assert len(nested) == count_calls(code_manager)
+    # Given the agent, its steps read the same; without it, a python call whose logs hold a
+    # managed agent's report ran one, whose steps are not at hand.
+    assert managed_outline(turnfold.load(code_manager.memory.steps, agent=code_manager)) == (
+        CODE_MANAGER_LOADED
+    )
+    assert managed_outline(turnfold.load(code_manager.memory.steps)) == [
+        ("call_1", "python", ("helper", None, True, None)),
+        ("call_2", "python", ("helper", None, True, None)),
+        ("call_3", "python", None),
+    ]
+    with pytest.raises(TypeError, match="agent= is the smolagents agent"):
+        turnfold.load(code_manager.memory.steps, agent=object())
+
+
+def test_L1_a_managed_agent_s_run_outside_the_steps_is_not_nested() -> None:
+    """The memory keeps the managed agent's last run, wherever it ran: run on its own after
+    its manager, its times are in no step of the manager's, so no call holds it."""
+    agent = runs.make_code_manager()
+    agent.run(runs.CODE_MANAGER_TASK)
+    scribe = agent.managed_agents["scribe"]
+    scribe.model.replies.append(runs._message(None, ("final_answer", {"answer": "again"}, "s_2")))
+    scribe.run("On your own.")
+    transcript = turnfold.load(agent)
+    assert transcript.warnings == []
+    assert managed_outline(transcript) == [
+        row for row in CODE_MANAGER_LOADED if row[0] != "call_2-scribe"
+    ]
+
+
+def test_L1_without_recorded_times_the_last_call_that_could_have_run_it_holds_it_with_a_warning(
+    code_manager: Any,
+) -> None:
+    """Saved steps without times: the task its code wrote tells which call ran the kept run;
+    when no task tells, the last call that could have is a guess, said; the code of one call
+    that ran two managed agents shows one, and says the other is not shown."""
+    from turnfold.formats.frameworks.smolagents import plain
+
+    def untimed(document: Any) -> Any:
+        for step in document["steps"]:
+            if isinstance(step, dict) and "timing" in step:
+                step["timing"] = {}
+        for child in document.get("managed_agents", {}).values():
+            untimed(child)
+        return document
+
+    told = turnfold.load(untimed(plain(code_manager)), format="smolagents")
+    assert managed_outline(told)[:2] == CODE_MANAGER_LOADED[:2]
+    assert [w.reason for w in told.warnings] == [
+        "scribe's run is not shown: its call holds another's"
+    ]
+    document = untimed(plain(code_manager))
+    document["managed_agents"]["helper"]["steps"][0]["task"] = "A task no code wrote."
+    guessed = turnfold.load(document, format="smolagents")
+    assert [row[2][:3] if row[2] else None for row in managed_outline(guessed)] == [
+        ("helper", "add 5 and 6", True),
+        ("helper", None, False),  # the last that could have
+        None,
+    ]
+    assert guessed.warnings[0].reason == (
+        "helper's memory keeps one run: nothing recorded tells which of 2 calls made it; "
+        "it is shown under the last"
+    )
+
+
 def test_A1_several_calls_of_a_step_pair_with_its_observation_lines_or_share_it() -> None:
     def step(observations: str) -> dict[str, Any]:
         calls = [
@@ -397,6 +524,44 @@ def test_A2_following_the_stream_gives_the_calls_statuses_and_answer_of_a_load(
     thoughts = {e.text for e in followed.entries if isinstance(e, Thinking)}
     assert thoughts == {e.text for e in loaded.entries if isinstance(e, Thinking)}
     assert not any(e.streaming for e in followed.entries if isinstance(e, Thinking))
+
+
+def test_A2_followed_with_the_agent_each_step_s_managed_run_nests_when_the_step_ends() -> None:
+    """Given the agent, the ``ActionStep`` that ends a step finds the run the step's code made
+    in the managed agent's memory: step 1's run, which the memory no longer holds after the
+    run, nests too; without it, the calls whose logs hold a report ran a managed agent."""
+    agent = runs.make_code_manager()
+    followed = turnfold.follow(
+        agent.run(runs.CODE_MANAGER_TASK, stream=True), display=False, agent=agent
+    )
+    at_step_end = []
+    for event in followed:
+        if type(event).__name__ == "ActionStep" and event.step_number == 1:
+            at_step_end = managed_outline(followed.transcript)
+    assert at_step_end == [("call_1", "python", ("helper", "add 5 and 6", False, STEP_1_HELPER))]
+    transcript = followed.transcript
+    assert transcript.warnings == []
+    assert managed_outline(transcript) == [at_step_end[0], *CODE_MANAGER_LOADED[1:]]
+    assert calls_of(transcript) == calls_of(turnfold.load(agent))
+
+    bare = runs.make_code_manager()
+    alone = turnfold.follow(bare.run(runs.CODE_MANAGER_TASK, stream=True), display=False)
+    for _ in alone:
+        pass
+    assert [row[2] for row in managed_outline(alone.transcript)] == [
+        ("helper", None, True, None), ("helper", None, True, None), None
+    ]  # fmt: skip
+
+    # A ToolCallingAgent's call of its managed agent's name alike.
+    caller = runs.make_agent()
+    with_agent = turnfold.follow(caller.run(runs.TASK, stream=True), display=False, agent=caller)
+    for _ in with_agent:
+        pass
+    sub = with_agent.transcript.tool_calls()[-1].subagent
+    assert sub is not None
+    assert (sub.name, sub.task, sub.steps_missing) == ("helper", "add 5 and 6", False)
+    assert sub.transcript is not None
+    assert calls_of(sub.transcript) == [("h_1", "add", {"a": 5, "b": 6}, "success", "11")]
 
 
 def test_A2_a_call_shows_executing_until_its_output_or_its_failed_step() -> None:

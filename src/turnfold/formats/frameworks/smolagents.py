@@ -45,13 +45,25 @@ Mapping:
 - the ``final_answer`` tool call → :class:`AssistantText`, the final answer (not a call row);
   a ``CodeAgent``'s final step → its ``action_output``; a ``FinalAnswerStep`` (in a list of
   streamed events) → the answer when no step gave one;
-- managed agents (sub-agents, L-1): given the agent, a call of a managed agent's name holds a
-  :class:`SubAgent` whose transcript is that agent's own ``memory.steps``. A managed agent's
-  memory keeps only its last run, so only the last call of its name (the one whose ``task``
-  its task step quotes, if any) holds its steps; earlier calls and, given only the parent's
-  steps, every call whose result is smolagents' managed-agent report (``Here is the final
-  answer from your managed agent '…'``) or error (``…request to team member '…'``) are
-  :class:`SubAgent` with ``steps_missing``.
+- managed agents (sub-agents, L-1): given the agent (``load(agent)``, or
+  ``load(steps, agent=agent)``), the call that ran a managed agent holds a :class:`SubAgent`
+  whose transcript is that agent's own ``memory.steps``: a ``ToolCallingAgent``'s call of its
+  name, or the ``python`` call of the ``CodeAgent`` step whose code called it
+  (``helper(task=…)``; its task the one the code writes out, when it does). A managed agent's
+  memory keeps only its last run. It ran during the step whose recorded start and end hold
+  its steps' times: that step's call of its name (the one whose ``task`` its task step
+  quotes, when several) holds it, else that step's python call. One step's code calling it
+  several times kept the last call's run; a step's code calling two managed agents has one
+  python call, which holds the earlier run, the later a call of the agent's name of its own
+  after it (``meta["called_by"]`` the python call; no model response asked for it). A run
+  whose times no step holds ran outside the steps (the managed agent run on its own since):
+  not nested. Only without recorded times does the last call that could have run it (of its
+  name, or code calling it; the one whose task its task step quotes) hold it, a warning
+  saying so when several could. Every other call of a managed agent (by name, or code that
+  calls it) and, given only the parent's steps, every call whose result is smolagents'
+  managed-agent report (``Here is the final answer from your managed agent '…'``, anywhere in
+  a python call's logs) or error (``…request to team member '…'``) are :class:`SubAgent` with
+  ``steps_missing``.
 
 Live (:class:`Follower`, ``agent.run(task, stream=True)``): a ``ToolCall`` event shows its
 call ``executing``; ``ToolOutput`` settles it ``success`` with its own observation (so live,
@@ -60,9 +72,12 @@ reconciles the step's calls (errors, timestamps, usage) as a load does; ``ChatMe
 text (when the model streams) is a streaming :class:`Thinking` that its step's ``model_output``
 or plan completes; ``PlanningStep`` and ``FinalAnswerStep`` as above; ``ActionOutput`` repeats
 what its step holds. The stream does not carry a managed agent's steps: its call is a
-sub-agent with ``steps_missing``, as in a load of the parent's steps alone; nor the task (the
-``TaskStep`` is written to memory before the stream starts), so a followed run has no
-:class:`UserMessage`. Without streaming a step's text arrives with its ``ActionStep``, after
+sub-agent with ``steps_missing``, as in a load of the parent's steps alone; given the agent
+(``follow(stream, agent=agent)``), each step's ``ActionStep`` finds the run it made in the
+managed agent's memory (by the times, as a load), so every call's run nests, not only the
+last one kept (a step's code calling one agent several times: its last). Nor does it carry
+the task (the ``TaskStep`` is written to memory before the stream starts), so a followed run
+has no :class:`UserMessage`. Without streaming a step's text arrives with its ``ActionStep``, after
 the step's calls. Where a load can only share a step's observations between its calls, or
 call a sibling of a failed call ``unknown``, the follower keeps what each ``ToolOutput``
 said; otherwise a followed run ends as a load of ``agent.memory.steps`` reads.
@@ -73,11 +88,13 @@ response), no reasoning of the model besides its text, and no model name in the 
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timezone
 from enum import Enum
+from functools import partial
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -196,10 +213,8 @@ def _iso(epoch: Any) -> str | None:
 
 
 def _duration_ms(timing: Mapping[str, Any]) -> float | None:
-    start, end = timing.get("start_time"), timing.get("end_time")
-    if _iso(start) is None or _iso(end) is None or end < start:  # type: ignore[operator]
-        return None
-    return float((end - start) * 1000)  # type: ignore[operator]
+    bounds = _bounds(timing.get("start_time"), timing.get("end_time"))
+    return (bounds[1] - bounds[0]) * 1000 if bounds is not None else None
 
 
 def _usage(raw: Any) -> Usage | None:
@@ -292,6 +307,60 @@ def _task_of(args: Any) -> str | None:
     return task if isinstance(task, str) and task else None
 
 
+def _reported(text: str | None) -> str | None:
+    """The managed agent whose report a ``CodeAgent``'s observations hold (its code printed or
+    returned what the managed agent answered), the first when several."""
+    at = text.find(MANAGED_REPORT) if text else -1
+    return _managed_name(text[at:]) if text and at >= 0 else None
+
+
+def _managed_calls(code: Any, names: Collection[str]) -> list[tuple[str, str | None]]:
+    """The calls of managed agents (``names``) written in a ``CodeAgent``'s code, in the
+    order written, each with its task when it is written out (``helper(task="…")``,
+    ``helper("…")``); the code is read, not run, so a call in a loop is one. Code that does
+    not parse ran nothing (smolagents' interpreter parses it first).
+
+    >>> _managed_calls("a = helper(task='x')\\nprint(helper(f'{a}'), add(1, 2))", {"helper"})
+    [('helper', 'x'), ('helper', None)]
+    """
+    if not isinstance(code, str) or not names:
+        return []
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id not in names:
+                continue
+            given = next((k.value for k in node.keywords if k.arg == "task"), None)
+            given = given or (node.args[0] if node.args else None)
+            task = given.value if isinstance(given, ast.Constant) else None
+            place = (node.lineno, node.col_offset)
+            found.append((place, node.func.id, task if isinstance(task, str) and task else None))
+    return [(name, task) for _, name, task in sorted(found)]
+
+
+def _bounds(start: Any, end: Any) -> tuple[float, float] | None:
+    """A recorded start and end (epoch seconds), when both are readable and in order."""
+    if _iso(start) is None or _iso(end) is None or end < start:
+        return None
+    return float(start), float(end)
+
+
+def _run_bounds(steps: list[Any]) -> tuple[float, float] | None:
+    """From a run's first recorded step start to its last recorded step end."""
+    timings = [
+        s["timing"]
+        for s in steps
+        if isinstance(s, Mapping) and isinstance(s.get("timing"), Mapping)
+    ]
+    starts = [t["start_time"] for t in timings if _iso(t.get("start_time"))]
+    ends = [t["end_time"] for t in timings if _iso(t.get("end_time"))]
+    return _bounds(min(starts), max(ends)) if starts and ends else None
+
+
 # --- the builder ---------------------------------------------------------------------------
 
 
@@ -306,12 +375,24 @@ class StepsBuilder(TranscriptBuilder):
         *,
         live: bool = False,
         model: str | None = None,
-        managed: set[str] | None = None,
+        runs: Mapping[str, Any] | None = None,
+        read_run: Callable[[str, Mapping[str, Any]], Transcript] | None = None,
     ) -> None:
         super().__init__(transcript, source_name, live=live)
         self.model = model
-        #: Names of the agent's managed agents (known when the agent itself was given).
-        self.managed = managed or set()
+        #: The agent's managed agents (known when the agent itself was given), each with where
+        #: its kept run is read: its document (a load), or the managed agent itself, whose
+        #: memory holds its latest run (followed live).
+        self.runs = dict(runs or {})
+        self.managed = set(self.runs)
+        #: A managed agent's run document as its transcript.
+        self._read_run = read_run or partial(_read_child, None)
+        #: The run of each managed agent nested so far (its document, or its first step).
+        self._nested: dict[str, Any] = {}
+        #: Live: each managed agent's run as a document, made once per run.
+        self._documents: dict[str, tuple[Any, int, Mapping[str, Any]]] = {}
+        #: Whether an action step recorded its start and end (see :meth:`nest_untimed`).
+        self._timed = False
         #: Action steps fed so far; the step being fed is the next one (its batch id).
         self.actions = 0
         #: The calls of the step being fed (live: shown before their step arrives), by id.
@@ -437,9 +518,15 @@ class StepsBuilder(TranscriptBuilder):
         )
         self._append(call)
         self._calls[call_id or call.call_id] = call
-        if name in self.managed:
+        # A call of a managed agent ran one, by its name or in code; which call's run its
+        # memory kept is told when the step ends (_nest_runs): until then, none.
+        called = [(name, _task_of(args))] if name in self.managed else []
+        if name == CODE_TOOL:
+            called = _managed_calls(args, self.managed)
+        if called:
+            agent, task = called[0]
             self.transcript.update(
-                call, subagent=SubAgent(name=name, task=_task_of(args), steps_missing=True)
+                call, subagent=SubAgent(name=agent, task=task, steps_missing=True)
             )
         return call
 
@@ -449,8 +536,11 @@ class StepsBuilder(TranscriptBuilder):
         if meta:
             changes["meta"] = {**call.meta, **meta}
         name = call.meta.get("tool_name", call.name)
-        managed = _managed_name(text)
-        if call.subagent is None and managed is not None and managed == name:
+        if name == CODE_TOOL:  # code that printed a managed agent's answer
+            managed = _reported(text)
+            if call.subagent is None and managed is not None:
+                changes["subagent"] = SubAgent(name=managed, steps_missing=True)
+        elif call.subagent is None and _managed_name(text) == name:
             changes["subagent"] = SubAgent(name=name, task=_task_of(call.args), steps_missing=True)
         self.transcript.update(call, **changes)
 
@@ -514,6 +604,7 @@ class StepsBuilder(TranscriptBuilder):
             self._settle_failed(calls, error, observations, len(parts))
         for call in calls:
             self.transcript.update(call, meta={**call.meta, **step_meta})
+        self._nest_runs(timing, calls, step_meta)
 
         if error is None and final is not None and not self._answered_step:
             answer = observations if observations is not None else _final_text(final[2])
@@ -581,6 +672,123 @@ class StepsBuilder(TranscriptBuilder):
                 self.settle(call, "error", text)
             else:
                 self.transcript.update(call, status="unknown")
+
+    # -- managed agents' runs
+
+    def _kept(self, name: str) -> tuple[Any, Mapping[str, Any]] | None:
+        """The run ``name``'s memory keeps, as ``(what identifies it, its document)``; None when
+        it kept none."""
+        value = self.runs[name]
+        if isinstance(value, Mapping):
+            return (value, value) if _steps_of(value) else None
+        steps = getattr(getattr(value, "memory", None), "steps", None)
+        if not steps:
+            return None
+        # A run starts a new memory (its first step a new object): one document per run.
+        made = self._documents.get(name)
+        if made is None or made[0] is not steps[0] or made[1] != len(steps):
+            made = (steps[0], len(steps), _plain_agent(value))
+            self._documents[name] = made
+        return made[0], made[2]
+
+    def _nest_runs(
+        self, timing: Mapping[str, Any], calls: list[ToolCall], step_meta: Mapping[str, Any]
+    ) -> None:
+        """The kept runs that ran while this step did (their steps' recorded times within
+        this step's), nested under the step's call that ran them (:meth:`_nest`), the earliest
+        run first: a managed agent's run is over before the step that called it ends."""
+        step = _bounds(timing.get("start_time"), timing.get("end_time"))
+        if step is None or not self.runs:
+            return
+        self._timed = True
+        ran = []
+        for name in self.runs:
+            kept = self._kept(name)
+            if kept is None or self._nested.get(name) is kept[0]:
+                continue
+            bounds = _run_bounds(_steps_of(kept[1]) or [])
+            if bounds is not None and step[0] <= bounds[0] and bounds[1] <= step[1]:
+                ran.append((bounds[0], name, kept))
+        for _, name, (key, document) in sorted(ran, key=lambda found: found[0]):
+            self._nest(name, key, document, calls, in_step=True, step_meta=step_meta)
+
+    def nest_untimed(self) -> None:
+        """After the last step: a kept run no step's time placed, when nothing was timed (the
+        run's steps or the agent's record no times), nests under the last call that could
+        have made it: of its name, or code that calls it. A run with times, when steps had
+        them too, ran outside these steps (the managed agent was run again on its own): not
+        nested."""
+        for name in self.runs:
+            kept = self._kept(name)
+            if kept is None or self._nested.get(name) is kept[0]:
+                continue
+            if self._timed and _run_bounds(_steps_of(kept[1]) or []) is not None:
+                continue
+            self._nest(name, kept[0], kept[1], self.transcript.tool_calls(), in_step=False)
+
+    def _nest(
+        self,
+        name: str,
+        key: Any,
+        document: Mapping[str, Any],
+        calls: list[ToolCall],
+        *,
+        in_step: bool,
+        step_meta: Mapping[str, Any] | None = None,
+    ) -> None:
+        """``name``'s run (``document``) as the sub-agent of the call of ``calls`` that made
+        it: a call of its name, the last whose task the run's task quotes (the memory keeps a
+        managed agent's last run); else the ``python`` call whose code called it (in a step,
+        the step's code ran it whether its name is written or not). The code of one step
+        calling two managed agents has one call: the second run is a call of its own, that the
+        code made, after it. Several calls that could have made it, none told by its task, are
+        a guess, said in a warning."""
+        hosts = [c for c in calls if c.meta.get("tool_name", c.name) == name]
+        tasks: dict[str, list[str]] = {c.id: [t] for c in hosts if (t := _task_of(c.args))}
+        if not hosts:
+            for call in calls:
+                if call.meta.get("tool_name") != CODE_TOOL:
+                    continue
+                written = [t for n, t in _managed_calls(call.args, {name}) if n == name]
+                if in_step or written:
+                    hosts.append(call)
+                    tasks[call.id] = [t for t in written if t]
+        if not hosts:
+            return
+        transcript = self._read_run(name, document)
+        run_task = next((e.text for e in transcript.entries if isinstance(e, UserMessage)), "")
+        quoted = [c for c in hosts if any(t in run_task for t in tasks.get(c.id, []))]
+        host = (quoted or hosts)[-1]
+        if len(quoted or hosts) > 1:
+            self.warn(
+                f"{name}'s memory keeps one run: nothing recorded tells which of "
+                f"{len(quoted or hosts)} calls made it; it is shown under the last",
+                None,
+            )
+        task = next((t for t in reversed(tasks.get(host.id, [])) if t in run_task), None)
+        subagent = _subagent(name, task, transcript, _steps_of(document) or [])
+        if host.subagent is not None and host.subagent.transcript is not None:
+            if not in_step:
+                self.warn(f"{name}'s run is not shown: its call holds another's", None)
+                return
+            answer = next(
+                (e.text for e in reversed(transcript.entries) if isinstance(e, AssistantText)),
+                None,
+            )
+            args = {"task": task} if task else {}
+            host = ToolCall(
+                call_id=f"{host.call_id}-{name}",
+                name=name,
+                args=args,
+                description=describe_args(name, args),
+                status="success" if answer is not None else "unknown",
+                result=text_result(answer) if answer is not None else None,
+                batch_id=host.batch_id,
+                meta={**(step_meta or {}), "called_by": host.call_id},
+            )
+            self._append(host)
+        self.transcript.update(host, subagent=subagent)
+        self._nested[name] = key
 
     def final_output(self, output: Any) -> None:
         """A ``FinalAnswerStep``: the answer, unless a step already gave it; none having been
@@ -743,10 +951,23 @@ def _plain_agent(agent: Any, depth: int = 0) -> dict[str, Any]:
     }
     managed = getattr(agent, "managed_agents", None) or {}
     if isinstance(managed, Mapping) and managed and depth < 8:
-        out["managed_agents"] = {
-            str(name): _plain_agent(child, depth + 1) for name, child in managed.items()
-        }
+        out["managed_agents"] = _plain_managed(managed, depth + 1)
     return out
+
+
+def _plain_managed(managed: Mapping[str, Any], depth: int = 1) -> dict[str, Any]:
+    return {str(name): _plain_agent(child, depth) for name, child in managed.items()}
+
+
+def _managed_of(agent: Any) -> Mapping[str, Any]:
+    """The managed agents of ``agent=`` (a smolagents agent), by name."""
+    managed = getattr(agent, "managed_agents", None)
+    if not isinstance(managed, Mapping) or not hasattr(agent, "memory"):
+        raise TypeError(
+            "agent= is the smolagents agent that ran (it has memory and managed_agents), "
+            f"not {type(agent).__name__}"
+        )
+    return managed
 
 
 def plain(value: Any) -> Any:
@@ -804,17 +1025,27 @@ def _plain_item(item: Any) -> Any:
 # --- reading -------------------------------------------------------------------------------
 
 
-def read(source: Source) -> Transcript:
-    """The steps of ``source`` (a list of step records, or a document with ``steps``)."""
+#: ``load(steps, agent=)`` and ``follow(stream, agent=)``: the agent that ran knows its managed
+#: agents, whose runs the steps and the stream do not hold.
+READS_AGENT = True
+
+
+def read(source: Source, *, agent: Any = None) -> Transcript:
+    """The steps of ``source`` (a list of step records, or a document with ``steps``); given
+    ``agent``, the agent that ran them, its managed agents' runs nest as in a load of it."""
     transcript = Transcript(metadata={"source_format": NAME})
     document = source.document if source.is_document else None
     steps = _steps_of(document)
+    runs = _plain_managed(_managed_of(agent)) if agent is not None else {}
     if isinstance(document, Mapping) and steps is not None:
-        builder = _read_document(source, document, steps, transcript)
+        builder = _read_document(source, document, steps, transcript, runs)
     else:
-        builder = StepsBuilder(transcript, source.name)
+        builder = StepsBuilder(
+            transcript, source.name, runs=runs, read_run=partial(_read_child, source)
+        )
         for line, record in source.records():
             _feed(source, builder, record, line)
+        builder.nest_untimed()
     if builder.recognized == 0:
         first = source.warnings[0] if source.warnings else None
         reason = f"no smolagents steps: {first.reason}" if first else "no smolagents steps"
@@ -825,20 +1056,33 @@ def read(source: Source) -> Transcript:
 
 
 def _read_document(
-    source: Source, document: Mapping[str, Any], steps: list[Any], transcript: Transcript
+    source: Source,
+    document: Mapping[str, Any],
+    steps: list[Any],
+    transcript: Transcript,
+    runs: Mapping[str, Any] | None = None,
 ) -> StepsBuilder:
     agent = document.get("agent")
     agent = agent if isinstance(agent, Mapping) else {}
     model = agent.get("model_id") if isinstance(agent.get("model_id"), str) else None
     children = document.get("managed_agents")
-    children = children if isinstance(children, Mapping) else {}
-    builder = StepsBuilder(transcript, source.name, model=model, managed=set(children))
+    children = {
+        str(name): child
+        for name, child in (children.items() if isinstance(children, Mapping) else ())
+        if isinstance(child, Mapping)
+    }
+    builder = StepsBuilder(
+        transcript,
+        source.name,
+        model=model,
+        runs=children or runs,
+        read_run=partial(_read_child, source),
+    )
     for key, value in document.items():
         _top_level(source, transcript, key, value)
     for line, record in enumerate(steps, start=1):
         _feed(source, builder, record, line)
-    for name, child in children.items():
-        _nest(source, transcript, str(name), child)
+    builder.nest_untimed()
     return builder
 
 
@@ -901,33 +1145,34 @@ def _feed(source: Source, builder: StepsBuilder, record: Any, line: int) -> None
     source.warn(reason, line, record_type=_UNREADABLE)
 
 
-def _nest(source: Source, transcript: Transcript, name: str, child: Any) -> None:
-    """A managed agent's own steps, as the sub-agent of the parent's last call of its name."""
-    steps = _steps_of(child)
-    calls = [c for c in transcript.tool_calls() if c.name == name]
-    if not isinstance(child, Mapping) or steps is None or not calls or not steps:
-        return
-    child_source = Source(
-        f"{source.name} ({name})", iter(enumerate(steps, start=1)), document=child
+def _read_child(parent: Source | None, name: str, document: Mapping[str, Any]) -> Transcript:
+    """A managed agent's run document (:func:`plain` of it) as its own transcript, what it read
+    counted in ``parent``'s accounting (a load; live, there is none)."""
+    steps = _steps_of(document) or []
+    source = Source(
+        f"{parent.name if parent is not None else '<follow>'} ({name})",
+        iter(enumerate(steps, start=1)),
+        document=document,
     )
-    child_transcript = Transcript(metadata={"source_format": NAME, "agent": name})
-    _read_document(child_source, child, steps, child_transcript)
-    source.accounting.merge(child_source.accounting)
-    task = next((e.text for e in child_transcript.entries if isinstance(e, UserMessage)), "")
-    chosen = next((c for c in reversed(calls) if (_task_of(c.args) or "\0") in task), calls[-1])
-    child_calls = child_transcript.tool_calls(nested=True)
-    tokens = [u.output_tokens for u in _usages(child_transcript) if u.output_tokens is not None]
-    transcript.update(
-        chosen,
-        subagent=SubAgent(
-            name=name,
-            task=_task_of(chosen.args),
-            transcript=child_transcript,
-            tool_count=len(child_calls),
-            subagent_count=sum(1 for c in child_calls if c.subagent is not None) or None,
-            duration_ms=_run_span(steps),
-            output_tokens=sum(tokens) if tokens else None,
-        ),
+    transcript = Transcript(metadata={"source_format": NAME, "agent": name})
+    _read_document(source, document, steps, transcript)
+    if parent is not None:
+        parent.accounting.merge(source.accounting)
+    return transcript
+
+
+def _subagent(name: str, task: str | None, transcript: Transcript, steps: list[Any]) -> SubAgent:
+    calls = transcript.tool_calls(nested=True)
+    tokens = [u.output_tokens for u in _usages(transcript) if u.output_tokens is not None]
+    bounds = _run_bounds(steps)
+    return SubAgent(
+        name=name,
+        task=task,
+        transcript=transcript,
+        tool_count=len(calls),
+        subagent_count=sum(1 for c in calls if c.subagent is not None) or None,
+        duration_ms=(bounds[1] - bounds[0]) * 1000 if bounds is not None else None,
+        output_tokens=sum(tokens) if tokens else None,
     )
 
 
@@ -940,29 +1185,18 @@ def _usages(transcript: Transcript) -> list[Usage]:
     return found
 
 
-def _run_span(steps: list[Any]) -> float | None:
-    """Milliseconds from the first step's start to the last step's end, as recorded."""
-    timings = [
-        s["timing"]
-        for s in steps
-        if isinstance(s, Mapping) and isinstance(s.get("timing"), Mapping)
-    ]
-    starts = [t.get("start_time") for t in timings if _iso(t.get("start_time"))]
-    ends = [t.get("end_time") for t in timings if _iso(t.get("end_time"))]
-    if not starts or not ends or max(ends) < min(starts):
-        return None
-    return float((max(ends) - min(starts)) * 1000)
-
-
 # --- live (spec A-2) -----------------------------------------------------------------------
 
 
 class Follower:
     """``agent.run(task, stream=True)`` followed into a transcript (see the module's text)."""
 
-    def __init__(self, transcript: Transcript) -> None:
+    def __init__(self, transcript: Transcript, *, agent: Any = None) -> None:
         self.transcript = transcript
-        self.builder = StepsBuilder(transcript, "<follow>", live=True)
+        # The stream holds no managed agent's steps; given the agent, each step that ran one
+        # finds its run in that managed agent's memory when the step ends.
+        runs = _managed_of(agent) if agent is not None else None
+        self.builder = StepsBuilder(transcript, "<follow>", live=True, runs=runs)
 
     def feed(self, event: Any) -> None:
         kind = type(event).__name__
