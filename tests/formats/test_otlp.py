@@ -1118,12 +1118,12 @@ def test_H4_smolagents_llm_spans_count_each_response_once(
     )
 
 
-def _calls_outline(transcript: Transcript, *, nested: bool = True) -> list[tuple[Any, ...]]:
-    """Every call as (name, arguments, status, its sub-agent's calls unless not ``nested``)."""
+def _calls_outline(transcript: Transcript) -> list[tuple[Any, ...]]:
+    """Every call as (name, arguments, status, its sub-agent's calls)."""
     return [
         (call.name, call.args, call.status,
          _calls_outline(call.subagent.transcript)
-         if nested and call.subagent is not None and call.subagent.transcript is not None
+         if call.subagent is not None and call.subagent.transcript is not None
          else None)
         for call in transcript.tool_calls()
     ]  # fmt: skip
