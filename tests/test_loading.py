@@ -327,6 +327,12 @@ TRIPPED_READERS = [
         "cline/cline-4.x_hand-made_session/1784200000000_q7w2e/1784200000000_q7w2e.messages.json",
     ),
     ("llama_factory", "_Reader", "feed", "messages/llama-factory_v1_reason-tool-use_row.json"),
+    (
+        "harnesses.openhands_sdk",
+        "_Reader",
+        "feed",
+        "harnesses/openhands-sdk/openhands-sdk_v1.58.2_events.jsonl",
+    ),
 ]
 
 

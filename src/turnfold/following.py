@@ -315,6 +315,7 @@ def follow(
     first event (``display=False``: not shown; ``.widget`` still makes one). ``.transcript``
     holds the run, and when the stream ends it holds what ``turnfold.load`` of the run's final
     object gives. ``agent`` is the agent the run was made with, for a framework whose events
-    leave out what the agent knows, as ``load``'s (Google ADK: which tools are agents).
+    leave out what the agent knows, as ``load``'s (Google ADK: which tools are agents;
+    smolagents: its managed agents' runs).
     """
     return Follow(events, format=format, transcript=transcript, display=display, agent=agent)

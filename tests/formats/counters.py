@@ -293,6 +293,22 @@ def llama_factory(path: Path) -> int:
     return count
 
 
+def openhands_sdk(path: Path) -> int:
+    """OpenHands SDK (``kind`` of each event): ``ActionEvent``s but the ``finish`` and ``think``
+    tools' (a closing text, a thought), and ``ACPToolCallEvent``s by ``tool_call_id`` (written
+    again as the call goes on). A conversation's state file or event file counts every event
+    file of its folder, its sub-agents' folders (``subagents/<id>/events/``) included; any other
+    file its own events."""
+    folder = path.parent if path.name == "base_state.json" else path.parent.parent
+    if path.name == "base_state.json" or path.parent.name == "events":
+        events = [e for f in sorted(folder.rglob("events/event-*.json")) for e in records(f)]
+    else:
+        events = list(records(path))
+    acp = {e.get("tool_call_id") for e in events if e.get("kind") == "ACPToolCallEvent"}
+    actions = [e for e in events if e.get("kind") == "ActionEvent"]
+    return len(acp) + sum(e.get("tool_name") not in ("finish", "think") for e in actions)
+
+
 COUNTERS: dict[str, Callable[[Path], int]] = {
     "claude-code": claude_code,
     "codex": codex,
@@ -305,4 +321,5 @@ COUNTERS: dict[str, Callable[[Path], int]] = {
     "cursor": cursor,
     "sharegpt": sharegpt,
     "llama-factory": llama_factory,
+    "openhands-sdk": openhands_sdk,
 }

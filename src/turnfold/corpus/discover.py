@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from turnfold.corpus.runs import Span
 from turnfold.formats import tables
 from turnfold.formats.compressed import candidate_names
+from turnfold.formats.harnesses import openhands_sdk
 from turnfold.formats.harnesses.inspect_log import Samples
 from turnfold.formats.source import expanded
 from turnfold.formats.tables import PARQUET_SUFFIXES as PARQUET_SUFFIXES
@@ -163,6 +164,11 @@ def _walk(root: str, format: str | None, found: Found) -> None:
         # Sorted, so rows come in the same order on every machine; hidden folders (.git, caches)
         # hold no sessions.
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        if openhands_sdk.BASE_STATE in files and openhands_sdk.EVENTS in dirs:
+            # An OpenHands SDK conversation: one item, its state file, whose loader reads the
+            # events and sub-agents' conversations beside it (one file each: never a row each).
+            dirs.clear()
+            files = [openhands_sdk.BASE_STATE]
         for name in sorted(files):
             if name.startswith(".") and name not in CANDIDATE_NAMES:
                 continue
@@ -213,7 +219,8 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
     ``<sessionId>/<agentId>__<teamTaskId>.messages.json`` (``"agent": "teammate"``) beside
     ``<sessionId>/<sessionId>.messages.json``. The parent's loader reads each of them into the
     call that spawned it; Qwen's, Cursor's and Cline's are rows only when their session file is
-    gone, as Claude Code's Workflow agents are.
+    gone, as Claude Code's Workflow agents are. The OpenHands SDK keeps a sub-agent's
+    conversation in ``<id>/subagents/<sub id>/``, read with its parent's ``base_state.json``.
     """
     if format == "claude-code":
         run = path.parent.parent
@@ -232,6 +239,8 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
         return any(isinstance(v, dict) and v.get("kind") == "subagent" for v in head[:1])
     if format in ("qwen", "cursor"):
         return _subagents_session(path, format) is not None
+    if format == openhands_sdk.NAME:
+        return _sdk_parent(path) is not None
     if format == "cline-messages":
         agent = next((v.get("agent") for v in head if isinstance(v, dict)), None)
         return agent in _CLINE_CHILDREN and _cline_session(path) is not None
@@ -246,9 +255,11 @@ def is_session_bookkeeping(path: Path) -> bool:
     ``<session>.jsonl`` (:mod:`turnfold.formats.claude_code_workflows`). Cline 4 writes a
     session's manifest ``<sessionId>.json`` and its compacted history
     ``<sessionId>.compaction.json`` (a sidecar the messages file makes redundant) beside
-    ``<sessionId>.messages.json`` (:mod:`turnfold.formats.agents.cline_messages`)."""
+    ``<sessionId>.messages.json`` (:mod:`turnfold.formats.agents.cline_messages`). An OpenHands
+    SDK conversation's event files (``<id>/events/event-….json``) are read with its
+    ``base_state.json`` (:mod:`turnfold.formats.harnesses.openhands_sdk`)."""
     name = path.name
-    if _cline_sidecar_of(path) is not None:
+    if _cline_sidecar_of(path) is not None or _sdk_event_of(path) is not None:
         return True
     if name.startswith("agent-") and name.endswith(".meta.json"):
         return path.with_name(name.removesuffix(".meta.json") + ".jsonl").is_file()
@@ -271,6 +282,10 @@ def session_of(path: Path, format: str | None, head: list[Any]) -> str | None:
     name, Gemini CLI by the first eight characters of the session id in the chat's name.
     """
     folder = path.parent
+    sdk = _sdk_event_of(path) if format is None else None
+    sdk = sdk or (_sdk_parent(path) if format == openhands_sdk.NAME else None)
+    if sdk is not None:
+        return globbing.escape(str(sdk / openhands_sdk.BASE_STATE))
     cline = _cline_sidecar_of(path) if format is None else None
     if cline is None and format == "cline-messages":
         cline = _cline_session(path)
@@ -342,6 +357,24 @@ def _cline_sidecar_of(path: Path) -> Path | None:
         return None
     session = path.with_name(stem + _CLINE_MESSAGES)
     return session if stem and session.is_file() else None
+
+
+def _sdk_event_of(path: Path) -> Path | None:
+    """The OpenHands SDK conversation an event file (``<id>/events/event-….json``) is of, if
+    its ``base_state.json`` is there."""
+    folder = path.parent.parent
+    if path.parent.name != openhands_sdk.EVENTS or not openhands_sdk.EVENT_FILE.match(path.name):
+        return None
+    return folder if (folder / openhands_sdk.BASE_STATE).is_file() else None
+
+
+def _sdk_parent(path: Path) -> Path | None:
+    """The OpenHands SDK conversation a sub-agent's state file
+    (``<id>/subagents/<sub id>/base_state.json``) belongs to, if its state file is there."""
+    parent = path.parent.parent.parent
+    if path.name != openhands_sdk.BASE_STATE or path.parent.parent.name != openhands_sdk.SUBAGENTS:
+        return None
+    return parent if (parent / openhands_sdk.BASE_STATE).is_file() else None
 
 
 #: An id that may stand in a pattern of a path as it is: no separator, no wildcard.

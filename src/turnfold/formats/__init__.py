@@ -22,6 +22,7 @@ from turnfold.formats.compressed import decompressed
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import (
     Source,
+    expanded,
     from_json_value,
     looks_like_text,
     open_source,
@@ -49,6 +50,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("swe-agent", "turnfold.formats.harnesses.swe_agent"),
     ("mini-swe-agent", "turnfold.formats.harnesses.mini_swe_agent"),
     ("openhands", "turnfold.formats.harnesses.openhands"),
+    ("openhands-sdk", "turnfold.formats.harnesses.openhands_sdk"),
     ("otlp", "turnfold.formats.traces.otlp"),
     ("claude-stream-json", "turnfold.formats.agents.claude_stream"),
     ("codex-exec-json", "turnfold.formats.agents.codex_exec"),
@@ -272,7 +274,8 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
     if not getattr(module, "READS_AGENT", False):
         raise ValueError(
             f"{name} is read as {module.NAME}, whose run says itself what ran: agent= tells "
-            "an ADK session which tools of its agents are agents (AgentTool)"
+            "an ADK session which tools of its agents are agents (AgentTool), and smolagents "
+            "steps where its managed agents' runs are"
         )
     return {"agent": agent}
 
@@ -284,7 +287,7 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
 #: JSON lines, so binary files (zips) and huge documents never reach :func:`open_source`.
 #: The formats with ``read_path``, named here so that a load imports their modules alone, not
 #: every format's (a test keeps this list equal to the modules that have one).
-PATH_FORMATS: tuple[str, ...] = ("inspect", "aider")
+PATH_FORMATS: tuple[str, ...] = ("inspect", "aider", "openhands-sdk")
 
 
 @cache
@@ -323,13 +326,15 @@ def _opens_with_a_record(path: Path) -> bool:
 
 
 def _path_of(source: Any) -> Path | None:
-    """The file ``source`` names, if it names one (a path, or a ``str`` that is no JSON text)."""
+    """The file ``source`` names, if it names one (a path, or a ``str`` that is no JSON text);
+    a folder too, which only a format that reads a folder as one run takes (an OpenHands V1
+    conversation): any other is refused as a folder."""
     if isinstance(source, str) and looks_like_text(source):
         return None
     if isinstance(source, (str, os.PathLike)):
         try:
-            path = Path(source)
-            return path if path.is_file() else None
+            path = Path(expanded(os.fspath(source)))
+            return path if path.is_file() or path.is_dir() else None
         except (OSError, ValueError):  # a name too long or with a NUL names no file
             return None
     return None

@@ -232,22 +232,28 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             smolagents,
             strands,
         )
-        from turnfold.formats.harnesses import inspect_log, mini_swe_agent, openhands, swe_agent
+        from turnfold.formats.harnesses import (
+            inspect_log,
+            mini_swe_agent,
+            openhands,
+            openhands_sdk,
+            swe_agent,
+        )
         from turnfold.formats.traces import otlp
 
         formats: list[SourceFormat] = [
             native, claude_code, codex, gemini, qwen, cursor, swe_agent, mini_swe_agent,
-            claude_stream, codex_exec, gemini_stream, cline, cline_messages, aider, sharegpt,
-            llama_factory, anthropic, openai_responses, openai_chat,
+            openhands_sdk, claude_stream, codex_exec, gemini_stream, cline, cline_messages, aider,
+            sharegpt, llama_factory, anthropic, openai_responses, openai_chat,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
         sampled: list[SampledFormat] = [inspect_log, openhands, otlp]
-        paths: list[PathFormat] = [inspect_log, aider]
+        paths: list[PathFormat] = [inspect_log, aider, openhands_sdk]
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,
             strands,
         ]  # fmt: skip
-        agent_readers: list[AgentReader] = [adk]
+        agent_readers: list[AgentReader] = [adk, smolagents]
         del formats, sampled, paths, frameworks, resumable, agent_readers
 
 

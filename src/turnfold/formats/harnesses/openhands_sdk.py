@@ -1,0 +1,1046 @@
+"""OpenHands V1 conversations: the OpenHands Software Agent SDK's persisted events (spec H-3).
+
+OpenHands 1.x runs on the Software Agent SDK (PyPI ``openhands-sdk``,
+OpenHands/software-agent-sdk). A ``LocalConversation`` with a ``persistence_dir`` (the CLI's
+and the agent server's: ``~/.openhands/conversations``, ``workspace/conversations``) keeps each
+conversation in a folder named by its id (``<persistence_dir>/<id hex>/``,
+``conversation/persistence_const.py``, ``ConversationState.create``):
+
+- ``base_state.json``: the ``ConversationState`` (``conversation/state.py``): its ``id``, the
+  ``agent`` (its ``llm.model``, tools, condenser), the ``workspace`` (``working_dir``),
+  ``execution_status``, ``leaf_event_id`` (the head of the active branch), and
+  ``stats.usage_to_metrics``: per use of an LLM (``agent``, ``condenser``, ``task:<id>`` for a
+  sub-agent) its ``token_usages`` (one per response, by ``response_id``), ``costs`` and
+  ``accumulated_cost``;
+- ``events/event-<index, five digits or more>-<event id>.json``: one event each, as
+  ``event.model_dump_json(exclude_none=True)`` writes it (``EventLog``,
+  ``conversation/event_store.py``), its class in ``kind``; the folder's hidden files are the
+  log's lock and length marker;
+- ``subagents/<id hex>/``: the conversations the ``task`` tool ran (``tools/task/manager.py``),
+  laid out the same;
+- ``meta.json``, the agent server's (``StoredConversation``): the conversation's ``title``.
+
+``load()`` reads such a folder from its ``base_state.json`` or from any of its event files, and
+:func:`read_path` from the folder itself or its ``events/``. Events without their folder (one
+JSON array, JSON lines, the agent server's page ``{"items": [...]}``, or ``Event`` objects) are
+read in their order, without what only ``base_state.json`` says (usage, model, the active
+branch). A line of a warning is the event's place in the log: ``event-00014-…`` is line 15.
+
+Mapping (record types are the events' ``kind``):
+
+- ``MessageEvent``: the user's prompt is a :class:`UserMessage` (its images kept; ``sender``,
+  a parent agent's name, in ``meta``), the agent's reply an :class:`AssistantText`, its
+  reasoning (``reasoning_content``, Anthropic ``thinking_blocks``, a Responses
+  ``responses_reasoning_item``) :class:`Thinking` before it;
+- ``ActionEvent``: the model's tool call (``tool_call``: its id and arguments as the model sent
+  them, less the ``security_risk`` and ``summary`` the SDK asks for; a ``summary`` the model
+  wrote is kept in ``meta``), after its ``thought`` (text) and reasoning. The file editor's calls
+  are named with their command (``file_editor str_replace``). Calls of one response
+  (``llm_response_id``) are one batch. ``finish`` is the agent's closing text, ``think`` a
+  :class:`Thinking`;
+- ``ObservationEvent``: the result of its call (``tool_call_id``, else ``action_id``). Status
+  (:func:`status_of`): ``is_error``; a terminal command's exit code (0 success, anything else,
+  ``-1`` for "still running" included, error, as for OpenHands V0) or ``timeout``. An edit with
+  the file's content before and after is a ``diff``, the task tracker's list a ``todo``, a
+  ``task`` a sub-agent's report;
+- ``UserRejectObservation``: its call was rejected, by the user or a hook: ``cancelled``;
+- ``AgentErrorEvent``: its call failed in the agent (an unknown tool, arguments that do not
+  validate): ``error``; one that answers no call is an :class:`AssistantError`;
+- ``Condensation``: a :class:`CompactionBoundary` with the condenser's summary;
+- ``ConversationErrorEvent``: an :class:`AssistantError`; ``PauseEvent`` a notice;
+  ``InterruptEvent`` an :class:`AbortMarker`, the calls still running cancelled;
+- ``HookExecutionEvent``: a warning notice when a hook blocked or failed;
+- ``ACPToolCallEvent``: a call an ACP agent ran (Claude Code, Codex or Gemini CLI behind
+  ``ACPAgent``), named by its ``tool_kind``; the SDK writes it again as it progresses, and the
+  last one says how it ended;
+- sub-agents: a ``task`` call holds the conversation in ``subagents/`` whose first prompt is the
+  call's ``prompt`` (the ``TaskManager`` sends it as is); resuming a task (``resume``) goes on in
+  the conversation an earlier call holds;
+- usage: each response's ``token_usages`` entry goes on its text, else its first reasoning or
+  call (:func:`turnfold.usage.attach_usage`), with the response's model; the conversation's own
+  totals (``accumulated_token_usage`` but a sub-agent's, the condenser's included) are
+  ``metadata["usage"]``, ``accumulated_cost`` ``metadata["cost_usd"]`` when the SDK priced a
+  response;
+- the active branch: a conversation may fork (``navigate_to``, ``fork``); its events from
+  ``leaf_event_id`` back through ``parent_id`` are read, as the agent sees them, the others
+  accounted as off the branch. Events written after the head (a ``base_state.json`` saved a
+  step behind) that descend from it are read too.
+- metadata: ``agent`` ``"openhands"``, ``agent_class`` (``Agent``, ``ACPAgent``),
+  ``session_id``, ``model``, ``cwd``, ``execution_status``, ``title``, ``system``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from turnfold import codec
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    MAPPINGS,
+    NameSet,
+    as_int,
+    as_list,
+    checked_timestamp,
+    counted_usage,
+    describe_args,
+    parse_arguments,
+    relative,
+    stringify,
+    text_result,
+)
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
+from turnfold.formats.errors import MalformedLine
+from turnfold.formats.protocol import not_read
+from turnfold.formats.source import Source, json_object_file, open_source, record_limit
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    Entry,
+    ImageData,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+from turnfold.usage import add_into, attach_usage, counts_of
+
+NAME = "openhands-sdk"
+
+BASE_STATE = "base_state.json"
+EVENTS = "events"
+SUBAGENTS = "subagents"
+#: ``EVENT_NAME_RE`` of ``persistence_const.py``: the writer pads the index to five digits.
+EVENT_FILE = re.compile(r"^event-(\d{5,})-[0-9a-fA-F-]{8,}\.json$")
+#: Sub-agents' conversations nest in theirs: a folder linked into itself must not recurse.
+_MAX_DEPTH = 8
+_OFF_BRANCH = "(off the active branch)"
+#: ``ROOT_PARENT_ID``: the parent of a root made after ``navigate_to(None)``.
+_ROOT = "__root__"
+_PAGE = "(page)"
+
+RECORDS = Records(
+    mapped={
+        "base_state": "the conversation's id, model, working directory, status and active "
+        "branch; each response's usage and the cost (stats.usage_to_metrics)",
+        "SystemPromptEvent": 'the system prompt: metadata["system"]',
+        "MessageEvent": "the user's prompt (UserMessage, its images kept), the agent's reply "
+        "(AssistantText) after its reasoning (Thinking); a message of the environment or a "
+        "hook a notice",
+        "ActionEvent": "a tool call named by its tool (the file editor's with its command), "
+        "after its thought (text) and reasoning (Thinking)",
+        "ActionEvent/finish": "the finish tool's message: the agent's closing text",
+        "ActionEvent/think": "the think tool's thought (Thinking)",
+        "ObservationEvent": "the result of its call: a command's output (status by exit code), "
+        "an edit's diff, the task list, a sub-agent's report",
+        "UserRejectObservation": "its call was rejected by the user or a hook (cancelled)",
+        "AgentErrorEvent": "its call failed in the agent (error); an AssistantError when it "
+        "answers no call",
+        "Condensation": "a compaction boundary with the condenser's summary",
+        "ConversationErrorEvent": "the run stopped on an error (AssistantError)",
+        "PauseEvent": "a notice: the user paused the agent",
+        "InterruptEvent": "an abort marker; the calls still running are cancelled",
+        "HookExecutionEvent": "a warning notice: a hook blocked the operation, or failed",
+        "ACPToolCallEvent": "a call an ACP agent ran; its later events update it",
+    },
+    ignored={
+        "ObservationEvent/finish": "the finish tool's echo of its message, shown once as the "
+        "closing text",
+        "ObservationEvent/think": "the think tool's acknowledgement",
+        "HookExecutionEvent/success": "a hook that ran and stopped nothing",
+        "CondensationRequest": "a request to condense; the Condensation is shown",
+        "CondensationSummaryEvent": "a condensation's summary as the model reads it; the "
+        "Condensation is shown",
+        "ConversationStateUpdateEvent": "state sent to remote clients; base_state.json holds it",
+        "SecurityAnalysisEvent": "the security analyzer's risk levels of pending actions",
+        "TokenEvent": "the token ids of a response (vLLM), no text",
+        "LLMCompletionLogEvent": "a raw completion log sent to a remote client",
+        "StreamingDeltaEvent": "a streamed fragment of a message recorded whole",
+        _OFF_BRANCH: "an event of a branch the conversation left (navigate_to, fork): the "
+        "active branch is shown, as the agent sees it",
+        _PAGE: "the agent server's page of events: its items are read",
+    },
+)
+
+#: Every event kind the SDK writes: what detection knows the format by.
+EVENT_KINDS = NameSet(
+    {name.split("/")[0] for name in RECORDS.known() if not name.startswith(("(", "base"))}
+)
+_EDITORS = NameSet({"file_editor", "planning_file_editor"})
+_EDITOR_COMMANDS = NameSet({"view", "create", "str_replace", "insert", "undo_edit"})
+#: Arguments the SDK adds to every tool's schema for its own use (``security_risk``) or the
+#: model's explanation (``summary``): not what the tool acts on.
+_ARG_NOISE = ("security_risk", "summary")
+_CLOSING, _THINK, _TASK = "finish", "think", "task"
+_TODO_MARKS = {"done": "[x]", "in_progress": "[~]"}
+#: ACP tool call statuses (``ToolCallStatus``) that end a call.
+_ACP_STATUS: dict[str, ToolStatus] = {"completed": "success", "failed": "error"}
+_DATA_URL = re.compile(r"data:(image/[\w.+-]+);base64,(.+)", re.DOTALL)
+
+
+# --- where a conversation lies ----------------------------------------------------------------
+
+
+def conversation_of(path: Path) -> Path | None:
+    """The conversation folder ``path`` is, or is part of (its ``events/``, ``base_state.json``
+    or an event file); None for anything else.
+
+    >>> conversation_of(Path("/nowhere/base_state.json"))
+    PosixPath('/nowhere')
+    """
+    if path.name == BASE_STATE:
+        return path.parent
+    if path.parent.name == EVENTS and EVENT_FILE.match(path.name):
+        return path.parent.parent
+    try:
+        if not path.is_dir():
+            return None
+        if (path / BASE_STATE).is_file() or (path / EVENTS).is_dir():
+            return path
+        if path.name == EVENTS and any(EVENT_FILE.match(p.name) for p in _listed(path)):
+            return path.parent
+    except OSError:
+        return None
+    return None
+
+
+def _listed(folder: Path) -> list[Path]:
+    try:
+        return sorted(folder.iterdir())
+    except OSError:
+        return []
+
+
+def _event_records(events: Path, warn: list[str]) -> list[tuple[int, Any]]:
+    """The events of a log folder in their order, each as (its index + 1, its value or a
+    :class:`MalformedLine`); what the folder holds besides is said in ``warn``."""
+    found: dict[int, Path] = {}
+    for path in _listed(events):
+        match = EVENT_FILE.match(path.name)
+        if match is not None and path.is_file():  # no pipe is waited on (sibling_files)
+            index = int(match.group(1))
+            if index in found:
+                warn.append(f"{path.name}: a second event file of index {index}, not read")
+            else:
+                found[index] = path
+        elif not path.name.startswith("."):  # the log's lock and length marker are hidden
+            warn.append(f"{path.name} in {events}: not an event file, not read")
+    gaps = [index for index in range(max(found, default=-1) + 1) if index not in found]
+    if gaps:
+        warn.append(
+            f"no event file for index {gaps[0]} of {events} (the SDK stops there): "
+            "the events after it are read"
+        )
+    return [(index + 1, _event_value(found[index])) for index in sorted(found)]
+
+
+def _event_value(path: Path) -> Any:
+    try:
+        size = path.stat().st_size
+        if size > record_limit():
+            return MalformedLine(
+                f"{path.name}: {size:,} bytes, over the limit of "
+                f"{record_limit():,} (TURNFOLD_MAX_RECORD_BYTES); not read"
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        return MalformedLine(f"{path.name}: not read: {exc.strerror or exc}")
+    if not data.strip():
+        return MalformedLine(f"{path.name}: empty")
+    try:
+        return codec.loads(data)
+    except (ValueError, RecursionError) as exc:
+        return MalformedLine(f"{path.name}: invalid JSON: {exc}")
+
+
+def _state_of(folder: Path, warn: list[str]) -> dict[str, Any]:
+    """The folder's ``base_state.json``, empty when it has none (an events folder alone)."""
+    path = folder / BASE_STATE
+    if not path.is_file():
+        return {}
+    try:
+        value = codec.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:
+        warn.append(f"{path}: not read: {exc}")
+        return {}
+    if not isinstance(value, dict):
+        warn.append(f"{path}: not a conversation's state")
+        return {}
+    return value
+
+
+# --- detection --------------------------------------------------------------------------------
+
+
+def _is_state(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    """A ``ConversationState`` dump: its id, agent (a discriminated model) and workspace."""
+    return (
+        isinstance(value, MAPPINGS)
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("agent"), MAPPINGS)
+        and isinstance(value["agent"].get("kind"), str)
+        and isinstance(value.get("workspace"), MAPPINGS)
+    )
+
+
+def _is_page(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    return (
+        isinstance(value, MAPPINGS)
+        and isinstance(value.get("items"), list)
+        and (
+            "next_page_id" in value
+            or (bool(value["items"]) and all(map(_classify, value["items"][:5])))
+        )
+    )
+
+
+def _classify(value: Any) -> int:
+    if isinstance(value, MAPPINGS) and value.get("kind") in EVENT_KINDS:
+        return DISTINCTIVE
+    return NOT_MINE
+
+
+def detect(source: Source) -> Evidence:
+    """A conversation's state, an event (``kind`` an SDK event class), a list or page of them."""
+    document = source.document if source.is_document else None
+    if _is_state(document):
+        return Evidence(share=1.0, marks=1, sampled=1)
+    if _is_page(document):
+        return Evidence.of(document["items"][:30], _classify, "no OpenHands SDK events")
+    if isinstance(document, list):
+        return Evidence.of(document[:30], _classify, "no OpenHands SDK events")
+    return Evidence.of(source.head_values(), _classify, "no OpenHands SDK events")
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """A conversation folder or its ``events/``; None for files, which are read as JSON."""
+    if path.is_file():
+        return None
+    return Evidence(share=1.0, marks=1) if conversation_of(path) is not None else None
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def read(source: Source) -> Transcript:
+    """The conversation a ``base_state.json`` or an event file belongs to, read from its folder;
+    else the events ``source`` holds."""
+    document = source.document if source.is_document else None
+    path = source.path
+    folder = conversation_of(path) if path is not None else None
+    if path is not None and folder is not None:
+        given = document if _is_state(document) and path.name == BASE_STATE else None
+        if given is not None or (folder / EVENTS).is_dir():
+            return _conversation(folder, source, given, 0)
+    transcript = _new_transcript()
+    reader = _Reader(source, transcript, None, 0)
+    if _is_state(document):
+        reader.state(document)
+    else:
+        _feed_all(reader, source.records())
+    reader.finish()
+    return transcript
+
+
+def read_path(path: Path) -> Transcript:
+    """A conversation from its folder, its ``events/``, its ``base_state.json`` or an event
+    file; a file of events from its path (``load(path, format="openhands-sdk")``)."""
+    folder = conversation_of(path)
+    if folder is not None:
+        return _conversation(folder, None, None, 0)
+    source, stream = open_source(path)
+    try:
+        transcript = read(source)
+    finally:
+        if stream is not None:
+            stream.close()
+    transcript.warnings[:0] = source.warnings
+    transcript.accounting = source.accounting
+    return transcript
+
+
+def _new_transcript() -> Transcript:
+    return Transcript(metadata={"source_format": NAME, "agent": "openhands"})
+
+
+def _conversation(
+    folder: Path, into: Source | None, state: Mapping[str, Any] | None, depth: int
+) -> Transcript:
+    """The conversation in ``folder``; its warnings and accounting go to ``into`` (the source
+    ``load()`` opened), else onto the transcript."""
+    said: list[str] = []
+    if state is None:
+        state = _state_of(folder, said)
+    records = _event_records(folder / EVENTS, said)
+    events = folder / EVENTS
+    source = Source(
+        str(events),
+        iter(records),
+        path=events,
+        warnings=into.warnings if into is not None else None,
+        accounting=into.accounting if into is not None else None,
+    )
+    for reason in said:
+        source.warn(reason)
+    transcript = _new_transcript()
+    reader = _Reader(source, transcript, folder, depth)
+    reader.state(state)
+    title = json_object_file(folder / "meta.json").get("title")
+    if isinstance(title, str) and title.strip():
+        transcript.metadata["title"] = title.strip()
+    reader.branch = _active_branch(records, state.get("leaf_event_id"), source)
+    _feed_all(reader, source.records())
+    reader.finish()
+    if into is None:
+        transcript.warnings[:0] = source.warnings
+        transcript.accounting = source.accounting
+    return transcript
+
+
+def _feed_all(reader: _Reader, records: Iterator[tuple[int, Any]]) -> None:
+    source = reader.source
+    for line, record in records:
+        if isinstance(record, MalformedLine):
+            source.warn(record.reason, line)
+            continue
+        try:
+            reader.feed(record, line)
+        except Exception as exc:  # one event of a shape never seen is lost, not the rest (L-4)
+            not_read(source, line, exc)
+
+
+def _active_branch(records: list[tuple[int, Any]], leaf: Any, source: Source) -> set[str] | None:
+    """The ids of the events on the active branch (``EventLog.path_to_root`` from the head, by
+    ``_effective_parent_id``: an event without a ``parent_id`` follows the one before it); None
+    when every event is on it (no head, or a chain that breaks: then nothing is hidden)."""
+    parents: dict[str, str | None] = {}
+    last: str | None = None
+    for _, value in records:
+        event_id = value.get("id") if isinstance(value, dict) else None
+        if isinstance(event_id, str):
+            parent = value.get("parent_id")
+            parent = parent if isinstance(parent, str) else last
+            parents[event_id] = None if parent == _ROOT else parent
+            last = event_id
+    if not isinstance(leaf, str) or leaf not in parents:
+        return None
+    branch: set[str] = set()
+    current: str | None = leaf
+    while current is not None:
+        if current in branch or current not in parents:
+            source.warn(f"the active branch breaks at event {current}: every event is read")
+            return None
+        branch.add(current)
+        current = parents[current]
+    return None if len(branch) == len(parents) else branch
+
+
+class _Reader:
+    """One conversation's events into its transcript."""
+
+    def __init__(
+        self,
+        source: Source,
+        transcript: Transcript,
+        folder: Path | None,
+        depth: int,
+    ) -> None:
+        self.source = source
+        self.transcript = transcript
+        self.folder = folder
+        self.depth = depth
+        self.branch: set[str] | None = None
+        self.cwd: str | None = None
+        self.calls: dict[str, ToolCall] = {}  # by tool_call_id
+        self.by_action: dict[str, ToolCall] = {}  # by the ActionEvent's id
+        self.closing: dict[str, str] = {}  # finish and think: their tool by tool_call_id
+        self.responses: dict[str, list[Entry]] = {}  # each response's entries, by its id
+        self.usages: dict[str, tuple[Usage, str | None]] = {}  # its usage and model, by its id
+        self.tasks: list[ToolCall] = []
+
+    # --- the state --------------------------------------------------------------------------
+
+    def state(self, state: Mapping[str, Any]) -> None:
+        """What ``base_state.json`` says of the conversation (``ConversationState``)."""
+        if not state:
+            return
+        self.source.note("base_state", "mapped")
+        metadata = self.transcript.metadata
+        if isinstance(state.get("id"), str):
+            metadata["session_id"] = state["id"]
+        agent = _mapping(state.get("agent"))
+        if isinstance(agent.get("kind"), str):
+            metadata["agent_class"] = agent["kind"]
+        model = _mapping(agent.get("llm")).get("model")
+        if isinstance(model, str) and model:
+            metadata["model"] = model
+        cwd = _mapping(state.get("workspace")).get("working_dir")
+        if isinstance(cwd, str) and cwd:
+            self.cwd = metadata["cwd"] = cwd
+        if isinstance(state.get("execution_status"), str):
+            metadata["execution_status"] = state["execution_status"]
+        self._stats(_mapping(_mapping(state.get("stats")).get("usage_to_metrics")))
+
+    def _stats(self, uses: Mapping[str, Any]) -> None:
+        """Each response's usage by its id; the conversation's own totals and its cost."""
+        own: dict[str, int] = {}
+        cost, priced = 0.0, False
+        for use, metrics in uses.items():
+            if not isinstance(metrics, MAPPINGS):
+                continue
+            for item in as_list(metrics.get("token_usages")):
+                usage = _usage(item)
+                if usage is not None and usage.response_id is not None:
+                    self.usages[usage.response_id] = (usage, _str(item.get("model")))
+            spent = metrics.get("accumulated_cost")
+            if isinstance(spent, (int, float)) and not isinstance(spent, bool):
+                cost += float(spent)
+                priced = priced or bool(as_list(metrics.get("costs")))
+            if not str(use).startswith("task:"):  # a sub-agent's, counted under its call
+                add_into(own, counts_of(_usage(metrics.get("accumulated_token_usage"))))
+        if own:
+            self.transcript.metadata["usage"] = own
+        if priced:  # accumulated_cost is 0.0 for a model litellm has no price for: no cost
+            self.transcript.metadata["cost_usd"] = cost
+
+    # --- events -----------------------------------------------------------------------------
+
+    def feed(self, event: Any, line: int) -> None:
+        """Read one event (accounted for by its ``kind``)."""
+        if not isinstance(event, MAPPINGS):
+            self.source.warn("event is not an object", line, record_type="(event)")
+            return
+        kind = event.get("kind")
+        if _is_page(event):
+            self.source.ignored(_PAGE)
+            for item in event["items"]:
+                try:
+                    self.feed(item, line)
+                except Exception as exc:
+                    not_read(self.source, line, exc)
+            return
+        if self.branch is not None and not _on(event.get("id"), self.branch):
+            self.source.ignored(_OFF_BRANCH)
+            return
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
+            handler(self, event, line)
+        elif isinstance(kind, str) and kind in EVENT_KINDS:
+            self.source.ignored(kind)
+        else:
+            name = kind if isinstance(kind, str) else "(event)"
+            self.source.warn(f"unknown event kind {kind!r} skipped", line, record_type=name)
+
+    def _system(self, event: Mapping[str, Any], line: int) -> None:
+        text = _text_of(event.get("system_prompt"))
+        if text:
+            self.transcript.metadata.setdefault("system", text)
+        self.source.mapped("SystemPromptEvent")
+
+    def _message(self, event: Mapping[str, Any], line: int) -> None:
+        message = _mapping(event.get("llm_message"))
+        stamp = checked_timestamp(event.get("timestamp"))
+        text, images, remote = _content(message.get("content"))
+        meta: dict[str, Any] = {"image_urls": remote} if remote else {}
+        skills = [s for s in as_list(event.get("activated_skills")) if isinstance(s, str)]
+        if skills:
+            meta["activated_skills"] = skills
+        who = event.get("source")
+        if who == "user" or (who is None and message.get("role") == "user"):
+            sender = event.get("sender")
+            if isinstance(sender, str) and sender:
+                meta["sender"] = sender
+            self.transcript.append(
+                UserMessage(text=text, images=images, timestamp=stamp, meta=meta)
+            )
+        elif who == "agent" or (who is None and message.get("role") == "assistant"):
+            response = _str(event.get("llm_response_id"))
+            entries: list[Entry] = [*_thinking(message, stamp)]
+            if text or images:
+                entries.append(AssistantText(text=text, images=images, timestamp=stamp, meta=meta))
+            self._append(entries, response)
+        else:
+            subtype = who if isinstance(who, str) else None
+            self.transcript.append(SystemNotice(text=text, subtype=subtype, timestamp=stamp))
+        self.source.mapped("MessageEvent")
+
+    def _action(self, event: Mapping[str, Any], line: int) -> None:
+        stamp = checked_timestamp(event.get("timestamp"))
+        response = _str(event.get("llm_response_id"))
+        entries: list[Entry] = [*_thinking(event, stamp)]
+        thought, _, _ = _content(event.get("thought"))
+        if thought:
+            entries.append(AssistantText(text=thought, timestamp=stamp))
+        tool = event.get("tool_call")
+        tool = tool if isinstance(tool, MAPPINGS) else {}
+        name = _str(event.get("tool_name")) or _str(tool.get("name")) or "(unnamed)"
+        call_id = _str(event.get("tool_call_id")) or _str(tool.get("id"))
+        raw = parse_arguments(tool.get("arguments"))
+        if not isinstance(raw, MAPPINGS) and isinstance(event.get("action"), MAPPINGS):
+            raw = {k: v for k, v in event["action"].items() if k != "kind"}
+        args = (
+            {k: v for k, v in raw.items() if k not in _ARG_NOISE}
+            if isinstance(raw, MAPPINGS)
+            else raw
+        )
+        if name in (_CLOSING, _THINK):
+            said = (
+                _str(args.get("message" if name == _CLOSING else "thought"))
+                if isinstance(args, MAPPINGS)
+                else None
+            )
+            if said and name == _CLOSING:
+                entries.append(AssistantText(text=said, timestamp=stamp))
+            elif said:
+                entries.append(Thinking(text=said, timestamp=stamp))
+            if call_id is not None:
+                self.closing[call_id] = name
+            self._append(entries, response)
+            self.source.mapped(f"ActionEvent/{name}")
+            return
+        command = args.get("command") if isinstance(args, MAPPINGS) else None
+        if name in _EDITORS and command in _EDITOR_COMMANDS:
+            name = f"{name} {command}"
+        meta: dict[str, Any] = {}
+        summary = raw.get("summary") if isinstance(raw, MAPPINGS) else None
+        if isinstance(summary, str) and summary.strip():
+            meta["summary"] = summary.strip()
+        call_id = call_id or _str(event.get("id")) or f"call-{line}"
+        task = _str(event.get("tool_name")) == _TASK and isinstance(args, MAPPINGS)
+        call = ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=describe_args(name, args, self.cwd),
+            status="unknown",
+            batch_id=response or call_id,
+            started_at=stamp,
+            timestamp=stamp,
+            meta=meta,
+            subagent=SubAgent(
+                name=_str(args.get("subagent_type")),
+                task=_str(args.get("prompt")),
+                agent_id=_str(args.get("resume")),
+            )
+            if task
+            else None,
+        )
+        if task:
+            self.tasks.append(call)
+        entries.append(call)
+        self._append(entries, response)
+        self.calls[call_id] = call
+        if isinstance(event.get("id"), str):
+            self.by_action[event["id"]] = call
+        self.source.mapped("ActionEvent")
+
+    def _append(self, entries: list[Entry], response: str | None) -> None:
+        self.transcript.extend(entries)
+        if response is not None:
+            self.responses.setdefault(response, []).extend(entries)
+
+    def _call_of(self, event: Mapping[str, Any]) -> ToolCall | None:
+        call_id, action = event.get("tool_call_id"), event.get("action_id")
+        call = self.calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None and isinstance(action, str):
+            call = self.by_action.get(action)
+        return call
+
+    def _observation(self, event: Mapping[str, Any], line: int) -> None:
+        observation = _mapping(event.get("observation"))
+        call = self._call_of(event)
+        if call is None:
+            call_id, tool = event.get("tool_call_id"), event.get("tool_name")
+            closing = self.closing.get(call_id) if isinstance(call_id, str) else None
+            closing = closing or (tool if tool in (_CLOSING, _THINK) else None)
+            if closing is not None:
+                self.source.ignored(f"ObservationEvent/{closing}")
+                return
+            self.source.warn(
+                "an observation of no known call skipped", line, record_type="ObservationEvent"
+            )
+            return
+        result = self._result(call, observation)
+        stamp = checked_timestamp(event.get("timestamp"))
+        self.transcript.update(call, status=status_of(observation), result=result, ended_at=stamp)
+        task_id = observation.get("task_id")
+        if call.subagent is not None and isinstance(task_id, str):
+            agent = dataclasses.replace(call.subagent, agent_id=task_id)
+            self.transcript.update(call, subagent=agent)
+        self.source.mapped("ObservationEvent")
+
+    def _result(self, call: ToolCall, observation: Mapping[str, Any]) -> ToolResult:
+        text, images, _ = _content(observation.get("content"))
+        kind = observation.get("kind")
+        if kind == "TerminalObservation":
+            # What the model read: the runtime's prefix and suffix (the exit code, a timeout).
+            metadata = _mapping(observation.get("metadata"))
+            prefix, suffix = metadata.get("prefix"), metadata.get("suffix")
+            prefix = prefix if isinstance(prefix, str) else ""
+            suffix = suffix if isinstance(suffix, str) else ""
+            text = f"{prefix}{text}{suffix}".strip()
+        if observation.get("is_error") is not True:
+            diff = _edit_diff(observation, self.cwd)
+            if diff is not None:
+                return ToolResult(text=diff, kind="diff")
+            todos = observation.get("task_list")
+            if kind == "TaskTrackerObservation" and isinstance(todos, list):
+                return ToolResult(text=_checklist(todos) or text, kind="todo", structured=todos)
+        if call.subagent is not None:
+            return ToolResult(text=text, kind="subagent", images=images)
+        return text_result(text, images=images)
+
+    def _rejection(self, event: Mapping[str, Any], line: int) -> None:
+        call = self._call_of(event)
+        if call is None:
+            self.source.warn(
+                "a rejection of no known call skipped", line, record_type="UserRejectObservation"
+            )
+            return
+        reason = _str(event.get("rejection_reason")) or "Rejected"
+        by = _str(event.get("rejection_source"))
+        meta = {**call.meta, "rejected_by": by} if by else call.meta
+        self.transcript.update(
+            call,
+            status="cancelled",
+            result=text_result(reason),
+            meta=meta,
+            ended_at=checked_timestamp(event.get("timestamp")),
+        )
+        self.source.mapped("UserRejectObservation")
+
+    def _agent_error(self, event: Mapping[str, Any], line: int) -> None:
+        error = _str(event.get("error")) or "error"
+        stamp = checked_timestamp(event.get("timestamp"))
+        call = self._call_of(event)
+        if call is None:
+            self.transcript.append(AssistantError(message=error, timestamp=stamp))
+        else:
+            self.transcript.update(call, status="error", result=text_result(error), ended_at=stamp)
+        self.source.mapped("AgentErrorEvent")
+
+    def _condensation(self, event: Mapping[str, Any], line: int) -> None:
+        forgotten = as_list(event.get("forgotten_event_ids"))
+        self.transcript.append(
+            CompactionBoundary(
+                summary=_str(event.get("summary")),
+                trigger="condenser",
+                timestamp=checked_timestamp(event.get("timestamp")),
+                meta={"forgotten_events": len(forgotten)} if forgotten else {},
+            )
+        )
+        self.source.mapped("Condensation")
+
+    def _conversation_error(self, event: Mapping[str, Any], line: int) -> None:
+        code = _str(event.get("code"))
+        self.transcript.append(
+            AssistantError(
+                message=_str(event.get("detail"))
+                or code
+                or "The conversation stopped on an error.",
+                timestamp=checked_timestamp(event.get("timestamp")),
+                meta={"code": code} if code else {},
+            )
+        )
+        self.source.mapped("ConversationErrorEvent")
+
+    def _pause(self, event: Mapping[str, Any], line: int) -> None:
+        self.transcript.append(
+            SystemNotice(
+                text="The user paused the agent.",
+                subtype="pause",
+                timestamp=checked_timestamp(event.get("timestamp")),
+            )
+        )
+        self.source.mapped("PauseEvent")
+
+    def _interrupt(self, event: Mapping[str, Any], line: int) -> None:
+        stamp = checked_timestamp(event.get("timestamp"))
+        for call in self.calls.values():
+            if call.result is None and call.status == "unknown":
+                self.transcript.update(call, status="cancelled", ended_at=stamp)
+        self.transcript.append(AbortMarker(reason="interrupted", timestamp=stamp))
+        self.source.mapped("InterruptEvent")
+
+    def _hook(self, event: Mapping[str, Any], line: int) -> None:
+        hook = _str(event.get("hook_event_type")) or "a"
+        tool = _str(event.get("tool_name"))
+        what = f"The {hook} hook" + (f" ({tool})" if tool else "")
+        if event.get("blocked") is True:
+            reason = _str(event.get("reason"))
+            text = f"{what} blocked it" + (f": {reason}" if reason else ".")
+        elif event.get("success") is False:
+            error = _str(event.get("error")) or _str(event.get("stderr"))
+            text = f"{what} failed" + (f": {error}" if error else ".")
+        else:
+            self.source.ignored("HookExecutionEvent/success")
+            return
+        self.transcript.append(
+            SystemNotice(
+                text=text,
+                level="warning",
+                subtype="hook",
+                timestamp=checked_timestamp(event.get("timestamp")),
+            )
+        )
+        self.source.mapped("HookExecutionEvent")
+
+    def _acp(self, event: Mapping[str, Any], line: int) -> None:
+        call_id = _str(event.get("tool_call_id")) or f"acp-{line}"
+        stamp = checked_timestamp(event.get("timestamp"))
+        status = _ACP_STATUS.get(str(event.get("status")), "unknown")
+        if event.get("is_error") is True:
+            status = "error"
+        output = event.get("raw_output")
+        text = output if isinstance(output, str) else stringify(output) if output else None
+        if text is None:
+            text, _, _ = _content(
+                [_mapping(b).get("content", b) for b in as_list(event.get("content"))]
+            )
+        result = text_result(text) if text or status != "unknown" else None
+        call = self.calls.get(call_id)
+        if call is None:
+            name = _str(event.get("tool_kind")) or "acp_tool"
+            args = event.get("raw_input")
+            call = ToolCall(
+                call_id=call_id,
+                name=name,
+                args=args,
+                status=status,
+                result=result,
+                description=_str(event.get("title")) or describe_args(name, args, self.cwd),
+                batch_id=call_id,
+                started_at=stamp,
+                timestamp=stamp,
+            )
+            self.transcript.append(call)
+            self.calls[call_id] = call
+        else:
+            ended = stamp if status != "unknown" else None
+            self.transcript.update(
+                call, status=status, result=result or call.result, ended_at=ended
+            )
+        self.source.mapped("ACPToolCallEvent")
+
+    # --- the end ----------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        """Each response's usage on its entries; each task call's sub-agent."""
+        for response, entries in self.responses.items():
+            usage, model = self.usages.get(response, (None, None))
+            attach_usage(entries, usage, self.transcript, model=model)
+            for entry in entries:
+                if model is not None and isinstance(entry, AssistantText):
+                    self.transcript.update(entry, model=model)
+        if self.tasks:
+            self._subagents()
+
+    def _subagents(self) -> None:
+        """Each ``task`` call's conversation (``subagents/<id hex>/``), found by its first
+        prompt, the call's ``prompt``; a call that resumes a task goes on in that one's."""
+        children: list[tuple[str | None, Transcript]] = []
+        folder = self.folder / SUBAGENTS if self.folder is not None else None
+        if folder is not None and folder.is_dir() and self.depth < _MAX_DEPTH:
+            for path in _listed(folder):
+                if path.is_dir() and (path / EVENTS).is_dir():
+                    child = _conversation(path, None, None, self.depth + 1)
+                    _report(str(path), child)
+                    prompt = next(
+                        (e.text for e in child.entries if isinstance(e, UserMessage)), None
+                    )
+                    children.append((prompt, child))
+        for call in self.tasks:
+            subagent = call.subagent
+            assert subagent is not None
+            match = next((c for c in children if c[0] is not None and c[0] == subagent.task), None)
+            if match is not None:
+                children.remove(match)
+                child = match[1]
+                found = dataclasses.replace(
+                    subagent, transcript=child, tool_count=len(child.tool_calls())
+                )
+            elif isinstance(call.args, MAPPINGS) and call.args.get("resume"):
+                continue  # its steps are in the conversation of the call it resumes
+            else:
+                found = dataclasses.replace(subagent, steps_missing=True)
+            self.transcript.update(call, subagent=found)
+        for _, child in children:
+            self.source.warn(
+                f"sub-agent conversation {child.metadata.get('session_id')} "
+                "answers no task call: not shown"
+            )
+
+
+def _report(name: str, transcript: Transcript) -> None:
+    """A sub-agent's load, reported as load() reports any (records passed over, X-2)."""
+    from turnfold.formats import report_losses
+
+    assert transcript.accounting is not None
+    report_losses(name, transcript.accounting, transcript, sys.modules[__name__])
+
+
+_HANDLERS: dict[str, Callable[[_Reader, Mapping[str, Any], int], None]] = {
+    "SystemPromptEvent": _Reader._system,
+    "MessageEvent": _Reader._message,
+    "ActionEvent": _Reader._action,
+    "ObservationEvent": _Reader._observation,
+    "UserRejectObservation": _Reader._rejection,
+    "AgentErrorEvent": _Reader._agent_error,
+    "Condensation": _Reader._condensation,
+    "ConversationErrorEvent": _Reader._conversation_error,
+    "PauseEvent": _Reader._pause,
+    "InterruptEvent": _Reader._interrupt,
+    "HookExecutionEvent": _Reader._hook,
+    "ACPToolCallEvent": _Reader._acp,
+}
+
+
+def status_of(observation: Mapping[str, Any]) -> ToolStatus:
+    """An observation's status for its call: ``is_error``, and for a terminal command its
+    ``timeout`` and exit code; unknown when it says neither.
+
+    >>> status_of({"kind": "TerminalObservation", "is_error": False, "exit_code": 2})
+    'error'
+    >>> status_of({"kind": "FileEditorObservation", "is_error": False})
+    'success'
+    """
+    if observation.get("is_error") is True:
+        return "error"
+    if observation.get("kind") == "TerminalObservation":
+        if observation.get("timeout") is True:
+            return "error"
+        code = as_int(observation.get("exit_code"))
+        if code is not None:
+            return "success" if code == 0 else "error"
+    return "success" if observation.get("is_error") is False else "unknown"
+
+
+# --- values -----------------------------------------------------------------------------------
+
+
+def _on(event_id: Any, branch: set[str]) -> bool:
+    return isinstance(event_id, str) and event_id in branch
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, MAPPINGS) else {}
+
+
+def _str(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _text_of(value: Any) -> str | None:
+    """A ``TextContent``'s text."""
+    return _str(_mapping(value).get("text"))
+
+
+def _content(value: Any) -> tuple[str, list[ImageData], list[str]]:
+    """Message or observation content (``TextContent`` / ``ImageContent`` parts, or a string):
+    its text, its inline images, and the addresses of images it links to."""
+    if isinstance(value, str):
+        return value.strip(), [], []
+    texts: list[str] = []
+    images: list[ImageData] = []
+    remote: list[str] = []
+    for part in as_list(value):
+        if not isinstance(part, MAPPINGS):
+            continue
+        if isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        for url in as_list(part.get("image_urls")):
+            match = _DATA_URL.match(url) if isinstance(url, str) else None
+            if match is not None:
+                images.append(ImageData(media_type=match.group(1), data=match.group(2)))
+            elif isinstance(url, str):
+                remote.append(url)
+    return "\n".join(texts).strip(), images, remote
+
+
+def _thinking(value: Mapping[str, Any], stamp: str | None) -> list[Thinking]:
+    """A response's reasoning: Anthropic's thinking blocks, else a Responses reasoning item,
+    else ``reasoning_content`` (litellm fills it from the blocks too: one of them is shown)."""
+    found: list[Thinking] = []
+    for block in as_list(value.get("thinking_blocks")):
+        block = _mapping(block)
+        if block.get("type") == "redacted_thinking" and isinstance(block.get("data"), str):
+            found.append(Thinking(form="redacted", data=block["data"], timestamp=stamp))
+        elif isinstance(block.get("thinking"), str) and block["thinking"].strip():
+            found.append(Thinking(text=block["thinking"].strip(), timestamp=stamp))
+    if found:
+        return found
+    item = _mapping(value.get("responses_reasoning_item"))
+    summary = [s for s in as_list(item.get("summary")) if isinstance(s, str) and s.strip()]
+    content = [s for s in as_list(item.get("content")) if isinstance(s, str) and s.strip()]
+    if content:
+        found.append(Thinking(text="\n\n".join(content), timestamp=stamp))
+    elif summary:
+        found.append(Thinking(text="\n\n".join(summary), form="summary", timestamp=stamp))
+    elif isinstance(item.get("encrypted_content"), str):
+        found.append(Thinking(form="encrypted", data=item["encrypted_content"], timestamp=stamp))
+    if found:
+        return found
+    reasoning = _str(value.get("reasoning_content"))
+    return [Thinking(text=reasoning, timestamp=stamp)] if reasoning else []
+
+
+def _usage(value: Any) -> Usage | None:
+    """A ``TokenUsage``: ``prompt_tokens`` counts the cached ones too (litellm's)."""
+    item = _mapping(value)
+    usage = counted_usage(
+        item.get("prompt_tokens"),
+        item.get("completion_tokens"),
+        item.get("cache_read_tokens"),
+        item.get("cache_write_tokens"),
+        item.get("reasoning_tokens"),
+    )
+    if usage is not None:
+        usage.response_id = _str(item.get("response_id"))
+    return usage
+
+
+def _edit_diff(observation: Mapping[str, Any], cwd: str | None) -> str | None:
+    """A file editor's change as a unified diff of the file before and after, when the
+    observation holds both (``old_content`` is absent for a file it created)."""
+    if observation.get("command") not in ("create", "str_replace", "insert", "undo_edit"):
+        return None
+    new = observation.get("new_content")
+    old = observation.get("old_content")
+    path = observation.get("path")
+    if not isinstance(new, str) or not isinstance(path, str):
+        return None
+    if not isinstance(old, str):
+        if observation.get("prev_exist") is not False:
+            return None
+        old = ""
+    shown = relative(path, cwd)
+    before = f"a/{shown}" if observation.get("prev_exist") is not False else os.devnull
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), before, f"b/{shown}"
+    )
+    diff = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    return diff or None
+
+
+def _checklist(todos: list[Any]) -> str:
+    """The task tracker's list (``TaskItem``: title, notes, status) as a checklist."""
+    rows = []
+    for todo in todos:
+        todo = _mapping(todo)
+        title = _str(todo.get("title"))
+        if title:
+            rows.append(f"{_TODO_MARKS.get(str(todo.get('status')), '[ ]')} {title}")
+    return "\n".join(rows)
