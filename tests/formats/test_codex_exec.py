@@ -10,6 +10,7 @@ own (recipe: ``../claude-stream-json/README.md``).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -124,6 +125,39 @@ def test_H5_an_mcp_call_s_result_shows_every_block_kind() -> None:
     assert "file:///docs/a.md" in lines[1]
     assert "audio/wav" in lines[3]
     assert "{" not in (call.result.text or "")
+
+
+def test_H5_an_mcp_call_s_unknown_blocks_are_said_once_and_an_empty_result_is_none() -> None:
+    """As every reader of MCP results (:func:`turnfold.formats.mcp.warn_unknown`): a block of
+    a type MCP does not define is shown as its JSON and warned of once, its event accounted as
+    warned about; a result of no content is no result, and an error comes before the content."""
+    video = {"type": "video", "uri": "file:///clip.mp4"}
+
+    def item(n: int, result: object, error: object = None) -> dict[str, object]:
+        return {"type": "item.completed", "item": {
+            "id": f"item_{n}", "type": "mcp_tool_call", "server": "s", "tool": f"t{n}",
+            "arguments": {}, "status": "completed", "error": error, "result": result}}  # fmt: skip
+
+    events = [
+        {"type": "thread.started", "thread_id": "t"},
+        item(1, {"content": [video], "structured_content": None}),
+        item(2, {"content": [video], "structured_content": None}),
+        item(3, {"content": [], "structured_content": None}),
+        item(4, {"content": [{"type": "text", "text": "partial"}]}, {"message": "timed out"}),
+    ]
+    transcript = turnfold.load(events, format="codex-exec-json")
+    first, second, empty, failed = transcript.tool_calls()
+    assert first.result is not None
+    assert second.result == first.result
+    assert first.result.text == json.dumps(video, indent=2)
+    assert empty.result is None
+    assert failed.result is not None
+    assert failed.result.text == "timed out\npartial"
+    assert [w.reason for w in transcript.warnings] == [
+        "unknown MCP content block type 'video' shown as JSON"
+    ]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["item/mcp_tool_call"] == {"warned": 1, "mapped": 3}
 
 
 def _sent(*numbers: int) -> dict[str, int]:

@@ -240,3 +240,17 @@ def test_openhands_warns_once_of_a_block_type_mcp_does_not_define() -> None:
     ]
     assert transcript.accounting is not None
     assert transcript.accounting.counts["observation/mcp"] == {"warned": 1, "mapped": 1}
+
+
+def test_X2_an_mcp_output_part_that_reads_as_nothing_makes_no_line() -> None:
+    """An ``input_image`` without its data reads as nothing: no empty line between the texts
+    around it, as the Responses reader shows the same parts."""
+    from turnfold.formats.codex import _mcp_part
+    from turnfold.formats.common import text_and_images
+
+    parts = [
+        {"type": "input_text", "text": "a"},
+        {"type": "input_image"},
+        {"type": "input_text", "text": "b"},
+    ]
+    assert text_and_images(parts, _mcp_part) == ("a\nb", [])

@@ -303,6 +303,32 @@ def test_H3_an_mcp_result_is_its_content_and_isError_its_status() -> None:
     assert last.images == [ImageData(media_type="image/png", data="iVBORw0KGgo=")]
 
 
+def test_H3_an_mcp_observation_s_json_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its status, its result and the warning of unknown blocks come of one parse."""
+    parsed: list[object] = []
+    read = openhands.mcp_call_result
+
+    def counted(observation: Any) -> Any:
+        parsed.append(observation)
+        return read(observation)
+
+    monkeypatch.setattr(openhands, "mcp_call_result", counted)
+    metadata = {"function_name": "fetch", "tool_call_id": "toolu_1"}
+    events = [
+        {"id": 1, "source": "agent", "action": "call_tool_mcp", "tool_call_metadata": metadata,
+         "args": {"name": "fetch", "arguments": {}, "thought": ""}},
+        {"id": 2, "cause": 1, "source": "agent", "observation": "mcp",
+         "content": _mcp_call("Error: 404 Not Found", True), "tool_call_metadata": metadata,
+         "extras": {"name": "fetch", "arguments": {}}},
+    ]  # fmt: skip
+    (call,) = turnfold.load(events).tool_calls()
+    assert (call.status, call.result.text if call.result else None) == (
+        "error",
+        "Error: 404 Not Found",
+    )
+    assert len(parsed) == 1
+
+
 def test_H3_a_cut_off_delegate_keeps_its_steps() -> None:
     events = [
         {"id": 1, "source": "agent", "action": "delegate",

@@ -394,3 +394,90 @@ def test_C1_discover_gives_one_row_per_conversation_not_per_event_file(tmp_path:
     assert all(row["error"] is None for row in rows)
     # A glob names every file: the event files and the sub-agent's state are their parent's.
     assert len(turnfold.scan(str(root / "**"), workers=1, cache=False)) == 2
+
+
+def test_L4_an_index_named_far_beyond_the_others_is_not_counted_up_to(tmp_path: Path) -> None:
+    """The first missing index is looked for among len(found) + 1, not up to the largest."""
+    folder = _write(tmp_path / "c", [_user("f1000001-0000", "hi")], _state())
+    (folder / "events" / "event-99999999999-abcdef01.json").write_text(
+        json.dumps(_reply("abcdef01", "late"))
+    )
+    transcript = openhands_sdk.read_path(folder)  # without the bound: a loop of 10**11
+    assert [w.reason for w in transcript.warnings] == [
+        f"no event file for index 1 of {folder / 'events'} (the SDK stops there): "
+        "the events after it are read"
+    ]
+    assert [e.text for e in transcript.entries] == ["hi", "late"]  # type: ignore[attr-defined]
+
+
+def test_H3_events_written_after_the_head_that_descend_from_it_are_read(tmp_path: Path) -> None:
+    events = [
+        _user("a4000001-0000", "Say hi"),
+        _reply("a4000002-0000", "Hello!", parent_id="a4000001-0000"),
+        _reply("a4000003-0000", "And more.", parent_id="a4000002-0000"),
+        _reply("a4000004-0000", "Elsewhere.", parent_id="a4000001-0000"),
+    ]
+    folder = _write(tmp_path / "c", events, _state(leaf_event_id="a4000002-0000"))
+    transcript = openhands_sdk.read_path(folder)
+    assert [e.text for e in transcript.entries] == ["Say hi", "Hello!", "And more."]  # type: ignore[attr-defined]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["(off the active branch)"] == {"ignored": 1}
+
+
+def test_H3_an_edit_s_diff_breaks_lines_at_newlines_only(tmp_path: Path) -> None:
+    observation = {"command": "str_replace", "path": "/repo/a.txt", "prev_exist": True,
+                   "old_content": "a\x0cb\n", "new_content": "a\x0cc\n"}  # fmt: skip
+    diff = openhands_sdk._edit_diff(observation, "/repo")
+    assert diff is not None
+    assert diff.split("\n")[3:] == ["-a\x0cb", "+a\x0cc", ""]  # splitlines: "-a", "-b", …
+
+
+def test_H3_tasks_of_one_prompt_get_the_conversations_in_the_order_they_began(
+    tmp_path: Path,
+) -> None:
+    events = [
+        _action("a5000001-0000", "task", {"prompt": "Look"}),
+        _action("a5000002-0000", "task", {"prompt": "Look"}),
+    ]
+    folder = _write(tmp_path / "c", events, _state())
+    # The folder of the later conversation sorts first by name (ids are random).
+    _write(
+        folder / "subagents" / "0a",
+        [
+            _user("a6000002-0000", "Look", timestamp="2026-01-01T10:05:00"),
+            _reply("a6000003-0000", "second"),
+        ],
+        _state(),
+    )
+    _write(
+        folder / "subagents" / "ff",
+        [
+            _user("a6000001-0000", "Look", timestamp="2026-01-01T10:01:00"),
+            _reply("a6000004-0000", "first"),
+        ],
+        _state(),
+    )
+    first, second = _calls(openhands_sdk.read_path(folder))
+    texts = []
+    for call in (first, second):
+        assert call.subagent is not None
+        assert call.subagent.transcript is not None
+        entries = call.subagent.transcript.entries
+        texts.append([e.text for e in entries if isinstance(e, AssistantText)])
+    assert texts == [["first"], ["second"]]
+
+
+def test_H3_a_notice_keeps_its_image_urls_and_says_its_images_are_lost(tmp_path: Path) -> None:
+    event = _user("c1000001-0000", "A hook says", source="hook")
+    event["llm_message"]["content"].append(
+        {"type": "image", "image_urls": ["data:image/png;base64,iVBO", "https://x.test/a.png"]}
+    )
+    transcript = openhands_sdk.read_path(_write(tmp_path / "c", [event], _state()))
+    (notice,) = transcript.entries
+    assert isinstance(notice, SystemNotice)
+    assert notice.meta["image_urls"] == ["https://x.test/a.png"]
+    assert [(w.line, w.reason) for w in transcript.warnings] == [
+        (1, "1 image(s) of a hook message not shown")
+    ]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["MessageEvent"] == {"warned": 1}

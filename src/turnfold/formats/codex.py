@@ -1668,14 +1668,10 @@ class CodexBuilder(ResponsesBuilder):
         self._settle(call, _mcp_changes(payload))
 
     def _unknown_blocks(self, result: Any, line: int) -> None:
-        """Warn of an MCP result's content blocks of a type MCP does not define (shown as their
-        JSON), once per type."""
+        """Warn of an MCP result's content blocks of a type MCP does not define, once per
+        type (the line that warns is accounted as warned about, :meth:`_Pass.feed`)."""
         blocks = result.get("content") if isinstance(result, Mapping) else None
-        for kind in mcp.unknown_types(blocks):
-            what = f"MCP content block type {kind!r}"
-            if what not in self._unknown:
-                self._unknown.add(what)
-                self.warn(f"unknown {what} shown as JSON", line)
+        mcp.warn_unknown(blocks, lambda reason: self.warn_once(reason, line))
 
     def _inner_call(self, kind: str, payload: Mapping[str, Any], timestamp: str | None) -> None:
         """An end event whose call no response item holds: a call a code-mode script made
@@ -2098,7 +2094,7 @@ def _mcp_part(part: Mapping[str, Any]) -> str | ImageData | None:
     if isinstance(kind, str) and kind in mcp.BLOCK_TYPES:
         return mcp.block(part)
     shown, images = output_content([part])  # another Responses part: an image
-    return images[0] if images else shown
+    return images[0] if images else shown or None  # a part that reads as nothing: no line
 
 
 #: The blocks Codex writes as JSON text: every kind but text (an image only when it lacks its

@@ -13,14 +13,15 @@ record it as the server sent it: OpenHands' ``mcp`` observation, Codex's
 ``resource``       an embedded resource: its text, or a line naming its ``blob``
 =================  ===========================================================================
 
-A block of any other type is shown as its JSON, so nothing is lost; :func:`unknown_types`
-names such types, for the reader to warn about them (spec X-2). ``structuredContent`` stays
+A block of any other type is shown as its JSON, so nothing is lost; :func:`warn_unknown`
+warns of such types through the reader's warn-once (spec X-2), and the record that holds one
+is accounted as warned about when it gave the warning. ``structuredContent`` stays
 structured data; ``isError`` is the reader's to read (it is the call's status, not its result).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from turnfold.formats.anthropic_blocks import attachment_line
@@ -80,6 +81,17 @@ def unknown_types(blocks: Any) -> list[str]:
         if kind is not None and kind not in BLOCK_TYPES and kind not in found:
             found.append(kind)
     return found
+
+
+def warn_unknown(blocks: Any, warn_once: Callable[[str], object]) -> None:
+    """Warn of each type of ``blocks`` MCP does not define (shown as its JSON), through the
+    reader's ``warn_once``: one reason per type, so a type is said once per load.
+
+    >>> warn_unknown([{"type": "video"}, {"type": "text", "text": "a"}], print)
+    unknown MCP content block type 'video' shown as JSON
+    """
+    for kind in unknown_types(blocks):
+        warn_once(f"unknown MCP content block type {kind!r} shown as JSON")
 
 
 def call_result(result: Mapping[str, Any], error: str | None = None) -> ToolResult | None:

@@ -160,6 +160,7 @@ class _Reader:
         self.source = source
         self.transcript = Transcript(metadata={"source_format": NAME, "agent": "codex"})
         self.items: dict[str, Entry] = {}
+        self.warned: set[str] = set()  # the reasons warned of once (_warn_once)
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
         kind = record.get("type")
@@ -176,8 +177,16 @@ class _Reader:
                 self.source.warn(f"unknown item type {item['type']!r} skipped", line)
                 return
             done = kind == "item.completed"
+            warnings = len(self.source.warnings)
+            if item["type"] == "mcp_tool_call":
+                result = item.get("result")
+                mcp.warn_unknown(
+                    result.get("content") if isinstance(result, Mapping) else None,
+                    lambda reason: self._warn_once(reason, line, item_type),
+                )
             self.item(item, str(item.get("id") or f"line-{line}"), done)
-            self.source.mapped(item_type)
+            if len(self.source.warnings) == warnings:  # else accounted as warned about
+                self.source.mapped(item_type)
             return
         if kind in RECORDS.ignored:
             self.source.ignored(str(kind))
@@ -220,6 +229,12 @@ class _Reader:
             self.source.mapped("request_user_input")
         else:
             self.source.warn(f"unknown event type {kind!r} skipped", line)
+
+    def _warn_once(self, reason: str, line: int, record: str) -> None:
+        """Warn of ``reason`` on its first record only (the record is accounted as warned)."""
+        if reason not in self.warned:
+            self.warned.add(reason)
+            self.source.warn(reason, line, record_type=record)
 
     def item(self, item: Mapping[str, Any], item_id: str, completed: bool) -> None:
         kind = item["type"]
@@ -322,15 +337,17 @@ def _listed(value: Any) -> list[Any]:
 
 
 def _mcp_result(item: Mapping[str, Any]) -> ToolResult | None:
+    """The item's ``McpToolCallItemResult`` (its ``structured_content`` in snake case) as
+    :func:`turnfold.formats.mcp.call_result` reads any, after the error's message."""
     error = item.get("error")
-    if isinstance(error, Mapping) and isinstance(error.get("message"), str):
-        return text_result(error["message"])
+    message = error.get("message") if isinstance(error, Mapping) else None
     result = item.get("result")
-    if not isinstance(result, Mapping):
-        return None
-    text, images = mcp.content(result.get("content"))
-    structured = result.get("structured_content")
-    return text_result(text, images=images, structured=structured)
+    result = result if isinstance(result, Mapping) else {}
+    server = {
+        "content": result.get("content"),
+        "structuredContent": result.get("structured_content"),
+    }
+    return mcp.call_result(server, message if isinstance(message, str) else None)
 
 
 def _collab(

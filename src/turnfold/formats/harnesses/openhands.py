@@ -209,10 +209,7 @@ def status_of(observation: Mapping[str, Any]) -> ToolStatus:
     if kind == "delegate":
         return "error" if _DELEGATE_FAILED in _content(observation) else "success"
     if kind == "mcp":
-        # MCP's isError is the outcome (absent: the call did not fail); OpenHands sets it on
-        # the server's error results and on the timeouts and McpErrors it writes itself.
-        call = mcp_call_result(observation)
-        return "error" if call is not None and call.get("isError") is True else "success"
+        return _mcp_status(mcp_call_result(observation))
     if kind in ("read", "edit") and extras.get("impl_source") == "oh_aci":
         # The runtime's editor (openhands_aci's OHEditor) turns its failures into text, not an
         # ErrorObservation: _execute_file_editor returns f"ERROR:\n{error}", which read() and
@@ -221,6 +218,12 @@ def status_of(observation: Mapping[str, Any]) -> ToolStatus:
     if kind in ("read", "write", "edit", "success", "task_tracking", "download"):
         return "success"  # the runtime's other file actions fail with an ErrorObservation
     return "unknown"
+
+
+def _mcp_status(call: Mapping[str, Any] | None) -> ToolStatus:
+    # MCP's isError is the outcome (absent: the call did not fail); OpenHands sets it on the
+    # server's error results and on the timeouts and McpErrors it writes itself.
+    return "error" if call is not None and call.get("isError") is True else "success"
 
 
 def mcp_call_result(observation: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -363,7 +366,7 @@ class _Reader:
         self.by_event: dict[int, tuple[_Context, ToolCall]] = {}
         self.by_call_id: dict[str, tuple[_Context, ToolCall]] = {}
         self.cost: float | None = None
-        self.unknown_blocks: set[str] = set()  # the MCP block types warned about
+        self.warned: set[str] = set()  # the reasons warned of once (_warn_once)
 
     # --- events ---------------------------------------------------------------------------
 
@@ -556,12 +559,19 @@ class _Reader:
         target = self._target(event, paired)
         if target is not None and kind not in ("null", "think", "recall", "condense"):
             context, call = target
-            context.transcript.update(
-                call, status=status_of(event), result=_result(kind, event, extras), ended_at=stamp
-            )
-            if kind == "mcp" and self._unknown_blocks(event, line, record):
-                return
-            self.source.mapped(record)
+            warnings = len(self.source.warnings)
+            if kind == "mcp":  # its JSON read once, for the status, the result and the warning
+                server = mcp_call_result(event)
+                status, result = _mcp_status(server), _mcp_result(server, _content(event))
+                mcp.warn_unknown(
+                    server.get("content") if server is not None else None,
+                    lambda reason: self._warn_once(reason, line, record),
+                )
+            else:
+                status, result = status_of(event), _result(kind, event, extras)
+            context.transcript.update(call, status=status, result=result, ended_at=stamp)
+            if len(self.source.warnings) == warnings:  # else accounted as warned about
+                self.source.mapped(record)
             return
         transcript = self.context.transcript
         if kind == "error":
@@ -589,19 +599,11 @@ class _Reader:
             return
         self.source.mapped(record)
 
-    def _unknown_blocks(self, event: Mapping[str, Any], line: int, record: str) -> bool:
-        """Warn of MCP content blocks of a type MCP does not define (shown as their JSON),
-        once per type; True when it warned (the event is then accounted as warned about)."""
-        call = mcp_call_result(event)
-        kinds = mcp.unknown_types(call.get("content") if call is not None else None)
-        new = [kind for kind in kinds if kind not in self.unknown_blocks]
-        if not new:
-            return False
-        self.unknown_blocks.update(new)
-        named = ", ".join(repr(kind) for kind in new)
-        self.source.warn(f"unknown MCP content block type {named} shown as JSON", line,
-                         record_type=record)  # fmt: skip
-        return True
+    def _warn_once(self, reason: str, line: int, record: str) -> None:
+        """Warn of ``reason`` on its first record only (the record is accounted as warned)."""
+        if reason not in self.warned:
+            self.warned.add(reason)
+            self.source.warn(reason, line, record_type=record)
 
     def _target(
         self, event: Mapping[str, Any], paired: ToolCall | None
@@ -758,10 +760,6 @@ _DATA_URL = re.compile(r"data:(image/[\w.+-]+);base64,(.+)", re.DOTALL)
 
 def _result(kind: str, event: Mapping[str, Any], extras: Mapping[str, Any]) -> ToolResult:
     text = _content(event)
-    if kind == "mcp":
-        call = mcp_call_result(event)
-        if call is not None:
-            return _mcp_result(call, text)
     if kind == "run":
         metadata = extras.get("metadata")
         suffix = metadata.get("suffix") if isinstance(metadata, Mapping) else None
@@ -781,10 +779,12 @@ def _result(kind: str, event: Mapping[str, Any], extras: Mapping[str, Any]) -> T
     return result
 
 
-def _mcp_result(call: Mapping[str, Any], raw: str) -> ToolResult:
+def _mcp_result(call: Mapping[str, Any] | None, raw: str) -> ToolResult:
     """An MCP call's result as :func:`turnfold.formats.mcp.call_result` reads it, after the
-    error OpenHands wrote for a timeout or an ``McpError``. Content that reads as nothing keeps
-    the JSON OpenHands wrote."""
+    error OpenHands wrote for a timeout or an ``McpError``. Content that reads as nothing, or
+    holds no ``CallToolResult`` (``call`` None), keeps the text OpenHands wrote."""
+    if call is None:
+        return text_result(raw)
     error = call.get("error")
     result = mcp.call_result(call, error if isinstance(error, str) else None)
     if result is None:  # an empty list: it returned nothing

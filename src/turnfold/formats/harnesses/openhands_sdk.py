@@ -72,7 +72,6 @@ Mapping (record types are the events' ``kind``):
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 import re
 import sys
@@ -238,10 +237,12 @@ def _event_records(events: Path, warn: list[str]) -> list[tuple[int, Any]]:
                 found[index] = path
         elif not path.name.startswith("."):  # the log's lock and length marker are hidden
             warn.append(f"{path.name} in {events}: not an event file, not read")
-    gaps = [index for index in range(max(found, default=-1) + 1) if index not in found]
-    if gaps:
+    # The first gap is at most len(found): an index named far beyond (event-99999999999-…)
+    # must not make this a loop over every number below it.
+    first = next(index for index in range(len(found) + 1) if index not in found)
+    if found and first < max(found):
         warn.append(
-            f"no event file for index {gaps[0]} of {events} (the SDK stops there): "
+            f"no event file for index {first} of {events} (the SDK stops there): "
             "the events after it are read"
         )
     return [(index + 1, _event_value(found[index])) for index in sorted(found)]
@@ -426,7 +427,7 @@ def _active_branch(records: list[tuple[int, Any]], leaf: Any, source: Source) ->
     """The ids of the events on the active branch (``EventLog.path_to_root`` from the head, by
     ``_effective_parent_id``: an event without a ``parent_id`` follows the one before it); None
     when every event is on it (no head, or a chain that breaks: then nothing is hidden)."""
-    parents: dict[str, str | None] = {}
+    parents: dict[str, str | None] = {}  # in log order
     last: str | None = None
     for _, value in records:
         event_id = value.get("id") if isinstance(value, dict) else None
@@ -445,6 +446,15 @@ def _active_branch(records: list[tuple[int, Any]], leaf: Any, source: Source) ->
             return None
         branch.add(current)
         current = parents[current]
+    # Events written after the head (a base_state.json saved a step behind) that descend
+    # from it are on the branch too; a child comes after its parent in the log. One whose
+    # parent is an ancestor of the head forks off it instead, and is not.
+    ids = list(parents)
+    descendants = {leaf}
+    for event_id in ids[ids.index(leaf) + 1 :]:
+        if parents[event_id] in descendants:
+            descendants.add(event_id)
+    branch |= descendants
     return None if len(branch) == len(parents) else branch
 
 
@@ -574,7 +584,16 @@ class _Reader:
             self._append(entries, response)
         else:
             subtype = who if isinstance(who, str) else None
-            self.transcript.append(SystemNotice(text=text, subtype=subtype, timestamp=stamp))
+            self.transcript.append(
+                SystemNotice(text=text, subtype=subtype, timestamp=stamp, meta=meta)
+            )
+            if images:  # a notice has no images (its image_urls are in meta): said lost
+                self.source.warn(
+                    f"{len(images)} image(s) of a {subtype or 'system'} message not shown",
+                    line,
+                    record_type="MessageEvent",
+                )
+                return
         self.source.mapped("MessageEvent")
 
     def _action(self, event: Mapping[str, Any], line: int) -> None:
@@ -862,6 +881,9 @@ class _Reader:
                         (e.text for e in child.entries if isinstance(e, UserMessage)), None
                     )
                     children.append((prompt, child))
+        # Folders are named by a random id: two calls with one prompt find their own
+        # conversations only in the order they were started (the SDK's ISO timestamps sort).
+        children.sort(key=_started)
         for call in self.tasks:
             subagent = call.subagent
             assert subagent is not None
@@ -882,6 +904,12 @@ class _Reader:
                 f"sub-agent conversation {child.metadata.get('session_id')} "
                 "answers no task call: not shown"
             )
+
+
+def _started(child: tuple[str | None, Transcript]) -> tuple[bool, str]:
+    """A sub-agent conversation's sort key: its first timestamp, one without any last."""
+    stamp = next((e.timestamp for e in child[1].entries if e.timestamp is not None), None)
+    return (stamp is None, stamp or "")
 
 
 def _report(name: str, transcript: Transcript) -> None:
@@ -1028,11 +1056,16 @@ def _edit_diff(observation: Mapping[str, Any], cwd: str | None) -> str | None:
         old = ""
     shown = relative(path, cwd)
     before = f"a/{shown}" if observation.get("prev_exist") is not False else os.devnull
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), before, f"b/{shown}"
-    )
+    import difflib  # only here: loading a path imports this module, and need not import it
+
+    lines = difflib.unified_diff(_lines(old), _lines(new), before, f"b/{shown}")
     diff = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
     return diff or None
+
+
+def _lines(text: str) -> list[str]:
+    """Lines ending in "\\n" (str.splitlines would also split on form feeds and the like)."""
+    return [line for line in re.split(r"(?<=\n)", text) if line]
 
 
 def _checklist(todos: list[Any]) -> str:
