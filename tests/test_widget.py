@@ -23,7 +23,7 @@ from turnfold.recording import Recorder
 from turnfold.render.html import render_html
 from turnfold.render.search import search_view
 from turnfold.render.text import render_text
-from turnfold.render.viewmodel import build_view_model
+from turnfold.render.viewmodel import build_view_model, iter_nodes
 from turnfold.samples import demo_session
 from turnfold.settings import DisplaySettings
 from turnfold.transport import diff_nodes, unpack_view
@@ -216,6 +216,40 @@ def test_W2_nothing_is_sent_when_nothing_visible_changed(widgets: list[Transcrip
     wire = Wire(widget)
     widget.flush()
     assert wire.custom() == []
+
+
+def _fields_for(patch: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    """The fields a patch sends for the node ``key``, wherever it is nested."""
+    found = [patch.get("fields", {})] if patch.get("key") == key else []
+    for change in patch.get("change", []):
+        found += _fields_for(change, key)
+    return found
+
+
+def test_L2_a_patch_sets_and_clears_a_summary_row_s_rejected_mark(
+    widgets: list[TranscriptWidget],
+) -> None:
+    """The label is always on the node (None when not rejected), so a patch, which sends only
+    the fields a node has, can take it away as well as put it there."""
+    from turnfold.model import AssistantText, ToolCall
+
+    calls = [
+        ToolCall(call_id=f"c{n}", name="Read", args={"file_path": f"{n}.py"}, status="success",
+                 batch_id="b")
+        for n in (1, 2)
+    ]  # fmt: skip
+    transcript = Transcript([UserMessage(text="Read both"), *calls, AssistantText(text="Done.")])
+    widget = make(widgets, transcript)
+    (summary,) = [n for n in iter_nodes(widget.view) if n["kind"] == "summary"]
+    assert summary["rejected_label"] is None
+    wire = Wire(widget)
+    for marks, label in (({"rejected": True}, "Rejected"), ({}, None)):
+        for call in calls:
+            transcript.update(call, meta=marks)
+        widget.flush()
+        (patch,) = wire.custom("patch")
+        assert {"rejected_label": label}.items() <= _fields_for(patch, summary["key"])[0].items()
+        wire.clear()
 
 
 def test_W2_diff_nodes_sends_new_changed_and_moved_nodes_with_their_anchor() -> None:

@@ -166,7 +166,7 @@ export interface AnswerNode {
   key: string;
   html: string;
   tentative: boolean;
-  rejected_label?: string;
+  rejected_label: string | null;
 }
 
 export interface GroupNode {
@@ -188,7 +188,7 @@ export interface ThinkingNode {
   html: string;
   open: boolean;
   streaming: boolean;
-  rejected_label?: string;
+  rejected_label: string | null;
 }
 
 export interface ThinkingIndicatorNode {
@@ -201,7 +201,7 @@ export interface ProgressNode {
   kind: "progress";
   key: string;
   html: string;
-  rejected_label?: string;
+  rejected_label: string | null;
 }
 
 export interface CommandNode {
@@ -226,7 +226,7 @@ export interface SummaryNode {
   active: boolean;
   open: boolean;
   tools: ToolNode[];
-  rejected_label?: string;
+  rejected_label: string | null;
 }
 
 export interface ToolNode {
@@ -248,7 +248,7 @@ export interface ToolNode {
   open: boolean;
   fold: ToolFold;
   subagent: SubagentView | null;
-  rejected_label?: string;
+  rejected_label: string | null;
   deferred?: boolean;
 }
 

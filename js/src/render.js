@@ -24,7 +24,7 @@ import { NESTED, keysInside } from "./tree.js";
  * @property {string} key
  * @property {(open: boolean) => void} apply  show open or closed (no memory change)
  * @property {HTMLButtonElement} button
- * @property {(spec: DisclosureSpec) => void} respec  draw the header anew from `spec`, which
+ * @property {(spec: DisclosureSpec) => void} respec  draw the header and class anew from `spec`, which
  *   fills the body from now on, and show the fold as the memory says on top of its default
  * @property {() => HTMLElement | null} body  the body, if it was drawn (it is, once opened)
  */
@@ -61,11 +61,11 @@ const LOAD_TIMEOUT_MS = 5000;
 const BLOCK_CHARS = 64 * 1024;
 
 const chevron = () => h("span", "tf-chev", { "aria-hidden": "true" });
-/** The class of a rejected entry's node (Python says which: `rejected_label`). @param {{rejected_label?: string}} node */
+/** The class of a rejected entry's node (Python says which: `rejected_label`). @param {{rejected_label: string | null}} node */
 const rejected = (node) => (node.rejected_label ? " tf-rejected" : "");
 /** A tool row's classes: its status, struck when cancelled (F-10), muted when rejected. @param {ToolNode} node */
 const toolClass = (node) => `tf-tool tf-s-${token(node.status)}${node.struck ? " tf-struck" : ""}${rejected(node)}`;
-/** Its label, drawn beside the node, or nothing. @param {HTMLElement} parent @param {{rejected_label?: string}} node */
+/** Its label, drawn beside the node, or nothing. @param {HTMLElement} parent @param {{rejected_label: string | null}} node */
 const rejectedLabel = (parent, node) => {
   if (node.rejected_label) parent.append(text("span", "tf-rlabel", node.rejected_label));
 };
@@ -135,7 +135,12 @@ export class Renderer {
     });
     /** @param {DisclosureSpec} next */
     const respec = (next) => {
+      // The wrapper's class follows the node too (a summary row turns rejected or stops being
+      // so). Only the spec's own classes are swapped: the open state and what the widget marks
+      // for a while (a search hit, a revealed row) stay.
+      wrap.classList.remove(...spec.className.split(" ").filter(Boolean));
       spec = next;
+      wrap.classList.add(...spec.className.split(" ").filter(Boolean));
       button.replaceChildren();
       spec.header(button);
       apply(this.memory.isOpen(spec.key, spec.defaultOpen, spec.inside ?? []));

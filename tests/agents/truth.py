@@ -370,10 +370,21 @@ def _check_tokens(play: Play, path: Path, main: Transcript) -> list[Finding]:
         for e in own + child
         if e.number not in loaded
     ]
-    expected, expected_child = _sum(own + child), _sum(child)
+    expected_child = _sum(child)
+    shown = _totals_shown(main, path, _sum(own + child), expected_child)
+    findings += _mismatches(play, shown, "tokens")
+    findings += _check_subagent_line(main, expected_child.get("output_tokens"))
+    return findings
+
+
+def _totals_shown(
+    main: Transcript, path: Path, expected: Tokens, expected_child: Tokens
+) -> dict[str, tuple[Tokens, Tokens]]:
+    """Each place a load of ``path`` shows the session's totals (the header, a live one, the
+    sub-agent part, the corpus row), with what it should show."""
     facts = session_facts(main)
     row = summarize(Item(key=path.name, path=str(path)))
-    shown = {
+    return {
         "the header's totals": (facts.tokens, expected),
         "a live header's totals": (SessionTally(main).facts().tokens, expected),
         "the header's sub-agent part": (facts.subagent_tokens, expected_child),
@@ -382,13 +393,18 @@ def _check_tokens(play: Play, path: Path, main: Transcript) -> list[Finding]:
             {k: v for k, v in expected.items() if k in TOKEN_COLUMNS},
         ),
     }
-    for what, (counted, sent_sum) in shown.items():
-        if _seen(play, counted) != sent_sum:
-            findings.append(
-                Finding("tokens", f"{what}: {_seen(play, counted)}, not the server's {sent_sum}")
-            )
-    findings += _check_subagent_line(main, expected_child.get("output_tokens"))
-    return findings
+
+
+def _mismatches(
+    play: Play, shown: dict[str, tuple[Tokens, Tokens]], check: str, name: str = ""
+) -> list[Finding]:
+    """A finding for each place whose counts are not the sum the server sent."""
+    prefix = f"{name}: " if name else ""
+    return [
+        Finding(check, f"{prefix}{what}: {_seen(play, counted)}, not the server's {sent_sum}")
+        for what, (counted, sent_sum) in shown.items()
+        if _seen(play, counted) != sent_sum
+    ]
 
 
 def _check_responses(
@@ -477,23 +493,17 @@ def _check_stream(
         ]
     # The sub-agent's responses the stream shows: it may leave some out.
     sub_part = _only(_sum([e for e in child if e.number in loaded]), stream.subagent)
-    if stream.run_total and (ended or "usage" in main.metadata):
-        totalled = own + child if stream.run_total_subagents else own
-        expected = _only(_sum(totalled), stream.run_total)
+    totalled = bool(stream.run_total) and (ended or "usage" in main.metadata)
+    if totalled:
+        counted = own + child if stream.run_total_subagents else own
+        expected = _only(_sum(counted), stream.run_total)
     else:
         expected = _only(_sum(own), stream.responses)
-    add_into(expected, sub_part)
-    facts = session_facts(main)
-    row = summarize(Item(key=path.name, path=str(path)))
-    shown = {
-        "the header's totals": (facts.tokens, expected),
-        "a live header's totals": (SessionTally(main).facts().tokens, expected),
-        "the header's sub-agent part": (facts.subagent_tokens, sub_part),
-        "the corpus row": (
-            {k: row[k] for k in TOKEN_COLUMNS if row[k] is not None},
-            {k: v for k, v in expected.items() if k in TOKEN_COLUMNS},
-        ),
-    }
+    # The header adds the sub-agent's counts the stream shows, unless the run's total holds
+    # them already: added again, a doubled total would pass.
+    if not (totalled and stream.run_total_subagents):
+        add_into(expected, sub_part)
+    shown = _totals_shown(main, path, expected, sub_part)
     session = main.metadata.get("session_usage")
     if stream.session_total and (ended or session is not None):
         so_far = record.conversation(markers[: index + 1])
@@ -504,14 +514,7 @@ def _check_stream(
             _only(total, stream.session_total),
             _only(_sum(so_far), stream.session_total),
         )
-    for what, (counted, sent_sum) in shown.items():
-        if _seen(play, counted) != sent_sum:
-            findings.append(
-                Finding(
-                    "stream",
-                    f"{name}: {what}: {_seen(play, counted)}, not the server's {sent_sum}",
-                )
-            )
+    findings += _mismatches(play, shown, "stream", name)
     output = _sum(child).get("output_tokens")
     findings += [
         Finding("stream", f"{name}: {f.message}") for f in _check_subagent_line(main, output)

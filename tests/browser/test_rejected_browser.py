@@ -41,3 +41,35 @@ def test_L2_a_rejected_reply_is_muted_with_its_label_and_the_answer_is_not(lab: 
     dim = widget.locator(".tf-sep").first.evaluate(COLOUR)
     assert text.locator("p").evaluate(COLOUR) == dim
     assert answer.locator("p").evaluate(COLOUR) != dim
+
+
+MARKED_LIVE_SETUP = """\
+from turnfold.model import AssistantText, ToolCall, Transcript, UserMessage
+from turnfold.widget import TranscriptWidget
+
+calls = [
+    ToolCall(call_id=f"c{n}", name="Read", args={"file_path": f"{n}.py"}, status="success",
+             batch_id="b")
+    for n in (1, 2)
+]
+transcript = Transcript([UserMessage(text="Read both"), *calls, AssistantText(text="Done.")])
+widget = TranscriptWidget(transcript)"""
+
+
+def test_L2_a_patch_marks_a_summary_row_rejected_and_takes_the_mark_away(lab: Lab) -> None:
+    """The row is patched where it is (its header and its class), not drawn anew."""
+    widget = lab.open_notebook("marked-live.ipynb", [MARKED_LIVE_SETUP, "widget"])
+    lab.toggle(widget, "process:turn:e0")
+    summary = widget.locator(".tf-disc.tf-summary").first
+    expect(summary).not_to_have_class("tf-rejected")
+    summary.evaluate("e => { e.tfKept = true; }")  # a mark only this very element carries
+    for marks, rejected in (('{"rejected": True}', True), ("{}", False)):
+        lab.execute(f"for call in calls: transcript.update(call, meta={marks})")
+        label = lab.header(widget, str(summary.get_attribute("data-key"))).locator(".tf-rlabel")
+        if rejected:
+            expect(summary).to_have_class("tf-disc tf-summary tf-rejected")
+            expect(label).to_have_text("Rejected")
+        else:
+            expect(summary).to_have_class("tf-disc tf-summary")
+            expect(label).to_have_count(0)
+        assert summary.evaluate("e => e.tfKept === true && e.isConnected")

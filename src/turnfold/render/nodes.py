@@ -17,9 +17,10 @@ Conventions, for every node:
   renderer escapes, except the few the builder escaped already (``escaped`` below).
 - Phrases and fold facts (``fold``, ``status_label``, ``more_label``, ``form_label``, …) are
   computed here once, in the reader's language; no renderer derives them (W-1).
-- ``rejected_label`` ("Rejected") is on the node of an entry its source marks rejected
+- ``rejected_label`` ("Rejected") is set on the node of an entry its source marks rejected
   (``meta["rejected"]``: a preference pair's rejected reply, a response the harness refused),
-  and absent elsewhere: every renderer draws it beside the node, muted.
+  and None elsewhere: every renderer draws it beside the node, muted. It is always present, so
+  a live patch (which sends only the fields a node has) can clear it as well as set it.
 
 A node kind added later changes this module, the builder and one draw function per renderer;
 the type checkers point at anything missed.
@@ -49,8 +50,10 @@ class OutcomeNode(TypedDict):
 
 class SessionPart(TypedDict):
     """One fact of the session header: its ``name`` (``agent``, ``model``, ``started``,
-    ``duration``, ``turns``, ``tools``, ``tokens``, ``cost``), the text shown, and a fuller form
-    for a tooltip (the full model name, the exact time, the token breakdown), or None."""
+    ``duration``, ``turns``, ``tools``, ``tokens``, ``tokens_so_far``, ``cost``), the text shown,
+    and a fuller form for a tooltip (the full model name, the exact time, the token breakdown),
+    or None. ``tokens_so_far`` is what the whole session had spent when the run was written,
+    earlier runs included, shown when the run's own tokens are not recorded."""
 
     name: str
     text: str
@@ -208,8 +211,8 @@ class AnswerNode(TypedDict):
     key: str
     html: str
     tentative: bool
-    #: "Rejected", on a rejected entry's node only (see the module's conventions).
-    rejected_label: NotRequired[str]
+    #: "Rejected" on a rejected entry's node, else None (see the module's conventions).
+    rejected_label: str | None
 
 
 class ProcessNode(TypedDict):
@@ -263,8 +266,8 @@ class ThinkingNode(TypedDict):
     html: str
     open: bool
     streaming: bool
-    #: "Rejected", on a rejected entry's node only (see the module's conventions).
-    rejected_label: NotRequired[str]
+    #: "Rejected" on a rejected entry's node, else None (see the module's conventions).
+    rejected_label: str | None
 
 
 class ThinkingIndicatorNode(TypedDict):
@@ -277,8 +280,8 @@ class ProgressNode(TypedDict):
     kind: Literal["progress"]
     key: str
     html: str
-    #: "Rejected", on a rejected entry's node only (see the module's conventions).
-    rejected_label: NotRequired[str]
+    #: "Rejected" on a rejected entry's node, else None (see the module's conventions).
+    rejected_label: str | None
 
 
 class CommandNode(TypedDict):
@@ -298,8 +301,8 @@ class SummaryNode(TypedDict):
     active: bool
     open: bool
     tools: list[ToolNode]
-    #: "Rejected" when every tool it holds is rejected: its one line stands for them.
-    rejected_label: NotRequired[str]
+    #: "Rejected" when every tool it holds is rejected (its one line stands for them), else None.
+    rejected_label: str | None
 
 
 class BatchNode(TypedDict):
@@ -383,8 +386,8 @@ class ToolNode(TypedDict):
     open: bool
     fold: ToolFold
     subagent: SubagentView | None
-    #: "Rejected", on a rejected entry's node only (see the module's conventions).
-    rejected_label: NotRequired[str]
+    #: "Rejected" on a rejected entry's node, else None (see the module's conventions).
+    rejected_label: str | None
     #: Wire form only (:mod:`turnfold.ondemand`): the hidden part is sent when opened.
     deferred: NotRequired[bool]
 

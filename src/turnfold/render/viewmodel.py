@@ -680,8 +680,8 @@ def _turn(turn: Turn, options: _Options, usage: str | None) -> TurnNode:
             "html": markdown_html(answer.text)
             + _pasted_images(answer.images, options.settings.locale),
             "tentative": turn.tentative,
+            "rejected_label": _rejected_mark(answer, options.settings.locale),
         }
-        _mark_rejected(answer_node, answer, options.settings.locale)
     header_node: TurnHeader = {
         "label": header.label,
         "duration": header.duration,
@@ -762,8 +762,8 @@ def _thinking(item: ThinkingRow, options: _Options) -> ThinkingNode:
         "html": thinking_html(entry, locale),
         "open": item.open,
         "streaming": entry.streaming,
+        "rejected_label": _rejected_mark(entry, locale),
     }
-    _mark_rejected(node, entry, locale)
     return node
 
 
@@ -779,8 +779,8 @@ def _progress(item: ProgressRow, options: _Options) -> ProgressNode:
         "kind": "progress",
         "key": item.key,
         "html": markdown_html(item.entry.text) + images,
+        "rejected_label": _rejected_mark(item.entry, locale),
     }
-    _mark_rejected(node, item.entry, locale)
     return node
 
 
@@ -807,11 +807,12 @@ def _batch(piece: BatchPiece, options: _Options) -> BatchNode:
                 "active": item.active,
                 "open": False,  # P-8: no leaf payload opens by default
                 "tools": [tool(r) for r in item.rows],
+                # Its one line stands for its tools: rejected when they all are (the calls of
+                # one rejected reply), else the rejected ones say so when it is opened.
+                "rejected_label": _rejected_label(options.settings.locale)
+                if all(_rejected(calls[r.entry_id]) for r in item.rows)
+                else None,
             }
-            # Its one line stands for its tools: rejected when they all are (the calls of one
-            # rejected reply), else the rejected ones say so when it is opened.
-            if all(_rejected(calls[r.entry_id]) for r in item.rows):
-                summary["rejected_label"] = _rejected_label(options.settings.locale)
             rows.append(summary)
         else:
             rows.append(tool(item))
@@ -846,13 +847,10 @@ def _rejected_label(locale: str) -> str:
     return translate("entry.rejected", locale)
 
 
-def _mark_rejected(
-    node: AnswerNode | ProgressNode | ThinkingNode | ToolNode, entry: Entry, locale: str
-) -> None:
-    """Label the node of a rejected entry, which every renderer draws beside it, muted: the
-    one place a rejected reply is told from an ordinary one."""
-    if _rejected(entry):
-        node["rejected_label"] = _rejected_label(locale)
+def _rejected_mark(entry: Entry, locale: str) -> str | None:
+    """The label of a rejected entry's node, which every renderer draws beside it, muted: the
+    one place a rejected reply is told from an ordinary one; None for any other entry."""
+    return _rejected_label(locale) if _rejected(entry) else None
 
 
 def _arguments(args: Any) -> str | None:
@@ -912,8 +910,8 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode
         "open": False,  # P-8: no leaf payload opens by default
         "fold": fold,
         "subagent": subagent,
+        "rejected_label": _rejected_mark(call, locale),
     }
-    _mark_rejected(node, call, locale)
     return node
 
 
