@@ -331,6 +331,18 @@ class Accounting:
         """The record types of which at least one record was ``disposition``."""
         return {name for name, per_type in self.counts.items() if per_type.get(disposition)}
 
+    def copy(self) -> Accounting:
+        """A copy sharing nothing with this one: noting in either leaves the other as it was.
+
+        >>> a = Accounting(); a.note("user", "mapped"); b = a.copy(); b.note("user", "mapped")
+        >>> a.counts, b.counts
+        ({'user': {'mapped': 1}}, {'user': {'mapped': 2}})
+        """
+        return Accounting(
+            counts={kind: dict(per_type) for kind, per_type in self.counts.items()},
+            unaccounted=list(self.unaccounted),
+        )
+
     def merge(self, other: Accounting, prefix: str = "") -> None:
         """Add ``other``'s records (a sub-agent's file, say), their types under ``prefix``."""
         for name, per_type in other.counts.items():

@@ -21,6 +21,7 @@ every form), ``server_tool_agent`` (a model that ran a provider's own web search
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,12 +29,20 @@ from typing import Annotated, Any
 
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    AnyMessage,
+    BaseMessage,
+    ToolMessage,
+)
 from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.tools import InjectedToolCallId, ToolException, tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph.message import add_messages
 from langgraph.prebuilt import InjectedState
 from langgraph.types import Command
+from pydantic import BaseModel
 
 PROMPT = "Add 1 and 2, then try the exploding tool."
 ANSWER = "1+2=3; the exploding tool failed with boom: y."
@@ -365,6 +374,47 @@ def command_graph() -> Any:
     graph = StateGraph(MessagesState)
     graph.add_node("agent", lambda state: {"messages": [model.invoke(state["messages"])]})
     graph.add_node("tools", ToolNode([add, set_flag]))
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    return graph.compile(checkpointer=InMemorySaver())
+
+
+class PydanticState(BaseModel):
+    """A state schema of a Pydantic model (:func:`schema_graph`)."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    turns: int = 0
+
+
+@dataclasses.dataclass
+class DataclassState:
+    """A state schema of a dataclass (:func:`schema_graph`)."""
+
+    messages: Annotated[list[AnyMessage], add_messages] = dataclasses.field(default_factory=list)
+    turns: int = 0
+
+
+def schema_graph(schema: str) -> Any:
+    """A ``StateGraph`` on a state schema of a Pydantic model or a dataclass (``schema``:
+    ``"pydantic"`` or ``"dataclass"``), a scalar beside its messages: the model calls
+    ``add``, then answers. With ``version="v2"`` LangGraph hands its state over as that
+    schema's object, not a dict."""
+    from langgraph.graph import START, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    state = PydanticState if schema == "pydantic" else DataclassState
+    model = FakeToolModel(
+        responses=[
+            AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1, "b": 2}, "id": "c1"}]),
+            AIMessage("1+2=3."),
+        ]
+    )
+    graph = StateGraph(state)
+    graph.add_node(
+        "agent", lambda s: {"messages": [model.invoke(s.messages)], "turns": s.turns + 1}
+    )
+    graph.add_node("tools", ToolNode([add]))
     graph.add_edge(START, "agent")
     graph.add_conditional_edges("agent", tools_condition)
     graph.add_edge("tools", "agent")

@@ -1076,6 +1076,37 @@ def test_A1_a_version_2_result_loads_as_its_version_1_twin() -> None:
     assert outcome(turnfold.load(finished)) == outcome(turnfold.load(runs.run_result()))
 
 
+@pytest.mark.parametrize("schema", ["pydantic", "dataclass"])
+def test_A1_A2_a_version_2_state_of_a_pydantic_or_dataclass_schema_reads_as_its_dict(
+    schema: str,
+) -> None:
+    """With ``version="v2"``, a ``StateGraph`` whose state schema is a Pydantic model or a
+    dataclass hands its state over as that object (``GraphOutput.value``, a ``values``
+    part's ``data``): read by its fields, it loads and follows as the dict of version 1."""
+    prompt = {"messages": [("user", "add")]}
+    output = runs.schema_graph(schema).invoke(prompt, runs._config("v2"), version="v2")
+    assert not isinstance(output.value, dict)
+    result = runs.schema_graph(schema).invoke(prompt, runs._config("v1"))
+    loaded = turnfold.load(output)
+    expected = ([("c1", "add", {"a": 1, "b": 2}, "success", "3")], "1+2=3.")
+    assert outcome(loaded) == outcome(turnfold.load(result)) == expected
+    assert loaded.metadata["turns"] == 2
+    graph = runs.schema_graph(schema)
+    parts, _ = runs.stream_graph(graph, "add", "values", version="v2")
+    assert not isinstance(parts[-1]["data"], dict)
+    followed, _ = follow(parts)
+    assert (outcome(followed), followed.warnings) == (expected, [])
+
+
+def test_A2_a_values_state_that_cannot_be_read_is_said_once() -> None:
+    class Opaque:
+        """A state of no schema turnfold reads."""
+
+    part = {"type": "values", "ns": (), "data": Opaque(), "interrupts": ()}
+    transcript, _ = follow([part, part])
+    assert [w.reason for w in transcript.warnings] == ["values event of a state not read (Opaque)"]
+
+
 #: Stream modes, alone and in lists: an interrupt comes as an ``__interrupt__`` update, in the
 #: state of a ``values`` event (``PregelLoop.output_writes``) and in its task's ``tasks``
 #: result (``debug`` wraps it).

@@ -351,14 +351,17 @@ def test_L1_a_managed_agent_a_code_agent_s_code_called_nests_under_that_step_s_p
 
 def test_L1_a_managed_agent_s_run_outside_the_steps_is_not_nested() -> None:
     """The memory keeps the managed agent's last run, wherever it ran: run on its own after
-    its manager, its times are in no step of the manager's, so no call holds it."""
+    its manager, its times are in no step of the manager's, so no call holds it, which a
+    warning says."""
     agent = runs.make_code_manager()
     agent.run(runs.CODE_MANAGER_TASK)
     scribe = agent.managed_agents["scribe"]
     scribe.model.replies.append(runs._message(None, ("final_answer", {"answer": "again"}, "s_2")))
     scribe.run("On your own.")
     transcript = turnfold.load(agent)
-    assert transcript.warnings == []
+    assert [w.reason for w in transcript.warnings] == [
+        "scribe's kept run ran outside the steps: not shown"
+    ]
     assert managed_outline(transcript) == [
         row for row in CODE_MANAGER_LOADED if row[0] != "call_2-scribe"
     ]
@@ -397,6 +400,21 @@ def test_L1_without_recorded_times_the_last_call_that_could_have_run_it_holds_it
         "helper's memory keeps one run: nothing recorded tells which of 2 calls made it; "
         "it is shown under the last"
     )
+
+
+def test_L1_code_too_deeply_nested_to_parse_calls_no_managed_agent(code_manager: Any) -> None:
+    """Python's parser gives up on deeply nested code with MemoryError (or RecursionError):
+    such code ran nothing, as code that does not parse, and the load goes on."""
+    from turnfold.formats.frameworks.smolagents import plain
+
+    document = plain(code_manager)
+    deep = "-" * 200_000 + "helper('x')"
+    document["steps"][2]["tool_calls"][0]["function"]["arguments"] = deep
+    transcript = turnfold.load(document, format="smolagents")
+    assert [row[:2] for row in managed_outline(transcript)][:2] == [
+        ("call_1", "python"),
+        ("call_2", "python"),
+    ]
 
 
 def test_A1_several_calls_of_a_step_pair_with_its_observation_lines_or_share_it() -> None:

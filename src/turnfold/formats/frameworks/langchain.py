@@ -289,11 +289,11 @@ def plain(value: Any) -> Any:
         return out
     if message_fields(value) is not None:
         return [value]
-    if type(value).__name__ == "GraphOutput" and isinstance(getattr(value, "value", None), Mapping):
+    state = _state_fields(getattr(value, "value", None))
+    if type(value).__name__ == "GraphOutput" and state is not None:
         # ``langgraph.types.GraphOutput`` keeps the interrupts apart from the state: put back
         # where a version 1 result has them.
         interrupts = getattr(value, "interrupts", None)
-        state = value.value
         return plain({**state, "__interrupt__": interrupts} if interrupts else state)
     return plain_value(value)
 
@@ -1596,6 +1596,7 @@ class Follower:
         ``PregelLoop.output_writes`` writes it (the whole state beside them; a graph whose
         output is one channel, ``{"__interrupt__": ...}`` alone)."""
         if not isinstance(state, Mapping):
+            run.builder.warn_once(f"values event of a state not read ({type(state).__name__})")
             return
         messages = state.get("messages")
         if isinstance(messages, (list, tuple)):
@@ -1797,9 +1798,26 @@ def _stream_part(part: dict[str, Any]) -> tuple[tuple[str, ...], str, Any]:
     back where a version 1 state has them, under ``__interrupt__``."""
     ns, data, interrupts = part.get("ns"), part["data"], part.get("interrupts")
     namespace = tuple(str(p) for p in ns) if isinstance(ns, (tuple, list)) else ()
+    if part["type"] == "values":
+        data = _state_fields(data) or data
     if interrupts and isinstance(data, Mapping):
         data = {**data, "__interrupt__": interrupts}
     return namespace, part["type"], data
+
+
+def _state_fields(state: Any) -> Mapping[str, Any] | None:
+    """A graph's state as a mapping, None when it cannot be read. A ``StateGraph``'s state
+    schema may be a Pydantic model or a dataclass, and ``version="v2"`` hands the state over
+    as one: read by its fields, their values as they are (its messages the objects
+    themselves, which ``model_dump`` would turn to dicts)."""
+    if isinstance(state, Mapping):
+        return state
+    if dataclasses.is_dataclass(state) and not isinstance(state, type):
+        return {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
+    names = getattr(type(state), "model_fields", None)
+    if isinstance(names, Mapping):
+        return {name: getattr(state, name, None) for name in names}
+    return None
 
 
 def _mode_of(chunk: Any) -> str | None:

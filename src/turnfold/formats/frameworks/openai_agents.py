@@ -821,10 +821,11 @@ class _Responses:
         if not isinstance(responses, list):
             return
         read, add = self._read, self._add
-        for response in responses:
-            add(*read(response))
+        each = [read(response) for response in responses]  # for :meth:`_count_spots` too
+        for found in each:
+            add(*found)
         if self._repeated:
-            self._count_spots(responses)
+            self._count_spots(each)
 
     def _read(self, response: Any) -> tuple[Any, Usage | None, Iterable[Any], _IdsOf]:
         """A model response's id, usage and outputs, with the reader of its outputs' keys and
@@ -948,13 +949,13 @@ class _Responses:
         else:
             self._repeated = True
 
-    def _count_spots(self, responses: list[Any]) -> None:
+    def _count_spots(self, each: list[tuple[Any, Usage | None, Iterable[Any], _IdsOf]]) -> None:
         """Each key naming more than one output (two texts of one response too), with the
-        response of each output it names, in order; the items are then read by
-        :meth:`_of_repeated_ids`. Only a run whose ids repeat is read twice so."""
+        response of each output it names, in order (``each``: the responses as :meth:`_read`
+        read them); the items are then read by :meth:`_of_repeated_ids`. Only a run whose ids
+        repeat has its outputs' keys read twice so."""
         spots: dict[tuple[str, str], list[int]] = {}
-        for index, response in enumerate(responses):
-            _, _, outputs, ids_of = self._read(response)
+        for index, (_, _, outputs, ids_of) in enumerate(each):
             for output in outputs:
                 for key in ids_of(output)[0]:
                     spots.setdefault(key, []).append(index)

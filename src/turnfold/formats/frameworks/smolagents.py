@@ -95,7 +95,7 @@ from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timezone
 from enum import Enum
 from functools import partial
-from typing import Any
+from typing import Any, TypeAlias
 
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
@@ -318,7 +318,8 @@ def _managed_calls(code: Any, names: Collection[str]) -> list[tuple[str, str | N
     """The calls of managed agents (``names``) written in a ``CodeAgent``'s code, in the
     order written, each with its task when it is written out (``helper(task="…")``,
     ``helper("…")``); the code is read, not run, so a call in a loop is one. Code that does
-    not parse ran nothing (smolagents' interpreter parses it first).
+    not parse ran nothing (smolagents' interpreter parses it first); nor did code too deeply
+    nested to parse (Python's parser gives up with RecursionError or MemoryError).
 
     >>> _managed_calls("a = helper(task='x')\\nprint(helper(f'{a}'), add(1, 2))", {"helper"})
     [('helper', 'x'), ('helper', None)]
@@ -327,7 +328,7 @@ def _managed_calls(code: Any, names: Collection[str]) -> list[tuple[str, str | N
         return []
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     found = []
     for node in ast.walk(tree):
@@ -349,7 +350,10 @@ def _bounds(start: Any, end: Any) -> tuple[float, float] | None:
     return float(start), float(end)
 
 
-def _run_bounds(steps: list[Any]) -> tuple[float, float] | None:
+Bounds: TypeAlias = tuple[float, float]
+
+
+def _run_bounds(steps: list[Any]) -> Bounds | None:
     """From a run's first recorded step start to its last recorded step end."""
     timings = [
         s["timing"]
@@ -389,8 +393,13 @@ class StepsBuilder(TranscriptBuilder):
         self._read_run = read_run or partial(_read_child, None)
         #: The run of each managed agent nested so far (its document, or its first step).
         self._nested: dict[str, Any] = {}
-        #: Live: each managed agent's run as a document, made once per run.
-        self._documents: dict[str, tuple[Any, int, Mapping[str, Any]]] = {}
+        #: Each managed agent's kept run: what identifies it, its step count (live), its
+        #: document (made once per run) and its time bounds (read once per run: every timed
+        #: step looks for the runs that ran in it).
+        self._documents: dict[str, tuple[Any, int, Mapping[str, Any], Bounds | None]] = {}
+        #: The managed agents each ``python`` call's code calls (by the call's entry id), read
+        #: once, when the call starts: the step's end looks at them again.
+        self._written: dict[str, list[tuple[str, str | None]]] = {}
         #: Whether an action step recorded its start and end (see :meth:`nest_untimed`).
         self._timed = False
         #: Action steps fed so far; the step being fed is the next one (its batch id).
@@ -522,7 +531,7 @@ class StepsBuilder(TranscriptBuilder):
         # memory kept is told when the step ends (_nest_runs): until then, none.
         called = [(name, _task_of(args))] if name in self.managed else []
         if name == CODE_TOOL:
-            called = _managed_calls(args, self.managed)
+            called = self._written[call.id] = _managed_calls(args, self.managed)
         if called:
             agent, task = called[0]
             self.transcript.update(
@@ -675,21 +684,26 @@ class StepsBuilder(TranscriptBuilder):
 
     # -- managed agents' runs
 
-    def _kept(self, name: str) -> tuple[Any, Mapping[str, Any]] | None:
-        """The run ``name``'s memory keeps, as ``(what identifies it, its document)``; None when
-        it kept none."""
+    def _kept(self, name: str) -> tuple[Any, Mapping[str, Any], Bounds | None] | None:
+        """The run ``name``'s memory keeps, as ``(what identifies it, its document, its time
+        bounds)``; None when it kept none."""
         value = self.runs[name]
+        steps: Any
+        key: Any
         if isinstance(value, Mapping):
-            return (value, value) if _steps_of(value) else None
-        steps = getattr(getattr(value, "memory", None), "steps", None)
+            steps, key, count = _steps_of(value), value, 0
+        else:
+            steps = getattr(getattr(value, "memory", None), "steps", None)
+            # A run starts a new memory (its first step a new object): one document per run.
+            key, count = (steps[0], len(steps)) if steps else (None, 0)
         if not steps:
             return None
-        # A run starts a new memory (its first step a new object): one document per run.
         made = self._documents.get(name)
-        if made is None or made[0] is not steps[0] or made[1] != len(steps):
-            made = (steps[0], len(steps), _plain_agent(value))
+        if made is None or made[0] is not key or made[1] != count:
+            document = value if isinstance(value, Mapping) else _plain_agent(value)
+            made = (key, count, document, _run_bounds(_steps_of(document) or []))
             self._documents[name] = made
-        return made[0], made[2]
+        return made[0], made[2], made[3]
 
     def _nest_runs(
         self, timing: Mapping[str, Any], calls: list[ToolCall], step_meta: Mapping[str, Any]
@@ -706,10 +720,10 @@ class StepsBuilder(TranscriptBuilder):
             kept = self._kept(name)
             if kept is None or self._nested.get(name) is kept[0]:
                 continue
-            bounds = _run_bounds(_steps_of(kept[1]) or [])
+            bounds = kept[2]
             if bounds is not None and step[0] <= bounds[0] and bounds[1] <= step[1]:
                 ran.append((bounds[0], name, kept))
-        for _, name, (key, document) in sorted(ran, key=lambda found: found[0]):
+        for _, name, (key, document, _) in sorted(ran, key=lambda found: found[0]):
             self._nest(name, key, document, calls, in_step=True, step_meta=step_meta)
 
     def nest_untimed(self) -> None:
@@ -717,12 +731,13 @@ class StepsBuilder(TranscriptBuilder):
         run's steps or the agent's record no times), nests under the last call that could
         have made it: of its name, or code that calls it. A run with times, when steps had
         them too, ran outside these steps (the managed agent was run again on its own): not
-        nested."""
+        nested, which a warning says (its steps are in no call's)."""
         for name in self.runs:
             kept = self._kept(name)
             if kept is None or self._nested.get(name) is kept[0]:
                 continue
-            if self._timed and _run_bounds(_steps_of(kept[1]) or []) is not None:
+            if self._timed and kept[2] is not None:
+                self.warn(f"{name}'s kept run ran outside the steps: not shown", None)
                 continue
             self._nest(name, kept[0], kept[1], self.transcript.tool_calls(), in_step=False)
 
@@ -749,7 +764,7 @@ class StepsBuilder(TranscriptBuilder):
             for call in calls:
                 if call.meta.get("tool_name") != CODE_TOOL:
                     continue
-                written = [t for n, t in _managed_calls(call.args, {name}) if n == name]
+                written = [t for n, t in self._written.get(call.id, []) if n == name]
                 if in_step or written:
                     hosts.append(call)
                     tasks[call.id] = [t for t in written if t]
@@ -1239,7 +1254,9 @@ RECORDS = Records(
         "system_prompt": 'metadata["system"]',
         "agent": 'the agent\'s name, class and model_id: metadata["agent"], '
         '["agent_class"], ["model"]; the model on every AssistantText',
-        "managed_agents": "each managed agent's steps as the SubAgent of its parent's call",
+        "managed_agents": "each managed agent's steps as the SubAgent of its parent's call; "
+        "a kept run whose times fall outside every step (the managed agent run again on its "
+        "own) is not shown, with a warning",
         "output": 'a RunResult\'s output: metadata["final_output"]',
         "state": 'a RunResult\'s state (success, max_steps_error): metadata["state"]',
         "token_usage": 'a RunResult\'s total usage: metadata["usage"]',

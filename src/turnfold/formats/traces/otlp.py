@@ -1969,11 +1969,7 @@ def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
     held = _kinds_held(grouped)
     every = sum(held.values(), Counter())
     for key in grouped:
-        base = source.accounting
-        accounting = Accounting(
-            counts={kind: dict(per_type) for kind, per_type in base.counts.items()},
-            unaccounted=list(base.unaccounted),
-        )
+        accounting = source.accounting.copy()
         _set_aside(accounting, every - held[key])
         transcript = _conversation(source.name, key, grouped)
         yield (
