@@ -706,3 +706,21 @@ def test_L2_conclusive_evidence_belongs_to_one_format_alone() -> None:
 def test_the_formats_that_read_paths_are_listed() -> None:
     readers = [m.NAME for m in turnfold.formats._modules() if hasattr(m, "read_path")]
     assert sorted(readers) == sorted(turnfold.formats.PATH_FORMATS)
+
+
+@pytest.mark.parametrize("format", [None, "inspect", "aider", "openai"])
+@pytest.mark.parametrize("name", ["empty", "runs.parquet"])
+def test_a_folder_no_format_reads_is_refused_as_a_folder(
+    tmp_path: Path, name: str, format: str | None
+) -> None:
+    """Only a format that reads folders (an OpenHands V1 conversation) is given one; a
+    format that reads files gets none (no bare "Is a directory"), nor does the Parquet
+    reader for a folder named like a table."""
+    folder = tmp_path / name
+    folder.mkdir()
+    with pytest.raises(IsADirectoryError, match=r"is a folder: .*scan the folder"):
+        turnfold.load(folder, format)
+
+
+def test_the_formats_that_read_folders_read_paths() -> None:
+    assert set(turnfold.formats.FOLDER_FORMATS) <= set(turnfold.formats.PATH_FORMATS)

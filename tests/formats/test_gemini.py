@@ -24,6 +24,7 @@ from turnfold import (
     UserMessage,
 )
 from turnfold.formats import gemini
+from turnfold.formats.gemini_parts import usage_from
 from turnfold.formats.source import open_source
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -784,3 +785,29 @@ def test_L1_gemini_real_invoke_agent_nests_its_child_session() -> None:
     assert accounting is not None
     assert accounting.unaccounted == []
     assert accounting.counts["gemini"]["mapped"] > len(of(transcript, AssistantText))
+
+
+@pytest.mark.parametrize(
+    ("tokens", "output"),
+    [
+        # Gemini CLI's: thoughts apart from the output, the total adding both.
+        ({"input": 100, "output": 20, "thoughts": 5, "total": 125}, 25),
+        ({"promptTokenCount": 100, "candidatesTokenCount": 20, "thoughtsTokenCount": 5}, 25),
+        # Qwen Code's through an OpenAI-compatible API: the total says the candidates hold them.
+        (
+            {
+                "promptTokenCount": 100,
+                "candidatesTokenCount": 20,
+                "thoughtsTokenCount": 5,
+                "totalTokenCount": 120,
+            },
+            20,
+        ),
+    ],
+)
+def test_U1_gemini_usage_counts_thoughts_in_the_output_once(
+    tokens: dict[str, int], output: int
+) -> None:
+    usage = usage_from(tokens)
+    assert usage is not None
+    assert (usage.output_tokens, usage.reasoning_tokens) == (output, 5)

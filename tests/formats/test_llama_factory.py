@@ -295,3 +295,21 @@ def test_C1_a_preference_dataset_is_scanned_a_row_per_pair(path: Path) -> None:
     assert rows["error"].isna().all()
     last = turnfold.load(path, sample=2).entries
     assert [e.meta.get("rejected", False) for e in last[-2:]] == [True, False]
+
+
+def test_L2_chosen_messages_alone_is_not_a_preference_row() -> None:
+    """Detection claims no row the read refuses: a preference row needs both lists (the
+    one list is left to the formats that read a wrapper's messages)."""
+    lone = {"chosen_messages": [_message("user", ("text", "hi"))]}
+    assert which_format(from_object(lone)) != "llama-factory"
+    with pytest.raises(TranscriptFormatError, match="no messages list"):
+        turnfold.load(lone, format="llama-factory")
+
+
+def test_C1_a_file_of_alpaca_pairs_says_what_its_records_hold(tmp_path: Path) -> None:
+    """An alpaca pair's ``chosen`` is a reply as text, not the run's messages."""
+    row = {"instruction": "Say hi", "chosen": "Hi!", "rejected": "No."}
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(f"{json.dumps(row)}\n{json.dumps(row)}\n")
+    with pytest.raises(TranscriptFormatError, match=r"holds a preference pair, its chosen reply"):
+        turnfold.load(pairs, format=None)

@@ -76,3 +76,24 @@ def test_U1_qwen_usage_of_its_own_is_given_only_to_its_child() -> None:
     assert first.usage is not None
     assert first.usage.input_tokens == 2000
     assert second.usage is None  # its parent's usage is its parent's own
+
+
+def test_U1_qwen_subagent_usage_whose_calls_never_come_is_warned_not_dropped() -> None:
+    # A sub-agent cut off after its response's usage record, before the record of its calls.
+    transcript = load(
+        user("u1", None, "task"), assistant("a1", "u1", usageMetadata=openai_usage(1))
+    )
+    assert count_tokens(transcript.entries) == {}
+    (warning,) = transcript.warnings
+    assert (warning.line, "tokens not counted" in warning.reason) == (2, True)
+
+
+def test_U1_qwen_subagent_usage_before_a_record_of_a_lost_parent_is_warned() -> None:
+    """The record after it names another parent (lost): not its child, whose usage it is."""
+    transcript = load(
+        user("u1", None, "task"),
+        assistant("a1", "u1", usageMetadata=openai_usage(1)),
+        assistant("a2", "gone", fcall("c1")),
+    )
+    assert transcript.tool_calls()[0].usage is None
+    assert sorted(w.line or 0 for w in transcript.warnings) == [2, 3]  # and the lost parent

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -28,7 +29,14 @@ from turnfold.formats.source import (
     open_source,
     warned_records,
 )
-from turnfold.formats.wrappers import UNKNOWN, OneFormat, no_such_run, run_place, runs_key
+from turnfold.formats.wrappers import (
+    UNKNOWN,
+    OneFormat,
+    no_such_run,
+    pair_key,
+    run_place,
+    runs_key,
+)
 from turnfold.gcpause import collector_paused
 from turnfold.model import Accounting, LoadWarning, Transcript
 
@@ -154,9 +162,12 @@ def _detect(source: Source) -> ModuleType:
         near = [c for c in candidates if c[1].share > 0]
         runs = runs_key(source) if reason == "no known transcript structure" else None
         if runs is not None:  # the rows of a dataset: many runs, not one session
+            first = next((v for v in source.head_values() if isinstance(v, Mapping)), None)
+            # A preference pair's key is its chosen reply's, which alone is not the run.
+            held = "a preference pair, its chosen reply" if pair_key(first) == runs else "one"
             reason = (
-                f"a file of runs (each record holds one, under {runs!r}): turnfold.scan() reads "
-                "each as a row; turnfold.load(path, sample=n) reads the n-th, from 0"
+                f"a file of runs (each record holds {held}, under {runs!r}): turnfold.scan() "
+                "reads each as a row; turnfold.load(path, sample=n) reads the n-th, from 0"
             )
         elif near and reason == "no known transcript structure":
             reason += "; closest: " + detection.describe(near)
@@ -267,8 +278,8 @@ def _sample_choice(module: ModuleType, name: str, sample: Any, epoch: int | None
 
 def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
     """``agent=`` for a format whose runs leave out what only the agent knows (``READS_AGENT``:
-    which of an ADK agent's tools are agents); giving it to any other format is an error, not
-    silently ignored."""
+    which of an ADK agent's tools are agents, where a smolagents agent's managed agents ran);
+    giving it to any other format is an error, not silently ignored."""
     if agent is None:
         return {}
     if not getattr(module, "READS_AGENT", False):
@@ -288,6 +299,10 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
 #: The formats with ``read_path``, named here so that a load imports their modules alone, not
 #: every format's (a test keeps this list equal to the modules that have one).
 PATH_FORMATS: tuple[str, ...] = ("inspect", "aider", "openhands-sdk")
+
+#: Of :data:`PATH_FORMATS`, those whose ``read_path`` reads a folder as one run (an OpenHands
+#: V1 conversation); any other is never given a folder, which ``load()`` refuses as one.
+FOLDER_FORMATS: tuple[str, ...] = ("openhands-sdk",)
 
 
 @cache
@@ -350,17 +365,26 @@ def path_format(path: Path) -> str | None:
     return _choose(str(path), claims, None)
 
 
+def _folder_format(folder: Path) -> str | None:
+    """The format of :data:`FOLDER_FORMATS` that claims ``folder``, None when none does."""
+    claims = [(name, e) for name in FOLDER_FORMATS
+              if (e := _module(name).detect_path(folder)) is not None]  # fmt: skip
+    return _choose(str(folder), claims, None)
+
+
 def _read_path(
     path: Path, format: str | None, sample: Any, epoch: int | None, agent: Any
 ) -> Transcript | None:
     """The transcript of ``path`` read by a format that reads files itself, None when none
-    claims it."""
+    claims it. A folder is given only to a format that reads folders (:data:`FOLDER_FORMATS`):
+    the others would fail on it with a bare OS error, where ``open_source`` says what to do."""
+    folder = path.is_dir()
     if format is not None:
         module = _module(format)
-        if not hasattr(module, "read_path"):
+        if not hasattr(module, "read_path") or (folder and format not in FOLDER_FORMATS):
             return None
     else:
-        name = path_format(path)
+        name = _folder_format(path) if folder else path_format(path)
         if name is None:
             return None
         module = _module(name)
@@ -413,9 +437,11 @@ def load(
 ) -> Transcript:
     """Read a transcript.
 
-    ``source`` is a path (``str`` or ``os.PathLike``; ``~`` is the home folder), JSON/JSONL
-    text, bytes, an open file, or Python objects (a dict, a list of messages or records, SDK
-    objects, a row of a dataset read with pandas or pyarrow). ``format`` forces one of
+    ``source`` is a path (``str`` or ``os.PathLike``; ``~`` is the home folder) to a file, or
+    to a folder that is one run (an OpenHands V1 conversation; any other folder is refused
+    with an ``IsADirectoryError``: scan it), JSON/JSONL text, bytes, an open file, or Python
+    objects (a dict, a list of messages or records, SDK objects, a row of a dataset read with
+    pandas or pyarrow). ``format`` forces one of
     :data:`FORMATS`; by default the format that reads the most of the first records wins
     (:mod:`turnfold.formats.detection`). Input that is not a transcript raises
     :class:`TranscriptFormatError`; nothing the caller passed is modified. The transcript's
@@ -425,9 +451,11 @@ def load(
     ``epoch`` pick one; a log of one sample needs neither, a log of several names them in the
     error. Formats without samples refuse ``sample``/``epoch`` with a ``ValueError``.
 
-    ``agent`` is the agent a Google ADK session was made with (its root agent, or the
-    ``Runner``): the session does not say which tools are agents (``AgentTool``), the agent
-    does, and their calls then show as sub-agents whose steps the session does not hold. Other
+    ``agent`` is the agent a run was made with, for the formats whose runs leave out what only
+    it knows (``READS_AGENT``). A Google ADK session's (its root agent, or the ``Runner``):
+    the session does not say which tools are agents (``AgentTool``), the agent does, and their
+    calls then show as sub-agents whose steps the session does not hold. A smolagents agent's:
+    its managed agents' runs, which its steps do not hold, nest under their calls. Other
     formats refuse it with a ``ValueError``.
     """
     if format is not None and format not in FORMATS:
@@ -439,7 +467,8 @@ def load(
             )
         return source
     path = _path_of(source)
-    if path is not None and tables.is_parquet(path):  # a table of runs: one row of it, or none
+    # A table of runs: one row of it, or none. A folder is no table, whatever its name.
+    if path is not None and path.is_file() and tables.is_parquet(path):
         return tables.run_of(path, format, sample, epoch)
     if path is not None:
         read = _read_path(path, format, sample, epoch, agent)

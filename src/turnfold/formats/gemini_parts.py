@@ -96,7 +96,8 @@ def images_of(parts: Any) -> list[ImageData]:
     return images
 
 
-def _count(data: Mapping[str, Any], *keys: str) -> int | None:
+def count_of(data: Mapping[str, Any], *keys: str) -> int | None:
+    """The value of the first of ``keys`` that ``data`` holds as an integer (a bool is none)."""
     for key in keys:
         value = data.get(key)
         if isinstance(value, int) and not isinstance(value, bool):
@@ -107,18 +108,26 @@ def _count(data: Mapping[str, Any], *keys: str) -> int | None:
 def usage_from(data: Any) -> Usage | None:
     """Token usage from Gemini CLI ``tokens`` or a Gemini ``usageMetadata`` (Qwen Code).
 
-    The prompt count includes cached tokens, as :mod:`turnfold.usage` counts input; thoughts
-    are counted apart from the candidates, and added to the output here.
+    The prompt count includes cached tokens, as :mod:`turnfold.usage` counts input. Gemini
+    counts thoughts apart from the candidates (its total adds both), and they are added to the
+    output here; but Qwen Code's OpenAI converter writes the completion's count, reasoning
+    included, as the candidates, its total prompt plus candidates: then the candidates are the
+    whole output. Without a total that tells, Gemini's names are read as Gemini means them.
     """
     if not isinstance(data, Mapping):
         return None
-    output = _count(data, "output", "candidatesTokenCount")
-    thoughts = _count(data, "thoughts", "thoughtsTokenCount")
+    prompt = count_of(data, "input", "promptTokenCount")
+    output = count_of(data, "output", "candidatesTokenCount")
+    thoughts = count_of(data, "thoughts", "thoughtsTokenCount")
+    total = count_of(data, "total", "totalTokenCount")
+    if output is None:
+        output = thoughts
+    elif prompt is None or total != prompt + output:  # thoughts apart, as Gemini counts them
+        output += thoughts or 0
     usage = Usage(
-        input_tokens=_count(data, "input", "promptTokenCount"),
-        # Gemini counts thoughts apart from the candidates: output includes them here.
-        output_tokens=output + (thoughts or 0) if output is not None else thoughts,
-        cache_read_tokens=_count(data, "cached", "cachedContentTokenCount"),
+        input_tokens=prompt,
+        output_tokens=output,
+        cache_read_tokens=count_of(data, "cached", "cachedContentTokenCount"),
         reasoning_tokens=thoughts,
     )
     return usage if usage_meta(usage) else None

@@ -79,7 +79,7 @@ from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.protocol import not_read
 from turnfold.formats.sharegpt import chat_calls, parse_tools
 from turnfold.formats.source import Source, type_of_record
-from turnfold.formats.wrappers import keep_wrapper_keys, sample
+from turnfold.formats.wrappers import keep_wrapper_keys, pair_key, sample
 from turnfold.model import Transcript
 
 NAME = "llama-factory"
@@ -111,6 +111,9 @@ _TEXT, _REASONING, _CALL = "text", "reasoning", "tool_call"
 _REPLY_ROLES = ("assistant", "tool")
 #: A v1 preference row's lists (``DPOSample``).
 _CHOSEN_MESSAGES, _REJECTED_MESSAGES = "chosen_messages", "rejected_messages"
+#: ``wrappers.pair_key`` of an ``alpaca`` formatting's preference row: its prompt and both
+#: replies as text.
+_ALPACA_CHOSEN = "chosen"
 _REJECTED, _REJECTED_CONVERSATION = "rejected", "rejected/conversation"
 #: A numbered message: its line (its place in the row), the message.
 _Numbered = tuple[int, Any]
@@ -131,24 +134,18 @@ def _classify(message: Any) -> int:
 _LACKS = "no {type, value} content parts"
 
 
-def _is_alpaca(row: Any) -> bool:
-    """An ``alpaca`` formatting's preference row: its prompt and both replies as text."""
-    return isinstance(row, Mapping) and all(
-        isinstance(row.get(key), str) for key in ("instruction", "chosen", "rejected")
-    )
-
-
 def detect(source: Source) -> Evidence:
     """A row of messages, a list of them or JSON lines of them, with ``{type, value}`` parts;
     an alpaca preference row."""
     if not source.is_document:
         return Evidence.of(source.head_values(), _classify, _LACKS)
     document = source.document
-    if _is_alpaca(document):
+    pair = pair_key(document)
+    if pair == _ALPACA_CHOSEN:
         return Evidence(share=1.0, marks=1)
     messages = document.get("messages") if isinstance(document, Mapping) else document
-    if isinstance(document, Mapping) and messages is None:
-        messages = document.get(_CHOSEN_MESSAGES)
+    if messages is None and pair == _CHOSEN_MESSAGES:  # as _row reads it: both lists, or none
+        messages = document[_CHOSEN_MESSAGES]
     if not isinstance(messages, list) or not messages:
         return Evidence.none("no messages list")
     return Evidence.of(sample(messages), _classify, _LACKS)
@@ -347,12 +344,11 @@ def _row(
     if isinstance(document, list):
         return list(enumerate(document, start=1)), [], [], {}
     row = dict(document) if isinstance(document, Mapping) else {}
-    if _is_alpaca(row):
+    pair = pair_key(row)
+    if pair == _ALPACA_CHOSEN:
         return (*_alpaca(row), row)
     messages = row.pop("messages", None)
-    if messages is None and all(
-        isinstance(row.get(key), list) for key in (_CHOSEN_MESSAGES, _REJECTED_MESSAGES)
-    ):
+    if messages is None and pair == _CHOSEN_MESSAGES:
         return (*_pair(row, source), row)
     if not isinstance(messages, list):
         raise TranscriptFormatError(source.name, [NAME], 1, "no messages list")

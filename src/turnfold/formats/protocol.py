@@ -11,14 +11,16 @@ or a renamed function in an old one, is caught by the type checker, not by a use
 - :class:`SampledFormat`: a format whose files hold many runs (eval logs, traces):
   ``HAS_SAMPLES`` and ``read(source, *, sample, epoch)``.
 - :class:`PathFormat`: a format that reads its files itself (an archive, a log too big to parse
-  whole, a Markdown history): ``detect_path(path)`` (None: not mine) and ``read_path(path, …)``.
+  whole, a Markdown history), or a folder as one run (an OpenHands V1 conversation, listed in
+  ``formats.FOLDER_FORMATS``): ``detect_path(path)`` (None: not mine) and ``read_path(path, …)``.
 - :class:`FrameworkAdapter`: an agent framework's run objects (spec A-1 … A-3): ``plain(value)``
   turns them into records, and ``Follower(transcript)`` folds its live events
   (:class:`EventFollower`).
 - :class:`ResumableFormat`: a format whose pass over a file can stop after a line and go on
   later (a growing file, spec C-4): ``reader(source)`` gives a :class:`RecordReader`.
 - :class:`AgentReader`: a framework whose runs leave out what only the agent knows (ADK:
-  which tools are agents): ``READS_AGENT``, ``read(source, *, agent)`` and
+  which tools are agents; smolagents: its managed agents' runs): ``READS_AGENT``,
+  ``read(source, *, agent)`` and
   ``Follower(transcript, *, agent)`` (``load(..., agent=)``, ``follow(..., agent=)``).
 """
 

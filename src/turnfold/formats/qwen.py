@@ -29,9 +29,10 @@ line.
   ``functionCall`` → ``ToolCall`` (``call_id`` = ``functionCall.id``, ``batch_id`` = record uuid).
   ``usageMetadata`` has Gemini's names, but from an OpenAI-compatible API its candidates count
   is the completion's, reasoning included: a ``totalTokenCount`` of prompt plus candidates says
-  so, and the thoughts are not added to the output again (:func:`_usage`). A record with the
-  usage and nothing else (Qwen Code 0.24's sub-agent writes a response's usage so, its calls on
-  the next record) gives the usage to that next record, its child.
+  so, and the thoughts are not added to the output again
+  (:func:`~turnfold.formats.gemini_parts.usage_from`). A record with the usage and nothing else
+  (Qwen Code 0.24's sub-agent writes a response's usage so, its calls on the next record) gives
+  the usage to that next record, its child; one whose child never comes is warned of.
 - ``tool_result`` → the result of the call with that id: ``functionResponse`` output (else
   ``toolCallResult.resultDisplay``), status from ``toolCallResult.status`` (success / error /
   cancelled), ``error`` when the response carries one or its text states a failure (Qwen Code
@@ -84,6 +85,7 @@ from turnfold.formats.gemini_parts import (
     attach_child,
     build_result,
     corrected_status,
+    count_of,
     images_of,
     is_agent_call,
     joined_text,
@@ -325,7 +327,7 @@ class _Reader:
             timestamp=stamp,
             linked="parentUuid" in value,
             kind=value.get("type"),
-            usage=_usage(value.get("usageMetadata"))
+            usage=usage_from(value.get("usageMetadata"))
             if value.get("type") == "assistant" and not items
             else None,
         )
@@ -470,10 +472,8 @@ class _Reader:
         calls: list[tuple[Order, ToolCall]] = []
         carried: _Node | None = None  # a record of usage alone, waiting for its child
         for node in path:
-            if carried is not None and node.parent == carried.uuid:
-                entries = [i for i in node.items if isinstance(i, Entry)]
-                if not any(getattr(e, "usage", None) for e in entries):
-                    attach_usage(entries, carried.usage)
+            if carried is not None and not self._carry(carried, node):
+                self._usage_lost(carried)
             carried = node if node.usage is not None else None
             for item in node.items:
                 if _repeats_command(assembler.entries, item):
@@ -481,7 +481,28 @@ class _Reader:
                 assembler.add(item)
                 if isinstance(item, ToolCall):
                     calls.append((node.order, item))
+        if carried is not None:
+            self._usage_lost(carried)
         return assembler.entries, calls
+
+    @staticmethod
+    def _carry(carried: _Node, node: _Node) -> bool:
+        """Whether ``node``, the record after a usage-only one, holds that response's usage:
+        given it as its child, or (a child with a usage of its own) needing none."""
+        if node.parent != carried.uuid:
+            return False
+        entries = [i for i in node.items if isinstance(i, Entry)]
+        if any(getattr(e, "usage", None) for e in entries):
+            return True
+        return attach_usage(entries, carried.usage) is not None
+
+    def _usage_lost(self, node: _Node) -> None:
+        """A usage-only record whose child never came (a sub-agent cut off after the model
+        answered), or had no entry to carry it. Warned, not kept on another entry: the
+        response's entries are the child's, so any entry that is there is another response's,
+        whose tokens it would inflate."""
+        self.source.warn("a response's usage with no entry to carry it: tokens not counted",
+                         node.order[0])  # fmt: skip
 
     def _link(
         self,
@@ -585,29 +606,10 @@ def _assistant_entries(
         timestamp=stamp,
         batch_id=record["uuid"],
         model=model if isinstance(model, str) else None,
-        usage=_usage(record.get("usageMetadata")),
+        usage=usage_from(record.get("usageMetadata")),
         thought_form="text",
         cwd=cwd if isinstance(cwd, str) else None,
     )
-
-
-def _usage(raw: Any) -> Usage | None:
-    """``usageMetadata`` as :class:`Usage`, its thoughts in the output once.
-
-    Gemini counts thoughts apart from the candidates (its total adds both), but Qwen Code's
-    OpenAI converter writes the completion's count, reasoning included, as the candidates (its
-    total is prompt plus candidates): then the candidates are the whole output. Without a total
-    that tells, Gemini's names are read as Gemini means them.
-    """
-    usage = usage_from(raw)
-    if usage is None or not usage.reasoning_tokens:
-        return usage
-    prompt, candidates, total = (
-        _number(raw.get(k)) for k in ("promptTokenCount", "candidatesTokenCount", "totalTokenCount")
-    )
-    if prompt is not None and candidates is not None and total == prompt + candidates:
-        usage.output_tokens = candidates
-    return usage
 
 
 def _tool_results(
@@ -678,11 +680,12 @@ def _compaction(payload: dict[str, Any], stamp: str | None) -> CompactionBoundar
     info = info if isinstance(info, dict) else {}
     boundary = CompactionBoundary(
         summary=_compression_summary(payload),
-        pre_tokens=_number(info.get("originalTokenCount")),
+        pre_tokens=count_of(info, "originalTokenCount"),
         timestamp=stamp,
     )
-    if _number(info.get("newTokenCount")) is not None:
-        boundary.meta["post_tokens"] = _number(info.get("newTokenCount"))
+    post = count_of(info, "newTokenCount")
+    if post is not None:
+        boundary.meta["post_tokens"] = post
     return boundary
 
 
@@ -740,14 +743,6 @@ def _float(value: Any) -> float | None:
     return float(value)
 
 
-def _number(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _first_number(*values: Any) -> int | None:
-    return next((n for n in map(_number, values) if n is not None), None)
-
-
 def _repeats_command(entries: list[Entry], item: Entry | PendingResult) -> bool:
     """A prompt that repeats the slash command just recorded (sent on to the model) is one."""
     previous = entries[-1] if entries else None
@@ -786,11 +781,12 @@ def _subagent(call: ToolCall) -> SubAgent:
     def text(*values: Any) -> str | None:
         return next((v for v in values if isinstance(v, str) and v), None)
 
+    tokens = count_of(summary, "outputTokens")
     return SubAgent(
         name=text(display.get("subagentName"), args.get("subagent_type")),
         task=text(args.get("description"), display.get("taskDescription"), args.get("prompt")),
-        tool_count=_number(summary.get("totalToolCalls")),
+        tool_count=count_of(summary, "totalToolCalls"),
         duration_ms=_float(summary.get("totalDurationMs")),
-        output_tokens=_first_number(summary.get("outputTokens"), display.get("tokenCount")),
+        output_tokens=tokens if tokens is not None else count_of(display, "tokenCount"),
         reason=text(display.get("terminateReason")),
     )

@@ -108,8 +108,10 @@ def _message_list(value: Any) -> bool:
 def runs_key(source: Source) -> str | None:
     """The key under which the records of ``source`` keep their runs' messages, when they are
     the rows of a dataset (JSON lines or a JSON array: at least two, most of them objects
-    holding such a list); None otherwise. A file no session format reads may be one: each
-    record is then a run of its own, not a message of one session."""
+    holding such a list, or most of them preference pairs); None otherwise. For pairs it is
+    :func:`pair_key`'s: ``chosen_messages``, or ``chosen`` for alpaca rows, whose chosen reply
+    is text, not messages. A file no session format reads may be one: each record is then a
+    run of its own, not a message of one session."""
     if source.is_document and not isinstance(source.document, list):
         return None  # one JSON object: one run at most, which load() reads
     rows = [value for value in source.head_values() if isinstance(value, Mapping)]
@@ -120,8 +122,8 @@ def runs_key(source: Source) -> str | None:
     lists = [key for key, value in first.items() if _message_list(value)]
     key = named[0] if named else (lists[0] if len(lists) == 1 else None)
     if key is None:
-        key = _pair_key(first)
-        if key is None or sum(_pair_key(row) == key for row in rows) * 2 < len(rows):
+        key = pair_key(first)
+        if key is None or sum(pair_key(row) == key for row in rows) * 2 < len(rows):
             return None
         return key
     if sum(_message_list(row.get(key)) for row in rows) * 2 < len(rows):
@@ -129,12 +131,14 @@ def runs_key(source: Source) -> str | None:
     return key
 
 
-def _pair_key(row: Mapping[str, Any]) -> str | None:
+def pair_key(row: Any) -> str | None:
     """The key of a preference pair's chosen reply, when ``row`` is one as LLaMA-Factory's
     ranking datasets hold them: two lists of messages (``chosen_messages`` and
     ``rejected_messages``, its v1 form), or an instruction and two replies as text (``chosen``
     and ``rejected``, its alpaca form); None otherwise. A pair is one run, the rejected reply
     shown beside the chosen one."""
+    if not isinstance(row, Mapping):
+        return None
     if _message_list(row.get("chosen_messages")) and _message_list(row.get("rejected_messages")):
         return "chosen_messages"
     if all(isinstance(row.get(k), str) for k in ("instruction", "chosen", "rejected")):
