@@ -40,13 +40,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MAPPINGS, MessageBuilder, NameSet, as_list, counted_usage
+from turnfold.formats.common import MessageBuilder, NameSet, as_list
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.openai_responses import (
     attachment_counts,
     data_url_image,
     describe_call,
+    openai_usage,
     output_content,
     parsed_arguments,
     part_image_url,
@@ -380,18 +381,8 @@ def reasoning_of(message: Mapping[str, Any]) -> Thinking | None:
 
 
 def chat_usage(usage: Any) -> Usage | None:
-    """A ChatCompletion ``usage`` (``prompt_tokens``, ``completion_tokens`` and details), read
-    by name as :func:`~turnfold.formats.openai_responses.responses_usage` reads its own."""
-    if not isinstance(usage, MAPPINGS):
-        return None
-    inputs, outputs = usage.get("prompt_tokens_details"), usage.get("completion_tokens_details")
-    return counted_usage(
-        usage.get("prompt_tokens"),
-        usage.get("completion_tokens"),
-        inputs.get("cached_tokens") if isinstance(inputs, MAPPINGS) else None,
-        None,
-        outputs.get("reasoning_tokens") if isinstance(outputs, MAPPINGS) else None,
-    )
+    """A ChatCompletion ``usage`` (``prompt_tokens``, ``completion_tokens`` and details)."""
+    return openai_usage(usage, "prompt_tokens", "completion_tokens")
 
 
 def is_completion(value: Any) -> bool:

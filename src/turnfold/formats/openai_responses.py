@@ -305,19 +305,26 @@ def _part_texts(parts: Any) -> list[str]:
 
 
 def responses_usage(usage: Any) -> Usage | None:
-    """A Responses ``usage`` object (``input_tokens``, ``output_tokens`` and their details).
+    """A Responses ``usage`` object (``input_tokens``, ``output_tokens`` and their details)."""
+    return openai_usage(usage, "input_tokens", "output_tokens")
+
+
+def openai_usage(usage: Any, inputs: str, outputs: str) -> Usage | None:
+    """An OpenAI ``usage`` whose input and output counts are named ``inputs`` and ``outputs``
+    (Responses: ``input_tokens``; Chat Completions: ``prompt_tokens``), each with its
+    ``<name>_details`` (``cached_tokens``, ``reasoning_tokens``).
 
     Read by name, not through :func:`~turnfold.formats.common.usage_from`'s table: a load
     reads one per model response, and this costs a fifth of that."""
     if not isinstance(usage, MAPPINGS):
         return None
-    inputs, outputs = usage.get("input_tokens_details"), usage.get("output_tokens_details")
+    cached, reasoning = usage.get(inputs + "_details"), usage.get(outputs + "_details")
     return counted_usage(
-        usage.get("input_tokens"),
-        usage.get("output_tokens"),
-        inputs.get("cached_tokens") if isinstance(inputs, MAPPINGS) else None,
+        usage.get(inputs),
+        usage.get(outputs),
+        cached.get("cached_tokens") if isinstance(cached, MAPPINGS) else None,
         None,
-        outputs.get("reasoning_tokens") if isinstance(outputs, MAPPINGS) else None,
+        reasoning.get("reasoning_tokens") if isinstance(reasoning, MAPPINGS) else None,
     )
 
 
