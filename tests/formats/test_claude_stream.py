@@ -283,6 +283,35 @@ def test_A2_following_partial_messages_gives_the_output_when_its_delta_arrives()
     assert reader.finish().dump() == turnfold.load(PARTIAL).dump()
 
 
+def test_U1_a_message_delta_s_input_counts_are_the_response_s_final_ones(tmp_path: Path) -> None:
+    """The API's ``message_delta`` counts are cumulative: with a server tool run within the
+    response (web search), its input counts grow past ``message_start``'s, and the delta's
+    are the response's. A delta of the output count alone (an older API) leaves the input as
+    ``message_start`` gave it. (The real stream above, whose deltas repeat the start's input
+    counts, with its first delta's input grown and its second's input counts dropped.)"""
+    records = _stream(PARTIAL)
+    deltas = [
+        r["event"]["usage"]
+        for r in records
+        if r["type"] == "stream_event" and r["event"]["type"] == "message_delta"
+    ]
+    deltas[0].update(input_tokens=1900, cache_read_input_tokens=1520)  # read search results
+    for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+        del deltas[1][key]
+    path = tmp_path / "grown.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    transcript = turnfold.load(path)
+    assert transcript.warnings == []
+    counts = [counts for _, counts in responses(transcript.entries, type)]
+    assert counts[0] == {
+        "input_tokens": 1900 + 1520 + 1030,
+        "output_tokens": 15,
+        "cache_read_tokens": 1520,
+        "cache_write_tokens": 1030,
+    }
+    assert counts[1:] == [_sent(2), _sent(5)]
+
+
 # --- Qwen Code's stream-json ---------------------------------------------------------------
 
 

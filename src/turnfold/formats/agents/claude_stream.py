@@ -44,7 +44,9 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
 - ``conversation_reset`` (``/clear``) → a :class:`~turnfold.model.SystemNotice`;
 - ``stream_event`` (``--include-partial-messages``: the API's raw streaming events) →
   ``message_delta``'s ``usage.output_tokens``, the response's final count, goes on the entry
-  that carries the response's usage. Its message is the one the agent's last
+  that carries the response's usage, with its input counts when it gives all three (they
+  are cumulative, and grow when a server tool's results were read within the response);
+  its message is the one the agent's last
   ``message_start`` began (``message.id``, the ``message.id`` of its ``assistant`` events;
   the CLI's ``api_message_id`` says the same, the SDK's ``StreamEvent`` drops it): one agent's
   responses do not overlap, and a sub-agent's events are its own thread;
@@ -97,8 +99,8 @@ RECORDS = Records(
     mapped={
         "system/init": "metadata: session id, model, working folder, Claude Code version",
         "assistant": "text, thinking and tool calls of one content block (usage once per message)",
-        "stream_event/message_delta": "the response's final output count, on the entry that "
-        "carries its usage",
+        "stream_event/message_delta": "the response's final output count (and input "
+        "counts), on the entry that carries its usage",
         "user": "tool results settling their calls; text as a prompt",
         "system/compact_boundary": "a compaction boundary",
         "result": "outcome, cost, duration, turns and total usage (metadata); a failure as "
@@ -305,17 +307,34 @@ class _Thread:
             self.transcript.update(entry, text=entry.text + delta["thinking"])
 
     def _final_output(self, usage: Any) -> None:
-        """The streamed message's final output count (cumulative) on the entry that carries
-        its usage: the API sends ``message_delta`` after every block's ``content_block_stop``,
-        where the CLI writes the block's event, so the carrier is settled by then."""
+        """The streamed message's final counts (cumulative) on the entry that carries its
+        usage: the API sends ``message_delta`` after every block's ``content_block_stop``,
+        where the CLI writes the block's event, so the carrier is settled by then.
+
+        Its output count is the response's. Its input counts, when it gives all three (the
+        API's current ``message_delta``; an older one gave the output alone), are too: they
+        grow past ``message_start``'s when a server tool (web search, code execution) ran
+        within the response and its results were read as input."""
         count = usage.get("output_tokens") if isinstance(usage, Mapping) else None
         key = self.streamed
         if key is None or not isinstance(count, int) or isinstance(count, bool):
             return
         carrier: Entry | None = self.last_text.get(key)
         carrier = self.parked.get(key) if carrier is None else carrier
-        if isinstance(carrier, USAGE_KINDS) and carrier.usage is not None:
-            self.transcript.update(carrier, usage=replace(carrier.usage, output_tokens=count))
+        if not isinstance(carrier, USAGE_KINDS) or carrier.usage is None:
+            return
+        final = replace(carrier.usage, output_tokens=count)
+        given = (
+            _claude_usage(usage) if all(type(usage.get(k)) is int for k in _INPUT_COUNTS) else None
+        )
+        if given is not None:
+            final = replace(
+                final,
+                input_tokens=given.input_tokens,
+                cache_read_tokens=given.cache_read_tokens,
+                cache_write_tokens=given.cache_write_tokens,
+            )
+        self.transcript.update(carrier, usage=final)
 
     def _grow(self, index: int, entry: _E) -> _E:
         self.transcript.append(entry)
@@ -491,6 +510,11 @@ def _init(transcript: Transcript, record: Mapping[str, Any]) -> None:
         value = record.get(key)
         if isinstance(value, str) and value:
             meta[name] = value
+
+
+#: The input counts of an Anthropic ``usage``: a ``message_delta`` that gives them all gives
+#: the response's final ones (:meth:`_Thread._final_output`).
+_INPUT_COUNTS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 def _claude_usage(raw: Any) -> Usage | None:
