@@ -894,7 +894,6 @@ def trace_smolagents(run: str) -> tuple[Any, str]:
     ``llm-spans`` and ``code-llm-spans`` runs have them (:func:`_llm_spans_agent`,
     :func:`_code_llm_spans_agent`)."""
     import smolagents_runs
-    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
 
     make, task = {
         "tool-calling": (smolagents_runs.make_agent, smolagents_runs.TASK),
@@ -903,6 +902,14 @@ def trace_smolagents(run: str) -> tuple[Any, str]:
         "code-llm-spans": (_code_llm_spans_agent, CODE_LLM_TASK),
     }[run]
     agent = make()
+    return agent, trace_agent_run(agent, task)
+
+
+def trace_agent_run(agent: Any, task: str) -> str:
+    """The spans of ``agent.run(task)`` traced by openinference-instrumentation-smolagents, as
+    one line."""
+    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+
     provider, exporter = _memory_provider()
     instrumentor = SmolagentsInstrumentor()
     instrumentor.instrument(tracer_provider=provider)
@@ -910,7 +917,7 @@ def trace_smolagents(run: str) -> tuple[Any, str]:
         agent.run(task)
     finally:
         instrumentor.uninstrument()
-    return agent, _request_line(exporter)
+    return _request_line(exporter)
 
 
 def write_smolagents_trace(run: str, path: Path) -> Path:
@@ -1206,6 +1213,213 @@ def test_H4_smolagents_code_agent_llm_spans_read_as_the_agent_itself_loads(tmp_p
     loaded_helper = loaded_calls[3].subagent
     assert loaded_helper is not None
     assert loaded_helper.task == "add 5 and 6"
+
+
+def _read_as(transcript: Transcript, *, thoughts: bool = True) -> list[tuple[Any, ...]]:
+    """What a smolagents trace and ``turnfold.load(agent)`` are compared on: the entries in
+    order (the task, thoughts, calls with their status and result, notices, the answer)."""
+    rows: list[tuple[Any, ...]] = []
+    for entry in transcript.entries:
+        if isinstance(entry, SystemNotice):
+            rows.append(("notice", entry.level, entry.subtype, entry.text))
+        elif isinstance(entry, ToolCall):
+            rows.append(("call", entry.name, entry.args, entry.status,
+                         entry.result.text if entry.result else None))  # fmt: skip
+        elif isinstance(entry, Thinking):
+            rows += [("thinking", entry.text)] if thoughts else []
+        elif isinstance(entry, (UserMessage, AssistantText, AssistantError)):
+            rows.append(outline(Transcript(entries=[entry]))[0])
+    return rows
+
+
+def _scripted_tool_agent(replies: list[Any], *, llm_spans: bool, max_steps: int = 20) -> Any:
+    """A ``ToolCallingAgent`` with smolagents_runs' tools on the scripted ``replies``: on
+    :func:`_served_model` (LLM spans) or on smolagents_runs' model class (none)."""
+    import smolagents_runs
+    from smolagents import ToolCallingAgent
+
+    model = _served_model(replies) if llm_spans else smolagents_runs._model_class()(replies)
+    return ToolCallingAgent(
+        tools=list(smolagents_runs._tools()),
+        verbosity_level=0,
+        logger=smolagents_runs._quiet(),
+        max_steps=max_steps,
+        model=model,
+    )
+
+
+def _scripted_code_agent(replies: list[str], *, llm_spans: bool, max_steps: int = 20) -> Any:
+    import smolagents_runs
+    from smolagents import CodeAgent
+
+    messages = [smolagents_runs._message(text) for text in replies]
+    model = _served_model(messages) if llm_spans else smolagents_runs._model_class()(messages)
+    return CodeAgent(
+        tools=list(smolagents_runs._tools()),
+        verbosity_level=0,
+        logger=smolagents_runs._quiet(),
+        max_steps=max_steps,
+        model=model,
+    )
+
+
+def _traced_and_loaded(agent: Any, task: str, tmp_path: Path) -> tuple[Transcript, Transcript]:
+    path = tmp_path / "trace.jsonl"
+    path.write_text(trace_agent_run(agent, task))
+    traced = turnfold.load(path)
+    assert traced.warnings == []
+    return traced, turnfold.load(agent)
+
+
+@pytest.mark.parametrize("llm_spans", [True, False], ids=["llm-spans", "agent-spans"])
+def test_H4_a_smolagents_step_error_no_call_owns_is_the_notice_the_loader_shows(
+    llm_spans: bool, tmp_path: Path
+) -> None:
+    """A ToolCallingAgent's reply with no call (``AgentParsingError``, recorded as the step
+    span's exception) has no call to hold its error: as ``turnfold.load(agent)`` shows it, an
+    error notice on its step, after the step's thought. Without LLM spans the thoughts are not
+    in the trace; everything else reads alike."""
+    pytest.importorskip("openinference.instrumentation.smolagents")
+    import smolagents_runs
+
+    message = smolagents_runs._message
+    replies = [
+        message("I will answer without a tool."),
+        message(None, ("add", {"a": 1, "b": 2}, "call_1")),
+        message(None, ("final_answer", {"answer": "3"}, "call_2")),
+    ]
+    agent = _scripted_tool_agent(replies, llm_spans=llm_spans)
+    traced, loaded = _traced_and_loaded(agent, "add 1 and 2", tmp_path)
+    error = (
+        "AgentParsingError: Error while parsing tool call from model output: "
+        "The model output does not contain any JSON blob."
+    )
+    assert _read_as(loaded) == [
+        ("user", "add 1 and 2"),
+        ("thinking", "I will answer without a tool."),
+        ("notice", "error", "step", error),
+        ("call", "add", {"a": 1, "b": 2}, "success", "3"),
+        ("text", "3"),
+    ]
+    assert _read_as(traced, thoughts=llm_spans) == _read_as(loaded, thoughts=llm_spans)
+
+
+def test_H4_a_smolagents_step_error_of_no_one_call_is_a_notice_beside_the_calls_that_ran(
+    tmp_path: Path,
+) -> None:
+    """A step of two calls, one of a tool the agent lacks (``AgentToolExecutionError`` whose
+    message names no call as smolagents quotes it): as ``turnfold.load(agent)`` shows it,
+    the error is the step's notice, the call that no tool span ran ``unknown``; the trace
+    also knows that the other call ran (its tool span), which the agent's memory does not
+    record (a failed step keeps no observations)."""
+    pytest.importorskip("openinference.instrumentation.smolagents")
+    import smolagents_runs
+
+    message = smolagents_runs._message
+    replies = [
+        message(None, ("add", {"a": 1, "b": 2}, "call_1"), ("multiply", {"a": 2}, "call_2")),
+        message(None, ("final_answer", {"answer": "3"}, "call_3")),
+    ]
+    agent = _scripted_tool_agent(replies, llm_spans=True)
+    traced, loaded = _traced_and_loaded(agent, "add, multiply", tmp_path)
+    notice = (
+        "notice", "error", "step",
+        "AgentToolExecutionError: Unknown tool multiply, should be one of: add, explode, "
+        "final_answer.",
+    )  # fmt: skip
+    assert _read_as(loaded) == [
+        ("user", "add, multiply"),
+        ("call", "add", {"a": 1, "b": 2}, "unknown", None),
+        ("call", "multiply", {"a": 2}, "unknown", None),
+        notice,
+        ("text", "3"),
+    ]
+    assert _read_as(traced) == [
+        ("user", "add, multiply"),
+        ("call", "add", {"a": 1, "b": 2}, "success", "3"),
+        ("call", "multiply", {"a": 2}, "unknown", None),
+        notice,
+        ("text", "3"),
+    ]
+
+
+@pytest.mark.parametrize("llm_spans", [True, False], ids=["llm-spans", "agent-spans"])
+@pytest.mark.parametrize("kind", ["tool-calling", "code"])
+def test_H4_a_smolagents_run_that_hits_max_steps_reads_as_the_agent_itself_loads(
+    kind: str, llm_spans: bool, tmp_path: Path
+) -> None:
+    """At ``max_steps`` smolagents asks the model for an answer anyway (``provide_final_answer``:
+    a model span of the agent's own, after its last step) and records a step whose error is
+    ``AgentMaxStepsError``: as ``turnfold.load(agent)`` shows it, a max-steps notice, then
+    the model's reply as the answer (not a plan), with that call's usage. Traced without LLM
+    spans, a run that answered in none of the steps it was allowed hit the limit too."""
+    pytest.importorskip("openinference.instrumentation.smolagents")
+    import smolagents_runs
+
+    if kind == "code":
+        agent = _scripted_code_agent(
+            ["<code>\nprint(add(a=1, b=2))\n</code>", "The answer is 3."],
+            llm_spans=llm_spans,
+            max_steps=1,
+        )
+    else:
+        message = smolagents_runs._message
+        replies = [message(None, ("add", {"a": 1, "b": 2}, "call_1")), message("The answer is 3.")]
+        agent = _scripted_tool_agent(replies, llm_spans=llm_spans, max_steps=1)
+    traced, loaded = _traced_and_loaded(agent, "add 1 and 2", tmp_path)
+    rows = _read_as(loaded)
+    assert rows[-2:] == [
+        ("notice", "warning", "max_steps", "Reached max steps."),
+        ("text", "The answer is 3."),
+    ]
+    if llm_spans or kind == "tool-calling":
+        assert _read_as(traced) == rows
+    else:  # without its model span, a CodeAgent's code is not in the trace: the tools it ran
+        add = ("call", "add", {"a": 1, "b": 2}, "success", "3")
+        assert _read_as(traced) == [rows[0], add, *rows[-2:]]
+    if llm_spans:
+        from turnfold.usage import transcript_tokens
+
+        answers = [e for t in (traced, loaded) for e in t.entries if isinstance(e, AssistantText)]
+        assert [a.usage.output_tokens if a.usage else None for a in answers] == [5, 5]
+        assert transcript_tokens(traced).own == transcript_tokens(loaded).own
+
+
+#: Answers that are not strings, as ``final_answer`` is given them, and as JSON.
+_NOT_TEXT = {
+    "number": (42, "42"),
+    "dict": ({"a": 1, "b": [2, 3]}, '{\n  "a": 1,\n  "b": [\n    2,\n    3\n  ]\n}'),
+    "list": ([1, 2], "[\n  1,\n  2\n]"),
+}
+
+
+@pytest.mark.parametrize("llm_spans", [True, False], ids=["llm-spans", "agent-spans"])
+@pytest.mark.parametrize("kind", ["tool-calling", "code"])
+@pytest.mark.parametrize("answer", _NOT_TEXT)
+def test_H4_a_smolagents_answer_that_is_not_text_reads_as_the_agent_itself_loads(
+    answer: str, kind: str, llm_spans: bool, tmp_path: Path
+) -> None:
+    """``final_answer(42)``, of a dict, of a list: the AGENT span's output is the answer's
+    ``str()`` (``{'a': 1}``), the ``final_answer`` tool span's its JSON; as
+    ``turnfold.load(agent)`` shows it (a CodeAgent's ``action_output``, a ToolCallingAgent's
+    call argument), the answer is its JSON."""
+    pytest.importorskip("openinference.instrumentation.smolagents")
+    import smolagents_runs
+
+    value, shown = _NOT_TEXT[answer]
+    if kind == "code":
+        agent = _scripted_code_agent(
+            [f"<code>\nfinal_answer({value!r})\n</code>"], llm_spans=llm_spans
+        )
+    else:
+        replies = [smolagents_runs._message(None, ("final_answer", {"answer": value}, "c1"))]
+        agent = _scripted_tool_agent(replies, llm_spans=llm_spans)
+    traced, loaded = _traced_and_loaded(agent, "answer", tmp_path)
+    assert _read_as(loaded)[-1] == ("text", shown)
+    if llm_spans or kind == "tool-calling":
+        assert _read_as(traced) == _read_as(loaded)
+    else:
+        assert _read_as(traced) == [("user", "answer"), ("text", shown)]
 
 
 def test_H4_each_model_span_s_calls_are_one_batch() -> None:

@@ -365,6 +365,67 @@ def test_L1_a_managed_agent_s_run_outside_the_steps_is_not_nested() -> None:
     assert managed_outline(transcript) == [
         row for row in CODE_MANAGER_LOADED if row[0] != "call_2-scribe"
     ]
+    steps = steps_accounted(transcript)
+    assert steps["warned"] == len(scribe.memory.steps)
+    assert sum(steps.values()) == count_steps(agent)
+
+
+def count_steps(agent: Any) -> int:
+    """The steps of an agent's memory and of its managed agents' (the runs they kept)."""
+    return len(agent.memory.steps) + sum(map(count_steps, agent.managed_agents.values()))
+
+
+def steps_accounted(transcript: Transcript) -> dict[str, int]:
+    """How many steps a load accounted for, by disposition."""
+    from turnfold.formats.frameworks.smolagents import STEP_TYPES
+
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    found: dict[str, int] = {}
+    for kind in STEP_TYPES:
+        for disposition, count in transcript.accounting.counts.get(kind, {}).items():
+            found[disposition] = found.get(disposition, 0) + count
+    return found
+
+
+def test_X2_a_managed_agent_s_run_no_call_shows_is_accounted_for_as_warned(
+    code_manager: Any,
+) -> None:
+    """Every kept run a load does not show (no call of it among the steps given; its call
+    holding another's run) is counted, step by step, as warned about, beside the warning."""
+    from turnfold.formats.frameworks.smolagents import plain
+
+    shown = turnfold.load(code_manager)
+    assert steps_accounted(shown) == {"mapped": count_steps(code_manager)}
+    first = turnfold.load(code_manager.memory.steps[:2], agent=code_manager)
+    assert [w.reason for w in first.warnings] == [
+        "helper's kept run ran outside the steps: not shown",
+        "scribe's kept run ran outside the steps: not shown",
+    ]
+    assert steps_accounted(first) == {"mapped": 2, "warned": count_steps(code_manager) - 4}
+    document = plain(code_manager)
+    for run in (document, *document["managed_agents"].values()):
+        for step in run["steps"]:
+            if isinstance(step, dict) and "timing" in step:
+                step["timing"] = {}
+    scribe = len(code_manager.managed_agents["scribe"].memory.steps)
+    untimed = turnfold.load(document, format="smolagents")
+    assert [w.reason for w in untimed.warnings] == [
+        "scribe's run is not shown: its call holds another's"
+    ]
+    assert steps_accounted(untimed) == {
+        "mapped": count_steps(code_manager) - scribe,
+        "warned": scribe,
+    }
+    document["steps"] = document["steps"][:2]
+    uncalled = turnfold.load(document, format="smolagents")
+    assert [w.reason for w in uncalled.warnings] == [
+        "scribe's kept run: no call in these steps could have made it"
+    ]
+    assert steps_accounted(uncalled) == {
+        "mapped": count_steps(code_manager) - 2 - scribe,
+        "warned": scribe,
+    }
 
 
 def test_L1_without_recorded_times_the_last_call_that_could_have_run_it_holds_it_with_a_warning(
@@ -461,6 +522,36 @@ def test_L3_an_error_that_names_one_of_several_calls_fails_that_one_alone() -> N
         ("a", "unknown"),  # ran or not: the failed step keeps no output of it
         ("b", "error"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [({"a": 1, "b": [2]}, '{\n  "a": 1,\n  "b": [\n    2\n  ]\n}'), ([1, 2], "[\n  1,\n  2\n]"),
+     (42, "42"), ("  text  ", "text")],
+    ids=["dict", "list", "number", "text"],
+)  # fmt: skip
+def test_A1_a_final_answer_that_is_not_text_is_its_json_as_a_code_agent_s(
+    value: Any, shown: str
+) -> None:
+    """A ToolCallingAgent's ``final_answer`` of a dict, a list or a number: its observation is
+    the value's ``str()`` (``{'a': 1}``); it is shown as JSON, as a CodeAgent's answer (its
+    ``action_output``) is, loaded from the agent or its saved steps, and followed live. Text
+    is its observation (stripped by smolagents)."""
+    from smolagents import ToolCallingAgent
+
+    def make() -> Any:
+        reply = runs._message(None, ("final_answer", {"answer": value}, "c1"))
+        return ToolCallingAgent(tools=[], logger=runs._quiet(), model=runs._model_class()([reply]))
+
+    agent = make()
+    agent.run("answer")
+    assert answers_of(turnfold.load(agent)) == [shown]
+    saved = json.loads(json.dumps([step.dict() for step in agent.memory.steps], default=str))
+    assert answers_of(turnfold.load(saved, format="smolagents")) == [shown]
+    followed = turnfold.follow(make().run("answer", stream=True), display=False)
+    for _ in followed:
+        pass
+    assert answers_of(followed.transcript) == [shown]
 
 
 def test_A1_a_run_that_hits_max_steps_says_so_and_shows_the_forced_answer() -> None:

@@ -42,9 +42,11 @@ Mapping:
 - ``code_action`` (``CodeAgent``) → a call named ``python`` (smolagents' ``python_interpreter``,
   kept in ``meta["tool_name"]``; category command) with the code as its arguments and the
   observations (execution logs and last output) as its result;
-- the ``final_answer`` tool call → :class:`AssistantText`, the final answer (not a call row);
-  a ``CodeAgent``'s final step → its ``action_output``; a ``FinalAnswerStep`` (in a list of
-  streamed events) → the answer when no step gave one;
+- the ``final_answer`` tool call → :class:`AssistantText`, the final answer (not a call row):
+  its observation, or, for a number, a list or a dict (of which the observation is the
+  ``str()``), its JSON (:func:`answer_text`); a ``CodeAgent``'s final step → its
+  ``action_output`` (JSON when not text); a ``FinalAnswerStep`` (in a list of streamed
+  events) → the answer when no step gave one;
 - managed agents (sub-agents, L-1): given the agent (``load(agent)``, or
   ``load(steps, agent=agent)``), the call that ran a managed agent holds a :class:`SubAgent`
   whose transcript is that agent's own ``memory.steps``: a ``ToolCallingAgent``'s call of its
@@ -59,7 +61,8 @@ Mapping:
   whose times no step holds ran outside the steps (the managed agent run on its own since):
   not nested. Only without recorded times does the last call that could have run it (of its
   name, or code calling it; the one whose task its task step quotes) hold it, a warning
-  saying so when several could. Every other call of a managed agent (by name, or code that
+  saying so when several could. A run not nested is said in a warning, its records counted
+  in the accounting as warned about. Every other call of a managed agent (by name, or code that
   calls it) and, given only the parent's steps, every call whose result is smolagents'
   managed-agent report (``Here is the final answer from your managed agent '…'``, anywhere in
   a python call's logs) or error (``…request to team member '…'``) are :class:`SubAgent` with
@@ -109,6 +112,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, plain_each, type_of_record
 from turnfold.model import (
+    Accounting,
     AssistantText,
     Entry,
     SubAgent,
@@ -135,6 +139,8 @@ MANAGED_ERROR = "Error executing request to team member '"
 #: Step errors that belong to a tool call rather than to the step as a whole.
 _CALL_ERRORS = ("AgentToolExecutionError", "AgentToolCallError", "AgentExecutionError")
 MAX_STEPS_ERROR = "AgentMaxStepsError"
+#: The message of the error smolagents records when a run hits ``max_steps``.
+MAX_STEPS_NOTICE = "Reached max steps."
 
 STEP_TYPES = ("SystemPromptStep", "TaskStep", "PlanningStep", "ActionStep", "FinalAnswerStep")
 #: Events of ``run(stream=True)`` that a load of a list of them passes over: the steps that
@@ -380,7 +386,8 @@ class StepsBuilder(TranscriptBuilder):
         live: bool = False,
         model: str | None = None,
         runs: Mapping[str, Any] | None = None,
-        read_run: Callable[[str, Mapping[str, Any]], Transcript] | None = None,
+        read_run: Callable[[str, Mapping[str, Any]], tuple[Transcript, Accounting]] | None = None,
+        accounting: Accounting | None = None,
     ) -> None:
         super().__init__(transcript, source_name, live=live)
         self.model = model
@@ -389,8 +396,10 @@ class StepsBuilder(TranscriptBuilder):
         #: memory holds its latest run (followed live).
         self.runs = dict(runs or {})
         self.managed = set(self.runs)
-        #: A managed agent's run document as its transcript.
-        self._read_run = read_run or partial(_read_child, None)
+        #: A managed agent's run document as its transcript, and what reading it accounted.
+        self._read_run = read_run or partial(_read_child, "<follow>")
+        #: The load's accounting (none live), where a kept run not shown is counted.
+        self.accounting = accounting
         #: The run of each managed agent nested so far (its document, or its first step).
         self._nested: dict[str, Any] = {}
         #: Each managed agent's kept run: what identifies it, its step count (live), its
@@ -564,10 +573,10 @@ class StepsBuilder(TranscriptBuilder):
     def live_call(self, call_id: str, name: str, args: Any) -> None:
         self.start_call(call_id, name, parse_arguments(args))
 
-    def live_output(self, call_id: str, observation: Any, is_final: bool) -> None:
+    def live_output(self, call_id: str, observation: Any, is_final: bool, output: Any) -> None:
         text = observation if isinstance(observation, str) else stringify(observation)
         if is_final or (call_id and call_id == self._final_call):
-            self.answer(text, call_id=call_id)
+            self.answer(answer_text(output, text), call_id=call_id)
             return
         call = self._calls.get(call_id)
         if call is None:
@@ -616,7 +625,7 @@ class StepsBuilder(TranscriptBuilder):
         self._nest_runs(timing, calls, step_meta)
 
         if error is None and final is not None and not self._answered_step:
-            answer = observations if observations is not None else _final_text(final[2])
+            answer = answer_text(_final_argument(final[2]), observations)
             self.answer(answer, call_id=final[0])
         if code is not None and record.get("is_final_answer") and error is None:
             self.answer(stringify(record.get("action_output")))
@@ -738,6 +747,7 @@ class StepsBuilder(TranscriptBuilder):
                 continue
             if self._timed and kept[2] is not None:
                 self.warn(f"{name}'s kept run ran outside the steps: not shown", None)
+                self._unshown(name, kept[1])
                 continue
             self._nest(name, kept[0], kept[1], self.transcript.tool_calls(), in_step=False)
 
@@ -769,8 +779,11 @@ class StepsBuilder(TranscriptBuilder):
                     hosts.append(call)
                     tasks[call.id] = [t for t in written if t]
         if not hosts:
+            if not in_step:
+                self.warn(f"{name}'s kept run: no call in these steps could have made it", None)
+                self._unshown(name, document)
             return
-        transcript = self._read_run(name, document)
+        transcript, accounting = self._read_run(name, document)
         run_task = next((e.text for e in transcript.entries if isinstance(e, UserMessage)), "")
         quoted = [c for c in hosts if any(t in run_task for t in tasks.get(c.id, []))]
         host = (quoted or hosts)[-1]
@@ -785,6 +798,7 @@ class StepsBuilder(TranscriptBuilder):
         if host.subagent is not None and host.subagent.transcript is not None:
             if not in_step:
                 self.warn(f"{name}'s run is not shown: its call holds another's", None)
+                self._unshown(name, document, accounting)
                 return
             answer = next(
                 (e.text for e in reversed(transcript.entries) if isinstance(e, AssistantText)),
@@ -804,6 +818,21 @@ class StepsBuilder(TranscriptBuilder):
             self._append(host)
         self.transcript.update(host, subagent=subagent)
         self._nested[name] = key
+        if self.accounting is not None:
+            self.accounting.merge(accounting)
+
+    def _unshown(
+        self, name: str, document: Mapping[str, Any], accounting: Accounting | None = None
+    ) -> None:
+        """Count the records of ``name``'s kept run (``document``), which no call shows, as
+        warned about: the warning that says it is not shown is theirs."""
+        if self.accounting is None:
+            return
+        if accounting is None:
+            accounting = self._read_run(name, document)[1]
+        for record_type, per_type in accounting.counts.items():
+            self.accounting.note(record_type, "warned", sum(per_type.values()))
+        self.accounting.unaccounted.extend(accounting.unaccounted)
 
     def final_output(self, output: Any) -> None:
         """A ``FinalAnswerStep``: the answer, unless a step already gave it; none having been
@@ -811,7 +840,7 @@ class StepsBuilder(TranscriptBuilder):
         if self.answered:
             return
         self._end_step()
-        self._append(SystemNotice(text="Reached max steps.", level="warning", subtype="max_steps"))
+        self._append(SystemNotice(text=MAX_STEPS_NOTICE, level="warning", subtype="max_steps"))
         self.answer(_text(output) or "")
         self._end_step()
 
@@ -823,10 +852,28 @@ class StepsBuilder(TranscriptBuilder):
         self._end_step()
 
 
-def _final_text(args: Any) -> str:
-    if isinstance(args, Mapping) and "answer" in args:
-        return stringify(args["answer"])
-    return stringify(args)
+def answer_text(answer: Any, observation: str | None) -> str:
+    """The text of a final answer: what the ``final_answer`` tool returned (``answer``) as
+    JSON when it is a number, a list, a dict or None, as a ``CodeAgent``'s answer
+    (``action_output``) shows; else its observation (``str()`` of it, stripped). Saved steps
+    hold only the observation and the call's arguments: the argument is what the tool
+    returned only when the observation is its ``str()`` (the default tool returns its
+    argument; a state variable's name is replaced by its value).
+
+    >>> answer_text({"a": 1}, "{'a': 1}"), answer_text({"a": 1}, "another"), answer_text(42, None)
+    ('{\\n  "a": 1\\n}', 'another', '42')
+    """
+    if observation is None:
+        return stringify(answer)
+    if answer is None or isinstance(answer, (int, float, list, dict)):
+        return stringify(answer) if observation == str(answer) else observation
+    return observation
+
+
+def _final_argument(args: Any) -> Any:
+    """The answer a ``final_answer`` call passes: its ``answer`` argument, else its arguments
+    (as ``ToolCallingAgent.process_tool_calls`` takes them)."""
+    return args["answer"] if isinstance(args, Mapping) and "answer" in args else args
 
 
 # --- run objects (spec A-1) ------------------------------------------------------------------
@@ -1056,7 +1103,11 @@ def read(source: Source, *, agent: Any = None) -> Transcript:
         builder = _read_document(source, document, steps, transcript, runs)
     else:
         builder = StepsBuilder(
-            transcript, source.name, runs=runs, read_run=partial(_read_child, source)
+            transcript,
+            source.name,
+            runs=runs,
+            read_run=partial(_read_child, source.name),
+            accounting=source.accounting,
         )
         for line, record in source.records():
             _feed(source, builder, record, line)
@@ -1091,7 +1142,8 @@ def _read_document(
         source.name,
         model=model,
         runs=children or runs,
-        read_run=partial(_read_child, source),
+        read_run=partial(_read_child, source.name),
+        accounting=source.accounting,
     )
     for key, value in document.items():
         _top_level(source, transcript, key, value)
@@ -1160,20 +1212,16 @@ def _feed(source: Source, builder: StepsBuilder, record: Any, line: int) -> None
     source.warn(reason, line, record_type=_UNREADABLE)
 
 
-def _read_child(parent: Source | None, name: str, document: Mapping[str, Any]) -> Transcript:
-    """A managed agent's run document (:func:`plain` of it) as its own transcript, what it read
-    counted in ``parent``'s accounting (a load; live, there is none)."""
+def _read_child(
+    parent: str, name: str, document: Mapping[str, Any]
+) -> tuple[Transcript, Accounting]:
+    """A managed agent's run document (:func:`plain` of it) as its own transcript, and what
+    reading it accounted for: counted in the load's accounting as shown, or not shown."""
     steps = _steps_of(document) or []
-    source = Source(
-        f"{parent.name if parent is not None else '<follow>'} ({name})",
-        iter(enumerate(steps, start=1)),
-        document=document,
-    )
+    source = Source(f"{parent} ({name})", iter(enumerate(steps, start=1)), document=document)
     transcript = Transcript(metadata={"source_format": NAME, "agent": name})
     _read_document(source, document, steps, transcript)
-    if parent is not None:
-        parent.accounting.merge(source.accounting)
-    return transcript
+    return transcript, source.accounting
 
 
 def _subagent(name: str, task: str | None, transcript: Transcript, steps: list[Any]) -> SubAgent:
@@ -1221,7 +1269,9 @@ class Follower:
         elif kind == "ToolCall":
             builder.live_call(str(event.id or ""), str(event.name), event.arguments)
         elif kind == "ToolOutput":
-            builder.live_output(str(event.id or ""), event.observation, bool(event.is_final_answer))
+            builder.live_output(
+                str(event.id or ""), event.observation, bool(event.is_final_answer), event.output
+            )
         elif kind == "ActionOutput":
             return  # the ActionStep that follows holds the same output
         elif kind in STEP_TYPES:
@@ -1256,7 +1306,7 @@ RECORDS = Records(
         '["agent_class"], ["model"]; the model on every AssistantText',
         "managed_agents": "each managed agent's steps as the SubAgent of its parent's call; "
         "a kept run whose times fall outside every step (the managed agent run again on its "
-        "own) is not shown, with a warning",
+        "own) is not shown, with a warning, its records counted as warned",
         "output": 'a RunResult\'s output: metadata["final_output"]',
         "state": 'a RunResult\'s state (success, max_steps_error): metadata["state"]',
         "token_usage": 'a RunResult\'s total usage: metadata["usage"]',

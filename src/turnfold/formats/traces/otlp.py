@@ -73,12 +73,18 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   (:mod:`~turnfold.formats.frameworks.smolagents`): its model spans' input is the agent's
   memory written again, of which only the system prompt is read
   (:func:`smolagents_model_messages`); the model's text (a plan, a step's thought) is
-  thinking; a ``final_answer`` call is the answer, not a call; a step (``CHAIN`` span) that
-  failed settles the calls it asked for that no tool span ran (an unknown tool) as ``error``;
+  thinking; a ``final_answer`` call is the answer, not a call, and so is the ``final_answer``
+  tool span's output (JSON: a number, a list or a dict as the loader shows it, where the agent
+  span writes its ``str()``); a step (``CHAIN`` span) that
+  failed settles the calls it asked for that no tool span ran (an unknown tool) as ``error``,
+  and an error no call of it holds (a reply read as no call or no code,
+  ``AgentParsingError``) is an error notice after the step's entries;
   a ``CodeAgent``'s step (its model span offered no tools and asked for no call) is one
   ``python`` call of the code the model wrote (:func:`smolagents_code`), its result and
   status the step's (its observations, its error), the tool spans its code ran part of it;
-  a step whose code could not be parsed is an error notice;
+  a run that hit ``max_steps`` is a warning notice, then the reply of the model call the agent
+  makes after its last step (``provide_final_answer``) as the answer (traced without model
+  spans: a run that answered in none of the steps it was allowed);
   the calls of a step no model span recorded are one batch;
 - metadata (H-6): ``session_id`` (the conversation), ``agent`` (``gen_ai.agent.name``,
   ``agent.name``), ``model``, ``outcome`` ``error`` when the outermost agent span failed.
@@ -115,7 +121,12 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.frameworks.smolagents import CODE_TOOL, CODE_TOOL_SHOWN
+from turnfold.formats.frameworks.smolagents import (
+    CODE_TOOL,
+    CODE_TOOL_SHOWN,
+    MAX_STEPS_NOTICE,
+    answer_text,
+)
 from turnfold.formats.frameworks.strands import (
     MEDIA_KEYS,
     citations_text,
@@ -163,7 +174,8 @@ RECORDS = Records(
         "span/AGENT": "an OpenInference agent run, as span/invoke_agent",
         "span/CHAIN": "an OpenInference step: its model and tool spans are read; its own "
         "input and output only when it is the outermost span; a smolagents CodeAgent step's "
-        "output and error are its python call's result",
+        "output and error are its python call's result; a smolagents step's error no call "
+        "holds is an error notice",
         "span/create_agent": "the agent's name (metadata)",
     },
     ignored={
@@ -1157,6 +1169,8 @@ def agent_span_name(span: Span) -> str:
 
 #: The attribute OpenInference writes for the first tool a model call was offered.
 _TOOLS_OFFERED = "llm.tools.0.tool.json_schema"
+#: The step limit of a smolagents agent (OpenInference's ``_RunWrapper``).
+_MAX_STEPS = "smolagents.max_steps"
 #: smolagents' tool whose call ends a run with its answer (``FinalAnswerTool``): the answer, as
 #: the smolagents loader shows it (:mod:`~turnfold.formats.frameworks.smolagents`), not a call.
 SMOLAGENTS_FINAL_ANSWER = "final_answer"
@@ -1169,7 +1183,7 @@ def is_smolagents(span: Span) -> bool:
 
 
 def smolagents_model_messages(
-    inputs: list[dict[str, Any]], outputs: list[dict[str, Any]]
+    inputs: list[dict[str, Any]], outputs: list[dict[str, Any]], *, forced: bool = False
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
     """A smolagents model span's messages as the smolagents loader shows its run, and whether
     the output is the run's final answer.
@@ -1179,11 +1193,16 @@ def smolagents_model_messages(
     ``tool-call`` / ``tool-response`` text): what it holds, the agent, model and tool spans
     record themselves, so only its system prompt is read. The model's text is thinking (the
     loader's: a step's ``model_output``, the text before it acts, or a plan, ``PlanningStep``);
-    a ``final_answer`` call is the answer's text."""
+    a ``final_answer`` call is the answer's text; so is the text of the call smolagents makes
+    for an answer when the run hit ``max_steps`` (``provide_final_answer``: ``forced``)."""
     system = [m for m in inputs if m.get("role") == "system"]
     shown: list[dict[str, Any]] = []
     answered = False
     for message in outputs:
+        if forced:
+            shown.append(message)
+            answered = answered or bool(message.get("content"))
+            continue
         if "content" in message:
             message = dict(message)
             message["reasoning_content"] = message.pop("content")
@@ -1238,10 +1257,11 @@ def _function(call: Any) -> Mapping[str, Any]:
 
 def _final_answer(call: Mapping[str, Any]) -> str:
     """The answer a ``final_answer`` call gives: its ``answer`` argument, else its arguments
-    (as smolagents' ``ToolCallingAgent.process_tool_calls`` takes them)."""
+    (as smolagents' ``ToolCallingAgent.process_tool_calls`` takes them), shown as the
+    smolagents loader shows it (:func:`~turnfold.formats.frameworks.smolagents.answer_text`)."""
     args = parse_arguments(_function(call).get("arguments"))
     answer = args.get("answer", args) if isinstance(args, _MAPS) else args
-    return answer if isinstance(answer, str) else stringify(answer)
+    return answer if isinstance(answer, str) else answer_text(answer, None)
 
 
 def _repeats_reply(builder: _Builder, message: Mapping[str, Any]) -> bool:
@@ -1336,17 +1356,27 @@ class _Builder(OpenAIChatBuilder):
         #: only where none was: :meth:`_Rebuild._run`).
         self.model_usages = 0
         #: Whether these are a smolagents run's spans (:func:`smolagents_model_messages`),
-        #: whether its last model span gave the answer, and the calls each step (the ``CHAIN``
-        #: span, by id) asked for.
+        #: whether the run's answer was given (by a model span or the ``final_answer`` tool
+        #: span), the calls of each step (the ``CHAIN`` span, by id), when the run's last step
+        #: started (a model span after it is the call for an answer at ``max_steps``), and
+        #: whether the run was read as one that hit ``max_steps``.
         self.smolagents = False
         self.answered = False
         self.step_calls: dict[str, list[ToolCall]] = {}
+        self.last_step: int | None = None
+        self.hit_max_steps = False
         #: The python call of each step read as a ``CodeAgent``'s (by the step's span id): the
         #: tool spans and managed agents under the step ran from its code.
         self.code_calls: dict[str, ToolCall] = {}
 
     def calls(self) -> dict[str, ToolCall]:
         return self._calls
+
+    def in_step(self, step: Span, call: ToolCall) -> None:
+        """Record that the smolagents step ``step`` ran ``call``."""
+        calls = self.step_calls.setdefault(step.span_id, [])
+        if not any(c is call for c in calls):
+            calls.append(call)
 
     def claim(self, span_id: str, call: ToolCall) -> None:
         """Record that the tool span ``span_id`` settles ``call``."""
@@ -1595,7 +1625,13 @@ class _Rebuild:
     def _scope(self, builder: _Builder, spans: list[Span], *, outermost: bool = False) -> None:
         """Spans of one agent, in start order; an agent span opens its own scope when it is
         the one this scope belongs to (the first), a sub-agent otherwise."""
+        step: Span | None = None  # the smolagents step whose spans come now
         for span in spans:
+            if step is not None and self._step_of(span) is not step:
+                self._step_ended(builder, step)
+                step = None
+            if builder.smolagents and span.op == "CHAIN":
+                step = span
             if span.op in _AGENT_OPS and (outermost or span is not spans[0]):
                 if outermost:
                     self._run(builder, span)  # the session's own agent span
@@ -1607,10 +1643,8 @@ class _Rebuild:
                 self._tool(builder, span)
             elif span.op == "CHAIN" and outermost and span.parent_id is None:
                 self._agent_io(builder, span, before=True)
-        if builder.smolagents:
-            for span in spans:
-                if span.op == "CHAIN":
-                    self._failed_step(builder, span)
+        if step is not None:
+            self._step_ended(builder, step)
 
     def _run(self, builder: _Builder, span: Span) -> None:
         """An agent span's prompt, the spans of its tree, then its reply; the agent span's own
@@ -1623,11 +1657,14 @@ class _Rebuild:
         for child in span.children:
             inner += self._walk(child)
         builder.smolagents = builder.smolagents or is_smolagents(span)
-        builder.answered = False
+        builder.answered = builder.hit_max_steps = False
+        builder.last_step = max((s.start for s in inner if s.op == "CHAIN"), default=None)
         self._system(builder, span)
         self._agent_io(builder, span, before=True)
         start, counted = len(builder.transcript.entries), builder.model_usages
         self._scope(builder, sorted(inner, key=lambda s: s.start))
+        if builder.smolagents and not (builder.answered or builder.hit_max_steps or span.failed):
+            self._max_steps(builder, span, sum(1 for s in inner if s.op == "CHAIN"))
         self._agent_io(builder, span, before=False)
         if builder.model_usages == counted:
             usage = span_usage(span.attributes)
@@ -1673,13 +1710,18 @@ class _Rebuild:
         inputs, outputs = model_messages(span, builder.history)
         step = self._code_step(span, outputs) if builder.smolagents else None
         shown = outputs
+        forced = builder.smolagents and self._forced_answer(builder, span)
         if builder.smolagents:  # a CodeAgent's step: its thought and code (_code_action)
             inputs, shown, builder.answered = smolagents_model_messages(
-                inputs, outputs if step is None else []
+                inputs, outputs if step is None else [], forced=forced
             )
         self._system(builder, span)
         before = len(builder.transcript.entries)
         builder.add_new(inputs, span.line, builder.history)
+        if forced:  # as the loader shows the step smolagents records for it
+            notice = SystemNotice(text=MAX_STEPS_NOTICE, level="warning", subtype="max_steps")
+            builder.transcript.append(notice)
+            builder.hit_max_steps = True
         for entry in builder.transcript.entries[before:]:
             entry.timestamp = entry.timestamp or span.started_at
         middle = len(builder.transcript.entries)
@@ -1718,7 +1760,8 @@ class _Rebuild:
         name = _str(a, "gen_ai.tool.name", "tool.name") or span.name.removeprefix("execute_tool ")
         step = self._step_of(span) if builder.smolagents else None
         if builder.smolagents and name == SMOLAGENTS_FINAL_ANSWER:
-            return  # the answer: its model call's, or the agent span's output
+            self._tool_answer(builder, span, step)
+            return
         if step is not None and step.span_id in builder.code_calls:
             return  # run by the code of a CodeAgent's step: part of its python call
         args = tool_arguments(span) if call is None else None
@@ -1740,6 +1783,8 @@ class _Rebuild:
             builder.transcript.append(call)
             builder.calls()[own] = call
         builder.claim(span.span_id, call)
+        if step is not None:
+            builder.in_step(step, call)
         text, images = tool_response(span)
         status: ToolStatus
         if span.failed or _exception_text(span):
@@ -1811,6 +1856,9 @@ class _Rebuild:
             subagent=subagent,
         )
         builder.transcript.append(call)
+        step = self._step_of(span) if builder.smolagents else None
+        if step is not None:
+            builder.in_step(step, call)
 
     def _code_step(self, span: Span, outputs: list[dict[str, Any]]) -> Span | None:
         """The step (``CHAIN`` span) whose model call ``span`` is, when that is a
@@ -1838,10 +1886,8 @@ class _Rebuild:
         thought, code = (_thought(reply), None) if unparsed else smolagents_code(reply)
         if thought:
             builder.transcript.append(Thinking(text=thought, form="text"))
-        if code is None and error is not None:
-            notice = SystemNotice(text=f"{error[0]}: {error[1]}", level="error", subtype="step")
-            builder.transcript.append(notice)
-            return
+        if code is None:
+            return  # no call: the step's error is its notice (_step_ended)
         observations = _str(step.attributes, "output.value")
         status: ToolStatus = "success" if step.ended_at else "unknown"
         text = observations
@@ -1861,6 +1907,7 @@ class _Rebuild:
         )
         builder.transcript.append(call)
         builder.code_calls[step.span_id] = call
+        builder.in_step(step, call)
 
     def _step_of(self, span: Span) -> Span | None:
         """The nearest step (``CHAIN`` span) above ``span`` in its agent's tree."""
@@ -1871,12 +1918,14 @@ class _Rebuild:
             parent = self.by_id.get((parent.trace_id, parent.parent_id or ""))
         return None
 
-    def _failed_step(self, builder: _Builder, step: Span) -> None:
-        """A smolagents step that failed (its ``CHAIN`` span's error, or the recovery event
-        OpenInference writes for a tool error the agent goes on from) settles the calls it
-        asked for that no tool span ran (an unknown tool, a managed agent that raised): as the
-        smolagents loader reads a step's error, its only call, or those the message names,
-        ``error`` with the message as their result."""
+    def _step_ended(self, builder: _Builder, step: Span) -> None:
+        """A smolagents step whose spans have all been read: when it failed (its ``CHAIN``
+        span's error, or the recovery event OpenInference writes for a tool error the agent
+        goes on from), as the smolagents loader reads a step's error. The calls it asked for
+        that no tool span ran (an unknown tool, a managed agent that raised), its only one or
+        those the message names, are ``error`` with the message as their result; an error
+        that no call of the step holds (a reply that could not be read as calls or code,
+        ``AgentParsingError``) is an error notice."""
         error = _step_error(step)
         message = error[1] if error is not None else step.status_message
         if not message and not step.failed:
@@ -1886,6 +1935,57 @@ class _Rebuild:
         for call in calls:
             if call.status == "unknown" and (len(calls) == 1 or f"'{call.name}'" in message):
                 builder.transcript.update(call, status="error", result=text_result(message))
+        if not any(call.status == "error" for call in calls):
+            text = f"{error[0]}: {error[1]}" if error is not None else message
+            notice = SystemNotice(text=text, level="error", subtype="step", timestamp=step.ended_at)
+            builder.transcript.append(notice)
+
+    def _forced_answer(self, builder: _Builder, span: Span) -> bool:
+        """Whether a smolagents model span is the call for an answer a run that hit
+        ``max_steps`` makes (``provide_final_answer``): the agent's own (a step's are in the
+        step), with no step after it (a plan is followed by the step it plans)."""
+        parent = self.by_id.get((span.trace_id, span.parent_id or ""))
+        if parent is None or parent.op not in _AGENT_OPS:
+            return False
+        return builder.last_step is None or span.start > builder.last_step
+
+    def _max_steps(self, builder: _Builder, span: Span, steps: int) -> None:
+        """A smolagents run that ended without an answer from its steps, and did not fail,
+        after as many steps as it was allowed (its ``run`` arguments' ``max_steps``, else the
+        agent's, ``smolagents.max_steps``), hit ``max_steps``: traced without its model calls,
+        its answer is only the agent span's output, after the notice the loader shows."""
+        arguments = _json(span.attributes.get("input.value"))
+        allowed = as_int(arguments.get("max_steps")) if isinstance(arguments, _MAPS) else None
+        allowed = allowed if allowed is not None else as_int(span.attributes.get(_MAX_STEPS))
+        if allowed is not None and steps >= allowed:
+            builder.transcript.append(
+                SystemNotice(
+                    text=MAX_STEPS_NOTICE,
+                    level="warning",
+                    subtype="max_steps",
+                    timestamp=span.ended_at,
+                )
+            )
+
+    def _tool_answer(self, builder: _Builder, span: Span, step: Span | None) -> None:
+        """The ``final_answer`` tool's run: its output is the run's answer, unless a model
+        span gave it (the call's argument) or its step failed (smolagents refused it). It
+        records the answer itself, which the agent span's output writes as ``str()``: a
+        number, a list or a dict is shown as the loader shows it (JSON, :func:`answer_text`)."""
+        if builder.answered or span.failed:
+            return
+        if step is not None and (step.failed or _step_error(step) is not None):
+            return
+        raw = span.attributes.get("output.value")
+        if not isinstance(raw, str):
+            return
+        json_value = span.attributes.get("output.mime_type") == "application/json"
+        value = _json(raw) if json_value else raw
+        text = value if isinstance(value, str) else answer_text(value, None)
+        before = len(builder.transcript.entries)
+        builder.feed({"role": "assistant", "content": text}, span.line)
+        self._stamp(builder, len(builder.transcript.entries) - before, span.ended_at)
+        builder.answered = True
 
     def _host_call(self, builder: _Builder, span: Span) -> ToolCall | None:
         """The call of the nearest tool span above ``span``, if the agent ran as a tool."""
