@@ -625,6 +625,7 @@ def test_A2_following_only_the_events_shows_the_run_without_its_prompt() -> None
     live, loaded = follow.transcript, turnfold.load(result)
     assert live.metadata["source_format"] == "openai-agents"  # known by the events' type
     assert _summary(live) == [r for r in _summary(loaded) if r[0] != "UserMessage"]
+    assert live.warnings == []  # every call answered: no approval it could have missed
 
 
 # --- a RunResult read in place (issue 22) ------------------------------------------------
@@ -901,6 +902,45 @@ def test_A2_following_a_run_that_stops_for_an_approval_ends_with_it_pending() ->
     ]
 
 
+def test_A2_following_only_the_events_of_a_run_stopped_for_approval_says_it_is_unshown() -> None:
+    """The bare ``stream_events()`` carry the call a run stops for (``tool_called``) but not
+    the approval (the SDK streams no ``ToolApprovalItem``; only the run's ``interruptions``
+    hold it), nor that the run stopped for it: the call is left without an output, as a
+    loop that broke off leaves one. So the followed transcript shows no pending action and
+    says once, at its end, that approvals are not shown and to follow the run itself; not
+    when the run raised (the follow ends it with the error), which stopped for none."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    from agents import UserError
+    from turnfold.formats.frameworks.openai_agents import UNSHOWN_APPROVALS
+
+    follow, result, _ = _follow(
+        openai_agents_runs.approval, openai_agents_runs.APPROVAL_PROMPT, events_only=True
+    )
+    assert [item.raw_item.call_id for item in result.interruptions] == ["c2"]
+    live = follow.transcript
+    assert _approvals(live) == [
+        ("c1", "unknown", "contents of /a", None),
+        ("c2", "unknown", None, None),
+    ]
+    assert [(w.reason, w.source) for w in live.warnings] == [(UNSHOWN_APPROVALS, "<follow>")]
+    assert "turnfold.follow(result)" in UNSHOWN_APPROVALS
+    # A run that raised stopped for no approval, though it leaves a call without an output.
+    followed: list[turnfold.Follow] = []
+
+    def wrap(run: Any) -> turnfold.Follow:
+        followed.append(turnfold.follow(run.stream_events(), display=False))
+        return followed[-1]
+
+    with pytest.raises(UserError, match="Error running tool strict"):
+        openai_agents_runs.run_streamed(wrap, openai_agents_runs.strict)
+    failed = followed[0].transcript
+    assert [c.result for c in failed.tool_calls()][1:] == [None]
+    assert isinstance(failed.entries[-1], AssistantError)
+    assert failed.warnings == []
+
+
 def test_A1_a_call_awaiting_approval_is_confirming_in_the_run_and_its_state() -> None:
     """The stopped run, its state and the state's JSON all show the call the run stopped for
     ``confirming``, with the action that asks for it."""
@@ -1091,6 +1131,46 @@ def test_A1_an_approval_whose_call_was_answered_is_pending_no_longer() -> None:
         ("c2", "unknown", None, "rejected"),  # rejected, not yet answered
         ("c3", "cancelled", rejected, "rejected"),
     ]
+
+
+def test_A1_an_approval_waits_on_the_user_for_an_open_call_only() -> None:
+    """The SDK asks approval of a call open until its output, or of a hosted MCP tool's
+    ``mcp_approval_request`` (no call: the action names its id alone). A hosted call is its
+    own outcome, so one an approval names (input the SDK does not write) keeps its status:
+    nothing it waits for, though its status is unsettled (``unknown``, no status recorded)."""
+    hosted = {
+        "type": "mcp_call",
+        "id": "mcp_1",
+        "name": "drop",
+        "server_label": "db",
+        "arguments": "{}",
+        "status": "in_progress",
+    }
+    request = {
+        "type": "mcp_approval_request",
+        "id": "mcpr_1",
+        "name": "wipe",
+        "server_label": "db",
+        "arguments": "{}",
+    }
+    items = [
+        _item("tool_call_item", "a", hosted),
+        _item("tool_approval_item", "a", hosted, tool_name="drop"),
+        _item("tool_call_item", "a", _call("c1", "delete")),
+        _item("tool_approval_item", "a", _call("c1", "delete"), tool_name="delete"),
+        _item("tool_approval_item", "a", request, tool_name="wipe"),
+    ]
+    transcript = turnfold.load(items)
+    assert transcript.warnings == []
+    assert _approvals(transcript) == [
+        ("mcp_1", "unknown", None, None),
+        ("pending", "mcp_1", "Approve drop?"),
+        ("c1", "confirming", None, None),
+        ("pending", "c1", "Approve delete?"),
+        ("pending", "mcpr_1", "Approve wipe?"),
+    ]
+    pending = [e for e in transcript.entries if isinstance(e, PendingAction)]
+    assert [p.meta for p in pending] == [{"agent": "a"}] * 3
 
 
 # --- a run a tool's exception ends -----------------------------------------------------------

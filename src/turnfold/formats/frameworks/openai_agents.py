@@ -44,8 +44,9 @@ Mapping (each item's ``raw_item`` is a Responses item, converted by
   ``confirming`` meanwhile; one the user decided (the SDK's state records it, or the call's
   output follows) waits no longer: its call keeps the decision (``meta["approval"]``), a
   rejected call ``cancelled``. A followed run reads what it stopped for from the run's
-  ``interruptions`` (no event carries it), and a run resumed from a state the items it
-  resumed with (no event carries them either: :meth:`Follower.begin`); a call whose tool
+  ``interruptions`` (no event carries it: followed by its bare events, its calls are left
+  ``unknown`` with a warning, :data:`UNSHOWN_APPROVALS`), and a run resumed from a state the
+  items it resumed with (no event carries them either: :meth:`Follower.begin`); a call whose tool
   raised with no ``failure_error_function`` (which ends the run) is ``error`` with the
   exception's text when the run's data names it;
   ``input_item``, ``compaction_item`` and the tool-search items → their Responses item;
@@ -101,6 +102,7 @@ from turnfold.formats.source import (
 )
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
+    AssistantError,
     AssistantText,
     Entry,
     LoadWarning,
@@ -515,13 +517,20 @@ class AgentsBuilder(ResponsesBuilder):
                     self.decisions[call.call_id] = decision  # told again by its output
                 self.update(call, **changes)
                 return True
-        if call is not None and self._open.get(call.call_id) is call:
-            self.update(call, status="confirming")  # waits for the user, as the action says
-        pending = PendingAction(
-            action="permission",
-            text=approval_text(name),
-            call_id=call_id if isinstance(call_id, str) else None,
+        # Only a call still open waits (None: the action names the id alone). The one closed
+        # call ``wait_on_user`` would make wait, unsettled and unanswered, is a hosted call:
+        # its item is the call and its outcome at once (the provider ran it), and the SDK asks
+        # approval of none (``agents.run_internal`` makes a ToolApprovalItem of a function,
+        # custom, shell or apply-patch call, open until its output, or of a hosted MCP tool's
+        # ``mcp_approval_request``, which is no call): on such input, not the SDK's, the call
+        # keeps the status its item gave.
+        waiting = call if call is not None and self._open.get(call.call_id) is call else None
+        pending = self.wait_on_user(
+            waiting,
+            "permission",
+            approval_text(name),
             meta={"agent": self.agent} if self.agent else {},
+            call_id=call_id if isinstance(call_id, str) else None,
         )
         self._append(pending)
         if pending.call_id is not None:
@@ -1662,9 +1671,12 @@ class Follower:
         """The run ended: the approvals it waits for are told, its usage settles, calls
         without an output are ``unknown`` as a load leaves them (L-3), but for those awaiting
         approval (``confirming``, as loaded), and the turn ends as a load ends it (the answer
-        on top)."""
+        on top). Followed by its bare events, a run that left calls without an output may
+        have stopped for their approval, which only the run tells: a warning says so."""
         if self._run is not None:
             self._interruptions(self._run)
+        elif self._may_wait():
+            self.builder.warn_once(UNSHOWN_APPROVALS)
         self._settle_responses()
         failed = _failed_call(self._run) if self._run is not None else None
         call = self.builder._open.pop(failed[0], None) if failed is not None else None
@@ -1675,6 +1687,17 @@ class Follower:
         self.builder.end_turn()
         if self._run is not None:
             self._finished(self._run)
+
+    def _may_wait(self) -> bool:
+        """Whether the run followed by its bare events may have stopped for an approval: a
+        call is still running at their end. The events carry the call, not that the run
+        stopped for it (a loop that broke off leaves it running too), but a run that raised
+        stopped for none: :class:`~turnfold.following.Follow` ends its transcript with the
+        error, and settles the calls of one interrupted (``cancelled``)."""
+        entries = self.transcript.entries
+        if entries and isinstance(entries[-1], AssistantError):
+            return False
+        return any(call.status in _RUNNING for call in self.builder._open.values())
 
     def _interruptions(self, run: Any) -> None:
         """The approvals the run stopped for (``RunResultStreaming.interruptions``), which no
@@ -1703,6 +1726,15 @@ class Follower:
         last = _agent_ref(getattr(run, "last_agent", None))
         if last is not None:
             _top_level(self.source, self.builder, "_last_agent", last)
+
+
+#: The statuses of a call still running when its stream ended.
+_RUNNING = NameSet({"pending", "executing"})
+#: What a run followed by its bare ``stream_events()`` cannot show (:meth:`Follower.close`).
+UNSHOWN_APPROVALS = (
+    "calls without an output may be waiting for approval, which no stream event carries: "
+    "follow the run itself, turnfold.follow(result), not its stream_events(), to show them"
+)
 
 
 def _first_output(response: Any) -> Any:
