@@ -42,7 +42,8 @@ def claude_code(path: Path) -> int:
     ``message`` holds the blocks, or (some writers) the bare message itself. A background
     task's notification is a user record too, but never a shell command. A Workflow run's
     agents (``subagents/workflows/<runId>/agent-*.jsonl``) are one ``agent`` call each, plus
-    the calls in their files.
+    the calls in their files; so is the compaction agent's file (``agent-acompact-*.jsonl``),
+    which no call of the session started.
     """
     files = [path, *sorted((path.parent / path.stem / "subagents").glob("agent-*.jsonl"))]
     files += sorted(p for p in path.parent.glob("agent-*.jsonl") if p != path)
@@ -50,6 +51,9 @@ def claude_code(path: Path) -> int:
         (path.parent / path.stem / "subagents").glob("workflows/*/agent-*.jsonl")
     )
     files += workflow_agents
+    compaction_agents = sorted(
+        (path.parent / path.stem / "subagents").glob("agent-acompact-*.jsonl")
+    )
     ids: set[str] = set()
     shells = 0
     for file in files:
@@ -69,7 +73,7 @@ def claude_code(path: Path) -> int:
             shell = isinstance(content, str) and "<bash-input>" in content
             notified = (record.get("origin") or {}).get("kind") == "task-notification"
             shells += record.get("type") == "user" and shell and not notified
-    return len(ids) + shells + len(workflow_agents)
+    return len(ids) + shells + len(workflow_agents) + len(compaction_agents)
 
 
 #: Codex response items that are tool calls, and those that are their outputs.

@@ -1282,7 +1282,8 @@ def test_issue21_3_queued_prompts_are_the_users_where_they_were_typed() -> None:
     counts = transcript.accounting.counts if transcript.accounting else {}
     assert counts["attachment/queued_command"] == {"mapped": 1}
     assert counts["attachment/todo_reminder"] == {"ignored": 1}
-    assert counts["queue-operation"] == {"ignored": 2}
+    assert counts["queue-operation"] == {"ignored": 1}  # the remove: the attachment shows it
+    assert counts["queue-operation/prompt"] == {"mapped": 1}
 
 
 def test_issue21_3_queued_messages_from_other_agents_are_notices() -> None:
@@ -1529,3 +1530,181 @@ def test_H6_claude_code_model_of_a_request_when_no_response_names_one() -> None:
     assert s.load().metadata["model"] == "claude-requested"
     s.assistant("m", text("a"))  # a response names its model: that one wins
     assert s.load().metadata["model"] == "claude-x"
+
+
+# --- real sessions of the sweep (issue: files nobody had tried) -----------------------------------
+
+REAL_BACKGROUND = HANDMADE / "v2.0.67_real_background-agents-queued-notifications.jsonl"
+
+
+def test_claude_code_2_0_background_agents_settle_from_the_queued_notification() -> None:
+    """Claude Code 2.0 writes a background agent's ``<agent-notification>`` only in the
+    ``queue-operation`` that queued it (then ``remove``s it): it settles the Task call, at the
+    time the agent finished. The ``TaskOutput`` calls that fetched the reports are calls of
+    their own. A real session, trimmed (the cut leaves one dangling parent)."""
+    transcript = load(REAL_BACKGROUND)
+    calls = {c.call_id: c for c in transcript.tool_calls()}
+    lint, types = calls["toolu_01S4PNVcWhy5GC4VcDFZDbsu"], calls["toolu_012R8ASqfP9yKncRx1sKgUbk"]
+    assert (lint.status, lint.ended_at) == ("success", "2026-02-23T13:13:13.259Z")
+    assert (types.status, types.ended_at) == ("success", "2026-02-23T13:13:17.401Z")
+    assert lint.result is not None
+    assert lint.result.text == 'Agent "Run lint check" completed.'
+    assert lint.result.kind == "subagent"
+    assert lint.meta["background"] is True
+    assert all(c.status == "success" for c in calls.values())
+    assert [w.reason for w in transcript.warnings] == [
+        "parentUuid 'fe34dc3d-b40a-453e-bd4b-551e1b38fa5a' is not in the file; read as a root"
+    ]
+    accounting = transcript.accounting
+    assert accounting is not None
+    assert accounting.counts["queue-operation/notification"] == {"mapped": 2}
+    assert accounting.counts["queue-operation"] == {"ignored": 4}  # dequeue, remove ×3
+
+
+def test_claude_code_a_queued_notification_yields_to_the_delivered_one() -> None:
+    """Claude Code 2.1 queues the notification, then delivers the same text: the delivered
+    one settles the call (its time is when the agent's report was read)."""
+    transcript = load(HANDMADE / "v2.1_background-agents.jsonl")
+    assert transcript.tool_calls()[0].ended_at == "2026-05-01T02:03:11.000Z"  # not 02:03:10
+
+
+def test_claude_code_a_queued_notification_of_no_call_is_no_entry() -> None:
+    s = Session()
+    s.user("q")
+    s.assistant("m", text("a"))
+    notice = "<agent-notification>\n<agent-id>gone</agent-id>\n<status>completed</status>"
+    s.records.append({"type": "queue-operation", "operation": "enqueue", "content": notice,
+                      "sessionId": s.session_id, "timestamp": "2026-01-01T00:00:09Z"})  # fmt: skip
+    transcript = s.load()
+    assert [e.kind for e in transcript] == ["user", "assistant"]
+    assert transcript.warnings == []
+
+
+def test_claude_code_2_1_56_a_prompt_taken_mid_turn_is_shown_from_the_queue() -> None:
+    """Claude Code 2.1.56 wrote a prompt typed while the agent worked only as an ``enqueue`` of
+    its text, then a ``remove`` when the agent took it mid-turn (the model answers it): no
+    ``queued_command`` attachment. A real session, trimmed (one dangling parent)."""
+    transcript = load(HANDMADE / "v2.1.56_real_prompt-taken-mid-turn.jsonl")
+    prompts = of(transcript, UserMessage)
+    assert [(p.text, p.meta) for p in prompts] == [
+        ("", {}),  # the /erk:plan-implement command
+        ("make state a literal[str]", {"queued": True}),
+    ]
+    assert prompts[1].timestamp == "2026-02-25T18:37:15.663Z"  # when it was typed
+    kinds = [e.kind for e in transcript]
+    assert kinds.index("tool_call") < kinds.index("user", 1)  # the Edit ran before it was read
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["queue-operation/prompt"] == {"mapped": 1}
+
+
+def queue(s: Session, operation: str, content: str | None = None) -> None:
+    record = {"type": "queue-operation", "operation": operation, "sessionId": s.session_id,
+              "timestamp": "2026-01-01T00:00:30.000Z"}  # fmt: skip
+    if content is not None:
+        record["content"] = content
+    s.records.append(record)
+
+
+@pytest.mark.parametrize(
+    ("operations", "queued"),
+    [
+        ([("enqueue", "also lint"), ("remove", None)], ["also lint"]),
+        ([("enqueue", "also lint"), ("dequeue", None)], []),  # the next prompt, a line of its own
+        ([("enqueue", "also lint"), ("popAll", None)], []),  # taken back to be edited
+        ([("enqueue", "also lint"), ("remove", "also lint")], []),  # a build that writes more
+        ([("enqueue", '{"task_id":"b1","task_type":"local_bash"}'), ("remove", None)], []),
+        ([("remove", None)], []),
+    ],
+    ids=["taken", "dequeued", "popped", "remove-with-content", "task-json", "nothing-queued"],
+)
+def test_claude_code_a_queued_prompt_is_shown_only_when_taken_mid_turn(
+    operations: list[tuple[str, str | None]], queued: list[str]
+) -> None:
+    s = Session()
+    s.user("q")
+    s.assistant("m1", tool_use("t1"))
+    for operation, content in operations:
+        queue(s, operation, content)
+    s.result("t1", "file text")
+    s.assistant("m2", text("a"))
+    transcript = s.load()
+    assert [p.text for p in of(transcript, UserMessage) if p.meta.get("queued")] == queued
+    assert transcript.warnings == []
+
+
+def test_claude_code_a_prompt_from_the_queue_yields_to_the_line_that_shows_it() -> None:
+    s = Session()
+    s.user("q")
+    s.assistant("m1", text("working"))
+    queue(s, "enqueue", "also lint")
+    queue(s, "remove")
+    s.user("also lint")  # the same words as a prompt of their own: shown once
+    s.assistant("m2", text("linted"))
+    assert [p.text for p in of(s.load(), UserMessage)] == ["q", "also lint"]
+
+
+COMPACTION = HANDMADE / "v2.1.39_real_compaction-agent.jsonl"
+
+
+def test_claude_code_the_compaction_agent_file_is_shown_at_its_boundary() -> None:
+    """``subagents/agent-acompact-<id>.jsonl`` (Claude Code 2.1.39) is the conversation that
+    wrote an auto-compaction's summary: no call names it. Its agent is shown just before the
+    boundary it wrote, not at the end with a warning. A real session, trimmed."""
+    transcript = load(COMPACTION)
+    kinds = [e.kind for e in transcript]
+    assert kinds == ["user", "tool_call", "compaction", "thinking", "assistant"]
+    call = transcript.entries[1]
+    assert isinstance(call, ToolCall)
+    assert (call.call_id, call.name, call.status) == ("agent:acompact-e1f845", "Agent", "success")
+    agent = call.subagent
+    assert agent is not None
+    assert (agent.name, agent.agent_id, agent.output_tokens) == ("compact", "acompact-e1f845", 8)
+    assert agent.transcript is not None
+    assert agent.transcript.entries[0].text.startswith("Your task is to create a detailed summary")
+    assert not any("names no call" in w.reason for w in transcript.warnings)
+
+
+def compaction_session(tmp_path: Path, trigger: str, agent_at: str) -> Transcript:
+    s = Session()
+    s.user("go on")
+    s.assistant("m1", text("working"))
+    s.add("system", subtype="compact_boundary", parent=None,
+          compactMetadata={"trigger": trigger, "preTokens": 1000})  # fmt: skip
+    s.records[-1]["timestamp"] = "2026-01-01T01:00:00.000Z"
+    s.user("<command-name>/compact</command-name>\n<command-args></command-args>")
+    s.assistant("m2", text("compacted"))
+    path = s.write(tmp_path / "sess-1.jsonl")
+    agent = Session("acompact")
+    agent.user("Your task is to create a detailed summary", parent="sess-1-u2", isSidechain=True,
+               agentId="acompact-1")  # fmt: skip
+    agent.assistant("c1", text("<summary>…</summary>"), isSidechain=True, agentId="acompact-1")
+    for record in agent.records:
+        record["timestamp"] = agent_at
+    agent.write(tmp_path / "sess-1" / "subagents" / "agent-acompact-1.jsonl")
+    return load(path)
+
+
+def test_claude_code_a_manual_compaction_s_agent_follows_its_compact_command(
+    tmp_path: Path,
+) -> None:
+    transcript = compaction_session(tmp_path, "manual", "2026-01-01T00:59:59.000Z")
+    shown = [(e.kind, getattr(e, "command", None) or getattr(e, "name", None)) for e in transcript]
+    assert shown == [("user", None), ("assistant", None), ("compaction", None),
+                     ("user", "/compact"), ("tool_call", "Agent"), ("assistant", None)]  # fmt: skip
+    call = transcript.tool_calls()[0]
+    assert call.subagent is not None
+    assert call.subagent.transcript is not None
+    assert call.subagent.transcript.warnings == []  # its first parent is the session's
+    assert transcript.warnings == []
+
+
+def test_claude_code_a_compaction_agent_after_every_boundary_is_shown_at_the_end(
+    tmp_path: Path,
+) -> None:
+    transcript = compaction_session(tmp_path, "auto", "2026-01-01T02:00:00.000Z")
+    assert transcript.entries[-1].kind == "tool_call"
+    assert transcript.tool_calls()[0].status == "unknown"
+    assert [w.reason for w in transcript.warnings] == [
+        "compaction agent file agent-acompact-1.jsonl matches no compaction boundary; its agent "
+        "is shown at the end"
+    ]

@@ -571,7 +571,7 @@ def test_L3_codex_update_plan_is_a_plan() -> None:
     ]
     t = load(call("u1", name="update_plan", plan=plan), output("u1", "Plan updated"))
     c = only_call(t)
-    assert c.status == "unknown"  # the output says nothing of success (L-3)
+    assert c.status == "success"  # "Plan updated" is what update_plan answers when it took it
     assert c.result.kind == "plan"
     assert c.result.text == "- [x] Read code\n- [-] Fix bug"
     assert c.result.structured["plan"] == plan
@@ -1436,6 +1436,7 @@ def calls_by_id(transcript: Transcript) -> dict[str, ToolCall]:
         ("collab spawn failed: agent thread limit reached", True),
         ('error: Failed to find expected lines ["x = 1"] in /src/a.py', True),  # Codex 0.3x
         ("tool call error: tool call failed for `memory/add_observations`", True),  # 0.3x MCP
+        ("execution error: No such file or directory (os error 2)", True),  # could not run
         ("no error: all 3 checks passed", False),
         ("Process exited with code 0", False),
         ("exit code: 0", False),
@@ -1460,6 +1461,25 @@ def test_issue11_6_codex_040_plain_string_failures_are_errors() -> None:
     assert failed.result.text.startswith("apply_patch verification failed: Failed to find")
 
 
+def test_L3_codex_real_040_plan_update_and_execution_error() -> None:
+    """A real Codex 0.40 rollout, trimmed: ``update_plan`` answered ``Plan updated`` (its
+    answer when it took the plan) and a ``shell`` call whose ``workdir`` did not exist, which
+    Codex answered ``execution error: …`` (the command never ran)."""
+    t = turnfold.load(CODEX_DIR / "v0.40_real_plan-updated-and-execution-error.jsonl")
+    calls = calls_by_id(t)
+    plan = calls["call_TPcnu98j6Rai1J4WNbTDCV5j"]
+    assert (plan.status, plan.result.kind) == ("success", "plan")
+    shell = calls["call_TbWsObD3QO1QALo1lRMCgMyY"]
+    assert shell.status == "error"
+    assert shell.result.text == "execution error: No such file or directory (os error 2)"
+    assert t.warnings == []
+
+
+def test_L3_codex_update_plan_says_nothing_of_success_otherwise() -> None:
+    t = load(call("u1", name="update_plan", plan=[]), output("u1", "plan noted"))
+    assert only_call(t).status == "unknown"
+
+
 LEGACY_FAILURES = CODEX_DIR / "v0.3x-legacy_hand-made_apply-patch-and-mcp-failures.jsonl"
 
 
@@ -1476,7 +1496,7 @@ def test_L3_codex_legacy_rollout_states_its_own_failures() -> None:
         "call_04": "error",  # error: Failed to find expected lines [...]
         "call_05": "success",
         "call_06": "error",  # failed in sandbox ... exit code: 1
-        "call_07": "unknown",
+        "call_07": "success",  # update_plan: Plan updated
     }
     assert t.warnings == []
 

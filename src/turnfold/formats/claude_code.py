@@ -49,18 +49,23 @@ One JSON record per line; ``message.content`` holds Anthropic blocks, converted 
 - ``summary`` / ``ai-title`` / ``custom-title`` → ``metadata["title"]`` (custom beats AI beats
   summary). ``cost-state`` → ``metadata["cost_usd"]`` (``totalCostUSD``, the running total: the
   last wins; spec H-6); ``api-request`` → ``metadata["model"]`` only when no response names a
-  model (``params.model``, the model asked for). Bookkeeping types (file-history-snapshot,
-  queue-operation, last-prompt, mode, api-request-blob, …) are left out, keeping only their uuid
-  links; any other type (and any unknown ``attachment`` or ``progress`` kind) is skipped with one
-  warning per type, so a new Claude Code release does not flood the notice. Every record is
-  accounted for (:data:`RECORDS`; spec X-2).
+  model (``params.model``, the model asked for). ``queue-operation``: an ``enqueue`` of a
+  task or agent notification settles its call when nothing later does (Claude Code 2.0); a
+  typed prompt's ``enqueue`` then a ``remove`` without content is the user's message, where the
+  agent took it, when no attachment or user line shows it (2.1.5x); the rest is bookkeeping.
+  Bookkeeping types (file-history-snapshot, last-prompt, mode, api-request-blob, …) are left
+  out, keeping only their uuid links; any other type (and any unknown ``attachment`` or
+  ``progress`` kind) is skipped with one warning per type, so a new Claude Code release does
+  not flood the notice. Every record is accounted for (:data:`RECORDS`; spec X-2).
 
 Background tasks: an ``Agent`` call with ``run_in_background`` returns at once
 (``toolUseResult.status: "async_launched"``): it stays ``unknown`` (still running, as far as the
 file says) until a ``<task-notification>`` whose ``<tool-use-id>``, or ``<task-id>`` = the call's
 ``agentId`` (a background command's ``backgroundTaskId``), names it: then ``<status>`` gives its
 status, ``<result>`` its result, ``<usage>`` its duration and tool count, the notification's time
-its end. A notification that names no call is a notice.
+its end. A notification that names no call is a notice. Claude Code 2.0 writes a background
+agent's ``<agent-notification>`` (``<agent-id>``, ``<status>``, ``<summary>``) only in the
+``queue-operation`` that queued it: that settles the call when no later notification does.
 
 Models: each :class:`AssistantText` has its response's model; a response that wrote no text keeps
 it in its first entry's ``meta["model"]``.
@@ -92,6 +97,10 @@ comes from:
    exist, so no call is counted twice; steps under a call that is no Task/Agent call still nest
    under it, steps under a call the file does not hold are a warning.
 
+The compaction agent's file, ``<session>/subagents/agent-acompact-<id>.jsonl`` (Claude Code
+2.1.3x on: the conversation that wrote a compaction's summary, no call's), is shown under a
+synthetic ``Agent`` call at the boundary it wrote (:meth:`_Reader.compaction_agent`).
+
 A ``Workflow`` call's run (``toolUseResult.runId``) becomes its :class:`SubAgent`, whose
 transcript holds one ``agent`` call per agent of the run, each with that agent's file as its own
 sub-agent (:mod:`turnfold.formats.claude_code_workflows`).
@@ -108,7 +117,7 @@ import heapq
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -275,6 +284,12 @@ RECORDS = Records(
         "attachment/queued_command": "a prompt typed while the agent worked, where it read it; "
         "from another agent, a notice; a task notification, the outcome of its call",
         "attachment/hook_system_message": "a notice with the hook's message",
+        "queue-operation/notification": "a background task's notification as it was queued: "
+        "the outcome of its call when no delivered notification gives it (Claude Code 2.0 "
+        "writes an agent's nowhere else)",
+        "queue-operation/prompt": "a prompt typed while the agent worked: the user's message, "
+        "where a `remove` says the agent took it, when no attachment or later prompt shows it "
+        "(Claude Code 2.1.5x writes it nowhere else)",
     },
     ignored={
         "user/isMeta": "context Claude Code injects (expanded commands, caveats), not the "
@@ -495,6 +510,13 @@ class _Reader:
         self.steps: dict[str, _Steps] = {} if steps is None else steps
         self.background: dict[str, ToolCall] = {}  # background task id → its call
         self.notified: set[str] = set()  # calls a task notification has settled
+        #: Notifications as they were queued, each kept until the end: the outcome of a
+        #: background call that no delivered notification gives (:meth:`queue_operation`).
+        self.queued_notices: list[tuple[dict[str, str], str | None]] = []
+        #: Prompts typed while the agent worked, still in the queue (text, time typed), and
+        #: those shown from the queue alone, by text (:meth:`queue_operation`).
+        self.typed: list[tuple[str, str | None]] = []
+        self.absorbed: dict[str, _Node] = {}
         self.main = _Thread()
         self.sidechains: list[_Thread] = []
         self.thread_of: dict[str, _Thread] = {}  # every uuid seen → its thread
@@ -565,6 +587,9 @@ class _Reader:
             self.recognised = True
             self.source.mapped(kind)
             self.session_fact(kind, record)
+        elif kind == "queue-operation":
+            self.recognised = True
+            self.queue_operation(record, line)
         elif kind in _IGNORED_TYPES:
             self.recognised = True
             self.source.ignored(kind)
@@ -723,6 +748,7 @@ class _Reader:
             if "<system-reminder>" in text:
                 text = _without_reminders(text).strip()
             if text or images:
+                self.shown_prompt(text)
                 message = UserMessage(text=text, images=images, timestamp=stamp)
                 node.entries.append(message)
                 self.new_turn(thread, node, message)
@@ -736,8 +762,8 @@ class _Reader:
         """A ``<task-notification>``: a background task (an agent run with
         ``run_in_background``, a background command) finished. Its call gets the outcome; the
         notification is no prompt and starts no turn. One that names no call is a notice."""
-        fields = {name: (_tag(text, name) or "").strip() for name in _NOTIFICATION_FIELDS}
-        call = self.calls.get(fields["tool-use-id"]) or self.background.get(fields["task-id"])
+        fields = _notification_fields(text)
+        call = self.notified_call(fields)
         if call is None:
             summary = fields["summary"] or _without_tags(text)
             node.entries.append(
@@ -746,6 +772,65 @@ class _Reader:
         elif call.call_id not in self.notified:
             self.notified.add(call.call_id)
             _settle_background(call, fields, stamp)
+
+    def queue_operation(self, record: dict[str, Any], line: int) -> None:
+        """The prompt queue's bookkeeping, which older builds made the only record of two
+        things. A background task's notification queued for the model: Claude Code 2.0
+        writes an agent's ``<agent-notification>`` there alone, so it is kept, to settle its
+        call at the end if no notification delivered later (2.1 writes one, the same text)
+        does. A prompt typed while the agent worked and taken mid-turn (an ``enqueue`` of its
+        text, then a ``remove`` without content): Claude Code 2.1.5x writes no
+        ``queued_command`` attachment for it, so the ``remove`` shows it where the agent read
+        it (:meth:`absorbed_prompt`)."""
+        operation, content = record.get("operation"), record.get("content")
+        if operation == "enqueue" and isinstance(content, str):
+            if content.lstrip().startswith(("<agent-notification>", "<task-notification>")):
+                self.source.mapped("queue-operation/notification")
+                stamp = self.timestamp(record, line)
+                self.queued_notices.append((_notification_fields(content), stamp))
+                return
+            if _typed_prompt(content):
+                self.source.mapped("queue-operation/prompt")
+                self.typed.append((content.strip(), self.timestamp(record, line)))
+                return
+        elif operation == "remove" and "content" not in record and self.typed:
+            self.absorbed_prompt(line, *self.typed.pop(0))
+        elif operation == "dequeue" and self.typed:
+            self.typed.pop(0)  # it becomes the next prompt, a user line of its own
+        elif operation == "popAll":
+            self.typed.clear()  # back in the input box, to be edited
+        self.source.ignored("queue-operation")
+
+    def absorbed_prompt(self, line: int, text: str, stamp: str | None) -> None:
+        """A typed prompt the agent took mid-turn, shown here unless an attachment or a user
+        line later shows it (:meth:`shown_prompt`): a build that writes those says it once."""
+        message = UserMessage(text=text, timestamp=stamp, meta={"queued": True})
+        node = _Node(line, None, None)
+        node.entries.append(message)
+        self.main.nodes.append(node)
+        self.absorbed[text] = node
+
+    def shown_prompt(self, text: str) -> None:
+        """A prompt a user line or attachment shows: not shown again from the queue."""
+        node = self.absorbed.pop(text.strip(), None) if self.absorbed else None
+        if node is not None:
+            node.entries.clear()
+
+    def settle_from_queue(self) -> None:
+        """Background calls that only a queued notification settles (Claude Code 2.0)."""
+        for fields, stamp in self.queued_notices:
+            call = self.notified_call(fields)
+            if call is not None and call.call_id not in self.notified:
+                self.notified.add(call.call_id)
+                _settle_background(call, fields, stamp)
+
+    def notified_call(self, fields: dict[str, str]) -> ToolCall | None:
+        """The call a notification names: by ``<tool-use-id>``, else its task's or agent's id."""
+        return (
+            self.calls.get(fields["tool-use-id"])
+            or self.background.get(fields["task-id"])
+            or self.background.get(fields["agent-id"])
+        )
 
     def interrupt(self, thread: _Thread, reason: str, stamp: str | None, node: _Node) -> None:
         """``[Request interrupted by user…]``: the turn stopped; its unfinished calls too."""
@@ -1078,6 +1163,7 @@ class _Reader:
             self.notification(text, stamp, node)
         elif origin_kind in (None, "human"):
             if text or images:
+                self.shown_prompt(text)
                 node.entries.append(
                     UserMessage(text=text, images=images, timestamp=stamp, meta={"queued": True})
                 )
@@ -1101,6 +1187,7 @@ class _Reader:
                 carrier.usage = usage  # a response of calls only has usage too (U-1)
             if response.text is None and response.first is not None and response.model:
                 response.first.meta["model"] = response.model  # model switches stay visible
+        self.settle_from_queue()
         self.link_sidechains()
         self.warn_dangling()
         entries = list(self.assemble(self.main.nodes))
@@ -1145,9 +1232,7 @@ class _Reader:
         for thread in threads:
             for node in thread.nodes:
                 if node.parent is not None and node.parent not in self.thread_of:
-                    self.source.warn(
-                        f"parentUuid {node.parent!r} is not in the file; read as a root", node.line
-                    )
+                    self.source.warn(_dangling(node.parent), node.line)
 
     def assemble(self, nodes: list[_Node]) -> Iterator[Entry]:
         dropped = _abandoned(nodes)
@@ -1267,8 +1352,12 @@ class _Reader:
         folder = path.parent / path.stem / "subagents"
         if not folder.is_dir():
             return
+        boundaries = [e for e in entries if isinstance(e, CompactionBoundary)]
         for file in sibling_files(folder, "agent-*.jsonl"):
             if file in self.claimed_files:
+                continue
+            if file.name.startswith(_COMPACTION_AGENT):
+                self.compaction_agent(file, entries, boundaries)
                 continue
             if not _opens_a_sidechain(file):
                 self.source.warn(
@@ -1294,6 +1383,48 @@ class _Reader:
                                      agent_id=agent_id)  # fmt: skip
             call.subagent.transcript = self.read_child_file(file, None)
             entries.append(call)
+
+    def compaction_agent(
+        self, file: Path, entries: list[Entry], boundaries: list[CompactionBoundary]
+    ) -> None:
+        """``agent-acompact-<id>.jsonl`` (Claude Code 2.1.3x on): the conversation that wrote a
+        compaction's summary, no call's. It is shown under a call of its own at the boundary it
+        wrote (the first not yet taken at or after its last record): just before it, or after
+        the ``/compact`` prompt that asked for it, which Claude Code writes after the boundary.
+        One that matches no boundary is shown at the end, with a warning."""
+        child = self.read_child_file(file, None)
+        if child is None:
+            return
+        # Its first records are copies whose parents are the session's: no dangling links.
+        links = {_dangling(uuid) for uuid in self.thread_of}
+        child.warnings[:] = [w for w in child.warnings if w.reason not in links]
+        agent_id = file.name.removeprefix("agent-").removesuffix(".jsonl")
+        call = ToolCall(
+            call_id=f"agent:{agent_id}",
+            name="Agent",
+            status="unknown",
+            meta={"synthetic": "compaction agent file"},
+            subagent=SubAgent(name="compact", agent_id=agent_id, transcript=child,
+                              output_tokens=count_tokens(child.entries).get("output_tokens")),
+        )  # fmt: skip
+        times = [t for t in (_epoch(e.timestamp) for e in child.entries) if t is not None]
+        boundary = next(
+            (b for b in boundaries if times and (_epoch(b.timestamp) or 0) >= max(times)), None
+        )
+        if boundary is None:
+            self.source.warn(
+                f"compaction agent file {file.name} matches no compaction boundary; its agent "
+                "is shown at the end"
+            )
+            entries.append(call)
+            return
+        boundaries.remove(boundary)
+        call.status = "success"  # the boundary holds what it wrote
+        at = next(i for i, e in enumerate(entries) if e is boundary)
+        if boundary.trigger == "manual":
+            at = next((i + 1 for i in range(at, len(entries))
+                       if isinstance(entries[i], UserMessage)), at)  # fmt: skip
+        entries.insert(at, call)
 
     def read_child_file(self, path: Path, line: int | None) -> Transcript | None:
         """A sub-agent's file read by this same loader; None when it holds nothing readable
@@ -1402,7 +1533,11 @@ _MESSAGE_TYPES = frozenset({"user", "assistant", "system"})
 _WRAPPER = re.compile(r"\s*<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)>(.*?)</\1>\s*", re.DOTALL)
 #: Wrappers that only give the model context: a line made of them alone shows nothing.
 _SILENT_WRAPPERS = frozenset({"system-reminder", "local-command-caveat"})
-_NOTIFICATION_FIELDS = ("task-id", "tool-use-id", "status", "summary", "result", "usage")
+#: The file of the agent that writes a compaction's summary (its agent id ``acompact-<hex>``).
+_COMPACTION_AGENT = "agent-acompact-"
+_NOTIFICATION_FIELDS = (
+    "task-id", "agent-id", "tool-use-id", "status", "summary", "result", "usage",
+)  # fmt: skip
 #: A task notification's ``<status>`` as the outcome of its call.
 _NOTIFIED_STATUS: dict[str, ToolStatus] = {
     "completed": "success", "failed": "error", "killed": "cancelled", "stopped": "cancelled",
@@ -1432,6 +1567,19 @@ def _wrappers(text: str) -> list[str] | None:
         tags.append(match.group(1))
         position = match.end()
     return tags or None
+
+
+def _dangling(parent: str) -> str:
+    """The warning for a record whose ``parentUuid`` is no record of its file."""
+    return f"parentUuid {parent!r} is not in the file; read as a root"
+
+
+def _epoch(stamp: str | None) -> float | None:
+    """An ISO-8601 timestamp as seconds since the epoch (a naive one taken as UTC), or None."""
+    if not stamp or checked_timestamp(stamp) is None:
+        return None
+    moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))  # Python 3.10 reads no "Z"
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def _opens_a_sidechain(path: Path) -> bool:
@@ -1482,6 +1630,31 @@ def _usage_numbers(text: str) -> dict[str, float]:
         except ValueError:
             continue
     return numbers
+
+
+def _notification_fields(text: str) -> dict[str, str]:
+    """A task (or, Claude Code 2.0, agent) notification's fields, empty when absent."""
+    return {name: (_tag(text, name) or "").strip() for name in _NOTIFICATION_FIELDS}
+
+
+def _typed_prompt(content: str) -> bool:
+    """Whether a queued command's text is a prompt the user typed: not a harness wrapper
+    (a notification, say) and not the JSON of a background task Claude Code 2.1.50 queues.
+
+    >>> _typed_prompt("make state a literal[str]"), _typed_prompt('{"task_id":"b1"}')
+    (True, False)
+    >>> _typed_prompt("<task-notification><task-id>a</task-id></task-notification>")
+    False
+    """
+    text = content.strip()
+    if not text or _wrappers(text):
+        return False
+    if text.startswith("{") and text.endswith("}"):
+        try:
+            return not isinstance(codec.loads(text), dict)
+        except ValueError:
+            return True
+    return True
 
 
 def _settle_background(call: ToolCall, fields: dict[str, str], stamp: str | None) -> None:

@@ -37,11 +37,12 @@ beyond the API (:class:`CodexBuilder`):
   ``dynamic_tool_call_response.success`` and the ``McpToolCall`` / ``DynamicToolCall`` items of
   ``item_completed`` (their ``status``) decide; an output of ``aborted`` is ``cancelled``; a
   plain-text output whose first line states a failure (non-zero exit code, rejected,
-  verification failed, timed out, older Codex's ``error:`` / ``tool call error:``:
-  :func:`states_failure`, the one place of that rule) is
+  verification failed, timed out, ``execution error:``, older Codex's ``error:`` / ``tool call
+  error:``: :func:`states_failure`, the one place of that rule) is
   ``error``; Codex's own multi-agent tools (``spawn_agent``, ``wait_agent``, ``send_message``,
   ``list_agents``, ``followup_task``, ``wait`` …, namespaces ``multi_agent_v1`` and
-  ``collaboration``) are ``success`` when they answered otherwise; anything else stays
+  ``collaboration``) are ``success`` when they answered otherwise, and so is ``update_plan``
+  answering ``Plan updated`` (its only answer when it took the plan); anything else stays
   ``unknown``. The header is taken off the shown output and kept in ``meta["output_header"]``
   (``meta["exit_code"]`` too); ``Wall time`` / ``duration_seconds`` / an event's ``duration``
   is the recorded ``duration_ms``. An ``apply_patch`` call's patch is its arguments; its result
@@ -364,6 +365,9 @@ _PLAN_BLOCK = re.compile(r"<proposed_plan>(.*?)(?:</proposed_plan>|\Z)", re.DOTA
 _PLAN_HEADING = "**Proposed plan**"
 _CAMEL_BREAK = re.compile(r"(?<=[a-z])(?=[A-Z])")  # budgetLimited → budget Limited
 _PATCH_TOOL = "apply_patch"
+_PLAN_TOOL = "update_plan"
+#: What ``update_plan`` answers when it took the plan (codex-rs ``tools/handlers/plan.rs``).
+_PLAN_UPDATED = "Plan updated"
 _CODE_MODE_TOOL = "exec"  # code mode: one custom tool whose input is a script calling the tools
 _MAIL_TOOL = "agent_message"  # the row inter-agent mail becomes (issue 21.8)
 
@@ -385,9 +389,10 @@ _IMAGE_PLACEHOLDER = re.compile(r"\[Image #\d+\]")
 _STATED_EXIT = re.compile(r"\bexit[ _]code\W{0,3}(-?\d+)", re.IGNORECASE)
 _STATED_FAILURE = re.compile(
     r"\b(?:rejected|verification failed|timed out|failed in sandbox)\b|\bfailed:"
-    # Older Codex's own messages at the start: an ``apply_patch`` run through ``shell`` that
-    # does not apply (``error: {parse_error:#}``) and a failed MCP call (``tool call error:``).
-    r"|^(?:tool call )?error: ",
+    # Codex's own messages at the start: an ``apply_patch`` run through ``shell`` that does not
+    # apply (``error: {parse_error:#}``), a failed MCP call (``tool call error:``), a command
+    # that could not be run at all (``execution error: {err}``, a missing ``workdir`` say).
+    r"|^(?:tool call |execution )?error: ",
     re.IGNORECASE,
 )
 _FAILURE_SCAN = 400
@@ -2147,6 +2152,8 @@ def _derived_status(
         return "error"
     if call.name in _AGENT_TOOLS:
         return "success"  # Codex answers its own agent tools: a result, or a failure message
+    if call.name == _PLAN_TOOL and text == _PLAN_UPDATED:
+        return "success"  # update_plan's one answer when the plan was taken (else why not)
     return "unknown"
 
 
