@@ -46,7 +46,7 @@ AGENT_NAMES: dict[str, str] = {
     "mini-swe-agent": "mini-SWE-agent", "openhands": "OpenHands",
     "openai-agents": "OpenAI Agents SDK", "langchain": "LangChain", "pydantic-ai": "Pydantic AI",
     "claude-agent-sdk": "Claude Agent SDK", "smolagents": "smolagents", "adk": "Google ADK",
-    "autogen": "AutoGen", "strands": "Strands Agents",
+    "autogen": "AutoGen", "strands": "Strands Agents", "bob-shell": "IBM Bob Shell",
 }  # fmt: skip
 
 

@@ -11,7 +11,14 @@ import pytest
 import turnfold
 from turnfold.formats import TranscriptFormatError
 from turnfold.formats.agents import aider
-from turnfold.model import AssistantText, SystemNotice, ToolCall, Transcript, UserMessage
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    SystemNotice,
+    ToolCall,
+    Transcript,
+    UserMessage,
+)
 from turnfold.usage import count_tokens
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "aider"
@@ -269,3 +276,48 @@ def test_H5_the_qa_repro_has_two_prompts(tmp_path: Path) -> None:
     assert editor.usage is not None
     assert editor.usage.input_tokens == 900
     assert editor.model is None  # no Editor model line: aider may use another model
+
+
+#: A trimmed copy of a real history (Asphyksia/OpenCoder, MIT; tests/fixtures/SOURCES.md): two
+#: sessions left at aider's .gitignore question before their banners, then runs whose model
+#: requests failed, then one that worked.
+API_ERRORS = FIXTURES / "aider_0.86.3_api-errors-after-banner-less-sessions.md"
+
+
+def test_H5_the_version_and_model_are_the_first_banner_s() -> None:
+    transcript = turnfold.load(API_ERRORS)
+    assert transcript.warnings == []
+    assert transcript.metadata["version"] == "0.86.3.dev12+gb23516061"
+    assert transcript.metadata["model"] == "openai/qwen/qwen3-coder"
+
+
+def test_H5_a_model_request_aider_gave_up_on_is_the_turn_s_error() -> None:
+    transcript = turnfold.load(API_ERRORS)
+    errors = _of(transcript, AssistantError)
+    # Retried eight times, then given up; a provider litellm could not call (no retry), twice.
+    assert [e.message.splitlines()[0] for e in errors] == [
+        "litellm.APIError: APIError: OpenAIException - Your request was blocked.",
+        "litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider you are "
+        "trying to call. You passed model=qwen/qwen3-coder",
+        "litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider you are "
+        "trying to call. You passed model=Qwen/Qwen3-Coder",
+    ]
+    # What aider said before the error in the same run of lines stays a notice.
+    (repo_map,) = [n for n in _of(transcript, SystemNotice) if n.text.startswith("Repo-map")]
+    assert repo_map.text.endswith("Has it been deleted from the file system but not from git?")
+    assert errors[0].message.endswith(
+        "Retrying in 32.0 seconds...\n" + errors[0].message.splitlines()[0]
+    )
+    (answer,) = _of(transcript, AssistantText)
+    assert answer.text.startswith("I'll create a script to shut down your PC")
+
+
+def test_H5_a_model_request_aider_retries_is_a_warning(tmp_path: Path) -> None:
+    lines = API_ERRORS.read_text(encoding="utf-8").splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if line.startswith("> Retrying in 32.0"))
+    cut = tmp_path / ".aider.chat.history.md"
+    cut.write_text("".join(lines[: last + 1]), encoding="utf-8")  # the run ends as it retries
+    transcript = turnfold.load(cut)
+    assert _of(transcript, AssistantError) == []
+    (warning,) = [n for n in _of(transcript, SystemNotice) if n.level == "warning"]
+    assert warning.text.startswith("litellm.APIError: APIError: OpenAIException")

@@ -123,6 +123,59 @@ def test_H5_a_continued_run_whose_earlier_run_s_file_is_gone_is_shown_whole(
     assert transcript.warnings == []
 
 
+def test_H5_an_earlier_run_whose_file_matches_no_call_is_shown_in_the_run_that_continued_it(
+    tmp_path: Path,
+) -> None:
+    # Without the tester's file, no call gives the routed run (TASK-4) its task: its messages
+    # are the continued run's to show, counted once, and its file is said.
+    folder = _copy(tmp_path)
+    (folder / "tester__vAH3uF.messages.json").unlink()
+    transcript = turnfold.load(folder / SESSION.name)
+    continued = _runs(transcript)["TEAMMATE-TASK-2"].subagent
+    assert continued is not None
+    assert continued.transcript is not None
+    assert [e.text for e in continued.transcript.entries if isinstance(e, UserMessage)] == [
+        "TEAMMATE-TASK-4: say which file is largest.",
+        "TEAMMATE-TASK-2: count the lines of notes.txt.",
+    ]  # fmt: skip
+    assert [w.reason for w in transcript.warnings] == [
+        f"teammate session {ROUTED}.messages.json matches no team_run_task call's task; its "
+        f"messages are shown in the run that continued it, {CONTINUED}"
+    ]
+    # The lead's 8 responses, the sub-agent's 2, the reviewer's 6: each once.
+    assert transcript_tokens(transcript).combined["input_tokens"] == 16 * 125
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts == {"user": {"mapped": 18}, "assistant": {"mapped": 16}}
+
+
+def test_H5_a_continued_run_skips_only_the_earlier_runs_shown_under_their_calls(
+    tmp_path: Path,
+) -> None:
+    # The reviewer's conversation continued from its first run (shown under TASK-1's call)
+    # through the routed run (whose file matches no call once the tester's is gone).
+    folder = _copy(tmp_path)
+    (folder / "tester__vAH3uF.messages.json").unlink()
+    first = json.loads((folder / f"{FIRST}.messages.json").read_text())
+    continued_file = folder / f"{CONTINUED}.messages.json"
+    continued = json.loads(continued_file.read_text())
+    continued["messages"] = first["messages"] + continued["messages"]
+    continued_file.write_text(json.dumps(continued))
+    transcript = turnfold.load(folder / SESSION.name)
+    runs = _runs(transcript)
+    shown = {
+        task: [e.text for e in run.subagent.transcript.entries if isinstance(e, UserMessage)]
+        for task, run in runs.items()
+        if run.subagent is not None and run.subagent.transcript is not None
+    }
+    assert shown["TEAMMATE-TASK-1"][0].endswith(
+        "TEAMMATE-TASK-1: list the files in the work folder."
+    )
+    assert shown["TEAMMATE-TASK-2"] == [
+        "TEAMMATE-TASK-4: say which file is largest.",
+        "TEAMMATE-TASK-2: count the lines of notes.txt.",
+    ]  # fmt: skip
+
+
 def test_H5_a_child_s_file_with_no_messages_yet_is_passed_over(tmp_path: Path) -> None:
     # The SDK writes a run's file empty when it starts, its messages when it ends
     # (writeEmptyMessagesFile): a run still going, or one that failed, has nothing to show.

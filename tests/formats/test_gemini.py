@@ -26,6 +26,7 @@ from turnfold import (
 from turnfold.formats import gemini
 from turnfold.formats.gemini_parts import usage_from
 from turnfold.formats.source import open_source
+from turnfold.session import session_facts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 LEGACY = FIXTURES / "gemini-cli_legacy-json_file-ops.json"
@@ -177,6 +178,39 @@ def test_L2_gemini_legacy_document_as_python_objects() -> None:
     assert document["messages"][0]["content"] == "hi"  # nothing the caller passed is modified
 
 
+def test_L2_ibm_bob_shell_s_chat_recording_is_read_as_gemini_cli_s() -> None:
+    # Hand-made in the shape of a real Bob Shell session (tests/fixtures/SOURCES.md): the fork
+    # types the model's messages "bob-shell", records its thoughts again as they stream, and
+    # ends a task with attempt_completion.
+    def snapshot(text: str, at: int) -> dict[str, Any]:
+        return {"subject": "", "description": text, "timestamp": T0.format(at)}
+
+    completion = call("tool-8", "attempt_completion", args={"result": "All five routes are fine."})
+    completion["result"][0]["functionResponse"]["response"] = {
+        "output": "All five routes are fine."
+    }
+    document = {**HEADER, "messages": [
+        user("u1", "Review the API routes."),
+        model("b1", "I'll list them.", type="bob-shell", model="premium",
+              thoughts=[snapshot("The", 1), snapshot("The user", 2), snapshot("The user wants", 3)],
+              toolCalls=[call("tool-1", "list_files")],
+              tokens={"input": 100, "output": 10, "cached": 0, "thoughts": 0, "tool": 0,
+                      "total": 110}),
+        model("b2", "", type="bob-shell", model="premium", toolCalls=[completion]),
+    ]}  # fmt: skip
+    transcript = turnfold.load(document)
+    assert transcript.warnings == []
+    assert (transcript.metadata["agent"], transcript.metadata["model"]) == ("bob-shell", "premium")
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["gemini"] == {"mapped": 2}
+    (thought,) = of(transcript, Thinking)
+    assert thought.text == "The user wants"  # the streamed snapshots are one thought
+    assert [c.name for c in transcript.tool_calls()] == ["list_files", "attempt_completion"]
+    answer = of(transcript, AssistantText)[-1]
+    assert (answer.text, transcript.entries[-1]) == ("All five routes are fine.", answer)
+    assert session_facts(transcript).agent == "IBM Bob Shell"  # the header names the fork
+
+
 # --- JSONL layout ---------------------------------------------------------------------------------
 
 
@@ -279,6 +313,25 @@ def test_L2_gemini_compression_notice_is_a_compaction_boundary() -> None:
     (boundary,) = of(transcript, CompactionBoundary)
     assert (boundary.pre_tokens, boundary.trigger) == (190000, "auto")
     assert boundary.meta["post_tokens"] == 12345
+
+
+def test_L2_gemini_compression_notice_of_the_window_s_share_is_a_compaction_boundary() -> None:
+    # Gemini CLI since 0.2x says the share of the model's window (handleChatCompressionEvent).
+    notice = "Context compressed from 68% to 3%."
+    transcript = load_lines(user("u1", "q"), {"id": "i1", "type": "info", "content": notice})
+    (boundary,) = of(transcript, CompactionBoundary)
+    assert (boundary.pre_tokens, boundary.trigger) == (None, "auto")
+    assert (boundary.meta["pre_percent"], boundary.meta["post_percent"]) == (68, 3)
+    assert of(transcript, SystemNotice) == []
+
+
+def test_L2_gemini_a_response_the_model_stopped_short_is_a_warning() -> None:
+    # handleFinishedEvent's notice of the finish reason, recorded as info.
+    text = "\N{WARNING SIGN}\N{VARIATION SELECTOR-16}  Response stopped due to malformed function "
+    text += "call."
+    transcript = load_lines(user("u1", "q"), {"id": "i1", "type": "info", "content": text})
+    (notice,) = of(transcript, SystemNotice)
+    assert (notice.text, notice.level, notice.subtype) == (text, "warning", "finish_reason")
 
 
 # --- message types and tool outcomes --------------------------------------------------------------

@@ -250,8 +250,32 @@ def test_L4_qwen_truncated_last_line_unknown_types_and_orphan_results_warn() -> 
         assistant("a1", "t2", {"text": "a"}),
     )
     transcript = turnfold.load(text + '{"uuid": "a2", "parentUuid": "a1", "ty')
-    assert texts(transcript) == ["q", "a"]
+    assert texts(transcript) == ["q", "ToolCall", "a"]  # the orphan result: its own call
     assert sorted(w.line or 0 for w in transcript.warnings) == [2, 3, 7]
+
+
+def test_L4_qwen_a_result_whose_call_the_file_lost_is_a_call_of_its_own() -> None:
+    # A real Qwen Code 0.12.6 file began mid-turn (its first lines lost): tool results of
+    # calls it does not hold, then the model's next response. Their output is shown.
+    transcript = load(
+        result("r1", "gone", "call_bdd5", {"output": "Command: du -sh .\nOutput: 12G ."}),
+        result("r2", "r1", "call_76f1", {"error": "rm: cannot remove"}, status="error"),
+        assistant("a1", "r2", {"text": "The disk is still full."}),
+    )
+    first, second = transcript.tool_calls()
+    assert (first.call_id, first.name, first.args, first.status) == (
+        "call_bdd5", "read_file", None, "success",
+    )  # fmt: skip
+    assert first.result is not None
+    assert first.result.text == "Command: du -sh .\nOutput: 12G ."
+    assert first.meta["call_missing"] is True
+    assert second.status == "error"
+    assert [w.reason for w in transcript.warnings][1:] == [
+        f"tool result for call id {cid!r}, whose call is not in the file, shown as a call of "
+        "its own"
+        for cid in ("call_bdd5", "call_76f1")
+    ]
+    assert texts(transcript)[-1] == "The disk is still full."
 
 
 def test_L4_qwen_empty_source_is_a_format_error(tmp_path: Path) -> None:

@@ -43,17 +43,29 @@ CLI's ``loadConversationRecord()`` reads it:
   message, recording each response's calls together with one timestamp, so calls that share a
   timestamp form one batch: ``batch_id`` is the message id, ``<id>#2`` for the next batch, ...
   ``ToolCall.timestamp`` is when the batch was recorded (after it ran), so no duration is derived.
-- ``model`` (older files) is read as ``gemini``, its content from ``parts`` (issue 21.5).
+- ``model`` (older files) is read as ``gemini``, its content from ``parts`` (issue 21.5); so is
+  ``bob-shell``, IBM Bob Shell's name for it (a fork of Gemini CLI writing the same files:
+  ``metadata["agent"]`` is ``bob-shell``), whose thoughts are recorded again as they stream
+  (the same subject, the text so far): a thought the next one extends is left out. Its
+  ``attempt_completion`` call's ``result`` is the answer, an ``AssistantText`` after the call.
 - ``info`` → ``SystemNotice``; ``"Request cancelled."`` → ``AbortMarker`` (calls of the response
   before it that never finished become ``cancelled``); the auto-compression notice →
-  ``CompactionBoundary`` with ``pre_tokens``. ``warning`` → ``SystemNotice(level="warning")``;
-  ``error`` → ``AssistantError``.
+  ``CompactionBoundary`` with ``pre_tokens`` (newer versions say only the window's share, ``Context
+  compressed from 68% to 3%.``: ``meta["pre_percent"]``, ``meta["post_percent"]``); a response the
+  model stopped short (``⚠️  Response stopped due to malformed function call.``, the finish
+  reason) → a warning ``SystemNotice(subtype="finish_reason")``. ``warning`` →
+  ``SystemNotice(level="warning")``; ``error`` → ``AssistantError``.
 
 **Sub-agents.** ``delegate_to_agent``, agent tools (``codebase_investigator``), a call with
 ``agentId`` or an output ``"Subagent '…' finished"`` carry a ``SubAgent`` (name, task, termination
-reason). Given a path, the child session ``chats/<sessionId>/<agentId>.json[l]`` is loaded as its
-transcript (tool count and output tokens derived from it, duration from its start and last update);
-sub-agent files no call links to are reported in one warning.
+reason); so does a call whose ``resultDisplay`` is the agent's progress (``isSubagentProgress``:
+a run cancelled midway reports no "finished"). Given a path, the child session
+``chats/<sessionId>/<agentId>.json[l]`` is loaded as its transcript (tool count and output tokens
+derived from it, duration from its start and last update). Gemini CLI before 0.38 recorded no
+``agentId`` (the child is named by an id of its own): a call's run is then the child whose first
+prompt holds the call's task (``objective``, ``request``, …) and that started and was last updated
+before the call was recorded, the latest such one. Sub-agent files no call links to are reported
+in one warning.
 
 Every line, and every message of a legacy file, is accounted for (``RECORDS``); a sub-agent
 session's records count under the same types.
@@ -134,7 +146,10 @@ RECORDS = Records(
     },
 )
 
-_MODEL_TYPES = NameSet({"gemini", "model"})
+#: IBM Bob Shell, a fork of Gemini CLI, writes the same files and names the model's messages
+#: after itself; read, and counted, as ``gemini`` messages.
+BOB_SHELL = "bob-shell"
+_MODEL_TYPES = NameSet({"gemini", "model", BOB_SHELL})
 _MESSAGE_TYPES = NameSet({"user", "info", "warning", "error", *_MODEL_TYPES})
 #: The environment Gemini CLI sends as the first user turn; the user did not type it.
 _SESSION_CONTEXT = re.compile(r"^\s*<session_context>.*</session_context>\s*$", re.DOTALL)
@@ -145,11 +160,16 @@ _COMPRESSED = re.compile(
     r"A compressed context will be sent for future messages "
     r"\(compressed from: (\d+|unknown) to (\d+|unknown) tokens\)"
 )
+#: The notice of an automatic compression since Gemini CLI 0.2x (``handleChatCompressionEvent``):
+#: the context's share of the model's window before and after, not its tokens.
+_COMPRESSED_SHARE = re.compile(r"Context compressed from (\d+)% to (\d+)%\.")
+#: What useGeminiStream says of a response the model stopped short (``handleFinishedEvent``).
+_STOPPED = "\N{WARNING SIGN}\N{VARIATION SELECTOR-16}  Response "
 _SUBAGENT_DONE = re.compile(r"Subagent '([^']*)' finished")
 _TERMINATION = re.compile(r"^Termination Reason: *(\S+)", re.MULTILINE)
 #: Agent tools that are not named after their job (the agent's own name is the tool name).
 _AGENT_NAMED_TOOLS = NameSet({"codebase_investigator"})
-_TASK_KEYS = ("objective", "task", "prompt", "description", "query")
+_TASK_KEYS = ("objective", "task", "prompt", "request", "question", "description", "query")
 #: Header keys kept, under turnfold's names (``summary`` is the session's one-line title).
 _METADATA_KEYS = {
     "sessionId": "session_id",
@@ -179,7 +199,7 @@ def _is_gemini_record(value: Any) -> bool:
     return isinstance(value, dict) and (
         isinstance(value.get("$set"), dict)
         or isinstance(value.get("$rewindTo"), str)
-        or (isinstance(value.get("id"), str) and value.get("type") == "gemini")
+        or (isinstance(value.get("id"), str) and value.get("type") in ("gemini", BOB_SHELL))
     )
 
 
@@ -187,7 +207,7 @@ def _classify_message(value: Any) -> int:
     if not isinstance(value, dict) or not isinstance(value.get("id"), str):
         return NOT_MINE
     kind = value.get("type")
-    if kind == "gemini" or (kind == "model" and isinstance(value.get("parts"), list)):
+    if kind in ("gemini", BOB_SHELL) or (kind == "model" and isinstance(value.get("parts"), list)):
         return DISTINCTIVE
     return READABLE if kind in _MESSAGE_TYPES else NOT_MINE
 
@@ -262,6 +282,8 @@ class _Reader:
     recognised: bool = False
     first_unknown: int | None = None
     model: str | None = None
+    #: The agent, when a fork wrote the file (``bob-shell``); None: Gemini CLI.
+    agent: str | None = None
     _boundaries: int = 0
     #: How deep a sub-agent's file this is, and the files read above it (no loops).
     depth: int = 0
@@ -321,8 +343,10 @@ class _Reader:
                 self.source.warn(reason, line)
             return
         self.recognised = True
+        if kind == BOB_SHELL:
+            self.agent = BOB_SHELL
         if account:
-            self.source.mapped(kind)
+            self.source.mapped("gemini" if kind == BOB_SHELL else kind)
         old = self.messages.get(record["id"])
         if checkpoint and old is not None and _restatement(record, old.record):
             return  # the recorded message holds more (tool calls, their status, thoughts)
@@ -480,7 +504,8 @@ class _Reader:
         raw_calls = record.get("toolCalls")
         calls = [c for c in raw_calls if isinstance(c, dict)] if isinstance(raw_calls, list) else []
         call_ids = frozenset(c["id"] for c in calls if isinstance(c.get("id"), str))
-        thoughts = [t for t in map(_thought, as_list(record.get("thoughts")), repeat(stamp)) if t]
+        raw_thoughts = _settled(as_list(record.get("thoughts")))
+        thoughts = [t for t in map(_thought, raw_thoughts, repeat(stamp)) if t]
         parts = _content(record)
         if thoughts:  # a resume's copy of the message repeats them as thought parts
             parts = [p for p in parts if p.get("thought") is not True]
@@ -495,6 +520,7 @@ class _Reader:
             skip_call_ids=call_ids,
         )
         entries += _tool_calls(calls, message_id)
+        entries += _completions(entries, model)
         attach_usage(entries, usage_from(record.get("tokens")))
         return entries
 
@@ -541,6 +567,8 @@ class _Reader:
                 metadata[name] = value
         if self.model:
             metadata["model"] = self.model
+        if self.agent:
+            metadata["agent"] = self.agent
         return metadata
 
 
@@ -620,6 +648,43 @@ def _pending(response: dict[str, Any], stamp: str | None, line: int) -> PendingR
     return PendingResult(response["id"], result, status, ended_at=stamp, line=line)
 
 
+def _completions(entries: list[Entry], model: str | None) -> list[AssistantText]:
+    """The answers of Bob Shell's ``attempt_completion`` calls: the ``result`` it shows the
+    user as the task's end (the call stays, as recorded)."""
+    return [
+        AssistantText(text=e.args["result"], model=model, timestamp=e.timestamp)
+        for e in entries
+        if isinstance(e, ToolCall)
+        and e.name == "attempt_completion"
+        and isinstance(e.args, dict)
+        and isinstance(e.args.get("result"), str)
+        and e.args["result"].strip()
+    ]
+
+
+def _settled(thoughts: list[Any]) -> list[Any]:
+    """The thoughts, each streamed snapshot left out: Bob Shell records a thought again as it
+    grows (the same subject, the text so far), so one the next extends is part of it."""
+
+    def grows(thought: Any, after: Any) -> bool:
+        if not isinstance(thought, dict) or not isinstance(after, dict):
+            return False
+        text, more = thought.get("description"), after.get("description")
+        subject = thought.get("subject")
+        return (
+            isinstance(text, str)
+            and isinstance(more, str)
+            and more.startswith(text)
+            and subject in ("", after.get("subject"))
+        )
+
+    if len(thoughts) < 2:
+        return thoughts
+    return [
+        t for t, after in zip(thoughts, [*thoughts[1:], None], strict=True) if not grows(t, after)
+    ]
+
+
 def _thought(thought: Any, stamp: str | None) -> Thinking | None:
     if not isinstance(thought, dict):
         return None
@@ -649,6 +714,12 @@ def _notice(kind: str, record: dict[str, Any], stamp: str | None) -> Entry | Non
         if _int(match[2]) is not None:
             boundary.meta["post_tokens"] = _int(match[2])
         return boundary
+    if share := _COMPRESSED_SHARE.fullmatch(text.strip()):
+        boundary = CompactionBoundary(trigger="auto", timestamp=stamp)
+        boundary.meta.update(pre_percent=int(share[1]), post_percent=int(share[2]))
+        return boundary
+    if text.startswith(_STOPPED):  # MAX_TOKENS, SAFETY, MALFORMED_FUNCTION_CALL, ...
+        return SystemNotice(text=text, level="warning", subtype="finish_reason", timestamp=stamp)
     return SystemNotice(text=text, level="info", subtype="info", timestamp=stamp)
 
 
@@ -694,7 +765,11 @@ def _tool_call(record: dict[str, Any], batch_id: str) -> ToolCall:
         failed=failed or call.status == "error",
     )
     agent_id = record.get("agentId") if isinstance(record.get("agentId"), str) else None
-    if _spawns_agent(call, agent_id):
+    display = record.get("resultDisplay")
+    # An agent's progress is its display however its run ended (a cancelled one says no
+    # "Subagent … finished"): ``SubagentProgress``, ``local-invocation.ts``.
+    progress = isinstance(display, dict) and display.get("isSubagentProgress") is True
+    if progress or _spawns_agent(call, agent_id):
         call.subagent = _subagent(call, agent_id)
         if call.result is not None and call.result.kind == "text":
             call.result.kind = "subagent"
@@ -762,9 +837,10 @@ def _merge_boundaries(kept: CompactionBoundary, other: CompactionBoundary) -> No
 def _link_subagents(
     source: Source, entries: list[Entry], session_id: Any, *, depth: int, seen: frozenset[Path]
 ) -> None:
-    """Attach ``chats/<sessionId>/<agentId>.json[l]`` to the call with that ``agentId``."""
-    agents = [e.subagent for e in entries if isinstance(e, ToolCall) and e.subagent]
-    if source.path is None or not isinstance(session_id, str) or not session_id or not agents:
+    """Attach ``chats/<sessionId>/<agentId>.json[l]`` to the call with that ``agentId``; a call
+    that names none, the run that was given its task (:func:`_run_of`)."""
+    calls = [e for e in entries if isinstance(e, ToolCall) and e.subagent]
+    if source.path is None or not isinstance(session_id, str) or not session_id or not calls:
         return
     folder = source.path.parent / session_id
     if not folder.is_dir():
@@ -775,20 +851,111 @@ def _link_subagents(
         if p.suffix in (".json", ".jsonl") and p.is_file()
     }
     linked: set[str] = set()
-    for agent in agents:
+    for call in calls:
+        agent = call.subagent
+        assert agent is not None
         path = files.get(agent.agent_id) if agent.agent_id else None
         if path is None or agent.agent_id in linked:
             continue
-        child = _load_child(source, path, depth=depth, seen=seen)
-        if child is not None:
-            linked.add(path.stem)
-            attach_child(agent, child)
-            if agent.duration_ms is None:
-                start, end = child.metadata.get("start_time"), child.metadata.get("last_updated")
-                agent.duration_ms = span_ms(start, end)
+        _attach(source, agent, path, depth=depth, seen=seen, linked=linked)
+    unnamed = [c for c in calls if c.subagent and not c.subagent.agent_id]
+    if unnamed and len(files) > len(linked):
+        # Gemini CLI recorded no agentId before 0.38 (#25092): the child session's id is
+        # the executor's own (``Math.random().toString(36)``), named nowhere in the parent.
+        runs = {p: _peek(p) for stem, p in files.items() if stem not in linked}
+        for call in unnamed:
+            path = _run_of(call, runs)
+            if path is not None:
+                del runs[path]
+                agent = call.subagent
+                assert agent is not None
+                if _attach(source, agent, path, depth=depth, seen=seen, linked=linked):
+                    agent.agent_id = path.stem
     if len(files) > len(linked):
         count = len(files) - len(linked)
         source.warn(f"{count} sub-agent session(s) in {folder.name}/ not linked to a tool call")
+
+
+def _attach(
+    source: Source,
+    agent: SubAgent,
+    path: Path,
+    *,
+    depth: int,
+    seen: frozenset[Path],
+    linked: set[str],
+) -> bool:
+    """Load the child session at ``path`` as ``agent``'s transcript; whether it loaded."""
+    child = _load_child(source, path, depth=depth, seen=seen)
+    if child is None:
+        return False
+    linked.add(path.stem)
+    attach_child(agent, child)
+    if agent.duration_ms is None:
+        start, end = child.metadata.get("start_time"), child.metadata.get("last_updated")
+        agent.duration_ms = span_ms(start, end)
+    return True
+
+
+@dataclass
+class _Run:
+    """What a child session's file says of its run before it is read: when it started and
+    was last updated, and its first prompt (the task, after the context the CLI gives)."""
+
+    start: Any
+    last: Any
+    prompt: str
+
+
+def _peek(path: Path) -> _Run | None:
+    """The :class:`_Run` of the child session at ``path`` (its JSON, or the first lines of
+    its JSON lines); None when it cannot be read."""
+    try:
+        opened, stream = open_source(path)
+    except OSError:
+        return None
+    if stream is not None:
+        stream.close()
+    if opened.is_document:
+        document = opened.document
+        if not isinstance(document, dict):
+            return None
+        records = [document, *as_list(document.get("messages"))]
+    else:
+        records = opened.head_values()
+    header = next((r for r in records if isinstance(r, dict) and "sessionId" in r), {})
+    last = header.get("lastUpdated")
+    for record in records:
+        update = record.get("$set") if isinstance(record, dict) else None
+        if isinstance(update, dict) and "lastUpdated" in update:
+            last = update["lastUpdated"]
+    prompt = next(
+        (
+            joined_text(as_parts(r.get("content")))
+            for r in records
+            if isinstance(r, dict) and r.get("type") == "user"
+        ),
+        "",
+    )
+    return _Run(header.get("startTime"), last, prompt)
+
+
+def _run_of(call: ToolCall, runs: dict[Path, _Run | None]) -> Path | None:
+    """The child run ``call`` started, among ``runs``: one whose prompt holds the call's task
+    (the agent's prompt template wraps it), started before the call was recorded (after it
+    ended) and last updated by then; the latest such one."""
+    agent = call.subagent
+    task = agent.task.strip() if agent and isinstance(agent.task, str) else ""
+    found: list[tuple[str, Path]] = []
+    for path, run in runs.items():
+        if run is None or not isinstance(run.start, str) or (task and task not in run.prompt):
+            continue
+        if span_ms(run.start, call.timestamp) is None:
+            continue  # started after the call was recorded, or no time to tell
+        if run.last is not None and span_ms(run.last, call.timestamp) is None:
+            continue
+        found.append((run.start, path))
+    return max(found)[1] if found else None
 
 
 def _load_child(

@@ -390,6 +390,8 @@ class PendingResult:
     status: ToolStatus | None
     ended_at: str | None
     line: int | None = None
+    #: The tool's name, when the result gives it (``functionResponse.name``).
+    name: str = ""
 
 
 class Assembler:
@@ -415,8 +417,7 @@ class Assembler:
         call = self.calls.get(pending.call_id)
         if call is None:
             if self.warn_unmatched:
-                reason = f"tool result for unknown call id {pending.call_id!r} skipped"
-                self.source.warn(reason, pending.line)
+                self._orphan(pending)
             return
         if call.result is not None and not self.overwrite:
             return
@@ -426,6 +427,30 @@ class Assembler:
         if pending.status is not None:
             call.status = pending.status
         call.ended_at = pending.ended_at or call.ended_at
+
+    def _orphan(self, pending: PendingResult) -> None:
+        """A result whose call the source does not hold (a file whose start was lost): a call
+        of its own when the result names its tool, its arguments unknown; else said only."""
+        if not pending.name:
+            reason = f"tool result for unknown call id {pending.call_id!r} skipped"
+            self.source.warn(reason, pending.line)
+            return
+        reason = (
+            f"tool result for call id {pending.call_id!r}, whose call is not in the file, "
+            "shown as a call of its own"
+        )
+        self.source.warn(reason, pending.line)
+        call = ToolCall(
+            call_id=pending.call_id,
+            name=pending.name,
+            status=pending.status or "unknown",
+            result=pending.result,
+            timestamp=pending.ended_at,
+            ended_at=pending.ended_at,
+        )
+        call.meta["call_missing"] = True
+        self.entries.append(call)
+        self.calls[call.call_id] = call
 
 
 # --- sub-agents ---------------------------------------------------------------------------------

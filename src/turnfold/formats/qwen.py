@@ -672,7 +672,10 @@ def _responses(
             images=images + images_of(response.get("parts")),
             failed=failed or status == "error",
         )
-        yield PendingResult(call_id, result, status, ended_at=stamp, line=line)
+        yield PendingResult(
+            call_id, result, status, ended_at=stamp, line=line,
+            name=name if isinstance(name, str) else "",
+        )  # fmt: skip
 
 
 def _compaction(payload: dict[str, Any], stamp: str | None) -> CompactionBoundary:

@@ -8,8 +8,8 @@ its sessions have no ids an eval log's ``sample=`` could name. What aider writes
 piece becomes:
 
 - ``# aider chat started at <local time>`` → a notice (``subtype="session"``) with the
-  startup banner aider prints under it (version, model, repository); the first session's
-  version and model go to metadata;
+  startup banner aider prints under it (version, model, repository); the version and model of
+  the first session that printed its banner go to metadata;
 - ``#### <line>`` (each line of the user's input, ``<blank>`` for an empty one) →
   :class:`UserMessage`, consecutive lines one prompt. ``/run`` and ``/test`` (and ``!``) are
   commands the user ran: a ``command`` call (``user_initiated``) whose result is what aider said
@@ -61,6 +61,9 @@ piece becomes:
     (``handle_shell_commands``) → a ``command`` call: ``cancelled`` when declined, else
     ``unknown`` (what they printed and their exit status are only on the terminal), with the
     ``Running …`` lines as its result;
+  - the error of a model request (``litellm.APIError: …``, as litellm names its exceptions)
+    → an :class:`AssistantError` when aider gave up on the request, a warning notice when
+    the run ends ``Retrying in N seconds...``;
   - everything else (questions with their answers, warnings, the URL of the edit-errors page)
     → a notice per run of lines.
 
@@ -90,6 +93,7 @@ from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source
 from turnfold.model import (
+    AssistantError,
     AssistantText,
     Entry,
     SystemNotice,
@@ -159,6 +163,11 @@ _CHAT_COMMANDS = ("/ask", "/code", "/architect", "/context", "/ok", "/help")
 _OK = "Ok, please go ahead and make those changes."
 #: What ``Commands.run`` says when a command word names no one command: nothing was sent.
 _NOT_RUN = ("Ambiguous command:", "Invalid command:")
+#: A model request that failed: aider writes the exception litellm raised (``str(err)``,
+#: ``send_message`` in ``aider/coders/base_coder.py``), then ``Retrying in N seconds...`` when
+#: it tries again.
+_API_ERROR = re.compile(r"litellm\.\w+(?:Error|Exception)\b")
+_RETRYING = re.compile(r"Retrying in [\d.]+ seconds\.\.\.")
 #: The reasoning a reply's text may hold, which ``remove_reasoning_content`` takes out of
 #: what the editor is sent (``aider/reasoning_tags.py``: aider's own tag, or a model's
 #: ``reasoning_tag``, ``think`` in its model settings).
@@ -405,9 +414,12 @@ class _Reader:
                 session.model = m[1]
             elif m := _EDITOR_MODEL.match(text):
                 session.editor_model = m[1]
+        metadata = self.transcript.metadata
         if len(self._sessions) == 1:
-            metadata = self.transcript.metadata
             metadata["started_at"] = notice.timestamp
+        # The first banner's: a session aider left before its banner (a question it asks
+        # first, answered no) has none.
+        if "version" not in metadata and "model" not in metadata:
             for key, value in (("version", version), ("model", session.model)):
                 if value is not None:
                     metadata[key] = value
@@ -620,10 +632,24 @@ class _Reader:
                 more, j = self._message(lines, j)
                 if more:
                     texts.append(more)
-            if texts:
-                self._add(SystemNotice(text="\n".join(texts), subtype="aider"))
+            self._notices(texts)
             self.source.mapped("output/other")
         return j
+
+    def _notices(self, texts: list[str]) -> None:
+        """A run of aider's output: a notice, up to the error of a model request that failed,
+        if it holds one: from there the turn's error (aider gave up on the request: no retry
+        follows), or a warning when aider retries it."""
+        at = next((k for k, text in enumerate(texts) if _API_ERROR.match(text)), len(texts))
+        if at:
+            self._add(SystemNotice(text="\n".join(texts[:at]), subtype="aider"))
+        if at == len(texts):
+            return
+        error = "\n".join(texts[at:])
+        if _RETRYING.fullmatch(texts[-1]):
+            self._add(SystemNotice(text=error, subtype="aider", level="warning"))
+        else:
+            self._add(AssistantError(message=error))
 
     def _suggested(self, subject: str, lines: list[str], j: int) -> bool:
         """Whether ``subject`` is the commands of a reply's shell block that aider asks to run

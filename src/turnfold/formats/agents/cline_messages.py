@@ -71,7 +71,7 @@ They are read with :class:`~turnfold.formats.anthropic.AnthropicBuilder`'s block
   ``multi-agent.ts``), and its result the teammate's answer (``runMode: "sync"``) or the run it
   queued (``async``). A run that continues the teammate's conversation
   (``continueConversation``) writes the earlier runs' messages again: shown with their own runs,
-  not twice.
+  not twice; with the continued run when an earlier run's own file matches no call.
 
 Detection: a JSON object with Cline's envelope (``version``, ``sessionId``, ``agent``,
 ``messages``).
@@ -778,6 +778,43 @@ def _nest_subagents(source: Source, transcript: Transcript) -> None:
     path = source.path
     if path is None or root_messages(path) != path:
         return  # no session folder: the calls' sub-agents are not here
+    children = _children(source, path)
+    if not children:
+        return
+    # Runs read first as if every teammate file were nested, so that a continued run skips
+    # the earlier runs it repeats; read again, once, when a file of those runs matched no
+    # call (its messages are then the continued run's to show).
+    unshown: set[Path] = set()
+    while True:
+        runs, unmatched = _plan(children, transcript, unshown)
+        lost = {c.path for c in unmatched if c.agent == TEAMMATE} - unshown
+        if not lost or not any(run.skip for run in runs):
+            break
+        unshown |= lost
+    for run in runs:
+        source.accounting.merge(run.source.accounting)
+        # Its source's warnings first, as a load puts them (settle_load).
+        transcript.warnings.extend([*run.source.warnings, *run.nested.warnings])
+        _nest(run.call, run.owner, run.nested, run.child)
+        cost = run.nested.metadata.get("cost_usd")
+        if isinstance(cost, float):  # the session's cost holds its sub-agents', as tokens do
+            total = transcript.metadata.get("cost_usd", 0.0)
+            transcript.metadata["cost_usd"] = round(total + cost, 6)
+    for child in unmatched:
+        kind = "teammate" if child.agent == TEAMMATE else "sub-agent"
+        where = _shown_in(child, runs)
+        fate = (
+            f"its messages are shown in the run that continued it, {where}"
+            if where
+            else "not shown"
+        )
+        source.warn(f"{kind} session {child.path.name} matches no "
+                    f"{_STARTED_BY[child.agent]} call's task; {fate}")  # fmt: skip
+
+
+def _children(source: Source, path: Path) -> list[_Child]:
+    """The sub-agents' and teammates' files beside the session ``path``, opened, in the order
+    their runs ended (so that runs given the same task take their calls in turn)."""
     children: list[_Child] = []
     for sibling in sibling_files(path.parent, "*" + MESSAGES_SUFFIX):
         if sibling == path:
@@ -792,54 +829,91 @@ def _nest_subagents(source: Source, transcript: Transcript) -> None:
         child = _child(sibling, child_source)
         if child is not None:
             children.append(child)
-    # In the order the runs ended, so that runs given the same task take their calls in turn.
     children.sort(key=lambda c: (str(c.source.document.get("updated_at") or ""), c.path.name))
-    every = list(children)
+    return children
+
+
+@dataclass
+class _Run:
+    """A child's run, read, and the call (in ``owner``) that started it."""
+
+    child: _Child
+    call: ToolCall
+    owner: Transcript
+    nested: Transcript
+    #: The source it was read from (its accounting and warnings), the child's own left unread.
+    source: Source
+    #: Where its run opens in its file, and how many messages before it are shown elsewhere
+    #: (the earlier runs of a teammate's conversation that their own files show).
+    index: int
+    skip: int
+
+
+def _plan(
+    children: list[_Child], transcript: Transcript, unshown: set[Path]
+) -> tuple[list[_Run], list[_Child]]:
+    """Each child's run read and matched to the call that started it, in the order matched,
+    and the children that match no call; nothing is nested yet. A continued teammate run skips
+    the earlier runs that files not in ``unshown`` hold (:func:`_earlier_runs`)."""
+    waiting = list(children)
     # The calls that may have started a run, with the transcript each is in.
     calls = [(c, transcript) for c in transcript.tool_calls() if _task(c) is not None]
-    while children:
+    runs: list[_Run] = []
+    matched = True
+    while waiting and matched:
         matched = False
-        for child in list(children):
+        for child in list(waiting):
             found = _match(child, calls)
             if found is None:
                 continue
             index, (call, owner) = found
-            children.remove(child)
+            waiting.remove(child)
             calls.remove((call, owner))
-            nested = _read(child.source, nest=False, skip=_earlier_runs(child, index, every))
-            source.accounting.merge(child.source.accounting)
-            # Its source's warnings first, as a load puts them (settle_load).
-            transcript.warnings.extend([*child.source.warnings, *nested.warnings])
+            # A source of its own for each read, so a run read again is counted once.
+            opened = child.source
+            run_source = Source(
+                opened.name, iter(()), path=opened.path, document=opened.document,
+                warnings=list(opened.warnings), accounting=opened.accounting.copy(),
+            )  # fmt: skip
+            skip = _earlier_runs(child, index, children, unshown)
+            nested = _read(run_source, nest=False, skip=skip)
             calls += [(c, nested) for c in nested.tool_calls() if _task(c) is not None]
-            _nest(call, owner, nested, child)
-            cost = nested.metadata.get("cost_usd")
-            if isinstance(cost, float):  # the session's cost holds its sub-agents', as tokens do
-                total = transcript.metadata.get("cost_usd", 0.0)
-                transcript.metadata["cost_usd"] = round(total + cost, 6)
+            runs.append(_Run(child, call, owner, nested, run_source, index, skip))
             matched = True
-        if not matched:
-            break
-    for child in children:
-        source.warn(f"{'teammate' if child.agent == TEAMMATE else 'sub-agent'} session "
-                    f"{child.path.name} matches no {_STARTED_BY[child.agent]} call's task; "
-                    "not shown")  # fmt: skip
+    return runs, waiting
 
 
-def _earlier_runs(child: _Child, index: int, others: list[_Child]) -> int:
-    """How many messages open a teammate's file before the run it holds: those of the earlier
-    runs its run continued (``continueConversation``), when the files of those runs hold
-    them (the same messages, by id), and are nested under their own calls; else none."""
+def _earlier_runs(child: _Child, index: int, others: list[_Child], unshown: set[Path]) -> int:
+    """How many messages open a teammate's file before the run it holds that are shown
+    elsewhere: the earlier runs its run continued (``continueConversation``), as far as other
+    files of the teammate not in ``unshown`` hold them (the same messages, by id). Whole runs
+    only: the count is where one of its runs opens."""
     if index == 0 or child.agent != TEAMMATE:
         return 0
     held = {
         i
         for c in others
-        if c is not child and c.teammate == child.teammate
+        if c is not child and c.teammate == child.teammate and c.path not in unshown
         for i in c.ids
         if isinstance(i, str)
     }
-    earlier = child.ids[:index]
-    return index if all(isinstance(i, str) and i in held for i in earlier) else 0
+    repeated = 0
+    for i in child.ids[:index]:
+        if not (isinstance(i, str) and i in held):
+            break
+        repeated += 1
+    return max((at for at, _ in child.prompts if at <= repeated), default=0)
+
+
+def _shown_in(child: _Child, runs: list[_Run]) -> str | None:
+    """The run that shows every message of ``child``'s among the earlier runs it continued (a
+    teammate's earlier run whose own file matched no call), if one does."""
+    ids = {i for i in child.ids if isinstance(i, str)}
+    for run in runs:
+        earlier = run.child.ids[run.skip : run.index]
+        if ids and run.child.teammate == child.teammate and ids <= set(earlier):
+            return run.child.path.name.removesuffix(MESSAGES_SUFFIX)
+    return None
 
 
 def _nest(call: ToolCall, owner: Transcript, nested: Transcript, child: _Child) -> None:
