@@ -34,6 +34,7 @@ from turnfold.model import (
     AssistantError,
     AssistantText,
     CompactionBoundary,
+    SystemNotice,
     Thinking,
     ToolCall,
     Transcript,
@@ -1474,3 +1475,30 @@ def test_U1_inspect_usage_reads_each_provider_s_cache_convention_as_one() -> Non
     assert _cache_apart(anthropic)
     assert not _cache_apart(openai)
     assert not _cache_apart({"input_tokens": 5, "output_tokens": 3, "total_tokens": 8})
+
+
+RETRIED = FIXTURES / "inspect_retry-2-then-success_legacy.eval"
+
+
+def test_H1_a_model_call_that_failed_and_was_made_again_did_not_end_the_turn() -> None:
+    """Inspect's own log of a call that failed twice and then answered (its retry fixture):
+    each attempt is a model event; the failures are warnings, the turn completed."""
+    transcript = turnfold.load(RETRIED)
+    assert not any(isinstance(e, AssistantError) for e in transcript.entries)
+    notices = [e for e in transcript.entries if isinstance(e, SystemNotice)]
+    assert [(n.level, n.subtype) for n in notices] == [("warning", "model_error")] * 2
+    assert "_Transient('transient')" in notices[0].text
+    assert isinstance(transcript.entries[-1], AssistantText)
+    assert transcript.entries[-1].text == "ok"
+
+
+def test_H1_a_model_call_that_failed_last_is_an_error() -> None:
+    def model(error: str | None) -> dict[str, Any]:
+        output = {"model": "m", "choices": [{"message": {"role": "assistant", "content": ""}}]}
+        return {"event": "model", "model": "m", "input": [{"role": "user", "content": "Go?"}],
+                "output": output, "error": error}  # fmt: skip
+
+    events = [model("RateLimitError('slow down')"), model("RateLimitError('gave up')")]
+    transcript = turnfold.load({"id": 1, "epoch": 1, "events": events, "messages": []})
+    kinds = [(e.kind, getattr(e, "level", None)) for e in transcript.entries]
+    assert kinds == [("user", None), ("system", "warning"), ("error", None)]

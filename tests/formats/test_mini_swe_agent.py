@@ -336,6 +336,19 @@ def test_H6_exit_statuses_as_outcomes(status: str | None, outcome: str | None) -
     assert mini_swe_agent.outcome_of(status) == outcome
 
 
+def test_H6_a_run_ended_by_an_exception_of_any_name_is_an_error() -> None:
+    """A real SWE-bench run (PR 816's DeepSeek artifacts) that litellm's ``Timeout`` ended: the
+    status is the exception's class, which does not end in ``Error``; its traceback says so."""
+    transcript = turnfold.load(
+        _fixture("mini-swe-agent_v2.2.7_deepseek-reasoner_litellm-timeout_pvlib-1154.traj.json")
+    )
+    assert transcript.metadata["exit_status"] == "Timeout"
+    assert transcript.metadata["outcome"] == "error"
+    errors = [e for e in transcript.entries if isinstance(e, AssistantError)]
+    assert len(errors) == 1
+    assert errors[0].message.startswith("Timeout: litellm.Timeout")
+
+
 @pytest.mark.parametrize(
     ("content", "extra", "status"),
     [

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import sys
+import tarfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import turnfold
-from turnfold.formats.harnesses import openhands
+from turnfold.formats.harnesses import openhands, openhands_sdk
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -476,3 +477,100 @@ def test_H3_an_agent_refusing_the_task_is_its_answer_not_a_rejected_reply() -> N
     assert answer.text == "That would destroy the machine."
     assert answer.meta.get("task_rejected") is True
     assert "rejected" not in answer.meta
+
+
+#: A real OpenHands 0.48 GUI session folder (``~/.openhands/sessions/<id>/``: ``metadata.json``
+#: and ``events/<id>.json``), kept as a tarball so that no test loads its event files one by one.
+V0_SESSION = FIXTURES / "openhands_v0.48_session-folder_coin-flip.tar.gz"
+
+
+@pytest.fixture
+def v0_session(tmp_path: Path) -> Path:
+    with tarfile.open(V0_SESSION) as archive:
+        archive.extractall(tmp_path, filter="data")
+    return tmp_path / "63b4315947a049e2b7a51249b3d4fcc3"
+
+
+def test_H3_H6_a_V0_session_reads_from_its_metadata_or_any_of_its_event_files(
+    v0_session: Path,
+) -> None:
+    transcript = turnfold.load(v0_session / "metadata.json")
+    assert transcript.metadata["source_format"] == "openhands"
+    assert [(c.name, c.status) for c in transcript.tool_calls()] == [
+        ("execute_ipython_cell", "success"),
+        ("execute_ipython_cell", "success"),
+    ]
+    assert isinstance(transcript.entries[0], UserMessage)
+    assert transcript.entries[0].text == "Flip a coin!"
+    metadata = transcript.metadata
+    assert metadata["title"] == "Coin Flip Simulation"
+    assert metadata["session_id"] == "63b4315947a049e2b7a51249b3d4fcc3"
+    assert metadata["cost_usd"] == pytest.approx(0.0347178)
+    assert metadata["usage"] == {"input_tokens": 13332, "output_tokens": 302}
+    assert transcript.warnings == []
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    assert transcript.accounting.counts["session"] == {"mapped": 1}
+    assert turnfold.load(v0_session / "events" / "5.json").entries == transcript.entries
+
+
+def test_L2_a_V0_session_is_no_V1_conversation(v0_session: Path) -> None:
+    """Both keep their events in ``events/``: only the SDK's ``event-<index>-<id>.json`` files
+    make a V1 conversation (its reader found none of them here and showed nothing)."""
+    assert openhands_sdk.conversation_of(v0_session) is None
+    assert openhands_sdk.detect_path(v0_session) is None
+
+
+def test_L4_what_a_V0_session_s_events_folder_holds_besides_events_is_said(
+    v0_session: Path,
+) -> None:
+    (v0_session / "events" / "notes.txt").write_text("not an event", encoding="utf-8")
+    transcript = turnfold.load(v0_session / "metadata.json")
+    assert any("notes.txt" in w.reason for w in transcript.warnings)
+    assert len(transcript.tool_calls()) == 2
+
+
+#: An OpenHands V1 eval output (OpenHands/benchmarks ``EvalOutput``) whose history is a real
+#: SDK conversation: ``ls``, ``cat missing.txt`` (exit code 1), ``finish``. Compressed, as such
+#: outputs are often kept (tests/fixtures/SOURCES.md says how it was made).
+V1_OUTPUT = FIXTURES / "openhands_output-jsonl_v1-benchmarks_sdk-1.58.2_terminal-error.jsonl.gz"
+
+
+def test_H3_an_OpenHands_V1_eval_output_reads_its_history_as_sdk_events() -> None:
+    transcript = turnfold.load(V1_OUTPUT)
+    assert transcript.metadata["source_format"] == "openhands-sdk"
+    assert transcript.metadata["sample"] == "example__repo-1"
+    assert [(c.name, c.args, c.status) for c in transcript.tool_calls()] == [
+        ("terminal", {"command": "ls"}, "success"),
+        ("terminal", {"command": "cat missing.txt"}, "error"),
+    ]
+    assert [e.kind for e in transcript.entries] == [
+        "user", "assistant", "tool_call", "tool_call", "assistant",
+    ]  # fmt: skip
+    assert transcript.entries[0].text == "Fix the bug described in missing.txt."  # type: ignore[attr-defined]
+    # The SDK's Metrics: each response's usage on its entries; no price for the model, no cost.
+    assert transcript.metadata["usage"]["input_tokens"] == 3603
+    assert "cost_usd" not in transcript.metadata
+    assert transcript.warnings == []
+    accounting = transcript.accounting
+    assert accounting is not None
+    assert accounting.unaccounted == []
+    for disposition in ("mapped", "ignored"):
+        assert all(
+            openhands_sdk.RECORDS.disposition(t) == disposition
+            for t in accounting.types(disposition)
+        )
+
+
+def test_H6_a_model_litellm_could_not_price_has_no_cost_not_a_cost_of_zero() -> None:
+    """The real Multi-SWE-bench run used ``openrouter-llama-4-maverick``, which litellm had no
+    price for: OpenHands adds no ``costs`` entry then, and ``accumulated_cost`` stays 0.0."""
+    instance = json.loads(PONYC.read_text(encoding="utf-8").splitlines()[0])
+    assert instance["metrics"]["accumulated_cost"] == 0.0
+    assert instance["metrics"]["costs"] == []
+    assert "cost_usd" not in turnfold.load(PONYC).metadata
+    events = [e for e in instance["history"] if isinstance(e, dict)]
+    assert "cost_usd" not in turnfold.load(json.dumps(events)).metadata  # its events alone
+    priced = {**instance, "metrics": {**instance["metrics"], "costs": [{"cost": 0.5}],
+                                      "accumulated_cost": 0.5}}  # fmt: skip
+    assert turnfold.load(json.dumps(priced)).metadata["cost_usd"] == 0.5

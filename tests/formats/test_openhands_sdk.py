@@ -204,6 +204,43 @@ def test_L2_events_without_their_folder_read_in_order() -> None:
     assert page.entries == from_file.entries
 
 
+FORKED_EVENTS = FIXTURE / "openhands-sdk_v1.58.2_navigate-to_forked-events.jsonl"
+
+
+def test_H3_events_that_fork_without_their_folder_show_the_last_event_s_branch() -> None:
+    """The real SDK's events after ``navigate_to`` back to the system prompt and a new prompt:
+    without ``base_state.json`` no head says which branch is active; the last event's is read,
+    the first prompt and its answer are accounted as off the branch, and the load says so."""
+    transcript = turnfold.load(FORKED_EVENTS)
+    assert [e.text for e in transcript.entries] == ["Say hello in French.", "Bonjour !"]  # type: ignore[attr-defined]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["(off the active branch)"] == {"ignored": 2}
+    assert any("fork" in w.reason and "last event" in w.reason for w in transcript.warnings)
+    lines = [json.loads(line) for line in FORKED_EVENTS.read_text().splitlines()]
+    assert turnfold.load(json.dumps(lines)).entries == transcript.entries  # one JSON array
+
+
+def test_H3_events_that_do_not_fork_are_all_read_without_a_word() -> None:
+    transcript = turnfold.load(EVENTS_FILE)
+    assert not any("fork" in w.reason for w in transcript.warnings)
+    assert transcript.accounting is not None
+    assert "(off the active branch)" not in transcript.accounting.counts
+
+
+def test_H3_a_page_of_events_that_begins_mid_log_is_read_whole() -> None:
+    """The agent server's page of the log's later events: the first one's parent is on an
+    earlier page, which ends the branch rather than breaking it."""
+    events = [
+        _user("b0000002-0000", "Go on", parent_id="b0000001-0000"),
+        _reply("b0000003-0000", "Done.", parent_id="b0000002-0000"),
+        {"id": "b0000004-0000", "kind": "ConversationStateUpdateEvent", "source": "environment",
+         "key": "execution_status", "value": "finished", "parent_id": "b0000002-0000"},
+    ]  # fmt: skip
+    transcript = turnfold.load(json.dumps({"items": events, "next_page_id": None}))
+    assert [e.text for e in transcript.entries] == ["Go on", "Done."]  # type: ignore[attr-defined]
+    assert transcript.warnings == []
+
+
 # --- shapes the run did not write ---------------------------------------------------------------
 
 

@@ -310,3 +310,31 @@ def test_H2_a_text_demonstration_pairs_each_action_with_the_observation_after_it
     assert (ls.call_id, ls.status, ls.result.text) == ("step-1", "unknown", "a.py")
     assert (run.call_id, run.status) == ("step-2", "error")
     assert transcript.accounting.unaccounted == []
+
+
+def test_H6_the_model_is_the_one_the_run_was_configured_with() -> None:
+    """``replay_config`` holds the run's configuration: an object in the trajectories SWE-agent
+    keeps, JSON text as 1.x writes it (``model_dump_json``)."""
+    path = FIXTURES / "swe-agent_v1_marshmallow-1867_function-calling-replace.traj"
+    assert turnfold.load(path).metadata["model"] == "gpt-4o"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["replay_config"] = json.dumps(document["replay_config"])
+    assert turnfold.load(json.dumps(document)).metadata["model"] == "gpt-4o"
+    document["replay_config"] = "{not json"
+    transcript = turnfold.load(json.dumps(document))
+    assert "model" not in transcript.metadata
+    assert [w.reason for w in transcript.warnings] == [
+        "replay_config is not JSON: the run's model is not read"
+    ]
+
+
+def test_H2_a_0x_step_s_state_is_json_text_naming_the_open_file() -> None:
+    """SWE-agent 0.x keeps each step's ``state`` as the JSON its state command printed: the
+    file an ``edit`` acts on and the working directory are read from it."""
+    transcript = turnfold.load(V0)
+    document = json.loads(V0.read_text(encoding="utf-8"))
+    assert isinstance(document["trajectory"][0]["state"], str)
+    edit = next(c for c in transcript.tool_calls() if c.name == "edit")
+    assert edit.args["path"] == "/klieret__swe-agent-test-repo/tests/missing_colon.py"
+    assert edit.description == "tests/missing_colon.py"
+    assert transcript.metadata["cwd"] == "/klieret__swe-agent-test-repo"

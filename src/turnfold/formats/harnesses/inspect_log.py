@@ -26,7 +26,9 @@ that ``messages`` lose; logs before 0.3.42 keep them, and the content they refer
   (``redacted`` ones with their opaque payload), text as :class:`AssistantText`, each tool
   call as a :class:`ToolCall` (one batch per message), the call's usage on its last text (else
   its first reasoning or call, with the model's name), the model the message names (else the
-  output's, else the event's); a model error is an :class:`AssistantError`. Inputs pooled in
+  output's, else the event's); a model error is an :class:`AssistantError`, unless another
+  model call follows in its scope (a retried attempt: Inspect records each; or a failure the
+  agent caught): then a warning notice, since the run went on. Inputs pooled in
   ``events_data`` (``input_refs``) and ``attachment://`` (older ``tc://``) references are
   resolved;
 - images the model returned are its text's images (shown after it); other media (audio, video,
@@ -1139,6 +1141,16 @@ class _Events:
             if step and event.get("type") in _SCORING_SPANS and event.get("action") == "end":
                 scoring = max(0, scoring - 1)
             self.scopes.setdefault(scope, []).append(event)
+        #: The model calls that failed and were followed by another in their scope (by
+        #: ``id()``): Inspect records each attempt of a retried call as a model event of its
+        #: own, and a failure the agent caught lets the run go on; neither ended the turn.
+        self.survived: set[int] = set()
+        for scoped in self.scopes.values():
+            failed: list[int] = []
+            for event in scoped:
+                if isinstance(event, Mapping) and event.get("event") == "model":
+                    self.survived.update(failed)
+                    failed = [id(event)] if event.get("error") else []
 
     def _scope(self, event: Mapping[str, Any]) -> str:
         span = event.get("span_id")
@@ -1375,7 +1387,13 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
         conversation.read_message(message, timestamp=answered, usage=usage)
     error = event.get("error")
     if isinstance(error, str) and error:
-        conversation.append(AssistantError(message=error, timestamp=answered))
+        if id(event) in events.survived:
+            text = f"The model call failed, and the run went on: {error}"
+            conversation.append(
+                SystemNotice(text=text, level="warning", subtype="model_error", timestamp=answered)
+            )
+        else:
+            conversation.append(AssistantError(message=error, timestamp=answered))
 
 
 def _response_model(message: Mapping[str, Any], output: Any, event: Mapping[str, Any]) -> Any:

@@ -47,8 +47,9 @@ Metadata (H-6): ``agent`` ``"mini-swe-agent"``, ``model`` (``info.config.model.m
 ``exit_status``, ``submission``, ``cost_usd`` (``instance_cost``, the run's cost, unless it is
 0 for calls made: mini-swe-agent's price of a call it could not price), ``api_calls``,
 ``version``; ``outcome`` (:func:`outcome_of`): ``incomplete`` for ``LimitsExceeded`` /
-``TimeExceeded``, ``error`` for ``RepeatedFormatError`` and exceptions; a ``Submitted`` run has
-no outcome (the patch is graded elsewhere).
+``TimeExceeded``, ``error`` for ``RepeatedFormatError`` and exceptions (named by their class,
+with their ``traceback`` in ``info``); a ``Submitted`` run has no outcome (the patch is graded
+elsewhere).
 """
 
 from __future__ import annotations
@@ -131,17 +132,21 @@ def status_of(content: str, extra: Mapping[str, Any]) -> ToolStatus:
     return "success" if code == 0 else "error"
 
 
-def outcome_of(exit_status: Any) -> str | None:
-    """The H-6 outcome of an exit status (see the module docstring).
+def outcome_of(exit_status: Any, raised: bool = False) -> str | None:
+    """The H-6 outcome of an exit status (see the module docstring). ``raised``: the run ended
+    on an exception, whose class names the status whatever its name (litellm's ``Timeout``):
+    mini-swe-agent keeps its ``traceback`` and ``exception_str`` beside it.
 
     >>> outcome_of("Submitted"), outcome_of("LimitsExceeded"), outcome_of("RuntimeError")
     (None, 'incomplete', 'error')
+    >>> outcome_of("Timeout"), outcome_of("Timeout", raised=True)
+    (None, 'error')
     """
     if not isinstance(exit_status, str) or not exit_status or exit_status == "Submitted":
         return None
     if exit_status in _LIMITS:
         return "incomplete"
-    if exit_status.endswith(("Error", "Exception")) or exit_status == "KeyboardInterrupt":
+    if raised or exit_status.endswith(("Error", "Exception")) or exit_status == "KeyboardInterrupt":
         return "error"
     return None
 
@@ -298,7 +303,8 @@ def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> 
             # "ignore_errors" (models/litellm_model.py _calculate_cost; it raises otherwise):
             # no cost was recorded, and genai-prices may estimate one (spec U-2).
             del transcript.metadata["cost_usd"]
-        outcome = outcome_of(value.get("exit_status"))
+        raised = "traceback" in value or "exception_str" in value
+        outcome = outcome_of(value.get("exit_status"), raised)
         if outcome is not None:
             transcript.metadata["outcome"] = outcome
         config = value.get("config")

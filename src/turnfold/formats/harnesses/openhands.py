@@ -7,9 +7,14 @@ Shapes read (``openhands/events/serialization/event.py``, ``evaluation/utils/sha
   ``{id, timestamp, source: "user"|"agent"|"environment", message, cause?, tool_call_metadata?,
   llm_metrics?}`` plus either ``action`` + ``args`` or ``observation`` + ``content`` +
   ``extras``;
+- a V0 **session folder** (``~/.openhands/sessions/<id>/``, :func:`session_of`): one event a
+  file (``events/<id>.json``) and ``metadata.json`` (the title, model, total cost and tokens).
+  ``load()`` of its ``metadata.json`` or of any event file reads the whole session;
 - an eval **``output.jsonl``**: one instance per line, ``{instance_id, instruction, history,
   test_result, metadata, metrics, error, instance}``; ``history`` is a list of events (or, in old
-  outputs, of ``[action, observation]`` pairs). ``load(path, sample=ID)`` shows the instance
+  outputs, of ``[action, observation]`` pairs; in OpenHands V1's, OpenHands/benchmarks', of the
+  SDK's events, with the SDK's ``Metrics``: read by :func:`.openhands_sdk.read_history`, the
+  transcript's ``source_format`` ``openhands-sdk``). ``load(path, sample=ID)`` shows the instance
   with that ``instance_id``; without ``sample`` it shows the first and warns about the others.
   :func:`instances` reads every instance in one pass (a corpus scan: one row each);
 - a resolver's **``output.jsonl``** (``ResolverOutput``): one issue per line, ``{issue,
@@ -50,7 +55,8 @@ Mapping:
   the context the runtime added, ``agent_state_changed`` to ``error`` an
   :class:`AssistantError` (other states are bookkeeping);
 - H-6 metadata: ``agent`` ``"openhands"``, ``agent_class``, ``model``, ``version``, ``cost_usd``
-  (``metrics.accumulated_cost``, else the last event's ``llm_metrics``), ``usage``, ``sample``
+  (``metrics.accumulated_cost``, else the last event's ``llm_metrics``; none when the model had
+  no price: :func:`recorded_cost`), ``usage``, ``sample``
   (``instance_id``), ``task`` (the dataset), ``outcome`` (:func:`outcome_of`:
   ``test_result.report.resolved`` → ``pass`` / ``fail``, a failed evaluation or an instance
   ``error`` → ``error``, a resolver's verdict ``success`` → ``pass`` / ``fail``); a resolver
@@ -60,10 +66,12 @@ Mapping:
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from turnfold import codec
@@ -80,6 +88,8 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.harnesses import openhands_sdk
+from turnfold.formats.harnesses.openhands_sdk import event_file_value
 from turnfold.formats.source import Source
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
@@ -140,6 +150,7 @@ RECORDS = Records(
         "observation/agent_state_changed/rate_limited": "a warning notice",
         "instance": "an eval output's (or a resolver output's) metadata, metrics and test "
         "result or verdict (outcome)",
+        "session": "a V0 session's metadata.json: its title, model, cost and token totals",
     },
     ignored={
         "observation/null": "no observation: an action without output was done",
@@ -334,12 +345,13 @@ def _classify(value: Any) -> int:
 
 
 def detect(source: Source) -> Evidence:
-    """Events (``action`` + ``args``, ``observation`` + ``extras``) or eval instances."""
+    """Events (``action`` + ``args``, ``observation`` + ``extras``) or eval instances; a V0
+    session's ``metadata.json`` or one of its event files."""
     document = source.document if source.is_document else None
     if isinstance(document, Mapping):
-        return (
-            Evidence(share=1.0, marks=1) if _is_instance(document) else Evidence.none("no events")
-        )
+        if _is_instance(document) or (source.path is not None and session_of(source.path)):
+            return Evidence(share=1.0, marks=1)
+        return Evidence.none("no events")
     values = sample(document) if isinstance(document, list) else source.head_values()
     return Evidence.of(values, _classify, "no action/observation events")
 
@@ -376,10 +388,8 @@ class _Reader:
             self.source.warn("event is not an object", line, record_type="(event)")
             return None
         metrics = event.get("llm_metrics")
-        if isinstance(metrics, Mapping) and isinstance(
-            metrics.get("accumulated_cost"), (int, float)
-        ):
-            self.cost = float(metrics["accumulated_cost"])
+        if isinstance(metrics, Mapping):
+            self.cost = recorded_cost(metrics) if "accumulated_cost" in metrics else self.cost
         if isinstance(event.get("action"), str):
             return self._action(event, line)
         if isinstance(event.get("observation"), str):
@@ -683,6 +693,24 @@ class _Reader:
             self.root.transcript.metadata.setdefault("cost_usd", self.cost)
 
 
+def recorded_cost(metrics: Mapping[str, Any]) -> float | None:
+    """A run's cost as OpenHands' ``Metrics`` record it, None when they record none: a model
+    litellm cannot price adds no ``costs`` entry (``LLM._completion_cost``), which leaves an
+    ``accumulated_cost`` of 0.0 that is no price.
+
+    >>> recorded_cost({"accumulated_cost": 0.0, "costs": []}) is None
+    True
+    >>> recorded_cost({"accumulated_cost": 0.25, "costs": [{"cost": 0.25}]})
+    0.25
+    """
+    cost = metrics.get("accumulated_cost")
+    if not isinstance(cost, (int, float)) or isinstance(cost, bool):
+        return None
+    if cost == 0 and metrics.get("costs") == []:
+        return None
+    return float(cost)
+
+
 def tool_name(kind: str, args: Mapping[str, Any], function: Any) -> str:
     """The call's name: the tool the model called, with the editor's subcommand, else the
     action type.
@@ -874,11 +902,14 @@ def _instance(reader: _Reader, instance: Mapping[str, Any], line: int) -> None:
         llm = meta.get("llm_config")
         if isinstance(llm, Mapping) and isinstance(llm.get("model"), str):
             metadata["model"] = llm["model"]
+    history: list[Any] = instance["history"]
     metrics = instance.get("metrics")
-    if isinstance(metrics, Mapping):
-        cost = metrics.get("accumulated_cost")
-        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
-            metadata["cost_usd"] = float(cost)
+    # OpenHands V1 (OpenHands/benchmarks) keeps the SDK's events and Metrics
+    sdk = any(map(openhands_sdk.is_event, history[:5]))
+    if isinstance(metrics, Mapping) and not sdk:
+        cost = recorded_cost(metrics)
+        if cost is not None:
+            metadata["cost_usd"] = cost
         usage = metrics.get("accumulated_token_usage")
         if isinstance(usage, Mapping):
             totals = {
@@ -902,12 +933,15 @@ def _instance(reader: _Reader, instance: Mapping[str, Any], line: int) -> None:
     outcome = outcome_of(instance)
     if outcome is not None:
         metadata["outcome"] = outcome
-    history: list[Any] = instance["history"]
     instruction = instance.get("instruction")
-    if isinstance(instruction, str) and instruction.strip() and not _has_prompt(history):
+    if isinstance(instruction, str) and instruction.strip() and not _has_prompt(history, sdk):
         reader.root.transcript.append(UserMessage(text=instruction.strip()))
     reader.source.mapped("instance")
-    _read_history(reader, history, line)
+    if sdk:
+        metadata["source_format"] = openhands_sdk.NAME
+        openhands_sdk.read_history(reader.source, reader.root.transcript, history, metrics, line)
+    else:
+        _read_history(reader, history, line)
     if isinstance(error, str) and error.strip():
         reader.root.transcript.append(AssistantError(message=error.strip()))
 
@@ -933,7 +967,12 @@ def _resolver_metadata(metadata: dict[str, Any], output: Mapping[str, Any]) -> N
         metadata["comment_success"] = list(output["comment_success"])
 
 
-def _has_prompt(history: list[Any]) -> bool:
+def _has_prompt(history: list[Any], sdk: bool) -> bool:
+    if sdk:
+        return any(
+            isinstance(e, Mapping) and e.get("kind") == "MessageEvent" and e.get("source") == "user"
+            for e in history
+        )
     return any(
         isinstance(e, Mapping)
         and e.get("action") == "message"
@@ -963,6 +1002,11 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
     ``instance_id`` is ``sample``, else the first (the others are named in a warning)."""
     if epoch not in (None, 1):
         raise ValueError(f"{source.name}: OpenHands outputs have no epochs; epoch={epoch!r}")
+    folder = session_of(source.path) if source.path is not None else None
+    if folder is not None:
+        if sample is not None:
+            raise ValueError(f"{source.name}: a session is one run, with no sample={sample!r}")
+        return _session(folder, source)
     transcript = Transcript(metadata={"source_format": NAME, "agent": "openhands"})
     reader = _Reader(source, transcript)
     document = source.document if source.is_document else None
@@ -1007,6 +1051,91 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
             )
     reader.finish()
     return transcript
+
+
+# --- a V0 session's folder ---------------------------------------------------------------------
+
+#: An OpenHands V0 conversation's folder (``openhands/storage/locations.py``):
+#: ``sessions/<id>/`` (``users/<user>/conversations/<id>/`` on a server) holds
+#: ``events/<event id>.json``, one event each as ``event_to_dict`` writes it, the
+#: ``ConversationMetadata`` in ``metadata.json``, and pickles of the agent's state.
+SESSION_METADATA = "metadata.json"
+SESSION_EVENTS = "events"
+_SESSION_EVENT = re.compile(r"^(\d{1,12})\.json$")
+
+
+def session_of(path: Path) -> Path | None:
+    """The V0 session folder whose ``metadata.json`` or event file ``path`` is; None for
+    anything else.
+
+    >>> session_of(Path("/nowhere/events/3.json")) is None  # no such folder
+    True
+    """
+    if path.name == SESSION_METADATA:
+        folder = path.parent
+    elif path.parent.name == SESSION_EVENTS and _SESSION_EVENT.match(path.name):
+        folder = path.parent.parent
+    else:
+        return None
+    try:
+        entries = os.scandir(folder / SESSION_EVENTS)
+    except OSError:
+        return None
+    with entries:
+        return folder if any(_SESSION_EVENT.match(entry.name) for entry in entries) else None
+
+
+def _session(folder: Path, into: Source) -> Transcript:
+    """A V0 session: its events in their order, then what ``metadata.json`` says of the run
+    (the events record no title, and their costs are per response)."""
+    events = folder / SESSION_EVENTS
+    found: dict[int, Path] = {}
+    for path in sorted(events.iterdir()):
+        match = _SESSION_EVENT.match(path.name)
+        if match is not None and path.is_file():
+            found[int(match.group(1))] = path
+        elif not path.name.startswith("."):
+            into.warn(f"{path.name} in {events}: not an event file, not read")
+    records = [(index + 1, event_file_value(found[index])) for index in sorted(found)]
+    source = Source(str(events), iter(records), path=events, warnings=into.warnings,
+                    accounting=into.accounting)  # fmt: skip
+    transcript = Transcript(metadata={"source_format": NAME, "agent": "openhands"})
+    reader = _Reader(source, transcript)
+    for line, record in source.records():
+        if isinstance(record, MalformedLine):
+            source.warn(record.reason, line)
+        else:
+            reader.feed(record, line)
+    reader.finish()
+    _session_metadata(folder / SESSION_METADATA, transcript.metadata, into)
+    return transcript
+
+
+def _session_metadata(path: Path, metadata: dict[str, Any], source: Source) -> None:
+    """``metadata.json`` (``ConversationMetadata``, ``storage/data_models``) as H-6 metadata."""
+    if not path.is_file():
+        return
+    value = event_file_value(path)
+    if isinstance(value, MalformedLine) or not isinstance(value, Mapping):
+        source.warn(f"{path}: not read ({getattr(value, 'reason', 'not an object')})",
+                    record_type="session")  # fmt: skip
+        return
+    for key, name in (("conversation_id", "session_id"), ("title", "title")):
+        if isinstance(value.get(key), str) and value[key].strip():
+            metadata[name] = value[key].strip()
+    if isinstance(value.get("llm_model"), str) and value["llm_model"]:
+        metadata.setdefault("model", value["llm_model"])
+    cost = value.get("accumulated_cost")
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+        metadata["cost_usd"] = float(cost)  # the run's total, the events' last is a response's
+    totals = {
+        name: count
+        for name, key in (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens"))
+        if (count := as_int(value.get(key))) is not None
+    }
+    if totals:
+        metadata["usage"] = totals
+    source.note("session", "mapped")
 
 
 class NotAnEvalOutput(ValueError):

@@ -23,8 +23,12 @@ conversation in a folder named by its id (``<persistence_dir>/<id hex>/``,
 ``load()`` reads such a folder from its ``base_state.json`` or from any of its event files, and
 :func:`read_path` from the folder itself or its ``events/``. Events without their folder (one
 JSON array, JSON lines, the agent server's page ``{"items": [...]}``, or ``Event`` objects) are
-read in their order, without what only ``base_state.json`` says (usage, model, the active
-branch). A line of a warning is the event's place in the log: ``event-00014-…`` is line 15.
+read in their order, without what only ``base_state.json`` says (usage, model, the head of the
+active branch): of events that fork, the branch of the last one is read, as the SDK reads a
+conversation without a head, and the load warns that it chose (:func:`_last_event_branch`). So
+is an OpenHands V1 eval output's instance, whose ``history`` holds them and its ``metrics`` the
+usage (:func:`read_history`, called by :mod:`.openhands`). A line of a warning is the event's
+place in the log: ``event-00014-…`` is line 15.
 
 Mapping (record types are the events' ``kind``):
 
@@ -154,6 +158,9 @@ RECORDS = Records(
         "InterruptEvent": "an abort marker; the calls still running are cancelled",
         "HookExecutionEvent": "a warning notice: a hook blocked the operation, or failed",
         "ACPToolCallEvent": "a call an ACP agent ran; its later events update it",
+        "instance": "an OpenHands V1 eval output's instance (OpenHands/benchmarks EvalOutput, "
+        "read by openhands): its id, instruction and test result; its history read as these "
+        "events, its metrics as each response's usage and the run's cost",
     },
     ignored={
         "ObservationEvent/finish": "the finish tool's echo of its message, shown once as the "
@@ -171,6 +178,8 @@ RECORDS = Records(
         _OFF_BRANCH: "an event of a branch the conversation left (navigate_to, fork): the "
         "active branch is shown, as the agent sees it",
         _PAGE: "the agent server's page of events: its items are read",
+        "instance/other": "the other instances of an eval output: load() shows one "
+        "(sample=ID picks it)",
     },
 )
 
@@ -207,13 +216,22 @@ def conversation_of(path: Path) -> Path | None:
     try:
         if not path.is_dir():
             return None
-        if (path / BASE_STATE).is_file() or (path / EVENTS).is_dir():
+        if (path / BASE_STATE).is_file() or _holds_event_files(path / EVENTS):
             return path
         if path.name == EVENTS and any(EVENT_FILE.match(p.name) for p in _listed(path)):
             return path.parent
     except OSError:
         return None
     return None
+
+
+def _holds_event_files(events: Path) -> bool:
+    """Whether ``events`` is a folder of the SDK's event files: an OpenHands V0 session keeps
+    its events in ``events/`` too, named by their number alone (:mod:`.openhands`)."""
+    try:
+        return any(EVENT_FILE.match(entry.name) for entry in os.scandir(events))
+    except OSError:
+        return False
 
 
 def _listed(folder: Path) -> list[Path]:
@@ -245,10 +263,11 @@ def _event_records(events: Path, warn: list[str]) -> list[tuple[int, Any]]:
             f"no event file for index {first} of {events} (the SDK stops there): "
             "the events after it are read"
         )
-    return [(index + 1, _event_value(found[index])) for index in sorted(found)]
+    return [(index + 1, event_file_value(found[index])) for index in sorted(found)]
 
 
-def _event_value(path: Path) -> Any:
+def event_file_value(path: Path) -> Any:
+    """The JSON of one event's file, or a :class:`MalformedLine` saying why it is not read."""
     try:
         size = path.stat().st_size
         if size > record_limit():
@@ -347,11 +366,26 @@ def read(source: Source) -> Transcript:
         if given is not None or (folder / EVENTS).is_dir():
             return _conversation(folder, source, given, 0)
     transcript = _new_transcript()
-    reader = _Reader(source, transcript, None, 0)
     if _is_state(document):
+        reader = _Reader(source, transcript, None, 0)
         reader.state(document)
     else:
-        _feed_all(reader, source.records())
+        # Which events are on the branch is known only once every event is read: the records
+        # are read ahead, then accounted for as the reader reads them again.
+        unaccounted = source.accounting.unaccounted
+        mark = len(unaccounted)
+        records = list(source.records())
+        del unaccounted[mark:]
+        again = Source(
+            source.name,
+            iter(records),
+            path=source.path,
+            warnings=source.warnings,
+            accounting=source.accounting,
+        )
+        reader = _Reader(again, transcript, None, 0)
+        reader.branch = _last_event_branch(records, again)
+        _feed_all(reader, again.records())
     reader.finish()
     return transcript
 
@@ -371,6 +405,30 @@ def read_path(path: Path) -> Transcript:
     transcript.warnings[:0] = source.warnings
     transcript.accounting = source.accounting
     return transcript
+
+
+def is_event(value: Any) -> bool:
+    """Whether ``value`` is an SDK event (its class in ``kind``)."""
+    return _classify(value) == DISTINCTIVE
+
+
+def read_history(
+    source: Source, transcript: Transcript, history: list[Any], metrics: Any, line: int
+) -> None:
+    """An OpenHands V1 eval instance's events into ``transcript`` (OpenHands/benchmarks
+    ``EvalOutput``: ``history`` is the conversation's events, ``metrics`` the SDK's combined
+    ``Metrics`` of its responses); every event is accounted for on the instance's ``line``."""
+    reader = _Reader(source, transcript, None, 0)
+    if isinstance(metrics, MAPPINGS):
+        reader.stats({"agent": metrics})
+    records = [(line, event) for event in history]
+    reader.branch = _last_event_branch(records, source)
+    for event in history:
+        try:
+            reader.feed(event, line)
+        except Exception as exc:  # one event of a shape never seen is lost, not the rest (L-4)
+            not_read(source, line, exc)
+    reader.finish()
 
 
 def _new_transcript() -> Transcript:
@@ -423,14 +481,65 @@ def _feed_all(reader: _Reader, records: Iterator[tuple[int, Any]]) -> None:
             not_read(source, line, exc)
 
 
-def _active_branch(records: list[tuple[int, Any]], leaf: Any, source: Source) -> set[str] | None:
+#: Events that are no node of the conversation's tree (``ConversationState.append_event`` does
+#: not move the head to them; ``_resolve_active_leaf`` passes over them).
+_NOT_NODES = NameSet({"ConversationStateUpdateEvent", "ConversationErrorEvent"})
+
+
+def _events_of(records: list[tuple[int, Any]]) -> Iterator[Mapping[str, Any]]:
+    """The events of ``records`` in log order, a page's items in its place."""
+    for _, value in records:
+        if _is_page(value):
+            yield from (item for item in value["items"] if isinstance(item, MAPPINGS))
+        elif isinstance(value, MAPPINGS):
+            yield value
+
+
+def _last_event_branch(records: list[tuple[int, Any]], source: Source) -> set[str] | None:
+    """The branch of the last event, for events read without their ``base_state.json``.
+
+    The head the SDK keeps there is the last event appended, except after a ``navigate_to``
+    with nothing appended since: the events cannot tell that. So the branch of the last event
+    is read (the SDK's own rule for a conversation with no head, ``_resolve_active_leaf``) and
+    a load of events that fork says which branch it chose; None when nothing forks.
+    """
+    leaf = next(
+        (
+            event.get("id")
+            for event in reversed(list(_events_of(records)))
+            if event.get("kind") not in _NOT_NODES and isinstance(event.get("id"), str)
+        ),
+        None,
+    )
+    branch = _active_branch(records, leaf, source, partial=True)
+    if branch is None:
+        return None
+    off = sum(
+        1
+        for event in _events_of(records)
+        if event.get("kind") not in _NOT_NODES and not _on(event.get("id"), branch)
+    )
+    if not off:
+        return None  # only bookkeeping events sit beside the branch: nothing forks
+    source.warn(
+        f"these events fork (navigate_to, fork) and no base_state.json says which branch is "
+        f"active: the branch of the last event is shown, {off} event(s) of the others are not"
+    )
+    return branch
+
+
+def _active_branch(
+    records: list[tuple[int, Any]], leaf: Any, source: Source, *, partial: bool = False
+) -> set[str] | None:
     """The ids of the events on the active branch (``EventLog.path_to_root`` from the head, by
     ``_effective_parent_id``: an event without a ``parent_id`` follows the one before it); None
-    when every event is on it (no head, or a chain that breaks: then nothing is hidden)."""
+    when every event is on it (no head, or a chain that breaks: then nothing is hidden).
+    ``partial``: the events may begin mid-log (a page of them), so a parent not among them ends
+    the branch instead of breaking it."""
     parents: dict[str, str | None] = {}  # in log order
     last: str | None = None
-    for _, value in records:
-        event_id = value.get("id") if isinstance(value, dict) else None
+    for value in _events_of(records):
+        event_id = value.get("id")
         if isinstance(event_id, str):
             parent = value.get("parent_id")
             parent = parent if isinstance(parent, str) else last
@@ -441,6 +550,8 @@ def _active_branch(records: list[tuple[int, Any]], leaf: Any, source: Source) ->
     branch: set[str] = set()
     current: str | None = leaf
     while current is not None:
+        if partial and current not in parents and current not in branch:
+            break  # the events begin below this ancestor
         if current in branch or current not in parents:
             source.warn(f"the active branch breaks at event {current}: every event is read")
             return None
@@ -502,9 +613,9 @@ class _Reader:
             self.cwd = metadata["cwd"] = cwd
         if isinstance(state.get("execution_status"), str):
             metadata["execution_status"] = state["execution_status"]
-        self._stats(_mapping(_mapping(state.get("stats")).get("usage_to_metrics")))
+        self.stats(_mapping(_mapping(state.get("stats")).get("usage_to_metrics")))
 
-    def _stats(self, uses: Mapping[str, Any]) -> None:
+    def stats(self, uses: Mapping[str, Any]) -> None:
         """Each response's usage by its id; the conversation's own totals and its cost."""
         own: dict[str, int] = {}
         cost, priced = 0.0, False

@@ -21,7 +21,9 @@ Mapping:
   ``bash`` call), its ``observation`` the call's result and ``execution_time`` its duration.
   ``str_replace_editor`` actions are parsed into the tool's own arguments (``path``,
   ``old_str``, ``new_str``, ...); the other commands keep their command line as ``command``.
-  The ``submit`` observation (the patch) is a ``diff`` result;
+  The ``submit`` observation (the patch) is a ``diff`` result. The step's ``state`` (an
+  object; in 0.x the JSON text of the state command) names the open file, on which ``edit``,
+  ``insert``, ``goto`` and the scrolls act, and the working directory (``metadata["cwd"]``);
 - **status**: SWE-agent records no exit codes, so a call whose observation states a failure
   (:func:`failure_stated`: an ``Error``/``usage:`` first line, ``command not found``, ``No such
   file or directory``, a Python traceback, an edit rejected for syntax errors, a command
@@ -31,6 +33,7 @@ Mapping:
   (``metadata["system"]``) and the task: the user messages before the first action, not
   demonstrations (counted as ``history/task``). Demonstrations (``is_demo``) are an example run
   shown to the model, not this run;
+- **replay_config** (the run's configuration) gives ``model`` (``agent.model.name``);
 - **info** gives the H-6 metadata: ``agent`` ``"swe-agent"``, ``exit_status``, ``submission``,
   ``cost_usd`` (``model_stats.instance_cost``), ``usage`` (``tokens_sent`` /
   ``tokens_received`` as input / output tokens), ``api_calls``, ``version``. The ``outcome``
@@ -90,6 +93,8 @@ RECORDS = Records(
         "message after the task",
         "info": "exit status, submission, cost, tokens and version: metadata (outcome, cost_usd)",
         "environment": 'the environment\'s name: metadata["environment"]',
+        "replay_config": "the configuration the run was made with (to replay it): the "
+        'model\'s name (agent.model.name), metadata["model"]',
         "other key": "other top-level keys: kept in metadata under their names",
     },
     ignored={
@@ -97,7 +102,6 @@ RECORDS = Records(
         "history/assistant": "the thought and action of a step, read from the trajectory",
         "history/user": "an observation of a step, read from the trajectory",
         "history/tool": "an observation of a step, read from the trajectory",
-        "replay_config": "the configuration to replay the run with",
         "attempts": "the retry loop's attempts; the chosen one is the trajectory itself",
     },
 )
@@ -337,13 +341,38 @@ def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> 
     elif key == "environment":
         transcript.metadata["environment"] = value
         source.mapped("environment")
-    elif key in ("replay_config", "attempts"):
-        if key == "attempts" and isinstance(value, list):
+    elif key == "replay_config":
+        if isinstance(value, str):  # SWE-agent 1.x writes it as JSON text (model_dump_json)
+            try:
+                value = codec.loads(value)
+            except ValueError:
+                source.warn("replay_config is not JSON: the run's model is not read",
+                            record_type=key)  # fmt: skip
+                return
+        model = _configured_model(value)
+        if model is not None:
+            transcript.metadata["model"] = model
+        source.mapped(key)
+    elif key == "attempts":
+        if isinstance(value, list):
             transcript.metadata["attempts"] = len(value)
         source.ignored(key)
     else:
         transcript.metadata.setdefault(key, value)
         source.mapped("other key")
+
+
+def _configured_model(config: Any) -> str | None:
+    """The model's name in a run's ``replay_config`` (a ``RunSingleConfig``); None when it
+    names none (a retry agent configures several).
+
+    >>> _configured_model({"agent": {"model": {"name": "claude-3-5-sonnet-20241022"}}})
+    'claude-3-5-sonnet-20241022'
+    """
+    agent = config.get("agent") if isinstance(config, Mapping) else None
+    model = agent.get("model") if isinstance(agent, Mapping) else None
+    name = model.get("name") if isinstance(model, Mapping) else None
+    return name if isinstance(name, str) and name else None
 
 
 def info_metadata(metadata: dict[str, Any], info: Mapping[str, Any]) -> None:
@@ -485,10 +514,22 @@ def _content_text(content: Any) -> str:
     return ""
 
 
+def _state_of(step: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """A step's ``state`` (the open file, the working directory): an object, or in SWE-agent
+    0.x the JSON text its state command printed."""
+    state = step.get("state")
+    if isinstance(state, str):
+        try:
+            state = codec.loads(state)
+        except ValueError:
+            return None
+    return state if isinstance(state, Mapping) else None
+
+
 def _first_working_dir(steps: list[Any]) -> str | None:
     for step in steps:
-        state = step.get("state") if isinstance(step, Mapping) else None
-        if isinstance(state, Mapping) and isinstance(state.get("working_dir"), str):
+        state = _state_of(step) if isinstance(step, Mapping) else None
+        if state is not None and isinstance(state.get("working_dir"), str):
             return str(state["working_dir"])
     return None
 
@@ -503,8 +544,8 @@ def _read_step(
     action = step.get("action")
     if not isinstance(action, str) or not action.strip():
         return  # a step that only thought (an autosubmission after an error, say)
-    state = step.get("state")
-    open_file = state.get("open_file") if isinstance(state, Mapping) else None
+    state = _state_of(step)
+    open_file = state.get("open_file") if state is not None else None
     open_file = open_file if isinstance(open_file, str) and open_file != "n/a" else None
     name, args = command_call(action.strip(), open_file)
     observation = step.get("observation")
@@ -523,7 +564,7 @@ def _read_step(
         else None
     )
     meta: dict[str, Any] = {"step": index}
-    if isinstance(state, Mapping) and state:
+    if state:
         meta["state"] = dict(state)
     transcript.append(
         ToolCall(
