@@ -34,7 +34,7 @@ with collector_paused():
     from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
 
     from turnfold.forking import Partner, can_fork, free_core
-    from turnfold.formats import FORMATS, TranscriptFormatError, load
+    from turnfold.formats import FORMATS, TranscriptFormatError, folder_format, load
     from turnfold.model import Transcript
     from turnfold.render.content import MORE_CHARS
     from turnfold.render.page import write_page
@@ -218,7 +218,7 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
     if not path.exists():
         print(f"turnfold: {path}: no such file", file=stderr)
         return None
-    if path.is_dir():
+    if path.is_dir() and folder_format(path) is None:
         print(f"turnfold: {path}: is a directory, not a transcript file", file=stderr)
         return None
     try:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import turnfold
+from turnfold.cli import main
 from turnfold.formats.harnesses import openhands, openhands_sdk
 from turnfold.model import (
     AssistantError,
@@ -512,6 +513,26 @@ def test_H3_H6_a_V0_session_reads_from_its_metadata_or_any_of_its_event_files(
     assert transcript.accounting.unaccounted == []
     assert transcript.accounting.counts["session"] == {"mapped": 1}
     assert turnfold.load(v0_session / "events" / "5.json").entries == transcript.entries
+
+
+def test_C1_a_V0_session_folder_loads_and_scans_as_one_run(
+    v0_session: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``load(folder)`` (or its ``events/``) reads the session, as its metadata.json does; a
+    scan makes one row of it, not one of each event file; ``turnfold show`` reads it."""
+    whole = turnfold.load(v0_session / "metadata.json")
+    for given in (v0_session, v0_session / "events"):
+        transcript = turnfold.load(given)
+        assert transcript.entries == whole.entries
+        assert transcript.metadata["title"] == "Coin Flip Simulation"
+        assert transcript.warnings == []
+    corpus = turnfold.scan(v0_session.parent, cache=False, workers=1)
+    assert (len(corpus), corpus.skipped) == (1, 0)
+    assert corpus.to_pandas()["tool_calls"].tolist() == [2]
+    assert main(["show", str(v0_session)]) == 0
+    assert "Flip a coin!" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="no sample="):
+        turnfold.load(v0_session, sample="x")
 
 
 def test_L2_a_V0_session_is_no_V1_conversation(v0_session: Path) -> None:

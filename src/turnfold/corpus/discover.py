@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from turnfold.corpus.runs import Span
 from turnfold.formats import tables
 from turnfold.formats.compressed import candidate_names
-from turnfold.formats.harnesses import openhands_sdk
+from turnfold.formats.harnesses import openhands, openhands_sdk
 from turnfold.formats.harnesses.inspect_log import Samples
 from turnfold.formats.source import expanded
 from turnfold.formats.tables import PARQUET_SUFFIXES as PARQUET_SUFFIXES
@@ -169,6 +169,15 @@ def _walk(root: str, format: str | None, found: Found) -> None:
             # events and sub-agents' conversations beside it (one file each: never a row each).
             dirs.clear()
             files = [openhands_sdk.BASE_STATE]
+        elif (
+            openhands.SESSION_METADATA in files
+            and openhands.SESSION_EVENTS in dirs
+            and openhands.session_of(Path(folder, openhands.SESSION_METADATA)) is not None
+        ):
+            # An OpenHands V0 session: one item, its metadata.json, whose loader reads the
+            # event files (one file an event: never a row each).
+            dirs.clear()
+            files = [openhands.SESSION_METADATA]
         for name in sorted(files):
             if name.startswith(".") and name not in CANDIDATE_NAMES:
                 continue

@@ -298,11 +298,12 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
 #: JSON lines, so binary files (zips) and huge documents never reach :func:`open_source`.
 #: The formats with ``read_path``, named here so that a load imports their modules alone, not
 #: every format's (a test keeps this list equal to the modules that have one).
-PATH_FORMATS: tuple[str, ...] = ("inspect", "aider", "openhands-sdk")
+PATH_FORMATS: tuple[str, ...] = ("inspect", "aider", "openhands-sdk", "openhands")
 
 #: Of :data:`PATH_FORMATS`, those whose ``read_path`` reads a folder as one run (an OpenHands
-#: V1 conversation); any other is never given a folder, which ``load()`` refuses as one.
-FOLDER_FORMATS: tuple[str, ...] = ("openhands-sdk",)
+#: V1 conversation, a V0 session); any other is never given a folder, which ``load()`` refuses
+#: as one.
+FOLDER_FORMATS: tuple[str, ...] = ("openhands-sdk", "openhands")
 
 
 @cache
@@ -365,7 +366,7 @@ def path_format(path: Path) -> str | None:
     return _choose(str(path), claims, None)
 
 
-def _folder_format(folder: Path) -> str | None:
+def folder_format(folder: Path) -> str | None:
     """The format of :data:`FOLDER_FORMATS` that claims ``folder``, None when none does."""
     claims = [(name, e) for name in FOLDER_FORMATS
               if (e := _module(name).detect_path(folder)) is not None]  # fmt: skip
@@ -384,7 +385,7 @@ def _read_path(
         if not hasattr(module, "read_path") or (folder and format not in FOLDER_FORMATS):
             return None
     else:
-        name = _folder_format(path) if folder else path_format(path)
+        name = folder_format(path) if folder else path_format(path)
         if name is None:
             return None
         module = _module(name)

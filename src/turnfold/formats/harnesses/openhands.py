@@ -90,7 +90,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses import openhands_sdk
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
-from turnfold.formats.source import Source
+from turnfold.formats.source import Source, open_source
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantError,
@@ -1083,6 +1083,40 @@ def session_of(path: Path) -> Path | None:
         return None
     with entries:
         return folder if any(_SESSION_EVENT.match(entry.name) for entry in entries) else None
+
+
+def _session_folder(path: Path) -> Path | None:
+    """The V0 session folder ``path`` is, or whose ``events/`` it is; None for anything else."""
+    folder = session_of(path / SESSION_METADATA)
+    if folder is None and path.name == SESSION_EVENTS:
+        folder = session_of(path.parent / SESSION_METADATA)
+    return folder
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """A V0 session's folder (or its ``events/``); None for files, which are read as JSON."""
+    if path.is_file():
+        return None
+    return Evidence(share=1.0, marks=1) if _session_folder(path) is not None else None
+
+
+def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """A V0 session from its folder, ``load(folder)``; any other path as its file of events or
+    instances (``load(path, format="openhands")``)."""
+    folder = _session_folder(path) if path.is_dir() else None
+    if folder is not None and sample is not None:
+        raise ValueError(f"{path}: a session is one run, with no sample={sample!r}")
+    source, stream = (Source(str(path), iter(()), path=path), None) if folder else open_source(path)
+    try:
+        transcript = (
+            _session(folder, source) if folder else read(source, sample=sample, epoch=epoch)
+        )
+    finally:
+        if stream is not None:
+            stream.close()
+    transcript.warnings[:0] = source.warnings
+    transcript.accounting = source.accounting
+    return transcript
 
 
 def _session(folder: Path, into: Source) -> Transcript:
