@@ -1299,3 +1299,87 @@ def test_A2_child_runs_no_event_tells_apart_are_nested_by_a_guess_said_in_a_warn
             ("a" if name == names[0] else "b", call) for call, name in expected.items()
         )
     ]
+
+
+# --- calls of a handoff's child: settled and waiting where they are shown (issue 22) ---------
+
+
+def _handed_to_writer(*tail: Any) -> list[Any]:
+    """Hand-made messages: ``triage`` hands off to ``writer``, whose messages ``tail`` are."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    return [
+        HumanMessage("hi", id="h1"),
+        AIMessage("", name="triage", id="a1",
+                  tool_calls=[{"name": "transfer_to_writer", "args": {}, "id": "t1"}]),
+        ToolMessage("Successfully transferred to writer", tool_call_id="t1", id="r1"),
+        *tail,
+    ]  # fmt: skip
+
+
+def _child_of(transcript: Transcript) -> Transcript:
+    """The transcript of the agent the first call handed to."""
+    sub = transcript.tool_calls()[0].subagent
+    assert sub is not None
+    assert sub.transcript is not None
+    return sub.transcript
+
+
+def test_L4_a_call_id_used_again_at_another_level_settles_each_call_where_it_is() -> None:
+    """Hand-made: the agent handed to calls ``x``; the next turn, at the top level, calls
+    ``x`` again. Each result settles its own call where it is shown, loaded and followed (a
+    second call of an id was looked for in the first one's transcript: KeyError)."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    add = [{"name": "add", "args": {}, "id": "x"}]
+    messages = _handed_to_writer(
+        AIMessage("", name="writer", id="a2", tool_calls=add),
+        ToolMessage("4", tool_call_id="x", id="r2"),
+        AIMessage("Four.", name="writer", id="a3"),
+        HumanMessage("again", id="h2"),
+        AIMessage("", name="writer", id="a4", tool_calls=add),
+        ToolMessage("5", tool_call_id="x", id="r3"),
+    )
+    followed, _ = follow([_update_event("agent", message) for message in messages])
+    for transcript in (turnfold.load(messages), followed):
+        assert transcript.warnings == []
+        settled = [
+            [(c.call_id, c.status, c.result.text if c.result else None) for c in t.tool_calls()]
+            for t in (_child_of(transcript), transcript)
+        ]
+        assert settled == [
+            [("x", "success", "4")],
+            [("t1", "success", "Successfully transferred to writer"), ("x", "success", "5")],
+        ]
+
+
+def test_A1_A2_a_call_stopped_in_a_handoff_s_child_waits_there_and_its_observers_hear() -> None:
+    """Hand-made: the agent handed to calls ``d1`` and ``d2``, and the run stops on an
+    interrupt naming ``d1``. Loaded, ``d1`` waits in the child and the pending action ends
+    the transcript; followed, the child's observers hear ``d1`` wait, then, as the stream
+    ends, ``d2`` (never answered) become ``unknown`` while ``d1`` keeps waiting."""
+    from langchain_core.messages import AIMessage
+
+    calls = [{"name": "delete", "args": {"path": f"/{n}"}, "id": f"d{n}"} for n in (1, 2)]
+    messages = _handed_to_writer(AIMessage("", name="writer", id="a2", tool_calls=calls))
+    interrupt = {"value": {"tool_call_id": "d1", "question": "Delete /1?"}, "id": "i1"}
+
+    loaded = turnfold.load({"messages": messages, "__interrupt__": [interrupt]})
+    assert loaded.warnings == []
+    assert [(c.call_id, c.status) for c in _child_of(loaded).tool_calls()] == [
+        ("d1", "confirming"), ("d2", "unknown"),
+    ]  # fmt: skip
+    assert [(a, c) for a, c, _, _ in _pending(loaded)] == [("question", "d1")]
+
+    transcript = Transcript()
+    follower = adapter.Follower(transcript)
+    for message in messages:
+        follower.feed(_update_event("agent", message))
+    heard: list[tuple[str, tuple[str, ...], str]] = []
+    _child_of(transcript).observe(
+        lambda c: heard.append((c.entry.call_id, c.fields, c.entry.status))
+    )
+    follower.feed(((), {"__interrupt__": [interrupt]}))
+    follower.close()
+    assert heard == [("d1", ("status",), "confirming"), ("d2", ("status",), "unknown")]
+    assert _pending(transcript) == _pending(loaded)

@@ -387,12 +387,13 @@ class TranscriptBuilder:
         meta: dict[str, Any] | None = None,
         call_meta: Mapping[str, Any] | None = None,
         call_id: str | None = None,
+        options: list[str] | None = None,
     ) -> PendingAction:
         """The run waits on the user for ``call`` (None: for no call it holds, the action
         naming ``call_id`` if given): the call waits (``status``, ``call_meta`` added to its
         ``meta``) unless it has its outcome already, and the :class:`PendingAction` saying what
-        for is returned, for the caller to append where the user reads it (ADK: at the top
-        level, after the turn's answer)."""
+        for (and the answers it offers, ``options``) is returned, for the caller to append
+        where the user reads it (ADK: at the top level, after the turn's answer)."""
         # A call already waiting as asked is not updated again: its observers hear of no change.
         if call is not None and call.status in UNSETTLED and (call.status != status or call_meta):
             changes = {"meta": {**call.meta, **call_meta}} if call_meta else {}
@@ -402,6 +403,7 @@ class TranscriptBuilder:
             text=text,
             call_id=call.call_id if call is not None else call_id,
             meta={} if meta is None else meta,
+            options=[] if options is None else options,
         )
 
     def settle_open(self, calls: Iterable[ToolCall], *, waiting: Container[str] = ()) -> None:

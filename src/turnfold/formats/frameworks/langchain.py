@@ -13,7 +13,8 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   other scalar keys go to ``metadata`` and ``structured_response`` to
   ``metadata["structured_response"]``; the ``__interrupt__`` of a run stopped on
   ``interrupt()`` ends the transcript with a :class:`PendingAction` of each interrupt
-  (:func:`pending_actions`), the call it stopped (where it can be told) ``confirming``.
+  (:meth:`LangChainBuilder.pending_actions`), the call it stopped (where it can be told)
+  ``confirming``.
 
 :func:`plain` reads a message's fields directly (what ``messages_to_dict`` writes, without its
 ``model_dump``); nothing of the value is modified or shared. A finished run of one agent is
@@ -331,20 +332,26 @@ class LangChainBuilder(MessageBuilder):
         #: child of a handoff while the agent handed to has control.
         self.root = self.transcript
         #: The agent in control at the top level (None: unnamed, or none spoke yet), and the
-        #: handoffs of this turn outermost first: the agent handed to, its child, the call,
-        #: the call's home.
+        #: handoffs of this turn outermost first: the agent handed to, its child, the call.
         self.speaker: str | None = None
         self._spoke = False
-        self._handoffs: list[tuple[str, Transcript, ToolCall, Transcript]] = []
-        #: The transcript each call is shown in, by call id (calls in a handoff's child).
-        self._home: dict[str, Transcript] = {}
+        self._handoffs: list[tuple[str, Transcript, ToolCall]] = []
+        #: The transcript each call of a handoff's child is shown in, by the call (its
+        #: object's id: a call id may repeat, at another level).
+        self._home: dict[int, Transcript] = {}
 
     def warn(self, reason: str, line: int | None) -> None:
         self.root.warnings.append(LoadWarning(reason=reason, line=line, source=self.source_name))
 
     def home(self, call: ToolCall) -> Transcript:
         """The transcript ``call`` is shown in (the top level unless a handoff's child)."""
-        return self._home.get(call.call_id, self.root)
+        return self._home.get(id(call), self.root)
+
+    def update(self, entry: Entry, **changes: Any) -> None:
+        """:meth:`Transcript.update` where ``entry`` is shown: a call in its :meth:`home`,
+        so that waiting on the user and settling reach a handoff's child."""
+        where = self.home(entry) if type(entry) is ToolCall else self.transcript
+        where.update(entry, **changes)
 
     # --- handoffs (spec A-1, issue 22) -------------------------------------------------------
 
@@ -376,11 +383,10 @@ class LangChainBuilder(MessageBuilder):
             if not self._handoffs:  # an agent change no handoff explains, at the top level
                 self.speaker = agent
             return
-        home = self.home(transfer)
         child = Transcript(metadata={"source_format": NAME, "agent": agent})
         task = f"handoff from {current}" if current else None
-        home.update(transfer, subagent=SubAgent(name=agent, task=task, transcript=child))
-        self._handoffs.append((agent, child, transfer, home))
+        self.update(transfer, subagent=SubAgent(name=agent, task=task, transcript=child))
+        self._handoffs.append((agent, child, transfer))
         self.transcript = child
 
     def _transfer_call(self, agent: str) -> ToolCall | None:
@@ -397,34 +403,32 @@ class LangChainBuilder(MessageBuilder):
         transfer = self._transfer_call(agent)
         if transfer is not None:
             task = f"handoff from {current}" if current else None
-            self.home(transfer).update(transfer, subagent=SubAgent(name=agent, task=task))
+            self.update(transfer, subagent=SubAgent(name=agent, task=task))
 
-    def _close_child(self, handoff: tuple[str, Transcript, ToolCall, Transcript]) -> None:
-        _, child, call, home = handoff
+    def _close_child(self, handoff: tuple[str, Transcript, ToolCall]) -> None:
+        _, child, call = handoff
         if call.subagent is not None:
             count = len(child.tool_calls())
-            home.update(call, subagent=dataclasses.replace(call.subagent, tool_count=count))
+            self.update(call, subagent=dataclasses.replace(call.subagent, tool_count=count))
 
     def end_turn(self) -> None:
         """The turn is over: its handoffs close, and the last agent's closing text is the
         turn's answer, shown at the top level rather than in the fold (spec A-1)."""
         if not self._handoffs:
             return
-        _, child, call, home = self._handoffs[-1]
+        _, child, call = self._handoffs[-1]
         answer = child.entries[-1] if child.entries else None
         if isinstance(answer, AssistantText) and answer not in self._reuse:
             # A Transcript has no removal (views key on ids that never go away): the child is
             # rebuilt without the answer, its entries keeping their ids.
             rest = Transcript(child.entries[:-1], metadata=dict(child.metadata))
-            for call_id, where in list(self._home.items()):
+            for key, where in list(self._home.items()):
                 if where is child:
-                    self._home[call_id] = rest
-            for index, (name, was, made, owner) in enumerate(self._handoffs):
-                self._handoffs[index] = (
-                    name, rest if was is child else was, made, rest if owner is child else owner,
-                )  # fmt: skip
+                    self._home[key] = rest
+            for index, (name, was, made) in enumerate(self._handoffs):
+                self._handoffs[index] = (name, rest if was is child else was, made)
             if call.subagent is not None:
-                home.update(call, subagent=dataclasses.replace(call.subagent, transcript=rest))
+                self.update(call, subagent=dataclasses.replace(call.subagent, transcript=rest))
             self.root.append(dataclasses.replace(answer, id=""))
         while self._handoffs:
             self._close_child(self._handoffs.pop())
@@ -661,7 +665,7 @@ class LangChainBuilder(MessageBuilder):
             outcome = {"status": call.status, "result": call.result} if call.result else {}
             if outcome:
                 self._open.pop(shown.call_id, None)
-            self.home(shown).update(
+            self.update(
                 shown,
                 name=call.name,
                 args=call.args,
@@ -674,7 +678,7 @@ class LangChainBuilder(MessageBuilder):
         self.transcript.append(call)
         self._calls[call.call_id] = call
         if self.transcript is not self.root:
-            self._home[call.call_id] = self.transcript
+            self._home[id(call)] = self.transcript
         if call.result is None:  # a server call settled by its own message is not open
             self._open[call.call_id] = call
         self._by_name.setdefault(call.name, []).append(call)
@@ -703,6 +707,7 @@ class LangChainBuilder(MessageBuilder):
 
     def _settle(self, call: ToolCall, status: ToolStatus, result: Any) -> None:
         self._open.pop(call.call_id, None)
+        # update()'s route, spelled out: one per result, where its layer cost mapping 4%.
         self.home(call).update(call, status=status, result=result)
 
     # --- helpers ---------------------------------------------------------------------------
@@ -732,23 +737,85 @@ class LangChainBuilder(MessageBuilder):
                 return old
         return self.transcript.append(entry)
 
-    def confirming(self, call_id: str | None) -> None:
-        """An interrupt stopped the call ``call_id``: still open, it waits for a human's
-        answer (``confirming``)."""
-        call = self._open.get(call_id) if call_id is not None else None
-        if call is not None:
-            self.home(call).update(call, status="confirming")
-
     def open_calls(self) -> list[ToolCall]:
         """The calls whose result has not arrived, oldest first."""
         return list(self._open.values())
 
+    def pending_actions(
+        self, interrupt: Any, waiting: list[ToolCall], call_id: str | None = None
+    ) -> list[PendingAction]:
+        """What an interrupt (a ``langgraph.types.Interrupt`` or its ``{"value", "id"}``
+        form) waits for, each on the call it stops where it can be told: the call its value
+        names, else ``call_id`` (a ``tasks`` event said which tool task stopped), else the one
+        call of ``waiting`` (the calls still unanswered). Each call of ``waiting`` it stops
+        waits on the user (:meth:`wait_on_user`); the actions are the caller's to show.
+
+        ``HumanInTheLoopMiddleware`` (``langchain.agents.middleware.human_in_the_loop``) asks
+        for approval: batched, one ``HITLRequest`` whose ``action_requests`` (``name``,
+        ``args``, ``description``) are each a permission on the waiting call of that name and
+        arguments, its ``review_configs``' ``allowed_decisions`` the options; per call, a
+        ``ToolApprovalRequest`` naming its ``tool_call_id``. Any other value (a tool's own
+        ``interrupt(value)``) is a question, shown as the value's text."""
+        if isinstance(interrupt, Mapping) and "value" in interrupt:
+            value, own_id = interrupt.get("value"), interrupt.get("id")
+            schema = interrupt.get("response_schema")
+        else:
+            value, own_id = getattr(interrupt, "value", interrupt), getattr(interrupt, "id", None)
+            schema = getattr(interrupt, "response_schema", None)
+        meta = {"interrupt_id": own_id} if isinstance(own_id, str) and own_id else {}
+        requests = value.get("action_requests") if isinstance(value, Mapping) else None
+        if isinstance(value, Mapping) and isinstance(requests, list) and requests:
+            configs = value.get("review_configs")
+            options = {
+                str(c.get("action_name")): [str(d) for d in c.get("allowed_decisions") or ()]
+                for c in (configs if isinstance(configs, list) else ())
+                if isinstance(c, Mapping)
+            }
+            free = list(waiting)
+            actions = []
+            for request in requests:
+                request = request if isinstance(request, Mapping) else {}
+                name, args = request.get("name"), request.get("args")
+                call = next((c for c in free if c.name == name and c.args == args), None)
+                if call is not None:
+                    free.remove(call)
+                action = self.wait_on_user(
+                    call,
+                    "permission",
+                    _request_text(request),
+                    meta=dict(meta),
+                    options=options.get(str(name), []),
+                )
+                actions.append(action)
+            return actions
+        named = value.get("tool_call_id") if isinstance(value, Mapping) else None
+        if isinstance(named, str) and named:
+            call_id = named
+        elif call_id is None and len(waiting) == 1:
+            call_id = waiting[0].call_id
+        stopped = next((c for c in waiting if c.call_id == call_id), None)
+        if isinstance(value, Mapping) and value.get("type") == "tool_approval":
+            # Its decisions are the response schema's (``_decision_schema``: one per kind).
+            kinds = schema.get("discriminator") if isinstance(schema, Mapping) else None
+            kinds = kinds.get("mapping") if isinstance(kinds, Mapping) else None
+            decisions = [str(k) for k in kinds] if isinstance(kinds, Mapping) else []
+            return [
+                self.wait_on_user(
+                    stopped,
+                    "permission",
+                    _request_text(value),
+                    meta=meta,
+                    call_id=call_id,
+                    options=decisions,
+                )
+            ]
+        text = value if isinstance(value, str) else stringify(plain_value(value))
+        return [self.wait_on_user(stopped, "question", text, meta=meta, call_id=call_id)]
+
     def close(self) -> None:
-        """The stream ended: a call still open has no recorded outcome (L-3)."""
-        for call in list(self._open.values()):
-            self._open.pop(call.call_id, None)
-            if call.status == "executing":
-                self.home(call).update(call, status="unknown")
+        """The stream ended: a call still running has no recorded outcome (L-3), one an
+        interrupt stopped keeps waiting."""
+        self.settle_open(self._open.values())
         self.end_turn()
 
 
@@ -1054,15 +1121,19 @@ def read(source: Source) -> Transcript:
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no LangChain messages")
     builder.end_turn()
-    return _interrupted(transcript, interrupts, messages)
+    return _interrupted(builder, interrupts, messages)
 
 
-def _interrupted(transcript: Transcript, interrupts: Any, messages: list[Any] | None) -> Transcript:
-    """A result of a run that stopped on ``interrupt()`` (``invoke`` returns its pending
-    interrupts under ``__interrupt__``: ``langgraph.types.Interrupt``, ``value`` and ``id``)
-    ends with what it waits for: a :class:`PendingAction` of each, on the call it came from
-    where it can be told among the unanswered calls of the last AI message
-    (:func:`pending_actions`), which then waits for a human's answer (``confirming``)."""
+def _interrupted(
+    builder: LangChainBuilder, interrupts: Any, messages: list[Any] | None
+) -> Transcript:
+    """The transcript ``builder`` made of a result of a run that stopped on ``interrupt()``
+    (``invoke`` returns its pending interrupts under ``__interrupt__``:
+    ``langgraph.types.Interrupt``, ``value`` and ``id``) ends with what it waits for: a
+    :class:`PendingAction` of each, on the call it came from where it can be told among the
+    unanswered calls of the last AI message (:meth:`LangChainBuilder.pending_actions`), which
+    then waits for a human's answer (``confirming``)."""
+    transcript = builder.root
     if interrupts is None or not messages:
         return transcript
     batch = None
@@ -1078,83 +1149,8 @@ def _interrupted(transcript: Transcript, interrupts: Any, messages: list[Any] | 
         if call.batch_id == batch and call.result is None and not call.meta.get("server")
     ]
     for interrupt in interrupts if isinstance(interrupts, (list, tuple)) else [interrupts]:
-        for action in pending_actions(interrupt, waiting):
-            call = next((c for c in waiting if c.call_id == action.call_id), None)
-            if call is not None:
-                # Set in place, as the flat read sets outcomes: a transcript being loaded has
-                # no observer to tell, and the call may be in a handoff's child.
-                call.status = "confirming"
-            transcript.append(action)
+        transcript.extend(builder.pending_actions(interrupt, waiting))
     return transcript
-
-
-def pending_actions(
-    interrupt: Any, waiting: list[ToolCall], call_id: str | None = None
-) -> list[PendingAction]:
-    """What an interrupt (a ``langgraph.types.Interrupt`` or its ``{"value", "id"}``
-    form) waits for, each on the call it stops where it can be told: the call its value
-    names, else ``call_id`` (a ``tasks`` event said which tool task stopped), else the one
-    call of ``waiting`` (the calls still unanswered).
-
-    ``HumanInTheLoopMiddleware`` (``langchain.agents.middleware.human_in_the_loop``) asks
-    for approval: batched, one ``HITLRequest`` whose ``action_requests`` (``name``,
-    ``args``, ``description``) are each a permission on the waiting call of that name and
-    arguments, its ``review_configs``' ``allowed_decisions`` the options; per call, a
-    ``ToolApprovalRequest`` naming its ``tool_call_id``. Any other value (a tool's own
-    ``interrupt(value)``) is a question, shown as the value's text."""
-    if isinstance(interrupt, Mapping) and "value" in interrupt:
-        value, own_id = interrupt.get("value"), interrupt.get("id")
-        schema = interrupt.get("response_schema")
-    else:
-        value, own_id = getattr(interrupt, "value", interrupt), getattr(interrupt, "id", None)
-        schema = getattr(interrupt, "response_schema", None)
-    meta = {"interrupt_id": own_id} if isinstance(own_id, str) and own_id else {}
-    requests = value.get("action_requests") if isinstance(value, Mapping) else None
-    if isinstance(value, Mapping) and isinstance(requests, list) and requests:
-        configs = value.get("review_configs")
-        options = {
-            str(c.get("action_name")): [str(d) for d in c.get("allowed_decisions") or ()]
-            for c in (configs if isinstance(configs, list) else ())
-            if isinstance(c, Mapping)
-        }
-        free = list(waiting)
-        actions = []
-        for request in requests:
-            request = request if isinstance(request, Mapping) else {}
-            name, args = request.get("name"), request.get("args")
-            call = next((c for c in free if c.name == name and c.args == args), None)
-            if call is not None:
-                free.remove(call)
-            actions.append(
-                PendingAction(
-                    action="permission",
-                    text=_request_text(request),
-                    call_id=call.call_id if call is not None else None,
-                    options=options.get(str(name), []),
-                    meta=dict(meta),
-                )
-            )
-        return actions
-    named = value.get("tool_call_id") if isinstance(value, Mapping) else None
-    if isinstance(named, str) and named:
-        call_id = named
-    elif call_id is None and len(waiting) == 1:
-        call_id = waiting[0].call_id
-    if isinstance(value, Mapping) and value.get("type") == "tool_approval":
-        # Its decisions are the response schema's (``_decision_schema``: one per kind).
-        kinds = schema.get("discriminator") if isinstance(schema, Mapping) else None
-        kinds = kinds.get("mapping") if isinstance(kinds, Mapping) else None
-        return [
-            PendingAction(
-                action="permission",
-                text=_request_text(value),
-                call_id=call_id,
-                options=[str(k) for k in kinds] if isinstance(kinds, Mapping) else [],
-                meta=meta,
-            )
-        ]
-    text = value if isinstance(value, str) else stringify(plain_value(value))
-    return [PendingAction(action="question", text=text, call_id=call_id, meta=meta)]
 
 
 def _request_text(request: Mapping[str, Any]) -> str:
@@ -1171,13 +1167,16 @@ def _request_text(request: Mapping[str, Any]) -> str:
 _NOBODY = object()
 
 
-def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) -> Transcript | None:
-    """A finished run's messages read flat, in one pass: each AI message's calls are made
-    and kept by id, each tool message sets its call's outcome there (the call is in no
-    transcript yet: no observer to tell), and every entry is appended at once, where the
-    builder shows each message's entries, then settles each call through the transcript, with
-    bookkeeping per message. Entries, statuses, warnings and accounting are those the builder
-    gives message by message (a test holds them equal).
+def _read_flat(
+    source: Source, metadata: dict[str, Any], messages: list[Any]
+) -> LangChainBuilder | None:
+    """A finished run's messages read flat, in one pass, by the builder returned (its
+    ``root`` the transcript): each AI message's calls are made and kept by id, each tool
+    message sets its call's outcome there (the call is in no transcript yet: no observer to
+    tell), and every entry is appended at once, where the builder shows each message's
+    entries, then settles each call through the transcript, with bookkeeping per message.
+    Entries, statuses, warnings and accounting are those the builder gives message by
+    message (a test holds them equal).
 
     Only a run of one agent (every AI message of the same ``name``) made of human, AI, tool
     and system messages, each call with an id of its own and at most one result after it,
@@ -1252,7 +1251,7 @@ def _read_flat(source: Source, metadata: dict[str, Any], messages: list[Any]) ->
         for name, count in counts.items():
             if count:
                 source.accounting.note(name, disposition, count)
-    return builder.root
+    return builder
 
 
 def _state_key(source: Source, transcript: Transcript, key: str, value: Any) -> None:
@@ -1414,11 +1413,11 @@ class Follower:
         if parent is None or run.subagent is None or run.call is call:
             return
         if run.call is not None:  # a guess the task's own record corrects
-            parent.builder.home(run.call).update(run.call, subagent=None)
+            parent.builder.update(run.call, subagent=None)
         else:
             self._unmatched -= 1
         run.call = call
-        parent.builder.home(call).update(call, subagent=run.subagent)
+        parent.builder.update(call, subagent=run.subagent)
         if self._unmatched:
             self._eliminate(parent, call.call_id)
 
@@ -1569,7 +1568,7 @@ class Follower:
     def _interrupt(self, run: _Run, interrupt: Any, call_id: str | None) -> None:
         """The run stopped on ``interrupt()``: what it waits for, shown once (by the
         interrupt's id), on the call it came from where it can be told (the task's call,
-        else :func:`pending_actions`' rules)."""
+        else :meth:`LangChainBuilder.pending_actions`' rules)."""
         own_id = (
             interrupt.get("id")
             if isinstance(interrupt, Mapping)
@@ -1577,16 +1576,16 @@ class Follower:
         )
         shown = self._interrupts.get(own_id) if isinstance(own_id, str) else None
         if shown is not None:
-            # Seen already: the tasks event may name the call the update could not.
+            # Seen already: the tasks event may name the call the update could not, which
+            # waits too (the action wait_on_user returns is the one shown: not shown again).
             if call_id is not None and len(shown) == 1 and shown[0].call_id is None:
-                run.builder.confirming(call_id)
+                stopped = run.builder._open.get(call_id)
+                run.builder.wait_on_user(stopped, shown[0].action, shown[0].text)
                 run.builder.root.update(shown[0], call_id=call_id)
             return
         waiting = [c for c in run.builder.open_calls() if not c.meta.get("server")]
-        actions = pending_actions(interrupt, waiting, call_id)
-        for action in actions:
-            run.builder.confirming(action.call_id)
-            run.builder.root.append(action)
+        actions = run.builder.pending_actions(interrupt, waiting, call_id)
+        run.builder.root.extend(actions)
         if isinstance(own_id, str):
             self._interrupts[own_id] = actions
 
@@ -1757,7 +1756,7 @@ class Follower:
         """Tell the parent's observers its call's sub-agent grew."""
         parent, call = run.parent, run.call
         if parent is not None and call is not None and run.subagent is not None:
-            parent.builder.home(call).update(call, subagent=run.subagent)
+            parent.builder.update(call, subagent=run.subagent)
 
 
 def _warning(reason: str) -> Any:
