@@ -52,16 +52,11 @@ def fields_of(record: dict[str, Any]) -> set[str]:
 
 
 def scan(agent: Agent, files: Iterable[Path]) -> dict[str, set[str]]:
-    """Record type → field names, over every JSON line of ``files``."""
+    """Record type → field names, over every record of ``files``."""
     seen: dict[str, set[str]] = defaultdict(set)
     for path in files:
-        for line in path.read_text(errors="replace").splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
-                seen[agent.record_type(record)] |= fields_of(record)
+        for record in agent.records(path):
+            seen[agent.record_type(record)] |= fields_of(record)
     return dict(seen)
 
 
@@ -173,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scratch", type=Path, help="where to install the newest versions")
     parser.add_argument("--write-fields", action="store_true", help="save fields.json (--pinned)")
     parser.add_argument("--json", type=Path, help="also write the whole report as JSON here")
-    parser.add_argument("agents", nargs="*", choices=[*AGENTS, []], help="default: all four")
+    parser.add_argument("agents", nargs="*", choices=[*AGENTS, []], help="default: all of them")
     args = parser.parse_args(argv)
     if args.write_fields and not args.pinned:
         parser.error("--write-fields records the pinned versions' fields: use it with --pinned")

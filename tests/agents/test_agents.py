@@ -1,5 +1,5 @@
-"""The scenarios played on the pinned Claude Code, Codex, Qwen Code and Gemini CLI, and every
-truth check of :mod:`tests.agents.truth` on what each wrote.
+"""The scenarios played on the pinned Claude Code, Codex, Qwen Code, Gemini CLI and Cline, and
+every truth check of :mod:`tests.agents.truth` on what each wrote.
 
 One test per (agent, scenario, check), so that a loader bug fails exactly the check it breaks.
 The known loader bugs are strict xfails: each names its bug, and the fix that lands turns it into
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.agents.clis import AGENTS
+from tests.agents.clis import AGENTS, Agent
 from tests.agents.install import missing_cli
 from tests.agents.netns import unavailable
 from tests.agents.play import Play
@@ -34,6 +34,8 @@ def _cases() -> Iterator[object]:
             if scenario.interrupt and not agent.interruptible:
                 continue
             for name in CHECKS:
+                if name in _not_played(agent):
+                    continue
                 reason = LOADER_BUGS.get((agent.name, scenario.name, name))
                 marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
                 yield pytest.param(
@@ -43,6 +45,17 @@ def _cases() -> Iterator[object]:
                     marks=marks,
                     id=f"{agent.name}-{scenario.name}-{name}",
                 )
+
+
+def _not_played(agent: Agent) -> set[str]:
+    """The checks an agent gives nothing to: a resume it cannot make, a stream turnfold does
+    not read."""
+    skipped = set()
+    if not agent.resumable:
+        skipped.add("resume")
+    if agent.stream is None:
+        skipped.add("stream")
+    return skipped
 
 
 def _played(plays: dict[tuple[str, str], Play], agent: str, scenario: str) -> Play:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import turnfold
+from tests.agents.clis import StreamTokens
 from tests.agents.play import Play
 from tests.agents.server import EXTRA_TEXT, Exchange, Issued
 from turnfold import (
@@ -209,7 +210,8 @@ def _check_result(
         if loaded is None:
             findings.append(Finding("results", f"{label}: no result loaded"))
         else:
-            lost = sorted(set(TOKEN.findall(sent.text)) - set(TOKEN.findall(loaded)))
+            returned = play.agent.returned(sent)
+            lost = sorted(set(TOKEN.findall(returned)) - set(TOKEN.findall(loaded)))
             if lost:
                 shown = ", ".join(lost[:5]) + (
                     f" and {len(lost) - 5} more" if len(lost) > 5 else ""
@@ -453,8 +455,12 @@ def _check_streams(play: Play) -> list[Finding]:
     conversation (the sub-agent's where the stream shows them); the header (a load's and a live
     one's), the corpus row and the sub-agent part the sums of what the server sent that the
     stream records; the session's total so far the sum over this run and the ones before it. A
-    run cut short (an exit code not 0) may end before its totals: they are checked if there."""
+    run cut short (an exit code not 0) may end before its totals: they are checked if there.
+    A stream turnfold does not read is not checked."""
     findings: list[Finding] = []
+    stream = play.agent.stream
+    if stream is None:
+        return findings
     for index, (path, run) in enumerate(zip(play.streams, play.runs, strict=True)):
         name = f"stdout of run {index + 1}"
         try:
@@ -463,14 +469,21 @@ def _check_streams(play: Play) -> list[Finding]:
             findings.append(Finding("stream", f"{name}: {exc!r}"))
             continue
         ended = run.returncode == 0
-        findings += _check_stream(play, name, path, transcript, index, ended=ended)
+        findings += _check_stream(play, stream, name, path, transcript, index, ended=ended)
     return findings
 
 
 def _check_stream(
-    play: Play, name: str, path: Path, main: Transcript, index: int, *, ended: bool
+    play: Play,
+    stream: StreamTokens,
+    name: str,
+    path: Path,
+    main: Transcript,
+    index: int,
+    *,
+    ended: bool,
 ) -> list[Finding]:
-    stream, record = play.agent.stream, play.record
+    record = play.record
     markers = [p.marker for p in play.scenario.prompts]
     own = record.conversation([markers[index]])
     child = _children(play, markers[index : index + 1])

@@ -1,4 +1,4 @@
-"""The four agents: how each is configured, started, resumed and found on disk, and how the
+"""The agents: how each is configured, started, resumed and found on disk, and how the
 scenario's abstract actions become its own tool calls.
 
 Everything an agent needs to stay offline is here: a temp ``HOME`` holding only the settings
@@ -13,6 +13,7 @@ import json
 import os
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
@@ -70,8 +71,12 @@ class Agent(ABC):
     supports: frozenset[Action]
     #: Whether a SIGINT during a tool call leaves a session file that records the interruption.
     interruptible: bool = False
-    #: What its stdout stream records of the tokens.
-    stream: StreamTokens = StreamTokens()
+    #: Whether a later prompt can resume the session non-interactively (else a scenario plays
+    #: its first prompt only).
+    resumable: bool = True
+    #: What its stdout stream records of the tokens; None where turnfold does not read the
+    #: stream at all (then it is kept, not checked).
+    stream: StreamTokens | None = StreamTokens()
 
     def executable(self, bin_dir: Path) -> Path:
         return bin_dir / self.binary
@@ -103,6 +108,11 @@ class Agent(ABC):
         """Every session file written, sub-agents' included (the drift report reads them all)."""
         return self.session_files(home)
 
+    def returned(self, result: SeenResult) -> str:
+        """What the tool returned, of the result the agent sent: all of it, unless the agent
+        sends the call's own arguments back beside it."""
+        return result.text
+
     def is_side_request(self, request: Request) -> bool:
         """A request that is not a turn of the conversation (titles, routing checks...)."""
         return False
@@ -117,7 +127,8 @@ class Agent(ABC):
 
     def adapt(self, scenario: Scenario) -> Scenario:
         """The scenario without the calls this agent has no tool for (a turn left with nothing
-        to say is dropped): scenarios are written once, for every agent."""
+        to say is dropped), and without its later prompts where the agent cannot resume:
+        scenarios are written once, for every agent."""
 
         def keep(prompt: Prompt) -> Prompt:
             turns = []
@@ -128,7 +139,8 @@ class Agent(ABC):
             return replace(prompt, turns=tuple(turns))
 
         sub = keep(scenario.subagent) if scenario.subagent is not None else None
-        return replace(scenario, prompts=tuple(keep(p) for p in scenario.prompts), subagent=sub)
+        prompts = scenario.prompts if self.resumable else scenario.prompts[:1]
+        return replace(scenario, prompts=tuple(keep(p) for p in prompts), subagent=sub)
 
     def subagent_turn(self, turn: Turn, last: bool) -> Turn:
         """A turn of the sub-agent's script as this agent needs it (Gemini ends with a call)."""
@@ -141,6 +153,15 @@ class Agent(ABC):
             return True
         code = exit_code(result.text)
         return code is not None and code != 0
+
+    def records(self, path: Path) -> Iterator[dict[str, Any]]:
+        """The records of session file ``path`` (the drift report reads their fields): its JSON
+        lines that are objects."""
+        for line in path.read_text(errors="replace").splitlines():
+            with contextlib.suppress(ValueError):
+                record = json.loads(line)
+                if isinstance(record, dict):
+                    yield record
 
     def record_type(self, record: dict[str, Any]) -> str:
         """A session record's type, named as turnfold's accounting names it."""
@@ -165,11 +186,12 @@ def clean_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
 
 def _agents() -> dict[str, Agent]:
     from tests.agents.clis.claude import Claude
+    from tests.agents.clis.cline import Cline
     from tests.agents.clis.codex import Codex
     from tests.agents.clis.gemini import Gemini
     from tests.agents.clis.qwen import Qwen
 
-    return {a.name: a for a in (Claude(), Codex(), Qwen(), Gemini())}
+    return {a.name: a for a in (Claude(), Codex(), Qwen(), Gemini(), Cline())}
 
 
 AGENTS: dict[str, Agent] = _agents()

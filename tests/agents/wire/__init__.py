@@ -3,7 +3,7 @@
 Each module reads a request body into a :class:`Request` (the conversation the agent sent, with
 every tool result and its error flag) and writes a :class:`~tests.agents.script.Reply` as the
 agent's SDK expects it, its token counts (:class:`~tests.agents.script.SentUsage`) in the API's
-own usage fields. Only what the four CLIs were seen to need is implemented; anything else
+own usage fields. Only what the CLIs were seen to need is implemented; anything else
 they ask for gets a small well-formed answer so that no retry loop starts.
 """
 

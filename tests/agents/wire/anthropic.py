@@ -1,4 +1,4 @@
-"""Anthropic Messages API (``POST /v1/messages``, SSE), as Claude Code uses it.
+"""Anthropic Messages API (``POST /v1/messages``, SSE), as Claude Code and Cline use it.
 
 Its usage counts cached input apart from ``input_tokens`` and has no reasoning count (thinking
 is part of ``output_tokens``). A stream states the input counts in ``message_start`` with an

@@ -49,7 +49,8 @@ They are read with :class:`~turnfold.formats.anthropic.AnthropicBuilder`'s block
   read or command run: ``extensions/tools/types.ts``), or the JSON of an object (one
   ``ToolOperationResult``; ``{"error": …}`` when the tool failed, was skipped or denied:
   ``executePreparedTool``). ``is_error`` is the error flag; an operation with ``success:
-  false`` fails the call too; a denial (``tool-approval-denial.ts``, ``agent-runtime.ts``'s
+  false`` fails the call too, unless the run's abort stopped it (``Command was aborted``: the
+  user's interrupt), which cancels it; a denial (``tool-approval-denial.ts``, ``agent-runtime.ts``'s
   ``was not approved``, the CLI's ``acp/permissions.ts``) is ``cancelled``, and the feedback
   the user gave with it their :class:`UserMessage`;
 - the user's words are wrapped ``<user_input mode="act">…</user_input>`` (or ``<user_command
@@ -166,6 +167,10 @@ _DENIED = (
     "Permission request was cancelled",
 )
 _NOT_APPROVED = re.compile(r'Tool "[^"]*" was not approved')
+#: How an operation the run's abort signal stopped (the user's interrupt) ends its error: the
+#: executors' own (``extensions/tools/executors/bash.ts``, ``file-read.ts``, ``search.ts``),
+#: as ``definitions.ts`` wraps them (``Command failed: …``).
+_ABORTED = ("Command was aborted", "File read was aborted", "Search operation aborted")
 #: What follows a denial when the user typed something (``buildToolApprovalDenialReason``).
 _FEEDBACK = re.compile(r"\s*The user provided the following feedback:\s*<feedback>\s*(.*?)\s*"
                        r"</feedback>\s*$", re.S)  # fmt: skip
@@ -311,17 +316,19 @@ def _parts(value: Any, texts: list[str], images: list[ImageData]) -> None:
                 texts.append(text if text is not None else stringify(item))
 
 
-def _operations(operations: list[Any], images: list[ImageData]) -> tuple[str, bool]:
+def _operations(operations: list[Any], images: list[ImageData]) -> tuple[str, ToolStatus | None]:
     """``ToolOperationResult``s as one text (each headed by its ``query`` when there are several),
-    and whether one failed."""
+    and ``error`` when one failed, ``cancelled`` when every one that failed was stopped by the
+    run's abort (the user's interrupt), None when none failed."""
     shown: list[str] = []
-    failed = False
+    failed: ToolStatus | None = None
     for operation in operations:
         texts: list[str] = []
         _parts(operation.get("result"), texts, images)
         error = _text(operation.get("error"))
         if operation.get("success") is False:
-            failed = True
+            aborted = error is not None and error.endswith(_ABORTED)
+            failed = "cancelled" if aborted and failed in (None, "cancelled") else "error"
         if error is not None and any(error in t for t in texts):
             error = None  # a command's output opens with it: [Command exited with code 1]
         body = "\n".join(t for t in (error, *texts) if t)
@@ -342,7 +349,7 @@ def tool_outcome(block: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult, str 
             returned = codec.loads(content)
         except ValueError:
             returned = None
-    failed = False
+    failed: ToolStatus | None = None
     if isinstance(returned, Mapping) and _is_operation(returned):
         text, failed = _operations([returned], images)
     elif isinstance(returned, Mapping) and set(returned) == {"error"}:
@@ -359,7 +366,7 @@ def tool_outcome(block: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult, str 
     if flagged and (found := _FEEDBACK.search(text)) is not None:
         feedback = found.group(1) or None
         text = text[: found.start()]
-    status: ToolStatus = "error" if flagged or failed else "success"
+    status: ToolStatus = failed or ("error" if flagged else "success")
     if flagged and (text.startswith(_DENIED) or _NOT_APPROVED.match(text)):
         status = "cancelled"
     structured = returned if isinstance(returned, Mapping) else None
