@@ -133,6 +133,29 @@ def test_C1_an_aider_history_is_a_row_whether_walked_or_named(tmp_path: Path) ->
         assert corpus[str(history)].tool_calls() == expected.tool_calls()
 
 
+def test_C1_the_agents_hidden_folders_are_walked_and_other_hidden_folders_are_not(
+    tmp_path: Path,
+) -> None:
+    """A project (or a home folder) keeps its agents' sessions in hidden folders of theirs,
+    ``.gemini/tmp/<project>/chats``, ``.claude/projects``: a walk passed them over as hidden.
+    ``.git`` and other hidden folders hold no sessions and stay unwalked."""
+    chats = tmp_path / ".gemini" / "tmp" / "project" / "chats"
+    chats.mkdir(parents=True)
+    session = chats / "session-2026-01-01T00-00-abcd1234.json"
+    shutil.copyfile(FIXTURES / "gemini-cli_legacy-json_file-ops.json", session)
+    claude = tmp_path / ".claude" / "projects" / "-repo"
+    claude.mkdir(parents=True)
+    shutil.copyfile(FIXTURES / "claude-code_v1.0.108_inline-sidechains.jsonl", claude / "s.jsonl")
+    git = tmp_path / ".git"
+    git.mkdir()
+    shutil.copyfile(FIXTURES / "qwen-code_chatrecord.jsonl", git / "not-a-session.jsonl")
+    rows = list(scan(tmp_path, workers=1, cache=False))
+    assert sorted((r["key"], r["format"]) for r in rows) == [
+        (str(claude / "s.jsonl"), "claude-code"),
+        (str(session), "gemini"),
+    ]
+
+
 def test_C1_a_file_met_twice_is_one_row() -> None:
     """A list naming a file twice, a folder and a file in it, or ``**`` (which matches the
     folders as well as their files) gave a row per meeting: rows of one key, which the corpus

@@ -41,9 +41,10 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def logs(tmp_path: Path) -> Path:
-    """A copy of the Inspect logs made with the real inspect_ai (zstd and deflate .eval, .json)."""
+    """A copy of the Inspect logs made here with the real inspect_ai (zstd and deflate .eval,
+    .json), without the log of a real run kept for its retries (tests/formats/test_inspect.py)."""
     target = tmp_path / "logs"
-    shutil.copytree(INSPECT, target)
+    shutil.copytree(INSPECT, target, ignore=shutil.ignore_patterns("inspect_retry*"))
     return target
 
 
@@ -143,7 +144,8 @@ def test_C2_each_sample_row_counts_what_its_widget_shows_and_carries_its_outcome
 def test_C2_summarize_reads_one_named_sample_and_says_a_log_of_many_is_many_items() -> None:
     log = INSPECT / "mockllm_two-epochs.eval"
     items = summarize_module.log_items(Item(key=str(log), path=str(log)))
-    assert [item.key for item in items] == _keys(INSPECT)[1:5]
+    assert [item.key for item in items] == [f"{log}#{s}/{e}" for s, e in inspect_log.samples(log)]
+    assert len(items) == 4
     row = summarize_module.summarize(items[2])
     assert (row["key"], row["sample"], row["error"]) == (f"{log}#1/2", "1/2", None)
     assert row["turns"] == _widget_counts(turnfold.load(log, sample=1, epoch=2))["turns"]

@@ -40,6 +40,12 @@ CANDIDATE_SUFFIXES = (*candidate_names((".jsonl", ".json", ".ndjson", ".traj")),
 #: Files worth opening by their name alone, hidden or not: aider's chat history (Markdown, in
 #: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``).
 CANDIDATE_NAMES = frozenset({".aider.chat.history.md"})
+#: Hidden folders the agents keep their sessions in, walked like any other (a project's
+#: ``.gemini/tmp``, a home folder's ``.claude/projects``, ``.codex/sessions``…); other hidden
+#: folders (``.git``, ``.venv``, caches) are not.
+AGENT_FOLDERS = frozenset({
+    ".claude", ".codex", ".gemini", ".qwen", ".cline", ".openhands", ".cursor", ".aider",
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -162,8 +168,8 @@ def _walk(root: str, format: str | None, found: Found) -> None:
             continue
         seen.add((real.st_dev, real.st_ino))
         # Sorted, so rows come in the same order on every machine; hidden folders (.git, caches)
-        # hold no sessions.
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        # hold no sessions, but for the agents' own.
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") or d in AGENT_FOLDERS)
         if openhands_sdk.BASE_STATE in files and openhands_sdk.EVENTS in dirs:
             # An OpenHands SDK conversation: one item, its state file, whose loader reads the
             # events and sub-agents' conversations beside it (one file each: never a row each).
