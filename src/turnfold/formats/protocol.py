@@ -250,7 +250,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
         sampled: list[SampledFormat] = [inspect_log, openhands, otlp]
-        paths: list[PathFormat] = [inspect_log, aider, openhands_sdk]
+        paths: list[PathFormat] = [inspect_log, aider, openhands_sdk, openhands]
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,
             strands,
