@@ -321,6 +321,13 @@ class Source:
             self.note(type_of_record(at[1]), "warned")
         return warning
 
+    def hand_over(self, transcript: Transcript) -> Transcript:
+        """``transcript`` as a format that reads its files itself (``read_path``) returns
+        what it read from this source: the source's warnings first, and its accounting."""
+        transcript.warnings[:0] = self.warnings
+        transcript.accounting = self.accounting
+        return transcript
+
 
 #: Keys under which formats keep a record's own id, most specific first.
 _ID_KEYS = ("uuid", "id", "call_id", "event_id")
@@ -953,6 +960,19 @@ def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:
             return from_binary_stream(binary, name, path=named), None
         return from_binary_stream(_BinaryLines(binary), name, path=named), None
     return from_object(source), None
+
+
+def read_file(path: Path, read: Callable[[Source], Transcript]) -> Transcript:
+    """What ``read`` reads of the file at ``path`` opened as JSON records, the file closed and
+    its source handed over (:meth:`Source.hand_over`): a ``read_path`` given a file of its
+    format that it does not read itself."""
+    source, stream = open_source(path)
+    try:
+        transcript = read(source)
+    finally:
+        if stream is not None:
+            stream.close()
+    return source.hand_over(transcript)
 
 
 class _BinaryLines:

@@ -224,10 +224,7 @@ def _read_file(path: Path, source: Source) -> Transcript:
         raise TranscriptFormatError(str(path), [NAME], None if first is None else first + 1, reason)
     reader = _Reader(source)
     reader.read(lines)
-    transcript = reader.transcript
-    transcript.warnings[:0] = source.warnings
-    transcript.accounting = source.accounting
-    return transcript
+    return source.hand_over(reader.transcript)
 
 
 # --- pieces of the file ----------------------------------------------------------------------

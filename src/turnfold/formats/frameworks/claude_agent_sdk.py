@@ -47,8 +47,9 @@ Mapping (see ``claude-stream-json`` for the details):
   agent's notification starts one of its own) has a result per turn: their ``usage`` is added
   up (each counts its own turn), the last one's other values are kept;
 - ``StreamEvent`` (``include_partial_messages=True``): a ``message_delta``'s output count
-  (and input counts, when it gives all three) are its response's final ones, on the entry that carries the response's usage (the event has no
-  message id: its message is the one its agent's last ``message_start`` began); the other
+  (and input counts, when it gives all three) are its response's final ones, on the entry
+  that carries the response's usage (the event has no message id: its message is the one
+  its agent's last ``message_start`` began); the other
   events are left out of a load; followed live, their text and thinking deltas grow the entry
   that the block's ``AssistantMessage`` then settles.
 

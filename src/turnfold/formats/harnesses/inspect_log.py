@@ -553,10 +553,7 @@ def _of_log(source: Source, log: Any, record: Any) -> Transcript:
     """The transcript of one sample read from a log file, with its warnings and accounting."""
     for member in log.listing.bookkeeping:
         source.ignored(member)
-    transcript = _transcript(source, log.listing.header, record)
-    transcript.warnings[:0] = source.warnings
-    transcript.accounting = source.accounting
-    return transcript
+    return source.hand_over(_transcript(source, log.listing.header, record))
 
 
 class Samples(NamedTuple):

@@ -71,6 +71,7 @@ import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses import openhands_sdk
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
-from turnfold.formats.source import Source, open_source
+from turnfold.formats.source import Source, read_file
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantError,
@@ -1104,19 +1105,12 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
     """A V0 session from its folder, ``load(folder)``; any other path as its file of events or
     instances (``load(path, format="openhands")``)."""
     folder = _session_folder(path) if path.is_dir() else None
-    if folder is not None and sample is not None:
+    if folder is None:
+        return read_file(path, partial(read, sample=sample, epoch=epoch))
+    if sample is not None:
         raise ValueError(f"{path}: a session is one run, with no sample={sample!r}")
-    source, stream = (Source(str(path), iter(()), path=path), None) if folder else open_source(path)
-    try:
-        transcript = (
-            _session(folder, source) if folder else read(source, sample=sample, epoch=epoch)
-        )
-    finally:
-        if stream is not None:
-            stream.close()
-    transcript.warnings[:0] = source.warnings
-    transcript.accounting = source.accounting
-    return transcript
+    source = Source(str(path), iter(()), path=path)
+    return source.hand_over(_session(folder, source))
 
 
 def _session(folder: Path, into: Source) -> Transcript:

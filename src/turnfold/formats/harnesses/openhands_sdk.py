@@ -101,7 +101,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.protocol import not_read
-from turnfold.formats.source import Source, json_object_file, open_source, record_limit
+from turnfold.formats.source import Source, json_object_file, read_file, record_limit
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -396,15 +396,7 @@ def read_path(path: Path) -> Transcript:
     folder = conversation_of(path)
     if folder is not None:
         return _conversation(folder, None, None, 0)
-    source, stream = open_source(path)
-    try:
-        transcript = read(source)
-    finally:
-        if stream is not None:
-            stream.close()
-    transcript.warnings[:0] = source.warnings
-    transcript.accounting = source.accounting
-    return transcript
+    return read_file(path, read)
 
 
 def is_event(value: Any) -> bool:
@@ -463,10 +455,7 @@ def _conversation(
     reader.branch = _active_branch(records, state.get("leaf_event_id"), source)
     _feed_all(reader, source.records())
     reader.finish()
-    if into is None:
-        transcript.warnings[:0] = source.warnings
-        transcript.accounting = source.accounting
-    return transcript
+    return source.hand_over(transcript) if into is None else transcript
 
 
 def _feed_all(reader: _Reader, records: Iterator[tuple[int, Any]]) -> None:
