@@ -562,3 +562,48 @@ def test_X2_a_dump_of_the_load_accounts_for_every_line(layout: Literal["jsonl", 
         "warning": {"mapped": 1},
     }
     assert set(again.accounting.types("mapped")) <= set(native.RECORDS.mapped)
+
+
+def test_L2_response_objects_saved_among_the_messages_are_anthropic_s() -> None:
+    """A conversation saved with each response as the SDK returned it (``response.model_dump()``,
+    ``{"type": "message", "stop_reason", ...}``) read "equally well as anthropic and
+    openai-responses": the user had to name the format. The responses are real Messages API
+    responses of anthropics/anthropic-sdk-python's ``tests/lib/tools/test_runners.py``
+    (``tool_call_error``; MIT), trimmed to the keys read."""
+
+    def response(msg_id: str, content: list[dict[str, Any]], stop: str, out: int) -> dict:
+        usage = {"input_tokens": 473, "output_tokens": out}
+        return {"id": msg_id, "type": "message", "role": "assistant",
+                "model": "claude-3-5-sonnet-20241022", "content": content, "stop_reason": stop,
+                "stop_sequence": None, "usage": usage}  # fmt: skip
+
+    def weather(call_id: str, units: str) -> dict[str, Any]:
+        return {"type": "tool_use", "id": call_id, "name": "get_weather",
+                "input": {"location": "San Francisco, CA", "units": units}}  # fmt: skip
+
+    messages = [
+        {"role": "user", "content": "What is the weather in SF?"},
+        response("msg_014RTukBtZkatJqx6AQNJmz5", [
+            {"type": "text", "text": "I'll show it in both Celsius and Fahrenheit."},
+            weather("toolu_01Eqm7dFsQRKLFSSecctffe1", "c"),
+            weather("toolu_01E7AD7aA4uR7cRk3kWs4oxa", "f"),
+        ], "tool_use", 162),
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01Eqm7dFsQRKLFSSecctffe1",
+             "content": "RuntimeError('Unexpected error, try again')", "is_error": True},
+            {"type": "tool_result", "tool_use_id": "toolu_01E7AD7aA4uR7cRk3kWs4oxa",
+             "content": '{"location": "San Francisco, CA", "condition": "Sunny"}'},
+        ]},
+        response("msg_011W15YiUj9QAvCEQ1gDYCKB", [
+            {"type": "text", "text": "It is sunny in San Francisco."},
+        ], "end_turn", 41),
+    ]  # fmt: skip
+    transcript = load({"messages": messages, "reward": 1})
+    assert transcript.metadata["source_format"] == "anthropic"
+    assert transcript.warnings == []
+    assert [c.status for c in transcript.tool_calls()] == ["error", "success"]
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.model == "claude-3-5-sonnet-20241022"
+    assert answer.usage is not None
+    assert answer.usage.response_id == "msg_011W15YiUj9QAvCEQ1gDYCKB"

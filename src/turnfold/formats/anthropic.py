@@ -257,6 +257,8 @@ def _messages_of(value: Any) -> tuple[list[Any], dict[str, Any], dict[str, Any]]
         if isinstance(value.get("model"), str):
             meta["model"] = value["model"]
     rest = {k: v for k, v in found.rest.items() if k != "system"}  # kept as text in meta
+    if found.rejected:  # a preference pair: its rejected reply is the openai format's to read
+        rest["rejected"] = found.rejected
     return found.messages, meta, rest
 
 
@@ -290,7 +292,9 @@ def _verdict(message: Any) -> bool | None:
         return None
     if not isinstance(content, list):
         return False
-    specific = False
+    # A response object saved among the messages (``response.model_dump()``) is Anthropic's
+    # by its ``stop_reason``, whatever its blocks: the Responses API's items have none.
+    specific = _is_response(message)
     for block in content:
         if isinstance(block, Mapping) and block.get("type") in _OPENAI_PART_TYPES:
             return False

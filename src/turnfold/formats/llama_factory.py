@@ -77,7 +77,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.protocol import not_read
-from turnfold.formats.sharegpt import chat_calls, parse_tools
+from turnfold.formats.sharegpt import chat_calls
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wrappers import keep_wrapper_keys, pair_key, sample
 from turnfold.model import Transcript
@@ -387,7 +387,5 @@ def read(source: Source) -> Transcript:
     _feed(reader, source, chosen)
     if reader.builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], 1, "no LLaMA-Factory messages")
-    if "tools" in rest:
-        rest["tools"] = parse_tools(rest["tools"])
     keep_wrapper_keys(transcript, rest)
     return transcript

@@ -8,24 +8,49 @@ Mapping (:class:`OpenAIChatBuilder`):
 
 - ``system`` / ``developer`` messages configure the model and are not prompts: their text goes
   to ``metadata["system"]`` (as the Anthropic and Responses loaders do with theirs);
+- a message that keeps its text under ``text`` instead of ``content`` (saved chats;
+  nebius/SWE-agent-trajectories, whose system message keeps it under ``system_prompt`` and
+  whose assistant is ``ai``) is read as if it were under ``content``; ``ai`` is ``assistant``;
 - ``user`` → :class:`UserMessage`: a string, or the ``text`` parts of a content list; images,
   audio and files are counted in ``meta`` (a message of nothing but them reads ``[image]``);
 - ``assistant`` → in this order: non-standard ``reasoning_content`` / ``reasoning`` (DeepSeek,
   vLLM, Qwen, OpenRouter) as :class:`Thinking` ``form="text"`` (OpenRouter's
-  ``reasoning_details`` also give ``summary`` and ``encrypted``); ``content`` as
+  ``reasoning_details`` also give ``summary`` and ``encrypted``), else the ``<think>`` block
+  the text opens with (a rollout's raw text); ``content`` as
   :class:`AssistantText`; ``refusal`` as an AssistantText with ``meta["refusal"]``; each of
-  ``tool_calls`` (``function`` with JSON-string ``arguments``, or ``custom`` with ``input``) as a
-  :class:`ToolCall`. The calls of one message are one batch: the completion's ``id``, the
-  message's ``id``, else ``msg-<line>``. The deprecated ``function_call`` is a call too;
+  ``tool_calls`` (``function`` with JSON-string ``arguments``, or ``custom`` with ``input``;
+  a call saved as the JSON text of one, as verifiers' ``results.jsonl`` holds them, is read
+  as that) as a :class:`ToolCall`. The calls of one message are one batch: the completion's
+  ``id``, the message's ``id``, else ``msg-<line>``. The deprecated ``function_call`` is a call
+  too;
 - ``tool`` (by ``tool_call_id``) and the deprecated ``function`` (by ``name``) messages are the
   result of the matching call. Chat Completions has no error flag, so the call's status is
   ``unknown`` once its result arrives (spec L-3: success is never invented); a call without a
   result is ``executing`` in a live feed and ``unknown`` in a static load. A result for an
-  unknown id is kept as a call of its own, with a warning;
+  unknown id is kept as a call of its own, with a warning. Datasets that drop the ids (RL
+  rollouts saved by verifiers, Hermes-style tool messages) answer the calls in the order they
+  were made: a ``tool`` message without ``tool_call_id`` is the result of the oldest call still
+  waiting for one (of its ``name``'s tool, when it names one);
+- calls written in the text in the Hermes template (NousResearch's function-calling datasets,
+  Qwen's chat templates, rollouts saved as raw text): an assistant text without
+  ``tool_calls`` whose ``<tool_call>`` tags each hold the JSON (or Python literal) of
+  ``{"name", "arguments"}``, or Qwen3-Coder's ``<function=name>`` with ``<parameter=key>``
+  tags (values kept as text), makes those calls (ids ``call@<line>.<n>``; the text around them is
+  its text); a ``tool`` message without ``tool_call_id`` holding ``<tool_response>`` blocks
+  answers a call with each, in order (of the tool its ``{"name", "content"}`` names). A tag
+  holding anything else leaves the text as it is;
+- ms-swift's agent rows write each call as a message of its own: ``tool_call`` (its content the
+  JSON of ``{"name", "arguments"}``; consecutive ones are one batch, ids ``call@<line>``) and
+  ``tool_response`` (the result of the oldest call waiting, as above). A ``tool_call`` that is
+  no such JSON is kept as a call named ``tool_call`` holding the text, with a warning;
 - a ChatCompletion: its first choice's message as above, ``usage`` on the message's last
   AssistantText, ``created`` as the timestamp of its entries, ``finish_reason`` ``length`` → a
   warning :class:`SystemNotice` (the answer was cut off), ``content_filter`` →
-  :class:`AssistantError`.
+  :class:`AssistantError`;
+- a preference row in TRL's conversational shape (``chosen`` and ``rejected`` lists, with or
+  without a ``prompt`` list; :func:`~turnfold.formats.wrappers.find_messages`): the
+  conversation, the rejected reply with its entries marked ``meta["rejected"]`` (as the
+  ``llama-factory`` and ``sharegpt`` formats mark theirs), then the chosen reply, the answer.
 
 The format records no per-message timestamps, so times and durations stay ``None``.
 
@@ -36,11 +61,16 @@ with Anthropic-only blocks never get here: the ``anthropic`` format is tried fir
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import re
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
+from turnfold import codec
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MessageBuilder, NameSet, as_list
+from turnfold.formats.common import MessageBuilder, NameSet, as_list, mark_rejected
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.openai_responses import (
@@ -84,18 +114,37 @@ RECORDS = Records(
         "developer": 'instructions: metadata["system"]',
         "user": "a prompt (UserMessage; images, audio and files counted)",
         "assistant": "reasoning, text, refusal and tool calls, in order",
+        "ai": "an assistant message (saved chats' and datasets' word for it)",
         "tool": "the result of the call with its tool_call_id",
         "function": "the result of a deprecated function_call, by name",
+        "tool_call": "ms-swift: a call, in one batch with the tool_call messages just before it",
+        "tool_response": "ms-swift: the result of the oldest call still waiting for one",
         "chat.completion": "its first choice's message, usage and finish reason",
         "request": "a request's messages, each read as above",
+        "rejected": "a preference pair's rejected reply (TRL's conversational rows), each "
+        'message read as above before the chosen reply, its entries marked meta["rejected"]',
+    },
+    ignored={
+        "rejected/conversation": "the conversation a preference pair's rejected messages "
+        "repeat: read once, from the chosen ones",
     },
 )
 
-_ROLES = NameSet({"system", "developer", "user", "assistant", "tool", "function"})
+#: ms-swift's roles of a call and its result (``swift/llm/template``: ``tool_call``,
+#: ``tool_response``), in rows otherwise of Chat messages.
+_SWIFT_CALL, _SWIFT_RESULT = "tool_call", "tool_response"
+_ROLES = NameSet(
+    {"system", "developer", "user", "assistant", "ai", "tool", "function", _SWIFT_CALL,
+     _SWIFT_RESULT}
+)  # fmt: skip
+#: Where saved chats and some datasets keep a message's text instead of ``content``
+#: (nebius/SWE-agent-trajectories: ``text``, and a system message's ``system_prompt``).
+_TEXT_KEYS = ("text", "system_prompt")
 #: Keys and roles only Chat Completions messages have (Anthropic's messages have neither).
 _CHAT_KEYS = ("tool_calls", "tool_call_id", "function_call", "reasoning_content", "refusal")
 _CHAT_PARTS = NameSet({"text", "image_url", "input_audio", "file", "refusal"})
 _TEXT = NameSet({"text"})
+_REJECTED, _REPEATED = "rejected", "rejected/conversation"
 
 
 def _unread_parts(content: Any) -> list[str]:
@@ -156,6 +205,10 @@ class OpenAIChatBuilder(MessageBuilder):
         #: How many records were recognised as Chat messages (a source with none is not one).
         self.recognized = 0
         self._by_name: dict[str, ToolCall] = {}  # deprecated function_call → function result
+        # Calls in the order made, for results that name no id (answered calls are passed over
+        # when met: a result by id leaves its call here).
+        self._waiting: deque[ToolCall] = deque()
+        self._swift_batch: str | None = None  # the batch of the tool_call message just read
 
     # --- feeding ---------------------------------------------------------------------------
 
@@ -195,13 +248,33 @@ class OpenAIChatBuilder(MessageBuilder):
         )
         self._finish_reason(choice.get("finish_reason"), unix_timestamp(completion.get("created")))
 
+    def feed_rejected(self, source: Source, messages: list[Any], first_line: int) -> None:
+        """A preference pair's rejected reply, its entries marked ``meta["rejected"]`` (shown,
+        but neither the answer nor a turn of its own), accounted for as ``rejected``. Its calls
+        never ran: no result that follows answers them, and their ids are free again."""
+        since = len(self.transcript.entries)
+        calls, waiting = dict(self._calls), self._waiting.copy()
+        for line, message in enumerate(messages, start=first_line):
+            self.feed_noted(source, message, line, _REJECTED)
+        self._calls, self._waiting = calls, waiting
+        mark_rejected(self.transcript, since)
+
     def _message(self, message: Mapping[str, Any], line: int) -> None:
+        if "content" not in message and any(key in message for key in _TEXT_KEYS):
+            message = _with_content(message)
         role = message.get("role")
+        if role == "ai":  # LangChain's and saved chats' word for the assistant
+            role = "assistant"
         unread = _unread_parts(message.get("content"))
         if unread and role in _ROLES:
             shown = ", ".join(unread[:3]) + (", …" if len(unread) > 3 else "")
             self.warn(f"{len(unread)} content part(s) of a {role} message not read ({shown})", line)
-        if role == "user":
+        batch, self._swift_batch = self._swift_batch, None
+        if role == _SWIFT_CALL:
+            self._swift_call(message.get("content"), line, batch or f"msg-{line}")
+        elif role == _SWIFT_RESULT:
+            self._tool_result({"content": message.get("content")}, line)
+        elif role == "user":
             self._user(message)
         elif role == "assistant":
             self._assistant(message, line)
@@ -246,18 +319,29 @@ class OpenAIChatBuilder(MessageBuilder):
         batch = batch_id or (own_id if isinstance(own_id, str) and own_id else f"msg-{line}")
         written = len(self.transcript.entries)
         thinking = reasoning_of(message)
+        text = parts_text(message.get("content"), _TEXT, "\n\n")
+        if thinking is None and text[:64].lstrip().startswith(_THINK):
+            thinking, text = _written_thinking(text)
         if thinking is not None:
             thinking.timestamp = timestamp
             self._append(thinking)
-        text = parts_text(message.get("content"), _TEXT, "\n\n")
+        calls = as_list(message.get("tool_calls"))
+        written_calls = None if calls else _text_calls(text)
+        if written_calls is not None:
+            text, calls = written_calls
+            for index, call in enumerate(calls):  # the format's ids for calls without one
+                call["id"] = f"call@{line}.{index}"
         if text:
             self._text(text, model, timestamp, {})
         refusal = message.get("refusal") or refusal_text(message.get("content"))
         if isinstance(refusal, str) and refusal:
             self._text(refusal, model, timestamp, {"refusal": True})
-        for index, call in enumerate(as_list(message.get("tool_calls"))):
-            if isinstance(call, Mapping):
-                self._start_call(call, f"{line}.{index}", line, batch, timestamp)
+        for index, call in enumerate(calls):
+            spec = _call_object(call)
+            if spec is None:
+                self.warn(f"a tool call that is no call object not read ({call!r:.60})", line)
+            else:
+                self._start_call(spec, f"{line}.{index}", line, batch, timestamp)
         legacy = message.get("function_call")
         if isinstance(legacy, Mapping):
             self._start_legacy_call(legacy, line, batch, timestamp)
@@ -283,6 +367,21 @@ class OpenAIChatBuilder(MessageBuilder):
             call_id = f"call@{where}"
         entry = self._new_call(call_id, name, raw, batch, timestamp, line)
         self._calls[call_id] = entry
+        self._waiting.append(entry)
+
+    def _swift_call(self, content: Any, line: int, batch: str) -> None:
+        """An ms-swift ``tool_call`` message: one call, in ``batch``."""
+        self.recognized += 1
+        spec = _call_object(content)
+        if spec is None or not isinstance(spec.get("name"), str) or not spec["name"]:
+            self.warn("a tool_call that is no {name, arguments} JSON", line)
+            spec = {"name": _SWIFT_CALL, "arguments": {"text": content}}
+        raw = spec.get("arguments", spec.get("parameters"))
+        call_id = f"call@{line}"
+        entry = self._new_call(call_id, spec["name"], raw, batch, None, line)
+        self._calls[call_id] = entry
+        self._waiting.append(entry)
+        self._swift_batch = batch
 
     def _start_legacy_call(
         self, spec: Mapping[str, Any], line: int, batch: str, timestamp: str | None
@@ -317,13 +416,52 @@ class OpenAIChatBuilder(MessageBuilder):
     def _tool_result(self, message: Mapping[str, Any], line: int) -> None:
         self.recognized += 1
         call_id = message.get("tool_call_id")
-        call = self._calls.get(call_id) if isinstance(call_id, str) else None
+        name = _name(message.get("name"))
+        content = message.get("content")
+        if call_id is not None and call_id != "":
+            call = self._calls.get(call_id) if isinstance(call_id, str) else None
+            why = f"tool result for an unknown tool_call_id {call_id!r}"
+        else:
+            responses = _RESPONSE.findall(content) if isinstance(content, str) else []
+            if responses:  # Hermes' <tool_response> blocks: one a call, in order
+                for place, response in enumerate(responses):
+                    self._answer_in_order(response.strip(), name, f"{line}.{place}", line)
+                return
+            call = self._oldest_waiting(name)
+            why = "tool result without a tool_call_id, and no call waits for one"
         if call is None:
-            self.warn(f"tool result for an unknown tool_call_id {call_id!r}", line)
+            self.warn(why, line)
             own_id = call_id if isinstance(call_id, str) and call_id else f"tool@{line}"
-            call = self._new_call(own_id, "", None, None, None, line)
+            call = self._new_call(own_id, name, None, None, None, line)
             self._calls[own_id] = call
-        self._settle(call, message.get("content"))
+        self._settle(call, content)
+
+    def _answer_in_order(self, response: str, name: str, where: str, line: int) -> None:
+        """One ``<tool_response>``'s body: the result of the oldest call waiting (of the tool
+        its ``{"name", "content"}`` JSON names, when it is that)."""
+        named = name
+        with contextlib.suppress(ValueError):
+            parsed = codec.loads(response)
+            if isinstance(parsed, Mapping) and isinstance(parsed.get("name"), str):
+                named = parsed["name"]
+        call = self._oldest_waiting(named)
+        if call is None:
+            self.warn("a <tool_response> no call waits for", line)
+            call = self._new_call(f"tool@{where}", named, None, None, None, line)
+        self._settle(call, response)
+
+    def _oldest_waiting(self, name: str) -> ToolCall | None:
+        """The oldest call without a result (of tool ``name``'s, when named and one is), taken
+        out of the calls waiting."""
+        waiting = self._waiting
+        while waiting and waiting[0].result is not None:
+            waiting.popleft()
+        if name:
+            named = next((c for c in waiting if c.name == name and c.result is None), None)
+            if named is not None:
+                waiting.remove(named)
+                return named
+        return waiting.popleft() if waiting else None
 
     def _function_result(self, message: Mapping[str, Any], line: int) -> None:
         self.recognized += 1
@@ -358,6 +496,106 @@ class OpenAIChatBuilder(MessageBuilder):
 
 def _name(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+#: The Hermes function-calling template's calls and results, written in a message's text
+#: (NousResearch/Hermes-Function-Calling; Qwen2.5 and Qwen3's chat templates).
+_CALL_TAG = "<tool_call>"
+_WRITTEN_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
+_RESPONSE = re.compile(r"<tool_response>(.*?)</tool_response>", re.DOTALL)
+
+
+#: Reasoning written at the head of an assistant's text (Qwen3's and DeepSeek-R1's templates).
+_THINK, _THOUGHT = "<think>", re.compile(r"<think>(.*?)</think>\s*", re.DOTALL)
+
+
+def _written_thinking(text: str) -> tuple[Thinking | None, str]:
+    """The reasoning an assistant's text opens with in ``<think>`` tags, and the text after it;
+    no Thinking (and the text as it is) when the tag is never closed."""
+    found = _THOUGHT.match(text.lstrip())
+    if found is None:
+        return None, text
+    thought = found.group(1).strip()
+    rest = text.lstrip()[found.end() :]
+    return (Thinking(text=thought, form="text") if thought else None), rest
+
+
+def _literal(text: str) -> Any:
+    """The JSON value ``text`` holds, or the Python literal (Hermes' datasets write many calls
+    as ``{'arguments': {...}, 'name': ...}``); None for neither."""
+    try:
+        return codec.loads(text)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+#: Qwen3-Coder's form of a written call: ``<function=name>`` holding ``<parameter=key>`` tags,
+#: each value the text between them (a line break after the opening tag and before the
+#: closing one is the template's, not the value's).
+_FUNCTION = re.compile(r"\s*<function=([^>\n]+)>(.*)</function>\s*", re.DOTALL)
+_PARAMETER = re.compile(r"<parameter=([^>\n]+)>\n?(.*?)\n?</parameter>", re.DOTALL)
+
+
+def _written_call(body: str) -> Any:
+    """The ``{"name", "arguments"}`` a ``<tool_call>`` tag holds: its JSON or Python literal,
+    or Qwen3-Coder's ``<function=…>`` form (whose values stay text: the schema that types them
+    is not the message's); None for neither."""
+    function = _FUNCTION.fullmatch(body)
+    if function is None:
+        return _literal(body.strip())
+    inner = function.group(2)
+    arguments: Any = dict(_PARAMETER.findall(inner))
+    if not arguments and inner.strip():
+        arguments = _literal(inner.strip())  # a JSON body: <function=name>{...}</function>
+        if arguments is None:
+            return None
+    return {"name": function.group(1).strip(), "arguments": arguments}
+
+
+def _text_calls(text: str) -> tuple[str, list[dict[str, Any]]] | None:
+    """The calls an assistant's text writes in Hermes' ``<tool_call>`` tags (each the JSON, or
+    Python literal, of ``{"name", "arguments"}``) as Chat tool calls (without ids), and the
+    text around them; None when it writes none, or one that is no such object (the text is
+    then shown as it is)."""
+    if _CALL_TAG not in text:
+        return None
+    bodies = _WRITTEN_CALL.findall(text)
+    calls = []
+    for body in bodies:
+        spec = _written_call(body)
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("name"), str):
+            return None
+        arguments = spec.get("arguments", spec.get("parameters"))
+        if not isinstance(arguments, str):
+            arguments = codec.dumps(arguments if arguments is not None else {}, default=str)
+        function = {"name": spec["name"], "arguments": arguments}
+        calls.append({"type": "function", "function": function})
+    if not calls:
+        return None
+    return _WRITTEN_CALL.sub("", text).strip(), calls
+
+
+def _with_content(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A message that keeps its text under ``text`` (a system message's, when it has none,
+    under ``system_prompt``), as one that keeps it under ``content``."""
+    text = message.get("text")
+    if not text and message.get("role") == "system":
+        text = message.get("system_prompt")
+    return {**message, "content": text if isinstance(text, str) else None}
+
+
+def _call_object(value: Any) -> Mapping[str, Any] | None:
+    """A tool call as an object: itself, or the object its JSON text holds; None otherwise."""
+    if isinstance(value, str):
+        try:
+            value = codec.loads(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, Mapping) else None
 
 
 def reasoning_of(message: Mapping[str, Any]) -> Thinking | None:
@@ -401,6 +639,8 @@ def _fits(message: Any) -> bool:
     if not isinstance(message, Mapping) or message.get("role") not in _ROLES or "type" in message:
         return False
     content = message.get("content")
+    if content is None and "content" not in message:
+        content = next((message[k] for k in _TEXT_KEYS if isinstance(message.get(k), str)), None)
     if content is None:
         # Only a call or a refusal stands without content; a record whose text sits elsewhere
         # (Cursor's ``message.content``) is not a Chat message.
@@ -418,7 +658,8 @@ def looks_like_messages(messages: list[Any]) -> bool:
 
 
 _CHAT_MARKS = ("tool_calls", "tool_call_id", "function_call")
-_CHAT_ROLES = NameSet({"tool", "function", "developer"})  # roles no other message API has
+#: Roles no other message API has.
+_CHAT_ROLES = NameSet({"tool", "function", "developer", _SWIFT_CALL, _SWIFT_RESULT})
 
 
 def _classify(message: Any) -> int:
@@ -461,7 +702,14 @@ def read(source: Source) -> Transcript:
     )
     if found is not None and isinstance(document, Mapping):
         _request_metadata(document, transcript)
-        for line, message in enumerate(found.messages, start=1):
+        numbered = list(enumerate(found.messages, start=1))
+        reply = len(numbered) if found.reply is None else found.reply
+        for line, message in numbered[:reply]:
+            builder.feed_noted(source, message, line, _record_type(message))
+        for _ in range(found.repeated):
+            source.note(_REPEATED, "ignored")
+        builder.feed_rejected(source, found.rejected, len(numbered) + found.repeated + 1)
+        for line, message in numbered[reply:]:
             builder.feed_noted(source, message, line, _record_type(message))
         keep_wrapper_keys(transcript, found.rest)
         first_line: int | None = 1

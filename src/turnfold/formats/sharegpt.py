@@ -18,7 +18,10 @@ rules of that format hold here too:
   ``call-<n>``, its place in the conversation;
 - ``observation`` (and ``tool``, ``function``) → the result of the oldest call still waiting for
   one. The format records no error flag, so a call with its result is ``unknown`` (L-3); a
-  result no call waits for is kept as a call of its own, with a warning.
+  result no call waits for is kept as a call of its own, with a warning;
+- calls written in the text in the Hermes template (NousResearch's hermes-function-calling-v1:
+  ``gpt`` values with ``<tool_call>`` tags, ``tool`` values of ``<tool_response>`` blocks) are
+  read as the ``openai`` format reads them: calls, and their results in order.
 
 A ``function_call`` whose value is not such JSON is kept as a call named ``function_call``
 holding the text, with a warning. No timestamps, usage or model are recorded.
@@ -38,7 +41,6 @@ Detection: a list (or a row holding one) whose every message has ``from`` and ``
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -181,8 +183,9 @@ class _Reader:
             self.waiting.extend(call["id"] for call in calls)
             return {"role": "assistant", "content": None, "tool_calls": calls}
         if speaker in _RESULTS:
-            call_id = self.waiting.popleft() if self.waiting else f"result-{line}"
-            return {"role": "tool", "tool_call_id": call_id, "content": text}
+            if not self.waiting:  # Hermes' calls, written in the text: the builder's to pair
+                return {"role": "tool", "content": text}
+            return {"role": "tool", "tool_call_id": self.waiting.popleft(), "content": text}
         return None
 
     def rejected(self, message: Any, line: int) -> None:
@@ -223,15 +226,6 @@ def chat_calls(
     return calls
 
 
-def parse_tools(tools: Any) -> Any:
-    """A row's ``tools``: the tools' JSON schemas as one JSON string, as the list it holds; any
-    other value (text that is no JSON) as it is."""
-    if isinstance(tools, str):
-        with contextlib.suppress(ValueError):
-            return json.loads(tools)
-    return tools
-
-
 def read(source: Source) -> Transcript:
     """Every message of ``source`` (a conversation, a row holding one, or JSON lines of
     messages), each accounted for by its speaker (:data:`RECORDS`), a preference row's replies
@@ -244,8 +238,6 @@ def read(source: Source) -> Transcript:
         system = rest.pop("system", None)
         if isinstance(system, str) and system:
             transcript.metadata["system"] = system
-        if "tools" in rest:
-            rest["tools"] = parse_tools(rest["tools"])
         for line, message in enumerate(messages, start=1):
             reader.feed(message, line)
         # A reply that is no assistant's message stays in the metadata, as any key of the row.

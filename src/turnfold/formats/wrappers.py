@@ -3,11 +3,25 @@
 Tools that save a conversation rarely save the bare list: ``{"traj": [...], "reward": 1}``,
 ``{"version", "sessionId", "messages": [...]}``, ``{"history": [...], "info": {...}}``. The
 message-list formats look for the list under the usual keys, or take the one list of
-message-shaped objects the wrapper holds; the wrapper's other keys are kept as metadata.
+message-shaped objects the wrapper holds; the wrapper's other keys are kept as metadata. An RL
+rollout or eval row in the conversational prompt-completion shape (TRL's datasets; verifiers'
+and prime-rl's ``results.jsonl``: ``{"prompt": [...], "completion": [...], "reward": 1.0}``)
+holds its run in two lists: the prompt's messages, then the completion's. A preference row in
+TRL's conversational shape (``{"chosen": [...], "rejected": [...]}``, each the whole
+conversation, or with the conversation in a ``prompt`` list of its own) holds a conversation
+and two replies to it: the chosen reply is the run's, the rejected one is kept beside it. A
+function-calling row of Salesforce's xLAM / APIGen datasets (``{"query", "tools",
+"answers"}``, ``answers`` the JSON of the ``{"name", "arguments"}`` calls that answer the query)
+is the query as a prompt and the calls as one Chat assistant message, ids ``call-<n>``: the
+dataset records no results.
 
 >>> found = find_messages({"traj": [{"role": "user", "content": "hi"}], "reward": 1.0})
 >>> found.key, len(found.messages), found.rest
 ('traj', 1, {'reward': 1.0})
+>>> found = find_messages({"prompt": [{"role": "user", "content": "hi"}],
+...                        "completion": [{"role": "assistant", "content": "yo"}], "reward": 1})
+>>> found.key, len(found.messages), found.rest
+('prompt+completion', 2, {'reward': 1})
 >>> metadata_names({"sessionId": "s1", "updated_at": "2025-01-01", "agent": "sdk"})
 {'session_id': 's1', 'updated_at': '2025-01-01', 'agent': 'sdk'}
 """
@@ -18,8 +32,9 @@ import contextlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
+from turnfold import codec
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source
 from turnfold.model import Transcript
@@ -38,17 +53,94 @@ class FoundMessages:
     messages: list[Any]
     key: str | None = None
     rest: dict[str, Any] = field(default_factory=dict)
+    #: A preference pair's rejected reply, read before its chosen one (which starts at
+    #: ``messages[reply]``); ``repeated``: how many messages of its list, before the reply,
+    #: repeat the conversation.
+    rejected: list[Any] = field(default_factory=list)
+    reply: int | None = None
+    repeated: int = 0
 
 
 def _message_shaped(value: Any) -> bool:
     return isinstance(value, Mapping) and ("role" in value or "type" in value)
 
 
-def _mostly_messages(value: Any) -> bool:
+def _mostly_messages(value: Any) -> TypeGuard[list[Any]]:
     if not isinstance(value, list) or not value:
         return False
     sample = value[:50]
     return sum(1 for v in sample if _message_shaped(v)) * 2 > len(sample)
+
+
+#: A conversational prompt-completion row's two lists, in the order the run went.
+PROMPT, COMPLETION = "prompt", "completion"
+
+
+def _prompt_completion(document: Mapping[str, Any]) -> FoundMessages | None:
+    """The run of a prompt-completion row: its prompt's messages, then its completion's (an
+    empty completion, a rollout that failed, is none; one that is text is the assistant's
+    message); None for any other row (a prompt that is text is no conversation)."""
+    prompt, completion = document.get(PROMPT), document.get(COMPLETION)
+    if isinstance(completion, str):  # the model's text, as GRPO logs keep a sampled reply
+        completion = [{"role": "assistant", "content": completion}]
+    if not _mostly_messages(prompt) or not isinstance(completion, list):
+        return None
+    if completion and not _mostly_messages(completion):
+        return None
+    rest = {k: v for k, v in document.items() if k not in (PROMPT, COMPLETION)}
+    return FoundMessages([*prompt, *completion], f"{PROMPT}+{COMPLETION}", rest)
+
+
+#: A conversational preference row's replies (TRL's ``chosen`` and ``rejected`` columns).
+CHOSEN, REJECTED = "chosen", "rejected"
+
+
+def _chat_pair(document: Mapping[str, Any]) -> FoundMessages | None:
+    """The run of a conversational preference row: its conversation and chosen reply, its
+    rejected reply beside them; None for any other row. Without a ``prompt`` list, the messages
+    both lists start with are the conversation."""
+    chosen, rejected = document.get(CHOSEN), document.get(REJECTED)
+    if not _mostly_messages(chosen) or not _mostly_messages(rejected):
+        return None
+    prompt = document.get(PROMPT)
+    if _mostly_messages(prompt):
+        rest = {k: v for k, v in document.items() if k not in (PROMPT, CHOSEN, REJECTED)}
+        key, conversation, repeated = f"{PROMPT}+{CHOSEN}", list(prompt), 0
+    else:
+        rest = {k: v for k, v in document.items() if k not in (CHOSEN, REJECTED)}
+        repeated = next(
+            (at for at, (a, b) in enumerate(zip(chosen, rejected, strict=False)) if a != b),
+            min(len(chosen), len(rejected)),
+        )
+        key, conversation = CHOSEN, list(chosen[:repeated])
+    return FoundMessages(
+        [*conversation, *chosen[repeated:]], key, rest,
+        rejected=list(rejected[repeated:]), reply=len(conversation), repeated=repeated,
+    )  # fmt: skip
+
+
+#: An xLAM row's prompt and its calls.
+QUERY, ANSWERS = "query", "answers"
+
+
+def _function_calling_row(document: Mapping[str, Any]) -> FoundMessages | None:
+    """The run of an xLAM row: its query, then its answers as one batch of Chat tool calls;
+    None for any other row (answers that are no list of ``{"name", ...}`` objects)."""
+    query, answers = document.get(QUERY), parse_tools(document.get(ANSWERS))
+    if not isinstance(query, str) or not isinstance(answers, list):
+        return None
+    if not all(isinstance(a, Mapping) and isinstance(a.get("name"), str) for a in answers):
+        return None
+    calls = [
+        {"id": f"call-{place}", "type": "function", "function": {
+            "name": answer["name"], "arguments": codec.dumps(answer.get("arguments", {}))}}
+        for place, answer in enumerate(answers, start=1)
+    ]  # fmt: skip
+    messages: list[dict[str, Any]] = [{"role": "user", "content": query}]
+    if calls:
+        messages.append({"role": "assistant", "content": None, "tool_calls": calls})
+    rest = {k: v for k, v in document.items() if k not in (QUERY, ANSWERS)}
+    return FoundMessages(messages, QUERY, rest)
 
 
 def find_messages(document: Any) -> FoundMessages | None:
@@ -57,6 +149,13 @@ def find_messages(document: Any) -> FoundMessages | None:
         return FoundMessages(document)
     if not isinstance(document, Mapping):
         return None
+    paired = (
+        _prompt_completion(document)
+        or _chat_pair(document)
+        or (_function_calling_row(document) if ANSWERS in document else None)
+    )
+    if paired is not None:
+        return paired
     key = next((k for k in MESSAGE_KEYS if _mostly_messages(document.get(k))), None)
     if key is None:
         lists = [k for k, v in document.items() if _mostly_messages(v)]
@@ -89,13 +188,24 @@ def keep_wrapper_keys(transcript: Transcript, rest: Mapping[str, Any]) -> None:
     saving agent's name. What the loader already set (``source_format``, ``system``, ``model``)
     wins over a wrapper key of the same name. A numeric ``reward`` (an RL rollout's) is also
     the ``score`` of the run (H-6), which its header and its corpus row show, unless the
-    wrapper names a score of its own."""
+    wrapper names a score of its own. ``tools`` saved as one JSON string (the tools' schemas,
+    as LLaMA-Factory, ms-swift and OpenAI's fine-tuning rows hold them) is kept as the list it
+    holds."""
     metadata = transcript.metadata
     for key, value in metadata_names(rest).items():
-        metadata.setdefault(key, value)
+        metadata.setdefault(key, parse_tools(value) if key == "tools" else value)
     reward = metadata.get("reward")
     if isinstance(reward, (int, float)) and not isinstance(reward, bool):
         metadata.setdefault("score", reward)
+
+
+def parse_tools(tools: Any) -> Any:
+    """A row's ``tools``: the tools' JSON schemas as one JSON string, as the list it holds; any
+    other value (text that is no JSON) as it is."""
+    if isinstance(tools, str):
+        with contextlib.suppress(ValueError):
+            return codec.loads(tools)
+    return tools
 
 
 def _message_list(value: Any) -> bool:
@@ -107,17 +217,24 @@ def _message_list(value: Any) -> bool:
 
 def runs_key(source: Source) -> str | None:
     """The key under which the records of ``source`` keep their runs' messages, when they are
-    the rows of a dataset (JSON lines or a JSON array: at least two, most of them objects
-    holding such a list, or most of them preference pairs); None otherwise. For pairs it is
+    the rows of a dataset (JSON lines or a JSON array: one or more, most of them objects
+    holding such a list, or most of them preference pairs or prompt-completion rows, whose key
+    is ``prompt``; TRL's conversational pairs' is ``chosen``, xLAM's rows' ``query``); None
+    otherwise. For pairs it is
     :func:`pair_key`'s: ``chosen_messages``, or ``chosen`` for alpaca rows, whose chosen reply
     is text, not messages. A file no session format reads may be one: each record is then a
     run of its own, not a message of one session."""
     if source.is_document and not isinstance(source.document, list):
         return None  # one JSON object: one run at most, which load() reads
     rows = [value for value in source.head_values() if isinstance(value, Mapping)]
-    if len(rows) < 2 or len(rows) * 2 < len(source.head):
+    if not rows or len(rows) * 2 < len(source.head):
         return None
     first = rows[0]
+    shapes = ((_prompt_completion, PROMPT), (_chat_pair, CHOSEN), (_function_calling_row, QUERY))
+    for shape, named_key in shapes:
+        if shape(first) is not None:
+            held = sum(shape(row) is not None for row in rows)
+            return named_key if held * 2 >= len(rows) else None
     named = [key for key in MESSAGE_KEYS if _message_list(first.get(key))]
     lists = [key for key, value in first.items() if _message_list(value)]
     key = named[0] if named else (lists[0] if len(lists) == 1 else None)
