@@ -10,7 +10,9 @@ test assets (BSD-3-Clause); see tests/fixtures/SOURCES.md."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -473,3 +475,26 @@ def test_C1_a_file_of_xlam_rows_scans_to_a_row_each(tmp_path: Path) -> None:
     rows = turnfold.scan(path, workers=1).to_pandas()
     assert list(rows["tool_calls"]) == [2, 2, 2]
     assert turnfold.load(path, sample=2).metadata["id"] == 2
+
+
+@pytest.mark.parametrize(
+    ("row", "says"),
+    [
+        ({"prompt": [{"role": "user", "content": "2+2?"}],
+          "completion": [{"role": "assistant", "content": "4"}], "reward": 1.0},
+         "each record holds one, under 'prompt' and 'completion'"),
+        ({"chosen": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}],
+          "rejected": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "no"}]},
+         "each record holds a preference pair, its chosen reply under 'chosen'"),
+    ],
+)  # fmt: skip
+def test_L4_loading_a_file_of_rows_says_how_each_row_holds_its_run(
+    row: dict[str, Any], says: str, tmp_path: Path
+) -> None:
+    """``load()`` of a file of rows says it holds many runs, and how a row holds one: a
+    prompt-completion row's run is in two lists, a preference pair's chosen reply is not the
+    whole of it."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for _ in range(3)))
+    with pytest.raises(TranscriptFormatError, match=re.escape(says)):
+        turnfold.load(path)

@@ -33,8 +33,8 @@ from turnfold.formats.wrappers import (
     UNKNOWN,
     OneFormat,
     no_such_run,
-    pair_key,
     run_place,
+    runs_held,
     runs_key,
 )
 from turnfold.gcpause import collector_paused
@@ -163,10 +163,8 @@ def _detect(source: Source) -> ModuleType:
         runs = runs_key(source) if reason == "no known transcript structure" else None
         if runs is not None:  # the rows of a dataset: many runs, not one session
             first = next((v for v in source.head_values() if isinstance(v, Mapping)), None)
-            # A preference pair's key is its chosen reply's, which alone is not the run.
-            held = "a preference pair, its chosen reply" if pair_key(first) == runs else "one"
             reason = (
-                f"a file of runs (each record holds {held}, under {runs!r}): turnfold.scan() "
+                f"a file of runs (each record holds {runs_held(first, runs)}): turnfold.scan() "
                 "reads each as a row; turnfold.load(path, sample=n) reads the n-th, from 0"
             )
         elif near and reason == "no known transcript structure":

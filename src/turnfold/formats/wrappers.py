@@ -263,6 +263,23 @@ def pair_key(row: Any) -> str | None:
     return None
 
 
+def runs_held(row: Any, key: str) -> str:
+    """How a dataset's row holds its run, for a message that names :func:`runs_key`'s ``key``:
+    its messages under it, its prompt and completion, a preference pair.
+
+    >>> runs_held({"prompt": [{"role": "user", "content": "hi"}], "completion": []}, "prompt")
+    "one, under 'prompt' and 'completion'"
+    """
+    row = row if isinstance(row, Mapping) else {}
+    if pair_key(row) == key or (key == CHOSEN and _chat_pair(row) is not None):
+        return f"a preference pair, its chosen reply under {key!r}"
+    if key == PROMPT and _prompt_completion(row) is not None:
+        return f"one, under {PROMPT!r} and {COMPLETION!r}"
+    if key == QUERY and _function_calling_row(row) is not None:
+        return f"one, under {QUERY!r} and {ANSWERS!r}"
+    return f"one, under {key!r}"
+
+
 #: :class:`OneFormat` has not read a run yet: the dataset's format is not known.
 UNKNOWN = "(not known yet)"
 
