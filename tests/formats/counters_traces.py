@@ -15,7 +15,38 @@ from counters import records
 
 
 def _attributes(span: dict[str, Any]) -> dict[str, Any]:
-    return {a["key"]: next(iter(a["value"].values()), None) for a in span.get("attributes", [])}
+    attributes = span.get("attributes", [])
+    if isinstance(attributes, dict):  # a span as ConsoleSpanExporter prints it
+        return attributes
+    return {a["key"]: next(iter(a["value"].values()), None) for a in attributes}
+
+
+def _spans(path: Path) -> list[dict[str, Any]]:
+    """The spans of an OTLP export, of ConsoleSpanExporter's lines (``context`` ids with
+    ``0x``, ``parent_id``) or of a Jaeger export (``data[].spans``, ``tags``, a ``CHILD_OF``
+    reference) as OTLP names their ids; a span printed again counted once."""
+    spans: dict[str, dict[str, Any]] = {}
+    for record in records(path):
+        for trace in record.get("data", []) if isinstance(record.get("data"), list) else []:
+            for span in trace.get("spans", []):
+                parent = [r["spanID"] for r in span.get("references", [])
+                          if r.get("refType") == "CHILD_OF"]  # fmt: skip
+                attributes = {t["key"]: t.get("value") for t in span.get("tags", [])}
+                spans[span["spanID"]] = {"spanId": span["spanID"], "name": span["operationName"],
+                                         "parentSpanId": parent[0] if parent else None,
+                                         "attributes": attributes}  # fmt: skip
+        if "context" in record:
+            span = {
+                **record,
+                "spanId": record["context"]["span_id"].removeprefix("0x"),
+                "parentSpanId": (record["parent_id"] or "").removeprefix("0x") or None,
+            }
+            spans[span["spanId"]] = span
+            continue
+        for resource in record.get("resourceSpans", []):
+            for scope in resource.get("scopeSpans", []):
+                spans.update((span["spanId"], span) for span in scope.get("spans", []))
+    return list(spans.values())
 
 
 _AGENTS = ("invoke_agent", "AGENT")
@@ -33,14 +64,9 @@ def otlp(path: Path) -> int:
     span whose ``LLM`` span was offered no tools, ``llm.tools.*``, and asked for none) is one
     call, its code, unless smolagents could not parse code from the reply
     (``AgentParsingError``): the tool spans under it ran from that code, and the first agent
-    span under it is that call's sub-agent."""
-    spans = [
-        span
-        for request in records(path)
-        for resource in request.get("resourceSpans", [])
-        for scope in resource.get("scopeSpans", [])
-        for span in scope.get("spans", [])
-    ]
+    span under it is that call's sub-agent. Google ADK's ``(merged tools)`` span, written
+    after a response's parallel calls beside their own spans, is no call."""
+    spans = _spans(path)
     attributes = {span["spanId"]: _attributes(span) for span in spans}
     smolagents = any(k.startswith("smolagents.") for a in attributes.values() for k in a)
     answer = "final_answer" if smolagents else ""  # "": a name no tool has
@@ -50,6 +76,8 @@ def otlp(path: Path) -> int:
     for span in spans:
         a = attributes[span["spanId"]]
         kinds[span["spanId"]] = a.get("gen_ai.operation.name") or a.get("openinference.span.kind")
+        if a.get("gen_ai.tool.name") == "(merged tools)":  # ADK's, beside each call's own span
+            kinds[span["spanId"]] = None
         parents[span["spanId"]] = span.get("parentSpanId")
         for message in json.loads(a.get("gen_ai.output.messages") or "[]"):
             asked |= {p["id"]: p.get("name") for p in message.get("parts", [])
@@ -102,10 +130,25 @@ def otlp(path: Path) -> int:
         and step(span["spanId"]) not in code_steps
     )  # fmt: skip
     calls = [name for name in asked.values() if name != answer]
+    by_id = {span["spanId"]: span for span in spans}
+
+    def again(span: dict[str, Any]) -> bool:
+        """An agent span right under an agent span of its name: the same run (OpenLLMetry's
+        LangGraph graph and workflow spans)."""
+        parent = by_id.get(span.get("parentSpanId") or "")
+        a, b = attributes[span["spanId"]], attributes[parent["spanId"]] if parent else {}
+        return (
+            parent is not None
+            and kinds[parent["spanId"]] in _AGENTS
+            and bool(a.get("gen_ai.agent.name"))
+            and a.get("gen_ai.agent.name") == b.get("gen_ai.agent.name")
+        )
+
     direct = sum(
         1 for span in spans
         if kinds[span["spanId"]] in _AGENTS and runner(span["spanId"]) in _AGENTS
         and agent_name(span) not in calls and step(span["spanId"]) not in code_steps
+        and not again(span)
     )  # fmt: skip
     # Agents a code step ran beyond the one its call holds are calls of their own.
     run_by_code = [step(s["spanId"]) for s in spans if kinds[s["spanId"]] in _AGENTS]

@@ -3,10 +3,17 @@
 Input: what the OTLP file exporters write, one ``ExportTraceServiceRequest`` per line
 (``{"resourceSpans": [{"resource", "scopeSpans": [{"scope", "spans": [...]}]}]}``) or one such
 document. Span ids are hex as the OTLP JSON encoding says, or base64 as a plain protobuf JSON
-mapping writes them; ``intValue`` may be a string. Every span is one record of the accounting,
-typed ``span/<operation>``: the GenAI ``gen_ai.operation.name`` (``chat``, ``execute_tool``,
-``invoke_agent``…) or the OpenInference ``openinference.span.kind`` (``LLM``, ``TOOL``,
-``AGENT``, ``CHAIN``…); spans of neither (HTTP, database) are ``span/(other)``, left out, and
+mapping writes them; ``intValue`` may be a string. Also spans as the SDK's ``ConsoleSpanExporter``
+prints them (``ReadableSpan.to_json()``: ``context`` ids with ``0x``, ``parent_id``, ISO times,
+plain attributes), one a line or a JSON list of them (:func:`is_console_span`), and a Jaeger
+export (``{"data": [{"traceID", "spans": [{"tags", "references", "logs"…}]}]}``, what its UI
+downloads: :func:`jaeger_traces`). A span written again (a processor printing each span as it
+starts and as it ends) is read once, the copy that ended (``span/(repeated)``). Every span is
+one record of the accounting, typed ``span/<operation>``: the GenAI ``gen_ai.operation.name``
+(``chat``, ``execute_tool``, ``invoke_agent``…; LiteLLM's call types read as theirs), the
+OpenInference ``openinference.span.kind`` (``LLM``, ``TOOL``, ``AGENT``, ``CHAIN``…) or older
+OpenLLMetry's ``llm.request.type`` (:func:`operation`); spans of none (HTTP, database) are
+``span/(other)``, left out, and
 so are Strands' ``execute_event_loop_cycle`` spans; a span under a span left out hangs from the
 nearest span read above it (:func:`reparent`: Strands starts every model and tool span inside
 an event-loop cycle).
@@ -24,7 +31,11 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   ``AGENT``) inside another agent's tree is a sub-agent: its own spans make its own transcript,
   nested under the tool call that ran it (the ``execute_tool`` span it sits in), else under
   the unsettled call of its name a model span asked for (a smolagents managed agent, run
-  inside its manager's step), else under a call of its own named ``invoke_agent``;
+  inside its manager's step), else under the one call of the last response still waiting for
+  its result (an agent called over A2A, traced in the same trace), else under a call of its
+  own named ``invoke_agent``. An agent span among model spans outside any agent span is a
+  sub-agent of the conversation they make; one right under an agent span of its name is the
+  same run (OpenLLMetry's LangGraph graph and workflow spans: :meth:`_Rebuild._inner`);
 - a model span (``chat``, ``LLM``) gives its input and output messages: ``gen_ai.input.messages``
   / ``gen_ai.output.messages`` (JSON strings or structured values, the ``parts`` form; also on
   the ``gen_ai.client.inference.operation.details`` event), OpenInference's flattened
@@ -35,7 +46,8 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   only the messages not seen before are added (the history as a prefix, else by content);
   messages then map as Chat Completions messages do (:mod:`~turnfold.formats.openai_chat`),
   the parts of a GenAI message in their order (:func:`_from_parts`, the part types of the
-  semantic conventions' ``gen-ai-input-messages.json`` / ``gen-ai-output-messages.json``):
+  semantic conventions' ``gen-ai-input-messages.json`` / ``gen-ai-output-messages.json``, and
+  those pydantic-ai writes in their place, :func:`pydantic_ai_part`, ``thinking`` as reasoning):
   a ``server_tool_call`` is a :class:`~turnfold.model.ToolCall` its
   ``server_tool_call_response`` settles (:func:`server_tool_outcome`), a ``compaction`` a
   :class:`~turnfold.model.CompactionBoundary` with its summary, a ``blob`` image an image of
@@ -51,13 +63,23 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   nothing;
   usage (``gen_ai.usage.*``, ``llm.token_count.*``) and model go on the span's last text, its
   calls are one batch (one response's); a model span with an error status is an
-  :class:`~turnfold.model.AssistantError`;
+  :class:`~turnfold.model.AssistantError`. A trace without message content (capture is off by
+  default in Google ADK, the OpenAI instrumentor, the Microsoft Agent Framework: a warning
+  says so): the calls the tool spans after a model span that recorded no output make are its
+  response's, one batch, the first carrying its usage; where a response's usage has no entry
+  to carry it (an answer not recorded), the model spans' sum is ``metadata["usage"]``, the
+  transcript's recorded total (:meth:`_Rebuild._settle_usage`); Google ADK's ``(merged
+  tools)`` span, beside the spans of a response's parallel calls, is none;
 - a tool span (``execute_tool``, ``TOOL``) settles the call with its id (``gen_ai.tool.call.id``,
   ``tool_call.id``, ``tool.id``; without one, the first unsettled call of its name, or of
   that call's response the one with the span's arguments: a response's calls may run in
   parallel) with its
-  result (``gen_ai.tool.call.result``, ``output.value``, else its output messages' or Strands'
-  ``gen_ai.choice`` event's: :func:`tool_response`), its times, and its status: an error
+  result (``gen_ai.tool.call.result``, ``output.value``, pydantic-ai's older ``tool_response``;
+  OpenLLMetry's LangChain result is a serialized ``ToolMessage``, read as its content, status
+  and call id: :func:`langchain_tool_message`;
+  else its output messages' or Strands' ``gen_ai.choice`` event's: :func:`tool_response`; a
+  tool message of a later model span gives it when the span has none, the span's status and
+  end standing), its times, and its status: an error
   status or an ``exception`` event is ``error``, a result whose text states a failure (a
   non-zero exit code, timed out, rejected) is ``error``
   (:func:`~turnfold.formats.gemini_parts.corrected_status`), any other ended span ``success``. A
@@ -147,6 +169,7 @@ from turnfold.model import (
     AssistantText,
     CompactionBoundary,
     ImageData,
+    LoadWarning,
     SubAgent,
     SystemNotice,
     Thinking,
@@ -157,7 +180,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import attach_usage
+from turnfold.usage import Tokens, add_into, attach_usage, counts_of
 
 NAME = "otlp"
 
@@ -181,6 +204,8 @@ RECORDS = Records(
     ignored={
         "span/(other)": "spans of no GenAI operation (HTTP, database, framework internals); "
         "the spans under them are read as if under the span above them",
+        "span/execute_tool (merged)": "Google ADK's record of the merged responses of calls "
+        "run in parallel: each call's own span is read",
         "span/execute_event_loop_cycle": "Strands' event-loop cycles: their messages repeat "
         "those of the model and tool spans under them, which are read",
         "span/embeddings": "embedding calls carry no conversation",
@@ -192,6 +217,8 @@ RECORDS = Records(
         "span/(other conversation)": "spans of another conversation of the file (read with "
         "sample=<conversation id>)",
         "request/(empty)": "an export request with no spans",
+        "span/(repeated)": "a span written again (printed as it started and as it ended, or "
+        "by two exporters): the copy that ended is read",
     },
 )
 
@@ -317,14 +344,53 @@ class Span:
     children: list[Span] = field(default_factory=list)
 
 
+#: The tool name of the span Google ADK adds after running a response's calls in parallel,
+#: for the one event merging their responses (google/adk/telemetry/tracing.py,
+#: ``trace_merged_tool_calls``): each call has a span of its own.
+_ADK_MERGED = "(merged tools)"
+
+
+#: Operation names instrumentations write for the semantic conventions' ones: LiteLLM's OTel
+#: callback writes its call type (litellm/integrations/opentelemetry.py), OpenLLMetry before
+#: its move to ``gen_ai.operation.name`` only ``llm.request.type`` (``LLMRequestTypeValues``).
+_OPERATIONS = {
+    "completion": "chat",
+    "acompletion": "chat",
+    "atext_completion": "text_completion",
+    "embedding": "embeddings",
+    "aembedding": "embeddings",
+}
+_LLM_REQUEST_TYPES = {"chat": "chat", "completion": "text_completion", "embedding": "embeddings"}
+#: The Vercel AI SDK's spans (``ai.operationId``, ai/core/telemetry): a provider call and a
+#: tool run are read; a call's outer span (``ai.generateText``…) repeats its provider calls.
+_AI_SDK_OPERATIONS = {
+    "ai.generateText.doGenerate": "chat",
+    "ai.streamText.doStream": "chat",
+    "ai.generateObject.doGenerate": "chat",
+    "ai.streamObject.doStream": "chat",
+    "ai.toolCall": "execute_tool",
+    "ai.embed.doEmbed": "embeddings",
+    "ai.embedMany.doEmbed": "embeddings",
+}
+
+
 def operation(name: str, attributes: Mapping[str, Any]) -> str:
-    """A span's record type: its GenAI operation, its OpenInference kind, else ``(other)``."""
+    """A span's record type: its GenAI operation, its OpenInference kind, OpenLLMetry's older
+    ``llm.request.type``, else ``(other)``."""
     op = attributes.get("gen_ai.operation.name")
     if isinstance(op, str) and op:
-        return op
+        if op == "execute_tool" and attributes.get("gen_ai.tool.name") == _ADK_MERGED:
+            return "execute_tool (merged)"
+        return _OPERATIONS.get(op, op)
     kind = attributes.get("openinference.span.kind")
     if isinstance(kind, str) and kind:
         return kind.upper()
+    request = attributes.get("llm.request.type")
+    if isinstance(request, str) and request in _LLM_REQUEST_TYPES:
+        return _LLM_REQUEST_TYPES[request]
+    step = attributes.get("ai.operationId")
+    if isinstance(step, str) and step in _AI_SDK_OPERATIONS:
+        return _AI_SDK_OPERATIONS[step]
     head = name.split(" ", 1)[0]
     if head in ("invoke_agent", "execute_tool", "chat", "create_agent") and " " in name:
         return head
@@ -366,6 +432,142 @@ def _span(raw: Mapping[str, Any], line: int) -> Span | None:
     )
 
 
+def is_console_span(value: Any) -> bool:
+    """A span as the OpenTelemetry SDK's ``ReadableSpan.to_json()`` writes it (what
+    ``ConsoleSpanExporter`` prints, one object a span): ``context`` with its ids, ``parent_id``."""
+    return (
+        isinstance(value, _MAPS)
+        and isinstance(context := value.get("context"), _MAPS)
+        and "span_id" in context
+        and "parent_id" in value
+    )
+
+
+def _console_id(value: Any, size: int) -> str | None:
+    """An id as ``to_json`` writes it: ``0x`` and hex."""
+    if isinstance(value, str) and value[:2] in ("0x", "0X"):
+        value = value[2:]
+    return span_id(value, size)
+
+
+def iso_nanos(value: Any) -> int:
+    """An ISO-8601 time (``to_json`` writes UTC with ``Z``) as Unix nanoseconds; 0 if none."""
+    if not isinstance(value, str) or not value:
+        return 0
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return 0
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
+
+
+def _console_span(raw: Mapping[str, Any], line: int) -> Span | None:
+    """A span of :func:`is_console_span`'s shape: attributes and event attributes are plain
+    values already, times ISO strings, the status ``{"status_code", "description"}``."""
+    context = raw["context"]
+    trace = _console_id(context.get("trace_id"), 16)
+    own = _console_id(context.get("span_id"), 8)
+    if trace is None or own is None:
+        return None
+    raw_attributes = raw.get("attributes")
+    attributes = dict(raw_attributes) if isinstance(raw_attributes, _MAPS) else {}
+    name = raw.get("name") if isinstance(raw.get("name"), str) else ""
+    events = []
+    for event in as_list(raw.get("events")):
+        if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
+            values = event.get("attributes")
+            events.append((event["name"], dict(values) if isinstance(values, _MAPS) else {}))
+    raw_status = raw.get("status")
+    status: Mapping[str, Any] = raw_status if isinstance(raw_status, _MAPS) else {}
+    message = status.get("description")
+    start, end = iso_nanos(raw.get("start_time")), iso_nanos(raw.get("end_time"))
+    return Span(
+        trace_id=trace,
+        span_id=own,
+        parent_id=_console_id(raw.get("parent_id"), 8),
+        name=str(name),
+        op=operation(str(name), attributes),
+        start=start,
+        started_at=nano_time(start),
+        ended_at=nano_time(end),
+        attributes=attributes,
+        events=events,
+        failed=status.get("status_code") in _ERROR_CODES,
+        status_message=message if isinstance(message, str) and message else None,
+        line=line,
+    )
+
+
+def jaeger_traces(value: Any) -> list[Mapping[str, Any]] | None:
+    """The traces of a Jaeger JSON export (the query service's ``{"data": [trace…]}``, what
+    its UI's "Download JSON" saves, or one ``{"traceID", "spans", "processes"}``), else None."""
+    if not isinstance(value, _MAPS):
+        return None
+    if isinstance(value.get("spans"), list) and "traceID" in value:
+        return [value]
+    data = value.get("data")
+    if isinstance(data, list) and data and isinstance(data[0], _MAPS) and "spans" in data[0]:
+        return [trace for trace in data if isinstance(trace, _MAPS)]
+    return None
+
+
+def _tags(tags: Any) -> dict[str, Any]:
+    """Jaeger's ``[{key, type, value}]`` as a dict (its values are typed JSON already)."""
+    return {
+        t["key"]: t.get("value")
+        for t in as_list(tags)
+        if isinstance(t, _MAPS) and isinstance(t.get("key"), str)
+    }
+
+
+def _jaeger_span(raw: Mapping[str, Any], line: int) -> Span | None:
+    """A span of a Jaeger export: times in microseconds, the parent its ``CHILD_OF``
+    reference, events its ``logs`` (the ``event`` field their name), the status the
+    ``otel.status_code`` / ``error`` tags the OTLP receiver turns it into."""
+    trace = span_id(raw.get("traceID"), 16)
+    own = span_id(raw.get("spanID"), 8)
+    if trace is None or own is None:
+        return None
+    attributes = _tags(raw.get("tags"))
+    parent = next(
+        (
+            r.get("spanID")
+            for r in as_list(raw.get("references"))
+            if isinstance(r, _MAPS) and r.get("refType") == "CHILD_OF"
+        ),
+        None,
+    )
+    events = []
+    for log in as_list(raw.get("logs")):
+        fields = _tags(log.get("fields")) if isinstance(log, _MAPS) else {}
+        name = fields.pop("event", None)
+        if isinstance(name, str):
+            events.append((name, fields))
+    start = as_int(raw.get("startTime")) or 0
+    duration = as_int(raw.get("duration"))
+    failed = attributes.get("otel.status_code") == "ERROR" or attributes.get("error") is True
+    message = attributes.get("otel.status_description")
+    name = raw.get("operationName") if isinstance(raw.get("operationName"), str) else ""
+    return Span(
+        trace_id=trace,
+        span_id=own,
+        parent_id=span_id(parent, 8),
+        name=str(name),
+        op=operation(str(name), attributes),
+        start=start * 1000,
+        started_at=nano_time(start * 1000),
+        ended_at=nano_time((start + duration) * 1000) if duration is not None else None,
+        attributes=attributes,
+        events=events,
+        failed=failed,
+        status_message=message if isinstance(message, str) and message else None,
+        line=line,
+    )
+
+
 def raw_spans(request: Any) -> Iterator[Mapping[str, Any]]:
     """Every span object of an ``ExportTraceServiceRequest``."""
     if not isinstance(request, _MAPS):
@@ -393,11 +595,14 @@ def _is_request(value: Any) -> bool:
 
 
 def _classify(value: Any) -> int:
-    return DISTINCTIVE if _is_request(value) else NOT_MINE
+    if _is_request(value) or is_console_span(value) or jaeger_traces(value) is not None:
+        return DISTINCTIVE
+    return NOT_MINE
 
 
 def detect(source: Source) -> Evidence:
-    """``{"resourceSpans": [...]}`` objects: one per line, or one document."""
+    """``{"resourceSpans": [...]}`` objects: one per line, or one document; spans as
+    ``ConsoleSpanExporter`` prints them, one per line or a list of them; a Jaeger export."""
     if source.is_document and isinstance(source.document, _MAPS):
         return Evidence.of([source.document], _classify, "no resourceSpans")
     return Evidence.of(source.head_values(), _classify, "no resourceSpans")
@@ -629,10 +834,13 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
             unshown.append("a message part that is not an object was skipped")
             continue
         kind = part.get("type")
+        if isinstance(kind, str) and kind in _PYDANTIC_AI_PARTS:
+            part = pydantic_ai_part(part, kind)
+            kind = part.get("type")
         content = part.get("content")
         if kind == "text" and isinstance(content, str):
             texts.append(content)
-        elif kind == "reasoning" and isinstance(content, str):
+        elif kind in ("reasoning", "thinking") and isinstance(content, str):
             reasoning.append(content)
         elif kind == "tool_call":
             calls.append(_call(part.get("id"), part.get("name"), part.get("arguments")))
@@ -689,6 +897,25 @@ def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     if texts or reasoning or calls or images or unshown or not out:
         out.append(_chat(role, texts, reasoning, calls, images, unshown))
     return out
+
+
+#: The part types pydantic-ai's instrumentation writes where the schemas have others
+#: (pydantic_ai/_otel_messages.py): before its version 4, ``binary`` for a blob and
+#: ``image-url``… for a uri; in every version ``thinking`` for reasoning (read as such).
+_PYDANTIC_AI_PARTS = NameSet({"binary", "image-url", "audio-url", "video-url", "document-url"})
+
+
+def pydantic_ai_part(part: Mapping[str, Any], kind: str) -> Mapping[str, Any]:
+    """A part of :data:`_PYDANTIC_AI_PARTS` as the schemas' part it stands for.
+
+    >>> pydantic_ai_part({"type": "image-url", "url": "https://a.b/c.png"}, "image-url")
+    {'type': 'uri', 'modality': 'image', 'uri': 'https://a.b/c.png'}
+    """
+    if kind == "binary":
+        blob = {"type": "blob", "mime_type": part.get("media_type")}
+        return blob if "content" not in part else {**blob, "content": part["content"]}
+    uri: dict[str, Any] = {"type": "uri", "modality": kind.removesuffix("-url")}
+    return uri if "url" not in part else {**uri, "uri": part["url"]}
 
 
 def _response_message(part: Mapping[str, Any]) -> dict[str, Any]:
@@ -1007,10 +1234,89 @@ def model_messages(
         inputs = _flattened_legacy(a, "gen_ai.prompt")
     if outputs is None and any(k.startswith("gen_ai.completion.") for k in a):
         outputs = _flattened_legacy(a, "gen_ai.completion")
+    if inputs is None and "ai.prompt.messages" in a:
+        listed = _json(a["ai.prompt.messages"])
+        if isinstance(listed, list):
+            inputs = _converted([ai_sdk_message(m) for m in listed if isinstance(m, _MAPS)])
+    if outputs is None and any(k in a for k in _AI_SDK_RESPONSE):
+        outputs = _from_parts(ai_sdk_response(a))
     event_in, event_out = _event_messages(span)
     return (inputs if inputs is not None else event_in), (
         outputs if outputs is not None else event_out
     )
+
+
+#: Where the Vercel AI SDK puts a provider call's response (``recordSpan`` attributes).
+_AI_SDK_RESPONSE = ("ai.response.text", "ai.response.toolCalls", "ai.response.object")
+
+
+def _ai_sdk_media(part: Mapping[str, Any]) -> dict[str, Any]:
+    """An AI SDK ``image`` or ``file`` part as a blob (base64 data) or uri part."""
+    data = part.get("image", part.get("data"))
+    media = part.get("mediaType", part.get("mimeType"))
+    modality = "image" if part.get("type") == "image" else None
+    if isinstance(data, str) and data.startswith(("http://", "https://")):
+        return {"type": "uri", "uri": data, "mime_type": media, "modality": modality}
+    return {"type": "blob", "content": data, "mime_type": media, "modality": modality}
+
+
+def ai_sdk_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A Vercel AI SDK message (``ai.prompt.messages``: ``{role, content}``, the content a
+    string or ``text`` / ``reasoning`` / ``image`` / ``file`` / ``tool-call`` /
+    ``tool-result`` parts) as a GenAI message of parts. A tool result's ``output`` (v5: a
+    ``{type, value}`` whose ``error-*`` types are failures) or ``result`` (v4) is the
+    response."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message  # a string: the Chat shape already
+    parts: list[Any] = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, _MAPS) else None
+        if not isinstance(part, _MAPS):
+            parts.append(part)
+        elif kind in ("text", "reasoning"):
+            parts.append({"type": kind, "content": part.get("text")})
+        elif kind == "tool-call":
+            arguments = part.get("input", part.get("args"))
+            parts.append({"type": "tool_call", "id": part.get("toolCallId"),
+                          "name": part.get("toolName"), "arguments": arguments})  # fmt: skip
+        elif kind == "tool-result":
+            output = part.get("output", part.get("result"))
+            failed = part.get("isError") is True
+            if (
+                isinstance(output, _MAPS)
+                and isinstance(output.get("type"), str)
+                and "value" in output
+            ):
+                failed = failed or output["type"].startswith("error")
+                output = output["value"]
+            response = {"type": "tool_call_response", "id": part.get("toolCallId"),
+                        "response": output}  # fmt: skip
+            parts.append({**response, "status": "error"} if failed else response)
+        elif kind in ("image", "file"):
+            parts.append(_ai_sdk_media(part))
+        else:
+            parts.append(part)  # of no type the schemas have: shown by its name
+    return {"role": message.get("role"), "parts": parts}
+
+
+def ai_sdk_response(a: Mapping[str, Any]) -> dict[str, Any]:
+    """A provider call's response as the AI SDK records it: ``ai.response.reasoning``,
+    ``ai.response.text`` (``ai.response.object`` for an object), ``ai.response.toolCalls``
+    (``[{toolCallId, toolName, input | args}]``), as one GenAI assistant message."""
+    parts: list[dict[str, Any]] = []
+    reasoning = a.get("ai.response.reasoning")
+    if isinstance(reasoning, str) and reasoning:
+        parts.append({"type": "reasoning", "content": reasoning})
+    text = a.get("ai.response.text") or a.get("ai.response.object")
+    if isinstance(text, str) and text:
+        parts.append({"type": "text", "content": text})
+    for call in as_list(_json(a.get("ai.response.toolCalls"))):
+        if isinstance(call, _MAPS):
+            arguments = call.get("input", call.get("args"))
+            parts.append({"type": "tool_call", "id": call.get("toolCallId"),
+                          "name": call.get("toolName"), "arguments": arguments})  # fmt: skip
+    return {"role": "assistant", "parts": parts}
 
 
 def _fingerprint(message: Mapping[str, Any]) -> str:
@@ -1029,30 +1335,52 @@ def span_usage(a: Mapping[str, Any]) -> Usage | None:
 
     usage = Usage(
         input_tokens=first("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
-                           "llm.token_count.prompt"),
+                           "llm.token_count.prompt", "ai.usage.inputTokens",
+                           "ai.usage.promptTokens"),
         output_tokens=first("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
-                            "llm.token_count.completion"),
+                            "llm.token_count.completion", "ai.usage.outputTokens",
+                            "ai.usage.completionTokens"),
         cache_read_tokens=first("gen_ai.usage.cache_read.input_tokens",
                                 "gen_ai.usage.cache_read_input_tokens",
-                                "llm.token_count.prompt_details.cache_read"),
+                                "llm.token_count.prompt_details.cache_read",
+                                "ai.usage.cachedInputTokens"),
         cache_write_tokens=first("gen_ai.usage.cache_creation.input_tokens",
                                  "gen_ai.usage.cache_creation_input_tokens",
                                  "llm.token_count.prompt_details.cache_write"),
         reasoning_tokens=first("gen_ai.usage.reasoning.output_tokens",
-                               "llm.token_count.completion_details.reasoning"),
+                               "llm.token_count.completion_details.reasoning",
+                               "ai.usage.reasoningTokens"),
     )  # fmt: skip
     return None if usage == Usage() else usage
 
 
+#: Where pydantic-ai's instrumentation before its version 3 puts a tool span's arguments and
+#: result (pydantic_ai/_instrumentation.py: ``tool_arguments_attr``, ``tool_result_attr``).
+_PYDANTIC_AI_ARGUMENTS = "tool_arguments"
+_PYDANTIC_AI_RESULT = "tool_response"
+
+
 def tool_arguments(span: Span) -> Any:
-    """A tool span's arguments, for a call no model span asked for: ``gen_ai.tool.call.arguments``,
-    OpenInference's ``input.value`` (smolagents' as the tool was called:
-    :func:`_smolagents_arguments`), the ``tool_call`` part of its input messages (Strands'
-    latest mode) or Strands' older ``gen_ai.tool.message`` event, whose ``content`` is the
-    tool's input (strands/telemetry/tracer.py, ``start_tool_call_span``)."""
+    """A tool span's arguments, for a call no model span asked for: ``gen_ai.tool.call.arguments``
+    (pydantic-ai's older ``tool_arguments``), OpenInference's ``input.value`` (smolagents' as
+    the tool was called: :func:`_smolagents_arguments`), the ``tool_call`` part of its input
+    messages (Strands' latest mode) or Strands' older ``gen_ai.tool.message`` event, whose
+    ``content`` is the tool's input (strands/telemetry/tracer.py, ``start_tool_call_span``)."""
     a = span.attributes
     if "gen_ai.tool.call.arguments" in a:
-        return parse_arguments(a["gen_ai.tool.call.arguments"])
+        value = parse_arguments(a["gen_ai.tool.call.arguments"])
+        if (
+            isinstance(value, dict)
+            and "input_str" in value
+            and value.keys() <= _LANGCHAIN_TOOL_START
+        ):
+            inputs = value.get("inputs")
+            return inputs if isinstance(inputs, dict) and inputs else value["input_str"]
+        return value
+    if _PYDANTIC_AI_ARGUMENTS in a:
+        return parse_arguments(a[_PYDANTIC_AI_ARGUMENTS])
+    if "ai.toolCall.args" in a:
+        return parse_arguments(a["ai.toolCall.args"])
     if "input.value" in a:
         return _smolagents_arguments(parse_arguments(a["input.value"]), a)
     inputs, _ = model_messages(span)
@@ -1095,14 +1423,39 @@ def _smolagents_arguments(value: Any, attributes: Mapping[str, Any]) -> Any:
     return {**dict(zip(names, args, strict=False)), **kwargs}
 
 
+#: What OpenLLMetry's LangChain instrumentation puts in a tool span's
+#: ``gen_ai.tool.call.arguments``: the callback's arguments (``on_tool_start``).
+_LANGCHAIN_TOOL_START = frozenset({"input_str", "tags", "metadata", "inputs", "kwargs"})
+
+
+def langchain_tool_message(span: Span) -> Mapping[str, Any] | None:
+    """The fields of the ``ToolMessage`` OpenLLMetry's LangChain instrumentation writes as a
+    tool span's result: ``{"output": <the message as langchain's dumpd serializes it>}``
+    (``{"lc": 1, "type": "constructor", "id": [..., "ToolMessage"], "kwargs": {content,
+    tool_call_id, status…}}``), else None."""
+    raw = span.attributes.get("gen_ai.tool.call.result")
+    if not isinstance(raw, str) or '"ToolMessage"' not in raw:
+        return None
+    value = _json(raw)
+    output = value.get("output") if isinstance(value, _MAPS) else None
+    if not isinstance(output, _MAPS) or output.get("lc") != 1:
+        return None
+    kind, fields = output.get("id"), output.get("kwargs")
+    if isinstance(kind, list) and kind[-1:] == ["ToolMessage"] and isinstance(fields, _MAPS):
+        return fields
+    return None
+
+
 def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
-    """A tool span's result: ``gen_ai.tool.call.result`` or OpenInference's ``output.value``,
-    else the ``tool_call_response`` of its output messages (Strands' latest mode, which writes
-    ``gen_ai.tool.call.result`` only for a success) or Strands' older ``gen_ai.choice`` event,
-    whose ``message`` is the result's content (``end_tool_call_span``). Strands' results are
-    Converse tool result content (``[{"text": …}]``)."""
+    """A tool span's result: ``gen_ai.tool.call.result``, OpenInference's ``output.value`` or
+    pydantic-ai's older ``tool_response``, else the ``tool_call_response`` of its output
+    messages (Strands' latest mode, which writes ``gen_ai.tool.call.result`` only for a
+    success) or Strands' older ``gen_ai.choice`` event, whose ``message`` is the result's
+    content (``end_tool_call_span``). Strands' results are Converse tool result content
+    (``[{"text": …}]``)."""
     a = span.attributes
-    raw = a.get("gen_ai.tool.call.result", a.get("output.value"))
+    raw = a.get("gen_ai.tool.call.result", a.get("output.value", a.get(_PYDANTIC_AI_RESULT)))
+    raw = a.get("ai.toolCall.result") if raw is None else raw
     if raw is not None:
         value = _json(raw)
         return converse_result(value) if is_converse(value) else output_content(value)
@@ -1332,6 +1685,15 @@ class _Calls(dict[str, ToolCall]):
         super().__setitem__(key, value)
 
 
+@dataclass
+class _Silent:
+    """A model span that recorded no output, and the usage none of its entries took yet."""
+
+    span: Span
+    usage: Usage | None
+    model: str | None
+
+
 class _Builder(OpenAIChatBuilder):
     """Chat messages of one agent's spans; a tool message is the result only of a call no tool
     span has settled (a tool span knows the status, the message does not)."""
@@ -1368,6 +1730,15 @@ class _Builder(OpenAIChatBuilder):
         #: The python call of each step read as a ``CodeAgent``'s (by the step's span id): the
         #: tool spans and managed agents under the step ran from its code.
         self.code_calls: dict[str, ToolCall] = {}
+        #: The last model span, when it recorded no output (content capture off): the calls
+        #: the tool spans after it make are its response's (:meth:`_Rebuild._tool`).
+        self.silent: _Silent | None = None
+        #: The usage of every model span read, and whether some found no entry to carry it:
+        #: then the sum is the transcript's recorded total (:meth:`_Rebuild._settle_usage`).
+        self.usage_total: Tokens = {}
+        self.unplaced = False
+        #: The calls the last model span asked for.
+        self.asked: list[ToolCall] = []
 
     def calls(self) -> dict[str, ToolCall]:
         return self._calls
@@ -1377,6 +1748,10 @@ class _Builder(OpenAIChatBuilder):
         calls = self.step_calls.setdefault(step.span_id, [])
         if not any(c is call for c in calls):
             calls.append(call)
+
+    def claimed(self, call: ToolCall) -> bool:
+        """Whether a tool or agent span settled ``call``."""
+        return self._claimed[id(call)] > 0
 
     def claim(self, span_id: str, call: ToolCall) -> None:
         """Record that the tool span ``span_id`` settles ``call``."""
@@ -1425,14 +1800,21 @@ class _Builder(OpenAIChatBuilder):
         if call is not None and call.result is not None:
             self.recognized += 1
             return
+        # A tool span that settled the call without its result (pydantic-ai's before its
+        # version 3 names it otherwise, content capture off on tool spans): the message gives
+        # the result, the span's status and end stand.
+        ran = (call.status, call.ended_at) if call is not None and self._claimed[id(call)] else None
         super()._tool_result(message, line)
         call = self._calls.get(call_id) if isinstance(call_id, str) else None
         if call is not None and call.result is not None:
+            recorded = call.status if ran is None else ran[0]
             status = (
-                "error" if message.get(_FAILED) else corrected_status(call.status, call.result.text)
+                "error" if message.get(_FAILED) else corrected_status(recorded, call.result.text)
             )
             if status != call.status:
                 self.transcript.update(call, status=status)
+            if ran is not None and ran[1] != call.ended_at:
+                self.transcript.update(call, ended_at=ran[1])
             images = message.get(_IMAGES)
             if images:
                 shown = [*call.result.images, *(ImageData(media_type=m, data=d) for m, d in images)]
@@ -1594,6 +1976,8 @@ class _Rebuild:
             parent = self.by_id.get((span.trace_id, span.parent_id or ""))
             (parent.children if parent is not None else self.roots).append(span)
         self.models: list[str] = []
+        #: How many model spans recorded messages, and how many none (content capture off).
+        self.spoken = self.silent = 0
 
     def transcript(self) -> Transcript:
         transcript = Transcript(metadata={"source_format": NAME})
@@ -1603,6 +1987,14 @@ class _Rebuild:
             scope += [root] if root.op in _AGENT_OPS else self._walk(root)
         agents = [r for r in self.roots if r.op in _AGENT_OPS]
         self._scope(builder, sorted(scope, key=lambda s: s.start), outermost=True)
+        self._settle_usage(builder)
+        if self.silent and not self.spoken:
+            reason = (
+                "the trace records no message content (its instrumentation's content capture "
+                "was off): prompts, the model's texts and most tool arguments and results are "
+                "not in it"
+            )
+            transcript.warnings.append(LoadWarning(reason=reason, source=self.name))
         if agents:
             name = _str(agents[0].attributes, "gen_ai.agent.name", "agent.name")
             if name:
@@ -1612,6 +2004,20 @@ class _Rebuild:
         if self.models:
             transcript.metadata["model"] = self.models[0]
         return transcript
+
+    def _inner(self, span: Span) -> list[Span]:
+        """The spans of an agent's run below its agent span; an agent span of the same name
+        right under it is the same run again, read through (OpenLLMetry's LangGraph
+        instrumentation writes ``invoke_agent`` for the graph, and again for its workflow)."""
+        name = _str(span.attributes, "gen_ai.agent.name", "agent.name")
+        inner: list[Span] = []
+        for child in span.children:
+            same = child.op in _AGENT_OPS and name is not None
+            if same and _str(child.attributes, "gen_ai.agent.name", "agent.name") == name:
+                inner += self._inner(child)
+            else:
+                inner += self._walk(child)
+        return inner
 
     def _walk(self, span: Span) -> list[Span]:
         """``span`` and its descendants, stopping at (and including) agent spans."""
@@ -1623,8 +2029,11 @@ class _Rebuild:
         return out
 
     def _scope(self, builder: _Builder, spans: list[Span], *, outermost: bool = False) -> None:
-        """Spans of one agent, in start order; an agent span opens its own scope when it is
-        the one this scope belongs to (the first), a sub-agent otherwise."""
+        """Spans of one agent, in start order; an agent span in the outermost scope is the
+        session's own run (a sub-agent where the outermost scope holds model spans outside
+        any agent span and one call of the last of them waits for its result: the session's
+        conversation ran it), in an agent's scope a sub-agent."""
+        talks = outermost and any(s.op in _MODEL_OPS for s in spans)
         step: Span | None = None  # the smolagents step whose spans come now
         for span in spans:
             if step is not None and self._step_of(span) is not step:
@@ -1632,8 +2041,8 @@ class _Rebuild:
                 step = None
             if builder.smolagents and span.op == "CHAIN":
                 step = span
-            if span.op in _AGENT_OPS and (outermost or span is not spans[0]):
-                if outermost:
+            if span.op in _AGENT_OPS:
+                if outermost and not (talks and self._waiting(builder) is not None):
                     self._run(builder, span)  # the session's own agent span
                 else:
                     self._subagent(builder, span)
@@ -1653,9 +2062,7 @@ class _Rebuild:
         ``accumulated_usage``; smolagents' ``_RunWrapper``: the agent monitor's totals), which
         model spans, when there are any, record call by call: counted once, as Phoenix counts
         only LLM spans' ``llm.token_count.*`` (Arize-ai/phoenix#12775)."""
-        inner: list[Span] = []
-        for child in span.children:
-            inner += self._walk(child)
+        inner = self._inner(span)
         builder.smolagents = builder.smolagents or is_smolagents(span)
         builder.answered = builder.hit_max_steps = False
         builder.last_step = max((s.start for s in inner if s.op == "CHAIN"), default=None)
@@ -1708,6 +2115,10 @@ class _Rebuild:
 
     def _model(self, builder: _Builder, span: Span) -> None:
         inputs, outputs = model_messages(span, builder.history)
+        if inputs or outputs:
+            self.spoken += 1
+        else:
+            self.silent += 1
         step = self._code_step(span, outputs) if builder.smolagents else None
         shown = outputs
         forced = builder.smolagents and self._forced_answer(builder, span)
@@ -1729,9 +2140,10 @@ class _Rebuild:
         if step is not None:
             self._code_action(builder, span, step, outputs)
         model = _str(span.attributes, "gen_ai.response.model", "llm.model_name",
-                     "gen_ai.request.model")  # fmt: skip
+                     "ai.response.model", "gen_ai.request.model", "ai.model.id")  # fmt: skip
         if model:
             self.models.append(model)
+        builder.asked = []
         for entry in builder.transcript.entries[middle:]:
             entry.timestamp = entry.timestamp or span.ended_at
             if isinstance(entry, AssistantText):
@@ -1741,23 +2153,51 @@ class _Rebuild:
                 # are often all on one line, which the builder would make one batch of).
                 entry.batch_id = f"span-{span.span_id}"
                 entry.started_at = entry.started_at or span.ended_at
+                builder.asked.append(entry)
                 if builder.smolagents and step is None:
                     builder.step_calls.setdefault(span.parent_id or "", []).append(entry)
         usage = span_usage(span.attributes)
+        carrier = None
         if usage is not None:
             response = _str(span.attributes, "gen_ai.response.id")
             usage.response_id = response  # one chat span is one response (U-1)
             builder.model_usages += 1
-            attach_usage(builder.transcript.entries[middle:], usage, builder.transcript)
+            add_into(builder.usage_total, counts_of(usage))
+            carrier = attach_usage(builder.transcript.entries[middle:], usage, builder.transcript)
+        self._unsilence(builder)
+        if not outputs and not span.failed:
+            builder.silent = _Silent(span, usage if carrier is None else None, model)
+        elif usage is not None and carrier is None:
+            builder.unplaced = True
         if span.failed:
             text = span.status_message or _exception_text(span) or "The model call failed."
             builder.transcript.append(AssistantError(message=text, timestamp=span.ended_at))
 
+    def _unsilence(self, builder: _Builder) -> None:
+        """The calls of the last model span that recorded no output have all come: its
+        usage, if none of them took it, is carried by no entry."""
+        if builder.silent is not None and builder.silent.usage is not None:
+            builder.unplaced = True
+        builder.silent = None
+
+    def _settle_usage(self, builder: _Builder) -> None:
+        """Where some model span's usage has no entry to carry it (a trace without message
+        content: a response that was only text), the model spans' sum is the transcript's
+        recorded total, so that the session's tokens are all counted."""
+        self._unsilence(builder)
+        if builder.unplaced and builder.usage_total:
+            builder.transcript.metadata["usage"] = dict(builder.usage_total)
+
     def _tool(self, builder: _Builder, span: Span) -> None:
         a = span.attributes
-        call_id = _str(a, "gen_ai.tool.call.id", "tool_call.id", "tool.id")
+        message = langchain_tool_message(span)
+        call_id = _str(a, "gen_ai.tool.call.id", "tool_call.id", "tool.id", "ai.toolCall.id")
+        if call_id is None and message is not None:
+            call_id = _str(message, "tool_call_id")
         call = builder.calls().get(call_id) if call_id else None
-        name = _str(a, "gen_ai.tool.name", "tool.name") or span.name.removeprefix("execute_tool ")
+        name = _str(
+            a, "gen_ai.tool.name", "tool.name", "ai.toolCall.name"
+        ) or span.name.removeprefix("execute_tool ")
         step = self._step_of(span) if builder.smolagents else None
         if builder.smolagents and name == SMOLAGENTS_FINAL_ANSWER:
             self._tool_answer(builder, span, step)
@@ -1769,6 +2209,11 @@ class _Rebuild:
             call = builder.unclaimed(name, args)
         if call is None:
             own = call_id or f"span-{span.span_id}"
+            # The calls one smolagents step ran, or those run after a model span that recorded
+            # no output: one response's, the order of the parallel ones not recorded without
+            # its model span's output (smolagents runs them in a thread pool).
+            silent = builder.silent
+            batch = step or (silent.span if silent is not None else None)
             call = ToolCall(
                 call_id=own,
                 name=name,
@@ -1776,18 +2221,22 @@ class _Rebuild:
                 description=describe_call(name, args, None),
                 status="unknown",
                 timestamp=span.started_at,
-                # The calls one smolagents step ran: one response's, the order of the
-                # parallel ones not recorded without its model span (a thread pool runs them).
-                batch_id=f"span-{step.span_id}" if step is not None else None,
+                batch_id=f"span-{batch.span_id}" if batch is not None else None,
             )
             builder.transcript.append(call)
             builder.calls()[own] = call
+            if silent is not None and silent.usage is not None:
+                attach_usage([call], silent.usage, builder.transcript, model=silent.model)
+                silent.usage = None
         builder.claim(span.span_id, call)
         if step is not None:
             builder.in_step(step, call)
-        text, images = tool_response(span)
+        if message is not None:
+            text, images = output_content(message.get("content"))
+        else:
+            text, images = tool_response(span)
         status: ToolStatus
-        if span.failed or _exception_text(span):
+        if span.failed or _exception_text(span) or (message or {}).get("status") == "error":
             status = "error"
             text = text or span.status_message or _exception_text(span)
         else:
@@ -1804,6 +2253,7 @@ class _Rebuild:
         child = Transcript(metadata={"source_format": NAME})
         sub = _Builder(child, self.name)
         self._run(sub, span)
+        self._settle_usage(sub)
         name = _str(span.attributes, "gen_ai.agent.name", "agent.name") or agent_span_name(span)
         task = next((e.text for e in child.entries if isinstance(e, UserMessage)), None)
         subagent = SubAgent(
@@ -1826,8 +2276,12 @@ class _Rebuild:
             builder.transcript.update(host, subagent=subagent)
             return
         # An agent called as a tool of its name with no tool span (a smolagents managed agent,
-        # run by its manager's step): the call the model asked for.
+        # run by its manager's step): the call the model asked for; else the one call of the
+        # last response still waiting for its result (an agent called over the network, A2A:
+        # its spans in the trace, the call's tool no span of its own).
         host = builder.unclaimed(name) if name else None
+        if host is None:
+            host = self._waiting(builder)
         if host is not None:
             builder.claim(span.span_id, host)
             given = host.args.get("task") if isinstance(host.args, dict) else None
@@ -1987,6 +2441,11 @@ class _Rebuild:
         self._stamp(builder, len(builder.transcript.entries) - before, span.ended_at)
         builder.answered = True
 
+    def _waiting(self, builder: _Builder) -> ToolCall | None:
+        """The one call of the last response still waiting for its result, if one is."""
+        waiting = [c for c in builder.asked if c.result is None and not builder.claimed(c)]
+        return waiting[0] if len(waiting) == 1 and waiting[0].subagent is None else None
+
     def _host_call(self, builder: _Builder, span: Span) -> ToolCall | None:
         """The call of the nearest tool span above ``span``, if the agent ran as a tool."""
         parent = self.by_id.get((span.trace_id, span.parent_id or ""))
@@ -2080,8 +2539,12 @@ def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:
 
 def _read_spans(source: Source) -> list[Span]:
     """The spans of ``source`` read (their parents left out hung from the span above); every
-    span is noted in the source's accounting."""
+    span is noted in the source's accounting. A span written again (a span processor that
+    prints each span as it starts and as it ends, two exporters on one stream) is read once:
+    the copy that ended, else the last."""
     spans: list[Span] = []
+    #: Where each span read is in ``spans``, by (trace id, span id).
+    at: dict[tuple[str, str], int] = {}
     #: The parents of the spans left out, by (trace id, span id), to hang the spans read under
     #: them from the span above (:func:`reparent`).
     left_out: dict[tuple[str, str], str | None] = {}
@@ -2089,24 +2552,41 @@ def _read_spans(source: Source) -> list[Span]:
         if isinstance(record, MalformedLine):
             source.warn(record.reason, line)
             continue
-        if not _is_request(record):
-            source.warn("not an OTLP export request (no resourceSpans)", line)
+        traces = jaeger_traces(record)
+        if is_console_span(record):
+            found = [_console_span(record, line)]
+        elif traces is not None:
+            found = [
+                _jaeger_span(raw, line)
+                for trace in traces
+                for raw in as_list(trace.get("spans"))
+                if isinstance(raw, _MAPS)
+            ]
+        elif _is_request(record):
+            found = [_span(raw, line) for raw in raw_spans(record)]
+            if not found:
+                source.ignored("request/(empty)")
+        else:
+            source.warn("not an OTLP export request (no resourceSpans) nor a span", line)
             continue
-        found = 0
-        for raw in raw_spans(record):
-            found += 1
-            span = _span(raw, line)
+        for span in found:
             if span is None:
                 source.warn("span without a traceId or spanId skipped", line, record_type="span")
+                continue
+            key = (span.trace_id, span.span_id)
+            if key in at or key in left_out:
+                source.ignored("span/(repeated)")
+                earlier = at.get(key)
+                if earlier is not None and (span.ended_at or not spans[earlier].ended_at):
+                    spans[earlier] = span
                 continue
             kind = record_type(span.op)
             source.note(kind, "ignored" if kind in RECORDS.ignored else "mapped")
             if kind in RECORDS.mapped:
+                at[key] = len(spans)
                 spans.append(span)
             else:
-                left_out[(span.trace_id, span.span_id)] = span.parent_id
-        if not found:
-            source.ignored("request/(empty)")
+                left_out[key] = span.parent_id
     reparent(spans, left_out)
     return spans
 
