@@ -372,6 +372,27 @@ def test_H4_spans_the_console_exporter_printed_read_as_their_otlp_export(tmp_pat
     assert outline(turnfold.load(listed)) == expected_pydantic_ai("5")
 
 
+def test_H4_the_console_exporter_s_default_output_reads_as_its_spans_one_a_line(
+    tmp_path: Path,
+) -> None:
+    """The SDK's ``ConsoleSpanExporter`` prints each span's ``to_json()`` indented, one after
+    another (no list, no one-line form): that text, written by the real exporter, reads as the
+    spans one a line do; a last span cut off is said, the spans before it read."""
+    printed = _console_lines(4)
+    assert printed.startswith("{\n")
+    assert printed.count('"context"') > 2
+    path = tmp_path / "console.txt"
+    path.write_text(printed, encoding="utf-8")
+    transcript = turnfold.load(path)
+    assert outline(transcript) == expected_pydantic_ai("5")
+    assert transcript.warnings == []
+    cut = tmp_path / "cut.txt"
+    cut.write_text(printed[: printed.rindex('"attributes"')], encoding="utf-8")
+    truncated = turnfold.load(cut)
+    assert any("invalid JSON after" in w.reason for w in truncated.warnings)
+    assert len(truncated.tool_calls()) == len(transcript.tool_calls())
+
+
 def test_H4_a_span_printed_again_is_read_once() -> None:
     """A span processor that prints each span as it starts and as it ends (the Microsoft Agent
     Framework sample that printed a trace this way) or two exporters on one stream: the copy

@@ -751,7 +751,9 @@ def from_binary_stream(
             try:
                 document = codec.loads(whole)
             except json.JSONDecodeError:
-                return Source(name, _split(whole, number), path=path, warnings=warnings)
+                glued = _pretty_values(whole, number)
+                records = iter(glued) if glued is not None else _split(whole, number)
+                return Source(name, records, path=path, warnings=warnings)
             return Source(
                 name, _document_records(document), path=path, document=document, warnings=warnings
             )
@@ -840,6 +842,37 @@ def _whole_document(
             raise TranscriptFormatError(name, (), number, reason)
         parts.append(_text_of(line, number, name, warnings))
     return "".join(parts)
+
+
+def _pretty_values(text: str, first_number: int) -> list[tuple[int, Any]] | None:
+    """The values of a text of several pretty-printed JSON values one after another (what
+    OpenTelemetry's ``ConsoleSpanExporter`` prints by default: each span's ``to_json()``,
+    indented), each numbered by the line it starts on; a last one cut off ends them as a
+    :class:`MalformedLine`. None when the text opens with no complete value, or holds one
+    alone, or each on a line of its own (JSON lines, read line by line, where a bad line
+    costs that line only)."""
+    values: list[tuple[int, Any]] = []
+    index, end, line = 0, len(text.rstrip()), first_number
+    pretty = False
+    while index < end:
+        start = index
+        while start < end and text[start].isspace():
+            start += 1
+        line += text.count("\n", index, start)
+        try:
+            value, index = _DECODER.raw_decode(text, start)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a value too deep
+            if not values:
+                return None
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            values.append(
+                (line, MalformedLine(f"invalid JSON after {len(values)} values: {reason}"))
+            )
+            break
+        values.append((line, value))
+        spanned = text.count("\n", start, index)
+        line, pretty = line + spanned, pretty or spanned > 0
+    return values if len(values) > 1 and pretty else None
 
 
 def _split(text: str, first_number: int) -> Iterator[tuple[int, Any]]:
