@@ -341,11 +341,14 @@ def _is_parquet(value: Any) -> bool:
     ) and os.path.isfile(value)  # fmt: skip
 
 
-def _is_list_cell(value: Any) -> bool:
-    """A DataFrame cell holding a list of messages (a list, or a numpy array from Arrow)."""
+def _cell_kind(value: Any) -> str | None:
+    """A DataFrame cell's kind, as ``messages_column`` takes it: ``"list"`` for a list of
+    messages (a list, or a numpy array from Arrow), ``"text"`` for a string."""
     if isinstance(value, (list, tuple)):
-        return True
-    return type(value).__name__ == "ndarray" and getattr(value, "ndim", 0) == 1
+        return "list"
+    if isinstance(value, str):
+        return "text"
+    return "list" if type(value).__name__ == "ndarray" and getattr(value, "ndim", 0) == 1 else None
 
 
 class _Run:
@@ -442,7 +445,12 @@ def scan(
     file or the shards of one dataset (a folder, glob or list of nothing but Parquet files), a
     ``pyarrow.Table``, pandas or Polars DataFrame or Hugging Face ``datasets.Dataset`` of
     trajectories (the ``messages`` column, found by name when not given; other columns kept
-    as row metadata), or a list of :class:`~turnfold.Transcript`. A file of many runs (an eval
+    as row metadata), or a list of :class:`~turnfold.Transcript`. A table whose runs are split
+    over a ``prompt`` column of messages and a ``completion`` column of messages or text
+    (TRL's conversational prompt-completion datasets, verifiers' and prime-rl's rollouts) is
+    read as whole runs, the prompt's messages then the completion's, when no column is named
+    as messages are: ``messages="prompt+completion"`` names the pair, ``messages="completion"``
+    the completion alone. A file of many runs (an eval
     log, a dataset's JSON lines, a Parquet file) is a row per run, keyed ``path#…``. Session
     files may be compressed (gzip, bzip2, xz, Zstandard). ``format`` forces a loader.
 
@@ -737,7 +745,8 @@ def _scan_parquet(
     paths = [item.path for item in found.items if item.path is not None]
     run = _read_files(files, found, cache, workers, client)
     # Shards may each hold other columns: a column a shard lacks is null in its rows.
-    parts = [pq.read_table(path, columns=[n for n in schemas[path].names if n != column])
+    read = table_runs.read_columns(column) if column is not None else []
+    parts = [pq.read_table(path, columns=[n for n in schemas[path].names if n not in read])
              for path in paths]  # fmt: skip
     extra = pa.concat_tables(parts, promote_options="default")
     rows = run.rows.table()
@@ -767,31 +776,40 @@ def _scan_table(
     if is_dataframe(source):
         names = [str(c) for c in source.columns]
         first = source.head(1)
-        types = {n: "list" for n in names if len(first) and _is_list_cell(first[n].iloc[0])}
+        types = {n: _cell_kind(first[n].iloc[0]) for n in names} if len(first) else {}
         column = table_runs.messages_column(names, messages, types)
+        read = table_runs.read_columns(column)
         frame = source
-        extra = pa.Table.from_pandas(frame.drop(columns=[column]), preserve_index=False)
+        extra = pa.Table.from_pandas(frame.drop(columns=read), preserve_index=False)
         count = len(frame)
 
         def cells() -> Iterator[Any]:
-            yield from frame[column].tolist()
+            if len(read) == 1:
+                yield from frame[column].tolist()
+            else:
+                yield from frame[read].to_dict("records")
 
         def cell(i: int) -> Any:
-            return frame[column].iloc[i]
+            if len(read) == 1:
+                return frame[column].iloc[i]
+            return {name: frame[name].iloc[i] for name in read}
 
     else:
         table = source
         names = list(table.schema.names)
-        column = table_runs.messages_column(names, messages, table_runs.list_columns(table.schema))
-        extra = table.select([n for n in names if n != column])
+        column = table_runs.messages_column(names, messages, table_runs.column_kinds(table.schema))
+        read = table_runs.read_columns(column)
+        extra = table.select([n for n in names if n not in read])
         count = table.num_rows
 
         def cells() -> Iterator[Any]:
-            for batch in table.select([column]).to_batches(max_chunksize=TABLE_BATCH):
-                yield from batch.column(0).to_pylist()
+            for batch in table.select(read).to_batches(max_chunksize=TABLE_BATCH):
+                yield from table_runs.batch_cells(batch)
 
         def cell(i: int) -> Any:
-            return table.column(column)[i].as_py()
+            if len(read) == 1:
+                return table.column(column)[i].as_py()
+            return {name: table.column(name)[i].as_py() for name in read}
 
     guessed = format is None
     if guessed:

@@ -79,7 +79,8 @@ class Item:
     #: renumbers them after the parts before it); of a Parquet file, its rows; of an eval
     #: log, its samples.
     part: Span | Rows | Samples | None = None
-    #: The column of a Parquet file's trajectories: each of its rows is a run.
+    #: The column of a Parquet file's trajectories: each of its rows is a run (``prompt+
+    #: completion``: a run split over two, :func:`~turnfold.formats.tables.read_columns`).
     column: str | None = None
 
     def asked(self) -> str:
@@ -431,16 +432,18 @@ def parquet_files(
 ) -> tuple[Found, dict[str, pa.Schema]]:
     """The items of Parquet files of trajectories, or the shards of one dataset: each a file
     whose rows are runs, their messages in the column :func:`~turnfold.formats.tables.
-    messages_column` picks from the first file's (every file must hold it); and the schema of
+    messages_column` picks from the first file's (every file must hold it, or both columns of
+    a prompt-completion pair, its ``column`` then ``"prompt+completion"``); and the schema of
     each file, by path. A file that is no Parquet raises, naming it."""
     paths = [os.fspath(f) for f in files]
     schemas = [tables.schema_of(path) for path in paths]
     column = tables.messages_column(list(schemas[0].names), messages,
-                                    tables.list_columns(schemas[0]))  # fmt: skip
+                                    tables.column_kinds(schemas[0]))  # fmt: skip
     found = Found([])
     for path, schema in zip(paths, schemas, strict=True):
-        if column not in schema.names:
-            raise ValueError(f"{path}: no column {column!r}, which the first file's "
+        lacking = [name for name in tables.read_columns(column) if name not in schema.names]
+        if lacking:
+            raise ValueError(f"{path}: no column {lacking[0]!r}, which the first file's "
                              "messages are in")  # fmt: skip
         item = file_item(path, format)
         if item is not None and found.first_time(path):

@@ -1,5 +1,9 @@
 """A run held in a table (spec C-1): a row of a Parquet file, a DataFrame or a Dataset whose
-messages are in one column, its other columns beside them.
+messages are in one column, its other columns beside them. A conversational prompt-completion
+table (TRL's; verifiers' and prime-rl's rollouts) holds each run in two: ``prompt``, its system
+and user messages, and ``completion``, the model's messages and its tools' results (or its
+text); the pair is read as one column, :data:`PROMPT_COMPLETION`, each cell a
+``{"prompt": ..., "completion": ...}`` row, which ``load`` reads as one run.
 
 Datasets of runs on the Hugging Face Hub, or written by a training loop, are most often
 Parquet. This module says which column holds a table's messages (:func:`messages_column`),
@@ -24,7 +28,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnfold import codec
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.formats.wrappers import MESSAGE_KEYS, UNKNOWN, OneFormat, no_such_run, run_place
+from turnfold.formats.wrappers import (
+    COMPLETION,
+    MESSAGE_KEYS,
+    PROMPT,
+    UNKNOWN,
+    OneFormat,
+    no_such_run,
+    run_place,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -50,6 +62,9 @@ ROW_WORK_BYTES = 2048
 DECODED_AGAIN_BYTES = 64 * 1024 * 1024
 #: Rows converted to Python values at a time.
 BATCH_ROWS = 1024
+#: The messages "column" of a prompt-completion table: its ``prompt`` and ``completion``
+#: columns, named as ``find_messages`` names the run of such a row.
+PROMPT_COMPLETION = f"{PROMPT}+{COMPLETION}"
 
 
 class Rows(NamedTuple):
@@ -88,8 +103,9 @@ def parts(path: str, column: str, share: int) -> list[tuple[Rows, int]] | None:
     file = opened(path)
     meta = file.metadata
     file.close()
+    prefixes = tuple(name + "." for name in read_columns(column))
     leaves = [i for i in range(meta.num_columns)
-              if (meta.schema.column(i).path + ".").startswith(column + ".")]  # fmt: skip
+              if (meta.schema.column(i).path + ".").startswith(prefixes)]  # fmt: skip
     found: list[tuple[Rows, int]] = []
 
     def part(start: int, end: int, weight: int) -> None:
@@ -147,10 +163,11 @@ def cells(path: str, column: str, part: Rows | None = None) -> Iterator[Any]:
                 row = at if not groups else row
                 groups.append(group)
             at += rows
-        for batch in file.iter_batches(BATCH_ROWS, row_groups=groups, columns=[column]):
+        read = read_columns(column)
+        for batch in file.iter_batches(BATCH_ROWS, row_groups=groups, columns=read):
             begin, stop = max(start - row, 0), min(end - row, batch.num_rows)
             if begin < stop:
-                yield from batch.column(0).slice(begin, stop - begin).to_pylist()
+                yield from batch_cells(batch.slice(begin, stop - begin))
             row += batch.num_rows
             if row >= end:
                 break
@@ -166,17 +183,34 @@ def cell(path: str, column: str, row: int) -> Any:
 # --- the messages of a run held in a table ------------------------------------------------------
 
 
+def read_columns(column: str) -> list[str]:
+    """The table's columns a messages column is read from: ``prompt`` and ``completion`` for
+    :data:`PROMPT_COMPLETION`, else the column itself."""
+    return [PROMPT, COMPLETION] if column == PROMPT_COMPLETION else [column]
+
+
+def batch_cells(batch: pa.RecordBatch) -> list[Any]:
+    """The cells of a batch of a messages column (:func:`read_columns`) as Python values: a
+    prompt-completion row's as ``{"prompt": ..., "completion": ...}``."""
+    return batch.column(0).to_pylist() if batch.num_columns == 1 else batch.to_pylist()
+
+
 def messages_column(names: list[str], messages: str | None, types: dict[str, Any]) -> str:
     """The column of a table of trajectories that holds their messages: ``messages`` when the
-    user named it, else one named as messages are (``messages``, ``conversations``…), else the
-    one column of lists (``types``: ``"list"`` for each)."""
+    user named it, else one named as messages are (``messages``, ``conversations``…), else
+    :data:`PROMPT_COMPLETION` when ``prompt`` is a column of lists and ``completion`` one of
+    lists or of text (a sampled reply), else the one column of lists (``types``: ``"list"`` or
+    ``"text"`` for each such column)."""
     if messages is not None:
-        if messages not in names:
-            raise ValueError(f"no column {messages!r}; the columns are {', '.join(names)}")
+        missing = [name for name in read_columns(messages) if name not in names]
+        if missing:
+            raise ValueError(f"no column {missing[0]!r}; the columns are {', '.join(names)}")
         return messages
     for name in MESSAGE_KEYS:  # the names that say "these are the messages"
         if name in names:
             return name
+    if types.get(PROMPT) == "list" and types.get(COMPLETION) in ("list", "text"):
+        return PROMPT_COMPLETION
     lists = [n for n in names if types.get(n) == "list"]
     if len(lists) == 1:
         return lists[0]
@@ -186,12 +220,18 @@ def messages_column(names: list[str], messages: str | None, types: dict[str, Any
     )
 
 
-def list_columns(schema: pa.Schema) -> dict[str, Any]:
-    """The columns of an Arrow schema that hold lists, as :func:`messages_column` takes them."""
+def column_kinds(schema: pa.Schema) -> dict[str, Any]:
+    """The kind of each column of an Arrow schema that holds lists or text, as
+    :func:`messages_column` takes them."""
     import pyarrow as pa
 
-    return {f.name: "list" for f in schema
-            if pa.types.is_list(f.type) or pa.types.is_large_list(f.type)}  # fmt: skip
+    kinds: dict[str, Any] = {}
+    for f in schema:
+        if pa.types.is_list(f.type) or pa.types.is_large_list(f.type):
+            kinds[f.name] = "list"
+        elif pa.types.is_string(f.type) or pa.types.is_large_string(f.type):
+            kinds[f.name] = "text"
+    return kinds
 
 
 def read_messages(cell: Any, format: str | None = None) -> Transcript:
@@ -273,7 +313,7 @@ def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Tr
         count, schema = file.metadata.num_rows, file.schema_arrow
     finally:
         file.close()
-    column = messages_column(list(schema.names), None, list_columns(schema))
+    column = messages_column(list(schema.names), None, column_kinds(schema))
     if not 0 <= place < count:
         raise no_such_run(name, count, place)
     if format is not None:
