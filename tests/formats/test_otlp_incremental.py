@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from turnfold.formats.traces import otlp
+from turnfold.formats.traces.messages import _genai_list, _indexed, _openinference, unflatten
 from turnfold.model import Transcript
 
 WORDS = ["ok", "read the file", "Error: exit code 1", "done", "sunny", "ok"]
@@ -91,8 +92,8 @@ def test_H4_inputs_read_with_the_last_ones_reused_give_what_reading_each_whole_g
     expected: list[dict[str, Any]] = []
     for raw in _inputs(seed):
         text = json.dumps(raw)
-        messages = otlp._genai_list(text, history)
-        assert messages == otlp._genai_list(text)  # the grown text reads as the whole text
+        messages = _genai_list(text, history)
+        assert messages == _genai_list(text)  # the grown text reads as the whole text
         assert messages is not None
         prints = [otlp._fingerprint(m) for m in messages]
         new = _reference_new(fed, prints)
@@ -134,14 +135,14 @@ def test_H4_openinference_messages_kept_from_the_span_before_equal_those_made_an
     memo: dict[str, Any] = {}
     for raw in _inputs(seed):
         attributes = _flattened(raw, "llm.input_messages")
-        fresh = [otlp._openinference(m) for m in otlp.unflatten(attributes, "llm.input_messages")]
+        fresh = [_openinference(m) for m in unflatten(attributes, "llm.input_messages")]
         # None for a span with no such attribute: the next convention is tried then.
-        assert otlp._indexed(attributes, "llm.input_messages", memo) == (fresh if raw else None)
-    assert otlp._indexed({"llm.model_name": "m"}, "llm.input_messages", memo) is None
+        assert _indexed(attributes, "llm.input_messages", memo) == (fresh if raw else None)
+    assert _indexed({"llm.model_name": "m"}, "llm.input_messages", memo) is None
     # Keys that are not indices are not a list of messages, as unflatten reads them.
     odd = {"llm.input_messages.x.message.role": "user"}
-    assert otlp._indexed(odd, "llm.input_messages", memo) == []
-    assert otlp.unflatten(odd, "llm.input_messages") == []
+    assert _indexed(odd, "llm.input_messages", memo) == []
+    assert unflatten(odd, "llm.input_messages") == []
 
 
 def test_H4_tool_spans_without_ids_settle_the_calls_asked_first_even_after_an_id_is_reused() -> (

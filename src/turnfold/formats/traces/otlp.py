@@ -5,14 +5,14 @@ Input: what the OTLP file exporters write, one ``ExportTraceServiceRequest`` per
 document. Span ids are hex as the OTLP JSON encoding says, or base64 as a plain protobuf JSON
 mapping writes them; ``intValue`` may be a string. Also spans as the SDK's ``ConsoleSpanExporter``
 prints them (``ReadableSpan.to_json()``: ``context`` ids with ``0x``, ``parent_id``, ISO times,
-plain attributes), one a line or a JSON list of them (:func:`is_console_span`), and a Jaeger
+plain attributes), one a line or a JSON list of them (:func:`.spans.is_console_span`), and a Jaeger
 export (``{"data": [{"traceID", "spans": [{"tags", "references", "logs"…}]}]}``, what its UI
-downloads: :func:`jaeger_traces`). A span written again (a processor printing each span as it
+downloads: :func:`.spans.jaeger_traces`). A span written again (a processor printing each span as it
 starts and as it ends) is read once, the copy that ended (``span/(repeated)``). Every span is
 one record of the accounting, typed ``span/<operation>``: the GenAI ``gen_ai.operation.name``
 (``chat``, ``execute_tool``, ``invoke_agent``…; LiteLLM's call types read as theirs), the
 OpenInference ``openinference.span.kind`` (``LLM``, ``TOOL``, ``AGENT``, ``CHAIN``…) or older
-OpenLLMetry's ``llm.request.type`` (:func:`operation`); spans of none (HTTP, database) are
+OpenLLMetry's ``llm.request.type`` (:func:`.spans.operation`); spans of none (HTTP, database) are
 ``span/(other)``, left out, and
 so are Strands' ``execute_event_loop_cycle`` spans; a span under a span left out hangs from the
 nearest span read above it (:func:`reparent`: Strands starts every model and tool span inside
@@ -45,11 +45,11 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   ``gen_ai.tool.message``, ``gen_ai.choice``). Each model call's input repeats the history, so
   only the messages not seen before are added (the history as a prefix, else by content);
   messages then map as Chat Completions messages do (:mod:`~turnfold.formats.openai_chat`),
-  the parts of a GenAI message in their order (:func:`_from_parts`, the part types of the
+  the parts of a GenAI message in their order (:func:`.messages._from_parts`, the part types of the
   semantic conventions' ``gen-ai-input-messages.json`` / ``gen-ai-output-messages.json``, and
-  those pydantic-ai writes in their place, :func:`pydantic_ai_part`, ``thinking`` as reasoning):
-  a ``server_tool_call`` is a :class:`~turnfold.model.ToolCall` its
-  ``server_tool_call_response`` settles (:func:`server_tool_outcome`), a ``compaction`` a
+  those pydantic-ai writes in their place, :func:`.messages.pydantic_ai_part`, ``thinking`` as
+  reasoning): a ``server_tool_call`` is a :class:`~turnfold.model.ToolCall` its
+  ``server_tool_call_response`` settles (:func:`.messages.server_tool_outcome`), a ``compaction`` a
   :class:`~turnfold.model.CompactionBoundary` with its summary, a ``blob`` image an image of
   the prompt, model text or tool result it is in (in a system message, where no image is
   shown, a line naming it and a warning), a ``uri`` or ``file`` part and any other blob a line
@@ -58,8 +58,8 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   warning. Strands writes Bedrock Converse content: in its older events the blocks themselves
   (``[{"text"}, {"toolUse"}, {"toolResult"}]``), in its latest mode the parts it maps them to,
   the blocks without a schema type as ``{"type": <block key>, "content"}``: both read alike
-  (:func:`converse_parts`), reasoning as :class:`~turnfold.model.Thinking`, guarded and cited
-  text as text, media as a line naming them (the tracer writes no bytes), cache points as
+  (:func:`.messages.converse_parts`), reasoning as :class:`~turnfold.model.Thinking`, guarded and
+  cited text as text, media as a line naming them (the tracer writes no bytes), cache points as
   nothing;
   usage (``gen_ai.usage.*``, ``llm.token_count.*``) and model go on the span's last text, its
   calls are one batch (one response's); a model span with an error status is an
@@ -76,34 +76,35 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   parallel) with its
   result (``gen_ai.tool.call.result``, ``output.value``, pydantic-ai's older ``tool_response``;
   OpenLLMetry's LangChain result is a serialized ``ToolMessage``, read as its content, status
-  and call id: :func:`langchain_tool_message`;
-  else its output messages' or Strands' ``gen_ai.choice`` event's: :func:`tool_response`; a
-  tool message of a later model span gives it when the span has none, the span's status and
+  and call id: :func:`.messages.langchain_tool_message`;
+  else its output messages' or Strands' ``gen_ai.choice`` event's: :func:`.messages.tool_response`;
+  a tool message of a later model span gives it when the span has none, the span's status and
   end standing), its times, and its status: an error
   status or an ``exception`` event is ``error``, a result whose text states a failure (a
   non-zero exit code, timed out, rejected) is ``error``
   (:func:`~turnfold.formats.gemini_parts.corrected_status`), any other ended span ``success``. A
   tool span no model span asked for (content capture off) is a call of its own, its arguments
-  those of :func:`tool_arguments` (smolagents' as the model gave them);
+  those of :func:`.messages.tool_arguments` (smolagents' as the model gave them);
 - an agent span's own input and output (``gen_ai.input.messages``, ``input.value`` /
-  ``output.value`` as text, :func:`value_text`: smolagents' run arguments as their ``task``)
-  are the prompt and the reply when no model span carried them (Strands' reply repeats the
+  ``output.value`` as text, :func:`.messages.value_text`: smolagents' run arguments as their
+  ``task``) are the prompt and the reply when no model span carried them (Strands' reply repeats the
   last model text with a newline: not shown twice); its usage (the sum of its model calls')
   counts only when none of its model spans recorded any (:meth:`_Rebuild._run`);
 - a smolagents run traced by OpenInference (its agent span has ``smolagents.*`` attributes)
   reads as the smolagents loader reads the run itself
   (:mod:`~turnfold.formats.frameworks.smolagents`): its model spans' input is the agent's
   memory written again, of which only the system prompt is read
-  (:func:`smolagents_model_messages`); the model's text (a plan, a step's thought) is
-  thinking; a ``final_answer`` call is the answer, not a call, and so is the ``final_answer``
+  (:func:`.smolagents_spans.smolagents_model_messages`); the model's text (a plan, a step's thought)
+  is thinking; a ``final_answer`` call is the answer, not a call, and so is the ``final_answer``
   tool span's output (JSON: a number, a list or a dict as the loader shows it, where the agent
   span writes its ``str()``); a step (``CHAIN`` span) that
   failed settles the calls it asked for that no tool span ran (an unknown tool) as ``error``,
   and an error no call of it holds (a reply read as no call or no code,
   ``AgentParsingError``) is an error notice after the step's entries;
   a ``CodeAgent``'s step (its model span offered no tools and asked for no call) is one
-  ``python`` call of the code the model wrote (:func:`smolagents_code`), its result and
-  status the step's (its observations, its error), the tool spans its code ran part of it;
+  ``python`` call of the code the model wrote (:func:`.smolagents_spans.smolagents_code`), its
+  result and status the step's (its observations, its error), the tool spans its code ran part
+  of it;
   a run that hit ``max_steps`` is a warning notice, then the reply of the model call the agent
   makes after its last step (``provide_final_answer``) as the answer (traced without model
   spans: a run that answered in none of the steps it was allowed);
@@ -113,32 +114,31 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
 
 Limits: the spans of a file are held in memory to rebuild the tree (a conversation's tree can
 start at its last line); one line is parsed whole by the reader (:mod:`turnfold.formats.source`).
+
+The reader is this module: detection, the rebuilding of a conversation from its span tree
+(the builder) and reading; it imports the pieces, which never import it:
+:mod:`.spans` (the :class:`~.spans.Span` type and the wire forms decoded into it),
+:mod:`.messages` (a span's messages, calls, results and usage by each convention) and
+:mod:`.smolagents_spans` (a smolagents run traced by OpenInference). A name with a leading
+underscore is private to this package.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import itertools
-import json
-import re
 import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from dataclasses import dataclass, replace
 from typing import Any
 
 from turnfold import codec
-from turnfold.formats.anthropic_blocks import attachment_line
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
     as_int,
     as_list,
     describe_args,
-    parse_arguments,
-    stringify,
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
@@ -149,20 +149,48 @@ from turnfold.formats.frameworks.smolagents import (
     MAX_STEPS_NOTICE,
     answer_text,
 )
-from turnfold.formats.frameworks.strands import (
-    MEDIA_KEYS,
-    citations_text,
-    guard_text,
-    image_of,
-    key_of,
-    thinking_of,
-    tool_result_content,
-)
-from turnfold.formats.frameworks.strands import attachment_line as converse_attachment
+from turnfold.formats.frameworks.strands import thinking_of
 from turnfold.formats.gemini_parts import corrected_status
 from turnfold.formats.openai_chat import OpenAIChatBuilder
-from turnfold.formats.openai_responses import describe_call, output_content, plain_copy
+from turnfold.formats.openai_responses import describe_call, output_content
 from turnfold.formats.source import Source
+from turnfold.formats.traces.messages import (
+    _FAILED,
+    _IMAGES,
+    _PART,
+    _UNSHOWN,
+    _History,
+    agent_span_name,
+    langchain_tool_message,
+    model_messages,
+    server_tool_outcome,
+    span_usage,
+    system_instructions,
+    tool_arguments,
+    tool_response,
+    value_text,
+)
+from turnfold.formats.traces.smolagents_spans import (
+    _MAX_STEPS,
+    _TOOLS_OFFERED,
+    SMOLAGENTS_FINAL_ANSWER,
+    _step_error,
+    _thought,
+    is_smolagents,
+    smolagents_code,
+    smolagents_model_messages,
+)
+from turnfold.formats.traces.spans import (
+    _MAPS,
+    Span,
+    _console_span,
+    _jaeger_span,
+    _json,
+    _span,
+    is_console_span,
+    jaeger_traces,
+    raw_spans,
+)
 from turnfold.model import (
     Accounting,
     AssistantError,
@@ -174,7 +202,6 @@ from turnfold.model import (
     SystemNotice,
     Thinking,
     ToolCall,
-    ToolResult,
     ToolStatus,
     Transcript,
     Usage,
@@ -226,359 +253,6 @@ _MODEL_OPS = NameSet({"chat", "text_completion", "generate_content", "LLM"})
 _TOOL_OPS = NameSet({"execute_tool", "TOOL"})
 _AGENT_OPS = NameSet({"invoke_agent", "AGENT"})
 _KNOWN_OPS = NameSet(set(RECORDS.mapped) | set(RECORDS.ignored))
-_ERROR_CODES = ("STATUS_CODE_ERROR", 2, "2", "ERROR")
-_HEX = re.compile(r"^[0-9a-fA-F]+$")
-#: The older per-message span events and the role each stands for.
-_MESSAGE_EVENTS = {
-    "gen_ai.system.message": "system",
-    "gen_ai.user.message": "user",
-    "gen_ai.assistant.message": "assistant",
-    "gen_ai.tool.message": "tool",
-}
-_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
-#: What a mapping is: decoded JSON is made of dicts, which ``dict`` (an exact type check)
-#: accepts before ``Mapping``'s slower ABC check runs; a document passed in may be any mapping.
-_MAPS = (dict, Mapping)
-
-
-# --- OTLP values ----------------------------------------------------------------------------
-
-
-def any_value(value: Any) -> Any:
-    """An OTLP ``AnyValue`` (``{"stringValue": …}``, ``{"arrayValue": {"values": […]}}``…) as a
-    plain value; ``intValue`` strings become ints.
-
-    >>> any_value({"intValue": "25"}), any_value({"arrayValue": {"values": [{"boolValue": True}]}})
-    (25, [True])
-    >>> any_value({"kvlistValue": {"values": [{"key": "a", "value": {"doubleValue": 0.5}}]}})
-    {'a': 0.5}
-    """
-    if not isinstance(value, _MAPS):
-        return None
-    if "stringValue" in value:
-        return value["stringValue"]
-    if "intValue" in value:
-        raw = value["intValue"]
-        try:
-            return int(raw)
-        except (TypeError, ValueError):
-            return None
-    for key in ("boolValue", "doubleValue", "bytesValue"):
-        if key in value:
-            return value[key]
-    if "arrayValue" in value:
-        inner = value["arrayValue"]
-        values = inner.get("values") if isinstance(inner, _MAPS) else None
-        return [any_value(v) for v in values] if isinstance(values, list) else []
-    if "kvlistValue" in value:
-        inner = value["kvlistValue"]
-        values = inner.get("values") if isinstance(inner, _MAPS) else None
-        return attributes_of(values)
-    return None
-
-
-def attributes_of(attributes: Any) -> dict[str, Any]:
-    """``[{key, value: AnyValue}]`` as a dict of plain values."""
-    out: dict[str, Any] = {}
-    if isinstance(attributes, list):
-        for item in attributes:
-            if isinstance(item, _MAPS) and isinstance(key := item.get("key"), str):
-                value = item.get("value")
-                # Most attributes are strings: read those here, the rest through any_value.
-                if type(value) is dict and "stringValue" in value:
-                    out[key] = value["stringValue"]
-                else:
-                    out[key] = any_value(value)
-    return out
-
-
-def span_id(value: Any, size: int) -> str | None:
-    """A trace or span id as lower-case hex: hex as OTLP JSON writes it, or base64 as a
-    protobuf JSON mapping does (``size`` bytes); other strings are kept as they are."""
-    if not isinstance(value, str) or not value:
-        return None
-    if len(value) == 2 * size and _HEX.match(value):
-        return value.lower()
-    try:
-        raw = base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        return value
-    return raw.hex() if len(raw) == size else value
-
-
-def nano_time(value: Any) -> str | None:
-    """Unix nanoseconds (a string or int) as ISO-8601 UTC with microseconds; None for 0."""
-    try:
-        nanos = int(value)
-    except (TypeError, ValueError):
-        return None
-    if nanos <= 0:
-        return None
-    try:
-        moment = datetime.fromtimestamp(nanos // 1000 / 1_000_000, tz=timezone.utc)
-    except (OverflowError, OSError, ValueError):
-        return None
-    return moment.isoformat().replace("+00:00", "Z")
-
-
-# --- spans ----------------------------------------------------------------------------------
-
-
-@dataclass
-class Span:
-    """One span, its attributes decoded; ``children`` filled once the whole file is read."""
-
-    trace_id: str
-    span_id: str
-    parent_id: str | None
-    name: str
-    op: str
-    start: int
-    started_at: str | None
-    ended_at: str | None
-    attributes: dict[str, Any]
-    events: list[tuple[str, dict[str, Any]]]
-    failed: bool
-    status_message: str | None
-    line: int
-    children: list[Span] = field(default_factory=list)
-
-
-#: The tool name of the span Google ADK adds after running a response's calls in parallel,
-#: for the one event merging their responses (google/adk/telemetry/tracing.py,
-#: ``trace_merged_tool_calls``): each call has a span of its own.
-_ADK_MERGED = "(merged tools)"
-
-
-#: Operation names instrumentations write for the semantic conventions' ones: LiteLLM's OTel
-#: callback writes its call type (litellm/integrations/opentelemetry.py), OpenLLMetry before
-#: its move to ``gen_ai.operation.name`` only ``llm.request.type`` (``LLMRequestTypeValues``).
-_OPERATIONS = {
-    "completion": "chat",
-    "acompletion": "chat",
-    "atext_completion": "text_completion",
-    "embedding": "embeddings",
-    "aembedding": "embeddings",
-}
-_LLM_REQUEST_TYPES = {"chat": "chat", "completion": "text_completion", "embedding": "embeddings"}
-#: The Vercel AI SDK's spans (``ai.operationId``, ai/core/telemetry): a provider call and a
-#: tool run are read; a call's outer span (``ai.generateText``…) repeats its provider calls.
-_AI_SDK_OPERATIONS = {
-    "ai.generateText.doGenerate": "chat",
-    "ai.streamText.doStream": "chat",
-    "ai.generateObject.doGenerate": "chat",
-    "ai.streamObject.doStream": "chat",
-    "ai.toolCall": "execute_tool",
-    "ai.embed.doEmbed": "embeddings",
-    "ai.embedMany.doEmbed": "embeddings",
-}
-
-
-def operation(name: str, attributes: Mapping[str, Any]) -> str:
-    """A span's record type: its GenAI operation, its OpenInference kind, OpenLLMetry's older
-    ``llm.request.type``, else ``(other)``."""
-    op = attributes.get("gen_ai.operation.name")
-    if isinstance(op, str) and op:
-        if op == "execute_tool" and attributes.get("gen_ai.tool.name") == _ADK_MERGED:
-            return "execute_tool (merged)"
-        return _OPERATIONS.get(op, op)
-    kind = attributes.get("openinference.span.kind")
-    if isinstance(kind, str) and kind:
-        return kind.upper()
-    request = attributes.get("llm.request.type")
-    if isinstance(request, str) and request in _LLM_REQUEST_TYPES:
-        return _LLM_REQUEST_TYPES[request]
-    step = attributes.get("ai.operationId")
-    if isinstance(step, str) and step in _AI_SDK_OPERATIONS:
-        return _AI_SDK_OPERATIONS[step]
-    head = name.split(" ", 1)[0]
-    if head in ("invoke_agent", "execute_tool", "chat", "create_agent") and " " in name:
-        return head
-    return "(other)"
-
-
-def _span(raw: Mapping[str, Any], line: int) -> Span | None:
-    trace = span_id(raw.get("traceId"), 16)
-    own = span_id(raw.get("spanId"), 8)
-    if trace is None or own is None:
-        return None
-    attributes = attributes_of(raw.get("attributes"))
-    name = raw.get("name") if isinstance(raw.get("name"), str) else ""
-    events = []
-    for event in as_list(raw.get("events")):
-        if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
-            events.append((event["name"], attributes_of(event.get("attributes"))))
-    raw_status = raw.get("status")
-    status: Mapping[str, Any] = raw_status if isinstance(raw_status, _MAPS) else {}
-    message = status.get("message")
-    try:
-        start = int(raw.get("startTimeUnixNano") or 0)
-    except (TypeError, ValueError):
-        start = 0
-    return Span(
-        trace_id=trace,
-        span_id=own,
-        parent_id=span_id(raw.get("parentSpanId"), 8),
-        name=str(name),
-        op=operation(str(name), attributes),
-        start=start,
-        started_at=nano_time(raw.get("startTimeUnixNano")),
-        ended_at=nano_time(raw.get("endTimeUnixNano")),
-        attributes=attributes,
-        events=events,
-        failed=status.get("code") in _ERROR_CODES,
-        status_message=message if isinstance(message, str) and message else None,
-        line=line,
-    )
-
-
-def is_console_span(value: Any) -> bool:
-    """A span as the OpenTelemetry SDK's ``ReadableSpan.to_json()`` writes it (what
-    ``ConsoleSpanExporter`` prints, one object a span): ``context`` with its ids, ``parent_id``."""
-    return (
-        isinstance(value, _MAPS)
-        and isinstance(context := value.get("context"), _MAPS)
-        and "span_id" in context
-        and "parent_id" in value
-    )
-
-
-def _console_id(value: Any, size: int) -> str | None:
-    """An id as ``to_json`` writes it: ``0x`` and hex."""
-    if isinstance(value, str) and value[:2] in ("0x", "0X"):
-        value = value[2:]
-    return span_id(value, size)
-
-
-def iso_nanos(value: Any) -> int:
-    """An ISO-8601 time (``to_json`` writes UTC with ``Z``) as Unix nanoseconds; 0 if none."""
-    if not isinstance(value, str) or not value:
-        return 0
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return 0
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
-
-
-def _console_span(raw: Mapping[str, Any], line: int) -> Span | None:
-    """A span of :func:`is_console_span`'s shape: attributes and event attributes are plain
-    values already, times ISO strings, the status ``{"status_code", "description"}``."""
-    context = raw["context"]
-    trace = _console_id(context.get("trace_id"), 16)
-    own = _console_id(context.get("span_id"), 8)
-    if trace is None or own is None:
-        return None
-    raw_attributes = raw.get("attributes")
-    attributes = dict(raw_attributes) if isinstance(raw_attributes, _MAPS) else {}
-    name = raw.get("name") if isinstance(raw.get("name"), str) else ""
-    events = []
-    for event in as_list(raw.get("events")):
-        if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
-            values = event.get("attributes")
-            events.append((event["name"], dict(values) if isinstance(values, _MAPS) else {}))
-    raw_status = raw.get("status")
-    status: Mapping[str, Any] = raw_status if isinstance(raw_status, _MAPS) else {}
-    message = status.get("description")
-    start, end = iso_nanos(raw.get("start_time")), iso_nanos(raw.get("end_time"))
-    return Span(
-        trace_id=trace,
-        span_id=own,
-        parent_id=_console_id(raw.get("parent_id"), 8),
-        name=str(name),
-        op=operation(str(name), attributes),
-        start=start,
-        started_at=nano_time(start),
-        ended_at=nano_time(end),
-        attributes=attributes,
-        events=events,
-        failed=status.get("status_code") in _ERROR_CODES,
-        status_message=message if isinstance(message, str) and message else None,
-        line=line,
-    )
-
-
-def jaeger_traces(value: Any) -> list[Mapping[str, Any]] | None:
-    """The traces of a Jaeger JSON export (the query service's ``{"data": [trace…]}``, what
-    its UI's "Download JSON" saves, or one ``{"traceID", "spans", "processes"}``), else None."""
-    if not isinstance(value, _MAPS):
-        return None
-    if isinstance(value.get("spans"), list) and "traceID" in value:
-        return [value]
-    data = value.get("data")
-    if isinstance(data, list) and data and isinstance(data[0], _MAPS) and "spans" in data[0]:
-        return [trace for trace in data if isinstance(trace, _MAPS)]
-    return None
-
-
-def _tags(tags: Any) -> dict[str, Any]:
-    """Jaeger's ``[{key, type, value}]`` as a dict (its values are typed JSON already)."""
-    return {
-        t["key"]: t.get("value")
-        for t in as_list(tags)
-        if isinstance(t, _MAPS) and isinstance(t.get("key"), str)
-    }
-
-
-def _jaeger_span(raw: Mapping[str, Any], line: int) -> Span | None:
-    """A span of a Jaeger export: times in microseconds, the parent its ``CHILD_OF``
-    reference, events its ``logs`` (the ``event`` field their name), the status the
-    ``otel.status_code`` / ``error`` tags the OTLP receiver turns it into."""
-    trace = span_id(raw.get("traceID"), 16)
-    own = span_id(raw.get("spanID"), 8)
-    if trace is None or own is None:
-        return None
-    attributes = _tags(raw.get("tags"))
-    parent = next(
-        (
-            r.get("spanID")
-            for r in as_list(raw.get("references"))
-            if isinstance(r, _MAPS) and r.get("refType") == "CHILD_OF"
-        ),
-        None,
-    )
-    events = []
-    for log in as_list(raw.get("logs")):
-        fields = _tags(log.get("fields")) if isinstance(log, _MAPS) else {}
-        name = fields.pop("event", None)
-        if isinstance(name, str):
-            events.append((name, fields))
-    start = as_int(raw.get("startTime")) or 0
-    duration = as_int(raw.get("duration"))
-    failed = attributes.get("otel.status_code") == "ERROR" or attributes.get("error") is True
-    message = attributes.get("otel.status_description")
-    name = raw.get("operationName") if isinstance(raw.get("operationName"), str) else ""
-    return Span(
-        trace_id=trace,
-        span_id=own,
-        parent_id=span_id(parent, 8),
-        name=str(name),
-        op=operation(str(name), attributes),
-        start=start * 1000,
-        started_at=nano_time(start * 1000),
-        ended_at=nano_time((start + duration) * 1000) if duration is not None else None,
-        attributes=attributes,
-        events=events,
-        failed=failed,
-        status_message=message if isinstance(message, str) and message else None,
-        line=line,
-    )
-
-
-def raw_spans(request: Any) -> Iterator[Mapping[str, Any]]:
-    """Every span object of an ``ExportTraceServiceRequest``."""
-    if not isinstance(request, _MAPS):
-        return
-    for resource in as_list(request.get("resourceSpans")):
-        if not isinstance(resource, _MAPS):
-            continue
-        scopes = resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans")
-        for scope in as_list(scopes):
-            if isinstance(scope, _MAPS):
-                yield from (s for s in as_list(scope.get("spans")) if isinstance(s, _MAPS))
 
 
 def record_type(op: str) -> str:
@@ -608,1013 +282,7 @@ def detect(source: Source) -> Evidence:
     return Evidence.of(source.head_values(), _classify, "no resourceSpans")
 
 
-# --- messages -------------------------------------------------------------------------------
-
-
-def _json(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return codec.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
-def unflatten(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
-    """Flattened indexed attributes as a list of nested dicts.
-
-    >>> unflatten({"m.0.message.role": "user", "m.0.message.tool_calls.0.tool_call.id": "c1"},
-    ...           "m")
-    [{'message': {'role': 'user', 'tool_calls': [{'tool_call': {'id': 'c1'}}]}}]
-    """
-    start = prefix + "."
-    root = _nested([(k[len(start) :], v) for k, v in attributes.items() if k.startswith(start)])
-    listed = _listed(root)
-    return [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
-
-
-def _nested(items: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Dotted keys and their values as nested dicts (a later key wins where they clash)."""
-    root: dict[str, Any] = {}
-    for key, value in items:
-        node = root
-        parts = key.split(".")
-        for part in parts[:-1]:
-            child = node.get(part)
-            if not isinstance(child, dict):
-                child = node[part] = {}
-            node = child
-        node[parts[-1]] = value
-    return root
-
-
-def _indexed(
-    attributes: Mapping[str, Any],
-    prefix: str,
-    memo: dict[str, tuple[list[tuple[str, Any]], dict[str, Any] | None]] | None,
-) -> list[dict[str, Any]] | None:
-    """OpenInference's flattened ``prefix.N.message.*`` attributes as Chat messages, as
-    :func:`unflatten` and :func:`_openinference` make them; None when the span has none.
-
-    Every model span repeats the history, so the attributes are grouped by index first: an
-    index whose attributes equal the ones it had in the span before (``memo``, updated) is
-    the message made then, not made again."""
-    start = prefix + "."
-    size = len(start)
-    groups: dict[str, list[tuple[str, Any]]] = {}
-    for key, value in attributes.items():
-        if key.startswith(start):
-            rest = key[size:]
-            groups.setdefault(rest.split(".", 1)[0], []).append((rest, value))
-    if not groups:
-        return None
-    if not all(index.isdigit() for index in groups):
-        return []  # not a list of messages (as unflatten reads it)
-    out: list[dict[str, Any]] = []
-    made: dict[str, tuple[list[tuple[str, Any]], dict[str, Any] | None]] = {}
-    for index in sorted(groups, key=int):
-        items = groups[index]
-        known = memo.get(index) if memo is not None else None
-        message: dict[str, Any] | None
-        if known is not None and known[0] == items:
-            message = known[1]
-        else:
-            node = _listed(_nested(items)[index])
-            message = _openinference(node) if isinstance(node, dict) else None
-        made[index] = (items, message)
-        if message is not None:
-            out.append(message)
-    if memo is not None:
-        memo.clear()
-        memo.update(made)
-    return out
-
-
-def _listed(node: Any) -> Any:
-    """Dicts whose keys are all indices become lists in index order."""
-    if not isinstance(node, dict):
-        return node
-    if node and all(k.isdigit() for k in node):
-        return [_listed(node[k]) for k in sorted(node, key=int)]
-    return {k: _listed(v) for k, v in node.items()}
-
-
-def _text_of(content: Any) -> str | None:
-    return content if isinstance(content, str) and content else None
-
-
-#: Private keys of the Chat messages :func:`_from_parts` makes, read by :class:`_Builder`.
-#: ``_PART``: a message that is one part with no place in a Chat message (a server tool's call
-#: or response, a compaction), made an entry of its own in the order of the parts.
-_PART = "turnfold.part"
-#: ``_IMAGES``: the inline images of a user's prompt or a tool's response (the entries that
-#: show images: model.UserMessage, model.ToolResult), as ``[media type, base64 data]`` pairs.
-_IMAGES = "turnfold.images"
-#: ``_UNSHOWN``: why parts of the message are named rather than shown, warned when the message
-#: is fed (a model span's input repeats the history, converted again for every span).
-_UNSHOWN = "turnfold.unshown"
-#: Parts of the GenAI message schemas (gen-ai-input-messages.json, gen-ai-output-messages.json)
-#: that are entries of their own: ``ServerToolCallPart``, ``ServerToolCallResponsePart``,
-#: ``CompactionPart``.
-_ENTRY_PARTS = NameSet({"server_tool_call", "server_tool_call_response", "compaction"})
-#: Parts that carry data by value (``BlobPart``), by URI (``UriPart``) or by a provider's file
-#: id (``FilePart``).
-_MEDIA_PARTS = NameSet({"blob", "uri", "file"})
-#: ``_FAILED``: a tool message whose result states it failed (a Converse ``toolResult`` of
-#: ``status: "error"``), read by :class:`_Builder` when no tool span settles its call.
-_FAILED = "turnfold.failed"
-
-
-# --- Strands' Bedrock Converse content --------------------------------------------------------
-
-#: Converse blocks whose text is shown: a guardrail's content, a cited answer.
-_CONVERSE_TEXTS = NameSet({"guardContent", "citationsContent"})
-
-
-def is_converse(value: Any) -> bool:
-    """A list of Bedrock Converse content blocks: dicts of a Converse key each and no ``type``
-    (Chat, Anthropic and GenAI parts always carry one).
-
-    >>> is_converse([{"text": "hi"}, {"toolUse": {"toolUseId": "c1", "name": "ls", "input": {}}}])
-    True
-    >>> is_converse([{"type": "text", "text": "hi"}]), is_converse([])
-    (False, False)
-    """
-    return (
-        type(value) is list
-        and bool(value)
-        and all(
-            isinstance(block, _MAPS) and "type" not in block and key_of(block) is not None
-            for block in value
-        )
-    )
-
-
-def converse_parts(blocks: list[Any]) -> list[Any]:
-    """Converse content blocks as the GenAI parts Strands' tracer makes of them when it writes
-    the latest conventions (strands/telemetry/tracer.py, ``_map_content_blocks_to_otel_parts``):
-    ``text``, ``toolUse`` and ``toolResult`` as the schemas' parts (a result's ``status`` kept,
-    which that mapping drops), ``interruptResponse`` as its ``interrupt_response``, any other
-    block as ``{"type": its key, "content": its value}``. Its older mode writes the blocks
-    themselves (``serialize(message["content"])``), so the two modes read the same.
-
-    >>> converse_parts([{"text": "hi"}, {"cachePoint": {"type": "default"}}])
-    [{'type': 'text', 'content': 'hi'}, {'type': 'cachePoint', 'content': {'type': 'default'}}]
-    """
-    parts: list[Any] = []
-    for block in blocks:
-        if not isinstance(block, _MAPS):
-            parts.append(block)  # warned about by _from_parts
-        elif "interruptResponse" in block:
-            value = block["interruptResponse"]
-            value = value if isinstance(value, _MAPS) else {}
-            parts.append({"type": "interrupt_response", "id": value.get("interruptId"),
-                          "response": value.get("response")})  # fmt: skip
-        elif "text" in block:
-            parts.append({"type": "text", "content": block["text"]})
-        elif "toolUse" in block:
-            use = block["toolUse"] if isinstance(block["toolUse"], _MAPS) else {}
-            parts.append({"type": "tool_call", "name": use.get("name"), "id": use.get("toolUseId"),
-                          "arguments": use.get("input")})  # fmt: skip
-        elif "toolResult" in block:
-            result = block["toolResult"] if isinstance(block["toolResult"], _MAPS) else {}
-            parts.append({"type": "tool_call_response", "id": result.get("toolUseId"),
-                          "response": result.get("content"),
-                          "status": result.get("status")})  # fmt: skip
-        else:
-            parts += [{"type": key, "content": value} for key, value in block.items()]
-    return parts
-
-
-def converse_result(content: list[Any]) -> tuple[str | None, list[ImageData]]:
-    """A Converse ``toolResult``'s content as text and images, as the strands loader reads it
-    (:func:`~turnfold.formats.frameworks.strands.tool_result_content`), a block of no known
-    kind as its JSON.
-
-    >>> converse_result([{"text": "3"}, {"json": {"sum": 3}}])
-    ('3\\n{\\n  "sum": 3\\n}', [])
-    """
-    text, images, _ = tool_result_content(content, stringify)
-    return text, images
-
-
-def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """A GenAI message (``{role, parts}``, or older ``{role, content, tool_calls}``) as Chat
-    messages, in the order of its parts; a ``tool_call_response`` part is a tool message of
-    its own, a server tool's call or response and a compaction a message of their own
-    (``_PART``). Strands' parts for Converse blocks the schemas have no type for
-    (:func:`converse_parts`) are read as Strands means them.
-
-    >>> [m.get("content") or m[_PART]["type"] for m in _from_parts({"role": "assistant",
-    ...     "parts": [{"type": "server_tool_call", "name": "web_search", "server_tool_call": {}},
-    ...               {"type": "text", "content": "Sunny."}]})]
-    ['server_tool_call', 'Sunny.']
-    """
-    role = message.get("role")
-    role = role if isinstance(role, str) else "assistant"
-    parts = message.get("parts")
-    if not isinstance(parts, list):
-        return [_older_message(role, message)]
-    texts: list[str] = []
-    reasoning: list[str] = []
-    calls: list[dict[str, Any]] = []
-    images: list[list[str]] = []
-    unshown: list[str] = []
-    out: list[dict[str, Any]] = []
-
-    def flush() -> None:
-        """The parts gathered so far as one message, before a part that is a message."""
-        if texts or reasoning or calls or images or unshown:
-            out.append(_chat(role, texts[:], reasoning[:], calls[:], images[:], unshown[:]))
-            for gathered in (texts, reasoning, calls, images, unshown):
-                gathered.clear()
-
-    for part in parts:
-        if not isinstance(part, _MAPS):
-            unshown.append("a message part that is not an object was skipped")
-            continue
-        kind = part.get("type")
-        if isinstance(kind, str) and kind in _PYDANTIC_AI_PARTS:
-            part = pydantic_ai_part(part, kind)
-            kind = part.get("type")
-        content = part.get("content")
-        if kind == "text" and isinstance(content, str):
-            texts.append(content)
-        elif kind in ("reasoning", "thinking") and isinstance(content, str):
-            reasoning.append(content)
-        elif kind == "tool_call":
-            calls.append(_call(part.get("id"), part.get("name"), part.get("arguments")))
-        elif kind == "tool_call_response" or kind in _ENTRY_PARTS:
-            flush()
-            if kind == "tool_call_response":
-                out.append(_response_message(part))
-            else:
-                out.append({"role": role, _PART: part})
-        elif kind in _MEDIA_PARTS or (kind in MEDIA_KEYS and isinstance(content, _MAPS)):
-            image = _media_image(part, str(kind))
-            # In a tool's message, media go with the response they follow.
-            into = (
-                out[-1]
-                if role == "tool" and out and not texts and "tool_call_id" in out[-1]
-                else None
-            )
-            if image is not None and (role in ("user", "assistant") or into is not None):
-                (images if into is None else into.setdefault(_IMAGES, [])).append(image)
-            else:
-                line = _media_line(part, str(kind))
-                if into is not None:
-                    into["content"] = f"{into['content']}\n{line}" if into["content"] else line
-                else:
-                    texts.append(line)
-                if image is not None:
-                    # Prompts, the model's texts and tool results hold images: one of another
-                    # role's message (a system prompt's) is named, and said not to be shown.
-                    unshown.append(
-                        f"an image ({image[0]}) in a message of role {role!r} is named, not shown: "
-                        "only prompts, the model's texts and tool results show images"
-                    )
-        elif kind == "reasoningContent":
-            thinking = thinking_of(content)
-            if thinking is not None and thinking.text:
-                reasoning.append(thinking.text)
-            elif thinking is not None:  # a signature alone, or redacted: an entry of its own
-                flush()
-                out.append({"role": role, _PART: part})
-            else:
-                unshown.append("a reasoningContent part without reasoning was skipped")
-        elif kind in _CONVERSE_TEXTS:
-            text = guard_text(content) if kind == "guardContent" else citations_text(content)
-            if text:
-                texts.append(text)
-        elif kind == "cachePoint":
-            pass  # a prompt-cache marker (Converse's cachePoint block): nothing to show
-        elif kind == "interrupt_response":
-            texts.append(f"[interrupt response: {stringify(part.get('response'))}]")
-        else:
-            label = kind if isinstance(kind, str) and kind else "part"
-            texts.append(f"[{label}]")
-            unshown.append(f"a message part of type {label!r} is shown by its name only")
-    if texts or reasoning or calls or images or unshown or not out:
-        out.append(_chat(role, texts, reasoning, calls, images, unshown))
-    return out
-
-
-#: The part types pydantic-ai's instrumentation writes where the schemas have others
-#: (pydantic_ai/_otel_messages.py): before its version 4, ``binary`` for a blob and
-#: ``image-url``… for a uri; in every version ``thinking`` for reasoning (read as such).
-_PYDANTIC_AI_PARTS = NameSet({"binary", "image-url", "audio-url", "video-url", "document-url"})
-
-
-def pydantic_ai_part(part: Mapping[str, Any], kind: str) -> Mapping[str, Any]:
-    """A part of :data:`_PYDANTIC_AI_PARTS` as the schemas' part it stands for.
-
-    >>> pydantic_ai_part({"type": "image-url", "url": "https://a.b/c.png"}, "image-url")
-    {'type': 'uri', 'modality': 'image', 'uri': 'https://a.b/c.png'}
-    """
-    if kind == "binary":
-        blob = {"type": "blob", "mime_type": part.get("media_type")}
-        return blob if "content" not in part else {**blob, "content": part["content"]}
-    uri: dict[str, Any] = {"type": "uri", "modality": kind.removesuffix("-url")}
-    return uri if "url" not in part else {**uri, "uri": part["url"]}
-
-
-def _response_message(part: Mapping[str, Any]) -> dict[str, Any]:
-    """A ``tool_call_response`` part as a tool message; a response that is Converse tool
-    result content (Strands') is read as such, its ``status`` kept (:func:`converse_parts`)."""
-    response = part.get("response", part.get("result"))
-    message: dict[str, Any] = {"role": "tool", "tool_call_id": part.get("id")}
-    if is_converse(response):
-        text, shown = converse_result(response)
-        message["content"] = text or ""
-        if shown:
-            message[_IMAGES] = [[image.media_type, image.data or ""] for image in shown]
-    else:
-        message["content"] = _text(response)
-    if part.get("status") == "error":
-        message[_FAILED] = True
-    return message
-
-
-def _chat(
-    role: str,
-    texts: list[str],
-    reasoning: list[str],
-    calls: list[dict[str, Any]],
-    images: list[list[str]],
-    unshown: list[str],
-) -> dict[str, Any]:
-    chat: dict[str, Any] = {"role": role}
-    if texts:
-        chat["content"] = "\n\n".join(texts)
-    if reasoning:
-        chat["reasoning_content"] = "\n\n".join(reasoning)
-    if calls:
-        chat["tool_calls"] = calls
-    if images:
-        chat[_IMAGES] = images
-    if unshown:
-        chat[_UNSHOWN] = unshown
-    return chat
-
-
-def _media_image(part: Mapping[str, Any], kind: str) -> list[str] | None:
-    """A media part that is an image whose bytes are in the trace, as ``[media type, base64
-    data]``: a ``BlobPart`` of an image, or a Converse ``image`` block (Strands' part
-    ``{"type": "image", "content": {"format", "source"}}``: its tracer writes no bytes)."""
-    if kind in MEDIA_KEYS:
-        image = image_of(part.get("content")) if kind == "image" else None
-        return [image.media_type, image.data or ""] if image is not None else None
-    if kind != "blob":
-        return None
-    data, mime = part.get("content"), part.get("mime_type")
-    mime = mime if isinstance(mime, str) and mime else None
-    is_image = part.get("modality") == "image" or (mime or "").startswith("image/")
-    return [mime or "image", data] if is_image and isinstance(data, str) and data else None
-
-
-def _media_line(part: Mapping[str, Any], kind: str) -> str:
-    """A media part as a line naming it: a Converse media block as the strands loader names it;
-    a blob, URI or file part (a URI is never fetched, spec X-1), then the transcript the
-    schemas give audio.
-
-    >>> _media_line({"type": "uri", "modality": "image", "uri": "https://a.b/c.png"}, "uri")
-    '[attachment: https://a.b/c.png]'
-    """
-    if kind in MEDIA_KEYS:
-        return converse_attachment(kind, part.get("content"))
-    media = part.get("mime_type")
-    line = attachment_line(
-        {
-            "name": part.get("uri") or part.get("file_id") or part.get("modality") or kind,
-            "media_type": media if isinstance(media, str) else None,
-            "source": {"data": part.get("content") if kind == "blob" else None},
-        }
-    )
-    transcript = part.get("transcript")
-    return f"{line}\n{transcript}" if isinstance(transcript, str) and transcript else line
-
-
-#: Where a server tool's response keeps its output, by provider: OpenAI's code interpreter
-#: ``outputs``, Google's code execution ``output`` / ``result``, Anthropic's ``*_tool_result``
-#: ``content``, a web search's ``results``.
-_SERVER_OUTPUTS = ("output", "outputs", "result", "results", "content")
-#: Gemini's ``CodeExecutionResult.outcome`` values that are failures.
-_FAILED_OUTCOMES = frozenset({"OUTCOME_FAILED", "OUTCOME_DEADLINE_EXCEEDED"})
-
-
-def server_tool_outcome(response: Any) -> tuple[ToolStatus, ToolResult]:
-    """The status and result a ``server_tool_call_response``'s payload reports. The schemas
-    leave the payload to the provider (``GenericServerToolCallResponse``: only ``type``), so
-    it is ``success`` unless it states a failure as the providers write one (``is_error``, an
-    ``error``, an ``error_code`` or a ``*_error`` type, a ``failed`` status or outcome); the
-    whole payload stays the result's structured data.
-
-    >>> server_tool_outcome({"type": "code_interpreter", "outputs": [{"logs": "4"}]})[1].text
-    '4'
-    >>> server_tool_outcome({"type": "web_search_tool_result",
-    ...                      "content": {"type": "web_search_tool_result_error"}})[0]
-    'error'
-    """
-    if not isinstance(response, _MAPS):
-        text, images = output_content(response)
-        return "success", text_result(text, images=images)
-    value = next((response[k] for k in _SERVER_OUTPUTS if response.get(k) is not None), None)
-    if value is not None:
-        text, images = output_content(value)
-    else:
-        rest = {k: v for k, v in response.items() if k != "type"}
-        text, images = (stringify(rest) if rest else None), []
-    status: ToolStatus = (
-        "error" if _states_failure(response) or _states_failure(value) else "success"
-    )
-    return status, text_result(text, images=images, structured=plain_copy(dict(response)))
-
-
-def _states_failure(value: Any) -> bool:
-    if not isinstance(value, _MAPS):
-        return False
-    kind = value.get("type")
-    return (
-        value.get("is_error") is True
-        or value.get("isError") is True
-        or bool(value.get("error"))
-        or "error_code" in value
-        or (isinstance(kind, str) and kind.endswith("_error"))
-        or value.get("status") == "failed"
-        or value.get("outcome") in _FAILED_OUTCOMES
-    )
-
-
-def _older_message(role: str, message: Mapping[str, Any]) -> dict[str, Any]:
-    chat: dict[str, Any] = {"role": role}
-    content = message.get("content")
-    if content is not None:
-        chat["content"] = content if isinstance(content, (str, list)) else stringify(content)
-    calls = message.get("tool_calls")
-    if isinstance(calls, list):
-        chat["tool_calls"] = [
-            _call(c.get("id"), (c.get("function") or {}).get("name"), (c.get("function") or {})
-                  .get("arguments"))
-            for c in calls if isinstance(c, _MAPS)
-        ]  # fmt: skip
-    call_id = message.get("tool_call_id") or message.get("id")
-    if role == "tool" and call_id is not None:
-        chat["tool_call_id"] = call_id
-    return chat
-
-
-def _call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
-    args = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else stringify(value)
-
-
-def _openinference(message: Mapping[str, Any]) -> dict[str, Any]:
-    """An unflattened ``llm.*_messages.N`` entry (``{"message": {role, content, …}}``)."""
-    inner = message.get("message")
-    inner = inner if isinstance(inner, _MAPS) else {}
-    role = inner.get("role") if isinstance(inner.get("role"), str) else "assistant"
-    chat: dict[str, Any] = {"role": role}
-    content = inner.get("content")
-    if not isinstance(content, str) and isinstance(inner.get("contents"), list):
-        texts = [
-            (c.get("message_content") or {}).get("text")
-            for c in inner["contents"] if isinstance(c, _MAPS)
-        ]  # fmt: skip
-        content = "\n\n".join(t for t in texts if isinstance(t, str)) or None
-    if isinstance(content, str):
-        chat["content"] = content
-    calls = [c.get("tool_call") for c in as_list(inner.get("tool_calls")) if isinstance(c, _MAPS)]
-    if calls:
-        chat["tool_calls"] = [
-            _call(c.get("id"), (c.get("function") or {}).get("name"),
-                  (c.get("function") or {}).get("arguments"))
-            for c in calls if isinstance(c, _MAPS)
-        ]  # fmt: skip
-    if inner.get("tool_call_id") is not None:
-        chat["tool_call_id"] = inner["tool_call_id"]
-    if isinstance(inner.get("name"), str):
-        chat["name"] = inner["name"]
-    return chat
-
-
-def _genai_list(value: Any, memo: _History | None = None) -> list[dict[str, Any]] | None:
-    text = value if isinstance(value, str) else None
-    if memo is not None and text is not None:
-        grown = memo.grown(text)
-        if grown is not None:
-            return grown
-    value = _json(value)
-    if not isinstance(value, list):
-        return None
-    out = _converted(value)
-    if memo is not None and text is not None:
-        memo.keep(text, out)
-    return out
-
-
-def _converted(messages: list[Any]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        if isinstance(message, _MAPS):
-            out += _from_parts(message)
-    return out
-
-
-class _History:
-    """The last ``gen_ai.input.messages`` text of one agent's model spans and its messages.
-
-    Each model call's input is the one before it with the new messages appended, and an
-    instrumentor writes the same messages as the same text: when a text is the last one with
-    ``,`` and more elements where its closing ``]`` was, only those elements are decoded (JSON
-    reads a prefix the same whatever follows it), the earlier ones are the same messages."""
-
-    def __init__(self) -> None:
-        self.text: str | None = None
-        self.messages: list[dict[str, Any]] = []
-        #: OpenInference's form: the last input's attributes and message for each index.
-        self.indexed: dict[str, tuple[list[tuple[str, Any]], dict[str, Any] | None]] = {}
-        #: The last input :meth:`_Builder.add_new` counted by content, and its counts.
-        self.counted: list[dict[str, Any]] = []
-        self.occurrences: Counter[str] = Counter()
-
-    def grown(self, text: str) -> list[dict[str, Any]] | None:
-        """The messages of ``text`` when it extends the last text, else None."""
-        last = self.text
-        if last is None or len(text) <= len(last) or text[len(last) - 1] != ",":
-            return None
-        if not text.startswith(last[:-1]):
-            return None
-        tail = _json("[" + text[len(last) :])
-        if not isinstance(tail, list):
-            return None
-        self.keep(text, self.messages + _converted(tail))
-        return self.messages
-
-    def keep(self, text: str, messages: list[dict[str, Any]]) -> None:
-        # Only a non-empty array closed by its last character can be extended as above.
-        grows = len(text) > 2 and text[0] == "[" and text[-1] == "]" and bool(messages)
-        self.text, self.messages = (text, messages) if grows else (None, [])
-
-
-def _flattened_legacy(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
-    """``gen_ai.prompt.N.role/content`` and ``gen_ai.completion.N.*`` (OpenLLMetry's form)."""
-    out = []
-    for message in unflatten(attributes, prefix):
-        calls = message.get("tool_calls")
-        if isinstance(calls, list):
-            message = {**message, "tool_calls": [
-                {"id": c.get("id"), "function": {"name": c.get("name"),
-                                                  "arguments": c.get("arguments")}}
-                for c in calls if isinstance(c, _MAPS)
-            ]}  # fmt: skip
-        out.append(_older_message(str(message.get("role") or "assistant"), message))
-    return out
-
-
-def _event_messages(span: Span) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    inputs: list[dict[str, Any]] = []
-    outputs: list[dict[str, Any]] = []
-    for name, attributes in span.events:
-        if name == _DETAILS_EVENT:
-            inputs += _genai_list(attributes.get("gen_ai.input.messages")) or []
-            outputs += _genai_list(attributes.get("gen_ai.output.messages")) or []
-        elif name in _MESSAGE_EVENTS:
-            raw = attributes.get("gen_ai.event.content", attributes.get("content"))
-            body = _json(raw)
-            role = _MESSAGE_EVENTS[name]
-            if is_converse(body):
-                # Strands' older mode: the message's Converse blocks; a user message that holds
-                # toolResult blocks is a gen_ai.tool.message (tracer._get_event_name_for_message)
-                role = "user" if role == "tool" else role
-                inputs += _from_parts({"role": role, "parts": converse_parts(body)})
-                continue
-            body = body if isinstance(body, _MAPS) else {"content": _plain(raw, body)}
-            fields = {**attributes, **body}
-            inputs.append(_older_message(role, fields))
-        elif name == "gen_ai.choice":
-            raw = attributes.get("gen_ai.event.content", attributes.get("message"))
-            body = _json(raw)
-            if is_converse(body):  # Strands' model span: the reply's Converse blocks
-                outputs += _from_parts({"role": "assistant", "parts": converse_parts(body)})
-                continue
-            body = (
-                body.get("message", body)
-                if isinstance(body, _MAPS)
-                else {"content": _plain(raw, body)}
-            )
-            outputs.append(_older_message("assistant", body if isinstance(body, _MAPS) else {}))
-    return inputs, outputs
-
-
-def _plain(raw: Any, decoded: Any) -> Any:
-    """An event's content that is no message object: a list as decoded (content parts), else
-    the text as written. Strands' agent span ends with ``str(AgentResult)``, plain text that
-    may happen to read as JSON (an answer ``11``)."""
-    return decoded if isinstance(decoded, list) or not isinstance(raw, str) else raw
-
-
-def model_messages(
-    span: Span, history: _History | None = None
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """A span's input and output messages in Chat Completions shape, from whichever
-    convention recorded them; ``history`` holds the last input of the same agent's model
-    spans, which this one's input usually extends."""
-    a = span.attributes
-    inputs = _genai_list(a.get("gen_ai.input.messages"), history)
-    outputs = _genai_list(a.get("gen_ai.output.messages"))
-    if inputs is None:
-        inputs = _indexed(a, "llm.input_messages", history.indexed if history else None)
-    if outputs is None:
-        outputs = _indexed(a, "llm.output_messages", None)
-    if inputs is None and any(k.startswith("gen_ai.prompt.") for k in a):
-        inputs = _flattened_legacy(a, "gen_ai.prompt")
-    if outputs is None and any(k.startswith("gen_ai.completion.") for k in a):
-        outputs = _flattened_legacy(a, "gen_ai.completion")
-    if inputs is None and "ai.prompt.messages" in a:
-        listed = _json(a["ai.prompt.messages"])
-        if isinstance(listed, list):
-            inputs = _converted([ai_sdk_message(m) for m in listed if isinstance(m, _MAPS)])
-    if outputs is None and any(k in a for k in _AI_SDK_RESPONSE):
-        outputs = _from_parts(ai_sdk_response(a))
-    event_in, event_out = _event_messages(span)
-    return (inputs if inputs is not None else event_in), (
-        outputs if outputs is not None else event_out
-    )
-
-
-#: Where the Vercel AI SDK puts a provider call's response (``recordSpan`` attributes).
-_AI_SDK_RESPONSE = ("ai.response.text", "ai.response.toolCalls", "ai.response.object")
-
-
-def _ai_sdk_media(part: Mapping[str, Any]) -> dict[str, Any]:
-    """An AI SDK ``image`` or ``file`` part as a blob (base64 data) or uri part."""
-    data = part.get("image", part.get("data"))
-    media = part.get("mediaType", part.get("mimeType"))
-    modality = "image" if part.get("type") == "image" else None
-    if isinstance(data, str) and data.startswith(("http://", "https://")):
-        return {"type": "uri", "uri": data, "mime_type": media, "modality": modality}
-    return {"type": "blob", "content": data, "mime_type": media, "modality": modality}
-
-
-def ai_sdk_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A Vercel AI SDK message (``ai.prompt.messages``: ``{role, content}``, the content a
-    string or ``text`` / ``reasoning`` / ``image`` / ``file`` / ``tool-call`` /
-    ``tool-result`` parts) as a GenAI message of parts. A tool result's ``output`` (v5: a
-    ``{type, value}`` whose ``error-*`` types are failures) or ``result`` (v4) is the
-    response."""
-    content = message.get("content")
-    if not isinstance(content, list):
-        return message  # a string: the Chat shape already
-    parts: list[Any] = []
-    for part in content:
-        kind = part.get("type") if isinstance(part, _MAPS) else None
-        if not isinstance(part, _MAPS):
-            parts.append(part)
-        elif kind in ("text", "reasoning"):
-            parts.append({"type": kind, "content": part.get("text")})
-        elif kind == "tool-call":
-            arguments = part.get("input", part.get("args"))
-            parts.append({"type": "tool_call", "id": part.get("toolCallId"),
-                          "name": part.get("toolName"), "arguments": arguments})  # fmt: skip
-        elif kind == "tool-result":
-            output = part.get("output", part.get("result"))
-            failed = part.get("isError") is True
-            if (
-                isinstance(output, _MAPS)
-                and isinstance(output.get("type"), str)
-                and "value" in output
-            ):
-                failed = failed or output["type"].startswith("error")
-                output = output["value"]
-            response = {"type": "tool_call_response", "id": part.get("toolCallId"),
-                        "response": output}  # fmt: skip
-            parts.append({**response, "status": "error"} if failed else response)
-        elif kind in ("image", "file"):
-            parts.append(_ai_sdk_media(part))
-        else:
-            parts.append(part)  # of no type the schemas have: shown by its name
-    return {"role": message.get("role"), "parts": parts}
-
-
-def ai_sdk_response(a: Mapping[str, Any]) -> dict[str, Any]:
-    """A provider call's response as the AI SDK records it: ``ai.response.reasoning``,
-    ``ai.response.text`` (``ai.response.object`` for an object), ``ai.response.toolCalls``
-    (``[{toolCallId, toolName, input | args}]``), as one GenAI assistant message."""
-    parts: list[dict[str, Any]] = []
-    reasoning = a.get("ai.response.reasoning")
-    if isinstance(reasoning, str) and reasoning:
-        parts.append({"type": "reasoning", "content": reasoning})
-    text = a.get("ai.response.text") or a.get("ai.response.object")
-    if isinstance(text, str) and text:
-        parts.append({"type": "text", "content": text})
-    for call in as_list(_json(a.get("ai.response.toolCalls"))):
-        if isinstance(call, _MAPS):
-            arguments = call.get("input", call.get("args"))
-            parts.append({"type": "tool_call", "id": call.get("toolCallId"),
-                          "name": call.get("toolName"), "arguments": arguments})  # fmt: skip
-    return {"role": "assistant", "parts": parts}
-
-
-def _fingerprint(message: Mapping[str, Any]) -> str:
-    return codec.dumps(message, default=str, sort_keys=True)
-
-
-def span_usage(a: Mapping[str, Any]) -> Usage | None:
-    """``gen_ai.usage.*`` (and the older ``prompt_tokens``) or ``llm.token_count.*``."""
-
-    def first(*keys: str) -> int | None:
-        for key in keys:
-            count = as_int(a.get(key))
-            if count is not None:
-                return count
-        return None
-
-    usage = Usage(
-        input_tokens=first("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
-                           "llm.token_count.prompt", "ai.usage.inputTokens",
-                           "ai.usage.promptTokens"),
-        output_tokens=first("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
-                            "llm.token_count.completion", "ai.usage.outputTokens",
-                            "ai.usage.completionTokens"),
-        cache_read_tokens=first("gen_ai.usage.cache_read.input_tokens",
-                                "gen_ai.usage.cache_read_input_tokens",
-                                "llm.token_count.prompt_details.cache_read",
-                                "ai.usage.cachedInputTokens"),
-        cache_write_tokens=first("gen_ai.usage.cache_creation.input_tokens",
-                                 "gen_ai.usage.cache_creation_input_tokens",
-                                 "llm.token_count.prompt_details.cache_write"),
-        reasoning_tokens=first("gen_ai.usage.reasoning.output_tokens",
-                               "llm.token_count.completion_details.reasoning",
-                               "ai.usage.reasoningTokens"),
-    )  # fmt: skip
-    return None if usage == Usage() else usage
-
-
-#: Where pydantic-ai's instrumentation before its version 3 puts a tool span's arguments and
-#: result (pydantic_ai/_instrumentation.py: ``tool_arguments_attr``, ``tool_result_attr``).
-_PYDANTIC_AI_ARGUMENTS = "tool_arguments"
-_PYDANTIC_AI_RESULT = "tool_response"
-
-
-def tool_arguments(span: Span) -> Any:
-    """A tool span's arguments, for a call no model span asked for: ``gen_ai.tool.call.arguments``
-    (pydantic-ai's older ``tool_arguments``), OpenInference's ``input.value`` (smolagents' as
-    the tool was called: :func:`_smolagents_arguments`), the ``tool_call`` part of its input
-    messages (Strands' latest mode) or Strands' older ``gen_ai.tool.message`` event, whose
-    ``content`` is the tool's input (strands/telemetry/tracer.py, ``start_tool_call_span``)."""
-    a = span.attributes
-    if "gen_ai.tool.call.arguments" in a:
-        value = parse_arguments(a["gen_ai.tool.call.arguments"])
-        if (
-            isinstance(value, dict)
-            and "input_str" in value
-            and value.keys() <= _LANGCHAIN_TOOL_START
-        ):
-            inputs = value.get("inputs")
-            return inputs if isinstance(inputs, dict) and inputs else value["input_str"]
-        return value
-    if _PYDANTIC_AI_ARGUMENTS in a:
-        return parse_arguments(a[_PYDANTIC_AI_ARGUMENTS])
-    if "ai.toolCall.args" in a:
-        return parse_arguments(a["ai.toolCall.args"])
-    if "input.value" in a:
-        return _smolagents_arguments(parse_arguments(a["input.value"]), a)
-    inputs, _ = model_messages(span)
-    for message in inputs:
-        for call in as_list(message.get("tool_calls")):
-            return parse_arguments((call.get("function") or {}).get("arguments"))
-    for name, attributes in span.events:
-        if name == "gen_ai.tool.message" and "content" in attributes:
-            return parse_arguments(attributes["content"])
-    return None
-
-
-#: The parameters OpenInference's smolagents instrumentor binds a tool span's ``input.value``
-#: to: those of ``Tool.__call__(self, *args, sanitize_inputs_outputs=False, **kwargs)``
-#: (openinference-instrumentation-smolagents ``_ToolCallWrapper``, smolagents ``tools.py``).
-_SMOLAGENTS_CALL = frozenset({"args", "sanitize_inputs_outputs", "kwargs"})
-
-
-def _smolagents_arguments(value: Any, attributes: Mapping[str, Any]) -> Any:
-    """A smolagents tool's arguments as the model gave them, not the wrapper of its call:
-    keyword arguments as they are, one dict of the tool's inputs as ``Tool.__call__`` takes it,
-    positional ones (a CodeAgent's ``final_answer("done")``) by the names of the tool's inputs
-    (``tool.parameters``, in the order ``forward`` takes them).
-
-    >>> _smolagents_arguments({"args": ["done"], "sanitize_inputs_outputs": False, "kwargs": {}},
-    ...                       {"tool.parameters": '{"answer": {"type": "any"}}'})
-    {'answer': 'done'}
-    """
-    if not isinstance(value, _MAPS) or set(value) != _SMOLAGENTS_CALL:
-        return value
-    args, kwargs = value["args"], value["kwargs"]
-    if not isinstance(args, list) or not isinstance(kwargs, _MAPS):
-        return value
-    if len(args) == 1 and not kwargs and isinstance(args[0], _MAPS):
-        return args[0]
-    names = _json(attributes.get("tool.parameters"))
-    names = list(names) if isinstance(names, _MAPS) else []
-    if len(args) > len(names):
-        return value
-    return {**dict(zip(names, args, strict=False)), **kwargs}
-
-
-#: What OpenLLMetry's LangChain instrumentation puts in a tool span's
-#: ``gen_ai.tool.call.arguments``: the callback's arguments (``on_tool_start``).
-_LANGCHAIN_TOOL_START = frozenset({"input_str", "tags", "metadata", "inputs", "kwargs"})
-
-
-def langchain_tool_message(span: Span) -> Mapping[str, Any] | None:
-    """The fields of the ``ToolMessage`` OpenLLMetry's LangChain instrumentation writes as a
-    tool span's result: ``{"output": <the message as langchain's dumpd serializes it>}``
-    (``{"lc": 1, "type": "constructor", "id": [..., "ToolMessage"], "kwargs": {content,
-    tool_call_id, status…}}``), else None."""
-    raw = span.attributes.get("gen_ai.tool.call.result")
-    if not isinstance(raw, str) or '"ToolMessage"' not in raw:
-        return None
-    value = _json(raw)
-    output = value.get("output") if isinstance(value, _MAPS) else None
-    if not isinstance(output, _MAPS) or output.get("lc") != 1:
-        return None
-    kind, fields = output.get("id"), output.get("kwargs")
-    if isinstance(kind, list) and kind[-1:] == ["ToolMessage"] and isinstance(fields, _MAPS):
-        return fields
-    return None
-
-
-def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
-    """A tool span's result: ``gen_ai.tool.call.result``, OpenInference's ``output.value`` or
-    pydantic-ai's older ``tool_response``, else the ``tool_call_response`` of its output
-    messages (Strands' latest mode, which writes ``gen_ai.tool.call.result`` only for a
-    success) or Strands' older ``gen_ai.choice`` event, whose ``message`` is the result's
-    content (``end_tool_call_span``). Strands' results are Converse tool result content
-    (``[{"text": …}]``)."""
-    a = span.attributes
-    raw = a.get("gen_ai.tool.call.result", a.get("output.value", a.get(_PYDANTIC_AI_RESULT)))
-    raw = a.get("ai.toolCall.result") if raw is None else raw
-    if raw is not None:
-        value = _json(raw)
-        return converse_result(value) if is_converse(value) else output_content(value)
-    value = a.get("gen_ai.output.messages")
-    messages = _genai_list(value) if value is not None else None
-    for name, attributes in span.events if messages is None else ():
-        if name == _DETAILS_EVENT:
-            messages = (messages or []) + (
-                _genai_list(attributes.get("gen_ai.output.messages")) or []
-            )
-        elif name == "gen_ai.choice" and "message" in attributes:
-            body = _json(attributes["message"])
-            if is_converse(body):
-                return converse_result(body)
-            return output_content(_plain(attributes["message"], body))
-    for message in messages or ():
-        if message.get("role") == "tool" and "tool_call_id" in message:
-            images = [ImageData(media_type=m, data=d) for m, d in message.get(_IMAGES, ())]
-            return message.get("content"), images
-    return None, []
-
-
-def system_instructions(span: Span) -> Any:
-    """A span's ``gen_ai.system_instructions``: an attribute, or on the details event."""
-    if "gen_ai.system_instructions" in span.attributes:
-        return span.attributes["gen_ai.system_instructions"]
-    for name, attributes in span.events:
-        if name == _DETAILS_EVENT and "gen_ai.system_instructions" in attributes:
-            return attributes["gen_ai.system_instructions"]
-    return None
-
-
-def value_text(value: Any, *, prompt: bool) -> str | None:
-    """An OpenInference ``input.value`` / ``output.value`` as the text of a prompt or reply:
-    text as written (a JSON string decoded); a prompt written as the arguments of smolagents'
-    ``MultiStepAgent.run`` (openinference-instrumentation-smolagents ``_RunWrapper``: JSON of
-    ``{"task", "stream", "reset", …}``) its ``task``; other JSON as written, never dropped.
-
-    >>> value_text('{"task": "add 1 and 2", "stream": false}', prompt=True)
-    'add 1 and 2'
-    >>> value_text("11", prompt=False)
-    '11'
-    """
-    if not isinstance(value, str) or not value:
-        return None
-    decoded = _json(value)
-    if isinstance(decoded, str):
-        return decoded or None
-    task = decoded.get("task") if prompt and isinstance(decoded, _MAPS) else None
-    return task if isinstance(task, str) else value
-
-
-def agent_span_name(span: Span) -> str:
-    """The name of an agent that its span's attributes do not name, from the span's name:
-    ``invoke_agent {name}`` (GenAI), ``{name}.run`` (OpenInference's smolagents instrumentor,
-    ``_RunWrapper``, whose spans carry ``smolagents.*`` attributes)."""
-    name = span.name.removeprefix("invoke_agent ")
-    if is_smolagents(span):
-        name = name.removesuffix(".run")
-    return name
-
-
-# --- smolagents, traced by OpenInference --------------------------------------------------------
-
-#: The attribute OpenInference writes for the first tool a model call was offered.
-_TOOLS_OFFERED = "llm.tools.0.tool.json_schema"
-#: The step limit of a smolagents agent (OpenInference's ``_RunWrapper``).
-_MAX_STEPS = "smolagents.max_steps"
-#: smolagents' tool whose call ends a run with its answer (``FinalAnswerTool``): the answer, as
-#: the smolagents loader shows it (:mod:`~turnfold.formats.frameworks.smolagents`), not a call.
-SMOLAGENTS_FINAL_ANSWER = "final_answer"
-
-
-def is_smolagents(span: Span) -> bool:
-    """Whether an agent span is a smolagents run's (OpenInference's ``_RunWrapper`` writes
-    ``smolagents.*`` attributes)."""
-    return any(key.startswith("smolagents.") for key in span.attributes)
-
-
-def smolagents_model_messages(
-    inputs: list[dict[str, Any]], outputs: list[dict[str, Any]], *, forced: bool = False
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
-    """A smolagents model span's messages as the smolagents loader shows its run, and whether
-    the output is the run's final answer.
-
-    Its input is the agent's memory written again for the model (``write_memory_to_messages``:
-    the task after ``New task:``, a step's text apart from its calls, the calls and results as
-    ``tool-call`` / ``tool-response`` text): what it holds, the agent, model and tool spans
-    record themselves, so only its system prompt is read. The model's text is thinking (the
-    loader's: a step's ``model_output``, the text before it acts, or a plan, ``PlanningStep``);
-    a ``final_answer`` call is the answer's text; so is the text of the call smolagents makes
-    for an answer when the run hit ``max_steps`` (``provide_final_answer``: ``forced``)."""
-    system = [m for m in inputs if m.get("role") == "system"]
-    shown: list[dict[str, Any]] = []
-    answered = False
-    for message in outputs:
-        if forced:
-            shown.append(message)
-            answered = answered or bool(message.get("content"))
-            continue
-        if "content" in message:
-            message = dict(message)
-            message["reasoning_content"] = message.pop("content")
-        calls = as_list(message.get("tool_calls"))
-        finals = [c for c in calls if _function(c).get("name") == SMOLAGENTS_FINAL_ANSWER]
-        if finals:
-            message = {**message, "tool_calls": [c for c in calls if c not in finals]}
-        shown.append(message)
-        for call in finals:
-            shown.append({"role": "assistant", "content": _final_answer(call)})
-            answered = True
-    return system, shown, answered
-
-
-#: Where a ``CodeAgent``'s reply holds its code, with the closing tag the stop sequences of its
-#: model call cut off: its default ``code_block_tags``, else the Markdown block smolagents
-#: falls back to (``parse_code_blobs``; also its ``code_block_tags="markdown"``).
-_CODE_BLOCKS = (
-    ("</code>", re.compile(r"<code>(.*?)</code>", re.DOTALL)),
-    ("\n```", re.compile(r"```(?:python|py)(.*?)\n```", re.DOTALL)),
-)
-
-
-def smolagents_code(text: str) -> tuple[str, str]:
-    """A ``CodeAgent``'s reply as its thought and the code it ran, as smolagents parses it
-    (``parse_code_blobs``, the closing tag added when the reply stops before it): the code of
-    every block, the thought the text before the first without the ``Thought:`` label (as the
-    smolagents loader shows it). A reply with no block was run whole: smolagents runs a reply
-    that parses as Python, so an agent of other tags ran it (the default agent's closing tag
-    added, no reply parses: the step failed, ``AgentParsingError``, and no code is read).
-
-    >>> smolagents_code("Thought: add.\\n<code>\\nprint(add(a=1, b=2))\\n")
-    ('add.', 'print(add(a=1, b=2))')
-    """
-    for closing, pattern in _CODE_BLOCKS:
-        found = list(pattern.finditer(text if text.rstrip().endswith(closing) else text + closing))
-        if found:
-            code = "\n\n".join(match.group(1).strip() for match in found)
-            return _thought(text[: found[0].start()]), code
-    return "", text.strip()
-
-
-def _thought(text: str) -> str:
-    text = text.strip()
-    return text.removeprefix("Thought:").strip()
-
-
-def _function(call: Any) -> Mapping[str, Any]:
-    function = call.get("function") if isinstance(call, _MAPS) else None
-    return function if isinstance(function, _MAPS) else {}
-
-
-def _final_answer(call: Mapping[str, Any]) -> str:
-    """The answer a ``final_answer`` call gives: its ``answer`` argument, else its arguments
-    (as smolagents' ``ToolCallingAgent.process_tool_calls`` takes them), shown as the
-    smolagents loader shows it (:func:`~turnfold.formats.frameworks.smolagents.answer_text`)."""
-    args = parse_arguments(_function(call).get("arguments"))
-    answer = args.get("answer", args) if isinstance(args, _MAPS) else args
-    return answer if isinstance(answer, str) else answer_text(answer, None)
+# --- building -------------------------------------------------------------------------------
 
 
 def _repeats_reply(builder: _Builder, message: Mapping[str, Any]) -> bool:
@@ -1637,20 +305,6 @@ def _str(a: Mapping[str, Any], *keys: str) -> str | None:
     return next((a[k] for k in keys if isinstance(a.get(k), str) and a[k]), None)
 
 
-def _step_error(span: Span) -> tuple[str, str] | None:
-    """The type (its class name) and message of a span's first ``exception`` event, or of the
-    ``agent.step_recovery`` event OpenInference's smolagents instrumentor writes for a step's
-    tool error (``AgentError.dict()``)."""
-    for name, attributes in span.events:
-        if name in ("exception", "agent.step_recovery"):
-            message = attributes.get("exception.message", attributes.get("message"))
-            if isinstance(message, str) and message:
-                kind = attributes.get("exception.type", attributes.get("type"))
-                kind = kind.rsplit(".", 1)[-1] if isinstance(kind, str) and kind else "AgentError"
-                return kind, message
-    return None
-
-
 def _exception_text(span: Span) -> str | None:
     for name, attributes in span.events:
         if name == "exception":
@@ -1661,7 +315,8 @@ def _exception_text(span: Span) -> str | None:
     return None
 
 
-# --- building -------------------------------------------------------------------------------
+def _fingerprint(message: Mapping[str, Any]) -> str:
+    return codec.dumps(message, default=str, sort_keys=True)
 
 
 class _Calls(dict[str, ToolCall]):

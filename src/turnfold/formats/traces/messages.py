@@ -1,0 +1,916 @@
+"""What a span says of the conversation, by each convention that records it: its messages in
+Chat Completions shape, the arguments and result of a tool span, its usage, system prompt and
+agent name.
+
+The conventions: the GenAI semantic conventions (``gen_ai.input.messages`` /
+``gen_ai.output.messages`` of parts, on the span or its details event, and the older
+flattened ``gen_ai.prompt.N.*`` and per-message events), OpenInference's flattened
+``llm.*_messages.N.*``, pydantic-ai's own part types and older tool attributes, the Vercel AI
+SDK's ``ai.*`` attributes, OpenLLMetry's LangChain ``ToolMessage`` result and Strands' Bedrock
+Converse content. Every form is read into one shape, Chat messages with a few private keys
+(``_PART``, ``_IMAGES``, ``_UNSHOWN``, ``_FAILED``) for what that shape has no place for, which
+the reader's builder (:mod:`~turnfold.formats.traces.otlp`) feeds.
+
+Apart from the reader because these are field maps of one span each, pure and testable alone;
+the reader decides which span's messages are new and where they go in the transcript.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from turnfold.formats.anthropic_blocks import attachment_line
+from turnfold.formats.common import (
+    NameSet,
+    as_int,
+    as_list,
+    parse_arguments,
+    stringify,
+    text_result,
+)
+from turnfold.formats.frameworks.strands import (
+    MEDIA_KEYS,
+    citations_text,
+    guard_text,
+    image_of,
+    key_of,
+    thinking_of,
+    tool_result_content,
+)
+from turnfold.formats.frameworks.strands import attachment_line as converse_attachment
+from turnfold.formats.openai_responses import output_content, plain_copy
+from turnfold.formats.traces.smolagents_spans import _smolagents_arguments, is_smolagents
+from turnfold.formats.traces.spans import _MAPS, Span, _json
+from turnfold.model import ImageData, ToolResult, ToolStatus, Usage
+
+#: The older per-message span events and the role each stands for.
+_MESSAGE_EVENTS = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+
+
+def unflatten(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """Flattened indexed attributes as a list of nested dicts.
+
+    >>> unflatten({"m.0.message.role": "user", "m.0.message.tool_calls.0.tool_call.id": "c1"},
+    ...           "m")
+    [{'message': {'role': 'user', 'tool_calls': [{'tool_call': {'id': 'c1'}}]}}]
+    """
+    start = prefix + "."
+    root = _nested([(k[len(start) :], v) for k, v in attributes.items() if k.startswith(start)])
+    listed = _listed(root)
+    return [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
+
+
+def _nested(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Dotted keys and their values as nested dicts (a later key wins where they clash)."""
+    root: dict[str, Any] = {}
+    for key, value in items:
+        node = root
+        parts = key.split(".")
+        for part in parts[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node[parts[-1]] = value
+    return root
+
+
+def _indexed(
+    attributes: Mapping[str, Any],
+    prefix: str,
+    memo: dict[str, tuple[list[tuple[str, Any]], dict[str, Any] | None]] | None,
+) -> list[dict[str, Any]] | None:
+    """OpenInference's flattened ``prefix.N.message.*`` attributes as Chat messages, as
+    :func:`unflatten` and :func:`_openinference` make them; None when the span has none.
+
+    Every model span repeats the history, so the attributes are grouped by index first: an
+    index whose attributes equal the ones it had in the span before (``memo``, updated) is
+    the message made then, not made again."""
+    start = prefix + "."
+    size = len(start)
+    groups: dict[str, list[tuple[str, Any]]] = {}
+    for key, value in attributes.items():
+        if key.startswith(start):
+            rest = key[size:]
+            groups.setdefault(rest.split(".", 1)[0], []).append((rest, value))
+    if not groups:
+        return None
+    if not all(index.isdigit() for index in groups):
+        return []  # not a list of messages (as unflatten reads it)
+    out: list[dict[str, Any]] = []
+    made: dict[str, tuple[list[tuple[str, Any]], dict[str, Any] | None]] = {}
+    for index in sorted(groups, key=int):
+        items = groups[index]
+        known = memo.get(index) if memo is not None else None
+        message: dict[str, Any] | None
+        if known is not None and known[0] == items:
+            message = known[1]
+        else:
+            node = _listed(_nested(items)[index])
+            message = _openinference(node) if isinstance(node, dict) else None
+        made[index] = (items, message)
+        if message is not None:
+            out.append(message)
+    if memo is not None:
+        memo.clear()
+        memo.update(made)
+    return out
+
+
+def _listed(node: Any) -> Any:
+    """Dicts whose keys are all indices become lists in index order."""
+    if not isinstance(node, dict):
+        return node
+    if node and all(k.isdigit() for k in node):
+        return [_listed(node[k]) for k in sorted(node, key=int)]
+    return {k: _listed(v) for k, v in node.items()}
+
+
+#: Private keys of the Chat messages :func:`_from_parts` makes, read by :class:`.otlp._Builder`.
+#: ``_PART``: a message that is one part with no place in a Chat message (a server tool's call
+#: or response, a compaction), made an entry of its own in the order of the parts.
+_PART = "turnfold.part"
+#: ``_IMAGES``: the inline images of a user's prompt or a tool's response (the entries that
+#: show images: model.UserMessage, model.ToolResult), as ``[media type, base64 data]`` pairs.
+_IMAGES = "turnfold.images"
+#: ``_UNSHOWN``: why parts of the message are named rather than shown, warned when the message
+#: is fed (a model span's input repeats the history, converted again for every span).
+_UNSHOWN = "turnfold.unshown"
+#: Parts of the GenAI message schemas (gen-ai-input-messages.json, gen-ai-output-messages.json)
+#: that are entries of their own: ``ServerToolCallPart``, ``ServerToolCallResponsePart``,
+#: ``CompactionPart``.
+_ENTRY_PARTS = NameSet({"server_tool_call", "server_tool_call_response", "compaction"})
+#: Parts that carry data by value (``BlobPart``), by URI (``UriPart``) or by a provider's file
+#: id (``FilePart``).
+_MEDIA_PARTS = NameSet({"blob", "uri", "file"})
+#: ``_FAILED``: a tool message whose result states it failed (a Converse ``toolResult`` of
+#: ``status: "error"``), read by :class:`.otlp._Builder` when no tool span settles its call.
+_FAILED = "turnfold.failed"
+
+
+# --- Strands' Bedrock Converse content --------------------------------------------------------
+
+#: Converse blocks whose text is shown: a guardrail's content, a cited answer.
+_CONVERSE_TEXTS = NameSet({"guardContent", "citationsContent"})
+
+
+def is_converse(value: Any) -> bool:
+    """A list of Bedrock Converse content blocks: dicts of a Converse key each and no ``type``
+    (Chat, Anthropic and GenAI parts always carry one).
+
+    >>> is_converse([{"text": "hi"}, {"toolUse": {"toolUseId": "c1", "name": "ls", "input": {}}}])
+    True
+    >>> is_converse([{"type": "text", "text": "hi"}]), is_converse([])
+    (False, False)
+    """
+    return (
+        type(value) is list
+        and bool(value)
+        and all(
+            isinstance(block, _MAPS) and "type" not in block and key_of(block) is not None
+            for block in value
+        )
+    )
+
+
+def converse_parts(blocks: list[Any]) -> list[Any]:
+    """Converse content blocks as the GenAI parts Strands' tracer makes of them when it writes
+    the latest conventions (strands/telemetry/tracer.py, ``_map_content_blocks_to_otel_parts``):
+    ``text``, ``toolUse`` and ``toolResult`` as the schemas' parts (a result's ``status`` kept,
+    which that mapping drops), ``interruptResponse`` as its ``interrupt_response``, any other
+    block as ``{"type": its key, "content": its value}``. Its older mode writes the blocks
+    themselves (``serialize(message["content"])``), so the two modes read the same.
+
+    >>> converse_parts([{"text": "hi"}, {"cachePoint": {"type": "default"}}])
+    [{'type': 'text', 'content': 'hi'}, {'type': 'cachePoint', 'content': {'type': 'default'}}]
+    """
+    parts: list[Any] = []
+    for block in blocks:
+        if not isinstance(block, _MAPS):
+            parts.append(block)  # warned about by _from_parts
+        elif "interruptResponse" in block:
+            value = block["interruptResponse"]
+            value = value if isinstance(value, _MAPS) else {}
+            parts.append({"type": "interrupt_response", "id": value.get("interruptId"),
+                          "response": value.get("response")})  # fmt: skip
+        elif "text" in block:
+            parts.append({"type": "text", "content": block["text"]})
+        elif "toolUse" in block:
+            use = block["toolUse"] if isinstance(block["toolUse"], _MAPS) else {}
+            parts.append({"type": "tool_call", "name": use.get("name"), "id": use.get("toolUseId"),
+                          "arguments": use.get("input")})  # fmt: skip
+        elif "toolResult" in block:
+            result = block["toolResult"] if isinstance(block["toolResult"], _MAPS) else {}
+            parts.append({"type": "tool_call_response", "id": result.get("toolUseId"),
+                          "response": result.get("content"),
+                          "status": result.get("status")})  # fmt: skip
+        else:
+            parts += [{"type": key, "content": value} for key, value in block.items()]
+    return parts
+
+
+def converse_result(content: list[Any]) -> tuple[str | None, list[ImageData]]:
+    """A Converse ``toolResult``'s content as text and images, as the strands loader reads it
+    (:func:`~turnfold.formats.frameworks.strands.tool_result_content`), a block of no known
+    kind as its JSON.
+
+    >>> converse_result([{"text": "3"}, {"json": {"sum": 3}}])
+    ('3\\n{\\n  "sum": 3\\n}', [])
+    """
+    text, images, _ = tool_result_content(content, stringify)
+    return text, images
+
+
+def _from_parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A GenAI message (``{role, parts}``, or older ``{role, content, tool_calls}``) as Chat
+    messages, in the order of its parts; a ``tool_call_response`` part is a tool message of
+    its own, a server tool's call or response and a compaction a message of their own
+    (``_PART``). Strands' parts for Converse blocks the schemas have no type for
+    (:func:`converse_parts`) are read as Strands means them.
+
+    >>> [m.get("content") or m[_PART]["type"] for m in _from_parts({"role": "assistant",
+    ...     "parts": [{"type": "server_tool_call", "name": "web_search", "server_tool_call": {}},
+    ...               {"type": "text", "content": "Sunny."}]})]
+    ['server_tool_call', 'Sunny.']
+    """
+    role = message.get("role")
+    role = role if isinstance(role, str) else "assistant"
+    parts = message.get("parts")
+    if not isinstance(parts, list):
+        return [_older_message(role, message)]
+    texts: list[str] = []
+    reasoning: list[str] = []
+    calls: list[dict[str, Any]] = []
+    images: list[list[str]] = []
+    unshown: list[str] = []
+    out: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        """The parts gathered so far as one message, before a part that is a message."""
+        if texts or reasoning or calls or images or unshown:
+            out.append(_chat(role, texts[:], reasoning[:], calls[:], images[:], unshown[:]))
+            for gathered in (texts, reasoning, calls, images, unshown):
+                gathered.clear()
+
+    for part in parts:
+        if not isinstance(part, _MAPS):
+            unshown.append("a message part that is not an object was skipped")
+            continue
+        kind = part.get("type")
+        if isinstance(kind, str) and kind in _PYDANTIC_AI_PARTS:
+            part = pydantic_ai_part(part, kind)
+            kind = part.get("type")
+        content = part.get("content")
+        if kind == "text" and isinstance(content, str):
+            texts.append(content)
+        elif kind in ("reasoning", "thinking") and isinstance(content, str):
+            reasoning.append(content)
+        elif kind == "tool_call":
+            calls.append(_call(part.get("id"), part.get("name"), part.get("arguments")))
+        elif kind == "tool_call_response" or kind in _ENTRY_PARTS:
+            flush()
+            if kind == "tool_call_response":
+                out.append(_response_message(part))
+            else:
+                out.append({"role": role, _PART: part})
+        elif kind in _MEDIA_PARTS or (kind in MEDIA_KEYS and isinstance(content, _MAPS)):
+            image = _media_image(part, str(kind))
+            # In a tool's message, media go with the response they follow.
+            into = (
+                out[-1]
+                if role == "tool" and out and not texts and "tool_call_id" in out[-1]
+                else None
+            )
+            if image is not None and (role in ("user", "assistant") or into is not None):
+                (images if into is None else into.setdefault(_IMAGES, [])).append(image)
+            else:
+                line = _media_line(part, str(kind))
+                if into is not None:
+                    into["content"] = f"{into['content']}\n{line}" if into["content"] else line
+                else:
+                    texts.append(line)
+                if image is not None:
+                    # Prompts, the model's texts and tool results hold images: one of another
+                    # role's message (a system prompt's) is named, and said not to be shown.
+                    unshown.append(
+                        f"an image ({image[0]}) in a message of role {role!r} is named, not shown: "
+                        "only prompts, the model's texts and tool results show images"
+                    )
+        elif kind == "reasoningContent":
+            thinking = thinking_of(content)
+            if thinking is not None and thinking.text:
+                reasoning.append(thinking.text)
+            elif thinking is not None:  # a signature alone, or redacted: an entry of its own
+                flush()
+                out.append({"role": role, _PART: part})
+            else:
+                unshown.append("a reasoningContent part without reasoning was skipped")
+        elif kind in _CONVERSE_TEXTS:
+            text = guard_text(content) if kind == "guardContent" else citations_text(content)
+            if text:
+                texts.append(text)
+        elif kind == "cachePoint":
+            pass  # a prompt-cache marker (Converse's cachePoint block): nothing to show
+        elif kind == "interrupt_response":
+            texts.append(f"[interrupt response: {stringify(part.get('response'))}]")
+        else:
+            label = kind if isinstance(kind, str) and kind else "part"
+            texts.append(f"[{label}]")
+            unshown.append(f"a message part of type {label!r} is shown by its name only")
+    if texts or reasoning or calls or images or unshown or not out:
+        out.append(_chat(role, texts, reasoning, calls, images, unshown))
+    return out
+
+
+#: The part types pydantic-ai's instrumentation writes where the schemas have others
+#: (pydantic_ai/_otel_messages.py): before its version 4, ``binary`` for a blob and
+#: ``image-url``… for a uri; in every version ``thinking`` for reasoning (read as such).
+_PYDANTIC_AI_PARTS = NameSet({"binary", "image-url", "audio-url", "video-url", "document-url"})
+
+
+def pydantic_ai_part(part: Mapping[str, Any], kind: str) -> Mapping[str, Any]:
+    """A part of :data:`_PYDANTIC_AI_PARTS` as the schemas' part it stands for.
+
+    >>> pydantic_ai_part({"type": "image-url", "url": "https://a.b/c.png"}, "image-url")
+    {'type': 'uri', 'modality': 'image', 'uri': 'https://a.b/c.png'}
+    """
+    if kind == "binary":
+        blob = {"type": "blob", "mime_type": part.get("media_type")}
+        return blob if "content" not in part else {**blob, "content": part["content"]}
+    uri: dict[str, Any] = {"type": "uri", "modality": kind.removesuffix("-url")}
+    return uri if "url" not in part else {**uri, "uri": part["url"]}
+
+
+def _response_message(part: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``tool_call_response`` part as a tool message; a response that is Converse tool
+    result content (Strands') is read as such, its ``status`` kept (:func:`converse_parts`)."""
+    response = part.get("response", part.get("result"))
+    message: dict[str, Any] = {"role": "tool", "tool_call_id": part.get("id")}
+    if is_converse(response):
+        text, shown = converse_result(response)
+        message["content"] = text or ""
+        if shown:
+            message[_IMAGES] = [[image.media_type, image.data or ""] for image in shown]
+    else:
+        message["content"] = _text(response)
+    if part.get("status") == "error":
+        message[_FAILED] = True
+    return message
+
+
+def _chat(
+    role: str,
+    texts: list[str],
+    reasoning: list[str],
+    calls: list[dict[str, Any]],
+    images: list[list[str]],
+    unshown: list[str],
+) -> dict[str, Any]:
+    chat: dict[str, Any] = {"role": role}
+    if texts:
+        chat["content"] = "\n\n".join(texts)
+    if reasoning:
+        chat["reasoning_content"] = "\n\n".join(reasoning)
+    if calls:
+        chat["tool_calls"] = calls
+    if images:
+        chat[_IMAGES] = images
+    if unshown:
+        chat[_UNSHOWN] = unshown
+    return chat
+
+
+def _media_image(part: Mapping[str, Any], kind: str) -> list[str] | None:
+    """A media part that is an image whose bytes are in the trace, as ``[media type, base64
+    data]``: a ``BlobPart`` of an image, or a Converse ``image`` block (Strands' part
+    ``{"type": "image", "content": {"format", "source"}}``: its tracer writes no bytes)."""
+    if kind in MEDIA_KEYS:
+        image = image_of(part.get("content")) if kind == "image" else None
+        return [image.media_type, image.data or ""] if image is not None else None
+    if kind != "blob":
+        return None
+    data, mime = part.get("content"), part.get("mime_type")
+    mime = mime if isinstance(mime, str) and mime else None
+    is_image = part.get("modality") == "image" or (mime or "").startswith("image/")
+    return [mime or "image", data] if is_image and isinstance(data, str) and data else None
+
+
+def _media_line(part: Mapping[str, Any], kind: str) -> str:
+    """A media part as a line naming it: a Converse media block as the strands loader names it;
+    a blob, URI or file part (a URI is never fetched, spec X-1), then the transcript the
+    schemas give audio.
+
+    >>> _media_line({"type": "uri", "modality": "image", "uri": "https://a.b/c.png"}, "uri")
+    '[attachment: https://a.b/c.png]'
+    """
+    if kind in MEDIA_KEYS:
+        return converse_attachment(kind, part.get("content"))
+    media = part.get("mime_type")
+    line = attachment_line(
+        {
+            "name": part.get("uri") or part.get("file_id") or part.get("modality") or kind,
+            "media_type": media if isinstance(media, str) else None,
+            "source": {"data": part.get("content") if kind == "blob" else None},
+        }
+    )
+    transcript = part.get("transcript")
+    return f"{line}\n{transcript}" if isinstance(transcript, str) and transcript else line
+
+
+#: Where a server tool's response keeps its output, by provider: OpenAI's code interpreter
+#: ``outputs``, Google's code execution ``output`` / ``result``, Anthropic's ``*_tool_result``
+#: ``content``, a web search's ``results``.
+_SERVER_OUTPUTS = ("output", "outputs", "result", "results", "content")
+#: Gemini's ``CodeExecutionResult.outcome`` values that are failures.
+_FAILED_OUTCOMES = frozenset({"OUTCOME_FAILED", "OUTCOME_DEADLINE_EXCEEDED"})
+
+
+def server_tool_outcome(response: Any) -> tuple[ToolStatus, ToolResult]:
+    """The status and result a ``server_tool_call_response``'s payload reports. The schemas
+    leave the payload to the provider (``GenericServerToolCallResponse``: only ``type``), so
+    it is ``success`` unless it states a failure as the providers write one (``is_error``, an
+    ``error``, an ``error_code`` or a ``*_error`` type, a ``failed`` status or outcome); the
+    whole payload stays the result's structured data.
+
+    >>> server_tool_outcome({"type": "code_interpreter", "outputs": [{"logs": "4"}]})[1].text
+    '4'
+    >>> server_tool_outcome({"type": "web_search_tool_result",
+    ...                      "content": {"type": "web_search_tool_result_error"}})[0]
+    'error'
+    """
+    if not isinstance(response, _MAPS):
+        text, images = output_content(response)
+        return "success", text_result(text, images=images)
+    value = next((response[k] for k in _SERVER_OUTPUTS if response.get(k) is not None), None)
+    if value is not None:
+        text, images = output_content(value)
+    else:
+        rest = {k: v for k, v in response.items() if k != "type"}
+        text, images = (stringify(rest) if rest else None), []
+    status: ToolStatus = (
+        "error" if _states_failure(response) or _states_failure(value) else "success"
+    )
+    return status, text_result(text, images=images, structured=plain_copy(dict(response)))
+
+
+def _states_failure(value: Any) -> bool:
+    if not isinstance(value, _MAPS):
+        return False
+    kind = value.get("type")
+    return (
+        value.get("is_error") is True
+        or value.get("isError") is True
+        or bool(value.get("error"))
+        or "error_code" in value
+        or (isinstance(kind, str) and kind.endswith("_error"))
+        or value.get("status") == "failed"
+        or value.get("outcome") in _FAILED_OUTCOMES
+    )
+
+
+def _older_message(role: str, message: Mapping[str, Any]) -> dict[str, Any]:
+    chat: dict[str, Any] = {"role": role}
+    content = message.get("content")
+    if content is not None:
+        chat["content"] = content if isinstance(content, (str, list)) else stringify(content)
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        chat["tool_calls"] = [
+            _call(c.get("id"), (c.get("function") or {}).get("name"), (c.get("function") or {})
+                  .get("arguments"))
+            for c in calls if isinstance(c, _MAPS)
+        ]  # fmt: skip
+    call_id = message.get("tool_call_id") or message.get("id")
+    if role == "tool" and call_id is not None:
+        chat["tool_call_id"] = call_id
+    return chat
+
+
+def _call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
+    args = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else stringify(value)
+
+
+def _openinference(message: Mapping[str, Any]) -> dict[str, Any]:
+    """An unflattened ``llm.*_messages.N`` entry (``{"message": {role, content, …}}``)."""
+    inner = message.get("message")
+    inner = inner if isinstance(inner, _MAPS) else {}
+    role = inner.get("role") if isinstance(inner.get("role"), str) else "assistant"
+    chat: dict[str, Any] = {"role": role}
+    content = inner.get("content")
+    if not isinstance(content, str) and isinstance(inner.get("contents"), list):
+        texts = [
+            (c.get("message_content") or {}).get("text")
+            for c in inner["contents"] if isinstance(c, _MAPS)
+        ]  # fmt: skip
+        content = "\n\n".join(t for t in texts if isinstance(t, str)) or None
+    if isinstance(content, str):
+        chat["content"] = content
+    calls = [c.get("tool_call") for c in as_list(inner.get("tool_calls")) if isinstance(c, _MAPS)]
+    if calls:
+        chat["tool_calls"] = [
+            _call(c.get("id"), (c.get("function") or {}).get("name"),
+                  (c.get("function") or {}).get("arguments"))
+            for c in calls if isinstance(c, _MAPS)
+        ]  # fmt: skip
+    if inner.get("tool_call_id") is not None:
+        chat["tool_call_id"] = inner["tool_call_id"]
+    if isinstance(inner.get("name"), str):
+        chat["name"] = inner["name"]
+    return chat
+
+
+def _genai_list(value: Any, memo: _History | None = None) -> list[dict[str, Any]] | None:
+    text = value if isinstance(value, str) else None
+    if memo is not None and text is not None:
+        grown = memo.grown(text)
+        if grown is not None:
+            return grown
+    value = _json(value)
+    if not isinstance(value, list):
+        return None
+    out = _converted(value)
+    if memo is not None and text is not None:
+        memo.keep(text, out)
+    return out
+
+
+def _converted(messages: list[Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, _MAPS):
+            out += _from_parts(message)
+    return out
+
+
+class _History:
+    """The last ``gen_ai.input.messages`` text of one agent's model spans and its messages.
+
+    Each model call's input is the one before it with the new messages appended, and an
+    instrumentor writes the same messages as the same text: when a text is the last one with
+    ``,`` and more elements where its closing ``]`` was, only those elements are decoded (JSON
+    reads a prefix the same whatever follows it), the earlier ones are the same messages."""
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+        self.messages: list[dict[str, Any]] = []
+        #: OpenInference's form: the last input's attributes and message for each index.
+        self.indexed: dict[str, tuple[list[tuple[str, Any]], dict[str, Any] | None]] = {}
+        #: The last input :meth:`.otlp._Builder.add_new` counted by content, and its counts.
+        self.counted: list[dict[str, Any]] = []
+        self.occurrences: Counter[str] = Counter()
+
+    def grown(self, text: str) -> list[dict[str, Any]] | None:
+        """The messages of ``text`` when it extends the last text, else None."""
+        last = self.text
+        if last is None or len(text) <= len(last) or text[len(last) - 1] != ",":
+            return None
+        if not text.startswith(last[:-1]):
+            return None
+        tail = _json("[" + text[len(last) :])
+        if not isinstance(tail, list):
+            return None
+        self.keep(text, self.messages + _converted(tail))
+        return self.messages
+
+    def keep(self, text: str, messages: list[dict[str, Any]]) -> None:
+        # Only a non-empty array closed by its last character can be extended as above.
+        grows = len(text) > 2 and text[0] == "[" and text[-1] == "]" and bool(messages)
+        self.text, self.messages = (text, messages) if grows else (None, [])
+
+
+def _flattened_legacy(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """``gen_ai.prompt.N.role/content`` and ``gen_ai.completion.N.*`` (OpenLLMetry's form)."""
+    out = []
+    for message in unflatten(attributes, prefix):
+        calls = message.get("tool_calls")
+        if isinstance(calls, list):
+            message = {**message, "tool_calls": [
+                {"id": c.get("id"), "function": {"name": c.get("name"),
+                                                  "arguments": c.get("arguments")}}
+                for c in calls if isinstance(c, _MAPS)
+            ]}  # fmt: skip
+        out.append(_older_message(str(message.get("role") or "assistant"), message))
+    return out
+
+
+def _event_messages(span: Span) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    inputs: list[dict[str, Any]] = []
+    outputs: list[dict[str, Any]] = []
+    for name, attributes in span.events:
+        if name == _DETAILS_EVENT:
+            inputs += _genai_list(attributes.get("gen_ai.input.messages")) or []
+            outputs += _genai_list(attributes.get("gen_ai.output.messages")) or []
+        elif name in _MESSAGE_EVENTS:
+            raw = attributes.get("gen_ai.event.content", attributes.get("content"))
+            body = _json(raw)
+            role = _MESSAGE_EVENTS[name]
+            if is_converse(body):
+                # Strands' older mode: the message's Converse blocks; a user message that holds
+                # toolResult blocks is a gen_ai.tool.message (tracer._get_event_name_for_message)
+                role = "user" if role == "tool" else role
+                inputs += _from_parts({"role": role, "parts": converse_parts(body)})
+                continue
+            body = body if isinstance(body, _MAPS) else {"content": _plain(raw, body)}
+            fields = {**attributes, **body}
+            inputs.append(_older_message(role, fields))
+        elif name == "gen_ai.choice":
+            raw = attributes.get("gen_ai.event.content", attributes.get("message"))
+            body = _json(raw)
+            if is_converse(body):  # Strands' model span: the reply's Converse blocks
+                outputs += _from_parts({"role": "assistant", "parts": converse_parts(body)})
+                continue
+            body = (
+                body.get("message", body)
+                if isinstance(body, _MAPS)
+                else {"content": _plain(raw, body)}
+            )
+            outputs.append(_older_message("assistant", body if isinstance(body, _MAPS) else {}))
+    return inputs, outputs
+
+
+def _plain(raw: Any, decoded: Any) -> Any:
+    """An event's content that is no message object: a list as decoded (content parts), else
+    the text as written. Strands' agent span ends with ``str(AgentResult)``, plain text that
+    may happen to read as JSON (an answer ``11``)."""
+    return decoded if isinstance(decoded, list) or not isinstance(raw, str) else raw
+
+
+def model_messages(
+    span: Span, history: _History | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A span's input and output messages in Chat Completions shape, from whichever
+    convention recorded them; ``history`` holds the last input of the same agent's model
+    spans, which this one's input usually extends."""
+    a = span.attributes
+    inputs = _genai_list(a.get("gen_ai.input.messages"), history)
+    outputs = _genai_list(a.get("gen_ai.output.messages"))
+    if inputs is None:
+        inputs = _indexed(a, "llm.input_messages", history.indexed if history else None)
+    if outputs is None:
+        outputs = _indexed(a, "llm.output_messages", None)
+    if inputs is None and any(k.startswith("gen_ai.prompt.") for k in a):
+        inputs = _flattened_legacy(a, "gen_ai.prompt")
+    if outputs is None and any(k.startswith("gen_ai.completion.") for k in a):
+        outputs = _flattened_legacy(a, "gen_ai.completion")
+    if inputs is None and "ai.prompt.messages" in a:
+        listed = _json(a["ai.prompt.messages"])
+        if isinstance(listed, list):
+            inputs = _converted([ai_sdk_message(m) for m in listed if isinstance(m, _MAPS)])
+    if outputs is None and any(k in a for k in _AI_SDK_RESPONSE):
+        outputs = _from_parts(ai_sdk_response(a))
+    event_in, event_out = _event_messages(span)
+    return (inputs if inputs is not None else event_in), (
+        outputs if outputs is not None else event_out
+    )
+
+
+#: Where the Vercel AI SDK puts a provider call's response (``recordSpan`` attributes).
+_AI_SDK_RESPONSE = ("ai.response.text", "ai.response.toolCalls", "ai.response.object")
+
+
+def _ai_sdk_media(part: Mapping[str, Any]) -> dict[str, Any]:
+    """An AI SDK ``image`` or ``file`` part as a blob (base64 data) or uri part."""
+    data = part.get("image", part.get("data"))
+    media = part.get("mediaType", part.get("mimeType"))
+    modality = "image" if part.get("type") == "image" else None
+    if isinstance(data, str) and data.startswith(("http://", "https://")):
+        return {"type": "uri", "uri": data, "mime_type": media, "modality": modality}
+    return {"type": "blob", "content": data, "mime_type": media, "modality": modality}
+
+
+def ai_sdk_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A Vercel AI SDK message (``ai.prompt.messages``: ``{role, content}``, the content a
+    string or ``text`` / ``reasoning`` / ``image`` / ``file`` / ``tool-call`` /
+    ``tool-result`` parts) as a GenAI message of parts. A tool result's ``output`` (v5: a
+    ``{type, value}`` whose ``error-*`` types are failures) or ``result`` (v4) is the
+    response."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message  # a string: the Chat shape already
+    parts: list[Any] = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, _MAPS) else None
+        if not isinstance(part, _MAPS):
+            parts.append(part)
+        elif kind in ("text", "reasoning"):
+            parts.append({"type": kind, "content": part.get("text")})
+        elif kind == "tool-call":
+            arguments = part.get("input", part.get("args"))
+            parts.append({"type": "tool_call", "id": part.get("toolCallId"),
+                          "name": part.get("toolName"), "arguments": arguments})  # fmt: skip
+        elif kind == "tool-result":
+            output = part.get("output", part.get("result"))
+            failed = part.get("isError") is True
+            if (
+                isinstance(output, _MAPS)
+                and isinstance(output.get("type"), str)
+                and "value" in output
+            ):
+                failed = failed or output["type"].startswith("error")
+                output = output["value"]
+            response = {"type": "tool_call_response", "id": part.get("toolCallId"),
+                        "response": output}  # fmt: skip
+            parts.append({**response, "status": "error"} if failed else response)
+        elif kind in ("image", "file"):
+            parts.append(_ai_sdk_media(part))
+        else:
+            parts.append(part)  # of no type the schemas have: shown by its name
+    return {"role": message.get("role"), "parts": parts}
+
+
+def ai_sdk_response(a: Mapping[str, Any]) -> dict[str, Any]:
+    """A provider call's response as the AI SDK records it: ``ai.response.reasoning``,
+    ``ai.response.text`` (``ai.response.object`` for an object), ``ai.response.toolCalls``
+    (``[{toolCallId, toolName, input | args}]``), as one GenAI assistant message."""
+    parts: list[dict[str, Any]] = []
+    reasoning = a.get("ai.response.reasoning")
+    if isinstance(reasoning, str) and reasoning:
+        parts.append({"type": "reasoning", "content": reasoning})
+    text = a.get("ai.response.text") or a.get("ai.response.object")
+    if isinstance(text, str) and text:
+        parts.append({"type": "text", "content": text})
+    for call in as_list(_json(a.get("ai.response.toolCalls"))):
+        if isinstance(call, _MAPS):
+            arguments = call.get("input", call.get("args"))
+            parts.append({"type": "tool_call", "id": call.get("toolCallId"),
+                          "name": call.get("toolName"), "arguments": arguments})  # fmt: skip
+    return {"role": "assistant", "parts": parts}
+
+
+def span_usage(a: Mapping[str, Any]) -> Usage | None:
+    """``gen_ai.usage.*`` (and the older ``prompt_tokens``) or ``llm.token_count.*``."""
+
+    def first(*keys: str) -> int | None:
+        for key in keys:
+            count = as_int(a.get(key))
+            if count is not None:
+                return count
+        return None
+
+    usage = Usage(
+        input_tokens=first("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
+                           "llm.token_count.prompt", "ai.usage.inputTokens",
+                           "ai.usage.promptTokens"),
+        output_tokens=first("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
+                            "llm.token_count.completion", "ai.usage.outputTokens",
+                            "ai.usage.completionTokens"),
+        cache_read_tokens=first("gen_ai.usage.cache_read.input_tokens",
+                                "gen_ai.usage.cache_read_input_tokens",
+                                "llm.token_count.prompt_details.cache_read",
+                                "ai.usage.cachedInputTokens"),
+        cache_write_tokens=first("gen_ai.usage.cache_creation.input_tokens",
+                                 "gen_ai.usage.cache_creation_input_tokens",
+                                 "llm.token_count.prompt_details.cache_write"),
+        reasoning_tokens=first("gen_ai.usage.reasoning.output_tokens",
+                               "llm.token_count.completion_details.reasoning",
+                               "ai.usage.reasoningTokens"),
+    )  # fmt: skip
+    return None if usage == Usage() else usage
+
+
+#: Where pydantic-ai's instrumentation before its version 3 puts a tool span's arguments and
+#: result (pydantic_ai/_instrumentation.py: ``tool_arguments_attr``, ``tool_result_attr``).
+_PYDANTIC_AI_ARGUMENTS = "tool_arguments"
+_PYDANTIC_AI_RESULT = "tool_response"
+
+
+def tool_arguments(span: Span) -> Any:
+    """A tool span's arguments, for a call no model span asked for: ``gen_ai.tool.call.arguments``
+    (pydantic-ai's older ``tool_arguments``), OpenInference's ``input.value`` (smolagents' as
+    the tool was called: :func:`_smolagents_arguments`), the ``tool_call`` part of its input
+    messages (Strands' latest mode) or Strands' older ``gen_ai.tool.message`` event, whose
+    ``content`` is the tool's input (strands/telemetry/tracer.py, ``start_tool_call_span``)."""
+    a = span.attributes
+    if "gen_ai.tool.call.arguments" in a:
+        value = parse_arguments(a["gen_ai.tool.call.arguments"])
+        if (
+            isinstance(value, dict)
+            and "input_str" in value
+            and value.keys() <= _LANGCHAIN_TOOL_START
+        ):
+            inputs = value.get("inputs")
+            return inputs if isinstance(inputs, dict) and inputs else value["input_str"]
+        return value
+    if _PYDANTIC_AI_ARGUMENTS in a:
+        return parse_arguments(a[_PYDANTIC_AI_ARGUMENTS])
+    if "ai.toolCall.args" in a:
+        return parse_arguments(a["ai.toolCall.args"])
+    if "input.value" in a:
+        return _smolagents_arguments(parse_arguments(a["input.value"]), a)
+    inputs, _ = model_messages(span)
+    for message in inputs:
+        for call in as_list(message.get("tool_calls")):
+            return parse_arguments((call.get("function") or {}).get("arguments"))
+    for name, attributes in span.events:
+        if name == "gen_ai.tool.message" and "content" in attributes:
+            return parse_arguments(attributes["content"])
+    return None
+
+
+#: What OpenLLMetry's LangChain instrumentation puts in a tool span's
+#: ``gen_ai.tool.call.arguments``: the callback's arguments (``on_tool_start``).
+_LANGCHAIN_TOOL_START = frozenset({"input_str", "tags", "metadata", "inputs", "kwargs"})
+
+
+def langchain_tool_message(span: Span) -> Mapping[str, Any] | None:
+    """The fields of the ``ToolMessage`` OpenLLMetry's LangChain instrumentation writes as a
+    tool span's result: ``{"output": <the message as langchain's dumpd serializes it>}``
+    (``{"lc": 1, "type": "constructor", "id": [..., "ToolMessage"], "kwargs": {content,
+    tool_call_id, status…}}``), else None."""
+    raw = span.attributes.get("gen_ai.tool.call.result")
+    if not isinstance(raw, str) or '"ToolMessage"' not in raw:
+        return None
+    value = _json(raw)
+    output = value.get("output") if isinstance(value, _MAPS) else None
+    if not isinstance(output, _MAPS) or output.get("lc") != 1:
+        return None
+    kind, fields = output.get("id"), output.get("kwargs")
+    if isinstance(kind, list) and kind[-1:] == ["ToolMessage"] and isinstance(fields, _MAPS):
+        return fields
+    return None
+
+
+def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
+    """A tool span's result: ``gen_ai.tool.call.result``, OpenInference's ``output.value`` or
+    pydantic-ai's older ``tool_response``, else the ``tool_call_response`` of its output
+    messages (Strands' latest mode, which writes ``gen_ai.tool.call.result`` only for a
+    success) or Strands' older ``gen_ai.choice`` event, whose ``message`` is the result's
+    content (``end_tool_call_span``). Strands' results are Converse tool result content
+    (``[{"text": …}]``)."""
+    a = span.attributes
+    raw = a.get("gen_ai.tool.call.result", a.get("output.value", a.get(_PYDANTIC_AI_RESULT)))
+    raw = a.get("ai.toolCall.result") if raw is None else raw
+    if raw is not None:
+        value = _json(raw)
+        return converse_result(value) if is_converse(value) else output_content(value)
+    value = a.get("gen_ai.output.messages")
+    messages = _genai_list(value) if value is not None else None
+    for name, attributes in span.events if messages is None else ():
+        if name == _DETAILS_EVENT:
+            messages = (messages or []) + (
+                _genai_list(attributes.get("gen_ai.output.messages")) or []
+            )
+        elif name == "gen_ai.choice" and "message" in attributes:
+            body = _json(attributes["message"])
+            if is_converse(body):
+                return converse_result(body)
+            return output_content(_plain(attributes["message"], body))
+    for message in messages or ():
+        if message.get("role") == "tool" and "tool_call_id" in message:
+            images = [ImageData(media_type=m, data=d) for m, d in message.get(_IMAGES, ())]
+            return message.get("content"), images
+    return None, []
+
+
+def system_instructions(span: Span) -> Any:
+    """A span's ``gen_ai.system_instructions``: an attribute, or on the details event."""
+    if "gen_ai.system_instructions" in span.attributes:
+        return span.attributes["gen_ai.system_instructions"]
+    for name, attributes in span.events:
+        if name == _DETAILS_EVENT and "gen_ai.system_instructions" in attributes:
+            return attributes["gen_ai.system_instructions"]
+    return None
+
+
+def value_text(value: Any, *, prompt: bool) -> str | None:
+    """An OpenInference ``input.value`` / ``output.value`` as the text of a prompt or reply:
+    text as written (a JSON string decoded); a prompt written as the arguments of smolagents'
+    ``MultiStepAgent.run`` (openinference-instrumentation-smolagents ``_RunWrapper``: JSON of
+    ``{"task", "stream", "reset", …}``) its ``task``; other JSON as written, never dropped.
+
+    >>> value_text('{"task": "add 1 and 2", "stream": false}', prompt=True)
+    'add 1 and 2'
+    >>> value_text("11", prompt=False)
+    '11'
+    """
+    if not isinstance(value, str) or not value:
+        return None
+    decoded = _json(value)
+    if isinstance(decoded, str):
+        return decoded or None
+    task = decoded.get("task") if prompt and isinstance(decoded, _MAPS) else None
+    return task if isinstance(task, str) else value
+
+
+def agent_span_name(span: Span) -> str:
+    """The name of an agent that its span's attributes do not name, from the span's name:
+    ``invoke_agent {name}`` (GenAI), ``{name}.run`` (OpenInference's smolagents instrumentor,
+    ``_RunWrapper``, whose spans carry ``smolagents.*`` attributes)."""
+    name = span.name.removeprefix("invoke_agent ")
+    if is_smolagents(span):
+        name = name.removesuffix(".run")
+    return name

@@ -1,0 +1,381 @@
+"""OpenTelemetry spans as the trace reader takes them: the :class:`Span` type and the wire
+forms decoded into it, with their ids, times and attribute values.
+
+Three forms: OTLP JSON (an ``ExportTraceServiceRequest``: ``AnyValue`` attributes, ids in hex
+or base64, Unix nanoseconds: :func:`raw_spans`, :func:`_span`), the SDK's
+``ConsoleSpanExporter`` dump (:func:`is_console_span`, :func:`_console_span`) and Jaeger's JSON
+export (:func:`jaeger_traces`, :func:`_jaeger_span`). Each span is named its operation as it
+is decoded (:func:`operation`). :func:`_json` decodes an attribute value written as JSON text,
+as every convention writes structured values.
+
+Apart from the reader (:mod:`~turnfold.formats.traces.otlp`) because this is decoding only:
+which form a record is and what its fields hold, never what a span means to a conversation.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from turnfold import codec
+from turnfold.formats.common import as_int, as_list
+
+_ERROR_CODES = ("STATUS_CODE_ERROR", 2, "2", "ERROR")
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+#: What a mapping is: decoded JSON is made of dicts, which ``dict`` (an exact type check)
+#: accepts before ``Mapping``'s slower ABC check runs; a document passed in may be any mapping.
+_MAPS = (dict, Mapping)
+
+
+# --- OTLP values ----------------------------------------------------------------------------
+
+
+def any_value(value: Any) -> Any:
+    """An OTLP ``AnyValue`` (``{"stringValue": …}``, ``{"arrayValue": {"values": […]}}``…) as a
+    plain value; ``intValue`` strings become ints.
+
+    >>> any_value({"intValue": "25"}), any_value({"arrayValue": {"values": [{"boolValue": True}]}})
+    (25, [True])
+    >>> any_value({"kvlistValue": {"values": [{"key": "a", "value": {"doubleValue": 0.5}}]}})
+    {'a': 0.5}
+    """
+    if not isinstance(value, _MAPS):
+        return None
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "intValue" in value:
+        raw = value["intValue"]
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            return None
+    for key in ("boolValue", "doubleValue", "bytesValue"):
+        if key in value:
+            return value[key]
+    if "arrayValue" in value:
+        inner = value["arrayValue"]
+        values = inner.get("values") if isinstance(inner, _MAPS) else None
+        return [any_value(v) for v in values] if isinstance(values, list) else []
+    if "kvlistValue" in value:
+        inner = value["kvlistValue"]
+        values = inner.get("values") if isinstance(inner, _MAPS) else None
+        return attributes_of(values)
+    return None
+
+
+def attributes_of(attributes: Any) -> dict[str, Any]:
+    """``[{key, value: AnyValue}]`` as a dict of plain values."""
+    out: dict[str, Any] = {}
+    if isinstance(attributes, list):
+        for item in attributes:
+            if isinstance(item, _MAPS) and isinstance(key := item.get("key"), str):
+                value = item.get("value")
+                # Most attributes are strings: read those here, the rest through any_value.
+                if type(value) is dict and "stringValue" in value:
+                    out[key] = value["stringValue"]
+                else:
+                    out[key] = any_value(value)
+    return out
+
+
+def span_id(value: Any, size: int) -> str | None:
+    """A trace or span id as lower-case hex: hex as OTLP JSON writes it, or base64 as a
+    protobuf JSON mapping does (``size`` bytes); other strings are kept as they are."""
+    if not isinstance(value, str) or not value:
+        return None
+    if len(value) == 2 * size and _HEX.match(value):
+        return value.lower()
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return value
+    return raw.hex() if len(raw) == size else value
+
+
+def nano_time(value: Any) -> str | None:
+    """Unix nanoseconds (a string or int) as ISO-8601 UTC with microseconds; None for 0."""
+    try:
+        nanos = int(value)
+    except (TypeError, ValueError):
+        return None
+    if nanos <= 0:
+        return None
+    try:
+        moment = datetime.fromtimestamp(nanos // 1000 / 1_000_000, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return codec.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+# --- spans ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Span:
+    """One span, its attributes decoded; ``children`` filled once the whole file is read."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    op: str
+    start: int
+    started_at: str | None
+    ended_at: str | None
+    attributes: dict[str, Any]
+    events: list[tuple[str, dict[str, Any]]]
+    failed: bool
+    status_message: str | None
+    line: int
+    children: list[Span] = field(default_factory=list)
+
+
+#: The tool name of the span Google ADK adds after running a response's calls in parallel,
+#: for the one event merging their responses (google/adk/telemetry/tracing.py,
+#: ``trace_merged_tool_calls``): each call has a span of its own.
+_ADK_MERGED = "(merged tools)"
+
+
+#: Operation names instrumentations write for the semantic conventions' ones: LiteLLM's OTel
+#: callback writes its call type (litellm/integrations/opentelemetry.py), OpenLLMetry before
+#: its move to ``gen_ai.operation.name`` only ``llm.request.type`` (``LLMRequestTypeValues``).
+_OPERATIONS = {
+    "completion": "chat",
+    "acompletion": "chat",
+    "atext_completion": "text_completion",
+    "embedding": "embeddings",
+    "aembedding": "embeddings",
+}
+_LLM_REQUEST_TYPES = {"chat": "chat", "completion": "text_completion", "embedding": "embeddings"}
+#: The Vercel AI SDK's spans (``ai.operationId``, ai/core/telemetry): a provider call and a
+#: tool run are read; a call's outer span (``ai.generateText``…) repeats its provider calls.
+_AI_SDK_OPERATIONS = {
+    "ai.generateText.doGenerate": "chat",
+    "ai.streamText.doStream": "chat",
+    "ai.generateObject.doGenerate": "chat",
+    "ai.streamObject.doStream": "chat",
+    "ai.toolCall": "execute_tool",
+    "ai.embed.doEmbed": "embeddings",
+    "ai.embedMany.doEmbed": "embeddings",
+}
+
+
+def operation(name: str, attributes: Mapping[str, Any]) -> str:
+    """A span's record type: its GenAI operation, its OpenInference kind, OpenLLMetry's older
+    ``llm.request.type``, else ``(other)``."""
+    op = attributes.get("gen_ai.operation.name")
+    if isinstance(op, str) and op:
+        if op == "execute_tool" and attributes.get("gen_ai.tool.name") == _ADK_MERGED:
+            return "execute_tool (merged)"
+        return _OPERATIONS.get(op, op)
+    kind = attributes.get("openinference.span.kind")
+    if isinstance(kind, str) and kind:
+        return kind.upper()
+    request = attributes.get("llm.request.type")
+    if isinstance(request, str) and request in _LLM_REQUEST_TYPES:
+        return _LLM_REQUEST_TYPES[request]
+    step = attributes.get("ai.operationId")
+    if isinstance(step, str) and step in _AI_SDK_OPERATIONS:
+        return _AI_SDK_OPERATIONS[step]
+    head = name.split(" ", 1)[0]
+    if head in ("invoke_agent", "execute_tool", "chat", "create_agent") and " " in name:
+        return head
+    return "(other)"
+
+
+def _span(raw: Mapping[str, Any], line: int) -> Span | None:
+    trace = span_id(raw.get("traceId"), 16)
+    own = span_id(raw.get("spanId"), 8)
+    if trace is None or own is None:
+        return None
+    attributes = attributes_of(raw.get("attributes"))
+    name = raw.get("name") if isinstance(raw.get("name"), str) else ""
+    events = []
+    for event in as_list(raw.get("events")):
+        if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
+            events.append((event["name"], attributes_of(event.get("attributes"))))
+    raw_status = raw.get("status")
+    status: Mapping[str, Any] = raw_status if isinstance(raw_status, _MAPS) else {}
+    message = status.get("message")
+    try:
+        start = int(raw.get("startTimeUnixNano") or 0)
+    except (TypeError, ValueError):
+        start = 0
+    return Span(
+        trace_id=trace,
+        span_id=own,
+        parent_id=span_id(raw.get("parentSpanId"), 8),
+        name=str(name),
+        op=operation(str(name), attributes),
+        start=start,
+        started_at=nano_time(raw.get("startTimeUnixNano")),
+        ended_at=nano_time(raw.get("endTimeUnixNano")),
+        attributes=attributes,
+        events=events,
+        failed=status.get("code") in _ERROR_CODES,
+        status_message=message if isinstance(message, str) and message else None,
+        line=line,
+    )
+
+
+def is_console_span(value: Any) -> bool:
+    """A span as the OpenTelemetry SDK's ``ReadableSpan.to_json()`` writes it (what
+    ``ConsoleSpanExporter`` prints, one object a span): ``context`` with its ids, ``parent_id``."""
+    return (
+        isinstance(value, _MAPS)
+        and isinstance(context := value.get("context"), _MAPS)
+        and "span_id" in context
+        and "parent_id" in value
+    )
+
+
+def _console_id(value: Any, size: int) -> str | None:
+    """An id as ``to_json`` writes it: ``0x`` and hex."""
+    if isinstance(value, str) and value[:2] in ("0x", "0X"):
+        value = value[2:]
+    return span_id(value, size)
+
+
+def iso_nanos(value: Any) -> int:
+    """An ISO-8601 time (``to_json`` writes UTC with ``Z``) as Unix nanoseconds; 0 if none."""
+    if not isinstance(value, str) or not value:
+        return 0
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return 0
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
+
+
+def _console_span(raw: Mapping[str, Any], line: int) -> Span | None:
+    """A span of :func:`is_console_span`'s shape: attributes and event attributes are plain
+    values already, times ISO strings, the status ``{"status_code", "description"}``."""
+    context = raw["context"]
+    trace = _console_id(context.get("trace_id"), 16)
+    own = _console_id(context.get("span_id"), 8)
+    if trace is None or own is None:
+        return None
+    raw_attributes = raw.get("attributes")
+    attributes = dict(raw_attributes) if isinstance(raw_attributes, _MAPS) else {}
+    name = raw.get("name") if isinstance(raw.get("name"), str) else ""
+    events = []
+    for event in as_list(raw.get("events")):
+        if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
+            values = event.get("attributes")
+            events.append((event["name"], dict(values) if isinstance(values, _MAPS) else {}))
+    raw_status = raw.get("status")
+    status: Mapping[str, Any] = raw_status if isinstance(raw_status, _MAPS) else {}
+    message = status.get("description")
+    start, end = iso_nanos(raw.get("start_time")), iso_nanos(raw.get("end_time"))
+    return Span(
+        trace_id=trace,
+        span_id=own,
+        parent_id=_console_id(raw.get("parent_id"), 8),
+        name=str(name),
+        op=operation(str(name), attributes),
+        start=start,
+        started_at=nano_time(start),
+        ended_at=nano_time(end),
+        attributes=attributes,
+        events=events,
+        failed=status.get("status_code") in _ERROR_CODES,
+        status_message=message if isinstance(message, str) and message else None,
+        line=line,
+    )
+
+
+def jaeger_traces(value: Any) -> list[Mapping[str, Any]] | None:
+    """The traces of a Jaeger JSON export (the query service's ``{"data": [trace…]}``, what
+    its UI's "Download JSON" saves, or one ``{"traceID", "spans", "processes"}``), else None."""
+    if not isinstance(value, _MAPS):
+        return None
+    if isinstance(value.get("spans"), list) and "traceID" in value:
+        return [value]
+    data = value.get("data")
+    if isinstance(data, list) and data and isinstance(data[0], _MAPS) and "spans" in data[0]:
+        return [trace for trace in data if isinstance(trace, _MAPS)]
+    return None
+
+
+def _tags(tags: Any) -> dict[str, Any]:
+    """Jaeger's ``[{key, type, value}]`` as a dict (its values are typed JSON already)."""
+    return {
+        t["key"]: t.get("value")
+        for t in as_list(tags)
+        if isinstance(t, _MAPS) and isinstance(t.get("key"), str)
+    }
+
+
+def _jaeger_span(raw: Mapping[str, Any], line: int) -> Span | None:
+    """A span of a Jaeger export: times in microseconds, the parent its ``CHILD_OF``
+    reference, events its ``logs`` (the ``event`` field their name), the status the
+    ``otel.status_code`` / ``error`` tags the OTLP receiver turns it into."""
+    trace = span_id(raw.get("traceID"), 16)
+    own = span_id(raw.get("spanID"), 8)
+    if trace is None or own is None:
+        return None
+    attributes = _tags(raw.get("tags"))
+    parent = next(
+        (
+            r.get("spanID")
+            for r in as_list(raw.get("references"))
+            if isinstance(r, _MAPS) and r.get("refType") == "CHILD_OF"
+        ),
+        None,
+    )
+    events = []
+    for log in as_list(raw.get("logs")):
+        fields = _tags(log.get("fields")) if isinstance(log, _MAPS) else {}
+        name = fields.pop("event", None)
+        if isinstance(name, str):
+            events.append((name, fields))
+    start = as_int(raw.get("startTime")) or 0
+    duration = as_int(raw.get("duration"))
+    failed = attributes.get("otel.status_code") == "ERROR" or attributes.get("error") is True
+    message = attributes.get("otel.status_description")
+    name = raw.get("operationName") if isinstance(raw.get("operationName"), str) else ""
+    return Span(
+        trace_id=trace,
+        span_id=own,
+        parent_id=span_id(parent, 8),
+        name=str(name),
+        op=operation(str(name), attributes),
+        start=start * 1000,
+        started_at=nano_time(start * 1000),
+        ended_at=nano_time((start + duration) * 1000) if duration is not None else None,
+        attributes=attributes,
+        events=events,
+        failed=failed,
+        status_message=message if isinstance(message, str) and message else None,
+        line=line,
+    )
+
+
+def raw_spans(request: Any) -> Iterator[Mapping[str, Any]]:
+    """Every span object of an ``ExportTraceServiceRequest``."""
+    if not isinstance(request, _MAPS):
+        return
+    for resource in as_list(request.get("resourceSpans")):
+        if not isinstance(resource, _MAPS):
+            continue
+        scopes = resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans")
+        for scope in as_list(scopes):
+            if isinstance(scope, _MAPS):
+                yield from (s for s in as_list(scope.get("spans")) if isinstance(s, _MAPS))
