@@ -446,11 +446,15 @@ def scan(
     ``pyarrow.Table``, pandas or Polars DataFrame or Hugging Face ``datasets.Dataset`` of
     trajectories (the ``messages`` column, found by name when not given; other columns kept
     as row metadata), or a list of :class:`~turnfold.Transcript`. A table whose runs are split
-    over a ``prompt`` column of messages and a ``completion`` column of messages or text
-    (TRL's conversational prompt-completion datasets, verifiers' and prime-rl's rollouts) is
-    read as whole runs, the prompt's messages then the completion's, when no column is named
-    as messages are: ``messages="prompt+completion"`` names the pair, ``messages="completion"``
-    the completion alone. A file of many runs (an eval
+    over columns is read as whole runs when no column is named as messages are: a ``prompt``
+    column of messages and a ``completion`` column of messages or text (TRL's conversational
+    prompt-completion datasets, verifiers' and prime-rl's rollouts), the prompt's messages then
+    the completion's; a preference pair's ``prompt``, ``chosen`` and ``rejected`` columns of
+    messages, or ``chosen`` and ``rejected`` alone, each the whole conversation (TRL's
+    conversational DPO, ORPO and KTO datasets; LLaMA-Factory's ``chosen_messages`` and
+    ``rejected_messages``), the conversation, the rejected reply marked, then the chosen one.
+    ``messages`` names such columns joined by ``+`` (``"prompt+completion"``,
+    ``"chosen+rejected"``), or one column alone (``"completion"``). A file of many runs (an eval
     log, a dataset's JSON lines, a Parquet file) is a row per run, keyed ``path#…``. Session
     files may be compressed (gzip, bzip2, xz, Zstandard). ``format`` forces a loader.
 

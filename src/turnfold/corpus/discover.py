@@ -79,8 +79,9 @@ class Item:
     #: renumbers them after the parts before it); of a Parquet file, its rows; of an eval
     #: log, its samples.
     part: Span | Rows | Samples | None = None
-    #: The column of a Parquet file's trajectories: each of its rows is a run (``prompt+
-    #: completion``: a run split over two, :func:`~turnfold.formats.tables.read_columns`).
+    #: The column of a Parquet file's trajectories: each of its rows is a run
+    #: (``prompt+completion``, ``chosen+rejected``: a run split over columns, their names
+    #: joined by ``+``, :func:`~turnfold.formats.tables.read_columns`).
     column: str | None = None
 
     def asked(self) -> str:
@@ -432,8 +433,9 @@ def parquet_files(
 ) -> tuple[Found, dict[str, pa.Schema]]:
     """The items of Parquet files of trajectories, or the shards of one dataset: each a file
     whose rows are runs, their messages in the column :func:`~turnfold.formats.tables.
-    messages_column` picks from the first file's (every file must hold it, or both columns of
-    a prompt-completion pair, its ``column`` then ``"prompt+completion"``); and the schema of
+    messages_column` picks from the first file's (every file must hold it, or each column of
+    a run split over columns, its ``column`` then their names joined, ``"prompt+completion"``,
+    ``"prompt+chosen+rejected"``); and the schema of
     each file, by path. A file that is no Parquet raises, naming it."""
     paths = [os.fspath(f) for f in files]
     schemas = [tables.schema_of(path) for path in paths]

@@ -1,9 +1,14 @@
 """A run held in a table (spec C-1): a row of a Parquet file, a DataFrame or a Dataset whose
-messages are in one column, its other columns beside them. A conversational prompt-completion
-table (TRL's; verifiers' and prime-rl's rollouts) holds each run in two: ``prompt``, its system
-and user messages, and ``completion``, the model's messages and its tools' results (or its
-text); the pair is read as one column, :data:`PROMPT_COMPLETION`, each cell a
-``{"prompt": ..., "completion": ...}`` row, which ``load`` reads as one run.
+messages are in one column, its other columns beside them. Some tables hold each run in
+several columns (:data:`SPLIT_RUNS`): a conversational prompt-completion table (TRL's;
+verifiers' and prime-rl's rollouts) in two, ``prompt``, its system and user messages, and
+``completion``, the model's messages and its tools' results (or its text); a conversational
+preference table (TRL's DPO, ORPO and KTO datasets: UltraFeedback binarized, Anthropic HH) in
+``prompt``, ``chosen`` and ``rejected``, or in ``chosen`` and ``rejected`` alone, each then the
+whole conversation. Such columns are read as one virtual column named by them, joined by
+``+`` (``prompt+completion``, ``prompt+chosen+rejected``): each of its cells is the row of
+those columns, ``{"prompt": ..., "completion": ...}``, which ``load`` reads as one run, as it
+reads that row as JSON (:func:`~turnfold.formats.wrappers.find_messages`).
 
 Datasets of runs on the Hugging Face Hub, or written by a training loop, are most often
 Parquet. This module says which column holds a table's messages (:func:`messages_column`),
@@ -29,9 +34,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from turnfold import codec
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.wrappers import (
+    CHOSEN,
     COMPLETION,
     MESSAGE_KEYS,
     PROMPT,
+    REJECTED,
     UNKNOWN,
     OneFormat,
     no_such_run,
@@ -62,9 +69,26 @@ ROW_WORK_BYTES = 2048
 DECODED_AGAIN_BYTES = 64 * 1024 * 1024
 #: Rows converted to Python values at a time.
 BATCH_ROWS = 1024
+#: What joins the columns of a virtual messages column: ``prompt+completion`` is read from
+#: ``prompt`` and ``completion`` (:func:`read_columns`).
+JOIN = "+"
 #: The messages "column" of a prompt-completion table: its ``prompt`` and ``completion``
 #: columns, named as ``find_messages`` names the run of such a row.
-PROMPT_COMPLETION = f"{PROMPT}+{COMPLETION}"
+PROMPT_COMPLETION = JOIN.join((PROMPT, COMPLETION))
+_LIST, _LIST_OR_TEXT = frozenset({"list"}), frozenset({"list", "text"})
+#: The runs a table holds over several columns, as a virtual messages column and the kinds of
+#: cell each of its columns must hold (:func:`column_kinds`) for it to be picked when no
+#: column is named as messages are; looked for in this order, a preference table's prompt
+#: before its implicit prompt. A completion may be text (a sampled reply, as GRPO logs keep
+#: it); a preference pair's prompt and replies are lists of messages, the text form (a
+#: ``prompt`` string) being no run ``load`` reads. LLaMA-Factory's v1 ranking rows hold their
+#: pair as ``chosen_messages`` and ``rejected_messages``.
+SPLIT_RUNS: dict[str, tuple[frozenset[str], ...]] = {
+    PROMPT_COMPLETION: (_LIST, _LIST_OR_TEXT),
+    JOIN.join((PROMPT, CHOSEN, REJECTED)): (_LIST, _LIST, _LIST),
+    JOIN.join((CHOSEN, REJECTED)): (_LIST, _LIST),
+    JOIN.join(("chosen_messages", "rejected_messages")): (_LIST, _LIST),
+}
 
 
 class Rows(NamedTuple):
@@ -184,33 +208,36 @@ def cell(path: str, column: str, row: int) -> Any:
 
 
 def read_columns(column: str) -> list[str]:
-    """The table's columns a messages column is read from: ``prompt`` and ``completion`` for
-    :data:`PROMPT_COMPLETION`, else the column itself."""
-    return [PROMPT, COMPLETION] if column == PROMPT_COMPLETION else [column]
+    """The table's columns a messages column is read from: those its name joins by
+    :data:`JOIN` (``prompt`` and ``completion`` for :data:`PROMPT_COMPLETION`), each once, else
+    the column itself."""
+    return list(dict.fromkeys(column.split(JOIN))) if JOIN in column else [column]
 
 
 def batch_cells(batch: pa.RecordBatch) -> list[Any]:
     """The cells of a batch of a messages column (:func:`read_columns`) as Python values: a
-    prompt-completion row's as ``{"prompt": ..., "completion": ...}``."""
+    virtual column's as the rows of its columns, ``{"prompt": ..., "completion": ...}``."""
     return batch.column(0).to_pylist() if batch.num_columns == 1 else batch.to_pylist()
 
 
 def messages_column(names: list[str], messages: str | None, types: dict[str, Any]) -> str:
     """The column of a table of trajectories that holds their messages: ``messages`` when the
-    user named it, else one named as messages are (``messages``, ``conversations``…), else
-    :data:`PROMPT_COMPLETION` when ``prompt`` is a column of lists and ``completion`` one of
-    lists or of text (a sampled reply), else the one column of lists (``types``: ``"list"`` or
-    ``"text"`` for each such column)."""
+    user named it (a virtual column, ``prompt+completion``, when each of its columns is the
+    table's), else one named as messages are (``messages``, ``conversations``…), else the
+    first run of :data:`SPLIT_RUNS` whose columns hold the kinds it takes, else the one column
+    of lists (``types``: ``"list"`` or ``"text"`` for each such column)."""
     if messages is not None:
-        missing = [name for name in read_columns(messages) if name not in names]
+        read = read_columns(messages)
+        missing = [name for name in read if name not in names]
         if missing:
             raise ValueError(f"no column {missing[0]!r}; the columns are {', '.join(names)}")
-        return messages
+        return JOIN.join(read)  # a column named twice is read once
     for name in MESSAGE_KEYS:  # the names that say "these are the messages"
         if name in names:
             return name
-    if types.get(PROMPT) == "list" and types.get(COMPLETION) in ("list", "text"):
-        return PROMPT_COMPLETION
+    for run, kinds in SPLIT_RUNS.items():
+        if all(types.get(n) in k for n, k in zip(read_columns(run), kinds, strict=True)):
+            return run
     lists = [n for n in names if types.get(n) == "list"]
     if len(lists) == 1:
         return lists[0]
