@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import turnfold
+from tests.table_runs import table_source
 from turnfold.corpus import engine as engine_module
 from turnfold.corpus.index import CACHE_ENV
 from turnfold.formats import tables
@@ -54,14 +55,7 @@ def _pair(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _source(kind: str, tmp_path: Path, rows: list[dict[str, Any]]) -> Any:
-    table = pa.Table.from_pylist(rows)
-    if kind == "arrow":
-        return table
-    if kind == "pandas":
-        return table.to_pandas()
-    path = tmp_path / "results.parquet"
-    pq.write_table(table, path)
-    return path
+    return table_source(kind, tmp_path, rows, "results.parquet")
 
 
 @pytest.mark.parametrize("kind", ["parquet", "arrow", "pandas"])
