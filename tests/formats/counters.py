@@ -257,15 +257,24 @@ def openai_responses(path: Path) -> int:
 
 def cursor(path: Path) -> int:
     """``tool_use`` blocks of the lines' ``message.content``, and of the sub-agent files in
-    ``<session>/subagents/`` beside the transcript."""
+    ``<session>/subagents/`` beside the transcript; in cursor-agent's ``--output-format
+    stream-json`` (Cursor's "Output format" reference), each ``tool_call`` event of subtype
+    ``started`` (its ``completed`` event is the same call)."""
     files = [path, *sorted((path.parent / "subagents").glob("*.jsonl"))]
-    return sum(
+    blocks = sum(
         isinstance(block, dict) and block.get("type") == "tool_use"
         for file in files
         for record in records(file)
         if isinstance(record, dict)
         for block in _blocks(record.get("message"))
     )
+    started = sum(
+        isinstance(record, dict)
+        and record.get("type") == "tool_call"
+        and record.get("subtype") == "started"
+        for record in records(path)
+    )
+    return blocks + started
 
 
 def sharegpt(path: Path) -> int:

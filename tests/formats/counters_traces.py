@@ -176,14 +176,27 @@ _CODEX_CALL_ITEMS = {
 }  # fmt: skip
 
 
+#: The call events of ``codex exec --json`` before Codex 0.44, ``{"id", "msg": {"type"}}``
+#: (``event_processor_with_json_output.rs``): a command, a patch, an MCP call, a web search,
+#: and the ``update_plan`` tool's own event.
+_LEGACY_CODEX_CALLS = frozenset(
+    {"exec_command_begin", "patch_apply_begin", "mcp_tool_call_begin", "web_search_begin",
+     "plan_update"}
+)  # fmt: skip
+
+
 def codex_exec_json(path: Path) -> int:
-    """Distinct ids of call items in ``item.started`` / ``item.updated`` / ``item.completed``."""
+    """Distinct ids of call items in ``item.started`` / ``item.updated`` / ``item.completed``;
+    in the form before Codex 0.44, its call events (:data:`_LEGACY_CODEX_CALLS`)."""
     ids = set()
+    legacy = 0
     for event in records(path):
         item = event.get("item") if isinstance(event, dict) else None
         if isinstance(item, dict) and item.get("type") in _CODEX_CALL_ITEMS:
             ids.add(item.get("id"))
-    return len(ids)
+        message = event.get("msg") if isinstance(event, dict) else None
+        legacy += isinstance(message, dict) and message.get("type") in _LEGACY_CODEX_CALLS
+    return len(ids) + legacy
 
 
 COUNTERS: dict[str, Callable[[Path], int]] = {

@@ -23,7 +23,14 @@ import turnfold
 from turnfold.formats import which_format
 from turnfold.formats.agents.claude_stream import StreamReader
 from turnfold.formats.source import open_source
-from turnfold.model import AssistantError, AssistantText, Thinking, ToolCall, UserMessage
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    UserMessage,
+)
 from turnfold.session import session_facts
 from turnfold.usage import Tokens, add_into, responses, transcript_tokens
 
@@ -415,3 +422,28 @@ def test_H5_the_run_s_own_prompt_is_not_in_the_stream_so_its_turn_has_none(path:
     transcript starts with the model's answer; no prompt is made up."""
     transcript = turnfold.load(path)
     assert not any(isinstance(e, UserMessage) for e in transcript.entries)
+
+
+GLM_BACKEND = FIXTURES / "claude-code_v2.1.138_real_glm-backend_notification-and-empty-usage.jsonl"
+
+
+def test_H5_a_real_notification_of_the_cli_is_a_notice() -> None:
+    """Claude Code 2.1.138 printed ``system/notification`` ("Stop hook error occurred"); it
+    was an unknown event, warned of and dropped."""
+    transcript = turnfold.load(GLM_BACKEND)
+    assert transcript.warnings == []
+    [notice] = [e for e in transcript if isinstance(e, SystemNotice)]
+    assert (notice.text, notice.subtype) == ("Stop hook error occurred", "notification")
+    assert notice.meta == {"key": "stop-hook-error", "priority": "immediate"}
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["system/notification"] == {"mapped": 1}
+
+
+def test_U1_an_empty_usage_of_an_anthropic_compatible_server_records_none() -> None:
+    """A GLM backend's messages carry ``{"input_tokens": 0, "output_tokens": 0}`` but for the
+    first: those responses' tokens are unknown, not zero."""
+    transcript = turnfold.load(GLM_BACKEND)
+    carriers = [e for e in transcript if getattr(e, "usage", None) is not None]
+    assert len(carriers) == 1
+    assert carriers[0].usage.input_tokens == 6446  # 5166 + 1280 cached
+    assert transcript.metadata["usage"]["input_tokens"] == 51030  # the result's, as recorded

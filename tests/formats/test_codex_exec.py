@@ -19,7 +19,7 @@ import turnfold
 from turnfold.formats import which_format
 from turnfold.formats.agents.codex_exec import call_status
 from turnfold.formats.source import open_source
-from turnfold.model import AssistantError, AssistantText, Thinking
+from turnfold.model import AssistantError, AssistantText, SystemNotice, Thinking, UserMessage
 from turnfold.session import session_facts
 from turnfold.usage import USAGE_KINDS, transcript_tokens
 
@@ -188,3 +188,69 @@ def test_U1_turn_completed_is_the_thread_s_usage_so_far_not_the_run_s(
     assert not any(isinstance(e, USAGE_KINDS) and e.usage for e in transcript.entries)
     assert transcript_tokens(transcript).combined == {}
     assert session_facts(transcript).tokens == {}
+
+
+LEGACY = FIXTURES / "hand-made_legacy-exec-json_codex-0.43-shape.jsonl"
+
+
+def test_H5_the_legacy_exec_json_of_codex_before_0_44_is_read() -> None:
+    """``codex exec --json`` before 0.44 printed settings, the prompt and ``{"id", "msg"}``
+    protocol events; it was "not a transcript". The fixture is hand-made in the shape of
+    ``event_processor_with_json_output.rs`` and ``protocol.rs`` at openai/codex 7fc3edf8a^."""
+    transcript = turnfold.load(LEGACY)
+    meta = transcript.metadata
+    assert meta["source_format"] == "codex-exec-json"
+    assert (meta["model"], meta["cwd"]) == ("gpt-5-codex", "/home/u/proj")
+    assert transcript.warnings == []
+    [prompt] = [e for e in transcript if isinstance(e, UserMessage)]
+    assert prompt.text == "Add a greeting to hello.txt and check the tests"
+    calls = transcript.tool_calls()
+    assert [(c.name, c.description, c.status) for c in calls] == [
+        ("exec_command", "ls", "success"),
+        ("apply_patch", "hello.txt", "success"),
+        ("mcp__docs__search", "greeting style", "success"),
+        ("mcp__docs__fetch", None, "error"),  # Err: the server disconnected
+        ("web_search", "pytest exit code 5", "success"),
+        ("update_plan", None, "success"),
+        ("exec_command", "pytest -q", "error"),  # exit code 5
+    ]
+    results = [c.result.text if c.result else None for c in calls]
+    assert results[0] == "hello.txt\ntests\n"
+    assert results[2] == "Use a friendly tone."
+    assert results[3] is not None
+    assert "server disconnected" in results[3]
+    assert calls[0].duration_ms == pytest.approx(41.273)
+    # Each token_count is one response's: on its entries, summed; the last total the thread's.
+    carriers = [e for e in transcript if isinstance(e, USAGE_KINDS) and e.usage is not None]
+    assert [(type(e).__name__, e.usage.input_tokens) for e in carriers] == [
+        ("Thinking", 5210),
+        ("AssistantText", 6420),
+    ]
+    assert meta["usage"] == meta["session_usage"] == {
+        "input_tokens": 11630, "output_tokens": 180, "cache_read_tokens": 9216,
+        "reasoning_tokens": 64,
+    }  # fmt: skip
+    [notice] = [e for e in transcript if isinstance(e, SystemNotice)]
+    assert notice.level == "warning"
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["msg/exec_command_output_delta"] == {"ignored": 1}
+    assert transcript.accounting.counts["config"] == {"mapped": 1}
+
+
+def test_L4_a_legacy_event_of_an_unknown_call_or_type_is_warned_and_accounted() -> None:
+    lines = [
+        {"id": "0", "msg": {"type": "task_started"}},
+        {"id": "0", "msg": {"type": "exec_command_end", "call_id": "nope", "exit_code": 0}},
+        {"id": "0", "msg": {"type": "brand_new_event"}},
+        {"id": "0", "msg": {"type": "error", "message": "stream disconnected"}},
+    ]
+    transcript = turnfold.load("".join(json.dumps(r) + "\n" for r in lines))
+    assert transcript.metadata["source_format"] == "codex-exec-json"
+    assert [(w.line, w.reason) for w in transcript.warnings] == [
+        (2, "msg/exec_command_end for an unknown call_id 'nope' skipped"),
+        (3, "unknown event type 'msg/brand_new_event' skipped"),
+    ]
+    assert transcript.metadata["outcome"] == "error"
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    assert transcript.accounting.counts["msg/exec_command_end"] == {"warned": 1}

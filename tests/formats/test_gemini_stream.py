@@ -419,3 +419,15 @@ def test_H5_qwen_code_s_resumed_run_reads_too() -> None:
         ("run_shell_command", "success")
     ]
     assert isinstance(transcript.entries[-1], AssistantText)
+
+
+def test_H6_of_runs_appended_to_one_file_the_outcome_is_the_last_s(tmp_path: Path) -> None:
+    """Harnesses append a re-run to the failed run's file (seen in real evaluation outputs):
+    the failure stays shown, but the session ended well."""
+    path = tmp_path / "failed-then-passed.jsonl"
+    path.write_bytes(API_ERROR.read_bytes() + REAL.read_bytes())
+    transcript = turnfold.load(path)
+    assert any(isinstance(e, AssistantError) for e in transcript.entries)
+    assert "outcome" not in transcript.metadata
+    path.write_bytes(REAL.read_bytes() + API_ERROR.read_bytes())
+    assert turnfold.load(path).metadata["outcome"] == "error"

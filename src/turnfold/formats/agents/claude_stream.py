@@ -15,7 +15,9 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   the count at its start (1, say), as the CLI writes a block before the response's final count
   arrives and never writes it again. The response's output count is its ``message_delta``'s
   (below); without one (no ``--include-partial-messages``, or a sub-agent's response, which
-  has no partial events) it is not recorded (the run's total is the ``result``'s). An event
+  has no partial events) it is not recorded (the run's total is the ``result``'s). A message
+  whose usage is ``{"input_tokens": 0, "output_tokens": 0}`` (an Anthropic-compatible server
+  that sent none, GLM by ``ANTHROPIC_BASE_URL``) records none. An event
   with an ``error``
   (``rate_limit``, ``authentication_failed``…: the CLI's message for a failed API request) is
   an :class:`~turnfold.model.AssistantError` holding its text. Qwen Code starts a new message,
@@ -42,6 +44,8 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   session has made so far (a resumed run's earlier runs and sub-agents' requests included), not
   this run's: it is kept as ``session_usage``, and the run's tokens are its responses' own;
 - ``conversation_reset`` (``/clear``) → a :class:`~turnfold.model.SystemNotice`;
+- ``system/notification`` (a notice the CLI shows: ``Stop hook error occurred``) → a
+  :class:`~turnfold.model.SystemNotice` of its ``text``;
 - ``stream_event`` (``--include-partial-messages``: the API's raw streaming events) →
   ``message_delta``'s ``usage.output_tokens``, the response's final count, goes on the entry
   that carries the response's usage, with its input counts when it gives all three (they
@@ -106,6 +110,7 @@ RECORDS = Records(
         "result": "outcome, cost, duration, turns and total usage (metadata); a failure as "
         "an error",
         "conversation_reset": "a notice: the conversation was cleared (/clear)",
+        "system/notification": "a notice of the CLI (a hook that failed…): its text",
     },
     ignored={
         "system/thinking_tokens": "an estimate of thinking tokens while the model thinks",
@@ -129,8 +134,10 @@ _MESSAGE_TYPES = NameSet({"assistant", "user"})
 #: Every event type the reader knows (what :attr:`StreamReader.recognized` counts).
 _KNOWN = NameSet(RECORDS.known() | _MESSAGE_TYPES)
 _OUTCOMES = {"success": "pass", "error_max_turns": "incomplete"}
-#: The usage Qwen Code gives a message before its response's usage is known.
-_QWEN_NO_USAGE = {"input_tokens": 0, "output_tokens": 0}
+#: The usage Qwen Code gives a message before its response's usage is known, and the one
+#: Claude Code writes when an Anthropic-compatible server (GLM, say, by ANTHROPIC_BASE_URL)
+#: sent none: a real response reads at least one input token.
+_NO_USAGE = {"input_tokens": 0, "output_tokens": 0}
 #: The one partial-message event a load maps (the others are left out).
 _DELTA = "stream_event/message_delta"
 
@@ -415,6 +422,9 @@ class StreamReader:
                 )
             )
             source.mapped(kind)
+        elif kind == "system/notification":
+            main.transcript.append(_notification(record))
+            source.mapped(kind)
         elif kind == "conversation_reset":
             main.transcript.append(
                 SystemNotice(text="The conversation was cleared.", subtype="conversation_reset")
@@ -498,6 +508,17 @@ def _message(
         source.warn(warning.reason, line, record_type=kind if index == 0 else None)
 
 
+def _notification(record: Mapping[str, Any]) -> SystemNotice:
+    """A notice the CLI showed (``Stop hook error occurred``), its ``key`` and ``priority``
+    kept in ``meta``."""
+    text = record.get("text")
+    notice = SystemNotice(text=text if isinstance(text, str) else "", subtype="notification")
+    for key in ("key", "priority"):
+        if isinstance(record.get(key), str):
+            notice.meta[key] = record[key]
+    return notice
+
+
 def _init(transcript: Transcript, record: Mapping[str, Any]) -> None:
     meta = transcript.metadata
     # Qwen Code prints the same events (``qwen -p --output-format stream-json``), its init
@@ -519,7 +540,10 @@ _INPUT_COUNTS = ("input_tokens", "cache_read_input_tokens", "cache_creation_inpu
 
 def _claude_usage(raw: Any) -> Usage | None:
     """A Claude Code message's usage: its input, cached input added in, and cache counts. Its
-    ``output_tokens`` is ``message_start``'s, not the response's (see the module's notes)."""
+    ``output_tokens`` is ``message_start``'s, not the response's (see the module's notes).
+    None for the empty usage of a server that sent none (:data:`_NO_USAGE`)."""
+    if raw == _NO_USAGE:
+        return None
     return usage_from(
         raw,
         cache_apart=True,
@@ -532,7 +556,7 @@ def _claude_usage(raw: Any) -> Usage | None:
 def _qwen_usage(raw: Any) -> Usage | None:
     """A Qwen Code message's usage, whose input counts the cached tokens too; None for the
     CLI's empty default, which records nothing."""
-    if raw == _QWEN_NO_USAGE:
+    if raw == _NO_USAGE:
         return None
     return usage_from(
         raw,

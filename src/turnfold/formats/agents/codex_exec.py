@@ -39,12 +39,28 @@ the thread events of ``codex-rs/exec/src/exec_events.rs``:
 - ``request_user_input`` → a :class:`~turnfold.model.PendingAction` question;
 - ``turn.started`` and ``item.plan.delta`` are left out (the prompt is not in the stream; the
   plan item holds the whole text).
+
+Codex CLI before 0.44 printed another stream under ``--json``
+(``event_processor_with_json_output.rs``, removed in openai/codex#4525): a line of the run's
+settings (``{"model", "sandbox", "workdir", …}``: record type ``config``, metadata ``model``
+and ``cwd``), a line ``{"prompt"}`` (the prompt), then every protocol event but the streamed
+deltas as ``{"id", "msg": {"type", …}}`` (record types ``msg/<type>``): ``agent_message`` and
+``user_message`` are texts, ``agent_reasoning`` (``…_raw_content``) thinking;
+``exec_command_begin``/``…_end`` an ``exec_command`` call settled by its ``exit_code``,
+``patch_apply_begin``/``…_end`` an ``apply_patch`` call by its ``success``,
+``mcp_tool_call_begin``/``…_end`` an MCP call by its ``result`` (``Ok``/``Err``),
+``web_search_begin``/``…_end`` a ``web_search`` call, ``plan_update`` an ``update_plan`` call;
+``token_count`` is one response's usage (the event's own counts, or
+``info.last_token_usage``), put on the entries since the previous one and added up in
+``metadata["usage"]`` (``info.total_token_usage`` as ``session_usage``); ``error`` an error
+and ``outcome`` ``error``, ``stream_error`` a warning notice, ``background_event`` a notice,
+``turn_aborted`` an :class:`~turnfold.model.AbortMarker`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from turnfold.formats import mcp
 from turnfold.formats.catalog import Records
@@ -54,6 +70,7 @@ from turnfold.formats.openai_responses import plan_result
 from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source
 from turnfold.model import (
+    AbortMarker,
     AssistantError,
     AssistantText,
     Entry,
@@ -65,8 +82,12 @@ from turnfold.model import (
     ToolResult,
     ToolStatus,
     Transcript,
+    Usage,
+    UserMessage,
 )
-from turnfold.usage import counts_of
+from turnfold.usage import add_into, attach_usage, counts_of
+
+_E = TypeVar("_E", bound=Entry)
 
 NAME = "codex-exec-json"
 
@@ -92,12 +113,44 @@ RECORDS = Records(
         "turn.failed": "an error; outcome error",
         "error": "an error; outcome error",
         "request_user_input": "a question waiting on the user",
+        "config": "Codex < 0.44: the run's settings: model, working folder (metadata)",
+        "prompt": "Codex < 0.44: the prompt",
+        "msg/session_configured": "Codex < 0.44: metadata: session id, model",
+        "msg/agent_message": "Codex < 0.44: assistant text",
+        "msg/user_message": "Codex < 0.44: a prompt",
+        "msg/agent_reasoning": "Codex < 0.44: reasoning (a summary)",
+        "msg/agent_reasoning_raw_content": "Codex < 0.44: reasoning",
+        "msg/exec_command_begin": "Codex < 0.44: an exec_command call",
+        "msg/exec_command_end": "Codex < 0.44: settles its call: output, exit code, duration",
+        "msg/patch_apply_begin": "Codex < 0.44: an apply_patch call naming the changed files",
+        "msg/patch_apply_end": "Codex < 0.44: settles its call: success, output",
+        "msg/mcp_tool_call_begin": "Codex < 0.44: an MCP tool call",
+        "msg/mcp_tool_call_end": "Codex < 0.44: settles its call: result or error",
+        "msg/web_search_begin": "Codex < 0.44: a web_search call",
+        "msg/web_search_end": "Codex < 0.44: settles its call with its query",
+        "msg/plan_update": "Codex < 0.44: an update_plan call shown as a checklist",
+        "msg/token_count": "Codex < 0.44: a response's usage on its entries, summed (metadata); "
+        "the thread's total (session_usage)",
+        "msg/error": "Codex < 0.44: an error; outcome error",
+        "msg/stream_error": "Codex < 0.44: a warning notice (the stream was retried)",
+        "msg/background_event": "Codex < 0.44: a notice",
+        "msg/turn_aborted": "Codex < 0.44: an abort marker",
     },
     ignored={
         "turn.started": "a turn began; its prompt is not in the stream",
         "item.plan.delta": "streamed plan text; the plan item holds all of it",
+        "msg/task_started": "Codex < 0.44: a turn began",
+        "msg/task_complete": "Codex < 0.44: the turn ended; its last message is an "
+        "agent_message before it",
+        "msg/exec_command_output_delta": "Codex < 0.44: output as it came; the end event holds "
+        "all of it",
+        "msg/turn_diff": "Codex < 0.44: the turn's diff; its patch calls name the changes",
+        "msg/agent_reasoning_section_break": "Codex < 0.44: a break between reasoning sections",
+        "msg/shutdown_complete": "Codex < 0.44: the process ended",
     },
 )
+#: A legacy settings line has these keys (``create_config_summary_entries``), all strings.
+_CONFIG_KEYS = NameSet({"workdir", "model", "provider", "approval", "sandbox"})
 
 _ITEM_EVENTS = NameSet({"item.started", "item.updated", "item.completed"})
 _EVENTS = NameSet(set(RECORDS.mapped) | set(RECORDS.ignored) | set(_ITEM_EVENTS))
@@ -130,6 +183,8 @@ def call_status(item: Mapping[str, Any], completed: bool = False) -> ToolStatus:
 
 
 def _classify(value: Any) -> int:
+    if isinstance(value, Mapping) and "type" not in value:
+        return _classify_legacy(value)
     if not isinstance(value, Mapping) or not isinstance(value.get("type"), str):
         return NOT_MINE
     kind = value["type"]
@@ -145,8 +200,24 @@ def _classify(value: Any) -> int:
     return NOT_MINE
 
 
+def _classify_legacy(value: Mapping[str, Any]) -> int:
+    """Codex < 0.44: ``{"id", "msg": {"type"}}`` events; the settings and prompt lines before
+    them read as this format's but carry no mark of it."""
+    msg = value.get("msg")
+    if isinstance(msg, Mapping):
+        return DISTINCTIVE if isinstance(msg.get("type"), str) and "id" in value else NOT_MINE
+    if _is_config(value) or (len(value) == 1 and isinstance(value.get("prompt"), str)):
+        return READABLE
+    return NOT_MINE
+
+
+def _is_config(value: Mapping[str, Any]) -> bool:
+    return len(_CONFIG_KEYS & value.keys()) >= 3 and all(isinstance(v, str) for v in value.values())
+
+
 def detect(source: Source) -> Evidence:
-    """``thread.started``, ``turn.*`` and ``item.*`` events, one per line."""
+    """``thread.started``, ``turn.*`` and ``item.*`` events, one per line (or the legacy
+    ``msg`` events)."""
     if source.is_document and not isinstance(source.document, list):
         return Evidence.of([source.document], _classify, "no thread/turn/item events")
     return Evidence.of(source.head_values(), _classify, "no thread/turn/item events")
@@ -161,8 +232,13 @@ class _Reader:
         self.transcript = Transcript(metadata={"source_format": NAME, "agent": "codex"})
         self.items: dict[str, Entry] = {}
         self.warned: set[str] = set()  # the reasons warned of once (_warn_once)
+        self.response: list[Entry] = []  # legacy: the entries since the last token_count
+        self.totals: dict[str, int] = {}  # legacy: the responses' usage summed
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
+        if "type" not in record:
+            self.legacy(record, line)
+            return
         kind = record.get("type")
         if not isinstance(kind, str):
             self.source.warn(f"an event whose type is {type(kind).__name__} skipped", line)
@@ -195,13 +271,7 @@ class _Reader:
                 self.transcript.metadata["session_id"] = record["thread_id"]
             self.source.mapped("thread.started")
         elif kind == "turn.completed":
-            usage = usage_from(
-                record.get("usage"),
-                input_tokens="input_tokens",
-                output_tokens="output_tokens",
-                cache_read_tokens="cached_input_tokens",
-                reasoning_tokens="reasoning_output_tokens",
-            )
+            usage = _token_usage(record.get("usage"))
             if usage is not None:  # the latest is the thread's total so far
                 self.transcript.metadata["session_usage"] = counts_of(usage)
             self.source.mapped("turn.completed")
@@ -229,6 +299,162 @@ class _Reader:
             self.source.mapped("request_user_input")
         else:
             self.source.warn(f"unknown event type {kind!r} skipped", line)
+
+    # --- Codex < 0.44 -------------------------------------------------------------------------
+
+    def legacy(self, record: Mapping[str, Any], line: int) -> None:
+        """One line of the legacy stream: settings, prompt or ``{"id", "msg"}`` event."""
+        msg = record.get("msg")
+        meta = self.transcript.metadata
+        if not isinstance(msg, Mapping):
+            if _is_config(record):
+                for key, name in (("model", "model"), ("workdir", "cwd")):
+                    if record.get(key):
+                        meta[name] = record[key]
+                self.source.mapped("config")
+            elif isinstance(record.get("prompt"), str):
+                self._add(UserMessage(text=record["prompt"]))
+                self.source.mapped("prompt")
+            else:
+                self.source.warn("not a codex exec event", line)
+            return
+        kind = f"msg/{msg.get('type')}"
+        if kind in RECORDS.ignored:
+            self.source.ignored(kind)
+            return
+        if kind not in RECORDS.mapped:
+            self.source.warn(f"unknown event type {kind!r} skipped", line, record_type=kind)
+            return
+        warnings = len(self.source.warnings)
+        self._legacy_event(kind, msg, line)
+        if len(self.source.warnings) == warnings:  # else accounted as warned about
+            self.source.mapped(kind)
+
+    def _legacy_event(self, kind: str, msg: Mapping[str, Any], line: int) -> None:
+        meta = self.transcript.metadata
+        text = msg.get("message")
+        text = text if isinstance(text, str) else ""
+        if kind == "msg/session_configured":
+            for key, name in (("session_id", "session_id"), ("model", "model")):
+                if isinstance(msg.get(key), str) and msg[key]:
+                    meta[name] = msg[key]
+        elif kind == "msg/agent_message" and text:
+            self._add(AssistantText(text=text))
+        elif kind == "msg/user_message" and text:
+            self._add(UserMessage(text=text))
+        elif kind in ("msg/agent_reasoning", "msg/agent_reasoning_raw_content"):
+            thought = msg.get("text")
+            if isinstance(thought, str) and thought:
+                summary = kind == "msg/agent_reasoning"
+                self._add(Thinking(text=thought, form="summary" if summary else "text"))
+        elif kind.endswith("_begin"):
+            self._begin(kind, msg)
+        elif kind.endswith("_end"):
+            self._end(kind, msg, line)
+        elif kind == "msg/plan_update":
+            args = {"explanation": msg.get("explanation"), "plan": _listed(msg.get("plan"))}
+            call_id = f"plan-{len(self.items)}"
+            result = plan_result(args, None)
+            call = self._made(call_id, "update_plan", args, "success", result, None, None)
+            self.items[call_id] = self._add(call)
+        elif kind == "msg/token_count":
+            self._token_count(msg)
+        elif kind == "msg/error":
+            self.transcript.append(AssistantError(message=text or "error"))
+            meta["outcome"] = "error"
+        elif kind == "msg/stream_error":
+            self.transcript.append(SystemNotice(text=text, level="warning", subtype="error"))
+        elif kind == "msg/background_event":
+            self.transcript.append(SystemNotice(text=text, subtype="background_event"))
+        elif kind == "msg/turn_aborted":
+            reason = msg.get("reason")
+            self.transcript.append(AbortMarker(reason=reason if isinstance(reason, str) else None))
+
+    def _add(self, entry: _E) -> _E:
+        self.response.append(self.transcript.append(entry))
+        return entry
+
+    def _begin(self, kind: str, msg: Mapping[str, Any]) -> None:
+        call_id = msg.get("call_id")
+        call_id = call_id if isinstance(call_id, str) and call_id else f"call-{len(self.items)}"
+        description: str | None
+        args: Any
+        if kind == "msg/exec_command_begin":
+            name, args = "exec_command", {"command": msg.get("command"), "cwd": msg.get("cwd")}
+            description = describe_args(name, args, self.transcript.metadata.get("cwd"))
+        elif kind == "msg/patch_apply_begin":
+            changes = msg.get("changes")
+            changes = changes if isinstance(changes, Mapping) else {}
+            listed = [{"path": path, "kind": _change_kind(c)} for path, c in changes.items()]
+            name, args = "apply_patch", {"changes": listed}
+            description = describe_args(
+                name, {"path": list(changes)}, self.transcript.metadata.get("cwd")
+            )
+        elif kind == "msg/mcp_tool_call_begin":
+            invocation = msg.get("invocation")
+            invocation = invocation if isinstance(invocation, Mapping) else {}
+            name = f"mcp__{invocation.get('server')}__{invocation.get('tool')}"
+            args = invocation.get("arguments")
+            description = describe_args(name, args)
+        else:  # web_search_begin: its query comes with its end
+            name, args, description = "web_search", {}, None
+        call = self._made(call_id, name, args, "unknown", None, None, description)
+        self.items[call_id] = self._add(call)
+
+    def _end(self, kind: str, msg: Mapping[str, Any], line: int) -> None:
+        call = self.items.get(str(msg.get("call_id")))
+        if not isinstance(call, ToolCall):
+            reason = f"{kind} for an unknown call_id {msg.get('call_id')!r} skipped"
+            self.source.warn(reason, line, record_type=kind)
+            return
+        changes: dict[str, Any] = {}
+        if kind == "msg/exec_command_end":
+            code = msg.get("exit_code")
+            changes["status"] = "success" if code == 0 else "error"
+            output = msg.get("aggregated_output") or "".join(
+                str(msg.get(k) or "") for k in ("stdout", "stderr")
+            )
+            changes["result"] = text_result(output) if isinstance(output, str) else None
+            duration = msg.get("duration")
+            if isinstance(duration, Mapping) and isinstance(duration.get("secs"), int):
+                nanos = duration.get("nanos")
+                changes["duration_ms"] = duration["secs"] * 1000 + (
+                    nanos / 1e6 if isinstance(nanos, int) else 0
+                )
+        elif kind == "msg/patch_apply_end":
+            changes["status"] = "success" if msg.get("success") is True else "error"
+            output = "".join(str(msg.get(k) or "") for k in ("stdout", "stderr"))
+            changes["result"] = text_result(output) if output else None
+        elif kind == "msg/mcp_tool_call_end":
+            outcome = msg.get("result")
+            outcome = outcome if isinstance(outcome, Mapping) else {}
+            ok, err = outcome.get("Ok"), outcome.get("Err")
+            failed = not isinstance(ok, Mapping) or ok.get("isError") is True
+            changes["status"] = "error" if failed else "success"
+            changes["result"] = mcp.call_result(
+                ok if isinstance(ok, Mapping) else {}, err if isinstance(err, str) else None
+            )
+        else:  # web_search_end
+            changes["args"] = {"query": msg.get("query")}
+            changes["description"] = describe_args("web_search", changes["args"])
+            changes["status"] = "success"
+        self.transcript.update(call, **changes)
+
+    def _token_count(self, msg: Mapping[str, Any]) -> None:
+        """One response's usage (the event's own counts until September 2025, then
+        ``info.last_token_usage``) on its entries; ``info.total_token_usage`` is the
+        thread's."""
+        info = msg.get("info")
+        last = info.get("last_token_usage") if isinstance(info, Mapping) else msg
+        usage = _token_usage(last)
+        if usage is not None:
+            attach_usage(self.response, usage, self.transcript)
+            add_into(self.totals, counts_of(usage))
+            self.transcript.metadata["usage"] = dict(self.totals)
+        total = _token_usage(info.get("total_token_usage")) if isinstance(info, Mapping) else None
+        if total is not None:
+            self.transcript.metadata["session_usage"] = counts_of(total)
+        self.response = []
 
     def _warn_once(self, reason: str, line: int, record: str) -> None:
         """Warn of ``reason`` on its first record only (the record is accounted as warned)."""
@@ -330,6 +556,24 @@ class _Reader:
             result=result,
             subagent=subagent,
         )
+
+
+def _change_kind(change: Any) -> str | None:
+    """A ``FileChange``'s kind: ``{"add": {…}}`` names it, an older unit variant is it."""
+    if isinstance(change, str):
+        return change
+    return next(iter(change), None) if isinstance(change, Mapping) else None
+
+
+def _token_usage(raw: Any) -> Usage | None:
+    """Codex's ``TokenUsage``: its input count holds the cached tokens."""
+    return usage_from(
+        raw,
+        input_tokens="input_tokens",
+        output_tokens="output_tokens",
+        cache_read_tokens="cached_input_tokens",
+        reasoning_tokens="reasoning_output_tokens",
+    )
 
 
 def _listed(value: Any) -> list[Any]:

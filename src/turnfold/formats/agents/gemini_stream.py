@@ -25,7 +25,8 @@ the events of ``packages/cli/src/nonInteractiveCli.ts``, each with a ``timestamp
 - ``error {severity, message}`` → ``error`` an :class:`~turnfold.model.AssistantError`,
   ``warning`` (loop detected, execution blocked) a warning :class:`~turnfold.model.SystemNotice`;
 - ``result {status, error?, stats}`` ends a run: ``status: "error"`` sets ``outcome`` ``error``
-  (H-6) and its ``error.message`` is an :class:`~turnfold.model.AssistantError`; ``stats`` is
+  (H-6) and its ``error.message`` is an :class:`~turnfold.model.AssistantError`, ``success``
+  clears it (of runs appended to one file, the outcome is the last one's); ``stats`` is
   the run's token usage, put on the run's last text (as the usage of its turn) and summed into
   ``metadata["usage"]``, with ``duration_ms``, ``tool_calls`` and per-model ``model_usage``.
   ``input_tokens`` counts the prompt, cached tokens (``cached``) included, as
@@ -320,7 +321,9 @@ class _Reader:
     def _result(self, record: Mapping[str, Any], stamp: str | None) -> None:
         meta = self.transcript.metadata
         error = record.get("error")
-        if record.get("status") == "error":
+        if record.get("status") == "success":
+            meta.pop("outcome", None)  # the outcome is the last run's: an earlier failure is past
+        elif record.get("status") == "error":
             meta["outcome"] = "error"
             message = error.get("message") if isinstance(error, Mapping) else None
             if isinstance(message, str) and message:
