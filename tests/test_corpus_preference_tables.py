@@ -190,14 +190,21 @@ def test_C1_a_table_of_llama_factory_ranking_rows_scans_a_run_a_row(
 
 
 @pytest.mark.parametrize("kind", ["parquet", "arrow", "pandas"])
-def test_C1_a_table_of_text_pairs_still_asks_for_the_messages(kind: str, tmp_path: Path) -> None:
-    """TRL's standard (text) preference rows are no run ``load`` reads, as JSON or in a table:
-    the scan says which columns there are rather than reading each row as an error."""
-    rows = [{"prompt": "2+2?", "chosen": "4", "rejected": "5"}]
-    with pytest.raises(turnfold.TranscriptFormatError):
-        turnfold.load(rows[0])
-    with pytest.raises(ValueError, match=r"which column holds the messages\?.*prompt, chosen"):
-        turnfold.scan(_source(kind, tmp_path, rows), workers=1)
+def test_C1_a_table_of_text_rows_reads_each_as_a_prompt_and_its_replies(
+    kind: str, tmp_path: Path
+) -> None:
+    """TRL's standard rows, text in every column: a preference row is the user's prompt, the
+    rejected reply marked and the chosen one the answer; a prompt-completion row the prompt
+    and its completion. As JSON (they were no run ``load`` read) and as a table (whose scan
+    asked which column held the messages)."""
+    pairs = [{"prompt": "2+2?", "chosen": "4", "rejected": "5", "source": "math"}] * 2
+    completions = [{"prompt": "2+2?", "completion": "4", "reward": 1.0}] * 2
+    for rows, texts in ((pairs, ["2+2?", "5", "4"]), (completions, ["2+2?", "4"])):
+        expected = turnfold.load(rows[0])
+        assert [e.text for e in expected.entries] == texts  # type: ignore[attr-defined]
+        corpus = turnfold.scan(_source(kind, tmp_path, rows), workers=1, cache=False)
+        assert (len(corpus), corpus.errors) == (2, 0)
+        assert corpus[corpus.keys[0]].entries == expected.entries
 
 
 def test_C5_a_preference_parquet_file_is_read_in_parts(

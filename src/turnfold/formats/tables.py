@@ -75,19 +75,20 @@ JOIN = "+"
 #: The messages "column" of a prompt-completion table: its ``prompt`` and ``completion``
 #: columns, named as ``find_messages`` names the run of such a row.
 PROMPT_COMPLETION = JOIN.join((PROMPT, COMPLETION))
-_LIST, _LIST_OR_TEXT = frozenset({"list"}), frozenset({"list", "text"})
+_LIST, _TEXT = frozenset({"list"}), frozenset({"text"})
+_LIST_OR_TEXT = _LIST | _TEXT
 #: The runs a table holds over several columns, as a virtual messages column and the kinds of
-#: cell each of its columns must hold (:func:`column_kinds`) for it to be picked when no
-#: column is named as messages are; looked for in this order, a preference table's prompt
-#: before its implicit prompt. A completion may be text (a sampled reply, as GRPO logs keep
-#: it); a preference pair's prompt and replies are lists of messages, the text form (a
-#: ``prompt`` string) being no run ``load`` reads. LLaMA-Factory's v1 ranking rows hold their
-#: pair as ``chosen_messages`` and ``rejected_messages``.
-SPLIT_RUNS: dict[str, tuple[frozenset[str], ...]] = {
-    PROMPT_COMPLETION: (_LIST, _LIST_OR_TEXT),
-    JOIN.join((PROMPT, CHOSEN, REJECTED)): (_LIST, _LIST, _LIST),
-    JOIN.join((CHOSEN, REJECTED)): (_LIST, _LIST),
-    JOIN.join(("chosen_messages", "rejected_messages")): (_LIST, _LIST),
+#: cell its columns must hold (:func:`column_kinds`; each tuple one way to hold the run) for it
+#: to be picked when no column is named as messages are; looked for in this order, a
+#: preference table's prompt before its implicit prompt. A completion may be text (a sampled
+#: reply, as GRPO logs keep it); TRL's standard rows are text in every column (a prompt and
+#: its completion, or its two replies). LLaMA-Factory's v1 ranking rows hold their pair as
+#: ``chosen_messages`` and ``rejected_messages``.
+SPLIT_RUNS: dict[str, tuple[tuple[frozenset[str], ...], ...]] = {
+    PROMPT_COMPLETION: ((_LIST, _LIST_OR_TEXT), (_TEXT, _TEXT)),
+    JOIN.join((PROMPT, CHOSEN, REJECTED)): ((_LIST, _LIST, _LIST), (_TEXT, _TEXT, _TEXT)),
+    JOIN.join((CHOSEN, REJECTED)): ((_LIST, _LIST),),
+    JOIN.join(("chosen_messages", "rejected_messages")): ((_LIST, _LIST),),
 }
 
 
@@ -235,8 +236,10 @@ def messages_column(names: list[str], messages: str | None, types: dict[str, Any
     for name in MESSAGE_KEYS:  # the names that say "these are the messages"
         if name in names:
             return name
-    for run, kinds in SPLIT_RUNS.items():
-        if all(types.get(n) in k for n, k in zip(read_columns(run), kinds, strict=True)):
+    for run, ways in SPLIT_RUNS.items():
+        columns = read_columns(run)
+        if any(all(types.get(n) in k for n, k in zip(columns, kinds, strict=True))
+               for kinds in ways):  # fmt: skip
             return run
     lists = [n for n in names if types.get(n) == "list"]
     if len(lists) == 1:

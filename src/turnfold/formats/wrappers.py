@@ -79,16 +79,28 @@ PROMPT, COMPLETION = "prompt", "completion"
 def _prompt_completion(document: Mapping[str, Any]) -> FoundMessages | None:
     """The run of a prompt-completion row: its prompt's messages, then its completion's (an
     empty completion, a rollout that failed, is none; one that is text is the assistant's
-    message); None for any other row (a prompt that is text is no conversation)."""
+    message); a prompt that is text (TRL's standard rows, OpenAI's legacy fine-tuning rows)
+    is the user's message when the completion is text too; None for any other row."""
     prompt, completion = document.get(PROMPT), document.get(COMPLETION)
     if isinstance(completion, str):  # the model's text, as GRPO logs keep a sampled reply
-        completion = [{"role": "assistant", "content": completion}]
+        completion = [_said("assistant", completion)]
+        if _text(prompt):
+            prompt = [_said("user", prompt)]
     if not _mostly_messages(prompt) or not isinstance(completion, list):
         return None
     if completion and not _mostly_messages(completion):
         return None
     rest = {k: v for k, v in document.items() if k not in (PROMPT, COMPLETION)}
     return FoundMessages([*prompt, *completion], f"{PROMPT}+{COMPLETION}", rest)
+
+
+def _text(value: Any) -> TypeGuard[str]:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _said(role: str, text: str) -> dict[str, Any]:
+    """A row's text as the Chat message of ``role`` it stands for."""
+    return {"role": role, "content": text}
 
 
 #: A conversational preference row's replies (TRL's ``chosen`` and ``rejected`` columns).
@@ -98,8 +110,17 @@ CHOSEN, REJECTED = "chosen", "rejected"
 def _chat_pair(document: Mapping[str, Any]) -> FoundMessages | None:
     """The run of a conversational preference row: its conversation and chosen reply, its
     rejected reply beside them; None for any other row. Without a ``prompt`` list, the messages
-    both lists start with are the conversation."""
+    both lists start with are the conversation. A standard row (TRL's: ``prompt``, ``chosen``
+    and ``rejected`` all text) is the user's prompt and two replies."""
     chosen, rejected = document.get(CHOSEN), document.get(REJECTED)
+    if _text(document.get(PROMPT)) and isinstance(chosen, str) and isinstance(rejected, str):
+        document = {
+            **document,
+            PROMPT: [_said("user", document[PROMPT])],
+            CHOSEN: [_said("assistant", chosen)],
+            REJECTED: [_said("assistant", rejected)],
+        }
+        chosen, rejected = document[CHOSEN], document[REJECTED]
     if not _mostly_messages(chosen) or not _mostly_messages(rejected):
         return None
     prompt = document.get(PROMPT)
