@@ -21,12 +21,19 @@ from typing import Any
 SERVER_CALLS = ("server_tool_call", "server_tool_use", "mcp_tool_use")
 
 
+#: LangChain.js's message classes, by the name that ends a serialized message's ``id``.
+JS_TYPES = {"AIMessage": "ai", "AIMessageChunk": "ai", "ToolMessage": "tool"}
+
+
 def _fields(record: Any) -> tuple[str, dict[str, Any]]:
     if not isinstance(record, dict):
         return "", {}
     if record.get("lc") == 1:
         kwargs = record.get("kwargs") or {}
-        return str(kwargs.get("type", "")), kwargs
+        # LangChain.js writes no type in kwargs: the class name ends the id.
+        names = record.get("id") or [""]
+        kind = kwargs.get("type") or JS_TYPES.get(str(names[-1]), "")
+        return str(kind), kwargs
     data = record.get("data")
     return str(record.get("type", "")), data if isinstance(data, dict) else {}
 

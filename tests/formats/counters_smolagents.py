@@ -19,7 +19,7 @@ from typing import Any
 def count_steps(steps: list[Any]) -> int:
     count = 0
     for step in steps:
-        if not isinstance(step, dict) or "step_number" not in step:
+        if not isinstance(step, dict) or not ("step_number" in step or "step" in step):
             continue
         calls = step.get("tool_calls") or (step.get("model_output_message") or {}).get("tool_calls")
         for call in calls or []:

@@ -789,3 +789,39 @@ def test_L4_other_adk_objects_are_refused_by_name() -> None:
         turnfold.load([LlmAgent(name="calc", model="scripted-1")])
     assert "LlmAgent is not a session" in str(raised.value)
     assert "<object>" in str(raised.value)
+
+
+def test_A1_events_saved_without_their_session_read_as_one() -> None:
+    """``{"events": [...]}`` with no session fields around it, as the ADK records its own
+    sample runs (google/adk-python ``contributing/samples/tools/parallel_functions/tests/``,
+    camelCase): read, not refused as "no ADK session"."""
+    path = FIXTURES / "adk_real_sample-recording_events-only_parallel-calls.json"
+    assert _format_of(path) == "adk"
+    transcript = turnfold.load(path)
+    assert transcript.warnings == []
+    calls = transcript.tool_calls()
+    assert [(c.name, c.status) for c in calls] == [
+        ("get_weather", "success"), ("get_currency_rate", "success"),
+    ]  # fmt: skip
+    assert calls[0].result is not None
+    assert "rainy" in calls[0].result.text
+    assert isinstance(transcript.entries[-1], AssistantText)
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
+def test_L3_calls_and_responses_without_ids_are_paired_by_name_in_order() -> None:
+    """An ADK session of December 2024 (google/adk-python's own test fixture) gives the
+    model's ``function_call`` no id and its ``function_response`` none either: the response
+    settles the oldest open call of its name instead of being dropped as unknown."""
+    path = FIXTURES / "adk_real_pre-release-2024-12_session_calls-without-ids.json"
+    transcript = turnfold.load(path)
+    assert transcript.warnings == []
+    assert [(c.name, c.status) for c in transcript.tool_calls()] == [("update_fc", "success")]
+    twice = [{"function_call": {"name": "look", "args": {"q": n}}} for n in ("a", "b")]
+    answers = [{"function_response": {"name": "look", "response": {"result": n}}} for n in "AB"]
+    events = [_event("user", [{"text": "Look twice."}]), _event("root", twice)]
+    transcript = turnfold.load([*events, _event("root", answers)])
+    assert [(c.args, c.result and c.result.text) for c in transcript.tool_calls()] == [
+        ({"q": "a"}, "A"), ({"q": "b"}, "B"),
+    ]  # fmt: skip

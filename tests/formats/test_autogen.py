@@ -676,3 +676,18 @@ def test_L2_detection_needs_agentchat_messages_not_just_a_messages_key() -> None
     chat = {"messages": [{"role": "user", "content": "hi"}]}
     assert _format_of(chat) != "autogen"
     assert _format_of(json.loads(SWARM.read_text(encoding="utf-8"))) == "autogen"
+
+
+def test_A1_a_saved_run_stream_s_closing_task_result_is_read_once() -> None:
+    """``run_stream`` yields the messages, then the ``TaskResult`` that holds them again:
+    saved as one list (each item's dump), the result gives its ``stop_reason`` and its copy of
+    the messages is not read twice, nor skipped as no message."""
+    messages = json.loads(MESSAGES.read_text(encoding="utf-8"))
+    result = json.loads(RESULT.read_text(encoding="utf-8"))
+    alone = turnfold.load(RESULT)
+    stream = turnfold.load([*messages, {**result, "stop_reason": "Maximum number of turns"}])
+    assert stream.warnings == []
+    assert stream.metadata["stop_reason"] == "Maximum number of turns"
+    assert len(stream.tool_calls(nested=True)) == len(alone.tool_calls(nested=True))
+    assert stream.accounting is not None
+    assert stream.accounting.unaccounted == []

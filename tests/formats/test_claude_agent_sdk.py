@@ -582,3 +582,48 @@ def test_A3_the_module_and_a_saved_run_need_no_sdk_import() -> None:
         "assert 'claude_agent_sdk' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+#: Messages of claude-agent-sdk 0.1.10 saved with ``dataclasses.asdict``, hand-made in the shape
+#: of that release's ``types.py`` (anthropics/claude-agent-sdk-python, tag v0.1.10): an
+#: ``AssistantMessage`` has no ``message_id`` and a ``UserMessage`` no ``tool_use_result`` yet.
+_SONNET = "claude-sonnet-4-5-20250929"
+_OLDER_RELEASE = [
+    {"subtype": "init", "data": {"type": "system", "subtype": "init", "session_id": "s1",
+                                 "model": _SONNET, "tools": ["Bash", "Task"]}},
+    {"content": [{"text": "I'll check, and ask a helper."},
+                 {"id": "toolu_01", "name": "Bash", "input": {"command": "ls /nope"}},
+                 {"id": "toolu_02", "name": "Task",
+                  "input": {"description": "Look", "prompt": "Find the file."}}],
+     "model": _SONNET, "parent_tool_use_id": None, "error": None},
+    {"content": [{"tool_use_id": "toolu_01", "content": "ls: no /nope", "is_error": True}],
+     "parent_tool_use_id": None},
+    {"content": "Find the file.", "parent_tool_use_id": "toolu_02"},
+    {"content": [{"text": "At /tmp/f."}], "model": "claude-haiku-4-5-20251001",
+     "parent_tool_use_id": "toolu_02", "error": None},
+    {"content": [{"tool_use_id": "toolu_02", "content": [{"type": "text", "text": "At /tmp/f."}],
+                  "is_error": None}], "parent_tool_use_id": None},
+    {"content": [{"text": "It is /tmp/f."}], "model": _SONNET, "parent_tool_use_id": None,
+     "error": None},
+    {"subtype": "success", "duration_ms": 5210, "duration_api_ms": 4800, "is_error": False,
+     "num_turns": 3, "session_id": "s1", "total_cost_usd": 0.0123, "usage": None,
+     "result": "It is /tmp/f.", "structured_output": None},
+]  # fmt: skip
+
+
+def test_A1_messages_of_releases_before_message_id_are_read(tmp_path: Path) -> None:
+    """Until 0.2.141 the SDK's ``AssistantMessage`` had no ``message_id`` (and before 0.1.30
+    its ``UserMessage`` no ``tool_use_result``): such a saved run was refused as no
+    transcript. Its messages are known by their fields, and read like a current release's."""
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(_OLDER_RELEASE), encoding="utf-8")
+    assert which_format(open_source(path)[0]) == "claude-agent-sdk"
+    transcript = turnfold.load(path)
+    assert transcript.warnings == []
+    calls = transcript.tool_calls()
+    assert [(c.name, c.status) for c in calls] == [("Bash", "error"), ("Task", "success")]
+    assert calls[1].subagent is not None
+    assert calls[1].subagent.transcript is not None
+    assert [c.name for c in transcript.tool_calls(nested=True)] == ["Bash", "Task"]
+    assert isinstance(transcript.entries[-1], AssistantText)
+    assert transcript.entries[-1].text == "It is /tmp/f."

@@ -1383,3 +1383,24 @@ def test_A1_A2_a_call_stopped_in_a_handoff_s_child_waits_there_and_its_observers
     follower.close()
     assert heard == [("d1", ("status",), "confirming"), ("d2", ("status",), "unknown")]
     assert _pending(transcript) == _pending(loaded)
+
+
+def test_A1_the_responses_reasoning_item_in_additional_kwargs_is_thinking() -> None:
+    """LangChain.js and langchain-openai's v0 output keep an OpenAI Responses reasoning item
+    in ``additional_kwargs["reasoning"]``, not in the content: its summary is the thinking
+    (a real LangGraph.js state, gpt-5; its encrypted content alone, a redacted thought)."""
+    path = FIXTURES / "langgraphjs_real_values-state_responses-reasoning.json"
+    transcript = turnfold.load(path)
+    assert transcript.warnings == []
+    thinking = [e for e in transcript.entries if isinstance(e, Thinking)]
+    assert len(thinking) == 1
+    assert thinking[0].form == "summary"
+    assert thinking[0].text is not None
+    assert thinking[0].text.startswith("**Deleting a file**")
+    assert [(c.name, c.status) for c in transcript.tool_calls()] == [("delete_file", "success")]
+    hidden = {"type": "reasoning", "summary": [], "encrypted_content": "gAAA"}
+    ai = {"type": "ai", "data": {"content": "Done.", "additional_kwargs": {"reasoning": hidden}}}
+    entries = turnfold.load([{"type": "human", "data": {"content": "Go."}}, ai]).entries
+    assert [(type(e).__name__, getattr(e, "form", None)) for e in entries[1:]] == [
+        ("Thinking", "encrypted"), ("AssistantText", None),
+    ]  # fmt: skip

@@ -602,3 +602,22 @@ def test_A3_the_module_imports_without_pydantic_ai_and_imports_none_of_it() -> N
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.split() == ["pydantic-ai", "hi"]
+
+
+def test_A1_usage_of_releases_before_0_7_is_read_by_its_old_names() -> None:
+    """pydantic-ai before 0.7 saved each response's ``Usage`` as ``request_tokens`` /
+    ``response_tokens`` (``total_tokens``, ``requests``, ``details``); hand-made in that shape
+    (pydantic-ai 0.4 ``usage.py``), its counts are the response's input and output."""
+    messages = [
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Roll.",
+                                       "timestamp": "2025-06-21T12:30:34.839940Z"}]},
+        {"kind": "response", "model_name": "deepseek-chat", "timestamp": "2025-06-21T12:30:35Z",
+         "parts": [{"part_kind": "text", "content": "A four."}],
+         "usage": {"requests": 1, "request_tokens": 2951, "response_tokens": 423,
+                   "total_tokens": 3374, "details": None}},
+    ]  # fmt: skip
+    transcript = turnfold.load(messages)
+    assert transcript.warnings == []
+    usage = transcript.entries[-1].usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.output_tokens) == (2951, 423)

@@ -797,3 +797,29 @@ def test_A2_a_long_run_follows_and_loads_with_every_call(
     assert figures["steps_dicts"] == steps + 2  # the task, the calls, the answer
     with capsys.disabled():
         print("\n" + runs.report(figures, steps))
+
+
+def test_A1_steps_of_smolagents_before_1_19_are_read() -> None:
+    """smolagents 1.8 to 1.18 named an action step's number ``step`` and, before 1.17, kept
+    ``start_time`` / ``end_time`` / ``duration`` on the step instead of ``timing``: a real
+    1.12.0 run (a scripted model; ``get_succinct_steps()`` saved with ``default=str``, as
+    its users did, so ``model_output_message`` is its repr) reads like a current one."""
+    path = FIXTURES / "smolagents_v1.12.0_succinct-steps_tool-error.json"
+    assert _format_of(path) == "smolagents"
+    transcript = turnfold.load(path)
+    assert transcript.warnings == []
+    calls = transcript.tool_calls()
+    assert [(c.name, c.status) for c in calls] == [("add", "success"), ("explode", "error")]
+    assert calls[0].result is not None
+    assert calls[0].result.text == "5"
+    assert calls[1].result is not None
+    assert "boom: testing" in calls[1].result.text
+    assert all(c.timestamp is not None for c in calls)
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == "5"
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    old_plan = {"model_input_messages": [], "model_output_message": None, "plan": "1. add"}
+    planned = turnfold.load([{"task": "Add.", "task_images": None}, old_plan])
+    assert [type(e).__name__ for e in planned.entries] == ["UserMessage", "Thinking"]

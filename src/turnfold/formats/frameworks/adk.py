@@ -3,8 +3,9 @@
 (``session.model_dump_json()``, ``event.model_dump(mode="json")``; the camelCase spelling of
 ``by_alias=True``, which ``adk web``'s API sends, reads the same).
 
-Input shapes: a session document ``{id, app_name, user_id, state, events, last_update_time}``,
-a list of events, or one event. An event is ``{author, invocation_id, content: {role, parts},
+Input shapes: a session document ``{id, app_name, user_id, state, events, last_update_time}``
+(or ``{"events": [...]}`` alone, as the ADK records its sample runs), a list of events, or one
+event. An event is ``{author, invocation_id, content: {role, parts},
 actions, node_info: {path}, branch, usage_metadata, model_version, timestamp, error_code,
 error_message, partial, id}``; its ``content`` is a genai ``Content``. ``load`` turns a
 ``Session`` or ``Event`` object into the same JSON by the ADK's own serialization; any other
@@ -20,7 +21,8 @@ Mapping, per event:
   ``executable_code`` → a ``code_execution`` call settled by the next
   ``code_execution_result`` (``OUTCOME_OK`` success, any other outcome error); inline or file
   data the model returned → a :class:`SystemNotice`; the author in ``meta["agent"]``;
-- a ``function_response`` part settles the call with its id: a response holding ``error``
+- a ``function_response`` part settles the call with its id (without one, as in sessions
+  of ADK's pre-release, the oldest open call of its name): a response holding ``error``
   is ``error`` (ADK's own ``on_tool_error_callback`` convention), any other response
   ``success``: the ADK sends a response only for a tool that returned, so a response without
   an error is the ADK's own success signal. ``{"result": x}`` shows ``x``;
@@ -169,11 +171,12 @@ def is_event(value: Any) -> bool:
 
 
 def is_session(value: Any) -> bool:
-    return (
-        isinstance(value, Mapping)
-        and isinstance(value.get("events"), list)
-        and any(k in value for k in SESSION_KEYS)
-    )
+    """A session document; ``{"events": [...]}`` alone is one too when its events are the
+    ADK's: the ADK's own recorded runs (``contributing/samples/*/tests/*.json``) and events
+    saved without the session around them are written so."""
+    if not (isinstance(value, Mapping) and isinstance(value.get("events"), list)):
+        return False
+    return any(k in value for k in SESSION_KEYS) or any(is_event(e) for e in value["events"][:30])
 
 
 def _classify(value: Any) -> int:
@@ -231,6 +234,9 @@ class AdkBuilder(TranscriptBuilder):
         self.calls: dict[str, tuple[ToolCall, _Scope]] = {}
         #: Calls without a result yet, by id: an error event of their agent fails them.
         self.open: dict[str, ToolCall] = {}
+        #: The keys made up for calls written without an id (ADK releases before 1.0 gave the
+        #: model's calls none): their responses, without one too, go by name.
+        self.id_less: set[str] = set()
         #: The last response of each long-running call (``long_running_tool_ids``), by id:
         #: the response a later one replaces is kept in that call's ``meta``.
         self.responses: dict[str, Any] = {}
@@ -498,7 +504,8 @@ class AdkBuilder(TranscriptBuilder):
         name = raw_name if isinstance(raw_name, str) else ""
         call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else ""
         if not call_id:  # the ADK gives every call an id; one missing still needs a key
-            call_id = f"{event.get('id') or 'event'}:{name}"
+            call_id = f"{event.get('id') or 'event'}:{name}:{len(self.id_less)}"
+            self.id_less.add(call_id)
         args = parse_arguments(plain_value(call.get("args")))
         meta: dict[str, Any] = {"agent": agent} if agent else {}
         running = field(event, "long_running_tool_ids")
@@ -578,7 +585,7 @@ class AdkBuilder(TranscriptBuilder):
             response = field(part, "function_response")
             if not isinstance(response, Mapping):
                 continue
-            call_id = response.get("id")
+            call_id = response.get("id") or self._id_less_call(response.get("name"))
             found = self.calls.get(call_id) if isinstance(call_id, str) else None
             if found is None:
                 self.warn(f"a function response for an unknown call id {call_id!r} skipped", line)
@@ -597,6 +604,14 @@ class AdkBuilder(TranscriptBuilder):
                 changes["ended_at"] = ts
             owner.transcript.update(call, status=status, result=result, **changes)
             self._refresh(call)
+
+    def _id_less_call(self, name: Any) -> str | None:
+        """The key of the oldest open call of ``name`` written without an id: a response
+        without one answers it (the order the ADK ran and answered them in)."""
+        return next(
+            (key for key, call in self.open.items() if key in self.id_less and call.name == name),
+            None,
+        )
 
     def _long_running(
         self, call: ToolCall, raw: Any, event: Mapping[str, Any], failed: bool,

@@ -971,13 +971,43 @@ def read(source: Source) -> Transcript:
             first = line if first is None else first
             _feed(source, builder, message, line)
     else:
+        read_before = 0  # messages read when the last TaskResult of the list came
         for line, message in source.records():
             first = line if first is None else first
+            if _is_saved_result(message):
+                repeats = builder.recognized > read_before
+                _stream_result(source, builder, message, line, repeats=repeats)
+                read_before = builder.recognized
+                continue
             _feed(source, builder, message, line)
     builder.finish()
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first, "no AgentChat message")
     return transcript
+
+
+def _is_saved_result(value: Any) -> bool:
+    """A ``TaskResult`` saved in a list: the last item of ``run_stream``, kept with the rest."""
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("messages"), list)
+        and value.keys() <= {"messages", "stop_reason"}
+    )
+
+
+def _stream_result(
+    source: Source, builder: AutogenBuilder, result: Mapping[str, Any], line: int, *,
+    repeats: bool,
+) -> None:  # fmt: skip
+    """The ``TaskResult`` that ends a saved ``run_stream``: its ``stop_reason`` is kept; its
+    messages are the stream's own again when messages came before it (read once), else the
+    run itself (a list of ``TaskResult``s)."""
+    if result.get("stop_reason") is not None:
+        builder.transcript.metadata["stop_reason"] = result["stop_reason"]
+    source.mapped("TaskResult")
+    if not repeats:
+        for message in result["messages"]:
+            _feed(source, builder, message, line)
 
 
 def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> None:
@@ -1077,6 +1107,9 @@ RECORDS = Records(
         "ModelClientStreamingChunkEvent": "the text so far of the message full_message_id "
         "names, which replaces it",
         "stop_reason": "metadata['stop_reason']",
+        "TaskResult": "the TaskResult a saved run_stream list ends with: its stop_reason as "
+        "metadata['stop_reason']; its messages, the stream's again, read only when none came "
+        "before it",
         "other key": "other top-level scalars of the document: metadata under their names",
     },
     ignored={

@@ -14,8 +14,9 @@ Input shapes: a list (or tuple) of the SDK's messages, or one message; a list of
 ``SessionMessage`` objects ``get_session_messages()`` reads back; and the SDK's only saved
 form, the messages saved with ``dataclasses.asdict`` (a JSON array, or JSON lines), which
 drops every block's type: each block's type is recovered from its fields, which differ per
-block class. The stream-json lines themselves (``plain``'s output, the CLI's own output)
-load as ``claude-stream-json``.
+block class, and each message's class from its own fields (older releases wrote fewer). The
+stream-json lines themselves (``plain``'s output, the CLI's own output) load as
+``claude-stream-json``.
 
 Mapping (see ``claude-stream-json`` for the details):
 
@@ -224,7 +225,22 @@ def _kind_of_dict(value: Mapping[str, Any]) -> str | None:
         return "assistant"
     if {"content", "tool_use_result", "parent_tool_use_id"} <= value.keys():
         return "user"
+    # Releases before 0.2.141 (and claude-code-sdk) wrote fewer fields: an AssistantMessage
+    # without ``message_id``, a UserMessage without ``tool_use_result`` (before 0.1.30). Their
+    # fields and no other ones tell them apart.
+    if isinstance(value.get("content"), list) and "model" in value and value.keys() <= _ASSISTANT:
+        return "assistant"
+    if "content" in value and value.keys() <= _USER:
+        return "user"
     return None
+
+
+#: The fields ``asdict`` writes for ``AssistantMessage`` and ``UserMessage``, in any release.
+_ASSISTANT = frozenset(
+    {"content", "model", "parent_tool_use_id", "error", "usage", "message_id", "stop_reason",
+     "session_id", "uuid"}
+)  # fmt: skip
+_USER = frozenset({"content", "uuid", "parent_tool_use_id", "tool_use_result", "origin"})
 
 
 def _block_of_dict(block: Any) -> Any:
@@ -295,6 +311,8 @@ def _classify(value: Any) -> int:
     if not isinstance(value, Mapping):
         return NOT_MINE
     kind = _kind_of_dict(value)
+    if kind == "user" and value.keys() == {"content"}:
+        return READABLE  # claude-code-sdk 0.0.20's UserMessage: a field any dict may have
     if kind in ("assistant", "user", "result", "system"):
         return DISTINCTIVE
     return NOT_MINE if kind is None else READABLE

@@ -519,6 +519,13 @@ class LangChainBuilder(MessageBuilder):
         reasoning = extra.get("reasoning_content") if extra and type(extra) is dict else None
         if type(reasoning) is str and reasoning.strip():
             entries.append(Thinking(text=reasoning, meta=dict(meta)))
+        # The OpenAI Responses reasoning item, where langchain-openai's v0 output and
+        # LangChain.js keep it (its summary, or only its encrypted content).
+        item = extra.get("reasoning") if extra and type(extra) is dict else None
+        thought = _reasoning(item) if isinstance(item, Mapping) else None
+        if thought is not None:
+            thought.meta = dict(meta)
+            entries.append(thought)
         content = data.get("content")
         later: list[Settlement] = []
         if type(content) is str:
@@ -1848,7 +1855,8 @@ def _answer(transcript: Transcript) -> str | None:
 RECORDS = Records(
     mapped={
         "human": "UserMessage (text; images and files counted in meta)",
-        "ai": "Thinking (thinking/reasoning blocks, additional_kwargs.reasoning_content), "
+        "ai": "Thinking (thinking/reasoning blocks, additional_kwargs.reasoning_content, "
+        "the Responses reasoning item in additional_kwargs.reasoning), "
         "AssistantText (model from response_metadata, usage_metadata as Usage), a ToolCall "
         "per tool_calls item (one batch), invalid_tool_calls as calls with status error; a "
         "provider's own tools (server_tool_use / mcp_tool_use, server_tool_call) as calls "

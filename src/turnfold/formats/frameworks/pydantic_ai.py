@@ -395,8 +395,8 @@ def args_of(raw: Any) -> Any:
 
 
 def _usage_of(raw: Any) -> tuple[Usage | None, dict[str, Any] | None]:
-    """``RequestUsage`` as a :class:`Usage` (0 is pydantic-ai's "not reported") and its
-    ``details``."""
+    """``RequestUsage`` (or the ``Usage`` of releases before 0.7) as a :class:`Usage` (0 is
+    pydantic-ai's "not reported") and its ``details``."""
     if not isinstance(raw, Mapping):
         return None, None
 
@@ -404,9 +404,10 @@ def _usage_of(raw: Any) -> tuple[Usage | None, dict[str, Any] | None]:
         value = as_int(raw.get(key))
         return value if value else None
 
+    # Before 0.7, pydantic-ai's ``Usage`` named them ``request_tokens`` / ``response_tokens``.
     usage = Usage(
-        input_tokens=count("input_tokens"),
-        output_tokens=count("output_tokens"),
+        input_tokens=count("input_tokens") or count("request_tokens"),
+        output_tokens=count("output_tokens") or count("response_tokens"),
         cache_read_tokens=count("cache_read_tokens"),
         cache_write_tokens=count("cache_write_tokens"),
         reasoning_tokens=count("output_reasoning_tokens"),

@@ -11,7 +11,9 @@ system prompt, the agent's name and model, and each managed agent's own document
 ``task`` a ``TaskStep``, ``system_prompt`` alone a ``SystemPromptStep``, ``output`` alone a
 ``FinalAnswerStep``. :func:`plain` writes the same records from the step objects by reading
 their fields (without the history each step re-sends, ``model_input_messages``, which makes
-``step.dict()`` quadratic in the run's length), so objects and files read alike.
+``step.dict()`` quadratic in the run's length), so objects and files read alike. Steps saved by
+smolagents 1.8 to 1.18 (``step`` for ``step_number``, timing fields on the step) are read as
+:func:`current_step` makes them.
 
 Mapping:
 
@@ -171,7 +173,34 @@ def step_kind(record: Any) -> str | None:
     return None
 
 
+#: The timing fields smolagents before 1.17 kept on an action step itself.
+_OLD_TIMING = ("start_time", "end_time", "duration")
+
+
+def current_step(record: Any) -> Any:
+    """A step record of smolagents 1.8 to 1.18 in the shape later releases write, else the
+    record as it is. Before 1.19 ``ActionStep.dict()`` named the number ``step``, and before
+    1.17 kept ``start_time`` / ``end_time`` / ``duration`` on the step rather than in
+    ``timing``; a ``PlanningStep`` had no ``timing`` before 1.17."""
+    if not isinstance(record, Mapping):
+        return record
+    if "step" in record and "step_number" not in record and "tool_calls" in record:
+        timing = record.get("timing")
+        if not isinstance(timing, Mapping) and "start_time" not in record:
+            return record
+        out = {k: v for k, v in record.items() if k != "step" and k not in _OLD_TIMING}
+        out["step_number"] = record["step"]
+        out["timing"] = timing if isinstance(timing, Mapping) else {
+            name: record.get(name) for name in _OLD_TIMING
+        }  # fmt: skip
+        return out
+    if "plan" in record and "timing" not in record and "model_output_message" in record:
+        return {**record, "timing": {}}
+    return record
+
+
 def _classify(record: Any) -> int:
+    record = current_step(record)
     kind = step_kind(record)
     if kind in ("ActionStep", "PlanningStep"):
         timing = record["timing"]
@@ -1191,6 +1220,7 @@ def _feed(source: Source, builder: StepsBuilder, record: Any, line: int) -> None
     if isinstance(record, MalformedLine):
         source.warn(record.reason, line, record_type=type_of_record(record))
         return
+    record = current_step(record)
     kind = step_kind(record)
     if kind is not None:
         warned = len(builder.transcript.warnings)
