@@ -23,7 +23,7 @@ from turnfold.model import (
     ToolStatus,
     Transcript,
     Usage,
-    bare,
+    maker,
 )
 from turnfold.tools import tool_category
 
@@ -70,14 +70,12 @@ _ANY_DESCRIPTION_KEY = frozenset().union(*_DESCRIPTION_KEY_SETS.values())
 
 def parse_arguments(raw: Any) -> Any:
     """Tool arguments as a JSON value: a JSON string is parsed, anything unparsable kept as is."""
-    if type(raw) is dict:  # already parsed (Anthropic's ``input``)
-        return raw
     if isinstance(raw, str):
         try:
             return codec.loads(raw)
         except ValueError:
             return raw
-    return raw
+    return raw  # already parsed (Anthropic's ``input``), or no JSON text
 
 
 def relative(path: str, cwd: str | None) -> str:
@@ -153,15 +151,14 @@ def text_result(
     structured: Any = None,
 ) -> ToolResult:
     """A tool result from output text, its kind detected unless given (no ``images``: none)."""
-    result = bare(ToolResult)  # ToolResult(...) at half the cost: one per call of a load
-    ToolResult.__init__(
-        result,
-        text=text,
-        kind=kind or result_kind(text),
-        images=[] if images is None else images,
-        structured=structured,
+    return _new_result(
+        text, kind or result_kind(text), [] if images is None else images, structured
     )
-    return result
+
+
+#: ``ToolResult(text=, kind=, images=, structured=)`` at a third of the cost: one per call of a
+#: load (:func:`~turnfold.model.maker`).
+_new_result = maker(ToolResult, "text", "kind", "images", "structured")
 
 
 def text_and_images(
@@ -261,16 +258,20 @@ def counted_usage(
         and reasoning_tokens is None
     ):
         return None
-    usage = bare(Usage)  # Usage(...) at half the cost: one per model response of a load
-    Usage.__init__(
-        usage,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        cache_read_tokens=cache_read_tokens,
-        cache_write_tokens=cache_write_tokens,
-        reasoning_tokens=reasoning_tokens,
+    return _new_usage(
+        input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens
     )
-    return usage
+
+
+#: ``Usage(...)`` of its counts at a third of the cost: one per model response of a load.
+_new_usage = maker(
+    Usage,
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
 
 
 def usage_from(

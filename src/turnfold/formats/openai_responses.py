@@ -91,7 +91,7 @@ from turnfold.model import (
     Transcript,
     Usage,
     UserMessage,
-    bare,
+    maker,
 )
 from turnfold.usage import attach_usage
 
@@ -384,11 +384,12 @@ def describe_call(
 ) -> str | None:
     """``common.describe_args``, except that a patch is described by the files it touches
     (``patch``: the call's :func:`patch_text`, when the caller has it already)."""
-    if isinstance(patch, NotComputed):
-        patch = patch_text(name, args)
-    if patch is not None and name == _PATCH_TOOL:
-        files = [relative(f, cwd) for f in patch_files(patch)]
-        return describe_args(name, {"path": files}, cwd) if files else None
+    if patch is not None:  # (most calls apply none: one test)
+        if isinstance(patch, NotComputed):
+            patch = patch_text(name, args)
+        if patch is not None and name == _PATCH_TOOL:
+            files = [relative(f, cwd) for f in patch_files(patch)]
+            return describe_args(name, {"path": files}, cwd) if files else None
     return describe_args(name, args, cwd)
 
 
@@ -421,11 +422,12 @@ def tool_result(
     """A call's result: a diff for a patch, a plan for ``update_plan``, otherwise text
     (``patch``: the call's :func:`patch_text`, when the caller has it already)."""
     if status != "error":
-        if isinstance(patch, NotComputed):
-            patch = patch_text(call.name, call.args)
-        if patch is not None:
-            structured = {"output": text} if text else None
-            return ToolResult(text=patch, kind="diff", images=images, structured=structured)
+        if patch is not None:  # (most calls apply none: one test)
+            if isinstance(patch, NotComputed):
+                patch = patch_text(call.name, call.args)
+            if patch is not None:
+                structured = {"output": text} if text else None
+                return ToolResult(text=patch, kind="diff", images=images, structured=structured)
         if call.name == _PLAN_TOOL:
             plan = plan_result(call.args, text)
             if plan is not None:
@@ -464,20 +466,26 @@ def new_call(
     if name != _PATCH_TOOL and patch is not None:
         meta = {**(meta or {}), "called_as": name}
         name = _PATCH_TOOL
-    call = bare(ToolCall)  # ToolCall(...) at half the cost: every call of a load is made here
-    ToolCall.__init__(
-        call,
-        call_id=call_id,
-        name=name,
-        args=args,
-        description=describe_call(name, args, cwd, patch),
-        status=status,
-        batch_id=batch_id,
-        started_at=timestamp,
-        timestamp=timestamp,
-        meta=meta if meta is not None else {},
-    )
+    description = describe_call(name, args, cwd, patch)
+    meta = meta if meta is not None else {}
+    call = _new_call(call_id, name, args, description, status, batch_id, timestamp, timestamp, meta)
     return call, patch
+
+
+#: ``ToolCall(...)`` at a third of the cost (:func:`~turnfold.model.maker`): every call of a
+#: load is made by :func:`new_call`.
+_new_call = maker(
+    ToolCall,
+    "call_id",
+    "name",
+    "args",
+    "description",
+    "status",
+    "batch_id",
+    "started_at",
+    "timestamp",
+    "meta",
+)
 
 
 # --- the builder ---------------------------------------------------------------------------------

@@ -496,13 +496,25 @@ def flat_model_fields(value: Any) -> dict[str, Any] | None:
     return fields if fields is not None and is_flat(fields) else None
 
 
+#: The types :func:`model_fields` found a ``model_dump`` on (a class attribute, so every
+#: instance has it): a load reads one model per call and response of a run, and the type
+#: test costs a third of ``hasattr``. At most :data:`_MODEL_TYPES_KEPT` (classes made on the
+#: fly, ``pydantic.create_model``, are asked each time past that).
+_MODEL_TYPES: set[type] = set()
+_MODEL_TYPES_KEPT = 1024
+
+
 def model_fields(value: Any) -> dict[str, Any] | None:
     """A pydantic model's own field dict, read in place, its values whatever they are: for a
     reader that takes a few fields by name and tests each (a call's name, id and arguments),
     where testing every value (:func:`flat_model_fields`) would cost more than reading them;
     None for a dict, a model with extra fields, and anything else."""
-    if type(value) is dict or not hasattr(value, "model_dump"):
-        return None
+    kind = type(value)
+    if kind not in _MODEL_TYPES:  # a model's type is known after its first (issue 22)
+        if kind is dict or not hasattr(value, "model_dump"):
+            return None
+        if hasattr(kind, "model_dump") and len(_MODEL_TYPES) < _MODEL_TYPES_KEPT:
+            _MODEL_TYPES.add(kind)  # every instance has it: the class does
     fields = getattr(value, "__dict__", None)
     if getattr(value, "__pydantic_extra__", None):  # extra fields are dumped, not in __dict__
         return None

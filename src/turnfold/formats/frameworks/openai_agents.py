@@ -714,6 +714,9 @@ def _keys(kind: Any, own_id: Any, call_id: Any) -> list[tuple[str, str]]:
 
 #: The type of an output that is not a record (no type to wait for an unnamed item of).
 _NOT_A_RECORD = object()
+#: What ``getattr`` gives of an attribute an object lacks (one lookup, where ``hasattr`` and
+#: then reading it are two).
+_ABSENT = object()
 
 
 def _record_ids(raw: Any) -> tuple[list[tuple[str, str]], Any]:
@@ -722,9 +725,22 @@ def _record_ids(raw: Any) -> tuple[list[tuple[str, str]], Any]:
 
 
 def _usage_of(usage: Any) -> Usage | None:
-    """``agents.usage.Usage`` read in place, as :func:`agents_usage` reads its plain form."""
+    """``agents.usage.Usage`` read in place, as :func:`agents_usage` reads its plain form: a
+    count it lacks (details an older release leaves None, an object of another shape) is
+    none."""
     if usage is None:
         return None
+    try:  # the SDK's, read by attribute (a getattr each costs twice as much: one per response)
+        inputs, outputs = usage.input_tokens_details, usage.output_tokens_details
+        return counted_usage(
+            usage.input_tokens,
+            usage.output_tokens,
+            inputs.cached_tokens,
+            inputs.cache_write_tokens,
+            outputs.reasoning_tokens,
+        )
+    except AttributeError:
+        pass
     inputs = getattr(usage, "input_tokens_details", None)
     outputs = getattr(usage, "output_tokens_details", None)
     return counted_usage(
@@ -830,20 +846,20 @@ class _Responses:
         if not isinstance(responses, list):
             return
         read, add = self._read, self._add
-        each = [read(response) for response in responses]  # for :meth:`_count_spots` too
-        for found in each:
-            add(*found)
-        if self._repeated:
-            self._count_spots(each)
+        for response in responses:
+            add(*read(response))
+        if self._repeated:  # only then are the responses read again (no list kept of each)
+            self._count_spots([read(response) for response in responses])
 
     def _read(self, response: Any) -> tuple[Any, Usage | None, Iterable[Any], _IdsOf]:
         """A model response's id, usage and outputs, with the reader of its outputs' keys and
         types: a record's (a dict, any other mapping) by :func:`_record_ids`, a
         ``ModelResponse`` read in place by :meth:`_RawItems.ids_of`; none of anything else."""
         if type(response) is not dict:  # (a dict, most records, is told at once)
-            if hasattr(response, "response_id"):
+            response_id = getattr(response, "response_id", _ABSENT)
+            if response_id is not _ABSENT:
                 return (
-                    response.response_id,
+                    response_id,
                     _usage_of(getattr(response, "usage", None)),
                     getattr(response, "output", None) or (),
                     self._ids_of,
@@ -1452,8 +1468,13 @@ def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -
     made: dict[str, tuple[ToolCall, str | None] | None] = {}
     writer: Any = None  # the last item's agent object (its name read once)
     outputs = 0
+    own = _own_attribute
     for line, item in enumerate(items, start=1):
-        fields = _own_fields(item)
+        # The run item's own __dict__ (:func:`_own_fields`), read here: an object without one
+        # (no run item) raises, and the builder reads the run.
+        fields = own(item, "__dict__")
+        if type(fields) is not dict:
+            return None
         kind = fields.get("type")
         if fields.get("agent") is not writer or writer is None:
             # A new writer (items of one agent share its object): is it another agent?
@@ -1504,14 +1525,13 @@ def _started_call(
     builder starts it (:meth:`AgentsBuilder.start_call`, :func:`tool_meta`) while the run's
     agent holds control; not yet in a transcript."""
     call_id, name, args, status, meta = deferred_call(raw, line)
-    call, patch = new_call(
-        call_id, name, args, run.cwd, status or run.open_status, batch, None, meta
-    )
+    made = new_call(call_id, name, args, run.cwd, status or run.open_status, batch, None, meta)
+    call = made[0]
     if run.agent is not None:
         call.meta["agent"] = run.agent
     origin = _plain_field(fields.get("tool_origin"))
     call.subagent = tool_meta(call, fields.get("description"), origin)
-    return call, patch
+    return made
 
 
 def _feed_item(
