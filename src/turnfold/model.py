@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
-from typing import Any, ClassVar, Literal, Protocol, TypeAlias, TypeVar, get_args
+from typing import Any, ClassVar, Literal, TypeAlias, TypeVar, get_args
 
 ToolStatus: TypeAlias = Literal[
     "pending", "executing", "confirming", "success", "error", "cancelled", "unknown"
@@ -33,20 +33,6 @@ FAILED_STATUSES: frozenset[str] = frozenset({"error", "cancelled"})
 _T = TypeVar("_T")
 
 
-class _Bare(Protocol):
-    def __call__(self, cls: type[_T], /) -> _T: ...
-
-
-#: A bare instance of a class of this module, for its own ``__init__`` to fill:
-#: ``ToolCall.__init__(call := bare(ToolCall), name=...)`` is ``ToolCall(name=...)``, the same
-#: defaults and fields, at about half the cost. Calling a class goes through ``type.__call__``,
-#: which (CPython 3.11) packs the keywords into a dict for ``__init__`` to unpack again: 0.3 µs
-#: of a ToolCall's 0.6 µs. Only the makers a large load calls for every call, result and
-#: response use it (LangChain's ``_new_call``; issue 22), or :func:`maker`, which also skips
-#: the keywords (``new_call``, ``text_result``, ``counted_usage``).
-bare: _Bare = object.__new__
-
-
 #: Field defaults a maker (:func:`maker`) writes into its code as they are.
 _LITERALS = (type(None), bool, int, str)
 
@@ -56,8 +42,10 @@ def maker(cls: type[_T], *names: str) -> Callable[..., _T]:
     ``names``, passed by position in that order; every other field gets its default, as
     ``cls(...)`` gives it. ``maker(ToolResult, "text", "kind")(t, k)`` is
     ``ToolResult(text=t, kind=k)``: the same fields, set in the same order, at a third of the
-    cost (no keywords packed and unpacked, no default looked up). Made once per use, for the
-    entries a large load makes one of per call, result and response (issue 22).
+    cost: calling a class goes through ``type.__call__``, which (CPython 3.11) packs the
+    keywords into a dict for ``__init__`` to unpack again, and ``__init__`` looks each default
+    up. Made once per use, for the entries a large load makes one of per call, result and
+    response (``new_call``, LangChain's calls, ``text_result``, ``counted_usage``; issue 22).
 
     >>> make = maker(ToolResult, "text", "kind")
     >>> make("ok", "text") == ToolResult(text="ok", kind="text")
