@@ -343,11 +343,14 @@ def _is_parquet(value: Any) -> bool:
 
 def _cell_kind(value: Any) -> str | None:
     """A DataFrame cell's kind, as ``messages_column`` takes it: ``"list"`` for a list of
-    messages (a list, or a numpy array from Arrow), ``"text"`` for a string."""
+    messages (a list, or a numpy array from Arrow), ``"text"`` for a string, ``"object"`` for
+    one message (a dict)."""
     if isinstance(value, (list, tuple)):
         return "list"
     if isinstance(value, str):
         return "text"
+    if isinstance(value, dict):
+        return "object"
     return "list" if type(value).__name__ == "ndarray" and getattr(value, "ndim", 0) == 1 else None
 
 
@@ -749,7 +752,7 @@ def _scan_parquet(
     paths = [item.path for item in found.items if item.path is not None]
     run = _read_files(files, found, cache, workers, client)
     # Shards may each hold other columns: a column a shard lacks is null in its rows.
-    read = table_runs.read_columns(column) if column is not None else []
+    read = table_runs.read_columns(column, schemas[paths[0]].names) if column and paths else []
     parts = [pq.read_table(path, columns=[n for n in schemas[path].names if n not in read])
              for path in paths]  # fmt: skip
     extra = pa.concat_tables(parts, promote_options="default")
@@ -782,7 +785,7 @@ def _scan_table(
         first = source.head(1)
         types = {n: _cell_kind(first[n].iloc[0]) for n in names} if len(first) else {}
         column = table_runs.messages_column(names, messages, types)
-        read = table_runs.read_columns(column)
+        read = table_runs.read_columns(column, names)
         frame = source
         extra = pa.Table.from_pandas(frame.drop(columns=read), preserve_index=False)
         count = len(frame)
@@ -802,7 +805,7 @@ def _scan_table(
         table = source
         names = list(table.schema.names)
         column = table_runs.messages_column(names, messages, table_runs.column_kinds(table.schema))
-        read = table_runs.read_columns(column)
+        read = table_runs.read_columns(column, names)
         extra = table.select([n for n in names if n not in read])
         count = table.num_rows
 

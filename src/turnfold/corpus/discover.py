@@ -443,7 +443,7 @@ def parquet_files(
                                     tables.column_kinds(schemas[0]))  # fmt: skip
     found = Found([])
     for path, schema in zip(paths, schemas, strict=True):
-        lacking = [name for name in tables.read_columns(column) if name not in schema.names]
+        lacking = [n for n in tables.read_columns(column, schema.names) if n not in schema.names]
         if lacking:
             raise ValueError(f"{path}: no column {lacking[0]!r}, which the first file's "
                              "messages are in")  # fmt: skip

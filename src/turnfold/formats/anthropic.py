@@ -332,8 +332,14 @@ def detect(source: Source) -> Evidence:
     if found is None:
         return Evidence.none("no message list")
     evidence = Evidence.of(sample(found.messages), _classify, _LACKS)
-    if isinstance(document, Mapping) and _system_text(document.get("system")):
-        # A top-level system prompt is the Anthropic request shape (OpenAI puts it in a message).
+    if (
+        isinstance(document, Mapping)
+        and _system_text(document.get("system"))
+        and isinstance(document.get(found.key or ""), list)
+    ):
+        # A top-level system prompt beside the messages is the Anthropic request shape (OpenAI
+        # puts it in a message); a dataset row whose run is made of its text (ms-swift's
+        # query and response) is no request.
         return Evidence(share=evidence.share, marks=evidence.marks + 1)
     return evidence
 

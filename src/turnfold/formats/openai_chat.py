@@ -39,6 +39,15 @@ Mapping (:class:`OpenAIChatBuilder`):
   its text); a ``tool`` message without ``tool_call_id`` holding ``<tool_response>`` blocks
   answers a call with each, in order (of the tool its ``{"name", "content"}`` names). A tag
   holding anything else leaves the text as it is;
+- calls written as a Python list of calls (Team-ACE's ToolACE, BFCL's prompting format:
+  ``[get_weather(city="Paris"), Get Scores(date="2023-07-04")]``): an assistant text that is
+  wholly such a list, each call to a tool the run declares (in its ``tools``, or in the
+  schemas its system prompt lists; a declared name need not be a Python name) with keyword
+  arguments that are literals, makes those calls (ids ``call@<line>.<n>``). The text is parsed
+  with :mod:`ast`, never evaluated; any other text (prose, an undeclared name, an expression)
+  stays text. A ``tool`` message without ``tool_call_id`` that is a JSON list of ``{"name",
+  "results"}`` (ToolACE's), each naming a call waiting, answers each of them with its
+  ``results``;
 - ms-swift's agent rows write each call as a message of its own: ``tool_call`` (its content the
   JSON of ``{"name", "arguments"}``; consecutive ones are one batch, ids ``call@<line>``) and
   ``tool_response`` (the result of the oldest call waiting, as above). A ``tool_call`` that is
@@ -209,6 +218,9 @@ class OpenAIChatBuilder(MessageBuilder):
         # when met: a result by id leaves its call here).
         self._waiting: deque[ToolCall] = deque()
         self._swift_batch: str | None = None  # the batch of the tool_call message just read
+        #: The run's tools (a row's ``tools``), whose names a call written as Python may name.
+        self.tools: Any = None
+        self._declared: tuple[Any, frozenset[str]] = (None, frozenset())
 
     # --- feeding ---------------------------------------------------------------------------
 
@@ -326,7 +338,7 @@ class OpenAIChatBuilder(MessageBuilder):
             thinking.timestamp = timestamp
             self._append(thinking)
         calls = as_list(message.get("tool_calls"))
-        written_calls = None if calls else _text_calls(text)
+        written_calls = None if calls else _text_calls(text) or self._python_calls(text)
         if written_calls is not None:
             text, calls = written_calls
             for index, call in enumerate(calls):  # the format's ids for calls without one
@@ -346,6 +358,29 @@ class OpenAIChatBuilder(MessageBuilder):
         if isinstance(legacy, Mapping):
             self._start_legacy_call(legacy, line, batch, timestamp)
         attach_usage(self.transcript.entries[written:], usage, self.transcript)
+
+    def _python_calls(self, text: str) -> tuple[str, list[dict[str, Any]]] | None:
+        """The calls an assistant's text writes as a Python list of calls to tools the run
+        declares (ToolACE's and BFCL's ``[get_weather(city="Paris"), other(a=1)]``), as Chat
+        tool calls; None for any other text, which stays text."""
+        stripped = text.strip()
+        if not (stripped.startswith("[") and stripped.endswith("]")):
+            return None
+        if len(stripped) > _MOST_WRITTEN_CALLS:  # a list of calls is short; this is data
+            return None
+        calls = python_calls(stripped, self._declared_names())
+        return None if calls is None else ("", calls)
+
+    def _declared_names(self) -> frozenset[str]:
+        """The names of the tools the run declares so far: in its tools, or in the JSON (or
+        Python literal) of their schemas its system prompt holds."""
+        said = (self.transcript.metadata.get("system"), self.tools)
+        if said != self._declared[0]:
+            texts = [t if isinstance(t, str) else codec.dumps(t, default=str)
+                     for t in said if t]  # fmt: skip
+            names = frozenset(n.strip() for t in texts for n in _DECLARED.findall(t))
+            self._declared = (said, names)
+        return self._declared[1]
 
     def _text(
         self, text: str, model: str | None, timestamp: str | None, meta: dict[str, Any]
@@ -427,6 +462,11 @@ class OpenAIChatBuilder(MessageBuilder):
                 for place, response in enumerate(responses):
                     self._answer_in_order(response.strip(), name, f"{line}.{place}", line)
                 return
+            listed = self._listed_results(content)
+            if listed is not None:  # ToolACE's: one {name, results} a call, by its name
+                for place, (named, text) in enumerate(listed):
+                    self._answer(named, text, f"{line}.{place}", line, "a result")
+                return
             call = self._oldest_waiting(name)
             why = "tool result without a tool_call_id, and no call waits for one"
         if call is None:
@@ -444,11 +484,37 @@ class OpenAIChatBuilder(MessageBuilder):
             parsed = codec.loads(response)
             if isinstance(parsed, Mapping) and isinstance(parsed.get("name"), str):
                 named = parsed["name"]
+        self._answer(named, response, where, line, "a <tool_response>")
+
+    def _answer(self, named: str, text: str, where: str, line: int, what: str) -> None:
+        """``text`` as the result of the oldest call of ``named``'s tool waiting (else of the
+        oldest call waiting); one no call waits for is kept as a call of its own, warned."""
         call = self._oldest_waiting(named)
         if call is None:
-            self.warn("a <tool_response> no call waits for", line)
+            self.warn(f"{what} no call waits for", line)
             call = self._new_call(f"tool@{where}", named, None, None, None, line)
-        self._settle(call, response)
+        self._settle(call, text)
+
+    def _listed_results(self, content: Any) -> list[tuple[str, str]] | None:
+        """A tool message answering several calls at once, as ToolACE writes it: a JSON list
+        of ``{"name", "results"}`` (or ``content``), each naming a call still waiting (its
+        results as their JSON); None for any other content, one result as it is."""
+        if not isinstance(content, str) or not content.lstrip().startswith("[{"):
+            return None
+        try:
+            listed = codec.loads(content)
+        except ValueError:
+            return None
+        waiting = [c.name for c in self._waiting if c.result is None]
+        found = []
+        for each in listed if isinstance(listed, list) else [None]:
+            if not isinstance(each, Mapping) or each.get("name") not in waiting:
+                return None
+            waiting.remove(each["name"])
+            value = each.get("results", each.get("content"))
+            text = value if isinstance(value, str) else codec.dumps(value, default=str)
+            found.append((each["name"], text))
+        return found or None
 
     def _oldest_waiting(self, name: str) -> ToolCall | None:
         """The oldest call without a result (of tool ``name``'s, when named and one is), taken
@@ -579,6 +645,67 @@ def _text_calls(text: str) -> tuple[str, list[dict[str, Any]]] | None:
     return _WRITTEN_CALL.sub("", text).strip(), calls
 
 
+#: A tool's name as its schema declares it (JSON or a Python literal).
+_DECLARED = re.compile(r"""["']name["']\s*:\s*["']([^"'\n]{1,200})["']""")
+#: The longest text read as a Python list of calls (one longer is parsed for nothing).
+_MOST_WRITTEN_CALLS = 64 * 1024
+#: What a name that is no Python name is written as while the calls are parsed.
+_ALIAS = "__turnfold_tool_{}"
+
+
+def python_calls(text: str, declared: frozenset[str]) -> list[dict[str, Any]] | None:
+    """The Chat tool calls (without ids) a text that is wholly a Python list of calls writes
+    (``[get_weather(city="Paris", unit="c"), other(a=1)]``): each to a ``declared`` tool (a
+    name that is no Python name, ``Get Scores``, as the tools declare it), its arguments
+    keywords whose values are literals. Parsed, never evaluated (the text is untrusted); None
+    for anything else (another name, an argument that is a name or an expression, more than
+    the list), which stays text."""
+    aliases = {
+        _ALIAS.format(n): name
+        for n, name in enumerate(sorted(declared, key=len, reverse=True))
+        if not name.replace(".", "_").isidentifier() and f"{name}(" in text
+    }
+    for alias, aliased in aliases.items():
+        text = text.replace(f"{aliased}(", f"{alias}(")
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not isinstance(tree, ast.List) or not tree.elts:
+        return None
+    calls = []
+    for node in tree.elts:
+        if not isinstance(node, ast.Call) or node.args:
+            return None
+        written_name = _dotted(node.func)
+        name = aliases.get(written_name or "", written_name)
+        if name is None or name not in declared:
+            return None
+        arguments: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:  # **spread
+                return None
+            try:
+                arguments[keyword.arg] = ast.literal_eval(keyword.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return None
+        written = codec.dumps(arguments, default=str)
+        if any(alias in written for alias in aliases):  # a name's text inside a value
+            return None
+        calls.append({"type": "function", "function": {"name": name, "arguments": written}})
+    return calls
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """The name a call is made to: ``f``, or a dotted ``math.hypot``; None for any other."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return None if inner is None else f"{inner}.{node.attr}"
+    return None
+
+
 def _with_content(message: Mapping[str, Any]) -> dict[str, Any]:
     """A message that keeps its text under ``text`` (a system message's, when it has none,
     under ``system_prompt``), as one that keeps it under ``content``."""
@@ -701,7 +828,10 @@ def read(source: Source) -> Transcript:
         else None
     )
     if found is not None and isinstance(document, Mapping):
-        _request_metadata(document, transcript)
+        # The row's model and system prompt, unless its run holds the prompt already (a row
+        # made of text keys: ms-swift's query and response, glaive's system and chat).
+        _request_metadata(found.rest, transcript)
+        builder.tools = found.rest.get("tools")
         numbered = list(enumerate(found.messages, start=1))
         reply = len(numbered) if found.reply is None else found.reply
         for line, message in numbered[:reply]:

@@ -21,7 +21,11 @@ rules of that format hold here too:
   result no call waits for is kept as a call of its own, with a warning;
 - calls written in the text in the Hermes template (NousResearch's hermes-function-calling-v1:
   ``gpt`` values with ``<tool_call>`` tags, ``tool`` values of ``<tool_response>`` blocks) are
-  read as the ``openai`` format reads them: calls, and their results in order.
+  read as the ``openai`` format reads them: calls, and their results in order; so are
+  ToolACE's (``user``, ``assistant`` and ``tool`` values, the tools declared in the row's
+  ``system`` prompt): an assistant value that is wholly a Python list of calls to them,
+  ``[GetCompetitions(), Get Scores(date="2023-07-04")]``, and the JSON list of ``{"name",
+  "results"}`` that answers them.
 
 A ``function_call`` whose value is not such JSON is kept as a call named ``function_call``
 holding the text, with a warning. No timestamps, usage or model are recorded.
@@ -238,6 +242,7 @@ def read(source: Source) -> Transcript:
         system = rest.pop("system", None)
         if isinstance(system, str) and system:
             transcript.metadata["system"] = system
+        reader.builder.tools = rest.get("tools")  # calls written as Python name them
         for line, message in enumerate(messages, start=1):
             reader.feed(message, line)
         # A reply that is no assistant's message stays in the metadata, as any key of the row.

@@ -5,10 +5,12 @@ verifiers' and prime-rl's rollouts) in two, ``prompt``, its system and user mess
 ``completion``, the model's messages and its tools' results (or its text); a conversational
 preference table (TRL's DPO, ORPO and KTO datasets: UltraFeedback binarized, Anthropic HH) in
 ``prompt``, ``chosen`` and ``rejected``, or in ``chosen`` and ``rejected`` alone, each then the
-whole conversation. Such columns are read as one virtual column named by them, joined by
-``+`` (``prompt+completion``, ``prompt+chosen+rejected``): each of its cells is the row of
-those columns, ``{"prompt": ..., "completion": ...}``, which ``load`` reads as one run, as it
-reads that row as JSON (:func:`~turnfold.formats.wrappers.find_messages`).
+whole conversation; LLaMA-Factory's ``sharegpt`` preference table in ``conversations`` and a
+message each in ``chosen`` and ``rejected``. Such columns are read as one virtual column named
+by them, joined by ``+`` (``prompt+completion``, ``prompt+chosen+rejected``): each of its
+cells is the row of those columns, ``{"prompt": ..., "completion": ...}``, which ``load`` reads
+as one run, as it reads that row as JSON (:func:`~turnfold.formats.wrappers.find_messages`).
+A column whose own name holds ``+`` is that column, never a run split over others.
 
 Datasets of runs on the Hugging Face Hub, or written by a training loop, are most often
 Parquet. This module says which column holds a table's messages (:func:`messages_column`),
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -77,18 +79,22 @@ JOIN = "+"
 PROMPT_COMPLETION = JOIN.join((PROMPT, COMPLETION))
 _LIST, _TEXT = frozenset({"list"}), frozenset({"text"})
 _LIST_OR_TEXT = _LIST | _TEXT
+_OBJECT = frozenset({"object"})
 #: The runs a table holds over several columns, as a virtual messages column and the kinds of
 #: cell its columns must hold (:func:`column_kinds`; each tuple one way to hold the run) for it
 #: to be picked when no column is named as messages are; looked for in this order, a
 #: preference table's prompt before its implicit prompt. A completion may be text (a sampled
 #: reply, as GRPO logs keep it); TRL's standard rows are text in every column (a prompt and
 #: its completion, or its two replies). LLaMA-Factory's v1 ranking rows hold their pair as
-#: ``chosen_messages`` and ``rejected_messages``.
+#: ``chosen_messages`` and ``rejected_messages``; its ``sharegpt`` ranking rows as
+#: ``conversations`` and two replies of one message each, ``chosen`` and ``rejected``: a run
+#: that starts with a column named as messages are is picked before that column alone.
 SPLIT_RUNS: dict[str, tuple[tuple[frozenset[str], ...], ...]] = {
     PROMPT_COMPLETION: ((_LIST, _LIST_OR_TEXT), (_TEXT, _TEXT)),
     JOIN.join((PROMPT, CHOSEN, REJECTED)): ((_LIST, _LIST, _LIST), (_TEXT, _TEXT, _TEXT)),
     JOIN.join((CHOSEN, REJECTED)): ((_LIST, _LIST),),
     JOIN.join(("chosen_messages", "rejected_messages")): ((_LIST, _LIST),),
+    JOIN.join(("conversations", CHOSEN, REJECTED)): ((_LIST, _OBJECT, _OBJECT),),
 }
 
 
@@ -126,9 +132,9 @@ def parts(path: str, column: str, share: int) -> list[tuple[Rows, int]] | None:
     compressing tenfold, and a short run's summary costs more than its bytes). None for one
     part."""
     file = opened(path)
-    meta = file.metadata
+    meta, names = file.metadata, file.schema_arrow.names
     file.close()
-    prefixes = tuple(name + "." for name in read_columns(column))
+    prefixes = tuple(name + "." for name in read_columns(column, names))
     leaves = [i for i in range(meta.num_columns)
               if (meta.schema.column(i).path + ".").startswith(prefixes)]  # fmt: skip
     found: list[tuple[Rows, int]] = []
@@ -188,7 +194,7 @@ def cells(path: str, column: str, part: Rows | None = None) -> Iterator[Any]:
                 row = at if not groups else row
                 groups.append(group)
             at += rows
-        read = read_columns(column)
+        read = read_columns(column, file.schema_arrow.names)
         for batch in file.iter_batches(BATCH_ROWS, row_groups=groups, columns=read):
             begin, stop = max(start - row, 0), min(end - row, batch.num_rows)
             if begin < stop:
@@ -208,11 +214,14 @@ def cell(path: str, column: str, row: int) -> Any:
 # --- the messages of a run held in a table ------------------------------------------------------
 
 
-def read_columns(column: str) -> list[str]:
+def read_columns(column: str, names: Collection[str] = ()) -> list[str]:
     """The table's columns a messages column is read from: those its name joins by
     :data:`JOIN` (``prompt`` and ``completion`` for :data:`PROMPT_COMPLETION`), each once, else
-    the column itself."""
-    return list(dict.fromkeys(column.split(JOIN))) if JOIN in column else [column]
+    the column itself. A column of the table (``names``) whose own name holds the join is
+    itself: the name says which column, and a real one is no run split over others."""
+    if JOIN not in column or column in names:
+        return [column]
+    return list(dict.fromkeys(column.split(JOIN)))
 
 
 def batch_cells(batch: pa.RecordBatch) -> list[Any]:
@@ -226,21 +235,21 @@ def messages_column(names: list[str], messages: str | None, types: dict[str, Any
     user named it (a virtual column, ``prompt+completion``, when each of its columns is the
     table's), else one named as messages are (``messages``, ``conversations``…), else the
     first run of :data:`SPLIT_RUNS` whose columns hold the kinds it takes, else the one column
-    of lists (``types``: ``"list"`` or ``"text"`` for each such column)."""
+    of lists (``types``: ``"list"``, ``"text"`` or ``"object"`` for each such column). A run
+    of :data:`SPLIT_RUNS` that starts with the column named as messages are is that column's
+    whole run (``conversations+chosen+rejected``)."""
     if messages is not None:
-        read = read_columns(messages)
+        read = read_columns(messages, names)
         missing = [name for name in read if name not in names]
         if missing:
             raise ValueError(f"no column {missing[0]!r}; the columns are {', '.join(names)}")
         return JOIN.join(read)  # a column named twice is read once
+    held = [run for run, ways in SPLIT_RUNS.items() if _holds(read_columns(run), ways, types)]
     for name in MESSAGE_KEYS:  # the names that say "these are the messages"
         if name in names:
-            return name
-    for run, ways in SPLIT_RUNS.items():
-        columns = read_columns(run)
-        if any(all(types.get(n) in k for n, k in zip(columns, kinds, strict=True))
-               for kinds in ways):  # fmt: skip
-            return run
+            return next((run for run in held if run.startswith(name + JOIN)), name)
+    if held:
+        return held[0]
     lists = [n for n in names if types.get(n) == "list"]
     if len(lists) == 1:
         return lists[0]
@@ -250,8 +259,16 @@ def messages_column(names: list[str], messages: str | None, types: dict[str, Any
     )
 
 
+def _holds(
+    columns: list[str], ways: tuple[tuple[frozenset[str], ...], ...], types: dict[str, Any]
+) -> bool:
+    """Whether ``columns`` hold cells of the kinds one of ``ways`` takes."""
+    return any(all(types.get(n) in k for n, k in zip(columns, kinds, strict=True))
+               for kinds in ways)  # fmt: skip
+
+
 def column_kinds(schema: pa.Schema) -> dict[str, Any]:
-    """The kind of each column of an Arrow schema that holds lists or text, as
+    """The kind of each column of an Arrow schema that holds lists, text or objects, as
     :func:`messages_column` takes them."""
     import pyarrow as pa
 
@@ -261,6 +278,8 @@ def column_kinds(schema: pa.Schema) -> dict[str, Any]:
             kinds[f.name] = "list"
         elif pa.types.is_string(f.type) or pa.types.is_large_string(f.type):
             kinds[f.name] = "text"
+        elif pa.types.is_struct(f.type):
+            kinds[f.name] = "object"  # one message (a preference row's reply)
     return kinds
 
 

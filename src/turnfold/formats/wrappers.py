@@ -13,7 +13,13 @@ and two replies to it: the chosen reply is the run's, the rejected one is kept b
 function-calling row of Salesforce's xLAM / APIGen datasets (``{"query", "tools",
 "answers"}``, ``answers`` the JSON of the ``{"name", "arguments"}`` calls that answer the query)
 is the query as a prompt and the calls as one Chat assistant message, ids ``call-<n>``: the
-dataset records no results.
+dataset records no results. A row of ms-swift's older standard format (its
+``ResponsePreprocessor``: ``{"system", "query", "response", "history": [[query, response],
+...]}``, with ``rejected_response`` for its preference data) is its system prompt, its history's
+pairs, then the query and its response. A raw row of glaive-function-calling-v2 (``{"system":
+"SYSTEM: ...", "chat": "USER: ... ASSISTANT: <functioncall> {...} <|endoftext|> FUNCTION
+RESPONSE: ..."}``) is its chat text cut at its speakers' marks, each ``<functioncall>`` a Chat
+tool call (ids ``call-<n>``) that the ``FUNCTION RESPONSE`` after it answers.
 
 >>> found = find_messages({"traj": [{"role": "user", "content": "hi"}], "reward": 1.0})
 >>> found.key, len(found.messages), found.rest
@@ -28,7 +34,9 @@ dataset records no results.
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -164,6 +172,153 @@ def _function_calling_row(document: Mapping[str, Any]) -> FoundMessages | None:
     return FoundMessages(messages, QUERY, rest)
 
 
+#: ms-swift's older rows (``swift/dataset/preprocessor/core.py``, ``ResponsePreprocessor``:
+#: ``system_prompt`` is read as ``system``).
+RESPONSE, HISTORY, REJECTED_RESPONSE = "response", "history", "rejected_response"
+_SWIFT_SYSTEM = ("system", "system_prompt")
+
+
+def _history(value: Any) -> list[Any] | None:
+    """A query-response row's ``history``: its ``[query, response]`` pairs (ms-swift reads
+    text as the Python literal of them); None when it is no such list."""
+    if isinstance(value, str):
+        try:
+            value = ast.literal_eval(value.strip() or "[]")  # literals only, never code
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        return None
+    pairs = [p for p in value if isinstance(p, (list, tuple)) and len(p) == 2]
+    if len(pairs) < len(value):
+        return None
+    if not all(t is None or isinstance(t, str) for pair in pairs for t in pair):
+        return None
+    return pairs
+
+
+def _query_response(document: Mapping[str, Any]) -> FoundMessages | None:
+    """The run of an ms-swift query-response row: its system prompt, the pairs of its
+    ``history``, then its ``query`` and ``response`` (``history_to_messages``: a turn that is
+    None is none); its ``rejected_response`` (text, or messages) the rejected reply to the
+    query. None for any other row."""
+    query, response = document.get(QUERY), document.get(RESPONSE)
+    if not isinstance(query, str) or not isinstance(response, str):
+        return None
+    history = _history(document.get(HISTORY))
+    if history is None:
+        return None
+    system = next((document[k] for k in _SWIFT_SYSTEM if isinstance(document.get(k), str)), None)
+    messages = [_said("system", system)] if system else []
+    for prompt, reply in [*history, (query, None)]:
+        messages += [_said(role, text) for role, text in (("user", prompt), ("assistant", reply))
+                     if text is not None]  # fmt: skip
+    rejected = document.get(REJECTED_RESPONSE)
+    replies = (
+        [_said("assistant", rejected)] if isinstance(rejected, str)
+        else list(rejected) if _mostly_messages(rejected) else []
+    )  # fmt: skip
+    taken = (QUERY, RESPONSE, HISTORY, *_SWIFT_SYSTEM) + ((REJECTED_RESPONSE,) if replies else ())
+    rest = {k: v for k, v in document.items() if k not in taken}
+    return FoundMessages(
+        [*messages, _said("assistant", response)], QUERY, rest,
+        rejected=replies, reply=len(messages),
+    )  # fmt: skip
+
+
+#: A glaive-function-calling-v2 row's text keys; its speakers' marks, each opening a turn (at
+#: the start of the chat or after a blank line; turns are three line breaks apart, some two);
+#: the end of a turn the model wrote; the mark of its call.
+GLAIVE_SYSTEM, GLAIVE_CHAT = "system", "chat"
+_GLAIVE_TURN = re.compile(r"(?:\A|\n{2,})(USER|ASSISTANT|FUNCTION RESPONSE):[ \t]?")
+_GLAIVE_END, _GLAIVE_CALL = "<|endoftext|>", "<functioncall>"
+#: A call whose ``arguments`` is their JSON text in single quotes (most of the dataset's calls:
+#: no JSON, nor a Python literal when the text holds an apostrophe), read without evaluating it.
+_QUOTED_CALL = re.compile(
+    r"""\s*\{\s*"name"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*"arguments"\s*:\s*'(.*)'\s*\}\s*""",
+    re.DOTALL,
+)
+
+
+def _glaive_call(body: str) -> tuple[str, Any] | None:
+    """The name and arguments of a ``<functioncall>``: its JSON ``{"name", "arguments"}``
+    (``parameters`` in some rows), or that with the arguments as quoted JSON text (kept as
+    that text, which the call's reader parses); None for neither."""
+    with contextlib.suppress(ValueError):
+        call = codec.loads(body)
+        if isinstance(call, Mapping) and isinstance(call.get("name"), str) and call["name"]:
+            return call["name"], call.get("arguments", call.get("parameters", {}))
+    quoted = _QUOTED_CALL.fullmatch(body)
+    if quoted is None:
+        return None
+    with contextlib.suppress(ValueError):
+        name = codec.loads(quoted.group(1))
+        if isinstance(name, str) and name:
+            return name, quoted.group(2)
+    return None
+
+
+def _declared_functions(system: str) -> list[Any]:
+    """The functions a glaive system prompt declares: the JSON objects written after its
+    first sentence, one after another."""
+    decoder, found = json.JSONDecoder(), []
+    at = system.find("{")
+    while at != -1:
+        try:
+            value, end = decoder.raw_decode(system, at)
+        except ValueError:
+            break
+        if isinstance(value, Mapping) and isinstance(value.get("name"), str):
+            found.append(value)
+        at = system.find("{", end)
+    return found
+
+
+def _glaive_row(document: Mapping[str, Any]) -> FoundMessages | None:
+    """The run of a glaive-function-calling-v2 row: its system prompt (without ``SYSTEM:``,
+    its functions also as ``tools``), then each turn of its chat as the Chat message it stands
+    for. A ``<functioncall>`` that is no call stays in its turn's text as written; a function
+    response with no call before it is the builder's to warn of. None for any other row."""
+    chat, system = document.get(GLAIVE_CHAT), document.get(GLAIVE_SYSTEM, "")
+    if not isinstance(chat, str) or not chat.lstrip().startswith("USER:"):
+        return None
+    if not isinstance(system, str):
+        return None
+    system = system.strip().removeprefix("SYSTEM:").strip()
+    messages: list[dict[str, Any]] = [_said("system", system)] if system else []
+    waiting: list[str] = []  # the ids of the calls still without a response
+    made = 0
+    cut = _GLAIVE_TURN.split(chat.strip())
+    for speaker, said in zip(cut[1::2], cut[2::2], strict=True):
+        text = said.replace(_GLAIVE_END, "").strip()
+        at = text.find(_GLAIVE_CALL)
+        call = _glaive_call(text[at + len(_GLAIVE_CALL) :]) if at >= 0 else None
+        if speaker == "USER":
+            messages.append(_said("user", text))
+        elif speaker == "FUNCTION RESPONSE":
+            result = _said("tool", text)
+            if waiting:
+                result["tool_call_id"] = waiting.pop(0)
+            messages.append(result)
+        elif call is None:
+            messages.append(_said("assistant", text))
+        else:
+            name, arguments = call
+            made += 1
+            waiting.append(f"call-{made}")
+            function = {"name": name, "arguments": arguments if isinstance(arguments, str)
+                        else codec.dumps(arguments if arguments is not None else {})}  # fmt: skip
+            messages.append({"role": "assistant", "content": text[:at].strip() or None,
+                             "tool_calls": [{"id": waiting[-1], "type": "function",
+                                             "function": function}]})  # fmt: skip
+    rest = {k: v for k, v in document.items() if k not in (GLAIVE_SYSTEM, GLAIVE_CHAT)}
+    tools = _declared_functions(system)
+    if tools and "tools" not in rest:
+        rest["tools"] = tools
+    return FoundMessages(messages, GLAIVE_CHAT, rest)
+
+
 def find_messages(document: Any) -> FoundMessages | None:
     """The message list of ``document`` (itself when it is a list), or None."""
     if isinstance(document, list):
@@ -174,6 +329,8 @@ def find_messages(document: Any) -> FoundMessages | None:
         _prompt_completion(document)
         or _chat_pair(document)
         or (_function_calling_row(document) if ANSWERS in document else None)
+        or (_query_response(document) if RESPONSE in document else None)
+        or (_glaive_row(document) if isinstance(document.get(GLAIVE_CHAT), str) else None)
     )
     if paired is not None:
         return paired
@@ -251,7 +408,10 @@ def runs_key(source: Source) -> str | None:
     if not rows or len(rows) * 2 < len(source.head):
         return None
     first = rows[0]
-    shapes = ((_prompt_completion, PROMPT), (_chat_pair, CHOSEN), (_function_calling_row, QUERY))
+    shapes = (
+        (_prompt_completion, PROMPT), (_chat_pair, CHOSEN), (_function_calling_row, QUERY),
+        (_query_response, QUERY), (_glaive_row, GLAIVE_CHAT),
+    )  # fmt: skip
     for shape, named_key in shapes:
         if shape(first) is not None:
             held = sum(shape(row) is not None for row in rows)
@@ -298,6 +458,10 @@ def runs_held(row: Any, key: str) -> str:
         return f"one, under {PROMPT!r} and {COMPLETION!r}"
     if key == QUERY and _function_calling_row(row) is not None:
         return f"one, under {QUERY!r} and {ANSWERS!r}"
+    if key == QUERY and _query_response(row) is not None:
+        return f"one, under {QUERY!r}, {RESPONSE!r} and {HISTORY!r}"
+    if key == GLAIVE_CHAT and _glaive_row(row) is not None:
+        return f"one, as the text under {GLAIVE_SYSTEM!r} and {GLAIVE_CHAT!r}"
     return f"one, under {key!r}"
 
 
