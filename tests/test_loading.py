@@ -320,6 +320,7 @@ TRIPPED_READERS = [
         "event",
         "agents/gemini-stream-json/gemini-cli_v0.61.0_stream-json_tools-subagent.jsonl",
     ),
+    ("agents.cline_json", "_Reader", "event", "cline/cline-cli-3.0.65_json/work.jsonl"),
     (
         "agents.cline_messages",
         "ClineMessagesBuilder",

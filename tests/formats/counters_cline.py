@@ -78,7 +78,24 @@ def count_cline_messages(path: Path) -> int:
     return count
 
 
+def count_cline_json(path: Path) -> int:
+    """The Cline CLI's ``--json`` stdout: distinct ``toolCallId`` of the ``agent_event``s that
+    start a tool (``content_start`` with ``contentType: "tool"``), the sub-agents' included
+    (their events are printed with the lead's)."""
+    ids = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line) if line.strip() else {}
+        event = record.get("event") if record.get("type") == "agent_event" else None
+        if isinstance(event, dict) and (event.get("type"), event.get("contentType")) == (
+            "content_start",
+            "tool",
+        ):
+            ids.add(event.get("toolCallId"))
+    return len(ids)
+
+
 COUNTERS: dict[str, Callable[[Path], int]] = {
     "cline": count_cline,
     "cline-messages": count_cline_messages,
+    "cline-json": count_cline_json,
 }

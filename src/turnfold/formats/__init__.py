@@ -63,6 +63,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("claude-stream-json", "turnfold.formats.agents.claude_stream"),
     ("codex-exec-json", "turnfold.formats.agents.codex_exec"),
     ("gemini-stream-json", "turnfold.formats.agents.gemini_stream"),
+    ("cline-json", "turnfold.formats.agents.cline_json"),
     ("openai-agents", "turnfold.formats.frameworks.openai_agents"),
     ("langchain", "turnfold.formats.frameworks.langchain"),
     ("pydantic-ai", "turnfold.formats.frameworks.pydantic_ai"),

@@ -220,6 +220,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             aider,
             claude_stream,
             cline,
+            cline_json,
             cline_messages,
             codex_exec,
             gemini_stream,
@@ -245,8 +246,9 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
 
         formats: list[SourceFormat] = [
             native, claude_code, codex, gemini, qwen, cursor, swe_agent, mini_swe_agent,
-            openhands_sdk, claude_stream, codex_exec, gemini_stream, cline, cline_messages, aider,
-            sharegpt, llama_factory, anthropic, openai_responses, openai_chat,
+            openhands_sdk, claude_stream, codex_exec, gemini_stream, cline_json, cline,
+            cline_messages, aider, sharegpt, llama_factory, anthropic, openai_responses,
+            openai_chat,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
         sampled: list[SampledFormat] = [inspect_log, openhands, otlp]

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.agents.clis import Agent, clean_env
+from tests.agents.clis import Agent, StreamTokens, clean_env
 from tests.agents.script import Call, ConcreteCall, Prompt
 from tests.agents.server import Context
 from tests.agents.wire import SeenResult
@@ -39,8 +39,10 @@ class Cline(Agent):
     #: prompt and refuses ``--json`` ("JSON output mode requires a prompt argument").
     resumable = False
     #: ``--json`` prints the runtime's own events (``agent_event``, ``hook_event``,
-    #: ``run_result``), a format turnfold does not read.
-    stream = None
+    #: ``run_result``; the ``cline-json`` format): each model call's ``usage`` event has every
+    #: count, the sub-agent's too (its events are printed with the lead's), and ``run_result``
+    #: the lead's own total, without the sub-agent's.
+    stream = StreamTokens(responses=wire.COUNTS, subagent=wire.COUNTS, run_total=wire.COUNTS)
 
     def setup(self, home: Path, work: Path, base_url: str) -> dict[str, str]:
         settings = home / ".cline" / "data" / "settings"

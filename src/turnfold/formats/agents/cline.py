@@ -77,6 +77,18 @@ only for those. ``cached`` cannot be split into reads and writes (and some of th
 count DeepSeek's cache misses in it), so a usage read from ``metrics`` has no cache counts; the
 entry's ``meta["cached_tokens"]`` keeps the number.
 
+A lone ``ui_messages.json`` (no history beside it: a user copied just that file) is read as
+what the chat panel showed, with one warning that says so (:func:`read_panel`): ``say: task``
+and ``user_feedback`` are the user's words, ``text`` and ``completion_result`` the assistant's
+(the latter its answer), ``reasoning`` thinking, ``error`` an error; ``say``/``ask`` ``command``
+is an ``execute_command`` call whose output is the ``command_output`` after it; ``say``/``ask``
+``tool`` a call of the tool its JSON names (``readFile``, ``editedExistingFile``…; its other
+fields the arguments); ``ask: followup`` the question. Each ``api_req_started`` is a request:
+its ``request`` text opens with the results sent back (the ``[tool] Result:`` headers), which
+settle the calls before it in order (:func:`status_of`, a call's result the header's text
+where the panel showed none), and its counts and cost are the usage of the response after it.
+Other kinds are the panel's own state (``resume_task``, ``checkpoint_created``…), left out.
+
 Detection: a list of Anthropic messages with Cline's marks (``<task>``, ``<environment_details>``,
 a ``[tool] Result:`` header, a tool tag in the assistant's text); the file's name
 ``api_conversation_history.json`` is one more mark, so Cline wins over plain ``anthropic``.
@@ -128,6 +140,31 @@ RECORDS = Records(
         "blocks or tool_result), Cline's notices; <environment_details> left out",
         "assistant": "text, <thinking>, tool calls (XML tags or tool_use), attempt_completion "
         "as the final answer",
+        # A lone ui_messages.json: what the chat panel showed (read_panel).
+        "say/task": "the task (UserMessage)",
+        "say/user_feedback": "the user's words (UserMessage)",
+        "say/text": "assistant text",
+        "say/reasoning": "thinking",
+        "say/completion_result": "the assistant's answer",
+        "say/error": "an error",
+        "say/command": "an execute_command call",
+        "ask/command": "an execute_command call",
+        "say/command_output": "the running command's output",
+        "ask/command_output": "the running command's output",
+        "say/tool": "a call of the tool its JSON names",
+        "ask/tool": "a call of the tool its JSON names",
+        "ask/followup": "the assistant's question",
+        "say/api_req_started": "a request: the results it sends settle the calls before it; "
+        "its usage and cost go on the response after it",
+    },
+    ignored={
+        "say/api_req_finished": "an old version's request end: api_req_started holds its counts",
+        "say/checkpoint_created": "the panel's checkpoint marker",
+        "ask/resume_task": "the panel's offer to resume the task",
+        "ask/resume_completed_task": "the panel's offer to resume the finished task",
+        "ask/completion_result": "the panel's prompt after the answer: say/completion_result "
+        "holds it",
+        "say/task_progress": "the focus chain's checklist as the panel showed it",
     },
 )
 
@@ -606,6 +643,8 @@ def detect(source: Source) -> Evidence:
     if not source.is_document or not isinstance(source.document, list):
         return Evidence.none("not a message list")
     messages = source.document[:60]
+    if any(_panel_kind(m) for m in messages):
+        return Evidence.of(messages, lambda m: DISTINCTIVE if _panel_kind(m) else NOT_MINE, "")
     if not any(isinstance(m, Mapping) and _has_marks(m) for m in messages):
         return Evidence.none("no <task>, <environment_details> or [tool] Result: text")
 
@@ -736,9 +775,11 @@ def read(source: Source) -> Transcript:
     """Every message fed to a :class:`ClineBuilder`, with the usage, cost and model each
     assistant message records; times and usage from ``ui_messages.json`` beside the file when
     there is one."""
+    messages = source.document if isinstance(source.document, list) else [source.document]
+    if any(_panel_kind(m) for m in messages[:60]):
+        return read_panel(source, messages)
     transcript = Transcript(metadata={"source_format": NAME})
     builder = ClineBuilder(transcript, source.name)
-    messages = source.document if isinstance(source.document, list) else [source.document]
     ui = _beside(source.path, UI_NAME)
     requests = _requests(ui)
     agent = _agent(source.path)
@@ -796,3 +837,172 @@ def read(source: Source) -> Transcript:
         if value is not None:
             transcript.metadata[key] = value
     return transcript
+
+
+# --- a lone ui_messages.json: what the chat panel showed ----------------------------------------
+
+
+def _panel_kind(message: Any) -> str | None:
+    """``say/<kind>`` or ``ask/<kind>`` of a ``ClineMessage`` (``src/shared/ExtensionMessage.ts``:
+    ``{ts, type: "say" | "ask", say | ask, text}``); None for anything else."""
+    if not isinstance(message, Mapping) or not isinstance(message.get("ts"), (int, float)):
+        return None
+    kind = message.get("type")
+    if kind not in ("say", "ask"):
+        return None
+    which = message.get(kind)
+    return f"{kind}/{which}" if isinstance(which, str) and which else None
+
+
+_PANEL_IGNORED = frozenset(RECORDS.ignored)
+#: Where the results in a request's text end: the blocks Cline adds after them.
+_AFTER_RESULTS = re.compile(
+    r"\n\n(?:# task_progress|# TODO LIST UPDATE REQUIRED|<environment_details>)"
+)
+
+
+def _json_of(text: Any) -> Any:
+    try:
+        return codec.loads(text) if isinstance(text, str) and text.lstrip()[:1] in "{[" else None
+    except ValueError:
+        return None
+
+
+def read_panel(source: Source, messages: list[Any]) -> Transcript:
+    """A lone ``ui_messages.json``: what the chat panel showed (module docstring)."""
+    transcript = Transcript(metadata={"source_format": NAME, "agent": "cline"})
+    beside = source.path is not None and source.path.with_name(HISTORY_NAME).is_file()
+    source.warn(
+        f"read as what Cline's chat panel showed: the model's own messages ({HISTORY_NAME}) "
+        + ("are beside it; load that file for them" if beside else "were not found beside it")
+    )
+    response: list[Entry] = []  # the entries since the last request: its response
+    waiting: list[ToolCall] = []  # calls whose results the next request sends back
+    last_call: ToolCall | None = None
+    pending: tuple[Usage | None, float | None] = (None, None)
+    costs: list[float] = []
+    provider = None
+    requests = 0
+    for line, message in enumerate(messages, start=1):
+        kind = _panel_kind(message)
+        if kind is None:
+            source.warn("not a Cline UI message", line)
+            continue
+        stamp = ms_to_iso(message.get("ts"))
+        provider = _model_info(message, "providerId") or provider
+        model = _model_info(message, "modelId")
+        text = message.get("text") if isinstance(message.get("text"), str) else ""
+        entry: Entry | None = None
+        if kind in ("say/task", "say/user_feedback"):
+            entry = UserMessage(text=text, timestamp=stamp)
+        elif kind in ("say/text", "say/completion_result"):
+            entry = AssistantText(text=text, model=model, timestamp=stamp) if text else None
+        elif kind == "say/reasoning":
+            entry = Thinking(text=text, timestamp=stamp)
+        elif kind == "say/error":
+            entry = SystemNotice(text=text, level="error", subtype="error", timestamp=stamp)
+        elif kind in ("say/command", "ask/command"):
+            entry = ToolCall(
+                call_id=f"ui-{message.get('ts')}", name="execute_command",
+                args={"command": text}, description=describe_args("", {"description": text}),
+                timestamp=stamp, started_at=stamp,
+            )  # fmt: skip
+        elif kind in ("say/command_output", "ask/command_output"):
+            if last_call is not None and last_call.name == "execute_command":
+                before = last_call.result.text if last_call.result is not None else ""
+                transcript.update(last_call, result=text_result((before or "") + text))
+            elif text:
+                entry = SystemNotice(text=text, subtype="command_output", timestamp=stamp)
+        elif kind in ("say/tool", "ask/tool"):
+            payload = _json_of(text)
+            payload = payload if isinstance(payload, Mapping) else {"text": text}
+            named = payload.get("tool")
+            name = named if isinstance(named, str) and named else "tool"
+            args = {k: v for k, v in payload.items() if k != "tool"}
+            entry = ToolCall(
+                call_id=f"ui-{message.get('ts')}", name=name, args=args,
+                description=describe_args(name, args), timestamp=stamp, started_at=stamp,
+            )  # fmt: skip
+        elif kind == "ask/followup":
+            question = _json_of(text)
+            said = question.get("question") if isinstance(question, Mapping) else None
+            entry = AssistantText(text=said if isinstance(said, str) else text, timestamp=stamp)
+        elif kind == "say/api_req_started":
+            requests += 1
+            info = _json_of(text)
+            info = info if isinstance(info, Mapping) else {}
+            _settle(transcript, waiting, info.get("request"))
+            _respond(transcript, response, pending)
+            waiting, response = [], []
+            # Its counts are the response's that follows: kept until that is read.
+            pending = (_request_usage(info, provider), _cost(info.get("cost")))
+            if pending[1] is not None:
+                costs.append(pending[1])
+            source.mapped(kind)
+            continue
+        elif kind in _PANEL_IGNORED:
+            source.ignored(kind)
+            continue
+        else:  # a kind of the panel not read here: its text is still shown
+            source.warn(f"Cline UI message {kind} shown as a notice", line, record_type=kind)
+            if text:
+                transcript.append(SystemNotice(text=text, subtype=kind, timestamp=stamp))
+            continue
+        source.mapped(kind)
+        if entry is None:
+            continue
+        transcript.append(entry)
+        response.append(entry)
+        if isinstance(entry, ToolCall):
+            waiting.append(entry)
+            last_call = entry
+    _respond(transcript, response, pending)
+    for call in waiting:  # no request sent their results back: the task stopped here
+        transcript.update(call, status="unknown")
+    meta = transcript.metadata
+    if requests:
+        meta["api_requests"] = requests
+    if costs:
+        meta["cost_usd"] = round(sum(costs), 6)
+    models = [_model_info(m, "modelId") for m in messages]
+    named = [m for m in models if m]
+    if named:
+        meta["model"] = named[-1]
+    if provider is not None:
+        meta["model_provider"] = provider
+    return transcript
+
+
+def _respond(
+    transcript: Transcript, entries: list[Entry], pending: tuple[Usage | None, float | None]
+) -> None:
+    """A request's usage and cost on the response it got (the entries after it)."""
+    usage, cost = pending
+    carrier = usage_carrier(entries)
+    if carrier is None:
+        return
+    if usage is not None:
+        transcript.update(carrier, usage=usage)
+    if cost is not None:
+        carrier.meta["cost_usd"] = cost
+
+
+def _settle(transcript: Transcript, calls: list[ToolCall], request: Any) -> None:
+    """The calls a request sends the results of: its text opens with a ``[tool] Result:``
+    header per call, in order; each says the call's outcome (:func:`status_of`), and is its
+    result where the panel showed none. Calls and headers that do not pair are left
+    ``unknown``."""
+    text = request if isinstance(request, str) else ""
+    headers = list(_HEADER.finditer(text))
+    for index, call in enumerate(calls):
+        if len(headers) != len(calls):
+            transcript.update(call, status="unknown")
+            continue
+        end = headers[index + 1].start() if index + 1 < len(headers) else len(text)
+        body = text[headers[index].end() : end]
+        after = _AFTER_RESULTS.search(body)
+        body = (body[: after.start()] if after else body).strip()
+        changes: dict[str, Any] = {"status": status_of(body)}
+        if call.result is None and body:
+            changes["result"] = text_result(body)
+        transcript.update(call, **changes)

@@ -267,7 +267,7 @@ def _file_line(block: Mapping[str, Any], cwd: str | None = None) -> str:
     )
 
 
-def _media(block: Mapping[str, Any]) -> ImageData | str:
+def media_of(block: Mapping[str, Any]) -> ImageData | str:
     """A ``media`` block (``GeneratedMedia``, ``sdk/packages/shared/src/llms/media.ts``): a
     base64 image, else a line naming what was generated."""
     media = block.get("media")
@@ -340,10 +340,16 @@ def _operations(operations: list[Any], images: list[ImageData]) -> tuple[str, To
 def tool_outcome(block: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult, str | None, Any]:
     """A ``tool_result``'s status, result, the feedback the user gave with a denial, and the
     object the tool returned when it returned one (a ``spawn_agent``'s output)."""
-    content = block.get("content")
-    flagged = block.get("is_error") is True
+    return outcome_of(block.get("content"), flagged=block.get("is_error") is True)
+
+
+def outcome_of(content: Any, *, flagged: bool) -> tuple[ToolStatus, ToolResult, str | None, Any]:
+    """:func:`tool_outcome` of what a tool returned: the persisted ``content`` (a string, the
+    JSON of an object, blocks, ``ToolOperationResult``s) or the object itself, as the CLI's
+    ``--json`` events carry it (:mod:`~turnfold.formats.agents.cline_json`); ``flagged`` is
+    the error flag."""
     images: list[ImageData] = []
-    returned: Any = None
+    returned: Any = content if isinstance(content, MAPPINGS) else None
     if isinstance(content, str) and content.lstrip().startswith(("{", "[")):
         try:
             returned = codec.loads(content)
@@ -441,7 +447,7 @@ class ClineMessagesBuilder(AnthropicBuilder):
         self, block: Any, batch_id: str, model: str | None, line: int
     ) -> Entry | None:
         if isinstance(block, Mapping) and block.get("type") == "media":
-            made = _media(block)
+            made = media_of(block)
             if isinstance(made, ImageData):
                 return self._append(AssistantText(text="", model=model, images=[made]))
             return self._append(AssistantText(text=made, model=model))
@@ -497,27 +503,36 @@ class ClineMessagesBuilder(AnthropicBuilder):
             super()._settle(block, line)  # warns of the unknown id
             return
         status, result, feedback, returned = tool_outcome(block)
-        update: dict[str, Any] = {"status": status, "result": result}
-        if call.name == "spawn_agent" and isinstance(returned, Mapping) and "text" in returned:
-            # SpawnAgentOutput {text, iterations, finishReason, usage}: the answer is its text;
-            # its steps are in its own file, nested later (_nest_subagents).
-            update["result"] = text_result(_text(returned.get("text")), structured=returned)
-            update["subagent"] = _subagent(call, returned)
-        elif (
-            call.name == "team_run_task"
-            and isinstance(returned, Mapping)
-            and returned.get("dispatched") is True
-        ):
-            # TeamRunTaskToolResult: the teammate's answer (runMode sync), or the run it queued
-            # (async); the run's steps are in its own file, nested later.
-            said = _text(returned.get("text")) or _text(returned.get("message"))
-            update["result"] = text_result(said, structured=returned)
-            update["subagent"] = _subagent(call, returned)
+        update: dict[str, Any] = {
+            "status": status,
+            "result": result,
+            **agent_answer(call, returned),
+        }
         if self.stamp is not None:
             update["ended_at"] = self.stamp
         self.transcript.update(call, **update)
         if feedback:
             self._append(UserMessage(text=feedback))
+
+
+def agent_answer(call: ToolCall, returned: Any) -> dict[str, Any]:
+    """The result and :class:`SubAgent` of a call that ran an agent, from what it returned
+    (empty for any other call): a ``spawn_agent``'s ``SpawnAgentOutput`` {text, iterations,
+    finishReason, usage}, whose answer is its text; a ``team_run_task``'s
+    ``TeamRunTaskToolResult``, the teammate's answer (runMode sync) or the run it queued
+    (async). The steps are in the agent's own file (or events), nested later."""
+    if not isinstance(returned, Mapping):
+        return {}
+    if call.name == "spawn_agent" and "text" in returned:
+        said = _text(returned.get("text"))
+    elif call.name == "team_run_task" and returned.get("dispatched") is True:
+        said = _text(returned.get("text")) or _text(returned.get("message"))
+    else:
+        return {}
+    return {
+        "result": text_result(said, structured=returned),
+        "subagent": subagent_of(call, returned),
+    }
 
 
 # --- detection ------------------------------------------------------------------------------------
@@ -930,7 +945,7 @@ def _nest(call: ToolCall, owner: Transcript, nested: Transcript, child: _Child) 
     agent_id = origin.get("subagent") if isinstance(origin, Mapping) else None
     # A teammate's agentId names it in every run; its file's name tells the runs apart.
     nested.metadata["agent_id"] = stem if child.agent == TEAMMATE else agent_id or stem
-    agent = call.subagent or _subagent(call, {})
+    agent = call.subagent or subagent_of(call, {})
     owner.update(call, subagent=replace(
         agent, transcript=nested, agent_id=nested.metadata["agent_id"],
         tool_count=len(nested.tool_calls()), steps_missing=False,
@@ -944,7 +959,7 @@ def _task(call: ToolCall) -> str | None:
     return task if ok else None
 
 
-def _subagent(call: ToolCall, output: Mapping[str, Any]) -> SubAgent:
+def subagent_of(call: ToolCall, output: Mapping[str, Any]) -> SubAgent:
     """The :class:`SubAgent` a ``spawn_agent`` or ``team_run_task`` call ran, from what the tool
     returned (``SpawnAgentOutput``: ``usage.outputTokens``, ``finishReason``); a teammate is
     named by its ``agentId``. Its steps are in its own file (``steps_missing`` until that is
