@@ -311,7 +311,8 @@ def openhands_sdk(path: Path) -> int:
     tools' (a closing text, a thought), and ``ACPToolCallEvent``s by ``tool_call_id`` (written
     again as the call goes on). A conversation's state file or event file counts every event
     file of its folder, its sub-agents' folders (``subagents/<id>/events/``) included; any other
-    file its own events."""
+    file its own events. A ``delegate`` call that runs several agents at once holds an agent
+    call for each too."""
     folder = path.parent if path.name == "base_state.json" else path.parent.parent
     if path.name == "base_state.json" or path.parent.name == "events":
         events = [e for f in sorted(folder.rglob("events/event-*.json")) for e in records(f)]
@@ -319,7 +320,13 @@ def openhands_sdk(path: Path) -> int:
         events = list(records(path))
     acp = {e.get("tool_call_id") for e in events if e.get("kind") == "ACPToolCallEvent"}
     actions = [e for e in events if e.get("kind") == "ActionEvent"]
-    return len(acp) + sum(e.get("tool_name") not in ("finish", "think") for e in actions)
+    agents = 0
+    for action in actions:
+        tasks = (
+            action.get("action", {}).get("tasks") if action.get("tool_name") == "delegate" else None
+        )
+        agents += len(tasks) if isinstance(tasks, dict) and len(tasks) > 1 else 0
+    return len(acp) + agents + sum(e.get("tool_name") not in ("finish", "think") for e in actions)
 
 
 COUNTERS: dict[str, Callable[[Path], int]] = {

@@ -412,7 +412,7 @@ def test_H3_a_task_whose_conversation_is_gone_says_its_steps_are_missing(tmp_pat
     assert call.subagent is not None
     assert call.subagent.steps_missing
     assert [w.reason for w in transcript.warnings] == [
-        f"sub-agent conversation {_state()['id']} answers no task call: not shown"
+        f"sub-agent conversation {_state()['id']} answers no task or delegate call: not shown"
     ]
 
 

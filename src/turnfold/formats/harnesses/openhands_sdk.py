@@ -9,15 +9,18 @@ conversation in a folder named by its id (``<persistence_dir>/<id hex>/``,
 - ``base_state.json``: the ``ConversationState`` (``conversation/state.py``): its ``id``, the
   ``agent`` (its ``llm.model``, tools, condenser), the ``workspace`` (``working_dir``),
   ``execution_status``, ``leaf_event_id`` (the head of the active branch), and
-  ``stats.usage_to_metrics``: per use of an LLM (``agent``, ``condenser``, ``task:<id>`` for a
-  sub-agent) its ``token_usages`` (one per response, by ``response_id``), ``costs`` and
-  ``accumulated_cost``;
+  ``stats.usage_to_metrics``: per use of an LLM (``agent``, ``condenser``, a sub-agent's
+  ``task:<id>`` or ``delegate:<agent id>``) its ``token_usages`` (one per response, by
+  ``response_id``), ``costs`` and ``accumulated_cost``;
 - ``events/event-<index, five digits or more>-<event id>.json``: one event each, as
   ``event.model_dump_json(exclude_none=True)`` writes it (``EventLog``,
   ``conversation/event_store.py``), its class in ``kind``; the folder's hidden files are the
   log's lock and length marker;
-- ``subagents/<id hex>/``: the conversations the ``task`` tool ran (``tools/task/manager.py``),
-  laid out the same;
+- ``subagents/<id hex>/``: the conversations its sub-agents ran, laid out the same: the ``task``
+  tool's (``tools/task/manager.py``) and, from SDK 1.13, the ``delegate`` tool's
+  (``tools/delegate/impl.py``). Before 1.13 neither persisted them (the ``task`` tool kept them
+  in a temporary folder it removed): a call there holds only the report its observation gives.
+  The SDK writes them nowhere else (not beside the conversation);
 - ``meta.json``, the agent server's (``StoredConversation``): the conversation's ``title``.
 
 ``load()`` reads such a folder from its ``base_state.json`` or from any of its event files, and
@@ -59,7 +62,18 @@ Mapping (record types are the events' ``kind``):
   last one says how it ended;
 - sub-agents: a ``task`` call holds the conversation in ``subagents/`` whose first prompt is the
   call's ``prompt`` (the ``TaskManager`` sends it as is); resuming a task (``resume``) goes on in
-  the conversation an earlier call holds;
+  the conversation an earlier call holds. The ``delegate`` tool (SDK 1.0 to 1.22; deprecated for
+  ``task`` in 1.16, removed in 1.23) starts agents with a ``spawn`` call (``ids``,
+  ``agent_types``: a plain call) and runs them with a ``delegate`` call (``tasks``: agent id to
+  task, run at once), whose observation lists each agent's final response (``{n}. Agent {id}:
+  …``, or ``… ERROR: …``). Nothing persisted names an agent's conversation: each agent's is
+  found by its task, the prompt ``DelegateExecutor`` sends as is, and an agent delegated to
+  again goes on in it, so each call gets the round of the conversation its task begins. A call
+  of one agent holds it as its sub-agent (its status the agent's: ``error`` for an agent that
+  failed though the tool ran); a call of several holds a sub-agent whose transcript has one
+  ``delegate`` call per agent (one batch, the agent's report its result), each with its agent's
+  round. Without the conversation (events read alone, an eval output, an SDK before 1.13) a
+  sub-agent says its steps are missing and its report is its call's result;
 - usage: each response's ``token_usages`` entry goes on its text, else its first reasoning or
   call (:func:`turnfold.usage.attach_usage`), with the response's model; the conversation's own
   totals (``accumulated_token_usage`` but a sub-agent's, the condenser's included) are
@@ -193,6 +207,11 @@ _EDITOR_COMMANDS = NameSet({"view", "create", "str_replace", "insert", "undo_edi
 #: model's explanation (``summary``): not what the tool acts on.
 _ARG_NOISE = ("security_risk", "summary")
 _CLOSING, _THINK, _TASK = "finish", "think", "task"
+#: The ``DelegateTool`` of SDK 1.0 to 1.22 (``tools/delegate/``), replaced by ``task``.
+_DELEGATE = "delegate"
+#: The uses of an LLM a sub-agent's responses are recorded under in the parent's stats:
+#: ``TaskManager``'s ``task:<id>``, ``DelegateExecutor``'s ``delegate:<agent id>``.
+_SUBAGENT_USES = ("task:", "delegate:")
 _TODO_MARKS = {"done": "[x]", "in_progress": "[~]"}
 #: ACP tool call statuses (``ToolCallStatus``) that end a call.
 _ACP_STATUS: dict[str, ToolStatus] = {"completed": "success", "failed": "error"}
@@ -580,6 +599,9 @@ class _Reader:
         self.responses: dict[str, list[Entry]] = {}  # each response's entries, by its id
         self.usages: dict[str, tuple[Usage, str | None]] = {}  # its usage and model, by its id
         self.tasks: list[ToolCall] = []
+        #: ``delegate`` calls of the ``delegate`` command, each with its (agent id, task) pairs.
+        self.delegations: list[tuple[ToolCall, list[tuple[str, str]]]] = []
+        self.agent_types: dict[str, str] = {}  # by agent id, from the ``spawn`` calls
 
     # --- the state --------------------------------------------------------------------------
 
@@ -619,7 +641,7 @@ class _Reader:
             if isinstance(spent, (int, float)) and not isinstance(spent, bool):
                 cost += float(spent)
                 priced = priced or bool(as_list(metrics.get("costs")))
-            if not str(use).startswith("task:"):  # a sub-agent's, counted under its call
+            if not str(use).startswith(_SUBAGENT_USES):  # a sub-agent's, counted under its call
                 add_into(own, counts_of(_usage(metrics.get("accumulated_token_usage"))))
         if own:
             self.transcript.metadata["usage"] = own
@@ -738,7 +760,9 @@ class _Reader:
         if isinstance(summary, str) and summary.strip():
             meta["summary"] = summary.strip()
         call_id = call_id or _str(event.get("id")) or f"call-{line}"
-        task = _str(event.get("tool_name")) == _TASK and isinstance(args, MAPPINGS)
+        tool = _str(event.get("tool_name"))
+        task = tool == _TASK and isinstance(args, MAPPINGS)
+        delegated = self._delegated(args) if tool == _DELEGATE else []
         call = ToolCall(
             call_id=call_id,
             name=name,
@@ -755,16 +779,65 @@ class _Reader:
                 agent_id=_str(args.get("resume")),
             )
             if task
+            else self._delegation(delegated)
+            if delegated
             else None,
         )
+        if tool == _DELEGATE and isinstance(args, MAPPINGS):
+            ids = [i for i in as_list(args.get("ids")) if isinstance(i, str)] or [
+                i for i, _ in delegated
+            ]
+            if command in ("spawn", "delegate") and ids:
+                call.description = f"{command} {', '.join(ids)}"
         if task:
             self.tasks.append(call)
+        if delegated:
+            self.delegations.append((call, delegated))
         entries.append(call)
         self._append(entries, response)
         self.calls[call_id] = call
         if isinstance(event.get("id"), str):
             self.by_action[event["id"]] = call
         self.source.mapped("ActionEvent")
+
+    def _delegated(self, args: Any) -> list[tuple[str, str]]:
+        """The (agent id, task) pairs a ``delegate`` call hands out (its ``delegate`` command's
+        ``tasks``, in their order); a ``spawn`` call's agent types are kept for their names."""
+        if not isinstance(args, MAPPINGS):
+            return []
+        if args.get("command") == "spawn":
+            types = as_list(args.get("agent_types"))
+            for index, agent in enumerate(as_list(args.get("ids"))):
+                kind = types[index] if index < len(types) else None
+                if isinstance(agent, str):
+                    # DelegateExecutor._resolve_agent_type: a missing or blank type is "default"
+                    kind = kind.strip() if isinstance(kind, str) else ""
+                    self.agent_types[agent] = kind or "default"
+            return []
+        tasks = args.get("tasks") if args.get("command") == "delegate" else None
+        if not isinstance(tasks, MAPPINGS):
+            return []
+        return [
+            (agent, task.strip())
+            for agent, task in tasks.items()
+            if isinstance(agent, str) and isinstance(task, str)
+        ]
+
+    def _label(self, agent: str) -> str:
+        """An agent's name as ``DelegateExecutor._format_agent_label`` gives it: its id and the
+        type it was spawned as."""
+        kind = self.agent_types.get(agent)
+        return f"{agent} ({kind})" if kind else agent
+
+    def _delegation(self, delegated: list[tuple[str, str]]) -> SubAgent:
+        """A ``delegate`` call's sub-agent until its conversations are found (:meth:`finish`):
+        the one agent it ran, or, for several run at once, the delegation itself."""
+        if len(delegated) == 1:
+            ((agent, task),) = delegated
+            return SubAgent(name=self._label(agent), task=task, agent_id=agent)
+        return SubAgent(
+            task=", ".join(agent for agent, _ in delegated), subagent_count=len(delegated)
+        )
 
     def _append(self, entries: list[Entry], response: str | None) -> None:
         self.transcript.extend(entries)
@@ -957,58 +1030,211 @@ class _Reader:
     # --- the end ----------------------------------------------------------------------------
 
     def finish(self) -> None:
-        """Each response's usage on its entries; each task call's sub-agent."""
+        """Each response's usage on its entries; each task and delegate call's sub-agent."""
         for response, entries in self.responses.items():
             usage, model = self.usages.get(response, (None, None))
             attach_usage(entries, usage, self.transcript, model=model)
             for entry in entries:
                 if model is not None and isinstance(entry, AssistantText):
                     self.transcript.update(entry, model=model)
-        if self.tasks:
+        if self.tasks or self.delegations:
             self._subagents()
 
     def _subagents(self) -> None:
-        """Each ``task`` call's conversation (``subagents/<id hex>/``), found by its first
-        prompt, the call's ``prompt``; a call that resumes a task goes on in that one's."""
-        children: list[tuple[str | None, Transcript]] = []
+        """Each sub-agent call's conversation (``subagents/<id hex>/``), found by its prompt.
+
+        A ``task`` call's conversation is the one whose first prompt is the call's ``prompt``;
+        a call that resumes a task goes on in that one's. A ``delegate`` call's agents each get
+        the round of their conversation that begins with their task: an agent delegated to again
+        goes on in the conversation it was spawned with, a later prompt of it.
+        """
+        children: list[_Child] = []
         folder = self.folder / SUBAGENTS if self.folder is not None else None
         if folder is not None and folder.is_dir() and self.depth < _MAX_DEPTH:
             for path in _listed(folder):
                 if path.is_dir() and (path / EVENTS).is_dir():
-                    child = _conversation(path, None, None, self.depth + 1)
-                    _report(str(path), child)
-                    prompt = next(
-                        (e.text for e in child.entries if isinstance(e, UserMessage)), None
-                    )
-                    children.append((prompt, child))
+                    conversation = _conversation(path, None, None, self.depth + 1)
+                    _report(str(path), conversation)
+                    children.append(_Child(conversation))
         # Folders are named by a random id: two calls with one prompt find their own
         # conversations only in the order they were started (the SDK's ISO timestamps sort).
-        children.sort(key=_started)
+        children.sort(key=lambda c: _started(c.transcript))
         for call in self.tasks:
             subagent = call.subagent
             assert subagent is not None
-            match = next((c for c in children if c[0] is not None and c[0] == subagent.task), None)
+            match = next(
+                (
+                    c
+                    for c in children
+                    if not c.taken and subagent.task is not None and c.prompt(0) == subagent.task
+                ),
+                None,
+            )
             if match is not None:
-                children.remove(match)
-                child = match[1]
+                match.taken, match.claimed = True, len(match.prompts)
                 found = dataclasses.replace(
-                    subagent, transcript=child, tool_count=len(child.tool_calls())
+                    subagent,
+                    transcript=match.transcript,
+                    tool_count=len(match.transcript.tool_calls()),
                 )
             elif isinstance(call.args, MAPPINGS) and call.args.get("resume"):
                 continue  # its steps are in the conversation of the call it resumes
             else:
                 found = dataclasses.replace(subagent, steps_missing=True)
             self.transcript.update(call, subagent=found)
-        for _, child in children:
-            self.source.warn(
-                f"sub-agent conversation {child.metadata.get('session_id')} "
-                "answers no task call: not shown"
+        bound: dict[str, _Child] = {}  # each agent id's conversation, once it has run
+        for call, delegated in self.delegations:
+            self._delegated_rounds(call, delegated, children, bound)
+        for child in children:
+            session = child.transcript.metadata.get("session_id")
+            if not child.taken:
+                if child.transcript.entries:  # a spawned agent never delegated to has none
+                    self.source.warn(
+                        f"sub-agent conversation {session} answers no task or delegate call: "
+                        "not shown"
+                    )
+            elif child.claimed < len(child.prompts):
+                self.source.warn(
+                    f"sub-agent conversation {session}: {len(child.prompts) - child.claimed} "
+                    "prompt(s) answer no delegate call: not shown"
+                )
+
+    def _delegated_rounds(
+        self,
+        call: ToolCall,
+        delegated: list[tuple[str, str]],
+        children: list[_Child],
+        bound: dict[str, _Child],
+    ) -> None:
+        """A ``delegate`` call's agents, each with its round and its report (the call's
+        result); of several agents, one ``delegate`` call each in the call's sub-agent."""
+        reports = _reports(call.result.text if call.result is not None else None, delegated)
+        agents: list[Entry] = []
+        for agent, task in delegated:
+            child = bound.get(agent)
+            if child is None or child.prompt(child.claimed) != task:
+                # Spawned (again): a conversation none ran before, whose first prompt is it.
+                child = next((c for c in children if not c.taken and c.prompt(0) == task), None)
+            round_ = child.next_round() if child is not None else None
+            if child is not None:
+                bound[agent] = child
+            status, report = reports.get(agent, (None, None))
+            first_line = report.split("\n", 1)[0] if report else None
+            subagent = SubAgent(
+                name=self._label(agent),
+                task=task,
+                agent_id=agent,
+                transcript=round_,
+                tool_count=len(round_.tool_calls()) if round_ is not None else None,
+                reason=first_line if status == "error" else None,
+                steps_missing=round_ is None,
             )
+            if len(delegated) == 1:
+                if status == "error":  # the agent failed, though the tool ran
+                    self.transcript.update(call, status="error")
+                self.transcript.update(call, subagent=subagent)
+                return
+            stamps = [e.timestamp for e in (round_.entries if round_ else []) if e.timestamp]
+            agents.append(
+                ToolCall(
+                    call_id=f"{call.call_id}/{agent}",
+                    name=_DELEGATE,
+                    args={"id": agent, "task": task},
+                    description=subagent.name,
+                    status=status or call.status,
+                    result=ToolResult(text=report, kind="subagent") if report else None,
+                    batch_id=call.call_id,  # the agents of one call run at once
+                    started_at=stamps[0] if stamps else call.started_at,
+                    ended_at=stamps[-1] if stamps else call.ended_at,
+                    timestamp=stamps[0] if stamps else call.started_at,
+                    subagent=subagent,
+                )
+            )
+        assert call.subagent is not None
+        child_transcript = Transcript(
+            agents, metadata={"source_format": NAME, "agent": "openhands"}
+        )
+        self.transcript.update(
+            call, subagent=dataclasses.replace(call.subagent, transcript=child_transcript)
+        )
 
 
-def _started(child: tuple[str | None, Transcript]) -> tuple[bool, str]:
+@dataclasses.dataclass
+class _Child:
+    """A sub-agent's conversation in ``subagents/`` and how much of it calls have claimed."""
+
+    transcript: Transcript
+    taken: bool = False
+    claimed: int = 0  # its prompts (rounds) claimed so far, in order
+    prompts: list[int] = dataclasses.field(default_factory=list)  # each prompt's entry index
+
+    def __post_init__(self) -> None:
+        self.prompts = [
+            i for i, e in enumerate(self.transcript.entries) if isinstance(e, UserMessage)
+        ]
+
+    def prompt(self, index: int) -> str | None:
+        if index >= len(self.prompts):
+            return None
+        entry = self.transcript.entries[self.prompts[index]]
+        assert isinstance(entry, UserMessage)
+        return entry.text
+
+    def next_round(self) -> Transcript:
+        """The next prompt and what the agent did for it, up to the prompt after; the whole
+        conversation when it has one prompt (its usage totals are then this round's)."""
+        self.taken = True
+        index = self.claimed
+        self.claimed += 1
+        if len(self.prompts) <= 1:
+            return self.transcript
+        start = 0 if index == 0 else self.prompts[index]
+        end = self.prompts[index + 1] if index + 1 < len(self.prompts) else None
+        metadata = {
+            k: v for k, v in self.transcript.metadata.items() if k not in ("usage", "cost_usd")
+        }
+        return Transcript(self.transcript.entries[start:end], metadata=metadata)
+
+
+def _reports(
+    text: str | None, delegated: list[tuple[str, str]]
+) -> dict[str, tuple[ToolStatus, str]]:
+    r"""Each agent's report in a ``delegate`` call's result, by agent id: ``_delegate_tasks``
+    lists them in the order of ``tasks``, as ``{n}. Agent {id}: {its final response}`` or
+    ``{n}. Agent {id} ERROR: {why}``, one after another.
+
+    >>> _reports("Results:\n1. Agent a: done\n2. Agent b ERROR: failed", [("a", ""), ("b", "")])
+    {'a': ('success', 'done'), 'b': ('error', 'failed')}
+    """
+    if not text:
+        return {}
+    marks: list[tuple[str, int, int, ToolStatus]] = []  # agent, where its line begins, its text
+    position = 0
+    for number, (agent, _) in enumerate(delegated, 1):
+        found: list[tuple[int, int, ToolStatus]] = []
+        marked: tuple[tuple[str, ToolStatus], ...] = (
+            (f"{number}. Agent {agent}: ", "success"),
+            (f"{number}. Agent {agent} ERROR: ", "error"),
+        )
+        for mark, status in marked:
+            at = text.find("\n" + mark, position)
+            if at != -1:
+                found.append((at + 1, at + 1 + len(mark), status))
+        if not found:
+            break  # not the SDK's list: nothing after is read as one
+        begin, end, status = min(found)
+        marks.append((agent, begin, end, status))
+        position = end
+    reports: dict[str, tuple[ToolStatus, str]] = {}
+    for index, (agent, _, end, status) in enumerate(marks):
+        stop = marks[index + 1][1] if index + 1 < len(marks) else len(text)
+        reports[agent] = (status, text[end:stop].strip())
+    return reports
+
+
+def _started(transcript: Transcript) -> tuple[bool, str]:
     """A sub-agent conversation's sort key: its first timestamp, one without any last."""
-    stamp = next((e.timestamp for e in child[1].entries if e.timestamp is not None), None)
+    stamp = next((e.timestamp for e in transcript.entries if e.timestamp is not None), None)
     return (stamp is None, stamp or "")
 
 
