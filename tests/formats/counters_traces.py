@@ -51,6 +51,11 @@ def _spans(path: Path) -> list[dict[str, Any]]:
 
 _AGENTS = ("invoke_agent", "AGENT")
 _TOOLS = ("execute_tool", "TOOL")
+#: Spans that say what they are otherwise: OpenLLMetry's decorators' ``traceloop.span.kind``
+#: (an ``@agent`` or ``@workflow`` an agent run, a ``@tool`` a tool run) and the Vercel AI
+#: SDK's ``ai.operationId`` (``ai.toolCall``, a tool run).
+_OTHER_KINDS = {"agent": "invoke_agent", "workflow": "invoke_agent", "tool": "execute_tool",
+                "ai.toolCall": "execute_tool"}  # fmt: skip
 
 
 def otlp(path: Path) -> int:
@@ -75,7 +80,11 @@ def otlp(path: Path) -> int:
     asked: dict[str, str] = {}  # call id -> tool name
     for span in spans:
         a = attributes[span["spanId"]]
-        kinds[span["spanId"]] = a.get("gen_ai.operation.name") or a.get("openinference.span.kind")
+        kinds[span["spanId"]] = (
+            a.get("gen_ai.operation.name")
+            or a.get("openinference.span.kind")
+            or _OTHER_KINDS.get(a.get("traceloop.span.kind") or a.get("ai.operationId") or "")
+        )
         if a.get("gen_ai.tool.name") == "(merged tools)":  # ADK's, beside each call's own span
             kinds[span["spanId"]] = None
         parents[span["spanId"]] = span.get("parentSpanId")

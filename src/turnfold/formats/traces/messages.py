@@ -735,7 +735,8 @@ def ai_sdk_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
 def ai_sdk_response(a: Mapping[str, Any]) -> dict[str, Any]:
     """A provider call's response as the AI SDK records it: ``ai.response.reasoning``,
     ``ai.response.text`` (``ai.response.object`` for an object), ``ai.response.toolCalls``
-    (``[{toolCallId, toolName, input | args}]``), as one GenAI assistant message."""
+    (``[{toolCallId, toolName, input | args}]``, ``input`` a JSON string in 5.0 and later), as
+    one GenAI assistant message."""
     parts: list[dict[str, Any]] = []
     reasoning = a.get("ai.response.reasoning")
     if isinstance(reasoning, str) and reasoning:
@@ -745,14 +746,19 @@ def ai_sdk_response(a: Mapping[str, Any]) -> dict[str, Any]:
         parts.append({"type": "text", "content": text})
     for call in as_list(_json(a.get("ai.response.toolCalls"))):
         if isinstance(call, _MAPS):
-            arguments = call.get("input", call.get("args"))
+            # The SDK writes a call's input here as the provider gave it, JSON text, where the
+            # next step's ai.prompt.messages holds it parsed: read alike, the response is
+            # known as that history when it comes again.
+            arguments = parse_arguments(call.get("input", call.get("args")))
             parts.append({"type": "tool_call", "id": call.get("toolCallId"),
                           "name": call.get("toolName"), "arguments": arguments})  # fmt: skip
     return {"role": "assistant", "parts": parts}
 
 
 def span_usage(a: Mapping[str, Any]) -> Usage | None:
-    """``gen_ai.usage.*`` (and the older ``prompt_tokens``) or ``llm.token_count.*``."""
+    """``gen_ai.usage.*`` (and the older ``prompt_tokens``), ``llm.token_count.*`` or the AI
+    SDK's ``ai.usage.*`` (4.x ``promptTokens``, 5.0 ``cachedInputTokens``, 6.0 the
+    ``inputTokenDetails`` / ``outputTokenDetails``)."""
 
     def first(*keys: str) -> int | None:
         for key in keys:
@@ -771,12 +777,15 @@ def span_usage(a: Mapping[str, Any]) -> Usage | None:
         cache_read_tokens=first("gen_ai.usage.cache_read.input_tokens",
                                 "gen_ai.usage.cache_read_input_tokens",
                                 "llm.token_count.prompt_details.cache_read",
+                                "ai.usage.inputTokenDetails.cacheReadTokens",
                                 "ai.usage.cachedInputTokens"),
         cache_write_tokens=first("gen_ai.usage.cache_creation.input_tokens",
                                  "gen_ai.usage.cache_creation_input_tokens",
-                                 "llm.token_count.prompt_details.cache_write"),
+                                 "llm.token_count.prompt_details.cache_write",
+                                 "ai.usage.inputTokenDetails.cacheWriteTokens"),
         reasoning_tokens=first("gen_ai.usage.reasoning.output_tokens",
                                "llm.token_count.completion_details.reasoning",
+                               "ai.usage.outputTokenDetails.reasoningTokens",
                                "ai.usage.reasoningTokens"),
     )  # fmt: skip
     return None if usage == Usage() else usage
@@ -790,25 +799,21 @@ _PYDANTIC_AI_RESULT = "tool_response"
 
 def tool_arguments(span: Span) -> Any:
     """A tool span's arguments, for a call no model span asked for: ``gen_ai.tool.call.arguments``
-    (pydantic-ai's older ``tool_arguments``), OpenInference's ``input.value`` (smolagents' as
-    the tool was called: :func:`_smolagents_arguments`), the ``tool_call`` part of its input
+    (pydantic-ai's older ``tool_arguments``), the AI SDK's ``ai.toolCall.args``, OpenLLMetry's
+    ``traceloop.entity.input`` (:func:`traceloop_arguments`), OpenInference's ``input.value``
+    (smolagents' as the tool was called: :func:`_smolagents_arguments`), the ``tool_call`` part
+    of its input
     messages (Strands' latest mode) or Strands' older ``gen_ai.tool.message`` event, whose
     ``content`` is the tool's input (strands/telemetry/tracer.py, ``start_tool_call_span``)."""
     a = span.attributes
     if "gen_ai.tool.call.arguments" in a:
-        value = parse_arguments(a["gen_ai.tool.call.arguments"])
-        if (
-            isinstance(value, dict)
-            and "input_str" in value
-            and value.keys() <= _LANGCHAIN_TOOL_START
-        ):
-            inputs = value.get("inputs")
-            return inputs if isinstance(inputs, dict) and inputs else value["input_str"]
-        return value
+        return _langchain_tool_start(parse_arguments(a["gen_ai.tool.call.arguments"]))
     if _PYDANTIC_AI_ARGUMENTS in a:
         return parse_arguments(a[_PYDANTIC_AI_ARGUMENTS])
     if "ai.toolCall.args" in a:
         return parse_arguments(a["ai.toolCall.args"])
+    if _TRACELOOP_INPUT in a:
+        return _langchain_tool_start(traceloop_arguments(a[_TRACELOOP_INPUT]))
     if "input.value" in a:
         return _smolagents_arguments(parse_arguments(a["input.value"]), a)
     inputs, _ = model_messages(span)
@@ -822,16 +827,27 @@ def tool_arguments(span: Span) -> Any:
 
 
 #: What OpenLLMetry's LangChain instrumentation puts in a tool span's
-#: ``gen_ai.tool.call.arguments``: the callback's arguments (``on_tool_start``).
+#: ``gen_ai.tool.call.arguments`` (``traceloop.entity.input`` in its versions before that):
+#: the callback's arguments (``on_tool_start``).
 _LANGCHAIN_TOOL_START = frozenset({"input_str", "tags", "metadata", "inputs", "kwargs"})
+
+
+def _langchain_tool_start(value: Any) -> Any:
+    """A tool's arguments, the tool's own when ``value`` is the LangChain callback's
+    (:data:`_LANGCHAIN_TOOL_START`): its ``inputs``, else its ``input_str``."""
+    if isinstance(value, dict) and "input_str" in value and value.keys() <= _LANGCHAIN_TOOL_START:
+        inputs = value.get("inputs")
+        return inputs if isinstance(inputs, dict) and inputs else value["input_str"]
+    return value
 
 
 def langchain_tool_message(span: Span) -> Mapping[str, Any] | None:
     """The fields of the ``ToolMessage`` OpenLLMetry's LangChain instrumentation writes as a
-    tool span's result: ``{"output": <the message as langchain's dumpd serializes it>}``
+    tool span's result (``gen_ai.tool.call.result``, before it ``traceloop.entity.output``):
+    ``{"output": <the message as langchain's dumpd serializes it>}``
     (``{"lc": 1, "type": "constructor", "id": [..., "ToolMessage"], "kwargs": {content,
     tool_call_id, status…}}``), else None."""
-    raw = span.attributes.get("gen_ai.tool.call.result")
+    raw = span.attributes.get("gen_ai.tool.call.result", span.attributes.get(_TRACELOOP_OUTPUT))
     if not isinstance(raw, str) or '"ToolMessage"' not in raw:
         return None
     value = _json(raw)
@@ -845,8 +861,10 @@ def langchain_tool_message(span: Span) -> Mapping[str, Any] | None:
 
 
 def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
-    """A tool span's result: ``gen_ai.tool.call.result``, OpenInference's ``output.value`` or
-    pydantic-ai's older ``tool_response``, else the ``tool_call_response`` of its output
+    """A tool span's result: ``gen_ai.tool.call.result``, OpenInference's ``output.value``,
+    pydantic-ai's older ``tool_response``, the AI SDK's ``ai.toolCall.result`` or OpenLLMetry's
+    ``traceloop.entity.output`` (the return value as JSON), else the ``tool_call_response`` of
+    its output
     messages (Strands' latest mode, which writes ``gen_ai.tool.call.result`` only for a
     success) or Strands' older ``gen_ai.choice`` event, whose ``message`` is the result's
     content (``end_tool_call_span``). Strands' results are Converse tool result content
@@ -854,6 +872,7 @@ def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
     a = span.attributes
     raw = a.get("gen_ai.tool.call.result", a.get("output.value", a.get(_PYDANTIC_AI_RESULT)))
     raw = a.get("ai.toolCall.result") if raw is None else raw
+    raw = a.get(_TRACELOOP_OUTPUT) if raw is None else raw
     if raw is not None:
         value = _json(raw)
         return converse_result(value) if is_converse(value) else output_content(value)
@@ -874,6 +893,67 @@ def tool_response(span: Span) -> tuple[str | None, list[ImageData]]:
             images = [ImageData(media_type=m, data=d) for m, d in message.get(_IMAGES, ())]
             return message.get("content"), images
     return None, []
+
+
+#: What OpenLLMetry's decorators write of the decorated function's call
+#: (traceloop/sdk/decorators/base.py, ``_handle_span_input`` / ``_handle_span_output``): its
+#: arguments as JSON ``{"args": [...], "kwargs": {...}}``, its return value as JSON; both cut at
+#: ``OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT`` (then no longer JSON: kept as written).
+_TRACELOOP_INPUT = "traceloop.entity.input"
+_TRACELOOP_OUTPUT = "traceloop.entity.output"
+_TRACELOOP_KIND = "traceloop.span.kind"
+
+
+def traceloop_arguments(raw: Any) -> Any:
+    """A decorated function's arguments as a call's: its keyword arguments when it was given
+    no positional ones (a model's call is given keywords: ``tool(**arguments)``), else the
+    ``{"args", "kwargs"}`` object as written (an empty ``kwargs`` left out).
+
+    >>> traceloop_arguments('{"args": [], "kwargs": {"order_id": "A-1"}}')
+    {'order_id': 'A-1'}
+    >>> traceloop_arguments('{"args": ["a@b.c"], "kwargs": {}}')
+    {'args': ['a@b.c']}
+    """
+    value = _json(raw)
+    if not isinstance(value, _MAPS) or not value.keys() <= {"args", "kwargs"}:
+        return value
+    args, kwargs = value.get("args"), value.get("kwargs")
+    if not args and isinstance(kwargs, _MAPS):
+        return dict(kwargs)
+    return {key: item for key, item in value.items() if key == "args" or item}
+
+
+def traceloop_text(a: Mapping[str, Any], *, prompt: bool) -> str | None:
+    """An OpenLLMetry ``@agent`` or ``@workflow`` span's prompt (its function's one argument
+    that is a string, else its arguments as written) or reply (its return value: a string as
+    it is, else its JSON). Only a decorator's span, whose input is ``{"args", "kwargs"}``:
+    the LangChain instrumentation of OpenLLMetry's versions before ``gen_ai.operation.name``
+    wrote these attributes too, its callbacks' arguments, which its model spans carry as
+    messages."""
+    given = _json(a.get(_TRACELOOP_INPUT))
+    if not isinstance(given, _MAPS) or given.keys() != {"args", "kwargs"}:
+        return None
+    raw = a.get(_TRACELOOP_INPUT if prompt else _TRACELOOP_OUTPUT)
+    value = _json(raw)
+    if prompt:
+        kwargs = given["kwargs"]
+        values = [*as_list(given["args"]), *(kwargs.values() if isinstance(kwargs, _MAPS) else ())]
+        value = values[0] if len(values) == 1 else value
+    if isinstance(value, str):
+        return value or None
+    return raw if isinstance(raw, str) and raw else None
+
+
+def agent_name(span: Span) -> str | None:
+    """The name of the agent a span runs: ``gen_ai.agent.name`` or OpenInference's
+    ``agent.name``; an OpenLLMetry ``@agent`` or ``@workflow`` span's own name
+    (``traceloop.entity.name``) first, since every span inside an ``@agent`` is given that
+    agent's ``gen_ai.agent.name`` (``default_span_processor_on_start``), a workflow it runs too."""
+    a = span.attributes
+    keys: tuple[str, ...] = ("gen_ai.agent.name", "agent.name")
+    if a.get(_TRACELOOP_KIND) in ("agent", "workflow"):
+        keys = ("traceloop.entity.name", *keys)
+    return next((a[k] for k in keys if isinstance(a.get(k), str) and a[k]), None)
 
 
 def system_instructions(span: Span) -> Any:

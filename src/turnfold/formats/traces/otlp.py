@@ -11,10 +11,13 @@ downloads: :func:`.spans.jaeger_traces`). A span written again (a processor prin
 starts and as it ends) is read once, the copy that ended (``span/(repeated)``). Every span is
 one record of the accounting, typed ``span/<operation>``: the GenAI ``gen_ai.operation.name``
 (``chat``, ``execute_tool``, ``invoke_agent``…; LiteLLM's call types read as theirs), the
-OpenInference ``openinference.span.kind`` (``LLM``, ``TOOL``, ``AGENT``, ``CHAIN``…) or older
-OpenLLMetry's ``llm.request.type`` (:func:`.spans.operation`); spans of none (HTTP, database) are
-``span/(other)``, left out, and
-so are Strands' ``execute_event_loop_cycle`` spans; a span under a span left out hangs from the
+OpenInference ``openinference.span.kind`` (``LLM``, ``TOOL``, ``AGENT``, ``CHAIN``…), older
+OpenLLMetry's ``llm.request.type``, OpenLLMetry's decorators' ``traceloop.span.kind`` (an
+``@tool`` an ``execute_tool``, an ``@agent`` or ``@workflow`` an ``invoke_agent``, an ``@task``
+a ``task``) or the Vercel AI SDK's ``ai.operationId`` (:func:`.spans.operation`); spans of none
+(HTTP, database) are ``span/(other)``, left out, and so are Strands' ``execute_event_loop_cycle``
+spans and OpenLLMetry's tasks (``span/task``: the spec has no entry kind for a step, so its
+spans are read as its run's); a span under a span left out hangs from the
 nearest span read above it (:func:`reparent`: Strands starts every model and tool span inside
 an event-loop cycle).
 
@@ -35,7 +38,10 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   its result (an agent called over A2A, traced in the same trace), else under a call of its
   own named ``invoke_agent``. An agent span among model spans outside any agent span is a
   sub-agent of the conversation they make; one right under an agent span of its name is the
-  same run (OpenLLMetry's LangGraph graph and workflow spans: :meth:`_Rebuild._inner`);
+  same run (OpenLLMetry's LangGraph graph and workflow spans: :meth:`_Rebuild._inner`). An
+  OpenLLMetry ``@workflow`` is thus the session's run and an ``@agent`` in it a sub-agent, an
+  agent named by its span's ``traceloop.entity.name`` (every span inside an ``@agent``
+  carries that agent's ``gen_ai.agent.name``: :func:`.messages.agent_name`);
 - a model span (``chat``, ``LLM``) gives its input and output messages: ``gen_ai.input.messages``
   / ``gen_ai.output.messages`` (JSON strings or structured values, the ``parts`` form; also on
   the ``gen_ai.client.inference.operation.details`` event), OpenInference's flattened
@@ -78,18 +84,26 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   OpenLLMetry's LangChain result is a serialized ``ToolMessage``, read as its content, status
   and call id: :func:`.messages.langchain_tool_message`;
   else its output messages' or Strands' ``gen_ai.choice`` event's: :func:`.messages.tool_response`;
-  a tool message of a later model span gives it when the span has none, the span's status and
-  end standing), its times, and its status: an error
+  the AI SDK's ``ai.toolCall.result``; OpenLLMetry's ``traceloop.entity.output``, the
+  function's return value; a tool message of a later model span gives it when the span has
+  none, the span's status and end standing), its times, and its status: an error
   status or an ``exception`` event is ``error``, a result whose text states a failure (a
   non-zero exit code, timed out, rejected) is ``error``
   (:func:`~turnfold.formats.gemini_parts.corrected_status`), any other ended span ``success``. A
-  tool span no model span asked for (content capture off) is a call of its own, its arguments
-  those of :func:`.messages.tool_arguments` (smolagents' as the model gave them);
+  tool span no model span asked for (content capture off, or an OpenLLMetry ``@tool`` the
+  user's own code called) is a call of its own, its arguments those of
+  :func:`.messages.tool_arguments` (smolagents' as the model gave them, an ``@tool``'s keyword
+  arguments: :func:`.messages.traceloop_arguments`). An ``@tool`` span carries no call id: it
+  settles the call of its name (and arguments) a model span read before it asked for; a
+  result whose JSON says ``"status": "error"`` is the function's value, the span's status
+  stands;
 - an agent span's own input and output (``gen_ai.input.messages``, ``input.value`` /
   ``output.value`` as text, :func:`.messages.value_text`: smolagents' run arguments as their
-  ``task``) are the prompt and the reply when no model span carried them (Strands' reply repeats the
-  last model text with a newline: not shown twice); its usage (the sum of its model calls')
-  counts only when none of its model spans recorded any (:meth:`_Rebuild._run`);
+  ``task``; an OpenLLMetry ``@agent`` / ``@workflow``'s ``traceloop.entity.input`` / ``output``,
+  :func:`.messages.traceloop_text`) are the prompt and the reply when no model span carried
+  them (Strands' reply repeats the last model text with a newline: not shown twice); its
+  usage (the sum of its model calls') counts only when none of its model spans recorded any
+  (:meth:`_Rebuild._run`);
 - a smolagents run traced by OpenInference (its agent span has ``smolagents.*`` attributes)
   reads as the smolagents loader reads the run itself
   (:mod:`~turnfold.formats.frameworks.smolagents`): its model spans' input is the agent's
@@ -160,6 +174,7 @@ from turnfold.formats.traces.messages import (
     _PART,
     _UNSHOWN,
     _History,
+    agent_name,
     agent_span_name,
     langchain_tool_message,
     model_messages,
@@ -168,6 +183,7 @@ from turnfold.formats.traces.messages import (
     system_instructions,
     tool_arguments,
     tool_response,
+    traceloop_text,
     value_text,
 )
 from turnfold.formats.traces.smolagents_spans import (
@@ -237,6 +253,9 @@ RECORDS = Records(
         "those of the model and tool spans under them, which are read",
         "span/embeddings": "embedding calls carry no conversation",
         "span/EMBEDDING": "embedding calls carry no conversation",
+        "span/task": "OpenLLMetry's steps of a run (an ``@task`` function, LangChain's "
+        "``execute_task``): no entry kind is a step, so the model, tool and agent spans under "
+        "one are read as its run's",
         "span/RETRIEVER": "retrieval steps: their documents are not messages",
         "span/RERANKER": "reranking steps: their documents are not messages",
         "span/GUARDRAIL": "guardrail checks: not part of the conversation",
@@ -651,7 +670,7 @@ class _Rebuild:
             )
             transcript.warnings.append(LoadWarning(reason=reason, source=self.name))
         if agents:
-            name = _str(agents[0].attributes, "gen_ai.agent.name", "agent.name")
+            name = agent_name(agents[0])
             if name:
                 transcript.metadata["agent"] = name
             if any(a.failed for a in agents):
@@ -664,11 +683,11 @@ class _Rebuild:
         """The spans of an agent's run below its agent span; an agent span of the same name
         right under it is the same run again, read through (OpenLLMetry's LangGraph
         instrumentation writes ``invoke_agent`` for the graph, and again for its workflow)."""
-        name = _str(span.attributes, "gen_ai.agent.name", "agent.name")
+        name = agent_name(span)
         inner: list[Span] = []
         for child in span.children:
             same = child.op in _AGENT_OPS and name is not None
-            if same and _str(child.attributes, "gen_ai.agent.name", "agent.name") == name:
+            if same and agent_name(child) == name:
                 inner += self._inner(child)
             else:
                 inner += self._walk(child)
@@ -737,6 +756,7 @@ class _Rebuild:
         if not inputs and not outputs:
             key = "input.value" if before else "output.value"
             text = value_text(span.attributes.get(key), prompt=before)
+            text = text or traceloop_text(span.attributes, prompt=before)
             if text:
                 role = "user" if before else "assistant"
                 (inputs if before else outputs).append({"role": role, "content": text})
@@ -850,8 +870,10 @@ class _Rebuild:
         if call_id is None and message is not None:
             call_id = _str(message, "tool_call_id")
         call = builder.calls().get(call_id) if call_id else None
+        # OpenLLMetry's decorators named a tool only traceloop.entity.name before they wrote
+        # gen_ai.tool.name too.
         name = _str(
-            a, "gen_ai.tool.name", "tool.name", "ai.toolCall.name"
+            a, "gen_ai.tool.name", "tool.name", "ai.toolCall.name", "traceloop.entity.name"
         ) or span.name.removeprefix("execute_tool ")
         step = self._step_of(span) if builder.smolagents else None
         if builder.smolagents and name == SMOLAGENTS_FINAL_ANSWER:
@@ -909,7 +931,7 @@ class _Rebuild:
         sub = _Builder(child, self.name)
         self._run(sub, span)
         self._settle_usage(sub)
-        name = _str(span.attributes, "gen_ai.agent.name", "agent.name") or agent_span_name(span)
+        name = agent_name(span) or agent_span_name(span)
         task = next((e.text for e in child.entries if isinstance(e, UserMessage)), None)
         subagent = SubAgent(
             name=name or None,

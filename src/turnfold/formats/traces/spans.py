@@ -152,15 +152,28 @@ _ADK_MERGED = "(merged tools)"
 
 #: Operation names instrumentations write for the semantic conventions' ones: LiteLLM's OTel
 #: callback writes its call type (litellm/integrations/opentelemetry.py), OpenLLMetry before
-#: its move to ``gen_ai.operation.name`` only ``llm.request.type`` (``LLMRequestTypeValues``).
+#: its move to ``gen_ai.operation.name`` only ``llm.request.type`` (``LLMRequestTypeValues``),
+#: and after it ``execute_task`` for a step of a run (a task, as its decorators' below).
 _OPERATIONS = {
     "completion": "chat",
     "acompletion": "chat",
     "atext_completion": "text_completion",
     "embedding": "embeddings",
     "aembedding": "embeddings",
+    "execute_task": "task",
 }
 _LLM_REQUEST_TYPES = {"chat": "chat", "completion": "text_completion", "embedding": "embeddings"}
+#: OpenLLMetry's (the Traceloop SDK's) decorator spans, ``traceloop.span.kind``
+#: (traceloop/sdk/decorators/base.py ``_setup_span``; no ``gen_ai.operation.name``): a
+#: ``@tool`` a tool run, an ``@agent`` and a ``@workflow`` an agent run (the workflow is the
+#: run the user's code made, its agents runs within it), a ``@task`` a step of its run. Its
+#: LangChain instrumentation writes ``execute_task`` for the same steps.
+_TRACELOOP_KINDS = {
+    "tool": "execute_tool",
+    "agent": "invoke_agent",
+    "workflow": "invoke_agent",
+    "task": "task",
+}
 #: The Vercel AI SDK's spans (``ai.operationId``, ai/core/telemetry): a provider call and a
 #: tool run are read; a call's outer span (``ai.generateText``…) repeats its provider calls.
 _AI_SDK_OPERATIONS = {
@@ -176,7 +189,7 @@ _AI_SDK_OPERATIONS = {
 
 def operation(name: str, attributes: Mapping[str, Any]) -> str:
     """A span's record type: its GenAI operation, its OpenInference kind, OpenLLMetry's older
-    ``llm.request.type``, else ``(other)``."""
+    ``llm.request.type`` or its decorators' ``traceloop.span.kind``, else ``(other)``."""
     op = attributes.get("gen_ai.operation.name")
     if isinstance(op, str) and op:
         if op == "execute_tool" and attributes.get("gen_ai.tool.name") == _ADK_MERGED:
@@ -188,6 +201,9 @@ def operation(name: str, attributes: Mapping[str, Any]) -> str:
     request = attributes.get("llm.request.type")
     if isinstance(request, str) and request in _LLM_REQUEST_TYPES:
         return _LLM_REQUEST_TYPES[request]
+    traceloop = attributes.get("traceloop.span.kind")
+    if isinstance(traceloop, str) and traceloop in _TRACELOOP_KINDS:
+        return _TRACELOOP_KINDS[traceloop]
     step = attributes.get("ai.operationId")
     if isinstance(step, str) and step in _AI_SDK_OPERATIONS:
         return _AI_SDK_OPERATIONS[step]
