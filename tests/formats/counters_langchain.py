@@ -5,7 +5,8 @@ a call is an id of an AI message's ``tool_calls`` or ``invalid_tool_calls``, of 
 own tool call in its content (``langchain_core.messages.content.ServerToolCall``'s
 ``server_tool_call``, or Anthropic's ``server_tool_use`` / ``mcp_tool_use`` blocks, which
 langchain-anthropic keeps out of ``tool_calls``), or the ``tool_call_id`` of a tool message
-answering none of them.
+answering none of them. The messages are found anywhere in the file: a saved LangGraph
+stream's events hold them in updates, states and chunks, a message more than once.
 
 ``COUNTERS`` maps the format's ``NAME`` to it, like ``tests/formats/counters.py``.
 """
@@ -35,14 +36,36 @@ def _fields(record: Any) -> tuple[str, dict[str, Any]]:
         kind = kwargs.get("type") or JS_TYPES.get(str(names[-1]), "")
         return str(kind), kwargs
     data = record.get("data")
+    if not isinstance(data, dict) and "content" in record:
+        data = record  # a message's model_dump(): its fields themselves
     return str(record.get("type", "")), data if isinstance(data, dict) else {}
 
 
+#: The message types (and chunk types) a saved record may have.
+KINDS = ("ai", "AIMessageChunk", "tool", "ToolMessageChunk", "human", "system")
+
+
+def _messages(value: Any) -> list[Any]:
+    """Every message record of a saved value, however nested: a message list, a state's
+    ``messages``, or a saved stream's events (``[mode, chunk]`` lists, states, updates,
+    ``[message, metadata]`` pairs)."""
+    if isinstance(value, list):
+        return [m for item in value for m in _messages(item)]
+    if isinstance(value, dict):
+        if _fields(value)[0] in KINDS:
+            return [value]
+        return [m for item in value.values() for m in _messages(item)]
+    return []
+
+
 def langchain(path: Path) -> int:
-    document = json.loads(path.read_text(encoding="utf-8"))
-    records = document.get("messages", []) if isinstance(document, dict) else document
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        document: Any = [json.loads(line) for line in text.splitlines() if line.strip()]
+    else:
+        document = json.loads(text)
     ids: set[str] = set()
-    for record in records:
+    for record in _messages(document):
         kind, data = _fields(record)
         if kind in ("ai", "AIMessageChunk"):
             for call in (data.get("tool_calls") or []) + (data.get("invalid_tool_calls") or []):

@@ -63,8 +63,14 @@ Mapping (each message's ``source`` is the agent that wrote it, kept in ``meta["a
   ``CodeExecutionEvent`` settles it: ``exit_code`` 0 → ``success``, else ``error``;
 - ``ModelClientStreamingChunkEvent`` (``model_client_stream=True``) → the text so far of the
   message its ``full_message_id`` names; that message replaces it when it arrives (a
-  ``TaskResult`` holds no chunks). Chunks that end in a ``ThoughtEvent`` leave their text
-  entry empty (``meta["streamed_as"] = "thinking"``) before the :class:`Thinking`.
+  ``TaskResult`` holds no chunks). Chunks that turn out to be the model's thought (a
+  ``ThoughtEvent`` of their id follows) leave no empty entry (:func:`split_thought`): a
+  ``<think>`` section (how AutoGen's OpenAI client streams ``reasoning_content``, and an R1
+  model writes it) streams as a :class:`Thinking` from its first chunk, which the
+  ``ThoughtEvent`` completes, the text after it kept for the agent's next message (AutoGen
+  gives that message a new id); chunks that said nothing of it (text beside tool calls, an
+  Anthropic model's thinking deltas) stay the progress note they streamed as, holding the
+  thought's text (``meta["streamed_as"] = "thinking"``), not shown twice.
 
 AutoGen records no model name (``AssistantText.model`` stays None), no per-call start time
 (``started_at`` is the request event's time) and no error flag for a ``TaskResult`` as a
@@ -76,7 +82,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -208,6 +214,34 @@ def _task_of(call: ToolCall) -> str | None:
     return None
 
 
+_THINK, _THOUGHT_END = "<think>", "</think>"
+
+
+def split_thought(streamed: str) -> tuple[str, str]:
+    """A message's streamed text as (thinking, text): a ``<think>`` section it opens with is
+    thinking (AutoGen's OpenAI client wraps a model's ``reasoning_content`` chunks so, and an
+    R1 model writes it in its content), the text after its end the message's own. Text that
+    may yet open one (``"<thi"``) is neither until it does.
+
+    >>> split_thought("<think>Sum is 3.</think>1+2=3."), split_thought("1+2=3.")
+    (('Sum is 3.', '1+2=3.'), ('', '1+2=3.'))
+    """
+    head = streamed.lstrip()
+    if not head.startswith(_THINK):
+        return ("", "") if head and _THINK.startswith(head) else ("", streamed)
+    thought, ended, rest = head[len(_THINK) :].partition(_THOUGHT_END)
+    return thought, rest.lstrip() if ended else ""
+
+
+@dataclass
+class _Stream:
+    """What one message's chunks grew: their text so far, and the entries showing it."""
+
+    raw: str = ""
+    thinking: Thinking | None = None
+    text: AssistantText | None = None
+
+
 class AutogenBuilder(MessageBuilder):
     """Builds a transcript from AgentChat message dumps, fed one at a time, in order.
 
@@ -244,7 +278,7 @@ class AutogenBuilder(MessageBuilder):
         self._children: dict[str, AutogenBuilder] = {}
         #: The sources whose messages were routed to this child run.
         self.sources: set[str] = set()
-        self._streams: dict[str, AssistantText] = {}
+        self._streams: dict[str, _Stream] = {}
         self._awaiting: set[str] = set()
         self._code: dict[str, ToolCall] = {}
         self._output_tokens: int | None = None
@@ -520,9 +554,10 @@ class AutogenBuilder(MessageBuilder):
         entries = self.transcript.entries
         return bool(entries) and isinstance(entries[-1], UserMessage)
 
-    def _take_stream(self, message: Mapping[str, Any], source: str | None) -> AssistantText | None:
-        """The entry the message's streamed chunks grew, if any: by the message's ``id`` (the
-        chunks' ``full_message_id``), else chunks of the same agent that named none."""
+    def _take_stream(self, message: Mapping[str, Any], source: str | None) -> _Stream | None:
+        """What the message's streamed chunks grew, if anything: by the message's ``id`` (the
+        chunks' ``full_message_id``), else chunks of the same agent that named none (or whose
+        text was left for its next message)."""
         own = message.get("id")
         if isinstance(own, str) and own in self._streams:
             return self._streams.pop(own)
@@ -541,7 +576,10 @@ class AutogenBuilder(MessageBuilder):
         if isinstance(own, str):
             meta = {**meta, "message_id": own}
         shown = images or []
-        streamed = self._take_stream(message, message.get("source"))
+        stream = self._take_stream(message, message.get("source"))
+        if stream is not None and stream.thinking is not None and stream.thinking.streaming:
+            self.update(stream.thinking, streaming=False)  # no ThoughtEvent closed it
+        streamed = stream.text if stream is not None else None
         if streamed is not None:
             self.update(streamed, text=text, usage=usage, timestamp=timestamp, meta=meta,
                         images=shown)  # fmt: skip
@@ -611,25 +649,44 @@ class AutogenBuilder(MessageBuilder):
         meta: dict[str, Any], line: int,
     ) -> None:  # fmt: skip
         self._speaker(source)
-        streamed = self._take_stream(m, source)
-        if streamed is not None:  # the chunks were the thought, not an answer
-            self.update(streamed, text="", meta={**streamed.meta, "streamed_as": "thinking"})
-        self._append(Thinking(text=_text(m.get("content")), timestamp=ts, meta=meta))
+        thought = _text(m.get("content"))
+        stream = self._take_stream(m, source)
+        if stream is not None and stream.thinking is not None:
+            # Its <think> section streamed as this thinking: the event completes it.
+            self.update(stream.thinking, text=thought, streaming=False, timestamp=ts, meta=meta)
+            if stream.text is not None:  # the answer begun after it: its message's to take
+                self._streams[f"source:{source}"] = _Stream(text=stream.text)
+            return
+        if stream is not None and stream.text is not None:
+            # The chunks said nothing of a thought: the note the user saw stream holds it
+            # (an entry stays where it was shown: none is removed, and none left empty).
+            changed = {**stream.text.meta, "streamed_as": "thinking"}
+            self.update(stream.text, text=thought, meta=changed)
+            return
+        self._append(Thinking(text=thought, timestamp=ts, meta=meta))
 
     def _on_ModelClientStreamingChunkEvent(
         self, m: Mapping[str, Any], source: str | None, ts: str | None, usage: Usage | None,
         meta: dict[str, Any], line: int,
     ) -> None:  # fmt: skip
-        chunk = _text(m.get("content"))
         key = m.get("full_message_id")
         key = key if isinstance(key, str) and key else f"source:{source}"
-        entry = self._streams.get(key)
-        if entry is None:
+        stream = self._streams.get(key)
+        if stream is None:
             self._speaker(source)
-            self._streams[key] = AssistantText(text=chunk, timestamp=ts, meta=meta)
-            self._append(self._streams[key])
-        else:
-            self.update(entry, text=entry.text + chunk)
+            stream = self._streams[key] = _Stream()
+        stream.raw += _text(m.get("content"))
+        thought, text = split_thought(stream.raw)
+        if thought and stream.thinking is None:
+            stream.thinking = Thinking(text=thought, streaming=True, timestamp=ts, meta=meta)
+            self._append(stream.thinking)
+        elif thought and stream.thinking is not None and stream.thinking.text != thought:
+            self.update(stream.thinking, text=thought)
+        if text and stream.text is None:
+            stream.text = AssistantText(text=text, timestamp=ts, meta=meta)
+            self._append(stream.text)
+        elif text and stream.text is not None and stream.text.text != text:
+            self.update(stream.text, text=text)
 
     def _new_call(
         self,
@@ -1105,7 +1162,8 @@ RECORDS = Records(
         "CodeGenerationEvent": "AssistantText, and an execute_code ToolCall for its code blocks",
         "CodeExecutionEvent": "settles execute_code: exit_code 0 → success, else error",
         "ModelClientStreamingChunkEvent": "the text so far of the message full_message_id "
-        "names, which replaces it",
+        "names, which replaces it; a <think> section it opens with as Thinking, which the "
+        "ThoughtEvent completes",
         "stop_reason": "metadata['stop_reason']",
         "TaskResult": "the TaskResult a saved run_stream list ends with: its stop_reason as "
         "metadata['stop_reason']; its messages, the stream's again, read only when none came "

@@ -14,7 +14,15 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   ``metadata["structured_response"]``; the ``__interrupt__`` of a run stopped on
   ``interrupt()`` ends the transcript with a :class:`PendingAction` of each interrupt
   (:meth:`LangChainBuilder.pending_actions`), the call it stopped (where it can be told)
-  ``confirming``.
+  ``confirming``;
+- a stream saved to a file (:func:`saved_event`): ``list(graph.stream(...))`` written with
+  ``langchain_core.load.dumps`` or ``json.dumps(default=...)`` (a message's ``model_dump`` or
+  ``message_to_dict``), as one JSON list or a line per event, in any stream mode (its tuples
+  lists: ``[mode, chunk]``, ``[namespace, mode, chunk]``; ``version="v2"``'s parts), read
+  by the :class:`Follower` as if it came live: the same transcript as the run's final state
+  (less the prompt, which only ``values`` events hold), a message that several modes carry
+  read once, a message's saved chunks merged by LangChain's own rules (which need
+  langchain-core; without it they are skipped, said once).
 
 :func:`plain` reads a message's fields directly (what ``messages_to_dict`` writes, without its
 ``model_dump``); nothing of the value is modified or shared. A finished run of one agent is
@@ -110,7 +118,7 @@ from turnfold.formats.common import (
     stringify,
     text_result,
 )
-from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import data_url_image, output_content, part_image_url
 from turnfold.formats.source import Source, flat_fields, plain_each, plain_value, type_of_record
@@ -1040,7 +1048,8 @@ def _counts(details: Any, *keys: str) -> tuple[int | None, ...]:
 
 
 def _classify(value: Any) -> int:
-    return DISTINCTIVE if message_of(value) is not None else NOT_MINE
+    """A message, or an event of a saved stream (:func:`saved_event`)."""
+    return DISTINCTIVE if message_of(value) is not None else _saved_verdict(value)
 
 
 def _messages_of(document: Any) -> list[Any] | None:
@@ -1051,7 +1060,10 @@ def _messages_of(document: Any) -> list[Any] | None:
     return None
 
 
-_LACKS = "no LangChain message ({type, data}, dumpd or a dump with additional_kwargs)"
+_LACKS = (
+    "no LangChain message ({type, data}, dumpd or a dump with additional_kwargs) "
+    "nor LangGraph stream event holding one"
+)
 
 
 def detect(source: Source) -> Evidence:
@@ -1071,8 +1083,8 @@ def detect(source: Source) -> Evidence:
 
 
 def read(source: Source) -> Transcript:
-    """Every message of ``source`` (a message list or a graph result), each accounted for
-    by its type (:data:`RECORDS`)."""
+    """Every message of ``source`` (a message list, a graph result or a saved stream), each
+    accounted for by its type (:data:`RECORDS`)."""
     transcript = Transcript(metadata={"source_format": NAME})
     builder = LangChainBuilder(transcript, source.name)
     document = source.document if source.is_document else None
@@ -1087,9 +1099,15 @@ def read(source: Source) -> Transcript:
                 _state_key(source, transcript, key, value)
         messages = document["messages"]
     elif isinstance(document, list):
+        if _is_saved_stream(document):
+            return _read_stream(source, transcript, enumerate(document, start=1))
         # A message list (what plain() makes of a run's messages): read in place, as a
         # result's messages are; the loop below notes every record itself.
         messages = document
+    elif document is not None and saved_event(document) is not None:
+        return _read_stream(source, transcript, [(1, document)])
+    elif document is None and _is_saved_stream(source.head_values()):
+        return _read_stream(source, transcript, source.records())  # a JSON line per event
     if messages is not None:
         flat = _read_flat(source, transcript.metadata, messages)
         if flat is not None:
@@ -1315,9 +1333,14 @@ class Follower:
     adds its own text to the streaming entry.
     """
 
-    def __init__(self, transcript: Transcript) -> None:
+    def __init__(
+        self, transcript: Transcript, *, source_name: str = "<stream>", live: bool = True
+    ) -> None:
         self.transcript = transcript
-        self._root = _Run(LangChainBuilder(transcript, "<stream>", live=True), ())
+        #: Where the events come from (a saved stream's file: :func:`read`), and whether
+        #: the run goes on (a call without its result is running) or was saved.
+        self.source_name, self.live = source_name, live
+        self._root = _Run(LangChainBuilder(transcript, source_name, live=live), ())
         self._runs: dict[tuple[str, ...], _Run] = {(): self._root}
         #: A tool task's id → the id of the tool call it ran (from ``tasks``/``debug`` events).
         self._task_calls: dict[str, str] = {}
@@ -1333,8 +1356,10 @@ class Follower:
 
     # --- events ----------------------------------------------------------------------------
 
-    def feed(self, event: Any) -> None:
-        self._line += 1
+    def feed(self, event: Any, line: int | None = None) -> None:
+        """Fold one event in; ``line`` is its place in a saved stream (warnings name it),
+        else the events are counted."""
+        self._line = self._line + 1 if line is None else line
         namespace, mode, chunk = _split(event)
         if mode is None:
             mode = _mode_of(chunk)
@@ -1369,9 +1394,10 @@ class Follower:
         for run in list(self._runs.values()):
             run.builder.close()
             if run is not self._root and run.call is None and run.builder.root.entries:
-                self.transcript.warnings.append(
-                    _warning(f"the run of namespace {'/'.join(run.namespace)} matched no call")
-                )
+                self._warn(f"the run of namespace {'/'.join(run.namespace)} matched no call")
+
+    def _warn(self, reason: str) -> None:
+        self.transcript.warnings.append(LoadWarning(reason=reason, source=self.source_name))
 
     # --- runs and sub-agents ---------------------------------------------------------------
 
@@ -1387,7 +1413,7 @@ class Follower:
             self._skipped.add(namespace)
             return None
         child = Transcript(metadata={"source_format": NAME})
-        run = _Run(LangChainBuilder(child, "<stream>", live=True), namespace)
+        run = _Run(LangChainBuilder(child, self.source_name, live=self.live), namespace)
         run.parent = parent
         run.subagent = SubAgent(transcript=child)
         self._runs[namespace] = run
@@ -1505,11 +1531,9 @@ class Follower:
                     self._attach(run, min(free, key=lambda call: rank(run, call)))
         for run in guessed:
             if run.call is not None:
-                self.transcript.warnings.append(
-                    _warning(
-                        f"the run of namespace {'/'.join(run.namespace)} was guessed to be "
-                        f"that of call {run.call.call_id!r} (no event named its call)"
-                    )
+                self._warn(
+                    f"the run of namespace {'/'.join(run.namespace)} was guessed to be "
+                    f"that of call {run.call.call_id!r} (no event named its call)"
                 )
 
     def _link(self, namespace: tuple[str, ...], call_id: str) -> None:
@@ -1761,16 +1785,13 @@ class Follower:
             parent.builder.update(call, subagent=run.subagent)
 
 
-def _warning(reason: str) -> Any:
-    from turnfold.model import LoadWarning
-
-    return LoadWarning(reason=reason, source="<stream>")
-
-
 def _id_of(message: Any) -> str | None:
+    """A message's id: its own field, or in a saved form's fields (``messages_to_dict``'s
+    ``data``, ``dumpd``'s ``kwargs``, whose own ``id`` is the class path)."""
     own = message.get("id") if isinstance(message, Mapping) else getattr(message, "id", None)
-    if isinstance(message, Mapping) and own is None and isinstance(message.get("data"), Mapping):
-        own = message["data"].get("id")
+    if isinstance(message, Mapping) and not (isinstance(own, str) and own):
+        found = message_of(message)
+        own = found[1].get("id") if found is not None else None
     return own if isinstance(own, str) and own else None
 
 
@@ -1847,6 +1868,167 @@ def _answer(transcript: Transcript) -> str | None:
     return None
 
 
+# --- a saved stream -------------------------------------------------------------------------
+
+#: The modes whose events carry no message of the run: left out of a saved stream.
+_SILENT_MODES = NameSet({"custom", "checkpoints", "events"})
+#: A saved stream is told from a message list by its first records.
+_STREAM_HEAD = 30
+
+
+def _is_namespace(value: Any) -> bool:
+    return type(value) is list and all(type(part) is str for part in value)
+
+
+def saved_event(value: Any) -> tuple[tuple[str, ...], str, Any] | None:
+    """An item of a saved ``graph.stream(...)`` as ``(namespace, mode, chunk)``, None when it
+    is none. Saved as JSON (``langchain_core.load.dumps``, ``json.dumps(default=...)``, a
+    line each), the stream's tuples are lists: ``[mode, chunk]`` (several modes),
+    ``[namespace, mode, chunk]`` or ``[namespace, chunk]`` (``subgraphs=True``),
+    ``version="v2"``'s ``{"type", "ns", "data"}``, or one mode's bare chunk, told by its
+    shape (:func:`_saved_mode`). A chunk of another shape than its mode's is none."""
+    found: tuple[tuple[str, ...], str, Any] | None = None
+    if type(value) is list and len(value) == 3:
+        if _is_namespace(value[0]) and value[1] in STREAM_MODES:
+            found = tuple(value[0]), value[1], value[2]
+    elif type(value) is list and len(value) == 2 and value[0] in STREAM_MODES:
+        found = (), value[0], value[1]
+    elif type(value) is list and len(value) == 2 and _is_namespace(value[0]):
+        mode = _saved_mode(value[1])
+        found = (tuple(value[0]), mode, value[1]) if mode is not None else None
+    elif type(value) is dict and value.get("type") in STREAM_MODES and "data" in value:
+        namespace, mode, chunk = _stream_part(value)
+        found = tuple(str(p) for p in namespace), mode, chunk
+    else:
+        mode = _saved_mode(value)
+        found = ((), mode, value) if mode is not None else None
+    if found is None or found[1] in _SILENT_MODES:
+        return found
+    chunk = found[2]
+    if found[1] == "messages":
+        fits = type(chunk) is list and len(chunk) == 2
+    else:  # a state, nodes' updates, a task or debug payload
+        fits = isinstance(chunk, Mapping)
+    return found if fits else None
+
+
+def _saved_mode(chunk: Any) -> str | None:
+    """The mode of a saved chunk that does not say it, by its shape: ``[message,
+    metadata]`` (``messages``), a state with ``messages`` (``values``), or nodes' updates
+    holding messages (``updates``). Any other value is no stream's."""
+    if type(chunk) is list:
+        is_token = len(chunk) == 2 and isinstance(chunk[1], Mapping)
+        return "messages" if is_token and message_of(chunk[0]) is not None else None
+    if not isinstance(chunk, Mapping) or message_of(chunk) is not None:
+        return None
+    if isinstance(chunk.get("messages"), list):
+        # A state holding LangChain's messages: a dataset's row of Chat messages under
+        # "messages" (a file of runs) is no stream's.
+        return "values" if _holds_message("values", chunk) else None
+    return "updates" if chunk and _holds_message("updates", chunk) else None
+
+
+def _holds_message(mode: str, chunk: Any) -> bool:
+    """Whether a chunk carries a LangChain message (its first one is looked at)."""
+    if mode == "messages":
+        return type(chunk) is list and len(chunk) == 2 and message_of(chunk[0]) is not None
+    if not isinstance(chunk, Mapping):
+        return False
+    if mode == "values":
+        messages = chunk.get("messages")
+        return isinstance(messages, list) and bool(messages) and message_of(messages[0]) is not None
+    if mode != "updates":
+        return False
+    for update in chunk.values():
+        for each in update if type(update) is list else [update]:
+            messages = each.get("messages") if isinstance(each, Mapping) else None
+            first = messages[0] if type(messages) is list and messages else messages
+            if first is not None and message_of(first) is not None:
+                return True
+    return False
+
+
+def _saved_verdict(value: Any) -> int:
+    found = saved_event(value)
+    if found is None:
+        return NOT_MINE
+    return DISTINCTIVE if _holds_message(found[1], found[2]) else READABLE
+
+
+def _is_saved_stream(values: list[Any]) -> bool:
+    """Whether records are a saved stream's events rather than messages: one of the first
+    is an event and no message."""
+    return any(
+        message_of(value) is None and saved_event(value) is not None
+        for value in values[:_STREAM_HEAD]
+    )
+
+
+def _saved_token(chunk: Any) -> tuple[Any, Any] | str:
+    """A saved ``messages`` chunk, ``[message, metadata]``, as the event's tuple; a message
+    chunk (``AIMessageChunk`` and its kin, as a dict) made the chunk object again
+    (``messages_from_dict``), so that LangChain's own rules merge the chunks of a message.
+    A string says why it could not be."""
+    message, metadata = chunk
+    found = message_of(message)
+    name = message.get("type") if isinstance(message, Mapping) else None
+    if isinstance(message, Mapping) and message.get("lc") == 1:
+        ids = message.get("id")
+        name = ids[-1] if isinstance(ids, list) and ids else None
+    if found is None or name not in _CHUNK_TYPES:
+        return message, metadata  # a complete message (a tool's): read as saved
+    try:
+        from langchain_core.messages import messages_from_dict
+    except ImportError:
+        return "message chunks skipped: merging them needs langchain-core"
+    try:
+        return messages_from_dict([{"type": name, "data": dict(found[1])}])[0], metadata
+    except (TypeError, ValueError) as error:  # pydantic's ValidationError is a ValueError
+        return f"{name} that LangChain cannot read skipped ({type(error).__name__})"
+
+
+def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transcript:
+    """A saved stream's events, each folded in by a :class:`Follower` as if it had come
+    live (a message seen in several modes, or as chunks and in an update, is read once), each
+    accounted for as an event of its mode (``updates event``…)."""
+    follower = Follower(transcript, source_name=source.name, live=False)
+    builder = follower._root.builder
+    first_line: int | None = None
+    for line, record in records:
+        first_line = line if first_line is None else first_line
+        found = None if isinstance(record, MalformedLine) else saved_event(record)
+        if found is None:
+            reason = (
+                record.reason
+                if isinstance(record, MalformedLine)
+                else f"not a LangGraph stream event ({type_of_record(record)!r}), skipped"
+            )
+            builder.warn(reason, line)
+            source.note(type_of_record(record), "warned")
+            continue
+        namespace, mode, chunk = found
+        kind = f"{mode} event"
+        if mode in _SILENT_MODES:
+            source.ignored(kind)
+            continue
+        if mode == "messages":
+            token = _saved_token(chunk)
+            if isinstance(token, str):  # said once; each such chunk is counted as warned
+                builder.warn_once(token, line)
+                source.note(kind, "warned")
+                continue
+            chunk = token
+        before = len(transcript.warnings)
+        follower.feed((namespace, mode, chunk), line)
+        source.note(kind, "warned" if len(transcript.warnings) > before else "mapped")
+    follower.close()
+    if not any(run.builder.recognized for run in follower._runs.values()):
+        raise TranscriptFormatError(
+            source.name, [NAME], first_line, "no LangChain messages in the stream"
+        )
+    return transcript
+
+
 RECORDS = Records(
     mapped={
         "human": "UserMessage (text; images and files counted in meta)",
@@ -1876,9 +2058,23 @@ RECORDS = Records(
         "__interrupt__": "a graph result's pending interrupts: a PendingAction each, on the "
         "call it stopped where it can be told, which is confirming (HumanInTheLoopMiddleware's "
         "requests: a permission per call, with its decisions)",
+        "updates event": "a saved stream's {node: {messages}} (a [mode, chunk] pair, a "
+        "[namespace, mode, chunk] triple, a v2 {type, ns, data} part or bare): its messages, "
+        "each read once whatever modes carry it; a tools:<task> namespace's as the SubAgent "
+        "of its call",
+        "values event": "a saved stream's whole state: the messages not yet seen",
+        "messages event": "a saved stream's [message chunk, metadata]: the chunks of a message "
+        "merged by LangChain's own rules (langchain-core) into the message, unless another "
+        "mode holds it",
+        "tasks event": "a saved stream's task start or result: which task ran which call, "
+        "interrupts",
+        "debug event": "as tasks event",
     },
     ignored={
         "remove": "RemoveMessage: an order to delete a message from the graph's state",
         "other state": "a graph result's other non-scalar state values",
+        "custom event": "a saved stream's own data of a node (StreamWriter): no message",
+        "checkpoints event": "a saved stream's checkpoints: states the values events hold",
+        "events event": "a saved stream's callback events: the other modes hold its messages",
     },
 )

@@ -96,6 +96,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import math
+import sys
 from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timezone
 from enum import Enum
@@ -115,6 +116,7 @@ from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, plain_each, type_of_record
 from turnfold.model import (
     Accounting,
+    AssistantError,
     AssistantText,
     Entry,
     SubAgent,
@@ -310,6 +312,14 @@ def _error_of(raw: Any) -> tuple[str, str] | None:
     return "AgentError", stringify(raw)
 
 
+def _is_empty(record: Mapping[str, Any]) -> bool:
+    """Whether an action step holds nothing of a model's response: smolagents keeps the
+    response (``model_output_message``) before anything else of the step can fail, so a
+    step without it, nor an error, a call or an observation, is one whose model call raised."""
+    kept = ("model_output_message", "model_output", "tool_calls", "error", "observations")
+    return not any(record.get(key) for key in kept) and record.get("code_action") is None
+
+
 def _call_parts(raw: Any) -> tuple[str, str, Any] | None:
     """``(id, name, arguments)`` of a saved call: ``ToolCall.dict()`` or a message's
     ``ChatMessageToolCall`` (both ``{id, function: {name, arguments}}``)."""
@@ -458,6 +468,9 @@ class StepsBuilder(TranscriptBuilder):
         #: ``id(step)`` of live steps already fed: at max steps the stream repeats the last.
         self._seen: set[int] = set()
         self.recognized = 0
+        #: The last step fed, when it is an action step in which nothing happened: its model
+        #: call raised (:meth:`run_failed`); its number and end.
+        self._empty_step: tuple[Any, str | None] | None = None
 
     # -- helpers
 
@@ -482,6 +495,7 @@ class StepsBuilder(TranscriptBuilder):
     def feed(self, kind: str, record: Mapping[str, Any], line: int | None) -> None:
         """One step record of ``kind`` (:func:`step_kind`)."""
         self.recognized += 1
+        self._empty_step = None
         if kind == "TaskStep":
             self.task(record)
         elif kind == "SystemPromptStep":
@@ -678,6 +692,27 @@ class StepsBuilder(TranscriptBuilder):
         self._attach_usage(record)
         self.actions += 1
         self._end_step()
+        if _is_empty(record):
+            self._empty_step = (number, _iso(timing.get("end_time")))
+
+    def run_failed(self, error: Mapping[str, Any] | None) -> None:
+        """The run ended: when its last step is empty (no model output, call, error or
+        observation) its model call raised, ``AgentGenerationError``, which smolagents
+        re-raises out of ``run`` and records nowhere (no step error, the step saved
+        empty): the turn failed (an :class:`AssistantError`), with the error's type and
+        message where the agent given still held them (``error``: :func:`_raised_in`), else
+        saying what the steps tell."""
+        if self._empty_step is None or self.answered:
+            return
+        number, ended = self._empty_step
+        if error is not None:
+            text = f"{error.get('type')}: {error.get('message')}"
+        else:
+            text = (
+                f"Step {number} has no model output: its model call failed (smolagents raises "
+                "AgentGenerationError, stopping the run, and records no error for it)"
+            )
+        self.transcript.append(AssistantError(message=text, timestamp=ended))
 
     def _settle_all(self, calls: list[ToolCall], observations: str | None, final: Any) -> None:
         """A step without an error: every call returned; each gets its observation."""
@@ -1040,10 +1075,42 @@ def _plain_agent(agent: Any, depth: int = 0) -> dict[str, Any]:
         "system_prompt": getattr(getattr(memory, "system_prompt", None), "system_prompt", None),
         "steps": plain_each(memory.steps, plain_step),
     }
+    error = _raised_in(memory.steps)
+    if error is not None:
+        out[RUN_ERROR] = error
     managed = getattr(agent, "managed_agents", None) or {}
     if isinstance(managed, Mapping) and managed and depth < 8:
         out["managed_agents"] = _plain_managed(managed, depth + 1)
     return out
+
+
+#: The document key of the error a run's last step raised (:func:`_raised_in`).
+RUN_ERROR = "run_error"
+
+
+def _raised_in(steps: Any) -> dict[str, str] | None:
+    """The ``AgentGenerationError`` the last of ``steps`` raised, as ``{"type", "message"}``,
+    while the interpreter still holds it: the exception being handled (a load in the
+    ``except`` block around ``agent.run``) or the last one a REPL or notebook reported
+    (``sys.last_exc``, ``sys.last_value``). smolagents keeps it nowhere else: the step is
+    saved empty and ``run`` raises it. It is the step's own when a frame of its traceback
+    holds that very step (``_step_stream``'s ``memory_step``)."""
+    last = steps[-1] if isinstance(steps, list) and steps else None
+    if last is None or type(last).__name__ != "ActionStep":
+        return None
+    for error in (
+        sys.exc_info()[1],
+        getattr(sys, "last_exc", None),
+        getattr(sys, "last_value", None),
+    ):
+        if not isinstance(error, Exception) or "AgentGenerationError" not in _mro_names(error):
+            continue
+        trace = error.__traceback__
+        while trace is not None:
+            if any(value is last for value in trace.tb_frame.f_locals.values()):
+                return {"type": type(error).__name__, "message": str(error)}
+            trace = trace.tb_next
+    return None
 
 
 def _plain_managed(managed: Mapping[str, Any], depth: int = 1) -> dict[str, Any]:
@@ -1076,10 +1143,12 @@ def _plain(value: Any) -> Any:
     if "MultiStepAgent" in names or (hasattr(value, "memory") and hasattr(value, "managed_agents")):
         return _plain_agent(value)
     if "AgentMemory" in names:
-        return {
+        out = {
             "system_prompt": getattr(value.system_prompt, "system_prompt", None),
             "steps": plain_each(value.steps, plain_step),
         }
+        error = _raised_in(value.steps)
+        return {**out, RUN_ERROR: error} if error is not None else out
     if "RunResult" in names:
         return {
             "output": _jsonable(value.output),
@@ -1141,6 +1210,7 @@ def read(source: Source, *, agent: Any = None) -> Transcript:
         for line, record in source.records():
             _feed(source, builder, record, line)
         builder.nest_untimed()
+        builder.run_failed(None)
     if builder.recognized == 0:
         first = source.warnings[0] if source.warnings else None
         reason = f"no smolagents steps: {first.reason}" if first else "no smolagents steps"
@@ -1179,6 +1249,8 @@ def _read_document(
     for line, record in enumerate(steps, start=1):
         _feed(source, builder, record, line)
     builder.nest_untimed()
+    error = document.get(RUN_ERROR)
+    builder.run_failed(error if isinstance(error, Mapping) else None)
     return builder
 
 
@@ -1204,6 +1276,8 @@ def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> 
         usage = _usage(value)
         if usage is not None:
             metadata["usage"] = {k: v for k, v in vars(usage).items() if v is not None}
+    elif key == RUN_ERROR:
+        pass  # shown once the steps are read (StepsBuilder.run_failed)
     elif key == "timing":
         if isinstance(value, Mapping):
             for field, name in (("start_time", "started_at"), ("end_time", "ended_at")):
@@ -1341,6 +1415,9 @@ RECORDS = Records(
         "state": 'a RunResult\'s state (success, max_steps_error): metadata["state"]',
         "token_usage": 'a RunResult\'s total usage: metadata["usage"]',
         "timing": 'a RunResult\'s timing: metadata["started_at"], ["ended_at"]',
+        RUN_ERROR: "the AgentGenerationError the agent's last step raised (plain() of the "
+        "agent or its memory, while the interpreter holds it): the AssistantError that ends "
+        "the failed run",
     },
     ignored={
         **dict.fromkeys(STREAM_EVENTS, "a streamed event; the step that follows holds it"),
