@@ -322,6 +322,12 @@ TRIPPED_READERS = [
     ),
     ("agents.cline_json", "_Reader", "event", "cline/cline-cli-3.0.65_json/work.jsonl"),
     (
+        "agents.cursor_stream",
+        "_Reader",
+        "event",
+        "agents/cursor-stream-json/cursor-agent_2026-02_stream-json_thinking-deltas.jsonl",
+    ),
+    (
         "agents.cline_messages",
         "ClineMessagesBuilder",
         "feed_noted",

@@ -257,24 +257,26 @@ def openai_responses(path: Path) -> int:
 
 def cursor(path: Path) -> int:
     """``tool_use`` blocks of the lines' ``message.content``, and of the sub-agent files in
-    ``<session>/subagents/`` beside the transcript; in cursor-agent's ``--output-format
-    stream-json`` (Cursor's "Output format" reference), each ``tool_call`` event of subtype
-    ``started`` (its ``completed`` event is the same call)."""
+    ``<session>/subagents/`` beside the transcript."""
     files = [path, *sorted((path.parent / "subagents").glob("*.jsonl"))]
-    blocks = sum(
+    return sum(
         isinstance(block, dict) and block.get("type") == "tool_use"
         for file in files
         for record in records(file)
         if isinstance(record, dict)
         for block in _blocks(record.get("message"))
     )
-    started = sum(
+
+
+def cursor_stream(path: Path) -> int:
+    """In cursor-agent's ``--output-format stream-json`` (Cursor's "Output format" reference),
+    each ``tool_call`` event of subtype ``started`` (its ``completed`` event is the same call)."""
+    return sum(
         isinstance(record, dict)
         and record.get("type") == "tool_call"
         and record.get("subtype") == "started"
         for record in records(path)
     )
-    return blocks + started
 
 
 def sharegpt(path: Path) -> int:
@@ -339,6 +341,7 @@ COUNTERS: dict[str, Callable[[Path], int]] = {
     "openai": openai,
     "openai-responses": openai_responses,
     "cursor": cursor,
+    "cursor-stream-json": cursor_stream,
     "sharegpt": sharegpt,
     "llama-factory": llama_factory,
     "openhands-sdk": openhands_sdk,

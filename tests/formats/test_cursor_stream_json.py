@@ -77,7 +77,7 @@ def result(**more: Any) -> dict[str, Any]:
 def test_H5_a_real_cursor_agent_stream_is_read_with_its_results() -> None:
     transcript = turnfold.load(PARALLEL)
     meta = transcript.metadata
-    assert meta["source_format"] == "cursor"
+    assert meta["source_format"] == "cursor-stream-json"
     assert (meta["agent"], meta["model"], meta["cwd"]) == ("cursor", "Auto", "/home/user/project")
     assert meta["session_id"] == "1e273e42-21dd-4b5e-9c2a-1cbbde35ae1c"
     assert (meta["outcome"], meta["duration_ms"]) == ("pass", 13039)
@@ -244,7 +244,7 @@ def test_L4_cursor_agent_odd_events_are_warned_and_accounted() -> None:
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        ([init(), said("user", "hi"), said("assistant", "yo"), result()], "cursor"),
+        ([init(), said("user", "hi"), said("assistant", "yo"), result()], "cursor-stream-json"),
         (
             [
                 {**init(), "tools": ["Bash"], "claude_code_version": "2.1.0", "uuid": "u0"},

@@ -64,6 +64,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("codex-exec-json", "turnfold.formats.agents.codex_exec"),
     ("gemini-stream-json", "turnfold.formats.agents.gemini_stream"),
     ("cline-json", "turnfold.formats.agents.cline_json"),
+    ("cursor-stream-json", "turnfold.formats.agents.cursor_stream"),
     ("openai-agents", "turnfold.formats.frameworks.openai_agents"),
     ("langchain", "turnfold.formats.frameworks.langchain"),
     ("pydantic-ai", "turnfold.formats.frameworks.pydantic_ai"),

@@ -35,35 +35,12 @@ Mapping:
   ``prompt`` (or ``description``) is the sub-agent's first prompt; a file no call matches is
   named in a warning.
 
-``cursor-agent -p --output-format stream-json`` prints the same session as events, one a line,
-each with ``type`` (and ``subtype``) and ``session_id``; unlike the transcript they hold the
-tools' results:
-
-- ``system/init`` → metadata: ``session_id``, ``model`` (the display name: ``Auto``, ``Claude 4
-  Sonnet``), ``cwd``, ``agent`` ``cursor``;
-- ``user`` → the prompt, as a user line above;
-- ``assistant`` → :class:`AssistantText`: consecutive events are one text (with
-  ``--stream-partial-output`` each event is a piece of it, and some versions end the pieces with
-  the whole text once more, which is then the text);
-- ``thinking/delta`` → consecutive deltas are one :class:`Thinking`; ``thinking/completed``
-  only marks its end;
-- ``tool_call/started`` → a :class:`ToolCall` (``call_id`` as written, a newline in it too), its
-  kind the one key of ``tool_call``: ``shellToolCall`` is ``Shell``, ``readToolCall`` ``Read``
-  (:data:`_TOOL_NAMES`; another ``<x>ToolCall`` is ``X``), ``mcpToolCall`` its ``toolName``,
-  ``function`` its ``name``; the calls of one ``model_call_id`` are one batch;
-- ``tool_call/completed`` settles the call by ``call_id``: ``result.success`` is ``success`` (a
-  shell command's non-zero ``exitCode``, an MCP result's ``isError``: ``error``), ``error`` and
-  ``rejected`` (refused by the permission rules) are ``error``; a call never completed stays
-  ``unknown``;
-- ``result`` → ``outcome`` (``pass``, ``error`` when ``is_error`` or another subtype, as Claude
-  Code's ``result`` reads), ``duration_ms`` and the run's ``usage`` (``inputTokens`` without the
-  cached ones), also on the run's last text.
+``cursor-agent -p --output-format stream-json`` prints a session as events, with the tools'
+results: the ``cursor-stream-json`` format (:mod:`turnfold.formats.agents.cursor_stream`).
 
 Detection: lines with a top-level ``role`` and ``message.content`` (Claude Code's lines carry a
 ``type`` and their role inside ``message``; Chat Completions messages carry ``content`` at the
-top), ``turn_ended`` lines, and stream events: ``tool_call`` and ``thinking`` events, an init
-with ``apiKeySource`` but no ``tools`` list (Claude Code's has one), and messages and results
-without Claude Code's ``parent_tool_use_id`` and ``uuid``.
+top) and ``turn_ended`` lines.
 """
 
 from __future__ import annotations
@@ -75,55 +52,37 @@ from pathlib import Path
 from typing import Any
 
 from turnfold.formats import anthropic_blocks as blocks
-from turnfold.formats.agents.cline import ms_to_iso
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     NameSet,
-    as_int,
     checked_timestamp,
-    describe_args,
-    parse_arguments,
-    stringify,
-    text_result,
-    usage_from,
 )
-from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import Source, open_source, sibling_files, type_of_record
 from turnfold.model import (
     AbortMarker,
     AssistantError,
     AssistantText,
-    Entry,
     LoadWarning,
     SubAgent,
     SystemNotice,
     Thinking,
     ToolCall,
-    ToolStatus,
     Transcript,
     UserMessage,
 )
-from turnfold.usage import add_into, attach_usage, counts_of
 
 NAME = "cursor"
 
 RECORDS = Records(
     mapped={
         "user": "a prompt (UserMessage): the text of <user_query>, Cursor's context in meta",
-        "assistant": "text, thinking and tool calls in order (a transcript's outcomes unknown: "
-        "no results); stream-json: text, consecutive events joined",
+        "assistant": "text, thinking and tool calls in order (their outcomes unknown: no results)",
         "turn_ended/error": "AbortMarker when the user aborted, else AssistantError",
-        "system/init": "stream-json: metadata: session id, model, working folder",
-        "thinking/delta": "stream-json: thinking, consecutive deltas joined",
-        "tool_call/started": "stream-json: a tool call (one batch per model_call_id)",
-        "tool_call/completed": "stream-json: settles its call by call_id: status and result",
-        "result": "stream-json: outcome, duration and usage (metadata; the usage also on the "
-        "run's last text); a failure as an error",
     },
     ignored={
         "turn_ended/success": "a turn that ended normally: the next prompt starts the next turn",
-        "thinking/completed": "stream-json: the end of a thinking phase, whose deltas hold it",
     },
 )
 
@@ -137,21 +96,7 @@ _HUMAN_TIME = re.compile(
     r"(?: \(UTC(?:(?P<sign>[+-])(?P<hours>\d{1,2})(?::(?P<minutes>\d{2}))?)?\))?"
 )
 _SUBAGENT_TASK_KEYS = ("prompt", "description", "task")
-_STREAM_TYPES = NameSet({"system", "user", "assistant", "thinking", "tool_call", "result"})
-_SUBTYPED = NameSet({"system", "thinking", "tool_call"})  # their record types name the subtype
 #: cursor-agent's tool kinds (the key inside ``tool_call``) by the names tools.py knows.
-_TOOL_NAMES = {
-    "shellToolCall": "Shell",
-    "readToolCall": "Read",
-    "writeToolCall": "Write",
-    "editToolCall": "Edit",
-    "lsToolCall": "LS",
-    "globToolCall": "Glob",
-    "grepToolCall": "Grep",
-    "deleteToolCall": "Delete",
-    "todoToolCall": "TodoWrite",
-    "updateTodosToolCall": "TodoWrite",
-}
 NO_RESULTS = "Cursor transcripts do not record tool results: the outcome of every call is unknown."
 
 
@@ -171,42 +116,8 @@ def _is_turn_end(value: Any) -> bool:
     return isinstance(value, Mapping) and value.get("type") == "turn_ended" and "role" not in value
 
 
-def _stream_kind(value: Any) -> str | None:
-    """A stream-json event's record type (``tool_call/started``), None for anything else."""
-    if not isinstance(value, Mapping) or "role" in value:
-        return None
-    kind = value.get("type")
-    if kind not in _STREAM_TYPES:
-        return None
-    subtype = value.get("subtype")
-    if kind in _SUBTYPED and isinstance(subtype, str) and subtype:
-        return f"{kind}/{subtype}"
-    return str(kind)
-
-
-def _stream_verdict(value: Mapping[str, Any], kind: str) -> int:
-    if "parent_tool_use_id" in value or "uuid" in value:  # Claude Code's stream-json
-        return NOT_MINE
-    if kind.startswith("tool_call/"):
-        return DISTINCTIVE if isinstance(value.get("tool_call"), Mapping) else NOT_MINE
-    if kind in ("thinking/delta", "thinking/completed"):
-        return DISTINCTIVE
-    if kind == "system/init":
-        return DISTINCTIVE if "apiKeySource" in value and "tools" not in value else NOT_MINE
-    if kind in _ROLES:
-        if not isinstance(value.get("message"), Mapping):
-            return NOT_MINE
-        return DISTINCTIVE if "model_call_id" in value or "timestamp_ms" in value else READABLE
-    if kind == "result":
-        return DISTINCTIVE if "request_id" in value and "total_cost_usd" not in value else READABLE
-    return NOT_MINE
-
-
 def _classify(value: Any) -> int:
-    if _is_line(value) or _is_turn_end(value):
-        return DISTINCTIVE
-    kind = _stream_kind(value)
-    return NOT_MINE if kind is None else _stream_verdict(value, kind)
+    return DISTINCTIVE if _is_line(value) or _is_turn_end(value) else NOT_MINE
 
 
 def detect(source: Source) -> Evidence:
@@ -255,6 +166,20 @@ def parse_timestamp(text: str) -> str | None:
     return None
 
 
+def prompt_of(texts: list[str]) -> UserMessage | None:
+    """The prompt a user line's texts (or a stream's ``user`` event's) hold: the user's query,
+    Cursor's context around it in ``meta["context"]``, its ``<timestamp>`` as the time; None
+    when they hold neither query nor context."""
+    if not texts:
+        return None
+    query, context, stamp = prompt_parts("\n\n".join(texts))
+    meta: dict[str, Any] = {"context": context} if context else {}
+    timestamp = parse_timestamp(stamp) if stamp else None
+    if stamp and timestamp is None:
+        meta["timestamp_text"] = stamp
+    return UserMessage(text=query, timestamp=timestamp, meta=meta) if query or context else None
+
+
 class CursorReader:
     """Reads one Cursor transcript's lines into a transcript, accounting for each line."""
 
@@ -263,19 +188,10 @@ class CursorReader:
         self.transcript = Transcript(metadata={"source_format": NAME})
         self.calls: dict[str, ToolCall] = {}
         self._unknown_blocks: set[str] = set()
-        self.streamed = False  # cursor-agent's stream-json: its events record the results
-        self._pieces: list[str] = []  # the assistant events of the text being streamed
-        self._thoughts: list[str] = []  # the thinking deltas of the thought being streamed
-        self._thought_at: str | None = None
-        self._run: list[Entry] = []  # the entries since the last result: whose usage it gives
 
     def read(self) -> Transcript:
         for line, record in self.source.records():
             self.record(record, line)
-        self._close_text()
-        self._close_thought()
-        if self.streamed:
-            return self.transcript
         if self.calls and all(c.result is None for c in self.calls.values()):
             self.transcript.metadata["tool_results"] = "not recorded"
             self.transcript.append(SystemNotice(text=NO_RESULTS, subtype="no_tool_results"))
@@ -299,9 +215,6 @@ class CursorReader:
             return type_of_record(record)
         if _is_turn_end(record):
             return self._turn_end(record, line)
-        kind = _stream_kind(record)
-        if kind is not None:
-            return self._event(record, kind, line)
         if not _is_line(record):
             kind = type_of_record(record)
             self.warn(f"not a Cursor transcript line ({kind}) skipped", line)
@@ -326,15 +239,9 @@ class CursorReader:
                 self._settle(block, line)
             else:
                 self._unknown(block, line)
-        if not texts:
-            return
-        query, context, stamp = prompt_parts("\n\n".join(texts))
-        meta: dict[str, Any] = {"context": context} if context else {}
-        timestamp = parse_timestamp(stamp) if stamp else None
-        if stamp and timestamp is None:
-            meta["timestamp_text"] = stamp
-        if query or context:
-            self.transcript.append(UserMessage(text=query, timestamp=timestamp, meta=meta))
+        prompt = prompt_of(texts)
+        if prompt is not None:
+            self.transcript.append(prompt)
 
     def _assistant(self, content: list[Any], line: int) -> None:
         batch = f"msg-{line}"
@@ -389,131 +296,6 @@ class CursorReader:
             self.transcript.append(AssistantError(message=text or "The turn ended with an error."))
         return kind
 
-    # --- stream-json events -------------------------------------------------------------------
-
-    def _event(self, record: Mapping[str, Any], kind: str, line: int) -> str:
-        """One event of cursor-agent's stream-json, its record type for the accounting."""
-        self.streamed = True
-        if kind == "assistant":
-            self._close_thought()
-            message = record.get("message")
-            content = message.get("content") if isinstance(message, Mapping) else None
-            self._pieces.append(_text_of_blocks(content))
-            return kind
-        if kind == "thinking/delta":
-            self._close_text()
-            text = record.get("text")
-            if not self._thoughts:
-                self._thought_at = ms_to_iso(record.get("timestamp_ms"))
-            self._thoughts.append(text if isinstance(text, str) else "")
-            return kind
-        self._close_text()
-        self._close_thought()
-        if kind == "system/init":
-            self._init(record)
-        elif kind == "user":
-            message = record.get("message")
-            content = message.get("content") if isinstance(message, Mapping) else None
-            if isinstance(content, str):
-                content = [{"type": "text", "text": content}]
-            if isinstance(content, list):
-                self._user(content, line)
-            else:
-                self.warn("user event without a message", line)
-        elif kind == "tool_call/started":
-            self._started(record)
-        elif kind == "tool_call/completed":
-            self._completed(record, line)
-        elif kind == "result":
-            self._result(record)
-        elif kind != "thinking/completed":
-            self.warn(f"unknown cursor-agent stream-json event {kind!r} skipped", line)
-        return kind
-
-    def _append(self, entry: Entry) -> None:
-        self._run.append(self.transcript.append(entry))
-
-    def _close_text(self) -> None:
-        """The text being streamed ends; its pieces are one text, unless the last piece is the
-        whole text again (some versions end ``--stream-partial-output`` so)."""
-        pieces, self._pieces = self._pieces, []
-        if len(pieces) > 1 and pieces[-1] == "".join(pieces[:-1]):
-            pieces = pieces[-1:]
-        text = "".join(pieces)
-        if text.strip():
-            self._append(AssistantText(text=text))
-
-    def _close_thought(self) -> None:
-        thoughts, self._thoughts = self._thoughts, []
-        if "".join(thoughts).strip():
-            self._append(Thinking(text="".join(thoughts), timestamp=self._thought_at))
-
-    def _init(self, record: Mapping[str, Any]) -> None:
-        meta = self.transcript.metadata
-        meta["agent"] = "cursor"
-        for key in ("session_id", "model", "cwd"):
-            value = record.get(key)
-            if isinstance(value, str) and value:
-                meta.setdefault(key, value)
-
-    def _started(self, record: Mapping[str, Any]) -> None:
-        call_id = record.get("call_id")
-        call_id = call_id if isinstance(call_id, str) and call_id else f"cursor-{len(self.calls)}"
-        key, body = _tool_of(record.get("tool_call"))
-        name, args = _name_and_args(key, body)
-        batch = record.get("model_call_id")
-        call = ToolCall(
-            call_id=call_id,
-            name=name,
-            args=args,
-            description=describe_args(name, args, self.transcript.metadata.get("cwd")),
-            status="unknown",  # until its completed event
-            batch_id=batch if isinstance(batch, str) and batch else None,
-            started_at=ms_to_iso(record.get("timestamp_ms")),
-            meta={"cursor_tool": key} if key else {},
-        )
-        self.calls[call_id] = call
-        self._append(call)
-
-    def _completed(self, record: Mapping[str, Any], line: int) -> None:
-        call_id = record.get("call_id")
-        call = self.calls.get(call_id) if isinstance(call_id, str) else None
-        if call is None:
-            self.warn(f"tool_call completed for an unknown call_id {call_id!r}", line)
-            return
-        _, body = _tool_of(record.get("tool_call"))
-        status, text = _outcome(body.get("result"))
-        ended = ms_to_iso(record.get("timestamp_ms"))
-        changes: dict[str, Any] = {"status": status, "ended_at": ended}
-        if text:
-            changes["result"] = text_result(text)
-        self.transcript.update(call, **changes)
-
-    def _result(self, record: Mapping[str, Any]) -> None:
-        meta = self.transcript.metadata
-        failed = record.get("is_error") is True or record.get("subtype") != "success"
-        meta["outcome"] = "error" if failed else "pass"
-        duration = as_int(record.get("duration_ms"))
-        if duration is not None:
-            meta["duration_ms"] = meta.get("duration_ms", 0) + duration
-        usage = usage_from(
-            record.get("usage"),
-            cache_apart=True,  # Cursor counts the cached input apart (cacheReadTokens > input)
-            input_tokens="inputTokens",
-            output_tokens="outputTokens",
-            cache_read_tokens="cacheReadTokens",
-            cache_write_tokens="cacheWriteTokens",
-        )
-        if usage is not None:
-            attach_usage(self._run, usage, self.transcript)
-            totals: dict[str, int] = meta.setdefault("usage", {})
-            add_into(totals, counts_of(usage))
-        if failed:
-            text = record.get("result")
-            said = text if isinstance(text, str) and text.strip() else None
-            self.transcript.append(AssistantError(message=said or "The run ended with an error."))
-        self._run = []
-
     # --- helpers ------------------------------------------------------------------------------
 
     def _unknown(self, block: Any, line: int) -> None:
@@ -527,97 +309,6 @@ class CursorReader:
         self.transcript.warnings.append(
             LoadWarning(reason=reason, line=line, source=self.source.name)
         )
-
-
-def _text_of_blocks(content: Any) -> str:
-    """The text of an event's content blocks (or of a content string)."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "".join(
-        b["text"]
-        for b in content
-        if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
-    )
-
-
-def _tool_of(tool_call: Any) -> tuple[str, Mapping[str, Any]]:
-    """The tool kind (``shellToolCall``) and its body, from an event's ``tool_call``."""
-    if isinstance(tool_call, Mapping):
-        for key, body in tool_call.items():
-            if isinstance(body, Mapping) and (key.endswith("ToolCall") or key == "function"):
-                return key, body
-    return "", {}
-
-
-def _name_and_args(key: str, body: Mapping[str, Any]) -> tuple[str, Any]:
-    if key == "function":
-        name = body.get("name")
-        return (name if isinstance(name, str) else ""), parse_arguments(body.get("arguments"))
-    args = body.get("args")
-    if key == "mcpToolCall" and isinstance(args, Mapping):
-        name = args.get("toolName") or args.get("name")
-        return (name if isinstance(name, str) else key), args.get("args")
-    if key in _TOOL_NAMES:
-        return _TOOL_NAMES[key], args
-    base = key.removesuffix("ToolCall")
-    return (base[:1].upper() + base[1:]) or key, args
-
-
-def _outcome(result: Any) -> tuple[ToolStatus, str | None]:
-    """A completed call's status and result text, from its ``result``."""
-    if not isinstance(result, Mapping):
-        return "unknown", None
-    success = result.get("success")
-    if isinstance(success, Mapping):
-        exit_code = as_int(success.get("exitCode"))
-        failed = (exit_code is not None and exit_code != 0) or success.get("isError") is True
-        return ("error" if failed else "success"), _success_text(success)
-    failure = result.get("error")
-    if failure is not None:
-        return "error", _reason(failure) or stringify(failure)
-    refusal = result.get("rejected")
-    if refusal is not None:  # refused by the permission rules: the tool did not run
-        reason = _reason(refusal)
-        return "error", f"Rejected: {reason}" if reason else "Rejected: the tool did not run."
-    return "unknown", stringify(result)
-
-
-def _reason(value: Any) -> str | None:
-    """What a failure or refusal says: the text itself, or its reason, message or error."""
-    if isinstance(value, str):
-        return value.strip() or None
-    if isinstance(value, Mapping):
-        for key in ("reason", "message", "error"):
-            text = value.get(key)
-            if isinstance(text, str) and text.strip():
-                return text.strip()
-    return None
-
-
-def _success_text(success: Mapping[str, Any]) -> str | None:
-    """What a successful call returned: a command's output, a file's content, an MCP tool's
-    text; other tools' results (a write's path and size) as they are."""
-    if "exitCode" in success or "stdout" in success:
-        output = success.get("interleavedOutput")
-        if not isinstance(output, str) or not output:
-            parts = (success.get("stdout"), success.get("stderr"))
-            output = "\n".join(p for p in parts if isinstance(p, str) and p)
-        return output or None
-    content = success.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # an MCP result: [{"text": {"text": ...}}]
-        texts = []
-        for part in content:
-            text = part.get("text") if isinstance(part, Mapping) else None
-            text = text.get("text") if isinstance(text, Mapping) else text
-            if isinstance(text, str):
-                texts.append(text)
-        if texts:
-            return "\n".join(texts)
-    return stringify(success)
 
 
 # --- reading --------------------------------------------------------------------------------------

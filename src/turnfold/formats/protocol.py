@@ -223,6 +223,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             cline_json,
             cline_messages,
             codex_exec,
+            cursor_stream,
             gemini_stream,
         )
         from turnfold.formats.frameworks import (
@@ -246,8 +247,8 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
 
         formats: list[SourceFormat] = [
             native, claude_code, codex, gemini, qwen, cursor, swe_agent, mini_swe_agent,
-            openhands_sdk, claude_stream, codex_exec, gemini_stream, cline_json, cline,
-            cline_messages, aider, sharegpt, llama_factory, anthropic, openai_responses,
+            openhands_sdk, claude_stream, codex_exec, gemini_stream, cursor_stream, cline_json,
+            cline, cline_messages, aider, sharegpt, llama_factory, anthropic, openai_responses,
             openai_chat,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]

@@ -1,0 +1,403 @@
+"""What ``cursor-agent -p --output-format stream-json`` prints (spec H-5): a session of the
+``cursor`` format's transcripts as events, one a line, each with ``type`` (and ``subtype``) and
+``session_id``; unlike the transcript they hold the tools' results:
+
+- ``system/init`` → metadata: ``session_id``, ``model`` (the display name: ``Auto``, ``Claude 4
+  Sonnet``), ``cwd``, ``agent`` ``cursor``;
+- ``user`` → the prompt, read as a transcript's user line is (:func:`~turnfold.formats.
+  cursor.prompt_of`: the text of ``<user_query>``, Cursor's context in ``meta``);
+- ``assistant`` → :class:`AssistantText`: consecutive events are one text (with
+  ``--stream-partial-output`` each event is a piece of it, and some versions end the pieces with
+  the whole text once more, which is then the text);
+- ``thinking/delta`` → consecutive deltas are one :class:`Thinking`; ``thinking/completed``
+  only marks its end;
+- ``tool_call/started`` → a :class:`ToolCall` (``call_id`` as written, a newline in it too), its
+  kind the one key of ``tool_call``: ``shellToolCall`` is ``Shell``, ``readToolCall`` ``Read``
+  (:data:`_TOOL_NAMES`; another ``<x>ToolCall`` is ``X``), ``mcpToolCall`` its ``toolName``,
+  ``function`` its ``name``; the calls of one ``model_call_id`` are one batch;
+- ``tool_call/completed`` settles the call by ``call_id``: ``result.success`` is ``success`` (a
+  shell command's non-zero ``exitCode``, an MCP result's ``isError``: ``error``), ``error`` and
+  ``rejected`` (refused by the permission rules) are ``error``; a call never completed stays
+  ``unknown``;
+- ``result`` → ``outcome`` (``pass``, ``error`` when ``is_error`` or another subtype, as Claude
+  Code's ``result`` reads), ``duration_ms`` and the run's ``usage`` (``inputTokens`` without the
+  cached ones), also on the run's last text.
+
+Detection: ``tool_call`` and ``thinking`` events, an init with ``apiKeySource`` but no
+``tools`` list (Claude Code's has one), and messages and results without Claude Code's
+``parent_tool_use_id`` and ``uuid``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from turnfold.formats.agents.cline import ms_to_iso
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    NameSet,
+    as_int,
+    describe_args,
+    parse_arguments,
+    stringify,
+    text_result,
+    usage_from,
+)
+from turnfold.formats.cursor import prompt_of
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
+from turnfold.formats.protocol import read_events
+from turnfold.formats.source import Source, type_of_record
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    Entry,
+    Thinking,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+)
+from turnfold.usage import add_into, attach_usage, counts_of
+
+NAME = "cursor-stream-json"
+
+RECORDS = Records(
+    mapped={
+        "system/init": "metadata: session id, model, working folder",
+        "user": "a prompt (UserMessage): the text of <user_query>, Cursor's context in meta",
+        "assistant": "text, consecutive events joined",
+        "thinking/delta": "thinking, consecutive deltas joined",
+        "tool_call/started": "a tool call (one batch per model_call_id)",
+        "tool_call/completed": "settles its call by call_id: status and result",
+        "result": "outcome, duration and usage (metadata; the usage also on the run's last "
+        "text); a failure as an error",
+    },
+    ignored={
+        "thinking/completed": "the end of a thinking phase, whose deltas hold it",
+    },
+)
+
+_ROLES = NameSet({"user", "assistant"})
+_STREAM_TYPES = NameSet({"system", "user", "assistant", "thinking", "tool_call", "result"})
+_SUBTYPED = NameSet({"system", "thinking", "tool_call"})  # their record types name the subtype
+_LACKS = "no cursor-agent stream-json event"
+
+#: The tools a ``<x>ToolCall`` key names, as Cursor's transcripts name them.
+_TOOL_NAMES = {
+    "shellToolCall": "Shell",
+    "readToolCall": "Read",
+    "writeToolCall": "Write",
+    "editToolCall": "Edit",
+    "lsToolCall": "LS",
+    "globToolCall": "Glob",
+    "grepToolCall": "Grep",
+    "deleteToolCall": "Delete",
+    "todoToolCall": "TodoWrite",
+    "updateTodosToolCall": "TodoWrite",
+}
+
+
+def stream_kind(value: Any) -> str | None:
+    """A stream-json event's record type (``tool_call/started``), None for anything else."""
+    if not isinstance(value, Mapping) or "role" in value:
+        return None
+    kind = value.get("type")
+    if kind not in _STREAM_TYPES:
+        return None
+    subtype = value.get("subtype")
+    if kind in _SUBTYPED and isinstance(subtype, str) and subtype:
+        return f"{kind}/{subtype}"
+    return str(kind)
+
+
+def _verdict(value: Mapping[str, Any], kind: str) -> int:
+    if "parent_tool_use_id" in value or "uuid" in value:  # Claude Code's stream-json
+        return NOT_MINE
+    if kind.startswith("tool_call/"):
+        return DISTINCTIVE if isinstance(value.get("tool_call"), Mapping) else NOT_MINE
+    if kind in ("thinking/delta", "thinking/completed"):
+        return DISTINCTIVE
+    if kind == "system/init":
+        return DISTINCTIVE if "apiKeySource" in value and "tools" not in value else NOT_MINE
+    if kind in _ROLES:
+        if not isinstance(value.get("message"), Mapping):
+            return NOT_MINE
+        return DISTINCTIVE if "model_call_id" in value or "timestamp_ms" in value else READABLE
+    if kind == "result":
+        return DISTINCTIVE if "request_id" in value and "total_cost_usd" not in value else READABLE
+    return NOT_MINE
+
+
+def _classify(value: Any) -> int:
+    kind = stream_kind(value)
+    return NOT_MINE if kind is None else _verdict(value, kind)
+
+
+def detect(source: Source) -> Evidence:
+    """cursor-agent's stream-json events: JSON lines, or one JSON array of them."""
+    if source.is_document and not isinstance(source.document, list):
+        return Evidence.of([source.document], _classify, _LACKS)
+    return Evidence.of(source.head_values(), _classify, _LACKS)
+
+
+class _Reader:
+    """Reads one stream's events into a transcript, accounting for each event."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.transcript = Transcript(metadata={"source_format": NAME})
+        self.calls: dict[str, ToolCall] = {}
+        self._pieces: list[str] = []  # the assistant events of the text being streamed
+        self._thoughts: list[str] = []  # the thinking deltas of the thought being streamed
+        self._thought_at: str | None = None
+        self._run: list[Entry] = []  # the entries since the last result: whose usage it gives
+
+    def event(self, record: Mapping[str, Any], line: int) -> None:
+        """One event, noted as mapped, ignored or warned before the next is read."""
+        kind = stream_kind(record)
+        if kind is None:
+            name = type_of_record(record)
+            self.source.warn(f"not a cursor-agent stream-json event ({name}) skipped", line,
+                             record_type=name)  # fmt: skip
+            return
+        warned = len(self.source.warnings)
+        self._event(record, kind, line)
+        if len(self.source.warnings) > warned:
+            self.source.note(kind, "warned")
+        else:
+            self.source.note(kind, RECORDS.disposition(kind) or "mapped")
+
+    def finish(self) -> Transcript:
+        self._close_text()
+        self._close_thought()
+        return self.transcript
+
+    def _event(self, record: Mapping[str, Any], kind: str, line: int) -> None:
+        if kind == "assistant":
+            self._close_thought()
+            message = record.get("message")
+            content = message.get("content") if isinstance(message, Mapping) else None
+            self._pieces.append(_text_of_blocks(content))
+            return
+        if kind == "thinking/delta":
+            self._close_text()
+            text = record.get("text")
+            if not self._thoughts:
+                self._thought_at = ms_to_iso(record.get("timestamp_ms"))
+            self._thoughts.append(text if isinstance(text, str) else "")
+            return
+        self._close_text()
+        self._close_thought()
+        if kind == "system/init":
+            self._init(record)
+        elif kind == "user":
+            message = record.get("message")
+            content = message.get("content") if isinstance(message, Mapping) else None
+            if isinstance(content, (str, list)):
+                self._prompt(content, line)
+            else:
+                self.source.warn("user event without a message", line)
+        elif kind == "tool_call/started":
+            self._started(record)
+        elif kind == "tool_call/completed":
+            self._completed(record, line)
+        elif kind == "result":
+            self._result(record)
+        elif kind != "thinking/completed":
+            self.source.warn(f"unknown cursor-agent stream-json event {kind!r} skipped", line)
+
+    def _prompt(self, content: str | list[Any], line: int) -> None:
+        """The prompt of a ``user`` event: its text, read as a transcript's user line is."""
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        texts = [b["text"] for b in blocks if _is_text_block(b)]
+        if len(texts) < len(blocks):
+            self.source.warn("a user event's block that is no text skipped", line)
+        prompt = prompt_of(texts)
+        if prompt is not None:
+            self._append(prompt)
+
+    def _append(self, entry: Entry) -> None:
+        self._run.append(self.transcript.append(entry))
+
+    def _close_text(self) -> None:
+        """The text being streamed ends; its pieces are one text, unless the last piece is the
+        whole text again (some versions end ``--stream-partial-output`` so)."""
+        pieces, self._pieces = self._pieces, []
+        if len(pieces) > 1 and pieces[-1] == "".join(pieces[:-1]):
+            pieces = pieces[-1:]
+        text = "".join(pieces)
+        if text.strip():
+            self._append(AssistantText(text=text))
+
+    def _close_thought(self) -> None:
+        thoughts, self._thoughts = self._thoughts, []
+        if "".join(thoughts).strip():
+            self._append(Thinking(text="".join(thoughts), timestamp=self._thought_at))
+
+    def _init(self, record: Mapping[str, Any]) -> None:
+        meta = self.transcript.metadata
+        meta["agent"] = "cursor"
+        for key in ("session_id", "model", "cwd"):
+            value = record.get(key)
+            if isinstance(value, str) and value:
+                meta.setdefault(key, value)
+
+    def _started(self, record: Mapping[str, Any]) -> None:
+        call_id = record.get("call_id")
+        call_id = call_id if isinstance(call_id, str) and call_id else f"cursor-{len(self.calls)}"
+        key, body = _tool_of(record.get("tool_call"))
+        name, args = _name_and_args(key, body)
+        batch = record.get("model_call_id")
+        call = ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=describe_args(name, args, self.transcript.metadata.get("cwd")),
+            status="unknown",  # until its completed event
+            batch_id=batch if isinstance(batch, str) and batch else None,
+            started_at=ms_to_iso(record.get("timestamp_ms")),
+            meta={"cursor_tool": key} if key else {},
+        )
+        self.calls[call_id] = call
+        self._append(call)
+
+    def _completed(self, record: Mapping[str, Any], line: int) -> None:
+        call_id = record.get("call_id")
+        call = self.calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None:
+            self.source.warn(f"tool_call completed for an unknown call_id {call_id!r}", line)
+            return
+        _, body = _tool_of(record.get("tool_call"))
+        status, text = _outcome(body.get("result"))
+        ended = ms_to_iso(record.get("timestamp_ms"))
+        changes: dict[str, Any] = {"status": status, "ended_at": ended}
+        if text:
+            changes["result"] = text_result(text)
+        self.transcript.update(call, **changes)
+
+    def _result(self, record: Mapping[str, Any]) -> None:
+        meta = self.transcript.metadata
+        failed = record.get("is_error") is True or record.get("subtype") != "success"
+        meta["outcome"] = "error" if failed else "pass"
+        duration = as_int(record.get("duration_ms"))
+        if duration is not None:
+            meta["duration_ms"] = meta.get("duration_ms", 0) + duration
+        usage = usage_from(
+            record.get("usage"),
+            cache_apart=True,  # Cursor counts the cached input apart (cacheReadTokens > input)
+            input_tokens="inputTokens",
+            output_tokens="outputTokens",
+            cache_read_tokens="cacheReadTokens",
+            cache_write_tokens="cacheWriteTokens",
+        )
+        if usage is not None:
+            attach_usage(self._run, usage, self.transcript)
+            totals: dict[str, int] = meta.setdefault("usage", {})
+            add_into(totals, counts_of(usage))
+        if failed:
+            text = record.get("result")
+            said = text if isinstance(text, str) and text.strip() else None
+            self.transcript.append(AssistantError(message=said or "The run ended with an error."))
+        self._run = []
+
+
+def _is_text_block(block: Any) -> bool:
+    return (
+        isinstance(block, Mapping)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    )
+
+
+def _text_of_blocks(content: Any) -> str:
+    """The text of an event's content blocks (or of a content string)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "".join(b["text"] for b in content if _is_text_block(b))
+
+
+def _tool_of(tool_call: Any) -> tuple[str, Mapping[str, Any]]:
+    """The tool kind (``shellToolCall``) and its body, from an event's ``tool_call``."""
+    if isinstance(tool_call, Mapping):
+        for key, body in tool_call.items():
+            if isinstance(body, Mapping) and (key.endswith("ToolCall") or key == "function"):
+                return key, body
+    return "", {}
+
+
+def _name_and_args(key: str, body: Mapping[str, Any]) -> tuple[str, Any]:
+    if key == "function":
+        name = body.get("name")
+        return (name if isinstance(name, str) else ""), parse_arguments(body.get("arguments"))
+    args = body.get("args")
+    if key == "mcpToolCall" and isinstance(args, Mapping):
+        name = args.get("toolName") or args.get("name")
+        return (name if isinstance(name, str) else key), args.get("args")
+    if key in _TOOL_NAMES:
+        return _TOOL_NAMES[key], args
+    base = key.removesuffix("ToolCall")
+    return (base[:1].upper() + base[1:]) or key, args
+
+
+def _outcome(result: Any) -> tuple[ToolStatus, str | None]:
+    """A completed call's status and result text, from its ``result``."""
+    if not isinstance(result, Mapping):
+        return "unknown", None
+    success = result.get("success")
+    if isinstance(success, Mapping):
+        exit_code = as_int(success.get("exitCode"))
+        failed = (exit_code is not None and exit_code != 0) or success.get("isError") is True
+        return ("error" if failed else "success"), _success_text(success)
+    failure = result.get("error")
+    if failure is not None:
+        return "error", _reason(failure) or stringify(failure)
+    refusal = result.get("rejected")
+    if refusal is not None:  # refused by the permission rules: the tool did not run
+        reason = _reason(refusal)
+        return "error", f"Rejected: {reason}" if reason else "Rejected: the tool did not run."
+    return "unknown", stringify(result)
+
+
+def _reason(value: Any) -> str | None:
+    """What a failure or refusal says: the text itself, or its reason, message or error."""
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, Mapping):
+        for key in ("reason", "message", "error"):
+            text = value.get(key)
+            if isinstance(text, str) and text.strip():
+                return text.strip()
+    return None
+
+
+def _success_text(success: Mapping[str, Any]) -> str | None:
+    """What a successful call returned: a command's output, a file's content, an MCP tool's
+    text; other tools' results (a write's path and size) as they are."""
+    if "exitCode" in success or "stdout" in success:
+        output = success.get("interleavedOutput")
+        if not isinstance(output, str) or not output:
+            parts = (success.get("stdout"), success.get("stderr"))
+            output = "\n".join(p for p in parts if isinstance(p, str) and p)
+        return output or None
+    content = success.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # an MCP result: [{"text": {"text": ...}}]
+        texts = []
+        for part in content:
+            text = part.get("text") if isinstance(part, Mapping) else None
+            text = text.get("text") if isinstance(text, Mapping) else text
+            if isinstance(text, str):
+                texts.append(text)
+        if texts:
+            return "\n".join(texts)
+    return stringify(success)
+
+
+def read(source: Source) -> Transcript:
+    """Every event in order; a ``completed`` event settles the call its ``call_id`` names."""
+    reader = _Reader(source)
+    read_events(source, reader.event, "a stream-json event")
+    return reader.finish()
