@@ -426,14 +426,7 @@ class _Reader:
         reason = event.get("reason")
         if isinstance(reason, str):
             _set_outcome(meta, reason)
-        usage = event.get("usage")
-        if isinstance(usage, Mapping):
-            counts = counts_of(_counted(usage))
-            if counts:
-                meta["usage"] = counts
-            cost = _cost(usage.get("totalCost"))
-            if cost is not None:
-                meta["cost_usd"] = cost
+        _totals(meta, event.get("usage"))
 
     # --- the run ---
 
@@ -451,14 +444,7 @@ class _Reader:
         reason = record.get("finishReason")
         if isinstance(reason, str):
             _set_outcome(meta, reason)
-        usage = record.get("usage")
-        if isinstance(usage, Mapping):
-            counts = counts_of(_counted(usage))
-            if counts:
-                meta["usage"] = counts
-            cost = _cost(usage.get("totalCost"))
-            if cost is not None:
-                meta["cost_usd"] = cost
+        _totals(meta, record.get("usage"))
         duration = record.get("durationMs")
         if isinstance(duration, (int, float)) and not isinstance(duration, bool):
             meta["duration_ms"] = duration
@@ -516,6 +502,18 @@ def _set_outcome(meta: dict[str, Any], reason: str) -> None:
     else:
         meta["outcome"] = outcome
     meta["finish_reason"] = reason
+
+
+def _totals(meta: dict[str, Any], usage: Any) -> None:
+    """An agent's or the run's total usage and cost (a ``done`` event's, ``run_result``'s)."""
+    if not isinstance(usage, Mapping):
+        return
+    counts = counts_of(_counted(usage))
+    if counts:
+        meta["usage"] = counts
+    cost = _cost(usage.get("totalCost"))
+    if cost is not None:
+        meta["cost_usd"] = cost
 
 
 def read(source: Source) -> Transcript:
