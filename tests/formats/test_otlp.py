@@ -801,11 +801,17 @@ def write_strands_trace(mode: str, path: Path) -> Path:
     return path
 
 
+#: What :func:`_served_model`'s server answers once its scripted replies are used up (an
+#: HTTP 500: the model call fails as with a real server, never an error of the test's queue).
+SERVED_OUT = "No scripted reply left."
+
+
 def _served_model(replies: list[Any]) -> Any:
     """smolagents' ``OpenAIModel`` on the real ``openai`` client, whose HTTP requests httpx's
     ``MockTransport`` answers with the scripted replies (smolagents ``ChatMessage``) as Chat
-    Completions responses, in order: the instrumentor wraps the ``generate`` of smolagents' own
-    model classes, so each model call is an LLM span."""
+    Completions responses, in order, then with an HTTP 500 error (:data:`SERVED_OUT`): the
+    instrumentor wraps the ``generate`` of smolagents' own model classes, so each model call
+    is an LLM span."""
     import httpx
     from smolagents import OpenAIModel
 
@@ -828,7 +834,14 @@ def _served_model(replies: list[Any]) -> Any:
         }  # fmt: skip
 
     queue = [completion(index, reply) for index, reply in enumerate(replies)]
-    transport = httpx.MockTransport(lambda request: httpx.Response(200, json=queue.pop(0)))
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if not queue:  # the server failing, as one does: an HTTP error the client raises
+            error = {"message": SERVED_OUT, "type": "server_error"}
+            return httpx.Response(500, json={"error": error})
+        return httpx.Response(200, json=queue.pop(0))
+
+    transport = httpx.MockTransport(answer)
     return OpenAIModel(
         "scripted-1",
         api_base="http://scripted.invalid/v1",

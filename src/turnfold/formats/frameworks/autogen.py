@@ -994,13 +994,10 @@ def plain(value: Any) -> Any:
         inner = list(value.inner_messages or [])
         return {"messages": [_dump(m) for m in [*inner, value.chat_message]]}
     if isinstance(value, (list, tuple)):
-        out: list[Any] = []
-        for item in value:
-            if _is_task_result(item):
-                out.extend(_dump(m) for m in item.messages)
-            else:
-                out.append(_dump(item))
-        return out
+        # A TaskResult in a list stays one record, as a saved list keeps it (run_stream's
+        # last item, whose messages the stream yielded already; or one of several runs):
+        # read() then reads its messages once, as it reads the list saved as JSON.
+        return [plain(item) if _is_task_result(item) else _dump(item) for item in value]
     return _dump(value)
 
 

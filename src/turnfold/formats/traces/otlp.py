@@ -123,6 +123,14 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   makes after its last step (``provide_final_answer``) as the answer (traced without model
   spans: a run that answered in none of the steps it was allowed);
   the calls of a step no model span recorded are one batch;
+  a step's ``AgentGenerationError`` (its model call failed) is the run's failure, an
+  :class:`~turnfold.model.AssistantError` with its message in place of the model span's;
+  a run that raised has no agent span (the instrumentor never ends it): its spans, known
+  by their smolagents shapes (:func:`.smolagents_spans.is_smolagents_span`), are read as
+  its run, the task the one its model calls were given, a managed agent's under the
+  manager's step that ran it (:meth:`_Rebuild._stand_in_missing_runs`); a call for an
+  answer at ``max_steps`` that failed is that model span's error, not the text smolagents
+  answers in its place;
 - metadata (H-6): ``session_id`` (the conversation), ``agent`` (``gen_ai.agent.name``,
   ``agent.name``), ``model``, ``outcome`` ``error`` when the outermost agent span failed.
 
@@ -189,12 +197,15 @@ from turnfold.formats.traces.messages import (
 from turnfold.formats.traces.smolagents_spans import (
     _MAX_STEPS,
     _TOOLS_OFFERED,
+    GENERATION_ERROR,
     SMOLAGENTS_FINAL_ANSWER,
     _step_error,
     _thought,
     is_smolagents,
+    is_smolagents_span,
     smolagents_code,
     smolagents_model_messages,
+    smolagents_task,
 )
 from turnfold.formats.traces.spans import (
     _MAPS,
@@ -204,6 +215,7 @@ from turnfold.formats.traces.spans import (
     _json,
     _span,
     is_console_span,
+    iso_nanos,
     jaeger_traces,
     raw_spans,
 )
@@ -332,6 +344,12 @@ def _exception_text(span: Span) -> str | None:
             if text:
                 return text
     return None
+
+
+def _is_generation_error(error: tuple[str, str] | None) -> bool:
+    """Whether a smolagents step's error (:func:`_step_error`) is the failure of its model
+    call that ended the run."""
+    return error is not None and error[0] == GENERATION_ERROR
 
 
 def _fingerprint(message: Mapping[str, Any]) -> str:
@@ -649,9 +667,66 @@ class _Rebuild:
         for span in sorted(spans, key=lambda s: s.start):
             parent = self.by_id.get((span.trace_id, span.parent_id or ""))
             (parent.children if parent is not None else self.roots).append(span)
+        self._stand_in_missing_runs()
         self.models: list[str] = []
         #: How many model spans recorded messages, and how many none (content capture off).
         self.spoken = self.silent = 0
+
+    def _stand_in_missing_runs(self) -> None:
+        """Give the spans of a smolagents run whose agent span is missing (the run raised:
+        :func:`is_smolagents_span`) a stand-in agent span, with the missing span's id, so that
+        they read as that run's: the session's, or a managed agent's under the step of its
+        manager that ran it (the shortest step its spans fall within, as smolagents runs a
+        managed agent inside the step that called it)."""
+        lost: dict[tuple[str, str], list[Span]] = {}
+        for root in self.roots:
+            if root.parent_id is not None and root.op not in _AGENT_OPS:
+                lost.setdefault((root.trace_id, root.parent_id), []).append(root)
+        for (trace, missing), spans in lost.items():
+            held = list(itertools.chain(*map(self._walk, spans)))
+            if not any(map(is_smolagents_span, held)):
+                continue
+            # Failed when its spans say so (a step's model call, a plan's); else it may be a
+            # run still going when its spans were exported, its agent span not yet ended.
+            failed = any(
+                s.failed and (s.op in _MODEL_OPS or _is_generation_error(_step_error(s)))
+                for s in held
+                if s.op != "AGENT"
+            )
+            end = max(iso_nanos(s.ended_at) for s in spans)
+            steps = [
+                s for s in self.by_id.values()
+                if s.op == "CHAIN" and s.trace_id == trace and s.parent_id != missing
+                and s.start <= spans[0].start and iso_nanos(s.ended_at) >= end
+            ]  # fmt: skip
+            step = min(steps, key=lambda s: iso_nanos(s.ended_at) - s.start, default=None)
+            agent = Span(
+                trace_id=trace,
+                span_id=missing,
+                parent_id=step.span_id if step is not None else None,
+                name="",
+                op="AGENT",
+                start=spans[0].start,
+                started_at=spans[0].started_at,
+                ended_at=max((s.ended_at for s in spans if s.ended_at), default=None)
+                if failed
+                else None,
+                attributes={},
+                events=[],
+                failed=failed,
+                status_message=None,
+                line=spans[0].line,
+                children=spans,
+                missing=True,
+            )
+            self.roots = [r for r in self.roots if all(r is not s for s in spans)]
+            self.by_id[(trace, missing)] = agent
+            if step is None:
+                self.roots.append(agent)
+                self.roots.sort(key=lambda s: s.start)
+            else:
+                step.children.append(agent)
+                step.children.sort(key=lambda s: s.start)
 
     def transcript(self) -> Transcript:
         transcript = Transcript(metadata={"source_format": NAME})
@@ -660,7 +735,8 @@ class _Rebuild:
         for root in self.roots:
             scope += [root] if root.op in _AGENT_OPS else self._walk(root)
         agents = [r for r in self.roots if r.op in _AGENT_OPS]
-        self._scope(builder, sorted(scope, key=lambda s: s.start), outermost=True)
+        scope.sort(key=lambda s: s.start)
+        self._scope(builder, scope, outermost=True)
         self._settle_usage(builder)
         if self.silent and not self.spoken:
             reason = (
@@ -741,7 +817,10 @@ class _Rebuild:
         builder.answered = builder.hit_max_steps = False
         builder.last_step = max((s.start for s in inner if s.op == "CHAIN"), default=None)
         self._system(builder, span)
-        self._agent_io(builder, span, before=True)
+        if span.missing:
+            self._agentless_run(builder, sorted(inner, key=lambda s: s.start))
+        else:
+            self._agent_io(builder, span, before=True)
         start, counted = len(builder.transcript.entries), builder.model_usages
         self._scope(builder, sorted(inner, key=lambda s: s.start))
         if builder.smolagents and not (builder.answered or builder.hit_max_steps or span.failed):
@@ -750,6 +829,29 @@ class _Rebuild:
         if builder.model_usages == counted:
             usage = span_usage(span.attributes)
             attach_usage(builder.transcript.entries[start:], usage, builder.transcript)
+
+    def _agentless_run(self, builder: _Builder, spans: list[Span]) -> None:
+        """A smolagents run whose agent span is missing (its run raised: the instrumentor
+        then never ends it, :func:`is_smolagents_span`; :meth:`_stand_in_missing_runs`): its
+        steps, model and tool spans read as the run's, the task the one its model calls were
+        given (:func:`smolagents_task`), else the prompt of its only call, a plan's (whose
+        template holds the task); none without model spans, and then said."""
+        builder.smolagents = True
+        inputs = [model_messages(s)[0] for s in spans if s.op in _MODEL_OPS]
+        task = next((t for each in inputs if (t := smolagents_task(each)) is not None), None)
+        if task is None and inputs:
+            prompts = [m.get("content") for m in inputs[0] if m.get("role") == "user"]
+            task = next((p for p in prompts if isinstance(p, str) and p), None)
+        if task is None:
+            reason = (
+                "the trace has no agent span for this smolagents run (OpenInference's "
+                "instrumentor exports none for a run that raised) and no model span giving "
+                "its task: the task is not shown"
+            )
+            builder.transcript.warnings.append(LoadWarning(reason=reason, source=self.name))
+            return
+        builder.add_new([{"role": "user", "content": task}], spans[0].line)
+        self._stamp(builder, 1, spans[0].started_at)
 
     def _agent_io(self, builder: _Builder, span: Span, *, before: bool) -> None:
         inputs, outputs = model_messages(span)
@@ -766,7 +868,9 @@ class _Rebuild:
         if messages:
             fed = builder.add_new(messages, span.line)
             self._stamp(builder, len(fed), span.started_at if before else span.ended_at)
-        if not before and span.failed:
+        entries = builder.transcript.entries
+        said = span.missing and bool(entries) and isinstance(entries[-1], AssistantError)
+        if not before and span.failed and not said:  # a stand-in's run: its error said it
             text = span.status_message or _exception_text(span) or "The agent run failed."
             builder.transcript.append(AssistantError(message=text, timestamp=span.ended_at))
 
@@ -844,7 +948,13 @@ class _Rebuild:
             builder.silent = _Silent(span, usage if carrier is None else None, model)
         elif usage is not None and carrier is None:
             builder.unplaced = True
-        if span.failed:
+        if forced and span.failed:
+            # smolagents gives the failure as the run's answer ("Error in generating final
+            # LLM output", provide_final_answer), which the agent span writes as the str()
+            # of its content: this model span's error says it.
+            builder.answered = True
+        step = self._step_of(span) if builder.smolagents else None
+        if span.failed and not (step is not None and _is_generation_error(_step_error(step))):
             text = span.status_message or _exception_text(span) or "The model call failed."
             builder.transcript.append(AssistantError(message=text, timestamp=span.ended_at))
 
@@ -1058,13 +1168,22 @@ class _Rebuild:
         that no call of the step holds (a reply that could not be read as calls or code,
         ``AgentParsingError``) is an error notice."""
         error = _step_error(step)
+        if error is not None and _is_generation_error(error):
+            # The step's model call failed and smolagents ended the run: the run's failure,
+            # as the smolagents loader shows it (the model span's own error is its cause).
+            text = f"{error[0]}: {error[1]}"
+            builder.transcript.append(AssistantError(message=text, timestamp=step.ended_at))
+            return
         message = error[1] if error is not None else step.status_message
         if not message and not step.failed:
             return
         calls = builder.step_calls.get(step.span_id, [])
         message = message or "The step failed."
         for call in calls:
-            if call.status == "unknown" and (len(calls) == 1 or f"'{call.name}'" in message):
+            # A managed agent whose run raised is ``error`` (its stand-in agent span) without
+            # a result: the step's error is what its manager was told.
+            unsettled = call.status == "unknown" or (call.status == "error" and not call.result)
+            if unsettled and (len(calls) == 1 or f"'{call.name}'" in message):
                 builder.transcript.update(call, status="error", result=text_result(message))
         if not any(call.status == "error" for call in calls):
             text = f"{error[0]}: {error[1]}" if error is not None else message
@@ -1076,8 +1195,8 @@ class _Rebuild:
         ``max_steps`` makes (``provide_final_answer``): the agent's own (a step's are in the
         step), with no step after it (a plan is followed by the step it plans)."""
         parent = self.by_id.get((span.trace_id, span.parent_id or ""))
-        if parent is None or parent.op not in _AGENT_OPS:
-            return False
+        if parent is None or parent.op not in _AGENT_OPS or parent.missing:
+            return False  # a run whose agent span is missing raised: it asked for no answer
         return builder.last_step is None or span.start > builder.last_step
 
     def _max_steps(self, builder: _Builder, span: Span, steps: int) -> None:

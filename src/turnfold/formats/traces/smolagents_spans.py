@@ -38,6 +38,56 @@ def is_smolagents(span: Span) -> bool:
     return any(key.startswith("smolagents.") for key in span.attributes)
 
 
+#: The step span OpenInference's smolagents instrumentor writes (``_StepWrapper``): named
+#: ``Step <agent.step_number>``, its input the ``memory_step`` smolagents' ``_step_stream``
+#: takes.
+_STEP_NAME = re.compile(r"Step \d+")
+
+
+def is_smolagents_span(span: Span) -> bool:
+    """Whether a span is one OpenInference's smolagents instrumentor wrote inside a run: a
+    step (``CHAIN``, :data:`_STEP_NAME`, input ``{"memory_step": …}``), a model call of one of
+    smolagents' model classes (its input the ``messages`` of ``Model.generate``, smolagents'
+    ``ChatMessage`` objects written as their ``repr``), or a tool's run (its input the
+    arguments of ``Tool.__call__``). The run's own agent span is missing when the run raised
+    (the ``_RunWrapper`` of openinference-instrumentation-smolagents 0.1.43 records the error
+    and re-raises without ending its span, so no exporter gets it): these spans are then all
+    there is of the run."""
+    value = _json(span.attributes.get("input.value"))
+    if not isinstance(value, _MAPS):
+        return False
+    if span.op == "CHAIN":
+        return _STEP_NAME.fullmatch(span.name) is not None and "memory_step" in value
+    if span.op == "LLM":
+        messages = value.get("messages")
+        first = messages[0] if isinstance(messages, list) and messages else None
+        return isinstance(first, str) and first.startswith("ChatMessage(")
+    return span.op == "TOOL" and set(value) == _SMOLAGENTS_CALL
+
+
+#: How smolagents writes a run's task into the model's input (``TaskStep.to_messages``).
+_NEW_TASK = "New task:\n"
+
+
+def smolagents_task(inputs: list[dict[str, Any]]) -> str | None:
+    """A run's task as a model span's input holds it (the agent's memory written again: the
+    task as :data:`_NEW_TASK` and the task; the last, the one being run, when the agent ran
+    several without ``reset``), for a run whose agent span, which holds the task, is missing.
+
+    >>> smolagents_task([{"role": "system", "content": "S"},
+    ...                  {"role": "user", "content": "New task:\\nadd 1 and 2"}])
+    'add 1 and 2'
+    """
+    for message in reversed(inputs):
+        content = message.get("content") if message.get("role") == "user" else None
+        if isinstance(content, list):  # text and images: the task is the first text part
+            texts = [p.get("text") for p in content if isinstance(p, _MAPS)]
+            content = next((t for t in texts if isinstance(t, str)), None)
+        if isinstance(content, str) and content.startswith(_NEW_TASK):
+            return content.removeprefix(_NEW_TASK)
+    return None
+
+
 #: The parameters OpenInference's smolagents instrumentor binds a tool span's ``input.value``
 #: to: those of ``Tool.__call__(self, *args, sanitize_inputs_outputs=False, **kwargs)``
 #: (openinference-instrumentation-smolagents ``_ToolCallWrapper``, smolagents ``tools.py``).
@@ -148,6 +198,11 @@ def _final_answer(call: Mapping[str, Any]) -> str:
     args = parse_arguments(_function(call).get("arguments"))
     answer = args.get("answer", args) if isinstance(args, _MAPS) else args
     return answer if isinstance(answer, str) else answer_text(answer, None)
+
+
+#: The error smolagents raises out of ``run`` when a step's model call failed (its
+#: ``_run_stream`` re-raises it, unlike the errors a step recovers from): the run's failure.
+GENERATION_ERROR = "AgentGenerationError"
 
 
 def _step_error(span: Span) -> tuple[str, str] | None:

@@ -142,6 +142,9 @@ class Span:
     status_message: str | None
     line: int
     children: list[Span] = field(default_factory=list)
+    #: A span the trace does not hold, stood in for by the reader: the agent span of a
+    #: smolagents run that raised, which its instrumentor never ends (``_Rebuild``, otlp).
+    missing: bool = False
 
 
 #: The tool name of the span Google ADK adds after running a response's calls in parallel,
