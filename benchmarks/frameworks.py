@@ -200,10 +200,58 @@ def pydantic_ai(steps: int) -> Case:
     )
 
 
+def llamaindex(steps: int) -> Case:
+    from llama_index.core.agent.workflow import FunctionAgent
+    from llama_index.core.base.llms.types import ChatMessage, TextBlock, ToolCallBlock
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+
+    def script(messages: list[Any], **kw: Any) -> Any:
+        n = sum(1 for m in messages if m.role == "tool")  # one result per step so far
+        if n >= steps:
+            return ChatMessage(role="assistant", blocks=[TextBlock(text="done")])
+        call = ToolCallBlock(tool_call_id=f"c{n}", tool_name="add", tool_kwargs={"a": n, "b": 1})
+        return ChatMessage(role="assistant", blocks=[call])
+
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    def start() -> Any:
+        agent = FunctionAgent(tools=[add], llm=MockFunctionCallingLLM(response_generator=script))
+        return agent.run(user_msg="add", max_iterations=steps + 5)
+
+    def run() -> Any:
+        async def main() -> Any:
+            handler = start()
+            await handler
+            memory = await handler.ctx.store.get("memory")
+            return await memory.aget_all()  # the run's ChatMessages
+
+        return _on_thread(lambda: asyncio.run(main()))
+
+    def consume(wrap: Callable[[Any], Any]) -> Any:
+        async def main() -> None:
+            handler = start()
+            async for _ in wrap(handler.stream_events()):
+                pass
+            await handler
+
+        _on_thread(lambda: asyncio.run(main()))
+
+    return Case(
+        "llamaindex",
+        "ChatMessage.model_dump",
+        run,
+        lambda messages: [m.model_dump() for m in messages],
+        consume,
+    )
+
+
 CASES: dict[str, Callable[[int], Case]] = {
     "openai-agents": openai_agents,
     "langchain": langchain,
     "pydantic-ai": pydantic_ai,
+    "llamaindex": llamaindex,
 }
 
 

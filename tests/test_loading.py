@@ -340,6 +340,12 @@ TRIPPED_READERS = [
         "feed",
         "harnesses/openhands-sdk/openhands-sdk_v1.58.2_events.jsonl",
     ),
+    (
+        "frameworks.llamaindex",
+        "LlamaBuilder",
+        "feed",
+        "frameworks/llamaindex/llama-index-core_v0.14.25_memory_solo.json",
+    ),
 ]
 
 

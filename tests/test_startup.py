@@ -52,6 +52,8 @@ NOT_NEEDED = (
     "autogen_agentchat",
     "autogen_core",
     "strands",
+    "llama_index",
+    "workflows",
 )
 
 

@@ -73,6 +73,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("adk", "turnfold.formats.frameworks.adk"),
     ("autogen", "turnfold.formats.frameworks.autogen"),
     ("strands", "turnfold.formats.frameworks.strands"),
+    ("llamaindex", "turnfold.formats.frameworks.llamaindex"),
     ("cline", "turnfold.formats.agents.cline"),
     ("cline-messages", "turnfold.formats.agents.cline_messages"),
     ("aider", "turnfold.formats.agents.aider"),

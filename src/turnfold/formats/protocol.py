@@ -231,6 +231,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             autogen,
             claude_agent_sdk,
             langchain,
+            llamaindex,
             openai_agents,
             pydantic_ai,
             smolagents,
@@ -256,7 +257,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
         paths: list[PathFormat] = [inspect_log, aider, openhands_sdk, openhands]
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,
-            strands,
+            strands, llamaindex,
         ]  # fmt: skip
         agent_readers: list[AgentReader] = [adk, smolagents]
         del formats, sampled, paths, frameworks, resumable, agent_readers

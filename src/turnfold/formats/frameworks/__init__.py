@@ -43,6 +43,11 @@ _ADAPTERS: tuple[tuple[str, str], ...] = (
     ("autogen_agentchat", "turnfold.formats.frameworks.autogen"),
     ("autogen_core", "turnfold.formats.frameworks.autogen"),
     ("strands", "turnfold.formats.frameworks.strands"),
+    ("llama_index.core", "turnfold.formats.frameworks.llamaindex"),
+    # llama-index-workflows (its package is ``workflows``, a name others may use too): a
+    # run's handler and its context, by their own modules.
+    ("workflows.handler", "turnfold.formats.frameworks.llamaindex"),
+    ("workflows.context", "turnfold.formats.frameworks.llamaindex"),
 )
 
 #: The run objects a cell shows as a transcript when it is the cell's last value (spec A-1),

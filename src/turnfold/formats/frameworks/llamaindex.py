@@ -1,0 +1,701 @@
+"""LlamaIndex agents (``llama_index.core.agent.workflow``: ``FunctionAgent``, ``ReActAgent``,
+``CodeActAgent``, ``AgentWorkflow``) after the run and live (spec A-1, A-2, A-3; issue 22).
+
+An agent's run leaves its history in the workflow context's memory, a list of ``ChatMessage``
+(``await (await handler.ctx.store.get("memory")).aget_all()``), and returns an ``AgentOutput``:
+the last response and every tool call of the run as ``ToolCallResult`` (``tool_output.is_error``).
+Their saved form is ``ChatMessage.model_dump()`` / ``model_dump_json()``:
+``{"role", "additional_kwargs", "blocks": [{"block_type": ...}]}``.
+
+Input shapes:
+
+- a list of ``ChatMessage`` (or their ``model_dump()``, a JSON document or one a line), or one;
+  the older dump ``{"role", "content", "additional_kwargs"}`` too;
+- an ``AgentOutput`` (or its ``model_dump()``): it holds only the last response and the run's
+  calls, so it reads as those calls with their results, the response, and a notice that the
+  run's other steps are not in it;
+- objects, by their type (:func:`plain`): a memory (``ChatMemoryBuffer``, ``Memory``: its
+  ``get_all()``), a workflow ``Context`` (its memory, read from the committed state without
+  running the loop) and the run's ``WorkflowHandler`` once awaited (its context's memory, and the
+  ``AgentOutput`` of its ``StopEvent`` for the calls' outcomes), as
+  ``{"messages": [...], "llamaindex_run": {"tool_calls": [...], "agent": ...}}``.
+
+Mapping:
+
+- ``user`` → :class:`UserMessage` (text blocks, images); ``system`` → ``metadata["system"]``;
+- ``assistant`` blocks in order: ``text`` → :class:`AssistantText`, ``thinking`` →
+  :class:`Thinking`, ``tool_call`` (``ToolCallBlock``) → :class:`ToolCall` (``tool_call_id``
+  verbatim, ``tool_kwargs`` as args); the older ``additional_kwargs["tool_calls"]`` (OpenAI's
+  function calls) likewise. The calls of one message form one batch, ``msg-<position>``;
+- ``tool`` (``additional_kwargs["tool_call_id"]``) settles its call with the text of its blocks;
+- token counts a message's ``additional_kwargs`` holds (``prompt_tokens`` /
+  ``completion_tokens``, or ``input_tokens`` / ``output_tokens``) are its :class:`Usage`.
+
+What the objects do not record: **a tool message has no error flag** (a failing function's
+message is its exception's text, as a success's is its value), so a call's status comes from
+``ToolCallResult.tool_output.is_error`` where an ``AgentOutput`` (a handler's, or the events')
+holds it; without it a call with a result is ``unknown`` (spec L-3), except the framework's own
+error texts (``Tool <name> not found…``, a handoff to an agent that is not there), which are
+``error``. The memory keeps no timestamps, no durations, no model name and no usage
+(``ChatResponse.raw``, where the provider's usage and model are, is not kept in it); the system
+prompt is the agent's, not the memory's: a handler's is read from the workflow it ran (its
+root agent's), a live run's from its first ``AgentInput``.
+
+Handoffs (``AgentWorkflow``): a ``handoff`` call (``to_agent``, ``reason``) is a
+:class:`ToolCall` with a :class:`SubAgent` naming the agent; its result gives that agent
+control, and its steps nest in the call's sub-agent transcript (a handoff back to an agent
+above returns there), as the Agents SDK's handoffs are shown; the run's last answer moves to
+the top (rule A-1.2). The memory does not name which agent wrote a message: the handoffs say it.
+
+Live (A-2): ``handler.stream_events()`` (async). ``AgentInput`` gives the prompt (its first
+one: the history before the run and the user's message; its system message is
+``metadata["system"]``), ``AgentStream`` grows the text (``delta``) and the thinking
+(``thinking_delta``) being written, ``AgentOutput`` settles that response in place, ``ToolCall``
+marks its call running, ``ToolCallResult`` settles it with ``is_error``; ``StopEvent`` ends the
+run (a ``return_direct`` tool's answer, which no ``AgentOutput`` event carries, is taken from
+it). ``AgentSetup`` and the workflow's bookkeeping events show nothing; any other kind of event
+is said in a warning, once. At the end the transcript is what ``load(handler)`` gives.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    MAPPINGS,
+    MessageBuilder,
+    NameSet,
+    as_list,
+    counted_usage,
+    describe_args,
+    parse_arguments,
+    stringify,
+    text_result,
+)
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.protocol import not_read
+from turnfold.formats.source import Source, plain_each, type_of_record
+from turnfold.formats.wrappers import sample
+from turnfold.model import (
+    AssistantText,
+    Entry,
+    ImageData,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    Usage,
+    UserMessage,
+)
+from turnfold.usage import attach_usage
+
+NAME = "llamaindex"
+
+#: The document key of :func:`plain`'s run description (a handler's, a context's).
+RUN_KEY = "llamaindex_run"
+#: The keys of an ``AgentOutput``'s dump.
+_OUTPUT_KEYS = ("response", "current_agent_name")
+_ROLES = NameSet({"user", "assistant", "tool", "system", "developer", "function", "chatbot",
+                  "model"})  # fmt: skip
+#: ``block_type`` values of ``llama_index.core.base.llms.types`` content blocks.
+BLOCK_TYPES = NameSet(
+    {"text", "image", "audio", "video", "document", "cache", "citable", "citation",
+     "thinking", "tool_call"}
+)  # fmt: skip
+#: The tool an ``AgentWorkflow`` gives each agent to pass control (``multi_agent_workflow.py``).
+HANDOFF = "handoff"
+
+
+# --- detection --------------------------------------------------------------------------------
+
+
+def _classify(message: Any) -> int:
+    """A ``ChatMessage`` dump: a role and typed ``blocks`` (LlamaIndex's own mark), or the
+    older ``content`` with ``additional_kwargs`` and no ``type`` (LangChain's has one)."""
+    if not isinstance(message, MAPPINGS) or message.get("role") not in _ROLES:
+        return NOT_MINE
+    blocks = message.get("blocks")
+    if isinstance(blocks, list):
+        if all(isinstance(b, MAPPINGS) and b.get("block_type") in BLOCK_TYPES for b in blocks):
+            return DISTINCTIVE
+        return NOT_MINE
+    if "additional_kwargs" in message and "type" not in message:
+        return READABLE if isinstance(message["additional_kwargs"], MAPPINGS) else NOT_MINE
+    return NOT_MINE
+
+
+_LACKS = "no blocks with a block_type"
+
+
+def detect(source: Source) -> Evidence:
+    """``ChatMessage`` dumps (a list, one, or a run's messages), or an ``AgentOutput``'s."""
+    if not source.is_document:
+        return Evidence.of(source.head_values(), _classify, _LACKS)
+    document = source.document
+    if isinstance(document, list):
+        return Evidence.of(sample(document), _classify, _LACKS)
+    if not isinstance(document, MAPPINGS):
+        return Evidence.none("no ChatMessage")
+    if isinstance(document.get(RUN_KEY), Mapping):
+        return Evidence(share=1.0, marks=2)
+    if all(key in document for key in _OUTPUT_KEYS):
+        verdict = _classify(document.get("response"))
+        return Evidence(share=1.0, marks=2) if verdict else Evidence.none("no response message")
+    return Evidence.of([document], _classify, _LACKS)
+
+
+# --- the builder ------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(eq=False)
+class _Level:
+    """One agent's part of the run: the root transcript, or the transcript of the handoff call
+    (``host``, in ``parent``'s transcript) that gave this agent control."""
+
+    agent: str | None
+    transcript: Transcript
+    host: ToolCall | None = None
+    parent: _Level | None = None
+
+
+def _text_of(blocks: Any) -> tuple[str, list[ImageData]]:
+    texts: list[str] = []
+    images: list[ImageData] = []
+    for block in as_list(blocks):
+        kind = block.get("block_type") if isinstance(block, MAPPINGS) else None
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif kind == "image":
+            data, url = block.get("image"), block.get("url")
+            media = block.get("image_mimetype") or "image"
+            if isinstance(data, str) and data:
+                images.append(ImageData(media_type=str(media), data=data))
+            elif isinstance(url, str) and url:
+                texts.append(f"[image: {url}]")
+        elif kind in ("document", "audio", "video"):
+            texts.append(f"[attachment: {kind}]")
+    return "\n".join(texts), images
+
+
+def _usage(kwargs: Mapping[str, Any]) -> Usage | None:
+    """The counts LlamaIndex's LLM integrations write into ``additional_kwargs``."""
+    if "prompt_tokens" in kwargs or "completion_tokens" in kwargs:
+        return counted_usage(kwargs.get("prompt_tokens"), kwargs.get("completion_tokens"))
+    return counted_usage(kwargs.get("input_tokens"), kwargs.get("output_tokens"))
+
+
+def _handoff_refused(call: ToolCall, text: str) -> bool:
+    """The handoff tool's own refusals (``multi_agent_workflow.py``): no agent took over."""
+    target = call.args.get("to_agent") if isinstance(call.args, MAPPINGS) else None
+    return text.startswith(f"Agent {target} not found") or (
+        text.startswith(f"Agent {target} cannot hand off to ")
+    )
+
+
+class LlamaBuilder(MessageBuilder):
+    """Builds a transcript from ``ChatMessage`` dumps fed one at a time (static or live), each
+    handoff's new agent nested under its call. ``outcomes`` maps a call id to whether its tool
+    failed (``ToolOutput.is_error``), where the run's ``ToolCallResult`` objects say it."""
+
+    def __init__(
+        self, transcript: Transcript | None = None, source_name: str = "<messages>", *,
+        live: bool = False,
+    ) -> None:  # fmt: skip
+        super().__init__(transcript, source_name, live=live)
+        self.root = self.transcript
+        self.level = self.top = _Level(agent=None, transcript=self.transcript)
+        self.outcomes: dict[str, bool] = {}
+        self.recognized = 0
+        self._owners: dict[int, Transcript] = {}
+
+    # --- writing at the right level ----------------------------------------------------------
+
+    def _append(self, entry: Entry) -> Entry:
+        self.level.transcript.append(entry)
+        self._owners[id(entry)] = self.level.transcript
+        return entry
+
+    def update(self, entry: Entry, **changes: Any) -> None:
+        self._owners.get(id(entry), self.root).update(entry, **changes)
+        self.touch(self._owners.get(id(entry)))
+
+    def touch(self, transcript: Transcript | None) -> None:
+        """Live only: a nested level changed (``transcript``), so each handoff call above the
+        current level is updated, which tells the top transcript's observers (the widget)."""
+        level: _Level | None = self.level
+        while self.live and transcript is not self.root and level is not None:
+            host, parent = level.host, level.parent
+            if host is None or parent is None or host.subagent is None:
+                return
+            count = len(level.transcript.tool_calls())
+            sub = dataclasses.replace(host.subagent, tool_count=count)
+            self._owners.get(id(host), self.root).update(host, subagent=sub)
+            level = parent
+
+    # --- feeding ------------------------------------------------------------------------------
+
+    def feed(self, message: Mapping[str, Any], line: int) -> None:
+        self.feed_message(message, line)
+
+    def feed_message(self, message: Any, line: int, *, reuse: list[Entry] | None = None) -> None:
+        """Add one message. ``reuse`` are entries a live view shows for it already (streamed
+        text and thinking), written over in place rather than appended again."""
+        if not isinstance(message, MAPPINGS):
+            reason = message.reason if isinstance(message, MalformedLine) else "not a message"
+            self.warn(reason, line)
+            return
+        role = message.get("role")
+        if role not in _ROLES:
+            self.warn(f"not a ChatMessage (role {role!r})", line)
+            return
+        self.recognized += 1
+        kwargs = message.get("additional_kwargs")
+        kwargs = kwargs if isinstance(kwargs, MAPPINGS) else {}
+        blocks = message.get("blocks")
+        if not isinstance(blocks, list):  # the older dump: content, tool calls in kwargs
+            content = message.get("content")
+            blocks = [{"block_type": "text", "text": content}] if isinstance(content, str) else []
+        if role == "system" or role == "developer":
+            text, _ = _text_of(blocks)
+            if text:
+                self.transcript.metadata["system"] = text
+        elif role == "tool" or role == "function":
+            self._settle(kwargs.get("tool_call_id"), blocks, line)
+        elif role == "user":
+            text, images = _text_of(blocks)
+            if text or images:
+                self._append(UserMessage(text=text, images=images))
+        else:
+            self._assistant(blocks, kwargs, line, reuse or [])
+
+    def _assistant(
+        self, blocks: list[Any], kwargs: Mapping[str, Any], line: int, reuse: list[Entry]
+    ) -> None:
+        batch = f"msg-{line}"
+        entries: list[Entry] = []
+        for block in blocks:
+            kind = block.get("block_type") if isinstance(block, MAPPINGS) else None
+            entry: Entry | None = None
+            if kind == "text":
+                text = block.get("text")
+                entry = AssistantText(text=text) if isinstance(text, str) and text else None
+            elif kind == "thinking":
+                text = block.get("content")
+                entry = Thinking(text=text) if isinstance(text, str) and text else None
+            elif kind == "tool_call":
+                entry = self._call(
+                    block.get("tool_call_id"), block.get("tool_name"), block.get("tool_kwargs"),
+                    batch, line,
+                )  # fmt: skip
+            elif kind in BLOCK_TYPES:
+                text, _ = _text_of([block])
+                entry = AssistantText(text=text) if text else None
+            else:
+                self.warn_once(f"content block {kind!r} not shown", line)
+            if entry is not None:
+                entries.append(self._place(entry, reuse))
+        for call in as_list(kwargs.get("tool_calls")):  # OpenAI's function calls, older dumps
+            function = call.get("function") if isinstance(call, MAPPINGS) else None
+            if isinstance(function, MAPPINGS):
+                entry = self._call(
+                    call.get("id"), function.get("name"), function.get("arguments"), batch, line
+                )
+                if entry is not None:
+                    entries.append(self._append(entry))
+        for left in reuse:  # streamed but not in the message: no longer being written
+            if isinstance(left, Thinking) and left.streaming:
+                self.update(left, streaming=False)
+        attach_usage(entries, _usage(kwargs), self.level.transcript)
+
+    def _call(self, call_id: Any, name: Any, args: Any, batch: str, line: int) -> ToolCall | None:
+        call_id = call_id if isinstance(call_id, str) else ""
+        if not call_id:
+            self.warn("tool call without an id", line)
+        elif call_id in self._calls:
+            self.warn(f"duplicate tool call id {call_id!r} skipped", line)
+            return None
+        name = name if isinstance(name, str) and name else "tool"
+        args = parse_arguments(args)
+        call = ToolCall(
+            call_id=call_id, name=name, args=args, description=describe_args(name, args),
+            status=self.open_status, batch_id=batch,
+        )  # fmt: skip
+        if name == HANDOFF:
+            target = args.get("to_agent") if isinstance(args, MAPPINGS) else None
+            reason = args.get("reason") if isinstance(args, MAPPINGS) else None
+            call.subagent = SubAgent(
+                name=target if isinstance(target, str) else None,
+                task=reason if isinstance(reason, str) else None,
+            )
+        if call_id:
+            self._calls[call_id] = call
+        return call
+
+    def _place(self, entry: Entry, reuse: list[Entry]) -> Entry:
+        """``entry`` appended, or written over the streamed entry of its kind that showed it."""
+        if reuse and type(reuse[0]) is type(entry) and not isinstance(entry, ToolCall):
+            target = reuse.pop(0)
+            changes = {f.name: getattr(entry, f.name) for f in dataclasses.fields(entry)}
+            del changes["id"]
+            self.update(target, **changes)
+            return target
+        return self._append(entry)
+
+    def _settle(self, call_id: Any, blocks: list[Any], line: int) -> None:
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None:
+            self.warn(f"tool message for an unknown tool_call_id {call_id!r}", line)
+            return
+        text, images = _text_of(blocks)
+        failed = self.outcomes.get(call.call_id)
+        refused = call.name == HANDOFF and _handoff_refused(call, text)
+        status: ToolStatus
+        if failed is None:
+            # No error flag in the message: only the framework's own error texts tell.
+            unfound = text.startswith(f"Tool {call.name} not found.")
+            status = "error" if refused or unfound else "unknown"
+        else:
+            status = "error" if failed or refused else "success"
+        self.update(call, status=status, result=text_result(text or None, images=images))
+        if call.name == HANDOFF and status != "error" and call.subagent is not None:
+            self._hand_off(call)
+
+    def _hand_off(self, call: ToolCall) -> None:
+        """The handoff's agent takes control: its steps nest in the call's sub-agent, or go on
+        where they were when it is an agent above (a handoff back)."""
+        assert call.subagent is not None
+        target = call.subagent.name
+        level = self.level.parent
+        while level is not None and level.agent != target:
+            level = level.parent
+        if level is not None:
+            while self.level is not level:
+                self._close_level()
+            return
+        child = Transcript()
+        self.update(call, subagent=dataclasses.replace(call.subagent, transcript=child))
+        self.level = _Level(agent=target, transcript=child, host=call, parent=self.level)
+        self.transcript = child
+
+    def _close_level(self) -> None:
+        level, parent, host = self.level, self.level.parent, self.level.host
+        assert parent is not None
+        assert host is not None
+        assert host.subagent is not None
+        self.level, self.transcript = parent, parent.transcript
+        summary = dataclasses.replace(
+            host.subagent,
+            transcript=level.transcript,
+            tool_count=len(level.transcript.tool_calls()),
+        )
+        self._owners.get(id(host), self.root).update(host, subagent=summary)
+
+    def finish(self) -> None:
+        """The run ended: its last text, the answer, moves out of the handoffs' folds to the
+        top, where the user reads it (rule A-1.2); every call still open has no outcome."""
+        if self.level.parent is not None:
+            deepest = self.level
+            entries = deepest.transcript.entries
+            last = entries[-1] if entries else None
+            if isinstance(last, AssistantText):
+                kept = Transcript(entries[:-1])  # transcripts only grow: made again without it
+                for entry in kept.entries:
+                    self._owners[id(entry)] = kept
+                deepest.transcript = kept
+            while self.level.parent is not None:
+                self._close_level()
+            if isinstance(last, AssistantText):
+                last.id = ""  # a fresh id of the top transcript's
+                self._append(last)
+        self.settle_open(self._calls.values())
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def _outcomes(calls: Any) -> dict[str, bool]:
+    """``ToolCallResult`` dumps (an ``AgentOutput``'s ``tool_calls`` as :func:`plain` keeps
+    them) as call id → ``is_error``; a ``ToolSelection`` (a user's ``model_dump()``) says none."""
+    out: dict[str, bool] = {}
+    for call in as_list(calls):
+        output = call.get("tool_output") if isinstance(call, MAPPINGS) else None
+        failed = output.get("is_error") if isinstance(output, MAPPINGS) else None
+        if isinstance(call, MAPPINGS) and isinstance(call.get("tool_id"), str):
+            if isinstance(failed, bool):
+                out[call["tool_id"]] = failed
+            elif isinstance(output, MAPPINGS):
+                out[call["tool_id"]] = False  # is_error left at its default (exclude_unset)
+    return out
+
+
+def _read_output(builder: LlamaBuilder, output: Mapping[str, Any]) -> None:
+    """An ``AgentOutput`` alone: the run's calls with their results, then its response."""
+    calls = as_list(output.get("tool_calls"))
+    builder.outcomes.update(_outcomes(calls))
+    text = "An AgentOutput holds only the run's tool calls and its last response"
+    text += ": load the handler, or the memory's messages, for the whole run."
+    builder.transcript.append(SystemNotice(text=text, subtype="partial"))
+    for position, call in enumerate(calls, start=1):
+        if not isinstance(call, MAPPINGS):
+            builder.warn("a tool call that is no object", None)
+            continue
+        entry = builder._call(
+            call.get("tool_id"), call.get("tool_name"), call.get("tool_kwargs"),
+            f"call-{position}", position,
+        )  # fmt: skip
+        if entry is None:
+            continue
+        builder._append(entry)
+        output_of = call.get("tool_output")
+        if isinstance(output_of, MAPPINGS):
+            blocks = output_of.get("blocks")
+            if not isinstance(blocks, list):
+                content = output_of.get("content")
+                blocks = [{"block_type": "text", "text": stringify(content)}]
+            builder._settle(entry.call_id, blocks, position)
+    builder.feed_message(output.get("response"), len(calls) + 1)
+    agent = output.get("current_agent_name")
+    if isinstance(agent, str) and agent:
+        builder.transcript.metadata["agent"] = agent
+
+
+def read(source: Source) -> Transcript:
+    """The ``ChatMessage`` dumps of ``source`` (or an ``AgentOutput``'s), each accounted for."""
+    transcript = Transcript(metadata={"source_format": NAME})
+    builder = LlamaBuilder(transcript, source.name)
+    document = source.document if source.is_document else None
+    if isinstance(document, MAPPINGS) and all(key in document for key in _OUTPUT_KEYS):
+        _read_output(builder, document)
+        source.mapped("agent_output")
+    elif isinstance(document, MAPPINGS) and isinstance(document.get("messages"), list):
+        run = document.get(RUN_KEY)
+        run = run if isinstance(run, MAPPINGS) else {}
+        builder.outcomes.update(_outcomes(run.get("tool_calls")))
+        if isinstance(run.get("agent"), str):
+            transcript.metadata["agent"] = run["agent"]
+            builder.level.agent = run["agent"]
+        if isinstance(run.get("system"), str):
+            transcript.metadata["system"] = run["system"]
+        for line, message in enumerate(document["messages"], start=1):
+            try:
+                builder.feed_noted(source, message, line, _record_type(message))
+            except Exception as exc:  # a shape never seen: that message is lost, not the run
+                not_read(source, line, exc)
+        for key in document:
+            if key == RUN_KEY:
+                source.mapped(key)
+            elif key != "messages":
+                source.ignored("other key")
+    else:
+        builder.feed_records(source, _record_type)
+    builder.finish()
+    if builder.recognized == 0:
+        raise TranscriptFormatError(source.name, [NAME], None, "no ChatMessage (role, blocks)")
+    return transcript
+
+
+def _record_type(record: Any) -> str:
+    role = record.get("role") if isinstance(record, MAPPINGS) else None
+    return role if isinstance(role, str) and role else type_of_record(record)
+
+
+# --- objects (spec A-1) -----------------------------------------------------------------------
+
+
+def _dump(value: Any) -> Any:
+    """A LlamaIndex model by its own serialization (``model_dump(mode="json")``)."""
+    return value.model_dump(mode="json")
+
+
+def _output_record(output: Any) -> dict[str, Any]:
+    """An ``AgentOutput``, its ``tool_calls`` each dumped as its own type: the field is typed
+    ``list[ToolSelection]``, so the output's own dump drops each ``ToolCallResult``'s
+    ``tool_output`` and with it ``is_error``."""
+    record: dict[str, Any] = _dump(output)
+    record["tool_calls"] = plain_each(getattr(output, "tool_calls", None) or [], _dump)
+    return record
+
+
+def _state_value(context: Any, key: str) -> Any:
+    """A value of a workflow context's committed state, read without running the loop."""
+    store = getattr(context, "store", None)
+    checkpoint = getattr(store, "checkpoint", None)
+    if not callable(checkpoint):
+        return None
+    state = checkpoint().state
+    data = getattr(state, "_data", None)
+    return data.get(key) if isinstance(data, MAPPINGS) else getattr(state, key, None)
+
+
+def _memory_messages(memory: Any) -> list[Any]:
+    get_all = getattr(memory, "get_all", None)
+    if not callable(get_all):
+        raise TypeError(f"a {type(memory).__name__} is no LlamaIndex memory")
+    return plain_each(get_all(), _dump)
+
+
+def _context_run(context: Any, output: Any = None, workflow: Any = None) -> dict[str, Any]:
+    memory = _state_value(context, "memory")
+    if memory is None:
+        raise TypeError("the workflow context holds no memory: await the run first")
+    run: dict[str, Any] = {}
+    if output is not None:
+        run["tool_calls"] = _output_record(output)["tool_calls"]
+    # The agent that began the run (an AgentWorkflow's root agent) and its system prompt,
+    # which the memory does not hold and the live run's first AgentInput shows.
+    agents = getattr(workflow, "agents", None)
+    root = getattr(workflow, "root_agent", None)
+    agent = agents.get(root) if isinstance(agents, MAPPINGS) else workflow
+    name, system = getattr(agent, "name", None), getattr(agent, "system_prompt", None)
+    if isinstance(name, str) and name:
+        run["agent"] = name
+    if isinstance(system, str) and system:
+        run["system"] = system
+    return {"messages": _memory_messages(memory), RUN_KEY: run}
+
+
+def plain(value: Any) -> Any:
+    """A LlamaIndex run object as the records :func:`read` reads (see the module's doc)."""
+    if isinstance(value, (list, tuple)):
+        return plain_each(value, plain)
+    kind = type(value).__name__
+    if kind == "AgentOutput":
+        return _output_record(value)
+    if kind == "ChatMessage" or hasattr(value, "block_type"):
+        return _dump(value)
+    if kind == "WorkflowHandler":
+        stop = value.get_stop_event() if hasattr(value, "get_stop_event") else None
+        result = getattr(stop, "result", None)
+        output = result if type(result).__name__ == "AgentOutput" else None
+        # The workflow it ran (private, read only for the agent's name and system prompt).
+        return _context_run(value.ctx, output, getattr(value, "_workflow", None))
+    if kind == "Context":
+        return _context_run(value)
+    if hasattr(value, "get_all"):
+        return {"messages": _memory_messages(value), RUN_KEY: {}}
+    if hasattr(value, "model_dump"):
+        return _dump(value)
+    return {"(object)": type(value).__qualname__}
+
+
+# --- live (spec A-2) --------------------------------------------------------------------------
+
+#: Events that show nothing: the agent's setup, the workflow's own bookkeeping.
+_QUIET = NameSet({"AgentSetup", "ToolCall", "StartEvent", "AgentWorkflowStartEvent",
+                  "StepStateChanged", "EventsQueueChanged", "UnhandledEvent"})  # fmt: skip
+
+
+class Follower:
+    """Maps ``handler.stream_events()`` events into ``transcript`` as they arrive (spec A-2)."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        transcript.metadata.setdefault("source_format", NAME)
+        self.builder = LlamaBuilder(transcript, "<stream>", live=True)
+        self._fed = 0
+        self._started = False
+        #: Entries streamed for the response being written, in order.
+        self._shown: list[Entry] = []
+        self._block: Entry | None = None
+        self._parts: list[str] = []
+        self._last_response: Any = None
+
+    def feed(self, event: Any) -> None:
+        kind = type(event).__name__
+        if kind == "AgentInput":
+            self._input(event)
+        elif kind == "AgentStream":
+            if event.thinking_delta:
+                self._grow(Thinking, event.thinking_delta)
+            if event.delta:
+                self._grow(AssistantText, event.delta)
+        elif kind == "AgentOutput":
+            self._output(event)
+        elif kind == "ToolCallResult":
+            self._result(event)
+        elif kind == "StopEvent":
+            result = getattr(event, "result", None)
+            if type(result).__name__ == "AgentOutput":
+                self._output(result)
+        elif kind not in _QUIET:
+            self.builder.warn_once(f"event {kind} not shown", self._fed or None)
+
+    def close(self) -> None:
+        self._end_block()
+        self.builder.finish()
+
+    def _next(self, message: Any, reuse: list[Entry] | None = None) -> None:
+        self._fed += 1
+        self.builder.feed_message(message, self._fed, reuse=reuse)
+
+    def _input(self, event: Any) -> None:
+        """The first ``AgentInput``: the system prompt and the history up to the prompt; the
+        later ones repeat what the run's own events showed."""
+        if self._started:
+            return
+        self._started = True
+        agent = getattr(event, "current_agent_name", None)
+        if isinstance(agent, str) and agent:
+            self.transcript.metadata["agent"] = agent
+            self.builder.level.agent = agent
+        for message in event.input:
+            record = _dump(message)
+            if record.get("role") == "system":  # the agent's, not the memory's: no line
+                self.builder.feed_message(record, 0)
+            else:
+                self._next(record)
+
+    def _grow(self, kind: type[AssistantText] | type[Thinking], piece: str) -> None:
+        block = self._block
+        if type(block) is not kind:
+            self._parts = [piece]
+            entry = Thinking(text=piece, streaming=True) if kind is Thinking else kind(text=piece)
+            self._shown.append(self.builder._append(entry))
+            self._block = entry
+            return
+        assert block is not None
+        self._parts.append(piece)
+        self.builder.update(block, text="".join(self._parts))
+
+    def _end_block(self) -> None:
+        self._block = None
+
+    def _output(self, output: Any) -> None:
+        response = _dump(output.response)
+        if response == self._last_response:
+            return  # the StopEvent's AgentOutput is the last response, shown already
+        self._last_response = response
+        self._end_block()
+        shown, self._shown = self._shown, []
+        self._next(response, reuse=shown)
+
+    def _result(self, event: Any) -> None:
+        output = event.tool_output
+        self.builder.outcomes[event.tool_id] = bool(output.is_error)
+        blocks = [_dump(block) for block in getattr(output, "blocks", None) or []]
+        message = {"role": "tool", "additional_kwargs": {"tool_call_id": event.tool_id},
+                   "blocks": blocks}  # fmt: skip
+        self._next(message)
+
+
+RECORDS = Records(
+    mapped={
+        "user": "a UserMessage (text blocks, images)",
+        "assistant": "text, thinking and tool_call blocks in order (one batch), or "
+        "additional_kwargs.tool_calls; token counts in additional_kwargs as its usage",
+        "tool": "settles the call of its tool_call_id: success / error by the run's "
+        "ToolCallResult.is_error where known, else unknown (no flag in the message); a handoff's "
+        "result nests the next agent's steps in the call's SubAgent",
+        "system": 'the system prompt: metadata["system"]',
+        "agent_output": "an AgentOutput: its calls with their results and is_error, its "
+        "response, and a notice that the run's other steps are not in it",
+        RUN_KEY: "a handler's or context's run: the calls' is_error from its AgentOutput",
+    },
+    ignored={"other key": "other keys of a saved run"},
+)

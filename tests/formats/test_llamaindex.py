@@ -1,0 +1,274 @@
+"""LlamaIndex agents after the run and live (spec A-1, A-2, A-3, L-3, L-4; issue 22).
+
+The runs are the real ``llama-index-core`` with ``MockFunctionCallingLLM`` (``llamaindex_runs``):
+a ``FunctionAgent`` that thinks, calls ``add`` (succeeds) and ``explode`` (raises) and answers;
+an ``AgentWorkflow`` whose ``lead`` hands off to ``math``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.formats import TranscriptFormatError
+from turnfold.formats.frameworks import adapter_of, llamaindex
+from turnfold.model import AssistantText, SystemNotice, Thinking, ToolCall, Transcript, UserMessage
+
+pytest.importorskip("llama_index.core")
+
+import llamaindex_runs
+from counters_llamaindex import llamaindex as count_calls
+
+SOLO = llamaindex_runs.FIXTURES / "llama-index-core_v0.14.25_memory_solo.json"
+HANDOFF = llamaindex_runs.FIXTURES / "llama-index-core_v0.14.25_memory_handoff.json"
+CALLS = [
+    ("call_1", "add", {"a": 1, "b": 2}, "success", "3"),
+    ("call_2", "explode", {"x": "y"}, "error", "boom: y"),
+]
+ANSWER = "1+2=3; explode failed."
+
+
+@pytest.fixture(scope="module")
+def solo() -> tuple[Any, Any, list[Any]]:
+    return llamaindex_runs.run("solo")
+
+
+@pytest.fixture(scope="module")
+def handoff() -> tuple[Any, Any, list[Any]]:
+    return llamaindex_runs.run("handoff")
+
+
+def calls_of(transcript: Transcript) -> list[tuple[Any, ...]]:
+    return [
+        (c.call_id, c.name, c.args, c.status, c.result.text if c.result else None)
+        for c in transcript.tool_calls()
+    ]
+
+
+def kinds(transcript: Transcript) -> list[str]:
+    return [type(e).__name__ for e in transcript.entries]
+
+
+# --- A-1: after the run -------------------------------------------------------------------------
+
+
+def test_A1_load_of_the_handler_shows_prompt_thinking_calls_statuses_and_answer(
+    solo: tuple[Any, Any, list[Any]],
+) -> None:
+    handler, _, _ = solo
+    transcript = turnfold.load(handler)
+    assert transcript.metadata == {
+        "source_format": "llamaindex", "agent": "Agent", "system": "Be terse.",
+    }  # fmt: skip
+    assert kinds(transcript) == ["UserMessage", "Thinking", "ToolCall", "ToolCall", "AssistantText"]
+    first = transcript.entries[0]
+    assert isinstance(first, UserMessage)
+    assert first.text == llamaindex_runs.PROMPT
+    thinking = transcript.entries[1]
+    assert isinstance(thinking, Thinking)
+    assert thinking.text == "need add"
+    # The statuses are the run's ToolCallResult.is_error: the messages hold no flag.
+    assert calls_of(transcript) == CALLS
+    assert [c.batch_id for c in transcript.tool_calls()] == ["msg-2", "msg-4"]
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == ANSWER
+    assert transcript.warnings == []
+
+
+def test_L3_the_memory_alone_has_no_error_flag_so_its_calls_are_unknown(
+    solo: tuple[Any, Any, list[Any]],
+) -> None:
+    handler, _, _ = solo
+    messages = llamaindex_runs.memory_of(handler)
+    assert type(messages[0]).__name__ == "ChatMessage"
+    transcript = turnfold.load(messages)
+    assert [c[3] for c in calls_of(transcript)] == ["unknown", "unknown"]
+    assert [c[4] for c in calls_of(transcript)] == ["3", "boom: y"]
+    assert transcript.entries[-1].text == ANSWER
+    # The memory object itself, and the context, read the same without running the loop.
+    memory = asyncio.run(handler.ctx.store.get("memory"))
+    assert calls_of(turnfold.load(memory)) == calls_of(transcript)
+    assert calls_of(turnfold.load(handler.ctx)) == calls_of(transcript)
+
+
+def test_A1_an_agent_output_alone_holds_the_calls_with_is_error_and_says_it_is_partial(
+    solo: tuple[Any, Any, list[Any]],
+) -> None:
+    _, output, _ = solo
+    transcript = turnfold.load(output)
+    notice = transcript.entries[0]
+    assert isinstance(notice, SystemNotice)
+    assert notice.subtype == "partial"
+    assert calls_of(transcript) == CALLS
+    assert transcript.entries[-1].text == ANSWER
+    # Its own model_dump() types tool_calls as ToolSelection: is_error is gone, and says so.
+    saved = json.loads(output.model_dump_json())
+    assert "tool_output" not in saved["tool_calls"][0]
+    assert [c[3] for c in calls_of(turnfold.load(saved))] == ["unknown", "unknown"]
+
+
+def test_A1_the_saved_json_loads_by_detection_and_the_counter_agrees(tmp_path: Path) -> None:
+    for path in (SOLO, HANDOFF):
+        transcript = turnfold.load(path)
+        assert transcript.metadata["source_format"] == "llamaindex"
+        assert len(transcript.tool_calls(nested=True)) == count_calls(path)
+        assert transcript.warnings == []
+    records = json.loads(SOLO.read_text(encoding="utf-8"))
+    lines = tmp_path / "messages.jsonl"
+    lines.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert calls_of(turnfold.load(lines)) == calls_of(turnfold.load(SOLO))
+
+
+def test_A1_a_handoff_nests_the_next_agent_s_steps_and_the_answer_goes_on_top(
+    handoff: tuple[Any, Any, list[Any]],
+) -> None:
+    handler, _, _ = handoff
+    transcript = turnfold.load(handler)
+    assert transcript.metadata["agent"] == "lead"
+    assert kinds(transcript) == ["UserMessage", "AssistantText", "ToolCall", "AssistantText"]
+    (call,) = transcript.tool_calls()
+    assert (call.name, call.status) == ("handoff", "success")
+    assert call.subagent is not None
+    assert (call.subagent.name, call.subagent.task, call.subagent.tool_count) == (
+        "math", "needs math", 1,
+    )  # fmt: skip
+    assert call.subagent.transcript is not None
+    assert calls_of(call.subagent.transcript) == [("c1", "add", {"a": 2, "b": 3}, "success", "5")]
+    assert transcript.entries[-1].text == "2+3=5"
+
+
+def test_A1_the_older_tool_calls_form_and_a_refused_handoff() -> None:
+    messages = [
+        {"role": "user", "content": "hi", "additional_kwargs": {}},
+        {"role": "assistant", "content": "", "additional_kwargs": {"tool_calls": [
+            {"id": "t1", "type": "function",
+             "function": {"name": "lookup", "arguments": '{"query": "x"}'}}],
+            "prompt_tokens": 12, "completion_tokens": 3}},
+        {"role": "tool", "content": "Tool lookup not found. Please select a tool that is "
+         "available.", "additional_kwargs": {"tool_call_id": "t1"}},
+        {"role": "assistant", "additional_kwargs": {}, "blocks": [
+            {"block_type": "tool_call", "tool_call_id": "h", "tool_name": "handoff",
+             "tool_kwargs": {"to_agent": "nobody", "reason": "r"}}]},
+        {"role": "tool", "additional_kwargs": {"tool_call_id": "h"}, "blocks": [
+            {"block_type": "text", "text": "Agent nobody not found. Please select a valid "
+             "agent to hand off to. Valid agents: ['a']"}]},
+    ]  # fmt: skip
+    transcript = turnfold.load(messages)
+    assert transcript.metadata["source_format"] == "llamaindex"
+    lookup, refused = transcript.tool_calls()
+    assert (lookup.args, lookup.status) == ({"query": "x"}, "error")
+    assert lookup.usage is not None
+    assert lookup.usage.output_tokens == 3
+    assert refused.status == "error"
+    assert refused.subagent is not None
+    assert refused.subagent.transcript is None
+
+
+# --- L-4 ------------------------------------------------------------------------------------------
+
+
+def test_L4_unknown_blocks_and_orphan_results_warn_and_the_rest_is_shown() -> None:
+    messages = [
+        {"role": "user", "additional_kwargs": {}, "blocks": [{"block_type": "text", "text": "q"}]},
+        {"role": "assistant", "additional_kwargs": {}, "blocks": [
+            {"block_type": "text", "text": "a"}, {"block_type": "hologram"}]},
+        {"role": "tool", "additional_kwargs": {"tool_call_id": "zz"}, "blocks": []},
+    ]  # fmt: skip
+    transcript = turnfold.load(messages, format="llamaindex")
+    assert [getattr(e, "text", None) for e in transcript.entries] == ["q", "a"]
+    reasons = [w.reason for w in transcript.warnings]
+    assert "content block 'hologram' not shown" in reasons
+    assert "tool message for an unknown tool_call_id 'zz'" in reasons
+    with pytest.raises(TranscriptFormatError):
+        turnfold.load([{"nothing": 1}], format="llamaindex")
+
+
+# --- A-2: live ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("which", ["solo", "handoff"])
+def test_A2_following_the_events_ends_as_load_of_the_handler(which: str) -> None:
+    transcript = Transcript()
+    follower = llamaindex.Follower(transcript)
+    seen: list[tuple[str, str]] = []
+    transcript.observe(
+        lambda change: (
+            seen.append((change.entry.call_id, change.entry.status))
+            if isinstance(change.entry, ToolCall)
+            else None
+        )
+    )
+    handler, _, events = llamaindex_runs.run(which, follower.feed)
+    follower.close()
+    assert transcript == turnfold.load(handler)
+    assert transcript.warnings == []
+    if which == "solo":
+        assert calls_of(transcript) == CALLS
+        assert ("call_2", "executing") in seen
+        assert ("call_2", "error") in seen
+    assert {type(e).__name__ for e in events} >= {
+        "AgentInput", "AgentStream", "AgentOutput", "ToolCall", "ToolCallResult", "StopEvent",
+    }  # fmt: skip
+    assert adapter_of(events[0]) is llamaindex
+
+
+def test_A2_async_follow_under_a_running_loop_yields_every_event_unchanged() -> None:
+    async def main() -> tuple[Any, Any, list[Any]]:
+        handler = llamaindex_runs.solo_agent().run(user_msg=llamaindex_runs.PROMPT)
+        followed = turnfold.follow(handler.stream_events(), display=False)
+        passed = [event async for event in followed]
+        await handler
+        return handler, followed, passed
+
+    handler, followed, passed = asyncio.run(main())
+    assert type(passed[-1]).__name__ == "StopEvent"
+    assert followed.transcript.metadata["source_format"] == "llamaindex"
+    assert followed.transcript == turnfold.load(handler)
+    assert calls_of(followed.transcript) == CALLS
+
+
+def test_A2_streamed_text_grows_in_place_and_an_unknown_event_is_warned_once() -> None:
+    from llama_index.core.agent.workflow import AgentStream
+    from workflows.events import Event
+
+    transcript = Transcript()
+    follower = llamaindex.Follower(transcript)
+    for piece in ("1+2", "=3"):
+        follower.feed(AgentStream(delta=piece, response="", current_agent_name="Agent"))
+    assert [e.text for e in transcript.entries] == ["1+2=3"]
+
+    class Progress(Event):
+        pass
+
+    follower.feed(Progress())
+    follower.feed(Progress())
+    assert [w.reason for w in transcript.warnings] == ["event Progress not shown"]
+
+
+# --- A-3 ----------------------------------------------------------------------------------------
+
+
+def test_A3_the_module_imports_without_importing_llama_index() -> None:
+    code = (
+        "import sys, json, turnfold, turnfold.formats.frameworks.llamaindex as m\n"
+        f"t = turnfold.load({str(SOLO)!r})\n"
+        "print(t.metadata['source_format'], 'llama_index' in sys.modules, "
+        "'workflows' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["llamaindex", "False", "False"]
+
+
+def test_L2_plain_and_langchain_messages_are_not_claimed() -> None:
+    plain = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
+    assert turnfold.load(plain).metadata["source_format"] != "llamaindex"
+    langchain = [{"type": "human", "content": "hi", "additional_kwargs": {}}]
+    assert turnfold.load(langchain).metadata["source_format"] != "llamaindex"
