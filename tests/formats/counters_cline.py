@@ -42,7 +42,42 @@ _OPENING = re.compile(r"^<(" + "|".join(_TOOLS) + r")>", re.MULTILINE)
 _REPLIES = {"attempt_completion", "plan_mode_respond"}
 
 
+#: The panel's messages that show a call (``ClineSayTool`` JSON, a command, a failed edit).
+_PANEL_CALLS = {"tool", "command", "diff_error"}
+#: A result header in a request's text: ``[read_file for 'a.txt'] Result:``.
+_RESULT = re.compile(r"\[([a-z_]+)(?: for [^\]]*)?\] Result:\n?")
+#: Headers that answer no call the panel shows: the question's answer, the replies.
+_ANSWERS = {"ask_followup_question", "attempt_completion", "plan_mode_respond", "act_mode_respond"}
+
+
+def count_cline_panel(path: Path) -> int:
+    """The Cline CLI 2.x's ``--json`` output (the panel's messages as JSON lines): the messages
+    that show a call, and where a request follows none of them, the results it sends (Cline
+    prints no partial message, and a failed edit's ``diff_error`` is written partial), but for
+    the question's answer and the empty second result after a failed call's."""
+    count = shown = 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        message = json.loads(line)
+        kind = message.get(message.get("type")) if message.get("type") in ("say", "ask") else None
+        if kind in _PANEL_CALLS:
+            shown += 1
+        if kind != "api_req_started":
+            continue
+        request = json.loads(message["text"]).get("request", "")
+        if not shown:
+            pieces = _RESULT.split(request)[1:]  # name, body, name, body…
+            count += sum(
+                name not in _ANSWERS and not body.startswith("(tool did not return anything)")
+                for name, body in zip(pieces[::2], pieces[1::2], strict=True)
+            )
+        count += shown
+        shown = 0
+    return count + shown
+
+
 def count_cline(path: Path) -> int:
+    if path.suffix == ".jsonl":
+        return count_cline_panel(path)
     count = 0
     for message in json.loads(path.read_text(encoding="utf-8")):
         if message.get("role") != "assistant":

@@ -82,22 +82,48 @@ what the chat panel showed, with one warning that says so (:func:`read_panel`): 
 and ``user_feedback`` are the user's words, ``text`` and ``completion_result`` the assistant's
 (the latter its answer), ``reasoning`` thinking, ``error`` an error; ``say``/``ask`` ``command``
 is an ``execute_command`` call whose output is the ``command_output`` after it; ``say``/``ask``
-``tool`` a call of the tool its JSON names (``readFile``, ``editedExistingFile``…; its other
-fields the arguments); ``ask: followup`` the question. Each ``api_req_started`` is a request:
-its ``request`` text opens with the results sent back (the ``[tool] Result:`` headers), which
-settle the calls before it in order (:func:`status_of`, a call's result the header's text
-where the panel showed none), and its counts and cost are the usage of the response after it.
-Other kinds are the panel's own state (``resume_task``, ``checkpoint_created``…), left out.
+``tool`` a call of the tool its JSON names (``readFile``, ``newFileCreated``,
+``editedExistingFile``…; its other fields the arguments: an edit's ``content`` is its
+SEARCH/REPLACE diff, a new file's its text); ``say: diff_error`` an edit whose diff did not
+apply (a ``replace_in_file`` call of the file it names: Cline shows no ``tool`` message for it);
+``ask: followup`` the question (``{question, options}``; the option the user picked,
+``selected``, their answer). A request that failed is an ``error_retry`` warning per retry
+and ``ask: api_req_failed`` an :class:`AssistantError` (its JSON's ``message``);
+``ask: mistake_limit_reached`` (too many replies without a tool) a warning, ``say: info`` (yolo
+mode answering a question itself) an info notice. Each ``api_req_started``
+is a request: its ``request`` text opens with the results sent back (the ``[tool] Result:``
+headers), which settle the calls before it in order (:func:`status_of`, a call's result the
+header's text where the panel showed none); the results of a request that settles no call the
+panel showed are calls of their own, named by their headers. The header of a question
+(``ask_followup_question``) holds the answer the panel shows as the user's words, and the empty
+result Cline adds after a failed call's (``(tool did not return anything)``) says nothing:
+neither is a call's. A request that opens with Cline's nudge (``[ERROR] You did not use a
+tool…``) or ``[TASK RESUMPTION]`` is that notice, as in the history. Its counts and cost are the
+usage of the response after it; when a response has no entry to carry them (a question yolo
+mode answered), every request's counts are ``metadata["usage"]``. Other kinds are the panel's
+own state (``resume_task``, ``checkpoint_created``…), left out.
+
+The Cline CLI 2.x (Cline core 3.x) prints the same messages as JSON lines with ``--json``
+(``cline --json "<prompt>"``: ``cli/src/utils/plain-text-task.ts`` and
+``task-start-output.ts``, as the 2.18.0 package runs them), read with the same rules: a
+``{"type": "task_started", "taskId"}`` line first (``metadata["session_id"]``), each message
+once, when it is no longer partial (so ``api_req_started`` before its counts are known: the
+output records no usage, and no ``diff_error``, which Cline writes partial), and a resumed task
+(``-T <id>``) replays its earlier messages (their requests with their counts). The run ends
+at ``completion_result``, or on an ``{"type": "error", "message"}`` line: the error the CLI
+stopped on (``metadata["outcome"]`` ``"error"``), shown unless the message before it said it (a
+failed request, a ``say: error``).
 
 Detection: a list of Anthropic messages with Cline's marks (``<task>``, ``<environment_details>``,
 a ``[tool] Result:`` header, a tool tag in the assistant's text); the file's name
-``api_conversation_history.json`` is one more mark, so Cline wins over plain ``anthropic``.
+``api_conversation_history.json`` is one more mark, so Cline wins over plain ``anthropic``. A
+list of the panel's messages, or JSON lines of them: ``{ts, type: "say" | "ask"}`` is Cline's.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -118,8 +144,10 @@ from turnfold.formats.common import (
     usage_from,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
+from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import Source
 from turnfold.model import (
+    AssistantError,
     AssistantText,
     Entry,
     SystemNotice,
@@ -130,7 +158,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import usage_carrier
+from turnfold.usage import Tokens, add_into, counts_of, usage_carrier
 
 NAME = "cline"
 
@@ -154,8 +182,17 @@ RECORDS = Records(
         "say/tool": "a call of the tool its JSON names",
         "ask/tool": "a call of the tool its JSON names",
         "ask/followup": "the assistant's question",
+        "say/diff_error": "a replace_in_file edit whose diff did not apply (a call)",
+        "say/info": "an info notice (yolo mode answering a question itself)",
+        "say/error_retry": "a warning: a failed request, retried",
+        "ask/api_req_failed": "an error: the request failed after its retries",
+        "ask/mistake_limit_reached": "a warning: too many replies without a tool",
         "say/api_req_started": "a request: the results it sends settle the calls before it; "
         "its usage and cost go on the response after it",
+        # The CLI 2.x's --json output: the same messages as JSON lines, and these.
+        "task_started": "the CLI's --json output: the task's id (session_id)",
+        "error": "the CLI's --json output: the error it stopped on (shown unless the message "
+        "before it said it)",
     },
     ignored={
         "say/api_req_finished": "an old version's request end: api_req_started holds its counts",
@@ -165,6 +202,7 @@ RECORDS = Records(
         "ask/completion_result": "the panel's prompt after the answer: say/completion_result "
         "holds it",
         "say/task_progress": "the focus chain's checklist as the panel showed it",
+        "say/api_req_retried": "the panel's mark of a retried request: error_retry says it",
     },
 )
 
@@ -226,6 +264,9 @@ _FEEDBACK_SENTENCES = ("The user provided the following feedback", "The user has
 #: The focus chain's instructions to the model (``focus-chain/index.ts``, ``prompts.ts``), a
 #: block of their own after the results: context, like ``<environment_details>``.
 _FOCUS_CHAIN = ("# task_progress", "# TODO LIST UPDATE REQUIRED")
+#: The result Cline sends for a call whose handler returned nothing (``pushToolResult``): it
+#: also follows a failed edit's error, a second header for the same call.
+NO_RESULT = "(tool did not return anything)"
 #: attempt_completion's result when the user answers: ``[attempt_completion] Result: Done``.
 _COMPLETION_MARK = "Done"
 #: Where the user's feedback given while a command ran starts in that command's result.
@@ -238,6 +279,18 @@ _FAILED = (
     "Command failed with exit code",
     "Command terminated by signal",
 )
+
+
+def cline_notice(text: str) -> SystemNotice | None:
+    """Cline's own words to the model in a user turn: the nudge after a reply without a tool
+    (``[ERROR] You did not use a tool…``, a warning) or a resumed task (``[TASK RESUMPTION]``),
+    as a notice of its first line; None for any other text."""
+    first = text.splitlines()[0] if text else ""
+    if text.startswith("[ERROR]"):
+        return SystemNotice(text=first, level="warning", subtype="no_tool_used")
+    if text.startswith("[TASK RESUMPTION]"):
+        return SystemNotice(text=first, level="info", subtype="task_resumption")
+    return None
 
 
 def status_of(text: str | None) -> ToolStatus:
@@ -433,7 +486,8 @@ class ClineBuilder(AnthropicBuilder):
                 if feedback:
                     kept.append(feedback)
             elif result:  # a header for no call (attempt_completion): the user's feedback
-                kept.extend(_unwrap(t) for t in result if t != _COMPLETION_MARK)
+                # (not the empty result Cline adds after a failed call's: no one's words)
+                kept.extend(_unwrap(t) for t in result if t not in (_COMPLETION_MARK, NO_RESULT))
             result, target = None, None
 
         for block in blocks:
@@ -502,15 +556,10 @@ class ClineBuilder(AnthropicBuilder):
             if call is not None:
                 self.transcript.update(call, status="cancelled", result=text_result(text))
             return True
-        if text.startswith("[ERROR]"):
+        notice = cline_notice(text)
+        if notice is not None:
             settle()
-            first = text.splitlines()[0]
-            self._append(SystemNotice(text=first, level="warning", subtype="no_tool_used"))
-            return True
-        if text.startswith("[TASK RESUMPTION]"):
-            settle()
-            first = text.splitlines()[0]
-            self._append(SystemNotice(text=first, level="info", subtype="task_resumption"))
+            self._append(notice)
             return True
         return False
 
@@ -638,9 +687,24 @@ def _has_marks(message: Mapping[str, Any]) -> bool:
     return False
 
 
+def _classify_line(value: Any) -> int:
+    """A line of the CLI 2.x's ``--json`` output: a panel message (only Cline writes them), or
+    the CLI's own ``task_started``/``error`` (shapes other programs print too)."""
+    if _panel_kind(value) is not None:
+        return DISTINCTIVE
+    return READABLE if _cli_line(value) is not None else NOT_MINE
+
+
 def detect(source: Source) -> Evidence:
-    """A bare list of Anthropic messages with Cline's marks; its file name is one more."""
-    if not source.is_document or not isinstance(source.document, list):
+    """A bare list of Anthropic messages with Cline's marks; its file name is one more. A list
+    of the panel's messages (``ui_messages.json``), or JSON lines of them (the CLI 2.x's
+    ``--json`` output)."""
+    if not source.is_document:
+        values = source.head_values()
+        if not any(_panel_kind(v) for v in values):
+            return Evidence.none("no Cline UI message")
+        return Evidence.of(values, _classify_line, "")
+    if not isinstance(source.document, list):
         return Evidence.none("not a message list")
     messages = source.document[:60]
     if any(_panel_kind(m) for m in messages):
@@ -775,9 +839,11 @@ def read(source: Source) -> Transcript:
     """Every message fed to a :class:`ClineBuilder`, with the usage, cost and model each
     assistant message records; times and usage from ``ui_messages.json`` beside the file when
     there is one."""
+    if not source.is_document:  # the CLI 2.x's --json output: the panel's messages as lines
+        return read_panel(source, source.records(), printed=True)
     messages = source.document if isinstance(source.document, list) else [source.document]
     if any(_panel_kind(m) for m in messages[:60]):
-        return read_panel(source, messages)
+        return read_panel(source, enumerate(messages, start=1))
     transcript = Transcript(metadata={"source_format": NAME})
     builder = ClineBuilder(transcript, source.name)
     ui = _beside(source.path, UI_NAME)
@@ -854,11 +920,28 @@ def _panel_kind(message: Any) -> str | None:
     return f"{kind}/{which}" if isinstance(which, str) and which else None
 
 
+def _cli_line(value: Any) -> str | None:
+    """``task_started`` or ``error``: the lines the CLI 2.x's ``--json`` output adds to the
+    panel's messages (``emitTaskStartedMessage``: ``{type: "task_started", taskId}``;
+    ``runPlainTextTask``: ``{type: "error", message}``); None for anything else."""
+    if not isinstance(value, Mapping) or "ts" in value:
+        return None
+    kind = value.get("type")
+    if kind == "task_started" and isinstance(value.get("taskId"), str):
+        return "task_started"
+    if kind == "error" and isinstance(value.get("message"), str):
+        return "error"
+    return None
+
+
 _PANEL_IGNORED = frozenset(RECORDS.ignored)
 #: Where the results in a request's text end: the blocks Cline adds after them.
 _AFTER_RESULTS = re.compile(
     r"\n\n(?:# task_progress|# TODO LIST UPDATE REQUIRED|<environment_details>)"
 )
+#: Headers whose result is no call's: the question's answer (the panel shows the user's words)
+#: and the replies' (the panel shows the answer and what the user said to it).
+_NO_CALL_HEADERS = NameSet({"ask_followup_question", *_REPLIES, "act_mode_respond"})
 
 
 def _json_of(text: Any) -> Any:
@@ -868,39 +951,93 @@ def _json_of(text: Any) -> Any:
         return None
 
 
-def read_panel(source: Source, messages: list[Any]) -> Transcript:
-    """A lone ``ui_messages.json``: what the chat panel showed (module docstring)."""
+def _error_message(text: str) -> str:
+    """What a failed request's JSON (``ask: api_req_failed``, ``error_retry``'s
+    ``errorMessage``: ``{message, status, modelId, providerId, details}``) says, or the text."""
+    info = _json_of(text)
+    said = info.get("message") if isinstance(info, Mapping) else None
+    return said if isinstance(said, str) and said else text
+
+
+def read_panel(
+    source: Source, messages: Iterable[tuple[int, Any]], *, printed: bool = False
+) -> Transcript:
+    """What Cline's chat panel showed: a lone ``ui_messages.json``, or the CLI 2.x's ``--json``
+    output (``printed``) of the same messages (module docstring)."""
     transcript = Transcript(metadata={"source_format": NAME, "agent": "cline"})
-    beside = source.path is not None and source.path.with_name(HISTORY_NAME).is_file()
-    source.warn(
-        f"read as what Cline's chat panel showed: the model's own messages ({HISTORY_NAME}) "
-        + ("are beside it; load that file for them" if beside else "were not found beside it")
-    )
+    meta = transcript.metadata
+    if printed:
+        source.warn(
+            "read as what Cline's chat panel showed (the CLI's --json output): the model's own "
+            f"messages are in the task's folder ({HISTORY_NAME})"
+        )
+    else:
+        beside = source.path is not None and source.path.with_name(HISTORY_NAME).is_file()
+        source.warn(
+            f"read as what Cline's chat panel showed: the model's own messages ({HISTORY_NAME}) "
+            + ("are beside it; load that file for them" if beside else "were not found beside it")
+        )
     response: list[Entry] = []  # the entries since the last request: its response
     waiting: list[ToolCall] = []  # calls whose results the next request sends back
     last_call: ToolCall | None = None
+    last_error: str | None = None  # the text of the last error the panel showed
     pending: tuple[Usage | None, float | None] = (None, None)
     costs: list[float] = []
-    provider = None
+    totals: Tokens = {}  # every request's counts
+    placed = True  # whether every response's usage found an entry to carry it
+    provider = model = None
     requests = 0
-    for line, message in enumerate(messages, start=1):
+    for line, message in messages:
         kind = _panel_kind(message)
         if kind is None:
-            source.warn("not a Cline UI message", line)
+            if isinstance(message, MalformedLine):
+                source.warn(message.reason, line)
+            elif (cli := _cli_line(message)) == "task_started":
+                meta["session_id"] = message["taskId"]
+                source.mapped(cli)
+            elif cli == "error":
+                said = message["message"]
+                meta["outcome"] = "error"
+                if said != last_error:  # the CLI's own (its timeout): not shown before
+                    transcript.append(SystemNotice(text=said, level="error", subtype="cli_error"))
+                source.mapped(cli)
+            else:
+                source.warn("not a Cline UI message", line)
             continue
         stamp = ms_to_iso(message.get("ts"))
         provider = _model_info(message, "providerId") or provider
-        model = _model_info(message, "modelId")
+        own_model = _model_info(message, "modelId")
+        model = own_model or model
         text = message.get("text") if isinstance(message.get("text"), str) else ""
         entry: Entry | None = None
         if kind in ("say/task", "say/user_feedback"):
             entry = UserMessage(text=text, timestamp=stamp)
         elif kind in ("say/text", "say/completion_result"):
-            entry = AssistantText(text=text, model=model, timestamp=stamp) if text else None
+            entry = AssistantText(text=text, model=own_model, timestamp=stamp) if text else None
         elif kind == "say/reasoning":
             entry = Thinking(text=text, timestamp=stamp)
         elif kind == "say/error":
             entry = SystemNotice(text=text, level="error", subtype="error", timestamp=stamp)
+            last_error = text
+        elif kind == "ask/api_req_failed":
+            entry = AssistantError(message=_error_message(text), timestamp=stamp)
+            last_error = text
+        elif kind == "say/error_retry":
+            info = _json_of(text)
+            info = info if isinstance(info, Mapping) else {}
+            error = _error_message(str(info.get("errorMessage") or text))
+            tries = f"attempt {info.get('attempt')} of {info.get('maxAttempts')}"
+            # The last one (``failed``) says the retries are spent: api_req_failed follows.
+            tries += ", no retry left" if info.get("failed") else ""
+            said = f"request failed ({tries}): {error}"
+            entry = SystemNotice(text=said, level="warning", subtype="error_retry", timestamp=stamp)
+        elif kind == "ask/mistake_limit_reached":
+            entry = SystemNotice(
+                text=f"too many consecutive mistakes: {text}", level="warning",
+                subtype="mistake_limit_reached", timestamp=stamp,
+            )  # fmt: skip
+        elif kind == "say/info":
+            entry = SystemNotice(text=text, subtype="info", timestamp=stamp)
         elif kind in ("say/command", "ask/command"):
             entry = ToolCall(
                 call_id=f"ui-{message.get('ts')}", name="execute_command",
@@ -913,9 +1050,12 @@ def read_panel(source: Source, messages: list[Any]) -> Transcript:
                 transcript.update(last_call, result=text_result((before or "") + text))
             elif text:
                 entry = SystemNotice(text=text, subtype="command_output", timestamp=stamp)
-        elif kind in ("say/tool", "ask/tool"):
-            payload = _json_of(text)
-            payload = payload if isinstance(payload, Mapping) else {"text": text}
+        elif kind in ("say/tool", "ask/tool", "say/diff_error"):
+            if kind == "say/diff_error":  # WriteToFileToolHandler: the file's path, no JSON
+                payload: Any = {"tool": "replace_in_file", "path": text}
+            else:
+                payload = _json_of(text)
+                payload = payload if isinstance(payload, Mapping) else {"text": text}
             named = payload.get("tool")
             name = named if isinstance(named, str) and named else "tool"
             args = {k: v for k, v in payload.items() if k != "tool"}
@@ -925,17 +1065,30 @@ def read_panel(source: Source, messages: list[Any]) -> Transcript:
             )  # fmt: skip
         elif kind == "ask/followup":
             question = _json_of(text)
-            said = question.get("question") if isinstance(question, Mapping) else None
+            question = question if isinstance(question, Mapping) else {}
+            said, chosen = question.get("question"), question.get("selected")
             entry = AssistantText(text=said if isinstance(said, str) else text, timestamp=stamp)
+            if isinstance(chosen, str) and chosen:
+                # An option the user picked is written into the question (AskFollowupQuestion
+                # handler), no user_feedback: the pick is the user's answer.
+                response.append(transcript.append(entry))
+                entry = UserMessage(text=chosen, timestamp=stamp)
         elif kind == "say/api_req_started":
             requests += 1
             info = _json_of(text)
             info = info if isinstance(info, Mapping) else {}
-            _settle(transcript, waiting, info.get("request"))
-            _respond(transcript, response, pending)
+            request = info.get("request")
+            request = request if isinstance(request, str) else ""
+            unshown = _settle(transcript, waiting, request, message.get("ts"))
+            response += unshown
+            placed = _respond(transcript, response, pending) and placed
             waiting, response = [], []
+            notice = cline_notice(request)
+            if notice is not None:  # the nudge, a resumed task: what the request says first
+                transcript.append(replace(notice, timestamp=stamp))
             # Its counts are the response's that follows: kept until that is read.
             pending = (_request_usage(info, provider), _cost(info.get("cost")))
+            add_into(totals, counts_of(pending[0]))
             if pending[1] is not None:
                 costs.append(pending[1])
             source.mapped(kind)
@@ -956,18 +1109,19 @@ def read_panel(source: Source, messages: list[Any]) -> Transcript:
         if isinstance(entry, ToolCall):
             waiting.append(entry)
             last_call = entry
-    _respond(transcript, response, pending)
+    placed = _respond(transcript, response, pending) and placed
     for call in waiting:  # no request sent their results back: the task stopped here
         transcript.update(call, status="unknown")
-    meta = transcript.metadata
+    if not placed and totals:
+        # Some response had no entry to carry its usage: every request's is the total, so
+        # that the session's tokens are all counted.
+        meta["usage"] = totals
     if requests:
         meta["api_requests"] = requests
     if costs:
         meta["cost_usd"] = round(sum(costs), 6)
-    models = [_model_info(m, "modelId") for m in messages]
-    named = [m for m in models if m]
-    if named:
-        meta["model"] = named[-1]
+    if model is not None:
+        meta["model"] = model
     if provider is not None:
         meta["model_provider"] = provider
     return transcript
@@ -975,34 +1129,66 @@ def read_panel(source: Source, messages: list[Any]) -> Transcript:
 
 def _respond(
     transcript: Transcript, entries: list[Entry], pending: tuple[Usage | None, float | None]
-) -> None:
-    """A request's usage and cost on the response it got (the entries after it)."""
+) -> bool:
+    """A request's usage and cost on the response it got (the entries after it); False when
+    the response has no entry to carry its usage (a question yolo mode answered, shown as a
+    notice; a request that failed)."""
     usage, cost = pending
     carrier = usage_carrier(entries)
     if carrier is None:
-        return
+        return usage is None
     if usage is not None:
         transcript.update(carrier, usage=usage)
     if cost is not None:
         carrier.meta["cost_usd"] = cost
+    return True
 
 
-def _settle(transcript: Transcript, calls: list[ToolCall], request: Any) -> None:
+def _results(request: str) -> list[tuple[str, str, str]]:
+    """The results a request's text opens with: ``(tool, header, body)`` per ``[tool] Result:``
+    header, the blocks Cline adds after them cut off; a question's answer, a reply's and the
+    empty second result of a failed call left out (module docstring)."""
+    headers = list(_HEADER.finditer(request))
+    found = []
+    for index, header in enumerate(headers):
+        end = headers[index + 1].start() if index + 1 < len(headers) else len(request)
+        body = request[header.end() : end]
+        after = _AFTER_RESULTS.search(body)
+        body = (body[: after.start()] if after else body).strip()
+        name = _HEADER_TOOLS.get(header.group(1), header.group(1))
+        if name not in _NO_CALL_HEADERS and body != NO_RESULT:
+            found.append((name, header.group(0), body))
+    return found
+
+
+def _settle(transcript: Transcript, calls: list[ToolCall], request: str, ts: Any) -> list[ToolCall]:
     """The calls a request sends the results of: its text opens with a ``[tool] Result:``
     header per call, in order; each says the call's outcome (:func:`status_of`), and is its
     result where the panel showed none. Calls and headers that do not pair are left
-    ``unknown``."""
-    text = request if isinstance(request, str) else ""
-    headers = list(_HEADER.finditer(text))
+    ``unknown``; results when the panel showed no call are calls of their own, appended and
+    returned."""
+    results = _results(request)
+    if not calls:
+        made: list[ToolCall] = []
+        for index, (name, header, body) in enumerate(results):
+            # "[read_file for 'a.txt'] Result:": what the header says of the call describes it.
+            described = header[1 : -len("] Result:")].partition(" for ")[2].strip("'") or None
+            call = ToolCall(
+                call_id=f"ui-{ts}-{index}", name=name, args={},
+                description=describe_args("", {"description": described}) if described else None,
+                status=status_of(body), result=text_result(body) if body else None,
+            )  # fmt: skip
+            transcript.append(call)
+            made.append(call)
+        return made
+    paired = len(results) == len(calls)
     for index, call in enumerate(calls):
-        if len(headers) != len(calls):
+        if not paired:
             transcript.update(call, status="unknown")
             continue
-        end = headers[index + 1].start() if index + 1 < len(headers) else len(text)
-        body = text[headers[index].end() : end]
-        after = _AFTER_RESULTS.search(body)
-        body = (body[: after.start()] if after else body).strip()
+        body = results[index][2]
         changes: dict[str, Any] = {"status": status_of(body)}
         if call.result is None and body:
             changes["result"] = text_result(body)
         transcript.update(call, **changes)
+    return []

@@ -1,0 +1,291 @@
+"""The real Cline CLI 2.18.0 (Cline core 3.82.0) on scripted tasks: each kind of message its chat
+panel shows, read from the task folder's ``ui_messages.json`` (what the panel showed), from the
+``api_conversation_history.json`` beside it, and from the CLI's ``--json`` output, which prints
+the same messages as JSON lines (``tests/fixtures/cline/cline-cli-2.18.0_tasks/``,
+``cline-cli-2.18.0_json/``; recipes in ``tests/fixtures/SOURCES.md``).
+
+The scripted server answered with XML tool tags and usage ``prompt 1000n+7, completion 10n+3,
+100(n-1) cached`` for its n-th response; the OpenAI-compatible handler passes ``prompt_tokens``
+on with the cached tokens in it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import turnfold
+from turnfold import AssistantText, SystemNotice, ToolCall, UserMessage
+from turnfold.model import AssistantError, Thinking, Transcript
+
+CLINE = Path(__file__).parents[1] / "fixtures" / "cline"
+TASKS = CLINE / "cline-cli-2.18.0_tasks"
+JSON = CLINE / "cline-cli-2.18.0_json"
+PANEL_WARNING = (
+    "read as what Cline's chat panel showed: the model's own messages "
+    "(api_conversation_history.json) are beside it; load that file for them"
+)
+
+
+def panel(name: str) -> Transcript:
+    return turnfold.load(TASKS / name / "ui_messages.json")
+
+
+def usages(transcript: Transcript) -> list[tuple[str, int, int, int | None]]:
+    return [
+        (type(e).__name__, e.usage.input_tokens, e.usage.output_tokens, e.usage.cache_read_tokens)
+        for e in transcript.entries
+        if isinstance(e, (AssistantText, Thinking, ToolCall)) and e.usage is not None
+    ]
+
+
+def notices(transcript: Transcript) -> list[tuple[str, str | None, str]]:
+    return [(e.level, e.subtype, e.text) for e in transcript.entries if isinstance(e, SystemNotice)]
+
+
+# --- ui_messages.json: edits, reasoning, a failed edit, a question yolo mode answered ----------
+
+
+def test_edits_reasoning_and_a_failed_edit_as_the_panel_showed_them() -> None:
+    transcript = panel("edits")
+    assert [w.reason for w in transcript.warnings] == [PANEL_WARNING]
+    assert [e.text for e in transcript.entries if isinstance(e, Thinking)] == [
+        "TF-REASON-1: create the file first.",
+        "TF-REASON-2: now the notes.",
+    ]
+    calls = transcript.tool_calls()
+    assert [(c.name, c.status, c.description) for c in calls] == [
+        ("newFileCreated", "success", "hello.py"),
+        ("editedExistingFile", "success", "notes.txt"),
+        # say: diff_error (written partial): the edit whose SEARCH block matched nothing.
+        ("replace_in_file", "error", "notes.txt"),
+    ]
+    new, edit, failed = calls
+    assert new.args["content"] == 'def hello():\n    return "TF-HELLO"'
+    assert edit.args["content"] == (
+        "------- SEARCH\nTF-NOTE-LINE: the line the edit replaces.\n=======\n"
+        "TF-NOTE-LINE: replaced by the edit.\n+++++++ REPLACE"
+    )
+    assert edit.args["startLineNumbers"] == [2]
+    assert new.result is not None
+    assert edit.result is not None
+    assert failed.result is not None
+    assert new.result.text.startswith("The content was successfully saved to hello.py.")
+    assert "TF-NOTE-LINE: replaced by the edit." in edit.result.text
+    assert failed.args == {"path": "notes.txt"}
+    assert failed.result.text.startswith(
+        "The tool execution failed with the following error:\n<error>\nThe SEARCH block:\n"
+        "TF-NOT-THERE\n...does not match anything in the file."
+    )
+    # The question yolo mode answered itself: the panel shows only its notice.
+    assert notices(transcript) == [
+        (
+            "info",
+            "info",
+            '[YOLO MODE] Auto-responding to question: "TF-QUESTION: which greeting should '
+            'hello() return?"',
+        )
+    ]
+    texts = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
+    assert texts[-1] == "TF-DONE-EDITS: wrote hello.py and edited notes.txt."
+
+
+def test_a_response_shown_only_as_a_notice_leaves_every_request_s_usage_as_the_total() -> None:
+    transcript = panel("edits")
+    # The 4th response (the question yolo mode answered) has no entry to carry its usage.
+    assert usages(transcript) == [
+        ("AssistantText", 1007, 13, 0),
+        ("Thinking", 2007, 23, 100),
+        ("AssistantText", 3007, 33, 200),
+        ("AssistantText", 5007, 53, 400),
+    ]
+    assert transcript.metadata["usage"] == {
+        "input_tokens": 15035, "output_tokens": 165, "cache_read_tokens": 1000,
+        "cache_write_tokens": 0,
+    }  # fmt: skip
+    assert transcript.metadata["api_requests"] == 5
+
+
+def test_the_history_beside_it_holds_the_same_calls_and_no_empty_second_result() -> None:
+    transcript = turnfold.load(TASKS / "edits" / "api_conversation_history.json")
+    assert transcript.warnings == []
+    calls = transcript.tool_calls()
+    assert [(c.name, c.status) for c in calls] == [
+        ("write_to_file", "success"),
+        ("replace_in_file", "success"),
+        ("replace_in_file", "error"),
+        ("ask_followup_question", "success"),
+    ]
+    assert (
+        calls[2].args["diff"] == "------- SEARCH\nTF-NOT-THERE\n=======\nTF-NEVER\n+++++++ REPLACE"
+    )
+    assert calls[3].result is not None
+    assert calls[3].result.text.startswith("[YOLO MODE: User input is not available")
+    # Cline sends "[replace_in_file for 'notes.txt'] Result:\n(tool did not return anything)"
+    # after the failed edit's error: no one's words.
+    assert [e.text for e in transcript.entries if isinstance(e, UserMessage)] == [
+        "TF-EDITS: write hello.py and fix the notes."
+    ]
+    assert [e.text for e in transcript.entries if isinstance(e, Thinking)] == [
+        "TF-REASON-1: create the file first.",
+        "TF-REASON-2: now the notes.",
+    ]
+
+
+# --- a question, an edit awaiting approval, the user's words -----------------------------------
+
+
+def test_a_question_the_user_answered_and_an_edit_never_approved() -> None:
+    transcript = panel("ask")
+    said = [
+        (type(e).__name__, e.text)
+        for e in transcript.entries
+        if isinstance(e, (UserMessage, AssistantText))
+    ]
+    assert said == [
+        ("UserMessage", "TF-ASK: ask me before writing hello.py."),
+        ("AssistantText", "TF-TEXT-ASK: I need to know one thing."),
+        ("AssistantText", "TF-QUESTION: which greeting should hello() return?"),  # ask: followup
+        ("UserMessage", "TF-ANSWER: return TF-HI please."),  # say: user_feedback
+        ("UserMessage", "TF-NO: do not write it, just finish."),
+        ("AssistantText", "TF-DONE-ASK: answered and left the file alone."),
+    ]
+    # ask: tool waited for approval until the CLI timed out; the resumed task never ran it.
+    (call,) = transcript.tool_calls()
+    assert (call.name, call.status, call.args["path"]) == ("newFileCreated", "unknown", "hello.py")
+    assert call.result is None
+    assert [n[1] for n in notices(transcript)] == ["task_resumption", "task_resumption"]
+    assert [e.text for e in transcript.entries if isinstance(e, Thinking)] == [
+        "TF-REASON-ASK: the user answered."
+    ]
+
+
+def test_an_option_the_user_picked_is_their_answer(tmp_path: Path) -> None:
+    """Hand-made from the real file: the CLI answers a question only with the user's words,
+    but the panel's option buttons write the pick into the question (``selected``)."""
+    messages = json.loads((TASKS / "ask" / "ui_messages.json").read_text())
+    question = next(m for m in messages if m.get("ask") == "followup")
+    question["text"] = json.dumps({**json.loads(question["text"]), "selected": "TF-HI"})
+    (tmp_path / "ui_messages.json").write_text(json.dumps(messages))
+    entries = turnfold.load(tmp_path / "ui_messages.json").entries
+    at = next(i for i, e in enumerate(entries) if getattr(e, "text", "").startswith("TF-QUESTION"))
+    assert isinstance(entries[at + 1], UserMessage)
+    assert entries[at + 1].text == "TF-HI"
+
+
+# --- errors: a failed request, the mistake limit ------------------------------------------------
+
+
+def test_a_request_that_failed_its_retries_is_an_error() -> None:
+    transcript = panel("api-error")
+    assert [w.reason for w in transcript.warnings] == [PANEL_WARNING]
+    assert notices(transcript) == [
+        ("warning", "error_retry", f"request failed (attempt {n} of 3): 500 TF-SERVER-DOWN: "
+         "the scripted server failed") for n in (1, 2, 3)
+    ] + [
+        ("warning", "error_retry", "request failed (attempt 3 of 3, no retry left): "
+         "500 TF-SERVER-DOWN: the scripted server failed")
+    ]  # fmt: skip
+    errors = [e for e in transcript.entries if isinstance(e, AssistantError)]
+    assert [e.message for e in errors] == ["500 TF-SERVER-DOWN: the scripted server failed"]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["say/api_req_retried"] == {"ignored": 3}
+
+
+def test_the_mistake_limit_and_the_nudges_before_it() -> None:
+    transcript = panel("mistake-limit")
+    assert [w.reason for w in transcript.warnings] == [PANEL_WARNING]
+    nudge = (
+        "[ERROR] You did not use a tool in your previous response! Please retry with a tool use."
+    )
+    assert notices(transcript)[:3] == [
+        ("warning", "no_tool_used", nudge),
+        ("warning", "no_tool_used", nudge),
+        (
+            "warning",
+            "mistake_limit_reached",
+            "too many consecutive mistakes: Cline uses complex prompts and iterative task "
+            "execution that may be challenging for less capable models. For best results, it's "
+            "recommended to use Claude 4.5 Sonnet for its advanced agentic coding capabilities.",
+        ),
+    ]
+    users = [e.text for e in transcript.entries if isinstance(e, UserMessage)]
+    assert users == ["TF-LIMIT: talk without tools.", "TF-GUIDE: use attempt_completion."]
+    assert usages(transcript)[-1] == ("AssistantText", 4007, 43, 300)
+
+
+def test_yolo_mode_stops_at_the_mistake_limit_with_an_error() -> None:
+    transcript = panel("yolo-mistakes")
+    assert notices(transcript)[-1] == (
+        "error",
+        "error",
+        "[YOLO MODE] Task failed: Too many consecutive mistakes (2). The model may not be "
+        "capable enough for this task. Consider using a more capable model.",
+    )
+
+
+def test_a_lone_copy_says_the_history_was_not_found(tmp_path: Path) -> None:
+    shutil.copy(TASKS / "mistake-limit" / "ui_messages.json", tmp_path / "ui_messages.json")
+    transcript = turnfold.load(tmp_path / "ui_messages.json")
+    assert [w.reason for w in transcript.warnings] == [
+        "read as what Cline's chat panel showed: the model's own messages "
+        "(api_conversation_history.json) were not found beside it"
+    ]
+
+
+# --- the CLI's --json output: the same messages as JSON lines -----------------------------------
+
+PRINTED_WARNING = (
+    "read as what Cline's chat panel showed (the CLI's --json output): the model's own messages "
+    "are in the task's folder (api_conversation_history.json)"
+)
+
+
+def test_the_json_output_is_the_panel_s_messages_with_no_usage_and_the_failed_edit() -> None:
+    transcript = turnfold.load(JSON / "edits.jsonl")
+    assert transcript.metadata["source_format"] == "cline"
+    assert transcript.metadata["session_id"] == "1796466907484"
+    assert [w.reason for w in transcript.warnings] == [PRINTED_WARNING]
+    calls = transcript.tool_calls()
+    # The failed edit's diff_error is partial, never printed: the next request's result is it.
+    assert [(c.name, c.status, c.description) for c in calls] == [
+        ("newFileCreated", "success", "hello.py"),
+        ("editedExistingFile", "success", "notes.txt"),
+        ("replace_in_file", "error", "notes.txt"),
+    ]
+    assert calls[2].result is not None
+    assert calls[2].result.text.startswith("The tool execution failed with the following error:")
+    # Each api_req_started is printed before its counts are known.
+    assert usages(transcript) == []
+    assert "usage" not in transcript.metadata
+    assert transcript.metadata["api_requests"] == 5
+    texts = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
+    assert texts[-1] == "TF-DONE-EDITS: wrote hello.py and edited notes.txt."
+
+
+def test_the_cli_s_timeout_is_an_error_and_the_run_s_outcome() -> None:
+    transcript = turnfold.load(JSON / "ask-timeout.jsonl")
+    assert transcript.metadata["outcome"] == "error"
+    assert notices(transcript) == [("error", "cli_error", "Timeout")]
+    last_said = [e for e in transcript.entries if isinstance(e, AssistantText)][-1]
+    assert last_said.text == "TF-QUESTION: which greeting should hello() return?"
+
+
+def test_an_error_the_panel_said_is_not_shown_twice() -> None:
+    transcript = turnfold.load(JSON / "api-error.jsonl")
+    assert transcript.metadata["outcome"] == "error"
+    errors = [e for e in transcript.entries if isinstance(e, AssistantError)]
+    assert [e.message for e in errors] == ["500 TF-SERVER-DOWN: the scripted server failed"]
+    assert not [n for n in notices(transcript) if n[1] == "cli_error"]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["error"] == {"mapped": 1}
+
+
+def test_a_resumed_task_s_output_replays_it_whole() -> None:
+    printed = turnfold.load(JSON / "ask-resumed.jsonl")
+    shown = panel("ask")
+    assert [(type(e).__name__, getattr(e, "text", None)) for e in printed.entries] == [
+        (type(e).__name__, getattr(e, "text", None)) for e in shown.entries
+    ]
+    # The replayed requests had their counts; the last one was printed before its own.
+    assert usages(printed) == usages(shown)[:2]
