@@ -76,6 +76,29 @@ def handoff_workflow() -> Any:
     return AgentWorkflow(agents=[lead, math], root_agent="lead")
 
 
+def counting_agent(steps: int) -> Any:
+    """A ``FunctionAgent`` that thinks and calls ``add`` ``steps`` times, then answers; each
+    response's token counts in its ``additional_kwargs``, as LlamaIndex's integrations write
+    them (``prompt_tokens`` / ``completion_tokens``)."""
+    from llama_index.core.agent.workflow import FunctionAgent
+    from llama_index.core.base.llms.types import TextBlock, ThinkingBlock, ToolCallBlock
+    from llama_index.core.llms import ChatMessage
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+
+    def reply(messages: list[Any], **kw: Any) -> Any:
+        n = sum(1 for m in messages if m.role == "tool")  # one result per step so far
+        usage = {"prompt_tokens": 10 + n, "completion_tokens": 2}
+        if n >= steps:
+            return ChatMessage(role="assistant", blocks=[TextBlock(text=f"{steps} added")],
+                               additional_kwargs=usage)  # fmt: skip
+        call = ToolCallBlock(tool_call_id=f"c{n}", tool_name="add", tool_kwargs={"a": n, "b": 1})
+        blocks = [ThinkingBlock(content=f"step {n}"), call]
+        return ChatMessage(role="assistant", blocks=blocks, additional_kwargs=usage)
+
+    llm = MockFunctionCallingLLM(response_generator=reply)
+    return FunctionAgent(tools=[add], llm=llm, system_prompt="Count.")
+
+
 async def _run(agent: Any, prompt: str, on_event: Any = None) -> tuple[Any, Any, list[Any]]:
     handler = agent.run(user_msg=prompt)
     events = []
@@ -92,6 +115,11 @@ def run(which: str = "solo", on_event: Any = None) -> tuple[Any, Any, list[Any]]
     agent = solo_agent() if which == "solo" else handoff_workflow()
     prompt = PROMPT if which == "solo" else "what is 2+3"
     return asyncio.run(_run(agent, prompt, on_event))
+
+
+def run_agent(agent: Any, prompt: str) -> tuple[Any, Any, list[Any]]:
+    """``agent``'s run of ``prompt``, as :func:`run` gives it."""
+    return asyncio.run(_run(agent, prompt))
 
 
 def memory_of(handler: Any) -> list[Any]:

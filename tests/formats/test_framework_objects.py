@@ -85,7 +85,7 @@ def _change(value: Any, rnd: random.Random) -> None:
 _PACKAGES = {
     "openai_agents": "agents", "langchain": "langgraph", "pydantic_ai": "pydantic_ai",
     "smolagents": "smolagents", "adk": "google.adk", "autogen": "autogen_agentchat",
-    "strands": "strands", "claude_agent_sdk": "claude_agent_sdk",
+    "strands": "strands", "claude_agent_sdk": "claude_agent_sdk", "llamaindex": "llama_index.core",
 }  # fmt: skip
 
 
@@ -96,6 +96,11 @@ def _runs(name: str) -> Any:
 
 def _whole(value: Any) -> Any:
     return value
+
+
+def _llamaindex_messages() -> Any:
+    runs = _runs("llamaindex")
+    return runs.memory_of(runs.run_agent(runs.counting_agent(3), "count")[0])
 
 
 #: Each framework's finished run objects that ``turnfold.load`` reads, and the part of each a
@@ -112,6 +117,8 @@ RUN_OBJECTS: dict[str, tuple[Callable[[], Any], Callable[[Any], Any]]] = {
     "autogen-TaskResult": (lambda: _runs("autogen").team_run(), _whole),
     "strands-Agent": (lambda: _runs("strands").run()[0], lambda agent: agent.messages),
     "claude_agent_sdk-messages": (lambda: _runs("claude_agent_sdk").run(), _whole),
+    # A run's ChatMessage objects, read in place (issue 22).
+    "llamaindex-messages": (lambda: _llamaindex_messages(), _whole),
 }
 
 #: Each framework's recorded stream, as ``turnfold.follow`` is given it live.

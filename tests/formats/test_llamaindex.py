@@ -25,6 +25,7 @@ pytest.importorskip("llama_index.core")
 
 import llamaindex_runs
 from counters_llamaindex import llamaindex as count_calls
+from flat_reads import assert_read_alike, read_both
 
 SOLO = llamaindex_runs.FIXTURES / "llama-index-core_v0.14.25_memory_solo.json"
 HANDOFF = llamaindex_runs.FIXTURES / "llama-index-core_v0.14.25_memory_handoff.json"
@@ -272,3 +273,197 @@ def test_L2_plain_and_langchain_messages_are_not_claimed() -> None:
     assert turnfold.load(plain).metadata["source_format"] != "llamaindex"
     langchain = [{"type": "human", "content": "hi", "additional_kwargs": {}}]
     assert turnfold.load(langchain).metadata["source_format"] != "llamaindex"
+
+
+# --- issue 22: a finished run read flat -----------------------------------------------------------
+
+
+def _message(role: str, *blocks: Any, **kwargs: Any) -> Any:
+    from llama_index.core.llms import ChatMessage
+
+    return ChatMessage(role=role, blocks=list(blocks), additional_kwargs=kwargs)
+
+
+def _text(text: str) -> Any:
+    from llama_index.core.base.llms.types import TextBlock
+
+    return TextBlock(text=text)
+
+
+def _call(call_id: str, name: str = "add", **args: Any) -> Any:
+    from llama_index.core.base.llms.types import ToolCallBlock
+
+    return ToolCallBlock(tool_call_id=call_id, tool_name=name, tool_kwargs=args)
+
+
+def _run_values(which: str) -> Any:
+    """A finished run as a user hands it to ``load``."""
+    if which == "counting":
+        handler, _, _ = llamaindex_runs.run_agent(llamaindex_runs.counting_agent(6), "count")
+        return handler
+    handler, _, _ = llamaindex_runs.run("solo")
+    if which == "solo-messages":
+        return llamaindex_runs.memory_of(handler)
+    if which == "solo-memory":
+        return asyncio.run(handler.ctx.store.get("memory"))
+    if which == "solo-context":
+        return handler.ctx
+    return handler
+
+
+@pytest.mark.parametrize(
+    "which", ["solo-handler", "solo-messages", "solo-memory", "solo-context", "counting"]
+)
+def test_I22_a_run_of_one_agent_reads_flat_as_the_builder_reads_it(
+    monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    value = _run_values(which)
+    read, built, taken = read_both(
+        monkeypatch, llamaindex, value, tried="_flat_run", declined=False
+    )
+    assert taken
+    assert_read_alike(read, built, which)
+    if which == "counting":
+        assert read.metadata["system"] == "Count."
+        assert [c.status for c in read.tool_calls()] == ["success"] * 6
+        assert [c.result.text for c in read.tool_calls() if c.result] == [
+            str(n + 1) for n in range(6)
+        ]
+        assert [c.batch_id for c in read.tool_calls()] == [f"msg-{2 * n + 2}" for n in range(6)]
+        # Each response's usage on its thinking (no text), the answer's on the answer.
+        thinking = [e for e in read.entries if isinstance(e, Thinking)]
+        assert [(t.text, t.usage.input_tokens if t.usage else None) for t in thinking] == [
+            (f"step {n}", 10 + n) for n in range(6)
+        ]
+        answer = read.entries[-1]
+        assert isinstance(answer, AssistantText)
+        assert (answer.text, answer.usage and answer.usage.input_tokens) == ("6 added", 16)
+        assert read.accounting is not None
+        assert read.accounting.counts == {
+            "user": {"mapped": 1}, "assistant": {"mapped": 7}, "tool": {"mapped": 6},
+            "llamaindex_run": {"mapped": 1},
+        }  # fmt: skip
+    elif which != "solo-messages":
+        assert calls_of(read) == (
+            CALLS if which == "solo-handler" else [(*c[:3], "unknown", *c[4:]) for c in CALLS]
+        )
+
+
+def test_I22_runs_the_flat_read_leaves_to_the_builder_read_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A handoff, and messages whose result comes first, whose ids repeat, that hold an image
+    or the older tool_calls form, or a saved dump among the objects: the builder reads the
+    whole run (with its warnings), the same whether the flat read was tried or not."""
+    from llama_index.core.base.llms.types import ImageBlock
+
+    handoff, _, _ = llamaindex_runs.run("handoff")
+    user = _message("user", _text("q"))
+    answer = _message("assistant", _text("a"))
+    function = {"name": "add", "arguments": '{"a": 1}'}
+    older = _message("assistant", tool_calls=[{"id": "o1", "function": function}])
+    image = ImageBlock(image=b"iVBORw0KGgo=", image_mimetype="image/png")
+    cases: dict[str, tuple[Any, list[str]]] = {
+        "handoff": (handoff, []),
+        "result first": (
+            [user, _message("tool", _text("3"), tool_call_id="c1"),
+             _message("assistant", _call("c1", a=1, b=2)), answer],
+            ["tool message for an unknown tool_call_id 'c1'"],
+        ),
+        "repeated id": (
+            [user, _message("assistant", _call("c1", a=1, b=2)),
+             _message("tool", _text("3"), tool_call_id="c1"),
+             _message("assistant", _call("c1", a=2, b=2)), answer],
+            ["duplicate tool call id 'c1' skipped"],
+        ),
+        "no id": ([user, _message("assistant", _call("")), answer], ["tool call without an id"]),
+        "image": ([_message("user", _text("see"), image), answer], []),
+        "older calls": ([user, older, _message("tool", _text("1"), tool_call_id="o1")], []),
+        "a dump among them": ([user, _message("assistant", _text("a")).model_dump()], []),
+    }  # fmt: skip
+    for name, (value, warned) in cases.items():
+        read, built, taken = read_both(
+            monkeypatch, llamaindex, value, tried="_flat_run", declined=False
+        )
+        assert not taken, name
+        assert_read_alike(read, built, name)
+        assert [w.reason for w in read.warnings] == warned, name
+    image_read = turnfold.load(cases["image"][0])
+    first = image_read.entries[0]
+    assert isinstance(first, UserMessage)
+    assert (first.text, [i.media_type for i in first.images]) == ("see", ["image/png"])
+    (older_call,) = turnfold.load(cases["older calls"][0]).tool_calls()
+    assert (older_call.args, older_call.result and older_call.result.text) == ({"a": 1}, "1")
+
+
+@pytest.mark.parametrize("which", ["solo-messages", "counting"])
+def test_I22_the_messages_and_their_saved_json_read_alike(which: str, tmp_path: Path) -> None:
+    value = _run_values(which)
+    messages = value if isinstance(value, list) else llamaindex_runs.memory_of(value)
+    read = turnfold.load(messages)
+    saved = tmp_path / "messages.json"
+    saved.write_text(json.dumps([json.loads(m.model_dump_json()) for m in messages]))
+    dumped = [m.model_dump(mode="json") for m in messages]
+    # model_dump() without mode="json" too: its roles are MessageRole members.
+    python_dumped = [m.model_dump() for m in messages]
+    for other in (turnfold.load(dumped), turnfold.load(saved), turnfold.load(python_dumped)):
+        assert other.entries == read.entries
+        assert other.warnings == read.warnings
+        assert other.accounting is not None
+        assert read.accounting is not None
+        assert other.accounting.counts == read.accounting.counts
+
+
+def test_I22_a_run_s_messages_are_read_in_place_neither_dumped_nor_shared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Dumping each message cost as much as LlamaIndex's own serialization of the run: the
+    load reads their fields instead, and copies what an entry keeps (the arguments)."""
+    from llama_index.core.llms import ChatMessage
+
+    messages = [
+        _message("system", _text("Be terse.")),
+        _message("user", _text("sum these")),
+        _message("assistant", _call("s1", "total", items=[1, 2], opts={"round": True})),
+        _message("tool", _text("3"), tool_call_id="s1"),
+        _message("assistant", _text("3"), input_tokens=7, output_tokens=1),
+    ]
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a ChatMessage dumped")
+
+    monkeypatch.setattr(ChatMessage, "model_dump", refused)
+    transcript = turnfold.load(messages)
+    assert transcript.metadata["system"] == "Be terse."
+    (call,) = transcript.tool_calls()
+    assert (call.name, call.args, call.status) == (
+        "total", {"items": [1, 2], "opts": {"round": True}}, "unknown",
+    )  # fmt: skip
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.usage is not None
+    assert (answer.usage.input_tokens, answer.usage.output_tokens) == (7, 1)
+    call.args["items"].append(3)
+    call.args["opts"]["round"] = False
+    assert messages[2].blocks[0].tool_kwargs == {"items": [1, 2], "opts": {"round": True}}
+
+
+def test_L4_a_tool_result_of_no_json_form_keeps_its_outcome() -> None:
+    """A tool that returns an object of its own: the run's ToolCallResult, whose dump fails on
+    that raw output, is read for its outcome alone (its result's text is the object's str, as
+    the memory keeps it); its outcome was lost, and not said, when it was dumped."""
+    from llama_index.core.agent.workflow import FunctionAgent
+
+    class Found:
+        def __str__(self) -> str:
+            return "found it"
+
+    def fetch(x: str) -> Any:
+        """Returns an object."""
+        return Found()
+
+    llm = llamaindex_runs.scripted([[_call("f1", "fetch", x="y")], [_text("ok")]])
+    handler, _, _ = llamaindex_runs.run_agent(FunctionAgent(tools=[fetch], llm=llm), "go")
+    transcript = turnfold.load(handler)
+    assert calls_of(transcript) == [("f1", "fetch", {"x": "y"}, "success", "found it")]
+    assert transcript.warnings == []

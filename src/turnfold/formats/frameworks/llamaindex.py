@@ -17,8 +17,15 @@ Input shapes:
 - objects, by their type (:func:`plain`): a memory (``ChatMemoryBuffer``, ``Memory``: its
   ``get_all()``), a workflow ``Context`` (its memory, read from the committed state without
   running the loop) and the run's ``WorkflowHandler`` once awaited (its context's memory, and the
-  ``AgentOutput`` of its ``StopEvent`` for the calls' outcomes), as
+  ``AgentOutput`` of its ``StopEvent`` for the calls' outcomes: each ``ToolCallResult``'s
+  ``tool_id`` and ``is_error``), as
   ``{"messages": [...], "llamaindex_run": {"tool_calls": [...], "agent": ...}}``.
+
+The ``ChatMessage`` objects themselves stay in what :func:`plain` gives, never modified or
+shared, and are read in place (issue 22): a finished run of one agent is read flat
+(:func:`_read_flat`: its blocks' own fields, each call made already settled by its result, every
+entry appended at once); any other (a handoff, an image, a result before its call…) is read by
+the builder message by message from each message's dump, and both give the same transcript.
 
 Mapping:
 
@@ -78,7 +85,13 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.protocol import not_read
-from turnfold.formats.source import Source, plain_each, type_of_record
+from turnfold.formats.source import (
+    Source,
+    model_fields,
+    plain_each,
+    plain_value,
+    type_of_record,
+)
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
     AssistantText,
@@ -92,6 +105,7 @@ from turnfold.model import (
     Transcript,
     Usage,
     UserMessage,
+    maker,
 )
 from turnfold.usage import attach_usage
 
@@ -101,8 +115,14 @@ NAME = "llamaindex"
 RUN_KEY = "llamaindex_run"
 #: The keys of an ``AgentOutput``'s dump.
 _OUTPUT_KEYS = ("response", "current_agent_name")
-_ROLES = NameSet({"user", "assistant", "tool", "system", "developer", "function", "chatbot",
-                  "model"})  # fmt: skip
+#: Each role and what its message is to a run: the system prompt, the user's, the model's, or
+#: a tool's result (the builder and the flat read both go by it); a ``MessageRole`` member is
+#: equal to its name, and hashed as it is.
+_ROLE_PARTS: dict[Any, str] = {
+    "system": "system", "developer": "system", "user": "user", "tool": "tool", "function": "tool",
+    "assistant": "assistant", "chatbot": "assistant", "model": "assistant",
+}  # fmt: skip
+_ROLES = NameSet(_ROLE_PARTS)
 #: ``block_type`` values of ``llama_index.core.base.llms.types`` content blocks.
 BLOCK_TYPES = NameSet(
     {"text", "image", "audio", "video", "document", "cache", "citable", "citation",
@@ -198,6 +218,53 @@ def _handoff_refused(call: ToolCall, text: str) -> bool:
     )
 
 
+#: The entries a load makes one of per message, block and call, at a third of the cost of
+#: calling their classes (:func:`~turnfold.model.maker`; issue 22).
+_new_call = maker(ToolCall, "call_id", "name", "args", "description", "status", "batch_id")
+_new_text = maker(AssistantText, "text")
+_new_thinking = maker(Thinking, "text")
+_new_user = maker(UserMessage, "text", "images")
+
+
+def _written(kind: str, block: Mapping[str, Any]) -> AssistantText | Thinking | None:
+    """A ``text`` or ``thinking`` block's entry; None for one with no text."""
+    text = block.get("text") if kind == "text" else block.get("content")
+    if not isinstance(text, str) or not text:
+        return None
+    return _new_text(text) if kind == "text" else _new_thinking(text)
+
+
+def _user(blocks: Any) -> UserMessage | None:
+    """A user message of its text blocks and images; None for one with neither."""
+    text, images = _text_of(blocks)
+    return _new_user(text, images) if text or images else None
+
+
+def _tool_call(call_id: str, name: str, args: Any, status: ToolStatus, batch: str) -> ToolCall:
+    """A ``tool_call`` block's call (not yet in a transcript); a ``handoff`` names the agent
+    it hands off to and why, as a :class:`SubAgent`."""
+    call = _new_call(call_id, name, args, describe_args(name, args), status, batch)
+    if name == HANDOFF:
+        target = args.get("to_agent") if isinstance(args, MAPPINGS) else None
+        reason = args.get("reason") if isinstance(args, MAPPINGS) else None
+        call.subagent = SubAgent(
+            name=target if isinstance(target, str) else None,
+            task=reason if isinstance(reason, str) else None,
+        )
+    return call
+
+
+def _outcome(call: ToolCall, text: str, failed: bool | None) -> ToolStatus:
+    """A call's status by its result ``text`` and whether its tool failed (``failed``: the
+    run's ``ToolCallResult.is_error``, None where no ``AgentOutput`` says)."""
+    refused = call.name == HANDOFF and _handoff_refused(call, text)
+    if failed is None:
+        # No error flag in the message: only the framework's own error texts tell.
+        unfound = text.startswith(f"Tool {call.name} not found.")
+        return "error" if refused or unfound else "unknown"
+    return "error" if failed or refused else "success"
+
+
 class LlamaBuilder(MessageBuilder):
     """Builds a transcript from ``ChatMessage`` dumps fed one at a time (static or live), each
     handoff's new agent nested under its call. ``outcomes`` maps a call id to whether its tool
@@ -261,16 +328,17 @@ class LlamaBuilder(MessageBuilder):
         if not isinstance(blocks, list):  # the older dump: content, tool calls in kwargs
             content = message.get("content")
             blocks = [{"block_type": "text", "text": content}] if isinstance(content, str) else []
-        if role == "system" or role == "developer":
+        part = _ROLE_PARTS[role]
+        if part == "system":
             text, _ = _text_of(blocks)
             if text:
                 self.transcript.metadata["system"] = text
-        elif role == "tool" or role == "function":
+        elif part == "tool":
             self._settle(kwargs.get("tool_call_id"), blocks, line)
-        elif role == "user":
-            text, images = _text_of(blocks)
-            if text or images:
-                self._append(UserMessage(text=text, images=images))
+        elif part == "user":
+            entry = _user(blocks)
+            if entry is not None:
+                self._append(entry)
         else:
             self._assistant(blocks, kwargs, line, reuse or [])
 
@@ -282,12 +350,8 @@ class LlamaBuilder(MessageBuilder):
         for block in blocks:
             kind = block.get("block_type") if isinstance(block, MAPPINGS) else None
             entry: Entry | None = None
-            if kind == "text":
-                text = block.get("text")
-                entry = AssistantText(text=text) if isinstance(text, str) and text else None
-            elif kind == "thinking":
-                text = block.get("content")
-                entry = Thinking(text=text) if isinstance(text, str) and text else None
+            if kind == "text" or kind == "thinking":
+                entry = _written(kind, block)
             elif kind == "tool_call":
                 entry = self._call(
                     block.get("tool_call_id"), block.get("tool_name"), block.get("tool_kwargs"),
@@ -295,7 +359,7 @@ class LlamaBuilder(MessageBuilder):
                 )  # fmt: skip
             elif kind in BLOCK_TYPES:
                 text, _ = _text_of([block])
-                entry = AssistantText(text=text) if text else None
+                entry = _new_text(text) if text else None
             else:
                 self.warn_once(f"content block {kind!r} not shown", line)
             if entry is not None:
@@ -321,18 +385,7 @@ class LlamaBuilder(MessageBuilder):
             self.warn(f"duplicate tool call id {call_id!r} skipped", line)
             return None
         name = name if isinstance(name, str) and name else "tool"
-        args = parse_arguments(args)
-        call = ToolCall(
-            call_id=call_id, name=name, args=args, description=describe_args(name, args),
-            status=self.open_status, batch_id=batch,
-        )  # fmt: skip
-        if name == HANDOFF:
-            target = args.get("to_agent") if isinstance(args, MAPPINGS) else None
-            reason = args.get("reason") if isinstance(args, MAPPINGS) else None
-            call.subagent = SubAgent(
-                name=target if isinstance(target, str) else None,
-                task=reason if isinstance(reason, str) else None,
-            )
+        call = _tool_call(call_id, name, parse_arguments(args), self.open_status, batch)
         if call_id:
             self._calls[call_id] = call
         return call
@@ -353,15 +406,7 @@ class LlamaBuilder(MessageBuilder):
             self.warn(f"tool message for an unknown tool_call_id {call_id!r}", line)
             return
         text, images = _text_of(blocks)
-        failed = self.outcomes.get(call.call_id)
-        refused = call.name == HANDOFF and _handoff_refused(call, text)
-        status: ToolStatus
-        if failed is None:
-            # No error flag in the message: only the framework's own error texts tell.
-            unfound = text.startswith(f"Tool {call.name} not found.")
-            status = "error" if refused or unfound else "unknown"
-        else:
-            status = "error" if failed or refused else "success"
+        status = _outcome(call, text, self.outcomes.get(call.call_id))
         self.update(call, status=status, result=text_result(text or None, images=images))
         if call.name == HANDOFF and status != "error" and call.subagent is not None:
             self._hand_off(call)
@@ -466,7 +511,8 @@ def _read_output(builder: LlamaBuilder, output: Mapping[str, Any]) -> None:
 
 
 def read(source: Source) -> Transcript:
-    """The ``ChatMessage`` dumps of ``source`` (or an ``AgentOutput``'s), each accounted for."""
+    """The ``ChatMessage`` dumps of ``source`` (or an ``AgentOutput``'s), each accounted for;
+    a run's own messages (:func:`plain` keeps them) read flat where :func:`_read_flat` can."""
     transcript = Transcript(metadata={"source_format": NAME})
     builder = LlamaBuilder(transcript, source.name)
     document = source.document if source.is_document else None
@@ -482,16 +528,14 @@ def read(source: Source) -> Transcript:
             builder.level.agent = run["agent"]
         if isinstance(run.get("system"), str):
             transcript.metadata["system"] = run["system"]
-        for line, message in enumerate(document["messages"], start=1):
-            try:
-                builder.feed_noted(source, message, line, _record_type(message))
-            except Exception as exc:  # a shape never seen: that message is lost, not the run
-                not_read(source, line, exc)
+        _read_messages(source, builder, document["messages"])
         for key in document:
             if key == RUN_KEY:
                 source.mapped(key)
             elif key != "messages":
                 source.ignored("other key")
+    elif isinstance(document, list):
+        _read_messages(source, builder, document)
     else:
         builder.feed_records(source, _record_type)
     builder.finish()
@@ -500,9 +544,193 @@ def read(source: Source) -> Transcript:
     return transcript
 
 
+def _read_messages(source: Source, builder: LlamaBuilder, messages: list[Any]) -> None:
+    """A list of messages: the run's own, read flat, or else each fed to the builder as its
+    record (a ``ChatMessage`` by its dump), each accounted for."""
+    if _read_flat(source, builder, messages):
+        return
+    for line, message in enumerate(plain_each(messages, _record_of), start=1):
+        try:
+            builder.feed_noted(source, message, line, _record_type(message))
+        except Exception as exc:  # a shape never seen: that message is lost, not the run
+            not_read(source, line, exc)
+
+
+def _record_of(message: Any) -> Any:
+    """A message as the builder reads it: a ``ChatMessage`` by its dump, a record as it is."""
+    return _dump(message) if _message_fields(message) is not None else message
+
+
 def _record_type(record: Any) -> str:
     role = record.get("role") if isinstance(record, MAPPINGS) else None
-    return role if isinstance(role, str) and role else type_of_record(record)
+    if isinstance(role, str) and role:
+        return str(getattr(role, "value", role))  # a model_dump()'s role is a MessageRole
+    return type_of_record(record)
+
+
+# --- a finished run, read flat (issue 22) -----------------------------------------------------
+
+#: The message classes met, and whether each is LlamaIndex's ``ChatMessage``.
+_MESSAGE_CLASSES: dict[type, bool] = {}
+
+
+def _message_fields(value: Any) -> dict[str, Any] | None:
+    """A ``ChatMessage``'s own fields (``role``, ``additional_kwargs``, ``blocks``), read in
+    place: no copy, no ``model_dump`` (which costs as much as the rest of the load). None for
+    anything else, a dict too."""
+    kind = type(value)
+    known = _MESSAGE_CLASSES.get(kind)
+    if known is None:
+        known = _MESSAGE_CLASSES[kind] = kind.__name__ == "ChatMessage" and (
+            kind.__module__.startswith("llama_index.")
+        )
+    return model_fields(value) if known else None
+
+
+@dataclasses.dataclass
+class _FlatRun:
+    """What :func:`_flat_run` made of a run's messages, before any of it enters the
+    transcript: its entries (each call settled by its result), the calls by id, how many
+    messages of each role it read, and the last system prompt."""
+
+    entries: list[Entry]
+    calls: dict[str, ToolCall]
+    roles: dict[str, int]
+    system: str | None
+
+
+def _read_flat(source: Source, builder: LlamaBuilder, messages: list[Any]) -> bool:
+    """A finished run's ``ChatMessage`` objects read flat, in one pass: each call is made
+    already settled by its tool message (found by ``tool_call_id``), and every entry is
+    appended at once, where the builder appends each message's entries and then updates each
+    call; the rules for both are the same functions (:func:`_written`, :func:`_user`,
+    :func:`_tool_call`, :func:`_outcome`, :func:`_usage`). Entries, statuses, usage, warnings
+    and accounting are those the builder gives message by message (a test holds them equal).
+
+    Only a run of one agent whose messages are all ``ChatMessage`` objects of text, thinking
+    and tool-call blocks, each call with an id of its own and at most one result after it, is
+    read so. For any other (a handoff, a saved dump, the older ``tool_calls`` form, an image,
+    a result before its call or for none) this returns False having changed nothing, and the
+    builder reads the whole run."""
+    try:
+        run = _flat_run(messages, builder.outcomes, builder.open_status) if messages else None
+    except MemoryError:
+        raise
+    except Exception:  # a value of a shape the flat read does not know: the builder's
+        run = None
+    if run is None:
+        return False
+    builder.transcript.extend(run.entries)
+    builder._calls.update(run.calls)
+    builder.recognized += len(messages)
+    if run.system is not None:
+        builder.transcript.metadata["system"] = run.system
+    for role, count in run.roles.items():
+        source.accounting.note(role, "mapped", count)
+    return True
+
+
+def _flat_run(
+    messages: list[Any], outcomes: Mapping[str, bool], status: ToolStatus
+) -> _FlatRun | None:
+    """The entries of the messages :func:`_read_flat` reads; None for a run it leaves to the
+    builder. A value of another type than the framework's may raise: the caller declines."""
+    run = _FlatRun([], {}, {}, None)
+    entries, calls = run.entries, run.calls
+    counts: dict[Any, int] = {}  # messages read by role (a MessageRole, or its name)
+    for line, message in enumerate(messages, start=1):
+        fields = _message_fields(message)
+        if fields is None:
+            return None
+        role, kwargs, blocks = fields["role"], fields["additional_kwargs"], fields["blocks"]
+        part = _ROLE_PARTS.get(role)
+        if part is None or type(kwargs) is not dict or type(blocks) is not list:
+            return None
+        if part == "assistant":
+            if "tool_calls" in kwargs:
+                return None  # the older form of calls: the builder's
+            made: list[Entry] = []
+            for block in blocks:
+                own = block.__dict__
+                kind = own["block_type"]
+                if kind == "tool_call":
+                    call = _flat_call(own, calls, status, line)
+                    if call is None:
+                        return None
+                    calls[call.call_id] = call
+                    made.append(call)
+                elif kind == "text" or kind == "thinking":
+                    text = own["text"] if kind == "text" else own["content"]
+                    if type(text) is not str and (text is not None or kind == "text"):
+                        # Set after the run to what is no text (a thinking block's may be
+                        # None): its dump says what it is, or that it cannot be read.
+                        return None
+                    entry = _written(kind, own)
+                    if entry is not None:
+                        made.append(entry)
+                else:
+                    return None  # an image, a citation…: the builder's, from the dump
+            if kwargs:
+                attach_usage(made, _usage(kwargs))
+            entries += made
+        else:
+            texts = [block.__dict__ for block in blocks]
+            if any(text["block_type"] != "text" or type(text["text"]) is not str for text in texts):
+                return None  # an image, an attachment…: the builder's, from the dump
+            if part == "tool":
+                call = calls.get(kwargs.get("tool_call_id", ""))  # no call has an empty id
+                if call is None or call.result is not None:
+                    return None  # a result for no call, or a second one: the builder warns
+                # Not in a transcript yet: its outcome is set, not updated (no observer).
+                text, images = _text_of(texts)
+                call.status = _outcome(call, text, outcomes.get(call.call_id))
+                call.result = text_result(text or None, images=images)
+            elif part == "user":
+                user = _user(texts)
+                if user is not None:
+                    entries.append(user)
+            else:
+                text, _ = _text_of(texts)
+                run.system = text or run.system
+        counts[role] = counts.get(role, 0) + 1
+    run.roles = {str(getattr(role, "value", role)): n for role, n in counts.items()}
+    return run
+
+
+def _flat_call(
+    block: dict[str, Any], calls: Mapping[str, ToolCall], status: ToolStatus, line: int
+) -> ToolCall | None:
+    """A ``ToolCallBlock``'s call (its own fields, ``block``) as the builder makes it, its
+    arguments copied; None for one the builder warns of (no id, an id taken) or nests (a
+    handoff), and for arguments of no JSON form."""
+    call_id, name, args = block["tool_call_id"], block["tool_name"], block["tool_kwargs"]
+    if type(call_id) is not str or not call_id or call_id in calls:
+        return None
+    if type(name) is not str or not name or name == HANDOFF:
+        return None
+    if type(args) is dict:
+        args = _json_copy(args)
+    elif type(args) is str:
+        args = parse_arguments(args)
+    else:
+        return None
+    return _tool_call(call_id, name, args, status, f"msg-{line}")
+
+
+def _json_copy(value: Any) -> Any:
+    """A copy of a JSON value (a call's arguments), equal to what the message's dump holds;
+    a ``ValueError`` for a value of another form (bytes, a tuple, NaN, an object), which the
+    dump turns into something else or fails on: then the builder reads the dump."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float and value - value == 0:  # finite: NaN and infinities dump as null
+        return value
+    if kind is dict and all(type(key) is str for key in value):
+        return {key: _json_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [_json_copy(item) for item in value]
+    raise ValueError(f"{kind.__name__} in tool arguments")
 
 
 # --- objects (spec A-1) -----------------------------------------------------------------------
@@ -522,6 +750,17 @@ def _output_record(output: Any) -> dict[str, Any]:
     return record
 
 
+def _outcome_record(call: Any) -> Any:
+    """A ``ToolCallResult`` as the part of its dump :func:`_outcomes` reads beside the run's
+    messages (its ``tool_id`` and ``tool_output.is_error``), by attribute: its whole dump
+    copies the tool's raw input and output too (issue 22). Anything else by its dump."""
+    tool_id = getattr(call, "tool_id", None)
+    failed = getattr(getattr(call, "tool_output", None), "is_error", None)
+    if type(tool_id) is str and type(failed) is bool:
+        return {"tool_id": tool_id, "tool_output": {"is_error": failed}}
+    return _dump(call)
+
+
 def _state_value(context: Any, key: str) -> Any:
     """A value of a workflow context's committed state, read without running the loop."""
     store = getattr(context, "store", None)
@@ -537,7 +776,13 @@ def _memory_messages(memory: Any) -> list[Any]:
     get_all = getattr(memory, "get_all", None)
     if not callable(get_all):
         raise TypeError(f"a {type(memory).__name__} is no LlamaIndex memory")
-    return plain_each(get_all(), _dump)
+    return plain_each(get_all(), _plain_message)
+
+
+def _plain_message(value: Any) -> Any:
+    """A ``ChatMessage`` kept as it is, read in place (:func:`_read_messages`, which dumps it
+    for the builder where the flat read declines); anything else as :func:`plain` makes it."""
+    return value if _message_fields(value) is not None else plain(value)
 
 
 def _context_run(context: Any, output: Any = None, workflow: Any = None) -> dict[str, Any]:
@@ -546,7 +791,7 @@ def _context_run(context: Any, output: Any = None, workflow: Any = None) -> dict
         raise TypeError("the workflow context holds no memory: await the run first")
     run: dict[str, Any] = {}
     if output is not None:
-        run["tool_calls"] = _output_record(output)["tool_calls"]
+        run["tool_calls"] = plain_each(getattr(output, "tool_calls", None) or [], _outcome_record)
     # The agent that began the run (an AgentWorkflow's root agent) and its system prompt,
     # which the memory does not hold and the live run's first AgentInput shows.
     agents = getattr(workflow, "agents", None)
@@ -563,7 +808,9 @@ def _context_run(context: Any, output: Any = None, workflow: Any = None) -> dict
 def plain(value: Any) -> Any:
     """A LlamaIndex run object as the records :func:`read` reads (see the module's doc)."""
     if isinstance(value, (list, tuple)):
-        return plain_each(value, plain)
+        return plain_each(value, _plain_message)
+    if _message_fields(value) is not None:
+        return [value]
     kind = type(value).__name__
     if kind == "AgentOutput":
         return _output_record(value)
@@ -581,6 +828,8 @@ def plain(value: Any) -> Any:
         return {"messages": _memory_messages(value), RUN_KEY: {}}
     if hasattr(value, "model_dump"):
         return _dump(value)
+    if isinstance(value, MAPPINGS):  # a message's model_dump() (its role a MessageRole)
+        return plain_value(value)
     return {"(object)": type(value).__qualname__}
 
 
