@@ -1983,7 +1983,12 @@ def _saved_token(chunk: Any) -> tuple[Any, Any] | str:
         return "message chunks skipped: merging them needs langchain-core"
     try:
         return messages_from_dict([{"type": name, "data": dict(found[1])}])[0], metadata
-    except (TypeError, ValueError) as error:  # pydantic's ValidationError is a ValueError
+    except MemoryError:
+        raise
+    except Exception as error:
+        # LangChain's own validators meet the saved file's values: any shape they do not
+        # expect (pydantic's ValidationError, an AttributeError of a validator handed a
+        # string for a dict) is this one chunk's, never the load's.
         return f"{name} that LangChain cannot read skipped ({type(error).__name__})"
 
 
