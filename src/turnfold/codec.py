@@ -77,9 +77,10 @@ def _unreadable(data: bytes | bytearray | str, reason: str) -> UnreadableJSON:
 fast_loads: Callable[[bytes | memoryview], Any] = _decode
 
 
-#: What :func:`fast_loads` raises: msgspec's error, or Python's recursion limit reached by a
-#: value nested thousands deep (a hostile line must not end the load).
-FastDecodeError = (msgspec.DecodeError, RecursionError)
+#: What :func:`fast_loads` raises: msgspec's error, Python's recursion limit reached by a
+#: value nested thousands deep (a hostile line must not end the load), or, before msgspec
+#: 0.23, the ``UnicodeDecodeError`` of a string that is not UTF-8.
+FastDecodeError = (msgspec.DecodeError, RecursionError, UnicodeDecodeError)
 
 
 def dumps(
