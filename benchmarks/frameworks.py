@@ -247,11 +247,65 @@ def llamaindex(steps: int) -> Case:
     )
 
 
+def agent_framework(steps: int) -> Case:
+    # The tests' scripted chat client (``tests/formats/agent_framework_runs.py``).
+    sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests" / "formats"))
+    from agent_framework import Agent, Content
+    from agent_framework_runs import _quiet, client_class, tools, turn
+
+    _quiet()
+    add, _ = tools()
+
+    def agent() -> Any:
+        turns = [
+            turn(1, Content.from_function_call(f"c{n}", "add", arguments={"a": n, "b": 1}))
+            for n in range(steps)
+        ]
+        client = client_class()([*turns, turn(2, Content.from_text("done"))])
+        client.function_invocation_configuration["max_iterations"] = steps + 5
+        return Agent(client=client, name="adder", tools=[add])
+
+    def run() -> Any:
+        return _on_thread(lambda: asyncio.run(agent().run("add")))
+
+    def consume(wrap: Callable[[Any], Any]) -> Any:
+        async def main() -> None:
+            async for _ in wrap(agent().run("add", stream=True)):
+                pass
+
+        _on_thread(lambda: asyncio.run(main()))
+
+    return Case("agent-framework", "AgentResponse.to_dict", run, lambda r: r.to_dict(), consume)
+
+
+def dspy(steps: int) -> Case:
+    import os
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price map fetched
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "formats"))
+    import dspy as dspy_
+    import dspy_runs
+
+    def run() -> Any:
+        return dspy_runs.long_run(steps)[2]()  # the run's Prediction
+
+    def consume(wrap: Callable[[Any], Any]) -> Any:
+        agent, lm, _ = dspy_runs.long_run(steps)
+        program = dspy_.streamify(agent, async_streaming=False)
+        with dspy_.context(lm=lm):
+            for _ in wrap(program(question="add")):
+                pass
+
+    return Case("dspy", "Prediction.toDict", run, lambda prediction: prediction.toDict(), consume)
+
+
 CASES: dict[str, Callable[[int], Case]] = {
     "openai-agents": openai_agents,
     "langchain": langchain,
     "pydantic-ai": pydantic_ai,
     "llamaindex": llamaindex,
+    "agent-framework": agent_framework,
+    "dspy": dspy,
 }
 
 

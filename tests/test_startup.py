@@ -54,6 +54,10 @@ NOT_NEEDED = (
     "strands",
     "llama_index",
     "workflows",
+    "dspy",
+    "litellm",
+    "agent_framework",
+    "agent_framework_orchestrations",
 )
 
 

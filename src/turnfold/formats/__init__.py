@@ -74,6 +74,8 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("autogen", "turnfold.formats.frameworks.autogen"),
     ("strands", "turnfold.formats.frameworks.strands"),
     ("llamaindex", "turnfold.formats.frameworks.llamaindex"),
+    ("agent-framework", "turnfold.formats.frameworks.agent_framework"),
+    ("dspy", "turnfold.formats.frameworks.dspy"),
     ("cline", "turnfold.formats.agents.cline"),
     ("cline-messages", "turnfold.formats.agents.cline_messages"),
     ("aider", "turnfold.formats.agents.aider"),
@@ -286,8 +288,8 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
     if not getattr(module, "READS_AGENT", False):
         raise ValueError(
             f"{name} is read as {module.NAME}, whose run says itself what ran: agent= tells "
-            "an ADK session which tools of its agents are agents (AgentTool), and smolagents "
-            "steps where its managed agents' runs are"
+            "an ADK session which tools of its agents are agents (AgentTool), smolagents "
+            "steps where its managed agents' runs are, and a DSPy Prediction its LM calls"
         )
     return {"agent": agent}
 
@@ -457,8 +459,9 @@ def load(
     it knows (``READS_AGENT``). A Google ADK session's (its root agent, or the ``Runner``):
     the session does not say which tools are agents (``AgentTool``), the agent does, and their
     calls then show as sub-agents whose steps the session does not hold. A smolagents agent's:
-    its managed agents' runs, which its steps do not hold, nest under their calls. Other
-    formats refuse it with a ``ValueError``.
+    its managed agents' runs, which its steps do not hold, nest under their calls. A DSPy
+    ``Prediction``'s (the program, its LM, or their ``history``): the LM calls, which give each
+    step its usage, model and time. Other formats refuse it with a ``ValueError``.
     """
     if format is not None and format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; known formats: {', '.join(FORMATS)}")

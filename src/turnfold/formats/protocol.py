@@ -228,8 +228,10 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
         )
         from turnfold.formats.frameworks import (
             adk,
+            agent_framework,
             autogen,
             claude_agent_sdk,
+            dspy,
             langchain,
             llamaindex,
             openai_agents,
@@ -257,9 +259,9 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
         paths: list[PathFormat] = [inspect_log, aider, openhands_sdk, openhands]
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,
-            strands, llamaindex,
+            strands, llamaindex, dspy, agent_framework,
         ]  # fmt: skip
-        agent_readers: list[AgentReader] = [adk, smolagents]
+        agent_readers: list[AgentReader] = [adk, smolagents, dspy, agent_framework]
         del formats, sampled, paths, frameworks, resumable, agent_readers
 
 

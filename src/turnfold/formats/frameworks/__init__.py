@@ -44,6 +44,11 @@ _ADAPTERS: tuple[tuple[str, str], ...] = (
     ("autogen_core", "turnfold.formats.frameworks.autogen"),
     ("strands", "turnfold.formats.frameworks.strands"),
     ("llama_index.core", "turnfold.formats.frameworks.llamaindex"),
+    # The Microsoft Agent Framework; its orchestrations (SequentialBuilder, HandoffBuilder…)
+    # are a package of their own.
+    ("agent_framework", "turnfold.formats.frameworks.agent_framework"),
+    ("agent_framework_orchestrations", "turnfold.formats.frameworks.agent_framework"),
+    ("dspy", "turnfold.formats.frameworks.dspy"),
     # llama-index-workflows (its package is ``workflows``, a name others may use too): a
     # run's handler and its context, by their own modules.
     ("workflows.handler", "turnfold.formats.frameworks.llamaindex"),
@@ -63,6 +68,8 @@ RUN_OBJECTS: tuple[tuple[str, str], ...] = (
     ("smolagents.agents", "RunResult"),
     ("google.adk.sessions.session", "Session"),
     ("autogen_agentchat.base._task", "TaskResult"),
+    ("agent_framework._types", "AgentResponse"),
+    ("agent_framework._workflows._workflow", "WorkflowRunResult"),
 )
 
 #: How deep and how wide :func:`adapter_of` looks inside containers for a framework's object

@@ -1,0 +1,612 @@
+"""DSPy agents (``dspy.ReAct``, ``dspy.CodeAct``, any module's ``dspy.Prediction``) after the
+run and live (spec A-1, A-2, A-3).
+
+A DSPy agent's run returns a ``Prediction``: its ``trajectory`` dict holds each step as
+``thought_<i>``, ``tool_name_<i>``, ``tool_args_<i>`` and ``observation_<i>`` (``predict/
+react.py``; ``CodeAct`` writes ``generated_code_<i>`` and ``code_output_<i>`` instead), and the
+signature's output fields (the answer) sit beside it, with ``reasoning`` when the answer was
+extracted by ``ChainOfThought`` (ReAct's is). The LM calls are not in it: DSPy keeps them in
+the history of the LM (``lm.history``), of every module that made them (``program.history``)
+and globally (``dspy.inspect_history()``), each entry with the call's ``usage``, ``cost``,
+``model`` / ``response_model`` and ``timestamp``.
+
+Input shapes:
+
+- a ``Prediction`` (:func:`plain`), its ``toDict()``, and the ``json.dumps`` of either or of its
+  ``trajectory`` alone;
+- ``agent=``: the program that ran (``load(prediction, agent=program)``, its ``history``, and its
+  tools, which say which tool is a DSPy program), the LM (its ``history``) or a list of history
+  entries (``lm.history``). Each step's LM call is found in that history by its response, which
+  holds the step's thought and tool name, searched from the latest call back, and gives the
+  step its usage, model and time; the run's cost is their sum (``metadata["cost_usd"]``).
+
+Mapping, per step: the thought → :class:`Thinking`; the call → :class:`ToolCall` (``step-<i>``;
+DSPy gives calls no id) with the observation as its result: ``error`` when it is ReAct's own
+error text (``Execution error in <tool>: …``, the traceback of what the tool raised), else
+``success``; the ``finish`` call ends the run and is no call row (its thought is shown). An
+observation that is itself a ``Prediction`` (a tool that returns another DSPy program's run) is
+that program's run, nested as a :class:`SubAgent` under the call; a tool that is a DSPy program
+(known from ``agent=``) whose run is not returned is a sub-agent whose steps are missing. A
+CodeAct step is a ``python`` call of its code. Then ``reasoning`` → :class:`Thinking` and the
+output fields → :class:`AssistantText` (one; ``name: value`` each when the signature has
+several). A trajectory that does not end with ``finish`` (``max_iters`` reached, or a model
+response that named no valid tool, which ReAct only logs) ends with a notice saying so.
+
+What the objects do not record: **the inputs** (the question is not in the ``Prediction``; the
+history's messages hold it only in the adapter's prompt text, which is not parsed); **call
+ids, timestamps, usage and model** without ``agent=`` (the trajectory holds none); no start or
+end time per tool call, only the time each LM response was recorded (naive local time, as DSPy
+writes it); the LM calls a nested program made, when its run is not returned (they are in the
+history, between its caller's steps, but not shown); a model's own thinking
+(``reasoning_content``) is in the history's ``outputs``, not read.
+
+Live (A-2): ``dspy.streamify(program, ...)`` (its async generator, or ``async_streaming=False``'s
+sync one): ``StreamResponse`` chunks of ``next_thought`` and ``reasoning`` grow a
+:class:`Thinking`, of an output field the answer's :class:`AssistantText` (``next_tool_name``
+and ``next_tool_args`` chunks are not shown: the call appears when it starts); the default
+``StatusMessageProvider``'s ``Calling tool <name>...`` starts that call (``executing``), after a
+thinking entry that its thought fills in at the end when no listener streamed it; a nested
+program's tool calls (started while another runs) are not shown live; the final ``Prediction``
+settles every entry in place, so the transcript then equals ``load(prediction)`` (with the same
+``agent=``). Status messages of a custom provider are said once in a warning, not shown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    MAPPINGS,
+    TranscriptBuilder,
+    checked_timestamp,
+    describe_args,
+    stringify,
+    text_result,
+    usage_from,
+)
+from turnfold.formats.detection import Evidence
+from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.source import Source
+from turnfold.model import (
+    AssistantText,
+    Entry,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    Transcript,
+    Usage,
+)
+from turnfold.usage import attach_usage
+
+NAME = "dspy"
+#: ``load(prediction, agent=program)``: the program (or LM) holds the run's LM calls.
+READS_AGENT = True
+
+#: A trajectory's keys (``predict/react.py``, ``predict/code_act.py``).
+_STEP_KEY = re.compile(
+    r"(thought|tool_name|tool_args|observation|generated_code|code_output)_(\d+)\Z"
+)
+#: The tool that ends a ReAct run (``react.py``: ``tools["finish"]``).
+FINISH = "finish"
+#: ReAct's observation for a tool that raised (``react.py``: ``Execution error in <name>: ``).
+_ERROR_PREFIX = "Execution error in "
+#: CodeAct's observations for code that did not parse or failed (``code_act.py``).
+_CODE_ERRORS = ("Failed to parse the generated code: ", "Failed to execute the generated code: ")
+#: The tool name a CodeAct step's code is shown as.
+CODE_TOOL = "python"
+#: Keys of a ``Prediction`` that are no output field.
+_REASONING = "reasoning"
+_TRAJECTORY = "trajectory"
+#: ``StatusMessageProvider``'s default texts (``streaming/messages.py``).
+_TOOL_START = re.compile(r"Calling tool (.+)\.\.\.\Z", re.DOTALL)
+_TOOL_END = "Tool calling finished! Querying the LLM with tool calling results..."
+#: Stream chunks of these fields are thinking; of these, not shown (the call shows them).
+_THOUGHT_FIELDS = frozenset({"next_thought", _REASONING})
+_CALL_FIELDS = frozenset({"next_tool_name", "next_tool_args"})
+
+
+# --- detection --------------------------------------------------------------------------------
+
+
+def _steps_of(trajectory: Mapping[str, Any]) -> int:
+    """How many step keys a trajectory has (0 when any key is no step key)."""
+    count = 0
+    for key in trajectory:
+        if not isinstance(key, str) or _STEP_KEY.match(key) is None:
+            return 0
+        count += 1
+    return count
+
+
+def _trajectory_of(document: Any) -> Mapping[str, Any] | None:
+    """The trajectory of a saved ``Prediction`` (``toDict()``), or the document itself when it
+    is one (``json.dumps(prediction.trajectory)``)."""
+    if not isinstance(document, MAPPINGS):
+        return None
+    held = document.get(_TRAJECTORY)
+    if isinstance(held, MAPPINGS):
+        return held
+    return document if document and _steps_of(document) else None
+
+
+def detect(source: Source) -> Evidence:
+    """A saved ``Prediction`` with a step-keyed ``trajectory``, or such a trajectory alone."""
+    if not source.is_document:
+        return Evidence.none("not a DSPy Prediction")
+    trajectory = _trajectory_of(source.document)
+    if trajectory is None or not _steps_of(trajectory):
+        return Evidence.none("no trajectory of thought_N / tool_name_N keys")
+    return Evidence(share=1.0, marks=1, sampled=1)
+
+
+# --- the LM history ---------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class _Call:
+    """What one LM call of the history gives its step."""
+
+    usage: Usage | None
+    model: str | None
+    timestamp: str | None
+    cost: float | None
+
+
+def _history_of(agent: Any) -> list[Any]:
+    """The LM calls ``agent`` holds: a program's or an LM's ``history``, or the list itself."""
+    if agent is None:
+        return []
+    history = agent if isinstance(agent, (list, tuple)) else getattr(agent, "history", None)
+    if not isinstance(history, (list, tuple)):
+        raise TypeError(
+            f"agent= is the DSPy program that ran, its LM or their history (a list), not a "
+            f"{type(agent).__name__}"
+        )
+    return list(history)
+
+
+def _output_text(entry: Any) -> str:
+    """The text of a history entry's response (``outputs``: strings, or dicts with ``text``)."""
+    if not isinstance(entry, MAPPINGS):
+        return ""
+    parts: list[str] = []
+    for output in entry.get("outputs") or ():
+        if isinstance(output, str):
+            parts.append(output)
+        elif isinstance(output, MAPPINGS):
+            parts.extend(str(v) for k, v in output.items() if k in ("text", "tool_calls") and v)
+    return "\n".join(parts)
+
+
+def _mentions(text: str, value: Any) -> bool:
+    """Whether a response's text holds ``value`` as the adapter wrote it (ChatAdapter as is,
+    JSONAdapter JSON-escaped)."""
+    if not isinstance(value, str) or not value:
+        return True  # nothing to look for: no evidence against
+    if value in text:
+        return True
+    from turnfold import codec
+
+    return codec.dumps(value)[1:-1] in text
+
+
+def _call_of(entry: Mapping[str, Any]) -> _Call:
+    usage = usage_from(
+        entry.get("usage"),
+        input_tokens="prompt_tokens",
+        output_tokens="completion_tokens",
+        cache_read_tokens=("prompt_tokens_details", "cached_tokens"),
+        reasoning_tokens=("completion_tokens_details", "reasoning_tokens"),
+    )
+    model = entry.get("response_model") or entry.get("model")
+    cost = entry.get("cost")
+    return _Call(
+        usage=usage,
+        model=model if isinstance(model, str) and model else None,
+        timestamp=checked_timestamp(entry.get("timestamp")),
+        cost=float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
+    )
+
+
+def match_calls(
+    history: list[Any], steps: list[dict[str, Any]], answer: list[Any]
+) -> tuple[list[_Call | None], _Call | None]:
+    """Each step's LM call, and the answer's, from ``history`` (oldest first): searched from
+    the latest call back, the answer's first (its response holds the answer's values), then
+    each step's (its response holds the step's thought and tool name). A step whose call is
+    not found gets none: nothing is guessed."""
+    texts = [_output_text(entry) for entry in history]
+    end = len(texts)
+
+    def latest(wanted: list[Any]) -> int | None:
+        for index in range(end - 1, -1, -1):
+            if all(_mentions(texts[index], value) for value in wanted):
+                return index
+        return None
+
+    answer_call: _Call | None = None
+    if answer:
+        found = latest(answer)
+        if found is not None:
+            answer_call, end = _call_of(history[found]), found
+    calls: list[_Call | None] = [None] * len(steps)
+    for position in range(len(steps) - 1, -1, -1):
+        step = steps[position]
+        wanted = [step.get("thought"), step.get("tool_name") or step.get("code")]
+        if all(not isinstance(v, str) or not v for v in wanted):
+            continue  # nothing to know its call by
+        found = latest(wanted)
+        if found is not None:
+            calls[position], end = _call_of(history[found]), found
+    return calls, answer_call
+
+
+# --- the builder ------------------------------------------------------------------------------
+
+
+def _is_program(value: Any) -> bool:
+    """A DSPy module (a user's program subclasses ``dspy.Module``), known by its classes'
+    module, so nothing of DSPy is imported."""
+    return any(
+        cls.__module__ == "dspy.primitives.module" and cls.__name__ == "Module"
+        for cls in type(value).__mro__
+    )
+
+
+def _program_tools(agent: Any) -> frozenset[str]:
+    """The names of ``agent``'s tools that are DSPy programs (``ReAct.tools``: name → Tool)."""
+    tools = getattr(agent, "tools", None)
+    if not isinstance(tools, MAPPINGS):
+        return frozenset()
+    return frozenset(
+        name for name, tool in tools.items() if _is_program(getattr(tool, "func", None))
+    )
+
+
+def _steps(trajectory: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The trajectory's steps in order, each as ``{"thought", "tool_name", ...}``."""
+    steps: dict[int, dict[str, Any]] = {}
+    for key, value in trajectory.items():
+        found = _STEP_KEY.match(key) if isinstance(key, str) else None
+        if found is None:
+            continue
+        field, index = found.group(1), int(found.group(2))
+        steps.setdefault(index, {})[_FIELD_NAMES.get(field, field)] = value
+    return [steps[index] for index in sorted(steps)]
+
+
+_FIELD_NAMES = {"tool_args": "args", "generated_code": "code", "code_output": "output"}
+
+
+def _outputs(document: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The signature's output fields of a saved ``Prediction``: what is neither the trajectory
+    nor the reasoning, nor DSPy's own ``dspy_`` keys."""
+    return [
+        (key, value)
+        for key, value in document.items()
+        if key not in (_TRAJECTORY, _REASONING) and not str(key).startswith("dspy_")
+    ]
+
+
+def _answer_text(outputs: list[tuple[str, Any]]) -> str:
+    if len(outputs) == 1:
+        return stringify(outputs[0][1])
+    return "\n".join(f"{key}: {stringify(value)}" for key, value in outputs)
+
+
+def _nested_run(value: Any) -> Mapping[str, Any] | None:
+    """An observation that is another program's run: its ``Prediction`` (as :func:`plain` and
+    ``toDict()`` give it), known by its step-keyed ``trajectory``."""
+    if not isinstance(value, MAPPINGS):
+        return None
+    trajectory = value.get(_TRAJECTORY)
+    return value if isinstance(trajectory, MAPPINGS) and _steps_of(trajectory) else None
+
+
+class DspyBuilder(TranscriptBuilder):
+    """Builds a transcript from one saved ``Prediction`` (or a trajectory), its LM calls taken
+    from ``agent`` (:func:`match_calls`)."""
+
+    def __init__(
+        self, transcript: Transcript | None = None, source_name: str = "<prediction>", *,
+        agent: Any = None,
+    ) -> None:  # fmt: skip
+        super().__init__(transcript, source_name)
+        self.agent = agent
+        self.history = _history_of(agent)
+        self.program_tools = _program_tools(agent)
+        self.cost: float | None = None
+
+    def build(self, document: Mapping[str, Any]) -> None:
+        held = document.get(_TRAJECTORY)
+        if isinstance(held, MAPPINGS):
+            trajectory: Mapping[str, Any] = held
+            outputs = _outputs(document)
+            reasoning = document.get(_REASONING)
+        elif held is None and _steps_of(document):
+            trajectory, outputs, reasoning = document, [], None  # the trajectory alone
+        else:
+            trajectory, outputs, reasoning = {}, _outputs(document), document.get(_REASONING)
+            if held is not None:
+                self.warn(f"a trajectory that is no dict ({type(held).__name__}): not read", 1)
+        for key in trajectory:
+            if not isinstance(key, str) or _STEP_KEY.match(key) is None:
+                self.warn(f"trajectory key {key!r} not read", 1)
+        steps = _steps(trajectory)
+        answer_values = [reasoning, *(v for _, v in outputs)]
+        calls, answer_call = match_calls(
+            self.history, steps, [v for v in answer_values if isinstance(v, str) and v]
+        )
+        for position, step in enumerate(steps):
+            self._step(position, step, calls[position])
+        if steps and steps[-1].get("tool_name") != FINISH and "code" not in steps[-1]:
+            text = "The trajectory ends without the finish tool: max_iters was reached, or the "
+            text += "model named no valid tool (DSPy logs which)."
+            self.transcript.append(SystemNotice(text=text, level="warning", subtype="no_finish"))
+        entries: list[Entry] = []
+        if isinstance(reasoning, str) and reasoning:
+            entries.append(self.transcript.append(Thinking(text=reasoning)))
+        if outputs:
+            entries.append(self.transcript.append(AssistantText(text=_answer_text(outputs))))
+        self._settle_call(entries, answer_call)
+        if self.cost is not None:
+            self.transcript.metadata["cost_usd"] = self.cost
+
+    def _settle_call(self, entries: list[Entry], call: _Call | None) -> None:
+        """The LM call's usage, model and time on the entries its response wrote."""
+        if call is None or not entries:
+            return
+        if call.timestamp is not None:
+            entries[0].timestamp = call.timestamp
+        if call.model is not None:
+            self.transcript.metadata.setdefault("model", call.model)
+            for entry in entries:
+                if isinstance(entry, AssistantText):
+                    entry.model = call.model
+        attach_usage(entries, call.usage, model=call.model)
+        if call.cost is not None:
+            self.cost = (self.cost or 0.0) + call.cost
+
+    def _step(self, position: int, step: dict[str, Any], call: _Call | None) -> None:
+        entries: list[Entry] = []
+        thought = step.get("thought")
+        if isinstance(thought, str) and thought:
+            entries.append(self.transcript.append(Thinking(text=thought)))
+        elif thought is not None and not isinstance(thought, str):
+            entries.append(self.transcript.append(Thinking(text=stringify(thought))))
+        if step.get("tool_name") != FINISH:
+            made = self._call(position, step)
+            if made is not None:
+                entries.append(self.transcript.append(made))
+        self._settle_call(entries, call)
+
+    def _call(self, position: int, step: dict[str, Any]) -> ToolCall | None:
+        observation = step.get("observation")
+        codeact = isinstance(observation, str) and observation.startswith(_CODE_ERRORS)
+        if "code" in step or (("output" in step or codeact) and "tool_name" not in step):
+            name: Any = CODE_TOOL
+            args: Any = {"code": step["code"]} if isinstance(step.get("code"), str) else None
+            value = step.get("output", observation)
+            failed = isinstance(observation, str) and observation.startswith(_CODE_ERRORS)
+        else:
+            name, args, value = step.get("tool_name"), step.get("args"), observation
+            failed = isinstance(value, str) and value.startswith(f"{_ERROR_PREFIX}{name}: ")
+            if not isinstance(name, str) or not name:
+                if observation is None and args is None:
+                    self.warn(f"step {position} has no tool name", 1)
+                    return None
+                name = "(unnamed tool)"
+        if name == CODE_TOOL and args is None and observation is not None:
+            failed = True  # CodeAct's code did not parse: only the observation says so
+        run = _nested_run(value)
+        subagent = self._subagent(name, args, run)
+        result = None
+        if run is not None:
+            outputs = _outputs(run)
+            result = text_result(_answer_text(outputs) if outputs else None)
+        elif value is not None or "observation" in step or "output" in step:
+            result = text_result(stringify(value) if value is not None else None)
+        return ToolCall(
+            call_id=f"step-{position}",
+            name=name,
+            args=args,
+            description=describe_args(name, args),
+            status="error" if failed else ("success" if result is not None else "unknown"),
+            result=result,
+            subagent=subagent,
+        )
+
+    def _subagent(self, name: str, args: Any, run: Mapping[str, Any] | None) -> SubAgent | None:
+        """A tool's run of another DSPy program: nested when the observation is its
+        ``Prediction``, else (a program tool, known from ``agent=``) with its steps missing."""
+        task = describe_args(name, args)
+        if task is None and isinstance(args, MAPPINGS) and args:
+            texts = [v for v in args.values() if isinstance(v, str)]
+            task = texts[0] if len(texts) == 1 else stringify(args)  # the program's input
+        if run is not None:
+            child = Transcript(metadata={"source_format": NAME})
+            builder = DspyBuilder(child, self.source_name)
+            builder.build(run)
+            self.transcript.warnings.extend(child.warnings)
+            child.warnings = []
+            return SubAgent(
+                name=name, task=task, transcript=child, tool_count=len(child.tool_calls())
+            )
+        if name in self.program_tools:
+            return SubAgent(name=name, task=task, steps_missing=True)
+        return None
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def read(source: Source, *, agent: Any = None) -> Transcript:
+    """The ``Prediction`` (or trajectory) of ``source``; its LM calls from ``agent``."""
+    transcript = Transcript(metadata={"source_format": NAME})
+    document = source.document if source.is_document else None
+    if not isinstance(document, MAPPINGS):
+        raise TranscriptFormatError(source.name, [NAME], None, "no DSPy Prediction (a dict)")
+    builder = DspyBuilder(transcript, source.name, agent=agent)
+    builder.build(document)
+    if _trajectory_of(document) is None and not _outputs(document):
+        raise TranscriptFormatError(source.name, [NAME], None, "no trajectory and no outputs")
+    for key in document:
+        if str(key).startswith("dspy_"):
+            source.note("dspy_*", "ignored")
+        else:
+            source.note(key if key in (_TRAJECTORY, _REASONING) else "output field", "mapped")
+    return transcript
+
+
+# --- objects (spec A-1) -----------------------------------------------------------------------
+
+
+def plain(value: Any) -> Any:
+    """A DSPy ``Prediction`` as the record :func:`read` reads, by attribute: its store's keys,
+    an observation that is another program's ``Prediction`` as its record too (the trajectory
+    is otherwise read in place, not copied)."""
+    store = getattr(value, "_store", None)
+    if not isinstance(store, dict) or not any(
+        cls.__name__ == "Prediction" for cls in type(value).__mro__
+    ):
+        raise TypeError(
+            f"a {type(value).__name__} is no DSPy run: load the Prediction the program returned "
+            "(with agent=program or agent=lm for its LM calls)"
+        )
+    record = dict(store)
+    trajectory = record.get(_TRAJECTORY)
+    if isinstance(trajectory, dict):
+        nested = [
+            key for key, item in trajectory.items()
+            if type(item).__name__ == "Prediction" and key.startswith("observation_")
+        ]  # fmt: skip
+        if nested:
+            trajectory = dict(trajectory)
+            for key in nested:
+                trajectory[key] = plain(trajectory[key])
+            record[_TRAJECTORY] = trajectory
+    return record
+
+
+# --- live (spec A-2) --------------------------------------------------------------------------
+
+
+class Follower:
+    """Maps ``dspy.streamify(program)(...)``'s events into ``transcript`` (spec A-2)."""
+
+    def __init__(self, transcript: Transcript, *, agent: Any = None) -> None:
+        self.transcript = transcript
+        transcript.metadata.setdefault("source_format", NAME)
+        self.agent = agent
+        self.builder = TranscriptBuilder(transcript, "<stream>", live=True)
+        #: The entries shown so far, in order: the final Prediction settles them in place.
+        self._shown: list[Entry] = []
+        self._depth = 0  # tool calls running: one started inside another is a nested program's
+        self._growing: tuple[str, str] | None = None
+        self._parts: list[str] = []
+        self._thought = False  # the step's thought is shown (streamed) already
+        self._done = False
+
+    def feed(self, event: Any) -> None:
+        kind = type(event).__name__
+        if self._done:
+            self.builder.warn_once(f"event {kind} after the final Prediction not shown")
+        elif kind == "StatusMessage":
+            self._status(str(getattr(event, "message", "")))
+        elif kind == "StreamResponse":
+            self._chunk(event)
+        elif kind == "Prediction":
+            self._final(event)
+        else:
+            self.builder.warn_once(f"event {kind} not shown")
+
+    def close(self) -> None:
+        if not self._done:  # the stream ended without its Prediction: no outcomes known
+            calls = [e for e in self._shown if isinstance(e, ToolCall)]
+            self.builder.settle_open(calls)
+            for entry in self._shown:
+                if isinstance(entry, Thinking) and entry.streaming:
+                    self.transcript.update(entry, streaming=False)
+
+    def _show(self, entry: Entry) -> Entry:
+        self._shown.append(self.transcript.append(entry))
+        return entry
+
+    def _status(self, message: str) -> None:
+        start = _TOOL_START.match(message)
+        if start is not None:
+            if self._depth == 0 and start.group(1) != FINISH:
+                if not self._thought:  # its thought is not streamed: filled in at the end
+                    self._show(Thinking(text="", streaming=True))
+                position = sum(1 for e in self._shown if isinstance(e, ToolCall))
+                self._show(ToolCall(call_id=f"step-{position}", name=start.group(1),
+                                    status="executing"))  # fmt: skip
+            self._depth += 1
+            self._thought, self._growing = False, None
+        elif message == _TOOL_END:
+            self._depth = max(0, self._depth - 1)
+        else:
+            self.builder.warn_once("status messages of a custom StatusMessageProvider not shown")
+
+    def _chunk(self, event: Any) -> None:
+        field, chunk = event.signature_field_name, event.chunk
+        if self._depth > 0 or field in _CALL_FIELDS or not isinstance(chunk, str):
+            return  # a nested program's, or the call's (shown when it starts)
+        key = (str(event.predict_name), str(field))
+        last = self._shown[-1] if self._shown else None
+        if key != self._growing or last is None:
+            self._growing, self._parts = key, [chunk]
+            thinking = field in _THOUGHT_FIELDS
+            self._show(
+                Thinking(text=chunk, streaming=True) if thinking else AssistantText(text=chunk)
+            )
+            self._thought = self._thought or field == "next_thought"
+        else:
+            self._parts.append(chunk)
+            self.transcript.update(last, text="".join(self._parts))
+        if event.is_last_chunk:
+            self._growing = None
+
+    def _final(self, prediction: Any) -> None:
+        """The run's ``Prediction``: the entries it gives settle those shown, in order."""
+        self._done = True
+        record = plain(prediction)
+        made = Transcript(metadata={"source_format": NAME})
+        DspyBuilder(made, "<stream>", agent=self.agent).build(record)
+        shown = self._shown
+        for index, entry in enumerate(made.entries):
+            live = shown[index] if index < len(shown) else None
+            if live is not None and type(live) is type(entry):
+                changes = {
+                    f.name: getattr(entry, f.name)
+                    for f in dataclasses.fields(entry)
+                    if f.name != "id" and getattr(entry, f.name) != getattr(live, f.name)
+                }
+                if changes:
+                    self.transcript.update(live, **changes)
+            else:
+                if live is not None:
+                    self.builder.warn_once("the entries shown live differ from the Prediction's")
+                entry.id = ""
+                self.transcript.append(entry)
+        for key, value in made.metadata.items():
+            self.transcript.metadata.setdefault(key, value)
+        self.transcript.warnings.extend(made.warnings)
+
+
+RECORDS = Records(
+    mapped={
+        _TRAJECTORY: "each step: thought → Thinking; tool_name, tool_args, observation → "
+        "ToolCall (error for ReAct's 'Execution error in <tool>:'; a Prediction observation "
+        "nested as its SubAgent); generated_code / code_output (CodeAct) → a python call; "
+        "finish is no call",
+        _REASONING: "the extraction's reasoning → Thinking",
+        "output field": "the signature's outputs → the answer's AssistantText",
+    },
+    ignored={"dspy_*": "DSPy's own dspy_ keys of a Prediction"},
+)
