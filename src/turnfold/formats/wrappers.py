@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from turnfold import codec
+from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source
 from turnfold.model import Transcript
@@ -350,6 +351,17 @@ def sample(messages: list[Any], size: int = 60) -> list[Any]:
     if len(messages) <= size:
         return messages
     return messages[: size - 10] + messages[-10:]
+
+
+def listed_evidence(source: Source, classify: Callable[[Any], int], lacks: str) -> Evidence | None:
+    """How a source of messages reads by ``classify``: its first records when it holds one a
+    line, a :func:`sample` of them when it is one JSON list; None for a JSON document that is no
+    list, whose shape its format weighs itself (a response, a run, a session)."""
+    if not source.is_document:
+        return Evidence.of(source.head_values(), classify, lacks)
+    if isinstance(source.document, list):
+        return Evidence.of(sample(source.document), classify, lacks)
+    return None
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")

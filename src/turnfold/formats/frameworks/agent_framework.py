@@ -103,7 +103,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, plain_each, type_of_record
-from turnfold.formats.wrappers import sample
+from turnfold.formats.wrappers import listed_evidence, sample
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -188,11 +188,10 @@ _LACKS = "no Message with typed contents"
 
 def detect(source: Source) -> Evidence:
     """An ``AgentResponse`` / ``ChatResponse``, ``Message`` list, ``AgentSession`` or workflow."""
-    if not source.is_document:
-        return Evidence.of(source.head_values(), _classify, _LACKS)
+    listed = listed_evidence(source, _classify, _LACKS)
+    if listed is not None:
+        return listed
     document = source.document
-    if isinstance(document, list):
-        return Evidence.of(sample(document), _classify, _LACKS)
     if not isinstance(document, Mapping):
         return Evidence.none("no agent-framework object")
     kind = document.get("type")

@@ -92,7 +92,7 @@ from turnfold.formats.source import (
     plain_value,
     type_of_record,
 )
-from turnfold.formats.wrappers import sample
+from turnfold.formats.wrappers import listed_evidence
 from turnfold.model import (
     AssistantText,
     Entry,
@@ -155,11 +155,10 @@ _LACKS = "no blocks with a block_type"
 
 def detect(source: Source) -> Evidence:
     """``ChatMessage`` dumps (a list, one, or a run's messages), or an ``AgentOutput``'s."""
-    if not source.is_document:
-        return Evidence.of(source.head_values(), _classify, _LACKS)
+    listed = listed_evidence(source, _classify, _LACKS)
+    if listed is not None:
+        return listed
     document = source.document
-    if isinstance(document, list):
-        return Evidence.of(sample(document), _classify, _LACKS)
     if not isinstance(document, MAPPINGS):
         return Evidence.none("no ChatMessage")
     if isinstance(document.get(RUN_KEY), Mapping):
