@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from turnfold.formats.source import Source
 
 #: A format is a candidate only when it reads at least this share of the sample.
 MIN_SHARE = 0.5
@@ -53,6 +56,14 @@ class Evidence:
             lacks="" if marks else lacks,
             sampled=len(verdicts),
         )
+
+    @classmethod
+    def of_events(cls, source: Source, classify: Callable[[Any], int], lacks: str) -> Evidence:
+        """Evidence from a program's events (a CLI's stream): its first records, JSON lines or
+        one JSON array of them; a single JSON object is weighed as one event."""
+        if source.is_document and not isinstance(source.document, list):
+            return cls.of([source.document], classify, lacks)
+        return cls.of(source.head_values(), classify, lacks)
 
     @classmethod
     def none(cls, lacks: str) -> Evidence:

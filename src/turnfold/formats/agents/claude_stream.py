@@ -178,9 +178,7 @@ _LACKS = "no stream-json event (session_id, parent_tool_use_id)"
 
 def detect(source: Source) -> Evidence:
     """Stream-json events: JSON lines, or one JSON array of them."""
-    if source.is_document and not isinstance(source.document, list):
-        return Evidence.of([source.document], _classify, _LACKS)
-    return Evidence.of(source.head_values(), _classify, _LACKS)
+    return Evidence.of_events(source, _classify, _LACKS)
 
 
 # --- reading --------------------------------------------------------------------------------

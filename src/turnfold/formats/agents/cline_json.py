@@ -144,9 +144,7 @@ _LACKS = "no Cline CLI --json event (agent_event, hook_event, run_result)"
 
 def detect(source: Source) -> Evidence:
     """``--json`` events: JSON lines, or one JSON array of them."""
-    if source.is_document and not isinstance(source.document, list):
-        return Evidence.of([source.document], _classify, _LACKS)
-    return Evidence.of(source.head_values(), _classify, _LACKS)
+    return Evidence.of_events(source, _classify, _LACKS)
 
 
 # --- reading --------------------------------------------------------------------------------

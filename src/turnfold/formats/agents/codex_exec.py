@@ -218,9 +218,7 @@ def _is_config(value: Mapping[str, Any]) -> bool:
 def detect(source: Source) -> Evidence:
     """``thread.started``, ``turn.*`` and ``item.*`` events, one per line (or the legacy
     ``msg`` events)."""
-    if source.is_document and not isinstance(source.document, list):
-        return Evidence.of([source.document], _classify, "no thread/turn/item events")
-    return Evidence.of(source.head_values(), _classify, "no thread/turn/item events")
+    return Evidence.of_events(source, _classify, "no thread/turn/item events")
 
 
 # --- reading --------------------------------------------------------------------------------

@@ -135,9 +135,7 @@ def _classify(value: Any) -> int:
 
 def detect(source: Source) -> Evidence:
     """cursor-agent's stream-json events: JSON lines, or one JSON array of them."""
-    if source.is_document and not isinstance(source.document, list):
-        return Evidence.of([source.document], _classify, _LACKS)
-    return Evidence.of(source.head_values(), _classify, _LACKS)
+    return Evidence.of_events(source, _classify, _LACKS)
 
 
 class _Reader:

@@ -327,9 +327,7 @@ def detect(source: Source) -> Evidence:
     (``tool_use_result``), ``ResultMessage`` (``duration_api_ms``, ``num_turns``) or
     ``SystemMessage`` (``subtype``, ``data``) and no ``type``: marks only these dataclasses
     write. The CLI's typed lines are left to ``claude-stream-json``."""
-    if source.is_document and not isinstance(source.document, list):
-        return Evidence.of([source.document], _classify, _LACKS)
-    return Evidence.of(source.head_values(), _classify, _LACKS)
+    return Evidence.of_events(source, _classify, _LACKS)
 
 
 # --- reading -----------------------------------------------------------------------------
