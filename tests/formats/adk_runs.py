@@ -25,12 +25,12 @@ it; ``confirming_run`` waits for the user to confirm a tool (``require_confirmat
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncGenerator, Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from loops import run_async
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "adk"
 PROMPT = "Add 1 and 2, try explode, ask the helper and the researcher, then let the writer answer."
@@ -241,19 +241,12 @@ async def _run(
     return final, seen, failure
 
 
-def _on_thread(coroutine: Any) -> Any:
-    # A fresh thread: asyncio.run refuses to start beside a running loop, which some test
-    # before this one may leave on the main thread.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
-
-
 def run(
     wrap: Callable[[Any], Any] = lambda events: events, *, stream: bool = False
 ) -> tuple[Any, list[Any]]:
     """The scripted run: the final ``Session`` and the events ``run_async`` yielded (passed
     through ``wrap``, e.g. ``turnfold.follow``); ``stream`` asks for SSE (partial events)."""
-    session, events, _ = _on_thread(_run(_runner(), wrap, stream))
+    session, events, _ = run_async(_run(_runner(), wrap, stream))
     return session, events
 
 
@@ -262,7 +255,7 @@ def handoff_run(
 ) -> tuple[Any, list[Any]]:
     """The handoff chain triage -> billing -> refunds -> back to billing: the session and the
     events yielded (passed through ``wrap``)."""
-    session, events, _ = _on_thread(_run(_handoff_runner(), wrap, stream, HANDOFF_PROMPT))
+    session, events, _ = run_async(_run(_handoff_runner(), wrap, stream, HANDOFF_PROMPT))
     return session, events
 
 
@@ -270,7 +263,7 @@ def raising_run(
     wrap: Callable[[Any], Any] = lambda events: events,
 ) -> tuple[Any, list[Any], BaseException | None]:
     """The run whose tool raises: the session, the events yielded and the exception raised."""
-    return _on_thread(_run(_raising_runner(), wrap, False))  # type: ignore[no-any-return]
+    return run_async(_run(_raising_runner(), wrap, False))  # type: ignore[no-any-return]
 
 
 # --- a long-running tool, and a tool that needs confirmation ---------------------------------
@@ -334,7 +327,7 @@ def long_running_run(wrap: Callable[[Any], Any] = lambda events: events) -> tupl
     """The long-running tool's run: the session while the call waits (after the first
     ``run_async``, its events passed through ``wrap``) and after the client's answer (a copy
     of the same session, taken after the second ``run_async``)."""
-    return _on_thread(_waiting(wrap))  # type: ignore[no-any-return]
+    return run_async(_waiting(wrap))  # type: ignore[no-any-return]
 
 
 def _confirming_runner() -> Any:
@@ -357,7 +350,7 @@ def confirming_run(
     wrap: Callable[[Any], Any] = lambda events: events,
 ) -> tuple[Any, list[Any]]:
     """The run that waits for the user's confirmation: the session and the events yielded."""
-    session, events, _ = _on_thread(_run(_confirming_runner(), wrap, False, "Delete /a."))
+    session, events, _ = run_async(_run(_confirming_runner(), wrap, False, "Delete /a."))
     return session, events
 
 

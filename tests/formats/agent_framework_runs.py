@@ -21,11 +21,12 @@ answers; the run ends by a termination condition).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from loops import run_async
 
 PROMPT = "add 1 and 2, explode y, ask the researcher"
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "agent-framework"
@@ -168,7 +169,7 @@ def run() -> tuple[Any, Any, Any]:
     _quiet()
     agent = calc_agent()
     session = agent.create_session()
-    response = asyncio.run(agent.run(PROMPT, session=session))
+    response = run_async(agent.run(PROMPT, session=session))
     return agent, session, response
 
 
@@ -187,7 +188,7 @@ def streamed(feed: Any = None) -> tuple[Any, list[Any], Any]:
                 feed(update)
         return updates, await stream.get_final_response()
 
-    updates, final = asyncio.run(go())
+    updates, final = run_async(go())
     return agent, updates, final
 
 
@@ -205,7 +206,7 @@ def followed() -> tuple[Any, Any, Any]:
             pass
         return run, await stream.get_final_response()
 
-    run, final = asyncio.run(go())
+    run, final = run_async(go())
     return agent, run, final
 
 
@@ -266,7 +267,7 @@ def handoff() -> Any:
 def workflow_run(workflow: Any, prompt: str) -> Any:
     """A workflow run whole: its ``WorkflowRunResult``."""
     _quiet()
-    return asyncio.run(workflow.run(prompt))
+    return run_async(workflow.run(prompt))
 
 
 def workflow_streamed(workflow: Any, prompt: str, feed: Any = None) -> tuple[list[Any], Any]:
@@ -282,7 +283,7 @@ def workflow_streamed(workflow: Any, prompt: str, feed: Any = None) -> tuple[lis
                 feed(event)
         return events, await stream.get_final_response()
 
-    return asyncio.run(go())
+    return run_async(go())
 
 
 def write_fixtures() -> list[Path]:

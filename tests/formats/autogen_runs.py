@@ -21,13 +21,13 @@ other message types (:func:`selector_stream`).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
-from collections.abc import Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
+
+from loops import run_async
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "autogen"
 PROMPT = "Add 1 and 2, try the exploding tool, and ask the researcher why."
@@ -52,10 +52,8 @@ _MODEL_INFO = {
 T = TypeVar("T")
 
 
-def in_thread(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run ``coroutine`` on a fresh thread's event loop (a test may leave one running)."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+#: ``coroutine`` run on a fresh thread's event loop (a test may leave one running).
+in_thread = run_async
 
 
 def add(a: int, b: int) -> int:

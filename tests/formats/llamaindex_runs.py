@@ -13,10 +13,11 @@ each, as users save them).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
+
+from loops import run_async
 
 PROMPT = "add 1 and 2, then explode"
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "llamaindex"
@@ -114,12 +115,12 @@ def run(which: str = "solo", on_event: Any = None) -> tuple[Any, Any, list[Any]]
     """The awaited handler, its ``AgentOutput`` and the events it streamed."""
     agent = solo_agent() if which == "solo" else handoff_workflow()
     prompt = PROMPT if which == "solo" else "what is 2+3"
-    return asyncio.run(_run(agent, prompt, on_event))
+    return run_async(_run(agent, prompt, on_event))
 
 
 def run_agent(agent: Any, prompt: str) -> tuple[Any, Any, list[Any]]:
     """``agent``'s run of ``prompt``, as :func:`run` gives it."""
-    return asyncio.run(_run(agent, prompt))
+    return run_async(_run(agent, prompt))
 
 
 def memory_of(handler: Any) -> list[Any]:
@@ -129,7 +130,7 @@ def memory_of(handler: Any) -> list[Any]:
         memory = await handler.ctx.store.get("memory")
         return list(await memory.aget_all())
 
-    return asyncio.run(messages())
+    return run_async(messages())
 
 
 def write_fixtures() -> None:

@@ -23,9 +23,10 @@ import asyncio
 import json
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from loops import on_thread
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "openai-agents"
 PROMPT = "Add 1 and 2, try the exploding tool, then let the writer answer."
@@ -39,14 +40,6 @@ def run(agent: Callable[[], Any] | None = None, prompt: str | list[Any] = PROMPT
     from agents import Runner
 
     return on_thread(lambda: Runner.run_sync((agent or _triage)(), prompt))
-
-
-def on_thread(work: Callable[[], Any]) -> Any:
-    """``work()`` on a thread of its own: ``run_sync`` and ``asyncio.run`` refuse to start
-    beside a running event loop, and some test before this one may leave one running on the
-    main thread (the Inspect tests do the same)."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(work).result()
 
 
 def run_chain() -> Any:

@@ -7,7 +7,6 @@ calls ``add`` (succeeds) and ``explode`` (raises), finishes and answers with rea
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from typing import Any
 import dspy_runs  # sets litellm's local price map before dspy is imported
 import pytest
 from counters_dspy import dspy as count_calls
+from loops import run_async
 
 import turnfold
 from turnfold.formats import TranscriptFormatError
@@ -258,7 +258,7 @@ def test_A2_async_follow_under_a_running_loop_nests_the_inner_program_at_the_end
             followed = turnfold.follow(program(question="q"), display=False)
             return followed, [event async for event in followed]
 
-    followed, events = asyncio.run(main())
+    followed, events = run_async(main())
     assert followed.transcript == turnfold.load(events[-1])
     (call,) = followed.transcript.tool_calls()  # the helper's add was not shown at the top
     assert call.subagent is not None

@@ -7,7 +7,6 @@ an ``AgentWorkflow`` whose ``lead`` hands off to ``math``.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -26,6 +25,7 @@ pytest.importorskip("llama_index.core")
 import llamaindex_runs
 from counters_llamaindex import llamaindex as count_calls
 from flat_reads import assert_read_alike, read_both
+from loops import run_async
 
 SOLO = llamaindex_runs.FIXTURES / "llama-index-core_v0.14.25_memory_solo.json"
 HANDOFF = llamaindex_runs.FIXTURES / "llama-index-core_v0.14.25_memory_handoff.json"
@@ -95,7 +95,7 @@ def test_L3_the_memory_alone_has_no_error_flag_so_its_calls_are_unknown(
     assert [c[4] for c in calls_of(transcript)] == ["3", "boom: y"]
     assert transcript.entries[-1].text == ANSWER
     # The memory object itself, and the context, read the same without running the loop.
-    memory = asyncio.run(handler.ctx.store.get("memory"))
+    memory = run_async(handler.ctx.store.get("memory"))
     assert calls_of(turnfold.load(memory)) == calls_of(transcript)
     assert calls_of(turnfold.load(handler.ctx)) == calls_of(transcript)
 
@@ -229,7 +229,7 @@ def test_A2_async_follow_under_a_running_loop_yields_every_event_unchanged() -> 
         await handler
         return handler, followed, passed
 
-    handler, followed, passed = asyncio.run(main())
+    handler, followed, passed = run_async(main())
     assert type(passed[-1]).__name__ == "StopEvent"
     assert followed.transcript.metadata["source_format"] == "llamaindex"
     assert followed.transcript == turnfold.load(handler)
@@ -305,7 +305,7 @@ def _run_values(which: str) -> Any:
     if which == "solo-messages":
         return llamaindex_runs.memory_of(handler)
     if which == "solo-memory":
-        return asyncio.run(handler.ctx.store.get("memory"))
+        return run_async(handler.ctx.store.get("memory"))
     if which == "solo-context":
         return handler.ctx
     return handler
