@@ -16,6 +16,7 @@ from typing import Any
 import dspy_runs  # sets litellm's local price map before dspy is imported
 import pytest
 from counters_dspy import dspy as count_calls
+from flat_reads import assert_read_alike
 from loops import run_async
 
 import turnfold
@@ -226,6 +227,107 @@ def test_L4_unknown_keys_warn_and_what_is_no_run_is_refused(solo: tuple[Any, Any
     for no_run in ({"trajectory": "text"}, [{"thought_0": "t"}]):
         with pytest.raises(TranscriptFormatError):
             turnfold.load(no_run, format="dspy")
+
+
+# --- issue 22: a trajectory as ReAct writes it, read at once ------------------------------------
+
+
+def read_both(monkeypatch: pytest.MonkeyPatch, value: Any, **options: Any) -> tuple[Any, Any, bool]:
+    """``value`` loaded as a user loads it, and loaded with ``_react_steps`` declining, so that
+    every trajectory's keys are read one by one; and whether the first read took them at once."""
+    original = reader._react_steps
+    taken: list[bool] = []
+
+    def spy(trajectory: Any) -> Any:
+        steps = original(trajectory)
+        taken.append(steps is not None)
+        return steps
+
+    with monkeypatch.context() as patched:
+        patched.setattr(reader, "_react_steps", spy)
+        read = turnfold.load(value, **options)
+    with monkeypatch.context() as patched:
+        patched.setattr(reader, "_react_steps", lambda trajectory: None)
+        built = turnfold.load(value, **options)
+    return read, built, bool(taken) and all(taken)
+
+
+def test_I22_a_trajectory_as_react_writes_it_reads_at_once_as_key_by_key(
+    monkeypatch: pytest.MonkeyPatch,
+    solo: tuple[Any, Any, Any],
+    nested: tuple[Any, Any, Any],
+) -> None:
+    agent, prediction, _ = solo
+    long_agent, long_lm, long_run = dspy_runs.long_run(30)
+    long = long_run()
+    # ReAct cuts a trajectory's first step off when the prompt exceeds the context window.
+    cut = dict(long.trajectory)
+    long_agent.truncate_trajectory(cut)
+    assert next(iter(cut)) == "thought_1"
+    values: dict[str, tuple[Any, dict[str, Any]]] = {
+        "solo": (prediction, {}),
+        "solo, agent=": (prediction, {"agent": agent}),
+        "nested": (nested[1], {}),  # the helper's trajectory too
+        "saved": (SOLO, {}),
+        "long, agent=": (long, {"agent": long_lm}),
+        "cut": (dspy.Prediction(trajectory=cut, reasoning="r", answer="done"), {}),
+    }
+    for label, (value, options) in values.items():
+        read, built, taken = read_both(monkeypatch, value, **options)
+        assert taken, label
+        assert_read_alike(read, built, label)
+    read = turnfold.load(long, agent=long_lm)
+    assert calls_of(read) == [(f"step-{n}", "add", {"a": n, "b": 1}, "success") for n in range(30)]
+    assert [c.result.text for c in read.tool_calls() if c.result] == [str(n + 1) for n in range(30)]
+    thoughts = [e for e in read.entries if isinstance(e, Thinking)]
+    assert [t.text for t in thoughts[:30]] == [f"step {n}" for n in range(30)]
+    # Each step's LM call found in the history (the finish step's too), usage on its thought.
+    assert all(t.usage is not None and t.timestamp for t in thoughts[:31])
+    shortened = turnfold.load(values["cut"][0])
+    assert texts(shortened)[0] == "step 1"  # its first step is the one ReAct kept first
+    assert calls_of(shortened)[0] == ("step-0", "add", {"a": 1, "b": 1}, "success")
+
+
+def test_I22_a_trajectory_of_any_other_shape_is_read_key_by_key_as_its_steps_say() -> None:
+    react = {
+        "thought_0": "t0", "tool_name_0": "add", "tool_args_0": {"a": 1}, "observation_0": 2,
+        "thought_1": "t1", "tool_name_1": "explode", "tool_args_1": {"x": "y"},
+        "observation_1": "Execution error in explode: boom",
+        "thought_2": "t2", "tool_name_2": "finish", "tool_args_2": {}, "observation_2": "ok",
+    }  # fmt: skip
+    assert reader._react_steps(react) is not None
+    expected = turnfold.load({"trajectory": react, "answer": "a"})
+    assert calls_of(expected) == [
+        ("step-0", "add", {"a": 1}, "success"), ("step-1", "explode", {"x": "y"}, "error"),
+    ]  # fmt: skip
+    keys = list(react)
+    others = {
+        "steps in another order": {k: react[k] for k in keys[4:8] + keys[:4] + keys[8:]},
+        "a step's keys in another order": {k: react[k] for k in [keys[3], *keys[:3], *keys[4:]]},
+        "numbered from 5": {
+            f"{k.rsplit('_', 1)[0]}_{int(k.rsplit('_', 1)[1]) + 5}": v for k, v in react.items()
+        },
+    }
+    for label, trajectory in others.items():
+        assert reader._react_steps(trajectory) is None or label == "numbered from 5", label
+        assert turnfold.load({"trajectory": trajectory, "answer": "a"}) == expected, label
+    # What ReAct never writes is read key by key, whatever the fast read would make of it.
+    for label, trajectory in {
+        "a step without its observation": {k: v for k, v in react.items() if k != keys[3]},
+        "a leading zero": {("thought_00" if k == "thought_0" else k): v for k, v in react.items()},
+        "an unknown key": {**react, "x_3": 1},
+        "a key that is no string": {**react, 3: "x"},
+        "CodeAct's keys": {"generated_code_0": "1", "code_output_0": "1", "x": 1, "y": 2},
+        "empty": {},
+    }.items():
+        assert reader._react_steps(trajectory) is None, label
+    huge = "thought_" + "1" * 5000  # int() refuses it: the load raised ValueError
+    for label, unknown in {"x_3": {"x_3": 1}, "a number of 5000 digits": {huge: "t"}}.items():
+        trajectory = others["steps in another order"] | unknown
+        partial = turnfold.load({"trajectory": trajectory, "answer": "a"}, format="dspy")
+        (key,) = unknown
+        assert [w.reason for w in partial.warnings] == [f"trajectory key {key!r} not read"], label
+        assert calls_of(partial) == calls_of(expected), label
 
 
 # --- A-2: live ----------------------------------------------------------------------------------

@@ -78,8 +78,10 @@ from turnfold.model import (
     SystemNotice,
     Thinking,
     ToolCall,
+    ToolStatus,
     Transcript,
     Usage,
+    maker,
 )
 from turnfold.usage import attach_usage
 
@@ -87,9 +89,11 @@ NAME = "dspy"
 #: ``load(prediction, agent=program)``: the program (or LM) holds the run's LM calls.
 READS_AGENT = True
 
-#: A trajectory's keys (``predict/react.py``, ``predict/code_act.py``).
+#: A trajectory's keys (``predict/react.py``, ``predict/code_act.py``). A step's number has at
+#: most nine digits: ``int()`` refuses a string of thousands (a key of a hand-made trajectory),
+#: which is then no step's key, said in a warning, where it made the load raise.
 _STEP_KEY = re.compile(
-    r"(thought|tool_name|tool_args|observation|generated_code|code_output)_(\d+)\Z"
+    r"(thought|tool_name|tool_args|observation|generated_code|code_output)_(\d{1,9})\Z"
 )
 #: The tool that ends a ReAct run (``react.py``: ``tools["finish"]``).
 FINISH = "finish"
@@ -220,6 +224,8 @@ def match_calls(
     the latest call back, the answer's first (its response holds the answer's values), then
     each step's (its response holds the step's thought and tool name). A step whose call is
     not found gets none: nothing is guessed."""
+    if not history:  # no agent= given: no call to look for
+        return [None] * len(steps), None
     texts = [_output_text(entry) for entry in history]
     end = len(texts)
 
@@ -268,19 +274,71 @@ def _program_tools(agent: Any) -> frozenset[str]:
     )
 
 
-def _steps(trajectory: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The trajectory's steps in order, each as ``{"thought", "tool_name", ...}``."""
+def _steps(trajectory: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The trajectory's steps in order, each as ``{"thought", "tool_name", ...}``, and the keys
+    that are no step's. A trajectory as ReAct writes it is read by :func:`_react_steps`, the
+    same steps at once; any other (CodeAct's, one with a step's keys out of ReAct's order or
+    one missing, one put together by hand) key by key."""
+    react = _react_steps(trajectory)
+    if react is not None:
+        return react, []
     steps: dict[int, dict[str, Any]] = {}
+    unread: list[Any] = []
     for key, value in trajectory.items():
         found = _STEP_KEY.match(key) if isinstance(key, str) else None
         if found is None:
+            unread.append(key)
             continue
         field, index = found.group(1), int(found.group(2))
         steps.setdefault(index, {})[_FIELD_NAMES.get(field, field)] = value
-    return [steps[index] for index in sorted(steps)]
+    return [steps[index] for index in sorted(steps)], unread
 
 
 _FIELD_NAMES = {"tool_args": "args", "generated_code": "code", "code_output": "output"}
+#: A ReAct step's keys, in the order ``react.py`` writes them (``thought_<i>``, ``tool_name_<i>``,
+#: ``tool_args_<i>``, ``observation_<i>``), and the step fields they are read as.
+_REACT_FIELDS = ("thought", "tool_name", "tool_args", "observation")
+_REACT_STEP = tuple(_FIELD_NAMES.get(field, field) for field in _REACT_FIELDS)
+#: The keys of ReAct's first steps, in order: made once, not per load (issue 22). Replaced, never
+#: changed, when a longer trajectory is met, up to this many steps; the keys of a longer one are
+#: made for it.
+_react_key_names: tuple[str, ...] = ()
+_REACT_KEYS_KEPT = 10_000
+
+
+def _react_keys(start: int, count: int) -> tuple[str, ...]:
+    """The keys ReAct writes for steps ``start`` to ``start + count - 1``, in its order."""
+    global _react_key_names
+    end = start + count
+    if end > len(_react_key_names) // 4 and len(_react_key_names) < 4 * _REACT_KEYS_KEPT:
+        steps = min(_REACT_KEYS_KEPT, max(end, 2 * len(_react_key_names) // 4))
+        _react_key_names = tuple(f"{f}_{i}" for i in range(steps) for f in _REACT_FIELDS)
+    names = _react_key_names  # one read: another thread may replace it
+    if end <= len(names) // 4:
+        return names[4 * start : 4 * end]
+    return tuple(f"{f}_{i}" for i in range(start, end) for f in _REACT_FIELDS)
+
+
+def _react_steps(trajectory: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The steps of a trajectory as ReAct writes it: each step's four keys in order, the steps
+    numbered on from the first (0, or later when ReAct cut the first ones off to fit the
+    context window). Its keys are compared with those names at once, no key read by
+    :data:`_STEP_KEY` one at a time: the same steps :func:`_steps` reads key by key, or None
+    for any other trajectory."""
+    keys = tuple(trajectory)
+    count, rest = divmod(len(keys), 4)
+    first = keys[0] if keys else None
+    found = _STEP_KEY.match(first) if type(first) is str and not rest else None
+    if found is None or found.group(1) != _REACT_FIELDS[0]:
+        return None
+    if keys != _react_keys(int(found.group(2)), count):
+        return None
+    values = iter(trajectory.values())
+    thought, name, args, observation = _REACT_STEP
+    return [
+        {thought: t, name: n, args: a, observation: o}
+        for t, n, a, o in zip(values, values, values, values, strict=True)
+    ]
 
 
 def _outputs(document: Mapping[str, Any]) -> list[tuple[str, Any]]:
@@ -299,10 +357,15 @@ def _answer_text(outputs: list[tuple[str, Any]]) -> str:
     return "\n".join(f"{key}: {stringify(value)}" for key, value in outputs)
 
 
+#: Observations that are no mapping, told by their type alone (most tools return one of these):
+#: ``isinstance(value, Mapping)`` asks the ABC for each.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _nested_run(value: Any) -> Mapping[str, Any] | None:
     """An observation that is another program's run: its ``Prediction`` (as :func:`plain` and
     ``toDict()`` give it), known by its step-keyed ``trajectory``."""
-    if not isinstance(value, MAPPINGS):
+    if type(value) in _SCALARS or not isinstance(value, MAPPINGS):
         return None
     trajectory = value.get(_TRAJECTORY)
     return value if isinstance(trajectory, MAPPINGS) and _steps_of(trajectory) else None
@@ -323,6 +386,9 @@ class DspyBuilder(TranscriptBuilder):
         self.cost: float | None = None
 
     def build(self, document: Mapping[str, Any]) -> None:
+        """Every entry of the run made first, each call settled by its observation, and then
+        appended at once (issue 22): none is in the transcript while it is made, so none is
+        updated."""
         held = document.get(_TRAJECTORY)
         if isinstance(held, MAPPINGS):
             trajectory: Mapping[str, Any] = held
@@ -334,31 +400,36 @@ class DspyBuilder(TranscriptBuilder):
             trajectory, outputs, reasoning = {}, _outputs(document), document.get(_REASONING)
             if held is not None:
                 self.warn(f"a trajectory that is no dict ({type(held).__name__}): not read", 1)
-        for key in trajectory:
-            if not isinstance(key, str) or _STEP_KEY.match(key) is None:
-                self.warn(f"trajectory key {key!r} not read", 1)
-        steps = _steps(trajectory)
+        steps, unread = _steps(trajectory)
+        for key in unread:
+            self.warn(f"trajectory key {key!r} not read", 1)
         answer_values = [reasoning, *(v for _, v in outputs)]
         calls, answer_call = match_calls(
             self.history, steps, [v for v in answer_values if isinstance(v, str) and v]
         )
+        made: list[Entry] = []
         for position, step in enumerate(steps):
-            self._step(position, step, calls[position])
+            start = len(made)
+            self._step(position, step, made)
+            if calls[position] is not None:
+                self._settle_call(made[start:], calls[position])
         if steps and steps[-1].get("tool_name") != FINISH and "code" not in steps[-1]:
             text = "The trajectory ends without the finish tool: max_iters was reached, or the "
             text += "model named no valid tool (DSPy logs which)."
-            self.transcript.append(SystemNotice(text=text, level="warning", subtype="no_finish"))
-        entries: list[Entry] = []
+            made.append(SystemNotice(text=text, level="warning", subtype="no_finish"))
+        start = len(made)
         if isinstance(reasoning, str) and reasoning:
-            entries.append(self.transcript.append(Thinking(text=reasoning)))
+            made.append(_new_thinking(reasoning))
         if outputs:
-            entries.append(self.transcript.append(AssistantText(text=_answer_text(outputs))))
-        self._settle_call(entries, answer_call)
+            made.append(AssistantText(text=_answer_text(outputs)))
+        self._settle_call(made[start:], answer_call)
+        self.transcript.extend(made)
         if self.cost is not None:
             self.transcript.metadata["cost_usd"] = self.cost
 
     def _settle_call(self, entries: list[Entry], call: _Call | None) -> None:
-        """The LM call's usage, model and time on the entries its response wrote."""
+        """The LM call's usage, model and time on the entries its response wrote (not yet in
+        the transcript: set, not updated)."""
         if call is None or not entries:
             return
         if call.timestamp is not None:
@@ -372,27 +443,31 @@ class DspyBuilder(TranscriptBuilder):
         if call.cost is not None:
             self.cost = (self.cost or 0.0) + call.cost
 
-    def _step(self, position: int, step: dict[str, Any], call: _Call | None) -> None:
-        entries: list[Entry] = []
+    def _step(self, position: int, step: dict[str, Any], made: list[Entry]) -> None:
+        """A step's thought and call, onto ``made``."""
         thought = step.get("thought")
-        if isinstance(thought, str) and thought:
-            entries.append(self.transcript.append(Thinking(text=thought)))
-        elif thought is not None and not isinstance(thought, str):
-            entries.append(self.transcript.append(Thinking(text=stringify(thought))))
+        if isinstance(thought, str):
+            if thought:
+                made.append(_new_thinking(thought))
+        elif thought is not None:
+            made.append(_new_thinking(stringify(thought)))
         if step.get("tool_name") != FINISH:
-            made = self._call(position, step)
-            if made is not None:
-                entries.append(self.transcript.append(made))
-        self._settle_call(entries, call)
+            call = self._call(position, step)
+            if call is not None:
+                made.append(call)
 
     def _call(self, position: int, step: dict[str, Any]) -> ToolCall | None:
+        """A step's call, made settled by its observation (CodeAct's steps told by their
+        keys, which a ReAct step's two tests rule out)."""
         observation = step.get("observation")
-        codeact = isinstance(observation, str) and observation.startswith(_CODE_ERRORS)
-        if "code" in step or (("output" in step or codeact) and "tool_name" not in step):
+        if "code" in step or (
+            "tool_name" not in step
+            and ("output" in step or (isinstance(observation, str) and _code_failed(observation)))
+        ):
             name: Any = CODE_TOOL
             args: Any = {"code": step["code"]} if isinstance(step.get("code"), str) else None
             value = step.get("output", observation)
-            failed = isinstance(observation, str) and observation.startswith(_CODE_ERRORS)
+            failed = isinstance(observation, str) and _code_failed(observation)
         else:
             name, args, value = step.get("tool_name"), step.get("args"), observation
             failed = isinstance(value, str) and value.startswith(f"{_ERROR_PREFIX}{name}: ")
@@ -404,22 +479,20 @@ class DspyBuilder(TranscriptBuilder):
         if name == CODE_TOOL and args is None and observation is not None:
             failed = True  # CodeAct's code did not parse: only the observation says so
         run = _nested_run(value)
-        subagent = self._subagent(name, args, run)
         result = None
         if run is not None:
             outputs = _outputs(run)
             result = text_result(_answer_text(outputs) if outputs else None)
         elif value is not None or "observation" in step or "output" in step:
             result = text_result(stringify(value) if value is not None else None)
-        return ToolCall(
-            call_id=f"step-{position}",
-            name=name,
-            args=args,
-            description=describe_args(name, args),
-            status="error" if failed else ("success" if result is not None else "unknown"),
-            result=result,
-            subagent=subagent,
+        status: ToolStatus = "error" if failed else "success" if result is not None else "unknown"
+        subagent = (
+            self._subagent(name, args, run)
+            if run is not None or name in self.program_tools
+            else None
         )
+        description = describe_args(name, args)
+        return _new_call(f"step-{position}", name, args, description, status, result, subagent)
 
     def _subagent(self, name: str, args: Any, run: Mapping[str, Any] | None) -> SubAgent | None:
         """A tool's run of another DSPy program: nested when the observation is its
@@ -440,6 +513,19 @@ class DspyBuilder(TranscriptBuilder):
         if name in self.program_tools:
             return SubAgent(name=name, task=task, steps_missing=True)
         return None
+
+
+def _code_failed(observation: str) -> bool:
+    """CodeAct's observation for code that did not parse or failed."""
+    return observation.startswith(_CODE_ERRORS)
+
+
+#: The entries a load makes one of per step, at a third of the cost of calling their classes
+#: (:func:`~turnfold.model.maker`; issue 22).
+_new_thinking = maker(Thinking, "text")
+_new_call = maker(
+    ToolCall, "call_id", "name", "args", "description", "status", "result", "subagent"
+)
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -480,7 +566,11 @@ def plain(value: Any) -> Any:
         )
     record = dict(store)
     trajectory = record.get(_TRAJECTORY)
-    if isinstance(trajectory, dict):
+    # The types of its values first, at C speed: most runs hold no Prediction, and then no
+    # value is looked at one by one (issue 22).
+    if isinstance(trajectory, dict) and any(
+        kind.__name__ == "Prediction" for kind in set(map(type, trajectory.values()))
+    ):
         nested = [
             key for key, item in trajectory.items()
             if type(item).__name__ == "Prediction" and key.startswith("observation_")
