@@ -258,3 +258,17 @@ def test_L4_cursor_agent_odd_events_are_warned_and_accounted() -> None:
 )
 def test_L2_cursor_agent_stream_detection(value: list[Any], expected: str) -> None:
     assert which_format(from_object(value)) == expected
+
+
+def test_L4_an_event_warned_of_is_accounted_for_once_under_its_record_type() -> None:
+    unknown = {"type": "tool_call", "subtype": "completed", "call_id": "nope",
+               "tool_call": {"shellToolCall": {"args": {}, "result": {}}}}  # fmt: skip
+    lines = [init(), unknown, said("assistant", "done")]
+    transcript = turnfold.load("\n".join(json.dumps(line) for line in lines).encode())
+    assert [w.reason for w in transcript.warnings] == [
+        "tool_call completed for an unknown call_id 'nope'"
+    ]
+    counts = transcript.accounting.counts
+    assert counts["tool_call/completed"] == {"warned": 1}
+    assert "tool_call" not in counts  # not counted a second time under its type alone
+    assert sum(n for per in counts.values() for n in per.values()) == len(lines)

@@ -149,6 +149,8 @@ class _Reader:
         self._thoughts: list[str] = []  # the thinking deltas of the thought being streamed
         self._thought_at: str | None = None
         self._run: list[Entry] = []  # the entries since the last result: whose usage it gives
+        self._kind = ""  # the record type of the event being read
+        self._warned = False  # whether it was warned of (and so accounted for)
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
         """One event, noted as mapped, ignored or warned before the next is read."""
@@ -158,12 +160,17 @@ class _Reader:
             self.source.warn(f"not a cursor-agent stream-json event ({name}) skipped", line,
                              record_type=name)  # fmt: skip
             return
-        warned = len(self.source.warnings)
+        self._kind, self._warned = kind, False
         self._event(record, kind, line)
-        if len(self.source.warnings) > warned:
-            self.source.note(kind, "warned")
-        else:
+        if not self._warned:
             self.source.note(kind, RECORDS.disposition(kind) or "mapped")
+
+    def _warn(self, reason: str, line: int) -> None:
+        """A problem with the current event, which accounts for it as warned, once: a
+        warning on its line would otherwise count it under its ``type`` alone, and the event
+        again under its record type."""
+        self.source.warn(reason, line, record_type=None if self._warned else self._kind)
+        self._warned = True
 
     def finish(self) -> Transcript:
         self._close_text()
@@ -194,7 +201,7 @@ class _Reader:
             if isinstance(content, (str, list)):
                 self._prompt(content, line)
             else:
-                self.source.warn("user event without a message", line)
+                self._warn("user event without a message", line)
         elif kind == "tool_call/started":
             self._started(record)
         elif kind == "tool_call/completed":
@@ -202,14 +209,14 @@ class _Reader:
         elif kind == "result":
             self._result(record)
         elif kind != "thinking/completed":
-            self.source.warn(f"unknown cursor-agent stream-json event {kind!r} skipped", line)
+            self._warn(f"unknown cursor-agent stream-json event {kind!r} skipped", line)
 
     def _prompt(self, content: str | list[Any], line: int) -> None:
         """The prompt of a ``user`` event: its text, read as a transcript's user line is."""
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         texts = [b["text"] for b in blocks if _is_text_block(b)]
         if len(texts) < len(blocks):
-            self.source.warn("a user event's block that is no text skipped", line)
+            self._warn("a user event's block that is no text skipped", line)
         prompt = prompt_of(texts)
         if prompt is not None:
             self._append(prompt)
@@ -263,7 +270,7 @@ class _Reader:
         call_id = record.get("call_id")
         call = self.calls.get(call_id) if isinstance(call_id, str) else None
         if call is None:
-            self.source.warn(f"tool_call completed for an unknown call_id {call_id!r}", line)
+            self._warn(f"tool_call completed for an unknown call_id {call_id!r}", line)
             return
         _, body = _tool_of(record.get("tool_call"))
         status, text = _outcome(body.get("result"))
