@@ -48,6 +48,24 @@ error texts (``Tool <name> not found…``, a handoff to an agent that is not the
 prompt is the agent's, not the memory's: a handler's is read from the workflow it ran (its
 root agent's), a live run's from its first ``AgentInput``.
 
+Calls written as text (``ReActAgent``, ``CodeActAgent``): their model writes its calls in its
+text, the agent parses them (``AgentOutput.tool_calls`` with ids of its own, uuids) and the
+memory keeps text. A ``ReActAgent`` keeps its whole reasoning as one assistant message once the
+run answers (``BaseReasoningStep.get_content()`` of each step: ``Thought:``, ``Action:``,
+``Action Input:`` as a dict's ``repr``, ``Observation:``, ``Answer:``, at lines' starts): each
+thought is a :class:`Thinking` (not the framework's ``(Implicit)`` one), each action a
+:class:`ToolCall` settled by the observation after it, the answer an :class:`AssistantText`;
+a ``CodeActAgent``'s reply holds ``<execute>`` code: its text around the code, then an
+``execute`` call of the code (``{"code": ...}``, as the agent calls its ``code_execute_fn``),
+settled by the next user message when it is the agent's ``Result of executing the code
+given:``. Such a call takes the id and ``is_error`` of the run's ``ToolCallResult`` of the same
+tool name and result text where a handler's ``AgentOutput`` has it; without one (the memory
+alone) its id is made of its batch (``msg-<line>-<tool>``) and its status is ``unknown``. The
+memory does not keep a reply the ReAct parser refused (the agent asks the model again with
+``retry_messages``), nor, for an agent handing off to a ReAct agent, which agent wrote which
+step but for the handoffs (ReAct agents share one scratchpad); a thought streamed only as
+``AgentStream`` text is all a late reader has once the run cut its answer's text.
+
 Handoffs (``AgentWorkflow``): a ``handoff`` call (``to_agent``, ``reason``) is a
 :class:`ToolCall` with a :class:`SubAgent` naming the agent; its result gives that agent
 control, and its steps nest in the call's sub-agent transcript (a handoff back to an agent
@@ -56,17 +74,24 @@ the top (rule A-1.2). The memory does not name which agent wrote a message: the 
 
 Live (A-2): ``handler.stream_events()`` (async). ``AgentInput`` gives the prompt (its first
 one: the history before the run and the user's message; its system message is
-``metadata["system"]``), ``AgentStream`` grows the text (``delta``) and the thinking
-(``thinking_delta``) being written, ``AgentOutput`` settles that response in place, ``ToolCall``
-marks its call running, ``ToolCallResult`` settles it with ``is_error``; ``StopEvent`` ends the
-run (a ``return_direct`` tool's answer, which no ``AgentOutput`` event carries, is taken from
-it). ``AgentSetup`` and the workflow's bookkeeping events show nothing; any other kind of event
-is said in a warning, once. At the end the transcript is what ``load(handler)`` gives.
+``metadata["system"]``: a ReAct or CodeAct agent's own one out of the default prompt it
+composes), ``AgentStream`` grows the text (``delta``: a ReAct reasoning's as a Thinking, a
+CodeAct reply's without its code) and the thinking (``thinking_delta``) being written,
+``AgentOutput`` settles that response in place (its ``tool_calls`` give the ids of calls written
+as text), ``ToolCall`` marks its call running, ``ToolCallResult`` settles it with ``is_error``;
+``StopEvent`` ends the run (a ``return_direct`` tool's answer, which no ``AgentOutput`` event
+carries, is taken from it). An ``AgentOutput`` with ``retry_messages`` (a ReAct reply the
+parser refused) stays as streamed with a warning notice: the only thing a live view shows that
+``load()`` of the run cannot, as the memory does not keep it. ``AgentSetup`` and the
+workflow's bookkeeping events show nothing; any other kind of event is said in a warning, once.
+At the end the transcript is what ``load(handler)`` gives.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
+import string
 from collections.abc import Mapping
 from typing import Any
 
@@ -84,6 +109,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.openai_chat import _literal
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import (
     Source,
@@ -264,6 +290,103 @@ def _outcome(call: ToolCall, text: str, failed: bool | None) -> ToolStatus:
     return "error" if failed or refused else "success"
 
 
+# --- ReAct and CodeAct: calls written as text -----------------------------------------------
+
+#: The labels a ``ReActAgent``'s reasoning is written in, each at a line's start: what the
+#: model writes (``ReActOutputParser``) and what ``BaseReasoningStep.get_content()`` writes
+#: into the memory when the run ends (the steps joined by line breaks).
+_REACT_LABEL = re.compile(r"^(Thought|Action Input|Action|Observation|Answer):[ \t]*", re.M)
+#: The thought ``ReActOutputParser`` gives a reply with no labels: the framework's, not the
+#: model's, so no :class:`Thinking`.
+_IMPLICIT = "(Implicit) I can answer without any more tools!"
+#: A ``CodeActAgent``'s code to run (its ``_extract_code_from_response``), called ``execute``.
+_CODE = re.compile(r"<execute>(.*?)</execute>", re.DOTALL)
+EXECUTE = "execute"
+#: How a ``CodeActAgent`` gives the model its code's output: a user message.
+_CODE_RESULT = "Result of executing the code given:\n\n"
+#: The Action Input of a memory's ReAct text is a dict's ``repr``: no longer one is parsed.
+_MOST_ARGUMENTS = 64 * 1024
+
+
+def react_steps(text: str) -> list[tuple[str, str]] | None:
+    """A ReAct agent's text (from its first ``Thought:``) as its labelled parts in order;
+    None for text of another form (no leading ``Thought:``, an ``Action:`` without its
+    ``Action Input:``)."""
+    if not text.lstrip().startswith("Thought:"):
+        return None
+    marks = list(_REACT_LABEL.finditer(text))
+    parts = [
+        (mark.group(1), text[mark.end() : marks[i + 1].start() if i + 1 < len(marks) else None])
+        for i, mark in enumerate(marks)
+    ]
+    for i, (label, _) in enumerate(parts):
+        if label == "Action" and (i + 1 == len(parts) or parts[i + 1][0] != "Action Input"):
+            return None
+    return [(label, value.strip()) for label, value in parts]
+
+
+def _react_arguments(text: str) -> Any:
+    """An Action Input: JSON as the model writes it, a dict's ``repr`` as the memory keeps it;
+    the text itself where neither."""
+    if len(text) > _MOST_ARGUMENTS:
+        return text
+    value = _literal(text)
+    return text if value is None else value
+
+
+def written_code(text: str) -> tuple[str, str] | None:
+    """A ``CodeActAgent`` reply's text around its ``<execute>`` blocks and their code (joined
+    as the agent joins them); None for a reply with none."""
+    if "<execute>" not in text:
+        return None
+    blocks = _CODE.findall(text)
+    if not blocks:
+        return None
+    return _CODE.sub("", text).strip(), "\n\n".join(block.strip() for block in blocks)
+
+
+def _shown_code_text(text: str) -> str:
+    """Streamed CodeAct text as the reply's entry will show it: no code, even half written."""
+    text = _CODE.sub("", text)
+    start = text.find("<execute>")
+    return text if start < 0 else text[:start]
+
+
+def _written_form(blocks: list[Any], kwargs: Mapping[str, Any]) -> str | None:
+    """An assistant message's text where its calls are written in it (ReAct, CodeAct): text
+    blocks only and no calls of its own; None for any other."""
+    if "tool_calls" in kwargs or not blocks:
+        return None
+    texts: list[str] = []
+    for block in blocks:
+        if not isinstance(block, MAPPINGS) or block.get("block_type") != "text":
+            return None
+        text = block.get("text")
+        if not isinstance(text, str):
+            return None
+        texts.append(text)
+    text = "\n".join(texts)
+    return text if react_steps(text) is not None or written_code(text) is not None else None
+
+
+def _is_written_form(text: str) -> bool:
+    """Whether the flat read leaves this text to the builder: ReAct or CodeAct text, or a
+    CodeAct result (each a few characters' test: a finished run is read at speed)."""
+    head = text[:64].lstrip()
+    return head.startswith(("Thought:", _CODE_RESULT[:20])) or "<execute>" in text
+
+
+@dataclasses.dataclass
+class _RunCall:
+    """One of a run's ``ToolCallResult`` objects whose id no message names (a ReAct or
+    CodeAct call, written as text): matched to its call by tool name and result text."""
+
+    call_id: str
+    name: str
+    text: str | None
+    failed: bool
+
+
 class LlamaBuilder(MessageBuilder):
     """Builds a transcript from ``ChatMessage`` dumps fed one at a time (static or live), each
     handoff's new agent nested under its call. ``outcomes`` maps a call id to whether its tool
@@ -277,8 +400,20 @@ class LlamaBuilder(MessageBuilder):
         self.root = self.transcript
         self.level = self.top = _Level(agent=None, transcript=self.transcript)
         self.outcomes: dict[str, bool] = {}
+        #: The run's calls no message names, for the calls written as text (ReAct, CodeAct).
+        self.run_calls: list[_RunCall] = []
+        #: Live: the calls of the reply being fed (its ``AgentOutput.tool_calls``: id, name,
+        #: arguments), for the calls its text writes.
+        self.next_calls: list[tuple[str, str, Any]] = []
         self.recognized = 0
         self._owners: dict[int, Transcript] = {}
+        #: The ids made for calls written as text, until their results name the run's own.
+        self._provisional: set[str] = set()
+        #: A CodeAct call its result message (a user message, next) settles.
+        self._code_call: ToolCall | None = None
+        #: How many steps beyond its own line each ReAct text so far held: a live run feeds
+        #: each step as a message of its own, so a batch is numbered as that message would be.
+        self._shift = 0
 
     # --- writing at the right level ----------------------------------------------------------
 
@@ -335,6 +470,12 @@ class LlamaBuilder(MessageBuilder):
         elif part == "tool":
             self._settle(kwargs.get("tool_call_id"), blocks, line)
         elif part == "user":
+            text, _ = _text_of(blocks)
+            call = self._code_call
+            if call is not None and call.result is None and text.startswith(_CODE_RESULT):
+                self._code_call = None
+                self._settle_text(call, text[len(_CODE_RESULT) :], line)
+                return
             entry = _user(blocks)
             if entry is not None:
                 self._append(entry)
@@ -344,8 +485,12 @@ class LlamaBuilder(MessageBuilder):
     def _assistant(
         self, blocks: list[Any], kwargs: Mapping[str, Any], line: int, reuse: list[Entry]
     ) -> None:
-        batch = f"msg-{line}"
+        batch = f"msg-{line + self._shift}"
         entries: list[Entry] = []
+        written = _written_form(blocks, kwargs)
+        if written is not None:
+            blocks = []  # its calls are in its text: read by _written_calls
+            entries = self._written_calls(written, line, reuse)
         for block in blocks:
             kind = block.get("block_type") if isinstance(block, MAPPINGS) else None
             entry: Entry | None = None
@@ -375,6 +520,76 @@ class LlamaBuilder(MessageBuilder):
             if isinstance(left, Thinking) and left.streaming:
                 self.update(left, streaming=False)
         attach_usage(entries, _usage(kwargs), self.level.transcript)
+
+    def _written_calls(self, text: str, line: int, reuse: list[Entry]) -> list[Entry]:
+        """A ReAct or CodeAct reply (``text``): its thoughts, text, calls, the results a
+        ReAct text holds (``Observation:``) and its answer, in order."""
+        entries: list[Entry] = []
+        at = line + self._shift  # the line a live run feeds each step at
+        steps = react_steps(text)
+        if steps is None:  # CodeAct: the text around the code, then the code's call
+            outside, code = written_code(text) or ("", "")
+            if outside:
+                entries.append(self._place(_new_text(outside), reuse))
+            self._code_call = self._text_call(EXECUTE, {"code": code}, f"msg-{at}", line)
+            if self._code_call is not None:
+                entries.append(self._append(self._code_call))
+            return entries
+        call: ToolCall | None = None
+        action: str | None = None
+        observed = False
+        for label, value in steps:
+            if label == "Observation":
+                at += 1
+                observed = True
+                if call is None or call.result is not None:
+                    self.warn("a ReAct Observation with no Action before it", line)
+                else:
+                    self._settle_text(call, value, line)
+                continue
+            if observed:  # the next reply: a message of its own live
+                at, observed = at + 1, False
+            if label == "Thought" and value and value != _IMPLICIT:
+                entries.append(self._place(_new_thinking(value), reuse))
+            elif label == "Action":
+                action = value
+            elif label == "Action Input":
+                name = action or "tool"
+                call = self._text_call(name, _react_arguments(value), f"msg-{at}", line)
+                if call is not None:
+                    entries.append(self._append(call))
+            elif label == "Answer" and value:
+                entries.append(self._place(_new_text(value), reuse))
+        self._shift = at - line
+        return entries
+
+    def _text_call(self, name: str, args: Any, batch: str, line: int) -> ToolCall | None:
+        """A call written as text: its id and arguments those of the reply's own call (live),
+        or an id made of its batch until its result finds the run's (:meth:`_settle_text`)."""
+        for position, (call_id, called, kwargs) in enumerate(self.next_calls):
+            if called == name:
+                del self.next_calls[position]
+                return self._call(call_id, name, kwargs, batch, line)
+        call_id = f"{batch}-{name}"
+        self._provisional.add(call_id)
+        return self._call(call_id, name, args, batch, line)
+
+    def _settle_text(self, call: ToolCall, text: str, line: int) -> None:
+        """A call written as text settled by its result ``text``; a call whose id was made
+        takes the id and ``is_error`` of the run's call of its name and result, where known."""
+        if call.call_id in self._provisional:
+            self._provisional.discard(call.call_id)
+            for position, known in enumerate(self.run_calls):
+                if known.name != call.name or known.text not in (None, text):
+                    continue
+                del self.run_calls[position]
+                if known.call_id not in self._calls:
+                    del self._calls[call.call_id]
+                    self._calls[known.call_id] = call
+                    self.update(call, call_id=known.call_id)
+                    self.outcomes[known.call_id] = known.failed
+                break
+        self._settle(call.call_id, [{"block_type": "text", "text": text}], line)
 
     def _call(self, call_id: Any, name: Any, args: Any, batch: str, line: int) -> ToolCall | None:
         call_id = call_id if isinstance(call_id, str) else ""
@@ -478,6 +693,22 @@ def _outcomes(calls: Any) -> dict[str, bool]:
     return out
 
 
+def _run_calls(calls: Any) -> list[_RunCall]:
+    """The run's ``ToolCallResult`` dumps as :class:`_RunCall` (by :func:`_outcomes`' rule
+    for ``is_error``), for the calls a ReAct or CodeAct text writes without their ids."""
+    failed = _outcomes(calls)
+    known = []
+    for call in as_list(calls):
+        call_id = call.get("tool_id") if isinstance(call, MAPPINGS) else None
+        name = call.get("tool_name") if isinstance(call, MAPPINGS) else None
+        if isinstance(call_id, str) and call_id in failed and isinstance(name, str):
+            output = call.get("tool_output")
+            text = output.get("content") if isinstance(output, MAPPINGS) else None
+            known.append(_RunCall(call_id, name, text if isinstance(text, str) else None,
+                                  failed[call_id]))  # fmt: skip
+    return known
+
+
 def _read_output(builder: LlamaBuilder, output: Mapping[str, Any]) -> None:
     """An ``AgentOutput`` alone: the run's calls with their results, then its response."""
     calls = as_list(output.get("tool_calls"))
@@ -522,6 +753,7 @@ def read(source: Source) -> Transcript:
         run = document.get(RUN_KEY)
         run = run if isinstance(run, MAPPINGS) else {}
         builder.outcomes.update(_outcomes(run.get("tool_calls")))
+        builder.run_calls = _run_calls(run.get("tool_calls"))
         if isinstance(run.get("agent"), str):
             transcript.metadata["agent"] = run["agent"]
             builder.level.agent = run["agent"]
@@ -664,6 +896,8 @@ def _flat_run(
                         # Set after the run to what is no text (a thinking block's may be
                         # None): its dump says what it is, or that it cannot be read.
                         return None
+                    if kind == "text" and _is_written_form(str(text)):
+                        return None  # ReAct's or CodeAct's calls, written as text
                     entry = _written(kind, own)
                     if entry is not None:
                         made.append(entry)
@@ -676,6 +910,8 @@ def _flat_run(
             texts = [block.__dict__ for block in blocks]
             if any(text["block_type"] != "text" or type(text["text"]) is not str for text in texts):
                 return None  # an image, an attachment…: the builder's, from the dump
+            if part == "user" and any(_is_written_form(text["text"]) for text in texts):
+                return None  # a CodeAct result: the builder's
             if part == "tool":
                 call = calls.get(kwargs.get("tool_call_id", ""))  # no call has an empty id
                 if call is None or call.result is not None:
@@ -754,9 +990,15 @@ def _outcome_record(call: Any) -> Any:
     messages (its ``tool_id`` and ``tool_output.is_error``), by attribute: its whole dump
     copies the tool's raw input and output too (issue 22). Anything else by its dump."""
     tool_id = getattr(call, "tool_id", None)
-    failed = getattr(getattr(call, "tool_output", None), "is_error", None)
+    output = getattr(call, "tool_output", None)
+    failed = getattr(output, "is_error", None)
     if type(tool_id) is str and type(failed) is bool:
-        return {"tool_id": tool_id, "tool_output": {"is_error": failed}}
+        # The name and result text pair a ReAct or CodeAct call (no id in the memory) with it.
+        content = getattr(output, "content", None)
+        return {
+            "tool_id": tool_id, "tool_name": getattr(call, "tool_name", None),
+            "tool_output": {"is_error": failed, "content": content},
+        }  # fmt: skip
     return _dump(call)
 
 
@@ -839,6 +1081,45 @@ _QUIET = NameSet({"AgentSetup", "ToolCall", "StartEvent", "AgentWorkflowStartEve
                   "StepStateChanged", "EventsQueueChanged", "UnhandledEvent"})  # fmt: skip
 
 
+def _prompt_forms() -> list[re.Pattern[str]]:
+    """The system prompts a ``ReActAgent`` and a ``CodeActAgent`` compose around the agent's
+    own (their default templates, LlamaIndex's), each with the own one as ``own``."""
+    if not _FORMS:
+        from llama_index.core.agent.react.prompts import (
+            CONTEXT_REACT_CHAT_SYSTEM_HEADER,
+            REACT_CHAT_SYSTEM_HEADER,
+        )
+        from llama_index.core.agent.workflow.codeact_agent import DEFAULT_CODE_ACT_PROMPT
+
+        # With its context first: the other's tool descriptions (any text) could hold it.
+        for header in (CONTEXT_REACT_CHAT_SYSTEM_HEADER, REACT_CHAT_SYSTEM_HEADER):
+            pattern = ""
+            for literal, field, _, _ in string.Formatter().parse(header):
+                pattern += re.escape(literal)
+                if field is not None:
+                    pattern += "(?P<own>.*)" if field == "context" else ".*?"
+            _FORMS.append(re.compile(pattern, re.DOTALL))
+        # A PromptTemplate: only its one field is filled in, the agent's own prompt after it.
+        head, tail = DEFAULT_CODE_ACT_PROMPT.split("{tool_descriptions}", 1)
+        code = re.escape(head) + ".*?" + re.escape(tail) + "(?:\n(?P<own>.*))?"
+        _FORMS.append(re.compile(code, re.DOTALL))
+    return _FORMS
+
+
+_FORMS: list[re.Pattern[str]] = []
+
+
+def agent_prompt(text: str) -> str | None:
+    """The agent's own system prompt in a live run's system message (what a load reads from
+    the agent): a ReAct or CodeAct agent's default prompt holds it (or none)."""
+    for form in _prompt_forms():
+        found = form.fullmatch(text)
+        if found is not None:
+            own = found.groupdict().get("own")
+            return own.strip() or None if own else None
+    return text
+
+
 class Follower:
     """Maps ``handler.stream_events()`` events into ``transcript`` as they arrive (spec A-2)."""
 
@@ -852,7 +1133,14 @@ class Follower:
         self._shown: list[Entry] = []
         self._block: Entry | None = None
         self._parts: list[str] = []
+        #: Whether ``_block`` shows the reply's text (``_text``, as written so far), which a
+        #: ReAct agent's reasoning makes a Thinking.
+        self._in_text = False
+        self._text = ""
+        #: The reply's whole text as streamed (a ReAct answer's is cut once the run ends).
+        self._reply = ""
         self._last_response: Any = None
+        self._last_output: Any = None
 
     def feed(self, event: Any) -> None:
         kind = type(event).__name__
@@ -860,9 +1148,9 @@ class Follower:
             self._input(event)
         elif kind == "AgentStream":
             if event.thinking_delta:
-                self._grow(Thinking, event.thinking_delta)
+                self._grow_thinking(event.thinking_delta)
             if event.delta:
-                self._grow(AssistantText, event.delta)
+                self._grow_text(event.delta)
         elif kind == "AgentOutput":
             self._output(event)
         elif kind == "ToolCallResult":
@@ -895,33 +1183,94 @@ class Follower:
         for message in event.input:
             record = _dump(message)
             if record.get("role") == "system":  # the agent's, not the memory's: no line
-                self.builder.feed_message(record, 0)
+                text, _ = _text_of(record.get("blocks"))
+                own = agent_prompt(text)
+                if own:
+                    self.transcript.metadata["system"] = own
             else:
                 self._next(record)
 
-    def _grow(self, kind: type[AssistantText] | type[Thinking], piece: str) -> None:
+    def _grow_thinking(self, piece: str) -> None:
         block = self._block
-        if type(block) is not kind:
-            self._parts = [piece]
-            entry = Thinking(text=piece, streaming=True) if kind is Thinking else kind(text=piece)
-            self._shown.append(self.builder._append(entry))
-            self._block = entry
+        if block is None or self._in_text:
+            self._parts, self._in_text = [piece], False
+            self._block = Thinking(text=piece, streaming=True)
+            self._shown.append(self.builder._append(self._block))
             return
-        assert block is not None
         self._parts.append(piece)
         self.builder.update(block, text="".join(self._parts))
 
+    def _grow_text(self, piece: str) -> None:
+        """The reply's text grows: a ReAct agent's reasoning (from ``Thought:``) as a Thinking
+        its reply's entries write over, a CodeAct agent's without its code (the call shows
+        it), shown once it is told which."""
+        self._reply += piece
+        if not self._in_text:
+            self._in_text, self._text, self._block = True, "", None
+        self._text += piece
+        head = self._text.lstrip()
+        if "Thought:".startswith(head):
+            return  # not yet told
+        kind: type[Thinking] | type[AssistantText] = Thinking
+        text = self._text
+        if not head.startswith("Thought:"):
+            kind, text = AssistantText, _shown_code_text(text)
+            if not text.strip():
+                return
+        if self._block is None:
+            entry = Thinking(text=text, streaming=True) if kind is Thinking else kind(text=text)
+            self._shown.append(self.builder._append(entry))
+            self._block = entry
+        else:
+            self.builder.update(self._block, text=text)
+
     def _end_block(self) -> None:
         self._block = None
+        self._in_text = False
 
     def _output(self, output: Any) -> None:
+        if output is self._last_output:
+            return  # the StopEvent's: the last reply's, shown already (its text cut since)
+        self._last_output = output
+        self._end_block()
+        shown, self._shown = self._shown, []
+        reply, self._reply = self._reply, ""
+        if getattr(output, "retry_messages", None):
+            self._retried(output, shown)
+            return
         response = _dump(output.response)
         if response == self._last_response:
             return  # the StopEvent's AgentOutput is the last response, shown already
         self._last_response = response
-        self._end_block()
-        shown, self._shown = self._shown, []
+        text, _ = _text_of(response.get("blocks"))
+        steps = react_steps(reply) if reply and reply != text else None
+        if steps and ("Answer", text) in steps:
+            # A ReAct answer read after the run cut its text to the answer: as written.
+            response = {**response, "blocks": [{"block_type": "text", "text": reply}]}
+        self.builder.next_calls = [
+            (call.tool_id, call.tool_name, call.tool_kwargs)
+            for call in getattr(output, "tool_calls", None) or []
+            if type(getattr(call, "tool_id", None)) is str
+        ]
         self._next(response, reuse=shown)
+        self.builder.next_calls = []
+
+    def _retried(self, output: Any, shown: list[Entry]) -> None:
+        """A reply the agent could not parse: it asks the model again (``retry_messages``,
+        the reply and what was wrong), and the memory never keeps it. Shown as streamed, or
+        its text, and a notice; a load of the run has neither."""
+        for entry in shown:
+            if isinstance(entry, Thinking) and entry.streaming:
+                self.builder.update(entry, streaming=False)
+        if not shown:
+            text, _ = _text_of(_dump(output.response).get("blocks"))
+            if text:
+                self.builder._append(_new_text(text))
+        said = getattr(output.retry_messages[-1], "content", None)
+        why = said.strip().splitlines()[0] if isinstance(said, str) and said.strip() else ""
+        notice = "The agent could not use this reply and asked the model again"
+        notice += f" ({why})" if why else ""
+        self.builder._append(SystemNotice(text=notice, level="warning", subtype="retry"))
 
     def _result(self, event: Any) -> None:
         output = event.tool_output
@@ -934,9 +1283,12 @@ class Follower:
 
 RECORDS = Records(
     mapped={
-        "user": "a UserMessage (text blocks, images)",
+        "user": "a UserMessage (text blocks, images); a CodeActAgent's 'Result of executing "
+        "the code given' settles its execute call",
         "assistant": "text, thinking and tool_call blocks in order (one batch), or "
-        "additional_kwargs.tool_calls; token counts in additional_kwargs as its usage",
+        "additional_kwargs.tool_calls; token counts in additional_kwargs as its usage; a "
+        "ReActAgent's reasoning text as its thoughts, calls, observations and answer, a "
+        "CodeActAgent's <execute> code as an execute call",
         "tool": "settles the call of its tool_call_id: success / error by the run's "
         "ToolCallResult.is_error where known, else unknown (no flag in the message); a handoff's "
         "result nests the next agent's steps in the call's SubAgent",
