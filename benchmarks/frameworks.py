@@ -309,6 +309,39 @@ def dspy(steps: int) -> Case:
     )
 
 
+def haystack(steps: int) -> Case:
+    import os
+
+    os.environ["HAYSTACK_TELEMETRY_ENABLED"] = "False"  # no posthog
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "formats"))
+    import haystack_runs
+
+    def consume(wrap: Callable[[Any], Any]) -> Any:
+        # Haystack streams only through a callback, called on the run's own thread: the run
+        # is followed as a user follows it (turnfold's Live callback), each chunk seen by the
+        # Follow ``wrap`` makes of a stream of no events, which then ends it. A thread and a
+        # queue between the run and turnfold.follow cost the run more than following does.
+        probe: Any = iter(())
+        follow = wrap(probe)
+        if follow is probe:  # the bare run
+            haystack_runs.long_run(steps, streaming_callback=lambda chunk: None)
+            return
+        haystack_runs.long_run(steps, streaming_callback=follow.see)
+        for _ in follow:
+            pass
+
+    def serialize(result: Any) -> Any:
+        return json.dumps([message.to_dict() for message in result["messages"]])
+
+    return Case(
+        "haystack",
+        "json.dumps([m.to_dict() for m in messages])",
+        lambda: haystack_runs.long_run(steps),
+        serialize,
+        consume,
+    )
+
+
 CASES: dict[str, Callable[[int], Case]] = {
     "openai-agents": openai_agents,
     "langchain": langchain,
@@ -316,6 +349,7 @@ CASES: dict[str, Callable[[int], Case]] = {
     "llamaindex": llamaindex,
     "agent-framework": agent_framework,
     "dspy": dspy,
+    "haystack": haystack,
 }
 
 

@@ -3,6 +3,7 @@ and what the tests folder holds that is no test."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -13,6 +14,8 @@ from turnfold.widget import TranscriptWidget
 #: The scripts that made a fixture with an older release of a framework (run in a venv of
 #: their own, as each says): no test, and their imports are that release's.
 collect_ignore_glob = ["fixtures/**/*_recipe.py"]
+#: Haystack sends usage telemetry (posthog) unless told not to, read when it is imported.
+os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 
 
 @pytest.fixture

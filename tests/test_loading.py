@@ -321,6 +321,13 @@ TRIPPED_READERS = [
         "agents/gemini-stream-json/gemini-cli_v0.61.0_stream-json_tools-subagent.jsonl",
     ),
     ("agents.cline_json", "_Reader", "event", "cline/cline-cli-3.0.65_json/work.jsonl"),
+    ("agents.opencode_json", "_Reader", "event", "opencode/work/stdout-0.jsonl"),
+    (
+        "agents.copilot",
+        "_Reader",
+        "event",
+        "copilot/session-state/5522b163-29bf-4e3e-82c6-062172639e01/events.jsonl",
+    ),
     (
         "agents.cursor_stream",
         "_Reader",
@@ -345,6 +352,12 @@ TRIPPED_READERS = [
         "LlamaBuilder",
         "feed",
         "frameworks/llamaindex/llama-index-core_v0.14.25_memory_solo.json",
+    ),
+    (
+        "frameworks.haystack",
+        "HaystackBuilder",
+        "feed",
+        "frameworks/haystack/haystack-ai_v3.4.1_messages_solo.json",
     ),
 ]
 

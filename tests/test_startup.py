@@ -55,6 +55,7 @@ NOT_NEEDED = (
     "llama_index",
     "workflows",
     "dspy",
+    "haystack",
     "litellm",
     "agent_framework",
     "agent_framework_orchestrations",

@@ -47,6 +47,7 @@ AGENT_NAMES: dict[str, str] = {
     "openai-agents": "OpenAI Agents SDK", "langchain": "LangChain", "pydantic-ai": "Pydantic AI",
     "claude-agent-sdk": "Claude Agent SDK", "smolagents": "smolagents", "adk": "Google ADK",
     "autogen": "AutoGen", "strands": "Strands Agents", "bob-shell": "IBM Bob Shell",
+    "opencode": "OpenCode", "opencode-json": "OpenCode", "copilot": "GitHub Copilot CLI",
 }  # fmt: skip
 
 

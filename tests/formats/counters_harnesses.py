@@ -208,7 +208,50 @@ def openhands(path: Path) -> int:
     )
 
 
+def atif(path: Path) -> int:
+    """ATIF (Harbor's ``trajectory.json``, RFC 0001): each step's ``tool_calls``, and the calls of
+    the trajectories its observation results delegate to (``subagent_trajectory_ref``: an
+    embedded ``subagent_trajectories`` entry by ``trajectory_id``, or a ``trajectory_path`` file
+    beside it), plus one call per delegation no tool call made (a result with no
+    ``source_call_id``); then the files its ``continued_trajectory_ref`` chain names, past the
+    steps they copied for context (``is_copied_context``)."""
+
+    def count(document: dict[str, Any], copied: bool) -> int:
+        runs = {
+            run.get("trajectory_id"): run for run in document.get("subagent_trajectories") or []
+        }
+        total = 0
+        for step in document["steps"]:
+            if step.get("is_copied_context") and not copied:
+                continue
+            total += len(step.get("tool_calls") or [])
+            for result in (step.get("observation") or {}).get("results", []):
+                refs = result.get("subagent_trajectory_ref") or []
+                # A delegation of no call is a call of its own; a call's first sub-agent is it.
+                total += (
+                    len(refs)
+                    if result.get("source_call_id") is None
+                    else len(refs) - 1
+                    if refs
+                    else 0
+                )
+                for ref in refs:
+                    run = runs.get(ref.get("trajectory_id")) if ref.get("trajectory_id") else None
+                    if run is None and ref.get("trajectory_path"):
+                        run = json.loads((path.parent / ref["trajectory_path"]).read_text())
+                    total += count(run, True) if run is not None else 0
+        return total
+
+    document = json.loads(path.read_text(encoding="utf-8"))
+    total = count(document, True)
+    while document.get("continued_trajectory_ref"):
+        document = json.loads((path.parent / document["continued_trajectory_ref"]).read_text())
+        total += count(document, False)
+    return total
+
+
 COUNTERS: dict[str, Callable[[Path], int]] = {
+    "atif": atif,
     "inspect": inspect,
     "swe-agent": swe_agent,
     "mini-swe-agent": mini_swe_agent,

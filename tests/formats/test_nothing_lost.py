@@ -43,6 +43,7 @@ FILES = sorted(
     # Beside a Cline 4 session's messages: its manifest, <session>.json.
     and not p.with_name(p.stem + ".messages.json").is_file()
     and p.name not in ("README.md", "SOURCES.md")  # notes on fixtures, not sessions
+    and not (p.name == "result.json" and (p.parent / "agent").is_dir())  # a Harbor trial's
 )
 _MODULES = {m.NAME: m for m in formats._modules()}
 

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus.runs import Span
 from turnfold.formats import tables
+from turnfold.formats.agents import copilot
 from turnfold.formats.compressed import candidate_names
-from turnfold.formats.harnesses import openhands, openhands_sdk
+from turnfold.formats.harnesses import atif, openhands, openhands_sdk
 from turnfold.formats.harnesses.inspect_log import Samples
 from turnfold.formats.source import expanded
 from turnfold.formats.tables import PARQUET_SUFFIXES as PARQUET_SUFFIXES
@@ -45,6 +46,7 @@ CANDIDATE_NAMES = frozenset({".aider.chat.history.md"})
 #: folders (``.git``, ``.venv``, caches) are not.
 AGENT_FOLDERS = frozenset({
     ".claude", ".codex", ".gemini", ".qwen", ".cline", ".openhands", ".cursor", ".aider",
+    ".copilot",
 })  # fmt: skip
 
 
@@ -186,6 +188,11 @@ def _walk(root: str, format: str | None, found: Found) -> None:
             # event files (one file an event: never a row each).
             dirs.clear()
             files = [openhands.SESSION_METADATA]
+        elif copilot.is_session_folder(files, dirs):
+            # A Copilot CLI session: one item, its events.jsonl; the rest of the folder is the
+            # CLI's own (workspace.yaml, checkpoints, rewind snapshots, files it saved).
+            dirs.clear()
+            files = [copilot.EVENTS]
         for name in sorted(files):
             if name.startswith(".") and name not in CANDIDATE_NAMES:
                 continue
@@ -261,7 +268,23 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
     if format == "cline-messages":
         agent = next((v.get("agent") for v in head if isinstance(v, dict)), None)
         return agent in _CLINE_CHILDREN and _cline_session(path) is not None
+    if format == atif.NAME:
+        return _atif_session(path, head) is not None
     return False
+
+
+def _atif_session(path: Path, head: list[Any]) -> Path | None:
+    """The trajectory an ATIF file is part of, when it is there: a continuation
+    (``trajectory.cont-1.json``) or a sub-agent's file (its agent's ``extra`` names the parent
+    session, as Terminus 2's ``trajectory.summarization-1-summary.json`` does) belongs to the
+    ``<stem>.json`` beside it, which reads it."""
+    agent = next((v.get("agent") for v in head if isinstance(v, dict)), None)
+    extra = agent.get("extra") if isinstance(agent, dict) else None
+    child = isinstance(extra, dict) and "parent_session_id" in extra
+    if not child and atif.CONTINUATION.match(path.name) is None:
+        return None
+    parent = path.with_name(path.name.split(".", 1)[0] + ".json")
+    return parent if parent != path and parent.is_file() else None
 
 
 def is_session_bookkeeping(path: Path) -> bool:
@@ -330,6 +353,9 @@ def session_of(path: Path, format: str | None, head: list[Any]) -> str | None:
         return globbing.escape(str(folder.parent)) + f"/*{folder.name[:8]}.json*"
     if format in ("qwen", "cursor"):
         session = _subagents_session(path, format)
+        return globbing.escape(str(session)) if session is not None else None
+    if format == atif.NAME:
+        session = _atif_session(path, head)
         return globbing.escape(str(session)) if session is not None else None
     return None
 

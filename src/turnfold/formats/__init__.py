@@ -59,12 +59,15 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("mini-swe-agent", "turnfold.formats.harnesses.mini_swe_agent"),
     ("openhands", "turnfold.formats.harnesses.openhands"),
     ("openhands-sdk", "turnfold.formats.harnesses.openhands_sdk"),
+    ("atif", "turnfold.formats.harnesses.atif"),
     ("otlp", "turnfold.formats.traces.otlp"),
     ("claude-stream-json", "turnfold.formats.agents.claude_stream"),
     ("codex-exec-json", "turnfold.formats.agents.codex_exec"),
     ("gemini-stream-json", "turnfold.formats.agents.gemini_stream"),
     ("cline-json", "turnfold.formats.agents.cline_json"),
     ("cursor-stream-json", "turnfold.formats.agents.cursor_stream"),
+    ("opencode-json", "turnfold.formats.agents.opencode_json"),
+    ("copilot", "turnfold.formats.agents.copilot"),
     ("openai-agents", "turnfold.formats.frameworks.openai_agents"),
     ("langchain", "turnfold.formats.frameworks.langchain"),
     ("pydantic-ai", "turnfold.formats.frameworks.pydantic_ai"),
@@ -76,9 +79,11 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("llamaindex", "turnfold.formats.frameworks.llamaindex"),
     ("agent-framework", "turnfold.formats.frameworks.agent_framework"),
     ("dspy", "turnfold.formats.frameworks.dspy"),
+    ("haystack", "turnfold.formats.frameworks.haystack"),
     ("cline", "turnfold.formats.agents.cline"),
     ("cline-messages", "turnfold.formats.agents.cline_messages"),
     ("aider", "turnfold.formats.agents.aider"),
+    ("opencode", "turnfold.formats.agents.opencode"),
     ("sharegpt", "turnfold.formats.sharegpt"),
     ("llama-factory", "turnfold.formats.llama_factory"),
     ("anthropic", "turnfold.formats.anthropic"),
@@ -301,7 +306,7 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
 #: JSON lines, so binary files (zips) and huge documents never reach :func:`open_source`.
 #: The formats with ``read_path``, named here so that a load imports their modules alone, not
 #: every format's (a test keeps this list equal to the modules that have one).
-PATH_FORMATS: tuple[str, ...] = ("inspect", "aider", "openhands-sdk", "openhands")
+PATH_FORMATS: tuple[str, ...] = ("inspect", "aider", "openhands-sdk", "openhands", "opencode")
 
 #: Of :data:`PATH_FORMATS`, those whose ``read_path`` reads a folder as one run (an OpenHands
 #: V1 conversation, a V0 session); any other is never given a folder, which ``load()`` refuses

@@ -223,8 +223,11 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             cline_json,
             cline_messages,
             codex_exec,
+            copilot,
             cursor_stream,
             gemini_stream,
+            opencode,
+            opencode_json,
         )
         from turnfold.formats.frameworks import (
             adk,
@@ -232,6 +235,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             autogen,
             claude_agent_sdk,
             dspy,
+            haystack,
             langchain,
             llamaindex,
             openai_agents,
@@ -240,6 +244,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             strands,
         )
         from turnfold.formats.harnesses import (
+            atif,
             inspect_log,
             mini_swe_agent,
             openhands,
@@ -250,16 +255,16 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
 
         formats: list[SourceFormat] = [
             native, claude_code, codex, gemini, qwen, cursor, swe_agent, mini_swe_agent,
-            openhands_sdk, claude_stream, codex_exec, gemini_stream, cursor_stream, cline_json,
-            cline, cline_messages, aider, sharegpt, llama_factory, anthropic, openai_responses,
-            openai_chat,
+            openhands_sdk, atif, claude_stream, codex_exec, gemini_stream, cursor_stream,
+            cline_json, cline, cline_messages, aider, sharegpt, llama_factory, anthropic,
+            openai_responses, openai_chat, opencode_json, copilot,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
-        sampled: list[SampledFormat] = [inspect_log, openhands, otlp]
-        paths: list[PathFormat] = [inspect_log, aider, openhands_sdk, openhands]
+        sampled: list[SampledFormat] = [inspect_log, openhands, otlp, opencode]
+        paths: list[PathFormat] = [inspect_log, aider, openhands_sdk, openhands, opencode]
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,
-            strands, llamaindex, dspy, agent_framework,
+            strands, llamaindex, dspy, agent_framework, haystack,
         ]  # fmt: skip
         agent_readers: list[AgentReader] = [adk, smolagents, dspy, agent_framework]
         del formats, sampled, paths, frameworks, resumable, agent_readers

@@ -49,6 +49,7 @@ _ADAPTERS: tuple[tuple[str, str], ...] = (
     ("agent_framework", "turnfold.formats.frameworks.agent_framework"),
     ("agent_framework_orchestrations", "turnfold.formats.frameworks.agent_framework"),
     ("dspy", "turnfold.formats.frameworks.dspy"),
+    ("haystack", "turnfold.formats.frameworks.haystack"),
     # llama-index-workflows (its package is ``workflows``, a name others may use too): a
     # run's handler and its context, by their own modules.
     ("workflows.handler", "turnfold.formats.frameworks.llamaindex"),

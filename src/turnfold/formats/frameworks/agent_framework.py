@@ -36,7 +36,10 @@ Mapping, content by content (``Content.type``):
 - a ``tool`` message's ``function_result`` settles the call with its ``call_id``: an
   ``exception`` is the framework's error signal (a tool that raised) → ``error``, else
   ``success``; ``result`` (the text the model was given) is the result, images among its
-  ``items`` its images. The exception's own text is not shown: the framework keeps it out of
+  ``items`` its images; a call whose approval the user refused (its user message's
+  ``function_approval_response`` with ``approved: false``, or, from 1.26, the
+  ``_approval_rejection_result`` mark on the result the framework writes for it) is
+  ``cancelled``. The exception's own text is not shown: the framework keeps it out of
   its serialization as possibly sensitive (``to_dict()`` writes a marker) and gives the model
   ``"Error: Function failed."``;
 - the response's ``usage_details`` (``input_token_count``, ``output_token_count``,
@@ -68,7 +71,13 @@ or the user messages the workflow was run with) is the :class:`UserMessage`;
 waiting for the user's reply, a request of an executor) → a :class:`PendingAction` ``question``;
 ``executor_failed`` makes the executor's call an error (else an :class:`AssistantError`),
 ``failed`` is an :class:`AssistantError`; a text ``output`` of a non-agent executor is an
-:class:`AssistantText`. Superstep and status events are bookkeeping, ignored.
+:class:`AssistantText`, and an agent response gathered from several agents (a concurrent
+workflow's aggregator) one :class:`AssistantText` per answer (``meta["author"]``), not an
+agent's run. A group chat's ``GroupChatRequestSentEvent`` is a notice naming the next
+speaker (subtype ``speaker``); a magentic manager's plan (``plan_created`` / ``replanned``) a
+notice (subtype ``plan`` / ``replan``), each progress ledger a ``speaker`` notice with the
+instruction given (or that the task is done). Superstep and status events are bookkeeping,
+ignored.
 
 Live (A-2): ``agent.run(..., stream=True)`` yields ``AgentResponseUpdate``s whose contents are
 deltas: text and reasoning grow in place, a call shows ``executing`` as it arrives (its
@@ -145,6 +154,10 @@ _MARK_TYPES = NameSet(
     {"text_reasoning", "function_call", "function_result", "usage", "function_approval_request",
      "function_approval_response", "hosted_file", "mcp_server_tool_call"}
 )  # fmt: skip
+#: The mark 1.26 puts in ``additional_properties`` of the result it writes for a call whose
+#: approval the user refused (``_APPROVAL_REJECTION_RESULT_KEY``); earlier releases write the
+#: same result without it (the refusal is then known from the user's approval response).
+_REJECTION_KEY = "_approval_rejection_result"
 #: What ``to_dict()`` writes for a failed call's ``exception`` (the text is kept out).
 _EXCEPTION_MARKER = "FunctionInvocationError"
 #: Workflow events that are the runner's bookkeeping, not steps of the run.
@@ -292,6 +305,8 @@ class AgentFrameworkBuilder(MessageBuilder):
         self.messages = 0
         #: The entries of each message fed, in order (a response's usage and time go on them).
         self.assistant_entries: list[list[Entry]] = []
+        #: The calls whose approval the user refused (``function_approval_response``).
+        self.denied: set[str] = set()
 
     def feed(self, message: Mapping[str, Any], line: int) -> None:
         self.feed_message(message, line)
@@ -351,7 +366,14 @@ class AgentFrameworkBuilder(MessageBuilder):
             elif kind == "function_result":  # a result the caller sent back itself
                 self.content(content, line)
             elif kind == "function_approval_response":
-                pass  # the user's answer: the call it answered shows its outcome
+                # The user's answer: a refusal is the call's outcome (the framework then
+                # writes a result of its own, an error text, as if the call had run).
+                function_call = content.get("function_call")
+                call_id = (
+                    function_call.get("call_id") if isinstance(function_call, Mapping) else None
+                )
+                if content.get("approved") is False and isinstance(call_id, str):
+                    self.denied.add(call_id)
             else:
                 self._unknown(content, line)
         text = "\n\n".join(t for t in texts if t)
@@ -435,9 +457,13 @@ class AgentFrameworkBuilder(MessageBuilder):
             if isinstance(item, Mapping) and (image := _data_image(item)) is not None
         ]
         failed = content.get("exception") is not None
+        extra = content.get("additional_properties")
+        denied = call.call_id in self.denied or (
+            isinstance(extra, Mapping) and extra.get(_REJECTION_KEY) is True
+        )
         self.update(
             call,
-            status="error" if failed else "success",
+            status="cancelled" if denied else "error" if failed else "success",
             result=text_result(text, images=images),
         )
 
@@ -620,7 +646,14 @@ class WorkflowReader:
                 AssistantError(message=f"The workflow failed: {record.get('message')}")
             )
         elif kind == "output":
-            builder.transcript.append(AssistantText(text=str(record.get("text"))))
+            author = record.get("author")
+            meta = {"author": author} if isinstance(author, str) else {}
+            builder.transcript.append(AssistantText(text=str(record.get("text")), meta=meta))
+        elif kind == "plan":
+            subtype = "replan" if record.get("replanned") else "plan"
+            builder.transcript.append(SystemNotice(text=str(record.get("text")), subtype=subtype))
+        elif kind == "speaker":
+            builder.transcript.append(SystemNotice(text=str(record.get("text")), subtype="speaker"))
         else:
             builder.warn(f"workflow record of type {kind!r} not shown", line)
             return "other"
@@ -675,6 +708,9 @@ class WorkflowFold:
         #: Executors whose ``output`` events gave their run's response in this invocation.
         self.answered: set[str] = set()
         self._keep: list[Any] = []  # the responses seen, so their ids are never reused
+        #: The participant a magentic progress ledger just named (its request is not shown
+        #: again).
+        self.announced: str | None = None
 
     def event(self, event: Any) -> list[dict[str, Any]]:
         kind = getattr(event, "type", None)
@@ -694,7 +730,16 @@ class WorkflowFold:
             self.answered.discard(str(executor))
             return []
         if kind == "output":
-            records = [self._run(str(executor), response) for response in _find_responses(data)]
+            responses = _find_responses(data)
+            if responses and all(_several_authors(r) for r in responses):
+                # Not one agent's run: what an aggregator or orchestrator gathered from the
+                # agents (ConcurrentBuilder's default output), each answer again.
+                return [
+                    {"type": "output", "executor_id": executor, "text": m.text,
+                     "author": m.author_name}
+                    for r in responses for m in r.messages if m.text
+                ]  # fmt: skip
+            records = [self._run(str(executor), response) for response in responses]
             if records:
                 self.answered.add(str(executor))
             elif isinstance(data, str):
@@ -703,7 +748,7 @@ class WorkflowFold:
         if kind == "executor_completed":
             # What an agent executor sent on (an ``AgentExecutorResponse``) and yielded hold
             # the same run: one record of it, unless its output events gave it already.
-            responses = _find_responses(data)[:1]
+            responses = [r for r in _find_responses(data) if not _several_authors(r)][:1]
             if str(executor) in self.answered:
                 self.answered.discard(str(executor))
                 responses = []
@@ -717,6 +762,20 @@ class WorkflowFold:
         if kind == "handoff_sent":
             return [{"type": "handoff_sent", "source": getattr(data, "source", None),
                      "target": getattr(data, "target", None)}]  # fmt: skip
+        if kind == "group_chat":
+            # The orchestrator asks a participant to speak (``GroupChatRequestSentEvent``); its
+            # answer (``GroupChatResponseReceivedEvent``) is that agent's run, shown by it.
+            name = getattr(data, "participant_name", None)
+            announced, self.announced = self.announced, None
+            if type(data).__name__ != "GroupChatRequestSentEvent" or name is None:
+                return []
+            if name == announced:
+                return []  # a magentic progress ledger named it, with its instruction
+            return [{"type": "speaker", "text": f"Next speaker: {name}"}]
+        if kind == "magentic_orchestrator":
+            ledger = _magentic_records(data)
+            self.announced = next((r["speaker"] for r in ledger if r.get("speaker")), None)
+            return ledger
         if kind == "request_info":
             return [{"type": "request_info", "text": _request_text(event, data)}]
         if kind in ("executor_failed", "failed"):
@@ -730,6 +789,33 @@ class WorkflowFold:
         self.seen.add(id(response))
         self._keep.append(response)
         return {"type": "agent_run", "executor_id": executor, "response": response_record(response)}
+
+
+def _several_authors(response: Any) -> bool:
+    return len({m.author_name for m in response.messages if m.author_name}) > 1
+
+
+def _magentic_records(data: Any) -> list[dict[str, Any]]:
+    """A magentic manager's plan (``plan_created``, ``replanned``: the task ledger) and each
+    progress ledger (who speaks next and the instruction it is given, or that the task is done)."""
+    kind = str(getattr(getattr(data, "event_type", None), "value", ""))
+    content = getattr(data, "content", None)
+    if kind in ("plan_created", "replanned"):
+        text = getattr(content, "text", None)
+        return [{"type": "plan", "text": text if isinstance(text, str) else str(content),
+                 "replanned": kind == "replanned"}]  # fmt: skip
+
+    def answer(item: str) -> Any:
+        return getattr(getattr(content, item, None), "answer", None)
+
+    if kind == "progress_ledger_updated":
+        if answer("is_request_satisfied") is True:
+            reason = getattr(getattr(content, "is_request_satisfied", None), "reason", None)
+            return [{"type": "speaker", "text": f"The task is done: {reason}"}]
+        speaker = answer("next_speaker")
+        text = f"Next speaker: {speaker}: {answer('instruction_or_question')}"
+        return [{"type": "speaker", "text": text, "speaker": speaker}]
+    return [{"type": "other", "event": f"magentic_orchestrator {kind}"}]
 
 
 def _request_text(event: Any, data: Any) -> str:
@@ -1127,7 +1213,11 @@ RECORDS = Records(
         "workflow/request_info": "a PendingAction question (the workflow waits)",
         "workflow/executor_failed": "the executor's call an error (else an AssistantError)",
         "workflow/failed": "AssistantError",
-        "workflow/output": "a non-agent executor's text output: AssistantText",
+        "workflow/output": "a non-agent executor's text output, or each answer of an output "
+        "gathered from several agents (a concurrent workflow's): AssistantText",
+        "workflow/plan": "a magentic manager's plan (task ledger): a notice (subtype plan, replan)",
+        "workflow/speaker": "a group chat's next speaker, a magentic progress ledger's next "
+        "speaker and instruction (or that the task is done): a notice (subtype speaker)",
     },
     ignored={
         "workflow/other": "workflow records of other types (warned)",

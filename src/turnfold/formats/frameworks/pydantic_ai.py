@@ -19,7 +19,9 @@ Mapping, part by part (the message is one record, each part another, ``request/<
 - ``text`` → :class:`AssistantText` with the response's ``model_name``; ``thinking`` →
   :class:`Thinking` (an empty one with a ``signature`` is ``encrypted``); ``file`` → an
   attachment line of the answer; ``speech`` → its transcript; ``compaction`` →
-  :class:`CompactionBoundary`;
+  :class:`CompactionBoundary`; ``capability`` (2.78: what a capability or the application tells
+  the model mid-conversation, ``ctx.enqueue``) → an info :class:`SystemNotice` (subtype
+  ``capability``) of its content, its ``kind`` and ``rendering.voice`` in ``meta``;
 - ``tool-call`` (``args`` a dict or a JSON string, read as ``args_as_dict()`` does) →
   :class:`ToolCall`; the calls of one response are one batch (``provider_response_id``, else
   ``response-<n>``); ``tool-return`` settles the call with its ``tool_call_id`` by its
@@ -58,6 +60,12 @@ makes a call ``executing``; ``FunctionToolResultEvent`` settles it; the closing
 the output and the run's usage). ``DeferredToolRequestsEvent`` makes its calls wait at once;
 the ones no handler answered in the run are shown waiting at the end, with their pending
 actions, as a load of the result shows them (from the result's output, else from the events).
+``EnqueuedMessagesEvent`` shows the request parts ``ctx.enqueue`` delivered (a prompt, a
+capability part) where the history holds them. ``ModelResponseRejectedEvent`` (2.78) ends the
+rejected response (the one replacing it is another) with the retry notice a load shows after
+it; ``CompactionEndEvent`` (2.78) is the :class:`CompactionBoundary` of its record's part.
+Before 2.78 a rejected streamed response has no event of its own: a part starting at an index
+whose part has ended begins the next response, and the retry feedback is not shown live.
 A stream that ends in the ``UnexpectedModelBehavior`` of a tool that used up its retries
 makes that tool's open call an error (its history records no return for it). The events do
 not carry the prompt: given the ``AgentRunEvents`` handle first (``begin(events)``), the
@@ -601,6 +609,8 @@ class PydanticAIBuilder(MessageBuilder):
                 self._append(UserMessage(text=text, meta={"speech": True}))
         elif kind == "compaction":
             self.compaction(part)
+        elif kind == "capability":
+            self.capability(part)
         elif kind in BOOKKEEPING:
             self.note(record, "ignored")
             return
@@ -664,6 +674,16 @@ class PydanticAIBuilder(MessageBuilder):
     def retry_notice(self, content: Any) -> None:
         text = content if isinstance(content, str) else stringify(content)
         self._append(SystemNotice(text=f"Retry: {text}", level="warning", subtype="retry"))
+
+    def capability(self, part: Mapping[str, Any]) -> None:
+        """A ``CapabilityPart``: content the model is given mid-conversation in the
+        application's voice (``instruction``) or as framed data (``data``), not the user's."""
+        text, images, _ = content_of(part.get("content"))
+        rendering = part.get("rendering")
+        voice = rendering.get("voice") if isinstance(rendering, Mapping) else None
+        meta = {"capability_kind": part.get("kind"), "voice": voice}
+        shown = text or ("[image]" if images else "")
+        self._append(SystemNotice(text=shown, subtype="capability", meta=meta))
 
     def compaction(self, part: Mapping[str, Any]) -> None:
         summary = part.get("content")
@@ -901,8 +921,10 @@ _QUIET_EVENTS = NameSet(
         "tool_availability_delta",
         "capability_load_delta",
         "model_settings_delta",
-        "enqueued_messages",
         "custom",
+        # A compaction announced: its CompactionEndEvent shows it once it is done (none
+        # follows one cancelled or failed, and the history then holds no compaction).
+        "compaction_start",
         "capability",
         # A handler's answers to deferred calls: each answered call's own
         # FunctionToolResultEvent follows and settles it (``DeferredToolResultsEvent``).
@@ -926,6 +948,8 @@ class Follower:
         # The streamed response: its entries by part index, and the raw arguments so far.
         self._parts: dict[int, Entry] = {}
         self._args: dict[int, str] = {}
+        #: The indexes of the streamed response's parts that have ended.
+        self._ended: set[int] = set()
         self._streaming = False
         #: The entries each streamed response made, in order (for the closing result).
         self._streamed: list[list[Entry]] = []
@@ -1041,6 +1065,13 @@ class Follower:
             requests = plain_value(event.requests)
             self._deferred.append(requests)
             self._wait(requests)
+        elif kind == "enqueued_messages":
+            self._enqueued(event)
+        elif kind == "model_response_rejected":
+            self._rejected(event.reason)
+        elif kind == "compaction_end":
+            self._streaming = False
+            self.builder.compaction(plain_part(event.record.part, True))
         elif kind == "agent_run_result":
             self._result(event.result)
         elif kind in _QUIET_EVENTS:
@@ -1048,12 +1079,35 @@ class Follower:
         else:
             self.builder.warn_once(f"event {type(event).__name__} not shown")
 
+    def _enqueued(self, event: Any) -> None:
+        """What ``ctx.enqueue`` delivered into the history: parts added to a request (after a
+        call's return, before the prompt), or requests of their own."""
+        parts = list(getattr(event, "parts", ()) or ())
+        if not parts:
+            for message in getattr(event, "messages", ()) or ():
+                if getattr(message, "kind", None) == "request":
+                    parts.extend(message.parts)
+        for part in parts:
+            self._streaming = False
+            self.builder.request_part(plain_part(part, True), 0)
+
+    def _rejected(self, reason: Any) -> None:
+        """The response just streamed was rejected: the next one is another response, and
+        the feedback the model is sent (a ``RetryFeedbackPart``) shows as a load shows it; a
+        response a capability replaced says so."""
+        self._streaming = False
+        if getattr(reason, "part_kind", None) == "retry-feedback":
+            self.builder.request_part(plain_part(reason, True), 0)
+        else:
+            text = f"The response was rejected and replaced ({getattr(reason, 'kind', None)})."
+            self.builder._append(SystemNotice(text=text, level="warning", subtype="retry"))
+
     def _response(self) -> list[Entry]:
         """The entries of the response being streamed (a new one after tool events)."""
         if not self._streaming:
             self._streaming = True
             self.builder.responses += 1
-            self._parts, self._args = {}, {}
+            self._parts, self._args, self._ended = {}, {}, set()
             self._streamed.append([])
         return self._streamed[-1]
 
@@ -1061,6 +1115,10 @@ class Follower:
         return f"response-{self.builder.responses}"
 
     def _part_start(self, index: int, part: Any) -> None:
+        if index in self._ended:
+            # A part ended is not started again within its response: before 2.78 (no
+            # ModelResponseRejectedEvent) this is the response that replaces a rejected one.
+            self._streaming = False
         entries = self._response()
         kind = getattr(part, "part_kind", None)
         known = self._parts.get(index)
@@ -1111,6 +1169,7 @@ class Follower:
 
     def _part_end(self, index: int, part: Any) -> None:
         entries = self._response()
+        self._ended.add(index)
         entry = self._parts.get(index)
         kind = getattr(part, "part_kind", None)
         if kind == "text" and isinstance(entry, AssistantText):
@@ -1249,6 +1308,8 @@ RECORDS = Records(
         "request/retry-feedback": "a warning SystemNotice (the response was not usable)",
         "request/speech": "UserMessage of its transcript",
         "request/compaction": "CompactionBoundary with its summary",
+        "request/capability": "an info SystemNotice (subtype capability) of its content, "
+        "meta: its kind and voice",
         "response/text": "AssistantText with the response's model_name",
         "response/thinking": "Thinking (encrypted when only a signature is kept)",
         "response/tool-call": "ToolCall (args as args_as_dict() reads them), one batch per "

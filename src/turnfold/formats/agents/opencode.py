@@ -1,0 +1,703 @@
+"""OpenCode sessions (``opencode-ai``, sst/opencode): its database, and ``opencode export``.
+
+Inputs:
+
+- the database OpenCode keeps its sessions in since 1.2, ``~/.local/share/opencode/opencode.db``
+  (SQLite, written by ``packages/opencode/src/storage/db.ts``; read only, never written). A
+  session is a row of ``session`` (its id, ``parent_id`` for a sub-agent's, ``directory``,
+  ``title``, ``version``, the session's ``tokens_*`` and ``cost``), its messages rows of
+  ``message`` and their parts rows of ``part``, each row's ``data`` a JSON document of the
+  message's or the part's fields (``MessageV2.Info``/``MessageV2.Part`` of
+  ``src/session/message-v2.ts``) but the ids, which are columns. ``sample=`` names the session
+  (its ``ses_…`` id); a database of one session (sub-agents' aside) needs none;
+- what ``opencode export <session>`` prints: ``{"info": <session>, "messages": [{"info":
+  <message>, "parts": [<part>…]}]}``, the same documents with their ids.
+
+Each message's parts, in order (``part.id`` ascends in time):
+
+- a user message's ``text`` parts are its :class:`~turnfold.model.UserMessage`; a ``synthetic``
+  one (the text OpenCode adds itself: a file's content read for the prompt, a resumed task) a
+  :class:`~turnfold.model.SystemNotice`; ``file`` parts its images (a ``data:`` URL) or a
+  notice naming the file; ``agent`` (an ``@agent`` mention) and ``subtask`` (a command run as a
+  sub-agent) notices; ``compaction`` a :class:`~turnfold.model.CompactionBoundary`;
+- an assistant message is one or more model steps, each between ``step-start`` and
+  ``step-finish``: ``reasoning`` a :class:`~turnfold.model.Thinking`, ``text`` an
+  :class:`~turnfold.model.AssistantText` (the message's ``modelID``), ``tool`` a
+  :class:`~turnfold.model.ToolCall` whose ``state`` is its input, outcome and times:
+  ``completed`` → ``success`` (a command's non-zero ``metadata.exit`` → ``error``), ``error``
+  → ``error`` (``Tool execution aborted`` → ``cancelled``), ``pending``/``running`` → no
+  recorded outcome (``unknown``: the process was stopped; the output so far is its result).
+  ``step-finish`` holds the step's tokens (``input`` without the cached reads and writes,
+  ``output`` without the reasoning, :mod:`turnfold.usage` adds them back) and ``cost``, put on
+  the step's entries (:func:`~turnfold.usage.attach_usage`). ``patch`` (the files a step
+  changed) and ``retry`` (a provider error retried) are notices; the message's ``error`` an
+  :class:`~turnfold.model.AssistantError` (an abort an :class:`~turnfold.model.AbortMarker`);
+- a ``task`` call's sub-agent is a session of its own (``metadata.sessionId``, whose
+  ``parent_id`` is this one): read from the database and nested under the call
+  (:class:`~turnfold.model.SubAgent`). An export holds its own session only: the call then
+  shows the sub-agent's answer, its steps missing.
+
+Detection: the database by its SQLite header and its ``session``/``message``/``part`` tables
+(:func:`detect_path`); the export by its envelope, ``info.id`` a ``ses_`` id and messages of
+``info`` and ``parts``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from turnfold import codec
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import (
+    as_int,
+    as_list,
+    counted_usage,
+    describe_args,
+    stringify,
+    text_result,
+)
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.source import Source
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    CompactionBoundary,
+    Entry,
+    ImageData,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+    Transcript,
+    UserMessage,
+)
+from turnfold.usage import attach_usage, counts_of, usage_carrier
+
+NAME = "opencode"
+#: A database holds many sessions: ``sample=`` names one by its id.
+HAS_SAMPLES = True
+
+RECORDS = Records(
+    mapped={
+        "session": "the session's id, title, directory, version and totals → metadata "
+        "(``session_usage``, ``cost_usd``)",
+        "message/user": "a user message: its parts are the prompt",
+        "message/assistant": "a model response of one or more steps; its ``error`` an error "
+        "entry (an abort an abort marker)",
+        "part/text": "a user message's prompt (a synthetic one a notice), an assistant text",
+        "part/reasoning": "thinking",
+        "part/tool": "a tool call with its input, outcome, result and times; a ``task`` call "
+        "nests its sub-agent's session",
+        "part/step-finish": "the step's token usage and cost, on its entries",
+        "part/file": "an image of the prompt, or a notice naming the attached file",
+        "part/agent": "a notice: the agent the prompt mentions",
+        "part/subtask": "a notice: the command the prompt runs as a sub-agent",
+        "part/compaction": "a compaction boundary",
+        "part/patch": "a notice: the files the step changed",
+        "part/retry": "a warning notice: the provider error that was retried",
+    },
+    ignored={
+        "part/step-start": "bounds a model step (its snapshot is OpenCode's undo point); the "
+        "step's usage is its step-finish's",
+        "part/snapshot": "a snapshot hash of the work tree, OpenCode's undo point",
+    },
+)
+
+_DATABASE_HEADER = b"SQLite format 3\x00"
+_TABLES = frozenset({"session", "message", "part"})
+#: A sub-agent nests its own sub-agents' sessions at most this deep (a cycle of ids ends).
+_MAX_DEPTH = 8
+_ABORTED = "Tool execution aborted"
+
+
+# --- detection ------------------------------------------------------------------------------------
+
+
+def _tables(path: Path) -> set[str]:
+    with contextlib.closing(_connect(path)) as db:
+        return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """OpenCode's database: a SQLite file with its session, message and part tables."""
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as stream:
+            if stream.read(len(_DATABASE_HEADER)) != _DATABASE_HEADER:
+                return None
+        if not _tables(path) >= _TABLES:
+            return None
+    except (OSError, sqlite3.Error):
+        return None
+    return Evidence(share=1.0, marks=1)
+
+
+def _is_export(value: Any) -> bool:
+    if not isinstance(value, Mapping):
+        return False
+    info, messages = value.get("info"), value.get("messages")
+    return (
+        isinstance(info, Mapping)
+        and isinstance(info.get("id"), str)
+        and info["id"].startswith("ses_")
+        and isinstance(messages, list)
+        and all(isinstance(m, Mapping) and "info" in m and "parts" in m for m in messages[:5])
+    )
+
+
+def detect(source: Source) -> Evidence:
+    """An export: one JSON object with the session's ``info`` and its ``messages``."""
+    if not source.is_document:
+        return Evidence.none("no OpenCode export (info, messages of info and parts)")
+    return Evidence.of(
+        [source.document],
+        lambda v: DISTINCTIVE if _is_export(v) else NOT_MINE,
+        "no OpenCode export (info, messages of info and parts)",
+    )
+
+
+# --- reading --------------------------------------------------------------------------------------
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # Read only: a session OpenCode is writing is read as it stands, and never changed.
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+
+
+@dataclass
+class Message:
+    info: Mapping[str, Any]
+    parts: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class Session:
+    info: Mapping[str, Any]
+    messages: list[Message]
+
+
+def _loaded(text: Any, what: str, warn: Callable[[str], None]) -> Any:
+    """A row's ``data`` document; None, with a warning, when it is no JSON object."""
+    try:
+        value = codec.loads(text)
+    except (TypeError, ValueError) as exc:
+        warn(f"{what}: unreadable JSON ({exc})")
+        return None
+    if not isinstance(value, dict):
+        warn(f"{what}: not a JSON object")
+        return None
+    return value
+
+
+class _Database:
+    """The sessions of an OpenCode database, read on demand."""
+
+    def __init__(self, db: sqlite3.Connection, source: Source) -> None:
+        self.db = db
+        self.source = source
+
+    def warn(self, reason: str, record_type: str) -> None:
+        self.source.warn(reason, record_type=record_type)
+
+    def roots(self) -> list[tuple[str, str]]:
+        rows = self.db.execute(
+            "SELECT id, title FROM session WHERE parent_id IS NULL ORDER BY time_created, id"
+        )
+        return [(str(i), str(t)) for i, t in rows]
+
+    def session(self, session_id: str) -> Session | None:
+        self.db.row_factory = sqlite3.Row
+        try:
+            row = self.db.execute("SELECT * FROM session WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                return None
+            info = self._info(row)
+            self.source.mapped("session")
+            messages: dict[str, Message] = {}
+            for message in self.db.execute(
+                "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id",
+                (session_id,),
+            ):
+                data = _loaded(
+                    message["data"], f"message {message['id']}",
+                    lambda reason: self.warn(reason, "message"),
+                )  # fmt: skip
+                if data is not None:
+                    messages[message["id"]] = Message({**data, "id": message["id"]})
+            for part in self.db.execute(
+                "SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id",
+                (session_id,),
+            ):
+                data = _loaded(
+                    part["data"], f"part {part['id']}", lambda reason: self.warn(reason, "part")
+                )
+                if data is None:
+                    continue
+                owner = messages.get(part["message_id"])
+                if owner is None:
+                    self.warn(f"part {part['id']}: its message {part['message_id']} is missing",
+                              f"part/{data.get('type')}")  # fmt: skip
+                    continue
+                owner.parts.append({**data, "id": part["id"]})
+            return Session(info, list(messages.values()))
+        finally:
+            self.db.row_factory = None
+
+    @staticmethod
+    def _info(row: sqlite3.Row) -> dict[str, Any]:
+        """The session row as the export's ``info`` names its fields."""
+        keys = row.keys()
+
+        def get(key: str) -> Any:
+            return row[key] if key in keys else None
+
+        return {
+            "id": get("id"),
+            "parentID": get("parent_id"),
+            "title": get("title"),
+            "directory": get("directory"),
+            "version": get("version"),
+            "agent": get("agent"),
+            "cost": get("cost"),
+            "tokens": {
+                "input": get("tokens_input"),
+                "output": get("tokens_output"),
+                "reasoning": get("tokens_reasoning"),
+                "cache": {"read": get("tokens_cache_read"), "write": get("tokens_cache_write")},
+            },
+            "time": {"created": get("time_created"), "updated": get("time_updated")},
+        }
+
+
+def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """The session ``sample`` names (by its id) of the database at ``path``; with none, its
+    only session (sub-agents' aside)."""
+    if epoch is not None:
+        raise ValueError(f"{path} is an OpenCode database: its sessions have no epochs")
+    source = Source(str(path), iter(()), path=path)
+    try:
+        db = _connect(path)
+    except sqlite3.Error as exc:
+        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    with contextlib.closing(db):
+        try:
+            store = _Database(db, source)
+            if sample is None:
+                roots = store.roots()
+                if len(roots) != 1:
+                    listed = ", ".join(f"{i} ({t})" for i, t in roots[:20])
+                    raise ValueError(
+                        f"{path} holds {len(roots)} OpenCode sessions: pick one with "
+                        f"sample=<session id>" + (f" ({listed})" if listed else "")
+                    )
+                sample = roots[0][0]
+            session = store.session(str(sample))
+            if session is None:
+                raise ValueError(f"{path} holds no OpenCode session {sample!r}")
+            transcript = SessionReader(source, store.session).read(session)
+        except sqlite3.Error as exc:
+            raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    return source.hand_over(transcript)
+
+
+def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """The session of an export (``sample``, if given, must name it)."""
+    if epoch is not None:
+        raise ValueError(f"{source.name} is an OpenCode export: its session has no epochs")
+    for line, record in source.records():
+        if isinstance(record, MalformedLine) or not _is_export(record):
+            reason = record.reason if isinstance(record, MalformedLine) else "no OpenCode export"
+            raise TranscriptFormatError(source.name, [NAME], line, reason)
+        source.mapped("session")
+        if sample is not None and sample != record["info"]["id"]:
+            raise ValueError(f"{source.name} is the export of {record['info']['id']}, not {sample}")
+        messages = []
+        for index, raw in enumerate(record["messages"]):
+            info = raw.get("info") if isinstance(raw, Mapping) else None
+            parts = raw.get("parts") if isinstance(raw, Mapping) else None
+            if not isinstance(info, Mapping) or not isinstance(parts, list):
+                source.warn(f"message #{index}: no info and parts", line, record_type="message")
+                continue
+            messages.append(Message(info, parts))
+        return SessionReader(source, None, line=line).read(Session(record["info"], messages))
+    raise TranscriptFormatError(source.name, [NAME], None, "the source is empty")
+
+
+# --- one session ----------------------------------------------------------------------------------
+
+
+def _iso(ms: Any) -> str | None:
+    """An OpenCode time (ms since the epoch) as ISO 8601."""
+    if isinstance(ms, bool) or not isinstance(ms, (int, float)) or ms <= 0:
+        return None
+    try:
+        moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _cost(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return None
+    return float(value)
+
+
+def step_usage(tokens: Any) -> Any:
+    """OpenCode's ``tokens`` (input without the cache, output without the reasoning) as a
+    :class:`~turnfold.model.Usage` in turnfold's convention; None when it counts nothing."""
+    tokens = _mapping(tokens)
+    cache = _mapping(tokens.get("cache"))
+    counts = [as_int(tokens.get(k)) for k in ("input", "output", "reasoning")]
+    read, write = as_int(cache.get("read")), as_int(cache.get("write"))
+    given, output, reasoning = counts
+    if not any((given, output, reasoning, read, write)):
+        return None  # an unfinished message's zeros: nothing was counted
+    full_input = None if given is None else given + (read or 0) + (write or 0)
+    full_output = None if output is None else output + (reasoning or 0)
+    return counted_usage(full_input, full_output, read, write, reasoning)
+
+
+def _image(part: Mapping[str, Any]) -> ImageData | None:
+    url, mime = part.get("url"), part.get("mime")
+    if not (isinstance(url, str) and isinstance(mime, str) and mime.startswith("image/")):
+        return None
+    if url.startswith("data:") and ";base64," in url:
+        return ImageData(media_type=mime, data=url.split(";base64,", 1)[1])
+    return None
+
+
+class SessionReader:
+    """Builds one session's transcript, its sub-agents' sessions nested (``child``: a session
+    by id, None for an export, which holds none)."""
+
+    def __init__(
+        self,
+        source: Source,
+        child: Callable[[str], Session | None] | None,
+        *,
+        line: int | None = None,
+        depth: int = 0,
+        seen: frozenset[str] = frozenset(),
+        accounts: bool = True,
+    ) -> None:
+        self.source = source
+        #: Whether the parts are the source's records (False: the records are events that
+        #: carry them, accounted for by their reader, ``opencode-json``).
+        self.accounts = accounts
+        self.child = child
+        self.line = line
+        self.depth = depth
+        self.seen = seen
+        self.transcript = Transcript()
+        self.model: str | None = None
+        self.provider: str | None = None
+        self.costs: list[float] = []
+        self.open: list[ToolCall] = []
+
+    def warn(self, reason: str, record_type: str) -> None:
+        self.source.warn(reason, self.line, record_type=record_type if self.accounts else None)
+
+    def note(self, record_type: str, disposition: str = "mapped") -> None:
+        if self.accounts:
+            self.source.note(record_type, disposition)  # type: ignore[arg-type]
+
+    def add(self, entry: Entry) -> Entry:
+        return self.transcript.append(entry)
+
+    def read(self, session: Session) -> Transcript:
+        info = session.info
+        self.seen = self.seen | {str(info.get("id"))}
+        for message in session.messages:
+            role = message.info.get("role")
+            if role == "user":
+                self.note("message/user")
+                self._user(message)
+            elif role == "assistant":
+                self.note("message/assistant")
+                self._assistant(message)
+            else:
+                self.warn(f"message {message.info.get('id')}: unknown role {role!r}", "message")
+        for call in self.open:  # still pending or running: the process was stopped (L-3)
+            if call.status in ("pending", "executing"):
+                self.transcript.update(call, status="unknown")
+        self._metadata(info)
+        return self.transcript
+
+    def _metadata(self, info: Mapping[str, Any]) -> None:
+        meta = self.transcript.metadata
+        meta["source_format"] = NAME
+        for key, value in (
+            ("session_id", info.get("id")),
+            ("title", info.get("title")),
+            ("cwd", info.get("directory")),
+            ("version", info.get("version")),
+            ("parent_session_id", info.get("parentID")),
+            ("model", self.model),
+            ("model_provider", self.provider),
+        ):
+            if _text(value) is not None:
+                meta[key] = value
+        started = _iso(_mapping(info.get("time")).get("created"))
+        if started is not None:
+            meta["started_at"] = started
+        total = step_usage(info.get("tokens"))
+        if total is not None:  # the session's own responses, its sub-agents' sessions apart
+            meta["session_usage"] = counts_of(total)
+        # A model without prices in OpenCode's catalogue costs 0: no cost was recorded.
+        cost = _cost(info.get("cost")) or sum(self.costs)
+        if cost > 0:
+            meta["cost_usd"] = round(cost, 6)
+
+    def _not_read(self, part: Any, exc: Exception) -> None:
+        """A part of a shape no version seen here wrote tripped the reader: that part is warned
+        of, and the rest of the session is read (L-4)."""
+        if isinstance(exc, (TranscriptFormatError, MemoryError)):
+            raise exc
+        kind = part.get("type") if isinstance(part, Mapping) else None
+        who = part.get("id") if isinstance(part, Mapping) else None
+        self.warn(f"part {who}: not read: {type(exc).__name__}: {exc}", f"part/{kind}")
+
+    # --- user -------------------------------------------------------------------------------
+
+    def _user(self, message: Message) -> None:
+        stamp = _iso(_mapping(message.info.get("time")).get("created"))
+        texts: list[str] = []
+        images: list[ImageData] = []
+        after: list[Entry] = []
+        for part in message.parts:
+            kind = part.get("type") if isinstance(part, Mapping) else None
+            try:
+                if kind == "text" and not (part.get("synthetic") or part.get("ignored")):
+                    self.note("part/text")
+                    texts.append(stringify(part.get("text", "")))
+                elif kind == "file" and (image := _image(part)) is not None:
+                    self.note("part/file")
+                    images.append(image)
+                else:
+                    after.extend(self._other(part))
+            except Exception as exc:
+                self._not_read(part, exc)
+        if texts or images:
+            user = UserMessage(text="\n\n".join(texts), images=images, timestamp=stamp)
+            user.meta["message_id"] = message.info.get("id")
+            self.add(user)
+        for entry in after:
+            if entry.timestamp is None:
+                entry.timestamp = stamp
+            self.add(entry)
+
+    def _other(self, part: Any) -> list[Entry]:
+        """A part of a kind that is neither the prompt nor a step's: notices and boundaries."""
+        if not isinstance(part, Mapping):
+            self.warn(f"a part that is no object: {type(part).__name__}", "part")
+            return []
+        kind = part.get("type")
+        record_type = f"part/{kind}"
+        if kind == "text":  # synthetic: what OpenCode added to the prompt itself
+            self.note(record_type)
+            return [SystemNotice(text=stringify(part.get("text", "")), subtype="synthetic")]
+        if kind == "file":
+            self.note(record_type)
+            name = _text(part.get("filename")) or _text(part.get("url")) or "a file"
+            return [SystemNotice(text=f"Attached {name} ({part.get('mime')})", subtype="file")]
+        if kind == "agent":
+            self.note(record_type)
+            return [SystemNotice(text=f"@{part.get('name')}", subtype="agent")]
+        if kind == "subtask":
+            self.note(record_type)
+            what = _text(part.get("description")) or _text(part.get("prompt")) or ""
+            return [SystemNotice(text=f"Sub-task for @{part.get('agent')}: {what}",
+                                 subtype="subtask")]  # fmt: skip
+        if kind == "compaction":
+            self.note(record_type)
+            trigger = "auto" if part.get("auto") else "manual"
+            return [CompactionBoundary(trigger=trigger)]
+        if kind == "patch":
+            self.note(record_type)
+            files = [f for f in part.get("files") or [] if isinstance(f, str)]
+            return [SystemNotice(text="Files changed: " + ", ".join(files), subtype="patch")]
+        if kind == "retry":
+            self.note(record_type)
+            error = _mapping(part.get("error"))
+            said = _text(_mapping(error.get("data")).get("message")) or _text(error.get("name"))
+            text = f"Retry {part.get('attempt')}: {said or 'provider error'}"
+            return [SystemNotice(text=text, level="warning", subtype="retry")]
+        if kind in ("step-start", "snapshot"):
+            self.note(record_type, "ignored")
+            return []
+        self.warn(f"part {part.get('id')}: unknown type {kind!r}", record_type)
+        return []
+
+    # --- assistant --------------------------------------------------------------------------
+
+    def _assistant(self, message: Message) -> None:
+        info = message.info
+        model = _text(info.get("modelID"))
+        self.model = model or self.model
+        self.provider = _text(info.get("providerID")) or self.provider
+        stamp = _iso(_mapping(info.get("time")).get("created"))
+        begin = step = len(self.transcript.entries)
+        stepped = False
+        for part in message.parts:
+            kind = part.get("type") if isinstance(part, Mapping) else None
+            if kind == "step-finish":
+                self.note("part/step-finish")
+                stepped = True
+                self._usage(self.transcript.entries[step:], part.get("tokens"), part.get("cost"),
+                            model)  # fmt: skip
+                step = len(self.transcript.entries)
+                continue
+            if kind == "step-start":
+                step = len(self.transcript.entries)
+            try:
+                made = self._part(part, model)
+            except Exception as exc:
+                self._not_read(part, exc)
+                continue
+            for entry in made:
+                if entry.timestamp is None:
+                    entry.timestamp = stamp
+                self.add(entry)
+        if not stepped:  # no step recorded its tokens (an older version, a step cut off)
+            self._usage(self.transcript.entries[begin:], info.get("tokens"), info.get("cost"),
+                        model)  # fmt: skip
+        if info.get("summary") is True:  # the summary a compaction wrote
+            for entry in self.transcript.entries[begin:]:
+                entry.meta["compaction_summary"] = True
+        error = _mapping(info.get("error"))
+        if error:
+            said = _text(_mapping(error.get("data")).get("message")) or stringify(error)
+            if error.get("name") == "MessageAbortedError":
+                self.add(AbortMarker(reason=said, timestamp=stamp))
+            else:
+                self.add(AssistantError(message=said, timestamp=stamp))
+
+    def _usage(self, entries: list[Entry], tokens: Any, cost: Any, model: str | None) -> None:
+        usage = step_usage(tokens)
+        if usage is not None:
+            attach_usage(entries, usage, model=model)
+        spent = _cost(cost)
+        carrier = usage_carrier(entries)
+        if spent is not None and carrier is not None:
+            if spent:
+                carrier.meta["cost_usd"] = spent
+            self.costs.append(spent)
+
+    def _part(self, part: Any, model: str | None) -> list[Entry]:
+        kind = part.get("type") if isinstance(part, Mapping) else None
+        if kind == "text":
+            self.note("part/text")
+            start = _iso(_mapping(part.get("time")).get("start"))
+            if part.get("synthetic"):
+                return self._other(part)
+            return [AssistantText(text=stringify(part.get("text", "")), model=model,
+                                  timestamp=start)]  # fmt: skip
+        if kind == "reasoning":
+            self.note("part/reasoning")
+            text = stringify(part.get("text", ""))
+            start = _iso(_mapping(part.get("time")).get("start"))
+            return [Thinking(text=text, timestamp=start)] if text else []
+        if kind == "tool":
+            self.note("part/tool")
+            return [self._call(part)]
+        return self._other(part)
+
+    def _call(self, part: Mapping[str, Any]) -> ToolCall:
+        state = _mapping(part.get("state"))
+        name = stringify(part.get("tool", ""))
+        args = state.get("input")
+        metadata = _mapping(state.get("metadata"))
+        times = _mapping(state.get("time"))
+        start, end = times.get("start"), times.get("end")
+        status, result = self._outcome(state, metadata)
+        call = ToolCall(
+            call_id=stringify(part.get("callID") or part.get("id") or ""),
+            name=name,
+            args=args,
+            description=describe_args(name, args) or _text(state.get("title")),
+            status=status,
+            result=result,
+            started_at=_iso(start),
+            ended_at=_iso(end),
+            timestamp=_iso(start),
+        )
+        if isinstance(start, (int, float)) and isinstance(end, (int, float)) and end >= start:
+            call.duration_ms = float(end - start)
+        exit_code = as_int(metadata.get("exit"))
+        if exit_code is not None:
+            call.meta["exit_code"] = exit_code
+        if name == "task":
+            call.subagent = self._subagent(args, metadata)
+        if status in ("pending", "executing"):
+            self.open.append(call)
+        return call
+
+    @staticmethod
+    def _outcome(
+        state: Mapping[str, Any], metadata: Mapping[str, Any]
+    ) -> tuple[ToolStatus, ToolResult | None]:
+        status = state.get("status")
+        if status == "completed":
+            images = [i for a in as_list(state.get("attachments")) if (i := _image(_mapping(a)))]
+            done = text_result(stringify(state.get("output", "")), images=images)
+            # OpenCode keeps a command that exited non-zero "completed", its code in metadata.
+            return ("error" if as_int(metadata.get("exit")) else "success"), done
+        if status == "error":
+            error = stringify(state.get("error", ""))
+            return ("cancelled" if error == _ABORTED else "error"), text_result(error)
+        partial = metadata.get("output")
+        so_far = text_result(partial) if isinstance(partial, str) and partial else None
+        return ("executing" if status == "running" else "pending"), so_far
+
+    def _subagent(self, args: Any, metadata: Mapping[str, Any]) -> SubAgent:
+        args = _mapping(args)
+        child_id = _text(metadata.get("sessionId"))
+        sub = SubAgent(
+            name=_text(args.get("subagent_type")),
+            task=_text(args.get("prompt")) or _text(args.get("description")),
+            agent_id=child_id,
+        )
+        session = None
+        deep = self.depth >= _MAX_DEPTH
+        if (
+            self.child is not None
+            and child_id is not None
+            and child_id not in self.seen
+            and not deep
+        ):
+            session = self.child(child_id)
+        if session is None:
+            sub.steps_missing = True
+            return sub
+        nested = SessionReader(
+            self.source, self.child, line=self.line, depth=self.depth + 1, seen=self.seen
+        )
+        sub.transcript = nested.read(session)
+        sub.tool_count = sum(isinstance(e, ToolCall) for e in sub.transcript.entries)
+        return sub
+
+
+def sessions(path: Path) -> Iterator[tuple[str, str]]:
+    """The top-level sessions (id, title) of the database at ``path``, oldest first."""
+    with contextlib.closing(_connect(path)) as db:
+        yield from _Database(db, Source(str(path), iter(()))).roots()

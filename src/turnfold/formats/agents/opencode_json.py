@@ -1,0 +1,128 @@
+"""What ``opencode run --format json "<prompt>"`` prints: one JSON object a line, each with
+``type``, ``timestamp`` (ms since the epoch) and ``sessionID`` (``src/cli/cmd/run.ts``).
+
+Not the session OpenCode keeps in its database (the ``opencode`` format): these are the run's
+live events, each carrying one part of the session's messages (the ``opencode`` format's
+parts, with their ``messageID``), printed when it is done:
+
+- ``step_start`` (a ``step-start`` part) and ``step_finish`` (``step-finish``: the step's tokens
+  and cost, put on its entries);
+- ``text`` (a ``text`` part, when its streaming ended), ``reasoning`` (printed with
+  ``--thinking`` only);
+- ``tool_use`` (a ``tool`` part whose state is ``completed`` or ``error``: a call is printed
+  once it has its outcome, so a run killed mid-call shows the step without it);
+- ``error`` (``{error: {name, data: {message}}}``): the session's error, an
+  :class:`~turnfold.model.AssistantError`.
+
+The parts of one message are read as the ``opencode`` format reads an assistant message. The
+stream holds no prompt (``run`` does not echo it), no model name and only the run's own session:
+a ``task`` call's sub-agent shows its answer, its steps missing.
+
+Detection: ``type`` one of those, ``sessionID`` a ``ses_`` id and a ``part`` (or ``error``):
+no other format writes these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from turnfold.formats.agents.opencode import Message, Session, SessionReader
+from turnfold.formats.catalog import Records
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
+from turnfold.formats.protocol import read_events
+from turnfold.formats.source import Source
+from turnfold.model import AssistantError, Transcript
+
+NAME = "opencode-json"
+
+RECORDS = Records(
+    mapped={
+        "text": "an assistant text",
+        "reasoning": "thinking",
+        "tool_use": "a tool call with its input, outcome, result and times",
+        "step_finish": "the step's token usage and cost, on its entries",
+        "error": "an error entry: the session's error",
+    },
+    ignored={
+        "step_start": "bounds a model step; its usage is its step_finish's",
+    },
+)
+
+_PART_EVENTS = frozenset({"step_start", "step_finish", "text", "reasoning", "tool_use"})
+
+
+def _classify(value: Any) -> int:
+    if not isinstance(value, Mapping):
+        return NOT_MINE
+    session = value.get("sessionID")
+    if not isinstance(session, str) or not session.startswith("ses_"):
+        return NOT_MINE
+    kind = value.get("type")
+    if not isinstance(kind, str):
+        return NOT_MINE
+    if kind in _PART_EVENTS and isinstance(value.get("part"), Mapping):
+        return DISTINCTIVE
+    if kind == "error" and isinstance(value.get("error"), Mapping):
+        return DISTINCTIVE
+    return NOT_MINE
+
+
+def detect(source: Source) -> Evidence:
+    return Evidence.of_events(source, _classify, "no OpenCode run events (type, sessionID, part)")
+
+
+class _Reader:
+    """The events of one run, gathered into their messages' parts."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.messages: dict[str, Message] = {}
+        #: The messages, and the errors where they came.
+        self.order: list[Message | Mapping[str, Any]] = []
+        self.session_id: str | None = None
+
+    def event(self, record: Mapping[str, Any], line: int) -> None:
+        kind = record.get("type")
+        if isinstance(record.get("sessionID"), str):
+            self.session_id = self.session_id or record["sessionID"]
+        if kind == "error" and isinstance(record.get("error"), Mapping):
+            self.order.append(record["error"])
+            self.source.mapped("error")
+            return
+        part = record.get("part")
+        if not isinstance(kind, str) or kind not in _PART_EVENTS or not isinstance(part, Mapping):
+            self.source.warn(f"not an OpenCode run event: type {kind!r}", line)
+            return
+        key = str(part.get("messageID"))
+        message = self.messages.get(key)
+        if message is None:
+            message = self.messages[key] = Message({"role": "assistant", "id": key})
+            self.order.append(message)
+        message.parts.append(part)
+        self.source.note(kind, "ignored" if kind == "step_start" else "mapped")
+
+    def finish(self) -> Transcript:
+        held: list[Message] = []
+        for item in self.order:
+            if isinstance(item, Message):
+                # Printed as each part is done (a quick call before a slow one); part ids
+                # ascend in the order the parts were made, the order the session holds.
+                item.parts.sort(key=lambda part: str(part.get("id", "")))
+                held.append(item)
+        reader = SessionReader(self.source, None, accounts=False)
+        transcript = reader.read(Session({"id": self.session_id}, held))
+        for item in self.order:
+            if not isinstance(item, Message):
+                data = item.get("data")
+                said = data.get("message") if isinstance(data, Mapping) else None
+                text = said if isinstance(said, str) and said else str(item.get("name", "error"))
+                transcript.append(AssistantError(message=text))
+        transcript.metadata["source_format"] = NAME
+        return transcript
+
+
+def read(source: Source) -> Transcript:
+    reader = _Reader(source)
+    read_events(source, reader.event, "an OpenCode run event")
+    return reader.finish()

@@ -1,0 +1,283 @@
+"""OpenCode sessions (``opencode``: its SQLite database and ``opencode export``) and its
+``run --format json`` events (``opencode-json``), on fixtures OpenCode 1.18.33 wrote playing the
+scripted scenarios of ``tests/agents`` (``fixtures/opencode/opencode_recipe.py``). ``truth.txt``
+beside each is what the scripted server issued and saw."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turnfold
+from turnfold.formats import TranscriptFormatError, which_format
+from turnfold.formats.agents import opencode
+from turnfold.formats.source import open_source
+from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, UserMessage
+
+HERE = Path(__file__).parents[1] / "fixtures" / "opencode"
+WORK, INTERRUPT = HERE / "work", HERE / "interrupt"
+#: The calls of the work scenario's lead, in order, and the status each must load with.
+LEAD_CALLS = [
+    ("read", "success"),
+    ("grep", "success"),
+    ("glob", "success"),
+    ("bash", "success"),
+    ("bash", "error"),  # echo TF-FAIL-OUT; ...; exit 3: completed, metadata.exit 3
+    ("edit", "success"),
+    ("write", "success"),
+    ("bash", "success"),  # seq 6000 lines: OpenCode kept the tail and saved the rest
+    ("task", "success"),
+    ("bash", "success"),  # the resumed second prompt's
+]
+
+
+def truth(folder: Path) -> dict[str, Any]:
+    return json.loads((folder / "truth.txt").read_text())
+
+
+def sent(folder: Path, thread: str) -> list[tuple[int, int, int, int]]:
+    """The counts of each response the server sent a conversation, as loaded usage holds them."""
+    return [
+        tuple(
+            r["usage"][k]
+            for k in ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens")
+        )
+        for r in truth(folder)["responses"]
+        if r["thread"] in thread.split("|") and not r["side"]
+    ]
+
+
+def usages(transcript: Transcript) -> list[tuple[int | None, ...]]:
+    return [
+        (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.reasoning_tokens)
+        for e in transcript.entries
+        if (u := getattr(e, "usage", None)) is not None
+    ]
+
+
+def calls(transcript: Transcript) -> list[ToolCall]:
+    return [e for e in transcript.entries if isinstance(e, ToolCall)]
+
+
+def issued_ids(folder: Path, thread: str) -> list[str]:
+    return [i["call_id"] for i in truth(folder)["issued"] if i["thread"] in thread.split("|")]
+
+
+# --- the database -------------------------------------------------------------------------------
+
+
+def test_the_database_is_read_by_its_tables() -> None:
+    assert opencode.detect_path(WORK / "opencode.db") is not None
+    assert opencode.detect_path(WORK / "export.json") is None
+    transcript = turnfold.load(WORK / "opencode.db")
+    assert transcript.metadata["source_format"] == "opencode"
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    assert transcript.warnings == []
+
+
+def test_the_lead_s_calls_outcomes_and_results() -> None:
+    transcript = turnfold.load(WORK / "opencode.db")
+    loaded = calls(transcript)
+    assert [(c.name, c.status) for c in loaded] == LEAD_CALLS
+    assert [c.call_id for c in loaded] == issued_ids(WORK, "TF-FIRST|TF-SECOND")
+    by_id = {i["call_id"]: i for i in truth(WORK)["issued"]}
+    for call in loaded:
+        assert call.result is not None
+        assert call.result.text
+        assert call.result.text.startswith(by_id[call.call_id]["result"][:200])
+    failed = loaded[4]
+    assert failed.args == {"command": "echo TF-FAIL-OUT; ls /tf-missing; exit 3"}
+    assert failed.meta["exit_code"] == 3
+    assert "TF-FAIL-OUT" in (failed.result.text or "")
+    assert "TF-NOTE-LINE" in (loaded[0].result.text or "")
+    assert "TF-LINE-6000" in (loaded[7].result.text or "")
+    for call in loaded:  # the part's own times
+        assert call.started_at
+        assert call.ended_at
+        assert call.duration_ms is not None
+        assert call.started_at <= call.ended_at
+
+
+def test_the_prompts_thinking_and_texts() -> None:
+    transcript = turnfold.load(WORK / "opencode.db")
+    prompts = [e.text for e in transcript.entries if isinstance(e, UserMessage)]
+    # ``opencode run`` stores the message it was given in quotes.
+    assert [p.strip('"') for p in prompts] == [
+        "TF-FIRST: look around this folder, run the checks, fix the notes and delegate a step.",
+        "TF-SECOND: one more check after the resume, please.",
+    ]
+    thinking = [e.text for e in transcript.entries if isinstance(e, Thinking)]
+    assert thinking == ["TF-THINK: read, search and list at once."]
+    texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert [t.text[:9] for t in texts] == ["TF-FIX: e", "TF-DONE-1", "TF-DONE-2"]
+    assert {t.model for t in texts} == {"fake-model"}
+    assert transcript.metadata["model_provider"] == "scripted"
+    assert transcript.metadata["version"] == "1.18.33"
+
+
+def test_each_step_s_usage_is_the_response_s_as_sent() -> None:
+    transcript = turnfold.load(WORK / "opencode.db")
+    assert usages(transcript) == sent(WORK, "TF-FIRST|TF-SECOND")
+    own = sent(WORK, "TF-FIRST|TF-SECOND")
+    session = transcript.metadata["session_usage"]
+    assert session["input_tokens"] == sum(u[0] for u in own)
+    assert session["output_tokens"] == sum(u[1] for u in own)
+    assert "cost_usd" not in transcript.metadata  # a model without prices costs 0: unrecorded
+
+
+def test_the_task_call_nests_its_sub_agent_s_session() -> None:
+    task = calls(turnfold.load(WORK / "opencode.db"))[8]
+    sub = task.subagent
+    assert sub is not None
+    assert sub.transcript is not None
+    assert not sub.steps_missing
+    assert sub.name == "general"
+    assert sub.task == "TF-SUBTASK: echo a word and report back."
+    inner = calls(sub.transcript)
+    assert [(c.name, c.status, c.call_id) for c in inner] == [
+        ("bash", "success", issued_ids(WORK, "TF-SUBTASK")[0])
+    ]
+    assert (inner[0].result.text or "").strip() == "TF-SUB-OK"
+    texts = [e.text for e in sub.transcript.entries if isinstance(e, AssistantText)]
+    assert texts == ["TF-SUB-DONE: the sub-agent echoed its word."]
+    assert usages(sub.transcript) == sent(WORK, "TF-SUBTASK")
+    assert (
+        sub.transcript.metadata["parent_session_id"]
+        == turnfold.load(WORK / "opencode.db").metadata["session_id"]
+    )
+
+
+def test_a_call_running_when_opencode_was_stopped_has_no_outcome() -> None:
+    transcript = turnfold.load(INTERRUPT / "opencode.db")
+    [call] = calls(transcript)
+    assert call.status == "unknown"
+    assert call.args == {"command": "echo TF-SLOW-START; sleep 45"}
+    assert (call.result.text or "").strip() == "TF-SLOW-START"  # its output so far
+    assert call.started_at
+    assert call.ended_at is None
+
+
+def _copy(tmp_path: Path, folder: Path = WORK) -> Path:
+    target = tmp_path / "opencode.db"
+    shutil.copyfile(folder / "opencode.db", target)
+    return target
+
+
+def test_a_broken_part_is_warned_of_naming_the_file_and_the_rest_is_read(tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    with sqlite3.connect(path) as db:
+        [(part_id,)] = db.execute("SELECT id FROM part WHERE data LIKE '%TF-THINK%'").fetchall()
+        db.execute("UPDATE part SET data = substr(data, 1, 20) WHERE id = ?", (part_id,))
+    db.close()
+    transcript = turnfold.load(path)
+    [warning] = transcript.warnings
+    assert warning.source == str(path)
+    assert part_id in warning.reason
+    assert "unreadable JSON" in warning.reason
+    assert not any(isinstance(e, Thinking) for e in transcript.entries)
+    assert [(c.name, c.status) for c in calls(transcript)] == LEAD_CALLS
+
+
+def test_an_unknown_part_type_is_warned_of(tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "UPDATE part SET data = json_set(data, '$.type', 'hologram') "
+            "WHERE data LIKE '%TF-THINK%'"
+        )
+    db.close()
+    transcript = turnfold.load(path)
+    assert any("unknown type 'hologram'" in w.reason for w in transcript.warnings)
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["part/hologram"] == {"warned": 1}
+
+
+def test_sample_names_a_session_of_a_database_of_many(tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    lead = turnfold.load(path)
+    child = calls(lead)[8].subagent
+    assert child is not None
+    assert child.agent_id
+    alone = turnfold.load(path, sample=child.agent_id)
+    assert [c.name for c in calls(alone)] == ["bash"]
+    with sqlite3.connect(path) as db:  # a second top-level session: which one is no longer clear
+        db.execute(
+            "INSERT INTO session (id, project_id, slug, directory, title, version, time_created,"
+            " time_updated) VALUES ('ses_other', 'global', 's', '/', 'other', '1.18.33', 1, 1)"
+        )
+    db.close()
+    with pytest.raises(ValueError, match=r"holds 2 OpenCode sessions.*ses_other"):
+        turnfold.load(path)
+    assert calls(turnfold.load(path, sample=lead.metadata["session_id"])) == calls(lead)
+    with pytest.raises(ValueError, match="no OpenCode session 'ses_nope'"):
+        turnfold.load(path, sample="ses_nope")
+
+
+# --- the export ---------------------------------------------------------------------------------
+
+
+def test_the_export_reads_as_the_database_does_but_its_sub_agent_s_steps() -> None:
+    exported = turnfold.load(WORK / "export.json")
+    stored = turnfold.load(WORK / "opencode.db")
+    assert exported.metadata["source_format"] == "opencode"
+    assert exported.warnings == []
+    assert [(c.call_id, c.name, c.status) for c in calls(exported)] == [
+        (c.call_id, c.name, c.status) for c in calls(stored)
+    ]
+    assert usages(exported) == usages(stored)
+    sub = calls(exported)[8].subagent
+    assert sub is not None
+    assert sub.steps_missing
+    assert sub.transcript is None
+    assert "TF-SUB-DONE" in (calls(exported)[8].result.text or "")
+
+
+def test_an_export_cut_off_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    # 1.18.33 exits before a pipe has taken all of its stdout: an export cut at 64 KiB.
+    cut = tmp_path / "export.json"
+    cut.write_bytes((WORK / "export.json").read_bytes()[:65536])
+    with pytest.raises(TranscriptFormatError) as caught:
+        turnfold.load(cut, format="opencode")
+    assert str(cut) in str(caught.value)
+
+
+# --- run --format json --------------------------------------------------------------------------
+
+
+def test_the_run_events_hold_the_run_s_calls_and_usage() -> None:
+    first = turnfold.load(WORK / "stdout-0.jsonl")
+    assert first.metadata["source_format"] == "opencode-json"
+    assert first.warnings == []
+    assert [(c.name, c.status) for c in calls(first)] == LEAD_CALLS[:-1]
+    assert [c.call_id for c in calls(first)] == issued_ids(WORK, "TF-FIRST")
+    assert usages(first) == sent(WORK, "TF-FIRST")
+    second = turnfold.load(WORK / "stdout-1.jsonl")
+    assert [(c.name, c.status) for c in calls(second)] == LEAD_CALLS[-1:]
+    assert usages(second) == sent(WORK, "TF-SECOND")
+    texts = [e.text for e in second.entries if isinstance(e, AssistantText)]
+    assert texts == ["TF-DONE-2: still fine after the resume."]
+
+
+def test_a_run_stopped_mid_call_prints_no_call_and_says_so() -> None:
+    transcript = turnfold.load(INTERRUPT / "stdout-0.jsonl")
+    assert transcript.entries == []
+    assert any(w.reason.startswith("nothing to show") for w in transcript.warnings)
+
+
+def test_detection_tells_the_export_and_the_events_apart() -> None:
+    for path, name in (
+        (WORK / "export.json", "opencode"),
+        (WORK / "stdout-0.jsonl", "opencode-json"),
+    ):
+        source, stream = open_source(path)
+        try:
+            assert which_format(source) == name
+        finally:
+            if stream is not None:
+                stream.close()
