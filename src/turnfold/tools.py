@@ -99,6 +99,7 @@ BUILTIN_TOOL_CATEGORIES: dict[str, ToolCategory] = {
     "container.exec": "command",
     "apply_patch": "edit",
     "view_image": "read",
+    "view": "read",  # GitHub Copilot CLI: a file's lines, or a folder's entries
     "spawn_agent": "agent",
     "team_run_task": "agent",  # Cline 4: a teammate's run, nested as a sub-agent
     # Gemini CLI and Qwen Code internal names.

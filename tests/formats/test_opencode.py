@@ -219,6 +219,32 @@ def test_sample_names_a_session_of_a_database_of_many(tmp_path: Path) -> None:
         turnfold.load(path, sample="ses_nope")
 
 
+def test_a_scan_of_the_data_folder_is_a_row_per_session_each_opened_by_its_key(
+    tmp_path: Path,
+) -> None:
+    path = _copy(tmp_path)
+    with sqlite3.connect(path) as db:  # a second top-level session, empty
+        db.execute(
+            "INSERT INTO session (id, project_id, slug, directory, title, version, time_created,"
+            " time_updated) VALUES ('ses_other', 'global', 's', '/', 'other', '1.18.33', 1, 1)"
+        )
+    db.close()
+    corpus = turnfold.scan(tmp_path, cache=False, workers=1)
+    frame = corpus.to_pandas().set_index("key")
+    lead = turnfold.load(path, sample=turnfold.load(WORK / "opencode.db").metadata["session_id"])
+    key = f"{path}#{lead.metadata['session_id']}"
+    # The sub-agent's session nests in its parent's row: no row of its own.
+    assert sorted(frame.index) == sorted([key, f"{path}#ses_other"])
+    assert (frame.loc[key, "tool_calls"], frame.loc[key, "subagents"]) == (10, 1)
+    assert frame.loc[key, "format"] == "opencode"
+    assert calls(corpus[key]) == calls(lead)
+
+
+def test_an_export_named_as_opencode_reads_as_detected() -> None:
+    named = turnfold.load(WORK / "export.json", format="opencode")
+    assert calls(named) == calls(turnfold.load(WORK / "export.json"))
+
+
 # --- the export ---------------------------------------------------------------------------------
 
 

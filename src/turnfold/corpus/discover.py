@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus.runs import Span
 from turnfold.formats import tables
-from turnfold.formats.agents import copilot
+from turnfold.formats.agents import copilot, opencode
 from turnfold.formats.compressed import candidate_names
 from turnfold.formats.harnesses import atif, openhands, openhands_sdk
 from turnfold.formats.harnesses.inspect_log import Samples
@@ -39,8 +39,9 @@ if TYPE_CHECKING:
 #: without being opened (C-7).
 CANDIDATE_SUFFIXES = (*candidate_names((".jsonl", ".json", ".ndjson", ".traj")), ".eval")
 #: Files worth opening by their name alone, hidden or not: aider's chat history (Markdown, in
-#: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``).
-CANDIDATE_NAMES = frozenset({".aider.chat.history.md"})
+#: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``) and
+#: OpenCode's database of sessions (one item per session, listed by the worker that opens it).
+CANDIDATE_NAMES = frozenset({".aider.chat.history.md", opencode.DATABASE})
 #: Hidden folders the agents keep their sessions in, walked like any other (a project's
 #: ``.gemini/tmp``, a home folder's ``.claude/projects``, ``.codex/sessions``…); other hidden
 #: folders (``.git``, ``.venv``, caches) are not.

@@ -64,7 +64,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source
+from turnfold.formats.source import Source, read_file
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -114,6 +114,8 @@ RECORDS = Records(
 )
 
 _DATABASE_HEADER = b"SQLite format 3\x00"
+#: The database's name (``~/.local/share/opencode/opencode.db``), by which a scan finds it.
+DATABASE = "opencode.db"
 _TABLES = frozenset({"session", "message", "part"})
 #: A sub-agent nests its own sub-agents' sessions at most this deep (a cycle of ids ends).
 _MAX_DEPTH = 8
@@ -126,6 +128,15 @@ _ABORTED = "Tool execution aborted"
 def _tables(path: Path) -> set[str]:
     with contextlib.closing(_connect(path)) as db:
         return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def _is_database(path: Path) -> bool:
+    """Whether ``path`` is a SQLite file (by its header; unreadable: said by the read)."""
+    try:
+        with path.open("rb") as stream:
+            return stream.read(len(_DATABASE_HEADER)) == _DATABASE_HEADER
+    except OSError:
+        return True
 
 
 def detect_path(path: Path) -> Evidence | None:
@@ -283,6 +294,8 @@ class _Database:
 def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
     """The session ``sample`` names (by its id) of the database at ``path``; with none, its
     only session (sub-agents' aside)."""
+    if not _is_database(path):  # an export, as load(path, format="opencode") names it
+        return read_file(path, lambda source: read(source, sample=sample, epoch=epoch))
     if epoch is not None:
         raise ValueError(f"{path} is an OpenCode database: its sessions have no epochs")
     source = Source(str(path), iter(()), path=path)
