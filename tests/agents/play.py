@@ -88,7 +88,7 @@ class Play:
                 continue
             if issued.call.token and issued.call.token not in result.text:
                 out.append(f"script: {label}: {issued.call.token} not in {result.text[:200]!r}")
-            if self.agent.failed(result) != (issued.call.outcome == "fail"):
+            if self.agent.failed(result, self.home) != (issued.call.outcome == "fail"):
                 out.append(
                     f"script: {label}: meant to {issued.call.outcome}, got {result.text[:200]!r}"
                 )

@@ -17,6 +17,12 @@ from tests.agents.script import Call, Prompt, Scenario, Turn
 NOTES = "A file for the agents to read.\nTF-NOTE-LINE: the line the edit replaces.\n"
 APP = "def main() -> None:\n    print('TF-NEEDLE')  # what the search finds\n"
 
+#: A command printing more than an agent keeps of it: the check looks for its first line. An
+#: agent that keeps the tail instead looks for its last (:data:`LONG_OUTPUT_LAST`, in ``adapt``).
+LONG_LINES = 6000
+LONG_OUTPUT = Call("shell", {"command": f"seq -f 'TF-LINE-%g' 1 {LONG_LINES}"}, token="TF-LINE-1")
+LONG_OUTPUT_LAST = f"TF-LINE-{LONG_LINES}"
+
 SUBAGENT = Prompt(
     marker="TF-SUBTASK",
     text="TF-SUBTASK: echo a word and report back.",
@@ -56,7 +62,7 @@ FIRST = Prompt(
                 Call("write", {"path": "new.txt", "content": "TF-NEW-FILE\n"}),
             ),
         ),
-        Turn(calls=(Call("shell", {"command": "seq -f 'TF-LINE-%g' 1 6000"}, token="TF-LINE-1"),)),
+        Turn(calls=(LONG_OUTPUT,)),
         Turn(calls=(Call("spawn", {"task": SUBAGENT.text}),)),
         Turn(calls=(Call("wait"),)),
         Turn(text="TF-DONE-1: read, searched, listed, ran, edited, wrote and delegated."),

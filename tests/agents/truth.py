@@ -3,7 +3,9 @@
 Nothing here asks the loader what happened. The calls are the ones the server issued, in the
 order it issued them; a result is what the agent sent back to the model; a status follows from
 that result by one rule per agent (:meth:`~tests.agents.clis.Agent.failed`: the wire's error
-flag, else a non-zero exit code in the text), whatever status field the agent wrote itself.
+flag, else a non-zero exit code in the text), whatever status field the agent wrote itself. Only
+where the result never says (OpenCode sends a command's output without its exit code) does the
+rule read the agent's own record of the outcome, raw from its file.
 
 Tokens are the server's too: every response carried counts of its own, and the counts loaded
 (each response once, where it belongs) and the totals a session's header and its corpus row show
@@ -147,7 +149,7 @@ def _expected_status(play: Play, issued: Issued) -> tuple[str, ...]:
     when it ended its conversation (Gemini's ``complete_task``)."""
     result = play.record.results.get(issued.concrete.call_id)
     if result is not None:
-        return ("error",) if play.agent.failed(result) else ("success",)
+        return ("error",) if play.agent.failed(result, play.home) else ("success",)
     if issued.call.outcome == "cancelled":
         return ("cancelled", "pending")
     return ("success",) if issued.call.outcome == "ok" else ("error",)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus.runs import Span
 from turnfold.formats import tables
-from turnfold.formats.agents import copilot, opencode
+from turnfold.formats.agents import copilot, crush, opencode
 from turnfold.formats.compressed import candidate_names
 from turnfold.formats.harnesses import atif, openhands, openhands_sdk
 from turnfold.formats.harnesses.inspect_log import Samples
@@ -38,16 +38,21 @@ if TYPE_CHECKING:
 #: by the worker that opens it: H-1). Anything else in a walked folder is counted as skipped
 #: without being opened (C-7).
 CANDIDATE_SUFFIXES = (*candidate_names((".jsonl", ".json", ".ndjson", ".traj")), ".eval")
+#: The agents' databases of sessions (OpenCode's ``opencode.db``, Crush's ``crush.db``): each
+#: module has ``NAME``, ``DATABASE`` (the file's name), ``detect_path`` and ``sessions(path)``
+#: (the top-level sessions' ids and titles). A scan makes one item per session of each, listed
+#: by the worker that opens the database.
+SESSION_DATABASES = (opencode, crush)
 #: Files worth opening by their name alone, hidden or not: aider's chat history (Markdown, in
-#: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``) and
-#: OpenCode's database of sessions (one item per session, listed by the worker that opens it).
-CANDIDATE_NAMES = frozenset({".aider.chat.history.md", opencode.DATABASE})
+#: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``) and the
+#: databases of sessions.
+CANDIDATE_NAMES = frozenset({".aider.chat.history.md", *(m.DATABASE for m in SESSION_DATABASES)})
 #: Hidden folders the agents keep their sessions in, walked like any other (a project's
 #: ``.gemini/tmp``, a home folder's ``.claude/projects``, ``.codex/sessions``…); other hidden
 #: folders (``.git``, ``.venv``, caches) are not.
 AGENT_FOLDERS = frozenset({
     ".claude", ".codex", ".gemini", ".qwen", ".cline", ".openhands", ".cursor", ".aider",
-    ".copilot",
+    ".copilot", ".crush",
 })  # fmt: skip
 
 

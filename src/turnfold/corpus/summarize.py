@@ -23,7 +23,13 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from turnfold import progress
 from turnfold.corpus import runs
-from turnfold.corpus.discover import Item, is_session_bookkeeping, is_subagent_file, session_of
+from turnfold.corpus.discover import (
+    SESSION_DATABASES,
+    Item,
+    is_session_bookkeeping,
+    is_subagent_file,
+    session_of,
+)
 from turnfold.cost import spend_of
 from turnfold.formats import (
     TranscriptFormatError,
@@ -33,7 +39,6 @@ from turnfold.formats import (
     which_format,
 )
 from turnfold.formats import tables as table_runs  # ``tables``: whether to build them
-from turnfold.formats.agents import opencode
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.harnesses import archive, inspect_log, openhands
@@ -264,8 +269,8 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
         return _examine_runs(item, tables, visit)
     if _is_eval_log(item) and item.sample is None:
         return _examine_log(item, tables, visit)
-    if item.sample is None and _is_opencode_database(item):
-        return _examine_sessions(item, tables, visit)
+    if item.sample is None and (database := _session_database(item)) is not None:
+        return _examine_sessions(item, database, tables, visit)
     if item.grew and item.path is not None and item.sample is None:
         growing = _examine_growing(item, tables, visit)
         if growing is not None:
@@ -415,38 +420,41 @@ def _examine_log(item: Item, tables: bool, visit: Visit | None) -> Summary:
     return found
 
 
-def _is_opencode_database(item: Item) -> bool:
-    """Whether ``item`` is OpenCode's database, which holds one item per session."""
-    if item.path is None or item.format not in (None, opencode.NAME):
-        return False
-    if not item.path.endswith(".db") and item.format is None:
-        return False
-    return opencode.detect_path(Path(item.path)) is not None
+def _session_database(item: Item) -> Any:
+    """The module of the agent's database of sessions ``item`` is (``SESSION_DATABASES``:
+    OpenCode's, Crush's), which holds one item per session; None when it is none."""
+    if item.path is None or (item.format is None and not item.path.endswith(".db")):
+        return None
+    for database in SESSION_DATABASES:
+        if item.format in (None, database.NAME) and database.detect_path(Path(item.path)):
+            return database
+    return None
 
 
-def _examine_sessions(item: Item, tables: bool, visit: Visit | None) -> Summary:
-    """Every top-level session of OpenCode's database, each a row keyed ``path#<session id>``
+def _examine_sessions(item: Item, database: Any, tables: bool, visit: Visit | None) -> Summary:
+    """Every top-level session of an agent's database, each a row keyed ``path#<session id>``
     (as an eval log's samples are; sub-agents' sessions nest in their parents' rows); a session
     that cannot be read is a row with its ``error``, a database that cannot be read one."""
     assert item.path is not None
+    name = database.NAME
     found = Summary("rows")
     try:
-        ids = [session for session, _ in opencode.sessions(Path(item.path))]
+        ids = [session for session, _ in database.sessions(Path(item.path))]
     except Exception as exc:
-        return _one(_error_row(item, _reason(exc), opencode.NAME))
+        return _one(_error_row(item, _reason(exc), name))
     for session in ids:
         each = Item(key=f"{item.key}#{session}", path=item.path, sample=session,
-                    format=opencode.NAME, size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
+                    format=name, size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
         try:
-            transcript = load(item.path, format=opencode.NAME, sample=session)
+            transcript = load(item.path, format=name, sample=session)
         except Exception as exc:  # one session's failure costs no other its row (C-7)
-            found.extend(_one(_error_row(each, _reason(exc), opencode.NAME)))
+            found.extend(_one(_error_row(each, _reason(exc), name)))
             continue
-        found.extend(_summarized(transcript, each, opencode.NAME, tables, visit))
+        found.extend(_summarized(transcript, each, name, tables, visit))
         if len(found.rows) >= PACK_ROWS:
             found.pack()
     if not found.count:
-        return _one(_error_row(item, "the database holds no session", opencode.NAME))
+        return _one(_error_row(item, "the database holds no session", name))
     return found
 
 

@@ -84,6 +84,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("cline-messages", "turnfold.formats.agents.cline_messages"),
     ("aider", "turnfold.formats.agents.aider"),
     ("opencode", "turnfold.formats.agents.opencode"),
+    ("crush", "turnfold.formats.agents.crush"),
     ("sharegpt", "turnfold.formats.sharegpt"),
     ("llama-factory", "turnfold.formats.llama_factory"),
     ("anthropic", "turnfold.formats.anthropic"),
@@ -306,7 +307,9 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
 #: JSON lines, so binary files (zips) and huge documents never reach :func:`open_source`.
 #: The formats with ``read_path``, named here so that a load imports their modules alone, not
 #: every format's (a test keeps this list equal to the modules that have one).
-PATH_FORMATS: tuple[str, ...] = ("inspect", "aider", "openhands-sdk", "openhands", "opencode")
+PATH_FORMATS: tuple[str, ...] = (
+    "inspect", "aider", "openhands-sdk", "openhands", "opencode", "crush",
+)  # fmt: skip
 
 #: Of :data:`PATH_FORMATS`, those whose ``read_path`` reads a folder as one run (an OpenHands
 #: V1 conversation, a V0 session); any other is never given a folder, which ``load()`` refuses

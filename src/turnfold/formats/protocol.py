@@ -224,6 +224,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             cline_messages,
             codex_exec,
             copilot,
+            crush,
             cursor_stream,
             gemini_stream,
             opencode,
@@ -260,8 +261,8 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             openai_responses, openai_chat, opencode_json, copilot,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
-        sampled: list[SampledFormat] = [inspect_log, openhands, otlp, opencode]
-        paths: list[PathFormat] = [inspect_log, aider, openhands_sdk, openhands, opencode]
+        sampled: list[SampledFormat] = [inspect_log, openhands, otlp, opencode, crush]
+        paths: list[PathFormat] = [inspect_log, aider, openhands_sdk, openhands, opencode, crush]
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,
             strands, llamaindex, dspy, agent_framework, haystack,

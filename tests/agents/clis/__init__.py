@@ -146,9 +146,10 @@ class Agent(ABC):
         """A turn of the sub-agent's script as this agent needs it (Gemini ends with a call)."""
         return turn
 
-    def failed(self, result: SeenResult) -> bool:
+    def failed(self, result: SeenResult, home: Path) -> bool:
         """Whether the result the agent sent says the call failed: its error flag where the wire
-        has one, else a non-zero exit code in the text."""
+        has one, else a non-zero exit code in the text. An agent whose results do not say
+        reads the outcome its own files record under ``home`` (never turnfold's load of them)."""
         if result.is_error:
             return True
         code = exit_code(result.text)
@@ -188,10 +189,13 @@ def _agents() -> dict[str, Agent]:
     from tests.agents.clis.claude import Claude
     from tests.agents.clis.cline import Cline
     from tests.agents.clis.codex import Codex
+    from tests.agents.clis.copilot import Copilot
     from tests.agents.clis.gemini import Gemini
+    from tests.agents.clis.opencode import OpenCode
     from tests.agents.clis.qwen import Qwen
 
-    return {a.name: a for a in (Claude(), Codex(), Qwen(), Gemini(), Cline())}
+    agents = (Claude(), Codex(), Qwen(), Gemini(), Cline(), OpenCode(), Copilot())
+    return {a.name: a for a in agents}
 
 
 AGENTS: dict[str, Agent] = _agents()

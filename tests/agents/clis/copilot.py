@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.agents.clis import Agent, clean_env
+from tests.agents.clis import Agent, StreamTokens, clean_env
 from tests.agents.script import Call, ConcreteCall, Prompt
 from tests.agents.server import Context
 from tests.agents.wire import Request
@@ -31,8 +31,9 @@ class Copilot(Agent):
     supports = frozenset({"read", "search", "list", "shell", "edit", "write", "spawn"})
     #: A SIGINT leaves the running call without its completion and an ``abort`` event.
     interruptible = True
-    #: turnfold does not read the ``--output-format json`` stream (it is kept beside the home).
-    stream = None
+    #: The ``--output-format json`` stream (read as the ``copilot`` format, as its session file
+    #: is) carries no token counts: its usage events are written to ``events.jsonl`` only.
+    stream = StreamTokens()
 
     def setup(self, home: Path, work: Path, base_url: str) -> dict[str, str]:
         return clean_env(

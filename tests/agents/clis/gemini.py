@@ -11,10 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tests.agents.clis import Agent, StreamTokens, clean_env, exit_code
+from tests.agents.clis import Agent, StreamTokens, clean_env
 from tests.agents.script import Call, ConcreteCall, Prompt, Turn
 from tests.agents.server import Context
-from tests.agents.wire import Request, SeenResult
+from tests.agents.wire import Request
 from tests.agents.wire import gemini as wire
 
 SETTINGS = {
@@ -104,12 +104,6 @@ class Gemini(Agent):
         else:
             raise ValueError(f"no {call.action} tool")
         return ConcreteCall(call_id, name, args)
-
-    def failed(self, result: SeenResult) -> bool:
-        if result.is_error:
-            return True
-        code = exit_code(result.text)
-        return code is not None and code != 0
 
     def record_type(self, record: dict[str, Any]) -> str:
         if "$set" in record:

@@ -5,6 +5,10 @@ Since 1.2 OpenCode keeps its sessions in one SQLite database,
 ``~/.local/share/opencode/opencode.db`` (tables ``session``, ``message``, ``part``: each row's
 ``data`` a JSON document, the message's or part's fields but its ids); a sub-agent (the ``task``
 tool) is a session of its own whose ``parent_id`` is the lead's.
+
+Two things its results do not tell the model, and so the harness: a command's exit code (the
+result is its output alone; the tool part keeps the code in ``state.metadata.exit``), and the
+start of a long output (the result keeps its tail, the whole saved to a file it names).
 """
 
 from __future__ import annotations
@@ -13,13 +17,15 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tests.agents.clis import Agent, clean_env
-from tests.agents.script import Call, ConcreteCall, Prompt
+from tests.agents.clis import Agent, StreamTokens, clean_env
+from tests.agents.scenarios import LONG_OUTPUT, LONG_OUTPUT_LAST
+from tests.agents.script import Call, ConcreteCall, Prompt, Scenario
 from tests.agents.server import Context
-from tests.agents.wire import Request
+from tests.agents.wire import Request, SeenResult
 from tests.agents.wire import chat as wire
 
 PROVIDER = "scripted"
@@ -60,7 +66,12 @@ class OpenCode(Agent):
     wire = wire
     loader = "agents.opencode"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write", "spawn"})
-    stream = None
+    #: A SIGINT stops ``run`` before it records anything of the running step: the command's
+    #: part stays ``running``, the step has no ``step-finish`` and the message no tokens.
+    interruptible = False
+    #: Each step's ``step_finish`` carries its response's counts; the sub-agent's steps are
+    #: not printed, and nothing totals the run or the session.
+    stream = StreamTokens(responses=wire.COUNTS)
 
     def setup(self, home: Path, work: Path, base_url: str) -> dict[str, str]:
         folder = home / ".config" / "opencode"
@@ -86,7 +97,10 @@ class OpenCode(Agent):
 
     def command(self, exe: Path, prompt: Prompt, index: int, session: str) -> list[str]:
         resume = ["--session", session] if index > 0 else []
-        return [str(exe), "run", *resume, "--format", "json", prompt.text]
+        # One argument a word: ``run`` joins its arguments with spaces, one holding a space
+        # put in double quotes (``"a b"``), and that quoted text would be the prompt.
+        words = prompt.text.split(" ")
+        return [str(exe), "run", *resume, "--format", "json", "--", *words]
 
     def session_id(self, stdout: str) -> str | None:
         for line in stdout.splitlines():
@@ -102,6 +116,33 @@ class OpenCode(Agent):
     def session_files(self, home: Path) -> list[Path]:
         found = self.database(home)
         return [found] if found.exists() else []
+
+    def adapt(self, scenario: Scenario) -> Scenario:
+        """The long output's result keeps its tail: its check looks for the last line."""
+        adapted = super().adapt(scenario)
+
+        def tail(call: Call) -> Call:
+            return replace(call, token=LONG_OUTPUT_LAST) if call == LONG_OUTPUT else call
+
+        prompts = tuple(
+            replace(p, turns=tuple(replace(t, calls=tuple(map(tail, t.calls))) for t in p.turns))
+            for p in adapted.prompts
+        )
+        return replace(adapted, prompts=prompts)
+
+    def failed(self, result: SeenResult, home: Path) -> bool:
+        """The tool part's own outcome: its status ``error``, or a command's non-zero exit
+        (``metadata.exit``), which the result the model got does not mention."""
+        if super().failed(result, home):
+            return True
+        database = self.database(home)
+        parts = self.records(database) if database.exists() else iter(())
+        for part in parts:
+            if part.get("type") == "tool" and part.get("callID") == result.call_id:
+                state = part.get("state") or {}
+                exit_code = (state.get("metadata") or {}).get("exit")
+                return state.get("status") == "error" or exit_code not in (None, 0)
+        return False
 
     def is_side_request(self, request: Request) -> bool:
         return "bash" not in request.tools
@@ -143,8 +184,11 @@ class OpenCode(Agent):
         return ConcreteCall(call_id, name, args)
 
     def records(self, path: Path) -> Iterator[dict[str, Any]]:
-        """The message and part documents of the database."""
+        """The session rows (their columns), and the message and part documents."""
         with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            db.row_factory = sqlite3.Row
+            for row in db.execute("SELECT * FROM session"):
+                yield dict(row)
             for table in ("message", "part"):
                 for (data,) in db.execute(f"SELECT data FROM {table}"):
                     with contextlib.suppress(ValueError):
@@ -153,4 +197,10 @@ class OpenCode(Agent):
                             yield record
 
     def record_type(self, record: dict[str, Any]) -> str:
-        return str(record.get("type") or record.get("role") or "(object)")
+        """As the loader's accounting names them: ``session``, ``message/<role>``,
+        ``part/<type>`` (a session row is told by its ``project_id`` column)."""
+        if "project_id" in record:
+            return "session"
+        if "role" in record:
+            return f"message/{record['role']}"
+        return f"part/{record.get('type', '(object)')}"

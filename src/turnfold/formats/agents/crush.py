@@ -1,0 +1,627 @@
+"""Crush sessions (``@charmland/crush``, charmbracelet/crush): its SQLite database.
+
+Crush keeps a project's sessions in ``.crush/crush.db`` in the project's folder (its data
+directory; ``internal/db``, migrations by goose; read only, never written here). A session is a
+row of ``sessions`` (``id``, ``parent_session_id`` for a sub-agent's run or a title's, ``title``,
+``prompt_tokens``, ``completion_tokens``, ``cost``, ``created_at`` in seconds); its messages are
+rows of ``messages`` (``role`` user, assistant or tool, ``model``, ``provider``, ``created_at``),
+each message's ``parts`` a JSON list of ``{"type", "data"}`` (``internal/message/message.go``
+``marshalParts``; the part structs are ``internal/message/content.go``):
+
+- a user message: ``text`` is the prompt; ``binary`` an attachment (an image shown with the
+  prompt, a text file or paste as a notice holding its text); ``image_url`` an image by URL (a
+  notice naming it); ``shell_command`` a command the user ran with ``!`` (a
+  user-initiated call with its output and exit code);
+- an assistant message is one model response: ``reasoning`` a
+  :class:`~turnfold.model.Thinking`, ``text`` an :class:`~turnfold.model.AssistantText` (the
+  message's ``model``), ``tool_call`` a :class:`~turnfold.model.ToolCall` (``input`` its JSON
+  arguments); ``finish`` the response's end: ``canceled`` an
+  :class:`~turnfold.model.AbortMarker`, ``error`` (and ``content_filter``, a refusal) an
+  :class:`~turnfold.model.AssistantError` with its ``message`` and ``details``, others
+  (``end_turn``, ``tool_use``, ``max_tokens``) the response's ``finish_reason``;
+- a tool message holds ``tool_result`` parts: the call's result (an image where ``data`` and
+  ``mime_type`` hold one), its ``is_error`` the outcome (``error``; the result Crush writes for a
+  call the user cancelled, or denied permission to, and for the calls after it, ``cancelled``;
+  an ``agent`` call whose sub-agent's run ended on an error, answered as a success, ``error``).
+  A call no result answers has no recorded outcome (``unknown``). Crush adds a ``finish``
+  (``stop``) to every message not the model's: ignored.
+
+A sub-agent's run (the ``agent`` and ``agentic_fetch`` tools) is a session of its own whose
+``parent_session_id`` is the lead's and whose id is ``<message id>$$<call id>`` (before 0.10,
+the call's id alone): read and nested under its call (:class:`~turnfold.model.SubAgent`). The
+title Crush has a model write is a child session too (``title-<id>``), nested nowhere: it is
+no turn of the conversation.
+
+Usage: Crush records no tokens per message. The session's ``cost`` is what its responses cost,
+as Crush kept it: ``cost_usd`` (newer releases add its sub-agents' runs in,
+``updateParentSessionCost``; one of October 2025 left a failed sub-agent's out). Its
+``prompt_tokens`` and ``completion_tokens`` are the last response's (set, not summed, by
+``updateSessionUsage``: the prompt's counting the cached reads in), the context the session
+fills, not what it spent: kept as ``metadata["last_response_tokens"]``, no usage total.
+
+``sample=`` names the session (its id); a database of one top-level session needs none.
+Detection: the SQLite header and the ``sessions`` and ``messages`` tables, ``messages`` with its
+``parts`` column (:func:`detect_path`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import sqlite3
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from turnfold import codec
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import as_int, describe_args, parse_arguments, stringify, text_result
+from turnfold.formats.detection import Evidence
+from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.source import Source
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    Entry,
+    ImageData,
+    SubAgent,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    Transcript,
+    UserMessage,
+)
+
+NAME = "crush"
+#: A database holds many sessions: ``sample=`` names one by its id.
+HAS_SAMPLES = True
+
+RECORDS = Records(
+    mapped={
+        "session": "the session's id, title, cost (``cost_usd``) and its last response's "
+        "tokens (``last_response_tokens``) → metadata",
+        "message/user": "a prompt: its parts",
+        "message/assistant": "a model response: its parts",
+        "message/tool": "the results of the calls before it: its parts",
+        "part/text": "a user message's prompt, an assistant text",
+        "part/reasoning": "thinking",
+        "part/tool_call": "a tool call with its input; an ``agent`` or ``agentic_fetch`` call "
+        "nests its sub-agent's session",
+        "part/tool_result": "the result of its call, ``is_error`` its outcome (the user's "
+        "cancel or denial: cancelled)",
+        "part/finish": "the response's end: ``canceled`` an abort marker, ``error`` and "
+        "``content_filter`` an error entry, others its ``finish_reason``",
+        "part/binary": "an image of the prompt, or a notice holding the attached text",
+        "part/image_url": "a notice naming the image the prompt links",
+        "part/shell_command": "a command the user ran (``!``), a user-initiated call",
+    },
+    ignored={},
+)
+
+_DATABASE_HEADER = b"SQLite format 3\x00"
+#: The database's name (``.crush/crush.db`` of a project), by which a scan finds it.
+DATABASE = "crush.db"
+_TABLES = frozenset({"sessions", "messages"})
+#: A sub-agent nests its own sub-agents' sessions at most this deep (a cycle of ids ends).
+_MAX_DEPTH = 8
+#: The results Crush writes for a call the user's cancel stopped (``internal/agent/agent.go``),
+#: for one whose permission the user denied (``Permission denied``; later ``User denied
+#: permission``), and for the calls after it in the same response, which never ran.
+_CANCELLED = frozenset({
+    "Error: user cancelled assistant tool calling", "Permission denied",
+    "User denied permission", "Tool execution canceled by user",
+})  # fmt: skip
+#: Finish reasons of a response that failed: an error, a provider's refusal.
+_FAILED = frozenset({"error", "content_filter"})
+#: What Crush writes before the text files attached to a prompt (``message.go``).
+_ATTACHED = (
+    "<system_info>The files below have been attached by the user, consider them in your "
+    "response</system_info>"
+)
+
+
+# --- detection ------------------------------------------------------------------------------------
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # Read only: a session Crush is writing is read as it stands, and never changed.
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+
+
+def _is_database(path: Path) -> bool:
+    with path.open("rb") as stream:
+        return stream.read(len(_DATABASE_HEADER)) == _DATABASE_HEADER
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """Crush's database: a SQLite file with its sessions and messages (of parts) tables."""
+    try:
+        if not path.is_file() or not _is_database(path):
+            return None
+        with contextlib.closing(_connect(path)) as db:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not tables >= _TABLES:
+                return None
+            columns = {r[1] for r in db.execute("PRAGMA table_info(messages)")}
+    except (OSError, sqlite3.Error):
+        return None
+    return Evidence(share=1.0, marks=1) if "parts" in columns else None
+
+
+def detect(source: Source) -> Evidence:
+    """JSON records are never Crush's: its sessions are a database, read by :func:`detect_path`."""
+    return Evidence.none("no Crush database (SQLite, read from its file)")
+
+
+# --- reading --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Message:
+    id: str
+    role: str
+    parts: list[Any]
+    model: str | None
+    provider: str | None
+    created: Any
+
+
+@dataclass
+class Session:
+    info: Mapping[str, Any]
+    messages: list[Message]
+    children: frozenset[str]
+
+
+class _Database:
+    """The sessions of a Crush database, read on demand."""
+
+    def __init__(self, db: sqlite3.Connection, source: Source) -> None:
+        self.db = db
+        self.source = source
+        db.row_factory = sqlite3.Row
+
+    def roots(self) -> list[tuple[str, str]]:
+        rows = self.db.execute(
+            "SELECT id, title FROM sessions WHERE parent_session_id IS NULL "
+            "ORDER BY created_at, rowid"
+        )
+        return [(str(row["id"]), str(row["title"])) for row in rows]
+
+    def session(self, session_id: str) -> Session | None:
+        row = self.db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            return None
+        self.source.mapped("session")
+        children = frozenset(
+            str(r["id"])
+            for r in self.db.execute(
+                "SELECT id FROM sessions WHERE parent_session_id = ?", (session_id,)
+            )
+        )
+        keys = row.keys()
+        messages = []
+        # created_at is in seconds: the messages of one second keep the order they were written.
+        for message in self.db.execute(
+            "SELECT * FROM messages WHERE session_id = ? ORDER BY created_at, rowid", (session_id,)
+        ):
+            parts = self._parts(message)
+            if parts is None:
+                continue
+            mkeys = message.keys()
+            messages.append(
+                Message(
+                    id=str(message["id"]),
+                    role=str(message["role"]),
+                    parts=parts,
+                    model=_text(message["model"]) if "model" in mkeys else None,
+                    provider=_text(message["provider"]) if "provider" in mkeys else None,
+                    created=message["created_at"],
+                )
+            )
+        return Session({k: row[k] for k in keys}, messages, children)
+
+    def _parts(self, message: sqlite3.Row) -> list[Any] | None:
+        """A message's parts; None, with a warning naming it, when they are no JSON list."""
+        what = f"message {message['id']}"
+        try:
+            value = codec.loads(message["parts"])
+        except (TypeError, ValueError) as exc:
+            self.source.warn(f"{what}: unreadable parts ({exc})", record_type="message")
+            return None
+        if not isinstance(value, list):
+            self.source.warn(f"{what}: its parts are no JSON list", record_type="message")
+            return None
+        return value
+
+
+def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """The session ``sample`` names (by its id) of the database at ``path``; with none, its
+    only top-level session."""
+    if epoch is not None:
+        raise ValueError(f"{path} is a Crush database: its sessions have no epochs")
+    source = Source(str(path), iter(()), path=path)
+    try:
+        if not _is_database(path):
+            raise TranscriptFormatError(str(path), [NAME], None, "not a SQLite database")
+        db = _connect(path)
+    except (OSError, sqlite3.Error) as exc:
+        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    with contextlib.closing(db):
+        try:
+            store = _Database(db, source)
+            if sample is None:
+                roots = store.roots()
+                if len(roots) != 1:
+                    listed = ", ".join(f"{i} ({t})" for i, t in roots[:20])
+                    raise ValueError(
+                        f"{path} holds {len(roots)} Crush sessions: pick one with "
+                        f"sample=<session id>" + (f" ({listed})" if listed else "")
+                    )
+                sample = roots[0][0]
+            session = store.session(str(sample))
+            if session is None:
+                raise ValueError(f"{path} holds no Crush session {sample!r}")
+            transcript = SessionReader(source, store).read(session)
+        except sqlite3.Error as exc:
+            raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    return source.hand_over(transcript)
+
+
+def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """The database at ``source.path`` (``load(path, format="crush")`` of an open file)."""
+    if source.path is not None and source.path.is_file():
+        return read_path(source.path, sample=sample, epoch=epoch)
+    raise TranscriptFormatError(
+        source.name, [NAME], None, "Crush's sessions are a SQLite database: pass its path"
+    )
+
+
+def sessions(path: Path) -> Iterator[tuple[str, str]]:
+    """The top-level sessions (id, title) of the database at ``path``, oldest first."""
+    with contextlib.closing(_connect(path)) as db:
+        yield from _Database(db, Source(str(path), iter(()))).roots()
+
+
+# --- one session ----------------------------------------------------------------------------------
+
+
+def _failed_run(call: ToolCall) -> bool:
+    """Whether the sub-agent ``call`` ran ended on an error (its last entry)."""
+    child = call.subagent.transcript if call.subagent is not None else None
+    return (
+        child is not None and bool(child.entries) and isinstance(child.entries[-1], AssistantError)
+    )
+
+
+def _iso(stamp: Any) -> str | None:
+    """A Crush time as ISO 8601: seconds since the epoch (the schema's comments say
+    milliseconds, which no version wrote; a value that large is read as such)."""
+    if isinstance(stamp, bool) or not isinstance(stamp, (int, float)) or stamp <= 0:
+        return None
+    seconds = stamp / 1000 if stamp > 10**11 else stamp
+    try:
+        moment = datetime.fromtimestamp(seconds, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _decoded(data: Any) -> bytes | None:
+    """A ``binary`` part's ``Data`` (Go's ``[]byte``: base64 in JSON)."""
+    if not isinstance(data, str):
+        return None
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _times(metadata: Any) -> tuple[int, int] | None:
+    """A result's ``start_time`` and ``end_time`` (ms, the shell tools'), when it has both."""
+    if not isinstance(metadata, str) or '"start_time"' not in metadata:
+        return None
+    try:
+        value = _mapping(codec.loads(metadata))
+    except ValueError:
+        return None
+    start, end = as_int(value.get("start_time")), as_int(value.get("end_time"))
+    if start is None or end is None or not 0 < start <= end:
+        return None
+    return start, end
+
+
+def _attached_text(data: Mapping[str, Any]) -> tuple[str | None, str] | None:
+    """A ``binary`` part that is a text file or paste: its path and its text."""
+    mime = _text(data.get("MIMEType"))
+    raw = _decoded(data.get("Data"))
+    if mime is None or not mime.startswith("text/") or raw is None:
+        return None
+    return _text(data.get("Path")), raw.decode("utf-8", errors="replace")
+
+
+def _image(data: Mapping[str, Any]) -> ImageData | None:
+    """A ``binary`` part that is an image (its ``Data`` base64 already)."""
+    mime, payload = _text(data.get("MIMEType")), _text(data.get("Data"))
+    if mime is None or payload is None or not mime.startswith("image/"):
+        return None
+    return ImageData(media_type=mime, data=payload)
+
+
+class SessionReader:
+    """Builds one session's transcript, its sub-agents' sessions nested."""
+
+    def __init__(
+        self,
+        source: Source,
+        store: _Database,
+        *,
+        depth: int = 0,
+        seen: frozenset[str] = frozenset(),
+    ) -> None:
+        self.source = source
+        self.store = store
+        self.depth = depth
+        self.seen = seen
+        self.transcript = Transcript()
+        self.calls: dict[str, ToolCall] = {}
+        self.model: str | None = None
+        self.provider: str | None = None
+        self.children: frozenset[str] = frozenset()
+
+    def warn(self, reason: str, record_type: str) -> None:
+        self.source.warn(reason, record_type=record_type)
+
+    def add(self, entry: Entry) -> Entry:
+        return self.transcript.append(entry)
+
+    def read(self, session: Session) -> Transcript:
+        info = session.info
+        self.seen = self.seen | {str(info.get("id"))}
+        self.children = session.children
+        for message in session.messages:
+            if message.role in ("user", "assistant", "tool"):
+                self.source.mapped(f"message/{message.role}")
+            else:
+                self.warn(f"message {message.id}: unknown role {message.role!r}", "message")
+                continue
+            stamp = _iso(message.created)
+            if message.role == "user":
+                self._prompt(message, stamp)
+            for index, part in enumerate(message.parts):
+                kind = part.get("type") if isinstance(part, Mapping) else None
+                try:
+                    self._part(message, kind, _mapping(part).get("data"), stamp)
+                except (TranscriptFormatError, MemoryError):
+                    raise
+                except Exception as exc:  # a part of a shape no version seen wrote (L-4)
+                    self.warn(f"message {message.id}, part {index}: not read: "
+                              f"{type(exc).__name__}: {exc}", f"part/{kind}")  # fmt: skip
+        for call in self.calls.values():  # no result answered it: the process was stopped
+            if call.status == "pending":
+                self.transcript.update(call, status="unknown")
+        self._metadata(info)
+        return self.transcript
+
+    def _metadata(self, info: Mapping[str, Any]) -> None:
+        meta = self.transcript.metadata
+        meta["source_format"] = NAME
+        for key, value in (
+            ("session_id", info.get("id")),
+            ("title", info.get("title")),
+            ("parent_session_id", info.get("parent_session_id")),
+            ("model", self.model),
+            ("model_provider", self.provider),
+        ):
+            if _text(value) is not None:
+                meta[key] = value
+        started = _iso(info.get("created_at"))
+        if started is not None:
+            meta["started_at"] = started
+        cost = info.get("cost")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost > 0:
+            meta["cost_usd"] = round(float(cost), 6)
+        prompt, completion = (
+            as_int(info.get("prompt_tokens")),
+            as_int(info.get("completion_tokens")),
+        )
+        if prompt or completion:
+            meta["last_response_tokens"] = {"input_tokens": prompt, "output_tokens": completion}
+
+    def _part(self, message: Message, kind: Any, data: Any, stamp: str | None) -> None:
+        record_type = f"part/{kind}"
+        data = _mapping(data)
+        role = message.role
+        if kind == "finish":
+            self.source.mapped(record_type)
+            if role == "assistant":
+                self._finish(data, stamp)
+            return
+        if kind == "text" and role == "user":
+            return  # the prompt, read by _prompt
+        if kind == "text" and role == "assistant":
+            self.source.mapped(record_type)
+            text = stringify(data.get("text", ""))
+            if text:
+                self.model = message.model or self.model
+                self.provider = message.provider or self.provider
+                self.add(AssistantText(text=text, model=message.model, timestamp=stamp))
+            return
+        if kind == "reasoning" and role == "assistant":
+            self.source.mapped(record_type)
+            text = stringify(data.get("thinking", ""))
+            if text:
+                self.add(Thinking(text=text, timestamp=_iso(data.get("started_at")) or stamp))
+            return
+        if kind == "tool_call" and role == "assistant":
+            self.source.mapped(record_type)
+            self._call(message, data, stamp)
+            return
+        if kind == "tool_result" and role == "tool":
+            self.source.mapped(record_type)
+            self._result(message, data, stamp)
+            return
+        if kind in ("binary", "image_url") and role == "user":
+            self.source.mapped(record_type)
+            self._attachment(message, kind, data, stamp)
+            return
+        if kind == "shell_command" and role == "user":
+            self.source.mapped(record_type)
+            code = as_int(data.get("exit_code"))
+            command = stringify(data.get("command", ""))
+            self.add(ToolCall(
+                call_id=f"{message.id}:shell", name="bash", args={"command": command},
+                description=command, status="error" if code else "success",
+                result=text_result(stringify(data.get("output", ""))),
+                user_initiated=True, timestamp=stamp, meta={"exit_code": code},
+            ))  # fmt: skip
+            return
+        self.warn(f"message {message.id} ({role}): unexpected part type {kind!r}", record_type)
+
+    def _prompt(self, message: Message, stamp: str | None) -> None:
+        """The user message's prompt: its text parts and its attached images (the other parts
+        follow it, read by :meth:`_part`)."""
+        texts: list[str] = []
+        files: list[tuple[str | None, str]] = []
+        images: list[ImageData] = []
+        for part in message.parts:
+            part = _mapping(part)
+            data = _mapping(part.get("data"))
+            if part.get("type") == "text":
+                self.source.mapped("part/text")
+                if text := stringify(data.get("text", "")):
+                    texts.append(text)
+            elif part.get("type") == "binary" and (image := _image(data)) is not None:
+                images.append(image)
+            elif part.get("type") == "binary" and (attached := _attached_text(data)) is not None:
+                files.append(attached)
+        text = "\n\n".join(texts)
+        if files:  # sent inside the prompt, as Crush's PromptWithTextAttachments writes them
+            text += f"\n{_ATTACHED}\n" + "".join(
+                (f"<file path='{path}'>\n" if path else "<file>\n") + f"\n{body}\n</file>\n"
+                for path, body in files
+            )
+        if text or images:
+            user = UserMessage(text=text, images=images, timestamp=stamp)
+            user.meta["message_id"] = message.id
+            self.add(user)
+
+    def _attachment(
+        self, message: Message, kind: str, data: Mapping[str, Any], stamp: str | None
+    ) -> None:
+        if kind == "image_url":
+            url = _text(data.get("url")) or "an image"
+            self.add(SystemNotice(text=f"Attached image {url}", subtype="attachment",
+                                  timestamp=stamp))  # fmt: skip
+            return
+        if _image(data) is not None or _attached_text(data) is not None:
+            return  # an image or text of the prompt, read by _prompt
+        mime = _text(data.get("MIMEType")) or "application/octet-stream"
+        name = _text(data.get("Path")) or "a file"
+        self.add(SystemNotice(text=f"Attached {name} ({mime})", subtype="attachment",
+                              timestamp=stamp))  # fmt: skip
+
+    def _finish(self, data: Mapping[str, Any], stamp: str | None) -> None:
+        reason = _text(data.get("reason"))
+        said = ": ".join(t for t in (_text(data.get("message")), _text(data.get("details"))) if t)
+        when = _iso(data.get("time")) or stamp
+        if reason == "canceled":
+            self.add(AbortMarker(reason=said or "canceled", timestamp=when))
+        elif reason in _FAILED:
+            text = said or ("The provider refused the request" if reason != "error" else "error")
+            error = AssistantError(message=text, timestamp=when)
+            error.meta["finish_reason"] = reason
+            self.add(error)
+        elif reason is not None:
+            last = self.transcript.entries[-1] if self.transcript.entries else None
+            if last is not None:
+                last.meta["finish_reason"] = reason
+
+    def _call(self, message: Message, data: Mapping[str, Any], stamp: str | None) -> None:
+        call_id = stringify(data.get("id", ""))
+        name = stringify(data.get("name", ""))
+        args = parse_arguments(data.get("input"))
+        call = ToolCall(
+            call_id=call_id,
+            name=name,
+            args=args,
+            description=describe_args(name, args),
+            status="pending",
+            started_at=stamp,
+            timestamp=stamp,
+        )
+        many = sum(1 for p in message.parts if _mapping(p).get("type") == "tool_call") > 1
+        if many:
+            call.batch_id = message.id
+        if data.get("provider_executed"):
+            call.meta["provider_executed"] = True
+        child = self._child_session(message.id, call_id)
+        if child is not None:
+            call.subagent = self._subagent(name, args, child)
+        self.add(call)
+        self.calls[call_id] = call
+
+    def _result(self, message: Message, data: Mapping[str, Any], stamp: str | None) -> None:
+        call_id = stringify(data.get("tool_call_id", ""))
+        call = self.calls.get(call_id)
+        if call is None:
+            self.warn(f"message {message.id}: a result for no call ({call_id!r})",
+                      "part/tool_result")  # fmt: skip
+            return
+        content = stringify(data.get("content", ""))
+        mime, payload = _text(data.get("mime_type")), _text(data.get("data"))
+        images = (
+            [ImageData(media_type=mime, data=payload)]
+            if mime and payload and mime.startswith("image/")
+            else []
+        )
+        if data.get("is_error"):
+            status = "cancelled" if content.strip() in _CANCELLED else "error"
+        elif _failed_run(call):
+            status = "error"  # Crush answers an agent call whose run failed as if it succeeded
+        else:
+            status = "success"
+        changes: dict[str, Any] = {"ended_at": stamp}
+        # A command's metadata holds its own times (ms); the rest of it repeats the result.
+        times = _times(data.get("metadata"))
+        if times is not None:
+            changes.update(started_at=_iso(times[0]), ended_at=_iso(times[1]),
+                           duration_ms=float(times[1] - times[0]))  # fmt: skip
+        self.transcript.update(
+            call, status=status, result=text_result(content, images=images), **changes
+        )
+
+    def _child_session(self, message_id: str, call_id: str) -> str | None:
+        """The session of the sub-agent the call ran, if the database holds one."""
+        for candidate in (f"{message_id}$${call_id}", call_id):
+            if candidate in self.children and candidate not in self.seen:
+                return candidate
+        return None
+
+    def _subagent(self, name: str, args: Any, child_id: str) -> SubAgent:
+        args = _mapping(args)
+        sub = SubAgent(
+            name=name,
+            task=_text(args.get("prompt")) or _text(args.get("url")),
+            agent_id=child_id,
+        )
+        session = self.store.session(child_id) if self.depth < _MAX_DEPTH else None
+        if session is None:
+            sub.steps_missing = True
+            return sub
+        nested = SessionReader(self.source, self.store, depth=self.depth + 1, seen=self.seen)
+        sub.transcript = nested.read(session)
+        sub.tool_count = sum(isinstance(e, ToolCall) for e in sub.transcript.entries)
+        return sub

@@ -1,0 +1,352 @@
+"""Crush sessions (``crush``: a project's ``.crush/crush.db``), on two real databases Crush wrote,
+committed to public repositories (``fixtures/crush``, see SOURCES.md): ``quay``'s (Crush of
+October 2025 on Vertex AI: two sessions, one cut off mid-response, the other delegating to an
+``agent`` sub-agent whose run ends on the provider's error, a call the user denied) and
+``cisco-auto``'s (Crush of April 2026, trimmed to one session: a pasted text attachment, a
+failed view, a cancel during a call).
+
+The shapes no real database here holds (reasoning, an image, a cancelled call's result, a
+``!`` command, a broken row) are written into a copy of the real one, as Crush's
+``internal/message`` marshals them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import turnfold
+from turnfold.formats import path_format
+from turnfold.formats.agents import crush, opencode
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    Transcript,
+    UserMessage,
+)
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+QUAY = FIXTURES / "crush" / "quay" / ".crush" / "crush.db"
+CISCO = FIXTURES / "crush" / "cisco-auto" / "crush.db"
+#: The quay session cut off in the middle of a response (Crush wrote no finish).
+CUT_OFF = "17c2d974-eab7-4a44-83d2-97c5186a5789"
+#: The quay session that delegated to a sub-agent (whose session is the call's id, as Crush
+#: before 0.10 named it).
+DELEGATED = "5ee78d3f-abf5-487a-82f0-02cf36a0e8ee"
+SUB_AGENT = "toolu_vrtx_01LWrvAJeVgibzAgkSFVDkVe"
+
+
+def calls(transcript: Transcript) -> list[ToolCall]:
+    return [e for e in transcript.entries if isinstance(e, ToolCall)]
+
+
+def test_the_database_is_told_apart_by_its_tables() -> None:
+    assert crush.detect_path(QUAY) is not None
+    assert crush.detect_path(CISCO) is not None
+    assert opencode.detect_path(CISCO) is None
+    assert crush.detect_path(FIXTURES / "opencode" / "work" / "opencode.db") is None
+    assert path_format(CISCO) == "crush"
+    transcript = turnfold.load(CISCO)
+    assert transcript.metadata["source_format"] == "crush"
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    assert transcript.warnings == []
+
+
+def test_the_calls_their_outcomes_and_results() -> None:
+    loaded = calls(turnfold.load(CISCO))
+    assert len(loaded) == 51
+    assert [c.status for c in loaded].count("success") == 50
+    first = loaded[0]
+    assert (first.call_id, first.name) == ("toolu_vrtx_01TpQLcM8ef6AimiEuzNbYri", "view")
+    assert first.args == {
+        "file_path": "/Users/andresgaibor/code/javascript/cisco-auto/packages/pt-runtime/src/"
+        "templates/main.ts"
+    }
+    assert first.result is not None
+    assert "Main.js Template - PT Script Module" in (first.result.text or "")
+    # The tool result's own is_error.
+    (failed,) = [c for c in loaded if c.status == "error"]
+    assert failed.name == "view"
+    assert failed.result is not None
+    assert (failed.result.text or "").startswith("Path is a directory, not a file:")
+    # A command's result metadata holds its own times.
+    bash = [c for c in loaded if c.name == "bash"]
+    assert bash
+    assert all(c.duration_ms is not None and c.duration_ms >= 0 for c in bash)
+    assert bash[0].started_at == "2026-04-01T22:42:40Z"
+
+
+def test_the_prompt_holds_its_pasted_text_and_the_cancel_ends_the_session() -> None:
+    transcript = turnfold.load(CISCO)
+    (prompt,) = [e for e in transcript.entries if isinstance(e, UserMessage)]
+    # The paste is a binary part of text/plain: Crush sends it inside the prompt as a <file>.
+    assert prompt.text.startswith("\n<system_info>The files below have been attached")
+    assert "<file path='paste_1.txt'>" in prompt.text
+    assert "Perfecto. Aquí tienes el checklist técnico" in prompt.text
+    texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert texts[0].text.startswith("He revisado el checklist técnico.")
+    assert {t.model for t in texts} == {"claude-haiku-4.5"}
+    last = transcript.entries[-1]
+    assert isinstance(last, AbortMarker)
+    assert last.reason == "User canceled request"
+    meta = transcript.metadata
+    assert (meta["model"], meta["model_provider"]) == ("claude-haiku-4.5", "copilot")
+    assert meta["started_at"] == "2026-04-01T22:40:44Z"
+    # Copilot's responses cost nothing Crush counted; its token columns are the last
+    # response's, not a total.
+    assert "cost_usd" not in meta
+    assert "session_usage" not in meta
+    assert meta["last_response_tokens"] == {"input_tokens": 75188, "output_tokens": 72}
+
+
+def test_the_agent_call_nests_its_sub_agent_s_session() -> None:
+    transcript = turnfold.load(QUAY, sample=DELEGATED)
+    (agent,) = [c for c in calls(transcript) if c.name == "agent"]
+    assert agent.call_id == SUB_AGENT
+    sub = agent.subagent
+    assert sub is not None
+    assert sub.agent_id == SUB_AGENT
+    assert sub.task is not None
+    assert sub.task.startswith(
+        "I need help with PROJQUAY-9272 - a regex search dropdown that isn't working in the "
+        "React UI. Please search the codebase for:"
+    )
+    assert sub.task == agent.args["prompt"]
+    assert sub.transcript is not None
+    entries = sub.transcript.entries
+    prompt = entries[0]
+    assert isinstance(prompt, UserMessage)
+    assert prompt.text == sub.task
+    sub_calls = calls(sub.transcript)
+    assert [c.name for c in sub_calls] == [
+        "ls", "grep", "grep", "view", "view", "view", "view", "view", "grep", "grep", "grep"
+    ]  # fmt: skip
+    assert {c.status for c in sub_calls} == {"success"}
+    assert sub_calls[3].args == {
+        "file_path": "/var/home/bpratt/git/quay/quay/web/src/components/toolbar/SearchDropdown.tsx"
+    }
+    # Its last grep's result (trimmed in the fixture) was too long for the provider: the
+    # sub-agent's run ends on the error Crush wrote as the next response's finish.
+    last = sub_calls[-1].result
+    assert last is not None
+    assert (last.text or "").startswith("Found 96 matches\n")
+    error = entries[-1]
+    assert isinstance(error, AssistantError)
+    assert error.message.startswith(
+        'API Error: POST "https://us-east5-aiplatform.googleapis.com/v1/messages": '
+        "413 Request Entity Too Large"
+    )
+    assert "Prompt is too long" in error.message
+    meta = sub.transcript.metadata
+    assert meta["parent_session_id"] == DELEGATED
+    assert meta["cost_usd"] == pytest.approx(0.378427, abs=1e-6)
+    # This Crush answered the call with an empty, non-error result all the same: the call is
+    # an error, as its run ended on one.
+    assert agent.status == "error"
+    assert agent.result is not None
+    assert agent.result.text == ""
+
+
+def test_statuses_finishes_and_cost_of_a_session() -> None:
+    transcript = turnfold.load(QUAY, sample=DELEGATED)
+    entries = transcript.entries
+    (prompt,) = [e for e in entries if isinstance(e, UserMessage)]
+    assert prompt.text.startswith(
+        "Let's work on issue PROJQUAY-9272, the regex search drop down isn't working."
+    )
+    first = entries[1]
+    assert isinstance(first, AssistantText)
+    assert first.text.startswith(
+        "I'll help you fix the regex search dropdown issue in PROJQUAY-9272."
+    )
+    assert first.model == "claude-sonnet-4@20250514"
+    loaded = calls(transcript)
+    assert [c.name for c in loaded] == [
+        "agent", "grep", "view", "view", "grep", "view", "view", "bash"
+    ]  # fmt: skip
+    assert [c.status for c in loaded[:-1]] == ["error"] + ["success"] * 6
+    assert {c.meta["finish_reason"] for c in loaded[:-1]} == {"tool_use"}
+    assert loaded[1].args == {"pattern": "regex", "path": "web/src", "literal_text": True}
+    found = loaded[1].result
+    assert found is not None
+    assert (found.text or "").startswith("Found 45 matches\n")
+    # The user denied the command: Crush answered it "Permission denied" (is_error) and ended
+    # the response with permission_denied; the session stops there.
+    denied = loaded[-1]
+    assert denied.args == {"command": "cd /var/home/bpratt/git/quay/quay && npm install playwright"}
+    assert denied.status == "cancelled"  # as a denied call is (model.ToolStatus): it never ran
+    assert denied.result is not None
+    assert denied.result.text == "Permission denied"
+    assert denied.meta["finish_reason"] == "permission_denied"
+    assert entries[-1] is denied
+    meta = transcript.metadata
+    assert (meta["model"], meta["model_provider"]) == ("claude-sonnet-4@20250514", "vertexai")
+    assert meta["started_at"] == "2025-10-11T15:31:27Z"
+    # The session's own cost column: this Crush added nothing of the failed sub-agent's run.
+    assert meta["cost_usd"] == pytest.approx(0.203691, abs=1e-6)
+    assert meta["last_response_tokens"] == {"input_tokens": 3083, "output_tokens": 28978}
+
+
+def test_a_response_cut_off_mid_call_leaves_the_call_without_an_outcome() -> None:
+    transcript = turnfold.load(QUAY, sample=CUT_OFF)
+    assert transcript.warnings == []
+    loaded = calls(transcript)
+    assert [(c.name, c.status) for c in loaded] == [
+        ("view", "error"), ("view", "success"), ("glob", "success"), ("glob", "success"),
+        ("view", "success"), ("view", "unknown"),
+    ]  # fmt: skip
+    missing = loaded[0]
+    assert missing.result is not None
+    assert missing.result.text == "File not found: /var/home/bpratt/git/quay/quay/CRUSH.md"
+    # Crush stopped while the model was still writing the last call's input: the call has an
+    # empty input, no result, and the response no finish.
+    cut = loaded[-1]
+    assert (cut.call_id, cut.args, cut.result) == ("toolu_vrtx_014q1yp4eJvJx17U1zxDStmn", "", None)
+    assert "finish_reason" not in cut.meta
+    assert transcript.entries[-1] is cut
+
+
+def test_sample_names_a_session_and_without_one_a_database_of_many_is_refused() -> None:
+    with pytest.raises(ValueError, match="holds 2 Crush sessions: pick one with sample="):
+        turnfold.load(QUAY)
+    with pytest.raises(ValueError, match="holds no Crush session 'nope'"):
+        turnfold.load(QUAY, sample="nope")
+    # The sub-agent's session is no session to pick.
+    assert list(crush.sessions(QUAY)) == [(CUT_OFF, "New Session"), (DELEGATED, "New Session")]
+
+
+def test_a_scan_of_a_project_is_a_row_per_top_level_session(tmp_path: Path) -> None:
+    project = tmp_path / "project" / ".crush"
+    project.mkdir(parents=True)
+    shutil.copyfile(QUAY, project / "crush.db")
+    corpus = turnfold.scan(tmp_path, cache=False, workers=1)
+    frame = corpus.to_pandas().set_index("key")
+    path = project / "crush.db"
+    # The sub-agent's session nests in its parent's row: no row of its own.
+    assert sorted(frame.index) == [f"{path}#{CUT_OFF}", f"{path}#{DELEGATED}"]
+    key = f"{path}#{DELEGATED}"
+    row = frame.loc[key]
+    assert (row["tool_calls"], row["subagents"], row["failed_tools"]) == (
+        8,
+        1,
+        2,
+    )  # the failed sub-agent run, the denied command
+    assert row["cost_usd"] == pytest.approx(0.203691, abs=1e-6)
+    assert frame.loc[f"{path}#{CUT_OFF}", "tool_calls"] == 6
+    assert set(frame["format"]) == {"crush"}
+    assert calls(corpus[key]) == calls(turnfold.load(QUAY, sample=DELEGATED))
+
+
+# --- shapes the real databases do not hold, written as Crush writes them -------------------------
+
+
+def _copy(tmp_path: Path) -> Path:
+    path = tmp_path / "crush.db"
+    shutil.copyfile(CISCO, path)
+    return path
+
+
+def _add(path: Path, role: str, parts: list[dict[str, object]], at: int) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "INSERT INTO messages (id, session_id, role, parts, model, created_at, updated_at)"
+            " VALUES (?, (SELECT id FROM sessions), ?, ?, 'm', ?, ?)",
+            (f"added-{at}", role, json.dumps(parts), at, at),
+        )
+    db.close()
+
+
+def test_reasoning_images_a_cancelled_call_and_a_user_command(tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    at = 1775083900
+    _add(path, "user", [
+        {"type": "text", "data": {"text": "look at this"}},
+        {"type": "binary", "data": {"Path": "a.png", "MIMEType": "image/png", "Data": "iVBORw0K"}},
+        {"type": "image_url", "data": {"url": "https://example.com/b.png"}},
+        {"type": "shell_command", "data": {"command": "ls x", "output": "no x", "exit_code": 2}},
+        {"type": "finish", "data": {"reason": "stop", "time": 0}},
+    ], at)  # fmt: skip
+    _add(path, "assistant", [
+        {"type": "reasoning", "data": {"thinking": "I should list.", "signature": "sig",
+                                       "started_at": at + 1, "finished_at": at + 2}},
+        {"type": "tool_call", "data": {"id": "c1", "name": "ls", "input": "{\"path\": \".\"}",
+                                       "provider_executed": False, "finished": True}},
+        {"type": "tool_call", "data": {"id": "c2", "name": "bash", "input": "{}",
+                                       "finished": False}},
+        {"type": "finish", "data": {"reason": "canceled", "time": at + 3,
+                                    "message": "User canceled request"}},
+    ], at + 1)  # fmt: skip
+    _add(path, "tool", [
+        {"type": "tool_result", "data": {"tool_call_id": "c1", "name": "ls",
+         "content": "Error: user cancelled assistant tool calling", "is_error": True}},
+        {"type": "finish", "data": {"reason": "stop", "time": 0}},
+    ], at + 4)  # fmt: skip
+    transcript = turnfold.load(path)
+    assert transcript.warnings == []
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    tail = transcript.entries[-7:]
+    user, notice, command, thinking, cancelled, unanswered, abort = tail
+    assert isinstance(user, UserMessage)
+    assert user.text == "look at this"
+    assert [(i.media_type, i.data) for i in user.images] == [("image/png", "iVBORw0K")]
+    assert isinstance(notice, SystemNotice)
+    assert notice.text == "Attached image https://example.com/b.png"
+    assert isinstance(command, ToolCall)
+    assert command.user_initiated
+    assert (command.args, command.status, command.meta["exit_code"]) == (
+        {"command": "ls x"}, "error", 2)  # fmt: skip
+    assert isinstance(thinking, Thinking)
+    assert thinking.text == "I should list."
+    assert isinstance(cancelled, ToolCall)
+    assert (cancelled.name, cancelled.status, cancelled.batch_id) == (
+        "ls",
+        "cancelled",
+        "added-1775083901",
+    )
+    # No result answered it: no recorded outcome.
+    assert isinstance(unanswered, ToolCall)
+    assert unanswered.status == "unknown"
+    assert isinstance(abort, AbortMarker)
+
+
+def test_a_refusal_is_an_error_entry(tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    _add(path, "assistant", [
+        {"type": "finish", "data": {"reason": "content_filter", "time": 1775083900,
+                                    "message": "Refused", "details": "safety"}},
+    ], 1775083900)  # fmt: skip
+    last = turnfold.load(path).entries[-1]
+    assert isinstance(last, AssistantError)
+    assert last.message == "Refused: safety"
+
+
+def test_a_broken_row_is_warned_of_naming_the_file_and_the_rest_is_read(tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "INSERT INTO messages (id, session_id, role, parts, created_at, updated_at)"
+            " VALUES ('broken', (SELECT id FROM sessions), 'assistant', '[{\"type\": ', 1, 1)"
+        )
+        db.execute(
+            "INSERT INTO messages (id, session_id, role, parts, created_at, updated_at)"
+            " VALUES ('odd', (SELECT id FROM sessions), 'assistant',"
+            ' \'[{"type": "hologram", "data": {}}]\', 2, 2)'
+        )
+    db.close()
+    transcript = turnfold.load(path)
+    assert len(calls(transcript)) == 51
+    broken, odd = transcript.warnings
+    assert broken.source == odd.source == str(path)
+    assert broken.reason.startswith("message broken: unreadable parts")
+    assert odd.reason == "message odd (assistant): unexpected part type 'hologram'"
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["part/hologram"] == {"warned": 1}
