@@ -329,6 +329,12 @@ TRIPPED_READERS = [
         "copilot/session-state/5522b163-29bf-4e3e-82c6-062172639e01/events.jsonl",
     ),
     (
+        "agents.kimi",
+        "_Reader",
+        "event",
+        "kimi/work/session_60f3c294-da52-4c40-857c-c0696d973df5/agents/main/wire.jsonl",
+    ),
+    (
         "agents.cursor_stream",
         "_Reader",
         "event",

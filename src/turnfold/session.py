@@ -48,7 +48,7 @@ AGENT_NAMES: dict[str, str] = {
     "claude-agent-sdk": "Claude Agent SDK", "smolagents": "smolagents", "adk": "Google ADK",
     "autogen": "AutoGen", "strands": "Strands Agents", "bob-shell": "IBM Bob Shell",
     "opencode": "OpenCode", "opencode-json": "OpenCode", "copilot": "GitHub Copilot CLI",
-    "crush": "Crush",
+    "crush": "Crush", "continue": "Continue", "kimi": "Kimi Code CLI",
 }  # fmt: skip
 
 

@@ -36,10 +36,14 @@ FILES = sorted(
     and p.suffix in SUFFIXES
     and not {"LICENSES", "corpus", "datasets"} & set(p.relative_to(FIXTURES).parts)
     and "/subagents/" not in str(p)
+    # OpenCode's storage before 1.2: a message's and a part's files are read with their session.
+    and "/storage/message/" not in str(p)
+    and "/storage/part/" not in str(p)
     and "/workflows/" not in str(p)  # a Claude Code Workflow run's snapshot, read with its session
     and not p.name.startswith("agent-")
     and not p.name.endswith(".meta.json")
     and p.name not in ("ui_messages.json", "task_metadata.json")  # beside a Cline history
+    and p.name != "sessions.json"  # Continue's index of the sessions beside it
     # Beside a Cline 4 session's messages: its manifest, <session>.json.
     and not p.with_name(p.stem + ".messages.json").is_file()
     and p.name not in ("README.md", "SOURCES.md")  # notes on fixtures, not sessions

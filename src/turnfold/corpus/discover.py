@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus.runs import Span
 from turnfold.formats import tables
-from turnfold.formats.agents import copilot, crush, opencode
+from turnfold.formats.agents import copilot, crush, kimi, opencode
 from turnfold.formats.compressed import candidate_names
 from turnfold.formats.harnesses import atif, openhands, openhands_sdk
 from turnfold.formats.harnesses.inspect_log import Samples
-from turnfold.formats.source import expanded
+from turnfold.formats.source import expanded, json_object_file
 from turnfold.formats.tables import PARQUET_SUFFIXES as PARQUET_SUFFIXES
 from turnfold.formats.tables import Rows
 from turnfold.userwarn import warn_at_caller
@@ -46,13 +46,15 @@ SESSION_DATABASES = (opencode, crush)
 #: Files worth opening by their name alone, hidden or not: aider's chat history (Markdown, in
 #: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``) and the
 #: databases of sessions.
-CANDIDATE_NAMES = frozenset({".aider.chat.history.md", *(m.DATABASE for m in SESSION_DATABASES)})
+CANDIDATE_NAMES = frozenset({
+    ".aider.chat.history.md", *(m.DATABASE for m in SESSION_DATABASES), opencode.KILO_DATABASE,
+})  # fmt: skip
 #: Hidden folders the agents keep their sessions in, walked like any other (a project's
 #: ``.gemini/tmp``, a home folder's ``.claude/projects``, ``.codex/sessions``…); other hidden
 #: folders (``.git``, ``.venv``, caches) are not.
 AGENT_FOLDERS = frozenset({
     ".claude", ".codex", ".gemini", ".qwen", ".cline", ".openhands", ".cursor", ".aider",
-    ".copilot", ".crush",
+    ".copilot", ".crush", ".continue", ".kimi-code",
 })  # fmt: skip
 
 
@@ -199,6 +201,14 @@ def _walk(root: str, format: str | None, found: Found) -> None:
             # CLI's own (workspace.yaml, checkpoints, rewind snapshots, files it saved).
             dirs.clear()
             files = [copilot.EVENTS]
+        elif kimi.is_session_folder(Path(folder), files, dirs):
+            # A Kimi Code session: one item, its lead agent's journal, whose loader reads its
+            # sub-agents' journals; state.json and the rest are the CLI's own.
+            dirs.clear()
+            files = [kimi.MAIN_JOURNAL]
+        elif (walked := opencode.walked_folders(Path(folder), files, dirs)) is not None:
+            # OpenCode's data folder, or its storage/: only the folders that hold sessions.
+            dirs[:] = walked
         for name in sorted(files):
             if name.startswith(".") and name not in CANDIDATE_NAMES:
                 continue
@@ -276,7 +286,19 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
         return agent in _CLINE_CHILDREN and _cline_session(path) is not None
     if format == atif.NAME:
         return _atif_session(path, head) is not None
+    if format == opencode.NAME:
+        return _opencode_lead(path, head) is not None
     return False
+
+
+def _opencode_lead(path: Path, head: list[Any]) -> Path | None:
+    """The top-level session's file a sub-agent's session file of OpenCode's ``storage/``
+    (before 1.2; its ``parentID`` names its lead) belongs to, when it is there."""
+    lead = next((v.get("parentID") for v in head if isinstance(v, dict)), None)
+    if not isinstance(lead, str) or opencode.legacy_kind(path) != "session":
+        return None
+    lead = opencode.legacy_session_file(path)
+    return lead if lead != path else None
 
 
 def _atif_session(path: Path, head: list[Any]) -> Path | None:
@@ -293,9 +315,11 @@ def _atif_session(path: Path, head: list[Any]) -> Path | None:
     return parent if parent != path and parent.is_file() else None
 
 
-def is_session_bookkeeping(path: Path) -> bool:
+def is_session_bookkeeping(path: Path, format: str | None = None) -> bool:
     """Whether ``path`` is a file a session's loader reads beside the session, told by its
-    place and name alone (no row of its own, and not skipped: it is read, with its session).
+    place and name alone (no row of its own, and not skipped: it is read, with its session);
+    of a scan given a ``format``, only OpenCode's files are (each of its format, and each of a
+    session read with another: its sub-agent's session file too, told by its ``parentID``).
     Claude Code writes a sub-agent's ``agent-<id>.meta.json`` beside its ``agent-<id>.jsonl``,
     and a Workflow run's snapshot, ``<session>/workflows/<runId>.json``, beside
     ``<session>.jsonl`` (:mod:`turnfold.formats.claude_code_workflows`). Cline 4 writes a
@@ -303,8 +327,18 @@ def is_session_bookkeeping(path: Path) -> bool:
     ``<sessionId>.compaction.json`` (a sidecar the messages file makes redundant) beside
     ``<sessionId>.messages.json`` (:mod:`turnfold.formats.agents.cline_messages`). An OpenHands
     SDK conversation's event files (``<id>/events/event-….json``) are read with its
-    ``base_state.json`` (:mod:`turnfold.formats.harnesses.openhands_sdk`)."""
+    ``base_state.json`` (:mod:`turnfold.formats.harnesses.openhands_sdk`). OpenCode before 1.2
+    wrote each message and part of a session in a file of its own
+    (``storage/message/<ses>/<msg>.json``, ``storage/part/<msg>/<prt>.json``), read with the
+    session's file (:mod:`turnfold.formats.agents.opencode`)."""
     name = path.name
+    kind = opencode.legacy_kind(path)
+    if kind in ("message", "part"):
+        return format in (None, opencode.NAME)
+    if format is not None:
+        # Without detection, which tells a sub-agent's session file by its first records.
+        head = [json_object_file(path)] if format == opencode.NAME and kind == "session" else []
+        return bool(head) and _opencode_lead(path, head) is not None
     if _cline_sidecar_of(path) is not None or _sdk_event_of(path) is not None:
         return True
     if name.startswith("agent-") and name.endswith(".meta.json"):
@@ -328,6 +362,11 @@ def session_of(path: Path, format: str | None, head: list[Any]) -> str | None:
     name, Gemini CLI by the first eight characters of the session id in the chat's name.
     """
     folder = path.parent
+    if format in (None, opencode.NAME) and opencode.legacy_kind(path) is not None:
+        # A message's, a part's or a sub-agent's file: its top-level session's, read for it
+        # (a part's file names its session inside, as a sub-agent's its lead).
+        lead = opencode.legacy_session_file(path)
+        return globbing.escape(str(lead)) if lead is not None else None
     sdk = _sdk_event_of(path) if format is None else None
     sdk = sdk or (_sdk_parent(path) if format == openhands_sdk.NAME else None)
     if sdk is not None:

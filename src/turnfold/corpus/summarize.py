@@ -276,8 +276,8 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
         if growing is not None:
             return growing
     format = item.format
-    if item.path is not None and format is None and is_session_bookkeeping(Path(item.path)):
-        return Summary("child", session=session_of(Path(item.path), None, []))
+    if item.path is not None and is_session_bookkeeping(Path(item.path), format):
+        return Summary("child", session=session_of(Path(item.path), format, []))
     try:
         transcript: Transcript | None = None
         if item.path is not None and format is None:

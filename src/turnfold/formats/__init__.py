@@ -68,6 +68,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("cursor-stream-json", "turnfold.formats.agents.cursor_stream"),
     ("opencode-json", "turnfold.formats.agents.opencode_json"),
     ("copilot", "turnfold.formats.agents.copilot"),
+    ("kimi", "turnfold.formats.agents.kimi"),
     ("openai-agents", "turnfold.formats.frameworks.openai_agents"),
     ("langchain", "turnfold.formats.frameworks.langchain"),
     ("pydantic-ai", "turnfold.formats.frameworks.pydantic_ai"),
@@ -85,6 +86,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("aider", "turnfold.formats.agents.aider"),
     ("opencode", "turnfold.formats.agents.opencode"),
     ("crush", "turnfold.formats.agents.crush"),
+    ("continue", "turnfold.formats.agents.continue_"),
     ("sharegpt", "turnfold.formats.sharegpt"),
     ("llama-factory", "turnfold.formats.llama_factory"),
     ("anthropic", "turnfold.formats.anthropic"),
@@ -312,9 +314,9 @@ PATH_FORMATS: tuple[str, ...] = (
 )  # fmt: skip
 
 #: Of :data:`PATH_FORMATS`, those whose ``read_path`` reads a folder as one run (an OpenHands
-#: V1 conversation, a V0 session); any other is never given a folder, which ``load()`` refuses
-#: as one.
-FOLDER_FORMATS: tuple[str, ...] = ("openhands-sdk", "openhands")
+#: V1 conversation, a V0 session; OpenCode's ``storage/`` before 1.2, a session of it by
+#: ``sample=``); any other is never given a folder, which ``load()`` refuses as one.
+FOLDER_FORMATS: tuple[str, ...] = ("openhands-sdk", "openhands", "opencode")
 
 
 @cache

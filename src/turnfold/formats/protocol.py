@@ -223,10 +223,12 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             cline_json,
             cline_messages,
             codex_exec,
+            continue_,
             copilot,
             crush,
             cursor_stream,
             gemini_stream,
+            kimi,
             opencode,
             opencode_json,
         )
@@ -258,7 +260,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             native, claude_code, codex, gemini, qwen, cursor, swe_agent, mini_swe_agent,
             openhands_sdk, atif, claude_stream, codex_exec, gemini_stream, cursor_stream,
             cline_json, cline, cline_messages, aider, sharegpt, llama_factory, anthropic,
-            openai_responses, openai_chat, opencode_json, copilot,
+            openai_responses, openai_chat, opencode_json, copilot, continue_, kimi,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
         sampled: list[SampledFormat] = [inspect_log, openhands, otlp, opencode, crush]

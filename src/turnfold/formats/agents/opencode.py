@@ -1,4 +1,6 @@
-"""OpenCode sessions (``opencode-ai``, sst/opencode): its database, and ``opencode export``.
+"""OpenCode sessions (``opencode-ai``, sst/opencode): its database, ``opencode export``, and the
+files of its storage before 1.2; Kilo Code's CLI (``@kilocode/cli``, a fork) writes the same
+database as ``~/.local/share/kilo/kilo.db``.
 
 Inputs:
 
@@ -11,7 +13,14 @@ Inputs:
   ``src/session/message-v2.ts``) but the ids, which are columns. ``sample=`` names the session
   (its ``ses_…`` id); a database of one session (sub-agents' aside) needs none;
 - what ``opencode export <session>`` prints: ``{"info": <session>, "messages": [{"info":
-  <message>, "parts": [<part>…]}]}``, the same documents with their ids.
+  <message>, "parts": [<part>…]}]}``, the same documents with their ids;
+- the files OpenCode wrote before 1.2 (``src/storage/storage.ts`` of 1.1), under
+  ``~/.local/share/opencode/storage/``: ``session/<projectID>/<ses_…>.json`` (a session's info),
+  ``message/<ses_…>/<msg_…>.json`` (a message's) and ``part/<msg_…>/<prt_…>.json`` (a part's),
+  the same documents with their ids, one a file. 1.2 copies them into its database on its first
+  run and leaves them. Any file of a session reads that session; the ``storage/`` folder (or the
+  data folder holding it) is read as the database is (``sample=`` names the session). Only the
+  files of the session read (and its sub-agents') are opened.
 
 Each message's parts, in order (``part.id`` ascends in time):
 
@@ -39,12 +48,14 @@ Each message's parts, in order (``part.id`` ascends in time):
 
 Detection: the database by its SQLite header and its ``session``/``message``/``part`` tables
 (:func:`detect_path`); the export by its envelope, ``info.id`` a ``ses_`` id and messages of
-``info`` and ``parts``.
+``info`` and ``parts``; a file of ``storage/`` by its document (a session's, a message's or a
+part's ids and fields), read where it lies (:func:`legacy_kind`), the folder by its layout.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -64,7 +75,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.source import Source, read_file
+from turnfold.formats.source import Source, read_file, sibling_files
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -116,7 +127,20 @@ RECORDS = Records(
 _DATABASE_HEADER = b"SQLite format 3\x00"
 #: The database's name (``~/.local/share/opencode/opencode.db``), by which a scan finds it.
 DATABASE = "opencode.db"
+#: The same database of Kilo Code's CLI (``@kilocode/cli``, a fork of OpenCode):
+#: ``~/.local/share/kilo/kilo.db``, OpenCode's tables and its own.
+KILO_DATABASE = "kilo.db"
+DATABASES = (DATABASE, KILO_DATABASE)
 _TABLES = frozenset({"session", "message", "part"})
+#: The folder of the data folder OpenCode kept its sessions in before 1.2, and its folders of
+#: sessions, messages and parts, each file's name the id its prefix starts.
+STORAGE = "storage"
+_LEGACY = {"session": "ses_", "message": "msg_", "part": "prt_"}
+#: What a folder of a legacy file is named after: a session's project, a message's session, a
+#: part's message.
+_LEGACY_FOLDER = {"session": "", "message": "ses_", "part": "msg_"}
+#: An id that may name a file (it comes from a document: no separator, no wildcard).
+_ID = re.compile(r"^(ses|msg|prt)_[0-9A-Za-z]{1,64}$")
 #: A sub-agent nests its own sub-agents' sessions at most this deep (a cycle of ids ends).
 _MAX_DEPTH = 8
 _ABORTED = "Tool execution aborted"
@@ -139,9 +163,73 @@ def _is_database(path: Path) -> bool:
         return True
 
 
+def legacy_kind(path: Path) -> str | None:
+    """``session``, ``message`` or ``part``: what a file of OpenCode's ``storage/`` (before 1.2)
+    is, told by its place and name (``<storage>/session/<projectID>/<ses_…>.json``,
+    ``<storage>/message/<ses_…>/<msg_…>.json``, ``<storage>/part/<msg_…>/<prt_…>.json``);
+    None for any other path."""
+    if path.suffix != ".json" or len(path.parts) < 4:
+        return None
+    kind = path.parent.parent.name
+    prefix = _LEGACY.get(kind)
+    if prefix is None or not path.name.startswith(prefix):
+        return None
+    return kind if path.parent.name.startswith(_LEGACY_FOLDER[kind]) else None
+
+
+def storage_of(folder: Path) -> Path | None:
+    """The ``storage/`` folder ``folder`` is, or the data folder holds; None for another."""
+    for storage in (folder, folder / STORAGE):
+        if (storage / "session").is_dir() and (storage / "message").is_dir():
+            return storage
+    return None
+
+
+def walked_folders(folder: Path, files: list[str], dirs: list[str]) -> list[str] | None:
+    """The subfolders a scan walks of OpenCode's data folder (``~/.local/share/opencode``) or of
+    its ``storage/``; None when ``folder`` is neither. Of ``storage/``, the folders of sessions,
+    messages and parts (not ``project/``, ``session_diff/``…); of the data folder, ``storage/``,
+    or nothing when the database is beside it (1.2 copied the files into it: a session read
+    twice would be two rows). The rest holds no session: ``snapshot/`` (the git objects of the
+    undo points), ``log/``, ``tool-output/`` (long outputs kept whole), ``bin/``."""
+    database = any(name in files for name in DATABASES)
+    if STORAGE in dirs and (database or storage_of(folder / STORAGE) is not None):
+        return [] if database else [STORAGE]
+    if "session" in dirs and "message" in dirs:
+        return [name for name in dirs if name in _LEGACY]
+    return None
+
+
+def legacy_document(value: Any) -> str | None:
+    """``session``, ``message`` or ``part``: what a document of OpenCode's ``storage/`` is, by
+    its id and the fields that place it (a session's project, a message's session and role, a
+    part's message and type); None for any other value."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("id"), str):
+        return None
+    given, session = value["id"], value.get("sessionID")
+    if (
+        given.startswith("ses_")
+        and isinstance(value.get("projectID"), str)
+        and "directory" in value
+    ):
+        return "session"
+    if not (isinstance(session, str) and session.startswith("ses_")):
+        return None
+    if given.startswith("msg_") and value.get("role") in ("user", "assistant"):
+        return "message"
+    message = value.get("messageID")
+    if given.startswith("prt_") and isinstance(message, str) and isinstance(value.get("type"), str):
+        return "part" if message.startswith("msg_") else None
+    return None
+
+
 def detect_path(path: Path) -> Evidence | None:
-    """OpenCode's database: a SQLite file with its session, message and part tables."""
+    """OpenCode's database: a SQLite file with its session, message and part tables; before
+    1.2, its ``storage/`` folder (or the data folder holding it). A file of ``storage/`` is
+    told by its document (:func:`detect`), as a scan tells a sub-agent's by it."""
     try:
+        if path.is_dir():
+            return Evidence(share=1.0, marks=1) if storage_of(path) is not None else None
         if not path.is_file():
             return None
         with path.open("rb") as stream:
@@ -168,12 +256,13 @@ def _is_export(value: Any) -> bool:
 
 
 def detect(source: Source) -> Evidence:
-    """An export: one JSON object with the session's ``info`` and its ``messages``."""
+    """An export: one JSON object with the session's ``info`` and its ``messages``; or a file of
+    ``storage/``: a session's, a message's or a part's document."""
     if not source.is_document:
         return Evidence.none("no OpenCode export (info, messages of info and parts)")
     return Evidence.of(
         [source.document],
-        lambda v: DISTINCTIVE if _is_export(v) else NOT_MINE,
+        lambda v: DISTINCTIVE if _is_export(v) or legacy_document(v) else NOT_MINE,
         "no OpenCode export (info, messages of info and parts)",
     )
 
@@ -291,13 +380,141 @@ class _Database:
         }
 
 
+class _Storage:
+    """The sessions of OpenCode's ``storage/`` folder (before 1.2), read on demand: of its
+    files, only those of the sessions asked for are opened."""
+
+    def __init__(self, root: Path, source: Source) -> None:
+        self.root = root
+        self.source = source
+
+    def warn(self, reason: str, record_type: str) -> None:
+        self.source.warn(reason, record_type=record_type)
+
+    def document(self, path: Path, record_type: str) -> dict[str, Any] | None:
+        """The JSON object of one file; None, with a warning naming the file, when it has none."""
+        try:
+            text = path.read_bytes()
+        except OSError as exc:
+            self.warn(f"{path}: not readable ({exc.strerror or exc})", record_type)
+            return None
+        value: dict[str, Any] | None = _loaded(
+            text, str(path), lambda reason: self.warn(reason, record_type)
+        )
+        return value
+
+    def session_file(self, session_id: str) -> Path | None:
+        """The file of a session, in whichever project's folder it is."""
+        if _ID.match(session_id) is None:  # an id from a document names no other file
+            return None
+        folder = self.root / "session"
+        projects = sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+        for project in projects:
+            if (project / f"{session_id}.json").is_file():
+                return project / f"{session_id}.json"
+        return None
+
+    def roots(self) -> list[tuple[str, str]]:
+        found = []
+        for path in sibling_files(self.root / "session", "*/ses_*.json"):
+            info = self.document(path, "session")
+            if info is not None and not info.get("parentID"):
+                created = as_int(_mapping(info.get("time")).get("created")) or 0
+                found.append((created, path.stem, stringify(info.get("title", ""))))
+        return [(i, t) for _, i, t in sorted(found)]
+
+    def session(self, session_id: str) -> Session | None:
+        path = self.session_file(session_id)
+        info = self.document(path, "session") if path is not None else None
+        if info is None:
+            return None
+        self.source.mapped("session")
+        messages: list[tuple[Any, str, Message]] = []
+        for file in sibling_files(self.root / "message" / session_id, "msg_*.json"):
+            data = self.document(file, "message")
+            if data is not None:
+                created = as_int(_mapping(data.get("time")).get("created")) or 0
+                messages.append((created, file.stem, Message({**data, "id": file.stem})))
+        messages.sort(key=lambda m: m[:2])  # as the database orders them: by time, then id
+        for _, message_id, message in messages:
+            for file in sibling_files(self.root / "part" / message_id, "prt_*.json"):
+                data = self.document(file, "part")
+                if data is not None:
+                    message.parts.append({**data, "id": file.stem})
+        return Session({**info, "id": session_id}, [m for _, _, m in messages])
+
+
+def _chosen(store: _Database | _Storage, where: Path, sample: Any) -> Session:
+    """The session ``sample`` names of a store; with none, its only top-level session."""
+    if sample is None:
+        roots = store.roots()
+        if len(roots) != 1:
+            listed = ", ".join(f"{i} ({t})" for i, t in roots[:20])
+            raise ValueError(
+                f"{where} holds {len(roots)} OpenCode sessions: pick one with "
+                f"sample=<session id>" + (f" ({listed})" if listed else "")
+            )
+        sample = roots[0][0]
+    session = store.session(str(sample))
+    if session is None:
+        said = store.source.warnings[-1].reason if store.source.warnings else None
+        raise ValueError(f"{where} holds no OpenCode session {sample!r}"
+                         + (f": {said}" if said else ""))  # fmt: skip
+    return session
+
+
+def _read_storage(root: Path, source: Source, sample: Any, session_id: str | None) -> Transcript:
+    """A session of a ``storage/`` folder: ``session_id`` (a file of it was named), or the one
+    ``sample`` names."""
+    if session_id is not None:
+        if sample is not None and sample != session_id:
+            raise ValueError(f"{source.name} is a file of OpenCode session {session_id}, "
+                             f"not {sample}")  # fmt: skip
+        sample = session_id
+    store = _Storage(root, source)
+    return SessionReader(source, store.session).read(_chosen(store, root, sample))
+
+
+def legacy_session_file(path: Path) -> Path | None:
+    """The top-level session's file a file of ``storage/`` is part of (a message's or a part's
+    session, a sub-agent's lead, followed up); None when it is not there."""
+    kind = legacy_kind(path)
+    if kind is None:
+        return None
+    store = _Storage(path.parents[2], Source(str(path), iter(())))
+    session_id: Any = path.parent.name
+    if kind != "message":
+        document = store.document(path, kind)
+        session_id = (document or {}).get("sessionID" if kind == "part" else "id")
+    for _ in range(_MAX_DEPTH):
+        found = store.session_file(session_id) if isinstance(session_id, str) else None
+        info = store.document(found, "session") if found is not None else None
+        if info is None:
+            return None
+        parent = info.get("parentID")
+        if not isinstance(parent, str) or not parent:
+            return found
+        session_id = parent
+    return None
+
+
 def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
     """The session ``sample`` names (by its id) of the database at ``path``; with none, its
-    only session (sub-agents' aside)."""
-    if not _is_database(path):  # an export, as load(path, format="opencode") names it
-        return read_file(path, lambda source: read(source, sample=sample, epoch=epoch))
+    only session (sub-agents' aside). Before 1.2: the session a file of ``storage/`` is part
+    of, or the one ``sample`` names of the ``storage/`` folder (or the data folder)."""
     if epoch is not None:
-        raise ValueError(f"{path} is an OpenCode database: its sessions have no epochs")
+        raise ValueError(f"{path} is OpenCode's: its sessions have no epochs")
+    if path.is_dir():
+        for name in DATABASES:  # 1.2 and later: the files were copied into it
+            if (path / name).is_file():
+                return read_path(path / name, sample=sample)
+        storage = storage_of(path)
+        if storage is None:
+            raise ValueError(f"{path} is no OpenCode storage folder (session/, message/, part/)")
+        source = Source(str(path), iter(()), path=path)
+        return source.hand_over(_read_storage(storage, source, sample, None))
+    if not _is_database(path):  # an export or a file of storage/, as load(path) names it
+        return read_file(path, lambda source: read(source, sample=sample, epoch=epoch))
     source = Source(str(path), iter(()), path=path)
     try:
         db = _connect(path)
@@ -306,19 +523,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
     with contextlib.closing(db):
         try:
             store = _Database(db, source)
-            if sample is None:
-                roots = store.roots()
-                if len(roots) != 1:
-                    listed = ", ".join(f"{i} ({t})" for i, t in roots[:20])
-                    raise ValueError(
-                        f"{path} holds {len(roots)} OpenCode sessions: pick one with "
-                        f"sample=<session id>" + (f" ({listed})" if listed else "")
-                    )
-                sample = roots[0][0]
-            session = store.session(str(sample))
-            if session is None:
-                raise ValueError(f"{path} holds no OpenCode session {sample!r}")
-            transcript = SessionReader(source, store.session).read(session)
+            transcript = SessionReader(source, store.session).read(_chosen(store, path, sample))
         except sqlite3.Error as exc:
             raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
     return source.hand_over(transcript)
@@ -329,6 +534,14 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
     if epoch is not None:
         raise ValueError(f"{source.name} is an OpenCode export: its session has no epochs")
     for line, record in source.records():
+        kind = legacy_document(record)
+        if kind is not None:
+            if source.path is None or legacy_kind(source.path) is None:
+                raise TranscriptFormatError(source.name, [NAME], line, f"an OpenCode {kind} "
+                                            "file (before 1.2) is read in its storage/ folder, "
+                                            "by its path")  # fmt: skip
+            session_id = record["id"] if kind == "session" else record["sessionID"]
+            return _read_storage(source.path.parents[2], source, sample, session_id)
         if isinstance(record, MalformedLine) or not _is_export(record):
             reason = record.reason if isinstance(record, MalformedLine) else "no OpenCode export"
             raise TranscriptFormatError(source.name, [NAME], line, reason)
@@ -387,6 +600,11 @@ def step_usage(tokens: Any) -> Any:
         return None  # an unfinished message's zeros: nothing was counted
     full_input = None if given is None else given + (read or 0) + (write or 0)
     full_output = None if output is None else output + (reasoning or 0)
+    # Before OpenCode took the reasoning out of ``output`` (1.1.65 had not, 1.18 has), output
+    # held it: the provider's ``total`` is then the other counts without the reasoning.
+    total = as_int(tokens.get("total"))
+    if reasoning and full_input is not None and total == full_input + (output or 0):
+        full_output = output
     return counted_usage(full_input, full_output, read, write, reasoning)
 
 
