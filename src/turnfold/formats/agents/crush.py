@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from turnfold import codec
+from turnfold.formats import databases
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import as_int, describe_args, parse_arguments, stringify, text_result
 from turnfold.formats.detection import Evidence
@@ -102,7 +103,6 @@ RECORDS = Records(
     ignored={},
 )
 
-_DATABASE_HEADER = b"SQLite format 3\x00"
 #: The database's name (``.crush/crush.db`` of a project), by which a scan finds it.
 DATABASE = "crush.db"
 _TABLES = frozenset({"sessions", "messages"})
@@ -127,29 +127,12 @@ _ATTACHED = (
 # --- detection ------------------------------------------------------------------------------------
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    # Read only: a session Crush is writing is read as it stands, and never changed.
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-
-
-def _is_database(path: Path) -> bool:
-    with path.open("rb") as stream:
-        return stream.read(len(_DATABASE_HEADER)) == _DATABASE_HEADER
-
-
 def detect_path(path: Path) -> Evidence | None:
     """Crush's database: a SQLite file with its sessions and messages (of parts) tables."""
-    try:
-        if not path.is_file() or not _is_database(path):
-            return None
-        with contextlib.closing(_connect(path)) as db:
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if not tables >= _TABLES:
-                return None
-            columns = {r[1] for r in db.execute("PRAGMA table_info(messages)")}
-    except (OSError, sqlite3.Error):
+    found = databases.tables(path)
+    if found is None or not found >= _TABLES:
         return None
-    return Evidence(share=1.0, marks=1) if "parts" in columns else None
+    return Evidence(share=1.0, marks=1) if "parts" in databases.columns(path, "messages") else None
 
 
 def detect(source: Source) -> Evidence:
@@ -246,9 +229,9 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
         raise ValueError(f"{path} is a Crush database: its sessions have no epochs")
     source = Source(str(path), iter(()), path=path)
     try:
-        if not _is_database(path):
+        if not databases.is_database(path):
             raise TranscriptFormatError(str(path), [NAME], None, "not a SQLite database")
-        db = _connect(path)
+        db = databases.connect(path)
     except (OSError, sqlite3.Error) as exc:
         raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
     with contextlib.closing(db):
@@ -283,7 +266,7 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
 
 def sessions(path: Path) -> Iterator[tuple[str, str]]:
     """The top-level sessions (id, title) of the database at ``path``, oldest first."""
-    with contextlib.closing(_connect(path)) as db:
+    with contextlib.closing(databases.connect(path)) as db:
         yield from _Database(db, Source(str(path), iter(()))).roots()
 
 

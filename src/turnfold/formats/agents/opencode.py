@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from turnfold import codec
+from turnfold.formats import databases
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     as_int,
@@ -124,7 +125,6 @@ RECORDS = Records(
     },
 )
 
-_DATABASE_HEADER = b"SQLite format 3\x00"
 #: The database's name (``~/.local/share/opencode/opencode.db``), by which a scan finds it.
 DATABASE = "opencode.db"
 #: The same database of Kilo Code's CLI (``@kilocode/cli``, a fork of OpenCode):
@@ -147,20 +147,6 @@ _ABORTED = "Tool execution aborted"
 
 
 # --- detection ------------------------------------------------------------------------------------
-
-
-def _tables(path: Path) -> set[str]:
-    with contextlib.closing(_connect(path)) as db:
-        return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-
-
-def _is_database(path: Path) -> bool:
-    """Whether ``path`` is a SQLite file (by its header; unreadable: said by the read)."""
-    try:
-        with path.open("rb") as stream:
-            return stream.read(len(_DATABASE_HEADER)) == _DATABASE_HEADER
-    except OSError:
-        return True
 
 
 def legacy_kind(path: Path) -> str | None:
@@ -230,16 +216,10 @@ def detect_path(path: Path) -> Evidence | None:
     try:
         if path.is_dir():
             return Evidence(share=1.0, marks=1) if storage_of(path) is not None else None
-        if not path.is_file():
-            return None
-        with path.open("rb") as stream:
-            if stream.read(len(_DATABASE_HEADER)) != _DATABASE_HEADER:
-                return None
-        if not _tables(path) >= _TABLES:
-            return None
-    except (OSError, sqlite3.Error):
+    except OSError:
         return None
-    return Evidence(share=1.0, marks=1)
+    found = databases.tables(path)
+    return Evidence(share=1.0, marks=1) if found is not None and found >= _TABLES else None
 
 
 def _is_export(value: Any) -> bool:
@@ -268,11 +248,6 @@ def detect(source: Source) -> Evidence:
 
 
 # --- reading --------------------------------------------------------------------------------------
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    # Read only: a session OpenCode is writing is read as it stands, and never changed.
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
 
 
 @dataclass
@@ -513,11 +488,11 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
             raise ValueError(f"{path} is no OpenCode storage folder (session/, message/, part/)")
         source = Source(str(path), iter(()), path=path)
         return source.hand_over(_read_storage(storage, source, sample, None))
-    if not _is_database(path):  # an export or a file of storage/, as load(path) names it
+    if not databases.is_database(path):  # an export or a file of storage/, as load(path) names it
         return read_file(path, lambda source: read(source, sample=sample, epoch=epoch))
     source = Source(str(path), iter(()), path=path)
     try:
-        db = _connect(path)
+        db = databases.connect(path)
     except sqlite3.Error as exc:
         raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
     with contextlib.closing(db):
@@ -930,5 +905,5 @@ class SessionReader:
 
 def sessions(path: Path) -> Iterator[tuple[str, str]]:
     """The top-level sessions (id, title) of the database at ``path``, oldest first."""
-    with contextlib.closing(_connect(path)) as db:
+    with contextlib.closing(databases.connect(path)) as db:
         yield from _Database(db, Source(str(path), iter(()))).roots()

@@ -1,0 +1,55 @@
+"""Agents that keep their sessions in a SQLite database (OpenCode, Kilo Code, Crush): opening
+one read only, and telling one from its header and tables without reading it.
+
+A database is opened read only (``mode=ro``): a session its agent is writing is read as it
+stands, and nothing of it is ever changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+
+#: The first bytes of every SQLite database file.
+HEADER = b"SQLite format 3\x00"
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """The database at ``path``, opened read only."""
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+
+
+def is_database(path: Path) -> bool:
+    """Whether ``path`` is a SQLite file, by its header; an unreadable file is taken for one,
+    so that opening it says why it cannot be read."""
+    try:
+        with path.open("rb") as stream:
+            return stream.read(len(HEADER)) == HEADER
+    except OSError:
+        return True
+
+
+def tables(path: Path) -> set[str] | None:
+    """The tables of the database at ``path``; None when it is no readable SQLite file."""
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as stream:
+            if stream.read(len(HEADER)) != HEADER:
+                return None
+        with contextlib.closing(connect(path)) as db:
+            return {
+                row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+    except (OSError, sqlite3.Error):
+        return None
+
+
+def columns(path: Path, table: str) -> set[str]:
+    """The columns of ``table`` in the database at ``path`` (none when unreadable)."""
+    try:
+        with contextlib.closing(connect(path)) as db:
+            return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+    except sqlite3.Error:
+        return set()
