@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from turnfold.cost import Cost, session_cost
+from turnfold.formats.common import as_text
 from turnfold.model import (
     FAILED_STATUSES,
     AssistantText,
@@ -242,14 +243,14 @@ class SessionTally:
     def _facts(self, turns: int | None) -> SessionFacts:
         transcript, meta = self.transcript, self.transcript.metadata
         facts = SessionFacts(
-            agent=_agent(meta), outcome=_text(meta.get("outcome")), score=meta.get("score"),
+            agent=_agent(meta), outcome=as_text(meta.get("outcome")), score=meta.get("score"),
             tool_calls=self._calls, failed_tools=self._failed,
         )  # fmt: skip
         if turns is None:
             turns = sum(1 for item in plan_projection(transcript) if item.segment is not None)
         facts.turns = turns
         models: dict[str, None] = {}
-        if (model := _text(meta.get("model"))) is not None:
+        if (model := as_text(meta.get("model"))) is not None:
             models[model] = None
         models.update(dict.fromkeys(self._models))
         facts.models = list(models)
@@ -270,7 +271,7 @@ class SessionTally:
             facts.session_usage = counts_of(so_far)
         # Priced again only when the tokens changed: a live session's updates are mostly not
         # new responses, and pricing walks every response.
-        priced = (facts.tokens, _text(meta.get("model")), meta.get("cost_usd"))
+        priced = (facts.tokens, as_text(meta.get("model")), meta.get("cost_usd"))
         if self._priced is None or self._priced[0] != priced:
             self._priced = (priced, session_cost(transcript, when=self._when()))
         facts.cost = self._priced[1]
@@ -342,14 +343,10 @@ def _moment(key: _Key) -> datetime | None:
 
 
 def _agent(meta: Mapping[str, Any]) -> str | None:
-    named = _text(meta.get("agent"))
+    named = as_text(meta.get("agent"))
     if named is not None:
         return AGENT_NAMES.get(named, named)
     return AGENT_NAMES.get(str(meta.get("source_format")))
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def utc(stamp: Any) -> datetime | None:

@@ -39,6 +39,7 @@ from turnfold.formats import (
     which_format,
 )
 from turnfold.formats import tables as table_runs  # ``tables``: whether to build them
+from turnfold.formats.common import as_text
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.harnesses import archive, inspect_log, openhands
@@ -311,7 +312,7 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
         if transcript is None:
             transcript = load_item(item, format)
         if format is None or item.format_guessed:  # a row the table's format did not fit
-            format = _text(transcript.metadata.get("source_format")) or format
+            format = as_text(transcript.metadata.get("source_format")) or format
         if format == "gemini" and item.path is not None and _is_resume_stub(item.path, transcript):
             return Summary("part")
     except _NotASession as exc:
@@ -530,7 +531,7 @@ def _examine_runs(item: Item, tables: bool, visit: Visit | None) -> Summary:
         each = Item(key=key, path=item.path, sample=str(place), size=item.size,
                     mtime_ns=item.mtime_ns)  # fmt: skip
         if isinstance(result, Transcript):
-            format = _text(result.metadata.get("source_format"))
+            format = as_text(result.metadata.get("source_format"))
             found.extend(_summarized(result, replace(each, format=format), format, tables, visit))
         elif isinstance(result, MalformedLine):
             reason = _reason(_Unreadable(f"line {line}: {result.reason}"))
@@ -570,7 +571,7 @@ def _examine_table_file(item: Item, tables: bool, visit: Visit | None) -> Summar
             except Exception as exc:
                 found.extend(_one(_error_row(each, _reason(exc), named)))
             else:
-                format = _text(transcript.metadata.get("source_format"))
+                format = as_text(transcript.metadata.get("source_format"))
                 found.extend(_summarized(transcript, replace(each, format=format), format,
                                          tables, visit))  # fmt: skip
             if len(found.rows) >= PACK_ROWS:
@@ -915,13 +916,9 @@ def _score(value: Any) -> float | None:
     return _number(value)
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _summary(transcript: Transcript, item: Item, format: str | None, tables: bool) -> Summary:
     meta = transcript.metadata
-    format = format or _text(meta.get("source_format"))
+    format = format or as_text(meta.get("source_format"))
     planned = plan_projection(transcript)  # default settings: counts do not depend on them
     key = item.key
     turns = tool_calls = errors = 0
@@ -947,7 +944,7 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
     # models, tokens (each response once, sub-agents included) and cost, recorded or estimated.
     facts = session_facts(transcript, turns=turns)
     tokens = facts.tokens
-    agent = _text(meta.get("agent")) or (AGENTS.get(format) if format else None)
+    agent = as_text(meta.get("agent")) or (AGENTS.get(format) if format else None)
     row = {
         "key": key, "path": item.path, "sample": item.sample, "format": format, "agent": agent,
         "title": _title(transcript), "model": facts.models[0] if facts.models else None,
@@ -956,7 +953,7 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
         "errors": errors, "subagents": _delegations(transcript),
         **{name: tokens.get(name) for name in TOKEN_COLUMNS},
         "cost_usd": facts.cost.usd if facts.cost is not None else None,
-        "outcome": _text(meta.get("outcome")),
+        "outcome": as_text(meta.get("outcome")),
         "score": _score(meta.get("score")), "warnings": len(transcript.warnings), "error": None,
     }  # fmt: skip
     return Summary("rows", [row], tool_rows, turn_rows)

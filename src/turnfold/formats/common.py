@@ -215,6 +215,11 @@ def as_list(value: Any) -> list[Any]:
     return value if type(value) is list else []
 
 
+def as_text(value: Any) -> str | None:
+    """A string from JSON that says something; an empty one and anything else are None."""
+    return value if isinstance(value, str) and value else None
+
+
 def as_int(value: Any) -> int | None:
     """An integer count from JSON; bools and everything else are None."""
     if type(value) is int:  # the usual case, answered by one test (a bool's type is bool)

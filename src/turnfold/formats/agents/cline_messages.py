@@ -94,6 +94,7 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     MAPPINGS,
     as_int,
+    as_text,
     counted_usage,
     describe_args,
     relative,
@@ -176,10 +177,6 @@ _FEEDBACK = re.compile(r"\s*The user provided the following feedback:\s*<feedbac
                        r"</feedback>\s*$", re.S)  # fmt: skip
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 # --- the user's words -----------------------------------------------------------------------------
 
 
@@ -214,7 +211,7 @@ def _synthetic(message: Mapping[str, Any], text: str) -> Entry | None:
     metadata = message.get("metadata")
     metadata = metadata if isinstance(metadata, Mapping) else {}
     if metadata.get("kind") == "compaction_summary":  # CompactionSummaryMetadata
-        summary = _text(metadata.get("summary")) or text or None
+        summary = as_text(metadata.get("summary")) or text or None
         return CompactionBoundary(summary=summary, pre_tokens=as_int(metadata.get("tokensBefore")))
     role = metadata.get("displayRole")
     if isinstance(role, str) and role.strip().lower() in ("system", "status"):
@@ -261,7 +258,7 @@ def _file_line(block: Mapping[str, Any], cwd: str | None = None) -> str:
     """A ``file`` block, ``{path, content}``: the file the user attached, as one line."""
     content = block.get("content")
     size = len(content.encode("utf-8", "replace")) if isinstance(content, str) else None
-    path = _text(block.get("path"))
+    path = as_text(block.get("path"))
     return anthropic_blocks.attachment_line(
         {"type": "file", "name": relative(path, cwd) if path else None, "size": size}
     )
@@ -274,12 +271,12 @@ def media_of(block: Mapping[str, Any]) -> ImageData | str:
     media = media if isinstance(media, Mapping) else {}
     source = media.get("source")
     source = source if isinstance(source, Mapping) else {}
-    media_type = _text(media.get("mediaType")) or "media"
+    media_type = as_text(media.get("mediaType")) or "media"
     if media.get("modality") == "image" and source.get("type") == "base64":
-        data = _text(source.get("data"))
+        data = as_text(source.get("data"))
         if data is not None:
             return ImageData(media_type=media_type, data=data)
-    name = _text(media.get("name")) or _text(source.get("url")) or _text(media.get("id"))
+    name = as_text(media.get("name")) or as_text(source.get("url")) or as_text(media.get("id"))
     return f"[{media.get('modality') or 'media'}: {' · '.join(p for p in (name, media_type) if p)}]"
 
 
@@ -325,14 +322,14 @@ def _operations(operations: list[Any], images: list[ImageData]) -> tuple[str, To
     for operation in operations:
         texts: list[str] = []
         _parts(operation.get("result"), texts, images)
-        error = _text(operation.get("error"))
+        error = as_text(operation.get("error"))
         if operation.get("success") is False:
             aborted = error is not None and error.endswith(_ABORTED)
             failed = "cancelled" if aborted and failed in (None, "cancelled") else "error"
         if error is not None and any(error in t for t in texts):
             error = None  # a command's output opens with it: [Command exited with code 1]
         body = "\n".join(t for t in (error, *texts) if t)
-        query = _text(operation.get("query"))
+        query = as_text(operation.get("query"))
         shown.append(f"{query}\n{body}" if len(operations) > 1 and query else body)
     return "\n\n".join(s for s in shown if s), failed
 
@@ -440,7 +437,7 @@ class ClineMessagesBuilder(AnthropicBuilder):
     def _model_of(self, message: Mapping[str, Any]) -> str | None:
         # The model is modelInfo.id (MessageWithMetadata), not Anthropic's ``model``.
         info = message.get("modelInfo")
-        model = _text(info.get("id")) if isinstance(info, Mapping) else None
+        model = as_text(info.get("id")) if isinstance(info, Mapping) else None
         return model if model is not None else super()._model_of(message)
 
     def _assistant_entry(
@@ -524,9 +521,9 @@ def agent_answer(call: ToolCall, returned: Any) -> dict[str, Any]:
     if not isinstance(returned, Mapping):
         return {}
     if call.name == "spawn_agent" and "text" in returned:
-        said = _text(returned.get("text"))
+        said = as_text(returned.get("text"))
     elif call.name == "team_run_task" and returned.get("dispatched") is True:
-        said = _text(returned.get("text")) or _text(returned.get("message"))
+        said = as_text(returned.get("text")) or as_text(returned.get("message"))
     else:
         return {}
     return {
@@ -586,14 +583,14 @@ def _manifest_metadata(manifest: Mapping[str, Any]) -> dict[str, Any]:
                       ("status", "status"), ("started_at", "started_at"),
                       ("ended_at", "ended_at"), ("source", "source"), ("model", "model"),
                       ("provider", "model_provider")):  # fmt: skip
-        if _text(manifest.get(key)) is not None:
+        if as_text(manifest.get(key)) is not None:
             found[name] = manifest[key]
     if isinstance(manifest.get("exit_code"), int):
         found["exit_code"] = manifest["exit_code"]
     extra = manifest.get("metadata")
     if isinstance(extra, Mapping):
         for key in ("title", "mode"):
-            if _text(extra.get(key)) is not None:
+            if as_text(extra.get(key)) is not None:
                 found[key] = extra[key]
     return found
 
@@ -624,7 +621,7 @@ def _read(source: Source, *, nest: bool, skip: int = 0) -> Transcript:
     transcript = Transcript(metadata={"source_format": NAME, "agent": "cline"})
     manifest = manifest_beside(source.path)
     facts = _manifest_metadata(manifest)
-    builder = ClineMessagesBuilder(transcript, source.name, cwd=_text(facts.get("cwd")))
+    builder = ClineMessagesBuilder(transcript, source.name, cwd=as_text(facts.get("cwd")))
     numbered, rest = _messages(source)
     costs: list[float] = []
     model = provider = None
@@ -646,8 +643,8 @@ def _read(source: Source, *, nest: bool, skip: int = 0) -> Transcript:
         if isinstance(message, Mapping) and message.get("role") == "assistant":
             info = message.get("modelInfo")
             info = info if isinstance(info, Mapping) else {}
-            model = _text(info.get("id")) or model
-            provider = _text(info.get("provider")) or provider
+            model = as_text(info.get("id")) or model
+            provider = as_text(info.get("provider")) or provider
             cost = _response(message, added, transcript)
             if cost is not None:
                 costs.append(cost)
@@ -659,7 +656,7 @@ def _read(source: Source, *, nest: bool, skip: int = 0) -> Transcript:
                 transcript.update(entry, **update)
     metadata = transcript.metadata
     system = rest.pop("system_prompt", None)
-    if _text(system) is not None:
+    if as_text(system) is not None:
         metadata["system"] = system
     for key, value in (("model", model), ("model_provider", provider)):
         if value is not None:
@@ -688,7 +685,7 @@ def _response(
         metrics.get("cacheReadTokens"), metrics.get("cacheWriteTokens"),
     )  # fmt: skip
     if usage is not None:
-        usage.response_id = _text(message.get("id"))
+        usage.response_id = as_text(message.get("id"))
         attach_usage(added, usage, transcript)
     cost = metrics.get("cost")
     if not isinstance(cost, (int, float)) or isinstance(cost, bool) or not 0 <= cost < float("inf"):

@@ -54,6 +54,7 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     MAPPINGS,
     as_list,
+    as_text,
     counted_usage,
     parse_arguments,
     stringify,
@@ -156,10 +157,6 @@ def read(source: Source) -> Transcript:
             continue
         reader.session(value, line)
     return reader.transcript
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _content(value: Any) -> tuple[str, list[ImageData]]:
@@ -292,7 +289,7 @@ class _Reader:
             elif key not in _READ_FIELDS and key not in self.unknown:
                 self.unknown.add(key)  # a field of a newer version: said once, not per item
                 self.source.warn(f"history[{index}]: item field {key!r} not read", self.line)
-        summary = _text(item.get("conversationSummary"))
+        summary = as_text(item.get("conversationSummary"))
         if summary is not None:
             self.add(CompactionBoundary(summary=summary, trigger="summary"))
             self.source.mapped("item/conversationSummary")
@@ -302,17 +299,17 @@ class _Reader:
             if isinstance(context, MAPPINGS):
                 self.add(self._attachment(context))
         text, images = _content(message.get("content"))
-        self.add(UserMessage(text=text, images=images, id=_text(message.get("id")) or ""))
+        self.add(UserMessage(text=text, images=images, id=as_text(message.get("id")) or ""))
 
     def _attachment(self, context: Mapping[str, Any]) -> SystemNotice:
-        name = _text(context.get("name")) or "context"
-        description = _text(context.get("description"))
+        name = as_text(context.get("name")) or "context"
+        description = as_text(context.get("description"))
         uri = context.get("uri")
-        where = _text(uri.get("value")) if isinstance(uri, MAPPINGS) else None
+        where = as_text(uri.get("value")) if isinstance(uri, MAPPINGS) else None
         label = f"Attached {name}" + (f" ({where or description})" if where or description else "")
         meta: dict[str, Any] = {"content": context.get("content")}
         ident = context.get("id")
-        if isinstance(ident, MAPPINGS) and _text(ident.get("providerTitle")):
+        if isinstance(ident, MAPPINGS) and as_text(ident.get("providerTitle")):
             meta["provider"] = ident["providerTitle"]
         if context.get("hidden"):
             meta["hidden"] = True
@@ -324,21 +321,21 @@ class _Reader:
 
     def _thinking(self, item: Mapping[str, Any], message: Mapping[str, Any], index: int) -> None:
         text, _ = _content(message.get("content"))
-        redacted = _text(message.get("redactedThinking"))
-        signature = _text(message.get("signature"))
+        redacted = as_text(message.get("redactedThinking"))
+        signature = as_text(message.get("signature"))
         if redacted is not None:
             entry = Thinking(text=text, form="redacted", data=redacted)
         elif not text and signature is not None:
             entry = Thinking(form="encrypted", data=signature)
         else:
             entry = Thinking(text=text)
-        entry.id = _text(message.get("id")) or ""
+        entry.id = as_text(message.get("id")) or ""
         self.add(entry)
 
     def _assistant(self, item: Mapping[str, Any], message: Mapping[str, Any], index: int) -> None:
         response: list[Entry] = []
         reasoning = item.get("reasoning")
-        if isinstance(reasoning, MAPPINGS) and _text(reasoning.get("text")):
+        if isinstance(reasoning, MAPPINGS) and as_text(reasoning.get("text")):
             thinking = Thinking(
                 text=reasoning["text"],
                 timestamp=_epoch_ms(reasoning.get("startAt")),
@@ -346,15 +343,15 @@ class _Reader:
             )
             response.append(self.add(thinking))
         raw_usage = message.get("usage")
-        model = _text(raw_usage.get("model")) if isinstance(raw_usage, MAPPINGS) else None
+        model = as_text(raw_usage.get("model")) if isinstance(raw_usage, MAPPINGS) else None
         for log in as_list(item.get("promptLogs")):
             if isinstance(log, MAPPINGS) and model is None:
-                model = _text(log.get("modelTitle"))
+                model = as_text(log.get("modelTitle"))
         self.model = model or self.model
         text, images = _content(message.get("content"))
         if text or images:
             entry = AssistantText(text=text, images=images, model=model)
-            entry.id = _text(message.get("id")) or ""
+            entry.id = as_text(message.get("id")) or ""
             response.append(self.add(entry))
         states = {
             s["toolCallId"]: s
@@ -364,7 +361,7 @@ class _Reader:
         batch = f"batch-{index}"
         for raw in as_list(message.get("toolCalls")):
             if isinstance(raw, MAPPINGS):
-                call_id = _text(raw.get("id")) or f"call-{index}-{len(response)}"
+                call_id = as_text(raw.get("id")) or f"call-{index}-{len(response)}"
                 response.append(self._call(call_id, raw, states.pop(call_id, None), batch))
         for call_id, state in states.items():  # a state whose call the message does not hold
             raw = state.get("toolCall")
@@ -383,7 +380,7 @@ class _Reader:
         function = function if isinstance(function, MAPPINGS) else {}
         if state is not None and isinstance(state.get("toolCall"), MAPPINGS):
             stated = state["toolCall"].get("function")
-            if isinstance(stated, MAPPINGS) and not _text(function.get("name")):
+            if isinstance(stated, MAPPINGS) and not as_text(function.get("name")):
                 function = stated  # the streamed delta may be short of the settled call
         args = (
             state["parsedArgs"]
@@ -392,7 +389,7 @@ class _Reader:
         )
         call = ToolCall(
             call_id=call_id,
-            name=_text(function.get("name")) or "(unnamed)",
+            name=as_text(function.get("name")) or "(unnamed)",
             args=args,
             batch_id=batch,
         )
@@ -435,7 +432,7 @@ class _Reader:
             ("mode", document.get("mode")),
             ("model", document.get("chatModelTitle") or self.model),
         ):
-            if _text(value) is not None:
+            if as_text(value) is not None:
                 meta[key] = value
         usage = document.get("usage")
         if isinstance(usage, MAPPINGS):

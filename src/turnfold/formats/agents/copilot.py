@@ -61,6 +61,7 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     MAPPINGS,
     as_int,
+    as_text,
     checked_timestamp,
     counted_usage,
     relative,
@@ -303,10 +304,6 @@ RECORDS = Records(
 _KNOWN = frozenset(RECORDS.known())
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _usage(raw: Any) -> Usage | None:
     """Copilot's counts (``inputTokens`` with the cached ones, ``outputTokens`` with the
     reasoning ones: turnfold's own convention)."""
@@ -379,7 +376,7 @@ class _Reader:
     # --- routing ------------------------------------------------------------------------------
 
     def _thread(self, record: Mapping[str, Any], data: Mapping[str, Any]) -> _Thread:
-        key = _text(record.get("agentId")) or _text(data.get("parentToolCallId"))
+        key = as_text(record.get("agentId")) or as_text(data.get("parentToolCallId"))
         if key is None:
             return self.main
         thread = self.threads.get(key)
@@ -387,7 +384,7 @@ class _Reader:
             thread = self.threads[key] = _Thread(
                 Transcript(metadata={"source_format": NAME, "agent_id": key})
             )
-            if _text(data.get("parentToolCallId")) == key and not _text(record.get("agentId")):
+            if as_text(data.get("parentToolCallId")) == key and not as_text(record.get("agentId")):
                 self.spawned_by[key] = key
         return thread
 
@@ -430,10 +427,10 @@ class _Reader:
         meta = self.main.transcript.metadata
         for key, name in (("sessionId", "session_id"), ("copilotVersion", "version"),
                           ("startTime", "started_at"), ("producer", "producer")):  # fmt: skip
-            value = _text(data.get(key))
+            value = as_text(data.get(key))
             if value is not None:
                 meta.setdefault(name, value)
-        model = _text(data.get("selectedModel"))
+        model = as_text(data.get("selectedModel"))
         if model is not None:
             meta.setdefault("model", model)
             self.main.model = self.main.model or model
@@ -441,7 +438,7 @@ class _Reader:
         if isinstance(context, MAPPINGS):
             for key, name in (("cwd", "cwd"), ("branch", "git_branch"),
                               ("repository", "repository"), ("gitRoot", "git_root")):  # fmt: skip
-                value = _text(context.get(key))
+                value = as_text(context.get(key))
                 if value is not None:
                     meta.setdefault(name, value)
 
@@ -449,24 +446,24 @@ class _Reader:
                         line: int) -> None:  # fmt: skip
         meta = self.main.transcript.metadata
         meta["resumes"] = meta.get("resumes", 0) + 1
-        model = _text(data.get("selectedModel"))
+        model = as_text(data.get("selectedModel"))
         if model is not None:
             self.main.model = model
 
     def _system_message(self, record: Mapping[str, Any], data: Mapping[str, Any]) -> None:
-        if self._thread(record, data) is self.main and _text(data.get("content")):
+        if self._thread(record, data) is self.main and as_text(data.get("content")):
             self.main.transcript.metadata.setdefault("system_prompt", data["content"])
 
     def _session_shutdown(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                           line: int) -> None:  # fmt: skip
         self.shutdown = (line, data)
         if data.get("shutdownType") == "error":
-            reason = _text(data.get("errorReason")) or "The session shut down on an error."
+            reason = as_text(data.get("errorReason")) or "The session shut down on an error."
             self._add(self.main, AssistantError(message=reason, timestamp=stamp))
 
     def _result(self, record: Mapping[str, Any]) -> None:
         meta = self.main.transcript.metadata
-        if _text(record.get("sessionId")):
+        if as_text(record.get("sessionId")):
             meta.setdefault("session_id", record["sessionId"])
         code = as_int(record.get("exitCode"))
         if code is not None:
@@ -505,7 +502,7 @@ class _Reader:
         message = UserMessage(text=content if isinstance(content, str) else stringify(content),
                               timestamp=stamp)  # fmt: skip
         for key, name in (("agentMode", "mode"), ("source", "source")):
-            if _text(data.get(key)):
+            if as_text(data.get(key)):
                 message.meta[name] = data[key]
         attachments = data.get("attachments")
         if isinstance(attachments, list) and attachments:
@@ -514,20 +511,20 @@ class _Reader:
 
     def _assistant_reasoning(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                              line: int) -> None:  # fmt: skip
-        text = _text(data.get("content"))
+        text = as_text(data.get("content"))
         if text is not None:
             thread.reasoning.add(text)
             self._add(thread, Thinking(text=text, timestamp=stamp))
 
     def _assistant_message(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                            line: int) -> None:  # fmt: skip
-        model = _text(data.get("model")) or thread.model
+        model = as_text(data.get("model")) or thread.model
         thread.model = model or thread.model
         entries: list[Entry] = []
-        reasoning = _text(data.get("reasoningText"))
+        reasoning = as_text(data.get("reasoningText"))
         if reasoning is not None and reasoning not in thread.reasoning:
             entries.append(Thinking(text=reasoning, timestamp=stamp))
-        elif reasoning is None and _text(data.get("reasoningOpaque")) and not thread.reasoning:
+        elif reasoning is None and as_text(data.get("reasoningOpaque")) and not thread.reasoning:
             opaque = data["reasoningOpaque"]
             entries.append(Thinking(form="encrypted", data=opaque, timestamp=stamp))
         thread.reasoning = set()
@@ -535,7 +532,7 @@ class _Reader:
         if isinstance(content, str) and content:
             entries.append(AssistantText(text=content, model=model, timestamp=stamp))
         requests = data.get("toolRequests")
-        batch = _text(data.get("messageId"))
+        batch = as_text(data.get("messageId"))
         cwd = self.main.transcript.metadata.get("cwd")
         for request in requests if isinstance(requests, list) else []:
             if isinstance(request, MAPPINGS):
@@ -543,7 +540,7 @@ class _Reader:
                                           request.get("arguments"), stamp, batch, cwd))  # fmt: skip
         for entry in entries:
             self._add(thread, entry)
-        api_call = _text(data.get("apiCallId"))
+        api_call = as_text(data.get("apiCallId"))
         if api_call is None:
             usage = counted_usage(None, data.get("outputTokens"))
             attach_usage(entries, usage, thread.transcript, model=model)
@@ -558,7 +555,7 @@ class _Reader:
         call = make_call(call_id, name, args, timestamp=stamp, batch_id=batch,
                          cwd=cwd if isinstance(cwd, str) else None)  # fmt: skip
         if call.description is None and call.name == "view" and isinstance(call.args, MAPPINGS):
-            path = _text(call.args.get("path"))  # view reads a file or lists a folder
+            path = as_text(call.args.get("path"))  # view reads a file or lists a folder
             if path is not None:
                 call.description = relative(path, cwd if isinstance(cwd, str) else None)
         if call.call_id:
@@ -572,8 +569,8 @@ class _Reader:
         if usage is None or not isinstance(raw, MAPPINGS):
             return
         self.last_usage_line = line
-        api_call = _text(raw.get("apiCallId"))
-        model = _text(raw.get("model"))
+        api_call = as_text(raw.get("apiCallId"))
+        model = as_text(raw.get("model"))
         entries = thread.responses.get(api_call) if api_call else None
         if entries:  # the message came first
             if attach_usage(entries, usage, thread.transcript, model=model) is None:
@@ -594,7 +591,7 @@ class _Reader:
 
     def _tool_execution_start(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                               line: int) -> None:  # fmt: skip
-        call_id = _text(data.get("toolCallId"))
+        call_id = as_text(data.get("toolCallId"))
         call = self.calls.get(call_id) if call_id else None
         if call is None:  # a call no message asked for (a user's, an older version's)
             call = self._call(call_id, data.get("toolName"), data.get("arguments"), stamp, None,
@@ -606,7 +603,7 @@ class _Reader:
 
     def _tool_execution_complete(self, thread: _Thread, data: Mapping[str, Any],
                                  stamp: str | None, line: int) -> None:  # fmt: skip
-        call_id = _text(data.get("toolCallId"))
+        call_id = as_text(data.get("toolCallId"))
         call = self.calls.get(call_id) if call_id else None
         if call is None:
             self.source.warn(f"result for unknown tool call {call_id!r} skipped", line,
@@ -620,14 +617,14 @@ class _Reader:
         shell = data.get("shellExecution")
         exit_code = as_int(shell.get("exitCode")) if isinstance(shell, MAPPINGS) else None
         failed = data.get("success") is not True or (exit_code is not None and exit_code != 0)
-        text = _text(result.get("content")) or _text(error.get("message"))
+        text = as_text(result.get("content")) or as_text(error.get("message"))
         meta = dict(call.meta)
         if exit_code is not None:
             meta["exit_code"] = exit_code
-        detail = _text(result.get("detailedContent"))
+        detail = as_text(result.get("detailedContent"))
         if detail is not None and detail != text:
             meta["detail"] = detail
-        if _text(error.get("code")):
+        if as_text(error.get("code")):
             meta["error_code"] = error["code"]
         if isinstance(data.get("fileEdits"), list) and data["fileEdits"]:
             meta["file_edits"] = data["fileEdits"]
@@ -646,7 +643,7 @@ class _Reader:
             if call.status in ("unknown", "pending", "executing"):
                 thread.transcript.update(call, status="cancelled")
         thread.open.clear()
-        self._add(thread, AbortMarker(reason=_text(data.get("reason")), timestamp=stamp))
+        self._add(thread, AbortMarker(reason=as_text(data.get("reason")), timestamp=stamp))
 
     # --- notices ------------------------------------------------------------------------------
 
@@ -659,7 +656,7 @@ class _Reader:
 
     def _session_error(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                        line: int) -> None:  # fmt: skip
-        error = AssistantError(message=_text(data.get("message")) or "error", timestamp=stamp)
+        error = AssistantError(message=as_text(data.get("message")) or "error", timestamp=stamp)
         for key, name in (("errorType", "error_type"), ("statusCode", "status_code"),
                           ("errorCode", "error_code")):  # fmt: skip
             if data.get(key) is not None:
@@ -668,28 +665,28 @@ class _Reader:
 
     def _session_warning(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                          line: int) -> None:  # fmt: skip
-        text = _text(data.get("message")) or stringify(data)
-        self._notice(thread, text, _text(data.get("warningType")) or "warning", stamp, "warning")
+        text = as_text(data.get("message")) or stringify(data)
+        self._notice(thread, text, as_text(data.get("warningType")) or "warning", stamp, "warning")
 
     def _session_info(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                       line: int) -> None:  # fmt: skip
-        text = _text(data.get("message")) or stringify(data)
-        self._notice(thread, text, _text(data.get("infoType")) or "info", stamp)
+        text = as_text(data.get("message")) or stringify(data)
+        self._notice(thread, text, as_text(data.get("infoType")) or "info", stamp)
 
     def _system_notification(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                              line: int) -> None:  # fmt: skip
         kind = data.get("kind")
-        subtype = _text(kind.get("type")) if isinstance(kind, MAPPINGS) else None
+        subtype = as_text(kind.get("type")) if isinstance(kind, MAPPINGS) else None
         text = data.get("content")
         self._notice(thread, text if isinstance(text, str) else stringify(text),
                      subtype or "notification", stamp)  # fmt: skip
 
     def _session_model_change(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                               line: int) -> None:  # fmt: skip
-        new = _text(data.get("newModel"))
+        new = as_text(data.get("newModel"))
         if new is None:
             return
-        before = _text(data.get("previousModel")) or thread.model
+        before = as_text(data.get("previousModel")) or thread.model
         thread.model = new
         if thread is self.main:
             self.main.transcript.metadata.setdefault("model", new)
@@ -698,27 +695,27 @@ class _Reader:
 
     def _session_mode_changed(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                               line: int) -> None:  # fmt: skip
-        new = _text(data.get("newMode")) or "?"
-        old = _text(data.get("previousMode"))
+        new = as_text(data.get("newMode")) or "?"
+        old = as_text(data.get("previousMode"))
         text = f"Mode changed from {old} to {new}" if old else f"Mode: {new}"
         self._notice(thread, text, "mode_change", stamp)
 
     def _session_task_complete(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                                line: int) -> None:  # fmt: skip
-        text = _text(data.get("summary")) or "Task complete."
+        text = as_text(data.get("summary")) or "Task complete."
         level = "warning" if data.get("success") is False else "info"
         self._notice(thread, text, "task_complete", stamp, level)
 
     def _session_compaction_complete(self, thread: _Thread, data: Mapping[str, Any],
                                      stamp: str | None, line: int) -> None:  # fmt: skip
         if data.get("success") is not True:
-            reason = _text(data.get("error")) or _text(data.get("failureReason"))
+            reason = as_text(data.get("error")) or as_text(data.get("failureReason"))
             text = f"Compaction failed: {reason}" if reason else "Compaction failed."
             self._notice(thread, text, "compaction", stamp, "warning")
             return
         boundary = CompactionBoundary(
-            summary=_text(data.get("summaryContent")),
-            trigger=_text(data.get("trigger")),
+            summary=as_text(data.get("summaryContent")),
+            trigger=as_text(data.get("trigger")),
             pre_tokens=as_int(data.get("preCompactionTokens")),
             timestamp=stamp,
         )
@@ -745,7 +742,7 @@ class _Reader:
 
     def _subagent_selected(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                            line: int) -> None:  # fmt: skip
-        name = _text(data.get("agentDisplayName")) or _text(data.get("agentName")) or "?"
+        name = as_text(data.get("agentDisplayName")) or as_text(data.get("agentName")) or "?"
         self._notice(thread, f"Custom agent selected: {name}", "agent_selected", stamp)
 
     def _subagent_deselected(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
@@ -754,7 +751,7 @@ class _Reader:
 
     def _skill_invoked(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                        line: int) -> None:  # fmt: skip
-        self._notice(thread, f"Skill invoked: {_text(data.get('name')) or '?'}", "skill", stamp)
+        self._notice(thread, f"Skill invoked: {as_text(data.get('name')) or '?'}", "skill", stamp)
 
     _skill_invoked_ref = _skill_invoked
 
@@ -763,15 +760,15 @@ class _Reader:
         if data.get("success") is False:
             error = data.get("error")
             message = error.get("message") if isinstance(error, MAPPINGS) else error
-            hook = _text(data.get("hookType")) or "hook"
-            text = f"{hook} failed: {message}" if _text(message) else f"{hook} failed"
+            hook = as_text(data.get("hookType")) or "hook"
+            text = f"{hook} failed: {message}" if as_text(message) else f"{hook} failed"
             self._notice(thread, text, "hook", stamp, "warning")
 
     # --- sub-agents ---------------------------------------------------------------------------
 
     def _subagent_started(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                           line: int) -> None:  # fmt: skip
-        call_id = _text(data.get("toolCallId"))
+        call_id = as_text(data.get("toolCallId"))
         key = next((k for k, t in self.threads.items() if t is thread), None)
         if call_id is None or key is None:
             return
@@ -780,14 +777,14 @@ class _Reader:
         if call is not None:
             args = call.args if isinstance(call.args, MAPPINGS) else {}
             call.subagent = call.subagent or SubAgent(
-                name=_text(data.get("agentDisplayName")) or _text(data.get("agentName")),
-                task=_text(args.get("prompt")) or _text(data.get("agentDescription")),
+                name=as_text(data.get("agentDisplayName")) or as_text(data.get("agentName")),
+                task=as_text(args.get("prompt")) or as_text(data.get("agentDescription")),
                 agent_id=key,
             )
 
     def _subagent_completed(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                             line: int) -> None:  # fmt: skip
-        call = self.calls.get(_text(data.get("toolCallId")) or "")
+        call = self.calls.get(as_text(data.get("toolCallId")) or "")
         if call is None or call.subagent is None:
             return
         agent = call.subagent
@@ -800,9 +797,9 @@ class _Reader:
     def _subagent_failed(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                          line: int) -> None:  # fmt: skip
         self._subagent_completed(thread, data, stamp, line)
-        call = self.calls.get(_text(data.get("toolCallId")) or "")
+        call = self.calls.get(as_text(data.get("toolCallId")) or "")
         if call is not None and call.subagent is not None:
-            call.subagent.reason = _text(data.get("error")) or "failed"
+            call.subagent.reason = as_text(data.get("error")) or "failed"
 
     # --- the end ------------------------------------------------------------------------------
 

@@ -59,7 +59,14 @@ from typing import Any
 from turnfold import codec
 from turnfold.formats import databases
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import as_int, describe_args, parse_arguments, stringify, text_result
+from turnfold.formats.common import (
+    as_int,
+    as_text,
+    describe_args,
+    parse_arguments,
+    stringify,
+    text_result,
+)
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source
@@ -201,8 +208,8 @@ class _Database:
                     id=str(message["id"]),
                     role=str(message["role"]),
                     parts=parts,
-                    model=_text(message["model"]) if "model" in mkeys else None,
-                    provider=_text(message["provider"]) if "provider" in mkeys else None,
+                    model=as_text(message["model"]) if "model" in mkeys else None,
+                    provider=as_text(message["provider"]) if "provider" in mkeys else None,
                     created=message["created_at"],
                 )
             )
@@ -294,10 +301,6 @@ def _iso(stamp: Any) -> str | None:
     return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
@@ -328,16 +331,16 @@ def _times(metadata: Any) -> tuple[int, int] | None:
 
 def _attached_text(data: Mapping[str, Any]) -> tuple[str | None, str] | None:
     """A ``binary`` part that is a text file or paste: its path and its text."""
-    mime = _text(data.get("MIMEType"))
+    mime = as_text(data.get("MIMEType"))
     raw = _decoded(data.get("Data"))
     if mime is None or not mime.startswith("text/") or raw is None:
         return None
-    return _text(data.get("Path")), raw.decode("utf-8", errors="replace")
+    return as_text(data.get("Path")), raw.decode("utf-8", errors="replace")
 
 
 def _image(data: Mapping[str, Any]) -> ImageData | None:
     """A ``binary`` part that is an image (its ``Data`` base64 already)."""
-    mime, payload = _text(data.get("MIMEType")), _text(data.get("Data"))
+    mime, payload = as_text(data.get("MIMEType")), as_text(data.get("Data"))
     if mime is None or payload is None or not mime.startswith("image/"):
         return None
     return ImageData(media_type=mime, data=payload)
@@ -408,7 +411,7 @@ class SessionReader:
             ("model", self.model),
             ("model_provider", self.provider),
         ):
-            if _text(value) is not None:
+            if as_text(value) is not None:
                 meta[key] = value
         started = _iso(info.get("created_at"))
         if started is not None:
@@ -505,20 +508,22 @@ class SessionReader:
         self, message: Message, kind: str, data: Mapping[str, Any], stamp: str | None
     ) -> None:
         if kind == "image_url":
-            url = _text(data.get("url")) or "an image"
+            url = as_text(data.get("url")) or "an image"
             self.add(SystemNotice(text=f"Attached image {url}", subtype="attachment",
                                   timestamp=stamp))  # fmt: skip
             return
         if _image(data) is not None or _attached_text(data) is not None:
             return  # an image or text of the prompt, read by _prompt
-        mime = _text(data.get("MIMEType")) or "application/octet-stream"
-        name = _text(data.get("Path")) or "a file"
+        mime = as_text(data.get("MIMEType")) or "application/octet-stream"
+        name = as_text(data.get("Path")) or "a file"
         self.add(SystemNotice(text=f"Attached {name} ({mime})", subtype="attachment",
                               timestamp=stamp))  # fmt: skip
 
     def _finish(self, data: Mapping[str, Any], stamp: str | None) -> None:
-        reason = _text(data.get("reason"))
-        said = ": ".join(t for t in (_text(data.get("message")), _text(data.get("details"))) if t)
+        reason = as_text(data.get("reason"))
+        said = ": ".join(
+            t for t in (as_text(data.get("message")), as_text(data.get("details"))) if t
+        )
         when = _iso(data.get("time")) or stamp
         if reason == "canceled":
             self.add(AbortMarker(reason=said or "canceled", timestamp=when))
@@ -564,7 +569,7 @@ class SessionReader:
                       "part/tool_result")  # fmt: skip
             return
         content = stringify(data.get("content", ""))
-        mime, payload = _text(data.get("mime_type")), _text(data.get("data"))
+        mime, payload = as_text(data.get("mime_type")), as_text(data.get("data"))
         images = (
             [ImageData(media_type=mime, data=payload)]
             if mime and payload and mime.startswith("image/")
@@ -597,7 +602,7 @@ class SessionReader:
         args = _mapping(args)
         sub = SubAgent(
             name=name,
-            task=_text(args.get("prompt")) or _text(args.get("url")),
+            task=as_text(args.get("prompt")) or as_text(args.get("url")),
             agent_id=child_id,
         )
         session = self.store.session(child_id) if self.depth < _MAX_DEPTH else None

@@ -69,6 +69,7 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     as_int,
     as_list,
+    as_text,
     counted_usage,
     describe_args,
     stringify,
@@ -549,10 +550,6 @@ def _iso(ms: Any) -> str | None:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
@@ -661,7 +658,7 @@ class SessionReader:
             ("model", self.model),
             ("model_provider", self.provider),
         ):
-            if _text(value) is not None:
+            if as_text(value) is not None:
                 meta[key] = value
         started = _iso(_mapping(info.get("time")).get("created"))
         if started is not None:
@@ -724,14 +721,14 @@ class SessionReader:
             return [SystemNotice(text=stringify(part.get("text", "")), subtype="synthetic")]
         if kind == "file":
             self.note(record_type)
-            name = _text(part.get("filename")) or _text(part.get("url")) or "a file"
+            name = as_text(part.get("filename")) or as_text(part.get("url")) or "a file"
             return [SystemNotice(text=f"Attached {name} ({part.get('mime')})", subtype="file")]
         if kind == "agent":
             self.note(record_type)
             return [SystemNotice(text=f"@{part.get('name')}", subtype="agent")]
         if kind == "subtask":
             self.note(record_type)
-            what = _text(part.get("description")) or _text(part.get("prompt")) or ""
+            what = as_text(part.get("description")) or as_text(part.get("prompt")) or ""
             return [SystemNotice(text=f"Sub-task for @{part.get('agent')}: {what}",
                                  subtype="subtask")]  # fmt: skip
         if kind == "compaction":
@@ -745,7 +742,7 @@ class SessionReader:
         if kind == "retry":
             self.note(record_type)
             error = _mapping(part.get("error"))
-            said = _text(_mapping(error.get("data")).get("message")) or _text(error.get("name"))
+            said = as_text(_mapping(error.get("data")).get("message")) or as_text(error.get("name"))
             text = f"Retry {part.get('attempt')}: {said or 'provider error'}"
             return [SystemNotice(text=text, level="warning", subtype="retry")]
         if kind in ("step-start", "snapshot"):
@@ -758,9 +755,9 @@ class SessionReader:
 
     def _assistant(self, message: Message) -> None:
         info = message.info
-        model = _text(info.get("modelID"))
+        model = as_text(info.get("modelID"))
         self.model = model or self.model
-        self.provider = _text(info.get("providerID")) or self.provider
+        self.provider = as_text(info.get("providerID")) or self.provider
         stamp = _iso(_mapping(info.get("time")).get("created"))
         begin = step = len(self.transcript.entries)
         stepped = False
@@ -792,7 +789,7 @@ class SessionReader:
                 entry.meta["compaction_summary"] = True
         error = _mapping(info.get("error"))
         if error:
-            said = _text(_mapping(error.get("data")).get("message")) or stringify(error)
+            said = as_text(_mapping(error.get("data")).get("message")) or stringify(error)
             if error.get("name") == "MessageAbortedError":
                 self.add(AbortMarker(reason=said, timestamp=stamp))
             else:
@@ -840,7 +837,7 @@ class SessionReader:
             call_id=stringify(part.get("callID") or part.get("id") or ""),
             name=name,
             args=args,
-            description=describe_args(name, args) or _text(state.get("title")),
+            description=describe_args(name, args) or as_text(state.get("title")),
             status=status,
             result=result,
             started_at=_iso(start),
@@ -877,10 +874,10 @@ class SessionReader:
 
     def _subagent(self, args: Any, metadata: Mapping[str, Any]) -> SubAgent:
         args = _mapping(args)
-        child_id = _text(metadata.get("sessionId"))
+        child_id = as_text(metadata.get("sessionId"))
         sub = SubAgent(
-            name=_text(args.get("subagent_type")),
-            task=_text(args.get("prompt")) or _text(args.get("description")),
+            name=as_text(args.get("subagent_type")),
+            task=as_text(args.get("prompt")) or as_text(args.get("description")),
             agent_id=child_id,
         )
         session = None
