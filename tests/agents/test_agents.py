@@ -1,6 +1,6 @@
 """The scenarios played on every pinned agent (Claude Code, Codex, Qwen Code, Gemini CLI, Cline,
-OpenCode, GitHub Copilot CLI), and every truth check of :mod:`tests.agents.truth` on what each
-wrote.
+OpenCode, GitHub Copilot CLI, Continue), and every truth check of :mod:`tests.agents.truth` on
+what each wrote.
 
 One test per (agent, scenario, check), so that a loader bug fails exactly the check it breaks.
 The known loader bugs are strict xfails: each names its bug, and the fix that lands turns it into

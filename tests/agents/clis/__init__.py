@@ -189,12 +189,13 @@ def _agents() -> dict[str, Agent]:
     from tests.agents.clis.claude import Claude
     from tests.agents.clis.cline import Cline
     from tests.agents.clis.codex import Codex
+    from tests.agents.clis.continue_ import Continue
     from tests.agents.clis.copilot import Copilot
     from tests.agents.clis.gemini import Gemini
     from tests.agents.clis.opencode import OpenCode
     from tests.agents.clis.qwen import Qwen
 
-    agents = (Claude(), Codex(), Qwen(), Gemini(), Cline(), OpenCode(), Copilot())
+    agents = (Claude(), Codex(), Qwen(), Gemini(), Cline(), OpenCode(), Copilot(), Continue())
     return {a.name: a for a in agents}
 
 

@@ -1,17 +1,17 @@
 """Continue CLI (``@continuedev/cli``, command ``cn``): OpenAI Chat Completions through a local
 ``config.yaml`` model (``provider: openai``, ``apiBase`` the scripted server), ``cn -p --auto``.
-
-Not in :data:`tests.agents.clis.AGENTS`: it is played by the fixture recipe
-(``tests/fixtures/continue/continue_recipe.py``) alone.
+The fixture recipe (``tests/fixtures/continue/continue_recipe.py``) plays it too.
 
 Continue keeps each session as one JSON document, ``~/.continue/sessions/<sessionId>.json``
 (``sessionId``, ``title``, ``workspaceDirectory``, ``history`` of chat-history items, ``usage``),
 with a ``sessions.json`` index beside it. ``--resume`` takes the newest session file.
 
 What 1.5.47 does not do, and so the harness does not ask: keep a Chat Completions response's
-``reasoning_content`` (its stream handler reads ``content`` and ``tool_calls`` alone), and run
-the beta ``Subagent`` tool headless (its call fails with "No active session found"). A failed
-command's result is its stderr and exit code, not its stdout; a long output keeps its tail.
+``reasoning_content`` (its stream handler reads ``content`` and ``tool_calls`` alone: the
+scripted model sends no thinking), run the beta ``Subagent`` tool headless (its call fails with
+"No active session found": no sub-agent), and save anything of a step a SIGINT stops (the session
+file is written when a step ends: not interruptible). A failed command's result is its stderr and
+exit code, not its stdout; a long output keeps its tail.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 
 from tests.agents.clis import Agent, clean_env
 from tests.agents.scenarios import LONG_OUTPUT, LONG_OUTPUT_LAST
-from tests.agents.script import Call, ConcreteCall, Prompt, Scenario
+from tests.agents.script import Call, ConcreteCall, Prompt, Scenario, Turn
 from tests.agents.server import Context
 from tests.agents.wire import Request, SeenResult
 from tests.agents.wire import chat as wire
@@ -55,7 +55,10 @@ class Continue(Agent):
     wire = wire
     loader = "agents.continue_"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write"})
-    #: The stdout of ``-p`` is the answer's text, not JSON events: nothing to hold to tokens.
+    #: A SIGINT while a command runs ends ``cn`` before it saves: no session file at all.
+    interruptible = False
+    #: ``-p`` prints the last answer's text, no JSON events and no token counts: turnfold has
+    #: no stream to read (the run's stdout is kept, not checked).
     stream = None
     config_file = Path("config.yaml")
 
@@ -96,11 +99,9 @@ class Continue(Agent):
         folder = home / ".continue" / "sessions"
         return sorted(p for p in folder.glob("*.json") if p.name != "sessions.json")
 
-    def all_files(self, home: Path) -> list[Path]:
-        return sorted((home / ".continue" / "sessions").glob("*.json"))
-
     def adapt(self, scenario: Scenario) -> Scenario:
-        """A failed command's check looks for its stderr, a long output's for its last line."""
+        """No thinking (the CLI drops ``reasoning_content``: the model sends none); a failed
+        command's check looks for its stderr, a long output's for its last line."""
         adapted = super().adapt(scenario)
 
         def seen(call: Call) -> Call:
@@ -110,21 +111,21 @@ class Continue(Agent):
                 return replace(call, token="/tf-missing")
             return call
 
+        def turn(t: Turn) -> Turn:
+            return replace(t, thinking=None, calls=tuple(map(seen, t.calls)))
+
         prompts = tuple(
-            replace(p, turns=tuple(replace(t, calls=tuple(map(seen, t.calls))) for t in p.turns))
+            replace(p, turns=tuple(turn(t) for t in p.turns if t.text or t.calls))
             for p in adapted.prompts
         )
         return replace(adapted, prompts=prompts)
 
     def failed(self, result: SeenResult, home: Path) -> bool:
-        """The call's own status in the session file (``errored``), which the result text
-        says only as "Error executing tool ..."."""
-        for path in self.session_files(home):
-            for item in json.loads(path.read_text()).get("history") or []:
-                for state in item.get("toolCallStates") or []:
-                    if state.get("toolCallId") == result.call_id:
-                        return bool(state.get("status") == "errored")
-        return super().failed(result, home)
+        """The CLI's own mark of a tool that threw, "Error executing tool <name>: ..." (a
+        command's: "Error (exit code 3): <stderr>"), which it saves as the status ``errored``.
+        A command that exits non-zero with nothing on stderr is no error to it: its result is
+        the output alone, ``done``."""
+        return result.text.startswith("Error executing tool ")
 
     def is_side_request(self, request: Request) -> bool:
         return "Bash" not in request.tools
@@ -154,20 +155,17 @@ class Continue(Agent):
         return ConcreteCall(call_id, name, args)
 
     def records(self, path: Path) -> Iterator[dict[str, Any]]:
-        """The session document and its history items (the index: its entries)."""
+        """The session document and its history items. The ``sessions.json`` index beside them
+        is no session file (turnfold reads none of it): the drift report leaves it out."""
         document = json.loads(path.read_text())
-        if isinstance(document, list):
-            yield from (e for e in document if isinstance(e, dict))
-            return
         yield document
         for item in document.get("history") or []:
             if isinstance(item, dict):
                 yield item
 
     def record_type(self, record: dict[str, Any]) -> str:
+        """As the loader's accounting names them: ``session``, ``item/<role>``."""
         if "history" in record:
             return "session"
         message = record.get("message")
-        if isinstance(message, dict):
-            return f"item/{message.get('role')}"
-        return "index-entry"
+        return f"item/{message.get('role')}" if isinstance(message, dict) else "(object)"
