@@ -50,6 +50,7 @@ AGENT_NAMES: dict[str, str] = {
     "autogen": "AutoGen", "strands": "Strands Agents", "bob-shell": "IBM Bob Shell",
     "opencode": "OpenCode", "opencode-json": "OpenCode", "copilot": "GitHub Copilot CLI",
     "crush": "Crush", "continue": "Continue", "kimi": "Kimi Code CLI",
+    "kimi-cli": "Kimi CLI",
 }  # fmt: skip
 
 

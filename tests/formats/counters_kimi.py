@@ -38,4 +38,30 @@ def journals(path: Path) -> int:
     return len(set().union(*(_ids(f) for f in files)))
 
 
-COUNTERS: dict[str, Callable[[Path], int]] = {"kimi": journals}
+def _legacy_ids(path: Path) -> set[str]:
+    """The older Python Kimi CLI: a ``ToolCall`` event's id in its ``wire.jsonl``, a sub-agent's
+    (``SubagentEvent``) included; a ``context.jsonl`` counts the wire beside it, else its own
+    ``assistant`` messages' ``tool_calls``."""
+    ids: set[str] = set()
+    wire = path.with_name("wire.jsonl")
+    if path.name == "context.jsonl" and not (
+        wire.is_file() and len(wire.read_text().splitlines()) > 1
+    ):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line) if line.strip() else {}
+            if record.get("role") == "assistant":
+                ids.update(call["id"] for call in record.get("tool_calls") or [])
+        return ids
+    for line in wire.read_text(encoding="utf-8").splitlines():
+        message = json.loads(line).get("message") if line.strip() else None
+        while message and message.get("type") == "SubagentEvent":
+            message = message["payload"]["event"]
+        if message and message.get("type") == "ToolCall":
+            ids.add(message["payload"]["id"])
+    return ids
+
+
+COUNTERS: dict[str, Callable[[Path], int]] = {
+    "kimi": journals,
+    "kimi-cli": lambda path: len(_legacy_ids(path)),
+}

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus.runs import Span
 from turnfold.formats import tables
-from turnfold.formats.agents import copilot, crush, kimi, opencode
+from turnfold.formats.agents import copilot, crush, kimi, kimi_cli, opencode
 from turnfold.formats.compressed import candidate_names
 from turnfold.formats.harnesses import atif, openhands, openhands_sdk
 from turnfold.formats.harnesses.inspect_log import Samples
@@ -54,7 +54,7 @@ CANDIDATE_NAMES = frozenset({
 #: folders (``.git``, ``.venv``, caches) are not.
 AGENT_FOLDERS = frozenset({
     ".claude", ".codex", ".gemini", ".qwen", ".cline", ".openhands", ".cursor", ".aider",
-    ".copilot", ".crush", ".continue", ".kimi-code",
+    ".copilot", ".crush", ".continue", ".kimi-code", ".kimi",
 })  # fmt: skip
 
 
@@ -206,6 +206,11 @@ def _walk(root: str, format: str | None, found: Found) -> None:
             # sub-agents' journals; state.json and the rest are the CLI's own.
             dirs.clear()
             files = [kimi.MAIN_JOURNAL]
+        elif kimi_cli.is_session_folder(files):
+            # An older Kimi CLI session: one item, its context.jsonl, whose loader reads the
+            # wire.jsonl beside it (sub-agents' events included); subagents/ holds their copies.
+            dirs.clear()
+            files = [kimi_cli.CONTEXT]
         elif (walked := opencode.walked_folders(Path(folder), files, dirs)) is not None:
             # OpenCode's data folder, or its storage/: only the folders that hold sessions.
             dirs[:] = walked

@@ -69,6 +69,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("opencode-json", "turnfold.formats.agents.opencode_json"),
     ("copilot", "turnfold.formats.agents.copilot"),
     ("kimi", "turnfold.formats.agents.kimi"),
+    ("kimi-cli", "turnfold.formats.agents.kimi_cli"),
     ("openai-agents", "turnfold.formats.frameworks.openai_agents"),
     ("langchain", "turnfold.formats.frameworks.langchain"),
     ("pydantic-ai", "turnfold.formats.frameworks.pydantic_ai"),

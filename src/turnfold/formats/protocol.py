@@ -229,6 +229,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             cursor_stream,
             gemini_stream,
             kimi,
+            kimi_cli,
             opencode,
             opencode_json,
         )
@@ -260,7 +261,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             native, claude_code, codex, gemini, qwen, cursor, swe_agent, mini_swe_agent,
             openhands_sdk, atif, claude_stream, codex_exec, gemini_stream, cursor_stream,
             cline_json, cline, cline_messages, aider, sharegpt, llama_factory, anthropic,
-            openai_responses, openai_chat, opencode_json, copilot, continue_, kimi,
+            openai_responses, openai_chat, opencode_json, copilot, continue_, kimi, kimi_cli,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
         sampled: list[SampledFormat] = [inspect_log, openhands, otlp, opencode, crush]

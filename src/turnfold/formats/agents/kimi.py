@@ -39,7 +39,8 @@ Every other type is in ``RECORDS`` as ignored, with the reason; a type not there
 
 The Python ``kimi-cli`` (PyPI, archived; ``~/.kimi/sessions/<workdir hash>/<session>/
 context.jsonl`` of OpenAI-style messages and ``wire.jsonl`` of UI events, which
-``kimi migrate`` converts) is a different format, not read here.
+``kimi migrate`` converts) is a different format, ``kimi-cli``
+(:mod:`turnfold.formats.agents.kimi_cli`).
 
 Detection: the ``metadata`` line with a ``protocol_version``, or dotted types of the journal's
 with an ``agentId`` (or ``kind: "event"``).

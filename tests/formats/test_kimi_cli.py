@@ -1,0 +1,205 @@
+"""The older Python Kimi CLI's sessions (``kimi-cli`` format): the real files kimi-cli 1.52.0
+wrote playing the harness's ``work`` and ``interrupt`` scenarios (tests/agents/scenarios.py)
+against the scripted Chat Completions server (tests/fixtures/kimi/kimi_cli_recipe.py says how)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import turnfold
+from turnfold.corpus import scan
+from turnfold.model import AbortMarker, AssistantText, Thinking, ToolCall, UserMessage
+
+LEGACY = Path(__file__).parents[1] / "fixtures" / "kimi" / "legacy"
+WORK_SESSION = LEGACY / "work" / "ea564de4-19b4-46fa-bb90-96824cb99092"
+WORK = WORK_SESSION / "context.jsonl"
+INTERRUPT_SESSION = LEGACY / "interrupt" / "86b9e2c1-62dd-4394-9416-54a1ba079a2b"
+INTERRUPT = INTERRUPT_SESSION / "context.jsonl"
+
+
+def truth(scenario: str) -> dict:
+    return json.loads((LEGACY / scenario / "truth.txt").read_text())
+
+
+def calls(transcript: turnfold.Transcript) -> list[ToolCall]:
+    return [e for e in transcript.entries if isinstance(e, ToolCall)]
+
+
+def usages(transcript: turnfold.Transcript) -> list[tuple[int | None, ...]]:
+    return [
+        (u.input_tokens, u.output_tokens, u.cache_read_tokens)
+        for e in transcript.entries
+        if (u := getattr(e, "usage", None)) is not None
+    ]
+
+
+def test_the_work_session_holds_the_servers_calls_and_outcomes() -> None:
+    t = turnfold.load(WORK)
+    assert t.metadata["source_format"] == "kimi-cli"
+    assert not t.warnings
+    assert t.accounting is not None
+    assert not t.accounting.unaccounted
+    issued = [i for i in truth("work")["issued"] if i["thread"] != "TF-SUBTASK"]
+    got = calls(t)
+    assert [c.call_id for c in got] == [i["call_id"] for i in issued]
+    assert [c.name for c in got] == [i["name"] for i in issued]
+    status = {"ok": "success", "fail": "error"}
+    # The context holds no error flag: the outcome is the wire's ToolResult.is_error.
+    assert [c.status for c in got] == [status[i["outcome"]] for i in issued]
+    for call, seen in zip(got, issued, strict=True):
+        assert call.result is not None
+        assert call.result.text is not None
+        # The model is sent the output after the tool's <system> message; an edit's result is
+        # that message alone.
+        assert call.result.text[:100] in seen["result"]
+    assert len({c.batch_id for c in got[:3]}) == 1
+    assert got[3].batch_id != got[0].batch_id
+    assert got[0].args == {"path": str(Path(str(got[0].args["path"])).parent / "notes.txt")}
+    failed = got[4]
+    assert failed.args["command"] == "echo TF-FAIL-OUT; ls /tf-missing; exit 3"
+    assert failed.result is not None
+    assert "TF-FAIL-OUT" in (failed.result.text or "")
+    assert failed.meta["note"] == "Command failed with exit code: 3."
+    assert got[5].result is not None
+    assert got[5].result.text == (
+        "File successfully edited. Applied 1 edit(s) with 1 total replacement(s)."
+    )
+
+
+def test_the_work_session_holds_prompts_thinking_and_texts() -> None:
+    t = turnfold.load(WORK)
+    users = [e.text for e in t.entries if isinstance(e, UserMessage)]
+    assert [u.split(":")[0] for u in users] == ["TF-FIRST", "TF-SECOND"]
+    thinking = [e.text for e in t.entries if isinstance(e, Thinking)]
+    assert thinking == ["TF-THINK: read, search and list at once."]
+    texts = [e.text.split(":")[0] for e in t.entries if isinstance(e, AssistantText)]
+    assert texts == ["TF-FIX", "TF-DONE-1", "TF-DONE-2"]
+    assert t.metadata["session_id"] == WORK_SESSION.name
+    assert t.metadata["system_prompt"].startswith("You are Kimi Code CLI")
+    assert t.metadata["protocol_version"] == "1.10"
+
+
+def test_each_response_carries_the_usage_the_server_sent() -> None:
+    """StatusUpdate's ``input_other`` is the prompt less its cache reads; the context's own
+    ``_usage`` (the context's size) is not a response's usage."""
+    t = turnfold.load(WORK)
+    sent = [r for r in truth("work")["responses"] if not r["side"]]
+    own = [r["usage"] for r in sent if r["thread"] != "TF-SUBTASK"]
+    child = [r["usage"] for r in sent if r["thread"] == "TF-SUBTASK"]
+    expected = [(u["input_tokens"], u["output_tokens"], u["cache_read_tokens"]) for u in own]
+    assert usages(t) == expected
+    agent = next(c for c in calls(t) if c.name == "Agent").subagent
+    assert agent is not None
+    assert agent.transcript is not None
+    assert usages(agent.transcript) == [
+        (u["input_tokens"], u["output_tokens"], u["cache_read_tokens"]) for u in child
+    ]
+
+
+def test_the_subagent_is_nested_in_its_agent_call() -> None:
+    t = turnfold.load(WORK)
+    spawn = next(c for c in calls(t) if c.name == "Agent")
+    assert spawn.status == "success"
+    assert "TF-SUB-DONE" in (spawn.result.text or "") if spawn.result else False
+    agent = spawn.subagent
+    assert agent is not None
+    assert (agent.agent_id, agent.name) == ("a999e2ce6", "coder")
+    assert agent.task == "TF-SUBTASK: echo a word and report back."
+    child = agent.transcript
+    assert child is not None
+    inner = calls(child)
+    assert [(c.call_id, c.name, c.status) for c in inner] == [
+        ("call_tfsubtask_0_0", "Shell", "success")
+    ]
+    assert inner[0].result is not None
+    assert inner[0].result.text == "TF-SUB-OK\n"
+    texts = [e.text for e in child.entries if isinstance(e, AssistantText)]
+    assert [x.split(":")[0] for x in texts] == ["TF-SUB-DONE"]
+
+
+def test_the_interrupted_command_is_the_failure_the_cli_recorded() -> None:
+    """A SIGINT kills the command (exit code -2) and ends the turn: the CLI records a failed
+    result and no interruption; its context never got the step (calls are appended with their
+    results), which the wire keeps."""
+    t = turnfold.load(INTERRUPT)
+    assert not t.warnings
+    (call,) = calls(t)
+    assert call.args["command"] == "echo TF-SLOW-START; sleep 45"
+    assert call.status == "error"
+    assert call.result is not None
+    assert call.result.text == "TF-SLOW-START\n"
+    assert call.meta["note"] == "Command failed with exit code: -2."
+    assert not [e for e in t.entries if isinstance(e, AbortMarker)]
+    assert usages(t) == [(2120, 29, 1020)]
+
+
+def test_a_context_without_its_wire_is_read_from_its_messages(tmp_path: Path) -> None:
+    """Early kimi-cli versions wrote no wire: the calls, their results and the
+    ``<system>ERROR:`` mark come from the context itself."""
+    shutil.copyfile(WORK, tmp_path / "context.jsonl")
+    t = turnfold.load(tmp_path / "context.jsonl")
+    assert t.metadata["source_format"] == "kimi-cli"
+    assert not t.warnings
+    issued = [i for i in truth("work")["issued"] if i["thread"] != "TF-SUBTASK"]
+    got = calls(t)
+    assert [c.call_id for c in got] == [i["call_id"] for i in issued]
+    status = {"ok": "success", "fail": "error"}
+    assert [c.status for c in got] == [status[i["outcome"]] for i in issued]
+    assert got[4].meta["note"] == "ERROR: Command failed with exit code: 3."
+    assert [e.text for e in t.entries if isinstance(e, Thinking)] == [
+        "TF-THINK: read, search and list at once."
+    ]
+    users = [e.text.split(":")[0] for e in t.entries if isinstance(e, UserMessage)]
+    assert users == ["TF-FIRST", "TF-SECOND"]
+    assert usages(t) == []  # the context records no response's usage
+
+
+def test_the_wire_loads_on_its_own_and_openai_messages_stay_openai(tmp_path: Path) -> None:
+    wire = turnfold.load(WORK_SESSION / "wire.jsonl")
+    assert wire.metadata["source_format"] == "kimi-cli"
+    assert [c.call_id for c in calls(wire)] == [c.call_id for c in calls(turnfold.load(WORK))]
+    # The same messages without the CLI's own records are plain Chat Completions messages.
+    plain = tmp_path / "messages.jsonl"
+    lines = WORK.read_text().splitlines()
+    plain.write_text("".join(x + "\n" for x in lines if '"role": "_' not in x))
+    assert turnfold.load(plain).metadata["source_format"] != "kimi-cli"
+
+
+def test_a_scan_of_kimi_gives_one_row_per_session(tmp_path: Path) -> None:
+    """A session folder holds context.jsonl, wire.jsonl, state.json and subagents/: the context
+    is the one row (read with its wire); the sub-agents' files and kimi.json are none."""
+    root = tmp_path / ".kimi"
+    sessions = root / "sessions" / "06d00adc90eb60cfe03659fab99973de"
+    for session in (WORK_SESSION, INTERRUPT_SESSION):
+        shutil.copytree(session, sessions / session.name)
+        (sessions / session.name / "state.json").write_text('{"version": 1, "todos": []}')
+    (root / "kimi.json").write_text('{"work_dirs": []}')
+    corpus = scan(tmp_path, workers=1, cache=False)
+    assert sorted(r["key"] for r in corpus) == sorted(
+        str(sessions / s.name / "context.jsonl") for s in (WORK_SESSION, INTERRUPT_SESSION)
+    )
+    assert all(r["error"] is None and r["format"] == "kimi-cli" for r in corpus)
+    assert sorted(r["tool_calls"] for r in corpus) == [1, 10]  # the sub-agent's not counted
+
+
+def test_an_approval_answer_is_kept_on_its_call(tmp_path: Path) -> None:
+    """Print mode approves without asking, so the fixture has no approval: one is put into a
+    copy of its wire in the shape of ``kimi_cli/wire/types.py`` (ApprovalRequest's id and
+    tool_call_id, ApprovalResponse's request_id and response)."""
+    request = {"id": "req-1", "tool_call_id": "call_tffirst_2_0", "sender": "Shell",
+               "action": "run command", "description": "exit 3"}  # fmt: skip
+    answer = {"request_id": "req-1", "response": "approve", "feedback": ""}
+    lines = []
+    for line in (WORK_SESSION / "wire.jsonl").read_text().splitlines():
+        lines.append(line)
+        if '"id": "call_tffirst_2_0"' in line:
+            for kind, payload in (("ApprovalRequest", request), ("ApprovalResponse", answer)):
+                message = {"type": kind, "payload": payload}
+                lines.append(json.dumps({"timestamp": 1.0, "message": message}))
+    (tmp_path / "wire.jsonl").write_text("\n".join(lines) + "\n")
+    t = turnfold.load(tmp_path / "wire.jsonl")
+    assert not t.warnings
+    approved = [c.call_id for c in calls(t) if c.meta.get("approval") == "approve"]
+    assert approved == ["call_tffirst_2_0"]
