@@ -28,7 +28,6 @@ from turnfold.model import (
     SystemNotice,
     Thinking,
     ToolCall,
-    Transcript,
     UserMessage,
 )
 
@@ -41,10 +40,6 @@ CUT_OFF = "17c2d974-eab7-4a44-83d2-97c5186a5789"
 #: before 0.10 named it).
 DELEGATED = "5ee78d3f-abf5-487a-82f0-02cf36a0e8ee"
 SUB_AGENT = "toolu_vrtx_01LWrvAJeVgibzAgkSFVDkVe"
-
-
-def calls(transcript: Transcript) -> list[ToolCall]:
-    return [e for e in transcript.entries if isinstance(e, ToolCall)]
 
 
 def test_the_database_is_told_apart_by_its_tables() -> None:
@@ -61,7 +56,7 @@ def test_the_database_is_told_apart_by_its_tables() -> None:
 
 
 def test_the_calls_their_outcomes_and_results() -> None:
-    loaded = calls(turnfold.load(CISCO))
+    loaded = turnfold.load(CISCO).tool_calls()
     assert len(loaded) == 51
     assert [c.status for c in loaded].count("success") == 50
     first = loaded[0]
@@ -109,7 +104,7 @@ def test_the_prompt_holds_its_pasted_text_and_the_cancel_ends_the_session() -> N
 
 def test_the_agent_call_nests_its_sub_agent_s_session() -> None:
     transcript = turnfold.load(QUAY, sample=DELEGATED)
-    (agent,) = [c for c in calls(transcript) if c.name == "agent"]
+    (agent,) = [c for c in transcript.tool_calls() if c.name == "agent"]
     assert agent.call_id == SUB_AGENT
     sub = agent.subagent
     assert sub is not None
@@ -125,7 +120,7 @@ def test_the_agent_call_nests_its_sub_agent_s_session() -> None:
     prompt = entries[0]
     assert isinstance(prompt, UserMessage)
     assert prompt.text == sub.task
-    sub_calls = calls(sub.transcript)
+    sub_calls = sub.transcript.tool_calls()
     assert [c.name for c in sub_calls] == [
         "ls", "grep", "grep", "view", "view", "view", "view", "view", "grep", "grep", "grep"
     ]  # fmt: skip
@@ -168,7 +163,7 @@ def test_statuses_finishes_and_cost_of_a_session() -> None:
         "I'll help you fix the regex search dropdown issue in PROJQUAY-9272."
     )
     assert first.model == "claude-sonnet-4@20250514"
-    loaded = calls(transcript)
+    loaded = transcript.tool_calls()
     assert [c.name for c in loaded] == [
         "agent", "grep", "view", "view", "grep", "view", "view", "bash"
     ]  # fmt: skip
@@ -198,7 +193,7 @@ def test_statuses_finishes_and_cost_of_a_session() -> None:
 def test_a_response_cut_off_mid_call_leaves_the_call_without_an_outcome() -> None:
     transcript = turnfold.load(QUAY, sample=CUT_OFF)
     assert transcript.warnings == []
-    loaded = calls(transcript)
+    loaded = transcript.tool_calls()
     assert [(c.name, c.status) for c in loaded] == [
         ("view", "error"), ("view", "success"), ("glob", "success"), ("glob", "success"),
         ("view", "success"), ("view", "unknown"),
@@ -242,7 +237,7 @@ def test_a_scan_of_a_project_is_a_row_per_top_level_session(tmp_path: Path) -> N
     assert row["cost_usd"] == pytest.approx(0.203691, abs=1e-6)
     assert frame.loc[f"{path}#{CUT_OFF}", "tool_calls"] == 6
     assert set(frame["format"]) == {"crush"}
-    assert calls(corpus[key]) == calls(turnfold.load(QUAY, sample=DELEGATED))
+    assert corpus[key].tool_calls() == turnfold.load(QUAY, sample=DELEGATED).tool_calls()
 
 
 # --- shapes the real databases do not hold, written as Crush writes them -------------------------
@@ -343,7 +338,7 @@ def test_a_broken_row_is_warned_of_naming_the_file_and_the_rest_is_read(tmp_path
         )
     db.close()
     transcript = turnfold.load(path)
-    assert len(calls(transcript)) == 51
+    assert len(transcript.tool_calls()) == 51
     broken, odd = transcript.warnings
     assert broken.source == odd.source == str(path)
     assert broken.reason.startswith("message broken: unreadable parts")

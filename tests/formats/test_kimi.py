@@ -10,7 +10,7 @@ from pathlib import Path
 
 import turnfold
 from turnfold.corpus import scan
-from turnfold.model import AbortMarker, AssistantText, Thinking, ToolCall, UserMessage
+from turnfold.model import AbortMarker, AssistantText, Thinking, UserMessage
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "kimi"
 WORK_SESSION = FIXTURES / "work" / "session_60f3c294-da52-4c40-857c-c0696d973df5"
@@ -24,10 +24,6 @@ def truth(scenario: str) -> dict:
     return json.loads((FIXTURES / scenario / "truth.txt").read_text())
 
 
-def calls(transcript: turnfold.Transcript) -> list[ToolCall]:
-    return [e for e in transcript.entries if isinstance(e, ToolCall)]
-
-
 def test_the_work_session_holds_the_servers_calls_and_outcomes() -> None:
     t = turnfold.load(WORK)
     assert t.metadata["source_format"] == "kimi"
@@ -35,7 +31,7 @@ def test_the_work_session_holds_the_servers_calls_and_outcomes() -> None:
     assert t.accounting is not None
     assert not t.accounting.unaccounted
     issued = [i for i in truth("work")["issued"] if i["thread"] != "TF-SUBTASK"]
-    got = calls(t)
+    got = t.tool_calls()
     assert [c.call_id for c in got] == [i["call_id"] for i in issued]
     assert [c.name for c in got] == [i["name"] for i in issued]
     status = {"ok": "success", "fail": "error"}
@@ -85,7 +81,7 @@ def test_each_response_carries_the_usage_the_server_sent() -> None:
 
     assert usages(t) == [(u["input_tokens"], u["output_tokens"], u["cache_read_tokens"])
                          for u in own]  # fmt: skip
-    agent = calls(t)[-2].subagent
+    agent = t.tool_calls()[-2].subagent
     assert agent is not None
     assert agent.transcript is not None
     assert usages(agent.transcript) == [
@@ -95,7 +91,7 @@ def test_each_response_carries_the_usage_the_server_sent() -> None:
 
 def test_the_subagent_is_nested_in_its_agent_call() -> None:
     t = turnfold.load(WORK)
-    spawn = next(c for c in calls(t) if c.name == "Agent")
+    spawn = next(c for c in t.tool_calls() if c.name == "Agent")
     assert spawn.status == "success"
     assert "TF-SUB-DONE" in (spawn.result.text or "")
     agent = spawn.subagent
@@ -105,7 +101,7 @@ def test_the_subagent_is_nested_in_its_agent_call() -> None:
     assert agent.task == "TF-SUBTASK: echo a word and report back."
     child = agent.transcript
     assert child is not None
-    inner = calls(child)
+    inner = child.tool_calls()
     assert [(c.call_id, c.name, c.status) for c in inner] == [
         ("call_tfsubtask_0_0", "Bash", "success")
     ]
@@ -120,7 +116,7 @@ def test_the_subagent_is_nested_in_its_agent_call() -> None:
 def test_the_interrupted_call_is_cancelled_after_an_abort() -> None:
     t = turnfold.load(INTERRUPT)
     assert not t.warnings
-    (call,) = calls(t)
+    (call,) = t.tool_calls()
     assert call.args == {"command": "echo TF-SLOW-START; sleep 45"}
     assert call.status == "cancelled"
     assert call.result is not None
@@ -139,7 +135,7 @@ def test_journals_are_detected_as_kimi_and_nothing_else() -> None:
 
 def test_a_subagent_journal_loads_on_its_own() -> None:
     t = turnfold.load(SUBAGENT)
-    assert [c.name for c in calls(t)] == ["Bash"]
+    assert [c.name for c in t.tool_calls()] == ["Bash"]
     assert "session_id" in t.metadata
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import turnfold
 from turnfold.corpus import scan
-from turnfold.model import AbortMarker, AssistantText, Thinking, ToolCall, UserMessage
+from turnfold.model import AbortMarker, AssistantText, Thinking, UserMessage
 
 LEGACY = Path(__file__).parents[1] / "fixtures" / "kimi" / "legacy"
 WORK_SESSION = LEGACY / "work" / "ea564de4-19b4-46fa-bb90-96824cb99092"
@@ -21,10 +21,6 @@ INTERRUPT = INTERRUPT_SESSION / "context.jsonl"
 
 def truth(scenario: str) -> dict:
     return json.loads((LEGACY / scenario / "truth.txt").read_text())
-
-
-def calls(transcript: turnfold.Transcript) -> list[ToolCall]:
-    return [e for e in transcript.entries if isinstance(e, ToolCall)]
 
 
 def usages(transcript: turnfold.Transcript) -> list[tuple[int | None, ...]]:
@@ -42,7 +38,7 @@ def test_the_work_session_holds_the_servers_calls_and_outcomes() -> None:
     assert t.accounting is not None
     assert not t.accounting.unaccounted
     issued = [i for i in truth("work")["issued"] if i["thread"] != "TF-SUBTASK"]
-    got = calls(t)
+    got = t.tool_calls()
     assert [c.call_id for c in got] == [i["call_id"] for i in issued]
     assert [c.name for c in got] == [i["name"] for i in issued]
     status = {"ok": "success", "fail": "error"}
@@ -90,7 +86,7 @@ def test_each_response_carries_the_usage_the_server_sent() -> None:
     child = [r["usage"] for r in sent if r["thread"] == "TF-SUBTASK"]
     expected = [(u["input_tokens"], u["output_tokens"], u["cache_read_tokens"]) for u in own]
     assert usages(t) == expected
-    agent = next(c for c in calls(t) if c.name == "Agent").subagent
+    agent = next(c for c in t.tool_calls() if c.name == "Agent").subagent
     assert agent is not None
     assert agent.transcript is not None
     assert usages(agent.transcript) == [
@@ -100,7 +96,7 @@ def test_each_response_carries_the_usage_the_server_sent() -> None:
 
 def test_the_subagent_is_nested_in_its_agent_call() -> None:
     t = turnfold.load(WORK)
-    spawn = next(c for c in calls(t) if c.name == "Agent")
+    spawn = next(c for c in t.tool_calls() if c.name == "Agent")
     assert spawn.status == "success"
     assert "TF-SUB-DONE" in (spawn.result.text or "") if spawn.result else False
     agent = spawn.subagent
@@ -109,7 +105,7 @@ def test_the_subagent_is_nested_in_its_agent_call() -> None:
     assert agent.task == "TF-SUBTASK: echo a word and report back."
     child = agent.transcript
     assert child is not None
-    inner = calls(child)
+    inner = child.tool_calls()
     assert [(c.call_id, c.name, c.status) for c in inner] == [
         ("call_tfsubtask_0_0", "Shell", "success")
     ]
@@ -125,7 +121,7 @@ def test_the_interrupted_command_is_the_failure_the_cli_recorded() -> None:
     results), which the wire keeps."""
     t = turnfold.load(INTERRUPT)
     assert not t.warnings
-    (call,) = calls(t)
+    (call,) = t.tool_calls()
     assert call.args["command"] == "echo TF-SLOW-START; sleep 45"
     assert call.status == "error"
     assert call.result is not None
@@ -143,7 +139,7 @@ def test_a_context_without_its_wire_is_read_from_its_messages(tmp_path: Path) ->
     assert t.metadata["source_format"] == "kimi-cli"
     assert not t.warnings
     issued = [i for i in truth("work")["issued"] if i["thread"] != "TF-SUBTASK"]
-    got = calls(t)
+    got = t.tool_calls()
     assert [c.call_id for c in got] == [i["call_id"] for i in issued]
     status = {"ok": "success", "fail": "error"}
     assert [c.status for c in got] == [status[i["outcome"]] for i in issued]
@@ -159,7 +155,9 @@ def test_a_context_without_its_wire_is_read_from_its_messages(tmp_path: Path) ->
 def test_the_wire_loads_on_its_own_and_openai_messages_stay_openai(tmp_path: Path) -> None:
     wire = turnfold.load(WORK_SESSION / "wire.jsonl")
     assert wire.metadata["source_format"] == "kimi-cli"
-    assert [c.call_id for c in calls(wire)] == [c.call_id for c in calls(turnfold.load(WORK))]
+    assert [c.call_id for c in wire.tool_calls()] == [
+        c.call_id for c in turnfold.load(WORK).tool_calls()
+    ]
     # The same messages without the CLI's own records are plain Chat Completions messages.
     plain = tmp_path / "messages.jsonl"
     lines = WORK.read_text().splitlines()
@@ -201,5 +199,5 @@ def test_an_approval_answer_is_kept_on_its_call(tmp_path: Path) -> None:
     (tmp_path / "wire.jsonl").write_text("\n".join(lines) + "\n")
     t = turnfold.load(tmp_path / "wire.jsonl")
     assert not t.warnings
-    approved = [c.call_id for c in calls(t) if c.meta.get("approval") == "approve"]
+    approved = [c.call_id for c in t.tool_calls() if c.meta.get("approval") == "approve"]
     assert approved == ["call_tffirst_2_0"]

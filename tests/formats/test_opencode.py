@@ -17,7 +17,7 @@ import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.agents import opencode
 from turnfold.formats.source import open_source
-from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, UserMessage
+from turnfold.model import AssistantText, Thinking, Transcript, UserMessage
 
 HERE = Path(__file__).parents[1] / "fixtures" / "opencode"
 WORK, INTERRUPT = HERE / "work", HERE / "interrupt"
@@ -60,10 +60,6 @@ def usages(transcript: Transcript) -> list[tuple[int | None, ...]]:
     ]
 
 
-def calls(transcript: Transcript) -> list[ToolCall]:
-    return [e for e in transcript.entries if isinstance(e, ToolCall)]
-
-
 def issued_ids(folder: Path, thread: str) -> list[str]:
     return [i["call_id"] for i in truth(folder)["issued"] if i["thread"] in thread.split("|")]
 
@@ -83,7 +79,7 @@ def test_the_database_is_read_by_its_tables() -> None:
 
 def test_the_lead_s_calls_outcomes_and_results() -> None:
     transcript = turnfold.load(WORK / "opencode.db")
-    loaded = calls(transcript)
+    loaded = transcript.tool_calls()
     assert [(c.name, c.status) for c in loaded] == LEAD_CALLS
     assert [c.call_id for c in loaded] == issued_ids(WORK, "TF-FIRST|TF-SECOND")
     by_id = {i["call_id"]: i for i in truth(WORK)["issued"]}
@@ -132,14 +128,14 @@ def test_each_step_s_usage_is_the_response_s_as_sent() -> None:
 
 
 def test_the_task_call_nests_its_sub_agent_s_session() -> None:
-    task = calls(turnfold.load(WORK / "opencode.db"))[8]
+    task = turnfold.load(WORK / "opencode.db").tool_calls()[8]
     sub = task.subagent
     assert sub is not None
     assert sub.transcript is not None
     assert not sub.steps_missing
     assert sub.name == "general"
     assert sub.task == "TF-SUBTASK: echo a word and report back."
-    inner = calls(sub.transcript)
+    inner = sub.transcript.tool_calls()
     assert [(c.name, c.status, c.call_id) for c in inner] == [
         ("bash", "success", issued_ids(WORK, "TF-SUBTASK")[0])
     ]
@@ -155,7 +151,7 @@ def test_the_task_call_nests_its_sub_agent_s_session() -> None:
 
 def test_a_call_running_when_opencode_was_stopped_has_no_outcome() -> None:
     transcript = turnfold.load(INTERRUPT / "opencode.db")
-    [call] = calls(transcript)
+    [call] = transcript.tool_calls()
     assert call.status == "unknown"
     assert call.args == {"command": "echo TF-SLOW-START; sleep 45"}
     assert (call.result.text or "").strip() == "TF-SLOW-START"  # its output so far
@@ -181,7 +177,7 @@ def test_a_broken_part_is_warned_of_naming_the_file_and_the_rest_is_read(tmp_pat
     assert part_id in warning.reason
     assert "unreadable JSON" in warning.reason
     assert not any(isinstance(e, Thinking) for e in transcript.entries)
-    assert [(c.name, c.status) for c in calls(transcript)] == LEAD_CALLS
+    assert [(c.name, c.status) for c in transcript.tool_calls()] == LEAD_CALLS
 
 
 def test_an_unknown_part_type_is_warned_of(tmp_path: Path) -> None:
@@ -201,11 +197,11 @@ def test_an_unknown_part_type_is_warned_of(tmp_path: Path) -> None:
 def test_sample_names_a_session_of_a_database_of_many(tmp_path: Path) -> None:
     path = _copy(tmp_path)
     lead = turnfold.load(path)
-    child = calls(lead)[8].subagent
+    child = lead.tool_calls()[8].subagent
     assert child is not None
     assert child.agent_id
     alone = turnfold.load(path, sample=child.agent_id)
-    assert [c.name for c in calls(alone)] == ["bash"]
+    assert [c.name for c in alone.tool_calls()] == ["bash"]
     with sqlite3.connect(path) as db:  # a second top-level session: which one is no longer clear
         db.execute(
             "INSERT INTO session (id, project_id, slug, directory, title, version, time_created,"
@@ -214,7 +210,7 @@ def test_sample_names_a_session_of_a_database_of_many(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(ValueError, match=r"holds 2 OpenCode sessions.*ses_other"):
         turnfold.load(path)
-    assert calls(turnfold.load(path, sample=lead.metadata["session_id"])) == calls(lead)
+    assert turnfold.load(path, sample=lead.metadata["session_id"]).tool_calls() == lead.tool_calls()
     with pytest.raises(ValueError, match="no OpenCode session 'ses_nope'"):
         turnfold.load(path, sample="ses_nope")
 
@@ -237,12 +233,12 @@ def test_a_scan_of_the_data_folder_is_a_row_per_session_each_opened_by_its_key(
     assert sorted(frame.index) == sorted([key, f"{path}#ses_other"])
     assert (frame.loc[key, "tool_calls"], frame.loc[key, "subagents"]) == (10, 1)
     assert frame.loc[key, "format"] == "opencode"
-    assert calls(corpus[key]) == calls(lead)
+    assert corpus[key].tool_calls() == lead.tool_calls()
 
 
 def test_an_export_named_as_opencode_reads_as_detected() -> None:
     named = turnfold.load(WORK / "export.json", format="opencode")
-    assert calls(named) == calls(turnfold.load(WORK / "export.json"))
+    assert named.tool_calls() == turnfold.load(WORK / "export.json").tool_calls()
 
 
 # --- the export ---------------------------------------------------------------------------------
@@ -253,15 +249,15 @@ def test_the_export_reads_as_the_database_does_but_its_sub_agent_s_steps() -> No
     stored = turnfold.load(WORK / "opencode.db")
     assert exported.metadata["source_format"] == "opencode"
     assert exported.warnings == []
-    assert [(c.call_id, c.name, c.status) for c in calls(exported)] == [
-        (c.call_id, c.name, c.status) for c in calls(stored)
+    assert [(c.call_id, c.name, c.status) for c in exported.tool_calls()] == [
+        (c.call_id, c.name, c.status) for c in stored.tool_calls()
     ]
     assert usages(exported) == usages(stored)
-    sub = calls(exported)[8].subagent
+    sub = exported.tool_calls()[8].subagent
     assert sub is not None
     assert sub.steps_missing
     assert sub.transcript is None
-    assert "TF-SUB-DONE" in (calls(exported)[8].result.text or "")
+    assert "TF-SUB-DONE" in (exported.tool_calls()[8].result.text or "")
 
 
 def test_an_export_cut_off_is_an_error_naming_the_file(tmp_path: Path) -> None:
@@ -280,11 +276,11 @@ def test_the_run_events_hold_the_run_s_calls_and_usage() -> None:
     first = turnfold.load(WORK / "stdout-0.jsonl")
     assert first.metadata["source_format"] == "opencode-json"
     assert first.warnings == []
-    assert [(c.name, c.status) for c in calls(first)] == LEAD_CALLS[:-1]
-    assert [c.call_id for c in calls(first)] == issued_ids(WORK, "TF-FIRST")
+    assert [(c.name, c.status) for c in first.tool_calls()] == LEAD_CALLS[:-1]
+    assert [c.call_id for c in first.tool_calls()] == issued_ids(WORK, "TF-FIRST")
     assert usages(first) == sent(WORK, "TF-FIRST")
     second = turnfold.load(WORK / "stdout-1.jsonl")
-    assert [(c.name, c.status) for c in calls(second)] == LEAD_CALLS[-1:]
+    assert [(c.name, c.status) for c in second.tool_calls()] == LEAD_CALLS[-1:]
     assert usages(second) == sent(WORK, "TF-SECOND")
     texts = [e.text for e in second.entries if isinstance(e, AssistantText)]
     assert texts == ["TF-DONE-2: still fine after the resume."]

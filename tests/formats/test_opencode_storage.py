@@ -15,7 +15,7 @@ import pytest
 import turnfold
 from turnfold.formats import TranscriptFormatError
 from turnfold.formats.agents import opencode
-from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, UserMessage
+from turnfold.model import AssistantText, Thinking, Transcript, UserMessage
 
 HERE = Path(__file__).parents[1] / "fixtures" / "opencode"
 LEGACY = HERE / "v1.1" / "work"
@@ -58,10 +58,6 @@ def usages(transcript: Transcript) -> list[tuple[int | None, ...]]:
     ]
 
 
-def calls(transcript: Transcript) -> list[ToolCall]:
-    return [e for e in transcript.entries if isinstance(e, ToolCall)]
-
-
 def session_file(root: Path, session: str) -> Path:
     [found] = root.glob(f"session/*/{session}.json")
     return found
@@ -82,7 +78,7 @@ def test_the_lead_s_calls_outcomes_and_results_are_the_truth_s() -> None:
     assert transcript.warnings == []
     assert transcript.accounting is not None
     assert transcript.accounting.unaccounted == []
-    loaded = calls(transcript)
+    loaded = transcript.tool_calls()
     assert [(c.name, c.status) for c in loaded] == LEAD_CALLS
     issued = [i for i in truth()["issued"] if i["thread"] != "TF-SUBTASK"]
     assert [c.call_id for c in loaded] == [i["call_id"] for i in issued]
@@ -117,13 +113,13 @@ def test_each_step_s_usage_is_the_response_s_as_sent() -> None:
 
 
 def test_the_task_call_nests_its_sub_agent_s_session() -> None:
-    task = calls(turnfold.load(session_file(STORAGE, LEAD)))[8]
+    task = turnfold.load(session_file(STORAGE, LEAD)).tool_calls()[8]
     assert task.subagent is not None
     assert task.subagent.agent_id == SUB
     assert not task.subagent.steps_missing
     assert task.subagent.transcript is not None
     nested = task.subagent.transcript
-    assert [(c.name, c.status, c.result.text) for c in calls(nested) if c.result] == [
+    assert [(c.name, c.status, c.result.text) for c in nested.tool_calls() if c.result] == [
         ("bash", "success", "TF-SUB-OK\n")
     ]
     assert usages(nested) == sent("TF-SUBTASK")
@@ -141,16 +137,18 @@ def test_any_file_of_a_session_reads_that_session(kind: str) -> None:
     assert opencode.legacy_kind(named) == kind
     transcript = turnfold.load(named)
     assert transcript.metadata["session_id"] == SUB
-    assert [c.name for c in calls(transcript)] == ["bash"]
-    assert calls(turnfold.load(named, format="opencode")) == calls(transcript)
+    assert [c.name for c in transcript.tool_calls()] == ["bash"]
+    assert turnfold.load(named, format="opencode").tool_calls() == transcript.tool_calls()
 
 
 def test_the_storage_folder_reads_as_the_database_does(tmp_path: Path) -> None:
     lead = turnfold.load(session_file(STORAGE, LEAD))
     # One top-level session (the sub-agent's nests in it): no sample= needed.
-    assert calls(turnfold.load(STORAGE)) == calls(lead)
-    assert calls(turnfold.load(LEGACY, sample=LEAD)) == calls(lead)  # the folder holding it
-    assert [c.name for c in calls(turnfold.load(STORAGE, sample=SUB))] == ["bash"]
+    assert turnfold.load(STORAGE).tool_calls() == lead.tool_calls()
+    assert (
+        turnfold.load(LEGACY, sample=LEAD).tool_calls() == lead.tool_calls()
+    )  # the folder holding it
+    assert [c.name for c in turnfold.load(STORAGE, sample=SUB).tool_calls()] == ["bash"]
     with pytest.raises(ValueError, match="no OpenCode session 'ses_nope'"):
         turnfold.load(STORAGE, sample="ses_nope")
     with pytest.raises(ValueError, match=f"is a file of OpenCode session {LEAD}, not {SUB}"):
@@ -174,7 +172,7 @@ def test_a_broken_part_file_is_warned_of_naming_the_file_and_the_rest_is_read(
     assert str(broken) in warning.reason
     assert "unreadable JSON" in warning.reason
     assert not any(isinstance(e, Thinking) for e in transcript.entries)
-    assert [(c.name, c.status) for c in calls(transcript)] == LEAD_CALLS
+    assert [(c.name, c.status) for c in transcript.tool_calls()] == LEAD_CALLS
     assert transcript.accounting is not None
     assert transcript.accounting.counts["part"] == {"warned": 1}
 
@@ -186,10 +184,10 @@ def test_a_sub_agent_s_broken_session_file_is_warned_of_and_its_steps_missing(
     session_file(storage, SUB).write_text("{")
     transcript = turnfold.load(session_file(storage, LEAD))
     assert [w.reason for w in transcript.warnings if SUB in w.reason]
-    task = calls(transcript)[8]
+    task = transcript.tool_calls()[8]
     assert task.subagent is not None
     assert task.subagent.steps_missing
-    assert [(c.name, c.status) for c in calls(transcript)] == LEAD_CALLS
+    assert [(c.name, c.status) for c in transcript.tool_calls()] == LEAD_CALLS
 
 
 def test_only_the_files_of_the_session_read_are_opened(tmp_path: Path) -> None:
@@ -203,7 +201,7 @@ def test_only_the_files_of_the_session_read_are_opened(tmp_path: Path) -> None:
     (storage / "session" / "global" / "ses_other.json").write_text("{")
     transcript = turnfold.load(session_file(storage, LEAD))
     assert transcript.warnings == []
-    assert [(c.name, c.status) for c in calls(transcript)] == LEAD_CALLS
+    assert [(c.name, c.status) for c in transcript.tool_calls()] == LEAD_CALLS
 
 
 def test_a_storage_document_away_from_its_folder_is_a_clear_error(tmp_path: Path) -> None:
@@ -237,7 +235,7 @@ def test_a_scan_of_the_data_folder_is_a_row_per_top_level_session(tmp_path: Path
     frame = corpus.to_pandas().set_index("key")
     assert (frame.loc[key, "tool_calls"], frame.loc[key, "subagents"]) == (10, 1)
     assert frame.loc[key, "format"] == "opencode"
-    assert calls(corpus[key]) == calls(turnfold.load(session_file(STORAGE, LEAD)))
+    assert corpus[key].tool_calls() == turnfold.load(session_file(STORAGE, LEAD)).tool_calls()
     assert turnfold.scan(storage, cache=False, workers=1).keys == [key]
     # Named, the format reads no message, part or sub-agent's file as a session of its own.
     named = turnfold.scan(data, format="opencode", cache=False, workers=1)
@@ -280,7 +278,7 @@ def test_kilo_s_database_reads_as_opencode_s_against_its_truth() -> None:
     transcript = turnfold.load(database)
     assert transcript.warnings == []
     assert transcript.metadata["version"] == "7.7.9"
-    loaded = calls(transcript)
+    loaded = transcript.tool_calls()
     assert [(c.name, c.status) for c in loaded] == LEAD_CALLS
     given = json.loads((KILO / "truth.txt").read_text())
     lead = [i for i in given["issued"] if i["thread"] != "TF-SUBTASK"]
@@ -292,7 +290,7 @@ def test_kilo_s_database_reads_as_opencode_s_against_its_truth() -> None:
     task = loaded[8].subagent
     assert task is not None
     assert task.transcript is not None
-    assert [c.name for c in calls(task.transcript)] == ["bash"]
+    assert [c.name for c in task.transcript.tool_calls()] == ["bash"]
 
 
 def test_a_scan_finds_kilo_s_database_by_its_name(tmp_path: Path) -> None:
