@@ -321,6 +321,18 @@ def test_a_call_never_run_at_the_end_has_no_outcome() -> None:
     assert call.result is None
 
 
+def test_a_reasoning_time_past_the_calendar_is_no_time_not_a_crash() -> None:
+    session = _session(
+        {"message": {"role": "user", "content": "hi"}, "contextItems": []},
+        {"message": {"role": "assistant", "content": "ok"}, "contextItems": [],
+         "reasoning": {"text": "thinking it over", "active": False, "startAt": 1e30}},
+    )  # fmt: skip
+    entries = turnfold.load(session).entries
+    thinking = next(e for e in entries if isinstance(e, Thinking))
+    assert thinking.text == "thinking it over"
+    assert thinking.timestamp is None
+
+
 def test_an_unknown_role_is_warned_of_and_the_rest_read() -> None:
     session = _session(
         {"message": {"role": "user", "content": "hi"}, "contextItems": []},

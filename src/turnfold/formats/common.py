@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Container, Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from turnfold import codec
@@ -200,6 +200,25 @@ def checked_timestamp(value: Any) -> str | None:
         except ValueError:
             return None
     return value
+
+
+def epoch_iso(value: Any, *, per_second: int = 1, timespec: str = "auto") -> str | None:
+    """A time since the Unix epoch (``per_second`` of its units a second: 1000 for
+    milliseconds) as ISO 8601 in UTC, written with ``Z``; None for anything else, zero or less,
+    or past what the calendar holds (a source's value is untrusted: never an error).
+
+    >>> epoch_iso(1700000000123, per_second=1000, timespec="milliseconds")
+    '2023-11-14T22:13:20.123Z'
+    >>> epoch_iso(1e30) is None, epoch_iso(True) is None, epoch_iso("1") is None
+    (True, True, True)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        return None
+    try:
+        moment = datetime.fromtimestamp(value / per_second, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat(timespec=timespec).replace("+00:00", "Z")
 
 
 def stringify(value: Any) -> str:

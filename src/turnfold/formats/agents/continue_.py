@@ -47,7 +47,6 @@ Items carry no timestamps (only ``reasoning.startAt`` / ``endAt``, epoch ms). De
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timezone
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -56,6 +55,7 @@ from turnfold.formats.common import (
     as_list,
     as_text,
     counted_usage,
+    epoch_iso,
     parse_arguments,
     stringify,
     text_result,
@@ -218,9 +218,7 @@ def _usage(raw: Any) -> Usage | None:
 
 
 def _epoch_ms(value: Any) -> str | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        return datetime.fromtimestamp(value / 1000, timezone.utc).isoformat().replace("+00:00", "Z")
-    return None
+    return epoch_iso(value, per_second=1000)
 
 
 def _output_text(output: Any) -> str | None:

@@ -52,7 +52,6 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +62,7 @@ from turnfold.formats.common import (
     as_int,
     as_text,
     describe_args,
+    epoch_iso,
     parse_arguments,
     stringify,
     text_result,
@@ -291,14 +291,8 @@ def _failed_run(call: ToolCall) -> bool:
 def _iso(stamp: Any) -> str | None:
     """A Crush time as ISO 8601: seconds since the epoch (the schema's comments say
     milliseconds, which no version wrote; a value that large is read as such)."""
-    if isinstance(stamp, bool) or not isinstance(stamp, (int, float)) or stamp <= 0:
-        return None
-    seconds = stamp / 1000 if stamp > 10**11 else stamp
-    try:
-        moment = datetime.fromtimestamp(seconds, tz=timezone.utc)
-    except (OverflowError, OSError, ValueError):
-        return None
-    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+    large = isinstance(stamp, (int, float)) and not isinstance(stamp, bool) and stamp > 10**11
+    return epoch_iso(stamp, per_second=1000 if large else 1, timespec="seconds")
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

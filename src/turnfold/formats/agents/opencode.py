@@ -59,7 +59,6 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +71,7 @@ from turnfold.formats.common import (
     as_text,
     counted_usage,
     describe_args,
+    epoch_iso,
     stringify,
     text_result,
 )
@@ -541,13 +541,7 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
 
 def _iso(ms: Any) -> str | None:
     """An OpenCode time (ms since the epoch) as ISO 8601."""
-    if isinstance(ms, bool) or not isinstance(ms, (int, float)) or ms <= 0:
-        return None
-    try:
-        moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
-    except (OverflowError, OSError, ValueError):
-        return None
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return epoch_iso(ms, per_second=1000, timespec="milliseconds")
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
