@@ -58,6 +58,7 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     MAPPINGS,
     as_int,
+    as_text,
     counted_usage,
     stringify,
     text_result,
@@ -178,13 +179,9 @@ _KNOWN = frozenset(RECORDS.known())
 _INJECTED = frozenset({"injection", "hook_result", "retry"})
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _origin(value: Any) -> str | None:
     """A prompt's origin: ``{"kind": …}`` (2.x) or a bare string (the manifest's sketch)."""
-    return _text(value.get("kind")) if isinstance(value, MAPPINGS) else _text(value)
+    return as_text(value.get("kind")) if isinstance(value, MAPPINGS) else as_text(value)
 
 
 def _input_text(parts: Any) -> str:
@@ -193,7 +190,7 @@ def _input_text(parts: Any) -> str:
         return parts
     if not isinstance(parts, list):
         return ""
-    return "\n".join(p["text"] for p in parts if isinstance(p, MAPPINGS) and _text(p.get("text")))
+    return "\n".join(p["text"] for p in parts if isinstance(p, MAPPINGS) and as_text(p.get("text")))
 
 
 def _usage(raw: Any) -> Usage | None:
@@ -257,7 +254,7 @@ class _Reader:
     # --- the session ------------------------------------------------------------------------
 
     def _metadata(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
-        if _text(record.get("protocol_version")):
+        if as_text(record.get("protocol_version")):
             self.meta.setdefault("protocol_version", record["protocol_version"])
         started = ms_to_iso(record.get("created_at"))
         if started is not None:
@@ -267,22 +264,22 @@ class _Reader:
     def _profile_bind(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
         for key, name in (("systemPrompt", "system_prompt"), ("profileName", "profile"),
                           ("thinkingEffort", "thinking_effort")):  # fmt: skip
-            if _text(record.get(key)):
+            if as_text(record.get(key)):
                 self.meta.setdefault(name, record[key])
         self.source.mapped("profile.bind")
 
     def _llm_request(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
-        model = _text(record.get("model"))
+        model = as_text(record.get("model"))
         if model is not None:
             self.model = model
             self.meta.setdefault("model", model)
-        if _text(record.get("provider")):
+        if as_text(record.get("provider")):
             self.meta.setdefault("provider", record["provider"])
         self.source.mapped("llm.request")
 
     def _permission_set_mode(self, record: Mapping[str, Any], stamp: str | None,
                              line: int) -> None:  # fmt: skip
-        mode = _text(record.get("mode"))
+        mode = as_text(record.get("mode"))
         if mode is not None and self.mode is not None and mode != self.mode:
             self._add(SystemNotice(text=f"Permission mode: {mode}", subtype="mode_change",
                                    timestamp=stamp))  # fmt: skip
@@ -296,7 +293,7 @@ class _Reader:
     def _turn_prompt(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
         self._close_step()
         self.cancelled = False
-        if _text(record.get("promptId")):
+        if as_text(record.get("promptId")):
             self.prompt_ids.add(record["promptId"])
         self._user(_input_text(record.get("input")), _origin(record.get("origin")), stamp)
         self.source.mapped(str(record["type"]))
@@ -323,11 +320,11 @@ class _Reader:
             return
         if kind == "step.begin":
             self._close_step()
-            self.step.batch = _text(event.get("uuid"))
+            self.step.batch = as_text(event.get("uuid"))
         elif kind == "step.end":
             usage = _usage(event.get("usage"))
             self.step.usage = usage or self.step.usage
-            reason = _text(event.get("finishReason"))
+            reason = as_text(event.get("finishReason"))
             if reason == "interrupted":
                 self._cancel_open()
             self._close_step()
@@ -345,18 +342,18 @@ class _Reader:
         if not isinstance(part, MAPPINGS):
             return
         entry: Entry | None = None
-        if part.get("type") == "think" and _text(part.get("think")):
+        if part.get("type") == "think" and as_text(part.get("think")):
             entry = Thinking(text=part["think"], timestamp=stamp)
-        elif part.get("type") == "think" and _text(part.get("encrypted")):
+        elif part.get("type") == "think" and as_text(part.get("encrypted")):
             entry = Thinking(form="encrypted", data=part["encrypted"], timestamp=stamp)
-        elif part.get("type") == "text" and _text(part.get("text")):
+        elif part.get("type") == "text" and as_text(part.get("text")):
             entry = AssistantText(text=part["text"], model=self.model, timestamp=stamp)
         if entry is not None:
             self.step.entries.append(self._add(entry))
 
     def _call(self, call_id: Any, name: Any, args: Any, stamp: str | None) -> ToolCall:
         call = make_call(call_id, name, args, timestamp=stamp, batch_id=self.step.batch,
-                         cwd=_text(self.meta.get("cwd")))  # fmt: skip
+                         cwd=as_text(self.meta.get("cwd")))  # fmt: skip
         self.step.entries.append(self._add(call))
         if call.call_id:
             self.calls[call.call_id] = call
@@ -374,7 +371,7 @@ class _Reader:
         text = stringify(output) if output is not None else None
         failed = result.get("isError") is True
         meta = dict(call.meta)
-        if _text(result.get("note")):
+        if as_text(result.get("note")):
             meta["note"] = result["note"]
         duration = as_int(result.get("durationMs"))
         if duration is not None:
@@ -446,7 +443,7 @@ class _Reader:
         summary = record.get("summary") or record.get("contextSummary")
         if isinstance(summary, MAPPINGS):
             summary = _input_text(summary.get("content"))
-        boundary = CompactionBoundary(summary=_text(summary), timestamp=stamp)
+        boundary = CompactionBoundary(summary=as_text(summary), timestamp=stamp)
         count = as_int(record.get("compactedCount")) or as_int(record.get("count"))
         if count is not None:
             boundary.meta["messages_compacted"] = count
@@ -470,16 +467,16 @@ class _Reader:
     def _turn_cancel(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
         self.cancelled = True
         self._cancel_open()
-        self._add(AbortMarker(reason=_text(record.get("reason")), timestamp=stamp))
+        self._add(AbortMarker(reason=as_text(record.get("reason")), timestamp=stamp))
         self.source.mapped("turn.cancel")
 
     def _turn_ended(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
         self._close_step()
         error = record.get("error")
         if isinstance(error, MAPPINGS) or record.get("reason") == "failed":
-            message = _text(error.get("message")) if isinstance(error, MAPPINGS) else None
+            message = as_text(error.get("message")) if isinstance(error, MAPPINGS) else None
             entry = AssistantError(message=message or "The turn failed.", timestamp=stamp)
-            if isinstance(error, MAPPINGS) and _text(error.get("code")):
+            if isinstance(error, MAPPINGS) and as_text(error.get("code")):
                 entry.meta["error_code"] = error["code"]
             self._add(entry)
         elif record.get("reason") == "cancelled" and not self.cancelled:
@@ -491,16 +488,16 @@ class _Reader:
 
     def _subagent_spawned(self, record: Mapping[str, Any], stamp: str | None,
                           line: int) -> None:  # fmt: skip
-        agent_id = _text(record.get("subagentId"))
-        call = self.calls.get(_text(record.get("parentToolCallId")) or "")
+        agent_id = as_text(record.get("subagentId"))
+        call = self.calls.get(as_text(record.get("parentToolCallId")) or "")
         if call is None or agent_id is None:
             self.source.warn("a sub-agent not linked to the call that started it", line,
                              record_type="subagent.spawned")  # fmt: skip
             return
         args = call.args if isinstance(call.args, MAPPINGS) else {}
         agent = call.subagent = SubAgent(
-            name=_text(record.get("subagentName")),
-            task=_text(args.get("prompt")) or _text(record.get("description")),
+            name=as_text(record.get("subagentName")),
+            task=as_text(args.get("prompt")) or as_text(record.get("description")),
             agent_id=agent_id,
         )
         self._read_child(agent, line)
@@ -554,7 +551,7 @@ class _Reader:
         if agent is not None:
             error = record.get("error")
             message = error.get("message") if isinstance(error, MAPPINGS) else error
-            agent.reason = _text(message) or "failed"
+            agent.reason = as_text(message) or "failed"
         self.source.mapped("subagent.failed")
 
     def _agent_of(self, record: Mapping[str, Any]) -> SubAgent | None:
@@ -576,7 +573,7 @@ def _session_facts(path: Path | None, meta: dict[str, Any]) -> None:
         return
     state = json_object_file(path.parent.parent.parent / "state.json")
     for key, name in (("id", "session_id"), ("cwd", "cwd"), ("title", "title")):
-        if _text(state.get(key)):
+        if as_text(state.get(key)):
             meta.setdefault(name, state[key])
 
 

@@ -54,7 +54,7 @@ from typing import Any
 
 from turnfold.formats.agents.cline import ms_to_iso
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MAPPINGS, as_int, counted_usage, stringify, text_result
+from turnfold.formats.common import MAPPINGS, as_int, as_text, counted_usage, stringify, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
@@ -136,10 +136,6 @@ _MARK_ROLES = frozenset({"_system_prompt", "_checkpoint", "_usage"})
 _MESSAGE_ROLES = frozenset({"user", "assistant", "tool", "system"})
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _stamp(seconds: Any) -> str | None:
     valid = isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
     return ms_to_iso(seconds * 1000) if valid else None
@@ -152,7 +148,7 @@ def _parts_text(content: Any, *, kind: str = "text") -> list[str]:
     if not isinstance(content, list):
         return []
     return [p[kind] for p in content if isinstance(p, MAPPINGS) and p.get("type") == kind
-            and _text(p.get(kind))]  # fmt: skip
+            and as_text(p.get(kind))]  # fmt: skip
 
 
 def _usage(raw: Any) -> Usage | None:
@@ -214,7 +210,7 @@ class _Reader:
         function = function if isinstance(function, MAPPINGS) else {}
         call = make_call(raw.get("id"), function.get("name"), function.get("arguments"),
                          timestamp=stamp, batch_id=self.step.batch,
-                         cwd=_text(self.transcript.metadata.get("cwd")))  # fmt: skip
+                         cwd=as_text(self.transcript.metadata.get("cwd")))  # fmt: skip
         self._add(call)
         if call.call_id:
             self.calls[call.call_id] = call
@@ -255,7 +251,7 @@ class _Reader:
 
     def wire_record(self, record: Mapping[str, Any], line: int) -> None:
         if record.get("type") == "metadata":
-            if _text(record.get("protocol_version")):
+            if as_text(record.get("protocol_version")):
                 self.transcript.metadata.setdefault("protocol_version", record["protocol_version"])
             self.recognised = True
             self.source.mapped("metadata")
@@ -296,11 +292,11 @@ class _Reader:
         self._begin_step()
 
     def _ContentPart(self, payload: Mapping[str, Any], stamp: str | None, line: int) -> None:
-        if payload.get("type") == "think" and _text(payload.get("think")):
+        if payload.get("type") == "think" and as_text(payload.get("think")):
             self._add(Thinking(text=payload["think"], timestamp=stamp))
-        elif payload.get("type") == "think" and _text(payload.get("encrypted")):
+        elif payload.get("type") == "think" and as_text(payload.get("encrypted")):
             self._add(Thinking(form="encrypted", data=payload["encrypted"], timestamp=stamp))
-        elif payload.get("type") == "text" and _text(payload.get("text")):
+        elif payload.get("type") == "text" and as_text(payload.get("text")):
             self._add(AssistantText(text=payload["text"], timestamp=stamp))
 
     def _ToolCall(self, payload: Mapping[str, Any], stamp: str | None, line: int) -> None:
@@ -313,7 +309,7 @@ class _Reader:
         text = stringify(output) if output not in (None, "", []) else None
         if isinstance(output, list):  # content parts: their texts
             text = "\n".join(_parts_text(output)) or text
-        message = _text(value.get("message"))
+        message = as_text(value.get("message"))
         # The tool's message ("Command failed with exit code: 3.") is shown where the output is
         # empty (an edit, a failure without output), else kept beside it.
         if text is None:
@@ -338,17 +334,17 @@ class _Reader:
     def _ApprovalResponse(self, payload: Mapping[str, Any], stamp: str | None,
                           line: int) -> None:  # fmt: skip
         call = self.calls.get(self.approvals.get(str(payload.get("request_id")), ""))
-        if call is not None and _text(payload.get("response")):
+        if call is not None and as_text(payload.get("response")):
             self.transcript.update(call, meta={**call.meta, "approval": payload["response"]})
 
     def _ApprovalRequest(self, payload: Mapping[str, Any], stamp: str | None, line: int) -> None:
-        if _text(payload.get("id")) and _text(payload.get("tool_call_id")):
+        if as_text(payload.get("id")) and as_text(payload.get("tool_call_id")):
             self.approvals[payload["id"]] = payload["tool_call_id"]
 
     def _SubagentEvent(self, payload: Mapping[str, Any], stamp: str | None, line: int) -> None:
-        agent_id = _text(payload.get("agent_id")) or ""
+        agent_id = as_text(payload.get("agent_id")) or ""
         inner = payload.get("event")
-        call = self.calls.get(_text(payload.get("parent_tool_call_id")) or "")
+        call = self.calls.get(as_text(payload.get("parent_tool_call_id")) or "")
         if (
             call is None
             or not isinstance(inner, MAPPINGS)
@@ -365,8 +361,11 @@ class _Reader:
             transcript.metadata["cwd"] = self.transcript.metadata.get("cwd")
             child = self.children[call.call_id] = _Reader(self.source, transcript, self.depth + 1)
             args = call.args if isinstance(call.args, MAPPINGS) else {}
-            call.subagent = SubAgent(name=_text(payload.get("subagent_type")),
-                                     task=_text(args.get("prompt")), agent_id=agent_id)  # fmt: skip
+            call.subagent = SubAgent(
+                name=as_text(payload.get("subagent_type")),
+                task=as_text(args.get("prompt")),
+                agent_id=agent_id,
+            )
         child.event(inner, stamp, line)
 
     # --- the context, where there is no wire --------------------------------------------------
@@ -379,7 +378,7 @@ class _Reader:
             return
         self.recognised = True
         if role == "_system_prompt":
-            if _text(record.get("content")):
+            if as_text(record.get("content")):
                 self.transcript.metadata.setdefault("system_prompt", record["content"])
             self.source.mapped(role)
         elif role in RECORDS.ignored:
@@ -487,7 +486,7 @@ def _read_with_wire(source: Source, reader: _Reader, wire: Path) -> None:
     record of it accounted for as the wire's (RECORDS), the conversation from the wire."""
     for _line, record in source.records():
         role = record.get("role") if isinstance(record, Mapping) else None
-        if role == "_system_prompt" and _text(record.get("content")):
+        if role == "_system_prompt" and as_text(record.get("content")):
             reader.transcript.metadata.setdefault("system_prompt", record["content"])
             source.mapped("_system_prompt")
         elif isinstance(role, str) and role in RECORDS.ignored:
