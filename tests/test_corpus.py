@@ -527,6 +527,32 @@ def test_C4_unchanged_rescan_reads_no_session_file(
     assert again.skipped == first.skipped
 
 
+def test_C4_files_converted_together_are_stored_each_alone(tree: Path, cache_dir: Path) -> None:
+    """A scan converts many files' rows at once (one Arrow conversion per table), then stores
+    each file's own slice: the index holds every file's rows and nothing of the others'."""
+    from turnfold.corpus.tables import batch_of, decode, encode, schema
+
+    corpus = scan(tree, workers=1)
+    assert len(corpus) > 3
+    with sqlite3.connect(cache_dir / INDEX_NAME) as db:
+        entries = db.execute(
+            "SELECT key, rows, tool_calls, turns FROM files WHERE kind = 'rows'"
+        ).fetchall()
+    assert len(entries) == len(corpus)
+    empty = 0
+    for key, *blobs in entries:
+        for blob, columns in zip(blobs, (COLUMNS, TOOL_CALL_COLUMNS, TURN_COLUMNS), strict=True):
+            batch = decode(blob, schema(columns))
+            assert {k.split("#")[0] for k in batch.column("key").to_pylist()} <= {key}
+            if not batch.num_rows:
+                # An empty slice would carry the buffers of every file converted with it.
+                assert len(blob) == len(encode(batch_of([], schema(columns))))
+                empty += 1
+    assert empty  # the sample tree has sessions without tool calls
+    keyed = {key: decode(rows, schema(COLUMNS)).to_pylist() for key, rows, *_ in entries}
+    assert [keyed[row["key"]] for row in corpus] == [[row] for row in corpus]
+
+
 def _append_prompt(session: Path, text: str) -> None:
     """The agent writes on: one more user line after the session's last."""
     last = json.loads(session.read_text().splitlines()[-1])

@@ -614,26 +614,33 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
         # The files read now end in any order (the largest are started first): each is put in
         # its place once all are read. Their rows are kept either way, so this costs no memory.
         read: dict[int, Stored] = {}
-        pending: list[tuple[Item, Stored]] = []
         # A deleted file leaves the index; a sub-agent's deleted file, its session's row too.
         roots = _roots(source) if index is not None else []
         gone = index.missing(roots, iter_paths(items)) if index is not None and roots else {}
         # The sessions' patterns of the sub-agents' files read now, or gone.
         sessions: list[str] = [session for session in gone.values() if session is not None]
 
+        # The files read and not yet made into record batches: made STORE_EVERY at a time.
+        fresh: list[tuple[int, Summary]] = []
+
         def took(position: int, summary: Summary) -> None:
-            nonlocal pending
             if summary.session is not None:
                 summary.session = _absolute(summary.session)
                 sessions.append(summary.session)
-            stored = read[position] = _stored(summary)
             run.read += 1
-            run.tally(stored)
-            if index is not None:
-                pending.append((items[position], stored))
-                if len(pending) >= STORE_EVERY:
-                    index.store(pending)
-                    pending = []
+            fresh.append((position, summary))
+            if len(fresh) >= STORE_EVERY:
+                store()
+
+        def store() -> None:
+            made = _stored([summary for _, summary in fresh])
+            for (position, _), stored in zip(fresh, made, strict=True):
+                read[position] = stored
+                run.tally(stored)
+            if index is not None and fresh:
+                index.store([(items[position], stored) for (position, _), stored
+                             in zip(fresh, made, strict=True)])  # fmt: skip
+            fresh.clear()
 
         # A large file is read in parts, by every worker at once (spec C-5).
         parts = Parts(todo, workers, client,
@@ -659,10 +666,11 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
             for index_in_again, summary in _spread([items[p] for p in again], workers, client):
                 took(again[index_in_again], summary)
                 _report(bar, run)
+            store()
+            _report(bar, run)
         for position in range(len(items)):
             run.take_file(known.get(position) or read[position], position)
         if index is not None:
-            index.store(pending)
             index.forget(gone)
     finally:
         if index is not None:
@@ -713,18 +721,22 @@ def _spread(todo: list[Item], workers: int | None, client: Any) -> Iterator[tupl
         yield from spread(_examine_chunk, todo, workers=workers, parallel=parallel)
 
 
-def _stored(summary: Summary) -> Stored:
-    """A file's summary as the index keeps it, its rows as Arrow batches.
+def _stored(summaries: list[Summary]) -> list[Stored]:
+    """Files' summaries as the index keeps them, their rows as Arrow batches (made for all of
+    them at once: :func:`~turnfold.corpus.tables.summaries_batches`).
 
     Made here, not in the worker: building an Arrow array imports pandas where it is installed
     (pyarrow looks for pandas objects), half a second that every worker of every scan would pay,
     while the scanning process pays it once."""
     from turnfold.corpus.index import Stored
-    from turnfold.corpus.tables import summary_batches
+    from turnfold.corpus.tables import summaries_batches
 
-    if summary.kind != "rows":
-        return Stored(summary.kind, session=summary.session)
-    return Stored("rows", *summary_batches(summary), checkpoint=summary.checkpoint)
+    batches = iter(summaries_batches([s for s in summaries if s.kind == "rows"]))
+    return [
+        Stored("rows", *next(batches), checkpoint=summary.checkpoint)
+        if summary.kind == "rows" else Stored(summary.kind, session=summary.session)
+        for summary in summaries
+    ]  # fmt: skip
 
 
 def _roots(source: Any) -> list[str]:

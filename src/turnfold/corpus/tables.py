@@ -85,6 +85,39 @@ def batch_of(rows: list[dict[str, Any]], columns: pa.Schema) -> pa.RecordBatch:
         return pa.RecordBatch.from_pylist(_within_64_bits(rows), columns)
 
 
+def summaries_batches(
+    summaries: list[Summary],
+) -> list[tuple[pa.RecordBatch, pa.RecordBatch, pa.RecordBatch]]:
+    """:func:`summary_batches` of each of ``summaries`` (files whose kind is ``rows``), built
+    together: one conversion per table for all of them, each file's rows a slice of it.
+
+    Converting rows costs a fixed part per batch and column besides its part per row: a
+    session's one row cost as much as a few hundred tool-call rows, and building every file's
+    three batches apart was a sixth of the scanning process's time, on a machine whose
+    workers use every core. A file with a packed part (an eval log's) is built on its own."""
+    columns = (row_schema(), tool_call_schema(), turn_schema())
+    flat = [summary for summary in summaries if not summary.packed]
+    tables = [
+        _sliced([getattr(summary, name) for summary in flat], schema)
+        for name, schema in zip(("rows", "tool_calls", "turns"), columns, strict=True)
+    ]
+    made = iter(zip(*tables, strict=True))
+    return [summary_batches(summary) if summary.packed else next(made) for summary in summaries]
+
+
+def _sliced(parts: list[list[dict[str, Any]]], columns: pa.Schema) -> list[pa.RecordBatch]:
+    """The batch of every row of ``parts``, cut back into one slice per part."""
+    whole = batch_of([row for part in parts for row in part], columns)
+    empty = batch_of([], columns)
+    slices, at = [], 0
+    for part in parts:
+        # A slice of no rows is serialised with its whole batch's buffers (Arrow's IPC writer
+        # truncates them only for slices of some rows): a batch of its own instead.
+        slices.append(whole.slice(at, len(part)) if part else empty)
+        at += len(part)
+    return slices
+
+
 def summary_batches(summary: Summary) -> tuple[pa.RecordBatch, pa.RecordBatch, pa.RecordBatch]:
     """A file's rows, tool-call rows and turn rows as three record batches: those it packed
     already (an eval log's) joined with the rest."""
