@@ -54,10 +54,12 @@ def install_latest(scratch: Path) -> Path:
     A plain ``npm install`` from the registry (the npm client, nothing else), into a folder of
     its own so that the pinned install is never touched."""
     scratch.mkdir(parents=True, exist_ok=True)
+    pinned = pinned_versions()
+    companions = {c: pinned[c] for a in AGENTS.values() for c in a.companions}
     manifest = {
         "name": "turnfold-agents-drift",
         "private": True,
-        "dependencies": {a.package: "latest" for a in AGENTS.values()},
+        "dependencies": {**companions, **{a.package: "latest" for a in AGENTS.values()}},
     }
     (scratch / "package.json").write_text(json.dumps(manifest, indent=2))
     subprocess.run(

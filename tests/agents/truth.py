@@ -366,16 +366,17 @@ def _check_tokens(play: Play, path: Path, main: Transcript) -> list[Finding]:
     child = record.conversation([sub.marker]) if sub is not None else []
     findings: list[Finding] = []
     loaded: dict[int, str] = {}  # each response's number, and where it was counted
+    recorded = play.agent.session_counts
     for name, transcript in _with_subagents("session", main):
         sent = own if transcript is main else child
-        findings += _check_responses(play, name, transcript, sent, loaded)
+        findings += _check_responses(play, name, transcript, sent, loaded, recorded)
     findings += [
         Finding("tokens", f"response {e.number} ({e.thread} step {e.step}): not counted")
         for e in own + child
         if e.number not in loaded
     ]
-    expected_child = _sum(child)
-    shown = _totals_shown(main, path, _sum(own + child), expected_child)
+    expected_child = _only(_sum(child), recorded)
+    shown = _totals_shown(main, path, _only(_sum(own + child), recorded), expected_child)
     findings += _mismatches(play, shown, "tokens")
     findings += _check_subagent_line(main, expected_child.get("output_tokens"))
     return findings

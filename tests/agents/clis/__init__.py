@@ -63,6 +63,9 @@ class Agent(ABC):
     #: Its npm package and the executable it installs.
     package: str
     binary: str
+    #: Other npm packages it runs with, installed beside it at the versions pinned in
+    #: ``tests/agents/package.json`` (the drift report too: a newer agent, the same companions).
+    companions: tuple[str, ...] = ()
     #: The wire module of the model API it speaks.
     wire: ModuleType
     #: turnfold's loader module for its session files (``turnfold.formats.<loader>``).
@@ -74,6 +77,9 @@ class Agent(ABC):
     #: Whether a later prompt can resume the session non-interactively (else a scenario plays
     #: its first prompt only).
     resumable: bool = True
+    #: The token counts its session file records of those the server sent (None: every one):
+    #: a count it leaves out loads as not recorded.
+    session_counts: frozenset[str] | None = None
     #: What its stdout stream records of the tokens; None where turnfold does not read the
     #: stream at all (then it is kept, not checked).
     stream: StreamTokens | None = StreamTokens()
@@ -192,10 +198,12 @@ def _agents() -> dict[str, Agent]:
     from tests.agents.clis.continue_ import Continue
     from tests.agents.clis.copilot import Copilot
     from tests.agents.clis.gemini import Gemini
+    from tests.agents.clis.kimi import Kimi
     from tests.agents.clis.opencode import OpenCode
     from tests.agents.clis.qwen import Qwen
 
-    agents = (Claude(), Codex(), Qwen(), Gemini(), Cline(), OpenCode(), Copilot(), Continue())
+    agents = (Claude(), Codex(), Qwen(), Gemini(), Cline(), OpenCode(), Copilot(), Continue(),
+              Kimi())  # fmt: skip
     return {a.name: a for a in agents}
 
 

