@@ -342,6 +342,25 @@ def haystack(steps: int) -> Case:
     )
 
 
+def agno(steps: int) -> Case:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "formats"))
+    import agno_runs  # Agno's telemetry off, before agno is imported
+
+    def consume(wrap: Callable[[Any], Any]) -> Any:
+        for _ in wrap(agno_runs.long_run(steps, stream=True, stream_events=True)):
+            pass
+
+    # Agno's own serialization of a run is its to_json() (what users save, and what its
+    # databases store of each run: to_dict(), written as JSON).
+    return Case(
+        "agno",
+        "RunOutput.to_json()",
+        lambda: agno_runs.long_run(steps),
+        lambda run: run.to_json(),
+        consume,
+    )
+
+
 CASES: dict[str, Callable[[int], Case]] = {
     "openai-agents": openai_agents,
     "langchain": langchain,
@@ -350,6 +369,7 @@ CASES: dict[str, Callable[[int], Case]] = {
     "agent-framework": agent_framework,
     "dspy": dspy,
     "haystack": haystack,
+    "agno": agno,
 }
 
 

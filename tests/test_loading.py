@@ -365,6 +365,12 @@ TRIPPED_READERS = [
         "feed",
         "frameworks/haystack/haystack-ai_v3.4.1_messages_solo.json",
     ),
+    (
+        "frameworks.agno",
+        "AgnoBuilder",
+        "feed_message",
+        "frameworks/agno/agno_v3.1.10_run_solo.json",
+    ),
 ]
 
 

@@ -59,6 +59,8 @@ NOT_NEEDED = (
     "litellm",
     "agent_framework",
     "agent_framework_orchestrations",
+    "agno",
+    "mlflow",  # MLflow's traces are read by the type's module name
 )
 
 

@@ -84,6 +84,8 @@ class Follow:
             self._open_run(events)
         elif type(events).__module__ not in ("builtins", "_collections_abc"):
             self._stream_object(events)
+        else:
+            self._generator(events)
         self._follower: Any = None
         self._undecided: list[Any] = []
         self._gave_up = False
@@ -118,6 +120,21 @@ class Follow:
         adapter = self._adapter or adapter_of(events)
         if adapter is not None and hasattr(adapter.Follower, "begin"):
             self._adapter, self.run = adapter, events
+
+    def _generator(self, events: Any) -> None:
+        """A framework's own generator (Agno's ``run(stream=True)``) is known by the module of
+        its code; where its framework reads the run it builds off it (``run_of_generator``),
+        that run is told to the follower first (``begin``), for what no event carries."""
+        frame = getattr(events, "gi_frame", None) or getattr(events, "ag_frame", None)
+        if frame is None:
+            return
+        from turnfold.formats.frameworks import adapter_of_module
+
+        adapter = self._adapter or adapter_of_module(frame.f_globals.get("__name__"))
+        run_of = getattr(adapter, "run_of_generator", None)
+        run = run_of(events) if run_of is not None else None
+        if run is not None:
+            self._adapter, self.run = adapter, run
 
     # --- the view ----------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from turnfold.formats.harnesses.inspect_log import Samples
 from turnfold.formats.source import expanded, json_object_file
 from turnfold.formats.tables import PARQUET_SUFFIXES as PARQUET_SUFFIXES
 from turnfold.formats.tables import Rows
+from turnfold.formats.traces import mlflow
 from turnfold.userwarn import warn_at_caller
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ CANDIDATE_SUFFIXES = (*candidate_names((".jsonl", ".json", ".ndjson", ".traj")),
 #: module has ``NAME``, ``DATABASE`` (the file's name), ``detect_path`` and ``sessions(path)``
 #: (the top-level sessions' ids and titles). A scan makes one item per session of each, listed
 #: by the worker that opens the database.
-SESSION_DATABASES = (opencode, crush)
+SESSION_DATABASES = (opencode, crush, mlflow)
 #: Files worth opening by their name alone, hidden or not: aider's chat history (Markdown, in
 #: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``) and the
 #: databases of sessions.

@@ -61,6 +61,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("openhands-sdk", "turnfold.formats.harnesses.openhands_sdk"),
     ("atif", "turnfold.formats.harnesses.atif"),
     ("otlp", "turnfold.formats.traces.otlp"),
+    ("mlflow", "turnfold.formats.traces.mlflow"),
     ("claude-stream-json", "turnfold.formats.agents.claude_stream"),
     ("codex-exec-json", "turnfold.formats.agents.codex_exec"),
     ("gemini-stream-json", "turnfold.formats.agents.gemini_stream"),
@@ -82,6 +83,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("agent-framework", "turnfold.formats.frameworks.agent_framework"),
     ("dspy", "turnfold.formats.frameworks.dspy"),
     ("haystack", "turnfold.formats.frameworks.haystack"),
+    ("agno", "turnfold.formats.frameworks.agno"),
     ("cline", "turnfold.formats.agents.cline"),
     ("cline-messages", "turnfold.formats.agents.cline_messages"),
     ("aider", "turnfold.formats.agents.aider"),
@@ -311,7 +313,7 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
 #: The formats with ``read_path``, named here so that a load imports their modules alone, not
 #: every format's (a test keeps this list equal to the modules that have one).
 PATH_FORMATS: tuple[str, ...] = (
-    "inspect", "aider", "openhands-sdk", "openhands", "opencode", "crush",
+    "inspect", "aider", "openhands-sdk", "openhands", "opencode", "crush", "mlflow",
 )  # fmt: skip
 
 #: Of :data:`PATH_FORMATS`, those whose ``read_path`` reads a folder as one run (an OpenHands

@@ -236,6 +236,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
         from turnfold.formats.frameworks import (
             adk,
             agent_framework,
+            agno,
             autogen,
             claude_agent_sdk,
             dspy,
@@ -255,7 +256,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             openhands_sdk,
             swe_agent,
         )
-        from turnfold.formats.traces import otlp
+        from turnfold.formats.traces import mlflow, otlp
 
         formats: list[SourceFormat] = [
             native, claude_code, codex, gemini, qwen, cursor, swe_agent, mini_swe_agent,
@@ -264,11 +265,13 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             openai_responses, openai_chat, opencode_json, copilot, continue_, kimi, kimi_cli,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
-        sampled: list[SampledFormat] = [inspect_log, openhands, otlp, opencode, crush]
-        paths: list[PathFormat] = [inspect_log, aider, openhands_sdk, openhands, opencode, crush]
+        sampled: list[SampledFormat] = [inspect_log, openhands, otlp, opencode, crush, mlflow]
+        paths: list[PathFormat] = [
+            inspect_log, aider, openhands_sdk, openhands, opencode, crush, mlflow,
+        ]  # fmt: skip
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,
-            strands, llamaindex, dspy, agent_framework, haystack,
+            strands, llamaindex, dspy, agent_framework, haystack, agno,
         ]  # fmt: skip
         agent_readers: list[AgentReader] = [adk, smolagents, dspy, agent_framework]
         del formats, sampled, paths, frameworks, resumable, agent_readers

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-__all__ = ["RUN_OBJECTS", "adapter_named", "adapter_of"]
+__all__ = ["RUN_OBJECTS", "adapter_named", "adapter_of", "adapter_of_module"]
 
 #: The frameworks' packages (a type's ``__module__``, or a dotted prefix of it) and the
 #: turnfold module that reads their objects.
@@ -50,10 +50,13 @@ _ADAPTERS: tuple[tuple[str, str], ...] = (
     ("agent_framework_orchestrations", "turnfold.formats.frameworks.agent_framework"),
     ("dspy", "turnfold.formats.frameworks.dspy"),
     ("haystack", "turnfold.formats.frameworks.haystack"),
+    ("agno", "turnfold.formats.frameworks.agno"),
     # llama-index-workflows (its package is ``workflows``, a name others may use too): a
     # run's handler and its context, by their own modules.
     ("workflows.handler", "turnfold.formats.frameworks.llamaindex"),
     ("workflows.context", "turnfold.formats.frameworks.llamaindex"),
+    # MLflow's traces (mlflow.entities.Trace): a trace format, read by its module there.
+    ("mlflow", "turnfold.formats.traces.mlflow"),
 )
 
 #: The run objects a cell shows as a transcript when it is the cell's last value (spec A-1),
@@ -71,6 +74,8 @@ RUN_OBJECTS: tuple[tuple[str, str], ...] = (
     ("autogen_agentchat.base._task", "TaskResult"),
     ("agent_framework._types", "AgentResponse"),
     ("agent_framework._workflows._workflow", "WorkflowRunResult"),
+    ("agno.run.agent", "RunOutput"),
+    ("agno.run.team", "TeamRunOutput"),
 )
 
 #: How deep and how wide :func:`adapter_of` looks inside containers for a framework's object
@@ -114,6 +119,13 @@ def _find(value: Any, depth: int) -> str | None:
         if found is not None:
             return found
     return None
+
+
+def adapter_of_module(module_name: Any) -> ModuleType | None:
+    """The turnfold module that reads the objects of the module ``module_name`` (the module a
+    framework's generator is defined in, say); None for any other module."""
+    found = _adapter_name(module_name) if isinstance(module_name, str) else None
+    return _import(found) if found is not None else None
 
 
 def adapter_named(name: str) -> ModuleType:

@@ -655,6 +655,8 @@ def model_messages(
     """A span's input and output messages in Chat Completions shape, from whichever
     convention recorded them; ``history`` holds the last input of the same agent's model
     spans, which this one's input usually extends."""
+    if span.chat is not None:  # decoded with the span (MLflow's): copies, the reader adds to them
+        return list(span.chat[0]), list(span.chat[1])
     a = span.attributes
     inputs = _genai_list(a.get("gen_ai.input.messages"), history)
     outputs = _genai_list(a.get("gen_ai.output.messages"))

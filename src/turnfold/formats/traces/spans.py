@@ -145,6 +145,11 @@ class Span:
     #: A span the trace does not hold, stood in for by the reader: the agent span of a
     #: smolagents run that raised, which its instrumentor never ends (``_Rebuild``, otlp).
     missing: bool = False
+    #: The span's input and output messages in Chat Completions shape, where its wire form
+    #: records a whole request and response rather than a convention's attributes (MLflow's
+    #: ``mlflow.spanInputs`` / ``mlflow.spanOutputs``, :mod:`.mlflow`): what
+    #: :func:`.messages.model_messages` gives for it.
+    chat: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None
 
 
 #: The tool name of the span Google ADK adds after running a response's calls in parallel,

@@ -1,0 +1,656 @@
+"""MLflow traces (spec H-4): what ``mlflow.openai.autolog()``, ``mlflow.langchain.autolog()``
+and ``@mlflow.trace`` record, read with the OTLP reader's span tree and builder.
+
+Input, each a trace as MLflow serializes it (``Trace.to_dict()`` / ``to_json()``:
+``{"info": {trace_id, state, trace_metadata, tags…}, "data": {"spans": [...]}}``):
+
+- an ``mlflow.entities.Trace`` (``mlflow.get_trace(id)``), or a list of them
+  (``mlflow.search_traces(return_type="list")``), recognised by its type's module (spec A-3:
+  nothing here imports mlflow): :func:`plain`;
+- a trace's JSON file (``trace.to_json()``), a JSON list of traces, one trace a line, or a row
+  of the ``search_traces()`` DataFrame's ``trace`` column (that JSON text);
+- the ``traces.json`` of a trace's artifacts (``mlruns/<experiment>/traces/<id>/artifacts/``:
+  ``{"spans": [...]}``, no trace info);
+- the SQLite store MLflow writes by default since 3.7 (``sqlite:///mlflow.db`` when no
+  ``./mlruns`` of experiments is there, ``mlflow/store/tracking/__init__.py``
+  ``DEFAULT_TRACKING_URI``): its ``trace_info``, ``trace_request_metadata``, ``trace_tags``
+  and ``spans`` tables (a span's ``content`` is its ``to_dict()`` JSON), read only
+  (:func:`read_path`); a trace whose spans the table lacks (stored as an artifact, MLflow before
+  3.5) is read from its ``traces.json`` beside the store when that is a local folder.
+
+A span is an OTel span in MLflow's dict form: ids in base64, Unix nanoseconds, the status
+``STATUS_CODE_*`` and every attribute value JSON text. It is decoded into the OTLP reader's
+:class:`~.spans.Span` (:func:`_span`), its MLflow attributes given the conventions that reader
+knows: ``mlflow.spanType`` its operation (``CHAT_MODEL`` and ``LLM`` a model call, ``TOOL``,
+``AGENT``, ``CHAIN``; ``UNKNOWN``, ``PARSER``, ``MEMORY``, ``WORKFLOW``, ``TASK``, retrieval
+and evaluation spans left out, the spans under them read as under the span above), the
+request and response in ``mlflow.spanInputs`` / ``mlflow.spanOutputs`` its messages
+(:func:`_chat`: Chat Completions' ``messages`` and ``choices``, the Responses API's ``input`` and
+``output`` items, a function's one string argument and its return value as prompt and reply),
+``mlflow.chat.tokenUsage`` its ``gen_ai.usage.*``, ``mlflow.llm.model`` its model, a tool
+span's inputs and outputs its arguments and result (``input.value`` / ``output.value``); an
+``ERROR`` status and its ``exception`` event are the failure. From there the conversation is
+rebuilt as an OTLP trace's (:mod:`~turnfold.formats.traces.otlp`): tool spans settle the calls
+of the model's response by name and arguments, a nested ``AGENT`` span is a sub-agent, usage is
+each model span's, once (U-1; the trace's ``mlflow.trace.tokenUsage`` is their sum, not read).
+
+One conversation is one transcript (H-4): the traces of one session
+(``mlflow.trace.session`` in the trace's metadata; ``session_id`` in the store), each one
+request and its response, are its turns in time order; a trace of no session is a conversation
+of its own. Several conversations in one input are picked by ``sample=<session or trace id>``.
+
+Metadata (H-6): ``session_id``, ``trace_ids``, ``agent`` (the outermost agent span, else the
+trace's name), ``model``, ``user`` (``mlflow.trace.user``), ``cost_usd`` (the traces'
+``mlflow.trace.cost``, MLflow's estimate), ``outcome`` ``error`` when a trace's state is
+``ERROR``. A trace still running (``IN_PROGRESS``, spans without an end time) shows its
+unfinished tool calls as executing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from turnfold import codec
+from turnfold.formats import databases
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import as_list, stringify
+from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.source import Source, open_source
+from turnfold.formats.traces.otlp import _conversation, _set_aside, conversations, reparent
+from turnfold.formats.traces.spans import _MAPS, Span, _json, nano_time, span_id
+from turnfold.model import ToolCall, Transcript
+
+NAME = "mlflow"
+#: ``load(path, sample=<conversation id>)`` picks one conversation (formats/__init__).
+HAS_SAMPLES = True
+#: The store's file name (``sqlite:///mlflow.db``, the default tracking URI).
+DATABASE = "mlflow.db"
+
+#: ``mlflow.spanType`` (mlflow/entities/span.py ``SpanType``) → the OTLP reader's operation.
+_OPERATIONS = {
+    "CHAT_MODEL": "LLM",
+    "LLM": "LLM",
+    "AGENT": "AGENT",
+    "TOOL": "TOOL",
+    "CHAIN": "CHAIN",
+}
+
+RECORDS = Records(
+    mapped={
+        "trace": "one request and its response; its session names its conversation",
+        "span/CHAT_MODEL": "a model call: the messages new in its request, its response, "
+        "usage and model",
+        "span/LLM": "a model call, as span/CHAT_MODEL",
+        "span/TOOL": "a tool run: the call of its name and arguments settled with its "
+        "result, times and status",
+        "span/AGENT": "an agent run: the outermost is the turn, nested ones sub-agents",
+        "span/CHAIN": "a step: the spans under it are read; its own input only as the "
+        "prompt of a trace whose outermost span it is",
+    },
+    ignored={
+        "span/UNKNOWN": "a traced function of no type: the spans under it are read as if "
+        "under the span above it",
+        "span/PARSER": "output parsing: not part of the conversation",
+        "span/MEMORY": "memory reads and writes: not part of the conversation",
+        "span/WORKFLOW": "a workflow's span: the spans under it are read",
+        "span/TASK": "a step of a workflow: the spans under it are read",
+        "span/RETRIEVER": "retrieval steps: their documents are not messages",
+        "span/EMBEDDING": "embedding calls carry no conversation",
+        "span/RERANKER": "reranking steps: their documents are not messages",
+        "span/GUARDRAIL": "guardrail checks: not part of the conversation",
+        "span/EVALUATOR": "evaluations: not part of the conversation",
+        "span/(other)": "a span of a type MLflow does not define",
+        "span/(repeated)": "a span written again: the copy that ended is read",
+        "span/(other conversation)": "spans of another conversation of the input (read "
+        "with sample=<conversation id>)",
+    },
+)
+
+#: The trace metadata key of the session a trace belongs to (mlflow/tracing/constant.py).
+SESSION = "mlflow.trace.session"
+
+
+# --- objects --------------------------------------------------------------------------------
+
+
+def plain(value: Any) -> Any:
+    """An ``mlflow.entities.Trace`` as its ``to_dict()``; a list of them as a list."""
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) else value
+
+
+# --- detection ------------------------------------------------------------------------------
+
+
+def _is_trace(value: Any) -> bool:
+    """``{"info": {"trace_id"…}, "data": {"spans": [...]}}``: a trace's ``to_dict()``."""
+    if not isinstance(value, _MAPS):
+        return False
+    info, data = value.get("info"), value.get("data")
+    return (
+        isinstance(info, _MAPS)
+        and ("trace_id" in info or "request_id" in info)
+        and isinstance(data, _MAPS)
+        and isinstance(data.get("spans"), list)
+    )
+
+
+def _is_mlflow_span(value: Any) -> bool:
+    attributes = value.get("attributes") if isinstance(value, _MAPS) else None
+    return isinstance(attributes, _MAPS) and (
+        "mlflow.spanType" in attributes or "mlflow.traceRequestId" in attributes
+    )
+
+
+def _is_artifact(value: Any) -> bool:
+    """A trace's ``traces.json`` artifact: ``{"spans": [...]}`` of MLflow spans."""
+    if not isinstance(value, _MAPS) or set(value) != {"spans"}:
+        return False
+    spans = value["spans"]
+    return isinstance(spans, list) and bool(spans) and _is_mlflow_span(spans[0])
+
+
+def _classify(value: Any) -> int:
+    return DISTINCTIVE if _is_trace(value) or _is_artifact(value) else NOT_MINE
+
+
+def detect(source: Source) -> Evidence:
+    """A trace's dict (one, a list of them, one a line) or its spans artifact."""
+    if source.is_document and isinstance(source.document, _MAPS):
+        return Evidence.of([source.document], _classify, "no MLflow trace (info, data.spans)")
+    return Evidence.of(source.head_values(), _classify, "no MLflow trace (info, data.spans)")
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """MLflow's SQLite store: its ``trace_info`` and ``spans`` tables."""
+    found = databases.tables(path)
+    if found is None or not found >= {"trace_info", "spans"}:
+        return None
+    return Evidence(share=1.0, marks=1)
+
+
+# --- spans ----------------------------------------------------------------------------------
+
+
+def _attributes(raw: Any) -> dict[str, Any]:
+    """MLflow's attributes, each value JSON text, decoded."""
+    if not isinstance(raw, _MAPS):
+        return {}
+    return {str(key): _json(value) for key, value in raw.items()}
+
+
+def _nanos(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _strip_none(value: Any) -> Any:
+    """A value with its ``None`` fields left out: a response's message as the SDK dumps it
+    (``"refusal": null``…) and the same message sent back in the next request
+    (``model_dump(exclude_none=True)``) are then one message, seen once."""
+    if isinstance(value, _MAPS):
+        return {k: _strip_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_strip_none(v) for v in value]
+    return value
+
+
+def _message(value: Any) -> dict[str, Any] | None:
+    """A Chat Completions message, or a LangChain message as MLflow writes it (``type``
+    ``human`` / ``ai`` / ``system`` / ``tool``), in Chat shape."""
+    if not isinstance(value, _MAPS):
+        return None
+    fields: dict[str, Any] = dict(_strip_none(value))
+    if isinstance(fields.get("role"), str):
+        return fields
+    role = _LANGCHAIN_ROLES.get(str(fields.get("type")))
+    if role is None:
+        return None
+    chat: dict[str, Any] = {"role": role, "content": fields.get("content", "")}
+    calls = [c for c in as_list(fields.get("tool_calls")) if isinstance(c, _MAPS)]
+    if calls:
+        chat["tool_calls"] = [
+            {"id": c.get("id"), "type": "function",
+             "function": {"name": c.get("name"), "arguments": codec.dumps(c.get("args", {}))}}
+            for c in calls
+        ]  # fmt: skip
+    if role == "tool" and fields.get("tool_call_id") is not None:
+        chat["tool_call_id"] = fields["tool_call_id"]
+    return chat
+
+
+_LANGCHAIN_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
+
+
+def _response_items(items: list[Any]) -> list[dict[str, Any]]:
+    """Responses API items (``message``, ``function_call``, ``function_call_output``,
+    ``reasoning``) as Chat messages: a response's calls one assistant message."""
+    out: list[dict[str, Any]] = []
+    for item in items:
+        if not isinstance(item, _MAPS):
+            continue
+        kind = item.get("type", "message")
+        if kind == "message" and isinstance(item.get("role"), str):
+            content = item.get("content")
+            if isinstance(content, list):
+                texts = [p.get("text") for p in content if isinstance(p, _MAPS)]
+                content = "\n".join(t for t in texts if isinstance(t, str))
+            out.append({"role": item["role"], "content": content})
+        elif kind == "function_call":
+            function = {"name": item.get("name"), "arguments": item.get("arguments")}
+            call = {"id": item.get("call_id"), "type": "function", "function": function}
+            last = out[-1] if out else None
+            if last is not None and last.get("role") == "assistant" and "tool_calls" in last:
+                last["tool_calls"].append(call)
+            else:
+                out.append({"role": "assistant", "tool_calls": [call]})
+        elif kind == "function_call_output":
+            output = item.get("output")
+            content = output if isinstance(output, str) else stringify(output)
+            out.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": content})
+        elif kind == "reasoning":
+            summary = [p.get("text") for p in as_list(item.get("summary")) if isinstance(p, _MAPS)]
+            text = "\n".join(t for t in summary if isinstance(t, str))
+            if text:
+                out.append({"role": "assistant", "reasoning_content": text})
+    return out
+
+
+def _messages(value: Any, role: str) -> list[dict[str, Any]]:
+    """The messages of a span's inputs or outputs: a list of messages (LangChain's batch, a
+    list of lists, its first), ``messages`` (a chat request, an agent's state), ``choices``
+    (a Chat Completions response), ``input`` / ``output`` items (the Responses API, an
+    ``output_text`` the text), a function's one string argument, a text; any other value is
+    the message's text as JSON, never dropped."""
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        value = value[0]
+    if isinstance(value, list):
+        found = [m for m in map(_message, value) if m is not None]
+        if found:
+            return found
+    if isinstance(value, _MAPS):
+        if isinstance(value.get("messages"), list):
+            return _messages(value["messages"], role)
+        choices = [c.get("message") for c in as_list(value.get("choices")) if isinstance(c, _MAPS)]
+        if choices:
+            return [m for m in map(_message, choices) if m is not None]
+        items = value.get("input" if role == "user" else "output")
+        if isinstance(items, list):
+            found = _response_items(items)
+            system = value.get("instructions")
+            if isinstance(system, str) and system and role == "user":
+                found.insert(0, {"role": "system", "content": system})
+            return found
+        if isinstance(items, str):
+            return [{"role": role, "content": items}]
+        message = _message(value)
+        if message is not None:
+            return [message]
+        texts = [v for v in value.values() if isinstance(v, str)]
+        if role == "user" and len(value) == 1 and texts:
+            return [{"role": role, "content": texts[0]}]
+    if value is None:
+        return []
+    return [{"role": role, "content": value if isinstance(value, str) else stringify(value)}]
+
+
+def _conventions(op: str, name: str, a: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """The attributes the OTLP reader reads, from an MLflow span's (``a``, decoded), and its
+    messages (:attr:`.spans.Span.chat`) where it is a model, agent or step span."""
+    out = dict(a)
+    inputs, outputs = a.get("mlflow.spanInputs"), a.get("mlflow.spanOutputs")
+    chat = None
+    if op == "TOOL":
+        if "mlflow.spanInputs" in a:
+            out["input.value"] = codec.dumps(inputs)
+        if "mlflow.spanOutputs" in a and outputs is not None:
+            out["output.value"] = outputs if isinstance(outputs, str) else codec.dumps(outputs)
+        message = _message(outputs) if isinstance(outputs, _MAPS) else None
+        if message is not None and message.get("role") == "tool":  # LangChain's ToolMessage
+            out["output.value"] = message.get("content")
+            out["tool_call.id"] = message.get("tool_call_id")
+    elif op in ("LLM", "AGENT", "CHAIN"):
+        chat = (_messages(inputs, "user"), _messages(outputs, "assistant"))
+    if op == "LLM":
+        model = a.get("mlflow.llm.model")
+        if isinstance(model, str):
+            out["gen_ai.response.model"] = model
+        elif isinstance(inputs, _MAPS) and isinstance(inputs.get("model"), str):
+            out["gen_ai.request.model"] = inputs["model"]
+        if isinstance(outputs, _MAPS) and isinstance(outputs.get("id"), str):
+            out["gen_ai.response.id"] = outputs["id"]
+        usage = a.get("mlflow.chat.tokenUsage")
+        if isinstance(usage, _MAPS):
+            for theirs, ours in _USAGE.items():
+                if usage.get(theirs) is not None:
+                    out[ours] = usage[theirs]
+    if op == "AGENT":
+        out.setdefault("gen_ai.agent.name", name)
+    return out, chat
+
+
+#: ``mlflow.chat.tokenUsage`` keys (``TokenUsageKey``) and the GenAI attributes of each.
+_USAGE = {
+    "input_tokens": "gen_ai.usage.input_tokens",
+    "output_tokens": "gen_ai.usage.output_tokens",
+    "cache_read_input_tokens": "gen_ai.usage.cache_read.input_tokens",
+    "cache_creation_input_tokens": "gen_ai.usage.cache_creation.input_tokens",
+}
+
+
+def span_type(raw: Mapping[str, Any]) -> str:
+    """A span's ``mlflow.spanType`` (JSON text in its attributes), ``UNKNOWN`` without one."""
+    attributes = raw.get("attributes")
+    value = _json(attributes.get("mlflow.spanType")) if isinstance(attributes, _MAPS) else None
+    return value if isinstance(value, str) and value else "UNKNOWN"
+
+
+def record_type(kind: str) -> str:
+    found = f"span/{kind}"
+    return found if found in RECORDS.mapped or found in RECORDS.ignored else "span/(other)"
+
+
+def _span(raw: Mapping[str, Any], line: int, session: str | None) -> Span | None:
+    """An MLflow span (its ``to_dict()``) as the OTLP reader's span."""
+    trace = span_id(raw.get("trace_id"), 16)
+    own = span_id(raw.get("span_id"), 8)
+    if trace is None or own is None:
+        return None
+    name = raw.get("name") if isinstance(raw.get("name"), str) else ""
+    kind = span_type(raw)
+    op = _OPERATIONS.get(kind, "(other)")
+    attributes, chat = _conventions(op, str(name), _attributes(raw.get("attributes")))
+    if session:
+        attributes["session.id"] = session  # the OTLP reader's conversation (conversation_of)
+    events = []
+    for event in as_list(raw.get("events")):
+        if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
+            values = event.get("attributes")
+            events.append((event["name"], dict(values) if isinstance(values, _MAPS) else {}))
+    raw_status = raw.get("status")
+    status: Mapping[str, Any] = raw_status if isinstance(raw_status, _MAPS) else {}
+    message = status.get("message")
+    start = _nanos(raw.get("start_time_unix_nano"))
+    return Span(
+        trace_id=trace,
+        span_id=own,
+        parent_id=span_id(raw.get("parent_span_id"), 8),
+        name=str(name),
+        op=op,
+        start=start,
+        started_at=nano_time(start),
+        ended_at=nano_time(raw.get("end_time_unix_nano")),
+        attributes=attributes,
+        events=events,
+        failed=status.get("code") in ("STATUS_CODE_ERROR", "ERROR"),
+        status_message=message if isinstance(message, str) and message else None,
+        line=line,
+        chat=chat,
+    )
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+class _Traces:
+    """The spans of an input's traces, and what each trace's info says."""
+
+    def __init__(self) -> None:
+        self.spans: list[Span] = []
+        #: Trace info by the spans' trace id (hex), as MLflow wrote it.
+        self.infos: dict[str, Mapping[str, Any]] = {}
+        self.kinds: dict[tuple[str, str], str] = {}
+
+
+def _conversation_id(info: Mapping[str, Any], raws: list[Any]) -> str | None:
+    """The conversation a trace belongs to: its session, else the trace's own id (``tr-…``,
+    from its info or its spans' ``mlflow.traceRequestId``)."""
+    metadata = info.get("trace_metadata")
+    session = metadata.get(SESSION) if isinstance(metadata, _MAPS) else None
+    if isinstance(session, str) and session:
+        return session
+    if isinstance(info.get("trace_id"), str) and info["trace_id"]:
+        return str(info["trace_id"])
+    for raw in raws:
+        attributes = raw.get("attributes") if isinstance(raw, _MAPS) else None
+        trace = (
+            _json(attributes.get("mlflow.traceRequestId"))
+            if isinstance(attributes, _MAPS)
+            else None
+        )
+        if isinstance(trace, str) and trace:
+            return trace
+    return None
+
+
+def _read_traces(source: Source) -> _Traces:
+    read = _Traces()
+    at: dict[tuple[str, str], int] = {}
+    left_out: dict[tuple[str, str], str | None] = {}
+    for line, record in source.records():
+        if isinstance(record, MalformedLine):
+            source.warn(record.reason, line)
+            continue
+        if _is_trace(record):
+            info = record["info"]
+            raws = record["data"]["spans"]
+            source.mapped("trace")
+        elif _is_artifact(record):
+            info, raws = {}, record["spans"]
+        else:
+            source.warn("not an MLflow trace (no info and data.spans)", line)
+            continue
+        session = _conversation_id(info, raws)
+        for raw in raws:
+            span = _span(raw, line, session) if isinstance(raw, _MAPS) else None
+            if span is None:
+                source.warn("span without a trace_id or span_id skipped", line, record_type="span")
+                continue
+            read.infos.setdefault(span.trace_id, info)
+            key = (span.trace_id, span.span_id)
+            if key in at or key in left_out:
+                source.ignored("span/(repeated)")
+                earlier = at.get(key)
+                if earlier is not None and (span.ended_at or not read.spans[earlier].ended_at):
+                    read.spans[earlier] = span
+                continue
+            kind = read.kinds[key] = record_type(span_type(raw))
+            source.note(kind, "ignored" if kind in RECORDS.ignored else "mapped")
+            if kind in RECORDS.mapped:
+                at[key] = len(read.spans)
+                read.spans.append(span)
+            else:
+                left_out[key] = span.parent_id
+    reparent(read.spans, left_out)
+    return read
+
+
+def read(source: Source, *, sample: str | None = None, epoch: int | None = None) -> Transcript:
+    """The conversation of ``source`` (the one named ``sample`` when it holds several)."""
+    if epoch is not None:
+        raise ValueError(f"{source.name}: MLflow conversations have no epochs; pass sample= only")
+    if source.path is not None and detect_path(source.path) is not None:
+        return read_path(source.path, sample=sample)
+    traces = _read_traces(source)
+    grouped = conversations(traces.spans)
+    if not grouped:
+        return Transcript(metadata={"source_format": NAME})
+    if sample is None and len(grouped) > 1:
+        listed = ", ".join(list(grouped)[:10]) + (", …" if len(grouped) > 10 else "")
+        raise TranscriptFormatError(
+            source.name,
+            [NAME],
+            None,
+            f"{len(grouped)} conversations ({listed}); load one with "
+            "turnfold.load(source, sample=<session or trace id>)",
+        )
+    key = sample if sample is not None else next(iter(grouped))
+    if key not in grouped:
+        raise TranscriptFormatError(
+            source.name, [NAME], None, f"no conversation {key!r}; it holds {', '.join(grouped)}"
+        )
+    held = {
+        k: Counter(traces.kinds[(s.trace_id, s.span_id)] for s in v) for k, v in grouped.items()
+    }
+    _set_aside(source.accounting, sum(held.values(), Counter()) - held[key])
+    transcript = _conversation(source.name, key, grouped)
+    _settle(transcript, [traces.infos[t] for t in dict.fromkeys(s.trace_id for s in grouped[key])])
+    return transcript
+
+
+def _settle(transcript: Transcript, infos: list[Mapping[str, Any]]) -> None:
+    """The traces' info as the conversation's metadata (H-6); a trace still running shows
+    its unfinished calls as executing."""
+    metadata = transcript.metadata
+    metadata["source_format"] = NAME
+    ids = [i["trace_id"] for i in infos if isinstance(i.get("trace_id"), str)]
+    if ids:
+        metadata["trace_ids"] = ids
+    costs = []
+    for info in infos:
+        meta = _mapping(info.get("trace_metadata"))
+        tags = _mapping(info.get("tags"))
+        if isinstance(meta.get("mlflow.trace.user"), str) and meta["mlflow.trace.user"]:
+            metadata.setdefault("user", meta["mlflow.trace.user"])
+        if isinstance(tags.get("mlflow.traceName"), str):
+            metadata.setdefault("agent", tags["mlflow.traceName"])
+        cost = _json(meta.get("mlflow.trace.cost"))
+        if isinstance(cost, _MAPS) and isinstance(cost.get("total_cost"), (int, float)):
+            costs.append(float(cost["total_cost"]))
+        if info.get("state") == "ERROR":
+            metadata["outcome"] = "error"
+    if costs:
+        metadata["cost_usd"] = sum(costs)
+    if any(info.get("state") == "IN_PROGRESS" for info in infos):
+        _running(transcript)
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, _MAPS) else {}
+
+
+def _running(transcript: Transcript) -> None:
+    """A call whose span has not ended in a trace still running is executing, not unknown."""
+    for entry in transcript.entries:
+        if isinstance(entry, ToolCall):
+            if entry.status in ("unknown", "pending") and entry.ended_at is None:
+                transcript.update(entry, status="executing")
+            if entry.subagent is not None and entry.subagent.transcript is not None:
+                _running(entry.subagent.transcript)
+
+
+# --- the SQLite store -----------------------------------------------------------------------
+
+
+def _store_traces(db: sqlite3.Connection, path: Path, source: Source) -> Iterator[Any]:
+    """Each trace of the store as its ``to_dict()``, oldest first."""
+    metadata: dict[str, dict[str, Any]] = {}
+    for key, value, trace in db.execute(
+        "SELECT key, value, request_id FROM trace_request_metadata"
+    ):
+        metadata.setdefault(trace, {})[key] = value
+    tags: dict[str, dict[str, Any]] = {}
+    for key, value, trace in db.execute("SELECT key, value, request_id FROM trace_tags"):
+        tags.setdefault(trace, {})[key] = value
+    spans: dict[str, list[Any]] = {}
+    rows = db.execute("SELECT trace_id, content FROM spans ORDER BY start_time_unix_nano")
+    for trace, content in rows:
+        try:
+            spans.setdefault(trace, []).append(codec.loads(content))
+        except ValueError as exc:
+            source.warn(f"trace {trace}: a span's content is no JSON ({exc})", record_type="span")
+    # The store keeps a trace's session and cost in columns of their own (3.x), not in its
+    # metadata.
+    query = "SELECT request_id, status, {}, {} FROM trace_info ORDER BY timestamp_ms"
+    for trace, state, session, total in db.execute(query.format(*_columns(db))):
+        meta = metadata.get(trace, {})
+        if session:
+            meta.setdefault(SESSION, session)
+        if total is not None:
+            meta.setdefault("mlflow.trace.cost", codec.dumps({"total_cost": total}))
+        info = {"trace_id": trace, "state": state, "trace_metadata": meta,
+                "tags": tags.get(trace, {})}  # fmt: skip
+        held = spans.get(trace)
+        if held is None:
+            held = _artifact_spans(info["tags"], trace, path, source)
+        yield {"info": info, "data": {"spans": held}}
+
+
+def _columns(db: sqlite3.Connection) -> tuple[str, str]:
+    """The session and cost columns of the store's ``trace_info``, ``NULL`` where its schema
+    has none (a store an older MLflow made)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(trace_info)")}
+    return tuple(c if c in columns else "NULL" for c in ("session_id", "total_cost"))  # type: ignore[return-value]
+
+
+def _artifact_spans(tags: Mapping[str, Any], trace: str, path: Path, source: Source) -> list[Any]:
+    """The spans of a trace kept as its ``traces.json`` artifact (MLflow before 3.5 wrote no
+    spans table), where the artifact location is a local folder."""
+    location = tags.get("mlflow.artifactLocation")
+    if isinstance(location, str) and location.startswith("file:"):
+        location = unquote(urlparse(location).path)
+    file = Path(location) / "traces.json" if isinstance(location, str) and location else None
+    if file is not None and not file.is_absolute():
+        file = path.parent / file
+    try:
+        if file is not None:
+            value = codec.loads(file.read_bytes())
+            if _is_artifact(value):
+                return list(value["spans"])
+    except (OSError, ValueError):
+        pass
+    source.warn(f"trace {trace}: its spans are neither in the store nor at {location!r}")
+    return []
+
+
+def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """The conversation ``sample`` names (a session or trace id) of MLflow's SQLite store at
+    ``path``; with none, its only conversation."""
+    if epoch is not None:
+        raise ValueError(f"{path} is an MLflow store: its conversations have no epochs")
+    if not databases.is_database(path):  # a trace's JSON file, named with format="mlflow"
+        opened, stream = open_source(path)
+        with contextlib.closing(stream) if stream is not None else contextlib.nullcontext():
+            opened.path = None
+            return read(opened, sample=sample)
+    warnings = Source(str(path), iter(()), path=path)
+    try:
+        db = databases.connect(path)
+        with contextlib.closing(db):
+            records = list(enumerate(_store_traces(db, path, warnings), start=1))
+    except (OSError, sqlite3.Error) as exc:
+        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    source = Source(str(path), iter(records), warnings=warnings.warnings)
+    source.accounting = warnings.accounting
+    return source.hand_over(read(source, sample=None if sample is None else str(sample)))
+
+
+def sessions(path: Path) -> Iterator[tuple[str, str]]:
+    """The conversations (id, title: the first trace's name) of the store at ``path``, in the
+    order their first trace started."""
+    with contextlib.closing(databases.connect(path)) as db:
+        groups = dict(db.execute("SELECT request_id, value FROM trace_request_metadata "
+                                 "WHERE key = ?", (SESSION,)).fetchall())  # fmt: skip
+        column = _columns(db)[0]
+        for trace, session in db.execute(f"SELECT request_id, {column} FROM trace_info"):
+            if session:
+                groups[trace] = session
+        names = dict(db.execute("SELECT request_id, value FROM trace_tags WHERE key = ?",
+                                ("mlflow.traceName",)).fetchall())  # fmt: skip
+        seen = set()
+        for (trace,) in db.execute("SELECT request_id FROM trace_info ORDER BY timestamp_ms"):
+            key = groups.get(trace) or trace
+            if key not in seen:
+                seen.add(key)
+                yield key, str(names.get(trace) or "")
