@@ -16,11 +16,13 @@ from pathlib import Path
 
 import turnfold
 from turnfold import AssistantText, SystemNotice, ToolCall, UserMessage
-from turnfold.model import AssistantError, Thinking, Transcript
+from turnfold.model import AssistantError, PendingAction, Thinking, Transcript
 
 CLINE = Path(__file__).parents[1] / "fixtures" / "cline"
 TASKS = CLINE / "cline-cli-2.18.0_tasks"
 JSON = CLINE / "cline-cli-2.18.0_json"
+#: The ``ask`` task folder cut at the edit that waits for approval.
+WAITING = CLINE / "cline-cli-2.18.0_tasks_trimmed" / "ask-approval"
 PANEL_WARNING = (
     "read as what Cline's chat panel showed: the model's own messages "
     "(api_conversation_history.json) are beside it; load that file for them"
@@ -158,6 +160,77 @@ def test_a_question_the_user_answered_and_an_edit_never_approved() -> None:
     assert [e.text for e in transcript.entries if isinstance(e, Thinking)] == [
         "TF-REASON-ASK: the user answered."
     ]
+
+
+def test_an_edit_still_waiting_for_approval_is_confirming() -> None:
+    """The ``ask`` run's folder cut at its ``ask: tool`` (the first 9 panel messages and 4
+    history messages, unedited): as the folder stood while the edit waited for approval."""
+    transcript = turnfold.load(WAITING / "ui_messages.json")
+    (call,) = transcript.tool_calls()
+    assert (call.name, call.status) == ("newFileCreated", "confirming")
+    assert call.args["path"] == "hello.py"
+    assert call.result is None
+    pending = transcript.entries[-1]
+    assert isinstance(pending, PendingAction)
+    assert (pending.action, pending.text, pending.call_id) == (
+        "permission", "Approve newFileCreated?", call.call_id,
+    )  # fmt: skip
+
+
+def test_the_history_beside_a_waiting_approval_has_its_call_confirming() -> None:
+    transcript = turnfold.load(WAITING / "api_conversation_history.json")
+    assert transcript.warnings == []
+    # The question was answered by resuming the task: only the last ask can still wait.
+    assert [(c.name, c.status) for c in transcript.tool_calls()] == [
+        ("ask_followup_question", "unknown"),
+        ("write_to_file", "confirming"),
+    ]
+    write = transcript.tool_calls()[-1]
+    assert write.args["path"] == "hello.py"
+    pending = transcript.entries[-1]
+    assert isinstance(pending, PendingAction)
+    assert (pending.action, pending.text, pending.call_id) == (
+        "permission", "Approve write_to_file?", write.call_id,
+    )  # fmt: skip
+
+
+def test_an_approval_ask_still_streaming_or_answered_waits_for_nothing(tmp_path: Path) -> None:
+    """Hand-edited from the cut folder: an ask still ``partial`` (the model's stream cut off)
+    was never put to the user; a lone history (no panel beside it) says nothing of an ask."""
+    messages = json.loads((WAITING / "ui_messages.json").read_text())
+    messages[-1]["partial"] = True
+    (tmp_path / "ui_messages.json").write_text(json.dumps(messages))
+    shutil.copy(WAITING / "api_conversation_history.json", tmp_path)
+    for name in ("ui_messages.json", "api_conversation_history.json"):
+        transcript = turnfold.load(tmp_path / name)
+        assert transcript.tool_calls()[-1].status == "unknown"
+        assert not [e for e in transcript.entries if isinstance(e, PendingAction)]
+    (tmp_path / "ui_messages.json").unlink()
+    lone = turnfold.load(tmp_path / "api_conversation_history.json")
+    assert lone.tool_calls()[-1].status == "unknown"
+
+
+def test_an_mcp_call_waiting_for_approval(tmp_path: Path) -> None:
+    """Hand-made from the cut folder and Cline's ``ClineAskUseMcpServer`` (``{serverName, type,
+    toolName, arguments, uri}``, ``src/shared/ExtensionMessage.ts``): the last ask is an MCP
+    tool's, which waits; the same ask answered (a request after it) does not."""
+    messages = json.loads((WAITING / "ui_messages.json").read_text())
+    request = {"serverName": "weather", "type": "use_mcp_tool", "toolName": "get_forecast",
+               "arguments": '{"city": "Paris"}'}  # fmt: skip
+    messages[-1] = {**messages[-1], "ask": "use_mcp_server", "text": json.dumps(request)}
+    (tmp_path / "ui_messages.json").write_text(json.dumps(messages))
+    transcript = turnfold.load(tmp_path / "ui_messages.json")
+    (call,) = transcript.tool_calls()
+    assert (call.name, call.status) == ("use_mcp_tool", "confirming")
+    assert call.args == {"serverName": "weather", "toolName": "get_forecast",
+                         "arguments": '{"city": "Paris"}'}  # fmt: skip
+    assert isinstance(transcript.entries[-1], PendingAction)
+    assert transcript.entries[-1].text == "Approve use_mcp_tool?"
+    assert not [w for w in transcript.warnings if "use_mcp_server" in w.reason]
+    answered = {"ts": messages[-1]["ts"] + 1, "type": "ask", "ask": "resume_task", "text": ""}
+    (tmp_path / "ui_messages.json").write_text(json.dumps([*messages, answered]))
+    (call,) = turnfold.load(tmp_path / "ui_messages.json").tool_calls()
+    assert call.status == "unknown"
 
 
 def test_an_option_the_user_picked_is_their_answer(tmp_path: Path) -> None:

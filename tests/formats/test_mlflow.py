@@ -208,7 +208,7 @@ def test_C1_a_scan_of_a_folder_holding_the_store_has_a_row_per_conversation(
     from turnfold.corpus.index import CACHE_ENV
 
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
-    folder, run = live
+    folder, _ = live
     store = folder / "mlflow.db"
     corpus = scan(folder, workers=1)
     rows = [row for row in corpus if row["path"] == str(store)]

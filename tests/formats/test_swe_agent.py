@@ -9,6 +9,7 @@ small hand-made documents below.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ from counters_harnesses import swe_agent as count_calls
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "harnesses" / "swe-agent"
 V0 = FIXTURES / "swe-agent_v0_test-repo-i1_demo-in-history.traj"
+#: The ``args.yaml`` of V0's run folder, trimmed (its commands but ``open`` cut).
+V0_ARGS = FIXTURES / "swe-agent_v0_test-repo_args.yaml"
 V1 = FIXTURES / "swe-agent_v1_marshmallow-1867_function-calling-replace.traj"
 DEMO = FIXTURES / "swe-agent_v1_demonstration_function-calling-simple.traj"
 
@@ -326,6 +329,30 @@ def test_H6_the_model_is_the_one_the_run_was_configured_with() -> None:
     assert [w.reason for w in transcript.warnings] == [
         "replay_config is not JSON: the run's model is not read"
     ]
+
+
+def test_H6_a_0x_run_s_model_is_the_one_its_args_yaml_names(tmp_path: Path) -> None:
+    """A 0.x trajectory records no model; the ``args.yaml`` SWE-agent wrote beside it (the
+    run's arguments) names it under ``agent.model.model_name``: the real run folder's, trimmed
+    of most of its commands, read without a YAML parser (turnfold has none)."""
+    assert "model" not in turnfold.load(V0).metadata
+    run = tmp_path / "gpt4__swe-agent__test-repo__default_from_url__t-0.00__p-0.95__c-3.00"
+    run.mkdir()
+    traj = run / "swe-agent__test-repo-i1.traj"
+    shutil.copy(V0, traj)
+    shutil.copy(V0_ARGS, run / "args.yaml")
+    assert turnfold.load(traj).metadata["model"] == "gpt4"
+    # A quoted name (PyYAML quotes one that would read as another type); a name under another
+    # key than the agent's model is not the run's.
+    text = V0_ARGS.read_text(encoding="utf-8")
+    quoted = text.replace("    model_name: gpt4", "    model_name: 'azure:gpt4 ''mini'''")
+    (run / "args.yaml").write_text(quoted, encoding="utf-8")
+    assert turnfold.load(traj).metadata["model"] == "azure:gpt4 'mini'"
+    elsewhere = text.replace("    model_name: gpt4", "    name: gpt4").replace(
+        "environment:\n", "environment:\n  model:\n    model_name: not-the-agent-s\n"
+    )
+    (run / "args.yaml").write_text(elsewhere, encoding="utf-8")
+    assert "model" not in turnfold.load(traj).metadata
 
 
 def test_H2_a_0x_step_s_state_is_json_text_naming_the_open_file() -> None:

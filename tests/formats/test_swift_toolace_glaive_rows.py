@@ -24,6 +24,8 @@ from turnfold.model import AssistantText, ToolCall, UserMessage
 DATASETS = Path(__file__).parents[1] / "fixtures" / "datasets"
 SWIFT_MULTI = DATASETS / "ms-swift_tests_swift-multi_three-rows.jsonl"
 SWIFT_DPO = DATASETS / "ms-swift_customization-doc_dpo_three-rows.jsonl"
+SWIFT_ALPACA = DATASETS / "ms-swift_tests_alpaca_three-rows.jsonl"
+SWIFT_SHAREGPT = DATASETS / "ms-swift_tests_sharegpt_three-rows.jsonl"
 TOOLACE = DATASETS / "toolace_data_one-row.json"
 GLAIVE = DATASETS / "glaive-function-calling-v2_rows-25475-107105.jsonl"
 
@@ -96,6 +98,73 @@ def test_C1_a_file_of_query_response_rows_scans_to_a_row_each() -> None:
     with pytest.raises(TranscriptFormatError, match=says):
         turnfold.load(SWIFT_MULTI)
     assert turnfold.load(SWIFT_MULTI, sample=1).entries[0].text == "eeeee"  # type: ignore[attr-defined]
+
+
+def test_L2_an_alpaca_row_is_its_system_history_then_instruction_and_input_and_output() -> None:
+    """ms-swift's ``AlpacaPreprocessor``: the query is ``instruction`` and ``input`` on two
+    lines (either alone when the other is missing), the response ``output``; then as a
+    query-response row (``system``, ``history``). Each row read "no known transcript
+    structure"."""
+    first, second, third = _rows(SWIFT_ALPACA)
+    transcript = turnfold.load(first)
+    assert transcript.warnings == []
+    assert transcript.metadata["system"] == "system123"
+    assert _said(transcript) == [
+        ("UserMessage", "aaaaa", {}), ("AssistantText", "bbbbb", {}),
+        ("UserMessage", "11111\n22222", {}), ("AssistantText", "33333", {}),
+    ]  # fmt: skip
+    assert not {"instruction", "input", "output", "history"} & set(transcript.metadata)
+    assert [e.text for e in turnfold.load(second).entries] == ["aaaaa", "ccccc"]  # type: ignore[attr-defined]
+    assert [e.text for e in turnfold.load(third).entries] == ["AAAAA\nBBBBB", "CCCCC"]  # type: ignore[attr-defined]
+    rows = turnfold.scan(SWIFT_ALPACA, workers=1).to_pandas()
+    assert list(rows["turns"]) == [2, 1, 1]
+    says = re.escape("one, under 'instruction', 'input' and 'output'")
+    with pytest.raises(TranscriptFormatError, match=says):
+        turnfold.load(SWIFT_ALPACA)
+
+
+def test_L2_a_sharegpt_row_of_human_and_assistant_turns_is_its_conversation() -> None:
+    """ms-swift's ShareGPT rows (``MessagesPreprocessor.sharegpt_to_messages``): each item of
+    ``conversation`` is a turn, the user's words and the reply; ``system`` the system prompt.
+    Each row read "a file of runs" (its list under 'conversation') and no message."""
+    first, _, third = _rows(SWIFT_SHAREGPT)
+    transcript = turnfold.load(first)
+    assert transcript.warnings == []
+    assert transcript.metadata["system"] == "00000"
+    assert _said(transcript) == [("UserMessage", "11111", {}), ("AssistantText", "22222", {})]
+    transcript = turnfold.load(third)
+    assert [(type(e).__name__, e.text) for e in transcript.entries] == [  # type: ignore[attr-defined]
+        ("UserMessage", "AAAAA"), ("AssistantText", "BBBBB"), ("UserMessage", "CCCCC"),
+        ("AssistantText", "DDDDD"), ("UserMessage", "EEEEE"), ("AssistantText", "FFFFF"),
+    ]  # fmt: skip
+    assert "conversation" not in transcript.metadata
+    # The other names of ms-swift's user and assistant roles, under ``conversations``.
+    row = {"conversations": [{"user": "q", "bot": "r"}, {"human": "q2", "gpt": "r2"}]}
+    assert [e.text for e in turnfold.load(row).entries] == ["q", "r", "q2", "r2"]  # type: ignore[attr-defined]
+    rows = turnfold.scan(SWIFT_SHAREGPT, workers=1).to_pandas()
+    assert list(rows["turns"]) == [1, 1, 3]
+    assert list(rows["warnings"]) == [0, 0, 0]
+
+
+def test_L2_a_response_that_is_a_list_is_its_first_the_list_kept() -> None:
+    """Hand-made in the shape of the documentation's Query-Response row (``Custom-dataset.md``)
+    with the list ``ResponsePreprocessor`` takes the first of (``RANDOM_DATASET_RESPONSE``
+    unset): the reply shown is that one, the list kept in the metadata, nothing dropped; an
+    alpaca ``output`` likewise."""
+    row = {"system": "<system>", "query": "<query2>", "response": ["<response2>", "<other>"],
+           "history": [["<query1>", "<response1>"]]}  # fmt: skip
+    transcript = turnfold.load(row)
+    assert transcript.warnings == []
+    assert [e.text for e in transcript.entries] == [  # type: ignore[attr-defined]
+        "<query1>", "<response1>", "<query2>", "<response2>",
+    ]  # fmt: skip
+    assert transcript.metadata["response"] == ["<response2>", "<other>"]
+    alpaca = {"instruction": "<query-inst>", "input": "<query-input>", "output": ["<response>"]}
+    transcript = turnfold.load(alpaca)
+    assert [e.text for e in transcript.entries] == ["<query-inst>\n<query-input>", "<response>"]  # type: ignore[attr-defined]
+    assert "output" not in transcript.metadata
+    with pytest.raises(TranscriptFormatError, match="no known transcript structure"):
+        turnfold.load({"query": "q", "response": []})
 
 
 # --- ToolACE: calls written as a Python list of calls ------------------------------------------

@@ -16,10 +16,16 @@ is the query as a prompt and the calls as one Chat assistant message, ids ``call
 dataset records no results. A row of ms-swift's older standard format (its
 ``ResponsePreprocessor``: ``{"system", "query", "response", "history": [[query, response],
 ...]}``, with ``rejected_response`` for its preference data) is its system prompt, its history's
-pairs, then the query and its response. A raw row of glaive-function-calling-v2 (``{"system":
-"SYSTEM: ...", "chat": "USER: ... ASSISTANT: <functioncall> {...} <|endoftext|> FUNCTION
-RESPONSE: ..."}``) is its chat text cut at its speakers' marks, each ``<functioncall>`` a Chat
-tool call (ids ``call-<n>``) that the ``FUNCTION RESPONSE`` after it answers.
+pairs, then the query and its response (the first, when ``response`` is a list); so is its
+alpaca row (``AlpacaPreprocessor``: ``{"system", "instruction", "input", "output"}``, the query
+``instruction`` and ``input`` on two lines), and its ShareGPT row (``{"system", "conversation":
+[{"human": query, "assistant": response}, ...]}``) is its system prompt and each turn's two
+messages: the formats its documentation gives for ``AutoPreprocessor``
+(``docs/source_en/Customization/Custom-dataset.md``). A raw row of glaive-function-calling-v2
+(``{"system": "SYSTEM: ...", "chat": "USER: ... ASSISTANT: <functioncall> {...} <|endoftext|>
+FUNCTION RESPONSE: ..."}``) is its chat text cut at its speakers' marks, each
+``<functioncall>`` a Chat tool call (ids ``call-<n>``) that the ``FUNCTION RESPONSE`` after it
+answers.
 
 >>> found = find_messages({"traj": [{"role": "user", "content": "hi"}], "reward": 1.0})
 >>> found.key, len(found.messages), found.rest
@@ -199,14 +205,52 @@ def _history(value: Any) -> list[Any] | None:
     return pairs
 
 
+def _response(value: Any) -> tuple[str | None, bool]:
+    """An ms-swift row's response: text, or the first of a list of texts, as
+    ``ResponsePreprocessor`` takes it (a random one with ``RANDOM_DATASET_RESPONSE``); and
+    whether the row holds more than that one (the list, kept as the row's metadata)."""
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        return value[0], len(value) > 1
+    return (value, False) if isinstance(value, str) else (None, False)
+
+
 def _query_response(document: Mapping[str, Any]) -> FoundMessages | None:
-    """The run of an ms-swift query-response row: its system prompt, the pairs of its
-    ``history``, then its ``query`` and ``response`` (``history_to_messages``: a turn that is
-    None is none); its ``rejected_response`` (text, or messages) the rejected reply to the
-    query. None for any other row."""
-    query, response = document.get(QUERY), document.get(RESPONSE)
-    if not isinstance(query, str) or not isinstance(response, str):
+    """The run of an ms-swift query-response row (:func:`_swift_run`); None for any other."""
+    query, (response, several) = document.get(QUERY), _response(document.get(RESPONSE))
+    if not isinstance(query, str) or response is None:
         return None
+    taken = (QUERY,) if several else (QUERY, RESPONSE)
+    return _swift_run(document, query, response, QUERY, taken)
+
+
+#: ms-swift's alpaca rows (``AlpacaPreprocessor``), LLaMA-Factory's alike: the query is the
+#: instruction and its input, the response the output.
+INSTRUCTION, INPUT, OUTPUT = "instruction", "input", "output"
+
+
+def _alpaca_row(document: Mapping[str, Any]) -> FoundMessages | None:
+    """The run of an alpaca row: the query is ``instruction`` and ``input`` on two lines, or
+    the one given (``concat_inst_input``), the response ``output``; then as a query-response
+    row (:func:`_swift_run`). None for any other row."""
+    instruction, given = document.get(INSTRUCTION), document.get(INPUT)
+    output, several = _response(document.get(OUTPUT))
+    if not isinstance(instruction, str) or not isinstance(given, (str, type(None))):
+        return None
+    if output is None:
+        return None
+    query = "\n".join(text for text in (instruction, given) if text)
+    taken = (INSTRUCTION, INPUT) if several else (INSTRUCTION, INPUT, OUTPUT)
+    return _swift_run(document, query, output, INSTRUCTION, taken)
+
+
+def _swift_run(
+    document: Mapping[str, Any], query: str, response: str, key: str, taken: tuple[str, ...]
+) -> FoundMessages | None:
+    """The run of an ms-swift row given its ``query`` and ``response`` (the row's keys
+    ``taken`` for them): its system prompt, the pairs of its ``history``, then the query and
+    response (``history_to_messages``: a turn that is None is none); its
+    ``rejected_response`` (text, or messages) the rejected reply to the query. None when its
+    history is no list of pairs."""
     history = _history(document.get(HISTORY))
     if history is None:
         return None
@@ -220,12 +264,48 @@ def _query_response(document: Mapping[str, Any]) -> FoundMessages | None:
         [_said("assistant", rejected)] if isinstance(rejected, str)
         else list(rejected) if _mostly_messages(rejected) else []
     )  # fmt: skip
-    taken = (QUERY, RESPONSE, HISTORY, *_SWIFT_SYSTEM) + ((REJECTED_RESPONSE,) if replies else ())
+    taken += (HISTORY, *_SWIFT_SYSTEM) + ((REJECTED_RESPONSE,) if replies else ())
     rest = {k: v for k, v in document.items() if k not in taken}
     return FoundMessages(
-        [*messages, _said("assistant", response)], QUERY, rest,
+        [*messages, _said("assistant", response)], key, rest,
         rejected=replies, reply=len(messages),
     )  # fmt: skip
+
+
+#: ms-swift's ShareGPT rows (``MessagesPreprocessor``: ``conversation`` or ``conversations``,
+#: each item a turn holding the user's words and the reply under its roles' names).
+_TURNS_KEYS = ("conversation", "conversations")
+_TURN_USER, _TURN_ASSISTANT = ("user", "human"), ("assistant", "gpt", "bot")
+#: The keys of a message, not a turn: ``{role, content}`` or ShareGPT's ``{from, value}``.
+_MESSAGE_FIELDS = frozenset({"role", "content", "from", "value"})
+
+
+def _turns_key(document: Mapping[str, Any]) -> str | None:
+    return next((k for k in _TURNS_KEYS if isinstance(document.get(k), list)), None)
+
+
+def _sharegpt_turns(document: Mapping[str, Any]) -> FoundMessages | None:
+    """The run of an ms-swift ShareGPT row: its system prompt, then each turn's user message and
+    reply (``sharegpt_to_messages``); None for any other row (items that are messages). Its
+    key is ``<key>+turns``: the list under the row's key holds turns, not these messages (a
+    system prompt beside a list of messages is an Anthropic request's shape)."""
+    key = _turns_key(document)
+    turns = document.get(key) if key is not None else None
+    if key is None or not turns:
+        return None
+    messages: list[dict[str, Any]] = []
+    for turn in turns:
+        if not isinstance(turn, Mapping) or _MESSAGE_FIELDS & set(turn):
+            return None
+        said = next((turn[k] for k in _TURN_USER if isinstance(turn.get(k), str)), None)
+        reply = next((turn[k] for k in _TURN_ASSISTANT if isinstance(turn.get(k), str)), None)
+        if said is None or reply is None:
+            return None
+        messages += [_said("user", said), _said("assistant", reply)]
+    system = next((document[k] for k in _SWIFT_SYSTEM if isinstance(document.get(k), str)), None)
+    rest = {k: v for k, v in document.items() if k not in (key, *_SWIFT_SYSTEM)}
+    head = [_said("system", system)] if system else []
+    return FoundMessages([*head, *messages], f"{key}+turns", rest)
 
 
 #: A glaive-function-calling-v2 row's text keys; its speakers' marks, each opening a turn (at
@@ -331,6 +411,8 @@ def find_messages(document: Any) -> FoundMessages | None:
         or _chat_pair(document)
         or (_function_calling_row(document) if ANSWERS in document else None)
         or (_query_response(document) if RESPONSE in document else None)
+        or (_alpaca_row(document) if OUTPUT in document else None)
+        or _sharegpt_turns(document)
         or (_glaive_row(document) if isinstance(document.get(GLAIVE_CHAT), str) else None)
     )
     if paired is not None:
@@ -422,8 +504,11 @@ def runs_key(source: Source) -> str | None:
     first = rows[0]
     shapes = (
         (_prompt_completion, PROMPT), (_chat_pair, CHOSEN), (_function_calling_row, QUERY),
-        (_query_response, QUERY), (_glaive_row, GLAIVE_CHAT),
+        (_query_response, QUERY), (_alpaca_row, INSTRUCTION), (_glaive_row, GLAIVE_CHAT),
     )  # fmt: skip
+    if _sharegpt_turns(first) is not None:
+        held = sum(_sharegpt_turns(row) is not None for row in rows)
+        return _turns_key(first) if held * 2 >= len(rows) else None
     for shape, named_key in shapes:
         if shape(first) is not None:
             held = sum(shape(row) is not None for row in rows)
@@ -472,6 +557,10 @@ def runs_held(row: Any, key: str) -> str:
         return f"one, under {QUERY!r} and {ANSWERS!r}"
     if key == QUERY and _query_response(row) is not None:
         return f"one, under {QUERY!r}, {RESPONSE!r} and {HISTORY!r}"
+    if key == INSTRUCTION and _alpaca_row(row) is not None:
+        return f"one, under {INSTRUCTION!r}, {INPUT!r} and {OUTPUT!r}"
+    if key in _TURNS_KEYS and _sharegpt_turns(row) is not None:
+        return f"one, as turns of user and assistant under {key!r}"
     if key == GLAIVE_CHAT and _glaive_row(row) is not None:
         return f"one, as the text under {GLAIVE_SYSTEM!r} and {GLAIVE_CHAT!r}"
     return f"one, under {key!r}"

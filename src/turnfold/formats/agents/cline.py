@@ -86,6 +86,8 @@ is an ``execute_command`` call whose output is the ``command_output`` after it; 
 ``editedExistingFile``…; its other fields the arguments: an edit's ``content`` is its
 SEARCH/REPLACE diff, a new file's its text); ``say: diff_error`` an edit whose diff did not
 apply (a ``replace_in_file`` call of the file it names: Cline shows no ``tool`` message for it);
+``say``/``ask`` ``use_mcp_server`` a call of its ``type`` (``use_mcp_tool``,
+``access_mcp_resource``; ``serverName``, ``toolName``, ``arguments``, ``uri`` its arguments);
 ``ask: followup`` the question (``{question, options}``; the option the user picked,
 ``selected``, their answer). A request that failed is an ``error_retry`` warning per retry
 and ``ask: api_req_failed`` an :class:`AssistantError` (its JSON's ``message``);
@@ -102,6 +104,16 @@ tool…``) or ``[TASK RESUMPTION]`` is that notice, as in the history. Its count
 usage of the response after it; when a response has no entry to carry them (a question yolo
 mode answered), every request's counts are ``metadata["usage"]``. Other kinds are the panel's
 own state (``resume_task``, ``checkpoint_created``…), left out.
+
+A call waiting for the user's approval. Cline asks before a call it may not run on its own
+(``ask: tool``, ``command``, ``use_mcp_server``, ``browser_action_launch``: the asks the panel
+answers with Approve / Run Command and Reject, ``getButtonConfig`` in ``webview-ui/src/
+components/chat/chat-view/shared/buttonConfig.ts``; one auto-approved is a ``say`` of the same
+kind). Only the panel's last message can still wait: any later one means the user answered,
+or resumed the task (``ask: resume_task``), which drops the call. So when the panel's messages
+end with such an ask, no longer ``partial`` (one still streaming was never put to the user),
+its call is ``confirming``, with a permission :class:`PendingAction` after it; the same holds
+for the history beside such a panel, whose last message is the assistant's with that call.
 
 The Cline CLI 2.x (Cline core 3.x) prints the same messages as JSON lines with ``--json``
 (``cline --json "<prompt>"``: ``cli/src/utils/plain-text-task.ts`` and
@@ -135,7 +147,10 @@ from turnfold.formats.anthropic import AnthropicBuilder, role_of
 from turnfold.formats.anthropic import _verdict as anthropic_verdict
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
+    UNSETTLED,
     NameSet,
+    TranscriptBuilder,
+    approval_text,
     as_int,
     counted_usage,
     describe_args,
@@ -176,11 +191,14 @@ RECORDS = Records(
         "say/completion_result": "the assistant's answer",
         "say/error": "an error",
         "say/command": "an execute_command call",
-        "ask/command": "an execute_command call",
+        "ask/command": "an execute_command call; the panel's last message: it waits for approval",
         "say/command_output": "the running command's output",
         "ask/command_output": "the running command's output",
         "say/tool": "a call of the tool its JSON names",
-        "ask/tool": "a call of the tool its JSON names",
+        "ask/tool": "a call of the tool its JSON names; the panel's last message: the call "
+        "waits for approval (confirming)",
+        "say/use_mcp_server": "an MCP call (use_mcp_tool, access_mcp_resource)",
+        "ask/use_mcp_server": "an MCP call; the panel's last message: it waits for approval",
         "ask/followup": "the assistant's question",
         "say/diff_error": "a replace_in_file edit whose diff did not apply (a call)",
         "say/info": "an info notice (yolo mode answering a question itself)",
@@ -279,6 +297,29 @@ _FAILED = (
     "Command failed with exit code",
     "Command terminated by signal",
 )
+
+
+#: The asks that wait for the user's approval of a call: the panel shows Approve (Save, Run
+#: Command) and Reject for them (``getButtonConfig``, module docstring).
+APPROVAL_ASKS = NameSet({"tool", "command", "use_mcp_server", "browser_action_launch"})
+#: The MCP requests an ``use_mcp_server`` message names (``ClineAskUseMcpServer.type``).
+_MCP_REQUESTS = NameSet({"use_mcp_tool", "access_mcp_resource"})
+
+
+def awaits_approval(message: Any) -> bool:
+    """Whether ``message``, the panel's last, is an ask for approval still put to the user
+    (not ``partial``: one still streaming was never asked)."""
+    return (
+        isinstance(message, Mapping)
+        and message.get("type") == "ask"
+        and message.get("ask") in APPROVAL_ASKS
+        and message.get("partial") is not True
+    )
+
+
+def wait_for_approval(builder: TranscriptBuilder, call: ToolCall) -> None:
+    """``call`` waits for the user's approval (``confirming``), the permission asked after it."""
+    builder.transcript.append(builder.wait_on_user(call, "permission", approval_text(call.name)))
 
 
 def cline_notice(text: str) -> SystemNotice | None:
@@ -856,6 +897,7 @@ def read(source: Source) -> Transcript:
     turn = 0
     costs: list[float] = []  # metrics.cost of each assistant message that records one
     model = provider = None  # the last modelInfo's
+    added: list[Entry] = []  # the entries of the message last fed
     for line, message in enumerate(messages, start=1):
         before = len(transcript.entries)
         builder.feed_noted(source, message, line, role_of(message))
@@ -898,11 +940,25 @@ def read(source: Source) -> Transcript:
         costs = [c for r in requests if (c := _cost(r.get("cost"))) is not None] or costs
     if costs:
         transcript.metadata["cost_usd"] = round(sum(costs), 6)
+    waiting = _waiting_call(messages[-1] if messages else None, added)
+    if waiting is not None and isinstance(ui, list) and ui and awaits_approval(ui[-1]):
+        wait_for_approval(builder, waiting)
     model = _model(_beside(source.path, METADATA_NAME)) or model
     for key, value in (("model", model), ("model_provider", provider)):
         if value is not None:
             transcript.metadata[key] = value
     return transcript
+
+
+def _waiting_call(last: Any, added: list[Entry]) -> ToolCall | None:
+    """The call that may wait for approval: the last call of the history's last message (its
+    entries ``added``) when that is the assistant's and the call has no outcome; None when the
+    history ends otherwise (the results sent back, the user's words)."""
+    if not isinstance(last, Mapping) or last.get("role") != "assistant":
+        return None
+    calls = [entry for entry in added if isinstance(entry, ToolCall)]
+    call = calls[-1] if calls else None
+    return call if call is not None and call.status in UNSETTLED and call.result is None else None
 
 
 # --- a lone ui_messages.json: what the chat panel showed ----------------------------------------
@@ -935,6 +991,7 @@ def _cli_line(value: Any) -> str | None:
 
 
 _PANEL_IGNORED = frozenset(RECORDS.ignored)
+_MCP_KINDS = ("say/use_mcp_server", "ask/use_mcp_server")
 #: Where the results in a request's text end: the blocks Cline adds after them.
 _AFTER_RESULTS = re.compile(
     r"\n\n(?:# task_progress|# TODO LIST UPDATE REQUIRED|<environment_details>)"
@@ -987,8 +1044,12 @@ def read_panel(
     placed = True  # whether every response's usage found an entry to carry it
     provider = model = None
     requests = 0
+    last: Any = None  # the panel's last message, and the call it shows (None for none)
+    last_call_shown: ToolCall | None = None
     for line, message in messages:
         kind = _panel_kind(message)
+        if kind is not None:
+            last, last_call_shown = message, None
         if kind is None:
             if isinstance(message, MalformedLine):
                 source.warn(message.reason, line)
@@ -1050,15 +1111,20 @@ def read_panel(
                 transcript.update(last_call, result=text_result((before or "") + text))
             elif text:
                 entry = SystemNotice(text=text, subtype="command_output", timestamp=stamp)
-        elif kind in ("say/tool", "ask/tool", "say/diff_error"):
+        elif kind in ("say/tool", "ask/tool", "say/diff_error", *_MCP_KINDS):
             if kind == "say/diff_error":  # WriteToFileToolHandler: the file's path, no JSON
                 payload: Any = {"tool": "replace_in_file", "path": text}
             else:
                 payload = _json_of(text)
                 payload = payload if isinstance(payload, Mapping) else {"text": text}
-            named = payload.get("tool")
-            name = named if isinstance(named, str) and named else "tool"
-            args = {k: v for k, v in payload.items() if k != "tool"}
+            # An MCP request names its kind in ``type`` (ClineAskUseMcpServer), a tool in ``tool``.
+            key = "type" if kind in _MCP_KINDS else "tool"
+            named = payload.get(key)
+            if kind in _MCP_KINDS:
+                name = named if named in _MCP_REQUESTS else "use_mcp_tool"
+            else:
+                name = named if isinstance(named, str) and named else "tool"
+            args = {k: v for k, v in payload.items() if k != key}
             entry = ToolCall(
                 call_id=f"ui-{message.get('ts')}", name=name, args=args,
                 description=describe_args(name, args), timestamp=stamp, started_at=stamp,
@@ -1108,10 +1174,12 @@ def read_panel(
         response.append(entry)
         if isinstance(entry, ToolCall):
             waiting.append(entry)
-            last_call = entry
+            last_call = last_call_shown = entry
     placed = _respond(transcript, response, pending) and placed
     for call in waiting:  # no request sent their results back: the task stopped here
         transcript.update(call, status="unknown")
+    if last_call_shown is not None and awaits_approval(last):
+        wait_for_approval(TranscriptBuilder(transcript, source.name), last_call_shown)
     if not placed and totals:
         # Some response had no entry to carry its usage: every request's is the total, so
         # that the session's tokens are all counted.

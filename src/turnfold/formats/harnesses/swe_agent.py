@@ -33,7 +33,11 @@ Mapping:
   (``metadata["system"]``) and the task: the user messages before the first action, not
   demonstrations (counted as ``history/task``). Demonstrations (``is_demo``) are an example run
   shown to the model, not this run;
-- **replay_config** (the run's configuration) gives ``model`` (``agent.model.name``);
+- **replay_config** (the run's configuration) gives ``model`` (``agent.model.name``); a 0.x
+  trajectory has none, and records no model: the ``args.yaml`` SWE-agent 0.x writes beside the
+  run's trajectories (``save_arguments`` in ``run.py``: the run's arguments, dumped by PyYAML)
+  names it, ``agent.model.model_name`` (:func:`args_model`; the name as given, a shortcut such
+  as ``gpt4`` included);
 - **info** gives the H-6 metadata: ``agent`` ``"swe-agent"``, ``exit_status``, ``submission``,
   ``cost_usd`` (``model_stats.instance_cost``), ``usage`` (``tokens_sent`` /
   ``tokens_received`` as input / output tokens), ``api_calls``, ``version``. The ``outcome``
@@ -309,6 +313,10 @@ def read(source: Source) -> Transcript:
         return transcript
     if isinstance(history, list):
         _read_history(source, transcript, history)
+    if source.path is not None and "model" not in transcript.metadata:
+        model = args_model(source.path)  # a 0.x run's: its trajectory records none
+        if model is not None:
+            transcript.metadata["model"] = model
     if source.path is not None and "outcome" not in transcript.metadata:
         verdict = resolution(source.path)
         if verdict is not None:
@@ -360,6 +368,58 @@ def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> 
     else:
         transcript.metadata.setdefault(key, value)
         source.mapped("other key")
+
+
+#: The arguments SWE-agent 0.x saves in the folder of a run's trajectories.
+ARGS_NAME = "args.yaml"
+#: An ``args.yaml`` larger than this (one of the real ones is 30 kB) is not read.
+ARGS_MAX_BYTES = 4 * 1024 * 1024
+
+
+def args_model(path: Path) -> str | None:
+    """The model of the run whose trajectory is at ``path``, as the ``args.yaml`` beside it
+    names it (``agent.model.model_name``); None when there is no such file or name."""
+    args = path.parent / ARGS_NAME
+    try:
+        stat = args.stat()
+    except OSError:
+        return None
+    if not args.is_file() or stat.st_size > ARGS_MAX_BYTES:
+        return None
+    return _args_model(str(args), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=8)
+def _args_model(path: str, mtime_ns: int, size: int) -> str | None:
+    """:func:`yaml_model_name` of a file, read once per version of it: every trajectory of a
+    run shares one ``args.yaml``."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None  # the model is only added: the trajectory still loads
+    return yaml_model_name(text)
+
+
+def yaml_model_name(text: str) -> str | None:
+    """``agent.model.model_name`` in the YAML of SWE-agent 0.x's arguments; None when it has
+    none, or the text is no YAML (the trajectory still loads: the model is only added).
+
+    >>> yaml_model_name("agent:\\n  config:\\n    x: 1\\n  model:\\n    model_name: gpt4\\n")
+    'gpt4'
+    >>> yaml_model_name("environment:\\n  model:\\n    model_name: gpt4\\n") is None
+    True
+    """
+    import yaml  # PyYAML: imported by the one reader that needs it, when it needs it
+
+    try:
+        # safe_load builds plain values only (the file is untrusted), and an alias refers to
+        # one object, never a copy of it: the file's size bounds what it can build.
+        args = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    for key in ("agent", "model", "model_name"):
+        args = args.get(key) if isinstance(args, dict) else None
+    return args if isinstance(args, str) and args else None
 
 
 def _configured_model(config: Any) -> str | None:

@@ -122,6 +122,8 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   a run that hit ``max_steps`` is a warning notice, then the reply of the model call the agent
   makes after its last step (``provide_final_answer``) as the answer (traced without model
   spans: a run that answered in none of the steps it was allowed);
+  a run made with ``run(stream=True)`` records as its output every chunk of the stream joined:
+  its answer is the last chunk's, once (:func:`.smolagents_spans.streamed_answer`);
   the calls of a step no model span recorded are one batch;
   a step's ``AgentGenerationError`` (its model call failed) is the run's failure, an
   :class:`~turnfold.model.AssistantError` with its message in place of the model span's;
@@ -206,6 +208,7 @@ from turnfold.formats.traces.smolagents_spans import (
     smolagents_code,
     smolagents_model_messages,
     smolagents_task,
+    streamed_answer,
 )
 from turnfold.formats.traces.spans import (
     _MAPS,
@@ -859,6 +862,9 @@ class _Rebuild:
             key = "input.value" if before else "output.value"
             text = value_text(span.attributes.get(key), prompt=before)
             text = text or traceloop_text(span.attributes, prompt=before)
+            if not before and builder.smolagents:  # a streamed run's: the chunks, joined
+                streamed = streamed_answer(span)
+                text = text if streamed is None else streamed
             if text:
                 role = "user" if before else "assistant"
                 (inputs if before else outputs).append({"role": role, "content": text})

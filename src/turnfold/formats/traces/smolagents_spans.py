@@ -15,6 +15,7 @@ because only one framework's runs need it; named apart from
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -36,6 +37,58 @@ def is_smolagents(span: Span) -> bool:
     """Whether an agent span is a smolagents run's (OpenInference's ``_RunWrapper`` writes
     ``smolagents.*`` attributes)."""
     return any(key.startswith("smolagents.") for key in span.attributes)
+
+
+#: How a streamed run's last chunk, the step that ends smolagents' ``_run_stream``, is written:
+#: the ``repr`` of the dataclass ``FinalAnswerStep(output: Any)``.
+_FINAL_ANSWER_STEP = "FinalAnswerStep(output="
+
+
+def streamed_answer(span: Span) -> str | None:
+    """The answer of a smolagents run made with ``run(stream=True)`` (its agent span's input,
+    the ``run`` arguments, says ``"stream": true``); None for a run not streamed, whose
+    output is ``str()`` of its answer.
+
+    For a streamed run OpenInference's ``_RunWrapper`` (openinference-instrumentation-smolagents
+    0.1.43) writes as the output every chunk the stream yielded, their ``str()`` joined (it
+    looks for ``agent.monitor.steps``, which smolagents' ``Monitor`` has not): the steps, tool
+    calls and outputs the other spans show, then the step that ends the stream
+    (:func:`final_answer_step`)."""
+    arguments = _json(span.attributes.get("input.value"))
+    if not isinstance(arguments, _MAPS) or arguments.get("stream") is not True:
+        return None
+    output = span.attributes.get("output.value")
+    return final_answer_step(output) if isinstance(output, str) else ""
+
+
+def final_answer_step(output: str) -> str:
+    """The answer in a streamed run's joined chunks: the output of the
+    :data:`_FINAL_ANSWER_STEP` they end with, a literal (a string, a number…) as the loader
+    shows it (:func:`answer_text`), anything else its ``repr`` as written; ``""`` when they end
+    without one (the caller stopped reading the stream, or the run raised).
+
+    >>> final_answer_step("ActionOutput(output=3)FinalAnswerStep(output='three')")
+    'three'
+    >>> final_answer_step("ActionOutput(output=3)FinalAnswerStep(output=[1, 2])")
+    '[\\n  1,\\n  2\\n]'
+    >>> final_answer_step("ToolCall(name='add', arguments={}, id='call_1')")
+    ''
+    """
+    if not output.endswith(")"):
+        return ""
+    # The first mark whose rest is one literal: the answer's own text may hold the mark, but
+    # no earlier chunk's can, as the chunks after it are no literal.
+    at = output.find(_FINAL_ANSWER_STEP)
+    written = ""
+    while at >= 0:
+        written = output[at + len(_FINAL_ANSWER_STEP) : -1]
+        try:
+            value = ast.literal_eval(written)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            at = output.find(_FINAL_ANSWER_STEP, at + 1)
+            continue
+        return value if isinstance(value, str) else answer_text(value, None)
+    return written
 
 
 #: The step span OpenInference's smolagents instrumentor writes (``_StepWrapper``): named
