@@ -63,8 +63,23 @@ from turnfold.formats.common import as_list, stringify
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, open_source
-from turnfold.formats.traces.otlp import _conversation, _set_aside, conversations, reparent
-from turnfold.formats.traces.spans import _MAPS, Span, _json, nano_time, span_id
+from turnfold.formats.traces.otlp import (
+    _conversation,
+    _set_aside,
+    chosen_conversation,
+    conversations,
+    reparent,
+)
+from turnfold.formats.traces.spans import (
+    _MAPS,
+    Span,
+    _json,
+    events_of,
+    nano_time,
+    plain_attributes,
+    span_id,
+    status_of,
+)
 from turnfold.model import ToolCall, Transcript
 
 NAME = "mlflow"
@@ -373,13 +388,8 @@ def _span(raw: Mapping[str, Any], line: int, session: str | None) -> Span | None
     attributes, chat = _conventions(op, str(name), _attributes(raw.get("attributes")))
     if session:
         attributes["session.id"] = session  # the OTLP reader's conversation (conversation_of)
-    events = []
-    for event in as_list(raw.get("events")):
-        if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
-            values = event.get("attributes")
-            events.append((event["name"], dict(values) if isinstance(values, _MAPS) else {}))
-    raw_status = raw.get("status")
-    status: Mapping[str, Any] = raw_status if isinstance(raw_status, _MAPS) else {}
+    events = events_of(raw, plain_attributes)
+    status = status_of(raw)
     message = status.get("message")
     start = _nanos(raw.get("start_time_unix_nano"))
     return Span(
@@ -486,20 +496,7 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
     grouped = conversations(traces.spans)
     if not grouped:
         return Transcript(metadata={"source_format": NAME})
-    if sample is None and len(grouped) > 1:
-        listed = ", ".join(list(grouped)[:10]) + (", …" if len(grouped) > 10 else "")
-        raise TranscriptFormatError(
-            source.name,
-            [NAME],
-            None,
-            f"{len(grouped)} conversations ({listed}); load one with "
-            "turnfold.load(source, sample=<session or trace id>)",
-        )
-    key = sample if sample is not None else next(iter(grouped))
-    if key not in grouped:
-        raise TranscriptFormatError(
-            source.name, [NAME], None, f"no conversation {key!r}; it holds {', '.join(grouped)}"
-        )
+    key = chosen_conversation(source.name, NAME, grouped, sample, "session or trace id")
     held = {
         k: Counter(traces.kinds[(s.trace_id, s.span_id)] for s in v) for k, v in grouped.items()
     }

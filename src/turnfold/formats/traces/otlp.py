@@ -1296,23 +1296,32 @@ def read(source: Source, *, sample: str | None = None, epoch: int | None = None)
     if not grouped:
         transcript = Transcript(metadata={"source_format": NAME})
         return transcript
+    key = chosen_conversation(source.name, NAME, grouped, sample, "conversation id")
+    held = _kinds_held(grouped)
+    _set_aside(source.accounting, sum(held.values(), Counter()) - held[key])
+    return _conversation(source.name, key, grouped)
+
+
+def chosen_conversation(
+    name: str, format: str, grouped: Mapping[str, Any], sample: str | None, id_name: str
+) -> str:
+    """The conversation of ``grouped`` that ``load(source, sample=)`` reads: the one named
+    ``sample``, or the only one; an error naming the source and listing them otherwise."""
     if sample is None and len(grouped) > 1:
         listed = ", ".join(list(grouped)[:10]) + (", …" if len(grouped) > 10 else "")
         raise TranscriptFormatError(
-            source.name,
-            [NAME],
+            name,
+            [format],
             None,
             f"{len(grouped)} conversations in one file ({listed}); load one with "
-            "turnfold.load(path, sample=<conversation id>)",
+            f"turnfold.load(path, sample=<{id_name}>)",
         )
     key = sample if sample is not None else next(iter(grouped))
     if key not in grouped:
         raise TranscriptFormatError(
-            source.name, [NAME], None, f"no conversation {key!r}; it holds {', '.join(grouped)}"
+            name, [format], None, f"no conversation {key!r}; it holds {', '.join(grouped)}"
         )
-    held = _kinds_held(grouped)
-    _set_aside(source.accounting, sum(held.values(), Counter()) - held[key])
-    return _conversation(source.name, key, grouped)
+    return key
 
 
 def read_each(source: Source) -> Iterator[tuple[str | None, Transcript]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -221,6 +221,29 @@ def operation(name: str, attributes: Mapping[str, Any]) -> str:
     return "(other)"
 
 
+def events_of(
+    raw: Mapping[str, Any], attributes: Callable[[Any], dict[str, Any]]
+) -> list[tuple[str, dict[str, Any]]]:
+    """A span's events as a JSON form writes them (``events``: each a ``name`` and its
+    ``attributes``, read by ``attributes``); an event without a name is left out."""
+    events = []
+    for event in as_list(raw.get("events")):
+        if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
+            events.append((event["name"], attributes(event.get("attributes"))))
+    return events
+
+
+def plain_attributes(values: Any) -> dict[str, Any]:
+    """Attributes written as a plain object (a console dump's, MLflow's), copied."""
+    return dict(values) if isinstance(values, _MAPS) else {}
+
+
+def status_of(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A span's ``status`` object; empty where it has none."""
+    status = raw.get("status")
+    return status if isinstance(status, _MAPS) else {}
+
+
 def _span(raw: Mapping[str, Any], line: int) -> Span | None:
     trace = span_id(raw.get("traceId"), 16)
     own = span_id(raw.get("spanId"), 8)
@@ -228,12 +251,8 @@ def _span(raw: Mapping[str, Any], line: int) -> Span | None:
         return None
     attributes = attributes_of(raw.get("attributes"))
     name = raw.get("name") if isinstance(raw.get("name"), str) else ""
-    events = []
-    for event in as_list(raw.get("events")):
-        if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
-            events.append((event["name"], attributes_of(event.get("attributes"))))
-    raw_status = raw.get("status")
-    status: Mapping[str, Any] = raw_status if isinstance(raw_status, _MAPS) else {}
+    events = events_of(raw, attributes_of)
+    status = status_of(raw)
     message = status.get("message")
     try:
         start = int(raw.get("startTimeUnixNano") or 0)
@@ -299,13 +318,8 @@ def _console_span(raw: Mapping[str, Any], line: int) -> Span | None:
     raw_attributes = raw.get("attributes")
     attributes = dict(raw_attributes) if isinstance(raw_attributes, _MAPS) else {}
     name = raw.get("name") if isinstance(raw.get("name"), str) else ""
-    events = []
-    for event in as_list(raw.get("events")):
-        if isinstance(event, _MAPS) and isinstance(event.get("name"), str):
-            values = event.get("attributes")
-            events.append((event["name"], dict(values) if isinstance(values, _MAPS) else {}))
-    raw_status = raw.get("status")
-    status: Mapping[str, Any] = raw_status if isinstance(raw_status, _MAPS) else {}
+    events = events_of(raw, plain_attributes)
+    status = status_of(raw)
     message = status.get("description")
     start, end = iso_nanos(raw.get("start_time")), iso_nanos(raw.get("end_time"))
     return Span(
