@@ -19,10 +19,12 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING, Any
 
+from turnfold.caches import INDEX_NAME
 from turnfold.corpus.runs import Span
 from turnfold.formats import tables
 from turnfold.formats.agents import copilot, crush, kimi, kimi_cli, opencode
 from turnfold.formats.compressed import candidate_names
+from turnfold.formats.frameworks import agno_db
 from turnfold.formats.harnesses import atif, openhands, openhands_sdk
 from turnfold.formats.harnesses.inspect_log import Samples
 from turnfold.formats.source import expanded, json_object_file
@@ -43,12 +45,20 @@ CANDIDATE_SUFFIXES = (*candidate_names((".jsonl", ".json", ".ndjson", ".traj")),
 #: module has ``NAME``, ``DATABASE`` (the file's name), ``detect_path`` and ``sessions(path)``
 #: (the top-level sessions' ids and titles). A scan makes one item per session of each, listed
 #: by the worker that opens the database.
-SESSION_DATABASES = (opencode, crush, mlflow)
+NAMED_DATABASES = (opencode, crush, mlflow)
+#: Databases of sessions of no fixed name (Agno's ``SqliteDb``: any file its user names), with
+#: ``NAME``, ``detect_path`` and ``sessions(path)``: every file of :data:`DATABASE_SUFFIXES` in a
+#: walked folder is a candidate, which the worker that opens it (read only, its header first)
+#: finds one of these, or skipped; the index keeps that verdict, so an unchanged one is not
+#: opened again.
+NAMELESS_DATABASES = (agno_db,)
+DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+SESSION_DATABASES = (*NAMED_DATABASES, *NAMELESS_DATABASES)
 #: Files worth opening by their name alone, hidden or not: aider's chat history (Markdown, in
 #: the folder aider ran in; its ``--chat-history-file`` default, ``aider/args.py``) and the
 #: databases of sessions.
 CANDIDATE_NAMES = frozenset({
-    ".aider.chat.history.md", *(m.DATABASE for m in SESSION_DATABASES), opencode.KILO_DATABASE,
+    ".aider.chat.history.md", *(m.DATABASE for m in NAMED_DATABASES), opencode.KILO_DATABASE,
 })  # fmt: skip
 #: Hidden folders the agents keep their sessions in, walked like any other (a project's
 #: ``.gemini/tmp``, a home folder's ``.claude/projects``, ``.codex/sessions``…); other hidden
@@ -219,7 +229,8 @@ def _walk(root: str, format: str | None, found: Found) -> None:
             if name.startswith(".") and name not in CANDIDATE_NAMES:
                 continue
             path = os.path.join(folder, name)
-            if name.endswith(CANDIDATE_SUFFIXES + PARQUET_SUFFIXES) or name in CANDIDATE_NAMES:
+            suffixes = CANDIDATE_SUFFIXES + PARQUET_SUFFIXES + DATABASE_SUFFIXES
+            if (name.endswith(suffixes) and name != INDEX_NAME) or name in CANDIDATE_NAMES:
                 _add_file(path, format, found)
             elif found.first_time(path):
                 found.skipped += 1

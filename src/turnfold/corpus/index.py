@@ -37,13 +37,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnfold.caches import CACHE_ENV as CACHE_ENV  # where the tests point the index
+from turnfold.caches import INDEX_NAME as INDEX_NAME
 from turnfold.caches import cache_dir
 from turnfold.corpus.discover import Item
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-INDEX_NAME = "corpus-index.sqlite"
 #: The layout of the ``files`` table and of the batches in it; an index of another layout is
 #: emptied when opened (a cache: it fills again on the next scan).
 SCHEMA_VERSION = 4

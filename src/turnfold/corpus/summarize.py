@@ -24,6 +24,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 from turnfold import progress
 from turnfold.corpus import runs
 from turnfold.corpus.discover import (
+    DATABASE_SUFFIXES,
     SESSION_DATABASES,
     Item,
     is_session_bookkeeping,
@@ -272,6 +273,8 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
         return _examine_log(item, tables, visit)
     if item.sample is None and (database := _session_database(item)) is not None:
         return _examine_sessions(item, database, tables, visit)
+    if item.format is None and item.path is not None and item.path.endswith(DATABASE_SUFFIXES):
+        return Summary("skipped")  # a database of no agent's sessions: no JSON to read either
     if item.grew and item.path is not None and item.sample is None:
         growing = _examine_growing(item, tables, visit)
         if growing is not None:
@@ -423,8 +426,8 @@ def _examine_log(item: Item, tables: bool, visit: Visit | None) -> Summary:
 
 def _session_database(item: Item) -> Any:
     """The module of the agent's database of sessions ``item`` is (``SESSION_DATABASES``:
-    OpenCode's, Crush's), which holds one item per session; None when it is none."""
-    if item.path is None or (item.format is None and not item.path.endswith(".db")):
+    OpenCode's, Crush's, Agno's), which holds one item per session; None when it is none."""
+    if item.path is None or (item.format is None and not item.path.endswith(DATABASE_SUFFIXES)):
         return None
     for database in SESSION_DATABASES:
         if item.format in (None, database.NAME) and database.detect_path(Path(item.path)):

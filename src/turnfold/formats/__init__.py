@@ -84,6 +84,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("dspy", "turnfold.formats.frameworks.dspy"),
     ("haystack", "turnfold.formats.frameworks.haystack"),
     ("agno", "turnfold.formats.frameworks.agno"),
+    ("agno-db", "turnfold.formats.frameworks.agno_db"),
     ("cline", "turnfold.formats.agents.cline"),
     ("cline-messages", "turnfold.formats.agents.cline_messages"),
     ("aider", "turnfold.formats.agents.aider"),
@@ -313,7 +314,7 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
 #: The formats with ``read_path``, named here so that a load imports their modules alone, not
 #: every format's (a test keeps this list equal to the modules that have one).
 PATH_FORMATS: tuple[str, ...] = (
-    "inspect", "aider", "openhands-sdk", "openhands", "opencode", "crush", "mlflow",
+    "inspect", "aider", "openhands-sdk", "openhands", "opencode", "crush", "mlflow", "agno-db",
 )  # fmt: skip
 
 #: Of :data:`PATH_FORMATS`, those whose ``read_path`` reads a folder as one run (an OpenHands

@@ -237,6 +237,7 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             adk,
             agent_framework,
             agno,
+            agno_db,
             autogen,
             claude_agent_sdk,
             dspy,
@@ -265,9 +266,11 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             openai_responses, openai_chat, opencode_json, copilot, continue_, kimi, kimi_cli,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
-        sampled: list[SampledFormat] = [inspect_log, openhands, otlp, opencode, crush, mlflow]
+        sampled: list[SampledFormat] = [
+            inspect_log, openhands, otlp, opencode, crush, mlflow, agno_db,
+        ]  # fmt: skip
         paths: list[PathFormat] = [
-            inspect_log, aider, openhands_sdk, openhands, opencode, crush, mlflow,
+            inspect_log, aider, openhands_sdk, openhands, opencode, crush, mlflow, agno_db,
         ]  # fmt: skip
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,

@@ -233,6 +233,39 @@ def _seconds(value: Any) -> str | None:
     return epoch_iso(value)
 
 
+def _with_members(runs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """A session's runs, each with the runs of its members stored beside it in its
+    ``member_responses``. Agno 3's databases keep a team's run with its ``member_responses``
+    empty and each member's run a run of the session of its own, its ``parent_run_id`` the
+    team's run (``agno_runs`` rows; ``get_session`` returns them so): added to it here, in the
+    session's order, a member team's own members to that team's run; a run already there is
+    not added twice. The runs are not changed (a run given members is a copy), and a run whose
+    parents never reach a run of no parent (a cycle) stays a run of its own."""
+    ids = {run.get("run_id") for run in runs} - {None}
+    members: dict[Any, list[Mapping[str, Any]]] = {}
+    roots = []
+    for run in runs:
+        parent = run.get("parent_run_id")
+        if parent in ids and parent != run.get("run_id"):
+            members.setdefault(parent, []).append(run)
+        else:
+            roots.append(run)
+    if not members:
+        return runs
+    reached: set[Any] = set()
+
+    def nested(run: Mapping[str, Any]) -> Mapping[str, Any]:
+        stored = as_list(run.get("member_responses"))
+        there = {m.get("run_id") for m in stored if isinstance(m, MAPPINGS)}
+        own = [m for m in members.get(run.get("run_id"), ()) if m.get("run_id") not in reached]
+        reached.update(m.get("run_id") for m in own)
+        added = [nested(m) for m in own if m.get("run_id") not in there]
+        return {**run, "member_responses": [*stored, *added]} if added else run
+
+    read = {id(run): nested(run) for run in roots}
+    return [read.get(id(run), run) for run in runs]
+
+
 def outcome(error: Any) -> ToolStatus:
     """A call's status by Agno's own signal, ``tool_call_error``: true is an error (the tool
     raised), false a success; missing, no outcome is recorded (L-3)."""
@@ -331,9 +364,10 @@ class AgnoBuilder(MessageBuilder):
         """A session's runs in order; a member's run stored beside its team's is read nested in
         that team's run, not again on its own."""
         runs = [run for run in session["runs"] if isinstance(run, MAPPINGS)]
+        held = _with_members(runs)
         nested = {
             member.get("run_id")
-            for run in runs
+            for run in held
             for member in as_list(run.get("member_responses"))
             if isinstance(member, MAPPINGS)
         }
@@ -341,7 +375,7 @@ class AgnoBuilder(MessageBuilder):
             value = session.get(key)
             if isinstance(value, str) and value:
                 self.transcript.metadata.setdefault(key, value)
-        for run in runs:
+        for run in held:
             if run.get("run_id") in nested:
                 self._note("member run", "ignored")
                 continue
