@@ -413,6 +413,19 @@ def test_H4_a_file_of_several_conversations_names_them_and_sample_picks_one() ->
     }  # fmt: skip
 
 
+def test_L4_a_time_or_count_too_large_for_an_integer_is_no_time_not_a_crash() -> None:
+    """A JSON number past a float's range decodes as infinity, which no integer holds (found by
+    the fuzz test of test_loading): the span's time and the attribute are then unknown, and the
+    rest of the span is read."""
+    text = _request(
+        _span("chat m", "1" * 16, {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 7,
+              "gen_ai.input.messages": _said("user", "one")}),
+    ).replace('"startTimeUnixNano": "1767225600001000000"', '"startTimeUnixNano": 1e999')
+    text = text.replace('"intValue": "7"', '"intValue": 1e999')
+    assert text.count("1e999") == 2
+    assert outline(turnfold.load(text)) == [("user", "one")]
+
+
 def test_H4_each_conversation_read_from_a_file_keeps_the_accounting_its_own_load_gives() -> None:
     """``read_each`` (a scan's rows) gives each conversation the accounting ``load(path,
     sample=id)`` gives it: its own spans mapped, the others' set aside, each row its own copy."""

@@ -206,7 +206,7 @@ def _attributes(raw: Any) -> dict[str, Any]:
 def _nanos(value: Any) -> int:
     try:
         return int(value or 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # not a number, or an infinite one
         return 0
 
 

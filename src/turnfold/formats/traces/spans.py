@@ -52,7 +52,7 @@ def any_value(value: Any) -> Any:
         raw = value["intValue"]
         try:
             return int(raw)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # not a number, or an infinite one
             return None
     for key in ("boolValue", "doubleValue", "bytesValue"):
         if key in value:
@@ -101,7 +101,7 @@ def nano_time(value: Any) -> str | None:
     """Unix nanoseconds (a string or int) as ISO-8601 UTC with microseconds; None for 0."""
     try:
         nanos = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # not a number, or an infinite one
         return None
     if nanos <= 0:
         return None
@@ -256,7 +256,7 @@ def _span(raw: Mapping[str, Any], line: int) -> Span | None:
     message = status.get("message")
     try:
         start = int(raw.get("startTimeUnixNano") or 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # not a number, or an infinite one
         start = 0
     return Span(
         trace_id=trace,
