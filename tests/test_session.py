@@ -246,3 +246,26 @@ def test_U1_the_session_s_tokens_so_far_show_in_the_page_the_text_and_the_widget
         assert unpack_view(widget._view)["view"]["session"] == view["session"]
     finally:
         widget.close()
+
+
+#: Formats whose files name no one agent: messages of any program (the API's and datasets'
+#: shapes, turnfold's own), traces of any instrumented program and trajectories of any agent a
+#: harness ran (ATIF names it in the file: ``metadata["agent"]``).
+AGENTLESS_FORMATS = frozenset({
+    "turnfold", "otlp", "mlflow", "atif", "sharegpt", "llama-factory", "anthropic",
+    "openai-responses", "openai",
+})  # fmt: skip
+
+
+def test_U3_every_format_of_one_agent_or_framework_names_it_in_the_header() -> None:
+    """The session header names the agent (U-3): by the transcript's own ``agent`` where it
+    records one, else by the format's agent or framework, which every format of one has."""
+    from turnfold.formats import FORMATS
+    from turnfold.session import AGENT_NAMES
+
+    assert sorted(set(FORMATS) - AGENTLESS_FORMATS - set(AGENT_NAMES)) == []
+    saved = turnfold.load(
+        Path(__file__).parent / "fixtures/frameworks/haystack/haystack-ai_v3.4.1_messages_solo.json"
+    )
+    assert "agent" not in saved.metadata
+    assert session_facts(saved).agent == "Haystack"

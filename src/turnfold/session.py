@@ -50,7 +50,12 @@ AGENT_NAMES: dict[str, str] = {
     "autogen": "AutoGen", "strands": "Strands Agents", "bob-shell": "IBM Bob Shell",
     "opencode": "OpenCode", "opencode-json": "OpenCode", "copilot": "GitHub Copilot CLI",
     "crush": "Crush", "continue": "Continue", "kimi": "Kimi Code CLI",
-    "kimi-cli": "Kimi CLI",
+    "kimi-cli": "Kimi CLI", "cline-messages": "Cline", "openhands-sdk": "OpenHands",
+    "llamaindex": "LlamaIndex", "dspy": "DSPy", "haystack": "Haystack",
+    "agent-framework": "Microsoft Agent Framework", "agno": "Agno", "agno-db": "Agno",
+    "langgraph-checkpoints": "LangGraph", "openai-agents-db": "OpenAI Agents SDK",
+    "adk-db": "Google ADK", "strands-session": "Strands Agents",
+    "llamaindex-chat-store": "LlamaIndex", "autogen-state": "AutoGen",
 }  # fmt: skip
 
 

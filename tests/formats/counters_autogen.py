@@ -65,4 +65,19 @@ def calls_by_agent(path: Path) -> dict[str, int]:
     return counts
 
 
-COUNTERS: dict[str, Callable[[Path], int]] = {"autogen": autogen}
+def autogen_state(path: Path) -> int:
+    """A saved AgentChat state: a team's calls are its manager's ``message_thread``'s (message
+    dumps, counted as above); an agent's, the ``FunctionCall`` entries of its model context's
+    ``AssistantMessage`` records (``autogen_core.models``)."""
+    state = json.loads(path.read_text(encoding="utf-8"))
+    if state.get("type") == "TeamState":
+        threads = [s["message_thread"] for s in state["agent_states"].values()
+                   if "message_thread" in s]  # fmt: skip
+        requests = [m for m in threads[0] if m.get("type") == "ToolCallRequestEvent"]
+        return len({call["id"] for m in requests for call in m.get("content") or []})
+    messages = state["llm_context"]["messages"]
+    return len({call["id"] for m in messages if m.get("type") == "AssistantMessage"
+                and isinstance(m.get("content"), list) for call in m["content"]})  # fmt: skip
+
+
+COUNTERS: dict[str, Callable[[Path], int]] = {"autogen": autogen, "autogen-state": autogen_state}

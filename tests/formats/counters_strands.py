@@ -2,7 +2,8 @@
 written from ``strands/types/content.py`` and ``strands/types/tools.py`` (``ContentBlock``,
 ``ToolUse``) apart from the loader: a call is a ``toolUse`` block of an assistant message's
 ``content``, one per ``toolUseId``, in a saved ``agent.messages`` list, a Converse request's
-``messages`` or a Converse response's ``output.message``.
+``messages`` or a Converse response's ``output.message``; in a ``FileSessionManager``
+session, of every agent's stored messages.
 
 ``COUNTERS`` maps the format's ``NAME`` to it, like ``tests/formats/counters.py``.
 """
@@ -21,6 +22,8 @@ def _messages(document: Any) -> list[Any]:
     if isinstance(document, dict):
         if isinstance(document.get("messages"), list):
             return list(document["messages"])
+        if isinstance(document.get("message"), dict) and "message_id" in document:
+            return [document.get("redact_message") or document["message"]]  # a SessionMessage
         output = document.get("output")
         if isinstance(output, dict) and isinstance(output.get("message"), dict):
             return [output["message"]]
@@ -40,4 +43,24 @@ def strands(path: Path) -> int:
     return len(ids)
 
 
-COUNTERS: dict[str, Callable[[Path], int]] = {"strands": strands}
+def strands_session(path: Path) -> int:
+    """A ``FileSessionManager`` session (``session_<id>/``, from any file of it): the toolUse
+    blocks of every agent's ``messages/message_<n>.json`` (``SessionMessage.to_dict()``)."""
+    session = next(p for p in (path, *path.parents) if p.name.startswith("session_"))
+    ids = set()
+    for file in sorted(session.glob("agents/agent_*/messages/message_*.json")):
+        record = json.loads(file.read_text(encoding="utf-8"))
+        message = record.get("redact_message") or record.get("message") or {}
+        if message.get("role") == "assistant":
+            ids |= {
+                (file.parent.parent.name, block["toolUse"].get("toolUseId"))
+                for block in message.get("content") or []
+                if isinstance(block, dict) and isinstance(block.get("toolUse"), dict)
+            }
+    return len(ids)
+
+
+COUNTERS: dict[str, Callable[[Path], int]] = {
+    "strands": strands,
+    "strands-session": strands_session,
+}

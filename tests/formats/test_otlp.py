@@ -417,10 +417,11 @@ def test_L4_a_time_or_count_too_large_for_an_integer_is_no_time_not_a_crash() ->
     """A JSON number past a float's range decodes as infinity, which no integer holds (found by
     the fuzz test of test_loading): the span's time and the attribute are then unknown, and the
     rest of the span is read."""
-    text = _request(
-        _span("chat m", "1" * 16, {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 7,
-              "gen_ai.input.messages": _said("user", "one")}),
-    ).replace('"startTimeUnixNano": "1767225600001000000"', '"startTimeUnixNano": 1e999')
+    attributes = {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 7,
+                  "gen_ai.input.messages": _said("user", "one")}  # fmt: skip
+    span = _span("chat m", "1" * 16, attributes)
+    text = _request(span)
+    text = text.replace('"startTimeUnixNano": "1767225600001000000"', '"startTimeUnixNano": 1e999')
     text = text.replace('"intValue": "7"', '"intValue": 1e999')
     assert text.count("1e999") == 2
     assert outline(turnfold.load(text)) == [("user", "one")]

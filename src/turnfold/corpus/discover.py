@@ -24,7 +24,13 @@ from turnfold.corpus.runs import Span
 from turnfold.formats import tables
 from turnfold.formats.agents import copilot, crush, kimi, kimi_cli, opencode
 from turnfold.formats.compressed import candidate_names
-from turnfold.formats.frameworks import agno_db
+from turnfold.formats.frameworks import (
+    adk_db,
+    agno_db,
+    langgraph_checkpoints,
+    openai_agents_db,
+    strands_session,
+)
 from turnfold.formats.harnesses import atif, openhands, openhands_sdk
 from turnfold.formats.harnesses.inspect_log import Samples
 from turnfold.formats.source import expanded, json_object_file
@@ -46,12 +52,14 @@ CANDIDATE_SUFFIXES = (*candidate_names((".jsonl", ".json", ".ndjson", ".traj")),
 #: (the top-level sessions' ids and titles). A scan makes one item per session of each, listed
 #: by the worker that opens the database.
 NAMED_DATABASES = (opencode, crush, mlflow)
-#: Databases of sessions of no fixed name (Agno's ``SqliteDb``: any file its user names), with
-#: ``NAME``, ``detect_path`` and ``sessions(path)``: every file of :data:`DATABASE_SUFFIXES` in a
+#: Databases of sessions of no fixed name (any file its user names: Agno's ``SqliteDb``,
+#: LangGraph's ``SqliteSaver``, the Agents SDK's ``SQLiteSession``, ADK's
+#: ``DatabaseSessionService``), each told by its tables' columns, with ``NAME``,
+#: ``detect_path`` and ``sessions(path)``: every file of :data:`DATABASE_SUFFIXES` in a
 #: walked folder is a candidate, which the worker that opens it (read only, its header first)
 #: finds one of these, or skipped; the index keeps that verdict, so an unchanged one is not
 #: opened again.
-NAMELESS_DATABASES = (agno_db,)
+NAMELESS_DATABASES = (agno_db, langgraph_checkpoints, openai_agents_db, adk_db)
 DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 SESSION_DATABASES = (*NAMED_DATABASES, *NAMELESS_DATABASES)
 #: Files worth opening by their name alone, hidden or not: aider's chat history (Markdown, in
@@ -217,6 +225,11 @@ def _walk(root: str, format: str | None, found: Found) -> None:
             # sub-agents' journals; state.json and the rest are the CLI's own.
             dirs.clear()
             files = [kimi.MAIN_JOURNAL]
+        elif strands_session.is_session_folder(Path(folder), files, dirs):
+            # A Strands FileSessionManager session: one item, its session.json, whose loader
+            # reads its agents' message files (one file a message: never a row each).
+            dirs.clear()
+            files = [strands_session.SESSION_FILE]
         elif kimi_cli.is_session_folder(files):
             # An older Kimi CLI session: one item, its context.jsonl, whose loader reads the
             # wire.jsonl beside it (sub-agents' events included); subagents/ holds their copies.
@@ -358,6 +371,8 @@ def is_session_bookkeeping(path: Path, format: str | None = None) -> bool:
         return bool(head) and _opencode_lead(path, head) is not None
     if _cline_sidecar_of(path) is not None or _sdk_event_of(path) is not None:
         return True
+    if name != strands_session.SESSION_FILE and strands_session.session_of(path) is not None:
+        return True
     if name.startswith("agent-") and name.endswith(".meta.json"):
         return path.with_name(name.removesuffix(".meta.json") + ".jsonl").is_file()
     if path.suffix != ".json" or path.parent.name != "workflows":
@@ -384,6 +399,9 @@ def session_of(path: Path, format: str | None, head: list[Any]) -> str | None:
         # (a part's file names its session inside, as a sub-agent's its lead).
         lead = opencode.legacy_session_file(path)
         return globbing.escape(str(lead)) if lead is not None else None
+    strands = strands_session.session_of(path) if format is None else None
+    if strands is not None:  # a Strands session's agent or message file
+        return globbing.escape(str(strands / strands_session.SESSION_FILE))
     sdk = _sdk_event_of(path) if format is None else None
     sdk = sdk or (_sdk_parent(path) if format == openhands_sdk.NAME else None)
     if sdk is not None:

@@ -39,6 +39,7 @@ from turnfold.formats import (
     read_source,
     which_format,
 )
+from turnfold.formats import _module as _format_module
 from turnfold.formats import tables as table_runs  # ``tables``: whether to build them
 from turnfold.formats.common import as_text
 from turnfold.formats.detection import AmbiguousFormat
@@ -305,8 +306,8 @@ def _examine(item: Item, tables: bool, visit: Visit | None) -> Summary:
                     found = _examine_instances(item, tables, visit)
                     if found is not None:
                         return found
-                if format == otlp.NAME and item.sample is None:
-                    return _examine_conversations(source, item, tables, visit)
+                if item.sample is None and hasattr(_format_module(format), "read_each"):
+                    return _examine_conversations(source, item, format, tables, visit)
                 if item.sample is None:
                     transcript = read_source(source, format)
             finally:
@@ -501,17 +502,18 @@ def _examine_instances(item: Item, tables: bool, visit: Visit | None) -> Summary
 
 
 def _examine_conversations(
-    source: Source, item: Item, tables: bool, visit: Visit | None
+    source: Source, item: Item, format: str, tables: bool, visit: Visit | None
 ) -> Summary:
-    """Every conversation of an OTLP file, each a row keyed ``path#<conversation id>`` (as an
-    eval log's samples are), the file read once; a file of one conversation is one row keyed
-    by its path, as ``load(path)`` reads it."""
+    """Every conversation of a file of several (an OTLP file's, a LlamaIndex chat store's: a
+    format with ``read_each``), each a row keyed ``path#<conversation id>`` (as an eval log's
+    samples are), the file read once; a file of one conversation is one row keyed by its path,
+    as ``load(path)`` reads it."""
     found = Summary("rows")
-    for conversation, transcript in otlp.read_each(source):
+    for conversation, transcript in _format_module(format).read_each(source):
         key = item.key if conversation is None else f"{item.key}#{conversation}"
-        each = Item(key=key, path=item.path, sample=conversation, format=otlp.NAME,
+        each = Item(key=key, path=item.path, sample=conversation, format=format,
                     size=item.size, mtime_ns=item.mtime_ns)  # fmt: skip
-        found.extend(_summarized(transcript, each, otlp.NAME, tables, visit))
+        found.extend(_summarized(transcript, each, format, tables, visit))
         if len(found.rows) >= PACK_ROWS:
             found.pack()
     return found

@@ -78,13 +78,19 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("smolagents", "turnfold.formats.frameworks.smolagents"),
     ("adk", "turnfold.formats.frameworks.adk"),
     ("autogen", "turnfold.formats.frameworks.autogen"),
+    ("autogen-state", "turnfold.formats.frameworks.autogen_state"),
     ("strands", "turnfold.formats.frameworks.strands"),
+    ("strands-session", "turnfold.formats.frameworks.strands_session"),
     ("llamaindex", "turnfold.formats.frameworks.llamaindex"),
+    ("llamaindex-chat-store", "turnfold.formats.frameworks.llamaindex_chat_store"),
     ("agent-framework", "turnfold.formats.frameworks.agent_framework"),
     ("dspy", "turnfold.formats.frameworks.dspy"),
     ("haystack", "turnfold.formats.frameworks.haystack"),
     ("agno", "turnfold.formats.frameworks.agno"),
     ("agno-db", "turnfold.formats.frameworks.agno_db"),
+    ("openai-agents-db", "turnfold.formats.frameworks.openai_agents_db"),
+    ("adk-db", "turnfold.formats.frameworks.adk_db"),
+    ("langgraph-checkpoints", "turnfold.formats.frameworks.langgraph_checkpoints"),
     ("cline", "turnfold.formats.agents.cline"),
     ("cline-messages", "turnfold.formats.agents.cline_messages"),
     ("aider", "turnfold.formats.agents.aider"),
@@ -315,12 +321,13 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
 #: every format's (a test keeps this list equal to the modules that have one).
 PATH_FORMATS: tuple[str, ...] = (
     "inspect", "aider", "openhands-sdk", "openhands", "opencode", "crush", "mlflow", "agno-db",
+    "langgraph-checkpoints", "openai-agents-db", "adk-db", "strands-session",
 )  # fmt: skip
 
 #: Of :data:`PATH_FORMATS`, those whose ``read_path`` reads a folder as one run (an OpenHands
 #: V1 conversation, a V0 session; OpenCode's ``storage/`` before 1.2, a session of it by
 #: ``sample=``); any other is never given a folder, which ``load()`` refuses as one.
-FOLDER_FORMATS: tuple[str, ...] = ("openhands-sdk", "openhands", "opencode")
+FOLDER_FORMATS: tuple[str, ...] = ("openhands-sdk", "openhands", "opencode", "strands-session")
 
 
 @cache

@@ -46,6 +46,20 @@ def tables(path: Path) -> set[str] | None:
         return None
 
 
+def quoted(name: str) -> str:
+    """A table's name quoted for SQL (a store's tables may have any name its user gives)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def table_columns(db: sqlite3.Connection) -> dict[str, set[str]]:
+    """Every table of the open database ``db`` with its columns' names: a store of no fixed
+    table names is told by its tables' columns."""
+    found: dict[str, set[str]] = {}
+    for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+        found[table] = {row[1] for row in db.execute(f"PRAGMA table_info({quoted(table)})")}
+    return found
+
+
 def columns(path: Path, table: str) -> set[str]:
     """The columns of ``table`` in the database at ``path`` (none when unreadable)."""
     try:

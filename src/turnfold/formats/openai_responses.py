@@ -1017,10 +1017,10 @@ def read(source: Source) -> Transcript:
     if found is not None:
         first_line = 1
         for line, item in enumerate(found.messages, start=1):
-            builder.feed_noted(source, item, line, _record_type(item), ignored=SILENT_ITEMS)
+            builder.feed_noted(source, item, line, item_record_type(item), ignored=SILENT_ITEMS)
         keep_wrapper_keys(transcript, found.rest)
     else:
-        first_line = builder.feed_records(source, _record_type, ignored=SILENT_ITEMS)
+        first_line = builder.feed_records(source, item_record_type, ignored=SILENT_ITEMS)
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no Responses API items")
     if builder.model and "model" not in transcript.metadata:
@@ -1028,7 +1028,7 @@ def read(source: Source) -> Transcript:
     return transcript
 
 
-def _record_type(record: Any) -> str:
+def item_record_type(record: Any) -> str:
     """An item by its ``type`` (an untyped ``{role, content}`` is a ``message``); a whole
     Response is ``response``, a request ``request``."""
     if is_response(record):

@@ -235,19 +235,25 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
         )
         from turnfold.formats.frameworks import (
             adk,
+            adk_db,
             agent_framework,
             agno,
             agno_db,
             autogen,
+            autogen_state,
             claude_agent_sdk,
             dspy,
             haystack,
             langchain,
+            langgraph_checkpoints,
             llamaindex,
+            llamaindex_chat_store,
             openai_agents,
+            openai_agents_db,
             pydantic_ai,
             smolagents,
             strands,
+            strands_session,
         )
         from turnfold.formats.harnesses import (
             atif,
@@ -264,13 +270,17 @@ if TYPE_CHECKING:  # mypy proves every registered module implements its protocol
             openhands_sdk, atif, claude_stream, codex_exec, gemini_stream, cursor_stream,
             cline_json, cline, cline_messages, aider, sharegpt, llama_factory, anthropic,
             openai_responses, openai_chat, opencode_json, copilot, continue_, kimi, kimi_cli,
+            autogen_state,
         ]  # fmt: skip
         resumable: list[ResumableFormat] = [claude_code, codex, gemini]
         sampled: list[SampledFormat] = [
             inspect_log, openhands, otlp, opencode, crush, mlflow, agno_db,
+            langgraph_checkpoints, openai_agents_db, adk_db, strands_session,
+            llamaindex_chat_store,
         ]  # fmt: skip
         paths: list[PathFormat] = [
             inspect_log, aider, openhands_sdk, openhands, opencode, crush, mlflow, agno_db,
+            langgraph_checkpoints, openai_agents_db, adk_db, strands_session,
         ]  # fmt: skip
         frameworks: list[FrameworkAdapter] = [
             openai_agents, langchain, pydantic_ai, claude_agent_sdk, smolagents, adk, autogen,

@@ -1,0 +1,332 @@
+"""Google ADK's SQLite session store: the database ``DatabaseSessionService`` writes on a
+SQLite URL (``DatabaseSessionService(db_url="sqlite+aiosqlite:///./sessions.db")``,
+``google/adk/sessions/database_session_service.py``) and ``SqliteSessionService`` writes
+(``sqlite_session_service.py``), any name the user picks, read only, never written here.
+
+The ADK's layout (``sessions/schemas/v1.py``): a ``sessions`` table (``app_name``,
+``user_id``, ``id``, ``state`` JSON, ``create_time``, ``update_time``) and an ``events`` table
+(``id``, ``app_name``, ``user_id``, ``session_id``, ``invocation_id``, ``timestamp``,
+``event_data``: the event's ``model_dump(mode="json")``), with ``app_states``,
+``user_states`` and ``adk_internal_metadata``. ADK 1.19–1.21 (``schemas/v0.py``, which later
+releases still write into a database of that layout) kept an event's fields in columns of
+their own (``author``, ``content``, ``usage_metadata``, ``error_code``…) and its ``actions``
+pickled: those columns are read as the event; the pickled ``actions`` is never unpickled (a
+file's pickle can run any code), so it is left out with a warning: the state changes, the
+transfers' own record and escalations it held are not shown (a transfer's call and response
+still are). The tables are told by their columns.
+
+A session's events, in the order ADK's ``get_session`` gives them (``timestamp``, then ``id``),
+make the session document :mod:`~turnfold.formats.frameworks.adk` reads (its id, app, user and
+state, its ``update_time``), by the same rules. An ``event_data`` that is no JSON object is a
+warning naming the event; the other events are read.
+
+``sample=`` names a session by its id (``<app>/<user>/<id>`` where one id is several
+sessions'); a database of one session needs none.
+Detection: the SQLite header, then a table with the ADK's event columns (:func:`detect_path`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from turnfold import codec
+from turnfold.formats import databases
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import as_text
+from turnfold.formats.detection import Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.frameworks import adk
+from turnfold.formats.source import Source
+from turnfold.model import Transcript
+
+NAME = "adk-db"
+#: A database holds many sessions: ``sample=`` names one.
+HAS_SAMPLES = True
+
+RECORDS = Records(
+    mapped={
+        **adk.RECORDS.mapped,
+        "session": "a row of the sessions table: its events (the events table's rows, by "
+        "timestamp) read as above; its id, app, user, state and update_time → metadata",
+    },
+    ignored={
+        **adk.RECORDS.ignored,
+        "actions (pickled)": "ADK 1.19–1.21's pickled event actions: never unpickled (a warning "
+        "says so)",
+    },
+)
+
+#: The columns that make a table the ADK's sessions table.
+_SESSION_COLUMNS = frozenset({"app_name", "user_id", "id", "state", "create_time",
+                              "update_time"})  # fmt: skip
+#: The columns every layout's events table has.
+_EVENT_COLUMNS = frozenset({"id", "app_name", "user_id", "session_id", "invocation_id",
+                            "timestamp"})  # fmt: skip
+#: The event fields the v0 layout keeps in columns of their own, JSON ones apart.
+_V0_FIELDS = ("author", "branch", "partial", "turn_complete", "error_code", "error_message",
+              "interrupted")  # fmt: skip
+_V0_JSON = ("content", "grounding_metadata", "custom_metadata", "usage_metadata",
+            "citation_metadata", "input_transcription", "output_transcription")  # fmt: skip
+_V0_BOOLEANS = frozenset({"partial", "turn_complete", "interrupted"})
+
+
+@dataclass(frozen=True)
+class _Store:
+    """The sessions table and the events table of one layout."""
+
+    sessions: str
+    events: str
+    #: The v1 layout (``event_data``); else v0's columns.
+    json: bool
+    #: The v0 columns the events table has.
+    columns: frozenset[str] = frozenset()
+
+
+def _stores(db: sqlite3.Connection) -> list[_Store]:
+    """The ADK's tables of ``db``: each events table with the sessions table it names."""
+    columns = databases.table_columns(db)
+    sessions = [t for t, c in columns.items() if c >= _SESSION_COLUMNS]
+    stores = []
+    for table, held in sorted(columns.items()):
+        v1, v0 = "event_data" in held, {"author", "content"} <= held
+        if not held >= _EVENT_COLUMNS or not (v1 or v0):
+            continue
+        named = [row[2] for row in db.execute(f"PRAGMA foreign_key_list({databases.quoted(table)})")
+                 if row[2] in sessions]  # fmt: skip
+        named = named or (["sessions"] if "sessions" in sessions else sessions[:1])
+        if named:
+            kept = frozenset(
+                held & {*_V0_FIELDS, *_V0_JSON, "actions", "long_running_tool_ids_json"}
+            )
+            stores.append(_Store(named[0], table, v1, kept))
+    return stores
+
+
+def _layout(path: Path) -> list[_Store] | None:
+    try:
+        if not path.is_file() or not databases.is_database(path):
+            return None
+        with contextlib.closing(databases.connect(path)) as db:
+            return _stores(db)
+    except (OSError, sqlite3.Error):
+        return None
+
+
+# --- detection --------------------------------------------------------------------------------
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """The ADK's session database: a SQLite file with its sessions and events tables."""
+    return Evidence(share=1.0, marks=1) if _layout(path) else None
+
+
+def detect(source: Source) -> Evidence:
+    """JSON records are never this format's: its sessions are a database (:func:`detect_path`);
+    a session saved as JSON is :mod:`~turnfold.formats.frameworks.adk`'s."""
+    return Evidence.none("no ADK session database (SQLite, read from its file)")
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def _epoch(value: Any) -> float | None:
+    """A time column as epoch seconds: ``SqliteSessionService``'s are already; SQLAlchemy's
+    ``DateTime`` writes ``YYYY-MM-DD HH:MM:SS.ffffff`` of the UTC time the ADK gave it."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    text = as_text(value)
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
+def _json(value: Any) -> Any:
+    return codec.loads(value) if isinstance(value, (str, bytes)) else value
+
+
+@dataclass(frozen=True)
+class _Key:
+    app_name: str
+    user_id: str
+    id: str
+
+
+class _Database:
+    """The sessions of the ADK's database, read on demand."""
+
+    def __init__(self, db: sqlite3.Connection, source: Source) -> None:
+        db.row_factory = sqlite3.Row
+        self.db = db
+        self.source = source
+        self.stores = _stores(db)
+
+    def keyed(self) -> list[tuple[str, str, _Store, _Key]]:
+        """Every session (sample, title, store, key), oldest first; the sample is its id,
+        ``<app>/<user>/<id>`` when one id is several sessions'."""
+        rows = []
+        for store in self.stores:
+            for row in self.db.execute(
+                "SELECT app_name, user_id, id FROM "
+                f"{databases.quoted(store.sessions)} ORDER BY create_time, rowid"
+            ):
+                rows.append((store, _Key(*(str(v) for v in row))))
+        ids = [key.id for _, key in rows]
+        found = []
+        for store, key in rows:
+            sample = key.id if ids.count(key.id) == 1 else f"{key.app_name}/{key.user_id}/{key.id}"
+            found.append((sample, f"{key.app_name}, user {key.user_id}", store, key))
+        return found
+
+    def session(self, store: _Store, key: _Key) -> dict[str, Any]:
+        """The session document ``adk.read`` reads: as the ADK's ``Session.model_dump``."""
+        row = self.db.execute(
+            f"SELECT * FROM {databases.quoted(store.sessions)} "
+            "WHERE app_name = ? AND user_id = ? AND id = ?",
+            (key.app_name, key.user_id, key.id),
+        ).fetchone()
+        document: dict[str, Any] = {"id": key.id, "app_name": key.app_name,
+                                    "user_id": key.user_id}  # fmt: skip
+        try:
+            state = _json(row["state"])
+        except (ValueError, UnicodeDecodeError) as exc:
+            self.source.warn(f"session {key.id}: its state is no JSON ({exc})")
+            state = None
+        if isinstance(state, dict):
+            document["state"] = state
+        updated = _epoch(row["update_time"])
+        if updated is not None:
+            document["last_update_time"] = updated
+        document["events"] = self._events(store, key)
+        return document
+
+    def _events(self, store: _Store, key: _Key) -> list[Any]:
+        """The session's events in ``get_session``'s order; an unreadable one a
+        :class:`MalformedLine` naming it."""
+        events: list[Any] = []
+        pickled = 0
+        for row in self.db.execute(
+            f"SELECT * FROM {databases.quoted(store.events)} "
+            "WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY timestamp, id",
+            (key.app_name, key.user_id, key.id),
+        ):
+            try:
+                event = self._event(store, row)
+            except (ValueError, UnicodeDecodeError) as exc:
+                events.append(MalformedLine(f"event {row['id']}: no JSON ({exc})",
+                                            record_type="event row"))  # fmt: skip
+                continue
+            if event is None:
+                events.append(MalformedLine(f"event {row['id']}: its event_data is no JSON "
+                                            "object", record_type="event row"))  # fmt: skip
+                continue
+            if not store.json and "actions" in store.columns and row["actions"] is not None:
+                pickled += 1
+            events.append(event)
+        if pickled:
+            self.source.warn(
+                f"session {key.id}: the actions of its {pickled} events are pickled (the layout "
+                "of ADK 1.19–1.21) and never unpickled here: their state changes, transfers' "
+                "records and escalations are not shown"
+            )
+            self.source.note("actions (pickled)", "ignored")
+        return events
+
+    def _event(self, store: _Store, row: sqlite3.Row) -> dict[str, Any] | None:
+        """One event as ``StorageEvent.to_event`` rebuilds it (the pickled actions left out)."""
+        if store.json:
+            data = _json(row["event_data"]) if row["event_data"] is not None else {}
+            if not isinstance(data, dict):
+                return None
+            event = dict(data)
+        else:
+            event = {f: row[f] for f in _V0_FIELDS if f in store.columns and row[f] is not None}
+            for field in _V0_BOOLEANS & event.keys():
+                event[field] = bool(event[field])
+            for field in _V0_JSON:
+                if field in store.columns and row[field] is not None:
+                    event[field] = _json(row[field])
+            if "long_running_tool_ids_json" in store.columns and row["long_running_tool_ids_json"]:
+                event["long_running_tool_ids"] = _json(row["long_running_tool_ids_json"])
+        event["id"] = row["id"]
+        event["invocation_id"] = row["invocation_id"]
+        if event.get("timestamp") is None:
+            event["timestamp"] = _epoch(row["timestamp"])
+        return event
+
+
+def _chosen(store: _Database, path: Path, sample: Any) -> tuple[_Store, _Key]:
+    """The session ``sample`` names; with none, the database's only session."""
+    keyed = store.keyed()
+    if sample is None:
+        if len(keyed) != 1:
+            listed = ", ".join(f"{s} ({t})" for s, t, _, _ in keyed[:20])
+            raise ValueError(
+                f"{path} holds {len(keyed)} ADK sessions: pick one with sample=<session id>"
+                + (f" ({listed})" if listed else "")
+            )
+        return keyed[0][2], keyed[0][3]
+    named = [(s, k) for found, _, s, k in keyed if str(sample) in (found, k.id)]
+    if len(named) == 1:
+        return named[0]
+    if named:
+        listed = ", ".join(f"{k.app_name}/{k.user_id}/{k.id}" for _, k in named)
+        raise ValueError(f"{path} holds {len(named)} ADK sessions {sample!r}: pick one with "
+                         f"sample=<app>/<user>/<id> ({listed})")  # fmt: skip
+    raise ValueError(f"{path} holds no ADK session {sample!r}")
+
+
+def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """The session ``sample`` names of the ADK's database at ``path``; with none, its only
+    session."""
+    if epoch is not None:
+        raise ValueError(f"{path} is an ADK session database: its sessions have no epochs")
+    try:
+        if not databases.is_database(path):
+            raise TranscriptFormatError(str(path), [NAME], None, "not a SQLite database")
+        db = databases.connect(path)
+    except (OSError, sqlite3.Error) as exc:
+        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    warnings = Source(str(path), iter(()), path=path)
+    with contextlib.closing(db):
+        try:
+            store = _Database(db, warnings)
+            if not store.stores:
+                raise TranscriptFormatError(str(path), [NAME], None, "no ADK events table")
+            session = store.session(*_chosen(store, path, sample))
+        except sqlite3.Error as exc:
+            raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    # The session document read by the ADK reader's own rules, its accounting and warnings
+    # this load's: the database's warnings first.
+    source = Source(str(path), iter(()), path=path, document=session,
+                    warnings=warnings.warnings, accounting=warnings.accounting)  # fmt: skip
+    transcript = adk.read(source)
+    transcript.metadata["source_format"] = NAME
+    return source.hand_over(transcript)
+
+
+def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """The database at ``source.path`` (``load(path, format="adk-db")`` of an open file)."""
+    if source.path is not None and source.path.is_file():
+        return read_path(source.path, sample=sample, epoch=epoch)
+    raise TranscriptFormatError(
+        source.name, [NAME], None, "the ADK's session store is a SQLite database: pass its path"
+    )
+
+
+def sessions(path: Path) -> Iterator[tuple[str, str]]:
+    """The sessions (sample, title) of the ADK's database at ``path``, oldest first."""
+    with contextlib.closing(databases.connect(path)) as db:
+        for sample, title, _, _ in _Database(db, Source(str(path), iter(()))).keyed():
+            yield sample, title

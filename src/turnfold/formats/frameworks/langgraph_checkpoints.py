@@ -1,0 +1,437 @@
+"""LangGraph's SQLite checkpointer database (``langgraph-checkpoint-sqlite`` 3.x ``SqliteSaver``
+/ ``AsyncSqliteSaver``): the file a graph compiled with ``checkpointer=`` keeps its threads in
+(``SqliteSaver.from_conn_string("checkpoints.sqlite")``, any name the user picks), read only,
+never written here.
+
+The saver's layout (``langgraph/checkpoint/sqlite/__init__.py``, ``setup``): a ``checkpoints``
+table (``thread_id``, ``checkpoint_ns``, ``checkpoint_id``, ``parent_checkpoint_id``, ``type``,
+``checkpoint``, ``metadata``), a row per step of a thread, and a ``writes`` table (the writes
+of the tasks run from a checkpoint: ``task_id``, ``idx``, ``channel``, ``type``, ``value``).
+Checkpoint ids are time-ordered (UUID v6), so a thread's newest checkpoint is its greatest id,
+as ``SqliteSaver.get_tuple`` takes it. The tables are told by their columns.
+
+A checkpoint is serialised by LangGraph's ``JsonPlusSerializer``: ``type`` ``msgpack`` (its
+objects as msgpack extension types that name a Python constructor: module, class and its
+arguments) or, from before the msgpack migration, ``json`` (LangChain's ``dumpd``
+constructors, ``lc: 2`` constructors of other classes). A file is untrusted content, and
+LangGraph's own decoder imports the modules a file names and calls their constructors: it is
+never used here (nor pickle). :func:`decoded` reads the msgpack with msgspec and turns each
+extension into plain data: a LangChain message into the ``dumpd`` form its module, class and
+fields give (``{"lc": 1, "type": "constructor", "id": [..., class], "kwargs": fields}``),
+anything else into its arguments, as LangGraph's ``_msgpack_ext_hook_to_json`` reads them. A
+``pickle`` payload (``JsonPlusSerializer(pickle_fallback=True)``) is refused with a warning.
+
+A thread is its newest checkpoint of the root namespace (``checkpoint_ns == ""``): its
+``messages`` channel (the whole conversation) is read by
+:mod:`~turnfold.formats.frameworks.langchain`'s rules, as ``graph.get_state(config)
+.values["messages"]`` would be; the interrupts written at that checkpoint (the ``writes``
+table's ``__interrupt__`` channel: ``interrupt()`` waiting on a human) are that reader's graph
+result's ``__interrupt__``, a :class:`~turnfold.model.PendingAction` each; a task's error
+(``__error__``) a warning. A checkpoint that cannot be read (damaged, a pickle, an unknown
+``type``) is a warning naming it, and the thread is read from its newest readable one.
+Subgraphs' checkpoints (other namespaces: an agent invoked inside a tool) are counted, not
+nested: the parent's messages do not say which call ran them.
+
+``sample=`` names a thread by its id; a database of one thread needs none.
+Detection: the SQLite header, then a table with the saver's checkpoint columns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from turnfold import codec
+from turnfold.formats import databases
+from turnfold.formats.catalog import Records
+from turnfold.formats.detection import Evidence
+from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.frameworks import langchain
+from turnfold.formats.source import Source, from_json_value
+from turnfold.model import Transcript
+
+NAME = "langgraph-checkpoints"
+#: A database holds many threads: ``sample=`` names one by its id.
+HAS_SAMPLES = True
+
+RECORDS = Records(
+    mapped={
+        **langchain.RECORDS.mapped,
+        "checkpoint": "the thread's newest readable checkpoint of the root namespace: its "
+        "messages channel read as a graph result's messages; its thread id, step, source, "
+        "agent name and time → metadata",
+        "__error__": "a pending write of a task that failed: a warning with its error",
+    },
+    ignored={
+        **langchain.RECORDS.ignored,
+        "earlier checkpoint": "the thread's earlier states, whose messages the newest holds",
+        "subgraph checkpoint": "a checkpoint of another namespace (a subgraph, an agent "
+        "invoked inside a tool): not nested, the parent's messages do not say which call ran it",
+        "pending write": "a write of the newest checkpoint's tasks other than an interrupt or "
+        "an error (a step left unfinished: the state does not hold it yet)",
+    },
+)
+
+#: The columns that make a table the saver's checkpoints table (``SqliteSaver.setup``).
+_CHECKPOINT_COLUMNS = frozenset(
+    {"thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint",
+     "metadata"}
+)  # fmt: skip
+#: The columns that make a table the saver's writes table.
+_WRITE_COLUMNS = frozenset({"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx",
+                            "channel", "type", "value"})  # fmt: skip
+#: The saver's own names, preferred when a file holds several tables of those columns.
+_DEFAULTS = ("checkpoints", "writes")
+
+# ``langgraph.checkpoint.serde.jsonplus``'s msgpack extension codes.
+_SINGLE_ARG, _POS_ARGS, _KW_ARGS, _METHOD = 0, 1, 2, 3
+_PYDANTIC_V1, _PYDANTIC_V2, _NUMPY, _DELTA = 4, 5, 6, 7
+#: The module of LangChain's message classes, whose constructors become ``dumpd`` records.
+_MESSAGES_MODULE = "langchain_core.messages"
+
+
+class DamagedCheckpoint(ValueError):
+    """A checkpoint's blob that cannot be read: its reason."""
+
+
+# --- decoding, never importing --------------------------------------------------------------
+
+
+def _ext(code: int, data: memoryview) -> Any:
+    """A msgpack extension of ``JsonPlusSerializer`` as plain data: never imported, never
+    called (the module and class it names are only text)."""
+    inner = _DECODER.decode(data)
+    if code == _DELTA:
+        return inner  # a DeltaChannel's snapshot: the channel's whole value
+    if code == _NUMPY:
+        return {"(array)": inner[1] if isinstance(inner, list) and len(inner) > 1 else None}
+    if not (isinstance(inner, list) and len(inner) >= 3 and isinstance(inner[0], str)
+            and isinstance(inner[1], str)):  # fmt: skip
+        raise DamagedCheckpoint(f"an extension of type {code} is not (module, class, data)")
+    module, name, payload = inner[0], inner[1], inner[2]
+    if code in (_PYDANTIC_V1, _PYDANTIC_V2) and isinstance(payload, dict):
+        if module == _MESSAGES_MODULE or module.startswith(_MESSAGES_MODULE + "."):
+            return {"lc": 1, "type": "constructor", "id": [*module.split("."), name],
+                    "kwargs": payload}  # fmt: skip
+        return payload
+    if code == _SINGLE_ARG and (module, name) == ("uuid", "UUID") and isinstance(payload, str):
+        return f"{payload[:8]}-{payload[8:12]}-{payload[12:16]}-{payload[16:20]}-{payload[20:]}"
+    if code in (_SINGLE_ARG, _POS_ARGS, _KW_ARGS, _METHOD):
+        return payload
+    raise DamagedCheckpoint(f"an extension of unknown type {code} ({module}.{name})")
+
+
+_DECODER = msgspec.msgpack.Decoder(ext_hook=_ext)
+
+
+def _lc2(value: Any) -> Any:
+    """A ``json`` checkpoint's value with its ``lc: 2`` constructors (``JsonPlusSerializer``'s
+    own, of other classes than LangChain's) as their arguments; ``lc: 1`` ones (``dumpd``) are
+    what the LangChain reader reads."""
+    if isinstance(value, list):
+        return [_lc2(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if value.get("lc") == 2 and value.get("type") == "constructor":
+        kwargs, args = value.get("kwargs"), value.get("args")
+        return _lc2(kwargs if kwargs else args)
+    return {k: _lc2(v) for k, v in value.items()}
+
+
+def decoded(kind: Any, blob: Any) -> Any:
+    """A value the serializer wrote as ``(kind, blob)``, as plain data.
+
+    Raises :class:`DamagedCheckpoint` when it cannot be read: a pickle (never unpickled), an
+    unknown type, a blob that is no msgpack or JSON."""
+    if kind == "null":
+        return None
+    if kind in ("bytes", "bytearray"):
+        return bytes(blob)
+    if kind == "pickle":
+        raise DamagedCheckpoint("a pickle, which turnfold never unpickles (it can run code)")
+    if not isinstance(blob, (bytes, str)):
+        raise DamagedCheckpoint(f"its blob is {type(blob).__name__}, not bytes")
+    try:
+        if kind == "msgpack":
+            return _DECODER.decode(blob.encode() if isinstance(blob, str) else blob)
+        if kind == "json":
+            return _lc2(codec.loads(blob))
+    except DamagedCheckpoint:
+        raise
+    except (msgspec.DecodeError, ValueError, TypeError, UnicodeDecodeError, RecursionError) as exc:
+        raise DamagedCheckpoint(f"its {kind} blob is damaged ({exc})") from None
+    raise DamagedCheckpoint(f"of an unknown serialisation type {kind!r}")
+
+
+# --- the tables -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Store:
+    """The saver's checkpoints table, and its writes table (None: there is none)."""
+
+    checkpoints: str
+    writes: str | None
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _store(db: sqlite3.Connection) -> _Store | None:
+    """The saver's tables of ``db``, told by their columns; None when it has none."""
+    columns: dict[str, set[str]] = {}
+    for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+        columns[table] = {row[1] for row in db.execute(f"PRAGMA table_info({_quoted(table)})")}
+
+    def pick(wanted: frozenset[str], default: str) -> str | None:
+        found = sorted((t for t, c in columns.items() if c >= wanted),
+                       key=lambda t: (t != default, t))  # fmt: skip
+        return found[0] if found else None
+
+    checkpoints = pick(_CHECKPOINT_COLUMNS, _DEFAULTS[0])
+    return _Store(checkpoints, pick(_WRITE_COLUMNS, _DEFAULTS[1])) if checkpoints else None
+
+
+def _layout(path: Path) -> _Store | None:
+    try:
+        if not path.is_file() or not databases.is_database(path):
+            return None
+        with contextlib.closing(databases.connect(path)) as db:
+            return _store(db)
+    except (OSError, sqlite3.Error):
+        return None
+
+
+# --- detection --------------------------------------------------------------------------------
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """LangGraph's checkpointer database: a SQLite file with a table of the saver's checkpoint
+    columns."""
+    return Evidence(share=1.0, marks=1) if _layout(path) else None
+
+
+def detect(source: Source) -> Evidence:
+    """JSON records are never this format's: its threads are a database (:func:`detect_path`);
+    a thread's messages saved as JSON are :mod:`~turnfold.formats.frameworks.langchain`'s."""
+    return Evidence.none("no LangGraph checkpointer database (SQLite, read from its file)")
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def _metadata(raw: Any) -> dict[str, Any]:
+    """A checkpoint's ``metadata`` column (the saver writes it as JSON); unreadable, empty."""
+    with contextlib.suppress(ValueError, TypeError):
+        value = codec.loads(raw) if isinstance(raw, (bytes, str)) else None
+        if isinstance(value, dict):
+            return value
+    return {}
+
+
+class _Database:
+    """The threads of a checkpointer database, read on demand."""
+
+    def __init__(self, db: sqlite3.Connection, store: _Store, source: Source) -> None:
+        self.db, self.store, self.source = db, store, source
+        self.table = _quoted(store.checkpoints)
+
+    def threads(self) -> list[tuple[str, str]]:
+        """Every thread (id, title: its agent's name), oldest first (checkpoint ids are
+        time-ordered)."""
+        found = []
+        for thread, metadata in self.db.execute(
+            f"SELECT thread_id, metadata FROM {self.table} WHERE checkpoint_ns = '' "
+            f"AND checkpoint_id IN (SELECT MAX(checkpoint_id) FROM {self.table} "
+            "WHERE checkpoint_ns = '' GROUP BY thread_id) "
+            f"ORDER BY (SELECT MIN(checkpoint_id) FROM {self.table} AS t "
+            f"WHERE t.thread_id = {self.table}.thread_id)"
+        ):
+            agent = _metadata(metadata).get("lc_agent_name")
+            found.append((str(thread), f"thread {agent}" if isinstance(agent, str) else "thread"))
+        return found
+
+    def read(self, thread: str, transcript: Transcript) -> dict[str, Any] | None:
+        """The graph result of ``thread`` (``{"messages", "__interrupt__"}``) from its newest
+        readable checkpoint, its metadata put in ``transcript``; None: no such thread."""
+        rows = self.db.execute(
+            f"SELECT checkpoint_id, type, checkpoint, metadata FROM {self.table} "
+            "WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC",
+            (thread,),
+        )
+        state: dict[str, Any] | None = None
+        newest = True
+        seen = unread = 0
+        first: DamagedCheckpoint | None = None
+        for checkpoint_id, kind, blob, metadata in rows:
+            seen += 1
+            if state is not None:
+                continue  # counted: an earlier state
+            try:
+                checkpoint = decoded(kind, blob)
+                values = checkpoint.get("channel_values") if isinstance(checkpoint, dict) else None
+                if not isinstance(values, dict):
+                    raise DamagedCheckpoint("it holds no channel_values")
+            except DamagedCheckpoint as exc:
+                self.source.warn(f"thread {thread}: checkpoint {checkpoint_id} is not read: "
+                                 f"{exc}", record_type="checkpoint")  # fmt: skip
+                newest, unread, first = False, unread + 1, first or exc
+                continue
+            state = self._state(thread, checkpoint_id, values, newest)
+            self._describe(transcript, thread, checkpoint_id, checkpoint, _metadata(metadata))
+            self.source.mapped("checkpoint")
+        if seen == 0:
+            return None
+        if state is None:
+            raise TranscriptFormatError(self.source.name, [NAME], None,
+                                        f"thread {thread}: none of its {seen} checkpoints "
+                                        f"can be read (the newest: {first})")  # fmt: skip
+        earlier = seen - 1 - unread
+        if earlier > 0:
+            self.source.accounting.note("earlier checkpoint", "ignored", earlier)
+        (subgraphs,) = self.db.execute(
+            f"SELECT COUNT(*) FROM {self.table} WHERE thread_id = ? AND checkpoint_ns != ''",
+            (thread,),
+        ).fetchone()
+        if subgraphs:
+            self.source.accounting.note("subgraph checkpoint", "ignored", subgraphs)
+        return state
+
+    def _state(
+        self, thread: str, checkpoint_id: str, values: dict[str, Any], newest: bool
+    ) -> dict[str, Any]:
+        messages = values.get("messages")
+        if messages is None:
+            raise TranscriptFormatError(self.source.name, [NAME], None,
+                                        f"thread {thread}: checkpoint {checkpoint_id} holds no "
+                                        "messages channel")  # fmt: skip
+        state: dict[str, Any] = {"messages": messages}
+        if "structured_response" in values:
+            state["structured_response"] = values["structured_response"]
+        if newest and self.store.writes is not None:
+            interrupts = self._pending(thread, checkpoint_id)
+            if interrupts:
+                state["__interrupt__"] = interrupts
+        return state
+
+    def _pending(self, thread: str, checkpoint_id: str) -> list[Any]:
+        """The writes of the tasks run from the newest checkpoint: its interrupts (returned),
+        its tasks' errors (warnings); the others counted."""
+        assert self.store.writes is not None
+        interrupts: list[Any] = []
+        for task, channel, kind, blob in self.db.execute(
+            f"SELECT task_id, channel, type, value FROM {_quoted(self.store.writes)} "
+            "WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ? "
+            "ORDER BY task_id, idx",
+            (thread, checkpoint_id),
+        ):
+            if channel not in ("__interrupt__", "__error__"):
+                self.source.ignored("pending write")
+                continue
+            try:
+                value = decoded(kind, blob)
+            except DamagedCheckpoint as exc:
+                self.source.warn(f"thread {thread}: task {task}'s {channel} write is not read: "
+                                 f"{exc}", record_type=channel)  # fmt: skip
+                continue
+            if channel == "__error__":
+                self.source.warn(f"thread {thread}: task {task} failed: {value}",
+                                 record_type="__error__")  # fmt: skip
+            else:
+                interrupts += value if isinstance(value, list) else [value]
+        return interrupts
+
+    @staticmethod
+    def _describe(
+        transcript: Transcript,
+        thread: str,
+        checkpoint_id: str,
+        checkpoint: Mapping[str, Any],
+        metadata: Mapping[str, Any],
+    ) -> None:
+        said = transcript.metadata
+        said["session_id"] = thread
+        said["checkpoint_id"] = checkpoint_id
+        for key, name in (("step", "step"), ("source", "checkpoint_source"),
+                          ("lc_agent_name", "agent")):  # fmt: skip
+            if isinstance(metadata.get(key), (str, int)):
+                said[name] = metadata[key]
+        if isinstance(checkpoint.get("ts"), str):
+            said["updated_at"] = checkpoint["ts"]
+
+
+def _opened(path: Path) -> tuple[sqlite3.Connection, _Store]:
+    try:
+        if not databases.is_database(path):
+            raise TranscriptFormatError(str(path), [NAME], None, "not a SQLite database")
+        db = databases.connect(path)
+    except (OSError, sqlite3.Error) as exc:
+        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    try:
+        store = _store(db)
+    except sqlite3.Error as exc:
+        db.close()
+        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    if store is None:
+        db.close()
+        raise TranscriptFormatError(str(path), [NAME], None, "no LangGraph checkpoints table")
+    return db, store
+
+
+def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """The thread ``sample`` names (by its id) of the checkpointer database at ``path``; with
+    none, its only thread."""
+    if epoch is not None:
+        raise ValueError(f"{path} is a LangGraph checkpointer database: its threads have no epochs")
+    source = Source(str(path), iter(()), path=path)
+    transcript = Transcript(metadata={})
+    db, store = _opened(path)
+    with contextlib.closing(db):
+        try:
+            database = _Database(db, store, source)
+            if sample is None:
+                threads = database.threads()
+                if len(threads) != 1:
+                    listed = ", ".join(t for t, _ in threads[:20])
+                    raise ValueError(
+                        f"{path} holds {len(threads)} LangGraph threads: pick one with "
+                        "sample=<thread id>" + (f" ({listed})" if listed else "")
+                    )
+                sample = threads[0][0]
+            state = database.read(str(sample), transcript)
+        except sqlite3.Error as exc:
+            raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    if state is None:
+        raise ValueError(f"{path} holds no LangGraph thread {sample!r}")
+    # The messages as a graph result, read by the LangChain reader's rules, its warnings and
+    # accounting those of this load.
+    result = from_json_value(state, str(path))
+    result.warnings, result.accounting = source.warnings, source.accounting
+    read = langchain.read(result)
+    read.metadata.update(transcript.metadata)
+    read.metadata["source_format"] = NAME
+    return source.hand_over(read)
+
+
+def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """The database at ``source.path`` (``load(path, format="langgraph-checkpoints")`` of an
+    open file)."""
+    if source.path is not None and source.path.is_file():
+        return read_path(source.path, sample=sample, epoch=epoch)
+    raise TranscriptFormatError(
+        source.name, [NAME], None, "LangGraph's checkpointer is a SQLite database: pass its path"
+    )
+
+
+def sessions(path: Path) -> Iterator[tuple[str, str]]:
+    """The threads (id, title) of the checkpointer database at ``path``, oldest first."""
+    db, store = _opened(path)
+    with contextlib.closing(db):
+        yield from _Database(db, store, Source(str(path), iter(()))).threads()

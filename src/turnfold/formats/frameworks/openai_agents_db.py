@@ -1,0 +1,282 @@
+"""The OpenAI Agents SDK's SQLite session store (``SQLiteSession("user_123",
+"conversations.db")``, ``agents/memory/sqlite_session.py``; the ``SQLAlchemySession``
+extension on a SQLite URL writes the same tables): the database file a notebook keeps its
+agents' conversations in, any name the user picks, read only, never written here.
+
+The SDK's layout: a sessions table (by default ``agent_sessions``: ``session_id``,
+``created_at``, ``updated_at``) and a messages table (by default ``agent_messages``: ``id``
+autoincrement, ``session_id`` a foreign key to the sessions table, ``message_data``: one input
+item of the session as JSON, ``created_at``). Both may have other names
+(``SQLiteSession(sessions_table=..., messages_table=...)``): they are told by their columns,
+a messages table paired with the sessions table its foreign key names.
+
+A session's items, in ``id`` order (``get_items()``'s), are the Responses items
+``RunResult.to_input_list()`` gives, read by
+:class:`~turnfold.formats.frameworks.openai_agents.AgentsBuilder` (the Responses rules, and the
+SDK's default tool-error text makes a call ``error``). The items name no agent, hold no
+handoff item and no usage (the SDK keeps neither in a session): a handoff is its
+``transfer_to_<agent>`` call, and no usage is shown (L-3). A ``message_data`` that is no JSON
+object is a warning naming its row; the session's other items are read (the SDK's own
+``get_items`` skips such a row without a word).
+
+``sample=`` names a session by its id; a database of one session needs none.
+Detection: the SQLite header, then a table with the SDK's messages columns (:func:`detect_path`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from turnfold import codec
+from turnfold.formats import databases
+from turnfold.formats.catalog import Records
+from turnfold.formats.common import as_text, checked_timestamp
+from turnfold.formats.detection import Evidence
+from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.frameworks import openai_agents
+from turnfold.formats.openai_responses import RECORDS as RESPONSES_RECORDS
+from turnfold.formats.openai_responses import SILENT_ITEMS
+from turnfold.formats.openai_responses import item_record_type as item_type
+from turnfold.formats.source import Source
+from turnfold.model import Transcript
+
+NAME = "openai-agents-db"
+#: A database holds many sessions: ``sample=`` names one by its id.
+HAS_SAMPLES = True
+
+RECORDS = Records(
+    mapped={
+        **RESPONSES_RECORDS.mapped,
+        "function_call_output": "settles the call with its call_id: the SDK's default "
+        "tool-error text (a tool that raised) → error, any other output unknown",
+        "session": "a row of the sessions table: its items (the messages table's rows, in id "
+        'order) read as above; its id → metadata["session_id"], its times → created_at, '
+        "updated_at",
+    },
+    ignored=RESPONSES_RECORDS.ignored,
+)
+
+#: The columns that make a table the SDK's messages table (``_create_schema_for_connection``).
+_MESSAGE_COLUMNS = frozenset({"id", "session_id", "message_data"})
+#: The columns that make a table the SDK's sessions table.
+_SESSION_COLUMNS = frozenset({"session_id", "created_at", "updated_at"})
+#: The SDK's default names, which pair the two tables when no foreign key does.
+_DEFAULTS = ("agent_sessions", "agent_messages")
+
+
+@dataclass(frozen=True)
+class _Store:
+    """One messages table, and the sessions table it belongs to (None: none found, the
+    sessions then known by their messages alone)."""
+
+    messages: str
+    sessions: str | None
+
+
+def _stores(db: sqlite3.Connection) -> list[_Store]:
+    """The SDK's messages tables of ``db`` (the default one first), each with its sessions
+    table."""
+    columns = databases.table_columns(db)
+    messages = sorted((t for t, c in columns.items() if c >= _MESSAGE_COLUMNS),
+                      key=lambda t: (t != _DEFAULTS[1], t))  # fmt: skip
+    sessions = [t for t, c in columns.items() if c >= _SESSION_COLUMNS and t not in messages]
+    stores = []
+    for table in messages:
+        named = [row[2] for row in db.execute(f"PRAGMA foreign_key_list({databases.quoted(table)})")
+                 if row[3] == "session_id" and row[2] in sessions]  # fmt: skip
+        if not named and table == _DEFAULTS[1] and _DEFAULTS[0] in sessions:
+            named = [_DEFAULTS[0]]
+        elif not named and len(messages) == len(sessions) == 1:
+            named = sessions
+        stores.append(_Store(table, named[0] if named else None))
+    return stores
+
+
+def _layout(path: Path) -> list[_Store] | None:
+    """The stores of the SQLite file at ``path``, read by its header first; None when it is
+    no readable SQLite file."""
+    try:
+        if not path.is_file() or not databases.is_database(path):
+            return None
+        with contextlib.closing(databases.connect(path)) as db:
+            return _stores(db)
+    except (OSError, sqlite3.Error):
+        return None
+
+
+# --- detection --------------------------------------------------------------------------------
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """The SDK's session database: a SQLite file with a table of its messages columns."""
+    return Evidence(share=1.0, marks=1) if _layout(path) else None
+
+
+def detect(source: Source) -> Evidence:
+    """JSON records are never this format's: its sessions are a database (:func:`detect_path`);
+    a session's items saved as JSON are ``openai-responses``'."""
+    return Evidence.none("no Agents SDK session database (SQLite, read from its file)")
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def _iso(value: Any) -> str | None:
+    """A ``CURRENT_TIMESTAMP`` (SQLite's UTC ``YYYY-MM-DD HH:MM:SS``) as ISO 8601."""
+    text = as_text(value)
+    return checked_timestamp(text.replace(" ", "T") + "Z") if text else None
+
+
+class _Database:
+    """The sessions of the SDK's database, read on demand."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.stores = _stores(db)
+
+    def roots(self) -> list[tuple[str, str]]:
+        """Every session (id, title), oldest first: each sessions table's rows, then the
+        sessions its messages name that the table lacks. The title is the session's first
+        prompt."""
+        found: dict[str, str] = {}
+        for store in self.stores:
+            ids: list[str] = []
+            if store.sessions is not None:
+                ids += [str(i) for (i,) in self.db.execute(
+                    f"SELECT session_id FROM {databases.quoted(store.sessions)} "
+                    "ORDER BY created_at, rowid")]  # fmt: skip
+            ids += [str(i) for (i,) in self.db.execute(
+                f"SELECT session_id FROM {databases.quoted(store.messages)} "
+                "GROUP BY session_id ORDER BY MIN(id)")]  # fmt: skip
+            for session_id in ids:
+                if session_id not in found:
+                    found[session_id] = self._title(store, session_id)
+        return list(found.items())
+
+    def _title(self, store: _Store, session_id: str) -> str:
+        row = self.db.execute(
+            f"SELECT message_data FROM {databases.quoted(store.messages)} WHERE session_id = ? "
+            "ORDER BY id LIMIT 1",
+            (session_id,),
+        ).fetchone()
+        with contextlib.suppress(ValueError, TypeError, UnicodeDecodeError):
+            item = codec.loads(row[0]) if row is not None else None
+            if isinstance(item, dict) and item.get("role") == "user":
+                text = as_text(item.get("content"))
+                if text:
+                    return text if len(text) <= 60 else text[:59] + "…"
+        return "session"
+
+    def find(self, session_id: str) -> tuple[_Store, dict[str, Any]] | None:
+        """The store holding the session, and its row's times (empty without a row)."""
+        for store in self.stores:
+            times: dict[str, Any] = {}
+            if store.sessions is not None:
+                row = self.db.execute(
+                    f"SELECT created_at, updated_at FROM {databases.quoted(store.sessions)} "
+                    "WHERE session_id = ?",
+                    (session_id,),
+                ).fetchone()
+                if row is not None:
+                    times = {"created_at": _iso(row[0]), "updated_at": _iso(row[1])}
+            held = self.db.execute(
+                f"SELECT 1 FROM {databases.quoted(store.messages)} WHERE session_id = ? LIMIT 1",
+                (session_id,),
+            ).fetchone()
+            if times or held is not None:
+                return store, times
+        return None
+
+    def items(self, store: _Store, session_id: str) -> list[tuple[int, Any]]:
+        """The session's items as ``(row id, item)``, in id order; a row whose
+        ``message_data`` is no JSON object is a :class:`MalformedLine` naming it."""
+        found: list[tuple[int, Any]] = []
+        for row_id, data in self.db.execute(
+            f"SELECT id, message_data FROM {databases.quoted(store.messages)} "
+            "WHERE session_id = ? ORDER BY id",
+            (session_id,),
+        ):
+            try:
+                item = codec.loads(data) if isinstance(data, (str, bytes)) else None
+            except (ValueError, UnicodeDecodeError) as exc:
+                found.append((row_id, MalformedLine(
+                    f"message {row_id}: its message_data is no JSON ({exc}); skipped",
+                    record_type="message row")))  # fmt: skip
+                continue
+            if not isinstance(item, dict):
+                found.append((row_id, MalformedLine(
+                    f"message {row_id}: its message_data is no JSON object; skipped",
+                    record_type="message row")))  # fmt: skip
+                continue
+            found.append((row_id, item))
+        return found
+
+
+def _chosen(store: _Database, path: Path, sample: Any) -> tuple[str, _Store, dict[str, Any]]:
+    """The session ``sample`` names; with none, the database's only session."""
+    if sample is None:
+        roots = store.roots()
+        if len(roots) != 1:
+            listed = ", ".join(f"{i} ({t})" for i, t in roots[:20])
+            raise ValueError(
+                f"{path} holds {len(roots)} Agents SDK sessions: pick one with "
+                "sample=<session id>" + (f" ({listed})" if listed else "")
+            )
+        sample = roots[0][0]
+    found = store.find(str(sample))
+    if found is None:
+        raise ValueError(f"{path} holds no Agents SDK session {sample!r}")
+    return str(sample), *found
+
+
+def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """The session ``sample`` names (by its id) of the SDK's database at ``path``; with none,
+    its only session."""
+    if epoch is not None:
+        raise ValueError(f"{path} is an Agents SDK session database: its sessions have no epochs")
+    try:
+        if not databases.is_database(path):
+            raise TranscriptFormatError(str(path), [NAME], None, "not a SQLite database")
+        db = databases.connect(path)
+    except (OSError, sqlite3.Error) as exc:
+        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    with contextlib.closing(db):
+        try:
+            store = _Database(db)
+            if not store.stores:
+                raise TranscriptFormatError(str(path), [NAME], None, "no Agents SDK messages table")
+            session_id, table, times = _chosen(store, path, sample)
+            items = store.items(table, session_id)
+        except sqlite3.Error as exc:
+            raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    source = Source(str(path), iter(items), path=path)
+    transcript = Transcript(metadata={"source_format": NAME, "session_id": session_id})
+    transcript.metadata.update({k: v for k, v in times.items() if v is not None})
+    builder = openai_agents.AgentsBuilder(transcript, str(path))
+    builder.feed_records(source, item_type, ignored=SILENT_ITEMS)
+    builder.end_turn()
+    if not items:
+        source.warn(f"session {session_id} holds no items")
+    return source.hand_over(transcript)
+
+
+def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Transcript:
+    """The database at ``source.path`` (``load(path, format="openai-agents-db")`` of an open
+    file)."""
+    if source.path is not None and source.path.is_file():
+        return read_path(source.path, sample=sample, epoch=epoch)
+    raise TranscriptFormatError(
+        source.name, [NAME], None, "the Agents SDK's session store is a SQLite database: pass "
+        "its path"
+    )  # fmt: skip
+
+
+def sessions(path: Path) -> Iterator[tuple[str, str]]:
+    """The sessions (id, title) of the SDK's database at ``path``, oldest first."""
+    with contextlib.closing(databases.connect(path)) as db:
+        yield from _Database(db).roots()

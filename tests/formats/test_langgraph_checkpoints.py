@@ -1,0 +1,347 @@
+"""LangGraph's SQLite checkpointer database (``langgraph-checkpoints``): the file
+``SqliteSaver`` / ``AsyncSqliteSaver`` keep a graph's threads in, loaded a thread at a time
+and scanned a row a thread, never deserialised by LangGraph's own serializer nor pickle.
+
+The committed database was written by the real langgraph-checkpoint-sqlite 3.1.2
+``SqliteSaver`` as the checkpointer of real ``create_agent`` agents on the scripted model of
+``langchain_runs`` (``tests/fixtures/frameworks/langchain/langgraph_checkpoints_recipe.py``):
+the ``tool-error`` thread (``add`` succeeds, ``explode`` raises, handled), the ``two-turns``
+thread (two ``invoke`` calls). LangGraph's own ``get_state`` reads each back (trusted here:
+the fixture is the project's own), to load the same messages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import pickle
+import shutil
+import sqlite3
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain")
+pytest.importorskip("langgraph.checkpoint.sqlite")
+
+sys.path.insert(0, str(Path(__file__).parent))
+import langchain_runs as runs
+from counters_langgraph import langgraph_checkpoints as count_calls
+
+import turnfold
+from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.frameworks import agno_db, langgraph_checkpoints
+from turnfold.model import AssistantText, PendingAction, Transcript, UserMessage
+
+_RECIPE = runs.FIXTURES / "langgraph_checkpoints_recipe.py"
+_spec = importlib.util.spec_from_file_location("langgraph_checkpoints_recipe", _RECIPE)
+assert _spec is not None
+assert _spec.loader is not None
+recipe = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(recipe)
+
+DB = recipe.FIXTURE
+TOOL_ERROR, TWO_TURNS = recipe.TOOL_ERROR, recipe.TWO_TURNS
+CALLS = [
+    ("call_1", "add", {"a": 1, "b": 2}, "success", "3"),
+    ("call_2", "explode", {"x": "y"}, "error", "boom: y"),
+]
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """The committed database copied (LangGraph's saver writes to the file it opens)."""
+    path = tmp_path / "checkpoints.sqlite"
+    shutil.copyfile(DB, path)
+    return path
+
+
+def state_messages(path: Path, thread: str) -> list[Any]:
+    """``graph.get_state(config).values["messages"]``: the thread as LangGraph reads it."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    with SqliteSaver.from_conn_string(str(path)) as saver:
+        failing, turns = recipe.agents(saver)
+        graph = failing if thread == TOOL_ERROR else turns
+        messages: list[Any] = graph.get_state(recipe.config(thread)).values["messages"]
+        return messages
+
+
+def calls_of(transcript: Transcript) -> list[tuple[Any, ...]]:
+    return [
+        (c.call_id, c.name, c.args, c.status, c.result.text if c.result else None)
+        for c in transcript.tool_calls()
+    ]
+
+
+def texts(transcript: Transcript) -> list[str]:
+    return [e.text for e in transcript.entries if isinstance(e, (UserMessage, AssistantText))]
+
+
+def usages(transcript: Transcript) -> list[tuple[Any, ...]]:
+    found = [getattr(e, "usage", None) for e in transcript.entries]
+    return [(u.input_tokens, u.output_tokens, u.cache_read_tokens) for u in found if u is not None]
+
+
+@contextlib.contextmanager
+def writable(path: Path) -> Iterator[sqlite3.Connection]:
+    db = sqlite3.connect(path)
+    try:
+        yield db
+        db.commit()
+    finally:
+        db.close()
+
+
+def newest(db: sqlite3.Connection, thread: str) -> tuple[str, str, bytes]:
+    """The id, type and blob of ``thread``'s newest root checkpoint."""
+    row: tuple[str, str, bytes] = db.execute(
+        "SELECT checkpoint_id, type, checkpoint FROM checkpoints WHERE thread_id = ? AND "
+        "checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
+        (thread,),
+    ).fetchone()
+    return row
+
+
+# --- load ---------------------------------------------------------------------------------------
+
+
+def test_a_thread_loads_as_its_state_s_messages_load(copy: Path) -> None:
+    transcript = turnfold.load(DB, sample=TOOL_ERROR)
+    assert transcript.metadata["source_format"] == "langgraph-checkpoints"
+    assert calls_of(transcript) == CALLS
+    assert texts(transcript) == [runs.PROMPT, "Trying it.", runs.ANSWER]
+    assert usages(transcript) == [(101, 11, 4), (102, 12, 4), (130, 20, 4)]
+    assert [e.model for e in transcript.entries if isinstance(e, AssistantText)] == [runs.MODEL] * 2
+    meta = transcript.metadata
+    assert (meta["session_id"], meta["step"], meta["agent"]) == (TOOL_ERROR, 5, "calculator")
+    assert meta["checkpoint_source"] == "loop"
+    assert transcript.warnings == []
+    accounting = transcript.accounting
+    assert accounting is not None
+    assert accounting.unaccounted == []
+    assert accounting.counts["checkpoint"] == {"mapped": 1}
+    assert accounting.counts["earlier checkpoint"] == {"ignored": 6}
+    assert accounting.counts["ai"] == {"mapped": 3}
+    for disposition in ("mapped", "ignored"):  # every record type noted is documented
+        assert all(langgraph_checkpoints.RECORDS.disposition(t) == disposition
+                   for t in accounting.types(disposition))  # fmt: skip
+
+    for thread in (TOOL_ERROR, TWO_TURNS):
+        loaded = turnfold.load(DB, sample=thread)
+        from_state = turnfold.load(state_messages(copy, thread))
+        assert from_state.metadata["source_format"] == "langchain"
+        assert loaded.entries == from_state.entries
+        assert calls_of(loaded) == calls_of(from_state)
+        assert usages(loaded) == usages(from_state)
+
+
+def test_a_thread_of_two_turns_holds_both() -> None:
+    transcript = turnfold.load(DB, sample=TWO_TURNS)
+    assert texts(transcript) == ["What is 1+2?", "3.", "And 3+4?", "7."]
+    assert [(c.call_id, c.args, c.status, c.result.text if c.result else None)
+            for c in transcript.tool_calls()] == [
+        ("t1", {"a": 1, "b": 2}, "success", "3"), ("t2", {"a": 3, "b": 4}, "success", "7"),
+    ]  # fmt: skip
+    assert transcript.metadata["step"] == 8
+
+
+def test_sample_picks_a_thread_and_a_database_of_many_names_them_without_one(copy: Path) -> None:
+    assert list(langgraph_checkpoints.sessions(DB)) == [
+        (TOOL_ERROR, "thread calculator"), (TWO_TURNS, "thread calculator"),
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match=r"holds 2 LangGraph threads: pick one with sample=") as e:
+        turnfold.load(DB)
+    assert TOOL_ERROR in str(e.value)
+    assert TWO_TURNS in str(e.value)
+    with pytest.raises(ValueError, match="holds no LangGraph thread 'nope'"):
+        turnfold.load(DB, sample="nope")
+    with pytest.raises(ValueError, match="no epochs"):
+        turnfold.load(DB, sample=TOOL_ERROR, epoch=1)
+    with writable(copy) as db:
+        db.execute("DELETE FROM checkpoints WHERE thread_id = ?", (TWO_TURNS,))
+    assert calls_of(turnfold.load(copy)) == CALLS
+
+
+def test_an_interrupt_waiting_on_the_user_is_a_pending_action(tmp_path: Path) -> None:
+    """``interrupt()`` in a tool: the thread's newest checkpoint has the interrupt as a pending
+    write (``__interrupt__``), shown as the graph result's interrupt is; read from the file
+    ``SqliteSaver`` left in WAL mode, beside the live connection."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = tmp_path / "chat.db"
+    with SqliteSaver.from_conn_string(str(path)) as saver:
+        agent = runs.interrupt_agent(["/a"])
+        agent.checkpointer = saver
+        result = agent.invoke({"messages": [("user", "rm")]}, recipe.config("stopped"))
+        assert result["__interrupt__"]
+        transcript = turnfold.load(path)
+    expected = turnfold.load(result)
+    assert transcript.entries == expected.entries
+    action = transcript.entries[-1]
+    assert isinstance(action, PendingAction)
+    assert action.call_id == "d1"
+    assert "Delete /a?" in action.text
+    assert [c.status for c in transcript.tool_calls()] == ["confirming"]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["__interrupt__"] == {"mapped": 1}
+
+
+# --- untrusted content --------------------------------------------------------------------------
+
+
+def test_an_extension_naming_another_module_is_data_never_imported(
+    copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint's msgpack extension names a module and class, which LangGraph's own
+    serializer imports and calls: here they are read as data, and the module (importable,
+    with an import that would leave a mark) is never imported."""
+    import ormsgpack
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    probe = "tf_checkpoint_probe"
+    (tmp_path / f"{probe}.py").write_text(
+        "import sys\nsys.tf_probe_imported = True\n"
+        "class AIMessage:\n    def __init__(self, **kw):\n        pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    serde = JsonPlusSerializer()
+    fields = {"type": "ai", "content": "injected", "additional_kwargs": {},
+              "response_metadata": {}, "tool_calls": []}  # fmt: skip
+    injected = ormsgpack.Ext(
+        5, ormsgpack.packb([probe, "AIMessage", fields, "model_validate_json"])
+    )
+    with writable(copy) as db:
+        checkpoint_id, kind, blob = newest(db, TOOL_ERROR)
+        checkpoint = serde.loads_typed((kind, blob))  # the project's own fixture: trusted
+        checkpoint["channel_values"]["messages"].append(injected)
+        checkpoint["channel_values"]["notes"] = ormsgpack.Ext(2, ormsgpack.packb(
+            [probe, "Notes", {"text": "kept as data"}]))  # fmt: skip
+        kind, blob = serde.dumps_typed(checkpoint)
+        db.execute("UPDATE checkpoints SET checkpoint = ? WHERE checkpoint_id = ?",
+                   (blob, checkpoint_id))  # fmt: skip
+    transcript = turnfold.load(copy, sample=TOOL_ERROR)
+    assert probe not in sys.modules
+    assert not hasattr(sys, "tf_probe_imported")
+    assert texts(transcript)[-1] == "injected"  # its fields, read as a message's
+    assert calls_of(transcript) == CALLS
+
+    # LangGraph's own serializer would have imported it (the reason it is not used).
+    try:
+        serde.loads_typed((kind, blob))
+        assert probe in sys.modules
+    finally:
+        sys.modules.pop(probe, None)
+        with contextlib.suppress(AttributeError):
+            del sys.tf_probe_imported  # type: ignore[attr-defined]
+
+
+def test_a_pickle_checkpoint_is_warned_of_and_never_unpickled(copy: Path) -> None:
+    """``JsonPlusSerializer(pickle_fallback=True)`` writes ``pickle`` payloads: never
+    unpickled (this one would run code); the thread is read from its newest readable
+    checkpoint, the one before (all but the answer)."""
+
+    class Payload:
+        def __reduce__(self) -> Any:
+            return (exec, ("import sys; sys.tf_unpickled = True",))
+
+    with writable(copy) as db:
+        checkpoint_id, _, _ = newest(db, TOOL_ERROR)
+        db.execute("UPDATE checkpoints SET type = 'pickle', checkpoint = ? "
+                   "WHERE checkpoint_id = ?", (pickle.dumps(Payload()), checkpoint_id))  # fmt: skip
+    transcript = turnfold.load(copy, sample=TOOL_ERROR)
+    assert not hasattr(sys, "tf_unpickled")
+    (warning,) = transcript.warnings
+    assert warning.reason.startswith(f"thread {TOOL_ERROR}: checkpoint {checkpoint_id} is not "
+                                     "read: a pickle, which turnfold never unpickles")  # fmt: skip
+    assert calls_of(transcript) == CALLS
+    assert texts(transcript) == [runs.PROMPT, "Trying it."]  # the answer came in the last step
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["checkpoint"] == {"warned": 1, "mapped": 1}
+    assert transcript.accounting.counts["earlier checkpoint"] == {"ignored": 5}
+
+
+def test_a_damaged_checkpoint_is_a_warning_and_the_thread_is_read_from_the_one_before(
+    copy: Path,
+) -> None:
+    with writable(copy) as db:
+        checkpoint_id, _, blob = newest(db, TWO_TURNS)
+        db.execute("UPDATE checkpoints SET checkpoint = ? WHERE checkpoint_id = ?",
+                   (blob[: len(blob) // 2], checkpoint_id))  # fmt: skip
+    transcript = turnfold.load(copy, sample=TWO_TURNS)
+    (warning,) = transcript.warnings
+    assert f"checkpoint {checkpoint_id} is not read: its msgpack blob is damaged" in warning.reason
+    assert texts(transcript) == ["What is 1+2?", "3.", "And 3+4?"]
+    assert [c.status for c in transcript.tool_calls()] == ["success", "success"]
+    with writable(copy) as db:  # none readable: a clear error, naming the thread
+        db.execute("UPDATE checkpoints SET checkpoint = x'c1' WHERE thread_id = ?", (TWO_TURNS,))
+    error = r"thread two-turns: none of its 10 checkpoints can be read \(the newest: its msgpack"
+    with pytest.raises(TranscriptFormatError, match=error):
+        turnfold.load(copy, sample=TWO_TURNS)
+
+
+def test_other_files_are_not_langgraph_s() -> None:
+    agno = Path(__file__).parents[1] / "fixtures/frameworks/agno/agno_v3.1.10_sqlitedb.db"
+    assert langgraph_checkpoints.detect_path(DB) is not None
+    assert langgraph_checkpoints.detect_path(agno) is None
+    assert agno_db.detect_path(DB) is None
+    assert langgraph_checkpoints.detect_path(_RECIPE) is None
+    with pytest.raises(TranscriptFormatError, match="pass its path"):
+        turnfold.load('{"x": 1}', format="langgraph-checkpoints")
+
+
+# --- scan ---------------------------------------------------------------------------------------
+
+
+def test_a_scan_is_a_row_per_thread(tmp_path: Path) -> None:
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    path = folder / "memory.db"
+    shutil.copyfile(DB, path)
+    with writable(folder / "other.sqlite") as other:  # the tables' names, not their columns
+        other.execute("CREATE TABLE checkpoints (thread_id TEXT, data BLOB)")
+        other.execute("CREATE TABLE writes (thread_id TEXT)")
+    before = {p.name for p in folder.iterdir()}
+
+    corpus = turnfold.scan(tmp_path, cache=False, workers=1)
+    frame = corpus.to_pandas().set_index("key")
+    assert sorted(frame.index) == [f"{path}#{TOOL_ERROR}", f"{path}#{TWO_TURNS}"]
+    assert set(frame["format"]) == {"langgraph-checkpoints"}
+    assert corpus.errors == 0
+    assert corpus.skipped == 1  # other.sqlite
+    assert frame.loc[f"{path}#{TOOL_ERROR}", ["tool_calls", "failed_tools"]].tolist() == [2, 1]
+    assert frame.loc[f"{path}#{TWO_TURNS}", ["tool_calls", "failed_tools"]].tolist() == [2, 0]
+    for thread in (TOOL_ERROR, TWO_TURNS):
+        assert corpus[f"{path}#{thread}"].entries == turnfold.load(DB, sample=thread).entries
+    assert int(frame["tool_calls"].sum()) == count_calls(DB) == 4
+    assert {p.name for p in folder.iterdir()} == before  # read only: nothing written beside
+
+
+def test_a_json_checkpoint_from_before_msgpack_reads_alike(copy: Path) -> None:
+    """``JsonPlusSerializer``'s ``json`` checkpoints (before its msgpack migration): messages
+    as ``dumpd`` constructors, other classes as ``lc: 2`` constructors, read as their data."""
+    import json
+
+    from langchain_core.load import dumpd
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    expected = turnfold.load(DB, sample=TOOL_ERROR)
+    with writable(copy) as db:
+        checkpoint_id, kind, blob = newest(db, TOOL_ERROR)
+        checkpoint = JsonPlusSerializer().loads_typed((kind, blob))
+        values = {
+            "messages": [dumpd(m) for m in checkpoint["channel_values"]["messages"]],
+            "notes": {"lc": 2, "type": "constructor", "id": ["tf_json_probe", "Notes"],
+                      "kwargs": {"text": "data"}},
+        }  # fmt: skip
+        document = {"v": 1, "id": checkpoint_id, "ts": checkpoint["ts"], "channel_values": values}
+        db.execute("UPDATE checkpoints SET type = 'json', checkpoint = ? WHERE checkpoint_id = ?",
+                   (json.dumps(document).encode(), checkpoint_id))  # fmt: skip
+    transcript = turnfold.load(copy, sample=TOOL_ERROR)
+    assert "tf_json_probe" not in sys.modules
+    assert transcript.warnings == []
+    assert transcript.entries == expected.entries
+    assert calls_of(transcript) == CALLS

@@ -1,0 +1,229 @@
+"""The OpenAI Agents SDK's SQLite session store (``openai-agents-db``): the file
+``SQLiteSession(session_id, "conversations.db")`` keeps a session's input items in, loaded one
+session at a time and scanned a row a session.
+
+The committed database was written by the real openai-agents 0.24.0 ``SQLiteSession`` through
+``Runner.run`` on the SDK's scripted model
+(``tests/fixtures/frameworks/openai-agents/openai_agents_db_recipe.py``): ``user_123``, two
+turns (``add`` succeeds and ``explode`` raises in the first, ``add`` in the second);
+``user_456``, one turn without a tool. The SDK's own ``get_items`` reads each back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("agents")
+
+import openai_agents_runs
+from counters_openai_agents import openai_agents_db as count_calls
+from loops import run_async
+
+import turnfold
+from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.frameworks import openai_agents_db
+from turnfold.model import AssistantText, Transcript, UserMessage
+
+_RECIPE = openai_agents_runs.FIXTURES / "openai_agents_db_recipe.py"
+_spec = importlib.util.spec_from_file_location("openai_agents_db_recipe", _RECIPE)
+assert _spec is not None
+assert _spec.loader is not None
+recipe = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(recipe)
+
+DB = recipe.FIXTURE
+TWO, ONE = recipe.TWO_TURNS, recipe.ONE_TURN
+ERROR_TEXT = "An error occurred while running the tool. Please try again."
+CALLS = [
+    ("call_1", "add", {"a": 1, "b": 2}, "unknown", "3"),  # the SDK records no success flag
+    ("call_2", "explode", {"x": "y"}, "error", ERROR_TEXT),  # its default tool-error text
+    ("call_3", "add", {"a": 3, "b": 4}, "unknown", "7"),
+]
+TEXTS = [
+    "Add 1 and 2, then try the exploding tool.", "Adding, then the risky tool.",
+    "1+2=3; explode failed.", "And 3 and 4?", "3+4=7.",
+]  # fmt: skip
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    path = tmp_path / "conversations.db"
+    shutil.copyfile(DB, path)
+    return path
+
+
+def sdk_items(path: Path, session_id: str, **tables: str) -> list[Any]:
+    """The session's items as the SDK's own ``SQLiteSession.get_items`` gives them."""
+    from agents import SQLiteSession
+
+    session = SQLiteSession(session_id, path, **tables)
+    try:
+        return run_async(session.get_items())
+    finally:
+        session.close()
+
+
+def calls_of(transcript: Transcript) -> list[tuple[Any, ...]]:
+    return [
+        (c.call_id, c.name, c.args, c.status, c.result.text if c.result else None)
+        for c in transcript.tool_calls()
+    ]
+
+
+def texts(transcript: Transcript) -> list[str]:
+    return [e.text for e in transcript.entries if isinstance(e, (UserMessage, AssistantText))]
+
+
+@contextlib.contextmanager
+def writable(path: Path) -> Iterator[sqlite3.Connection]:
+    db = sqlite3.connect(path)
+    try:
+        yield db
+        db.commit()
+    finally:
+        db.close()
+
+
+# --- load ---------------------------------------------------------------------------------------
+
+
+def test_a_session_reads_its_items_as_the_sdk_s_get_items_gives_them(copy: Path) -> None:
+    transcript = turnfold.load(DB, sample=TWO)
+    assert transcript.metadata["source_format"] == "openai-agents-db"
+    assert transcript.metadata["session_id"] == TWO
+    assert transcript.metadata["created_at"].endswith("Z")
+    kinds = [type(e).__name__ for e in transcript.entries]
+    assert kinds == ["UserMessage", "AssistantText", "ToolCall", "ToolCall", "AssistantText",
+                     "UserMessage", "ToolCall", "AssistantText"]  # fmt: skip
+    assert calls_of(transcript) == CALLS
+    assert texts(transcript) == TEXTS
+    assert transcript.warnings == []
+    accounting = transcript.accounting
+    assert accounting is not None
+    assert accounting.unaccounted == []
+    assert accounting.counts["function_call"] == {"mapped": 3}
+    for disposition in ("mapped", "ignored"):  # every record type noted is documented
+        assert all(openai_agents_db.RECORDS.disposition(t) == disposition
+                   for t in accounting.types(disposition))  # fmt: skip
+
+    # The SDK's own read of the session: the same items, read as Responses items. Only the
+    # SDK's tool-error text tells the database's reader the call failed; the items alone,
+    # whose writer no one knows, leave it unknown.
+    items = sdk_items(copy, TWO)
+    assert len(items) == 11
+    from_items = turnfold.load(items)
+    assert from_items.metadata["source_format"] == "openai-responses"
+    assert texts(from_items) == texts(transcript)
+    expected = [(*c[:3], "unknown", c[4]) for c in CALLS]
+    assert calls_of(from_items) == expected
+
+
+def test_statuses_equal_the_runs_own_results(tmp_path: Path) -> None:
+    """A database written live: the second turn's own ``RunResult`` (its input the session's
+    history, as the SDK prepared it) loads (``openai-agents``) with the same calls, statuses
+    and texts; its usage, which the session does not keep, is not shown here (L-3)."""
+    path = tmp_path / "live.db"
+    _, second, _ = recipe.write(path)
+    loaded = turnfold.load(path, sample=TWO)
+    from_run = turnfold.load(second)
+    assert from_run.metadata["source_format"] == "openai-agents"
+    assert calls_of(loaded) == calls_of(from_run) == CALLS
+    assert texts(loaded) == texts(from_run) == TEXTS
+    assert any(getattr(e, "usage", None) is not None for e in from_run.entries)
+    assert all(getattr(e, "usage", None) is None for e in loaded.entries)
+
+
+def test_sample_picks_a_session_and_a_database_of_many_names_them_without_one() -> None:
+    assert list(openai_agents_db.sessions(DB)) == [
+        (TWO, "Add 1 and 2, then try the exploding tool."), (ONE, "Say hi."),
+    ]  # fmt: skip
+    assert texts(turnfold.load(DB, sample=ONE)) == ["Say hi.", "Hi."]
+    with pytest.raises(ValueError, match=r"holds 2 Agents SDK sessions: pick one") as err:
+        turnfold.load(DB)
+    assert TWO in str(err.value)
+    assert ONE in str(err.value)
+    with pytest.raises(ValueError, match="holds no Agents SDK session 'nope'"):
+        turnfold.load(DB, sample="nope")
+    with pytest.raises(ValueError, match="no epochs"):
+        turnfold.load(DB, sample=TWO, epoch=1)
+
+
+def test_a_database_of_one_session_needs_no_sample(copy: Path) -> None:
+    with writable(copy) as db:
+        db.execute("DELETE FROM agent_messages WHERE session_id = ?", (ONE,))
+        db.execute("DELETE FROM agent_sessions WHERE session_id = ?", (ONE,))
+    assert calls_of(turnfold.load(copy)) == CALLS
+
+
+def test_custom_table_names_are_told_by_their_columns(tmp_path: Path) -> None:
+    """``SQLiteSession(sessions_table=, messages_table=)``, live: the tables are found by their
+    columns (paired by the messages table's foreign key), the file read as the SDK left it."""
+    path = tmp_path / "chat.sqlite"
+    tables = {"sessions_table": "chats", "messages_table": "chat_items"}
+    recipe.write(path, **tables)
+    names = {n for (n,) in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
+    assert {"chats", "chat_items"} <= names
+    assert "agent_messages" not in names
+    assert [i for i, _ in openai_agents_db.sessions(path)] == [TWO, ONE]
+    transcript = turnfold.load(path, sample=TWO)
+    assert calls_of(transcript) == CALLS
+    assert texts(turnfold.load(sdk_items(path, TWO, **tables))) == texts(transcript)
+
+
+def test_a_damaged_row_is_a_warning_naming_it_and_the_other_items_are_shown(copy: Path) -> None:
+    with writable(copy) as db:
+        db.execute("UPDATE agent_messages SET message_data = '{\"call_id\": ' WHERE id = 3")
+        db.execute("UPDATE agent_messages SET message_data = '[1]' WHERE id = 11")
+    transcript = turnfold.load(copy, sample=TWO)
+    # The output whose call's row is lost still shows, as the Responses rules show an output
+    # without its call.
+    assert [(c[0], c[4]) for c in calls_of(transcript)] == [
+        ("call_2", ERROR_TEXT), ("call_1", "3"), ("call_3", "7"),
+    ]  # fmt: skip
+    assert texts(transcript) == TEXTS[:-1]
+    reasons = [w.reason for w in transcript.warnings]
+    assert any(r.startswith("message 3: its message_data is no JSON") for r in reasons)
+    assert any(r.startswith("message 11: its message_data is no JSON object") for r in reasons)
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["message row"] == {"warned": 2}
+    assert len(sdk_items(copy, TWO)) == 10  # the SDK's own read drops the first without a word
+
+
+def test_other_files_are_not_the_sdk_s() -> None:
+    assert openai_agents_db.detect_path(DB) is not None
+    agno = Path(__file__).parents[1] / "fixtures/frameworks/agno/agno_v3.1.10_sqlitedb.db"
+    assert openai_agents_db.detect_path(agno) is None
+    assert openai_agents_db.detect_path(openai_agents_runs.FIXTURES / "x.json") is None
+    with pytest.raises(TranscriptFormatError, match="pass its path"):
+        turnfold.load(json.dumps({"x": 1}), format="openai-agents-db")
+
+
+# --- scan ---------------------------------------------------------------------------------------
+
+
+def test_a_scan_is_a_row_per_session(tmp_path: Path) -> None:
+    path = tmp_path / "conversations.db"
+    shutil.copyfile(DB, path)
+    with writable(tmp_path / "app.sqlite3") as other:  # a database of no agent's
+        other.execute("CREATE TABLE messages (id INTEGER, session_id TEXT, body TEXT)")
+    before = {p.name for p in tmp_path.iterdir()}
+    corpus = turnfold.scan(tmp_path, cache=False, workers=1)
+    frame = corpus.to_pandas().set_index("key")
+    assert sorted(frame.index) == sorted([f"{path}#{TWO}", f"{path}#{ONE}"])
+    assert set(frame["format"]) == {"openai-agents-db"}
+    assert corpus.errors == 0
+    assert corpus.skipped == 1
+    assert frame.loc[f"{path}#{TWO}", ["tool_calls", "failed_tools"]].tolist() == [3, 1]
+    assert frame.loc[f"{path}#{ONE}", "tool_calls"] == 0
+    assert corpus[f"{path}#{TWO}"].entries == turnfold.load(DB, sample=TWO).entries
+    assert count_calls(DB) == 3
+    assert {p.name for p in tmp_path.iterdir()} == before  # read only: nothing written beside
