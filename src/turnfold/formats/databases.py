@@ -1,5 +1,6 @@
-"""Agents that keep their sessions in a SQLite database (OpenCode, Kilo Code, Crush): opening
-one read only, and telling one from its header and tables without reading it.
+"""Agents and frameworks that keep their sessions in a SQLite database (OpenCode, Kilo Code,
+Crush, MLflow; Agno, LangGraph, the Agents SDK, ADK, in files of any name): opening one read
+only, and telling one from its header and tables without reading it.
 
 A database is opened read only (``mode=ro``): a session its agent is writing is read as it
 stands, and nothing of it is ever changed.
@@ -9,7 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from turnfold.formats.source import Source
+    from turnfold.model import Transcript
+
+T = TypeVar("T")
 
 #: The first bytes of every SQLite database file.
 HEADER = b"SQLite format 3\x00"
@@ -44,6 +53,45 @@ def tables(path: Path) -> set[str] | None:
             }
     except (OSError, sqlite3.Error):
         return None
+
+
+def layout(path: Path, read: Callable[[sqlite3.Connection], T]) -> T | None:
+    """What ``read`` makes of the database at ``path`` (its tables, say), opened read only and
+    told by its header first; None when it is no readable SQLite file."""
+    try:
+        if not path.is_file() or not is_database(path):
+            return None
+        with contextlib.closing(connect(path)) as db:
+            return read(db)
+    except (OSError, sqlite3.Error):
+        return None
+
+
+def opened(path: Path, format: str) -> sqlite3.Connection:
+    """The database at ``path`` opened read only for the reader of ``format``; a format error
+    naming the file when it is no SQLite file or cannot be opened."""
+    from turnfold.formats.errors import TranscriptFormatError
+
+    try:
+        if not is_database(path):
+            raise TranscriptFormatError(str(path), [format], None, "not a SQLite database")
+        return connect(path)
+    except (OSError, sqlite3.Error) as exc:
+        raise TranscriptFormatError(str(path), [format], None, f"not readable: {exc}") from None
+
+
+def read_at_path(
+    source: Source, format: str, store: str, read_path: Callable[..., Transcript], **pick: Any
+) -> Transcript:
+    """What ``read_path`` reads of the database ``source`` was opened from (``load(path,
+    format=...)`` of a database is read by its path, never as JSON records); a format error
+    saying that ``store`` is a SQLite database when ``source`` is no file."""
+    from turnfold.formats.errors import TranscriptFormatError
+
+    if source.path is not None and source.path.is_file():
+        return read_path(source.path, **pick)
+    reason = f"{store} is a SQLite database: pass its path"
+    raise TranscriptFormatError(source.name, [format], None, reason)
 
 
 def quoted(name: str) -> str:

@@ -235,12 +235,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
     if epoch is not None:
         raise ValueError(f"{path} is a Crush database: its sessions have no epochs")
     source = Source(str(path), iter(()), path=path)
-    try:
-        if not databases.is_database(path):
-            raise TranscriptFormatError(str(path), [NAME], None, "not a SQLite database")
-        db = databases.connect(path)
-    except (OSError, sqlite3.Error) as exc:
-        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    db = databases.opened(path, NAME)
     with contextlib.closing(db):
         try:
             store = _Database(db, source)
@@ -264,10 +259,8 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
 
 def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Transcript:
     """The database at ``source.path`` (``load(path, format="crush")`` of an open file)."""
-    if source.path is not None and source.path.is_file():
-        return read_path(source.path, sample=sample, epoch=epoch)
-    raise TranscriptFormatError(
-        source.name, [NAME], None, "Crush's sessions are a SQLite database: pass its path"
+    return databases.read_at_path(
+        source, NAME, "Crush's sessions", read_path, sample=sample, epoch=epoch
     )
 
 

@@ -109,13 +109,8 @@ def _stores(db: sqlite3.Connection) -> list[_Store]:
 
 
 def _layout(path: Path) -> list[_Store] | None:
-    try:
-        if not path.is_file() or not databases.is_database(path):
-            return None
-        with contextlib.closing(databases.connect(path)) as db:
-            return _stores(db)
-    except (OSError, sqlite3.Error):
-        return None
+    """The stores of the SQLite file at ``path``; None when it is no readable SQLite file."""
+    return databases.layout(path, _stores)
 
 
 # --- detection --------------------------------------------------------------------------------
@@ -292,12 +287,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
     session."""
     if epoch is not None:
         raise ValueError(f"{path} is an ADK session database: its sessions have no epochs")
-    try:
-        if not databases.is_database(path):
-            raise TranscriptFormatError(str(path), [NAME], None, "not a SQLite database")
-        db = databases.connect(path)
-    except (OSError, sqlite3.Error) as exc:
-        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    db = databases.opened(path, NAME)
     warnings = Source(str(path), iter(()), path=path)
     with contextlib.closing(db):
         try:
@@ -318,10 +308,8 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
 
 def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Transcript:
     """The database at ``source.path`` (``load(path, format="adk-db")`` of an open file)."""
-    if source.path is not None and source.path.is_file():
-        return read_path(source.path, sample=sample, epoch=epoch)
-    raise TranscriptFormatError(
-        source.name, [NAME], None, "the ADK's session store is a SQLite database: pass its path"
+    return databases.read_at_path(
+        source, NAME, "the ADK's session store", read_path, sample=sample, epoch=epoch
     )
 
 

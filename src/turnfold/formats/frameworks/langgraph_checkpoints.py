@@ -200,13 +200,8 @@ def _store(db: sqlite3.Connection) -> _Store | None:
 
 
 def _layout(path: Path) -> _Store | None:
-    try:
-        if not path.is_file() or not databases.is_database(path):
-            return None
-        with contextlib.closing(databases.connect(path)) as db:
-            return _store(db)
-    except (OSError, sqlite3.Error):
-        return None
+    """The stores of the SQLite file at ``path``; None when it is no readable SQLite file."""
+    return databases.layout(path, _store)
 
 
 # --- detection --------------------------------------------------------------------------------
@@ -368,12 +363,7 @@ class _Database:
 
 
 def _opened(path: Path) -> tuple[sqlite3.Connection, _Store]:
-    try:
-        if not databases.is_database(path):
-            raise TranscriptFormatError(str(path), [NAME], None, "not a SQLite database")
-        db = databases.connect(path)
-    except (OSError, sqlite3.Error) as exc:
-        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+    db = databases.opened(path, NAME)
     try:
         store = _store(db)
     except sqlite3.Error as exc:
@@ -423,10 +413,8 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
 def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Transcript:
     """The database at ``source.path`` (``load(path, format="langgraph-checkpoints")`` of an
     open file)."""
-    if source.path is not None and source.path.is_file():
-        return read_path(source.path, sample=sample, epoch=epoch)
-    raise TranscriptFormatError(
-        source.name, [NAME], None, "LangGraph's checkpointer is a SQLite database: pass its path"
+    return databases.read_at_path(
+        source, NAME, "LangGraph's checkpointer", read_path, sample=sample, epoch=epoch
     )
 
 
