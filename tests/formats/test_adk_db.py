@@ -13,7 +13,6 @@ each back, to load the same ``Session`` object.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import shutil
 import sqlite3
@@ -28,18 +27,14 @@ pytest.importorskip("google.adk")
 import adk_runs
 from counters_adk import adk_db as count_calls
 from loops import run_async
+from recipes import recipe as load_recipe
 
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import adk_db
 from turnfold.model import AssistantText, Transcript, UserMessage
 
-_RECIPE = adk_runs.FIXTURES / "adk_db_recipe.py"
-_spec = importlib.util.spec_from_file_location("adk_db_recipe", _RECIPE)
-assert _spec is not None
-assert _spec.loader is not None
-recipe = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(recipe)
+recipe = load_recipe(adk_runs.FIXTURES / "adk_db_recipe.py")
 
 DB = recipe.FIXTURE
 TWO, ONE = recipe.TWO_TURNS, recipe.ONE_TURN

@@ -11,7 +11,6 @@ own). Agno's own ``get_session`` reads each back, to load the same session objec
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import shutil
 import sqlite3
@@ -26,18 +25,14 @@ pytest.importorskip("agno")
 import agno_runs
 from counters_agno import agno_db as count_calls
 from loops import run_async
+from recipes import recipe as load_recipe
 
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import agno_db
 from turnfold.model import AssistantText, Transcript, UserMessage
 
-_RECIPE = agno_runs.FIXTURES / "agno_db_recipe.py"
-_spec = importlib.util.spec_from_file_location("agno_db_recipe", _RECIPE)
-assert _spec is not None
-assert _spec.loader is not None
-recipe = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(recipe)
+recipe = load_recipe(agno_runs.FIXTURES / "agno_db_recipe.py")
 
 DB = recipe.FIXTURE
 SOLO, TEAM = recipe.SOLO, recipe.TEAM

@@ -13,7 +13,6 @@ the fixture is the project's own), to load the same messages.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import pickle
 import shutil
 import sqlite3
@@ -30,18 +29,14 @@ pytest.importorskip("langgraph.checkpoint.sqlite")
 sys.path.insert(0, str(Path(__file__).parent))
 import langchain_runs as runs
 from counters_langgraph import langgraph_checkpoints as count_calls
+from recipes import recipe as load_recipe
 
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import agno_db, langgraph_checkpoints
 from turnfold.model import AssistantText, PendingAction, Transcript, UserMessage
 
-_RECIPE = runs.FIXTURES / "langgraph_checkpoints_recipe.py"
-_spec = importlib.util.spec_from_file_location("langgraph_checkpoints_recipe", _RECIPE)
-assert _spec is not None
-assert _spec.loader is not None
-recipe = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(recipe)
+recipe = load_recipe(runs.FIXTURES / "langgraph_checkpoints_recipe.py")
 
 DB = recipe.FIXTURE
 TOOL_ERROR, TWO_TURNS = recipe.TOOL_ERROR, recipe.TWO_TURNS
@@ -288,7 +283,7 @@ def test_other_files_are_not_langgraph_s() -> None:
     assert langgraph_checkpoints.detect_path(DB) is not None
     assert langgraph_checkpoints.detect_path(agno) is None
     assert agno_db.detect_path(DB) is None
-    assert langgraph_checkpoints.detect_path(_RECIPE) is None
+    assert langgraph_checkpoints.detect_path(Path(recipe.__file__)) is None
     with pytest.raises(TranscriptFormatError, match="pass its path"):
         turnfold.load('{"x": 1}', format="langgraph-checkpoints")
 

@@ -12,7 +12,6 @@ turns (``add`` succeeds and ``explode`` raises in the first, ``add`` in the seco
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import shutil
 import sqlite3
@@ -27,18 +26,14 @@ pytest.importorskip("agents")
 import openai_agents_runs
 from counters_openai_agents import openai_agents_db as count_calls
 from loops import run_async
+from recipes import recipe as load_recipe
 
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import openai_agents_db
 from turnfold.model import AssistantText, Transcript, UserMessage
 
-_RECIPE = openai_agents_runs.FIXTURES / "openai_agents_db_recipe.py"
-_spec = importlib.util.spec_from_file_location("openai_agents_db_recipe", _RECIPE)
-assert _spec is not None
-assert _spec.loader is not None
-recipe = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(recipe)
+recipe = load_recipe(openai_agents_runs.FIXTURES / "openai_agents_db_recipe.py")
 
 DB = recipe.FIXTURE
 TWO, ONE = recipe.TWO_TURNS, recipe.ONE_TURN

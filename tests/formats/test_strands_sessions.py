@@ -12,7 +12,6 @@ against a load of Strands' own objects of the same conversation.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 from typing import Any
@@ -23,16 +22,12 @@ pytest.importorskip("strands")
 
 import strands_runs
 from counters_strands import strands_session as count_calls
+from recipes import recipe as load_recipe
 
 import turnfold
 from turnfold.model import AssistantText, ToolCall, Transcript, UserMessage
 
-_RECIPE = strands_runs.FIXTURES / "strands_session_recipe.py"
-_spec = importlib.util.spec_from_file_location("strands_session_recipe", _RECIPE)
-assert _spec is not None
-assert _spec.loader is not None
-recipe = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(recipe)
+recipe = load_recipe(strands_runs.FIXTURES / "strands_session_recipe.py")
 
 STORAGE = recipe.FIXTURE
 SOLO, TEAM = STORAGE / "session_solo", STORAGE / "session_team"
