@@ -633,6 +633,8 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
                 store()
 
         def store() -> None:
+            if not fresh:  # an unchanged rescan: nothing to make (not even empty batches)
+                return
             made = _stored([summary for _, summary in fresh])
             for (position, _), stored in zip(fresh, made, strict=True):
                 read[position] = stored
