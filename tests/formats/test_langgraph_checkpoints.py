@@ -6,7 +6,9 @@ The committed database was written by the real langgraph-checkpoint-sqlite 3.1.2
 ``SqliteSaver`` as the checkpointer of real ``create_agent`` agents on the scripted model of
 ``langchain_runs`` (``tests/fixtures/frameworks/langchain/langgraph_checkpoints_recipe.py``):
 the ``tool-error`` thread (``add`` succeeds, ``explode`` raises, handled), the ``two-turns``
-thread (two ``invoke`` calls). LangGraph's own ``get_state`` reads each back (trusted here:
+thread (two ``invoke`` calls), the ``agent-tool`` thread (a tool invokes a second agent: its
+checkpoints under ``tools:<task id>``) and the ``subgraph-node`` thread (a compiled agent as a
+node). LangGraph's own ``get_state`` reads each back (trusted here:
 the fixture is the project's own), to load the same messages.
 """
 
@@ -147,8 +149,9 @@ def test_a_thread_of_two_turns_holds_both() -> None:
 def test_sample_picks_a_thread_and_a_database_of_many_names_them_without_one(copy: Path) -> None:
     assert list(langgraph_checkpoints.sessions(DB)) == [
         (TOOL_ERROR, "thread calculator"), (TWO_TURNS, "thread calculator"),
+        (recipe.AGENT_TOOL, "thread parent"), (recipe.SUBGRAPH_NODE, "thread"),
     ]  # fmt: skip
-    with pytest.raises(ValueError, match=r"holds 2 LangGraph threads: pick one with sample=") as e:
+    with pytest.raises(ValueError, match=r"holds 4 LangGraph threads: pick one with sample=") as e:
         turnfold.load(DB)
     assert TOOL_ERROR in str(e.value)
     assert TWO_TURNS in str(e.value)
@@ -157,7 +160,7 @@ def test_sample_picks_a_thread_and_a_database_of_many_names_them_without_one(cop
     with pytest.raises(ValueError, match="no epochs"):
         turnfold.load(DB, sample=TOOL_ERROR, epoch=1)
     with writable(copy) as db:
-        db.execute("DELETE FROM checkpoints WHERE thread_id = ?", (TWO_TURNS,))
+        db.execute("DELETE FROM checkpoints WHERE thread_id != ?", (TOOL_ERROR,))
     assert calls_of(turnfold.load(copy)) == CALLS
 
 
@@ -303,15 +306,17 @@ def test_a_scan_is_a_row_per_thread(tmp_path: Path) -> None:
 
     corpus = turnfold.scan(tmp_path, cache=False, workers=1)
     frame = corpus.to_pandas().set_index("key")
-    assert sorted(frame.index) == [f"{path}#{TOOL_ERROR}", f"{path}#{TWO_TURNS}"]
+    threads = (TOOL_ERROR, TWO_TURNS, recipe.AGENT_TOOL, recipe.SUBGRAPH_NODE)
+    assert sorted(frame.index) == sorted(f"{path}#{thread}" for thread in threads)
     assert set(frame["format"]) == {"langgraph-checkpoints"}
     assert corpus.errors == 0
     assert corpus.skipped == 1  # other.sqlite
     assert frame.loc[f"{path}#{TOOL_ERROR}", ["tool_calls", "failed_tools"]].tolist() == [2, 1]
     assert frame.loc[f"{path}#{TWO_TURNS}", ["tool_calls", "failed_tools"]].tolist() == [2, 0]
-    for thread in (TOOL_ERROR, TWO_TURNS):
+    for thread in threads:
         assert corpus[f"{path}#{thread}"].entries == turnfold.load(DB, sample=thread).entries
-    assert int(frame["tool_calls"].sum()) == count_calls(DB) == 4
+    # the counter reads the root checkpoints: the helper's call inside ask_helper is not there
+    assert int(frame["tool_calls"].sum()) == count_calls(DB) == 6
     assert {p.name for p in folder.iterdir()} == before  # read only: nothing written beside
 
 
@@ -340,3 +345,104 @@ def test_a_json_checkpoint_from_before_msgpack_reads_alike(copy: Path) -> None:
     assert transcript.warnings == []
     assert transcript.entries == expected.entries
     assert calls_of(transcript) == CALLS
+
+
+# --- subgraphs -------------------------------------------------------------------------------
+
+
+def subgraph_messages(path: Path, thread: str, namespace: str) -> list[Any]:
+    """The newest checkpoint's messages of a subgraph's namespace, as LangGraph reads them."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    with contextlib.closing(sqlite3.connect(uri, uri=True, check_same_thread=False)) as db:
+        saver = SqliteSaver(db)
+        saver.is_setup = True
+        conf = {"configurable": {"thread_id": thread, "checkpoint_ns": namespace}}
+        found = saver.get_tuple(conf)  # type: ignore[arg-type]
+        assert found is not None
+        return list(found.checkpoint["channel_values"]["messages"])
+
+
+def namespaces(path: Path, thread: str) -> list[str]:
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        return [ns for (ns,) in db.execute("SELECT DISTINCT checkpoint_ns FROM checkpoints "
+                                           "WHERE thread_id = ? AND checkpoint_ns != ''",
+                                           (thread,))]  # fmt: skip
+
+
+def test_an_agent_run_inside_a_tool_nests_under_the_call_its_task_ran(tmp_path: Path) -> None:
+    """The helper agent ``ask_helper`` invokes saves into the parent's checkpointer under
+    ``tools:<task id>``; the task's write (its tool message) names the call: the helper's
+    own messages become that call's sub-agent, as they load on their own."""
+    transcript = turnfold.load(DB, sample=recipe.AGENT_TOOL)
+    assert transcript.warnings == []
+    (call,) = transcript.tool_calls()
+    assert (call.call_id, call.name, call.status) == ("p1", "ask_helper", "success")
+    assert call.result is not None
+    assert call.result.text == runs.CHILD_ANSWER
+    assert texts(transcript)[-1] == runs.PARENT_ANSWER
+    assert call.subagent is not None
+    assert call.subagent.name == "helper"
+    child = call.subagent.transcript
+    assert child is not None
+    assert calls_of(child) == [("child_call_1", "add", {"a": 2, "b": 3}, "success", "5")]
+    assert texts(child) == ["2+3?", runs.CHILD_ANSWER]
+    (namespace,) = namespaces(DB, recipe.AGENT_TOOL)
+    assert namespace.startswith("tools:")
+    from langchain_core.load import dumpd
+
+    own = tmp_path / "child.json"
+    own.write_text(
+        turnfold.codec.dumps(
+            [dumpd(m) for m in subgraph_messages(DB, recipe.AGENT_TOOL, namespace)]
+        )
+    )
+    assert child.entries == turnfold.load(own).entries
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["subgraph checkpoint"] == {"mapped": 1}
+    assert [c.call_id for c in transcript.tool_calls(nested=True)] == ["p1", "child_call_1"]
+
+
+def test_a_subgraph_node_s_messages_are_its_parent_s_and_are_not_shown_twice() -> None:
+    """A compiled graph used as a node writes its messages back into the parent's state
+    (the LangChain reader's rule for such namespaces): its checkpoint is counted."""
+    transcript = turnfold.load(DB, sample=recipe.SUBGRAPH_NODE)
+    assert transcript.warnings == []
+    assert calls_of(transcript) == [("child_call_1", "add", {"a": 2, "b": 3}, "success", "5")]
+    assert all(call.subagent is None for call in transcript.tool_calls())
+    assert texts(transcript) == [recipe.SUBGRAPH_PROMPT, runs.CHILD_ANSWER]
+    (namespace,) = namespaces(DB, recipe.SUBGRAPH_NODE)
+    assert namespace.startswith("helper:")
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["subgraph node checkpoint"] == {"ignored": 1}
+
+
+def test_a_subgraph_nothing_ties_to_its_call_is_shown_after_the_thread_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    """``checkpointer=True`` keeps one history per thread under the namespace without the
+    task id (``tools``): nothing names the call, so the helper's run is shown after the
+    parent's messages, never dropped."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = tmp_path / "own.sqlite"
+    with SqliteSaver.from_conn_string(str(path)) as saver:
+        agent = recipe.agent_tool(saver, child_checkpointer=True)
+        agent.invoke({"messages": [("user", recipe.SUBGRAPH_PROMPT)]}, recipe.config("t"))
+    assert namespaces(path, "t") == ["tools"]
+    transcript = turnfold.load(path)
+    (warning,) = transcript.warnings
+    assert warning.reason == ("thread t: nothing names the call or node that ran the subgraph "
+                              "of namespace tools: shown after the thread's messages")  # fmt: skip
+    ask, shown = transcript.tool_calls()
+    assert (ask.call_id, ask.subagent) == ("p1", None)
+    assert transcript.entries[-1] is shown
+    assert shown.subagent is not None
+    assert (shown.subagent.name, shown.subagent.task) == ("helper", "tools")
+    assert shown.subagent.transcript is not None
+    assert calls_of(shown.subagent.transcript) == [
+        ("child_call_1", "add", {"a": 2, "b": 3}, "success", "5")
+    ]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["subgraph checkpoint"] == {"warned": 1}

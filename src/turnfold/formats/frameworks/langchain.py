@@ -1408,7 +1408,8 @@ class Follower:
         if namespace in self._skipped:
             return None
         parent = self._run(namespace[:-1])
-        if parent is None or not namespace[-1].startswith(_TOOLS_NAMESPACE):
+        task = tool_task(namespace[-1])
+        if parent is None or task is None:
             # A graph used as a node: its messages come back in the parent's update.
             self._skipped.add(namespace)
             return None
@@ -1417,7 +1418,6 @@ class Follower:
         run.parent = parent
         run.subagent = SubAgent(transcript=child)
         self._runs[namespace] = run
-        task = namespace[-1][len(_TOOLS_NAMESPACE) :]
         call_id = self._task_calls.get(task)
         call = parent.builder._calls.get(call_id) if call_id else None
         self._unmatched += 1
@@ -1783,6 +1783,13 @@ class Follower:
         parent, call = run.parent, run.call
         if parent is not None and call is not None and run.subagent is not None:
             parent.builder.update(call, subagent=run.subagent)
+
+
+def tool_task(part: str) -> str | None:
+    """The id of the tool task whose call ran the graph of namespace part ``part``
+    (``tools:<task id>``: an agent used as a tool); None for a graph used as a node, whose
+    messages come back in its parent's."""
+    return part[len(_TOOLS_NAMESPACE) :] if part.startswith(_TOOLS_NAMESPACE) else None
 
 
 def _id_of(message: Any) -> str | None:

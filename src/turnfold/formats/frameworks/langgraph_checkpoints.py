@@ -29,8 +29,17 @@ table's ``__interrupt__`` channel: ``interrupt()`` waiting on a human) are that 
 result's ``__interrupt__``, a :class:`~turnfold.model.PendingAction` each; a task's error
 (``__error__``) a warning. A checkpoint that cannot be read (damaged, a pickle, an unknown
 ``type``) is a warning naming it, and the thread is read from its newest readable one.
-Subgraphs' checkpoints (other namespaces: an agent invoked inside a tool) are counted, not
-nested: the parent's messages do not say which call ran them.
+A subgraph's checkpoints are those of another namespace (``langgraph.pregel._algo``:
+``<node>:<task id>`` of the task that ran it, nested ones joined by ``|``; a
+``checkpointer=True`` subgraph's without the task ids, ``main.py``'s
+``_own_checkpoint_config``), :meth:`_Database.nest` reads each one's newest by the rule the
+LangChain reader follows a ``subgraphs=True`` stream by (:func:`langchain.tool_task`): an agent
+invoked inside a tool (``tools:<task id>``: a child compiled without a checkpointer saves into
+its parent's) is a :class:`~turnfold.model.SubAgent` of the call that task ran, told by the
+tool message the task wrote (the ``writes`` table keeps it), named by its checkpoint's
+``lc_agent_name``; a graph used as a node, whose messages all came back in its parent's, is
+counted; one nothing ties to its call or node is shown after the thread's messages (a
+synthetic ``subgraph`` call holding it), with a warning.
 
 ``sample=`` names a thread by its id; a database of one thread needs none.
 Detection: the SQLite header, then a table with the saver's checkpoint columns.
@@ -54,7 +63,7 @@ from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import langchain
 from turnfold.formats.source import Source, from_json_value
-from turnfold.model import Transcript
+from turnfold.model import SubAgent, ToolCall, Transcript
 
 NAME = "langgraph-checkpoints"
 #: A database holds many threads: ``sample=`` names one by its id.
@@ -67,12 +76,17 @@ RECORDS = Records(
         "messages channel read as a graph result's messages; its thread id, step, source, "
         "agent name and time → metadata",
         "__error__": "a pending write of a task that failed: a warning with its error",
+        "subgraph checkpoint": "a subgraph's newest readable checkpoint (another namespace): "
+        "an agent invoked inside a tool (tools:<task id>) → the SubAgent of the call that task "
+        "ran (its tool message in the writes table); one nothing ties to a call → shown after "
+        "the thread's messages, with a warning",
     },
     ignored={
         **langchain.RECORDS.ignored,
-        "earlier checkpoint": "the thread's earlier states, whose messages the newest holds",
-        "subgraph checkpoint": "a checkpoint of another namespace (a subgraph, an agent "
-        "invoked inside a tool): not nested, the parent's messages do not say which call ran it",
+        "earlier checkpoint": "the thread's (and each subgraph's) earlier states, whose "
+        "messages the newest holds",
+        "subgraph node checkpoint": "the newest checkpoint of a graph used as a node, whose "
+        "messages all came back in its parent's messages (not shown twice)",
         "pending write": "a write of the newest checkpoint's tasks other than an interrupt or "
         "an error (a step left unfinished: the state does not hold it yet)",
     },
@@ -86,6 +100,8 @@ _CHECKPOINT_COLUMNS = frozenset(
 #: The columns that make a table the saver's writes table.
 _WRITE_COLUMNS = frozenset({"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx",
                             "channel", "type", "value"})  # fmt: skip
+#: The separator of nested namespaces (``langgraph._internal._constants.NS_SEP``).
+_NS_SEP = "|"
 #: The saver's own names, preferred when a file holds several tables of those columns.
 _DEFAULTS = ("checkpoints", "writes")
 
@@ -253,18 +269,22 @@ class _Database:
             found.append((str(thread), f"thread {agent}" if isinstance(agent, str) else "thread"))
         return found
 
-    def read(self, thread: str, transcript: Transcript) -> dict[str, Any] | None:
-        """The graph result of ``thread`` (``{"messages", "__interrupt__"}``) from its newest
-        readable checkpoint, its metadata put in ``transcript``; None: no such thread."""
+    def read(
+        self, thread: str, transcript: Transcript, namespace: str = ""
+    ) -> dict[str, Any] | None:
+        """The graph result of ``thread``'s graph of ``namespace`` (``{"messages",
+        "__interrupt__"}``) from its newest readable checkpoint, its metadata put in
+        ``transcript``; None: no such thread."""
         rows = self.db.execute(
             f"SELECT checkpoint_id, type, checkpoint, metadata FROM {self.table} "
-            "WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC",
-            (thread,),
+            "WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC",
+            (thread, namespace),
         )
         state: dict[str, Any] | None = None
         newest = True
         seen = unread = 0
         first: DamagedCheckpoint | None = None
+        where = f"thread {thread}" + (f", namespace {namespace}" if namespace else "")
         for checkpoint_id, kind, blob, metadata in rows:
             seen += 1
             if state is not None:
@@ -275,57 +295,121 @@ class _Database:
                 if not isinstance(values, dict):
                     raise DamagedCheckpoint("it holds no channel_values")
             except DamagedCheckpoint as exc:
-                self.source.warn(f"thread {thread}: checkpoint {checkpoint_id} is not read: "
-                                 f"{exc}", record_type="checkpoint")  # fmt: skip
+                self.source.warn(f"{where}: checkpoint {checkpoint_id} is not read: {exc}",
+                                 record_type="checkpoint")  # fmt: skip
                 newest, unread, first = False, unread + 1, first or exc
                 continue
-            state = self._state(thread, checkpoint_id, values, newest)
+            state = self._state(thread, namespace, checkpoint_id, values, newest)
+            if namespace:  # what becomes of it is for nest() to say
+                agent = _metadata(metadata).get("lc_agent_name")
+                if isinstance(agent, str):
+                    transcript.metadata["agent"] = agent
+                continue
             self._describe(transcript, thread, checkpoint_id, checkpoint, _metadata(metadata))
             self.source.mapped("checkpoint")
         if seen == 0:
             return None
         if state is None:
             raise TranscriptFormatError(self.source.name, [NAME], None,
-                                        f"thread {thread}: none of its {seen} checkpoints "
+                                        f"{where}: none of its {seen} checkpoints "
                                         f"can be read (the newest: {first})")  # fmt: skip
         earlier = seen - 1 - unread
         if earlier > 0:
             self.source.accounting.note("earlier checkpoint", "ignored", earlier)
-        (subgraphs,) = self.db.execute(
-            f"SELECT COUNT(*) FROM {self.table} WHERE thread_id = ? AND checkpoint_ns != ''",
-            (thread,),
-        ).fetchone()
-        if subgraphs:
-            self.source.accounting.note("subgraph checkpoint", "ignored", subgraphs)
         return state
 
+    def nest(self, thread: str, root: Transcript, messages: list[Any]) -> None:
+        """The newest checkpoint of each of ``thread``'s subgraphs (``root``: its transcript,
+        of ``messages``), parents before their children: an agent run inside a tool call
+        (namespace ``tools:<task id>``, :func:`langchain.tool_task`) a :class:`SubAgent` of
+        the call its parent's task ran; a graph used as a node, whose messages all came back
+        in its parent's, counted; any other (``checkpointer=True`` drops the task id, a
+        node's own state schema) shown after the thread's messages, with a warning."""
+        found = [ns for (ns,) in self.db.execute(
+            f"SELECT checkpoint_ns FROM {self.table} WHERE thread_id = ? AND checkpoint_ns != '' "
+            "GROUP BY checkpoint_ns ORDER BY MIN(checkpoint_id)", (thread,))]  # fmt: skip
+        graphs: dict[str, tuple[Transcript, set[str]]] = {"": (root, _ids(messages))}
+        for namespace in sorted(found, key=lambda ns: ns.count(_NS_SEP)):  # stable: time order
+            parts = namespace.split(_NS_SEP)
+            parent = graphs.get(_NS_SEP.join(parts[:-1]))
+            said = Transcript(metadata={})
+            state = self.read(thread, said, namespace)
+            assert state is not None  # the namespace was found in the thread's rows
+            ids = _ids(state["messages"])
+            task = langchain.tool_task(parts[-1])
+            if task is None and parent is not None and ids and ids <= parent[1]:
+                self.source.ignored("subgraph node checkpoint")
+                graphs[namespace] = parent  # its calls are its parent's: a child's nests there
+                continue
+            result = from_json_value(state, f"{self.source.name}#{namespace}")
+            result.warnings, result.accounting = self.source.warnings, self.source.accounting
+            child = langchain.read(result)
+            child.metadata.update(said.metadata, source_format=NAME, checkpoint_ns=namespace)
+            graphs[namespace] = (child, ids)
+            agent = said.metadata.get("agent")
+            call_id = (self._task_call(thread, _NS_SEP.join(parts[:-1]), task)
+                       if task is not None and parent is not None else None)  # fmt: skip
+            calls = parent[0].tool_calls() if parent is not None and call_id is not None else []
+            call = next((c for c in calls if c.call_id == call_id and c.subagent is None), None)
+            if parent is not None and call is not None:
+                parent[0].update(call, subagent=SubAgent(name=agent, transcript=child))
+                self.source.mapped("subgraph checkpoint")
+                continue
+            self.source.warn(f"thread {thread}: nothing names the call or node that ran the "
+                             f"subgraph of namespace {namespace}: shown after the thread's "
+                             "messages", record_type="subgraph checkpoint")  # fmt: skip
+            root.append(ToolCall(name="subgraph", status="unknown", meta={"synthetic":
+                                 "unlinked subgraph"}, subagent=SubAgent(
+                                 name=agent, task=namespace, transcript=child)))  # fmt: skip
+
+    def _task_call(self, thread: str, namespace: str, task: str) -> str | None:
+        """The id of the tool call the task ``task`` of the graph of ``namespace`` ran: the
+        ``tool_call_id`` of the tool message it wrote (the saver keeps every task's writes)."""
+        if self.store.writes is None:
+            return None
+        for kind, blob in self.db.execute(
+            f"SELECT type, value FROM {_quoted(self.store.writes)} WHERE thread_id = ? "
+            "AND checkpoint_ns = ? AND task_id = ? AND channel = 'messages' ORDER BY idx",
+            (thread, namespace, task),
+        ):
+            with contextlib.suppress(DamagedCheckpoint):  # then nothing names it: a warning
+                value = decoded(kind, blob)
+                for message in value if isinstance(value, list) else [value]:
+                    found = langchain.message_of(message)
+                    if found and found[0] == "tool" and isinstance(
+                            found[1].get("tool_call_id"), str):  # fmt: skip
+                        return str(found[1]["tool_call_id"])
+        return None
+
     def _state(
-        self, thread: str, checkpoint_id: str, values: dict[str, Any], newest: bool
-    ) -> dict[str, Any]:
+        self, thread: str, namespace: str, checkpoint_id: str, values: dict[str, Any],
+        newest: bool,
+    ) -> dict[str, Any]:  # fmt: skip
         messages = values.get("messages")
         if messages is None:
+            where = f"thread {thread}" + (f", namespace {namespace}" if namespace else "")
             raise TranscriptFormatError(self.source.name, [NAME], None,
-                                        f"thread {thread}: checkpoint {checkpoint_id} holds no "
+                                        f"{where}: checkpoint {checkpoint_id} holds no "
                                         "messages channel")  # fmt: skip
         state: dict[str, Any] = {"messages": messages}
         if "structured_response" in values:
             state["structured_response"] = values["structured_response"]
         if newest and self.store.writes is not None:
-            interrupts = self._pending(thread, checkpoint_id)
+            interrupts = self._pending(thread, namespace, checkpoint_id)
             if interrupts:
                 state["__interrupt__"] = interrupts
         return state
 
-    def _pending(self, thread: str, checkpoint_id: str) -> list[Any]:
+    def _pending(self, thread: str, namespace: str, checkpoint_id: str) -> list[Any]:
         """The writes of the tasks run from the newest checkpoint: its interrupts (returned),
         its tasks' errors (warnings); the others counted."""
         assert self.store.writes is not None
         interrupts: list[Any] = []
         for task, channel, kind, blob in self.db.execute(
             f"SELECT task_id, channel, type, value FROM {_quoted(self.store.writes)} "
-            "WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ? "
+            "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
             "ORDER BY task_id, idx",
-            (thread, checkpoint_id),
+            (thread, namespace, checkpoint_id),
         ):
             if channel not in ("__interrupt__", "__error__"):
                 self.source.ignored("pending write")
@@ -362,6 +446,12 @@ class _Database:
             said["updated_at"] = checkpoint["ts"]
 
 
+def _ids(messages: Any) -> set[str]:
+    """The ids of a messages channel's messages (those that have one)."""
+    found = (langchain._id_of(m) for m in messages) if isinstance(messages, list) else ()
+    return {i for i in found if i is not None}
+
+
 def _opened(path: Path) -> tuple[sqlite3.Connection, _Store]:
     db = databases.opened(path, NAME)
     try:
@@ -396,15 +486,16 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
                     )
                 sample = threads[0][0]
             state = database.read(str(sample), transcript)
+            if state is None:
+                raise ValueError(f"{path} holds no LangGraph thread {sample!r}")
+            # The messages as a graph result, read by the LangChain reader's rules, its
+            # warnings and accounting those of this load.
+            result = from_json_value(state, str(path))
+            result.warnings, result.accounting = source.warnings, source.accounting
+            read = langchain.read(result)
+            database.nest(str(sample), read, state["messages"])
         except sqlite3.Error as exc:
             raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
-    if state is None:
-        raise ValueError(f"{path} holds no LangGraph thread {sample!r}")
-    # The messages as a graph result, read by the LangChain reader's rules, its warnings and
-    # accounting those of this load.
-    result = from_json_value(state, str(path))
-    result.warnings, result.accounting = source.warnings, source.accounting
-    read = langchain.read(result)
     read.metadata.update(transcript.metadata)
     read.metadata["source_format"] = NAME
     return source.hand_over(read)
