@@ -25,14 +25,19 @@ knows: ``mlflow.spanType`` its operation (``CHAT_MODEL`` and ``LLM`` a model cal
 ``AGENT``, ``CHAIN``; ``UNKNOWN``, ``PARSER``, ``MEMORY``, ``WORKFLOW``, ``TASK``, retrieval
 and evaluation spans left out, the spans under them read as under the span above), the
 request and response in ``mlflow.spanInputs`` / ``mlflow.spanOutputs`` its messages
-(:func:`_chat`: Chat Completions' ``messages`` and ``choices``, the Responses API's ``input`` and
-``output`` items, a function's one string argument and its return value as prompt and reply),
+(:func:`_messages`: Chat Completions' ``messages`` and ``choices``, the Responses API's ``input``
+and ``output`` items, Anthropic's Messages (``mlflow.anthropic.autolog()``), LangChain's
+messages, ``("user", text)`` tuples and ``LLMResult`` generations (``mlflow.langchain.autolog()``,
+a generation's calls found by its message's id in the graph's state, :func:`_langchain_replies`),
+a function's one string argument and its return value as prompt and reply),
 ``mlflow.chat.tokenUsage`` its ``gen_ai.usage.*``, ``mlflow.llm.model`` its model, a tool
 span's inputs and outputs its arguments and result (``input.value`` / ``output.value``); an
-``ERROR`` status and its ``exception`` event are the failure. From there the conversation is
-rebuilt as an OTLP trace's (:mod:`~turnfold.formats.traces.otlp`): tool spans settle the calls
-of the model's response by name and arguments, a nested ``AGENT`` span is a sub-agent, usage is
-each model span's, once (U-1; the trace's ``mlflow.trace.tokenUsage`` is their sum, not read).
+``ERROR`` status and its ``exception`` event are the failure, and so is a LangChain
+``ToolMessage`` of ``status="error"`` (an error LangChain handled ends the span OK). From
+there the conversation is rebuilt as an OTLP trace's (:mod:`~turnfold.formats.traces.otlp`):
+tool spans settle the calls of the model's response by name and arguments, a nested ``AGENT``
+span is a sub-agent, usage is each model span's, once (U-1; the trace's
+``mlflow.trace.tokenUsage`` is their sum, not read).
 
 One conversation is one transcript (H-4): the traces of one session
 (``mlflow.trace.session`` in the trace's metadata; ``session_id`` in the store), each one
@@ -58,6 +63,7 @@ from urllib.parse import unquote, urlparse
 
 from turnfold import codec
 from turnfold.formats import databases
+from turnfold.formats.anthropic_blocks import content_of as result_content
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import as_list, stringify
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
@@ -224,6 +230,8 @@ def _strip_none(value: Any) -> Any:
 def _message(value: Any) -> dict[str, Any] | None:
     """A Chat Completions message, or a LangChain message as MLflow writes it (``type``
     ``human`` / ``ai`` / ``system`` / ``tool``), in Chat shape."""
+    if _is_message_tuple(value):  # LangChain's ("user", "text") as a graph's input
+        return {"role": _LANGCHAIN_ROLES.get(value[0], value[0]), "content": value[1]}
     if not isinstance(value, _MAPS):
         return None
     fields: dict[str, Any] = dict(_strip_none(value))
@@ -245,7 +253,83 @@ def _message(value: Any) -> dict[str, Any] | None:
     return chat
 
 
+def _reasoning_of(chat: dict[str, Any]) -> None:
+    """An assistant message's ``thinking`` blocks (Anthropic's, kept as they are by LangChain's
+    messages) as the Chat reader's ``reasoning_content``; the other blocks stay."""
+    content = chat["content"]
+    texts: list[str] = []
+    kept = []
+    for block in content if isinstance(content, list) else ():
+        kind = block.get("type") if isinstance(block, _MAPS) else None
+        text = block.get("thinking") if kind == "thinking" else None
+        if isinstance(text, str):
+            texts.append(text)
+        else:
+            kept.append(block)
+    if texts:
+        chat["content"] = kept
+    if any(texts):
+        chat["reasoning_content"] = "\n\n".join(t for t in texts if t)
+
+
+def _each(values: list[Any]) -> list[dict[str, Any]]:
+    """The Chat messages of a list of messages, Anthropic's each as one or more."""
+    return [chat for m in map(_message, values) if m is not None for chat in _anthropic(m)]
+
+
+def _anthropic(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """An Anthropic Messages message (``mlflow.anthropic.autolog()`` records the request and
+    the response as the SDK has them) in Chat shape: an assistant's ``tool_use`` blocks its
+    ``tool_calls``, its thinking its ``reasoning_content`` (:func:`_reasoning_of`, also a
+    LangChain message's); a user's ``tool_result`` blocks each a ``tool`` message, before what
+    else it says. A response (``"type": "message"``) is its role and content only, as the next
+    request's history repeats it. Any other message as it is."""
+    if message.get("type") == "message":
+        message = {"role": message.get("role"), "content": message.get("content")}
+    content = message.get("content")
+    if not isinstance(content, list) or not any(
+        isinstance(b, _MAPS) and b.get("type") in ("tool_use", "tool_result", "thinking")
+        for b in content
+    ):
+        return [message]
+    role = message.get("role")
+    kept: list[Any] = []
+    out: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    for block in content:
+        kind = block.get("type") if isinstance(block, _MAPS) else None
+        if kind == "tool_use" and role == "assistant":
+            function = {"name": block.get("name"), "arguments": codec.dumps(block.get("input", {}))}
+            calls.append({"id": block.get("id"), "type": "function", "function": function})
+        elif kind == "tool_result" and role == "user":
+            text, _images = result_content(block.get("content"))
+            out.append(
+                {"role": "tool", "tool_call_id": block.get("tool_use_id"), "content": text or ""}
+            )
+        else:
+            kept.append(block)
+    chat: dict[str, Any] = {**message, "content": kept}
+    if role == "assistant":
+        _reasoning_of(chat)
+    if calls:
+        chat["tool_calls"] = calls
+    if kept or calls or "reasoning_content" in chat:
+        out.append(chat)
+    return out
+
+
 _LANGCHAIN_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
+#: The roles of a message tuple (langchain_core ``_create_message_from_message_type``).
+_TUPLE_ROLES = {"human", "user", "ai", "assistant", "system", "developer", "tool"}
+
+
+def _is_message_tuple(value: Any) -> bool:
+    return (
+        isinstance(value, (list, tuple))
+        and len(value) == 2
+        and value[0] in _TUPLE_ROLES
+        and isinstance(value[1], (str, list))
+    )
 
 
 def _response_items(items: list[Any]) -> list[dict[str, Any]]:
@@ -282,24 +366,35 @@ def _response_items(items: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _messages(value: Any, role: str) -> list[dict[str, Any]]:
+def _messages(
+    value: Any, role: str, replies: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """The messages of a span's inputs or outputs: a list of messages (LangChain's batch, a
     list of lists, its first), ``messages`` (a chat request, an agent's state), ``choices``
     (a Chat Completions response), ``input`` / ``output`` items (the Responses API, an
     ``output_text`` the text), a function's one string argument, a text; any other value is
     the message's text as JSON, never dropped."""
+    # A batch (a list of lists of messages), not one ("user", "text") message: its first.
     if isinstance(value, list) and value and isinstance(value[0], list):
-        value = value[0]
+        value = value if _is_message_tuple(value[0]) else value[0]
     if isinstance(value, list):
-        found = [m for m in map(_message, value) if m is not None]
+        found = _each(value)
         if found:
             return found
     if isinstance(value, _MAPS):
         if isinstance(value.get("messages"), list):
-            return _messages(value["messages"], role)
+            return _messages(value["messages"], role, replies)
         choices = [c.get("message") for c in as_list(value.get("choices")) if isinstance(c, _MAPS)]
+        # LangChain's LLMResult (a chat model span's outputs when MLflow could not convert
+        # them to Chat Completions): the first generation of the batch's first prompt.
+        # Its message is dumped without its calls (_langchain_replies): the whole one, by id.
+        for batch in as_list(value.get("generations"))[:1]:
+            for generation in as_list(batch)[:1]:
+                got = generation.get("message") if isinstance(generation, _MAPS) else None
+                reply = got.get("id") if isinstance(got, _MAPS) else None
+                choices.append((replies or {}).get(reply, got) if isinstance(reply, str) else got)
         if choices:
-            return [m for m in map(_message, choices) if m is not None]
+            return _each(choices)
         items = value.get("input" if role == "user" else "output")
         if isinstance(items, list):
             found = _response_items(items)
@@ -311,7 +406,7 @@ def _messages(value: Any, role: str) -> list[dict[str, Any]]:
             return [{"role": role, "content": items}]
         message = _message(value)
         if message is not None:
-            return [message]
+            return _anthropic(message)
         texts = [v for v in value.values() if isinstance(v, str)]
         if role == "user" and len(value) == 1 and texts:
             return [{"role": role, "content": texts[0]}]
@@ -320,10 +415,14 @@ def _messages(value: Any, role: str) -> list[dict[str, Any]]:
     return [{"role": role, "content": value if isinstance(value, str) else stringify(value)}]
 
 
-def _conventions(op: str, name: str, a: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+def _conventions(
+    op: str, name: str, a: dict[str, Any], replies: Mapping[str, Any] | None = None
+) -> tuple[dict[str, Any], Any]:
     """The attributes the OTLP reader reads, from an MLflow span's (``a``, decoded), and its
-    messages (:attr:`.spans.Span.chat`) where it is a model, agent or step span."""
+    messages (:attr:`.spans.Span.chat`) where it is a model, agent or step span (``replies``:
+    its trace's LangChain AI messages by id, :func:`_langchain_replies`)."""
     out = dict(a)
+    out.pop(_TOOL_ERROR, None)  # ours to set, never the trace's
     inputs, outputs = a.get("mlflow.spanInputs"), a.get("mlflow.spanOutputs")
     chat = None
     if op == "TOOL":
@@ -335,8 +434,11 @@ def _conventions(op: str, name: str, a: dict[str, Any]) -> tuple[dict[str, Any],
         if message is not None and message.get("role") == "tool":  # LangChain's ToolMessage
             out["output.value"] = message.get("content")
             out["tool_call.id"] = message.get("tool_call_id")
+            # A ToolException LangChain handled: the span ended OK (_span: failed).
+            if isinstance(outputs, _MAPS) and outputs.get("status") == "error":
+                out[_TOOL_ERROR] = True
     elif op in ("LLM", "AGENT", "CHAIN"):
-        chat = (_messages(inputs, "user"), _messages(outputs, "assistant"))
+        chat = (_messages(inputs, "user"), _messages(outputs, "assistant", replies))
     if op == "LLM":
         model = a.get("mlflow.llm.model")
         if isinstance(model, str):
@@ -354,6 +456,10 @@ def _conventions(op: str, name: str, a: dict[str, Any]) -> tuple[dict[str, Any],
         out.setdefault("gen_ai.agent.name", name)
     return out, chat
 
+
+#: Set on a tool span whose ``ToolMessage`` says ``status="error"``: LangChain ends the run of
+#: a tool whose error it handled without an error, its message the failure.
+_TOOL_ERROR = "turnfold.tool.failed"
 
 #: ``mlflow.chat.tokenUsage`` keys (``TokenUsageKey``) and the GenAI attributes of each.
 _USAGE = {
@@ -376,7 +482,9 @@ def record_type(kind: str) -> str:
     return found if found in RECORDS.mapped or found in RECORDS.ignored else "span/(other)"
 
 
-def _span(raw: Mapping[str, Any], line: int, session: str | None) -> Span | None:
+def _span(
+    raw: Mapping[str, Any], line: int, session: str | None, replies: Mapping[str, Any]
+) -> Span | None:
     """An MLflow span (its ``to_dict()``) as the OTLP reader's span."""
     trace = span_id(raw.get("trace_id"), 16)
     own = span_id(raw.get("span_id"), 8)
@@ -385,7 +493,7 @@ def _span(raw: Mapping[str, Any], line: int, session: str | None) -> Span | None
     name = raw.get("name") if isinstance(raw.get("name"), str) else ""
     kind = span_type(raw)
     op = _OPERATIONS.get(kind, "(other)")
-    attributes, chat = _conventions(op, str(name), _attributes(raw.get("attributes")))
+    attributes, chat = _conventions(op, str(name), _attributes(raw.get("attributes")), replies)
     if session:
         attributes["session.id"] = session  # the OTLP reader's conversation (conversation_of)
     events = events_of(raw, plain_attributes)
@@ -403,11 +511,41 @@ def _span(raw: Mapping[str, Any], line: int, session: str | None) -> Span | None
         ended_at=nano_time(raw.get("end_time_unix_nano")),
         attributes=attributes,
         events=events,
-        failed=status.get("code") in ("STATUS_CODE_ERROR", "ERROR"),
+        failed=status.get("code") in ("STATUS_CODE_ERROR", "ERROR")
+        or bool(attributes.pop(_TOOL_ERROR, False)),
         status_message=message if isinstance(message, str) and message else None,
         line=line,
         chat=chat,
     )
+
+
+def _langchain_replies(raws: list[Any]) -> dict[str, Any]:
+    """The LangChain AI messages with calls in a trace's span inputs and outputs, by id. A
+    chat model span's ``LLMResult`` dumps its ``ChatGeneration.message`` as the field's type,
+    ``BaseMessage``, without the ``tool_calls`` of the ``AIMessage`` it is; the graph's state
+    in the spans around it (the node's update, the next model call's history) has them."""
+    found: dict[str, Any] = {}
+
+    def walk(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, _MAPS):
+            if value.get("type") == "ai" and isinstance(value.get("id"), str):
+                if value.get("tool_calls"):
+                    found.setdefault(value["id"], value)
+                return
+            for item in value.values():
+                walk(item)
+
+    for raw in raws:
+        attributes = raw.get("attributes") if isinstance(raw, _MAPS) else None
+        if isinstance(attributes, _MAPS):
+            for key in ("mlflow.spanInputs", "mlflow.spanOutputs"):
+                text = attributes.get(key)
+                if isinstance(text, str) and '"ai"' in text:  # only LangChain's are walked
+                    walk(_json(text))
+    return found
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -462,8 +600,9 @@ def _read_traces(source: Source) -> _Traces:
             source.warn("not an MLflow trace (no info and data.spans)", line)
             continue
         session = _conversation_id(info, raws)
+        replies = _langchain_replies(raws)
         for raw in raws:
-            span = _span(raw, line, session) if isinstance(raw, _MAPS) else None
+            span = _span(raw, line, session, replies) if isinstance(raw, _MAPS) else None
             if span is None:
                 source.warn("span without a trace_id or span_id skipped", line, record_type="span")
                 continue
