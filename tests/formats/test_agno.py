@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -32,6 +33,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
+from turnfold.session import utc
 
 SOLO = agno_runs.FIXTURES / "agno_v3.1.10_run_solo.json"
 TEAM = agno_runs.FIXTURES / "agno_v3.1.10_run_team.json"
@@ -295,6 +297,48 @@ def test_A2_the_stream_shows_the_run_as_it_happens() -> None:
             assert thinking.streaming
     assert shown == [["UserMessage"]]
     assert statuses == {"add": ["executing", "success"], "explode": ["executing", "error"]}
+
+
+def test_A2_a_response_is_shown_with_the_timestamp_and_usage_the_run_ends_with() -> None:
+    # The events give a response's second (its request's start, when Agno makes its message)
+    # and its usage, zeros read as not counted as a load reads the message's metrics: the run's
+    # end has only what no event carries to tell the view (the prompt's time, the calls'
+    # batches and timings, the reasoning done).
+    runner = agno_runs.runner("solo")
+    followed = turnfold.follow(
+        runner.run("What is 1+2?", stream=True, stream_events=True), display=False
+    )
+    changes: list[Any] = []
+    followed.transcript.observe(changes.append)
+    live: dict[str, tuple[Any, Any]] = {}
+    for event in followed:
+        changes.clear()  # what the run's end changes is what is left after the last event
+        if event.event == "ModelRequestCompleted":
+            for entry in followed.transcript.entries:
+                if isinstance(entry, (Thinking, AssistantText)):
+                    live[entry.id] = (entry.timestamp, entry.usage)
+    responses = [e for e in followed.transcript.entries if isinstance(e, (Thinking, AssistantText))]
+    assert {k: usage for k, (_, usage) in live.items()} == {e.id: e.usage for e in responses}
+    assert all(e.timestamp for e in responses)
+    assert [e.usage.reasoning_tokens for e in responses if e.usage] == [None, None]
+    # Agno stamps the event and the message in whole seconds, microseconds apart: a run whose two
+    # stamps fall on either side of a second's turn has its message's second, one later, settled
+    # at the end (as a load reads it), and nothing else differs.
+    late = {e.id for e in responses if live[e.id][0] != e.timestamp}
+    for entry in responses:
+        if entry.id in late:
+            assert utc(entry.timestamp) - utc(live[entry.id][0]) == timedelta(seconds=1)
+    settled = {
+        (type(c.entry).__name__, tuple(f for f in c.fields if c.entry.id not in late
+                                       or f != "timestamp"))
+        for c in changes
+    }  # fmt: skip
+    settled.discard(("AssistantText", ()))
+    assert settled == {
+        ("UserMessage", ("timestamp",)),
+        ("Thinking", ("streaming",)),
+        ("ToolCall", ("batch_id", "started_at", "ended_at", "duration_ms")),
+    }
 
 
 def test_A2_arun_streams_under_a_running_loop() -> None:

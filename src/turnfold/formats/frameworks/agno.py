@@ -64,25 +64,28 @@ surfaces, not to an agent's ``tools``): a team's members are Agno's sub-agents.
 
 Live (A-2): ``agent.run(..., stream=True, stream_events=True)`` (and ``arun``, and a team's)
 yields events: ``RunContent`` grows the reasoning (``reasoning_content``) and the text
-(``content``) of the response ``ModelRequestStarted`` began, ``ModelRequestCompleted`` gives
-its usage, ``ToolCallStarted`` shows a call ``executing``, ``ToolCallCompleted`` settles it by
-``tool_call_error`` (``ToolCallError`` follows for a failed one), ``RunError`` /
-``RunCancelled`` / ``RunPaused`` end the run as a load of it does. In a team's stream the
-members' own events (an agent's, with the team's run as ``parent_run_id``) are followed into
-the transcript of the delegation call that runs them. The events carry no prompt and no
-message ids: ``follow`` given the generator ``run(stream=True)`` returns reads the run Agno
-is building (the generator's ``run_response``) through :func:`run_of_generator`, so the
-prompt is shown first and, when the stream ends, the run's messages settle every entry in
-place (ids, timestamps, usage, batches), so ``.transcript`` equals ``load()`` of the final
+(``content``) of the response ``ModelRequestStarted`` began (its ``created_at`` the response's
+timestamp, as its message's), ``ModelRequestCompleted`` gives its usage (a zero no count, as
+the message's metrics leave it out), ``ToolCallStarted`` shows a call ``executing``,
+``ToolCallCompleted`` settles it by ``tool_call_error`` (``ToolCallError`` follows for a failed
+one), ``RunError`` / ``RunCancelled`` / ``RunPaused`` end the run as a load of it does. In a
+team's stream the members' own events (an agent's, with the team's run as ``parent_run_id``)
+are followed into the transcript of the delegation call that runs them. The events carry no
+prompt and no message ids: ``follow`` given the generator ``run(stream=True)`` returns reads
+the run Agno is building (the generator's ``run_response``) through :func:`run_of_generator`,
+so the prompt is shown first and, when the stream ends, the run's messages settle every entry
+in place (ids, timestamps, usage, batches), so ``.transcript`` equals ``load()`` of the final
 run. A ``RunOutput`` yielded at the end (``yield_run_output=True``) settles it the same way
 when the generator's run is not at hand; with neither, the followed run is what its events
-said, without the prompt, and a warning says so. An event of a kind not shown (memory,
-hooks, compression…) is said in a warning, once per kind.
+said, without the prompt, and a warning says so. An event of a kind not shown (memory, hooks,
+compression…) is said in a warning, once per kind.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
+from operator import attrgetter
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -473,10 +476,7 @@ class AgnoBuilder(MessageBuilder):
         self.recognized += 1
         if message.get("from_history"):
             return "from_history"
-        created = message.get("created_at")
-        stamp = self._stamps.get(created, "")
-        if stamp == "":  # many messages of a run are made in the same second
-            stamp = self._stamps[created] = _seconds(created)
+        stamp = self.stamp(message.get("created_at"))
         if role == "assistant":
             self._assistant(message, stamp, line)
         elif role == "tool":
@@ -496,6 +496,13 @@ class AgnoBuilder(MessageBuilder):
                 system = self.transcript.metadata.get("system")
                 self.transcript.metadata["system"] = f"{system}\n\n{text}" if system else text
         return str(role)
+
+    def stamp(self, created: Any) -> str | None:
+        """A message's (or an event's) ``created_at`` as its entries' timestamp."""
+        stamp = self._stamps.get(created, "")
+        if stamp == "":  # many messages of a run are made in the same second
+            stamp = self._stamps[created] = _seconds(created)
+        return stamp
 
     def _assistant(self, message: Mapping[str, Any], stamp: str | None, line: int) -> None:
         entries: list[Entry] = []
@@ -644,9 +651,14 @@ class AgnoBuilder(MessageBuilder):
         if isinstance(entry, ToolCall) and self._calls.get(entry.call_id) is entry:
             self._calls[entry.call_id] = target  # type: ignore[assignment]
             # Its outcome is its result message's to give (next), not a call's made open.
-            self._change(target, _call_fields(entry))
+            names, values = _written(ToolCall, True)
         else:
-            self._change(target, {name: getattr(entry, name) for name in _fields(type(entry))})
+            names, values = _written(type(entry), False)
+        # Both entries' fields as two tuples, compared at once (in C), and only then one by
+        # one: most fields the events set right already (issue 22: a followed run's end).
+        new, old = values(entry), values(target)
+        if new != old:
+            self.update(target, **{n: v for n, v, o in zip(names, new, old, strict=True) if v != o})
         return target
 
     def _change(self, entry: Entry, changes: dict[str, Any]) -> None:
@@ -656,25 +668,24 @@ class AgnoBuilder(MessageBuilder):
             self.update(entry, **changed)
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _fields(kind: type) -> tuple[str, ...]:
-    """The fields of an entry type but its ``id``: what a shown entry is written over with."""
-    names = _FIELDS.get(kind)
-    if names is None:
-        import dataclasses
-
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind) if f.name != "id")
-    return names
-
-
 #: What a call made from its message holds before its result: its outcome is not among them.
 _OUTCOME = frozenset({"status", "result", "subagent"})
+#: Field names, and the getter of their values as one tuple.
+_Written = tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]
+_WRITTEN: dict[tuple[type, bool], _Written] = {}
 
 
-def _call_fields(call: ToolCall) -> dict[str, Any]:
-    return {name: getattr(call, name) for name in _fields(ToolCall) if name not in _OUTCOME}
+def _written(kind: type, call_made: bool) -> _Written:
+    """The fields a shown entry of ``kind`` is written over with (all but its ``id``; but a
+    call's outcome when ``call_made`` from its message), and a getter of their values as one
+    tuple (``attrgetter`` of two names or more gives a tuple)."""
+    key = (kind, call_made)
+    written = _WRITTEN.get(key)
+    if written is None:
+        skipped = {"id", *_OUTCOME} if call_made else {"id"}
+        names = tuple(f.name for f in dataclasses.fields(kind) if f.name not in skipped)
+        written = _WRITTEN[key] = (names, attrgetter(*names))
+    return written
 
 
 def read(source: Source) -> Transcript:
@@ -891,6 +902,10 @@ class Follower:
         self._thinking: Thinking | None = None
         self._text: AssistantText | None = None
         self._response: list[Entry] = []
+        #: The timestamp of the response under way: that of its request's start, the second
+        #: Agno makes its assistant message in (its ``created_at``), so the run's messages
+        #: rarely have a timestamp to add at the end (issue 22: one update less per response).
+        self._stamp: str | None = None
         self._delegating: ToolCall | None = None
         #: The delegation call each member's follower runs in, by the follower's id.
         self._hosts: dict[int, str] = {}
@@ -928,12 +943,16 @@ class Follower:
         elif name == "ModelRequestStarted":
             self._thinking = self._text = None
             self._response = []
+            self._stamp = self.builder.stamp(getattr(event, "created_at", None))
         elif name == "RunContent":
             self._content(event)
         elif name == "ModelRequestCompleted":
+            # Agno counts a count not made as 0 here, and its message's metrics leave zeros
+            # out (what a load reads): read alike, the run's end has no usage to change.
             usage = counted_usage(
-                event.input_tokens, event.output_tokens, event.cache_read_tokens,
-                event.cache_write_tokens, event.reasoning_tokens,
+                event.input_tokens or None, event.output_tokens or None,
+                event.cache_read_tokens or None, event.cache_write_tokens or None,
+                event.reasoning_tokens or None,
             )  # fmt: skip
             attach_usage(self._response, usage, self.transcript, model=self.builder.model)
         elif name == "ToolCallStarted":
@@ -961,6 +980,7 @@ class Follower:
             if self._thinking is None:
                 self._thinking = _new_thinking(reasoning)
                 self._thinking.streaming = True
+                self._thinking.timestamp = self._stamp
                 self._response.append(self._show(self._thinking))
             else:
                 self.transcript.update(self._thinking, text=self._thinking.text + reasoning)
@@ -969,6 +989,7 @@ class Follower:
             if self._text is None:
                 self._text = _new_text(content)
                 self._text.model = self.builder.model
+                self._text.timestamp = self._stamp
                 self._response.append(self._show(self._text))
             else:
                 self.transcript.update(self._text, text=self._text.text + content)
@@ -981,6 +1002,7 @@ class Follower:
         name = name if isinstance(name, str) and name else "tool"
         args = plain_value(getattr(tool, "tool_args", None))
         call = _new_call(call_id, name, args, describe_args(name, args), "executing", None)
+        call.timestamp = self._stamp
         self.builder._calls[call_id] = call
         self._response.append(self._show(call))
         if name in DELEGATIONS:
