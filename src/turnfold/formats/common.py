@@ -287,6 +287,22 @@ def counted_usage(
     )
 
 
+def parted_usage(raw: Any, uncached: str, cache_read: str, cache_write: str) -> Usage | None:
+    """The usage of a record that counts its input in parts (Moonshot's kosong ``TokenUsage``,
+    which Kimi Code's wire and the older Kimi CLI write under their own key names): the input
+    the sum of the parts recorded, the cached ones also as they are; output under ``output``.
+
+    >>> parted_usage({"a": 5, "b": 90, "output": 3}, "a", "b", "c")
+    Usage(input_tokens=95, output_tokens=3, cache_read_tokens=90, cache_write_tokens=None, \
+reasoning_tokens=None, response_id=None)
+    """
+    if not isinstance(raw, MAPPINGS):
+        return None
+    parts = [as_int(raw.get(k)) for k in (uncached, cache_read, cache_write)]
+    total = sum(p for p in parts if p is not None) if any(p is not None for p in parts) else None
+    return counted_usage(total, raw.get("output"), parts[1], parts[2])
+
+
 #: ``Usage(...)`` of its counts at a third of the cost: one per model response of a load.
 _new_usage = maker(
     Usage,

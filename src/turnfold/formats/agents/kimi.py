@@ -59,7 +59,7 @@ from turnfold.formats.common import (
     MAPPINGS,
     as_int,
     as_text,
-    counted_usage,
+    parted_usage,
     stringify,
     text_result,
 )
@@ -195,11 +195,7 @@ def _input_text(parts: Any) -> str:
 
 def _usage(raw: Any) -> Usage | None:
     """Kimi's ``TokenUsage``: ``inputOther`` is the prompt less its cached part."""
-    if not isinstance(raw, MAPPINGS):
-        return None
-    parts = [as_int(raw.get(k)) for k in ("inputOther", "inputCacheRead", "inputCacheCreation")]
-    total = sum(p for p in parts if p is not None) if any(p is not None for p in parts) else None
-    return counted_usage(total, raw.get("output"), parts[1], parts[2])
+    return parted_usage(raw, "inputOther", "inputCacheRead", "inputCacheCreation")
 
 
 @dataclass

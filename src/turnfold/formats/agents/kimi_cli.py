@@ -54,7 +54,7 @@ from typing import Any
 
 from turnfold.formats.agents.cline import ms_to_iso
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MAPPINGS, as_int, as_text, counted_usage, stringify, text_result
+from turnfold.formats.common import MAPPINGS, as_text, parted_usage, stringify, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
@@ -153,12 +153,7 @@ def _parts_text(content: Any, *, kind: str = "text") -> list[str]:
 
 def _usage(raw: Any) -> Usage | None:
     """kosong's ``TokenUsage``: ``input_other`` is the prompt less its cached part."""
-    if not isinstance(raw, MAPPINGS):
-        return None
-    keys = ("input_other", "input_cache_read", "input_cache_creation")
-    parts = [as_int(raw.get(k)) for k in keys]
-    total = sum(p for p in parts if p is not None) if any(p is not None for p in parts) else None
-    return counted_usage(total, raw.get("output"), parts[1], parts[2])
+    return parted_usage(raw, "input_other", "input_cache_read", "input_cache_creation")
 
 
 @dataclass
