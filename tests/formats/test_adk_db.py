@@ -16,7 +16,6 @@ import contextlib
 import json
 import shutil
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ import adk_runs
 from counters_adk import adk_db as count_calls
 from loops import run_async
 from recipes import recipe as load_recipe
+from stores import writable
 
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError
@@ -85,16 +85,6 @@ def texts(transcript: Transcript) -> list[str]:
 def usages(transcript: Transcript) -> list[tuple[Any, Any]]:
     found = [getattr(e, "usage", None) for e in transcript.entries]
     return [(u.input_tokens, u.output_tokens) for u in found if u is not None]
-
-
-@contextlib.contextmanager
-def writable(path: Path) -> Iterator[sqlite3.Connection]:
-    db = sqlite3.connect(path)
-    try:
-        yield db
-        db.commit()
-    finally:
-        db.close()
 
 
 # --- load ---------------------------------------------------------------------------------------

@@ -10,11 +10,9 @@ own). Agno's own ``get_session`` reads each back, to load the same session objec
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,7 @@ import agno_runs
 from counters_agno import agno_db as count_calls
 from loops import run_async
 from recipes import recipe as load_recipe
+from stores import writable
 
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError
@@ -80,16 +79,6 @@ def texts(transcript: Transcript) -> list[str]:
 def usages(transcript: Transcript) -> list[tuple[Any, Any]]:
     found = [getattr(e, "usage", None) for e in transcript.entries]
     return [(u.input_tokens, u.output_tokens) for u in found if u is not None]
-
-
-@contextlib.contextmanager
-def writable(path: Path) -> Iterator[sqlite3.Connection]:
-    db = sqlite3.connect(path)
-    try:
-        yield db
-        db.commit()
-    finally:
-        db.close()
 
 
 # --- load ---------------------------------------------------------------------------------------

@@ -19,7 +19,6 @@ import pickle
 import shutil
 import sqlite3
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import langchain_runs as runs
 from counters_langgraph import langgraph_checkpoints as count_calls
 from recipes import recipe as load_recipe
+from stores import writable
 
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError
@@ -81,16 +81,6 @@ def texts(transcript: Transcript) -> list[str]:
 def usages(transcript: Transcript) -> list[tuple[Any, ...]]:
     found = [getattr(e, "usage", None) for e in transcript.entries]
     return [(u.input_tokens, u.output_tokens, u.cache_read_tokens) for u in found if u is not None]
-
-
-@contextlib.contextmanager
-def writable(path: Path) -> Iterator[sqlite3.Connection]:
-    db = sqlite3.connect(path)
-    try:
-        yield db
-        db.commit()
-    finally:
-        db.close()
 
 
 def newest(db: sqlite3.Connection, thread: str) -> tuple[str, str, bytes]:

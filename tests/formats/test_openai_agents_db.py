@@ -11,11 +11,9 @@ turns (``add`` succeeds and ``explode`` raises in the first, ``add`` in the seco
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ import openai_agents_runs
 from counters_openai_agents import openai_agents_db as count_calls
 from loops import run_async
 from recipes import recipe as load_recipe
+from stores import writable
 
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError
@@ -76,16 +75,6 @@ def calls_of(transcript: Transcript) -> list[tuple[Any, ...]]:
 
 def texts(transcript: Transcript) -> list[str]:
     return [e.text for e in transcript.entries if isinstance(e, (UserMessage, AssistantText))]
-
-
-@contextlib.contextmanager
-def writable(path: Path) -> Iterator[sqlite3.Connection]:
-    db = sqlite3.connect(path)
-    try:
-        yield db
-        db.commit()
-    finally:
-        db.close()
 
 
 # --- load ---------------------------------------------------------------------------------------
