@@ -639,7 +639,7 @@ def _read_files(source: Any, found: Found, cache: bool, workers: int | None, cli
             for (position, _), stored in zip(fresh, made, strict=True):
                 read[position] = stored
                 run.tally(stored)
-            if index is not None and fresh:
+            if index is not None:
                 index.store([(items[position], stored) for (position, _), stored
                              in zip(fresh, made, strict=True)])  # fmt: skip
             fresh.clear()

@@ -47,10 +47,10 @@ if TYPE_CHECKING:
 #: by the worker that opens it: H-1). Anything else in a walked folder is counted as skipped
 #: without being opened (C-7).
 CANDIDATE_SUFFIXES = (*candidate_names((".jsonl", ".json", ".ndjson", ".traj")), ".eval")
-#: The agents' databases of sessions (OpenCode's ``opencode.db``, Crush's ``crush.db``): each
-#: module has ``NAME``, ``DATABASE`` (the file's name), ``detect_path`` and ``sessions(path)``
-#: (the top-level sessions' ids and titles). A scan makes one item per session of each, listed
-#: by the worker that opens the database.
+#: The databases of sessions of a fixed name (OpenCode's ``opencode.db``, Crush's ``crush.db``,
+#: MLflow's ``mlflow.db``): each module has ``NAME``, ``DATABASE`` (the file's name),
+#: ``detect_path`` and ``sessions(path)`` (the top-level sessions' ids and titles). A scan makes
+#: one item per session of each, listed by the worker that opens the database.
 NAMED_DATABASES = (opencode, crush, mlflow)
 #: Databases of sessions of no fixed name (any file its user names: Agno's ``SqliteDb``,
 #: LangGraph's ``SqliteSaver``, the Agents SDK's ``SQLiteSession``, ADK's

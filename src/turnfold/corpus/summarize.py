@@ -426,8 +426,9 @@ def _examine_log(item: Item, tables: bool, visit: Visit | None) -> Summary:
 
 
 def _session_database(item: Item) -> Any:
-    """The module of the agent's database of sessions ``item`` is (``SESSION_DATABASES``:
-    OpenCode's, Crush's, Agno's), which holds one item per session; None when it is none."""
+    """The module of the database of sessions ``item`` is (one of ``SESSION_DATABASES``: an
+    agent's, MLflow's, a framework's store), which holds one item per session; None when it is
+    none."""
     if item.path is None or (item.format is None and not item.path.endswith(DATABASE_SUFFIXES)):
         return None
     for database in SESSION_DATABASES:

@@ -41,18 +41,11 @@ def is_database(path: Path) -> bool:
 
 def tables(path: Path) -> set[str] | None:
     """The tables of the database at ``path``; None when it is no readable SQLite file."""
-    try:
-        if not path.is_file():
-            return None
-        with path.open("rb") as stream:
-            if stream.read(len(HEADER)) != HEADER:
-                return None
-        with contextlib.closing(connect(path)) as db:
-            return {
-                row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
-    except (OSError, sqlite3.Error):
-        return None
+    return layout(path, _table_names)
+
+
+def _table_names(db: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
 def layout(path: Path, read: Callable[[sqlite3.Connection], T]) -> T | None:
