@@ -43,11 +43,21 @@ class Cost:
 
 
 def responses_by_model(
-    entries: Iterable[Entry], default: str | None, *, _depth: int = 0
+    entries: Iterable[Entry], default: str | None
 ) -> list[tuple[str | None, Tokens]]:
     """Every response among ``entries`` once (:func:`turnfold.usage.responses`) with the model
     that wrote it, the responses of their calls' sub-agents included; ``default`` for a
     response that names no model."""
+    delegated, own = responses_apart(entries, default)
+    return delegated + own
+
+
+def responses_apart(
+    entries: Iterable[Entry], default: str | None, *, _depth: int = 0
+) -> tuple[list[tuple[str | None, Tokens]], list[tuple[str | None, Tokens]]]:
+    """:func:`responses_by_model`'s responses in two lists: those of the calls' sub-agents, and
+    the entries' own. A session's header counts its own tokens and prices both, from one pass
+    over its responses."""
     entries = list(entries)
     found: list[tuple[str | None, Tokens]] = []
     for entry in entries:
@@ -56,16 +66,17 @@ def responses_by_model(
         # stops (65 levels down), so a turn's tokens and the responses it is priced on agree.
         if child is not None and _depth <= 64:
             named = child.metadata.get("model")
-            found += responses_by_model(
+            inner, child_own = responses_apart(
                 child.entries, named if isinstance(named, str) else default, _depth=_depth + 1
             )
+            found += inner + child_own
 
     def model_of(entry: Entry) -> str | None:
         model = entry.model if isinstance(entry, AssistantText) else None
         named = entry.meta.get("model")
         return model or (named if isinstance(named, str) else None) or default
 
-    return found + responses(entries, model_of)
+    return found, responses(entries, model_of)
 
 
 def _delegated(entry: Entry) -> Transcript | None:
@@ -88,11 +99,14 @@ def entries_cost(
     transcript: Transcript, entries: Iterable[Entry], when: datetime | None = None
 ) -> Cost | None:
     """The estimated cost of some of ``transcript``'s entries (a turn's)."""
+    found = responses_by_model(entries, default_model(transcript))
+    return estimate(found, provider=provider_of(transcript), when=when)
+
+
+def default_model(transcript: Transcript) -> str | None:
+    """The model a response that names none was written by: the session's, when it names one."""
     model = transcript.metadata.get("model")
-    default = model if isinstance(model, str) else None
-    return estimate(
-        responses_by_model(entries, default), provider=provider_of(transcript), when=when
-    )
+    return model if isinstance(model, str) else None
 
 
 def estimate(
@@ -154,8 +168,7 @@ def spend_of(
     :func:`turnfold.usage.tokens_spent` (each response once, the sub-agents' included), which
     finding them twice, once to count and once to price, cost a corpus scan a tenth of its
     turn rows."""
-    model = transcript.metadata.get("model")
-    found = responses_by_model(entries, model if isinstance(model, str) else None)
+    found = responses_by_model(entries, default_model(transcript))
     tokens: Tokens = {}
     for _, counts in found:
         add_into(tokens, counts)
@@ -164,13 +177,21 @@ def spend_of(
     return Spend(tokens, estimate(found, provider=provider_of(transcript), when=when))
 
 
-def session_cost(transcript: Transcript, when: datetime | None = None) -> Cost | None:
-    """The session's cost: the one its source recorded, else an estimate of its tokens."""
+def session_cost(
+    transcript: Transcript,
+    when: datetime | None = None,
+    *,
+    found: list[tuple[str | None, Tokens]] | None = None,
+) -> Cost | None:
+    """The session's cost: the one its source recorded, else an estimate of its tokens
+    (``found``: its responses, when the caller has found them already)."""
     recorded = transcript.metadata.get("cost_usd")
     if isinstance(recorded, (int, float)) and not isinstance(recorded, bool):  # noqa: SIM102
         if math.isfinite(recorded) and recorded >= 0:
             return Cost(float(recorded), True, "recorded by the source")
-    return entries_cost(transcript, transcript.entries, when)
+    if found is None:
+        return entries_cost(transcript, transcript.entries, when)
+    return estimate(found, provider=provider_of(transcript), when=when)
 
 
 def format_usd(usd: float) -> str:
@@ -186,10 +207,12 @@ __all__ = [
     "PROVIDERS",
     "Cost",
     "Spend",
+    "default_model",
     "entries_cost",
     "estimate",
     "format_usd",
     "provider_of",
+    "responses_apart",
     "responses_by_model",
     "session_cost",
     "spend_of",

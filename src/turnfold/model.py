@@ -16,7 +16,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
-from datetime import datetime
+from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any, ClassVar, Literal, TypeAlias, TypeVar, get_args
 
 ToolStatus: TypeAlias = Literal[
@@ -619,14 +620,33 @@ def _updatable_fields(cls: type[Entry]) -> frozenset[str]:
     return names
 
 
-def span_ms(start: Any, end: Any) -> float | None:
-    """Milliseconds between two ISO-8601 timestamps; None if either is missing or unreadable."""
-    if not isinstance(start, str) or not isinstance(end, str) or not start or not end:
+def utc(stamp: Any) -> datetime | None:
+    """An ISO-8601 timestamp as an aware UTC datetime (a naive one is taken as UTC); None when
+    it is missing or unreadable."""
+    if not isinstance(stamp, str) or not stamp:
         return None
+    return _utc(stamp)
+
+
+@lru_cache(maxsize=4096)
+def _utc(stamp: str) -> datetime | None:
+    # Cached: a call's start is its entry's timestamp, its span is read by its row and by its
+    # turn's header, and a corpus row reads a turn's stamps for the turn and again for the
+    # session, so most stamps are parsed more than once.
     try:
-        began = datetime.fromisoformat(start.replace("Z", "+00:00"))
-        ended = datetime.fromisoformat(end.replace("Z", "+00:00"))
-        span = (ended - began).total_seconds() * 1000
-    except (ValueError, TypeError):
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
         return None
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def span_ms(start: Any, end: Any) -> float | None:
+    """Milliseconds between two ISO-8601 timestamps (a naive one taken as UTC, as everywhere);
+    None if either is missing or unreadable, or the end comes before the start."""
+    began, ended = utc(start), utc(end)
+    if began is None or ended is None:
+        return None
+    span = (ended - began).total_seconds() * 1000
     return span if span >= 0 else None

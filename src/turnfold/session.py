@@ -13,10 +13,9 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import lru_cache
 from typing import Any, NamedTuple
 
-from turnfold.cost import Cost, session_cost
+from turnfold.cost import Cost, default_model, responses_apart, session_cost
 from turnfold.formats.common import as_text
 from turnfold.model import (
     FAILED_STATUSES,
@@ -27,12 +26,13 @@ from turnfold.model import (
     ToolUseSummary,
     Transcript,
     Usage,
+    utc,
 )
 from turnfold.process import plan_projection
 from turnfold.usage import (
     TokenCount,
+    Tokens,
     add_into,
-    count_tokens,
     counts_of,
     subagent_tokens,
     total_of,
@@ -139,6 +139,7 @@ class SessionTally:
         self._models: dict[str, int] = {}
         self._tokens = TokenCount()
         self._counted: dict[str, int] | None = None  # the tokens of one reading (keep=False)
+        self._found: list[tuple[str | None, Tokens]] | None = None  # ...and its responses
         self._delegating: set[str] = set()  # the calls that hold a sub-agent transcript
         self._priced: tuple[Any, Cost | None] | None = None  # what was priced, and its cost
         self._first: _Key | None = None
@@ -156,7 +157,7 @@ class SessionTally:
             self._models.clear()
             self._tokens = TokenCount()
             self._delegating.clear()
-            self._counted = None
+            self._counted = self._found = None
             if self._keep:
                 for entry in transcript.entries:
                     self._add(entry.id, _part_of(entry))
@@ -193,7 +194,12 @@ class SessionTally:
         first = last = None
         calls = failed = 0
         models = self._models
-        self._counted = count_tokens(self.transcript.entries)
+        # The responses found once: their own counted here, and all of them priced (_facts).
+        delegated, own = responses_apart(self.transcript.entries, default_model(self.transcript))
+        self._counted = {}
+        for _, counted in own:
+            add_into(self._counted, counted)
+        self._found = delegated + own
         for entry in self.transcript.entries:
             if isinstance(entry, ToolUseSummary):
                 continue  # as _part_of: not a moment of the agent's session
@@ -279,7 +285,8 @@ class SessionTally:
         # new responses, and pricing walks every response (Q-3).
         priced = (facts.tokens, as_text(meta.get("model")), meta.get("cost_usd"))
         if self._priced is None or self._priced[0] != priced:
-            self._priced = (priced, session_cost(transcript, when=self._when()))
+            cost = session_cost(transcript, when=self._when(), found=self._found)
+            self._priced = (priced, cost)
         facts.cost = self._priced[1]
         cost = meta.get("cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost):
@@ -353,26 +360,6 @@ def _agent(meta: Mapping[str, Any]) -> str | None:
     if named is not None:
         return AGENT_NAMES.get(named, named)
     return AGENT_NAMES.get(str(meta.get("source_format")))
-
-
-def utc(stamp: Any) -> datetime | None:
-    """An ISO-8601 timestamp as an aware UTC datetime (a naive one is taken as UTC)."""
-    if not isinstance(stamp, str) or not stamp:
-        return None
-    return _utc(stamp)
-
-
-@lru_cache(maxsize=4096)
-def _utc(stamp: str) -> datetime | None:
-    # Cached: a call's start is its entry's timestamp, and a corpus row reads a turn's stamps
-    # for the turn and again for the session, so most stamps are parsed more than once.
-    try:
-        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
 
 
 _DATED = re.compile(r"-(?:20\d{6}|\d{4}-\d{2}-\d{2})$")

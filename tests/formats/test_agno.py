@@ -380,3 +380,44 @@ def test_A2_an_event_it_cannot_map_never_breaks_the_run() -> None:
     assert not any("MemoryUpdate" in reason for reason in reasons)
     assert not any(isinstance(e, AbortMarker) for e in followed.transcript.entries)
     assert final.status.value == "COMPLETED"
+
+
+def _follow_to_end(script: list[Any]) -> tuple[agno.Follower, Any]:
+    """A scripted run followed until its stream ends, its run's end not yet settled."""
+    stream = agno_runs.agent(script).run(agno_runs.PROMPTS["solo"], stream=True, stream_events=True)
+    follower = agno.Follower(Transcript())
+    follower.begin(agno.run_of_generator(stream))
+    for event in stream:
+        follower.feed(event)
+    return follower, agno.run_of_generator(stream) or follower._run
+
+
+def test_A2_a_response_of_calls_alone_shows_its_usage_on_its_first_call_while_it_runs() -> None:
+    # Agno sends a response's usage before its calls: the first call takes it when it is
+    # shown, where a load puts it (no text, no reasoning), not only at the run's end.
+    script = [
+        (None, None, [("call_1", "add", {"a": 1, "b": 2})], (10, 5)),
+        (None, "3", [], (20, 6)),
+    ]
+    follower, run = _follow_to_end(script)
+    (call,) = follower.transcript.tool_calls()
+    assert call.usage is not None
+    assert (call.usage.input_tokens, call.usage.output_tokens) == (10, 5)
+    follower.close()
+    assert follower.transcript == turnfold.load(run)
+
+
+def test_A2_arun_of_an_agent_ends_as_load_of_the_final_run() -> None:
+    async def follow_agent() -> tuple[Transcript, Any]:
+        runner = agno_runs.runner("solo")
+        followed = turnfold.follow(
+            runner.arun("What is 1+2?", stream=True, stream_events=True), display=False
+        )
+        async for _ in followed:
+            pass
+        return followed.transcript, followed.run
+
+    transcript, final = run_async(follow_agent())
+    assert transcript == turnfold.load(final)
+    assert calls_of(transcript) == CALLS
+    assert all(c.batch_id and c.started_at for c in transcript.tool_calls())

@@ -901,11 +901,18 @@ def _delegations(transcript: Transcript) -> int:
     return count
 
 
+#: What ends a line for ``str.splitlines``: each of them is also whitespace to ``str.strip``.
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def _first_line(text: str | None) -> str | None:
-    for line in (text or "").splitlines():
-        if line.strip():
-            return _one_line(line, ERROR_LINE_LIMIT)
-    return None
+    """The first line of ``text`` that is not blank, made one short line: found without
+    splitting the rest (a failed command's output may hold megabytes)."""
+    rest = (text or "").lstrip()  # blank lines are whitespace, so the first line left is not
+    if not rest:
+        return None
+    end = _LINE_BREAK.search(rest)
+    return _one_line(rest[: end.start()] if end else rest, ERROR_LINE_LIMIT)
 
 
 def _number(value: Any) -> float | None:

@@ -906,6 +906,9 @@ class Follower:
         #: Agno makes its assistant message in (its ``created_at``), so the run's messages
         #: rarely have a timestamp to add at the end (issue 22: one update less per response).
         self._stamp: str | None = None
+        #: The usage of the response under way that no entry of it could take yet: Agno sends
+        #: it before the calls of a response of calls alone, whose first call then takes it.
+        self._usage: Any = None
         self._delegating: ToolCall | None = None
         #: The delegation call each member's follower runs in, by the follower's id.
         self._hosts: dict[int, str] = {}
@@ -941,7 +944,7 @@ class Follower:
                 self.builder.model = model
                 self.transcript.metadata["model"] = model
         elif name == "ModelRequestStarted":
-            self._thinking = self._text = None
+            self._thinking = self._text = self._usage = None
             self._response = []
             self._stamp = self.builder.stamp(getattr(event, "created_at", None))
         elif name == "RunContent":
@@ -954,7 +957,8 @@ class Follower:
                 event.cache_read_tokens or None, event.cache_write_tokens or None,
                 event.reasoning_tokens or None,
             )  # fmt: skip
-            attach_usage(self._response, usage, self.transcript, model=self.builder.model)
+            if not attach_usage(self._response, usage, self.transcript, model=self.builder.model):
+                self._usage = usage
         elif name == "ToolCallStarted":
             self._call(getattr(event, "tool", None))
         elif name == "ToolCallCompleted":
@@ -1005,6 +1009,9 @@ class Follower:
         call.timestamp = self._stamp
         self.builder._calls[call_id] = call
         self._response.append(self._show(call))
+        if self._usage is not None:  # the response's first call: where a load puts its usage
+            attach_usage(self._response, self._usage, self.transcript, model=self.builder.model)
+            self._usage = None
         if name in DELEGATIONS:
             self._delegating = call
 
