@@ -4,7 +4,10 @@ Several scenarios share one CLI run where they can (a CLI start costs seconds, a
 costs milliseconds): ``work`` reads, searches and lists in one parallel turn after some
 thinking, runs a command that succeeds and one that fails, edits a file and writes a new one,
 prints a very long output, delegates to a sub-agent, and is then resumed with a second prompt.
-``interrupt`` starts a slow command and is interrupted (SIGINT) while it runs.
+``interrupt`` starts a slow command and is interrupted (SIGINT) while it runs. ``trouble``
+meets the model API failing: its first request is overloaded (a transient error the agent
+retries, after which the turn goes on), and a later one is invalid (an error no retry mends,
+which ends the agent's turn).
 
 Every string a check looks for starts with ``TF-`` so that nothing the agent adds by itself
 (system prompts, reminders) can match it by chance.
@@ -108,4 +111,23 @@ INTERRUPT = Scenario(
     interrupt=True,
 )
 
-SCENARIOS = {s.name: s for s in (WORK, INTERRUPT)}
+TROUBLE = Scenario(
+    name="trouble",
+    prompts=(
+        Prompt(
+            marker="TF-TROUBLE",
+            text="TF-TROUBLE: run the check, then carry on.",
+            turns=(
+                Turn(
+                    failure="retry",
+                    text="TF-RETRIED: the check, once the model answered.",
+                    calls=(Call("shell", {"command": "echo TF-CHECKED"}, token="TF-CHECKED"),),
+                ),
+                Turn(failure="fatal"),
+            ),
+        ),
+    ),
+    fails=True,
+)
+
+SCENARIOS = {s.name: s for s in (WORK, INTERRUPT, TROUBLE)}

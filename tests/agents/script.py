@@ -22,6 +22,11 @@ Outcome = Literal["ok", "fail", "cancelled"]
 #: ``complete_task``), written by the agent module, not by scenarios.
 Action = Literal["read", "search", "list", "shell", "edit", "write", "spawn", "wait", "finish"]
 
+#: A model request answered with an API error instead of a reply: ``retry`` a transient one the
+#: agent retries (overloaded, unavailable), ``fatal`` one it must not (an invalid request), which
+#: ends its turn. Each wire module writes them in its provider's status and error body.
+Failure = Literal["retry", "fatal"]
+
 
 @dataclass(frozen=True)
 class Call:
@@ -39,11 +44,16 @@ class Call:
 
 @dataclass(frozen=True)
 class Turn:
-    """One model response: optional thinking, then text and/or calls (several calls = parallel)."""
+    """One model response: optional thinking, then text and/or calls (several calls = parallel).
+
+    ``failure`` answers the step's request with an API error instead: ``retry`` the first
+    request only (the agent's retry gets the turn), ``fatal`` every one (the turn says nothing
+    else)."""
 
     thinking: str | None = None
     text: str | None = None
     calls: tuple[Call, ...] = ()
+    failure: Failure | None = None
 
 
 @dataclass(frozen=True)
@@ -60,7 +70,8 @@ class Prompt:
 class Scenario:
     """Prompts run one after another in one session (the second and later ones by resuming it),
     the sub-agent's script, the files the work folder starts with, and what it needs from the
-    agent. ``interrupt`` sends SIGINT to the CLI while the call marked ``cancelled`` runs."""
+    agent. ``interrupt`` sends SIGINT to the CLI while the call marked ``cancelled`` runs;
+    ``fails`` says the last run ends on a fatal API error (its exit code may say so)."""
 
     name: str
     prompts: tuple[Prompt, ...]
@@ -68,6 +79,7 @@ class Scenario:
     files: dict[str, str] = field(default_factory=dict)
     needs: frozenset[Action] = frozenset()
     interrupt: bool = False
+    fails: bool = False
 
     def markers(self) -> dict[str, Prompt]:
         """Every conversation of the scenario by its marker (prompts and the sub-agent's task)."""
@@ -135,9 +147,11 @@ class SentUsage:
 @dataclass(frozen=True)
 class Reply:
     """A model response as the server streams it (one wire module turns it into SSE), with the
-    token counts the server numbered it with (None until it has)."""
+    token counts the server numbered it with (None until it has). A reply with an ``error`` is
+    that API error and nothing else: no content, no token counts."""
 
     thinking: str | None = None
     text: str | None = None
     calls: tuple[ConcreteCall, ...] = ()
     usage: SentUsage | None = None
+    error: Failure | None = None

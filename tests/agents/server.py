@@ -4,11 +4,14 @@ Requests carry the whole conversation, so the server needs no memory of its own 
 it is: the last user message holding one of the scenario's markers names the conversation (a
 prompt, or the sub-agent's task), and the number of model turns after it is the step. Retries
 and the CLIs' side requests (titles, routing checks) therefore never shift the script. Past the
-end of a script the server answers with plain text, which ends the turn.
+end of a script the server answers with plain text, which ends the turn. A turn scripted to
+fail (``Turn.failure``) is answered with the wire's API error instead: a ``retry`` one for the
+step's first request only, a ``fatal`` one for every request of the step.
 
 The record (:class:`Record`) is the truth of the run: every call the server issued, in order,
 every tool result the agent sent back, as the wire carried it, and every response's token
-counts, each response's its own (:meth:`~tests.agents.script.SentUsage.numbered`).
+counts, each response's its own (:meth:`~tests.agents.script.SentUsage.numbered`); an error
+answer is recorded as an exchange whose reply has an ``error`` and no counts.
 """
 
 from __future__ import annotations
@@ -104,12 +107,20 @@ class Record:
         return list(seen.values())
 
     def replies(self, thread: str) -> list[Reply]:
-        return [e.reply for e in self.exchanges if e.thread == thread and not e.side]
+        return [e.reply for e in self.conversation([thread])]
 
     def conversation(self, threads: Iterable[str]) -> list[Exchange]:
-        """The answers of the conversations ``threads``, side requests left out, in order."""
+        """The answers of the conversations ``threads``, side requests and API errors left out,
+        in order."""
         wanted = set(threads)
-        return [e for e in self.exchanges if e.thread in wanted and not e.side]
+        return [
+            e for e in self.exchanges if e.thread in wanted and not e.side and not e.reply.error
+        ]
+
+    def failures(self, threads: Iterable[str]) -> list[Exchange]:
+        """The requests of the conversations ``threads`` answered with an API error, in order."""
+        wanted = set(threads)
+        return [e for e in self.exchanges if e.thread in wanted and e.reply.error]
 
 
 class ScriptedServer:
@@ -174,10 +185,11 @@ class ScriptedServer:
 
     def _exchange(self, exchange: Exchange) -> Reply:
         """Record ``exchange`` with the token counts of the play's next response (under the
-        lock: the numbers are the record's order)."""
+        lock: the numbers are the record's order); an API error carries none."""
         exchange.number = len(self.record.exchanges) + 1
-        usage = SentUsage.numbered(exchange.number, self.agent.wire.COUNTS)
-        exchange.reply = replace(exchange.reply, usage=usage)
+        if exchange.reply.error is None:
+            usage = SentUsage.numbered(exchange.number, self.agent.wire.COUNTS)
+            exchange.reply = replace(exchange.reply, usage=usage)
         self.record.exchanges.append(exchange)
         return exchange.reply
 
@@ -200,6 +212,8 @@ class ScriptedServer:
         if step >= len(prompt.turns):
             return Reply(text=EXTRA_TEXT)
         turn: Turn = prompt.turns[step]
+        if turn.failure == "fatal" or (turn.failure == "retry" and not self._failed(thread, step)):
+            return Reply(error=turn.failure)
         if thread == (self.scenario.subagent and self.scenario.subagent.marker):
             turn = self.agent.subagent_turn(turn, last=step == len(prompt.turns) - 1)
         calls = []
@@ -218,6 +232,12 @@ class ScriptedServer:
             if self.on_issue is not None:
                 self.on_issue(issued)
         return Reply(thinking=turn.thinking, text=turn.text, calls=tuple(calls))
+
+    def _failed(self, thread: str, step: int) -> bool:
+        """Whether a request of this step was answered with an API error already."""
+        return any(
+            e.thread == thread and e.step == step and e.reply.error for e in self.record.exchanges
+        )
 
     def _check_schema(self, call: ConcreteCall, request: Request) -> None:
         """The arguments fit the tool's declared schema (else the run tests the harness)."""
@@ -252,6 +272,8 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 wire = server.agent.wire
                 if reply is None:
                     self._send(wire.other(self.path))
+                elif reply.error is not None:
+                    self._send(wire.failure(reply.error))
                 else:
                     self._send(wire.respond(reply, wire.parse(body, self.path), self.path))
             except Exception:

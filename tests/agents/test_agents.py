@@ -32,7 +32,7 @@ _FINDINGS: dict[tuple[str, str], list[Finding]] = {}
 def _cases() -> Iterator[object]:
     for agent in AGENTS.values():
         for scenario in SCENARIOS.values():
-            if scenario.interrupt and not agent.interruptible:
+            if not agent.plays(scenario):
                 continue
             for name in CHECKS:
                 if name in _not_played(agent):
@@ -72,7 +72,7 @@ def _played(plays: dict[tuple[str, str], Play], agent: str, scenario: str) -> Pl
         pytest.param(a.name, s.name, id=f"{a.name}-{s.name}")
         for a in AGENTS.values()
         for s in SCENARIOS.values()
-        if a.interruptible or not s.interrupt
+        if a.plays(s)
     ],
 )
 def test_play(plays: dict[tuple[str, str], Play], agent: str, scenario: str) -> None:

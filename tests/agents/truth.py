@@ -29,9 +29,12 @@ from typing import Any
 import turnfold
 from tests.agents.clis import StreamTokens
 from tests.agents.play import Play
+from tests.agents.script import Failure
 from tests.agents.server import EXTRA_TEXT, Exchange, Issued
+from tests.agents.wire import FAILURE_TOKEN
 from turnfold import (
     AbortMarker,
+    AssistantError,
     AssistantText,
     CompactionBoundary,
     SystemNotice,
@@ -57,6 +60,8 @@ CHECKS: dict[str, str] = {
     "tokens": "each response's token counts once, as the server sent them; the totals their sums",
     "stream": "the tokens of each run's stdout stream, as far as it records them: each response's"
     " counts once; the run's and the session's totals the server's sums",
+    "failures": "each API error the agent recorded shown once, as a notice or an error; none"
+    " shown that it did not record; the retried request's answer once, none invented",
     "extra": "no entry that the run did not produce",
     "accounting": "every record accounted for, none of an unknown type",
 }
@@ -100,6 +105,7 @@ def check(play: Play) -> list[Finding]:
     if sub is not None and record.calls(sub.marker):
         findings += _check_subagent(play, main, issued, record.calls(sub.marker))
     findings += _check_texts(play, main, threads)
+    findings += _check_failures(play, main, threads)
     main_path = next(p for p, t in transcripts if t is main)
     findings += _check_tokens(play, main_path, main)
     findings += _check_streams(play)
@@ -271,6 +277,86 @@ def _check_texts(play: Play, main: Transcript, threads: list[str]) -> list[Findi
     return findings
 
 
+def _failure_text(entry: object) -> str | None:
+    """The text of an entry that reports a failure: an error, or a warning or error notice."""
+    if isinstance(entry, AssistantError):
+        return entry.message
+    if isinstance(entry, SystemNotice) and entry.level in ("warning", "error"):
+        return entry.text
+    return None
+
+
+def _check_failures(play: Play, main: Transcript, threads: list[str]) -> list[Finding]:
+    """The API errors the server answered with (:data:`~tests.agents.script.Failure`), as the
+    agent's expectation (``records_failures``) says it writes them: each kind it records shown
+    once (a fatal one as an error, a retried one once, however often it was retried), each it
+    does not in neither its files nor the load; the retried step's answer loaded once (its text
+    and calls), and no entry carrying token counts for a request that got none."""
+    findings: list[Finding] = []
+    failed = play.record.failures(threads)
+    scripted = {t.failure for p in play.scenario.prompts for t in p.turns if t.failure}
+    if not failed:
+        if scripted:
+            findings.append(Finding("failures", f"the server sent no API error ({scripted})"))
+        return findings
+    recorded = play.agent.records_failures or frozenset()
+    # A SQLite session (OpenCode's) may hold its last writes in the write-ahead log still.
+    wal = [Path(f"{p}-wal") for p in play.all_files if Path(f"{p}-wal").is_file()]
+    raw = "\n".join([_raw_text(play), *(w.read_text(errors="replace") for w in wal)])
+    sent: dict[Failure, int] = {}
+    for exchange in failed:
+        if exchange.reply.error is not None:
+            sent[exchange.reply.error] = sent.get(exchange.reply.error, 0) + 1
+    for kind, times in sent.items():
+        token = FAILURE_TOKEN[kind]
+        shown = [e for e in main.entries if token in (_failure_text(e) or "")]
+        what = f"the {kind} error ({times} request(s))"
+        if kind not in recorded:
+            if token in raw:
+                findings.append(
+                    Finding("failures", f"{what}: in the session file, though not expected")
+                )
+            if shown:
+                findings.append(Finding("failures", f"{what}: shown, though never written"))
+            continue
+        if token not in raw:
+            findings.append(Finding("failures", f"{what}: not in the session file as expected"))
+        elif not shown:
+            findings.append(Finding("failures", f"{what}: written, not shown"))
+        elif len(shown) > 1:
+            findings.append(Finding("failures", f"{what}: shown {len(shown)} times"))
+        elif kind == "fatal" and isinstance(shown[0], SystemNotice) and shown[0].level != "error":
+            findings.append(Finding("failures", f"{what}: shown as a {shown[0].level} notice"))
+        findings += [
+            Finding("failures", f"{what}: {e.kind} {e.id} carries token counts")
+            for e in shown
+            if getattr(e, "usage", None) is not None
+        ]
+    findings += _check_retried(play, main, {(e.thread, e.step) for e in failed})
+    return findings
+
+
+def _check_retried(
+    play: Play, main: Transcript, failed_steps: set[tuple[str | None, int | None]]
+) -> list[Finding]:
+    """The answer a retried step finally got, loaded once: its text, and each of its calls."""
+    findings = []
+    texts = _texts(main)
+    calls = [c.call_id for c in main.tool_calls()]
+    for exchange in play.record.conversation(t for t, _ in failed_steps if t is not None):
+        if (exchange.thread, exchange.step) not in failed_steps:
+            continue
+        reply = exchange.reply
+        if reply.text and texts.count(reply.text) != 1:
+            findings.append(
+                Finding("failures", f"{reply.text!r} shown {texts.count(reply.text)} times")
+            )
+        for call in reply.calls:
+            if calls.count(call.call_id) > 1:
+                findings.append(Finding("failures", f"call {call.call_id} shown twice"))
+    return findings
+
+
 def _dedupe(items: Iterable[str]) -> list[str]:
     """Consecutive repeats removed (a retried request gets the same text twice)."""
     out: list[str] = []
@@ -283,7 +369,11 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 def _check_extra(play: Play, main: Transcript, issued: list[Issued]) -> list[Finding]:
     findings = []
     prompts = {p.text for p in play.scenario.prompts}
+    # The API errors the server sent are the "failures" check's.
+    failed = {FAILURE_TOKEN[e.reply.error] for e in play.record.exchanges if e.reply.error}
     for entry in main.entries:
+        if any(token in (_failure_text(entry) or "") for token in failed):
+            continue
         what = f"{entry.kind} {entry.id}"
         if isinstance(entry, UserMessage) and entry.text.strip() not in prompts:
             findings.append(

@@ -42,7 +42,9 @@ line.
   the compressed history's first user turn); ``system/slash_command`` → ``UserMessage(command=…)``
   for the invocation and ``SystemNotice`` for its output; ``system/notification`` (and ``cron``,
   ``background_task_completed``) → ``SystemNotice``; ``system/turn_result`` → ``AbortMarker``
-  when cancelled, ``AssistantError`` when failed; ``system/custom_title`` → ``metadata["title"]``.
+  when cancelled, ``AssistantError`` when failed; ``system/custom_title`` → ``metadata["title"]``;
+  ``system/ui_telemetry`` of a ``qwen-code.api_error`` event (a model request that failed: in
+  ``-p`` mode its only record) → an error ``SystemNotice`` with the error's message.
   Every other ``system`` subtype is bookkeeping for Qwen Code's own resume (``ui_telemetry``,
   ``attribution_snapshot``, ``file_history_snapshot``, ``session_*``, ``agent_*``, ``goal_*``,
   ``branch_checkpoint``, ``rewind``, ``at_command``, ...) and is ignored (listed in ``RECORDS``).
@@ -118,7 +120,7 @@ _NOTICE = "system notice (the runtime speaking, not the user)"
 #: ``system`` subtypes that only Qwen Code's own resume, UI or telemetry reads.
 _BOOKKEEPING = {
     "ui_telemetry": "telemetry of API calls and tool runs; their outcomes are in the "
-    "conversation records",
+    "conversation records (but a qwen-code.api_error event's, read as an error notice)",
     "attribution_snapshot": "file attribution bookkeeping for commits",
     "file_history_snapshot": "file backups for undo",
     "at_command": "@-file metadata for the UI; the expanded prompt is in the user record",
@@ -138,6 +140,9 @@ _BOOKKEEPING = {
     "user_text_elements": "UI text elements of a prompt; the prompt is in the user record",
 }
 #: What each record type (``type`` or ``type/subtype``) becomes; see the module docstring.
+#: The ``ui_telemetry`` records of a failed model request (``qwen-code.api_error``): read.
+_API_ERROR = "system/ui_telemetry/api_error"
+
 RECORDS = Records(
     mapped={
         "user": "user message (typed text; injected context left out)",
@@ -149,6 +154,7 @@ RECORDS = Records(
         **{f"system/{s}": _NOTICE for s in sorted(_NOTICE_SUBTYPES)},
         "system/turn_result": "abort marker (cancelled) or assistant error (failed)",
         "system/custom_title": "the session title",
+        _API_ERROR: "error notice: a model request that failed (its message, its status code)",
     },
     ignored={f"system/{s}": why for s, why in _BOOKKEEPING.items()},
 )
@@ -386,6 +392,11 @@ class _Reader:
             if subtype in _MAPPED_SYSTEM:
                 source.mapped(record_type)
                 return list(self._system(subtype, payload, stamp))
+            if subtype == "ui_telemetry" and _api_error(payload) is not None:
+                # The one record of a failed model request in ``-p`` mode (no turn_result):
+                # counted apart from the telemetry ignored.
+                source.mapped(_API_ERROR)
+                return [_api_error_notice(payload, stamp)]
             if subtype in _BOOKKEEPING:
                 source.ignored(record_type)
             else:
@@ -722,6 +733,28 @@ def _slash_command(payload: dict[str, Any], stamp: str | None) -> list[Entry]:
             text=text, level="error" if failed else "info", subtype="slash_command", timestamp=stamp
         )
     ]
+
+
+def _api_error(payload: dict[str, Any]) -> str | None:
+    """The error message of a ``qwen-code.api_error`` telemetry event (a model request that
+    failed after the SDK's own retries), else None."""
+    event = payload.get("uiEvent")
+    if not isinstance(event, dict) or event.get("event.name") != "qwen-code.api_error":
+        return None
+    return _text(event.get("error_message")) or "The model request failed."
+
+
+def _api_error_notice(payload: dict[str, Any], stamp: str | None) -> SystemNotice:
+    """An error notice, not an :class:`AssistantError`: Qwen Code may still retry the request
+    (its own retry layer), and a ``turn_result`` says when the turn failed."""
+    event = payload["uiEvent"]
+    entry = SystemNotice(
+        text=_api_error(payload) or "", level="error", subtype="api_error", timestamp=stamp
+    )
+    status = event.get("status_code")
+    if isinstance(status, int) and not isinstance(status, bool):
+        entry.meta["status_code"] = status
+    return entry
 
 
 def _turn_result(payload: dict[str, Any], stamp: str | None) -> list[Entry]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from tests.agents.script import Action, Call, ConcreteCall, Prompt, Scenario, Turn
+from tests.agents.script import Action, Call, ConcreteCall, Failure, Prompt, Scenario, Turn
 from tests.agents.server import Context
 from tests.agents.wire import Request, SeenResult
 
@@ -77,6 +77,12 @@ class Agent(ABC):
     #: Whether a later prompt can resume the session non-interactively (else a scenario plays
     #: its first prompt only).
     resumable: bool = True
+    #: The API errors its session file records (the ``failures`` check of
+    #: :mod:`tests.agents.truth`): ``retry``, a request it retried (a notice of the retry);
+    #: ``fatal``, the error that ended its turn. A kind left out is one it does not write at
+    #: all, which the check holds its files to. None: a fatal error leaves no session file, and
+    #: a scenario that ends on one (``Scenario.fails``) is not played.
+    records_failures: frozenset[Failure] | None = frozenset({"retry", "fatal"})
     #: The token counts its session file records of those the server sent (None: every one):
     #: a count it leaves out loads as not recorded.
     session_counts: frozenset[str] | None = None
@@ -131,6 +137,13 @@ class Agent(ABC):
     def concrete(self, call: Call, call_id: str, context: Context) -> ConcreteCall:
         """``call`` as this agent's tool call."""
 
+    def plays(self, scenario: Scenario) -> bool:
+        """Whether a play of ``scenario`` leaves a session file to check: not after an
+        interrupt the agent does not record, nor after a fatal API error that leaves none."""
+        if scenario.interrupt and not self.interruptible:
+            return False
+        return not (scenario.fails and self.records_failures is None)
+
     def adapt(self, scenario: Scenario) -> Scenario:
         """The scenario without the calls this agent has no tool for (a turn left with nothing
         to say is dropped), and without its later prompts where the agent cannot resume:
@@ -140,7 +153,7 @@ class Agent(ABC):
             turns = []
             for turn in prompt.turns:
                 calls = tuple(c for c in turn.calls if c.action in self.supports)
-                if calls or turn.text or (turn.thinking and not turn.calls):
+                if calls or turn.text or turn.failure or (turn.thinking and not turn.calls):
                     turns.append(replace(turn, calls=calls))
             return replace(prompt, turns=tuple(turns))
 

@@ -40,7 +40,7 @@ class Claude(Agent):
                 "DISABLE_AUTOUPDATER": "1",
                 "DISABLE_ERROR_REPORTING": "1",
                 "DISABLE_BUG_COMMAND": "1",
-                "CLAUDE_CODE_MAX_RETRIES": "0",
+                "CLAUDE_CODE_MAX_RETRIES": "1",  # the trouble scenario's overload: one retry
                 "IS_SANDBOX": "1",  # needed as root with --dangerously-skip-permissions
             },
         )

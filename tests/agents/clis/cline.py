@@ -33,6 +33,9 @@ class Cline(Agent):
     wire = wire
     loader = "agents.cline_messages"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write", "spawn"})
+    #: Cline retries in the SDK and writes the retry only to ``cline.log``; the error that ends
+    #: the turn is a display-only assistant message (``metadata.displayRole: "error"``).
+    records_failures = frozenset({"fatal"})
     #: Ctrl-C aborts the command; its result says so and the manifest's status is "cancelled".
     interruptible = True
     #: ``--id <session>`` resumes a session in the terminal UI only: with it the CLI drops the

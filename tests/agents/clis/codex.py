@@ -32,7 +32,8 @@ base_url = "{base_url}/v1"
 env_key = "FAKE_API_KEY"
 wire_api = "responses"
 supports_websockets = false
-request_max_retries = 0
+# One retry: the trouble scenario's 500 (Codex retries 5xx, after about 200 ms).
+request_max_retries = 1
 stream_max_retries = 0
 
 # Without these Codex runs `git ls-remote` against a plugin repository at start.
@@ -52,6 +53,10 @@ class Codex(Agent):
     wire = wire
     loader = "codex"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write", "spawn", "wait"})
+    #: Codex retries a 5xx inside the request (``request_max_retries``) and writes nothing of
+    #: it; the error that ends the turn is ``task_complete``'s ``error``, its message the whole
+    #: body the API sent.
+    records_failures = frozenset({"fatal"})
     interruptible = True
     #: ``turn.completed`` holds the thread's usage since it started (a resumed thread's earlier
     #: runs included, a spawned agent's thread not), and nothing holds a response's or a run's.

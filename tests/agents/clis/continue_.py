@@ -55,6 +55,9 @@ class Continue(Agent):
     wire = wire
     loader = "agents.continue_"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write"})
+    #: A fatal API error ends ``cn -p`` before it saves the session: no file (as after a
+    #: SIGINT).
+    records_failures = None
     #: A SIGINT while a command runs ends ``cn`` before it saves: no session file at all.
     interruptible = False
     #: ``-p`` prints the last answer's text, no JSON events and no token counts: turnfold has
@@ -115,7 +118,7 @@ class Continue(Agent):
             return replace(t, thinking=None, calls=tuple(map(seen, t.calls)))
 
         prompts = tuple(
-            replace(p, turns=tuple(turn(t) for t in p.turns if t.text or t.calls))
+            replace(p, turns=tuple(turn(t) for t in p.turns if t.text or t.calls or t.failure))
             for p in adapted.prompts
         )
         return replace(adapted, prompts=prompts)

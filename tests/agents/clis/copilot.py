@@ -29,6 +29,9 @@ class Copilot(Agent):
     wire = wire
     loader = "agents.copilot"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write", "spawn"})
+    #: Copilot CLI retries without writing it; the error that ends the turn is
+    #: ``session.error``.
+    records_failures = frozenset({"fatal"})
     #: A SIGINT leaves the running call without its completion and an ``abort`` event.
     interruptible = True
     #: The ``--output-format json`` stream (read as the ``copilot`` format, as its session file

@@ -32,6 +32,10 @@ class Gemini(Agent):
     wire = wire
     loader = "gemini"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write", "spawn"})
+    #: Gemini CLI writes no API error into its session file, retried or not: the failed turn
+    #: leaves the file at the last result (the error goes to a ``gemini-client-error-*.json``
+    #: report in its temp folder), and ``-p`` exits 144.
+    records_failures = frozenset()
     #: A model message's ``toolCalls`` are written only once the calls finish: after a SIGINT
     #: during one the file holds an empty model message, nothing a loader could show.
     interruptible = False

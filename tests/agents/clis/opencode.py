@@ -66,6 +66,9 @@ class OpenCode(Agent):
     wire = wire
     loader = "agents.opencode"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write", "spawn"})
+    #: OpenCode shows a retry only as the session's live status, never stored; the error that
+    #: ends the turn is the assistant message's ``error``.
+    records_failures = frozenset({"fatal"})
     #: A SIGINT stops ``run`` before it records anything of the running step: the command's
     #: part stays ``running``, the step has no ``step-finish`` and the message no tokens.
     interruptible = False

@@ -28,6 +28,10 @@ class Qwen(Agent):
     wire = wire
     loader = "qwen"
     supports = frozenset({"read", "search", "list", "shell", "edit", "write", "spawn"})
+    #: The OpenAI SDK retries a 5xx inside the request and Qwen Code writes nothing of it; the
+    #: error that ends the turn is only in a ``ui_telemetry`` record (``qwen-code.api_error``)
+    #: in ``-p`` mode.
+    records_failures = frozenset({"fatal"})
     interruptible = True
     #: Each response's own counts but its reasoning; a sub-agent's messages carry none; the
     #: ``result`` holds the session's so far, in its own names (input and output read alike).

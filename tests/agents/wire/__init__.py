@@ -3,8 +3,9 @@
 Each module reads a request body into a :class:`Request` (the conversation the agent sent, with
 every tool result and its error flag) and writes a :class:`~tests.agents.script.Reply` as the
 agent's SDK expects it, its token counts (:class:`~tests.agents.script.SentUsage`) in the API's
-own usage fields. Only what the CLIs were seen to need is implemented; anything else
-they ask for gets a small well-formed answer so that no retry loop starts.
+own usage fields, and writes an API error (:data:`~tests.agents.script.Failure`) in the
+provider's own status and error body. Only what the CLIs were seen to need is implemented;
+anything else they ask for gets a small well-formed answer so that no retry loop starts.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from tests.agents.script import Reply, SentUsage
+from tests.agents.script import Failure, Reply, SentUsage
 
 
 @dataclass
@@ -69,6 +70,12 @@ class Wire(Protocol):
     def respond(self, reply: Reply, request: Request, path: str) -> Response: ...
     def side_reply(self, request: Request) -> Reply: ...
     def other(self, path: str) -> Response: ...
+    def failure(self, kind: Failure) -> Response: ...
+
+
+#: A string each API error's message holds, so that a check can tell the error an agent
+#: recorded (nothing the agent writes by itself holds it).
+FAILURE_TOKEN: dict[Failure, str] = {"retry": "TF-ERR-RETRY", "fatal": "TF-ERR-FATAL"}
 
 
 def sent_usage(reply: Reply) -> SentUsage:
@@ -99,3 +106,15 @@ def block_text(content: Any) -> str:
             str(part.get("text", "")) if isinstance(part, dict) else str(part) for part in content
         )
     return "" if content is None else json.dumps(content)
+
+
+def openai_failure(kind: Failure) -> Response:
+    """OpenAI's errors (``{"error": {message, type, param, code}}``, Chat Completions and
+    Responses alike): 500 ``server_error``, which the SDKs retry, and 400
+    ``invalid_request_error``, which they do not."""
+    status, kind_name, message = {
+        "retry": (500, "server_error", "The server had an error while processing your request."),
+        "fatal": (400, "invalid_request_error", "Invalid value for 'messages'."),
+    }[kind]
+    error = {"message": f"{message} ({FAILURE_TOKEN[kind]})", "type": kind_name}
+    return json_response({"error": {**error, "param": None, "code": None}}, status)

@@ -11,8 +11,9 @@ import json
 import time
 from typing import Any
 
-from tests.agents.script import Reply, SentUsage
+from tests.agents.script import Failure, Reply, SentUsage
 from tests.agents.wire import (
+    FAILURE_TOKEN,
     Message,
     Request,
     Response,
@@ -151,3 +152,16 @@ def respond(reply: Reply, request: Request, path: str) -> Response:
 def other(path: str) -> Response:
     """``count_tokens`` and anything else: a small answer, never an error that starts retries."""
     return json_response({"input_tokens": 10})
+
+
+def failure(kind: Failure) -> Response:
+    """The API's errors (``{"type": "error", "error": {type, message}, "request_id"}``): 529
+    ``overloaded_error``, which the SDK and Claude Code retry, and 400 ``invalid_request_error``,
+    which they do not."""
+    status, kind_name, message = {
+        "retry": (529, "overloaded_error", "Overloaded"),
+        "fatal": (400, "invalid_request_error", "messages: the request is not valid"),
+    }[kind]
+    error = {"type": kind_name, "message": f"{message} ({FAILURE_TOKEN[kind]})"}
+    body = {"type": "error", "error": error, "request_id": f"req_{time.time_ns()}"}
+    return json_response(body, status)

@@ -11,7 +11,7 @@ import json
 import time
 from typing import Any
 
-from tests.agents.script import Reply
+from tests.agents.script import Failure, Reply
 from tests.agents.wire import (
     Message,
     Request,
@@ -19,6 +19,7 @@ from tests.agents.wire import (
     SeenResult,
     block_text,
     json_response,
+    openai_failure,
     sent_usage,
     sse,
 )
@@ -110,3 +111,9 @@ def _then_done(chunks: Any) -> Any:
 def other(path: str) -> Response:
     """``GET /models``: the one fake model."""
     return json_response({"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+
+
+def failure(kind: Failure) -> Response:
+    """OpenAI's errors, as the Chat Completions API sends them
+    (:func:`~tests.agents.wire.openai_failure`)."""
+    return openai_failure(kind)

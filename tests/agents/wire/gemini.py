@@ -12,8 +12,17 @@ import re
 import time
 from typing import Any
 
-from tests.agents.script import Reply
-from tests.agents.wire import Message, Request, Response, SeenResult, json_response, sent_usage, sse
+from tests.agents.script import Failure, Reply
+from tests.agents.wire import (
+    FAILURE_TOKEN,
+    Message,
+    Request,
+    Response,
+    SeenResult,
+    json_response,
+    sent_usage,
+    sse,
+)
 
 COUNTS = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"})
 
@@ -101,3 +110,15 @@ def other(path: str) -> Response:
     if "models" in path:
         return json_response({"models": [{"name": "models/fake-model"}]})
     return json_response({}, 404)
+
+
+def failure(kind: Failure) -> Response:
+    """Google's RPC errors (``{"error": {code, message, status}}``): 503 ``UNAVAILABLE`` (the
+    model is overloaded), which Gemini CLI retries, and 400 ``INVALID_ARGUMENT``, which it does
+    not."""
+    status, name, message = {
+        "retry": (503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
+        "fatal": (400, "INVALID_ARGUMENT", "Request contains an invalid argument."),
+    }[kind]
+    error = {"code": status, "message": f"{message} ({FAILURE_TOKEN[kind]})", "status": name}
+    return json_response({"error": error}, status)

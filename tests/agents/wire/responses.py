@@ -12,7 +12,7 @@ import json
 import time
 from typing import Any
 
-from tests.agents.script import Reply
+from tests.agents.script import Failure, Reply
 from tests.agents.wire import (
     Message,
     Request,
@@ -20,6 +20,7 @@ from tests.agents.wire import (
     SeenResult,
     block_text,
     json_response,
+    openai_failure,
     sent_usage,
     sse,
 )
@@ -155,3 +156,9 @@ def other(path: str) -> Response:
     if "/models" in path:
         return json_response({"object": "list", "data": [], "models": []})
     return json_response({}, 404)
+
+
+def failure(kind: Failure) -> Response:
+    """OpenAI's errors, as the Responses API sends them
+    (:func:`~tests.agents.wire.openai_failure`)."""
+    return openai_failure(kind)

@@ -185,6 +185,8 @@ class _Reader:
         self.lead = _Agent(lead)
         self.agents: dict[str | None, _Agent] = {None: self.lead}
         self.current: str | None = None  # the agent id of the last hook event; None: the lead
+        #: A run_result or run_aborted was read: the run ended (its agent may not say done).
+        self.ended = False
         self.lead_id: str | None = None
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
@@ -436,6 +438,9 @@ class _Reader:
                 if isinstance(record.get(key), str) and record[key]:
                     meta[name] = record[key]
             return
+        # The run ended, whether or not its agent said done: a run that fails on an error
+        # (an API error, say) prints the error and its run_result, and no done event.
+        self.ended = True
         if kind == "run_aborted":
             meta["outcome"] = "cancelled"
             return
@@ -466,7 +471,7 @@ class _Reader:
                 )
             if agent.costs and "cost_usd" not in agent.transcript.metadata:
                 agent.transcript.metadata["cost_usd"] = round(sum(agent.costs), 9)
-        if not self.lead.done:
+        if not (self.lead.done or self.ended):
             calls = f"; {open_calls} call(s) without a result" if open_calls else ""
             self.source.warn(f"the stream ends before the run did (no done event){calls}")
         model = self.lead.transcript.metadata.get("model")

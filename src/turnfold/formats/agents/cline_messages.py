@@ -112,6 +112,7 @@ from turnfold.formats.source import (
 )
 from turnfold.formats.wrappers import keep_wrapper_keys, sample
 from turnfold.model import (
+    AssistantError,
     AssistantText,
     CompactionBoundary,
     Entry,
@@ -134,7 +135,7 @@ RECORDS = Records(
         "files), tool results, or a message of the runtime's (SystemNotice, "
         "CompactionBoundary)",
         "assistant": "text, thinking and tool calls in order; modelInfo, metrics (usage, "
-        "cost) and ts",
+        "cost) and ts; a display-only error (displayRole error) an assistant error",
     },
 )
 
@@ -226,6 +227,19 @@ def _synthetic(message: Mapping[str, Any], text: str) -> Entry | None:
     if text.startswith(_TEAM_RUN_UPDATES):
         return SystemNotice(text=text, level="info", subtype="team_run_updates")
     return None
+
+
+def _display_error(message: Mapping[str, Any]) -> bool:
+    """Whether ``message`` is the runtime's record of an error that ended a run: an assistant
+    message marked ``metadata: {displayOnly: true, displayRole: "error"}`` (``core``'s
+    ``recordTerminalError``: the provider's error text, kept for display, left out of the
+    model's context)."""
+    metadata = message.get("metadata")
+    return (
+        message.get("role") == "assistant"
+        and isinstance(metadata, Mapping)
+        and metadata.get("displayRole") == "error"
+    )
 
 
 def _texts(content: Any) -> list[str]:
@@ -422,6 +436,12 @@ class ClineMessagesBuilder(AnthropicBuilder):
         self.stamp: str | None = None
 
     def feed(self, message: Mapping[str, Any], line: int) -> None:
+        if isinstance(message, Mapping) and _display_error(message):
+            # The error that ended a run (``recordTerminalError``): shown, never sent to the
+            # model, no answer of its.
+            text = "\n\n".join(_texts(message.get("content"))).strip()
+            self._append(AssistantError(message=text or "The run failed."))
+            return
         if isinstance(message, Mapping) and message.get("role") == "user":
             content = message.get("content")
             results = isinstance(content, list) and any(

@@ -29,6 +29,8 @@ types is ``packages/agent-core-v2/docs/wire-manifest.d.ts``), and some are UI ev
   ``subagent.completed`` / ``subagent.failed`` its summary or failure;
 - ``turn.cancel`` → :class:`~turnfold.model.AbortMarker` (the running calls ``cancelled``);
   ``turn.ended`` with an ``error`` → :class:`~turnfold.model.AssistantError`;
+  ``turn.step.retrying`` (a failed model request the CLI retries) → a warning
+  :class:`~turnfold.model.SystemNotice`;
   ``context.apply_compaction`` / ``context.clear`` → :class:`~turnfold.model.CompactionBoundary`;
   ``context.undo`` and a permission mode change → :class:`~turnfold.model.SystemNotice`;
 - ``metadata``, ``profile.bind``, ``llm.request`` and the ``state.json`` beside the session's
@@ -111,6 +113,8 @@ RECORDS = Records(
         "subagent.failed": "the sub-agent's failure (the call an error)",
         "turn.cancel": "abort marker; running calls cancelled",
         "turn.ended": "an error ending the turn as an assistant error",
+        "turn.step.retrying": "a warning notice: the model request failed and is retried "
+        "(its error, the attempt)",
         "context.apply_compaction": "compaction boundary (the summary)",
         "context.clear": "compaction boundary (the context cleared)",
         "context.undo": "notice (messages undone)",
@@ -465,6 +469,17 @@ class _Reader:
         self._cancel_open()
         self._add(AbortMarker(reason=as_text(record.get("reason")), timestamp=stamp))
         self.source.mapped("turn.cancel")
+
+    def _turn_step_retrying(self, record: Mapping[str, Any], stamp: str | None,
+                            line: int) -> None:  # fmt: skip
+        """A failed model request the CLI retries: not the turn's end (``turn.ended`` says
+        that), so a warning, with the error and the attempt."""
+        said = as_text(record.get("errorMessage")) or as_text(record.get("errorName"))
+        attempt, most = as_int(record.get("nextAttempt")), as_int(record.get("maxAttempts"))
+        retry = f"retrying (attempt {attempt} of {most})" if attempt and most else "retrying"
+        text = f"{said}; {retry}" if said else f"The model request failed; {retry}"
+        self._add(SystemNotice(text=text, level="warning", subtype="api_retry", timestamp=stamp))
+        self.source.mapped("turn.step.retrying")
 
     def _turn_ended(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
         self._close_step()
