@@ -120,3 +120,21 @@ def test_H4_live_langchain_and_anthropic_autolog(tmp_path: Path) -> None:
     traces: dict[str, Any] = recipe.run(tmp_path)
     _langgraph_run(turnfold.load(traces["langgraph-agent"]))
     _anthropic_run(turnfold.load(traces["anthropic-weather"]))
+
+
+def test_H4_an_anthropic_tool_result_in_error_alone_fails_its_call() -> None:
+    """Without the tool's span, a ``tool_result`` of ``is_error: true`` in the next request is
+    the call's outcome: failed, its text the result (not a success the span never said)."""
+    trace = json.loads(ANTHROPIC.read_text())
+    trace["data"]["spans"] = [s for s in trace["data"]["spans"] if s["name"] != "get_weather"]
+    second = [s for s in trace["data"]["spans"] if s["name"] == "Messages.create"][1]
+    request = json.loads(second["attributes"]["mlflow.spanInputs"])
+    (result,) = request["messages"][2]["content"]
+    result.update(is_error=True, content="City not found")
+    second["attributes"]["mlflow.spanInputs"] = json.dumps(request)
+    transcript = turnfold.load(json.dumps(trace))
+    (call,) = transcript.tool_calls()
+    assert (call.call_id, call.name, call.status) == ("toolu_tf_1", "get_weather", "error")
+    assert call.result is not None
+    assert call.result.text == "City not found"
+    assert transcript.warnings == []

@@ -32,21 +32,28 @@ transcript.
 
 Mapping (:class:`LangChainBuilder`, one builder for the static load and the live stream):
 
-- ``human`` → :class:`UserMessage` (text of the content; images and files counted in
-  ``meta``); ``system`` → ``metadata["system"]`` (``create_agent`` keeps its system prompt
-  out of the messages, so a result usually has none); ``chat`` → by its ``role``;
-- ``ai`` → in order: :class:`Thinking` for ``thinking`` blocks (Anthropic), ``redacted_thinking``
-  blocks (``redacted``), ``reasoning`` blocks (LangChain's standard ``reasoning`` text, or the
-  OpenAI Responses ``summary``) and ``additional_kwargs["reasoning_content"]`` (DeepSeek,
-  Qwen…); :class:`AssistantText` for the text (``model`` from ``response_metadata``'s
+- ``human`` → :class:`UserMessage` (text of the content; inline images its ``images``;
+  images and files counted in ``meta``); ``system`` → ``metadata["system"]``
+  (``create_agent`` keeps its system prompt out of the messages, so a result usually has
+  none); ``chat`` → by its ``role``;
+- ``ai`` → its content read by the rule every reader of LangChain messages shares
+  (:mod:`~turnfold.formats.langchain_blocks`: the provider's blocks, and langchain-core 1.x's
+  standard ones a model with ``output_version="v1"`` stores), in order: :class:`Thinking` for
+  ``thinking`` blocks (Anthropic), ``redacted_thinking`` blocks (``redacted``), ``reasoning``
+  blocks (LangChain's standard ``reasoning`` text, or the OpenAI Responses ``summary``) and
+  ``additional_kwargs["reasoning_content"]`` (DeepSeek, Qwen…); :class:`AssistantText` for
+  the text (a text block's citations not shown; inline images its ``images``, other media and
+  a block of an unknown type named on a line, the latter with a warning; a ``refusal`` block
+  an :class:`AssistantText` of its own, ``meta["refusal"]``) (``model`` from ``response_metadata``'s
   ``model_name`` or ``model``; ``usage_metadata`` as its :class:`Usage`: input/output tokens,
   ``input_token_details.cache_read`` / ``cache_creation``, ``output_token_details.reasoning``,
   put in the first entry's meta when the message has no text); a :class:`ToolCall` per
   ``tool_calls`` item (``{name, args, id}``; the message's calls are one batch, its ``id``);
   ``invalid_tool_calls`` (arguments the model garbled, never run) → a call with status
   ``error`` and the parse error as its result. The message's ``name`` (the agent's name in
-  ``create_agent(name=...)``) is ``meta["agent"]``. Tool-use blocks in the content repeat
-  ``tool_calls`` and are not read twice. A provider's own tools, which the content alone
+  ``create_agent(name=...)``) is ``meta["agent"]``. Call blocks in the content
+  (``tool_call``, ``tool_use``) repeat ``tool_calls`` and are not read twice; one whose id
+  ``tool_calls`` lacks is a call of its own. A provider's own tools, which the content alone
   holds (Anthropic's ``server_tool_use`` / ``mcp_tool_use`` with their ``*_tool_result``,
   LangChain's standard ``server_tool_call`` / ``server_tool_result``), are calls of the
   message's batch (``meta["server"]``, before its text), each settled by its result block;
@@ -101,10 +108,9 @@ inside a tool is not in the parent's messages, so a static load shows no sub-age
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
-from turnfold.formats import anthropic_blocks
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     MAPPINGS,
@@ -114,19 +120,25 @@ from turnfold.formats.common import (
     as_int,
     counted_usage,
     describe_args,
-    parse_arguments,
     stringify,
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.openai_responses import data_url_image, output_content, part_image_url
+from turnfold.formats.langchain_blocks import (
+    SERVER_CALLS,
+    ai_content,
+    prompt,
+    server_call,
+    server_outcome,
+    streamed,
+    tool_content,
+)
 from turnfold.formats.source import Source, flat_fields, plain_each, plain_value, type_of_record
 from turnfold.model import (
     AssistantText,
     Disposition,
     Entry,
-    ImageData,
     LoadWarning,
     PendingAction,
     SubAgent,
@@ -166,27 +178,9 @@ _CLASS_TYPES = {
     "RemoveMessage": "remove",
     **{name: _CHUNK_TYPES[name] for name in _CHUNK_TYPES},
 }
-#: Content blocks that repeat ``tool_calls`` (Anthropic's, LangChain's standard and OpenAI's).
-_CALL_BLOCKS = NameSet(
-    {"tool_use", "tool_call", "tool_call_chunk", "function_call", "input_json_delta"}
-)
-#: A provider's own (server-side) tool calls, which LangChain keeps in the content only, never
-#: in ``tool_calls``: Anthropic's ``server_tool_use`` / ``mcp_tool_use`` (langchain-anthropic
-#: puts only ``tool_use`` blocks there) and LangChain's standard ``server_tool_call`` (and its
-#: streamed ``server_tool_call_chunk``), ``langchain_core.messages.content.ServerToolCall``.
-_SERVER_CALLS = NameSet(
-    {"server_tool_use", "mcp_tool_use", "server_tool_call", "server_tool_call_chunk"}
-)
-_IMAGE_BLOCKS = NameSet({"image", "image_url", "input_image"})
-_FILE_BLOCKS = NameSet({"file", "input_file", "audio", "input_audio", "video", "document"})
 #: A call to settle once its message's entries are shown: the call (or, from an earlier
 #: message, its id), its status and its result.
 Settlement: TypeAlias = tuple[ToolCall | str, ToolStatus, ToolResult]
-#: LangChain's standard data blocks other than images (``content.FileContentBlock``,
-#: ``AudioContentBlock``, ``VideoContentBlock``, ``PlainTextContentBlock``): a tool result
-#: names them rather than showing their base64 data as text.
-_DATA_BLOCKS = NameSet({"file", "audio", "video", "text-plain"})
-_TEXT_BLOCKS = NameSet({"text", "output_text", "input_text"})
 _STATUS: dict[str, ToolStatus] = {"error": "error", "success": "success"}
 
 
@@ -493,20 +487,26 @@ class LangChainBuilder(MessageBuilder):
             self._emit(message)
 
     def _system(self, data: Mapping[str, Any]) -> None:
-        text, _ = _prompt(data.get("content"))
+        text, _, _ = prompt(data.get("content"))
         if text:
             previous = self.root.metadata.get("system")
             self.root.metadata["system"] = f"{previous}\n\n{text}" if previous else text
 
     def _assistant(self, data: Mapping[str, Any], line: int) -> None:
         entries, later = self.assistant_entries(data, line)
+        # A call of a streamed message is its streamed call, updated: that one is settled.
+        shown: dict[int, ToolCall] = {}
         for entry in entries:
             if type(entry) is ToolCall:
-                self._start(entry)
+                shown[id(entry)] = self._start(entry)
             else:
                 self._emit(entry)
         for target, status, result in later:
-            call = target if type(target) is ToolCall else self._calls.get(str(target))
+            call = (
+                shown.get(id(target), target)
+                if type(target) is ToolCall
+                else self._calls.get(str(target))
+            )
             if call is None:
                 self.warn(f"server tool result for an unknown call id {target!r}", line)
             else:
@@ -528,43 +528,35 @@ class LangChainBuilder(MessageBuilder):
             self.root.metadata.setdefault("model", model)
         # Every entry of an AI message may carry its usage (turnfold.usage.USAGE_KINDS).
         entries: list[Thinking | AssistantText | ToolCall] = []
-        extra = data.get("additional_kwargs")
-        reasoning = extra.get("reasoning_content") if extra and type(extra) is dict else None
-        if type(reasoning) is str and reasoning.strip():
-            entries.append(Thinking(text=reasoning, meta=dict(meta)))
-        # The OpenAI Responses reasoning item, where langchain-openai's v0 output and
-        # LangChain.js keep it (its summary, or only its encrypted content).
-        item = extra.get("reasoning") if extra and type(extra) is dict else None
-        thought = _reasoning(item) if isinstance(item, Mapping) else None
-        if thought is not None:
-            thought.meta = dict(meta)
-            entries.append(thought)
-        content = data.get("content")
-        later: list[Settlement] = []
-        if type(content) is str:
-            text = content
-        else:
-            texts: list[str] = []
-            results: list[Mapping[str, Any]] = []
-            for block in content if type(content) is list else ():
-                made = self._block(block, texts, results, line)
-                if isinstance(made, Thinking):
-                    made.meta = dict(meta)
-                    entries.append(made)
-                elif made is not None:
-                    entries.append(self._new_call(made, batch, meta, line, server=True))
-            if results:  # a provider's own tool answered: rare
-                later = _server_results(entries, results)
-            text = "".join(texts)
+        read = ai_content(data)  # the shared rule (formats/langchain_blocks)
+        for reason in read.unshown:
+            self.warn(reason, line)
+        for made in read.leading:
+            if isinstance(made, Thinking):
+                made.meta = dict(meta)
+                entries.append(made)
+            else:
+                entries.append(self._new_call(made, batch, meta, line, server=True))
+        # A provider's own tool answered: rare.
+        later = _server_results(entries, read.results) if read.results else []
+        text = read.text
         usage = lc_usage(data.get("usage_metadata"))
-        if text:
-            entries.append(AssistantText(text=text, model=model, usage=usage, meta=dict(meta)))
-        calls = data.get("tool_calls")
-        for call in calls if type(calls) is list else ():
+        if text or read.images:
+            entries.append(
+                AssistantText(
+                    text=text,
+                    model=model,
+                    usage=usage,
+                    images=list(read.images),
+                    meta=dict(meta),
+                )
+            )
+        for refusal in read.refusals:  # as the Chat reader shows a refusal
+            entries.append(AssistantText(text=refusal, model=model, meta={**meta, "refusal": True}))
+        for call in read.calls:
             entries.append(self._new_call(call, batch, meta, line))
         # Garbled calls are rare: the usual message pays for no comprehension and no zip.
-        invalid = data.get("invalid_tool_calls")
-        invalid = invalid if type(invalid) is list else ()
+        invalid = read.invalid
         unrun = (
             [
                 self._new_call(call, batch, {**meta, "invalid": True}, line, invalid=True)
@@ -574,7 +566,7 @@ class LangChainBuilder(MessageBuilder):
             else []
         )
         entries += unrun
-        if usage is not None and not text and entries:
+        if usage is not None and not (text or read.images) and entries:
             entries[0].usage = usage  # no text to carry it (turnfold.usage)
         if not unrun:
             return entries, later
@@ -583,47 +575,6 @@ class LangChainBuilder(MessageBuilder):
             why = error if isinstance(error, str) and error else "invalid tool call (not run)"
             later.append((entry, "error", text_result(why)))
         return entries, later
-
-    def _block(
-        self, block: Any, texts: list[str], results: list[Mapping[str, Any]], line: int
-    ) -> Thinking | Mapping[str, Any] | None:
-        """One content block: text is collected in ``texts``, a server tool's result in
-        ``results``; thinking returned, or a server tool's call block (for the caller, which
-        knows the message's batch, to make a call of)."""
-        if type(block) is str:
-            texts.append(block)
-            return None
-        if type(block) is not dict and not isinstance(block, Mapping):
-            self.warn("content block that is not an object skipped", line)
-            return None
-        kind = block.get("type")
-        if kind == "text" or kind in _TEXT_BLOCKS:
-            text = block.get("text")
-            if type(text) is str:
-                texts.append(text)
-            return None
-        if kind == "thinking" and type(block.get("thinking")) is str:
-            return Thinking(text=block["thinking"])
-        if kind == "redacted_thinking":
-            data = block.get("data")
-            return Thinking(form="redacted", data=data if isinstance(data, str) else None)
-        if kind == "reasoning":
-            return _reasoning(block)
-        if kind == "non_standard" and isinstance(block.get("value"), Mapping):
-            return self._block(block["value"], texts, results, line)
-        if kind in _CALL_BLOCKS:
-            return None  # the message's tool_calls say it
-        if kind in _SERVER_CALLS:
-            return block
-        if kind == "server_tool_result" or (
-            kind != "tool_result" and anthropic_blocks.is_result_type(kind)
-        ):
-            results.append(block)  # settles its call once the message's calls are made
-            return None
-        if kind in _IMAGE_BLOCKS or kind in _FILE_BLOCKS:
-            return None  # an output image or file of the model: no entry shows one
-        self.warn(f"content block of type {kind!r} skipped", line)
-        return None
 
     def _new_call(
         self,
@@ -637,30 +588,24 @@ class LangChainBuilder(MessageBuilder):
     ) -> ToolCall:
         """A :class:`ToolCall` of a ``tool_calls`` item (``{name, args, id}``), not yet in
         the transcript; ``server``, of a provider's own tool call block instead (``meta``
-        says so): Anthropic's ``server_tool_use`` / ``mcp_tool_use`` (``input``; streamed,
-        ``partial_json`` while ``input`` is still ``{}``, as
-        ``langchain_core.messages.block_translators.anthropic`` reads it) or the standard
-        ``server_tool_call`` (``args``; a JSON string in a ``server_tool_call_chunk``).
+        says so), read by :func:`~turnfold.formats.langchain_blocks.server_call`.
 
         A call without an id gets one no other call of the run has (its result cannot be
         paired with it), said in a warning unless it is ``invalid`` (never run)."""
         call = call if isinstance(call, MAPPINGS) else {}
+        kind = call.get("type")
+        if server:
+            call = server_call(call)
+            meta = {**meta, "server": True}
         name = call.get("name")
         name = name if type(name) is str else ""
-        if server:
-            args = call.get("args") if "args" in call else call.get("input")
-            if args == {} and isinstance(call.get("partial_json"), str):
-                args = call["partial_json"]
-            args = parse_arguments(args)
-            meta = {**meta, "server": True}
-        else:
-            args = call.get("args")
+        args = call.get("args")
         call_id = call.get("id")
         if type(call_id) is not str or not call_id:
             self._unnamed += 1
             call_id = f"call@{line}.{self._unnamed}"
             if server:
-                self.warn(f"{call.get('type')} block without an id", line)
+                self.warn(f"{kind} block without an id", line)
             elif not invalid:
                 self.warn("tool call without an id", line)
         args = _copied(args)  # the message's own value (message_fields)
@@ -738,7 +683,7 @@ class LangChainBuilder(MessageBuilder):
                 del self._reuse[index]
                 changes = {
                     name: getattr(entry, name)
-                    for name in ("text", "form", "data", "model", "usage", "meta")
+                    for name in ("text", "form", "data", "model", "usage", "images", "meta")
                     if hasattr(entry, name)
                 }
                 if isinstance(old, Thinking):
@@ -831,11 +776,11 @@ class LangChainBuilder(MessageBuilder):
 
 def user_message(data: Mapping[str, Any]) -> UserMessage | None:
     """A ``human`` message as a :class:`UserMessage` (None when it holds nothing to show)."""
-    text, counts = _prompt(data.get("content"))
+    text, images, counts = prompt(data.get("content"))
     meta: dict[str, Any] = dict(counts)
     if isinstance(data.get("name"), str):
         meta["name"] = data["name"]
-    return UserMessage(text=text, meta=meta) if text else None
+    return UserMessage(text=text, images=images, meta=meta) if text else None
 
 
 def tool_outcome(data: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult]:
@@ -851,7 +796,7 @@ def tool_outcome(data: Mapping[str, Any]) -> tuple[ToolStatus, ToolResult]:
 
 
 def _server_results(
-    entries: list[Thinking | AssistantText | ToolCall], results: list[Mapping[str, Any]]
+    entries: list[Thinking | AssistantText | ToolCall], results: Sequence[Mapping[str, Any]]
 ) -> list[Settlement]:
     """Settle the server calls among a message's ``entries`` (not yet shown) with the
     ``results`` of the same message; a result for a call of an earlier message (a turn the
@@ -866,143 +811,6 @@ def _server_results(
         else:
             later.append((call_id, status, result))
     return later
-
-
-def server_outcome(block: Mapping[str, Any]) -> tuple[str, ToolStatus, ToolResult]:
-    """A server tool's result block as its call's id, status and result: LangChain's
-    standard ``server_tool_result`` (``tool_call_id``, ``status`` "success" / "error",
-    ``output``: ``langchain_core.messages.content.ServerToolResult``) or Anthropic's own
-    ``*_tool_result`` (``tool_use_id``; read as the Anthropic reader reads it)."""
-    if block.get("type") == "server_tool_result":
-        call_id, status = block.get("tool_call_id"), block.get("status")
-        text, images = tool_content(block.get("output"))
-        # No status (OpenAI's call still in progress keeps it in extras): not recorded.
-        outcome = _STATUS.get(status if type(status) is str else "", "unknown")
-        result = text_result(text, images=images)
-    else:
-        call_id = block.get("tool_use_id")
-        outcome, result = anthropic_blocks.result_of(block)
-    return (call_id if isinstance(call_id, str) else ""), outcome, result
-
-
-def tool_content(content: Any) -> tuple[str | None, list[ImageData]]:
-    """A tool's content (a string or content blocks) as text and inline images: LangChain's
-    standard blocks and Anthropic's read here (:func:`_tool_part`), any other part as the
-    Responses reader reads it (``output_content``: OpenAI's, MCP's, text, JSON)."""
-    return output_content(content, _tool_part)
-
-
-def _tool_part(part: Mapping[str, Any]) -> str | ImageData | None:
-    text = part.get("text")
-    if type(text) is str:  # the usual block first, as output_content reads it
-        return text
-    kind = part.get("type")
-    if kind in _IMAGE_BLOCKS:
-        return _image(part)
-    if kind in _DATA_BLOCKS:
-        return _data_line(part)
-    if kind == "search_result" or kind == "web_search_result":
-        return anthropic_blocks.search_line(part)
-    shown, images = output_content([part])
-    return images[0] if images else shown or None
-
-
-def _image(part: Mapping[str, Any]) -> str | ImageData:
-    """An image block of a tool's result, in any form LangChain passes on
-    (``langchain_core.messages.content.ImageContentBlock`` and the v0 form
-    ``block_translators.langchain_v0`` reads): inline data as :class:`ImageData`; a remote
-    URL or a stored file named, never fetched (X-1).
-
-    - standard (v1): ``base64`` + ``mime_type``, or ``url``, or ``file_id``;
-    - v0: ``source_type`` "base64" (``data``), "url" (``url``) or "id" (``id``);
-    - Anthropic: ``source`` of type "base64" (``data``, ``media_type``), "url" or "file";
-    - OpenAI: ``image_url`` (a data URL or a remote one), ``file_id``."""
-    source = part.get("source")
-    source = source if isinstance(source, Mapping) else part
-    mime = source.get("mime_type") or source.get("media_type") or part.get("mimeType")
-    mime = mime if isinstance(mime, str) and mime else "image"
-    for key in ("base64", "data"):
-        data = source.get(key)
-        if isinstance(data, str) and data and not data.startswith("data:"):
-            return ImageData(media_type=mime, data=data)
-    url = part_image_url(part) or source.get("url") or source.get("data")
-    image = data_url_image(url)
-    if image is not None:
-        return image
-    if isinstance(url, str) and url:
-        return f"[image: {url}]"
-    file_id = source.get("file_id") or (part.get("id") if part.get("source_type") == "id" else None)
-    if isinstance(file_id, str) and file_id:
-        return f"[image: {file_id}]"
-    return "[image]"  # an image the result held, in a form not known here
-
-
-def _data_line(part: Mapping[str, Any]) -> str:
-    """A file, audio or video block of a tool's result as one line naming it (its data is
-    not shown as text): its name, where it is kept, its media type."""
-    extras = part.get("extras")
-    extras = extras if isinstance(extras, Mapping) else {}
-    where = (
-        part.get("url"),
-        part.get("file_id"),
-        part.get("id") if part.get("source_type") == "id" else None,
-    )
-    named = [
-        value
-        for value in (
-            extras.get("filename") or part.get("filename") or part.get("title"),
-            next((w for w in where if isinstance(w, str) and w), None),
-            part.get("mime_type"),
-        )
-        if isinstance(value, str) and value
-    ]
-    return f"[{part.get('type')}: {' · '.join(named)}]" if named else f"[{part.get('type')}]"
-
-
-def _blocks(content: Any) -> list[Any]:
-    if isinstance(content, str):
-        return [content] if content else []
-    return list(content) if isinstance(content, list) else []
-
-
-def _prompt(content: Any) -> tuple[str, dict[str, int]]:
-    """A user's (or system's) text and how many images and files it holds."""
-    texts: list[str] = []
-    counts: dict[str, int] = {}
-    for block in _blocks(content):
-        if isinstance(block, str):
-            texts.append(block)
-            continue
-        kind = block.get("type") if isinstance(block, Mapping) else None
-        if kind in _TEXT_BLOCKS and isinstance(block, Mapping):
-            if isinstance(block.get("text"), str) and block["text"]:
-                texts.append(block["text"])
-        elif kind in _IMAGE_BLOCKS:
-            counts["images"] = counts.get("images", 0) + 1
-        elif kind is not None:
-            counts["files"] = counts.get("files", 0) + 1
-    text = "\n\n".join(texts) if isinstance(content, list) else "".join(texts)
-    if not text:
-        text = "\n".join(f"[{key[:-1]}]" for key, n in counts.items() for _ in range(n))
-    return text, counts
-
-
-def _reasoning(block: Mapping[str, Any]) -> Thinking | None:
-    """A ``reasoning`` block: LangChain's standard one (``reasoning``) or the OpenAI
-    Responses item LangChain keeps in the content (``summary``, ``encrypted_content``)."""
-    text = block.get("reasoning")
-    if isinstance(text, str) and text:
-        return Thinking(text=text)
-    summary = block.get("summary")
-    if isinstance(summary, list):
-        parts = [s.get("text") for s in summary if isinstance(s, Mapping)]
-        joined = "\n\n".join(p for p in parts if isinstance(p, str) and p)
-        if joined:
-            return Thinking(text=joined, form="summary")
-    encrypted = block.get("encrypted_content")
-    if isinstance(encrypted, str) and encrypted:
-        return Thinking(form="encrypted", data=encrypted)
-    return None
 
 
 def _model(metadata: Any) -> str | None:
@@ -1587,8 +1395,10 @@ class Follower:
                 self._update(run, node, each)
             return
         messages = update.get("messages") if isinstance(update, Mapping) else None
-        for message in messages if isinstance(messages, (list, tuple)) else [messages]:
-            if message is not None:
+        messages = list(messages) if isinstance(messages, (list, tuple)) else [messages]
+        prompts = _rewritten_prompts(messages, run.seen)
+        for message in messages:
+            if message is not None and id(message) not in prompts:
                 self._message(run, message)
 
     def _interrupt(self, run: _Run, interrupt: Any, call_id: str | None) -> None:
@@ -1673,7 +1483,11 @@ class Follower:
         chunks lacked), its calls keeping their outcomes."""
         entries = run.merged.pop(own_id, None)
         if entries:
+            warnings = run.builder.root.warnings
+            said, count = {w.reason for w in warnings}, len(warnings)
             run.builder.message(kind, data, run.line, entries)
+            # What its merged chunks warned of (a block shown by its name) is said once.
+            warnings[count:] = [w for w in warnings[count:] if w.reason not in said]
             self._touch(run)
 
     def _token(self, run: _Run, chunk: Any) -> None:
@@ -1707,19 +1521,13 @@ class Follower:
         reasoning = extra.get("reasoning_content") if isinstance(extra, Mapping) else None
         if isinstance(reasoning, str):
             thinking += reasoning
-        for block in _blocks(content):
-            if isinstance(block, str):
-                text += block
-            elif isinstance(block, Mapping):
-                kind = block.get("type")
-                if kind in _TEXT_BLOCKS and isinstance(block.get("text"), str):
-                    text += block["text"]
-                elif kind == "thinking" and isinstance(block.get("thinking"), str):
-                    thinking += block["thinking"]
-                elif kind == "reasoning" and isinstance(block.get("reasoning"), str):
-                    thinking += block["reasoning"]
-                elif kind in _SERVER_CALLS and isinstance(block.get("id"), str) and block["id"]:
-                    self._grow_call(run, block)
+        for block in content if type(content) is list else (content,) if content else ():
+            said, thought = streamed(block)  # the shared rule (formats/langchain_blocks)
+            text += said
+            thinking += thought
+            kind = block.get("type") if isinstance(block, Mapping) else None
+            if kind in SERVER_CALLS and isinstance(block.get("id"), str) and block["id"]:
+                self._grow_call(run, block)
         transcript = run.builder.transcript
         if thinking:
             run.thinking += thinking
@@ -1783,6 +1591,27 @@ class Follower:
         parent, call = run.parent, run.call
         if parent is not None and call is not None and run.subagent is not None:
             parent.builder.update(call, subagent=run.subagent)
+
+
+#: ``langgraph.graph.message.REMOVE_ALL_MESSAGES``: a ``RemoveMessage`` of this id first in
+#: an update replaces the whole history with the messages after it.
+_REMOVE_ALL = "__remove_all__"
+
+
+def _rewritten_prompts(messages: list[Any], seen: set[str]) -> set[int]:
+    """The human messages, not yet seen, that a rewrite of the whole history (``create_agent``
+    repairing garbled calls: ``RemoveMessage(REMOVE_ALL_MESSAGES)`` then the history) carries
+    before a message already seen: the run's input, which an ``updates`` stream never shows
+    (a ``values`` one showed it already), left out as that mode's prompt is (by object id)."""
+    if not messages or _id_of(messages[0]) != _REMOVE_ALL:
+        return set()
+    ids = [_id_of(m) for m in messages]
+    last = max((n for n, i in enumerate(ids) if i is not None and i in seen), default=-1)
+    return {
+        id(message)
+        for message, own in zip(messages[:last], ids[:last], strict=True)
+        if own not in seen and (found := message_of(message)) is not None and found[0] == "human"
+    }
 
 
 def tool_task(part: str) -> str | None:
@@ -2043,15 +1872,23 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
 
 RECORDS = Records(
     mapped={
-        "human": "UserMessage (text; images and files counted in meta)",
-        "ai": "Thinking (thinking/reasoning blocks, additional_kwargs.reasoning_content, "
-        "the Responses reasoning item in additional_kwargs.reasoning), "
-        "AssistantText (model from response_metadata, usage_metadata as Usage), a ToolCall "
-        "per tool_calls item (one batch), invalid_tool_calls as calls with status error; a "
-        "provider's own tools (server_tool_use / mcp_tool_use, server_tool_call) as calls "
-        "settled by their result blocks (meta['server']); the message of an agent handed to "
-        "by a transfer_to_<name> call (by its name) goes to that call's SubAgent, the turn's "
-        "closing text to the top level",
+        "human": "UserMessage (text; inline images as its images; images and files counted "
+        "in meta)",
+        "ai": "content read by formats/langchain_blocks (provider blocks and langchain-core "
+        "1.x standard ones, output_version='v1'): Thinking (thinking/reasoning blocks, the "
+        "summary parts of one reasoning id as one, additional_kwargs.reasoning_content, the "
+        "Responses reasoning item in additional_kwargs.reasoning), AssistantText (model from "
+        "response_metadata, usage_metadata as Usage; inline image blocks as its images, "
+        "images by URL or id, file/audio/video blocks named on a line; a text block's "
+        "annotations/citations not shown: no place for them, the text kept), a refusal block "
+        "as an AssistantText of meta['refusal'], a ToolCall per tool_calls item (one batch; a "
+        "tool_call/tool_use block of the same id is that call, one of no such id a call of "
+        "its own), invalid_tool_calls (and invalid_tool_call blocks) as calls with status "
+        "error; a provider's own tools (server_tool_use / mcp_tool_use, server_tool_call) as "
+        "calls settled by their result blocks (meta['server']); a non_standard block as its "
+        "value; a block of an unknown type named on a line, with a warning; the message of an "
+        "agent handed to by a transfer_to_<name> call (by its name) goes to that call's "
+        "SubAgent, the turn's closing text to the top level",
         "tool": "settles the call with its tool_call_id: status error → error, success → "
         "success, else unknown; content as the result (images in every standard form as "
         "images, remote ones named), artifact as its structured value",

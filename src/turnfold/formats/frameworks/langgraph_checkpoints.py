@@ -24,11 +24,13 @@ anything else into its arguments, as LangGraph's ``_msgpack_ext_hook_to_json`` r
 A thread is its newest checkpoint of the root namespace (``checkpoint_ns == ""``): its
 ``messages`` channel (the whole conversation) is read by
 :mod:`~turnfold.formats.frameworks.langchain`'s rules, as ``graph.get_state(config)
-.values["messages"]`` would be; the interrupts written at that checkpoint (the ``writes``
-table's ``__interrupt__`` channel: ``interrupt()`` waiting on a human) are that reader's graph
-result's ``__interrupt__``, a :class:`~turnfold.model.PendingAction` each; a task's error
-(``__error__``) a warning. A checkpoint that cannot be read (damaged, a pickle, an unknown
-``type``) is a warning naming it, and the thread is read from its newest readable one.
+.values["messages"]`` would be (their content blocks, a provider's or langchain-core 1.x's
+standard ones, by :mod:`~turnfold.formats.langchain_blocks`); the interrupts written at that
+checkpoint (the ``writes`` table's ``__interrupt__`` channel: ``interrupt()`` waiting on a
+human) are that reader's graph result's ``__interrupt__``, a
+:class:`~turnfold.model.PendingAction` each; a task's error (``__error__``) a warning. A
+checkpoint that cannot be read (damaged, a pickle, an unknown ``type``) is a warning naming
+it, and the thread is read from its newest readable one.
 A subgraph's checkpoints are those of another namespace (``langgraph.pregel._algo``:
 ``<node>:<task id>`` of the task that ran it, nested ones joined by ``|``; a
 ``checkpointer=True`` subgraph's without the task ids, ``main.py``'s

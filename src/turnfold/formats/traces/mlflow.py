@@ -28,7 +28,10 @@ request and response in ``mlflow.spanInputs`` / ``mlflow.spanOutputs`` its messa
 (:func:`_messages`: Chat Completions' ``messages`` and ``choices``, the Responses API's ``input``
 and ``output`` items, Anthropic's Messages (``mlflow.anthropic.autolog()``), LangChain's
 messages, ``("user", text)`` tuples and ``LLMResult`` generations (``mlflow.langchain.autolog()``,
-a generation's calls found by its message's id in the graph's state, :func:`_langchain_replies`),
+a generation's calls found by its message's id in the graph's state, :func:`_langchain_replies`;
+a LangChain message's content, provider blocks or langchain-core 1.x's standard ones, read by
+the rule the LangChain readers share, :mod:`~turnfold.formats.langchain_blocks`:
+:func:`_langchain_reply`),
 a function's one string argument and its return value as prompt and reply),
 ``mlflow.chat.tokenUsage`` its ``gen_ai.usage.*``, ``mlflow.llm.model`` its model, a tool
 span's inputs and outputs its arguments and result (``input.value`` / ``output.value``); an
@@ -56,19 +59,20 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from turnfold import codec
-from turnfold.formats import databases
+from turnfold.formats import databases, langchain_blocks
 from turnfold.formats.anthropic_blocks import content_of as result_content
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import as_list, stringify
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, open_source
+from turnfold.formats.traces.messages import _FAILED, _IMAGES, _PART, _UNSHOWN
 from turnfold.formats.traces.otlp import (
     _conversation,
     _set_aside,
@@ -86,7 +90,7 @@ from turnfold.formats.traces.spans import (
     span_id,
     status_of,
 )
-from turnfold.model import ToolCall, Transcript
+from turnfold.model import ImageData, Thinking, ToolCall, Transcript
 
 NAME = "mlflow"
 #: ``load(path, sample=<conversation id>)`` picks one conversation (formats/__init__).
@@ -107,7 +111,10 @@ RECORDS = Records(
     mapped={
         "trace": "one request and its response; its session names its conversation",
         "span/CHAT_MODEL": "a model call: the messages new in its request, its response, "
-        "usage and model",
+        "usage and model; a LangChain message's content read by formats/langchain_blocks "
+        "(reasoning and thinking, text without its annotations/citations, refusals, calls of "
+        "tool_calls or call blocks once, garbled calls failed, a provider's own tool calls "
+        "settled by their results, images, other blocks named with a warning)",
         "span/LLM": "a model call, as span/CHAT_MODEL",
         "span/TOOL": "a tool run: the call of its name and arguments settled with its "
         "result, times and status",
@@ -240,22 +247,110 @@ def _message(value: Any) -> dict[str, Any] | None:
     role = _LANGCHAIN_ROLES.get(str(fields.get("type")))
     if role is None:
         return None
-    chat: dict[str, Any] = {"role": role, "content": fields.get("content", "")}
+    content = fields.get("content", "")
+    chat: dict[str, Any] = {"role": role, "content": content}
     calls = [c for c in as_list(fields.get("tool_calls")) if isinstance(c, _MAPS)]
     if calls:
-        chat["tool_calls"] = [
-            {"id": c.get("id"), "type": "function",
-             "function": {"name": c.get("name"), "arguments": codec.dumps(c.get("args", {}))}}
-            for c in calls
-        ]  # fmt: skip
+        chat["tool_calls"] = [_chat_call(c) for c in calls]
     if role == "tool" and fields.get("tool_call_id") is not None:
         chat["tool_call_id"] = fields["tool_call_id"]
+    if isinstance(content, list) and role != "assistant":
+        # LangChain's content blocks, read by its readers' rule (formats/langchain_blocks).
+        if role == "tool":
+            text, images = langchain_blocks.tool_content(content)
+        else:
+            text, images, _ = langchain_blocks.prompt(content)
+        chat["content"] = text or ""
+        if images:
+            chat[_IMAGES] = _image_pairs(images)
     return chat
 
 
+def _chat_call(call: Mapping[str, Any]) -> dict[str, Any]:
+    """A LangChain ``tool_calls`` item (``{name, args, id}``) as a Chat Completions call."""
+    args = call.get("args", {})
+    arguments = args if isinstance(args, str) else codec.dumps(args)  # a garbled call's text
+    function = {"name": call.get("name"), "arguments": arguments}
+    return {"id": call.get("id"), "type": "function", "function": function}
+
+
+def _image_pairs(images: Sequence[ImageData]) -> list[list[str]]:
+    return [[image.media_type, image.data] for image in images]
+
+
+def _langchain_reply(fields: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A LangChain AI message as Chat messages, its content read by the LangChain readers' rule
+    (:func:`~turnfold.formats.langchain_blocks.ai_content`: reasoning and thinking in any form,
+    the text, refusals, images, calls of ``tool_calls`` or of call blocks, each once), in
+    order: its thinking, its provider's own tool calls and their results each a message of its
+    own (``_PART``, as the OTLP reader's server tool parts), then its text and calls; a garbled
+    call (``invalid_tool_calls``) is followed by a failed result saying why it never ran."""
+    read = langchain_blocks.ai_content(fields)
+    out: list[dict[str, Any]] = []
+    reasoning: list[str] = []
+
+    def flush() -> None:
+        if reasoning:
+            out.append({"role": "assistant", "reasoning_content": "\n\n".join(reasoning)})
+            reasoning.clear()
+
+    for item in read.leading:
+        if isinstance(item, Thinking) and item.text:
+            reasoning.append(item.text)
+            continue
+        flush()
+        if isinstance(item, Thinking):  # no text: redacted, or encrypted (its signature)
+            kept = ({"redactedContent": item.data or ""} if item.form == "redacted"
+                    else {"reasoningText": {"signature": item.data or ""}})  # fmt: skip
+            out.append({"role": "assistant", _PART: {"type": "reasoningContent", "content": kept}})
+        else:
+            call = langchain_blocks.server_call(item)
+            part = {"type": "server_tool_call", "id": call["id"], "name": call["name"],
+                    "server_tool_call": call["args"]}  # fmt: skip
+            out.append({"role": "assistant", _PART: part})
+    for block in read.results:
+        call_id, status, result = langchain_blocks.server_outcome(block)
+        # The payload server_tool_outcome reads: the result's text, its failure said.
+        response: dict[str, Any] = {"type": block.get("type"), "output": result.text or ""}
+        if status == "error":
+            response["is_error"] = True
+        part = {"type": "server_tool_call_response", "id": call_id or None,
+                "server_tool_call_response": response}  # fmt: skip
+        out.append({"role": "assistant", _PART: part})
+    chat: dict[str, Any] = {"role": "assistant", "content": read.text}
+    if reasoning:
+        chat["reasoning_content"] = "\n\n".join(reasoning)
+    calls = [c for c in (*read.calls, *read.invalid) if isinstance(c, _MAPS)]
+    if calls:
+        chat["tool_calls"] = [_chat_call(c) for c in calls]
+    if read.refusals:
+        chat["refusal"] = "\n\n".join(read.refusals)
+    if read.images:
+        chat[_IMAGES] = _image_pairs(read.images)
+    if read.unshown:
+        chat[_UNSHOWN] = read.unshown
+    out.append(chat)
+    for bad in read.invalid:
+        error = bad.get("error") if isinstance(bad, _MAPS) else None
+        why = error if isinstance(error, str) and error else "invalid tool call (not run)"
+        out.append({"role": "tool", "tool_call_id": bad.get("id") if isinstance(bad, _MAPS)
+                    else None, "content": why, _FAILED: True})  # fmt: skip
+    return out
+
+
+def _chats(value: Any) -> list[dict[str, Any]]:
+    """The Chat messages of one message of any form :func:`_message` reads; a LangChain AI
+    message's by :func:`_langchain_reply`, an Anthropic one's by :func:`_anthropic`."""
+    if isinstance(value, _MAPS) and value.get("type") == "ai" and "role" not in value:
+        return _langchain_reply(_strip_none(value))
+    message = _message(value)
+    return [] if message is None else _anthropic(message)
+
+
 def _reasoning_of(chat: dict[str, Any]) -> None:
-    """An assistant message's ``thinking`` blocks (Anthropic's, kept as they are by LangChain's
-    messages) as the Chat reader's ``reasoning_content``; the other blocks stay."""
+    """An Anthropic assistant message's ``thinking`` blocks as the Chat reader's
+    ``reasoning_content``; the other blocks stay (a LangChain message's are read by
+    :func:`_langchain_reply`)."""
     content = chat["content"]
     texts: list[str] = []
     kept = []
@@ -274,16 +369,17 @@ def _reasoning_of(chat: dict[str, Any]) -> None:
 
 def _each(values: list[Any]) -> list[dict[str, Any]]:
     """The Chat messages of a list of messages, Anthropic's each as one or more."""
-    return [chat for m in map(_message, values) if m is not None for chat in _anthropic(m)]
+    return [chat for value in values for chat in _chats(value)]
 
 
 def _anthropic(message: dict[str, Any]) -> list[dict[str, Any]]:
     """An Anthropic Messages message (``mlflow.anthropic.autolog()`` records the request and
     the response as the SDK has them) in Chat shape: an assistant's ``tool_use`` blocks its
-    ``tool_calls``, its thinking its ``reasoning_content`` (:func:`_reasoning_of`, also a
-    LangChain message's); a user's ``tool_result`` blocks each a ``tool`` message, before what
-    else it says. A response (``"type": "message"``) is its role and content only, as the next
-    request's history repeats it. Any other message as it is."""
+    ``tool_calls``, its thinking its ``reasoning_content`` (:func:`_reasoning_of`); a user's
+    ``tool_result`` blocks each a ``tool`` message (failed where ``is_error``, which settles a
+    call no tool span settled), before what else it says. A response (``"type": "message"``)
+    is its role and content only, as the next request's history repeats it. Any other message
+    as it is."""
     if message.get("type") == "message":
         message = {"role": message.get("role"), "content": message.get("content")}
     content = message.get("content")
@@ -302,10 +398,14 @@ def _anthropic(message: dict[str, Any]) -> list[dict[str, Any]]:
             function = {"name": block.get("name"), "arguments": codec.dumps(block.get("input", {}))}
             calls.append({"id": block.get("id"), "type": "function", "function": function})
         elif kind == "tool_result" and role == "user":
-            text, _images = result_content(block.get("content"))
-            out.append(
-                {"role": "tool", "tool_call_id": block.get("tool_use_id"), "content": text or ""}
-            )
+            text, images = result_content(block.get("content"))
+            result = {"role": "tool", "tool_call_id": block.get("tool_use_id"),
+                      "content": text or ""}  # fmt: skip
+            if images:
+                result[_IMAGES] = _image_pairs(images)
+            if block.get("is_error") is True:  # settles a call no tool span settled as failed
+                result[_FAILED] = True
+            out.append(result)
         else:
             kept.append(block)
     chat: dict[str, Any] = {**message, "content": kept}
@@ -404,9 +504,9 @@ def _messages(
             return found
         if isinstance(items, str):
             return [{"role": role, "content": items}]
-        message = _message(value)
-        if message is not None:
-            return _anthropic(message)
+        found = _chats(value)
+        if found:
+            return found
         texts = [v for v in value.values() if isinstance(v, str)]
         if role == "user" and len(value) == 1 and texts:
             return [{"role": role, "content": texts[0]}]
@@ -432,7 +532,14 @@ def _conventions(
             out["output.value"] = outputs if isinstance(outputs, str) else codec.dumps(outputs)
         message = _message(outputs) if isinstance(outputs, _MAPS) else None
         if message is not None and message.get("role") == "tool":  # LangChain's ToolMessage
-            out["output.value"] = message.get("content")
+            images = message.get(_IMAGES)
+            # Its images as the parts the OTLP reader's tool result reads (an MCP image's).
+            out["output.value"] = (
+                [{"type": "text", "text": message.get("content")},
+                 *({"type": "image", "data": d, "mimeType": m} for m, d in images)]
+                if images
+                else message.get("content")
+            )  # fmt: skip
             out["tool_call.id"] = message.get("tool_call_id")
             # A ToolException LangChain handled: the span ended OK (_span: failed).
             if isinstance(outputs, _MAPS) and outputs.get("status") == "error":
