@@ -418,8 +418,9 @@ START = "2025-01-01T00:00:00Z"
         pytest.param(None, "yesterday", START, None, id="unreadable-start"),
         pytest.param(None, START, "2025-13-45T99:00:00Z", None, id="unreadable-end"),
         pytest.param(None, "2025-01-01T00:00:05Z", START, None, id="negative-span"),
+        # A naive stamp is UTC, as everywhere (the session's span, a turn's start).
         pytest.param(
-            None, "2025-01-01T00:00:00", "2025-01-01T00:00:01Z", None, id="naive-vs-aware"
+            None, "2025-01-01T00:00:00", "2025-01-01T00:00:01Z", 1000.0, id="naive-vs-aware"
         ),
     ],
 )

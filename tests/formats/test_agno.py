@@ -186,6 +186,10 @@ def test_A1_a_session_reads_its_runs_in_order_each_call_its_own() -> None:
     assert calls_of(transcript) == CALLS + CALLS
     assert transcript.warnings == []
     assert transcript.metadata["session_id"] == "s1"
+    # The session's usage is both runs' (each records its own metrics), its system prompt
+    # once though each run repeats it.
+    assert transcript.metadata["usage"] == {"input_tokens": 60, "output_tokens": 22}
+    assert transcript.metadata["system"] == "Be brief."
     saved = json.loads(json.dumps(session.to_dict()))
     assert turnfold.load(saved) == transcript
     assert turnfold.load([saved]).entries == transcript.entries  # JsonDb's file: a list

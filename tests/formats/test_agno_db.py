@@ -30,6 +30,7 @@ import turnfold
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import agno_db
 from turnfold.model import AssistantText, Transcript, UserMessage
+from turnfold.session import session_facts
 
 recipe = load_recipe(agno_runs.FIXTURES / "agno_db_recipe.py")
 
@@ -142,6 +143,20 @@ def test_a_team_session_nests_its_member_s_run_under_the_delegation_call(copy: P
     from_object = turnfold.load(session)
     assert from_object.entries == transcript.entries
     assert calls_of(from_object) == calls_of(transcript)
+
+
+def test_a_session_s_header_counts_every_run_s_tokens_and_its_system_prompt_once() -> None:
+    # Each run records its own metrics (30 in, 11 out here): the session's tokens are both
+    # runs', not the last run's; each run repeats the agent's system prompt, shown once.
+    transcript = turnfold.load(DB, sample=SOLO)
+    facts = session_facts(transcript)
+    assert facts.tokens == {"input_tokens": 60, "output_tokens": 22}
+    assert turnfold.scan([DB], cache=False).rows[0]["input_tokens"] == 60
+    assert transcript.metadata["system"] == "Be brief."
+    # A run alone keeps its metrics whole.
+    assert session_facts(turnfold.load(DB, sample=TEAM)).tokens == {
+        "input_tokens": 16 + 7, "output_tokens": 7 + 3,
+    }  # fmt: skip
 
 
 def test_sample_picks_a_session_and_a_database_of_many_names_them_without_one() -> None:

@@ -48,16 +48,29 @@ def test_the_work_session_holds_the_servers_calls_and_outcomes() -> None:
         assert call.result is not None
         assert call.result.text is not None
         # The model is sent the output after the tool's <system> message; an edit's result is
-        # that message alone.
-        assert call.result.text[:100] in seen["result"]
+        # that message alone; a failure's shows it after its output.
+        shown = call.result.text
+        if call.status == "error":
+            shown, _, why = shown.rpartition("\n")
+            assert f"<system>ERROR: {why}</system>" in seen["result"]
+        assert shown[:100] in seen["result"]
     assert len({c.batch_id for c in got[:3]}) == 1
     assert got[3].batch_id != got[0].batch_id
     assert got[0].args == {"path": str(Path(str(got[0].args["path"])).parent / "notes.txt")}
     failed = got[4]
     assert failed.args["command"] == "echo TF-FAIL-OUT; ls /tf-missing; exit 3"
     assert failed.result is not None
-    assert "TF-FAIL-OUT" in (failed.result.text or "")
+    # Why it failed is shown after its output (the wire keeps it beside the output).
+    assert failed.result.text == (
+        "TF-FAIL-OUT\nls: cannot access '/tf-missing': No such file or directory\n"
+        "Command failed with exit code: 3."
+    )
     assert failed.meta["note"] == "Command failed with exit code: 3."
+    assert got[1].result is not None
+    assert got[1].result.text == "src/app.py"  # a success's message is no part of its result
+    # Paths are shown relative to the working folder the system prompt states.
+    assert t.metadata["cwd"] == str(Path(str(got[0].args["path"])).parent)
+    assert [c.description for c in got[:3]] == ["notes.txt", "TF-NEEDLE", "*"]
     assert got[5].result is not None
     assert got[5].result.text == (
         "File successfully edited. Applied 1 edit(s) with 1 total replacement(s)."
@@ -125,7 +138,7 @@ def test_the_interrupted_command_is_the_failure_the_cli_recorded() -> None:
     assert call.args["command"] == "echo TF-SLOW-START; sleep 45"
     assert call.status == "error"
     assert call.result is not None
-    assert call.result.text == "TF-SLOW-START\n"
+    assert call.result.text == "TF-SLOW-START\nCommand failed with exit code: -2."
     assert call.meta["note"] == "Command failed with exit code: -2."
     assert not [e for e in t.entries if isinstance(e, AbortMarker)]
     assert usages(t) == [(2120, 29, 1020)]
@@ -144,6 +157,11 @@ def test_a_context_without_its_wire_is_read_from_its_messages(tmp_path: Path) ->
     status = {"ok": "success", "fail": "error"}
     assert [c.status for c in got] == [status[i["outcome"]] for i in issued]
     assert got[4].meta["note"] == "ERROR: Command failed with exit code: 3."
+    assert got[4].result is not None
+    assert (got[4].result.text or "").endswith(
+        "directory\nERROR: Command failed with exit code: 3."
+    )
+    assert got[0].description == "notes.txt"
     assert [e.text for e in t.entries if isinstance(e, Thinking)] == [
         "TF-THINK: read, search and list at once."
     ]

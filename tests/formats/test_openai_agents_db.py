@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ import turnfold
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import openai_agents_db
 from turnfold.model import AssistantText, Transcript, UserMessage
+from turnfold.session import session_facts
 
 recipe = load_recipe(openai_agents_runs.FIXTURES / "openai_agents_db_recipe.py")
 
@@ -180,6 +182,27 @@ def test_a_damaged_row_is_a_warning_naming_it_and_the_other_items_are_shown(copy
     assert transcript.accounting is not None
     assert transcript.accounting.counts["message row"] == {"warned": 2}
     assert len(sdk_items(copy, TWO)) == 10  # the SDK's own read drops the first without a word
+
+
+def test_each_item_is_dated_by_its_row_and_the_header_and_scan_row_by_them(copy: Path) -> None:
+    # The items hold no time; the SDK's rows do (created_at, to the second): the second turn,
+    # saved a minute later here, is dated so, the session spans both.
+    with writable(copy) as db:
+        db.execute("UPDATE agent_messages SET created_at = '2026-12-05 16:29:04' WHERE id >= 8")
+    transcript = turnfold.load(copy, sample=TWO)
+    stamps = [(type(e).__name__, e.timestamp) for e in transcript.entries]
+    assert stamps == [
+        ("UserMessage", "2026-12-05T16:28:04Z"),
+        ("AssistantText", "2026-12-05T16:28:04Z"), ("ToolCall", "2026-12-05T16:28:04Z"),
+        ("ToolCall", "2026-12-05T16:28:04Z"), ("AssistantText", "2026-12-05T16:28:04Z"),
+        ("UserMessage", "2026-12-05T16:29:04Z"), ("ToolCall", "2026-12-05T16:29:04Z"),
+        ("AssistantText", "2026-12-05T16:29:04Z"),
+    ]  # fmt: skip
+    facts = session_facts(transcript)
+    assert (facts.started, facts.duration_s) == (datetime(2026, 12, 5, 16, 28, 4, tzinfo=UTC), 60)
+    row = next(r for r in turnfold.scan([copy], cache=False).rows if r["sample"] == TWO)
+    assert row["started"] == datetime(2026, 12, 5, 16, 28, 4, tzinfo=UTC)
+    assert row["duration_s"] == 60
 
 
 def test_other_files_are_not_the_sdk_s() -> None:

@@ -26,6 +26,7 @@ from recipes import recipe as load_recipe
 
 import turnfold
 from turnfold.model import AssistantText, ToolCall, Transcript, UserMessage
+from turnfold.tools import format_subagent_line
 
 recipe = load_recipe(strands_runs.FIXTURES / "strands_session_recipe.py")
 
@@ -112,6 +113,9 @@ def test_an_agent_used_as_a_tool_nests_under_its_call() -> None:
     assert call.name == "researcher"
     assert call.subagent is not None
     assert call.subagent.name == "researcher"
+    # Its line names its task, the run's prompt: not the bare agent name twice.
+    assert call.subagent.task == "what is 5+6?"
+    assert format_subagent_line(call) == "✔ researcher: what is 5+6? · 1 tool"
     child = call.subagent.transcript
     assert child is not None
     assert [c.name for c in child.tool_calls()] == ["add"]

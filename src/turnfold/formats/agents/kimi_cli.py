@@ -23,7 +23,8 @@ compaction, ``/clear`` or a checkpoint revert, while the wire keeps every event.
   ``StatusUpdate`` with ``token_usage`` its usage (``input_other`` is the prompt less its
   cached part, as in the new CLI);
 - ``ToolResult`` settles its call: ``return_value.output`` the result (its ``message`` where
-  there is no output, else in ``meta["note"]``), ``is_error`` an ``error``;
+  there is no output, else in ``meta["note"]``, and after the output of a failure: why it
+  failed, "Command failed with exit code: 3."), ``is_error`` an ``error``;
 - ``SubagentEvent`` (``parent_tool_call_id``, ``agent_id``, ``subagent_type``, ``event``): the
   ``Agent`` call's :class:`~turnfold.model.SubAgent`, its events read as a transcript of their own;
 - ``StepInterrupted`` → :class:`~turnfold.model.AbortMarker` (running calls ``cancelled``);
@@ -35,7 +36,9 @@ itself: ``user`` messages (the CLI's own ``<system>`` additions passed over; its
 summary a :class:`~turnfold.model.CompactionBoundary`), ``assistant`` messages, ``tool``
 messages (an error is the ``<system>ERROR: …</system>`` part ``tool_result_to_message``
 writes first). Beside a wire, its records are accounted for as ignored (the wire holds the
-conversation), but ``_system_prompt``, read into ``metadata["system_prompt"]``.
+conversation), but ``_system_prompt``, read into ``metadata["system_prompt"]``; the working
+folder it states (the session records it nowhere else) is ``metadata["cwd"]``, which the
+calls' paths are shown relative to.
 
 Its successor, Kimi Code CLI (``kimi`` format, :mod:`turnfold.formats.agents.kimi`), has another
 vocabulary and folder; ``kimi migrate`` converts these sessions to it.
@@ -47,6 +50,7 @@ messages alone are left to the OpenAI-style formats), or wire records ``{timesta
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +86,9 @@ WIRE = "wire.jsonl"
 _MAX_DEPTH = 8
 #: What ``kimi_cli/soul/message.py`` wraps the CLI's own text in, and marks a failed result with.
 _SYSTEM, _ERROR = "<system>", "<system>ERROR: "
+#: The working folder in the CLI's system prompt (``kimi_cli/agents/default/system.md``: "The
+#: current working directory is `${KIMI_WORK_DIR}`.").
+_WORK_DIR = re.compile(r"The current working directory is `([^`\n]+)`")
 #: The first part of the user message a compaction leaves (``soul/compaction.py``).
 _COMPACTED = "<system>Previous context has been compacted"
 
@@ -221,6 +228,8 @@ class _Reader:
         meta = dict(call.meta)
         if note:
             meta["note"] = note
+            if failed and text:  # why it failed, which the output alone does not say
+                text = f"{text.rstrip(chr(10))}\n{note}"
         status = "error" if failed else "success"
         if call.status == "cancelled":
             status = "cancelled"
@@ -365,6 +374,14 @@ class _Reader:
 
     # --- the context, where there is no wire --------------------------------------------------
 
+    def system_prompt(self, text: str) -> None:
+        """The context's system prompt, and the working folder it states."""
+        metadata = self.transcript.metadata
+        metadata.setdefault("system_prompt", text)
+        found = _WORK_DIR.search(text)
+        if found is not None:
+            metadata.setdefault("cwd", found.group(1))
+
     def context_record(self, record: Mapping[str, Any], line: int) -> None:
         role = record.get("role")
         if not isinstance(role, str) or role not in RECORDS.known() or role in _WIRE_TYPES:
@@ -374,7 +391,7 @@ class _Reader:
         self.recognised = True
         if role == "_system_prompt":
             if as_text(record.get("content")):
-                self.transcript.metadata.setdefault("system_prompt", record["content"])
+                self.system_prompt(record["content"])
             self.source.mapped(role)
         elif role in RECORDS.ignored:
             self.source.ignored(role)
@@ -482,7 +499,7 @@ def _read_with_wire(source: Source, reader: _Reader, wire: Path) -> None:
     for _line, record in source.records():
         role = record.get("role") if isinstance(record, Mapping) else None
         if role == "_system_prompt" and as_text(record.get("content")):
-            reader.transcript.metadata.setdefault("system_prompt", record["content"])
+            reader.system_prompt(record["content"])
             source.mapped("_system_prompt")
         elif isinstance(role, str) and role in RECORDS.ignored:
             source.ignored(role)

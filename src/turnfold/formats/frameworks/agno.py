@@ -54,7 +54,9 @@ Mapping:
   ``requires_user_input`` / ``external_execution_required``: ``pending`` with a
   ``question``), ``regenerated`` (a run a later one was regenerated from, in a session) marks
   its entries rejected (shown muted, labelled); ``model``, ``model_provider``, ``run_id``,
-  ``session_id``, the agent's or team's name and the run's ``metrics`` go to ``metadata``.
+  ``session_id``, the agent's or team's name and the run's ``metrics`` go to ``metadata``
+  (a session's: its runs' token counts added up, and each system prompt once, though every
+  run repeats it).
 
 What the runs do not record: no duration of a model response (a message's ``metrics``
 ``duration`` is kept in ``meta``), nothing of a ``reasoning=True`` agent's reasoning steps but
@@ -122,7 +124,7 @@ from turnfold.model import (
     UserMessage,
     maker,
 )
-from turnfold.usage import attach_usage
+from turnfold.usage import add_into, attach_usage, counts_of
 
 NAME = "agno"
 
@@ -315,6 +317,10 @@ class AgnoBuilder(MessageBuilder):
         self._executions: dict[str, Mapping[str, Any]] = {}
         self._members: list[Mapping[str, Any]] = []
         self._runs: dict[str, Mapping[str, Any]] = {}
+        #: How many runs' ``metrics`` ``metadata["usage"]`` holds.
+        self._metered = 0
+        #: The system prompts read (each run of a session repeats its agent's).
+        self._systems: set[str] = set()
 
     # --- accounting ---------------------------------------------------------------------------
 
@@ -403,7 +409,13 @@ class AgnoBuilder(MessageBuilder):
         if isinstance(name, str) and name:
             metadata["agent"] = name
         if isinstance(run.get("metrics"), MAPPINGS):
-            metadata["usage"] = dict(run["metrics"])
+            if self._metered:  # a session's runs: the usage is all of theirs, not the last's
+                total = counts_of(metadata["usage"])
+                add_into(total, counts_of(run["metrics"]))
+                metadata["usage"] = total
+            else:
+                metadata["usage"] = dict(run["metrics"])
+            self._metered += 1
         reasoning = as_text(run.get("reasoning_content"))
         if reasoning is not None and run.get("reasoning_steps"):
             metadata["reasoning"] = reasoning
@@ -492,7 +504,8 @@ class AgnoBuilder(MessageBuilder):
                 entry = UserMessage(text=text)
                 entry.timestamp = stamp
                 self._append(entry)
-            elif text:
+            elif text and text not in self._systems:
+                self._systems.add(text)
                 system = self.transcript.metadata.get("system")
                 self.transcript.metadata["system"] = f"{system}\n\n{text}" if system else text
         return str(role)

@@ -15,7 +15,9 @@ A session's items, in ``id`` order (``get_items()``'s), are the Responses items
 :class:`~turnfold.formats.frameworks.openai_agents.AgentsBuilder` (the Responses rules, and the
 SDK's default tool-error text makes a call ``error``). The items name no agent, hold no
 handoff item and no usage (the SDK keeps neither in a session): a handoff is its
-``transfer_to_<agent>`` call, and no usage is shown (L-3). A ``message_data`` that is no JSON
+``transfer_to_<agent>`` call, and no usage is shown (L-3). The items hold no time either: each
+is dated by its row's ``created_at`` (when the SDK saved it: a run's prompt as it began, the
+items it made as it ended; to the second). A ``message_data`` that is no JSON
 object is a warning naming its row; the session's other items are read (the SDK's own
 ``get_items`` skips such a row without a word).
 
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,6 +78,8 @@ class _Store:
 
     messages: str
     sessions: str | None
+    #: The messages table has the SDK's ``created_at`` column (each item's time).
+    dated: bool = False
 
 
 def _stores(db: sqlite3.Connection) -> list[_Store]:
@@ -93,7 +97,7 @@ def _stores(db: sqlite3.Connection) -> list[_Store]:
             named = [_DEFAULTS[0]]
         elif not named and len(messages) == len(sessions) == 1:
             named = sessions
-        stores.append(_Store(table, named[0] if named else None))
+        stores.append(_Store(table, named[0] if named else None, "created_at" in columns[table]))
     return stores
 
 
@@ -185,15 +189,20 @@ class _Database:
                 return store, times
         return None
 
-    def items(self, store: _Store, session_id: str) -> list[tuple[int, Any]]:
-        """The session's items as ``(row id, item)``, in id order; a row whose
-        ``message_data`` is no JSON object is a :class:`MalformedLine` naming it."""
+    def items(self, store: _Store, session_id: str) -> tuple[list[tuple[int, Any]], dict[int, str]]:
+        """The session's items as ``(row id, item)``, in id order, and each row's time by its
+        id; a row whose ``message_data`` is no JSON object is a :class:`MalformedLine` naming
+        it."""
         found: list[tuple[int, Any]] = []
-        for row_id, data in self.db.execute(
-            f"SELECT id, message_data FROM {databases.quoted(store.messages)} "
-            "WHERE session_id = ? ORDER BY id",
+        stamps: dict[int, str] = {}
+        for row_id, data, created in self.db.execute(
+            f"SELECT id, message_data, {'created_at' if store.dated else 'NULL'} "
+            f"FROM {databases.quoted(store.messages)} WHERE session_id = ? ORDER BY id",
             (session_id,),
         ):
+            stamp = _iso(created)
+            if stamp is not None:
+                stamps[row_id] = stamp
             try:
                 item = codec.loads(data) if isinstance(data, (str, bytes)) else None
             except (ValueError, UnicodeDecodeError) as exc:
@@ -207,7 +216,19 @@ class _Database:
                     record_type="message row")))  # fmt: skip
                 continue
             found.append((row_id, item))
-        return found
+        return found, stamps
+
+
+class _DatedBuilder(openai_agents.AgentsBuilder):
+    """The SDK's builder, each item dated by its row's time (the items carry none): the
+    Responses rules then date its entries, a call's start and its output's end alike."""
+
+    def __init__(self, transcript: Transcript, source_name: str, stamps: dict[int, str]) -> None:
+        super().__init__(transcript, source_name)
+        self.stamps = stamps
+
+    def feed_item(self, item: Mapping[str, Any], line: int, timestamp: str | None = None) -> bool:
+        return super().feed_item(item, line, timestamp or self.stamps.get(line))
 
 
 def _chosen(store: _Database, path: Path, sample: Any) -> tuple[str, _Store, dict[str, Any]]:
@@ -239,13 +260,13 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
             if not store.stores:
                 raise TranscriptFormatError(str(path), [NAME], None, "no Agents SDK messages table")
             session_id, table, times = _chosen(store, path, sample)
-            items = store.items(table, session_id)
+            items, stamps = store.items(table, session_id)
         except sqlite3.Error as exc:
             raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
     source = Source(str(path), iter(items), path=path)
     transcript = Transcript(metadata={"source_format": NAME, "session_id": session_id})
     transcript.metadata.update({k: v for k, v in times.items() if v is not None})
-    builder = openai_agents.AgentsBuilder(transcript, str(path))
+    builder = _DatedBuilder(transcript, str(path), stamps)
     builder.feed_records(source, item_type, ignored=SILENT_ITEMS)
     builder.end_turn()
     if not items:

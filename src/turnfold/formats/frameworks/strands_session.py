@@ -54,7 +54,7 @@ from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.frameworks import strands
 from turnfold.formats.harnesses.openhands_sdk import event_file_value
 from turnfold.formats.source import Source
-from turnfold.model import AssistantText, SubAgent, Transcript
+from turnfold.model import AssistantText, SubAgent, Transcript, UserMessage
 
 NAME = "strands-session"
 #: A session may hold several agents: ``sample=`` names one by its id.
@@ -277,10 +277,11 @@ def _nest(source: Source, lead: Transcript, agent_id: str, records: list[Any]) -
             unplaced += 1
             continue
         calls.remove(call)
-        lead.update(
-            call,
-            subagent=SubAgent(name=agent_id, transcript=child, tool_count=len(child.tool_calls())),
-        )
+        # Its task is the run's prompt (the lead's call input, as the agent was given it).
+        prompt = next((e.text for e in child.entries if isinstance(e, UserMessage)), None)
+        agent = SubAgent(name=agent_id, task=as_text(prompt), transcript=child,
+                         tool_count=len(child.tool_calls()))  # fmt: skip
+        lead.update(call, subagent=agent)
     if unplaced:
         source.warn(
             f"agent {agent_id!r} of this session: {unplaced} run(s) answer no call of the "
