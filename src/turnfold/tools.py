@@ -185,6 +185,9 @@ BUILTIN_TOOL_CATEGORIES: dict[str, ToolCategory] = {
     "search_codebase": "search",
     "run_commands": "command",
     "editor": "edit",
+    # Kimi Code and the Kimi CLI (ReadFile, WriteFile, Glob, Grep, Shell, Agent are above).
+    "StrReplaceFile": "edit",
+    "ReadMediaFile": "read",
 }
 
 #: Tools that read or write the agent's memory (spec F-11), by exact name.
