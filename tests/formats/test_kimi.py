@@ -5,11 +5,15 @@ the scripted Chat Completions server (tests/fixtures/kimi/kimi_recipe.py says ho
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 import turnfold
 from turnfold.corpus import scan
+from turnfold.formats.errors import TranscriptFormatError
 from turnfold.model import AbortMarker, AssistantText, Thinking, UserMessage
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "kimi"
@@ -164,3 +168,115 @@ def test_a_scan_of_kimi_code_gives_one_row_per_session(tmp_path: Path) -> None:
     assert all(r["error"] is None for r in rows)
     assert sorted(r["tool_calls"] for r in rows) == [1, 10]
     assert not [r["key"] for r in corpus if "agent-0" in r["key"] or "tasks" in r["key"]]
+
+
+API_ERROR_SESSION = FIXTURES / "api-error" / "session_0b23488f-2377-4b60-bf68-a40fc5d589d6"
+SESSIONS = (WORK_SESSION, INTERRUPT_SESSION, API_ERROR_SESSION)
+MAIN = ("agents", "main", "wire.jsonl")
+
+
+def same_load(folder: Path, journal: Path) -> turnfold.Transcript:
+    """The folder's load, checked equal to its journal's (with and without ``format=``)."""
+    by_file = turnfold.load(journal)
+    for by_folder in (turnfold.load(folder), turnfold.load(str(folder), format="kimi")):
+        assert by_folder.entries == by_file.entries
+        assert by_folder.warnings == by_file.warnings
+        assert by_folder.metadata == by_file.metadata
+        assert by_folder.accounting == by_file.accounting
+    return by_file
+
+
+def test_a_session_folder_loads_as_its_lead_agents_journal() -> None:
+    """``ls ~/.kimi-code/sessions/<workdir>/`` shows session folders: one loads as the journal
+    a scan makes its row of, its sub-agent nested and its state.json's facts in the metadata."""
+    for session in SESSIONS:
+        t = same_load(session, session.joinpath(*MAIN))
+        assert t.metadata["session_id"] == session.name
+    t = turnfold.load(WORK_SESSION)
+    issued = truth("work")["issued"]
+    calls = [c for c in t.tool_calls() if c.subagent is None]
+    assert [c.call_id for c in t.tool_calls()] == [
+        i["call_id"] for i in issued if i["thread"] != "TF-SUBTASK"
+    ]
+    (agent,) = [c.subagent for c in t.tool_calls() if c.subagent is not None]
+    assert agent.transcript is not None
+    assert [c.name for c in agent.transcript.tool_calls()] == ["Bash"]
+    assert len(calls) == 9
+    aborts = [e for e in turnfold.load(INTERRUPT_SESSION).entries if isinstance(e, AbortMarker)]
+    assert [a.reason for a in aborts] == ["user_cancelled"]
+
+
+def test_a_journal_cut_mid_line_loads_from_its_folder_as_from_its_file(tmp_path: Path) -> None:
+    """The CLI killed while writing: the cut line is a warning, the rest shown, the same
+    whichever path is given."""
+    folder = tmp_path / "any-name"
+    shutil.copytree(WORK_SESSION, folder)
+    journal = folder.joinpath(*MAIN)
+    data = journal.read_bytes()
+    journal.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 40])
+    t = same_load(folder, journal)
+    (cut,) = t.warnings
+    assert (cut.source, cut.line) == (str(journal), data.count(b"\n"))
+    assert cut.reason.startswith("invalid JSON")
+    assert [c.name for c in t.tool_calls()][:3] == ["Read", "Grep", "Glob"]
+
+
+def test_a_session_folder_without_its_journal_is_an_error_naming_it(tmp_path: Path) -> None:
+    folder = tmp_path / WORK_SESSION.name
+    shutil.copytree(WORK_SESSION, folder)
+    journal = folder.joinpath(*MAIN)
+    journal.write_bytes(b"")
+    for format in (None, "kimi"):
+        said = re.escape("agents/main/wire.jsonl is empty")
+        with pytest.raises(TranscriptFormatError, match=said) as e:
+            turnfold.load(folder, format=format)
+        assert e.value.source == str(folder)
+    journal.unlink()
+    said = re.escape("agents/main/wire.jsonl is missing")
+    with pytest.raises(TranscriptFormatError, match=said) as e:
+        turnfold.load(folder)
+    assert e.value.source == str(folder)
+
+
+def test_an_empty_folder_is_an_error_naming_it(tmp_path: Path) -> None:
+    folder = tmp_path / WORK_SESSION.name
+    folder.mkdir()
+    with pytest.raises(IsADirectoryError, match=re.escape(str(folder))):
+        turnfold.load(folder)  # nothing in it says whose it is
+    with pytest.raises(TranscriptFormatError, match=re.escape("wire.jsonl is missing")) as e:
+        turnfold.load(folder, format="kimi")
+    assert e.value.source == str(folder)
+
+
+def test_a_session_folder_is_told_by_its_contents_not_its_name(tmp_path: Path) -> None:
+    """The folder's state.json says it is a Kimi Code session; a folder of that name whose
+    state.json is another's is not one, and a session renamed still is."""
+    renamed = tmp_path / "renamed"
+    shutil.copytree(WORK_SESSION, renamed)
+    assert turnfold.load(renamed).metadata["session_id"] == WORK_SESSION.name
+    impostor = tmp_path / WORK_SESSION.name
+    shutil.copytree(WORK_SESSION, impostor)
+    (impostor / "state.json").write_text('{"version": 1, "todos": []}')
+    with pytest.raises(IsADirectoryError):
+        turnfold.load(impostor)
+    with pytest.raises(TranscriptFormatError, match=re.escape("context.jsonl is missing")):
+        turnfold.load(WORK_SESSION, format="kimi-cli")  # nor read as the older CLI's
+
+
+def test_a_scan_of_the_fixtures_parent_still_gives_one_row_per_session() -> None:
+    """Discovery makes each session folder one row, of its main file (the lead agent's
+    journal; the older CLI's context.jsonl), whose summary is that of the folder's load."""
+    legacy = FIXTURES / "legacy"
+    mains = {
+        **{s: s.joinpath(*MAIN) for s in SESSIONS},
+        **{s: s / "context.jsonl" for s in sorted(legacy.glob("*/*-*-*-*-*"))},
+    }
+    assert len(mains) == 5
+    rows = {r["key"]: r for r in scan(FIXTURES, workers=1, cache=False)}
+    assert sorted(rows) == sorted(str(m) for m in mains.values())
+    loaded = scan([turnfold.load(s) for s in mains], workers=1, cache=False)
+    for main, row in zip(mains.values(), loaded, strict=True):
+        place = ("key", "path", "sample")
+        assert {k: v for k, v in rows[str(main)].items() if k not in place} == {
+            k: v for k, v in row.items() if k not in place
+        }

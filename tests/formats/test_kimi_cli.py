@@ -5,11 +5,15 @@ against the scripted Chat Completions server (tests/fixtures/kimi/kimi_cli_recip
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 import turnfold
 from turnfold.corpus import scan
+from turnfold.formats.errors import TranscriptFormatError
 from turnfold.model import AbortMarker, AssistantText, Thinking, UserMessage
 
 LEGACY = Path(__file__).parents[1] / "fixtures" / "kimi" / "legacy"
@@ -219,3 +223,92 @@ def test_an_approval_answer_is_kept_on_its_call(tmp_path: Path) -> None:
     assert not t.warnings
     approved = [c.call_id for c in t.tool_calls() if c.meta.get("approval") == "approve"]
     assert approved == ["call_tffirst_2_0"]
+
+
+def same_load(folder: Path, main: Path) -> turnfold.Transcript:
+    """The folder's load, checked equal to its main file's (with and without ``format=``)."""
+    by_file = turnfold.load(main)
+    for by_folder in (turnfold.load(folder), turnfold.load(str(folder), format="kimi-cli")):
+        assert by_folder.entries == by_file.entries
+        assert by_folder.warnings == by_file.warnings
+        assert by_folder.metadata == by_file.metadata
+        assert by_folder.accounting == by_file.accounting
+    return by_file
+
+
+def test_a_session_folder_loads_as_its_context_with_its_wire() -> None:
+    """``ls ~/.kimi/sessions/<hash>/`` shows session folders: one loads as the context.jsonl a
+    scan makes its row of, read with the wire beside it."""
+    t = same_load(WORK_SESSION, WORK)
+    issued = [i for i in truth("work")["issued"] if i["thread"] != "TF-SUBTASK"]
+    assert [c.call_id for c in t.tool_calls()] == [i["call_id"] for i in issued]
+    assert usages(t)  # the wire's token counts: it was read, not the context alone
+    assert t.metadata["session_id"] == WORK_SESSION.name
+    t = same_load(INTERRUPT_SESSION, INTERRUPT)
+    (call,) = t.tool_calls()
+    assert call.meta["note"] == "Command failed with exit code: -2."
+
+
+def test_a_session_folder_of_one_file_loads_as_that_file(tmp_path: Path) -> None:
+    """Early versions wrote no wire: the folder is its context. A folder whose context is
+    gone, or empty, is its wire."""
+    early = tmp_path / "early"
+    early.mkdir()
+    shutil.copyfile(WORK, early / "context.jsonl")
+    t = same_load(early, early / "context.jsonl")
+    assert not usages(t)
+    assert len(t.tool_calls()) == 10
+    wired = tmp_path / "wired"
+    wired.mkdir()
+    shutil.copyfile(WORK_SESSION / "wire.jsonl", wired / "wire.jsonl")
+    t = same_load(wired, wired / "wire.jsonl")
+    assert usages(t)
+    assert len(t.tool_calls()) == 10
+    # Interrupted before the context's first message: its context empty, its wire not.
+    (wired / "context.jsonl").write_bytes(b"")
+    assert turnfold.load(wired).entries == t.entries
+
+
+def test_a_session_never_run_is_an_error_naming_its_folder(tmp_path: Path) -> None:
+    """``Session.create`` makes the folder and an empty context.jsonl; the wire comes once the
+    session runs (its metadata line first)."""
+    folder = tmp_path / INTERRUPT_SESSION.name
+    folder.mkdir()
+    (folder / "context.jsonl").write_bytes(b"")
+    with pytest.raises(IsADirectoryError, match=re.escape(str(folder))):
+        turnfold.load(folder)  # an empty file says nothing of whose it is
+    (folder / "wire.jsonl").write_text('{"type": "metadata", "protocol_version": "1.10"}\n')
+    for format in (None, "kimi-cli"):
+        with pytest.raises(TranscriptFormatError, match=re.escape("context.jsonl is empty")) as e:
+            turnfold.load(folder, format=format)
+        assert e.value.source == str(folder)
+    (folder / "context.jsonl").unlink()
+    (folder / "wire.jsonl").unlink()
+    with pytest.raises(TranscriptFormatError, match=re.escape("context.jsonl is missing")) as e:
+        turnfold.load(folder, format="kimi-cli")
+    assert e.value.source == str(folder)
+
+
+def test_a_session_folder_is_told_by_its_records_not_its_name(tmp_path: Path) -> None:
+    """A folder named as a session whose files hold plain Chat Completions messages is none
+    of this CLI's (nor of Kimi Code's)."""
+    plain = tmp_path / WORK_SESSION.name
+    plain.mkdir()
+    lines = WORK.read_text().splitlines()
+    (plain / "context.jsonl").write_text("".join(x + "\n" for x in lines if '"role": "_' not in x))
+    with pytest.raises(IsADirectoryError):
+        turnfold.load(plain)
+    with pytest.raises(TranscriptFormatError, match=re.escape("wire.jsonl is missing")):
+        turnfold.load(WORK_SESSION, format="kimi")
+
+
+def test_a_scan_of_the_legacy_fixtures_still_gives_one_row_per_session() -> None:
+    rows = list(scan(LEGACY, workers=1, cache=False))
+    assert sorted(r["key"] for r in rows) == sorted(str(m) for m in (WORK, INTERRUPT))
+    folders = sorted((WORK_SESSION, INTERRUPT_SESSION), key=lambda s: str(s / "context.jsonl"))
+    loaded = scan([turnfold.load(s) for s in folders], workers=1, cache=False)
+    place = ("key", "path", "sample")
+    for row, by_folder in zip(sorted(rows, key=lambda r: r["key"]), loaded, strict=True):
+        assert {k: v for k, v in row.items() if k not in place} == {
+            k: v for k, v in by_folder.items() if k not in place
+        }

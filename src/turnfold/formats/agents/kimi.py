@@ -39,6 +39,10 @@ types is ``packages/agent-core-v2/docs/wire-manifest.d.ts``), and some are UI ev
 
 Every other type is in ``RECORDS`` as ignored, with the reason; a type not there is warned of.
 
+``load()`` reads a session from its folder too (``<session id>/``, which its ``state.json`` says
+is a session, whatever its name) as its lead agent's journal, the one row a scan makes of the
+folder; a folder without that journal, or with an empty one, is an error naming the folder.
+
 The Python ``kimi-cli`` (PyPI, archived; ``~/.kimi/sessions/<workdir hash>/<session>/
 context.jsonl`` of OpenAI-style messages and ``wire.jsonl`` of UI events, which
 ``kimi migrate`` converts) is a different format, ``kimi-cli``
@@ -69,7 +73,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
 from turnfold.formats.protocol import read_events
-from turnfold.formats.source import Source, json_object_file, open_source
+from turnfold.formats.source import Source, json_object_file, open_source, read_file
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -642,6 +646,30 @@ def is_session_folder(folder: Path, files: list[str], dirs: list[str]) -> bool:
     (``~/.kimi-code/sessions/<workdir key>/<session id>/``): its ``state.json`` beside
     ``agents/``, whose lead agent's journal is the session (its sub-agents' are read from it)."""
     return STATE in files and "agents" in dirs and (folder / MAIN_JOURNAL).is_file()
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """A session folder, told by its contents: its ``state.json`` is a Kimi Code session's
+    (the folder's name proves nothing). None for a file, which is read as JSON records (a
+    journal, or the ``state.json`` itself)."""
+    if not path.is_dir():
+        return None
+    return Evidence(share=1.0, marks=2) if _is_state(json_object_file(path / STATE)) else None
+
+
+def read_path(path: Path) -> Transcript:
+    """A session folder (``load(folder)``) read as its lead agent's journal is, as a scan reads
+    the folder's one row; a file (``load(path, format="kimi")``) as its JSON records."""
+    if not path.is_dir():
+        return read_file(path, read)
+    journal = path / MAIN_JOURNAL
+    if not journal.is_file() or journal.stat().st_size == 0:
+        # A session cut short (the CLI stopped before its lead agent wrote a record) has no
+        # journal to read: said of the folder the user named, not of a file they did not.
+        said = "is empty" if journal.is_file() else "is missing"
+        reason = f"a Kimi Code session folder whose {MAIN_JOURNAL} {said}"
+        raise TranscriptFormatError(str(path), [NAME], None, reason)
+    return read_file(journal, read)
 
 
 def _read_state(source: Source) -> Transcript:

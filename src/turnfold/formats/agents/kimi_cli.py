@@ -40,6 +40,11 @@ conversation), but ``_system_prompt``, read into ``metadata["system_prompt"]``; 
 folder it states (the session records it nowhere else) is ``metadata["cwd"]``, which the
 calls' paths are shown relative to.
 
+``load()`` reads a session from its folder too (``<session id>/``, whose context or wire says
+it is this CLI's, whatever its name) as its ``context.jsonl`` (the wire where there is no
+context), the one row a scan makes of the folder; a folder with nothing written in either is an
+error naming the folder.
+
 Its successor, Kimi Code CLI (``kimi`` format, :mod:`turnfold.formats.agents.kimi`), has another
 vocabulary and folder; ``kimi migrate`` converts these sessions to it.
 
@@ -63,7 +68,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import attach_child, make_call
 from turnfold.formats.protocol import read_events
-from turnfold.formats.source import Source, open_source
+from turnfold.formats.source import Source, open_source, read_file
 from turnfold.model import (
     AbortMarker,
     AssistantText,
@@ -519,6 +524,50 @@ def _read_with_wire(source: Source, reader: _Reader, wire: Path) -> None:
             stream.close()
     source.warnings += wire_source.warnings
     source.accounting.merge(wire_source.accounting)
+
+
+def _reads_as_mine(path: Path) -> bool:
+    """Whether the first records of the file at ``path`` carry this CLI's marks."""
+    if not path.is_file():
+        return False
+    try:
+        source, stream = open_source(path)
+    except OSError:
+        return False
+    try:
+        found = detect(source)
+    finally:
+        if stream is not None:
+            stream.close()
+    return found.fits and found.marks > 0
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """A session folder, told by its contents: its ``context.jsonl`` or ``wire.jsonl`` holds
+    this CLI's records (the folder's name, a bare id, proves nothing). None for a file, which
+    is read as JSON records."""
+    if not path.is_dir():
+        return None
+    mine = _reads_as_mine(path / CONTEXT) or _reads_as_mine(path / WIRE)
+    return Evidence(share=1.0, marks=2) if mine else None
+
+
+def read_path(path: Path) -> Transcript:
+    """A session folder (``load(folder)``) read as its ``context.jsonl`` is (with the wire
+    beside it), as a scan reads the folder's one row; its wire where the CLI left no context.
+    A file (``load(path, format="kimi-cli")``) as its JSON records."""
+    if not path.is_dir():
+        return read_file(path, read)
+    context, wire = path / CONTEXT, path / WIRE
+    if context.is_file() and (context.stat().st_size > 0 or _wire_beside(context) is not None):
+        return read_file(context, read)
+    if not context.is_file() and wire.is_file() and wire.stat().st_size > 0:
+        return read_file(wire, read)
+    # The CLI makes the folder and an empty context.jsonl when a session starts, and writes
+    # the wire once it runs: a session never run, or cut short, has nothing to read.
+    said = "is empty" if context.is_file() else "is missing"
+    reason = f"a Kimi CLI session folder whose {CONTEXT} {said}, with no {WIRE} events beside it"
+    raise TranscriptFormatError(str(path), [NAME], None, reason)
 
 
 def is_session_folder(files: list[str]) -> bool:
