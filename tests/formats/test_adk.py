@@ -810,6 +810,26 @@ def test_A1_events_saved_without_their_session_read_as_one() -> None:
     assert transcript.accounting.unaccounted == []
 
 
+def test_U1_a_pre_release_session_s_logged_responses_give_model_and_usage() -> None:
+    """The December 2024 session keeps its model calls in ``event_logs``, by the id of the
+    event each response became: the model and tokens shown are theirs."""
+    from turnfold.session import session_facts
+
+    path = FIXTURES / "adk_real_pre-release-2024-12_session_calls-without-ids.json"
+    transcript = turnfold.load(path)
+    texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    shown = [(t.model, t.usage and (t.usage.input_tokens, t.usage.output_tokens)) for t in texts]
+    assert shown == [("gemini-1.5-flash-001", (32, 13)), ("gemini-1.5-flash-001", (129, 14))]
+    (call,) = transcript.tool_calls()
+    assert call.usage is not None
+    assert (call.usage.input_tokens, call.usage.output_tokens) == (94, 32)
+    facts = session_facts(transcript)
+    assert facts.models == ["gemini-1.5-flash-001"]
+    assert (facts.tokens["input_tokens"], facts.tokens["output_tokens"]) == (255, 59)
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
 def test_L3_calls_and_responses_without_ids_are_paired_by_name_in_order() -> None:
     """An ADK session of December 2024 (google/adk-python's own test fixture) gives the
     model's ``function_call`` no id and its ``function_response`` none either: the response

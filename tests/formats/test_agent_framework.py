@@ -250,6 +250,33 @@ def test_A1_an_approval_request_waits_for_the_user() -> None:
     assert action.text == "Approve delete?"
 
 
+def test_A1_an_approval_the_user_answered_waits_no_longer() -> None:
+    """The session holds the user's answer after the request: the run waits for nothing, so
+    no "waiting for permission" is shown; the call keeps the answer."""
+    transcript = turnfold.load(runs.FIXTURES / "agent-framework_v1.26.0_session_denied.json")
+    assert not any(isinstance(e, PendingAction) for e in transcript.entries)
+    (call,) = transcript.tool_calls()
+    assert (call.status, call.meta["approval"]) == ("cancelled", "rejected")
+    assert [type(e).__name__ for e in transcript.entries] == [
+        "UserMessage", "ToolCall", "AssistantText",
+    ]  # fmt: skip
+    call = {"type": "function_call", "call_id": "d1", "name": "delete", "arguments": {"p": "x"}}
+    approved = [
+        {"type": "message", "role": "user", "contents": [{"type": "text", "text": "delete x"}]},
+        {"type": "message", "role": "assistant", "contents": [
+            call, {"type": "function_approval_request", "id": "r1", "function_call": call}]},
+        {"type": "message", "role": "user", "contents": [
+            {"type": "function_approval_response", "id": "r1", "function_call": call,
+             "approved": True}]},
+        {"type": "message", "role": "tool", "contents": [
+            {"type": "function_result", "call_id": "d1", "result": "deleted"}]},
+    ]  # fmt: skip
+    loaded = turnfold.load(approved)
+    assert not any(isinstance(e, PendingAction) for e in loaded.entries)
+    (done,) = loaded.tool_calls()
+    assert (done.status, done.meta["approval"]) == ("success", "approved")
+
+
 # --- A-2: live ----------------------------------------------------------------------------------
 
 

@@ -146,6 +146,28 @@ def test_A1_a_handoff_nests_the_next_agent_s_steps_and_the_answer_goes_on_top(
     assert transcript.entries[-1].text == "2+3=5"
 
 
+def test_L3_the_memory_alone_shows_a_handoff_taken_by_the_handoff_tool_s_own_words() -> None:
+    """The saved memory has no error flag, but the handoff tool's reply when the agent took
+    over is the framework's own text: the handoff succeeded, as its nesting says; the call the
+    agent made after it has no such text and stays unknown."""
+    transcript = turnfold.load(HANDOFF)
+    (call,) = transcript.tool_calls()
+    assert (call.name, call.status) == ("handoff", "success")
+    assert call.subagent is not None
+    assert call.subagent.transcript is not None
+    assert [(c.name, c.status) for c in call.subagent.transcript.tool_calls()] == [
+        ("add", "unknown")
+    ]
+    custom = [
+        {"role": "user", "blocks": [{"block_type": "text", "text": "go"}]},
+        {"role": "assistant", "blocks": [{"block_type": "tool_call", "tool_call_id": "h",
+         "tool_name": "handoff", "tool_kwargs": {"to_agent": "math", "reason": "r"}}]},
+        {"role": "tool", "additional_kwargs": {"tool_call_id": "h"},
+         "blocks": [{"block_type": "text", "text": "Math it is."}]},
+    ]  # fmt: skip
+    assert turnfold.load(custom).tool_calls()[0].status == "unknown"  # a prompt of its own
+
+
 def test_A1_the_older_tool_calls_form_and_a_refused_handoff() -> None:
     messages = [
         {"role": "user", "content": "hi", "additional_kwargs": {}},

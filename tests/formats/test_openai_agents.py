@@ -271,9 +271,30 @@ def test_A1_usage_comes_from_each_model_response() -> None:
         "resp_1", "resp_2", "resp_2", "resp_3", "resp_4",
     ]  # fmt: skip
     # The run's total counts the researcher's request too, which model_responses does not list.
-    assert transcript.metadata["usage"] == {
+    assert transcript.metadata["run_usage"] == {
         "requests": 6, "input_tokens": 210, "output_tokens": 21, "total_tokens": 231,
     }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("path", "run", "nested"), [(STATE, (210, 21), (40, 4)), (CHAIN, (360, 36), (250, 25))]
+)
+def test_U1_a_handoff_s_responses_count_once_in_the_session(
+    path: Path, run: tuple[int, int], nested: tuple[int, int]
+) -> None:
+    """``context.usage`` counts the responses of the agents handed off to, which are counted
+    under their handoff calls too: the session's tokens are the run's, not more."""
+    from turnfold.session import session_facts
+
+    transcript = turnfold.load(path)
+    facts = session_facts(transcript)
+    assert (facts.tokens["input_tokens"], facts.tokens["output_tokens"]) == run
+    sub = facts.subagent_tokens
+    assert (sub["input_tokens"], sub["output_tokens"]) == nested
+    own = transcript.metadata["usage"]
+    assert (own["input_tokens"], own["output_tokens"]) == (run[0] - nested[0], run[1] - nested[1])
+    row = turnfold.scan([path]).to_pandas().iloc[0]
+    assert (row["input_tokens"], row["output_tokens"]) == run
 
 
 def test_A1_the_run_items_alone_read_like_the_state() -> None:

@@ -257,6 +257,23 @@ def test_L1_outcomes_and_the_deprecated_retry_prompt_map_to_statuses() -> None:
     assert "no" in notice.text
 
 
+def test_L1_a_notice_is_dated_by_its_part() -> None:
+    """A capability's message and a retry's feedback are parts of a request, each with its
+    own ``timestamp``: their notices keep it, so they sit in the session's time like the rest."""
+    transcript = turnfold.load(FIXTURES / "pydantic-ai_v2.78.0_all-messages_capability-retry.json")
+    notices = [e for e in transcript.entries if isinstance(e, SystemNotice)]
+    assert [(n.subtype, n.timestamp) for n in notices] == [
+        ("capability", "2026-12-05T13:18:46.836957Z"),
+        ("retry", "2026-12-05T13:18:46.839259Z"),
+    ]
+    old_retry = _request(
+        {"part_kind": "retry-prompt", "content": "no", "timestamp": "2026-01-02T03:04:05Z"}
+    )
+    loaded = turnfold.load([_request({"part_kind": "user-prompt", "content": "go"}), old_retry])
+    retry = next(e for e in loaded.entries if isinstance(e, SystemNotice))
+    assert retry.timestamp == "2026-01-02T03:04:05Z"
+
+
 def test_A1_a_multimodal_prompt_keeps_images_and_names_other_files() -> None:
     from pydantic_ai.messages import BinaryContent, ImageUrl, ModelRequest, UserPromptPart
 

@@ -63,6 +63,10 @@ Mapping, per event:
 - events of state alone (``state_delta``, ``agent_state``, ``end_of_agent``) are bookkeeping
   and left out; a workflow node's ``output`` without content → a notice.
 
+A session of the ADK's pre-release (December 2024) keeps each model call apart, in
+``event_logs`` (``event_id``, ``model_request``, ``model_response``): the logged response's
+``model_version`` and ``usage_metadata`` are those of the event it became.
+
 The session's ``id``, ``app_name``, ``user_id`` → ``metadata`` (``session_id``, ``app_name``,
 ``user_id``), ``last_update_time`` → ``metadata["updated_at"]``, the scalars of ``state`` →
 ``metadata["state"]``; the root agent (the first author) → ``metadata["agent"]``, the last
@@ -1015,8 +1019,9 @@ def read(source: Source, *, agent: Any = None) -> Transcript:
         assert isinstance(document, Mapping)
         for key, value in document.items():
             _top_level(source, transcript, key, value)
+        logged = _logged_responses(document.get("event_logs"))
         for line, event in enumerate(document["events"], start=1):
-            _feed(source, builder, event, line)
+            _feed(source, builder, _with_logged(event, logged), line)
     else:
         for line, record in source.records():
             if isinstance(record, Mapping) and OTHER_OBJECT in record:
@@ -1026,6 +1031,32 @@ def read(source: Source, *, agent: Any = None) -> Transcript:
     if not transcript.entries and builder.events_fed == 0:
         raise TranscriptFormatError(source.name, [NAME], None, "no ADK events")
     return transcript
+
+
+def _logged_responses(logs: Any) -> dict[str, dict[str, Any]]:
+    """A pre-release session's ``event_logs`` (December 2024): each model call's request and
+    response beside the events, by the ``event_id`` of the event the response became. Its
+    events record neither model nor usage; the logged response does (``model_version``,
+    ``usage_metadata``), by the names a later event gives them."""
+    found: dict[str, dict[str, Any]] = {}
+    for log in logs if isinstance(logs, list) else ():
+        response = log.get("model_response") if isinstance(log, Mapping) else None
+        event_id = log.get("event_id") if isinstance(log, Mapping) else None
+        if not isinstance(response, Mapping) or not isinstance(event_id, str):
+            continue
+        said = {k: response[k] for k in ("model_version", "usage_metadata") if response.get(k)}
+        if said:
+            found[event_id] = said
+    return found
+
+
+def _with_logged(event: Any, logged: Mapping[str, Mapping[str, Any]]) -> Any:
+    """``event`` with the model and usage its logged response records, where it has none."""
+    event_id = event.get("id") if logged and isinstance(event, Mapping) else None
+    said = logged.get(event_id) if isinstance(event_id, str) else None
+    if not said:
+        return event
+    return {**said, **{k: v for k, v in event.items() if v is not None}}
 
 
 def _refuse(source: Source, kind: Any) -> None:
@@ -1060,6 +1091,8 @@ def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> 
         if scalars:
             metadata["state"] = scalars
         source.mapped("state")
+    elif key == "event_logs":
+        source.mapped("event_logs")  # read with the events (_logged_responses)
     else:
         source.ignored("other key")
 
@@ -1138,6 +1171,8 @@ RECORDS = Records(
         "userId": 'metadata["user_id"] (by_alias spelling)',
         "last_update_time": 'metadata["updated_at"] (ISO-8601)',
         "state": 'its scalar values → metadata["state"]',
+        "event_logs": "a pre-release session's logged model responses: the model_version and "
+        "usage_metadata of the event each became (by event_id)",
     },
     ignored={
         "partial": "a streamed chunk: the final event of the response repeats its text",

@@ -93,7 +93,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -307,6 +307,10 @@ class AgentFrameworkBuilder(MessageBuilder):
         self.assistant_entries: list[list[Entry]] = []
         #: The calls whose approval the user refused (``function_approval_response``).
         self.denied: set[str] = set()
+        #: Read from a file: the approvals asked and not yet answered, by call id (the call,
+        #: the tool's name). The user's answer is a later message, so whether the run still
+        #: waits is known at its end (:meth:`settle_open`); followed live, it waits at once.
+        self.asked: dict[str, tuple[ToolCall, Any]] = {}
 
     def feed(self, message: Mapping[str, Any], line: int) -> None:
         self.feed_message(message, line)
@@ -374,6 +378,7 @@ class AgentFrameworkBuilder(MessageBuilder):
                 )
                 if content.get("approved") is False and isinstance(call_id, str):
                     self.denied.add(call_id)
+                self._answered(call_id, content.get("approved"))
             else:
                 self._unknown(content, line)
         text = "\n\n".join(t for t in texts if t)
@@ -478,8 +483,30 @@ class AgentFrameworkBuilder(MessageBuilder):
         if call is None:
             call = self._call(function_call, line)
         name = function_call.get("name")
+        if not self.live and call is not None and call.call_id:
+            self.asked[call.call_id] = (call, name)  # waits unless a later message answers
+            return
         action = self.wait_on_user(call, "permission", approval_text(name))
         self.transcript.append(action)
+
+    def _answered(self, call_id: Any, approved: Any) -> None:
+        """The user answered the approval of ``call_id``: the run waits for it no longer, and
+        its call keeps the answer (``meta["approval"]``)."""
+        call = self._calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None:
+            return
+        self.asked.pop(call.call_id, None)
+        said = "approved" if approved is True else "rejected" if approved is False else "decided"
+        self.update(call, meta={**call.meta, "approval": said})
+
+    def settle_open(self, calls: Iterable[ToolCall], *, waiting: Container[str] = ()) -> None:
+        """The run ended: an approval nothing answered is what it waits for (a
+        :class:`PendingAction` after its last entries); every other call still running has no
+        recorded outcome."""
+        for call, name in self.asked.values():
+            self.transcript.append(self.wait_on_user(call, "permission", approval_text(name)))
+        self.asked.clear()
+        super().settle_open(calls, waiting=waiting)
 
     # --- a response ---------------------------------------------------------------------------
 
@@ -571,7 +598,9 @@ def _agent_run_call(
 def run_transcript(response: Mapping[str, Any], source_name: str) -> Transcript:
     """An agent executor's response as the transcript of its sub-agent."""
     child = Transcript(metadata={"source_format": NAME})
-    AgentFrameworkBuilder(child, source_name).response(response, 1)
+    builder = AgentFrameworkBuilder(child, source_name)
+    builder.response(response, 1)
+    builder.settle_open(())  # the approvals it ended waiting for
     return child
 
 

@@ -43,10 +43,11 @@ message is its exception's text, as a success's is its value), so a call's statu
 ``ToolCallResult.tool_output.is_error`` where an ``AgentOutput`` (a handler's, or the events')
 holds it; without it a call with a result is ``unknown`` (spec L-3), except the framework's own
 error texts (``Tool <name> not found…``, a handoff to an agent that is not there), which are
-``error``. The memory keeps no timestamps, no durations, no model name and no usage
-(``ChatResponse.raw``, where the provider's usage and model are, is not kept in it); the system
-prompt is the agent's, not the memory's: a handler's is read from the workflow it ran (its
-root agent's), a live run's from its first ``AgentInput``.
+``error``, and its handoff's own text when the agent took over (``Agent <name> is now
+handling the request…``), ``success``. The memory keeps no timestamps, no durations, no model
+name and no usage (``ChatResponse.raw``, where the provider's usage and model are, is not kept
+in it); the system prompt is the agent's, not the memory's: a handler's is read from the
+workflow it ran (its root agent's), a live run's from its first ``AgentInput``.
 
 Calls written as text (``ReActAgent``, ``CodeActAgent``): their model writes its calls in its
 text, the agent parses them (``AgentOutput.tool_calls`` with ids of its own, uuids) and the
@@ -265,6 +266,14 @@ def _user(blocks: Any) -> UserMessage | None:
     return _new_user(text, images) if text or images else None
 
 
+def _handoff_taken(call: ToolCall, text: str) -> bool:
+    """The handoff tool's own words when the agent took over (``DEFAULT_HANDOFF_OUTPUT_PROMPT``
+    of ``agent/workflow/prompts.py``; a workflow's own ``handoff_output_prompt`` says no such
+    thing, and leaves the outcome unknown)."""
+    target = call.args.get("to_agent") if isinstance(call.args, MAPPINGS) else None
+    return text.startswith(f"Agent {target} is now handling the request")
+
+
 def _tool_call(call_id: str, name: str, args: Any, status: ToolStatus, batch: str) -> ToolCall:
     """A ``tool_call`` block's call (not yet in a transcript); a ``handoff`` names the agent
     it hands off to and why, as a :class:`SubAgent`."""
@@ -284,9 +293,11 @@ def _outcome(call: ToolCall, text: str, failed: bool | None) -> ToolStatus:
     run's ``ToolCallResult.is_error``, None where no ``AgentOutput`` says)."""
     refused = call.name == HANDOFF and _handoff_refused(call, text)
     if failed is None:
-        # No error flag in the message: only the framework's own error texts tell.
+        # No error flag in the message: only the framework's own texts tell.
         unfound = text.startswith(f"Tool {call.name} not found.")
-        return "error" if refused or unfound else "unknown"
+        if refused or unfound:
+            return "error"
+        return "success" if call.name == HANDOFF and _handoff_taken(call, text) else "unknown"
     return "error" if failed or refused else "success"
 
 
@@ -1290,7 +1301,8 @@ RECORDS = Records(
         "ReActAgent's reasoning text as its thoughts, calls, observations and answer, a "
         "CodeActAgent's <execute> code as an execute call",
         "tool": "settles the call of its tool_call_id: success / error by the run's "
-        "ToolCallResult.is_error where known, else unknown (no flag in the message); a handoff's "
+        "ToolCallResult.is_error where known, else unknown (no flag in the message; the "
+        "handoff tool's own text when the agent took over: success); a handoff's "
         "result nests the next agent's steps in the call's SubAgent",
         "system": 'the system prompt: metadata["system"]',
         "agent_output": "an AgentOutput: its calls with their results and is_error, its "

@@ -57,7 +57,9 @@ Mapping (each item's ``raw_item`` is a Responses item, converted by
   ``usage`` of its first thinking or call), each item found among the responses' outputs
   by its type and id (in turn, when an id names outputs of several responses: the SDK's
   scripted model gives every text one id); its ``response_id`` is the batch of its calls;
-  ``context.usage`` → ``metadata["usage"]``; ``current_agent`` → ``metadata["agent"]``.
+  ``context.usage`` → ``metadata["usage"]``, less the responses nested under handoffs, which
+  are counted under their calls (the run's whole count is then ``metadata["run_usage"]``);
+  ``current_agent`` → ``metadata["agent"]``.
 
 The state records no model name and no timestamps, so neither is shown (L-3).
 """
@@ -116,7 +118,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import attach_usage, usage_carrier
+from turnfold.usage import attach_usage, subagent_tokens, usage_carrier
 
 NAME = "openai-agents"
 
@@ -1184,6 +1186,7 @@ def read(source: Source) -> Transcript:
                     not_read(source, line, exc)
         builder.end_turn()
         responses.attach()
+        _own_usage(transcript)
     else:
         responses = _Responses(None)
         if isinstance(document, list):  # a list of run items (JSON lines stream by)
@@ -1197,6 +1200,26 @@ def read(source: Source) -> Transcript:
     if not transcript.entries and builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], None, "no run items")
     return transcript
+
+
+def _own_usage(transcript: Transcript) -> None:
+    """``metadata["usage"]`` as the top level's own: the run's ``context.usage`` counts every
+    response of the run, those of the agents handed off to included, whose usage is counted
+    again under their calls (spec U-1: each response once, sub-agents apart). The run's whole
+    count stays in ``metadata["run_usage"]``."""
+    metadata = transcript.metadata
+    usage = metadata.get("usage")
+    nested = subagent_tokens(transcript.entries)
+    if not isinstance(usage, Mapping) or not nested:
+        return
+    metadata["run_usage"] = dict(usage)
+    own = {}
+    for name in ("input_tokens", "output_tokens"):
+        if isinstance(usage.get(name), int):
+            own[name] = max(0, usage[name] - nested.get(name, 0))
+    if own:
+        own["total_tokens"] = sum(own.values())
+    metadata["usage"] = own
 
 
 def _top_level(source: Source, builder: AgentsBuilder, key: str, value: Any) -> None:
@@ -1746,6 +1769,7 @@ class Follower:
         last = _agent_ref(getattr(run, "last_agent", None))
         if last is not None:
             _top_level(self.source, self.builder, "_last_agent", last)
+        _own_usage(self.transcript)
 
 
 #: The statuses of a call still running when its stream ended.

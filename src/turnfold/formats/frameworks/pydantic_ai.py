@@ -602,7 +602,7 @@ class PydanticAIBuilder(MessageBuilder):
         elif kind == "retry-prompt":
             self.retry_prompt(part, line)
         elif kind == "retry-feedback":
-            self.retry_notice(part.get("content"))
+            self.retry_notice(part.get("content"), checked_timestamp(part.get("timestamp")))
         elif kind == "speech":
             text = part.get("transcript")
             if isinstance(text, str) and text:
@@ -667,13 +667,16 @@ class PydanticAIBuilder(MessageBuilder):
         """The deprecated ``RetryPromptPart``: a retried return of its call when it names a
         tool (as pydantic-ai itself reads it), else feedback on the whole response."""
         if not part.get("tool_name"):
-            self.retry_notice(part.get("content"))
+            self.retry_notice(part.get("content"), checked_timestamp(part.get("timestamp")))
             return
         self.tool_return({**part, "outcome": "retried", "retry": None}, line)
 
-    def retry_notice(self, content: Any) -> None:
+    def retry_notice(self, content: Any, stamp: str | None = None) -> None:
+        """Feedback on the whole response, at the time its part records (``stamp``)."""
         text = content if isinstance(content, str) else stringify(content)
-        self._append(SystemNotice(text=f"Retry: {text}", level="warning", subtype="retry"))
+        self._append(
+            SystemNotice(text=f"Retry: {text}", level="warning", subtype="retry", timestamp=stamp)
+        )
 
     def capability(self, part: Mapping[str, Any]) -> None:
         """A ``CapabilityPart``: content the model is given mid-conversation in the
@@ -683,7 +686,8 @@ class PydanticAIBuilder(MessageBuilder):
         voice = rendering.get("voice") if isinstance(rendering, Mapping) else None
         meta = {"capability_kind": part.get("kind"), "voice": voice}
         shown = text or ("[image]" if images else "")
-        self._append(SystemNotice(text=shown, subtype="capability", meta=meta))
+        stamp = checked_timestamp(part.get("timestamp"))  # when it was told, as every part's
+        self._append(SystemNotice(text=shown, subtype="capability", meta=meta, timestamp=stamp))
 
     def compaction(self, part: Mapping[str, Any]) -> None:
         summary = part.get("content")
