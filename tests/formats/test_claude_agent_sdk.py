@@ -37,6 +37,7 @@ from turnfold.model import (
     Transcript,
     TranscriptChange,
 )
+from turnfold.session import session_facts
 from turnfold.usage import counts_of
 
 pytest.importorskip("claude_agent_sdk", reason="claude-agent-sdk is in the frameworks extra")
@@ -627,3 +628,15 @@ def test_A1_messages_of_releases_before_message_id_are_read(tmp_path: Path) -> N
     assert [c.name for c in transcript.tool_calls(nested=True)] == ["Bash", "Task"]
     assert isinstance(transcript.entries[-1], AssistantText)
     assert transcript.entries[-1].text == "It is /tmp/f."
+
+
+def test_U3_a_stream_of_two_runs_lasts_both_runs() -> None:
+    # A background agent's notification starts a second run in the same stream: each result
+    # gives its own run's duration and turns (1280 ms and 4, then 75 ms and 1), and the
+    # process's API time and cost so far (453 ms and $0.00098 in both).
+    path = FIXTURES / "claude-agent-sdk_v0.2.189_asdict_cli-subagent.json"
+    transcript = turnfold.load(path)
+    meta = transcript.metadata
+    assert (meta["duration_ms"], meta["num_turns"], meta["duration_api_ms"]) == (1355, 5, 453)
+    assert meta["cost_usd"] == pytest.approx(0.00098)
+    assert session_facts(transcript).duration_s == pytest.approx(1.355)

@@ -101,16 +101,14 @@ def test_a_session_reads_its_items_as_the_sdk_s_get_items_gives_them(copy: Path)
         assert all(openai_agents_db.RECORDS.disposition(t) == disposition
                    for t in accounting.types(disposition))  # fmt: skip
 
-    # The SDK's own read of the session: the same items, read as Responses items. Only the
-    # SDK's tool-error text tells the database's reader the call failed; the items alone,
-    # whose writer no one knows, leave it unknown.
+    # The SDK's own read of the session: the same items, read as Responses items, the SDK's
+    # tool-error text a failure there too (it is the one sign of it in the items).
     items = sdk_items(copy, TWO)
     assert len(items) == 11
     from_items = turnfold.load(items)
     assert from_items.metadata["source_format"] == "openai-responses"
     assert texts(from_items) == texts(transcript)
-    expected = [(*c[:3], "unknown", c[4]) for c in CALLS]
-    assert calls_of(from_items) == expected
+    assert calls_of(from_items) == CALLS
 
 
 def test_statuses_equal_the_runs_own_results(tmp_path: Path) -> None:

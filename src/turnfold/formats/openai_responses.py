@@ -26,7 +26,9 @@ Mapping (:class:`ResponsesBuilder`):
   failure → ``error``, all zero → ``success``), ``apply_patch_call_output`` its status
   (``completed``/``failed``) and ``program_output`` its own (``completed``/``incomplete`` →
   ``cancelled``); the other outputs record no error flag, so a call with one is ``unknown``
-  (spec L-3); one without is ``executing`` in a live feed and ``unknown`` in a static load;
+  (spec L-3), but for the OpenAI Agents SDK's default tool-error text, which is ``error``
+  (a ``RunResult.to_input_list()`` saved is a list of Responses items); one without is
+  ``executing`` in a live feed and ``unknown`` in a static load;
   ``status: "incomplete"`` or a cancelled response makes it ``cancelled``;
 - hosted tools carry their own outcome: ``web_search_call``, ``file_search_call``,
   ``code_interpreter_call``, ``image_generation_call`` and ``mcp_call`` map ``status``
@@ -435,14 +437,22 @@ def tool_result(
     return text_result(text, images=images)
 
 
+#: ``agents.tool.default_tool_error_function``'s text (0.24: the sentence alone; older
+#: releases appended ``Error: <exception>``): the only sign in an OpenAI Agents SDK run's
+#: items (its run state, its ``to_input_list()``) that a tool failed.
+AGENTS_SDK_TOOL_ERROR = "An error occurred while running the tool."
+
+
 def output_outcome(
     call: ToolCall, value: Any, patch: str | NotComputed | None = NOT_COMPUTED
 ) -> tuple[ToolStatus, ToolResult]:
     """Status and result of ``call`` given its output ``value``. The Responses API records no
     error flag, so the status is ``unknown`` (spec L-3), except that a call already cut off
-    stays ``cancelled``."""
+    stays ``cancelled`` and the Agents SDK's default tool-error text is ``error``."""
     text, images = output_content(value)
     status: ToolStatus = "cancelled" if call.status == "cancelled" else "unknown"
+    if isinstance(value, str) and value.startswith(AGENTS_SDK_TOOL_ERROR):
+        status = "error"
     return status, tool_result(call, text, images, status, patch)
 
 

@@ -564,6 +564,10 @@ def _qwen_usage(raw: Any) -> Usage | None:
     )
 
 
+#: The counts of a ``result`` that are its own run's (the others are the process's so far).
+_PER_RUN = ("duration_ms", "num_turns")
+
+
 def _result(
     transcript: Transcript, record: Mapping[str, Any], totals: Tokens, *, qwen: bool
 ) -> None:
@@ -583,7 +587,11 @@ def _result(
     for key in ("duration_ms", "duration_api_ms", "num_turns"):
         value = record.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            meta[key] = value
+            # A stream of several runs (a background agent's notification starts another)
+            # gives each run's own duration and turns, which add up; its API time and cost
+            # are the process's so far, as its last result gives them.
+            before = meta.get(key) if key in _PER_RUN else None
+            meta[key] = value + before if isinstance(before, (int, float)) else value
     # Qwen Code's total is the session's so far (a resume replays the earlier runs' counts
     # into it), its sub-agents' requests included: not this run's own total.
     raw = record.get("usage")

@@ -84,8 +84,6 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.openai_responses import (
-    NOT_COMPUTED,
-    NotComputed,
     ResponsesBuilder,
     deferred_call,
     new_call,
@@ -157,10 +155,6 @@ _OUTPUT_ITEMS = frozenset(
 ITEM_KEYS = ("generated_items", "new_items")
 #: The keys of the model responses: the run state's, then ``RunResult``'s.
 RESPONSE_KEYS = ("model_responses", "raw_responses")
-
-#: ``agents.tool.default_tool_error_function``'s text (0.24: the sentence alone; older
-#: releases appended ``Error: <exception>``): the only sign in the state that a tool failed.
-DEFAULT_TOOL_ERROR = "An error occurred while running the tool."
 
 #: Run-state keys read into the transcript; every other known key is resume bookkeeping.
 _IGNORED_KEYS: dict[str, str] = {
@@ -346,7 +340,7 @@ class AgentsBuilder(ResponsesBuilder):
         self.owner(call).update(call, status=status, result=result, ended_at=timestamp, **changes)
 
     def outcome(self, call: ToolCall, value: Any) -> tuple[ToolStatus, ToolResult, dict[str, Any]]:
-        status, result = tool_outcome(call, value, self.patch_of(call))
+        status, result = output_outcome(call, value, self.patch_of(call))
         approved = self.decisions.get(call.call_id) if self.decisions else None
         if approved is None:
             return status, result, {}
@@ -632,18 +626,6 @@ def _recorded_decision(record: Mapping[str, Any], call_id: str) -> bool | None:
     if approved is True:
         return True
     return False if rejected is True else None
-
-
-def tool_outcome(
-    call: ToolCall, value: Any, patch: str | NotComputed | None = NOT_COMPUTED
-) -> tuple[ToolStatus, ToolResult]:
-    """A call's status and result once its output ``value`` is known, as for any Responses
-    call (:func:`~turnfold.formats.openai_responses.output_outcome`), except that the SDK's
-    default tool-error text makes it ``error``."""
-    status, result = output_outcome(call, value, patch)
-    if isinstance(value, str) and value.startswith(DEFAULT_TOOL_ERROR):
-        status = "error"
-    return status, result
 
 
 def _agent_name(value: Any) -> str | None:
@@ -1531,7 +1513,7 @@ def _flat_run(items: list[Any], responses: _Responses, builder: AgentsBuilder) -
             call, patch = started
             # Not in a transcript yet: its outcome is set, not updated (no observer to tell).
             value = output["output"] if "output" in output else output.get("tools")
-            call.status, call.result = tool_outcome(call, value, patch)
+            call.status, call.result = output_outcome(call, value, patch)
             outputs += 1
         elif kind in _HANDED_ITEMS:
             run.handed.append((len(calls), line, item, run.agent))
