@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
 from turnfold.cost import Cost, default_model, responses_apart, session_cost
@@ -302,6 +302,10 @@ class SessionTally:
         duration_ms = meta.get("duration_ms")
         if facts.duration_s is None and isinstance(duration_ms, (int, float)) and duration_ms > 0:
             facts.duration_s = duration_ms / 1000
+            if facts.started is not None and facts.ended == facts.started:
+                # A recorded duration from the one moment known (a store that dates its
+                # session, not its entries): its end is that long after.
+                facts.ended = facts.started + timedelta(seconds=facts.duration_s)
         return facts
 
 

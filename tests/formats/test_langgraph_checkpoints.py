@@ -19,6 +19,7 @@ import pickle
 import shutil
 import sqlite3
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,13 @@ from stores import writable
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import agno_db, langgraph_checkpoints
-from turnfold.model import AssistantText, PendingAction, Transcript, UserMessage
+from turnfold.model import (
+    AssistantText,
+    PendingAction,
+    Transcript,
+    UserMessage,
+)
+from turnfold.session import session_facts
 
 recipe = load_recipe(runs.FIXTURES / "langgraph_checkpoints_recipe.py")
 
@@ -81,6 +88,16 @@ def texts(transcript: Transcript) -> list[str]:
 def usages(transcript: Transcript) -> list[tuple[Any, ...]]:
     found = [getattr(e, "usage", None) for e in transcript.entries]
     return [(u.input_tokens, u.output_tokens, u.cache_read_tokens) for u in found if u is not None]
+
+
+def saved_times(path: Path, thread: str) -> list[str]:
+    """Every checkpoint's ``ts`` of ``thread``, oldest first, as LangGraph's own ``list()``
+    reads the checkpoints back."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    config = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
+    with SqliteSaver.from_conn_string(str(path)) as saver:
+        return [item.checkpoint["ts"] for item in saver.list(config)][::-1]
 
 
 def newest(db: sqlite3.Connection, thread: str) -> tuple[str, str, bytes]:
@@ -134,6 +151,27 @@ def test_a_thread_of_two_turns_holds_both() -> None:
         ("t1", {"a": 1, "b": 2}, "success", "3"), ("t2", {"a": 3, "b": 4}, "success", "7"),
     ]  # fmt: skip
     assert transcript.metadata["step"] == 8
+
+
+def test_a_thread_spans_its_first_checkpoint_to_its_newest(copy: Path) -> None:
+    """The messages hold no time; each checkpoint does (``ts``, when the graph saved it): the
+    thread began at its first (its first run's input) and was last saved at its newest. The
+    header and the scan row show that date and span; the entries stay undated."""
+    transcript = turnfold.load(DB, sample=TWO_TURNS)
+    times = saved_times(copy, TWO_TURNS)
+    assert (transcript.metadata["started_at"], transcript.metadata["updated_at"]) == (
+        times[0], times[-1]
+    )  # fmt: skip
+    assert all(e.timestamp is None for e in transcript.entries)
+    facts = session_facts(transcript)
+    assert facts.started == datetime.fromisoformat(times[0])
+    span = datetime.fromisoformat(times[-1]) - datetime.fromisoformat(times[0])
+    assert facts.duration_s == pytest.approx(span.total_seconds())
+    assert facts.ended is not None
+    assert abs((facts.ended - datetime.fromisoformat(times[-1])).total_seconds()) < 1e-3
+    (row,) = [r for r in turnfold.scan([copy], cache=False).rows if r["sample"] == TWO_TURNS]
+    assert (row["started"], row["ended"]) == (facts.started, facts.ended)
+    assert row["duration_s"] == pytest.approx(facts.duration_s)
 
 
 def test_sample_picks_a_thread_and_a_database_of_many_names_them_without_one(copy: Path) -> None:
@@ -373,7 +411,8 @@ def test_an_agent_run_inside_a_tool_nests_under_the_call_its_task_ran(tmp_path: 
     assert call.result.text == runs.CHILD_ANSWER
     assert texts(transcript)[-1] == runs.PARENT_ANSWER
     assert call.subagent is not None
-    assert call.subagent.name == "helper"
+    # Named by its checkpoint's agent, its task what the tool asked it (the run's prompt).
+    assert (call.subagent.name, call.subagent.task) == ("helper", "2+3?")
     child = call.subagent.transcript
     assert child is not None
     assert calls_of(child) == [("child_call_1", "add", {"a": 2, "b": 3}, "success", "5")]

@@ -43,8 +43,15 @@ def _langgraph_run(transcript: Transcript) -> None:
     assert transcript.metadata["session_id"] == recipe.LANGGRAPH_THREAD
     assert transcript.metadata["agent"] == "calculator"
     # The chat model spans' LLMResult: their thinking blocks, text and (from the graph's
-    # state, by the message's id) their calls, each call once.
-    assert _texts(transcript, Thinking) == ["I add first.", "Now the failing one."]
+    # state, by the message's id) their calls, each call once. The answer's response MLflow
+    # converted to Chat Completions (its additional_kwargs lost) is the state's whole message:
+    # its reasoning_content shown, as the LangChain reader shows it.
+    assert _texts(transcript, Thinking) == [
+        "I add first.", "Now the failing one.", "Both calls are done."
+    ]  # fmt: skip
+    # No model parameter for MLflow to record: each response's response_metadata says it.
+    assert transcript.metadata["model"] == lc.MODEL
+    assert [e.model for e in transcript.entries if isinstance(e, AssistantText)] == [lc.MODEL] * 2
     add, explode = transcript.tool_calls()
     assert (add.call_id, add.name, add.args) == ("call_1", "add", {"a": 1, "b": 2})
     assert add.status == "success"
@@ -138,3 +145,53 @@ def test_H4_an_anthropic_tool_result_in_error_alone_fails_its_call() -> None:
     assert call.result is not None
     assert call.result.text == "City not found"
     assert transcript.warnings == []
+
+
+def test_H4_a_langchain_run_mlflow_converted_shows_its_reasoning_and_model_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model of string contents and ``additional_kwargs["reasoning_content"]`` (DeepSeek,
+    Qwen… through LangChain), two turns of one thread under the real
+    ``mlflow.langchain.autolog()``: MLflow converts every request and response to Chat
+    Completions messages, their reasoning and model dropped. Each is read as the graph
+    state's whole message: every reasoning shown once (the history each next request repeats
+    is the same message), the model named, each call once."""
+    mlflow = pytest.importorskip("mlflow")
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    def reply(text: str, thought: str, calls: list[Any] | None = None) -> AIMessage:
+        return AIMessage(content=text, additional_kwargs={"reasoning_content": thought},
+                         tool_calls=calls or [],
+                         response_metadata={"model_name": "TF-REASONER"})  # fmt: skip
+
+    model = lc.FakeToolModel(responses=[
+        reply("Adding.", "TF-R1", [{"name": "add", "args": {"a": 1, "b": 2}, "id": "call_r1"}]),
+        reply("3.", "TF-R2"),
+        reply("Still 3.", "TF-R3"),
+    ])  # fmt: skip
+    agent = create_agent(model, tools=[lc.add], name="reasoner", checkpointer=InMemorySaver())
+    monkeypatch.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
+    monkeypatch.chdir(tmp_path)  # MLflow's default store is made here
+    mlflow.set_tracking_uri(None)
+    mlflow.set_tracking_uri(mlflow.get_tracking_uri())
+    mlflow.langchain.autolog()
+    ids = []
+    try:
+        for prompt in ("1+2?", "Again?"):
+            agent.invoke({"messages": [("user", prompt)]}, lc._config("TF-REASONING"))
+            ids.append(mlflow.get_last_active_trace_id())
+    finally:
+        mlflow.langchain.autolog(disable=True)
+    mlflow.flush_trace_async_logging()
+    traces = [json.loads(mlflow.get_trace(i).to_json()) for i in ids]
+    first = next(s for s in traces[0]["data"]["spans"] if s["name"] == "FakeToolModel")
+    assert "reasoning_content" not in first["attributes"]["mlflow.spanOutputs"]  # converted
+    transcript = turnfold.load(json.dumps(traces))
+    assert transcript.warnings == []
+    assert _texts(transcript, UserMessage) == ["1+2?", "Again?"]
+    assert _texts(transcript, Thinking) == ["TF-R1", "TF-R2", "TF-R3"]
+    assert _texts(transcript, AssistantText) == ["Adding.", "3.", "Still 3."]
+    assert [(c.call_id, c.status) for c in transcript.tool_calls()] == [("call_r1", "success")]
+    assert transcript.metadata["model"] == "TF-REASONER"

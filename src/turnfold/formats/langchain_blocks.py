@@ -39,6 +39,7 @@ anything else                      a line naming its type, with a warning (``uns
 
 A human or system message's content is its text, inline images and a count of what else it
 holds (:func:`prompt`); a tool's, its result's text and images (:func:`tool_content`).
+An AI message's model is its ``response_metadata``'s (:func:`model_of`).
 Everything here is pure; pairing calls with results and placing entries is the readers' job.
 """
 
@@ -142,6 +143,23 @@ def ai_content(data: Mapping[str, Any]) -> AiContent:
     elif type(content) is list:
         _read_blocks(content, read, leading)
     return read
+
+
+def model_of(data: Mapping[str, Any]) -> str | None:
+    """The model that wrote an AI message: its ``response_metadata``'s ``model_name``
+    (langchain-openai, langchain-anthropic…) or ``model`` (Ollama, Bedrock…).
+
+    >>> model_of({"response_metadata": {"model_name": "gpt-5"}}), model_of({})
+    ('gpt-5', None)
+    """
+    metadata = data.get("response_metadata")
+    if not isinstance(metadata, MAPPINGS) or not metadata:  # an empty one: no key asked
+        return None
+    for key in ("model_name", "model"):
+        value = metadata.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _read_blocks(

@@ -128,6 +128,7 @@ from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.langchain_blocks import (
     SERVER_CALLS,
     ai_content,
+    model_of,
     prompt,
     server_call,
     server_outcome,
@@ -523,7 +524,7 @@ class LangChainBuilder(MessageBuilder):
         agent = data.get("name")
         self.enter(agent)
         meta: dict[str, Any] = {"agent": agent} if type(agent) is str and agent else {}
-        model = _model(data.get("response_metadata"))
+        model = model_of(data)
         if model:
             self.root.metadata.setdefault("model", model)
         # Every entry of an AI message may carry its usage (turnfold.usage.USAGE_KINDS).
@@ -811,16 +812,6 @@ def _server_results(
         else:
             later.append((call_id, status, result))
     return later
-
-
-def _model(metadata: Any) -> str | None:
-    if not isinstance(metadata, MAPPINGS) or not metadata:  # an empty one: no key asked
-        return None
-    for key in ("model_name", "model"):
-        value = metadata.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
 
 
 def lc_usage(raw: Any) -> Usage | None:

@@ -31,6 +31,12 @@ human) are that reader's graph result's ``__interrupt__``, a
 :class:`~turnfold.model.PendingAction` each; a task's error (``__error__``) a warning. A
 checkpoint that cannot be read (damaged, a pickle, an unknown ``type``) is a warning naming
 it, and the thread is read from its newest readable one.
+The messages record no time; each checkpoint does (``ts``: when the graph saved it). The
+thread's span is its first checkpoint's time (``started_at``: the input its first run started
+from) to its newest's (``updated_at``), its ``duration_ms``; its entries stay undated, since
+dating each by the first checkpoint that holds its message would decode every checkpoint of
+the thread, each a copy of the whole conversation so far (a load in time of the thread's length
+squared).
 A subgraph's checkpoints are those of another namespace (``langgraph.pregel._algo``:
 ``<node>:<task id>`` of the task that ran it, nested ones joined by ``|``; a
 ``checkpointer=True`` subgraph's without the task ids, ``main.py``'s
@@ -39,9 +45,9 @@ LangChain reader follows a ``subgraphs=True`` stream by (:func:`langchain.tool_t
 invoked inside a tool (``tools:<task id>``: a child compiled without a checkpointer saves into
 its parent's) is a :class:`~turnfold.model.SubAgent` of the call that task ran, told by the
 tool message the task wrote (the ``writes`` table keeps it), named by its checkpoint's
-``lc_agent_name``; a graph used as a node, whose messages all came back in its parent's, is
-counted; one nothing ties to its call or node is shown after the thread's messages (a
-synthetic ``subgraph`` call holding it), with a warning.
+``lc_agent_name``, its task its run's prompt; a graph used as a node, whose messages all came
+back in its parent's, is counted; one nothing ties to its call or node is shown after the
+thread's messages (a synthetic ``subgraph`` call holding it), with a warning.
 
 ``sample=`` names a thread by its id; a database of one thread needs none.
 Detection: the SQLite header, then a table with the saver's checkpoint columns.
@@ -65,7 +71,7 @@ from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.frameworks import langchain
 from turnfold.formats.source import Source, from_json_value
-from turnfold.model import SubAgent, ToolCall, Transcript
+from turnfold.model import SubAgent, ToolCall, Transcript, UserMessage, utc
 
 NAME = "langgraph-checkpoints"
 #: A database holds many threads: ``sample=`` names one by its id.
@@ -80,13 +86,13 @@ RECORDS = Records(
         "__error__": "a pending write of a task that failed: a warning with its error",
         "subgraph checkpoint": "a subgraph's newest readable checkpoint (another namespace): "
         "an agent invoked inside a tool (tools:<task id>) → the SubAgent of the call that task "
-        "ran (its tool message in the writes table); one nothing ties to a call → shown after "
-        "the thread's messages, with a warning",
+        "ran (its tool message in the writes table), its task the run's prompt; one nothing "
+        "ties to a call → shown after the thread's messages, with a warning",
     },
     ignored={
         **langchain.RECORDS.ignored,
         "earlier checkpoint": "the thread's (and each subgraph's) earlier states, whose "
-        "messages the newest holds",
+        "messages the newest holds (the thread's first one's time → metadata started_at)",
         "subgraph node checkpoint": "the newest checkpoint of a graph used as a node, whose "
         "messages all came back in its parent's messages (not shown twice)",
         "pending write": "a write of the newest checkpoint's tasks other than an interrupt or "
@@ -249,6 +255,26 @@ def _metadata(raw: Any) -> dict[str, Any]:
     return {}
 
 
+@dataclass
+class _Thread:
+    """A graph's state (its newest readable checkpoint's) and when it began and was last
+    saved: its first checkpoint's time (the input a run starts from) and its newest's."""
+
+    state: dict[str, Any]
+    started: str | None = None
+    ended: str | None = None
+
+    def span(self, metadata: dict[str, Any]) -> None:
+        """The thread's span into ``metadata``: ``started_at``, and ``duration_ms`` from its
+        first checkpoint to its newest (its entries have no time of their own)."""
+        if self.started is None:
+            return
+        metadata["started_at"] = self.started
+        began, ended = utc(self.started), utc(self.ended)
+        if began is not None and ended is not None and ended > began:
+            metadata["duration_ms"] = (ended - began).total_seconds() * 1000
+
+
 class _Database:
     """The threads of a checkpointer database, read on demand."""
 
@@ -271,25 +297,26 @@ class _Database:
             found.append((str(thread), f"thread {agent}" if isinstance(agent, str) else "thread"))
         return found
 
-    def read(
-        self, thread: str, transcript: Transcript, namespace: str = ""
-    ) -> dict[str, Any] | None:
+    def read(self, thread: str, transcript: Transcript, namespace: str = "") -> _Thread | None:
         """The graph result of ``thread``'s graph of ``namespace`` (``{"messages",
         "__interrupt__"}``) from its newest readable checkpoint, its metadata put in
-        ``transcript``; None: no such thread."""
+        ``transcript``, and when each of its messages was saved (:class:`_Thread`); None: no
+        such thread."""
         rows = self.db.execute(
             f"SELECT checkpoint_id, type, checkpoint, metadata FROM {self.table} "
             "WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC",
             (thread, namespace),
         )
-        state: dict[str, Any] | None = None
+        read: _Thread | None = None
         newest = True
         seen = unread = 0
         first: DamagedCheckpoint | None = None
         where = f"thread {thread}" + (f", namespace {namespace}" if namespace else "")
+        oldest: tuple[str, bytes] | None = None  # the thread's first checkpoint: its time
         for checkpoint_id, kind, blob, metadata in rows:
             seen += 1
-            if state is not None:
+            if read is not None:
+                oldest = (kind, blob)
                 continue  # counted: an earlier state
             try:
                 checkpoint = decoded(kind, blob)
@@ -301,7 +328,8 @@ class _Database:
                                  record_type="checkpoint")  # fmt: skip
                 newest, unread, first = False, unread + 1, first or exc
                 continue
-            state = self._state(thread, namespace, checkpoint_id, values, newest)
+            read = _Thread(self._state(thread, namespace, checkpoint_id, values, newest))
+            read.started = read.ended = _time(checkpoint)
             if namespace:  # what becomes of it is for nest() to say
                 agent = _metadata(metadata).get("lc_agent_name")
                 if isinstance(agent, str):
@@ -311,14 +339,17 @@ class _Database:
             self.source.mapped("checkpoint")
         if seen == 0:
             return None
-        if state is None:
+        if read is None:
             raise TranscriptFormatError(self.source.name, [NAME], None,
                                         f"{where}: none of its {seen} checkpoints "
                                         f"can be read (the newest: {first})")  # fmt: skip
+        if oldest is not None:
+            with contextlib.suppress(DamagedCheckpoint):  # else it began when nothing says
+                read.started = _time(decoded(*oldest))
         earlier = seen - 1 - unread
         if earlier > 0:
             self.source.accounting.note("earlier checkpoint", "ignored", earlier)
-        return state
+        return read
 
     def nest(self, thread: str, root: Transcript, messages: list[Any]) -> None:
         """The newest checkpoint of each of ``thread``'s subgraphs (``root``: its transcript,
@@ -335,8 +366,9 @@ class _Database:
             parts = namespace.split(_NS_SEP)
             parent = graphs.get(_NS_SEP.join(parts[:-1]))
             said = Transcript(metadata={})
-            state = self.read(thread, said, namespace)
-            assert state is not None  # the namespace was found in the thread's rows
+            read = self.read(thread, said, namespace)
+            assert read is not None  # the namespace was found in the thread's rows
+            state = read.state
             ids = _ids(state["messages"])
             task = langchain.tool_task(parts[-1])
             if task is None and parent is not None and ids and ids <= parent[1]:
@@ -354,7 +386,9 @@ class _Database:
             calls = parent[0].tool_calls() if parent is not None and call_id is not None else []
             call = next((c for c in calls if c.call_id == call_id and c.subagent is None), None)
             if parent is not None and call is not None:
-                parent[0].update(call, subagent=SubAgent(name=agent, transcript=child))
+                # Its task is what it was asked: its run's prompt, the tool's input to it.
+                task = next((e.text for e in child.entries if isinstance(e, UserMessage)), None)
+                parent[0].update(call, subagent=SubAgent(name=agent, task=task, transcript=child))
                 self.source.mapped("subgraph checkpoint")
                 continue
             self.source.warn(f"thread {thread}: nothing names the call or node that ran the "
@@ -448,6 +482,12 @@ class _Database:
             said["updated_at"] = checkpoint["ts"]
 
 
+def _time(checkpoint: Any) -> str | None:
+    """A checkpoint's time (``ts``), when it has one."""
+    when = checkpoint.get("ts") if isinstance(checkpoint, Mapping) else None
+    return when if isinstance(when, str) and when else None
+
+
 def _ids(messages: Any) -> set[str]:
     """The ids of a messages channel's messages (those that have one)."""
     found = (langchain._id_of(m) for m in messages) if isinstance(messages, list) else ()
@@ -487,15 +527,16 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
                         "sample=<thread id>" + (f" ({listed})" if listed else "")
                     )
                 sample = threads[0][0]
-            state = database.read(str(sample), transcript)
-            if state is None:
+            thread = database.read(str(sample), transcript)
+            if thread is None:
                 raise ValueError(f"{path} holds no LangGraph thread {sample!r}")
             # The messages as a graph result, read by the LangChain reader's rules, its
             # warnings and accounting those of this load.
-            result = from_json_value(state, str(path))
+            result = from_json_value(thread.state, str(path))
             result.warnings, result.accounting = source.warnings, source.accounting
             read = langchain.read(result)
-            database.nest(str(sample), read, state["messages"])
+            thread.span(transcript.metadata)
+            database.nest(str(sample), read, thread.state["messages"])
         except sqlite3.Error as exc:
             raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
     read.metadata.update(transcript.metadata)

@@ -28,12 +28,14 @@ request and response in ``mlflow.spanInputs`` / ``mlflow.spanOutputs`` its messa
 (:func:`_messages`: Chat Completions' ``messages`` and ``choices``, the Responses API's ``input``
 and ``output`` items, Anthropic's Messages (``mlflow.anthropic.autolog()``), LangChain's
 messages, ``("user", text)`` tuples and ``LLMResult`` generations (``mlflow.langchain.autolog()``,
-a generation's calls found by its message's id in the graph's state, :func:`_langchain_replies`;
-a LangChain message's content, provider blocks or langchain-core 1.x's standard ones, read by
-the rule the LangChain readers share, :mod:`~turnfold.formats.langchain_blocks`:
-:func:`_langchain_reply`),
+a generation's calls found by its message's id in the graph's state; a message MLflow
+converted to a Chat Completions one, its thinking and model lost, read as the whole message
+of the state it was made from, :class:`_Replies`; a LangChain message's content, provider
+blocks or langchain-core 1.x's standard ones, read by the rule the LangChain readers share,
+:mod:`~turnfold.formats.langchain_blocks`: :func:`_langchain_reply`),
 a function's one string argument and its return value as prompt and reply),
-``mlflow.chat.tokenUsage`` its ``gen_ai.usage.*``, ``mlflow.llm.model`` its model, a tool
+``mlflow.chat.tokenUsage`` its ``gen_ai.usage.*``, ``mlflow.llm.model`` its model (else a
+LangChain response's ``response_metadata`` model, as the LangChain reader reads it), a tool
 span's inputs and outputs its arguments and result (``input.value`` / ``output.value``); an
 ``ERROR`` status and its ``exception`` event are the failure, and so is a LangChain
 ``ToolMessage`` of ``status="error"`` (an error LangChain handled ends the span OK). From
@@ -114,7 +116,10 @@ RECORDS = Records(
         "usage and model; a LangChain message's content read by formats/langchain_blocks "
         "(reasoning and thinking, text without its annotations/citations, refusals, calls of "
         "tool_calls or call blocks once, garbled calls failed, a provider's own tool calls "
-        "settled by their results, images, other blocks named with a warning)",
+        "settled by their results, images, other blocks named with a warning; a message "
+        "MLflow converted to Chat Completions, its thinking and model dropped, read as the "
+        "graph state's whole message it was made from; the model its response_metadata's "
+        "when MLflow recorded none)",
         "span/LLM": "a model call, as span/CHAT_MODEL",
         "span/TOOL": "a tool run: the call of its name and arguments settled with its "
         "result, times and status",
@@ -487,7 +492,7 @@ def _messages(
         choices = [c.get("message") for c in as_list(value.get("choices")) if isinstance(c, _MAPS)]
         # LangChain's LLMResult (a chat model span's outputs when MLflow could not convert
         # them to Chat Completions): the first generation of the batch's first prompt.
-        # Its message is dumped without its calls (_langchain_replies): the whole one, by id.
+        # Its message is dumped without its calls (_Replies): the whole one, by id.
         for batch in as_list(value.get("generations"))[:1]:
             for generation in as_list(batch)[:1]:
                 got = generation.get("message") if isinstance(generation, _MAPS) else None
@@ -516,11 +521,11 @@ def _messages(
 
 
 def _conventions(
-    op: str, name: str, a: dict[str, Any], replies: Mapping[str, Any] | None = None
+    op: str, name: str, a: dict[str, Any], replies: _Replies
 ) -> tuple[dict[str, Any], Any]:
     """The attributes the OTLP reader reads, from an MLflow span's (``a``, decoded), and its
     messages (:attr:`.spans.Span.chat`) where it is a model, agent or step span (``replies``:
-    its trace's LangChain AI messages by id, :func:`_langchain_replies`)."""
+    its trace's LangChain AI messages, :class:`_Replies`)."""
     out = dict(a)
     out.pop(_TOOL_ERROR, None)  # ours to set, never the trace's
     inputs, outputs = a.get("mlflow.spanInputs"), a.get("mlflow.spanOutputs")
@@ -545,9 +550,15 @@ def _conventions(
             if isinstance(outputs, _MAPS) and outputs.get("status") == "error":
                 out[_TOOL_ERROR] = True
     elif op in ("LLM", "AGENT", "CHAIN"):
-        chat = (_messages(inputs, "user"), _messages(outputs, "assistant", replies))
+        if op == "LLM" and a.get(_FORMAT) == "langchain":
+            inputs, outputs = replies.converted(inputs), replies.converted(outputs)
+        chat = (_messages(inputs, "user"), _messages(outputs, "assistant", replies.by_id))
     if op == "LLM":
         model = a.get("mlflow.llm.model")
+        # A LangChain response's own model, as the LangChain reader reads it, when MLflow
+        # found none in the call's parameters (a chat model of no model_name parameter).
+        reply = _langchain_output(outputs, replies) if not isinstance(model, str) else None
+        model = model if reply is None else langchain_blocks.model_of(reply)
         if isinstance(model, str):
             out["gen_ai.response.model"] = model
         elif isinstance(inputs, _MAPS) and isinstance(inputs.get("model"), str):
@@ -564,6 +575,9 @@ def _conventions(
     return out, chat
 
 
+#: The span attribute naming its messages' form: ``langchain`` on a LangChain chat model's
+#: (``SpanAttributeKey.MESSAGE_FORMAT``).
+_FORMAT = "mlflow.message.format"
 #: Set on a tool span whose ``ToolMessage`` says ``status="error"``: LangChain ends the run of
 #: a tool whose error it handled without an error, its message the failure.
 _TOOL_ERROR = "turnfold.tool.failed"
@@ -589,9 +603,7 @@ def record_type(kind: str) -> str:
     return found if found in RECORDS.mapped or found in RECORDS.ignored else "span/(other)"
 
 
-def _span(
-    raw: Mapping[str, Any], line: int, session: str | None, replies: Mapping[str, Any]
-) -> Span | None:
+def _span(raw: Mapping[str, Any], line: int, session: str | None, replies: _Replies) -> Span | None:
     """An MLflow span (its ``to_dict()``) as the OTLP reader's span."""
     trace = span_id(raw.get("trace_id"), 16)
     own = span_id(raw.get("span_id"), 8)
@@ -626,33 +638,106 @@ def _span(
     )
 
 
-def _langchain_replies(raws: list[Any]) -> dict[str, Any]:
-    """The LangChain AI messages with calls in a trace's span inputs and outputs, by id. A
-    chat model span's ``LLMResult`` dumps its ``ChatGeneration.message`` as the field's type,
-    ``BaseMessage``, without the ``tool_calls`` of the ``AIMessage`` it is; the graph's state
-    in the spans around it (the node's update, the next model call's history) has them."""
-    found: dict[str, Any] = {}
+class _Replies:
+    """The LangChain AI messages of a trace's graph state, each as the whole ``AIMessage``
+    (its dump has ``tool_calls``), found in its spans' inputs and outputs: by id, and by what
+    MLflow keeps of one it converted (:func:`_reply_key`).
 
-    def walk(value: Any) -> None:
+    A chat model span's ``LLMResult`` dumps its ``ChatGeneration.message`` as the field's
+    type, ``BaseMessage``, without the ``tool_calls`` of the ``AIMessage`` it is (found by its
+    id). When MLflow can convert a chat model's messages to Chat Completions ones
+    (``mlflow.langchain.utils.chat.convert_lc_message_to_chat_message``: a request's
+    ``messages``, a response's ``choices``) it keeps the role, content and calls only, not the
+    message's id, ``additional_kwargs`` (``reasoning_content``…) or ``response_metadata`` (its
+    model): the whole message is the one of the graph's state with the same calls (their ids),
+    or of no calls and the same content, when that one message has them (:meth:`whole`)."""
+
+    def __init__(self, raws: list[Any]) -> None:
+        self.by_id: dict[str, Any] = {}
+        #: The ids of the messages of each key: a key of two messages tells neither.
+        self._by_key: dict[tuple[str, ...], set[str]] = {}
+        for raw in raws:
+            attributes = raw.get("attributes") if isinstance(raw, _MAPS) else None
+            if isinstance(attributes, _MAPS):
+                for key in ("mlflow.spanInputs", "mlflow.spanOutputs"):
+                    text = attributes.get(key)
+                    if isinstance(text, str) and '"ai"' in text:  # only LangChain's are walked
+                        self._walk(_json(text))
+
+    def _walk(self, value: Any) -> None:
         if isinstance(value, list):
             for item in value:
-                walk(item)
+                self._walk(item)
         elif isinstance(value, _MAPS):
-            if value.get("type") == "ai" and isinstance(value.get("id"), str):
-                if value.get("tool_calls"):
-                    found.setdefault(value["id"], value)
+            own = value.get("id")
+            if value.get("type") == "ai" and isinstance(own, str):
+                if "tool_calls" in value and own not in self.by_id:
+                    self.by_id[own] = value
+                    key = _reply_key(value.get("content"), _langchain_calls(value))
+                    if key is not None:
+                        self._by_key.setdefault(key, set()).add(own)
                 return
             for item in value.values():
-                walk(item)
+                self._walk(item)
 
-    for raw in raws:
-        attributes = raw.get("attributes") if isinstance(raw, _MAPS) else None
-        if isinstance(attributes, _MAPS):
-            for key in ("mlflow.spanInputs", "mlflow.spanOutputs"):
-                text = attributes.get(key)
-                if isinstance(text, str) and '"ai"' in text:  # only LangChain's are walked
-                    walk(_json(text))
-    return found
+    def whole(self, chat: Any) -> Any:
+        """The LangChain AI message MLflow converted to the Chat Completions assistant message
+        ``chat``; anything else, or a message none or several of the state's match, as it is."""
+        if not isinstance(chat, _MAPS) or chat.get("role") != "assistant" or not self._by_key:
+            return chat
+        calls = [c for c in as_list(chat.get("tool_calls")) if isinstance(c, _MAPS)]
+        key = _reply_key(chat.get("content"), calls)
+        found = self._by_key.get(key) if key is not None else None
+        return self.by_id[next(iter(found))] if found is not None and len(found) == 1 else chat
+
+    def converted(self, value: Any) -> Any:
+        """A chat model span's inputs or outputs with each assistant message MLflow converted
+        as the whole LangChain message (:meth:`whole`): read as every LangChain message is,
+        with its thinking and model, and the same in a request's history as in the response."""
+        if not isinstance(value, _MAPS) or not self._by_key:
+            return value
+        if isinstance(value.get("messages"), list):
+            return {**value, "messages": [self.whole(m) for m in value["messages"]]}
+        if isinstance(value.get("choices"), list):
+            choices = [
+                {**c, "message": self.whole(c.get("message"))} if isinstance(c, _MAPS) else c
+                for c in value["choices"]
+            ]
+            return {**value, "choices": choices}
+        return value
+
+
+def _langchain_calls(message: Mapping[str, Any]) -> list[Any]:
+    """An ``AIMessage``'s calls, as MLflow's conversion lists them: ``tool_calls`` then
+    ``invalid_tool_calls``."""
+    return [*as_list(message.get("tool_calls")), *as_list(message.get("invalid_tool_calls"))]
+
+
+def _reply_key(content: Any, calls: list[Any]) -> tuple[str, ...] | None:
+    """What a LangChain AI message and its Chat Completions conversion share: its calls' ids,
+    else its content (a message of calls loses its empty content, and an Anthropic one its
+    ``tool_use`` blocks, in the conversion); None when a call has no id."""
+    if calls:
+        ids = [c.get("id") if isinstance(c, _MAPS) else None for c in calls]
+        named = [i for i in ids if isinstance(i, str) and i]
+        return ("calls", *named) if len(named) == len(ids) else None
+    return ("content", codec.dumps(_strip_none("" if content is None else content)))
+
+
+def _langchain_output(outputs: Any, replies: _Replies) -> Mapping[str, Any] | None:
+    """The LangChain AI message a chat model span's outputs hold (its ``LLMResult``'s first
+    generation, as :func:`_messages` reads it; a response MLflow converted, made whole)."""
+    if not isinstance(outputs, _MAPS):
+        return None
+    found: Any = None
+    for choice in as_list(outputs.get("choices"))[:1]:
+        found = choice.get("message") if isinstance(choice, _MAPS) else None
+    for batch in as_list(outputs.get("generations"))[:1]:
+        for generation in as_list(batch)[:1]:
+            found = generation.get("message") if isinstance(generation, _MAPS) else None
+            own = found.get("id") if isinstance(found, _MAPS) else None
+            found = replies.by_id.get(own, found) if isinstance(own, str) else found
+    return found if isinstance(found, _MAPS) and found.get("type") == "ai" else None
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -707,7 +792,7 @@ def _read_traces(source: Source) -> _Traces:
             source.warn("not an MLflow trace (no info and data.spans)", line)
             continue
         session = _conversation_id(info, raws)
-        replies = _langchain_replies(raws)
+        replies = _Replies(raws)
         for raw in raws:
             span = _span(raw, line, session, replies) if isinstance(raw, _MAPS) else None
             if span is None:
