@@ -115,6 +115,10 @@ def test_A1_a_saved_subgraphs_stream_nests_the_child_agent_under_its_call() -> N
         )),
         ("AssistantText", runs.PARENT_ANSWER, (60, 6)),
     ]  # fmt: skip
+    # Its task is what it was asked: its run's prompt (as the checkpoint reader names it).
+    (call,) = transcript.tool_calls()
+    assert call.subagent is not None
+    assert (call.subagent.name, call.subagent.task) == ("helper", "2+3?")
 
 
 MODES = [["updates", "messages"], "updates", "values", "messages", ["values", "messages", "tasks"]]

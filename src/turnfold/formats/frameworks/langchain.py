@@ -1194,6 +1194,7 @@ class Follower:
             run.builder.close()
             if run is not self._root and run.call is None and run.builder.root.entries:
                 self._warn(f"the run of namespace {'/'.join(run.namespace)} matched no call")
+            self._name_task(run)
 
     def _warn(self, reason: str) -> None:
         self.transcript.warnings.append(LoadWarning(reason=reason, source=self.source_name))
@@ -1247,6 +1248,20 @@ class Follower:
         parent.builder.update(call, subagent=run.subagent)
         if self._unmatched:
             self._eliminate(parent, call.call_id)
+
+    def _name_task(self, run: _Run) -> None:
+        """An agent run inside a tool named by its task: what it was asked, its run's first
+        prompt (as the checkpoint reader names it), once the run has one."""
+        sub, call, parent = run.subagent, run.call, run.parent
+        if sub is None or call is None or parent is None or sub.task is not None:
+            return
+        child = sub.transcript
+        prompt = (
+            next((e for e in child.entries if isinstance(e, UserMessage)), None) if child else None
+        )
+        if prompt is not None and prompt.text:
+            run.subagent = dataclasses.replace(sub, task=prompt.text)
+            parent.builder.update(call, subagent=run.subagent)
 
     def _eliminate(self, parent: _Run, call_id: str) -> None:
         """``call_id`` has its run: it is no other run's; a run left with one call it may
