@@ -37,8 +37,10 @@ Mapping, per event:
   a :class:`PendingAction` (the tool to approve, the input's message) at the end;
 - an event with ``error_code`` while calls of its agent are open is the tool failure ADK
   records before raising the exception: those calls become ``error`` with the code and message
-  as their result. Without open calls (a model error: safety, token limits) it is an
-  :class:`AssistantError`;
+  as their result. Unless more events of its invocation follow (the node retried), the
+  exception ended the run: an :class:`AssistantError` at the top level names the tool and the
+  error, so the turn reads failed (a followed run's own exception becomes that error). Without
+  open calls (a model error: safety, token limits) the event is an :class:`AssistantError`;
 - ``actions.transfer_to_agent`` (a handoff) → the ``transfer_to_agent`` call gets a
   :class:`SubAgent` naming the agent handed to (``task`` "handoff from <agent>") whose
   transcript holds that agent's events (by ``author``) until control leaves it: a transfer
@@ -256,6 +258,9 @@ class AdkBuilder(TranscriptBuilder):
         self.handoffs: list[tuple[str, _Scope]] = []
         #: The agent in control at the top level (where a chain of handoffs starts).
         self.speaker: str | None = None
+        #: The tool failure an error event recorded, while no later event of its invocation
+        #: shows the run went on: its invocation id and the error the run ended on.
+        self.raised: tuple[Any, str, AssistantError] | None = None
         self.events_fed = 0
 
     def update(self, entry: Entry, **changes: Any) -> None:
@@ -319,6 +324,11 @@ class AdkBuilder(TranscriptBuilder):
     def feed(self, event: Mapping[str, Any], line: int) -> str:
         """Add one event; returns its record type for the accounting (see :data:`RECORDS`)."""
         self.events_fed += 1
+        if self.raised is not None:
+            if field(event, "invocation_id") == self.raised[0]:
+                self.raised = None  # the run went on after the tool's error (a retry)
+            else:
+                self.run_ended_on_error()  # a new run: the one before ended on the error
         author = event.get("author") if isinstance(event.get("author"), str) else ""
         timestamp = unix_timestamp(event.get("timestamp"))
         content = event.get("content")
@@ -671,9 +681,44 @@ class AdkBuilder(TranscriptBuilder):
             self.open.pop(call.call_id, None)
             scope.transcript.update(call, status="error", result=text_result(text), ended_at=ts)
             self._refresh(call)
+        meta = {"agent": agent} if agent else {}
         if not failed:
-            meta = {"agent": agent} if agent else {}
             self._append(scope, AssistantError(message=text, timestamp=ts, meta=meta))
+            return
+        # The ADK raises the exception once it is recorded (``workflow/_node_runner.py``), and
+        # ``Runner.run_async`` re-raises it: unless the node is retried (more events of this
+        # invocation follow), the run ended on it, and the turn failed (spec P-7: a failed
+        # tool alone does not fail a turn, a run it ended does).
+        names = list(dict.fromkeys(call.name or "a tool" for call in failed))
+        who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+        ended = AssistantError(message=f"The run ended: {who} raised {text}", timestamp=ts,
+                               meta=meta)  # fmt: skip
+        self.raised = (field(event, "invocation_id"), text, ended)
+
+    def run_ended_on_error(self) -> None:
+        """The run ended on the tool error last recorded (nothing of its invocation came
+        after): said at the top level, where the turn's outcome is read.
+
+        A followed run's stream raised that exception, and :class:`~turnfold.following.Follow`
+        ended the transcript with it (``"<type>: <message>"``, the words of the ADK's error
+        event): that entry is the one this error becomes, so a follow ends as a load does."""
+        if self.raised is None:
+            return
+        _, raised, ended = self.raised
+        self.raised = None
+        entries = self.root.transcript.entries
+        last = entries[-1] if entries else None
+        if (
+            self.live
+            and isinstance(last, AssistantError)
+            and not last.meta
+            and last.message == raised
+        ):
+            self.root.transcript.update(
+                last, message=ended.message, timestamp=ended.timestamp, meta=ended.meta
+            )
+        else:
+            self._append(self.root, ended)
 
     def _actions_only(
         self,
@@ -815,6 +860,7 @@ class AdkBuilder(TranscriptBuilder):
                     owner_scope.transcript.update(entry, streaming=False)
         self._streaming.clear()
         self.end_turn()
+        self.run_ended_on_error()
         for pending in asking:  # the run waits on the user: said where the user reads
             self._append(self.root, pending)
         for call_id in self.children:
@@ -1160,7 +1206,8 @@ RECORDS = Records(
         "agent handed to, holding its events until control leaves it (its closing text, the "
         "turn's answer, stays at the top level); a transfer no call explains → SystemNotice",
         "error": "error_code/error_message: the agent's open calls become error (a tool's "
-        "exception); with none open, AssistantError",
+        "exception), and an AssistantError naming them when nothing of the invocation follows "
+        "(the exception ended the run); with none open, AssistantError",
         "actions": "an event of actions alone: a transfer no call explains → SystemNotice, "
         "escalate → SystemNotice, compaction → CompactionBoundary",
         "output": "a workflow node's output without content → SystemNotice",
