@@ -1230,3 +1230,100 @@ def test_A2_the_call_whose_exception_ends_a_followed_run_is_its_error() -> None:
         assert shown == [("c1", "unknown", "3"), *expected], calls
         assert isinstance(live.entries[-1], AssistantError)
         assert live.entries[-1].message == "UserError: Error running tool strict: strict y"
+
+
+def _raised_run(calls: int) -> tuple[turnfold.Follow, Any, Any]:
+    """:func:`openai_agents_runs.strict`'s run (``calls`` calls of ``strict``) streamed and
+    followed until its tool's exception ends it: the follow, the ``RunResultStreaming`` and
+    the exception its stream raised."""
+    import openai_agents_runs
+
+    from agents import UserError
+
+    followed: list[tuple[turnfold.Follow, Any]] = []
+
+    def wrap(run: Any) -> turnfold.Follow:
+        followed.append((turnfold.follow(run, display=False), run))
+        return followed[-1][0]
+
+    with pytest.raises(UserError, match="Error running tool strict: strict y") as raised:
+        openai_agents_runs.run_streamed(wrap, partial(openai_agents_runs.strict, calls))
+    follow, run = followed[-1]
+    return follow, run, raised.value
+
+
+def _turn_statuses(transcript: Transcript) -> list[str]:
+    from turnfold.process import Turn, project
+
+    return [node.header.status for node in project(transcript) if isinstance(node, Turn)]
+
+
+def _outcomes(transcript: Transcript) -> list[tuple[Any, ...]]:
+    """Each call's id, status, result and tool description, and the error that ends it."""
+    shown: list[tuple[Any, ...]] = [
+        (c.call_id, c.status, c.result and c.result.text, c.meta.get("tool_description"))
+        for c in transcript.tool_calls()
+    ]
+    last = transcript.entries[-1]
+    return [*shown, ("error", last.message if isinstance(last, AssistantError) else None)]
+
+
+def test_A1_a_run_a_tool_raised_loads_as_its_follow_ends() -> None:
+    """The run a tool's exception ended keeps the finished tool's items and the model response,
+    not the failed call's item: loading the finished ``RunResultStreaming``, or the exception
+    itself (which carries ``run_data``), shows the calls that response made that no item
+    holds, the one the exception names ``error`` with its text, and the exception at the end,
+    so the turn reads failed: what following the run ended with (the house rule). With two
+    calls of the tool the error does not say which failed, and neither is guessed."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    add, strict = "Add two numbers.", "Always fails, and the SDK raises."
+    error = "UserError: Error running tool strict: strict y"
+    for calls, expected in (
+        (1, [("s1", "error", "Error running tool strict: strict y", strict)]),
+        (2, [("s1", "unknown", None, strict), ("s2", "unknown", None, strict)]),
+    ):
+        follow, run, exc = _raised_run(calls)
+        live = follow.transcript
+        assert _outcomes(live) == [("c1", "unknown", "3", add), *expected, ("error", error)]
+        for value in (run, exc):
+            loaded = turnfold.load(value)
+            assert loaded == live, (calls, type(value).__name__)
+            assert _turn_statuses(loaded) == ["failed"]
+            assert loaded.accounting is not None
+            assert loaded.accounting.unaccounted == []
+            assert "_raised" in loaded.accounting.types("mapped")
+        # An exception the SDK kept no run data with: the run's own items tell the same.
+        exc.run_data = None
+        assert turnfold.load(run) == live, calls
+
+
+def test_A1_the_run_data_of_a_raised_run_shows_its_calls_and_that_it_raised() -> None:
+    """``exc.run_data`` (``RunErrorDetails``, of a streamed run or of ``Runner.run``) is made
+    only for a run that raised, but does not hold the exception: it shows the calls no item
+    holds with no outcome, and an error that says to load the exception, which shows the
+    failed call and the exception, as following the streamed run ends; the turn is failed
+    either way. An exception without run data is refused, saying why."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    from agents import UserError
+    from turnfold.formats.frameworks.openai_agents import UNKNOWN_EXCEPTION
+
+    follow, _, streamed = _raised_run(1)
+    with pytest.raises(UserError) as raised:
+        openai_agents_runs.run(openai_agents_runs.strict, openai_agents_runs.PROMPT)
+    strict = "Always fails, and the SDK raises."
+    for exc in (streamed, raised.value):
+        loaded = turnfold.load(exc.run_data)
+        assert type(exc.run_data).__name__ == "RunErrorDetails"
+        assert loaded.warnings == []
+        assert _outcomes(loaded) == [
+            ("c1", "unknown", "3", "Add two numbers."),
+            ("s1", "unknown", None, strict),
+            ("error", UNKNOWN_EXCEPTION),
+        ]
+        assert "turnfold.load(exc)" in UNKNOWN_EXCEPTION
+        assert _turn_statuses(loaded) == ["failed"]
+        assert turnfold.load(exc) == follow.transcript, type(exc.run_data)
+    with pytest.raises(TranscriptFormatError, match="run_data is None"):
+        turnfold.load(UserError("Error running tool strict: strict y"))

@@ -17,6 +17,20 @@ items are function calls, their outputs, texts and reasoning is read flat (:func
 each call made already settled by its output, the calls appended at once); the builder reads
 any other run item by item, and both give the same transcript.
 
+A run that raised (a tool without a ``failure_error_function`` ends it with the SDK's
+``UserError("Error running tool …")``) loads as following it ends (:class:`Follower`): the
+finished ``RunResultStreaming`` (its run loop's exception) and the exception itself
+(``AgentsException``, whose ``run_data`` the SDK sets) read the run data's items, then the
+calls its last model response made that no item holds (the SDK keeps the items of the tools
+that finished; the stream carried the others before they ran), each as its ``ToolCallItem``
+would read, the one the exception names ``error`` with its text as the result, and last an
+:class:`AssistantError` naming the exception (``UserError: …``), so the turn reads failed.
+``exc.run_data`` alone (``RunErrorDetails``, from ``run_streamed`` or ``Runner.run``) does not
+hold the exception, and nothing in it leads back to it: it shows the same calls with no
+outcome, and an error (:data:`UNKNOWN_EXCEPTION`) that says to load the exception; an
+exception without ``run_data`` is refused with a clear error. A text of that last response,
+which the stream showed too, is not in the run data, so not shown.
+
 Mapping (each item's ``raw_item`` is a Responses item, converted by
 :class:`~turnfold.formats.openai_responses.ResponsesBuilder`):
 
@@ -48,7 +62,7 @@ Mapping (each item's ``raw_item`` is a Responses item, converted by
   ``unknown`` with a warning, :data:`UNSHOWN_APPROVALS`), and a run resumed from a state the
   items it resumed with (no event carries them either: :meth:`Follower.begin`); a call whose tool
   raised with no ``failure_error_function`` (which ends the run) is ``error`` with the
-  exception's text when the run's data names it;
+  exception's text when the exception names it (one call of its tool), followed or loaded;
   ``input_item``, ``compaction_item`` and the tool-search items → their Responses item;
   MCP listing and approval items are bookkeeping and left out (as in ``openai-responses``);
 - ``original_input`` (a ``RunResult``'s ``input``) → the prompt (a string, or Responses input
@@ -68,8 +82,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -1110,9 +1126,20 @@ def plain(value: Any) -> Any:
     """A ``RunResult`` (or ``RunResultStreaming``), a ``RunState`` or a list of run items as
     the records :func:`read` reads: the fields a transcript shows, never the agents
     themselves or the user's run context. A ``RunResult``'s ``new_items`` and
-    ``raw_responses`` are its own objects, which :func:`read` reads in place."""
+    ``raw_responses`` are its own objects, which :func:`read` reads in place.
+
+    A run that raised (a ``RunResultStreaming`` whose run loop raised, the exception itself,
+    its ``run_data``) is read as its ``run_data``, with ``_raised`` (:func:`_raised`): what
+    the exception ended."""
     if isinstance(value, (list, tuple)):
         return plain_each(value, plain_item)
+    if isinstance(value, BaseException):
+        data = getattr(value, "run_data", None)
+        if not hasattr(data, "new_items"):
+            raise ValueError("its run_data is None: the SDK kept nothing of the run with it")
+        of_data: dict[str, Any] = plain(data)
+        of_data["_raised"] = _raised(value, data)
+        return of_data
     if hasattr(value, "new_items") and hasattr(value, "raw_responses"):
         out: dict[str, Any] = {
             "input": plain_value(getattr(value, "input", None)),
@@ -1133,6 +1160,11 @@ def plain(value: Any) -> Any:
         last = _agent_ref(getattr(value, "last_agent", None))
         if last is not None:
             out["_last_agent"] = last
+        exc = run_exception(value)
+        if exc is not None:
+            out["_raised"] = _raised(exc, _run_data(exc, value))
+        elif type(value).__name__ == "RunErrorDetails":  # made only for a run that raised
+            out["_raised"] = _raised(None, value)
         return out
     to_json = getattr(value, "to_json", None)
     if callable(to_json):  # a RunState: its own serialization
@@ -1166,7 +1198,10 @@ def read(source: Source) -> Transcript:
                         _feed_object(source, builder, item, line, responses)
                 except Exception as exc:  # one item of a shape no one here has seen
                     not_read(source, line, exc)
+        raised = document.get("_raised")  # the run raised (plain): what its items miss
+        _read_raised(source, builder, raised, len(found[1]) + 1, responses)
         builder.end_turn()
+        _raised_error(builder, raised)
         responses.attach()
         _own_usage(transcript)
     else:
@@ -1239,6 +1274,8 @@ def _top_level(source: Source, builder: AgentsBuilder, key: str, value: Any) -> 
             metadata["final_output"] = value
     elif key == "$schemaVersion":
         metadata["schema_version"] = value
+    elif key == "_raised":
+        pass  # read after the items (:func:`_read_raised`)
     elif key in _IGNORED_KEYS:
         source.ignored(key)
         return
@@ -1703,10 +1740,9 @@ class Follower:
         elif self._may_wait():
             self.builder.warn_once(UNSHOWN_APPROVALS)
         self._settle_responses()
-        failed = _failed_call(self._run) if self._run is not None else None
-        call = self.builder._open.pop(failed[0], None) if failed is not None else None
-        if failed is not None and call is not None:
-            self.builder.update(call, status="error", result=text_result(failed[1]))
+        exc = run_exception(self._run)  # the call it names failed, as a load of the run shows
+        if exc is not None:
+            _mark_failed(self.builder, _failed_call(exc, _run_data(exc, self._run)))
         self.builder.settle_open(self.builder._open.values())  # a confirming one waits on
         self.builder._open.clear()
         self.builder.end_turn()
@@ -1777,31 +1813,154 @@ def _first_output(response: Any) -> Any:
 _TOOL_RAISED = "Error running tool "
 
 
-def _failed_call(run: Any) -> tuple[str, str] | None:
-    """The call whose tool's exception ended a streamed run, and the exception's text: the
-    tool it names (:data:`_TOOL_RAISED`) has one call in the run data's last model response
-    that no output answers (``run_data``, which the SDK sets on the exception of the run's
-    task, ``RunResultStreaming._check_errors``). None when it names none, or several."""
+def run_exception(run: Any) -> BaseException | None:
+    """The exception that ended a streamed run (``RunResultStreaming``): its run loop task's,
+    which its ``stream_events()`` raised (``RunResultStreaming._check_errors``); None while the
+    run goes on, when it was cancelled or ended well, and for any other object."""
     task: Any = getattr(run, "run_loop_task", None)
     if not isinstance(task, asyncio.Future) or not task.done() or task.cancelled():
-        return None  # still running (the loop left early), or cancelled
-    exc = task.exception()
-    text = str(exc) if exc is not None else ""
+        return None
+    return task.exception()
+
+
+def _run_data(exc: BaseException, run: Any) -> Any:
+    """What ``exc`` ended of the run: the items and model responses of its ``run_data``
+    (``RunErrorDetails``, which the SDK sets on its own exceptions), else of ``run`` itself."""
     data = getattr(exc, "run_data", None)
-    if not text.startswith(_TOOL_RAISED) or data is None:
+    return data if data is not None else run
+
+
+def _last_outputs(data: Any) -> Sequence[Any]:
+    """The outputs of the last model response of a run (or of its run data)."""
+    responses = getattr(data, "raw_responses", None) or ()
+    output = getattr(responses[-1], "output", None) if responses else None
+    return output if isinstance(output, (list, tuple)) else ()
+
+
+def _call_id_of(raw: Any) -> Any:
+    return raw.get("call_id") if isinstance(raw, MAPPINGS) else getattr(raw, "call_id", None)
+
+
+def _failed_call(exc: BaseException, data: Any) -> tuple[str, str] | None:
+    """The call whose tool's exception ``exc`` ended the run, and the exception's text: the
+    tool it names (:data:`_TOOL_RAISED`) has one call in the last model response of the run's
+    ``data`` (:func:`_run_data`) that no output answers. None when it names none, or several."""
+    text = str(exc)
+    if not text.startswith(_TOOL_RAISED):
         return None
     tool = text[len(_TOOL_RAISED) :].partition(": ")[0]
-    responses = getattr(data, "raw_responses", None) or ()
     answered = {_answered_call(item) for item in getattr(data, "new_items", None) or ()}
     named = [
         call_id
-        for output in (getattr(responses[-1], "output", None) or () if responses else ())
+        for output in _last_outputs(data)
         if getattr(output, "type", None) == "function_call"
         and getattr(output, "name", None) == tool
         and isinstance(call_id := getattr(output, "call_id", None), str)
         and call_id not in answered
     ]
     return (named[0], text) if len(named) == 1 else None
+
+
+def _mark_failed(builder: AgentsBuilder, failed: Sequence[str] | None) -> None:
+    """The call ``failed`` names (:func:`_failed_call`: its id and the exception's text) is
+    ``error``, with the exception's text as its result."""
+    call = builder._open.pop(failed[0], None) if failed is not None else None
+    if failed is not None and call is not None:
+        builder.update(call, status="error", result=text_result(failed[1]))
+
+
+def _unheld_calls(data: Any) -> list[Any]:
+    """The calls the run's last model response made that none of its items holds. A run a
+    tool's exception ended keeps the model response and the items of the tools that finished
+    (``agents.run_internal.turn_resolution``, ``_publish_completed_tools``), not the call
+    items of the others, though the stream carried them before the tools ran
+    (``agents.run_internal.run_loop``: ``after_invocation_validation``). A call is an output
+    with a ``call_id``: a function, shell, computer or patch call, which the SDK runs (a
+    hosted tool's call is its own outcome)."""
+    held = {_call_id_of(_raw_item_of(item)) for item in getattr(data, "new_items", None) or ()}
+    return [
+        output
+        for output in _last_outputs(data)
+        if isinstance(call_id := _call_id_of(output), str) and call_id and call_id not in held
+    ]
+
+
+def _unheld_item(output: Any, agent: Any) -> Any:
+    """The ``ToolCallItem`` the SDK made of a call no item holds, as :func:`plain_item` writes
+    the one the stream carried: the agent's, and of a function call the description and origin
+    of the agent's tool of its name (``agents.run_internal.turn_resolution`` makes it so)."""
+    fields: dict[str, Any] = {"type": "tool_call_item", "raw_item": output, "agent": agent}
+    tools = getattr(agent, "tools", None)
+    if getattr(output, "type", None) == "function_call" and isinstance(tools, (list, tuple)):
+        name = getattr(output, "name", None)
+        tool = next((t for t in tools if getattr(t, "name", None) == name), None)
+        if tool is not None:
+            fields["description"] = getattr(tool, "description", None)
+            fields["tool_origin"] = _function_tool_origin(tool)
+    return plain_item(SimpleNamespace(**fields))
+
+
+def _function_tool_origin(tool: Any) -> Any:
+    """The SDK's own ``get_function_tool_origin(tool)``, from its module, loaded already when
+    one of its runs is read (turnfold imports no framework); None without it."""
+    origin_of = getattr(sys.modules.get("agents.tool"), "get_function_tool_origin", None)
+    try:
+        return origin_of(tool) if callable(origin_of) else None
+    except Exception:  # a tool of another kind, or of another release of the SDK
+        return None
+
+
+#: The error of a run loaded from its ``RunErrorDetails``: the SDK makes one only for a run that
+#: raised, but it does not hold the exception.
+UNKNOWN_EXCEPTION = (
+    "the run raised an exception, which its RunErrorDetails does not hold: "
+    "turnfold.load(exc), of the exception itself, shows it"
+)
+
+
+def _raised(exc: BaseException | None, data: Any) -> dict[str, Any]:
+    """What a run that raised ``exc`` (None: not known) shows beside its items (``data``: its
+    run data, :func:`_run_data`): the calls its last model response made that no item holds,
+    as run item records (:func:`_unheld_item`); the one ``exc`` names, which failed
+    (:func:`_failed_call`); and the error, worded as :class:`~turnfold.following.Follow` ends
+    a followed run that raised."""
+    agent = getattr(data, "last_agent", None)
+    failed = _failed_call(exc, data) if exc is not None else None
+    return {
+        "error": f"{type(exc).__name__}: {exc}" if exc is not None else UNKNOWN_EXCEPTION,
+        "calls": [_unheld_item(output, agent) for output in _unheld_calls(data)],
+        "failed": list(failed) if failed is not None else None,
+    }
+
+
+def _read_raised(
+    source: Source, builder: AgentsBuilder, raised: Any, line: int, responses: _Responses
+) -> None:
+    """The calls of a run that raised that no item holds (:func:`_raised`), read after its
+    items as the stream's are (:func:`_feed`), the failed one ``error``. They are outputs of
+    its last model response, accounted for with it (``raw_responses``)."""
+    if not isinstance(raised, Mapping):
+        return
+    calls = raised.get("calls")
+    # Their accounting is the response's: a source of their own takes what _feed notes.
+    uncounted = Source(source.name, iter(()))
+    for record in calls if isinstance(calls, list) else ():
+        try:
+            _feed(uncounted, builder, record, line, responses)
+        except Exception as exc:
+            not_read(uncounted, line, exc)
+    source.warnings.extend(uncounted.warnings)
+    failed = raised.get("failed")
+    if isinstance(failed, list) and len(failed) == 2 and all(type(v) is str for v in failed):
+        _mark_failed(builder, failed)
+
+
+def _raised_error(builder: AgentsBuilder, raised: Any) -> None:
+    """A run that raised ends with its error (:func:`_raised`), after its turn ended, as
+    :class:`~turnfold.following.Follow` ends a followed one: the turn reads failed."""
+    error = raised.get("error") if isinstance(raised, Mapping) else None
+    if isinstance(error, str):
+        builder.root.append(AssistantError(message=error))
 
 
 _ITEM_DOC = "its raw_item as a Responses item (see openai-responses), in its agent's name"
@@ -1829,6 +1988,8 @@ RECORDS = Records(
         "current_agent": 'metadata["agent"]',
         "_last_agent": 'a RunResult\'s last agent: metadata["agent"]',
         "final_output": 'a RunResult\'s final output: metadata["final_output"]',
+        "_raised": "what a run that raised ended (plain): the calls of its last response no "
+        "item holds, the one the exception names error, and an AssistantError at the end",
         "$schemaVersion": 'metadata["schema_version"]',
         "other key": "other top-level scalars: kept in metadata under their names",
     },
