@@ -1664,6 +1664,22 @@ def test_claude_code_the_compaction_agent_file_is_shown_at_its_boundary() -> Non
     assert not any("names no call" in w.reason for w in transcript.warnings)
 
 
+def test_claude_code_the_compaction_agent_s_line_names_its_task_and_its_time() -> None:
+    """No call gives the compaction agent its task: its prompt (the summary instructions) is
+    the task its line names, and its records date its run (20:29:04.537 to 20:30:28.082)."""
+    call = load(COMPACTION).tool_calls()[0]
+    agent = call.subagent
+    assert agent is not None
+    assert agent.task is not None
+    assert agent.task.startswith("Your task is to create a detailed summary of the conversation")
+    assert (call.timestamp, call.started_at, call.ended_at) == (
+        "2026-02-12T20:29:04.537Z",
+        "2026-02-12T20:29:04.537Z",
+        "2026-02-12T20:30:28.082Z",
+    )
+    assert agent.duration_ms == 83545.0
+
+
 def compaction_session(tmp_path: Path, trigger: str, agent_at: str) -> Transcript:
     s = Session()
     s.user("go on")

@@ -432,11 +432,27 @@ def test_H5_a_real_notification_of_the_cli_is_a_notice() -> None:
     was an unknown event, warned of and dropped."""
     transcript = turnfold.load(GLM_BACKEND)
     assert transcript.warnings == []
-    [notice] = [e for e in transcript if isinstance(e, SystemNotice)]
+    [notice] = [e for e in transcript if isinstance(e, SystemNotice) and e.subtype != "synthetic"]
     assert (notice.text, notice.subtype) == ("Stop hook error occurred", "notification")
     assert notice.meta == {"key": "stop-hook-error", "priority": "immediate"}
     assert transcript.accounting is not None
     assert transcript.accounting.counts["system/notification"] == {"mapped": 1}
+
+
+def test_H5_a_synthetic_user_event_is_the_cli_s_words_not_a_prompt() -> None:
+    """The Stop hook's feedback comes back as a user event marked ``isSynthetic`` (Claude Code
+    keeps it as ``isMeta``): the user typed nothing, so no prompt, a notice before the answer
+    it prompted, and no corpus row titled by it."""
+    transcript = turnfold.load(GLM_BACKEND)
+    assert not any(isinstance(e, UserMessage) for e in transcript.entries)
+    kinds = [(type(e).__name__, getattr(e, "subtype", None)) for e in transcript.entries]
+    at = kinds.index(("SystemNotice", "synthetic"))
+    notice = transcript.entries[at]
+    assert notice.text == "Stop hook feedback:\nCheck updating your expertise"
+    assert notice.timestamp == "2026-05-11T06:34:53.193Z"
+    assert kinds[at + 1] == ("SystemNotice", "notification")
+    row = turnfold.scan([GLM_BACKEND], cache=False).to_pandas().iloc[0]
+    assert row["title"] != row["title"]  # NaN: the run's own prompt is not in the stream
 
 
 def test_U1_an_empty_usage_of_an_anthropic_compatible_server_records_none() -> None:
@@ -447,3 +463,20 @@ def test_U1_an_empty_usage_of_an_anthropic_compatible_server_records_none() -> N
     assert len(carriers) == 1
     assert carriers[0].usage.input_tokens == 6446  # 5166 + 1280 cached
     assert transcript.metadata["usage"]["input_tokens"] == 51030  # the result's, as recorded
+
+
+def test_H5_calls_are_described_relative_to_the_init_s_working_folder() -> None:
+    """``system/init`` names the cwd (Qwen Code: /home/user/project); the calls' paths, a
+    sub-agent's included, read relative to it, as the session file's calls do."""
+    transcript = turnfold.load(QWEN / "qwen-code_v0.24.4_stream-json_subagent.jsonl")
+    assert transcript.metadata["cwd"] == "/home/user/project"
+    described = [(c.name, c.description) for c in transcript.tool_calls()]
+    assert ("read_file", "notes.txt") in described
+    assert ("read_file", "tf-missing.txt") in described
+    assert ("edit", "notes.txt") in described
+    assert ("write_file", "new.txt") in described
+    claude = turnfold.load(REAL)
+    assert [c.description for c in claude.tool_calls() if c.name in ("Read", "Edit")] == [
+        "notes.txt",
+        "notes.txt",
+    ]

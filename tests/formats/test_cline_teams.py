@@ -289,3 +289,17 @@ def test_L4_a_team_run_task_whose_input_is_no_object_is_read() -> None:
     assert call.result.text == "done"
     assert call.subagent is not None
     assert (call.subagent.name, call.subagent.steps_missing) == (None, True)
+
+
+def test_a_teammate_s_calls_are_described_relative_to_the_lead_s_folder() -> None:
+    # A teammate's or sub-agent's file has no manifest of its own: it works in the lead's cwd
+    # (/tmp/clinefx/work), which the lead's manifest gives.
+    transcript = turnfold.load(SESSION)
+    assert transcript.metadata["cwd"] == "/tmp/clinefx/work"
+    nested = {
+        call.description: [c.description for c in call.subagent.transcript.tool_calls()]
+        for call in transcript.tool_calls()
+        if call.subagent is not None and call.subagent.transcript is not None
+    }
+    assert nested["TEAMMATE-TASK-2: count the lines of notes.txt."] == ["notes.txt"]
+    assert nested["SUBAGENT-TASK: count the lines of notes.txt with wc."] == ["wc -l notes.txt"]

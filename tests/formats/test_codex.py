@@ -559,7 +559,8 @@ def test_L3_codex_patch_apply_end(success: bool, status: str, kind: str) -> None
     assert c.status == status
     assert c.result.kind == kind
     if success:  # the tool's message, then the unified diff Codex recorded
-        assert c.result.text.startswith("Done!\n--- a//repo/src/a.py\n+++ b//repo/src/a.py\n@@")
+        # the files named relative to the session's cwd, /repo
+        assert c.result.text.startswith("Done!\n--- a/src/a.py\n+++ b/src/a.py\n@@")
     else:
         assert c.result.text == "apply_patch verification failed"
 
@@ -614,7 +615,7 @@ def test_L3_codex_apply_patch_through_exec_command_is_an_edit_with_its_diff() ->
     assert c.result.kind == "diff"
     assert c.result.text == (
         "Success. Updated the following files:\nM notes.txt\n"
-        "--- a//repo/notes.txt\n+++ b//repo/notes.txt\n" + NOTES_DIFF
+        "--- a/notes.txt\n+++ b/notes.txt\n" + NOTES_DIFF
     )
     assert t.accounting is not None
     assert t.accounting.counts["event_msg/item_completed"] == {"mapped": 1}
@@ -1921,3 +1922,24 @@ def test_issue11_codex_security_risk_score_is_bookkeeping() -> None:
     assert t.warnings == []
     assert t.accounting is not None
     assert t.accounting.counts["security_risk_score"] == {"ignored": 1}
+
+
+def test_L3_codex_diff_names_a_file_outside_the_cwd_by_its_absolute_path() -> None:
+    changes = {
+        "/etc/hosts": {"type": "update", "unified_diff": "@@ -1 +1 @@\n-a\n+b\n"},
+        "/repo/new.txt": {"type": "add", "content": "x\n"},
+        "/tmp/gone.txt": {"type": "delete", "content": "y\n"},
+    }
+    assert codex.changes_diff(changes, "/repo") == (
+        "--- /etc/hosts\n+++ /etc/hosts\n@@ -1 +1 @@\n-a\n+b\n"
+        "--- /dev/null\n+++ b/new.txt\n+x\n"
+        "--- /tmp/gone.txt\n+++ /dev/null\n-y\n"
+    )
+
+
+def test_L2_codex_an_aborted_turn_s_duration_counts_in_the_session_s() -> None:
+    # Codex 0.171 (the real file): a finished turn of 1020 ms, then one stopped after 2087 ms.
+    t = turnfold.load(FIXTURES / "codex" / "v0.171_apply-patch-and-interrupt.jsonl")
+    assert t.metadata["duration_ms"] == 1020 + 2087
+    abort = next(e for e in t if isinstance(e, AbortMarker))
+    assert abort.meta["turn_duration_ms"] == 2087

@@ -254,3 +254,18 @@ def test_L4_a_legacy_event_of_an_unknown_call_or_type_is_warned_and_accounted() 
     assert transcript.accounting is not None
     assert transcript.accounting.unaccounted == []
     assert transcript.accounting.counts["msg/exec_command_end"] == {"warned": 1}
+
+
+def test_a_command_is_described_without_the_shell_wrapper_codex_prints() -> None:
+    # Codex 0.171 prints each command as one quoted string, /bin/bash -lc '<the command>'.
+    calls = turnfold.load(REAL).tool_calls()
+    commands = [(c.args["command"], c.description) for c in calls if c.name == "exec_command"]
+    assert commands == [
+        ("/bin/bash -lc 'cat notes.txt'", "cat notes.txt"),
+        ("/bin/bash -lc 'ls -la .'", "ls -la ."),
+        ("/bin/bash -lc \"printf 'TF-OK-%s\\\\n' 23\"", "printf 'TF-OK-%s\\n' 23"),
+        (
+            "/bin/bash -lc 'echo TF-FAIL-OUT; ls /tf-missing; exit 3'",
+            "echo TF-FAIL-OUT; ls /tf-missing; exit 3",
+        ),
+    ]

@@ -272,3 +272,19 @@ def test_a_scan_of_session_state_is_a_row_per_session(tmp_path: Path) -> None:
     assert {r["format"] for r in rows} == {"copilot"}
     assert all(r["error"] is None for r in rows)
     assert sorted(r["tool_calls"] for r in rows) == [1, 10]
+
+
+def test_the_stdout_stream_shows_each_reasoning_once() -> None:
+    # --output-format json prints the assistant.message (its reasoningText) and then the
+    # assistant.reasoning event that carries the same text: one thinking, as in events.jsonl.
+    for path in (STDOUT / "work_stdout-0.jsonl", WORK):
+        thoughts = [e.text for e in turnfold.load(path).entries if isinstance(e, Thinking)]
+        assert thoughts == ["TF-THINK: read, search and list at once."], path
+
+
+def test_the_stdout_of_an_interrupted_run_names_its_model() -> None:
+    # No session.start in stdout, and the run wrote no text: its assistant.message names the
+    # model (fake-model), which the header and the corpus row show.
+    transcript = turnfold.load(STDOUT / "interrupt_stdout-0.jsonl")
+    assert transcript.metadata["model"] == "fake-model"
+    assert session_facts(transcript).models == ["fake-model"]

@@ -82,10 +82,15 @@ def test_the_calls_their_outcomes_and_results() -> None:
 def test_the_prompt_holds_its_pasted_text_and_the_cancel_ends_the_session() -> None:
     transcript = turnfold.load(CISCO)
     (prompt,) = [e for e in transcript.entries if isinstance(e, UserMessage)]
-    # The paste is a binary part of text/plain: Crush sends it inside the prompt as a <file>.
-    assert prompt.text.startswith("\n<system_info>The files below have been attached")
-    assert "<file path='paste_1.txt'>" in prompt.text
-    assert "Perfecto. Aquí tienes el checklist técnico" in prompt.text
+    # The paste is a binary part of text/plain, the whole prompt: shown under its name, not in
+    # the <system_info> note Crush wraps it in for the model (the user did not write that).
+    assert prompt.text.startswith(
+        "[attachment: paste_1.txt]\nPerfecto. Aquí tienes el checklist técnico"
+    )
+    assert "system_info" not in prompt.text
+    assert "<file" not in prompt.text
+    row = turnfold.scan([CISCO], cache=False).to_pandas().iloc[0]
+    assert row["title"].startswith("[attachment: paste_1.txt] Perfecto. Aquí tienes")
     texts = [e for e in transcript.entries if isinstance(e, AssistantText)]
     assert texts[0].text.startswith("He revisado el checklist técnico.")
     assert {t.model for t in texts} == {"claude-haiku-4.5"}

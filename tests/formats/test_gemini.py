@@ -864,3 +864,34 @@ def test_U1_gemini_usage_counts_thoughts_in_the_output_once(
     usage = usage_from(tokens)
     assert usage is not None
     assert (usage.output_tokens, usage.reasoning_tokens) == (output, 5)
+
+
+# --- as a user sees a resumed session with a sub-agent (the real CLI's file) -----------------
+
+SUBAGENT_SESSION = FIXTURES / "gemini" / "subagent" / "session-2026-12-01T21-33-66666666.jsonl"
+
+
+def test_L1_gemini_resume_sync_keeps_each_message_s_first_recorded_time() -> None:
+    # Gemini CLI 0.61's resume restates the history stamped with the resume's moment
+    # (21:33:38.475); the first prompt was sent at 21:33:31.684, before its response.
+    transcript = turnfold.load(SUBAGENT_SESSION)
+    prompts = of(transcript, UserMessage)
+    assert [(p.text, p.timestamp) for p in prompts] == [
+        ("FIRST-PROMPT: run echo hi", "2026-12-01T21:33:31.684Z"),
+        ("SECOND-PROMPT: anything else?", "2026-12-01T21:33:38.491Z"),
+    ]
+    notice = of(transcript, SystemNotice)[0]
+    assert notice.subtype == "session_context"
+    assert notice.timestamp == "2026-12-01T21:33:31.655Z"
+    facts = session_facts(transcript)
+    assert facts.started is not None
+    assert facts.started.isoformat().startswith("2026-12-01T21:33:31.655")
+
+
+def test_L1_gemini_subagent_lasts_until_its_last_entry_past_a_stale_last_update() -> None:
+    # The child file's lastUpdated (21:33:32.723) stops at its first prompt; its calls ran on
+    # until 21:33:33.003. The run started at 21:33:32.704.
+    transcript = turnfold.load(SUBAGENT_SESSION)
+    agent = next(c for c in of(transcript, ToolCall) if c.name == "invoke_agent")
+    assert agent.subagent is not None
+    assert agent.subagent.duration_ms == pytest.approx(299.0)

@@ -303,3 +303,16 @@ def test_detection_tells_the_export_and_the_events_apart() -> None:
         finally:
             if stream is not None:
                 stream.close()
+
+
+def test_calls_are_described_relative_to_the_session_s_folder_not_the_worktree() -> None:
+    # Outside a git repository OpenCode's worktree is "/", so a call's title reads
+    # tmp/.../work/notes.txt; the session's directory is the folder the paths are under.
+    transcript = turnfold.load(WORK / "opencode.db")
+    described = [(c.name, c.description) for c in transcript.tool_calls()]
+    assert described[:3] == [("read", "notes.txt"), ("grep", "TF-NEEDLE"), ("glob", "*")]
+    assert ("edit", "notes.txt") in described
+    assert ("write", "new.txt") in described
+    # The export prints the same session, its directory with it.
+    exported = turnfold.load(WORK / "export.json")
+    assert [c.description for c in exported.tool_calls()] == [d for _, d in described]

@@ -151,6 +151,7 @@ from turnfold.model import (
     ToolStatus,
     Transcript,
     UserMessage,
+    span_ms,
 )
 from turnfold.usage import USAGE_KINDS, count_tokens
 
@@ -1399,15 +1400,33 @@ class _Reader:
         links = {_dangling(uuid) for uuid in self.thread_of}
         child.warnings[:] = [w for w in child.warnings if w.reason not in links]
         agent_id = file.name.removeprefix("agent-").removesuffix(".jsonl")
+        # Its task is the prompt it was given (the summary instructions), as any agent's line
+        # names its task; its run is dated by its records.
+        prompt = next((e for e in child.entries if isinstance(e, UserMessage) and e.text), None)
+        agent = SubAgent(
+            name="compact",
+            agent_id=agent_id,
+            transcript=child,
+            task=prompt.text if prompt is not None else None,
+            output_tokens=count_tokens(child.entries).get("output_tokens"),
+        )
         call = ToolCall(
             call_id=f"agent:{agent_id}",
             name="Agent",
             status="unknown",
             meta={"synthetic": "compaction agent file"},
-            subagent=SubAgent(name="compact", agent_id=agent_id, transcript=child,
-                              output_tokens=count_tokens(child.entries).get("output_tokens")),
-        )  # fmt: skip
-        times = [t for t in (_epoch(e.timestamp) for e in child.entries) if t is not None]
+            subagent=agent,
+        )
+        dated = sorted(
+            (moment, e.timestamp)
+            for e in child.entries
+            if e.timestamp is not None and (moment := _epoch(e.timestamp)) is not None
+        )
+        if dated:
+            call.timestamp = call.started_at = dated[0][1]
+            call.ended_at = dated[-1][1]
+            agent.duration_ms = span_ms(dated[0][1], dated[-1][1])
+        times = [moment for moment, _ in dated]
         boundary = next(
             (b for b in boundaries if times and (_epoch(b.timestamp) or 0) >= max(times)), None
         )

@@ -66,7 +66,8 @@ beyond the API (:class:`CodexBuilder`):
   a turn. ``turn_aborted`` → :class:`AbortMarker`, and the turn's calls still waiting for an
   output become ``cancelled``. ``task_complete.duration_ms`` (and ``time_to_first_token_ms``)
   go to the ``meta`` (``turn_duration_ms``) of the turn's last :class:`AssistantText`, else of
-  its :class:`UserMessage`; their sum is ``metadata["duration_ms"]``. A zero turn duration is a
+  its :class:`UserMessage`; with an aborted turn's ``turn_aborted.duration_ms`` (on its
+  :class:`AbortMarker`), their sum is ``metadata["duration_ms"]``. A zero turn duration is a
   placeholder, not a recording. ``task_complete.error`` and ``error`` events are
   :class:`AssistantError`.
 - **Usage.** ``token_count.info.last_token_usage`` (else what the cumulative
@@ -135,6 +136,7 @@ from turnfold.formats.common import (
     as_int,
     checked_timestamp,
     describe_args,
+    relative,
     stringify,
     text_result,
     usage_from,
@@ -700,8 +702,9 @@ def _duration_ms(value: Any) -> float | None:
     return secs * 1000 + nanos / 1e6 if secs >= 0 and nanos >= 0 else None
 
 
-def changes_diff(changes: Any) -> str | None:
-    """``patch_apply_end.changes`` as one unified diff (both of Codex's encodings)."""
+def changes_diff(changes: Any, cwd: str | None = None) -> str | None:
+    """``patch_apply_end.changes`` as one unified diff (both of Codex's encodings); Codex keys
+    the files by absolute path: those under ``cwd`` are named relative to it, as git would."""
     if not isinstance(changes, Mapping):
         return None
     parts: list[str] = []
@@ -712,28 +715,37 @@ def changes_diff(changes: Any) -> str | None:
         if kind is None and len(change) == 1:  # older: {"update": {...}}
             kind, change = next(iter(change.items()))
             change = change if isinstance(change, Mapping) else {}
-        parts.append(_file_diff(str(path), str(kind), change))
+        parts.append(_file_diff(str(path), str(kind), change, cwd))
     text = "".join(p for p in parts if p)
     return text or None
 
 
-def _file_diff(path: str, kind: str, change: Mapping[str, Any]) -> str:
+def _file_diff(path: str, kind: str, change: Mapping[str, Any], cwd: str | None) -> str:
+    old = _diff_name("a", path, cwd)
     if kind == "update":
         diff = change.get("unified_diff")
         if not isinstance(diff, str) or not diff:
             return ""
-        target = change.get("move_path") if isinstance(change.get("move_path"), str) else path
-        head = "" if diff.startswith("---") else f"--- a/{path}\n+++ b/{target}\n"
+        moved = change.get("move_path")
+        target = moved if isinstance(moved, str) else path
+        head = "" if diff.startswith("---") else f"--- {old}\n+++ {_diff_name('b', target, cwd)}\n"
         return head + diff + ("" if diff.endswith("\n") else "\n")
     content = change.get("content")
     if kind not in ("add", "delete") or not isinstance(content, str):
         return ""
     sign, head = (
-        ("+", f"--- /dev/null\n+++ b/{path}\n")
+        ("+", f"--- /dev/null\n+++ {_diff_name('b', path, cwd)}\n")
         if kind == "add"
-        else ("-", f"--- a/{path}\n+++ /dev/null\n")
+        else ("-", f"--- {old}\n+++ /dev/null\n")
     )
     return head + "".join(f"{sign}{line}\n" for line in content.splitlines())
+
+
+def _diff_name(side: str, path: str, cwd: str | None) -> str:
+    """A diff header's file name: ``a/notes.txt`` for a path under ``cwd``; an absolute path
+    outside it as it is (``a//etc/hosts`` would read as neither)."""
+    named = relative(path, cwd)
+    return named if named.startswith("/") else f"{side}/{named}"
 
 
 class _Echoes:
@@ -1151,6 +1163,7 @@ class CodexBuilder(ResponsesBuilder):
         duration = payload.get("duration_ms")
         if isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration > 0:
             meta["turn_duration_ms"] = duration
+            self._durations.append(duration)  # a stopped turn took its time too
         self.cancel_open(timestamp)
         marker = AbortMarker(
             reason=reason if isinstance(reason, str) else None, timestamp=timestamp, meta=meta
@@ -1583,7 +1596,7 @@ class CodexBuilder(ResponsesBuilder):
         if call is None:
             self._inner_call(_PATCH_TOOL, payload, timestamp)
             return
-        diff = changes_diff(payload.get("changes"))
+        diff = changes_diff(payload.get("changes"), self.cwd)
         if diff is not None:
             self._diffs[call.call_id] = diff
         self.transcript.update(call, **_patch_changes(payload, diff))
@@ -1608,7 +1621,7 @@ class CodexBuilder(ResponsesBuilder):
         if call is None:
             return
         if kind == "FileChange":
-            diff = changes_diff(item.get("changes"))
+            diff = changes_diff(item.get("changes"), self.cwd)
             if diff is not None:
                 self._diffs[call.call_id] = diff
             state = item.get("status")
@@ -1697,7 +1710,7 @@ class CodexBuilder(ResponsesBuilder):
             name, args = f"mcp__{server}__{tool}", plain_copy(invocation.get("arguments"))
             changes = _mcp_changes(payload)
         elif kind == _PATCH_TOOL:
-            diff = changes_diff(payload.get("changes"))
+            diff = changes_diff(payload.get("changes"), self.cwd)
             files = list(payload["changes"]) if isinstance(payload.get("changes"), Mapping) else []
             name, args = _PATCH_TOOL, {"path": files} if files else None
             changes = _patch_changes(payload, diff)

@@ -21,8 +21,9 @@ CLI's ``loadConversationRecord()`` reads it:
   ``functionCall`` parts and no ``toolCalls``, ``<id>_response`` copies of their function
   responses, or plain ``{role, parts}`` Content objects; Gemini CLI 0.61 may first write one with
   only the ``<session_context>`` message. A checkpoint all of whose messages restate recorded
-  ones drops nothing (no compaction): recorded messages keep their calls, statuses and thoughts,
-  and its function responses only fill in results never recorded (issue 23).
+  ones drops nothing (no compaction): recorded messages keep their calls, statuses, thoughts and
+  first recorded time (a resume may stamp its copies with its own), and its function responses
+  only fill in results never recorded (issue 23).
 
 **Messages** (``type``):
 
@@ -61,10 +62,11 @@ CLI's ``loadConversationRecord()`` reads it:
 reason); so does a call whose ``resultDisplay`` is the agent's progress (``isSubagentProgress``:
 a run cancelled midway reports no "finished"). Given a path, the child session
 ``chats/<sessionId>/<agentId>.json[l]`` is loaded as its transcript (tool count and output tokens
-derived from it, duration from its start and last update). Gemini CLI before 0.38 recorded no
-``agentId`` (the child is named by an id of its own): a call's run is then the child whose first
-prompt holds the call's task (``objective``, ``request``, …) and that started and was last updated
-before the call was recorded, the latest such one. Sub-agent files no call links to are reported
+derived from it, duration from its start to its last update or recorded entry, the later).
+Gemini CLI before 0.38 recorded no ``agentId`` (the child is named by an id of its own): a
+call's run is then the child whose first prompt holds the call's task (``objective``,
+``request``, …) and that started and was last updated before the call was recorded, the latest
+such one. Sub-agent files no call links to are reported
 in one warning.
 
 Every line, and every message of a legacy file, is accounted for (``RECORDS``); a sub-agent
@@ -122,6 +124,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
     span_ms,
+    utc,
 )
 from turnfold.usage import attach_usage
 
@@ -350,6 +353,12 @@ class _Reader:
         old = self.messages.get(record["id"])
         if checkpoint and old is not None and _restatement(record, old.record):
             return  # the recorded message holds more (tool calls, their status, thoughts)
+        if checkpoint and old is not None and old.record is not None:
+            # A checkpoint restating a message (a resume's sync) may stamp it with the moment
+            # it was written; the message was sent when first recorded.
+            stamp = old.record.get("timestamp")
+            if stamp is not None and record.get("timestamp") != stamp:
+                record = {**record, "timestamp": stamp}
         self._learn(kind, record)
         # Assigning an existing key keeps its position: Gemini CLI's Map does the same.
         self.messages[record["id"]] = _Message(type=kind, record=record, line=line)
@@ -892,8 +901,12 @@ def _attach(
     linked.add(path.stem)
     attach_child(agent, child)
     if agent.duration_ms is None:
-        start, end = child.metadata.get("start_time"), child.metadata.get("last_updated")
-        agent.duration_ms = span_ms(start, end)
+        # The child's ``lastUpdated`` may stop at its first prompt (Gemini CLI 0.61 updates it
+        # no more as the run goes on): the run lasts until its last recorded entry.
+        stamps = [child.metadata.get("last_updated"), *(e.timestamp for e in child.entries)]
+        moments = [moment for moment in map(utc, stamps) if moment is not None]
+        end = max(moments).isoformat() if moments else None
+        agent.duration_ms = span_ms(child.metadata.get("start_time"), end)
     return True
 
 

@@ -3,7 +3,8 @@
 
 Events (``type``, and ``subtype`` for ``system`` and ``result``):
 
-- ``system/init`` → metadata: ``session_id``, ``model``, ``cwd``, ``version``
+- ``system/init`` → metadata: ``session_id``, ``model``, ``cwd`` (calls name paths relative to
+  it), ``version``
   (``claude_code_version``), ``agent`` ``claude-code``; Qwen Code's ``qwen -p --output-format
   stream-json`` prints the same events, its init with ``qwen_code_version`` (``agent`` ``qwen``,
   and the differences below);
@@ -27,8 +28,11 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   its last text. Its ``input_tokens`` count the cached ones too (``cache_read_input_tokens`` is
   their part); a sub-agent's messages carry no usage of their own;
 - ``user`` → the ``tool_result`` blocks settle their calls (``is_error`` → ``error``); text is a
-  prompt (a sub-agent's task arrives this way). Neither CLI echoes the run's own prompt (``-p``,
-  or one written on stdin with ``--input-format stream-json``), so a run's turn has none;
+  prompt (a sub-agent's task arrives this way), but an ``isSynthetic`` event's (the CLI's own
+  words, ``Stop hook feedback: …``, which it keeps as ``isMeta``) a
+  :class:`~turnfold.model.SystemNotice` of subtype ``synthetic``. Neither CLI echoes the run's
+  own prompt (``-p``, or one written on stdin with ``--input-format stream-json``), so a run's
+  turn has none;
 - events with a ``parent_tool_use_id`` belong to the sub-agent that ``Task``/``Agent`` call
   started: they make its own transcript, nested under that call (F-7), at any depth;
 - ``system/compact_boundary`` → a :class:`~turnfold.model.CompactionBoundary`;
@@ -105,7 +109,8 @@ RECORDS = Records(
         "assistant": "text, thinking and tool calls of one content block (usage once per message)",
         "stream_event/message_delta": "the response's final output count (and input "
         "counts), on the entry that carries its usage",
-        "user": "tool results settling their calls; text as a prompt",
+        "user": "tool results settling their calls; text as a prompt (an isSynthetic "
+        "event's, the CLI's own words, as a notice)",
         "system/compact_boundary": "a compaction boundary",
         "result": "outcome, cost, duration, turns and total usage (metadata); a failure as "
         "an error",
@@ -193,8 +198,14 @@ class _Builder(AnthropicBuilder):
         super().__init__(transcript, source_name, live=live)
         self.fed: list[Entry] = []
         self.pending: deque[Entry] = deque()  # entries grown from partial messages
+        #: The user event being fed is ``isSynthetic``: the CLI wrote its text, not the user.
+        self.synthetic = False
 
     def _append(self, entry: Entry) -> Entry:
+        if self.synthetic and isinstance(entry, UserMessage):
+            # Claude Code reads such a message as isMeta (Stop hook feedback, ...): context
+            # it gives the model, shown as a notice rather than as the user's prompt.
+            entry = SystemNotice(text=entry.text, subtype="synthetic", timestamp=entry.timestamp)
         if self.pending and type(self.pending[0]) is type(entry):
             grown = self.pending.popleft()
             changes = {f.name: getattr(entry, f.name) for f in fields(entry) if f.name != "id"}
@@ -406,6 +417,10 @@ class StreamReader:
         elif kind == "system/init":
             _init(main.transcript, record)
             self.qwen = main.transcript.metadata["agent"] == "qwen"
+            # The calls' paths are shown relative to the working folder the init names (its
+            # sub-agents' too: they work in it).
+            for thread in self.threads.values():
+                thread.builder.cwd = main.transcript.metadata.get("cwd")
             source.mapped(kind)
         elif kind == "system/compact_boundary":
             meta = record.get("compact_metadata")
@@ -442,6 +457,8 @@ class StreamReader:
             thread = self.threads[key] = _Thread(
                 self.source.name, live=self.live, format=self.format
             )
+            if key is not None:
+                thread.builder.cwd = self.main.builder.cwd
         if self.live and key is not None and key not in self._nested:
             self._nest_live(key, thread)
         return thread
@@ -492,7 +509,11 @@ def _message(
         thread.assistant(record, message, line, qwen=qwen)
     else:
         thread.response = None  # a response ends where the next user event begins
-        thread.builder.feed(message, line)
+        thread.builder.synthetic = record.get("isSynthetic") is True
+        try:
+            thread.builder.feed(message, line)
+        finally:
+            thread.builder.synthetic = False
     stamp = checked_timestamp(record.get("timestamp"))
     if stamp is not None:
         for entry in thread.builder.fed:

@@ -635,13 +635,15 @@ def read(source: Source) -> Transcript:
     return _read(source, nest=True)
 
 
-def _read(source: Source, *, nest: bool, skip: int = 0) -> Transcript:
-    """``source`` read; the first ``skip`` messages are shown elsewhere (:func:`_earlier_runs`)."""
+def _read(source: Source, *, nest: bool, skip: int = 0, cwd: str | None = None) -> Transcript:
+    """``source`` read; the first ``skip`` messages are shown elsewhere (:func:`_earlier_runs`).
+    ``cwd`` is the lead's, for a child's file: no manifest of its own says where it ran."""
     # The agent as Cline 3's task folders name it (``cline``), whatever app wrote the session.
     transcript = Transcript(metadata={"source_format": NAME, "agent": "cline"})
     manifest = manifest_beside(source.path)
     facts = _manifest_metadata(manifest)
-    builder = ClineMessagesBuilder(transcript, source.name, cwd=as_text(facts.get("cwd")))
+    cwd = as_text(facts.get("cwd")) or cwd
+    builder = ClineMessagesBuilder(transcript, source.name, cwd=cwd)
     numbered, rest = _messages(source)
     costs: list[float] = []
     model = provider = None
@@ -915,7 +917,10 @@ def _plan(
                 warnings=list(opened.warnings), accounting=opened.accounting.copy(),
             )  # fmt: skip
             skip = _earlier_runs(child, index, children, unshown)
-            nested = _read(run_source, nest=False, skip=skip)
+            # A sub-agent or teammate works in the lead's folder (the SDK gives it the lead's
+            # tools and cwd).
+            where = as_text(transcript.metadata.get("cwd"))
+            nested = _read(run_source, nest=False, skip=skip, cwd=where)
             calls += [(c, nested) for c in nested.tool_calls() if _task(c) is not None]
             runs.append(_Run(child, call, owner, nested, run_source, index, skip))
             matched = True

@@ -59,6 +59,7 @@ and ``outcome`` ``error``, ``stream_error`` a warning notice, ``background_event
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -507,6 +508,8 @@ class _Reader:
                 output = "declined: the command was not run"
             if isinstance(output, str) and (output or status != "unknown"):
                 result = text_result(output)
+            described = describe_args(name, {"command": _argv(item.get("command"))})
+            return self._made(item_id, name, args, status, result, None, described)
         elif kind == "file_change":
             changes: list[Any] = _listed(item.get("changes"))
             name, args = "apply_patch", {"changes": changes}
@@ -624,3 +627,16 @@ def read(source: Source) -> Transcript:
         if entry.status in ("pending", "executing"):
             reader.transcript.update(entry, status="unknown")
     return reader.transcript
+
+
+def _argv(command: Any) -> Any:
+    """A ``command_execution``'s command as the shell wrapper's argv where it is one: Codex
+    prints the argv it ran as one shell-quoted string (``/bin/bash -lc 'cat notes.txt'``), and
+    the shared description rule drops a wrapper (``cat notes.txt``) only from an argv."""
+    if not isinstance(command, str):
+        return command
+    try:
+        argv = shlex.split(command)
+    except ValueError:  # unbalanced quotes: the string as it is
+        return command
+    return argv if len(argv) == 3 and argv[1] in ("-c", "-lc") else command

@@ -13,7 +13,8 @@ appends to the same file after a ``session.resume``. Read here:
 - ``user.message`` → :class:`~turnfold.model.UserMessage` (``content``, what the user typed;
   ``transformedContent`` adds the CLI's own context and is not shown);
 - ``assistant.message`` → its ``reasoningText`` as :class:`~turnfold.model.Thinking` (unless an
-  ``assistant.reasoning`` event showed it), ``content`` as
+  ``assistant.reasoning`` event showed it; one right after the message, as the stdout stream
+  prints it, repeats it), ``content`` as
   :class:`~turnfold.model.AssistantText` with its ``model``, and each of ``toolRequests`` as a
   :class:`~turnfold.model.ToolCall` (``toolCallId``, ``name``, ``arguments``; one batch per
   message); an encrypted ``reasoningOpaque`` alone is an encrypted thinking;
@@ -353,6 +354,9 @@ class _Thread:
     open: dict[str, ToolCall] = field(default_factory=dict)
     #: Reasoning shown by ``assistant.reasoning`` since the last message.
     reasoning: set[str] = field(default_factory=set)
+    #: The last message's ``reasoningText``: the stdout stream (``--output-format json``)
+    #: prints the message before the ``assistant.reasoning`` event that repeats it.
+    reasoned: str | None = None
     #: Entries of each response by ``apiCallId`` (a usage record may come after them).
     responses: dict[str, list[Entry]] = field(default_factory=dict)
 
@@ -512,7 +516,9 @@ class _Reader:
     def _assistant_reasoning(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                              line: int) -> None:  # fmt: skip
         text = as_text(data.get("content"))
-        if text is not None:
+        if text is not None and text == thread.reasoned:
+            thread.reasoned = None  # the message before it showed it
+        elif text is not None:
             thread.reasoning.add(text)
             self._add(thread, Thinking(text=text, timestamp=stamp))
 
@@ -528,6 +534,7 @@ class _Reader:
             opaque = data["reasoningOpaque"]
             entries.append(Thinking(form="encrypted", data=opaque, timestamp=stamp))
         thread.reasoning = set()
+        thread.reasoned = reasoning
         content = data.get("content")
         if isinstance(content, str) and content:
             entries.append(AssistantText(text=content, model=model, timestamp=stamp))
@@ -808,6 +815,8 @@ class _Reader:
             reason = f"usage of model call {api_call!r} that no message holds: tokens not counted"
             self.source.warn(reason, line)
         self._totals()
+        if self.main.model is not None:  # stdout has no session.start: its messages name it
+            self.main.transcript.metadata.setdefault("model", self.main.model)
         for key, thread in self.threads.items():
             call = self.calls.get(self.spawned_by.get(key, ""))
             if call is None:

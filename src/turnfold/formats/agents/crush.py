@@ -9,7 +9,9 @@ each message's ``parts`` a JSON list of ``{"type", "data"}`` (``internal/message
 ``marshalParts``; the part structs are ``internal/message/content.go``):
 
 - a user message: ``text`` is the prompt; ``binary`` an attachment (an image shown with the
-  prompt, a text file or paste as a notice holding its text); ``image_url`` an image by URL (a
+  prompt; a text file or paste shown after the prompt's text under an ``[attachment: <path>]``
+  line, without the ``<system_info>`` wrapper Crush sends the model it in, which the user did
+  not write); ``image_url`` an image by URL (a
   notice naming it); ``shell_command`` a command the user ran with ``!`` (a
   user-initiated call with its output and exit code);
 - an assistant message is one model response: ``reasoning`` a
@@ -103,7 +105,8 @@ RECORDS = Records(
         "cancel or denial: cancelled)",
         "part/finish": "the response's end: ``canceled`` an abort marker, ``error`` and "
         "``content_filter`` an error entry, others its ``finish_reason``",
-        "part/binary": "an image of the prompt, or a notice holding the attached text",
+        "part/binary": "an image of the prompt, or an attached text file or paste shown with "
+        "the prompt under its name",
         "part/image_url": "a notice naming the image the prompt links",
         "part/shell_command": "a command the user ran (``!``), a user-initiated call",
     },
@@ -124,13 +127,6 @@ _CANCELLED = frozenset({
 })  # fmt: skip
 #: Finish reasons of a response that failed: an error, a provider's refusal.
 _FAILED = frozenset({"error", "content_filter"})
-#: What Crush writes before the text files attached to a prompt (``message.go``).
-_ATTACHED = (
-    "<system_info>The files below have been attached by the user, consider them in your "
-    "response</system_info>"
-)
-
-
 # --- detection ------------------------------------------------------------------------------------
 
 
@@ -480,12 +476,11 @@ class SessionReader:
                 images.append(image)
             elif part.get("type") == "binary" and (attached := _attached_text(data)) is not None:
                 files.append(attached)
-        text = "\n\n".join(texts)
-        if files:  # sent inside the prompt, as Crush's PromptWithTextAttachments writes them
-            text += f"\n{_ATTACHED}\n" + "".join(
-                (f"<file path='{path}'>\n" if path else "<file>\n") + f"\n{body}\n</file>\n"
-                for path, body in files
-            )
+        # An attached text (a long paste becomes paste_1.txt) is the user's: shown under its
+        # name after what they typed. Crush sends it the model inside a <system_info> note of
+        # its own (PromptWithTextAttachments, message.go), which is not the user's words.
+        shown = [f"[attachment: {path or 'text'}]\n{body}" for path, body in files]
+        text = "\n\n".join(texts + shown)
         if text or images:
             user = UserMessage(text=text, images=images, timestamp=stamp)
             user.meta["message_id"] = message.id

@@ -32,7 +32,8 @@ Each message's parts, in order (``part.id`` ascends in time):
 - an assistant message is one or more model steps, each between ``step-start`` and
   ``step-finish``: ``reasoning`` a :class:`~turnfold.model.Thinking`, ``text`` an
   :class:`~turnfold.model.AssistantText` (the message's ``modelID``), ``tool`` a
-  :class:`~turnfold.model.ToolCall` whose ``state`` is its input, outcome and times:
+  :class:`~turnfold.model.ToolCall` (described by what it acted on, a path relative to the
+  session's ``directory``) whose ``state`` is its input, outcome and times:
   ``completed`` → ``success`` (a command's non-zero ``metadata.exit`` → ``error``), ``error``
   → ``error`` (``Tool execution aborted`` → ``cancelled``), ``pending``/``running`` → no
   recorded outcome (``unknown``: the process was stopped; the output so far is its result).
@@ -610,6 +611,8 @@ class SessionReader:
         self.provider: str | None = None
         self.costs: list[float] = []
         self.open: list[ToolCall] = []
+        #: The session's working folder, that its calls' paths are shown relative to.
+        self.cwd: str | None = None
 
     def warn(self, reason: str, record_type: str) -> None:
         self.source.warn(reason, self.line, record_type=record_type if self.accounts else None)
@@ -624,6 +627,7 @@ class SessionReader:
     def read(self, session: Session) -> Transcript:
         info = session.info
         self.seen = self.seen | {str(info.get("id"))}
+        self.cwd = as_text(info.get("directory"))
         for message in session.messages:
             role = message.info.get("role")
             if role == "user":
@@ -831,7 +835,7 @@ class SessionReader:
             call_id=stringify(part.get("callID") or part.get("id") or ""),
             name=name,
             args=args,
-            description=describe_args(name, args) or as_text(state.get("title")),
+            description=_described(name, args, self.cwd) or as_text(state.get("title")),
             status=status,
             result=result,
             started_at=_iso(start),
@@ -892,6 +896,18 @@ class SessionReader:
         sub.transcript = nested.read(session)
         sub.tool_count = sum(isinstance(e, ToolCall) for e in sub.transcript.entries)
         return sub
+
+
+def _described(name: str, args: Any, cwd: str | None) -> str | None:
+    """What a call acted on, a path relative to ``cwd``. OpenCode names its file tools' path
+    ``filePath`` (``read``, ``edit``, ``write``), which the shared rule does not know; its
+    ``state.title`` is relative to the project's worktree, ``/`` outside a git repository
+    (``tmp/work/notes.txt``), so it only serves where nothing else does."""
+    described = describe_args(name, args, cwd)
+    path = args.get("filePath") if isinstance(args, Mapping) else None
+    if described is None and isinstance(path, str) and path.strip():
+        return describe_args("", {"description": path}, cwd)
+    return described
 
 
 def sessions(path: Path) -> Iterator[tuple[str, str]]:
