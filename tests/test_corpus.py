@@ -890,3 +890,16 @@ def test_C1_a_claude_workflow_run_s_agents_and_journal_belong_to_the_session(
     assert corpus.skipped == 0
     [row] = list(corpus)
     assert (row["subagents"], row["warnings"]) == (2, 1)  # the run, its agent; "names no call"
+
+
+def test_C2_a_row_s_title_is_its_first_prompt_as_shown_a_slash_command_and_its_words() -> None:
+    # A real Claude Code session that starts with a slash command (the command's arguments
+    # alone said "7933"), and a command of no arguments, which was passed over for the next.
+    real = FIXTURES / "claude-code" / "v2.0.67_real_background-agents-queued-notifications.jsonl"
+    (row,) = scan([real], cache=False).rows
+    assert row["title"] == "/erk:plan-implement 7933"
+    said = turnfold.Transcript()
+    said.append(turnfold.UserMessage(command="/review"))
+    said.append(turnfold.UserMessage(text="and then?"))
+    (row,) = scan([said], cache=False).rows
+    assert row["title"] == "/review"

@@ -185,6 +185,19 @@ BUILTIN_TOOL_CATEGORIES: dict[str, ToolCategory] = {
     "search_codebase": "search",
     "run_commands": "command",
     "editor": "edit",
+    # Continue: the cn CLI (Read, Write, Edit, MultiEdit, Bash are above) and the extensions'
+    # BuiltInToolNames (core/tools/builtIn.ts; read_file, ls are above).
+    "List": "list",
+    "Search": "search",
+    "read_file_range": "read",
+    "read_currently_open_file": "read",
+    "edit_existing_file": "edit",
+    "single_find_and_replace": "edit",
+    "multi_edit": "edit",
+    "create_new_file": "write",
+    "run_terminal_command": "command",
+    "file_glob_search": "search",
+    "view_subdirectory": "list",
     # Kimi Code and the Kimi CLI (ReadFile, WriteFile, Glob, Grep, Shell, Agent are above).
     "StrReplaceFile": "edit",
     "ReadMediaFile": "read",

@@ -355,3 +355,40 @@ def test_detection_takes_the_session_not_other_sessions_with_a_session_id() -> N
     other = {"sessionId": "s", "history": [{"role": "user", "content": "hi"}]}
     assert turnfold.load(other).metadata["source_format"] != "continue"
     assert turnfold.load(_session()).metadata["source_format"] == "continue"
+
+
+def test_each_call_is_described_by_what_it_acted_on_relative_to_the_work_folder() -> None:
+    # cn 1.5.47 names its paths filepath / dirpath, which the shared rule does not know; a
+    # Search is its pattern, not its folder.
+    calls = turnfold.load(WORK).tool_calls()
+    assert [(c.name, c.description) for c in calls] == [
+        ("Read", "notes.txt"),
+        ("Search", "TF-NEEDLE"),
+        ("List", "."),  # the work folder itself
+        ("Bash", "printf 'TF-OK-%s\\n' 23"),
+        ("Bash", "echo TF-FAIL-OUT; ls /tf-missing; exit 3"),
+        ("Edit", "notes.txt"),
+        ("Write", "new.txt"),
+        ("Bash", "seq -f 'TF-LINE-%g' 1 6000"),
+        ("Bash", "echo TF-AGAIN"),
+    ]
+
+
+def test_the_extension_s_tools_are_described_by_their_path_arguments() -> None:
+    session = _session(
+        {"message": {"role": "user", "content": "look"}, "contextItems": []},
+        {
+            "message": {
+                "role": "assistant",
+                "content": "",
+                "toolCalls": [
+                    _call("c1", "ls", {"dirPath": "/home/me/app/src", "recursive": False}),
+                    _call("c2", "view_subdirectory", {"directory_path": "/home/me/app/lib"}),
+                    _call("c3", "create_new_file", {"filepath": "a.py", "contents": "x"}),
+                ],
+            },
+            "contextItems": [],
+        },
+    )  # the extensions' workspaceDirectory is a file:// URI
+    calls = turnfold.load(session, format="continue").tool_calls()
+    assert [c.description for c in calls] == ["src", "lib", "a.py"]

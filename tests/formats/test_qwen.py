@@ -418,7 +418,7 @@ def test_L1_qwen_system_records() -> None:
         "SystemNotice",
     ]
     command = of(transcript, UserMessage)[0]
-    assert (command.text, command.command) == ("/compress now", "/compress")
+    assert (command.text, command.command) == ("now", "/compress")  # shown "/compress now"
     boundary = of(transcript, CompactionBoundary)[0]
     assert (boundary.summary, boundary.pre_tokens) == ("summary of it all", 9000)
     assert of(transcript, AbortMarker)[0].reason is None

@@ -879,9 +879,13 @@ def _one_line(text: str, limit: int) -> str:
 
 
 def _title(transcript: Transcript) -> str | None:
+    """The session's first prompt as its view shows it (a slash command with its arguments),
+    else the title or task its source records."""
     for entry in transcript.entries:
-        if isinstance(entry, UserMessage) and entry.text.strip():
-            return _one_line(entry.text, TITLE_LIMIT)
+        if isinstance(entry, UserMessage):
+            said = " ".join(part for part in (entry.command, entry.text.strip()) if part)
+            if said:
+                return _one_line(said, TITLE_LIMIT)
     for key in ("title", "task"):
         value = transcript.metadata.get(key)
         if isinstance(value, str) and value.strip():

@@ -79,13 +79,20 @@ def parse_arguments(raw: Any) -> Any:
 
 
 def relative(path: str, cwd: str | None) -> str:
-    """``path`` relative to ``cwd`` when it lies under it, else as it is.
+    """``path`` relative to ``cwd`` when it lies under it (``.`` when it is ``cwd``), else as
+    it is.
 
     >>> relative("/repo/src/a.ts", "/repo/"), relative("/etc/hosts", "/repo")
     ('src/a.ts', '/etc/hosts')
+    >>> relative("/repo/", "/repo"), relative("/repository", "/repo")
+    ('.', '/repository')
     """
-    root = cwd.rstrip("/") + "/" if cwd else None
-    return path[len(root) :] if root and path.startswith(root) else path
+    if not cwd:
+        return path
+    root = cwd.rstrip("/") + "/"
+    if path.startswith(root):
+        return path[len(root) :] or "."
+    return "." if path == root[:-1] else path
 
 
 def _one_line(text: str, cwd: str | None) -> str | None:

@@ -721,7 +721,10 @@ def _slash_command(payload: dict[str, Any], stamp: str | None) -> list[Entry]:
         if not isinstance(raw, str) or not raw.strip() or payload.get("hiddenInvocation") is True:
             return []
         command = raw.split()[0] if raw.startswith("/") else None
-        return [UserMessage(text=raw, command=command, timestamp=stamp)]
+        # The command's arguments, as every reader keeps them (the view shows the command
+        # before them): "/compress now" is /compress with "now".
+        text = raw.strip()[len(command) :].strip() if command else raw
+        return [UserMessage(text=text, command=command, timestamp=stamp)]
     items = payload.get("outputHistoryItems")
     outputs = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
     text = "\n".join(i["text"] for i in outputs if isinstance(i.get("text"), str) and i["text"])
@@ -786,7 +789,7 @@ def _repeats_command(entries: list[Entry], item: Entry | PendingResult) -> bool:
         isinstance(item, UserMessage)
         and isinstance(previous, UserMessage)
         and previous.command is not None
-        and previous.text.strip() == item.text.strip()
+        and " ".join(filter(None, (previous.command, previous.text.strip()))) == item.text.strip()
     )
 
 

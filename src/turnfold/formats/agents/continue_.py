@@ -18,7 +18,8 @@ accounting):
   kept; a ``signature`` alone: encrypted);
 - ``assistant`` → the item's ``reasoning`` (``<think>`` text the GUI split off) as thinking, then
   :class:`~turnfold.model.AssistantText` (``content``) with its model, and each of
-  ``toolCalls`` a :class:`~turnfold.model.ToolCall` (one batch), its arguments parsed. The call's
+  ``toolCalls`` a :class:`~turnfold.model.ToolCall` (one batch), its arguments parsed and
+  described by what it acted on (a path relative to the workspace). The call's
   ``toolCallStates`` entry settles it: ``output`` (context items) is the result, and ``status``
   ``done`` → success, ``errored`` → error, ``canceled`` → cancelled, ``generating`` /
   ``generated`` / ``calling`` → unknown (the session ended, or moved on, before it ran);
@@ -48,6 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
@@ -55,6 +57,7 @@ from turnfold.formats.common import (
     as_list,
     as_text,
     counted_usage,
+    describe_args,
     epoch_iso,
     parse_arguments,
     stringify,
@@ -120,6 +123,35 @@ _READ_FIELDS = frozenset(
 _IGNORED_FIELDS = frozenset({"editorState", "modifiers", "isGatheringContext", "appliedRules"})
 _ROLES = frozenset({"user", "assistant", "thinking", "tool", "system"})
 _LACKS = "no Continue session ({sessionId, history: [{message, contextItems}]})"
+
+
+#: The arguments that name what a Continue tool acted on, most telling first: the CLI's
+#: (``Bash`` command, ``Search`` pattern, ``Read``/``Write`` filepath, ``List`` dirpath, ``Edit``
+#: file_path, ``Fetch`` url) and the extensions' (``grep_search`` query, ``ls`` dirPath,
+#: ``view_subdirectory`` directory_path, ...). The shared rule knows neither ``filepath`` nor
+#: ``dirpath``, and would describe a ``Search`` by its folder rather than its pattern.
+_DESCRIBED_BY = (
+    "command",
+    "pattern",
+    "query",
+    "url",
+    "filepath",
+    "file_path",
+    "dirpath",
+    "dirPath",
+    "directory_path",
+    "path",
+)
+
+
+def _described(name: str, args: Any, cwd: str | None) -> str | None:
+    """What a call acted on (one line; a path relative to ``cwd``)."""
+    if isinstance(args, MAPPINGS):
+        for key in _DESCRIBED_BY:
+            value = as_text(args.get(key))
+            if value is not None and value.strip():
+                return describe_args("", {"description": value}, cwd)
+    return describe_args(name, args, cwd)
 
 
 def _is_item(value: Any) -> bool:
@@ -265,6 +297,7 @@ class _Reader:
             self.item(item, index)
         self.settle()
         self.metadata(document)
+        self.describe()
         self.source.mapped("session")
 
     def item(self, item: Mapping[str, Any], index: int) -> None:
@@ -420,6 +453,18 @@ class _Reader:
         for call in self.calls.values():
             if call.status == "pending":
                 call.status = "success" if call.result is not None else "unknown"
+
+    def describe(self) -> None:
+        """Each call's description (what it acted on), its paths relative to the session's
+        working folder, known once the session's fields are read."""
+        cwd = as_text(self.transcript.metadata.get("cwd"))
+        if cwd is not None and cwd.startswith("file://"):  # the extensions write a URI
+            cwd = unquote(urlsplit(cwd).path) or None
+        for call in self.calls.values():
+            if call.description is None:
+                described = _described(call.name, call.args, cwd)
+                if described is not None:
+                    self.transcript.update(call, description=described)
 
     def metadata(self, document: Mapping[str, Any]) -> None:
         meta = self.transcript.metadata
