@@ -266,6 +266,20 @@ def raising_run(
     return run_async(_run(_raising_runner(), wrap, False))  # type: ignore[no-any-return]
 
 
+def followed(run: Callable[[Callable[[Any], Any]], Any]) -> tuple[Any, Any]:
+    """``run(wrap)`` with its ``run_async`` events followed (``turnfold.follow``): its result
+    and the followed transcript."""
+    import turnfold
+
+    follows: list[Any] = []
+
+    def wrap(events: Any) -> Any:
+        follows.append(turnfold.follow(events, display=False))
+        return follows[0]
+
+    return run(wrap), follows[0].transcript
+
+
 # --- a long-running tool, and a tool that needs confirmation ---------------------------------
 
 REFUND_PROMPT = "Refund order A1."

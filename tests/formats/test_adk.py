@@ -648,32 +648,14 @@ def test_A2_a_followed_run_whose_tool_raises_shows_the_error() -> None:
     pytest.importorskip("google.adk")
     import adk_runs
 
-    followed: list[Any] = []
-
-    def wrap(events: Any) -> Any:
-        followed.append(turnfold.follow(events, display=False))
-        return followed[0]
-
-    session, _, failure = adk_runs.raising_run(wrap)
+    (session, _, failure), live = adk_runs.followed(adk_runs.raising_run)
     assert isinstance(failure, ValueError)
-    live = followed[0].transcript
     assert _shape(live) == _shape(turnfold.load(session))
     assert [c.status for c in live.tool_calls()] == ["success", "error"]
     assert len(live.tool_calls()) == _objects_calls(session)
 
 
 # --- long-running tools and calls that wait on the user (the real ADK) -------------------------
-
-
-def _followed(run: Any) -> Any:
-    """``run(wrap)`` with its ``run_async`` events followed: its result and the transcript."""
-    followed: list[Any] = []
-
-    def wrap(events: Any) -> Any:
-        followed.append(turnfold.follow(events, display=False))
-        return followed[0]
-
-    return run(wrap), followed[0].transcript
 
 
 def test_L3_a_long_running_call_runs_on_with_its_interim_response_until_the_client_answers() -> (
@@ -714,7 +696,7 @@ def test_A2_a_followed_long_running_call_runs_on_as_a_load_shows_it() -> None:
     pytest.importorskip("google.adk")
     import adk_runs
 
-    (waiting, _), live = _followed(adk_runs.long_running_run)
+    (waiting, _), live = adk_runs.followed(adk_runs.long_running_run)
     assert live.warnings == []
     assert _shape(live) == _shape(turnfold.load(waiting))
     assert [c.status for c in live.tool_calls()] == ["success", "executing"]
@@ -728,7 +710,7 @@ def test_L1_a_confirmation_the_run_waits_on_is_confirming_with_its_pending_actio
     pytest.importorskip("google.adk")
     import adk_runs
 
-    (session, _), live = _followed(adk_runs.confirming_run)
+    (session, _), live = adk_runs.followed(adk_runs.confirming_run)
     loaded = turnfold.load(session)
     for transcript in (loaded, live):
         assert transcript.warnings == []

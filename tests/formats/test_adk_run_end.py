@@ -110,15 +110,8 @@ def test_A2_a_followed_run_a_tool_s_exception_ended_ends_as_its_load_with_one_er
     pytest.importorskip("google.adk")
     import adk_runs
 
-    followed: list[Any] = []
-
-    def wrap(events: Any) -> Any:
-        followed.append(turnfold.follow(events, display=False))
-        return followed[0]
-
-    session, _, failure = adk_runs.raising_run(wrap)
+    (session, _, failure), live = adk_runs.followed(adk_runs.raising_run)
     assert isinstance(failure, ValueError)
-    live = followed[0].transcript
     loaded = turnfold.load(session)
     assert [m for m, _, _ in _errors(loaded)] == [ENDED]
     assert _errors(live) == _errors(loaded)

@@ -345,17 +345,24 @@ def test_A2_a_response_is_shown_with_the_timestamp_and_usage_the_run_ends_with()
     }
 
 
-def test_A2_arun_streams_under_a_running_loop() -> None:
-    async def follow_team() -> tuple[Transcript, Any]:
-        runner = agno_runs.runner("team")
-        followed = turnfold.follow(
-            runner.arun("What is 2+2?", stream=True, stream_events=True), display=False
+def _arun_followed(which: str) -> tuple[Transcript, Any]:
+    """``arun`` of a scripted runner followed to its end, under a running loop: the
+    transcript and the final run."""
+
+    async def follow() -> tuple[Transcript, Any]:
+        stream = agno_runs.runner(which).arun(
+            agno_runs.PROMPTS[which], stream=True, stream_events=True
         )
+        followed = turnfold.follow(stream, display=False)
         async for _ in followed:
             pass
         return followed.transcript, followed.run
 
-    transcript, final = run_async(follow_team())
+    return run_async(follow())
+
+
+def test_A2_arun_streams_under_a_running_loop() -> None:
+    transcript, final = _arun_followed("team")
     assert transcript == turnfold.load(final)
     (call,) = transcript.tool_calls()
     assert call.subagent is not None
@@ -412,16 +419,7 @@ def test_A2_a_response_of_calls_alone_shows_its_usage_on_its_first_call_while_it
 
 
 def test_A2_arun_of_an_agent_ends_as_load_of_the_final_run() -> None:
-    async def follow_agent() -> tuple[Transcript, Any]:
-        runner = agno_runs.runner("solo")
-        followed = turnfold.follow(
-            runner.arun("What is 1+2?", stream=True, stream_events=True), display=False
-        )
-        async for _ in followed:
-            pass
-        return followed.transcript, followed.run
-
-    transcript, final = run_async(follow_agent())
+    transcript, final = _arun_followed("solo")
     assert transcript == turnfold.load(final)
     assert calls_of(transcript) == CALLS
     assert all(c.batch_id and c.started_at for c in transcript.tool_calls())
