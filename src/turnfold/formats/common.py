@@ -92,7 +92,7 @@ def relative(path: str, cwd: str | None) -> str:
     root = cwd.rstrip("/") + "/"
     if path.startswith(root):
         return path[len(root) :] or "."
-    return "." if path == root[:-1] else path
+    return "." if path == root[:-1] and path.startswith("/") else path  # a folder, not words
 
 
 def _one_line(text: str, cwd: str | None) -> str | None:
