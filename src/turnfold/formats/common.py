@@ -50,13 +50,24 @@ MAPPINGS = (dict, Mapping)
 DESCRIPTION_MAX = 120
 
 # Argument keys that name what a tool acted on, most telling first, per category.
-_PATH_KEYS = ("file_path", "absolute_path", "notebook_path", "path", "file", "filename")
+#: ``filepath`` / ``filePath``: Continue's and OpenCode's file tools.
+_PATH_KEYS = ("file_path", "filepath", "filePath", "absolute_path", "notebook_path", "path",
+              "file", "filename")  # fmt: skip
 _DESCRIPTION_KEYS: dict[str, tuple[str, ...]] = {
     "read": (*_PATH_KEYS, "paths", "url"),
     "edit": _PATH_KEYS,
     "write": _PATH_KEYS,
     "search": ("pattern", "query", "regex", "search", "glob"),
-    "list": ("path", "dir_path", "directory", "dir", "absolute_path"),
+    "list": (
+        "path",
+        "dir_path",
+        "dirpath",
+        "dirPath",
+        "directory_path",
+        "directory",
+        "dir",
+        "absolute_path",
+    ),
     "command": ("command", "cmd", "script"),
     "agent": ("description", "task", "objective", "prompt", "message"),
     "other": ("description", "query", "url", "path", "file_path", "command", "prompt", "name"),

@@ -835,7 +835,7 @@ class SessionReader:
             call_id=stringify(part.get("callID") or part.get("id") or ""),
             name=name,
             args=args,
-            description=_described(name, args, self.cwd) or as_text(state.get("title")),
+            description=describe_args(name, args, self.cwd) or as_text(state.get("title")),
             status=status,
             result=result,
             started_at=_iso(start),
@@ -896,18 +896,6 @@ class SessionReader:
         sub.transcript = nested.read(session)
         sub.tool_count = sum(isinstance(e, ToolCall) for e in sub.transcript.entries)
         return sub
-
-
-def _described(name: str, args: Any, cwd: str | None) -> str | None:
-    """What a call acted on, a path relative to ``cwd``. OpenCode names its file tools' path
-    ``filePath`` (``read``, ``edit``, ``write``), which the shared rule does not know; its
-    ``state.title`` is relative to the project's worktree, ``/`` outside a git repository
-    (``tmp/work/notes.txt``), so it only serves where nothing else does."""
-    described = describe_args(name, args, cwd)
-    path = args.get("filePath") if isinstance(args, Mapping) else None
-    if described is None and isinstance(path, str) and path.strip():
-        return describe_args("", {"description": path}, cwd)
-    return described
 
 
 def sessions(path: Path) -> Iterator[tuple[str, str]]:
