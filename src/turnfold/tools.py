@@ -198,6 +198,7 @@ BUILTIN_TOOL_CATEGORIES: dict[str, ToolCategory] = {
     "run_terminal_command": "command",
     "file_glob_search": "search",
     "view_subdirectory": "list",
+    "Subagent": "agent",  # the cn CLI's: description, prompt, subagent_name
     # Kimi Code and the Kimi CLI (ReadFile, WriteFile, Glob, Grep, Shell, Agent are above).
     "StrReplaceFile": "edit",
     "ReadMediaFile": "read",

@@ -22,6 +22,7 @@ from turnfold.model import (
     UserMessage,
 )
 from turnfold.session import session_facts
+from turnfold.tools import tool_category
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "continue" / "work"
 SESSIONS = FIXTURES / "sessions"
@@ -358,8 +359,7 @@ def test_detection_takes_the_session_not_other_sessions_with_a_session_id() -> N
 
 
 def test_each_call_is_described_by_what_it_acted_on_relative_to_the_work_folder() -> None:
-    # cn 1.5.47 names its paths filepath / dirpath, which the shared rule does not know; a
-    # Search is its pattern, not its folder.
+    # cn 1.5.47 names its paths filepath / dirpath; a Search is its pattern, not its folder.
     calls = turnfold.load(WORK).tool_calls()
     assert [(c.name, c.description) for c in calls] == [
         ("Read", "notes.txt"),
@@ -385,10 +385,21 @@ def test_the_extension_s_tools_are_described_by_their_path_arguments() -> None:
                     _call("c1", "ls", {"dirPath": "/home/me/app/src", "recursive": False}),
                     _call("c2", "view_subdirectory", {"directory_path": "/home/me/app/lib"}),
                     _call("c3", "create_new_file", {"filepath": "a.py", "contents": "x"}),
+                    # the cn CLI's sub-agent (extensions/cli/docs/subagents.md)
+                    _call(
+                        "c4",
+                        "Subagent",
+                        {
+                            "description": "Research API patterns",
+                            "prompt": "Document every endpoint.",
+                            "subagent_name": "general",
+                        },
+                    ),
                 ],
             },
             "contextItems": [],
         },
     )  # the extensions' workspaceDirectory is a file:// URI
     calls = turnfold.load(session, format="continue").tool_calls()
-    assert [c.description for c in calls] == ["src", "lib", "a.py"]
+    assert [c.description for c in calls] == ["src", "lib", "a.py", "Research API patterns"]
+    assert [tool_category(c.name) for c in calls] == ["list", "list", "write", "agent"]

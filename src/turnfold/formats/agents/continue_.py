@@ -125,35 +125,6 @@ _ROLES = frozenset({"user", "assistant", "thinking", "tool", "system"})
 _LACKS = "no Continue session ({sessionId, history: [{message, contextItems}]})"
 
 
-#: The arguments that name what a Continue tool acted on, most telling first: the CLI's
-#: (``Bash`` command, ``Search`` pattern, ``Read``/``Write`` filepath, ``List`` dirpath, ``Edit``
-#: file_path, ``Fetch`` url) and the extensions' (``grep_search`` query, ``ls`` dirPath,
-#: ``view_subdirectory`` directory_path, ...). The shared rule knows neither ``filepath`` nor
-#: ``dirpath``, and would describe a ``Search`` by its folder rather than its pattern.
-_DESCRIBED_BY = (
-    "command",
-    "pattern",
-    "query",
-    "url",
-    "filepath",
-    "file_path",
-    "dirpath",
-    "dirPath",
-    "directory_path",
-    "path",
-)
-
-
-def _described(name: str, args: Any, cwd: str | None) -> str | None:
-    """What a call acted on (one line; a path relative to ``cwd``)."""
-    if isinstance(args, MAPPINGS):
-        for key in _DESCRIBED_BY:
-            value = as_text(args.get(key))
-            if value is not None and value.strip():
-                return describe_args("", {"description": value}, cwd)
-    return describe_args(name, args, cwd)
-
-
 def _is_item(value: Any) -> bool:
     message = value.get("message") if isinstance(value, dict) else None
     return (
@@ -462,7 +433,7 @@ class _Reader:
             cwd = unquote(urlsplit(cwd).path) or None
         for call in self.calls.values():
             if call.description is None:
-                described = _described(call.name, call.args, cwd)
+                described = describe_args(call.name, call.args, cwd)
                 if described is not None:
                     self.transcript.update(call, description=described)
 
