@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -288,3 +289,44 @@ def test_the_stdout_of_an_interrupted_run_names_its_model() -> None:
     transcript = turnfold.load(STDOUT / "interrupt_stdout-0.jsonl")
     assert transcript.metadata["model"] == "fake-model"
     assert session_facts(transcript).models == ["fake-model"]
+
+
+def test_the_stdout_of_an_interrupted_run_keeps_what_the_cancelled_call_printed() -> None:
+    # The durable events.jsonl records no result for a call the interrupt cancels; the stdout
+    # stream printed its output piece by piece (tool.shell_output) as it ran.
+    (call,) = turnfold.load(STDOUT / "interrupt_stdout-0.jsonl").tool_calls()
+    assert call.status == "cancelled"
+    assert call.result is not None
+    assert call.result.text == "TF-SLOW-START\n"
+
+
+def test_a_cancelled_call_s_output_is_its_pieces_else_its_last_partial_output() -> None:
+    def event(kind: str, **data: Any) -> str:
+        stamp = "2026-12-05T13:27:24.782Z"
+        return json.dumps({"type": kind, "data": data, "id": kind, "parentId": None,
+                           "timestamp": stamp})  # fmt: skip
+
+    def run(*middle: str) -> list[Any]:
+        started = [
+            event("tool.execution_start", toolCallId=i, toolName="bash", arguments={})
+            for i in ("a", "b")
+        ]
+        lines = [event("user.message", content="go"), *started, *middle, event("abort")]
+        return turnfold.load("\n".join(lines).encode(), format="copilot").tool_calls()
+
+    a, b = run(
+        event("tool.shell_output", toolCallId="a", stream="stdout", text="one\n", sequence=0),
+        event("tool.execution_partial_result", toolCallId="a", partialOutput="one\n"),
+        event("tool.shell_output", toolCallId="a", stream="stderr", text="two\n", sequence=1),
+        event("tool.execution_partial_result", toolCallId="b", partialOutput="so far"),
+    )
+    assert (a.status, a.result and a.result.text) == ("cancelled", "one\ntwo\n")
+    assert (b.status, b.result and b.result.text) == ("cancelled", "so far")
+    # A call that ended before the abort keeps its own result, not the pieces.
+    done = {"content": "one\n<exited 0>"}
+    a, b = run(
+        event("tool.shell_output", toolCallId="a", stream="stdout", text="one\n", sequence=0),
+        event("tool.execution_complete", toolCallId="a", success=True, result=done),
+    )
+    assert (a.status, a.result and a.result.text) == ("success", "one\n<exited 0>")
+    assert (b.status, b.result) == ("cancelled", None)

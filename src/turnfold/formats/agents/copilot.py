@@ -28,7 +28,9 @@ appends to the same file after a ``session.resume``. Read here:
   ``shellExecution.exitCode`` is not 0 (the CLI reports a command that exited non-zero as a
   success), else ``success``. ``result.detailedContent`` (a diff) is ``meta["detail"]``;
 - ``abort`` → :class:`~turnfold.model.AbortMarker`, and the calls still running are
-  ``cancelled``; ``session.error`` → :class:`~turnfold.model.AssistantError`;
+  ``cancelled``, each with what the stdout stream says it printed (its ``tool.shell_output``
+  pieces, else its last ``partialOutput``; ``events.jsonl`` keeps neither);
+  ``session.error`` → :class:`~turnfold.model.AssistantError`;
   ``session.warning`` / ``session.info`` / ``system.notification`` / a mode change / a model
   change → :class:`~turnfold.model.SystemNotice`; ``session.compaction_complete`` and
   ``session.truncation`` → :class:`~turnfold.model.CompactionBoundary`;
@@ -105,10 +107,7 @@ _EPHEMERAL: dict[str, str] = {
         ),
         f"{_LIVE}: streaming pieces of the assistant.message that follows",
     ),
-    **dict.fromkeys(
-        ("tool.execution_partial_result", "tool.shell_output", "tool.execution_progress"),
-        f"{_LIVE}: output so far of the call that tool.execution_complete settles",
-    ),
+    "tool.execution_progress": f"{_LIVE}: a running call's progress message",
     "assistant.usage": f"{_LIVE}: the response's usage, as session.usage_record records it",
     "assistant.intent": f"{_LIVE}: a one-line label of the current activity",
     "assistant.idle": f"{_LIVE}: the agent loop went idle",
@@ -275,7 +274,11 @@ RECORDS = Records(
         "tool.execution_start": "the call's start (a call no message holds is added)",
         "tool.execution_complete": "the call's result and status (success false, or a shell "
         "exit code not 0, is error)",
-        "abort": "abort marker; calls still running cancelled",
+        "abort": "abort marker; calls still running cancelled, with the output they printed",
+        "tool.shell_output": "live-only: a running command's output, piece by piece; the "
+        "result of a call an abort cancels (tool.execution_complete settles the others)",
+        "tool.execution_partial_result": "live-only: a running call's output so far (a tail "
+        "of it for a long one); the result of a cancelled call that printed no shell_output",
         "session.error": "assistant error",
         "session.warning": "warning notice",
         "session.info": "info notice",
@@ -359,6 +362,10 @@ class _Thread:
     reasoned: str | None = None
     #: Entries of each response by ``apiCallId`` (a usage record may come after them).
     responses: dict[str, list[Entry]] = field(default_factory=dict)
+    #: What each running call printed so far (the stdout stream's ``tool.shell_output``
+    #: pieces, else its last ``partialOutput``), by id: an interrupted call's only output.
+    printed: dict[str, list[str]] = field(default_factory=dict)
+    so_far: dict[str, str] = field(default_factory=dict)
 
 
 class _Reader:
@@ -617,6 +624,8 @@ class _Reader:
                              record_type="tool.execution_complete")  # fmt: skip
             return
         thread.open.pop(call.call_id, None)
+        thread.printed.pop(call.call_id or "", None)
+        thread.so_far.pop(call.call_id or "", None)
         result = data.get("result")
         result = result if isinstance(result, MAPPINGS) else {}
         error = data.get("error")
@@ -644,12 +653,34 @@ class _Reader:
             changes["result"] = text_result(text)
         thread.transcript.update(call, **changes)
 
+    def _tool_shell_output(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
+                           line: int) -> None:  # fmt: skip
+        call_id = as_text(data.get("toolCallId"))
+        text = data.get("text")
+        if call_id in thread.open and isinstance(text, str):
+            thread.printed.setdefault(call_id, []).append(text)
+
+    def _tool_execution_partial_result(self, thread: _Thread, data: Mapping[str, Any],
+                                       stamp: str | None, line: int) -> None:  # fmt: skip
+        call_id = as_text(data.get("toolCallId"))
+        text = data.get("partialOutput")
+        if call_id in thread.open and isinstance(text, str):
+            thread.so_far[call_id] = text
+
     def _abort(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                line: int) -> None:  # fmt: skip
-        for call in thread.open.values():
+        for call_id, call in thread.open.items():
             if call.status in ("unknown", "pending", "executing"):
-                thread.transcript.update(call, status="cancelled")
+                changes: dict[str, Any] = {"status": "cancelled"}
+                # Only the stdout stream holds what the call printed before the interrupt:
+                # the durable events.jsonl records no result for it.
+                printed = "".join(thread.printed.get(call_id, ())) or thread.so_far.get(call_id)
+                if call.result is None and printed:
+                    changes["result"] = text_result(printed)
+                thread.transcript.update(call, **changes)
         thread.open.clear()
+        thread.printed.clear()
+        thread.so_far.clear()
         self._add(thread, AbortMarker(reason=as_text(data.get("reason")), timestamp=stamp))
 
     # --- notices ------------------------------------------------------------------------------
