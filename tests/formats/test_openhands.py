@@ -31,6 +31,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
+from turnfold.session import session_facts
 
 sys.path.insert(0, str(Path(__file__).parent))
 from counters_harnesses import openhands as count_calls
@@ -507,7 +508,14 @@ def test_H3_H6_a_V0_session_reads_from_its_metadata_or_any_of_its_event_files(
     assert metadata["title"] == "Coin Flip Simulation"
     assert metadata["session_id"] == "63b4315947a049e2b7a51249b3d4fcc3"
     assert metadata["cost_usd"] == pytest.approx(0.0347178)
-    assert metadata["usage"] == {"input_tokens": 13332, "output_tokens": 302}
+    # metadata.json's totals (13332 prompt, 302 completion tokens) in full: the cache reads and
+    # writes of the events' last accumulated_token_usage, the writes counted in the prompt.
+    assert metadata["usage"] == {
+        "input_tokens": 13332 + 6972,
+        "output_tokens": 302,
+        "cache_read_tokens": 13316,
+        "cache_write_tokens": 6972,
+    }
     assert transcript.warnings == []
     assert transcript.accounting is not None
     assert transcript.accounting.unaccounted == []
@@ -595,3 +603,70 @@ def test_H6_a_model_litellm_could_not_price_has_no_cost_not_a_cost_of_zero() -> 
     priced = {**instance, "metrics": {**instance["metrics"], "costs": [{"cost": 0.5}],
                                       "accumulated_cost": 0.5}}  # fmt: skip
     assert turnfold.load(json.dumps(priced)).metadata["cost_usd"] == 0.5
+
+
+def test_U1_litellm_s_cache_writes_are_counted_and_in_the_prompt_count() -> None:
+    """litellm writes an Anthropic model's cache writes beside its Chat Completions usage
+    (``cache_creation_input_tokens``); its ``prompt_tokens`` counts them in some releases
+    (a January 2025 trajectory of OpenHands' tests: 3439 prompt tokens, 3435 written) and not
+    in others (the 0.48 session: 4 prompt tokens, 6553 written). Both read as the whole prompt
+    and its writes."""
+    first = next(e for e in turnfold.load(GUI).entries if isinstance(e, AssistantText))
+    assert first.usage is not None
+    assert (first.usage.input_tokens, first.usage.cache_read_tokens) == (3439, 0)
+    assert first.usage.cache_write_tokens == 3435
+    assert session_facts(turnfold.load(GUI)).tokens == {
+        "input_tokens": 17297,
+        "output_tokens": 2024,
+        "cache_read_tokens": 11793,
+        "cache_write_tokens": 5482,
+    }
+    usage = openhands._chat_usage(
+        {"prompt_tokens": 6559, "completion_tokens": 109, "cache_creation_input_tokens": 210,
+         "prompt_tokens_details": {"cached_tokens": 6553}}
+    )  # fmt: skip
+    assert usage is not None
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens) == (
+        6559 + 210,
+        6553,
+        210,
+    )
+    # later litellm: the writes in prompt_tokens_details, and counted in prompt_tokens
+    usage = openhands._chat_usage(
+        {"prompt_tokens": 98805, "completion_tokens": 5120,
+         "prompt_tokens_details": {"cached_tokens": 66360, "cache_creation_tokens": 32435}}
+    )  # fmt: skip
+    assert usage is not None
+    assert (usage.input_tokens, usage.cache_write_tokens) == (98805, 32435)
+
+
+def test_U1_an_eval_output_s_totals_count_the_cache_writes_in_the_prompt() -> None:
+    line = {
+        "instance_id": "x-1",
+        "instruction": "Do it",
+        "history": [],
+        "metrics": {"accumulated_cost": 0.5, "accumulated_token_usage": {
+            "prompt_tokens": 13332, "completion_tokens": 302, "cache_read_tokens": 13316,
+            "cache_write_tokens": 6972}},
+    }  # fmt: skip
+    transcript = turnfold.load(json.dumps(line))
+    assert transcript.metadata["usage"] == {
+        "input_tokens": 20304,
+        "output_tokens": 302,
+        "cache_read_tokens": 13316,
+        "cache_write_tokens": 6972,
+    }
+
+
+def test_H3_an_agentskills_edit_it_refused_is_an_error() -> None:
+    """agentskills (``runtime/plugins/agent_skills/file_ops``) prints, rather than raises, an
+    edit it refused: a lint failure or bad line numbers, each ending "Your changes have NOT been
+    applied." (a real resolver output's edit_file_by_replace)."""
+    transcript = turnfold.load(ISSUE_1)
+    refused = [c for c in transcript.tool_calls() if c.status == "error"]
+    assert [c.call_id for c in refused] == ["call-4", "call-5"]
+    assert all(
+        c.result is not None and "Your changes have NOT been applied." in c.result.text
+        for c in refused
+    )
+    assert session_facts(transcript).failed_tools == 2

@@ -518,3 +518,24 @@ def test_H3_a_notice_keeps_its_image_urls_and_says_its_images_are_lost(tmp_path:
     ]
     assert transcript.accounting is not None
     assert transcript.accounting.counts["MessageEvent"] == {"warned": 1}
+
+
+def test_U1_a_prompt_count_without_its_cache_writes_gets_them(tmp_path: Path) -> None:
+    """The SDK records litellm's ``prompt_tokens`` as is, which some litellm releases give an
+    Anthropic model without the cache writes: a count below its cached parts gets them added
+    (:func:`openhands_sdk.litellm_prompt_tokens`), one that holds them is kept."""
+    apart = {"model": "m", "prompt_tokens": 4, "completion_tokens": 115, "cache_read_tokens": 0,
+             "cache_write_tokens": 6553, "response_id": "resp-a3000001-0000"}  # fmt: skip
+    within = {**apart, "prompt_tokens": 6559, "cache_read_tokens": 6553, "cache_write_tokens": 0}
+    stats = {"usage_to_metrics": {"agent": {"accumulated_token_usage": apart,
+                                            "token_usages": [apart]}}}  # fmt: skip
+    folder = _write(tmp_path / "c", [_reply("a3000001-0000", "ok")], _state(stats=stats))
+    transcript = openhands_sdk.read_path(folder)
+    reply = transcript.entries[0]
+    assert isinstance(reply, AssistantText)
+    assert reply.usage is not None
+    assert (reply.usage.input_tokens, reply.usage.cache_write_tokens) == (6557, 6553)
+    assert transcript.metadata["usage"]["input_tokens"] == 6557
+    kept = openhands_sdk._usage(within)
+    assert kept is not None
+    assert kept.input_tokens == 6559

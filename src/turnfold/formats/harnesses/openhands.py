@@ -35,14 +35,16 @@ Mapping:
   ``str_replace_editor view|create|str_replace|insert|undo_edit``, ``edit_file``, ``browser``,
   ``web_read`` ...) or else by the action (``run``, ``run_ipython``, ``read``, ``write``,
   ``edit``, ``browse``, ``browse_interactive``, ``delegate``); an MCP call by its tool name.
-  Calls of one model response (``model_response.id``) form a batch, with its usage;
+  Calls of one model response (``model_response.id``) form a batch, with its usage (litellm's:
+  an Anthropic model's cache writes kept, and counted in the prompt, :func:`_chat_usage`);
 - an observation is the result of the action its ``cause`` names (else the one with its
   ``tool_call_id``). Status (:func:`status_of`): a command's exit code (0 success, anything
   else, ``-1`` for "still running / timed out" included, error), ``error`` observations and
   browser errors are errors, a rejected action is cancelled; ``run_ipython`` output states its
-  failure (a traceback, ``ERROR:``), and so does the editor's (``impl_source: oh_aci``: a
-  ``read`` or ``edit`` whose content starts ``ERROR:``); other file actions fail with an
-  ``error`` observation, so theirs are written on success only. An MCP
+  failure (a traceback, ``ERROR:``, an agentskills edit it refused), and so does the
+  editor's (``impl_source: oh_aci``: a ``read`` or ``edit`` whose content starts ``ERROR:``);
+  other file actions fail with an ``error`` observation, so theirs are written on success
+  only. An MCP
   observation holds the server's ``CallToolResult`` as JSON (:func:`mcp_call_result`):
   ``isError`` is the status, its content blocks the result as :mod:`turnfold.formats.mcp` reads
   them (text, images, lines naming audio, links and blobs; ``structuredContent`` kept as data; a
@@ -90,7 +92,7 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses import openhands_sdk
-from turnfold.formats.harnesses.openhands_sdk import event_file_value
+from turnfold.formats.harnesses.openhands_sdk import event_file_value, litellm_prompt_tokens
 from turnfold.formats.source import Source, read_file
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
@@ -179,7 +181,14 @@ _EDITOR = "str_replace_editor"
 _EDITOR_COMMANDS = NameSet({"view", "create", "str_replace", "insert", "undo_edit"})
 _COMMAND_IN_CODE = re.compile(r"""['"]command['"]\s*:\s*['"](\w+)['"]""")
 _ARG_NOISE = ("thought", "security_risk", "confirmation_state", "impl_source")
-_FAILURE = re.compile(r"Traceback \(most recent call last\)|^ERROR:|^\[Error", re.M)
+#: A cell's output that states its failure: a traceback, the editor's ``ERROR:``, and
+#: agentskills' edits (``edit_file_by_replace``, ``insert_content_at_line``, ...) it refused
+#: (``[Error editing file ...]``, or a lint failure: each ends "Your changes have NOT been
+#: applied.", the file restored; ``runtime/plugins/agent_skills/file_ops``).
+_FAILURE = re.compile(
+    r"Traceback \(most recent call last\)|^ERROR:|^\[Error|^Your changes have NOT been applied\.",
+    re.M,
+)
 _DELEGATE_FAILED = "encountered an error during execution"
 
 
@@ -190,6 +199,9 @@ def failure_stated(text: str) -> bool:
     True
     >>> failure_stated("[Code executed successfully with no output]")
     False
+    >>> failure_stated("[Your proposed edit has introduced new syntax error(s). ...]\\n...\\n"
+    ...                "Your changes have NOT been applied. Please fix your edit command.")
+    True
     """
     return bool(_FAILURE.search(text))
 
@@ -379,6 +391,8 @@ class _Reader:
         self.by_event: dict[int, tuple[_Context, ToolCall]] = {}
         self.by_call_id: dict[str, tuple[_Context, ToolCall]] = {}
         self.cost: float | None = None
+        #: The last ``llm_metrics.accumulated_token_usage``: the run's totals so far.
+        self.accumulated: Mapping[str, Any] | None = None
         self.warned: set[str] = set()  # the reasons warned of once (_warn_once)
 
     # --- events ---------------------------------------------------------------------------
@@ -391,6 +405,8 @@ class _Reader:
         metrics = event.get("llm_metrics")
         if isinstance(metrics, Mapping):
             self.cost = recorded_cost(metrics) if "accumulated_cost" in metrics else self.cost
+            accumulated = metrics.get("accumulated_token_usage")
+            self.accumulated = accumulated if isinstance(accumulated, Mapping) else self.accumulated
         if isinstance(event.get("action"), str):
             return self._action(event, line)
         if isinstance(event.get("observation"), str):
@@ -748,13 +764,27 @@ def _response_id(metadata: Mapping[str, Any]) -> str | None:
 
 
 def _chat_usage(raw: Any) -> Usage | None:
-    return usage_from(
+    """A litellm response's usage, with an Anthropic model's cache writes where litellm keeps
+    them (``cache_creation_input_tokens``; ``prompt_tokens_details.cache_creation_tokens`` in
+    later releases) and the prompt count they belong to (:func:`litellm_prompt_tokens`)."""
+    usage = usage_from(
         raw,
         input_tokens="prompt_tokens",
         output_tokens="completion_tokens",
         cache_read_tokens=("prompt_tokens_details", "cached_tokens"),
         reasoning_tokens=("completion_tokens_details", "reasoning_tokens"),
     )
+    if usage is None:
+        return None
+    written = as_int(raw.get("cache_creation_input_tokens"))
+    if written is None:
+        written = as_int(_mapping(raw.get("prompt_tokens_details")).get("cache_creation_tokens"))
+    if written is not None:
+        usage.cache_write_tokens = written
+        usage.input_tokens = litellm_prompt_tokens(
+            usage.input_tokens, usage.cache_read_tokens, written
+        )
+    return usage
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -911,20 +941,9 @@ def _instance(reader: _Reader, instance: Mapping[str, Any], line: int) -> None:
         cost = recorded_cost(metrics)
         if cost is not None:
             metadata["cost_usd"] = cost
-        usage = metrics.get("accumulated_token_usage")
-        if isinstance(usage, Mapping):
-            totals = {
-                name: count
-                for name, key in (
-                    ("input_tokens", "prompt_tokens"),
-                    ("output_tokens", "completion_tokens"),
-                    ("cache_read_tokens", "cache_read_tokens"),
-                    ("cache_write_tokens", "cache_write_tokens"),
-                )
-                if (count := as_int(usage.get(key))) is not None
-            }
-            if totals:
-                metadata["usage"] = totals
+        totals = _totals(metrics.get("accumulated_token_usage"))
+        if totals:
+            metadata["usage"] = totals
     result = instance.get("test_result")
     if isinstance(result, Mapping):
         metadata["test_result"] = dict(result)
@@ -945,6 +964,21 @@ def _instance(reader: _Reader, instance: Mapping[str, Any], line: int) -> None:
         _read_history(reader, history, line)
     if isinstance(error, str) and error.strip():
         reader.root.transcript.append(AssistantError(message=error.strip()))
+
+
+def _totals(usage: Any) -> dict[str, int]:
+    """A ``Metrics.accumulated_token_usage`` as H-6 usage totals (litellm's prompt count as
+    :func:`litellm_prompt_tokens` reads it); empty when it records none."""
+    if not isinstance(usage, Mapping):
+        return {}
+    read, written = as_int(usage.get("cache_read_tokens")), as_int(usage.get("cache_write_tokens"))
+    counts = {
+        "input_tokens": litellm_prompt_tokens(as_int(usage.get("prompt_tokens")), read, written),
+        "output_tokens": as_int(usage.get("completion_tokens")),
+        "cache_read_tokens": read,
+        "cache_write_tokens": written,
+    }
+    return {name: count for name, count in counts.items() if count is not None}
 
 
 def _resolver_metadata(metadata: dict[str, Any], output: Mapping[str, Any]) -> None:
@@ -1135,12 +1169,16 @@ def _session(folder: Path, into: Source) -> Transcript:
         else:
             reader.feed(record, line)
     reader.finish()
-    _session_metadata(folder / SESSION_METADATA, transcript.metadata, into)
+    _session_metadata(folder / SESSION_METADATA, transcript.metadata, into, reader.accumulated)
     return transcript
 
 
-def _session_metadata(path: Path, metadata: dict[str, Any], source: Source) -> None:
-    """``metadata.json`` (``ConversationMetadata``, ``storage/data_models``) as H-6 metadata."""
+def _session_metadata(
+    path: Path, metadata: dict[str, Any], source: Source, accumulated: Mapping[str, Any] | None
+) -> None:
+    """``metadata.json`` (``ConversationMetadata``, ``storage/data_models``) as H-6 metadata.
+    Its token totals name no cache reads or writes; the events' last ``accumulated_token_usage``
+    does, and when it has the same prompt and completion counts it is these totals in full."""
     if not path.is_file():
         return
     value = event_file_value(path)
@@ -1161,6 +1199,11 @@ def _session_metadata(path: Path, metadata: dict[str, Any], source: Source) -> N
         for name, key in (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens"))
         if (count := as_int(value.get(key))) is not None
     }
+    if accumulated is not None and all(
+        as_int(accumulated.get(key)) == as_int(value.get(key))
+        for key in ("prompt_tokens", "completion_tokens")
+    ):
+        totals = _totals(accumulated) or totals
     if totals:
         metadata["usage"] = totals
     source.note("session", "mapped")
