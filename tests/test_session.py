@@ -139,6 +139,18 @@ def test_U3_a_live_tally_equals_the_facts_read_afresh() -> None:
     assert (facts.failed_tools, facts.models) == (1, ["m9", "m1", "m0"])
 
 
+def test_a_model_configured_by_its_route_and_named_by_its_responses_is_one_model() -> None:
+    # mini-swe-agent and OpenHands record litellm's route (openai/gpt-4o-mini); the responses
+    # name the model that served them (gpt-4o-mini): the header named both.
+    transcript = Transcript(metadata={"model": "openai/gpt-4o-mini"})
+    for model in ("gpt-4o-mini", "gpt-4o"):
+        transcript.append(AssistantText(text="hi", model=model, usage=Usage(output_tokens=1)))
+    assert session_facts(transcript).models == ["openai/gpt-4o-mini", "gpt-4o"]
+    header = session_header(transcript, "en")
+    assert header is not None
+    assert "openai/gpt-4o-mini, gpt-4o ·" in header["text"]
+
+
 def test_U3_the_demo_session_header_in_chinese() -> None:
     header = session_header(demo_session(), "zh")
     assert header is not None

@@ -265,7 +265,7 @@ class SessionTally:
         if (model := as_text(meta.get("model"))) is not None:
             models[model] = None
         models.update(dict.fromkeys(self._models))
-        facts.models = list(models)
+        facts.models = one_name_each(models)
         recorded = meta.get("usage")  # a total the source recorded (Codex) wins
         if isinstance(recorded, Mapping):
             own = counts_of(recorded)
@@ -369,6 +369,21 @@ def _agent(meta: Mapping[str, Any]) -> str | None:
 _DATED = re.compile(r"-(?:20\d{6}|\d{4}-\d{2}-\d{2})$")
 
 
+def one_name_each(models: Iterable[str]) -> list[str]:
+    """``models`` in order, less a name the list also holds as a route (litellm's
+    ``provider/model``): a harness configures ``openai/gpt-4o-mini``, and its responses name
+    the model that served them, ``gpt-4o-mini``, which is the same one.
+
+    >>> one_name_each(["openai/gpt-4o-mini", "gpt-4o-mini", "gpt-4o"])
+    ['openai/gpt-4o-mini', 'gpt-4o']
+    >>> one_name_each(["openrouter/anthropic/claude-sonnet-4", "claude-sonnet-4"])
+    ['openrouter/anthropic/claude-sonnet-4']
+    """
+    names = list(models)
+    routed = {name.split("/", i)[-1] for name in names for i in range(1, name.count("/") + 1)}
+    return [name for name in names if name not in routed]
+
+
 def short_model(model: str) -> str:
     """A model's name without the release date providers append (``claude-sonnet-4-20250514``
     → ``claude-sonnet-4``; the full name stays in the header's title).
@@ -383,6 +398,7 @@ __all__ = [
     "AGENT_NAMES",
     "SessionFacts",
     "SessionTally",
+    "one_name_each",
     "session_facts",
     "short_model",
     "utc",
