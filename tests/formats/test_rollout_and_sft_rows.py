@@ -85,6 +85,15 @@ def test_C1_a_file_of_prompt_completion_rows_scans_to_a_row_each() -> None:
     assert second.metadata["id"] == _rows(VERIFIERS)[1]["id"]
 
 
+def test_U3_a_verifiers_rollout_lasts_its_generation_time_not_its_scoring() -> None:
+    """``generation_ms`` was kept as metadata only: the run's duration was null."""
+    rows = turnfold.scan(VERIFIERS, workers=1).to_pandas()
+    generated = [row["generation_ms"] / 1000 for row in _rows(VERIFIERS)]
+    assert list(rows["duration_s"]) == pytest.approx(generated)  # 16.2 s and 25.3 s
+    untimed = {"prompt": [{"role": "user", "content": "2+2?"}], "generation_ms": 0.0}
+    assert turnfold.session.session_facts(turnfold.load(untimed)).duration_s is None
+
+
 def test_C1_a_prompt_completion_row_with_an_empty_completion_is_its_prompt() -> None:
     row = {"prompt": [{"role": "user", "content": "2+2?"}], "completion": [], "reward": 0.0}
     transcript = turnfold.load(row)

@@ -36,11 +36,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from turnfold import codec
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.wrappers import (
+    ANSWERS,
     CHOSEN,
     COMPLETION,
+    HISTORY,
+    INPUT,
+    INSTRUCTION,
     MESSAGE_KEYS,
+    OUTPUT,
     PROMPT,
+    QUERY,
     REJECTED,
+    REJECTED_RESPONSE,
+    RESPONSE,
     UNKNOWN,
     OneFormat,
     no_such_run,
@@ -96,6 +104,26 @@ SPLIT_RUNS: dict[str, tuple[tuple[frozenset[str], ...], ...]] = {
     JOIN.join(("chosen_messages", "rejected_messages")): ((_LIST, _LIST),),
     JOIN.join(("conversations", CHOSEN, REJECTED)): ((_LIST, _OBJECT, _OBJECT),),
 }
+
+#: The runs a table holds in a row of text, as a dataset's JSON lines hold them
+#: (:func:`~turnfold.formats.wrappers.find_messages`): alpaca rows and LLaMA-Factory's alpaca
+#: ranking rows, ms-swift's query-response rows, xLAM's function-calling rows. Each is the
+#: columns a run needs, with the kinds of cell they hold, then the columns of the row it also
+#: takes when the table has them (a system prompt, the earlier pairs); picked, in this order,
+#: before a column named as messages are that is one of them (an alpaca row's ``history``).
+ROW_RUNS: tuple[tuple[dict[str, frozenset[str]], tuple[str, ...]], ...] = (
+    ({INSTRUCTION: _TEXT, CHOSEN: _TEXT, REJECTED: _TEXT}, (INPUT, "system", HISTORY)),
+    ({INSTRUCTION: _TEXT, OUTPUT: _LIST_OR_TEXT}, (INPUT, "system", HISTORY)),
+    (
+        {QUERY: _TEXT, RESPONSE: _LIST_OR_TEXT},
+        ("system", "system_prompt", HISTORY, REJECTED_RESPONSE),
+    ),
+    ({QUERY: _TEXT, ANSWERS: _TEXT}, ("tools",)),
+)
+#: The columns of text beside a column named as messages are that its row's reader takes:
+#: a ShareGPT row's ``system`` prompt (which declares ToolACE's tools, whose calls are known by
+#: them) and its ``tools``, glaive's ``system`` beside its ``chat``.
+ROW_COMPANIONS = ("system", "tools")
 
 
 class Rows(NamedTuple):
@@ -233,11 +261,14 @@ def batch_cells(batch: pa.RecordBatch) -> list[Any]:
 def messages_column(names: list[str], messages: str | None, types: dict[str, Any]) -> str:
     """The column of a table of trajectories that holds their messages: ``messages`` when the
     user named it (a virtual column, ``prompt+completion``, when each of its columns is the
-    table's), else one named as messages are (``messages``, ``conversations``…), else the
-    first run of :data:`SPLIT_RUNS` whose columns hold the kinds it takes, else the one column
-    of lists (``types``: ``"list"``, ``"text"`` or ``"object"`` for each such column). A run
-    of :data:`SPLIT_RUNS` that starts with the column named as messages are is that column's
-    whole run (``conversations+chosen+rejected``)."""
+    table's), else one named as messages are (``messages``, ``conversations``…) with the
+    :data:`ROW_COMPANIONS` of text the table has (``conversations+system``), else the first
+    run of :data:`SPLIT_RUNS` whose columns hold the kinds it takes, else the first of
+    :data:`ROW_RUNS`, else the one column of lists (``types``: ``"list"``, ``"text"`` or
+    ``"object"`` for each such column). A run of :data:`SPLIT_RUNS` that starts with the
+    column named as messages are is that column's whole run (``conversations+chosen+rejected``);
+    a column named as messages are that a run of :data:`ROW_RUNS` takes (an alpaca row's
+    ``history``) is that run's."""
     if messages is not None:
         read = read_columns(messages, names)
         missing = [name for name in read if name not in names]
@@ -245,11 +276,17 @@ def messages_column(names: list[str], messages: str | None, types: dict[str, Any
             raise ValueError(f"no column {missing[0]!r}; the columns are {', '.join(names)}")
         return JOIN.join(read)  # a column named twice is read once
     held = [run for run, ways in SPLIT_RUNS.items() if _holds(read_columns(run), ways, types)]
+    row = _row_run(names, types)
+    taken = read_columns(row) if row is not None else []
     for name in MESSAGE_KEYS:  # the names that say "these are the messages"
-        if name in names:
-            return next((run for run in held if run.startswith(name + JOIN)), name)
+        if name in names and name not in taken:
+            run = next((run for run in held if run.startswith(name + JOIN)), name)
+            companions = [n for n in ROW_COMPANIONS if types.get(n) == "text"]
+            return JOIN.join(dict.fromkeys([*read_columns(run), *companions]))
     if held:
         return held[0]
+    if row is not None:
+        return row
     lists = [n for n in names if types.get(n) == "list"]
     if len(lists) == 1:
         return lists[0]
@@ -257,6 +294,15 @@ def messages_column(names: list[str], messages: str | None, types: dict[str, Any
         "which column holds the messages? pass scan(..., messages=<column>); "
         f"the columns are {', '.join(names)}"
     )
+
+
+def _row_run(names: list[str], types: dict[str, Any]) -> str | None:
+    """The first run of :data:`ROW_RUNS` the table's columns hold, as a virtual column of the
+    columns it needs and those it also takes that the table has; None for none."""
+    for needed, taken in ROW_RUNS:
+        if all(types.get(name) in kinds for name, kinds in needed.items()):
+            return JOIN.join([*needed, *(name for name in taken if name in names)])
+    return None
 
 
 def _holds(
@@ -295,8 +341,18 @@ def read_messages(cell: Any, format: str | None = None) -> Transcript:
     (a pandas cell of LangChain messages) is read by ``load``."""
     from turnfold.formats import load, read_record  # the package imports this module
 
+    if _null(cell):
+        raise TranscriptFormatError("a table's row", [], None, "its messages are null")
     if isinstance(cell, (str, bytes)):
-        return read_record(codec.loads(cell), format)
+        try:
+            parsed = codec.loads(cell)
+        except ValueError:
+            text = cell if isinstance(cell, str) else cell.decode(errors="replace")
+            shown = text if len(text) <= 60 else text[:59] + "…"
+            raise TranscriptFormatError(
+                "a table's row", [], None, f"its messages are text that is no JSON: {shown!r}"
+            ) from None
+        return read_record(parsed, format)
     if hasattr(cell, "tolist") and not isinstance(cell, (list, dict)):
         cell = cell.tolist()  # a numpy array out of pandas
     others: list[Any] = []
@@ -313,19 +369,25 @@ def _drop_nulls(value: Any, others: list[Any]) -> Any:
     plain JSON (a framework's object, a date) kept as it is, and listed in ``others``."""
     kind = type(value)
     if kind is dict:
-        return {k: _drop_nulls(v, others) for k, v in value.items() if v is not None}
+        return {k: _drop_nulls(v, others) for k, v in value.items() if not _null(v)}
     if kind is list or kind is tuple:
         return [_drop_nulls(v, others) for v in value]
     if kind in _ATOMS or value is None:
         return value
     if isinstance(value, Mapping):
-        return {k: _drop_nulls(v, others) for k, v in value.items() if v is not None}
+        return {k: _drop_nulls(v, others) for k, v in value.items() if not _null(v)}
     if isinstance(value, (list, tuple)):
         return [_drop_nulls(v, others) for v in value]
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
         return _drop_nulls(value.tolist(), others)
     others.append(value)
     return value
+
+
+def _null(value: Any) -> bool:
+    """Whether a field is null: None, or the NaN pandas puts in a row of a DataFrame made of
+    records where the record lacks the column (an alpaca row without ``input``)."""
+    return value is None or (type(value) is float and value != value)
 
 
 # --- load() of a Parquet file -------------------------------------------------------------------

@@ -462,13 +462,17 @@ def keep_wrapper_keys(transcript: Transcript, rest: Mapping[str, Any]) -> None:
     the ``score`` of the run (H-6), which its header and its corpus row show, unless the
     wrapper names a score of its own. ``tools`` saved as one JSON string (the tools' schemas,
     as LLaMA-Factory, ms-swift and OpenAI's fine-tuning rows hold them) is kept as the list it
-    holds."""
+    holds. A verifiers rollout's ``generation_ms`` (the time of its run, its scoring's
+    ``scoring_ms`` apart; 0 when it was not timed) is the run's ``duration_ms`` (U-3)."""
     metadata = transcript.metadata
     for key, value in metadata_names(rest).items():
         metadata.setdefault(key, parse_tools(value) if key == "tools" else value)
     reward = metadata.get("reward")
     if isinstance(reward, (int, float)) and not isinstance(reward, bool):
         metadata.setdefault("score", reward)
+    took = metadata.get("generation_ms")
+    if isinstance(took, (int, float)) and not isinstance(took, bool) and took > 0:
+        metadata.setdefault("duration_ms", took)
 
 
 def parse_tools(tools: Any) -> Any:
