@@ -15,6 +15,7 @@ import turnfold
 from turnfold.corpus import COLUMNS, scan
 from turnfold.corpus import engine as engine_module
 from turnfold.corpus.index import CACHE_ENV
+from turnfold.session import session_facts
 
 TREE = Path(__file__).parent / "fixtures" / "corpus"
 
@@ -39,6 +40,14 @@ def _trajectory(i: int) -> list[dict[str, Any]]:
         {"role": "tool", "tool_call_id": f"call_{i}", "content": output},
         {"role": "assistant", "content": f"Done with task {i}."},
     ]
+
+
+def _same_run(opened: turnfold.Transcript, loaded: turnfold.Transcript) -> bool:
+    """A run opened from its row is the run its messages load as, with the row's other
+    columns in its metadata (C-1)."""
+    kept = opened.metadata | loaded.metadata == opened.metadata
+    more = len(opened.metadata) > len(loaded.metadata)
+    return opened.entries == loaded.entries and kept and more
 
 
 def _table(count: int) -> pa.Table:
@@ -122,7 +131,13 @@ def test_C1_arrow_table_rows_are_trajectories_with_their_columns_kept() -> None:
     assert frame.column("tool_calls").to_pylist() == [1] * 5
     # A rollout's reward is its score (H-6), as a row of a file of runs gives it.
     assert frame.column("score").to_pylist() == table.column("reward").to_pylist()
-    assert corpus["#2"] == turnfold.load(_trajectory(2))
+    # The run opened from its row has the row's other columns as its metadata, and its view
+    # the row's score.
+    opened = corpus["#2"]
+    assert opened.entries == turnfold.load(_trajectory(2)).entries
+    assert opened.metadata == {"source_format": "openai", "system": "You are a coding agent.",
+                               "task_id": "t2", "reward": 0.0, "score": 0.0}  # fmt: skip
+    assert session_facts(opened).score == 0.0
 
 
 #: A script that scans with worker processes at its top level, as quick scripts are written:
@@ -184,7 +199,9 @@ def test_C1_the_parquet_shards_of_a_dataset_scan_as_one_table(tmp_path: Path) ->
         assert [row["path"] for row in corpus] == [str(first)] * 3 + [str(second)] * 2
         assert corpus.to_arrow().column("reward").to_pylist() == [0.0, 1.0, 0.0, None, None]
         assert corpus.to_arrow().column("task_id").to_pylist() == [f"t{i}" for i in range(5)]
-        assert corpus[f"{second}#1"] == turnfold.load(_trajectory(4))
+        assert corpus[f"{second}#1"].entries == turnfold.load(_trajectory(4)).entries
+        assert corpus[f"{second}#1"].metadata["task_id"] == "t4"  # no reward in its shard
+        assert "reward" not in corpus[f"{second}#1"].metadata
     (data / "notes.parquet").write_bytes(b"PAR1 not a table PAR1")
     with pytest.raises(ValueError, match=r"notes\.parquet: not a readable Parquet file"):
         scan(data, workers=1)
@@ -199,7 +216,8 @@ def test_C1_a_polars_dataframe_scans_as_its_arrow_table() -> None:
     corpus = scan(frame, workers=1)
     # The same rows; its own columns keep Polars' types (large strings).
     assert corpus.to_arrow().to_pylist() == scan(_table(4), workers=1).to_arrow().to_pylist()
-    assert corpus["#3"] == turnfold.load(frame["messages"][3]) == turnfold.load(_trajectory(3))
+    assert turnfold.load(frame["messages"][3]) == turnfold.load(_trajectory(3))
+    assert _same_run(corpus["#3"], turnfold.load(_trajectory(3)))
     with pytest.raises(TypeError, match=r"holds many runs: turnfold\.scan\(table\)"):
         turnfold.load(frame)
 
@@ -216,7 +234,8 @@ def test_C1_a_hugging_face_dataset_scans_its_rows_as_selected() -> None:
     picked = dataset.select([4, 1]).filter(lambda row: row["task_id"] != "t9")
     chosen = scan(picked, workers=1)
     assert chosen.to_arrow().column("task_id").to_pylist() == ["t4", "t1"]
-    assert chosen["#0"] == turnfold.load(picked[0]["messages"]) == turnfold.load(_trajectory(4))
+    assert turnfold.load(picked[0]["messages"]) == turnfold.load(_trajectory(4))
+    assert _same_run(chosen["#0"], turnfold.load(_trajectory(4)))
     splits = datasets.DatasetDict(train=dataset, test=picked)
     with pytest.raises(TypeError, match=r"one table per split \('train', 'test'\): scan one"):
         scan(splits)
@@ -236,7 +255,7 @@ def test_C1_pandas_dataframe_and_messages_naming_the_column() -> None:
     corpus = scan(frame, messages="steps")
     assert list(corpus.to_pandas().columns) == [*COLUMNS, "id", "note"]
     assert [row["turns"] for row in corpus] == [1, 1]
-    assert corpus["#1"] == turnfold.load(_trajectory(1))
+    assert _same_run(corpus["#1"], turnfold.load(_trajectory(1)))
 
 
 def test_C1_a_dataframe_cell_of_framework_messages_is_read_and_left_as_it_was() -> None:
@@ -263,8 +282,8 @@ def test_C1_a_dataframe_cell_of_framework_messages_is_read_and_left_as_it_was() 
     # The format the first row was read as is tried first for the next; its row names the one
     # it was read as.
     assert [row["format"] for row in corpus] == ["langchain", "openai"]
-    assert corpus["#0"] == turnfold.load(steps)
-    assert corpus["#1"] == turnfold.load(_trajectory(1))
+    assert _same_run(corpus["#0"], turnfold.load(steps))
+    assert _same_run(corpus["#1"], turnfold.load(_trajectory(1)))
     assert frame["messages"].tolist() == before
 
 
@@ -278,7 +297,7 @@ def test_C1_parquet_file_streams_its_rows_keyed_by_path_and_row(tmp_path: Path) 
     assert {row["path"] for row in rows} == {str(path)}
     assert [row["sample"] for row in rows[:3]] == ["0", "1", "2"]
     assert corpus.to_arrow().column("reward").to_pylist() == [float(i % 2) for i in range(70)]
-    assert corpus[f"{path}#69"] == turnfold.load(_trajectory(69))
+    assert _same_run(corpus[f"{path}#69"], turnfold.load(_trajectory(69)))
     # Arrow's null fields of a message struct (content None beside tool_calls) read correctly
     assert corpus.tool_calls().num_rows == 70
     in_memory = scan(_table(70), workers=1).rows
@@ -355,7 +374,7 @@ def test_C5_a_parquet_file_is_read_in_parts_by_the_workers(
     in_memory = scan(_table(90), workers=1)
     for column in ("sample", "format", "turns", "tool_calls", "task_id", "reward"):
         assert split.to_arrow().column(column).equals(in_memory.to_arrow().column(column))
-    assert split[f"{path}#87"] == turnfold.load(_trajectory(87))
+    assert _same_run(split[f"{path}#87"], turnfold.load(_trajectory(87)))
     # Small row groups gather into one part of about PART_BYTES...
     monkeypatch.setattr(parquet, "PART_BYTES", 10**9)
     assert parquet.parts(str(path), "messages", 2) is None
@@ -463,14 +482,34 @@ def test_L4_load_of_a_parquet_file_of_runs_says_how_to_read_them_and_reads_one(
     pq.write_table(_table(40), path, row_group_size=16)
     with pytest.raises(turnfold.TranscriptFormatError, match=r"a Parquet file of runs .*scan"):
         turnfold.load(path)
-    assert turnfold.load(path, sample=33) == turnfold.load(_trajectory(33))
+    assert _same_run(turnfold.load(path, sample=33), turnfold.load(_trajectory(33)))
+    assert turnfold.load(path, sample=33).metadata["score"] == 1.0  # its reward column
     assert turnfold.load(str(path), sample="2") == scan(path, workers=1)[f"{path}#2"]
+    assert turnfold.load(str(path), sample="2").metadata["task_id"] == "t2"
     with pytest.raises(ValueError, match=r"holds 40 runs: no sample=40 \(they are 0 to 39\)"):
         turnfold.load(path, sample=40)
     with pytest.raises(turnfold.TranscriptFormatError, match=r"not sample='t1'"):
         turnfold.load(path, sample="t1")
     unnamed = tmp_path / "rollouts.bin"  # known by its first bytes, not its name
     unnamed.write_bytes(path.read_bytes())
-    assert turnfold.load(unnamed, sample=1) == turnfold.load(_trajectory(1))
+    assert _same_run(turnfold.load(unnamed, sample=1), turnfold.load(_trajectory(1)))
     assert main(["show", f"{path}#5", "--expand"]) == 0
     assert "Task 5: list the files" in capsys.readouterr().out
+
+
+def test_C1_a_row_s_reward_and_generation_ms_are_its_score_and_duration_opened_too() -> None:
+    # A verifiers rollout's generation_ms (0: not timed) is its duration, a reward its score,
+    # in the scan's row and in the run it opens, whose view shows them.
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame({
+        "messages": [_trajectory(i) for i in range(3)],
+        "reward": [0.0, 1.0, None],
+        "generation_ms": [1500, 0, None],
+    })  # fmt: skip
+    corpus = scan(frame)
+    rows = corpus.to_arrow()
+    assert rows.column("score").to_pylist() == [0.0, 1.0, None]
+    assert rows.column("duration_s").to_pylist() == [1.5, None, None]
+    for key, row in zip(corpus.keys, corpus, strict=True):
+        facts = session_facts(corpus[key])
+        assert (facts.score, facts.duration_s) == (row["score"], row["duration_s"]), key

@@ -154,7 +154,13 @@ class Corpus:
         from turnfold.corpus.summarize import load_item
 
         row = self._rows.slice(position, 1).to_pylist()[0]
-        return load_item(self._opener(position, row), row["format"])
+        transcript = load_item(self._opener(position, row), row["format"])
+        if self._extra is not None:  # a table's other columns: the run's metadata (C-1)
+            from turnfold.formats.wrappers import keep_wrapper_keys
+
+            others = self._extra.slice(position, 1).to_pylist()[0]
+            keep_wrapper_keys(transcript, {k: v for k, v in others.items() if v is not None})
+        return transcript
 
     # --- tables ----------------------------------------------------------------------------------
 
@@ -557,27 +563,38 @@ def _corpus(
 ) -> Corpus:  # fmt: skip
     rows = run.rows.table()
     if extra is not None:
-        rows = _reward_scores(rows, extra)
+        rows = _wrapper_columns(rows, extra)
     return Corpus(
         rows, run.tool_calls.table, run.turns.table, skipped=run.skipped, opener=opener,
         extra=extra, workers=workers, client=client, read=run.read, cached=run.cached,
     )  # fmt: skip
 
 
-def _reward_scores(rows: pa.Table, extra: pa.Table) -> pa.Table:
-    """A table source's numeric ``reward`` column as each row's ``score`` where its run records
-    none (H-6), as a reward kept beside a run's messages is (``wrappers.keep_wrapper_keys``)."""
+def _wrapper_columns(rows: pa.Table, extra: pa.Table) -> pa.Table:
+    """What a table source's other columns say of each run where the run records nothing, as
+    the same keys kept beside a run's messages do (``wrappers.keep_wrapper_keys``, which
+    ``corpus[key]`` applies to the run it opens): a numeric ``reward`` is its ``score`` (H-6),
+    a verifiers rollout's ``generation_ms`` (0: not timed) its duration."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if "reward" not in extra.column_names:
-        return rows
-    reward = extra.column("reward")
-    if not (pa.types.is_integer(reward.type) or pa.types.is_floating(reward.type)):
-        return rows
-    kind = rows.schema.field("score").type
-    scores = pc.coalesce(rows.column("score"), pc.cast(reward, kind))
-    return rows.set_column(rows.column_names.index("score"), "score", scores)
+    def numeric(name: str) -> pa.ChunkedArray[Any] | None:
+        if name not in extra.column_names:
+            return None
+        column = extra.column(name)
+        number = pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
+        return column if number else None
+
+    if (reward := numeric("reward")) is not None:
+        kind = rows.schema.field("score").type
+        scores = pc.coalesce(rows.column("score"), pc.cast(reward, kind))
+        rows = rows.set_column(rows.column_names.index("score"), "score", scores)
+    if (took := numeric("generation_ms")) is not None:
+        timed = pa.array([ms / 1000 if ms and ms > 0 else None for ms in took.to_pylist()],
+                         rows.schema.field("duration_s").type)  # fmt: skip
+        durations = pc.coalesce(rows.column("duration_s"), timed)
+        rows = rows.set_column(rows.column_names.index("duration_s"), "duration_s", durations)
+    return rows
 
 
 def _scan_files(source: Any, found: Found, cache: bool, workers: int | None, client: Any) -> Corpus:

@@ -51,6 +51,7 @@ from turnfold.formats.wrappers import (
     RESPONSE,
     UNKNOWN,
     OneFormat,
+    keep_wrapper_keys,
     no_such_run,
     run_place,
 )
@@ -428,10 +429,38 @@ def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Tr
     if not 0 <= place < count:
         raise no_such_run(name, count, place)
     if format is not None:
-        return read_messages(cell(name, column, place), format)
-    # The dataset's format, its first row's, as a scan reads it.
-    guess = first_format(name, column) if place else UNKNOWN
-    return OneFormat(read_messages, guess=guess)(cell(name, column, place))
+        transcript = read_messages(cell(name, column, place), format)
+    else:  # the dataset's format, its first row's, as a scan reads it
+        guess = first_format(name, column) if place else UNKNOWN
+        transcript = OneFormat(read_messages, guess=guess)(cell(name, column, place))
+    others = other_cells(name, column, place)
+    keep_wrapper_keys(
+        transcript, {key: value for key, value in others.items() if value is not None}
+    )
+    return transcript
+
+
+def other_cells(path: str, column: str, row: int) -> dict[str, Any]:
+    """The file's row ``row`` (from 0) less its messages ``column`` and its null cells: the
+    run's other columns, its metadata (C-1), as ``scan`` keeps them beside its row. Only that
+    row's group is read."""
+    file = opened(path)
+    try:
+        names = file.schema_arrow.names
+        read = read_columns(column, names)
+        others = [name for name in names if name not in read]
+        at = 0
+        for group in range(file.metadata.num_row_groups if others else 0):
+            rows = file.metadata.row_group(group).num_rows
+            if row < at + rows:
+                values: dict[str, Any] = (
+                    file.read_row_group(group, columns=others).slice(row - at, 1).to_pylist()[0]
+                )
+                return values
+            at += rows
+        return {}
+    finally:
+        file.close()
 
 
 def first_format(path: str, column: str) -> str | None:
