@@ -144,7 +144,8 @@ def mini_swe_agent(path: Path) -> int:
     """mini-swe-agent: the commands each model response asked for. ``extra.actions`` when
     recorded (2.x); else Chat ``tool_calls``, Responses ``function_call`` items, or the
     fenced block of a text response (exactly one: ``parse_regex_actions`` rejects others);
-    and the calls of the responses format errors rejected."""
+    and the calls of the responses format errors rejected; and the commands the user ran in
+    human mode (a user message with ``extra.actions``)."""
     document = _document(path)
     messages = document.get("messages", []) if isinstance(document, dict) else document
     total = 0
@@ -152,7 +153,9 @@ def mini_swe_agent(path: Path) -> int:
         if not isinstance(message, dict):
             continue
         extra = message.get("extra") if isinstance(message.get("extra"), dict) else {}
-        if message.get("role") == "user" and extra.get("interrupt_type") == "FormatError":
+        if message.get("role") == "user" and isinstance(extra.get("actions"), list):
+            total += len(extra["actions"])
+        elif message.get("role") == "user" and extra.get("interrupt_type") == "FormatError":
             total += _mini_rejected_calls(extra.get("response"))
         elif message.get("object") == "response":
             total += sum(1 for i in message.get("output") or [] if i.get("type") == "function_call")
@@ -221,6 +224,7 @@ def atif(path: Path) -> int:
             run.get("trajectory_id"): run for run in document.get("subagent_trajectories") or []
         }
         total = 0
+        referred: set[Any] = set()
         for step in document["steps"]:
             if step.get("is_copied_context") and not copied:
                 continue
@@ -236,10 +240,17 @@ def atif(path: Path) -> int:
                     else 0
                 )
                 for ref in refs:
+                    referred.add(ref.get("trajectory_id"))
                     run = runs.get(ref.get("trajectory_id")) if ref.get("trajectory_id") else None
                     if run is None and ref.get("trajectory_path"):
                         run = json.loads((path.parent / ref["trajectory_path"]).read_text())
                     total += count(run, True) if run is not None else 0
+        # An embedded run no result refers to (Harbor's Codex converter's spawned agents): its
+        # calls, under the call whose result names its id, else under a call of its own.
+        said = json.dumps([step.get("observation") for step in document["steps"]])
+        for run_id, run in runs.items():
+            if run_id not in referred:
+                total += count(run, True) + (0 if run_id and run_id in said else 1)
         return total
 
     document = json.loads(path.read_text(encoding="utf-8"))

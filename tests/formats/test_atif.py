@@ -75,7 +75,8 @@ def test_a_converted_codex_run_fails_by_codex_s_exit_code_and_hides_its_injected
         "TF-SECOND: one more check after the resume, please.",
     ]
     assert transcript.accounting is not None
-    assert transcript.accounting.counts["injected context"] == {"ignored": 2}
+    # Two of the run's own, one of its spawned agent's (its environment context).
+    assert transcript.accounting.counts["injected context"] == {"ignored": 3}
     assert transcript.metadata["system"].startswith("<skills_instructions>")
 
 
@@ -195,3 +196,102 @@ def test_detection_tells_atif_from_the_other_formats(tmp_path: Path) -> None:
     assert atif.is_trajectory(json.loads(CLAUDE.read_text()))
     assert not atif.is_trajectory({"messages": [], "info": {}})
     assert isinstance(turnfold.load(CLAUDE).tool_calls()[0], ToolCall)
+
+
+def test_U2_a_continued_run_costs_what_its_last_file_totals() -> None:
+    """Terminus 2 writes its running totals in each file of a continued run: the first file's
+    are the run's so far (its chat's two calls), the last file's the whole run's (three calls
+    of its own and three of its summarization sub-agents), which its steps add up to."""
+    first = json.loads(TERMINUS.read_text(encoding="utf-8"))["final_metrics"]
+    last = json.loads(TERMINUS.with_name("trajectory.cont-1.json").read_text(encoding="utf-8"))
+    assert (first["total_cost_usd"], last["final_metrics"]["total_cost_usd"]) == (0.004, 0.012)
+    transcript = turnfold.load(TERMINUS)
+    assert transcript.metadata["cost_usd"] == pytest.approx(0.012)
+    facts = turnfold.session.session_facts(transcript)
+    assert facts.cost is not None
+    assert facts.cost.usd == pytest.approx(0.012)
+    assert facts.tokens["input_tokens"] == last["final_metrics"]["total_prompt_tokens"]
+
+
+def test_U1_a_continued_run_without_step_metrics_counts_its_last_file_s_totals(
+    tmp_path: Path,
+) -> None:
+    agent = tmp_path / "agent"
+    shutil.copytree(TRIAL / "agent", agent)
+    for name in ("trajectory.json", "trajectory.cont-1.json"):
+        document = json.loads((agent / name).read_text(encoding="utf-8"))
+        for step in document["steps"]:
+            step.pop("metrics", None)
+        (agent / name).write_text(json.dumps(document), encoding="utf-8")
+    metadata = turnfold.load(agent / "trajectory.json").metadata
+    assert metadata["usage"] == {"input_tokens": 7200, "output_tokens": 480,
+                                 "cache_read_tokens": 6000}  # fmt: skip
+    assert metadata["cost_usd"] == pytest.approx(0.012)
+
+
+@pytest.mark.parametrize(
+    ("rewards", "exception", "outcome"),
+    [
+        ({"reward": 1.0}, None, "pass"),
+        ({"reward": 0.0}, None, "fail"),
+        ({"reward": 0.5}, None, None),  # a partial reward says nothing
+        ({"tests": 1, "lint": 0}, None, "fail"),
+        ({"reward": 1.0}, "AgentTimeoutError", "incomplete"),
+        ({"reward": 0.0}, "ContextWindowExceededError", "incomplete"),
+        (None, "RewardFileNotFoundError", "error"),
+        ({"reward": 1.0}, "NonZeroAgentExitCodeError", "error"),
+    ],
+)
+def test_H6_a_trial_s_outcome_is_its_reward_unless_it_raised(
+    tmp_path: Path, rewards: dict[str, float] | None, exception: str | None, outcome: str | None
+) -> None:
+    """Harbor's reward is the verifier's verdict (1.0 when the task's tests pass); a trial
+    stopped by a limit (error_policy.py: agent timeout, context or output exceeded) is
+    incomplete, one that raised anything else an error."""
+    trial = tmp_path / "trial"
+    shutil.copytree(TRIAL, trial)
+    result = json.loads((trial / "result.json").read_text(encoding="utf-8"))
+    result["verifier_result"] = None if rewards is None else {"rewards": rewards}
+    if exception is not None:
+        result["exception_info"] = {
+            "exception_type": exception,
+            "exception_message": "stopped",
+            "exception_traceback": "",
+            "occurred_at": "2026-12-05T10:00:06Z",
+        }
+    (trial / "result.json").write_text(json.dumps(result), encoding="utf-8")
+    transcript = turnfold.load(trial / "agent" / "trajectory.json")
+    assert transcript.metadata.get("outcome") == outcome
+    assert turnfold.session.session_facts(transcript).outcome == outcome
+
+
+def test_F7_a_spawned_codex_agent_embedded_without_a_ref_nests_under_its_spawn_call() -> None:
+    """Harbor's Codex converter embeds the spawned agent's rollout in
+    ``subagent_trajectories`` and refers to it from no step (only a result naming a task path
+    gets a ref): the run nests under the ``spawn_agent`` call whose result names its id."""
+    document = json.loads(CODEX.read_text(encoding="utf-8"))
+    [embedded] = document["subagent_trajectories"]
+    refs = [r.get("subagent_trajectory_ref") for s in document["steps"]
+            for r in (s.get("observation") or {}).get("results", [])]  # fmt: skip
+    assert not any(refs)
+    transcript = turnfold.load(CODEX)
+    assert transcript.warnings == []
+    spawn = next(c for c in transcript.tool_calls() if c.name == "spawn_agent")
+    assert spawn.subagent is not None
+    assert spawn.subagent.agent_id == embedded["trajectory_id"]
+    assert spawn.subagent.task == "TF-SUBTASK: echo a word and report back."
+    child = spawn.subagent.transcript
+    assert child is not None
+    assert [c.args for c in child.tool_calls()] == [{"cmd": "echo TF-SUB-OK"}]
+    assert child.entries[-1].text == "TF-SUB-DONE: the sub-agent echoed its word."  # type: ignore[attr-defined]
+    facts = turnfold.session.session_facts(transcript)
+    assert facts.subagent_tokens["input_tokens"] == embedded["final_metrics"]["total_prompt_tokens"]
+    # A run that no call names is a delegate call of its own: never dropped.
+    document["steps"] = [s for s in document["steps"]
+                         if not any(c["function_name"] == "spawn_agent"
+                                    for c in s.get("tool_calls") or [])]  # fmt: skip
+    alone = turnfold.load(document)
+    delegate = alone.tool_calls()[-1]
+    assert (delegate.name, delegate.meta) == ("delegate", {"system": True})
+    assert delegate.subagent is not None
+    assert delegate.subagent.agent_id == embedded["trajectory_id"]

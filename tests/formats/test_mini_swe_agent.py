@@ -238,6 +238,48 @@ def _run(kind: str, folder: Path, out: Path, **agent: Any) -> dict[str, Any]:
     return data
 
 
+#: What the user answers at each prompt of the interactive run: a command of their own (human
+#: mode), a switch to confirm mode, a rejection of the model's two calls, the confirmation of
+#: its submit call.
+INTERACTIVE_ANSWERS = ["python3 calc.py", "/c", "no, do not delete files", ""]
+INTERACTIVE = "mini-swe-agent_v2.4.6_interactive_user-command_rejected-calls.traj.json"
+
+
+def _interactive_run(folder: Path, out: Path) -> dict[str, Any]:
+    """mini-swe-agent's InteractiveAgent (what ``mini`` runs) with a tool-calling model, the
+    user's answers typed at its prompts (:data:`INTERACTIVE_ANSWERS`, fed to the real prompt
+    handling, slash commands included): a command the user runs in human mode, two calls the
+    user rejects in confirm mode (mini-swe-agent pads their outputs "not executed"), the
+    submit call confirmed."""
+    from unittest import mock
+
+    from minisweagent.agents import interactive
+    from minisweagent.environments.local import LocalEnvironment
+    from minisweagent.models import test_models as tm
+
+    calls = [_bash("call_1", "rm calc.py"), _bash("call_2", "ls")]
+    outputs = [
+        tm.make_toolcall_output("Delete it and look.", calls,
+                                [{"command": "rm calc.py", "tool_call_id": "call_1"},
+                                 {"command": "ls", "tool_call_id": "call_2"}]),
+        tm.make_toolcall_output(None, [_bash("call_3", SUBMIT)],
+                                [{"command": SUBMIT, "tool_call_id": "call_3"}]),
+    ]  # fmt: skip
+    answers = iter(INTERACTIVE_ANSWERS)
+    typed = mock.Mock(prompt=lambda *args, **kwargs: next(answers))
+    with mock.patch.object(interactive, "prompt_session", typed):
+        env = LocalEnvironment(cwd=str(folder), env={"PAGER": "cat", "GIT_PAGER": "cat"})
+        run = interactive.InteractiveAgent(
+            tm.DeterministicToolcallModel(outputs=outputs, cost_per_call=0.02), env,
+            system_template="You are a helpful assistant.",
+            instance_template="Please solve this issue: {{task}}", output_path=out,
+            mode="human", confirm_exit=False, cost_limit=0,
+        )  # fmt: skip
+        run.run("calc.py divides by zero")
+    data: dict[str, Any] = json.loads(out.read_text())
+    return data
+
+
 #: The runs the fixtures hold: file name → (model kind, extra agent settings).
 RUNS: dict[str, tuple[str, dict[str, Any]]] = {
     "mini-swe-agent_v2.4.6_textbased_submitted.traj.json": ("textbased", {}),
@@ -253,6 +295,11 @@ def write_runs(target: Path) -> list[Path]:
     sets publish them) and its 1.x-style ``mini-swe-agent-1`` file."""
     _quiet_config()
     written = []
+    with tempfile.TemporaryDirectory() as folder:
+        _repo(Path(folder))
+        data = _interactive_run(Path(folder), Path(folder) / "run.traj.json")
+    (target / INTERACTIVE).write_text(json.dumps(data, indent=2) + "\n")
+    written.append(target / INTERACTIVE)
     for name, (kind, agent) in RUNS.items():
         with tempfile.TemporaryDirectory() as folder:
             _repo(Path(folder))
@@ -644,3 +691,48 @@ def test_H6_cost_usd_is_the_run_s_recorded_cost(stats: dict[str, Any], cost: flo
     meta = turnfold.load(document).metadata
     assert meta.get("cost_usd") == cost
     assert meta["api_calls"] == stats["api_calls"]
+
+
+def test_F14_a_command_the_user_ran_in_human_mode_is_the_user_s_call_not_a_prompt() -> None:
+    """InteractiveAgent in human mode: the user's command is a user message with
+    ``extra.actions`` ("User command: ..."), its output the user message after it. A
+    user-initiated call with its outcome, never two prompts (the output shown as the user's)."""
+    transcript = turnfold.load(_fixture(INTERACTIVE))
+    assert transcript.warnings == []
+    prompts = [e.text for e in transcript.entries if isinstance(e, UserMessage)]
+    assert prompts[0] == "Please solve this issue: calc.py divides by zero"
+    assert not any("User command" in p or "<returncode>" in p for p in prompts)
+    ran = transcript.tool_calls()[0]
+    assert (ran.args, ran.user_initiated, ran.status) == (
+        {"command": "python3 calc.py"}, True, "error",
+    )  # fmt: skip
+    assert ran.result is not None
+    assert "ZeroDivisionError" in (ran.result.text or "")
+    assert not any(c.user_initiated for c in transcript.tool_calls()[1:])
+
+
+def test_H2_calls_the_user_rejected_were_never_run_and_the_submit_call_ran() -> None:
+    """The user rejected the model's two calls: mini-swe-agent writes each an output "action
+    was not executed" (returncode -1) before the rejection, and pads the submit call alike when
+    its ``Submitted`` cut the step short; the run's exit says the submit call ran."""
+    transcript = turnfold.load(_fixture(INTERACTIVE))
+    calls = {c.call_id: c for c in transcript.tool_calls()}
+    assert [calls[i].status for i in ("call_1", "call_2")] == ["cancelled", "cancelled"]
+    rejection = next(e for e in transcript.entries if e.meta.get("interrupt") == "UserRejection")
+    assert "no, do not delete files" in rejection.text  # type: ignore[attr-defined]
+    assert calls["call_3"].status == "success"
+    assert transcript.metadata["exit_status"] == "Submitted"
+    assert [c.status for c in transcript.tool_calls()].count("error") == 1  # the user's own run
+
+
+def test_H2_an_interactive_run_of_the_installed_package_reads_like_the_fixture(
+    tmp_path: Path,
+) -> None:
+    _real_package()
+    _repo(tmp_path)
+    fresh = turnfold.load(_interactive_run(tmp_path, tmp_path / "run.traj.json"))
+    committed = turnfold.load(_fixture(INTERACTIVE))
+    shape: Callable[[ToolCall], tuple[str, str, bool]] = lambda c: (  # noqa: E731
+        c.call_id, c.status, c.user_initiated,
+    )  # fmt: skip
+    assert [shape(c) for c in fresh.tool_calls()] == [shape(c) for c in committed.tool_calls()]

@@ -18,7 +18,8 @@ import pytest
 
 import turnfold
 from turnfold.formats.harnesses import swe_agent
-from turnfold.model import AssistantText, ToolCall, UserMessage
+from turnfold.model import AssistantError, AssistantText, SystemNotice, ToolCall, UserMessage
+from turnfold.session import session_facts
 
 sys.path.insert(0, str(Path(__file__).parent))
 from counters_harnesses import swe_agent as count_calls
@@ -365,3 +366,71 @@ def test_H2_a_0x_step_s_state_is_json_text_naming_the_open_file() -> None:
     assert edit.args["path"] == "/klieret__swe-agent-test-repo/tests/missing_colon.py"
     assert edit.description == "tests/missing_colon.py"
     assert transcript.metadata["cwd"] == "/klieret__swe-agent-test-repo"
+
+
+def test_U2_zero_stats_of_a_model_that_counted_nothing_are_not_recorded() -> None:
+    """V1 was replayed: SWE-agent's replay model counts ``api_calls`` and nothing else
+    (``ReplayModel`` in sweagent/agent/models.py), so its ``info`` says 11 calls cost $0 and
+    0 tokens. That is no recorded cost (it would win over an estimate, U-2) and no count."""
+    document = json.loads(V1.read_text(encoding="utf-8"))
+    assert document["info"]["model_stats"] == {
+        "instance_cost": 0, "tokens_sent": 0, "tokens_received": 0, "api_calls": 11,
+    }  # fmt: skip
+    transcript = turnfold.load(V1)
+    assert transcript.metadata["api_calls"] == 11
+    assert "cost_usd" not in transcript.metadata
+    assert "usage" not in transcript.metadata
+    facts = session_facts(transcript)
+    assert facts.cost is None
+    assert facts.tokens == {}
+    # A real count stays, and so does a cost of runs that made no call.
+    counted = _trajectory(_step("ls"), model_stats={
+        "instance_cost": 0, "tokens_sent": 1200, "tokens_received": 0, "api_calls": 1,
+    })  # fmt: skip
+    metadata = turnfold.load(counted).metadata
+    assert metadata["usage"] == {"input_tokens": 1200, "output_tokens": 0}
+    assert "cost_usd" not in metadata  # a call LiteLLM could not price
+    idle = _trajectory(_step("ls"), model_stats={"instance_cost": 0, "api_calls": 0})
+    assert turnfold.load(idle).metadata["cost_usd"] == 0.0
+
+
+def _ended(path: Path, step: dict[str, Any], exit_status: str) -> dict[str, Any]:
+    """The real trajectory at ``path`` ended by SWE-agent itself with ``step``, as its exit
+    handling writes it (hand-made from sweagent/agent/agents.py and 0.x's SWEEnv.step)."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["trajectory"][-1:] = [step]  # in place of the submit step
+    document["info"]["exit_status"] = exit_status
+    return document
+
+
+def test_H2_swe_agent_s_own_exit_step_is_a_notice_not_the_agent_s_answer() -> None:
+    """A 0.x run stopped by the cost limit: SWE-agent's ``forward`` returns the thought "Exit
+    due to cost limit" and the action ``exit_cost``, which ``SWEEnv.step`` autosubmits."""
+    exit_step = {"action": "exit_cost", "thought": "Exit due to cost limit",
+                 "response": "Exit due to cost limit", "observation": "Exited (autosubmitted)",
+                 "state": "{}"}  # fmt: skip
+    transcript = turnfold.load(_ended(V0, exit_step, "submitted (exit_cost)"))
+    assert [c.name for c in transcript.tool_calls()] == ["find_file", "open", "edit", "bash"]
+    last = transcript.entries[-1]
+    assert isinstance(last, SystemNotice)
+    assert (last.level, last.subtype) == ("warning", "exit")
+    assert last.text == "Exit due to cost limit\nExited (autosubmitted)"
+    texts = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
+    assert "Exit due to cost limit" not in texts
+    assert transcript.metadata["outcome"] == "incomplete"
+
+
+def test_H2_swe_agent_s_exit_on_an_error_is_an_error() -> None:
+    """A 1.x run ended by a runtime error: ``handle_error_with_autosubmission`` writes a step
+    with SWE-agent's message as its thought and no action."""
+    exit_step = {"action": "", "thought": "Exit due to runtime error: the shell died",
+                 "response": "Exit due to runtime error: the shell died",
+                 "observation": "Exited (autosubmitted)", "execution_time": 0.0,
+                 "state": {}}  # fmt: skip
+    transcript = turnfold.load(_ended(V1, exit_step, "submitted (exit_error)"))
+    last = transcript.entries[-1]
+    assert isinstance(last, AssistantError)
+    assert last.message == "Exit due to runtime error: the shell died\nExited (autosubmitted)"
+    assert len(transcript.tool_calls()) == 10
+    assert session_facts(transcript).outcome == "error"
+    assert transcript.warnings == []

@@ -51,8 +51,11 @@ it copied for context (``is_copied_context``: shown from the file before); a con
 loaded alone shows them. Metadata: ``agent`` (the agent's name), ``model``, ``version``,
 ``session_id``, ``schema_version``, ``notes``; ``cost_usd`` from ``final_metrics.total_cost_usd``
 (the run's cost, its sub-agents' included); the final totals as ``metadata["usage"]`` only when
-no step records metrics. Beside a Harbor trial's ``agent/`` folder, its ``result.json`` gives
-the reward (``score``) and an ``error`` outcome when the trial raised.
+no step records metrics; a continued run's from its last file (Terminus 2 writes its running
+totals in each). Beside a Harbor trial's ``agent/`` folder, its ``result.json`` gives the reward
+(``score``) and the ``outcome``: ``incomplete`` when a limit stopped the trial (an agent
+timeout, the context or output exceeded), ``error`` when it raised anything else, else from the
+reward as from an Inspect score (1 passes, 0 fails, a partial reward says nothing).
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import MAPPINGS, checked_timestamp, counted_usage, stringify
 from turnfold.formats.detection import Evidence
 from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.harnesses.inspect_log import score_outcome
 from turnfold.formats.source import Source, json_object_file, open_source, record_limit
 from turnfold.model import (
     AssistantText,
@@ -116,6 +120,12 @@ _ERROR_KEYS = ("is_error", "tool_result_is_error")
 #: Where producers name a response's cache writes and reasoning tokens in ``metrics.extra``.
 _CACHE_WRITES = ("cache_creation_input_tokens", "cache_write_input_tokens")
 _REASONING = ("reasoning_output_tokens", "reasoning_tokens")
+#: The exceptions of a Harbor trial that a limit stopped (``harbor/models/trial/
+#: error_policy.py`` grades them: the agent ran out of time, context or output, no fault).
+HARBOR_LIMITS = frozenset({
+    "AgentTimeoutError", "ContextWindowExceededError", "ContextLengthExceededError",
+    "OutputTokenExceededError", "OutputLengthExceededError",
+})  # fmt: skip
 #: Harbor names a run's continuation ``<stem>.cont-<n>.json``.
 CONTINUATION = re.compile(r"(?P<stem>[^/\\]+?)\.cont-\d+\.json\Z")
 
@@ -166,6 +176,8 @@ class _Reader:
         self.files = 0
         self.agent: str | None = None  # the producing agent's name (its outputs' conventions)
         self.opened: set[Path] = set()
+        #: The embedded sub-agent runs a ``subagent_trajectory_ref`` nested (by ``id()``).
+        self.nested: set[int] = set()
         if source.path is not None:
             self.opened.add(source.path.resolve())
 
@@ -187,22 +199,68 @@ class _Reader:
             value = document.get(key)
             if isinstance(value, str) and value:
                 meta.setdefault(key, value)
-        final = document.get("final_metrics")
-        if isinstance(final, MAPPINGS):
-            cost = final.get("total_cost_usd")
-            if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost >= 0:
-                meta.setdefault("cost_usd", float(cost))
         self.source.mapped("trajectory")
         own = document.get("subagent_trajectories")
         runs = [*(own if isinstance(own, list) else []), *(embedded or [])]
         measured = self.steps(document, transcript, runs, copied=True)
-        if not measured and isinstance(final, MAPPINGS):
+        self.totals(document, transcript, measured)
+        self.continuations(document, transcript, runs, measured)
+        self.unreferenced(own if isinstance(own, list) else [], transcript)
+
+    def unreferenced(self, runs: list[Any], transcript: Transcript) -> None:
+        """The embedded sub-agent runs no step's result refers to, nested all the same.
+
+        Harbor's Codex converter embeds every spawned agent's rollout in
+        ``subagent_trajectories`` but refers to it only from a ``spawn_agent`` result naming
+        its task (``_attach_subagent_ref`` in ``agents/installed/codex.py``); Codex's own
+        result names the agent by its thread id, the run's ``trajectory_id``. A run nests under
+        the latest delegating call without a sub-agent whose result names that id; a run no
+        call names is a ``delegate`` call of its own, marked ``meta["system"]``: never lost."""
+        for index, run in enumerate(runs):
+            if not isinstance(run, MAPPINGS) or id(run) in self.nested:
+                continue
+            wanted = run.get("trajectory_id")
+            wanted = wanted if isinstance(wanted, str) and wanted else None
+            child = Transcript(metadata={"source_format": NAME})
+            self.trajectory(run, child)
+            self.source.mapped("subagent trajectory")
+            task = next((e.text for e in child.entries if isinstance(e, UserMessage)), None)
+            subagent = SubAgent(name=_name_of(run), task=task, transcript=child,
+                                agent_id=wanted, tool_count=len(child.tool_calls()))  # fmt: skip
+            host = next((entry for entry in reversed(transcript.entries)
+                         if isinstance(entry, ToolCall) and entry.subagent is None
+                         and tool_category(entry.name) == "agent" and wanted is not None
+                         and wanted in (entry.result.text or "" if entry.result else "")),
+                        None)  # fmt: skip
+            if host is not None:
+                host.subagent = subagent
+                continue
+            transcript.append(ToolCall(
+                call_id=f"subagent-{wanted or index}", name="delegate",
+                args={"agent": subagent.name} if subagent.name else None, description=task,
+                status="success", subagent=subagent, meta={"system": True},
+            ))  # fmt: skip
+
+    @staticmethod
+    def totals(document: Mapping[str, Any], transcript: Transcript, measured: bool) -> None:
+        """The run's cost (and, when no step ``measured`` its response, its tokens) from a
+        file's ``final_metrics``. Terminus 2 writes its running totals in each file of a
+        continued run (``_dump_trajectory_with_continuation_index``: the agent context's
+        totals when the file was written, its sub-agents' added at the end), so a later file's
+        totals replace an earlier one's: the last file holds the whole run's."""
+        final = document.get("final_metrics")
+        if not isinstance(final, MAPPINGS):
+            return
+        meta = transcript.metadata
+        cost = final.get("total_cost_usd")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost >= 0:
+            meta["cost_usd"] = float(cost)
+        if not measured:
             usage = counted_usage(final.get("total_prompt_tokens"),
                                   final.get("total_completion_tokens"),
                                   final.get("total_cached_tokens"))  # fmt: skip
             if usage is not None:
-                meta.setdefault("usage", {k: v for k, v in vars(usage).items() if v is not None})
-        self.continuations(document, transcript, runs)
+                meta["usage"] = {k: v for k, v in vars(usage).items() if v is not None}
 
     def steps(self, document: Mapping[str, Any], transcript: Transcript, runs: list[Any], *,
               copied: bool) -> bool:  # fmt: skip
@@ -414,6 +472,7 @@ class _Reader:
                 found.append(SubAgent(name=str(name) if name else None, task=task,
                                       steps_missing=True))  # fmt: skip
                 continue
+            self.nested.add(id(document))
             child = Transcript(metadata={"source_format": NAME})
             self.trajectory(document, child, embedded=None)
             found.append(SubAgent(
@@ -425,7 +484,7 @@ class _Reader:
         return found
 
     def continuations(self, document: Mapping[str, Any], transcript: Transcript,
-                      runs: list[Any]) -> None:  # fmt: skip
+                      runs: list[Any], measured: bool) -> None:  # fmt: skip
         ref = document.get("continued_trajectory_ref")
         while isinstance(ref, str) and ref:
             following = self.file(ref, "continuation")
@@ -436,7 +495,10 @@ class _Reader:
                 ))  # fmt: skip
                 return
             transcript.append(SystemNotice(text=f"Continued in {ref}.", subtype="continuation"))
-            self.steps(following, transcript, runs, copied=False)
+            measured |= self.steps(following, transcript, runs, copied=False)
+            if measured:  # the steps' own usage counts: no file's totals stand in for it
+                transcript.metadata.pop("usage", None)
+            self.totals(following, transcript, measured)
             self.source.mapped("continuation")
             ref = following.get("continued_trajectory_ref")
 
@@ -564,13 +626,19 @@ def _trial_result(source: Source, transcript: Transcript) -> None:
         return
     verifier = found.get("verifier_result")
     rewards = verifier.get("rewards") if isinstance(verifier, MAPPINGS) else None
+    said: list[str | None] = []
     if isinstance(rewards, MAPPINGS) and rewards:
         values = list(rewards.values())
         transcript.metadata["score"] = values[0] if len(values) == 1 else dict(rewards)
+        said = [score_outcome(value) for value in values]
+    known = [outcome for outcome in said if outcome is not None]
+    if known:  # a reward of 1 passes, of 0 fails, as an Inspect score does (H-6)
+        transcript.metadata["outcome"] = "fail" if "fail" in known else "pass"
     failure = found.get("exception_info")
     if isinstance(failure, MAPPINGS):
-        transcript.metadata["outcome"] = "error"
         kind = failure.get("exception_type")
+        limited = isinstance(kind, str) and kind in HARBOR_LIMITS
+        transcript.metadata["outcome"] = "incomplete" if limited else "error"
         if isinstance(kind, str):
             transcript.metadata["exception"] = kind
     task = found.get("task_name")

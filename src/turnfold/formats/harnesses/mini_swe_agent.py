@@ -28,6 +28,10 @@ The messages are Chat Completions messages with mini-swe-agent's ``extra``:
   code (``extra.returncode``, else the ``<returncode>`` tag; :func:`status_of`): 0 is success,
   anything else (or an ``<exception>``) error; no return code is unknown. The result shows
   ``extra.raw_output`` (else the ``<output>`` section, else the whole message);
+- a ``user`` message with ``extra.actions`` after the task is a command the user ran in human
+  mode (``InteractiveAgent``): a user-initiated ``bash`` call (spec F-14), settled by the output
+  after it; an output padded for a call mini-swe-agent never ran (:data:`NOT_EXECUTED`: the
+  user rejected the response, or a call before it submitted) is ``cancelled``;
 - a ``user`` message with ``extra.interrupt_type`` is the harness talking: ``FormatError`` a
   warning notice (the response was rejected), a user's interruption or rejection a
   :class:`UserMessage`; either way commands still pending were not run (``cancelled``). In 1.x
@@ -87,8 +91,8 @@ NAME = "mini-swe-agent"
 RECORDS = Records(
     mapped={
         "system": 'the system prompt: metadata["system"]',
-        "user": "the task, a command's output (its result), an interruption or a format error "
-        "(and the response it rejected)",
+        "user": "the task, a command's output (its result), a command the user ran (human "
+        "mode), an interruption or a format error (and the response it rejected)",
         "assistant": "the THOUGHT as text; each fenced command or tool call a bash call",
         "tool": "a tool-calling model's command output, by tool_call_id",
         "response": "a Responses-API model's output: text, reasoning and function calls",
@@ -110,6 +114,10 @@ _FORMAT_ERROR = re.compile(r"Please always provide EXACTLY ONE action|^Format er
 #: What a submit command prints first (2.x, then 1.x).
 _SUBMIT_WORDS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 _LIMITS = NameSet({"LimitsExceeded", "TimeExceeded"})
+#: The output mini-swe-agent writes for a tool call it never ran (the user rejected the
+#: response's calls, or an earlier one submitted): ``format_toolcall_observation_messages`` in
+#: models/utils/actions_toolcall.py pads the outputs with it.
+NOT_EXECUTED = "action was not executed"
 _ROLES = NameSet({"system", "user", "assistant", "tool", "exit"})
 
 
@@ -120,7 +128,11 @@ def status_of(content: str, extra: Mapping[str, Any]) -> ToolStatus:
     'success'
     >>> status_of("<returncode>2</returncode>", {}), status_of("no code", {})
     ('error', 'unknown')
+    >>> status_of("", {"returncode": -1, "exception_info": NOT_EXECUTED})
+    'cancelled'
     """
+    if extra.get("exception_info") == NOT_EXECUTED:
+        return "cancelled"
     if extra.get("exception_info") or "<exception>" in content:
         return "error"
     code = extra.get("returncode")
@@ -213,7 +225,9 @@ def _classify(message: Any) -> int:
     if message.get("object") == "response" or message.get("type") == "function_call_output":
         return DISTINCTIVE if isinstance(message.get("extra"), Mapping) else NOT_MINE
     role = message.get("role")
-    if role not in _ROLES:
+    if role not in _ROLES or "content" not in message:
+        # mini-swe-agent writes every message's content; one without it is another API's
+        # (a Gemini Content keeps its text in ``parts``), not a message this format reads.
         return NOT_MINE
     extra = message.get("extra")
     if role == "exit" or (
@@ -297,12 +311,9 @@ def _top_level(source: Source, transcript: Transcript, key: str, value: Any) -> 
         if not isinstance(value, Mapping):
             source.warn("info is not an object", record_type="info")
             return
+        # A call mini-swe-agent could not price costs 0.0 with cost_tracking "ignore_errors"
+        # (models/litellm_model.py _calculate_cost): info_metadata leaves such a cost out.
         info_metadata(transcript.metadata, value)
-        if transcript.metadata.get("cost_usd") == 0 and transcript.metadata.get("api_calls"):
-            # A call mini-swe-agent could not price costs 0.0 with cost_tracking
-            # "ignore_errors" (models/litellm_model.py _calculate_cost; it raises otherwise):
-            # no cost was recorded, and genai-prices may estimate one (spec U-2).
-            del transcript.metadata["cost_usd"]
         raised = "traceback" in value or "exception_str" in value
         outcome = outcome_of(value.get("exit_status"), raised)
         if outcome is not None:
@@ -341,6 +352,8 @@ class _Reader:
         self.by_id: dict[str, ToolCall] = {}  # tool-calling steps' calls, by id
         self.task_seen = False
         self.step = 0
+        self.commands = 0  # the user's own commands (human mode)
+        self.unrun: list[ToolCall] = []  # the latest step's calls padded as never run
 
     def feed(self, message: Any, line: int) -> None:
         if not isinstance(message, Mapping):
@@ -396,6 +409,18 @@ class _Reader:
                     UserMessage(text=text.strip(), timestamp=stamp, meta={"interrupt": interrupt})
                 )
             return
+        commands = _recorded_commands(extra) if self.task_seen else None
+        if commands:
+            # A command the user ran in human mode (InteractiveAgent.query: "User command:"
+            # with its ``extra.actions``): the user's call, whose output comes next.
+            self.pending = []
+            self.commands += 1
+            batch = f"user-{self.commands}"
+            for index, command in enumerate(commands):
+                call = self._call(f"{batch}.{index}", {"command": command}, batch, stamp,
+                                  user_initiated=True)  # fmt: skip
+                self.pending.append(call)
+            return
         if self.pending and self.task_seen:
             self._settle(self.pending.pop(0), text, extra)
             return
@@ -415,6 +440,7 @@ class _Reader:
         self.task_seen = True
         self.pending = []  # commands whose output never came stay unknown (spec L-3)
         self.by_id = {}
+        self.unrun = []
         self.step += 1
         extra = _extra(message) if rejected is None else rejected
         if response is None:
@@ -466,6 +492,7 @@ class _Reader:
         """A Responses-API response (the message is the response: its ``usage`` and ``model``
         are its own); ``rejected`` as for :meth:`_assistant`."""
         self.task_seen = True
+        self.unrun = []
         self.step += 1
         batch = f"step-{self.step}"
         extra = _extra(message) if rejected is None else rejected
@@ -558,7 +585,10 @@ class _Reader:
             self.transcript.metadata.setdefault("submission", submission)
         if status == "Submitted":
             # Raised by the submit command itself after it exited 0 (environments/local.py).
+            # InteractiveAgent still writes the outputs of the step's calls when it is raised,
+            # the submit call's padded as never run: it ran.
             pending = self.pending + list(self.by_id.values())
+            pending = pending or [c for c in self.unrun if _submits(c)]
             if pending:
                 call = next((c for c in pending if _submits(c)), pending[-1])
                 result = text_result(submission if isinstance(submission, str) else text)
@@ -585,6 +615,8 @@ class _Reader:
         batch: str | None,
         stamp: str | None,
         name: str = SHELL_TOOL,
+        *,
+        user_initiated: bool = False,
     ) -> ToolCall:
         command = args.get("command") if isinstance(args, Mapping) else None
         description = None
@@ -599,6 +631,7 @@ class _Reader:
             batch_id=batch,
             started_at=stamp,
             timestamp=stamp,
+            user_initiated=user_initiated,
         )
         self._append(call)
         return call
@@ -612,9 +645,10 @@ class _Reader:
         if isinstance(exception, str) and exception and exception not in raw:
             raw = f"{raw.rstrip()}\n{exception}" if raw.strip() else exception
         ended = unix_time(extra.get("timestamp"))
-        self.transcript.update(
-            call, status=status_of(content, extra), result=text_result(raw), ended_at=ended
-        )
+        status = status_of(content, extra)
+        if extra.get("exception_info") == NOT_EXECUTED:
+            self.unrun.append(call)
+        self.transcript.update(call, status=status, result=text_result(raw), ended_at=ended)
 
     def _cancel_pending(self) -> None:
         for call in self.pending + list(self.by_id.values()):

@@ -24,6 +24,13 @@ Mapping:
   The ``submit`` observation (the patch) is a ``diff`` result. The step's ``state`` (an
   object; in 0.x the JSON text of the state command) names the open file, on which ``edit``,
   ``insert``, ``goto`` and the scrolls act, and the working directory (``metadata["cwd"]``);
+- the step SWE-agent adds when it ends a run itself (a limit, an error, repeated format
+  errors: ``handle_error_with_autosubmission``, ``attempt_autosubmission_after_error``) is no
+  step of the model's: its ``thought`` is SWE-agent's message ("Exit due to cost limit"), its
+  ``action`` empty (1.x) or the exit status itself (0.x: ``exit_cost``, which ``SWEEnv.step``
+  answers with ``Exited (autosubmitted)``). It is a warning :class:`SystemNotice` (subtype
+  ``exit``) of the message and observation, or an :class:`AssistantError` for an exit that
+  states an error (the ``outcome`` rule below), never the agent's text or a command;
 - **status**: SWE-agent records no exit codes, so a call whose observation states a failure
   (:func:`failure_stated`: an ``Error``/``usage:`` first line, ``command not found``, ``No such
   file or directory``, a Python traceback, an edit rejected for syntax errors, a command
@@ -40,7 +47,8 @@ Mapping:
   as ``gpt4`` included);
 - **info** gives the H-6 metadata: ``agent`` ``"swe-agent"``, ``exit_status``, ``submission``,
   ``cost_usd`` (``model_stats.instance_cost``), ``usage`` (``tokens_sent`` /
-  ``tokens_received`` as input / output tokens), ``api_calls``, ``version``. The ``outcome``
+  ``tokens_received`` as input / output tokens; zeros for calls made are no count, and left
+  out), ``api_calls``, ``version``. The ``outcome``
   (:func:`outcome_of`): ``error`` for the exits that state an error (``exit_error``,
   ``exit_api``, ``exit_environment_error``, ``exit_format``), ``incomplete`` for runs stopped by
   a limit (``exit_cost``, ``exit_context``, ``exit_total_execution_time``,
@@ -79,14 +87,23 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source
 from turnfold.formats.wrappers import sample
-from turnfold.model import AssistantText, ToolCall, ToolStatus, Transcript, UserMessage
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    SystemNotice,
+    ToolCall,
+    ToolStatus,
+    Transcript,
+    UserMessage,
+)
 
 NAME = "swe-agent"
 
 RECORDS = Records(
     mapped={
         "step": "thought → assistant text; action → a tool call named by its command; "
-        "observation → its result (error when it states a failure)",
+        "observation → its result (error when it states a failure); SWE-agent's own exit "
+        "step → a notice (an error for an error exit)",
         "history/system": 'the system prompt: metadata["system"]',
         "history/task": "the task: user messages before the first action (UserMessage)",
         "history/action": "a demonstration's step (no trajectory): thought → assistant text; "
@@ -445,19 +462,25 @@ def info_metadata(metadata: dict[str, Any], info: Mapping[str, Any]) -> None:
         metadata["submission"] = submission
     stats = info.get("model_stats")
     if isinstance(stats, Mapping):
+        calls = as_int(stats.get("api_calls"))
+        if calls is not None:
+            metadata["api_calls"] = calls
+        # A model that made calls and counted nothing recorded nothing: SWE-agent's replay,
+        # human and test models keep no stats but ``api_calls`` (sweagent/agent/models.py), and
+        # its LiteLLM model prices a call it cannot price at 0 (``completion_cost`` failing:
+        # "setting cost to 0"), as mini-swe-agent's does. Zeros for calls made are absent
+        # (spec L-3), never a recorded $0 that would win over an estimate (U-2).
+        unrecorded = 0 if calls else None
         cost = stats.get("instance_cost")
-        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost != unrecorded:
             metadata["cost_usd"] = float(cost)
         usage = {
             name: count
             for name, key in (("input_tokens", "tokens_sent"), ("output_tokens", "tokens_received"))
             if (count := as_int(stats.get(key))) is not None
         }
-        if usage:
+        if usage and any(count != unrecorded for count in usage.values()):
             metadata["usage"] = usage
-        calls = as_int(stats.get("api_calls"))
-        if calls is not None:
-            metadata["api_calls"] = calls
     for key in ("swe_agent_version", "mini_version"):
         if isinstance(info.get(key), str):
             metadata["version"] = info[key]
@@ -599,11 +622,12 @@ def _read_step(
 ) -> None:
     batch = f"step-{index}"
     thought = step.get("thought")
+    action = step.get("action")
+    if not isinstance(action, str) or not action.strip() or _EXIT_ACTION.fullmatch(action.strip()):
+        _exit_step(transcript, step, action if isinstance(action, str) else "", index)
+        return
     if isinstance(thought, str) and thought.strip():
         transcript.append(AssistantText(text=thought.strip(), meta={"step": index}))
-    action = step.get("action")
-    if not isinstance(action, str) or not action.strip():
-        return  # a step that only thought (an autosubmission after an error, say)
     state = _state_of(step)
     open_file = state.get("open_file") if state is not None else None
     open_file = open_file if isinstance(open_file, str) and open_file != "n/a" else None
@@ -639,6 +663,33 @@ def _read_step(
             meta=meta,
         )
     )
+
+
+#: The action of the step SWE-agent 0.x adds when it ends a run (``exit_cost``, ``exit_context``,
+#: ``exit_error``, ``exit_format``, ``exit_api``: ``SWEEnv.step`` autosubmits on them).
+_EXIT_ACTION = re.compile(r"exit_[a-z_]+")
+
+
+def _exit_step(transcript: Transcript, step: Mapping[str, Any], action: str, index: int) -> None:
+    """The step SWE-agent adds when it ends the run itself (see the module docstring): its
+    message and what the autosubmission said, as a notice, or an error for an error exit."""
+    said = [
+        text.strip()
+        for text in (step.get("thought"), step.get("observation"))
+        if isinstance(text, str) and text.strip()
+    ]
+    if not said:
+        return  # nothing said: nothing to show
+    status = action.strip() or transcript.metadata.get("exit_status")
+    submitted = _SUBMITTED.match(status) if isinstance(status, str) else None
+    status = submitted.group("why") if submitted else status
+    text = "\n".join(said)
+    if outcome_of(status) == "error":
+        transcript.append(AssistantError(message=text, meta={"step": index}))
+    else:
+        transcript.append(
+            SystemNotice(text=text, level="warning", subtype="exit", meta={"step": index})
+        )
 
 
 # --- the evaluation's verdict --------------------------------------------------------------------
