@@ -58,12 +58,17 @@ _OTHER_KINDS = {"agent": "invoke_agent", "workflow": "invoke_agent", "tool": "ex
                 "ai.toolCall": "execute_tool"}  # fmt: skip
 
 
+#: The attributes that only say which kind a span is.
+_KIND_KEYS = frozenset({"openinference.span.kind", "gen_ai.operation.name"})
+
+
 def otlp(path: Path) -> int:
     """Tool executions: the ``execute_tool`` / ``TOOL`` spans, or the distinct tool-call ids the
     model spans' outputs asked for where more (content captured, tools not traced), plus agent
     spans run by another agent with no tool span between them and no call of their name asked
     for (a sub-agent with no tool span of its own: smolagents' managed agents run inside the
-    manager's ``CHAIN`` step, as the call of their name when the model spans are traced). In
+    manager's ``CHAIN`` step, as the call of their name when the model spans are traced; an
+    agent span under a root agent span that says only its kind is no one's sub-agent). In
     a smolagents trace (spans with ``smolagents.*`` attributes) a ``final_answer`` call is the
     answer, not a call (as counters_smolagents.py counts), and a CodeAgent's step (a ``CHAIN``
     span whose ``LLM`` span was offered no tools, ``llm.tools.*``, and asked for none) is one
@@ -95,13 +100,18 @@ def otlp(path: Path) -> int:
             if key.startswith("llm.output_messages.") and key.endswith(".tool_call.id"):
                 asked[value] = a.get(key.removesuffix("id") + "function.name")
 
-    def runner(span_id: str) -> str | None:
-        """The kind of the nearest agent or tool span above ``span_id``."""
+    def above(span_id: str) -> str | None:
+        """The nearest agent or tool span above ``span_id``."""
         parent = parents.get(span_id)
         for _ in spans:
             if parent is None or kinds.get(parent) in _AGENTS + _TOOLS:
                 break
             parent = parents.get(parent)
+        return parent
+
+    def runner(span_id: str) -> str | None:
+        """The kind of the nearest agent or tool span above ``span_id``."""
+        parent = above(span_id)
         return kinds.get(parent) if parent is not None else None
 
     def agent_name(span: dict[str, Any]) -> str:
@@ -153,11 +163,19 @@ def otlp(path: Path) -> int:
             and a.get("gen_ai.agent.name") == b.get("gen_ai.agent.name")
         )
 
+    def wrapper(span_id: str | None) -> bool:
+        """A root agent span that says nothing but its kind (OpenInference's span of an OpenAI
+        Agents SDK trace, named after its workflow): the agents under it are no one's."""
+        return (
+            span_id is not None and parents.get(span_id) is None
+            and kinds.get(span_id) in _AGENTS and set(attributes[span_id]) <= _KIND_KEYS
+        )  # fmt: skip
+
     direct = sum(
         1 for span in spans
         if kinds[span["spanId"]] in _AGENTS and runner(span["spanId"]) in _AGENTS
         and agent_name(span) not in calls and step(span["spanId"]) not in code_steps
-        and not again(span)
+        and not again(span) and not wrapper(above(span["spanId"]))
     )  # fmt: skip
     # Agents a code step ran beyond the one its call holds are calls of their own.
     run_by_code = [step(s["spanId"]) for s in spans if kinds[s["spanId"]] in _AGENTS]

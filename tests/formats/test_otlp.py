@@ -1678,3 +1678,108 @@ def test_H4_a_tool_response_whose_id_is_no_string_is_warned_of_not_a_crash() -> 
     assert [w.reason for w in transcript.warnings] == [
         "tool result for an unknown tool_call_id [1]"
     ]
+
+
+# --- one call traced twice, a workflow's wrapper span, the session's own agent ----------------
+
+OPENAI_AGENTS_FIXTURE = FIXTURES / "openinference-openai-agents_openai_weather-agent.jsonl"
+
+
+def test_H4_an_openai_agents_run_traced_by_two_instrumentors_is_its_agent_s_session() -> None:
+    """A real OpenAI Agents SDK run traced by OpenInference's Agents and OpenAI instrumentors at
+    once: the SDK's trace is an ``AGENT`` span of its workflow's name and nothing else, around
+    the agent's ``AGENT`` span, which is the session's run (its prompt the title), not a
+    sub-agent of an empty session; each model call is an ``LLM`` span of the SDK's with the
+    client's ``LLM`` span of the same call inside it, its tokens counted once (U-1), not
+    twice in a recorded total."""
+    from turnfold.session import session_facts
+
+    transcript = turnfold.load(OPENAI_AGENTS_FIXTURE)
+    assert outline(transcript) == [
+        ("user", PROMPT),
+        ("call", "get_weather", {"city": "Paris"}, "success", "sunny, 21C", None),
+        ("call", "get_weather", {"city": "Atlantis"}, "error",
+         "An error occurred while running the tool. Please try again.", None),
+        ("text", "TF-ASKING: asking the expert."),
+        ("call", "ask_expert", {"question": EXPERT}, "success",
+         "TF-UMBRELLA: bring an umbrella.", None),
+        ("text", "TF-DONE: sunny in Paris, take an umbrella."),
+    ]  # fmt: skip
+    assert transcript.metadata["agent"] == "weather-agent"
+    assert "usage" not in transcript.metadata
+    facts = session_facts(transcript)
+    # The scripted server's three responses: 20, 50 and 70 input tokens, 7 output each.
+    assert facts.tokens == {"input_tokens": 140, "output_tokens": 21}
+    assert (facts.tool_calls, facts.failed_tools, facts.subagent_tokens) == (3, 1, {})
+    assert transcript.warnings == []
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
+def test_H4_a_model_span_inside_a_model_span_is_the_same_call_its_usage_counted_once() -> None:
+    """A framework's model span and its client instrumentor's span of the same call inside it
+    (LangChain's and the provider's, the OpenAI Agents SDK's and OpenAI's) record the same
+    messages and usage: the inner span's usage, which no entry carries (its messages were
+    read), is not added to the total again."""
+    from turnfold.session import session_facts
+
+    usage = {"gen_ai.usage.input_tokens": 30, "gen_ai.usage.output_tokens": 4}
+    asked = _said("user", "TF-ONCE")
+    answered = _said("assistant", "TF-ANSWER")
+    outer = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": asked,
+             "gen_ai.output.messages": answered, **usage}  # fmt: skip
+    transcript = turnfold.load(
+        _request(
+            _span("chat gpt-5", "1" * 16, outer, start=1),
+            _span("chat gpt-5", "2" * 16, outer, parent="1" * 16, start=2),
+        )
+    )
+    assert outline(transcript) == [("user", "TF-ONCE"), ("text", "TF-ANSWER")]
+    assert "usage" not in transcript.metadata
+    assert session_facts(transcript).tokens == {"input_tokens": 30, "output_tokens": 4}
+
+
+def test_H4_the_session_s_agent_and_outcome_are_its_own_run_s_not_a_sub_agent_s() -> None:
+    """An agent span among the session's model spans, run for the one call waiting for its
+    result (an agent called over A2A, its spans in the same trace), is a sub-agent: its name
+    is not the session's agent, and its failure is its call's, not the session's outcome."""
+    call = {"type": "tool_call", "id": "c1", "name": "ask_remote", "arguments": {"q": "x"}}
+    model = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.input.messages": _said("user", "TF-GO"),
+        "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [call]}]),
+    }
+    remote = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "remote",
+              "gen_ai.input.messages": _said("user", "x")}  # fmt: skip
+    failed = {"status": {"code": "STATUS_CODE_ERROR", "message": "TF-REMOTE-DOWN"}}
+    transcript = turnfold.load(
+        _request(
+            _span("chat gpt-5", "1" * 16, model, start=1),
+            _span("invoke_agent remote", "2" * 16, remote, start=2, **failed),
+        )
+    )
+    (asked,) = transcript.tool_calls()
+    assert asked.subagent is not None
+    assert asked.subagent.name == "remote"
+    assert asked.status == "error"
+    assert "agent" not in transcript.metadata
+    assert "outcome" not in transcript.metadata
+
+
+def test_H4_an_agent_a_tool_span_ran_is_a_sub_agent_when_the_session_s_agent_span_is_missing() -> (
+    None
+):
+    """A run still going when its spans were exported (a trace file followed live) has no agent
+    span yet (it ends last): its model and tool spans are roots, and the agent the
+    ``ask_expert`` tool span ran is that call's sub-agent, not the session's own run (its
+    prompt and reply in the session's conversation, its name the session's agent)."""
+    first = fixture_path("genai").read_text().splitlines()[0]
+    request = json.loads(first)
+    for resource in request["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            scope["spans"] = [
+                s for s in scope["spans"] if s["name"] != "invoke_agent weather-agent"
+            ]
+    transcript = turnfold.load(json.dumps(request) + "\n")
+    assert outline(transcript) == EXPECTED[:6]  # the first turn, the expert nested
+    assert "agent" not in transcript.metadata

@@ -41,7 +41,12 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   same run (OpenLLMetry's LangGraph graph and workflow spans: :meth:`_Rebuild._inner`). An
   OpenLLMetry ``@workflow`` is thus the session's run and an ``@agent`` in it a sub-agent, an
   agent named by its span's ``traceloop.entity.name`` (every span inside an ``@agent``
-  carries that agent's ``gen_ai.agent.name``: :func:`.messages.agent_name`);
+  carries that agent's ``gen_ai.agent.name``: :func:`.messages.agent_name`). An outermost
+  agent span recording nothing of its own around agent spans (OpenInference's OpenAI Agents
+  instrumentor's span of the SDK's trace) is read through: those are the session's runs
+  (:meth:`_Rebuild._wrapper`); an agent a tool span ran is that call's sub-agent even when
+  the session's agent span is missing (a run exported before it ended). The metadata's
+  ``agent`` and ``outcome`` are the session's runs', never a sub-agent's;
 - a model span (``chat``, ``LLM``) gives its input and output messages: ``gen_ai.input.messages``
   / ``gen_ai.output.messages`` (JSON strings or structured values, the ``parts`` form; also on
   the ``gen_ai.client.inference.operation.details`` event), OpenInference's flattened
@@ -68,9 +73,11 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   cited text as text, media as a line naming them (the tracer writes no bytes), cache points as
   nothing;
   usage (``gen_ai.usage.*``, ``llm.token_count.*``) and model go on the span's last text, its
-  calls are one batch (one response's); a model span with an error status is an
-  :class:`~turnfold.model.AssistantError`. A trace without message content (capture is off by
-  default in Google ADK, the OpenAI instrumentor, the Microsoft Agent Framework: a warning
+  calls are one batch (one response's); a model span inside a model span that recorded usage
+  is the same call traced again (a framework's span and its client instrumentor's): its usage
+  is not counted twice (:meth:`_Rebuild._counted_above`); a model span with an error status is
+  an :class:`~turnfold.model.AssistantError`. A trace without message content (capture is off
+  by default in Google ADK, the OpenAI instrumentor, the Microsoft Agent Framework: a warning
   says so): the calls the tool spans after a model span that recorded no output make are its
   response's, one batch, the first carrying its usage; where a response's usage has no entry
   to carry it (an answer not recorded), the model spans' sum is ``metadata["usage"]``, the
@@ -674,6 +681,9 @@ class _Rebuild:
         self.models: list[str] = []
         #: How many model spans recorded messages, and how many none (content capture off).
         self.spoken = self.silent = 0
+        #: The agent spans read as the session's own runs (not its sub-agents): the agent and
+        #: outcome of the metadata are theirs.
+        self.runs: list[Span] = []
 
     def _stand_in_missing_runs(self) -> None:
         """Give the spans of a smolagents run whose agent span is missing (the run raised:
@@ -736,8 +746,10 @@ class _Rebuild:
         builder = _Builder(transcript, self.name)
         scope: list[Span] = []
         for root in self.roots:
-            scope += [root] if root.op in _AGENT_OPS else self._walk(root)
-        agents = [r for r in self.roots if r.op in _AGENT_OPS]
+            if root.op in _AGENT_OPS and self._wrapper(root):
+                scope += [s for child in root.children for s in self._walk(child)]
+            else:
+                scope += [root] if root.op in _AGENT_OPS else self._walk(root)
         scope.sort(key=lambda s: s.start)
         self._scope(builder, scope, outermost=True)
         self._settle_usage(builder)
@@ -748,15 +760,34 @@ class _Rebuild:
                 "not in it"
             )
             transcript.warnings.append(LoadWarning(reason=reason, source=self.name))
-        if agents:
-            name = agent_name(agents[0])
+        if self.runs:
+            name = agent_name(self.runs[0])
             if name:
                 transcript.metadata["agent"] = name
-            if any(a.failed for a in agents):
+            if any(a.failed for a in self.runs):
                 transcript.metadata["outcome"] = "error"
         if self.models:
             transcript.metadata["model"] = self.models[0]
         return transcript
+
+    def _wrapper(self, span: Span) -> bool:
+        """Whether an outermost agent span only wraps the agent runs under it: it records no
+        agent name, messages, input, output, usage or failure of its own. OpenInference's
+        OpenAI Agents instrumentor starts one such ``AGENT`` span per trace of the SDK, named
+        by its workflow (``on_trace_start``: ``"Agent workflow"``, no other attribute), around
+        the agent runs: those are the session's own runs (a handoff's one after another),
+        not sub-agents of a session with no prompt."""
+        a = span.attributes
+        if span.failed or span.missing or agent_name(span) or span_usage(a) is not None:
+            return False
+        if any(model_messages(span)) or value_text(a.get("input.value"), prompt=True):
+            return False
+        if value_text(a.get("output.value"), prompt=False):
+            return False
+        if traceloop_text(a, prompt=True) or traceloop_text(a, prompt=False):
+            return False
+        inside = (s for child in span.children for s in self._walk(child))
+        return any(s.op in _AGENT_OPS for s in inside)
 
     def _inner(self, span: Span) -> list[Span]:
         """The spans of an agent's run below its agent span; an agent span of the same name
@@ -783,9 +814,10 @@ class _Rebuild:
 
     def _scope(self, builder: _Builder, spans: list[Span], *, outermost: bool = False) -> None:
         """Spans of one agent, in start order; an agent span in the outermost scope is the
-        session's own run (a sub-agent where the outermost scope holds model spans outside
-        any agent span and one call of the last of them waits for its result: the session's
-        conversation ran it), in an agent's scope a sub-agent."""
+        session's own run (a sub-agent where a tool span read above it ran it, or where the
+        outermost scope holds model spans outside any agent span and one call of the last of
+        them waits for its result: the session's conversation ran it), in an agent's scope a
+        sub-agent."""
         talks = outermost and any(s.op in _MODEL_OPS for s in spans)
         step: Span | None = None  # the smolagents step whose spans come now
         for span in spans:
@@ -795,7 +827,12 @@ class _Rebuild:
             if builder.smolagents and span.op == "CHAIN":
                 step = span
             if span.op in _AGENT_OPS:
-                if outermost and not (talks and self._waiting(builder) is not None):
+                # An agent a tool span ran is that call's sub-agent even at the top: the
+                # session's agent span is missing (a run still going when its spans were
+                # exported: the agent span ends last) and its tool spans are roots.
+                ran = self._host_call(builder, span) is not None
+                if outermost and not (ran or (talks and self._waiting(builder) is not None)):
+                    self.runs.append(span)
                     self._run(builder, span)  # the session's own agent span
                 else:
                     self._subagent(builder, span)
@@ -942,6 +979,12 @@ class _Rebuild:
                 if builder.smolagents and step is None:
                     builder.step_calls.setdefault(span.parent_id or "", []).append(entry)
         usage = span_usage(span.attributes)
+        if usage is not None and self._counted_above(span):
+            # The same call traced twice: a framework's model span and, inside it, its client
+            # instrumentor's (OpenInference's OpenAI Agents and OpenAI instrumentors together,
+            # LangChain's and the provider's): its usage is the outer span's, counted once,
+            # as MLflow aggregates a trace's usage (spans under one that has usage skipped).
+            usage = None
         carrier = None
         if usage is not None:
             response = _str(span.attributes, "gen_ai.response.id")
@@ -963,6 +1006,16 @@ class _Rebuild:
         if span.failed and not (step is not None and _is_generation_error(_step_error(step))):
             text = span.status_message or _exception_text(span) or "The model call failed."
             builder.transcript.append(AssistantError(message=text, timestamp=span.ended_at))
+
+    def _counted_above(self, span: Span) -> bool:
+        """Whether a model span above ``span`` in its agent's tree recorded usage (one that
+        ``span`` is the same call of)."""
+        parent = self.by_id.get((span.trace_id, span.parent_id or ""))
+        while parent is not None and parent.op not in _AGENT_OPS and parent.op not in _TOOL_OPS:
+            if parent.op in _MODEL_OPS and span_usage(parent.attributes) is not None:
+                return True
+            parent = self.by_id.get((parent.trace_id, parent.parent_id or ""))
+        return False
 
     def _unsilence(self, builder: _Builder) -> None:
         """The calls of the last model span that recorded no output have all come: its
