@@ -265,7 +265,7 @@ def test_U1_the_session_s_tokens_so_far_show_in_the_page_the_text_and_the_widget
 #: harness ran (ATIF names it in the file: ``metadata["agent"]``).
 AGENTLESS_FORMATS = frozenset({
     "turnfold", "otlp", "mlflow", "atif", "sharegpt", "llama-factory", "anthropic",
-    "openai-responses", "openai",
+    "openai-responses", "openai", "gemini-api",
 })  # fmt: skip
 
 

@@ -99,6 +99,7 @@ _REGISTRY: tuple[tuple[str, str], ...] = (
     ("continue", "turnfold.formats.agents.continue_"),
     ("sharegpt", "turnfold.formats.sharegpt"),
     ("llama-factory", "turnfold.formats.llama_factory"),
+    ("gemini-api", "turnfold.formats.gemini_api"),
     ("anthropic", "turnfold.formats.anthropic"),
     ("openai-responses", "turnfold.formats.openai_responses"),
     ("openai", "turnfold.formats.openai_chat"),

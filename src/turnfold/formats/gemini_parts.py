@@ -1,12 +1,18 @@
-"""Gemini-style ``parts`` and tool results, shared by the ``gemini`` and ``qwen`` loaders (L-2.4).
+"""Gemini-style ``parts`` and tool results, shared by the ``gemini``, ``qwen`` and ``gemini-api``
+loaders (L-2.4).
 
-Gemini CLI and Qwen Code both store model content as Gemini ``Content`` parts:
+Gemini CLI and Qwen Code both store model content as Gemini ``Content`` parts, as the Gemini API
+itself does (``gemini-api``: a ``contents`` list as google-genai or the REST API holds it):
 
 - ``{"text": ...}`` — text; ``{"text": ..., "thought": true}`` — reasoning (a :class:`Thinking`);
 - ``{"functionCall": {id, name, args}}`` — a :class:`ToolCall` (``call_id`` = ``functionCall.id``);
 - ``{"functionResponse": {id, name, response: {output | error}}}`` — a tool result;
 - ``{"inlineData": {mimeType, data}}`` — an image (kept on tool results only);
 - ``thoughtSignature`` and other opaque keys carry nothing to show and are ignored.
+
+The REST API spells a part's fields in camelCase, google-genai's ``model_dump`` in snake_case
+(``function_call``, ``inline_data.mime_type``): :func:`rest_part` reads either as the REST
+spelling the functions here read; its base64 data is standard base64 (:func:`base64_text`).
 
 Both tools also share the ``resultDisplay`` shapes of a tool result: a string, a file diff
 (``{fileDiff, fileName, ...}`` → kind ``diff``), a todo list (``{todos}`` or
@@ -21,8 +27,9 @@ run (``{type: "task_execution"}`` → ``subagent``) and ANSI output (token lines
 
 from __future__ import annotations
 
+import base64
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +66,64 @@ TODO_TOOLS = NameSet({"write_todos", "todo_write", "TodoWrite"})
 AGENT_TOOLS = NameSet({"task", "agent", "delegate_to_agent"})
 
 
+def camel(name: str) -> str:
+    """A field's REST name: ``mime_type`` is ``mimeType`` (a camelCase name stays itself).
+
+    >>> camel("function_call"), camel("functionCall")
+    ('functionCall', 'functionCall')
+    """
+    if "_" not in name:
+        return name
+    head, *rest = name.split("_")
+    return head + "".join(word[:1].upper() + word[1:] for word in rest)
+
+
+def camel_keys(value: Any) -> dict[str, Any]:
+    """A Gemini object's own fields under their REST names, its null ones left out (a Python
+    ``model_dump()`` writes every field); the values inside are not renamed: a function's
+    ``args`` and ``response`` are the program's own JSON."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {camel(str(k)): v for k, v in value.items() if v is not None}
+
+
+def rest_part(part: Any) -> Part:
+    """A ``Part`` as the REST API spells it, from its REST JSON or google-genai's snake_case
+    ``model_dump``: its fields and those of the object each holds (``functionCall``,
+    ``inlineData``…) renamed, a function response's own ``parts`` too; nulls left out.
+
+    >>> rest_part({"function_call": {"name": "f", "args": {"file_path": "a"},
+    ...            "will_continue": None}, "thought_signature": None})
+    {'functionCall': {'name': 'f', 'args': {'file_path': 'a'}}}
+    """
+    rest = camel_keys(part)
+    for key, value in rest.items():
+        if isinstance(value, Mapping):
+            inner = camel_keys(value)
+            if key == "functionResponse" and isinstance(inner.get("parts"), list):
+                inner["parts"] = [rest_part(p) for p in inner["parts"]]
+            rest[key] = inner
+    return rest
+
+
+def base64_text(data: Any) -> str | None:
+    """Inline data as standard base64: google-genai's JSON writes bytes in URL-safe base64
+    (pydantic's ``ser_json_bytes="base64"``), which no ``data:`` URL shows, and its Python
+    ``model_dump()`` keeps them as bytes; None for anything else.
+
+    >>> base64_text("-vv8_f7_"), base64_text(b"\\xfa\\xfb")
+    ('+vv8/f7/', '+vs=')
+    """
+    if isinstance(data, bytes | bytearray):
+        return base64.b64encode(data).decode("ascii")
+    if isinstance(data, str):
+        return data.translate(_URL_SAFE)
+    return None
+
+
+_URL_SAFE = str.maketrans("-_", "+/")
+
+
 def as_parts(content: Any) -> list[Part]:
     """A ``PartListUnion`` (a string, a part, or a list of both) as a list of part dicts."""
     if isinstance(content, str):
@@ -85,15 +150,22 @@ def images_of(parts: Any) -> list[ImageData]:
     """Inline images (``inlineData``) among ``parts``."""
     images = []
     for part in as_parts(parts):
-        data = part.get("inlineData")
-        if isinstance(data, dict) and isinstance(data.get("data"), str):
-            media_type = data.get("mimeType")
-            images.append(
-                ImageData(
-                    media_type=media_type if isinstance(media_type, str) else "", data=data["data"]
-                )
-            )
+        image = inline_image(part.get("inlineData"))
+        if image is not None:
+            images.append(image)
     return images
+
+
+def inline_image(data: Any) -> ImageData | None:
+    """An ``inlineData`` blob (``{mimeType, data}``) as :class:`ImageData`; None when it holds
+    no data."""
+    if not isinstance(data, Mapping):
+        return None
+    encoded = base64_text(data.get("data"))
+    if encoded is None:
+        return None
+    media_type = data.get("mimeType")
+    return ImageData(media_type=media_type if isinstance(media_type, str) else "", data=encoded)
 
 
 def count_of(data: Mapping[str, Any], *keys: str) -> int | None:
@@ -179,12 +251,15 @@ def model_entries(
     thought_form: ThinkingForm,
     cwd: str | None = None,
     skip_call_ids: frozenset[str] = frozenset(),
+    other: Callable[[Part, list[Entry]], None] | None = None,
 ) -> list[Entry]:
     """The entries of one model response: thoughts, text and calls, in part order.
 
     Consecutive text parts are one streamed text, so they merge; so do consecutive thoughts.
     Usage goes on the last text of the response (spec: usage on the last text); a response
-    without text keeps it on its first thinking or call rather than losing it.
+    without text keeps it on its first thinking or call rather than losing it. A part of any
+    other kind is given to ``other`` with the entries so far, to add to them (the Gemini API's
+    code execution, the images a model returns) or to warn of; without it, it is passed over.
     """
     entries: list[Entry] = []
     for part in parts:
@@ -214,18 +289,29 @@ def model_entries(
                     cwd=cwd,
                 )
             )
+        elif other is not None and not isinstance(call, dict) and not isinstance(text, str):
+            other(part, entries)
     attach_usage(entries, usage)
     return entries
 
 
 def response_text(response: Any) -> tuple[str | None, bool]:
-    """The text of a ``functionResponse.response`` and whether it reports an error."""
+    """The text of a ``functionResponse.response`` and whether it reports an error.
+
+    The API's convention: ``error`` is a failure, ``output`` the function's output, and
+    without either the whole response is the output; google-genai's automatic function
+    calling answers ``{"result": value}`` (and ``{"error": message}`` when the function
+    raised), so a lone ``result`` is the output too.
+    """
     if isinstance(response, dict):
         error = response.get("error")
         if error not in (None, "", {}):
             return stringify(error), True
-        if "output" in response:
-            output = response["output"]
+        key = (
+            "output" if "output" in response else "result" if set(response) == {"result"} else None
+        )
+        if key is not None:
+            output = response[key]
             return (stringify(output) if output is not None else None), False
         return (stringify(response) if response else None), False
     return (stringify(response) if response is not None else None), False
