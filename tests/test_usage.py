@@ -13,11 +13,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import turnfold
-from turnfold.model import AssistantText, Thinking, ToolCall, Transcript, Usage
+from turnfold.model import AssistantText, SubAgent, Thinking, ToolCall, Transcript, Usage
 from turnfold.session import SessionTally, session_facts
-from turnfold.usage import TokenCount, count_tokens, counts_of, total_of, transcript_tokens
+from turnfold.usage import (
+    TokenCount,
+    count_tokens,
+    counts_of,
+    subagent_tokens,
+    total_of,
+    transcript_tokens,
+)
 
 SAMPLE = Path(turnfold.__file__).parent / "samples" / "claude-code-session.jsonl"
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def hand_count(path: Path) -> dict[bool, dict[str, int]]:
@@ -225,3 +233,19 @@ def test_U1_a_chat_response_of_calls_only_keeps_its_usage() -> None:
     ])  # fmt: skip
     for transcript in (openai, anthropic):
         assert session_facts(transcript).total_tokens == 46
+
+
+def test_U1_a_sub_agent_s_recorded_total_is_its_tokens() -> None:
+    # A sub-agent whose responses no entry carries (an OTLP trace with content capture off:
+    # its model spans' sum is its metadata["usage"]) spent tokens all the same.
+    recorded = Transcript(metadata={"usage": {"input_tokens": 11, "output_tokens": 1}})
+    counted = Transcript([AssistantText(text="hi", usage=Usage(input_tokens=5, output_tokens=2))])
+    calls = [
+        ToolCall(name="Task", call_id=str(i), subagent=SubAgent(transcript=child))
+        for i, child in enumerate((recorded, counted))
+    ]
+    assert subagent_tokens(calls) == {"input_tokens": 16, "output_tokens": 3}
+    otlp = turnfold.load(FIXTURES / "traces" / "otlp" / "google-adk_calc-agent_no-content.jsonl")
+    facts = session_facts(otlp)
+    assert facts.subagent_tokens == {"input_tokens": 11, "output_tokens": 1}
+    assert facts.tokens == {"input_tokens": 61, "output_tokens": 11}

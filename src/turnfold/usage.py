@@ -228,7 +228,8 @@ def responses(entries: Iterable[Entry], key: Callable[[Entry], K]) -> list[tuple
 
 def subagent_tokens(entries: Iterable[Entry], *, _depth: int = 0) -> Tokens:
     """The tokens of the sub-agents the calls among ``entries`` delegated to, nested ones
-    included (each sub-agent's own responses counted once)."""
+    included (each sub-agent's own responses counted once; a total its source recorded,
+    ``metadata["usage"]``, wins over them, as a session's own does)."""
     totals: Tokens = {}
     if _depth > 64:  # a transcript that holds itself: counted once, not forever
         return totals
@@ -236,7 +237,9 @@ def subagent_tokens(entries: Iterable[Entry], *, _depth: int = 0) -> Tokens:
         if isinstance(entry, ToolCall) and entry.subagent is not None:
             child = entry.subagent.transcript
             if child is not None:
-                add_into(totals, count_tokens(child.entries))
+                recorded = child.metadata.get("usage")
+                own = counts_of(recorded) if isinstance(recorded, Mapping) else None
+                add_into(totals, own if own is not None else count_tokens(child.entries))
                 add_into(totals, subagent_tokens(child.entries, _depth=_depth + 1))
     return totals
 

@@ -20,6 +20,7 @@ import pytest
 import turnfold
 from turnfold.cli import main
 from turnfold.formats.harnesses import openhands, openhands_sdk
+from turnfold.formats.openai_chat import litellm_usage
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -621,7 +622,7 @@ def test_U1_litellm_s_cache_writes_are_counted_and_in_the_prompt_count() -> None
         "cache_read_tokens": 11793,
         "cache_write_tokens": 5482,
     }
-    usage = openhands._chat_usage(
+    usage = litellm_usage(
         {"prompt_tokens": 6559, "completion_tokens": 109, "cache_creation_input_tokens": 210,
          "prompt_tokens_details": {"cached_tokens": 6553}}
     )  # fmt: skip
@@ -632,7 +633,7 @@ def test_U1_litellm_s_cache_writes_are_counted_and_in_the_prompt_count() -> None
         210,
     )
     # later litellm: the writes in prompt_tokens_details, and counted in prompt_tokens
-    usage = openhands._chat_usage(
+    usage = litellm_usage(
         {"prompt_tokens": 98805, "completion_tokens": 5120,
          "prompt_tokens_details": {"cached_tokens": 66360, "cache_creation_tokens": 32435}}
     )  # fmt: skip

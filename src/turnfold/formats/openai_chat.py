@@ -750,6 +750,52 @@ def chat_usage(usage: Any) -> Usage | None:
     return openai_usage(usage, "prompt_tokens", "completion_tokens")
 
 
+def litellm_usage(usage: Any) -> Usage | None:
+    """A litellm ``ModelResponse``'s ``usage``, as the harnesses that call models through
+    litellm keep it (mini-swe-agent, OpenHands): a ChatCompletion usage, and an Anthropic
+    model's cache writes, which Chat Completions does not name and litellm does
+    (``cache_creation_input_tokens``; ``prompt_tokens_details.cache_creation_tokens`` in later
+    releases), with the prompt count they belong to (:func:`litellm_prompt_tokens`).
+
+    >>> litellm_usage({"prompt_tokens": 4, "completion_tokens": 9,
+    ...                "cache_creation_input_tokens": 6553})  # doctest: +ELLIPSIS
+    Usage(input_tokens=6557, output_tokens=9, cache_read_tokens=None, cache_write_tokens=6553...)
+    """
+    counted = chat_usage(usage)
+    if not isinstance(usage, Mapping):
+        return counted
+    written = usage.get("cache_creation_input_tokens")
+    details = usage.get("prompt_tokens_details")
+    if written is None and isinstance(details, Mapping):
+        written = details.get("cache_creation_tokens")
+    if isinstance(written, int) and not isinstance(written, bool) and written >= 0:
+        counted = counted or Usage()
+        counted.cache_write_tokens = written
+        counted.input_tokens = litellm_prompt_tokens(
+            counted.input_tokens, counted.cache_read_tokens, written
+        )
+    return counted
+
+
+def litellm_prompt_tokens(prompt: int | None, read: int | None, written: int | None) -> int | None:
+    """A prompt's tokens, the cached ones included (:mod:`turnfold.usage`'s convention), from
+    litellm's count of them, which harnesses record as is.
+
+    litellm's ``prompt_tokens`` for an Anthropic model counts the cache reads; the cache writes
+    some releases count in and others leave out: a January 2025 trajectory of OpenHands' tests
+    counts them (3439 prompt tokens, 3435 of them written), a 0.48 session (July 2025) leaves
+    them out (4 prompt tokens for a response that wrote 6553). A count below its cached parts
+    left the writes out: they are added. One that counts them in is never below them, so it
+    stays as it is.
+
+    >>> litellm_prompt_tokens(4, 0, 6553), litellm_prompt_tokens(3439, 0, 3435)
+    (6557, 3439)
+    """
+    if prompt is None or not written or prompt >= (read or 0) + written:
+        return prompt
+    return prompt + written
+
+
 def is_completion(value: Any) -> bool:
     """A ChatCompletion response: ``choices`` holding messages."""
     if not isinstance(value, Mapping) or not isinstance(value.get("choices"), list):

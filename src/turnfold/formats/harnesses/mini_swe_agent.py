@@ -64,11 +64,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import NameSet, as_int, mark_rejected, parse_arguments, text_result
+from turnfold.formats.common import NameSet, mark_rejected, parse_arguments, text_result
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses.swe_agent import info_metadata
-from turnfold.formats.openai_chat import chat_usage
+from turnfold.formats.openai_chat import litellm_usage
 from turnfold.formats.openai_responses import responses_usage
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wrappers import sample
@@ -166,10 +166,10 @@ def outcome_of(exit_status: Any, raised: bool = False) -> str | None:
 def response_usage(response: Mapping[str, Any]) -> Usage | None:
     """The token usage of one model response as mini-swe-agent keeps it: litellm's ``usage``
     (``response.model_dump()``, ``models/litellm_model.py``), a Chat Completions usage
-    (:func:`chat_usage`) whose ``prompt_tokens`` count the cached tokens too (litellm adds
-    Anthropic's cache reads and writes in, as :mod:`turnfold.usage` counts them) and which
-    also names the cache writes, or a Responses-API ``usage`` (:func:`responses_usage`); with
-    the response's id. None when the response records none.
+    (:func:`~turnfold.formats.openai_chat.litellm_usage`: its ``prompt_tokens`` with the cached
+    tokens in, as :mod:`turnfold.usage` counts them, and an Anthropic model's cache writes), or
+    a Responses-API ``usage`` (:func:`responses_usage`); with the response's id. None when the
+    response records none.
 
     >>> response_usage({"id": "r1", "usage": {"prompt_tokens": 1995, "completion_tokens": 93,
     ...                 "prompt_tokens_details": {"cached_tokens": 320}}})  # doctest: +ELLIPSIS
@@ -179,15 +179,7 @@ def response_usage(response: Mapping[str, Any]) -> Usage | None:
     if not isinstance(usage, Mapping):
         return None
     if "prompt_tokens" in usage or "completion_tokens" in usage:
-        counted = chat_usage(usage)
-        # litellm's count of Anthropic's cache writes, which Chat Completions does not name.
-        written = _mapping(usage.get("prompt_tokens_details")).get("cache_creation_tokens")
-        if written is None:
-            written = usage.get("cache_creation_input_tokens")
-        written = as_int(written)
-        if written is not None:
-            counted = counted or Usage()
-            counted.cache_write_tokens = written
+        counted = litellm_usage(usage)
     else:  # a Responses-API model's (models/litellm_response_model.py)
         counted = responses_usage(usage)
     if counted is not None:

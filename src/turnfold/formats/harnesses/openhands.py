@@ -35,8 +35,9 @@ Mapping:
   ``str_replace_editor view|create|str_replace|insert|undo_edit``, ``edit_file``, ``browser``,
   ``web_read`` ...) or else by the action (``run``, ``run_ipython``, ``read``, ``write``,
   ``edit``, ``browse``, ``browse_interactive``, ``delegate``); an MCP call by its tool name.
-  Calls of one model response (``model_response.id``) form a batch, with its usage (litellm's:
-  an Anthropic model's cache writes kept, and counted in the prompt, :func:`_chat_usage`);
+  Calls of one model response (``model_response.id``) form a batch, with its usage (litellm's,
+  :func:`~turnfold.formats.openai_chat.litellm_usage`: an Anthropic model's cache writes kept,
+  and counted in the prompt);
 - an observation is the result of the action its ``cause`` names (else the one with its
   ``tool_call_id``). Status (:func:`status_of`): a command's exit code (0 success, anything
   else, ``-1`` for "still running / timed out" included, error), ``error`` observations and
@@ -87,12 +88,12 @@ from turnfold.formats.common import (
     describe_args,
     stringify,
     text_result,
-    usage_from,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.harnesses import openhands_sdk
-from turnfold.formats.harnesses.openhands_sdk import event_file_value, litellm_prompt_tokens
+from turnfold.formats.harnesses.openhands_sdk import event_file_value
+from turnfold.formats.openai_chat import litellm_prompt_tokens, litellm_usage
 from turnfold.formats.source import Source, read_file
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
@@ -107,7 +108,6 @@ from turnfold.model import (
     ToolResult,
     ToolStatus,
     Transcript,
-    Usage,
     UserMessage,
 )
 
@@ -559,7 +559,7 @@ class _Reader:
         if key is None or key in self.context.responses:
             return
         self.context.responses[key] = entry
-        usage = _chat_usage(response.get("usage"))
+        usage = litellm_usage(response.get("usage"))
         if usage is None:
             return
         if isinstance(entry, AssistantText):
@@ -761,30 +761,6 @@ def _response_id(metadata: Mapping[str, Any]) -> str | None:
     response = metadata.get("model_response")
     key = response.get("id") if isinstance(response, Mapping) else None
     return key if isinstance(key, str) and key else None
-
-
-def _chat_usage(raw: Any) -> Usage | None:
-    """A litellm response's usage, with an Anthropic model's cache writes where litellm keeps
-    them (``cache_creation_input_tokens``; ``prompt_tokens_details.cache_creation_tokens`` in
-    later releases) and the prompt count they belong to (:func:`litellm_prompt_tokens`)."""
-    usage = usage_from(
-        raw,
-        input_tokens="prompt_tokens",
-        output_tokens="completion_tokens",
-        cache_read_tokens=("prompt_tokens_details", "cached_tokens"),
-        reasoning_tokens=("completion_tokens_details", "reasoning_tokens"),
-    )
-    if usage is None:
-        return None
-    written = as_int(raw.get("cache_creation_input_tokens"))
-    if written is None:
-        written = as_int(_mapping(raw.get("prompt_tokens_details")).get("cache_creation_tokens"))
-    if written is not None:
-        usage.cache_write_tokens = written
-        usage.input_tokens = litellm_prompt_tokens(
-            usage.input_tokens, usage.cache_read_tokens, written
-        )
-    return usage
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

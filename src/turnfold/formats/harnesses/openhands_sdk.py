@@ -114,6 +114,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine
+from turnfold.formats.openai_chat import litellm_prompt_tokens
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source, json_object_file, read_file, record_limit
 from turnfold.model import (
@@ -1352,7 +1353,8 @@ def _thinking(value: Mapping[str, Any], stamp: str | None) -> list[Thinking]:
 
 
 def _usage(value: Any) -> Usage | None:
-    """A ``TokenUsage``: litellm's ``prompt_tokens`` (:func:`litellm_prompt_tokens`)."""
+    """A ``TokenUsage``: litellm's ``prompt_tokens``
+    (:func:`~turnfold.formats.openai_chat.litellm_prompt_tokens`)."""
     item = _mapping(value)
     read, written = as_int(item.get("cache_read_tokens")), as_int(item.get("cache_write_tokens"))
     usage = counted_usage(
@@ -1365,25 +1367,6 @@ def _usage(value: Any) -> Usage | None:
     if usage is not None:
         usage.response_id = _str(item.get("response_id"))
     return usage
-
-
-def litellm_prompt_tokens(prompt: int | None, read: int | None, written: int | None) -> int | None:
-    """A prompt's tokens, the cached ones included (:mod:`turnfold.usage`'s convention), from
-    litellm's count of them, which OpenHands (V0's ``Metrics`` and the SDK's) records as is.
-
-    litellm's ``prompt_tokens`` for an Anthropic model counts the cache reads; the cache writes
-    some releases count in and others leave out: a January 2025 trajectory of OpenHands' tests
-    counts them (3439 prompt tokens, 3435 of them written), a 0.48 session (July 2025) leaves
-    them out (4 prompt tokens for a response that wrote 6553). A count below its cached parts
-    left the writes out: they are added. One that counts them in is never below them, so it
-    stays as it is.
-
-    >>> litellm_prompt_tokens(4, 0, 6553), litellm_prompt_tokens(3439, 0, 3435)
-    (6557, 3439)
-    """
-    if prompt is None or not written or prompt >= (read or 0) + written:
-        return prompt
-    return prompt + written
 
 
 def _edit_diff(observation: Mapping[str, Any], cwd: str | None) -> str | None:
