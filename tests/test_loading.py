@@ -674,6 +674,24 @@ def test_X1_a_line_over_the_record_limit_is_skipped_unread(
     assert "TURNFOLD_MAX_RECORD_BYTES" in warning.reason
 
 
+@pytest.mark.parametrize("filler", ["0", "{}", "1 "])
+def test_X1_a_line_of_countless_tiny_values_is_one_warned_line(tmp_path: Path, filler: str) -> None:
+    """A line of ``0000…`` or ``{}{}…`` is not records glued by a tool (Qwen Code's ``}{``):
+    read value by value, 64 MB of it took minutes and gigabytes. It is one warned line."""
+    user = {"type": "user", "uuid": "u1", "sessionId": "s", "message": {"content": "hi"}}
+    path = tmp_path / "session.jsonl"
+    countless = filler * (source.MAX_GLUED_VALUES + 1)
+    path.write_text("\n".join([json.dumps(user), countless, json.dumps(user | {"uuid": "u3"})]))
+    transcript = load(path)
+    assert [e.text for e in transcript.entries] == ["hi", "hi"]  # type: ignore[attr-defined]
+    (warning,) = [w for w in transcript.warnings if w.line == 2]
+    assert warning.reason.startswith("invalid JSON: Extra data")
+    few = tmp_path / "few.jsonl"
+    glued = json.dumps(user | {"uuid": "u2"}) * 3
+    few.write_text("\n".join([json.dumps(user), glued]))
+    assert len(load(few).entries) == 4  # records a tool glued are still read
+
+
 def test_X1_bounded_lines_keep_at_most_the_limit_in_memory() -> None:
     stream = io.BytesIO(b"short\n" + b"y" * 10_000 + b"\nlast")
     lines = list(source.bounded_lines(stream, 100))

@@ -222,3 +222,29 @@ def test_L2_a_rejected_reply_is_labelled_and_dim_and_the_answer_is_not() -> None
     assert "\x1b[2mAbout 10.\x1b[0m" in styled  # muted
     assert "\x1b[33m[Rejected]\x1b[0m" in styled
     assert "\x1b[2mAbout 12.57" not in styled
+
+
+def test_X1_a_huge_answer_is_laid_out_in_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rich wraps a line in about 0.1 ms: a transcript's 200 MB answer took minutes of the
+    kernel's time in its text/plain output. A line that fits is laid out without it, and reads
+    exactly as wrapped; a line that does not fit is still wrapped at the width."""
+    from rich.text import Text
+
+    lines = ["word " * 15 + "end", "naïve café", "x" * 250]
+    answer = "\n\n".join(lines * 3)
+    view = build_view_model(Transcript([UserMessage(text="go"), AssistantText(text=answer)]))
+    wrapped: list[str] = []
+    wrap = Text.wrap
+
+    def counted(self: Text, *args: Any, **kwargs: Any) -> Any:
+        wrapped.append(self.plain)
+        return wrap(self, *args, **kwargs)
+
+    monkeypatch.setattr(Text, "wrap", counted)
+    out = render_text(view, width=100).splitlines()
+    assert sorted(set(wrapped)) == ["naïve café", "x" * 250]  # only what may not fit as is
+    start = out.index("word " * 15 + "end")
+    assert out[start : start + 5] == [
+        "word " * 15 + "end", "naïve café", "x" * 100, "x" * 100, "x" * 50,
+    ]  # fmt: skip
+    assert all(cell_len(line) <= 100 for line in out)

@@ -16,7 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from turnfold.model import ImageData, ResultKind, Thinking, ToolResult
+from turnfold.render import content
 from turnfold.render.content import (
+    MAX_MARKDOWN_CHARS,
     ansi_html,
     diff_html,
     escape,
@@ -227,6 +229,21 @@ def test_X1_link_text_survives_when_the_url_is_dropped() -> None:
         out = markdown_html(payload)
         assert "href" not in out
         assert audit(out) == "click here"
+
+
+def test_X1_a_huge_markdown_text_is_shown_whole_as_plain_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A 200 MB answer took Python-Markdown minutes and 4 GB of the kernel; past the bound the
+    # text is shown as it is, escaped and whole, in linear time.
+    assert MAX_MARKDOWN_CHARS <= 1 << 20
+    monkeypatch.setattr(content, "MAX_MARKDOWN_CHARS", 1000)
+    words = "**bold** <img src=x onerror=alert(1)> <b>javascript:alert(1)</b>\n"
+    text = words * (1000 // len(words) + 1)
+    out = markdown_html(text)
+    assert "<strong>" not in out
+    assert audit(out) == text
+    assert "<strong>" in markdown_html(words * (1000 // len(words) - 1))
 
 
 def test_X1_remote_images_do_not_load() -> None:

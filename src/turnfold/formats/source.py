@@ -645,13 +645,17 @@ def _text_of(raw: bytes, number: int, name: str, warnings: list[LoadWarning]) ->
 
 
 _DECODER = json.JSONDecoder()
+#: Tools glue a few records on a line; a line of more values is no such line, and decoding it
+#: value by value in Python cost minutes and gigabytes (a 64 MB line of ``0`` or ``{}``: X-1).
+MAX_GLUED_VALUES = 1000
 
 
 def _glued_values(line: str) -> list[Any]:
     """``{...}{...}`` on one line (seen in Qwen Code files) as its values.
 
     A tail that does not parse (a truncated last object) ends the list as a ``MalformedLine``,
-    so the complete objects before it are still read. A line with no complete value gives [].
+    so the complete objects before it are still read. A line with no complete value, or with
+    more than :data:`MAX_GLUED_VALUES`, gives [].
     """
     values: list[Any] = []
     index, end = 0, len(line.rstrip())
@@ -666,6 +670,8 @@ def _glued_values(line: str) -> list[Any]:
                 )
             return values
         values.append(value)
+        if len(values) > MAX_GLUED_VALUES:
+            return []
         while index < end and line[index].isspace():
             index += 1
     return values

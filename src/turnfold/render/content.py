@@ -346,6 +346,10 @@ def _markdown() -> markdown.Markdown:
 #: (upstream issue #798: 2,000 nested brackets take about a second, 20,000 over a minute). A
 #: block with more than this many is shown as plain text: readable, in linear time.
 MAX_BRACKETS_PER_BLOCK = 2000
+#: Python-Markdown converts about 2 MB a second and holds some twenty times its text while it
+#: does: a transcript's 200 MB answer took minutes and 4 GB of the kernel (X-1). Text longer
+#: than this is shown as plain text, whole (X-2), in linear time and memory.
+MAX_MARKDOWN_CHARS = 1 << 20
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
@@ -383,7 +387,7 @@ MARKDOWN_CACHE_SIZE = 8192
 @lru_cache(maxsize=MARKDOWN_CACHE_SIZE)
 def _converted(source: str) -> str:
     """Markdown with syntax in it, as sanitized HTML: pure, so remembered by its text."""
-    if _too_many_brackets(source):
+    if len(source) > MAX_MARKDOWN_CHARS or _too_many_brackets(source):
         return _markdown_fallback(source)
     converter = _markdown()
     converter.reset()

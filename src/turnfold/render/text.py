@@ -271,7 +271,13 @@ class _Outline:
             if not raw:
                 self.lines.append(self.text(" " * indent, end=""))
                 continue
-            content = self.text(raw.expandtabs(4), line_style, end="")
+            expanded = raw.expandtabs(4)
+            content = self.text(expanded, line_style, end="")
+            if expanded.isascii() and len(expanded) <= available:
+                # A line that fits is its own wrap; rich's costs 0.1 ms a line, minutes for a
+                # transcript's 200 MB answer. ASCII after _clean: one cell a character.
+                self.lines.append(self.text(" " * indent, end="") + content)
+                continue
             for piece in content.wrap(_measuring_console(), available, overflow="fold"):
                 self.lines.append(self.text(" " * indent, end="") + piece)
 
