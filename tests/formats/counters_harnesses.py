@@ -216,8 +216,10 @@ def atif(path: Path) -> int:
     the trajectories its observation results delegate to (``subagent_trajectory_ref``: an
     embedded ``subagent_trajectories`` entry by ``trajectory_id``, or a ``trajectory_path`` file
     beside it), plus one call per delegation no tool call made (a result with no
-    ``source_call_id``); then the files its ``continued_trajectory_ref`` chain names, past the
-    steps they copied for context (``is_copied_context``)."""
+    ``source_call_id``), and the embedded runs no result refers to (Harbor's Codex converter's
+    spawned agents: under the call whose result names the run's id, else a call of their own);
+    then the files its ``continued_trajectory_ref`` chain names, past the steps they copied for
+    context (``is_copied_context``)."""
 
     def count(document: dict[str, Any], copied: bool) -> int:
         runs = {
