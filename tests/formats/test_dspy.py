@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,9 @@ def test_A1_given_the_program_or_its_lm_each_step_has_its_call_s_usage_model_and
     transcript = turnfold.load(prediction, agent=agent_)
     assert transcript.metadata == {"source_format": "dspy", "model": "dummy"}
     thoughts = [e for e in transcript.entries if isinstance(e, Thinking)]
-    assert [t.timestamp for t in thoughts] == [h["timestamp"] for h in lm.history]
+    # BaseLM's local time without an offset, with this machine's (the one that ran it).
+    local = [datetime.fromisoformat(h["timestamp"]).astimezone() for h in lm.history]
+    assert [t.timestamp for t in thoughts] == [m.isoformat() for m in local]
     # Each ReAct step's response wrote a thought and a call: its usage sits on the thought.
     for thought in thoughts[:3]:
         assert thought.usage is not None
@@ -108,6 +111,28 @@ def test_A1_given_the_program_or_its_lm_each_step_has_its_call_s_usage_model_and
     assert isinstance(answer, AssistantText)
     assert (answer.model, answer.usage is not None) == ("dummy", True)
     assert calls_of(transcript) == calls_of(turnfold.load(prediction))
+
+
+def test_A1_an_lm_call_s_local_time_is_dated_in_its_time_zone(
+    solo: tuple[Any, Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``BaseLM`` dates a call with ``datetime.now().isoformat()``: local time, no offset. Read
+    as UTC, a run made at 09:00 in New York would show 09:00Z, five hours early."""
+    import time
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        _, prediction, lm = solo
+        history = [{**h, "timestamp": "2026-01-15T09:00:00.250000"} for h in lm.history]
+        transcript = turnfold.load(prediction, agent=history)
+        facts = turnfold.session.session_facts(transcript)
+        assert facts.started == datetime(2026, 1, 15, 14, 0, 0, 250000, tzinfo=timezone.utc)
+        thought = next(e for e in transcript.entries if isinstance(e, Thinking))
+        assert thought.timestamp == "2026-01-15T09:00:00.250000-05:00"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
 
 
 def test_A1_history_usage_counts_and_cost_are_read_and_a_call_not_in_it_gets_none(

@@ -380,6 +380,23 @@ def test_A2_a_version_2_stream_is_followed_as_its_version_1_twin(
     assert outcome(followed) == outcome(follow(events)[0]) == outcome(turnfold.load(final))
 
 
+@pytest.mark.parametrize(
+    "mode", [["updates", "messages"], "messages", ["values", "messages"]], ids=str
+)
+def test_A1_the_stream_s_events_kept_as_objects_load_as_they_are_followed(mode: Any) -> None:
+    """``load(list(agent.stream(...)))``: the events as the stream gave them, tuples whose
+    messages (their chunks too) are read as messages, not dumped without their ``type``
+    (``model_dump`` leaves out a default): the run that following them shows."""
+    events, final = runs.stream_run(mode)
+    loaded = turnfold.load(events)
+    followed, _ = follow(events)
+    assert loaded.warnings == []
+    assert outcome(loaded) == outcome(followed) == outcome(turnfold.load(final))
+    assert outcome(loaded)[0][1][3] == "error"
+    answers = [e.text for e in loaded.entries if isinstance(e, AssistantText)]
+    assert answers[-1] == runs.ANSWER
+
+
 def test_A2_streamed_tokens_grow_one_entry_and_calls_run_until_their_result() -> None:
     events, _ = runs.stream_run(["updates", "messages"])
     transcript, changes = follow(events)

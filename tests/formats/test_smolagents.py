@@ -169,6 +169,29 @@ def test_A1_timestamps_and_usage_are_the_steps_own(agent: Any) -> None:
     assert transcript.entries[0].timestamp is None  # a TaskStep records no time
 
 
+def test_A1_the_final_answer_is_dated_when_its_step_ends() -> None:
+    """The answer exists once the last step's ``final_answer`` call returned: dated at that
+    step's ``end_time``, the run lasts until then (the last step's model response included),
+    not until the last step began."""
+    from datetime import datetime, timezone
+
+    steps = json.loads(FULL_STEPS.read_text())
+    last = steps[-1]["timing"]
+    transcript = turnfold.load(FULL_STEPS)
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == runs.ANSWER
+    ended = datetime.fromtimestamp(last["end_time"], tz=timezone.utc)
+    assert answer.timestamp == ended.isoformat()
+    facts = turnfold.session.session_facts(transcript)
+    assert facts.ended == ended
+    first = datetime.fromtimestamp(steps[1]["timing"]["start_time"], tz=timezone.utc)
+    assert facts.duration_s == pytest.approx((ended - first).total_seconds())
+    # Every other entry keeps its step's start (the first call: step 1's).
+    step_1 = datetime.fromtimestamp(steps[2]["timing"]["start_time"], tz=timezone.utc)
+    assert transcript.tool_calls()[0].timestamp == step_1.isoformat()
+
+
 def test_L1_the_managed_agent_s_own_steps_nest_under_its_call(agent: Any) -> None:
     transcript = turnfold.load(agent)
     call = transcript.tool_calls()[-1]
@@ -633,6 +656,36 @@ def test_A2_following_the_stream_gives_the_calls_statuses_and_answer_of_a_load(
     thoughts = {e.text for e in followed.entries if isinstance(e, Thinking)}
     assert thoughts == {e.text for e in loaded.entries if isinstance(e, Thinking)}
     assert not any(e.streaming for e in followed.entries if isinstance(e, Thinking))
+
+
+@pytest.mark.parametrize("stream_outputs", [False, True], ids=["steps", "deltas"])
+def test_A2_followed_with_the_agent_the_task_and_the_agent_s_model_are_shown(
+    stream_outputs: bool,
+) -> None:
+    """``run`` writes the task to the agent's memory before the stream starts, and the stream
+    never carries it: given the agent, the followed run shows it, and the agent's model and
+    system prompt, as a load of the agent does."""
+    agent = runs.make_agent(stream_outputs=stream_outputs)
+    followed = turnfold.follow(agent.run(runs.TASK, stream=True), display=False, agent=agent)
+    for _ in followed:
+        pass
+    loaded = turnfold.load(agent)
+    task = followed.transcript.entries[0]
+    assert isinstance(task, UserMessage)
+    assert task.text == runs.TASK
+    assert [e.text for e in followed.transcript.entries if isinstance(e, UserMessage)] == [
+        runs.TASK
+    ]
+    answer = followed.transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert (answer.text, answer.model) == (runs.ANSWER, "scripted-1")
+    for key in ("model", "agent_class", "system"):
+        assert followed.transcript.metadata[key] == loaded.metadata[key]
+    assert calls_of(followed.transcript) == calls_of(loaded)
+    if stream_outputs:  # text streamed in order: the whole run as a load shows it
+        assert [type(e).__name__ for e in followed.transcript.entries] == [
+            type(e).__name__ for e in loaded.entries
+        ]
 
 
 def test_A2_followed_with_the_agent_each_step_s_managed_run_nests_when_the_step_ends() -> None:

@@ -35,9 +35,10 @@ response that named no valid tool, which ReAct only logs) ends with a notice say
 What the objects do not record: **the inputs** (the question is not in the ``Prediction``; the
 history's messages hold it only in the adapter's prompt text, which is not parsed); **call
 ids, timestamps, usage and model** without ``agent=`` (the trajectory holds none); no start or
-end time per tool call, only the time each LM response was recorded (naive local time, as DSPy
-writes it); the LM calls a nested program made, when its run is not returned (they are in the
-history, between its caller's steps, but not shown); a model's own thinking
+end time per tool call, only the time each LM response was recorded (local time without its
+offset, as DSPy writes it: given this machine's, the one that ran the LM); the LM calls a
+nested program made, when its run is not returned (they are in the history, between its
+caller's steps, but not shown); a model's own thinking
 (``reasoning_content``) is in the history's ``outputs``, not read.
 
 Live (A-2): ``dspy.streamify(program, ...)`` (its async generator, or ``async_streaming=False``'s
@@ -56,6 +57,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from turnfold.formats.catalog import Records
@@ -199,6 +201,20 @@ def _mentions(text: str, value: Any) -> bool:
     return codec.dumps(value)[1:-1] in text
 
 
+def _local_time(stamp: str | None) -> str | None:
+    """An LM call's ``timestamp``: ``BaseLM`` writes ``datetime.now().isoformat()``, the
+    local time without its offset (read as UTC, it is hours off wherever local time is not
+    UTC). The history is only read from the LM object itself (``agent=lm``), in the process
+    that ran it, so its local offset is this machine's: given here."""
+    if stamp is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    return moment.astimezone().isoformat() if moment.tzinfo is None else stamp
+
+
 def _call_of(entry: Mapping[str, Any]) -> _Call:
     usage = usage_from(
         entry.get("usage"),
@@ -212,7 +228,7 @@ def _call_of(entry: Mapping[str, Any]) -> _Call:
     return _Call(
         usage=usage,
         model=model if isinstance(model, str) and model else None,
-        timestamp=checked_timestamp(entry.get("timestamp")),
+        timestamp=_local_time(checked_timestamp(entry.get("timestamp"))),
         cost=float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
     )
 

@@ -22,7 +22,8 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   by the :class:`Follower` as if it came live: the same transcript as the run's final state
   (less the prompt, which only ``values`` events hold), a message that several modes carry
   read once, a message's saved chunks merged by LangChain's own rules (which need
-  langchain-core; without it they are skipped, said once).
+  langchain-core; without it they are skipped, said once); the events themselves (a list of
+  what ``stream`` yielded) are read alike, their messages as the objects they are.
 
 :func:`plain` reads a message's fields directly (what ``messages_to_dict`` writes, without its
 ``model_dump``); nothing of the value is modified or shared. A finished run of one agent is
@@ -303,7 +304,16 @@ def plain(value: Any) -> Any:
 
 
 def _plain_message(value: Any) -> Any:
-    return value if message_fields(value) is not None else plain_value(value)
+    """A message as it is; a stream's event (``(mode, chunk)``, ``(namespace, mode, chunk)``,
+    an update's ``{node: {"messages": [...]}}``) with its messages kept as they are, which
+    ``model_dump`` would dump without their ``type`` (a default, so unset)."""
+    if message_fields(value) is not None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain_message(v) for v in value]
+    if type(value) is dict:
+        return {k: _plain_message(v) for k, v in value.items()}
+    return plain_value(value)
 
 
 def _is_scalar(value: Any) -> bool:

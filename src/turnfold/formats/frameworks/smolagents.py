@@ -25,7 +25,8 @@ Mapping:
   each call of ``tool_calls`` → :class:`ToolCall` with parsed arguments, the step's calls one
   batch. A failed step has ``tool_calls = None`` (``[]`` saved) and its calls only in
   ``model_output_message.tool_calls``: they are read from there. ``timing`` → every entry's
-  ``timestamp`` (ISO-8601, UTC), the step's number and duration in each call's ``meta``;
+  ``timestamp`` (ISO-8601, UTC): its ``start_time``, the final answer's its ``end_time`` (the
+  answer exists when the step ends); the step's number and duration in each call's ``meta``;
   ``token_usage`` → the :class:`Usage` of the step's last text (else ``usage`` of its
   first entry); the agent's ``model.model_id`` → ``AssistantText.model`` and
   ``metadata["model"]`` when the agent was given;
@@ -81,11 +82,13 @@ sub-agent with ``steps_missing``, as in a load of the parent's steps alone; give
 (``follow(stream, agent=agent)``), each step's ``ActionStep`` finds the run it made in the
 managed agent's memory (by the times, as a load), so every call's run nests, not only the
 last one kept (a step's code calling one agent several times: its last). Nor does it carry
-the task (the ``TaskStep`` is written to memory before the stream starts), so a followed run
-has no :class:`UserMessage`. Without streaming a step's text arrives with its ``ActionStep``, after
-the step's calls. Where a load can only share a step's observations between its calls, or
-call a sibling of a failed call ``unknown``, the follower keeps what each ``ToolOutput``
-said; otherwise a followed run ends as a load of ``agent.memory.steps`` reads.
+the task (the ``TaskStep`` is written to memory before the stream starts): given the agent,
+the task is its memory's last ``TaskStep`` when the first event arrives, and the agent's
+name, class, model and system prompt are read as a load of it reads them; without it a
+followed run has no :class:`UserMessage`. Without streaming a step's text arrives with its
+``ActionStep``, after the step's calls. Where a load can only share a step's observations
+between its calls, or call a sibling of a failed call ``unknown``, the follower keeps what
+each ``ToolOutput`` said; otherwise a followed run ends as a load of ``agent.memory.steps`` reads.
 
 smolagents records no per-call timing (only the step's, which includes the model's
 response), no reasoning of the model besides its text, and no model name in the steps.
@@ -686,9 +689,14 @@ class StepsBuilder(TranscriptBuilder):
             first = self._entries[0]
             self.transcript.update(first, meta={**first.meta, "observation_images": len(images)})
 
+        # The answer exists once the step's final_answer call returned, at the step's end:
+        # dated there, the run lasts until its last step ends (that step's model response,
+        # which can take seconds, included), not until that step began.
+        ended = _iso(timing.get("end_time")) or timestamp
         for entry in self._entries:
             if entry.timestamp is None and timestamp is not None:
-                self.transcript.update(entry, timestamp=timestamp)
+                answered = isinstance(entry, AssistantText) and entry.meta.get("final_answer")
+                self.transcript.update(entry, timestamp=ended if answered else timestamp)
         self._attach_usage(record)
         self.actions += 1
         self._end_step()
@@ -1063,18 +1071,24 @@ def plain_step(step: Any) -> dict[str, Any]:
     return {_UNREADABLE: f"{type(step).__module__}.{type(step).__qualname__}"}
 
 
-def _plain_agent(agent: Any, depth: int = 0) -> dict[str, Any]:
-    memory = agent.memory
+def _identity(agent: Any) -> dict[str, Any]:
+    """What a document of ``agent`` says of it besides its steps: its ``agent`` (name, class,
+    model) and its ``system_prompt``."""
     model_id = getattr(getattr(agent, "model", None), "model_id", None)
-    out: dict[str, Any] = {
+    system = getattr(getattr(agent.memory, "system_prompt", None), "system_prompt", None)
+    return {
         "agent": {
             "name": getattr(agent, "name", None),
             "class": type(agent).__name__,
             "model_id": model_id if isinstance(model_id, str) else None,
         },
-        "system_prompt": getattr(getattr(memory, "system_prompt", None), "system_prompt", None),
-        "steps": plain_each(memory.steps, plain_step),
+        "system_prompt": system,
     }
+
+
+def _plain_agent(agent: Any, depth: int = 0) -> dict[str, Any]:
+    memory = agent.memory
+    out: dict[str, Any] = {**_identity(agent), "steps": plain_each(memory.steps, plain_step)}
     error = _raised_in(memory.steps)
     if error is not None:
         out[RUN_ERROR] = error
@@ -1364,6 +1378,22 @@ class Follower:
         # finds its run in that managed agent's memory when the step ends.
         runs = _managed_of(agent) if agent is not None else None
         self.builder = StepsBuilder(transcript, "<follow>", live=True, runs=runs)
+        if agent is not None:
+            self._identify(agent)
+
+    def _identify(self, agent: Any) -> None:
+        """What the stream leaves out and the agent holds, read as a load of it reads it: its
+        name, class, model and system prompt, and the run's task, which ``run`` wrote to its
+        memory (the last ``TaskStep``) before the stream's first event."""
+        source = Source("<follow>", iter(()))
+        for key, value in _identity(agent).items():
+            _top_level(source, self.transcript, key, value)
+        model = self.transcript.metadata.get("model")
+        self.builder.model = model if isinstance(model, str) else None
+        steps = getattr(agent.memory, "steps", None) or []
+        task = next((s for s in reversed(steps) if type(s).__name__ == "TaskStep"), None)
+        if task is not None:
+            self.builder.feed("TaskStep", plain_step(task), None)
 
     def feed(self, event: Any) -> None:
         kind = type(event).__name__
