@@ -61,6 +61,15 @@ def test_L4_issue11_3_cursor_transcript_is_detected_and_shows_its_steps() -> Non
     assert transcript.warnings == []
 
 
+def test_C2_cursor_transcript_row_names_its_agent() -> None:
+    # The agent column held nothing for a Cursor transcript (its stream-json said "cursor"):
+    # filtering a corpus by agent lost every Cursor session.
+    transcript = turnfold.load(SESSION)
+    assert transcript.metadata["agent"] == "cursor"
+    [row] = turnfold.scan(PLAIN, cache=False).to_pandas().to_dict("records")
+    assert row["agent"] == "cursor"
+
+
 def test_L3_issue11_3_calls_without_results_are_unknown_and_say_so() -> None:
     transcript = turnfold.load(PLAIN)
     assert {c.status for c in transcript.tool_calls()} == {"unknown"}

@@ -106,6 +106,29 @@ def test_H5_a_real_cursor_agent_stream_is_read_with_its_results() -> None:
     }
 
 
+def test_U3_cursor_agent_texts_and_calls_keep_their_event_times() -> None:
+    # The assistant and tool_call events carry timestamp_ms: the session starts at the first
+    # text (15:32:56.204Z), and the turn spans it to the last call's end (15:33:02.401Z), not
+    # only the 1.9 s between the two calls' ends.
+    from turnfold.process import Turn, project
+    from turnfold.session import session_facts
+
+    transcript = turnfold.load(PARALLEL)
+    texts = [e for e in transcript if isinstance(e, AssistantText)]
+    assert texts[0].timestamp == "2026-02-11T15:32:56.204000+00:00"
+    assert texts[-1].timestamp is None  # the "done" event has no timestamp_ms
+    calls = transcript.tool_calls()
+    assert [c.timestamp for c in calls] == [c.started_at for c in calls]
+    assert calls[1].timestamp == "2026-02-11T15:32:56.330000+00:00"
+    facts = session_facts(transcript)
+    assert facts.started is not None
+    assert facts.started.isoformat() == texts[0].timestamp
+    assert facts.ended is not None
+    assert facts.ended.isoformat() == calls[0].ended_at
+    [turn] = [node for node in project(transcript) if isinstance(node, Turn)]
+    assert turn.header.duration_ms == pytest.approx(6197)
+
+
 def test_H5_cursor_agent_thinking_deltas_are_one_thought() -> None:
     transcript = turnfold.load(THINKING)
     [thought] = [e for e in transcript if isinstance(e, Thinking)]

@@ -427,6 +427,43 @@ def test_L1_qwen_system_records() -> None:
     assert transcript.warnings == []
 
 
+def test_P7_qwen_a_turn_ending_on_a_cancelled_call_is_stopped() -> None:
+    """Qwen Code 0.24.4 ``-p``, SIGINT while a command ran (tests/agents' interrupt scenario):
+    the cancelled result is the file's last record, no ``turn_result``. The turn stopped; it
+    read as completed, without an answer."""
+    from turnfold.process import Turn, project
+
+    transcript = turnfold.load(FIXTURES / "qwen" / "qwen-code_v0.24.4_interrupted-command.jsonl")
+    [call] = transcript.tool_calls()
+    assert (call.args["command"], call.status) == ("echo TF-SLOW-START; sleep 45", "cancelled")
+    assert isinstance(transcript.entries[-1], AbortMarker)
+    assert transcript.entries[-1].timestamp == call.ended_at
+    [turn] = [node for node in project(transcript) if isinstance(node, Turn)]
+    assert turn.header.status == "stopped"
+    assert transcript.warnings == []
+
+
+def test_P7_qwen_a_cancelled_call_and_its_turn_result_are_one_stop() -> None:
+    # Interactive mode writes turn_result after the cancelled call: one marker, its own.
+    transcript = load(
+        user("u1", None, "run it"),
+        assistant("a1", "u1", fcall("c1", "run_shell_command", command="sleep 9")),
+        result("r1", "a1", "c1", {"error": "cancelled"}, status="cancelled"),
+        system("s1", "r1", "turn_result", {"promptId": "p", "state": "cancelled", "endedAt": 1}),
+        user("u2", "s1", "never mind"),
+        assistant("a2", "u2", fcall("c2", "run_shell_command", command="sleep 9")),
+        result("r2", "a2", "c2", {"error": "cancelled"}, status="cancelled"),
+        user("u3", "r2", "stop"),
+    )
+    kinds = [type(e).__name__ for e in transcript.entries]
+    assert kinds == [
+        "UserMessage", "ToolCall", "AbortMarker",
+        "UserMessage", "ToolCall", "AbortMarker",
+        "UserMessage",
+    ]  # fmt: skip
+    assert [m.reason for m in of(transcript, AbortMarker)] == [None, "cancelled"]
+
+
 def test_Q1_qwen_ten_megabyte_tool_result_loads() -> None:
     big = "y" * (10 * 1024 * 1024)
     transcript = load(

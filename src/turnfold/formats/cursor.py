@@ -14,6 +14,7 @@ a plain-text ``<session-id>.txt``, which this loader does not read.) Lines:
 
 The format records no ids, no timestamps (but the prompt's ``<timestamp>`` tag), no model, no
 token usage and **no tool results**: Cursor leaves tool output out of the file.
+``metadata["agent"]`` is ``cursor``, as the stream-json reader's.
 
 Mapping:
 
@@ -185,7 +186,9 @@ class CursorReader:
 
     def __init__(self, source: Source) -> None:
         self.source = source
-        self.transcript = Transcript(metadata={"source_format": NAME})
+        # The agent named as the stream-json reader names it: a corpus's agent column (and its
+        # filter) holds Cursor's transcripts and streams alike.
+        self.transcript = Transcript(metadata={"source_format": NAME, "agent": "cursor"})
         self.calls: dict[str, ToolCall] = {}
         self._unknown_blocks: set[str] = set()
 

@@ -42,7 +42,9 @@ line.
   the compressed history's first user turn); ``system/slash_command`` → ``UserMessage(command=…)``
   for the invocation and ``SystemNotice`` for its output; ``system/notification`` (and ``cron``,
   ``background_task_completed``) → ``SystemNotice``; ``system/turn_result`` → ``AbortMarker``
-  when cancelled, ``AssistantError`` when failed; ``system/custom_title`` → ``metadata["title"]``;
+  when cancelled, ``AssistantError`` when failed (a turn that ends on a cancelled call without
+  one, as ``-p`` mode leaves it, gets an ``AbortMarker`` too); ``system/custom_title`` →
+  ``metadata["title"]``;
   ``system/ui_telemetry`` of a ``qwen-code.api_error`` event (a model request that failed: in
   ``-p`` mode its only record) → an error ``SystemNotice`` with the error's message.
   Every other ``system`` subtype is bookkeeping for Qwen Code's own resume (``ui_telemetry``,
@@ -429,6 +431,7 @@ class _Reader:
         main = [n for n in ordered if n.group is None and n.shown]
         path = self._walk(main[-1], None, main) if main else []
         entries, calls = self._assemble(path)
+        entries = _mark_stopped_turns(entries)
         agents = _agent_calls(calls)
         groups: dict[str, list[_Node]] = {}
         for node in ordered:
@@ -556,6 +559,23 @@ class _Reader:
         agent.agent_id = agent.agent_id or key
         agent.name = agent.name or name
         attach_child(agent, child)
+
+
+def _mark_stopped_turns(entries: list[Entry]) -> list[Entry]:
+    """An :class:`AbortMarker` after a turn that ends on a cancelled call and records no
+    ``turn_result``: Qwen Code does not send a cancelled call's result on to the model, so the
+    turn stopped there, but in ``-p`` mode (a SIGINT) the cancelled result is its last record."""
+    out: list[Entry] = []
+    for index, entry in enumerate(entries):
+        out.append(entry)
+        after = entries[index + 1] if index + 1 < len(entries) else None
+        if (
+            isinstance(entry, ToolCall)
+            and entry.status == "cancelled"
+            and (after is None or isinstance(after, UserMessage))
+        ):
+            out.append(AbortMarker(reason="cancelled", timestamp=entry.ended_at))
+    return out
 
 
 def _first(pair: tuple[Order, ToolCall]) -> Order:

@@ -8,7 +8,9 @@
   cursor.prompt_of`: the text of ``<user_query>``, Cursor's context in ``meta``);
 - ``assistant`` → :class:`AssistantText`: consecutive events are one text (with
   ``--stream-partial-output`` each event is a piece of it, and some versions end the pieces with
-  the whole text once more, which is then the text);
+  the whole text once more, which is then the text), timed by its first event's
+  ``timestamp_ms``; a ``tool_call`` event's ``timestamp_ms`` is its call's start (and moment) or
+  end;
 - ``thinking/delta`` → consecutive deltas are one :class:`Thinking`; ``thinking/completed``
   only marks its end;
 - ``tool_call/started`` → a :class:`ToolCall` (``call_id`` as written, a newline in it too), its
@@ -146,6 +148,7 @@ class _Reader:
         self.transcript = Transcript(metadata={"source_format": NAME})
         self.calls: dict[str, ToolCall] = {}
         self._pieces: list[str] = []  # the assistant events of the text being streamed
+        self._text_at: str | None = None
         self._thoughts: list[str] = []  # the thinking deltas of the thought being streamed
         self._thought_at: str | None = None
         self._run: list[Entry] = []  # the entries since the last result: whose usage it gives
@@ -182,6 +185,8 @@ class _Reader:
             self._close_thought()
             message = record.get("message")
             content = message.get("content") if isinstance(message, Mapping) else None
+            if not self._pieces:
+                self._text_at = ms_to_iso(record.get("timestamp_ms"))
             self._pieces.append(_text_of_blocks(content))
             return
         if kind == "thinking/delta":
@@ -232,7 +237,7 @@ class _Reader:
             pieces = pieces[-1:]
         text = "".join(pieces)
         if text.strip():
-            self._append(AssistantText(text=text))
+            self._append(AssistantText(text=text, timestamp=self._text_at))
 
     def _close_thought(self) -> None:
         thoughts, self._thoughts = self._thoughts, []
@@ -253,6 +258,7 @@ class _Reader:
         key, body = _tool_of(record.get("tool_call"))
         name, args = _name_and_args(key, body)
         batch = record.get("model_call_id")
+        started = ms_to_iso(record.get("timestamp_ms"))
         call = ToolCall(
             call_id=call_id,
             name=name,
@@ -260,7 +266,8 @@ class _Reader:
             description=describe_args(name, args, self.transcript.metadata.get("cwd")),
             status="unknown",  # until its completed event
             batch_id=batch if isinstance(batch, str) and batch else None,
-            started_at=ms_to_iso(record.get("timestamp_ms")),
+            timestamp=started,  # the moment of the call, as the session's time span reads it
+            started_at=started,
             meta={"cursor_tool": key} if key else {},
         )
         self.calls[call_id] = call

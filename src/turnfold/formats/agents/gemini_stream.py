@@ -19,9 +19,10 @@ the events of ``packages/cli/src/nonInteractiveCli.ts``, each with a ``timestamp
   is ``error`` (the result is ``error.message``, its ``type`` in ``meta["error_type"]``);
   ``success`` is ``success`` unless the output states a failure. Gemini CLI reports a shell
   command that exited non-zero as ``success``, and its ``output`` is the display text: the
-  command's output alone (the exit code is not in the stream), or, when it printed nothing,
-  ``Command exited with code: N`` (and with ``--debug`` the model's text, ``Exit Code: N``),
-  which are read as ``error`` (:func:`call_status`);
+  command's output alone (the exit code is not in the stream: ``unknown``, spec L-3), or, when
+  it printed nothing, ``Command exited with code: N`` (and with ``--debug`` the model's text,
+  ``Exit Code: N``), which are read as ``error``; a command that printed nothing and exited 0
+  shows nothing (``success``) (:func:`call_status`);
 - ``error {severity, message}`` → ``error`` an :class:`~turnfold.model.AssistantError`,
   ``warning`` (loop detected, execution blocked) a warning :class:`~turnfold.model.SystemNotice`;
 - ``result {status, error?, stats}`` ends a run: ``status: "error"`` sets ``outcome`` ``error``
@@ -59,7 +60,12 @@ from turnfold.formats.common import (
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
-from turnfold.formats.gemini_parts import corrected_status, is_agent_call, make_call
+from turnfold.formats.gemini_parts import (
+    corrected_status,
+    is_agent_call,
+    make_call,
+    stated_outcome,
+)
 from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source
 from turnfold.model import (
@@ -102,6 +108,9 @@ _STATUSES: dict[str, ToolStatus] = {"success": "success", "error": "error"}
 #: (``packages/core/src/tools/shell.ts``, ``returnDisplay``), besides the exit code
 #: :func:`~turnfold.formats.gemini_parts.corrected_status` reads.
 _SHELL_FAILED = re.compile(r"\A\s*(?:Command terminated by signal: *\S+|Command failed: )")
+#: The model's text of a command's result (``--debug`` prints it): ``Output: …`` then
+#: ``Exit Code: N`` whenever the code is not 0, so a text of this form without one succeeded.
+_MODEL_TEXT = re.compile(r"\A\s*(?:<untrusted_context>\s*)?Output: ")
 #: Keys of a sub-agent's task in an agent tool's arguments, most telling first.
 _TASK_KEYS = ("prompt", "objective", "task", "description", "query")
 
@@ -116,6 +125,8 @@ def call_status(name: str, status: Any, output: str | None, failed: bool) -> Too
     >>> call_status("run_shell_command", "success", "Output: x\\nExit Code: 3", False)
     'error'
     >>> call_status("run_shell_command", "success", "TF-FAIL-OUT", False)
+    'unknown'
+    >>> call_status("run_shell_command", "success", "", False)
     'success'
     >>> call_status("read_file", "error", None, True), call_status("read_file", None, None, False)
     ('error', 'unknown')
@@ -125,8 +136,13 @@ def call_status(name: str, status: Any, output: str | None, failed: bool) -> Too
         return "error"
     if recorded == "error" or output is None:
         return recorded
-    if recorded == "success" and tool_category(name) == "command" and _SHELL_FAILED.match(output):
-        return "error"
+    if recorded == "success" and tool_category(name) == "command":
+        if _SHELL_FAILED.match(output):
+            return "error"
+        if output.strip() and not _MODEL_TEXT.match(output) and stated_outcome(output) is None:
+            # Only the command's own output, which a non-zero exit shows the same way
+            # (shell.ts returnDisplay): the stream does not record how it ended (L-3).
+            return "unknown"
     return corrected_status(recorded, output)
 
 
