@@ -151,6 +151,19 @@ def test_a_model_configured_by_its_route_and_named_by_its_responses_is_one_model
     assert "openai/gpt-4o-mini, gpt-4o ·" in header["text"]
 
 
+def test_a_run_s_recorded_end_ends_the_session() -> None:
+    # A smolagents RunResult's timing, an Inspect sample's completed_at: the run ended after
+    # its last entry (the last step's end, the scoring), as it started at its recorded start.
+    transcript = Transcript(metadata={"started_at": "2026-01-01T00:00:00Z",
+                                      "ended_at": "2026-01-01T00:00:09Z"})  # fmt: skip
+    transcript.append(AssistantText(text="hi", timestamp="2026-01-01T00:00:05Z"))
+    facts = session_facts(transcript)
+    assert facts.duration_s == 9.0
+    frameworks = Path(__file__).parent / "fixtures" / "frameworks"
+    run = turnfold.load(frameworks / "smolagents" / "smolagents_v1.26.0_run-result_code-agent.json")
+    assert session_facts(run).duration_s == 0.027184  # timing: 03:43:54.307351 to .334535
+
+
 def test_U3_the_demo_session_header_in_chinese() -> None:
     header = session_header(demo_session(), "zh")
     assert header is not None

@@ -292,9 +292,13 @@ class SessionTally:
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost):
             facts.cost_usd = float(cost)
         first, last = self._first, self._last
-        started_meta = _key(meta.get("started_at") or meta.get("start_time"))
-        if started_meta is not None:
-            first, last = _earlier(first, started_meta), _later(last, started_meta)
+        # The run's own start and end where the source records them (a sample's, a run
+        # result's): its span, setup and scoring included, not only its entries'.
+        for moment in (meta.get("started_at") or meta.get("start_time"),
+                       meta.get("ended_at") or meta.get("completed_at")):  # fmt: skip
+            recorded = _key(moment)
+            if recorded is not None:
+                first, last = _earlier(first, recorded), _later(last, recorded)
         if first is not None and last is not None:
             facts.started, facts.ended = _moment(first), _moment(last)
             if facts.started is not None and facts.ended is not None:

@@ -1419,8 +1419,10 @@ def test_U2_a_provider_prefixed_model_name_is_priced_at_its_provider(
 
 def test_H1_an_answer_is_timed_when_its_model_call_completed() -> None:
     """A model event's ``timestamp`` is when the call began, ``completed`` when the answer
-    came (since 0.3.71): the answer is shown at the latter, and the session ends with it."""
-    events = _sample(ONE)["events"]
+    came (since 0.3.71): the answer is shown at the latter; the session spans the sample's
+    recorded ``started_at`` to ``completed_at`` (its scoring after the answer included)."""
+    sample = _sample(ONE)
+    events = sample["events"]
     calls = [e for e in events if e.get("event") == "model"]
     completed = {e["completed"] for e in calls}
     transcript = turnfold.load(ONE)
@@ -1428,7 +1430,10 @@ def test_H1_an_answer_is_timed_when_its_model_call_completed() -> None:
     assert texts
     assert {t.timestamp for t in texts} <= completed
     last = max(calls, key=lambda e: e["completed"])
-    assert session_facts(transcript).ended == datetime.fromisoformat(last["completed"])
+    facts = session_facts(transcript)
+    assert facts.ended == datetime.fromisoformat(sample["completed_at"])
+    assert facts.ended >= datetime.fromisoformat(last["completed"])
+    assert facts.started <= datetime.fromisoformat(sample["started_at"])  # an event may come first
 
 
 # --- helpers -------------------------------------------------------------------------------
