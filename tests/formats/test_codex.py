@@ -744,7 +744,14 @@ def test_L3_codex_other_completed_items_echo_what_was_read() -> None:
 
 
 def test_P7_codex_interrupted_exec_command_is_cancelled() -> None:
-    cut = {"type": "CommandExecution", "id": "slow", "status": "failed", "exit_code": -1}
+    cut = {
+        "type": "CommandExecution",
+        "id": "slow",
+        "status": "failed",
+        "exit_code": -1,
+        "aggregated_output": "started\n",
+        "duration": {"secs": 1, "nanos": 831000000},
+    }
     t = load(
         event("task_started", turn_id="t1"),
         user_item("run the slow job"),
@@ -752,12 +759,14 @@ def test_P7_codex_interrupted_exec_command_is_cancelled() -> None:
         output("slow", "Wall time: 2.0 seconds\naborted by user"),
         user_item("<turn_aborted>\nThe user interrupted.\n</turn_aborted>"),
         event("turn_aborted", turn_id="t1", reason="interrupted", duration_ms=2087),
-        event("item_completed", turn_id="t1", item=cut),  # after the output: changes nothing
+        # After the output: the command's own end keeps what it printed before the interrupt
+        # (F-10: a cancelled tool keeps its partial output), its duration and exit code.
+        event("item_completed", turn_id="t1", item=cut),
     )
     c = only_call(t)
-    assert (c.status, c.duration_ms) == ("cancelled", 2000.0)
+    assert (c.status, c.duration_ms, c.meta["exit_code"]) == ("cancelled", 1831.0, -1)
     assert c.result is not None
-    assert c.result.text == "aborted by user"
+    assert c.result.text == "started\n\naborted by user"
     assert c.meta["output_header"] == "Wall time: 2.0 seconds"
 
 

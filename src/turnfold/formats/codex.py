@@ -1609,7 +1609,8 @@ class CodexBuilder(ResponsesBuilder):
         diff, a ``CommandExecution`` its exit code and duration, an ``McpToolCall`` or a
         ``DynamicToolCall`` its outcome, error and duration. A ``Plan`` is a plan-mode plan
         (:meth:`_plan_item`). Other items (messages, reasoning, agent calls) echo records
-        already read; like every event, it only enriches a call still waiting for its output."""
+        already read; like every event, it only enriches a call still waiting for its output, save
+        a command an interrupt cancelled (:meth:`_interrupted_command`)."""
         item = payload.get("item")
         if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
             return
@@ -1619,6 +1620,8 @@ class CodexBuilder(ResponsesBuilder):
             return
         call = self._open.get(item["id"])
         if call is None:
+            if kind == "CommandExecution":
+                self._interrupted_command(item)
             return
         if kind == "FileChange":
             diff = changes_diff(item.get("changes"), self.cwd)
@@ -1634,6 +1637,28 @@ class CodexBuilder(ResponsesBuilder):
             self._settle(call, _mcp_item_changes(item))
         elif kind == "DynamicToolCall":
             self._settle(call, _dynamic_changes(item))
+
+    def _interrupted_command(self, item: Mapping[str, Any]) -> None:
+        """A ``CommandExecution`` that ends after an interrupt settled its call (the model was
+        told "aborted by user"): the call keeps what the command printed before it (F-10: a
+        cancelled tool keeps its partial output), its duration and exit code."""
+        call = self._calls.get(item["id"])
+        if call is None or call.status != "cancelled":
+            return
+        changes: dict[str, Any] = {}
+        duration = _duration_ms(item.get("duration"))
+        if duration is not None:
+            changes["duration_ms"] = duration
+        code = as_int(item.get("exit_code"))
+        if code is not None:
+            changes["meta"] = {**call.meta, "exit_code": code}
+        printed = item.get("aggregated_output")
+        told = call.result.text if call.result is not None else None
+        if isinstance(printed, str) and printed.strip() and (told is None or printed not in told):
+            shown = printed if told is None else f"{printed.rstrip()}\n\n{told}"
+            changes["result"] = text_result(shown)
+        if changes:
+            self.transcript.update(call, **changes)
 
     def _plan_item(self, item: Mapping[str, Any], timestamp: str | None) -> None:
         """A ``Plan`` item: the plan core/src/session/turn.rs takes from a plan-mode reply's
