@@ -441,6 +441,10 @@ def test_P7_qwen_a_turn_ending_on_a_cancelled_call_is_stopped() -> None:
     [turn] = [node for node in project(transcript) if isinstance(node, Turn)]
     assert turn.header.status == "stopped"
     assert transcript.warnings == []
+    # What it printed before the cancel (its resultDisplay; the model was told its output was
+    # discarded) is kept, before the cancel's text (F-10).
+    assert call.result is not None
+    assert call.result.text.startswith("TF-SLOW-START\n\n[Operation Cancelled]")
 
 
 def test_P7_qwen_a_cancelled_call_and_its_turn_result_are_one_stop() -> None:

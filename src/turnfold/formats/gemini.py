@@ -772,6 +772,7 @@ def _tool_call(record: dict[str, Any], batch_id: str) -> ToolCall:
         args=call.args,
         images=images,
         failed=failed or call.status == "error",
+        cancelled=call.status == "cancelled",
     )
     agent_id = record.get("agentId") if isinstance(record.get("agentId"), str) else None
     display = record.get("resultDisplay")

@@ -416,13 +416,16 @@ def build_result(
     args: Any = None,
     images: list[ImageData] | None = None,
     failed: bool = False,
+    cancelled: bool = False,
 ) -> ToolResult | None:
     """A :class:`ToolResult` from the model-facing ``text`` and the UI's ``resultDisplay``.
 
     The model-facing output is preferred (it is complete; Gemini's display of a read is empty);
     the display fills in when there is no output, and decides the kind: a diff, a todo list,
-    a plan or a sub-agent report. A failed call is plain text: its error is what to show.
-    Returns None when the source recorded nothing at all.
+    a plan or a sub-agent report. A failed call is plain text: its error is what to show. A
+    cancelled call's text display is what it printed before the cancel, which the model was
+    not sent ("its output was discarded"): shown before that text (F-10: a cancelled tool
+    keeps its partial output). Returns None when the source recorded nothing at all.
     """
     kind: ResultKind | None = None
     structured: Any = None
@@ -439,6 +442,8 @@ def build_result(
         todos = args.get("todos")
         if isinstance(todos, list):
             kind, structured = "todo", todos
+    if cancelled and text and fallback and fallback.strip() and fallback not in text:
+        text = f"{fallback.rstrip()}\n\n{text}"
     text = text if text else fallback
     if text is None and not images and structured is None:
         return None

@@ -702,6 +702,7 @@ def _responses(
             display=display,
             images=images + images_of(response.get("parts")),
             failed=failed or status == "error",
+            cancelled=status == "cancelled",
         )
         yield PendingResult(
             call_id, result, status, ended_at=stamp, line=line,
