@@ -63,7 +63,7 @@ from turnfold.process import (
     plan_projection,
     segment_header,
 )
-from turnfold.session import session_facts, utc
+from turnfold.session import AGENT_NAMES, session_facts, utc
 from turnfold.tools import safe_description, tool_category
 
 if TYPE_CHECKING:
@@ -90,9 +90,6 @@ TOKEN_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_wr
 #: Columns holding UTC datetimes (the cache stores them as ISO text).
 DATETIME_COLUMNS = frozenset({"started", "ended"})
 
-#: The agent a session format is written by, when the transcript's metadata does not say (H-6).
-AGENTS = {"claude-code": "claude-code", "codex": "codex", "gemini": "gemini-cli",
-          "qwen": "qwen-code"}  # fmt: skip
 TITLE_LIMIT = 120
 #: The locale of the turn headers the counts are read from (counts do not depend on it).
 LOCALE = "en"
@@ -893,6 +890,16 @@ def _title(transcript: Transcript) -> str | None:
     return None
 
 
+def _agent_id(name: str | None) -> str | None:
+    """The agent the session header names (U-3: ``Gemini CLI``, of a format one agent writes),
+    as the ``agent`` column names agents (``gemini-cli``), when the source records none (H-6).
+
+    >>> _agent_id("Gemini CLI"), _agent_id("OpenAI Agents SDK"), _agent_id(None)
+    ('gemini-cli', 'openai-agents-sdk', None)
+    """
+    return "-".join(name.lower().split()) if name else None
+
+
 def _delegations(transcript: Transcript) -> int:
     """Sub-agent runs in the session, nested ones included (what F-7's lines account for)."""
     count = 0
@@ -961,7 +968,7 @@ def _summary(transcript: Transcript, item: Item, format: str | None, tables: boo
     # models, tokens (each response once, sub-agents included) and cost, recorded or estimated.
     facts = session_facts(transcript, turns=turns)
     tokens = facts.tokens
-    agent = as_text(meta.get("agent")) or (AGENTS.get(format) if format else None)
+    agent = as_text(meta.get("agent")) or _agent_id(facts.agent or AGENT_NAMES.get(str(format)))
     row = {
         "key": key, "path": item.path, "sample": item.sample, "format": format, "agent": agent,
         "title": _title(transcript), "model": facts.models[0] if facts.models else None,

@@ -196,7 +196,9 @@ def detect(source: Source) -> Evidence:
 
 
 def read(source: Source) -> Transcript:
-    """The history at ``source.path`` (``load(path, format="aider")`` of an open file)."""
+    """The history at ``source.path`` (``load(path, format="aider")`` of an open file).
+
+    What it warned of stays with ``source``: the load hands it over (``settle_load``)."""
     if source.path is not None and source.path.is_file():
         return _read_file(source.path, source)
     raise TranscriptFormatError(
@@ -206,7 +208,8 @@ def read(source: Source) -> Transcript:
 
 def read_path(path: Path) -> Transcript:
     """The transcript of the history at ``path``, with its warnings and accounting."""
-    return _read_file(path, Source(str(path), iter(()), path=path))
+    source = Source(str(path), iter(()), path=path)
+    return source.hand_over(_read_file(path, source))
 
 
 def _read_file(path: Path, source: Source) -> Transcript:
@@ -224,7 +227,7 @@ def _read_file(path: Path, source: Source) -> Transcript:
         raise TranscriptFormatError(str(path), [NAME], None if first is None else first + 1, reason)
     reader = _Reader(source)
     reader.read(lines)
-    return source.hand_over(reader.transcript)
+    return reader.transcript
 
 
 # --- pieces of the file ----------------------------------------------------------------------
