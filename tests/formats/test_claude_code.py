@@ -1724,3 +1724,56 @@ def test_claude_code_a_compaction_agent_after_every_boundary_is_shown_at_the_end
         "compaction agent file agent-acompact-1.jsonl matches no compaction boundary; its agent "
         "is shown at the end"
     ]
+
+
+# --- QA of Claude Code 2.1.332's own files (trimmed from the tests/agents harness) -------------
+
+
+def test_F7_claude_code_a_subagent_s_result_is_its_report_not_the_hand_back_frame() -> None:
+    """The ``tool_result`` the model read wraps the report in a ``[Subagent hand-back]`` frame,
+    an ``agentId: … (use SendMessage …)`` line and a ``<usage>`` block; ``toolUseResult``'s
+    ``content`` is what the sub-agent wrote."""
+    transcript = load(HANDMADE / "v2.1.332_real_subagent-hand-back.jsonl")
+    (call,) = transcript.tool_calls()
+    assert (call.name, call.status) == ("Agent", "success")
+    assert call.result is not None
+    assert call.result.kind == "subagent"
+    assert call.result.text == "TF-SUB-DONE: the sub-agent echoed its word."
+    assert call.subagent is not None
+    assert (call.subagent.agent_id, call.subagent.tool_count) == ("a2f298e74c6e2ad60", 1)
+
+
+def test_F7_claude_code_a_harness_note_in_a_subagent_s_content_is_not_its_report() -> None:
+    s = Session()
+    s.user("go")
+    s.assistant("m1", tool_use("t1", "Agent", description="d", prompt="p", subagent_type="x"))
+    note = "<tools-used-before-summary>Bash</tools-used-before-summary>\n"
+    frame = f"  {note}  \n[Subagent hand-back] The report follows:\n  Report.\nagentId: a1"
+    content = [text(note), text("Report."), text("And more.")]
+    s.result("t1", [text(frame)], toolUseResult={"status": "completed", "content": content})
+    (call,) = s.load().tool_calls()
+    assert call.result is not None
+    assert call.result.text == "Report.\n\nAnd more."
+
+
+def test_F7_claude_code_a_failed_subagent_keeps_its_error_text() -> None:
+    s = Session()
+    s.user("go")
+    s.assistant("m1", tool_use("t1", "Agent", description="d", prompt="p"))
+    s.result("t1", "Agent failed: boom", is_error=True,
+             toolUseResult={"content": [text("partial")]})  # fmt: skip
+    (call,) = s.load().tool_calls()
+    assert (call.status, call.result and call.result.text) == ("error", "Agent failed: boom")
+
+
+def test_L2_claude_code_api_error_shows_the_line_claude_code_shows() -> None:
+    """Claude Code 2.1.332 keeps the API's raw reply (``529 {"type":"error",…}``) in
+    ``error.message`` and the line it shows in ``error.formatted``."""
+    transcript = load(HANDMADE / "v2.1.332_real_api-retry-then-error.jsonl")
+    (notice,) = of(transcript, SystemNotice)
+    assert notice.level == "warning"
+    assert notice.text == "API error 529: Overloaded (TF-ERR-RETRY) (attempt 1 of 1; retrying)"
+    (failure,) = of(transcript, AssistantError)
+    assert failure.message == "API Error: 400 messages: the request is not valid (TF-ERR-FATAL)"
+    (call,) = transcript.tool_calls()
+    assert (call.status, call.result and call.result.text) == ("success", "TF-CHECKED")

@@ -24,6 +24,7 @@ from turnfold.formats import which_format
 from turnfold.formats.agents.claude_stream import StreamReader
 from turnfold.formats.source import open_source
 from turnfold.model import (
+    AbortMarker,
     AssistantError,
     AssistantText,
     SystemNotice,
@@ -480,3 +481,83 @@ def test_H5_calls_are_described_relative_to_the_init_s_working_folder() -> None:
         "notes.txt",
         "notes.txt",
     ]
+
+
+@pytest.mark.parametrize("path", [TOKENS_FIRST, PARTIAL, REAL], ids=["first", "partial", "real"])
+def test_F7_a_subagent_s_result_is_its_report_not_the_hand_back_frame(path: Path) -> None:
+    """As in the session file: ``tool_use_result.content`` (less a harness note such as
+    ``<tools-used-before-summary>``) is the report; the ``tool_result`` wraps it for the
+    model."""
+    transcript = turnfold.load(path)
+    (agent,) = (c for c in transcript.tool_calls() if c.name in ("Agent", "Task"))
+    assert agent.status == "success"
+    assert agent.result is not None
+    assert agent.result.text == "TF-SUB-DONE: the sub-agent echoed its word."
+
+
+def test_H6_a_resumed_run_s_cost_is_its_own_not_the_session_s_so_far() -> None:
+    """``--resume`` carries the session's cost over: the resumed run's ``total_cost_usd``
+    counts the first run's requests too; ``model_usage_since_last_result`` is the run's own."""
+    (result,) = [e for e in _stream(TOKENS_RESUMED) if e["type"] == "result"]
+    own = result["model_usage_since_last_result"]["claude-opus-5-5"]["costUSD"]
+    assert own < result["total_cost_usd"]
+    meta = turnfold.load(TOKENS_RESUMED).metadata
+    assert meta["cost_usd"] == pytest.approx(own)
+    assert meta["session_cost_usd"] == result["total_cost_usd"]
+    assert session_facts(turnfold.load(TOKENS_RESUMED)).cost.usd == pytest.approx(own)
+
+
+def test_H6_a_fresh_stream_s_cost_is_its_total() -> None:
+    for path in (TOKENS_FIRST, TOKENS_TWO_PROMPTS):
+        results = [e for e in _stream(path) if e["type"] == "result"]
+        meta = turnfold.load(path).metadata
+        assert meta["cost_usd"] == results[-1]["total_cost_usd"]
+        assert "session_cost_usd" not in meta
+
+
+INTERRUPTED = FIXTURES / "claude-code_v2.1.332_stream-json_interrupted.jsonl"
+
+
+def test_P7_an_interrupt_is_an_abort_marker_not_the_user_s_prompt() -> None:
+    """The real stdout of a run whose command the user rejected, then stopped: the CLI's
+    ``[Request interrupted by user for tool use]`` is no prompt (nor the run's title), and the
+    rejected call is ``cancelled``, as the session file of the same run reads."""
+    transcript = turnfold.load(INTERRUPTED)
+    assert [e.kind for e in transcript] == ["tool_call", "abort", "error"]
+    (call,) = transcript.tool_calls()
+    assert (call.name, call.status) == ("Bash", "cancelled")
+    assert call.result is not None
+    assert call.result.text.startswith("The user doesn't want to proceed with this tool use.")
+    (abort,) = [e for e in transcript if isinstance(e, AbortMarker)]
+    assert abort.reason == "Request interrupted by user for tool use"
+    assert not [e for e in transcript if isinstance(e, UserMessage)]
+    assert session_facts(transcript).turns == 1
+
+
+def test_P7_an_interrupt_cancels_the_calls_still_running() -> None:
+    events = [
+        {"type": "system", "subtype": "init", "session_id": "s", "model": "m", "cwd": "/w"},
+        {"type": "assistant", "parent_tool_use_id": None, "session_id": "s",
+         "message": {"id": "m1", "role": "assistant", "content": [
+             {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "sleep 9"}}]}},
+        {"type": "user", "parent_tool_use_id": None, "session_id": "s", "message": {
+            "role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}],
+        }},
+    ]  # fmt: skip
+    transcript = turnfold.load("".join(json.dumps(e) + "\n" for e in events))
+    assert [e.kind for e in transcript] == ["tool_call", "abort"]
+    assert transcript.tool_calls()[0].status == "cancelled"
+
+
+def test_L2_stream_results_take_the_session_file_s_shapes() -> None:
+    """An edit's ``tool_use_result`` gives its diff, a sub-agent's its duration, as the
+    session file's ``toolUseResult`` does."""
+    transcript = turnfold.load(REAL)
+    edit = next(c for c in transcript.tool_calls() if c.name == "Edit")
+    assert edit.result is not None
+    assert edit.result.kind == "diff"
+    assert "-TF-NOTE-LINE: the line the edit replaces." in edit.result.text.splitlines()
+    agent = next(c for c in transcript.tool_calls() if c.name in ("Agent", "Task"))
+    results = [e.get("tool_use_result") for e in _stream(REAL)]
+    (raw,) = [r for r in results if isinstance(r, dict) and "agentId" in r]
+    assert agent.duration_ms == raw["totalDurationMs"]

@@ -24,8 +24,9 @@ One JSON record per line; ``message.content`` holds Anthropic blocks, converted 
   ``[Request interrupted by user for tool use]``, ``toolDenialKind``) or an interrupted Bash →
   ``cancelled``; ``is_error`` or a ``<tool_use_error>`` → ``error``; otherwise ``success``.
   The line's ``toolUseResult`` shapes the result: ``structuredPatch`` → ``kind="diff"`` (a unified
-  diff), TodoWrite → ``todo``, ExitPlanMode → ``plan`` (the plan text), Task/Agent → ``subagent``;
-  ``durationMs`` / ``totalDurationMs`` → ``duration_ms``.
+  diff), TodoWrite → ``todo``, ExitPlanMode → ``plan`` (the plan text), Task/Agent → ``subagent``
+  (its ``content``: the sub-agent's report, less the words Claude Code wraps it in for the
+  model); ``durationMs`` / ``totalDurationMs`` → ``duration_ms``.
 - ``assistant`` → its blocks in order. One API response is written as several lines sharing
   ``message.id``: their calls form one batch (``batch_id = message.id``), tool_use blocks are
   deduplicated by id, and the response's ``usage`` is taken from its *last* line and put on its
@@ -115,7 +116,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -722,12 +723,11 @@ class _Reader:
     ) -> None:
         """A user line's text: an interrupt, a harness notice (one rule: :func:`_wrappers`) or
         the user's prompt."""
-        head = text.lstrip()[:200]
         origin = record.get("origin")
         notified = isinstance(origin, dict) and origin.get("kind") == "task-notification"
         tags = _wrappers(text)
-        if head.startswith(_INTERRUPTED):
-            self.interrupt(thread, head.strip().strip("[]"), stamp, node)
+        if (reason := interruption(text)) is not None:
+            self.interrupt(thread, reason, stamp, node)
         elif notified or (tags and "task-notification" in tags):
             self.notification(text, stamp, node)
         elif tags and "command-name" in tags:
@@ -896,15 +896,12 @@ class _Reader:
         if call is None:
             self.source.warn(f"tool result for an unknown tool_use_id {call_id!r}; skipped", line)
             return
-        status, result = blocks.result_of(block)
-        status = _refined_status(status, result.text, record, extra)
-        call.status = status
-        call.result = self.shaped_result(call, status, result, extra)
+        call.status, call.result = tool_outcome(call, *blocks.result_of(block), record, extra,
+                                                self.cwd)  # fmt: skip
         call.ended_at = stamp
         if isinstance(extra, dict):
-            duration = extra.get("totalDurationMs", extra.get("durationMs"))
-            if isinstance(duration, (int, float)) and not isinstance(duration, bool):
-                call.duration_ms = float(duration)
+            if (duration := recorded_duration(extra)) is not None:
+                call.duration_ms = duration
             spawn = self.spawn_of.get(call.call_id)
             if spawn is not None:
                 _record_stats(spawn, extra)
@@ -928,31 +925,6 @@ class _Reader:
         task_id = _str(extra.get("taskId"))
         if task_id:
             self.background.setdefault(task_id, call)
-
-    def shaped_result(
-        self, call: ToolCall, status: ToolStatus, result: ToolResult, extra: Any
-    ) -> ToolResult:
-        """The result in the form its tool deserves: a diff, a todo list, a plan, a report."""
-        if result.text and result.text.startswith(_TOOL_ERROR):
-            result.text = result.text[len(_TOOL_ERROR) :].removesuffix("</tool_use_error>")
-        args = call.args if isinstance(call.args, dict) else {}
-        if call.name == "ExitPlanMode" and isinstance(args.get("plan"), str):
-            return ToolResult(text=args["plan"], kind="plan")
-        if status != "success":
-            return result
-        patch = extra.get("structuredPatch") if isinstance(extra, dict) else None
-        if isinstance(patch, list):
-            diff = _unified_diff(patch, extra, args, self.cwd)
-            if diff:
-                return ToolResult(text=diff, kind="diff")
-        if call.name == "TodoWrite":
-            todos = extra.get("newTodos") if isinstance(extra, dict) else None
-            todos = todos if isinstance(todos, list) else args.get("todos")
-            if isinstance(todos, list):
-                return ToolResult(text=_checklist(todos), kind="todo", structured=todos)
-        if call.name in AGENT_TOOLS:
-            return ToolResult(text=result.text, kind="subagent", images=result.images)
-        return result
 
     # --- assistant lines ----------------------------------------------------------------------
 
@@ -1743,6 +1715,91 @@ def _prompt_content(prompt: Any) -> tuple[str, list[ImageData]]:
     return "\n\n".join(t for t in texts if t.strip()), images
 
 
+def interruption(text: str) -> str | None:
+    """The reason of a ``[Request interrupted by user…]`` line (the user stopped the turn), or
+    None for any other text: the line Claude Code writes is no prompt of the user's.
+
+    >>> interruption("[Request interrupted by user for tool use]")
+    'Request interrupted by user for tool use'
+    """
+    head = text.lstrip()[:200]
+    return head.strip().strip("[]") if head.startswith(_INTERRUPTED) else None
+
+
+def tool_outcome(
+    call: ToolCall,
+    status: ToolStatus,
+    result: ToolResult,
+    record: Mapping[str, Any],
+    extra: Any,
+    cwd: str | None,
+) -> tuple[ToolStatus, ToolResult]:
+    """A call's status and result from its ``tool_result`` (``status``, ``result``), the line
+    that holds it (``record``) and that line's ``toolUseResult`` (``extra``): Claude Code's own
+    signals refine the status, and the result takes the form its tool deserves (a diff, a todo
+    list, a plan, a sub-agent's report). The session file and ``stream-json`` (whose user events
+    carry the same object as ``tool_use_result``) are read by this one rule."""
+    status = _refined_status(status, result.text, record, extra)
+    if result.text and result.text.startswith(_TOOL_ERROR):
+        result.text = result.text[len(_TOOL_ERROR) :].removesuffix("</tool_use_error>")
+    args = call.args if isinstance(call.args, dict) else {}
+    if call.name == "ExitPlanMode" and isinstance(args.get("plan"), str):
+        return status, ToolResult(text=args["plan"], kind="plan")
+    if status != "success":
+        return status, result
+    patch = extra.get("structuredPatch") if isinstance(extra, dict) else None
+    if isinstance(patch, list):
+        diff = _unified_diff(patch, extra, args, cwd)
+        if diff:
+            return status, ToolResult(text=diff, kind="diff")
+    if call.name == "TodoWrite":
+        todos = extra.get("newTodos") if isinstance(extra, dict) else None
+        todos = todos if isinstance(todos, list) else args.get("todos")
+        if isinstance(todos, list):
+            return status, ToolResult(text=_checklist(todos), kind="todo", structured=todos)
+    if call.name in AGENT_TOOLS:
+        text = agent_report(extra) or result.text
+        return status, ToolResult(text=text, kind="subagent", images=result.images)
+    return status, result
+
+
+def recorded_duration(extra: Mapping[str, Any]) -> float | None:
+    """A ``toolUseResult``'s recorded duration: a sub-agent's whole run, else the call's."""
+    duration = extra.get("totalDurationMs", extra.get("durationMs"))
+    if isinstance(duration, (int, float)) and not isinstance(duration, bool):
+        return float(duration)
+    return None
+
+
+def agent_report(extra: Any) -> str | None:
+    """The report a finished sub-agent handed back: the text of its ``toolUseResult.content``
+    (``AgentOutput`` in Claude Code's tool types), None when there is none.
+
+    The ``tool_result`` the model read wraps that report in words meant for the model, which
+    the sub-agent never wrote: Claude Code 2.1.3xx a ``[Subagent hand-back]`` frame around it,
+    later builds an ``agentId: … (use SendMessage …)`` line and a ``<usage>`` block after it;
+    ``content`` may hold harness notes (a block of wrapper elements alone) beside the report.
+
+    >>> agent_report({"status": "completed", "content": [{"type": "text", "text": "Done."}]})
+    'Done.'
+    """
+    content = extra.get("content") if isinstance(extra, dict) else None
+    if not isinstance(content, list):
+        return None
+    texts = [
+        block["text"]
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+        and block["text"].strip()
+        # A harness note among them (``<tools-used-before-summary>``, ``harnessNoteCount``)
+        # is for the model too.
+        and not _wrappers(block["text"])
+    ]
+    return "\n\n".join(texts) or None
+
+
 def _first_line(text: str | None) -> str | None:
     if not text:
         return None
@@ -1756,7 +1813,7 @@ def _safe_name(agent_id: str) -> bool:
 
 
 def _refined_status(
-    reported: ToolStatus, text: str | None, record: dict[str, Any], extra: Any
+    reported: ToolStatus, text: str | None, record: Mapping[str, Any], extra: Any
 ) -> ToolStatus:
     """Claude Code's own signals on top of ``is_error``; only the head of the text is read."""
     head = text[:200].lstrip() if text else ""
@@ -1823,20 +1880,30 @@ def _boundary(record: dict[str, Any]) -> CompactionBoundary:
 
 
 def _error_text(error: Any) -> str:
-    """A readable message from the many shapes of ``error`` Claude Code records."""
+    """A readable message from the many shapes of ``error`` Claude Code records.
+
+    Claude Code 2.1.3xx keeps the API's raw reply in ``message`` (``529 {"type":"error",…}``)
+    and the line it shows in ``formatted`` (``529 Overloaded``): the shown line is read, less
+    the status it starts with (the prefix names it)."""
     if isinstance(error, str):
         return error
     if not isinstance(error, dict):
         return "API error"
+    status = error.get("status")
+    status = status if isinstance(status, int) and not isinstance(status, bool) else None
     nested = error.get("error")
-    if isinstance(nested, dict):
+    message: str | None
+    if (shown := _str(error.get("formatted"))) is not None:
+        message = shown.strip()
+        if status is not None:
+            message = message.removeprefix(str(status)).strip() or message
+    elif isinstance(nested, dict):
         inner = nested.get("error")
         source = inner if isinstance(inner, dict) else nested
         message = _str(source.get("message")) or _str(source.get("type"))
     else:
         message = _str(error.get("message")) or _str(error.get("type"))
-    status = error.get("status")
-    prefix = f"API error {status}" if isinstance(status, int) and status else "API error"
+    prefix = f"API error {status}" if status else "API error"
     return f"{prefix}: {message}" if message else prefix
 
 

@@ -27,10 +27,14 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   0, which records nothing): its messages up to that one are one response, whose usage goes on
   its last text. Its ``input_tokens`` count the cached ones too (``cache_read_input_tokens`` is
   their part); a sub-agent's messages carry no usage of their own;
-- ``user`` → the ``tool_result`` blocks settle their calls (``is_error`` → ``error``); text is a
-  prompt (a sub-agent's task arrives this way), but an ``isSynthetic`` event's (the CLI's own
+- ``user`` → the ``tool_result`` blocks settle their calls (``is_error`` → ``error``), Claude
+  Code's read as its session file reads them, the event's ``tool_use_result`` being the line's
+  ``toolUseResult`` (a diff, a todo list, a sub-agent's report; a rejection ``cancelled``); text
+  is a prompt (a sub-agent's task arrives this way), but an ``isSynthetic`` event's (the CLI's own
   words, ``Stop hook feedback: …``, which it keeps as ``isMeta``) a
-  :class:`~turnfold.model.SystemNotice` of subtype ``synthetic``. Neither CLI echoes the run's
+  :class:`~turnfold.model.SystemNotice` of subtype ``synthetic``, and Claude Code's
+  ``[Request interrupted by user…]`` an :class:`~turnfold.model.AbortMarker` that cancels the
+  calls still running (as the session file's line reads). Neither CLI echoes the run's
   own prompt (``-p``, or one written on stdin with ``--input-format stream-json``), so a run's
   turn has none;
 - events with a ``parent_tool_use_id`` belong to the sub-agent that ``Task``/``Agent`` call
@@ -38,12 +42,14 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
 - ``system/compact_boundary`` → a :class:`~turnfold.model.CompactionBoundary`;
 - ``result`` → metadata (H-6): ``outcome`` (``error_max_turns`` → ``incomplete``, other
   ``error_*`` subtypes or ``is_error`` → ``error``, ``success`` → ``pass``), ``cost_usd``
-  (``total_cost_usd``), ``duration_ms``, ``num_turns`` and ``model_usage`` (``modelUsage``),
-  each the last ``result``'s, and the run's total ``usage`` in :mod:`turnfold.usage`'s names
-  (cached input added in): a ``result``'s ``usage`` counts the session's own responses since
-  the previous ``result`` (its sub-agents' apart), so a stream of several prompts adds them
-  up, where its ``modelUsage`` and cost count every request the session has made so far,
-  sub-agents' included. A failed run's ``result`` or ``errors`` text is an
+  (``total_cost_usd``: the session's so far, which a ``--resume`` carries over, so where every
+  ``result`` gives ``model_usage_since_last_result`` the run's cost is their ``costUSD`` added up,
+  the total kept as ``session_cost_usd`` when it is more), ``duration_ms``, ``num_turns`` and
+  ``model_usage`` (``modelUsage``), each the last ``result``'s, and the run's total ``usage`` in
+  :mod:`turnfold.usage`'s names (cached input added in): a ``result``'s ``usage`` counts the
+  session's own responses since the previous ``result`` (its sub-agents' apart), so a stream of
+  several prompts adds them up, where its ``modelUsage`` and cost count every request the session
+  has made so far, sub-agents' included. A failed run's ``result`` or ``errors`` text is an
   :class:`~turnfold.model.AssistantError`. Qwen Code's ``usage`` counts every model request the
   session has made so far (a resumed run's earlier runs and sub-agents' requests included), not
   this run's: it is kept as ``session_usage``, and the run's tokens are its responses' own;
@@ -73,6 +79,7 @@ Anthropic message lists have ``role`` at the top.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import fields, replace
@@ -81,12 +88,14 @@ from typing import Any, TypeVar
 from turnfold.formats.anthropic import AnthropicBuilder
 from turnfold.formats.anthropic_blocks import usage_of
 from turnfold.formats.catalog import Records
+from turnfold.formats.claude_code import interruption, recorded_duration, tool_outcome
 from turnfold.formats.common import NameSet, checked_timestamp, usage_from
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source
 from turnfold.model import (
+    AbortMarker,
     AssistantError,
     AssistantText,
     CompactionBoundary,
@@ -206,6 +215,13 @@ class _Builder(AnthropicBuilder):
             # Claude Code reads such a message as isMeta (Stop hook feedback, ...): context
             # it gives the model, shown as a notice rather than as the user's prompt.
             entry = SystemNotice(text=entry.text, subtype="synthetic", timestamp=entry.timestamp)
+        elif isinstance(entry, UserMessage) and (reason := interruption(entry.text)) is not None:
+            # The user stopped the turn (as the session file's line reads): the calls still
+            # running were stopped with it.
+            entry = AbortMarker(reason=reason, timestamp=entry.timestamp)
+            for call in self._calls.values():
+                if call.result is None and call.status in ("unknown", "executing"):
+                    self.transcript.update(call, status="cancelled")
         if self.pending and type(self.pending[0]) is type(entry):
             grown = self.pending.popleft()
             changes = {f.name: getattr(entry, f.name) for f in fields(entry) if f.name != "id"}
@@ -388,6 +404,8 @@ class StreamReader:
         self.recognized = 0
         self.qwen = False  # Qwen Code's stream (its init says so)
         self.totals: Tokens = {}  # the usage of every result so far (Claude Code's)
+        #: Each result's own cost (``model_usage_since_last_result``), None where it gives none.
+        self.costs: list[float | None] = []
         self._nested: set[str] = set()
 
     def feed(self, record: Any, line: int) -> None:
@@ -444,7 +462,7 @@ class StreamReader:
             )
             source.mapped(kind)
         elif kind == "result":
-            _result(main.transcript, record, self.totals, qwen=self.qwen)
+            _result(main.transcript, record, self.totals, self.costs, qwen=self.qwen)
             source.mapped(kind)
         else:
             source.warn(f"unknown stream-json event {kind!r} skipped", line, record_type=kind)
@@ -514,6 +532,8 @@ def _message(
             thread.builder.feed(message, line)
         finally:
             thread.builder.synthetic = False
+        if not qwen:
+            _outcome(thread, record, message)
     stamp = checked_timestamp(record.get("timestamp"))
     if stamp is not None:
         for entry in thread.builder.fed:
@@ -525,6 +545,30 @@ def _message(
         source.mapped(kind)
     for index, warning in enumerate(said):  # the record is counted once, as warned about
         source.warn(warning.reason, line, record_type=kind if index == 0 else None)
+
+
+def _outcome(thread: _Thread, record: Mapping[str, Any], message: Mapping[str, Any]) -> None:
+    """A call's outcome read as the session file reads it
+    (:func:`~turnfold.formats.claude_code.tool_outcome`): the event's ``tool_use_result`` is the
+    session line's ``toolUseResult`` (an edit's diff, a todo list, a sub-agent's report and
+    duration), and a rejected or interrupted call is ``cancelled``. An event of several results
+    has none (it describes one)."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return
+    results = [b for b in content if isinstance(b, Mapping) and b.get("type") == "tool_result"]
+    call_id = results[0].get("tool_use_id") if len(results) == 1 else None
+    call = thread.builder._calls.get(call_id) if isinstance(call_id, str) else None
+    if call is None or call.result is None or call.status not in ("success", "error"):
+        return
+    extra = record.get("tool_use_result")
+    status, result = tool_outcome(call, call.status, call.result, record, extra,
+                                  thread.builder.cwd)  # fmt: skip
+    changes: dict[str, Any] = {"status": status, "result": result}
+    duration = recorded_duration(extra) if isinstance(extra, Mapping) else None
+    if duration is not None:
+        changes["duration_ms"] = duration
+    thread.transcript.update(call, **changes)
 
 
 def _notification(record: Mapping[str, Any]) -> SystemNotice:
@@ -590,7 +634,12 @@ _PER_RUN = ("duration_ms", "num_turns")
 
 
 def _result(
-    transcript: Transcript, record: Mapping[str, Any], totals: Tokens, *, qwen: bool
+    transcript: Transcript,
+    record: Mapping[str, Any],
+    totals: Tokens,
+    costs: list[float | None],
+    *,
+    qwen: bool,
 ) -> None:
     meta = transcript.metadata
     subtype = record.get("subtype")
@@ -605,6 +654,12 @@ def _result(
     cost = record.get("total_cost_usd")
     if isinstance(cost, (int, float)) and not isinstance(cost, bool):
         meta["cost_usd"] = cost
+        costs.append(_cost_since_last(record.get("model_usage_since_last_result")))
+        if all(c is not None for c in costs):
+            own = math.fsum(c for c in costs if c is not None)
+            if not math.isclose(own, cost, rel_tol=1e-9, abs_tol=1e-12):
+                # A resumed session's process: its total counts the earlier runs too.
+                meta["cost_usd"], meta["session_cost_usd"] = own, cost
     for key in ("duration_ms", "duration_api_ms", "num_turns"):
         value = record.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -634,6 +689,16 @@ def _result(
             text = "\n".join(str(e) for e in errors)
         reason = text if isinstance(text, str) and text else f"The run ended: {subtype}."
         transcript.append(AssistantError(message=reason))
+
+
+def _cost_since_last(model_usage: Any) -> float | None:
+    """The cost of a ``result``'s own requests: its ``model_usage_since_last_result`` (Claude
+    Code 2.1.3xx), each model's ``costUSD``, added up; None where a model has none."""
+    if not isinstance(model_usage, Mapping) or not model_usage:
+        return None
+    found = [m.get("costUSD") if isinstance(m, Mapping) else None for m in model_usage.values()]
+    costs = [c for c in found if isinstance(c, (int, float)) and not isinstance(c, bool)]
+    return math.fsum(costs) if len(costs) == len(found) else None
 
 
 def _nest(threads: dict[str | None, _Thread], source: Source) -> None:
