@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import turnfold
-from turnfold.model import AssistantText, Transcript, Usage
+from turnfold.model import AssistantText, ToolCall, Transcript, Usage
 from turnfold.recording import Recorder
 from turnfold.render.html import render_html
 from turnfold.render.text import render_text
@@ -162,6 +162,18 @@ def test_a_run_s_recorded_end_ends_the_session() -> None:
     frameworks = Path(__file__).parent / "fixtures" / "frameworks"
     run = turnfold.load(frameworks / "smolagents" / "smolagents_v1.26.0_run-result_code-agent.json")
     assert session_facts(run).duration_s == 0.027184  # timing: 03:43:54.307351 to .334535
+
+
+def test_a_model_that_only_called_tools_is_among_the_session_s_models() -> None:
+    # A response of calls only names its model on its first call (meta["model"], the usage
+    # convention): Claude Code's switch to another model for one tool call stayed unnamed.
+    transcript = Transcript(metadata={"model": "m-main"})
+    transcript.append(ToolCall(name="Read", call_id="c1", usage=Usage(output_tokens=3),
+                               meta={"model": "m-tools"}))  # fmt: skip
+    transcript.append(AssistantText(text="done", model="m-main", usage=Usage(output_tokens=1)))
+    assert session_facts(transcript).models == ["m-main", "m-tools"]
+    tally = SessionTally(transcript)
+    assert tally.facts(set(), turns=1).models == ["m-main", "m-tools"]
 
 
 def test_U3_the_demo_session_header_in_chinese() -> None:

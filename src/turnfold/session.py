@@ -213,8 +213,12 @@ class SessionTally:
                     latest = ended
                 if entry.subagent is not None and entry.subagent.transcript is not None:
                     self._delegating.add(entry.id)
+                if entry.meta and (named := _named(entry)):
+                    models[named] = models.get(named, 0) + 1
             elif isinstance(entry, AssistantText) and entry.model:
                 models[entry.model] = models.get(entry.model, 0) + 1
+            elif isinstance(entry, Thinking) and entry.meta and (named := _named(entry)):
+                models[named] = models.get(named, 0) + 1
             if moment is not None and (first is None or moment < first):
                 first = moment
             if latest is not None and (last is None or latest > last):
@@ -323,12 +327,19 @@ def _part_of(entry: Entry) -> _Part:
         last = moment if ended is None else ended if moment is None else max(moment, ended)
         delegates = entry.subagent is not None and entry.subagent.transcript is not None
         failed = entry.status in FAILED_STATUSES
-        return _Part(moment, last, None, True, failed, entry.usage, delegates)
+        return _Part(moment, last, _named(entry), True, failed, entry.usage, delegates)
     if isinstance(entry, AssistantText):
         return _Part(moment, moment, entry.model, False, False, entry.usage)
     if isinstance(entry, Thinking):
-        return _Part(moment, moment, None, False, False, entry.usage)
+        return _Part(moment, moment, _named(entry), False, False, entry.usage)
     return _Part(moment, moment, None, False, False, None)
+
+
+def _named(entry: Entry) -> str | None:
+    """The model a response of no text names on its first entry (``meta["model"]``,
+    :mod:`turnfold.usage`'s convention): a model that only called tools ran all the same."""
+    model = entry.meta.get("model") if entry.meta else None
+    return model if isinstance(model, str) and model else None
 
 
 def _earlier(a: _Key | None, b: _Key | None) -> _Key | None:
