@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -1421,3 +1422,16 @@ def test_A1_the_responses_reasoning_item_in_additional_kwargs_is_thinking() -> N
     assert [(type(e).__name__, getattr(e, "form", None)) for e in entries[1:]] == [
         ("Thinking", "encrypted"), ("AssistantText", None),
     ]  # fmt: skip
+
+
+def test_L4_streamed_chunks_that_do_not_merge_keep_their_text_and_say_so() -> None:
+    # LangChain refuses to merge chunks whose metadata disagree (a key of two types); the
+    # message is still shown, its chunks' text joined, with a warning.
+    path = FIXTURES / "langgraph_v1.2.24_stream-dumps_updates-messages_v1-blocks.json"
+    events = json.loads(path.read_text(encoding="utf-8"))
+    chunks = [e[1][0]["kwargs"] for e in events if e[0] == "messages"]
+    first = next(c for c in chunks if c.get("response_metadata"))
+    first["response_metadata"]["model_provider"] = 1  # a number, not text
+    transcript = turnfold.load(events)
+    assert any("do not merge" in w.reason for w in transcript.warnings)
+    assert transcript.entries  # the run is read

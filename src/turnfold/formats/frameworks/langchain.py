@@ -1577,12 +1577,20 @@ class Follower:
         chunks = run.chunks
         from langchain_core.messages.ai import AIMessageChunk, add_ai_message_chunks
 
-        if all(isinstance(c, AIMessageChunk) for c in chunks):
-            merged: Any = add_ai_message_chunks(chunks[0], *chunks[1:])
-        else:
-            merged = chunks[0]
-            for chunk in chunks[1:]:
-                merged = merged + chunk
+        try:
+            if all(isinstance(c, AIMessageChunk) for c in chunks):
+                merged: Any = add_ai_message_chunks(chunks[0], *chunks[1:])
+            else:
+                merged = chunks[0]
+                for chunk in chunks[1:]:
+                    merged = merged + chunk
+        except (TypeError, ValueError) as exc:
+            # LangChain refuses chunks whose metadata disagree (a key of two types): each
+            # chunk's text is still the message's, in order, its first chunk's fields kept.
+            self._warn(f"the chunks of message {run.pending_id!r} do not merge ({exc}): "
+                       "their text joined, the first chunk's fields kept")  # fmt: skip
+            text = "".join(c.content for c in chunks if isinstance(c.content, str))
+            merged = chunks[0].model_copy(update={"content": text})
         if merged.id is None:
             merged.id = run.pending_id
         if not merged.name and run.agent:
