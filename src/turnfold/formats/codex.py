@@ -136,6 +136,7 @@ from turnfold.formats.common import (
     as_int,
     checked_timestamp,
     describe_args,
+    partial_output,
     relative,
     stringify,
     text_result,
@@ -1652,10 +1653,9 @@ class CodexBuilder(ResponsesBuilder):
         code = as_int(item.get("exit_code"))
         if code is not None:
             changes["meta"] = {**call.meta, "exit_code": code}
-        printed = item.get("aggregated_output")
         told = call.result.text if call.result is not None else None
-        if isinstance(printed, str) and printed.strip() and (told is None or printed not in told):
-            shown = printed if told is None else f"{printed.rstrip()}\n\n{told}"
+        shown = partial_output(item.get("aggregated_output"), told)
+        if shown is not None:
             changes["result"] = text_result(shown)
         if changes:
             self.transcript.update(call, **changes)

@@ -474,6 +474,30 @@ class TranscriptBuilder:
                 self.update(call, status="unknown")
 
 
+def partial_output(printed: Any, told: str | None) -> str | None:
+    """What a cancelled call shows (spec F-10: it keeps its partial output): what it printed
+    before the cancel, which the model was not sent, then what the model was ``told`` ("aborted
+    by user"); None when it printed nothing ``told`` does not already hold.
+
+    >>> partial_output("started\\n", "aborted by user"), partial_output("", "aborted")
+    ('started\\n\\naborted by user', None)
+    """
+    if not isinstance(printed, str) or not printed.strip() or (told and printed in told):
+        return None
+    return f"{printed.rstrip()}\n\n{told}" if told else printed
+
+
+def change_entry(transcript: Transcript, entry: Entry, **changes: Any) -> None:
+    """``changes`` to ``entry``: through :meth:`Transcript.update` where ``transcript`` shows
+    it (its observers hear of them), set in place on an entry not added yet (one a record
+    both makes and settles: no one to tell)."""
+    if entry.id and transcript.get(entry.id) is entry:
+        transcript.update(entry, **changes)
+    else:
+        for name, value in changes.items():
+            setattr(entry, name, value)
+
+
 class MessageBuilder(TranscriptBuilder):
     """What every builder of a transcript from fed messages shares (docs/formats.md).
 

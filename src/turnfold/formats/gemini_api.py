@@ -64,7 +64,14 @@ from typing import Any
 
 from turnfold.formats.anthropic_blocks import attachment_line as anthropic_attachment_line
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MessageBuilder, NameSet, as_list, stringify, text_result
+from turnfold.formats.common import (
+    MessageBuilder,
+    NameSet,
+    as_list,
+    change_entry,
+    stringify,
+    text_result,
+)
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.gemini_parts import (
@@ -445,11 +452,7 @@ class GeminiContentsBuilder(MessageBuilder):
         changes: dict[str, Any] = {"status": status, "result": result}
         if meta is not None:
             changes["meta"] = meta
-        if call.id and self.transcript.get(call.id) is call:
-            self.transcript.update(call, **changes)
-        else:  # a call of the content being read: not in the transcript yet, no one to tell
-            for field, value in changes.items():
-                setattr(call, field, value)
+        change_entry(self.transcript, call, **changes)  # a call of this content: not shown yet
 
     def _orphan(
         self, what: str, call_id: str, name: str, status: ToolStatus, result: Any, line: int

@@ -33,7 +33,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from turnfold.formats.common import NameSet, describe_args, parse_arguments, stringify, text_result
+from turnfold.formats.common import (
+    NameSet,
+    describe_args,
+    parse_arguments,
+    partial_output,
+    stringify,
+    text_result,
+)
 from turnfold.formats.source import Source
 from turnfold.model import (
     AssistantText,
@@ -442,8 +449,8 @@ def build_result(
         todos = args.get("todos")
         if isinstance(todos, list):
             kind, structured = "todo", todos
-    if cancelled and text and fallback and fallback.strip() and fallback not in text:
-        text = f"{fallback.rstrip()}\n\n{text}"
+    if cancelled and text:
+        text = partial_output(fallback, text) or text
     text = text if text else fallback
     if text is None and not images and structured is None:
         return None

@@ -67,6 +67,7 @@ from turnfold.formats.common import (
     as_text,
     checked_timestamp,
     counted_usage,
+    partial_output,
     relative,
     stringify,
     text_result,
@@ -675,8 +676,9 @@ class _Reader:
                 # Only the stdout stream holds what the call printed before the interrupt:
                 # the durable events.jsonl records no result for it.
                 printed = "".join(thread.printed.get(call_id, ())) or thread.so_far.get(call_id)
-                if call.result is None and printed:
-                    changes["result"] = text_result(printed)
+                shown = partial_output(printed, call.result.text if call.result else None)
+                if shown is not None:
+                    changes["result"] = text_result(shown)
                 thread.transcript.update(call, **changes)
         thread.open.clear()
         thread.printed.clear()

@@ -97,6 +97,7 @@ from turnfold.formats.common import (
     TranscriptBuilder,
     approval_text,
     as_int,
+    change_entry,
     describe_args,
     parse_arguments,
     stringify,
@@ -500,11 +501,7 @@ class AdkBuilder(TranscriptBuilder):
                 e for e in written if isinstance(e, USAGE_KINDS)
             ]
             if carriers:
-                target = carriers[0]
-                if target.id and scope.transcript.get(target.id) is target:
-                    scope.transcript.update(target, usage=usage)
-                else:
-                    setattr(target, "usage", usage)  # noqa: B010 (a USAGE_KINDS entry)
+                change_entry(scope.transcript, carriers[0], usage=usage)
         for entry in written:
             if not (entry.id and scope.transcript.get(entry.id) is entry):
                 self._append(scope, entry)
@@ -580,11 +577,8 @@ class AdkBuilder(TranscriptBuilder):
             "result": text_result(output if isinstance(output, str) else None),
             "ended_at": ts,
         }
-        if call.id and scope.transcript.get(call.id) is call:
-            scope.transcript.update(call, **changes)
-        else:  # the code and its result in one event: the call is not shown yet
-            for name, value in changes.items():
-                setattr(call, name, value)
+        # The code and its result may come in one event: the call is not shown yet.
+        change_entry(scope.transcript, call, **changes)
 
     def _responses(
         self,
