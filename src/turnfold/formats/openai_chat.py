@@ -79,7 +79,7 @@ from typing import Any
 
 from turnfold import codec
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import MessageBuilder, NameSet, as_list, mark_rejected
+from turnfold.formats.common import MessageBuilder, NameSet, as_int, as_list, mark_rejected
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.openai_responses import (
@@ -764,11 +764,11 @@ def litellm_usage(usage: Any) -> Usage | None:
     counted = chat_usage(usage)
     if not isinstance(usage, Mapping):
         return counted
-    written = usage.get("cache_creation_input_tokens")
+    written = as_int(usage.get("cache_creation_input_tokens"))
     details = usage.get("prompt_tokens_details")
     if written is None and isinstance(details, Mapping):
-        written = details.get("cache_creation_tokens")
-    if isinstance(written, int) and not isinstance(written, bool) and written >= 0:
+        written = as_int(details.get("cache_creation_tokens"))
+    if written is not None and written >= 0:
         counted = counted or Usage()
         counted.cache_write_tokens = written
         counted.input_tokens = litellm_prompt_tokens(
