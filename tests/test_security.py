@@ -15,20 +15,32 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from turnfold.model import ImageData, ResultKind, Thinking, ToolResult
+from turnfold.model import (
+    CompactionBoundary,
+    ImageData,
+    ResultKind,
+    Thinking,
+    ToolResult,
+    Transcript,
+)
+from turnfold.recording import Recorder
 from turnfold.render import content
 from turnfold.render.content import (
     MAX_MARKDOWN_CHARS,
+    PROSE_CHARS,
     ansi_html,
+    capped_prose,
     diff_html,
     escape,
     image_html,
     markdown_html,
+    plain_text,
     result_view,
     sanitize,
     text_preview,
     thinking_html,
 )
+from turnfold.widget import TranscriptWidget
 
 KINDS: list[ResultKind] = [
     "text", "ansi", "markdown", "json", "diff", "plan", "todo", "subagent",
@@ -358,3 +370,61 @@ def test_X1_arbitrary_image_data_is_inert_or_refused(media_type: str, data: str)
     out = image_html(ImageData(media_type=media_type, data=data))
     if out is not None:
         audit(out)
+
+
+# --- A huge message (X-1, X-2) ------------------------------------------------------------------
+
+
+def _huge_session(text: str) -> Transcript:
+    """A transcript whose every message (prompt, reasoning, progress note, notice, compaction
+    summary, answer) is ``text``."""
+    rec = Recorder()
+    rec.user(text)
+    rec.thinking(text)
+    rec.assistant(text)
+    rec.finish_tool(rec.start_tool("Bash", {"command": "ls"}), "ok")
+    rec.assistant(text)
+    rec.notice(text)
+    rec.transcript.append(CompactionBoundary(summary=text))
+    rec.user("and then?")
+    rec.assistant(text)
+    return rec.transcript
+
+
+def test_X1_a_huge_message_is_cut_in_the_view_and_its_static_outputs_saying_so() -> None:
+    # A 200 MB answer was copied whole into the view, its text/plain and its text/html: a
+    # notebook that saved three copies, gigabytes of the kernel. Each message now shows its
+    # first PROSE_CHARS, says how much it left out, and the widget fetches the whole on request.
+    line = "<b>word</b> javascript:alert(1) " * 3 + "\n"
+    text = line * (3 * PROSE_CHARS // len(line)) + "the end\n"
+    widget = TranscriptWidget(_huge_session(text))
+    data, _ = widget._repr_mimebundle_()
+    for static in (data["text/plain"], data["text/html"]):
+        # seven messages cut to PROSE_CHARS each (escaped, at most twice as long), where the
+        # whole would be 7 × 3 × PROSE_CHARS
+        assert len(static) < 7 * 2 * PROSE_CHARS
+        assert "the end" not in static
+    left_out = f"{capped_prose(text)[1]:,} more characters not included here"
+    # text/plain: the notice and both answers (the rest is inside folds, which it does not open)
+    assert data["text/plain"].count(left_out) == 3
+    # text/html: and the prompt's rest, the reasoning, the progress note, the compaction summary
+    assert data["text/html"].count(left_out) == 7
+    answers = [node["answer"] for node in widget.view["nodes"] if node["kind"] == "turn"]
+    assert len(answers) == 2
+    for answer in answers:
+        assert answer is not None
+        assert answer["all_label"] == f"Show the whole text ({len(text):,} characters)"
+        assert "".join(widget.output_parts(answer["key"])) == plain_text(text)  # never lost
+    prompt = widget.view["nodes"][0]
+    assert prompt["kind"] == "user"
+    assert "".join(widget.output_parts(prompt["key"])) == plain_text(text)
+    assert audit(answers[0]["html"]).count("<b>word</b>") > 1000  # still escaped text
+
+
+def test_X1_a_message_within_the_bound_shows_whole_with_no_note() -> None:
+    text = "word " * (PROSE_CHARS // 5 - 1)
+    widget = TranscriptWidget(_huge_session(text))
+    answer = widget.view["nodes"][1]["answer"]
+    assert answer is not None
+    assert "all_label" not in answer
+    assert "not included" not in widget._repr_mimebundle_()[0]["text/html"]

@@ -95,6 +95,8 @@ export interface UserNode {
   html: string;
   more_html?: string;
   more_label?: string;
+  omitted_label?: string;
+  all_label?: string;
 }
 
 export interface SystemNode {
@@ -167,6 +169,8 @@ export interface AnswerNode {
   html: string;
   tentative: boolean;
   rejected_label: string | null;
+  omitted_label?: string;
+  all_label?: string;
 }
 
 export interface GroupNode {
@@ -202,6 +206,8 @@ export interface ProgressNode {
   key: string;
   html: string;
   rejected_label: string | null;
+  omitted_label?: string;
+  all_label?: string;
 }
 
 export interface CommandNode {
@@ -295,3 +301,5 @@ export type ChildNode = GroupNode | ThinkingNode | ThinkingIndicatorNode | Progr
 export type RowNode = SummaryNode | ToolNode;
 
 export type AnyNode = UserNode | SystemNode | CompactionNode | TurnNode | ErrorNode | AbortNode | PendingNode | AnswerNode | ProcessNode | GroupNode | ThinkingNode | ThinkingIndicatorNode | ProgressNode | CommandNode | BatchNode | SummaryNode | ToolNode | OutcomeNode | NoticeNode | TimelineNode;
+
+export type ProseNode = UserNode | AnswerNode | ProgressNode;

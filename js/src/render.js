@@ -265,7 +265,7 @@ export class Renderer {
     if (node.command) body.append(escapedText("code", "tf-cmd", node.command), " ");
     body.append(setHtml(h("span", ""), node.html));
     if (node.more_label) body.append(this.more(`${node.key}#more`, node.more_label, node.more_html));
-    box.append(text("div", "tf-ulabel", node.label), body);
+    box.append(text("div", "tf-ulabel", node.label), this.capped(node, body, false));
     return box;
   }
 
@@ -306,7 +306,7 @@ export class Renderer {
     for (const surface of node.outside ?? []) section.append(this.outside(surface));
     const answer = node.answer;
     if (answer) {
-      section.append(prose(answer.tentative ? "tf-answer tf-tentative" : "tf-answer", answer));
+      section.append(this.capped(answer, prose(answer.tentative ? "tf-answer tf-tentative" : "tf-answer", answer)));
     }
   }
 
@@ -560,7 +560,7 @@ export class Renderer {
       case "thinking-indicator":
         return this.indicator(node);
       case "progress":
-        return prose("tf-progress", node);
+        return this.capped(node, prose("tf-progress", node));
       case "command": {
         const box = h("div", "tf-command", { "data-key": node.key });
         box.append(this.tool(node.tool));
@@ -743,13 +743,30 @@ export class Renderer {
     if (result.more_label) box.append(this.more(`${key}#more`, result.more_label, result.more_html));
     for (const image of result.images ?? []) box.append(setHtml(h("div", "tf-image-box"), image));
     for (const note of result.notes_text ?? []) box.append(text("div", "tf-note", note));
-    if (result.all_label) {
-      const all = text("button", "tf-row tf-more-head tf-all", result.all_label);
-      all.setAttribute("type", "button");
-      all.addEventListener("click", () => this.wholeOutput(key, box, all));
-      box.append(all);
-    }
+    if (result.all_label) this.wholeButton(key, box, result.all_label);
     return box;
+  }
+
+  /**
+   * X-2: a message the view model cut (past `content.PROSE_CHARS`): what it leaves out, and
+   * the control that fetches the whole text, as a capped output's.
+   * @param {import("./nodes").ProseNode} node @param {HTMLElement} box
+   * @param {boolean} [note]  whether to write the note (a prompt's is inside its "show more")
+   */
+  capped(node, box, note = true) {
+    if (!node.all_label) return box;
+    if (note && node.omitted_label) box.append(text("div", "tf-note tf-omitted", node.omitted_label));
+    this.wholeButton(node.key, box, node.all_label);
+    return box;
+  }
+
+  /** The button that replaces `box`'s capped content by the whole, fetched from the kernel.
+   * @param {string} key @param {HTMLElement} box @param {string} label */
+  wholeButton(key, box, label) {
+    const all = text("button", "tf-row tf-more-head tf-all", label);
+    all.setAttribute("type", "button");
+    all.addEventListener("click", () => this.wholeOutput(key, box, all));
+    box.append(all);
   }
 
   /**

@@ -35,7 +35,7 @@ from turnfold.config import load_settings
 from turnfold.corpus import Corpus
 from turnfold.i18n import translate
 from turnfold.model import Transcript
-from turnfold.ondemand import call_for_key, output_parts, wire_node
+from turnfold.ondemand import entry_for_key, output_parts, wire_node
 from turnfold.render.compare_html import COMPARE_CSS, render_compare_html, render_corpus_html
 from turnfold.render.compare_nodes import CompareView, PairTable
 from turnfold.render.compare_page import STATIC_TABLE_ROWS
@@ -247,14 +247,14 @@ class CompareWidget(anywidget.AnyWidget):
         return [], 0, ""
 
     def output_parts(self, key: str) -> list[str]:
-        """The whole output of the tool ``key`` of either side, as plain text in parts."""
+        """The whole output of the tool (or text of the message) ``key`` of either side, as plain
+        text in parts."""
         found = split_key(key)
         if found is None or self.comparison is None:
             return [""]
         side, own = found
         run = self.comparison.a if side == "a" else self.comparison.b
-        call = call_for_key(run.transcript, own)
-        return output_parts(call) if call is not None else [""]
+        return output_parts(entry_for_key(run.transcript, own))
 
     # --- outputs (W-4) ---------------------------------------------------------------------------
 

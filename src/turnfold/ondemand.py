@@ -31,8 +31,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from turnfold import codec, keys
-from turnfold.model import ToolCall, Transcript
-from turnfold.render.content import result_text
+from turnfold.model import AssistantText, Entry, ToolCall, Transcript, UserMessage
+from turnfold.render.content import plain_text, result_text
 from turnfold.render.nodes import TimelineNode
 from turnfold.render.viewmodel import iter_nodes
 from turnfold.timeline import closed
@@ -45,7 +45,7 @@ __all__ = [
     "WHOLE_VIEW_BUDGET",
     "NodeIndex",
     "WholeSize",
-    "call_for_key",
+    "entry_for_key",
     "output_parts",
     "process_deferred",
     "wire_child",
@@ -366,26 +366,27 @@ class NodeIndex:
         return _child(node, folds)
 
 
-def call_for_key(transcript: Transcript, key: str) -> ToolCall | None:
-    """The tool call a view-model key names: an entry id, or ``"<spawning call key>/<id>"``."""
+def entry_for_key(transcript: Transcript, key: str) -> Entry | None:
+    """The entry a view-model key names: an entry id, or ``"<spawning call key>/<id>"``."""
     *outer, own = keys.call_path(key)
     for part in outer:
-        call = _call(transcript, part)
-        child = call.subagent.transcript if call and call.subagent else None
+        call = transcript.get(part)
+        child = call.subagent.transcript if isinstance(call, ToolCall) and call.subagent else None
         if child is None:
             return None
         transcript = child
-    return _call(transcript, own)
+    return transcript.get(own)
 
 
-def _call(transcript: Transcript, entry_id: str) -> ToolCall | None:
-    entry = transcript.get(entry_id)
-    return entry if isinstance(entry, ToolCall) else None
-
-
-def output_parts(call: ToolCall) -> list[str]:
-    """The whole text of ``call``'s result in parts, as plain text (escape sequences read,
-    controls made visible): the view sets it as text, never as HTML."""
-    text = result_text(call.result)
+def output_parts(entry: Entry | None) -> list[str]:
+    """The whole of what a view capped, in parts, as plain text (escape sequences read,
+    controls made visible; the view sets it as text, never as HTML): a tool call's result, or
+    a message's text (an answer, a progress note or a prompt past ``content.PROSE_CHARS``)."""
+    if isinstance(entry, ToolCall):
+        text = result_text(entry.result)
+    elif isinstance(entry, AssistantText | UserMessage):
+        text = plain_text(entry.text)
+    else:
+        text = ""
     parts = [text[i : i + OUTPUT_PART_CHARS] for i in range(0, len(text), OUTPUT_PART_CHARS)]
     return parts or [""]

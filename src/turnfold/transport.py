@@ -433,7 +433,8 @@ class Answers(Protocol):
         ...
 
     def output_parts(self, key: str) -> list[str]:
-        """The whole output of the tool ``key``, as plain text in parts."""
+        """The whole output of the tool ``key``, or the whole text of the message ``key`` a
+        view capped, as plain text in parts."""
         ...
 
     def timeline(self, key: str) -> TimelineNode | None:

@@ -55,7 +55,7 @@ from turnfold.gcpause import collector_paused
 from turnfold.i18n import normalize_locale, plural, translate
 from turnfold.keys import TIMELINE
 from turnfold.model import Transcript, TranscriptChange
-from turnfold.ondemand import call_for_key, output_parts
+from turnfold.ondemand import entry_for_key, output_parts
 from turnfold.process import ProjectionPlanner
 from turnfold.render.anchors import key_of_anchor
 from turnfold.render.content import content_css, escape
@@ -470,9 +470,9 @@ class TranscriptWidget(anywidget.AnyWidget):
         return [{"key": h["key"], "path": h["path"]} for h in hits], total, label
 
     def output_parts(self, key: str) -> list[str]:
-        """The whole output of the tool ``key``, as plain text in parts (F-12: never lost)."""
-        call = call_for_key(self.transcript, key)
-        return output_parts(call) if call is not None else [""]
+        """The whole output of the tool ``key``, or text of the message ``key``, as plain text in
+        parts (F-12: never lost)."""
+        return output_parts(entry_for_key(self.transcript, key))
 
     def timeline(self, key: str) -> TimelineNode | None:
         """The whole timeline, laid out now if it was not yet, or the turn ``key``

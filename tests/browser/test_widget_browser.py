@@ -16,6 +16,7 @@ from labkit import Lab
 from playwright.sync_api import expect
 
 from turnfold.model import Transcript
+from turnfold.render.content import PROSE_CHARS
 
 DEMO_SETUP = """\
 from turnfold.samples import demo_session
@@ -506,6 +507,36 @@ def test_Q2_closed_content_and_a_5_MB_output_are_fetched_only_when_opened(lab: L
     assert blocks[-1].endswith("the end\n")
     assert lab.dialogs == []  # the <script> lines stayed text
     assert tool.locator("script").count() == 0
+
+
+HUGE_ANSWER_SETUP = """\
+from turnfold.recording import Recorder
+from turnfold.render.content import PROSE_CHARS
+from turnfold.widget import TranscriptWidget
+
+rec = Recorder()
+rec.user("Write it all out")
+lines = 2 * PROSE_CHARS // 38
+rec.assistant("".join(f"line {i:06d} <script>alert(1)</script>\\n" for i in range(lines)) + "end")
+widget = TranscriptWidget(rec.transcript)"""
+
+
+def test_X1_a_huge_answer_shows_its_first_part_and_fetches_the_whole_on_request(lab: Lab) -> None:
+    widget = lab.open_notebook("huge_answer.ipynb", [HUGE_ANSWER_SETUP, "widget"])
+    answer = widget.locator(".tf-answer")
+    expect(answer.locator(".tf-omitted")).to_contain_text("more characters not included here")
+    assert "line 000000" in answer.inner_text()
+    assert "end" not in answer.inner_text().rsplit("alert(1)", 1)[-1]  # the last line is cut
+    answer.locator(".tf-all").click()  # the whole text, fetched from the kernel as an output's
+    answer.locator(".tf-chunk", has_text="end").last.wait_for()
+    blocks = answer.locator(".tf-chunk").evaluate_all("pres => pres.map((p) => p.textContent)")
+    lines = 2 * PROSE_CHARS // 38
+    assert (
+        "".join(blocks)
+        == "".join(f"line {i:06d} <script>alert(1)</script>\n" for i in range(lines)) + "end"
+    )
+    assert lab.dialogs == []  # the <script> lines stayed text
+    assert answer.locator("script").count() == 0
 
 
 def test_N1_Q2_a_fold_whose_content_never_comes_says_it_needs_the_running_notebook(

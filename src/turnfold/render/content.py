@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pygments.token import STANDARD_TYPES
 
 from turnfold import codec
-from turnfold.i18n import translate
+from turnfold.i18n import plural, translate
 from turnfold.model import ImageData, Thinking, ToolResult
 
 if TYPE_CHECKING:  # imported where they are used: a page of prose and plain output needs none
@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # imported where they are used: a page of prose and plain out
 
 __all__ = [
     "ansi_html",
+    "capped_prose",
     "capped_text",
     "content_css",
     "diff_html",
@@ -63,6 +64,7 @@ __all__ = [
     "escape",
     "image_html",
     "markdown_html",
+    "omitted_note_html",
     "plain_text",
     "pygments_css",
     "result_text",
@@ -885,9 +887,46 @@ def _within_budget(text: str, budget: int | None) -> tuple[str, int]:
     """``text`` cut at a line end near ``budget`` characters, and the lines cut off."""
     if budget is None or len(text) <= budget:
         return text, 0
-    end = text.rfind("\n", 0, budget)
-    cut = end + 1 if end + 1 >= budget // 2 else budget
+    cut = _cut_near(text, budget)
     return text[:cut], _line_count(text, cut)
+
+
+def _cut_near(text: str, budget: int) -> int:
+    """Where to cut ``text`` longer than ``budget``: the last line end within it, unless that
+    keeps less than half (one very long line is cut mid-line)."""
+    end = text.rfind("\n", 0, budget)
+    return end + 1 if end + 1 >= budget // 2 else budget
+
+
+#: Characters of one message's text (an answer, a progress note, a prompt, reasoning) a view
+#: draws at most. Past this the view shows the first part and says how much it left out; the
+#: widget fetches the whole on request and the transcript keeps it (X-2). A view, its
+#: ``text/plain`` and its ``text/html`` each copied a 200 MB answer whole: gigabytes of the
+#: kernel, and a notebook that saves every copy (X-1).
+PROSE_CHARS = 1 << 18
+
+
+def capped_prose(text: str, limit: int | None = None) -> tuple[str, int]:
+    """``text`` cut at a line end near ``limit`` characters (:data:`PROSE_CHARS`), and how many
+    characters were cut.
+
+    >>> capped_prose("ab\\ncd\\n", 4)
+    ('ab\\n', 3)
+    """
+    limit = PROSE_CHARS if limit is None else limit
+    if len(text) <= limit:
+        return text, 0
+    cut = _cut_near(text, limit)
+    return text[:cut], len(text) - cut
+
+
+def omitted_note_html(count: int, locale: str | None = "en") -> str:
+    """The note under a message :func:`capped_prose` cut: how much is left out, and where it is;
+    "" when nothing was."""
+    if not count:
+        return ""
+    note = html.escape(plural("text.not_included", count, locale))
+    return f'<div class="tf-note tf-omitted">{note}</div>'
 
 
 def _shown_text(result: ToolResult) -> tuple[str, str]:
@@ -1000,7 +1039,8 @@ def thinking_html(thinking: Thinking, locale: str | None = "en") -> str:
         return f'<p class="tf-thinking-placeholder tf-thinking-{thinking.form}">{label}</p>'
     if not thinking.text.strip():
         return ""
-    body = markdown_html(thinking.text)
+    shown, omitted = capped_prose(thinking.text)
+    body = markdown_html(shown) + omitted_note_html(omitted, locale)
     if thinking.form == "summary":
         label = escape(translate("thinking.summary", locale))
         return f'<p class="tf-thinking-label">{label}</p>{body}'

@@ -550,6 +550,7 @@ class _Renderer:
             rejected, label = _rejected(answer)
             out.append(f'\n<div class="tf-answer{tentative}{rejected}"{_key(answer)}>{label}')
             self.fragment(answer["html"])
+            self.omitted(answer)
             out.append("</div></section>")
         else:
             out.append("</section>")
@@ -619,7 +620,14 @@ class _Renderer:
         rejected, label = _rejected(node)
         self.out.append(f'\n<div class="tf-progress{rejected}"{_key(node)}>{label}')
         self.fragment(node["html"])
+        self.omitted(node)
         self.out.append("</div>")
+
+    def omitted(self, node: AnswerNode | ProgressNode) -> None:
+        """What a message past ``content.PROSE_CHARS`` leaves out, and where it is (X-2)."""
+        label = node.get("omitted_label")
+        if label:
+            self.out.append(f'\n<div class="tf-note tf-omitted">{_escaped(label)}</div>')
 
     def command(self, node: CommandNode) -> None:
         self.out.append(f'\n<div class="tf-command"{_key(node)}>')

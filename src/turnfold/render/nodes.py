@@ -155,6 +155,10 @@ class UserNode(TypedDict):
     html: str  #: the escaped text (its first lines, when capped), then the pasted images' boxes
     more_html: NotRequired[str]  #: the escaped rest of a capped message
     more_label: NotRequired[str]  #: "Show the whole message (N more lines)"
+    #: A message past ``content.PROSE_CHARS``: what the view left out (noted in ``more_html``)
+    #: and the label of the widget's control that fetches the whole text; absent when whole.
+    omitted_label: NotRequired[str]
+    all_label: NotRequired[str]
 
 
 class SystemNode(TypedDict):
@@ -213,6 +217,10 @@ class AnswerNode(TypedDict):
     tentative: bool
     #: "Rejected" on a rejected entry's node, else None (see the module's conventions).
     rejected_label: str | None
+    #: An answer past ``content.PROSE_CHARS``: what ``html`` leaves out, and the label of the
+    #: widget's control that fetches the whole text (as a capped output's); absent when whole.
+    omitted_label: NotRequired[str]
+    all_label: NotRequired[str]
 
 
 class ProcessNode(TypedDict):
@@ -282,6 +290,8 @@ class ProgressNode(TypedDict):
     html: str
     #: "Rejected" on a rejected entry's node, else None (see the module's conventions).
     rejected_label: str | None
+    omitted_label: NotRequired[str]  #: as an answer's
+    all_label: NotRequired[str]
 
 
 class CommandNode(TypedDict):
@@ -396,6 +406,8 @@ class ToolNode(TypedDict):
 
 TopNode = UserNode | SystemNode | CompactionNode | TurnNode
 OutsideNode = ErrorNode | AbortNode | PendingNode
+#: A message's text, capped past ``content.PROSE_CHARS`` (``omitted_label``, ``all_label``).
+ProseNode = UserNode | AnswerNode | ProgressNode
 ChildNode = (
     GroupNode | ThinkingNode | ThinkingIndicatorNode | ProgressNode | CommandNode | BatchNode
 )
@@ -439,7 +451,7 @@ SCHEMA: tuple[type, ...] = (
 #: The unions, by name, as the JS declarations write them.
 UNIONS: dict[str, object] = {
     "TopNode": TopNode, "OutsideNode": OutsideNode, "ChildNode": ChildNode, "RowNode": RowNode,
-    "AnyNode": AnyNode,
+    "AnyNode": AnyNode, "ProseNode": ProseNode,
 }  # fmt: skip
 
 
@@ -475,6 +487,7 @@ __all__ = [
     "PendingNode",
     "ProcessNode",
     "ProgressNode",
+    "ProseNode",
     "ResultNote",
     "ResultView",
     "RowNode",

@@ -345,6 +345,9 @@ class _Outline:
         if label:
             self.row(depth, [(f"[{label}]", "rejected")])
         self.block(depth, html_to_text(node["html"]), "dim" if label else "")
+        omitted = node.get("omitted_label")
+        if omitted:  # a message past content.PROSE_CHARS says what it leaves out
+            self.row(depth, [(omitted, "dim")])
 
     def outside(self, node: OutsideNode, depth: int) -> None:
         if node["kind"] == "pending":

@@ -55,11 +55,13 @@ from turnfold.process import (
 )
 from turnfold.render.content import (
     MORE_CHARS,
+    capped_prose,
     capped_text,
     escape,
     image_html,
     image_note,
     markdown_html,
+    omitted_note_html,
     pretty_json,
     result_view,
     thinking_html,
@@ -85,6 +87,7 @@ if TYPE_CHECKING:  # names for types only: traitlets and the schema are not need
         OutsideNode,
         ProcessNode,
         ProgressNode,
+        ProseNode,
         ResultNote,
         ResultView,
         RowNode,
@@ -631,19 +634,24 @@ def _top_level(
     if isinstance(item, UserMessage):
         return _user(item, locale, prefix)
     if isinstance(item, SystemNotice):
+        notice, omitted = capped_prose(item.text)
         return {"kind": "system", "key": keys.entry(item.id, prefix), "level": item.level,
-                "html": escape(item.text)}  # fmt: skip
+                "html": escape(notice) + omitted_note_html(omitted, locale)}  # fmt: skip
+    summary, omitted = capped_prose(item.summary or "")
     return {
         "kind": "compaction",
         "key": keys.entry(item.id, prefix),
         "text": translate("turn.compacted", locale),
-        "summary_html": markdown_html(item.summary) if item.summary else None,
+        "summary_html": markdown_html(summary) + omitted_note_html(omitted, locale)
+        if summary
+        else None,
     }
 
 
 def _user(item: UserMessage, locale: str, prefix: str) -> UserNode:
     """A user's message, a long one capped (:data:`USER_LINES`) with the rest one click away."""
-    head, rest, more = capped_text(item.text, USER_LINES, USER_CHARS)
+    text, omitted = capped_prose(item.text)
+    head, rest, more = capped_text(text, USER_LINES, USER_CHARS)
     node: UserNode = {
         "kind": "user",
         "key": keys.entry(item.id, prefix),
@@ -652,9 +660,26 @@ def _user(item: UserMessage, locale: str, prefix: str) -> UserNode:
         "html": head + _pasted_images(item.images, locale),
     }
     if rest is not None:
-        node["more_html"] = rest
+        node["more_html"] = rest + omitted_note_html(omitted, locale)
         node["more_label"] = _counted("user.show_more", more, locale)
+    _say_omitted(node, omitted, len(item.text), locale)
     return node
+
+
+def _prose_html(text: str, node: ProseNode, locale: str) -> str:
+    """A message's text as Markdown HTML, cut past :data:`~turnfold.render.content.PROSE_CHARS`
+    with ``node`` saying what was left out (see :func:`_say_omitted`)."""
+    shown, omitted = capped_prose(text)
+    _say_omitted(node, omitted, len(text), locale)
+    return markdown_html(shown)
+
+
+def _say_omitted(node: ProseNode, omitted: int, whole: int, locale: str) -> None:
+    """Name what a capped message leaves out (X-2): the static renderings print
+    ``omitted_label``; the widget offers ``all_label``, which fetches the whole text."""
+    if omitted:
+        node["omitted_label"] = _counted("text.not_included", omitted, locale)
+        node["all_label"] = _counted("text.show_all", whole, locale)
 
 
 def _turn(turn: Turn, options: _Options, usage: str | None) -> TurnNode:
@@ -674,14 +699,17 @@ def _turn(turn: Turn, options: _Options, usage: str | None) -> TurnNode:
         }
     answer_node: AnswerNode | None = None
     if answer is not None:
+        locale = options.settings.locale
         answer_node = {
             "kind": "answer",
             "key": _entry_key(turn.key, answer.id),
-            "html": markdown_html(answer.text)
-            + _pasted_images(answer.images, options.settings.locale),
+            "html": "",
             "tentative": turn.tentative,
-            "rejected_label": _rejected_mark(answer, options.settings.locale),
+            "rejected_label": _rejected_mark(answer, locale),
         }
+        answer_node["html"] = _prose_html(answer.text, answer_node, locale) + _pasted_images(
+            answer.images, locale
+        )
     header_node: TurnHeader = {
         "label": header.label,
         "duration": header.duration,
@@ -778,9 +806,10 @@ def _progress(item: ProgressRow, options: _Options) -> ProgressNode:
     node: ProgressNode = {
         "kind": "progress",
         "key": item.key,
-        "html": markdown_html(item.entry.text) + images,
+        "html": "",
         "rejected_label": _rejected_mark(item.entry, locale),
     }
+    node["html"] = _prose_html(item.entry.text, node, locale) + images
     return node
 
 
