@@ -137,6 +137,64 @@ def test_the_history_beside_it_holds_the_same_calls_and_no_empty_second_result()
 # --- a question, an edit awaiting approval, the user's words -----------------------------------
 
 
+def history(name: str) -> Transcript:
+    return turnfold.load(TASKS / name / "api_conversation_history.json")
+
+
+def said(transcript: Transcript) -> list[tuple[str, str]]:
+    return [
+        (type(e).__name__, e.text)
+        for e in transcript.entries
+        if isinstance(e, (UserMessage, AssistantText, SystemNotice))
+    ]
+
+
+def test_the_answer_the_history_never_saved_is_the_panel_s_with_its_request_s_usage() -> None:
+    """The CLI stops at the ``completion_result`` it shows, before Cline saves that response to
+    the history (it does when the stream ends): the history ends with the user's message."""
+    transcript = history("edits")
+    assert transcript.warnings == []
+    answer = transcript.entries[-1]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == "TF-DONE-EDITS: wrote hello.py and edited notes.txt."
+    assert answer.timestamp is not None
+    assert answer.timestamp.startswith("2026-12-05T10:35:17.244")
+    assert answer.usage is not None
+    assert (answer.usage.input_tokens, answer.usage.output_tokens) == (5007, 53)
+    assert answer.usage.cache_read_tokens == 400
+    # the four calls the history holds, not repeated from the panel
+    assert [c.name for c in transcript.tool_calls()] == [
+        "write_to_file", "replace_in_file", "replace_in_file", "ask_followup_question",
+    ]  # fmt: skip
+    assert said(history("ask"))[-2:] == [
+        ("UserMessage", "TF-NO: do not write it, just finish."),
+        ("AssistantText", "TF-DONE-ASK: answered and left the file alone."),
+    ]
+
+
+def test_what_only_the_panel_records_is_put_where_it_happened_in_the_history() -> None:
+    limit = said(history("mistake-limit"))
+    assert [kind for kind, _ in limit] == [
+        "UserMessage", "AssistantText", "SystemNotice", "AssistantText", "SystemNotice",
+        "AssistantText", "SystemNotice", "SystemNotice", "UserMessage", "AssistantText",
+    ]  # fmt: skip
+    assert limit[6][1].startswith("too many consecutive mistakes: Cline uses complex prompts")
+    assert limit[7][1].startswith("[TASK RESUMPTION]")
+    assert limit[-1] == ("AssistantText", "TF-DONE-LIMIT: guided by the user.")
+    failed = history("api-error")
+    assert [type(e).__name__ for e in failed.entries] == [
+        "UserMessage", *["SystemNotice"] * 4, "AssistantError",
+    ]  # fmt: skip
+    assert failed.entries[-1].message == "500 TF-SERVER-DOWN: the scripted server failed"
+    yolo = said(history("yolo-mistakes"))
+    assert yolo[-1] == (
+        "SystemNotice",
+        "[YOLO MODE] Task failed: Too many consecutive mistakes (2). The model may not be "
+        "capable enough for this task. Consider using a more capable model.",
+    )
+    assert len(yolo) == 5  # the texts are the history's, not repeated from the panel
+
+
 def test_a_question_the_user_answered_and_an_edit_never_approved() -> None:
     transcript = panel("ask")
     said = [
@@ -154,7 +212,8 @@ def test_a_question_the_user_answered_and_an_edit_never_approved() -> None:
     ]
     # ask: tool waited for approval until the CLI timed out; the resumed task never ran it.
     (call,) = transcript.tool_calls()
-    assert (call.name, call.status, call.args["path"]) == ("newFileCreated", "unknown", "hello.py")
+    assert (call.name, call.status) == ("newFileCreated", "cancelled")
+    assert call.args["path"] == "hello.py"
     assert call.result is None
     assert [n[1] for n in notices(transcript)] == ["task_resumption", "task_resumption"]
     assert [e.text for e in transcript.entries if isinstance(e, Thinking)] == [
@@ -230,7 +289,7 @@ def test_an_mcp_call_waiting_for_approval(tmp_path: Path) -> None:
     answered = {"ts": messages[-1]["ts"] + 1, "type": "ask", "ask": "resume_task", "text": ""}
     (tmp_path / "ui_messages.json").write_text(json.dumps([*messages, answered]))
     (call,) = turnfold.load(tmp_path / "ui_messages.json").tool_calls()
-    assert call.status == "unknown"
+    assert call.status == "cancelled"  # resuming the task dropped it: it never ran
 
 
 def test_an_option_the_user_picked_is_their_answer(tmp_path: Path) -> None:

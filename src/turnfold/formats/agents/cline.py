@@ -110,10 +110,18 @@ A call waiting for the user's approval. Cline asks before a call it may not run 
 answers with Approve / Run Command and Reject, ``getButtonConfig`` in ``webview-ui/src/
 components/chat/chat-view/shared/buttonConfig.ts``; one auto-approved is a ``say`` of the same
 kind). Only the panel's last message can still wait: any later one means the user answered,
-or resumed the task (``ask: resume_task``), which drops the call. So when the panel's messages
-end with such an ask, no longer ``partial`` (one still streaming was never put to the user),
-its call is ``confirming``, with a permission :class:`PendingAction` after it; the same holds
-for the history beside such a panel, whose last message is the assistant's with that call.
+or resumed the task (``ask: resume_task``), which drops the call: a call whose ask the
+resume follows never ran, and is ``cancelled``. So when the panel's messages end with such an
+ask, no longer ``partial`` (one still streaming was never put to the user), its call is
+``confirming``, with a permission :class:`PendingAction` after it; the same holds for the
+history beside such a panel, whose last message is the assistant's with that call.
+
+The panel beside the history also holds what the history does not (:func:`_unsaved`, by each
+message's ``conversationHistoryIndex``): a request's retries and its failure, the mistake
+limit's question, an error said after the history's last message, and the last response when
+the history ends with the user's message (Cline saves a response only when its stream ends,
+and the CLI stops at the answer it shows): these are read with the panel's rules and put after
+the history message they followed.
 
 The Cline CLI 2.x (Cline core 3.x) prints the same messages as JSON lines with ``--json``
 (``cline --json "<prompt>"``: ``cli/src/utils/plain-text-task.ts`` and
@@ -898,6 +906,7 @@ def read(source: Source) -> Transcript:
     costs: list[float] = []  # metrics.cost of each assistant message that records one
     model = provider = None  # the last modelInfo's
     added: list[Entry] = []  # the entries of the message last fed
+    unsaved, tail = _unsaved(ui, messages)
     for line, message in enumerate(messages, start=1):
         before = len(transcript.entries)
         builder.feed_noted(source, message, line, role_of(message))
@@ -934,6 +943,10 @@ def read(source: Source) -> Transcript:
         for entry in added:
             if stamp and entry.timestamp is None:
                 transcript.update(entry, timestamp=stamp)
+        if line - 1 in unsaved:
+            transcript.extend(_panel_entries(source, unsaved[line - 1]))
+    if tail:
+        transcript.extend(_panel_entries(source, tail))
     if requests:
         transcript.metadata["api_requests"] = len(requests)
         # Every request's, those of messages cut from a truncated history too.
@@ -948,6 +961,73 @@ def read(source: Source) -> Transcript:
         if value is not None:
             transcript.metadata[key] = value
     return transcript
+
+
+#: What only the panel records, never the history: a request's retries and its failure, the
+#: mistake limit's question to the user.
+_PANEL_ONLY = NameSet({"say/error_retry", "ask/api_req_failed", "ask/mistake_limit_reached"})
+
+
+def _index_of(message: Mapping[str, Any]) -> int | None:
+    """A panel message's ``conversationHistoryIndex``: the index of the history's last message
+    when the panel wrote it (``MessageStateHandler.addToClineMessages``); None if not recorded."""
+    index = message.get("conversationHistoryIndex")
+    return index if isinstance(index, int) and not isinstance(index, bool) else None
+
+
+def _unsaved(
+    ui: Any, history: list[Any]
+) -> tuple[dict[int, list[tuple[int, Any]]], list[tuple[int, Any]]]:
+    """What the panel beside the history showed that the history does not hold, as ``(line,
+    message)`` pairs of ``ui_messages.json``: by the index of the history message each came
+    after, and the response the history never got.
+
+    Cline saves a response to the history only when its stream ends
+    (``recursivelyMakeClineRequests``), after the panel showed it, and the CLI stops at the
+    ``completion_result`` it shows: so when the history ends with the user's message, the
+    panel's messages after the last request, written while that was the history's last, are
+    the response (its answer), with the request's usage (the request before them, its results
+    already read from the history, is kept with its text left out). Elsewhere the panel alone
+    records a request's retries and failure, the mistake limit's question (:data:`_PANEL_ONLY`),
+    and an error said after the history's last message (yolo mode giving up)."""
+    panel = [
+        (line, m) for line, m in enumerate(ui if isinstance(ui, list) else [], start=1)
+        if _panel_kind(m) is not None
+    ]  # fmt: skip
+    last = len(history) - 1
+    if last < 0 or not any(_index_of(m) is not None for _, m in panel):
+        return {}, []
+    kinds = [_panel_kind(m) for _, m in panel]
+    start = max((at + 1 for at, k in enumerate(kinds) if k == "say/api_req_started"), default=0)
+    ends_with_user = isinstance(history[-1], Mapping) and history[-1].get("role") == "user"
+    after: dict[int, list[tuple[int, Any]]] = {}
+    tail: list[tuple[int, Any]] = []
+    for at, ((line, message), kind) in enumerate(zip(panel, kinds, strict=True)):
+        index = _index_of(message)
+        if index is None:
+            continue
+        late = at >= start and index >= last
+        if late and ends_with_user:
+            tail.append((line, message))
+        elif kind in _PANEL_ONLY or (late and kind == "say/error"):
+            after.setdefault(min(max(index, 0), last), []).append((line, message))
+    request = panel[start - 1] if tail and start > 0 else None
+    if request is not None and _index_of(request[1]) == last - 1:
+        info = _json_of(request[1].get("text"))
+        info = {**(info if isinstance(info, Mapping) else {}), "request": ""}
+        tail.insert(0, (request[0], {**request[1], "text": codec.dumps(info)}))
+    return after, tail
+
+
+def _panel_entries(source: Source, messages: list[tuple[int, Any]]) -> list[Entry]:
+    """The entries of some of the panel's ``messages``, read with :func:`read_panel`'s rules;
+    what they warn of is the source's, naming ``ui_messages.json``."""
+    name = str(source.path.with_name(UI_NAME)) if source.path is not None else source.name
+    panel = Source(name, iter(()), warnings=source.warnings)
+    entries = read_panel(panel, messages, beside_history=True).entries
+    for entry in entries:
+        entry.id = ""  # a fresh id in the history's transcript
+    return entries
 
 
 def _waiting_call(last: Any, added: list[Entry]) -> ToolCall | None:
@@ -991,6 +1071,7 @@ def _cli_line(value: Any) -> str | None:
 
 
 _PANEL_IGNORED = frozenset(RECORDS.ignored)
+_RESUMES = ("ask/resume_task", "ask/resume_completed_task")
 _MCP_KINDS = ("say/use_mcp_server", "ask/use_mcp_server")
 #: Where the results in a request's text end: the blocks Cline adds after them.
 _AFTER_RESULTS = re.compile(
@@ -1017,10 +1098,15 @@ def _error_message(text: str) -> str:
 
 
 def read_panel(
-    source: Source, messages: Iterable[tuple[int, Any]], *, printed: bool = False
+    source: Source,
+    messages: Iterable[tuple[int, Any]],
+    *,
+    printed: bool = False,
+    beside_history: bool = False,
 ) -> Transcript:
     """What Cline's chat panel showed: a lone ``ui_messages.json``, or the CLI 2.x's ``--json``
-    output (``printed``) of the same messages (module docstring)."""
+    output (``printed``) of the same messages (module docstring); or the part of the panel the
+    history beside it does not hold (``beside_history``: :func:`_unsaved`)."""
     transcript = Transcript(metadata={"source_format": NAME, "agent": "cline"})
     meta = transcript.metadata
     if printed:
@@ -1028,7 +1114,7 @@ def read_panel(
             "read as what Cline's chat panel showed (the CLI's --json output): the model's own "
             f"messages are in the task's folder ({HISTORY_NAME})"
         )
-    else:
+    elif not beside_history:
         beside = source.path is not None and source.path.with_name(HISTORY_NAME).is_file()
         source.warn(
             f"read as what Cline's chat panel showed: the model's own messages ({HISTORY_NAME}) "
@@ -1049,6 +1135,11 @@ def read_panel(
     for line, message in messages:
         kind = _panel_kind(message)
         if kind is not None:
+            if kind in _RESUMES and last_call_shown is not None and awaits_approval(last):
+                # The task stopped while the call waited for approval, and resuming it drops
+                # the call (module docstring): it never ran.
+                transcript.update(last_call_shown, status="cancelled")
+                waiting = [c for c in waiting if c is not last_call_shown]
             last, last_call_shown = message, None
         if kind is None:
             if isinstance(message, MalformedLine):
