@@ -778,5 +778,13 @@ def test_a_folder_no_format_reads_is_refused_as_a_folder(
         turnfold.load(folder, format)
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
+@pytest.mark.parametrize("format", [None, "claude-code"])
+def test_a_device_is_refused_not_read_for_ever(format: str | None) -> None:
+    # /dev/zero has no end and no line end: it was read, in bounded memory, for ever.
+    with pytest.raises(ValueError, match=r"/dev/zero is a device, not a file"):
+        turnfold.load("/dev/zero", format)
+
+
 def test_the_formats_that_read_folders_read_paths() -> None:
     assert set(turnfold.formats.FOLDER_FORMATS) <= set(turnfold.formats.PATH_FORMATS)

@@ -16,6 +16,7 @@ import itertools
 import json
 import os
 import re
+import stat
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -997,8 +998,12 @@ def open_source(source: Any) -> tuple[Source, IO[bytes] | None]:
                 "or scan the folder for all of them"
             )
         stream = path.open("rb")
-        size = os.fstat(stream.fileno()).st_size
-        return from_binary_stream(stream, str(path), path=path, size=size), stream
+        info = os.fstat(stream.fileno())
+        if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
+            stream.close()
+            # /dev/zero or /dev/urandom would be read for ever (a pipe ends; a device need not)
+            raise ValueError(f"{path} is a device, not a file: load() reads session files")
+        return from_binary_stream(stream, str(path), path=path, size=info.st_size), stream
     if hasattr(source, "read"):
         name = str(getattr(source, "name", "<stream>"))
         named = Path(name) if isinstance(getattr(source, "name", None), str) else None
