@@ -14,7 +14,7 @@ import pytest
 import turnfold
 from turnfold.corpus import scan
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.model import AbortMarker, AssistantText, Thinking, UserMessage
+from turnfold.model import AbortMarker, AssistantText, CompactionBoundary, Thinking, UserMessage
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "kimi"
 WORK_SESSION = FIXTURES / "work" / "session_60f3c294-da52-4c40-857c-c0696d973df5"
@@ -280,3 +280,58 @@ def test_a_scan_of_the_fixtures_parent_still_gives_one_row_per_session() -> None
         assert {k: v for k, v in rows[str(main)].items() if k not in place} == {
             k: v for k, v in row.items() if k not in place
         }
+
+
+def test_a_steered_prompt_is_shown_once_and_its_queue_record_is_no_warning(
+    tmp_path: Path,
+) -> None:
+    """A prompt sent while the turn runs: 2.1.0 writes ``prompt.steered`` when it is queued,
+    then, as the loop takes it, its context copy and ``turn.steer`` with that copy's id (the
+    records' shapes from the CLI's bundle, ``PromptSteered``, ``materializeMessage`` and
+    ``TurnSteer``; no real session of the harness steers, so they are written here)."""
+    head = WORK.read_text(encoding="utf-8").splitlines()
+    start = next(n for n, line in enumerate(head) if '"turn.prompt"' in line)
+    text = [{"type": "text", "text": "TF-STEER: also list the tests."}]
+    steer = [
+        {"type": "prompt.steered", "agentId": "main", "activePromptId": "msg_A",
+         "promptIds": ["msg_S"], "messageId": "msg_S", "content": text,
+         "steeredAt": "2026-12-05T13:55:07.400Z", "time": 1796478907400},
+        {"type": "context.append_message", "agentId": "main", "message": {
+            "role": "user", "content": text, "toolCalls": [], "id": "msg_S",
+            "origin": {"kind": "user", "inTurn": True}}, "time": 1796478907401},
+        {"type": "turn.steer", "agentId": "main", "input": text, "origin": {"kind": "user"},
+         "messageId": "msg_S", "promptIds": ["msg_S"], "turnId": 0, "time": 1796478907402},
+    ]  # fmt: skip
+    journal = tmp_path / "wire.jsonl"
+    lines = head[: start + 2] + [json.dumps(r) for r in steer]
+    journal.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    t = turnfold.load(journal)
+    assert not t.warnings
+    prompts = [e.text for e in t.entries if isinstance(e, UserMessage)]
+    assert prompts == [
+        "TF-FIRST: look around this folder, run the checks, fix the notes and delegate a step.",
+        "TF-STEER: also list the tests.",
+    ]
+
+
+def test_a_steer_without_its_context_copy_is_still_shown(tmp_path: Path) -> None:
+    record = {"type": "turn.steer", "agentId": "main", "messageId": "msg_S", "turnId": 0,
+              "input": [{"type": "text", "text": "TF-STEER"}], "time": 1796478907402}  # fmt: skip
+    journal = tmp_path / "wire.jsonl"
+    journal.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    t = turnfold.load(journal)
+    assert [e.text for e in t.entries if isinstance(e, UserMessage)] == ["TF-STEER"]
+
+
+def test_a_compaction_keeps_its_summary_and_the_context_size_before_it(tmp_path: Path) -> None:
+    """``context.apply_compaction`` as ``ContextApplyCompaction`` writes it (the CLI's bundle;
+    no session of the harness compacts): the summary, and ``tokensBefore``."""
+    record = {"type": "context.apply_compaction", "agentId": "main", "summary": "TF-SUMMARY",
+              "compactedCount": 12, "tokensBefore": 181000, "tokensAfter": 9000,
+              "summaryOutputTokens": 700, "time": 1796478907402}  # fmt: skip
+    journal = tmp_path / "wire.jsonl"
+    journal.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (boundary,) = turnfold.load(journal).entries
+    assert isinstance(boundary, CompactionBoundary)
+    assert (boundary.summary, boundary.pre_tokens) == ("TF-SUMMARY", 181000)
+    assert boundary.meta["messages_compacted"] == 12

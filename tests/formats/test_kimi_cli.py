@@ -132,10 +132,11 @@ def test_the_subagent_is_nested_in_its_agent_call() -> None:
     assert [x.split(":")[0] for x in texts] == ["TF-SUB-DONE"]
 
 
-def test_the_interrupted_command_is_the_failure_the_cli_recorded() -> None:
+def test_the_interrupted_command_is_the_failure_the_cli_recorded_in_a_stopped_turn() -> None:
     """A SIGINT kills the command (exit code -2) and ends the turn: the CLI records a failed
-    result and no interruption; its context never got the step (calls are appended with their
-    results), which the wire keeps."""
+    result and, for a cancel, no StepInterrupted, only the turn's end; its context never got the
+    step (calls are appended with their results), which the wire keeps. The model never saw the
+    result: the turn was stopped, not completed."""
     t = turnfold.load(INTERRUPT)
     assert not t.warnings
     (call,) = t.tool_calls()
@@ -144,8 +145,38 @@ def test_the_interrupted_command_is_the_failure_the_cli_recorded() -> None:
     assert call.result is not None
     assert call.result.text == "TF-SLOW-START\nCommand failed with exit code: -2."
     assert call.meta["note"] == "Command failed with exit code: -2."
-    assert not [e for e in t.entries if isinstance(e, AbortMarker)]
+    assert isinstance(t.entries[-1], AbortMarker)
+    assert t.entries.index(call) < len(t.entries) - 1
     assert usages(t) == [(2120, 29, 1020)]
+
+
+def test_a_turn_ended_after_its_calls_is_stopped_and_its_running_calls_cancelled(
+    tmp_path: Path,
+) -> None:
+    """``TurnEnd`` right after a step that made calls (Ctrl-C before the command returned): the
+    call that never got its result is cancelled, the turn stopped; a turn that ends on its
+    answer is not."""
+    wire = tmp_path / "wire.jsonl"
+    events = [
+        ("TurnBegin", {"user_input": "TF-ONE"}),
+        ("StepBegin", {"n": 1}),
+        ("ContentPart", {"type": "text", "text": "TF-ANSWER"}),
+        ("TurnEnd", {}),
+        ("TurnBegin", {"user_input": "TF-TWO"}),
+        ("StepBegin", {"n": 1}),
+        ("ToolCall", {"type": "function", "id": "c1",
+                      "function": {"name": "Shell", "arguments": '{"command": "sleep 9"}'}}),
+        ("TurnEnd", {}),
+    ]  # fmt: skip
+    lines = [json.dumps({"type": "metadata", "protocol_version": "1.10"})]
+    lines += [json.dumps({"timestamp": 1796480472.5 + n, "message": {"type": kind,
+              "payload": payload}}) for n, (kind, payload) in enumerate(events)]  # fmt: skip
+    wire.write_text("\n".join(lines) + "\n")
+    t = turnfold.load(wire, format="kimi-cli")
+    kinds = [type(e).__name__ for e in t.entries]
+    assert kinds == ["UserMessage", "AssistantText", "UserMessage", "ToolCall", "AbortMarker"]
+    (call,) = t.tool_calls()
+    assert call.status == "cancelled"
 
 
 def test_a_context_without_its_wire_is_read_from_its_messages(tmp_path: Path) -> None:

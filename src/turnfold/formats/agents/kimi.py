@@ -9,7 +9,8 @@ types is ``packages/agent-core-v2/docs/wire-manifest.d.ts``), and some are UI ev
 ``{…, "kind": "event"}``. A resumed session (``-S <id>``) appends to the same journals. Read here:
 
 - ``turn.prompt`` / ``turn.steer`` → :class:`~turnfold.model.UserMessage` (its ``input`` text
-  parts; an origin other than the user's, a sub-agent's task say, in ``meta["origin"]``);
+  parts; an origin other than the user's, a sub-agent's task say, in ``meta["origin"]``); a
+  steer's context copy, written before its ``turn.steer``, is the same message;
 - ``context.append_loop_event``, the agent loop's steps: ``content.part`` → ``think`` as
   :class:`~turnfold.model.Thinking`, ``text`` as :class:`~turnfold.model.AssistantText` with the
   model of the step's ``llm.request``; ``tool.call`` → :class:`~turnfold.model.ToolCall`
@@ -31,7 +32,8 @@ types is ``packages/agent-core-v2/docs/wire-manifest.d.ts``), and some are UI ev
   ``turn.ended`` with an ``error`` → :class:`~turnfold.model.AssistantError`;
   ``turn.step.retrying`` (a failed model request the CLI retries) → a warning
   :class:`~turnfold.model.SystemNotice`;
-  ``context.apply_compaction`` / ``context.clear`` → :class:`~turnfold.model.CompactionBoundary`;
+  ``context.apply_compaction`` / ``context.clear`` → :class:`~turnfold.model.CompactionBoundary`
+  (the summary, ``tokensBefore`` its context size before);
   ``context.undo`` and a permission mode change → :class:`~turnfold.model.SystemNotice`;
 - ``metadata``, ``profile.bind``, ``llm.request`` and the ``state.json`` beside the session's
   ``agents/`` → ``metadata`` (protocol version, start, system prompt, profile, model, session
@@ -119,7 +121,8 @@ RECORDS = Records(
         "turn.ended": "an error ending the turn as an assistant error",
         "turn.step.retrying": "a warning notice: the model request failed and is retried "
         "(its error, the attempt)",
-        "context.apply_compaction": "compaction boundary (the summary)",
+        "context.apply_compaction": "compaction boundary (the summary; tokensBefore: the "
+        "context's size before)",
         "context.clear": "compaction boundary (the context cleared)",
         "context.undo": "notice (messages undone)",
         "permission.set_mode": "notice when the mode changes (metadata permission_mode)",
@@ -133,6 +136,8 @@ RECORDS = Records(
         "prompt.completed": "the prompt's end (turn.ended records how it ended)",
         "prompt.aborted": "the prompt's abort (turn.cancel records it)",
         "prompt.accepted": "the prompt queued (turn.prompt records it)",
+        "prompt.steered": "queued prompts sent into the running turn (its context message and "
+        "turn.steer record them)",
         "turn.step.interrupted": "the step's interruption (turn.cancel records it)",
         "llm.tools_snapshot": f"{_TRACE}: the tool schemas sent",
         "runtime.set_binding": "the agent's workspace and runtime binding",
@@ -227,6 +232,9 @@ class _Reader:
         self.calls: dict[str, ToolCall] = {}
         self.open: dict[str, ToolCall] = {}
         self.prompt_ids: set[str] = set()
+        #: The ids of the user messages read from the context: a steer's context copy is
+        #: written before its ``turn.steer`` (``messageId``), which is then the same message.
+        self.context_users: set[str] = set()
         self.cancelled = False
         self.mode: str | None = None
         self.recognised = False
@@ -302,7 +310,16 @@ class _Reader:
         self._user(_input_text(record.get("input")), _origin(record.get("origin")), stamp)
         self.source.mapped(str(record["type"]))
 
-    _turn_steer = _turn_prompt
+    def _turn_steer(self, record: Mapping[str, Any], stamp: str | None, line: int) -> None:
+        """A prompt sent while the turn ran: the CLI appends it to the context first, then
+        writes this record with the message's id (``messageId``), so it is shown once."""
+        message_id = as_text(record.get("messageId"))
+        if message_id is None or message_id not in self.context_users:
+            self._close_step()
+            self._user(_input_text(record.get("input")), _origin(record.get("origin")), stamp)
+        if message_id is not None:
+            self.prompt_ids.add(message_id)
+        self.source.mapped("turn.steer")
 
     def _user(self, text: str, origin: str | None, stamp: str | None) -> None:
         message = UserMessage(text=text, timestamp=stamp)
@@ -438,6 +455,8 @@ class _Reader:
             and message.get("id") not in (self.prompt_ids)
         ):
             self._user(_input_text(message.get("content")), origin, stamp)
+            if as_text(message.get("id")):
+                self.context_users.add(message["id"])
         # Else a prompt's own copy (its turn.prompt shows it), a reminder the CLI injected or a
         # system message: read and passed over, as RECORDS says.
         self.source.mapped("context.append_message")
@@ -447,7 +466,8 @@ class _Reader:
         summary = record.get("summary") or record.get("contextSummary")
         if isinstance(summary, MAPPINGS):
             summary = _input_text(summary.get("content"))
-        boundary = CompactionBoundary(summary=as_text(summary), timestamp=stamp)
+        boundary = CompactionBoundary(summary=as_text(summary), timestamp=stamp,
+                                      pre_tokens=as_int(record.get("tokensBefore")))  # fmt: skip
         count = as_int(record.get("compactedCount")) or as_int(record.get("count"))
         if count is not None:
             boundary.meta["messages_compacted"] = count

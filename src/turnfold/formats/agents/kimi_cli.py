@@ -28,6 +28,9 @@ compaction, ``/clear`` or a checkpoint revert, while the wire keeps every event.
 - ``SubagentEvent`` (``parent_tool_call_id``, ``agent_id``, ``subagent_type``, ``event``): the
   ``Agent`` call's :class:`~turnfold.model.SubAgent`, its events read as a transcript of their own;
 - ``StepInterrupted`` → :class:`~turnfold.model.AbortMarker` (running calls ``cancelled``);
+  ``TurnEnd`` after a step that made calls, too: the model never saw their results, as when
+  Ctrl-C stops a command (``KimiSoul.run`` writes no ``StepInterrupted`` for a cancel, only
+  the ``TurnEnd`` of its ``finally``), the step limit is reached or a call is rejected;
   ``CompactionEnd`` → :class:`~turnfold.model.CompactionBoundary`;
   ``ApprovalResponse`` → the call's ``meta["approval"]`` (a rejected call's result is its error).
 
@@ -110,6 +113,8 @@ RECORDS = Records(
         "StatusUpdate": "token_usage: the response's usage; the rest is UI state",
         "SubagentEvent": "the Agent call's sub-agent; its events are the child transcript",
         "StepInterrupted": "abort marker; running calls cancelled",
+        "TurnEnd": "a turn's end; after a step that made calls (Ctrl-C, the step limit, a "
+        "rejected call), an abort marker, running calls cancelled",
         "CompactionEnd": "compaction boundary",
         "ApprovalRequest": "an approval asked for: the call its answer is about",
         "ApprovalResponse": "the call's meta approval (a rejected call's result is its error)",
@@ -121,7 +126,6 @@ RECORDS = Records(
         "wire's ToolResult shows it",
     },
     ignored={
-        "TurnEnd": "a turn's end (the next TurnBegin or the file's end closes the response)",
         "StepRetry": "a response retried (the retry is a response of its own)",
         "CompactionBegin": "a compaction starts (CompactionEnd marks it)",
         "ToolCallPart": "a call's streamed argument deltas (ToolCall holds the whole call)",
@@ -330,6 +334,15 @@ class _Reader:
         usage = _usage(payload.get("token_usage"))
         if usage is not None:
             self.step.usage = usage
+
+    def _TurnEnd(self, payload: Mapping[str, Any], stamp: str | None, line: int) -> None:
+        # A turn the model finished ends on a step without calls (its answer). One that ends on
+        # a step with calls was stopped before the model saw their results: a cancel writes no
+        # StepInterrupted, only this TurnEnd (KimiSoul.run's ``finally``).
+        stopped = any(isinstance(entry, ToolCall) for entry in self.step.entries)
+        self._close_step()
+        if stopped:
+            self._abort("stopped before the model saw the tool results", stamp)
 
     def _StepInterrupted(self, payload: Mapping[str, Any], stamp: str | None,
                          line: int) -> None:  # fmt: skip
