@@ -60,6 +60,35 @@ def test_F7_subagent_transcripts_nest_with_prefixed_keys() -> None:
     assert all(key.startswith(task["key"] + "/") for key in nested)
 
 
+def _delegated(report: ToolResult) -> Transcript:
+    child = Recorder()
+    child.user("Find the default port")
+    child.finish_tool(child.start_tool("Read", {"file_path": "app.py"}), "PORT = 3000")
+    child.assistant("The default port is 3000.")
+    rec = Recorder()
+    rec.user("What port?")
+    call = rec.start_tool("Task", {"description": "look"})
+    rec.attach_subagent(call, child.transcript, name="explorer")
+    rec.finish_tool(call, report)
+    rec.assistant("3000.")
+    return rec.transcript
+
+
+def test_F7_a_sub_agent_s_report_that_is_its_answer_is_shown_once() -> None:
+    # Claude Code's Agent hands back its sub-agent's last text: shown as the answer that ends
+    # the nested transcript, and again as the call's result, it read twice when opened.
+    view = build_view_model(_delegated(ToolResult(text="The default port is 3000.\n")))
+    task = next(n for n in iter_nodes(view) if n["kind"] == "tool" and n["subagent"])
+    assert task["result"] is None
+    assert task["fold"]["note"] is None  # not "no output": its output is the answer above
+    assert "default port is 3000" in task["subagent"]["nodes"][-1]["answer"]["html"]
+    # A report that says more than the answer (or anything else) is the call's own result.
+    view = build_view_model(_delegated(ToolResult(text="The default port is 3000.\nagentId: a1")))
+    task = next(n for n in iter_nodes(view) if n["kind"] == "tool" and n["subagent"])
+    assert task["result"] is not None
+    assert "agentId: a1" in task["result"]["html"]
+
+
 def test_P10_keys_survive_appends() -> None:
     rec = Recorder(clock=lambda: "2026-01-01T00:00:00Z")
     rec.user("go")

@@ -29,6 +29,7 @@ from turnfold.i18n import plural, translate
 from turnfold.model import (
     AbortMarker,
     AssistantError,
+    AssistantText,
     CompactionBoundary,
     Entry,
     ImageData,
@@ -910,9 +911,12 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode
             "nodes": nodes,
         }
     args = _arguments(call.args)
-    result = _result(call.result, options)
+    # A sub-agent's report that is its own last answer, word for word, is shown once: as the
+    # answer that ends its transcript, above where the call's result would repeat it.
+    reported = bool(subagent and subagent["nodes"]) and _answer_is_result(call)
+    result = None if reported else _result(call.result, options)
     status_text = translate(f"status.{call.status}", locale)
-    no_output = result is None and call.status not in _ACTIVE_STATUSES
+    no_output = result is None and not reported and call.status not in _ACTIVE_STATUSES
     fold: ToolFold = {
         "args": bool(args) and not row.show_args,
         "result": result is not None and row.result_folded,
@@ -942,6 +946,17 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode
         "rejected_label": _rejected_mark(call, locale),
     }
     return node
+
+
+def _answer_is_result(call: ToolCall) -> bool:
+    """Whether a sub-agent's call returned its transcript's last text, word for word (and
+    nothing else: no image, no structured value), as Claude Code's ``Agent`` and most
+    frameworks' agents-as-tools hand back their final answer."""
+    result, child = call.result, call.subagent.transcript if call.subagent else None
+    if result is None or result.images or not result.text or not child or not child.entries:
+        return False
+    last = child.entries[-1]
+    return isinstance(last, AssistantText) and last.text.strip() == result.text.strip()
 
 
 def _result(result: Any, options: _Options) -> ResultView | None:
