@@ -25,6 +25,7 @@ from turnfold.model import (
     AbortMarker,
     AssistantError,
     AssistantText,
+    CompactionBoundary,
     SystemNotice,
     Thinking,
     ToolCall,
@@ -58,7 +59,7 @@ def test_the_database_is_told_apart_by_its_tables() -> None:
 def test_the_calls_their_outcomes_and_results() -> None:
     loaded = turnfold.load(CISCO).tool_calls()
     assert len(loaded) == 51
-    assert [c.status for c in loaded].count("success") == 50
+    assert [c.status for c in loaded].count("success") == 49
     first = loaded[0]
     assert (first.call_id, first.name) == ("toolu_vrtx_01TpQLcM8ef6AimiEuzNbYri", "view")
     assert first.args == {
@@ -68,10 +69,25 @@ def test_the_calls_their_outcomes_and_results() -> None:
     assert first.result is not None
     assert "Main.js Template - PT Script Module" in (first.result.text or "")
     # The tool result's own is_error.
-    (failed,) = [c for c in loaded if c.status == "error"]
+    failed, exited = [c for c in loaded if c.status == "error"]
     assert failed.name == "view"
     assert failed.result is not None
     assert (failed.result.text or "").startswith("Path is a directory, not a file:")
+    assert "exit_code" not in failed.meta
+    # A command that exited 1: Crush answered it as a success (is_error false) whose output
+    # ends on the "Exit code 1" its bash tool adds, before the <cwd> note.
+    assert exited.call_id == "toolu_vrtx_01PtQuR8CMTuc1U34P7ByxtW"
+    assert exited.name == "bash"
+    assert exited.meta["exit_code"] == 1
+    assert exited.result is not None
+    assert exited.result.text == (
+        "\nexit status 1\nExit code 1\n\n<cwd>/Users/andresgaibor/code/javascript/cisco-auto</cwd>"
+    )
+    # The commands that exited 0 (no such line) stay successes, with no code invented.
+    ran = [c for c in loaded if c.name == "bash" and c is not exited]
+    assert len(ran) == 8
+    assert {c.status for c in ran} == {"success"}
+    assert not any("exit_code" in c.meta for c in ran)
     # A command's result metadata holds its own times.
     bash = [c for c in loaded if c.name == "bash"]
     assert bash
@@ -316,6 +332,106 @@ def test_reasoning_images_a_cancelled_call_and_a_user_command(tmp_path: Path) ->
     assert isinstance(unanswered, ToolCall)
     assert unanswered.status == "unknown"
     assert isinstance(abort, AbortMarker)
+
+
+def test_a_background_command_s_exit_code_and_an_interrupted_command(tmp_path: Path) -> None:
+    """``job_output`` ends a finished background command's output on ``Exit code N`` when it
+    exited non-zero; ``bash`` ends one an interrupt stopped on ``Command was aborted before
+    completion`` (``tools/job_output.go``, ``formatOutput`` of ``tools/bash.go``), both answered
+    with ``is_error`` false."""
+    path = _copy(tmp_path)
+    at = 1775083900
+    cwd = "\n\n<cwd>/w</cwd>"
+    _add(path, "assistant", [
+        {"type": "tool_call", "data": {"id": "j1", "name": "job_output",
+                                       "input": "{\"shell_id\": \"009\", \"wait\": true}",
+                                       "finished": True}},
+        {"type": "tool_call", "data": {"id": "b1", "name": "bash",
+                                       "input": "{\"command\": \"sleep 9\"}", "finished": True}},
+        {"type": "tool_call", "data": {"id": "b2", "name": "bash",
+                                       "input": "{\"command\": \"echo Exit code 3\"}",
+                                       "finished": True}},
+        {"type": "finish", "data": {"reason": "tool_use", "time": at}},
+    ], at)  # fmt: skip
+    _add(path, "tool", [
+        {"type": "tool_result", "data": {"tool_call_id": "j1", "name": "job_output",
+         "content": "Status: completed\n\nFAIL: 2 tests\nExit code 2", "is_error": False}},
+        {"type": "tool_result", "data": {"tool_call_id": "b1", "name": "bash",
+         "content": "\nsignal: interrupt\nCommand was aborted before completion" + cwd,
+         "is_error": False}},
+        {"type": "tool_result", "data": {"tool_call_id": "b2", "name": "bash",
+         "content": "Exit code 3 is what it printed, and it exited 0" + cwd, "is_error": False}},
+        {"type": "finish", "data": {"reason": "stop", "time": 0}},
+    ], at + 1)  # fmt: skip
+    transcript = turnfold.load(path)
+    assert transcript.warnings == []
+    waited, interrupted, printed = transcript.tool_calls()[-3:]
+    assert (waited.name, waited.status, waited.meta["exit_code"]) == ("job_output", "error", 2)
+    assert (interrupted.status, "exit_code" in interrupted.meta) == ("cancelled", False)
+    assert interrupted.result is not None
+    assert (interrupted.result.text or "").startswith("\nsignal: interrupt\n")
+    # Only a last line that is Crush's own says how the command ended.
+    assert (printed.status, "exit_code" in printed.meta) == ("success", False)
+
+
+def test_a_summary_of_the_session_is_a_compaction_boundary(tmp_path: Path) -> None:
+    """``Summarize`` (asked for, or as the context fills) has the model write a summary into an
+    assistant message flagged ``is_summary_message`` and named by the session's
+    ``summary_message_id`` (``internal/agent/agent.go``); the model's history starts there.
+    It is no answer of the model's: a compaction boundary holding the summary, the turns
+    after it apart. Before the flag (quay's schema) the session's column alone names it."""
+    path = _copy(tmp_path)
+    at = 1775083900
+    _add(path, "assistant", [
+        {"type": "reasoning", "data": {"thinking": "What mattered so far?"}},
+        {"type": "text", "data": {"text": "Fixed the topology contracts; tests still to run."}},
+        {"type": "finish", "data": {"reason": "end_turn", "time": at}},
+    ], at)  # fmt: skip
+    _add(path, "user", [{"type": "text", "data": {"text": "now run the tests"}}], at + 1)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE messages SET is_summary_message = 1 WHERE id = ?", (f"added-{at}",))
+    db.close()
+    transcript = turnfold.load(path)
+    assert transcript.warnings == []
+    thinking, boundary, prompt = transcript.entries[-3:]
+    assert isinstance(boundary, CompactionBoundary), transcript.entries[-3:]
+    assert boundary.summary == "Fixed the topology contracts; tests still to run."
+    assert boundary.timestamp == "2026-04-01T22:51:40Z"
+    assert isinstance(thinking, Thinking)  # what the model thought writing it, kept
+    assert isinstance(prompt, UserMessage)
+    assert not any(
+        isinstance(e, AssistantText) and e.text.startswith("Fixed the topology")
+        for e in transcript.entries
+    )
+    # A summary that failed compacted nothing (Crush leaves summary_message_id as it was):
+    # its text and its error read as any response's.
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "UPDATE messages SET parts = json_set(parts, '$[2].data', json(?)) WHERE id = ?",
+            (json.dumps({"reason": "error", "time": at, "message": "Summarization Error",
+                         "details": "context canceled"}), f"added-{at}"),
+        )  # fmt: skip
+    db.close()
+    transcript = turnfold.load(path)
+    assert not any(isinstance(e, CompactionBoundary) for e in transcript.entries)
+    text, error = transcript.entries[-3:-1]
+    assert isinstance(text, AssistantText)
+    assert text.text == "Fixed the topology contracts; tests still to run."
+    assert isinstance(error, AssistantError)
+    assert error.message == "Summarization Error: context canceled"
+    # The October 2025 schema: no is_summary_message; the session's summary_message_id.
+    older = tmp_path / "older.db"
+    shutil.copyfile(QUAY, older)
+    with sqlite3.connect(older) as db:
+        (last,) = db.execute(
+            "SELECT id FROM messages WHERE session_id = ? AND role = 'assistant' "
+            "ORDER BY created_at DESC, rowid DESC LIMIT 1",
+            (CUT_OFF,),
+        ).fetchone()
+        db.execute("UPDATE sessions SET summary_message_id = ? WHERE id = ?", (last, CUT_OFF))
+    db.close()
+    entries = turnfold.load(older, sample=CUT_OFF).entries
+    assert sum(isinstance(e, CompactionBoundary) for e in entries) == 1
 
 
 def test_a_refusal_is_an_error_entry(tmp_path: Path) -> None:

@@ -17,7 +17,15 @@ import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.agents import opencode
 from turnfold.formats.source import open_source
-from turnfold.model import AssistantText, Thinking, Transcript, UserMessage
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    SystemNotice,
+    Thinking,
+    Transcript,
+    UserMessage,
+)
 
 HERE = Path(__file__).parents[1] / "fixtures" / "opencode"
 WORK, INTERRUPT = HERE / "work", HERE / "interrupt"
@@ -165,6 +173,96 @@ def _copy(tmp_path: Path, folder: Path = WORK) -> Path:
     return target
 
 
+def test_an_aborted_call_is_cancelled_with_what_it_had_printed(tmp_path: Path) -> None:
+    """An abort (Esc, ``session.abort``) ends a running call as OpenCode 1.18's processor does:
+    ``error`` "Tool execution aborted", its metadata kept and ``interrupted`` set, the output
+    so far in ``metadata.output`` (what the model is then sent as the call's output). Written
+    here into the interrupt fixture's running call (no fixture holds a real abort)."""
+    path = _copy(tmp_path, INTERRUPT)
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "UPDATE part SET data = json_set(data, '$.state', json(?)) "
+            "WHERE data LIKE '%sleep 45%'",
+            (json.dumps({
+                "status": "error", "input": {"command": "echo TF-SLOW-START; sleep 45"},
+                "error": "Tool execution aborted",
+                "metadata": {"output": "TF-SLOW-START\n", "interrupted": True},
+                "time": {"start": 1796477264026, "end": 1796477266026},
+            }),),
+        )  # fmt: skip
+    db.close()
+    [call] = turnfold.load(path).tool_calls()
+    assert call.status == "cancelled"
+    assert call.result is not None
+    assert call.result.text == "TF-SLOW-START\n\nTool execution aborted"
+    assert call.duration_ms == 2000.0
+    # A tool's own error keeps its text, whatever its metadata holds.
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "UPDATE part SET data = json_set(data, '$.state.error', 'boom', "
+            "'$.state.metadata.interrupted', json('false')) WHERE data LIKE '%sleep 45%'"
+        )
+    db.close()
+    [call] = turnfold.load(path).tool_calls()
+    assert (call.status, call.result.text if call.result else None) == ("error", "boom")
+
+
+def test_a_call_denied_permission_is_cancelled(tmp_path: Path) -> None:
+    """The user's "reject" of a permission ask ends the call as OpenCode's processor does:
+    ``error``, the ``PermissionRejectedError``'s message (or ``PermissionCorrectedError``'s,
+    with the user's feedback). It never ran: cancelled, as a denied call is
+    (``model.FAILED_STATUSES``), not an error of the tool's. Written into the work fixture's
+    failing command (no fixture holds a denial)."""
+    path = _copy(tmp_path)
+    for said in (
+        "The user rejected permission to use this specific tool call.",
+        "The user rejected permission to use this specific tool call with the following "
+        "feedback: not in my home folder",
+    ):
+        with sqlite3.connect(path) as db:
+            db.execute(
+                "UPDATE part SET data = json_set(data, '$.state', json(?)) "
+                "WHERE data LIKE '%tf-missing%'",
+                (json.dumps({
+                    "status": "error", "error": said,
+                    "input": {"command": "echo TF-FAIL-OUT; ls /tf-missing; exit 3"},
+                    "time": {"start": 1796477257433, "end": 1796477257455},
+                }),),
+            )  # fmt: skip
+        db.close()
+        calls = turnfold.load(path).tool_calls()
+        denied = calls[4]
+        assert (denied.name, denied.status) == ("bash", "cancelled")
+        assert denied.result is not None
+        assert denied.result.text == said
+        assert [c.status for c in calls].count("cancelled") == 1
+
+
+def test_a_retried_request_is_a_warning_at_its_own_moment(tmp_path: Path) -> None:
+    """A ``retry`` part (``RetryPart``: attempt, the provider's ``APIError``, ``time.created``)
+    is a warning notice at the moment OpenCode retried, not its message's start. Written into
+    the work fixture's first response (no fixture holds a retry)."""
+    path = _copy(tmp_path)
+    with sqlite3.connect(path) as db:
+        (message_id, session_id) = db.execute(
+            "SELECT message_id, session_id FROM part WHERE data LIKE '%TF-THINK%'"
+        ).fetchone()
+        retry = {"type": "retry", "attempt": 1, "time": {"created": 1796477256800},
+                 "error": {"name": "APIError", "data": {"message": "Overloaded",
+                                                        "isRetryable": True}}}  # fmt: skip
+        db.execute(
+            "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
+            "VALUES ('prt_2466384a0001RetryRetryRetry', ?, ?, 1796477256800, 1796477256800, ?)",
+            (message_id, session_id, json.dumps(retry)),
+        )
+    db.close()
+    transcript = turnfold.load(path)
+    assert transcript.warnings == []
+    [notice] = [e for e in transcript.entries if isinstance(e, SystemNotice)]
+    assert (notice.text, notice.level) == ("Retry 1: Overloaded", "warning")
+    assert notice.timestamp == "2026-12-05T13:27:36.800Z"
+
+
 def test_a_broken_part_is_warned_of_naming_the_file_and_the_rest_is_read(tmp_path: Path) -> None:
     path = _copy(tmp_path)
     with sqlite3.connect(path) as db:
@@ -290,6 +388,41 @@ def test_a_run_stopped_mid_call_prints_no_call_and_says_so() -> None:
     transcript = turnfold.load(INTERRUPT / "stdout-0.jsonl")
     assert transcript.entries == []
     assert any(w.reason.startswith("nothing to show") for w in transcript.warnings)
+
+
+def test_a_run_s_error_events_an_abort_is_no_failure(tmp_path: Path) -> None:
+    """``run --format json`` prints the session's ``session.error`` as ``{"type": "error",
+    "error": {name, data: {message}}}`` (``src/cli/cmd/run.ts``); an abort's is
+    ``MessageAbortedError``, which the database's reader shows as an abort marker: so must
+    this one. Appended to the real run's events (no run here was aborted)."""
+    events = (WORK / "stdout-1.jsonl").read_text().splitlines()
+    session = json.loads(events[0])["sessionID"]
+    for at, name, said in (
+        (1796477260500, "APIError", "Bad Gateway"),
+        (1796477260600, "MessageAbortedError", "The operation was aborted."),
+    ):
+        events.append(
+            json.dumps(
+                {
+                    "type": "error",
+                    "timestamp": at,
+                    "sessionID": session,
+                    "error": {"name": name, "data": {"message": said}},
+                }
+            )
+        )
+    path = tmp_path / "stdout.jsonl"
+    path.write_text("\n".join(events) + "\n")
+    transcript = turnfold.load(path)
+    assert transcript.warnings == []
+    failed, aborted = transcript.entries[-2:]
+    assert isinstance(failed, AssistantError)
+    assert (failed.message, failed.timestamp) == ("Bad Gateway", "2026-12-05T13:27:40.500Z")
+    assert isinstance(aborted, AbortMarker)
+    assert (aborted.reason, aborted.timestamp) == (
+        "The operation was aborted.", "2026-12-05T13:27:40.600Z")  # fmt: skip
+    row = turnfold.scan([path], cache=False).to_pandas().iloc[0]
+    assert row["errors"] == 1
 
 
 def test_detection_tells_the_export_and_the_events_apart() -> None:

@@ -293,6 +293,20 @@ def test_kilo_s_database_reads_as_opencode_s_against_its_truth() -> None:
     assert [c.name for c in task.transcript.tool_calls()] == ["bash"]
 
 
+def test_kilo_s_sessions_name_their_agent(tmp_path: Path) -> None:
+    """A session of Kilo Code's database is Kilo Code's, not OpenCode's: by the file's name, or
+    (a copy of another name) by the tables Kilo adds to OpenCode's (``kilo_board``…)."""
+    database = KILO / opencode.KILO_DATABASE
+    assert turnfold.load(database).metadata["agent"] == "kilo-code"
+    copy = tmp_path / "sessions.db"
+    shutil.copyfile(database, copy)
+    assert turnfold.load(copy).metadata["agent"] == "kilo-code"
+    row = turnfold.scan([copy], cache=False).to_pandas().iloc[0]
+    assert (row["format"], row["agent"]) == ("opencode", "kilo-code")
+    # OpenCode's own database names no agent: the format's is OpenCode.
+    assert "agent" not in turnfold.load(HERE / "work" / opencode.DATABASE).metadata
+
+
 def test_a_scan_finds_kilo_s_database_by_its_name(tmp_path: Path) -> None:
     data = tmp_path / "kilo"
     data.mkdir()

@@ -14,7 +14,9 @@ each message's ``parts`` a JSON list of ``{"type", "data"}`` (``internal/message
   not write); ``image_url`` an image by URL (a
   notice naming it); ``shell_command`` a command the user ran with ``!`` (a
   user-initiated call with its output and exit code);
-- an assistant message is one model response: ``reasoning`` a
+- an assistant message is one model response (but the summary Crush has the model write of
+  the conversation so far, ``is_summary_message`` or the session's ``summary_message_id``: a
+  :class:`~turnfold.model.CompactionBoundary` holding its text): ``reasoning`` a
   :class:`~turnfold.model.Thinking`, ``text`` an :class:`~turnfold.model.AssistantText` (the
   message's ``model``), ``tool_call`` a :class:`~turnfold.model.ToolCall` (``input`` its JSON
   arguments); ``finish`` the response's end: ``canceled`` an
@@ -24,7 +26,10 @@ each message's ``parts`` a JSON list of ``{"type", "data"}`` (``internal/message
 - a tool message holds ``tool_result`` parts: the call's result (an image where ``data`` and
   ``mime_type`` hold one), its ``is_error`` the outcome (``error``; the result Crush writes for a
   call the user cancelled, or denied permission to, and for the calls after it, ``cancelled``;
-  an ``agent`` call whose sub-agent's run ended on an error, answered as a success, ``error``).
+  an ``agent`` call whose sub-agent's run ended on an error, answered as a success, ``error``;
+  a ``bash`` or ``job_output`` command that exited non-zero, answered as a success whose output
+  ends on ``Exit code N``, ``error`` with ``meta["exit_code"]``, and one an interrupt stopped,
+  ending on ``Command was aborted before completion``, ``cancelled``).
   A call no result answers has no recorded outcome (``unknown``). Crush adds a ``finish``
   (``stop``) to every message not the model's: ignored.
 
@@ -51,6 +56,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import re
 import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -76,12 +82,14 @@ from turnfold.model import (
     AbortMarker,
     AssistantError,
     AssistantText,
+    CompactionBoundary,
     Entry,
     ImageData,
     SubAgent,
     SystemNotice,
     Thinking,
     ToolCall,
+    ToolStatus,
     Transcript,
     UserMessage,
 )
@@ -127,6 +135,15 @@ _CANCELLED = frozenset({
 })  # fmt: skip
 #: Finish reasons of a response that failed: an error, a provider's refusal.
 _FAILED = frozenset({"error", "content_filter"})
+#: The tools that run a command and answer its end in their output, not in ``is_error``:
+#: ``bash`` (``formatOutput`` of ``tools/bash.go`` adds ``Exit code N``, or ``Command was
+#: aborted before completion`` for one an interrupt stopped, as the output's last line, before
+#: the ``<cwd>`` note) and ``job_output`` (a background command's, ``Exit code N`` last).
+_SHELL_TOOLS = frozenset({"bash", "job_output"})
+_EXIT_LINE = re.compile(r"Exit code (-?\d+)")
+_ABORTED_LINE = "Command was aborted before completion"
+#: The note ``bash`` ends its output with: the folder the command ran in.
+_CWD_NOTE = re.compile(r"\n\n<cwd>[^\n]*</cwd>\Z")
 # --- detection ------------------------------------------------------------------------------------
 
 
@@ -154,6 +171,8 @@ class Message:
     model: str | None
     provider: str | None
     created: Any
+    #: Whether it is the summary of the conversation before it that Crush had the model write.
+    summary: bool = False
 
 
 @dataclass
@@ -190,6 +209,7 @@ class _Database:
             )
         )
         keys = row.keys()
+        summary_id = row["summary_message_id"] if "summary_message_id" in keys else None
         messages = []
         # created_at is in seconds: the messages of one second keep the order they were written.
         for message in self.db.execute(
@@ -207,6 +227,8 @@ class _Database:
                     model=as_text(message["model"]) if "model" in mkeys else None,
                     provider=as_text(message["provider"]) if "provider" in mkeys else None,
                     created=message["created_at"],
+                    summary=message["id"] == summary_id
+                    or bool("is_summary_message" in mkeys and message["is_summary_message"]),
                 )
             )
         return Session({k: row[k] for k in keys}, messages, children)
@@ -277,6 +299,15 @@ def _failed_run(call: ToolCall) -> bool:
     )
 
 
+def _failed(message: Message) -> bool:
+    """Whether the response ended on an error or a refusal (its ``finish`` part's reason)."""
+    return any(
+        _mapping(part).get("type") == "finish"
+        and _mapping(_mapping(part).get("data")).get("reason") in _FAILED
+        for part in message.parts
+    )
+
+
 def _iso(stamp: Any) -> str | None:
     """A Crush time as ISO 8601: seconds since the epoch (the schema's comments say
     milliseconds, which no version wrote; a value that large is read as such)."""
@@ -310,6 +341,17 @@ def _times(metadata: Any) -> tuple[int, int] | None:
     if start is None or end is None or not 0 < start <= end:
         return None
     return start, end
+
+
+def _command_end(content: str) -> tuple[ToolStatus, int | None] | None:
+    """How a shell tool's command ended, by the line Crush adds to its output when it did not
+    exit 0 (:data:`_SHELL_TOOLS`): ``error`` with its code, or ``cancelled`` for one an
+    interrupt stopped; None when the output has no such line (the command exited 0)."""
+    last = _CWD_NOTE.sub("", content).rsplit("\n", 1)[-1]
+    if last == _ABORTED_LINE:
+        return "cancelled", None
+    found = _EXIT_LINE.fullmatch(last)
+    return ("error", int(found.group(1))) if found is not None else None
 
 
 def _attached_text(data: Mapping[str, Any]) -> tuple[str | None, str] | None:
@@ -369,8 +411,12 @@ class SessionReader:
             stamp = _iso(message.created)
             if message.role == "user":
                 self._prompt(message, stamp)
+            # A summary that failed (Summarization Error) compacted nothing: read as written.
+            summary = message.role == "assistant" and message.summary and not _failed(message)
             for index, part in enumerate(message.parts):
                 kind = part.get("type") if isinstance(part, Mapping) else None
+                if summary and kind == "text":
+                    continue  # the summary's, read by _summary
                 try:
                     self._part(message, kind, _mapping(part).get("data"), stamp)
                 except (TranscriptFormatError, MemoryError):
@@ -378,6 +424,8 @@ class SessionReader:
                 except Exception as exc:  # a part of a shape no version seen wrote (L-4)
                     self.warn(f"message {message.id}, part {index}: not read: "
                               f"{type(exc).__name__}: {exc}", f"part/{kind}")  # fmt: skip
+            if summary:
+                self._summary(message, stamp)
         for call in self.calls.values():  # no result answered it: the process was stopped
             if call.status == "pending":
                 self.transcript.update(call, status="unknown")
@@ -486,6 +534,20 @@ class SessionReader:
             user.meta["message_id"] = message.id
             self.add(user)
 
+    def _summary(self, message: Message, stamp: str | None) -> None:
+        """The summary Crush had the model write of the conversation so far (``Summarize``,
+        asked for or automatic as the context fills; ``is_summary_message``, the session's
+        ``summary_message_id``): a compaction boundary holding it, not the model's answer. The
+        model's history starts there (``getSessionMessages``)."""
+        texts: list[str] = []
+        for part in message.parts:
+            part = _mapping(part)
+            if part.get("type") == "text":
+                self.source.mapped("part/text")
+                texts.append(stringify(_mapping(part.get("data")).get("text", "")))
+        said = "".join(texts).strip()
+        self.add(CompactionBoundary(summary=said or None, timestamp=stamp))
+
     def _attachment(
         self, message: Message, kind: str, data: Mapping[str, Any], stamp: str | None
     ) -> None:
@@ -557,13 +619,17 @@ class SessionReader:
             if mime and payload and mime.startswith("image/")
             else []
         )
+        changes: dict[str, Any] = {"ended_at": stamp}
+        status: ToolStatus = "success"
         if data.get("is_error"):
             status = "cancelled" if content.strip() in _CANCELLED else "error"
         elif _failed_run(call):
             status = "error"  # Crush answers an agent call whose run failed as if it succeeded
-        else:
-            status = "success"
-        changes: dict[str, Any] = {"ended_at": stamp}
+        elif call.name in _SHELL_TOOLS and (ended := _command_end(content)) is not None:
+            # A command that exited non-zero is answered as a success: its output says so.
+            status, code = ended
+            if code is not None:
+                changes["meta"] = {**call.meta, "exit_code": code}
         # A command's metadata holds its own times (ms); the rest of it repeats the result.
         times = _times(data.get("metadata"))
         if times is not None:

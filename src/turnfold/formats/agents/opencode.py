@@ -1,6 +1,7 @@
 """OpenCode sessions (``opencode-ai``, sst/opencode): its database, ``opencode export``, and the
 files of its storage before 1.2; Kilo Code's CLI (``@kilocode/cli``, a fork) writes the same
-database as ``~/.local/share/kilo/kilo.db``.
+database as ``~/.local/share/kilo/kilo.db`` (told by its name or its own ``kilo_…`` tables: its
+sessions' ``metadata["agent"]`` is ``kilo-code``).
 
 Inputs:
 
@@ -35,7 +36,9 @@ Each message's parts, in order (``part.id`` ascends in time):
   :class:`~turnfold.model.ToolCall` (described by what it acted on, a path relative to the
   session's ``directory``) whose ``state`` is its input, outcome and times:
   ``completed`` → ``success`` (a command's non-zero ``metadata.exit`` → ``error``), ``error``
-  → ``error`` (``Tool execution aborted`` → ``cancelled``), ``pending``/``running`` → no
+  → ``error`` (``Tool execution aborted``, ``metadata.interrupted``, → ``cancelled``, its result
+  what the command had printed, ``metadata.output``, then the error; a call the user denied
+  permission to, ``The user rejected permission…``, ``cancelled``), ``pending``/``running`` → no
   recorded outcome (``unknown``: the process was stopped; the output so far is its result).
   ``step-finish`` holds the step's tokens (``input`` without the cached reads and writes,
   ``output`` without the reasoning, :mod:`turnfold.usage` adds them back) and ``cost``, put on
@@ -73,6 +76,7 @@ from turnfold.formats.common import (
     counted_usage,
     describe_args,
     epoch_iso,
+    partial_output,
     stringify,
     text_result,
 )
@@ -133,6 +137,8 @@ DATABASE = "opencode.db"
 #: ``~/.local/share/kilo/kilo.db``, OpenCode's tables and its own.
 KILO_DATABASE = "kilo.db"
 DATABASES = (DATABASE, KILO_DATABASE)
+#: ``metadata["agent"]`` of a session of Kilo Code's database (OpenCode's is the format's own).
+KILO_AGENT = "kilo-code"
 _TABLES = frozenset({"session", "message", "part"})
 #: The folder of the data folder OpenCode kept its sessions in before 1.2, and its folders of
 #: sessions, messages and parts, each file's name the id its prefix starts.
@@ -146,6 +152,12 @@ _ID = re.compile(r"^(ses|msg|prt)_[0-9A-Za-z]{1,64}$")
 #: A sub-agent nests its own sub-agents' sessions at most this deep (a cycle of ids ends).
 _MAX_DEPTH = 8
 _ABORTED = "Tool execution aborted"
+#: What a call's error begins with when the user denied it permission (its
+#: ``PermissionRejectedError``, and ``PermissionCorrectedError`` adding the user's feedback):
+#: the call never ran.
+_DENIED = "The user rejected permission to use this specific tool call"
+#: The ``name`` of a message's (or a stream's) error when the user aborted it.
+ABORTED_ERROR = "MessageAbortedError"
 
 
 # --- detection ------------------------------------------------------------------------------------
@@ -501,9 +513,22 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
         try:
             store = _Database(db, source)
             transcript = SessionReader(source, store.session).read(_chosen(store, path, sample))
+            if _is_kilo(db, path):
+                transcript.metadata["agent"] = KILO_AGENT
         except sqlite3.Error as exc:
             raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
     return source.hand_over(transcript)
+
+
+def _is_kilo(db: sqlite3.Connection, path: Path) -> bool:
+    """Whether the database is Kilo Code's: named ``kilo.db``, or holding a table of Kilo's own
+    beside OpenCode's (``kilo_board``…), as a copy of another name still does."""
+    if path.name == KILO_DATABASE:
+        return True
+    found = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE 'kilo\\_%' ESCAPE '\\'"
+    )
+    return found.fetchone() is not None
 
 
 def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Transcript:
@@ -540,7 +565,7 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
 # --- one session ----------------------------------------------------------------------------------
 
 
-def _iso(ms: Any) -> str | None:
+def iso_time(ms: Any) -> str | None:
     """An OpenCode time (ms since the epoch) as ISO 8601."""
     return epoch_iso(ms, per_second=1000, timespec="milliseconds")
 
@@ -658,7 +683,7 @@ class SessionReader:
         ):
             if as_text(value) is not None:
                 meta[key] = value
-        started = _iso(_mapping(info.get("time")).get("created"))
+        started = iso_time(_mapping(info.get("time")).get("created"))
         if started is not None:
             meta["started_at"] = started
         total = step_usage(info.get("tokens"))
@@ -681,7 +706,7 @@ class SessionReader:
     # --- user -------------------------------------------------------------------------------
 
     def _user(self, message: Message) -> None:
-        stamp = _iso(_mapping(message.info.get("time")).get("created"))
+        stamp = iso_time(_mapping(message.info.get("time")).get("created"))
         texts: list[str] = []
         images: list[ImageData] = []
         after: list[Entry] = []
@@ -742,7 +767,8 @@ class SessionReader:
             error = _mapping(part.get("error"))
             said = as_text(_mapping(error.get("data")).get("message")) or as_text(error.get("name"))
             text = f"Retry {part.get('attempt')}: {said or 'provider error'}"
-            return [SystemNotice(text=text, level="warning", subtype="retry")]
+            when = iso_time(_mapping(part.get("time")).get("created"))  # the retry's own moment
+            return [SystemNotice(text=text, level="warning", subtype="retry", timestamp=when)]
         if kind in ("step-start", "snapshot"):
             self.note(record_type, "ignored")
             return []
@@ -756,7 +782,7 @@ class SessionReader:
         model = as_text(info.get("modelID"))
         self.model = model or self.model
         self.provider = as_text(info.get("providerID")) or self.provider
-        stamp = _iso(_mapping(info.get("time")).get("created"))
+        stamp = iso_time(_mapping(info.get("time")).get("created"))
         begin = step = len(self.transcript.entries)
         stepped = False
         for part in message.parts:
@@ -788,7 +814,7 @@ class SessionReader:
         error = _mapping(info.get("error"))
         if error:
             said = as_text(_mapping(error.get("data")).get("message")) or stringify(error)
-            if error.get("name") == "MessageAbortedError":
+            if error.get("name") == ABORTED_ERROR:
                 self.add(AbortMarker(reason=said, timestamp=stamp))
             else:
                 self.add(AssistantError(message=said, timestamp=stamp))
@@ -808,7 +834,7 @@ class SessionReader:
         kind = part.get("type") if isinstance(part, Mapping) else None
         if kind == "text":
             self.note("part/text")
-            start = _iso(_mapping(part.get("time")).get("start"))
+            start = iso_time(_mapping(part.get("time")).get("start"))
             if part.get("synthetic"):
                 return self._other(part)
             return [AssistantText(text=stringify(part.get("text", "")), model=model,
@@ -816,7 +842,7 @@ class SessionReader:
         if kind == "reasoning":
             self.note("part/reasoning")
             text = stringify(part.get("text", ""))
-            start = _iso(_mapping(part.get("time")).get("start"))
+            start = iso_time(_mapping(part.get("time")).get("start"))
             return [Thinking(text=text, timestamp=start)] if text else []
         if kind == "tool":
             self.note("part/tool")
@@ -838,9 +864,9 @@ class SessionReader:
             description=describe_args(name, args, self.cwd) or as_text(state.get("title")),
             status=status,
             result=result,
-            started_at=_iso(start),
-            ended_at=_iso(end),
-            timestamp=_iso(start),
+            started_at=iso_time(start),
+            ended_at=iso_time(end),
+            timestamp=iso_time(start),
         )
         if isinstance(start, (int, float)) and isinstance(end, (int, float)) and end >= start:
             call.duration_ms = float(end - start)
@@ -865,7 +891,12 @@ class SessionReader:
             return ("error" if as_int(metadata.get("exit")) else "success"), done
         if status == "error":
             error = stringify(state.get("error", ""))
-            return ("cancelled" if error == _ABORTED else "error"), text_result(error)
+            if metadata.get("interrupted") is True or error == _ABORTED:
+                # Stopped by the user's abort: OpenCode keeps what the command had printed in
+                # metadata.output (and sends it the model as the call's output).
+                shown = partial_output(metadata.get("output"), error) or error
+                return "cancelled", text_result(shown)
+            return ("cancelled" if error.startswith(_DENIED) else "error"), text_result(error)
         partial = metadata.get("output")
         so_far = text_result(partial) if isinstance(partial, str) and partial else None
         return ("executing" if status == "running" else "pending"), so_far

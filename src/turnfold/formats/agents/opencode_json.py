@@ -12,7 +12,8 @@ parts, with their ``messageID``), printed when it is done:
 - ``tool_use`` (a ``tool`` part whose state is ``completed`` or ``error``: a call is printed
   once it has its outcome, so a run killed mid-call shows the step without it);
 - ``error`` (``{error: {name, data: {message}}}``): the session's error, an
-  :class:`~turnfold.model.AssistantError`.
+  :class:`~turnfold.model.AssistantError` (``MessageAbortedError``, the user's abort, an
+  :class:`~turnfold.model.AbortMarker`), at the event's ``timestamp``.
 
 The parts of one message are read as the ``opencode`` format reads an assistant message. The
 stream holds no prompt (``run`` does not echo it), no model name and only the run's own session:
@@ -27,12 +28,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from turnfold.formats.agents.opencode import Message, Session, SessionReader
+from turnfold.formats.agents.opencode import (
+    ABORTED_ERROR,
+    Message,
+    Session,
+    SessionReader,
+    iso_time,
+)
 from turnfold.formats.catalog import Records
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.protocol import read_events
 from turnfold.formats.source import Source
-from turnfold.model import AssistantError, Transcript
+from turnfold.model import AbortMarker, AssistantError, Transcript
 
 NAME = "opencode-json"
 
@@ -78,8 +85,8 @@ class _Reader:
     def __init__(self, source: Source) -> None:
         self.source = source
         self.messages: dict[str, Message] = {}
-        #: The messages, and the errors where they came.
-        self.order: list[Message | Mapping[str, Any]] = []
+        #: The messages, and the errors (with their events' times) where they came.
+        self.order: list[Message | tuple[Mapping[str, Any], Any]] = []
         self.session_id: str | None = None
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
@@ -87,7 +94,7 @@ class _Reader:
         if isinstance(record.get("sessionID"), str):
             self.session_id = self.session_id or record["sessionID"]
         if kind == "error" and isinstance(record.get("error"), Mapping):
-            self.order.append(record["error"])
+            self.order.append((record["error"], record.get("timestamp")))
             self.source.mapped("error")
             return
         part = record.get("part")
@@ -113,11 +120,17 @@ class _Reader:
         reader = SessionReader(self.source, None, accounts=False)
         transcript = reader.read(Session({"id": self.session_id}, held))
         for item in self.order:
-            if not isinstance(item, Message):
-                data = item.get("data")
-                said = data.get("message") if isinstance(data, Mapping) else None
-                text = said if isinstance(said, str) and said else str(item.get("name", "error"))
-                transcript.append(AssistantError(message=text))
+            if isinstance(item, Message):
+                continue
+            error, printed = item
+            data = error.get("data")
+            said = data.get("message") if isinstance(data, Mapping) else None
+            text = said if isinstance(said, str) and said else str(error.get("name", "error"))
+            # The user's abort is no failure: read as the session's message error is (opencode).
+            if error.get("name") == ABORTED_ERROR:
+                transcript.append(AbortMarker(reason=text, timestamp=iso_time(printed)))
+            else:
+                transcript.append(AssistantError(message=text, timestamp=iso_time(printed)))
         transcript.metadata["source_format"] = NAME
         return transcript
 
