@@ -306,3 +306,6 @@ def test_U3_every_format_of_one_agent_or_framework_names_it_in_the_header() -> N
     )
     assert "agent" not in saved.metadata
     assert session_facts(saved).agent == "Haystack"
+    # A fork that writes its parent's format is named by what the reader recorded.
+    kilo = turnfold.load(Path(__file__).parent / "fixtures/opencode/kilo/work/kilo.db")
+    assert session_facts(kilo).agent == "Kilo Code"

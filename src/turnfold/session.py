@@ -56,6 +56,8 @@ AGENT_NAMES: dict[str, str] = {
     "langgraph-checkpoints": "LangGraph", "openai-agents-db": "OpenAI Agents SDK",
     "adk-db": "Google ADK", "strands-session": "Strands Agents",
     "llamaindex-chat-store": "LlamaIndex", "autogen-state": "AutoGen",
+    # Forks that write their parent's format, named by the reader (metadata["agent"]).
+    "roo-code": "Roo Code", "kilo-code": "Kilo Code",
 }  # fmt: skip
 
 
