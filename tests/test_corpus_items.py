@@ -42,9 +42,11 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def logs(tmp_path: Path) -> Path:
     """A copy of the Inspect logs made here with the real inspect_ai (zstd and deflate .eval,
-    .json), without the log of a real run kept for its retries (tests/formats/test_inspect.py)."""
+    .json), without the log of a real run kept for its retries and the ReAct agent's logs and
+    recipe (tests/formats/test_inspect.py)."""
     target = tmp_path / "logs"
-    shutil.copytree(INSPECT, target, ignore=shutil.ignore_patterns("inspect_retry*"))
+    ignore = shutil.ignore_patterns("inspect_retry*", "react_*")
+    shutil.copytree(INSPECT, target, ignore=ignore)
     return target
 
 

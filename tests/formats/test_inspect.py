@@ -52,6 +52,10 @@ ONE = FIXTURES / "mockllm_one-sample.json"
 ZSTD = FIXTURES / "mockllm_two-epochs.eval"
 DEFLATE = FIXTURES / "mockllm_two-epochs_deflate.eval"
 LOGS = (ONE, ZSTD, DEFLATE)
+#: A ReAct agent's run (``react_recipe.py`` there): tools that fail, a handoff, an agent as a
+#: tool, a retried submission, a crash and two limits; two epochs, and one in the ``.json``.
+REACT = FIXTURES / "react_four-samples_two-epochs.eval"
+REACT_JSON = FIXTURES / "react_four-samples_one-epoch.json"
 ZSTANDARD = 93
 
 
@@ -149,8 +153,8 @@ def test_H1_a_subtask_is_a_call_with_its_input_and_result() -> None:
 
 
 def test_H1_a_handoff_span_nests_its_events_under_the_call() -> None:
-    """A handoff is a tool event with ``agent`` and ``agent_span_id``: the events of that
-    span (and of the spans inside it) are the sub-agent's, not the parent's."""
+    """A tool event with ``agent`` and ``agent_span_id``: the events of that span (and of the
+    spans inside it) are the sub-agent's, not the parent's."""
     sample = _sample(ONE)
     events = sample["events"]
     tool = next(e for e in events if e.get("event") == "tool" and e["function"] == "researcher")
@@ -161,6 +165,110 @@ def test_H1_a_handoff_span_nests_its_events_under_the_call() -> None:
     assert call.subagent.name == "researcher"
     parent_prompts = [e.text for e in transcript.entries if isinstance(e, UserMessage)]
     assert "check 1 + 2" not in parent_prompts
+
+
+@pytest.mark.parametrize("path", [REACT, REACT_JSON], ids=lambda p: p.name)
+def test_H1_a_real_handoff_nests_the_sub_agent_under_its_transfer_call(path: Path) -> None:
+    """Inspect opens a ``handoff`` span around the ``transfer_to_<agent>`` call's ``tool``
+    span, and the tool event keeps the span of the agent that handed off: the sub-agent's
+    model calls and tools are the call's, not the parent's."""
+    transcript = turnfold.load(path, sample="solve", epoch=1)
+    names = [c.name for c in transcript.tool_calls()]
+    assert names == ["python_exec", "lookup", "read_file", "transfer_to_researcher", "critic",
+                     "submit", "submit"]  # fmt: skip
+    call = by_name(transcript)["transfer_to_researcher"]
+    assert call.status == "success"
+    assert call.result is not None
+    assert call.result.text == "Successfully transferred to researcher."
+    assert call.subagent is not None
+    assert call.subagent.name == "researcher"
+    child = call.subagent.transcript
+    assert child is not None
+    assert [(c.name, c.args, c.result and c.result.text) for c in child.tool_calls()] == [
+        ("python_exec", {"code": "print(sum(range(10)))"}, "45\n"),
+        ("submit", {"answer": "45"}, "45"),
+    ]
+    assert [e.text for e in child.entries if isinstance(e, AssistantText)] == ["Summing."]
+    facts = session_facts(transcript)
+    assert (facts.tool_calls, facts.failed_tools) == (7, 2)
+
+
+@pytest.mark.parametrize("path", [REACT, REACT_JSON], ids=lambda p: p.name)
+def test_H1_what_a_handoff_returned_is_never_a_prompt(path: Path) -> None:
+    """The handoff returns the sub-agent's messages through ``content_only``, which turns its
+    tool result into a user message (id kept), and Inspect's word that the agent is done: the
+    first is shown nested already, the second is a notice ending the sub-agent's run."""
+    transcript = turnfold.load(path, sample="solve", epoch=1)
+    prompts = [e.text for e in transcript.entries if isinstance(e, UserMessage)]
+    assert prompts == [
+        "Solve: what is 6 * 7?",
+        "Your submission was incorrect. Please proceed and attempt to find the correct answer.",
+    ]
+    child = by_name(transcript)["transfer_to_researcher"].subagent
+    assert child is not None
+    assert child.transcript is not None
+    notices = [e for e in child.transcript.entries if isinstance(e, SystemNotice)]
+    assert [(n.text, n.subtype) for n in notices] == [
+        ("The researcher agent has completed its work.", "handoff")
+    ]
+    assert not any(isinstance(e, SystemNotice) for e in transcript.entries)
+    assert session_facts(transcript).turns == 2
+
+
+@pytest.mark.parametrize("path", [REACT, REACT_JSON], ids=lambda p: p.name)
+def test_H1_a_react_run_shows_its_failures_retried_answer_and_scores(path: Path) -> None:
+    transcript = turnfold.load(path, sample="solve", epoch=1)
+    calls = by_name(transcript)
+    assert calls["python_exec"].result is not None
+    assert calls["python_exec"].result.text == "42\n"
+    assert (calls["lookup"].status, calls["lookup"].result.text) == (  # type: ignore[union-attr]
+        "error", "no such key: answer")  # fmt: skip
+    assert calls["read_file"].status == "error"  # a PermissionError is the tool's error
+    assert calls["read_file"].result.text == "Permission denied: '/etc/shadow'."  # type: ignore[union-attr]
+    critic = calls["critic"].subagent
+    assert critic is not None
+    assert critic.transcript is not None
+    assert critic.transcript.entries[-1].text == "Looks right: 6 * 7 = 42."  # type: ignore[attr-defined]
+    submits = [c.args for c in transcript.tool_calls() if c.name == "submit"]
+    assert submits == [{"answer": "41"}, {"answer": "42"}]
+    meta = transcript.metadata
+    assert meta["outcome"] == "pass"
+    assert meta["score"] == {"match": 1.0, "includes": 1.0,
+                             "judge": {"correct": 1.0, "concise": 1.0}}  # fmt: skip
+    assert meta["scores"]["judge"]["explanation"] == "the answer '42' holds '42'"
+
+
+def test_H1_calls_a_limit_stopped_before_they_ran_are_cancelled() -> None:
+    """A token limit stops the sample right after the response that asked for a call, which
+    never runs (no tool event): cancelled, not a finished call of unknown outcome."""
+    transcript = turnfold.load(REACT, sample="verbose", epoch=1)
+    ran, stopped = transcript.tool_calls()
+    assert (ran.status, stopped.status) == ("success", "cancelled")
+    assert stopped.result is None
+    assert isinstance(transcript.entries[-1], AbortMarker)
+    assert transcript.entries[-1].reason == "Token limit exceeded. value: 1,664; limit: 1,600"
+    assert transcript.metadata["outcome"] == "incomplete"
+    chatty = turnfold.load(REACT, sample="chatty", epoch=2)  # the message limit came after
+    assert [c.status for c in chatty.tool_calls()] == ["success", "success"]
+
+
+def test_H6_a_tool_that_raised_errors_its_call_and_the_sample() -> None:
+    transcript = turnfold.load(REACT, sample="crash", epoch=2)
+    [call] = transcript.tool_calls()
+    assert (call.name, call.status) == ("read_file", "error")
+    errors = [e.message for e in transcript.entries if isinstance(e, AssistantError)]
+    assert errors == ["RuntimeError('the disk is on fire (reading /srv/data.txt)')"]
+    assert transcript.metadata["outcome"] == "error"
+
+
+@pytest.mark.parametrize("path", [REACT, REACT_JSON], ids=lambda p: p.name)
+def test_X2_every_record_of_every_react_sample_is_accounted_for(path: Path) -> None:
+    for sample, epoch in inspect_log.samples(path):
+        transcript = turnfold.load(path, sample=sample, epoch=epoch)
+        assert transcript.accounting is not None
+        assert transcript.accounting.unaccounted == []
+        assert transcript.warnings == []
+        assert len(all_calls(transcript)) == count_sample_calls(path, sample, epoch)
 
 
 # --- several samples -----------------------------------------------------------------------

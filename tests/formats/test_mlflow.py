@@ -12,7 +12,15 @@ import pytest
 
 import turnfold
 from turnfold.formats.errors import TranscriptFormatError
-from turnfold.model import AssistantText, SubAgent, Thinking, Transcript, UserMessage
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    SubAgent,
+    Thinking,
+    Transcript,
+    UserMessage,
+)
+from turnfold.session import session_facts
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "traces" / "mlflow"
 sys.path.insert(0, str(FIXTURES))
@@ -21,6 +29,10 @@ import mlflow_recipe as recipe  # noqa: E402
 TRACE = FIXTURES / "weather-agent_trace.json"
 SESSION = FIXTURES / "weather-agent_session.jsonl"
 ARTIFACT = FIXTURES / "weather-agent_artifact-traces.json"
+#: Traces of runs that raised, and one as a search without spans returns it (error_recipe.py).
+CRASH = FIXTURES / "crash-agent_trace.json"
+CRASH_NO_SPANS = FIXTURES / "crash-agent_no-spans_trace.json"
+MODEL_ERROR = FIXTURES / "model-error_trace.json"
 
 
 def _texts(transcript: Transcript, kind: type) -> list[str]:
@@ -220,3 +232,71 @@ def test_C1_a_scan_of_a_folder_holding_the_store_has_a_row_per_conversation(
     assert row["turns"] == 2
     assert row["tool_calls"] == len(transcript.tool_calls())
     assert corpus[row["key"]].entries == transcript.entries
+
+
+# --- runs that raised (error_recipe.py) -----------------------------------------------------
+
+
+def test_H4_a_trace_whose_tool_raised_through_the_agent_fails_once_and_keeps_its_steps() -> None:
+    transcript = turnfold.load(CRASH)
+    assert _texts(transcript, UserMessage) == [recipe.QUESTION]
+    weather, stock = transcript.tool_calls()
+    assert (weather.status, stock.status) == ("success", "error")
+    assert stock.result is not None
+    assert stock.result.text == f"RuntimeError: {recipe.STOCK_ERROR}"
+    errors = [e.message for e in transcript.entries if isinstance(e, AssistantError)]
+    assert errors == [f"RuntimeError: {recipe.STOCK_ERROR}"]
+    assert transcript.metadata["outcome"] == "error"
+    facts = session_facts(transcript)
+    # The model span's usage, once: the trace's ``mlflow.trace.tokenUsage`` is its sum.
+    assert facts.tokens == {"input_tokens": 101, "output_tokens": 11}
+    assert facts.cost is not None
+    assert facts.cost.recorded
+    assert facts.cost_usd == pytest.approx(2.175e-05)
+
+
+def test_H4_a_trace_of_no_spans_shows_its_previews_and_says_so() -> None:
+    """``search_traces(include_spans=False)`` returns each trace's info and no spans: its
+    request preview is the prompt, its ``ERROR`` state the failure, at its own time, and a
+    warning says the steps are not there, never a load of nothing."""
+    transcript = turnfold.load(CRASH_NO_SPANS)
+    [prompt, error] = transcript.entries
+    assert isinstance(prompt, UserMessage)
+    assert prompt.text == recipe.QUESTION
+    assert prompt.timestamp == "2026-12-06T00:22:22.973000Z"
+    assert isinstance(error, AssistantError)
+    assert transcript.metadata["outcome"] == "error"
+    assert transcript.metadata["agent"] == "support_agent"
+    [warning] = transcript.warnings
+    assert "holds no spans" in warning.reason
+    assert session_facts(transcript).duration_s == pytest.approx(0.079)
+
+
+def test_L4_a_trace_file_named_as_mlflow_keeps_its_warnings_and_accounting() -> None:
+    """``load(path, format="mlflow")`` (as a corpus opens an item) reads the file itself: what
+    that read warned of and counted is the load's, as when the format is detected."""
+    for path in (CRASH_NO_SPANS, FIXTURES / "langgraph-v1-blocks_trace.json"):
+        detected, named = turnfold.load(path), turnfold.load(path, format="mlflow")
+        assert named.warnings == detected.warnings != []
+        assert named.accounting is not None
+        assert detected.accounting is not None
+        assert named.accounting.counts == detected.accounting.counts
+
+
+def test_H4_a_model_call_that_raised_fails_the_trace() -> None:
+    transcript = turnfold.load(MODEL_ERROR)
+    assert _texts(transcript, UserMessage) == ["TF-FAIL: the model server is down."]
+    assert transcript.tool_calls() == []
+    errors = {e.message for e in transcript.entries if isinstance(e, AssistantError)}
+    assert errors == {"InternalServerError: Error code: 500 - TF-DOWN: upstream overloaded"}
+    assert transcript.metadata["outcome"] == "error"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="otlp.py _agent_io repeats the failure of a model span as its agent span's: MLflow "
+    "records the one exception on every span it passes through",
+)
+def test_H4_one_exception_passing_through_two_spans_is_one_error() -> None:
+    transcript = turnfold.load(MODEL_ERROR)
+    assert sum(isinstance(e, AssistantError) for e in transcript.entries) == 1

@@ -45,13 +45,18 @@ that ``messages`` lose; logs before 0.3.42 keep them, and the content they refer
 - ``tool`` events settle the call with their id: ``error`` → ``error`` (a ``cancelled`` error →
   ``cancelled``), else ``success`` (Inspect records every tool failure as an error, so a result
   without one succeeded); result text and images; start and completion times. The events of an
-  agent the tool ran (``agent_span_id``: ``as_tool`` agents and handoffs), of its ``tool`` span,
-  or nested in the event (older logs) become the call's sub-agent transcript, when they show
-  anything (a span of sandbox commands and store changes alone leaves a plain call);
+  agent the tool ran (``agent_span_id``: ``as_tool`` agents), of its ``tool`` span (a
+  handoff's is inside a ``handoff`` span), or nested in the event (older logs) become the
+  call's sub-agent transcript, when they show anything (a span of sandbox commands and store
+  changes alone leaves a plain call). What a handoff returned to the agent that handed off
+  (the next input's user messages after its result) is never a prompt: the sub-agent's own
+  messages are shown nested already; Inspect's word that it completed its work (or exceeded a
+  limit) is a :class:`SystemNotice` ending the sub-agent's transcript;
 - ``subtask`` events are calls of their own (name, input, result), the events of their span
   their sub-agent transcript;
 - ``sample_limit`` → :class:`AbortMarker` (the limit stopped the run); ``error`` →
-  :class:`AssistantError`; ``interrupt`` → :class:`AbortMarker`; ``compaction`` →
+  :class:`AssistantError`; ``interrupt`` → :class:`AbortMarker`; each of the three cancels
+  the calls of its scope that never ran (no ``tool`` event settled them); ``compaction`` →
   :class:`CompactionBoundary`; ``info`` → :class:`SystemNotice`; ``sample_init`` gives the
   opening messages; the events of the scorers (their spans, or before spans their ``step``
   of type ``scorer``) are left out (scores go to metadata).
@@ -832,9 +837,42 @@ class _Conversation:
         #: input brings (``compact_fn`` in ``inspect_ai/model/_compaction/_compaction.py``
         #: logs the event, then the model is called with the compacted input).
         self.compacting: CompactionBoundary | None = None
+        #: Each handoff's call and the ids of its sub-agent's messages, by the call's id.
+        self.handoffs: dict[str, tuple[ToolCall, set[str]]] = {}
 
     def append(self, entry: Entry) -> Entry:
         return self.transcript.append(entry)
+
+    def handed_back(self, message: Mapping[str, Any], call_id: str, at: str | None) -> None:
+        """A user message the handoff ``call_id`` returned (``agent_handoff`` in
+        ``inspect_ai/model/_call_tools.py``), never a prompt: the sub-agent's own message,
+        which its output filter may have rewritten (``content_only`` turns a tool result into a
+        user message, keeping its id) and which the call shows nested; or Inspect's word that
+        the agent has completed its work or exceeded a limit, a notice that ends the
+        sub-agent's transcript (or stands after the call, when it shows none)."""
+        call, sub_agent = self.handoffs[call_id]
+        message = self.context.resolve(message)
+        own_id = message.get("id")
+        if isinstance(own_id, str):
+            self.seen.add(own_id)
+        else:
+            self.unnamed[_message_key(message)] += 1
+        if own_id in sub_agent:
+            return
+        text, _ = text_and_images(message.get("content"), _part_text)
+        if not text:
+            return
+        notice = SystemNotice(text=text, subtype="handoff", timestamp=at)
+        child = call.subagent.transcript if call.subagent is not None else None
+        (child or self.transcript).append(notice)
+
+    def cancel_open_calls(self, at: str | None) -> None:
+        """The calls the run asked for but never ran: a limit, an error or an interrupt
+        stopped it before their tool event (a token limit stops it right after the response
+        that asked for them, ``check_token_limit`` in ``inspect_ai/model/_model.py``)."""
+        for call in self.calls.values():
+            if call.status == "unknown" and call.result is None:
+                self.transcript.update(call, status="cancelled", ended_at=at)
 
     def read_message(
         self,
@@ -1107,6 +1145,11 @@ class _Events:
                 claimed[event["agent_span_id"]] = f"call:{event.get('id')}"
         for span_id, began, ended in tool_spans:  # a tool span belongs to the tool event in it
             parent, _, name = spans[span_id]
+            # A handoff's tool span is inside a ``handoff`` span (``call_tool`` in
+            # ``inspect_ai/model/_call_tools.py``), while its tool event keeps the span of the
+            # agent that handed off: the handoff span's parent.
+            if parent in spans and spans[parent][1] == "handoff":
+                parent = spans[parent][0]
             for event in events[began + 1 : ended]:
                 if (
                     isinstance(event, Mapping)
@@ -1187,6 +1230,24 @@ class _Events:
                 source.ignored("scoring")
             for _ in self.scopes.get(_SUMMARIZING, []):
                 source.mapped(_SUMMARIZING)  # in the boundary of its compaction event
+
+    def message_ids(self, scope: str) -> set[str]:
+        """The ids of the messages the events of ``scope`` gave a model, it answered, or its
+        tools returned."""
+        ids: set[str] = set()
+        for event in self.scopes.get(scope, []):
+            kind = event.get("event") if isinstance(event, Mapping) else None
+            if kind == "model":
+                answer = _answer(event)
+                messages = [*_model_input(event, self.context.pool), answer or {}]
+                ids.update(
+                    m["id"]
+                    for m in messages
+                    if isinstance(m, Mapping) and isinstance(m.get("id"), str)
+                )
+            elif kind == "tool" and isinstance(event.get("message_id"), str):
+                ids.add(event["message_id"])
+        return ids
 
     def child(self, scope: str, nested: Any) -> Transcript | None:
         """The transcript of a call's scope (or of events nested in its event), None when it
@@ -1333,8 +1394,17 @@ def _answer(event: Mapping[str, Any]) -> Mapping[str, Any] | None:
 def _model_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
     started, completed = _times(event)
     copies: Counter[str] = Counter()  # of each message without an id in this input
+    handoff: str | None = None  # the handoff whose returned messages these are
     for message in _model_input(event, events.context.pool):
+        role = message.get("role") if isinstance(message, Mapping) else None
         own_id = message.get("id") if isinstance(message, Mapping) else None
+        if role == "tool":
+            handoff = str(message.get("tool_call_id"))
+            handoff = handoff if handoff in conversation.handoffs else None
+        elif role == "assistant" and (
+            handoff is None or own_id not in conversation.handoffs[handoff][1]
+        ):
+            handoff = None  # the agent that handed off speaks again
         if isinstance(own_id, str) and own_id in conversation.seen:
             continue
         if own_id is None and isinstance(message, Mapping):
@@ -1345,7 +1415,9 @@ def _model_event(events: _Events, conversation: _Conversation, event: Mapping[st
             copies[key] += 1
             if copies[key] <= conversation.unnamed[key]:
                 continue
-        role = message.get("role") if isinstance(message, Mapping) else None
+        if role == "user" and handoff is not None:
+            conversation.handed_back(message, handoff, started)
+            continue
         if role == "assistant":
             # An earlier answer this scope did not see: history, not a new step. But Anthropic's
             # native compaction is an assistant message of the compacted input (``compact`` in
@@ -1452,6 +1524,8 @@ def _tool_event(events: _Events, conversation: _Conversation, event: Mapping[str
         ended_at=ended,
     )
     child = events.child(f"call:{call_id}", event.get("events"))
+    if isinstance(event.get("agent"), str):  # a handoff (``ToolEvent.agent``)
+        conversation.handoffs[call_id] = (call, events.message_ids(f"call:{call_id}"))
     if child is not None:
         agent = event.get("agent") if isinstance(event.get("agent"), str) else call.name
         conversation.transcript.update(
@@ -1516,12 +1590,14 @@ def _sample_init(events: _Events, conversation: _Conversation, event: Mapping[st
 def _limit_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
     said = _string(event.get("message"), None)
     reason = said or f"{event.get('type')} limit reached"
+    conversation.cancel_open_calls(_times(event)[0])
     conversation.append(AbortMarker(reason=reason, timestamp=_times(event)[0]))
 
 
 def _error_event(events: _Events, conversation: _Conversation, event: Mapping[str, Any]) -> None:
     error = event.get("error")
     said = error.get("message") if isinstance(error, Mapping) else None
+    conversation.cancel_open_calls(_times(event)[0])
     conversation.append(
         AssistantError(message=str(said or "the sample failed"), timestamp=_times(event)[0])
     )
@@ -1532,6 +1608,7 @@ def _interrupt_event(
     events: _Events, conversation: _Conversation, event: Mapping[str, Any]
 ) -> None:
     reason = f"interrupted ({event.get('source')}, during {event.get('interrupted')})"
+    conversation.cancel_open_calls(_times(event)[0])
     conversation.append(AbortMarker(reason=reason, timestamp=_times(event)[0]))
 
 

@@ -62,6 +62,7 @@ import contextlib
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -70,7 +71,7 @@ from turnfold import codec
 from turnfold.formats import databases, langchain_blocks
 from turnfold.formats.anthropic_blocks import content_of as result_content
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import as_list, stringify
+from turnfold.formats.common import as_list, checked_timestamp, stringify
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, open_source
@@ -786,6 +787,9 @@ def _read_traces(source: Source) -> _Traces:
             info = record["info"]
             raws = record["data"]["spans"]
             source.mapped("trace")
+            if not raws:
+                _spanless(read, info, line, source)
+                continue
         elif _is_artifact(record):
             info, raws = {}, record["spans"]
         else:
@@ -815,6 +819,61 @@ def _read_traces(source: Source) -> _Traces:
                 left_out[key] = span.parent_id
     reparent(read.spans, left_out)
     return read
+
+
+def _spanless(read: _Traces, info: Mapping[str, Any], line: int, source: Source) -> None:
+    """A trace that holds no spans (``search_traces(include_spans=False)``; a trace whose
+    spans the store lost) as what its info keeps: an agent run of its request and response
+    previews (``request_preview`` / ``response_preview``, else the ``mlflow.traceInputs`` /
+    ``mlflow.traceOutputs`` metadata; MLflow cuts both short), at its ``request_time`` for its
+    ``execution_duration_ms``, failed when its state is ``ERROR``: a turn of its conversation
+    in its place, never left out unsaid."""
+    trace = info.get("trace_id") or info.get("request_id")
+    meta = _mapping(info.get("trace_metadata"))
+    request = info.get("request_preview") or meta.get("mlflow.traceInputs")
+    response = info.get("response_preview") or meta.get("mlflow.traceOutputs")
+    if not isinstance(trace, str) or not trace or not (request or response):
+        source.warn(f"trace {trace!r} holds no spans and no request or response", line)
+        return
+    hex_id = trace.removeprefix("tr-")
+    start = _request_nanos(info)
+    duration = info.get("execution_duration_ms")
+    end = start + int(duration) * 1_000_000 if start and isinstance(duration, int) else None
+    name = _mapping(info.get("tags")).get("mlflow.traceName")
+    failed = info.get("state") == "ERROR"
+    raw = {
+        "trace_id": hex_id,
+        "span_id": f"spanless:{hex_id}",
+        "name": name if isinstance(name, str) else "",
+        "start_time_unix_nano": start,
+        "end_time_unix_nano": end,
+        "status": {"code": "STATUS_CODE_ERROR" if failed else "STATUS_CODE_OK"},
+        "attributes": {
+            "mlflow.spanType": codec.dumps("AGENT"),
+            "mlflow.spanInputs": request if isinstance(request, str) else None,
+            "mlflow.spanOutputs": response if isinstance(response, str) else None,
+        },
+    }
+    span = _span(raw, line, _conversation_id(info, []), _Replies([]))
+    if span is None:
+        return
+    read.infos.setdefault(span.trace_id, info)
+    read.kinds[(span.trace_id, span.span_id)] = "trace"
+    read.spans.append(span)
+    source.warn(f"trace {trace} holds no spans: its request and response previews are shown", line)
+
+
+def _request_nanos(info: Mapping[str, Any]) -> int:
+    """When a trace started, in Unix nanoseconds (0 unknown): its ``request_time`` (MLflow 3,
+    ISO 8601), else its ``timestamp_ms`` (MLflow 2)."""
+    stamp = checked_timestamp(info.get("request_time"))
+    if stamp is not None:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        return int(moment.timestamp() * 1_000_000) * 1000
+    millis = info.get("timestamp_ms")
+    return int(millis) * 1_000_000 if isinstance(millis, int) and millis > 0 else 0
 
 
 def read(source: Source, *, sample: str | None = None, epoch: int | None = None) -> Transcript:
@@ -951,7 +1010,9 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
         opened, stream = open_source(path)
         with contextlib.closing(stream) if stream is not None else contextlib.nullcontext():
             opened.path = None
-            return read(opened, sample=sample)
+            # What reading the file warned of and accounted for is the load's, as a file's
+            # read by detection is.
+            return opened.hand_over(read(opened, sample=sample))
     warnings = Source(str(path), iter(()), path=path)
     try:
         db = databases.connect(path)
