@@ -292,11 +292,7 @@ def test_H4_a_model_call_that_raised_fails_the_trace() -> None:
     assert transcript.metadata["outcome"] == "error"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="otlp.py _agent_io repeats the failure of a model span as its agent span's: MLflow "
-    "records the one exception on every span it passes through",
-)
 def test_H4_one_exception_passing_through_two_spans_is_one_error() -> None:
+    # The model span and the agent span both record the one exception: one error, not two.
     transcript = turnfold.load(MODEL_ERROR)
     assert sum(isinstance(e, AssistantError) for e in transcript.entries) == 1

@@ -911,10 +911,15 @@ class _Rebuild:
         if messages:
             fed = builder.add_new(messages, span.line)
             self._stamp(builder, len(fed), span.started_at if before else span.ended_at)
+        if before or not span.failed:
+            return
+        text = span.status_message or _exception_text(span) or "The agent run failed."
         entries = builder.transcript.entries
-        said = span.missing and bool(entries) and isinstance(entries[-1], AssistantError)
-        if not before and span.failed and not said:  # a stand-in's run: its error said it
-            text = span.status_message or _exception_text(span) or "The agent run failed."
+        last = entries[-1] if entries else None
+        # Said already: a stand-in's run by its error, or the exception a span inside the
+        # agent's raised, which OpenTelemetry records again on every span it passes through.
+        said = isinstance(last, AssistantError) and (span.missing or last.message == text)
+        if not said:
             builder.transcript.append(AssistantError(message=text, timestamp=span.ended_at))
 
     def _system(self, builder: _Builder, span: Span) -> None:
