@@ -127,6 +127,60 @@ def test_B2_an_eval_log_is_a_page_per_sample(tmp_path: Path) -> None:
     assert index_links(out) == [page_name(key) for key in corpus.keys]
 
 
+def test_B2_a_page_of_a_file_of_many_runs_is_named_for_its_file_and_its_run(
+    tmp_path: Path,
+) -> None:
+    """An eval log's pages were named for the epoch alone (``1-<digest>.html``, ``2-…``): the
+    readable part cut the key at the slash of ``#sample/epoch``, so every eval log's pages had
+    the same few names and none said which log or sample it was."""
+    out = tmp_path / "site"
+    build_site(EVAL_LOG, out, workers=1, progress=False)
+    names = [name.rsplit("-", 1)[0] for name in index_links(out)]
+    assert names == ["mockllm_two-epochs.eval-1-1", "mockllm_two-epochs.eval-2-1",
+                     "mockllm_two-epochs.eval-1-2", "mockllm_two-epochs.eval-2-2"]  # fmt: skip
+    long = page_name(f"/logs/{'x' * 80}.eval#sample-7/3")  # cut, but not the run's id
+    assert long.startswith("x" * 40)
+    assert "x-sample-7-3-" in long
+
+
+def test_B2_a_run_without_a_prompt_or_title_is_still_a_link_and_a_heading(
+    tmp_path: Path,
+) -> None:
+    """A run with no user prompt (a stream whose prompt was never written) has no title: its
+    index link had no text at all, nothing to click, so its page could not be reached."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    run = Transcript([AssistantText(text="Started on my own.")])
+    (runs / "no-prompt.jsonl").write_text(run.dump(), encoding="utf-8")
+    out = tmp_path / "site"
+    build_site(runs, out, workers=1, progress=False)
+    (link,) = re.findall(r'<td[^>]*><a href="runs/[^"]+">([^<]*)</a>', (out / INDEX).read_text())
+    assert link == "no-prompt.jsonl"
+    page = (out / RUNS / index_links(out)[0]).read_text("utf-8")
+    assert "<h1>no-prompt.jsonl</h1>" in page
+
+
+def test_W6_B2_a_run_s_page_is_headed_by_its_recorded_title_as_its_own_page_is(
+    tmp_path: Path,
+) -> None:
+    """A session its source names (Claude Code's ``custom-title``) is headed by that name in
+    ``turnfold render FILE``; its page in a site was headed by its first prompt instead."""
+    session = Path(__file__).parent / "fixtures" / "claude-code_v2.1.x_schema-coverage.jsonl"
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copyfile(session, runs / session.name)
+    out = tmp_path / "site"
+    build_site(runs, out, workers=1, progress=False)
+    assert main(["render", str(runs / session.name), "-o", str(tmp_path / "alone.html")]) == 0
+    alone = (tmp_path / "alone.html").read_text("utf-8")
+    page = (out / RUNS / page_name(str(runs / session.name))).read_text("utf-8")
+    heading = re.search(r"<h1>[^<]*</h1>", alone)
+    assert heading is not None
+    assert heading.group() == "<h1>Stage0 small fixture</h1>"
+    assert heading.group() in page
+    assert "<title>Stage0 small fixture</title>" in page
+
+
 def test_B2_a_dataset_of_trajectories_is_a_page_per_run(tmp_path: Path) -> None:
     """A Parquet file of rollouts (or the shards of one) and a JSON-lines file of them: a page
     per row, as a scan keys them (their site had no page at all: the Parquet file was

@@ -5,6 +5,7 @@ Pages are opened straight from disk, as a reader opens a folder someone sent the
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -149,6 +150,40 @@ def test_B2_the_index_sorts_filters_and_searches_with_its_own_script(
         assert page.url.endswith(INDEX)
         assert not [line for line in visit.console if "Content Security Policy" in line]
         assert {url.split(":", 1)[0] for url in visit.requests} == {"file"}
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_B2_the_index_fits_the_window_and_only_its_table_scrolls_sideways(
+    chromium: Browser, tmp_path: Path, width: int
+) -> None:
+    """Long first prompts and model names made the table wider than the page: at 1280 pixels
+    the Cost and Outcome columns lay past the window's edge, and on a phone the whole page,
+    counts and filters too, scrolled sideways."""
+    harnesses = TREE.parent / "harnesses"
+    runs = tmp_path / "runs"
+    shutil.copytree(TREE, runs)
+    for wide in [
+        harnesses / "openhands" / "openhands_trajectory_basic-gui-mode.json",
+        *harnesses.glob("mini-swe-agent/*deepseek_sqlfluff-2419_trimmed.traj.json"),
+    ]:
+        shutil.copyfile(wide, runs / wide.name)
+    out = tmp_path / "site"
+    build_site(runs, out, workers=1, progress=False)
+    with visiting(chromium, True) as visit:
+        page = visit.page
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto((out / INDEX).as_uri())
+        sideways = "(e) => e.scrollWidth - e.clientWidth"
+        assert page.evaluate(f"({sideways})(document.documentElement)") == 0
+        last = page.locator("thead th").last.bounding_box()
+        assert last is not None
+        if width == 1280:  # every column in view
+            assert last["x"] + last["width"] <= width
+        else:  # the table scrolls in its own box, under the counts and filters
+            assert page.locator(".tf-site-table").evaluate(sideways) > 0
+            counts = page.locator(".tf-site-counts").bounding_box()
+            assert counts is not None
+            assert counts["width"] <= width
 
 
 def test_B2_without_script_the_index_is_the_whole_table(chromium: Browser, site: Path) -> None:

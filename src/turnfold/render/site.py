@@ -70,7 +70,7 @@ INDEX_SCRIPT = "site-index.js"
 #: Characters of a run's first prompt the index's search reads (its title is the first line).
 PROMPT_LIMIT = 1000
 #: Changes when what a page holds changes without turnfold's version changing.
-_FORMAT = 1
+_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ class _PageWriter:
             # Named once the row's key is final (a file of one instance ends up keyed by its path).
             part = runs / f".{os.getpid()}-{len(written)}.part"
             with part.open("wb") as stream:
-                body = write_page(stream, transcript, self.settings, title=_title(row),
+                body = write_page(stream, transcript, self.settings, title=_title(transcript, row),
                                   fork=False, end=False)  # fmt: skip
             written.append((row, part, body, _first_prompt(transcript)))
 
@@ -148,8 +148,25 @@ def _rows(found: Summary) -> Iterator[dict[str, Any]]:
     yield from found.rows
 
 
-def _title(row: dict[str, Any]) -> str:
-    return str(row["title"] or Path(str(row["key"])).name)
+def _title(transcript: Transcript, row: dict[str, Any]) -> str:
+    """A run page's heading, as ``turnfold render FILE`` heads the same run: the title its
+    source records (a Claude Code session's name), else its row's title (the first prompt),
+    else its file and id."""
+    recorded = transcript.metadata.get("title")
+    if isinstance(recorded, str) and recorded.strip():
+        return recorded
+    return str(row["title"] or _readable(str(row["key"])))
+
+
+def _readable(key: str) -> str:
+    """A run's key without its folders: its file's name and, for a file of many runs, the
+    run's id in it (an eval log's ``log.eval#7/1``, whose id holds a slash too).
+
+    >>> _readable("/runs/a/log.eval#7/1"), _readable("/home/me/5c0375b4.jsonl")
+    ('log.eval#7/1', '5c0375b4.jsonl')
+    """
+    run = key.find("#")
+    return key[key.rfind("/", 0, run if run >= 0 else len(key)) + 1 :]
 
 
 def _first_prompt(transcript: Transcript) -> str:
@@ -160,14 +177,23 @@ def _first_prompt(transcript: Transcript) -> str:
 
 
 def page_name(key: str) -> str:
-    """The file name of a run's page: readable, and unique by a digest of its key.
+    """The file name of a run's page: readable (its file's name and its id in the file, which
+    a long name is cut to keep), and unique by a digest of its key.
 
     >>> page_name("/home/me/.claude/projects/shop/5c0375b4.jsonl")
     '5c0375b4.jsonl-eb7c295262.html'
+    >>> page_name("/logs/arithmetic.eval#2/1")
+    'arithmetic.eval-2-1-ceeca31b04.html'
     """
-    readable = re.sub(r"[^A-Za-z0-9._-]+", "-", key.replace("#", "-").rsplit("/", 1)[-1])
+    name, _, run = _readable(key).partition("#")
+    run = _slug(run)[:20]
+    readable = _slug(name)[: 59 - len(run)].strip("-.") + (f"-{run}" if run else "")
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
-    return f"{readable.strip('-.')[:60]}-{digest}.html"
+    return f"{readable}-{digest}.html"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
 
 
 # --- the build ------------------------------------------------------------------------------------
@@ -333,8 +359,14 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 # --- the index ------------------------------------------------------------------------------------
 
+#: A table wider than the window scrolls in a box of its own, under the counts and the filters
+#: that stay in view; the titles (the first column) give up width first, down to a quarter of
+#: the window, so the default columns fit 1280 pixels.
 _INDEX_RULES = """\
 body.tf-page .turnfold.tf-site-index { max-width: 1400px; }
+.tf-site-index .tf-site-table { overflow-x: auto; }
+.tf-site-index .tf-runs-table td:first-child { max-width: min(40em, 25vw); }
+@media (max-width: 700px) { .tf-site-index .tf-runs-table td:first-child { max-width: 60vw; } }
 .tf-site-index .tf-site-filters { display: flex; flex-wrap: wrap; gap: 8px 12px;
   align-items: center; margin: 0 0 8px; color: var(--tf-dim); }
 .tf-site-index .tf-site-filters[hidden] { display: none; }
@@ -350,12 +382,17 @@ def _index_html(runs: list[dict[str, Any]], counts: str, locale: str) -> str:
     """The index: every run in the browser's default columns and cells. Built from the rows
     as they are (no Arrow: a rebuild of one run costs what that run costs)."""
     shown = [column(name) for name in DEFAULT_COLUMNS]
+    titled = DEFAULT_COLUMNS.index("title")
     rows: list[Row] = []
     attributes: dict[str, str] = {}
     for run in runs:
         plain = derived(run["row"])  # moments as ISO text, as the manifest keeps them
-        rows.append(row_of({name: _moment(name, value) for name, value in plain.items()},
-                           shown, locale))  # fmt: skip
+        row = row_of({name: _moment(name, value) for name, value in plain.items()}, shown, locale)
+        if not row["cells"][titled]["text"]:
+            # A run with no prompt and no recorded title: its link, the one way to its page,
+            # needs words to click on, and its page is headed by the same ones.
+            row["cells"][titled] = {"text": _readable(str(plain["key"]))}
+        rows.append(row)
         attributes[plain["key"]] = _row_attributes(plain, run["prompt"], shown)
     pages = {run["row"]["key"]: run["page"] for run in runs}
 
@@ -374,7 +411,8 @@ def _index_html(runs: list[dict[str, Any]], counts: str, locale: str) -> str:
         f"<title>{title}</title>\n<style>\n{turnfold_css(standalone=True)}\n{RUNS_CSS}\n"
         f"{_INDEX_RULES}</style>\n</head>\n"
         f'<body class="tf-page">\n<main class="turnfold tf-site-index">\n<h1>{title}</h1>\n'
-        f'<p class="tf-site-counts">{escape(counts)}</p>\n{_filters(runs, locale)}\n{table}\n'
+        f'<p class="tf-site-counts">{escape(counts)}</p>\n{_filters(runs, locale)}\n'
+        f'<div class="tf-site-table">{table}</div>\n'
         f"</main>\n{script_tag(INDEX_SCRIPT)}\n</body>\n</html>\n"
     )
 
