@@ -21,6 +21,7 @@ from turnfold.render.html import DEEP_LINKS
 from turnfold.render.page import render_page
 from turnfold.render.scripts import policy, script_tag
 from turnfold.render.site import INDEX, MANIFEST, RUNS, build_site, page_name
+from turnfold.settings import DisplaySettings
 
 TREE = Path(__file__).parent / "fixtures" / "corpus"
 EVAL_LOG = Path(__file__).parent / "fixtures" / "harnesses" / "inspect" / "mockllm_two-epochs.eval"
@@ -69,6 +70,22 @@ def test_B2_an_index_and_a_page_per_run_linked_both_ways(tree: Path, tmp_path: P
     assert index.count("<tr ") == len(corpus)  # unreadable runs are rows too, without a page
     assert index.count("⚠ ") == len(corpus) - len(readable)
 
+
+
+def test_B2_the_index_counts_runs_errors_and_skipped_files_in_the_reader_s_language(
+    tree: Path, tmp_path: Path
+) -> None:
+    corpus = turnfold.scan(tree, workers=1, cache=False)
+    runs, errors = len(corpus), corpus.errors
+    for locale, expected in (
+        ("en", f"{runs} runs, {errors} error{'s' if errors != 1 else ''}, "),
+        ("zh", f"{runs} 个运行，{errors} 个错误，跳过 "),
+    ):
+        out = tmp_path / locale
+        build_site(tree, out, DisplaySettings(locale=locale), workers=1, progress=False)
+        line = re.search(r'<p class="tf-site-counts">([^<]*)</p>', (out / INDEX).read_text("utf-8"))
+        assert line is not None
+        assert line.group(1).startswith(expected), line.group(1)
 
 def test_B2_a_run_s_page_is_its_standalone_page_with_the_site_s_links(
     tree: Path, tmp_path: Path

@@ -54,13 +54,16 @@ body.tf-page .turnfold { max-width: 1500px; }
   margin: 10px 0; padding: 6px 10px; border: 1px dashed var(--tf-border); border-radius: 6px;
   color: var(--tf-faint); font-style: italic;
 }
-.turnfold .tf-cmp-table-box { margin: 0 0 12px; }
+.turnfold .tf-cmp-table-box { margin: 0 0 12px; overflow-x: auto; }
 .turnfold .tf-cmp-table { border-collapse: collapse; width: 100%; margin: 6px 0; }
 .turnfold .tf-cmp-table th, .turnfold .tf-cmp-table td {
   text-align: left; vertical-align: top; padding: 3px 8px;
   border-bottom: 1px solid var(--tf-border);
 }
 .turnfold .tf-cmp-table th { color: var(--tf-dim); font-weight: 600; }
+.turnfold .tf-cmp-table th, .turnfold .tf-cmp-table td {
+  overflow-wrap: normal;  /* a word ("Regressed") is never split: the box scrolls instead */
+}
 .turnfold .tf-cmp-table tr.tf-selected td { background: var(--tf-bg-soft); }
 .turnfold .tf-cmp-pick {
   appearance: none; border: 0; background: none; padding: 0; font: inherit; cursor: pointer;
@@ -69,12 +72,15 @@ body.tf-page .turnfold { max-width: 1500px; }
 .turnfold .tf-cmp-pick:focus-visible, .turnfold .tf-cmp-page:focus-visible {
   outline: 2px solid var(--tf-accent); outline-offset: 1px;
 }
-.turnfold .tf-cmp-title { color: var(--tf-dim); max-width: 40em; }
+.turnfold .tf-cmp-title { color: var(--tf-dim); max-width: 40em; overflow-wrap: anywhere; }
 .turnfold .tf-change-regressed { color: var(--tf-error); font-weight: 600; }
 .turnfold .tf-change-improved { color: var(--tf-accent); }
 .turnfold .tf-cmp-pager { display: flex; align-items: baseline; gap: 8px; color: var(--tf-dim); }
 .turnfold .tf-cmp-page { font: inherit; }
 .turnfold .tf-cmp-section { margin-top: 18px; }
+@media (max-width: 600px) {  /* a phone: the two runs one above the other, each at full width */
+  .turnfold .tf-cmp-sides, .turnfold .tf-cols { grid-template-columns: minmax(0, 1fr); }
+}
 """
 
 _SEP = '<span class="tf-sep">·</span>'

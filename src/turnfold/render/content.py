@@ -1007,7 +1007,8 @@ def result_view(
             notes.append(image_note(image))
     view: dict[str, Any] = {
         "kind": result.kind,
-        "html": parts.html,
+        # A result that is only images is its images (or their notes), no empty text box first.
+        "html": parts.html if text or not result.images else "",
         "text": parts.text,
         "lines": parts.lines + omitted,
         "truncated": parts.more_html is not None or omitted > 0,
@@ -1100,7 +1101,7 @@ _LIGHT_VARIABLES = {
     "--tf-diff-add-bg": "rgba(46, 160, 67, 0.15)",
     "--tf-diff-del-bg": "rgba(248, 81, 73, 0.15)",
     "--tf-diff-hunk-fg": "#0550ae",
-    "--tf-diff-meta-fg": "#6e7781",
+    "--tf-diff-meta-fg": "#57606a",
 }
 _DARK_VARIABLES = {
     **{f"--tf-ansi-{number}": colour for number, colour in enumerate(_ANSI_DARK)},
@@ -1115,9 +1116,9 @@ _CONTENT_RULES = """\
   font-family: var(--jp-code-font-family, ui-monospace, SFMono-Regular, Menlo, monospace);
   font-size: var(--jp-code-font-size, 13px); line-height: 1.35;
 }
-.tf-code { border-radius: 4px; }
+.tf-code { border-radius: 4px; border: 1px solid var(--tf-border, #d1d9e0); }
 .tf-md table { border-collapse: collapse; }
-.tf-md th, .tf-md td { border: 1px solid var(--jp-border-color2, #d0d7de); padding: 2px 8px; }
+.tf-md th, .tf-md td { border: 1px solid var(--tf-border, #d0d7de); padding: 2px 8px; }
 .tf-md img, .tf-image { max-width: 100%; height: auto; }
 .tf-todo, .tf-md li.tf-task { list-style: none; }
 .tf-todo { padding-left: 0.5em; margin: 0; }

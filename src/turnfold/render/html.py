@@ -168,6 +168,7 @@ _LIGHT: dict[str, str] = {
     "--tf-accent": "var(--jp-brand-color1, #0969da)",
     "--tf-error": "var(--jp-error-color1, #d1242f)",
     "--tf-warn": "var(--jp-warn-color1, #9a6700)",
+    "--tf-ok": "var(--jp-success-color1, #1a7f37)",
     "--tf-shine": "var(--jp-ui-font-color0, #000000)",
     **{f"--tf-cat-{name}": colour for name, colour in CATEGORY_COLOURS["light"].items()},
 }
@@ -183,6 +184,7 @@ _DARK: dict[str, str] = {
     "--tf-accent": "var(--jp-brand-color1, #4493f8)",
     "--tf-error": "var(--jp-error-color1, #f85149)",
     "--tf-warn": "var(--jp-warn-color1, #d29922)",
+    "--tf-ok": "var(--jp-success-color1, #3fb950)",
     "--tf-shine": "var(--jp-ui-font-color0, #ffffff)",
     **{f"--tf-cat-{name}": colour for name, colour in CATEGORY_COLOURS["dark"].items()},
 }
@@ -300,7 +302,10 @@ _RULES = """\
   flex: none; display: inline-block; font-size: 0.85em; line-height: 1.3; color: var(--tf-warn);
   border: 1px solid currentColor; border-radius: 3px; padding: 0 4px;
 }
-.turnfold .tf-session { color: var(--tf-dim); margin: 0 0 6px; font-size: 12px; }
+.turnfold .tf-session {
+  display: flex; flex-wrap: wrap; gap: 0 6px; color: var(--tf-dim); margin: 0 0 6px;
+  font-size: 12px;
+}
 .turnfold .tf-session .tf-sp-agent { color: var(--tf-fg); font-weight: 600; }
 .turnfold .tf-outcome { color: var(--tf-dim); margin: 0 0 4px; }
 .turnfold .tf-outcome[data-status="fail"], .turnfold .tf-outcome[data-status="error"] {

@@ -50,7 +50,7 @@ from turnfold.corpus.discover import Item, discover, parquet_files
 from turnfold.corpus.engine import spread, worth_workers
 from turnfold.corpus.parts import Parts
 from turnfold.corpus.summarize import DATETIME_COLUMNS, Summary, examine
-from turnfold.i18n import translate
+from turnfold.i18n import plural, translate
 from turnfold.model import Transcript, UserMessage
 from turnfold.render.content import escape
 from turnfold.render.html import page_end, turnfold_css
@@ -245,7 +245,7 @@ def build_site(
     _end_pages(out, [run for run in runs if run["page"]], snapshot.locale)
     _forget(out, before, files)
     index = out / INDEX
-    counts, skipped = _counts(found.skipped, files, runs)
+    counts, skipped = _counts(found.skipped, files, runs, snapshot.locale)
     _atomic_write(index, _index_html(runs, counts, snapshot.locale).encode("utf-8"))
     _atomic_write(out / MANIFEST, json.dumps({"files": files}, ensure_ascii=False).encode())
     written = sum(1 for entry in read.values() for run in entry.runs if run.page)
@@ -340,14 +340,15 @@ def _forget(out: Path, before: dict[str, dict[str, Any]], files: dict[str, dict[
 
 
 def _counts(
-    skipped: int, files: dict[str, dict[str, Any]], runs: list[dict[str, Any]]
+    skipped: int, files: dict[str, dict[str, Any]], runs: list[dict[str, Any]], locale: str
 ) -> tuple[str, int]:
-    """The index's line of counts, as a corpus says it, and the files that are no run."""
+    """The index's line of counts (runs, errors, files skipped: what a corpus counts), in the
+    reader's language, and the files that are no run."""
     others = skipped + sum(1 for entry in files.values() if entry["kind"] != "rows")
     errors = sum(1 for run in runs if run["row"]["error"] is not None)
-    rows = len(runs)
-    line = (f"{rows} row{'s' if rows != 1 else ''}, {errors} error{'s' if errors != 1 else ''}, "
-            f"{others} skipped")  # fmt: skip
+    line = translate("site.counts", locale, runs=plural("browser.counts", len(runs), locale),
+                     errors=plural("site.errors", errors, locale),
+                     skipped=plural("site.skipped", others, locale))  # fmt: skip
     return line, others
 
 

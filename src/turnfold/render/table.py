@@ -37,7 +37,7 @@ RUNS_CSS = """\
 .turnfold .tf-runs-table .tf-num { text-align: right; font-variant-numeric: tabular-nums; }
 .turnfold .tf-runs-table a { color: var(--tf-accent); text-decoration: none; }
 .turnfold .tf-runs-table a:hover { text-decoration: underline; }
-.turnfold .tf-tone-pass { color: var(--jp-success-color1, #1a7f37); }
+.turnfold .tf-tone-pass { color: var(--tf-ok); }
 .turnfold .tf-tone-fail, .turnfold .tf-tone-error { color: var(--tf-error); }
 .turnfold .tf-tone-incomplete { color: var(--tf-warn); }
 .turnfold .tf-tone-other, .turnfold .tf-tone-dim { color: var(--tf-dim); }
