@@ -331,6 +331,9 @@ _TIMELINE_RULES = """\
   width: calc(var(--w) * 100% / var(--tf-span)); overflow: hidden; white-space: nowrap;
   text-overflow: ellipsis; box-sizing: border-box; padding-left: 2px;
 }
+/* An idle gap's label ends where its gap does, clear of the turn's number at the left (a gap
+   can start where its turn does) and of the next turn's number at the right. */
+.turnfold .tf-tl-labels > .tf-tl-idle { text-align: right; padding: 0 4px 0 1.8em; }
 .turnfold .tf-tl-svg { display: block; width: 100%; overflow: visible; }
 .turnfold .tf-tl-svg rect { vector-effect: non-scaling-stroke; }
 .turnfold .tf-tl-band { fill: var(--tf-bg-soft); stroke: var(--tf-border); stroke-width: 1px; }
@@ -841,12 +844,14 @@ def timeline_html(timeline: TimelineNode | None) -> str:
     for turn in timeline["turns"]:
         if turn["number"]:
             out.append(
-                f'<span style="--x:{turn["x"]};--w:{turn["w"]}">{_text(turn["number"])}</span>'
+                f'<span class="tf-tl-num" style="--x:{turn["x"]};--w:{turn["w"]}">'
+                f"{_text(turn['number'])}</span>"
             )
         for gap in turn["gaps"]:
             label = _text(gap["label"])
             out.append(
-                f'<span style="--x:{gap["x"]};--w:{gap["w"]}" title="{label}">{label}</span>'
+                f'<span class="tf-tl-idle" style="--x:{gap["x"]};--w:{gap["w"]}" title="{label}">'
+                f"{label}</span>"
             )
     out.append(
         f'</div>\n<svg class="tf-tl-svg" viewBox="{timeline["origin"]} 0 {span} {height}" '
