@@ -86,6 +86,18 @@ def test_U4_calls_that_overlap_in_time_stack_in_lanes() -> None:
     assert shown["e7"]["y"] == shown["e2"]["y"]  # the first lane is free again by then
 
 
+def test_U4_calls_of_no_recorded_length_at_one_moment_take_a_lane_each() -> None:
+    # Bars of no length at the same x shared a lane: one covered the other, unclickable.
+    calls = [ToolCall(call_id=f"c{i}", name="Read", status="success", timestamp=stamp(1))
+             for i in range(3)]  # fmt: skip
+    transcript = Transcript([UserMessage(text="go", timestamp=stamp(0)), *calls,
+                             AssistantText(text="done", timestamp=stamp(4))])  # fmt: skip
+    placed = bars(timeline_of(transcript))
+    assert len(placed) == 3
+    assert len({bar["x"] for bar in placed}) == 1
+    assert len({bar["y"] for bar in placed}) == 3
+
+
 def test_U4_a_fan_out_wider_than_the_lanes_shares_the_last_one() -> None:
     calls = [
         ToolCall(call_id=f"c{i}", name="Read", status="success", started_at=stamp(1),

@@ -427,6 +427,9 @@ def _bars(span: _Span, x: float, locale: str) -> list[TimelineBar]:
     lane_ends: list[float] = []
     for placed in span.calls:
         start, end = x + span.axis(placed.start), x + span.axis(placed.end)
+        # A call of no recorded length still takes its bar's width: two at the same moment go
+        # in two lanes, or one's bar would cover the other's and only one could be clicked.
+        end = max(end, start + MIN_W)
         lane = next((i for i, free in enumerate(lane_ends) if free <= start), len(lane_ends))
         if lane == len(lane_ends):
             if lane < MAX_LANES:
