@@ -618,8 +618,12 @@ def test_A2_following_run_async_gives_what_a_load_of_the_session_gives(stream: b
     loaded = turnfold.load(session)
     assert live.warnings == []
     assert _shape(live) == _shape(loaded)
-    assert isinstance(loaded.entries[0], UserMessage)  # run_async does not yield it
-    assert not any(isinstance(e, UserMessage) for e in live.entries)
+    # run_async does not yield the user's message: the follow reads it off the generator
+    # (its new_message), so the followed run begins with the prompt, as the session does.
+    prompts = [e.text for e in live.entries if isinstance(e, UserMessage)]
+    assert isinstance(loaded.entries[0], UserMessage)
+    assert isinstance(live.entries[0], UserMessage)
+    assert prompts == [loaded.entries[0].text] == [adk_runs.PROMPT]
     texts = [e.text for e in live.entries if isinstance(e, AssistantText)]
     assert texts == ["Handing over.", "1+2=3, 3+4=7; explode failed."]  # the answer on top
 

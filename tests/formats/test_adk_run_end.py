@@ -117,3 +117,83 @@ def test_A2_a_followed_run_a_tool_s_exception_ended_ends_as_its_load_with_one_er
     assert _errors(live) == _errors(loaded)
     assert isinstance(live.entries[-1], AssistantError)
     assert _statuses(live) == _statuses(loaded) == ["failed"]
+
+
+def _over_the_llm_call_limit(
+    *, follow: bool, yield_user_message: bool = False
+) -> tuple[Any, Transcript | None, BaseException | None]:
+    """A run whose model calls ``add`` again and again until ``max_llm_calls=3`` stops it: the
+    ADK records ``LlmCallsLimitExceededError`` as an error event of no call, then raises it.
+    Its session, the followed transcript (when ``follow``) and the exception raised."""
+    import logging
+
+    import adk_runs
+    from google.adk.agents import LlmAgent
+    from google.adk.agents.run_config import RunConfig
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+    from loops import run_async
+
+    replies = [[("add", {"a": n, "b": 1}, f"c{n}")] for n in range(6)]
+    calc = LlmAgent(name="calc", model=adk_runs._scripted(replies, 10), tools=[adk_runs.add])
+    runner = InMemoryRunner(agent=calc, app_name=adk_runs.APP)
+
+    async def go() -> tuple[Any, Transcript | None, BaseException | None]:
+        made = await runner.session_service.create_session(
+            app_name=adk_runs.APP, user_id=adk_runs.USER
+        )
+        events = runner.run_async(
+            user_id=adk_runs.USER, session_id=made.id, run_config=RunConfig(max_llm_calls=3),
+            new_message=types.Content(role="user", parts=[types.Part(text="count")]),
+            yield_user_message=yield_user_message,
+        )  # fmt: skip
+        followed = turnfold.follow(events, display=False) if follow else None
+        failure = None
+        try:
+            async for _ in followed if followed is not None else events:
+                pass
+        except Exception as exc:  # the ADK raises the error it recorded
+            failure = exc
+        session = await runner.session_service.get_session(
+            app_name=adk_runs.APP, user_id=adk_runs.USER, session_id=made.id
+        )
+        return session, followed.transcript if followed is not None else None, failure
+
+    logging.getLogger("google_adk").disabled = True  # it logs the failure with its traceback
+    try:
+        return run_async(go())
+    finally:
+        logging.getLogger("google_adk").disabled = False
+
+
+def test_A2_a_followed_run_the_llm_call_limit_ended_shows_its_error_once() -> None:
+    """A model-level error (no call open) ended the run and the stream raised it: the
+    followed run showed it twice, the event's and the one ``Follow`` ends a broken stream
+    with; now once, as a load of the session shows it."""
+    pytest.importorskip("google.adk")
+    session, live, failure = _over_the_llm_call_limit(follow=True)
+    assert type(failure).__name__ == "LlmCallsLimitExceededError"
+    assert live is not None
+    loaded = turnfold.load(session)
+    message = "LlmCallsLimitExceededError: Max number of llm calls limit of `3` exceeded"
+    assert [m for m, _, meta in _errors(loaded)] == [message]
+    assert [(m, meta) for m, _, meta in _errors(live)] == [(message, {"agent": "calc"})]
+    assert _errors(live) == _errors(loaded)
+    assert isinstance(live.entries[-1], AssistantError)
+    assert _statuses(live) == _statuses(loaded) == ["failed"]
+    assert live.warnings == []
+
+
+@pytest.mark.parametrize("yield_user_message", [False, True])
+def test_A2_a_followed_run_begins_with_the_user_s_message_once(yield_user_message: bool) -> None:
+    """``run_async`` yields the user's message only when asked (``yield_user_message``): the
+    followed run began without its prompt; it is read off the generator, and not shown twice
+    when the runner yields it."""
+    pytest.importorskip("google.adk")
+    session, live, _ = _over_the_llm_call_limit(follow=True, yield_user_message=yield_user_message)
+    assert live is not None
+    prompts = [e.text for e in live.entries if isinstance(e, UserMessage)]
+    assert prompts == ["count"]
+    assert isinstance(live.entries[0], UserMessage)
+    loaded = turnfold.load(session)
+    assert [type(e).__name__ for e in live.entries] == [type(e).__name__ for e in loaded.entries]

@@ -354,3 +354,54 @@ def test_A3_the_module_imports_without_importing_the_framework() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+# --- the function-invocation loop's own stop ----------------------------------------------------
+
+
+def _looping_agent() -> Any:
+    """An agent whose model calls ``explode`` at every step: function invocation stops it at
+    ``max_iterations`` (three rounds here), drops the model's next calls unrun and writes its
+    own text in the answer's place."""
+    from agent_framework import Agent, Content
+
+    turns = [
+        runs.turn(n + 1, Content.from_function_call(f"c{n}", "explode", arguments={"x": str(n)}))
+        for n in range(5)
+    ]
+    _, explode = runs.tools()
+    client = runs.client_class()(turns)
+    client.function_invocation_configuration["max_iterations"] = 3
+    return Agent(client=client, name="looper", tools=[explode])
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["run", "streamed"])
+def test_A1_the_invocation_limit_s_fallback_text_is_a_warning_not_the_answer(stream: bool) -> None:
+    """The framework's fallback text ("Function invocation limit reached…") was shown as the
+    agent's answer, in the model's words; no model wrote it: the run stopped without one."""
+    from loops import run_async
+
+    runs._quiet()
+    agent = _looping_agent()
+
+    async def go() -> tuple[Transcript, Any]:
+        if not stream:
+            response = await agent.run("loop")
+            return turnfold.load(response), response
+        updates = agent.run("loop", stream=True)
+        followed = turnfold.follow(updates, display=False, agent=agent)
+        async for _ in followed:
+            pass
+        return followed.transcript, await updates.get_final_response()
+
+    transcript, response = run_async(go())
+    assert [c[:4] for c in calls_of(transcript)] == [
+        (f"c{n}", "explode", {"x": str(n)}, "error") for n in range(3)
+    ]
+    last = transcript.entries[-1]
+    assert isinstance(last, SystemNotice)
+    assert (last.level, last.subtype) == ("warning", "max_iterations")
+    assert last.text == agent_framework.INVOCATION_LIMIT_TEXT == response.text
+    assert not any(isinstance(e, AssistantText) for e in transcript.entries)
+    assert transcript == turnfold.load(response)
+    assert transcript.warnings == []

@@ -489,3 +489,58 @@ def test_L4_a_tool_result_of_no_json_form_keeps_its_outcome() -> None:
     transcript = turnfold.load(handler)
     assert calls_of(transcript) == [("f1", "fetch", {"x": "y"}, "success", "found it")]
     assert transcript.warnings == []
+
+
+# --- a run that ends without its answer ---------------------------------------------------------
+
+
+def _looping_agent() -> Any:
+    """A ``FunctionAgent`` whose model calls ``explode`` again and again: ``max_iterations=3``
+    fails the run (``WorkflowRuntimeError``) right after its third call is written."""
+    from llama_index.core.agent.workflow import FunctionAgent
+
+    replies = [[_call(f"c{i}", "explode", x=str(i))] for i in range(5)]
+    llm = llamaindex_runs.scripted(replies)
+    return FunctionAgent(tools=[llamaindex_runs.explode], llm=llm, system_prompt="Be terse.")
+
+
+async def _failed_run(on_event: Any = None, *, stream: bool = True) -> Any:
+    handler = _looping_agent().run(user_msg="loop", max_iterations=3)
+    if stream:  # its stop event, a WorkflowFailedEvent, says how it ended; else its exception
+        async for event in handler.stream_events():
+            if on_event is not None:
+                on_event(event)
+    with pytest.raises(Exception, match="Max iterations of 3 reached"):
+        await handler
+    return handler
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_A1_a_failed_run_shows_its_steps_from_the_scratchpad_and_its_error(stream: bool) -> None:
+    """The steps of a run that failed never reach the memory (``finalize`` moves them there
+    from the agent's scratchpad): they were missing, and so was the failure."""
+    handler = run_async(_failed_run(stream=stream))
+    transcript = turnfold.load(handler)
+    assert kinds(transcript) == ["UserMessage", *["ToolCall"] * 3, "AssistantError"]
+    # The memory has no error flag, and no AgentOutput of the run says one (L-3).
+    assert calls_of(transcript) == [
+        ("c0", "explode", {"x": "0"}, "unknown", "boom: 0"),
+        ("c1", "explode", {"x": "1"}, "unknown", "boom: 1"),
+        ("c2", "explode", {"x": "2"}, "unknown", None),
+    ]
+    error = transcript.entries[-1]
+    assert error.message.startswith("WorkflowRuntimeError: Max iterations of 3 reached!")
+    assert transcript.warnings == []
+    # The context alone has the steps too (not how the run ended: the handler knows that).
+    assert calls_of(turnfold.load(handler.ctx)) == calls_of(transcript)
+
+
+def test_A2_a_followed_run_that_fails_ends_with_its_error_not_a_warning() -> None:
+    transcript = Transcript()
+    follower = llamaindex.Follower(transcript)
+    handler = run_async(_failed_run(follower.feed))
+    follower.close()
+    assert kinds(transcript) == kinds(turnfold.load(handler))
+    assert [c[3] for c in calls_of(transcript)] == ["error", "error", "unknown"]
+    assert transcript.entries[-1].message == turnfold.load(handler).entries[-1].message
+    assert transcript.warnings == []

@@ -81,8 +81,11 @@ says an agent ran. The agent tree does (an ``AgentTool`` among an agent's ``tool
 ``load(session, agent=root_agent)`` (or ``agent=runner``, and ``follow(..., agent=)`` alike)
 shows each call of such a tool as a :class:`SubAgent` naming that agent, its ``request`` as
 the task, with ``steps_missing``; without the agent it reads as a plain call. The live stream
-does not repeat the user's message (``run_async`` yields only the agents' events), so a
-followed run starts at the first agent event.
+does not repeat the user's message (``run_async`` yields it only with ``yield_user_message``):
+following the generator ``run_async`` (or ``run``) returns, the prompt is read off it (its
+``new_message``, :func:`run_of_generator`) and shown first, as the session's own user event.
+A model error (no call open) that ends a followed run is raised by the stream too, and
+``follow`` ends the transcript with it: that entry is the event's error, shown once.
 """
 
 from __future__ import annotations
@@ -262,6 +265,9 @@ class AdkBuilder(TranscriptBuilder):
         #: The tool failure an error event recorded, while no later event of its invocation
         #: shows the run went on: its invocation id and the error the run ended on.
         self.raised: tuple[Any, str, AssistantError] | None = None
+        #: Live: the top level's model error (no call open) of the last event, held until
+        #: the next event shows the run went on, or the run ends (:meth:`_place_held_error`).
+        self._held_error: AssistantError | None = None
         self.events_fed = 0
 
     def update(self, entry: Entry, **changes: Any) -> None:
@@ -325,6 +331,9 @@ class AdkBuilder(TranscriptBuilder):
     def feed(self, event: Mapping[str, Any], line: int) -> str:
         """Add one event; returns its record type for the accounting (see :data:`RECORDS`)."""
         self.events_fed += 1
+        if self._held_error is not None:  # the run went on after it: shown where it came
+            self._append(self.root, self._held_error)
+            self._held_error = None
         if self.raised is not None:
             if field(event, "invocation_id") == self.raised[0]:
                 self.raised = None  # the run went on after the tool's error (a retry)
@@ -677,7 +686,11 @@ class AdkBuilder(TranscriptBuilder):
             self._refresh(call)
         meta = {"agent": agent} if agent else {}
         if not failed:
-            self._append(scope, AssistantError(message=text, timestamp=ts, meta=meta))
+            error = AssistantError(message=text, timestamp=ts, meta=meta)
+            if self.live and scope is self.root:
+                self._held_error = error  # the stream may raise it too (_place_held_error)
+            else:
+                self._append(scope, error)
             return
         # The ADK raises the exception once it is recorded (``workflow/_node_runner.py``), and
         # ``Runner.run_async`` re-raises it: unless the node is retried (more events of this
@@ -688,6 +701,22 @@ class AdkBuilder(TranscriptBuilder):
         ended = AssistantError(message=f"The run ended: {who} raised {text}", timestamp=ts,
                                meta=meta)  # fmt: skip
         self.raised = (field(event, "invocation_id"), text, ended)
+
+    def _place_held_error(self) -> None:
+        """The followed run ended on the model error held (an exceeded ``max_llm_calls``…):
+        its stream raised it, and :class:`~turnfold.following.Follow` ended the transcript
+        with it (``"<type>: <message>"``, the words of the error event). That entry is this
+        error, given its time and agent, so it is not shown twice and a follow ends as a load
+        does; a run that ended without raising it gets it appended."""
+        held, self._held_error = self._held_error, None
+        if held is None:
+            return
+        entries = self.root.transcript.entries
+        last = entries[-1] if entries else None
+        if isinstance(last, AssistantError) and not last.meta and last.message == held.message:
+            self.root.transcript.update(last, timestamp=held.timestamp, meta=held.meta)
+        else:
+            self._append(self.root, held)
 
     def run_ended_on_error(self) -> None:
         """The run ended on the tool error last recorded (nothing of its invocation came
@@ -855,6 +884,7 @@ class AdkBuilder(TranscriptBuilder):
         self._streaming.clear()
         self.end_turn()
         self.run_ended_on_error()
+        self._place_held_error()
         for pending in asking:  # the run waits on the user: said where the user reads
             self._append(self.root, pending)
         for call_id in self.children:
@@ -1158,6 +1188,21 @@ def _feed(source: Source, builder: AdkBuilder, event: Any, line: int) -> None:
 # --- following a run live (spec A-2) -------------------------------------------------------
 
 
+def run_of_generator(events: Any) -> Any:
+    """The user's message of ``runner.run_async(..., new_message=...)`` (or ``runner.run``),
+    the generator to follow: the runner stores it in the session as the run's first event but
+    yields it only when asked (``yield_user_message``), so a followed run would begin without
+    it. None for any other generator, a run without a message, or one that yields it."""
+    frame = getattr(events, "ag_frame", None) or getattr(events, "gi_frame", None)
+    if frame is None or frame.f_globals.get("__name__") != "google.adk.runners":
+        return None
+    given = frame.f_locals
+    message = given.get("new_message")
+    if given.get("yield_user_message") or type(message).__name__ != "Content":
+        return None
+    return message
+
+
 class Follower:
     """``runner.run_async(...)``'s events followed into a transcript.
 
@@ -1173,6 +1218,11 @@ class Follower:
         self.transcript = transcript
         self.builder = AdkBuilder(transcript, "<follow>", live=True, agent_tools=agent_tools(agent))
         self._line = 0
+
+    def begin(self, message: Any) -> None:
+        """The user's message the run was given (:func:`run_of_generator`), which
+        ``run_async`` does not yield: shown first, as the session's own user event is."""
+        self.builder.feed({"author": "user", "content": _dump(message)}, 0)
 
     def feed(self, event: Any) -> None:
         self._line += 1

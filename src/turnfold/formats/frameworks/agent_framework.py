@@ -28,7 +28,9 @@ Mapping, content by content (``Content.type``):
 - a ``user`` message's ``text`` → :class:`UserMessage`, ``data`` / ``uri`` images (``data:``
   URIs) its images, other media an attachment line; ``system`` → ``metadata["system"]``;
 - an ``assistant`` message's contents in order: ``text`` → :class:`AssistantText` (with the
-  response's model), ``text_reasoning`` → :class:`Thinking` (only ``protected_data``:
+  response's model; the text function invocation writes in the answer's place when its
+  ``max_iterations`` ran out, :data:`INVOCATION_LIMIT_TEXT`, a warning notice),
+  ``text_reasoning`` → :class:`Thinking` (only ``protected_data``:
   ``encrypted``), ``function_call`` → :class:`ToolCall` (``call_id`` verbatim, ``arguments`` a
   dict or a JSON string), the calls of one message one batch; ``error`` →
   :class:`AssistantError`; ``function_approval_request`` → the call waits (``confirming``) with a
@@ -283,6 +285,13 @@ def _text_of(content: Mapping[str, Any]) -> str:
     return text if isinstance(text, str) else ""
 
 
+#: The text the function-invocation loop writes as the assistant's message when its
+#: ``max_iterations`` ran out before the model answered (``agent_framework/_tools.py``'s
+#: ``_FUNCTION_INVOCATION_LIMIT_FALLBACK_TEXT``; the model's last calls are dropped unrun):
+#: no model wrote it, so it is no answer but a warning notice.
+INVOCATION_LIMIT_TEXT = "Function invocation limit reached before a final answer could be produced."
+
+
 class AgentFrameworkBuilder(MessageBuilder):
     """Builds a transcript from the framework's messages and responses (loaded or live).
 
@@ -394,6 +403,9 @@ class AgentFrameworkBuilder(MessageBuilder):
         kind = content.get("type")
         if kind == "text":
             text = _text_of(content)
+            if text == INVOCATION_LIMIT_TEXT:  # the loop's, in the model's place: no answer
+                notice = SystemNotice(text=text, level="warning", subtype="max_iterations")
+                return self.transcript.append(notice)
             return self.transcript.append(AssistantText(text=text, model=model)) if text else None
         if kind == "text_reasoning":
             return self.transcript.append(thinking_of(content))

@@ -19,7 +19,12 @@ Input shapes:
   running the loop) and the run's ``WorkflowHandler`` once awaited (its context's memory, and the
   ``AgentOutput`` of its ``StopEvent`` for the calls' outcomes: each ``ToolCallResult``'s
   ``tool_id`` and ``is_error``), as
-  ``{"messages": [...], "llamaindex_run": {"tool_calls": [...], "agent": ...}}``.
+  ``{"messages": [...], "llamaindex_run": {"tool_calls": [...], "agent": ...}}``. A run that
+  did not finish (it failed, was cancelled, or still runs) left its steps in the context's
+  ``scratchpad`` (the agent's ``finalize`` moves them into the memory): they follow the
+  memory's messages; how a handler's run ended without its answer (its ``WorkflowFailedEvent``
+  or the exception it raised, a timeout, a cancellation) is its run's ``error`` or
+  ``stopped``, the last entry: an :class:`AssistantError` or an :class:`AbortMarker`.
 
 The ``ChatMessage`` objects themselves stay in what :func:`plain` gives, never modified or
 shared, and are read in place (issue 22): a finished run of one agent is read flat
@@ -81,7 +86,10 @@ CodeAct reply's without its code) and the thinking (``thinking_delta``) being wr
 ``AgentOutput`` settles that response in place (its ``tool_calls`` give the ids of calls written
 as text), ``ToolCall`` marks its call running, ``ToolCallResult`` settles it with ``is_error``;
 ``StopEvent`` ends the run (a ``return_direct`` tool's answer, which no ``AgentOutput`` event
-carries, is taken from it). An ``AgentOutput`` with ``retry_messages`` (a ReAct reply the
+carries, is taken from it); ``WorkflowFailedEvent`` (max iterations reached, a step that
+raised) and ``WorkflowTimedOutEvent`` end it with an :class:`AssistantError`,
+``WorkflowCancelledEvent`` with an :class:`AbortMarker`, as a load of the handler does. An
+``AgentOutput`` with ``retry_messages`` (a ReAct reply the
 parser refused) stays as streamed with a warning notice: the only thing a live view shows that
 ``load()`` of the run cannot, as the memory does not keep it. ``AgentSetup`` and the
 workflow's bookkeeping events show nothing; any other kind of event is said in a warning, once.
@@ -93,6 +101,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import string
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -121,6 +130,8 @@ from turnfold.formats.source import (
 )
 from turnfold.formats.wrappers import listed_evidence
 from turnfold.model import (
+    AbortMarker,
+    AssistantError,
     AssistantText,
     Entry,
     ImageData,
@@ -771,6 +782,7 @@ def read(source: Source) -> Transcript:
         if isinstance(run.get("system"), str):
             transcript.metadata["system"] = run["system"]
         _read_messages(source, builder, document["messages"])
+        _end_run(builder, run)
         for key in document:
             if key == RUN_KEY:
                 source.mapped(key)
@@ -1037,11 +1049,13 @@ def _plain_message(value: Any) -> Any:
     return value if _message_fields(value) is not None else plain(value)
 
 
-def _context_run(context: Any, output: Any = None, workflow: Any = None) -> dict[str, Any]:
+def _context_run(
+    context: Any, output: Any = None, workflow: Any = None, ending: dict[str, str] | None = None
+) -> dict[str, Any]:
     memory = _state_value(context, "memory")
     if memory is None:
         raise TypeError("the workflow context holds no memory: await the run first")
-    run: dict[str, Any] = {}
+    run: dict[str, Any] = dict(ending or {})
     if output is not None:
         run["tool_calls"] = plain_each(getattr(output, "tool_calls", None) or [], _outcome_record)
     # The agent that began the run (an AgentWorkflow's root agent) and its system prompt,
@@ -1054,7 +1068,63 @@ def _context_run(context: Any, output: Any = None, workflow: Any = None) -> dict
         run["agent"] = name
     if isinstance(system, str) and system:
         run["system"] = system
-    return {"messages": _memory_messages(memory), RUN_KEY: run}
+    # A run that did not finish (it failed, was stopped, or still runs) never moved its steps
+    # from the agent's scratchpad (``FunctionAgent``'s and ``CodeActAgent``'s
+    # ``scratchpad_key``) into the memory, which its ``finalize`` does: they follow it there.
+    unfinished = plain_each(as_list(_state_value(context, _SCRATCHPAD)), _plain_message)
+    return {"messages": [*_memory_messages(memory), *unfinished], RUN_KEY: run}
+
+
+#: The context's state key of a running agent's steps not yet in the memory (the default
+#: ``scratchpad_key`` of ``FunctionAgent`` and ``CodeActAgent``).
+_SCRATCHPAD = "scratchpad"
+
+
+def failure_text(exception: BaseException) -> str:
+    """The error a failed run ended with, as the handler raises it and its
+    ``WorkflowFailedEvent`` carries it."""
+    said = str(exception).strip()
+    return f"{type(exception).__name__}: {said}" if said else type(exception).__name__
+
+
+def stop_ending(event: Any) -> dict[str, str]:
+    """How a run ended, where not with its answer, as its stop event says: failed (its
+    ``WorkflowFailedEvent`` holds the exception), timed out, or cancelled (stopped)."""
+    kind = type(event).__name__
+    if kind == "WorkflowFailedEvent":
+        failure = getattr(event, "exception", None)
+        return {"error": failure_text(failure) if isinstance(failure, BaseException) else kind}
+    if kind == "WorkflowTimedOutEvent":
+        return {"error": f"The run timed out after {getattr(event, 'timeout', '?')} seconds"}
+    if kind == "WorkflowCancelledEvent":
+        return {"stopped": "cancelled"}
+    return {}
+
+
+def _handler_ending(handler: Any, stop: Any) -> dict[str, str]:
+    """How an awaited handler's run ended (:func:`stop_ending`): by its stop event, kept when
+    its events were streamed, else by the exception it raised."""
+    ending = stop_ending(stop)
+    if ending or stop is not None:
+        return ending
+    # Without a stream there is no stop event, and the handler's own questions (``done``,
+    # ``exception``) are all there is, deprecated by ``workflows`` for awaiting it.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        failure = handler.exception() if handler.done() else None
+    if failure is None:
+        return {}
+    if type(failure).__name__ == "WorkflowCancelledByUser":
+        return {"stopped": "cancelled"}
+    return {"error": failure_text(failure)}
+
+
+def _end_run(builder: LlamaBuilder, run: Mapping[str, Any]) -> None:
+    """The run's end when it did not answer: its error, or the mark that it was stopped."""
+    if isinstance(run.get("error"), str):
+        builder._append(AssistantError(message=run["error"]))
+    elif isinstance(run.get("stopped"), str):
+        builder._append(AbortMarker(reason=run["stopped"]))
 
 
 def plain(value: Any) -> Any:
@@ -1073,7 +1143,8 @@ def plain(value: Any) -> Any:
         result = getattr(stop, "result", None)
         output = result if type(result).__name__ == "AgentOutput" else None
         # The workflow it ran (private, read only for the agent's name and system prompt).
-        return _context_run(value.ctx, output, getattr(value, "_workflow", None))
+        workflow = getattr(value, "_workflow", None)
+        return _context_run(value.ctx, output, workflow, _handler_ending(value, stop))
     if kind == "Context":
         return _context_run(value)
     if hasattr(value, "get_all"):
@@ -1087,6 +1158,8 @@ def plain(value: Any) -> Any:
 
 # --- live (spec A-2) --------------------------------------------------------------------------
 
+#: Stop events of a run that ended without its answer (:func:`stop_ending`).
+_ENDINGS = NameSet({"WorkflowFailedEvent", "WorkflowTimedOutEvent", "WorkflowCancelledEvent"})
 #: Events that show nothing: the agent's setup, the workflow's own bookkeeping.
 _QUIET = NameSet({"AgentSetup", "ToolCall", "StartEvent", "AgentWorkflowStartEvent",
                   "StepStateChanged", "EventsQueueChanged", "UnhandledEvent"})  # fmt: skip
@@ -1170,6 +1243,9 @@ class Follower:
             result = getattr(event, "result", None)
             if type(result).__name__ == "AgentOutput":
                 self._output(result)
+        elif kind in _ENDINGS:  # the run failed, timed out or was cancelled
+            self._end_block()
+            _end_run(self.builder, stop_ending(event))
         elif kind not in _QUIET:
             self.builder.warn_once(f"event {kind} not shown", self._fed or None)
 
@@ -1307,7 +1383,9 @@ RECORDS = Records(
         "system": 'the system prompt: metadata["system"]',
         "agent_output": "an AgentOutput: its calls with their results and is_error, its "
         "response, and a notice that the run's other steps are not in it",
-        RUN_KEY: "a handler's or context's run: the calls' is_error from its AgentOutput",
+        RUN_KEY: "a handler's or context's run: the calls' is_error from its AgentOutput; "
+        "error / stopped (a run that ended without its answer) → AssistantError / "
+        "AbortMarker",
     },
     ignored={"other key": "other keys of a saved run"},
 )
