@@ -430,6 +430,7 @@ def test_F2_unknown_locales_fall_back_to_english(locale: str) -> None:
 DURATIONS = [
     (0, False, "0s"),
     (-5, False, "0s"),
+    (0.37, False, "<1ms"),
     (1, False, "1ms"),
     (500, False, "500ms"),
     (999, False, "999ms"),

@@ -422,6 +422,8 @@ def format_duration(ms: float, hide_trailing_zeros: bool = False) -> str:
         return f"{int(ms // 3_600_000)}h" if ms != math.inf else "∞"
     exact = Decimal(ms)
     whole_ms = _round_half_up(exact)
+    if whole_ms == 0:  # recorded, and shorter than a millisecond: not "0ms", as if it were none
+        return "<1ms"
     if whole_ms < 1000:
         return f"{whole_ms}ms"
     tenths = _round_half_up(exact / 1000, "0.1")
