@@ -773,6 +773,31 @@ def test_C4_a_new_version_or_format_or_cache_false_reads_again(
     assert scan(tree, workers=1).cached == 0
 
 
+def test_C4_a_development_version_s_key_changes_with_its_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Between releases the version stays 0.1.0.devN while the readers change: rows an index
+    # kept under the version alone were the old readers' (stale tokens, outcomes…).
+    import turnfold
+    import turnfold.caches as caches
+
+    package = tmp_path / "turnfold"
+    (package / "formats").mkdir(parents=True)
+    (package / "caches.py").write_text("")
+    reader = package / "formats" / "reader.py"
+    reader.write_text("A = 1\n")
+    monkeypatch.setattr(caches, "__file__", str(package / "caches.py"))
+    for version, changes in (("0.1.0.dev0", True), ("0.1.0", False)):
+        monkeypatch.setattr(turnfold, "__version__", version)
+        caches.code_version.cache_clear()
+        before = caches.code_version()
+        reader.write_text("A = 22\n")  # a reader changed under the same version
+        caches.code_version.cache_clear()
+        assert (caches.code_version() != before) is changes
+        assert caches.code_version().startswith(version)
+    caches.code_version.cache_clear()
+
+
 def test_C4_two_scans_at_once_leave_a_sound_index(tree: Path, cache_dir: Path) -> None:
     code = "import sys, turnfold; c = turnfold.scan(sys.argv[1], workers=1); print(len(c))"
     runs = [subprocess.Popen([sys.executable, "-c", code, str(tree)], stdout=subprocess.PIPE,

@@ -74,9 +74,9 @@ LOOKUP_CHUNK = 500
 
 
 def _version() -> str:
-    from turnfold import __version__
+    from turnfold.caches import code_version
 
-    return __version__
+    return code_version()
 
 
 @dataclass

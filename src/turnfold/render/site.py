@@ -255,9 +255,9 @@ def build_site(
 
 def _fingerprint(item: Item, settings: SettingsSnapshot) -> str:
     """What a file's pages are built from, as one digest."""
-    from turnfold import __version__
+    from turnfold.caches import code_version
 
-    facts = [item.path, item.size, item.mtime_ns, __version__, _FORMAT,
+    facts = [item.path, item.size, item.mtime_ns, code_version(), _FORMAT,
              dataclasses.asdict(settings)]  # fmt: skip
     if item.column is not None:  # a Parquet file's: the column its runs were read from
         facts.append(item.column)
