@@ -579,3 +579,39 @@ def test_H6_the_task_folder_s_requests_tell_cache_reads_from_writes(tmp_path: Pa
     )
     assert (openai.input_tokens, openai.cache_read_tokens) == (1300, 300)  # not 1600
     assert transcript.metadata["cost_usd"] == pytest.approx(0.03)
+
+
+@pytest.mark.parametrize(
+    ("words", "kind"),
+    [
+        ("Response interrupted by user", "abort"),
+        ("Response interrupted by API Error", "error"),
+        ("Response interrupted by user feedback", "system"),
+        (
+            "Response interrupted by a tool use result. Only one tool may be used at a time and "
+            "should be placed at the end of the message.",
+            "system",
+        ),
+    ],
+)
+def test_H5_what_cline_appends_to_a_response_it_cut_short_is_not_the_model_s(
+    words: str, kind: str
+) -> None:
+    """The notes Cline's stream loop and ``abortStream`` append to the assistant's text (the
+    same words since v2): the user stopped the turn, the stream failed, or Cline cut the rest
+    of the response after a rejected call or a second tool use."""
+    history = [
+        {"role": "user", "content": [_text("<task>\nRead it\n</task>"), _text(ENVIRONMENT)]},
+        {
+            "role": "assistant",
+            "content": [
+                _text(f"Reading.\n\n<read_file>\n<path>a.txt</path>\n</read_file>\n\n[{words}]")
+            ],
+        },
+    ]
+    transcript = turnfold.load(history, format="cline")
+    assert [e.kind for e in transcript.entries] == ["user", "assistant", "tool_call", kind]
+    assert transcript.entries[1].text == "Reading."
+    assert transcript.tool_calls()[0].args == {"path": "a.txt"}
+    note = transcript.entries[-1]
+    assert (getattr(note, "reason", None) or getattr(note, "message", None) or note.text) == words

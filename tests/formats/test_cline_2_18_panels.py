@@ -16,7 +16,9 @@ from pathlib import Path
 
 import turnfold
 from turnfold import AssistantText, SystemNotice, ToolCall, UserMessage
-from turnfold.model import AssistantError, PendingAction, Thinking, Transcript
+from turnfold.model import AbortMarker, AssistantError, PendingAction, Thinking, Transcript
+from turnfold.session import session_facts
+from turnfold.usage import transcript_tokens
 
 CLINE = Path(__file__).parents[1] / "fixtures" / "cline"
 TASKS = CLINE / "cline-cli-2.18.0_tasks"
@@ -239,9 +241,10 @@ def test_an_edit_still_waiting_for_approval_is_confirming() -> None:
 def test_the_history_beside_a_waiting_approval_has_its_call_confirming() -> None:
     transcript = turnfold.load(WAITING / "api_conversation_history.json")
     assert transcript.warnings == []
-    # The question was answered by resuming the task: only the last ask can still wait.
+    # The question was answered by resuming the task: only the last ask can still wait, and
+    # the question the resume dropped never got its answer (cancelled).
     assert [(c.name, c.status) for c in transcript.tool_calls()] == [
-        ("ask_followup_question", "unknown"),
+        ("ask_followup_question", "cancelled"),
         ("write_to_file", "confirming"),
     ]
     write = transcript.tool_calls()[-1]
@@ -421,3 +424,191 @@ def test_a_resumed_task_s_output_replays_it_whole() -> None:
     ]
     # The replayed requests had their counts; the last one was printed before its own.
     assert usages(printed) == usages(shown)[:2]
+
+
+# --- follow-ups: every request's usage once; streams Cline cut short; asks a resume dropped -----
+
+
+FIELDS = (("input", "tokensIn"), ("output", "tokensOut"), ("reads", "cacheReads"),
+          ("writes", "cacheWrites"), ("cost", "cost"))  # fmt: skip
+
+
+def panel_sums(folder: Path) -> dict[str, float]:
+    """What the panel's ``api_req_started`` messages add up to: the truth to check against."""
+    sums = {"input": 0.0, "output": 0.0, "reads": 0.0, "writes": 0.0, "cost": 0.0}
+    for message in json.loads((folder / "ui_messages.json").read_text()):
+        if message.get("say") == "api_req_started":
+            info = json.loads(message["text"])
+            for key, name in FIELDS:
+                sums[key] += info.get(name) or 0
+    return sums
+
+
+def test_every_request_s_usage_is_counted_once_in_the_history_s_totals() -> None:
+    """The ``edits`` folder holds one request more than saved responses (the answer the history
+    never got): its responses' requests are found by ``conversationHistoryIndex``, not only
+    when the counts match, so their cache reads (100, 200, 300) are not lost."""
+    edits = history("edits")
+    assert [u[3] for u in usages(edits)] == [0, 100, 200, 300, 400]
+    for folder in sorted(TASKS.iterdir()):
+        tokens = transcript_tokens(history(folder.name)).own
+        sums = panel_sums(folder)
+        counted = [tokens.get(f"{name}_tokens", 0) for name in ("input", "output", "cache_read")]
+        counted.append(tokens.get("cache_write_tokens", 0))
+        expected = [sums["input"], sums["output"], sums["reads"], sums["writes"]]
+        assert counted == expected, folder.name
+
+
+def test_a_request_no_saved_response_answered_still_counts(tmp_path: Path) -> None:
+    """Hand-edited from ``edits``: a request whose task was killed mid-stream (its response
+    never saved; the resumed task's request has the same ``conversationHistoryIndex``) is no
+    response's, and its tokens are added to the session's."""
+    task = tmp_path / "task"
+    shutil.copytree(TASKS / "edits", task)
+    messages = json.loads((task / "ui_messages.json").read_text())
+    second = next(
+        at for at, m in enumerate(messages)
+        if m.get("say") == "api_req_started" and m["conversationHistoryIndex"] == 1
+    )  # fmt: skip
+    killed = {**messages[second], "ts": messages[second]["ts"] - 10}
+    killed["text"] = json.dumps({"request": "", "tokensIn": 900, "tokensOut": 9, "cacheReads": 50})
+    messages.insert(second, killed)
+    (task / "ui_messages.json").write_text(json.dumps(messages))
+    transcript = turnfold.load(task / "api_conversation_history.json")
+    assert [u[3] for u in usages(transcript)] == [0, 100, 200, 300, 400]
+    tokens = transcript_tokens(transcript).own
+    assert (tokens["input_tokens"], tokens["output_tokens"], tokens["cache_read_tokens"]) == (
+        15035 + 900, 165 + 9, 1000 + 50,
+    )  # fmt: skip
+
+
+def test_a_response_the_user_stopped_ends_its_turn_and_cline_s_words_are_not_the_model_s() -> None:
+    """``stopped``: SIGINT while the first response streamed; Cline saved what had streamed
+    with ``[Response interrupted by user]`` after it (``abortStream``), then the task resumed."""
+    transcript = history("stopped")
+    assert transcript.warnings == []
+    entries = transcript.entries
+    text = entries[1]
+    assert isinstance(text, AssistantText)
+    assert text.text.startswith("TF-STREAM-0 TF-STREAM-1 ")
+    assert text.text.rsplit(" ", 1)[-1].startswith("TF-STREAM-")  # what had streamed, no more
+    assert "interrupted" not in text.text
+    stop = entries[2]
+    assert isinstance(stop, AbortMarker)
+    assert stop.reason == "Response interrupted by user"
+    assert [e.subtype for e in entries if isinstance(e, SystemNotice)] == ["task_resumption"]
+    assert said(transcript)[-2:] == [
+        ("UserMessage", "TF-AFTER-STOP: finish now."),
+        ("AssistantText", "TF-DONE-TF-STOP"),
+    ]
+    assert session_facts(transcript).turns == 2
+    assert not any(isinstance(e, AssistantError) for e in entries)
+
+
+def test_a_stream_that_failed_is_an_error_after_what_it_said() -> None:
+    """``stream-broke``: the server sent an error chunk mid-stream; Cline saved the text with
+    ``[Response interrupted by API Error]``, kept the failure on the request
+    (``streamingFailedMessage``) and said it in a retry's warning; its own retry answered.
+    The panel, which never got the rest of the text, shows the same warning and error."""
+    broke = "TF-STREAM-BROKE: the scripted server failed mid-stream"
+    transcript = history("stream-broke")
+    assert transcript.warnings == []
+    kinds = [(type(e).__name__, getattr(e, "text", None) or getattr(e, "message", None))
+             for e in transcript.entries]  # fmt: skip
+    assert kinds[1:4] == [
+        ("SystemNotice", f"request failed (attempt 1 of 3): {broke}"),
+        ("AssistantText", "TF-STREAM-0 TF-STREAM-1 TF-STREAM-2 TF-STREAM-3 TF-STREAM-4"),
+        ("AssistantError", broke),
+    ]
+    assert kinds[-1] == ("AssistantText", "TF-DONE-TF-BREAK")
+    shown = panel("stream-broke")
+    kinds = [(type(e).__name__, getattr(e, "text", None) or getattr(e, "message", None))
+             for e in shown.entries]  # fmt: skip
+    assert kinds[1:4] == [
+        ("AssistantText", "TF-STREAM-0"),  # what the panel had shown when the stream broke
+        ("SystemNotice", f"request failed (attempt 1 of 3): {broke}"),
+        ("AssistantError", broke),
+    ]
+
+
+def test_the_request_s_recorded_failure_is_the_stream_s_error(tmp_path: Path) -> None:
+    """Hand-edited from ``stream-broke`` as Cline before its automatic retries (3.20) wrote it:
+    no ``error_retry``, the request's own ``streamingFailedMessage`` the only word of the
+    failure: the history's error and the panel's are that message."""
+    task = tmp_path / "task"
+    shutil.copytree(TASKS / "stream-broke", task)
+    messages = json.loads((task / "ui_messages.json").read_text())
+    messages = [m for m in messages if m.get("say") != "error_retry"]  # before auto-retries
+    first = next(m for m in messages if m.get("say") == "api_req_started")
+    failure = json.dumps({"message": "TF-STREAM-BROKE: the connection dropped"})
+    info = {**json.loads(first["text"]), "cancelReason": "streaming_failed"}
+    first["text"] = json.dumps({**info, "streamingFailedMessage": failure})
+    (task / "ui_messages.json").write_text(json.dumps(messages))
+    for name in ("api_conversation_history.json", "ui_messages.json"):
+        transcript = turnfold.load(task / name)
+        errors = [e.message for e in transcript.entries if isinstance(e, AssistantError)]
+        assert errors == ["TF-STREAM-BROKE: the connection dropped"], name
+        at = next(i for i, e in enumerate(transcript.entries) if isinstance(e, AssistantError))
+        assert isinstance(transcript.entries[at - 1], AssistantText)  # after what it said
+        assert transcript.entries[at - 1].text.startswith("TF-STREAM-0")
+
+
+def test_a_response_the_panel_says_the_user_cancelled_is_stopped(tmp_path: Path) -> None:
+    """Hand-edited from ``stopped``: the request with ``cancelReason: user_cancelled``, as Cline
+    before 3.20 kept it (3.82's last usage update overwrites it, as in this run); the panel
+    alone shows the stop after the text."""
+    task = tmp_path / "task"
+    shutil.copytree(TASKS / "stopped", task)
+    messages = json.loads((task / "ui_messages.json").read_text())
+    first = next(m for m in messages if m.get("say") == "api_req_started")
+    first["text"] = json.dumps({**json.loads(first["text"]), "cancelReason": "user_cancelled"})
+    (task / "ui_messages.json").write_text(json.dumps(messages))
+    transcript = turnfold.load(task / "ui_messages.json")
+    kinds = [type(e).__name__ for e in transcript.entries]
+    assert kinds[:3] == ["UserMessage", "AssistantText", "AbortMarker"]
+    assert transcript.entries[2].reason == "Response interrupted by user"
+    assert kinds.count("AbortMarker") == 1
+    assert "AssistantError" not in kinds
+
+
+def test_a_question_and_an_edit_a_resumed_task_dropped_are_cancelled_in_the_history() -> None:
+    """``ask``: the question, then the edit, waited for the user when the CLI timed out; the
+    resume rejected their asks (``abortTask``), so neither got a result: as the panel shows."""
+    transcript = history("ask")
+    assert [(c.name, c.status, c.result) for c in transcript.tool_calls()] == [
+        ("ask_followup_question", "cancelled", None),
+        ("write_to_file", "cancelled", None),
+    ]
+    (shown,) = panel("ask").tool_calls()
+    assert shown.status == "cancelled"
+
+
+def test_the_cli_s_output_of_a_stopped_run_says_what_streamed_and_its_own_line() -> None:
+    """``stopped.jsonl``: the CLI prints the text once no longer partial (``abortStream``), and
+    its signal handler's line (``SIGINT received, shutting down...``) is no JSON: a warning."""
+    transcript = turnfold.load(JSON / "stopped.jsonl")
+    (text,) = [e for e in transcript.entries if isinstance(e, AssistantText)]
+    assert text.text.startswith("TF-STREAM-0 ")
+    assert "interrupted" not in text.text
+    assert [w.line for w in transcript.warnings] == [None, 4]
+
+
+def test_the_unsaved_response_s_request_counts_when_nothing_carries_its_usage(
+    tmp_path: Path,
+) -> None:
+    """Hand-edited from ``edits``: the last response, never saved, shows only an error (no text
+    to carry its request's usage): its tokens still count in the session's."""
+    task = tmp_path / "task"
+    shutil.copytree(TASKS / "edits", task)
+    messages = json.loads((task / "ui_messages.json").read_text())
+    answer = next(m for m in messages if m.get("say") == "completion_result")
+    answer.update(say="error", text="TF-SOMETHING-BROKE")
+    (task / "ui_messages.json").write_text(json.dumps(messages))
+    transcript = turnfold.load(task / "api_conversation_history.json")
+    assert [e.text for e in transcript.entries if isinstance(e, SystemNotice)][-1] == (
+        "TF-SOMETHING-BROKE"
+    )
+    tokens = transcript_tokens(transcript).own
+    assert (tokens["input_tokens"], tokens["output_tokens"], tokens["cache_read_tokens"]) == (
+        15035, 165, 1000,
+    )  # fmt: skip

@@ -41,7 +41,14 @@ tags) and ``prompts/responses.ts`` (the result texts):
   starting ``# task_progress`` or ``# TODO LIST UPDATE REQUIRED``) and, after
   ``attempt_completion``, Cline's ``Done`` and its sentence before the user's ``<feedback>``;
 - ``[ERROR] You did not use a tool…`` (Cline nudging the model) is a warning
-  :class:`SystemNotice`; ``[TASK RESUMPTION]`` an info one.
+  :class:`SystemNotice`; ``[TASK RESUMPTION]`` an info one;
+- the note Cline appends to the assistant's text when it cuts a response short (the stream loop
+  and ``abortStream``, ``src/core/task/index.ts``) is Cline's, not the model's: ``[Response
+  interrupted by user]`` (the user stopped the task) is an :class:`AbortMarker`, ``[Response
+  interrupted by API Error]`` (the stream failed) an :class:`AssistantError` (the request's
+  ``streamingFailedMessage`` when the panel beside kept it), and ``[Response interrupted by user
+  feedback]`` (a call rejected) or ``… by a tool use result…`` (a second tool use) an info
+  notice.
 
 Times, usage and the model. Cline writes on each assistant message (``ClineStorageMessage``,
 ``src/shared/messages/content.ts``) ``modelInfo {modelId, providerId}`` (since v3.37; ``mode``,
@@ -59,8 +66,12 @@ When the history sits in its task folder (``ui_messages.json`` beside it), the
 ``cacheReads``, ``cacheWrites``, ``cost``; one per API request) give each assistant message, in
 order, the time of its request (when it has no ``ts``) and its usage, which tells cache reads
 from writes where ``metrics`` lumps them together; their costs add up to
-``metadata["cost_usd"]``. When their number differs from the assistant messages' (a history
-truncated for the context window), only their total is kept. ``task_metadata.json``'s last
+``metadata["cost_usd"]``. Each message's request is found by the panel's
+``conversationHistoryIndex`` (:func:`_pair`): a request no saved response answered (one whose
+task was killed mid-stream) still spent its tokens, added to the session's
+(``metadata["usage"]``). Without those indexes (older versions) the requests are paired in
+order, and only when their number is the assistant messages' (else a history truncated for
+the context window): otherwise only their costs' total is kept. ``task_metadata.json``'s last
 ``model_usage`` entry gives ``metadata["model"]``, and the extension folder the task sits in
 (``saoudrizwan.claude-dev``, ``rooveterinaryinc.roo-cline``) ``metadata["agent"]``
 (``cline``, ``roo-code``).
@@ -100,10 +111,14 @@ panel showed are calls of their own, named by their headers. The header of a que
 (``ask_followup_question``) holds the answer the panel shows as the user's words, and the empty
 result Cline adds after a failed call's (``(tool did not return anything)``) says nothing:
 neither is a call's. A request that opens with Cline's nudge (``[ERROR] You did not use a
-tool…``) or ``[TASK RESUMPTION]`` is that notice, as in the history. Its counts and cost are the
-usage of the response after it; when a response has no entry to carry them (a question yolo
-mode answered), every request's counts are ``metadata["usage"]``. Other kinds are the panel's
-own state (``resume_task``, ``checkpoint_created``…), left out.
+tool…``) or ``[TASK RESUMPTION]`` is that notice, as in the history. Its ``cancelReason`` says
+how Cline cut the response after it short (``abortStream``; Cline 3.82's last usage update
+may overwrite it, older versions kept it): ``user_cancelled`` an :class:`AbortMarker`,
+``streaming_failed`` an :class:`AssistantError` of its ``streamingFailedMessage`` after the
+response, unless the panel showed that error already (``api_req_failed``).
+Its counts and cost are the usage of the response after it; when a response has no entry to
+carry them (a question yolo mode answered), every request's counts are ``metadata["usage"]``.
+Other kinds are the panel's own state (``resume_task``, ``checkpoint_created``…), left out.
 
 A call waiting for the user's approval. Cline asks before a call it may not run on its own
 (``ask: tool``, ``command``, ``use_mcp_server``, ``browser_action_launch``: the asks the panel
@@ -111,10 +126,13 @@ answers with Approve / Run Command and Reject, ``getButtonConfig`` in ``webview-
 components/chat/chat-view/shared/buttonConfig.ts``; one auto-approved is a ``say`` of the same
 kind). Only the panel's last message can still wait: any later one means the user answered,
 or resumed the task (``ask: resume_task``), which drops the call: a call whose ask the
-resume follows never ran, and is ``cancelled``. So when the panel's messages end with such an
-ask, no longer ``partial`` (one still streaming was never put to the user), its call is
-``confirming``, with a permission :class:`PendingAction` after it; the same holds for the
-history beside such a panel, whose last message is the assistant's with that call.
+resume follows never ran, and is ``cancelled``; so is, in the history beside the panel, a
+question (``ask_followup_question``) whose ``ask: followup`` the resume follows: stopping the
+task rejected the ask, so the call never got its answer or a result (:func:`_dropped`). So
+when the panel's messages end with such an ask, no longer ``partial`` (one still streaming
+was never put to the user), its call is ``confirming``, with a permission
+:class:`PendingAction` after it; the same holds for the history beside such a panel, whose
+last message is the assistant's with that call.
 
 The panel beside the history also holds what the history does not (:func:`_unsaved`, by each
 message's ``conversationHistoryIndex``): a request's retries and its failure, the mistake
@@ -170,6 +188,7 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import Source
 from turnfold.model import (
+    AbortMarker,
     AssistantError,
     AssistantText,
     Entry,
@@ -181,7 +200,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import Tokens, add_into, counts_of, usage_carrier
+from turnfold.usage import Tokens, add_into, count_tokens, counts_of, usage_carrier
 
 NAME = "cline"
 
@@ -190,7 +209,8 @@ RECORDS = Records(
         "user": "the task or the user's words (UserMessage), tool results (the [tool] Result: "
         "blocks or tool_result), Cline's notices; <environment_details> left out",
         "assistant": "text, <thinking>, tool calls (XML tags or tool_use), attempt_completion "
-        "as the final answer",
+        "as the final answer; Cline's [Response interrupted by …] note a stop, an error or a "
+        "notice",
         # A lone ui_messages.json: what the chat panel showed (read_panel).
         "say/task": "the task (UserMessage)",
         "say/user_feedback": "the user's words (UserMessage)",
@@ -214,7 +234,8 @@ RECORDS = Records(
         "ask/api_req_failed": "an error: the request failed after its retries",
         "ask/mistake_limit_reached": "a warning: too many replies without a tool",
         "say/api_req_started": "a request: the results it sends settle the calls before it; "
-        "its usage and cost go on the response after it",
+        "its usage and cost go on the response after it; its cancelReason, how Cline cut that "
+        "response short (user_cancelled: stopped; streaming_failed: an error)",
         # The CLI 2.x's --json output: the same messages as JSON lines, and these.
         "task_started": "the CLI's --json output: the task's id (session_id)",
         "error": "the CLI's --json output: the error it stopped on (shown unless the message "
@@ -298,6 +319,14 @@ _COMPLETION_MARK = "Done"
 #: Where the user's feedback given while a command ran starts in that command's result.
 _FEEDBACK_IN_RESULT = "\n\nThe user provided the following feedback:"
 _CWD = re.compile(r"# Current Working Directory \((.+?)\) Files")
+#: What Cline appends to the assistant's text when it cuts the stream short (the stream loop and
+#: ``abortStream`` in ``src/core/task/index.ts``, the same words since v2): its words, not the
+#: model's. ``user`` and ``API Error`` end the turn (the user cancelled; the stream failed);
+#: ``user feedback`` (a call rejected) and ``a tool use result…`` (a second tool use) only cut
+#: the rest of the response.
+_INTERRUPTED = re.compile(
+    r"\s*\[(Response interrupted by (user feedback|user|API Error|a tool use result)[^\]]*)\]\s*\Z"
+)
 _FAILED = (
     "The tool execution failed",
     "[ERROR]",
@@ -340,6 +369,17 @@ def cline_notice(text: str) -> SystemNotice | None:
     if text.startswith("[TASK RESUMPTION]"):
         return SystemNotice(text=first, level="info", subtype="task_resumption")
     return None
+
+
+def interruption(words: str, cause: str) -> Entry:
+    """What Cline's note that it cut a response short says (:data:`_INTERRUPTED`): the user
+    stopped the turn (an :class:`AbortMarker`), the stream failed (an :class:`AssistantError`),
+    or it cut the rest of the response (an info notice)."""
+    if cause == "user":
+        return AbortMarker(reason=words)
+    if cause == "API Error":
+        return AssistantError(message=words)
+    return SystemNotice(text=words, level="info", subtype="response_interrupted")
 
 
 def status_of(text: str | None) -> ToolStatus:
@@ -466,6 +506,9 @@ class ClineBuilder(AnthropicBuilder):
 
     def _assistant_text(self, text: str, batch_id: str, model: str | None) -> Entry | None:
         last: Entry | None = None
+        cut = _INTERRUPTED.search(text)
+        if cut is not None:
+            text = text[: cut.start()]
         for kind, value in split_text(text):
             if kind == "text":
                 last = self._append(AssistantText(text=value, model=model))
@@ -488,6 +531,8 @@ class ClineBuilder(AnthropicBuilder):
                 )
                 self._waiting.append(call)
                 self._append(call)
+        if cut is not None:
+            self._append(interruption(cut.group(1), cut.group(2)))
         return last
 
     def _reply(self, text: str, model: str | None) -> Entry | None:
@@ -790,17 +835,46 @@ def _beside(path: Path | None, name: str) -> Any:
 
 
 def _requests(ui: Any) -> list[dict[str, Any]]:
-    """The ``api_req_started`` infos of ``ui_messages.json``, each with its ``ts``."""
+    """The ``api_req_started`` infos of ``ui_messages.json``, each with its ``ts``, its line in
+    the file and its ``conversationHistoryIndex`` (``index``)."""
     found = []
-    for message in ui if isinstance(ui, list) else []:
+    for line, message in enumerate(ui if isinstance(ui, list) else [], start=1):
         if not isinstance(message, Mapping) or message.get("say") != "api_req_started":
             continue
         try:
             info = codec.loads(message.get("text") or "{}")
         except (ValueError, TypeError):
             info = {}
-        found.append({**(info if isinstance(info, Mapping) else {}), "ts": message.get("ts")})
+        info = info if isinstance(info, Mapping) else {}
+        found.append({**info, "ts": message.get("ts"), "line": line, "index": _index_of(message)})
     return found
+
+
+def _pair(requests: list[dict[str, Any]], messages: list[Any]) -> dict[int, dict[str, Any]]:
+    """The request of each assistant message, by the message's index in the history.
+
+    A request's ``conversationHistoryIndex`` is the history's last message before the request's
+    own user message was added (``MessageStateHandler.addToClineMessages``), so the request of
+    the assistant message at ``k`` is the last one said since the previous response was saved,
+    with an index below ``k``: a request that got no response (the last, its answer never
+    saved; one whose task was killed mid-stream) is no message's. Without those indexes (older
+    versions) the requests are paired in order, and only when there is one per response."""
+    answers = [
+        at for at, m in enumerate(messages)
+        if isinstance(m, Mapping) and m.get("role") == "assistant"
+    ]  # fmt: skip
+    if not requests:
+        return {}
+    if not all(r["index"] is not None for r in requests):
+        return dict(zip(answers, requests, strict=True)) if len(answers) == len(requests) else {}
+    paired: dict[int, dict[str, Any]] = {}
+    previous = -1
+    for at in answers:
+        said = [r for r in requests if previous <= r["index"] < at]
+        if said:
+            paired[at] = said[-1]
+        previous = at
+    return paired
 
 
 def _task_time(ui: Any) -> str | None:
@@ -900,17 +974,18 @@ def read(source: Source) -> Transcript:
     agent = _agent(source.path)
     if agent is not None:
         transcript.metadata["agent"] = agent
-    assistants = sum(1 for m in messages if isinstance(m, Mapping) and m.get("role") == "assistant")
-    paired = bool(requests) and len(requests) == assistants
-    turn = 0
+    paired = _pair(requests, messages)
     costs: list[float] = []  # metrics.cost of each assistant message that records one
     model = provider = None  # the last modelInfo's
     added: list[Entry] = []  # the entries of the message last fed
     unsaved, tail = _unsaved(ui, messages)
+    dropped = _dropped(ui, messages)
     for line, message in enumerate(messages, start=1):
         before = len(transcript.entries)
         builder.feed_noted(source, message, line, role_of(message))
         added = transcript.entries[before:]
+        if line - 1 in dropped and (call := _waiting_call(message, added)) is not None:
+            transcript.update(call, status="cancelled")
         stamp = ms_to_iso(message.get("ts")) if isinstance(message, Mapping) else None
         if line == 1 and stamp is None:
             stamp = _task_time(ui)
@@ -923,8 +998,8 @@ def read(source: Source) -> Transcript:
             cost = _cost(metrics.get("cost") if isinstance(metrics, Mapping) else None)
             if cost is not None:
                 costs.append(cost)
-            if paired:
-                info = requests[turn]
+            info = paired.get(line - 1)
+            if info is not None:
                 stamp = stamp or ms_to_iso(info.get("ts"))
                 # The same request's counts, with cache reads and writes apart.
                 request = _request_usage(info, own_provider)
@@ -939,14 +1014,28 @@ def read(source: Source) -> Transcript:
                     carrier.meta["cached_tokens"] = cached
                 if cost is not None:
                     carrier.meta["cost_usd"] = cost
-            turn += 1
+            _stream_failure(transcript, added, info)
         for entry in added:
             if stamp and entry.timestamp is None:
                 transcript.update(entry, timestamp=stamp)
         if line - 1 in unsaved:
             transcript.extend(_panel_entries(source, unsaved[line - 1]))
+    answered = {r["line"] for r in paired.values()}
     if tail:
-        transcript.extend(_panel_entries(source, tail))
+        shown = _panel_entries(source, tail)
+        transcript.extend(shown)
+        if any(getattr(e, "usage", None) is not None for e in shown):
+            answered |= {line for line, _ in tail}  # its request's usage is on its response
+    unanswered: Tokens = {}
+    for asked in requests:
+        if asked["line"] not in answered:
+            add_into(unanswered, counts_of(_request_usage(asked, provider)))
+    if any(unanswered.values()):
+        # A request no saved response answered still spent its tokens: the session's are
+        # every response's and these.
+        totals = count_tokens(transcript.entries)
+        add_into(totals, unanswered)
+        transcript.metadata["usage"] = totals
     if requests:
         transcript.metadata["api_requests"] = len(requests)
         # Every request's, those of messages cut from a truncated history too.
@@ -966,6 +1055,19 @@ def read(source: Source) -> Transcript:
 #: What only the panel records, never the history: a request's retries and its failure, the
 #: mistake limit's question to the user.
 _PANEL_ONLY = NameSet({"say/error_retry", "ask/api_req_failed", "ask/mistake_limit_reached"})
+
+
+def _stream_failure(
+    transcript: Transcript, added: list[Entry], request: Mapping[str, Any] | None
+) -> None:
+    """The error of a response whose stream failed (Cline's note, :func:`interruption`) is what
+    its request recorded (``streamingFailedMessage``), when the panel kept it."""
+    said = request.get("streamingFailedMessage") if request is not None else None
+    if not isinstance(said, str) or not said:
+        return
+    for entry in added:
+        if isinstance(entry, AssistantError):
+            transcript.update(entry, message=_error_message(said))
 
 
 def _index_of(message: Mapping[str, Any]) -> int | None:
@@ -1028,6 +1130,40 @@ def _panel_entries(source: Source, messages: list[tuple[int, Any]]) -> list[Entr
     for entry in entries:
         entry.id = ""  # a fresh id in the history's transcript
     return entries
+
+
+#: The asks that put a call to the user: its approval (:data:`APPROVAL_ASKS`) or its question.
+_USER_ASKS = NameSet({*APPROVAL_ASKS, "followup"})
+
+
+def _dropped(ui: Any, history: list[Any]) -> set[int]:
+    """The history's assistant messages (their indexes) whose last call waited for the user when
+    the task stopped: the panel's message before a resume (``ask: resume_task``) is that call's
+    ask, its approval or its question (``followup``).
+
+    Stopping the task rejects the ask (``abortTask``: ``ask()`` throws "Cline instance
+    aborted"), so the call's handler never ran it, or never got its answer, and never returned
+    a result; the resumed task tells the model to assume it did not succeed
+    (``formatResponse.taskResumption``). Such a call is ``cancelled``, as in :func:`read_panel`.
+    The ask's ``conversationHistoryIndex`` is the response's user message, or the response
+    itself once it was saved."""
+    found: set[int] = set()
+    before: Any = None  # the last message the panel showed other than a resume
+    for message in ui if isinstance(ui, list) else []:
+        kind = _panel_kind(message)
+        if kind is None:
+            continue
+        if kind not in _RESUMES:
+            before = message
+            continue
+        index = _index_of(before) if isinstance(before, Mapping) else None
+        if index is None or before.get("type") != "ask" or before.get("ask") not in _USER_ASKS:
+            continue
+        for at in (index + 1, index):
+            if 0 <= at < len(history) and role_of(history[at]) == "assistant":
+                found.add(at)
+                break
+    return found
 
 
 def _waiting_call(last: Any, added: list[Entry]) -> ToolCall | None:
@@ -1132,8 +1268,13 @@ def read_panel(
     requests = 0
     last: Any = None  # the panel's last message, and the call it shows (None for none)
     last_call_shown: ToolCall | None = None
+    stop: Entry | None = None  # how Cline cut the last request's stream short (its cancelReason)
+    errors: set[str] = set()  # the errors the panel showed since the last request
     for line, message in messages:
         kind = _panel_kind(message)
+        if kind in _RESPONSE_ENDS and stop is not None:
+            _stopped(transcript, stop, errors)
+            stop = None
         if kind is not None:
             if kind in _RESUMES and last_call_shown is not None and awaits_approval(last):
                 # The task stopped while the call waited for approval, and resuming it drops
@@ -1171,9 +1312,11 @@ def read_panel(
         elif kind == "say/error":
             entry = SystemNotice(text=text, level="error", subtype="error", timestamp=stamp)
             last_error = text
+            errors.add(_error_message(text))
         elif kind == "ask/api_req_failed":
             entry = AssistantError(message=_error_message(text), timestamp=stamp)
             last_error = text
+            errors.add(entry.message)
         elif kind == "say/error_retry":
             info = _json_of(text)
             info = info if isinstance(info, Mapping) else {}
@@ -1240,6 +1383,9 @@ def read_panel(
             response += unshown
             placed = _respond(transcript, response, pending) and placed
             waiting, response = [], []
+            if stop is not None:
+                _stopped(transcript, stop, errors)
+            stop, errors = _cancelled(info), set()
             notice = cline_notice(request)
             if notice is not None:  # the nudge, a resumed task: what the request says first
                 transcript.append(replace(notice, timestamp=stamp))
@@ -1267,6 +1413,8 @@ def read_panel(
             waiting.append(entry)
             last_call = last_call_shown = entry
     placed = _respond(transcript, response, pending) and placed
+    if stop is not None:
+        _stopped(transcript, stop, errors)
     for call in waiting:  # no request sent their results back: the task stopped here
         transcript.update(call, status="unknown")
     if last_call_shown is not None and awaits_approval(last):
@@ -1284,6 +1432,33 @@ def read_panel(
     if provider is not None:
         meta["model_provider"] = provider
     return transcript
+
+
+#: What ends a request's response in the panel: the next request, the user's words, a resume.
+_RESPONSE_ENDS = frozenset({"say/api_req_started", "say/user_feedback", "say/task", *_RESUMES})
+
+
+def _cancelled(info: Mapping[str, Any]) -> Entry | None:
+    """How Cline cut a request's stream short, as its ``api_req_started`` records it
+    (``cancelReason``, ``streamingFailedMessage``: ``abortStream``), in the words it adds to the
+    history (:func:`interruption`); None for a request it did not stop."""
+    reason = info.get("cancelReason")
+    if reason == "user_cancelled":
+        return interruption("Response interrupted by user", "user")
+    if reason != "streaming_failed":
+        return None
+    said = info.get("streamingFailedMessage")
+    if isinstance(said, str) and said:
+        return AssistantError(message=_error_message(said))
+    return interruption("Response interrupted by API Error", "API Error")
+
+
+def _stopped(transcript: Transcript, stop: Entry, errors: set[str]) -> None:
+    """``stop`` after the response it ended, unless it is a failure the panel showed as an error
+    already (the failed request's ``api_req_failed``): a retry's warning only says a retry
+    followed it."""
+    if not (isinstance(stop, AssistantError) and stop.message in errors):
+        transcript.append(stop)
 
 
 def _respond(
