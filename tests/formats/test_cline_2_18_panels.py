@@ -14,8 +14,11 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 import turnfold
 from turnfold import AssistantText, SystemNotice, ToolCall, UserMessage
+from turnfold.caches import CACHE_ENV
 from turnfold.model import AbortMarker, AssistantError, PendingAction, Thinking, Transcript
 from turnfold.session import session_facts
 from turnfold.usage import transcript_tokens
@@ -612,3 +615,23 @@ def test_the_unsaved_response_s_request_counts_when_nothing_carries_its_usage(
     assert (tokens["input_tokens"], tokens["output_tokens"], tokens["cache_read_tokens"]) == (
         15035, 165, 1000,
     )  # fmt: skip
+
+
+def test_C2_C4_a_task_folder_is_one_row_read_again_when_its_panel_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its history and its panel each made a row: every task counted twice (tokens, cost, runs).
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    tasks = tmp_path / "tasks"
+    shutil.copytree(TASKS / "edits", tasks / "edits")
+    first = turnfold.scan(tasks, workers=1)
+    assert [Path(key).name for key in first.keys] == ["api_conversation_history.json"]
+    assert first.skipped == 0  # the panel and the metadata are read with it
+    panel = tasks / "edits" / "ui_messages.json"
+    messages = json.loads(panel.read_text())
+    messages.append({"ts": messages[-1]["ts"] + 1000, "type": "say", "say": "text",
+                     "text": "TF-LATE: a word the panel kept after the history"})  # fmt: skip
+    panel.write_text(json.dumps(messages))
+    again = turnfold.scan(tasks, workers=1)
+    assert again.read == 2  # the panel and, for it, the history
+    assert len(again) == 1

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from turnfold.caches import INDEX_NAME
 from turnfold.corpus.runs import Span
 from turnfold.formats import tables
-from turnfold.formats.agents import copilot, crush, kimi, kimi_cli, opencode
+from turnfold.formats.agents import cline, copilot, crush, kimi, kimi_cli, opencode
 from turnfold.formats.compressed import candidate_names
 from turnfold.formats.frameworks import (
     adk_db,
@@ -355,7 +355,9 @@ def is_session_bookkeeping(path: Path, format: str | None = None) -> bool:
     ``<session>.jsonl`` (:mod:`turnfold.formats.claude_code_workflows`). Cline 4 writes a
     session's manifest ``<sessionId>.json`` and its compacted history
     ``<sessionId>.compaction.json`` (a sidecar the messages file makes redundant) beside
-    ``<sessionId>.messages.json`` (:mod:`turnfold.formats.agents.cline_messages`). An OpenHands
+    ``<sessionId>.messages.json`` (:mod:`turnfold.formats.agents.cline_messages`); a Cline 3.x
+    task's chat panel and metadata (``ui_messages.json``, ``task_metadata.json``) beside its
+    ``api_conversation_history.json``, which is read with them. An OpenHands
     SDK conversation's event files (``<id>/events/event-….json``) are read with its
     ``base_state.json`` (:mod:`turnfold.formats.harnesses.openhands_sdk`). OpenCode before 1.2
     wrote each message and part of a session in a file of its own
@@ -370,6 +372,8 @@ def is_session_bookkeeping(path: Path, format: str | None = None) -> bool:
         head = [json_object_file(path)] if format == opencode.NAME and kind == "session" else []
         return bool(head) and _opencode_lead(path, head) is not None
     if _cline_sidecar_of(path) is not None or _sdk_event_of(path) is not None:
+        return True
+    if _cline_task_of(path) is not None:
         return True
     if name != strands_session.SESSION_FILE and strands_session.session_of(path) is not None:
         return True
@@ -406,7 +410,7 @@ def session_of(path: Path, format: str | None, head: list[Any]) -> str | None:
     sdk = sdk or (_sdk_parent(path) if format == openhands_sdk.NAME else None)
     if sdk is not None:
         return globbing.escape(str(sdk / openhands_sdk.BASE_STATE))
-    cline = _cline_sidecar_of(path) if format is None else None
+    cline = _cline_sidecar_of(path) or _cline_task_of(path) if format is None else None
     if cline is None and format == "cline-messages":
         cline = _cline_session(path)
     if cline is not None:
@@ -480,6 +484,16 @@ def _cline_sidecar_of(path: Path) -> Path | None:
         return None
     session = path.with_name(stem + _CLINE_MESSAGES)
     return session if stem and session.is_file() else None
+
+
+def _cline_task_of(path: Path) -> Path | None:
+    """The history of the Cline 3.x task whose chat panel (``ui_messages.json``) or metadata
+    (``task_metadata.json``) ``path`` is, if it sits beside them: the task's one row, which
+    reads both (:mod:`turnfold.formats.agents.cline`). A lone panel file is a session itself."""
+    if path.name not in (cline.UI_NAME, cline.METADATA_NAME):
+        return None
+    history = path.with_name(cline.HISTORY_NAME)
+    return history if history.is_file() else None
 
 
 def _sdk_event_of(path: Path) -> Path | None:
