@@ -167,6 +167,30 @@ def test_L2_anthropic_images_and_documents() -> None:
     assert [(i.media_type, i.data) for i in call.result.images] == [("image/png", "iVBORw0KGgo=")]
 
 
+def test_X2_anthropic_search_result_blocks_of_a_prompt_are_shown() -> None:
+    # search_result (SearchResultBlockParam): sources an application hands the model to cite.
+    # They were skipped as an unknown block type, their text lost.
+    messages = [
+        {"role": "user", "content": [
+            {"type": "search_result", "source": "https://kb.example/refunds",
+             "title": "Refund policy",
+             "content": [{"type": "text", "text": "Refunds within 30 days."}],
+             "citations": {"enabled": True}},
+            {"type": "text", "text": "How long do I have to ask for a refund?"},
+        ]},
+        {"role": "assistant", "content": [{"type": "text", "text": "30 days."}]},
+    ]  # fmt: skip
+    transcript = load(messages)
+    assert transcript.warnings == []
+    (prompt,) = [e for e in transcript if isinstance(e, UserMessage)]
+    assert prompt.text.split("\n") == [
+        "[search result: Refund policy — https://kb.example/refunds]",
+        "Refunds within 30 days.",
+        "",
+        "How long do I have to ask for a refund?",
+    ]
+
+
 def test_L2_anthropic_usage_goes_on_the_last_text_of_the_message() -> None:
     messages = [
         {"role": "user", "content": "q"},
@@ -226,6 +250,15 @@ def server_turn(result: dict[str, Any]) -> list[dict[str, Any]]:
         ({"type": "code_execution_tool_result", "content": {
             "type": "code_execution_result", "stdout": "", "stderr": "boom", "return_code": 1}},
          "error", "boom"),
+        # The text editor's and tool search's errors say what went wrong beside their code.
+        ({"type": "text_editor_code_execution_tool_result", "content": {
+            "type": "text_editor_code_execution_tool_result_error",
+            "error_code": "invalid_tool_input", "error_message": "old_str not found in a.py"}},
+         "error", "invalid_tool_input: old_str not found in a.py"),
+        ({"type": "tool_search_tool_result", "content": {
+            "type": "tool_search_tool_result_error", "error_code": "unavailable",
+            "error_message": None}},
+         "error", "unavailable"),
     ],
 )  # fmt: skip
 def test_L2_anthropic_server_tool_results(result: dict[str, Any], status: str, text: str) -> None:
@@ -296,6 +329,64 @@ def test_L2_anthropic_response_object(stop_reason: str, kind: type[Any] | None) 
     assert len(transcript) == (1 if kind is None else 2)
     if kind is not None:
         assert isinstance(transcript.entries[1], kind)
+
+
+def test_L2_a_prompt_then_the_sdk_message_it_got_is_anthropic() -> None:
+    # [prompt, client.messages.create(...)] read "equally well as anthropic and
+    # openai-responses" when the answer was text alone: a Responses item has no stop_reason.
+    from anthropic.types import Message
+
+    message = Message.model_validate(
+        {"id": "msg_01C", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+         "content": [{"type": "text", "text": "Paris."}], "stop_reason": "end_turn",
+         "stop_sequence": None, "usage": {"input_tokens": 12, "output_tokens": 3}}
+    )  # fmt: skip
+    for saved in (message, message.model_dump(), json.loads(message.to_json())):
+        transcript = load([{"role": "user", "content": "Capital of France?"}, saved])
+        assert transcript.metadata["source_format"] == "anthropic"
+        prompt, answer = transcript.entries
+        assert isinstance(prompt, UserMessage)
+        assert prompt.text == "Capital of France?"
+        assert isinstance(answer, AssistantText)
+        assert answer.text == "Paris."
+        assert answer.usage is not None
+        assert answer.usage.output_tokens == 3
+
+
+@pytest.mark.parametrize(
+    ("stop_reason", "notice"),
+    [
+        ("max_tokens", "The response was cut off at the max_tokens limit."),
+        (
+            "model_context_window_exceeded",
+            "The response was cut off at the model's context window limit.",
+        ),
+        ("pause_turn", "The API paused the turn before the model finished (pause_turn)."),
+    ],
+)
+def test_L2_anthropic_sdk_message_stopped_short_says_so(stop_reason: str, notice: str) -> None:
+    # The SDK's StopReason (anthropic 2.x): a response stopped by the context window or paused
+    # by the API mid-turn had ended like a finished answer, nothing said.
+    from anthropic.types import Message
+
+    message = Message.model_validate(
+        {
+            "id": "msg_01B",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "Searching the web for"}],
+            "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 5, "output_tokens": 4},
+        }
+    )
+    transcript = load([{"role": "user", "content": "Find the release notes."}, message])
+    text, stop = transcript.entries[1:]
+    assert isinstance(text, AssistantText)
+    assert text.text == "Searching the web for"
+    assert isinstance(stop, SystemNotice)
+    assert (stop.text, stop.level, stop.subtype) == (notice, "warning", stop_reason)
 
 
 class SdkBlock:

@@ -119,7 +119,11 @@ def test_L2_openai_chat_user_images_and_refusal() -> None:
     # The inline image is the prompt's (it was counted, its data dropped); a remote one is
     # named, never fetched.
     assert [image.media_type for image in first.images] == ["image/png"]
-    assert (second.text, second.meta, second.images) == ("[image]", {"images": 1}, [])
+    assert (second.text, second.meta, second.images) == (
+        "[attachment: https://example.invalid/x.png]",
+        {"images": 1},
+        [],
+    )
     (refusal,) = of(t, AssistantText)
     assert refusal.text == "I can't help with that."
     assert refusal.meta == {"refusal": True}
@@ -892,3 +896,163 @@ def test_issue22_a_function_call_reads_alike_on_its_fast_path_and_the_general_on
     assert meta == ({"namespace": "ns"} if "namespace" in item else {})
     if isinstance(item.get("arguments"), dict):
         assert args is not item["arguments"]  # a copy, never the input's own (L-4)
+
+
+def test_U1_openai_sdk_usage_counts_the_cache_writes() -> None:
+    # The SDK's usage details name the cache writes beside the reads (input_tokens_details /
+    # prompt_tokens_details.cache_write_tokens): they were dropped, so a session's cached
+    # input read as all reads.
+    from openai.types.chat import ChatCompletion
+    from openai.types.responses import Response
+
+    response = Response.model_validate(
+        {
+            "id": "resp_cw", "object": "response", "created_at": 1764979200,
+            "model": "gpt-5", "parallel_tool_calls": True, "tool_choice": "auto",
+            "tools": [], "status": "completed",
+            "output": [{"type": "message", "id": "msg_cw", "role": "assistant",
+                        "status": "completed",
+                        "content": [{"type": "output_text", "text": "Done.",
+                                     "annotations": []}]}],
+            "usage": {"input_tokens": 1000, "output_tokens": 200, "total_tokens": 1200,
+                      "input_tokens_details": {"cached_tokens": 600, "cache_write_tokens": 300},
+                      "output_tokens_details": {"reasoning_tokens": 150}},
+        }
+    )  # fmt: skip
+    completion = ChatCompletion.model_validate(
+        {
+            "id": "chatcmpl-cw", "object": "chat.completion", "created": 1764979200,
+            "model": "gpt-4o",
+            "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                         "message": {"role": "assistant", "content": "Done."}}],
+            "usage": {"prompt_tokens": 500, "completion_tokens": 40, "total_tokens": 540,
+                      "prompt_tokens_details": {"cached_tokens": 100, "cache_write_tokens": 50},
+                      "completion_tokens_details": {"reasoning_tokens": 10}},
+        }
+    )  # fmt: skip
+    (text,) = of(turnfold.load(response), AssistantText)
+    assert text.usage is not None
+    assert (text.usage.input_tokens, text.usage.cache_read_tokens) == (1000, 600)
+    assert (text.usage.cache_write_tokens, text.usage.reasoning_tokens) == (300, 150)
+    (text,) = of(turnfold.load(completion), AssistantText)
+    assert text.usage is not None
+    assert (text.usage.input_tokens, text.usage.cache_read_tokens) == (500, 100)
+    assert (text.usage.cache_write_tokens, text.usage.reasoning_tokens) == (50, 10)
+
+
+def test_X2_a_prompts_files_audio_and_remote_images_are_named_beside_its_text() -> None:
+    # A file, an audio clip or an image by URL sent with a prompt's text was only counted in
+    # meta: the prompt showed its text and nothing of what came with it.
+    chat = [
+        {"role": "user", "content": [
+            {"type": "text", "text": "Summarise the report and the call."},
+            {"type": "file", "file": {"filename": "report.pdf",
+                                      "file_data": "data:application/pdf;base64,JVBERi0x"}},
+            {"type": "file", "file": {"file_id": "file-abc123"}},
+            {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+            {"type": "image_url", "image_url": {"url": "https://example.invalid/chart.png"}},
+            {"type": "image_url", "image_url": {"url": PNG}},
+        ]},
+        {"role": "assistant", "content": "The report says ..."},
+    ]  # fmt: skip
+    (prompt,) = of(turnfold.load(chat), UserMessage)
+    assert prompt.text.split("\n\n") == [
+        "Summarise the report and the call.",
+        "[attachment: report.pdf · application/pdf · 6 B]",
+        "[attachment: file-abc123]",
+        "[attachment: audio · audio/wav · 4 B]",
+        "[attachment: https://example.invalid/chart.png]",
+    ]
+    assert [image.data for image in prompt.images] == ["iVBORw0KGgo="]
+    assert prompt.meta == {"files": 3, "images": 2}
+
+
+def test_X2_a_responses_prompts_images_are_shown_and_its_files_named() -> None:
+    # A Responses input message's pasted image (an input_image data URL) was counted, never
+    # shown; its input_file and an image by URL were not named.
+    from openai.types.responses import EasyInputMessage, ResponseOutputMessage
+
+    items = [
+        EasyInputMessage.model_validate(
+            {"type": "message", "role": "user", "content": [
+                {"type": "input_text", "text": "What does the chart show?"},
+                {"type": "input_image", "image_url": PNG, "detail": "auto"},
+                {"type": "input_image", "image_url": "https://example.invalid/b.png",
+                 "detail": "auto"},
+                {"type": "input_file", "filename": "data.csv",
+                 "file_data": "data:text/csv;base64,YSxiCg=="},
+            ]}
+        ),
+        ResponseOutputMessage.model_validate(
+            {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+             "content": [{"type": "output_text", "text": "A rising line.", "annotations": []}]}
+        ),
+    ]  # fmt: skip
+    transcript = turnfold.load(items)
+    assert transcript.metadata["source_format"] == "openai-responses"
+    (prompt,) = of(transcript, UserMessage)
+    assert prompt.text.split("\n\n") == [
+        "What does the chart show?",
+        "[attachment: https://example.invalid/b.png]",
+        "[attachment: data.csv · text/csv · 4 B]",
+    ]
+    assert [(i.media_type, i.data) for i in prompt.images] == [("image/png", "iVBORw0KGgo=")]
+    # A prompt of nothing but a pasted image shows it, and still reads "[image]" (its title).
+    alone = [{"role": "user", "content": [{"type": "input_image", "image_url": PNG}]}]
+    (prompt,) = of(turnfold.load(alone, format="openai-responses"), UserMessage)
+    assert (prompt.text, len(prompt.images)) == ("[image]", 1)
+
+
+def test_L2_openai_chat_a_spoken_answer_is_its_transcript() -> None:
+    # modalities=["audio"]: the message's content is null and its audio holds the transcript.
+    # The answer, and the response's usage with it, were dropped without a word.
+    from openai.types.chat import ChatCompletion
+
+    completion = ChatCompletion.model_validate(
+        {
+            "id": "chatcmpl-au", "object": "chat.completion", "created": 1764979200,
+            "model": "gpt-4o-audio-preview",
+            "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                         "message": {"role": "assistant", "content": None,
+                                     "audio": {"id": "audio_1", "data": "UklGRg==",
+                                               "expires_at": 1764982800,
+                                               "transcript": "It is sunny in Paris."}}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 20, "total_tokens": 30},
+        }
+    )  # fmt: skip
+    transcript = turnfold.load([{"role": "user", "content": "Weather in Paris?"}, completion])
+    (answer,) = of(transcript, AssistantText)
+    assert (answer.text, answer.meta) == ("It is sunny in Paris.", {"audio": True})
+    assert answer.usage is not None
+    assert answer.usage.output_tokens == 20
+    # A later request's history refers to the spoken answer by id, without its transcript.
+    history = [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "audio": {"id": "audio_1"}},
+        {"role": "user", "content": "And tomorrow?"},
+    ]
+    (answer,) = of(turnfold.load(history), AssistantText)
+    assert answer.text == "[audio: audio_1]"
+
+
+def test_X2_a_chat_completion_of_several_choices_says_only_the_first_is_shown() -> None:
+    # n=2: the second sample was dropped without a word.
+    from openai.types.chat import ChatCompletion
+
+    completion = ChatCompletion.model_validate(
+        {
+            "id": "chatcmpl-n2", "object": "chat.completion", "created": 1764979200,
+            "model": "gpt-4o",
+            "choices": [
+                {"index": 0, "finish_reason": "stop", "logprobs": None,
+                 "message": {"role": "assistant", "content": "Paris."}},
+                {"index": 1, "finish_reason": "stop", "logprobs": None,
+                 "message": {"role": "assistant", "content": "It is Paris."}},
+            ],
+        }
+    )  # fmt: skip
+    transcript = turnfold.load([{"role": "user", "content": "Capital of France?"}, completion])
+    assert [e.text for e in of(transcript, AssistantText)] == ["Paris."]
+    assert [(w.line, w.reason) for w in transcript.warnings] == [
+        (2, "chat completion with 2 choices: only the first is shown")
+    ]

@@ -167,10 +167,14 @@ def test_L2_ms_swift_tool_call_and_tool_response_messages_are_calls_and_their_re
 def test_L2_ms_swift_row_with_thinking_text_and_an_image_result() -> None:
     row = _rows(SWIFT)[1]
     transcript = turnfold.load(row)
+    # Each <image> tag stands for the next file of the row's images, the prompt's and the
+    # screenshot the tool returned alike: the tags read as the files they are, not "<image>".
+    (prompt,) = [e for e in transcript.entries if isinstance(e, UserMessage)]
+    assert prompt.text == "[image: desktop.png]现在几点了？"
     (call,) = transcript.tool_calls()
     assert (call.name, call.args) == ("click", {"x": 105, "y": 132})
     assert call.result is not None
-    assert call.result.text == row["messages"][3]["content"]
+    assert call.result.text == '{"images": "[image: calendar.png]", "status": "success"}'
     assert transcript.entries[-1].text == row["messages"][-1]["content"]
     assert transcript.metadata["images"] == row["images"]
 

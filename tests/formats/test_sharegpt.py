@@ -172,3 +172,25 @@ def test_C1_a_preference_dataset_is_scanned_a_row_per_pair() -> None:
         assert (rejected.text, rejected.meta) == (row["rejected"]["value"], {"rejected": True})
         assert isinstance(chosen, AssistantText)
         assert chosen.text == row["chosen"]["value"]
+
+
+def test_L2_media_tags_of_a_sharegpt_row_name_the_files_of_its_media_columns() -> None:
+    # LLaMA-Factory's multimodal ShareGPT rows (data/README.md: "images" beside the
+    # conversations, an <image> tag where each goes); a tag no file is left for stays.
+    row = {
+        "conversations": [
+            {"from": "human", "value": "<image>Who are they?"},
+            {"from": "gpt", "value": "They're Kane and Gretzka from Bayern Munich."},
+            {"from": "human", "value": "<video>And here?<image>"},
+            {"from": "gpt", "value": "A goal."},
+        ],
+        "images": ["mllm_demo_data/1.jpg"],
+        "videos": [{"path": "mllm_demo_data/4.mp4", "bytes": None}],
+    }
+    transcript = turnfold.load(row)
+    assert transcript.metadata["source_format"] == "sharegpt"
+    prompts = [e.text for e in transcript.entries if isinstance(e, UserMessage)]
+    assert prompts == [
+        "[image: mllm_demo_data/1.jpg]Who are they?",
+        "[video: mllm_demo_data/4.mp4]And here?<image>",
+    ]

@@ -14,14 +14,16 @@ Mapping (blocks as in :mod:`turnfold.formats.anthropic_blocks`):
   blocks is the agent loop reporting results, not a prompt. Pasted images (base64) are the
   message's ``images``; files the user attached (``document``, ``file``, ``container_upload``,
   an image by URL) are attachment lines in its text (name, media type, size; issue 11.8); both
-  are counted in ``meta`` (``images``, ``documents``, ``files``);
+  are counted in ``meta`` (``images``, ``documents``, ``files``); a ``search_result`` (a
+  source given to cite) is a ``[search result: title — source]`` line and its text;
 - an assistant message's blocks become entries in order; its calls form one batch whose id is the
   message's own ``id``, else ``msg-<line>``; ``usage`` goes on its last :class:`AssistantText`;
 - ``tool_result`` pairs with its call by ``tool_use_id`` (``is_error`` → ``error``, otherwise
   ``success``); server tools (``server_tool_use`` + ``web_search_tool_result`` …) pair the same
   way inside the assistant message;
-- ``stop_reason`` ``refusal`` → :class:`AssistantError`; ``max_tokens`` → a warning
-  :class:`SystemNotice` (the answer was cut off);
+- ``stop_reason`` ``refusal`` → :class:`AssistantError`; ``max_tokens`` and
+  ``model_context_window_exceeded`` → a warning :class:`SystemNotice` (the answer was cut off),
+  ``pause_turn`` → one saying the API paused the turn (the model had not finished);
 - the format records no timestamps, so times and durations stay ``None``; a call whose result
   never arrives stays ``unknown`` (spec L-3).
 
@@ -67,6 +69,11 @@ RECORDS = Records(
     },
 )
 
+#: Stop reasons that cut a response off, and the limit each names.
+_CUT_OFF = {
+    "max_tokens": "the max_tokens limit",
+    "model_context_window_exceeded": "the model's context window limit",
+}
 # Message keys only OpenAI's Chat Completions uses (an SDK dump writes them even when null).
 _OPENAI_KEYS = ("tool_calls", "tool_call_id", "function_call", "refusal", "audio", "name")
 _OPENAI_PART_TYPES = NameSet(
@@ -141,6 +148,10 @@ class AnthropicBuilder(MessageBuilder):
                 # The user attached it (issue 11.8): an attachment line, never dropped.
                 texts.append(blocks.attachment_line(block))
                 counts[_COUNTED.get(str(kind), "files")] += 1
+            elif kind == "search_result":
+                # Sources the application gave the model to cite: where each is from, its text.
+                body, _ = blocks.content_of(block.get("content"))
+                texts.append(f"[search result: {blocks.search_line(block)}]\n{body or ''}".strip())
             else:
                 self._unknown(block, line)
         meta = {key: n for key, n in counts.items() if n}
@@ -220,9 +231,13 @@ class AnthropicBuilder(MessageBuilder):
     def _stop_reason(self, reason: Any) -> None:
         if reason == "refusal":
             self._append(AssistantError(message="The model declined to respond (refusal)."))
-        elif reason == "max_tokens":
-            text = "The response was cut off at the max_tokens limit."
-            self._append(SystemNotice(text=text, level="warning", subtype="max_tokens"))
+        elif reason in _CUT_OFF:
+            text = f"The response was cut off at {_CUT_OFF[reason]}."
+            self._append(SystemNotice(text=text, level="warning", subtype=reason))
+        elif reason == "pause_turn":
+            # The API stopped a long server-tool turn midway; what precedes is not an answer.
+            text = "The API paused the turn before the model finished (pause_turn)."
+            self._append(SystemNotice(text=text, level="warning", subtype=reason))
 
     # --- helpers ----------------------------------------------------------------------------
 

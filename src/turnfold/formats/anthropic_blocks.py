@@ -285,8 +285,10 @@ def _server_result(content: Any) -> tuple[ToolStatus, ToolResult]:
         return "success", text_result(text, images=images)
     kind = content.get("type")
     if (isinstance(kind, str) and kind.endswith("_error")) or "error_code" in content:
-        code = content.get("error_code")
-        return "error", text_result(code if isinstance(code, str) else stringify(content))
+        # The code names the failure; the text editor's and tool search's add a message.
+        said = [p for p in (content.get("error_code"), content.get("error_message")) if p]
+        text = ": ".join(said) if all(isinstance(p, str) for p in said) else ""
+        return "error", text_result(text or stringify(content))
     if "return_code" in content:  # code execution: the exit code says whether it worked
         output = "\n".join(
             part for part in (content.get("stdout"), content.get("stderr"))

@@ -11,13 +11,18 @@ Mapping (:class:`OpenAIChatBuilder`):
 - a message that keeps its text under ``text`` instead of ``content`` (saved chats;
   nebius/SWE-agent-trajectories, whose system message keeps it under ``system_prompt`` and
   whose assistant is ``ai``) is read as if it were under ``content``; ``ai`` is ``assistant``;
-- ``user`` → :class:`UserMessage`: a string, or the ``text`` parts of a content list; images,
-  audio and files are counted in ``meta`` (a message of nothing but them reads ``[image]``);
+- ``user`` → :class:`UserMessage`: a string, or the ``text`` parts of a content list; images
+  (``data:`` URLs) are its ``images``; a file, an audio clip or an image by URL is a line
+  naming it (``[attachment: report.pdf · application/pdf · 6 B]``); all are counted in
+  ``meta``. A dataset row's media columns (ms-swift's and LLaMA-Factory's ``images``,
+  ``videos``, ``audios``) name the file each ``<image>`` (``<video>``, ``<audio>``) tag of its
+  text stands for, in order across the row: the tag reads ``[image: a.jpg]``;
 - ``assistant`` → in this order: non-standard ``reasoning_content`` / ``reasoning`` (DeepSeek,
   vLLM, Qwen, OpenRouter) as :class:`Thinking` ``form="text"`` (OpenRouter's
   ``reasoning_details`` also give ``summary`` and ``encrypted``), else the ``<think>`` block
   the text opens with (a rollout's raw text); ``content`` as
-  :class:`AssistantText`; ``refusal`` as an AssistantText with ``meta["refusal"]``; each of
+  :class:`AssistantText` (a spoken answer, ``content`` null: its ``audio``'s transcript, with
+  ``meta["audio"]``); ``refusal`` as an AssistantText with ``meta["refusal"]``; each of
   ``tool_calls`` (``function`` with JSON-string ``arguments``, or ``custom`` with ``input``;
   a call saved as the JSON text of one, as verifiers' ``results.jsonl`` holds them, is read
   as that) as a :class:`ToolCall`. The calls of one message are one batch: the completion's
@@ -52,7 +57,8 @@ Mapping (:class:`OpenAIChatBuilder`):
   JSON of ``{"name", "arguments"}``; consecutive ones are one batch, ids ``call@<line>``) and
   ``tool_response`` (the result of the oldest call waiting, as above). A ``tool_call`` that is
   no such JSON is kept as a call named ``tool_call`` holding the text, with a warning;
-- a ChatCompletion: its first choice's message as above, ``usage`` on the message's last
+- a ChatCompletion: its first choice's message as above (more choices, ``n`` > 1, are
+  warned about), ``usage`` on the message's last
   AssistantText, ``created`` as the timestamp of its entries, ``finish_reason`` ``length`` → a
   warning :class:`SystemNotice` (the answer was cut off), ``content_filter`` →
   :class:`AssistantError`;
@@ -84,13 +90,13 @@ from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.openai_responses import (
     attachment_counts,
-    data_url_image,
+    attachment_lines,
     describe_call,
     openai_usage,
     output_content,
     parsed_arguments,
-    part_image_url,
     parts_text,
+    prompt_images,
     prompt_text,
     refusal_text,
     tool_result,
@@ -102,7 +108,6 @@ from turnfold.model import (
     AssistantError,
     AssistantText,
     Entry,
-    ImageData,
     SystemNotice,
     Thinking,
     ThinkingForm,
@@ -173,17 +178,67 @@ def _unread_parts(content: Any) -> list[str]:
     return unread
 
 
-def _prompt_images(content: Any) -> list[ImageData]:
-    """The inline images of a prompt's content list (``image_url`` parts holding a ``data:``
-    URL); a remote image is counted, never fetched (X-1)."""
-    if not isinstance(content, list):
+#: The tag that stands for the next file of a row's media column in its text.
+_MEDIA_TAG = re.compile(r"<(image|video|audio)>")
+
+
+class MediaFiles:
+    """The files of a dataset row's media columns (``images``, ``videos``, ``audios``: paths,
+    URLs or ``{"path", "bytes"}``), named in place of the tags that stand for them: ms-swift and
+    LLaMA-Factory give the n-th ``<image>`` of a row's messages the n-th file of ``images``.
+
+    >>> files = MediaFiles({"images": ["desktop.png", "calendar.png"]})
+    >>> files.named("<image>What time is it?"), files.named('{"screen": "<image>"}')
+    ('[image: desktop.png]What time is it?', '{"screen": "[image: calendar.png]"}')
+    >>> files.named("<image>")  # a tag no file is left for stays as written
+    '<image>'
+    """
+
+    def __init__(self, row: Mapping[str, Any]) -> None:
+        self._files = {kind: deque(_file_names(row.get(kind + "s"))) for kind in _MEDIA_KINDS}
+
+    def __bool__(self) -> bool:
+        return any(self._files.values())
+
+    def named(self, text: str) -> str:
+        """``text`` with each tag that a file is left for replaced by that file's name."""
+        return _MEDIA_TAG.sub(self._name, text) if "<" in text else text
+
+    def _name(self, tag: re.Match[str]) -> str:
+        files = self._files[tag[1]]
+        return f"[{tag[1]}: {files.popleft()}]" if files else tag[0]
+
+
+_MEDIA_KINDS = ("image", "video", "audio")
+
+
+def _file_names(column: Any) -> list[str]:
+    """A media column's files by name: a path or URL, a ``{"path"}`` (a ``datasets`` Image) or
+    ``{"url"}``, else its place (``#2``) when only its bytes were kept."""
+    if isinstance(column, str):
+        column = [column]
+    if not isinstance(column, list):
         return []
-    found = (
-        data_url_image(part_image_url(part))
-        for part in content
-        if isinstance(part, Mapping) and part.get("type") == "image_url"
-    )
-    return [image for image in found if image is not None]
+    names = []
+    for place, file in enumerate(column, start=1):
+        path = (file.get("path") or file.get("url")) if isinstance(file, Mapping) else file
+        names.append(path if isinstance(path, str) and path else f"#{place}")
+    return names
+
+
+def _spoken(audio: Mapping[str, Any]) -> str:
+    """An answer the model spoke (``modalities: ["audio"]``, whose ``content`` is null): its
+    ``transcript``; a history's reference to it (``{"id"}``, no transcript) names it.
+
+    >>> _spoken({"id": "audio_1", "data": "UklGRg==", "transcript": "Hello."})
+    'Hello.'
+    >>> _spoken({"id": "audio_1"})
+    '[audio: audio_1]'
+    """
+    transcript, own_id = audio.get("transcript"), audio.get("id")
+    if isinstance(transcript, str) and transcript:
+        return transcript
+    return f"[audio: {own_id}]" if isinstance(own_id, str) and own_id else "[audio]"
 
 
 _REASONING_DETAILS: dict[str, tuple[str, ThinkingForm]] = {
@@ -220,6 +275,8 @@ class OpenAIChatBuilder(MessageBuilder):
         self._swift_batch: str | None = None  # the batch of the tool_call message just read
         #: The run's tools (a row's ``tools``), whose names a call written as Python may name.
         self.tools: Any = None
+        #: The files a dataset row's media tags stand for (:class:`MediaFiles`), if any.
+        self.media: MediaFiles | None = None
         self._declared: tuple[Any, frozenset[str]] = (None, frozenset())
 
     # --- feeding ---------------------------------------------------------------------------
@@ -246,6 +303,9 @@ class OpenAIChatBuilder(MessageBuilder):
         if choice is None or not isinstance(choice.get("message"), Mapping):
             self.warn("chat completion without a message", line)
             return
+        others = sum(isinstance(c, Mapping) and "message" in c for c in completion["choices"]) - 1
+        if others:  # n > 1 samples: the run goes on from one; the others are not lost unsaid
+            self.warn(f"chat completion with {others + 1} choices: only the first is shown", line)
         own_id = completion.get("id")
         model = completion.get("model")
         if isinstance(model, str) and model:
@@ -274,6 +334,8 @@ class OpenAIChatBuilder(MessageBuilder):
     def _message(self, message: Mapping[str, Any], line: int) -> None:
         if "content" not in message and any(key in message for key in _TEXT_KEYS):
             message = _with_content(message)
+        if self.media and isinstance(message.get("content"), str):
+            message = {**message, "content": self.media.named(message["content"])}
         role = message.get("role")
         if role == "ai":  # LangChain's and saved chats' word for the assistant
             role = "assistant"
@@ -307,8 +369,10 @@ class OpenAIChatBuilder(MessageBuilder):
         self.recognized += 1
         content = message.get("content")
         counts = attachment_counts(content)
-        images = _prompt_images(content)
-        text = parts_text(content, _TEXT, "\n\n")
+        images = prompt_images(content)
+        text = "\n\n".join(
+            t for t in (parts_text(content, _TEXT, "\n\n"), *attachment_lines(content)) if t
+        )
         text = text if text or images else prompt_text(text, counts)
         meta: dict[str, Any] = dict(counts)
         if isinstance(message.get("name"), str):
@@ -345,6 +409,8 @@ class OpenAIChatBuilder(MessageBuilder):
                 call["id"] = f"call@{line}.{index}"
         if text:
             self._text(text, model, timestamp, {})
+        elif isinstance(message.get("audio"), Mapping):
+            self._text(_spoken(message["audio"]), model, timestamp, {"audio": True})
         refusal = message.get("refusal") or refusal_text(message.get("content"))
         if isinstance(refusal, str) and refusal:
             self._text(refusal, model, timestamp, {"refusal": True})
@@ -878,6 +944,7 @@ def read(source: Source) -> Transcript:
         # made of text keys: ms-swift's query and response, glaive's system and chat).
         _request_metadata(found.rest, transcript)
         builder.tools = found.rest.get("tools")
+        builder.media = MediaFiles(found.rest)
         numbered = list(enumerate(found.messages, start=1))
         reply = len(numbered) if found.reply is None else found.reply
         for line, message in numbered[:reply]:

@@ -6,8 +6,9 @@ objects (``load`` turns them into dicts) or JSON lines; a whole Response object
 
 Mapping (:class:`ResponsesBuilder`):
 
-- ``message`` role ``user`` → :class:`UserMessage` (``input_text`` parts; images and files are
-  counted in ``meta``; a message of nothing but attachments reads ``[image]``); role
+- ``message`` role ``user`` → :class:`UserMessage` (``input_text`` parts; ``input_image``
+  ``data:`` URLs are its ``images``; an ``input_file`` or an image by URL or file id is a line
+  naming it, ``[attachment: data.csv · text/csv · 4 B]``; all are counted in ``meta``); role
   ``assistant`` → :class:`AssistantText` (``output_text``; a ``refusal`` part is an
   AssistantText with ``meta["refusal"]``; ``status: "incomplete"`` is kept in ``meta``); roles
   ``system`` / ``developer`` are instructions, not prompts: their text goes to
@@ -61,6 +62,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
+from turnfold.formats.anthropic_blocks import attachment_line as anthropic_attachment_line
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     MAPPINGS,
@@ -203,6 +205,69 @@ def part_image_url(part: Mapping[str, Any]) -> Any:
     return url.get("url") if isinstance(url, Mapping) else url  # Chat nests it: {"url": ...}
 
 
+#: A prompt's parts that send a file: Chat's ``file`` and ``input_audio``; Responses'
+#: ``input_file``.
+_FILE_PARTS = NameSet({"file", "input_audio", "input_file"})
+_IMAGE_PARTS = NameSet({"image_url", "input_image"})
+
+
+def prompt_images(content: Any) -> list[ImageData]:
+    """The inline images of a prompt's content list (image parts holding a ``data:`` URL)."""
+    if not isinstance(content, list):
+        return []
+    found = (
+        data_url_image(part_image_url(part))
+        for part in content
+        if isinstance(part, Mapping) and part.get("type") in _IMAGE_PARTS
+    )
+    return [image for image in found if image is not None]
+
+
+def attachment_lines(content: Any) -> list[str]:
+    """A line for each part of a prompt that was sent but cannot be shown inline: a file, an
+    audio clip, an image by URL or file id. Its content is not shown, that it was sent is
+    (spec X-2), in the words the Anthropic loader uses for a file block.
+
+    >>> attachment_lines([{"type": "text", "text": "Summarise"},
+    ...                   {"type": "file", "file": {"filename": "r.pdf",
+    ...                    "file_data": "data:application/pdf;base64,QUJD"}},
+    ...                   {"type": "input_image", "image_url": "https://example.com/a.png"}])
+    ['[attachment: r.pdf · application/pdf · 3 B]', '[attachment: https://example.com/a.png]']
+    """
+    lines: list[str] = []
+    for part in content if isinstance(content, list) else []:
+        kind = part.get("type") if isinstance(part, Mapping) else None
+        if kind in _IMAGE_PARTS:
+            url = part_image_url(part)
+            if data_url_image(url) is not None:
+                continue  # shown as an image
+            remote = isinstance(url, str) and url and not url.startswith("data:")
+            name = url if remote else part.get("file_id")
+            if isinstance(name, str) and name:
+                lines.append(anthropic_attachment_line({"type": "image", "name": name}))
+        elif kind in _FILE_PARTS:
+            lines.append(anthropic_attachment_line(_file_block(str(kind), part)))
+    return lines
+
+
+def _file_block(kind: str, part: Mapping[str, Any]) -> dict[str, Any]:
+    """A prompt's file or audio part in the shape of an Anthropic file block (name, media
+    type, base64 data): Chat nests its fields (``{"file": {...}}``), Responses does not."""
+    inner = part.get(kind)
+    fields: Mapping[str, Any] = inner if isinstance(inner, Mapping) else part
+    data = fields.get("file_data") if kind != "input_audio" else fields.get("data")
+    media_type = None
+    if isinstance(data, str) and data.startswith("data:"):
+        head, _, data = data.partition(",")
+        media_type = head[5:].split(";", 1)[0] or None
+    if kind == "input_audio" and isinstance(fields.get("format"), str):
+        media_type = f"audio/{fields['format']}"
+    names = (fields.get("filename"), fields.get("file_url"), fields.get("file_id"))
+    default = "audio" if kind == "input_audio" else None
+    name = next((n for n in names if isinstance(n, str) and n), default)
+    return {"type": "file", "name": name, "media_type": media_type, "source": {"data": data}}
+
+
 def is_image_tag(text: str) -> bool:
     """Codex wraps pasted images in ``<image name=[Image #1]>`` … ``</image>`` text parts."""
     stripped = text.strip()
@@ -314,18 +379,20 @@ def responses_usage(usage: Any) -> Usage | None:
 def openai_usage(usage: Any, inputs: str, outputs: str) -> Usage | None:
     """An OpenAI ``usage`` whose input and output counts are named ``inputs`` and ``outputs``
     (Responses: ``input_tokens``; Chat Completions: ``prompt_tokens``), each with its
-    ``<name>_details`` (``cached_tokens``, ``reasoning_tokens``).
+    ``<name>_details`` (``cached_tokens`` and ``cache_write_tokens``, parts of the input count
+    as :mod:`turnfold.usage` counts them; ``reasoning_tokens``).
 
     Read by name, not through :func:`~turnfold.formats.common.usage_from`'s table: a load
     reads one per model response, and this costs a fifth of that."""
     if not isinstance(usage, MAPPINGS):
         return None
     cached, reasoning = usage.get(inputs + "_details"), usage.get(outputs + "_details")
+    cached = cached if isinstance(cached, MAPPINGS) else {}
     return counted_usage(
         usage.get(inputs),
         usage.get(outputs),
-        cached.get("cached_tokens") if isinstance(cached, MAPPINGS) else None,
-        None,
+        cached.get("cached_tokens"),
+        cached.get("cache_write_tokens"),
         reasoning.get("reasoning_tokens") if isinstance(reasoning, MAPPINGS) else None,
     )
 
@@ -532,6 +599,8 @@ class ResponsesBuilder(MessageBuilder):
         self._batch: str | None = None
         self._response_batch: str | None = None
         self._last_text: AssistantText | None = None
+        #: The inline images of the user message being fed (prompt_images), for add_user.
+        self._prompt_images: list[ImageData] = []
         self._handlers: dict[str, ItemHandler] = {
             "message": self._message,
             "reasoning": self._reasoning,
@@ -627,7 +696,13 @@ class ResponsesBuilder(MessageBuilder):
         content = item.get("content")
         if role == "user":
             text = self.prompt_of(content)
-            self.add_user(text, attachment_counts(content), timestamp, line, "item")
+            # Handed to add_user beside its arguments: a subclass's add_user (Codex) keeps its
+            # own signature and counts the images instead.
+            self._prompt_images = prompt_images(content)
+            try:
+                self.add_user(text, attachment_counts(content), timestamp, line, "item")
+            finally:
+                self._prompt_images = []
         elif role == "assistant":
             meta: dict[str, Any] = {}
             if isinstance(item.get("phase"), str):
@@ -691,19 +766,23 @@ class ResponsesBuilder(MessageBuilder):
     # --- hooks the Codex loader overrides --------------------------------------------------
 
     def prompt_of(self, content: Any) -> str:
-        """The text of a user message's content (image tags Codex adds left out)."""
-        if isinstance(content, list):
-            content = [p for p in content if not _is_image_tag_part(p)]
-        return parts_text(content)
+        """The text of a user message's content (image tags Codex adds left out), with a line
+        naming each attachment it cannot show (:func:`attachment_lines`)."""
+        if not isinstance(content, list):
+            return parts_text(content)
+        content = [p for p in content if not _is_image_tag_part(p)]
+        return "\n\n".join(t for t in (parts_text(content), *attachment_lines(content)) if t)
 
     def add_user(
         self, text: str, counts: Mapping[str, int], timestamp: str | None, line: int, origin: str
     ) -> UserMessage | None:
-        """A user's prompt (``origin`` says which record carried it: ``item`` or ``event``)."""
-        text = prompt_text(text, counts)
+        """A user's prompt (``origin`` says which record carried it: ``item`` or ``event``),
+        with the inline images of the item being fed."""
+        text = prompt_text(text, counts)  # one of nothing but an image still reads "[image]"
         if not text:
             return None
-        message = UserMessage(text=text, timestamp=timestamp, meta=dict(counts))
+        images = self._prompt_images
+        message = UserMessage(text=text, images=images, timestamp=timestamp, meta=dict(counts))
         self._append(message)
         return message
 
@@ -971,6 +1050,8 @@ def _item_kind(value: Any) -> str | None:
     if not isinstance(value, Mapping):
         return None
     kind = value.get("type")
+    if kind == "message" and "stop_reason" in value:
+        return None  # an Anthropic Messages response (response.model_dump()): no item has one
     if kind is not None:
         return "typed" if kind in ITEM_TYPES else None
     if "role" not in value:

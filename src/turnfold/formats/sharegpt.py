@@ -54,7 +54,7 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import mark_rejected
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine, TranscriptFormatError
-from turnfold.formats.openai_chat import OpenAIChatBuilder
+from turnfold.formats.openai_chat import MediaFiles, OpenAIChatBuilder
 from turnfold.formats.source import Source, type_of_record
 from turnfold.formats.wrappers import keep_wrapper_keys, sample
 from turnfold.model import Transcript
@@ -243,6 +243,7 @@ def read(source: Source) -> Transcript:
         if isinstance(system, str) and system:
             transcript.metadata["system"] = system
         reader.builder.tools = rest.get("tools")  # calls written as Python name them
+        reader.builder.media = MediaFiles(rest)  # the files its <image> tags stand for
         for line, message in enumerate(messages, start=1):
             reader.feed(message, line)
         # A reply that is no assistant's message stays in the metadata, as any key of the row.
