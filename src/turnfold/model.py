@@ -269,6 +269,9 @@ class AssistantError(Entry):
 
     kind: ClassVar[str] = "error"
     message: str = ""
+    #: The usage of the response that failed, when it wrote nothing else to carry it (a
+    #: refusal with no text, a filtered or failed response): the prompt was still billed.
+    usage: Usage | None = None
 
 
 @dataclass(kw_only=True)

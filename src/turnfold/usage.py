@@ -27,13 +27,21 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from turnfold.model import AssistantText, Entry, Thinking, ToolCall, Transcript, Usage
+from turnfold.model import (
+    AssistantError,
+    AssistantText,
+    Entry,
+    Thinking,
+    ToolCall,
+    Transcript,
+    Usage,
+)
 
 #: The token counts of a :class:`~turnfold.model.Usage`, in the order they are shown.
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
                 "reasoning_tokens")  # fmt: skip
 #: The entry kinds that may carry a response's usage.
-USAGE_KINDS = (AssistantText, Thinking, ToolCall)
+USAGE_KINDS = (AssistantText, Thinking, ToolCall, AssistantError)
 
 Tokens = dict[str, int]
 """Token counts by :data:`TOKEN_FIELDS` name; a count nothing recorded is absent."""
@@ -76,7 +84,8 @@ def add_into(totals: Tokens, tokens: Mapping[str, int]) -> None:
 
 def usage_carrier(entries: Iterable[Entry]) -> Entry | None:
     """The entry a response's usage goes on (:func:`attach_usage`): its last text, else its
-    first reasoning or call; None when it has none of them."""
+    first reasoning or call, else its error (a response that failed is billed too); None when
+    it has none of them."""
     carrier: Entry | None = None
     # One pass, no list made: a load attaches the usage of every response it reads.
     for entry in entries:
@@ -96,7 +105,7 @@ def attach_usage(
 ) -> Entry | None:
     """Put a response's usage where the rules say: on its last text, else on its first
     reasoning or call; through ``transcript.update`` when given, so a live view hears of it.
-    A reasoning or call that carries it also keeps the response's ``model`` in
+    A reasoning, call or error that carries it also keeps the response's ``model`` in
     ``meta["model"]``: only a text has a field for it, and a cost is priced by it
     (turnfold.cost). The entry that took the usage, None when none did."""
     if usage is None:

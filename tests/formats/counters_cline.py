@@ -57,6 +57,8 @@ def count_cline_panel(path: Path) -> int:
     the question's answer and the empty second result after a failed call's."""
     count = shown = 0
     for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("{"):  # the CLI's own words ("SIGINT received, shutting down")
+            continue
         message = json.loads(line)
         kind = message.get(message.get("type")) if message.get("type") in ("say", "ask") else None
         if kind in _PANEL_CALLS:

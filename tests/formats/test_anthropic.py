@@ -24,6 +24,7 @@ from turnfold.formats import anthropic, native, which_format
 from turnfold.formats.anthropic import AnthropicBuilder
 from turnfold.formats.source import from_object
 from turnfold.model import LoadWarning, TranscriptChange
+from turnfold.session import session_facts
 
 PNG = {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}
 
@@ -698,3 +699,16 @@ def test_L2_response_objects_saved_among_the_messages_are_anthropic_s() -> None:
     assert answer.model == "claude-3-5-sonnet-20241022"
     assert answer.usage is not None
     assert answer.usage.response_id == "msg_011W15YiUj9QAvCEQ1gDYCKB"
+
+
+def test_U1_a_refusal_with_no_text_still_counts_its_billed_tokens() -> None:
+    # The prompt was billed; with no text to carry it the usage had been dropped.
+    refused = {"id": "msg_1", "type": "message", "role": "assistant",
+               "model": "claude-sonnet-4-5", "content": [], "stop_reason": "refusal",
+               "stop_sequence": None,
+               "usage": {"input_tokens": 120, "output_tokens": 3}}  # fmt: skip
+    transcript = load([{"role": "user", "content": "do the bad thing"}, refused])
+    (error,) = [e for e in transcript.entries if isinstance(e, AssistantError)]
+    assert error.usage is not None
+    assert session_facts(transcript).tokens == {"input_tokens": 120, "output_tokens": 3}
+    assert load(transcript.dump()) == transcript  # kept by the lossless form

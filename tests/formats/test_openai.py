@@ -27,6 +27,7 @@ from turnfold.formats import openai_chat
 from turnfold.formats.openai_chat import OpenAIChatBuilder
 from turnfold.formats.openai_responses import ResponsesBuilder
 from turnfold.model import TranscriptChange
+from turnfold.session import session_facts
 
 PNG = "data:image/png;base64,iVBORw0KGgo="
 
@@ -1056,3 +1057,19 @@ def test_X2_a_chat_completion_of_several_choices_says_only_the_first_is_shown() 
     assert [(w.line, w.reason) for w in transcript.warnings] == [
         (2, "chat completion with 2 choices: only the first is shown")
     ]
+
+
+def test_U1_a_filtered_or_failed_response_still_counts_its_billed_tokens() -> None:
+    filtered = {"id": "c1", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+                "choices": [{"index": 0, "finish_reason": "content_filter",
+                             "message": {"role": "assistant", "content": None}}],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 0,
+                          "total_tokens": 50}}  # fmt: skip
+    failed = {"id": "resp_1", "object": "response", "status": "failed", "model": "gpt-5",
+              "output": [], "error": {"code": "server_error", "message": "boom"},
+              "usage": {"input_tokens": 70, "output_tokens": 0, "total_tokens": 70}}  # fmt: skip
+    for response, tokens in ((filtered, 50), (failed, 70)):
+        transcript = turnfold.load([{"role": "user", "content": "hello"}, response])
+        (error,) = [e for e in transcript.entries if isinstance(e, turnfold.AssistantError)]
+        assert error.usage is not None
+        assert session_facts(transcript).tokens["input_tokens"] == tokens

@@ -168,11 +168,12 @@ class AnthropicBuilder(MessageBuilder):
         written = len(self.transcript.entries)
         for block in [content] if isinstance(content, str) else content:
             self._assistant_entry(block, batch_id, model, line)
+        # The stop reason first: a refusal with no text carries the usage on its error.
+        self._stop_reason(message.get("stop_reason"))
         usage = blocks.usage_of(message.get("usage"))
         if usage is not None:
             usage.response_id = own_id if isinstance(own_id, str) and own_id else None
-            attach_usage(self.transcript.entries[written:], usage, self.transcript)
-        self._stop_reason(message.get("stop_reason"))
+            attach_usage(self.transcript.entries[written:], usage, self.transcript, model=model)
 
     def _model_of(self, message: Mapping[str, Any]) -> str | None:
         """The model that wrote an assistant message: its ``model``. A format that names it

@@ -20,6 +20,7 @@ from turnfold.formats.errors import MalformedLine, TranscriptFormatError
 from turnfold.formats.source import Source, type_of_record
 from turnfold.model import (
     ENTRY_TYPES,
+    AssistantError,
     AssistantText,
     Disposition,
     Entry,
@@ -131,6 +132,7 @@ _NESTED: dict[type[Entry], dict[str, Any]] = {
     AssistantText: {"usage": lambda d: Usage(**d), "images": _images},
     Thinking: {"usage": lambda d: Usage(**d)},
     ToolCall: {"result": _tool_result, "subagent": _subagent, "usage": lambda d: Usage(**d)},
+    AssistantError: {"usage": lambda d: Usage(**d)},
 }
 
 

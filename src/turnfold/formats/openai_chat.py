@@ -310,15 +310,20 @@ class OpenAIChatBuilder(MessageBuilder):
         model = completion.get("model")
         if isinstance(model, str) and model:
             self.transcript.metadata.setdefault("model", model)
+        written = len(self.transcript.entries)
         self._assistant(
             choice["message"],
             line,
             timestamp=unix_timestamp(completion.get("created")),
             batch_id=own_id if isinstance(own_id, str) and own_id else None,
             model=model if isinstance(model, str) else None,
-            usage=chat_usage(completion.get("usage")),
         )
         self._finish_reason(choice.get("finish_reason"), unix_timestamp(completion.get("created")))
+        # After the finish reason: a filtered response with no text carries its usage on its
+        # error (the prompt was billed).
+        usage = chat_usage(completion.get("usage"))
+        named = model if isinstance(model, str) else None
+        attach_usage(self.transcript.entries[written:], usage, self.transcript, model=named)
 
     def feed_rejected(self, source: Source, messages: list[Any], first_line: int) -> None:
         """A preference pair's rejected reply, its entries marked ``meta["rejected"]`` (shown,

@@ -656,11 +656,13 @@ class ResponsesBuilder(MessageBuilder):
                     self.warn(f"unknown Responses item type {kind!r} skipped", line)
         finally:
             batch, self._response_batch = self._response_batch, None
+        # The status first: a failed response with no output carries the usage on its error.
+        self._response_status(response, batch, timestamp)
         usage = responses_usage(response.get("usage"))
         if usage is not None:
             usage.response_id = own_id if isinstance(own_id, str) and own_id else None
-            attach_usage(self.transcript.entries[written:], usage, self.transcript)
-        self._response_status(response, batch, timestamp)
+            entries = self.transcript.entries[written:]
+            attach_usage(entries, usage, self.transcript, model=self.model)
 
     def _feed_request(self, request: Mapping[str, Any], line: int) -> None:
         self.recognized += 1
