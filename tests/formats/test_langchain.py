@@ -40,6 +40,7 @@ from turnfold.model import (
 
 sys.path.insert(0, str(Path(__file__).parent))
 import langchain_runs as runs
+import langgraph_saved_streams as saved_streams
 from counters_langchain import langchain as count_saved_calls
 from counters_langchain import langchain_by_agent as count_by_agent
 from flat_reads import assert_read_alike, read_both
@@ -398,6 +399,36 @@ def test_A1_the_stream_s_events_kept_as_objects_load_as_they_are_followed(mode: 
     assert answers[-1] == runs.ANSWER
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"subgraphs": True}, {"version": "v2"}, {"subgraphs": True, "version": "v2"}],
+    ids=["subgraphs", "v2", "subgraphs-v2"],
+)
+def test_A1_updates_kept_as_objects_with_a_namespace_or_as_parts_load_as_followed(
+    kwargs: dict[str, Any],
+) -> None:
+    """``load(list(agent.stream(..., stream_mode="updates", subgraphs=True)))`` (or
+    ``version="v2"``'s parts): each message sits a level deeper than in the default form, in
+    ``(namespace, {node: {"messages": [...]}})``; the list is still the run's, not "not a
+    transcript"."""
+    events, final = runs.stream_run("updates", **kwargs)
+    loaded = turnfold.load(events)
+    assert loaded.warnings == []
+    assert outcome(loaded) == outcome(follow(events)[0]) == outcome(turnfold.load(final))
+    assert outcome(loaded)[0][1][3] == "error"
+
+
+def test_A1_a_child_agent_s_updates_kept_as_objects_nest_under_its_call() -> None:
+    events, _ = runs.stream_parent("updates")
+    (call,) = turnfold.load(events).tool_calls()
+    assert call.subagent is not None
+    assert call.subagent.transcript is not None
+    assert (call.subagent.name, outcome(call.subagent.transcript)) == (
+        "helper",
+        ([("child_call_1", "add", {"a": 2, "b": 3}, "success", "5")], runs.CHILD_ANSWER),
+    )
+
+
 def test_A2_streamed_tokens_grow_one_entry_and_calls_run_until_their_result() -> None:
     events, _ = runs.stream_run(["updates", "messages"])
     transcript, changes = follow(events)
@@ -430,6 +461,48 @@ def test_A2_an_astream_followed_with_async_for_ends_like_the_load_of_its_state()
     assert len(events) > 10
     assert outcome(run.transcript) == outcome(turnfold.load(final))
     assert outcome(run.transcript)[0][1][3] == "error"
+
+
+def _follow_astream_events(version: str) -> tuple[Any, list[Any], Any]:
+    """``turnfold.follow(agent.astream_events(..., version=version))`` of the scripted agent,
+    consumed with ``async for`` on a fresh thread's loop: the follow, the events, the state."""
+    from turnfold.following import follow as follow_run
+
+    async def main() -> tuple[Any, list[Any], Any]:
+        agent, config = runs.scripted_agent(), runs._config(f"events-{version}")
+        prompt = {"messages": [("user", runs.PROMPT)]}
+        run = follow_run(agent.astream_events(prompt, config, version=version), display=False)
+        events = [event async for event in run]
+        return run, events, (await agent.aget_state(config)).values
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        followed: tuple[Any, list[Any], Any] = pool.submit(asyncio.run, main()).result()
+    return followed
+
+
+@pytest.mark.filterwarnings("ignore:astream_events version='v1' is deprecated")
+def test_A2_astream_events_followed_show_the_run_as_its_updates_do() -> None:
+    """``agent.astream_events(..., version="v2")``, LangChain's event stream: the graph's own
+    ``on_chain_stream`` events carry each step's update, so the run shows as an ``updates``
+    stream does (the prompt, which no update holds, left out); the dozens of other events
+    (tokens, model and tool starts and ends, the nodes' own streams) repeat them. Version 1,
+    deprecated, names no parent run: the graph's own events are told by naming no node. The
+    events kept in a list, or saved as a stream's are, load the same."""
+    for version in ("v2", "v1"):
+        run, events, final = _follow_astream_events(version)
+        assert len(events) > 20
+        assert {e["event"] for e in events} >= {"on_chat_model_stream", "on_tool_end"}
+        loaded = turnfold.load(final)
+        assert run.transcript.warnings == []
+        assert outcome(run.transcript) == outcome(loaded)
+        assert outcome(run.transcript)[0][1][3] == "error"
+        shown = [(type(e).__name__, getattr(e, "text", None)) for e in run.transcript.entries]
+        assert shown == [(type(e).__name__, getattr(e, "text", None)) for e in loaded.entries[1:]]
+        # The events kept in a list, or saved: loaded as they were followed.
+        for kept in (events, *(saved_streams.SAVERS[k](events) for k in ("dumps", "jsonl"))):
+            from_events = turnfold.load(kept)
+            assert from_events.warnings == []
+            assert outcome(from_events) == outcome(run.transcript)
 
 
 @pytest.mark.parametrize(
@@ -1092,6 +1165,28 @@ def test_A1_a_version_2_result_loads_as_its_version_1_twin() -> None:
     )
     assert not finished.interrupts
     assert outcome(turnfold.load(finished)) == outcome(turnfold.load(runs.run_result()))
+
+
+def test_A1_a_state_snapshot_loads_as_the_result_of_its_run() -> None:
+    """``graph.get_state(config)`` gives a ``StateSnapshot``, a named tuple of the state
+    (``values``), its pending ``interrupts`` and bookkeeping (``next``, ``config``, ``tasks``…):
+    it loads as the run's result, stopped on an interrupt or finished, not as a tuple of
+    stream events with a warning for each bookkeeping field."""
+    agent, config = runs.interrupt_agent(["/a"]), runs._config("snapshot")
+    result = agent.invoke({"messages": [("user", "rm")]}, config)
+    snapshot = agent.get_state(config)
+    assert type(snapshot).__name__ == "StateSnapshot"
+    assert snapshot.interrupts
+    loaded, twin = turnfold.load(snapshot), turnfold.load(result)
+    assert loaded.warnings == []
+    assert _pending(loaded) == _pending(twin) != []
+    assert outcome(loaded) == outcome(twin)
+    agent, config = runs.scripted_agent(), runs._config("snapshot-done")
+    finished = agent.invoke({"messages": [("user", runs.PROMPT)]}, config)
+    loaded = turnfold.load(agent.get_state(config))
+    assert loaded.warnings == []
+    assert loaded.entries == turnfold.load(finished).entries
+    assert outcome(loaded)[0][1][3] == "error"
 
 
 @pytest.mark.parametrize("schema", ["pydantic", "dataclass"])

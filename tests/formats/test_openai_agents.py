@@ -1297,6 +1297,58 @@ def test_A1_a_run_a_tool_raised_loads_as_its_follow_ends() -> None:
         assert turnfold.load(run) == live, calls
 
 
+def _guarded() -> Any:
+    """An agent on the SDK's scripted model whose output guardrail trips on its answer."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message
+
+    from agents import Agent, GuardrailFunctionOutput, output_guardrail, set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+    @output_guardrail
+    async def no_secrets(context: Any, agent: Any, output: Any) -> Any:
+        return GuardrailFunctionOutput(output_info=None, tripwire_triggered="secret" in output)
+
+    script = [ModelStep(output=[assistant_message("The secret is 3.", item_id="msg_1")])]
+    return Agent(name="calc", output_guardrails=[no_secrets], model=ScriptedModel(script))
+
+
+def test_A1_an_answer_an_output_guardrail_refused_is_rejected_not_the_answer() -> None:
+    """``OutputGuardrailTripwireTriggered``: the agent wrote its final output and the guardrail
+    refused it, so the run gave none. Loaded (the exception, or the streamed run) and
+    followed, the text is a rejected reply (``meta["rejected"]``, labelled "Rejected")
+    beside the run's error, not the answer of a turn that merely failed."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    from agents import OutputGuardrailTripwireTriggered
+
+    followed: list[tuple[turnfold.Follow, Any]] = []
+
+    def wrap(run: Any) -> turnfold.Follow:
+        followed.append((turnfold.follow(run, display=False), run))
+        return followed[-1][0]
+
+    with pytest.raises(OutputGuardrailTripwireTriggered) as raised:
+        openai_agents_runs.run_streamed(wrap, _guarded, "Tell me.")
+    follow, run = followed[-1]
+    bare: list[turnfold.Follow] = []  # followed by its events alone: no run, no prompt
+
+    def wrap_events(run: Any) -> turnfold.Follow:
+        bare.append(turnfold.follow(run.stream_events(), display=False))
+        return bare[-1]
+
+    with pytest.raises(OutputGuardrailTripwireTriggered):
+        openai_agents_runs.run_streamed(wrap_events, _guarded, "Tell me.")
+    loads = (turnfold.load(run), turnfold.load(raised.value))
+    for transcript in (follow.transcript, bare[-1].transcript, *loads):
+        kinds = [(type(e).__name__, e.meta.get("rejected", False)) for e in transcript.entries]
+        prompt = [("UserMessage", False)] if transcript is not bare[-1].transcript else []
+        assert kinds == [*prompt, ("AssistantText", True), ("AssistantError", False)]
+        assert transcript.entries[-2].text == "The secret is 3."
+        assert _turn_statuses(transcript) == ["failed"]
+
+
 def test_A1_the_run_data_of_a_raised_run_shows_its_calls_and_that_it_raised() -> None:
     """``exc.run_data`` (``RunErrorDetails``, of a streamed run or of ``Runner.run``) is made
     only for a run that raised, but does not hold the exception: it shows the calls no item

@@ -212,6 +212,72 @@ def test_other_files_are_not_the_sdk_s() -> None:
         turnfold.load(json.dumps({"x": 1}), format="openai-agents-db")
 
 
+def branched(path: Path) -> tuple[list[Any], list[Any]]:
+    """An ``AdvancedSQLiteSession`` (``agents.extensions.memory``) file at ``path``, written by
+    the real SDK: session ``conv`` asks 1+2 (``add``, an answer), then says hello; a branch
+    ``retry`` made from its second turn says goodbye instead. The SDK's own ``get_items`` of
+    each branch: ``main``'s, ``retry``'s."""
+    from agents.extensions.memory import AdvancedSQLiteSession
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+    from agents import Agent, Runner, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
+
+    @function_tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    script = [
+        ModelStep(output=[function_call("add", {"a": 1, "b": 2}, call_id="call_1")]),
+        ModelStep(output=[assistant_message("3.", item_id="msg_2")]),
+        ModelStep(output=[assistant_message("Hello.", item_id="msg_3")]),
+        ModelStep(output=[assistant_message("Goodbye instead.", item_id="msg_4")]),
+    ]
+    agent = Agent(name="calc", tools=[add], model=ScriptedModel(script))
+
+    async def write() -> tuple[list[Any], list[Any]]:
+        session = AdvancedSQLiteSession(session_id="conv", db_path=path, create_tables=True)
+        try:
+            await Runner.run(agent, "What is 1+2?", session=session)
+            await Runner.run(agent, "Say hello.", session=session)
+            await session.create_branch_from_turn(2, "retry")
+            await Runner.run(agent, "Say goodbye.", session=session)
+            return (await session.get_items(branch_id="main"),
+                    await session.get_items(branch_id="retry"))  # fmt: skip
+        finally:
+            session.close()
+
+    return run_async(write())
+
+
+def test_L4_a_branched_session_reads_one_branch_and_names_the_others(tmp_path: Path) -> None:
+    """``AdvancedSQLiteSession`` keeps every branch's items in the one messages table: a
+    session reads as one branch, as the SDK's ``get_items`` gives it (the one written last
+    unless ``sample`` names another), never the branches run together as one conversation."""
+    path = tmp_path / "advanced.db"
+    main, retry = branched(path)
+    first = ["What is 1+2?", "3."]
+    loaded = turnfold.load(path)
+    assert (
+        texts(loaded) == texts(turnfold.load(retry)) == [*first, "Say goodbye.", "Goodbye instead."]
+    )
+    assert loaded.metadata["branch_id"] == "retry"
+    assert [w.reason for w in loaded.warnings] == [
+        "session conv has 2 branches: branch retry is shown; the others (main) with "
+        'sample="conv/<branch id>"'
+    ]
+    assert calls_of(loaded) == [("call_1", "add", {"a": 1, "b": 2}, "unknown", "3")]
+    on_main = turnfold.load(path, sample="conv/main")
+    assert texts(on_main) == texts(turnfold.load(main)) == [*first, "Say hello.", "Hello."]
+    assert on_main.metadata["branch_id"] == "main"
+    with pytest.raises(ValueError, match=r"no branch 'nope' \(its branches: main, retry\)"):
+        turnfold.load(path, sample="conv/nope")
+    frame = turnfold.scan(path, cache=False, workers=1).to_pandas()
+    assert frame[["key", "turns", "warnings"]].values.tolist() == [[f"{path}#conv", 2, 1]]
+
+
 # --- scan ---------------------------------------------------------------------------------------
 
 

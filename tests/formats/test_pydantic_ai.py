@@ -274,6 +274,29 @@ def test_L1_a_notice_is_dated_by_its_part() -> None:
     assert retry.timestamp == "2026-01-02T03:04:05Z"
 
 
+def test_L1_a_response_the_framework_could_not_use_is_rejected_not_an_answer() -> None:
+    """``retry-feedback`` is pydantic-ai's word that the response before it was unusable (its
+    output failed validation, an output validator raised ``ModelRetry``): that response's
+    text is a rejected reply (``meta["rejected"]``), shown labelled, not the answer of its
+    turn; the text of the response that was used is not."""
+    transcript = turnfold.load(FIXTURES / "pydantic-ai_v2.78.0_all-messages_capability-retry.json")
+    texts = [(e.text, e.meta.get("rejected", False)) for e in transcript.entries
+             if isinstance(e, AssistantText)]  # fmt: skip
+    assert texts == [("draft answer", True), ("final answer", False)]
+    old = [
+        _request({"part_kind": "user-prompt", "content": "go"}),
+        _response({"part_kind": "thinking", "content": "hm"},
+                  {"part_kind": "text", "content": "no good"}),
+        _request({"part_kind": "retry-prompt", "content": "try again"}),
+        _response({"part_kind": "text", "content": "better"}),
+    ]  # fmt: skip
+    loaded = turnfold.load(old)
+    assert [(type(e).__name__, e.meta.get("rejected", False)) for e in loaded.entries] == [
+        ("UserMessage", False), ("Thinking", False), ("AssistantText", True),
+        ("SystemNotice", False), ("AssistantText", False),
+    ]  # fmt: skip
+
+
 def test_A1_a_multimodal_prompt_keeps_images_and_names_other_files() -> None:
     from pydantic_ai.messages import BinaryContent, ImageUrl, ModelRequest, UserPromptPart
 
@@ -601,6 +624,73 @@ def test_A2_a_followed_run_whose_retries_run_out_ends_its_last_call_in_error() -
     assert isinstance(transcript.entries[-1], AssistantError)
     # The captured messages alone say nothing of it: a load leaves the call unknown (L-3).
     assert _calls(turnfold.load(captured))["r3"].status == "unknown"
+
+
+def _stopped_run(agent: Any, **kwargs: Any) -> tuple[Any, Any, BaseException]:
+    """``agent.iter("go", **kwargs)`` followed until the exception that stops it: the
+    ``AgentRun`` a notebook is left holding, the follow, and the exception."""
+    import asyncio
+
+    from turnfold.following import follow
+
+    async def main() -> tuple[Any, Any, BaseException]:
+        async with agent.iter("go", **kwargs) as agent_run:
+            followed = follow(agent_run, display=False)
+            try:
+                async for _ in followed:
+                    pass
+            except Exception as exc:
+                return agent_run, followed, exc
+        raise AssertionError("the run was not stopped")
+
+    stopped: tuple[Any, Any, BaseException] = runs.on_thread(lambda: asyncio.run(main()))
+    return stopped
+
+
+def test_A1_an_agent_run_a_usage_limit_stopped_loads_with_its_error_as_followed() -> None:
+    """``agent.iter()`` stopped by ``UsageLimitExceeded``: the ``AgentRun`` has no result, but
+    its messages so far; it loads as the follow of it ended (the calls, and the error that
+    stopped it), not as "not a transcript"."""
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.usage import UsageLimits
+
+    def respond(messages: list[Any], info: Any) -> Any:
+        call = ToolCallPart("add", {"a": 1, "b": 2}, tool_call_id=f"c{len(messages)}")
+        return ModelResponse(parts=[call], model_name="scripted-1")
+
+    looping = Agent(FunctionModel(respond))
+
+    @looping.tool_plain
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    agent_run, followed, exc = _stopped_run(looping, usage_limits=UsageLimits(request_limit=2))
+    assert type(exc).__name__ == "UsageLimitExceeded"
+    assert agent_run.result is None
+    loaded = turnfold.load(agent_run)
+    assert loaded.warnings == []
+    assert loaded.entries == followed.transcript.entries
+    assert _outline(loaded) == [
+        ("call", "c1", "add", {"a": 1, "b": 2}, "success", "3"),
+        ("call", "c3", "add", {"a": 1, "b": 2}, "success", "3"),
+    ]
+    error = loaded.entries[-1]
+    assert isinstance(error, AssistantError)
+    assert error.message == f"UsageLimitExceeded: {exc}"
+
+
+def test_A1_an_agent_run_whose_retries_ran_out_loads_its_last_call_failed_as_followed() -> None:
+    agent_run, followed, exc = _stopped_run(runs.retries_agent())
+    assert type(exc).__name__ == "UnexpectedModelBehavior"
+    loaded = turnfold.load(agent_run)
+    assert loaded.entries == followed.transcript.entries
+    assert [c.status for c in loaded.tool_calls()] == ["error", "error", "error"]
+    last = _calls(loaded)["r3"]
+    assert last.result is not None
+    assert last.result.text == "Tool 'flaky' exceeded max retries count of 2"
 
 
 # --- no cost when unused (A-3) ------------------------------------------------------------------

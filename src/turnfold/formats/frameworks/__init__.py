@@ -80,7 +80,10 @@ RUN_OBJECTS: tuple[tuple[str, str], ...] = (
 
 #: How deep and how wide :func:`adapter_of` looks inside containers for a framework's object
 #: (a LangGraph result is a dict of lists of messages; its stream events are tuples of them).
-_DEPTH, _WIDTH = 4, 8
+#: The deepest is a list of ``updates`` events with a namespace or as ``version="v2"`` parts:
+#: list → ``(ns, chunk)`` or ``{"type", "ns", "data"}`` → nodes → ``{"messages": [...]}`` →
+#: list → message, five levels down.
+_DEPTH, _WIDTH = 5, 8
 
 
 def _adapter_name(module_name: str) -> str | None:

@@ -68,27 +68,28 @@ Mapping (:class:`LangChainBuilder`, one builder for the static load and the live
 - ``function`` (the legacy ``FunctionMessage``) settles the last open call of its ``name``;
   ``remove`` (``RemoveMessage``, a deletion order for the state) is left out.
 
-Live (:class:`Follower`): every event of ``graph.stream(...)`` / ``astream`` in any stream
-mode: ``updates`` (``{node: {"messages": [...]}}``, or a list of such updates when the node
-wrote more than once in its step), ``values`` (the whole state each step:
-only messages not yet seen are fed, by id), ``messages`` (``(message chunk, metadata)``: the
-chunks of one message, by its id, grow a streaming :class:`Thinking` / :class:`AssistantText`
-until the message is complete, which then takes those entries over), ``tasks`` / ``debug``
-(which task ran which tool call), a list of modes (``(mode, chunk)``), ``subgraphs=True``
-(``(namespace, mode, chunk)`` or ``(namespace, chunk)``), and ``version="v2"``'s
-``{"type": mode, "ns": namespace, "data": chunk}`` parts. A message seen twice (as chunks and
-in an update, or in two states) is fed once. A namespace ``("tools:<task id>",)`` is the run
-of a graph called inside the tool call that task ran (an agent used as a tool): its messages
-become a :class:`SubAgent` transcript on that call, matched by the ``tasks`` event of the task,
-else by the parent's ``ToolMessage`` whose ``langgraph_checkpoint_ns`` names the namespace,
-else by the one parent call still running (when the run begins, or once the others' results
-came while it went on, or the others have their runs), else by the result that is the run's
-answer; a run none of these tells is nested by a guess at the stream's end, with a warning
-(:meth:`Follower._match_by_order`). The sub-agent's name is its messages' ``name``. Other
-namespaces (a graph used as a node) are left out: the node's update in the parent carries
-their messages. An interrupt (an ``__interrupt__`` update, the ``__interrupt__`` of the
-``values`` state a run stopped in, or a ``tasks`` result's ``interrupts``, which also says the
-tool call it stopped) is a :class:`PendingAction`, shown once, its call ``confirming``.
+Live (:class:`Follower`): every event of ``graph.stream(...)`` / ``astream`` in any stream mode:
+``updates`` (``{node: {"messages": [...]}}``, or a list of such updates when the node wrote more
+than once in its step), ``values`` (the whole state each step: only messages not yet seen are fed,
+by id), ``messages`` (``(message chunk, metadata)``: the chunks of one message, by its id, grow a
+streaming :class:`Thinking` / :class:`AssistantText` until the message is complete, which then
+takes those entries over), ``tasks`` / ``debug`` (which task ran which tool call), a list of modes
+(``(mode, chunk)``), ``subgraphs=True`` (``(namespace, mode, chunk)`` or ``(namespace, chunk)``),
+and ``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chunk}`` parts; and
+``astream_events``, whose graph's own ``on_chain_stream`` events carry its updates
+(:func:`_callback_event`; the prompt is in none). A message seen twice (as chunks and in an update,
+or in two states) is fed once. A namespace ``("tools:<task id>",)`` is the run of a graph called
+inside the tool call that task ran (an agent used as a tool): its messages become a
+:class:`SubAgent` transcript on that call, matched by the ``tasks`` event of the task, else by the
+parent's ``ToolMessage`` whose ``langgraph_checkpoint_ns`` names the namespace, else by the one
+parent call still running (when the run begins, or once the others' results came while it went on,
+or the others have their runs), else by the result that is the run's answer; a run none of these
+tells is nested by a guess at the stream's end, with a warning (:meth:`Follower._match_by_order`).
+The sub-agent's name is its messages' ``name``. Other namespaces (a graph used as a node) are left
+out: the node's update in the parent carries their messages. An interrupt (an ``__interrupt__``
+update, the ``__interrupt__`` of the ``values`` state a run stopped in, or a ``tasks`` result's
+``interrupts``, which also says the tool call it stopped) is a :class:`PendingAction`, shown once,
+its call ``confirming``.
 
 Handoffs between agents (a multi-agent graph in the langgraph-swarm / langgraph-supervisor
 pattern, whose agents are nodes that hand control on with a ``transfer_to_<agent>`` tool
@@ -279,7 +280,13 @@ def plain(value: Any) -> Any:
     ``GraphOutput`` of ``invoke(..., version="v2")``) or one message as the records
     :func:`read` reads: the messages themselves (read in place, see :func:`message_fields`);
     other values of a result's state are kept only where :func:`read` shows them (scalars,
-    ``structured_response``, ``__interrupt__``)."""
+    ``structured_response``, ``__interrupt__``). A ``StateSnapshot`` (``graph.get_state(config)``)
+    is its ``values`` and its pending ``interrupts``, as a ``GraphOutput``."""
+    if _is_snapshot(value):
+        state = _state_fields(value.values)
+        if state is not None:
+            pending = list(getattr(value, "interrupts", None) or ())
+            return plain({**state, "__interrupt__": pending} if pending else state)
     if isinstance(value, (list, tuple)):
         return plain_each(value, _plain_message)
     if isinstance(value, Mapping):
@@ -301,6 +308,13 @@ def plain(value: Any) -> Any:
         interrupts = getattr(value, "interrupts", None)
         return plain({**state, "__interrupt__": interrupts} if interrupts else state)
     return plain_value(value)
+
+
+def _is_snapshot(value: Any) -> bool:
+    """Whether ``value`` is LangGraph's ``StateSnapshot``: a named tuple, which read as a tuple
+    would be taken for a stream's events (its fields each a warning)."""
+    kind = type(value)
+    return kind.__name__ == "StateSnapshot" and kind.__module__.startswith("langgraph.")
 
 
 def _plain_message(value: Any) -> Any:
@@ -1658,9 +1672,12 @@ def _id_of(message: Any) -> str | None:
 def _split(event: Any) -> tuple[tuple[str, ...], str | None, Any]:
     """An event as (namespace, mode or None, chunk), whichever of LangGraph's shapes it has:
     ``(ns, mode, chunk)``, ``(mode, chunk)``, ``(ns, chunk)``, ``(message, metadata)``, a
-    bare chunk, or ``stream(..., version="v2")``'s :func:`_stream_part`."""
+    bare chunk, ``stream(..., version="v2")``'s :func:`_stream_part`, or an event of
+    ``astream_events`` (:func:`_callback_event`)."""
     if type(event) is dict and event.get("type") in STREAM_MODES and "data" in event:
         return _stream_part(event)
+    if type(event) is dict and _is_callback_event(event):
+        return _callback_event(event)
     if isinstance(event, tuple):
         if len(event) == 3 and isinstance(event[0], tuple) and event[1] in STREAM_MODES:
             return tuple(str(p) for p in event[0]), str(event[1]), event[2]
@@ -1672,6 +1689,31 @@ def _split(event: Any) -> tuple[tuple[str, ...], str | None, Any]:
                 return head, None, chunk
             return (), "messages", event
     return (), None, event
+
+
+def _is_callback_event(event: dict[str, Any]) -> bool:
+    """An event of ``astream_events`` (LangChain's ``StreamEvent``): ``{"event": "on_…",
+    "name", "run_id", "data", …}``."""
+    kind = event.get("event")
+    return isinstance(kind, str) and kind.startswith("on_") and "run_id" in event
+
+
+def _callback_event(event: dict[str, Any]) -> tuple[tuple[str, ...], str | None, Any]:
+    """An ``astream_events`` event as a stream event. The graph's own ``on_chain_stream``
+    events carry its run, a step's update each (their chunk, read by its shape): the run as
+    ``stream_mode="updates"`` shows it, less the prompt, which no update holds (the input of
+    ``on_chain_start`` is the caller's, not yet the messages the graph made of it). The graph's
+    own are those of no parent run (``parent_ids`` empty; version 1 leaves it empty for all)
+    and no node (``metadata["langgraph_node"]``, which a node's runs and an agent run inside a
+    tool inherit). The others (models', tools', nodes' and child runs' own) repeat what those
+    carry, or carry no message: the silent ``events`` mode."""
+    data, metadata = event.get("data"), event.get("metadata")
+    own = not event.get("parent_ids") and not (
+        isinstance(metadata, Mapping) and "langgraph_node" in metadata
+    )
+    if own and event["event"] == "on_chain_stream" and isinstance(data, Mapping):
+        return (), None, data.get("chunk")
+    return (), "events", event
 
 
 def _stream_part(part: dict[str, Any]) -> tuple[tuple[str, ...], str, Any]:
@@ -1745,8 +1787,9 @@ def saved_event(value: Any) -> tuple[tuple[str, ...], str, Any] | None:
     is none. Saved as JSON (``langchain_core.load.dumps``, ``json.dumps(default=...)``, a
     line each), the stream's tuples are lists: ``[mode, chunk]`` (several modes),
     ``[namespace, mode, chunk]`` or ``[namespace, chunk]`` (``subgraphs=True``),
-    ``version="v2"``'s ``{"type", "ns", "data"}``, or one mode's bare chunk, told by its
-    shape (:func:`_saved_mode`). A chunk of another shape than its mode's is none."""
+    ``version="v2"``'s ``{"type", "ns", "data"}``, an ``astream_events`` event
+    (:func:`_callback_event`), or one mode's bare chunk, told by its shape
+    (:func:`_saved_mode`). A chunk of another shape than its mode's is none."""
     found: tuple[tuple[str, ...], str, Any] | None = None
     if type(value) is list and len(value) == 3:
         if _is_namespace(value[0]) and value[1] in STREAM_MODES:
@@ -1759,6 +1802,10 @@ def saved_event(value: Any) -> tuple[tuple[str, ...], str, Any] | None:
     elif type(value) is dict and value.get("type") in STREAM_MODES and "data" in value:
         namespace, mode, chunk = _stream_part(value)
         found = tuple(str(p) for p in namespace), mode, chunk
+    elif type(value) is dict and _is_callback_event(value):
+        namespace, told, chunk = _callback_event(value)
+        mode = told or _saved_mode(chunk)
+        found = (namespace, mode, chunk) if mode is not None else None
     else:
         mode = _saved_mode(value)
         found = ((), mode, value) if mode is not None else None

@@ -25,6 +25,8 @@ calls its last model response made that no item holds (the SDK keeps the items o
 that finished; the stream carried the others before they ran), each as its ``ToolCallItem``
 would read, the one the exception names ``error`` with its text as the result, and last an
 :class:`AssistantError` naming the exception (``UserError: …``), so the turn reads failed.
+An output guardrail's tripwire (``OutputGuardrailTripwireTriggered``) refused the final output
+the agent wrote: that last text is a rejected reply (``meta["rejected"]``), not the answer.
 ``exc.run_data`` alone (``RunErrorDetails``, from ``run_streamed`` or ``Runner.run``) does not
 hold the exception, and nothing in it leads back to it: it shows the same calls with no
 outcome, and an error (:data:`UNKNOWN_EXCEPTION`) that says to load the exception; an
@@ -1746,6 +1748,10 @@ class Follower:
         self.builder.settle_open(self.builder._open.values())  # a confirming one waits on
         self.builder._open.clear()
         self.builder.end_turn()
+        # After the turn's end, which puts the answer on top. Followed by its bare events, the
+        # run is known to have raised by the error :class:`~turnfold.following.Follow` wrote.
+        if _refused_output(exc) or _ends_refused(self.transcript):
+            _mark_refused(self.builder)
         if self._run is not None:
             self._finished(self._run)
 
@@ -1930,7 +1936,34 @@ def _raised(exc: BaseException | None, data: Any) -> dict[str, Any]:
         "error": f"{type(exc).__name__}: {exc}" if exc is not None else UNKNOWN_EXCEPTION,
         "calls": [_unheld_item(output, agent) for output in _unheld_calls(data)],
         "failed": list(failed) if failed is not None else None,
+        "refused": _refused_output(exc),
     }
+
+
+def _refused_output(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is an output guardrail's tripwire (``OutputGuardrailTripwireTriggered``):
+    the agent wrote its final output, and the guardrail refused it, so the run gave none."""
+    return exc is not None and type(exc).__name__ == "OutputGuardrailTripwireTriggered"
+
+
+def _ends_refused(transcript: Transcript) -> bool:
+    """Whether ``transcript`` ends with the error of an output guardrail's tripwire, as
+    :class:`~turnfold.following.Follow` words it (``<type>: <message>``)."""
+    last = transcript.entries[-1] if transcript.entries else None
+    return isinstance(last, AssistantError) and last.message.startswith(
+        "OutputGuardrailTripwireTriggered: "
+    )
+
+
+def _mark_refused(builder: AgentsBuilder) -> None:
+    """The final output an output guardrail refused, the run's last text (nothing but the
+    run's error after it), shown as a rejected reply (``meta["rejected"]``), not as the
+    answer the run gave."""
+    for entry in reversed(builder.root.entries):
+        if not isinstance(entry, AssistantError):
+            if isinstance(entry, AssistantText):
+                builder.root.update(entry, meta={**entry.meta, "rejected": True})
+            return
 
 
 def _read_raised(
@@ -1961,6 +1994,8 @@ def _raised_error(builder: AgentsBuilder, raised: Any) -> None:
     error = raised.get("error") if isinstance(raised, Mapping) else None
     if isinstance(error, str):
         builder.root.append(AssistantError(message=error))
+    if isinstance(raised, Mapping) and raised.get("refused") is True:
+        _mark_refused(builder)
 
 
 _ITEM_DOC = "its raw_item as a Responses item (see openai-responses), in its agent's name"
@@ -1989,7 +2024,8 @@ RECORDS = Records(
         "_last_agent": 'a RunResult\'s last agent: metadata["agent"]',
         "final_output": 'a RunResult\'s final output: metadata["final_output"]',
         "_raised": "what a run that raised ended (plain): the calls of its last response no "
-        "item holds, the one the exception names error, and an AssistantError at the end",
+        "item holds, the one the exception names error, and an AssistantError at the end; the "
+        "final output an output guardrail refused, its last text, rejected",
         "$schemaVersion": 'metadata["schema_version"]',
         "other key": "other top-level scalars: kept in metadata under their names",
     },

@@ -21,6 +21,15 @@ items it made as it ended; to the second). A ``message_data`` that is no JSON
 object is a warning naming its row; the session's other items are read (the SDK's own
 ``get_items`` skips such a row without a word).
 
+``AdvancedSQLiteSession`` (``agents.extensions.memory``) writes the same two tables and a
+``message_structure`` table beside them: a row per item of each *branch* of a session
+(``branch_id``, ``sequence_number``; ``create_branch_from_turn`` copies a branch's first turns
+into a new one, which then goes its own way), and the messages table then holds every
+branch's items. A branched session is read as one branch, as ``get_items(branch_id=...)`` reads
+it, never its branches interleaved: the one written last (where the user last ran, the
+current branch the SDK keeps in memory only), or the one ``sample="<session id>/<branch
+id>"`` names; a warning names the session's other branches.
+
 ``sample=`` names a session by its id; a database of one session needs none.
 Detection: the SQLite header, then a table with the SDK's messages columns (:func:`detect_path`).
 """
@@ -57,8 +66,9 @@ RECORDS = Records(
         "function_call_output": "settles the call with its call_id: the SDK's default "
         "tool-error text (a tool that raised) → error, any other output unknown",
         "session": "a row of the sessions table: its items (the messages table's rows, in id "
-        'order) read as above; its id → metadata["session_id"], its times → created_at, '
-        "updated_at",
+        "order; an AdvancedSQLiteSession's branched session's: one branch's, in its order, "
+        'metadata["branch_id"]) read as above; its id → metadata["session_id"], its times → '
+        "created_at, updated_at",
     },
     ignored=RESPONSES_RECORDS.ignored,
 )
@@ -69,6 +79,10 @@ _MESSAGE_COLUMNS = frozenset({"id", "session_id", "message_data"})
 _SESSION_COLUMNS = frozenset({"session_id", "created_at", "updated_at"})
 #: The SDK's default names, which pair the two tables when no foreign key does.
 _DEFAULTS = ("agent_sessions", "agent_messages")
+#: ``AdvancedSQLiteSession``'s table of each branch's items (its name is fixed) and the
+#: columns it is read by.
+_STRUCTURE = "message_structure"
+_STRUCTURE_COLUMNS = frozenset({"session_id", "message_id", "branch_id", "sequence_number"})
 
 
 @dataclass(frozen=True)
@@ -80,6 +94,8 @@ class _Store:
     sessions: str | None
     #: The messages table has the SDK's ``created_at`` column (each item's time).
     dated: bool = False
+    #: ``AdvancedSQLiteSession``'s branches of the messages table's items are recorded.
+    branched: bool = False
 
 
 def _stores(db: sqlite3.Connection) -> list[_Store]:
@@ -97,8 +113,21 @@ def _stores(db: sqlite3.Connection) -> list[_Store]:
             named = [_DEFAULTS[0]]
         elif not named and len(messages) == len(sessions) == 1:
             named = sessions
-        stores.append(_Store(table, named[0] if named else None, "created_at" in columns[table]))
+        dated = "created_at" in columns[table]
+        stores.append(_Store(table, named[0] if named else None, dated, _branches_of(db, table)))
     return stores
+
+
+def _branches_of(db: sqlite3.Connection, messages: str) -> bool:
+    """Whether ``AdvancedSQLiteSession``'s structure table records the branches of the items
+    of ``messages``: its ``message_id`` references that table (the SDK's own check of which
+    pair owns it), or, with no foreign key, ``messages`` is the default table."""
+    columns = databases.table_columns(db).get(_STRUCTURE, set())
+    if not columns >= _STRUCTURE_COLUMNS:
+        return False
+    keys = db.execute(f"PRAGMA foreign_key_list({_STRUCTURE})").fetchall()
+    owners = [row[2] for row in keys if row[3] == "message_id"]
+    return messages in owners if owners else messages == _DEFAULTS[1]
 
 
 def _layout(path: Path) -> list[_Store] | None:
@@ -189,17 +218,35 @@ class _Database:
                 return store, times
         return None
 
-    def items(self, store: _Store, session_id: str) -> tuple[list[tuple[int, Any]], dict[int, str]]:
-        """The session's items as ``(row id, item)``, in id order, and each row's time by its
-        id; a row whose ``message_data`` is no JSON object is a :class:`MalformedLine` naming
-        it."""
+    def branches(self, store: _Store, session_id: str) -> list[str]:
+        """The session's branches (``AdvancedSQLiteSession``'s), the one written last last;
+        none for a session of a plain ``SQLiteSession``."""
+        if not store.branched:
+            return []
+        return [str(b) for (b,) in self.db.execute(
+            f"SELECT branch_id FROM {_STRUCTURE} WHERE session_id = ? "
+            "GROUP BY branch_id ORDER BY MAX(id)", (session_id,))]  # fmt: skip
+
+    def items(
+        self, store: _Store, session_id: str, branch: str | None = None
+    ) -> tuple[list[tuple[int, Any]], dict[int, str]]:
+        """The session's items as ``(row id, item)``, in id order (a ``branch``'s in its own
+        order, as ``get_items(branch_id=...)`` gives them), and each row's time by its id; a
+        row whose ``message_data`` is no JSON object is a :class:`MalformedLine` naming it."""
         found: list[tuple[int, Any]] = []
         stamps: dict[int, str] = {}
-        for row_id, data, created in self.db.execute(
-            f"SELECT id, message_data, {'created_at' if store.dated else 'NULL'} "
-            f"FROM {databases.quoted(store.messages)} WHERE session_id = ? ORDER BY id",
-            (session_id,),
-        ):
+        created_at = "m.created_at" if store.dated else "NULL"
+        table = databases.quoted(store.messages)
+        rows = f"SELECT m.id, m.message_data, {created_at} FROM {table} m"
+        query = f"{rows} WHERE m.session_id = ? ORDER BY m.id"
+        arguments: tuple[str, ...] = (session_id,)
+        if branch is not None:
+            query = (
+                f"{rows} JOIN {_STRUCTURE} s ON m.id = s.message_id "
+                "WHERE s.session_id = ? AND s.branch_id = ? ORDER BY s.sequence_number, s.id"
+            )
+            arguments = (session_id, branch)
+        for row_id, data, created in self.db.execute(query, arguments):
             stamp = _iso(created)
             if stamp is not None:
                 stamps[row_id] = stamp
@@ -231,8 +278,11 @@ class _DatedBuilder(openai_agents.AgentsBuilder):
         return super().feed_item(item, line, timestamp or self.stamps.get(line))
 
 
-def _chosen(store: _Database, path: Path, sample: Any) -> tuple[str, _Store, dict[str, Any]]:
-    """The session ``sample`` names; with none, the database's only session."""
+def _chosen(
+    store: _Database, path: Path, sample: Any
+) -> tuple[str, _Store, dict[str, Any], str | None]:
+    """The session ``sample`` names, and the branch (``<session id>/<branch id>``; None: its
+    last one's, or none recorded); with none, the database's only session."""
     if sample is None:
         roots = store.roots()
         if len(roots) != 1:
@@ -243,9 +293,20 @@ def _chosen(store: _Database, path: Path, sample: Any) -> tuple[str, _Store, dic
             )
         sample = roots[0][0]
     found = store.find(str(sample))
+    if found is not None:
+        return str(sample), *found, None
+    session_id, slash, branch = str(sample).rpartition("/")
+    found = store.find(session_id) if slash else None
     if found is None:
         raise ValueError(f"{path} holds no Agents SDK session {sample!r}")
-    return str(sample), *found
+    branches = store.branches(found[0], session_id)
+    if branch not in branches:
+        listed = ", ".join(branches) if branches else "none"
+        raise ValueError(
+            f"{path}: Agents SDK session {session_id!r} has no branch {branch!r} "
+            f"(its branches: {listed})"
+        )
+    return session_id, *found, branch
 
 
 def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Transcript:
@@ -259,13 +320,24 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
             store = _Database(db)
             if not store.stores:
                 raise TranscriptFormatError(str(path), [NAME], None, "no Agents SDK messages table")
-            session_id, table, times = _chosen(store, path, sample)
-            items, stamps = store.items(table, session_id)
+            session_id, table, times, branch = _chosen(store, path, sample)
+            branches = store.branches(table, session_id)
+            if branch is None and branches:
+                branch = branches[-1]
+            items, stamps = store.items(table, session_id, branch)
         except sqlite3.Error as exc:
             raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
     source = Source(str(path), iter(items), path=path)
     transcript = Transcript(metadata={"source_format": NAME, "session_id": session_id})
     transcript.metadata.update({k: v for k, v in times.items() if v is not None})
+    if branch is not None:
+        transcript.metadata["branch_id"] = branch
+    others = [b for b in branches if b != branch]
+    if others:
+        source.warn(
+            f"session {session_id} has {len(branches)} branches: branch {branch} is shown; "
+            f'the others ({", ".join(others)}) with sample="{session_id}/<branch id>"'
+        )
     builder = _DatedBuilder(transcript, str(path), stamps)
     builder.feed_records(source, item_type, ignored=SILENT_ITEMS)
     builder.end_turn()

@@ -29,7 +29,8 @@ Mapping, part by part (the message is one record, each part another, ``request/<
   (``ModelRetry``, invalid arguments) → error with ``meta["retry"]``, ``denied`` and
   ``interrupted`` → cancelled; ``ended_at`` is the return's ``timestamp``, ``started_at`` the
   response's. ``retry-prompt`` (deprecated) with a ``tool_name`` is a retried return of that
-  call; without one, like ``retry-feedback``, a warning :class:`SystemNotice`;
+  call; without one, like ``retry-feedback``, a warning :class:`SystemNotice`, the text the
+  unusable response ended with a rejected reply (``meta["rejected"]``);
   ``builtin-tool-call`` / ``builtin-tool-return`` (a provider's own tools) pair the same way
   inside the response (``meta["builtin"]``);
 - each ``ModelResponse.usage`` → :class:`Usage` of its last text (else ``usage`` of
@@ -319,9 +320,27 @@ def _plain_record(value: Any) -> Any:
     return plain_message(value) if _is_message_object(value) else plain_value(value)
 
 
+def _is_agent_run(value: Any) -> bool:
+    """Whether ``value`` is ``agent.iter()``'s ``AgentRun``, told by its type: a stopped run's
+    ``next_node`` raises the exception that stopped it."""
+    kind = type(value)
+    return kind.__name__ == "AgentRun" and kind.__module__.startswith("pydantic_ai.")
+
+
+def _stopped_by(run: Any) -> str | None:
+    """The exception that stopped an unfinished ``AgentRun`` (its ``next_node`` raises it
+    again), worded as :class:`~turnfold.following.Follow` ends a followed run that raised;
+    None for a run that is only paused (left before its end)."""
+    try:
+        getattr(run, "next_node")  # noqa: B009  (a property that raises: read for that)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
 def plain(value: Any) -> Any:
-    """An ``AgentRunResult`` (or the ``AgentRunResultEvent`` holding one, or a finished
-    ``AgentRun``), a list of messages or one message as the records :func:`read` reads;
+    """An ``AgentRunResult`` (or the ``AgentRunResultEvent`` holding one, or an ``AgentRun``,
+    finished or not), a list of messages or one message as the records :func:`read` reads;
     the value itself is never modified."""
     result = getattr(value, "result", None)
     if result is not None and hasattr(result, "all_messages"):
@@ -331,13 +350,20 @@ def plain(value: Any) -> Any:
     if _is_message_object(value):
         return [plain_message(value)]
     all_messages = getattr(value, "all_messages", None)
-    if callable(all_messages) and hasattr(value, "output"):
+    # An AgentRun with no result yet (``agent.iter()`` stopped by an exception, a usage
+    # limit say, or left before its end) holds the messages so far and no output.
+    unfinished = result is None and _is_agent_run(value)
+    if callable(all_messages) and (hasattr(value, "output") or unfinished):
         usage = getattr(value, "usage", None)
         if callable(usage) and not hasattr(usage, "input_tokens"):
-            usage = usage()  # a method in older releases
+            usage = usage()  # a method in older releases, and an AgentRun's
         return {
             "messages": plain_each(all_messages(), plain_message),
-            "output": plain_value(value.output),
+            **(
+                {"error": _stopped_by(value)}
+                if unfinished
+                else {"output": plain_value(value.output)}
+            ),
             "usage": _plain_usage(usage),
             "run_id": getattr(value, "run_id", None),
             "conversation_id": getattr(value, "conversation_id", None),
@@ -672,7 +698,15 @@ class PydanticAIBuilder(MessageBuilder):
         self.tool_return({**part, "outcome": "retried", "retry": None}, line)
 
     def retry_notice(self, content: Any, stamp: str | None = None) -> None:
-        """Feedback on the whole response, at the time its part records (``stamp``)."""
+        """Feedback on the whole response, at the time its part records (``stamp``): the
+        framework could not use that response (its output failed validation, an output
+        validator asked for a retry), so its text, the entries it ends with, is a rejected
+        reply (``meta["rejected"]``), not an answer."""
+        for entry in reversed(self.transcript.entries):
+            if isinstance(entry, AssistantText):
+                self.transcript.update(entry, meta={**entry.meta, "rejected": True})
+            elif not isinstance(entry, Thinking):
+                break
         text = content if isinstance(content, str) else stringify(content)
         self._append(
             SystemNotice(text=f"Retry: {text}", level="warning", subtype="retry", timestamp=stamp)
@@ -876,6 +910,8 @@ def read(source: Source) -> Transcript:
         for key, value in document.items():
             if key != "messages":
                 _top_level(source, builder, key, value)
+        # A load's call with no return is unknown, where a followed one was still running.
+        _retries_exceeded(transcript, builder._calls.values(), ("unknown",))
     else:
         for line, record in source.records():
             builder.feed(record, line)
@@ -904,6 +940,9 @@ def _top_level(source: Source, builder: PydanticAIBuilder, key: str, value: Any)
     elif key in ("run_id", "conversation_id"):
         if isinstance(value, str) and value:
             transcript.metadata[key] = value
+    elif key == "error":
+        if isinstance(value, str) and value:
+            transcript.append(AssistantError(message=value))
     elif key == "metadata":
         if value:
             transcript.metadata["run_metadata"] = value
@@ -1262,34 +1301,32 @@ class Follower:
     def close(self) -> None:
         for requests in self._deferred:  # no closing result said it: the events did
             self.builder.deferred(requests)
-        self._retries_exceeded()
+        _retries_exceeded(self.transcript, self.builder._calls.values(), ("pending", "executing"))
         self.builder.settle_open(self.builder._calls.values(), waiting=self.builder.waiting)
 
-    def _retries_exceeded(self) -> None:
-        """A run that ended raising ``UnexpectedModelBehavior`` because a tool used up its
-        retries: that tool's last call failed. The history has no return for it (pydantic-ai
-        raises instead of recording one), so only the error says so: the followed stream
-        ended in it (its row is the transcript's last), naming the tool."""
-        entries = self.transcript.entries
-        last = entries[-1] if entries else None
-        match = _RETRIES_EXCEEDED.match(last.message) if isinstance(last, AssistantError) else None
-        if match is None:
-            return
-        name = match["name"][1:-1]  # the tool's name as repr() writes it
-        open_calls = [
-            call
-            for call in self.builder._calls.values()
-            if call.name == name and call.status in ("pending", "executing")
-        ]
-        if len(open_calls) != 1:
-            return  # which of its calls raised is not said
-        call = open_calls[0]
-        self.transcript.update(
-            call,
-            status="error",
-            result=text_result(match["reason"]),
-            meta={**call.meta, "outcome": "retried", "retries_exceeded": int(match["count"])},
-        )
+
+def _retries_exceeded(transcript: Transcript, calls: Any, open_statuses: tuple[str, ...]) -> None:
+    """A run that ended raising ``UnexpectedModelBehavior`` because a tool used up its
+    retries: that tool's last call (the one of ``calls`` still in ``open_statuses``) failed.
+    The history has no return for it (pydantic-ai raises instead of recording one), so only
+    the error says so: the followed stream ended in it, or the stopped ``AgentRun`` a load
+    read (its row is the transcript's last), naming the tool."""
+    entries = transcript.entries
+    last = entries[-1] if entries else None
+    match = _RETRIES_EXCEEDED.match(last.message) if isinstance(last, AssistantError) else None
+    if match is None:
+        return
+    name = match["name"][1:-1]  # the tool's name as repr() writes it
+    open_calls = [call for call in calls if call.name == name and call.status in open_statuses]
+    if len(open_calls) != 1:
+        return  # which of its calls raised is not said
+    call = open_calls[0]
+    transcript.update(
+        call,
+        status="error",
+        result=text_result(match["reason"]),
+        meta={**call.meta, "outcome": "retried", "retries_exceeded": int(match["count"])},
+    )
 
 
 def _prompt_part(content: Any) -> Any:
@@ -1309,7 +1346,8 @@ RECORDS = Records(
         "retried → error (meta['retry']), denied or interrupted → cancelled",
         "request/retry-prompt": "deprecated: a retried return of the call it names (error, "
         "its text the result), else a warning SystemNotice",
-        "request/retry-feedback": "a warning SystemNotice (the response was not usable)",
+        "request/retry-feedback": "a warning SystemNotice (the response was not usable); that "
+        "response's text rejected (meta['rejected'])",
         "request/speech": "UserMessage of its transcript",
         "request/compaction": "CompactionBoundary with its summary",
         "request/capability": "an info SystemNotice (subtype capability) of its content, "
@@ -1326,6 +1364,8 @@ RECORDS = Records(
         "output": "an AgentRunResult's output: metadata['final_output']; a "
         "DeferredToolRequests makes its calls wait (confirming / pending), a PendingAction each",
         "usage": "an AgentRunResult's RunUsage: metadata['usage']",
+        "error": "the exception that stopped an unfinished AgentRun (agent.iter()): an "
+        "AssistantError of it, as a followed run that raised ends",
         "run_id": "metadata['run_id']",
         "conversation_id": "metadata['conversation_id']",
         "metadata": "the run's metadata: metadata['run_metadata']",
