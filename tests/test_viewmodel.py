@@ -363,3 +363,16 @@ def test_U1_a_response_mini_swe_agent_rejected_is_labelled_even_as_a_turn_s_answ
     assert first["answer"]["rejected_label"] == "Rejected"
     texts = [n for n in iter_nodes({"nodes": [first, second]}) if n["kind"] == "progress"]
     assert [n.get("rejected_label") for n in texts] == [None, "Rejected"]  # "Look first." is not
+
+
+def test_L3_a_call_of_unknown_outcome_and_no_result_is_not_said_to_have_finished() -> None:
+    rec = Recorder()
+    rec.user("go")
+    ran = rec.finish_tool(rec.start_tool("Bash", {"command": "ls"}), "a.txt", status="unknown")
+    never = rec.start_tool("Bash", {"command": "rm -rf build"})
+    rec.transcript.update(never, status="unknown")  # a list of messages that ends on a call
+    tools = {
+        n["key"]: n for n in iter_nodes(build_view_model(rec.transcript)) if n["kind"] == "tool"
+    }
+    assert tools[ran.id]["status_text"] == "Finished, outcome not recorded"
+    assert tools[never.id]["status_text"] == "Outcome not recorded"

@@ -42,7 +42,13 @@ from turnfold.i18n import plural, translate
 from turnfold.model import ACTIVE_STATUSES, FAILED_STATUSES, Entry, ToolCall
 from turnfold.process import PlannedItem, Segment, recorded_duration_ms
 from turnfold.session import SessionFacts
-from turnfold.tools import display_name, format_duration, safe_description, tool_category
+from turnfold.tools import (
+    display_name,
+    format_duration,
+    safe_description,
+    status_text,
+    tool_category,
+)
 
 if TYPE_CHECKING:  # the view model's schema, for types only (issue 19: not imported by a page)
     from turnfold.render.nodes import TimelineBar, TimelineGap, TimelineNode, TimelineTurn
@@ -458,7 +464,7 @@ def _bar_label(call: ToolCall, locale: str) -> str:
     if call.recorded_duration_ms:
         parts.append(format_duration(call.recorded_duration_ms, hide_trailing_zeros=True))
     if call.status != "success":
-        parts.append(translate(f"status.{call.status}", locale))
+        parts.append(status_text(call, locale))
     return " · ".join(parts)
 
 

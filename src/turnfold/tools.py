@@ -245,6 +245,19 @@ def unregister_tool(name: str) -> None:
     _registered_memory.pop(name, None)
 
 
+def status_text(call: ToolCall, locale: str | None = "en") -> str:
+    """A call's outcome in words (L-1, L-3). One of unknown outcome that has no result either
+    is not said to have finished: nothing recorded that it ran (a list of messages that ends
+    on a call, a run cut off before it).
+
+    >>> status_text(ToolCall(status="unknown")), status_text(ToolCall(status="error"))
+    ('Outcome not recorded', 'Failed')
+    """
+    if call.status == "unknown" and call.result is None:
+        return translate("status.unknown_no_result", locale)
+    return translate(f"status.{call.status}", locale)
+
+
 def display_name(name: str | None) -> str:
     """A tool's name as every view shows it: an MCP tool ``mcp__server__tool`` reads
     ``server · tool`` (issue 21.12), each further ``__`` level (a Codex app connector) one more

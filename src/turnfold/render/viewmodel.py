@@ -69,6 +69,7 @@ from turnfold.render.content import (
 )
 from turnfold.settings import SettingsSnapshot, snapshot_of
 from turnfold.tools import display_name, format_duration
+from turnfold.tools import status_text as tool_status_text
 from turnfold.usage import TOKEN_FIELDS, total_of
 
 # The session's facts, price and timeline make the view's head alone: their modules are imported
@@ -915,7 +916,7 @@ def _tool(call: ToolCall, row: ToolRow, key: str, options: _Options) -> ToolNode
     # answer that ends its transcript, above where the call's result would repeat it.
     reported = bool(subagent and subagent["nodes"]) and _answer_is_result(call)
     result = None if reported else _result(call.result, options)
-    status_text = translate(f"status.{call.status}", locale)
+    status_text = tool_status_text(call, locale)
     no_output = result is None and not reported and call.status not in _ACTIVE_STATUSES
     fold: ToolFold = {
         "args": bool(args) and not row.show_args,
