@@ -928,3 +928,15 @@ def test_C2_a_row_s_title_is_its_first_prompt_as_shown_a_slash_command_and_its_w
     said.append(turnfold.UserMessage(text="and then?"))
     (row,) = scan([said], cache=False).rows
     assert row["title"] == "/review"
+
+
+def test_C2_a_session_whose_prompts_are_pictures_alone_is_titled_image() -> None:
+    pictured = turnfold.Transcript()
+    png = turnfold.ImageData(media_type="image/png", data="iVBORw0KGgo=")
+    pictured.append(turnfold.UserMessage(images=[png]))
+    pictured.append(turnfold.AssistantText(text="A cat."))
+    (row,) = scan([pictured], cache=False).rows
+    assert row["title"] == "[image]"
+    pictured.metadata["title"] = "Cats"  # a title the source records says more
+    (row,) = scan([pictured], cache=False).rows
+    assert row["title"] == "Cats"

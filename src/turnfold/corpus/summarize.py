@@ -877,17 +877,20 @@ def _one_line(text: str, limit: int) -> str:
 
 def _title(transcript: Transcript) -> str | None:
     """The session's first prompt as its view shows it (a slash command with its arguments),
-    else the title or task its source records."""
+    else the title or task its source records, else ``[image]`` for a session whose prompts
+    are pictures alone (a row with no title has no words to find it or open it by)."""
+    pictured = False
     for entry in transcript.entries:
         if isinstance(entry, UserMessage):
             said = " ".join(part for part in (entry.command, entry.text.strip()) if part)
             if said:
                 return _one_line(said, TITLE_LIMIT)
+            pictured = pictured or bool(entry.images)
     for key in ("title", "task"):
         value = transcript.metadata.get(key)
         if isinstance(value, str) and value.strip():
             return _one_line(value, TITLE_LIMIT)
-    return None
+    return "[image]" if pictured else None
 
 
 def _agent_id(name: str | None) -> str | None:
