@@ -118,6 +118,19 @@ def test_C1_a_sharegpt_table_reads_the_system_column_with_the_conversations(
     assert all(c.result is not None and c.result.text for c in calls)
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_C1_a_table_s_media_column_names_the_files_its_tags_stand_for(
+    kind: str, tmp_path: Path
+) -> None:
+    """Read from a table, an ms-swift row's ``<image>`` tags stayed tags: the ``images``
+    column (empty in the first row) was not read with the messages, as its JSON line is."""
+    rows = _filled(_rows("ms-swift_agent_custom-dataset-doc_two-rows.jsonl"))
+    corpus = turnfold.scan(table_source(kind, tmp_path, rows, "media.parquet"), workers=1)
+    assert corpus.to_pandas()["title"].tolist()[1] == "[image: desktop.png]现在几点了？"
+    lines = turnfold.scan(DATASETS / "ms-swift_agent_custom-dataset-doc_two-rows.jsonl", workers=1)
+    assert corpus[corpus.keys[1]].entries == lines[lines.keys[1]].entries
+
+
 def test_C1_a_dataframe_of_records_missing_a_column_reads_their_nan_as_absent() -> None:
     """pandas fills a record's missing ``input`` and ``history`` with NaN: the row was no
     alpaca row, an error."""

@@ -347,6 +347,16 @@ def _is_parquet(value: Any) -> bool:
     ) and os.path.isfile(value)  # fmt: skip
 
 
+#: The rows of a DataFrame whose cells tell each column's kind: a column empty in its first
+#: row (a dataset's ``images`` where only some rows have any) is told by a later one.
+_KIND_ROWS = 100
+
+
+def _column_kind(column: Any) -> str | None:
+    """The kind of a DataFrame's column (:func:`_cell_kind`): its first cell's that has one."""
+    return next((kind for value in column if (kind := _cell_kind(value)) is not None), None)
+
+
 def _cell_kind(value: Any) -> str | None:
     """A DataFrame cell's kind, as ``messages_column`` takes it: ``"list"`` for a list of
     messages (a list, or a numpy array from Arrow), ``"text"`` for a string, ``"object"`` for
@@ -813,8 +823,8 @@ def _scan_table(
     cells: Callable[[], Iterator[Any]]
     if is_dataframe(source):
         names = [str(c) for c in source.columns]
-        first = source.head(1)
-        types = {n: _cell_kind(first[n].iloc[0]) for n in names} if len(first) else {}
+        first = source.head(_KIND_ROWS)
+        types = {n: _column_kind(first[n]) for n in names}
         column = table_runs.messages_column(names, messages, types)
         read = table_runs.read_columns(column, names)
         frame = source

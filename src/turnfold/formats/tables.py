@@ -125,6 +125,10 @@ ROW_RUNS: tuple[tuple[dict[str, frozenset[str]], tuple[str, ...]], ...] = (
 #: a ShareGPT row's ``system`` prompt (which declares ToolACE's tools, whose calls are known by
 #: them) and its ``tools``, glaive's ``system`` beside its ``chat``.
 ROW_COMPANIONS = ("system", "tools")
+#: The columns of media files beside a column of messages (ms-swift's and LLaMA-Factory's
+#: ``images``, ``videos``, ``audios``: paths, or lists of them), whose files the messages'
+#: ``<image>`` tags stand for (``openai_chat.MediaFiles``): read with the messages too.
+MEDIA_COMPANIONS = ("images", "videos", "audios")
 
 
 class Rows(NamedTuple):
@@ -283,6 +287,7 @@ def messages_column(names: list[str], messages: str | None, types: dict[str, Any
         if name in names and name not in taken:
             run = next((run for run in held if run.startswith(name + JOIN)), name)
             companions = [n for n in ROW_COMPANIONS if types.get(n) == "text"]
+            companions += [n for n in MEDIA_COMPANIONS if types.get(n) in ("list", "text")]
             return JOIN.join(dict.fromkeys([*read_columns(run), *companions]))
     if held:
         return held[0]
