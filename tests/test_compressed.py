@@ -202,3 +202,19 @@ def test_C4_a_compressed_file_that_changed_is_read_again_whole(
     assert again.read == 1
     assert again.to_pandas()["tool_calls"][0] > first.to_pandas()["tool_calls"][0]
     assert again[str(path)] == turnfold.load(FIXTURES / SAMPLES[0])
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_L4_a_tar_archive_says_to_extract_it(tmp_path: Path, packed: bool) -> None:
+    # An OpenHands session folder kept as .tar.gz read as "line 1: invalid JSON".
+    import tarfile
+
+    session = tmp_path / "session.jsonl"
+    session.write_text(json.dumps({"role": "user", "content": "hi"}) + "\n")
+    archive = tmp_path / ("runs.tar.gz" if packed else "runs.tar")
+    with tarfile.open(archive, "w:gz" if packed else "w") as out:
+        out.add(session, arcname="session.jsonl")
+    with pytest.raises(TranscriptFormatError, match=r"runs\.tar.*a tar archive: extract it"):
+        turnfold.load(archive)
+    (row,) = turnfold.scan(archive, workers=1, cache=False).rows
+    assert "a tar archive" in row["error"]

@@ -230,6 +230,8 @@ class AnthropicBuilder(MessageBuilder):
         self.transcript.update(call, status=status, result=result)
 
     def _stop_reason(self, reason: Any) -> None:
+        if not isinstance(reason, str):  # a value of another shape stops nothing it can name
+            return
         if reason == "refusal":
             self._append(AssistantError(message="The model declined to respond (refusal)."))
         elif reason in _CUT_OFF:

@@ -37,15 +37,27 @@ _PEEK = max(len(magic) for magic in MAGIC)
 def compression_of(stream: Any) -> str | None:
     """The compression a binary stream's first bytes name, None for any other stream (or one
     that cannot be peeked at without reading it)."""
+    start = _first_bytes(stream, _PEEK)
+    return next((kind for magic, kind in MAGIC.items() if start.startswith(magic)), None)
+
+
+def is_tar(stream: Any) -> bool:
+    """Whether a binary stream (decompressed, if it was) is a tar archive: its first header's
+    ``ustar`` magic (POSIX.1-1988 and GNU tar write it at offset 257)."""
+    return _first_bytes(stream, _TAR_MAGIC_END)[257:_TAR_MAGIC_END] == b"ustar"
+
+
+_TAR_MAGIC_END = 262
+
+
+def _first_bytes(stream: Any, count: int) -> bytes:
+    """Up to ``count`` of a stream's next bytes, left to be read (b"" when it cannot be peeked
+    at without reading it)."""
     if isinstance(stream, io.BytesIO):  # load(bytes): its buffer, read nowhere
         at = stream.tell()
-        start = stream.getbuffer()[at : at + _PEEK].tobytes()
-    else:
-        peek = getattr(stream, "peek", None)
-        if peek is None:
-            return None
-        start = peek(_PEEK)[:_PEEK]
-    return next((kind for magic, kind in MAGIC.items() if start.startswith(magic)), None)
+        return stream.getbuffer()[at : at + count].tobytes()
+    peek = getattr(stream, "peek", None)
+    return bytes(peek(count)[:count]) if peek is not None else b""
 
 
 #: The decompressed bytes one step of a decompressor gives at most (gzip, bzip2, xz).

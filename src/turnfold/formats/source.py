@@ -732,6 +732,10 @@ def from_binary_stream(
     text = compressed.decompressed(stream, limit, stopped)
     if text is not stream:
         size = None  # the bar would count the text against the compressed size
+    if compressed.is_tar(text):  # an archive of files, each read on its own once extracted
+        raise TranscriptFormatError(
+            name, [], None, "a tar archive: extract it (tar -xf) and load or scan its files"
+        )
     stream = _utf8_of(text)
     counter = None
     if size is not None and size >= PROGRESS_MIN_BYTES and not progress.is_muted():
