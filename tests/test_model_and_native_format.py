@@ -152,7 +152,18 @@ def make_abort(tag: str = "abort") -> AbortMarker:
 
 
 def make_error(tag: str = "error") -> AssistantError:
-    return AssistantError(**_common(tag), message="API Error: 529 overloaded 😱")
+    return AssistantError(
+        **_common(tag),
+        message="API Error: 529 overloaded 😱",
+        usage=Usage(
+            input_tokens=7,
+            output_tokens=1,
+            cache_read_tokens=2,
+            cache_write_tokens=3,
+            reasoning_tokens=1,
+            response_id="msg_refused",
+        ),
+    )
 
 
 def make_pending(tag: str = "pending") -> PendingAction:
