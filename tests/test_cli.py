@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -24,12 +25,22 @@ CLAUDE = TESTS / "fixtures" / "claude-code_v1.0.108_inline-sidechains.jsonl"
 WITH_WARNINGS = TESTS / "fixtures" / "codex_rollout_schema-coverage.jsonl"
 
 
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+@pytest.fixture(autouse=True)
+def _plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terminal settings of whoever runs the tests do not reach the command: COLUMNS sets
+    the width of plain text and NO_COLOR its colour."""
+    for name in ("COLUMNS", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def run(
+    *args: str, cwd: Path | None = None, stdin: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
     """``python -m turnfold …`` in a fresh process, as a person would run it."""
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    environment = {**os.environ, "PYTHONIOENCODING": "utf-8", **env}
     return subprocess.run(
-        [sys.executable, "-m", "turnfold", *args],
-        capture_output=True, text=True, encoding="utf-8", cwd=cwd, env=env, check=False,
+        [sys.executable, "-m", "turnfold", *args], input=stdin,
+        capture_output=True, text=True, encoding="utf-8", cwd=cwd, env=environment, check=False,
     )  # fmt: skip
 
 
@@ -133,6 +144,7 @@ def test_L4_a_file_of_many_runs_exits_2_and_render_names_the_site_that_reads_it(
         shown = capsys.readouterr().err
         assert says in shown
         assert "-o SITE/" not in shown
+        assert f"to show one: turnfold show '{source}#ID'" in shown  # not only Python's words
         assert main(["render", str(source)]) == 2
         rendered = capsys.readouterr().err
         assert says in rendered
@@ -237,3 +249,284 @@ def test_X2_full_output_embeds_every_output_whole(tmp_path: Path) -> None:
     assert "line 4999" in full
     assert "line 4999" not in capped
     assert "more lines not included in this page" in capped
+
+
+# --- the command as a person uses it: a QA pass (help, output, bad input, terminals) ---------
+
+
+def test_W6_help_describes_the_page_as_it_is() -> None:
+    """The help said the page has "no script"; it has one of its own, for its deep links."""
+    epilog = run("--help").stdout
+    assert "no script" not in epilog
+    assert "one small script" in epilog
+    assert "Content-Security-Policy" in epilog
+    assert "turnfold show -" in epilog
+
+
+def test_W6_help_fits_a_terminal_of_80_columns() -> None:
+    """The description and examples are raw text, which argparse does not wrap: they were
+    written 93 columns wide and broke up on a terminal of 80."""
+    for command in ([], ["render"], ["show"]):
+        shown = run(*command, "--help", COLUMNS="80")
+        assert shown.returncode == 0
+        assert max(len(line) for line in shown.stdout.splitlines()) < 80
+
+
+def test_W6_render_never_writes_its_page_over_the_transcript(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-o`` naming the file being read replaced the transcript with its page."""
+    source = tmp_path / "session.jsonl"
+    shutil.copy(DEMO, source)
+    for args in (
+        ["render", str(source), "-o", str(tmp_path / "." / "session.jsonl")],
+        ["render", "--compare", str(DEMO), str(source), "-o", str(source)],
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            main(args)
+        assert exit_.value.code == 2
+        assert "is the transcript itself" in capsys.readouterr().err
+        assert source.read_bytes() == DEMO.read_bytes()
+
+
+class _Interrupted:
+    """``write_page`` that writes half a page, then meets ``error`` (Ctrl-C, a full disk)."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def __call__(self, stream: object, *args: object, **kwargs: object) -> int:
+        stream.write(b"<!DOCTYPE html><html><body>half a pa")  # type: ignore[attr-defined]
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "says"),
+    [(KeyboardInterrupt(), 130, "turnfold: interrupted"),
+     (OSError(28, "No space left on device"), 1, "No space left on device")],
+)  # fmt: skip
+def test_W6_render_replaces_a_page_only_with_a_whole_one(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    error: BaseException,
+    status: int,
+    says: str,
+) -> None:
+    """The page was opened for writing over the last one: a render stopped half way (Ctrl-C,
+    a full disk) left half a page and lost the whole one."""
+    page = tmp_path / "page.html"
+    assert main(["render", str(DEMO), "-o", str(page)]) == 0
+    before = page.read_bytes()
+    monkeypatch.setattr("turnfold.cli.write_page", _Interrupted(error))
+    assert main(["render", str(DEMO), "-o", str(page)]) == status
+    assert says in capsys.readouterr().err
+    assert page.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]  # no partial file left
+
+
+def test_W6_ctrl_c_ends_with_130_and_no_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("turnfold.cli.load", interrupted)
+    assert main(["show", str(DEMO)]) == 130
+    assert capsys.readouterr().err == "turnfold: interrupted\n"
+
+
+def test_W6_a_folder_says_how_to_write_its_site(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``show FOLDER`` and ``render FOLDER -o -`` (a site cannot go to stdout) said "is a
+    directory" and nothing of what reads one."""
+    folder = tmp_path / "my runs"
+    folder.mkdir()
+    shutil.copy(DEMO, folder / "demo.jsonl")
+    for args in (["show", str(folder)], ["render", str(folder), "-o", "-"]):
+        assert main(args) == 2
+        said = capsys.readouterr()
+        assert said.out == ""
+        assert f"turnfold render '{folder}' -o SITE/" in said.err
+
+
+def test_W6_a_file_of_many_sessions_says_how_to_show_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A Crush database of two sessions told the command's user to pass ``sample=``."""
+    database = TESTS / "fixtures" / "crush" / "quay" / ".crush" / "crush.db"
+    assert main(["show", str(database)]) == 2
+    assert f"to show one: turnfold show '{database}#ID'" in capsys.readouterr().err
+    assert main(["show", f"{database}#17c2d974-eab7-4a44-83d2-97c5186a5789"]) == 0
+    assert "Crush" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--expand"], ["--full-output"], ["--format", "inspect"], ["-o", "{tmp}/site/", "--expand"]],
+)
+def test_W6_a_site_refuses_the_options_it_would_ignore(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    """A site is drawn with the display settings alone: --expand, --full-output and --format
+    were taken and silently dropped."""
+    log = TESTS / "fixtures" / "harnesses" / "inspect" / "mockllm_two-epochs.eval"
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    shutil.copy(log, folder / "a.eval")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    with pytest.raises(SystemExit) as exit_:
+        main(["render", str(folder), *args])
+    assert exit_.value.code == 2
+    flag = next(a for a in args if a.startswith("--"))
+    assert f"{flag} is for one transcript's page; a site does not take it" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "runs-site").exists()
+    assert not (tmp_path / "site").exists()
+
+
+def test_W6_compare_refuses_the_options_it_would_ignore(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    first, second = sorted((TESTS / "fixtures" / "compare").glob("*.eval"))
+    with pytest.raises(SystemExit) as exit_:
+        main(["render", "--compare", str(first), str(second), "--expand"])
+    assert exit_.value.code == 2
+    assert "--expand is for one transcript's page; --compare does not take it" in (
+        capsys.readouterr().err
+    )
+
+
+def test_W6_one_run_of_a_file_of_many_is_no_site(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``render FILE#ID -o SITE/`` wrote the site of every run, the ``#ID`` dropped."""
+    log = TESTS / "fixtures" / "harnesses" / "inspect" / "mockllm_two-epochs.eval"
+    with pytest.raises(SystemExit) as exit_:
+        main(["render", f"{log}#1/2", "-o", f"{tmp_path}/site/"])
+    assert exit_.value.code == 2
+    assert f"turnfold render {log} -o SITE/" in capsys.readouterr().err
+    assert not (tmp_path / "site").exists()
+
+
+def test_W6_compare_of_one_transcript_with_many_runs_names_both(tmp_path: Path) -> None:
+    first = sorted((TESTS / "fixtures" / "compare").glob("*.eval"))[0]
+    result = run("render", "--compare", str(first), str(DEMO), "-o", str(tmp_path / "c.html"))
+    assert result.returncode == 2
+    assert f"cannot compare {DEMO} (one transcript) with {first} (many runs)" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_L4_compare_counts_what_each_load_could_not_read(tmp_path: Path) -> None:
+    """A single page said how many problems its load met; a comparison of the same file said
+    nothing on stderr."""
+    count = len(turnfold.load(WITH_WARNINGS).warnings)
+    result = run("render", "--compare", str(WITH_WARNINGS), str(DEMO), "-o",
+                 str(tmp_path / "c.html"))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert f"{WITH_WARNINGS}: {count} problems while loading" in result.stderr
+
+
+@pytest.mark.parametrize("width", ["0", "-3", "wide"])
+def test_W6_width_is_a_positive_number_of_columns(
+    capsys: pytest.CaptureFixture[str], width: str
+) -> None:
+    """``--width 0`` drew at 100 columns, ``--width -3`` at the renderer's smallest."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["show", str(DEMO), "--width", width])
+    assert exit_.value.code == 2
+    assert "a positive number of columns" in capsys.readouterr().err
+
+
+def test_W6_usage_errors_name_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """They were the top-level parser's: ``usage: turnfold [-h] COMMAND ...``."""
+    for args in (["render"], ["render", str(DEMO), "--compare", str(DEMO), str(DEMO)]):
+        with pytest.raises(SystemExit) as exit_:
+            main(args)
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("usage: turnfold render ")
+        assert "turnfold render: error: " in err
+
+
+def test_W6_columns_sets_the_width_in_a_pipe() -> None:
+    """``COLUMNS=60 turnfold show … | less`` drew 100 columns."""
+    result = run("show", str(DEMO), "--expand", COLUMNS="60")
+    assert result.returncode == 0, result.stderr
+    view = expand_all(build_view_model(turnfold.load(DEMO)))
+    assert result.stdout == render_text(view, width=60) + "\n"
+
+
+def _in_a_terminal(args: list[str], columns: int, **env: str) -> str:
+    """What ``python -m turnfold …`` draws on a terminal of ``columns`` columns."""
+    import pty
+    import struct
+    import termios
+    from fcntl import ioctl
+
+    leader, follower = pty.openpty()
+    ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    environment = {**os.environ, "PYTHONIOENCODING": "utf-8", "TERM": "xterm-256color", **env}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "turnfold", *args],
+        stdin=follower, stdout=follower, stderr=subprocess.DEVNULL, env=environment,
+    )  # fmt: skip
+    os.close(follower)
+    drawn = b""
+    with contextlib.suppress(OSError):  # the terminal's end reads as EIO once the command ends
+        while chunk := os.read(leader, 65536):
+            drawn += chunk
+    os.close(leader)
+    assert process.wait() == 0
+    return drawn.decode("utf-8").replace("\r\n", "\n")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX")
+def test_W6_no_color_draws_no_escape_codes_on_a_terminal() -> None:
+    """Under NO_COLOR rich still drew bold and dim escapes; now the outline is plain text at
+    the terminal's width."""
+    coloured = _in_a_terminal(["show", str(DEMO), "--expand"], 80)
+    assert "\x1b[" in coloured
+    plain = _in_a_terminal(["show", str(DEMO), "--expand"], 80, NO_COLOR="1")
+    assert "\x1b" not in plain
+    view = expand_all(build_view_model(turnfold.load(DEMO)))
+    assert plain == render_text(view, width=80) + "\n"
+
+
+def test_W6_show_and_render_read_standard_input(tmp_path: Path) -> None:
+    """``-`` read a file named ``-``: "no such file"."""
+    text = DEMO.read_text("utf-8")
+    shown = run("show", "-", stdin=text)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == render_text(build_view_model(turnfold.load(DEMO))) + "\n"
+    refused = run("render", "-", stdin=text)
+    assert refused.returncode == 2
+    assert "-o PAGE.html, or -o - for stdout" in refused.stderr
+    page = tmp_path / "page.html"
+    assert run("render", "-", "-o", str(page), stdin=text).returncode == 0
+    view = build_view_model(turnfold.load(DEMO))
+    assert page.read_text("utf-8") == render_html(view, title="turnfold demo session")
+    bad = run("show", "-", stdin="not json\n")
+    assert bad.returncode == 2
+    assert "<stdin>, line 1: not a transcript" in bad.stderr
+
+
+def test_W6_no_progress_bar_in_a_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A long load drew its bar into stderr that was a file or a pipe: a line of carriage
+    returns in a log."""
+    from turnfold.formats import source as reading
+
+    monkeypatch.setattr(reading, "PROGRESS_MIN_BYTES", 0)
+    monkeypatch.setattr(reading, "PROGRESS_DELAY_S", 0.0)
+    entries = [{"kind": "user", "id": f"u{n}", "text": "x" * 1000} for n in range(3000)]
+    session = tmp_path / "long.jsonl"
+    session.write_text("\n".join(json.dumps(r) for r in [{"turnfold": 1}, *entries]) + "\n")
+    assert main(["render", str(session), "-o", str(tmp_path / "long.html")]) == 0
+    err = capsys.readouterr().err
+    assert "Loading" not in err
+    assert "\r" not in err
+    assert "wrote" in err

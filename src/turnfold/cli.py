@@ -10,9 +10,10 @@ Two commands share one set of options::
 
 Both load the file with :func:`turnfold.load`, build the view model with the chosen display
 settings and draw it with the same renderers the notebook uses for its static outputs
-(:mod:`turnfold.render.html`, :mod:`turnfold.render.text`). Exit status: 0 on success, 2 for a
-file that is missing, is not a transcript (the message on stderr names the file, the formats
-tried and the first offending line) or holds nothing to show, 1 when the output cannot be written.
+(:mod:`turnfold.render.html`, :mod:`turnfold.render.text`). Exit status: 0 on success, 2 for
+bad usage or a file that is missing, is not a transcript (the message on stderr names the file,
+the formats tried and the first offending line) or holds nothing to show, 1 when the output
+cannot be written, 130 when interrupted (Ctrl-C). ``FILE`` may be ``-``, standard input.
 """
 
 from __future__ import annotations
@@ -28,11 +29,13 @@ with collector_paused():
     import io
     import os
     import re
+    import shlex
     import sys
     from collections.abc import Callable, Sequence
     from pathlib import Path
     from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
 
+    from turnfold import progress
     from turnfold.forking import Partner, can_fork, free_core
     from turnfold.formats import FORMATS, TranscriptFormatError, folder_format, load
     from turnfold.model import Transcript
@@ -49,26 +52,43 @@ __all__ = ["build_parser", "expand_all", "main"]
 #: Exit status for input that cannot be read as a transcript (as argparse uses for bad usage).
 EXIT_BAD_INPUT = 2
 EXIT_CANNOT_WRITE = 1
+#: Exit status after Ctrl-C: 128 + SIGINT, as a shell reports a command the signal ended.
+EXIT_INTERRUPTED = 130
+
+#: ``FILE`` as ``-``: the transcript is read from standard input (``… | turnfold show -``).
+STDIN = Path("-")
 
 _DESCRIPTION = """\
-Render an AI-agent transcript (Claude Code, Codex CLI, Gemini CLI, Qwen Code, OpenAI or
-Anthropic message lists, or turnfold's own JSONL) the way the notebook widget folds it: one
-process fold per turn with the answer outside it, activity groups, one-line tool summaries."""
+Render an AI-agent transcript (a coding agent's session: Claude Code, Codex
+CLI, Gemini CLI, Qwen Code and more; an eval log; an agent framework's run;
+OpenAI or Anthropic message lists; turnfold's own JSONL: --format lists them
+all) the way the notebook widget folds it: one process fold per turn with the
+answer outside it, activity groups, one-line tool summaries."""
 
+# Raw text, as argparse does not wrap it: lines under 80 columns, for the narrowest terminals.
 _EPILOG = """\
 examples:
-  turnfold render session.jsonl                 write session.html next to the file
-  turnfold render session.jsonl -o page.html    choose where the page goes ("-o -": stdout)
-  turnfold show log.eval#7/1                    one run of a file of many, by its scan key
-  turnfold render runs/ -o site/                a site of every run in a folder or eval log:
-                                                site/index.html, one page per run
-  turnfold show session.jsonl --mode flat       print the outline to the terminal
-  turnfold show session.jsonl --expand | less   everything open, as plain text
-  turnfold render --compare a.eval b.eval       two runs side by side: the samples that
-                                                changed, each opening its two transcripts
+  turnfold render session.jsonl                session.html, next to the file
+  turnfold render session.jsonl -o page.html   the page where you say it goes
+                                               ("-o -": stdout)
+  turnfold show log.eval#7/1                   one run of a file of many, by
+                                               its scan key
+  turnfold render runs/ -o site/               a site of every run in a folder
+                                               or eval log: site/index.html,
+                                               one page per run
+  turnfold show session.jsonl --mode flat      the outline in the terminal
+  turnfold show session.jsonl --expand | less  everything open, as plain text
+  turnfold render --compare a.eval b.eval      two runs side by side: the
+                                               samples that changed, each
+                                               opening its two transcripts
+  claude -p … --output-format stream-json --verbose | turnfold show -
+                                               a transcript from standard input
 
-The page is self-contained (inline CSS, no script, nothing loaded from the network): folds are
-native <details> elements. ▸ marks a closed fold and ▾ an open one in the terminal outline."""
+The page is self-contained (inline CSS, nothing loaded from the network):
+folds are native <details> elements; its one small script, allowed by the
+page's Content-Security-Policy and nothing else, opens the folds around a
+link's #turn-N or #call-ID. ▸ marks a closed fold and ▾ an open one in the
+terminal outline, drawn in colour unless NO_COLOR is set."""
 
 
 def _add_common_options(parser: argparse.ArgumentParser, *, file_optional: bool = False) -> None:
@@ -77,8 +97,8 @@ def _add_common_options(parser: argparse.ArgumentParser, *, file_optional: bool 
         type=Path,
         metavar="FILE",
         nargs="?" if file_optional else None,
-        help="the transcript file to read; FILE#ID is one run of a file of many, as a scan "
-        "keys it (an eval log's FILE#sample/epoch, a dataset's FILE#3)",
+        help="the transcript file to read ('-': standard input); FILE#ID is one run of a file "
+        "of many, as a scan keys it (an eval log's FILE#sample/epoch, a dataset's FILE#3)",
     )
     parser.add_argument(
         "--mode",
@@ -142,9 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--output",
         metavar="PAGE",
         default=None,
-        help='where to write the page; "-" for stdout (default: FILE with the suffix .html); '
-        "a folder (SITE/) for a site of every run in FILE, a folder or an eval log (the "
-        "default for a folder: FOLDER-site/)",
+        help='where to write the page, never over FILE; "-" for stdout (default: FILE with the '
+        "suffix .html, FILE-ID.html for FILE#ID; required when FILE is -); a folder (SITE/) "
+        "for a site of every run in FILE, a folder or an eval log (the default for a folder: "
+        "FOLDER-site/)",
     )
     render.add_argument(
         "--full-output",
@@ -156,19 +177,34 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser(
         "show",
         help="print the transcript to the terminal",
-        description="Print the transcript as an outline: in colour on a terminal, plain text "
-        "otherwise.",
+        description="Print the transcript as an outline: in colour on a terminal; plain text\n"
+        "in a pipe, with --width or when NO_COLOR is set.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_common_options(show)
     show.add_argument(
         "--width",
-        type=int,
+        type=_columns,
         default=None,
-        help="line width for plain text (default: the terminal's width, or 100 in a pipe)",
+        help="line width, as plain text (default: COLUMNS when set, else the terminal's "
+        "width, or 100 in a pipe)",
     )
+    # Each command's own usage line for the errors main() finds after parsing.
+    render.set_defaults(usage=render.error)
+    show.set_defaults(usage=show.error)
     return parser
+
+
+def _columns(text: str) -> int:
+    """``--width``: a positive number of columns (argparse turns the error into its usage)."""
+    try:
+        width = int(text)
+    except ValueError:
+        width = 0
+    if width < 1:
+        raise argparse.ArgumentTypeError(f"a positive number of columns, not {text!r}")
+    return width
 
 
 def _settings(options: argparse.Namespace) -> SettingsSnapshot:
@@ -215,21 +251,24 @@ def _picked(path: Path, sample: str | None) -> dict[str, Any]:
 def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
     """The transcript, or None after saying on stderr why it cannot be read (L-4)."""
     path: Path = options.file
-    if not path.exists():
+    source: Path | BinaryIO = path
+    where = path
+    if path == STDIN:
+        source, where = sys.stdin.buffer, Path("<stdin>")  # as load() names it
+    elif not path.exists():
         print(f"turnfold: {path}: no such file", file=stderr)
         return None
-    if path.is_dir() and folder_format(path) is None:
-        print(f"turnfold: {path}: is a directory, not a transcript file", file=stderr)
+    elif path.is_dir() and folder_format(path) is None:
+        print(
+            f"turnfold: {path}: is a folder, not a transcript file; to write a page for each "
+            f"run in it: turnfold render {shlex.quote(str(path))} -o SITE/",
+            file=stderr,
+        )
         return None
     try:
-        transcript = load(path, format=options.format, **_picked(path, options.sample))
+        transcript = load(source, format=options.format, **_picked(path, options.sample))
     except ValueError as error:  # not a transcript, or many (an eval log of many samples…)
-        message = str(error)
-        if "turnfold.scan(" in message and options.command == "render":
-            # load() tells a Python user to scan a file of many runs; here, a site does it.
-            message += (f"; to write a page for each run: turnfold render {path} -o SITE/, or "
-                        f"for one: turnfold render '{path}#ID' (as a scan keys it)")  # fmt: skip
-        print(f"turnfold: {message}", file=stderr)
+        print(f"turnfold: {error}{_many_runs_hint(str(error), options.command, path)}", file=stderr)
         return None
     except OSError as error:
         print(f"turnfold: {path}: cannot read: {error.strerror or error}", file=stderr)
@@ -237,8 +276,27 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
     if not transcript.entries:
         # Never an empty page or outline that looks like success (spec X-2, issue 11).
         reasons = "; ".join(str(w) for w in transcript.warnings[-3:]) or "no entries"
-        print(f"turnfold: {path}: nothing to show ({reasons})", file=stderr)
+        print(f"turnfold: {where}: nothing to show ({reasons})", file=stderr)
         return None
+    _say_warnings(where, transcript, stderr)
+    return transcript
+
+
+def _many_runs_hint(message: str, command: str, path: Path) -> str:
+    """The command line's words after ``load()``'s for a file of many runs, which tell a Python
+    user to scan it or to pick one with ``sample=``: here a site or ``FILE#ID`` does it."""
+    if "turnfold.scan(" not in message and "pick one with" not in message:
+        return ""
+    one = f"turnfold {command} {shlex.quote(f'{path}#ID')} (as a scan keys it)"
+    if command == "render":
+        site = f"turnfold render {shlex.quote(str(path))} -o SITE/"
+        return f"; to write a page for each run: {site}, or for one: {one}"
+    return f"; to show one: {one}"
+
+
+def _say_warnings(path: Path, transcript: Transcript, stderr: TextIO) -> None:
+    """Count on stderr what the load could not read, which the page or outline shows as a
+    notice: a terminal user sees it without opening the page (L-4)."""
     if transcript.warnings:
         count = len(transcript.warnings)
         noun = "problem" if count == 1 else "problems"
@@ -247,14 +305,14 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
             f"first: {transcript.warnings[0]}",
             file=stderr,
         )
-    return transcript
 
 
 def _title(transcript: Transcript, path: Path, sample: str | None = None) -> str:
     title = transcript.metadata.get("title")
     if isinstance(title, str) and title.strip():
         return title
-    return path.name if sample is None else f"{path.name}#{sample}"
+    name = "stdin" if path == STDIN else path.name
+    return name if sample is None else f"{name}#{sample}"
 
 
 def _output_path(source: Path, output: str | None, sample: str | None = None) -> Path | None:
@@ -279,6 +337,8 @@ PARTNER_MIN_BYTES = 16 * 2**20
 def _partner(options: argparse.Namespace) -> Partner | None:
     """A child forked before a large session is read, to draw half of its page
     (:class:`turnfold.forking.Partner`), when a core is idle for it."""
+    if options.file == STDIN:
+        return None  # a stream is read once, by this process
     try:
         large = options.file.stat().st_size >= PARTNER_MIN_BYTES
     except OSError:
@@ -311,18 +371,30 @@ def _render(
 
 
 def _write(target: Path | None, write: Callable[[BinaryIO], int], stdout: TextIO) -> int:
-    """Run ``write`` on ``target`` (None: stdout), saying on stderr where the page went."""
+    """Run ``write`` on ``target`` (None: stdout), saying on stderr where the page went.
+
+    The page is written beside ``target`` and moved over it once whole: a page that could not
+    be finished (a full disk, Ctrl-C) leaves the one that was there as it was, never half a page.
+    """
     if target is None:
         stdout.flush()
         write(stdout.buffer)
         stdout.buffer.flush()
         return 0
+    partial = target.with_name(f".{target.name}.{os.getpid()}.part")
     try:
-        with target.open("wb") as stream:
+        with partial.open("wb") as stream:
             size = write(stream)
+        os.replace(partial, target)
     except OSError as error:
-        print(f"turnfold: cannot write {target}: {error.strerror or error}", file=sys.stderr)
+        reason = error.strerror or str(error)
+        if not target.parent.is_dir():
+            reason = f"there is no folder {target.parent}"
+        print(f"turnfold: cannot write {target}: {reason}", file=sys.stderr)
         return EXIT_CANNOT_WRITE
+    finally:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
     print(f"turnfold: wrote {target} ({size // 1024 or 1} KB)", file=sys.stderr)
     return 0
 
@@ -339,15 +411,27 @@ def _render_compare(options: argparse.Namespace, stdout: TextIO) -> int:
             print(f"turnfold: {path}: no such file or folder", file=sys.stderr)
             return EXIT_BAD_INPUT
         try:
-            runs.append(open_run(path))
+            run = open_run(path)
         except (TranscriptFormatError, ValueError) as error:
             print(f"turnfold: {error}", file=sys.stderr)
             return EXIT_BAD_INPUT
+        if isinstance(run, Transcript):
+            _say_warnings(path, run, sys.stderr)
+        runs.append(run)
+    single = [isinstance(run, Transcript) for run in runs]
+    if single[0] != single[1]:
+        one, many = (first, second) if single[0] else (second, first)
+        print(
+            f"turnfold: cannot compare {one} (one transcript) with {many} (many runs): compare "
+            "two transcripts or two corpora (folders, or eval logs of many samples)",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     names = (first.name, second.name)
     title = f"{first.name} vs {second.name}"
     try:
         page = render_compare_page(runs[0], runs[1], _settings(options), names=names, title=title)
-    except (TypeError, ValueError) as error:  # a transcript against many runs; an ambiguous join
+    except ValueError as error:  # two corpora whose samples cannot be joined
         print(f"turnfold: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     encoded = page.encode("utf-8")
@@ -365,7 +449,7 @@ def _site_folder(options: argparse.Namespace) -> Path | None:
         return None
     output: str | None = options.output
     source: Path = options.file
-    if output == "-":
+    if output == "-" or source == STDIN:
         return None
     if source.is_dir():
         return Path(output) if output is not None else source.with_name(source.name + "-site")
@@ -381,51 +465,129 @@ def _render_site(options: argparse.Namespace, folder: Path) -> int:
         print(f"turnfold: {options.file}: no such file or folder", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        report = build_site(options.file, folder, _settings(options))
+        report = build_site(options.file, folder, _settings(options), progress=sys.stderr.isatty())
     except OSError as error:
         print(f"turnfold: cannot write {folder}: {error.strerror or error}", file=sys.stderr)
         return EXIT_CANNOT_WRITE
     print(
-        f"turnfold: wrote {report.index} ({report.rows} runs; {report.written} pages written, "
-        f"{report.kept} unchanged; {report.skipped} files skipped)",
+        f"turnfold: wrote {report.index} ({_counted(report.rows, 'run')}; "
+        f"{_counted(report.written, 'page')} written, {report.kept} unchanged; "
+        f"{_counted(report.skipped, 'file')} skipped)",
         file=sys.stderr,
     )
     return 0
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _no_colour() -> bool:
+    """Whether the user asked for no colour: ``NO_COLOR`` set and not empty (no-color.org),
+    or a terminal that draws none (``TERM=dumb``)."""
+    return bool(os.environ.get("NO_COLOR")) or os.environ.get("TERM") == "dumb"
 
 
 def _show(options: argparse.Namespace, view: View, stdout: TextIO) -> int:
     # Imported here: ``render`` never draws text, and the text renderer brings html.parser.
     from turnfold.render.text import render_terminal, render_text
 
-    if stdout.isatty() and options.width is None:
+    if stdout.isatty() and options.width is None and not _no_colour():
         from rich.console import Console
 
         render_terminal(view, Console(file=stdout, highlight=False, markup=False, emoji=False))
         return 0
-    stdout.write(render_text(view, width=options.width or 100) + "\n")
+    # Plain text, with no escape code at all: rich keeps bold and dim under NO_COLOR.
+    stdout.write(render_text(view, width=options.width or _text_width(stdout)) + "\n")
     return 0
+
+
+def _text_width(stdout: TextIO) -> int:
+    """The width of plain text: COLUMNS when the user sets it (for a pipe too, as ``shutil``
+    reads it), else the terminal's, else 100 (a pipe, a file)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    with contextlib.suppress(OSError, ValueError):  # no terminal behind the stream
+        return os.get_terminal_size(stdout.fileno()).columns
+    return 100
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (``python -m turnfold`` calls this)."""
-    parser = build_parser()
-    options = parser.parse_args(argv)
+    options = build_parser().parse_args(argv)
+    # A progress bar is for a person watching a terminal; in a log it is a line of carriage
+    # returns for each refresh.
+    quiet = progress.muted() if not sys.stderr.isatty() else contextlib.nullcontext()
+    try:
+        with quiet:
+            return _command(options, options.usage)
+    except KeyboardInterrupt:  # Ctrl-C: a person's choice, not a failure to explain
+        print("turnfold: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+#: Options that shape one transcript's page or outline, and what no site or comparison reads.
+_ONE_PAGE_OPTIONS = (
+    ("expand", "--expand"),
+    ("full_output", "--full-output"),
+    ("format", "--format"),
+)
+
+
+def _command(options: argparse.Namespace, usage: Callable[[str], NoReturn]) -> int:
+    """:func:`main` once the arguments parse: ``usage`` ends with a usage error (status 2)."""
     if options.command == "render" and options.compare:
         if options.file is not None:
-            parser.error("give FILE or --compare A B, not both")
+            usage("give FILE or --compare A B, not both")
+        _refuse_one_page_options(options, usage, "--compare")
+        _refuse_overwriting(options, usage, *options.compare)
         return _render_compare(options, sys.stdout)
     if options.file is None:
-        parser.error("the following arguments are required: FILE")
+        usage("the following arguments are required: FILE")
     options.file, options.sample = _file_and_run(options.file)
     site = _site_folder(options)
     if site is not None:
+        if options.sample is not None:
+            whole = shlex.quote(str(options.file))
+            usage(f"FILE#ID is one run, whose page is -o PAGE.html; a site of every run in the "
+                  f"file: turnfold render {whole} -o SITE/")  # fmt: skip
+        _refuse_one_page_options(options, usage, "a site")
         return _render_site(options, site)
+    if options.command == "render":
+        if options.file == STDIN and options.output is None:
+            usage("a transcript read from standard input has no file to write its page "
+                  "beside: say where with -o PAGE.html, or -o - for stdout")  # fmt: skip
+        _refuse_overwriting(options, usage, options.file)
     partner = _partner(options) if options.command == "render" else None
     try:  # the partner reads the file too and draws its share of the page, silently
         return _main(options, partner)
     finally:
         if partner is not None:
             partner.leave()  # the partner ends here; this process stops one not asked for
+
+
+def _refuse_one_page_options(
+    options: argparse.Namespace, usage: Callable[[str], NoReturn], what: str
+) -> None:
+    """A usage error for an option that would be ignored: a site and a comparison are drawn
+    with the display settings only, each of their runs' format detected."""
+    for name, flag in _ONE_PAGE_OPTIONS:
+        if getattr(options, name, None):
+            usage(f"{flag} is for one transcript's page; {what} does not take it")
+
+
+def _refuse_overwriting(
+    options: argparse.Namespace, usage: Callable[[str], NoReturn], *sources: Path
+) -> None:
+    """A usage error for ``-o`` naming a file the command reads: the page would replace it."""
+    if options.output in (None, "-"):
+        return
+    for source in sources:
+        with contextlib.suppress(OSError):  # a file that does not exist is said so later
+            if os.path.samefile(options.output, source):
+                usage(f"-o {options.output} is the transcript itself; the page would replace "
+                      "it: choose another PAGE")  # fmt: skip
 
 
 def _main(options: argparse.Namespace, partner: Partner | None) -> int:
