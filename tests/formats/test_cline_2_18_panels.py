@@ -635,3 +635,12 @@ def test_C2_C4_a_task_folder_is_one_row_read_again_when_its_panel_changes(
     again = turnfold.scan(tasks, workers=1)
     assert again.read == 2  # the panel and, for it, the history
     assert len(again) == 1
+
+
+def test_L1_a_task_folder_loads_as_its_history_and_a_panel_only_folder_as_its_panel() -> None:
+    # load(folder) was refused as a plain folder, though a scan reads a task folder as a run.
+    folder = turnfold.load(TASKS / "edits")
+    assert folder == turnfold.load(TASKS / "edits" / "api_conversation_history.json")
+    assert folder.metadata["source_format"] == "cline"
+    panel = CLINE / "cline-cli-2.18.0_ui-messages"
+    assert turnfold.load(panel).entries == turnfold.load(panel / "ui_messages.json").entries

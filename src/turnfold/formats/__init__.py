@@ -323,14 +323,15 @@ def agent_keyword(module: ModuleType, name: str, agent: Any) -> dict[str, Any]:
 PATH_FORMATS: tuple[str, ...] = (
     "inspect", "aider", "openhands-sdk", "openhands", "opencode", "crush", "mlflow", "agno-db",
     "langgraph-checkpoints", "openai-agents-db", "adk-db", "strands-session", "kimi", "kimi-cli",
+    "cline",
 )  # fmt: skip
 
 #: Of :data:`PATH_FORMATS`, those whose ``read_path`` reads a folder as one run (an OpenHands
 #: V1 conversation, a V0 session; OpenCode's ``storage/`` before 1.2, a session of it by
-#: ``sample=``; a Kimi Code or older Kimi CLI session); any other is never given a folder,
-#: which ``load()`` refuses as one.
+#: ``sample=``; a Kimi Code or older Kimi CLI session; a Cline task); any other is never given
+#: a folder, which ``load()`` refuses as one.
 FOLDER_FORMATS: tuple[str, ...] = (
-    "openhands-sdk", "openhands", "opencode", "strands-session", "kimi", "kimi-cli",
+    "openhands-sdk", "openhands", "opencode", "strands-session", "kimi", "kimi-cli", "cline",
 )  # fmt: skip
 
 

@@ -186,7 +186,7 @@ from turnfold.formats.common import (
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
-from turnfold.formats.source import Source
+from turnfold.formats.source import Source, read_file
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -956,6 +956,25 @@ def _cost(value: Any) -> float | None:
     ):
         return float(value)
     return None
+
+
+def detect_path(path: Path) -> Evidence | None:
+    """A task folder (``tasks/<id>/``), told by its history or, without one, its chat panel
+    (``api_conversation_history.json``, ``ui_messages.json``): ``load(folder)`` reads it as a
+    scan reads the folder's one row. None for a file, which is read as JSON records."""
+    if not path.is_dir():
+        return None
+    held = (path / HISTORY_NAME).is_file() or (path / UI_NAME).is_file()
+    return Evidence(share=1.0, marks=2) if held else None
+
+
+def read_path(path: Path) -> Transcript:
+    """A task folder read as its history is (its panel and metadata beside it), or its panel
+    where the folder holds no history; a file (``load(path, format="cline")``) as its records."""
+    if not path.is_dir():
+        return read_file(path, read)
+    history = path / HISTORY_NAME
+    return read_file(history if history.is_file() else path / UI_NAME, read)
 
 
 def read(source: Source) -> Transcript:
