@@ -44,6 +44,8 @@ import langgraph_saved_streams as saved_streams
 from counters_langchain import langchain as count_saved_calls
 from counters_langchain import langchain_by_agent as count_by_agent
 from flat_reads import assert_read_alike, read_both
+from pydantic import BaseModel
+from structured_answers import answer_of, structured_answers
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "langchain"
 TO_DICT = FIXTURES / "langchain_v1.8.3_messages-to-dict_tool-error.json"
@@ -1530,3 +1532,86 @@ def test_L4_streamed_chunks_that_do_not_merge_keep_their_text_and_say_so() -> No
     transcript = turnfold.load(events)
     assert any("do not merge" in w.reason for w in transcript.warnings)
     assert transcript.entries  # the run is read
+
+
+# --- structured output (P-2) --------------------------------------------------------------------
+
+
+class City(BaseModel):
+    name: str
+    population: int
+    country: str = "FR"  # left at its default: part of the output all the same
+
+
+CITY = {"name": "Paris", "population": 3, "country": "FR"}
+
+
+def _city_agent(strategy: str) -> Any:
+    """``create_agent(..., response_format=...)`` on the scripted model: it calls ``add``,
+    then gives its structured response, as the tool strategy's call of ``City`` (answered by
+    a ToolMessage "Returning structured response: ...") or as the provider strategy's JSON
+    text."""
+    from langchain.agents import create_agent
+    from langchain.agents.structured_output import ProviderStrategy, ToolStrategy
+    from langchain_core.messages import AIMessage
+
+    def ai(content: str, *calls: tuple[str, dict[str, Any], str]) -> AIMessage:
+        tool_calls = [{"name": name, "args": args, "id": cid} for name, args, cid in calls]
+        metadata = {"model_name": runs.MODEL}
+        return AIMessage(content, tool_calls=tool_calls, response_metadata=metadata)
+
+    said = {"name": "Paris", "population": 3}
+    last = ai("", ("City", said, "call_2")) if strategy == "tool" else ai(json.dumps(said))
+    model = runs.FakeToolModel(responses=[ai("", ("add", {"a": 1, "b": 2}, "call_1")), last])
+    response_format = ToolStrategy(City) if strategy == "tool" else ProviderStrategy(City)
+    return create_agent(model, tools=[runs.add], response_format=response_format)
+
+
+def test_P2_a_tool_strategy_s_structured_response_is_the_turn_s_answer() -> None:
+    from langchain_core.messages import messages_to_dict
+
+    result = _city_agent("tool").invoke({"messages": [("user", "Which city?")]})
+    transcript = turnfold.load(result)
+    assert transcript.warnings == []
+    answer, shown = answer_of(transcript)
+    assert answer.meta == {"structured_output": True}
+    assert json.loads(shown) == CITY
+    assert answer.model == runs.MODEL  # of the message that gave it
+    call = transcript.tool_calls()[-1]
+    assert (call.name, call.status) == ("City", "success")  # stays in the process
+    assert call.result is not None
+    assert (call.result.text or "").startswith("Returning structured response:")
+    assert transcript.metadata["structured_response"] == CITY
+    # Saved as JSON (messages_to_dict beside the response), it loads the same.
+    saved = {"messages": messages_to_dict(result["messages"]), "structured_response": CITY}
+    assert turnfold.load(json.dumps(saved)).entries == transcript.entries
+
+
+@pytest.mark.parametrize("mode", [["updates", "messages"], "values", "updates"], ids=str)
+def test_P2_a_followed_stream_ends_with_the_structured_answer_load_gives(mode: Any) -> None:
+    agent = _city_agent("tool")
+    events = list(agent.stream({"messages": [("user", "Which city?")]}, stream_mode=mode))
+    transcript, _ = follow(events)
+    loaded = turnfold.load(agent.invoke({"messages": [("user", "Which city?")]}))
+    assert transcript.warnings == []
+    assert outcome(transcript) == outcome(loaded)
+    assert answer_of(transcript)[0].meta == {"structured_output": True}
+    assert transcript.metadata["structured_response"] == CITY
+    kinds = [(type(e).__name__, getattr(e, "text", None)) for e in transcript.entries]
+    expected = [(type(e).__name__, getattr(e, "text", None)) for e in loaded.entries]
+    assert kinds == (expected if "values" in mode else expected[1:])
+
+
+def test_P2_a_provider_strategy_s_json_text_is_the_answer_and_gets_no_second() -> None:
+    result = _city_agent("provider").invoke({"messages": [("user", "Which city?")]})
+    assert result["structured_response"] == City(name="Paris", population=3)
+    transcript = turnfold.load(result)
+    answer, _ = answer_of(transcript)
+    assert json.loads(answer.text) == {"name": "Paris", "population": 3}  # the default unsaid
+    assert structured_answers(transcript) == []
+
+
+def test_P2_a_run_without_a_structured_response_is_shown_as_before() -> None:
+    transcript = turnfold.load(runs.run_result())
+    assert answer_of(transcript)[0].text == runs.ANSWER
+    assert structured_answers(transcript) == []

@@ -26,6 +26,8 @@ import llamaindex_runs
 from counters_llamaindex import llamaindex as count_calls
 from flat_reads import assert_read_alike, read_both
 from loops import run_async
+from pydantic import BaseModel
+from structured_answers import answer_of, structured_answers
 
 SOLO = llamaindex_runs.FIXTURES / "llama-index-core_v0.14.25_memory_solo.json"
 HANDOFF = llamaindex_runs.FIXTURES / "llama-index-core_v0.14.25_memory_handoff.json"
@@ -544,3 +546,66 @@ def test_A2_a_followed_run_that_fails_ends_with_its_error_not_a_warning() -> Non
     assert [c[3] for c in calls_of(transcript)] == ["error", "error", "unknown"]
     assert transcript.entries[-1].message == turnfold.load(handler).entries[-1].message
     assert transcript.warnings == []
+
+
+# --- structured output (P-2) --------------------------------------------------------------------
+
+
+class City(BaseModel):
+    name: str
+    population: int
+    country: str = "FR"  # left at its default: part of the output all the same
+
+
+CITY = {"name": "Paris", "population": 3, "country": "FR"}
+
+
+def _city_agent() -> Any:
+    """A ``FunctionAgent`` with ``output_cls=City``: it calls ``add``, answers in text, then
+    LlamaIndex asks the model once more for the ``City`` (a call of that name), which the
+    memory does not keep: only the ``AgentOutput``'s ``structured_response`` holds it."""
+    from llama_index.core.agent.workflow import FunctionAgent
+    from llama_index.core.base.llms.types import TextBlock, ToolCallBlock
+
+    replies = [
+        [ToolCallBlock(tool_call_id="call_1", tool_name="add", tool_kwargs={"a": 1, "b": 2})],
+        [TextBlock(text="Paris, population 3.")],
+        [ToolCallBlock(tool_call_id="call_2", tool_name="City",
+                       tool_kwargs={"name": "Paris", "population": 3})],
+    ]  # fmt: skip
+    return FunctionAgent(
+        tools=[llamaindex_runs.add], llm=llamaindex_runs.scripted(replies), output_cls=City
+    )
+
+
+def test_P2_an_agent_s_structured_response_is_the_turn_s_answer() -> None:
+    transcript = Transcript()
+    follower = llamaindex.Follower(transcript)
+    handler, output, _ = llamaindex_runs.run_async(
+        llamaindex_runs._run(_city_agent(), "Which city?", follower.feed)
+    )
+    follower.close()
+    assert output.structured_response == CITY  # the model's dump, its default too
+    loaded = turnfold.load(handler)
+    assert loaded.warnings == []
+    answer, shown = answer_of(loaded)
+    assert answer.meta == {"structured_output": True}
+    assert json.loads(shown) == CITY
+    assert loaded.metadata["structured_response"] == CITY
+    texts = [e.text for e in loaded.entries if isinstance(e, AssistantText)]
+    assert texts[0] == "Paris, population 3."  # the agent's text stays, in the process
+    # Followed from its events (AgentStreamStructuredOutput is no unknown event now).
+    assert transcript.warnings == []
+    assert transcript == loaded
+    # The AgentOutput alone, and saved, shows it alike.
+    alone = turnfold.load(output)
+    assert answer_of(alone)[0].text == answer.text
+    assert turnfold.load(json.dumps(llamaindex.plain(output))).entries == alone.entries
+
+
+def test_P2_a_run_without_a_structured_response_is_shown_as_before() -> None:
+    handler, _, _ = llamaindex_runs.run()
+    transcript = turnfold.load(handler)
+    assert answer_of(transcript)[0].text == ANSWER
+    assert structured_answers(transcript) == []
+    assert "structured_response" not in transcript.metadata

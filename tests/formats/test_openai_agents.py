@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
@@ -41,6 +42,7 @@ from counters_openai_agents import calls_by_agent
 from counters_openai_agents import openai_agents as count_calls
 from flat_reads import assert_read_alike, read_both
 from nesting import calls_by_id, calls_by_level
+from structured_answers import answer_of, structured_answers
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "frameworks" / "openai-agents"
 STATE = FIXTURES / "openai-agents_v0.24.0_run-state_handoff.json"
@@ -1379,3 +1381,85 @@ def test_A1_the_run_data_of_a_raised_run_shows_its_calls_and_that_it_raised() ->
         assert turnfold.load(exc) == follow.transcript, type(exc.run_data)
     with pytest.raises(TranscriptFormatError, match="run_data is None"):
         turnfold.load(UserError("Error running tool strict: strict y"))
+
+
+# --- structured output (P-2) --------------------------------------------------------------------
+
+
+class City(BaseModel):
+    name: str
+    population: int
+    country: str = "FR"  # left at its default: part of the output all the same
+
+
+def _city_agent(tool_use_behavior: str = "run_llm_again") -> Any:
+    """An agent whose ``output_type`` is a model: it calls ``add``, then either writes its
+    output as its message's JSON (the SDK's way), or stops at that call's output
+    (``stop_on_first_tool``: the run's output is the tool's, a model too)."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+    from agents import Agent, function_tool
+
+    @function_tool
+    def census(name: str) -> City:
+        """The city's census."""
+        return City(name=name, population=3)
+
+    steps = [ModelStep(output=[function_call("census", {"name": "Paris"}, call_id="call_1")])]
+    if tool_use_behavior == "run_llm_again":
+        steps.append(ModelStep(output=[assistant_message('{"name":"Paris","population":3}')]))
+    return Agent(
+        name="geo",
+        tools=[census],
+        output_type=City,
+        tool_use_behavior=tool_use_behavior,  # type: ignore[arg-type]
+        model=ScriptedModel(steps),
+    )
+
+
+CITY = {"name": "Paris", "population": 3, "country": "FR"}
+
+
+def test_P2_a_structured_output_the_agent_wrote_as_its_message_is_its_only_answer() -> None:
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    result = openai_agents_runs.run(_city_agent, "Which city?")
+    transcript = turnfold.load(result)
+    answer, _ = answer_of(transcript)
+    assert answer.text == '{"name":"Paris","population":3}'
+    assert structured_answers(transcript) == []
+    assert transcript.metadata["final_output"] == CITY
+
+
+def test_P2_a_run_that_stops_at_a_tool_s_structured_output_shows_it_as_the_answer() -> None:
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs
+
+    agent = partial(_city_agent, "stop_on_first_tool")
+    result = openai_agents_runs.run(agent, "Which city?")
+    transcript = turnfold.load(result)
+    assert transcript.warnings == []
+    answer, shown = answer_of(transcript)
+    assert answer.meta == {"structured_output": True}
+    assert json.loads(shown) == CITY
+    call = transcript.tool_calls()[0]
+    assert call.name == "census"  # stays in the process, as it ran
+    assert call.result is not None
+    assert "Paris" in (call.result.text or "")
+    # Followed as it streams, the run ends with the same answer.
+    followed = []
+
+    def wrap(run: Any) -> turnfold.Follow:
+        followed.append(turnfold.follow(run, display=False))
+        return followed[0]
+
+    streamed = openai_agents_runs.run_streamed(wrap, agent, "Which city?")
+    assert followed[0].transcript == turnfold.load(streamed)
+    assert structured_answers(followed[0].transcript)
+
+
+def test_P2_a_plain_string_output_is_shown_as_before() -> None:
+    transcript = turnfold.load(STATE)
+    assert structured_answers(transcript) == []
+    assert isinstance(transcript.entries[-1], AssistantText)

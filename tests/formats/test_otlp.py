@@ -1412,11 +1412,15 @@ def test_H4_a_smolagents_run_that_hits_max_steps_reads_as_the_agent_itself_loads
         assert transcript_tokens(traced).own == transcript_tokens(loaded).own
 
 
-#: Answers that are not strings, as ``final_answer`` is given them, and as JSON.
+#: Answers that are not strings, as ``final_answer`` is given them, and as JSON (a dict's or
+#: a list's in a fenced block).
 _NOT_TEXT = {
     "number": (42, "42"),
-    "dict": ({"a": 1, "b": [2, 3]}, '{\n  "a": 1,\n  "b": [\n    2,\n    3\n  ]\n}'),
-    "list": ([1, 2], "[\n  1,\n  2\n]"),
+    "dict": (
+        {"a": 1, "b": [2, 3]},
+        '```json\n{\n  "a": 1,\n  "b": [\n    2,\n    3\n  ]\n}\n```',
+    ),
+    "list": ([1, 2], "```json\n[\n  1,\n  2\n]\n```"),
 }
 
 

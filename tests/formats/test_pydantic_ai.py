@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 import turnfold
 from turnfold.formats import TranscriptFormatError, which_format
@@ -36,6 +37,7 @@ from turnfold.usage import counts_of
 sys.path.insert(0, str(Path(__file__).parent))
 import pydantic_ai_runs as runs
 from counters_pydantic_ai import pydantic_ai as count_saved_calls
+from structured_answers import answer_of, structured_answers
 
 pytest.importorskip("pydantic_ai")
 
@@ -728,3 +730,147 @@ def test_A1_usage_of_releases_before_0_7_is_read_by_its_old_names() -> None:
     usage = transcript.entries[-1].usage
     assert usage is not None
     assert (usage.input_tokens, usage.output_tokens) == (2951, 423)
+
+
+# --- structured output (P-2) --------------------------------------------------------------------
+
+
+class City(BaseModel):
+    name: str
+    population: int
+    country: str = "FR"  # left at its default: part of the output all the same
+
+
+CITY = {"name": "Paris", "population": 3, "country": "FR"}
+
+
+def _output_tool_agent() -> Any:
+    """An agent with ``output_type=City``: it calls ``add``, then pydantic-ai's output tool
+    (``final_result``), whose return says only "Final result processed."."""
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
+
+    def call(messages: list[Any], info: Any) -> Any:
+        if len(messages) == 1:
+            return ToolCallPart("add", {"a": 1, "b": 2}, tool_call_id="call_1")
+        args = {"name": "Paris", "population": 3}
+        return ToolCallPart(info.output_tools[0].name, args, tool_call_id="call_2")
+
+    def script(messages: list[Any], info: Any) -> Any:
+        return ModelResponse(parts=[call(messages, info)])
+
+    async def stream(messages: list[Any], info: Any) -> Any:
+        part = call(messages, info)
+        yield {0: DeltaToolCall(name=part.tool_name, tool_call_id=part.tool_call_id)}
+        yield {0: DeltaToolCall(json_args=json.dumps(part.args))}
+
+    agent = Agent(FunctionModel(script, stream_function=stream), output_type=City)
+
+    @agent.tool_plain
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    return agent
+
+
+def test_P2_an_output_tool_s_structured_output_is_the_turn_s_answer() -> None:
+    result = runs.on_thread(lambda: _output_tool_agent().run_sync("Which city?"))
+    transcript = turnfold.load(result)
+    assert transcript.warnings == []
+    output_call = _calls(transcript)["call_2"]
+    assert output_call.name == "final_result"  # stays in the process, as it ran
+    assert output_call.status == "success"
+    assert output_call.result is not None
+    assert output_call.result.text == "Final result processed."
+    answer, shown = answer_of(transcript)
+    assert answer.meta == {"structured_output": True}
+    assert answer.text.startswith("```json\n")
+    assert answer.text.endswith("\n```")
+    assert json.loads(shown) == CITY
+    # The response that produced it: the last one, with the output call.
+    last = result.all_messages()[-2]
+    assert answer.model == last.model_name
+    assert answer.timestamp == output_call.started_at
+    assert answer.timestamp is not None
+    assert transcript.metadata["final_output"] == CITY
+    # Saved as pydantic dumps the result, it loads the same.
+    from pydantic import TypeAdapter
+    from pydantic_ai.run import AgentRunResult
+
+    saved = turnfold.load(TypeAdapter(AgentRunResult[City]).dump_json(result))
+    assert saved.entries == transcript.entries
+
+
+def test_P2_a_followed_output_tool_run_ends_with_the_answer_load_gives() -> None:
+    import asyncio
+
+    from turnfold.following import follow
+
+    async def nodes() -> tuple[Any, Any]:
+        async with _output_tool_agent().iter("Which city?") as agent_run:
+            followed = follow(agent_run, display=False)
+            async for _ in followed:
+                pass
+        return followed, agent_run.result
+
+    # The output call's return is in the run's last request, which no node carries: read
+    # from the run handle, as a deferred run's last returns are.
+    followed, result = runs.on_thread(lambda: asyncio.run(nodes()))
+    loaded = turnfold.load(result)
+    assert structured_answers(loaded)
+    assert followed.transcript.warnings == []
+    assert followed.transcript.entries == loaded.entries
+
+    async def events(follower: Any) -> Any:
+        async with _output_tool_agent().run_stream_events("Which city?") as stream:
+            follower.begin(stream)
+            seen = [event async for event in stream]
+        for event in seen:
+            follower.feed(event)
+        follower.close()
+        return seen[-1].result
+
+    transcript = Transcript(metadata={"source_format": adapter.NAME})
+    result = runs.on_thread(lambda: asyncio.run(events(adapter.Follower(transcript))))
+    assert transcript.warnings == []
+    assert transcript.entries == turnfold.load(result).entries
+    assert json.loads(answer_of(transcript)[1]) == CITY
+
+
+def test_P2_native_or_prompted_output_is_its_own_text_and_gets_no_second_answer() -> None:
+    from pydantic_ai import Agent, NativeOutput, PromptedOutput
+    from pydantic_ai.messages import ModelResponse, TextPart
+    from pydantic_ai.models.function import FunctionModel
+
+    def script(messages: list[Any], info: Any) -> Any:
+        return ModelResponse(parts=[TextPart('{"name": "Paris", "population": 3}')])
+
+    for output in (NativeOutput(City), PromptedOutput(City)):
+        agent = Agent(FunctionModel(script), output_type=output)
+        result = runs.on_thread(lambda agent=agent: agent.run_sync("Which city?"))
+        transcript = turnfold.load(result)
+        answer, _ = answer_of(transcript)
+        assert answer.text == '{"name": "Paris", "population": 3}'  # the default unsaid
+        assert structured_answers(transcript) == []
+
+
+def test_P2_a_plain_string_output_is_shown_as_before(result: Any) -> None:
+    transcript = turnfold.load(result)
+    assert answer_of(transcript)[0].text == runs.ANSWER
+    assert structured_answers(transcript) == []
+
+
+def test_P2_an_output_of_deferred_calls_is_never_an_answer() -> None:
+    """An output that is a ``DeferredToolRequests`` is calls left waiting, never an answer,
+    even when none of them is a call this transcript holds."""
+    saved = {
+        "messages": [
+            {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "Go."}]},
+            {"kind": "response", "parts": [{"part_kind": "text", "content": "Waiting."}]},
+        ],
+        "output": {"calls": [], "approvals": [], "metadata": {}},
+    }
+    transcript = turnfold.load(json.dumps(saved), format=adapter.NAME)
+    assert structured_answers(transcript) == []
+    assert answer_of(transcript)[0].text == "Waiting."

@@ -28,6 +28,7 @@ from turnfold.usage import counts_of
 sys.path.insert(0, str(Path(__file__).parent))
 import smolagents_runs as runs
 from counters_smolagents import smolagents as count_saved
+from structured_answers import answer_of
 
 pytest.importorskip("smolagents")
 
@@ -549,17 +550,17 @@ def test_L3_an_error_that_names_one_of_several_calls_fails_that_one_alone() -> N
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [({"a": 1, "b": [2]}, '{\n  "a": 1,\n  "b": [\n    2\n  ]\n}'), ([1, 2], "[\n  1,\n  2\n]"),
-     (42, "42"), ("  text  ", "text")],
+    [({"a": 1, "b": [2]}, '```json\n{\n  "a": 1,\n  "b": [\n    2\n  ]\n}\n```'),
+     ([1, 2], "```json\n[\n  1,\n  2\n]\n```"), (42, "42"), ("  text  ", "text")],
     ids=["dict", "list", "number", "text"],
 )  # fmt: skip
 def test_A1_a_final_answer_that_is_not_text_is_its_json_as_a_code_agent_s(
     value: Any, shown: str
 ) -> None:
     """A ToolCallingAgent's ``final_answer`` of a dict, a list or a number: its observation is
-    the value's ``str()`` (``{'a': 1}``); it is shown as JSON, as a CodeAgent's answer (its
-    ``action_output``) is, loaded from the agent or its saved steps, and followed live. Text
-    is its observation (stripped by smolagents)."""
+    the value's ``str()`` (``{'a': 1}``); it is shown as JSON (a dict's or a list's in a fenced
+    block), as a CodeAgent's answer (its ``action_output``) is, loaded from the agent or its
+    saved steps, and followed live. Text is its observation (stripped by smolagents)."""
     from smolagents import ToolCallingAgent
 
     def make() -> Any:
@@ -876,3 +877,18 @@ def test_A1_steps_of_smolagents_before_1_19_are_read() -> None:
     old_plan = {"model_input_messages": [], "model_output_message": None, "plan": "1. add"}
     planned = turnfold.load([{"task": "Add.", "task_images": None}, old_plan])
     assert [type(e).__name__ for e in planned.entries] == ["UserMessage", "Thinking"]
+
+
+def test_P2_a_final_answer_of_a_dict_is_drawn_as_data_not_as_prose() -> None:
+    """Shown as prose, Markdown read the answer's ``*x*`` and ``__init__`` as emphasis and
+    folded its lines: a dict (or list) is a fenced JSON block, drawn as it is."""
+    from smolagents import ToolCallingAgent
+
+    value = {"name": "*x* and __init__", "ids": [1, 2]}
+    reply = runs._message(None, ("final_answer", {"answer": value}, "c1"))
+    agent = ToolCallingAgent(tools=[], logger=runs._quiet(), model=runs._model_class()([reply]))
+    agent.run("answer")
+    answer, shown = answer_of(turnfold.load(agent))
+    assert answer.meta.get("final_answer") is True
+    assert json.loads(shown) == value
+    assert shown.strip() == json.dumps(value, indent=2)  # its lines kept, nothing emphasised

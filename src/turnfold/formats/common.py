@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Container, Iterable, Mapping
 from datetime import datetime, timezone
@@ -10,8 +11,9 @@ from typing import Any
 from turnfold import codec
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.protocol import not_read
-from turnfold.formats.source import Source, type_of_record
+from turnfold.formats.source import Source, plain_value, type_of_record
 from turnfold.model import (
+    AssistantText,
     Entry,
     ImageData,
     LoadWarning,
@@ -551,3 +553,99 @@ class MessageBuilder(TranscriptBuilder):
                 except Exception as exc:
                     not_read(source, line, exc)
         return first_line
+
+
+def plain_output(value: Any) -> Any:
+    """A run's output (a framework's typed result) as a plain value: a pydantic model whole,
+    by ``model_dump(mode="json")``, where :func:`~turnfold.formats.source.plain_value` leaves
+    out the fields left at their defaults (``exclude_unset``), which are part of the output
+    the user was given; anything else as ``plain_value`` makes it."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):  # a model, not its class
+        return dump(mode="json")
+    return plain_value(value)
+
+
+def structured_answer(
+    transcript: Transcript,
+    output: Any,
+    *,
+    model: str | None = None,
+    timestamp: str | None = None,
+) -> AssistantText | None:
+    """A framework run's structured output (a typed result, not a plain string) shown as the
+    turn's answer (P-2): one :class:`AssistantText` appended, the output as a fenced JSON block
+    (``meta["structured_output"]``), with the ``model`` and ``timestamp`` of the response that
+    produced it. Nothing is appended (None) for no output, a string output (the run's own text
+    says it), or when a text after the run's last tool call already states the output (native
+    output: the model wrote the JSON itself). ``output`` is a plain value or a pydantic model.
+
+    >>> t = Transcript()
+    >>> print(structured_answer(t, {"city": "Paris"}).text)
+    ```json
+    {
+      "city": "Paris"
+    }
+    ```
+    >>> structured_answer(t, {"city": "Paris"}) is None  # the answer states it already
+    True
+    """
+    if output is None or isinstance(output, str):
+        return None
+    value = plain_output(output)
+    for entry in reversed(transcript.entries):
+        if isinstance(entry, ToolCall):
+            break
+        if isinstance(entry, AssistantText) and _states(entry.text, value):
+            return None
+    # An output tool's call stays in the process; only the value is the answer.
+    answer = AssistantText(
+        text=fenced_json(value),
+        model=model,
+        timestamp=timestamp,
+        meta={"structured_output": True},
+    )
+    transcript.append(answer)
+    return answer
+
+
+def fenced_json(value: Any) -> str:
+    """``value`` as pretty JSON in a fenced code block, so an answer that is data is drawn as
+    data: as prose, Markdown would read its ``*`` and ``__`` as emphasis and fold its lines.
+
+    >>> print(fenced_json({"a": "```"}))
+    ````json
+    {
+      "a": "```"
+    }
+    ````
+    """
+    shown = codec.pretty(value, default=repr)
+    # A fence longer than any run of backticks in the value, so the value cannot close it.
+    fence = "`" * max([3, *(len(run) + 1 for run in _BACKTICKS.findall(shown))])
+    return f"{fence}json\n{shown}\n{fence}"
+
+
+_BACKTICKS = re.compile(r"`{3,}")
+#: A text that is one fenced block (```json … ```), as a model may write its JSON output.
+_FENCED = re.compile(r"\A\s*(`{3,})[\w-]*\n(?P<body>.*)\n\1\s*\Z", re.DOTALL)
+
+
+def _states(text: str, value: Any) -> bool:
+    """Whether ``text`` is ``value`` written as JSON (bare or in one fenced block). The
+    model's JSON may leave out fields its output type gives defaults to, which the output
+    holds (a pydantic model is dumped whole): those are not a difference."""
+    fenced = _FENCED.match(text)
+    try:
+        said = codec.loads(fenced["body"] if fenced else text)
+    except ValueError:
+        return False
+    return _said(said, value)
+
+
+def _said(said: Any, value: Any) -> bool:
+    if isinstance(said, dict) and isinstance(value, dict):
+        return all(k in value and _said(v, value[k]) for k, v in said.items())
+    if isinstance(said, list) and isinstance(value, list):
+        return len(said) == len(value) and all(map(_said, said, value))
+    return bool(said == value)

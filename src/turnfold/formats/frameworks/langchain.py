@@ -10,11 +10,16 @@ Input shapes, all read as the same records (the ``messages_to_dict`` form):
   ``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs": {...}}``;
 - a graph result (``agent.invoke(...)``, or its ``GraphOutput`` with ``version="v2"``, the
   interrupts beside the state): a dict whose ``messages`` hold the messages; its
-  other scalar keys go to ``metadata`` and ``structured_response`` to
-  ``metadata["structured_response"]``; the ``__interrupt__`` of a run stopped on
-  ``interrupt()`` ends the transcript with a :class:`PendingAction` of each interrupt
-  (:meth:`LangChainBuilder.pending_actions`), the call it stopped (where it can be told)
-  ``confirming``;
+  other scalar keys go to ``metadata`` and ``structured_response`` (``create_agent(...,
+  response_format=...)``; a pydantic model whole) to ``metadata["structured_response"]``
+  and, unless a text after the last call states it (a provider strategy's AI message is its
+  JSON), to the turn's answer (P-2): an :class:`AssistantText` of it as a fenced JSON block
+  (``meta["structured_output"]``) with the last AI message's model, after the tool
+  strategy's call (its ``ToolMessage`` says only "Returning structured response: ..."); a
+  followed stream keeps it from the root graph's ``updates`` or ``values``; the
+  ``__interrupt__`` of a run stopped on ``interrupt()`` ends the transcript with a
+  :class:`PendingAction` of each interrupt (:meth:`LangChainBuilder.pending_actions`), the
+  call it stopped (where it can be told) ``confirming``;
 - a stream saved to a file (:func:`saved_event`): ``list(graph.stream(...))`` written with
   ``langchain_core.load.dumps`` or ``json.dumps(default=...)`` (a message's ``model_dump`` or
   ``message_to_dict``), as one JSON list or a line per event, in any stream mode (its tuples
@@ -122,7 +127,9 @@ from turnfold.formats.common import (
     as_int,
     counted_usage,
     describe_args,
+    plain_output,
     stringify,
+    structured_answer,
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
@@ -294,7 +301,9 @@ def plain(value: Any) -> Any:
         for key, item in value.items():
             if key == "messages" and isinstance(item, (list, tuple)):
                 out[key] = plain(item)
-            elif key in ("structured_response", "__interrupt__") or _is_scalar(item):
+            elif key == "structured_response":
+                out[key] = plain_output(item)
+            elif key == "__interrupt__" or _is_scalar(item):
                 out[key] = plain_value(item)
             else:
                 out[key] = {"(state)": type(item).__name__}  # the state's own objects: unread
@@ -360,6 +369,8 @@ class LangChainBuilder(MessageBuilder):
         self._open: dict[str, ToolCall] = {}
         #: How many calls came without an id (each is given one of its own).
         self._unnamed = 0
+        #: The model of the last AI message: the one that produced a structured response.
+        self.last_model: str | None = None
         #: The transcript of the whole run; ``transcript`` is the one being written, the
         #: child of a handoff while the agent handed to has control.
         self.root = self.transcript
@@ -549,6 +560,7 @@ class LangChainBuilder(MessageBuilder):
         self.enter(agent)
         meta: dict[str, Any] = {"agent": agent} if type(agent) is str and agent else {}
         model = model_of(data)
+        self.last_model = model
         if model:
             self.root.metadata.setdefault("model", model)
         # Every entry of an AI message may carry its usage (turnfold.usage.USAGE_KINDS).
@@ -934,7 +946,7 @@ def read(source: Source) -> Transcript:
     if messages is not None:
         flat = _read_flat(source, transcript.metadata, messages)
         if flat is not None:
-            return _interrupted(flat, interrupts, messages)
+            return _answered(flat, _interrupted(flat, interrupts, messages))
         records: Any = enumerate(messages, start=1)
     elif isinstance(document, Mapping):
         records = [(1, document)]
@@ -964,7 +976,16 @@ def read(source: Source) -> Transcript:
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no LangChain messages")
     builder.end_turn()
-    return _interrupted(builder, interrupts, messages)
+    return _answered(builder, _interrupted(builder, interrupts, messages))
+
+
+def _answered(builder: LangChainBuilder, transcript: Transcript) -> Transcript:
+    """``transcript`` with the run's ``structured_response`` (``create_agent(...,
+    response_format=...)``) as its answer when no text states it: a tool strategy's answer is
+    a call whose ``ToolMessage`` says only "Returning structured response: ..." (P-2)."""
+    structured = transcript.metadata.get("structured_response")
+    structured_answer(transcript, structured, model=builder.last_model)
+    return transcript
 
 
 def _interrupted(
@@ -1219,6 +1240,14 @@ class Follower:
             if run is not self._root and run.call is None and run.builder.root.entries:
                 self._warn(f"the run of namespace {'/'.join(run.namespace)} matched no call")
             self._name_task(run)
+        _answered(self._root.builder, self.transcript)
+
+    def _structured(self, run: _Run, state: Any) -> None:
+        """The graph's ``structured_response`` as an update or a state holds it, kept as a
+        load of the result keeps it (the answer is shown at :meth:`close`, after the calls)."""
+        value = state.get("structured_response") if isinstance(state, Mapping) else None
+        if run is self._root and value is not None:
+            self.transcript.metadata["structured_response"] = plain_output(value)
 
     def _warn(self, reason: str) -> None:
         self.transcript.warnings.append(LoadWarning(reason=reason, source=self.source_name))
@@ -1424,6 +1453,7 @@ class Follower:
             for each in update:
                 self._update(run, node, each)
             return
+        self._structured(run, update)
         messages = update.get("messages") if isinstance(update, Mapping) else None
         messages = list(messages) if isinstance(messages, (list, tuple)) else [messages]
         prompts = _rewritten_prompts(messages, run.seen)
@@ -1472,6 +1502,7 @@ class Follower:
                 self._message(run, message)
             run.values_count = len(messages)
             run.values_last = _id_of(messages[-1]) if messages else None
+        self._structured(run, state)
         interrupts = state.get("__interrupt__")
         if interrupts is not None:
             self._update(run, "__interrupt__", interrupts)
@@ -1973,7 +2004,8 @@ RECORDS = Records(
         "ChatMessageChunk": "as chat",
         "FunctionMessageChunk": "as function",
         "structured_response": "a graph result's structured response: "
-        'metadata["structured_response"]',
+        'metadata["structured_response"]; the answer (an AssistantText of it as fenced JSON, '
+        "meta['structured_output']) unless a text after the last call states it",
         "other key": "a graph result's other scalar values: metadata under their names",
         "__interrupt__": "a graph result's pending interrupts: a PendingAction each, on the "
         "call it stopped where it can be told, which is confirming (HumanInTheLoopMiddleware's "

@@ -41,7 +41,12 @@ Mapping:
   function calls) likewise. The calls of one message form one batch, ``msg-<position>``;
 - ``tool`` (``additional_kwargs["tool_call_id"]``) settles its call with the text of its blocks;
 - token counts a message's ``additional_kwargs`` holds (``prompt_tokens`` /
-  ``completion_tokens``, or ``input_tokens`` / ``output_tokens``) are its :class:`Usage`.
+  ``completion_tokens``, or ``input_tokens`` / ``output_tokens``) are its :class:`Usage`;
+- an agent's ``structured_response`` (``output_cls`` or ``structured_output_fn``: made by a
+  last call to the model after the text answer, which the memory does not keep; in the
+  ``AgentOutput``, a handler's too) → ``metadata["structured_response"]`` and the turn's
+  answer (P-2): an :class:`AssistantText` of it as a fenced JSON block
+  (``meta["structured_output"]``), unless a text after the last call states it.
 
 What the objects do not record: **a tool message has no error flag** (a failing function's
 message is its exception's text, as a success's is its value), so a call's status comes from
@@ -86,7 +91,8 @@ CodeAct reply's without its code) and the thinking (``thinking_delta``) being wr
 ``AgentOutput`` settles that response in place (its ``tool_calls`` give the ids of calls written
 as text), ``ToolCall`` marks its call running, ``ToolCallResult`` settles it with ``is_error``;
 ``StopEvent`` ends the run (a ``return_direct`` tool's answer, which no ``AgentOutput`` event
-carries, is taken from it); ``WorkflowFailedEvent`` (max iterations reached, a step that
+carries, is taken from it; so is the structured response, which ``AgentStreamStructuredOutput``
+streams); ``WorkflowFailedEvent`` (max iterations reached, a step that
 raised) and ``WorkflowTimedOutEvent`` end it with an :class:`AssistantError`,
 ``WorkflowCancelledEvent`` with an :class:`AbortMarker`, as a load of the handler does. An
 ``AgentOutput`` with ``retry_messages`` (a ReAct reply the
@@ -114,7 +120,9 @@ from turnfold.formats.common import (
     counted_usage,
     describe_args,
     parse_arguments,
+    plain_output,
     stringify,
+    structured_answer,
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
@@ -768,8 +776,10 @@ def read(source: Source) -> Transcript:
     transcript = Transcript(metadata={"source_format": NAME})
     builder = LlamaBuilder(transcript, source.name)
     document = source.document if source.is_document else None
+    structured: Any = None
     if isinstance(document, MAPPINGS) and all(key in document for key in _OUTPUT_KEYS):
         _read_output(builder, document)
+        structured = document.get("structured_response")
         source.mapped("agent_output")
     elif isinstance(document, MAPPINGS) and isinstance(document.get("messages"), list):
         run = document.get(RUN_KEY)
@@ -783,6 +793,7 @@ def read(source: Source) -> Transcript:
             transcript.metadata["system"] = run["system"]
         _read_messages(source, builder, document["messages"])
         _end_run(builder, run)
+        structured = run.get("structured_response")
         for key in document:
             if key == RUN_KEY:
                 source.mapped(key)
@@ -795,7 +806,17 @@ def read(source: Source) -> Transcript:
     builder.finish()
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], None, "no ChatMessage (role, blocks)")
+    _structured(transcript, structured)
     return transcript
+
+
+def _structured(transcript: Transcript, response: Any) -> None:
+    """An agent's ``structured_response`` (``output_cls`` / ``structured_output_fn``): a last
+    call to the model the memory does not keep makes it, after the agent's text answer, so it
+    is the turn's answer (P-2), at the top level (after the handoffs' answer moved there)."""
+    if response is not None:
+        transcript.metadata["structured_response"] = response
+        structured_answer(transcript, response)
 
 
 def _read_messages(source: Source, builder: LlamaBuilder, messages: list[Any]) -> None:
@@ -1058,6 +1079,9 @@ def _context_run(
     run: dict[str, Any] = dict(ending or {})
     if output is not None:
         run["tool_calls"] = plain_each(getattr(output, "tool_calls", None) or [], _outcome_record)
+        structured = getattr(output, "structured_response", None)
+        if structured is not None:
+            run["structured_response"] = plain_output(structured)
     # The agent that began the run (an AgentWorkflow's root agent) and its system prompt,
     # which the memory does not hold and the live run's first AgentInput shows.
     agents = getattr(workflow, "agents", None)
@@ -1225,6 +1249,8 @@ class Follower:
         self._reply = ""
         self._last_response: Any = None
         self._last_output: Any = None
+        #: The run's structured response, shown as its answer at the end (:func:`_structured`).
+        self._structured: Any = None
 
     def feed(self, event: Any) -> None:
         kind = type(event).__name__
@@ -1243,6 +1269,8 @@ class Follower:
             result = getattr(event, "result", None)
             if type(result).__name__ == "AgentOutput":
                 self._output(result)
+        elif kind == "AgentStreamStructuredOutput":
+            self._structured = plain_output(getattr(event, "output", None))
         elif kind in _ENDINGS:  # the run failed, timed out or was cancelled
             self._end_block()
             _end_run(self.builder, stop_ending(event))
@@ -1252,6 +1280,7 @@ class Follower:
     def close(self) -> None:
         self._end_block()
         self.builder.finish()
+        _structured(self.transcript, self._structured)
 
     def _next(self, message: Any, reuse: list[Entry] | None = None) -> None:
         self._fed += 1
@@ -1316,6 +1345,9 @@ class Follower:
         self._in_text = False
 
     def _output(self, output: Any) -> None:
+        structured = getattr(output, "structured_response", None)
+        if structured is not None:
+            self._structured = plain_output(structured)
         if output is self._last_output:
             return  # the StopEvent's: the last reply's, shown already (its text cut since)
         self._last_output = output
@@ -1382,10 +1414,12 @@ RECORDS = Records(
         "result nests the next agent's steps in the call's SubAgent",
         "system": 'the system prompt: metadata["system"]',
         "agent_output": "an AgentOutput: its calls with their results and is_error, its "
-        "response, and a notice that the run's other steps are not in it",
+        "response, and a notice that the run's other steps are not in it; its "
+        "structured_response: metadata['structured_response'] and the answer (an "
+        "AssistantText of it as fenced JSON, meta['structured_output'])",
         RUN_KEY: "a handler's or context's run: the calls' is_error from its AgentOutput; "
         "error / stopped (a run that ended without its answer) → AssistantError / "
-        "AbortMarker",
+        "AbortMarker; its AgentOutput's structured_response as an AgentOutput's",
     },
     ignored={"other key": "other keys of a saved run"},
 )

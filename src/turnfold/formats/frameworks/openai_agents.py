@@ -68,7 +68,11 @@ Mapping (each item's ``raw_item`` is a Responses item, converted by
   ``input_item``, ``compaction_item`` and the tool-search items → their Responses item;
   MCP listing and approval items are bookkeeping and left out (as in ``openai-responses``);
 - ``original_input`` (a ``RunResult``'s ``input``) → the prompt (a string, or Responses input
-  items); a ``RunResult``'s ``final_output`` → ``metadata["final_output"]``;
+  items); a ``RunResult``'s ``final_output`` → ``metadata["final_output"]``. An agent with an
+  ``output_type`` writes its output as its message's JSON text, the answer already; one that
+  is not a string and that no text after the last call states (a ``tool_use_behavior`` that
+  stops at a tool makes that tool's output the run's) is the turn's answer (P-2): an
+  :class:`AssistantText` of it as a fenced JSON block (``meta["structured_output"]``);
 - ``model_responses[i].usage`` → the usage of that response's last text (else
   ``usage`` of its first thinking or call), each item found among the responses' outputs
   by its type and id (in turn, when an id names outputs of several responses: the SDK's
@@ -97,6 +101,8 @@ from turnfold.formats.common import (
     approval_text,
     as_int,
     counted_usage,
+    plain_output,
+    structured_answer,
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
@@ -1150,7 +1156,7 @@ def plain(value: Any) -> Any:
             # as the SDK's own ``to_input_list()``.
             "new_items": list(value.new_items),
             "raw_responses": list(value.raw_responses),
-            "final_output": plain_value(getattr(value, "final_output", None)),
+            "final_output": plain_output(getattr(value, "final_output", None)),
         }
         wrapper = getattr(value, "context_wrapper", None)
         usage = getattr(wrapper, "usage", None)
@@ -1206,6 +1212,8 @@ def read(source: Source) -> Transcript:
         _raised_error(builder, raised)
         responses.attach()
         _own_usage(transcript)
+        # After the turn's end, which puts a handed-off agent's answer on top.
+        structured_answer(transcript, transcript.metadata.get("final_output"))
     else:
         responses = _Responses(None)
         if isinstance(document, list):  # a list of run items (JSON lines stream by)
@@ -1785,7 +1793,7 @@ class Follower:
     def _finished(self, run: Any) -> None:
         """What a load of the finished run reads beside its items: its final output, total
         usage and last agent (none of them in an event)."""
-        final = plain_value(getattr(run, "final_output", None))
+        final = plain_output(getattr(run, "final_output", None))
         _top_level(self.source, self.builder, "final_output", final)
         usage = getattr(getattr(run, "context_wrapper", None), "usage", None)
         if usage is not None:
@@ -1794,6 +1802,7 @@ class Follower:
         if last is not None:
             _top_level(self.source, self.builder, "_last_agent", last)
         _own_usage(self.transcript)
+        structured_answer(self.transcript, final)
 
 
 #: The statuses of a call still running when its stream ended.
@@ -2022,7 +2031,9 @@ RECORDS = Records(
         "context_wrapper": "a RunResult's context: as context",
         "current_agent": 'metadata["agent"]',
         "_last_agent": 'a RunResult\'s last agent: metadata["agent"]',
-        "final_output": 'a RunResult\'s final output: metadata["final_output"]',
+        "final_output": 'a RunResult\'s final output: metadata["final_output"]; one not a '
+        "string that no text after the last call states (a tool's output the run stopped at) "
+        "is the answer: an AssistantText of it as fenced JSON (meta['structured_output'])",
         "_raised": "what a run that raised ended (plain): the calls of its last response no "
         "item holds, the one the exception names error, and an AssistantError at the end; the "
         "final output an output guardrail refused, its last text, rejected",

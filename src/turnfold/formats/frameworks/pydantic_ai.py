@@ -41,7 +41,13 @@ Mapping, part by part (the message is one record, each part another, ``request/<
 - instruction, tool-availability, capability and model-settings deltas and baselines are the
   framework's prompt-cache bookkeeping: ignored by design;
 - an ``AgentRunResult``'s ``output`` → ``metadata["final_output"]``, its ``usage`` (the run's
-  ``RunUsage``) → ``metadata["usage"]``, ``run_id`` / ``conversation_id`` → metadata. An
+  ``RunUsage``) → ``metadata["usage"]``, ``run_id`` / ``conversation_id`` → metadata. An output
+  that is not a string (``output_type=Model``: the output tool ``final_result``'s call, whose
+  return says only "Final result processed.", holds it) is also the turn's answer (P-2): an
+  :class:`AssistantText` of it as a fenced JSON block (``meta["structured_output"]``) with the
+  last response's model and timestamp, unless a text after the last call states it already
+  (native or prompted output is the model's own JSON text); the output call stays as it is.
+  A saved message list alone (``all_messages_json()``) holds no output, and shows none. An
   output that is a ``DeferredToolRequests`` (the run ended waiting on deferred calls) makes
   each of its calls wait: one in ``approvals`` is ``confirming`` with a :class:`PendingAction`
   ``permission`` ("Approve <tool>?"), one in ``calls`` (a question, ``_kinds``, or a call run
@@ -95,7 +101,9 @@ from turnfold.formats.common import (
     as_list,
     checked_timestamp,
     describe_args,
+    plain_output,
     stringify,
+    structured_answer,
     text_result,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
@@ -149,6 +157,9 @@ DEFERRED: dict[str, tuple[ToolStatus, PendingKind]] = {
     "question": ("pending", "question"),
     "external": ("pending", "question"),
 }
+#: The keys of a ``DeferredToolRequests`` as JSON: such an output is the calls the run left
+#: waiting, never its answer.
+_DEFERRED_KEYS = frozenset({"calls", "approvals"})
 #: ``pydantic_ai.messages.INVALID_JSON_KEY``: what ``args_as_dict()`` makes of arguments that
 #: are no JSON object.
 INVALID_JSON_KEY = "INVALID_JSON"
@@ -362,7 +373,7 @@ def plain(value: Any) -> Any:
             **(
                 {"error": _stopped_by(value)}
                 if unfinished
-                else {"output": plain_value(value.output)}
+                else {"output": plain_output(value.output)}
             ),
             "usage": _plain_usage(usage),
             "run_id": getattr(value, "run_id", None),
@@ -541,6 +552,9 @@ class PydanticAIBuilder(MessageBuilder):
         self._builtin: set[str] = set()
         #: The calls the run ended waiting on (:meth:`deferred`), by id.
         self.waiting: set[str] = set()
+        #: The ``model_name`` and ``timestamp`` of the last response: the one that produced
+        #: the run's output (:meth:`output`).
+        self.last_response: tuple[str | None, str | None] = (None, None)
 
     # --- messages ------------------------------------------------------------------------
 
@@ -583,6 +597,7 @@ class PydanticAIBuilder(MessageBuilder):
         model = model if isinstance(model, str) and model else None
         if model is not None:
             self.transcript.metadata["model"] = model
+        self.last_response = (model, stamp)
         entries: list[Entry] = []
         for part in parts:
             entry = self.response_part(part, batch, stamp, model, line)
@@ -825,6 +840,18 @@ class PydanticAIBuilder(MessageBuilder):
         self.warn(f"{where} part of unknown kind {name!r} skipped", line)
         self.note(f"{where}/{name}", "warned")
 
+    # --- the run's output ----------------------------------------------------------------
+
+    def output(self, output: Any) -> None:
+        """An ``AgentRunResult``'s output: a ``DeferredToolRequests`` makes its calls wait
+        (:meth:`deferred`); any other structured output (an output tool's, say, whose call
+        returns only "Final result processed.") is the turn's answer, as of the last response."""
+        if isinstance(output, Mapping) and output.keys() >= _DEFERRED_KEYS:
+            self.deferred(output)  # calls left waiting (or none this transcript holds)
+            return
+        model, stamp = self.last_response
+        structured_answer(self.transcript, output, model=model, timestamp=stamp)
+
     # --- deferred calls ------------------------------------------------------------------
 
     def deferred(self, requests: Any) -> bool:
@@ -934,7 +961,7 @@ def _top_level(source: Source, builder: PydanticAIBuilder, key: str, value: Any)
     transcript = builder.transcript
     if key == "output":
         run_metadata(transcript, value, None)
-        builder.deferred(value)  # a run that ended waiting on its deferred calls
+        builder.output(value)
     elif key == "usage":
         run_metadata(transcript, None, value)
     elif key in ("run_id", "conversation_id"):
@@ -1075,8 +1102,8 @@ class Follower:
 
     def _output(self, output: Any) -> None:
         if output is not None:
-            value = self.transcript.metadata["final_output"] = plain_value(output)
-            self.builder.deferred(value)
+            value = self.transcript.metadata["final_output"] = plain_output(output)
+            self.builder.output(value)
 
     # --- stream events -------------------------------------------------------------------
 
@@ -1266,13 +1293,14 @@ class Follower:
                 break
             self._settle_response(message, entries)
         run_metadata(self.transcript, document.get("output"), document.get("usage"))
-        self.builder.deferred(document.get("output"))
+        self.builder.output(document.get("output"))
 
     def _settle_response(self, message: Mapping[str, Any], entries: list[Entry]) -> None:
         stamp = checked_timestamp(message.get("timestamp"))
         model = message.get("model_name") if isinstance(message.get("model_name"), str) else None
         if model:
             self.transcript.metadata["model"] = model
+        self.builder.last_response = (model, stamp)
         for entry in entries:
             changes: dict[str, Any] = {"timestamp": stamp}
             if isinstance(entry, ToolCall):
@@ -1362,7 +1390,9 @@ RECORDS = Records(
         "response/speech": "AssistantText of its transcript",
         "response/compaction": "CompactionBoundary with its summary",
         "output": "an AgentRunResult's output: metadata['final_output']; a "
-        "DeferredToolRequests makes its calls wait (confirming / pending), a PendingAction each",
+        "DeferredToolRequests makes its calls wait (confirming / pending), a PendingAction each; "
+        "any other non-string output (an output tool's) is the answer: an AssistantText of it "
+        "as fenced JSON (meta['structured_output']) unless the last text states it",
         "usage": "an AgentRunResult's RunUsage: metadata['usage']",
         "error": "the exception that stopped an unfinished AgentRun (agent.iter()): an "
         "AssistantError of it, as a followed run that raised ends",

@@ -47,8 +47,9 @@ Mapping:
   observations (execution logs and last output) as its result;
 - the ``final_answer`` tool call → :class:`AssistantText`, the final answer (not a call row):
   its observation, or, for a number, a list or a dict (of which the observation is the
-  ``str()``), its JSON (:func:`answer_text`); a ``CodeAgent``'s final step → its
-  ``action_output`` (JSON when not text); a ``FinalAnswerStep`` (in a list of streamed
+  ``str()``), its JSON (:func:`answer_text`), a list's or a dict's as a fenced block (P-2,
+  :func:`code_answer`); a ``CodeAgent``'s final step → its ``action_output`` (JSON when not
+  text, alike); a ``FinalAnswerStep`` (in a list of streamed
   events) → the answer when no step gave one;
 - managed agents (sub-agents, L-1): given the agent (``load(agent)``, or
   ``load(steps, agent=agent)``), the call that ran a managed agent holds a :class:`SubAgent`
@@ -110,6 +111,7 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import (
     TranscriptBuilder,
     describe_args,
+    fenced_json,
     parse_arguments,
     stringify,
     text_result,
@@ -674,7 +676,7 @@ class StepsBuilder(TranscriptBuilder):
             answer = answer_text(_final_argument(final[2]), observations)
             self.answer(answer, call_id=final[0])
         if code is not None and record.get("is_final_answer") and error is None:
-            self.answer(stringify(record.get("action_output")))
+            self.answer(code_answer(record.get("action_output")))
         if error is not None and not any(c.status == "error" for c in calls):
             kind, text = error
             if kind == MAX_STEPS_ERROR:
@@ -926,20 +928,31 @@ class StepsBuilder(TranscriptBuilder):
 
 def answer_text(answer: Any, observation: str | None) -> str:
     """The text of a final answer: what the ``final_answer`` tool returned (``answer``) as
-    JSON when it is a number, a list, a dict or None, as a ``CodeAgent``'s answer
-    (``action_output``) shows; else its observation (``str()`` of it, stripped). Saved steps
-    hold only the observation and the call's arguments: the argument is what the tool
-    returned only when the observation is its ``str()`` (the default tool returns its
-    argument; a state variable's name is replaced by its value).
+    fenced JSON when it is a number, a list, a dict or None, as a ``CodeAgent``'s answer
+    (``action_output``) shows (:func:`code_answer`); else its observation (``str()`` of it,
+    stripped). Saved steps hold only the observation and the call's arguments: the argument
+    is what the tool returned only when the observation is its ``str()`` (the default tool
+    returns its argument; a state variable's name is replaced by its value).
 
     >>> answer_text({"a": 1}, "{'a': 1}"), answer_text({"a": 1}, "another"), answer_text(42, None)
-    ('{\\n  "a": 1\\n}', 'another', '42')
+    ('```json\\n{\\n  "a": 1\\n}\\n```', 'another', '42')
     """
     if observation is None:
-        return stringify(answer)
+        return code_answer(answer)
     if answer is None or isinstance(answer, (int, float, list, dict)):
-        return stringify(answer) if observation == str(answer) else observation
+        return code_answer(answer) if observation == str(answer) else observation
     return observation
+
+
+def code_answer(output: Any) -> str:
+    """A final answer's value (a ``CodeAgent``'s ``action_output``, what ``final_answer`` was
+    given) as shown: text as it is; a dict or a list as a fenced JSON block, as the other
+    frameworks' structured output is (:func:`~turnfold.formats.common.structured_answer`):
+    as prose, Markdown folds its lines and reads a ``*`` or ``__`` in it as emphasis; a
+    number (or None) as its JSON, which reads the same as prose."""
+    if isinstance(output, str):
+        return output
+    return fenced_json(output) if isinstance(output, (list, dict)) else stringify(output)
 
 
 def _final_argument(args: Any) -> Any:
