@@ -70,7 +70,7 @@ def final_answer_step(output: str) -> str:
     >>> final_answer_step("ActionOutput(output=3)FinalAnswerStep(output='three')")
     'three'
     >>> final_answer_step("ActionOutput(output=3)FinalAnswerStep(output=[1, 2])")
-    '[\\n  1,\\n  2\\n]'
+    '```json\\n[\\n  1,\\n  2\\n]\\n```'
     >>> final_answer_step("ToolCall(name='add', arguments={}, id='call_1')")
     ''
     """
