@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from turnfold.model import (
     AssistantError,
@@ -96,6 +96,18 @@ def usage_carrier(entries: Iterable[Entry]) -> Entry | None:
     return carrier
 
 
+def carries(
+    entry: Entry | None, usage: Usage
+) -> TypeGuard[AssistantText | Thinking | ToolCall | AssistantError]:
+    """Whether ``entry`` may carry a response's ``usage``: a text, reasoning or call; an error
+    only a usage of some tokens, a failed response that was billed. One of none is a tool's
+    stand-in (Claude Code writes its API errors as messages of zero usage), which would count
+    as a response the model sent."""
+    if isinstance(entry, AssistantError):
+        return any(counts_of(usage).values())
+    return isinstance(entry, USAGE_KINDS)
+
+
 def attach_usage(
     entries: Sequence[Entry],
     usage: Usage | None,
@@ -112,6 +124,8 @@ def attach_usage(
         return None
     carrier = usage_carrier(entries)
     if carrier is None:
+        return None
+    if not carries(carrier, usage):
         return None
     named = model and not isinstance(carrier, AssistantText)
     meta = {**carrier.meta, "model": model} if named else None
@@ -296,6 +310,7 @@ __all__ = [
     "Tokens",
     "add_into",
     "attach_usage",
+    "carries",
     "count_tokens",
     "count_tokens_by",
     "counts_of",

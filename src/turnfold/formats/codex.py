@@ -173,7 +173,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import TOKEN_FIELDS, USAGE_KINDS, counts_of
+from turnfold.usage import TOKEN_FIELDS, carries, counts_of
 
 NAME = "codex"
 
@@ -1384,7 +1384,7 @@ class CodexBuilder(ResponsesBuilder):
         if last is not None:
             for name, value in counts_of(last).items():  # the session's, each response once
                 self._session_usage[name] = self._session_usage.get(name, 0) + value
-            if isinstance(carrier, USAGE_KINDS):
+            if carries(carrier, last):
                 self.transcript.update(carrier, usage=last)
         self._usage_text = self._usage_first = None
 

@@ -108,7 +108,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import USAGE_KINDS, Tokens, add_into, counts_of
+from turnfold.usage import USAGE_KINDS, Tokens, add_into, carries, counts_of
 
 NAME = "claude-stream-json"
 
@@ -304,7 +304,7 @@ class _Thread:
                 # attach_usage does), until a text of the same message takes it.
                 carrier = self.parked.setdefault(key, self.builder.fed[0])
             # Claude Code repeats the usage its text already has; Qwen Code's comes after it.
-            if isinstance(carrier, USAGE_KINDS) and carrier.usage != usage:
+            if carries(carrier, usage) and carrier.usage != usage:
                 self.transcript.update(carrier, usage=usage)
 
     def partial(self, event: Mapping[str, Any]) -> None:
