@@ -84,6 +84,11 @@ function render({ model, el, host, signal }) {
       search.focus();
       event.preventDefault();
     }
+    // JupyterLab's command-mode shortcuts match the focused element itself (`… :focus`), which
+    // `data-lm-suppress-shortcuts` on an ancestor does not stop: an arrow key on a filter's
+    // select moved the notebook's active cell (and the focus) instead of the choice. Keys
+    // without Ctrl, Alt or Meta stay in the browser.
+    if (!event.ctrlKey && !event.altKey && !event.metaKey) event.stopPropagation();
   });
 
   function drawPage() {

@@ -42,6 +42,13 @@ export class RunsGrid {
     this.scroller.append(this.table);
     this.table.addEventListener("keydown", (event) => this.onKey(event));
     this.scroller.addEventListener("wheel", (event) => this.onWheel(event), { passive: true });
+    // A cell is cut at 36em with an ellipsis. Python gives a long text its tooltip by its length,
+    // but wide letters (capitals, CJK) are cut well before that length: a cell cut without a
+    // tooltip gets its own text as one when the pointer reaches it (measured then, not per draw).
+    this.body.addEventListener("mouseover", (event) => {
+      const cell = /** @type {HTMLElement} */ (event.target).closest?.("td");
+      if (cell && !cell.title && cell.scrollWidth > cell.clientWidth) cell.title = cell.textContent ?? "";
+    });
   }
 
   /** @param {Page} page */

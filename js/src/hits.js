@@ -41,9 +41,15 @@ export class HitList {
     this.list.replaceChildren(
       ...hits.hits.map((hit) => {
         const button = h("button", "tf-b-hit", { type: "button", "data-key": hit.key, "data-entry": hit.entry });
-        button.append(text("span", "tf-b-hit-title", hit.title));
+        // The title and the snippet are cut to one line with an ellipsis: each keeps its whole
+        // text as a tooltip, the only place a reader can read the rest before opening the run.
+        const title = text("span", "tf-b-hit-title", hit.title);
+        title.title = hit.title;
+        const snippet = text("span", "tf-b-hit-snippet", hit.snippet);
+        snippet.title = hit.snippet;
+        button.append(title);
         if (hit.where) button.append(text("span", "tf-b-hit-where", hit.where));
-        button.append(text("span", "tf-b-hit-snippet", hit.snippet));
+        button.append(snippet);
         button.addEventListener("click", () => this.open(hit.key, hit.entry));
         const item = h("li", "");
         item.append(button);

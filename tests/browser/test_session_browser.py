@@ -7,12 +7,16 @@ the cell's output; the run opened from it shows under its table in a ``.tf-widge
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from labkit import Lab
 from playwright.sync_api import Locator, expect
 from test_widget_browser import _hostile_transcript, _load_test_module
 
 from turnfold.model import Transcript, UserMessage
+
+if TYPE_CHECKING:
+    from playwright.sync_api import FloatRect
 
 TREE = Path(__file__).resolve().parent.parent / "fixtures" / "corpus"
 
@@ -165,3 +169,90 @@ def test_X1_a_hostile_corpus_stays_text_in_the_browser_and_its_transcripts(lab: 
     assert not [url for url in lab.requests if "evil.test" in url]
     assert browser.locator("script, iframe, object, embed, form, img[onerror]").count() == 0
     assert "<img src=x onerror=alert(1)>" in browser.locator(".tf-b-grid").inner_text()
+
+
+#: The fixture folder scanned, as a notebook cell.
+SCAN_TREE = f"turnfold.scan({str(TREE)!r}, workers=1)"
+
+
+def _box(locator: Locator) -> FloatRect:
+    box = locator.bounding_box()
+    assert box is not None, locator
+    return box
+
+
+def test_B1_the_column_picker_opens_on_a_line_of_its_own_under_the_filters(lab: Lab) -> None:
+    browser = browser_of(lab, "picker.ipynb", [SETUP, SCAN_TREE])
+    builder = browser.locator(".tf-b-builder")
+    builder.locator("select").first.select_option(label="Turns")
+    builder.locator("select").nth(1).select_option(">=")
+    builder.locator("input").fill("2")
+    builder.locator("button").click()
+    chip = browser.locator(".tf-b-chip")
+    expect(chip).to_have_text("Turns >= 2×")
+    browser.locator(".tf-b-columns > summary").click()
+    picker = browser.locator(".tf-b-column-list")
+    expect(picker.locator("label", has_text="Outcome")).to_be_visible()
+    lab.screenshot("session-browser-columns.png", browser)
+    filters, opened = _box(browser.locator(".tf-b-filters")), _box(browser.locator(".tf-b-columns"))
+    chip_box, list_box = _box(chip), _box(picker)
+    # The open picker spans the filters' width from their left edge, below the reader's chips:
+    # squeezed into the row's end, it had stretched the row and floated the chips halfway down.
+    assert abs(opened["x"] - filters["x"]) < 2
+    assert opened["width"] > 0.95 * filters["width"]
+    assert chip_box["y"] + chip_box["height"] <= list_box["y"]
+
+
+def test_C6_a_hit_cut_to_one_line_keeps_its_whole_title_and_snippet_as_a_tooltip(
+    lab: Lab,
+) -> None:
+    browser = browser_of(lab, "hit-tips.ipynb", [SETUP, SCAN_TREE])
+    search = browser.locator(".tf-b-search")
+    search.fill("readme")
+    search.press("Enter")
+    hit = browser.locator(".tf-b-hit").first
+    expect(hit).to_be_visible(timeout=60_000)
+    title, snippet = hit.locator(".tf-b-hit-title"), hit.locator(".tf-b-hit-snippet")
+    # Cut short on screen (the session's title is a long prompt) ...
+    assert title.evaluate("(e) => e.scrollWidth > e.clientWidth")
+    # ... and whole in the tooltip.
+    assert title.get_attribute("title") == title.text_content()
+    assert (title.get_attribute("title") or "").startswith("/orchestrator @CLAUDE.md")
+    assert snippet.get_attribute("title") == snippet.text_content()
+    assert "readme" in (snippet.get_attribute("title") or "").lower()
+
+
+def test_B1_keys_on_a_focused_filter_are_the_filters_not_the_notebooks(lab: Lab) -> None:
+    browser = browser_of(lab, "filter-keys.ipynb", [SETUP, SCAN_TREE])
+    active = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+    assert lab.page.evaluate(active) == 1  # the browser's cell
+    agent = browser.locator(".tf-b-control", has_text="Agent").locator("select")
+    agent.focus()
+    # JupyterLab's command mode binds the arrow keys to the focused element (`:focus`): the key
+    # had moved the notebook's active cell, and the focus with it, and the choice stayed "Any".
+    lab.page.keyboard.press("ArrowDown")
+    expect(agent).to_have_value("claude-code")  # the commonest agent, first after "Any"
+    expect(browser.locator(".tf-b-range")).to_have_text("1–2 of 2 (6 in all)")
+    expect(agent).to_be_focused()
+    assert lab.page.evaluate(active) == 1
+
+
+#: A title within the length Python gives a tooltip past (60 characters), in capitals: wider
+#: than the 36em a cell is cut at, as a Chinese or Japanese title of 40 characters is.
+CAPITALS = "MIGRATE THE WHOLE MEDIA MODULE TO WASM AND FIX EVERY WARNING"
+SHOUTED = f"""\
+import pandas as pd
+corpus = turnfold.scan(pd.DataFrame([{{"task": "t0", "messages": [
+    {{"role": "user", "content": {CAPITALS!r}}},
+    {{"role": "assistant", "content": "Done."}}]}}]), workers=1)
+corpus"""
+
+
+def test_B1_a_title_cut_short_by_its_width_shows_whole_as_a_tooltip(lab: Lab) -> None:
+    assert len(CAPITALS) <= 60
+    browser = browser_of(lab, "shouted.ipynb", [SETUP, SHOUTED])
+    title = rows(browser).first.locator("td").first
+    expect(title).to_have_text(CAPITALS)
+    assert title.evaluate("(e) => e.scrollWidth > e.clientWidth")  # cut, with an ellipsis
+    title.hover()
+    expect(title).to_have_attribute("title", CAPITALS)

@@ -10,13 +10,16 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from labkit import Lab
 from playwright.sync_api import expect
 
 from turnfold.model import Transcript
 from turnfold.render.content import PROSE_CHARS
+
+if TYPE_CHECKING:
+    from playwright.sync_api import FloatRect, Locator
 
 DEMO_SETUP = """\
 from turnfold.samples import demo_session
@@ -689,3 +692,42 @@ def test_W5_a_prompt_of_200_pasted_lines_shows_its_first_lines_and_opens_whole(l
     expect(more).to_have_attribute("aria-expanded", "true")
     expect(user).to_contain_text("log line 150")
     expect(user).to_contain_text("log line 199")
+
+
+LONG_COMMAND_SETUP = """\
+from turnfold.recording import Recorder
+
+rec = Recorder(clock=lambda: "2026-01-01T00:00:00Z")
+rec.user("Run the refund tests")
+call = rec.start_tool("Bash", {"command": "cd /home/dev/projects/shop/services/payments && "
+                               + "python -m pytest tests/integration/test_refunds.py -x -vv " * 3})
+rec.finish_tool(call, "1 passed")
+call = rec.start_tool("tool_" + "x" * 400, {})
+rec.finish_tool(call, "ok")
+rec.assistant("They pass.")
+rec.transcript"""
+
+
+def test_F13_a_long_command_cuts_its_description_never_the_tools_name(lab: Lab) -> None:
+    widget = lab.open_notebook("long-command.ipynb", [LONG_COMMAND_SETUP])
+    lab.toggle(widget, "process:turn:e0")
+    lab.open_everything(widget)
+    cut = "(e) => e.scrollWidth > e.clientWidth"
+    heads = widget.locator(".tf-tool > .tf-tool-head")
+    expect(heads).to_have_count(2)
+    bash = heads.first
+    expect(bash.locator(".tf-name")).to_have_text("Bash")
+    assert bash.locator(".tf-desc").evaluate(cut)  # the command gives way ...
+    assert not bash.locator(".tf-name").evaluate(cut)  # ... the name had been cut too: "Ba…"
+    # A generated 400-character name is still cut, at 60% of its row, which it does not overflow.
+    head = heads.nth(1)
+    row, name = _box(head), _box(head.locator(".tf-name"))
+    assert head.locator(".tf-name").evaluate(cut)
+    assert name["width"] <= 0.6 * row["width"] + 1
+    assert not head.evaluate(cut)
+
+
+def _box(locator: Locator) -> FloatRect:
+    box = locator.bounding_box()
+    assert box is not None, locator
+    return box
