@@ -160,6 +160,8 @@ def test_B1_a_query_from_the_view_keeps_what_it_can_and_says_what_it_could_not()
         "filters": [{"column": "turns", "op": ">=", "value": "many"}, "junk",
                     {"column": "agent", "op": ">=", "value": "a"},
                     {"column": "started", "op": "<=", "value": "yesterday"},
+                    {"column": "turns", "op": ">=", "value": ""},
+                    {"column": "title", "op": "contains", "value": None},
                     {"column": "agent", "op": "==", "value": "codex"}],
     })  # fmt: skip
     assert page["problems"] == [
@@ -168,6 +170,9 @@ def test_B1_a_query_from_the_view_keeps_what_it_can_and_says_what_it_could_not()
         "Not a filter: junk",
         "Agent takes no range",
         "Not a date: yesterday",
+        # At least nothing had been "is missing": no run matched, with nothing said.
+        "Turns >=: give a value to compare with",
+        "Title contains: give a value to compare with",
     ]
     assert page["query"]["sort"] is None
     assert [c["name"] for c in page["columns"]] == ["turns"]

@@ -191,6 +191,9 @@ class Paging:
         if op not in OPS:
             return self._t("browser.problem.filter", filter=f"{name} {op}")
         col = self.columns[name]
+        if (value == "" or value is None) and op not in ("==", "!="):
+            # "= nothing" is "is missing"; at least, at most or containing nothing is no test
+            return self._t("browser.problem.value", column=label(name, self.locale), op=op)
         if value == "" or value is None:
             value = None
         elif op in (">=", "<=") and not col.ranged:
