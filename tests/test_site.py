@@ -71,7 +71,6 @@ def test_B2_an_index_and_a_page_per_run_linked_both_ways(tree: Path, tmp_path: P
     assert index.count("⚠ ") == len(corpus) - len(readable)
 
 
-
 def test_B2_the_index_counts_runs_errors_and_skipped_files_in_the_reader_s_language(
     tree: Path, tmp_path: Path
 ) -> None:
@@ -86,6 +85,7 @@ def test_B2_the_index_counts_runs_errors_and_skipped_files_in_the_reader_s_langu
         line = re.search(r'<p class="tf-site-counts">([^<]*)</p>', (out / INDEX).read_text("utf-8"))
         assert line is not None
         assert line.group(1).startswith(expected), line.group(1)
+
 
 def test_B2_a_run_s_page_is_its_standalone_page_with_the_site_s_links(
     tree: Path, tmp_path: Path

@@ -424,6 +424,9 @@ def test_W3_light_and_dark_themes_look_native(lab: Lab) -> None:
     for colours in (light, dark):
         assert _contrast(colours["text"], colours["background"]) >= 7  # WCAG AAA for body text
         assert _contrast(colours["dim"], colours["background"]) >= 3
+    # Coloured output (a red FAIL) stays readable on an output's box: 2:1 on JupyterLab
+    # Dark's layout-color2.
+    assert _contrast(_hex_rgb(dark["red"]), dark["box"]) >= 3
 
 
 def _colours(widget: Any) -> dict[str, str]:
@@ -436,14 +439,23 @@ def _colours(widget: Any) -> dict[str, str]:
                     node = node.parentElement;
                 }
                 const dim = root.querySelector('.tf-head') ?? root;
+                const output = root.querySelector('.tf-output');
                 return {
                     text: getComputedStyle(root).color,
                     dim: getComputedStyle(dim).color,
                     background,
+                    box: output ? getComputedStyle(output).backgroundColor : background,
+                    red: getComputedStyle(root).getPropertyValue('--tf-ansi-1').trim(),
                 };
             }"""
         )
     )
+
+
+def _hex_rgb(colour: str) -> str:
+    """``#rrggbb`` as ``rgb(r, g, b)``, as the browser gives a computed colour."""
+    red, green, blue = (int(colour.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgb({red}, {green}, {blue})"
 
 
 def _rgb(colour: str) -> tuple[float, float, float]:

@@ -178,7 +178,9 @@ _DARK: dict[str, str] = {
     "--tf-dim": "var(--jp-ui-font-color2, #9198a1)",
     "--tf-faint": "var(--jp-ui-font-color3, #6e7681)",
     "--tf-bg": "var(--jp-layout-color0, #0d1117)",
-    "--tf-bg-soft": "var(--jp-layout-color2, #161b22)",
+    # layout-color1, not 2: JupyterLab Dark's color2 (#424242) is so light that coloured
+    # output on it read at 2:1 (red).
+    "--tf-bg-soft": "var(--jp-layout-color1, #161b22)",
     "--tf-border": "var(--jp-border-color2, #3d444d)",
     "--tf-rail": "var(--jp-border-color1, #656c76)",
     "--tf-accent": "var(--jp-brand-color1, #4493f8)",
