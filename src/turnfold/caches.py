@@ -45,7 +45,8 @@ def code_version() -> str:
         dirs.sort()
         for name in sorted(files):
             if name.endswith(".py"):
-                info = os.stat(os.path.join(folder, name))
-                named = os.path.relpath(os.path.join(folder, name), package)
+                path = os.path.join(folder, name)
+                info = os.stat(path)
+                named = os.path.relpath(path, package)
                 digest.update(f"{named}:{info.st_size}:{info.st_mtime_ns};".encode())
     return f"{__version__}+{digest.hexdigest()[:12]}"

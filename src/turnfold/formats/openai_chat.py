@@ -103,6 +103,7 @@ from turnfold.formats.openai_responses import (
     unix_timestamp,
 )
 from turnfold.formats.source import Source, from_object, type_of_record
+from turnfold.formats.tables import MEDIA_COMPANIONS
 from turnfold.formats.wrappers import find_messages, keep_wrapper_keys, sample
 from turnfold.model import (
     AssistantError,
@@ -178,8 +179,10 @@ def _unread_parts(content: Any) -> list[str]:
     return unread
 
 
-#: The tag that stands for the next file of a row's media column in its text.
-_MEDIA_TAG = re.compile(r"<(image|video|audio)>")
+#: Each media column (``images``…) by the kind of file it holds (``image``…), the tag
+#: (``<image>``) that stands for its next file in a row's text.
+_MEDIA_COLUMNS = {column.removesuffix("s"): column for column in MEDIA_COMPANIONS}
+_MEDIA_TAG = re.compile(f"<({'|'.join(_MEDIA_COLUMNS)})>")
 
 
 class MediaFiles:
@@ -195,7 +198,8 @@ class MediaFiles:
     """
 
     def __init__(self, row: Mapping[str, Any]) -> None:
-        self._files = {kind: deque(_file_names(row.get(kind + "s"))) for kind in _MEDIA_KINDS}
+        self._files = {kind: deque(_file_names(row.get(column)))
+                       for kind, column in _MEDIA_COLUMNS.items()}  # fmt: skip
 
     def __bool__(self) -> bool:
         return any(self._files.values())
@@ -207,9 +211,6 @@ class MediaFiles:
     def _name(self, tag: re.Match[str]) -> str:
         files = self._files[tag[1]]
         return f"[{tag[1]}: {files.popleft()}]" if files else tag[0]
-
-
-_MEDIA_KINDS = ("image", "video", "audio")
 
 
 def _file_names(column: Any) -> list[str]:
