@@ -1570,6 +1570,51 @@ def test_L2_a_shell_command_that_feeds_apply_patch_a_heredoc_is_an_edit_as_codex
         assert (patch_text("shell", {"command": ["bash", "-lc", script]}) == patch) is found
 
 
+def test_L2_codex_0_171_exec_command_feeding_apply_patch_a_heredoc_is_an_edit() -> None:
+    """Codex 0.171's ``exec_command`` takes one script, ``{"cmd": "apply_patch <<'PATCH' …"}``;
+    Codex intercepts it as its patch tool and records a ``FileChange`` for it, not a
+    ``CommandExecution``: an edit of the file it names (records as the real 0.171 wrote them
+    in tests/agents' work scenario, trimmed)."""
+    script = (
+        "apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: notes.txt\n@@\n A file.\n"
+        "-TF-NOTE-LINE\n+TF-EDITED\n*** End Patch\nPATCH"
+    )
+    records = [
+        {"timestamp": "2026-12-06T03:18:35.865Z", "type": "session_meta",
+         "payload": {"id": "01a2495c-4e55", "cwd": "/w", "originator": "codex_exec"}},
+        {"timestamp": "2026-12-06T03:18:36.501Z", "type": "response_item",
+         "payload": {"type": "function_call", "status": "completed", "name": "exec_command",
+                     "arguments": json.dumps({"cmd": script}), "call_id": "call_3_0"}},
+        {"timestamp": "2026-12-06T03:18:36.518Z", "type": "event_msg",
+         "payload": {"type": "item_completed", "item": {
+             "type": "FileChange", "id": "call_3_0", "status": "completed",
+             "changes": {"/w/notes.txt": {"type": "update", "move_path": None,
+                                          "unified_diff": "@@ -1,2 +1,2 @@\n A file.\n"
+                                          "-TF-NOTE-LINE\n+TF-EDITED\n"}},
+             "stdout": "Success. Updated the following files:\nM notes.txt\n", "stderr": ""},
+             "started_at_ms": 1796527116516, "completed_at_ms": 1796527116518}},
+        {"timestamp": "2026-12-06T03:18:36.520Z", "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "call_3_0",
+                     "output": "Exit code: 0\nWall time: 0 seconds\nOutput:\n"
+                     "Success. Updated the following files:\nM notes.txt\n"}},
+    ]  # fmt: skip
+    t = turnfold.load(jsonl(records), format="codex")
+    assert not t.warnings
+    (call,) = t.tool_calls()
+    assert (call.name, call.meta.get("called_as"), call.description, call.status) == (
+        "apply_patch",
+        "exec_command",
+        "notes.txt",
+        "success",
+    )
+    assert call.args == {"cmd": script}  # the command as it was called, kept
+    assert call.result is not None
+    assert "+TF-EDITED" in (call.result.text or "")
+    from turnfold.formats.openai_responses import patch_text
+
+    assert patch_text("exec_command", {"cmd": "apply_patch <<'PATCH'\nx\nPATCH\nls"}) is None
+
+
 def test_issue11_6_codex_apply_patch_message_is_on_the_page_and_the_patch_once() -> None:
     from turnfold.render.page import render_page
 

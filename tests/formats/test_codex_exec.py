@@ -28,6 +28,7 @@ REAL = FIXTURES / "codex_v0.171.0_exec-json_spawn-agent.jsonl"
 EVERY = FIXTURES / "hand-made_exec-json_every-item.jsonl"
 TOKENS_FIRST = FIXTURES / "codex_v0.171.0_exec-json_tokens-first.jsonl"
 TOKENS_RESUMED = FIXTURES / "codex_v0.171.0_exec-json_tokens-resumed.jsonl"
+FATAL = FIXTURES / "codex_v0.171.0_exec-json_fatal-error.jsonl"
 
 
 def test_H5_a_real_exec_json_run_reads_as_the_session_it_was() -> None:
@@ -46,6 +47,34 @@ def test_H5_a_real_exec_json_run_reads_as_the_session_it_was() -> None:
     assert "TF-FAIL-OUT" in (failed.result.text or "")
     assert any(isinstance(e, Thinking) for e in transcript.entries)
     assert isinstance(transcript.entries[-1], AssistantText)
+
+
+def test_H6_a_failed_turn_repeating_its_error_shows_the_error_once() -> None:
+    """Codex prints a fatal error as an ``error`` event, then ends the turn with a
+    ``turn.failed`` repeating it (its last critical error): one error, not two."""
+    transcript = turnfold.load(FATAL)
+    assert transcript.warnings == []
+    errors = [e.message for e in transcript.entries if isinstance(e, AssistantError)]
+    assert len(errors) == 1
+    assert "Invalid value for 'messages'. (TF-ERR-FATAL)" in errors[0]
+    assert transcript.metadata["outcome"] == "error"
+    assert [(c.name, c.status) for c in transcript.tool_calls()] == [("exec_command", "success")]
+    answer, notice = (
+        [e.text for e in transcript.entries if isinstance(e, AssistantText)],
+        [e.text for e in transcript.entries if isinstance(e, SystemNotice)],
+    )
+    assert answer == ["TF-RETRIED: the check, once the model answered."]
+    assert notice
+    assert notice[0].startswith("Model metadata for `fake-model` not found.")
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+    # A turn.failed of its own (no error event before it) is still the turn's error.
+    alone = turnfold.load(
+        '{"type":"thread.started","thread_id":"t"}\n{"type":"turn.started"}\n'
+        '{"type":"turn.failed","error":{"message":"boom"}}\n',
+        format="codex-exec-json",
+    )
+    assert [e.message for e in alone.entries if isinstance(e, AssistantError)] == ["boom"]
 
 
 def test_H5_a_spawned_agent_is_a_sub_agent_whose_steps_the_stream_does_not_hold() -> None:

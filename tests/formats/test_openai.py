@@ -531,6 +531,120 @@ def test_L3_openai_responses_hosted_tools(
         assert call.result.images[0].data == "iVBORw0KGgo="
 
 
+#: A stored conversation with a hosted MCP server that asks before each call (OpenAI's
+#: "Remote MCP" guide: the response ends on an ``mcp_approval_request``, the next request's
+#: input answers it with an ``mcp_approval_response``, an approved call runs as an ``mcp_call``
+#: naming the request in its ``approval_request_id``).
+def _approval(request_id: str, name: str) -> dict[str, Any]:
+    return {
+        "type": "mcp_approval_request",
+        "id": request_id,
+        "server_label": "deepwiki",
+        "name": name,
+        "arguments": '{"repoName": "openai/codex"}',
+    }
+
+
+def test_L3_openai_responses_a_denied_mcp_call_is_a_cancelled_call_with_the_reason() -> None:
+    t = turnfold.load(
+        [
+            {"role": "user", "content": "What transport does codex use?"},
+            _approval("mcpr_1", "ask_question"),
+            {
+                "type": "mcp_approval_response",
+                "approval_request_id": "mcpr_1",
+                "approve": False,
+                "reason": "not that repo",
+            },
+            {"role": "assistant", "content": "I could not look it up."},
+        ],
+        format="openai-responses",
+    )
+    assert not t.warnings
+    (call,) = t.tool_calls()
+    assert (call.call_id, call.name, call.args, call.meta) == (
+        "mcpr_1",
+        "ask_question",
+        {"repoName": "openai/codex"},
+        {"server": "deepwiki", "approval": "denied"},
+    )
+    assert call.status == "cancelled"
+    assert call.result is not None
+    assert call.result.text == "denied: not that repo"
+    assert session_facts(t).failed_tools == 1
+
+
+def test_L3_openai_responses_an_approved_mcp_call_is_the_call_that_followed() -> None:
+    """One call, not two: the approved request is settled by the ``mcp_call`` that ran."""
+    t = turnfold.load(
+        [
+            {
+                "id": "resp_1",
+                "object": "response",
+                "status": "completed",
+                "output": [_approval("mcpr_2", "read_wiki_structure")],
+            },
+            {
+                "input": [
+                    {
+                        "type": "mcp_approval_response",
+                        "approval_request_id": "mcpr_2",
+                        "approve": True,
+                    }
+                ]
+            },
+            {
+                "id": "resp_2",
+                "object": "response",
+                "status": "completed",
+                "output": [
+                    {
+                        "type": "mcp_call",
+                        "id": "mcp_9",
+                        "approval_request_id": "mcpr_2",
+                        "server_label": "deepwiki",
+                        "name": "read_wiki_structure",
+                        "arguments": '{"repoName": "openai/codex"}',
+                        "output": "1. Overview\n2. Sandboxing",
+                        "error": None,
+                        "status": "completed",
+                    },
+                    {"type": "message", "role": "assistant", "content": "It has two pages."},
+                ],
+            },
+        ],
+        format="openai-responses",
+    )
+    assert not t.warnings
+    (call,) = t.tool_calls()
+    assert (call.call_id, call.name, call.status, call.batch_id) == (
+        "mcpr_2",
+        "read_wiki_structure",
+        "success",
+        "resp_1",
+    )
+    assert call.result is not None
+    assert call.result.text == "1. Overview\n2. Sandboxing"
+    assert call.meta == {"server": "deepwiki", "approval": "approved", "mcp_call_id": "mcp_9"}
+
+
+def test_L5_openai_responses_an_mcp_call_awaiting_approval_is_confirming() -> None:
+    t = Transcript()
+    builder = ResponsesBuilder(t, live=True)
+    builder.feed(_approval("mcpr_3", "ask_question"), 1)
+    assert [c.status for c in t.tool_calls()] == ["confirming"]
+    builder.feed(
+        {"type": "mcp_approval_response", "approval_request_id": "mcpr_3", "approve": True}, 2
+    )
+    assert [c.status for c in t.tool_calls()] == ["executing"]
+    builder.feed(
+        {"type": "mcp_approval_response", "approval_request_id": "mcpr_x", "approve": True}, 3
+    )
+    assert [(w.line, w.reason) for w in t.warnings] == [
+        (3, "mcp_approval_response for an unknown approval request 'mcpr_x'")
+    ]
+
+
 def test_L2_openai_responses_custom_tool_patch_and_plan() -> None:
     patch = "*** Begin Patch\n*** Add File: notes.md\n+hi\n*** End Patch"
     plan = {"plan": [{"step": "a", "status": "pending"}]}

@@ -265,6 +265,9 @@ RECORDS = Records(
         "response_item/web_search_call": "web search call with its outcome",
         "response_item/image_generation_call": "image generation call with its image",
         "response_item/mcp_call": "hosted MCP call with its outcome",
+        "response_item/mcp_approval_request": "hosted MCP call awaiting approval (confirming)",
+        "response_item/mcp_approval_response": "the decision on it: a denial cancels the call, an"
+        " approval leaves it to the mcp_call that follows",
         "response_item/file_search_call": "file search call with its results",
         "response_item/code_interpreter_call": "code interpreter call with its logs",
         "response_item/computer_call": "computer-use call",
@@ -325,8 +328,6 @@ RECORDS = Records(
         "response_item/ghost_snapshot": "an undo checkpoint (a git commit id), nothing shown",
         "response_item/item_reference": "a reference to an item already read",
         "response_item/mcp_list_tools": "the tools an MCP server offered",
-        "response_item/mcp_approval_request": "an approval already decided in a stored session",
-        "response_item/mcp_approval_response": "an approval already decided in a stored session",
         **{f"event_msg/{kind}": why for kind, why in _IGNORED_EVENTS.items()},
     },
 )

@@ -36,6 +36,12 @@ Mapping (:class:`ResponsesBuilder`):
   ``completed`` → ``success``, ``failed`` → ``error``, ``incomplete`` / ``cancelled`` →
   ``cancelled`` (``mcp_call.error`` → ``error``); their results (search results, logs, the
   generated image) come from the item itself;
+- an MCP call awaiting the user's approval: ``mcp_approval_request`` is the call (``server_label``,
+  ``name``, ``arguments`` as an ``mcp_call``'s), ``confirming`` until its
+  ``mcp_approval_response`` (by ``approval_request_id``) decides it: ``approve: false`` →
+  ``cancelled`` with ``meta["approval"] = "denied"`` and the ``reason`` as its result; ``approve:
+  true`` → the ``mcp_call`` that carries the same ``approval_request_id`` settles that same call
+  (one call, not two); an approval that no ``mcp_call`` follows leaves the outcome not recorded;
 - results by tool: ``apply_patch`` with its patch text → kind ``diff``; ``update_plan`` → kind
   ``plan`` (a checklist, the plan itself in ``structured``); anything else ``text``/``ansi``,
   inline ``data:`` images in ``images``;
@@ -49,9 +55,8 @@ Batches (spec §3) of a bare item list: consecutive calls form one batch, ``batc
 the first call's line; any message, reasoning or call output ends it (a model response lists
 its calls together, and its outputs come back before the next response's items).
 
-Skipped silently, as bookkeeping without content: ``item_reference``, ``mcp_list_tools``,
-``mcp_approval_request`` / ``mcp_approval_response`` (decisions already taken in a stored
-conversation). Any other item type is skipped with one warning per line (spec L-4).
+Skipped silently, as bookkeeping without content: ``item_reference``, ``mcp_list_tools``.
+Any other item type is skipped with one warning per line (spec L-4).
 """
 
 from __future__ import annotations
@@ -139,14 +144,15 @@ SILENT_ITEMS = NameSet(
     {
         "item_reference",
         "mcp_list_tools",
-        "mcp_approval_request",
-        "mcp_approval_response",
         "additional_tools",
         "compaction_trigger",
     }
 )
+#: An MCP call the user approves or denies before it runs (the request is the call).
+APPROVAL_REQUEST, APPROVAL_RESPONSE = "mcp_approval_request", "mcp_approval_response"
 ITEM_TYPES = NameSet(
     {"message", "reasoning", "compaction", "compaction_summary"}
+    | {APPROVAL_REQUEST, APPROVAL_RESPONSE}
     | DEFERRED_CALLS.keys()
     | HOSTED_CALLS.keys()
     | OUTPUTS.keys()
@@ -419,14 +425,20 @@ NOT_COMPUTED = NotComputed()
 
 def patch_text(name: str, args: Any) -> str | None:
     """The patch an ``apply_patch`` call applies (freeform input or ``{"input": ...}``), or a
-    shell command that is one: Codex runs ``["apply_patch", PATCH]`` and
-    ``["bash", "-lc", "apply_patch <<'EOF' …"]`` as its patch tool, not as commands."""
+    shell command that is one: Codex runs ``["apply_patch", PATCH]``,
+    ``["bash", "-lc", "apply_patch <<'EOF' …"]`` and an ``exec_command`` whose ``cmd`` is
+    ``apply_patch <<'EOF' …`` as its patch tool, not as commands (0.171 records that last one
+    as a ``FileChange``, not a ``CommandExecution``)."""
     if name == _PATCH_TOOL:
         if isinstance(args, str):
             return args
         patch = (args.get("input") or args.get("patch")) if isinstance(args, MAPPINGS) else None
         if isinstance(patch, str):
             return patch
+    script = args.get("cmd") if isinstance(args, MAPPINGS) else None
+    if isinstance(script, str):  # unified exec: one script the user's shell runs (-lc)
+        heredoc = _HEREDOC_PATCH.fullmatch(script)
+        return heredoc.group(3) if heredoc else None
     command = args.get("command") if isinstance(args, MAPPINGS) else None
     if not isinstance(command, list) or not all(isinstance(part, str) for part in command):
         return None
@@ -601,6 +613,8 @@ class ResponsesBuilder(MessageBuilder):
         self._last_text: AssistantText | None = None
         #: The inline images of the user message being fed (prompt_images), for add_user.
         self._prompt_images: list[ImageData] = []
+        # MCP calls awaiting approval, or approved and awaiting their mcp_call, by request id.
+        self._approvals: dict[str, ToolCall] = {}
         self._handlers: dict[str, ItemHandler] = {
             "message": self._message,
             "reasoning": self._reasoning,
@@ -609,6 +623,8 @@ class ResponsesBuilder(MessageBuilder):
             **dict.fromkeys(DEFERRED_CALLS, self._deferred_call),
             **dict.fromkeys(HOSTED_CALLS, self._hosted_call),
             **dict.fromkeys(OUTPUTS, self._output),
+            APPROVAL_REQUEST: self._approval_request,
+            APPROVAL_RESPONSE: self._approval_response,
             **dict.fromkeys(SILENT_ITEMS, _ignore),
         }
 
@@ -744,12 +760,52 @@ class ResponsesBuilder(MessageBuilder):
         text, images = _hosted_output(kind, item)
         if kind == "mcp_call" and item.get("error"):
             status = "error"
-        meta = {"server": item["server_label"]} if isinstance(item.get("server_label"), str) else {}
+        approved = self._approvals.pop(str(item.get("approval_request_id")), None)
+        if approved is not None:  # the call the user approved runs: it settles that call
+            result = text_result(text, images=images) if text is not None or images else None
+            self.transcript.update(
+                approved,
+                status=self.open_status if status is None else status,
+                result=result,
+                ended_at=timestamp,
+                meta={**approved.meta, "mcp_call_id": _call_id(item, kind, line)},
+            )
+            return
         call = self.start_call(
-            _call_id(item, kind, line), name, args, line, timestamp, status, meta
+            _call_id(item, kind, line), name, args, line, timestamp, status, _server(item)
         )
         if text is not None or images:
             self.transcript.update(call, result=text_result(text, images=images))
+
+    def _approval_request(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        """The MCP call the model asked to make, held for the user's approval."""
+        name, args = _call_name_args("mcp_call", item, "mcp")
+        call_id = _call_id(item, APPROVAL_REQUEST, line)
+        call = self.start_call(call_id, name, args, line, timestamp, "confirming", _server(item))
+        self._approvals[call_id] = call
+
+    def _approval_response(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
+        """The user's decision on an approval request: a denial cancels its call; an approval
+        leaves it to the ``mcp_call`` that follows (not recorded if none does)."""
+        self.close_batch()  # the user's answer ends the response that asked
+        request_id = item.get("approval_request_id")
+        call = self._approvals.get(request_id) if isinstance(request_id, str) else None
+        if call is None:
+            self.warn(f"{APPROVAL_RESPONSE} for an unknown approval request {request_id!r}", line)
+            return
+        reason = item.get("reason") if isinstance(item.get("reason"), str) else None
+        if item.get("approve") is True:
+            meta = {**call.meta, "approval": "approved"}
+            self.transcript.update(call, status=self.open_status, meta=meta)
+            return
+        del self._approvals[call.call_id]
+        self.transcript.update(
+            call,
+            status="cancelled",
+            result=text_result(f"denied: {reason}" if reason else "denied by the user"),
+            ended_at=timestamp,
+            meta={**call.meta, "approval": "denied"},
+        )
 
     def _output(self, item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
         kind = str(item.get("type"))
@@ -891,6 +947,11 @@ class ResponsesBuilder(MessageBuilder):
         if isinstance(entry, AssistantText):
             self._last_text = entry
         return self.transcript.append(entry)
+
+
+def _server(item: Mapping[str, Any]) -> dict[str, Any]:
+    """An MCP item's server (``server_label``) as its call's ``meta``."""
+    return {"server": item["server_label"]} if isinstance(item.get("server_label"), str) else {}
 
 
 def _ignore(item: Mapping[str, Any], line: int, timestamp: str | None) -> None:
@@ -1151,14 +1212,15 @@ RECORDS = Records(
         **dict.fromkeys(DEFERRED_CALLS, _CALL_DOC),
         **dict.fromkeys(HOSTED_CALLS, _HOSTED_DOC),
         **dict.fromkeys(OUTPUTS, _OUTPUT_DOC),
+        APPROVAL_REQUEST: "an MCP call awaiting approval (ToolCall, confirming)",
+        APPROVAL_RESPONSE: "the decision on it: a denial cancels the call, an approval leaves it"
+        " to the mcp_call with its approval_request_id",
         "response": "its output items as one batch; usage, status and instructions",
         "request": "its instructions and input items",
     },
     ignored={
         "item_reference": "a pointer to an item stored elsewhere, no content",
         "mcp_list_tools": "the tools an MCP server offers, no step of the conversation",
-        "mcp_approval_request": "an approval already decided in a stored conversation",
-        "mcp_approval_response": "an approval already decided in a stored conversation",
         "additional_tools": "tools added to the conversation, no step of it",
         "compaction_trigger": "a request to compact, no content (a compaction item follows)",
     },

@@ -35,7 +35,8 @@ the thread events of ``codex-rs/exec/src/exec_events.rs``:
   thread's earlier runs included and its spawned agents' own threads not, so it is not this
   run's, and the stream records no response's usage: the transcript's tokens are not known;
 - ``turn.failed {error}`` and ``error {message}`` → :class:`~turnfold.model.AssistantError` and
-  ``outcome`` ``error`` (H-6);
+  ``outcome`` ``error`` (H-6); a ``turn.failed`` that repeats the turn's last ``error`` (Codex
+  fails the turn with its last critical error) only ends the turn: the error is shown once;
 - ``request_user_input`` → a :class:`~turnfold.model.PendingAction` question;
 - ``turn.started`` and ``item.plan.delta`` are left out (the prompt is not in the stream; the
   plan item holds the whole text).
@@ -233,6 +234,9 @@ class _Reader:
         self.warned: set[str] = set()  # the reasons warned of once (_warn_once)
         self.response: list[Entry] = []  # legacy: the entries since the last token_count
         self.totals: dict[str, int] = {}  # legacy: the responses' usage summed
+        # The message of the turn's last ``error`` event: Codex ends that turn with a
+        # ``turn.failed`` repeating it (its last critical error), one error, not two.
+        self.turn_error: str | None = None
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
         if "type" not in record:
@@ -264,6 +268,8 @@ class _Reader:
                 self.source.mapped(item_type)
             return
         if kind in RECORDS.ignored:
+            if kind == "turn.started":
+                self.turn_error = None
             self.source.ignored(str(kind))
         elif kind == "thread.started":
             if isinstance(record.get("thread_id"), str):
@@ -278,7 +284,9 @@ class _Reader:
             error = record.get("error") if kind == "turn.failed" else record
             message = error.get("message") if isinstance(error, Mapping) else None
             text = message if isinstance(message, str) and message else f"{kind}"
-            self.transcript.append(AssistantError(message=text))
+            if kind == "error" or text != self.turn_error:
+                self.transcript.append(AssistantError(message=text))
+            self.turn_error = text if kind == "error" else None
             self.transcript.metadata["outcome"] = "error"
             self.source.mapped(str(kind))
         elif kind == "request_user_input":
