@@ -48,8 +48,10 @@ LOCALE = "en"
 #: header (U-3). Counts are read off the default view (``_widget_counts``) as well.
 DETAILED = DisplaySettings(full_detail=True, show_turn_usage=True, locale=LOCALE)
 _TAG = re.compile(r"<[^>]+>")
+#: A count the source does not record reads "not recorded" (U-1), as the row's is null.
+_COUNT = r"([\d,]+|not recorded)"
 _TOKENS_TITLE = re.compile(
-    r"input ([\d,]+), output ([\d,]+), cache read ([\d,]+), cache write ([\d,]+)"
+    rf"input {_COUNT}, output {_COUNT}, cache read {_COUNT}, cache write {_COUNT}"
 )
 _NESTED = re.compile(r" · (\d+) sub-agents?(?: · |$)")
 
@@ -173,7 +175,8 @@ def _row_vs_view(row: Mapping[str, Any], transcript: turnfold.Transcript) -> lis
     if "tokens" in parts:
         spent = _TOKENS_TITLE.match(parts["tokens"]["title"])
         assert spent is not None, parts["tokens"]
-        same("tokens", tokens, [int(n.replace(",", "")) for n in spent.groups()])
+        recorded = [0 if n == "not recorded" else int(n.replace(",", "")) for n in spent.groups()]
+        same("tokens", tokens, recorded)
     else:
         same("tokens (no header part)", tokens, [0] * len(TOKEN_COLUMNS))
     cost = row["cost_usd"]

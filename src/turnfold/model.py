@@ -186,6 +186,11 @@ class SubAgent:
     subagent_count: int | None = None
     duration_ms: float | None = None
     output_tokens: int | None = None
+    #: The agent's tokens as the source records them for it where no transcript of its own
+    #: counts them (an agent used as a tool runs out of sight) or where its transcript's
+    #: responses do not record them all (the Claude Agent SDK streams a placeholder output
+    #: count): they win over its transcript's own responses (spec U-1). None: not recorded.
+    usage: Usage | None = None
     reason: str | None = None
     #: The source says the agent ran, but holds none of its steps (no sub-agent file, no
     #: progress records): the view says so instead of a tool count that opens onto nothing.

@@ -34,8 +34,10 @@ from turnfold.usage import (
     Tokens,
     add_into,
     counts_of,
+    has_subagent_tokens,
     subagent_tokens,
     total_of,
+    unattributed_subagent_tokens,
 )
 
 #: The names the agents that write each format go by (a format of many agents has none).
@@ -213,7 +215,7 @@ class SessionTally:
                 ended = _key(entry.ended_at) if entry.ended_at else None
                 if ended is not None and (latest is None or ended > latest):
                     latest = ended
-                if entry.subagent is not None and entry.subagent.transcript is not None:
+                if has_subagent_tokens(entry):
                     self._delegating.add(entry.id)
                 if entry.meta and (named := _named(entry)):
                     models[named] = models.get(named, 0) + 1
@@ -282,6 +284,14 @@ class SessionTally:
         # Sub-agents are read again at each update: their transcripts change in place.
         calls = [transcript.get(i) for i in self._delegating]
         facts.subagent_tokens = subagent_tokens(c for c in calls if c is not None)
+        unattributed = unattributed_subagent_tokens(transcript)
+        add_into(facts.subagent_tokens, unattributed)
+        # Tokens of sub-agents with no responses of their own (agents used as tools) name no
+        # model, so no price: an estimate without them would not be the session's (U-2).
+        unpriced = bool(unattributed) or any(
+            isinstance(c, ToolCall) and c.subagent is not None and c.subagent.transcript is None
+            for c in calls
+        )
         facts.tokens = dict(own)
         add_into(facts.tokens, facts.subagent_tokens)
         so_far = meta.get("session_usage")
@@ -294,6 +304,8 @@ class SessionTally:
             cost = session_cost(transcript, when=self._when(), found=self._found)
             self._priced = (priced, cost)
         facts.cost = self._priced[1]
+        if unpriced and facts.cost is not None and not facts.cost.recorded:
+            facts.cost = None
         cost = meta.get("cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost):
             facts.cost_usd = float(cost)
@@ -327,7 +339,7 @@ def _part_of(entry: Entry) -> _Part:
     if isinstance(entry, ToolCall):
         ended = _key(entry.ended_at)
         last = moment if ended is None else ended if moment is None else max(moment, ended)
-        delegates = entry.subagent is not None and entry.subagent.transcript is not None
+        delegates = has_subagent_tokens(entry)
         failed = entry.status in FAILED_STATUSES
         return _Part(moment, last, _named(entry), True, failed, entry.usage, delegates)
     if isinstance(entry, AssistantText):

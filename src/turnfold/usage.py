@@ -18,7 +18,11 @@ The rules:
   plus output. (This is OpenAI's, Gemini's, the OpenTelemetry GenAI conventions' and
   genai-prices' convention; Anthropic counts cached input apart, and its loaders add it in.)
 * **Sub-agents.** A delegated agent's usage is counted under the call that delegated to it, and
-  apart from the session's own: a total says whether it includes them.
+  apart from the session's own: a total says whether it includes them. The usage the source
+  records for the agent itself (:attr:`~turnfold.model.SubAgent.usage`) wins over its
+  transcript's responses. Where a source records the tokens of several delegated agents only
+  as one total (``metadata["subagent_usage"]``: agents used as tools that share the run's
+  usage), that total is the sub-agents' too, under no call, never the session's own.
 """
 
 from __future__ import annotations
@@ -259,12 +263,29 @@ def subagent_tokens(entries: Iterable[Entry], *, _depth: int = 0) -> Tokens:
     for entry in entries:
         if isinstance(entry, ToolCall) and entry.subagent is not None:
             child = entry.subagent.transcript
-            if child is not None:
+            if entry.subagent.usage is not None:
+                add_into(totals, counts_of(entry.subagent.usage))
+            elif child is not None:
                 recorded = child.metadata.get("usage")
                 own = counts_of(recorded) if isinstance(recorded, Mapping) else None
                 add_into(totals, own if own is not None else count_tokens(child.entries))
+            if child is not None:
                 add_into(totals, subagent_tokens(child.entries, _depth=_depth + 1))
     return totals
+
+
+def has_subagent_tokens(call: Entry) -> bool:
+    """Whether ``call`` delegated to a sub-agent whose tokens :func:`subagent_tokens` counts:
+    one with a transcript, or with a usage of its own."""
+    agent = call.subagent if isinstance(call, ToolCall) else None
+    return agent is not None and (agent.transcript is not None or agent.usage is not None)
+
+
+def unattributed_subagent_tokens(transcript: Transcript) -> Tokens:
+    """The tokens of sub-agents that ``transcript``'s source records only as one total, under
+    no call (``metadata["subagent_usage"]``)."""
+    recorded = transcript.metadata.get("subagent_usage")
+    return counts_of(recorded) if isinstance(recorded, Mapping) else {}
 
 
 def tokens_spent(entries: Sequence[Entry]) -> Tokens:
@@ -296,10 +317,9 @@ def transcript_tokens(transcript: Transcript) -> SessionTokens:
     (``metadata["usage"]``, as Codex does) wins over the sum of its responses."""
     recorded = transcript.metadata.get("usage")
     own = counts_of(recorded) if isinstance(recorded, Mapping) else {}
-    return SessionTokens(
-        own=own or count_tokens(transcript.entries),
-        subagents=subagent_tokens(transcript.entries),
-    )
+    subagents = subagent_tokens(transcript.entries)
+    add_into(subagents, unattributed_subagent_tokens(transcript))
+    return SessionTokens(own=own or count_tokens(transcript.entries), subagents=subagents)
 
 
 __all__ = [
@@ -314,9 +334,11 @@ __all__ = [
     "count_tokens",
     "count_tokens_by",
     "counts_of",
+    "has_subagent_tokens",
     "responses",
     "subagent_tokens",
     "tokens_spent",
     "total_of",
     "transcript_tokens",
+    "unattributed_subagent_tokens",
 ]

@@ -279,13 +279,15 @@ def test_A1_usage_comes_from_each_model_response() -> None:
 
 
 @pytest.mark.parametrize(
-    ("path", "run", "nested"), [(STATE, (210, 21), (40, 4)), (CHAIN, (360, 36), (250, 25))]
+    ("path", "run", "nested"), [(STATE, (210, 21), (100, 10)), (CHAIN, (360, 36), (250, 25))]
 )
 def test_U1_a_handoff_s_responses_count_once_in_the_session(
     path: Path, run: tuple[int, int], nested: tuple[int, int]
 ) -> None:
     """``context.usage`` counts the responses of the agents handed off to, which are counted
-    under their handoff calls too: the session's tokens are the run's, not more."""
+    under their handoff calls too, and those of the agent used as a tool: the session's tokens
+    are the run's, not more, and the sub-agents' are the writer's (40, 4) and the
+    researcher's (60, 6)."""
     from turnfold.session import session_facts
 
     transcript = turnfold.load(path)

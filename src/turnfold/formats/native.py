@@ -123,7 +123,9 @@ def _tool_result(data: dict[str, Any]) -> ToolResult:
 
 
 def _subagent(data: dict[str, Any]) -> SubAgent:
-    agent: SubAgent = _build(SubAgent, data, {"transcript": transcript_from_dict})
+    agent: SubAgent = _build(
+        SubAgent, data, {"transcript": transcript_from_dict, "usage": lambda d: Usage(**d)}
+    )
     return agent
 
 

@@ -505,7 +505,12 @@ def session_header(
     total = facts.total_tokens
     if total:
         tokens = facts.tokens
-        named = {name.removesuffix("_tokens"): f"{tokens.get(name, 0):,}" for name in TOKEN_FIELDS}
+        # U-1: a count the source does not record reads so, never as 0.
+        unknown = translate("session.tokens_not_recorded", locale)
+        named = {
+            name.removesuffix("_tokens"): f"{tokens[name]:,}" if name in tokens else unknown
+            for name in TOKEN_FIELDS
+        }
         breakdown = translate(
             "session.tokens_title", locale, input=named["input"], output=named["output"],
             cache_read=named["cache_read"], cache_write=named["cache_write"],

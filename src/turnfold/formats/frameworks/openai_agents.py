@@ -140,7 +140,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import attach_usage, subagent_tokens, usage_carrier
+from turnfold.usage import Tokens, add_into, attach_usage, counts_of, subagent_tokens, usage_carrier
 
 NAME = "openai-agents"
 
@@ -1211,7 +1211,7 @@ def read(source: Source) -> Transcript:
         builder.end_turn()
         _raised_error(builder, raised)
         responses.attach()
-        _own_usage(transcript)
+        _own_usage(transcript, responses.usages)
         # After the turn's end, which puts a handed-off agent's answer on top.
         structured_answer(transcript, transcript.metadata.get("final_output"))
     else:
@@ -1229,15 +1229,24 @@ def read(source: Source) -> Transcript:
     return transcript
 
 
-def _own_usage(transcript: Transcript) -> None:
+def _own_usage(transcript: Transcript, usages: Sequence[Usage | None]) -> None:
     """``metadata["usage"]`` as the top level's own: the run's ``context.usage`` counts every
     response of the run, those of the agents handed off to included, whose usage is counted
     again under their calls (spec U-1: each response once, sub-agents apart). The run's whole
-    count stays in ``metadata["run_usage"]``."""
+    count stays in ``metadata["run_usage"]``.
+
+    It counts the runs of the agents used as tools too: ``as_tool()`` runs its agent on the
+    tool's ``ToolContext``, whose ``usage`` is the parent run's, while their responses are in
+    no ``raw_responses`` of the run (``usages``, one per response). What the run's count holds
+    beyond its responses is theirs (:func:`_out_of_sight`)."""
     metadata = transcript.metadata
     usage = metadata.get("usage")
+    if not isinstance(usage, Mapping):
+        return
+    unattributed = _out_of_sight(transcript, usage, usages)  # before: it may fill a call's
     nested = subagent_tokens(transcript.entries)
-    if not isinstance(usage, Mapping) or not nested:
+    add_into(nested, unattributed)
+    if not nested:
         return
     metadata["run_usage"] = dict(usage)
     own = {}
@@ -1247,6 +1256,56 @@ def _own_usage(transcript: Transcript) -> None:
     if own:
         own["total_tokens"] = sum(own.values())
     metadata["usage"] = own
+
+
+def _out_of_sight(
+    transcript: Transcript, usage: Mapping[str, Any], usages: Sequence[Usage | None]
+) -> Tokens:
+    """The tokens of the agents used as tools, which ``usage`` (the run's) counts beyond the
+    run's own responses (``usages``): one such agent's :attr:`~turnfold.model.SubAgent.usage`;
+    of several, which one spent what is not recorded (the SDK keeps no nested run's result), so
+    their total is ``metadata["subagent_usage"]``, under no call. Nothing where a response's
+    usage is missing or the counts disagree: no difference to trust."""
+    calls = [(owner, call) for owner, call in _calls_deep(transcript) if _as_tool(call)]
+    if not calls or any(u is None for u in usages):
+        return {}
+    spent: Tokens = {}
+    for response in usages:
+        add_into(spent, counts_of(response))
+    beyond = {
+        name: usage[name] - spent.get(name, 0)
+        for name in ("input_tokens", "output_tokens")
+        if as_int(usage.get(name)) is not None
+    }
+    if not any(beyond.values()) or any(value < 0 for value in beyond.values()):
+        return {}
+    if len(calls) == 1:
+        ((owner, call),) = calls
+        agent = call.subagent
+        assert agent is not None  # _as_tool's
+        recorded = Usage(**beyond)
+        owner.update(call, subagent=dataclasses.replace(
+            agent, usage=recorded, output_tokens=recorded.output_tokens))  # fmt: skip
+        return {}  # counted under its call now (subagent_tokens)
+    transcript.metadata["subagent_usage"] = beyond
+    return beyond
+
+
+def _as_tool(call: ToolCall) -> bool:
+    origin = call.meta.get("tool_origin")
+    return call.subagent is not None and isinstance(origin, MAPPINGS) and (
+        origin.get("type") == "agent_as_tool"
+    )  # fmt: skip
+
+
+def _calls_deep(transcript: Transcript) -> list[tuple[Transcript, ToolCall]]:
+    """Every call of ``transcript`` and of its sub-agents' transcripts, with its holder."""
+    found = []
+    for call in transcript.tool_calls():
+        found.append((transcript, call))
+        if call.subagent is not None and call.subagent.transcript is not None:
+            found += _calls_deep(call.subagent.transcript)
+    return found
 
 
 def _top_level(source: Source, builder: AgentsBuilder, key: str, value: Any) -> None:
@@ -1801,7 +1860,7 @@ class Follower:
         last = _agent_ref(getattr(run, "last_agent", None))
         if last is not None:
             _top_level(self.source, self.builder, "_last_agent", last)
-        _own_usage(self.transcript)
+        _own_usage(self.transcript, self.responses.usages)
         structured_answer(self.transcript, final)
 
 

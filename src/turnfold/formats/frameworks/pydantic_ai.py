@@ -56,7 +56,9 @@ Mapping, part by part (the message is one record, each part another, ``request/<
 
 Sub-agents: pydantic-ai's "agent delegation" runs another agent inside a tool; the child's
 messages are not in the parent's history, so the call reads as a plain tool call (nothing is
-invented about a child it does not record).
+invented about a child it does not record). Run with ``usage=ctx.usage``, its requests and
+tokens are in the run's ``RunUsage``, beyond the history's responses: they are counted as
+sub-agents' tokens, one total under no call (:func:`delegated_usage`).
 
 Live (:class:`Follower`): the nodes of ``agent.iter()`` (``ModelRequestNode.request`` and
 ``CallToolsNode.model_response`` are the very messages of the history), and the events of
@@ -126,7 +128,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import attach_usage
+from turnfold.usage import attach_usage, count_tokens, counts_of
 
 NAME = "pydantic-ai"
 
@@ -939,6 +941,7 @@ def read(source: Source) -> Transcript:
                 _top_level(source, builder, key, value)
         # A load's call with no return is unknown, where a followed one was still running.
         _retries_exceeded(transcript, builder._calls.values(), ("unknown",))
+        delegated_usage(transcript, builder.responses)
     else:
         for line, record in source.records():
             builder.feed(record, line)
@@ -955,6 +958,31 @@ def run_metadata(transcript: Transcript, output: Any, usage: Any) -> None:
         totals = {k: v for k, v in usage.items() if v not in (0, None, {})}
         if totals:
             transcript.metadata["usage"] = totals
+
+
+def delegated_usage(transcript: Transcript, responses: int) -> None:
+    """The tokens of agents a tool ran with ``usage=ctx.usage`` (agent delegation), apart
+    from the run's own (spec U-1).
+
+    Such an agent adds its requests and tokens to the run's ``RunUsage``, while its messages
+    are in no history of the run: a run that counts more ``requests`` than its history has
+    responses spent the difference in delegated agents. Which call ran which agent, and on
+    which model, is not recorded, so their total is ``metadata["subagent_usage"]``, under no
+    call; ``metadata["usage"]`` becomes the run's own responses' and the ``RunUsage`` stays
+    in ``metadata["run_usage"]``. An agent run without ``usage=ctx.usage`` is counted nowhere
+    in the run (pydantic-ai records none of it)."""
+    meta = transcript.metadata
+    run = meta.get("usage")
+    requests = as_int(run.get("requests")) if isinstance(run, Mapping) else None
+    if not isinstance(run, Mapping) or requests is None or requests <= responses:
+        return
+    own = count_tokens(transcript.entries)
+    beyond = {name: value - own.get(name, 0) for name, value in counts_of(run).items()}
+    if not any(beyond.values()) or any(value < 0 for value in beyond.values()):
+        return  # the counts disagree: no difference to trust
+    meta["run_usage"] = dict(run)
+    meta["usage"] = {**own, "requests": responses}
+    meta["subagent_usage"] = beyond
 
 
 def _top_level(source: Source, builder: PydanticAIBuilder, key: str, value: Any) -> None:
@@ -1293,6 +1321,7 @@ class Follower:
                 break
             self._settle_response(message, entries)
         run_metadata(self.transcript, document.get("output"), document.get("usage"))
+        delegated_usage(self.transcript, self.builder.responses)
         self.builder.output(document.get("output"))
 
     def _settle_response(self, message: Mapping[str, Any], entries: list[Entry]) -> None:
