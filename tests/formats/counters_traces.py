@@ -49,7 +49,7 @@ def _spans(path: Path) -> list[dict[str, Any]]:
     return list(spans.values())
 
 
-_AGENTS = ("invoke_agent", "AGENT")
+_AGENTS = ("invoke_agent", "invoke_workflow", "AGENT")  # a GenAI workflow runs its agents
 _TOOLS = ("execute_tool", "TOOL")
 #: Spans that say what they are otherwise: OpenLLMetry's decorators' ``traceloop.span.kind``
 #: (an ``@agent`` or ``@workflow`` an agent run, a ``@tool`` a tool run) and the Vercel AI
@@ -116,8 +116,10 @@ def otlp(path: Path) -> int:
 
     def agent_name(span: dict[str, Any]) -> str:
         a = attributes[span["spanId"]]
-        name = a.get("gen_ai.agent.name") or a.get("agent.name") or span["name"]
-        return str(name).removeprefix("invoke_agent ").removesuffix(".run")
+        name = (a.get("gen_ai.agent.name") or a.get("agent.name") or a.get("gen_ai.workflow.name")
+                or span["name"])  # fmt: skip
+        name = str(name).removeprefix("invoke_agent ").removeprefix("invoke_workflow ")
+        return name.removesuffix(".run")
 
     def step(span_id: str) -> str | None:
         """The nearest ``CHAIN`` span above ``span_id`` below its agent span."""
@@ -153,14 +155,15 @@ def otlp(path: Path) -> int:
 
     def again(span: dict[str, Any]) -> bool:
         """An agent span right under an agent span of its name: the same run (OpenLLMetry's
-        LangGraph graph and workflow spans)."""
+        LangGraph graph and workflow spans, a GenAI workflow named after its root agent)."""
         parent = by_id.get(span.get("parentSpanId") or "")
         a, b = attributes[span["spanId"]], attributes[parent["spanId"]] if parent else {}
         return (
             parent is not None
             and kinds[parent["spanId"]] in _AGENTS
             and bool(a.get("gen_ai.agent.name"))
-            and a.get("gen_ai.agent.name") == b.get("gen_ai.agent.name")
+            and a.get("gen_ai.agent.name")
+            == (b.get("gen_ai.agent.name") or b.get("gen_ai.workflow.name"))
         )
 
     def wrapper(span_id: str | None) -> bool:

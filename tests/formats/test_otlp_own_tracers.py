@@ -33,6 +33,7 @@ from test_otlp import (
 
 import turnfold
 from turnfold.model import ToolCall, Transcript, UserMessage
+from turnfold.session import session_facts
 from turnfold.usage import transcript_tokens
 
 PROMPT = "TF-CALC: add 1 and 2 and 3 and 4, then explode, then ask the helper."
@@ -473,6 +474,29 @@ def test_H4_a_jaeger_export_reads_as_its_spans_and_a_remote_agent_nests_in_its_c
     assert transcript.warnings == []
     assert transcript.accounting is not None
     assert transcript.accounting.unaccounted == []
+
+
+def test_H4_openllmetry_s_unknown_model_is_no_model_its_langchain_metadata_names_it() -> None:
+    """OpenLLMetry's LangChain instrumentation writes ``gen_ai.request.model`` and
+    ``gen_ai.response.model`` as ``"unknown"`` when LangChain's response names no model
+    (``_extract_model_name_from_association_metadata``), the model LangChain's metadata names
+    beside it (``traceloop.association.properties.ls_model_name``): that is the model, and
+    its price gives the session a cost; a span naming no model but ``"unknown"`` has none."""
+    transcript = turnfold.load(JAEGER_FIXTURE)
+    model = "anthropic/claude-opus-4-5-20251101"
+    assert transcript.metadata["model"] == model
+    facts = session_facts(transcript)
+    assert facts.models == [model]
+    assert facts.cost is not None
+    assert facts.cost.usd > 0
+    unknown = {"gen_ai.request.model": "unknown", "gen_ai.response.model": "unknown"}
+    said = [{"role": "assistant", "parts": [{"type": "text", "content": "TF-HI"}]}]
+    asked = [{"role": "user", "parts": [{"type": "text", "content": "TF-GO"}]}]
+    span = _chat_span("1" * 16, 1, asked, said)
+    span["attributes"] += [{"key": k, "value": {"stringValue": v}} for k, v in unknown.items()]
+    alone = turnfold.load(_request(span))
+    assert "model" not in alone.metadata
+    assert [getattr(e, "model", None) for e in alone.entries] == [None, None]
 
 
 def test_H4_a_langchain_tool_message_of_status_error_is_a_failed_call() -> None:

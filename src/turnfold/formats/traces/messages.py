@@ -948,11 +948,12 @@ def traceloop_text(a: Mapping[str, Any], *, prompt: bool) -> str | None:
 
 def agent_name(span: Span) -> str | None:
     """The name of the agent a span runs: ``gen_ai.agent.name`` or OpenInference's
-    ``agent.name``; an OpenLLMetry ``@agent`` or ``@workflow`` span's own name
-    (``traceloop.entity.name``) first, since every span inside an ``@agent`` is given that
-    agent's ``gen_ai.agent.name`` (``default_span_processor_on_start``), a workflow it runs too."""
+    ``agent.name`` (a GenAI workflow's: ``gen_ai.workflow.name``); an OpenLLMetry ``@agent``
+    or ``@workflow`` span's own name (``traceloop.entity.name``) first, since every span
+    inside an ``@agent`` is given that agent's ``gen_ai.agent.name``
+    (``default_span_processor_on_start``), a workflow it runs too."""
     a = span.attributes
-    keys: tuple[str, ...] = ("gen_ai.agent.name", "agent.name")
+    keys: tuple[str, ...] = ("gen_ai.agent.name", "agent.name", "gen_ai.workflow.name")
     if a.get(_TRACELOOP_KIND) in ("agent", "workflow"):
         keys = ("traceloop.entity.name", *keys)
     return next((a[k] for k in keys if isinstance(a.get(k), str) and a[k]), None)
@@ -990,9 +991,10 @@ def value_text(value: Any, *, prompt: bool) -> str | None:
 
 def agent_span_name(span: Span) -> str:
     """The name of an agent that its span's attributes do not name, from the span's name:
-    ``invoke_agent {name}`` (GenAI), ``{name}.run`` (OpenInference's smolagents instrumentor,
-    ``_RunWrapper``, whose spans carry ``smolagents.*`` attributes)."""
-    name = span.name.removeprefix("invoke_agent ")
+    ``invoke_agent {name}`` or ``invoke_workflow {name}`` (GenAI), ``{name}.run``
+    (OpenInference's smolagents instrumentor, ``_RunWrapper``, whose spans carry
+    ``smolagents.*`` attributes)."""
+    name = span.name.removeprefix("invoke_agent ").removeprefix("invoke_workflow ")
     if is_smolagents(span):
         name = name.removesuffix(".run")
     return name

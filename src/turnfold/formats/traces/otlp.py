@@ -10,7 +10,9 @@ export (``{"data": [{"traceID", "spans": [{"tags", "references", "logs"…}]}]}`
 downloads: :func:`.spans.jaeger_traces`). A span written again (a processor printing each span as it
 starts and as it ends) is read once, the copy that ended (``span/(repeated)``). Every span is
 one record of the accounting, typed ``span/<operation>``: the GenAI ``gen_ai.operation.name``
-(``chat``, ``execute_tool``, ``invoke_agent``…; LiteLLM's call types read as theirs), the
+(``chat``, ``execute_tool``, ``invoke_agent``…; LiteLLM's call types read as theirs; an
+``invoke_workflow``, as opentelemetry-util-genai and Google ADK write around a run, an
+``invoke_agent``), the
 OpenInference ``openinference.span.kind`` (``LLM``, ``TOOL``, ``AGENT``, ``CHAIN``…), older
 OpenLLMetry's ``llm.request.type``, OpenLLMetry's decorators' ``traceloop.span.kind`` (an
 ``@tool`` an ``execute_tool``, an ``@agent`` or ``@workflow`` an ``invoke_agent``, an ``@task``
@@ -39,7 +41,8 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   own named ``invoke_agent``. An agent span among model spans outside any agent span is a
   sub-agent of the conversation they make; one right under an agent span of its name is the
   same run (OpenLLMetry's LangGraph graph and workflow spans: :meth:`_Rebuild._inner`). An
-  OpenLLMetry ``@workflow`` is thus the session's run and an ``@agent`` in it a sub-agent, an
+  OpenLLMetry ``@workflow`` (or a GenAI ``invoke_workflow``, named by its
+  ``gen_ai.workflow.name``) is thus the session's run and an ``@agent`` in it a sub-agent, an
   agent named by its span's ``traceloop.entity.name`` (every span inside an ``@agent``
   carries that agent's ``gen_ai.agent.name``: :func:`.messages.agent_name`). An outermost
   agent span recording nothing of its own around agent spans (OpenInference's OpenAI Agents
@@ -141,7 +144,10 @@ Rebuilding the conversation from the span tree (never from the root span alone: 
   answer at ``max_steps`` that failed is that model span's error, not the text smolagents
   answers in its place;
 - metadata (H-6): ``session_id`` (the conversation), ``agent`` (``gen_ai.agent.name``,
-  ``agent.name``), ``model``, ``outcome`` ``error`` when the outermost agent span failed.
+  ``agent.name``), ``model`` (not OpenLLMetry's placeholder ``unknown``: its LangChain
+  metadata's ``ls_model_name`` then), ``outcome`` ``error`` when the outermost agent span
+  failed; an agent span's error that repeats the one just shown (the exception of a model
+  call passed up, worded by each span its own way) is shown once.
 
 Limits: the spans of a file are held in memory to rebuild the tree (a conversation's tree can
 start at its last line); one line is parsed whole by the reader (:mod:`turnfold.formats.source`).
@@ -346,14 +352,58 @@ def _str(a: Mapping[str, Any], *keys: str) -> str | None:
     return next((a[k] for k in keys if isinstance(a.get(k), str) and a[k]), None)
 
 
-def _exception_text(span: Span) -> str | None:
+#: The model names a model span may carry, the response's first; last, the LangChain
+#: metadata's ``ls_model_name`` OpenLLMetry copies into its association properties.
+_MODEL_KEYS = (
+    "gen_ai.response.model",
+    "llm.model_name",
+    "ai.response.model",
+    "gen_ai.request.model",
+    "ai.model.id",
+    "traceloop.association.properties.ls_model_name",
+)
+#: What OpenLLMetry's LangChain instrumentation writes as the request and response model when
+#: LangChain's metadata names none (``_extract_model_name_from_association_metadata`` in
+#: opentelemetry-instrumentation-langchain): no model, not one called "unknown".
+_NO_MODEL = "unknown"
+
+
+def _model_name(attributes: Mapping[str, Any]) -> str | None:
+    """The model a model span called (:data:`_MODEL_KEYS`), else the one OpenInference's
+    request parameters name (``llm.invocation_parameters``: its ``llm.model_name`` is the
+    response's, which a call that failed never had); None where it names none."""
+    for key in _MODEL_KEYS:
+        value = attributes.get(key)
+        if isinstance(value, str) and value and value != _NO_MODEL:
+            return value
+    parameters = _json(attributes.get("llm.invocation_parameters"))
+    model = parameters.get("model") if isinstance(parameters, _MAPS) else None
+    return model if isinstance(model, str) and model else None
+
+
+def _exceptions(span: Span) -> Iterator[tuple[str, str]]:
+    """Each ``exception`` event of ``span``: its text (``<type>: <message>``) and its
+    message alone, either empty where the event has none."""
     for name, attributes in span.events:
         if name == "exception":
             kind, message = attributes.get("exception.type"), attributes.get("exception.message")
-            text = ": ".join(str(p) for p in (kind, message) if p)
-            if text:
-                return text
-    return None
+            yield ": ".join(str(p) for p in (kind, message) if p), str(message or "")
+
+
+def _exception_text(span: Span) -> str | None:
+    return next((text for text, _ in _exceptions(span) if text), None)
+
+
+def _error_texts(span: Span) -> set[str]:
+    """Every way ``span`` words its error: its status message, and each ``exception``
+    event's message alone and with its type. An exception raised inside a span and passed up
+    is recorded again by every span it leaves, each wording it its own way (the SDK's
+    ``start_as_current_span`` sets ``<type name>: <message>`` as the status, an instrumentor
+    ``str(exception)``), so one error is recognised by any of them."""
+    texts = {span.status_message or ""}
+    for text, message in _exceptions(span):
+        texts.update((text, message))
+    return texts - {""}
 
 
 def _is_generation_error(error: tuple[str, str] | None) -> bool:
@@ -918,7 +968,9 @@ class _Rebuild:
         last = entries[-1] if entries else None
         # Said already: a stand-in's run by its error, or the exception a span inside the
         # agent's raised, which OpenTelemetry records again on every span it passes through.
-        said = isinstance(last, AssistantError) and (span.missing or last.message == text)
+        said = isinstance(last, AssistantError) and (
+            span.missing or last.message == text or last.message in _error_texts(span)
+        )
         if not said:
             builder.transcript.append(AssistantError(message=text, timestamp=span.ended_at))
 
@@ -966,8 +1018,7 @@ class _Rebuild:
         builder.add_new(shown, span.line)
         if step is not None:
             self._code_action(builder, span, step, outputs)
-        model = _str(span.attributes, "gen_ai.response.model", "llm.model_name",
-                     "ai.response.model", "gen_ai.request.model", "ai.model.id")  # fmt: skip
+        model = _model_name(span.attributes)
         if model:
             self.models.append(model)
         builder.asked = []

@@ -169,6 +169,11 @@ _OPERATIONS = {
     "embedding": "embeddings",
     "aembedding": "embeddings",
     "execute_task": "task",
+    # The GenAI conventions' workflow (opentelemetry-util-genai's ``WorkflowInvocation``: "a
+    # predetermined sequence of operations", its input and output messages its own): the run
+    # the user's code made, the agents it invokes runs within it, as an OpenLLMetry
+    # ``@workflow`` (``_TRACELOOP_KINDS``).
+    "invoke_workflow": "invoke_agent",
 }
 _LLM_REQUEST_TYPES = {"chat": "chat", "completion": "text_completion", "embedding": "embeddings"}
 #: OpenLLMetry's (the Traceloop SDK's) decorator spans, ``traceloop.span.kind``
