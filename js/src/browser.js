@@ -14,7 +14,7 @@
  * anywhere in the browser focuses the search box; Escape there clears the search.
  */
 
-import { h, text } from "./dom.js";
+import { h, keepKeys, text } from "./dom.js";
 import { Filters } from "./filters.js";
 import { RunsGrid } from "./grid.js";
 import { HitList } from "./hits.js";
@@ -43,8 +43,10 @@ function render({ model, el, host, signal }) {
 
   const root = h("div", "turnfold tf-browser");
   // Keys typed here are the browser's: JupyterLab's command-mode shortcuts (arrows move cells,
-  // Enter edits one) must not take them.
-  const controls = h("div", "tf-b-controls", { "data-lm-suppress-shortcuts": "true" });
+  // Enter edits one) must not take them (an arrow key on a filter's select had moved the
+  // notebook's active cell, and the focus with it, instead of the choice).
+  const controls = h("div", "tf-b-controls");
+  keepKeys(controls);
   const search = h("input", "tf-b-search", { type: "search", placeholder: strings().search ?? "", "aria-label": strings().search ?? "" });
   const hint = text("span", "tf-b-keys", strings().keys);
   const bar = h("div", "tf-b-bar");
@@ -84,11 +86,6 @@ function render({ model, el, host, signal }) {
       search.focus();
       event.preventDefault();
     }
-    // JupyterLab's command-mode shortcuts match the focused element itself (`… :focus`), which
-    // `data-lm-suppress-shortcuts` on an ancestor does not stop: an arrow key on a filter's
-    // select moved the notebook's active cell (and the focus) instead of the choice. Keys
-    // without Ctrl, Alt or Meta stay in the browser.
-    if (!event.ctrlKey && !event.altKey && !event.metaKey) event.stopPropagation();
   });
 
   function drawPage() {

@@ -14,7 +14,7 @@
  * as the transcript view fetches it (`content`, `output`, answered by the kernel's transport).
  */
 
-import { h, text, token } from "./dom.js";
+import { h, keepKeys, text, token } from "./dom.js";
 import { ContentLoader } from "./loader.js";
 import { DisclosureMemory } from "./memory.js";
 import { Renderer } from "./render.js";
@@ -39,6 +39,9 @@ function render({ model, el }) {
   const loader = new ContentLoader(viewId, (request) => model.send(request));
 
   const root = h("div", "turnfold tf-widget tf-compare");
+  // A focused header's or row's keys (arrows, Space, `a`, `d d`) are the reader's, not the
+  // notebook's.
+  keepKeys(root);
   const tableSlot = h("div", "tf-cmp-table-slot");
   const compareSlot = h("div", "tf-cmp");
   root.append(tableSlot, compareSlot);

@@ -71,3 +71,21 @@ export function token(value) {
 export function byKey(root, key) {
   return /** @type {HTMLElement | null} */ (root.querySelector(`[data-key="${CSS.escape(key)}"]`));
 }
+
+/**
+ * Keep the keys typed in `element` from JupyterLab's notebook shortcuts, which would otherwise
+ * act on the notebook too: its command mode binds arrows (move to another cell), `a` / `b`
+ * (insert a cell), `d d` (delete one), Enter (edit one) to the focused element itself
+ * (`… :focus`), which `data-lm-suppress-shortcuts` on an ancestor does not stop. The element's
+ * own handlers, under it, have run by then; keys with Ctrl, Alt or Meta (the application's own
+ * shortcuts: save, the command palette) still reach JupyterLab; Shift+Enter does not (the
+ * search box steps back with it).
+ * @param {HTMLElement} element
+ */
+export function keepKeys(element) {
+  element.setAttribute("data-lm-suppress-shortcuts", "true");
+  element.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.altKey || event.metaKey) return;
+    event.stopPropagation();
+  });
+}

@@ -8,6 +8,12 @@
  * here computes a position. A bar's click reveals its call (P-11: the kernel answers with the
  * ancestor path); a coarse timeline's turn zooms into that turn, whose calls are fetched by key.
  * While the timeline is open, a live session's patches redraw only the turns that changed.
+ *
+ * One thing is the view's own, because only the view knows its width in pixels: a turn or a
+ * call too short to see at this scale (a few milliseconds of a long session) is drawn
+ * `MIN_BAR_PX` wide from its start (from further left at the axis's end, so it stays on the
+ * picture, where the pointer finds it), so it can be seen, pointed at and clicked. What it
+ * covers always holds its true span; the axis and its tooltip (the true duration) are Python's.
  */
 
 import { h, text, token } from "./dom.js";
@@ -18,6 +24,21 @@ import { applyTimeline } from "./tree.js";
 /** @typedef {import("./nodes").TimelineBar} TimelineBar */
 
 const SVG = "http://www.w3.org/2000/svg";
+/** Pixels: the least width a turn's band, a bar and its failure mark are drawn with. */
+export const MIN_BAR_PX = 4;
+
+/**
+ * Where a shape from `x` lasting `w` seconds is drawn when the axis spans `span` seconds from
+ * `origin` over `pixels`: as it is, or `MIN_BAR_PX` wide if it is narrower, from `x`, or
+ * ending at the axis's end if it would pass it. Before layout (no pixels), as it is.
+ * @param {number} x @param {number} w @param {number} origin @param {number} span @param {number} pixels
+ * @returns {{x: number, w: number}}
+ */
+export function drawnPlace(x, w, origin, span, pixels) {
+  const least = (MIN_BAR_PX * span) / pixels;
+  if (!(pixels > 0) || !(span > 0) || w >= least) return { x, w };
+  return { x: Math.max(origin, Math.min(x, origin + span - least)), w: least };
+}
 
 /**
  * An SVG element with attributes (numbers and tokens only; text goes in through `title`).
@@ -27,6 +48,15 @@ function svg(tag, attrs) {
   const element = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attrs)) element.setAttribute(name, String(value));
   return element;
+}
+
+/**
+ * A rect on the time axis: its true place kept in `data-x` and `data-w`, where it is drawn set
+ * by `fit`.
+ * @param {string} className @param {number} x @param {number} y @param {number} w @param {number} height
+ */
+function timed(className, x, y, w, height) {
+  return svg("rect", { class: className, x, y, width: w, height, "data-x": x, "data-w": w });
 }
 
 /** A tooltip, set as text. @param {Element} element @param {string} label */
@@ -81,6 +111,19 @@ export class Timeline {
     this.drawn = new Map();
     /** @type {{labels: HTMLElement, svg: SVGElement, frame: HTMLElement} | null} */
     this.canvas = null;
+    /** The drawn axis (its start and its length in seconds), and its width in pixels when last
+     * laid out. */
+    this.origin = 0;
+    this.span = 0;
+    this.pixels = 0;
+    /** Fits the short shapes to the width the picture is laid out at, and again on resize. */
+    this.resizer =
+      typeof ResizeObserver === "function"
+        ? new ResizeObserver((entries) => {
+            const entry = entries[entries.length - 1];
+            if (entry && entry.target === this.canvas?.svg) this.fit(entry.contentRect.width);
+          })
+        : null;
   }
 
   /** The closed disclosure of `node` (its turns may come when it opens, Q-2). @param {TimelineNode} node */
@@ -129,6 +172,7 @@ export class Timeline {
       this.forget(turn.key);
       if (turns.has(turn.key)) this.drawTurn(turn, this.whole);
     }
+    this.fit(); // the span may have grown: every short shape's least width in seconds shrank
   }
 
   /** @param {string} key */
@@ -152,11 +196,30 @@ export class Timeline {
     const picture = svg("svg", { class: "tf-tl-svg", preserveAspectRatio: "none", role: "group" });
     picture.setAttribute("aria-label", node.title);
     frame.append(labels, picture);
+    this.resizer?.disconnect();
+    this.pixels = 0;
     this.canvas = { labels, svg: picture, frame };
     this.drawn.clear();
     this.frame(node);
     for (const turn of node.turns ?? []) this.drawTurn(turn, node);
     body.replaceChildren(frame);
+    this.resizer?.observe(picture); // its first report is the laid-out width
+  }
+
+  /**
+   * Draw every shape at least `MIN_BAR_PX` wide at the picture's width (`pixels`, or the last
+   * one measured), from its true place in `data-x` and `data-w`.
+   * @param {number} [pixels]
+   */
+  fit(pixels) {
+    if (!this.canvas) return;
+    if (pixels !== undefined) this.pixels = pixels;
+    for (const rect of this.canvas.svg.querySelectorAll("rect[data-w]")) {
+      const [x, w] = ["data-x", "data-w"].map((name) => Number(rect.getAttribute(name)));
+      const drawn = drawnPlace(x, w, this.origin, this.span, this.pixels);
+      rect.setAttribute("x", String(drawn.x));
+      rect.setAttribute("width", String(drawn.w));
+    }
   }
 
   /** The axis and the size, which a live session's patches change. @param {TimelineNode} node */
@@ -167,13 +230,15 @@ export class Timeline {
     frame.style.setProperty("--tf-span", String(node.span));
     picture.setAttribute("viewBox", `${node.origin} 0 ${node.span} ${node.height}`);
     picture.setAttribute("height", String(node.height));
+    this.origin = node.origin;
+    this.span = node.span;
   }
 
   /** @param {TimelineTurn} turn @param {TimelineNode} node */
   drawTurn(turn, node) {
     if (!this.canvas) return;
     const group = svg("g", { "data-key": turn.key });
-    group.append(titled(svg("rect", { class: "tf-tl-band", x: turn.x, y: 0, width: turn.w, height: node.height }), turn.label));
+    group.append(titled(timed("tf-tl-band", turn.x, 0, turn.w, node.height), turn.label));
     /** @type {Element[]} */
     const labels = [];
     if (turn.number) labels.push(placed("tf-tl-num", turn.x, turn.w, turn.number));
@@ -184,15 +249,15 @@ export class Timeline {
       labels.push(label);
     }
     const mark = (/** @type {number} */ x, /** @type {number} */ w) =>
-      group.append(svg("rect", { class: "tf-tl-mark", x, y: 0, width: w, height: node.mark - 1 }));
+      group.append(timed("tf-tl-mark", x, 0, w, node.mark - 1));
     if (turn.bars == null) {
       // A coarse timeline: the turn as one bar; clicking it zooms into the turn's calls.
-      const bar = svg("rect", { class: `tf-tl-bar tf-c-${token(turn.category)}`, x: turn.x, y: node.mark, width: turn.w, height: node.bar });
+      const bar = timed(`tf-tl-bar tf-c-${token(turn.category)}`, turn.x, node.mark, turn.w, node.bar);
       group.append(actionable(bar, turn.label, () => this.zoom(turn.key)));
       if (turn.failed) mark(turn.x, turn.w);
     } else {
       for (const one of turn.bars) {
-        const bar = svg("rect", { class: `tf-tl-bar tf-c-${token(one.category)}`, x: one.x, y: one.y, width: one.w, height: node.bar });
+        const bar = timed(`tf-tl-bar tf-c-${token(one.category)}`, one.x, one.y, one.w, node.bar);
         const hit = actionable(bar, one.label, () => this.reveal(one.key));
         hit.setAttribute("data-call", one.key);
         group.append(hit);

@@ -30,7 +30,7 @@
  * asked.
  */
 
-import { byKey, h } from "./dom.js";
+import { byKey, h, keepKeys } from "./dom.js";
 import { ContentLoader } from "./loader.js";
 import { DisclosureMemory } from "./memory.js";
 import { FADE_MS, Renderer } from "./render.js";
@@ -182,6 +182,8 @@ async function render({ model, el }) {
   const timeline = new Timeline(renderer, (key) => ask(model, { type: "reveal", view: viewId, key }));
 
   const root = h("div", "turnfold tf-widget");
+  // A focused disclosure's arrows, Space, `a`, `d d` are the reader's, not the notebook's.
+  keepKeys(root);
   const sessionSlot = h("div", "tf-session-slot");
   const timelineSlot = h("div", "tf-timeline-slot");
   const noticeSlot = h("div", "tf-notice-slot");

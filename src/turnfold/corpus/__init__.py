@@ -584,7 +584,9 @@ def _wrapper_columns(rows: pa.Table, extra: pa.Table) -> pa.Table:
     """What a table source's other columns say of each run where the run records nothing, as
     the same keys kept beside a run's messages do (``wrappers.keep_wrapper_keys``, which
     ``corpus[key]`` applies to the run it opens): a numeric ``reward`` is its ``score`` (H-6),
-    a verifiers rollout's ``generation_ms`` (0: not timed) its duration."""
+    a verifiers rollout's ``generation_ms`` (0: not timed) its duration, a text ``model`` its
+    model and a text ``agent`` (else ``agent_name``) its agent, which the browser's Model and
+    Agent columns and filters read (B-1)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -595,6 +597,19 @@ def _wrapper_columns(rows: pa.Table, extra: pa.Table) -> pa.Table:
         number = pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
         return column if number else None
 
+    def textual(name: str) -> pa.ChunkedArray[Any] | None:
+        if name not in extra.column_names:
+            return None
+        column = extra.column(name)
+        return column if pa.types.is_string(column.type) or pa.types.is_large_string(
+            column.type) else None  # fmt: skip
+
+    for name, sources in (("model", ("model",)), ("agent", ("agent", "agent_name"))):
+        for source in sources:
+            if (named := textual(source)) is not None:
+                kind = rows.schema.field(name).type
+                filled = pc.coalesce(rows.column(name), pc.cast(named, kind))
+                rows = rows.set_column(rows.column_names.index(name), name, filled)
     if (reward := numeric("reward")) is not None:
         kind = rows.schema.field("score").type
         scores = pc.coalesce(rows.column("score"), pc.cast(reward, kind))

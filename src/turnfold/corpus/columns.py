@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import PurePath
 from typing import Any, Literal, TypedDict
 
 from turnfold.corpus.summarize import COLUMNS
@@ -52,6 +53,7 @@ __all__ = [
     "label",
     "options_of",
     "row_of",
+    "unreadable",
 ]
 
 Kind = Literal[
@@ -176,7 +178,7 @@ def cell(col: Column, value: Any, locale: str) -> Cell:
     if kind == "failures":
         return {"text": f"✖ {value:,}", "tone": "fail"} if value else {"text": "0", "tone": "dim"}
     if kind == "error":
-        return {"text": f"⚠ {value}", "tone": "error", "title": str(value)}
+        return unreadable(value, None)
     if kind == "count":
         return {"text": f"{value:,}"}
     if kind == "tokens":
@@ -219,8 +221,9 @@ def heads_of(
 
 
 def row_of(values: dict[str, Any], shown: list[Column], locale: str) -> Row:
-    """A row as a table draws it: ``values`` (the row's ``key``, ``error`` and the shown
-    columns' values) as cells; an item that could not be read says why in its title cell."""
+    """A row as a table draws it: ``values`` (the row's ``key``, ``path``, ``sample``,
+    ``error`` and the shown columns' values) as cells; an item that could not be read says in
+    its title cell which file it is and why (:func:`unreadable`)."""
     cells = [cell(col, values.get(col.name), locale) for col in shown]
     row: Row = {"key": str(values["key"]), "cells": cells}
     error = values.get("error")
@@ -228,8 +231,26 @@ def row_of(values: dict[str, Any], shown: list[Column], locale: str) -> Row:
         row["tone"] = "error"
         for at, col in enumerate(shown):
             if col.name == "title":
-                cells[at] = cell(column("error"), error, locale)
+                cells[at] = unreadable(error, values.get("path"), values.get("sample"))
     return row
+
+
+def unreadable(error: Any, path: str | None, sample: str | None = None) -> Cell:
+    """The title cell of an item that could not be read: the file's name (and the sample's,
+    of a file of many runs) before the error, since an unreadable file has no title of its
+    own to tell it from the others, and its whole path in the tooltip.
+
+    >>> shown = unreadable("line 1: invalid JSON", "/runs/broken/garbage.jsonl")
+    >>> shown["text"], shown["title"]
+    ('⚠ garbage.jsonl: line 1: invalid JSON', '/runs/broken/garbage.jsonl: line 1: invalid JSON')
+    >>> unreadable("no messages", None)
+    {'text': '⚠ no messages', 'tone': 'error', 'title': 'no messages'}
+    """
+    if not path:
+        return {"text": f"⚠ {error}", "tone": "error", "title": str(error)}
+    where = f"#{sample}" if sample else ""
+    name = f"{PurePath(path).name}{where}"
+    return {"text": f"⚠ {name}: {error}", "tone": "error", "title": f"{path}{where}: {error}"}
 
 
 def options_of(col: Column, counted: Iterable[tuple[Any, int]], locale: str) -> list[Option]:

@@ -287,7 +287,7 @@ class Paging:
         offset = min(query["offset"], max(0, total - 1) // size * size)
         query = {**query, "offset": offset}
         shown = query["columns"]
-        wanted = list(dict.fromkeys(["key", "error", "title", *shown]))
+        wanted = list(dict.fromkeys(["key", "path", "sample", "error", "title", *shown]))
         if order is None:
             part = self.table.slice(offset, size).select(wanted)
         else:

@@ -1088,6 +1088,7 @@ def pygments_css() -> str:
 
 
 # Standard ANSI colours 0-15. Light: the classic Jupyter palette; dark: VS Code's terminal.
+# These are the backgrounds (text keeps the theme's own colour on them).
 _ANSI_LIGHT = (
     "#3e424d", "#e75c58", "#00a250", "#ddb62b", "#208ffb", "#d160c4", "#60c6c8", "#c5c1b4",
     "#282c36", "#b22b31", "#007427", "#b27d12", "#0065ca", "#a03196", "#258f8f", "#a1a6b2",
@@ -1096,15 +1097,31 @@ _ANSI_DARK = (
     "#666666", "#cd3131", "#0dbc79", "#e5e510", "#2472c8", "#bc3fbc", "#11a8cd", "#e5e5e5",
     "#8a8a8a", "#f14c4c", "#23d18b", "#f5f543", "#3b8eea", "#d670d6", "#29b8db", "#ffffff",
 )  # fmt: skip
+# The same colours as text: each darkened (light) or lightened (dark), hue and saturation kept,
+# until it reads at 4.5:1 (WCAG AA) on the theme's output box, as VS Code's terminal does with
+# its minimum contrast ratio: red on JupyterLab Dark's box read at 3.1:1, yellow on a light
+# one at 1.7:1. The boxes are the lightest dark one (JupyterLab Dark's layout-color1, #212121)
+# and the darkest light one (JupyterLab Light's layout-color2, #eeeeee);
+# tests/test_ansi_contrast.py checks every pair from the CSS.
+_ANSI_LIGHT_TEXT = (
+    "#3e424d", "#cd221e", "#00793c", "#7e6714", "#0469cb", "#b133a3", "#297476", "#706a57",
+    "#282c36", "#b22b31", "#007427", "#8d630e", "#0065ca", "#a03196", "#1e7575", "#646a7a",
+)  # fmt: skip
+_ANSI_DARK_TEXT = (
+    "#8a8a8a", "#da6666", "#0dbc79", "#e5e510", "#428cdd", "#ca5fca", "#11a8cd", "#e5e5e5",
+    "#8a8a8a", "#f15151", "#23d18b", "#f5f543", "#3b8eea", "#d670d6", "#29b8db", "#ffffff",
+)  # fmt: skip
 _LIGHT_VARIABLES = {
-    **{f"--tf-ansi-{number}": colour for number, colour in enumerate(_ANSI_LIGHT)},
+    **{f"--tf-ansi-{number}": colour for number, colour in enumerate(_ANSI_LIGHT_TEXT)},
+    **{f"--tf-ansi-bg-{number}": colour for number, colour in enumerate(_ANSI_LIGHT)},
     "--tf-diff-add-bg": "rgba(46, 160, 67, 0.15)",
     "--tf-diff-del-bg": "rgba(248, 81, 73, 0.15)",
     "--tf-diff-hunk-fg": "#0550ae",
     "--tf-diff-meta-fg": "#57606a",
 }
 _DARK_VARIABLES = {
-    **{f"--tf-ansi-{number}": colour for number, colour in enumerate(_ANSI_DARK)},
+    **{f"--tf-ansi-{number}": colour for number, colour in enumerate(_ANSI_DARK_TEXT)},
+    **{f"--tf-ansi-bg-{number}": colour for number, colour in enumerate(_ANSI_DARK)},
     "--tf-diff-add-bg": "rgba(46, 160, 67, 0.25)",
     "--tf-diff-del-bg": "rgba(248, 81, 73, 0.25)",
     "--tf-diff-hunk-fg": "#79c0ff",
@@ -1154,7 +1171,7 @@ def content_css() -> str:
     """
     ansi = "\n".join(
         f".tf-ansi-fg{number} {{ color: var(--tf-ansi-{number}); }}\n"
-        f".tf-ansi-bg{number} {{ background-color: var(--tf-ansi-{number}); }}"
+        f".tf-ansi-bg{number} {{ background-color: var(--tf-ansi-bg-{number}); }}"
         for number in range(16)
     )
     light, dark = _declarations(_LIGHT_VARIABLES), _declarations(_DARK_VARIABLES)
