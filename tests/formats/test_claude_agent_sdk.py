@@ -124,7 +124,7 @@ def test_L1_the_sub_agent_s_messages_nest_under_its_agent_call(messages: list[An
     assert agent.subagent is not None
     assert agent.subagent.transcript is not None
     assert (agent.subagent.name, agent.subagent.task, agent.subagent.tool_count) == (
-        "general-purpose", "Find the file that holds the answer.", 1
+        "general-purpose", "find the answer file", 1
     )  # fmt: skip
     child = agent.subagent.transcript
     assert [(c.name, c.args, c.status) for c in child.tool_calls()] == [
@@ -257,8 +257,9 @@ def test_A1_the_real_cli_s_messages_read_with_the_failing_bash_and_the_sub_agent
     agent = calls[2].subagent
     assert agent is not None
     assert agent.transcript is not None
-    # A background agent: its messages start without its prompt; the call's input holds it.
-    assert (agent.name, agent.task) == ("general-purpose", "SUBAGENT-TASK: run echo")
+    # The call's description names the task (a background agent's messages start without its
+    # prompt either way).
+    assert (agent.name, agent.task) == ("general-purpose", "sub task")
     assert [(c.name, c.status) for c in agent.transcript.tool_calls()] == [("Bash", "success")]
     assert len(_all_calls(transcript)) == count_saved_calls(path) == 4
     # The CLI split the first API message (thinking, then Bash) into two messages of one id.

@@ -76,7 +76,12 @@ def test_H5_sub_agent_events_nest_under_their_agent_call() -> None:
     child = agent.subagent.transcript
     assert child is not None
     assert agent.subagent.name == "general-purpose"
-    assert agent.subagent.task == "TF-SUBTASK: echo a word and report back."
+    # The call's description names the task, as in the session file of the same run; the
+    # prompt is the child's first message.
+    assert agent.subagent.task == "scripted sub-agent"
+    first = child.entries[0]
+    assert isinstance(first, UserMessage)
+    assert first.text == "TF-SUBTASK: echo a word and report back."
     assert [
         (c.name, c.status, c.result.text if c.result else None) for c in child.tool_calls()
     ] == [("Bash", "success", "TF-SUB-OK")]
@@ -433,8 +438,9 @@ def test_H5_a_real_notification_of_the_cli_is_a_notice() -> None:
     was an unknown event, warned of and dropped."""
     transcript = turnfold.load(GLM_BACKEND)
     assert transcript.warnings == []
-    [notice] = [e for e in transcript if isinstance(e, SystemNotice) and e.subtype != "synthetic"]
-    assert (notice.text, notice.subtype) == ("Stop hook error occurred", "notification")
+    notices = [e for e in transcript if isinstance(e, SystemNotice)]
+    [notice] = [e for e in notices if e.subtype == "notification"]
+    assert notice.text == "Stop hook error occurred"
     assert notice.meta == {"key": "stop-hook-error", "priority": "immediate"}
     assert transcript.accounting is not None
     assert transcript.accounting.counts["system/notification"] == {"mapped": 1}
@@ -523,7 +529,7 @@ def test_P7_an_interrupt_is_an_abort_marker_not_the_user_s_prompt() -> None:
     ``[Request interrupted by user for tool use]`` is no prompt (nor the run's title), and the
     rejected call is ``cancelled``, as the session file of the same run reads."""
     transcript = turnfold.load(INTERRUPTED)
-    assert [e.kind for e in transcript] == ["tool_call", "abort", "error"]
+    assert [e.kind for e in transcript] == ["tool_call", "abort"]
     (call,) = transcript.tool_calls()
     assert (call.name, call.status) == ("Bash", "cancelled")
     assert call.result is not None
@@ -532,6 +538,74 @@ def test_P7_an_interrupt_is_an_abort_marker_not_the_user_s_prompt() -> None:
     assert abort.reason == "Request interrupted by user for tool use"
     assert not [e for e in transcript if isinstance(e, UserMessage)]
     assert session_facts(transcript).turns == 1
+
+
+def test_H6_a_run_the_user_stopped_is_incomplete_not_an_error() -> None:
+    """Its ``result`` is ``error_during_execution`` with ``terminal_reason`` ``aborted_tools``
+    and ``errors`` holding the CLI's own ``[ede_diagnostic] …`` line: Claude Code's host shows
+    such a turn as stopped and leaves that line out, as the run's session file reads (no error,
+    the turn stopped)."""
+    (result,) = [e for e in _stream(INTERRUPTED) if e["type"] == "result"]
+    assert result["terminal_reason"] == "aborted_tools"
+    assert result["errors"][0].startswith("[ede_diagnostic]")
+    transcript = turnfold.load(INTERRUPTED)
+    assert transcript.metadata["outcome"] == "incomplete"
+    assert not [e for e in transcript if isinstance(e, AssistantError)]
+    assert isinstance(transcript.entries[-1], AbortMarker)
+    row = turnfold.scan([INTERRUPTED], cache=False).to_pandas().iloc[0]
+    assert (row["errors"], row["outcome"]) == (0, "incomplete")
+
+
+def test_H6_a_stopped_run_without_the_interrupt_event_still_ends_stopped() -> None:
+    """A stop while the answer streamed (``aborted_streaming``) ends in an abort marker even
+    where no ``[Request interrupted…]`` event came before the result."""
+    events = [
+        _event("system", subtype="init", model="claude-x", cwd="/w"),
+        _event("assistant", parent_tool_use_id=None, message={
+            "id": "m1", "role": "assistant", "content": [{"type": "text", "text": "TF-PART"}]}),
+        _event("result", subtype="error_during_execution", is_error=True,
+               terminal_reason="aborted_streaming",
+               errors=["[ede_diagnostic] result_type=assistant last_content_type=text"]),
+    ]  # fmt: skip
+    transcript = turnfold.load("\n".join(json.dumps(e) for e in events))
+    assert [e.kind for e in transcript] == ["assistant", "abort"]
+    assert transcript.metadata["outcome"] == "incomplete"
+
+
+TROUBLE = FIXTURES / "claude-code_v2.1.332_stream-json_api-retry-then-error.jsonl"
+
+
+def test_H6_a_failed_request_s_error_is_shown_once_not_again_from_the_result() -> None:
+    """The real stdout of the ``trouble`` scenario: the CLI writes its message for the failed
+    request (``API Error: 400 …``, an event with ``error``), then a ``result`` (``is_error``)
+    whose ``result`` is that same text: one error, as the session file shows."""
+    (result,) = [e for e in _stream(TROUBLE) if e["type"] == "result"]
+    assert result["is_error"] is True
+    transcript = turnfold.load(TROUBLE)
+    errors = [e.message for e in transcript if isinstance(e, AssistantError)]
+    assert errors == [result["result"]]
+    assert errors == ["API Error: 400 messages: the request is not valid (TF-ERR-FATAL)"]
+    assert transcript.metadata["outcome"] == "error"
+    row = turnfold.scan([TROUBLE], cache=False).to_pandas().iloc[0]
+    assert row["errors"] == 1
+
+
+def test_H5_a_retried_request_is_a_warning_before_the_answer_it_waited_for() -> None:
+    """``system/api_retry`` (made by the CLI of the session file's ``system/api_error`` while
+    it retries) reads as that line does: a warning naming the status, the error and the
+    attempt, where the run waited, not an error of the run."""
+    transcript = turnfold.load(TROUBLE)
+    assert transcript.warnings == []
+    kinds = [e.kind for e in transcript]
+    assert kinds == ["system", "assistant", "tool_call", "error"]
+    notice = transcript.entries[0]
+    assert isinstance(notice, SystemNotice)
+    assert (notice.text, notice.level) == (
+        "API error 529: overloaded (attempt 1 of 1; retrying)", "warning")  # fmt: skip
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["system/api_retry"] == {"mapped": 1}
+    glm = [e for e in turnfold.load(GLM_BACKEND) if isinstance(e, SystemNotice)]
+    assert glm[0].text == "API error 429: rate_limit (attempt 1 of 10; retrying)"
 
 
 def test_P7_an_interrupt_cancels_the_calls_still_running() -> None:

@@ -13,7 +13,14 @@ import pytest
 
 import turnfold
 from turnfold.corpus import scan
-from turnfold.model import AbortMarker, AssistantText, Thinking, ToolCall, UserMessage
+from turnfold.model import (
+    AbortMarker,
+    AssistantText,
+    SystemNotice,
+    Thinking,
+    ToolCall,
+    UserMessage,
+)
 from turnfold.session import session_facts
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "copilot"
@@ -142,7 +149,10 @@ def test_the_sub_agent_nests_under_its_task_call(work: turnfold.Transcript) -> N
     assert agent.transcript is not None
     assert agent.agent_id == "9301f0f6-b3c2-4640-9a26-b8ed1611bdf4"
     assert agent.name == "scripted"
-    assert agent.task == "TF-SUBTASK: echo a word and report back."
+    # The task call's description names the task, as Claude Code's sub-agent line does; its
+    # prompt is the child's first message.
+    assert task.args["description"] == "scripted sub-agent"
+    assert agent.task == "scripted sub-agent"
     assert agent.tool_count == 1
     assert agent.duration_ms == 91.0
     child = agent.transcript.entries
@@ -192,7 +202,32 @@ def test_an_interrupt_cancels_the_running_call_and_is_an_abort() -> None:
     assert call.status == "cancelled"
     assert call.result is None
     assert isinstance(transcript.entries[-1], AbortMarker)
-    assert transcript.entries[-1].reason == "user_initiated"
+    # The event's reason code, in words (the CLI's session-events schema says what it means).
+    assert transcript.entries[-1].reason == "Interrupted by the user"
+    assert transcript.entries[-1].meta["reason"] == "user_initiated"
+
+
+USER_ABORT = FIXTURES / "interrupt-user-abort" / "dd7fc556-2021-4665-9109-ba5e125a491f"
+
+
+def test_an_abort_s_reason_code_is_shown_in_words_not_as_the_code() -> None:
+    """Copilot CLI 1.0.102 also writes ``user_abort`` for the same SIGINT (a real file of the
+    ``interrupt`` scenario): the stop reads as the user's, the code kept in ``meta``; a code
+    the schema does not list is shown as it is."""
+    transcript = turnfold.load(USER_ABORT / "events.jsonl")
+    assert transcript.warnings == []
+    abort = transcript.entries[-1]
+    assert isinstance(abort, AbortMarker)
+    assert (abort.reason, abort.meta["reason"]) == ("Stopped by the user", "user_abort")
+    (call,) = transcript.tool_calls()
+    assert (call.args["command"], call.status) == ("echo TF-SLOW-START; sleep 45", "cancelled")
+    lines = [json.dumps({"type": "user.message", "data": {"content": "go"}, "id": "u",
+                         "parentId": None, "timestamp": "2026-12-05T13:27:24.782Z"}),
+             json.dumps({"type": "abort", "data": {"reason": "TF-NEW-CODE"}, "id": "a",
+                         "parentId": "u", "timestamp": "2026-12-05T13:27:25.782Z"})]  # fmt: skip
+    other = turnfold.load("\n".join(lines).encode(), format="copilot").entries[-1]
+    assert isinstance(other, AbortMarker)
+    assert other.reason == "TF-NEW-CODE"
 
 
 def test_the_json_output_stream_reads_too() -> None:
@@ -210,6 +245,52 @@ def test_the_json_output_stream_reads_too() -> None:
     assert [e.text for e in second.entries if isinstance(e, AssistantText)] == [
         "TF-DONE-2: still fine after the resume."
     ]
+
+
+def test_a_file_created_info_in_the_stream_does_not_split_the_turn() -> None:
+    """``--output-format json`` prints a live-only ``session.info`` of ``infoType``
+    ``file_created`` (its message the path alone) after the ``create`` call: the call shows the
+    file, and a notice there split the run's one turn in two (a corpus row of two turns; the
+    session's events.jsonl, which has no such event, reads as one)."""
+    infos = [e["data"] for e in _events(STDOUT / "work_stdout-0.jsonl")
+             if e["type"] == "session.info"]  # fmt: skip
+    assert [i["infoType"] for i in infos] == ["file_created"]
+    first = turnfold.load(STDOUT / "work_stdout-0.jsonl")
+    assert not [e for e in first.entries if isinstance(e, SystemNotice)]
+    assert first.accounting is not None
+    assert first.accounting.counts["session.info/file_created"] == {"ignored": 1}
+    create = next(c for c in first.tool_calls() if c.name == "create")
+    assert create.result is not None
+    assert "new.txt" in create.result.text
+    row = scan([STDOUT / "work_stdout-0.jsonl"], workers=1, cache=False).to_pandas().iloc[0]
+    assert (row["turns"], row["tool_calls"]) == (1, 9)
+
+
+def test_a_cancellation_info_after_the_abort_is_not_said_twice() -> None:
+    """The stdout of a real interrupted run: the ``abort`` event, then a live-only
+    ``session.info`` ``cancellation`` ("Operation cancelled by user") saying the same; one
+    left without an abort before it is still a notice."""
+    transcript = turnfold.load(USER_ABORT.parent / "stdout-0.jsonl")
+    assert transcript.warnings == []
+    assert [e.kind for e in transcript.entries][-1] == "abort"
+    assert not [e for e in transcript.entries if isinstance(e, SystemNotice)]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["session.info/cancellation"] == {"ignored": 1}
+    line = {
+        "type": "session.info",
+        "id": "i",
+        "parentId": None,
+        "ephemeral": True,
+        "timestamp": "2026-12-05T13:27:24.782Z",
+        "data": {"infoType": "cancellation", "message": "Operation cancelled by user"},
+    }
+    alone = turnfold.load(json.dumps(line).encode(), format="copilot")
+    assert [(e.kind, e.text) for e in alone.entries] == [
+        ("system", "Operation cancelled by user")]  # fmt: skip
+
+
+def _events(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def test_a_truncated_last_line_is_warned_of_and_the_rest_read(tmp_path: Path) -> None:

@@ -1909,13 +1909,19 @@ def _error_text(error: Any) -> str:
 
 def _api_error(record: dict[str, Any]) -> Entry:
     """An API error; while Claude Code still retries, it is a notice, not a failed turn."""
-    text = _error_text(record.get("error"))
     attempt, most = record.get("retryAttempt"), record.get("maxRetries")
     retrying = isinstance(record.get("retryInMs"), (int, float)) and record["retryInMs"] > 0
     if retrying or (isinstance(attempt, int) and isinstance(most, int) and attempt < most):
-        detail = f" (attempt {attempt} of {most}; retrying)" if isinstance(most, int) else ""
-        return SystemNotice(text=text + detail, level="warning", subtype="api_error")
-    return AssistantError(message=text)
+        return retry_notice(record.get("error"), attempt, most)
+    return AssistantError(message=_error_text(record.get("error")))
+
+
+def retry_notice(error: Any, attempt: Any, most: Any) -> SystemNotice:
+    """The warning of a failed API request Claude Code retries: the session file's
+    ``system/api_error`` while it still retries, and ``stream-json``'s ``system/api_retry``
+    (which the CLI makes of that same record)."""
+    detail = f" (attempt {attempt} of {most}; retrying)" if isinstance(most, int) else ""
+    return SystemNotice(text=_error_text(error) + detail, level="warning", subtype="api_error")
 
 
 def _refusal(record: dict[str, Any]) -> AssistantError:

@@ -50,10 +50,19 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   session's own responses since the previous ``result`` (its sub-agents' apart), so a stream of
   several prompts adds them up, where its ``modelUsage`` and cost count every request the session
   has made so far, sub-agents' included. A failed run's ``result`` or ``errors`` text is an
-  :class:`~turnfold.model.AssistantError`. Qwen Code's ``usage`` counts every model request the
+  :class:`~turnfold.model.AssistantError`, but one that repeats the error the run's last event
+  already gave (``API Error: 400 …``) is not shown twice. A run the user stopped
+  (``terminal_reason`` ``aborted_streaming`` or ``aborted_tools``, subtype
+  ``error_during_execution``) is ``incomplete``, not an error: it ends in an
+  :class:`~turnfold.model.AbortMarker` (the CLI's ``[Request interrupted…]`` event's, or one of
+  its own), and its ``errors`` (the CLI's ``[ede_diagnostic] …`` line) are not the run's.
+  Qwen Code's ``usage`` counts every model request the
   session has made so far (a resumed run's earlier runs and sub-agents' requests included), not
   this run's: it is kept as ``session_usage``, and the run's tokens are its responses' own;
 - ``conversation_reset`` (``/clear``) → a :class:`~turnfold.model.SystemNotice`;
+- ``system/api_retry`` (a failed API request the CLI retries: ``error_status``, the error's
+  category, ``attempt`` of ``max_retries``) → a warning :class:`~turnfold.model.SystemNotice`,
+  as the session file's ``system/api_error`` line it is made from reads;
 - ``system/notification`` (a notice the CLI shows: ``Stop hook error occurred``) → a
   :class:`~turnfold.model.SystemNotice` of its ``text``;
 - ``stream_event`` (``--include-partial-messages``: the API's raw streaming events) →
@@ -88,7 +97,12 @@ from typing import Any, TypeVar
 from turnfold.formats.anthropic import AnthropicBuilder
 from turnfold.formats.anthropic_blocks import usage_of
 from turnfold.formats.catalog import Records
-from turnfold.formats.claude_code import interruption, recorded_duration, tool_outcome
+from turnfold.formats.claude_code import (
+    interruption,
+    recorded_duration,
+    retry_notice,
+    tool_outcome,
+)
 from turnfold.formats.common import NameSet, checked_timestamp, usage_from
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
@@ -125,6 +139,8 @@ RECORDS = Records(
         "an error",
         "conversation_reset": "a notice: the conversation was cleared (/clear)",
         "system/notification": "a notice of the CLI (a hook that failed…): its text",
+        "system/api_retry": "a failed API request the CLI retries: a warning notice (the "
+        "error, the attempt), as the session file's api_error",
     },
     ignored={
         "system/thinking_tokens": "an estimate of thinking tokens while the model thinks",
@@ -137,7 +153,6 @@ RECORDS = Records(
         "system/hook_started": "a hook run; hooks that fail or speak leave a user event",
         "system/hook_response": "a hook's output",
         "system/status": "a status line of the CLI",
-        "system/api_retry": "a retried API request; the retried answer is shown",
         "stream_event": "the other partial-message events; the assistant events hold whole blocks",
         "rate_limit_event": "rate-limit state of the account",
     },
@@ -148,6 +163,10 @@ _MESSAGE_TYPES = NameSet({"assistant", "user"})
 #: Every event type the reader knows (what :attr:`StreamReader.recognized` counts).
 _KNOWN = NameSet(RECORDS.known() | _MESSAGE_TYPES)
 _OUTCOMES = {"success": "pass", "error_max_turns": "incomplete"}
+#: A ``result``'s ``terminal_reason`` when the user stopped the run (Claude Code 2.1.3xx): the
+#: CLI's own host shows such a turn as stopped, not failed, and leaves out its ``errors`` (an
+#: ``[ede_diagnostic] …`` line of the CLI's, not an error of the run).
+_ABORTED = NameSet({"aborted_streaming", "aborted_tools"})
 #: The usage Qwen Code gives a message before its response's usage is known, and the one
 #: Claude Code writes when an Anthropic-compatible server (GLM, say, by ANTHROPIC_BASE_URL)
 #: sent none: a real response reads at least one input token.
@@ -456,6 +475,13 @@ class StreamReader:
         elif kind == "system/notification":
             main.transcript.append(_notification(record))
             source.mapped(kind)
+        elif kind == "system/api_retry":
+            # The CLI makes this event of the session file's system/api_error while it retries
+            # (error_status, its error's category), so it reads as that line does.
+            error = {"status": record.get("error_status"), "message": record.get("error")}
+            notice = retry_notice(error, record.get("attempt"), record.get("max_retries"))
+            self._thread(record).transcript.append(notice)
+            source.mapped(kind)
         elif kind == "conversation_reset":
             main.transcript.append(
                 SystemNotice(text="The conversation was cleared.", subtype="conversation_reset")
@@ -643,12 +669,15 @@ def _result(
 ) -> None:
     meta = transcript.metadata
     subtype = record.get("subtype")
-    stopped = subtype == "error_max_turns"  # the run was cut short, not broken
+    aborted = record.get("terminal_reason") in _ABORTED
+    stopped = subtype == "error_max_turns" or aborted  # the run was cut short, not broken
     failed = not stopped and (
         record.get("is_error") is True or (isinstance(subtype, str) and subtype.startswith("error"))
     )
     if failed:
         meta["outcome"] = "error"
+    elif aborted:
+        meta["outcome"] = "incomplete"
     elif isinstance(subtype, str) and subtype in _OUTCOMES:
         meta["outcome"] = _OUTCOMES[subtype]
     cost = record.get("total_cost_usd")
@@ -682,13 +711,21 @@ def _result(
         meta["model_usage"] = dict(model_usage)
     if isinstance(record.get("session_id"), str):
         meta.setdefault("session_id", record["session_id"])
-    if failed or stopped:
+    entries = transcript.entries
+    last = entries[-1] if entries else None
+    if aborted:
+        if not isinstance(last, AbortMarker):  # the CLI's [Request interrupted…] says it already
+            transcript.append(AbortMarker(reason="Interrupted by the user"))
+    elif failed or stopped:
         errors = record.get("errors")
         text = record.get("result")
         if isinstance(errors, list) and errors:
             text = "\n".join(str(e) for e in errors)
         reason = text if isinstance(text, str) and text else f"The run ended: {subtype}."
-        transcript.append(AssistantError(message=reason))
+        # A failed API request's result repeats the message the CLI wrote for it just before
+        # (``API Error: 400 …``), already an error of the run: one error, not two.
+        if not (isinstance(last, AssistantError) and last.message.strip() == reason.strip()):
+            transcript.append(AssistantError(message=reason))
 
 
 def _cost_since_last(model_usage: Any) -> float | None:
@@ -723,9 +760,15 @@ def _nest(threads: dict[str | None, _Thread], source: Source) -> None:
 def _sub(thread: _Thread, call: ToolCall | None) -> SubAgent:
     args = call.args if call is not None and isinstance(call.args, Mapping) else {}
     name = args.get("subagent_type")
-    task = next((e.text for e in thread.transcript.entries if isinstance(e, UserMessage)), None)
-    if task is None and isinstance(args.get("prompt"), str):  # a background agent's events
-        task = args["prompt"]  # start without its prompt: the call's own input holds it
+    # The call's short description names the task, as the session file's sub-agent line does
+    # (and the CLI's own: ``Agent(scripted sub-agent)``); the prompt stays the child's first
+    # message. Without one, the prompt: the child's first message, or, for a background agent
+    # (whose events start without it), the call's own input.
+    task = args.get("description") if isinstance(args.get("description"), str) else None
+    if not task:
+        task = next((e.text for e in thread.transcript.entries if isinstance(e, UserMessage)), None)
+    if task is None and isinstance(args.get("prompt"), str):
+        task = args["prompt"]
     return SubAgent(
         name=name if isinstance(name, str) else None,
         task=task,

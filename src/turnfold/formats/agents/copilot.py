@@ -27,13 +27,17 @@ appends to the same file after a ``session.resume``. Read here:
   ``error.message``; status ``error`` when ``success`` is false or the shell command's
   ``shellExecution.exitCode`` is not 0 (the CLI reports a command that exited non-zero as a
   success), else ``success``. ``result.detailedContent`` (a diff) is ``meta["detail"]``;
-- ``abort`` → :class:`~turnfold.model.AbortMarker`, and the calls still running are
+- ``abort`` → :class:`~turnfold.model.AbortMarker`, its ``reason`` code in words (the CLI's
+  session-events schema says what each means; the code kept as ``meta["reason"]``, an unknown
+  one shown as it is), and the calls still running are
   ``cancelled``, each with what the stdout stream says it printed (its ``tool.shell_output``
   pieces, else its last ``partialOutput``; ``events.jsonl`` keeps neither);
   ``session.error`` → :class:`~turnfold.model.AssistantError`;
-  ``session.warning`` / ``session.info`` / ``system.notification`` / a mode change / a model
-  change → :class:`~turnfold.model.SystemNotice`; ``session.compaction_complete`` and
-  ``session.truncation`` → :class:`~turnfold.model.CompactionBoundary`;
+  ``session.warning`` / ``session.info`` (but a ``file_created`` one, which the ``create`` call
+  shows, and a ``cancellation`` right after the abort) / ``system.notification`` / a mode
+  change / a model change → :class:`~turnfold.model.SystemNotice`;
+  ``session.compaction_complete`` and ``session.truncation`` →
+  :class:`~turnfold.model.CompactionBoundary`;
 - **Sub-agents.** A sub-agent's events carry its ``agentId`` (older versions:
   ``data.parentToolCallId``); ``subagent.started`` names the ``task`` call that started it
   (``toolCallId``). Its events form the child transcript of that call's
@@ -304,9 +308,26 @@ RECORDS = Records(
         "hook.end": "a failed hook as a warning notice",
         "result": "the end of a --output-format json run: exit code, durations (metadata)",
     },
-    ignored={**_DURABLE_IGNORED, **_EPHEMERAL},
+    ignored={
+        **_DURABLE_IGNORED,
+        **_EPHEMERAL,
+        "session.info/file_created": f"{_LIVE}: the file a create call made; the call shows it",
+        "session.info/cancellation": f"{_LIVE}: the run was cancelled; the abort event just "
+        "before records it",
+    },
 )
 _KNOWN = frozenset(RECORDS.known())
+
+
+#: The ``abort`` event's ``reason`` codes (``AbortReason`` in the session-events schema the CLI
+#: ships, 1.0.102) in the words the turn's stop is shown with. The schema gives ``user_abort``
+#: to an MCP server's ``user.abort``, but ``copilot -p`` 1.0.102 writes it for a SIGINT too.
+_ABORT_REASONS = {
+    "user_initiated": "Interrupted by the user",
+    "remote_command": "Stopped by a remote command",
+    "user_abort": "Stopped by the user",
+    "autopilot_credit_limit": "Autopilot stopped: the AI credits limit was reached",
+}
 
 
 def _usage(raw: Any) -> Usage | None:
@@ -422,6 +443,9 @@ class _Reader:
             return
         if not isinstance(data, MAPPINGS):
             self.source.warn(f"{kind} event without a data object skipped", line, record_type=kind)
+            return
+        if kind == "session.info" and (said := self._said_elsewhere(record, data)) is not None:
+            self.source.ignored(said)
             return
         stamp = checked_timestamp(record.get("timestamp"))
         thread = self._thread(record, data)
@@ -683,7 +707,12 @@ class _Reader:
         thread.open.clear()
         thread.printed.clear()
         thread.so_far.clear()
-        self._add(thread, AbortMarker(reason=as_text(data.get("reason")), timestamp=stamp))
+        code = as_text(data.get("reason"))
+        marker = AbortMarker(reason=_ABORT_REASONS.get(code, code) if code else None,
+                             timestamp=stamp)  # fmt: skip
+        if code:
+            marker.meta["reason"] = code
+        self._add(thread, marker)
 
     # --- notices ------------------------------------------------------------------------------
 
@@ -712,6 +741,21 @@ class _Reader:
                       line: int) -> None:  # fmt: skip
         text = as_text(data.get("message")) or stringify(data)
         self._notice(thread, text, as_text(data.get("infoType")) or "info", stamp)
+
+    def _said_elsewhere(self, record: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
+        """The accounting key of a ``session.info`` whose news another event already shows
+        (None for the others): ``file_created`` (its message the path alone) comes with the
+        ``create`` call that made the file, ``cancellation`` right after the ``abort``. Shown,
+        it would say the same twice, and a notice within a turn splits it in two (P-1): a
+        one-prompt run would read as two turns."""
+        info = data.get("infoType")
+        if info == "file_created":
+            return "session.info/file_created"
+        if info == "cancellation":
+            entries = self._thread(record, data).transcript.entries
+            if entries and isinstance(entries[-1], AbortMarker):
+                return "session.info/cancellation"
+        return None
 
     def _system_notification(self, thread: _Thread, data: Mapping[str, Any], stamp: str | None,
                              line: int) -> None:  # fmt: skip
@@ -816,9 +860,12 @@ class _Reader:
         call = self.calls.get(call_id)
         if call is not None:
             args = call.args if isinstance(call.args, MAPPINGS) else {}
+            # The call's short description names the task (the sub-agent line, F-7), as Claude
+            # Code's readers name theirs; the prompt is the child's first message.
+            task = as_text(args.get("description")) or as_text(data.get("agentDescription"))
             call.subagent = call.subagent or SubAgent(
                 name=as_text(data.get("agentDisplayName")) or as_text(data.get("agentName")),
-                task=as_text(args.get("prompt")) or as_text(data.get("agentDescription")),
+                task=task or as_text(args.get("prompt")),
                 agent_id=key,
             )
 
