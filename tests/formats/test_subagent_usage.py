@@ -48,7 +48,8 @@ def test_U1_a_claude_sdk_run_totals_are_the_result_s_and_the_sub_agent_spent_the
 
 def test_U1_claude_sdk_sub_agents_that_share_the_rest_keep_it_under_no_call() -> None:
     """Two sub-agents: which one wrote what is not recorded, so each keeps only the input its
-    messages record and the rest of the run's total is the sub-agents' as one total."""
+    messages record and the rest of the run's total (their output) is the sub-agents' as one
+    total."""
     from turnfold.formats.frameworks import claude_agent_sdk
 
     def agent(call_id: str) -> ToolCall:
@@ -68,9 +69,7 @@ def test_U1_claude_sdk_sub_agents_that_share_the_rest_keep_it_under_no_call() ->
     )  # fmt: skip
     claude_agent_sdk.subagent_usage(transcript)
     assert [c.subagent.usage for c in transcript.tool_calls() if c.subagent] == [None, None]
-    assert transcript.metadata["subagent_usage"] == {
-        "input_tokens": 0, "output_tokens": 10, "cache_read_tokens": 0, "cache_write_tokens": 0,
-    }  # fmt: skip
+    assert transcript.metadata["subagent_usage"] == {"output_tokens": 10}
     facts = session_facts(transcript)
     assert _pair(facts.tokens) == (70, 35)
     assert _pair(facts.subagent_tokens) == (20, 10)
@@ -141,3 +140,28 @@ def test_U1_a_count_not_recorded_reads_so_in_the_header_never_as_0() -> None:
     (tokens,) = [p for p in header["parts"] if p["name"] == "tokens"]
     assert tokens["title"].startswith("input 1,200, output not recorded")
     assert "cache read not recorded" in tokens["title"]
+
+
+def test_U1_claude_totals_holding_requests_no_message_records_leave_output_unknown() -> None:
+    """``claude -p``'s own requests (a title, a command check) are in ``modelUsage`` too: where
+    the input counts beyond the session's own are not the sub-agent's messages', the output
+    difference is not the sub-agent's either, and stays not recorded."""
+    from turnfold.formats.frameworks import claude_agent_sdk
+
+    child = Transcript([UserMessage(text="look"), AssistantText(text="done",
+                        usage=Usage(input_tokens=10))])  # fmt: skip
+    call = ToolCall(call_id="toolu_1", name="Agent", status="success")
+    call.subagent = SubAgent(name="general-purpose", transcript=child)
+    transcript = Transcript(
+        [call, AssistantText(text="ok")],
+        metadata={
+            "usage": {"input_tokens": 50, "output_tokens": 25},
+            "model_usage": {"claude-opus-5-5": {"inputTokens": 90, "outputTokens": 35,
+                            "cacheReadInputTokens": 0, "cacheCreationInputTokens": 0}},
+        },
+    )  # fmt: skip
+    claude_agent_sdk.subagent_usage(transcript)
+    (agent,) = [c.subagent for c in transcript.tool_calls() if c.subagent]
+    assert agent.usage is None
+    assert agent.output_tokens is None
+    assert "subagent_usage" not in transcript.metadata

@@ -122,7 +122,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import USAGE_KINDS, Tokens, add_into, carries, counts_of
+from turnfold.usage import USAGE_KINDS, Tokens, add_into, carries, counts_of, subagent_tokens
 
 NAME = "claude-stream-json"
 
@@ -536,7 +536,84 @@ def read(source: Source) -> Transcript:
             reader.feed(record, line)
         except Exception as exc:
             not_read(source, line, exc)
-    return reader.finish()
+    transcript = reader.finish()
+    subagent_usage(transcript)
+    return transcript
+
+
+# --- sub-agents' tokens (spec U-1) ---------------------------------------------------------
+
+
+def _model_usage_totals(model_usage: Any) -> Tokens | None:
+    """``ResultMessage.model_usage`` (per model, the CLI's camel-case names) added up in
+    :mod:`turnfold.usage`'s names, cached input counted in the input; None where a model's
+    entry lacks a count (an older CLI's): a total that leaves a model out is no total."""
+    if not isinstance(model_usage, Mapping) or not model_usage:
+        return None
+    totals: Tokens = {}
+    for counts in model_usage.values():
+        raw = {snake: counts.get(camel) for camel, snake in _MODEL_USAGE_NAMES.items()}
+        usage = usage_of(raw) if isinstance(counts, Mapping) else None
+        found = counts_of(usage)
+        if len(found) < len(_MODEL_USAGE_NAMES):
+            return None
+        add_into(totals, found)
+    return totals
+
+
+def _delegating(transcript: Transcript) -> list[tuple[Transcript, ToolCall, SubAgent]]:
+    """Every call that started a sub-agent, at any depth, with the transcript that holds it."""
+    found = []
+    for call in transcript.tool_calls():
+        if call.subagent is not None:
+            found.append((transcript, call, call.subagent))
+            if call.subagent.transcript is not None:
+                found += _delegating(call.subagent.transcript)
+    return found
+
+
+#: ``ModelUsage``'s names of the counts, and the Anthropic ``usage`` names they stand for.
+_MODEL_USAGE_NAMES = {
+    "inputTokens": "input_tokens",
+    "outputTokens": "output_tokens",
+    "cacheReadInputTokens": "cache_read_input_tokens",
+    "cacheCreationInputTokens": "cache_creation_input_tokens",
+}
+
+
+def subagent_usage(transcript: Transcript) -> None:
+    """The sub-agents' output tokens, from the run's totals.
+
+    The CLI streams a sub-agent's messages with its ``message_start`` usage (the input counts
+    are the response's, the output count a placeholder) and no partial events, so the stream
+    holds no sub-agent's output count. Its ``result`` does, within a sum: its ``usage`` counts
+    the session's own responses, its ``modelUsage`` every request of the run. The difference is
+    the sub-agents' only where its input counts are exactly those the sub-agents' messages
+    record: the CLI also makes requests of its own (a title, a check of a command) that no
+    message records, and then which output is whose is not known. Trusted, the output
+    difference is one sub-agent's :attr:`~turnfold.model.SubAgent.usage` (with the input its
+    messages record), or, of several, ``metadata["subagent_usage"]``: a total under no call,
+    as which one spent what is not recorded. A resumed session's totals count its earlier runs
+    too (``session_cost_usd`` says so), as Qwen Code's usage does (``session_usage``): they
+    give no difference to trust."""
+    meta = transcript.metadata
+    run = _model_usage_totals(meta.get("model_usage"))
+    own = meta.get("usage")
+    resumed = "session_cost_usd" in meta or "session_usage" in meta
+    agents = _delegating(transcript)
+    if run is None or not isinstance(own, Mapping) or resumed or not agents:
+        return
+    spent = {name: run[name] - own.get(name, 0) for name in run}
+    counted = subagent_tokens(transcript.entries)
+    output = spent.pop("output_tokens", 0)
+    if output <= 0 or any(value != counted.get(name, 0) for name, value in spent.items()):
+        return  # requests no message records, or totals that disagree: nothing to trust
+    if len(agents) == 1:
+        ((owner, call, agent),) = agents
+        usage = Usage(**{**spent, "output_tokens": output})
+        owner.update(call, subagent=replace(agent, usage=usage, output_tokens=output))
+    else:
+        meta["subagent_usage"] = {"output_tokens": output}
 
 
 def _message(

@@ -61,18 +61,15 @@ The messages record no timestamps and no tool durations, so neither is shown (L-
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from turnfold.formats.agents import claude_stream
-from turnfold.formats.agents.claude_stream import StreamReader
-from turnfold.formats.anthropic_blocks import usage_of
+from turnfold.formats.agents.claude_stream import StreamReader, subagent_usage
 from turnfold.formats.catalog import Records
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source, field_names, plain_each, plain_value
-from turnfold.model import SubAgent, ToolCall, Transcript, Usage
-from turnfold.usage import Tokens, add_into, counts_of, subagent_tokens
+from turnfold.model import Transcript
 
 NAME = "claude-agent-sdk"
 
@@ -357,78 +354,6 @@ def read(source: Source) -> Transcript:
         raise TranscriptFormatError(source.name, [NAME], first, "no Claude Agent SDK message")
     subagent_usage(transcript)
     return transcript
-
-
-# --- sub-agents' tokens (spec U-1) ---------------------------------------------------------
-
-
-def _model_usage_totals(model_usage: Any) -> Tokens | None:
-    """``ResultMessage.model_usage`` (per model, the CLI's camel-case names) added up in
-    :mod:`turnfold.usage`'s names, cached input counted in the input; None where a model's
-    entry lacks a count (an older CLI's): a total that leaves a model out is no total."""
-    if not isinstance(model_usage, Mapping) or not model_usage:
-        return None
-    totals: Tokens = {}
-    for counts in model_usage.values():
-        raw = {snake: counts.get(camel) for camel, snake in _MODEL_USAGE_NAMES.items()}
-        usage = usage_of(raw) if isinstance(counts, Mapping) else None
-        found = counts_of(usage)
-        if len(found) < len(_MODEL_USAGE_NAMES):
-            return None
-        add_into(totals, found)
-    return totals
-
-
-def _delegating(transcript: Transcript) -> list[tuple[Transcript, ToolCall, SubAgent]]:
-    """Every call that started a sub-agent, at any depth, with the transcript that holds it."""
-    found = []
-    for call in transcript.tool_calls():
-        if call.subagent is not None:
-            found.append((transcript, call, call.subagent))
-            if call.subagent.transcript is not None:
-                found += _delegating(call.subagent.transcript)
-    return found
-
-
-#: ``ModelUsage``'s names of the counts, and the Anthropic ``usage`` names they stand for.
-_MODEL_USAGE_NAMES = {
-    "inputTokens": "input_tokens",
-    "outputTokens": "output_tokens",
-    "cacheReadInputTokens": "cache_read_input_tokens",
-    "cacheCreationInputTokens": "cache_creation_input_tokens",
-}
-
-
-def subagent_usage(transcript: Transcript) -> None:
-    """The sub-agents' tokens, from the run's totals.
-
-    The CLI streams a sub-agent's messages with its ``message_start`` usage (the input counts
-    are the response's, the output count a placeholder) and no partial events, so the stream
-    holds no sub-agent's output count. Its ``result`` does: its ``usage`` counts the session's
-    own responses, its ``modelUsage`` every request of the run, the sub-agents' included, so
-    the sub-agents spent the difference. With one sub-agent, that is its
-    :attr:`~turnfold.model.SubAgent.usage` (and its output tokens); with several, which one
-    spent what is not recorded: the part their transcripts do not count (their output) is
-    ``metadata["subagent_usage"]``, a total under no call. A resumed session's totals count
-    its earlier runs too (``session_cost_usd`` says so), and give no difference to trust."""
-    meta = transcript.metadata
-    run = _model_usage_totals(meta.get("model_usage"))
-    own = meta.get("usage")
-    if run is None or not isinstance(own, Mapping) or "session_cost_usd" in meta:
-        return
-    spent = {name: run[name] - own.get(name, 0) for name in run}
-    if any(value < 0 for value in spent.values()) or not any(spent.values()):
-        return  # the totals disagree with each other: nothing is known of the sub-agents
-    agents = _delegating(transcript)
-    if len(agents) == 1:
-        ((owner, call, agent),) = agents
-        usage = Usage(**spent)
-        owner.update(call, subagent=replace(agent, usage=usage, output_tokens=usage.output_tokens))
-        return
-    counted = subagent_tokens(transcript.entries)
-    rest = {name: value - counted.get(name, 0) for name, value in spent.items()}
-    if agents and any(value > 0 for value in rest.values()):
-        meta["subagent_usage"] = {name: max(0, value) for name, value in rest.items()}
 
 
 # --- live (spec A-2) ---------------------------------------------------------------------
