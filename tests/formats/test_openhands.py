@@ -9,6 +9,7 @@ resolver output OpenHands keeps as a unit-test mock (``ResolverOutput``).
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 import tarfile
@@ -560,6 +561,137 @@ def test_L4_what_a_V0_session_s_events_folder_holds_besides_events_is_said(
     assert len(transcript.tool_calls()) == 2
 
 
+def _resume(session: Path) -> None:
+    """Resume the real session as OpenHands does (``agent_controller.py``): the restored
+    conversation goes on in the same ``events/`` folder, its ids after the last; no second
+    system message (``_add_system_message`` finds the first); a later user message asks for
+    ``knowledge`` (no microagent answered: a ``null`` observation), then the agent runs."""
+    events = session / "events"
+    call = json.loads((events / "10.json").read_text(encoding="utf-8"))
+    observation = json.loads((events / "11.json").read_text(encoding="utf-8"))
+    finish = json.loads((events / "12.json").read_text(encoding="utf-8"))
+    call["tool_call_metadata"].update(tool_call_id="toolu_round2")
+    call["tool_call_metadata"]["model_response"]["id"] = "chatcmpl-round2"
+    call["args"]["thought"] = "Flipping again:"
+    observation["tool_call_metadata"].update(tool_call_id="toolu_round2")
+    observation.update(cause=20, content="The coin flip result is: Tails")
+    finish["tool_call_metadata"]["model_response"]["id"] = "chatcmpl-round2-finish"
+    finish["args"]["final_thought"] = "This time it came up Tails."
+
+    def state(agent_state: str) -> dict[str, Any]:
+        return {"source": "environment", "message": "", "observation": "agent_state_changed",
+                "content": "", "extras": {"agent_state": agent_state, "reason": ""}}  # fmt: skip
+
+    added = [
+        state("loading"),
+        state("finished"),
+        {"source": "user", "message": "Flip it once more.", "action": "message",
+         "args": {"content": "Flip it once more.", "file_urls": [], "image_urls": [],
+                  "wait_for_response": False}},
+        {"source": "user", "action": "recall",
+         "args": {"recall_type": "knowledge", "query": "Flip it once more.", "thought": ""}},
+        state("running"),
+        {"source": "environment", "message": "No observation", "cause": 17,
+         "observation": "null", "content": "", "extras": {}},
+        call,
+        observation,
+        finish,
+        state("finished"),
+    ]  # fmt: skip
+    for index, event in enumerate(added, start=14):
+        event.update(id=index, timestamp=f"2025-07-09T14:02:{index:02d}.000001")
+        (events / f"{index}.json").write_text(json.dumps(event), encoding="utf-8")
+
+
+def test_H3_a_resumed_V0_session_goes_on_in_further_turns_of_one_run(
+    v0_session: Path,
+) -> None:
+    """A conversation resumed after the agent finished (a new user message, after a restart
+    or not) is the same session's next turn: one run, its first round unchanged, its new
+    call paired and its new answer the turn's."""
+    first = turnfold.load(v0_session)
+    _resume(v0_session)
+    transcript = turnfold.load(v0_session)
+    assert transcript.warnings == []
+    assert transcript.entries[: len(first.entries)] == first.entries
+    assert [e.text for e in transcript.entries if isinstance(e, UserMessage)] == [
+        "Flip a coin!",
+        "Flip it once more.",
+    ]
+    last = transcript.entries[len(first.entries) :]
+    assert [type(e).__name__ for e in last] == [
+        "UserMessage", "AssistantText", "ToolCall", "AssistantText"
+    ]  # fmt: skip
+    call = last[2]
+    assert isinstance(call, ToolCall)
+    assert (call.call_id, call.status) == ("toolu_round2", "success")
+    assert call.result is not None
+    assert "Tails" in call.result.text
+    assert last[-1].text == "This time it came up Tails."  # type: ignore[union-attr]
+    facts = session_facts(transcript)
+    assert (facts.turns, facts.tool_calls) == (2, 3)
+    assert turnfold.scan(v0_session.parent, cache=False, workers=1).to_pandas()[
+        ["turns", "tool_calls"]
+    ].values.tolist() == [[2, 3]]
+
+
+def test_H3_a_V0_run_the_user_stopped_is_stopped_and_its_pending_call_never_ran(
+    v0_session: Path,
+) -> None:
+    """Stop pressed while a call waits for its observation (``AgentController``: the user's
+    ``change_agent_state`` to ``stopped``, ``_reset``'s ErrorObservation for the pending action,
+    then the state change): the call is cancelled, not failed, and the turn stopped; a new
+    message resumes the session in the next turn. A stop when the agent is done (closing the
+    session) is bookkeeping."""
+    events = [
+        json.loads((v0_session / "events" / f"{i}.json").read_text(encoding="utf-8"))
+        for i in range(11)
+    ]  # up to the second call, whose observation the stop replaces
+
+    def state(agent_state: str) -> dict[str, Any]:
+        return {"source": "environment", "message": "", "observation": "agent_state_changed",
+                "content": "", "extras": {"agent_state": agent_state, "reason": ""}}  # fmt: skip
+
+    stopped = {
+        "source": "agent", "message": "Stop button pressed. The action has not been executed.",
+        "cause": 10, "observation": "error",
+        "content": "Stop button pressed. The action has not been executed.",
+        "extras": {"error_id": "AGENT_ERROR$ERROR_ACTION_NOT_EXECUTED_STOPPED"},
+        "tool_call_metadata": events[10]["tool_call_metadata"],
+    }  # fmt: skip
+    resumed = {"source": "user", "message": "Just tell me heads or tails.", "action": "message",
+               "args": {"content": "Just tell me heads or tails.", "image_urls": [],
+                        "wait_for_response": False}}  # fmt: skip
+    answer = {"source": "agent", "message": "Heads.", "action": "message",
+              "args": {"content": "Heads.", "wait_for_response": True}}  # fmt: skip
+    events += [
+        {"source": "user", "message": "", "action": "change_agent_state",
+         "args": {"agent_state": "stopped", "thought": ""}},
+        stopped,
+        state("stopped"),
+        resumed,
+        state("running"),
+        answer,
+        state("awaiting_user_input"),
+        state("stopped"),  # the session closed
+    ]  # fmt: skip
+    for index, event in enumerate(events[11:], start=11):
+        event.update(id=index, timestamp=f"2025-07-09T13:42:{index:02d}.000001")
+    transcript = turnfold.load(events, format="openhands")
+    assert transcript.warnings == []
+    first, second = transcript.tool_calls()
+    assert (first.status, second.status) == ("success", "cancelled")
+    assert second.result is not None
+    assert second.result.text == "Stop button pressed. The action has not been executed."
+    kinds = [type(e).__name__ for e in transcript.entries]
+    assert kinds[-4:] == ["ToolCall", "AbortMarker", "UserMessage", "AssistantText"]
+    assert kinds.count("AbortMarker") == 1  # not again when the finished session closed
+    facts = session_facts(transcript)
+    assert (facts.turns, facts.tool_calls, facts.failed_tools) == (2, 2, 1)  # cancelled counts
+    assert transcript.accounting is not None
+    assert transcript.accounting.unaccounted == []
+
+
 #: An OpenHands V1 eval output (OpenHands/benchmarks ``EvalOutput``) whose history is a real
 #: SDK conversation: ``ls``, ``cat missing.txt`` (exit code 1), ``finish``. Compressed, as such
 #: outputs are often kept (tests/fixtures/SOURCES.md says how it was made).
@@ -590,6 +722,37 @@ def test_H3_an_OpenHands_V1_eval_output_reads_its_history_as_sdk_events() -> Non
             openhands_sdk.RECORDS.disposition(t) == disposition
             for t in accounting.types(disposition)
         )
+
+
+def test_H6_a_V1_eval_output_s_model_task_and_attempt_come_from_its_EvalMetadata() -> None:
+    """OpenHands/benchmarks' ``EvalOutput``: ``attempt`` (the try of an iterative, critic-led
+    evaluation: ``output.critic_attempt_<n>.jsonl``, aggregated into ``output.jsonl``), and an
+    ``EvalMetadata`` whose model is in ``llm`` (V0's was in ``llm_config``). An instance that
+    failed before its conversation began (``Evaluation._create_error_output``: no history, no
+    instruction) names its model there alone."""
+    real = json.loads(gzip.decompress(V1_OUTPUT.read_bytes()))
+    assert real["attempt"] == 1
+    assert turnfold.load(V1_OUTPUT).metadata["attempt"] == 1
+    failed = {
+        "instance_id": "django__django-11099", "attempt": 2, "test_result": {},
+        "instruction": None, "history": [], "metrics": None,
+        "metadata": {"llm": {"model": "litellm_proxy/claude-sonnet-4-5-20250929",
+                             "api_key": "**********", "usage_id": "agent"},
+                     "dataset": "princeton-nlp/SWE-bench_Verified", "dataset_split": "test",
+                     "max_iterations": 100, "eval_output_dir": "/out",
+                     "critic": {"kind": "PassCritic"}},
+        "error": "Instance failed after 3 retries. Last error: runtime died",
+        "instance": {"repo": "django/django"}, "runtime_runs": None,
+    }  # fmt: skip
+    transcript = turnfold.load(json.dumps(failed) + "\n", format="openhands")
+    metadata = transcript.metadata
+    assert metadata["model"] == "litellm_proxy/claude-sonnet-4-5-20250929"
+    assert metadata["task"] == "princeton-nlp/SWE-bench_Verified"
+    assert (metadata["attempt"], metadata["outcome"]) == (2, "error")
+    assert [e.message for e in transcript.entries if isinstance(e, AssistantError)] == [
+        "Instance failed after 3 retries. Last error: runtime died"
+    ]
+    assert transcript.warnings == []
 
 
 def test_H6_a_model_litellm_could_not_price_has_no_cost_not_a_cost_of_zero() -> None:

@@ -27,6 +27,7 @@ from turnfold.model import (
     Transcript,
     UserMessage,
 )
+from turnfold.session import session_facts
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "harnesses" / "openhands-sdk"
 CONVERSATION = FIXTURE / "conversations" / "2e6c222a6c254b28bab45a8281ad9b15"
@@ -539,3 +540,41 @@ def test_U1_a_prompt_count_without_its_cache_writes_gets_them(tmp_path: Path) ->
     kept = openhands_sdk._usage(within)
     assert kept is not None
     assert kept.input_tokens == 6559
+
+
+#: A real conversation resumed in a second process (README: the same ``conversation_id`` and
+#: ``persistence_dir``, the SDK's ``10_persistence.py``): one call and an answer each round.
+RESUMED = FIXTURE / "resumed" / "5e5e5e5e000040008000000000000001"
+
+
+def test_H3_a_conversation_resumed_in_a_new_process_goes_on_as_further_turns_of_one_run() -> None:
+    """The resumed process appends to the same ``events/`` (no second system prompt) and
+    saves one ``base_state.json`` whose totals are both rounds': one run of two turns, each
+    round's call paired with its outcome, each round's answer its turn's."""
+    transcript = openhands_sdk.read_path(RESUMED)
+    assert transcript.warnings == []
+    assert [e.text for e in transcript.entries if isinstance(e, UserMessage)] == [
+        "Run the first check.",
+        "Now run the second check.",
+    ]
+    assert [(c.call_id, c.args["command"], c.status) for c in _calls(transcript)] == [
+        ("call_first_0", "echo first-round", "success"),
+        ("call_second_0", "ls /missing-second-round", "error"),
+    ]
+    answers = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
+    assert answers == [
+        "The first round printed first-round.",
+        "The second round ran after the resume; its command failed (exit code 2).",
+    ]
+    carriers = [e for e in transcript.entries if getattr(e, "usage", None) is not None]
+    assert [e.usage.response_id for e in carriers] == [  # type: ignore[attr-defined]
+        "chatcmpl-first-0", "chatcmpl-first-1", "chatcmpl-second-0", "chatcmpl-second-1"
+    ]  # fmt: skip
+    # base_state.json's totals are the conversation's, the first process's responses included.
+    assert transcript.metadata["usage"]["input_tokens"] == 1000 + 1100 + 2000 + 2100
+    facts = session_facts(transcript)
+    assert (facts.turns, facts.tool_calls, facts.failed_tools) == (2, 2, 1)
+    rows = turnfold.scan(RESUMED.parent, workers=1, cache=False).to_pandas()
+    assert rows[["turns", "tool_calls", "failed_tools", "input_tokens"]].values.tolist() == [
+        [2, 2, 1, 6200]
+    ]

@@ -17,6 +17,7 @@ from typing import Any
 import turnfold
 from turnfold.formats.harnesses import openhands_sdk
 from turnfold.model import AssistantError, AssistantText, ToolCall, Transcript, UserMessage
+from turnfold.tools import tool_category
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "harnesses" / "openhands-sdk" / "conversations"
 CONVERSATION = FIXTURE / "c0116151826b4305addf9630a6efc922"
@@ -43,9 +44,10 @@ def test_H3_each_delegated_agent_s_steps_nest_under_the_call_that_ran_it() -> No
     assert transcript.accounting.unaccounted == []
     spawn, together, again = transcript.tool_calls()
     assert (spawn.name, spawn.description, spawn.status) == (
-        "delegate", "spawn lines, words, broken", "success"
+        "delegate spawn", "lines, words, broken", "success"
     )  # fmt: skip
     assert spawn.subagent is None  # it starts no run
+    assert tool_category(spawn.name) != "agent"  # nor is shown or counted as one (F-7)
     # Three agents at once: one delegate call each, in one batch, under the call.
     assert together.description == "delegate lines, words, broken"
     assert together.status == "success"  # the tool ran; one of its agents failed
@@ -125,6 +127,8 @@ def test_L2_load_and_scan_read_the_agents_with_their_parent(tmp_path: Path) -> N
         (row,) = rows
         assert row["error"] is None
         assert row["tool_calls"] == 3  # the parent's: its agents' are theirs, nested
+        # The two delegate calls and the three agent calls under the first; the spawn none.
+        assert row["subagents"] == 5
 
 
 def test_H3_delegated_agents_without_their_conversations_keep_their_reports() -> None:

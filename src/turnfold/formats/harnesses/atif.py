@@ -50,7 +50,9 @@ A trajectory continued in another file (``continued_trajectory_ref``, Terminus 2
 it copied for context (``is_copied_context``: shown from the file before); a continuation file
 loaded alone shows them. Metadata: ``agent`` (the agent's name), ``model``, ``version``,
 ``session_id``, ``schema_version``, ``notes``; ``cost_usd`` from ``final_metrics.total_cost_usd``
-(the run's cost, its sub-agents' included); the final totals as ``metadata["usage"]`` only when
+(the run's cost, its sub-agents' included), or ``cost_estimate_usd`` when its ``extra`` says
+Harbor estimated it (``cost_source: litellm_estimate``: no cost recorded, so turnfold's own
+estimate, U-2, applies); the final totals as ``metadata["usage"]`` only when
 no step records metrics; a continued run's from its last file (Terminus 2 writes its running
 totals in each). Beside a Harbor trial's ``agent/`` folder, its ``result.json`` gives the reward
 (``score``) and the ``outcome``: ``incomplete`` when a limit stopped the trial (an agent
@@ -87,6 +89,8 @@ from turnfold.tools import tool_category
 from turnfold.usage import attach_usage
 
 NAME = "atif"
+#: ``final_metrics.extra.cost_source`` of a cost Harbor estimated with litellm's prices.
+ESTIMATED = "litellm_estimate"
 
 RECORDS = Records(
     mapped={
@@ -254,7 +258,15 @@ class _Reader:
         meta = transcript.metadata
         cost = final.get("total_cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost >= 0:
-            meta["cost_usd"] = float(cost)
+            extra = final.get("extra")
+            # Harbor prices a converted run with litellm when the agent recorded no cost (its
+            # Claude Code converter without the run's result line) and says so: an estimate,
+            # not a cost the source recorded (U-2), so kept apart from ``cost_usd``.
+            estimated = isinstance(extra, MAPPINGS) and extra.get("cost_source") == ESTIMATED
+            key, other = ("cost_estimate_usd", "cost_usd") if estimated else (
+                "cost_usd", "cost_estimate_usd")  # fmt: skip
+            meta[key] = float(cost)
+            meta.pop(other, None)  # a later file's totals are the run's
         if not measured:
             usage = counted_usage(final.get("total_prompt_tokens"),
                                   final.get("total_completion_tokens"),

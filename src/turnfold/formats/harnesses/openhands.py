@@ -56,11 +56,16 @@ Mapping:
   child's transcript (the delegate runs in the same stream), the observation its report;
 - ``condensation`` / ``condense`` are compaction boundaries, ``recall`` observations a notice of
   the context the runtime added, ``agent_state_changed`` to ``error`` an
-  :class:`AssistantError` (other states are bookkeeping);
+  :class:`AssistantError`, to ``stopped`` from a run under way (the user pressed stop) an
+  :class:`AbortMarker`, the calls still waiting cancelled (other states are bookkeeping: a
+  session closed when the agent was done stops it too). The action pending at a stop gets
+  an ``error`` observation that says it never ran (``ERROR_ACTION_NOT_EXECUTED_STOPPED``):
+  ``cancelled``. A later user message resumes the session: the same run's next turn;
 - H-6 metadata: ``agent`` ``"openhands"``, ``agent_class``, ``model``, ``version``, ``cost_usd``
   (``metrics.accumulated_cost``, else the last event's ``llm_metrics``; none when the model had
   no price: :func:`recorded_cost`), ``usage``, ``sample``
-  (``instance_id``), ``task`` (the dataset), ``outcome`` (:func:`outcome_of`:
+  (``instance_id``), ``task`` (the dataset), ``attempt`` (a V1 instance's try of an iterative
+  evaluation), ``outcome`` (:func:`outcome_of`:
   ``test_result.report.resolved`` → ``pass`` / ``fail``, a failed evaluation or an instance
   ``error`` → ``error``, a resolver's verdict ``success`` → ``pass`` / ``fail``); a resolver
   output's ``sample`` is its issue number, ``task`` the repository, ``title`` the issue's, and
@@ -97,6 +102,7 @@ from turnfold.formats.openai_chat import litellm_prompt_tokens, litellm_usage
 from turnfold.formats.source import Source, read_file
 from turnfold.formats.wrappers import sample
 from turnfold.model import (
+    AbortMarker,
     AssistantError,
     AssistantText,
     CompactionBoundary,
@@ -151,6 +157,7 @@ RECORDS = Records(
         "observation/loop_detection": "a warning notice: the agent was stuck in a loop",
         "observation/agent_state_changed/error": "the agent stopped with an error (AssistantError)",
         "observation/agent_state_changed/rate_limited": "a warning notice",
+        "observation/agent_state_changed/stopped": "stopped while running: an AbortMarker",
         "instance": "an eval output's (or a resolver output's) metadata, metrics and test "
         "result or verdict (outcome)",
         "session": "a V0 session's metadata.json: its title, model, cost and token totals",
@@ -190,6 +197,14 @@ _FAILURE = re.compile(
     re.M,
 )
 _DELEGATE_FAILED = "encountered an error during execution"
+#: The ErrorObservation ``AgentController._reset`` gives the action pending when the user pressed
+#: stop (``ERROR_ACTION_NOT_EXECUTED_STOPPED``, ``…_ID``): the action never ran.
+_STOPPED_ID = "AGENT_ERROR$ERROR_ACTION_NOT_EXECUTED_STOPPED"
+_STOPPED_TEXT = "Stop button pressed. The action has not been executed."
+#: The agent states (``core/schema/agent.py``) of a run under way, which a stop interrupts.
+_ACTIVE_STATES = frozenset(
+    {"running", "paused", "awaiting_user_confirmation", "user_confirmed", "rate_limited"}
+)
 
 
 def failure_stated(text: str) -> bool:
@@ -212,7 +227,8 @@ def status_of(observation: Mapping[str, Any]) -> ToolStatus:
     extras = observation.get("extras")
     extras = extras if isinstance(extras, Mapping) else {}
     if kind == "error":
-        return "error"
+        stopped = extras.get("error_id") == _STOPPED_ID or _content(observation) == _STOPPED_TEXT
+        return "cancelled" if stopped else "error"
     if kind == "user_rejected":
         return "cancelled"
     if kind == "run":
@@ -394,6 +410,7 @@ class _Reader:
         #: The last ``llm_metrics.accumulated_token_usage``: the run's totals so far.
         self.accumulated: Mapping[str, Any] | None = None
         self.warned: set[str] = set()  # the reasons warned of once (_warn_once)
+        self.agent_state: Any = None  # the last agent_state_changed's
 
     # --- events ---------------------------------------------------------------------------
 
@@ -652,7 +669,16 @@ class _Reader:
         state = extras.get("agent_state")
         reason = _text(extras.get("reason"))
         transcript = self.context.transcript
-        if state == "error":
+        before, self.agent_state = self.agent_state, state
+        if state == "stopped" and before in _ACTIVE_STATES:
+            # The user pressed stop (closing a session stops an agent that is done, too: that
+            # is bookkeeping). What it still waited for never ran; a new message resumes it.
+            for context, call in [*self.by_event.values(), *self.by_call_id.values()]:
+                if call.status == "unknown" and call.result is None:
+                    context.transcript.update(call, status="cancelled", ended_at=stamp)
+            transcript.append(AbortMarker(reason=reason or "stopped", timestamp=stamp))
+            self.source.mapped("observation/agent_state_changed/stopped")
+        elif state == "error":
             transcript.append(
                 AssistantError(
                     message=reason or "The agent stopped with an error.", timestamp=stamp
@@ -906,9 +932,14 @@ def _instance(reader: _Reader, instance: Mapping[str, Any], line: int) -> None:
             metadata["agent_class"] = meta["agent_class"]
         if isinstance(meta.get("dataset"), str):
             metadata["task"] = meta["dataset"]
-        llm = meta.get("llm_config")
-        if isinstance(llm, Mapping) and isinstance(llm.get("model"), str):
+        # V0's EvalMetadata names its model in ``llm_config``, V1's (OpenHands/benchmarks) in
+        # ``llm``: an instance that failed before its conversation began names it nowhere else.
+        llm = meta.get("llm_config", meta.get("llm"))
+        if isinstance(llm, Mapping) and isinstance(llm.get("model"), str) and llm["model"]:
             metadata["model"] = llm["model"]
+    attempt = instance.get("attempt")  # V1: which try of an iterative (critic) evaluation
+    if isinstance(attempt, int) and not isinstance(attempt, bool):
+        metadata["attempt"] = attempt
     history: list[Any] = instance["history"]
     metrics = instance.get("metrics")
     # OpenHands V1 (OpenHands/benchmarks) keeps the SDK's events and Metrics

@@ -63,17 +63,17 @@ Mapping (record types are the events' ``kind``):
 - sub-agents: a ``task`` call holds the conversation in ``subagents/`` whose first prompt is the
   call's ``prompt`` (the ``TaskManager`` sends it as is); resuming a task (``resume``) goes on in
   the conversation an earlier call holds. The ``delegate`` tool (SDK 1.0 to 1.22; deprecated for
-  ``task`` in 1.16, removed in 1.23) starts agents with a ``spawn`` call (``ids``,
-  ``agent_types``: a plain call) and runs them with a ``delegate`` call (``tasks``: agent id to
-  task, run at once), whose observation lists each agent's final response (``{n}. Agent {id}:
-  …``, or ``… ERROR: …``). Nothing persisted names an agent's conversation: each agent's is
-  found by its task, the prompt ``DelegateExecutor`` sends as is, and an agent delegated to
-  again goes on in it, so each call gets the round of the conversation its task begins. A call
-  of one agent holds it as its sub-agent (its status the agent's: ``error`` for an agent that
-  failed though the tool ran); a call of several holds a sub-agent whose transcript has one
-  ``delegate`` call per agent (one batch, the agent's report its result), each with its agent's
-  round. Without the conversation (events read alone, an eval output, an SDK before 1.13) a
-  sub-agent says its steps are missing and its report is its call's result;
+  ``task`` in 1.16, removed in 1.23) starts agents with a ``spawn`` call (``ids``, ``agent_types``:
+  a plain call, named ``delegate spawn``: it runs no agent) and runs them with a ``delegate`` call
+  (``tasks``: agent id to task, run at once), whose observation lists each agent's final response
+  (``{n}. Agent {id}: …``, or ``… ERROR: …``). Nothing persisted names an agent's conversation: each
+  agent's is found by its task, the prompt ``DelegateExecutor`` sends as is, and an agent delegated
+  to again goes on in it, so each call gets the round of the conversation its task begins. A call of
+  one agent holds it as its sub-agent (its status the agent's: ``error`` for an agent that failed
+  though the tool ran); a call of several holds a sub-agent whose transcript has one ``delegate``
+  call per agent (one batch, the agent's report its result), each with its agent's round. Without
+  the conversation (events read alone, an eval output, an SDK before 1.13) a sub-agent says its
+  steps are missing and its report is its call's result;
 - usage: each response's ``token_usages`` entry goes on its text, else its first reasoning or
   call (:func:`turnfold.usage.attach_usage`), with the response's model; the conversation's own
   totals (``accumulated_token_usage`` but a sub-agent's, the condenser's included) are
@@ -756,6 +756,10 @@ class _Reader:
         command = args.get("command") if isinstance(args, MAPPINGS) else None
         if name in _EDITORS and command in _EDITOR_COMMANDS:
             name = f"{name} {command}"
+        elif name == _DELEGATE and command == "spawn":
+            # Spawning only registers agents (the delegate command runs them): no sub-agent's
+            # run, so not named as the delegation that is one (spec F-7).
+            name = f"{name} {command}"
         meta: dict[str, Any] = {}
         summary = raw.get("summary") if isinstance(raw, MAPPINGS) else None
         if isinstance(summary, str) and summary.strip():
@@ -788,7 +792,9 @@ class _Reader:
             ids = [i for i in as_list(args.get("ids")) if isinstance(i, str)] or [
                 i for i, _ in delegated
             ]
-            if command in ("spawn", "delegate") and ids:
+            if command == "spawn" and ids:
+                call.description = ", ".join(ids)
+            elif command == "delegate" and ids:
                 call.description = f"{command} {', '.join(ids)}"
         if task:
             self.tasks.append(call)
