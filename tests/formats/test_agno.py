@@ -307,7 +307,7 @@ def test_A2_a_response_is_shown_with_the_timestamp_and_usage_the_run_ends_with()
     # The events give a response's second (its request's start, when Agno makes its message)
     # and its usage, zeros read as not counted as a load reads the message's metrics: the run's
     # end has only what no event carries to tell the view (the prompt's time, the calls'
-    # batches and timings, the reasoning done).
+    # batches and timings, the reasoning done, the run's duration on its last entry).
     runner = agno_runs.runner("solo")
     followed = turnfold.follow(
         runner.run("What is 1+2?", stream=True, stream_events=True), display=False
@@ -342,6 +342,7 @@ def test_A2_a_response_is_shown_with_the_timestamp_and_usage_the_run_ends_with()
         ("UserMessage", ("timestamp",)),
         ("Thinking", ("streaming",)),
         ("ToolCall", ("batch_id", "started_at", "ended_at", "duration_ms")),
+        ("AssistantText", ("meta",)),
     }
 
 

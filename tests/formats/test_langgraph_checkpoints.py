@@ -475,3 +475,93 @@ def test_a_subgraph_nothing_ties_to_its_call_is_shown_after_the_thread_with_a_wa
     ]
     assert transcript.accounting is not None
     assert transcript.accounting.counts["subgraph checkpoint"] == {"warned": 1}
+
+
+# --- a DeltaChannel messages channel (langgraph 1.2, beta) --------------------------------------
+
+delta = load_recipe(runs.FIXTURES / "langgraph_delta_recipe.py")
+
+
+def test_a_delta_channel_thread_loads_whole_from_its_snapshot_and_the_writes_since(
+    tmp_path: Path,
+) -> None:
+    """A thread whose messages are a ``DeltaChannel`` failed to load ("checkpoint ... holds
+    no messages channel"): between snapshots a checkpoint does not hold the channel, and
+    LangGraph rebuilds it from the nearest snapshot and the ancestors' writes. Loaded, it is
+    what LangGraph's own ``get_state`` gives, made now and in the committed fixture."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    live, committed = tmp_path / "delta.sqlite", tmp_path / "committed.sqlite"
+    delta.write(live)
+    shutil.copyfile(delta.FIXTURE, committed)  # LangGraph's saver writes to the file it opens
+    for path in (live, committed):
+        with SqliteSaver.from_conn_string(str(path)) as saver:
+            state = delta.agent(saver).get_state(recipe.config(delta.THREAD)).values["messages"]
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            _, kind, blob = newest(db, delta.THREAD)
+            assert "messages" not in langgraph_checkpoints.decoded(kind, blob)["channel_values"]
+        transcript = turnfold.load(path)
+        assert transcript.warnings == []
+        assert texts(transcript) == ["What is 1+2?", "3.", "And 3+4?", "7."]
+        assert [(c.call_id, c.args, c.status, c.result.text if c.result else None)
+                for c in transcript.tool_calls()] == [
+            ("t1", {"a": 1, "b": 2}, "success", "3"), ("t2", {"a": 3, "b": 4}, "success", "7"),
+        ]  # fmt: skip
+        assert transcript.entries == turnfold.load(state).entries
+        accounting = transcript.accounting
+        assert accounting is not None
+        assert accounting.unaccounted == []
+        assert accounting.counts["delta write"]["mapped"] > 0
+
+
+def test_delta_writes_replay_as_add_messages_replaces_and_removes() -> None:
+    """The replay follows ``add_messages``: a message of a known id replaces it, a
+    ``RemoveMessage`` deletes its id, ``REMOVE_ALL_MESSAGES`` first drops the history (checked
+    against LangGraph's own reducer)."""
+    from langchain_core.load import dumpd
+    from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
+
+    seed = [HumanMessage("hi", id="h"), AIMessage("draft", id="a")]
+    writes = [
+        [AIMessage("final", id="a"), HumanMessage("more", id="h2")],
+        [RemoveMessage(id="h")],
+        [AIMessage("last", id="a2")],
+    ]
+    expected = seed
+    replayed = [dumpd(m) for m in seed]
+    for write in writes:
+        expected = add_messages(expected, write)
+        replayed = langgraph_checkpoints._add_messages(replayed, [dumpd(m) for m in write])
+    assert [(m["kwargs"]["id"], m["kwargs"]["content"]) for m in replayed] == [
+        (m.id, m.content) for m in expected
+    ]
+    reset = [RemoveMessage(id=REMOVE_ALL_MESSAGES), HumanMessage("anew", id="n")]
+    replayed = langgraph_checkpoints._add_messages(replayed, [dumpd(m) for m in reset])
+    assert [m["kwargs"]["id"] for m in replayed] == [m.id for m in add_messages(expected, reset)]
+
+
+def test_a_damaged_snapshot_is_said_and_the_messages_are_rebuilt_from_an_older_one(
+    tmp_path: Path,
+) -> None:
+    """The snapshot the replay starts from cannot be read: a warning names it, and the writes
+    since an older state (here the thread's start) rebuild the same conversation."""
+    path = tmp_path / "delta.sqlite"
+    shutil.copyfile(delta.FIXTURE, path)
+    whole = turnfold.load(path)
+    with writable(path) as db:
+        rows = db.execute("SELECT checkpoint_id, type, checkpoint FROM checkpoints "
+                          "ORDER BY checkpoint_id DESC").fetchall()  # fmt: skip
+        snapshot = next(
+            cid for cid, kind, blob in rows[1:]
+            if "messages" in langgraph_checkpoints.decoded(kind, blob)["channel_values"]
+        )  # fmt: skip
+        db.execute("UPDATE checkpoints SET checkpoint = ? WHERE checkpoint_id = ?",
+                   (b"\xc1 damaged", snapshot))  # fmt: skip
+    transcript = turnfold.load(path)
+    assert [w.reason for w in transcript.warnings] == [
+        f"thread {delta.THREAD}: checkpoint {snapshot} is not read (its msgpack blob is "
+        f"damaged ({transcript.warnings[0].reason.split('damaged (', 1)[1]}"
+    ]
+    assert transcript.warnings[0].reason.endswith("the messages are rebuilt from an older one")
+    assert transcript.entries == whole.entries

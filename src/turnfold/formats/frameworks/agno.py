@@ -41,7 +41,8 @@ Mapping:
 - ``tool`` settles the call of its ``tool_call_id`` by Agno's own signal, ``tool_call_error``:
   true → ``error`` (a tool that raised: its result is the exception's text; an unknown tool, a
   call past the tool call limit), false → ``success``, missing → ``unknown`` (L-3); the call's
-  ``ToolExecution`` gives its ``started_at``, ``ended_at`` and ``duration_ms``;
+  ``ToolExecution`` gives its ``started_at``, ``ended_at`` and ``duration_ms`` (its timer's);
+  without it the call has no end: a result's ``created_at`` is a whole second, no call's end;
 - a team's delegation call (``delegate_task_to_member`` / ``delegate_task_to_members``, or any
   call whose ``ToolExecution.child_run_id`` names a member run) is a :class:`SubAgent` whose
   transcript is the member's run (a member team's runs nest further): by ``child_run_id``
@@ -58,6 +59,11 @@ Mapping:
   (a session's: its runs' token counts added up, and each system prompt once, though every
   run repeats it).
 
+Durations: Agno stamps its messages' ``created_at`` in whole seconds (``int(time())``), so
+their span says 0 or 1 s of a run of 0.3 s. The run's own timer, ``metrics.duration``, is its
+turn's duration (``meta["turn_duration_ms"]`` of the run's last entry) and, for a transcript of
+one run, ``duration_ms``; a call's is its ``ToolExecution``'s timer.
+
 What the runs do not record: no duration of a model response (a message's ``metrics``
 ``duration`` is kept in ``meta``), nothing of a ``reasoning=True`` agent's reasoning steps but
 the run's ``reasoning_content`` (kept in ``metadata``; a model's own reasoning is on its
@@ -70,8 +76,10 @@ yields events: ``RunContent`` grows the reasoning (``reasoning_content``) and th
 timestamp, as its message's), ``ModelRequestCompleted`` gives its usage (a zero no count, as
 the message's metrics leave it out), ``ToolCallStarted`` shows a call ``executing``,
 ``ToolCallCompleted`` settles it by ``tool_call_error`` (``ToolCallError`` follows for a failed
-one), ``RunError`` / ``RunCancelled`` / ``RunPaused`` end the run as a load of it does. In a
-team's stream the members' own events (an agent's, with the team's run as ``parent_run_id``)
+one); a call no event announces (one past ``tool_call_limit``, refused without running) is
+shown, settled, when the next response starts, from the messages the run's generator holds;
+``RunError`` / ``RunCancelled`` / ``RunPaused`` end the run as a load of it does. In a team's
+stream the members' own events (an agent's, with the team's run as ``parent_run_id``)
 are followed into the transcript of the delegation call that runs them. The events carry no
 prompt and no message ids: ``follow`` given the generator ``run(stream=True)`` returns reads
 the run Agno is building (the generator's ``run_response``) through :func:`run_of_generator`,
@@ -86,6 +94,7 @@ compression…) is said in a warning, once per kind.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Callable, Mapping
 from operator import attrgetter
 from typing import Any
@@ -312,6 +321,8 @@ class AgnoBuilder(MessageBuilder):
         self.model: str | None = None
         self._shown = shown if shown is not None else []
         self._next_shown = 0  # the first of them not written over yet
+        #: The last entry the run being read placed (appended, or written over a shown one).
+        self._placed: Entry | None = None
         self._stamps: dict[Any, str | None] = {}
         self._children = children if children is not None else {}
         self._executions: dict[str, Mapping[str, Any]] = {}
@@ -427,6 +438,7 @@ class AgnoBuilder(MessageBuilder):
         self._members = [m for m in as_list(run.get("member_responses")) if isinstance(m, MAPPINGS)]
         self._runs = {m["run_id"]: m for m in self._members if isinstance(m.get("run_id"), str)}
         self._calls = {}  # a result settles a call of its own run
+        self._placed = None
         since = len(self.transcript.entries)
         for line, message in enumerate(as_list(run.get("messages")), start=1):
             try:
@@ -439,8 +451,27 @@ class AgnoBuilder(MessageBuilder):
             self.warn(f"member run {member.get('run_id')!r} of no delegation call", None)
             self._nest(None, [member])
         self._end_run(run, list(self._calls.values()))
+        self._duration(run)
         if str(run.get("status")).lower() == "regenerated":
             mark_rejected(self.transcript, since)  # replaced by the run regenerated from it
+
+    def _duration(self, run: Mapping[str, Any]) -> None:
+        """The run's own duration (``metrics.duration``, Agno's timer, in seconds) as its
+        turn's (``meta["turn_duration_ms"]`` of its last entry) and, for a transcript of one
+        run, the transcript's (``duration_ms``): its messages' ``created_at`` are whole seconds,
+        whose span says 0 or 1 s of a run of 0.3 s (or, beside a call's timing, up to a second
+        more than it took)."""
+        metrics = run.get("metrics")
+        duration = metrics.get("duration") if isinstance(metrics, MAPPINGS) else None
+        if isinstance(duration, bool) or not isinstance(duration, (int, float)) or duration < 0:
+            return
+        last = self._placed
+        if last is not None:
+            self._change(last, {"meta": {**last.meta, "turn_duration_ms": duration * 1000}})
+        if self._metered > 1:  # a session: its span runs from its first run to its last
+            self.transcript.metadata.pop("duration_ms", None)
+        else:
+            self.transcript.metadata["duration_ms"] = duration * 1000
 
     def _end_run(self, run: Mapping[str, Any], calls: list[ToolCall]) -> None:
         status = run.get("status")
@@ -492,7 +523,7 @@ class AgnoBuilder(MessageBuilder):
         if role == "assistant":
             self._assistant(message, stamp, line)
         elif role == "tool":
-            self._result(message, stamp, line)
+            self._result(message, line)
         else:
             text = _text(message.get("content")) or ""
             lines = _media_lines(message)
@@ -574,7 +605,7 @@ class AgnoBuilder(MessageBuilder):
             self._calls[call_id] = call
         return call
 
-    def _result(self, message: Mapping[str, Any], stamp: str | None, line: int) -> None:
+    def _result(self, message: Mapping[str, Any], line: int) -> None:
         call_id = message.get("tool_call_id")
         call = self._calls.get(call_id) if isinstance(call_id, str) else None
         if call is None:
@@ -585,9 +616,10 @@ class AgnoBuilder(MessageBuilder):
         lines = _media_lines(message)
         if lines:
             text = "\n".join([text, *lines]) if text else "\n".join(lines)
+        # No ``ended_at`` from the result's ``created_at``: a whole second (Agno stamps
+        # ``int(time())``), which would give the call a duration of 0 or 1 s it never had;
+        # its ToolExecution's timing, when there is one, is the call's time.
         changes: dict[str, Any] = {"status": status, "result": text_result(text)}
-        if call.ended_at is None and stamp is not None:
-            changes["ended_at"] = stamp
         subagent = self._subagent(call)
         if subagent is not None:
             changes["subagent"] = subagent
@@ -655,8 +687,10 @@ class AgnoBuilder(MessageBuilder):
         for index in range(self._next_shown, len(shown)):
             if type(shown[index]) is kind:
                 self._next_shown = index + 1
-                return self._write_over(shown[index], entry)
-        return self.transcript.append(entry)
+                self._placed = self._write_over(shown[index], entry)
+                return self._placed
+        self._placed = self.transcript.append(entry)
+        return self._placed
 
     def _write_over(self, target: Entry, entry: Entry) -> Entry:
         """``target`` given ``entry``'s fields; only those that differ, so a live view hears
@@ -886,7 +920,29 @@ def run_of_generator(events: Any) -> Any:
     if frame is None or not str(frame.f_globals.get("__name__", "")).startswith("agno."):
         return None
     run = frame.f_locals.get("run_response")
-    return run if _is_run(run) else None
+    if not _is_run(run):
+        return None
+    _BUILDING[id(run)] = events
+    return run
+
+
+#: The generator building each run :func:`run_of_generator` gave, by the run's id (held
+#: weakly: an ended stream leaves nothing behind), for the messages it holds while it runs.
+_BUILDING: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def live_messages(run: Any) -> list[Any]:
+    """The messages of ``run`` so far, while its generator runs: ``run_messages`` of
+    ``_run_stream`` (``_arun_stream``; a team's alike), the list the model loop appends each
+    response and tool result to, which the run gets only when it ends. Empty when the
+    generator is not at hand (events replayed, a member's run) or has ended. Agno's own list,
+    read only."""
+    events = _BUILDING.get(id(run))
+    frame = getattr(events, "gi_frame", None) or getattr(events, "ag_frame", None)
+    if frame is None or frame.f_locals.get("run_response") is not run:  # an id reused
+        return []
+    messages = getattr(frame.f_locals.get("run_messages"), "messages", None)
+    return messages if isinstance(messages, list) else []
 
 
 def _event_name(event: Any) -> str:
@@ -923,6 +979,8 @@ class Follower:
         #: it before the calls of a response of calls alone, whose first call then takes it.
         self._usage: Any = None
         self._delegating: ToolCall | None = None
+        #: How many of the run's live messages :meth:`_unannounced` has looked at.
+        self._scanned = 0
         #: The delegation call each member's follower runs in, by the follower's id.
         self._hosts: dict[int, str] = {}
 
@@ -957,6 +1015,7 @@ class Follower:
                 self.builder.model = model
                 self.transcript.metadata["model"] = model
         elif name == "ModelRequestStarted":
+            self._unannounced()  # the last response's calls are all answered by now
             self._thinking = self._text = self._usage = None
             self._response = []
             self._stamp = self.builder.stamp(getattr(event, "created_at", None))
@@ -1028,6 +1087,38 @@ class Follower:
         if name in DELEGATIONS:
             self._delegating = call
 
+    def _unannounced(self) -> None:
+        """The calls of the run's messages so far that no event announced, shown after the
+        calls of their response, where a load of the run has them: a call past the agent's
+        ``tool_call_limit``, which Agno answers with an error result (``tool_call_error``)
+        without running it, so without ``ToolCallStarted``. Without the run's generator at
+        hand they come when the run's messages settle the stream, after its answer."""
+        if self._run is None:
+            return
+        messages = live_messages(self._run)
+        # Only the messages since the last look (each response's calls and results are all
+        # in by the next response's start): a long run is not read again at every response.
+        records = [message_record(m) for m in messages[self._scanned :]]
+        self._scanned = len(messages)
+        results = {r.get("tool_call_id"): r for r in records
+                   if isinstance(r, MAPPINGS) and r.get("role") == "tool"}  # fmt: skip
+        for record in records:
+            if not isinstance(record, MAPPINGS) or record.get("role") != "assistant":
+                continue
+            for raw in as_list(record.get("tool_calls")):
+                call_id = raw.get("id") if isinstance(raw, MAPPINGS) else None
+                if not isinstance(call_id, str) or not call_id or call_id in self.builder._calls:
+                    continue
+                call = self.builder._call(raw, "", 0)  # the batch: the message's, at the end
+                if call is None:
+                    continue
+                call.timestamp = self._stamp
+                result = results.get(call_id)
+                if result is not None:
+                    call.status = outcome(result.get("tool_call_error"))
+                    call.result = text_result(_text(result.get("content")))
+                self._show(call)
+
     def _settle(self, tool: Any) -> None:
         call_id = getattr(tool, "tool_call_id", None)
         call = self.builder._calls.get(call_id) if isinstance(call_id, str) else None
@@ -1073,6 +1164,7 @@ class Follower:
 
     def close(self) -> None:
         run = self._run
+        self._unannounced()
         if not self._prompted:
             self.builder.warn(
                 "the events carry no prompt: follow the generator run(stream=True) returns "
@@ -1106,7 +1198,7 @@ RECORDS = Records(
         "SubAgent",
         "run": "a RunOutput / TeamRunOutput: its messages, tools, member_responses (nested "
         "as sub-agents), model, status (error → AssistantError, cancelled → AbortMarker, "
-        "paused → PendingAction per waiting call) and metrics",
+        "paused → PendingAction per waiting call) and metrics (duration: the turn's)",
         "session": "an AgentSession / TeamSession: its runs in order",
     },
     ignored={

@@ -37,6 +37,11 @@ from) to its newest's (``updated_at``), its ``duration_ms``; its entries stay un
 dating each by the first checkpoint that holds its message would decode every checkpoint of
 the thread, each a copy of the whole conversation so far (a load in time of the thread's length
 squared).
+A ``DeltaChannel`` messages channel (``Annotated[list, DeltaChannel(reducer)]``, langgraph
+1.2+, beta) is in a checkpoint only every ``snapshot_frequency`` updates (a ``_DeltaSnapshot``
+extension): between snapshots it is rebuilt as LangGraph's ``get_delta_channel_history`` does,
+from the nearest ancestor that holds it and the ``messages`` writes since, applied as
+``add_messages`` applies them (the user's reducer is code, never run here).
 A subgraph's checkpoints are those of another namespace (``langgraph.pregel._algo``:
 ``<node>:<task id>`` of the task that ran it, nested ones joined by ``|``; a
 ``checkpointer=True`` subgraph's without the task ids, ``main.py``'s
@@ -84,6 +89,9 @@ RECORDS = Records(
         "messages channel read as a graph result's messages; its thread id, step, source, "
         "agent name and time → metadata",
         "__error__": "a pending write of a task that failed: a warning with its error",
+        "delta write": "an earlier step's messages write, replayed (as add_messages applies "
+        "it) onto the nearest snapshot when the messages channel is a DeltaChannel, which a "
+        "checkpoint between snapshots does not hold",
         "subgraph checkpoint": "a subgraph's newest readable checkpoint (another namespace): "
         "an agent invoked inside a tool (tools:<task id>) → the SubAgent of the call that task "
         "ran (its tool message in the writes table), its task the run's prompt; one nothing "
@@ -423,6 +431,8 @@ class _Database:
     ) -> dict[str, Any]:  # fmt: skip
         messages = values.get("messages")
         if messages is None:
+            messages = self._replayed(thread, namespace, checkpoint_id)
+        if messages is None:
             where = f"thread {thread}" + (f", namespace {namespace}" if namespace else "")
             raise TranscriptFormatError(self.source.name, [NAME], None,
                                         f"{where}: checkpoint {checkpoint_id} holds no "
@@ -435,6 +445,88 @@ class _Database:
             if interrupts:
                 state["__interrupt__"] = interrupts
         return state
+
+    def _replayed(self, thread: str, namespace: str, checkpoint_id: str) -> list[Any] | None:
+        """A ``DeltaChannel`` messages channel (langgraph 1.2+, beta), which a checkpoint
+        stores only as a snapshot every ``snapshot_frequency`` updates and is otherwise absent
+        from: rebuilt as ``BaseCheckpointSaver.get_delta_channel_history`` and
+        ``DeltaChannel.replay_writes`` do, from the nearest ancestor (by
+        ``parent_checkpoint_id``, the checkpoint itself excluded) that holds the channel, then
+        the ``messages`` writes of the ancestors after it, oldest first, in
+        ``writes_sort_key`` order (``task_path``, ``task_id``, ``idx``). The user's reducer is
+        code, never run here: the writes are applied as ``add_messages`` applies them (the
+        messages channel's reducer), by :func:`_add_messages`. None: no ancestor holds the
+        channel and none wrote to it (a graph without one)."""
+        if self.store.writes is None:
+            return None
+        chain: list[str] = []
+        seed: list[Any] | None = None
+        walked = {checkpoint_id}
+        parent = self._parent(thread, namespace, checkpoint_id)
+        while parent is not None and parent not in walked:  # a re-put id can make a loop
+            walked.add(parent)
+            row = self.db.execute(
+                f"SELECT type, checkpoint, parent_checkpoint_id FROM {self.table} "
+                "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+                (thread, namespace, parent),
+            ).fetchone()
+            if row is None:
+                break
+            chain.append(parent)
+            try:
+                checkpoint = decoded(row[0], row[1])
+                values = checkpoint.get("channel_values") if isinstance(checkpoint, dict) else None
+            except DamagedCheckpoint as exc:
+                # Its writes still count, and an older snapshot seeds them: said, not silent.
+                self.source.warn(f"thread {thread}: checkpoint {parent} is not read ({exc}): "
+                                 "the messages are rebuilt from an older one",
+                                 record_type="delta write")  # fmt: skip
+                values = None
+            if isinstance(values, dict) and values.get("messages") is not None:
+                found = values["messages"]
+                seed = list(found) if isinstance(found, list) else [found]
+                break
+            parent = row[2]
+        writes = self._channel_writes(thread, namespace, chain)
+        if seed is None and not writes:
+            return None
+        messages = seed or []
+        for value in writes:
+            messages = _add_messages(messages, value)
+        return messages
+
+    def _parent(self, thread: str, namespace: str, checkpoint_id: str) -> str | None:
+        row = self.db.execute(
+            f"SELECT parent_checkpoint_id FROM {self.table} WHERE thread_id = ? "
+            "AND checkpoint_ns = ? AND checkpoint_id = ?",
+            (thread, namespace, checkpoint_id),
+        ).fetchone()
+        return row[0] if row is not None and isinstance(row[0], str) else None
+
+    def _channel_writes(self, thread: str, namespace: str, chain: list[str]) -> list[Any]:
+        """The ``messages`` writes of the checkpoints of ``chain`` (newest first), oldest
+        checkpoint first; a write that cannot be read is a warning (the rest still apply)."""
+        assert self.store.writes is not None
+        columns = {r[1] for r in self.db.execute(
+            f"PRAGMA table_info({_quoted(self.store.writes)})")}  # fmt: skip
+        # Savers before task_path existed sort a step's writes by task and index alone.
+        path = "task_path" if "task_path" in columns else "''"
+        out: list[Any] = []
+        for checkpoint in reversed(chain):
+            for task, kind, blob in self.db.execute(
+                f"SELECT task_id, type, value FROM {_quoted(self.store.writes)} "
+                "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
+                f"AND channel = 'messages' ORDER BY {path}, task_id, idx",
+                (thread, namespace, checkpoint),
+            ):
+                try:
+                    out.append(decoded(kind, blob))
+                    self.source.mapped("delta write")
+                except DamagedCheckpoint as exc:
+                    self.source.warn(f"thread {thread}: task {task}'s messages write at "
+                                     f"checkpoint {checkpoint} is not read: {exc}",
+                                     record_type="delta write")  # fmt: skip
+        return out
 
     def _pending(self, thread: str, namespace: str, checkpoint_id: str) -> list[Any]:
         """The writes of the tasks run from the newest checkpoint: its interrupts (returned),
@@ -486,6 +578,72 @@ def _time(checkpoint: Any) -> str | None:
     """A checkpoint's time (``ts``), when it has one."""
     when = checkpoint.get("ts") if isinstance(checkpoint, Mapping) else None
     return when if isinstance(when, str) and when else None
+
+
+#: The roles ``convert_to_messages`` knows, as the message types they make.
+_ROLE_TYPES = {"user": "human", "human": "human", "assistant": "ai", "ai": "ai",
+               "system": "system", "developer": "system", "tool": "tool",
+               "function": "function"}  # fmt: skip
+
+
+def _as_message(value: Any) -> Any:
+    """A message as ``add_messages`` takes it (``convert_to_messages``) in the saved form the
+    LangChain reader reads: a string is a human message, a ``(role, content)`` pair (a list,
+    as msgpack keeps a tuple; a graph's input is often one) or a ``{"role", "content"}`` dict
+    is the message of its role; anything else as it is.
+
+    >>> _as_message(["user", "hi"])
+    {'type': 'human', 'data': {'content': 'hi'}}
+    """
+    fields: dict[str, Any]
+    if isinstance(value, str):
+        role, fields = "human", {"content": value}
+    elif (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)
+          and value[0] in _ROLE_TYPES):  # fmt: skip
+        role, fields = value[0], {"content": value[1]}
+    elif (
+        isinstance(value, dict)
+        and "role" in value
+        and "content" in value
+        and not ("type" in value or "lc" in value)
+    ):
+        role, fields = value["role"], {k: v for k, v in value.items() if k != "role"}
+    else:
+        return value
+    kind = _ROLE_TYPES.get(role) if isinstance(role, str) else None
+    return {"type": kind, "data": fields} if kind is not None else value
+
+
+def _add_messages(messages: list[Any], update: Any) -> list[Any]:
+    """``langgraph.graph.message.add_messages`` on saved messages: ``update`` (a message or
+    a list, each as :func:`_as_message` reads it) replaces the messages of its ids, appends the
+    others, and its ``RemoveMessage``\\s delete theirs; ``RemoveMessage(REMOVE_ALL_MESSAGES)``
+    first drops everything before.
+
+    >>> m = lambda i, t="human": {"type": t, "data": {"id": i, "content": i}}
+    >>> [x["data"]["id"] for x in _add_messages([m("a"), m("b")], [m("c"), m("a", "remove")])]
+    ['b', 'c']
+    """
+    updates = [_as_message(u) for u in (update if isinstance(update, list) else [update])]
+    if updates and langchain._id_of(updates[0]) == langchain._REMOVE_ALL:
+        messages, updates = [], updates[1:]
+    out = list(messages)
+    at = {i: n for n, m in enumerate(out) if (i := langchain._id_of(m)) is not None}
+    removed: set[int] = set()
+    for message in updates:
+        own = langchain._id_of(message)
+        found = langchain.message_of(message)
+        if found is not None and found[0] == "remove":
+            if own is not None and own in at:
+                removed.add(at[own])
+        elif own is not None and own in at:
+            out[at[own]] = message
+            removed.discard(at[own])
+        else:
+            if own is not None:
+                at[own] = len(out)
+            out.append(message)
+    return [m for n, m in enumerate(out) if n not in removed]
 
 
 def _ids(messages: Any) -> set[str]:

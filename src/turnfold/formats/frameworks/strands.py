@@ -50,7 +50,16 @@ Mapping:
   ``stopReason`` ``max_tokens`` → a warning notice, ``guardrail_intervened`` /
   ``content_filtered`` → an :class:`AssistantError`;
 - ``cachePoint`` blocks are prompt-cache markers and show nothing; ``tracking_id`` (Strands'
-  random id per message) is not kept.
+  random id per message) is not kept;
+- structured output (``structured_output_model=``): Strands gives the model a tool named as
+  the output's model class, whose input is the output; when it validates, its result is
+  Strands' fixed ``Successfully validated <name> structured output`` and the run ends. That
+  result makes the call's input the turn's answer (an :class:`AssistantText` of it as JSON,
+  ``meta["structured_output"]``, by :func:`~turnfold.formats.common.structured_answer`, as other
+  frameworks' structured output is shown); an ``AgentResult``'s ``structured_output`` (the
+  validated object, defaults filled in) is the answer of a loaded ``AgentResult``. A model that
+  writes the JSON itself (native structured output) states it in its text, which is the answer.
+  Neither the messages nor a session's files hold the output otherwise.
 
 An agent used as a tool (``Agent.as_tool()``, an ``Agent`` given in ``tools=``, or a ``@tool``
 function that calls an agent it refers to, the agents-as-tools pattern) runs its own
@@ -93,7 +102,10 @@ it. ``force_stop`` is an :class:`AssistantError`. What a sliding window later dr
 call wait (``confirming``) with a pending action per interrupt, and the closing ``result``
 adds any other interrupt; when the stream ends, the calls that ran before the run stopped
 are settled from the agent's interrupt state and the calls still open are ``unknown``, as a
-load of the agent shows them. An event of a kind not shown is said in a warning, once.
+load of the agent shows them. A run resumed with the answers (``stream_async(responses)``)
+first stores the results of the calls it stopped at, before any event carries the agent: that
+message waits for the agent, whose messages before it (the stopped run's) are read first. An
+event of a kind not shown is said in a warning, once.
 """
 
 from __future__ import annotations
@@ -113,7 +125,9 @@ from turnfold.formats.common import (
     checked_timestamp,
     describe_args,
     parse_arguments,
+    plain_output,
     stringify,
+    structured_answer,
     text_result,
     usage_from,
 )
@@ -167,6 +181,13 @@ _SETTINGS = (
 
 
 # --- Converse content (the strands loader's, and the otlp reader's of Strands' traces) --------
+
+#: The result of Strands' structured output tool (a tool named as the
+#: ``structured_output_model``, ``tools/structured_output/structured_output_tool.py``) when the
+#: model's input to it validated: the loop then stops, and that input is the run's structured
+#: output, which neither the messages nor a session record elsewhere (only the
+#: ``AgentResult``'s ``structured_output`` holds it as an object).
+_VALIDATED = "Successfully validated {} structured output"
 
 #: What Strands' tracer writes for bytes, which JSON cannot hold (strands/telemetry/tracer.py,
 #: ``JSONEncoder._process_value``): bytes that are not in the trace.
@@ -462,11 +483,12 @@ class ConverseBuilder(MessageBuilder):
     def _user(self, content: list[Any], line: int) -> list[Entry]:
         texts: list[str] = []
         images: list[ImageData] = []
+        answer: AssistantText | None = None
         for block in content:
             key = key_of(block)
             value = block.get(key) if isinstance(block, Mapping) and key else None
             if key == "toolResult":
-                self._settle(value, line)
+                answer = self._settle(value, line) or answer
             elif key == "text" and isinstance(value, str):
                 texts.append(value)
             elif key == "guardContent":
@@ -480,9 +502,11 @@ class ConverseBuilder(MessageBuilder):
             elif key != "cachePoint":
                 self._unknown(block, line)
         text = "\n\n".join(t for t in texts if t)
+        # A structured output answer a result made is this message's (a session stamps it).
+        shown: list[Entry] = [answer] if answer is not None else []
         if not text and not images:
-            return []
-        return [self.transcript.append(UserMessage(text=text, images=images))]
+            return shown
+        return [self.transcript.append(UserMessage(text=text, images=images)), *shown]
 
     def _assistant(
         self,
@@ -571,20 +595,26 @@ class ConverseBuilder(MessageBuilder):
             self._calls[placed.call_id] = placed
         return placed
 
-    def _settle(self, result: Any, line: int) -> None:
+    def _settle(self, result: Any, line: int) -> AssistantText | None:
+        """The call ``result`` settles, settled; the structured output answer it makes."""
         call_id = result.get("toolUseId") if isinstance(result, Mapping) else None
         call = self._calls.get(call_id) if isinstance(call_id, str) else None
         if call is None or not isinstance(result, Mapping):
             self.warn(f"toolResult for an unknown toolUseId {call_id!r}", line)
-            return
+            return None
         text, images, structured = tool_result_content(
             result.get("content"), lambda part: self._unknown(part, line)
         )
-        self.transcript.update(
+        self.transcript.update(  # the entry itself, updated in place
             call,
             status=_status(result.get("status")),
             result=text_result(text, images=images, structured=structured),
         )
+        if call.status == "success" and text == _VALIDATED.format(call.name):
+            # The run's structured output (``structured_output_model``): Strands ends the
+            # run here, and its value (the call's input) is the answer, as other frameworks'.
+            return structured_answer(self.transcript, call.args)
+        return None
 
     # --- a run stopped by interrupts ---------------------------------------------------------
 
@@ -643,13 +673,22 @@ class ConverseBuilder(MessageBuilder):
 #: hold: the loop's start markers; a throttled loop's wait; a citation, a reasoning signature
 #: or any other model delta (``delta``; its message settles the block); a cancelled call
 #: (``tool_cancel_event``: its toolResult comes in the next message); the structured output
-#: (the output tool's call and result are in the messages).
+#: (the output tool's call and result are in the messages, and its validated result makes
+#: the answer of the call's input, as a load does).
 _QUIET_EVENTS = NameSet(
     {"init_event_loop", "start", "start_event_loop", "event_loop_throttled_delay", "delta",
      "citation", "reasoning_signature", "tool_cancel_event", "structured_output"}
 )  # fmt: skip
 #: The statuses of a call without its result yet, static or live.
 _OPEN = NameSet({"unknown", "pending", "executing"})
+
+
+def _is_results(message: Any) -> bool:
+    """A user message of tool results alone (the agent loop reporting them)."""
+    if not isinstance(message, Mapping) or message.get("role") != "user":
+        return False
+    content = message.get("content")
+    return isinstance(content, list) and bool(content) and not _is_prompt(message)
 
 
 def _is_prompt(message: Any) -> bool:
@@ -845,6 +884,7 @@ def _result_record(result: Any) -> dict[str, Any]:
         "tool_metrics": tools,
         "accumulated_usage": dict(usage) if isinstance(usage, Mapping) else None,
         "interrupts": [_interrupt(i) for i in interrupts] if interrupts else [],
+        "structured_output": plain_output(getattr(result, "structured_output", None)),
     }
 
 
@@ -1089,6 +1129,9 @@ def _read_result(builder: ConverseBuilder, record: Mapping[str, Any]) -> None:
     builder.transcript.append(SystemNotice(text=text, subtype="partial"))
     builder.feed_message(record.get("message"), 1)
     builder.interrupted(record.get("interrupts"))
+    # Its message is the call of the structured output tool, without the result that says
+    # it validated: the result's ``structured_output`` is the answer.
+    structured_answer(builder.transcript, record.get("structured_output"))
 
 
 # --- live (spec A-2) --------------------------------------------------------------------------
@@ -1110,6 +1153,10 @@ class Follower:
         self._parts: list[str] = []
         #: The run of each agent used as a tool, followed from its events, by call id.
         self._children: dict[str, Follower] = {}
+        #: Messages that came before any event carried the agent: a run resumed with
+        #: interrupt responses first stores the results of the calls it stopped at, whose
+        #: calls are in the agent's messages, read when it comes (:meth:`_adopt`).
+        self._held: list[Any] = []
 
     def feed(self, event: Any) -> None:
         if not isinstance(event, Mapping):
@@ -1148,6 +1195,10 @@ class Follower:
 
     def close(self) -> None:
         self._end_block()
+        held, self._held = self._held, []
+        for message in held:  # no event carried the agent: read as they came
+            if id(message) not in self._fed:
+                self._feed(message)
         for call_id, child in self._children.items():
             child.close()
             call = self.builder._calls.get(call_id)
@@ -1182,11 +1233,18 @@ class Follower:
         messages = list(messages) if isinstance(messages, list) else []
         # Up to the prompt, the last user message that is not only tool results: what comes
         # after it is this run's, and arrives as message events (all of it already, when
-        # events recorded during a run are replayed after it).
-        prompt = max((i for i, m in enumerate(messages) if _is_prompt(m)), default=-1)
-        for message in messages[: prompt + 1]:
+        # events recorded during a run are replayed after it). A resumed run's messages held
+        # until now are its first: everything before them is earlier runs'.
+        held = {id(m) for m in self._held}
+        first = next((i for i, m in enumerate(messages) if id(m) in held), None)
+        if first is None:
+            first = max((i for i, m in enumerate(messages) if _is_prompt(m)), default=-1) + 1
+        for message in messages[:first]:
             if id(message) not in self._fed:
                 self._feed(message)
+        held_now, self._held = self._held, []
+        for message in held_now:
+            self._message(message)
 
     def _show(self, entry: Entry) -> Entry:
         self._shown.append(self.transcript.append(entry))
@@ -1242,6 +1300,9 @@ class Follower:
 
     def _message(self, message: Any) -> None:
         if id(message) in self._fed:
+            return
+        if self._agent is None and not self._fed and _is_results(message):
+            self._held.append(message)  # results before any event carried the agent
             return
         self._end_block()
         self._feed(message, reuse=self._shown)
@@ -1301,7 +1362,8 @@ class Follower:
 RECORDS = Records(
     mapped={
         "user": "the prompt (UserMessage with images and attachment lines), or toolResult "
-        "blocks settling their calls (status success / error)",
+        "blocks settling their calls (status success / error); the structured output tool's "
+        "validated result makes that call's input the answer",
         "assistant": "text, reasoning and toolUse blocks in order (one batch); "
         "metadata.usage on its last text",
         "messages": "a Converse request's messages, each accounted for by its role",
@@ -1321,7 +1383,8 @@ RECORDS = Records(
         "session_message": "a stored SessionMessage (message_<n>.json): its message (the "
         "redacted one when redacted), its entries stamped with created_at",
         RESULT_KEY: "an AgentResult: its last message, a notice that the calls are not in it, "
-        "its per-tool counts and usage in metadata, a PendingAction per interrupt",
+        "its per-tool counts and usage in metadata, a PendingAction per interrupt, its "
+        "structured_output as the answer",
     },
     ignored={
         **dict.fromkeys(_SETTINGS, "request or response settings, no step of the conversation"),

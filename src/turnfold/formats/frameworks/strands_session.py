@@ -17,6 +17,9 @@ Each message file is ``SessionMessage.to_dict()``, a Bedrock Converse message wi
 stored message (the redacted content when redacted, entries stamped with ``created_at``). The
 files keep every message: what an agent's conversation manager later removed from
 ``agent.messages`` (``removed_message_count`` of ``agent.json``) is still here, and shown.
+A run's structured output (``structured_output_model=``) is stored only as those messages
+hold it, the structured output tool's call and its result (``SessionAgent`` keeps no result of a
+run): the strands format's rule makes that call's input the answer.
 An agent stopped by interrupts keeps its interrupt state in ``agent.json``
 (``_internal_state.interrupt_state``): the results of the calls that ran settle them and each
 open interrupt is a pending action, as a load of the agent shows it.
