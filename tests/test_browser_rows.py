@@ -79,6 +79,10 @@ def test_B1_a_table_s_agent_column_wins_over_agent_name_and_a_run_s_own_model_ov
     browsers.append(browser)
     assert cells(browser, "agent") == ["planner", "solver"]
     assert cells(browser, "model")[1] == "gpt-4o"
+    # The run opened from a row names the agent its row does.
+    corpus = scan(pd.DataFrame(runs), workers=1)
+    opened = [corpus[key].metadata.get("agent") for key in corpus.keys]
+    assert opened == ["planner", "solver"]
 
 
 def test_B1_an_unreadable_file_s_row_names_the_file_and_its_path_on_hover(

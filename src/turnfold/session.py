@@ -401,16 +401,20 @@ _DATED = re.compile(r"-(?:20\d{6}|\d{4}-\d{2}-\d{2})$")
 def one_name_each(models: Iterable[str]) -> list[str]:
     """``models`` in order, less a name the list also holds as a route (litellm's
     ``provider/model``): a harness configures ``openai/gpt-4o-mini``, and its responses name
-    the model that served them, ``gpt-4o-mini``, which is the same one.
+    the model that served them, ``gpt-4o-mini`` or its dated release ``gpt-4o-mini-2024-07-18``,
+    which is the same one.
 
     >>> one_name_each(["openai/gpt-4o-mini", "gpt-4o-mini", "gpt-4o"])
     ['openai/gpt-4o-mini', 'gpt-4o']
+    >>> one_name_each(["openai/gpt-4o-mini", "gpt-4o-mini-2024-07-18"])
+    ['openai/gpt-4o-mini']
     >>> one_name_each(["openrouter/anthropic/claude-sonnet-4", "claude-sonnet-4"])
     ['openrouter/anthropic/claude-sonnet-4']
     """
     names = list(models)
     routed = {name.split("/", i)[-1] for name in names for i in range(1, name.count("/") + 1)}
-    return [name for name in names if name not in routed]
+    releases = {short_model(name) for name in routed}
+    return [name for name in names if name not in routed and short_model(name) not in releases]
 
 
 def short_model(model: str) -> str:

@@ -463,10 +463,15 @@ def keep_wrapper_keys(transcript: Transcript, rest: Mapping[str, Any]) -> None:
     wrapper names a score of its own. ``tools`` saved as one JSON string (the tools' schemas,
     as LLaMA-Factory, ms-swift and OpenAI's fine-tuning rows hold them) is kept as the list it
     holds. A verifiers rollout's ``generation_ms`` (the time of its run, its scoring's
-    ``scoring_ms`` apart; 0 when it was not timed) is the run's ``duration_ms`` (U-3)."""
+    ``scoring_ms`` apart; 0 when it was not timed) is the run's ``duration_ms`` (U-3). An
+    ``agent_name`` names the ``agent`` (its header's, as the corpus's Agent column reads it)
+    unless the wrapper names an ``agent`` itself."""
     metadata = transcript.metadata
     for key, value in metadata_names(rest).items():
         metadata.setdefault(key, parse_tools(value) if key == "tools" else value)
+    named = metadata.get("agent_name")
+    if isinstance(named, str) and named:
+        metadata.setdefault("agent", named)
     reward = metadata.get("reward")
     if isinstance(reward, (int, float)) and not isinstance(reward, bool):
         metadata.setdefault("score", reward)
