@@ -295,3 +295,95 @@ def test_L4_an_event_warned_of_is_accounted_for_once_under_its_record_type() -> 
     assert counts["tool_call/completed"] == {"warned": 1}
     assert "tool_call" not in counts  # not counted a second time under its type alone
     assert sum(n for per in counts.values() for n in per.values()) == len(lines)
+
+
+def test_L3_cursor_agent_2026_08_outcomes_other_than_success() -> None:
+    # The CLI of 2026.08 settles a call with one of many outcome keys (a protobuf oneof, shapes
+    # as ZhengyiLuo/AgentsServer's tests of agent 2026.08.11 record them). They all read
+    # "unknown" before: a command that failed (``failure``, exit code 7), a file not found.
+    cases: list[tuple[str, Any]] = [
+        ("shellToolCall", {"failure": {"command": "false", "exitCode": 7, "stdout": "",
+                                       "stderr": "failed"}}),
+        ("readToolCall", {"fileNotFound": {"path": "missing.txt"}}),
+        ("shellToolCall", {"timeout": {"command": "sleep 10", "timeoutMs": 1000}}),
+        ("editToolCall", {"writePermissionDenied": {"path": "ro.txt",
+                                                    "error": "Permission denied"}}),
+        ("mcpToolCall", {"toolNotFound": {"name": "missing-tool"}}),
+        ("awaitToolCall", {"complete": {}}),
+        ("recordScreenToolCall", {"saveSuccess": {"path": "/tmp/recording.mp4"}}),
+        ("shellToolCall", {"success": {"exitCode": 0, "stdout": "hi\n"}, "pid": 123}),
+        ("awaitToolCall", {"stillRunning": {}}),
+        ("shellToolCall", {"futureOutcome": {"message": "new"}}),
+    ]  # fmt: skip
+    events: list[dict[str, Any]] = [init(), said("user", "go")]
+    for index, (kind, outcome) in enumerate(cases):
+        events += [
+            tool("started", f"c{index}", kind, {}),
+            tool("completed", f"c{index}", kind, {}, outcome),
+        ]
+    transcript = turnfold.load(jsonl(*events, result()))
+    assert transcript.warnings == []
+    calls = transcript.tool_calls()
+    assert [(c.status, c.result.text if c.result else None) for c in calls[:7]] == [
+        ("error", "failed"),
+        ("error", 'fileNotFound: {\n  "path": "missing.txt"\n}'),
+        ("error", 'timeout: {\n  "command": "sleep 10",\n  "timeoutMs": 1000\n}'),
+        ("error", "writePermissionDenied: Permission denied"),
+        ("error", 'toolNotFound: {\n  "name": "missing-tool"\n}'),
+        ("success", None),
+        ("success", '{\n  "path": "/tmp/recording.mp4"\n}'),
+    ]
+    assert [(c.status, c.result.text if c.result else None) for c in calls[7:9]] == [
+        ("success", "hi\n"),  # the pid beside the outcome is not one
+        ("unknown", "stillRunning"),  # not finished when the stream says so
+    ]
+    assert calls[9].status == "unknown"  # an outcome not known: shown as it is
+    assert calls[9].result is not None
+    assert "futureOutcome" in calls[9].result.text
+
+
+def test_L4_cursor_agent_2026_08_runtime_events_are_notices_or_ignored() -> None:
+    # Events of the 2026.08 CLI (shapes as ZhengyiLuo/AgentsServer's tests record them): each
+    # was "not a cursor-agent stream-json event" before, a warning for every plan-mode run
+    # (its interaction_query) and the retry, the reconnection and the task's notice not shown.
+    def event(kind: str, subtype: str, **more: Any) -> dict[str, Any]:
+        return {"type": kind, "subtype": subtype, "session_id": SESSION, **more}
+
+    transcript = turnfold.load(
+        jsonl(
+            init(),
+            said("user", "go"),
+            event(
+                "interaction_query", "request", query_type="permission", query={"prompt": "Allow?"}
+            ),
+            event(
+                "interaction_query", "response", query_type="permission", response={"answer": "yes"}
+            ),
+            event("retry", "starting", attempt=2, is_resume=True),
+            event("retry", "resuming", attempt=3, checkpoint_turn_count=11),
+            event("connection", "reconnecting", attempt=4),
+            event("connection", "reconnected"),
+            event(
+                "system", "task_notification", task_id="t1", title="Build finished", detail="exit 0"
+            ),
+            event("system", "background_shell_timeout", aborted_count=2, timeout_ms=60_000),
+            said("assistant", "done"),
+            result(),
+        )
+    )
+    assert transcript.warnings == []
+    notices = [(n.level, n.subtype, n.text) for n in transcript if isinstance(n, SystemNotice)]
+    assert notices == [
+        ("warning", "retry", "Retrying the request (attempt 2)"),
+        ("warning", "retry", "Resuming the run from its checkpoint (attempt 3)"),
+        ("warning", "connection", "Connection lost; reconnecting (attempt 4)"),
+        ("info", "task_notification", "Build finished\nexit 0"),
+        ("warning", "background_shell_timeout", "2 background command(s) aborted after the 60s"
+         " timeout"),
+    ]  # fmt: skip
+    assert [e.text for e in transcript if isinstance(e, AssistantText)] == ["done"]
+    counts = transcript.accounting.counts
+    assert counts["interaction_query/request"] == {"ignored": 1}
+    assert counts["connection/reconnected"] == {"ignored": 1}
+    assert counts["retry/starting"] == {"mapped": 1}
+    assert transcript.accounting.unaccounted == []

@@ -46,7 +46,12 @@ line.
   one, as ``-p`` mode leaves it, gets an ``AbortMarker`` too); ``system/custom_title`` →
   ``metadata["title"]``;
   ``system/ui_telemetry`` of a ``qwen-code.api_error`` event (a model request that failed: in
-  ``-p`` mode its only record) → an error ``SystemNotice`` with the error's message.
+  ``-p`` mode its only record). Qwen Code retries some failed requests (``retryWithBackoff``
+  around the logging content generator, which writes one ``api_error`` per failed attempt), so
+  what the error was is told by what follows it: one a model response follows before the next
+  prompt was retried → a warning ``SystemNotice``; the last one nothing answers before the next
+  prompt or the end ended the turn → ``AssistantError`` (an error notice instead when a
+  ``turn_result`` already records the turn's failure, so the failure counts once).
   Every other ``system`` subtype is bookkeeping for Qwen Code's own resume (``ui_telemetry``,
   ``attribution_snapshot``, ``file_history_snapshot``, ``session_*``, ``agent_*``, ``goal_*``,
   ``branch_checkpoint``, ``rewind``, ``at_command``, ...) and is ignored (listed in ``RECORDS``).
@@ -75,7 +80,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import NameSet, checked_timestamp, stringify
@@ -102,10 +107,12 @@ from turnfold.formats.source import Source, json_object_file, open_source, sibli
 from turnfold.model import (
     AbortMarker,
     AssistantError,
+    AssistantText,
     CompactionBoundary,
     Entry,
     SubAgent,
     SystemNotice,
+    Thinking,
     ToolCall,
     ToolStatus,
     Transcript,
@@ -122,7 +129,7 @@ _NOTICE = "system notice (the runtime speaking, not the user)"
 #: ``system`` subtypes that only Qwen Code's own resume, UI or telemetry reads.
 _BOOKKEEPING = {
     "ui_telemetry": "telemetry of API calls and tool runs; their outcomes are in the "
-    "conversation records (but a qwen-code.api_error event's, read as an error notice)",
+    "conversation records (but a qwen-code.api_error event's, read: see the module docstring)",
     "attribution_snapshot": "file attribution bookkeeping for commits",
     "file_history_snapshot": "file backups for undo",
     "at_command": "@-file metadata for the UI; the expanded prompt is in the user record",
@@ -156,7 +163,8 @@ RECORDS = Records(
         **{f"system/{s}": _NOTICE for s in sorted(_NOTICE_SUBTYPES)},
         "system/turn_result": "abort marker (cancelled) or assistant error (failed)",
         "system/custom_title": "the session title",
-        _API_ERROR: "error notice: a model request that failed (its message, its status code)",
+        _API_ERROR: "a model request that failed (its message, its status code): an assistant "
+        "error when no response follows before the next prompt, else a warning (retried)",
     },
     ignored={f"system/{s}": why for s, why in _BOOKKEEPING.items()},
 )
@@ -164,6 +172,8 @@ _MAPPED_SYSTEM = NameSet(
     {"chat_compression", "slash_command", "turn_result", "custom_title", *_NOTICE_SUBTYPES}
 )
 
+#: Entries of a model response: one after a failed request shows the request was retried.
+_RESPONSE = (AssistantText, Thinking, ToolCall)
 #: Record types that belong to the conversation even when they show nothing.
 _CONVERSATION = NameSet({"user", "assistant", "tool_result"})
 #: Context Qwen Code adds to a prompt's parts (hook output, reminders): the user did not type it.
@@ -497,7 +507,7 @@ class _Reader:
                     calls.append((node.order, item))
         if carried is not None:
             self._usage_lost(carried)
-        return assembler.entries, calls
+        return _settle_api_errors(assembler.entries), calls
 
     @staticmethod
     def _carry(carried: _Node, node: _Node) -> bool:
@@ -575,6 +585,38 @@ def _mark_stopped_turns(entries: list[Entry]) -> list[Entry]:
             and (after is None or isinstance(after, UserMessage))
         ):
             out.append(AbortMarker(reason="cancelled", timestamp=entry.ended_at))
+    return out
+
+
+def _settle_api_errors(entries: list[Entry]) -> list[Entry]:
+    """Each ``api_error`` notice as what followed it made it (see the module docstring): a
+    response after it before the next prompt → retried, a warning; else the last one ended the
+    turn → an :class:`AssistantError`, unless the turn's ``turn_result`` error follows (then it
+    stays an error notice). Earlier failed attempts of that span were retried too: warnings."""
+    out = list(entries)
+    pending: list[int] = []  # indexes of the api_error notices not yet settled
+
+    def settle(ended: bool) -> None:
+        for index in pending[:-1] if ended else pending:
+            cast(SystemNotice, out[index]).level = "warning"
+        if ended and pending:
+            notice = cast(SystemNotice, out[pending[-1]])
+            out[pending[-1]] = AssistantError(
+                message=notice.text, timestamp=notice.timestamp, meta=dict(notice.meta)
+            )
+        pending.clear()
+
+    for index, entry in enumerate(entries):
+        if isinstance(entry, SystemNotice) and entry.subtype == "api_error":
+            pending.append(index)
+        elif isinstance(entry, _RESPONSE):
+            settle(ended=False)
+        elif isinstance(entry, AssistantError):  # turn_result: the turn's failure, recorded
+            del pending[-1:]  # its notice stays an error: the failure counts once
+            settle(ended=False)
+        elif isinstance(entry, UserMessage):
+            settle(ended=True)
+    settle(ended=True)
     return out
 
 
@@ -769,8 +811,8 @@ def _api_error(payload: dict[str, Any]) -> str | None:
 
 
 def _api_error_notice(payload: dict[str, Any], stamp: str | None) -> SystemNotice:
-    """An error notice, not an :class:`AssistantError`: Qwen Code may still retry the request
-    (its own retry layer), and a ``turn_result`` says when the turn failed."""
+    """An error notice for now: whether Qwen Code retried the request (its own retry layer) or
+    it ended the turn is told by what follows it (:func:`_settle_api_errors`)."""
     event = payload["uiEvent"]
     entry = SystemNotice(
         text=_api_error(payload) or "", level="error", subtype="api_error", timestamp=stamp

@@ -17,13 +17,24 @@
   kind the one key of ``tool_call``: ``shellToolCall`` is ``Shell``, ``readToolCall`` ``Read``
   (:data:`_TOOL_NAMES`; another ``<x>ToolCall`` is ``X``), ``mcpToolCall`` its ``toolName``,
   ``function`` its ``name``; the calls of one ``model_call_id`` are one batch;
-- ``tool_call/completed`` settles the call by ``call_id``: ``result.success`` is ``success`` (a
-  shell command's non-zero ``exitCode``, an MCP result's ``isError``: ``error``), ``error`` and
-  ``rejected`` (refused by the permission rules) are ``error``; a call never completed stays
-  ``unknown``;
+- ``tool_call/completed`` settles the call by ``call_id``. Its ``result`` is a protobuf oneof
+  whose one key names the outcome: ``success`` is ``success`` (a shell command's non-zero
+  ``exitCode``, an MCP result's ``isError``: ``error``), as are the tool-specific ``complete``,
+  ``registered``, ``startSuccess``, ``saveSuccess`` and ``discardSuccess``; ``failure`` (a
+  command that failed, with its output), ``error``, ``rejected`` (refused by the permission
+  rules), ``timeout``, ``spawnError``, ``fileNotFound``, ``permissionDenied`` and the other
+  failures of 2026.08's CLI are ``error``, their text named by the outcome; ``approved``,
+  ``async``, ``stillRunning`` and ``needsConfirmation`` (not finished) and a key not known
+  stay ``unknown``, as does a call never completed;
 - ``result`` → ``outcome`` (``pass``, ``error`` when ``is_error`` or another subtype, as Claude
   Code's ``result`` reads), ``duration_ms`` and the run's ``usage`` (``inputTokens`` without the
-  cached ones), also on the run's last text.
+  cached ones), also on the run's last text;
+- the runtime's own events (2026.08's CLI) → :class:`SystemNotice`: ``retry/starting`` and
+  ``retry/resuming`` (a request retried, the run resumed: warnings with the attempt),
+  ``connection/reconnecting`` (a warning), ``system/task_notification`` (a background task's
+  title and detail), ``system/background_shell_timeout`` (background commands aborted: a
+  warning); ``interaction_query`` (the CLI's own permission query, answered at once in print
+  mode) and ``connection/reconnected`` are ignored (``RECORDS``).
 
 Detection: ``tool_call`` and ``thinking`` events, an init with ``apiKeySource`` but no
 ``tools`` list (Claude Code's has one), and messages and results without Claude Code's
@@ -32,7 +43,7 @@ Detection: ``tool_call`` and ``thinking`` events, an init with ``apiKeySource`` 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from turnfold.formats.agents.cline import ms_to_iso
@@ -54,6 +65,7 @@ from turnfold.model import (
     AssistantError,
     AssistantText,
     Entry,
+    SystemNotice,
     Thinking,
     ToolCall,
     ToolStatus,
@@ -73,15 +85,29 @@ RECORDS = Records(
         "tool_call/completed": "settles its call by call_id: status and result",
         "result": "outcome, duration and usage (metadata; the usage also on the run's last "
         "text); a failure as an error",
+        "retry/starting": "warning notice: the request retried (its attempt)",
+        "retry/resuming": "warning notice: the run resumed from its checkpoint (its attempt)",
+        "connection/reconnecting": "warning notice: the connection lost, reconnecting",
+        "system/task_notification": "notice: a background task's title and detail",
+        "system/background_shell_timeout": "warning notice: background commands aborted",
     },
     ignored={
         "thinking/completed": "the end of a thinking phase, whose deltas hold it",
+        "interaction_query/request": "the CLI's own query (a permission) to itself, answered "
+        "at once in print mode; the call's outcome shows what was decided",
+        "interaction_query/response": "the answer to the CLI's own query",
+        "connection/reconnected": "the connection back, after its reconnecting notice",
     },
 )
 
 _ROLES = NameSet({"user", "assistant"})
-_STREAM_TYPES = NameSet({"system", "user", "assistant", "thinking", "tool_call", "result"})
-_SUBTYPED = NameSet({"system", "thinking", "tool_call"})  # their record types name the subtype
+_STREAM_TYPES = NameSet({
+    "system", "user", "assistant", "thinking", "tool_call", "result",
+    "interaction_query", "retry", "connection",  # newer CLIs (2026.08)
+})  # fmt: skip
+#: Their record types name the subtype.
+_SUBTYPED = NameSet({"system", "thinking", "tool_call", "interaction_query", "retry",
+                     "connection"})  # fmt: skip
 _LACKS = "no cursor-agent stream-json event"
 
 #: The tools a ``<x>ToolCall`` key names, as Cursor's transcripts name them.
@@ -121,6 +147,10 @@ def _verdict(value: Mapping[str, Any], kind: str) -> int:
         return DISTINCTIVE
     if kind == "system/init":
         return DISTINCTIVE if "apiKeySource" in value and "tools" not in value else NOT_MINE
+    if kind.startswith("interaction_query/"):
+        return DISTINCTIVE
+    if kind in _NOTICES:  # Claude Code's stream-json has a task_notification too
+        return READABLE
     if kind in _ROLES:
         if not isinstance(value.get("message"), Mapping):
             return NOT_MINE
@@ -213,7 +243,9 @@ class _Reader:
             self._completed(record, line)
         elif kind == "result":
             self._result(record)
-        elif kind != "thinking/completed":
+        elif kind in _NOTICES:
+            self._append(_NOTICES[kind](record))
+        elif RECORDS.disposition(kind) != "ignored":
             self._warn(f"unknown cursor-agent stream-json event {kind!r} skipped", line)
 
     def _prompt(self, content: str | list[Any], line: int) -> None:
@@ -313,6 +345,50 @@ class _Reader:
         self._run = []
 
 
+def _attempt(record: Mapping[str, Any]) -> str:
+    attempt = as_int(record.get("attempt"))
+    return f" (attempt {attempt})" if attempt is not None else ""
+
+
+def _retrying(record: Mapping[str, Any]) -> SystemNotice:
+    resumed = record.get("subtype") == "resuming"
+    what = "Resuming the run from its checkpoint" if resumed else "Retrying the request"
+    return SystemNotice(text=what + _attempt(record), level="warning", subtype="retry",
+                        timestamp=ms_to_iso(record.get("timestamp_ms")))  # fmt: skip
+
+
+def _reconnecting(record: Mapping[str, Any]) -> SystemNotice:
+    text = "Connection lost; reconnecting" + _attempt(record)
+    return SystemNotice(text=text, level="warning", subtype="connection",
+                        timestamp=ms_to_iso(record.get("timestamp_ms")))  # fmt: skip
+
+
+def _task_notification(record: Mapping[str, Any]) -> SystemNotice:
+    said = [record.get(k) for k in ("title", "detail")]
+    text = "\n".join(t for t in said if isinstance(t, str) and t.strip())
+    return SystemNotice(text=text or "A background task reported.", subtype="task_notification",
+                        timestamp=ms_to_iso(record.get("timestamp_ms")))  # fmt: skip
+
+
+def _shell_timeout(record: Mapping[str, Any]) -> SystemNotice:
+    count, limit = as_int(record.get("aborted_count")), as_int(record.get("timeout_ms"))
+    text = f"{count if count is not None else 'Some'} background command(s) aborted"
+    if limit is not None:
+        text += f" after the {limit / 1000:g}s timeout"
+    return SystemNotice(text=text, level="warning", subtype="background_shell_timeout",
+                        timestamp=ms_to_iso(record.get("timestamp_ms")))  # fmt: skip
+
+
+#: The runtime's events shown as notices (the run was not the model's to say).
+_NOTICES: dict[str, Callable[[Mapping[str, Any]], SystemNotice]] = {
+    "retry/starting": _retrying,
+    "retry/resuming": _retrying,
+    "connection/reconnecting": _reconnecting,
+    "system/task_notification": _task_notification,
+    "system/background_shell_timeout": _shell_timeout,
+}
+
+
 def _is_text_block(block: Any) -> bool:
     return (
         isinstance(block, Mapping)
@@ -353,22 +429,47 @@ def _name_and_args(key: str, body: Mapping[str, Any]) -> tuple[str, Any]:
     return (base[:1].upper() + base[1:]) or key, args
 
 
+#: A completed call's ``result`` is a protobuf oneof: one key names its outcome. These mean the
+#: tool did its work (a ``success`` command's non-zero ``exitCode`` aside)...
+_DONE = NameSet({"success", "complete", "registered", "startSuccess", "saveSuccess",
+                 "discardSuccess"})  # fmt: skip
+#: ... these that it failed or did not run (``rejected``: refused by the permission rules) ...
+_FAILED = NameSet({
+    "failure", "error", "rejected", "timeout", "spawnError", "permissionDenied",
+    "readPermissionDenied", "writePermissionDenied", "fileNotFound", "invalidFile", "notFile",
+    "fileBusy", "noSpace", "sandboxUnsupported", "notFound", "serverNotFound", "toolNotFound",
+})  # fmt: skip
+#: ... and these that it had not finished (still running, waiting for an answer): unknown.
+_UNFINISHED = NameSet({"approved", "async", "stillRunning", "needsConfirmation"})
+
+
 def _outcome(result: Any) -> tuple[ToolStatus, str | None]:
-    """A completed call's status and result text, from its ``result``."""
+    """A completed call's status and result text, from its ``result``: the outcome key, with
+    other keys beside it (``pid``, ``isBackground``) left out. Another key keeps the call
+    ``unknown``, the result shown as it is."""
     if not isinstance(result, Mapping):
         return "unknown", None
-    success = result.get("success")
-    if isinstance(success, Mapping):
-        exit_code = as_int(success.get("exitCode"))
-        failed = (exit_code is not None and exit_code != 0) or success.get("isError") is True
-        return ("error" if failed else "success"), _success_text(success)
-    failure = result.get("error")
-    if failure is not None:
-        return "error", _reason(failure) or stringify(failure)
-    refusal = result.get("rejected")
-    if refusal is not None:  # refused by the permission rules: the tool did not run
-        reason = _reason(refusal)
+    outcome = next((k for k in result if k in _DONE or k in _FAILED or k in _UNFINISHED), None)
+    body = result.get(outcome) if outcome is not None else None
+    if outcome == "success" and isinstance(body, Mapping):
+        exit_code = as_int(body.get("exitCode"))
+        failed = (exit_code is not None and exit_code != 0) or body.get("isError") is True
+        return ("error" if failed else "success"), _success_text(body)
+    if outcome in _DONE:
+        return "success", _success_text(body) if isinstance(body, Mapping) and body else None
+    if outcome == "rejected":  # the tool did not run
+        reason = _reason(body)
         return "error", f"Rejected: {reason}" if reason else "Rejected: the tool did not run."
+    if outcome in ("error", "failure"):
+        # A command that ran and failed (``failure``) holds its output and exit code.
+        if isinstance(body, Mapping) and ("exitCode" in body or "stdout" in body):
+            return "error", _success_text(body) or _reason(body) or stringify(body)
+        return "error", _reason(body) or stringify(body)
+    if outcome is not None:
+        # What failed (``fileNotFound``: the path) means little without the outcome's name.
+        said = _reason(body) or (stringify(body) if body else None)
+        status: ToolStatus = "error" if outcome in _FAILED else "unknown"
+        return status, f"{outcome}: {said}" if said else outcome
     return "unknown", stringify(result)
 
 
