@@ -370,8 +370,10 @@ def test_C7_unreadable_and_empty_items_are_rows_with_their_error() -> None:
 
 
 def test_C1_a_linked_folder_is_walked_once_and_a_link_back_up_ends(tmp_path: Path) -> None:
-    """Sessions kept on another disk and linked into the scanned folder are read (they were
-    left out without a word); a link back up the tree is not walked again."""
+    """Sessions kept on another disk and linked into the scanned folder are not read (a scan,
+    and the site it publishes, covers the folder it was given: tests/test_scan_links.py), but
+    never left out without a word: skipped, and the scan says where the link leads; a link
+    back up the tree is not walked again."""
     fixture = FIXTURES / "codex_rollout_v0.129_two-turns.jsonl"
     root, elsewhere = tmp_path / "sessions", tmp_path / "elsewhere"
     (root / "a").mkdir(parents=True)
@@ -380,8 +382,11 @@ def test_C1_a_linked_folder_is_walked_once_and_a_link_back_up_ends(tmp_path: Pat
     shutil.copy(fixture, elsewhere / "two.jsonl")
     (root / "b").symlink_to(elsewhere, target_is_directory=True)
     (root / "a" / "up").symlink_to(root, target_is_directory=True)
-    corpus = scan(root, workers=1, cache=False)
-    assert corpus.keys == [str(root / "a" / "one.jsonl"), str(root / "b" / "two.jsonl")]
+    with pytest.warns(UserWarning, match="skipped a link leading out of the folder"):
+        corpus = scan(root, workers=1, cache=False)
+    assert corpus.keys == [str(root / "a" / "one.jsonl")]
+    assert corpus.skipped == 1
+    assert scan(root / "b", workers=1, cache=False).keys == [str(root / "b" / "two.jsonl")]
 
 
 def test_C7_a_count_past_64_bits_is_null_in_the_table_and_said(tmp_path: Path) -> None:

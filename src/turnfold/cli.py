@@ -12,7 +12,8 @@ Both load the file with :func:`turnfold.load`, build the view model with the cho
 settings and draw it with the same renderers the notebook uses for its static outputs
 (:mod:`turnfold.render.html`, :mod:`turnfold.render.text`). Exit status: 0 on success, 2 for
 bad usage or a file that is missing, is not a transcript (the message on stderr names the file,
-the formats tried and the first offending line) or holds nothing to show, 1 when the output
+the first offending line, the closest formats if any, how many formats were tried (``-v``:
+each) and how to name the format) or holds nothing to show, 1 when the output
 cannot be written, 130 when interrupted (Ctrl-C). ``FILE`` may be ``-``, standard input.
 """
 
@@ -127,6 +128,12 @@ def _add_common_options(parser: argparse.ArgumentParser, *, file_optional: bool 
         action="store_true",
         help="open every fold (turn processes, groups, thinking, summaries, tools) instead of "
         "the default fold states, in which a finished turn shows only its answer",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="when FILE is not recognised, name every format tried (by default: how many)",
     )
 
 
@@ -267,7 +274,10 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
         return None
     try:
         transcript = load(source, format=options.format, **_picked(path, options.sample))
-    except ValueError as error:  # not a transcript, or many (an eval log of many samples…)
+    except TranscriptFormatError as error:
+        print(f"turnfold: {_not_a_transcript(error, options, path)}", file=stderr)
+        return None
+    except ValueError as error:  # many runs (an eval log of many samples…), not one
         print(f"turnfold: {error}{_many_runs_hint(str(error), options.command, path)}", file=stderr)
         return None
     except OSError as error:
@@ -280,6 +290,35 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
         return None
     _say_warnings(where, transcript, stderr)
     return transcript
+
+
+#: A "not a transcript" message names the formats tried when they are this few (a format the
+#: user named); every format detection tried (some sixty) only with ``-v``, else their count.
+_TRIED_NAMED = 3
+
+
+def _not_a_transcript(error: TranscriptFormatError, options: argparse.Namespace,
+                      path: Path) -> str:  # fmt: skip
+    """The message of a file no format recognised (L-4): the file, the first offending line and
+    why, the closest formats detection weighed (in the reason), the formats tried (their
+    count, each with ``-v``), and what to do next: name the format, if it is one of them."""
+    command = options.command
+    where = f"{error.source}, line {error.line}" if error.line is not None else error.source
+    # load()'s own next step for a tie ("pass format="): here the line after says it.
+    reason = error.reason.removesuffix("; pass format=")
+    many = _many_runs_hint(str(error), command, path)
+    tried = error.tried
+    if options.verbose or len(tried) <= _TRIED_NAMED:
+        said = f"formats tried: {', '.join(tried) or 'none'}"
+    else:
+        said = f"{len(tried)} formats tried (-v names them)"
+    message = f"{where}: not a transcript ({reason}); {said}{many}"
+    if many or len(tried) <= _TRIED_NAMED:
+        return message
+    file = shlex.quote(str(path) if path != STDIN else "-")
+    return (f"{message}\nturnfold: if it is one of them, name it: turnfold {command} "
+            f"--format NAME {file} (turnfold {command} --help names them, docs/formats.md "
+            "tells what each reads)")  # fmt: skip
 
 
 def _many_runs_hint(message: str, command: str, path: Path) -> str:
@@ -406,18 +445,29 @@ def _render_compare(options: argparse.Namespace, stdout: TextIO) -> int:
 
     first, second = options.compare
     runs = []
-    for path in (first, second):
+    names: list[str] = []
+    stems: list[str] = []
+    for given in (first, second):
+        # FILE#ID is one run of a file of many (two samples of one eval log), as for FILE.
+        path, sample = _file_and_run(given)
         if not path.exists():
             print(f"turnfold: {path}: no such file or folder", file=sys.stderr)
             return EXIT_BAD_INPUT
         try:
-            run = open_run(path)
-        except (TranscriptFormatError, ValueError) as error:
+            run = open_run(path) if sample is None else load(path, **_picked(path, sample))
+        except TranscriptFormatError as error:
+            print(f"turnfold: {_not_a_transcript(error, options, path)}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except ValueError as error:
             print(f"turnfold: {error}", file=sys.stderr)
             return EXIT_BAD_INPUT
         if isinstance(run, Transcript):
             _say_warnings(path, run, sys.stderr)
         runs.append(run)
+        names.append(path.name if sample is None else f"{path.name}#{sample}")
+        page_of_run = _output_path(path, None, sample)  # where its own page would go
+        assert page_of_run is not None
+        stems.append(page_of_run.stem)
     single = [isinstance(run, Transcript) for run in runs]
     if single[0] != single[1]:
         one, many = (first, second) if single[0] else (second, first)
@@ -427,18 +477,30 @@ def _render_compare(options: argparse.Namespace, stdout: TextIO) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
-    names = (first.name, second.name)
-    title = f"{first.name} vs {second.name}"
+    if names[0] == names[1]:  # two files of one name (two runs' stdout-0.jsonl)
+        names = _told_apart(first, second) or [f"{names[0]} (A)", f"{names[0]} (B)"]
+    title = f"{names[0]} vs {names[1]}"
     try:
         page = render_compare_page(runs[0], runs[1], _settings(options), names=names, title=title)
     except ValueError as error:  # two corpora whose samples cannot be joined
         print(f"turnfold: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     encoded = page.encode("utf-8")
-    target: Path | None = first.with_name(f"{first.stem}-vs-{second.stem}.html")
+    target: Path | None = _file_and_run(first)[0].with_name(f"{stems[0]}-vs-{stems[1]}.html")
     if options.output is not None:
         target = None if options.output == "-" else Path(options.output)
     return _write(target, lambda stream: stream.write(encoded), stdout)
+
+
+def _told_apart(first: Path, second: Path) -> list[str] | None:
+    """Two paths of one file name by the fewest last parts that differ (``work/x.jsonl`` and
+    ``v1.1/work/x.jsonl`` as ``opencode/work/x.jsonl`` and ``v1.1/work/x.jsonl``); None for
+    one path twice."""
+    a, b = first.parts, second.parts
+    for count in range(1, max(len(a), len(b)) + 1):
+        if a[-count:] != b[-count:]:
+            return [str(Path(*a[-count:])), str(Path(*b[-count:]))]
+    return None
 
 
 def _site_folder(options: argparse.Namespace) -> Path | None:

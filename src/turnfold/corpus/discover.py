@@ -10,7 +10,9 @@ worker that reads it (:func:`turnfold.corpus.summarize.examine`).
 
 from __future__ import annotations
 
+import fnmatch
 import glob as globbing
+import itertools
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -184,20 +186,96 @@ def _is_text(path: str) -> bool:
     return True
 
 
-def _walk(root: str, format: str | None, found: Found) -> None:
-    # A linked folder is walked (sessions kept on another disk and linked in), each real folder
-    # once: a link back up the tree would otherwise be walked for ever.
-    seen: set[tuple[int, int]] = set()
-    for folder, dirs, files in os.walk(root, followlinks=True):
+def _walk(root: str, format: str | None, found: Found, links: _Links | None = None) -> None:
+    """Every candidate of the folder ``root``, its links followed only where they stay inside
+    it (:class:`_Links`); given a glob's ``links``, those inside are left for it to follow."""
+    told, links = links is None, links or _Links(root)
+    _walk_one(root, format, found, links)
+    if told:
+        _follow(links, format, found)
+        links.warn(found)
+
+
+def _follow(links: _Links, format: str | None, found: Found) -> None:
+    """The links inside the folder met so far, after every folder was walked by its own name."""
+    while links.folders:
+        _walk_one(links.folders.pop(0), format, found, links)
+    _add_linked_files(links, format, found)
+
+
+def _add_linked_files(links: _Links, format: str | None, found: Found) -> None:
+    """The linked files met so far whose targets were not met by their own names."""
+    for path in links.files:
+        if found.first_time(links.as_walked(path)):
+            _add_file(path, format, found)
+    links.files = []
+
+
+class _Links:
+    """The symbolic links a walk of ``top`` meets. One that leads out of the folder is not
+    followed: a scan (and the site built from it, which publishes what it reads) covers the
+    folder it was given, as ``find`` and ``rsync`` do by default, never a file elsewhere on
+    the machine a link happens to point at; each is counted as skipped, the scan warns once
+    naming them. One that stays inside is followed after the walk of the folders themselves,
+    so a file or folder met by its own name and by a link is read once, by its own name, and
+    a link back up the tree is no loop."""
+
+    def __init__(self, top: str) -> None:
+        self.top = os.path.realpath(top)
+        self.root = top
+        #: The real folders walked, by device and inode.
+        self.walked: set[tuple[int, int]] = set()
+        self.folders: list[str] = []
+        self.files: list[str] = []
+        self.outside: list[str] = []
+
+    def inside(self, path: str) -> bool:
+        """Whether ``path``, its links followed, lies inside the scanned folder."""
+        target = os.path.realpath(path)
+        return target == self.top or target.startswith(self.top.rstrip(os.sep) + os.sep)
+
+    def as_walked(self, path: str) -> str:
+        """The path the walk would meet a linked file's target by (``found.seen``'s key)."""
+        inner = os.path.relpath(os.path.realpath(path), self.top)
+        return os.path.join(self.root, inner)
+
+    def sort(self, folder: str, names: list[str], found: Found, into: list[str]) -> list[str]:
+        """``names`` in ``folder`` that are no links; a link among them is put in ``into``
+        (to follow later) or, leading out of the folder, counted as skipped."""
+        kept = []
+        for name in names:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                kept.append(name)
+            elif self.inside(path):
+                into.append(path)
+            elif found.first_time(path):
+                found.skipped += 1
+                self.outside.append(path)
+        return kept
+
+    def warn(self, found: Found) -> None:
+        if not self.outside:
+            return
+        named = ", ".join(self.outside[:3]) + (", …" if len(self.outside) > 3 else "")
+        count = len(self.outside)
+        links = "a link" if count == 1 else f"{count} links"
+        where = "the place it leads to" if count == 1 else "the places they lead to"
+        warn_at_caller(f"{self.root}: skipped {links} leading out of the folder, not followed "
+                       f"({named}); scan {where} to read them")  # fmt: skip
+
+
+def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> None:
+    for folder, dirs, files in os.walk(start):
         try:
             real = os.stat(folder)
         except OSError:
             dirs.clear()
             continue
-        if (real.st_dev, real.st_ino) in seen:
+        if (real.st_dev, real.st_ino) in links.walked:
             dirs.clear()
             continue
-        seen.add((real.st_dev, real.st_ino))
+        links.walked.add((real.st_dev, real.st_ino))
         # Sorted, so rows come in the same order on every machine; hidden folders (.git, caches)
         # hold no sessions, but for the agents' own.
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") or d in AGENT_FOLDERS)
@@ -238,19 +316,73 @@ def _walk(root: str, format: str | None, found: Found) -> None:
         elif (walked := opencode.walked_folders(Path(folder), files, dirs)) is not None:
             # OpenCode's data folder, or its storage/: only the folders that hold sessions.
             dirs[:] = walked
+        dirs[:] = links.sort(folder, dirs, found, links.folders)
         for name in sorted(files):
             if name.startswith(".") and name not in CANDIDATE_NAMES:
                 continue
             path = os.path.join(folder, name)
             suffixes = CANDIDATE_SUFFIXES + PARQUET_SUFFIXES + DATABASE_SUFFIXES
             if (name.endswith(suffixes) and name != INDEX_NAME) or name in CANDIDATE_NAMES:
-                _add_file(path, format, found)
+                if links.sort(folder, [name], found, links.files):
+                    _add_file(path, format, found)
             elif found.first_time(path):
                 found.skipped += 1
 
 
 def _is_glob(text: str) -> bool:
     return any(char in text for char in "*?[")
+
+
+def _glob(pattern: str, links: _Links, found: Found) -> list[str]:
+    """The paths ``pattern`` matches, sorted. ``**`` is matched over a walk of the pattern's
+    base (``links.root``) that enters no link: :func:`glob.glob` follows links to folders under
+    ``**``, so a link back up the tree made it list paths without end (``pathlib``'s ``**``
+    does not follow them either). A link is matched itself, and followed by the walk of its
+    match if it stays inside; one leading out is skipped and said, as a walk's is."""
+    if "**" not in pattern:
+        return sorted(globbing.glob(pattern, recursive=True))
+    base = links.root
+    wanted = _parts(pattern)[len(_parts(base)) :]
+    hidden = any(part.startswith(".") for part in wanted)
+    folders_only = pattern.endswith(os.sep)  # ``runs/**/``: the folders, each with its slash
+    # Paths as glob writes them: under the pattern's own base (none for ``**/x.jsonl``).
+    lead = [] if base == os.curdir and not pattern.startswith(os.curdir) else [base]
+    # The base itself when ``**`` may match no folder (``runs/**`` lists ``runs/``), as glob.
+    matches = [os.path.join(base, "")] if lead and _glob_matches(wanted, []) else []
+    for folder, dirs, files in os.walk(base):
+        if not hidden:  # a hidden folder is no glob's match but by a pattern naming it
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+        links.sort(folder, list(dirs), found, [])  # only to say which lead out
+        inner = _parts(os.path.relpath(folder, base))
+        matches += [os.path.join(*lead, *inner, name, *([""] if folders_only else []))
+                    for name in (dirs if folders_only else (*dirs, *files))
+                    if _glob_matches(wanted, [*inner, name])]  # fmt: skip
+    return sorted(matches)
+
+
+def _parts(path: str) -> list[str]:
+    return [part for part in path.split(os.sep) if part not in ("", os.curdir)]
+
+
+def _glob_matches(parts: list[str], names: list[str]) -> bool:
+    """Whether the path of ``names`` matches a glob's ``parts`` (:func:`glob.glob`'s rules:
+    ``**`` any number of folders, a wildcard never a name's leading dot)."""
+    if not parts:
+        return not names
+    head, rest = parts[0], parts[1:]
+    if head == "**":
+        return any(_glob_matches(rest, names[at:]) for at in range(len(names) + 1)
+                   if not any(n.startswith(".") for n in names[:at]))  # fmt: skip
+    if not names or (names[0].startswith(".") and not head.startswith(".")):
+        return False
+    return fnmatch.fnmatch(names[0], head) and _glob_matches(rest, names[1:])
+
+
+def _glob_base(pattern: str) -> str:
+    """The folder a glob's leading literal part names (``runs/*/x.jsonl``: ``runs``)."""
+    parts = pattern.split(os.sep)
+    literal = list(itertools.takewhile(lambda part: not _is_glob(part), parts[:-1]))
+    return os.sep.join(literal) or (os.sep if pattern.startswith(os.sep) else os.curdir)
 
 
 def discover(source: str | os.PathLike[str] | Iterable[Any], format: str | None) -> Found:
@@ -260,11 +392,22 @@ def discover(source: str | os.PathLike[str] | Iterable[Any], format: str | None)
     for entry in paths:
         text = expanded(os.fspath(entry))
         if isinstance(entry, str) and _is_glob(text) and not os.path.exists(text):
-            for match in sorted(globbing.glob(text, recursive=True)):
-                if os.path.isdir(match):
-                    _walk(match, format, found)
+            # A glob reads the folder its literal part names (``runs/**``: runs/): a match that
+            # is (or lies through) a link leading out of it is skipped, as a walk's link is.
+            links = _Links(_glob_base(text))
+            for match in _glob(text, links, found):
+                if not links.inside(match):
+                    if found.first_time(match):
+                        found.skipped += 1
+                        links.outside.append(match)
+                elif os.path.islink(match):
+                    (links.folders if os.path.isdir(match) else links.files).append(match)
+                elif os.path.isdir(match):
+                    _walk(match, format, found, links)
                 else:
                     _add_file(match, format, found)
+            _follow(links, format, found)
+            links.warn(found)
             continue
         if os.path.isdir(text):
             _walk(text, format, found)
@@ -290,7 +433,10 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
     ``<sessionId>/<sessionId>.messages.json``. The parent's loader reads each of them into the
     call that spawned it; Qwen's, Cursor's and Cline's are rows only when their session file is
     gone, as Claude Code's Workflow agents are. The OpenHands SDK keeps a sub-agent's
-    conversation in ``<id>/subagents/<sub id>/``, read with its parent's ``base_state.json``.
+    conversation in ``<id>/subagents/<sub id>/``, read with its parent's ``base_state.json``;
+    Kimi Code a sub-agent's journal in ``<session>/agents/<agentId>/wire.jsonl``, read with the
+    lead's ``agents/main/wire.jsonl`` (the older Kimi CLI its copy in
+    ``<session>/subagents/<agentId>/``, read with ``<session>/context.jsonl``).
     """
     if format == "claude-code":
         run = path.parent.parent
@@ -318,7 +464,27 @@ def is_subagent_file(path: Path, format: str, head: list[Any]) -> bool:
         return _atif_session(path, head) is not None
     if format == opencode.NAME:
         return _opencode_lead(path, head) is not None
+    if format in (kimi.NAME, kimi_cli.NAME):
+        return _kimi_session(path, format) is not None
     return False
+
+
+def _kimi_session(path: Path, format: str) -> Path | None:
+    """The session file a Kimi sub-agent's file belongs to, if it is there: Kimi Code's
+    lead-agent journal for ``<session>/agents/<agentId>/wire.jsonl`` (beside
+    ``agents/main/``), the older Kimi CLI's ``<session>/context.jsonl`` for
+    ``<session>/subagents/<agentId>/context.jsonl`` (or its ``wire.jsonl``). The session's
+    reader reads each sub-agent into the call that spawned it, so a scan of ``agents/`` or
+    ``subagents/`` (whose folders are not the session's, :func:`kimi.is_session_folder`) gives
+    the session one row, as a scan of the session does."""
+    folder = path.parent.parent
+    if format == kimi.NAME:
+        session = folder.parent / kimi.MAIN_JOURNAL
+        mine = folder.name == "agents" and path.name == session.name
+    else:
+        session = folder.parent / kimi_cli.CONTEXT
+        mine = folder.name == "subagents" and path.name in (kimi_cli.CONTEXT, kimi_cli.WIRE)
+    return session if mine and session != path and session.is_file() else None
 
 
 def _opencode_lead(path: Path, head: list[Any]) -> Path | None:
@@ -440,6 +606,9 @@ def session_of(path: Path, format: str | None, head: list[Any]) -> str | None:
         return globbing.escape(str(session)) if session is not None else None
     if format == atif.NAME:
         session = _atif_session(path, head)
+        return globbing.escape(str(session)) if session is not None else None
+    if format in (kimi.NAME, kimi_cli.NAME):
+        session = _kimi_session(path, format)
         return globbing.escape(str(session)) if session is not None else None
     return None
 

@@ -42,6 +42,7 @@ from turnfold.formats import (
 from turnfold.formats import _module as _format_module
 from turnfold.formats import tables as table_runs  # ``tables``: whether to build them
 from turnfold.formats.common import as_text
+from turnfold.formats.databases import one_look
 from turnfold.formats.detection import AmbiguousFormat
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.harnesses import archive, inspect_log, openhands
@@ -428,9 +429,11 @@ def _session_database(item: Item) -> Any:
     none."""
     if item.path is None or (item.format is None and not item.path.endswith(DATABASE_SUFFIXES)):
         return None
-    for database in SESSION_DATABASES:
-        if item.format in (None, database.NAME) and database.detect_path(Path(item.path)):
-            return database
+    path = Path(item.path)
+    with one_look(path):  # each reader asks of its tables: the file is opened once
+        for database in SESSION_DATABASES:
+            if item.format in (None, database.NAME) and database.detect_path(path):
+                return database
     return None
 
 

@@ -391,7 +391,10 @@ def path_format(path: Path) -> str | None:
     the other formats read from its records, and for a file none claims."""
     if _opens_with_a_record(path):
         return None
-    claims = [(m.NAME, e) for m in _path_readers() if (e := m.detect_path(path)) is not None]
+    from turnfold.formats.databases import one_look
+
+    with one_look(path):  # the SQLite-backed readers share one opening of a database
+        claims = [(m.NAME, e) for m in _path_readers() if (e := m.detect_path(path)) is not None]
     return _choose(str(path), claims, None)
 
 

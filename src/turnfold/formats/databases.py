@@ -4,13 +4,19 @@ only, and telling one from its header and tables without reading it.
 
 A database is opened read only (``mode=ro``): a session its agent is writing is read as it
 stands, and nothing of it is ever changed.
+
+Detection asks every SQLite-backed reader whether a file is its store; each tells by the
+tables (:func:`tables`, :func:`columns`, or :func:`layout` with :func:`table_columns`). Within
+:func:`one_look` they share one connection and one reading of ``sqlite_master`` (and of each
+table's columns), so a file is opened once per detection, not once per reader.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -39,19 +45,95 @@ def is_database(path: Path) -> bool:
         return True
 
 
+class _Look:
+    """One look at the database at ``path`` for every reader's detection: opened (read only,
+    its header first) when a reader first asks, its tables' names read once, each table's
+    columns once."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db: sqlite3.Connection | None = None
+        self.tried = False
+        self.names: list[str] | None = None
+        self.columns: dict[str, set[str]] = {}
+
+    def connection(self) -> sqlite3.Connection | None:
+        """The open database; None when it is no readable SQLite file (asked once)."""
+        if not self.tried:
+            self.tried = True
+            try:
+                if self.path.is_file() and is_database(self.path):
+                    self.db = connect(self.path)
+            except (OSError, sqlite3.Error):
+                self.db = None
+        return self.db
+
+    def table_names(self, db: sqlite3.Connection) -> list[str]:
+        if self.names is None:
+            query = "SELECT name FROM sqlite_master WHERE type = 'table'"
+            self.names = [row[0] for row in db.execute(query).fetchall()]
+        return self.names
+
+    def columns_of(self, db: sqlite3.Connection, table: str) -> set[str]:
+        if table not in self.columns:
+            rows = db.execute(f"PRAGMA table_info({quoted(table)})").fetchall()
+            self.columns[table] = {row[1] for row in rows}
+        return self.columns[table]
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+
+
+_LOOK: ContextVar[_Look | None] = ContextVar("turnfold_database_look", default=None)
+
+
+@contextlib.contextmanager
+def one_look(path: Path) -> Iterator[None]:
+    """Within it, every reader's look at the database at ``path`` (:func:`tables`,
+    :func:`columns`, :func:`layout`, :func:`table_columns`) shares one read-only connection
+    and one reading of its tables: detection opens the file once, whatever the number of
+    SQLite-backed readers asked. Closed on leaving; a file that is no database is not opened."""
+    look = _Look(path)
+    token = _LOOK.set(look)
+    try:
+        yield
+    finally:
+        _LOOK.reset(token)
+        look.close()
+
+
+def _look_at(path: Path) -> _Look | None:
+    look = _LOOK.get()
+    return look if look is not None and look.path == path else None
+
+
+def _look_of(db: sqlite3.Connection) -> _Look | None:
+    look = _LOOK.get()
+    return look if look is not None and look.db is db else None
+
+
 def tables(path: Path) -> set[str] | None:
     """The tables of the database at ``path``; None when it is no readable SQLite file."""
     return layout(path, _table_names)
 
 
 def _table_names(db: sqlite3.Connection) -> set[str]:
+    look = _look_of(db)
+    if look is not None:
+        return set(look.table_names(db))
     return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
 def layout(path: Path, read: Callable[[sqlite3.Connection], T]) -> T | None:
     """What ``read`` makes of the database at ``path`` (its tables, say), opened read only and
-    told by its header first; None when it is no readable SQLite file."""
+    told by its header first (or as :func:`one_look` opened it); None when it is no readable
+    SQLite file."""
+    look = _look_at(path)
     try:
+        if look is not None:
+            db = look.connection()
+            return read(db) if db is not None else None
         if not path.is_file() or not is_database(path):
             return None
         with contextlib.closing(connect(path)) as db:
@@ -95,6 +177,9 @@ def quoted(name: str) -> str:
 def table_columns(db: sqlite3.Connection) -> dict[str, set[str]]:
     """Every table of the open database ``db`` with its columns' names: a store of no fixed
     table names is told by its tables' columns."""
+    look = _look_of(db)
+    if look is not None:
+        return {table: set(look.columns_of(db, table)) for table in look.table_names(db)}
     found: dict[str, set[str]] = {}
     for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
         found[table] = {row[1] for row in db.execute(f"PRAGMA table_info({quoted(table)})")}
@@ -103,8 +188,12 @@ def table_columns(db: sqlite3.Connection) -> dict[str, set[str]]:
 
 def columns(path: Path, table: str) -> set[str]:
     """The columns of ``table`` in the database at ``path`` (none when unreadable)."""
+    look = _look_at(path)
     try:
+        if look is not None:
+            db = look.connection()
+            return set(look.columns_of(db, table)) if db is not None else set()
         with contextlib.closing(connect(path)) as db:
-            return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            return {row[1] for row in db.execute(f"PRAGMA table_info({quoted(table)})")}
     except sqlite3.Error:
         return set()

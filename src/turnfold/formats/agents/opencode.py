@@ -45,6 +45,9 @@ Each message's parts, in order (``part.id`` ascends in time):
   the step's entries (:func:`~turnfold.usage.attach_usage`). ``patch`` (the files a step
   changed) and ``retry`` (a provider error retried) are notices; the message's ``error`` an
   :class:`~turnfold.model.AssistantError` (an abort an :class:`~turnfold.model.AbortMarker`);
+  a message with no ``error``, no ``time.completed`` and no ``finish`` was cut off with its
+  process (killed, never aborted): an :class:`~turnfold.model.AbortMarker` too, its turn
+  stopped;
 - a ``task`` call's sub-agent is a session of its own (``metadata.sessionId``, whose
   ``parent_id`` is this one): read from the database and nested under the call
   (:class:`~turnfold.model.SubAgent`). An export holds its own session only: the call then
@@ -158,6 +161,8 @@ _ABORTED = "Tool execution aborted"
 _DENIED = "The user rejected permission to use this specific tool call"
 #: The ``name`` of a message's (or a stream's) error when the user aborted it.
 ABORTED_ERROR = "MessageAbortedError"
+#: The stop of a response OpenCode recorded no end of (its process was killed).
+UNFINISHED = "the response never finished (its process was stopped)"
 
 
 # --- detection ------------------------------------------------------------------------------------
@@ -565,6 +570,16 @@ def read(source: Source, *, sample: Any = None, epoch: int | None = None) -> Tra
 # --- one session ----------------------------------------------------------------------------------
 
 
+def _unfinished(info: Mapping[str, Any]) -> bool:
+    """Whether a stored assistant message was cut off with its process: OpenCode records a
+    response's end (``time.completed``, its ``finish`` reason) or why it stopped (``error``),
+    and a message it created (``time.created``) with none of them never ended, though no abort
+    was recorded; its turn was stopped, not completed (P-7). A ``run --format json`` stream's
+    message (:mod:`~turnfold.formats.agents.opencode_json`) has no times of its own to tell."""
+    times = _mapping(info.get("time"))
+    return bool(times.get("created")) and not times.get("completed") and not info.get("finish")
+
+
 def iso_time(ms: Any) -> str | None:
     """An OpenCode time (ms since the epoch) as ISO 8601."""
     return epoch_iso(ms, per_second=1000, timespec="milliseconds")
@@ -818,6 +833,8 @@ class SessionReader:
                 self.add(AbortMarker(reason=said, timestamp=stamp))
             else:
                 self.add(AssistantError(message=said, timestamp=stamp))
+        elif _unfinished(info):
+            self.add(AbortMarker(reason=UNFINISHED, timestamp=stamp))
 
     def _usage(self, entries: list[Entry], tokens: Any, cost: Any, model: str | None) -> None:
         usage = step_usage(tokens)
