@@ -642,8 +642,11 @@ ALLOWED_ATTRIBUTES = {
 }  # fmt: skip
 ANSI_STYLE = re.compile(r"(?:color:#[0-9a-f]{6})?;?(?:background-color:#[0-9a-f]{6})?")
 NUMBER = r"-?\d+(?:\.\d+)?(?:e-?\d+)?"
-#: U-4: the timeline places its labels, and its axis, by numbers in CSS variables only.
-AXIS_STYLE = re.compile(rf"--x:{NUMBER};--w:{NUMBER}|--tf-x0:{NUMBER};--tf-span:{NUMBER}")
+#: U-4: the timeline places its labels, its shapes and its axis by numbers in CSS variables only.
+AXIS_STYLE = re.compile(
+    rf"--x:{NUMBER};--w:{NUMBER}(?:;--y:{NUMBER};--h:{NUMBER})?|--h:{NUMBER}"
+    rf"|--tf-x0:{NUMBER};--tf-span:{NUMBER}"
+)
 SCRIPT_URL = re.compile(r"\s*(java|vb)script:|\s*data:text", re.I)
 DATA_IMAGE = re.compile(r"data:image/(png|jpeg|gif|webp);base64,\S*")
 FORBIDDEN_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

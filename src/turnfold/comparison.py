@@ -324,15 +324,23 @@ class Block:
 
 def blocks_of(items: Iterable[PlannedItem]) -> list[Block]:
     """The planned items of a projection (:func:`~turnfold.process.plan_projection`) cut at
-    each prompt."""
+    each prompt.
+
+    What comes before the first prompt without being a turn (a notice such as the context a
+    Gemini CLI session opens with) belongs to the first prompt's block: on its own it would be
+    a "turn" that did nothing, aligned with, or missing from, the other run, and perhaps the
+    first difference that opens in place of a real one.
+    """
     blocks: list[Block] = []
     prompt: UserMessage | None = None
     current: list[PlannedItem] = []
     for item in items:
         if isinstance(item.entry, UserMessage):
-            if current:
+            opening = prompt is None and all(before.segment is None for before in current)
+            if current and not opening:
                 blocks.append(Block(prompt, tuple(current)))
-            prompt, current = item.entry, []
+                current = []
+            prompt = item.entry
         current.append(item)
     if current:
         blocks.append(Block(prompt, tuple(current)))

@@ -190,8 +190,9 @@ _DARK: dict[str, str] = {
     "--tf-shine": "var(--jp-ui-font-color0, #ffffff)",
     **{f"--tf-cat-{name}": colour for name, colour in CATEGORY_COLOURS["dark"].items()},
 }
-#: Hosts that announce a dark theme on an ancestor of the output.
-_DARK_HOSTS = ('[data-jp-theme-light="false"]', ".vscode-dark", ".tf-dark")
+#: Hosts that announce a dark theme on an ancestor of the output (marimo: ``.dark`` on its body
+#: and inside each anywidget's shadow root).
+_DARK_HOSTS = ('[data-jp-theme-light="false"]', ".vscode-dark", ".dark", ".tf-dark")
 
 _RULES = """\
 .turnfold {
@@ -318,11 +319,46 @@ _RULES = """\
 .turnfold .tf-notice ul { margin: 2px 0 6px; color: var(--tf-dim); }
 """
 
-#: U-4: the timeline. Its SVG is drawn in seconds of the axis and stretched to the width
-#: (``preserveAspectRatio="none"``), so strokes keep their pixel width (``non-scaling-stroke``):
-#: the stroke is what makes a call of a few milliseconds still a visible bar. Labels sit in a
-#: row of HTML above it, placed by the same axis: ``--x`` and ``--w`` of ``--tf-span``.
-_TIMELINE_RULES = """\
+# U-4: the timeline. The widget draws it as SVG in seconds of the axis stretched to the width
+# (``preserveAspectRatio="none"``), strokes keeping their pixel width (``non-scaling-stroke``),
+# and widens a shape too short to see itself (``MIN_BAR_PX`` in ``js/src/timeline.js``). A page
+# has no script: there each shape is a box of the plot (``.tf-tl-plot``) placed by the same
+# axis as the labels above it, ``--x`` and ``--w`` of ``--tf-span``, and CSS alone keeps a turn,
+# a call and its failure mark at least :data:`MIN_SHAPE_PX` wide from their start, or ending
+# at the axis's end where that would pass it (so a bar never hangs outside the picture). What
+# the scale says is unchanged: a shape is only ever drawn wider, never moved along the axis
+# except at its end.
+
+#: The least width, in pixels, a page draws a turn, a call or a failure mark with: as the widget
+#: does (``MIN_BAR_PX``), a call of a few milliseconds in an hour's session can be seen and
+#: clicked.
+MIN_SHAPE_PX = 4
+#: A page's plot: every shape from its start, at least :data:`MIN_SHAPE_PX` wide, and never past
+#: the axis's end (``left`` is the lesser of its place and the end less its width).
+_PLOT_RULES = f"""\
+.turnfold .tf-tl-plot {{ position: relative; height: calc(var(--h) * 1px); }}
+.turnfold .tf-tl-plot > * {{
+  --tf-tl-left: calc((var(--x) - var(--tf-x0)) * 100% / var(--tf-span));
+  --tf-tl-width: max(calc(var(--w) * 100% / var(--tf-span)), {MIN_SHAPE_PX}px);
+  position: absolute; display: block; box-sizing: border-box; margin: 0; padding: 0;
+  left: min(var(--tf-tl-left), calc(100% - var(--tf-tl-width))); width: var(--tf-tl-width);
+  top: calc(var(--y) * 1px); height: calc(var(--h) * 1px);
+}}
+.turnfold .tf-tl-plot > .tf-tl-band {{
+  background: var(--tf-bg-soft); border: 1px solid var(--tf-border);
+}}
+/* An idle gap is long by definition: drawn as it is. */
+.turnfold .tf-tl-plot > .tf-tl-gap {{
+  --tf-tl-width: calc(var(--w) * 100% / var(--tf-span)); border: 1px dashed var(--tf-faint);
+}}
+.turnfold .tf-tl-plot > .tf-tl-bar {{ background: var(--tf-c); border-radius: 1px; }}
+.turnfold .tf-tl-plot > .tf-tl-mark {{ background: var(--tf-error); }}
+.turnfold .tf-tl-plot > a.tf-tl-bar:hover, .turnfold .tf-tl-plot > a.tf-tl-bar:focus-visible {{
+  outline: 2px solid var(--tf-fg-strong); outline-offset: 0;
+}}
+"""
+_TIMELINE_RULES = (
+    """\
 .turnfold .tf-timeline > summary, .turnfold .tf-timeline > .tf-toggle { color: var(--tf-dim); }
 .turnfold .tf-tl { padding: 2px 0 6px; }
 .turnfold .tf-tl-labels {
@@ -350,9 +386,12 @@ _TIMELINE_RULES = """\
 .turnfold .tf-tl-hit { cursor: pointer; outline: none; }
 .turnfold .tf-tl-back { font: inherit; font-size: 0.9em; color: var(--tf-accent); cursor: pointer;
   background: none; border: 0; padding: 0; margin: 0 0 2px; }
-""" + "\n".join(
-    f".turnfold .tf-c-{name} {{ --tf-c: var(--tf-cat-{name}); }}"
-    for name in CATEGORY_COLOURS["light"]
+"""
+    + _PLOT_RULES
+    + "\n".join(
+        f".turnfold .tf-c-{name} {{ --tf-c: var(--tf-cat-{name}); }}"
+        for name in CATEGORY_COLOURS["light"]
+    )
 )
 
 _PAGE_RULES = """\
@@ -828,15 +867,15 @@ def session_html(session: SessionNode | None) -> str:
 
 
 def timeline_html(timeline: TimelineNode | None) -> str:
-    """U-4: the timeline, a closed ``<details>`` under the session header, drawn as inline SVG
-    with no script: each call's bar links to its row (``#call-<key>``), which the browser opens
-    its way to; a coarse timeline's turn links to the turn's first call."""
+    """U-4: the timeline, a closed ``<details>`` under the session header, drawn with no script
+    as boxes placed on the axis by CSS (:data:`_PLOT_RULES`): each call's bar links to its row
+    (``#call-<key>``), which the browser opens its way to; a coarse timeline's turn links to the
+    turn's first call."""
     if not timeline:
         return ""
     note = timeline["note"]
     noted = f'{_SEP}<span class="tf-dim">{_text(note)}</span>' if note else ""
-    span, height = timeline["span"], timeline["height"]
-    axis = f"--tf-x0:{timeline['origin']};--tf-span:{span}"
+    axis = f"--tf-x0:{timeline['origin']};--tf-span:{timeline['span']}"
     out = [
         f'<details class="tf-timeline" data-key="{_text(timeline["key"])}"'
         f'{" open" if timeline["open"] else ""}><summary class="tf-row">'
@@ -855,54 +894,49 @@ def timeline_html(timeline: TimelineNode | None) -> str:
                 f'<span class="tf-tl-idle" style="--x:{gap["x"]};--w:{gap["w"]}" title="{label}">'
                 f"{label}</span>"
             )
+    height = timeline["height"]
     out.append(
-        f'</div>\n<svg class="tf-tl-svg" viewBox="{timeline["origin"]} 0 {span} {height}" '
-        f'preserveAspectRatio="none" height="{height}" role="group" '
+        f'</div>\n<div class="tf-tl-plot" style="--h:{height}" role="group" '
         f'aria-label="{_text(timeline["title"])}">'
     )
     for turn in timeline["turns"]:
         out.append(_timeline_turn(turn, timeline["bar"], timeline["mark"], height))
-    out.append("</svg></div></details>\n")
+    out.append("</div></div></details>\n")
     return "".join(out)
+
+
+def _shape(
+    tag: str, kind: str, x: float, w: float, y: int, h: int, label: str | None = None,
+    href: str | None = None,
+) -> str:  # fmt: skip
+    """One box of a page's timeline: ``kind`` its classes, from ``x`` lasting ``w`` seconds of
+    the axis, ``y`` and ``h`` in pixels; ``label`` its tooltip (and name, for a link)."""
+    link = f' href="{href}"' if href is not None else ""
+    title = f' title="{_text(label)}"' if label is not None else ""
+    style = f"--x:{x};--w:{w};--y:{y};--h:{h}"
+    return f'<{tag}{link} class="{kind}" style="{style}"{title}></{tag}>'
 
 
 def _timeline_turn(turn: TimelineTurn, bar: int, mark: int, height: int) -> str:
     x, w = turn["x"], turn["w"]
-    parts = [
-        f'\n<g><rect class="tf-tl-band" x="{x}" y="0" width="{w}" height="{height}">'
-        f"<title>{_text(turn['label'])}</title></rect>"
-    ]
+    parts = ["\n" + _shape("span", "tf-tl-band", x, w, 0, height, turn["label"])]
     for gap in turn["gaps"]:
-        parts.append(
-            f'<rect class="tf-tl-gap" x="{gap["x"]}" y="0" width="{gap["w"]}" height="{height}">'
-            f"<title>{_text(gap['label'])}</title></rect>"
-        )
+        parts.append(_shape("span", "tf-tl-gap", gap["x"], gap["w"], 0, height, gap["label"]))
     bars = turn["bars"]
     if bars is None:  # coarse: the turn as one bar, linking to its first call
-        category = _text(turn["category"] or "other")
-        shape = (
-            f'<rect class="tf-tl-bar tf-c-{category}" x="{x}" y="{mark}" width="{w}" '
-            f'height="{bar}"><title>{_text(turn["label"])}</title></rect>'
-        )
+        kind = f"tf-tl-bar tf-c-{_text(turn['category'] or 'other')}"
         call = turn["call"]
-        parts.append(f'<a href="{_link(call)}">{shape}</a>' if call else shape)
+        tag, href = ("a", _link(call)) if call else ("span", None)
+        parts.append(_shape(tag, kind, x, w, mark, bar, turn["label"], href))
         if turn["failed"]:
-            parts.append(
-                f'<rect class="tf-tl-mark" x="{x}" y="0" width="{w}" height="{mark - 1}"/>'
-            )
+            parts.append(_shape("span", "tf-tl-mark", x, w, 0, mark - 1))
     else:
         for one in bars:
-            bx, bw, category = one["x"], one["w"], _text(one["category"])
-            parts.append(
-                f'<a href="{_link(one["key"])}"><rect class="tf-tl-bar tf-c-{category}" '
-                f'x="{bx}" y="{one["y"]}" width="{bw}" height="{bar}">'
-                f"<title>{_text(one['label'])}</title></rect></a>"
-            )
+            kind = f"tf-tl-bar tf-c-{_text(one['category'])}"
+            href = _link(one["key"])
+            parts.append(_shape("a", kind, one["x"], one["w"], one["y"], bar, one["label"], href))
             if one["failed"]:
-                parts.append(
-                    f'<rect class="tf-tl-mark" x="{bx}" y="0" width="{bw}" height="{mark - 1}"/>'
-                )
-    parts.append("</g>")
+                parts.append(_shape("span", "tf-tl-mark", one["x"], one["w"], 0, mark - 1))
     return "".join(parts)
 
 
