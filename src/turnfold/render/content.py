@@ -1051,10 +1051,11 @@ def thinking_html(thinking: Thinking, locale: str | None = "en") -> str:
 # --- Stylesheet (W-3) ---------------------------------------------------------------------------
 #
 # One stylesheet serves light and dark: light by default; dark inside JupyterLab's dark themes
-# (``data-jp-theme-light="false"``), VS Code's dark themes, under a ``.tf-dark`` ancestor, or when
-# the system prefers dark and no host theme or ``.tf-light`` ancestor says light.
+# (``data-jp-theme-light="false"``), VS Code's dark themes, marimo's (``.dark``), under a
+# ``.tf-dark`` ancestor, or when the system prefers dark and no host theme or ``.tf-light``
+# ancestor says light.
 
-_DARK_SCOPES = ('[data-jp-theme-light="false"]', ".vscode-dark", ".tf-dark")
+_DARK_SCOPES = ('[data-jp-theme-light="false"]', ".vscode-dark", ".dark", ".tf-dark")
 _SYSTEM_DARK_SCOPE = 'body:not([data-jp-theme-light="true"]):not(.vscode-light)'
 
 
