@@ -236,6 +236,26 @@ def test_A1_codeact_steps_and_a_trajectory_without_finish() -> None:
     assert notice.subtype == "no_finish"
 
 
+def test_L4_a_trajectory_cut_to_fit_the_context_window_says_its_first_steps_are_gone() -> None:
+    """``ReAct.truncate_trajectory`` drops a trajectory's oldest steps when the prompt is too
+    long, in the dict the ``Prediction`` returns: the load says so before the first step it
+    holds, and numbers the calls as the trajectory does."""
+    long_agent, _, long_run = dspy_runs.long_run(3)
+    whole = long_run()
+    cut = dict(whole.trajectory)
+    long_agent.truncate_trajectory(cut)
+    transcript = turnfold.load(dspy.Prediction(trajectory=cut, reasoning="r", answer="done"))
+    notice = transcript.entries[0]
+    assert isinstance(notice, SystemNotice)
+    assert (notice.level, notice.subtype) == ("warning", "truncated")
+    assert notice.text.startswith("The trajectory starts at step 1: DSPy cut its first steps")
+    assert calls_of(transcript) == [
+        ("step-1", "add", {"a": 1, "b": 1}, "success"),
+        ("step-2", "add", {"a": 2, "b": 1}, "success"),
+    ]
+    assert not any(isinstance(e, SystemNotice) for e in turnfold.load(whole).entries)
+
+
 # --- L-4 ------------------------------------------------------------------------------------------
 
 
@@ -309,8 +329,11 @@ def test_I22_a_trajectory_as_react_writes_it_reads_at_once_as_key_by_key(
     # Each step's LM call found in the history (the finish step's too), usage on its thought.
     assert all(t.usage is not None and t.timestamp for t in thoughts[:31])
     shortened = turnfold.load(values["cut"][0])
-    assert texts(shortened)[0] == "step 1"  # its first step is the one ReAct kept first
-    assert calls_of(shortened)[0] == ("step-0", "add", {"a": 1, "b": 1}, "success")
+    notice = shortened.entries[0]  # that the first step is gone, then the one ReAct kept first
+    assert isinstance(notice, SystemNotice)
+    assert notice.subtype == "truncated"
+    assert texts(shortened)[1] == "step 1"
+    assert calls_of(shortened)[0] == ("step-1", "add", {"a": 1, "b": 1}, "success")
 
 
 def test_I22_a_trajectory_of_any_other_shape_is_read_key_by_key_as_its_steps_say() -> None:
@@ -335,7 +358,16 @@ def test_I22_a_trajectory_of_any_other_shape_is_read_key_by_key_as_its_steps_say
     }
     for label, trajectory in others.items():
         assert reader._react_steps(trajectory) is None or label == "numbered from 5", label
-        assert turnfold.load({"trajectory": trajectory, "answer": "a"}) == expected, label
+        read = turnfold.load({"trajectory": trajectory, "answer": "a"})
+        if label == "numbered from 5":  # steps 0 to 4 cut off (truncate_trajectory): said so
+            notice = read.entries[0]
+            assert isinstance(notice, SystemNotice), label
+            assert notice.subtype == "truncated", label
+            assert calls_of(read) == [
+                ("step-5", "add", {"a": 1}, "success"), ("step-6", "explode", {"x": "y"}, "error"),
+            ]  # fmt: skip
+            continue
+        assert read == expected, label
     # What ReAct never writes is read key by key, whatever the fast read would make of it.
     for label, trajectory in {
         "a step without its observation": {k: v for k, v in react.items() if k != keys[3]},

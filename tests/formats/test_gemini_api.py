@@ -31,6 +31,7 @@ from turnfold.formats import gemini_api, which_format
 from turnfold.formats.harnesses import mini_swe_agent
 from turnfold.formats.source import from_object
 from turnfold.model import Usage
+from turnfold.session import session_facts
 
 MESSAGES = Path(__file__).parents[1] / "fixtures" / "messages"
 SDK = "gemini-api_google-genai-3.6.1"
@@ -244,6 +245,82 @@ def test_U1_a_response_s_usage_counts_cached_prompt_and_thoughts_as_turnfold_doe
     assert transcript.accounting.counts == {"response": {"mapped": 1}}
 
 
+def test_U1_the_results_of_server_side_tools_count_as_input() -> None:
+    """Code execution feeds its results back to the model, billed as input but counted apart
+    from the prompt (``toolUsePromptTokenCount``; the total adds prompt, candidates, tool-use
+    prompt and thoughts): the usage's input holds them."""
+    code = [
+        {"executableCode": {"code": "print(2**10)", "language": "PYTHON"}},
+        {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "1024\n"}},
+        {"text": "It is 1024."},
+    ]
+    value = {
+        "candidates": [{"content": {"role": "model", "parts": code}, "finishReason": "STOP"}],
+        "usageMetadata": {
+            "promptTokenCount": 40,
+            "candidatesTokenCount": 25,
+            "toolUsePromptTokenCount": 160,
+            "thoughtsTokenCount": 10,
+            "totalTokenCount": 235,
+        },
+        "modelVersion": "gemini-2.5-flash",
+    }
+    transcript = load(value)
+    (answer,) = of_kind(transcript, AssistantText)
+    assert answer.usage == Usage(input_tokens=200, output_tokens=35, reasoning_tokens=10)
+    (run,) = transcript.tool_calls()
+    assert (run.name, run.status, run.result and run.result.text) == (
+        "code_execution",
+        "success",
+        "1024\n",
+    )
+
+
+def test_L2_the_chunks_of_a_streamed_response_are_one_answer() -> None:
+    """``generate_content_stream`` yields the response in chunks, each a response with the same
+    ``responseId`` and the usage so far: saved as a list, the thought and the text read whole
+    (not one text per chunk, the last chunk's word shown as the answer), the usage once."""
+
+    def chunk(parts: list[dict[str, Any]], **usage: int) -> dict[str, Any]:
+        candidate = {"content": {"role": "model", "parts": parts}}
+        counts = {"promptTokenCount": 20, **usage}
+        return {
+            "candidates": [candidate],
+            "usageMetadata": counts,
+            "modelVersion": "gemini-2.5-flash",
+            "responseId": "stream-1",
+        }
+
+    chunks = [
+        chunk([{"text": "**Weighing** the ", "thought": True}]),
+        chunk([{"text": "question.", "thought": True}, {"text": "The answer "}]),
+        chunk([{"text": "is 42."}]),
+        chunk([{"text": ""}], candidatesTokenCount=6, thoughtsTokenCount=4, totalTokenCount=30),
+        {**chunk([{"text": "Next."}], candidatesTokenCount=2), "responseId": "other"},
+    ]
+    transcript = load(chunks)
+    assert [(e.kind, e.text) for e in transcript.entries] == [
+        ("thinking", "**Weighing** the question."),
+        ("assistant", "The answer is 42."),
+        ("assistant", "Next."),
+    ]
+    assert session_facts(transcript).tokens == {
+        "input_tokens": 40, "output_tokens": 12, "reasoning_tokens": 4,
+    }  # fmt: skip
+
+
+def test_L4_a_response_of_several_candidates_says_only_the_first_is_shown() -> None:
+    def candidate(text: str, index: int) -> dict[str, Any]:
+        content = {"role": "model", "parts": [{"text": text}]}
+        return {"content": content, "finishReason": "STOP", "index": index}
+
+    value = {"candidates": [candidate("A", 0), candidate("B", 1)], "modelVersion": "gemini"}
+    transcript = load(value)
+    assert [e.text for e in of_kind(transcript, AssistantText)] == ["A"]
+    (warning,) = transcript.warnings
+    assert warning.reason == "a response of 2 candidates: the first shown"
+
+
 def test_L2_a_response_shows_the_calls_automatic_function_calling_made() -> None:
     transcript = load(AFC_RESPONSE)
     kinds = [e.kind for e in transcript]
@@ -283,10 +360,33 @@ def test_L3_a_blocked_prompt_is_an_error_that_keeps_its_usage() -> None:
         "promptFeedback": {"blockReason": "PROHIBITED_CONTENT"},
         "usageMetadata": {"promptTokenCount": 9, "totalTokenCount": 9},
     }
-    (error,) = load(value).entries
+    transcript = load(value)
+    (error,) = transcript.entries
     assert isinstance(error, AssistantError)
     assert error.message == "The prompt was blocked (PROHIBITED_CONTENT)."
-    assert error.meta["usage"] == {"input_tokens": 9}
+    assert error.usage == Usage(input_tokens=9)
+    assert session_facts(transcript).tokens == {"input_tokens": 9}
+
+
+def test_U1_a_blocked_answer_s_billed_prompt_counts_in_the_session_tokens_and_cost() -> None:
+    """A candidate blocked before it wrote anything (``finishReason: SAFETY``, no content) was
+    still billed for its prompt: its error carries the usage, so the header, the scan row and
+    the cost count it."""
+    blocked = {
+        "candidates": [{"finishReason": "SAFETY", "safetyRatings": [{"blocked": True}]}],
+        "usageMetadata": {"promptTokenCount": 1200, "totalTokenCount": 1200},
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "resp-blocked",
+    }
+    transcript = load(blocked)
+    (error,) = transcript.entries
+    assert isinstance(error, AssistantError)
+    assert error.message == "The response was blocked (SAFETY)."
+    assert error.usage == Usage(input_tokens=1200, response_id="resp-blocked")
+    facts = session_facts(transcript)
+    assert facts.tokens == {"input_tokens": 1200}
+    assert facts.cost is not None  # estimated: the API records no cost
+    assert facts.cost.usd > 0
 
 
 # --- pairing and outcomes -----------------------------------------------------------------------

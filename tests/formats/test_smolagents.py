@@ -23,6 +23,7 @@ from turnfold.formats import TranscriptFormatError, which_format
 from turnfold.formats.frameworks.smolagents import Follower
 from turnfold.formats.source import open_source
 from turnfold.model import AssistantText, SystemNotice, Thinking, ToolCall, Transcript, UserMessage
+from turnfold.session import session_facts
 from turnfold.usage import counts_of
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -294,6 +295,48 @@ def test_A1_a_code_agent_s_code_is_a_python_call_with_its_observation() -> None:
         pass
     assert calls_of(followed.transcript) == calls_of(turnfold.load(live))
     assert answers_of(followed.transcript) == [runs.CODE_ANSWER]
+
+
+@pytest.mark.parametrize(
+    ("replies", "options", "shown"),
+    [
+        # use_structured_outputs_internally: the model output is the JSON of thought and code
+        ([json.dumps({"thought": "I add.", "code": "x = add(a=1, b=2)\nprint(x)"})],
+         {"use_structured_outputs_internally": True}, ["I add."]),
+        # no code block (a parsing error): smolagents appends the closing tag it stops on
+        (["Thought: I forgot the code.", "<code>\nprint(add(a=1, b=2))\n</code>"], {},
+         ["I forgot the code."]),
+        (["Thought: no fence.", "```python\nprint(add(a=1, b=2))\n```"],
+         {"code_block_tags": "markdown"}, ["no fence."]),
+        # two code blocks, which smolagents runs as one code action
+        (["Thought: two blocks.\n<code>\nx = add(a=1, b=2)\n</code>\nthen\n<code>\nprint(x)\n"
+          "</code>"], {}, ["two blocks."]),
+    ],
+    ids=["structured-outputs", "no-code-block", "no-markdown-block", "two-code-blocks"],
+)  # fmt: skip
+def test_A1_a_code_agent_s_thought_is_the_model_s_text_without_its_code(
+    replies: list[str], options: dict[str, Any], shown: list[str]
+) -> None:
+    """The thought a ``CodeAgent`` step shows is what the model wrote before its code: not
+    the JSON of a structured output, not the closing tag smolagents adds to a text that has
+    no code block, not the code of a second block (the call shows it)."""
+    from smolagents import CodeAgent
+
+    add, _ = runs._tools()
+    scripted = [runs._message(text) for text in replies]
+    scripted.append(runs._message(json.dumps({"thought": "", "code": "final_answer('3')"})
+                    if options.get("use_structured_outputs_internally")
+                    else "<code>\nfinal_answer('3')\n</code>"
+                    if options.get("code_block_tags") != "markdown"
+                    else "```python\nfinal_answer('3')\n```"))  # fmt: skip
+    agent = CodeAgent(
+        tools=[add], logger=runs._quiet(), model=runs._model_class()(scripted), **options
+    )
+    agent.run("add")
+    saved = json.loads(json.dumps([step.dict() for step in agent.memory.steps], default=str))
+    for transcript in (turnfold.load(agent), turnfold.load(saved, format="smolagents")):
+        assert [e.text for e in transcript.entries if isinstance(e, Thinking)] == shown
+        assert answers_of(transcript) == ["3"]
 
 
 # --- a CodeAgent's managed agents (L-1) -------------------------------------------------------
@@ -599,6 +642,85 @@ def test_A1_a_run_that_hits_max_steps_says_so_and_shows_the_forced_answer() -> N
     assert calls_of(followed) == calls_of(loaded)
     assert answers_of(followed) == ["Forced: 2"]
     assert [n.subtype for n in followed.entries if isinstance(n, SystemNotice)] == ["max_steps"]
+
+
+@pytest.mark.parametrize("agent_class", ["ToolCallingAgent", "CodeAgent"])
+def test_A1_an_answer_a_final_answer_check_refused_is_shown_refused_with_its_usage(
+    agent_class: str,
+) -> None:
+    """A ``final_answer_checks`` function that refuses an answer fails the step with an
+    ``AgentError`` after its calls ran: the refused answer (a ToolCallingAgent's, as live
+    shows it before the check) or the code that gave it (a CodeAgent's, with its output) is
+    shown with the step's usage, then the error; the run's answer is the one accepted."""
+    import smolagents
+
+    def check(answer: Any, memory: Any, agent: Any = None) -> bool:
+        return answer != "bad"
+
+    def make() -> Any:
+        if agent_class == "ToolCallingAgent":
+            replies = [
+                runs._message(None, ("final_answer", {"answer": "bad"}, "c1")),
+                runs._message(None, ("final_answer", {"answer": "good"}, "c2")),
+            ]
+        else:
+            replies = [
+                runs._message("<code>\nfinal_answer('bad')\n</code>"),
+                runs._message("<code>\nfinal_answer('good')\n</code>"),
+            ]
+        cls = getattr(smolagents, agent_class)
+        model = runs._model_class()(replies)
+        return cls(tools=[], logger=runs._quiet(), final_answer_checks=[check], model=model)
+
+    agent = make()
+    agent.run("answer")
+    loaded = turnfold.load(agent)
+    assert session_facts(loaded).tokens == {"input_tokens": 20, "output_tokens": 10}
+    (notice,) = [e for e in loaded.entries if isinstance(e, SystemNotice)]
+    assert notice.text.startswith("AgentError: Check check failed")
+    texts = [e for e in loaded.entries if isinstance(e, AssistantText)]
+    if agent_class == "ToolCallingAgent":
+        assert [(e.text, "refused" in e.meta) for e in texts] == [("bad", True), ("good", False)]
+    else:
+        assert [(c.status, c.result and c.result.text) for c in loaded.tool_calls()] == [
+            ("success", "Execution logs:\nLast output from code snippet:\nbad"),
+            ("success", "Execution logs:\nLast output from code snippet:\ngood"),
+        ]
+        assert [e.text for e in texts] == ["good"]
+    live = make()
+    followed = turnfold.follow(live.run("answer", stream=True), display=False)
+    for _ in followed:
+        pass
+    assert calls_of(followed.transcript) == calls_of(loaded)
+    shown = [e for e in followed.transcript.entries if isinstance(e, AssistantText)]
+    assert [(e.text, e.meta.get("refused")) for e in shown] == [
+        (e.text, e.meta.get("refused")) for e in texts
+    ]
+
+
+def test_A2_a_followed_run_that_hits_max_steps_counts_its_forced_answer_as_a_load_does() -> None:
+    """At ``max_steps`` smolagents writes the forced answer's step (its time and usage) to
+    memory but yields the previous step again in its place: given the agent, the follower
+    reads that step from memory, so the followed run's answer, usage and span are a load's."""
+    from smolagents import ToolCallingAgent
+
+    add, _ = runs._tools()
+    model = runs._model_class()(
+        [runs._message(None, ("add", {"a": 1, "b": 1}, "c1")), runs._message("Forced: 2", tokens=3)]
+    )
+    agent = ToolCallingAgent(tools=[add], max_steps=1, logger=runs._quiet(), model=model)
+    followed = turnfold.follow(agent.run("add", stream=True), display=False, agent=agent)
+    for _ in followed:
+        pass
+    loaded = turnfold.load(agent)
+    (answer,) = [e for e in followed.transcript.entries if isinstance(e, AssistantText)]
+    assert answer.text == "Forced: 2"
+    assert answer.usage is not None
+    assert (answer.usage.input_tokens, answer.usage.output_tokens) == (10, 3)
+    assert session_facts(followed.transcript).tokens == session_facts(loaded).tokens
+    assert [e.timestamp for e in followed.transcript.entries] == [e.timestamp for e in loaded]
+    notices = [e for e in followed.transcript.entries if isinstance(e, SystemNotice)]
+    assert [(n.level, n.subtype) for n in notices] == [("warning", "max_steps")]
 
 
 # --- the saved fixtures ---------------------------------------------------------------------

@@ -14,7 +14,7 @@ Input shapes:
 - a ``GenerateContentResponse`` ``{"candidates": [{"content", "finishReason"}],
   "usageMetadata", "modelVersion", "responseId"}``, alone or among the contents: its
   ``automaticFunctionCallingHistory`` (the calls google-genai made on the way), then its first
-  candidate's content.
+  candidate's content (a warning says when there are more: ``candidateCount``).
 
 Mapping, per content (parts read by :mod:`~turnfold.formats.gemini_parts`):
 
@@ -37,6 +37,9 @@ Mapping, per content (parts read by :mod:`~turnfold.formats.gemini_parts`):
   ``toolType`` settled by the ``toolResponse`` with its id; inline images the model returned are
   the ``images`` of its text, other data and files a :class:`SystemNotice`; consecutive text
   (and thought) parts merge, as streamed chunks do;
+- the chunks of a streamed response (``generate_content_stream``, each a response with the
+  same ``responseId``) are one answer: a chunk's first text or thought goes on with the
+  previous chunk's last;
 - a response's ``usageMetadata`` is the :class:`Usage` of its content (``promptTokenCount``, the
   cached tokens included, as input; ``candidatesTokenCount`` plus ``thoughtsTokenCount`` as
   output, the thoughts its reasoning; ``cachedContentTokenCount`` as cache read), its
@@ -44,7 +47,8 @@ Mapping, per content (parts read by :mod:`~turnfold.formats.gemini_parts`):
   text's model and ``metadata["model"]``. ``finishReason`` ``MAX_TOKENS`` and the stops that
   cut an answer short (``MALFORMED_FUNCTION_CALL``…) are a warning :class:`SystemNotice`
   (subtype ``finish_reason``), a blocked answer (``SAFETY``, ``RECITATION``…) or prompt
-  (``promptFeedback.blockReason``) an :class:`AssistantError`.
+  (``promptFeedback.blockReason``) an :class:`AssistantError`, which carries the response's
+  usage when no text does (the prompt was billed).
 
 Part fields that carry nothing to show (``thoughtSignature``, media metadata) are passed over;
 a part of any other kind is warned of, once per kind, never dropped without a word. The format
@@ -95,6 +99,7 @@ from turnfold.model import (
     Entry,
     ImageData,
     SystemNotice,
+    Thinking,
     ToolCall,
     ToolStatus,
     Transcript,
@@ -149,6 +154,15 @@ _BLOCKED = NameSet(
 _AFC_HISTORY = "automaticFunctionCallingHistory"
 
 
+def _continues(before: AssistantText | Thinking, entry: Entry) -> bool:
+    """Whether ``entry`` (the first of a streamed chunk) goes on with ``before`` (the last of
+    the chunk before it): a text after a text, a thought after a thought, neither with
+    images (a chunk of its own)."""
+    if isinstance(before, AssistantText) and isinstance(entry, AssistantText):
+        return not before.images and not entry.images
+    return isinstance(before, Thinking) and isinstance(entry, Thinking)
+
+
 def _string(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -177,6 +191,9 @@ class GeminiContentsBuilder(MessageBuilder):
         self._waiting: deque[ToolCall] = deque()  # function calls without a response, in order
         self._code: deque[ToolCall] = deque()  # code execution calls without a result
         self._unknown: set[str] = set()
+        #: The ``responseId`` of the last response fed and the last entry it wrote: a streamed
+        #: chunk of the same response continues that entry's text.
+        self._streamed: tuple[str, Entry] | None = None
 
     # --- feeding ------------------------------------------------------------------------------
 
@@ -192,6 +209,7 @@ class GeminiContentsBuilder(MessageBuilder):
             self.warn(f"not a Gemini Content ({what})", line)
         else:
             self.recognized += 1
+            self._streamed = None
             parts = self._parts(message.get("parts"), line)
             if message.get("role") == "model":
                 self._model(parts, line, batch=batch)
@@ -213,20 +231,36 @@ class GeminiContentsBuilder(MessageBuilder):
         usage = usage_from(camel_keys(fields.get("usageMetadata")))
         if usage is not None:
             usage.response_id = response_id
-        candidate = next((camel_keys(c) for c in as_list(fields.get("candidates"))), None)
+        candidates = as_list(fields.get("candidates"))
+        candidate = next((camel_keys(c) for c in candidates), None)
+        if len(candidates) > 1:  # candidateCount asked for several: the chat goes on with one
+            self.warn(f"a response of {len(candidates)} candidates: the first shown", line)
         if candidate is None:
-            self._blocked_prompt(camel_keys(fields.get("promptFeedback")), usage, line)
+            self._blocked_prompt(camel_keys(fields.get("promptFeedback")), usage, model, line)
             return
         content = candidate.get("content")
         written: list[Entry] = []
+        streamed = self._streamed
+        self._streamed = None
         if isinstance(content, Mapping):
             parts = self._parts(content.get("parts"), line)
-            written = self._model(parts, line, usage=usage, model=model, batch=response_id)
+            # A chunk of ``generate_content_stream`` (its response's id again): its first text
+            # goes on where the chunk before it stopped, as consecutive parts merge.
+            after = streamed[1] if streamed and streamed[0] == response_id else None
+            written = self._model(
+                parts, line, usage=usage, model=model, batch=response_id, after=after
+            )
+            if response_id and written:
+                self._streamed = (response_id, written[-1])
         elif content is not None:
             self.warn("a candidate whose content is no Content", line)
         stop = self._finish(candidate.get("finishReason"), candidate.get("finishMessage"))
         if usage is not None and stop is not None and not written:
-            stop.meta["usage"] = usage_meta(usage)  # no entry of the answer to carry it
+            # No entry of the answer to carry the usage, but the prompt was billed: a blocked
+            # answer's error counts it as its usage; a notice, which has none, only says it.
+            carrier = attach_usage([stop], usage, model=model)
+            if carrier is None:
+                stop.meta["usage"] = usage_meta(usage)
 
     def _parts(self, parts: Any, line: int) -> list[Part]:
         read: list[Part] = []
@@ -319,7 +353,11 @@ class GeminiContentsBuilder(MessageBuilder):
         usage: Usage | None = None,
         model: str | None = None,
         batch: str | None = None,
+        after: Entry | None = None,
     ) -> list[Entry]:
+        """The entries of a model content, appended; ``after``: the last entry of the chunk
+        of the same streamed response before it, which its first text or thought continues
+        (the entries written then start with ``after``)."""
         batch_id = batch or f"msg-{line}"
         made: set[int] = set()  # the entries other parts made: no function calls
 
@@ -335,6 +373,18 @@ class GeminiContentsBuilder(MessageBuilder):
         for index, entry in enumerate(entries):
             if isinstance(entry, ToolCall) and id(entry) not in made:
                 self._function_call(entry, line, index)
+        first = entries[0] if entries else None
+        if isinstance(after, (AssistantText, Thinking)) and (
+            first is None or _continues(after, first)
+        ):
+            if isinstance(first, (AssistantText, Thinking)):
+                change_entry(self.transcript, after, text=after.text + first.text)
+                entries = entries[1:]
+            for entry in entries:
+                self.transcript.append(entry)
+            # The response's usage (each chunk's counts so far) on its last text, shown.
+            attach_usage([after, *entries], usage, self.transcript, model=model)
+            return [after, *entries]
         attach_usage(entries, usage, model=model)
         for entry in entries:
             self.transcript.append(entry)
@@ -479,7 +529,9 @@ class GeminiContentsBuilder(MessageBuilder):
             entry = SystemNotice(text=text, level="warning", subtype="finish_reason")
         return self.transcript.append(entry)
 
-    def _blocked_prompt(self, feedback: dict[str, Any], usage: Usage | None, line: int) -> None:
+    def _blocked_prompt(
+        self, feedback: dict[str, Any], usage: Usage | None, model: str | None, line: int
+    ) -> None:
         reason = feedback.get("blockReason")
         if not isinstance(reason, str) or not reason:
             self.warn("a response without candidates", line)
@@ -487,8 +539,7 @@ class GeminiContentsBuilder(MessageBuilder):
         said = feedback.get("blockReasonMessage")
         said = f": {said}" if isinstance(said, str) and said else ""
         error = AssistantError(message=f"The prompt was blocked ({reason}){said}.")
-        if usage is not None:
-            error.meta["usage"] = usage_meta(usage)
+        attach_usage([error], usage, model=model)  # the blocked prompt was still billed
         self.transcript.append(error)
 
     def _warn_kind(self, kind: str, line: int) -> None:

@@ -187,7 +187,9 @@ def count_of(data: Mapping[str, Any], *keys: str) -> int | None:
 def usage_from(data: Any) -> Usage | None:
     """Token usage from Gemini CLI ``tokens`` or a Gemini ``usageMetadata`` (Qwen Code).
 
-    The prompt count includes cached tokens, as :mod:`turnfold.usage` counts input. Gemini
+    The prompt count includes cached tokens, as :mod:`turnfold.usage` counts input; the results
+    of tools the server ran (code execution, search), fed back to the model, are counted apart
+    (``toolUsePromptTokenCount``, Gemini CLI's ``tool``) and added to the input here. Gemini
     counts thoughts apart from the candidates (its total adds both), and they are added to the
     output here; but Qwen Code's OpenAI converter writes the completion's count, reasoning
     included, as the candidates, its total prompt plus candidates: then the candidates are the
@@ -196,6 +198,9 @@ def usage_from(data: Any) -> Usage | None:
     if not isinstance(data, Mapping):
         return None
     prompt = count_of(data, "input", "promptTokenCount")
+    tool_use = count_of(data, "tool", "toolUsePromptTokenCount")
+    if tool_use:  # the total adds it to the prompt's count: input the model was billed for
+        prompt = (prompt or 0) + tool_use
     output = count_of(data, "output", "candidatesTokenCount")
     thoughts = count_of(data, "thoughts", "thoughtsTokenCount")
     total = count_of(data, "total", "totalTokenCount")

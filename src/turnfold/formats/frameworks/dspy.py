@@ -30,7 +30,9 @@ that program's run, nested as a :class:`SubAgent` under the call; a tool that is
 CodeAct step is a ``python`` call of its code. Then ``reasoning`` → :class:`Thinking` and the
 output fields → :class:`AssistantText` (one; ``name: value`` each when the signature has
 several). A trajectory that does not end with ``finish`` (``max_iters`` reached, or a model
-response that named no valid tool, which ReAct only logs) ends with a notice saying so.
+response that named no valid tool, which ReAct only logs) ends with a notice saying so; one
+whose steps start after 0 (``truncate_trajectory`` cut the oldest off to fit the context
+window, in the dict the ``Prediction`` returns) begins with one, its calls numbered as its keys.
 
 What the objects do not record: **the inputs** (the question is not in the ``Prediction``; the
 history's messages hold it only in the adapter's prompt text, which is not parsed); **call
@@ -127,6 +129,13 @@ def _steps_of(trajectory: Mapping[str, Any]) -> int:
             return 0
         count += 1
     return count
+
+
+def _first_step(trajectory: Mapping[str, Any]) -> int:
+    """The number of a trajectory's first step: 0 unless DSPy cut steps off its start
+    (``ReAct.truncate_trajectory`` drops the oldest keys when the prompt is too long)."""
+    found = [_STEP_KEY.match(key) for key in trajectory if isinstance(key, str)]
+    return min((int(f.group(2)) for f in found if f is not None), default=0)
 
 
 def _trajectory_of(document: Any) -> Mapping[str, Any] | None:
@@ -424,11 +433,16 @@ class DspyBuilder(TranscriptBuilder):
             self.history, steps, [v for v in answer_values if isinstance(v, str) and v]
         )
         made: list[Entry] = []
-        for position, step in enumerate(steps):
+        first = _first_step(trajectory)
+        if first:
+            text = f"The trajectory starts at step {first}: DSPy cut its first steps off to fit "
+            text += "the model's context window (truncate_trajectory), and kept no record of them."
+            made.append(SystemNotice(text=text, level="warning", subtype="truncated"))
+        for position, step in enumerate(steps, start=first):
             start = len(made)
             self._step(position, step, made)
-            if calls[position] is not None:
-                self._settle_call(made[start:], calls[position])
+            if calls[position - first] is not None:
+                self._settle_call(made[start:], calls[position - first])
         if steps and steps[-1].get("tool_name") != FINISH and "code" not in steps[-1]:
             text = "The trajectory ends without the finish tool: max_iters was reached, or the "
             text += "model named no valid tool (DSPy logs which)."

@@ -21,7 +21,9 @@ Mapping:
   ``SystemPromptStep`` / the memory's system prompt → ``metadata["system"]``;
 - ``PlanningStep.plan`` → :class:`Thinking` (the plan the agent wrote for itself);
 - ``ActionStep``: ``model_output`` (the model's text before it acts, smolagents' "Thought")
-  → :class:`Thinking`, a ``CodeAgent``'s code block cut out of it (the code is the call);
+  → :class:`Thinking`, a ``CodeAgent``'s code block cut out of it (the code is the call;
+  with ``use_structured_outputs_internally`` the text is the JSON's ``thought``; the closing
+  tag smolagents appends to an output without code is none of the model's);
   each call of ``tool_calls`` → :class:`ToolCall` with parsed arguments, the step's calls one
   batch. A failed step has ``tool_calls = None`` (``[]`` saved) and its calls only in
   ``model_output_message.tool_calls``: they are read from there. ``timing`` → every entry's
@@ -35,7 +37,10 @@ Mapping:
   ``AgentExecutionError``), its only call, or the call whose name the message quotes, is
   ``error`` with the message as its result, the others ``unknown`` (L-3). An error no call
   owns (``AgentParsingError``) is an error :class:`SystemNotice`; ``AgentMaxStepsError`` a
-  warning notice, its ``action_output`` (the forced answer) the final answer;
+  warning notice, its ``action_output`` (the forced answer) the final answer; an answer a
+  ``final_answer_checks`` function refused (``AgentError`` ``Check … failed with error``,
+  raised after the step's calls ran) leaves the calls settled as in a step without error,
+  the refused answer shown with ``meta["refused"]``, then the error notice;
 - ``observations`` (one string per step, no call id) → the result of the step's call. For
   several calls smolagents joins their outputs with newlines in the order of their sorted
   ids, the order of ``tool_calls``: when the text has exactly one line per call each call
@@ -86,7 +91,9 @@ last one kept (a step's code calling one agent several times: its last). Nor doe
 the task (the ``TaskStep`` is written to memory before the stream starts): given the agent,
 the task is its memory's last ``TaskStep`` when the first event arrives, and the agent's
 name, class, model and system prompt are read as a load of it reads them; without it a
-followed run has no :class:`UserMessage`. Without streaming a step's text arrives with its
+followed run has no :class:`UserMessage`. A run that hits ``max_steps`` yields its previous
+step again in place of the forced answer's step: given the agent, that step (its time and
+usage) is read from its memory. Without streaming a step's text arrives with its
 ``ActionStep``, after the step's calls. Where a load can only share a step's observations
 between its calls, or call a sibling of a failed call ``unknown``, the follower keeps what
 each ``ToolOutput`` said; otherwise a followed run ends as a load of ``agent.memory.steps`` reads.
@@ -99,6 +106,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import math
 import sys
 from collections.abc import Callable, Collection, Mapping
@@ -148,6 +156,9 @@ MANAGED_ERROR = "Error executing request to team member '"
 #: Step errors that belong to a tool call rather than to the step as a whole.
 _CALL_ERRORS = ("AgentToolExecutionError", "AgentToolCallError", "AgentExecutionError")
 MAX_STEPS_ERROR = "AgentMaxStepsError"
+#: The opening of the ``AgentError`` a failed ``final_answer_checks`` function raises
+#: (``_validate_final_answer``): the step's calls ran, and its answer was refused.
+CHECK_FAILED = "Check "
 #: The message of the error smolagents records when a run hits ``max_steps``.
 MAX_STEPS_NOTICE = "Reached max steps."
 
@@ -283,24 +294,67 @@ def _text(value: Any) -> str | None:
     return stringify(value)
 
 
+#: The code block tags smolagents' ``CodeAgent`` knows (``code_block_tags``: its default and
+#: ``"markdown"``), opening tags longest first.
+_CODE_OPENINGS = ("<code>", "```python", "```py", "```")
+
+
+def _structured_thought(text: str) -> str | None:
+    """The thought of a ``CodeAgent`` run with ``use_structured_outputs_internally``: its
+    model output is the JSON ``{"thought": …, "code": …}`` (``CODEAGENT_RESPONSE_FORMAT``),
+    not text around a code block. None for any other text."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, Mapping) or not isinstance(value.get("code"), str):
+        return None
+    thought = value.get("thought")
+    return thought if isinstance(thought, str) else ""
+
+
 def _thought(text: str | None, code: Any) -> str | None:
     """A step's text before it acts; a ``CodeAgent``'s code block (the call's own arguments)
     cut out of it."""
     if not text:
         return None
-    if isinstance(code, str) and code.strip():
+    structured = _structured_thought(text)
+    if structured is not None:
+        text = structured
+    elif isinstance(code, str) and code.strip():
         at = text.find(code.strip())
+        if at < 0:
+            # Several code blocks, which smolagents joins into one code action: the text
+            # before the first of them.
+            found = [i for i in (text.find(tag) for tag in _CODE_OPENINGS) if i >= 0]
+            at = min(found) if found else -1
         if at >= 0:
             head = text[:at].rstrip()
-            for opening in ("<code>", "```python", "```py", "```"):
+            for opening in _CODE_OPENINGS:
                 if head.endswith(opening):
                     head = head[: -len(opening)].rstrip()
                     break
             text = head
+    else:
+        text = _without_added_closing(text)
     text = text.strip()
     if text.startswith("Thought:"):  # the label smolagents' prompts ask the model to write
         text = text[len("Thought:") :].strip()
     return text or None
+
+
+def _without_added_closing(text: str) -> str:
+    """A ``CodeAgent``'s text without the closing code tag smolagents appends to every model
+    output that does not end with one (so the history nudges the model to stop there): in an
+    output with no code block (a parsing error) the tag closes nothing the model wrote."""
+    stripped = text.rstrip()
+    if stripped.endswith("</code>") and stripped.count("<code>") < stripped.count("</code>"):
+        return stripped[: -len("</code>")]
+    if stripped.endswith("```") and stripped.count("```") % 2:  # markdown: a fence unopened
+        return stripped[: -len("```")]
+    return text
 
 
 def _error_of(raw: Any) -> tuple[str, str] | None:
@@ -315,6 +369,12 @@ def _error_of(raw: Any) -> tuple[str, str] | None:
             message if isinstance(message, str) else stringify(message),
         )
     return "AgentError", stringify(raw)
+
+
+def _is_check_failure(error: tuple[str, str]) -> bool:
+    """Whether a step's error is a ``final_answer_checks`` function refusing its answer."""
+    kind, message = error
+    return kind == "AgentError" and message.startswith(CHECK_FAILED) and " failed " in message
 
 
 def _is_empty(record: Mapping[str, Any]) -> bool:
@@ -664,7 +724,8 @@ class StepsBuilder(TranscriptBuilder):
         step_meta: dict[str, Any] = {"step": number} if isinstance(number, int) else {}
         if duration is not None:
             step_meta["step_duration_ms"] = duration
-        if error is None:
+        refused = error is not None and _is_check_failure(error)
+        if error is None or refused:
             self._settle_all(calls, observations, final)
         else:
             self._settle_failed(calls, error, observations, len(parts))
@@ -672,9 +733,11 @@ class StepsBuilder(TranscriptBuilder):
             self.transcript.update(call, meta={**call.meta, **step_meta})
         self._nest_runs(timing, calls, step_meta)
 
-        if error is None and final is not None and not self._answered_step:
+        if (error is None or refused) and final is not None and not self._answered_step:
             answer = answer_text(_final_argument(final[2]), observations)
             self.answer(answer, call_id=final[0])
+        if refused:
+            self._refuse_answer(error[1] if error else "")
         if code is not None and record.get("is_final_answer") and error is None:
             self.answer(code_answer(record.get("action_output")))
         if error is not None and not any(c.status == "error" for c in calls):
@@ -704,6 +767,15 @@ class StepsBuilder(TranscriptBuilder):
         self._end_step()
         if _is_empty(record):
             self._empty_step = (number, _iso(timing.get("end_time")))
+
+    def _refuse_answer(self, message: str) -> None:
+        """A final answer a ``final_answer_checks`` function refused: shown as the model gave
+        it (as live, where it is shown before the check runs), said refused in its ``meta``
+        and by the step's error notice; the run goes on, so it is no answer yet."""
+        for entry in self._entries:
+            if isinstance(entry, AssistantText) and entry.meta.get("final_answer"):
+                self.transcript.update(entry, meta={**entry.meta, "refused": message})
+        self.answered = False
 
     def run_failed(self, error: Mapping[str, Any] | None) -> None:
         """The run ended: when its last step is empty (no model output, call, error or
@@ -1391,6 +1463,7 @@ class Follower:
         # finds its run in that managed agent's memory when the step ends.
         runs = _managed_of(agent) if agent is not None else None
         self.builder = StepsBuilder(transcript, "<follow>", live=True, runs=runs)
+        self.agent = agent
         if agent is not None:
             self._identify(agent)
 
@@ -1426,11 +1499,29 @@ class Follower:
                 return  # the stream yields the last step again when the run hits max_steps
             if kind == "ActionStep":
                 builder._seen.add(id(event))
+            if kind == "FinalAnswerStep":
+                self._max_steps_step()
             builder.feed(kind, plain_step(event), None)
         elif isinstance(event, Mapping) and step_kind(event) is not None:
             builder.feed(str(step_kind(event)), event, None)
         else:
             builder.warn(f"event of type {kind} not read", None)
+
+    def _max_steps_step(self) -> None:
+        """A run that hit ``max_steps`` writes the step of its forced answer (its error, time
+        and usage) to memory but yields its previous step in its place: given the agent, that
+        step is read from its memory, so the followed run counts it as a load does."""
+        if self.agent is None or self.builder.answered:
+            return
+        steps = getattr(getattr(self.agent, "memory", None), "steps", None) or []
+        last = steps[-1] if steps else None
+        error = getattr(last, "error", None)
+        if type(last).__name__ != "ActionStep" or id(last) in self.builder._seen:
+            return
+        if MAX_STEPS_ERROR not in _mro_names(error):
+            return
+        self.builder._seen.add(id(last))
+        self.builder.feed("ActionStep", plain_step(last), None)
 
     def close(self) -> None:
         self.builder.close()
