@@ -36,7 +36,9 @@ from turnfold.model import (
     ToolCall,
     Transcript,
     TranscriptChange,
+    UserMessage,
 )
+from turnfold.process import plan_projection, segment_answer
 from turnfold.session import session_facts
 from turnfold.usage import counts_of
 
@@ -102,7 +104,9 @@ def test_A1_query_s_messages_load_with_thinking_calls_statuses_sub_agent_and_ans
     assert (meta["model"], meta["session_id"], meta["version"]) == (
         "claude-sonnet-4-5", runs.SESSION, "2.1.332"
     )  # fmt: skip
-    thinking = transcript.entries[0]
+    unprompted, thinking = transcript.entries[:2]  # query()'s prompt is not among them
+    assert isinstance(unprompted, UserMessage)
+    assert (unprompted.text, unprompted.meta) == ("", {"prompt_not_recorded": True})
     assert isinstance(thinking, Thinking)
     assert thinking.text == "Add first, then run false."
     assert [(c.name, c.args, c.status) for c in transcript.tool_calls()] == [
@@ -159,7 +163,7 @@ def test_A1_usage_is_counted_once_per_message_id_and_the_totals_come_from_the_re
     assert len(set(ids)) == 4
     with_usage = [e for e in transcript.entries if getattr(e, "usage", None) or "usage" in e.meta]
     assert len(with_usage) == len(set(ids))
-    first = transcript.entries[0]  # msg_01: thinking + add, no text: on its first entry
+    first = transcript.entries[1]  # msg_01: thinking + add, no text: on its first entry
     assert isinstance(first, Thinking)
     assert counts_of(first.usage) == {"input_tokens": 160, "cache_read_tokens": 40}  # cache in
     assert "usage" not in transcript.tool_calls()[0].meta
@@ -245,7 +249,7 @@ def test_A1_the_real_cli_s_messages_read_with_the_failing_bash_and_the_sub_agent
     assert transcript.accounting is not None
     assert transcript.accounting.unaccounted == []
     assert transcript.metadata["source_format"] == NAME
-    assert isinstance(transcript.entries[0], Thinking)
+    assert isinstance(transcript.entries[1], Thinking)  # after the prompt not recorded
     calls = transcript.tool_calls()
     assert [(c.name, c.status) for c in calls] == [
         ("Bash", "success"), ("Bash", "error"), ("Agent", "success")
@@ -499,7 +503,7 @@ def test_A2_following_query_with_partial_messages_grows_the_text_and_ends_as_loa
     answer = live.entries[-1]
     grown = [c for c in changes if c.entry is answer and c.fields == ("text",)]
     assert len(grown) == 3
-    thinking = live.entries[0]
+    thinking = live.entries[1]  # after the prompt not recorded
     assert isinstance(thinking, Thinking)
     assert not thinking.streaming
     assert any(c.entry is thinking and c.fields == ("text",) for c in changes)
@@ -641,3 +645,91 @@ def test_U3_a_stream_of_two_runs_lasts_both_runs() -> None:
     assert (meta["duration_ms"], meta["num_turns"], meta["duration_api_ms"]) == (1355, 5, 453)
     assert meta["cost_usd"] == pytest.approx(0.00098)
     assert session_facts(transcript).duration_s == pytest.approx(1.355)
+
+
+# --- ClaudeSDKClient: several query() calls (spec P-1) -------------------------------------
+
+#: The real bundled CLI 2.1.332 under ``ClaudeSDKClient``: two ``query()`` calls of one
+#: session (``FIRST-PROMPT…``, ``SECOND-PROMPT…``), the messages each ``receive_response()``
+#: gave; ``…-replayed`` with ``extra_args={"replay-user-messages": None}`` (recipe:
+#: tests/fixtures/frameworks/claude-agent-sdk/README.md).
+CLI_TWO = FIXTURES / "claude-agent-sdk_v0.2.189_asdict_cli-two-queries.json"
+CLI_REPLAYED = FIXTURES / "claude-agent-sdk_v0.2.189_asdict_cli-two-queries-replayed.json"
+ANSWERS = ["echo printed hi; ls failed; subagent ran.", "second turn: still fine."]
+
+
+def _prompts(transcript: Transcript) -> list[tuple[str, dict[str, Any]]]:
+    return [(e.text, e.meta) for e in transcript.entries if isinstance(e, UserMessage)]
+
+
+def _turn_answers(transcript: Transcript) -> list[str | None]:
+    answers = [segment_answer(p.segment) for p in plan_projection(transcript) if p.segment]
+    return [a.text if a else None for a in answers]
+
+
+def test_P1_each_query_of_a_client_session_is_a_turn_whose_prompt_is_not_recorded() -> None:
+    """Each ``query()`` starts a run of its own (an ``init`` message, a ``ResultMessage``) and
+    its prompt is not among the messages: each is a turn whose prompt is marked not recorded,
+    with its own answer, and the session has no title made of the mark."""
+    raw = json.loads(CLI_TWO.read_text(encoding="utf-8"))
+    assert [m.get("subtype") for m in raw].count("init") == 2
+    assert not any(isinstance(m.get("content"), str) for m in raw)  # no prompt among them
+    transcript = turnfold.load(CLI_TWO)
+    assert transcript.warnings == []
+    assert _prompts(transcript) == [("", {"prompt_not_recorded": True})] * 2
+    assert _turn_answers(transcript) == ANSWERS
+    assert session_facts(transcript).turns == 2
+    row = turnfold.scan([CLI_TWO], cache=False).to_pandas().iloc[0]
+    assert row.isna()["title"]
+    assert row["turns"] == 2
+
+
+def test_P1_prompts_the_cli_replays_are_the_turns_prompts() -> None:
+    """With ``replay-user-messages`` each prompt arrives as a ``UserMessage`` just after its
+    run's ``init`` (the second after the first run's background agent's last messages): the
+    turns' prompts are those texts, no mark of a prompt not recorded is left, and the first
+    titles the session."""
+    transcript = turnfold.load(CLI_REPLAYED)
+    assert transcript.warnings == []
+    assert _prompts(transcript) == [
+        ("FIRST-PROMPT: run echo hi", {}), ("SECOND-PROMPT: anything else?", {})]  # fmt: skip
+    assert _turn_answers(transcript) == ANSWERS
+    row = turnfold.scan([CLI_REPLAYED], cache=False).to_pandas().iloc[0]
+    assert row["title"] == "FIRST-PROMPT: run echo hi"
+
+
+def test_A2_a_followed_replayed_prompt_settles_the_mark_in_place() -> None:
+    """Followed live, a run's mark shows from its ``init``; the replayed prompt then takes its
+    place (the same entry, updated), so the view keeps its key and the transcript ends as
+    ``load`` gives it."""
+    messages = json.loads(CLI_REPLAYED.read_text(encoding="utf-8"))
+    live = Transcript()
+    changes: list[TranscriptChange] = []
+    live.observe(changes.append)
+    follower = claude_agent_sdk.Follower(live)
+    follower.feed(messages[0])  # the init
+    (mark,) = live.entries
+    assert (mark.kind, mark.meta) == ("user", {"prompt_not_recorded": True})
+    for message in messages[1:]:
+        follower.feed(message)
+    follower.close()
+    assert live.entries[0] is mark
+    assert isinstance(mark, UserMessage)
+    assert (mark.text, mark.meta) == ("FIRST-PROMPT: run echo hi", {})
+    appended = [c.entry for c in changes if c.action == "append"]
+    assert sum(isinstance(e, UserMessage) for e in appended) == 2  # one per run, none extra
+    assert live.dump() == turnfold.load(CLI_REPLAYED).dump()
+
+
+def test_A2_a_prompt_already_in_the_transcript_is_not_marked_again() -> None:
+    """A notebook that records its prompt itself before following ``query()``: the run's
+    ``init`` finds it and adds no mark of a prompt not recorded."""
+    live = Transcript()
+    live.append(UserMessage(text="FIRST-PROMPT: run echo hi"))
+    follower = claude_agent_sdk.Follower(live)
+    for message in json.loads(CLI.read_text(encoding="utf-8")):
+        follower.feed(message)
+    follower.close()
+    first, second = live.entries[:2]
+    assert (first.kind, second.kind) == ("user", "thinking")
+    assert _prompts(live)[0] == ("FIRST-PROMPT: run echo hi", {})

@@ -30,8 +30,10 @@ from turnfold.model import (
     SystemNotice,
     Thinking,
     ToolCall,
+    Transcript,
     UserMessage,
 )
+from turnfold.process import Turn, plan_projection, project
 from turnfold.session import session_facts
 from turnfold.usage import Tokens, add_into, responses, transcript_tokens
 
@@ -51,6 +53,18 @@ def _calls(path: Path) -> list[tuple[str, str]]:
     return [(c.name, c.status) for c in turnfold.load(path).tool_calls()]
 
 
+def _not_recorded(entry: Any) -> bool:
+    """``entry`` marks a turn whose prompt the stream does not record (and is nothing else)."""
+    return isinstance(entry, UserMessage) and (entry.text, entry.meta) == (
+        "", {"prompt_not_recorded": True})  # fmt: skip
+
+
+def _said(transcript: Transcript) -> list[str]:
+    """The prompts the transcript records (marks of prompts not recorded left out)."""
+    return [e.text for e in transcript.entries if isinstance(e, UserMessage)
+            and not _not_recorded(e)]  # fmt: skip
+
+
 @pytest.mark.parametrize("path", [REAL, ARRAY], ids=["jsonl", "array"])
 def test_H5_a_real_stream_json_run_reads_as_the_session_it_was(path: Path) -> None:
     transcript = turnfold.load(path)
@@ -61,8 +75,9 @@ def test_H5_a_real_stream_json_run_reads_as_the_session_it_was(path: Path) -> No
         ("Edit", "success"), ("Agent", "success"),
     ]  # fmt: skip
     kinds = [type(e).__name__ for e in transcript.entries]
-    assert kinds[0] == "Thinking"
-    assert isinstance(transcript.entries[0], Thinking)
+    assert kinds[:2] == ["UserMessage", "Thinking"]  # the prompt not recorded, then the run
+    assert _not_recorded(transcript.entries[0])
+    assert isinstance(transcript.entries[1], Thinking)
     last = transcript.entries[-1]
     assert isinstance(last, AssistantText)
     assert last.text == "TF-DONE-1: read, listed, ran, edited and delegated."
@@ -380,7 +395,7 @@ def test_U1_each_qwen_response_is_counted_once_on_its_text() -> None:
     assert carried == [
         ("AssistantText", 1200, 0), ("ToolCall", 1500, 1000), ("AssistantText", 1700, 1500)
     ]  # fmt: skip
-    look = transcript.entries[1]
+    look = transcript.entries[2]  # after the prompt not recorded and the thinking
     assert isinstance(look, AssistantText)
     assert look.text.startswith("TF-LOOK-T")
     tokens = transcript_tokens(transcript)
@@ -412,7 +427,7 @@ def test_U1_a_qwen_response_ends_at_its_usage_or_the_next_user_event() -> None:
     ]  # fmt: skip
     transcript = turnfold.load("\n".join(json.dumps(e) for e in events))
     first, second = transcript.tool_calls()
-    text = transcript.entries[0]
+    text = transcript.entries[1]
     assert isinstance(text, AssistantText)
     assert (first.usage, text.usage) == (None, None)
     assert second.usage is not None
@@ -425,9 +440,13 @@ def test_U1_a_qwen_response_ends_at_its_usage_or_the_next_user_event() -> None:
 )
 def test_H5_the_run_s_own_prompt_is_not_in_the_stream_so_its_turn_has_none(path: Path) -> None:
     """``-p`` is not echoed (nor a prompt on stdin with ``--input-format stream-json``): the
-    transcript starts with the model's answer; no prompt is made up."""
+    run's turn begins with a mark that its prompt is not recorded; no prompt is made up, and
+    the session has no title."""
     transcript = turnfold.load(path)
-    assert not any(isinstance(e, UserMessage) for e in transcript.entries)
+    assert _not_recorded(transcript.entries[0])
+    assert _said(transcript) == []
+    row = turnfold.scan([path], cache=False).to_pandas().iloc[0]
+    assert row.isna()["title"]  # no words to title the session by
 
 
 GLM_BACKEND = FIXTURES / "claude-code_v2.1.138_real_glm-backend_notification-and-empty-usage.jsonl"
@@ -451,7 +470,7 @@ def test_H5_a_synthetic_user_event_is_the_cli_s_words_not_a_prompt() -> None:
     keeps it as ``isMeta``): the user typed nothing, so no prompt, a notice before the answer
     it prompted, and no corpus row titled by it."""
     transcript = turnfold.load(GLM_BACKEND)
-    assert not any(isinstance(e, UserMessage) for e in transcript.entries)
+    assert _said(transcript) == []
     kinds = [(type(e).__name__, getattr(e, "subtype", None)) for e in transcript.entries]
     at = kinds.index(("SystemNotice", "synthetic"))
     notice = transcript.entries[at]
@@ -529,14 +548,15 @@ def test_P7_an_interrupt_is_an_abort_marker_not_the_user_s_prompt() -> None:
     ``[Request interrupted by user for tool use]`` is no prompt (nor the run's title), and the
     rejected call is ``cancelled``, as the session file of the same run reads."""
     transcript = turnfold.load(INTERRUPTED)
-    assert [e.kind for e in transcript] == ["tool_call", "abort"]
+    assert [e.kind for e in transcript] == ["user", "tool_call", "abort"]
+    assert _said(transcript) == []
     (call,) = transcript.tool_calls()
     assert (call.name, call.status) == ("Bash", "cancelled")
     assert call.result is not None
     assert call.result.text.startswith("The user doesn't want to proceed with this tool use.")
     (abort,) = [e for e in transcript if isinstance(e, AbortMarker)]
     assert abort.reason == "Request interrupted by user for tool use"
-    assert not [e for e in transcript if isinstance(e, UserMessage)]
+    assert _said(transcript) == []
     assert session_facts(transcript).turns == 1
 
 
@@ -568,7 +588,7 @@ def test_H6_a_stopped_run_without_the_interrupt_event_still_ends_stopped() -> No
                errors=["[ede_diagnostic] result_type=assistant last_content_type=text"]),
     ]  # fmt: skip
     transcript = turnfold.load("\n".join(json.dumps(e) for e in events))
-    assert [e.kind for e in transcript] == ["assistant", "abort"]
+    assert [e.kind for e in transcript] == ["user", "assistant", "abort"]
     assert transcript.metadata["outcome"] == "incomplete"
 
 
@@ -597,8 +617,8 @@ def test_H5_a_retried_request_is_a_warning_before_the_answer_it_waited_for() -> 
     transcript = turnfold.load(TROUBLE)
     assert transcript.warnings == []
     kinds = [e.kind for e in transcript]
-    assert kinds == ["system", "assistant", "tool_call", "error"]
-    notice = transcript.entries[0]
+    assert kinds == ["user", "system", "assistant", "tool_call", "error"]
+    notice = transcript.entries[1]
     assert isinstance(notice, SystemNotice)
     assert (notice.text, notice.level) == (
         "API error 529: overloaded (attempt 1 of 1; retrying)", "warning")  # fmt: skip
@@ -619,7 +639,7 @@ def test_P7_an_interrupt_cancels_the_calls_still_running() -> None:
         }},
     ]  # fmt: skip
     transcript = turnfold.load("".join(json.dumps(e) + "\n" for e in events))
-    assert [e.kind for e in transcript] == ["tool_call", "abort"]
+    assert [e.kind for e in transcript] == ["user", "tool_call", "abort"]
     assert transcript.tool_calls()[0].status == "cancelled"
 
 
@@ -635,3 +655,82 @@ def test_L2_stream_results_take_the_session_file_s_shapes() -> None:
     results = [e.get("tool_use_result") for e in _stream(REAL)]
     (raw,) = [r for r in results if isinstance(r, dict) and "agentId" in r]
     assert agent.duration_ms == raw["totalDurationMs"]
+
+
+# --- runs whose prompt the stream does not record (spec P-1) --------------------------------
+
+
+def _turns(transcript: Transcript) -> list[Turn]:
+    return [item for item in project(transcript) if isinstance(item, Turn)]
+
+
+def _answers(transcript: Transcript) -> list[str | None]:
+    return [turn.answer.text if turn.answer else None for turn in _turns(transcript)]
+
+
+def test_P1_each_prompt_s_run_in_one_stream_is_a_turn_of_its_own() -> None:
+    """Two prompts written on the stdin of one ``claude -p --input-format stream-json`` (real
+    stdout): an ``init`` … ``result`` per prompt and neither prompt in the stream. Each run is
+    a turn whose prompt is marked not recorded, and the first run's answer is its own turn's
+    answer, not progress text folded into one turn with the second."""
+    transcript = turnfold.load(TOKENS_TWO_PROMPTS)
+    assert transcript.warnings == []
+    inits = [i for i, e in enumerate(_stream(TOKENS_TWO_PROMPTS)) if e.get("subtype") == "init"]
+    assert len(inits) == 2
+    marks = [i for i, e in enumerate(transcript.entries) if _not_recorded(e)]
+    assert marks[0] == 0
+    assert len(marks) == 2
+    assert _said(transcript) == []
+    turns = _turns(transcript)
+    assert _answers(transcript) == [
+        "TF-DONE-1: checked.", "TF-DONE-2: still fine after the resume."]  # fmt: skip
+    commands = [
+        [e.args["command"] for e in item.segment.entries if isinstance(e, ToolCall)]
+        for item in plan_projection(transcript) if item.segment is not None
+    ]  # fmt: skip
+    assert commands == [["echo TF-OK"], ["echo TF-AGAIN"]]
+    assert [t.header.status for t in turns] == ["completed", "completed"]
+    assert session_facts(transcript).turns == 2
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["system/init"] == {"mapped": 2}
+
+
+def test_P1_a_resumed_run_s_stream_appended_to_the_first_is_its_second_turn(
+    tmp_path: Path,
+) -> None:
+    """``claude -p --resume … >> run.jsonl``: the real first run's stdout and its resumed
+    run's, in one file, read as two turns, each prompt marked not recorded."""
+    both = tmp_path / "run.jsonl"
+    both.write_text(TOKENS_FIRST.read_text() + TOKENS_RESUMED.read_text())
+    transcript = turnfold.load(both)
+    assert transcript.warnings == []
+    assert _answers(transcript) == [
+        "TF-DONE-1: read and delegated.", "TF-DONE-2: still fine after the resume."]  # fmt: skip
+    assert [_not_recorded(e) for e in transcript.entries if isinstance(e, UserMessage)] == [
+        True, True]  # fmt: skip
+
+
+def test_P1_a_replayed_prompt_is_the_run_s_prompt_not_a_second_one() -> None:
+    """``--replay-user-messages`` echoes each prompt just after its run's ``init``: it is the
+    run's prompt, where the mark of a prompt not recorded stood, not a turn of its own; a run
+    without one keeps the mark."""
+    user = {"role": "user", "content": "TF-ASK: check it"}
+    answer = {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "TF-OK"}]}
+    events = [
+        _event("system", subtype="init", model="claude-x", cwd="/w"),
+        _event("user", parent_tool_use_id=None, message=user, timestamp="2026-12-05T10:00:00Z"),
+        _event("assistant", parent_tool_use_id=None, message=answer),
+        _event("result", subtype="success", is_error=False),
+        _event("system", subtype="init", model="claude-x", cwd="/w"),
+        _event("assistant", parent_tool_use_id=None, message={**answer, "id": "m2"}),
+    ]  # fmt: skip
+    transcript = turnfold.load("\n".join(json.dumps(e) for e in events))
+    assert transcript.warnings == []
+    assert [e.kind for e in transcript] == ["user", "assistant", "user", "assistant"]
+    prompt, _, mark, _ = transcript.entries
+    assert isinstance(prompt, UserMessage)
+    assert (prompt.text, prompt.meta, prompt.timestamp) == (
+        "TF-ASK: check it", {}, "2026-12-05T10:00:00Z")  # fmt: skip
+    assert _not_recorded(mark)
+    assert _said(transcript) == ["TF-ASK: check it"]
+    assert _answers(transcript) == ["TF-OK", "TF-OK"]

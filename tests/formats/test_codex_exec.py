@@ -20,6 +20,7 @@ from turnfold.formats import which_format
 from turnfold.formats.agents.codex_exec import call_status
 from turnfold.formats.source import open_source
 from turnfold.model import AssistantError, AssistantText, SystemNotice, Thinking, UserMessage
+from turnfold.process import plan_projection, segment_answer
 from turnfold.session import session_facts
 from turnfold.usage import USAGE_KINDS, transcript_tokens
 
@@ -298,3 +299,68 @@ def test_a_command_is_described_without_the_shell_wrapper_codex_prints() -> None
             "echo TF-FAIL-OUT; ls /tf-missing; exit 3",
         ),
     ]
+
+
+# --- turns whose prompt the stream does not record (spec P-1) -------------------------------
+
+
+def _marks(transcript: turnfold.Transcript) -> list[bool]:
+    """For each prompt of the transcript: whether it marks a prompt not recorded."""
+    return [
+        (e.text, e.meta) == ("", {"prompt_not_recorded": True})
+        for e in transcript.entries
+        if isinstance(e, UserMessage)
+    ]
+
+
+def _answers(transcript: turnfold.Transcript) -> list[str | None]:
+    answers = [segment_answer(p.segment) for p in plan_projection(transcript) if p.segment]
+    return [a.text if a else None for a in answers]
+
+
+def test_P1_turn_started_begins_a_turn_whose_prompt_is_not_recorded() -> None:
+    """``turn.started`` carries no prompt (nor does any event of the real stream): the turn
+    begins with a mark saying so, after the notice Codex printed before it, and the session
+    has no title made of it."""
+    transcript = turnfold.load(TOKENS_FIRST)
+    assert transcript.warnings == []
+    assert [e.kind for e in transcript.entries[:3]] == ["system", "user", "thinking"]
+    assert _marks(transcript) == [True]
+    assert _answers(transcript) == ["TF-DONE-1: read and delegated."]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["turn.started"] == {"mapped": 1}
+    row = turnfold.scan([TOKENS_FIRST], cache=False).to_pandas().iloc[0]
+    assert row.isna()["title"]
+
+
+def test_P1_a_resumed_exec_appended_to_the_first_is_its_second_turn(tmp_path: Path) -> None:
+    """``codex exec --json resume <thread> … >> run.jsonl``: the real first run's stream and
+    its resumed run's in one file read as two turns, each with its own answer."""
+    both = tmp_path / "run.jsonl"
+    both.write_text(TOKENS_FIRST.read_text() + TOKENS_RESUMED.read_text())
+    transcript = turnfold.load(both)
+    assert transcript.warnings == []
+    assert _marks(transcript) == [True, True]
+    assert _answers(transcript) == [
+        "TF-DONE-1: read and delegated.", "TF-DONE-2: still fine after the resume."]  # fmt: skip
+    assert session_facts(transcript).turns == 2
+
+
+def test_L4_a_stream_cut_off_mid_turn_says_the_turn_s_end_is_not_recorded(
+    tmp_path: Path,
+) -> None:
+    """The real stream without its last line (``turn.completed``), as a killed ``codex exec``
+    leaves it: everything read is shown, and a warning says how the turn ended is not
+    recorded (no status says it: P-7's are completed, running, stopped and failed)."""
+    lines = TOKENS_FIRST.read_text().splitlines(keepends=True)
+    assert json.loads(lines[-1])["type"] == "turn.completed"
+    started = next(i for i, line in enumerate(lines, 1) if '"turn.started"' in line)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[:-1]))
+    transcript = turnfold.load(cut)
+    assert [w.reason for w in transcript.warnings] == [
+        f"the stream ends inside the turn begun on line {started} (no turn.completed or "
+        "turn.failed): how that turn ended is not recorded"
+    ]
+    assert _answers(transcript) == ["TF-DONE-1: read and delegated."]
+    assert len(transcript.tool_calls()) == len(turnfold.load(TOKENS_FIRST).tool_calls())

@@ -25,6 +25,7 @@ from turnfold.model import (
     ToolStatus,
     Transcript,
     Usage,
+    UserMessage,
     maker,
 )
 from turnfold.tools import tool_category
@@ -383,6 +384,15 @@ def mark_rejected(transcript: Transcript, since: int) -> None:
     for entry in transcript.entries[since:]:
         if entry.meta.get("rejected") is not True:
             transcript.update(entry, meta={**entry.meta, "rejected": True})
+
+
+def prompt_not_recorded() -> UserMessage:
+    """Where a turn began whose prompt the source does not record (a ``claude -p`` run of a
+    stream of several, a ``codex exec`` turn): a prompt of no text, marked
+    ``meta["prompt_not_recorded"]``, so that the turn keeps its own boundary (spec P-1) and the
+    views say the prompt is not recorded; what reads prompts' text (titles, search,
+    comparison) passes it by, as it does any prompt of no words."""
+    return UserMessage(meta={"prompt_not_recorded": True})
 
 
 def approval_text(name: Any) -> str:

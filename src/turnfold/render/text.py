@@ -302,7 +302,9 @@ class _Outline:
             self.row(depth, [(node["label"], "label")])
             more = node.get("more_label")
             shown = html.unescape(said)
-            self.block(depth + 1, said_command + (shown.rstrip("\n") if more else shown))
+            words = said_command + (shown.rstrip("\n") if more else shown)
+            if words:  # a prompt of pictures alone, or one not recorded, has no line of text
+                self.block(depth + 1, words)
             if more:  # a long message is capped as an output is, saying how much more there is
                 self.row(depth + 1, [(more, "dim")], CLOSED)
             for fragment in re.findall(r"<img [^>]*>|<div class=\"tf-note\">[^<]*", pasted):

@@ -7,7 +7,11 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   it), ``version``
   (``claude_code_version``), ``agent`` ``claude-code``; Qwen Code's ``qwen -p --output-format
   stream-json`` prints the same events, its init with ``qwen_code_version`` (``agent`` ``qwen``,
-  and the differences below);
+  and the differences below). Each prompt's run begins with one (several prompts on the stdin
+  of one process with ``--input-format stream-json``, a resumed run's stream appended to the
+  same file, a run a background agent's notification started), so each begins a turn: a
+  prompt marked not recorded (:func:`~turnfold.formats.common.prompt_not_recorded`), unless
+  the transcript already ends with its prompt (a follower's, recorded by its notebook);
 - ``assistant`` → the Anthropic message's blocks (:mod:`~turnfold.formats.anthropic_blocks`, as
   the ``anthropic`` loader maps them). Claude Code writes one event per content block, each with
   the whole message's ``usage``: the usage is counted once per ``message.id``, on its last text
@@ -35,8 +39,9 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   :class:`~turnfold.model.SystemNotice` of subtype ``synthetic``, and Claude Code's
   ``[Request interrupted by user…]`` an :class:`~turnfold.model.AbortMarker` that cancels the
   calls still running (as the session file's line reads). Neither CLI echoes the run's
-  own prompt (``-p``, or one written on stdin with ``--input-format stream-json``), so a run's
-  turn has none;
+  own prompt (``-p``, or one written on stdin with ``--input-format stream-json``) unless
+  ``--replay-user-messages`` asks it to: then the prompt comes just after its run's ``init``
+  and takes the place of the mark of a prompt not recorded;
 - events with a ``parent_tool_use_id`` belong to the sub-agent that ``Task``/``Agent`` call
   started: they make its own transcript, nested under that call (F-7), at any depth;
 - ``system/compact_boundary`` → a :class:`~turnfold.model.CompactionBoundary`;
@@ -103,7 +108,7 @@ from turnfold.formats.claude_code import (
     retry_notice,
     tool_outcome,
 )
-from turnfold.formats.common import NameSet, checked_timestamp, usage_from
+from turnfold.formats.common import NameSet, checked_timestamp, prompt_not_recorded, usage_from
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.protocol import not_read
@@ -128,7 +133,8 @@ NAME = "claude-stream-json"
 
 RECORDS = Records(
     mapped={
-        "system/init": "metadata: session id, model, working folder, Claude Code version",
+        "system/init": "metadata: session id, model, working folder, Claude Code version; "
+        "a run begins: its turn's prompt marked not recorded (a replayed prompt takes its place)",
         "assistant": "text, thinking and tool calls of one content block (usage once per message)",
         "stream_event/message_delta": "the response's final output count (and input "
         "counts), on the entry that carries its usage",
@@ -228,6 +234,9 @@ class _Builder(AnthropicBuilder):
         self.pending: deque[Entry] = deque()  # entries grown from partial messages
         #: The user event being fed is ``isSynthetic``: the CLI wrote its text, not the user.
         self.synthetic = False
+        #: The mark of a run begun (``system/init``) whose prompt has not arrived: a prompt the
+        #: CLI replays (``--replay-user-messages``) right after settles it in place.
+        self.unprompted: UserMessage | None = None
 
     def _append(self, entry: Entry) -> Entry:
         if self.synthetic and isinstance(entry, UserMessage):
@@ -241,15 +250,25 @@ class _Builder(AnthropicBuilder):
             for call in self._calls.values():
                 if call.result is None and call.status in ("unknown", "executing"):
                     self.transcript.update(call, status="cancelled")
-        if self.pending and type(self.pending[0]) is type(entry):
+        entries = self.transcript.entries
+        unprompted, self.unprompted = self.unprompted, None
+        if isinstance(entry, UserMessage) and unprompted is not None and entries[-1] is unprompted:
+            # The run's prompt, replayed: recorded after all, where its mark stood.
+            self._take_place(unprompted, entry)
+            entry = unprompted
+        elif self.pending and type(self.pending[0]) is type(entry):
             grown = self.pending.popleft()
-            changes = {f.name: getattr(entry, f.name) for f in fields(entry) if f.name != "id"}
-            self.transcript.update(grown, **changes)
+            self._take_place(grown, entry)
             entry = grown
         else:
             entry = self.transcript.append(entry)
         self.fed.append(entry)
         return entry
+
+    def _take_place(self, shown: Entry, entry: Entry) -> None:
+        """``shown`` (already in the transcript) takes every field of ``entry`` but its id."""
+        changes = {f.name: getattr(entry, f.name) for f in fields(entry) if f.name != "id"}
+        self.transcript.update(shown, **changes)
 
 
 class _Thread:
@@ -453,6 +472,13 @@ class StreamReader:
             _message(source, self._thread(record), record, kind, line, qwen=self.qwen)
         elif kind == "system/init":
             _init(main.transcript, record)
+            # Each prompt's run begins with an init (several in one process with
+            # --input-format stream-json, or a resumed run's stream appended), and its prompt
+            # is not in the stream: each run is a turn of its own all the same (P-1).
+            entries = main.transcript.entries
+            if not (entries and isinstance(entries[-1], UserMessage)):
+                main.builder.unprompted = mark = prompt_not_recorded()
+                main.transcript.append(mark)
             self.qwen = main.transcript.metadata["agent"] == "qwen"
             # The calls' paths are shown relative to the working folder the init names (its
             # sub-agents' too: they work in it).

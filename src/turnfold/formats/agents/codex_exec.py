@@ -3,7 +3,9 @@
 Not the rollout files Codex keeps in ``~/.codex/sessions`` (the ``codex`` format): these are
 the thread events of ``codex-rs/exec/src/exec_events.rs``:
 
-- ``thread.started {thread_id}`` → metadata ``session_id``, ``agent`` ``codex``;
+- ``thread.started {thread_id}`` → metadata ``session_id``, ``agent`` ``codex``; it begins a
+  process's events, whose item ids (``item_0``…) are that process's own (a resumed run's
+  stream appended to the first one's numbers its items again);
 - ``item.started`` / ``item.updated`` / ``item.completed {item: {id, type, …}}``: an item is one
   entry, made when it is first seen and updated by the later events of its ``id``. Record types
   are ``item/<type>``:
@@ -38,8 +40,13 @@ the thread events of ``codex-rs/exec/src/exec_events.rs``:
   ``outcome`` ``error`` (H-6); a ``turn.failed`` that repeats the turn's last ``error`` (Codex
   fails the turn with its last critical error) only ends the turn: the error is shown once;
 - ``request_user_input`` → a :class:`~turnfold.model.PendingAction` question;
-- ``turn.started`` and ``item.plan.delta`` are left out (the prompt is not in the stream; the
-  plan item holds the whole text).
+- ``turn.started`` → a prompt marked not recorded
+  (:func:`~turnfold.formats.common.prompt_not_recorded`): the turn's prompt is not in the
+  stream, but each turn (a resumed thread's stream appended to the same file has two) keeps
+  its own boundary (P-1). A stream that ends after a ``turn.started`` without its
+  ``turn.completed`` or ``turn.failed`` (cut off) says so in a warning: how the turn ended is
+  not recorded;
+- ``item.plan.delta`` is left out (the plan item holds the whole text).
 
 Codex CLI before 0.44 printed another stream under ``--json``
 (``event_processor_with_json_output.rs``, removed in openai/codex#4525): a line of the run's
@@ -66,7 +73,14 @@ from typing import Any, TypeVar
 
 from turnfold.formats import mcp
 from turnfold.formats.catalog import Records
-from turnfold.formats.common import NameSet, describe_args, stringify, text_result, usage_from
+from turnfold.formats.common import (
+    NameSet,
+    describe_args,
+    prompt_not_recorded,
+    stringify,
+    text_result,
+    usage_from,
+)
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.openai_responses import plan_result
 from turnfold.formats.protocol import read_events
@@ -111,6 +125,7 @@ RECORDS = Records(
         "item/web_search": "a web_search call",
         "item/todo_list": "an update_plan call shown as a checklist",
         "item/error": "a warning notice",
+        "turn.started": "a turn began: a prompt marked not recorded (the stream has none)",
         "turn.completed": "the thread's token usage so far (session_usage)",
         "turn.failed": "an error; outcome error",
         "error": "an error; outcome error",
@@ -139,7 +154,6 @@ RECORDS = Records(
         "msg/turn_aborted": "Codex < 0.44: an abort marker",
     },
     ignored={
-        "turn.started": "a turn began; its prompt is not in the stream",
         "item.plan.delta": "streamed plan text; the plan item holds all of it",
         "msg/task_started": "Codex < 0.44: a turn began",
         "msg/task_complete": "Codex < 0.44: the turn ended; its last message is an "
@@ -237,6 +251,9 @@ class _Reader:
         # The message of the turn's last ``error`` event: Codex ends that turn with a
         # ``turn.failed`` repeating it (its last critical error), one error, not two.
         self.turn_error: str | None = None
+        #: The line of the ``turn.started`` whose turn has not ended (no ``turn.completed`` or
+        #: ``turn.failed`` yet): a stream that ends with one set was cut off mid-turn.
+        self.open_turn: int | None = None
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
         if "type" not in record:
@@ -268,14 +285,22 @@ class _Reader:
                 self.source.mapped(item_type)
             return
         if kind in RECORDS.ignored:
-            if kind == "turn.started":
-                self.turn_error = None
             self.source.ignored(str(kind))
+        elif kind == "turn.started":
+            self.turn_error, self.open_turn = None, line
+            entries = self.transcript.entries
+            if not (entries and isinstance(entries[-1], UserMessage)):
+                self.transcript.append(prompt_not_recorded())
+            self.source.mapped(kind)
         elif kind == "thread.started":
+            # Each process numbers its items from item_0: a resumed run's stream appended to
+            # the first one's names new items by the ids of the first one's.
+            self.items = {}
             if isinstance(record.get("thread_id"), str):
                 self.transcript.metadata["session_id"] = record["thread_id"]
             self.source.mapped("thread.started")
         elif kind == "turn.completed":
+            self.open_turn = None
             usage = _token_usage(record.get("usage"))
             if usage is not None:  # the latest is the thread's total so far
                 self.transcript.metadata["session_usage"] = counts_of(usage)
@@ -287,6 +312,8 @@ class _Reader:
             if kind == "error" or text != self.turn_error:
                 self.transcript.append(AssistantError(message=text))
             self.turn_error = text if kind == "error" else None
+            if kind == "turn.failed":
+                self.open_turn = None
             self.transcript.metadata["outcome"] = "error"
             self.source.mapped(str(kind))
         elif kind == "request_user_input":
@@ -631,6 +658,13 @@ def read(source: Source) -> Transcript:
     """Every event in order; an item's later events update the entry its first one made."""
     reader = _Reader(source)
     read_events(source, reader.event, "an exec event")
+    if reader.open_turn is not None:
+        # No status says "its end is not recorded" (P-7 has completed, running, stopped and
+        # failed): the turn reads as its entries make it, and the warning says it was cut off.
+        source.warn(
+            f"the stream ends inside the turn begun on line {reader.open_turn} (no "
+            "turn.completed or turn.failed): how that turn ended is not recorded"
+        )
     for entry in reader.transcript.tool_calls():
         if entry.status in ("pending", "executing"):
             reader.transcript.update(entry, status="unknown")

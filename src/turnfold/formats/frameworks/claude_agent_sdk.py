@@ -21,9 +21,13 @@ stream-json lines themselves (``plain``'s output, the CLI's own output) load as
 Mapping (see ``claude-stream-json`` for the details):
 
 - ``SystemMessage(subtype="init")`` → metadata (session id, model, working folder, CLI
-  version); the task messages (``TaskStartedMessage``, ``TaskProgressMessage``,
-  ``TaskNotificationMessage``, ``TaskUpdatedMessage``), hook events and rate-limit events are
-  left out: the sub-agent's own messages and its call's result hold what they announce; a
+  version); each ``query()`` of a ``ClaudeSDKClient`` starts a run with one, which begins a
+  turn whose prompt is marked not recorded
+  (:func:`~turnfold.formats.common.prompt_not_recorded`), unless the transcript followed
+  already ends with the prompt; the task messages (``TaskStartedMessage``,
+  ``TaskProgressMessage``, ``TaskNotificationMessage``, ``TaskUpdatedMessage``), hook events
+  and rate-limit events are left out: the sub-agent's own messages and its call's result hold
+  what they announce; a
   ``MirrorErrorMessage`` (a session store's failed write, made by the SDK) is left out;
 - ``AssistantMessage`` → ``TextBlock`` an :class:`AssistantText` (``model`` kept),
   ``ThinkingBlock`` a :class:`Thinking`, ``ToolUseBlock`` / ``ServerToolUseBlock`` a
@@ -36,7 +40,8 @@ Mapping (see ``claude-stream-json`` for the details):
 - ``UserMessage`` → ``ToolResultBlock`` settles its call: ``is_error`` true → ``error``, else
   ``success`` (the API's default); ``tool_use_result`` (the tool's structured output) is not
   shown; text is a prompt (a sub-agent's task; ``query()``'s own prompt is not among the
-  messages unless the CLI replays it, ``extra_args={"replay-user-messages": None}``);
+  messages unless the CLI replays it, ``extra_args={"replay-user-messages": None}``: then it
+  comes just after its run's init and takes the place of the mark);
 - messages with a ``parent_tool_use_id`` are the sub-agent's that the ``Agent``/``Task`` call
   with that id started: a :class:`SubAgent` on that call holds their transcript, its task the
   sub-agent's first prompt, else the call's ``prompt`` (a background agent's messages, which
