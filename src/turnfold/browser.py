@@ -350,11 +350,13 @@ class SessionBrowser(anywidget.AnyWidget):
         if bundle is None:
             return None
         data, metadata = bundle
-        counts = self.corpus.describe()
+        counts = self.corpus.describe(self.settings.locale)
         query, _ = self._paging.query(self.query)
         return {
             **data,
-            "text/plain": f"SessionBrowser: {counts}; showing {self._page['label']}",
+            "text/plain": translate(
+                "browser.plain", self.settings.locale, counts=counts, page=self._page["label"]
+            ),
             "text/html": runs_html(self._paging, query, counts),
         }, metadata
 

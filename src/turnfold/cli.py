@@ -39,7 +39,8 @@ with collector_paused():
     from turnfold import progress
     from turnfold.forking import Partner, can_fork, free_core
     from turnfold.formats import FORMATS, TranscriptFormatError, folder_format, load
-    from turnfold.model import Transcript
+    from turnfold.i18n import translate
+    from turnfold.model import Transcript, printable
     from turnfold.render.content import MORE_CHARS
     from turnfold.render.page import write_page
     from turnfold.render.viewmodel import build_view_model, open_all
@@ -255,6 +256,13 @@ def _picked(path: Path, sample: str | None) -> dict[str, Any]:
     return {"sample": sample}
 
 
+def _shown(message: str) -> str:
+    """A message for stderr, each line as :func:`~turnfold.model.printable` writes it: the
+    file names and reasons it holds are anyone's (a downloaded archive's names), and a
+    terminal must show their escape sequences, not obey them (spec X-1)."""
+    return "\n".join(printable(line) for line in message.split("\n"))
+
+
 def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
     """The transcript, or None after saying on stderr why it cannot be read (L-4)."""
     path: Path = options.file
@@ -263,30 +271,35 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
     if path == STDIN:
         source, where = sys.stdin.buffer, Path("<stdin>")  # as load() names it
     elif not path.exists():
-        print(f"turnfold: {path}: no such file", file=stderr)
+        print(_shown(f"turnfold: {path}: no such file"), file=stderr)
         return None
     elif path.is_dir() and folder_format(path) is None:
         print(
-            f"turnfold: {path}: is a folder, not a transcript file; to write a page for each "
-            f"run in it: turnfold render {shlex.quote(str(path))} -o SITE/",
+            _shown(
+                f"turnfold: {path}: is a folder, not a transcript file; to write a page for each "
+                f"run in it: turnfold render {shlex.quote(str(path))} -o SITE/"
+            ),
             file=stderr,
         )
         return None
     try:
         transcript = load(source, format=options.format, **_picked(path, options.sample))
     except TranscriptFormatError as error:
-        print(f"turnfold: {_not_a_transcript(error, options, path)}", file=stderr)
+        print(_shown(f"turnfold: {_not_a_transcript(error, options, path)}"), file=stderr)
         return None
     except ValueError as error:  # many runs (an eval log of many samples…), not one
-        print(f"turnfold: {error}{_many_runs_hint(str(error), options.command, path)}", file=stderr)
+        print(
+            _shown(f"turnfold: {error}{_many_runs_hint(str(error), options.command, path)}"),
+            file=stderr,
+        )
         return None
     except OSError as error:
-        print(f"turnfold: {path}: cannot read: {error.strerror or error}", file=stderr)
+        print(_shown(f"turnfold: {path}: cannot read: {error.strerror or error}"), file=stderr)
         return None
     if not transcript.entries:
         # Never an empty page or outline that looks like success (spec X-2, issue 11).
         reasons = "; ".join(str(w) for w in transcript.warnings[-3:]) or "no entries"
-        print(f"turnfold: {where}: nothing to show ({reasons})", file=stderr)
+        print(_shown(f"turnfold: {where}: nothing to show ({reasons})"), file=stderr)
         return None
     _say_warnings(where, transcript, stderr)
     return transcript
@@ -340,8 +353,10 @@ def _say_warnings(path: Path, transcript: Transcript, stderr: TextIO) -> None:
         count = len(transcript.warnings)
         noun = "problem" if count == 1 else "problems"
         print(
-            f"turnfold: {path}: {count} {noun} while loading (shown as a notice); "
-            f"first: {transcript.warnings[0]}",
+            _shown(
+                f"turnfold: {path}: {count} {noun} while loading (shown as a notice); "
+                f"first: {transcript.warnings[0]}"
+            ),
             file=stderr,
         )
 
@@ -429,12 +444,12 @@ def _write(target: Path | None, write: Callable[[BinaryIO], int], stdout: TextIO
         reason = error.strerror or str(error)
         if not target.parent.is_dir():
             reason = f"there is no folder {target.parent}"
-        print(f"turnfold: cannot write {target}: {reason}", file=sys.stderr)
+        print(_shown(f"turnfold: cannot write {target}: {reason}"), file=sys.stderr)
         return EXIT_CANNOT_WRITE
     finally:
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
-    print(f"turnfold: wrote {target} ({size // 1024 or 1} KB)", file=sys.stderr)
+    print(_shown(f"turnfold: wrote {target} ({size // 1024 or 1} KB)"), file=sys.stderr)
     return 0
 
 
@@ -451,15 +466,15 @@ def _render_compare(options: argparse.Namespace, stdout: TextIO) -> int:
         # FILE#ID is one run of a file of many (two samples of one eval log), as for FILE.
         path, sample = _file_and_run(given)
         if not path.exists():
-            print(f"turnfold: {path}: no such file or folder", file=sys.stderr)
+            print(_shown(f"turnfold: {path}: no such file or folder"), file=sys.stderr)
             return EXIT_BAD_INPUT
         try:
             run = open_run(path) if sample is None else load(path, **_picked(path, sample))
         except TranscriptFormatError as error:
-            print(f"turnfold: {_not_a_transcript(error, options, path)}", file=sys.stderr)
+            print(_shown(f"turnfold: {_not_a_transcript(error, options, path)}"), file=sys.stderr)
             return EXIT_BAD_INPUT
         except ValueError as error:
-            print(f"turnfold: {error}", file=sys.stderr)
+            print(_shown(f"turnfold: {error}"), file=sys.stderr)
             return EXIT_BAD_INPUT
         if isinstance(run, Transcript):
             _say_warnings(path, run, sys.stderr)
@@ -472,18 +487,20 @@ def _render_compare(options: argparse.Namespace, stdout: TextIO) -> int:
     if single[0] != single[1]:
         one, many = (first, second) if single[0] else (second, first)
         print(
-            f"turnfold: cannot compare {one} (one transcript) with {many} (many runs): compare "
-            "two transcripts or two corpora (folders, or eval logs of many samples)",
+            _shown(
+                f"turnfold: cannot compare {one} (one transcript) with {many} (many runs): compare "
+                "two transcripts or two corpora (folders, or eval logs of many samples)"
+            ),
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
     if names[0] == names[1]:  # two files of one name (two runs' stdout-0.jsonl)
         names = _told_apart(first, second) or [f"{names[0]} (A)", f"{names[0]} (B)"]
-    title = f"{names[0]} vs {names[1]}"
+    title = translate("compare.title", _settings(options).locale, a=names[0], b=names[1])
     try:
         page = render_compare_page(runs[0], runs[1], _settings(options), names=names, title=title)
     except ValueError as error:  # two corpora whose samples cannot be joined
-        print(f"turnfold: {error}", file=sys.stderr)
+        print(_shown(f"turnfold: {error}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     encoded = page.encode("utf-8")
     target: Path | None = _file_and_run(first)[0].with_name(f"{stems[0]}-vs-{stems[1]}.html")
@@ -524,17 +541,21 @@ def _render_site(options: argparse.Namespace, folder: Path) -> int:
     from turnfold.render.site import build_site
 
     if not options.file.exists():
-        print(f"turnfold: {options.file}: no such file or folder", file=sys.stderr)
+        print(_shown(f"turnfold: {options.file}: no such file or folder"), file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         report = build_site(options.file, folder, _settings(options), progress=sys.stderr.isatty())
     except OSError as error:
-        print(f"turnfold: cannot write {folder}: {error.strerror or error}", file=sys.stderr)
+        print(
+            _shown(f"turnfold: cannot write {folder}: {error.strerror or error}"), file=sys.stderr
+        )
         return EXIT_CANNOT_WRITE
     print(
-        f"turnfold: wrote {report.index} ({_counted(report.rows, 'run')}; "
-        f"{_counted(report.written, 'page')} written, {report.kept} unchanged; "
-        f"{_counted(report.skipped, 'file')} skipped)",
+        _shown(
+            f"turnfold: wrote {report.index} ({_counted(report.rows, 'run')}; "
+            f"{_counted(report.written, 'page')} written, {report.kept} unchanged; "
+            f"{_counted(report.skipped, 'file')} skipped)"
+        ),
         file=sys.stderr,
     )
     return 0
@@ -585,7 +606,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with quiet:
             return _command(options, options.usage)
     except KeyboardInterrupt:  # Ctrl-C: a person's choice, not a failure to explain
-        print("turnfold: interrupted", file=sys.stderr)
+        print(_shown("turnfold: interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 import msgspec
@@ -106,8 +106,13 @@ def dump_bytes(
         return msgspec.json.encode(value, enc_hook=default, order=order)
     except (TypeError, OverflowError, UnicodeEncodeError):
         # Keys that are not strings, a lone surrogate: what the stdlib still writes.
-        text = json.dumps(value, ensure_ascii=False, default=default, sort_keys=sort_keys)
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=default, sort_keys=sort_keys)
+        except RecursionError:
+            text = _deep(value, None, default, sort_keys=sort_keys)
         return text.encode("utf-8", "surrogatepass")
+    except RecursionError:
+        return _deep(value, None, default, sort_keys=sort_keys).encode("utf-8", "surrogatepass")
 
 
 def pretty(value: Any, *, default: Callable[[Any], Any] | None = None) -> str:
@@ -118,12 +123,15 @@ def pretty(value: Any, *, default: Callable[[Any], Any] | None = None) -> str:
     sends every value through the stdlib's pure-Python encoder, a large share of building a big
     view (Q-1). Floats, NaN and anything else msgspec writes otherwise go to the stdlib.
     """
-    if _flat_alike(value) or _written_alike(value):
-        try:
-            return msgspec.json.format(_encode(value), indent=2).decode("utf-8")
-        except (TypeError, OverflowError, UnicodeEncodeError):  # a lone surrogate, a huge int
-            pass
-    return json.dumps(value, indent=2, ensure_ascii=False, default=default)
+    try:
+        if _flat_alike(value) or _written_alike(value):
+            try:
+                return msgspec.json.format(_encode(value), indent=2).decode("utf-8")
+            except (TypeError, OverflowError, UnicodeEncodeError):  # a lone surrogate, a huge int
+                pass
+        return json.dumps(value, indent=2, ensure_ascii=False, default=default)
+    except RecursionError:
+        return _deep(value, 2, default)
 
 
 #: The values msgspec writes exactly as ``json.dumps`` does. Not floats: msgspec writes the
@@ -171,12 +179,78 @@ def dumps_exact(value: Any, *, indent: int | None = None) -> str:
     (a Python object a framework's message held, kept as it was) is written as its ``str``,
     as every view shows it: a file can hold no more of it.
     """
-    if indent is None and not _has_non_finite(value):
-        try:
-            return _encode(value).decode("utf-8")
-        except (TypeError, OverflowError, UnicodeEncodeError):
-            pass
-    return json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    try:
+        if indent is None and not _has_non_finite(value):
+            try:
+                return _encode(value).decode("utf-8")
+            except (TypeError, OverflowError, UnicodeEncodeError):
+                pass
+        return json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    except RecursionError:
+        return _deep(value, indent, str)
+
+
+def _deep(
+    value: Any,
+    indent: int | None,
+    default: Callable[[Any], Any] | None,
+    *,
+    sort_keys: bool = False,
+) -> str:
+    """``json.dumps(value, indent=indent, ensure_ascii=False, default=default)`` (compact
+    separators when ``indent`` is None) without recursion, for a value nested too deeply for
+    the encoders above (spec X-1, X-2).
+
+    :func:`loads` reads a value nested almost to the recursion limit when the reader's stack
+    is shallow; the encoders then meet it deeper in the stack, while a page or a view is built,
+    and a transcript author's ``[[[…]]]`` must not make the whole transcript unshowable.
+
+    >>> deep = [{"a": 1}]
+    >>> for _ in range(5_000):
+    ...     deep = [deep]
+    >>> _deep(deep, None, None) == "[" * 5_001 + '{"a":1}' + "]" * 5_001
+    True
+    >>> _deep({"k": [1, "é", None, {}], "e": []}, 2, None) == json.dumps(
+    ...     {"k": [1, "é", None, {}], "e": []}, indent=2, ensure_ascii=False)
+    True
+    """
+    out: list[str] = []
+    key_separator = ": " if indent is not None else ":"
+    # What is left to write, last first: text as it is, or a value and its depth.
+    todo: list[tuple[Any, int, bool]] = [(value, 0, False)]  # (item, depth, is it text)
+    while todo:
+        item, depth, is_text = todo.pop()
+        if is_text:
+            out.append(item)
+            continue
+        if isinstance(item, (dict, list, tuple)):
+            pairs: Iterable[tuple[Any, Any]] | None = (
+                item.items() if isinstance(item, dict) else None
+            )
+            if not item:
+                out.append("{}" if pairs is not None else "[]")
+                continue
+            if pairs is not None and sort_keys:
+                pairs = sorted(pairs)
+            inner = "\n" + " " * (indent * (depth + 1)) if indent is not None else ""
+            outer = "\n" + " " * (indent * depth) if indent is not None else ""
+            parts: list[tuple[Any, int, bool]] = []
+            for at, element in enumerate(pairs if pairs is not None else item):
+                lead = ("," if at else "") + inner
+                if pairs is not None:
+                    key, element = element
+                    name = key if isinstance(key, str) else json.dumps(key)
+                    lead += json.dumps(name, ensure_ascii=False) + key_separator
+                parts += [(lead, 0, True), (element, depth + 1, False)]
+            opening, closing = ("{", "}") if pairs is not None else ("[", "]")
+            todo += [(outer + closing, 0, True), *reversed(parts), (opening, 0, True)]
+        elif item is None or isinstance(item, (str, int, float, bool)):
+            out.append(json.dumps(item, ensure_ascii=False))
+        elif default is not None:
+            todo.append((default(item), depth, False))
+        else:
+            raise TypeError(f"Object of type {type(item).__name__} is not JSON serializable")
+    return "".join(out)
 
 
 def _has_non_finite(value: Any) -> bool:

@@ -16,8 +16,10 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
+from decimal import Decimal
 from typing import cast
 
+from turnfold.i18n import DEFAULT_LOCALE, translate
 from turnfold.model import AssistantText, Entry, ToolCall, Transcript
 from turnfold.prices import COUNTS, Counts, price_of, table_version
 from turnfold.usage import Tokens, add_into, responses
@@ -38,8 +40,24 @@ class Cost:
     usd: float
     recorded: bool
     """The source recorded it (else turnfold estimated it)."""
-    source: str
-    """Where the number comes from, for a tooltip: the price table and the date it priced."""
+    table: str | None = None
+    """The version of the price table that estimated it (None when the source recorded it)."""
+    priced_on: date | None = None
+    """The day whose prices the estimate used; None: today's (the session records no date)."""
+
+    @property
+    def source(self) -> str:
+        """Where the number comes from, in English: :meth:`source_in` says it in a locale."""
+        return self.source_in(DEFAULT_LOCALE)
+
+    def source_in(self, locale: str) -> str:
+        """Where the number comes from, for a tooltip in ``locale``: the price table and the
+        day it priced. Built here from its parts, so a page in Chinese says it in Chinese."""
+        if self.recorded:
+            return translate("cost.recorded", locale)
+        if self.priced_on is None:
+            return translate("cost.estimated_today", locale, table=self.table)
+        return translate("cost.estimated", locale, table=self.table, day=str(self.priced_on))
 
 
 def responses_by_model(
@@ -138,8 +156,7 @@ def estimate(
         priced_any = True
     if not priced_any:
         return None
-    shown = day.isoformat() if day is not None else "today"
-    return Cost(total, False, f"estimated with genai-prices {table_version()}, prices of {shown}")
+    return Cost(total, False, table_version(), day)
 
 
 def _day(when: datetime | None) -> date | None:
@@ -188,7 +205,7 @@ def session_cost(
     recorded = transcript.metadata.get("cost_usd")
     if isinstance(recorded, (int, float)) and not isinstance(recorded, bool):  # noqa: SIM102
         if math.isfinite(recorded) and recorded >= 0:
-            return Cost(float(recorded), True, "recorded by the source")
+            return Cost(float(recorded), True)
     if found is None:
         return entries_cost(transcript, transcript.entries, when)
     return estimate(found, provider=provider_of(transcript), when=when)
@@ -197,10 +214,13 @@ def session_cost(
 def format_usd(usd: float) -> str:
     """A cost as a header shows it: cents for most, more digits below a cent.
 
-    >>> format_usd(0.2134), format_usd(0.00315), format_usd(12.5)
-    ('0.21', '0.00315', '12.50')
+    >>> format_usd(0.2134), format_usd(0.00315), format_usd(12.5), format_usd(0.0000368)
+    ('0.21', '0.00315', '12.50', '0.0000368')
     """
-    return f"{usd:.2f}" if usd >= 0.01 or usd == 0 else f"{usd:.3g}"
+    if usd >= 0.01 or usd == 0:
+        return f"{usd:.2f}"
+    # Three significant digits, written out: ``.3g`` turns to ``3.68e-05`` below 0.0001.
+    return format(Decimal(f"{usd:.3g}"), "f")
 
 
 __all__ = [

@@ -325,7 +325,22 @@ class LoadWarning:
         where = ":".join(str(p) for p in (self.source, self.line) if p is not None)
         if self.record:
             where = f"{where} ({self.record})" if where else f"({self.record})"
-        return f"{where}: {self.reason}" if where else self.reason
+        # The record's id, like everything it holds, is the transcript's (spec X-1), and this
+        # text goes straight to a terminal (``turnfold show`` names the first problem on
+        # stderr): an escape sequence in it must be shown, not obeyed.
+        return printable(f"{where}: {self.reason}" if where else self.reason)
+
+
+def printable(text: str) -> str:
+    r"""``text`` with every character a terminal would act on or that reorders the line
+    (controls, escapes, bidi overrides) written as its Python escape, as ``repr`` would.
+
+    >>> printable("a1\x1b]52;c;ZXZpbA==\x07 \u202eb 日本")
+    'a1\\x1b]52;c;ZXZpbA==\\x07 \\u202eb 日本'
+    """
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 #: What a load did with one source record (issue 11): turned it into entries, left it out on
@@ -614,6 +629,13 @@ class Transcript:
     def __repr__(self) -> str:
         calls = len(self.tool_calls())
         return f"<Transcript: {len(self.entries)} entries, {calls} tool calls>"
+
+    def _display_(self) -> Any:
+        """marimo's display protocol: a transcript left as a cell's value shows as the widget
+        there too (N-2), not as its repr; Jupyter's is registered by ``register_display``."""
+        from turnfold.widget import TranscriptWidget
+
+        return TranscriptWidget(self)
 
 
 _UPDATABLE: dict[type[Entry], frozenset[str]] = {}

@@ -29,6 +29,10 @@ from turnfold.model import Accounting, Disposition, LoadWarning, Transcript
 
 #: How many records detection may look at.
 HEAD_SIZE = 30
+#: How many warnings one source lists; past them one more warning counts the rest. A hostile
+#: file of ten million bad lines (20 MB of ``x``) held a warning object each, gigabytes of the
+#: kernel (X-1); the accounting still counts every record, and the reader sees how many.
+MAX_LISTED_WARNINGS = 1_000
 #: Files at least this big show a progress bar (after tqdm's delay, so fast loads stay quiet).
 PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 #: A load that ends sooner shows no bar at all.
@@ -315,7 +319,7 @@ class Source:
         at = current if current is not None and line is not None and current[0] == line else None
         record = _record_id(at[1]) if at is not None else None
         warning = LoadWarning(reason=reason, line=line, source=self.name, record=record)
-        self.warnings.append(warning)
+        keep_warning(self.warnings, warning)
         if record_type is not None:
             self.note(record_type, "warned")
         elif not self._noted and at is not None:
@@ -328,6 +332,40 @@ class Source:
         transcript.warnings[:0] = self.warnings
         transcript.accounting = self.accounting
         return transcript
+
+
+@dataclasses.dataclass(kw_only=True)
+class UnlistedWarnings(LoadWarning):
+    """Stands for the warnings of a source past :data:`MAX_LISTED_WARNINGS`: how many, and
+    the line of the first of them."""
+
+    count: int = 0
+
+    def add(self) -> None:
+        self.count += 1
+        self.reason = f"{self.count:,} more problem(s) like those above, not listed one by one"
+
+
+def keep_warning(warnings: list[LoadWarning], warning: LoadWarning) -> None:
+    """Add ``warning`` to a source's ``warnings``, or once they hold
+    :data:`MAX_LISTED_WARNINGS`, count it in the :class:`UnlistedWarnings` that ends them.
+
+    >>> kept: list[LoadWarning] = []
+    >>> for line in range(1, MAX_LISTED_WARNINGS + 4):
+    ...     keep_warning(kept, LoadWarning(reason="invalid JSON", line=line, source="s"))
+    >>> len(kept), str(kept[-2])
+    (1001, 's:1000: invalid JSON')
+    >>> str(kept[-1])
+    's:1001: 3 more problem(s) like those above, not listed one by one'
+    """
+    if len(warnings) < MAX_LISTED_WARNINGS:
+        warnings.append(warning)
+        return
+    last = warnings[-1]
+    if not isinstance(last, UnlistedWarnings):  # the first past the bound, or others came after
+        last = UnlistedWarnings(reason="", line=warning.line, source=warning.source)
+        warnings.append(last)
+    last.add()
 
 
 #: Keys under which formats keep a record's own id, most specific first.
@@ -641,7 +679,7 @@ def _text_of(raw: bytes, number: int, name: str, warnings: list[LoadWarning]) ->
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         reason = f"invalid UTF-8 at byte {exc.start}; undecodable bytes shown as U+FFFD"
-        warnings.append(LoadWarning(reason=reason, line=number, source=name))
+        keep_warning(warnings, LoadWarning(reason=reason, line=number, source=name))
         return raw.decode("utf-8", errors="replace")
 
 

@@ -15,6 +15,7 @@ Sample  Change     A       B
 
 from __future__ import annotations
 
+from turnfold.i18n import translate
 from turnfold.render.compare_nodes import CompareView, PairNode, PairTable
 from turnfold.render.nodes import TopNode, View
 from turnfold.render.text import render_text
@@ -43,7 +44,7 @@ def _sides(pair: PairNode, view: CompareView, width: int) -> list[str]:
         nodes = pair["a"] if side["key"] == "a" else pair["b"]
         lines.append(INDENT + side["name"])
         if nodes is None:
-            lines.append(INDENT * 2 + f"({side['gap']})")
+            lines.append(INDENT * 2 + translate("text.aside", view["locale"], text=side["gap"]))
             continue
         outline = render_text(_view(view, nodes), width=width - 2 * len(INDENT))
         lines += [INDENT * 2 + line if line else "" for line in outline.split("\n")]

@@ -291,7 +291,28 @@ def _read_manifest(out: Path) -> dict[str, dict[str, Any]]:
         files = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["files"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}
-    return files if isinstance(files, dict) else {}
+    if not isinstance(files, dict):
+        return {}
+    # The manifest names the files a build deletes and rewrites: an entry whose page is not
+    # a file name this module makes (``../../.bashrc`` in a site folder from elsewhere) is
+    # forgotten, its file built again, and nothing outside ``runs/`` is ever touched.
+    return {key: entry for key, entry in files.items() if _trusted(entry)}
+
+
+#: What :func:`page_name` makes: one file name, no folder, not hidden.
+_PAGE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*\.html")
+
+
+def _trusted(entry: Any) -> bool:
+    """Whether a manifest's record of a file has the shape :func:`_entry` gives it."""
+    runs = entry.get("runs") if isinstance(entry, dict) else None
+    return isinstance(runs, list) and all(
+        isinstance(run, dict)
+        and (run.get("page") is None
+             or (isinstance(run["page"], str) and _PAGE_NAME.fullmatch(run["page"]) is not None
+                 and type(run.get("body")) is int))
+        for run in runs
+    )  # fmt: skip
 
 
 def _end_pages(out: Path, pages: list[dict[str, Any]], locale: str) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from turnfold.corpus.columns import Cell, ColumnHead, Row
 from turnfold.corpus.paging import Paging, Query
+from turnfold.i18n import plural
 from turnfold.render.content import escape
 from turnfold.render.html import palette_css
 
@@ -88,7 +89,8 @@ def runs_table(
 
 def runs_html(paging: Paging, query: Query, counts: str) -> str:
     """A notebook's static output of a corpus (W-4): ``counts``, then the first
-    :data:`HTML_ROWS` rows of ``query`` in a table with its own style, and how many more."""
+    :data:`HTML_ROWS` rows of ``query`` in a table with its own style, and how many more (in
+    the paging's locale, as its column heads are)."""
     page = paging.page({**query, "offset": 0}, size=HTML_ROWS)
     more = page["total"] - len(page["rows"])
     lines = [
@@ -97,6 +99,6 @@ def runs_html(paging: Paging, query: Query, counts: str) -> str:
         runs_table(page["columns"], page["rows"]),
     ]
     if more > 0:
-        lines.append(f"<p>… {more:,} more rows: .rows of the browser, or corpus.to_pandas()</p>")
+        lines.append(f"<p>{escape(plural('browser.more_rows', more, paging.locale))}</p>")
     lines.append("</div>")
     return "\n".join(lines)

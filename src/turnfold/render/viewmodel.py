@@ -63,6 +63,7 @@ from turnfold.render.content import (
     image_note,
     markdown_html,
     omitted_note_html,
+    plain_text,
     pretty_json,
     result_view,
     thinking_html,
@@ -479,7 +480,11 @@ def session_header(
     parts: list[SessionPart] = []
 
     def part(name: str, text: str, title: str | None = None) -> None:
-        parts.append({"name": name, "text": text, "title": title})
+        # The agent's and the model's names are the transcript's (spec X-1): the widget sets
+        # them as text, so a bidi override or control in one must already be made visible here,
+        # as the page and the terminal show it, or it reorders the whole header line.
+        parts.append({"name": name, "text": plain_text(text),
+                      "title": plain_text(title) if title else None})  # fmt: skip
 
     if facts.agent:
         part("agent", facts.agent)
@@ -519,9 +524,10 @@ def session_header(
         delegated = total_of(facts.subagent_tokens)
         if delegated:  # U-1: the total says that it includes what the sub-agents spent
             text = translate("session.tokens_subagents", locale, tokens=compact_count(total))
-            breakdown += "; " + translate(
-                "session.tokens_subagents_title", locale, tokens=f"{delegated:,}"
-            )
+            breakdown = translate(
+                "list.clauses", locale, first=breakdown,
+                second=translate("session.tokens_subagents_title", locale, tokens=f"{delegated:,}"),
+            )  # fmt: skip
         part("tokens", text, breakdown)
     so_far = total_of(facts.session_usage)
     if so_far:  # U-1: not this run's tokens, and labelled so (facts.session_usage says when)
@@ -533,7 +539,7 @@ def session_header(
         if facts.cost.recorded:
             part("cost", f"${cost}", translate("session.cost_recorded", locale, cost=cost))
         else:  # U-2: an estimate reads as one, its price table in the title
-            part("cost", f"≈ ${cost}", facts.cost.source)
+            part("cost", f"≈ ${cost}", facts.cost.source_in(locale))
     if not parts:
         return None
     return {
@@ -656,15 +662,22 @@ def _top_level(
 
 
 def _user(item: UserMessage, locale: str, prefix: str) -> UserNode:
-    """A user's message, a long one capped (:data:`USER_LINES`) with the rest one click away."""
+    """A user's message, a long one capped (:data:`USER_LINES`) with the rest one click away;
+    where the source does not record a turn's prompt (``meta["prompt_not_recorded"]``,
+    :func:`~turnfold.formats.common.prompt_not_recorded`), a muted note says so, as a note
+    says what an image box cannot show."""
     text, omitted = capped_prose(item.text)
     head, rest, more = capped_text(text, USER_LINES, USER_CHARS)
+    html = head + _pasted_images(item.images, locale)
+    if item.meta.get("prompt_not_recorded") is True:
+        note = escape(translate("user.prompt_not_recorded", locale))
+        html += f'<div class="tf-note">{note}</div>'
     node: UserNode = {
         "kind": "user",
         "key": keys.entry(item.id, prefix),
         "label": translate("user.label", locale),
         "command": escape(item.command) if item.command else None,
-        "html": head + _pasted_images(item.images, locale),
+        "html": html,
     }
     if rest is not None:
         node["more_html"] = rest + omitted_note_html(omitted, locale)

@@ -129,6 +129,7 @@ def _is_item(value: Any) -> bool:
     message = value.get("message") if isinstance(value, dict) else None
     return (
         isinstance(message, dict)
+        and isinstance(message.get("role"), str)  # a list is no role, and no set key either
         and message.get("role") in _ROLES
         and isinstance(value.get("contextItems"), list)
     )

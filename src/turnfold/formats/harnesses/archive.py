@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from turnfold.formats.source import Bounded
+from turnfold.model import printable
 
 if TYPE_CHECKING:
     # Imported where a zip is opened: zipfile brings shutil, bz2 and lzma, and every load
@@ -65,7 +66,8 @@ class ArchiveError(ValueError):
         self.path = path
         self.member = member
         self.reason = reason
-        where = f"{path}, member {member}" if member is not None else path
+        # A member's name is the archive author's: shown, never obeyed by the terminal.
+        where = f"{path}, member {printable(member)}" if member is not None else path
         super().__init__(f"{where}: {reason}")
 
 
