@@ -823,11 +823,24 @@ def test_C6_search_returns_hits_with_key_turn_entry_and_snippet() -> None:
     hits = corpus.search("readme")
     assert hits
     for hit in hits:
-        entry = corpus[hit.key].get(hit.entry_id)
+        entry = _searched_entry(corpus[hit.key], hit.entry_id)
         assert entry is not None
         assert "readme" in hit.snippet.lower()
         assert hit.turn is None or hit.turn >= 1
     assert len({(h.key, h.entry_id) for h in hits}) == len(hits)
+
+
+def _searched_entry(transcript: turnfold.Transcript, entry_id: str) -> object:
+    """The entry a hit names: an entry of a sub-agent's transcript by its key in the view, the
+    spawning call's id, then its own (``e1/e2``)."""
+    head, _, inner = entry_id.partition("/")
+    entry = transcript.get(head)
+    if not inner:
+        return entry
+    assert isinstance(entry, ToolCall)
+    assert entry.subagent is not None
+    assert entry.subagent.transcript is not None
+    return _searched_entry(entry.subagent.transcript, inner)
 
 
 def test_C6_search_stops_at_the_limit_and_takes_regular_expressions() -> None:

@@ -291,15 +291,15 @@ class Corpus:
 
     # --- display ---------------------------------------------------------------------------------
 
-    def describe(self) -> str:
-        """Its counts in a line: ``12 rows, 1 error, 0 skipped``."""
-        rows, errors = len(self), self.errors
-        parts = [
-            f"{rows} row{'s' if rows != 1 else ''}",
-            f"{errors} error{'s' if errors != 1 else ''}",
-            f"{self.skipped} skipped",
-        ]
-        return ", ".join(parts)
+    def describe(self, locale: str = "en") -> str:
+        """Its counts in a line, in ``locale``: ``12 rows, 1 error, 0 skipped``."""
+        from turnfold.i18n import plural, translate
+
+        return translate(
+            "site.counts", locale, runs=plural("corpus.rows", len(self), locale),
+            errors=plural("site.errors", self.errors, locale),
+            skipped=plural("site.skipped", self.skipped, locale),
+        )  # fmt: skip
 
     def __repr__(self) -> str:
         return f"<Corpus: {self.describe()}>"
@@ -312,6 +312,13 @@ class Corpus:
 
         paging = Paging(self.to_arrow())
         return runs_html(paging, paging.query(None)[0], self.describe())
+
+    def _display_(self) -> Any:
+        """marimo's display protocol, which it prefers to ``_repr_html_``: a corpus left as a
+        cell's value shows as the session browser there too (B-1, N-2)."""
+        from turnfold.browser import SessionBrowser
+
+        return SessionBrowser(self)
 
 
 def _add_search_item(items: list[Item], item: Item) -> None:

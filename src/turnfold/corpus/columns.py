@@ -25,6 +25,7 @@ from typing import Any, Literal, TypedDict
 from turnfold.corpus.summarize import COLUMNS
 from turnfold.cost import format_usd
 from turnfold.i18n import translate
+from turnfold.render.content import plain_text
 from turnfold.render.viewmodel import OUTCOMES, compact_count
 from turnfold.tools import format_duration
 
@@ -193,7 +194,9 @@ def cell(col: Column, value: Any, locale: str) -> Cell:
         return {"text": moment.strftime("%Y-%m-%d %H:%M"), "title": f"{exact} UTC"}
     if kind == "number" and isinstance(value, float):
         return {"text": f"{value:g}"}
-    text = str(value)
+    # A title, a model's or an agent's name is the transcript's (spec X-1): the browser sets it
+    # as text, so a control or bidi override in it is made visible here, as a page shows it.
+    text = plain_text(str(value))
     return {"text": text, "title": text} if len(text) > _LONG else {"text": text}
 
 
@@ -246,9 +249,11 @@ def unreadable(error: Any, path: str | None, sample: str | None = None) -> Cell:
     >>> unreadable("no messages", None)
     {'text': '⚠ no messages', 'tone': 'error', 'title': 'no messages'}
     """
+    error = plain_text(str(error))  # it may quote the file's content or name (spec X-1)
     if not path:
-        return {"text": f"⚠ {error}", "tone": "error", "title": str(error)}
-    where = f"#{sample}" if sample else ""
+        return {"text": f"⚠ {error}", "tone": "error", "title": error}
+    path = plain_text(path)
+    where = f"#{plain_text(str(sample))}" if sample else ""
     name = f"{PurePath(path).name}{where}"
     return {"text": f"⚠ {name}: {error}", "tone": "error", "title": f"{path}{where}: {error}"}
 

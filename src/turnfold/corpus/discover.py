@@ -228,6 +228,8 @@ class _Links:
         self.folders: list[str] = []
         self.files: list[str] = []
         self.outside: list[str] = []
+        #: The folders the walk could not list, each with why.
+        self.unlisted: list[str] = []
 
     def inside(self, path: str) -> bool:
         """Whether ``path``, its links followed, lies inside the scanned folder."""
@@ -254,7 +256,24 @@ class _Links:
                 self.outside.append(path)
         return kept
 
+    def not_listed(self, error: OSError, found: Found) -> None:
+        """``os.walk``'s ``onerror``: a folder it cannot list (permission denied) holds files
+        that are no rows, so it is counted as skipped and the scan warns naming it (C-7); a walk
+        passed it over in silence. One gone since its parent was listed held nothing to read."""
+        if isinstance(error, FileNotFoundError):
+            return
+        where = error.filename or self.root
+        if found.first_time(where):
+            found.skipped += 1
+            self.unlisted.append(f"{where} ({error.strerror or error})")
+
     def warn(self, found: Found) -> None:
+        if self.unlisted:
+            count = len(self.unlisted)
+            named = "; ".join(self.unlisted[:3]) + ("; …" if count > 3 else "")
+            folders, them = ("a folder", "it") if count == 1 else (f"{count} folders", "them")
+            warn_at_caller(f"{self.root}: skipped {folders} that could not be listed ({named}); "
+                           f"no session in {them} is read")  # fmt: skip
         if not self.outside:
             return
         named = ", ".join(self.outside[:3]) + (", …" if len(self.outside) > 3 else "")
@@ -266,7 +285,7 @@ class _Links:
 
 
 def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> None:
-    for folder, dirs, files in os.walk(start):
+    for folder, dirs, files in os.walk(start, onerror=lambda e: links.not_listed(e, found)):
         try:
             real = os.stat(folder)
         except OSError:
@@ -349,7 +368,7 @@ def _glob(pattern: str, links: _Links, found: Found) -> list[str]:
     lead = [] if base == os.curdir and not pattern.startswith(os.curdir) else [base]
     # The base itself when ``**`` may match no folder (``runs/**`` lists ``runs/``), as glob.
     matches = [os.path.join(base, "")] if lead and _glob_matches(wanted, []) else []
-    for folder, dirs, files in os.walk(base):
+    for folder, dirs, files in os.walk(base, onerror=lambda e: links.not_listed(e, found)):
         if not hidden:  # a hidden folder is no glob's match but by a pattern naming it
             dirs[:] = [d for d in dirs if not d.startswith(".")]
         links.sort(folder, list(dirs), found, [])  # only to say which lead out
@@ -413,6 +432,19 @@ def discover(source: str | os.PathLike[str] | Iterable[Any], format: str | None)
             _walk(text, format, found)
         else:
             _add_file(text, format, found)
+    if found.parquet and found.items:
+        # Parquet files among sessions are passed over (a folder's Parquet files may be a
+        # write_parquet() export of its own rows): counted as skipped, and said by name, as a
+        # dataset of rollouts beside the sessions would otherwise vanish from the table.
+        count = len(found.parquet)
+        named = ", ".join(found.parquet[:3]) + (", …" if count > 3 else "")
+        files, them = (
+            ("a Parquet file", "it on its")
+            if count == 1
+            else (f"{count} Parquet files", "them on their")
+        )
+        warn_at_caller(f"skipped {files} among the sessions ({named}); a scan reads a Parquet "
+                       f"file's runs when given Parquet files alone: scan {them} own")  # fmt: skip
     return found
 
 

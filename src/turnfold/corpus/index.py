@@ -31,7 +31,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +40,7 @@ from turnfold.caches import CACHE_ENV as CACHE_ENV  # where the tests point the 
 from turnfold.caches import INDEX_NAME as INDEX_NAME
 from turnfold.caches import cache_dir
 from turnfold.corpus.discover import Item
+from turnfold.userwarn import warn_at_caller
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -172,16 +173,48 @@ class Index:
 
     def __init__(self, directory: Path | None = None) -> None:
         folder = directory or cache_dir()
-        folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / INDEX_NAME
         self.version = _version()
+        # A cache never stops a scan (C-4, C-7): an index that is no database (a crash, a full
+        # disk, a file copied over it) is made again, and a cache folder that cannot be used (a
+        # file of that name, no permission, a read-only disk) leaves the scan without one,
+        # each said. Before, either raised out of every scan until the user found the file.
+        try:
+            try:
+                self._open(str(self.path), folder)
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise  # locked past the timeout, or the folder unusable: below
+                warn_at_caller(f"{self.path}: the scan's index is unreadable ({exc}); "
+                               "it is made again (a cache: the next scans fill it)")  # fmt: skip
+                self._discard()
+                self._open(str(self.path), folder)
+        except (OSError, sqlite3.Error) as exc:
+            warn_at_caller(f"{self.path}: the scan's index cannot be used ({exc}); this "
+                           f"scan reads every file (set {CACHE_ENV} to a folder it may write "
+                           "in)")  # fmt: skip
+            self._open(":memory:", None)
+
+    def _open(self, where: str, folder: Path | None) -> None:
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: transactions are explicit, so a batch of writes is atomic.
-        self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
-        _write_ahead(self._db)
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        (layout,) = self._db.execute("PRAGMA user_version").fetchone()
-        if layout != SCHEMA_VERSION:
-            self._migrate()
+        self._db = sqlite3.connect(where, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            _write_ahead(self._db)
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            (layout,) = self._db.execute("PRAGMA user_version").fetchone()
+            if layout != SCHEMA_VERSION:
+                self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _discard(self) -> None:
+        """Remove the unreadable index and its write-ahead files."""
+        for suffix in ("", "-wal", "-shm"):
+            with suppress(FileNotFoundError):
+                os.remove(f"{self.path}{suffix}")
 
     def _migrate(self) -> None:
         """Empty an index of another layout (or none), once, whoever else opens it now."""

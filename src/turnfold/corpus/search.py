@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
-from turnfold import codec, progress
+from turnfold import codec, keys, progress
 from turnfold.corpus import runs
 from turnfold.corpus.discover import Item
 from turnfold.corpus.summarize import (
@@ -51,7 +51,10 @@ SNIPPET_CONTEXT = 60
 
 @dataclass(frozen=True)
 class SearchHit:
-    """One match: the item, the turn (1-based; None outside turns), the entry and a snippet."""
+    """One match: the item, the turn (1-based; None outside turns), the entry and a snippet.
+
+    ``entry_id`` is the entry's id, or for an entry of a sub-agent's transcript its key in the
+    view (``e1/e2``: the spawning call's, then its own), which ``reveal`` opens alike."""
 
     key: str
     turn: int | None
@@ -270,17 +273,41 @@ def _hits(
     key: str, transcript: Transcript, pattern: re.Pattern[str], limit: int
 ) -> list[SearchHit]:
     hits: list[SearchHit] = []
-    for turn, entry in entries_by_turn(transcript):
+    for turn, entry_id, entry in _searched(transcript):
         for text in _texts(entry):
             match = pattern.search(text) if text else None
             if match:
                 hits.append(
-                    SearchHit(key, turn, entry.id, _snippet(text, match.start(), match.end()))
+                    SearchHit(key, turn, entry_id, _snippet(text, match.start(), match.end()))
                 )
                 break
         if len(hits) >= limit:
             break
     return hits
+
+
+def _searched(transcript: Transcript) -> Iterator[tuple[int | None, str, Entry]]:
+    """Every entry a search reads, with its turn and the id a hit names it by: a sub-agent's
+    entries follow the call that spawned them, in that call's turn, each named by its key in
+    the view (the call's key, then its own id: ``e1/e2``), which ``reveal`` opens (P-11). Its
+    transcript is part of the session (C-1): a word only a sub-agent read or wrote is found."""
+    for turn, entry in entries_by_turn(transcript):
+        yield turn, entry.id, entry
+        yield from _delegated(entry, turn, "")
+
+
+def _delegated(
+    entry: Entry, turn: int | None, prefix: str
+) -> Iterator[tuple[int | None, str, Entry]]:
+    if not isinstance(entry, ToolCall) or entry.subagent is None:
+        return
+    child = entry.subagent.transcript
+    if child is None:
+        return
+    inner = keys.child_prefix(keys.entry(entry.id, prefix))
+    for sub in child.entries:
+        yield turn, keys.entry(sub.id, inner), sub
+        yield from _delegated(sub, turn, inner)
 
 
 @dataclass(frozen=True)

@@ -826,6 +826,10 @@ def _detect(source: Source) -> str:
     a file no loader knows costs a few lines, not a parse of the whole file."""
     head = source.head_values()
     if not source.head:
+        # Nothing read is not always an empty file: compressed data cut off or corrupt from its
+        # first bytes reads as no lines, and its warning says why, as load()'s error does.
+        if source.warnings:
+            raise _Unreadable(f"nothing read: {source.warnings[0].reason}")
         raise _Unreadable("the file is empty")
     if not head:
         line, value = source.head[0]
