@@ -115,13 +115,18 @@ def _view_subagents(nodes: Iterable[Mapping[str, Any]]) -> int:
     return count
 
 
+_NOT_RECORDED = f'<div class="tf-note">{translate("user.prompt_not_recorded", "en")}</div>'
+
+
 def _title(nodes: Iterable[Mapping[str, Any]]) -> str | None:
     """The first prompt the view shows (its command and text), on one line, cut at 120."""
     for node in nodes:
         if node["kind"] != "user":
             continue
         command = html.unescape(node["command"]) if node.get("command") else None
-        text = _plain(node["html"] + node.get("more_html", "")).strip()
+        # A prompt the source does not record is no title: the view says so in a note.
+        shown = node["html"].replace(_NOT_RECORDED, "")
+        text = _plain(shown + node.get("more_html", "")).strip()
         said = " ".join(part for part in (command, text) if part)
         if said:
             line = " ".join(said.split())

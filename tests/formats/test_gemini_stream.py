@@ -408,7 +408,10 @@ def test_H5_qwen_code_stream_json_reads_as_claude_stream_json() -> None:
         ("run_shell_command", "success"), ("run_shell_command", "error"), ("edit", "success"),
         ("write_file", "success"), ("agent", "success"),
     ]  # fmt: skip
-    assert isinstance(transcript.entries[0], Thinking)
+    first, second = transcript.entries[:2]
+    assert isinstance(first, UserMessage)  # the run's prompt, which the stream does not record
+    assert first.meta == {"prompt_not_recorded": True}
+    assert isinstance(second, Thinking)
     agent = transcript.tool_calls()[-1]
     assert agent.subagent is not None
     assert agent.subagent.transcript is not None

@@ -578,9 +578,10 @@ def _model_usage_totals(model_usage: Any) -> Tokens | None:
         return None
     totals: Tokens = {}
     for counts in model_usage.values():
+        if not isinstance(counts, Mapping):
+            return None
         raw = {snake: counts.get(camel) for camel, snake in _MODEL_USAGE_NAMES.items()}
-        usage = usage_of(raw) if isinstance(counts, Mapping) else None
-        found = counts_of(usage)
+        found = counts_of(usage_of(raw))
         if len(found) < len(_MODEL_USAGE_NAMES):
             return None
         add_into(totals, found)
