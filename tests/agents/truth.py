@@ -170,6 +170,13 @@ def _pair(loaded: list[ToolCall], issued: list[Issued]) -> list[tuple[ToolCall |
     return list(zip(padded, issued, strict=False))
 
 
+def _sent_name(call: ToolCall) -> str:
+    """The name the model called a tool by: a call the loader names for what it does (Codex's
+    ``exec_command`` of an ``apply_patch`` heredoc: an edit) keeps it as ``called_as``."""
+    called_as = call.meta.get("called_as")
+    return called_as if isinstance(called_as, str) else call.name
+
+
 def _check_calls(
     play: Play, transcript: Transcript, issued: list[Issued], where: str, prefix: str
 ) -> list[Finding]:
@@ -177,7 +184,7 @@ def _check_calls(
     list itself, so that a sub-agent's calls report under ``subagent``)."""
     findings = []
     loaded = transcript.tool_calls()
-    names = [c.name for c in loaded]
+    names = [_sent_name(c) for c in loaded]
     wanted = [i.concrete.name for i in issued]
     if names != wanted:
         findings.append(Finding(where, f"{prefix}calls {names}, not {wanted}"))
@@ -187,7 +194,8 @@ def _check_calls(
         if call is None:
             findings.append(Finding(where, f"{label}: missing"))
             continue
-        if call.name != truth.concrete.name or not _same_args(call.args, truth.concrete.args):
+        same = _same_args(call.args, truth.concrete.args)
+        if _sent_name(call) != truth.concrete.name or not same:
             findings.append(
                 Finding(
                     where,
