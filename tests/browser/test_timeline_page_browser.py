@@ -5,15 +5,13 @@ than hang outside the picture (``tests/test_timeline_page.py`` checks the page's
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tests.test_timeline_page import hour_with_blinks
+
 from turnfold.render.html import MIN_SHAPE_PX
 from turnfold.render.page import render_page
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from test_timeline_page import hour_with_blinks
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
