@@ -40,7 +40,7 @@ with collector_paused():
     from turnfold.forking import Partner, can_fork, free_core
     from turnfold.formats import FORMATS, TranscriptFormatError, folder_format, load
     from turnfold.i18n import translate
-    from turnfold.model import Transcript, printable
+    from turnfold.model import Transcript, printable_lines
     from turnfold.render.content import MORE_CHARS
     from turnfold.render.page import write_page
     from turnfold.render.viewmodel import build_view_model, open_all
@@ -260,7 +260,7 @@ def _shown(message: str) -> str:
     """A message for stderr, each line as :func:`~turnfold.model.printable` writes it: the
     file names and reasons it holds are anyone's (a downloaded archive's names), and a
     terminal must show their escape sequences, not obey them (spec X-1)."""
-    return "\n".join(printable(line) for line in message.split("\n"))
+    return printable_lines(message)
 
 
 def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:

@@ -343,6 +343,16 @@ def printable(text: str) -> str:
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
+def printable_lines(text: str) -> str:
+    r"""``text`` as :func:`printable` writes it, line by line: a message of several lines for a
+    terminal (stderr, a warning) keeps its line breaks.
+
+    >>> printable_lines("a\x1b[2J\nb")
+    'a\\x1b[2J\nb'
+    """
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
 #: What a load did with one source record (issue 11): turned it into entries, left it out on
 #: purpose (documented per format in docs/formats.md), or skipped it with a warning.
 Disposition: TypeAlias = Literal["mapped", "ignored", "warned"]

@@ -27,12 +27,11 @@ def warn_at_caller(
 ) -> None:
     """Warn, attributed to the first frame (past the one calling this) whose module is not
     ``internal``."""
-    from turnfold.model import printable
+    from turnfold.model import printable_lines
 
     level, frame = 2, sys._getframe(1)
     while frame.f_back is not None and internal(frame.f_globals.get("__name__", "")):
         level, frame = level + 1, frame.f_back
     # The paths and names a warning holds are anyone's (a downloaded folder's file names): a
     # terminal shows their escape sequences and bidi overrides, never obeys them (spec X-1).
-    shown = "\n".join(printable(line) for line in message.split("\n"))
-    warnings.warn(shown, category, stacklevel=level)
+    warnings.warn(printable_lines(message), category, stacklevel=level)

@@ -386,6 +386,17 @@ def mark_rejected(transcript: Transcript, since: int) -> None:
             transcript.update(entry, meta={**entry.meta, "rejected": True})
 
 
+def calls_with_holders(transcript: Transcript) -> list[tuple[Transcript, ToolCall]]:
+    """Every call of ``transcript`` and of its sub-agents' transcripts at any depth, each with
+    the transcript that holds it (which :meth:`~turnfold.model.Transcript.update` needs)."""
+    found = []
+    for call in transcript.tool_calls():
+        found.append((transcript, call))
+        if call.subagent is not None and call.subagent.transcript is not None:
+            found += calls_with_holders(call.subagent.transcript)
+    return found
+
+
 def prompt_not_recorded() -> UserMessage:
     """Where a turn began whose prompt the source does not record (a ``claude -p`` run of a
     stream of several, a ``codex exec`` turn): a prompt of no text, marked

@@ -108,7 +108,13 @@ from turnfold.formats.claude_code import (
     retry_notice,
     tool_outcome,
 )
-from turnfold.formats.common import NameSet, checked_timestamp, prompt_not_recorded, usage_from
+from turnfold.formats.common import (
+    NameSet,
+    calls_with_holders,
+    checked_timestamp,
+    prompt_not_recorded,
+    usage_from,
+)
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import MalformedLine
 from turnfold.formats.protocol import not_read
@@ -588,17 +594,6 @@ def _model_usage_totals(model_usage: Any) -> Tokens | None:
     return totals
 
 
-def _delegating(transcript: Transcript) -> list[tuple[Transcript, ToolCall, SubAgent]]:
-    """Every call that started a sub-agent, at any depth, with the transcript that holds it."""
-    found = []
-    for call in transcript.tool_calls():
-        if call.subagent is not None:
-            found.append((transcript, call, call.subagent))
-            if call.subagent.transcript is not None:
-                found += _delegating(call.subagent.transcript)
-    return found
-
-
 #: ``ModelUsage``'s names of the counts, and the Anthropic ``usage`` names they stand for.
 _MODEL_USAGE_NAMES = {
     "inputTokens": "input_tokens",
@@ -627,7 +622,7 @@ def subagent_usage(transcript: Transcript) -> None:
     run = _model_usage_totals(meta.get("model_usage"))
     own = meta.get("usage")
     resumed = "session_cost_usd" in meta or "session_usage" in meta
-    agents = _delegating(transcript)
+    agents = [(owner, call) for owner, call in calls_with_holders(transcript) if call.subagent]
     if run is None or not isinstance(own, Mapping) or resumed or not agents:
         return
     spent = {name: run[name] - own.get(name, 0) for name in run}
@@ -636,7 +631,9 @@ def subagent_usage(transcript: Transcript) -> None:
     if output <= 0 or any(value != counted.get(name, 0) for name, value in spent.items()):
         return  # requests no message records, or totals that disagree: nothing to trust
     if len(agents) == 1:
-        ((owner, call, agent),) = agents
+        ((owner, call),) = agents
+        agent = call.subagent
+        assert agent is not None  # one of the calls with a sub-agent
         usage = Usage(**{**spent, "output_tokens": output})
         owner.update(call, subagent=replace(agent, usage=usage, output_tokens=output))
     else:

@@ -100,6 +100,7 @@ from turnfold.formats.common import (
     NameSet,
     approval_text,
     as_int,
+    calls_with_holders,
     counted_usage,
     plain_output,
     structured_answer,
@@ -1266,7 +1267,7 @@ def _out_of_sight(
     of several, which one spent what is not recorded (the SDK keeps no nested run's result), so
     their total is ``metadata["subagent_usage"]``, under no call. Nothing where a response's
     usage is missing or the counts disagree: no difference to trust."""
-    calls = [(owner, call) for owner, call in _calls_deep(transcript) if _as_tool(call)]
+    calls = [(owner, call) for owner, call in calls_with_holders(transcript) if _as_tool(call)]
     if not calls or any(u is None for u in usages):
         return {}
     spent: Tokens = {}
@@ -1296,16 +1297,6 @@ def _as_tool(call: ToolCall) -> bool:
     return call.subagent is not None and isinstance(origin, MAPPINGS) and (
         origin.get("type") == "agent_as_tool"
     )  # fmt: skip
-
-
-def _calls_deep(transcript: Transcript) -> list[tuple[Transcript, ToolCall]]:
-    """Every call of ``transcript`` and of its sub-agents' transcripts, with its holder."""
-    found = []
-    for call in transcript.tool_calls():
-        found.append((transcript, call))
-        if call.subagent is not None and call.subagent.transcript is not None:
-            found += _calls_deep(call.subagent.transcript)
-    return found
 
 
 def _top_level(source: Source, builder: AgentsBuilder, key: str, value: Any) -> None:
