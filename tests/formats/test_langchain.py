@@ -30,6 +30,7 @@ from turnfold.formats.frameworks import langchain as adapter
 from turnfold.formats.source import open_source
 from turnfold.model import (
     AssistantText,
+    CompactionBoundary,
     PendingAction,
     Thinking,
     ToolCall,
@@ -486,8 +487,9 @@ def _follow_astream_events(version: str) -> tuple[Any, list[Any], Any]:
 def test_A2_astream_events_followed_show_the_run_as_its_updates_do() -> None:
     """``agent.astream_events(..., version="v2")``, LangChain's event stream: the graph's own
     ``on_chain_stream`` events carry each step's update, so the run shows as an ``updates``
-    stream does (the prompt, which no update holds, left out); the dozens of other events
-    (tokens, model and tool starts and ends, the nodes' own streams) repeat them. Version 1,
+    stream does, and its first node's ``on_chain_start`` input holds the prompt, which no
+    update holds (it is shown, as a load of the final state shows it); the dozens of other
+    events (tokens, model and tool starts and ends, the nodes' own streams) repeat them. Version 1,
     deprecated, names no parent run: the graph's own events are told by naming no node. The
     events kept in a list, or saved as a stream's are, load the same."""
     for version in ("v2", "v1"):
@@ -499,12 +501,14 @@ def test_A2_astream_events_followed_show_the_run_as_its_updates_do() -> None:
         assert outcome(run.transcript) == outcome(loaded)
         assert outcome(run.transcript)[0][1][3] == "error"
         shown = [(type(e).__name__, getattr(e, "text", None)) for e in run.transcript.entries]
-        assert shown == [(type(e).__name__, getattr(e, "text", None)) for e in loaded.entries[1:]]
+        assert shown == [(type(e).__name__, getattr(e, "text", None)) for e in loaded.entries]
+        assert shown[0] == ("UserMessage", runs.PROMPT)
         # The events kept in a list, or saved: loaded as they were followed.
         for kept in (events, *(saved_streams.SAVERS[k](events) for k in ("dumps", "jsonl"))):
             from_events = turnfold.load(kept)
             assert from_events.warnings == []
             assert outcome(from_events) == outcome(run.transcript)
+            assert from_events.entries[0] == run.transcript.entries[0]
 
 
 @pytest.mark.parametrize(
@@ -1615,3 +1619,92 @@ def test_P2_a_run_without_a_structured_response_is_shown_as_before() -> None:
     transcript = turnfold.load(runs.run_result())
     assert answer_of(transcript)[0].text == runs.ANSWER
     assert structured_answers(transcript) == []
+
+
+# --- SummarizationMiddleware: the history summarised mid-run -----------------------------------
+
+SUMMARY = "SUMMARY: the user added 1+2=3."
+
+
+def _summarizing_agent() -> Any:
+    """A real ``create_agent`` whose ``SummarizationMiddleware`` summarises the history once it
+    holds 4 messages, keeping the last 2 (two turns: 1+2, then 3+4)."""
+    from langchain.agents.middleware import SummarizationMiddleware
+    from langchain_core.messages import AIMessage
+
+    def said(text: str, calls: list[tuple[str, dict[str, Any], str]], n: int) -> AIMessage:
+        return AIMessage(
+            content=text,
+            tool_calls=[{"name": name, "args": args, "id": cid} for name, args, cid in calls],
+            usage_metadata=runs._usage(100 + n, 10 + n),
+            response_metadata={"model_name": runs.MODEL},
+        )
+
+    model = runs.FakeToolModel(
+        responses=[
+            said("", [("add", {"a": 1, "b": 2}, "c1")], 1),
+            said("three", [], 2),
+            said("", [("add", {"a": 3, "b": 4}, "c2")], 3),
+            said("seven", [], 4),
+        ]
+    )
+    summarizer = runs.FakeToolModel(responses=[AIMessage(SUMMARY)])
+    return runs.create_agent(
+        model,
+        tools=[runs.add],
+        checkpointer=runs.InMemorySaver(),
+        middleware=[
+            SummarizationMiddleware(model=summarizer, trigger=("messages", 4), keep=("messages", 2))
+        ],
+    )
+
+
+def test_A1_a_summary_of_the_history_is_a_compaction_not_the_user_s_prompt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    agent = _summarizing_agent()
+    config = runs._config("summarized")
+    agent.invoke({"messages": [("user", "add 1 and 2")]}, config)
+    result = agent.invoke({"messages": [("user", "now 3 and 4")]}, config)
+    from langchain_core.messages import messages_to_dict
+
+    # The middleware's own mark on the message that replaced the history.
+    assert result["messages"][0].additional_kwargs == {"lc_source": "summarization"}
+    for loaded in (turnfold.load(result), turnfold.load(messages_to_dict(result["messages"]))):
+        first = loaded.entries[0]
+        assert isinstance(first, CompactionBoundary)
+        assert first.summary is not None
+        assert first.summary.endswith(SUMMARY)
+        assert not [e for e in loaded.entries if isinstance(e, UserMessage)]
+        assert outcome(loaded) == ([("c2", "add", {"a": 3, "b": 4}, "success", "7")], "seven")
+        assert loaded.warnings == []
+    # The builder, message by message, reads it as the flat read does.
+    read, built, taken = read_both(
+        monkeypatch, adapter, result["messages"], tried="_read_flat", declined=None
+    )
+    assert taken
+    assert_read_alike(read, built, "summarized")
+
+
+@pytest.mark.parametrize("mode", [["updates", "messages"], "values", "updates"], ids=str)
+def test_A2_a_followed_run_shows_each_summary_as_a_compaction_and_the_prompt_as_the_user_s(
+    mode: Any,
+) -> None:
+    agent = _summarizing_agent()
+    config = runs._config(f"summarized-{mode}")
+    events = list(agent.stream({"messages": [("user", "add 1 and 2")]}, config, stream_mode=mode))
+    events += agent.stream({"messages": [("user", "now 3 and 4")]}, config, stream_mode=mode)
+    transcript, _ = follow(events)
+    assert transcript.warnings == []
+    shown = [
+        (type(e).__name__, getattr(e, "text", None) or getattr(e, "summary", None))
+        for e in transcript.entries
+        if not isinstance(e, ToolCall)
+    ]
+    prompts = [text for kind, text in shown if kind == "UserMessage"]
+    # The second prompt reaches an updates stream only in the middleware's rewrite.
+    assert prompts == (["add 1 and 2", "now 3 and 4"] if "values" in mode else ["now 3 and 4"])
+    boundaries = [text for kind, text in shown if kind == "CompactionBoundary"]
+    assert len(boundaries) == 2  # before each model call of the second turn
+    assert [text[-len(SUMMARY) :] for text in boundaries if text] == [SUMMARY, SUMMARY]
+    assert shown[-1] == ("AssistantText", "seven")

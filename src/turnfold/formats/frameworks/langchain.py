@@ -39,9 +39,11 @@ transcript.
 Mapping (:class:`LangChainBuilder`, one builder for the static load and the live stream):
 
 - ``human`` → :class:`UserMessage` (text of the content; inline images its ``images``;
-  images and files counted in ``meta``); ``system`` → ``metadata["system"]``
-  (``create_agent`` keeps its system prompt out of the messages, so a result usually has
-  none); ``chat`` → by its ``role``;
+  images and files counted in ``meta``), except the summary ``SummarizationMiddleware``
+  writes in place of the history it summarised (``additional_kwargs["lc_source"]``
+  ``"summarization"``): a :class:`CompactionBoundary` of its text, within the turn;
+  ``system`` → ``metadata["system"]`` (``create_agent`` keeps its system prompt out of the
+  messages, so a result usually has none); ``chat`` → by its ``role``;
 - ``ai`` → its content read by the rule every reader of LangChain messages shares
   (:mod:`~turnfold.formats.langchain_blocks`: the provider's blocks, and langchain-core 1.x's
   standard ones a model with ``output_version="v1"`` stores), in order: :class:`Thinking` for
@@ -82,19 +84,19 @@ takes those entries over), ``tasks`` / ``debug`` (which task ran which tool call
 (``(mode, chunk)``), ``subgraphs=True`` (``(namespace, mode, chunk)`` or ``(namespace, chunk)``),
 and ``version="v2"``'s ``{"type": mode, "ns": namespace, "data": chunk}`` parts; and
 ``astream_events``, whose graph's own ``on_chain_stream`` events carry its updates
-(:func:`_callback_event`; the prompt is in none). A message seen twice (as chunks and in an update,
-or in two states) is fed once. A namespace ``("tools:<task id>",)`` is the run of a graph called
-inside the tool call that task ran (an agent used as a tool): its messages become a
-:class:`SubAgent` transcript on that call, matched by the ``tasks`` event of the task, else by the
-parent's ``ToolMessage`` whose ``langgraph_checkpoint_ns`` names the namespace, else by the one
-parent call still running (when the run begins, or once the others' results came while it went on,
-or the others have their runs), else by the result that is the run's answer; a run none of these
-tells is nested by a guess at the stream's end, with a warning (:meth:`Follower._match_by_order`).
-The sub-agent's name is its messages' ``name``. Other namespaces (a graph used as a node) are left
-out: the node's update in the parent carries their messages. An interrupt (an ``__interrupt__``
-update, the ``__interrupt__`` of the ``values`` state a run stopped in, or a ``tasks`` result's
-``interrupts``, which also says the tool call it stopped) is a :class:`PendingAction`, shown once,
-its call ``confirming``.
+(:func:`_callback_event`; the prompt is in its first node's input). A message seen twice (as
+chunks and in an update, or in two states) is fed once. A namespace ``("tools:<task id>",)`` is
+the run of a graph called inside the tool call that task ran (an agent used as a tool): its
+messages become a :class:`SubAgent` transcript on that call, matched by the ``tasks`` event of
+the task, else by the parent's ``ToolMessage`` whose ``langgraph_checkpoint_ns`` names the
+namespace, else by the one parent call still running (when the run begins, or once the others'
+results came while it went on, or the others have their runs), else by the result that is the
+run's answer; a run none of these tells is nested by a guess at the stream's end, with a warning
+(:meth:`Follower._match_by_order`). The sub-agent's name is its messages' ``name``. Other
+namespaces (a graph used as a node) are left out: the node's update in the parent carries their
+messages. An interrupt (an ``__interrupt__`` update, the ``__interrupt__`` of the ``values``
+state a run stopped in, or a ``tasks`` result's ``interrupts``, which also says the tool call it
+stopped) is a :class:`PendingAction`, shown once, its call ``confirming``.
 
 Handoffs between agents (a multi-agent graph in the langgraph-swarm / langgraph-supervisor
 pattern, whose agents are nodes that hand control on with a ``transfer_to_<agent>`` tool
@@ -147,6 +149,7 @@ from turnfold.formats.langchain_blocks import (
 from turnfold.formats.source import Source, flat_fields, plain_each, plain_value, type_of_record
 from turnfold.model import (
     AssistantText,
+    CompactionBoundary,
     Disposition,
     Entry,
     LoadWarning,
@@ -517,6 +520,12 @@ class LangChainBuilder(MessageBuilder):
     # --- message types ---------------------------------------------------------------------
 
     def _user(self, data: Mapping[str, Any]) -> None:
+        boundary = summary_of(data)
+        if boundary is not None:
+            # Not the user speaking: the agent's own history was summarised mid-run, so the
+            # turn (and a handoff's child, whose context it was) goes on past it.
+            self._emit(boundary)
+            return
         self.end_turn()  # the user speaks: the last turn, and its handoffs, are over
         message = user_message(data)
         if message is not None:
@@ -811,6 +820,23 @@ class LangChainBuilder(MessageBuilder):
         self.end_turn()
 
 
+#: ``additional_kwargs["lc_source"]`` of the human message ``SummarizationMiddleware``
+#: (``langchain.agents.middleware.summarization``) writes in place of the history it summarised
+#: ("Here is a summary of the conversation to date: ..."), after a ``RemoveMessage`` of all.
+_SUMMARY_SOURCE = "summarization"
+
+
+def summary_of(data: Mapping[str, Any]) -> CompactionBoundary | None:
+    """A ``human`` message that is the summary of the history before it (no prompt of the
+    user's) as the :class:`CompactionBoundary` it marks, its text the summary; else None."""
+    extra = data.get("additional_kwargs")
+    if not (isinstance(extra, Mapping) and extra.get("lc_source") == _SUMMARY_SOURCE):
+        return None
+    text, _, _ = prompt(data.get("content"))
+    # The middleware summarises on its own once its trigger (tokens, messages) is reached.
+    return CompactionBoundary(summary=text or None, trigger="auto")
+
+
 def user_message(data: Mapping[str, Any]) -> UserMessage | None:
     """A ``human`` message as a :class:`UserMessage` (None when it holds nothing to show)."""
     text, images, counts = prompt(data.get("content"))
@@ -1094,7 +1120,8 @@ def _read_flat(
                 return None
             call.status, call.result = tool_outcome(data)
         elif kind == "human":
-            message = user_message(data)  # a turn of one agent: no handoff to end
+            # A turn of one agent: no handoff to end.
+            message = summary_of(data) or user_message(data)
             if message is not None:
                 entries.append(message)
         elif kind == "system":
@@ -1679,7 +1706,10 @@ def _rewritten_prompts(messages: list[Any], seen: set[str]) -> set[int]:
     return {
         id(message)
         for message, own in zip(messages[:last], ids[:last], strict=True)
-        if own not in seen and (found := message_of(message)) is not None and found[0] == "human"
+        if own not in seen
+        and (found := message_of(message)) is not None
+        and found[0] == "human"
+        and summary_of(found[1]) is None  # a summary is the rewrite's own, not the input
     }
 
 
@@ -1732,19 +1762,34 @@ def _is_callback_event(event: dict[str, Any]) -> bool:
 def _callback_event(event: dict[str, Any]) -> tuple[tuple[str, ...], str | None, Any]:
     """An ``astream_events`` event as a stream event. The graph's own ``on_chain_stream``
     events carry its run, a step's update each (their chunk, read by its shape): the run as
-    ``stream_mode="updates"`` shows it, less the prompt, which no update holds (the input of
-    ``on_chain_start`` is the caller's, not yet the messages the graph made of it). The graph's
-    own are those of no parent run (``parent_ids`` empty; version 1 leaves it empty for all)
-    and no node (``metadata["langgraph_node"]``, which a node's runs and an agent run inside a
-    tool inherit). The others (models', tools', nodes' and child runs' own) repeat what those
-    carry, or carry no message: the silent ``events`` mode."""
+    ``stream_mode="updates"`` shows it. No update holds the prompt (the input of the graph's
+    ``on_chain_start`` is the caller's, not yet the messages the graph made of it); the input
+    of each of its nodes' ``on_chain_start`` is the state the node reads, read as a ``values``
+    event (its messages not seen yet: the prompt, and the thread's history before it). The
+    graph's own are those of no parent run (``parent_ids`` empty; version 1 leaves it empty
+    for all) and no node (``metadata["langgraph_node"]``, which a node's runs and an agent run
+    inside a tool inherit). The others (models', tools', nodes' and child runs' own) repeat
+    what those carry, or carry no message: the silent ``events`` mode."""
     data, metadata = event.get("data"), event.get("metadata")
-    own = not event.get("parent_ids") and not (
-        isinstance(metadata, Mapping) and "langgraph_node" in metadata
-    )
-    if own and event["event"] == "on_chain_stream" and isinstance(data, Mapping):
-        return (), None, data.get("chunk")
+    node = metadata.get("langgraph_node") if isinstance(metadata, Mapping) else None
+    if node is None and not event.get("parent_ids"):
+        if event["event"] == "on_chain_stream" and isinstance(data, Mapping):
+            return (), None, data.get("chunk")
+    elif event["event"] == "on_chain_start" and _graph_node(event, node, metadata):
+        state = data.get("input") if isinstance(data, Mapping) else None
+        if isinstance(state, Mapping) and "messages" in state:
+            return (), "values", state
     return (), "events", event
+
+
+def _graph_node(event: dict[str, Any], node: Any, metadata: Any) -> bool:
+    """Whether a chain's event is the run of a node of the graph streamed itself: named as
+    the node, in a namespace of one part (a node of a graph used as a node, or of an agent
+    run inside a tool, has the parent's part before its own: ``tools:<id>|model:<id>``)."""
+    if not (isinstance(node, str) and isinstance(metadata, Mapping)):
+        return False
+    namespace = metadata.get("langgraph_checkpoint_ns")
+    return event.get("name") == node and isinstance(namespace, str) and "|" not in namespace
 
 
 def _stream_part(part: dict[str, Any]) -> tuple[tuple[str, ...], str, Any]:
@@ -1975,7 +2020,8 @@ def _read_stream(source: Source, transcript: Transcript, records: Any) -> Transc
 RECORDS = Records(
     mapped={
         "human": "UserMessage (text; inline images as its images; images and files counted "
-        "in meta)",
+        "in meta); SummarizationMiddleware's summary (additional_kwargs.lc_source "
+        "'summarization') a CompactionBoundary of its text",
         "ai": "content read by formats/langchain_blocks (provider blocks and langchain-core "
         "1.x standard ones, output_version='v1'): Thinking (thinking/reasoning blocks, the "
         "summary parts of one reasoning id as one, additional_kwargs.reasoning_content, the "
