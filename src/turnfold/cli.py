@@ -27,6 +27,7 @@ from turnfold.gcpause import collector_paused
 with collector_paused():
     import argparse
     import contextlib
+    import glob
     import io
     import os
     import re
@@ -171,9 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PAGE",
         default=None,
         help='where to write the page, never over FILE; "-" for stdout (default: FILE with the '
-        "suffix .html, FILE-ID.html for FILE#ID; required when FILE is -); a folder (SITE/) "
-        "for a site of every run in FILE, a folder or an eval log (the default for a folder: "
-        "FOLDER-site/)",
+        "suffix .html, FILE-ID.html for FILE#ID; required when FILE is -); a folder (SITE/: "
+        "new, empty, or a site turnfold wrote) for a site of every run in FILE, a folder or an "
+        "eval log (the default for a folder: FOLDER-site/)",
     )
     render.add_argument(
         "--full-output",
@@ -271,7 +272,7 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
     if path == STDIN:
         source, where = sys.stdin.buffer, Path("<stdin>")  # as load() names it
     elif not path.exists():
-        print(_shown(f"turnfold: {path}: no such file"), file=stderr)
+        print(_shown(f"turnfold: {_no_such(path, 'file')}"), file=stderr)
         return None
     elif path.is_dir() and folder_format(path) is None:
         print(
@@ -303,6 +304,20 @@ def _load(options: argparse.Namespace, stderr: TextIO) -> Transcript | None:
         return None
     _say_warnings(where, transcript, stderr)
     return transcript
+
+
+def _no_such(path: Path, what: str) -> str:
+    """Why ``path`` cannot be read: there is no such file. A shell passes a pattern that
+    matches nothing on as it is (``runs/*.jsonl``), and a quoted one is passed whole: the
+    message says which, as a scan warns of a pattern that matches nothing."""
+    text = str(path)
+    if glob.escape(text) == text:  # no pattern in it
+        return f"{path}: no such {what}"
+    count = len(glob.glob(text))
+    if count == 0:
+        return f"{path}: no such {what}, and no file or folder matches it as a pattern"
+    return (f"{path}: no such {what}; as a pattern it matches {_counted(count, 'path')}, "
+            "which this command does not expand: name one file, or a folder of runs")  # fmt: skip
 
 
 #: A "not a transcript" message names the formats tried when they are this few (a format the
@@ -466,7 +481,7 @@ def _render_compare(options: argparse.Namespace, stdout: TextIO) -> int:
         # FILE#ID is one run of a file of many (two samples of one eval log), as for FILE.
         path, sample = _file_and_run(given)
         if not path.exists():
-            print(_shown(f"turnfold: {path}: no such file or folder"), file=sys.stderr)
+            print(_shown(f"turnfold: {_no_such(path, 'file or folder')}"), file=sys.stderr)
             return EXIT_BAD_INPUT
         try:
             run = open_run(path) if sample is None else load(path, **_picked(path, sample))
@@ -541,7 +556,7 @@ def _render_site(options: argparse.Namespace, folder: Path) -> int:
     from turnfold.render.site import build_site
 
     if not options.file.exists():
-        print(_shown(f"turnfold: {options.file}: no such file or folder"), file=sys.stderr)
+        print(_shown(f"turnfold: {_no_such(options.file, 'file or folder')}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         report = build_site(options.file, folder, _settings(options), progress=sys.stderr.isatty())
@@ -636,6 +651,7 @@ def _command(options: argparse.Namespace, usage: Callable[[str], NoReturn]) -> i
             usage(f"FILE#ID is one run, whose page is -o PAGE.html; a site of every run in the "
                   f"file: turnfold render {whole} -o SITE/")  # fmt: skip
         _refuse_one_page_options(options, usage, "a site")
+        _refuse_foreign_folder(options, usage, site)
         return _render_site(options, site)
     if options.command == "render":
         if options.file == STDIN and options.output is None:
@@ -658,6 +674,34 @@ def _refuse_one_page_options(
     for name, flag in _ONE_PAGE_OPTIONS:
         if getattr(options, name, None):
             usage(f"{flag} is for one transcript's page; {what} does not take it")
+
+
+def _refuse_foreign_folder(
+    options: argparse.Namespace, usage: Callable[[str], NoReturn], folder: Path
+) -> None:
+    """A usage error for a site's folder that holds files of someone else's: a site writes
+    its ``index.html`` and ``runs/`` there, over what has those names, and ``-o`` naming a
+    folder that exists is as likely a page meant to go into it. A site goes into a folder that
+    is new, empty, or one turnfold wrote (its manifest, or, of a first build cut short, only
+    a site's own names)."""
+    from turnfold.render.site import INDEX, MANIFEST, RUNS
+
+    try:
+        names = {entry.name for entry in folder.iterdir()}
+    except OSError:  # not there yet, or not a folder: the build says what it cannot write
+        return
+    own = {INDEX, RUNS, MANIFEST}
+    own |= {f".{name}.part" for name in own}  # what a build stopped half way left
+    if not names or MANIFEST in names or (RUNS in names and names <= own):
+        return
+    source: Path = options.file
+    name = source.name if source.is_dir() else source.stem
+    site = shlex.quote(f"{folder / (name + '-site')}{os.sep}")
+    page = shlex.quote(str(folder / f"{name}.html"))
+    page = "" if source.is_dir() else f", or for one page: -o {page}"
+    usage(f"the folder {folder} holds other files and no site turnfold wrote; a site "
+          "(index.html, runs/) goes into a new or empty folder or over one it wrote before: "
+          f"say where, as -o {site}{page}")  # fmt: skip
 
 
 def _refuse_overwriting(

@@ -723,6 +723,7 @@ def test_P1_a_replayed_prompt_is_the_run_s_prompt_not_a_second_one() -> None:
         _event("result", subtype="success", is_error=False),
         _event("system", subtype="init", model="claude-x", cwd="/w"),
         _event("assistant", parent_tool_use_id=None, message={**answer, "id": "m2"}),
+        _event("result", subtype="success", is_error=False),
     ]  # fmt: skip
     transcript = turnfold.load("\n".join(json.dumps(e) for e in events))
     assert transcript.warnings == []

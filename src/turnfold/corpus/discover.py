@@ -414,7 +414,13 @@ def discover(source: str | os.PathLike[str] | Iterable[Any], format: str | None)
             # A glob reads the folder its literal part names (``runs/**``: runs/): a match that
             # is (or lies through) a link leading out of it is skipped, as a walk's link is.
             links = _Links(_glob_base(text))
-            for match in _glob(text, links, found):
+            matches = _glob(text, links, found)
+            if not matches:
+                # An empty corpus alone does not tell a pattern's typo from a folder with no
+                # runs yet; of several sources, which one found nothing is not seen at all.
+                warn_at_caller(f"{entry}: no file or folder matches this pattern; nothing is "
+                               "read from it")  # fmt: skip
+            for match in matches:
                 if not links.inside(match):
                     if found.first_time(match):
                         found.skipped += 1

@@ -63,7 +63,12 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   its own), and its ``errors`` (the CLI's ``[ede_diagnostic] …`` line) are not the run's.
   Qwen Code's ``usage`` counts every model request the
   session has made so far (a resumed run's earlier runs and sub-agents' requests included), not
-  this run's: it is kept as ``session_usage``, and the run's tokens are its responses' own;
+  this run's: it is kept as ``session_usage``, and the run's tokens are its responses' own. A
+  stream that ends after an ``init`` without its run's ``result`` (the process was killed, its
+  output cut off) says so in a warning, as Codex's ``exec --json`` does for a turn without its
+  end: the run is ``incomplete`` and ends in an :class:`~turnfold.model.AbortMarker`
+  (:data:`UNFINISHED`), so its turn reads stopped, not completed (a live feed is still
+  running: :meth:`StreamReader.finish` says nothing of it);
 - ``conversation_reset`` (``/clear``) → a :class:`~turnfold.model.SystemNotice`;
 - ``system/api_retry`` (a failed API request the CLI retries: ``error_status``, the error's
   category, ``attempt`` of ``max_retries``) → a warning :class:`~turnfold.model.SystemNotice`,
@@ -185,6 +190,10 @@ _ABORTED = NameSet({"aborted_streaming", "aborted_tools"})
 _NO_USAGE = {"input_tokens": 0, "output_tokens": 0}
 #: The one partial-message event a load maps (the others are left out).
 _DELTA = "stream_event/message_delta"
+#: The stop of a run whose stream ends before its ``result``: the CLI writes that event
+#: whenever a run ends, failed or stopped by the user, so only a process killed or an output
+#: cut off (a closed pipe, a copy taken while it ran) leaves a run without one.
+UNFINISHED = "the run never finished: the stream ends before its result"
 
 
 def _kind(record: Mapping[str, Any]) -> str:
@@ -428,7 +437,8 @@ class StreamReader:
     until their result arrives, a sub-agent's transcript is nested under its call as soon as
     its first event arrives, partial-message events grow the text being written, and
     ``finish`` leaves the transcript as :func:`read` of the same events would (a call still
-    without a result is ``unknown``).
+    without a result is ``unknown``), but for a run left without its ``result``, which only a
+    static read calls cut off (:data:`UNFINISHED`).
     """
 
     def __init__(
@@ -451,6 +461,9 @@ class StreamReader:
         #: Each result's own cost (``model_usage_since_last_result``), None where it gives none.
         self.costs: list[float | None] = []
         self._nested: set[str] = set()
+        #: The line of the ``system/init`` whose run has no ``result`` yet: a stream that ends
+        #: with one set was cut off inside that run.
+        self.open_run: int | None = None
 
     def feed(self, record: Any, line: int) -> None:
         """One record of the stream, accounted for in the source."""
@@ -477,6 +490,7 @@ class StreamReader:
         elif kind in _MESSAGE_TYPES:
             _message(source, self._thread(record), record, kind, line, qwen=self.qwen)
         elif kind == "system/init":
+            self.open_run = line
             _init(main.transcript, record)
             # Each prompt's run begins with an init (several in one process with
             # --input-format stream-json, or a resumed run's stream appended), and its prompt
@@ -520,6 +534,7 @@ class StreamReader:
             )
             source.mapped(kind)
         elif kind == "result":
+            self.open_run = None
             _result(main.transcript, record, self.totals, self.costs, qwen=self.qwen)
             source.mapped(kind)
         else:
@@ -550,14 +565,33 @@ class StreamReader:
 
     def finish(self) -> Transcript:
         """The stream ended: sub-agents nested with their final counts; in a live feed, a call
-        still without a result has no recorded outcome (``unknown``), as in a static read."""
+        still without a result has no recorded outcome (``unknown``), as in a static read. A
+        static read of a stream cut off inside a run says so (:meth:`_cut_off`)."""
         if self.live:
             for thread in self.threads.values():
                 for call in list(thread.builder._calls.values()):
                     if call.status == "executing":
                         thread.transcript.update(call, status="unknown")
+        elif self.open_run is not None:
+            self._cut_off(self.open_run)
         _nest(self.threads, self.source)
         return self.main.transcript
+
+    def _cut_off(self, begun: int) -> None:
+        """The run begun on line ``begun`` has no ``result``: a warning says so, the run is
+        ``incomplete``, and its turn ends stopped (:data:`UNFINISHED`) rather than reading as
+        completed. Only a whole stream is judged so: a live feed (a follower's) ends when its
+        caller stops reading, which following itself records (an interrupt, an error)."""
+        self.source.warn(
+            f"the stream ends inside the run begun on line {begun} (no result): how that run "
+            "ended is not recorded"
+        )
+        transcript = self.main.transcript
+        transcript.metadata["outcome"] = "incomplete"
+        last = transcript.entries[-1] if transcript.entries else None
+        # The CLI's own [Request interrupted…] or a failed request already ends the turn.
+        if not isinstance(last, (AbortMarker, AssistantError)):
+            transcript.append(AbortMarker(reason=UNFINISHED))
 
 
 def read(source: Source) -> Transcript:
