@@ -207,9 +207,16 @@ def _message_list(path: Path) -> list[Any]:
     values = list(records(path))
     if len(values) == 1 and isinstance(values[0], dict):
         document = values[0]
-        lists = [document[k] for k in _LIST_KEYS if isinstance(document.get(k), list)]
-        return lists[0] if lists else [document]
+        if isinstance(document.get("response"), dict):  # a logged call: request, then response
+            request = document.get("request", document)
+            return [*_message_list_of(request), document["response"]]
+        return _message_list_of(document)
     return values
+
+
+def _message_list_of(document: dict[str, Any]) -> list[Any]:
+    lists = [document[k] for k in _LIST_KEYS if isinstance(document.get(k), list)]
+    return lists[0] if lists else [document]
 
 
 def anthropic(path: Path) -> int:
@@ -227,6 +234,11 @@ def openai(path: Path) -> int:
     (a ChatCompletion's: of its first choice)."""
     count = 0
     for message in _message_list(path):
+        if isinstance(message, dict) and message.get("object") == "chat.completion.chunk":
+            # A streamed call's first piece carries its id; the pieces after it do not.
+            deltas = [c.get("delta") or {} for c in message["choices"] if c.get("index") == 0]
+            count += sum(bool(call.get("id")) for d in deltas for call in d.get("tool_calls") or [])
+            continue
         if isinstance(message, dict) and isinstance(message.get("choices"), list):
             message = (message["choices"][:1] or [{}])[0].get("message")
         if isinstance(message, dict):

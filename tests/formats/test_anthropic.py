@@ -712,3 +712,40 @@ def test_U1_a_refusal_with_no_text_still_counts_its_billed_tokens() -> None:
     assert error.usage is not None
     assert session_facts(transcript).tokens == {"input_tokens": 120, "output_tokens": 3}
     assert load(transcript.dump()) == transcript  # kept by the lossless form
+
+
+# --- a logged API call: the request, then the response (QA pass, H) -----------------------------
+# Made by tests/fixtures/messages/api_call_logs_recipe.py with the anthropic SDK's own types.
+
+FIXTURE_MESSAGES = Path(__file__).parents[1] / "fixtures" / "messages"
+LOGGED_CALL = FIXTURE_MESSAGES / "anthropic-2.15.0_messages-and-response.json"
+
+
+@pytest.mark.parametrize("shape", ["beside", "request+response"])
+def test_L2_anthropic_logged_call_is_its_request_then_its_response(shape: str) -> None:
+    # The response beside the request's messages was left out without a word: no answer, no
+    # usage; under {"request", "response"} the file was no transcript at all.
+    call = json.loads(LOGGED_CALL.read_text(encoding="utf-8"))
+    if shape == "request+response":
+        response = call.pop("response")
+        call = {"request": call, "response": response}
+    transcript = load(call)
+    assert transcript.metadata["source_format"] == "anthropic"
+    assert transcript.metadata["system"] == "Be brief."
+    assert transcript.metadata["model"] == "claude-sonnet-4-5-20250929"  # the one that answered
+    assert "response" not in transcript.metadata
+    user, tool, answer = list(transcript)
+    assert isinstance(user, UserMessage)
+    assert user.text == "Which Python is installed?"
+    assert isinstance(tool, ToolCall)
+    assert (tool.name, tool.status) == ("bash", "error")
+    assert tool.result is not None
+    assert tool.result.text == "bash: python3: command not found"
+    assert isinstance(answer, AssistantText)
+    assert answer.text == "python3 is not installed here."
+    facts = session_facts(transcript)
+    assert facts.models == ["claude-sonnet-4-5-20250929"]
+    assert (facts.turns, facts.tool_calls, facts.failed_tools) == (1, 1, 1)
+    assert facts.tokens["output_tokens"] == 9
+    assert facts.tokens["cache_read_tokens"] == 1200
+    assert transcript.warnings == []

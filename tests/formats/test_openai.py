@@ -1187,3 +1187,150 @@ def test_U1_a_filtered_or_failed_response_still_counts_its_billed_tokens() -> No
         (error,) = [e for e in transcript.entries if isinstance(e, turnfold.AssistantError)]
         assert error.usage is not None
         assert session_facts(transcript).tokens["input_tokens"] == tokens
+
+
+# --- a logged API call: the request, then the response (QA pass, H) -----------------------------
+# Made by tests/fixtures/messages/api_call_logs_recipe.py with the openai SDK's own types.
+
+CHAT_CALL = MESSAGES / "openai-3.57.0_chat_logged-call.json"
+RESPONSES_CALL = MESSAGES / "openai-3.57.0_responses_logged-call.json"
+CALL_LOG = MESSAGES.parent / "datasets" / "openai-3.57.0_chat_call-log_two-calls.jsonl"
+
+
+def _logged(path: Path, shape: str) -> dict[str, Any]:
+    """The fixture's call as a log keeps it: ``{"request", "response"}``; the request's keys
+    with the ``response`` beside them; each half an HTTP exchange's ``body``."""
+    call = json.loads(path.read_text(encoding="utf-8"))
+    if shape == "beside":
+        return {**call["request"], "response": call["response"]}
+    if shape == "bodies":
+        return {"request": {"method": "POST", "body": call["request"]},
+                "response": {"status_code": 200, "body": call["response"]}}  # fmt: skip
+    return call
+
+
+@pytest.mark.parametrize("shape", ["request+response", "beside", "bodies"])
+def test_L2_a_logged_chat_call_is_its_request_then_its_answer(shape: str) -> None:
+    # {"request", "response"} was no transcript at all; with the request's messages beside the
+    # response, the answer, its usage and its model were left out without a word.
+    transcript = turnfold.load(_logged(CHAT_CALL, shape))
+    assert transcript.metadata["source_format"] == "openai"
+    assert transcript.metadata["system"] == "You answer with the tools you are given."
+    assert transcript.metadata["model"] == "gpt-4o-2024-08-06"  # the model that answered
+    assert "response" not in transcript.metadata
+    user, *calls, answer = list(transcript)
+    assert isinstance(user, UserMessage)
+    assert user.text == "What is the weather in Paris, and the time there?"
+    assert [(c.call_id, c.status, c.result and c.result.text) for c in calls] == [
+        ("call_w1", "unknown", '{"temp_c": 14, "sky": "sunny"}'),
+        ("call_t1", "unknown", "15:02"),
+    ]
+    assert isinstance(answer, AssistantText)
+    assert answer.text == "Paris: 14 °C and sunny; it is 15:02 there."
+    assert answer.usage is not None
+    assert (answer.usage.input_tokens, answer.usage.output_tokens) == (210, 18)
+    assert answer.usage.cache_read_tokens == 128
+    assert transcript.warnings == []
+    assert session_facts(transcript).models == ["gpt-4o-2024-08-06"]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["chat.completion"] == {"mapped": 1}
+
+
+@pytest.mark.parametrize("shape", ["request+response", "beside"])
+def test_L2_a_logged_responses_call_is_its_request_then_its_response(shape: str) -> None:
+    # With the request's input beside the Response, the file read as Chat messages: the prompt
+    # alone, no turn, the Response's items and usage left out without a word.
+    transcript = turnfold.load(_logged(RESPONSES_CALL, shape))
+    assert transcript.metadata["source_format"] == "openai-responses"
+    assert transcript.metadata["system"] == "Be brief."  # the request's and the Response's, once
+    assert transcript.metadata["model"] == "o4-mini-2025-04-16"
+    assert "response" not in transcript.metadata
+    assert [e.kind for e in transcript] == ["user", "thinking", "tool_call", "assistant"]
+    user, thinking, call, answer = list(transcript)
+    assert isinstance(user, UserMessage)
+    assert user.text == "Which Python is installed?"
+    assert isinstance(thinking, Thinking)
+    assert thinking.form == "summary"
+    assert isinstance(call, ToolCall)
+    assert (call.call_id, call.name, call.args) == ("call_py1", "run_shell", {"cmd": "python3 -V"})
+    assert isinstance(answer, AssistantText)
+    assert answer.text == "I will check python3 -V."
+    facts = session_facts(transcript)
+    assert (facts.turns, facts.tokens["input_tokens"], facts.tokens["output_tokens"]) == (1, 90, 70)
+    assert facts.models == ["o4-mini-2025-04-16"]
+
+
+def test_C1_a_log_of_chat_calls_is_a_file_of_runs_one_call_each() -> None:
+    # A JSON line per call ({"request", "response"}) was no transcript, and no run of a scan.
+    rows = turnfold.scan(CALL_LOG, cache=False).to_pandas()
+    assert list(rows["key"]) == [f"{CALL_LOG}#0", f"{CALL_LOG}#1"]
+    assert set(rows["title"]) == {"What is the weather in Paris, and the time there?"}
+    assert list(rows["tool_calls"]) == [2, 2]
+    assert list(rows["output_tokens"]) == [40, 18]
+    assert list(rows["error"].isna()) == [True, True]
+    first = turnfold.load(CALL_LOG, sample=0)  # the first call: its answer is the two calls
+    assert [(c.name, c.status) for c in first.tool_calls()] == [
+        ("get_weather", "unknown"),
+        ("get_time", "unknown"),
+    ]
+    last = turnfold.load(CALL_LOG, sample=1)
+    assert last.entries[-1].text == "Paris: 14 °C and sunny; it is 15:02 there."  # type: ignore[union-attr]
+
+
+def test_L2_a_row_whose_response_is_text_is_no_logged_call() -> None:
+    # ms-swift's query-response rows name their reply "response" too: text, read as before.
+    transcript = turnfold.load({"query": "hi", "response": "yo", "history": []})
+    assert [(e.kind, getattr(e, "text", None)) for e in transcript] == [
+        ("user", "hi"),
+        ("assistant", "yo"),
+    ]
+
+
+STREAM = MESSAGES / "openai-3.57.0_chat_stream-chunks.jsonl"
+
+
+def test_L2_a_log_of_streamed_chunks_is_the_completions_they_stand_for() -> None:
+    # Each chunk a line (stream=True, chunk.model_dump_json()) read as "a file of runs under
+    # 'choices'": a scan made one error row per chunk, and show named no run.
+    transcript = turnfold.load(STREAM)
+    assert transcript.metadata["source_format"] == "openai"
+    assert transcript.warnings == []
+    *calls, answer = list(transcript)
+    assert [(c.call_id, c.name, c.args, c.status, c.batch_id) for c in calls] == [
+        ("call_w1", "get_weather", {"city": "Paris"}, "unknown", "chatcmpl-TF0001"),
+        ("call_t1", "get_time", {"tz": "Europe/Paris"}, "unknown", "chatcmpl-TF0001"),
+    ]  # the arguments joined from their pieces
+    assert isinstance(answer, AssistantText)
+    assert answer.text == "Paris: 14 °C and sunny; it is 15:02 there."
+    facts = session_facts(transcript)
+    assert (facts.tokens["input_tokens"], facts.tokens["output_tokens"]) == (330, 58)
+    assert facts.duration_s == 5.0
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts == {"chat.completion.chunk": {"mapped": 14}}
+    row = turnfold.scan(STREAM, cache=False).to_pandas().iloc[0]
+    assert (row["key"], row["tool_calls"], row["output_tokens"]) == (str(STREAM), 2, 58)
+
+
+def test_X2_a_stream_cut_off_before_its_finish_reason_is_shown_and_warned() -> None:
+    lines = STREAM.read_text(encoding="utf-8").splitlines()
+    cut = [line for line in lines if '"chatcmpl-TF0002"' in line][:2]  # the role, half the text
+    transcript = turnfold.load("\n".join(cut) + "\n")
+    assert [(e.kind, getattr(e, "text", None)) for e in transcript] == [
+        ("assistant", "Paris: 14 °C and sunn")
+    ]
+    assert [w.reason for w in transcript.warnings] == [
+        "a streamed completion without a finish_reason: it may be cut off"
+    ]
+
+
+def test_X2_a_streamed_completion_of_two_choices_says_only_the_first_is_shown() -> None:
+    head = {"id": "chatcmpl-n2", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    chunks = [
+        {**head, "choices": [{"index": i, "delta": {"content": text}, "finish_reason": "stop"}]}
+        for i, text in ((0, "first"), (1, "second"))
+    ]
+    transcript = turnfold.load(chunks)
+    assert [getattr(e, "text", None) for e in transcript] == ["first"]
+    assert [w.reason for w in transcript.warnings] == [
+        "chat completion with 2 choices: only the first is shown"
+    ]

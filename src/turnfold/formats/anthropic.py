@@ -6,7 +6,10 @@ Input shapes:
   objects (``load`` turns SDK objects into dicts first), or the same as JSON lines;
 - a request ``{"messages": [...], "system": ...}`` (the system prompt goes to
   ``metadata["system"]``);
-- one response object ``{"id": "msg_…", "type": "message", "role": "assistant", ...}``.
+- one response object ``{"id": "msg_…", "type": "message", "role": "assistant", ...}``;
+- a logged API call (:func:`~turnfold.formats.wrappers.exchange`: ``{"request": {...},
+  "response": {...}}``, or a request with the ``response`` beside its messages): the request's
+  messages, then the response's.
 
 Mapping (blocks as in :mod:`turnfold.formats.anthropic_blocks`):
 
@@ -45,7 +48,13 @@ from turnfold.formats.catalog import Records
 from turnfold.formats.common import MessageBuilder, NameSet
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.source import Source, type_of_record
-from turnfold.formats.wrappers import find_messages, keep_wrapper_keys, sample
+from turnfold.formats.wrappers import (
+    Exchange,
+    exchange,
+    find_messages,
+    keep_wrapper_keys,
+    sample,
+)
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -265,6 +274,12 @@ def _messages_of(value: Any) -> tuple[list[Any], dict[str, Any], dict[str, Any]]
         if isinstance(value.get("model"), str):
             meta["model"] = value["model"]
         return [value], meta, {}
+    answer = _logged_answer(value)
+    if answer is not None:
+        messages, meta, rest = _messages_of(answer.request)
+        if isinstance(answer.response.get("model"), str):  # the model that answered, not the
+            meta["model"] = answer.response["model"]  # alias asked for: named once
+        return [*messages, answer.response], meta, rest
     found = find_messages(value)
     if found is None:
         return [value], {}, {}  # fed as it is, so what it is not gets its warning
@@ -278,6 +293,13 @@ def _messages_of(value: Any) -> tuple[list[Any], dict[str, Any], dict[str, Any]]
     if found.rejected:  # a preference pair: its rejected reply is the openai format's to read
         rest["rejected"] = found.rejected
     return found.messages, meta, rest
+
+
+def _logged_answer(document: Any) -> Exchange | None:
+    """A logged call (:func:`~turnfold.formats.wrappers.exchange`) whose response is a
+    Messages API response: the request's messages, then the response's."""
+    call = exchange(document)
+    return call if call is not None and _is_response(call.response) else None
 
 
 def _system_text(system: Any) -> str | None:
@@ -346,10 +368,13 @@ def detect(source: Source) -> Evidence:
     document = source.document
     if isinstance(document, Mapping) and _is_response(document):
         return Evidence.of([document], _classify, _LACKS)
+    answer = _logged_answer(document)
+    document = document if answer is None else answer.request
     found = find_messages(document)
     if found is None:
         return Evidence.none("no message list")
-    evidence = Evidence.of(sample(found.messages), _classify, _LACKS)
+    tail = [] if answer is None else [answer.response]
+    evidence = Evidence.of(sample(found.messages) + tail, _classify, _LACKS)
     if (
         isinstance(document, Mapping)
         and _system_text(document.get("system"))

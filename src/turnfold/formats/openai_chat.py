@@ -62,6 +62,15 @@ Mapping (:class:`OpenAIChatBuilder`):
   AssistantText, ``created`` as the timestamp of its entries, ``finish_reason`` ``length`` → a
   warning :class:`SystemNotice` (the answer was cut off), ``content_filter`` →
   :class:`AssistantError`;
+- a streamed completion (``stream=True``) as a log keeps it, one ``chat.completion.chunk`` a
+  line: the chunks of one ``id`` are put together into the ChatCompletion they stand for (the
+  deltas of its first choice's content, reasoning and refusal joined; each tool call's id,
+  name and arguments joined by its ``index``; its finish reason; the usage of its last chunk)
+  and read as above, once a chunk of another completion, a message or the end follows; a
+  stream without its finish reason is warned about (it may be cut off);
+- a logged API call (:func:`~turnfold.formats.wrappers.exchange`: ``{"request": {...},
+  "response": {...}}``, or a request with the ``response`` beside its messages): the request's
+  messages, then the ChatCompletion's answer as above;
 - a preference row in TRL's conversational shape (``chosen`` and ``rejected`` lists, with or
   without a ``prompt`` list; :func:`~turnfold.formats.wrappers.find_messages`): the
   conversation, the rejected reply with its entries marked ``meta["rejected"]`` (as the
@@ -104,7 +113,13 @@ from turnfold.formats.openai_responses import (
 )
 from turnfold.formats.source import Source, from_object, type_of_record
 from turnfold.formats.tables import MEDIA_COMPANIONS
-from turnfold.formats.wrappers import find_messages, keep_wrapper_keys, sample
+from turnfold.formats.wrappers import (
+    Exchange,
+    exchange,
+    find_messages,
+    keep_wrapper_keys,
+    sample,
+)
 from turnfold.model import (
     AssistantError,
     AssistantText,
@@ -121,6 +136,9 @@ from turnfold.model import (
 from turnfold.usage import attach_usage
 
 NAME = "openai"
+#: The object of a streamed completion's chunk (``stream=True``).
+CHUNK = "chat.completion.chunk"
+_UNFINISHED = "a streamed completion without a finish_reason: it may be cut off"
 
 #: A message is one record, named by its role; a ChatCompletion is one record too.
 RECORDS = Records(
@@ -135,7 +153,10 @@ RECORDS = Records(
         "tool_call": "ms-swift: a call, in one batch with the tool_call messages just before it",
         "tool_response": "ms-swift: the result of the oldest call still waiting for one",
         "chat.completion": "its first choice's message, usage and finish reason",
-        "request": "a request's messages, each read as above",
+        CHUNK: "a piece of a streamed completion: the chunks of one id are read together, "
+        "as the chat.completion they stand for",
+        "request": "a request's messages, each read as above; a logged call's response "
+        "(beside them, or the request under request) read after them as a chat.completion",
         "rejected": "a preference pair's rejected reply (TRL's conversational rows), each "
         'message read as above before the chosen reply, its entries marked meta["rejected"]',
     },
@@ -279,6 +300,7 @@ class OpenAIChatBuilder(MessageBuilder):
         #: The files a dataset row's media tags stand for (:class:`MediaFiles`), if any.
         self.media: MediaFiles | None = None
         self._declared: tuple[Any, frozenset[str]] = (None, frozenset())
+        self._stream: _Stream | None = None  # the streamed completion being fed, chunk by chunk
 
     # --- feeding ---------------------------------------------------------------------------
 
@@ -286,6 +308,10 @@ class OpenAIChatBuilder(MessageBuilder):
         """Add one message (or every message of a request, or a ChatCompletion's answer)."""
         if not isinstance(message, Mapping) and hasattr(message, "model_dump"):
             message = from_object(message).document  # an SDK object, as plain JSON values
+        if is_chunk(message):
+            self._chunk(message, line)
+            return
+        self.end_stream()
         if not isinstance(message, Mapping):
             self.warn("not a message object", line)
         elif is_completion(message):
@@ -295,6 +321,25 @@ class OpenAIChatBuilder(MessageBuilder):
                 self.feed(inner, line)
         else:
             self._message(message, line)
+
+    def _chunk(self, chunk: Mapping[str, Any], line: int) -> None:
+        """One chunk of a streamed completion: kept until its completion is whole."""
+        self.recognized += 1
+        if self._stream is not None and self._stream.own_id != chunk.get("id"):
+            self.end_stream()
+        if self._stream is None:
+            self._stream = _Stream(chunk, line)
+        self._stream.add(chunk)
+
+    def end_stream(self) -> None:
+        """The streamed completion whose chunks were fed last, read as its ChatCompletion: it is
+        whole once a chunk of another completion, a message or the end of the source follows."""
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        if stream.finish is None:  # the log ends mid-stream, or its last chunk was lost
+            self.warn(_UNFINISHED, stream.line)
+        self.feed_completion(stream.completion(), stream.line)
 
     def feed_completion(self, completion: Mapping[str, Any], line: int) -> None:
         """A ChatCompletion response: its first choice is the assistant's answer."""
@@ -868,6 +913,81 @@ def litellm_prompt_tokens(prompt: int | None, read: int | None, written: int | N
     return prompt + written
 
 
+def is_chunk(value: Any) -> bool:
+    """A chunk of a streamed completion, as ``chunk.model_dump()`` writes it."""
+    return (
+        isinstance(value, Mapping)
+        and value.get("object") == CHUNK
+        and isinstance(value.get("choices"), list)
+    )
+
+
+_REASONING = "reasoning_content"
+
+
+class _Stream:
+    """The chunks of one streamed completion put together, as the OpenAI SDK's own stream
+    helper joins them: each string of a delta appended to the one before it (the content, the
+    reasoning, the refusal; a tool call's name and arguments, by the call's ``index``)."""
+
+    def __init__(self, chunk: Mapping[str, Any], line: int) -> None:
+        self.own_id, self.line = chunk.get("id"), line
+        self.head = {key: chunk.get(key) for key in ("id", "created", "model")}
+        self.texts: dict[str, list[str]] = {"content": [], _REASONING: [], "refusal": []}
+        self.calls: dict[Any, dict[str, Any]] = {}
+        self.choices: list[dict[str, Any]] = []  # the choices after the first (n > 1), as seen
+        self.finish: Any = None
+        self.usage: Any = None
+
+    def add(self, chunk: Mapping[str, Any]) -> None:
+        if isinstance(chunk.get("usage"), Mapping):  # stream_options.include_usage: the last
+            self.usage = chunk["usage"]
+        for choice in chunk["choices"]:
+            if not isinstance(choice, Mapping):
+                continue
+            if choice.get("index", 0) != 0:
+                if choice.get("index") not in [c["index"] for c in self.choices]:
+                    self.choices.append({"index": choice.get("index"), "message": {}})
+                continue
+            self.finish = choice.get("finish_reason") or self.finish
+            delta = choice.get("delta")
+            if not isinstance(delta, Mapping):
+                continue
+            for key, pieces in self.texts.items():
+                # vLLM and OpenRouter stream the reasoning as ``reasoning``, DeepSeek as
+                # ``reasoning_content``: the completion's reader takes either.
+                piece = delta.get(key) or (delta.get("reasoning") if key == _REASONING else None)
+                if isinstance(piece, str):
+                    pieces.append(piece)
+            for call in as_list(delta.get("tool_calls")):
+                if isinstance(call, Mapping):
+                    self._call_piece(call)
+
+    def _call_piece(self, piece: Mapping[str, Any]) -> None:
+        call = self.calls.setdefault(
+            piece.get("index", len(self.calls)),
+            {"id": None, "type": "function", "function": {"name": "", "arguments": ""}},
+        )
+        if isinstance(piece.get("id"), str) and piece["id"]:
+            call["id"] = piece["id"]
+        function = piece.get("function")
+        for key in ("name", "arguments"):
+            value = function.get(key) if isinstance(function, Mapping) else None
+            if isinstance(value, str):
+                call["function"][key] += value
+
+    def completion(self) -> dict[str, Any]:
+        """The ChatCompletion the chunks stand for."""
+        message: dict[str, Any] = {"role": "assistant"}
+        for key, pieces in self.texts.items():
+            message[key] = "".join(pieces) or None
+        if self.calls:
+            message["tool_calls"] = list(self.calls.values())
+        first = {"index": 0, "message": message, "finish_reason": self.finish}
+        return {**self.head, "object": "chat.completion", "choices": [first, *self.choices],
+                "usage": self.usage}  # fmt: skip
+
+
 def is_completion(value: Any) -> bool:
     """A ChatCompletion response: ``choices`` holding messages."""
     if not isinstance(value, Mapping) or not isinstance(value.get("choices"), list):
@@ -908,7 +1028,7 @@ _CHAT_ROLES = NameSet({"tool", "function", "developer", _SWIFT_CALL, _SWIFT_RESU
 
 
 def _classify(message: Any) -> int:
-    if is_completion(message):
+    if is_completion(message) or is_chunk(message):
         return DISTINCTIVE
     if not _fits(message):
         return NOT_MINE
@@ -927,10 +1047,19 @@ def detect(source: Source) -> Evidence:
         return Evidence.of(source.head_values(), _classify, _LACKS)
     if isinstance(document, Mapping) and is_completion(document):
         return Evidence(share=1.0, marks=1)
-    found = find_messages(document)
+    answer = _logged_answer(document)
+    found = find_messages(document if answer is None else answer.request)
     if found is None:
         return Evidence.none("no message list")
-    return Evidence.of(sample(found.messages), _classify, _LACKS)
+    tail = [] if answer is None else [answer.response]
+    return Evidence.of(sample(found.messages) + tail, _classify, _LACKS)
+
+
+def _logged_answer(document: Any) -> Exchange | None:
+    """A logged call (:func:`~turnfold.formats.wrappers.exchange`) whose response is a
+    ChatCompletion: the request's messages, then the completion's answer."""
+    call = exchange(document)
+    return call if call is not None and is_completion(call.response) else None
 
 
 def read(source: Source) -> Transcript:
@@ -940,6 +1069,9 @@ def read(source: Source) -> Transcript:
     transcript = Transcript(metadata={"source_format": NAME})
     builder = OpenAIChatBuilder(transcript, source.name)
     document = source.document if source.is_document else None
+    answer = _logged_answer(document)
+    if answer is not None:
+        document = answer.request
     found = (
         find_messages(document)
         if isinstance(document, Mapping) and not is_completion(document)
@@ -960,10 +1092,17 @@ def read(source: Source) -> Transcript:
         builder.feed_rejected(source, found.rejected, len(numbered) + found.repeated + 1)
         for line, message in numbered[reply:]:
             builder.feed_noted(source, message, line, _record_type(message))
+        if answer is not None:
+            after = len(numbered) + found.repeated + len(found.rejected) + 1
+            builder.feed_noted(source, answer.response, after, "chat.completion")
+            answered = answer.response.get("model")
+            if isinstance(answered, str) and answered:  # the model that answered, not the
+                transcript.metadata["model"] = answered  # alias asked for: named once
         keep_wrapper_keys(transcript, found.rest)
         first_line: int | None = 1
     else:
         first_line = builder.feed_records(source, _record_type)
+        builder.end_stream()
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no Chat Completions messages")
     return transcript
@@ -973,6 +1112,8 @@ def _record_type(record: Any) -> str:
     """A message by its role; a ChatCompletion is ``chat.completion``; a request ``request``."""
     if is_completion(record):
         return "chat.completion"
+    if is_chunk(record):
+        return CHUNK
     if isinstance(record, Mapping):
         role = record.get("role")
         if isinstance(role, str) and role:

@@ -2,7 +2,10 @@
 
 Input shapes: a list of items (a request's ``input`` or a response's ``output``), as dicts, SDK
 objects (``load`` turns them into dicts) or JSON lines; a whole Response object
-``{"object": "response", "output": [...]}`` (or a JSONL of them); a request ``{"input": ...}``.
+``{"object": "response", "output": [...]}`` (or a JSONL of them); a request ``{"input": ...}``;
+a logged API call (:func:`~turnfold.formats.wrappers.exchange`: ``{"request": {...},
+"response": {...}}``, or a request with the ``response`` beside its input): the request, then
+the Response.
 
 Mapping (:class:`ResponsesBuilder`):
 
@@ -85,7 +88,13 @@ from turnfold.formats.common import (
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.formats.source import Source, type_of_record
-from turnfold.formats.wrappers import find_messages, keep_wrapper_keys, sample
+from turnfold.formats.wrappers import (
+    Exchange,
+    exchange,
+    find_messages,
+    keep_wrapper_keys,
+    sample,
+)
 from turnfold.model import (
     AbortMarker,
     AssistantError,
@@ -1146,7 +1155,7 @@ def detect(source: Source) -> Evidence:
     document = source.document if source.is_document else None
     if document is None:
         return Evidence.of(source.head_values(), _classify, _LACKS)
-    if is_response(document):
+    if is_response(document) or _logged_response(document) is not None:
         return Evidence(share=1.0, marks=1)
     items = document.get("input") if isinstance(document, Mapping) else None
     if isinstance(items, list) and "messages" not in document:
@@ -1165,10 +1174,18 @@ def read(source: Source) -> Transcript:
     builder = ResponsesBuilder(transcript, source.name)
     document = source.document if source.is_document else None
     found = None
-    if isinstance(document, Mapping) and not is_response(document) and "input" not in document:
+    call = _logged_response(document)
+    whole = is_response(document) or call is not None
+    if isinstance(document, Mapping) and not whole and "input" not in document:
         found = find_messages(document)
     first_line: int | None = None
-    if found is not None:
+    if call is not None:
+        first_line = 1
+        builder.feed_noted(source, call.request, 1, "request")
+        builder.feed_noted(source, call.response, 2, "response")
+        keep_wrapper_keys(transcript, {k: v for k, v in call.request.items()
+                                       if k not in _REQUEST_READ})  # fmt: skip
+    elif found is not None:
         first_line = 1
         for line, item in enumerate(found.messages, start=1):
             builder.feed_noted(source, item, line, item_record_type(item), ignored=SILENT_ITEMS)
@@ -1177,9 +1194,24 @@ def read(source: Source) -> Transcript:
         first_line = builder.feed_records(source, item_record_type, ignored=SILENT_ITEMS)
     if builder.recognized == 0:
         raise TranscriptFormatError(source.name, [NAME], first_line, "no Responses API items")
-    if builder.model and "model" not in transcript.metadata:
+    # A logged call's response names the model that answered, its request the one asked for
+    # (an alias: "o4-mini"); the header names the one that answered, once.
+    if builder.model and (call is not None or "model" not in transcript.metadata):
         transcript.metadata["model"] = builder.model
     return transcript
+
+
+#: The keys of a request its reading takes (the others are kept as metadata).
+_REQUEST_READ = ("input", "instructions")
+
+
+def _logged_response(document: Any) -> Exchange | None:
+    """A logged call (:func:`~turnfold.formats.wrappers.exchange`) whose response is a
+    Response: the request's instructions and input, then the Response's output."""
+    call = exchange(document)
+    if call is None or not is_response(call.response) or "input" not in call.request:
+        return None
+    return call
 
 
 def item_record_type(record: Any) -> str:
@@ -1216,7 +1248,8 @@ RECORDS = Records(
         APPROVAL_RESPONSE: "the decision on it: a denial cancels the call, an approval leaves it"
         " to the mcp_call with its approval_request_id",
         "response": "its output items as one batch; usage, status and instructions",
-        "request": "its instructions and input items",
+        "request": "its instructions and input items; a logged call's response (beside "
+        "them, or the request under request) read after them as a response",
     },
     ignored={
         "item_reference": "a pointer to an item stored elsewhere, no content",

@@ -400,6 +400,60 @@ def _glaive_row(document: Mapping[str, Any]) -> FoundMessages | None:
     return FoundMessages(messages, GLAIVE_CHAT, rest)
 
 
+#: A logged API call's two halves: the request's body and the response to it.
+REQUEST = "request"
+#: Where a logged HTTP exchange keeps a body (OpenAI's Batch API: ``{"custom_id", "body"}``
+#: in its input, ``{"status_code", "body"}`` as a line's ``response``).
+_BODY = "body"
+#: Keys only a response object has: Chat's ``choices``, the Responses API's ``output``,
+#: Anthropic's ``content`` (its ``role`` is the assistant's).
+_RESPONSE_KEYS = ("choices", "output", "content")
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One API call as a log keeps it: the request's body and the response to it."""
+
+    request: dict[str, Any]
+    response: Mapping[str, Any]
+
+
+def exchange(document: Any) -> Exchange | None:
+    """The API call ``document`` logs: ``{"request": {...}, "response": {...}}`` (the log's
+    other keys kept with the request's), or a request's own keys with the ``response`` beside
+    them (``{"model", "messages", "response": completion.model_dump()}``); a ``body`` inside
+    either is that half. None for any other document, and for one whose ``response`` is no
+    response object (an ms-swift row's is its text): a reader that takes only the request
+    would leave out the answer, its usage and its model without a word.
+
+    >>> call = exchange({"messages": [{"role": "user", "content": "hi"}],
+    ...                  "response": {"object": "chat.completion", "choices": []}})
+    >>> list(call.request), call.response["object"]
+    (['messages'], 'chat.completion')
+    >>> exchange({"query": "hi", "response": "yo"}) is None
+    True
+    """
+    if not isinstance(document, Mapping):
+        return None
+    response = _body(document.get(RESPONSE))
+    if not isinstance(response, Mapping) or not any(k in response for k in _RESPONSE_KEYS):
+        return None
+    outer = {k: v for k, v in document.items() if k not in (REQUEST, RESPONSE)}
+    request = _body(document.get(REQUEST, outer))
+    if not isinstance(request, Mapping):
+        return None
+    request = {**outer, **request} if REQUEST in document else dict(request)
+    if not isinstance(request.get("messages"), list) and not isinstance(
+        request.get("input"), (list, str)
+    ):
+        return None  # no request: a row that keeps a response among its columns
+    return Exchange(request, response)
+
+
+def _body(value: Any) -> Any:
+    return value.get(_BODY) if isinstance(value, Mapping) and _BODY in value else value
+
+
 def find_messages(document: Any) -> FoundMessages | None:
     """The message list of ``document`` (itself when it is a list), or None."""
     if isinstance(document, list):
@@ -500,7 +554,8 @@ def runs_key(source: Source) -> str | None:
     """The key under which the records of ``source`` keep their runs' messages, when they are
     the rows of a dataset (JSON lines or a JSON array: one or more, most of them objects
     holding such a list, or most of them preference pairs or prompt-completion rows, whose key
-    is ``prompt``; TRL's conversational pairs' is ``chosen``, xLAM's rows' ``query``); None
+    is ``prompt``; TRL's conversational pairs' is ``chosen``, xLAM's rows' ``query``, a log of
+    API calls' (:func:`exchange`) ``request``); None
     otherwise. For pairs it is
     :func:`pair_key`'s: ``chosen_messages``, or ``chosen`` for alpaca rows, whose chosen reply
     is text, not messages. A file no session format reads may be one: each record is then a
@@ -515,6 +570,9 @@ def runs_key(source: Source) -> str | None:
         (_prompt_completion, PROMPT), (_chat_pair, CHOSEN), (_function_calling_row, QUERY),
         (_query_response, QUERY), (_alpaca_row, INSTRUCTION), (_glaive_row, GLAIVE_CHAT),
     )  # fmt: skip
+    if REQUEST in first and exchange(first) is not None:  # a log of API calls, one a line
+        held = sum(exchange(row) is not None for row in rows)
+        return REQUEST if held * 2 >= len(rows) else None
     if _sharegpt_turns(first) is not None:
         held = sum(_sharegpt_turns(row) is not None for row in rows)
         return _turns_key(first) if held * 2 >= len(rows) else None
@@ -560,6 +618,8 @@ def runs_held(row: Any, key: str) -> str:
     row = row if isinstance(row, Mapping) else {}
     if pair_key(row) == key or (key == CHOSEN and _chat_pair(row) is not None):
         return f"a preference pair, its chosen reply under {key!r}"
+    if key == REQUEST and exchange(row) is not None:
+        return f"one API call, under {REQUEST!r} and {RESPONSE!r}"
     if key == PROMPT and _prompt_completion(row) is not None:
         return f"one, under {PROMPT!r} and {COMPLETION!r}"
     if key == QUERY and _function_calling_row(row) is not None:
