@@ -105,7 +105,10 @@ def test_B3_render_compare_takes_one_run_of_a_file_of_many(tmp_path: Path) -> No
     assert 'class="tf-cmp-name">react.eval#crash/1<' in page
     assert "Crash: read /srv/data.txt." in page  # the crash sample's prompt …
     pairs = re.findall(r'<section class="tf-pair" data-key="[^"]*" data-status="([^"]*)"', page)
-    assert pairs == ["only-a", "only-b", "only-b"]  # … and solve's two: nothing in common
+    # … and solve's two: two tasks, but a pair is a prompt (B-3): the first prompt of each
+    # is one pair, its header saying the prompts differ; solve's second is its own.
+    assert pairs == ["differs", "only-b"]
+    assert "other prompt" in page
 
 
 def test_B3_render_compare_tells_two_files_of_one_name_apart(tmp_path: Path) -> None:

@@ -36,8 +36,9 @@ from turnfold.model import (
 # --- the alignment -------------------------------------------------------------------------------
 
 Expected = list[tuple[int | None, int | None]]
+Prompts = list[str | None]  # None: a prompt the source does not record
 
-ALIGNMENTS: list[tuple[str, list[str], list[str], Expected]] = [
+ALIGNMENTS: list[tuple[str, Prompts, Prompts, Expected]] = [
     ("identical runs pair turn by turn",
      ["plan", "build", "test"], ["plan", "build", "test"], [(0, 0), (1, 1), (2, 2)]),
     ("a prompt inserted in B is a gap in A",
@@ -47,9 +48,29 @@ ALIGNMENTS: list[tuple[str, list[str], list[str], Expected]] = [
     ("an edited prompt still pairs with its original",
      ["fix the login bug", "write tests"], ["fix the login bug in auth.py", "write tests"],
      [(0, 0), (1, 1)]),
-    ("a prompt replaced by an unrelated one is two gaps, A's first",
+    # A pair is a prompt and its turns (B-3): what stands at one place between two matches is
+    # that place's prompt, however worded; it was two gaps, one on each side.
+    ("a prompt replaced by another at its place pairs with it",
      ["plan", "deploy to staging", "test"], ["plan", "write the changelog", "test"],
-     [(0, 0), (1, None), (None, 1), (2, 2)]),
+     [(0, 0), (1, 1), (2, 2)]),
+    ("a run continued with 'go on' pairs with one continued with 'continue'",
+     ["fix the failing parser test", "go on", "go on"],
+     ["fix the failing parser test", "continue", "continue"], [(0, 0), (1, 1), (2, 2)]),
+    ("one task worded by two agents' harnesses, then a retry on one side",
+     ["Task: make tests/test_parser.py pass", "that did not work, try again"],
+     ["<task>Fix the parser so that its tests pass</task>"], [(0, 0), (1, None)]),
+    ("what is left over after the pairs by place is a gap",
+     ["plan", "go on", "test"], ["plan", "continue", "lint it", "test"],
+     [(0, 0), (1, 1), (None, 2), (2, 3)]),
+    ("a prompt not recorded pairs with the prompt at its place",
+     ["fix the bug", "now add a test"], [None, None], [(0, 0), (1, 1)]),
+    ("prompts not recorded on both sides pair in order, the extra one a gap",
+     [None, None, None], [None, None], [(0, 0), (1, 1), (2, None)]),
+    ("a prompt not recorded beside recorded ones takes the place between them",
+     ["plan", "build", "test"], ["plan", None, "test"], [(0, 0), (1, 1), (2, 2)]),
+    ("a prompt not recorded is no anchor: the equal prompts around it still are",
+     ["start", "write docs", "finish"], [None, "start", "finish"],
+     [(None, 0), (0, 1), (1, None), (2, 2)]),
     ("case and spacing do not make another prompt",
      ["Fix  the\nbug"], ["fix the bug"], [(0, 0)]),
     ("repeated prompts pair in order, the extra one is a gap",
@@ -75,7 +96,7 @@ ALIGNMENTS: list[tuple[str, list[str], list[str], Expected]] = [
 @pytest.mark.parametrize(
     ("a", "b", "expected"), [case[1:] for case in ALIGNMENTS], ids=[case[0] for case in ALIGNMENTS]
 )
-def test_B3_turns_align_by_their_prompts(a: list[str], b: list[str], expected: Expected) -> None:
+def test_B3_turns_align_by_their_prompts(a: Prompts, b: Prompts, expected: Expected) -> None:
     pairs = align(a, b)
     assert [(p.a, p.b) for p in pairs] == expected
     assert align(a, b) == pairs  # deterministic
@@ -186,7 +207,7 @@ def test_B3_the_first_difference_is_the_first_pair_that_differs_or_stands_alone(
     comparison = _compare(a, b)
     assert [p.status for p in comparison.pairs] == ["same", "differs", "same"]
     assert comparison.first_difference == 1
-    assert _compare(a, run(Turn("plan"), Turn("lint"))).pairs[1].status == "only-a"
+    assert _compare(a, run(Turn("plan"))).pairs[1].status == "only-a"
     assert _compare(a, a).first_difference is None
 
 

@@ -177,7 +177,7 @@ def test_a_turn_one_run_lacks_is_said_with_full_width_brackets_in_chinese() -> N
     zh = turnfold.compare(a, b, settings=turnfold.DisplaySettings(locale="zh"))
     plain = zh._repr_mimebundle_()[0]["text/plain"]  # type: ignore[index]
     assert "    （B 中没有对应的轮次）" in plain.splitlines()
-    assert "对齐 0 轮 · 7 轮仅在 A 中 · 1 轮仅在 B 中" in plain
+    assert "对齐 1 轮 · 1 轮有差异 · 6 轮仅在 A 中" in plain  # B-3: the first prompts pair
     en = turnfold.compare(a, b)
     assert "    (No counterpart in B)" in en._repr_mimebundle_()[0]["text/plain"].splitlines()  # type: ignore[index]
 

@@ -13,7 +13,15 @@ sequence alignment that tolerates prompts inserted, dropped and edited:
 2. between anchors, what is left is matched by similarity (the Jaccard index of the prompts'
    words, a CJK character counting as a word) where it reaches :data:`MATCH_THRESHOLD`: of the
    chains of such matches in order, the one with the greatest total similarity;
-3. a prompt matched by neither has no counterpart: a gap on the other side.
+3. what is left between two matches is paired by its place, as a side-by-side diff pairs the
+   lines of a changed hunk: a pair is a prompt and the turns that answered it (B-3), so the
+   same task worded otherwise (two agents' prompts, a retry, "go on" against "continue") stays
+   one pair, whose header says the prompt differs; the rest of the longer side has no
+   counterpart: a gap on the other side.
+
+A prompt the source does not record (:func:`~turnfold.formats.common.prompt_not_recorded`)
+has no words to match: it equals no prompt, not even another unrecorded one, and is paired by
+its place alone.
 
 Step 2 compares every pair of a stretch of up to :data:`SIMILARITY_BUDGET` pairs; in a longer
 stretch (two unrelated runs of thousands of prompts) each prompt is compared with those near the
@@ -23,7 +31,11 @@ many comparisons. The result is deterministic.
 Each aligned pair's differences come from the facts of its two blocks (:func:`block_facts`),
 read with the definitions the turn headers, the session header and the corpus rows use
 (:func:`~turnfold.process.segment_header`, :func:`~turnfold.process.recorded_duration_ms`,
-:func:`~turnfold.process.segment_answer`, :func:`~turnfold.usage.tokens_spent`).
+:func:`~turnfold.process.segment_answer`, :func:`~turnfold.usage.tokens_spent`). Two runs of
+different agents (H-6's ``agent``) name their tools apart (Claude Code's ``Read``, Codex's
+``exec_command``, Gemini CLI's ``read_file``): their calls are compared by category (F-1), the
+names kept beside each count. A turn's tokens are a turn's only where the source records them
+per response (:func:`records_tokens_per_turn`); else a pair says they are not recorded per turn.
 
 **Two corpora** (:func:`compare_rows`): rows are joined by a key (by default an eval sample's
 task, id and epoch, else the row's sample or file name); the pairs whose outcome or score
@@ -54,8 +66,8 @@ from turnfold.process import (
     segment_header,
 )
 from turnfold.settings import DisplaySettings, SettingsSnapshot
-from turnfold.tools import display_name
-from turnfold.usage import Tokens, add_into, tokens_spent, total_of
+from turnfold.tools import ToolCategory, display_name, tool_category
+from turnfold.usage import Tokens, add_into, count_tokens, counts_of, tokens_spent, total_of
 
 if TYPE_CHECKING:
     from turnfold.corpus import Corpus
@@ -109,7 +121,9 @@ def similarity(a: frozenset[str], b: frozenset[str]) -> float:
 
 class Pair(NamedTuple):
     """One row of an alignment: the index of a prompt on each side, None for a gap, and how
-    similar the two prompts are (1.0 equal, 0.0 for a gap)."""
+    similar the two prompts are (1.0 equal, at least :data:`MATCH_THRESHOLD` for a prompt
+    edited, less for two prompts paired by their place; 0.0 for a gap or a prompt not
+    recorded)."""
 
     a: int | None
     b: int | None
@@ -119,10 +133,12 @@ class Pair(NamedTuple):
 _Stretch: TypeAlias = tuple[int, int, int, int]  # a[i0:i1] against b[j0:j1]
 
 
-def align(a: Sequence[str], b: Sequence[str]) -> list[Pair]:
-    """The alignment of two sequences of prompts, in reading order (see the module docstring).
+def align(a: Sequence[str | None], b: Sequence[str | None]) -> list[Pair]:
+    """The alignment of two sequences of prompts, in reading order (see the module docstring);
+    None is a prompt the source does not record.
 
-    Where a stretch leaves prompts of both sides unmatched, those of ``a`` come first.
+    Where a stretch leaves prompts of both sides unmatched, they pair by their place, and the
+    rest of the longer side are gaps.
 
     >>> for pair in align(["plan", "build", "test"], ["plan", "build it", "lint", "test"]):
     ...     print(pair)
@@ -130,14 +146,22 @@ def align(a: Sequence[str], b: Sequence[str]) -> list[Pair]:
     Pair(a=1, b=1, similarity=0.5)
     Pair(a=None, b=2, similarity=0.0)
     Pair(a=2, b=3, similarity=1.0)
+    >>> [(p.a, p.b) for p in align(["fix the bug", "go on"], [None, "continue", "and test"])]
+    [(0, 0), (1, 1), (None, 2)]
     """
     return _Aligner(a, b).run()
 
 
+def _keys(prompts: Sequence[str | None]) -> list[Hashable]:
+    """The prompts as compared for equality; a prompt not recorded is a key of its own, equal
+    to no other."""
+    return [normal_prompt(text) if text is not None else object() for text in prompts]
+
+
 class _Aligner:
-    def __init__(self, a: Sequence[str], b: Sequence[str]) -> None:
+    def __init__(self, a: Sequence[str | None], b: Sequence[str | None]) -> None:
         self.texts = (a, b)
-        self.keys = ([normal_prompt(t) for t in a], [normal_prompt(t) for t in b])
+        self.keys = (_keys(a), _keys(b))
         self._words: tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]] = ({}, {})
 
     def run(self) -> list[Pair]:
@@ -165,7 +189,7 @@ class _Aligner:
             tail.append(Pair(i1, j1, 1.0))
         tail.reverse()
         if i0 == i1 or j0 == j1:
-            return [*head, *_unmatched(i0, i1, j0, j1), *tail]
+            return [*head, *self._by_place(i0, i1, j0, j1), *tail]
         anchors = _increasing(_common_once(ka, i0, i1, kb, j0, j1))
         if not anchors:
             return [*head, *self._by_similarity(i0, i1, j0, j1), *tail]
@@ -175,12 +199,29 @@ class _Aligner:
             i0, j0 = i + 1, j + 1
         return [*head, *middle, (i0, i1, j0, j1), *tail]
 
-    def words(self, side: int, index: int) -> frozenset[str]:
+    def words(self, side: int, index: int) -> frozenset[str] | None:
+        """A prompt's words; None for one not recorded."""
+        text = self.texts[side][index]
+        if text is None:
+            return None
         cache = self._words[side]
         found = cache.get(index)
         if found is None:
-            found = cache[index] = prompt_words(self.texts[side][index])
+            found = cache[index] = prompt_words(text)
         return found
+
+    def similarity(self, i: int, j: int) -> float:
+        """How similar prompt ``i`` of ``a`` and ``j`` of ``b`` are; 0.0 if one is not recorded."""
+        words_a, words_b = self.words(0, i), self.words(1, j)
+        return similarity(words_a, words_b) if words_a is not None and words_b is not None else 0.0
+
+    def _by_place(self, i0: int, i1: int, j0: int, j1: int) -> list[_Stretch | Pair]:
+        """Prompts no match paired: in order, by their place; those left over are gaps."""
+        count = min(i1 - i0, j1 - j0)
+        placed: list[_Stretch | Pair] = [
+            Pair(i0 + n, j0 + n, self.similarity(i0 + n, j0 + n)) for n in range(count)
+        ]
+        return placed + _unmatched(i0 + count, i1, j0 + count, j1)
 
     def _by_similarity(self, i0: int, i1: int, j0: int, j1: int) -> list[_Stretch | Pair]:
         """A stretch with no equal prompt to anchor on, matched by similarity."""
@@ -190,16 +231,17 @@ class _Aligner:
         candidates: list[tuple[int, int, float]] = []
         for i in range(i0, i1):
             centre = j0 + (i - i0) * m // n
-            words = self.words(0, i)
+            if self.words(0, i) is None:
+                continue  # not recorded: paired by its place only
             for j in range(max(j0, centre - reach), min(j1, centre + reach + 1)):
-                score = similarity(words, self.words(1, j))
+                score = self.similarity(i, j)
                 if score >= MATCH_THRESHOLD:
                     candidates.append((i, j, score))
         out: list[_Stretch | Pair] = []
         for i, j, score in _heaviest_chain(candidates, j0, j1):
-            out += [*_unmatched(i0, i, j0, j), Pair(i, j, score)]
+            out += [*self._by_place(i0, i, j0, j), Pair(i, j, score)]
             i0, j0 = i + 1, j + 1
-        return [*out, *_unmatched(i0, i1, j0, j1)]
+        return [*out, *self._by_place(i0, i1, j0, j1)]
 
 
 def _unmatched(i0: int, i1: int, j0: int, j1: int) -> list[_Stretch | Pair]:
@@ -208,10 +250,10 @@ def _unmatched(i0: int, i1: int, j0: int, j1: int) -> list[_Stretch | Pair]:
     return alone + [Pair(None, j, 0.0) for j in range(j0, j1)]
 
 
-def _once(keys: list[str], start: int, stop: int) -> dict[str, int]:
+def _once(keys: list[Hashable], start: int, stop: int) -> dict[Hashable, int]:
     """The keys that occur once in ``keys[start:stop]``, with their index, in order."""
-    seen: dict[str, int] = {}
-    repeated: set[str] = set()
+    seen: dict[Hashable, int] = {}
+    repeated: set[Hashable] = set()
     for index in range(start, stop):
         key = keys[index]
         if key in seen:
@@ -222,7 +264,7 @@ def _once(keys: list[str], start: int, stop: int) -> dict[str, int]:
 
 
 def _common_once(
-    ka: list[str], i0: int, i1: int, kb: list[str], j0: int, j1: int
+    ka: list[Hashable], i0: int, i1: int, kb: list[Hashable], j0: int, j1: int
 ) -> list[tuple[int, int]]:
     """Where each prompt that occurs once on both sides is, in ``a``'s order."""
     in_b = _once(kb, j0, j1)
@@ -318,6 +360,11 @@ class Block:
         return " ".join(part for part in (self.prompt.command, self.prompt.text) if part)
 
     @property
+    def recorded(self) -> bool:
+        """False for a prompt the source does not record (which is not an empty prompt)."""
+        return self.prompt is None or self.prompt.meta.get("prompt_not_recorded") is not True
+
+    @property
     def segments(self) -> list[Segment]:
         return [item.segment for item in self.items if item.segment is not None]
 
@@ -357,7 +404,8 @@ _LOCALE = "en"
 class BlockFacts:
     """What a block's turns did, as their headers and the corpus's turn rows count it."""
 
-    prompt: str
+    prompt: str | None
+    """None for a prompt the source does not record."""
     status: TurnStatus | None
     """None when no turn answered the prompt."""
     tools: tuple[tuple[str, int], ...]
@@ -365,16 +413,48 @@ class BlockFacts:
     tool_calls: int
     failed_tools: int
     tokens: int | None
-    """Input plus output tokens of its responses, its sub-agents' included (U-1)."""
+    """Input plus output tokens of its responses, its sub-agents' included (U-1); None when
+    none is recorded, or when the source does not record them per turn (below)."""
     duration_ms: float | None
     answer: str | None
     """The answer of its last turn (P-2)."""
+    kinds: tuple[tuple[ToolCategory, int, tuple[str, ...]], ...] = ()
+    """Calls by category (F-1), each with the names of its tools, in the order each category
+    was first called: what two agents' calls are compared by."""
+    tokens_per_turn: bool = True
+    """False where the source records tokens for the session only
+    (:func:`records_tokens_per_turn`)."""
 
 
-def block_facts(transcript: Transcript, block: Block) -> BlockFacts:
-    """The facts of ``block``, one of ``transcript``'s."""
+def records_tokens_per_turn(transcript: Transcript) -> bool:
+    """Whether ``transcript``'s turns record the tokens its session header adds up (U-1).
+
+    Not where the source records a session total only (Codex's ``exec --json`` stream: no
+    response has usage, ``turn.completed`` the thread's), or a total holding a count its
+    responses lack (Claude Code's stream-json: output tokens only in the ``result``): a turn's
+    sum of what its responses record would then be a figure no header shows.
+    """
+    totals: Tokens = {}
+    for key in ("usage", "session_usage"):
+        recorded = transcript.metadata.get(key)
+        if isinstance(recorded, Mapping):
+            add_into(totals, counts_of(recorded))
+    if not any(totals.values()):
+        return True
+    responses = count_tokens(transcript.entries)
+    return all(name in responses for name, count in totals.items() if count)
+
+
+def block_facts(
+    transcript: Transcript, block: Block, *, tokens_per_turn: bool | None = None
+) -> BlockFacts:
+    """The facts of ``block``, one of ``transcript``'s; ``tokens_per_turn`` is
+    :func:`records_tokens_per_turn` of ``transcript`` when the caller knows it already."""
+    if tokens_per_turn is None:
+        tokens_per_turn = records_tokens_per_turn(transcript)
     statuses: list[TurnStatus] = []
     tools: dict[str, int] = {}
+    kinds: dict[ToolCategory, tuple[int, dict[str, None]]] = {}
     calls = failed = 0
     tokens: Tokens = {}
     duration: float | None = None
@@ -390,6 +470,10 @@ def block_facts(transcript: Transcript, block: Block) -> BlockFacts:
             if isinstance(entry, ToolCall):
                 name = display_name(entry.name)
                 tools[name] = tools.get(name, 0) + 1
+                kind = tool_category(entry.name)
+                count, names = kinds.get(kind, (0, {}))
+                names[name] = None
+                kinds[kind] = (count + 1, names)
                 failed += entry.status in FAILED_STATUSES
         everything: list[Entry] = ([segment.user] if segment.user else []) + segment.entries
         add_into(tokens, tokens_spent(everything))
@@ -399,14 +483,16 @@ def block_facts(transcript: Transcript, block: Block) -> BlockFacts:
         said = segment_answer(segment)
         answer = said.text if said is not None else None
     return BlockFacts(
-        prompt=block.text,
+        prompt=block.text if block.recorded else None,
         status=min(statuses, key=_STATUS_ORDER.index) if statuses else None,
         tools=tuple(tools.items()),
         tool_calls=calls,
         failed_tools=failed,
-        tokens=total_of(tokens),
+        tokens=total_of(tokens) if tokens_per_turn else None,
         duration_ms=duration,
         answer=answer,
+        kinds=tuple((kind, count, tuple(names)) for kind, (count, names) in kinds.items()),
+        tokens_per_turn=tokens_per_turn,
     )
 
 
@@ -415,22 +501,41 @@ def block_facts(transcript: Transcript, block: Block) -> BlockFacts:
 DIFFERENCES = ("prompt", "status", "tools", "failed", "answer")
 
 
-def differences(a: BlockFacts, b: BlockFacts) -> tuple[str, ...]:
-    """The names (of :data:`DIFFERENCES`) of what differs between two aligned blocks.
+def differences(a: BlockFacts, b: BlockFacts, *, by_kind: bool = False) -> tuple[str, ...]:
+    """The names (of :data:`DIFFERENCES`) of what differs between two aligned blocks; with
+    ``by_kind`` (two agents), their tools by category. A prompt not recorded is no difference:
+    nothing says it was another.
 
-    >>> same = BlockFacts("fix it", "completed", (("Read", 2),), 2, 0, 900, 1200.0, "Fixed.")
+    >>> same = BlockFacts("fix it", "completed", (("Read", 2),), 2, 0, 900, 1200.0, "Fixed.",
+    ...                   (("read", 2, ("Read",)),))
     >>> from dataclasses import replace
     >>> differences(same, replace(same, tools=(("Read", 1), ("Bash", 1)), tokens=500))
     ('tools',)
+    >>> other = replace(same, tools=(("read_file", 2),), kinds=(("read", 2, ("read_file",)),))
+    >>> differences(same, other), differences(same, other, by_kind=True)
+    (('tools',), ())
     """
     found = {
-        "prompt": a.prompt.strip() != b.prompt.strip(),
+        "prompt": a.prompt is not None
+        and b.prompt is not None
+        and a.prompt.strip() != b.prompt.strip(),
         "status": a.status != b.status,
-        "tools": dict(a.tools) != dict(b.tools),
+        "tools": _kind_counts(a) != _kind_counts(b) if by_kind else dict(a.tools) != dict(b.tools),
         "failed": a.failed_tools != b.failed_tools,
         "answer": (a.answer or "").strip() != (b.answer or "").strip(),
     }
     return tuple(name for name in DIFFERENCES if found[name])
+
+
+def _kind_counts(facts: BlockFacts) -> dict[str, int]:
+    return {kind: count for kind, count, _ in facts.kinds}
+
+
+def two_agents(a: Transcript, b: Transcript) -> bool:
+    """Whether ``a`` and ``b`` are runs of two different agents (H-6's ``agent``), whose tools
+    are compared by category."""
+    agent_a, agent_b = a.metadata.get("agent"), b.metadata.get("agent")
+    return bool(agent_a and agent_b and agent_a != agent_b)
 
 
 # --- two transcripts ----------------------------------------------------------------------------
@@ -443,6 +548,11 @@ class Side:
     transcript: Transcript
     items: list[PlannedItem]
     blocks: list[Block]
+
+    @property
+    def prompts(self) -> list[str | None]:
+        """Its blocks' prompts as :func:`align` takes them (None: not recorded)."""
+        return [block.text if block.recorded else None for block in self.blocks]
 
 
 def side_of(
@@ -487,6 +597,8 @@ class TranscriptComparison:
     a: Side
     b: Side
     pairs: list[AlignedPair]
+    by_kind: bool = False
+    """Whether the pairs' tools are compared by category (:func:`two_agents`)."""
 
     @property
     def first_difference(self) -> int | None:
@@ -494,16 +606,22 @@ class TranscriptComparison:
         return next((n for n, pair in enumerate(self.pairs) if pair.status != "same"), None)
 
 
-def compare_transcripts(a: Side, b: Side) -> TranscriptComparison:
-    """The two sides aligned by prompt, each pair with the facts of its blocks."""
-    aligned = align([block.text for block in a.blocks], [block.text for block in b.blocks])
+def compare_transcripts(a: Side, b: Side, *, by_kind: bool | None = None) -> TranscriptComparison:
+    """The two sides aligned by prompt, each pair with the facts of its blocks; their tools
+    compared by category with ``by_kind``, by default when they are two agents' runs."""
+    if by_kind is None:
+        by_kind = two_agents(a.transcript, b.transcript)
+    per_turn = [records_tokens_per_turn(side.transcript) for side in (a, b)]
     pairs: list[AlignedPair] = []
-    for pair in aligned:
-        facts_a = block_facts(a.transcript, a.blocks[pair.a]) if pair.a is not None else None
-        facts_b = block_facts(b.transcript, b.blocks[pair.b]) if pair.b is not None else None
-        found = differences(facts_a, facts_b) if facts_a and facts_b else ()
+    for pair in align(a.prompts, b.prompts):
+        facts_a = facts_b = None
+        if pair.a is not None:
+            facts_a = block_facts(a.transcript, a.blocks[pair.a], tokens_per_turn=per_turn[0])
+        if pair.b is not None:
+            facts_b = block_facts(b.transcript, b.blocks[pair.b], tokens_per_turn=per_turn[1])
+        found = differences(facts_a, facts_b, by_kind=by_kind) if facts_a and facts_b else ()
         pairs.append(AlignedPair(pair.a, pair.b, pair.similarity, facts_a, facts_b, found))
-    return TranscriptComparison(a, b, pairs)
+    return TranscriptComparison(a, b, pairs, by_kind)
 
 
 # --- two corpora --------------------------------------------------------------------------------
@@ -756,8 +874,10 @@ __all__ = [
     "normal_prompt",
     "open_run",
     "prompt_words",
+    "records_tokens_per_turn",
     "row_change",
     "side_of",
     "similarity",
     "totals",
+    "two_agents",
 ]

@@ -140,3 +140,25 @@ def test_X1_hostile_content_on_both_sides_stays_inert(lab: Lab) -> None:
     lab.page.wait_for_timeout(1000)  # give any injected handler time to fire
     lab.assert_inert(widget)
     assert "<script>alert(1)</script>" in widget.inner_text()  # shown as text, not dropped (X-2)
+
+
+AGENTS = Path(__file__).parents[1] / "fixtures" / "agents"
+GEMINI = AGENTS / "gemini-stream-json" / "gemini-cli_v0.61.0_stream-json_tools-subagent.jsonl"
+QWEN = AGENTS / "qwen-stream-json" / "qwen-code_v0.24.4_stream-json_subagent.jsonl"
+# Gemini CLI and Qwen Code on one task: Qwen Code's stream does not print the prompt, and the two
+# name some tools apart (list_directory against glob, replace against edit).
+TWO_AGENTS = f"""\
+import turnfold
+
+widget = turnfold.compare({str(GEMINI)!r}, {str(QWEN)!r}, names=("gemini", "qwen"))"""
+
+
+def test_B3_two_agents_pair_header_reads_as_python_wrote_it(lab: Lab) -> None:
+    widget = lab.open_notebook("compare-agents.ipynb", [TWO_AGENTS, "widget"])
+    pairs = widget.locator(".tf-pair")
+    expect(pairs).to_have_count(1)  # were two: "only in gemini", then "only in qwen"
+    head = " ".join(pairs.first.locator(".tf-pair-head").inner_text().split())
+    assert "prompt not recorded in qwen" in head
+    assert "list 1 → 0 (list_directory)" in head
+    changed = pairs.first.locator(".tf-dp-changed").all_inner_texts()
+    assert any(text.startswith("list 1 → 0") for text in changed)

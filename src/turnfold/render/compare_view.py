@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from turnfold.comparison import (
+    MATCH_THRESHOLD,
     AlignedPair,
     BlockFacts,
     CorpusComparison,
@@ -137,7 +138,7 @@ def build_compare_view(
         pairs.append({
             "kind": "pair",
             "key": f"pair:{_first_key(a_nodes)}|{_first_key(b_nodes)}",
-            "header": _pair_header(pair, locale, names),
+            "header": _pair_header(pair, locale, names, by_kind=comparison.by_kind),
             "a": a_nodes,
             "b": b_nodes,
         })  # fmt: skip
@@ -193,7 +194,9 @@ def _links(a: list[TopNode], b: list[TopNode]) -> dict[str, str]:
 # --- a pair's header ---------------------------------------------------------------------------
 
 
-def _pair_header(pair: AlignedPair, locale: str, names: Sequence[str]) -> PairHeader:
+def _pair_header(
+    pair: AlignedPair, locale: str, names: Sequence[str], *, by_kind: bool
+) -> PairHeader:
     status = pair.status
     if pair.a is not None and pair.b is not None and pair.a != pair.b:
         label = translate("compare.turns", locale, a=pair.a + 1, b=pair.b + 1)
@@ -205,7 +208,7 @@ def _pair_header(pair: AlignedPair, locale: str, names: Sequence[str]) -> PairHe
     else:
         status_label = translate(f"compare.{status}", locale)
     if pair.facts_a is not None and pair.facts_b is not None:
-        parts = _differences(pair.facts_a, pair.facts_b, set(pair.differences), locale)
+        parts = _differences(pair, pair.facts_a, pair.facts_b, locale, names, by_kind)
     else:
         facts = pair.facts_a or pair.facts_b
         assert facts is not None
@@ -219,25 +222,36 @@ def _part(name: str, text: str, changed: bool = False) -> DiffPart:
     return {"name": name, "text": text, "changed": changed}
 
 
-def _differences(a: BlockFacts, b: BlockFacts, differ: set[str], locale: str) -> list[DiffPart]:
+def _differences(
+    pair: AlignedPair,
+    a: BlockFacts,
+    b: BlockFacts,
+    locale: str,
+    names: Sequence[str],
+    by_kind: bool,
+) -> list[DiffPart]:
+    differ = set(pair.differences)
     parts: list[DiffPart] = []
     if "prompt" in differ:
-        parts.append(_part("prompt", translate("compare.prompt_edited", locale), True))
+        # Paired by its place rather than by its words: another prompt, not an edited one.
+        edited = pair.similarity >= MATCH_THRESHOLD
+        phrase = "compare.prompt_edited" if edited else "compare.prompt_other"
+        parts.append(_part("prompt", translate(phrase, locale), True))
+    elif a.prompt is None or b.prompt is None:
+        parts.append(_part("prompt", _prompt_not_recorded(a, b, locale, names)))
     if "status" in differ:
         text = f"{_status(a, locale)} → {_status(b, locale)}"
         parts.append(_part("status", text, True))
-    parts.append(_part("tools", _tools(a, b, locale), "tools" in differ))
+    tools = _kinds(a, b, locale) if by_kind else _tools(a, b, locale)
+    parts.append(_part("tools", tools, "tools" in differ))
     if "failed" in differ:
         parts.append(_part("failed", translate("compare.failed", locale, a=a.failed_tools,
                                                b=b.failed_tools), True))  # fmt: skip
     elif a.failed_tools:
         parts.append(_part("failed", plural("compare.failed_same", a.failed_tools, locale)))
-    if a.tokens is not None or b.tokens is not None:
-        if a.tokens == b.tokens:
-            text = translate("session.tokens", locale, tokens=_tokens(a.tokens))
-        else:
-            text = translate("compare.tokens", locale, a=_tokens(a.tokens), b=_tokens(b.tokens))
-        parts.append(_part("tokens", text))
+    tokens = _pair_tokens(a, b, locale, names)
+    if tokens is not None:
+        parts.append(_part("tokens", tokens))
     if a.duration_ms is not None or b.duration_ms is not None:
         time_a, time_b = _duration(a.duration_ms), _duration(b.duration_ms)
         parts.append(_part("duration", time_a if time_a == time_b else f"{time_a} → {time_b}"))
@@ -255,7 +269,9 @@ def _facts(facts: BlockFacts, locale: str) -> list[DiffPart]:
         parts.insert(0, _part("status", _status(facts, locale)))
     if facts.failed_tools:
         parts.append(_part("failed", plural("compare.failed_same", facts.failed_tools, locale)))
-    if facts.tokens is not None:
+    if not facts.tokens_per_turn:
+        parts.append(_part("tokens", translate("compare.tokens_not_per_turn", locale)))
+    elif facts.tokens is not None:
         parts.append(_part("tokens", translate("session.tokens", locale,
                                                tokens=_tokens(facts.tokens))))  # fmt: skip
     if facts.duration_ms is not None:
@@ -277,6 +293,62 @@ def _tools(a: BlockFacts, b: BlockFacts, locale: str) -> str:
                if counts_a.get(name, 0) != counts_b.get(name, 0)]  # fmt: skip
     shown = ", ".join(changed[:TOOLS_SHOWN])
     return shown + (", …" if len(changed) > TOOLS_SHOWN else "")
+
+
+def _prompt_not_recorded(a: BlockFacts, b: BlockFacts, locale: str, names: Sequence[str]) -> str:
+    """Which side's source does not record the prompt (so that no one can say it differs)."""
+    if a.prompt is None and b.prompt is None:
+        return translate("compare.prompts_not_recorded", locale)
+    side = names[0] if a.prompt is None else names[1]
+    return translate("compare.prompt_not_recorded", locale, side=side)
+
+
+def _kinds(a: BlockFacts, b: BlockFacts, locale: str) -> str:
+    """Two agents' tools by category, the real names beside each count: the categories whose
+    counts differ (``read 1 → 2 (Read → read_file)``) or whose names do (``command 1 (Bash →
+    run_shell_command)``); the count both made when they used the same tools alike."""
+    kinds_a = {kind: (count, names) for kind, count, names in a.kinds}
+    kinds_b = {kind: (count, names) for kind, count, names in b.kinds}
+    said = []
+    for kind in dict.fromkeys([*kinds_a, *kinds_b]):
+        count_a, names_a = kinds_a.get(kind, (0, ()))
+        count_b, names_b = kinds_b.get(kind, (0, ()))
+        if count_a != count_b:
+            said.append(f"{kind} {count_a} → {count_b} ({_names(names_a, names_b)})")
+        elif names_a != names_b:
+            said.append(f"{kind} {count_a} ({_names(names_a, names_b)})")
+    if not said:
+        return plural("session.tools", a.tool_calls, locale)
+    shown = ", ".join(said[:TOOLS_SHOWN])
+    return shown + (", …" if len(said) > TOOLS_SHOWN else "")
+
+
+def _names(a: tuple[str, ...], b: tuple[str, ...]) -> str:
+    """The tools of one category on each side: ``Read``, or ``Read → read_file``."""
+    said_a, said_b = ", ".join(a), ", ".join(b)
+    if said_a == said_b or not said_b:
+        return said_a
+    return f"{said_a} → {said_b}" if said_a else said_b
+
+
+def _pair_tokens(a: BlockFacts, b: BlockFacts, locale: str, names: Sequence[str]) -> str | None:
+    """The pair's tokens; where a source records them for its session only, the pair says so
+    rather than showing a turn's figure that is not recorded (U-1), as the session header does."""
+    if not a.tokens_per_turn and not b.tokens_per_turn:
+        return translate("compare.tokens_not_per_turn", locale)
+    if not a.tokens_per_turn or not b.tokens_per_turn:
+        recorded, side, other = (a, names[0], names[1])
+        if b.tokens_per_turn:
+            recorded, side, other = (b, names[1], names[0])
+        if recorded.tokens is None:
+            return translate("compare.tokens_not_per_turn", locale)
+        return translate("compare.tokens_not_per_turn_in", locale, side=side, other=other,
+                         tokens=_tokens(recorded.tokens))  # fmt: skip
+    if a.tokens is None and b.tokens is None:
+        return None
+    if a.tokens == b.tokens:
+        return translate("session.tokens", locale, tokens=_tokens(a.tokens))
+    return translate("compare.tokens", locale, a=_tokens(a.tokens), b=_tokens(b.tokens))
 
 
 def _tokens(count: int | None) -> str:
