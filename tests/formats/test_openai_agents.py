@@ -1465,3 +1465,115 @@ def test_P2_a_plain_string_output_is_shown_as_before() -> None:
     transcript = turnfold.load(STATE)
     assert structured_answers(transcript) == []
     assert isinstance(transcript.entries[-1], AssistantText)
+
+
+# --- a conversation's later turns (a session, a previous run's input list) ---------------------
+
+
+def _turns_agent() -> Any:
+    """One agent on the SDK's scripted model, its steps left at the model's default response id
+    (``resp-789``, every step's): turn 1 calls ``add`` in one response and ``explode`` in the
+    next, then answers; turn 2 calls ``add``, then answers; turn 3 answers."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+    from agents import Agent, set_tracing_disabled
+
+    set_tracing_disabled(True)
+    import openai_agents_runs as runs
+
+    add, explode = runs._tools()
+    steps = [
+        [function_call("add", {"a": 1, "b": 2}, call_id="call_1")],
+        [function_call("explode", {"x": "y"}, call_id="call_2")],
+        [assistant_message("3, and explode failed.", item_id="msg_1")],
+        [function_call("add", {"a": 3, "b": 4}, call_id="call_3")],
+        [assistant_message("7.", item_id="msg_2")],
+        [assistant_message("Done.", item_id="msg_3")],
+    ]
+    model = ScriptedModel(ModelStep(output=s, usage=runs._usage(n)) for n, s in enumerate(steps, 1))
+    return Agent(name="calc", tools=[add, explode], model=model)
+
+
+def _batches(transcript: Transcript) -> list[list[str]]:
+    """The call ids of each batch of calls the transcript shows."""
+    return [
+        [c.call_id for c in batch]
+        for batch in turnfold.iter_batches(transcript.entries)
+        if isinstance(batch, list)
+    ]
+
+
+def test_A1_calls_of_two_responses_are_two_batches_in_the_input_and_the_items() -> None:
+    """A previous turn's calls come back as the run's input items, all read at no line, and the
+    SDK's scripted model gives every response one id: the calls of each response are a batch
+    of their own all the same, as where the input list is loaded alone (``openai-responses``)."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import openai_agents_runs as runs
+
+    agent = _turns_agent()
+    first = runs.run(lambda: agent, "Add, then explode.")
+    assert {r.response_id for r in first.raw_responses} == {"resp-789"}
+    assert _batches(turnfold.load(first)) == [["call_1"], ["call_2"]]
+    second = runs.run(lambda: agent, [*first.to_input_list(), {"role": "user", "content": "Again"}])
+    expected = [["call_1"], ["call_2"], ["call_3"]]
+    assert _batches(turnfold.load(second)) == expected
+    assert _batches(turnfold.load(json.dumps(second.to_state().to_json()))) == expected
+    assert _batches(turnfold.load(json.dumps(second.to_input_list()))) == expected
+
+
+def test_A2_following_a_run_with_a_session_shows_its_history_as_the_load_does() -> None:
+    """A session's history reaches the run's input only once the run loop prepared it, after
+    the first event (the agent's): followed, the run shows it before the prompt, as loaded."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import asyncio
+
+    from loops import on_thread
+
+    from agents import Runner, SQLiteSession
+
+    agent, session = _turns_agent(), SQLiteSession("qa")
+    for prompt in ("Add, then explode.", "Again"):
+        on_thread(lambda prompt=prompt: Runner.run_sync(agent, prompt, session=session))
+
+    async def third() -> tuple[turnfold.Follow, Any]:
+        run = Runner.run_streamed(agent, "And now?", session=session)
+        followed = turnfold.follow(run, display=False)
+        async for _ in followed:
+            pass
+        return followed, run
+
+    followed, run = on_thread(lambda: asyncio.run(third()))
+    live, loaded = followed.transcript, turnfold.load(run)
+    prompts = [e.text for e in live.entries if isinstance(e, UserMessage)]
+    assert prompts == ["Add, then explode.", "Again", "And now?"]
+    assert live.warnings == []
+    assert live == loaded
+
+
+def test_A1_a_streamed_run_past_its_max_turns_loads_with_its_error_as_followed() -> None:
+    """``MaxTurnsExceeded`` ends a streamed run without its run loop task raising: the SDK
+    stores it on the run (``_check_errors``) and ``stream_events()`` raises it. Loading the
+    finished ``RunResultStreaming`` shows it at the end, as following the run and loading the
+    exception do, so the turn reads failed."""
+    pytest.importorskip("agents", reason="openai-agents is in the test extra")
+    import asyncio
+
+    from loops import on_thread
+
+    from agents import MaxTurnsExceeded, Runner
+
+    async def two_turns() -> tuple[turnfold.Follow, Any, BaseException]:
+        run = Runner.run_streamed(_turns_agent(), "Add, then explode.", max_turns=2)
+        follow = turnfold.follow(run, display=False)
+        with pytest.raises(MaxTurnsExceeded) as raised:
+            async for _ in follow:
+                pass
+        return follow, run, raised.value
+
+    follow, run, exc = on_thread(lambda: asyncio.run(two_turns()))
+    assert _outcomes(follow.transcript)[-1] == ("error", "MaxTurnsExceeded: Max turns (2) exceeded")
+    for value in (run, exc):
+        loaded = turnfold.load(value)
+        assert loaded == follow.transcript, type(value).__name__
+        assert [c.call_id for c in loaded.tool_calls()] == ["call_1", "call_2"]
+        assert _turn_statuses(loaded) == ["failed"]

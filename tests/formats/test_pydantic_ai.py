@@ -322,6 +322,37 @@ def test_A1_a_multimodal_prompt_keeps_images_and_names_other_files() -> None:
     assert turnfold.load(saved).entries == transcript.entries
 
 
+def test_A1_a_prompt_of_several_texts_reads_as_its_texts_and_a_tool_s_list_as_its_value() -> None:
+    """``run_sync(["Compare:", "a", "b"])``: a prompt is ``str | Sequence[UserContent]``, each
+    string a text of it, not a JSON array; a tool that returns a list of strings returned that
+    value, which stays JSON."""
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    def respond(messages: list[Any], info: Any) -> Any:
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart("names", {}, tool_call_id="n1")])
+        return ModelResponse(parts=[TextPart("Both.")])
+
+    agent = Agent(FunctionModel(respond))
+
+    @agent.tool_plain
+    def names() -> list[str]:
+        """Two names."""
+        return ["ada", "bob"]
+
+    result = runs.on_thread(lambda: agent.run_sync(["Compare these:", "first", "second"]))
+    for form in (result, result.all_messages_json()):
+        transcript = turnfold.load(form)
+        prompt = transcript.entries[0]
+        assert isinstance(prompt, UserMessage)
+        assert prompt.text == "Compare these:\n\nfirst\n\nsecond"
+        (call,) = transcript.tool_calls()
+        assert call.result is not None
+        assert json.loads(call.result.text) == ["ada", "bob"]
+
+
 def test_L1_builtin_tools_files_compaction_and_a_cut_off_response_read_alike_saved() -> None:
     from pydantic import BaseModel
     from pydantic_ai.messages import (
@@ -874,3 +905,207 @@ def test_P2_an_output_of_deferred_calls_is_never_an_answer() -> None:
     transcript = turnfold.load(json.dumps(saved), format=adapter.NAME)
     assert structured_answers(transcript) == []
     assert answer_of(transcript)[0].text == "Waiting."
+
+
+# --- a run given a message history (a conversation's next turn) ---------------------------------
+
+AGAIN = "And once more?"
+
+
+def _again(first: Any) -> Any:
+    """The scripted agent's next turn: ``run_sync`` given ``first``'s messages as its history
+    (its model answers at once: the history's requests count as its steps)."""
+    history = first.all_messages()
+    return runs.on_thread(lambda: runs.agent().run_sync(AGAIN, message_history=history))
+
+
+def _each_response_once(messages: list[Any]) -> dict[str, int]:
+    """The input and output tokens of every response of ``messages``, from pydantic-ai's own
+    types, apart from the loader."""
+    from pydantic_ai.messages import ModelResponse
+
+    responses = [m for m in messages if isinstance(m, ModelResponse)]
+    return {
+        "input_tokens": sum(m.usage.input_tokens for m in responses),
+        "output_tokens": sum(m.usage.output_tokens for m in responses),
+    }
+
+
+def test_U1_a_run_given_a_message_history_counts_every_response_shown_once(result: Any) -> None:
+    """``RunUsage`` counts only the run's own requests, while the run's messages (and the
+    transcript) hold the history's responses too: the session's tokens are every response's,
+    as a load of the saved messages counts them, and the ``RunUsage`` stays ``run_usage``."""
+    from pydantic import TypeAdapter
+    from pydantic_ai.run import AgentRunResult
+
+    from turnfold.session import session_facts
+
+    again = _again(result)
+    shown = _each_response_once(again.all_messages())
+    assert shown != counts_of(again.usage.__dict__)  # the run's usage lacks the history's
+    for form in (again, TypeAdapter(AgentRunResult).dump_json(again), again.all_messages_json()):
+        transcript = turnfold.load(form)
+        assert [e.text for e in transcript.entries if isinstance(e, UserMessage)] == [
+            runs.PROMPT,
+            AGAIN,
+        ]
+        facts = session_facts(transcript)
+        assert {k: facts.tokens[k] for k in shown} == shown, form
+    loaded = turnfold.load(again)
+    assert loaded.metadata["usage"]["requests"] == 5  # four of the first run, one of this
+    assert loaded.metadata["run_usage"]["requests"] == again.usage.requests == 1
+    assert counts_of(loaded.metadata["run_usage"]) == counts_of(again.usage.__dict__)
+
+
+async def _events_again(first: Any, follower: Any) -> list[Any]:
+    seen = []
+    history = first.all_messages()
+    async with runs.agent().run_stream_events(AGAIN, message_history=history) as events:
+        follower.begin(events)
+        async for event in events:
+            follower.feed(event)
+            seen.append(event)
+    follower.close()
+    return seen
+
+
+async def _iter_again(first: Any) -> tuple[Any, Any]:
+    from turnfold.following import follow
+
+    async with runs.agent().iter(AGAIN, message_history=first.all_messages()) as run:
+        followed = follow(run, display=False)
+        async for _ in followed:
+            pass
+    return followed, run.result
+
+
+def test_A2_a_followed_run_given_a_message_history_shows_it_as_load_does(result: Any) -> None:
+    """The history the run was given is in no event: read from the run handle, before the
+    run's own prompt (not its first prompt in its place), its responses whole; the streamed
+    responses then take their own usage and timestamps, not the history's."""
+    import asyncio
+
+    transcript = Transcript(metadata={"source_format": adapter.NAME})
+    follower = adapter.Follower(transcript)
+    events = runs.on_thread(lambda: asyncio.run(_events_again(result, follower)))
+    loaded = turnfold.load(events[-1].result)
+    assert transcript.warnings == []
+    assert transcript.entries == loaded.entries
+    assert transcript.metadata["usage"] == loaded.metadata["usage"]
+    assert transcript.metadata["run_usage"] == loaded.metadata["run_usage"]
+    prompts = [e.text for e in transcript.entries if isinstance(e, UserMessage)]
+    assert prompts == [runs.PROMPT, AGAIN]
+
+    followed, finished = runs.on_thread(lambda: asyncio.run(_iter_again(result)))
+    assert followed.transcript.warnings == []
+    assert followed.transcript.entries == turnfold.load(finished).entries
+
+
+# --- a tool's content for the model (ToolReturn.content) ----------------------------------------
+
+
+def _content_agent() -> Any:
+    """An agent whose tool ``look`` returns a value and, as ``ToolReturn.content``, a text and
+    an image the model reads as user content; and whose tool ``danger`` needs approval."""
+    from pydantic_ai import Agent, BinaryContent, DeferredToolRequests, ToolReturn
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, UserPromptPart
+    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
+
+    def respond(messages: list[Any], info: Any) -> Any:
+        prompt = next(p for p in messages[-1].parts if isinstance(p, UserPromptPart))
+        if messages[-1] is messages[0] and prompt.content == "Look.":
+            return ModelResponse(parts=[ToolCallPart("look", {}, tool_call_id="l1")])
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart("danger", {}, tool_call_id="d1")])
+        return ModelResponse(parts=[TextPart("Seen.")])
+
+    async def stream(messages: list[Any], info: Any) -> Any:
+        response = respond(messages, info)
+        for index, part in enumerate(response.parts):
+            if isinstance(part, TextPart):
+                yield part.content
+            else:
+                yield {
+                    index: DeltaToolCall(
+                        name=part.tool_name, json_args="{}", tool_call_id=part.tool_call_id
+                    )
+                }
+
+    agent = Agent(
+        FunctionModel(respond, stream_function=stream), output_type=[str, DeferredToolRequests]
+    )
+
+    @agent.tool_plain
+    def look() -> Any:
+        """A screenshot."""
+        image = BinaryContent(b"\x89PNG\r\n\x1a\n", media_type="image/png")
+        return ToolReturn(return_value="screenshot taken", content=["The screen:", image])
+
+    @agent.tool_plain(requires_approval=True)
+    def danger() -> str:
+        """Needs approval."""
+        return "done"
+
+    return agent
+
+
+def test_L1_a_tool_s_content_for_the_model_is_its_result_not_the_user_s_prompt() -> None:
+    """``ToolReturn(content=...)`` reaches the model as a ``UserPromptPart`` after the
+    returns; it is the tool's output: the rest of its call's result (text and image), loaded,
+    saved or followed, not a prompt of the user's that would split the turn. A new run's prompt
+    beside the results of deferred calls (another run's request) stays the user's."""
+    import asyncio
+
+    from pydantic_ai import DeferredToolResults
+
+    from turnfold.following import follow
+
+    agent = _content_agent()
+    result = runs.on_thread(lambda: agent.run_sync("Look."))
+
+    async def events() -> Transcript:
+        transcript = Transcript(metadata={"source_format": adapter.NAME})
+        follower = adapter.Follower(transcript)
+        async with agent.run_stream_events("Look.") as stream:
+            follower.begin(stream)
+            async for event in stream:
+                follower.feed(event)
+        follower.close()
+        return transcript
+
+    async def nodes() -> Any:
+        async with agent.iter("Look.") as run:
+            followed = follow(run, display=False)
+            async for _ in followed:
+                pass
+        return followed.transcript
+
+    forms = (
+        turnfold.load(result),
+        turnfold.load(result.all_messages_json()),
+        runs.on_thread(lambda: asyncio.run(events())),
+        runs.on_thread(lambda: asyncio.run(nodes())),
+    )
+    for form in forms:
+        prompts = [e.text for e in form.entries if isinstance(e, UserMessage)]
+        assert prompts == ["Look."], forms.index(form)
+        (call,) = form.tool_calls()
+        assert call.result is not None
+        assert call.result.text == "screenshot taken\n\nThe screen:"
+        assert [i.media_type for i in call.result.images] == ["image/png"]
+        assert call.meta["user_content"] is True
+        assert isinstance(form.entries[-1], AssistantText)
+
+    stopped = runs.on_thread(lambda: agent.run_sync("Do it."))
+    approved = DeferredToolResults(approvals={"d1": True})
+    resumed = runs.on_thread(
+        lambda: agent.run_sync(
+            "And say thanks.",
+            message_history=stopped.all_messages(),
+            deferred_tool_results=approved,
+        )
+    )
+    transcript = turnfold.load(resumed)
+    prompts = [e.text for e in transcript.entries if isinstance(e, UserMessage)]
+    assert prompts == ["Do it.", "And say thanks."]
+    assert [c.result.text for c in transcript.tool_calls() if c.result] == ["done"]

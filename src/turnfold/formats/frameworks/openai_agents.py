@@ -304,6 +304,8 @@ class AgentsBuilder(ResponsesBuilder):
         self.decisions: dict[str, bool] = {}
         #: Each approval still waiting, by call id.
         self.pending: dict[str, PendingAction] = {}
+        #: How many batches the input items made (:meth:`new_batch_id`).
+        self._input_batches = 0
 
     @property
     def agent(self) -> str | None:
@@ -329,6 +331,15 @@ class AgentsBuilder(ResponsesBuilder):
     def warn(self, reason: str, line: int | None) -> None:
         """Warnings are the whole load's, whatever level is being written."""
         self.root.warnings.append(LoadWarning(reason=reason, line=line, source=self.source_name))
+
+    def new_batch_id(self, line: int) -> str:
+        """The input items (:func:`_original_input`: a previous turn's calls, say) are all
+        read at line 0, yet each of their batches is its own, as where they are read one a
+        line (``openai-responses``): the calls of two responses are not one batch."""
+        if line:
+            return super().new_batch_id(line)
+        self._input_batches += 1
+        return f"input-batch-{self._input_batches}"
 
     def add_instructions(self, role: str, text: str, timestamp: str | None, line: int) -> None:
         current, self.transcript = self.transcript, self.root  # the run's, not an agent's
@@ -839,7 +850,9 @@ class _Responses:
         #: The responses of the items no id names, per item type, in order: the run's items
         #: come in the order of the responses' outputs, so each takes the next of its type.
         self.unnamed: dict[str, deque[int]] = {}
+        #: Each response's batch id: its own id, unless it names none or an earlier response's.
         self.ids: list[str] = []
+        self._batches: set[str] = set()
         self.usages: list[Usage | None] = []
         self.entries: list[list[Entry]] = []
         #: How many responses have had all their items (:meth:`attach`, live).
@@ -957,7 +970,14 @@ class _Responses:
         """A response by its id, usage and outputs, each named by its keys and type
         (``ids_of``: :func:`_record_ids` of a record, :meth:`_RawItems.ids_of` of an object)."""
         index = len(self.ids)
-        self.ids.append(response_id if _named(response_id) else f"resp-{index}")
+        if not _named(response_id):
+            response_id = f"resp-{index}"
+        elif response_id in self._batches:
+            # An id an earlier response had (the SDK's ``ScriptedModel`` gives every step
+            # ``resp-789``): this response's calls are a batch of their own all the same.
+            response_id = f"{response_id}#{index}"
+        self._batches.add(response_id)
+        self.ids.append(response_id)
         self.usages.append(usage)
         self.entries.append([])
         owner = self.owner
@@ -1721,6 +1741,8 @@ class Follower:
         self._read_items: set[int] = set()
         self._read_outputs: set[int] = set()
         self._held: tuple[list[Any], list[Any]] = ([], [])
+        #: Whether :meth:`begin` was given a run that :meth:`_open` has not read yet.
+        self._unopened = False
 
     def begin(self, run: Any) -> None:
         """The streamed run itself (``follow(Runner.run_streamed(...))``): what no event
@@ -1733,8 +1755,19 @@ class Follower:
         a load reads them. So are the items of a run followed after it went on (its events
         wait in its queue): the events that bring them again are skipped by identity (each
         streamed item is the object ``new_items`` holds, and a completed response's outputs
-        the objects its ``ModelResponse`` holds, ``agents.run_internal.run_loop``)."""
+        the objects its ``ModelResponse`` holds, ``agents.run_internal.run_loop``).
+
+        They are read at the first event after the agent's (:meth:`_open`): the run's input is
+        its prompt alone until the run loop has prepared it (``agents.run_internal.run_loop``
+        announces the agent, then awaits ``prepare_input_with_session``, which puts a session's
+        history before the prompt, as a load of the finished run shows it)."""
         self._run = run
+        self._unopened = True
+
+    def _open(self) -> None:
+        """What :meth:`begin` reads of the run, once, when its input is prepared."""
+        self._unopened = False
+        run = self._run
         _original_input(self.builder, plain_value(getattr(run, "input", None)))
         approved = getattr(getattr(run, "context_wrapper", None), "is_tool_approved", None)
         if callable(approved):  # asked only of an approval its run decided, as in a load
@@ -1763,6 +1796,8 @@ class Follower:
 
     def feed(self, event: Any) -> None:
         kind = getattr(event, "type", None)
+        if self._unopened and kind != "agent_updated_stream_event":
+            self._open()
         if kind == "run_item_stream_event":
             if self._read_items and id(getattr(event, "item", None)) in self._read_items:
                 return  # read from the run already (:meth:`begin`)
@@ -1795,6 +1830,8 @@ class Follower:
         approval (``confirming``, as loaded), and the turn ends as a load ends it (the answer
         on top). Followed by its bare events, a run that left calls without an output may
         have stopped for their approval, which only the run tells: a warning says so."""
+        if self._unopened:
+            self._open()
         if self._run is not None:
             self._interruptions(self._run)
         elif self._may_wait():
@@ -1879,9 +1916,14 @@ _TOOL_RAISED = "Error running tool "
 
 
 def run_exception(run: Any) -> BaseException | None:
-    """The exception that ended a streamed run (``RunResultStreaming``): its run loop task's,
-    which its ``stream_events()`` raised (``RunResultStreaming._check_errors``); None while the
-    run goes on, when it was cancelled or ended well, and for any other object."""
+    """The exception that ended a streamed run (``RunResultStreaming``), which its
+    ``stream_events()`` raised: the one ``RunResultStreaming._check_errors`` stored, which
+    may be no task's (``MaxTurnsExceeded``, an input guardrail's tripwire: the run loop ends
+    without raising), else its run loop task's; None while the run goes on, when it was
+    cancelled or ended well, and for any other object."""
+    stored = getattr(run, "_stored_exception", None)
+    if isinstance(stored, BaseException):
+        return stored
     task: Any = getattr(run, "run_loop_task", None)
     if not isinstance(task, asyncio.Future) or not task.done() or task.cancelled():
         return None

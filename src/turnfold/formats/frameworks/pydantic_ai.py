@@ -15,7 +15,11 @@ Mapping, part by part (the message is one record, each part another, ``request/<
   text once, as the other loaders keep instructions); ``user-prompt`` → :class:`UserMessage`
   (text, text content, inline images; URLs and other files as attachment lines), its own
   ``timestamp``; a tool return's content reads the same, a file returned alone (not in a
-  list: an image a tool returned, say) as one item, as pydantic-ai reads it;
+  list: an image a tool returned, say) as one item, as pydantic-ai reads it. A ``user-prompt``
+  after the returns of a request of the same run (``run_id``) as the response they answer is
+  the tools' ``ToolReturn.content``, which the model reads as user content: the rest of its
+  call's result (``meta["user_content"]``), when its call can be told (one return, or one such
+  part per return, both in call order); else, like a new run's prompt, the user's;
 - ``text`` → :class:`AssistantText` with the response's ``model_name``; ``thinking`` →
   :class:`Thinking` (an empty one with a ``signature`` is ``encrypted``); ``file`` → an
   attachment line of the answer; ``speech`` → its transcript; ``compaction`` →
@@ -41,7 +45,11 @@ Mapping, part by part (the message is one record, each part another, ``request/<
 - instruction, tool-availability, capability and model-settings deltas and baselines are the
   framework's prompt-cache bookkeeping: ignored by design;
 - an ``AgentRunResult``'s ``output`` → ``metadata["final_output"]``, its ``usage`` (the run's
-  ``RunUsage``) → ``metadata["usage"]``, ``run_id`` / ``conversation_id`` → metadata. An output
+  ``RunUsage``) → ``metadata["usage"]``, ``run_id`` / ``conversation_id`` → metadata. A run
+  given a ``message_history`` holds its responses too (before ``new_message_index``), which its
+  ``RunUsage`` does not count: ``metadata["usage"]`` adds their usage (each response once, as a
+  load of the saved messages counts them), the ``RunUsage`` kept in ``metadata["run_usage"]``
+  (:func:`delegated_usage`). An output
   that is not a string (``output_type=Model``: the output tool ``final_result``'s call, whose
   return says only "Final result processed.", holds it) is also the turn's answer (P-2): an
   :class:`AssistantText` of it as a fenced JSON block (``meta["structured_output"]``) with the
@@ -78,8 +86,9 @@ whose part has ended begins the next response, and the retry feedback is not sho
 A stream that ends in the ``UnexpectedModelBehavior`` of a tool that used up its retries
 makes that tool's open call an error (its history records no return for it). The events do
 not carry the prompt: given the ``AgentRunEvents`` handle first (``begin(events)``), the
-follower reads the requests before the first response from the handle's history, once, at the
-first event; without it the prompt is not shown live (the system prompt reaches ``metadata``
+follower reads, once, at the first event, the ``message_history`` the run was given, whole (as a
+load shows it), then the run's requests before its first response, from the handle's history;
+without it the prompt is not shown live (the system prompt reaches ``metadata``
 with the closing result). Given an ``AgentRun`` (``agent.iter()``), the follower reads at
 ``End`` the requests its history holds after the last node's message (the returns of the calls
 that ran beside deferred ones are in a last request no node carries).
@@ -128,7 +137,7 @@ from turnfold.model import (
     Usage,
     UserMessage,
 )
-from turnfold.usage import attach_usage, count_tokens, counts_of
+from turnfold.usage import Tokens, add_into, attach_usage, count_tokens, counts_of
 
 NAME = "pydantic-ai"
 
@@ -167,7 +176,6 @@ _DEFERRED_KEYS = frozenset({"calls", "approvals"})
 INVALID_JSON_KEY = "INVALID_JSON"
 #: Keys of an ``AgentRunResult`` dumped by pydantic that say nothing a transcript shows.
 _IGNORED_KEYS: dict[str, str] = {
-    "new_message_index": "where this run's messages start (all are shown)",
     "output_tool_name": "the output tool's name (its call is shown)",
     "traceparent": "the run's tracing span",
     "conversation_revision": "conversation-store bookkeeping",
@@ -378,6 +386,7 @@ def plain(value: Any) -> Any:
                 else {"output": plain_output(value.output)}
             ),
             "usage": _plain_usage(usage),
+            "new_message_index": _new_message_index(value),
             "run_id": getattr(value, "run_id", None),
             "conversation_id": getattr(value, "conversation_id", None),
         }
@@ -385,6 +394,15 @@ def plain(value: Any) -> Any:
     if isinstance(messages, list):  # a Conversation
         return {"messages": plain_each(filter(_is_message_object, messages), plain_message)}
     return plain_value(value)
+
+
+def _new_message_index(run: Any) -> int | None:
+    """Where a run's own messages start in its history (``new_messages()`` is the history from
+    there): after the ``message_history`` it was given. None when the run cannot tell."""
+    try:
+        return len(run.all_messages()) - len(run.new_messages())
+    except Exception:  # an unfinished run of an older release, another class
+        return None
 
 
 # --- detection -------------------------------------------------------------------------------
@@ -496,9 +514,11 @@ FILE_KINDS = NameSet(
 )
 
 
-def content_of(value: Any) -> tuple[str | None, list[ImageData], int]:
+def content_of(value: Any, *, prompt: bool = False) -> tuple[str | None, list[ImageData], int]:
     """Prompt or tool-return content as text, inline images and how many items were
-    attachments."""
+    attachments. A prompt's list (``prompt``) is a sequence of ``UserContent``, each string a
+    text of it (``run_sync(["Compare:", "a", "b"])``, a ``ToolReturn``'s ``content``); a tool
+    return's list of strings is the value the tool returned, shown as it is (JSON)."""
     if value is None:
         return None, [], 0
     if isinstance(value, str):
@@ -510,7 +530,9 @@ def content_of(value: Any) -> tuple[str | None, list[ImageData], int]:
         if not isinstance(value, Mapping) or value.get("kind") not in FILE_KINDS:
             return stringify(value), [], 0
         value = [value]
-    elif not any(isinstance(i, Mapping) and isinstance(i.get("kind"), str) for i in value):
+    elif not prompt and not any(
+        isinstance(i, Mapping) and isinstance(i.get("kind"), str) for i in value
+    ):
         return stringify(value), [], 0
     texts: list[str] = []
     images: list[ImageData] = []
@@ -557,6 +579,8 @@ class PydanticAIBuilder(MessageBuilder):
         #: The ``model_name`` and ``timestamp`` of the last response: the one that produced
         #: the run's output (:meth:`output`).
         self.last_response: tuple[str | None, str | None] = (None, None)
+        #: The ``run_id`` of the last response (:meth:`_tool_contents`).
+        self._response_run: Any = None
 
     # --- messages ------------------------------------------------------------------------
 
@@ -583,8 +607,14 @@ class PydanticAIBuilder(MessageBuilder):
             value = message.get(key)
             if isinstance(value, str) and value:
                 metadata.setdefault(key, value)
-        for part in parts:
-            self.request_part(part, line)
+        contents = self._tool_contents(message, parts)
+        for index, part in enumerate(parts):
+            call_id = contents.get(index)
+            if call_id is None:
+                self.request_part(part, line)
+            else:
+                self.tool_content(call_id, part.get("content"))
+                self.note("request/user-prompt", "mapped")
         instructions = message.get("instructions")
         if isinstance(instructions, str) and instructions:
             self.system(instructions)
@@ -592,6 +622,7 @@ class PydanticAIBuilder(MessageBuilder):
     def feed_response(self, message: Mapping[str, Any], parts: list[Any], line: int) -> None:
         self.note("response", "mapped")
         self.responses += 1
+        self._response_run = message.get("run_id")
         own = message.get("provider_response_id")
         batch = own if isinstance(own, str) and own else f"response-{self.responses}"
         stamp = checked_timestamp(message.get("timestamp"))
@@ -606,6 +637,52 @@ class PydanticAIBuilder(MessageBuilder):
             if entry is not None:
                 entries.append(entry)
         self.response_meta(message, entries)
+
+    def _tool_contents(self, message: Mapping[str, Any], parts: list[Any]) -> dict[int, str]:
+        """The user-prompt parts of a request that are tools' content, by their index among
+        ``parts``, each with the id of the call whose tool gave it.
+
+        A tool that returns ``ToolReturn(content=...)`` has that content sent to the model as a
+        ``UserPromptPart``, after every return of the request (``_tool_execution``: the user
+        parts by call index, after the returns by call index); nothing in it names its call.
+        Such a part follows the returns in a request of the same run as the response whose
+        calls they answer. A request of another run (a new prompt beside the results of
+        deferred calls, ``_agent_graph``) holds the user's prompt; so does a request whose
+        parts cannot be told apart by their call: several returns, and fewer prompts than
+        returns (some tools gave none)."""
+        run = message.get("run_id")
+        if not isinstance(run, str) or not run or run != self._response_run:
+            return {}
+        returns: list[str] = []
+        prompts: list[int] = []
+        for index, part in enumerate(parts):
+            kind = part.get("part_kind") if isinstance(part, Mapping) else None
+            if kind == "tool-return" and isinstance(part.get("tool_call_id"), str):
+                returns.append(part["tool_call_id"])
+            elif kind == "user-prompt" and returns:
+                prompts.append(index)
+        if not prompts or (len(returns) > 1 and len(prompts) != len(returns)):
+            return {}
+        if len(returns) == 1:
+            return dict.fromkeys(prompts, returns[0])
+        return dict(zip(prompts, returns, strict=True))
+
+    def tool_content(self, call_id: str, content: Any) -> None:
+        """Content a tool gave beside its return (``ToolReturn.content``), which the model
+        read as user content: the rest of that call's result, not the user's prompt (its
+        text after the return's, its images after the return's)."""
+        call = self._calls.get(call_id)
+        text, images, _ = content_of(content, prompt=True)
+        if call is None or call.result is None:
+            self.user_prompt(content, None)
+            return
+        result = call.result
+        joined = "\n\n".join(t for t in (result.text, text) if t)
+        self.transcript.update(
+            call,
+            result=text_result(joined or None, images=[*result.images, *images]),
+            meta={**call.meta, "user_content": True},
+        )
 
     def response_meta(self, message: Mapping[str, Any], entries: list[Entry]) -> None:
         """A response's usage, provider and finish reason, on the entries it made."""
@@ -671,7 +748,7 @@ class PydanticAIBuilder(MessageBuilder):
         metadata["system"] = f"{previous}\n\n{text}" if previous else text
 
     def user_prompt(self, content: Any, stamp: str | None) -> None:
-        text, images, attached = content_of(content)
+        text, images, attached = content_of(content, prompt=True)
         if text or images:
             meta = {"attachments": attached} if attached else {}
             self._append(UserMessage(text=text or "", images=images, timestamp=stamp, meta=meta))
@@ -934,14 +1011,18 @@ def read(source: Source) -> Transcript:
         messages = document.get("messages")
         if not isinstance(messages, list):
             raise TranscriptFormatError(source.name, [NAME], None, "no messages list")
+        start = as_int(document.get("new_message_index")) or 0
+        history: History | None = None
         for line, message in enumerate(messages, start=1):
+            if line == start + 1:
+                history = spent(builder)
             builder.feed(message, line)
         for key, value in document.items():
             if key != "messages":
                 _top_level(source, builder, key, value)
         # A load's call with no return is unknown, where a followed one was still running.
         _retries_exceeded(transcript, builder._calls.values(), ("unknown",))
-        delegated_usage(transcript, builder.responses)
+        delegated_usage(transcript, builder.responses, history)
     else:
         for line, record in source.records():
             builder.feed(record, line)
@@ -960,9 +1041,23 @@ def run_metadata(transcript: Transcript, output: Any, usage: Any) -> None:
             transcript.metadata["usage"] = totals
 
 
-def delegated_usage(transcript: Transcript, responses: int) -> None:
+#: What the messages before a run's own (the ``message_history`` it was given) spent: the
+#: tokens of their responses, and how many responses they are (:func:`spent`).
+History = tuple[Tokens, int]
+
+
+def spent(builder: PydanticAIBuilder) -> History:
+    """The tokens and number of the responses read so far (:data:`History`)."""
+    return count_tokens(builder.transcript.entries), builder.responses
+
+
+def delegated_usage(transcript: Transcript, responses: int, history: History | None) -> None:
     """The tokens of agents a tool ran with ``usage=ctx.usage`` (agent delegation), apart
-    from the run's own (spec U-1).
+    from the run's own (spec U-1); and those of the ``message_history`` the run was given
+    (``history``: what its messages spent, :func:`spent`), which its ``RunUsage`` does not
+    count while its responses are shown: ``metadata["usage"]`` counts them too, each response
+    once, as a load of the saved messages does, and the ``RunUsage`` stays in
+    ``metadata["run_usage"]``.
 
     Such an agent adds its requests and tokens to the run's ``RunUsage``, while its messages
     are in no history of the run: a run that counts more ``requests`` than its history has
@@ -973,16 +1068,26 @@ def delegated_usage(transcript: Transcript, responses: int) -> None:
     in the run (pydantic-ai records none of it)."""
     meta = transcript.metadata
     run = meta.get("usage")
-    requests = as_int(run.get("requests")) if isinstance(run, Mapping) else None
-    if not isinstance(run, Mapping) or requests is None or requests <= responses:
+    if not isinstance(run, Mapping):
         return
-    own = count_tokens(transcript.entries)
-    beyond = {name: value - own.get(name, 0) for name, value in counts_of(run).items()}
-    if not any(beyond.values()) or any(value < 0 for value in beyond.values()):
-        return  # the counts disagree: no difference to trust
-    meta["run_usage"] = dict(run)
-    meta["usage"] = {**own, "requests": responses}
-    meta["subagent_usage"] = beyond
+    before, earlier = history if history is not None else ({}, 0)
+    requests = as_int(run.get("requests"))
+    shown = count_tokens(transcript.entries)
+    if requests is not None and requests > responses - earlier:
+        own = {name: shown.get(name, 0) - before.get(name, 0) for name in shown}
+        beyond = {name: value - own.get(name, 0) for name, value in counts_of(run).items()}
+        if any(beyond.values()) and all(value >= 0 for value in beyond.values()):
+            meta["run_usage"] = dict(run)
+            meta["usage"] = {**shown, "requests": responses}
+            meta["subagent_usage"] = beyond
+            return
+    if earlier:
+        meta["run_usage"] = dict(run)
+        totals = counts_of(run)
+        add_into(totals, before)
+        if requests is not None:
+            totals["requests"] = requests + earlier
+        meta["usage"] = totals
 
 
 def _top_level(source: Source, builder: PydanticAIBuilder, key: str, value: Any) -> None:
@@ -995,6 +1100,8 @@ def _top_level(source: Source, builder: PydanticAIBuilder, key: str, value: Any)
     elif key in ("run_id", "conversation_id"):
         if isinstance(value, str) and value:
             transcript.metadata[key] = value
+    elif key == "new_message_index":
+        pass  # read with the messages (:func:`read`): the history before it is the run's usage's
     elif key == "error":
         if isinstance(value, str) and value:
             transcript.append(AssistantError(message=value))
@@ -1060,6 +1167,12 @@ class Follower:
         #: The ``DeferredToolRequests`` of each ``DeferredToolRequestsEvent`` (as JSON): the
         #: calls still waiting when the run ends are shown waiting, as a load shows them.
         self._deferred: list[Any] = []
+        #: What the ``message_history`` the run was given spent (:func:`spent`), read whole
+        #: from the run handle before its own messages (:meth:`_opening`).
+        self._history: History | None = None
+        #: The ``run_id`` of the last response a node or the run handle brought: the followed
+        #: run's, once one of its responses came (:meth:`_message`).
+        self._run_id: Any = None
 
     def begin(self, run: Any) -> None:
         """The handle whose events are followed (``run_stream_events()``'s ``AgentRunEvents``):
@@ -1087,14 +1200,21 @@ class Follower:
             self._event(event)
 
     def _opening(self, handle: Any) -> None:
-        """The requests before the first response (system prompt, user prompt), from a run
-        handle's history; a handle that cannot tell (not started, another agent class) adds
-        nothing."""
+        """What the run handle's history holds before the first event: the
+        ``message_history`` the run was given, whole, as a load of the run shows it (no event
+        carries it), then the run's requests before its first response (system prompt, user
+        prompt); a handle that cannot tell (not started, another agent class) adds nothing."""
         try:
             messages = handle.all_messages()
         except Exception:  # the handle's own refusal: the events are still followed
             return
-        for message in messages:
+        start = _new_message_index(handle) or 0
+        for message in messages[:start]:
+            if _is_message_object(message):
+                self._message(message)
+        self._history = spent(self.builder)
+        self._run_id = None  # the history's runs are not the followed one
+        for message in messages[start:]:
             if not _is_message_object(message) or message.kind != "request":
                 break
             self._message(message)
@@ -1126,7 +1246,14 @@ class Follower:
     def _message(self, message: Any) -> None:
         self._fed.add(id(message))
         self._streaming = False
-        self.builder.feed(plain_message(message), self.builder.responses + 1)
+        plain = plain_message(message)
+        if plain["kind"] == "response":
+            self._run_id = plain["run_id"]
+        elif plain["run_id"] is None:
+            # A node's request is not sent yet, so has no run id (pydantic-ai sets it as it
+            # sends it): it is of the run whose response a node brought before it, if any.
+            plain["run_id"] = self._run_id
+        self.builder.feed(plain, self.builder.responses + 1)
 
     def _output(self, output: Any) -> None:
         if output is not None:
@@ -1152,9 +1279,9 @@ class Follower:
             self._streaming = False
             self.builder.tool_return(plain_part(event.part, True), 0)
             content = getattr(event, "content", None)
-            if content is not None:
+            if content is not None:  # the tool's ToolReturn.content: the rest of its result
                 prompt = plain_part(_prompt_part(content), True)
-                self.builder.user_prompt(prompt.get("content"), prompt.get("timestamp"))
+                self.builder.tool_content(event.part.tool_call_id, prompt.get("content"))
         elif kind == "deferred_tool_requests":
             # The calls wait from here (each had its FunctionToolCallEvent): for an approval,
             # an answer or an outside result. A handler may still answer them in the run
@@ -1302,6 +1429,8 @@ class Follower:
         if not isinstance(document, Mapping):
             return
         streamed = iter(self._streamed)
+        # The history's responses were read whole (:meth:`_opening`): the streamed ones follow.
+        history = self._history[1] if self._history is not None else 0
         for message in as_list(document.get("messages")):
             if not isinstance(message, Mapping):
                 # Which response it was is not known: the ones after it would take another's
@@ -1316,12 +1445,15 @@ class Follower:
                 if message.get("instructions"):
                     self.builder.system(message["instructions"])
                 continue
+            if history > 0:
+                history -= 1
+                continue
             entries = next(streamed, None)
             if entries is None:
                 break
             self._settle_response(message, entries)
         run_metadata(self.transcript, document.get("output"), document.get("usage"))
-        delegated_usage(self.transcript, self.builder.responses)
+        delegated_usage(self.transcript, self.builder.responses, self._history)
         self.builder.output(document.get("output"))
 
     def _settle_response(self, message: Mapping[str, Any], entries: list[Entry]) -> None:
@@ -1398,7 +1530,9 @@ RECORDS = Records(
         "response": "a ModelResponse: its parts in order; usage on its last text, "
         "model_name, timestamp, provider_name and finish_reason",
         "request/system-prompt": "metadata['system'] (each distinct text once)",
-        "request/user-prompt": "UserMessage (text, images; other files as attachment lines)",
+        "request/user-prompt": "UserMessage (text, images; other files as attachment lines); "
+        "after the returns of a request of the response's run, a tool's ToolReturn.content: the "
+        "rest of its call's result (meta['user_content'])",
         "request/tool-return": "settles its call by outcome: success → success, failed or "
         "retried → error (meta['retry']), denied or interrupted → cancelled",
         "request/retry-prompt": "deprecated: a retried return of the call it names (error, "
@@ -1425,6 +1559,9 @@ RECORDS = Records(
         "usage": "an AgentRunResult's RunUsage: metadata['usage']",
         "error": "the exception that stopped an unfinished AgentRun (agent.iter()): an "
         "AssistantError of it, as a followed run that raised ends",
+        "new_message_index": "where the run's own messages start: the responses before it (its "
+        "message_history) are counted in metadata['usage'] beside the RunUsage, which counts only "
+        "the run's (kept in metadata['run_usage'])",
         "run_id": "metadata['run_id']",
         "conversation_id": "metadata['conversation_id']",
         "metadata": "the run's metadata: metadata['run_metadata']",
