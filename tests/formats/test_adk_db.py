@@ -26,6 +26,7 @@ pytest.importorskip("google.adk")
 import adk_runs
 from counters_adk import adk_db as count_calls
 from loops import run_async
+from oversized import PADDING, lower_limit, shown, skipped
 from recipes import recipe as load_recipe
 from stores import writable
 
@@ -223,3 +224,32 @@ def test_a_scan_is_a_row_per_session(tmp_path: Path) -> None:
     assert corpus[f"{path}#{TWO}"].entries == turnfold.load(DB, sample=TWO).entries
     assert count_calls(DB) == 3
     assert {p.name for p in tmp_path.iterdir()} == before  # read only: nothing written beside
+
+
+def test_X1_an_event_too_long_to_read_is_warned_of_by_its_row_and_the_rest_is_read(
+    copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row over the record limit is never read whole (SQLite refuses it): the event is left
+    out with a warning naming its row and id, every other event read as before."""
+    lower_limit(monkeypatch)
+    with writable(copy) as db:
+        (rowid,) = db.execute(
+            "SELECT rowid FROM events WHERE event_data LIKE '%explode failed%'"
+        ).fetchone()
+        db.execute("UPDATE events SET event_data = event_data || ? WHERE rowid = ?",
+                   (PADDING, rowid))  # fmt: skip
+    assert adk_db.detect_path(copy) is not None
+    transcript = turnfold.load(copy, sample=TWO)
+    [warning] = transcript.warnings
+    assert warning.source == str(copy)
+    assert warning.reason == skipped(copy, "events", rowid, "event_data", "id").replace(
+        "skipped unread", "skipped"
+    )
+    assert texts(transcript) == [t for t in TEXTS if t != "1+2=3; explode failed."]
+    assert calls_of(transcript) == CALLS
+    whole = turnfold.load(DB, sample=TWO)
+    assert shown(transcript.entries) == shown(
+        [e for e in whole.entries if getattr(e, "text", None) != "1+2=3; explode failed."]
+    )
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["event row"] == {"warned": 1}

@@ -23,6 +23,7 @@ pytest.importorskip("agno")
 import agno_runs
 from counters_agno import agno_db as count_calls
 from loops import run_async
+from oversized import PADDING, lower_limit, shown, skipped
 from recipes import recipe as load_recipe
 from stores import writable
 
@@ -323,3 +324,47 @@ def test_a_rescan_opens_no_database_again_nor_the_index_beside_them(
     assert (again.read, again.cached, opened) == (0, 2, [])
     assert again.skipped == 2  # app.sqlite3 again, and the index made by the first scan
     assert again.to_arrow().equals(first.to_arrow())
+
+
+def test_X1_a_run_too_long_to_read_is_warned_of_by_its_row_and_the_other_runs_are_shown(
+    copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row over the record limit is never read whole (SQLite refuses it): the run is left
+    out with a warning naming its row and id, the session's other run read as before."""
+    lower_limit(monkeypatch)
+    with writable(copy) as db:
+        rowid, first = db.execute(
+            "SELECT rowid, run_id FROM agno_runs WHERE session_id = ? ORDER BY run_index",
+            (SOLO,),
+        ).fetchone()
+        db.execute("UPDATE agno_runs SET run_data = run_data || ? WHERE run_id = ?",
+                   (PADDING, first))  # fmt: skip
+    assert agno_db.detect_path(copy) is not None
+    transcript = turnfold.load(copy, sample=SOLO)
+    (warning,) = transcript.warnings
+    assert warning.source == str(copy)
+    assert warning.reason == skipped(copy, "agno_runs", rowid, "run_data", "run_id")
+    assert kinds(transcript) == RUN
+    assert texts(transcript)[0] == "And once more?"
+    assert calls_of(transcript) == CALLS
+    whole = turnfold.load(DB, sample=SOLO)
+    assert shown(transcript.entries) == shown(whole.entries[len(RUN) :])
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["run"] == {"warned": 1, "mapped": 1}
+
+
+def test_X1_a_session_row_too_long_to_read_is_listed_and_the_others_are_read(
+    copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session's own row over the record limit (a 2.x session keeps its runs in it) is no
+    row to skip: listed by its id, it is refused when read, naming the file and the limit;
+    the other sessions are read as before."""
+    lower_limit(monkeypatch)
+    with writable(copy) as db:
+        db.execute("UPDATE agno_sessions SET session_data = session_data || ? "
+                   "WHERE session_id = ?", (PADDING, TEAM))  # fmt: skip
+    assert list(agno_db.sessions(copy)) == [(SOLO, "agent solo"), (TEAM, "session")]
+    assert turnfold.load(copy, sample=SOLO).entries == turnfold.load(DB, sample=SOLO).entries
+    with pytest.raises(TranscriptFormatError, match=r"not readable: a value over the limit "
+                       r"of 100,000 bytes \(TURNFOLD_MAX_RECORD_BYTES\)"):  # fmt: skip
+        turnfold.load(copy, sample=TEAM)

@@ -12,14 +12,16 @@ The shapes no real database here holds (reasoning, an image, a cancelled call's 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
+from oversized import PADDING, lower_limit, shown, skipped
 
 import turnfold
-from turnfold.formats import path_format
+from turnfold.formats import TranscriptFormatError, path_format
 from turnfold.formats.agents import crush, opencode
 from turnfold.model import (
     AbortMarker,
@@ -466,3 +468,52 @@ def test_a_broken_row_is_warned_of_naming_the_file_and_the_rest_is_read(tmp_path
     assert odd.reason == "message odd (assistant): unexpected part type 'hologram'"
     assert transcript.accounting is not None
     assert transcript.accounting.counts["part/hologram"] == {"warned": 1}
+
+
+def test_X1_a_message_too_long_to_read_is_warned_of_by_its_row_and_the_rest_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row over the record limit is never read whole (SQLite refuses it): the message is
+    left out with a warning naming its row and id; its call shows no result, all else as
+    before."""
+    lower_limit(monkeypatch)
+    path = _copy(tmp_path)
+    whole = turnfold.load(path)
+    with sqlite3.connect(path) as db:
+        rowid, call_id = db.execute(
+            "SELECT rowid, json_extract(parts, '$[0].data.tool_call_id') FROM messages "
+            "WHERE role = 'tool' ORDER BY created_at, rowid LIMIT 1 OFFSET 1"
+        ).fetchone()
+        db.execute("UPDATE messages SET parts = parts || ? WHERE rowid = ?", (PADDING, rowid))
+    db.close()
+    assert path_format(path) == "crush"
+    transcript = turnfold.load(path)
+    [warning] = transcript.warnings
+    assert warning.source == str(path)
+    assert warning.reason == skipped(path, "messages", rowid, "parts", "id")
+    calls = {call.call_id: call for call in transcript.tool_calls()}
+    assert calls.pop(call_id).result is None
+    assert shown(list(calls.values())) == shown(
+        [call for call in whole.tool_calls() if call.call_id != call_id]
+    )
+    assert shown([e for e in transcript.entries if not isinstance(e, ToolCall)]) == shown(
+        [e for e in whole.entries if not isinstance(e, ToolCall)]
+    )
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["message"] == {"warned": 1}
+
+
+def test_X1_a_session_row_too_long_to_read_is_a_clear_error_naming_the_file_and_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session's own row is no row to skip: over the record limit, it is refused unread
+    (SQLite's limit), the error naming the file and the limit, not SQLite's words."""
+    lower_limit(monkeypatch)
+    path = _copy(tmp_path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE sessions SET title = title || ?", (PADDING,))
+    db.close()
+    with pytest.raises(TranscriptFormatError, match=rf"{re.escape(str(path))}: not a transcript "
+                       r"\(not readable: a value over the limit of 100,000 bytes "
+                       r"\(TURNFOLD_MAX_RECORD_BYTES\)\)"):  # fmt: skip
+        turnfold.load(path)

@@ -31,6 +31,7 @@ pytest.importorskip("langgraph.checkpoint.sqlite")
 sys.path.insert(0, str(Path(__file__).parent))
 import langchain_runs as runs
 from counters_langgraph import langgraph_checkpoints as count_calls
+from oversized import PADDING, lower_limit, skipped
 from recipes import recipe as load_recipe
 from stores import writable
 
@@ -564,4 +565,58 @@ def test_a_damaged_snapshot_is_said_and_the_messages_are_rebuilt_from_an_older_o
         f"damaged ({transcript.warnings[0].reason.split('damaged (', 1)[1]}"
     ]
     assert transcript.warnings[0].reason.endswith("the messages are rebuilt from an older one")
+    assert transcript.entries == whole.entries
+
+
+def test_X1_a_checkpoint_too_long_to_read_is_warned_of_by_its_row_and_the_one_before_read(
+    copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row over the record limit is never read whole (SQLite refuses it): the newest
+    checkpoint is left out as a damaged one is, with a warning naming its row and id, and the
+    thread read from the one before."""
+    lower_limit(monkeypatch)
+    with writable(copy) as db:
+        checkpoint_id, _, _ = newest(db, TWO_TURNS)
+        (rowid,) = db.execute(
+            "SELECT rowid FROM checkpoints WHERE checkpoint_id = ?", (checkpoint_id,)
+        ).fetchone()
+        db.execute("UPDATE checkpoints SET checkpoint = checkpoint || ? WHERE rowid = ?",
+                   (PADDING.encode(), rowid))  # fmt: skip
+    assert langgraph_checkpoints.detect_path(copy) is not None
+    transcript = turnfold.load(copy, sample=TWO_TURNS)
+    (warning,) = transcript.warnings
+    assert warning.source == str(copy)
+    said = skipped(copy, "checkpoints", rowid, "checkpoint", "checkpoint_id")
+    assert warning.reason == f"thread {TWO_TURNS}: {said}"
+    assert texts(transcript) == ["What is 1+2?", "3.", "And 3+4?"]
+    assert [c.status for c in transcript.tool_calls()] == ["success", "success"]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["checkpoint"] == {"warned": 1, "mapped": 1}
+
+
+def test_X1_a_snapshot_too_long_to_read_is_said_and_the_messages_rebuilt_from_an_older_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The snapshot a ``DeltaChannel`` replay starts from is over the record limit: never read
+    whole, it is warned of by its row as a damaged one is, and the writes since an older state
+    rebuild the same conversation (the walk goes on past it by its parent's id)."""
+    lower_limit(monkeypatch)
+    path = tmp_path / "delta.sqlite"
+    shutil.copyfile(delta.FIXTURE, path)
+    whole = turnfold.load(path)
+    with writable(path) as db:
+        rows = db.execute("SELECT rowid, checkpoint_id, type, checkpoint FROM checkpoints "
+                          "ORDER BY checkpoint_id DESC").fetchall()  # fmt: skip
+        rowid, snapshot = next(
+            (rowid, cid) for rowid, cid, kind, blob in rows[1:]
+            if "messages" in langgraph_checkpoints.decoded(kind, blob)["channel_values"]
+        )  # fmt: skip
+        db.execute("UPDATE checkpoints SET checkpoint = checkpoint || ? WHERE rowid = ?",
+                   (PADDING.encode(), rowid))  # fmt: skip
+    transcript = turnfold.load(path)
+    said = skipped(path, "checkpoints", rowid, "checkpoint", "checkpoint_id")
+    assert [w.reason for w in transcript.warnings] == [
+        f"thread {delta.THREAD}: checkpoint {snapshot} is not read ({said}): the messages are "
+        "rebuilt from an older one"
+    ]
     assert transcript.entries == whole.entries

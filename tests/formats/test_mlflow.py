@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +14,7 @@ from typing import Any
 import pytest
 
 import turnfold
+from turnfold.formats import path_format
 from turnfold.formats.errors import TranscriptFormatError
 from turnfold.model import (
     AssistantError,
@@ -25,6 +29,7 @@ from turnfold.session import session_facts
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "traces" / "mlflow"
 sys.path.insert(0, str(FIXTURES))
 import mlflow_recipe as recipe  # noqa: E402
+from oversized import PADDING, lower_limit, skipped  # noqa: E402
 
 TRACE = FIXTURES / "weather-agent_trace.json"
 SESSION = FIXTURES / "weather-agent_session.jsonl"
@@ -166,6 +171,36 @@ def test_H4_the_default_sqlite_store_reads_as_the_traces_json(live: tuple[Path, 
         u["completion_tokens"] for u in run.usages
     )
     assert turnfold.load(store, sample=recipe.SESSION).entries == transcript.entries
+
+
+def test_X1_a_span_too_long_to_read_is_warned_of_by_its_row_and_the_rest_is_shown(
+    live: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row of the store over the record limit is never read whole (SQLite refuses it): the
+    span is left out with a warning naming its row and id, the conversation read as it reads
+    without that row."""
+    lower_limit(monkeypatch)
+    folder, _ = live
+    store, without = tmp_path / "mlflow.db", tmp_path / "without.db"
+    for path in (store, without):
+        shutil.copyfile(folder / "mlflow.db", path)
+    with contextlib.closing(sqlite3.connect(without)) as db, db:
+        db.execute("DELETE FROM spans WHERE name = 'get_stock'")
+    with contextlib.closing(sqlite3.connect(store)) as db, db:
+        (rowid,) = db.execute("SELECT rowid FROM spans WHERE name = 'get_stock'").fetchone()
+        db.execute("UPDATE spans SET content = content || ? WHERE rowid = ?", (PADDING, rowid))
+    assert path_format(store) == "mlflow"
+    transcript = turnfold.load(store, sample=recipe.SESSION)
+    read_without = turnfold.load(without, sample=recipe.SESSION)
+    warning, *consequences = transcript.warnings
+    assert warning.source == str(store)
+    assert warning.reason == skipped(store, "spans", rowid, "content", "span_id")
+    assert [w.reason for w in consequences] == [w.reason for w in read_without.warnings]
+    assert transcript.entries == read_without.entries
+    assert _texts(transcript, UserMessage) == [recipe.QUESTION, recipe.FOLLOW_UP]
+    assert transcript.tool_calls()[0].result.text == "Sunny in Paris, 21 C"  # type: ignore[union-attr]
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["span"]["warned"] == 1
 
 
 def test_H4_a_trace_object_its_json_and_a_list_of_traces(live: tuple[Path, Any]) -> None:

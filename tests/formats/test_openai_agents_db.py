@@ -25,6 +25,7 @@ pytest.importorskip("agents")
 import openai_agents_runs
 from counters_openai_agents import openai_agents_db as count_calls
 from loops import run_async
+from oversized import PADDING, lower_limit, skipped
 from recipes import recipe as load_recipe
 from stores import writable
 
@@ -298,3 +299,51 @@ def test_a_scan_is_a_row_per_session(tmp_path: Path) -> None:
     assert corpus[f"{path}#{TWO}"].entries == turnfold.load(DB, sample=TWO).entries
     assert count_calls(DB) == 3
     assert {p.name for p in tmp_path.iterdir()} == before  # read only: nothing written beside
+
+
+def test_X1_an_item_too_long_to_read_is_warned_of_by_its_row_and_the_others_are_shown(
+    tmp_path: Path, copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row over the record limit is never read whole (SQLite refuses it): the item is left
+    out with a warning naming its row, the session read as it reads without that row."""
+    lower_limit(monkeypatch)
+    without = tmp_path / "without.db"
+    shutil.copyfile(copy, without)
+    with writable(without) as db:
+        db.execute("DELETE FROM agent_messages WHERE id = 3")
+    with writable(copy) as db:
+        db.execute("UPDATE agent_messages SET message_data = message_data || ? WHERE id = 3",
+                   (PADDING,))  # fmt: skip
+    assert openai_agents_db.detect_path(copy) is not None
+    transcript = turnfold.load(copy, sample=TWO)
+    read_without = turnfold.load(without, sample=TWO)
+    warning, *consequences = transcript.warnings
+    assert (warning.source, warning.line) == (str(copy), 3)
+    assert warning.reason == skipped(copy, "agent_messages", 3, "message_data")
+    assert [w.reason for w in consequences] == [w.reason for w in read_without.warnings]
+    assert [(c[0], c[4]) for c in calls_of(transcript)] == [
+        ("call_2", ERROR_TEXT), ("call_1", "3"), ("call_3", "7"),
+    ]  # fmt: skip
+    assert texts(transcript) == TEXTS
+    assert transcript.entries == read_without.entries
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["message row"] == {"warned": 1}
+
+
+def test_X1_a_first_item_too_long_to_read_leaves_its_session_listed_untitled(
+    copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session's title is its first prompt: that row over the record limit, the session
+    is still listed (titled ``session``), and reading it says which row is left out."""
+    lower_limit(monkeypatch)
+    titles = dict(openai_agents_db.sessions(copy))
+    with writable(copy) as db:
+        (first,) = db.execute(
+            "SELECT MIN(id) FROM agent_messages WHERE session_id = ?", (TWO,)
+        ).fetchone()
+        db.execute("UPDATE agent_messages SET message_data = message_data || ? WHERE id = ?",
+                   (PADDING, first))  # fmt: skip
+    assert dict(openai_agents_db.sessions(copy)) == {**titles, TWO: "session"}
+    transcript = turnfold.load(copy, sample=TWO)
+    assert transcript.warnings[0].reason == skipped(copy, "agent_messages", first, "message_data")
+    assert texts(transcript) == TEXTS[1:]

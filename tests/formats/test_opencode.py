@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from oversized import PADDING, lower_limit, shown, skipped
 
 import turnfold
-from turnfold.formats import TranscriptFormatError, which_format
+from turnfold.formats import TranscriptFormatError, path_format, which_format
 from turnfold.formats.agents import opencode
 from turnfold.formats.source import open_source
 from turnfold.model import (
@@ -276,6 +277,33 @@ def test_a_broken_part_is_warned_of_naming_the_file_and_the_rest_is_read(tmp_pat
     assert "unreadable JSON" in warning.reason
     assert not any(isinstance(e, Thinking) for e in transcript.entries)
     assert [(c.name, c.status) for c in transcript.tool_calls()] == LEAD_CALLS
+
+
+def test_X1_a_part_too_long_to_read_is_warned_of_by_its_row_and_the_rest_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row over the record limit is never read whole (SQLite refuses it): its part is left
+    out with a warning naming the row and its id, every other part read as before."""
+    lower_limit(monkeypatch)
+    path = _copy(tmp_path)
+    whole = turnfold.load(path)
+    with sqlite3.connect(path) as db:
+        [(rowid, part_id)] = db.execute(
+            "SELECT rowid, id FROM part WHERE data LIKE '%TF-THINK%'"
+        ).fetchall()
+        db.execute("UPDATE part SET data = data || ? WHERE id = ?", (PADDING, part_id))
+    db.close()
+    assert path_format(path) == "opencode"
+    transcript = turnfold.load(path)
+    [warning] = transcript.warnings
+    assert warning.source == str(path)
+    assert warning.reason == skipped(path, "part", rowid, "data", "id")
+    assert shown(transcript.entries) == shown(
+        [e for e in whole.entries if not isinstance(e, Thinking)]
+    )
+    assert [(c.name, c.status) for c in transcript.tool_calls()] == LEAD_CALLS
+    assert transcript.accounting is not None
+    assert transcript.accounting.counts["part"] == {"warned": 1}
 
 
 def test_an_unknown_part_type_is_warned_of(tmp_path: Path) -> None:

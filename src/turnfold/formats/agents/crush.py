@@ -212,9 +212,13 @@ class _Database:
         summary_id = row["summary_message_id"] if "summary_message_id" in keys else None
         messages = []
         # created_at is in seconds: the messages of one second keep the order they were written.
-        for message in self.db.execute(
-            "SELECT * FROM messages WHERE session_id = ? ORDER BY created_at, rowid", (session_id,)
-        ):
+        for message in databases.rows(
+            self.db, "messages", "*", "WHERE session_id = ? ORDER BY created_at, rowid",
+            (session_id,), key="id",
+        ):  # fmt: skip
+            if isinstance(message, databases.OversizedRow):
+                self.source.warn(message.reason, record_type="message")
+                continue
             parts = self._parts(message)
             if parts is None:
                 continue
@@ -271,7 +275,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
                 raise ValueError(f"{path} holds no Crush session {sample!r}")
             transcript = SessionReader(source, store).read(session)
         except sqlite3.Error as exc:
-            raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+            raise databases.unreadable(path, NAME, exc) from None
     return source.hand_over(transcript)
 
 

@@ -319,20 +319,26 @@ class _Database:
             info = self._info(row)
             self.source.mapped("session")
             messages: dict[str, Message] = {}
-            for message in self.db.execute(
-                "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id",
-                (session_id,),
-            ):
+            for message in databases.rows(
+                self.db, "message", "id, data", "WHERE session_id = ? ORDER BY time_created, id",
+                (session_id,), key="id",
+            ):  # fmt: skip
+                if isinstance(message, databases.OversizedRow):
+                    self.warn(message.reason, "message")
+                    continue
                 data = _loaded(
                     message["data"], f"message {message['id']}",
                     lambda reason: self.warn(reason, "message"),
                 )  # fmt: skip
                 if data is not None:
                     messages[message["id"]] = Message({**data, "id": message["id"]})
-            for part in self.db.execute(
-                "SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id",
-                (session_id,),
-            ):
+            for part in databases.rows(
+                self.db, "part", "id, message_id, data", "WHERE session_id = ? ORDER BY id",
+                (session_id,), key="id",
+            ):  # fmt: skip
+                if isinstance(part, databases.OversizedRow):
+                    self.warn(part.reason, "part")
+                    continue
                 data = _loaded(
                     part["data"], f"part {part['id']}", lambda reason: self.warn(reason, "part")
                 )
@@ -513,7 +519,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
     try:
         db = databases.connect(path)
     except sqlite3.Error as exc:
-        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+        raise databases.unreadable(path, NAME, exc) from None
     with contextlib.closing(db):
         try:
             store = _Database(db, source)
@@ -521,7 +527,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
             if _is_kilo(db, path):
                 transcript.metadata["agent"] = KILO_AGENT
         except sqlite3.Error as exc:
-            raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+            raise databases.unreadable(path, NAME, exc) from None
     return source.hand_over(transcript)
 
 

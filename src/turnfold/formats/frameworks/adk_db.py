@@ -211,11 +211,15 @@ class _Database:
         :class:`MalformedLine` naming it."""
         events: list[Any] = []
         pickled = 0
-        for row in self.db.execute(
-            f"SELECT * FROM {databases.quoted(store.events)} "
+        for row in databases.rows(
+            self.db, store.events, "*",
             "WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY timestamp, id",
-            (key.app_name, key.user_id, key.id),
-        ):
+            (key.app_name, key.user_id, key.id), key="id",
+        ):  # fmt: skip
+            if isinstance(row, databases.OversizedRow):
+                # The ADK reader says it skipped it.
+                events.append(MalformedLine(row.said, record_type="event row"))
+                continue
             try:
                 event = self._event(store, row)
             except (ValueError, UnicodeDecodeError) as exc:
@@ -296,7 +300,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
                 raise TranscriptFormatError(str(path), [NAME], None, "no ADK events table")
             session = store.session(*_chosen(store, path, sample))
         except sqlite3.Error as exc:
-            raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+            raise databases.unreadable(path, NAME, exc) from None
     # The session document read by the ADK reader's own rules, its accounting and warnings
     # this load's: the database's warnings first.
     source = Source(str(path), iter(()), path=path, document=session,

@@ -167,8 +167,11 @@ class _Database:
         """Every session (id, title), oldest first, of each sessions table."""
         found = []
         for store in self.stores:
-            for row in self.db.execute(f"SELECT * FROM {_quoted(store.sessions)} "
-                                       "ORDER BY created_at, rowid"):  # fmt: skip
+            for row in databases.rows(self.db, store.sessions, "*", "ORDER BY created_at, rowid",
+                                      key="session_id"):  # fmt: skip
+                if isinstance(row, databases.OversizedRow):  # listed; reading it says why not
+                    found.append((str(row.key), "session"))
+                    continue
                 found.append((str(row["session_id"]), _title(row)))
         return found
 
@@ -209,11 +212,14 @@ class _Database:
             return []
         order = ", ".join(store.order)
         found = []
-        for run_id, data in self.db.execute(
-            f"SELECT run_id, run_data FROM {_quoted(store.runs)} WHERE session_id = ? "
-            f"ORDER BY {order}",
-            (session_id,),
-        ):
+        for row in databases.rows(
+            self.db, store.runs, "run_id, run_data", f"WHERE session_id = ? ORDER BY {order}",
+            (session_id,), key="run_id",
+        ):  # fmt: skip
+            if isinstance(row, databases.OversizedRow):
+                self.source.warn(row.reason, record_type="run")
+                continue
+            run_id, data = row
             try:
                 run = _json(data)
             except (ValueError, UnicodeDecodeError) as exc:
@@ -285,7 +291,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
                 raise TranscriptFormatError(str(path), [NAME], None, "no Agno sessions table")
             session = _chosen(store, path, sample)
         except sqlite3.Error as exc:
-            raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+            raise databases.unreadable(path, NAME, exc) from None
     transcript = Transcript(metadata={"source_format": NAME})
     agno.AgnoBuilder(transcript, str(path), source=source).read_session(session)
     if "session_name" in session:

@@ -310,19 +310,26 @@ class _Database:
         "__interrupt__"}``) from its newest readable checkpoint, its metadata put in
         ``transcript``, and when each of its messages was saved (:class:`_Thread`); None: no
         such thread."""
-        rows = self.db.execute(
-            f"SELECT checkpoint_id, type, checkpoint, metadata FROM {self.table} "
+        rows = databases.rows(
+            self.db, self.store.checkpoints, "checkpoint_id, type, checkpoint, metadata",
             "WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC",
-            (thread, namespace),
-        )
+            (thread, namespace), key="checkpoint_id",
+        )  # fmt: skip
         read: _Thread | None = None
         newest = True
         seen = unread = 0
         first: DamagedCheckpoint | None = None
         where = f"thread {thread}" + (f", namespace {namespace}" if namespace else "")
         oldest: tuple[str, bytes] | None = None  # the thread's first checkpoint: its time
-        for checkpoint_id, kind, blob, metadata in rows:
+        for row in rows:
             seen += 1
+            if isinstance(row, databases.OversizedRow):
+                if read is None:  # as a damaged checkpoint: the next older one is read
+                    self.source.warn(f"{where}: {row.reason}", record_type="checkpoint")
+                    newest, unread = False, unread + 1
+                    first = first or DamagedCheckpoint(row.reason)
+                continue  # an earlier state, counted
+            checkpoint_id, kind, blob, metadata = row
             if read is not None:
                 oldest = (kind, blob)
                 continue  # counted: an earlier state
@@ -411,13 +418,14 @@ class _Database:
         ``tool_call_id`` of the tool message it wrote (the saver keeps every task's writes)."""
         if self.store.writes is None:
             return None
-        for kind, blob in self.db.execute(
-            f"SELECT type, value FROM {_quoted(self.store.writes)} WHERE thread_id = ? "
-            "AND checkpoint_ns = ? AND task_id = ? AND channel = 'messages' ORDER BY idx",
-            (thread, namespace, task),
-        ):
+        for row in databases.rows(
+            self.db, self.store.writes, "type, value", "WHERE thread_id = ? AND checkpoint_ns = ? "
+            "AND task_id = ? AND channel = 'messages' ORDER BY idx", (thread, namespace, task),
+        ):  # fmt: skip
             with contextlib.suppress(DamagedCheckpoint):  # then nothing names it: a warning
-                value = decoded(kind, blob)
+                if isinstance(row, databases.OversizedRow):
+                    raise DamagedCheckpoint(row.reason)
+                value = decoded(*row)
                 for message in value if isinstance(value, list) else [value]:
                     found = langchain.message_of(message)
                     if found and found[0] == "tool" and isinstance(
@@ -465,15 +473,17 @@ class _Database:
         parent = self._parent(thread, namespace, checkpoint_id)
         while parent is not None and parent not in walked:  # a re-put id can make a loop
             walked.add(parent)
-            row = self.db.execute(
-                f"SELECT type, checkpoint, parent_checkpoint_id FROM {self.table} "
+            row = next(databases.rows(
+                self.db, self.store.checkpoints, "type, checkpoint, parent_checkpoint_id",
                 "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
-                (thread, namespace, parent),
-            ).fetchone()
+                (thread, namespace, parent), key="checkpoint_id",
+            ), None)  # fmt: skip
             if row is None:
                 break
             chain.append(parent)
             try:
+                if isinstance(row, databases.OversizedRow):
+                    raise DamagedCheckpoint(row.reason)
                 checkpoint = decoded(row[0], row[1])
                 values = checkpoint.get("channel_values") if isinstance(checkpoint, dict) else None
             except DamagedCheckpoint as exc:
@@ -486,7 +496,8 @@ class _Database:
                 found = values["messages"]
                 seed = list(found) if isinstance(found, list) else [found]
                 break
-            parent = row[2]
+            parent = (self._parent(thread, namespace, parent)
+                      if isinstance(row, databases.OversizedRow) else row[2])  # fmt: skip
         writes = self._channel_writes(thread, namespace, chain)
         if seed is None and not writes:
             return None
@@ -513,12 +524,16 @@ class _Database:
         path = "task_path" if "task_path" in columns else "''"
         out: list[Any] = []
         for checkpoint in reversed(chain):
-            for task, kind, blob in self.db.execute(
-                f"SELECT task_id, type, value FROM {_quoted(self.store.writes)} "
+            for row in databases.rows(
+                self.db, self.store.writes, "task_id, type, value",
                 "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
                 f"AND channel = 'messages' ORDER BY {path}, task_id, idx",
-                (thread, namespace, checkpoint),
-            ):
+                (thread, namespace, checkpoint), key="task_id",
+            ):  # fmt: skip
+                if isinstance(row, databases.OversizedRow):
+                    self.source.warn(f"thread {thread}: {row.reason}", record_type="delta write")
+                    continue
+                task, kind, blob = row
                 try:
                     out.append(decoded(kind, blob))
                     self.source.mapped("delta write")
@@ -533,12 +548,15 @@ class _Database:
         its tasks' errors (warnings); the others counted."""
         assert self.store.writes is not None
         interrupts: list[Any] = []
-        for task, channel, kind, blob in self.db.execute(
-            f"SELECT task_id, channel, type, value FROM {_quoted(self.store.writes)} "
-            "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
-            "ORDER BY task_id, idx",
-            (thread, namespace, checkpoint_id),
-        ):
+        for row in databases.rows(
+            self.db, self.store.writes, "task_id, channel, type, value",
+            "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx",
+            (thread, namespace, checkpoint_id), key="task_id",
+        ):  # fmt: skip
+            if isinstance(row, databases.OversizedRow):
+                self.source.warn(f"thread {thread}: {row.reason}", record_type="pending write")
+                continue
+            task, channel, kind, blob = row
             if channel not in ("__interrupt__", "__error__"):
                 self.source.ignored("pending write")
                 continue
@@ -658,7 +676,7 @@ def _opened(path: Path) -> tuple[sqlite3.Connection, _Store]:
         store = _store(db)
     except sqlite3.Error as exc:
         db.close()
-        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+        raise databases.unreadable(path, NAME, exc) from None
     if store is None:
         db.close()
         raise TranscriptFormatError(str(path), [NAME], None, "no LangGraph checkpoints table")
@@ -696,7 +714,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
             thread.span(transcript.metadata)
             database.nest(str(sample), read, thread.state["messages"])
         except sqlite3.Error as exc:
-            raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+            raise databases.unreadable(path, NAME, exc) from None
     read.metadata.update(transcript.metadata)
     read.metadata["source_format"] = NAME
     return source.hand_over(read)

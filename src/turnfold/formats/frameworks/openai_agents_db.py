@@ -185,11 +185,11 @@ class _Database:
         return list(found.items())
 
     def _title(self, store: _Store, session_id: str) -> str:
-        row = self.db.execute(
-            f"SELECT message_data FROM {databases.quoted(store.messages)} WHERE session_id = ? "
-            "ORDER BY id LIMIT 1",
-            (session_id,),
-        ).fetchone()
+        first = "WHERE session_id = ? ORDER BY id LIMIT 1"
+        row = next(databases.rows(self.db, store.messages, "message_data", first, (session_id,)),
+                   None)  # fmt: skip
+        if isinstance(row, databases.OversizedRow):  # warned of when the session is read
+            row = None
         with contextlib.suppress(ValueError, TypeError, UnicodeDecodeError):
             item = codec.loads(row[0]) if row is not None else None
             if isinstance(item, dict) and item.get("role") == "user":
@@ -235,18 +235,20 @@ class _Database:
         row whose ``message_data`` is no JSON object is a :class:`MalformedLine` naming it."""
         found: list[tuple[int, Any]] = []
         stamps: dict[int, str] = {}
-        created_at = "m.created_at" if store.dated else "NULL"
-        table = databases.quoted(store.messages)
-        rows = f"SELECT m.id, m.message_data, {created_at} FROM {table} m"
-        query = f"{rows} WHERE m.session_id = ? ORDER BY m.id"
+        columns = f"m.id, m.message_data, {'m.created_at' if store.dated else 'NULL'}"
+        rest = "WHERE m.session_id = ? ORDER BY m.id"
         arguments: tuple[str, ...] = (session_id,)
         if branch is not None:
-            query = (
-                f"{rows} JOIN {_STRUCTURE} s ON m.id = s.message_id "
+            rest = (
+                f"JOIN {_STRUCTURE} s ON m.id = s.message_id "
                 "WHERE s.session_id = ? AND s.branch_id = ? ORDER BY s.sequence_number, s.id"
             )
             arguments = (session_id, branch)
-        for row_id, data, created in self.db.execute(query, arguments):
+        for row in databases.rows(self.db, store.messages, columns, rest, arguments, alias="m"):
+            if isinstance(row, databases.OversizedRow):
+                found.append((row.rowid, MalformedLine(row.reason, record_type="message row")))
+                continue
+            row_id, data, created = row
             stamp = _iso(created)
             if stamp is not None:
                 stamps[row_id] = stamp
@@ -326,7 +328,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
                 branch = branches[-1]
             items, stamps = store.items(table, session_id, branch)
         except sqlite3.Error as exc:
-            raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+            raise databases.unreadable(path, NAME, exc) from None
     source = Source(str(path), iter(items), path=path)
     transcript = Transcript(metadata={"source_format": NAME, "session_id": session_id})
     transcript.metadata.update({k: v for k, v in times.items() if v is not None})

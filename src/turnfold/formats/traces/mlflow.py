@@ -73,7 +73,7 @@ from turnfold.formats.anthropic_blocks import content_of as result_content
 from turnfold.formats.catalog import Records
 from turnfold.formats.common import as_list, checked_timestamp, stringify
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, Evidence
-from turnfold.formats.errors import MalformedLine, TranscriptFormatError
+from turnfold.formats.errors import MalformedLine
 from turnfold.formats.source import Source, open_source
 from turnfold.formats.traces.messages import _FAILED, _IMAGES, _PART, _UNSHOWN
 from turnfold.formats.traces.otlp import (
@@ -951,8 +951,12 @@ def _store_traces(db: sqlite3.Connection, path: Path, source: Source) -> Iterato
     for key, value, trace in db.execute("SELECT key, value, request_id FROM trace_tags"):
         tags.setdefault(trace, {})[key] = value
     spans: dict[str, list[Any]] = {}
-    rows = db.execute("SELECT trace_id, content FROM spans ORDER BY start_time_unix_nano")
-    for trace, content in rows:
+    for row in databases.rows(db, "spans", "trace_id, content", "ORDER BY start_time_unix_nano",
+                              key="span_id"):  # fmt: skip
+        if isinstance(row, databases.OversizedRow):
+            source.warn(row.reason, record_type="span")
+            continue
+        trace, content = row
         try:
             spans.setdefault(trace, []).append(codec.loads(content))
         except ValueError as exc:
@@ -1019,7 +1023,7 @@ def read_path(path: Path, *, sample: Any = None, epoch: int | None = None) -> Tr
         with contextlib.closing(db):
             records = list(enumerate(_store_traces(db, path, warnings), start=1))
     except (OSError, sqlite3.Error) as exc:
-        raise TranscriptFormatError(str(path), [NAME], None, f"not readable: {exc}") from None
+        raise databases.unreadable(path, NAME, exc) from None
     source = Source(str(path), iter(records), warnings=warnings.warnings)
     source.accounting = warnings.accounting
     return source.hand_over(read(source, sample=None if sample is None else str(sample)))
