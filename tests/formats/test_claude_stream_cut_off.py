@@ -16,7 +16,8 @@ import pytest
 
 import turnfold
 from turnfold.cli import main
-from turnfold.formats.agents.claude_stream import UNFINISHED, StreamReader
+from turnfold.formats.agents.claude_stream import StreamReader
+from turnfold.formats.common import UNFINISHED
 from turnfold.formats.source import open_source
 from turnfold.model import AbortMarker, AssistantText, Transcript
 from turnfold.process import Turn, project

@@ -19,7 +19,14 @@ import turnfold
 from turnfold.formats import which_format
 from turnfold.formats.agents.codex_exec import call_status
 from turnfold.formats.source import open_source
-from turnfold.model import AssistantError, AssistantText, SystemNotice, Thinking, UserMessage
+from turnfold.model import (
+    AbortMarker,
+    AssistantError,
+    AssistantText,
+    SystemNotice,
+    Thinking,
+    UserMessage,
+)
 from turnfold.process import plan_projection, segment_answer
 from turnfold.session import session_facts
 from turnfold.usage import USAGE_KINDS, transcript_tokens
@@ -349,9 +356,9 @@ def test_P1_a_resumed_exec_appended_to_the_first_is_its_second_turn(tmp_path: Pa
 def test_L4_a_stream_cut_off_mid_turn_says_the_turn_s_end_is_not_recorded(
     tmp_path: Path,
 ) -> None:
-    """The real stream without its last line (``turn.completed``), as a killed ``codex exec``
-    leaves it: everything read is shown, and a warning says how the turn ended is not
-    recorded (no status says it: P-7's are completed, running, stopped and failed)."""
+    """The real stream without its last line (``turn.completed``), as a closed pipe leaves
+    it: everything read is shown, a warning says how the run ended is not recorded, and the
+    turn reads stopped (the rule every headless stream shares, ``common.stream_cut_off``)."""
     lines = TOKENS_FIRST.read_text().splitlines(keepends=True)
     assert json.loads(lines[-1])["type"] == "turn.completed"
     started = next(i for i, line in enumerate(lines, 1) if '"turn.started"' in line)
@@ -359,8 +366,10 @@ def test_L4_a_stream_cut_off_mid_turn_says_the_turn_s_end_is_not_recorded(
     cut.write_text("".join(lines[:-1]))
     transcript = turnfold.load(cut)
     assert [w.reason for w in transcript.warnings] == [
-        f"the stream ends inside the turn begun on line {started} (no turn.completed or "
-        "turn.failed): how that turn ended is not recorded"
+        f"the stream ends inside the run begun on line {started} (no turn.completed or "
+        "turn.failed): how that run ended is not recorded"
     ]
+    assert transcript.metadata["outcome"] == "incomplete"
+    assert isinstance(transcript.entries[-1], AbortMarker)
     assert _answers(transcript) == ["TF-DONE-1: read and delegated."]
     assert len(transcript.tool_calls()) == len(turnfold.load(TOKENS_FIRST).tool_calls())

@@ -286,7 +286,7 @@ def test_L2_cursor_agent_stream_detection(value: list[Any], expected: str) -> No
 def test_L4_an_event_warned_of_is_accounted_for_once_under_its_record_type() -> None:
     unknown = {"type": "tool_call", "subtype": "completed", "call_id": "nope",
                "tool_call": {"shellToolCall": {"args": {}, "result": {}}}}  # fmt: skip
-    lines = [init(), unknown, said("assistant", "done")]
+    lines = [init(), unknown, said("assistant", "done"), result()]
     transcript = turnfold.load("\n".join(json.dumps(line) for line in lines).encode())
     assert [w.reason for w in transcript.warnings] == [
         "tool_call completed for an unknown call_id 'nope'"

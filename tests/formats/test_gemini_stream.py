@@ -304,7 +304,8 @@ def test_H5_runs_of_two_sessions_in_one_file_name_both(tmp_path: Path) -> None:
 
 def test_L3_a_stream_cut_off_mid_run_keeps_what_it_holds(tmp_path: Path) -> None:
     """The process was killed while the failing command ran: its call has no outcome, the
-    half-written line is one warning, and the run has no usage or outcome."""
+    half-written line is one warning, the missing ``result`` another, and the run has no
+    usage; its outcome is not recorded (``incomplete``)."""
     lines = REAL.read_text(encoding="utf-8").splitlines(keepends=True)
     cut = next(i for i, line in enumerate(lines) if "TF-FAIL-OUT; ls" in line)
     path = tmp_path / "cut.jsonl"
@@ -313,10 +314,11 @@ def test_L3_a_stream_cut_off_mid_run_keeps_what_it_holds(tmp_path: Path) -> None
     assert transcript.metadata["source_format"] == "gemini-stream-json"
     statuses = [c.status for c in transcript.tool_calls()]
     assert statuses == ["success", "success", "error", "unknown", "unknown"]
-    assert len(transcript.warnings) == 1
+    assert len(transcript.warnings) == 2
     assert transcript.warnings[0].line == cut + 2
+    assert transcript.warnings[1].reason.startswith("the stream ends inside the run begun on")
     assert "usage" not in transcript.metadata
-    assert "outcome" not in transcript.metadata
+    assert transcript.metadata["outcome"] == "incomplete"
     texts = [e.text for e in transcript.entries if isinstance(e, AssistantText)]
     assert texts == ["TF-LOOK: reading the notes and listing the folder."]
 

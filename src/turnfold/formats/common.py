@@ -13,6 +13,8 @@ from turnfold.formats.errors import MalformedLine
 from turnfold.formats.protocol import not_read
 from turnfold.formats.source import Source, plain_value, type_of_record
 from turnfold.model import (
+    AbortMarker,
+    AssistantError,
     AssistantText,
     Entry,
     ImageData,
@@ -404,6 +406,37 @@ def prompt_not_recorded() -> UserMessage:
     views say the prompt is not recorded; what reads prompts' text (titles, search,
     comparison) passes it by, as it does any prompt of no words."""
     return UserMessage(meta={"prompt_not_recorded": True})
+
+
+#: The stop that ends a run whose headless stream ends before the run's end record
+#: (:func:`stream_cut_off`).
+UNFINISHED = "the run never finished: the stream ends before its result"
+
+
+def stream_cut_off(source: Source, transcript: Transcript, begun: int, end: str) -> None:
+    """A headless stream (``claude -p``, ``qwen -p``, ``gemini -p`` or ``cursor-agent -p``
+    with ``--output-format stream-json``, ``copilot -p --output-format json``, ``codex exec
+    --json``) that ends inside the run begun on line ``begun``, before the record that ends
+    every run (``end``: ``result``, ``turn.completed or turn.failed``). Each CLI writes that
+    record however its run ends, failed or stopped by the user, so only a process killed or an
+    output cut off (a closed pipe, a copy taken while it ran) leaves a run without one.
+
+    A warning says so, the run is ``incomplete`` (H-6), and its turn ends in an
+    :class:`~turnfold.model.AbortMarker` (:data:`UNFINISHED`), so it reads stopped, not
+    completed (P-7); everything the stream holds stays shown. Only a whole stream is judged
+    so: while a stream is followed live every event leaves its run open, and following records
+    itself how it ended (an interrupt, an error), so a live reader never calls this.
+    """
+    source.warn(
+        f"the stream ends inside the run begun on line {begun} (no {end}): how that run ended "
+        "is not recorded"
+    )
+    transcript.metadata["outcome"] = "incomplete"
+    last = transcript.entries[-1] if transcript.entries else None
+    # The CLI's own stop (Claude Code's [Request interrupted…]) or a failed request already
+    # ends the turn: a second stop would say it twice.
+    if not isinstance(last, (AbortMarker, AssistantError)):
+        transcript.append(AbortMarker(reason=UNFINISHED))
 
 
 def approval_text(name: Any) -> str:

@@ -65,10 +65,9 @@ Events (``type``, and ``subtype`` for ``system`` and ``result``):
   session has made so far (a resumed run's earlier runs and sub-agents' requests included), not
   this run's: it is kept as ``session_usage``, and the run's tokens are its responses' own. A
   stream that ends after an ``init`` without its run's ``result`` (the process was killed, its
-  output cut off) says so in a warning, as Codex's ``exec --json`` does for a turn without its
-  end: the run is ``incomplete`` and ends in an :class:`~turnfold.model.AbortMarker`
-  (:data:`UNFINISHED`), so its turn reads stopped, not completed (a live feed is still
-  running: :meth:`StreamReader.finish` says nothing of it);
+  output cut off) is read by the rule every agent's headless stream shares
+  (:func:`~turnfold.formats.common.stream_cut_off`): a warning, the run ``incomplete``, its
+  turn stopped (a live feed is still running: :meth:`StreamReader.finish` says nothing of it);
 - ``conversation_reset`` (``/clear``) → a :class:`~turnfold.model.SystemNotice`;
 - ``system/api_retry`` (a failed API request the CLI retries: ``error_status``, the error's
   category, ``attempt`` of ``max_retries``) → a warning :class:`~turnfold.model.SystemNotice`,
@@ -118,6 +117,7 @@ from turnfold.formats.common import (
     calls_with_holders,
     checked_timestamp,
     prompt_not_recorded,
+    stream_cut_off,
     usage_from,
 )
 from turnfold.formats.detection import DISTINCTIVE, NOT_MINE, READABLE, Evidence
@@ -190,10 +190,6 @@ _ABORTED = NameSet({"aborted_streaming", "aborted_tools"})
 _NO_USAGE = {"input_tokens": 0, "output_tokens": 0}
 #: The one partial-message event a load maps (the others are left out).
 _DELTA = "stream_event/message_delta"
-#: The stop of a run whose stream ends before its ``result``: the CLI writes that event
-#: whenever a run ends, failed or stopped by the user, so only a process killed or an output
-#: cut off (a closed pipe, a copy taken while it ran) leaves a run without one.
-UNFINISHED = "the run never finished: the stream ends before its result"
 
 
 def _kind(record: Mapping[str, Any]) -> str:
@@ -438,7 +434,7 @@ class StreamReader:
     its first event arrives, partial-message events grow the text being written, and
     ``finish`` leaves the transcript as :func:`read` of the same events would (a call still
     without a result is ``unknown``), but for a run left without its ``result``, which only a
-    static read calls cut off (:data:`UNFINISHED`).
+    static read calls cut off (:func:`~turnfold.formats.common.stream_cut_off`).
     """
 
     def __init__(
@@ -566,32 +562,17 @@ class StreamReader:
     def finish(self) -> Transcript:
         """The stream ended: sub-agents nested with their final counts; in a live feed, a call
         still without a result has no recorded outcome (``unknown``), as in a static read. A
-        static read of a stream cut off inside a run says so (:meth:`_cut_off`)."""
+        static read of a stream cut off inside a run says so
+        (:func:`~turnfold.formats.common.stream_cut_off`)."""
         if self.live:
             for thread in self.threads.values():
                 for call in list(thread.builder._calls.values()):
                     if call.status == "executing":
                         thread.transcript.update(call, status="unknown")
         elif self.open_run is not None:
-            self._cut_off(self.open_run)
+            stream_cut_off(self.source, self.main.transcript, self.open_run, "result")
         _nest(self.threads, self.source)
         return self.main.transcript
-
-    def _cut_off(self, begun: int) -> None:
-        """The run begun on line ``begun`` has no ``result``: a warning says so, the run is
-        ``incomplete``, and its turn ends stopped (:data:`UNFINISHED`) rather than reading as
-        completed. Only a whole stream is judged so: a live feed (a follower's) ends when its
-        caller stops reading, which following itself records (an interrupt, an error)."""
-        self.source.warn(
-            f"the stream ends inside the run begun on line {begun} (no result): how that run "
-            "ended is not recorded"
-        )
-        transcript = self.main.transcript
-        transcript.metadata["outcome"] = "incomplete"
-        last = transcript.entries[-1] if transcript.entries else None
-        # The CLI's own [Request interrupted…] or a failed request already ends the turn.
-        if not isinstance(last, (AbortMarker, AssistantError)):
-            transcript.append(AbortMarker(reason=UNFINISHED))
 
 
 def read(source: Source) -> Transcript:

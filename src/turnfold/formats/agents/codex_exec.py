@@ -44,8 +44,9 @@ the thread events of ``codex-rs/exec/src/exec_events.rs``:
   (:func:`~turnfold.formats.common.prompt_not_recorded`): the turn's prompt is not in the
   stream, but each turn (a resumed thread's stream appended to the same file has two) keeps
   its own boundary (P-1). A stream that ends after a ``turn.started`` without its
-  ``turn.completed`` or ``turn.failed`` (cut off) says so in a warning: how the turn ended is
-  not recorded;
+  ``turn.completed`` or ``turn.failed`` (the process killed, its output cut off) is read by the
+  rule every agent's headless stream shares (:func:`~turnfold.formats.common.stream_cut_off`):
+  a warning, the run ``incomplete``, its turn stopped;
 - ``item.plan.delta`` is left out (the plan item holds the whole text).
 
 Codex CLI before 0.44 printed another stream under ``--json``
@@ -77,6 +78,7 @@ from turnfold.formats.common import (
     NameSet,
     describe_args,
     prompt_not_recorded,
+    stream_cut_off,
     stringify,
     text_result,
     usage_from,
@@ -659,12 +661,7 @@ def read(source: Source) -> Transcript:
     reader = _Reader(source)
     read_events(source, reader.event, "an exec event")
     if reader.open_turn is not None:
-        # No status says "its end is not recorded" (P-7 has completed, running, stopped and
-        # failed): the turn reads as its entries make it, and the warning says it was cut off.
-        source.warn(
-            f"the stream ends inside the turn begun on line {reader.open_turn} (no "
-            "turn.completed or turn.failed): how that turn ended is not recorded"
-        )
+        stream_cut_off(source, reader.transcript, reader.open_turn, "turn.completed or turn.failed")
     for entry in reader.transcript.tool_calls():
         if entry.status in ("pending", "executing"):
             reader.transcript.update(entry, status="unknown")

@@ -50,6 +50,13 @@ appends to the same file after a ``session.resume``. Read here:
   sub-agents' are their transcripts'). ``shutdownType: "error"`` is an
   :class:`~turnfold.model.AssistantError`.
 
+A ``--output-format json`` stream (told by its live-only events) that ends without its run's
+``result`` (the process was killed, its output cut off) is read by the rule every agent's
+headless stream shares (:func:`~turnfold.formats.common.stream_cut_off`): a warning, the run
+``incomplete``, its turn stopped, and each call still running shows what it printed so far
+(its outcome not recorded). ``events.jsonl`` has no such end: a session's file is never judged
+cut off.
+
 Every other durable type is listed in ``RECORDS`` as ignored, with the reason; a type the
 schema does not have is warned of. Releases before 1.0 kept a session as one JSON document in
 ``~/.copilot/history-session-state/``; 1.0.102 neither writes nor reads it, and it is not read.
@@ -73,6 +80,7 @@ from turnfold.formats.common import (
     counted_usage,
     partial_output,
     relative,
+    stream_cut_off,
     stringify,
     text_result,
 )
@@ -405,6 +413,12 @@ class _Reader:
         self.first_other: int | None = None
         self.last_usage_line = 0
         self.shutdown: tuple[int, Mapping[str, Any]] | None = None
+        #: Whether a live-only (``ephemeral``) event was read: the file is what
+        #: ``--output-format json`` printed, whose every run ends with a ``result``.
+        self.printed = False
+        #: The line of the first event of a run with no ``result`` yet: a printed stream that
+        #: ends with one set was cut off inside that run.
+        self.open_run: int | None = None
 
     # --- routing ------------------------------------------------------------------------------
 
@@ -428,9 +442,12 @@ class _Reader:
             self.source.warn("an event without a type skipped", line, record_type="(object)")
             return
         if kind == "result":  # the last line of --output-format json: no data object
+            self.open_run = None
             self._result(record)
             self.source.mapped(kind)
             return
+        self.open_run = self.open_run or line
+        self.printed = self.printed or record.get("ephemeral") is True
         if kind not in _KNOWN:
             self.first_other = self.first_other or line
             self.source.warn(f"unknown Copilot event {kind!r} skipped", line, record_type=kind)
@@ -696,14 +713,7 @@ class _Reader:
                line: int) -> None:  # fmt: skip
         for call_id, call in thread.open.items():
             if call.status in ("unknown", "pending", "executing"):
-                changes: dict[str, Any] = {"status": "cancelled"}
-                # Only the stdout stream holds what the call printed before the interrupt:
-                # the durable events.jsonl records no result for it.
-                printed = "".join(thread.printed.get(call_id, ())) or thread.so_far.get(call_id)
-                shown = partial_output(printed, call.result.text if call.result else None)
-                if shown is not None:
-                    changes["result"] = text_result(shown)
-                thread.transcript.update(call, **changes)
+                self._printed_so_far(thread, call_id, call, status="cancelled")
         thread.open.clear()
         thread.printed.clear()
         thread.so_far.clear()
@@ -713,6 +723,18 @@ class _Reader:
         if code:
             marker.meta["reason"] = code
         self._add(thread, marker)
+
+    def _printed_so_far(self, thread: _Thread, call_id: str, call: ToolCall,
+                        **changes: Any) -> None:  # fmt: skip
+        """A call that will not be settled (cancelled, or cut off with the stream) gets what it
+        printed so far as its result: only the stdout stream holds it, the durable
+        events.jsonl records no result for it."""
+        printed = "".join(thread.printed.get(call_id, ())) or thread.so_far.get(call_id)
+        shown = partial_output(printed, call.result.text if call.result else None)
+        if shown is not None:
+            changes["result"] = text_result(shown)
+        if changes:
+            thread.transcript.update(call, **changes)
 
     # --- notices ------------------------------------------------------------------------------
 
@@ -895,6 +917,11 @@ class _Reader:
             reason = f"usage of model call {api_call!r} that no message holds: tokens not counted"
             self.source.warn(reason, line)
         self._totals()
+        if self.printed and self.open_run is not None:
+            for thread in (self.main, *self.threads.values()):
+                for call_id, running in thread.open.items():
+                    self._printed_so_far(thread, call_id, running)
+            stream_cut_off(self.source, self.main.transcript, self.open_run, "result")
         if self.main.model is not None:  # stdout has no session.start: its messages name it
             self.main.transcript.metadata.setdefault("model", self.main.model)
         for key, thread in self.threads.items():

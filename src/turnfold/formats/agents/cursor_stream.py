@@ -28,7 +28,10 @@
   stay ``unknown``, as does a call never completed;
 - ``result`` → ``outcome`` (``pass``, ``error`` when ``is_error`` or another subtype, as Claude
   Code's ``result`` reads), ``duration_ms`` and the run's ``usage`` (``inputTokens`` without the
-  cached ones), also on the run's last text;
+  cached ones), also on the run's last text. A stream that ends after a ``system/init`` without
+  its run's ``result`` (the process was killed, its output cut off) is read by the rule every
+  agent's headless stream shares (:func:`~turnfold.formats.common.stream_cut_off`): a warning,
+  the run ``incomplete``, its turn stopped;
 - the runtime's own events (2026.08's CLI) → :class:`SystemNotice`: ``retry/starting`` and
   ``retry/resuming`` (a request retried, the run resumed: warnings with the attempt),
   ``connection/reconnecting`` (a warning), ``system/task_notification`` (a background task's
@@ -53,6 +56,7 @@ from turnfold.formats.common import (
     as_int,
     describe_args,
     parse_arguments,
+    stream_cut_off,
     stringify,
     text_result,
     usage_from,
@@ -184,6 +188,9 @@ class _Reader:
         self._run: list[Entry] = []  # the entries since the last result: whose usage it gives
         self._kind = ""  # the record type of the event being read
         self._warned = False  # whether it was warned of (and so accounted for)
+        #: The line of the ``system/init`` whose run has no ``result`` yet: a stream that ends
+        #: with one set was cut off inside that run.
+        self.open_run: int | None = None
 
     def event(self, record: Mapping[str, Any], line: int) -> None:
         """One event, noted as mapped, ignored or warned before the next is read."""
@@ -206,8 +213,12 @@ class _Reader:
         self._warned = True
 
     def finish(self) -> Transcript:
+        """The stream ended: the text and thinking being streamed are closed, and a stream
+        cut off inside a run says so (:func:`~turnfold.formats.common.stream_cut_off`)."""
         self._close_text()
         self._close_thought()
+        if self.open_run is not None:
+            stream_cut_off(self.source, self.transcript, self.open_run, "result")
         return self.transcript
 
     def _event(self, record: Mapping[str, Any], kind: str, line: int) -> None:
@@ -229,6 +240,7 @@ class _Reader:
         self._close_text()
         self._close_thought()
         if kind == "system/init":
+            self.open_run = line
             self._init(record)
         elif kind == "user":
             message = record.get("message")
@@ -242,6 +254,7 @@ class _Reader:
         elif kind == "tool_call/completed":
             self._completed(record, line)
         elif kind == "result":
+            self.open_run = None
             self._result(record)
         elif kind in _NOTICES:
             self._append(_NOTICES[kind](record))

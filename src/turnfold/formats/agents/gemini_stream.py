@@ -38,7 +38,11 @@ the events of ``packages/cli/src/nonInteractiveCli.ts``, each with a ``timestamp
 
 The stream holds no thoughts (Gemini CLI 0.61 prints text parts only), no working folder and
 no diffs (an edit's ``output`` is absent: its display is a diff object, which is not printed).
-A stream cut off before its ``result`` leaves its last calls without an outcome (``unknown``).
+A stream that ends after an ``init`` without its run's ``result`` (the process was killed, its
+output cut off: the CLI writes one however the run ends) leaves its last calls without an
+outcome (``unknown``) and is read by the rule every agent's headless stream shares
+(:func:`~turnfold.formats.common.stream_cut_off`): a warning, the run ``incomplete``, its turn
+stopped.
 
 Detection: events whose ``type`` is one of the six above with this format's own keys
 (``tool_id``, ``severity``, ``stats``, a ``timestamp`` on every event); Claude Code's and Qwen
@@ -56,6 +60,7 @@ from turnfold.formats.common import (
     NameSet,
     as_int,
     checked_timestamp,
+    stream_cut_off,
     stringify,
     text_result,
 )
@@ -200,6 +205,9 @@ class _Reader:
         self.text_at: str | None = None  # its first delta's timestamp
         self.batch: str | None = None  # the batch of the calls being issued
         self.totals: dict[str, int] = {}
+        #: The line of the ``init`` whose run has no ``result`` yet: a stream that ends with one
+        #: set was cut off inside that run.
+        self.open_run: int | None = None
 
     def _add(self, entry: Entry) -> Entry:
         self.run.append(self.transcript.append(entry))
@@ -230,6 +238,7 @@ class _Reader:
         if kind != "tool_use":
             self.batch = None
         if kind == "init":
+            self.open_run = line
             self._init(record)
         elif kind == "message/user" or kind == "message/assistant":
             content = record.get("content")
@@ -246,6 +255,7 @@ class _Reader:
         elif kind == "error":
             self._error(record, stamp)
         elif kind == "result":
+            self.open_run = None
             self._result(record, stamp)
         else:
             name = kind if isinstance(kind, str) and kind else "(object)"
@@ -375,7 +385,11 @@ class _Reader:
                             into[str(key)] = into.get(str(key), 0) + number
 
     def finish(self) -> Transcript:
+        """The stream ended: the text being streamed is closed, and a stream cut off inside a
+        run says so (:func:`~turnfold.formats.common.stream_cut_off`)."""
         self._close_text()
+        if self.open_run is not None:
+            stream_cut_off(self.source, self.transcript, self.open_run, "result")
         return self.transcript
 
 
