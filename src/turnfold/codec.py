@@ -42,6 +42,14 @@ def loads(data: bytes | bytearray | str) -> Any:
         return _decode(data)
     except (msgspec.DecodeError, RecursionError):
         pass
+    return loads_refused(data)
+
+
+def loads_refused(data: bytes | bytearray | str) -> Any:
+    """:func:`loads` of a text msgspec refused already (:func:`fast_loads` raised on its very
+    bytes): the stdlib's reading alone. A load asks it of each bad line, which may be millions
+    (a log file), so msgspec is not asked twice.
+    """
     if data[:1] == "\ufeff":
         return loads(data[1:])
     if data[:3] == _BOM:

@@ -31,12 +31,11 @@ from typing import TYPE_CHECKING, Any
 
 from turnfold.corpus import runs
 from turnfold.corpus.discover import (
-    PARQUET_SUFFIXES,
     Found,
     Item,
     discover,
     iter_paths,
-    parquet_files,
+    table_files,
 )
 from turnfold.corpus.engine import (
     default_workers,
@@ -348,9 +347,9 @@ def _need(module: str, extra: str) -> None:
 # --- scan ---------------------------------------------------------------------------------------
 
 
-def _is_parquet(value: Any) -> bool:
+def _is_table_file(value: Any) -> bool:
     return isinstance(value, (str, os.PathLike)) and os.fspath(value).endswith(
-        PARQUET_SUFFIXES
+        table_runs.TABLE_SUFFIXES
     ) and os.path.isfile(value)  # fmt: skip
 
 
@@ -468,7 +467,8 @@ def scan(
 
     ``source`` is a folder (walked; sub-agent files belong to their parent; a path may start
     with ``~``, the home folder), a glob, a file, a list (or any iterable) of paths, a Parquet
-    file or the shards of one dataset (a folder, glob or list of nothing but Parquet files), a
+    or Arrow file or the shards of one dataset (a folder, glob or list of nothing but such
+    files; a folder ``datasets`` saved a ``Dataset`` in, or a ``DatasetDict``, every split), a
     ``pyarrow.Table``, pandas or Polars DataFrame or Hugging Face ``datasets.Dataset`` of
     trajectories (the ``messages`` column, found by name when not given; other columns kept
     as row metadata), or a list of :class:`~turnfold.Transcript`. A table whose runs are split
@@ -506,8 +506,8 @@ def scan(
     table = table_of_runs(source)
     if table is not None:
         return _scan_table(table, format, messages, workers, client)
-    if _is_parquet(source):
-        return _scan_parquet([source], format, messages, cache, workers, client)
+    if _is_table_file(source):
+        return _scan_tables([source], format, messages, cache, workers, client)
     if holds_runs(source):  # a DatasetDict of splits, or a streamed IterableDataset
         raise TypeError(_one_table(source))
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping, os.PathLike)):
@@ -522,9 +522,13 @@ def scan(
             f"{_kind(source)}"
         )
     found = discover(source, format)
-    if found.parquet and not found.items:
-        # Nothing but Parquet files: the shards of one dataset of trajectories.
-        return _scan_parquet(found.parquet, format, messages, cache, workers, client)
+    if found.tables and not found.items:
+        # Nothing but table files: the shards of one dataset of trajectories (Parquet files;
+        # the Arrow shards of a dataset ``datasets`` saved, of each of its splits).
+        # The files beside them no runs were read from are still said (C-7): discovery counts
+        # the table files among the skipped, each read here.
+        others = found.skipped - len(found.tables)
+        return _scan_tables(found.tables, format, messages, cache, workers, client, others)
     return _scan_files(source, found, cache, workers, client)
 
 
@@ -800,23 +804,23 @@ def _roots(source: Any) -> list[str]:
             and os.path.isdir(e)]  # fmt: skip
 
 
-def _scan_parquet(
+def _scan_tables(
     files: list[Any], format: str | None, messages: str | None, cache: bool,
-    workers: int | None, client: Any,
+    workers: int | None, client: Any, skipped: int = 0,
 ) -> Corpus:  # fmt: skip
-    """A Parquet file of trajectories, or the shards of one dataset, each row a run
-    (:mod:`turnfold.formats.tables`): read by the workers as files, from the index where they
-    did not change; their other columns read here, as the rows' metadata (C-1)."""
+    """A table file of trajectories (Parquet, Arrow), or the shards of one dataset, each row a
+    run (:mod:`turnfold.formats.tables`): read by the workers as files, from the index where
+    they did not change; their other columns read here, as the rows' metadata (C-1)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    found, schemas = parquet_files(files, format, messages)
+    found, schemas = table_files(files, format, messages)
+    found.skipped += skipped
     column = found.items[0].column if found.items else None
     paths = [item.path for item in found.items if item.path is not None]
     run = _read_files(files, found, cache, workers, client)
     # Shards may each hold other columns: a column a shard lacks is null in its rows.
     read = table_runs.read_columns(column, schemas[paths[0]].names) if column and paths else []
-    parts = [pq.read_table(path, columns=[n for n in schemas[path].names if n not in read])
+    parts = [table_runs.table_columns(path, [n for n in schemas[path].names if n not in read])
              for path in paths]  # fmt: skip
     extra = pa.concat_tables(parts, promote_options="default")
     rows = run.rows.table()

@@ -1,7 +1,8 @@
 """Which inputs of a scan are items, and how each one is named (spec C-1).
 
-Discovery only lists candidates and their ``stat``: it opens no file, so a rescan that finds
-every candidate in the cache (:mod:`turnfold.corpus.index`) reads no session file at all (C-4).
+Discovery only lists candidates and their ``stat``: it opens no session file, so a rescan that
+finds every candidate in the cache (:mod:`turnfold.corpus.index`) reads no session file at all
+(C-4); it reads the small ``state.json`` of a dataset ``datasets`` saved, which names its shards.
 Whether a candidate is a session, an eval log of many items (one per sample and epoch, keyed
 ``path#id/epoch``), a sub-agent's file that belongs to its parent, a file that is part of another
 file's session (a Gemini CLI resume's stub), or something no loader recognises is decided by the
@@ -36,8 +37,8 @@ from turnfold.formats.frameworks import (
 from turnfold.formats.harnesses import atif, openhands, openhands_sdk
 from turnfold.formats.harnesses.inspect_log import Samples
 from turnfold.formats.source import expanded, json_object_file
+from turnfold.formats.tables import ARROW_SUFFIXES, TABLE_SUFFIXES, Rows
 from turnfold.formats.tables import PARQUET_SUFFIXES as PARQUET_SUFFIXES
-from turnfold.formats.tables import Rows
 from turnfold.formats.traces import mlflow
 from turnfold.userwarn import warn_at_caller
 
@@ -127,12 +128,18 @@ class Found:
 
     items: list[Item]
     skipped: int = 0
-    #: The Parquet files among those passed over (the shards of a dataset of trajectories).
-    parquet: list[str] = field(default_factory=list)
+    #: The table files among those passed over (the shards of a dataset of trajectories:
+    #: Parquet files, Arrow files, the shards of a dataset ``datasets`` saved).
+    tables: list[str] = field(default_factory=list)
     #: Every file met so far (normalised): one named twice, or met again in a folder or by a
     #: glob (``runs/**`` matches the folders and their files), is one item, not two rows of
     #: one key.
     seen: set[str] = field(default_factory=set)
+
+    @property
+    def parquet(self) -> list[str]:
+        """:attr:`tables`, by the name it had when they were all Parquet files."""
+        return self.tables
 
     def first_time(self, path: str) -> bool:
         """Whether ``path`` is met for the first time (and remember it)."""
@@ -160,9 +167,9 @@ def file_item(path: str, format: str | None) -> Item | None:
 def _add_file(path: str, format: str | None, found: Found) -> None:
     if not found.first_time(path):
         return
-    if path.endswith(PARQUET_SUFFIXES):
+    if path.endswith(TABLE_SUFFIXES):
         found.skipped += 1
-        found.parquet.append(path)
+        found.tables.append(path)
         return
     if not path.isascii() and not _is_text(path):
         # A name that is not UTF-8 (Python holds its bytes as lone surrogates) cannot be a key
@@ -335,13 +342,34 @@ def _walk_one(start: str, format: str | None, found: Found, links: _Links) -> No
         elif (walked := opencode.walked_folders(Path(folder), files, dirs)) is not None:
             # OpenCode's data folder, or its storage/: only the folders that hold sessions.
             dirs[:] = walked
+        saved = tables.saved_dataset(Path(folder), files)
+        if saved is not None:
+            # A dataset ``datasets`` saved: a DatasetDict's splits in its order (train before
+            # test); a Dataset's shards, in its state's order, a table of runs as Parquet
+            # shards are (one named but missing says so when read). Their state, info and list
+            # of splits are the dataset's own: neither read nor skipped.
+            dirs.sort(key=lambda d: saved.splits.index(d) if d in saved.splits else len(dirs))
+            gone = [split for split in saved.splits if split not in dirs]
+            if gone:
+                named = ", ".join(repr(split) for split in gone)
+                warn_at_caller(f"{folder}: its {tables.DATASET_DICT} names splits that have no "
+                               f"folder here ({named}): their runs are not read")  # fmt: skip
+            for name in saved.shards:
+                if links.sort(folder, [name], found, links.files):
+                    _add_file(os.path.join(folder, name), format, found)
+            files = [name for name in files if name not in saved.own and name not in saved.shards]
         dirs[:] = links.sort(folder, dirs, found, links.folders)
         for name in sorted(files):
             if name.startswith(".") and name not in CANDIDATE_NAMES:
                 continue
             path = os.path.join(folder, name)
-            suffixes = CANDIDATE_SUFFIXES + PARQUET_SUFFIXES + DATABASE_SUFFIXES
-            if (name.endswith(suffixes) and name != INDEX_NAME) or name in CANDIDATE_NAMES:
+            suffixes = CANDIDATE_SUFFIXES + TABLE_SUFFIXES + DATABASE_SUFFIXES
+            if saved is not None and saved.shards and name.endswith(ARROW_SUFFIXES):
+                # No shard of the dataset: a cache of one made of it (``map()`` writes its
+                # ``cache-<fingerprint>.arrow`` beside the shards it read), its rows again.
+                if found.first_time(path):
+                    found.skipped += 1
+            elif (name.endswith(suffixes) and name != INDEX_NAME) or name in CANDIDATE_NAMES:
                 if links.sort(folder, [name], found, links.files):
                     _add_file(path, format, found)
             elif found.first_time(path):
@@ -438,19 +466,22 @@ def discover(source: str | os.PathLike[str] | Iterable[Any], format: str | None)
             _walk(text, format, found)
         else:
             _add_file(text, format, found)
-    if found.parquet and found.items:
-        # Parquet files among sessions are passed over (a folder's Parquet files may be a
+    if found.tables and found.items:
+        # Table files among sessions are passed over (a folder's Parquet files may be a
         # write_parquet() export of its own rows): counted as skipped, and said by name, as a
         # dataset of rollouts beside the sessions would otherwise vanish from the table.
-        count = len(found.parquet)
-        named = ", ".join(found.parquet[:3]) + (", …" if count > 3 else "")
+        count = len(found.tables)
+        named = ", ".join(found.tables[:3]) + (", …" if count > 3 else "")
+        arrow = sum(path.endswith(ARROW_SUFFIXES) for path in found.tables)
+        kind = "Parquet" if not arrow else "Arrow" if arrow == count else "table"
+        one = "an Arrow" if kind == "Arrow" else f"a {kind}"
         files, them = (
-            ("a Parquet file", "it on its")
+            (f"{one} file", "it on its")
             if count == 1
-            else (f"{count} Parquet files", "them on their")
+            else (f"{count} {kind} files", "them on their")
         )
-        warn_at_caller(f"skipped {files} among the sessions ({named}); a scan reads a Parquet "
-                       f"file's runs when given Parquet files alone: scan {them} own")  # fmt: skip
+        warn_at_caller(f"skipped {files} among the sessions ({named}); a scan reads {one} "
+                       f"file's runs when given {kind} files alone: scan {them} own")  # fmt: skip
     return found
 
 
@@ -755,15 +786,15 @@ def iter_paths(items: Iterable[Item]) -> Iterator[str]:
             yield item.path
 
 
-def parquet_files(
+def table_files(
     files: Iterable[Any], format: str | None, messages: str | None
 ) -> tuple[Found, dict[str, pa.Schema]]:
-    """The items of Parquet files of trajectories, or the shards of one dataset: each a file
-    whose rows are runs, their messages in the column :func:`~turnfold.formats.tables.
-    messages_column` picks from the first file's (every file must hold it, or each column of
-    a run split over columns, its ``column`` then their names joined, ``"prompt+completion"``,
-    ``"prompt+chosen+rejected"``); and the schema of
-    each file, by path. A file that is no Parquet raises, naming it."""
+    """The items of table files of trajectories (Parquet, Arrow), or the shards of one
+    dataset (of several: a ``DatasetDict``'s splits): each a file whose rows are runs, their
+    messages in the column :func:`~turnfold.formats.tables.messages_column` picks from the
+    first file's (every file must hold it, or each column of a run split over columns, its
+    ``column`` then their names joined, ``"prompt+completion"``, ``"prompt+chosen+rejected"``);
+    and the schema of each file, by path. A file that is no table raises, naming it."""
     paths = [os.fspath(f) for f in files]
     schemas = [tables.schema_of(path) for path in paths]
     column = tables.messages_column(list(schemas[0].names), messages,
@@ -778,3 +809,7 @@ def parquet_files(
         if item is not None and found.first_time(path):
             found.items.append(replace(item, column=column))
     return found, dict(zip(paths, schemas, strict=True))
+
+
+#: :func:`table_files`, by the name it had when they were all Parquet files.
+parquet_files = table_files

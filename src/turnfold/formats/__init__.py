@@ -501,8 +501,9 @@ def load(
             )
         return source
     path = _path_of(source)
-    # A table of runs: one row of it, or none. A folder is no table, whatever its name.
-    if path is not None and path.is_file() and tables.is_parquet(path):
+    # A table of runs: one row of it, or none. A folder is none, whatever its name, but one
+    # ``datasets`` saved a dataset in.
+    if path is not None and tables.is_table(path):
         return tables.run_of(path, format, sample, epoch)
     if path is not None:
         read = _read_path(path, format, sample, epoch, agent)

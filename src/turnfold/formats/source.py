@@ -159,8 +159,7 @@ class _Lines:
                         try:
                             value = fast(view[start : end + 1])  # no copy of the line
                         except refused:
-                            raw = chunk[start : end + 1]
-                            yield from _careful(_text_of(raw, number, name, warnings), number)
+                            yield from _refused(chunk[start : end + 1], number, name, warnings)
                         else:
                             yield number, value
                     start = end + 1
@@ -313,13 +312,17 @@ class Source:
         """Record a problem with this source and return the warning.
 
         A warning on the line of the current record (or naming a ``record_type``) accounts for
-        that record as warned about, unless the loader already said what it did with it.
+        that record as warned about, unless the loader already said what it did with it. Past
+        :data:`MAX_LISTED_WARNINGS` the warning returned is the :class:`UnlistedWarnings` that
+        counts it.
         """
         current = self._current
         at = current if current is not None and line is not None and current[0] == line else None
-        record = _record_id(at[1]) if at is not None else None
-        warning = LoadWarning(reason=reason, line=line, source=self.name, record=record)
-        keep_warning(self.warnings, warning)
+        warning: LoadWarning | None = counted_unlisted(self.warnings)
+        if warning is None:
+            record = _record_id(at[1]) if at is not None else None
+            warning = LoadWarning(reason=reason, line=line, source=self.name, record=record)
+            keep_warning(self.warnings, warning)
         if record_type is not None:
             self.note(record_type, "warned")
         elif not self._noted and at is not None:
@@ -337,13 +340,26 @@ class Source:
 @dataclasses.dataclass(kw_only=True)
 class UnlistedWarnings(LoadWarning):
     """Stands for the warnings of a source past :data:`MAX_LISTED_WARNINGS`: how many, and
-    the line of the first of them."""
+    the line of the first of them.
+
+    Its reason is written from the count when it is read: a load of millions of bad lines adds
+    one for each, and writing the count out each time cost more than reading the line.
+    """
 
     count: int = 0
 
+    # A property in place of the field (mypy allows only a field there): a dataclass still,
+    # so ``dataclasses.replace`` (a page's warning naming its file) keeps the count.
+    @property  # type: ignore[misc]
+    def reason(self) -> str:
+        return f"{self.count:,} more problem(s) like those above, not listed one by one"
+
+    @reason.setter
+    def reason(self, _: str) -> None:
+        """What the dataclass's ``__init__`` gives is not kept: the count says it."""
+
     def add(self) -> None:
         self.count += 1
-        self.reason = f"{self.count:,} more problem(s) like those above, not listed one by one"
 
 
 def keep_warning(warnings: list[LoadWarning], warning: LoadWarning) -> None:
@@ -361,11 +377,28 @@ def keep_warning(warnings: list[LoadWarning], warning: LoadWarning) -> None:
     if len(warnings) < MAX_LISTED_WARNINGS:
         warnings.append(warning)
         return
+    if counted_unlisted(warnings) is not None:
+        return
     last = warnings[-1]
     if not isinstance(last, UnlistedWarnings):  # the first past the bound, or others came after
         last = UnlistedWarnings(reason="", line=warning.line, source=warning.source)
         warnings.append(last)
     last.add()
+
+
+def counted_unlisted(warnings: list[LoadWarning]) -> UnlistedWarnings | None:
+    """The :class:`UnlistedWarnings` that ends ``warnings``, one more problem counted in it,
+    when they hold :data:`MAX_LISTED_WARNINGS` and it; None while a warning would be listed.
+
+    A file of millions of bad lines warns of each: past the listed ones, a warning only adds
+    one to the count, so none is built (its reason, its record's id) to be dropped.
+    """
+    if len(warnings) > MAX_LISTED_WARNINGS:
+        last = warnings[-1]
+        if type(last) is UnlistedWarnings:
+            last.add()
+            return last
+    return None
 
 
 #: Keys under which formats keep a record's own id, most specific first.
@@ -678,12 +711,16 @@ def _text_of(raw: bytes, number: int, name: str, warnings: list[LoadWarning]) ->
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        reason = f"invalid UTF-8 at byte {exc.start}; undecodable bytes shown as U+FFFD"
-        keep_warning(warnings, LoadWarning(reason=reason, line=number, source=name))
+        if counted_unlisted(warnings) is None:
+            reason = f"invalid UTF-8 at byte {exc.start}; undecodable bytes shown as U+FFFD"
+            keep_warning(warnings, LoadWarning(reason=reason, line=number, source=name))
         return raw.decode("utf-8", errors="replace")
 
 
 _DECODER = json.JSONDecoder()
+#: The scanner ``raw_decode`` calls: the decoder's own (its ``__init__`` sets it; typeshed
+#: leaves it out). It raises ``StopIteration`` where no value starts.
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 #: Tools glue a few records on a line; a line of more values is no such line, and decoding it
 #: value by value in Python cost minutes and gigabytes (a 64 MB line of ``0`` or ``{}``: X-1).
 MAX_GLUED_VALUES = 1000
@@ -698,21 +735,29 @@ def _glued_values(line: str) -> list[Any]:
     """
     values: list[Any] = []
     index, end = 0, len(line.rstrip())
+    # The scanner ``raw_decode`` calls, called here: a log line's leading numbers are glued
+    # values, and raw_decode's frame for each, and the error it builds for the text after
+    # them, were most of the read of a log file (X-1).
+    scan = _SCAN
     while index < end:
         try:
-            value, index = _DECODER.raw_decode(line, index)
+            value, index = scan(line, index)
+        except StopIteration:  # no value starts there: raw_decode's "Expecting value"
+            reason = "Expecting value"
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a value too deep or long
-            if values:
-                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-                values.append(
-                    MalformedLine(f"invalid JSON after {len(values)} glued objects: {reason}")
-                )
-            return values
-        values.append(value)
-        if len(values) > MAX_GLUED_VALUES:
-            return []
-        while index < end and line[index].isspace():
-            index += 1
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        else:
+            values.append(value)
+            if len(values) > MAX_GLUED_VALUES:
+                return []
+            while index < end and line[index].isspace():
+                index += 1
+            continue
+        if values:
+            values.append(
+                MalformedLine(f"invalid JSON after {len(values)} glued objects: {reason}")
+            )
+        return values
     return values
 
 
@@ -724,21 +769,52 @@ def _oversized(line: Oversized) -> MalformedLine:
     )
 
 
-def _careful(text: str, number: int) -> Iterator[tuple[int, Any]]:
-    """The values of a line the fast decoder refused: ``NaN``, glued objects, or none."""
-    if not text or text.isspace():  # no copy of a long line just to test it
-        return
+#: The characters a JSON value can start with, as the stdlib reads it (``NaN``, ``Infinity``
+#: and ``-Infinity`` too): at any other the scanner stops with "Expecting value".
+_VALUE_STARTS = frozenset('{["-0123456789tfnNI')
+#: The whitespace JSON passes over between values (``str.lstrip`` passes over more).
+_JSON_SPACE = " \t\n\r"
+
+
+def _refused(
+    raw: bytes, number: int, name: str, warnings: list[LoadWarning]
+) -> list[tuple[int, Any]]:
+    """The values of a line whose bytes the fast decoder refused (:func:`_careful`); when they
+    are UTF-8, their text is what msgspec refused, and only the stdlib is asked again."""
     try:
-        yield number, codec.loads(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:  # shown with U+FFFD, which msgspec may read
+        return _careful(_text_of(raw, number, name, warnings), number)
+    return _careful(text, number, codec.loads_refused)
+
+
+def _careful(
+    text: str, number: int, loads: Callable[[str], Any] = codec.loads
+) -> list[tuple[int, Any]]:
+    """The values of a line the fast decoder refused: ``NaN``, glued objects, or none; read
+    with ``loads``. A list, not a generator: a file of millions of bad lines makes one each."""
+    if not text or text.isspace():  # no copy of a long line just to test it
+        return []
+    start = len(text) - len(text.lstrip(_JSON_SPACE))
+    first = text[start]
+    if first not in _VALUE_STARTS and not first.isspace() and first != "\ufeff":
+        # No value starts here, so no decoder is asked (nor are glued values looked for): a log
+        # line or binary bytes. The stdlib's message and column, without raising its error
+        # twice a line, which made a file of millions of such lines take minutes (X-1).
+        column = start - text.rfind("\n", 0, start)
+        return [(number, MalformedLine(f"invalid JSON: Expecting value (column {column})"))]
+    try:
+        return [(number, loads(text))]
     except codec.UnreadableJSON as exc:
-        yield number, MalformedLine(exc.msg)
+        return [(number, MalformedLine(exc.msg))]
     except json.JSONDecodeError as exc:
-        glued = _glued_values(text.lstrip())
+        # Glued values need a complete first value, where the stdlib started too: any error
+        # but "Extra data" says there is none, unless lstrip passes over more than JSON's
+        # whitespace (a vertical tab, a no-break space) and the glued values start later.
+        glued = _glued_values(text.lstrip()) if exc.msg == "Extra data" or first.isspace() else ()
         if len(glued) < 2:
-            yield number, MalformedLine(f"invalid JSON: {exc.msg} (column {exc.colno})")
-        else:
-            for value in glued:
-                yield number, value
+            return [(number, MalformedLine(f"invalid JSON: {exc.msg} (column {exc.colno})"))]
+        return [(number, value) for value in glued]
 
 
 def _parse_lines(
@@ -752,7 +828,7 @@ def _parse_lines(
         try:
             value = fast(raw)  # the bytes as read: no decoded copy of the line
         except refused:
-            yield from _careful(_text_of(raw, number, name, warnings), number)
+            yield from _refused(raw, number, name, warnings)
         else:
             yield number, value
 
@@ -818,7 +894,11 @@ def from_binary_stream(
             return Source(
                 name, _document_records(document), path=path, document=document, warnings=warnings
             )
-        value = MalformedLine("invalid JSON")
+        # A first line with a NUL byte, or no UTF-8 (a U+FFFD its decoding put in), is no
+        # text: a binary file (an image, a program, a table in a format no reader takes), said
+        # as such, not as broken JSON.
+        binary = b"\0" in raw or ("\ufffd" in text and "\ufffd".encode() not in raw)
+        value = MalformedLine("binary data, not JSON text" if binary else "invalid JSON")
     others = rest()
     second = next(others, None)
     if second is None and isinstance(value, (dict, list)):

@@ -23,18 +23,30 @@ from its start (C++, a tenth of the conversion of its rows to Python values), so
 whole row groups when they are small, and a large row group is cut: into as many parts as
 there are workers when its bytes are many, into parts of a bounded number of rows when its runs
 are many and short (:func:`_pieces`), each part converting its own rows.
+
+A Hugging Face dataset saved with ``Dataset.save_to_disk(folder)`` is a folder of Arrow shards
+(``data-00000-of-00001.arrow``, in Arrow's IPC *stream* format) beside its ``state.json``,
+which names them, and its ``dataset_info.json``; ``DatasetDict.save_to_disk`` writes one such
+folder per split beside a ``dataset_dict.json`` naming them (:func:`saved_dataset`). Such a
+shard, and any Arrow IPC file or stream (pyarrow's ``ipc.new_file``/``new_stream``, Feather
+v2), is a table of runs as a Parquet file is, read by the same functions: memory-mapped and
+read a record batch at a time, as ``datasets`` itself reads its shards (:class:`_Arrow`), so
+its rows are views of the mapped file until converted, :data:`BATCH_ROWS` at a time; a batch
+needs no decoding from its start, so a part is cut anywhere in it (:func:`_slices`).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import stat
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnfold import codec
 from turnfold.formats.errors import TranscriptFormatError
+from turnfold.formats.source import json_object_file
 from turnfold.formats.wrappers import (
     ANSWERS,
     CHOSEN,
@@ -66,6 +78,26 @@ if TYPE_CHECKING:
 PARQUET_SUFFIXES = (".parquet", ".pq")
 #: What a Parquet file starts (and ends) with.
 _MAGIC = b"PAR1"
+#: The file name endings of Arrow IPC files: ``datasets``' shards (``save_to_disk``'s
+#: ``data-00000-of-00001.arrow``, its cache's ``<builder>-train.arrow``), pyarrow's
+#: ``ipc.new_file``/``new_stream`` files, Feather v2 files (the IPC file format).
+ARROW_SUFFIXES = (".arrow", ".arrows", ".feather", ".ipc")
+#: The file name endings of tables of runs.
+TABLE_SUFFIXES = (*PARQUET_SUFFIXES, *ARROW_SUFFIXES)
+#: What an Arrow IPC file starts with; an IPC stream starts with its first message's
+#: continuation marker (Arrow's format since 0.15).
+_ARROW_MAGIC = b"ARROW1"
+_STREAM_MARKER = b"\xff\xff\xff\xff"
+#: What ``Dataset.save_to_disk`` writes beside its shards: the state naming them, the
+#: dataset's info; and what ``DatasetDict.save_to_disk`` writes beside a folder per split
+#: (``datasets.config``'s ``DATASET_STATE_JSON_FILENAME``, ``DATASET_INFO_FILENAME``,
+#: ``DATASETDICT_JSON_FILENAME``).
+DATASET_STATE = "state.json"
+DATASET_INFO = "dataset_info.json"
+DATASET_DICT = "dataset_dict.json"
+#: A ``state.json`` or ``dataset_dict.json`` larger than this is none ``datasets`` wrote (a
+#: few hundred bytes): it is not read.
+_SAVED_JSON_BYTES = 1024 * 1024
 
 #: A part holds about this many bytes of the column, uncompressed (the scan's chunk of files)...
 PART_BYTES = 4 * 1024 * 1024
@@ -132,7 +164,7 @@ MEDIA_COMPANIONS = ("images", "videos", "audios")
 
 
 class Rows(NamedTuple):
-    """A part of a Parquet file: its rows from ``start`` up to ``end``."""
+    """A part of a table file: its rows from ``start`` up to ``end``."""
 
     start: int
     end: int
@@ -149,8 +181,78 @@ def opened(path: str) -> pq.ParquetFile:
         raise ValueError(f"{path}: not a readable Parquet file ({exc})") from exc
 
 
+class _Arrow:
+    """The Arrow IPC file or stream at ``path``, memory-mapped (a ``ValueError`` naming it
+    when it is neither): its record batches are views of the mapped file, read one at a time,
+    as ``datasets`` reads its shards (``datasets/table.py``,
+    ``_memory_mapped_record_batch_reader_from_file``), so the file is never held whole; a
+    stream's from its start, a file's by its footer's index."""
+
+    def __init__(self, path: str) -> None:
+        import pyarrow as pa
+
+        try:
+            self.source = pa.memory_map(path)
+        except (pa.ArrowException, OSError) as exc:
+            raise ValueError(f"{path}: not a readable Arrow file ({exc})") from exc
+        try:
+            try:
+                self.reader: Any = pa.ipc.open_file(self.source)
+                self.stream = False
+            except pa.ArrowInvalid:  # no file's magic: ``datasets`` writes the stream format
+                self.source.seek(0)
+                self.reader = pa.ipc.open_stream(self.source)
+                self.stream = True
+        except (pa.ArrowException, OSError) as exc:
+            self.source.close()
+            raise ValueError(
+                f"{path}: not a readable Arrow file, neither Arrow's IPC file nor stream "
+                f"format ({exc})"
+            ) from exc
+        self.schema: pa.Schema = self.reader.schema
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        """The file's record batches, in order (once: a stream is read on as they are)."""
+        if self.stream:
+            yield from self.reader
+        else:
+            for index in range(self.reader.num_record_batches):
+                yield self.reader.get_batch(index)
+
+    def close(self) -> None:
+        # The batches taken stay readable: each holds the mapping it is a view of.
+        self.source.close()
+
+
+def is_arrow(path: str) -> bool:
+    """Whether the table file at ``path`` is Arrow's (IPC file or stream), not Parquet: by its
+    name, or its first bytes."""
+    if path.endswith(ARROW_SUFFIXES):
+        return True
+    if path.endswith(PARQUET_SUFFIXES):
+        return False
+    return _first_bytes(Path(path)).startswith((_ARROW_MAGIC, _STREAM_MARKER))
+
+
+def _first_bytes(path: Path) -> bytes:
+    """The first bytes of the regular file at ``path`` (none of a pipe's: they are not to be
+    taken, nor of what cannot be read)."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return b""
+        with path.open("rb") as stream:
+            return stream.read(len(_ARROW_MAGIC))
+    except OSError:
+        return b""
+
+
 def schema_of(path: str) -> pa.Schema:
-    """The Arrow schema of the Parquet file at ``path`` (its footer alone is read)."""
+    """The Arrow schema of the table file at ``path`` (a Parquet file's footer alone is read,
+    an Arrow file's first message)."""
+    if is_arrow(path):
+        arrow = _Arrow(path)
+        arrow.close()
+        return arrow.schema
     file = opened(path)
     try:
         return file.schema_arrow
@@ -158,35 +260,64 @@ def schema_of(path: str) -> pa.Schema:
         file.close()
 
 
-def parts(path: str, column: str, share: int) -> list[tuple[Rows, int]] | None:
-    """The file's rows as parts of about :data:`PART_BYTES` of ``column``, uncompressed, and
-    at most :data:`PART_MOST_ROWS` rows: small row groups together, a large one cut
-    (:func:`_pieces`); each with its work in bytes (a file's own size says little, its text
-    compressing tenfold, and a short run's summary costs more than its bytes). None for one
-    part."""
+def _arrow_sizes(path: str, column: str) -> Iterator[tuple[int, int]]:
+    """The rows of each record batch of the Arrow file at ``path``, with the bytes of its
+    ``column`` (each of a virtual column's): the batches' buffers, which are not read."""
+    file = _Arrow(path)
+    try:
+        read = read_columns(column, file.schema.names)
+        for batch in file.batches():
+            weight = sum(batch.column(name).get_total_buffer_size() for name in read)
+            yield batch.num_rows, weight
+    finally:
+        file.close()
+
+
+def _parquet_sizes(path: str, column: str) -> list[tuple[int, int]]:
+    """The rows of each row group of the Parquet file at ``path``, with the uncompressed bytes
+    of its ``column`` (each of a virtual column's), from its footer."""
     file = opened(path)
     meta, names = file.metadata, file.schema_arrow.names
     file.close()
     prefixes = tuple(name + "." for name in read_columns(column, names))
     leaves = [i for i in range(meta.num_columns)
               if (meta.schema.column(i).path + ".").startswith(prefixes)]  # fmt: skip
+    return [(info.num_rows, sum(info.column(i).total_uncompressed_size for i in leaves))
+            for info in map(meta.row_group, range(meta.num_row_groups))]  # fmt: skip
+
+
+def parts(path: str, column: str, share: int) -> list[tuple[Rows, int]] | None:
+    """The file's rows as parts of about :data:`PART_BYTES` of ``column``, uncompressed, and
+    at most :data:`PART_MOST_ROWS` rows: small row groups (record batches) together, a large
+    one cut (:func:`_pieces`, :func:`_slices`); each with its work in bytes (a file's own size
+    says little, its text compressing tenfold, and a short run's summary costs more than its
+    bytes). None for one part."""
+    if is_arrow(path):
+        found = _gather(_arrow_sizes(path, column), _slices)
+    else:
+        found = _gather(_parquet_sizes(path, column), lambda r, w: _pieces(r, w, share))
+    return found if len(found) > 1 else None
+
+
+def _gather(
+    groups: Iterable[tuple[int, int]], pieces: Callable[[int, int], int]
+) -> list[tuple[Rows, int]]:
+    """The parts of a file of ``groups`` (each its rows and their bytes), the small ones
+    gathered, each cut into as many as ``pieces`` says."""
     found: list[tuple[Rows, int]] = []
 
     def part(start: int, end: int, weight: int) -> None:
         found.append((Rows(start, end), max(weight, (end - start) * ROW_WORK_BYTES)))
 
     start = row = size = 0  # the part being gathered starts at ``start``; ``size`` its bytes
-    for group in range(meta.num_row_groups):
-        info = meta.row_group(group)
-        rows = info.num_rows
-        weight = sum(info.column(i).total_uncompressed_size for i in leaves)
-        pieces = _pieces(rows, weight, share)
-        if pieces > 1:
+    for rows, weight in groups:
+        cut = pieces(rows, weight)
+        if cut > 1:
             if row > start:
                 part(start, row, size)  # the small groups before it
-            cuts = [row + rows * k // pieces for k in range(pieces + 1)]
+            cuts = [row + rows * k // cut for k in range(cut + 1)]
             for a, b in itertools.pairwise(cuts):
-                part(a, b, weight // pieces)
+                part(a, b, weight // cut)
             row += rows
             start, size = row, 0
             continue
@@ -197,7 +328,7 @@ def parts(path: str, column: str, share: int) -> list[tuple[Rows, int]] | None:
             start, size = row, 0
     if row > start:
         part(start, row, size)
-    return found if len(found) > 1 else None
+    return found
 
 
 def _pieces(rows: int, weight: int, share: int) -> int:
@@ -210,11 +341,21 @@ def _pieces(rows: int, weight: int, share: int) -> int:
     return max(1, min(rows // PART_ROWS, max(by_bytes, by_rows)))
 
 
+def _slices(rows: int, weight: int) -> int:
+    """How many parts an Arrow record batch is cut into: parts of about :data:`PART_BYTES`
+    and at most :data:`PART_MOST_ROWS` rows, as small batches are gathered (a part of a batch
+    is a view of its rows, none decoded again); never of fewer than :data:`PART_ROWS`."""
+    return max(1, min(rows // PART_ROWS, max(weight // PART_BYTES, -(-rows // PART_MOST_ROWS))))
+
+
 def cells(path: str, column: str, part: Rows | None = None) -> Iterator[Any]:
     """The cells of ``column`` in the file's rows (of its part), as Python values, in order;
     read :data:`BATCH_ROWS` at a time, so a worker holds one batch of a row group, not the
     group (the rows of a part that starts inside a group are decoded from the group's start,
     and only its own converted)."""
+    if is_arrow(path):
+        yield from _arrow_cells(path, column, part)
+        return
     file = opened(path)
     try:
         meta = file.metadata
@@ -239,9 +380,49 @@ def cells(path: str, column: str, part: Rows | None = None) -> Iterator[Any]:
         file.close()
 
 
+def _arrow_cells(path: str, column: str, part: Rows | None) -> Iterator[Any]:
+    """:func:`cells` of an Arrow file: the batches before the part are passed over unread (a
+    batch is a view of the mapped file), the part's rows converted :data:`BATCH_ROWS` at a
+    time."""
+    file = _Arrow(path)
+    try:
+        start, end = (0, None) if part is None else part
+        read = read_columns(column, file.schema.names)
+        row = 0  # the first row of the batch
+        for batch in file.batches():
+            begin = max(start - row, 0)
+            stop = batch.num_rows if end is None else min(end - row, batch.num_rows)
+            if begin < stop:
+                rows = batch.select(read)
+                for at in range(begin, stop, BATCH_ROWS):
+                    yield from batch_cells(rows.slice(at, min(BATCH_ROWS, stop - at)))
+            row += batch.num_rows
+            if end is not None and row >= end:
+                break
+    finally:
+        file.close()
+
+
 def cell(path: str, column: str, row: int) -> Any:
-    """The cell of ``column`` in the file's row ``row`` (from 0): its row group alone is read."""
+    """The cell of ``column`` in the file's row ``row`` (from 0): its row group (record batch)
+    alone is read."""
     return next(cells(path, column, Rows(row, row + 1)))
+
+
+def table_columns(path: str, names: list[str]) -> pa.Table:
+    """The columns ``names`` of the table file at ``path``, whole (a run's other columns, its
+    metadata, C-1): an Arrow file's as views of the mapped file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not is_arrow(path):
+        return pq.read_table(path, columns=names)
+    file = _Arrow(path)
+    try:
+        schema = pa.schema([file.schema.field(name) for name in names])
+        return pa.Table.from_batches([batch.select(names) for batch in file.batches()], schema)
+    finally:
+        file.close()
 
 
 # --- the messages of a run held in a table ------------------------------------------------------
@@ -396,49 +577,138 @@ def _null(value: Any) -> bool:
     return value is None or (type(value) is float and value != value)
 
 
-# --- load() of a Parquet file -------------------------------------------------------------------
+# --- load() of a table file, or of a dataset ``datasets`` saved ---------------------------------
 
 
-def is_parquet(path: Path) -> bool:
-    """Whether the file at ``path`` is Parquet: by its name, or its first bytes."""
-    if path.name.endswith(PARQUET_SUFFIXES):
-        return True
+class Saved(NamedTuple):
+    """What ``datasets`` saved in a folder with ``save_to_disk``."""
+
+    #: A ``Dataset``'s shards, the files of its rows, in order (its state's ``_data_files``).
+    shards: list[str]
+    #: A ``DatasetDict``'s splits, each a folder of that name holding a ``Dataset``.
+    splits: list[str]
+    #: The files beside them that are the dataset's own, no runs (its state and info, the
+    #: dict's list of splits): a scan neither reads them nor counts them as skipped.
+    own: frozenset[str]
+
+
+def saved_dataset(folder: Path, names: Collection[str]) -> Saved | None:
+    """What ``datasets`` saved in ``folder``, told by the names of the files it holds
+    (``names``): a ``Dataset`` (``state.json`` and ``dataset_info.json`` beside the shards the
+    state names; ``Dataset.save_to_disk``) or a ``DatasetDict`` (``dataset_dict.json`` naming
+    the folders of its splits; ``DatasetDict.save_to_disk``); None for any other folder, and
+    for one whose state or list of splits is no JSON ``datasets`` writes, or names a file
+    outside the folder (what they hold is read, not trusted)."""
+    if DATASET_DICT in names:
+        splits = _saved_names(folder / DATASET_DICT, "splits", lambda split: split)
+        return None if splits is None else Saved([], splits, frozenset({DATASET_DICT}))
+    if DATASET_STATE in names and DATASET_INFO in names:
+        shards = _saved_names(folder / DATASET_STATE, "_data_files", _filename)
+        own = frozenset({DATASET_STATE, DATASET_INFO})
+        return None if shards is None else Saved(shards, [], own)
+    return None
+
+
+def _saved_names(path: Path, key: str, name: Callable[[Any], Any]) -> list[str] | None:
+    """The names of files in ``path``'s folder its JSON lists under ``key`` (each entry's
+    ``name``); None when it lists none such, or any that is no plain name of one."""
     try:
-        if not stat.S_ISREG(path.stat().st_mode):  # a pipe's first bytes are not to be taken
-            return False
-        with path.open("rb") as stream:
-            return stream.read(len(_MAGIC)) == _MAGIC
+        if path.stat().st_size > _SAVED_JSON_BYTES:
+            return None
     except OSError:
-        return False
+        return None
+    listed = json_object_file(path).get(key)
+    names = [name(entry) for entry in listed] if isinstance(listed, list) else []
+    if not names or not all(isinstance(n, str) and _plain_name(n) for n in names):
+        return None
+    return list(dict.fromkeys(names))
+
+
+def _filename(entry: Any) -> Any:
+    """The file an entry of a state's ``_data_files`` names: ``{"filename": ...}``."""
+    return entry.get("filename") if isinstance(entry, dict) else None
+
+
+def _plain_name(name: str) -> bool:
+    """Whether ``name`` names a file in its folder, not one elsewhere (``../x``, ``/x``)."""
+    return name not in ("", ".", "..") and os.path.basename(name) == name and "/" not in name
+
+
+def is_table(path: Path) -> bool:
+    """Whether ``path`` is a table of runs: a Parquet or Arrow file (by its name, or its first
+    bytes), or a folder ``datasets`` saved a dataset in (:func:`saved_dataset`)."""
+    if path.is_dir():
+        try:
+            return saved_dataset(path, os.listdir(path)) is not None
+        except OSError:
+            return False
+    if path.name.endswith(TABLE_SUFFIXES):
+        return path.is_file()
+    return _first_bytes(path).startswith((_MAGIC, _ARROW_MAGIC, _STREAM_MARKER))
+
+
+def row_count(path: str) -> int:
+    """How many rows the table file at ``path`` holds: a Parquet file's footer says; an Arrow
+    file's batches do (each a view of the mapped file, its rows not read)."""
+    if is_arrow(path):
+        arrow = _Arrow(path)
+        try:
+            return sum(batch.num_rows for batch in arrow.batches())
+        finally:
+            arrow.close()
+    file = opened(path)
+    try:
+        count: int = file.metadata.num_rows
+        return count
+    finally:
+        file.close()
 
 
 def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Transcript:
-    """The run in row ``sample`` (from 0, as ``scan`` keys it ``path#n``) of a Parquet file
-    of trajectories, as ``load(messages)`` reads its messages; the file alone names no run."""
+    """The run in row ``sample`` (from 0, as ``scan`` keys it ``path#n``) of a table file of
+    trajectories, or of a dataset ``datasets`` saved in a folder (its rows, shard after shard,
+    as ``Dataset.load_from_disk(path)[n]`` has them), as ``load(messages)`` reads its
+    messages; the file alone names no run, nor does a ``DatasetDict``'s folder."""
     name = str(path)
+    saved = saved_dataset(path, os.listdir(path)) if path.is_dir() else None
+    if saved is not None and saved.splits:
+        raise TranscriptFormatError(
+            name, [], None,
+            f"a DatasetDict saved by datasets, a dataset per split ({', '.join(saved.splits)}): "
+            "turnfold.scan() reads every split's runs; turnfold.load(path / split, sample=n) "
+            "reads the n-th of one, from 0",
+        )  # fmt: skip
     place = run_place(sample)
     if sample is None or place is None or epoch is not None:
+        what = "a dataset saved by datasets (each row of its shards holds a run)"
+        if saved is None:
+            kind = "an Arrow" if is_arrow(name) else "a Parquet"
+            what = f"{kind} file of runs (each row holds one)"
         reason = (
-            "a Parquet file of runs (each row holds one): turnfold.scan() reads each as a row; "
-            "turnfold.load(path, sample=n) reads the n-th, from 0"
+            f"{what}: turnfold.scan() reads each as a row; turnfold.load(path, sample=n) reads "
+            "the n-th, from 0"
         )
         if sample is not None:
             reason += f"; not sample={sample!r}" + (f", epoch={epoch!r}" if epoch else "")
         raise TranscriptFormatError(name, [], None, reason)
-    file = opened(name)
-    try:
-        count, schema = file.metadata.num_rows, file.schema_arrow
-    finally:
-        file.close()
+    files = [str(path / shard) for shard in saved.shards] if saved is not None else [name]
+    schema = schema_of(files[0])
     column = messages_column(list(schema.names), None, column_kinds(schema))
-    if not 0 <= place < count:
+    row, count = place, 0
+    for file in files:
+        rows = row_count(file)
+        count += rows
+        if row < rows:
+            break
+        row -= rows
+    else:
         raise no_such_run(name, count, place)
     if format is not None:
-        transcript = read_messages(cell(name, column, place), format)
+        transcript = read_messages(cell(file, column, row), format)
     else:  # the dataset's format, its first row's, as a scan reads it
-        guess = first_format(name, column) if place else UNKNOWN
-        transcript = OneFormat(read_messages, guess=guess)(cell(name, column, place))
-    others = other_cells(name, column, place)
+        guess = first_format(files[0], column) if place else UNKNOWN
+        transcript = OneFormat(read_messages, guess=guess)(cell(file, column, row))
+    others = other_cells(file, column, row)
     keep_wrapper_keys(
         transcript, {key: value for key, value in others.items() if value is not None}
     )
@@ -446,14 +716,25 @@ def run_of(path: Path, format: str | None, sample: Any, epoch: int | None) -> Tr
 
 
 def other_cells(path: str, column: str, row: int) -> dict[str, Any]:
-    """The file's row ``row`` (from 0) less its messages ``column`` and its null cells: the
-    run's other columns, its metadata (C-1), as ``scan`` keeps them beside its row. Only that
-    row's group is read."""
+    """The file's row ``row`` (from 0) less its messages ``column``: the run's other columns,
+    its metadata (C-1), as ``scan`` keeps them beside its row. Only that row's group (record
+    batch) is read."""
+    if is_arrow(path):
+        arrow = _Arrow(path)
+        try:
+            others = _others(column, arrow.schema.names)
+            at = 0
+            for batch in arrow.batches() if others else ():
+                if row < at + batch.num_rows:
+                    found: dict[str, Any] = batch.select(others).slice(row - at, 1).to_pylist()[0]
+                    return found
+                at += batch.num_rows
+            return {}
+        finally:
+            arrow.close()
     file = opened(path)
     try:
-        names = file.schema_arrow.names
-        read = read_columns(column, names)
-        others = [name for name in names if name not in read]
+        others = _others(column, file.schema_arrow.names)
         at = 0
         for group in range(file.metadata.num_row_groups if others else 0):
             rows = file.metadata.row_group(group).num_rows
@@ -468,8 +749,14 @@ def other_cells(path: str, column: str, row: int) -> dict[str, Any]:
         file.close()
 
 
+def _others(column: str, names: list[str]) -> list[str]:
+    """The columns of a table of ``names`` beside its messages ``column``."""
+    read = read_columns(column, names)
+    return [name for name in names if name not in read]
+
+
 def first_format(path: str, column: str) -> str | None:
-    """The format of the first run of a Parquet file of trajectories, as ``load(messages)``
+    """The format of the first run of a table file of trajectories, as ``load(messages)``
     reads it: the dataset's format (:class:`~turnfold.formats.wrappers.OneFormat`); None when
     that run cannot be read."""
     read = OneFormat(read_messages)
